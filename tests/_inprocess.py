@@ -54,7 +54,8 @@ def code_cells(nb: Path) -> list[tuple[int, str, dict]]:
 
 def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = None,
                    before_cell: Callable[[int, dict], None] | None = None,
-                   stdout: io.StringIO | None = None, draw: list | None = None) -> str:
+                   stdout: io.StringIO | None = None, draw: list | None = None,
+                   on_figure: Callable[[int, object], None] | None = None) -> str:
     """Execute ``nb``'s code cells in one namespace; returns what they printed.
 
     ``ns`` is the namespace to use (default: a fresh one whose ``display`` does nothing);
@@ -62,7 +63,8 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
     ``stdout`` receives what the cells print (default: a new buffer); ``draw``, a list: every
     figure a cell leaves open is drawn once without rasterizing (module docstring) before it is
     closed, and ``(notebook, cell index)`` appended for each, so that a figure whose artists
-    cannot be laid out or drawn fails here.
+    cannot be laid out or drawn fails here; ``on_figure(cell index, figure)`` is then called
+    with each drawn figure (``draw`` given).
     """
     if ns is None:
         ns = {"__name__": "__main__", "display": lambda *a, **k: None}
@@ -91,5 +93,7 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
                     with ticks_computed_once(fig):
                         fig.draw_without_rendering()
                     draw.append((Path(nb).stem, i))
+                    if on_figure is not None:
+                        on_figure(i, fig)
             plt.close("all")
     return out.getvalue()

@@ -520,6 +520,8 @@ def _more_module_specs(tiny) -> dict:
         "ledger.point_outside": Spec(dict(point=1.0, p10=0.5, p90=2.0),
                                      {"point": "number", "p10": "number", "p90": "number"}),
         "ledger.input_words": Spec(dict(key="mfu"), {"key": "str"}),
+        "ledger.input_range_words": Spec(dict(key="mfu", p10=0.3, p90=0.5),
+                                         {"key": "str", "p10": "number", "p90": "number"}),
         "ledger.spot_verdict": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.compare": Spec(dict(a=bill, b=bill), {"a": "ledger", "b": "ledger",
                                                       "names": "names"}),

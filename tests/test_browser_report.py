@@ -300,7 +300,10 @@ GEOMETRY_JS = r"""() => {
       }
     }
   }
-  // the bill's figure: its drawn width, and its text's sizes in the SVG's user units (pt)
+  const scrollWidth = document.documentElement.scrollWidth;  // before the copy below
+  // the bill's figure: its drawn width, and its text's sizes in the SVG's user units (pt);
+  // a copy of the picture shown (the phone's or the wide one) laid out at the drawn width, its
+  // texts' boxes measured: any past the picture's edges is cut off in the <img>
   const im = document.querySelector('img.glance');
   let glance = null;
   if (im) {
@@ -309,10 +312,25 @@ GEOMETRY_JS = r"""() => {
     const svg = decodeURIComponent(src.slice(src.indexOf(',') + 1));
     const viewW = +svg.match(/viewBox="[\d.]+ [\d.]+ ([\d.]+)/)[1];
     const sizes = [...svg.matchAll(/font-size:\s*([\d.]+)px/g)].map((x) => +x[1]);
-    glance = {left: r.left, right: r.right, width: r.width, viewW: viewW, sizes: sizes};
+    const box = document.createElement('div');
+    box.style.cssText = `position:absolute;left:0;top:0;width:${r.width}px`;
+    box.innerHTML = svg.slice(svg.indexOf('<svg'));
+    document.body.appendChild(box);
+    const el = box.querySelector('svg');
+    el.style.width = `${r.width}px`;
+    el.style.height = 'auto';
+    const s = el.getBoundingClientRect();
+    const cut = [...el.querySelectorAll('text')].filter((t) => {
+      const b = t.getBoundingClientRect();
+      return b.width > 0 && (b.left < s.left - 0.5 || b.right > s.right + 0.5
+                             || b.top < s.top - 0.5 || b.bottom > s.bottom + 0.5);
+    }).map((t) => t.textContent.trim().slice(0, 40));
+    box.remove();
+    glance = {left: r.left, right: r.right, width: r.width, viewW: viewW, sizes: sizes,
+              cut: cut, phone: src !== im.src};
   }
   return {vw: vw, usd: usd, broken: broken.slice(0, 10), nBroken: broken.length,
-          scrollWidth: document.documentElement.scrollWidth, glance: glance};
+          scrollWidth: scrollWidth, glance: glance};
 }"""
 
 PRINT_JS = r"""() => {
@@ -380,7 +398,7 @@ def test_bill_figure_labels_readable_when_projected(geometry, width):
     screen with no sideways scroll. Hand check at 1,400 px: in the 60rem (960 px) column the
     1,080 pt (1,440 px) figure is drawn at 960/1,080 px per pt, 11 pt -> 9.8 px (fails); across
     the screen less 4rem, 1,336/1,080 -> 13.6 px. At 390 px (the tall figure) only the fit is
-    checked: its 11 pt text is drawn at 6.8 px, a known gap (the phone reader zooms)."""
+    checked here (its text's size: ``test_phone_bill_figure_readable_and_uncut``)."""
     m = geometry[("index.html", width)]
     g = m["glance"]
     where = f"index.html at {width} px"
@@ -392,6 +410,28 @@ def test_bill_figure_labels_readable_when_projected(geometry, width):
         drawn_px = label_pt * g["width"] / g["viewW"]
         assert label_pt >= 10 and drawn_px >= 10 * 4 / 3, \
             f"{where}: the figure's {label_pt} pt labels are drawn at {drawn_px:.1f} px (< 10 pt)"
+
+
+def test_phone_bill_figure_readable_and_uncut(geometry):
+    """On a 390-px phone the index shows the bill's tall picture (``plots.glance_figsize(...,
+    tall=True)``, ``plots.GLANCE_TALL_WIDTH_IN`` = 4.5 in = 324 pt wide): its labels (the median
+    text, 11 pt) are drawn at 10 CSS px or more, its smallest text (the source line, 9 pt) at 9
+    px or more, and no text reaches past the picture's edges (measured on a copy of the SVG laid
+    out at the drawn width). Hand check: the picture is drawn about 358 px wide (390 px less the
+    page's margins), 358/324 px per pt: 11 pt -> 12.2 px, 9 pt -> 9.9 px; the 8-in (576 pt)
+    picture it replaced drew its 11 pt labels at 358/576 x 11 = 6.8 px."""
+    m = geometry[("index.html", 390)]
+    g = m["glance"]
+    where = "index.html at 390 px"
+    assert g is not None and g["phone"], f"{where}: the phone's picture is not the one shown"
+    per_pt = g["width"] / g["viewW"]
+    label_pt = sorted(g["sizes"])[len(g["sizes"]) // 2]
+    assert label_pt * per_pt >= 10, \
+        f"{where}: the figure's {label_pt} pt labels are drawn at {label_pt * per_pt:.1f} px"
+    assert min(g["sizes"]) * per_pt >= 9, \
+        f"{where}: its smallest text ({min(g['sizes'])} pt) is drawn at " \
+        f"{min(g['sizes']) * per_pt:.1f} px"
+    assert not g["cut"], f"{where}: texts cut off at the picture's edge: {g['cut']}"
 
 
 PRINT_TABLES_JS = r"""() => {

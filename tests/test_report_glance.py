@@ -527,8 +527,12 @@ def test_the_figures_foot_stays_below_the_axis_labels_when_cropped(ranged):
         ax, ax2 = plots.bill_at_a_glance(bars, tor, title="my scenario", basis=basis,
                                          tall=tall)
         fig = ax.figure
-        foot = next(t for t in ax.texts + ax2.texts
-                    if t.get_text().startswith("llmcost.ledger.bill_bars"))
+        foot = next(t for t in ax.texts + ax2.texts if t.get_text().startswith("Bars: "))
+        # a manager's figure says where its numbers come from in words; the function names
+        # stay in notebook 00's cell (``ledger.bill_bars``, ``LedgerDraws.tornado``)
+        words = " ".join(foot.get_text().split())
+        assert "llmcost." not in words and "Monte Carlo draws of the bill over" in words
+        assert "one input at its P10, then at its P90" in words
         drawn = {}
 
         def measure(event, foot=foot, ax=ax, ax2=ax2):

@@ -15,8 +15,8 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_ac
 from ..core.diskcache import disk_cached
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import parallel
-from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
-                                 validation_table)
+from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
+                                 step_error_words, validation_table)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -559,9 +559,10 @@ def prediction_evidence(band) -> str:
     if pred > band.regime_best:
         return (f"that prediction is above every one of the {band.n} held-out published "
                 f"run(s) of its regime ({band.regime}; the highest of them "
-                f"{band.regime_best:.0%}, {band.regime_best_source}; the regime's runs, not the "
-                "comparable-run rule of notebooks 04b and 09): an extrapolation, so trust the "
-                "comparison less")
+                f"{band.regime_best:.0%}, {band.regime_best_source}; all the regime's runs, "
+                "not only those on the same GPU generation, dense with dense or MoE with MoE, "
+                f"within {SIZE_FACTOR:g}× in total parameters and {SEQ_FACTOR:g}× in sequence "
+                "length): an extrapolation, so trust the comparison less")
     return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
             f"({band.regime}; the highest of them {band.regime_best:.0%}, "
             f"{band.regime_best_source})")

@@ -1794,6 +1794,40 @@ def input_words(key: str) -> str:
     return INPUT_WORDS.get(key, key)
 
 
+#: Each ranged input's unit, as a reader reads its values (``input_range_words``): a format of
+#: one value ("{:.0%}" for a fraction read as a percentage) and the unit that follows the pair.
+INPUT_UNITS = {
+    "mfu": ("{:.0%}", "of the GPUs' peak"),
+    "price_usd_per_gpu_hour": ("{:,.2f}", "USD per GPU-hour"),
+    "ledger_exploratory_fraction": ("{:.2g}×", "the final run's compute"),
+    "fail_rate_per_gpu_year": ("{:.3g}", "failures per GPU-year"),
+    "fail_planned_per_day": ("{:.3g}", "per day"),
+    "ckpt_restart_s": ("{:,.0f}", "seconds"),
+    "ledger_rerun_probability": ("{:.0%}", ""),
+    "ledger_reserve_fraction": ("{:.0%}", "of the other lines"),
+    "ledger_project_months": ("{:.3g}", "months"),
+    "ledger_electricity_usd_per_kwh": ("{:.3g}", "USD per kWh"),
+    "ledger_owned_usd_per_gpu": ("{:,.0f}", "USD per GPU"),
+    "ledger_pue": ("{:.3g}", "(PUE)"),
+    "ledger_spot_preemptions_per_node_day": ("{:.3g}", "per node-day"),
+}
+
+
+def input_range_words(key: str, p10: float, p90: float) -> str:
+    """An input's P10 and P90 with its unit (``INPUT_UNITS``), as a tornado row reads them:
+    ``input_range_words("mfu", 0.31, 0.49)`` = "P10–P90: 31%–49% of the GPUs' peak"; a key
+    without a unit: the plain numbers (4 significant digits). No dollar sign: a figure's text
+    would read two of them as the ends of a TeX formula."""
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be a scenario key (a string such as 'mfu')")
+    for name, v in (("p10", p10), ("p90", p90)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v):
+            raise ValueError(f"{name}={v!r} must be a finite number (the input's value)")
+    fmt, unit = INPUT_UNITS.get(key, ("{:.4g}", ""))
+    return f"P10–P90: {fmt.format(p10)}–{fmt.format(p90)}" + (f" {unit}" if unit else "")
+
+
 #: Each input of a headline range, by how it was set (``Headline.kinds``): ``scenario`` (a
 #: ``Range`` the scenario gives), ``predicted`` (the step-time model's band on ``mfu: predict``),
 #: ``illustrative`` (a sourced spread of ``illustrative_ranges`` on a value given as one number).

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ..core.units import SECONDS_PER_HOUR, fmt_usd
-from ..bill.ledger import OUTSIDE_NOTE, input_words, point_outside
+from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
 from ..training.accuracy import MIN_CONFORMAL_ROWS
@@ -23,6 +23,42 @@ from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_t
 from ..training.parallel import bubble_fraction
 from ..training.reliability import cluster_mtbf_s
 from ..training.step_validation import set_title
+
+
+#: The floors of a figure's text, in points, so that it reads when projected (the project's
+#: rule): tick labels, legends, annotations and the source line at ``SMALL_PT`` or more, axis
+#: labels and titles at ``LABEL_PT`` or more. Matplotlib's defaults (``font.size`` 10: ticks,
+#: legends and axis labels 10 pt, titles 12 pt) are above them; a figure that sets a size
+#: sets one of these or a larger number (``text_under_floor``; tests/test_figure_text_floor.py).
+SMALL_PT = 9.0
+LABEL_PT = 10.0
+
+
+def text_under_floor(fig) -> list:
+    """The texts of ``fig`` drawn smaller than their floor: ``(text, points, floor)`` for each
+    non-empty ``Text`` (tick labels, legend entries, annotations, titles, axis labels, figure
+    labels) under ``SMALL_PT``, or under ``LABEL_PT`` for an axis label or a title."""
+    import matplotlib.text as mtext
+
+    big = set()
+    for ax in fig.get_axes():
+        big.update([ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title])
+    for t in (getattr(fig, "_suptitle", None), getattr(fig, "_supxlabel", None),
+              getattr(fig, "_supylabel", None)):
+        if t is not None:
+            big.add(t)
+    ticks = {id(t) for ax in fig.get_axes() for axis in (ax.xaxis, ax.yaxis)
+             for t in axis.get_ticklabels(which="both")}
+    out = []
+    for t in fig.findobj(mtext.Text):
+        if not t.get_text() or not t.get_visible():
+            continue
+        if id(t) not in ticks and t.figure is None:
+            continue
+        floor = LABEL_PT if t in big and t is not getattr(fig, "_supxlabel", None) else SMALL_PT
+        if t.get_fontsize() < floor - 1e-9:
+            out.append((t.get_text(), t.get_fontsize(), floor))
+    return out
 
 
 def _ax(ax, figsize=(7, 4)):
@@ -481,8 +517,50 @@ class LiveFigure:
 
 
 def _source(ax, text: str):
-    return ax.annotate(text, xy=(0, 0), xycoords="figure fraction", xytext=(4, 2),
-                textcoords="offset points", fontsize=7, color="0.4", va="bottom")
+    """The figure's source line at its foot, at ``SMALL_PT``: at the figure's left edge, just
+    below the lowest box of every axes' drawn content (tick labels, axis labels, legends below
+    the plot; ``source_foot``), so that the layout (constrained or tight) leaves it room instead
+    of drawing it over the axis labels; each line of ``text`` wrapped to the figure's width
+    (about 0.6 em a character), so that it does not widen the picture."""
+    room = max(40, int(ax.figure.get_figwidth() * 72 / (0.6 * SMALL_PT)))
+    text = "\n".join(textwrap.fill(line, room, break_long_words=False) if line else line
+                     for line in text.split("\n"))
+    note = ax.annotate(text, xy=(0, 0), xycoords=("figure fraction", source_foot(ax.figure)),
+                       xytext=(4, -2), textcoords="offset points", fontsize=SMALL_PT,
+                       color="0.4", va="top")
+    note._llmcost_source = True
+    return note
+
+
+def source_foot(fig):
+    """``_source``'s vertical anchor: a callable ``renderer -> Bbox`` (matplotlib's callable
+    ``xycoords``), the union of every visible axes' tight box without the source lines, whose
+    bottom the source line hangs from. Asked again while it measures (a legend placed at
+    ``loc="best"`` measures every text of its axes, the source line's included), it answers
+    the figure's box: the source line at the figure's foot for that measure."""
+    from matplotlib.transforms import Bbox
+
+    busy = []
+
+    def foot(renderer):
+        if busy:
+            return fig.bbox
+        busy.append(True)
+        try:
+            boxes = []
+            for a in fig.get_axes():
+                if not a.get_visible():
+                    continue
+                extra = [c for c in a.get_default_bbox_extra_artists()
+                         if not getattr(c, "_llmcost_source", False)]
+                box = a.get_tightbbox(renderer, bbox_extra_artists=extra)
+                if box is not None and box.width > 0:
+                    boxes.append(box)
+            return Bbox.union(boxes) if boxes else fig.bbox
+        finally:
+            busy.clear()
+
+    return foot
 
 
 def flops_ratio_vs_seq_len(models, seq_lens, ax=None, causal: bool = True):
@@ -507,7 +585,7 @@ def flops_ratio_vs_seq_len(models, seq_lens, ax=None, causal: bool = True):
     ax.set_ylabel("detailed FLOPs ÷ 6·N per token")
     mask = "causal mask" if causal else "full s×s mask"
     ax.set_title(f"How far 6ND undercounts as context grows ({mask})")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "llmcost.model: matmuls from active weights incl. LM head + attention core "
                 "per query head; training = 3 × forward")
     return ax
@@ -524,13 +602,13 @@ def gpu_hours_vs_mfu(flops: float, peak_flops_per_s: float, mfus, ax=None, marks
         h = flops / (peak_flops_per_s * mk) / SECONDS_PER_HOUR
         ax.plot([mk], [h], "o", color="C3")
         ax.annotate(f"MFU {mk:.0%}: {h:,.3g} GPU-h", (mk, h), textcoords="offset points",
-                    xytext=(6, 6), fontsize=8)
+                    xytext=(6, 6), fontsize=SMALL_PT)
     ax.set_xlabel("MFU (model FLOPs utilisation)")
     ax.set_ylabel("GPU-hours")
     ax.set_ylim(bottom=0)
     ax.set_title("GPU-hours ∝ 1 / MFU")
     if label:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=SMALL_PT)
     return ax
 
 
@@ -548,11 +626,11 @@ def bar_h(labels, values, ax=None, xlabel: str = "", title: str = "", log: bool 
     for yi, v in zip(y, vals):
         if np.isfinite(v):
             ax.annotate(fmt.format(v), (v, yi), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=8)
+                        va="center", fontsize=SMALL_PT)
     if reference is not None:
         ax.axvline(reference, color="C3", ls="--", lw=1, label=reference_label or None)
         if reference_label:
-            ax.legend(fontsize=8, loc="lower right")
+            ax.legend(fontsize=SMALL_PT, loc="lower right")
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     return ax
@@ -577,7 +655,7 @@ def implied_mfu(df, ax=None):
     ax.set_xlabel("MFU (fraction of dense BF16 peak)")
     ax.set_xlim(0, 0.7)
     ax.set_title("Implied MFU of published training runs")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "data/published_runs.csv (sources per row); peaks from data/accelerators.csv")
     return ax
 
@@ -778,7 +856,7 @@ def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=No
         e, s = tokens_to_target(k, 1, 1), steps_to_target(k, 1, 1)
         ax.plot([e], [s], "o", color="C0", ms=4)
         ax.annotate(f"B = {k:g}·B_noise", (e, s), xytext=(5, 3), textcoords="offset points",
-                    fontsize=7)
+                    fontsize=SMALL_PT)
     ax.plot([2], [2], "*", color="C3", ms=14, label="critical batch: 2·S_min steps, 2·E_min tokens")
     if plan_ratio is not None:
         ax.plot([tokens_to_target(plan_ratio, 1, 1)], [steps_to_target(plan_ratio, 1, 1)], "D",
@@ -788,7 +866,7 @@ def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=No
     ax.set_xlabel("tokens to reach the target ÷ E_min  (compute)")
     ax.set_ylabel("optimizer steps ÷ S_min  (time)")
     ax.set_title("Steps against tokens: (S/S_min − 1)(E/E_min − 1) = 1")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_PT, loc="upper right")
     _source(ax, "McCandlish et al. 2018, An Empirical Model of Large-Batch Training, §2")
     return ax
 
@@ -808,14 +886,14 @@ def critical_batch_vs_loss(losses, runs=None, ax=None, labels=LABELLED_RUNS):
                    label="batch the run used (at its final loss)")
         for r in runs.itertuples():
             if r.run_id in labels:
-                ax.annotate(r.run_id, (r.kaplan_loss, r.global_batch_tokens), fontsize=7,
+                ax.annotate(r.run_id, (r.kaplan_loss, r.global_batch_tokens), fontsize=SMALL_PT,
                             xytext=(3, -9), textcoords="offset points")
     ax.set_yscale("log")
     ax.invert_xaxis()
     ax.set_xlabel("loss reached (nats per token, Kaplan's WebText2 scale) → training progresses")
     ax.set_ylabel("batch (tokens per step)")
     ax.set_title("The critical batch grows as the loss falls")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "Kaplan et al. 2020 Eq. 5.3 and 5.6; batches from data/published_runs.csv")
     return ax
 
@@ -857,7 +935,7 @@ def batch_time_and_gpu_hours(sweep, b_noise_tokens, plan_tokens, fill_tokens=Non
     ax_h.set_ylabel("GPU-hours reserved (busy + idle)")
     ax_h.set_ylim(bottom=0)
     ax_h.set_title("GPU-hours to the target")
-    ax_h.legend(fontsize=7)
+    ax_h.legend(fontsize=SMALL_PT)
     _source(ax_t, "McCandlish et al. 2018 trade-off; Kaplan et al. 2020 B_crit; llmcost.compute "
                   "GPU-hours at a fixed MFU")
     return axes
@@ -873,13 +951,13 @@ def roofline_vs_tokens(tokens, curves: dict, ridge: float, marks: dict | None = 
     ax.axvline(ridge, color="0.5", ls=":", lw=1, label=f"ridge point ≈ {ridge:.0f} FLOP/byte")
     for label, (x, y) in (marks or {}).items():
         ax.plot([x], [y], "o", color="C3")
-        ax.annotate(label, (x, y), xytext=(5, -12), textcoords="offset points", fontsize=8)
+        ax.annotate(label, (x, y), xytext=(5, -12), textcoords="offset points", fontsize=SMALL_PT)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("tokens per micro-batch each weight matrix sees (micro-batch × sequence)")
     ax.set_ylabel("attainable fraction of peak (roofline bound)")
     ax.set_title("Small micro-batches leave the matmuls memory-bound")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "Williams et al. 2009 roofline; I = 2·t·d_in·d_out/(2·(t·d_in + d_in·d_out + "
                 "t·d_out)); peaks and HBM bandwidth from data/accelerators.csv")
     return ax
@@ -898,7 +976,7 @@ def activation_vs_micro_batch(micro_batches, curves: dict, hbm_bytes: float, ax=
     ax.set_xlabel("micro-batch (sequences)")
     ax.set_ylabel("activation memory per GPU (GB)")
     ax.set_title("Activation memory grows linearly with the micro-batch")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "llmcost.memory (Korthikanti et al. 2022 Table 2 generalised to GQA, gated FFN, "
                 "MoE); first pipeline stage under 1F1B; weights and optimizer states excluded")
     return ax
@@ -916,14 +994,14 @@ def published_batches(df, ax=None, labels=LABELLED_RUNS):
                label="DeepSeek LLM B_opt(C)")
     for r in df.itertuples():
         if r.run_id in labels:
-            ax.annotate(r.run_id, (r.compute_flops, r.global_batch_tokens), fontsize=7,
+            ax.annotate(r.run_id, (r.compute_flops, r.global_batch_tokens), fontsize=SMALL_PT,
                         xytext=(3, -10), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("compute C = M·D (FLOPs, DeepSeek's convention)")
     ax.set_ylabel("batch (tokens per step)")
     ax.set_title("What published runs used against the critical-batch estimates")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "data/published_runs.csv; Kaplan et al. 2020 Eq. 5.3/5.6; DeepSeek LLM Eq. 1")
     return ax
 
@@ -1326,8 +1404,8 @@ def regime_scatter(validation, ax=None):
     ax.set_ylim(lim)
     ax.set_xlabel("published MFU (%, dense BF16 peak)", fontsize=12)
     ax.set_ylabel("predicted MFU (%, dense BF16 peak)", fontsize=12)
-    ax.set_title("Predicted vs published MFU by regime (hollow: calibration rows)", fontsize=13)
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    ax.set_title("Predicted vs published MFU by regime\n(hollow: calibration rows)", fontsize=13)
+    ax.legend(fontsize=SMALL_PT, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _source(ax, "llmcost.accuracy.validation_table (data/validation_mfu.csv with its sources)")
     return ax
 
@@ -1348,7 +1426,7 @@ def decode_roofline_vs_batch(steps, ax=None, title: str = ""):
     ax.set_xlabel("sequences decoding together (batch)")
     ax.set_ylabel("time per decode step (ms)")
     ax.set_title(title or "Decode stays HBM-bound: the step time barely grows with batch")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "llmcost.inference.decode_step: roofline with data/efficiency.csv fractions")
     return ax
 
@@ -1366,7 +1444,7 @@ def cost_per_token_vs_batch(curves: dict, ax=None):
     ax.set_xlabel("sequences per replica (batch)")
     ax.set_ylabel("USD per million output tokens")
     ax.set_title("Batching cuts the cost of a token until HBM is full (dot; dashed: does not fit)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "llmcost.inference.cost_vs_batch; prices from the scenario / data/prices.csv")
     return ax
 
@@ -1394,7 +1472,7 @@ def engine_gap(val, ax=None):
     ax.set_xlabel("measured (throughput, or 1 / time), per the row's unit")
     ax.set_ylabel("model (same unit)")
     ax.set_title("Engines run below the roofline; the fitted engine model lands near them")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_PT, loc="upper left")
     _source(ax, "data/serving_benchmarks.csv (TensorRT-LLM v0.5/v0.6.1, NeMo, vLLM); "
                 "llmcost.serving.engines")
     return ax
@@ -1422,7 +1500,7 @@ def latency_throughput(curve, ax=None, target_s=None):
     ax.set_ylabel("expected output tokens/s per GPU")
     ax.set_title(f"Throughput against latency: {curve.attrs.get('model', '')} on "
                  f"{curve.attrs.get('accelerator', '')} (band shaded)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "llmcost.serving.engines.latency_throughput_curve (roofline / η + per-step "
                 "overhead, fitted on data/serving_benchmarks.csv)")
     return ax
@@ -1443,7 +1521,8 @@ def rl_loop_diagram(ax=None):
                     arrowprops=dict(arrowstyle="->", lw=1.5))
     ax.annotate("", xy=(0.10, 0.18), xytext=(0.91, 0.18),
                 arrowprops=dict(arrowstyle="->", lw=1.2, connectionstyle="arc3,rad=0"))
-    ax.text(0.52, 0.08, "next iteration: new prompts, the updated policy", ha="center", fontsize=8)
+    ax.text(0.52, 0.08, "next iteration: new prompts, the updated policy", ha="center",
+            fontsize=SMALL_PT)
     ax.set_xlim(0, 1.04)
     ax.set_ylim(0, 1)
     ax.axis("off")
@@ -1467,7 +1546,7 @@ def rl_parts_bars(parts: dict, ax=None):
     ax.invert_yaxis()
     ax.set_xlabel("share of the iteration's GPU-time")
     ax.set_title("Where an RL iteration's GPU-hours go")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=SMALL_PT, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _source(ax, "llmcost.rl.rl_iteration (parts sum to the total)")
     return ax
 
@@ -1486,7 +1565,7 @@ def generation_shares(df, ax=None):
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the iteration")
     ax.set_title("Generation: a small share of the FLOPs, a large share of the time")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=SMALL_PT, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _source(ax, "DeepSpeed-Chat blog §5; OpenRLHF README and benchmark table; APRIL "
                 "arXiv:2509.18521; llmcost.rl.PUBLISHED_SHARES")
 # ---- the whole bill (notebook 00, llmcost.ledger)
@@ -1513,14 +1592,14 @@ def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001)
     for i, (v, c) in enumerate(zip(values, cats)):
         ax.bar(i, v / scale, bottom=bottom / scale, color=colours.get(c, "0.6"))
         ax.annotate(f"{v / scale:,.3g}", (i, (bottom + v) / scale), ha="center", va="bottom",
-                    fontsize=8, textcoords="offset points", xytext=(0, 2))
+                    fontsize=SMALL_PT, textcoords="offset points", xytext=(0, 2))
         bottom += v
     ax.bar(len(values), total / scale, color="0.3")
     ax.annotate(f"{total / scale:,.3g}", (len(values), total / scale), ha="center",
-                va="bottom", fontsize=8, textcoords="offset points", xytext=(0, 2))
+                va="bottom", fontsize=SMALL_PT, textcoords="offset points", xytext=(0, 2))
     ax.set_xticks(range(len(values) + 1),
                   [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
-                  fontsize=7)
+                  fontsize=SMALL_PT)
     ax.set_ylabel("USD (millions)")
     title = "Where does the money go? The whole bill, line by line"
     if missing:
@@ -1541,11 +1620,11 @@ def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
         ax.axhline(t * budget / scale, color="C3", ls=":", lw=1)
         when = f"day {day:,.1f}" if day is not None else "never"
         ax.annotate(f"{t:.0%} alert: {when}", (timeline["day"].iloc[0], t * budget / scale),
-                    fontsize=8, va="bottom", color="C3")
+                    fontsize=SMALL_PT, va="bottom", color="C3")
     ax.set_xlabel("days from the start of the project")
     ax.set_ylabel("USD (millions)")
     ax.set_title("When do the budget alerts fire?")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "llmcost.ledger.spend_timeline")
     return ax
 
@@ -1573,7 +1652,7 @@ def isoflop_curves(n_params, curves: dict, optima: dict, ax=None, fit_name: str 
     ax.set_xlabel("parameters N (total, embeddings included)")
     ax.set_ylabel("predicted loss (nats/token)")
     ax.set_title("At fixed compute, a model too small or too big loses: the optimum (dots)")
-    ax.legend(fontsize=8, title="compute C = 6ND", title_fontsize=8)
+    ax.legend(fontsize=SMALL_PT, title="compute C = 6ND", title_fontsize=SMALL_PT)
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, f"L(N, D) = E + A/N^α + B/D^β, fit {fit_name}; D = C/(6N)")
     return ax
@@ -1590,12 +1669,12 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     """
     ax = _ax(ax, figsize=(7, 5))
     cs = ax.contour(n_grid, d_grid, loss_grid, levels=np.arange(1.9, 3.01, 0.1), cmap="viridis")
-    ax.clabel(cs, fmt="%.1f", fontsize=7)
+    ax.clabel(cs, fmt="%.1f", fontsize=SMALL_PT)
     ax.plot(*frontier, color="C3", lw=2, label="compute-optimal N*(C), D*(C)")
     ax.plot(n_grid, 20 * n_grid, color="0.3", ls="--", lw=1, label="20 tokens per parameter")
     for c in budgets:
         ax.plot(n_grid, c / (6 * n_grid), color="0.6", ls=":", lw=1)
-        ax.annotate(f"{c:.0e} FLOPs", (n_grid[-1], c / (6 * n_grid[-1])), fontsize=7,
+        ax.annotate(f"{c:.0e} FLOPs", (n_grid[-1], c / (6 * n_grid[-1])), fontsize=SMALL_PT,
                     color="0.4", ha="right", va="bottom")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -1603,7 +1682,7 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     ax.set_xlabel("parameters N")
     ax.set_ylabel("training tokens D")
     ax.set_title("Iso-loss contours: the frontier crosses each at its cheapest point")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_PT, loc="upper left")
     _source(ax, f"fit {fit_name}; dotted: isoFLOP lines C = 6ND")
     return ax
 
@@ -1613,7 +1692,8 @@ FRONTIER_LABELS = ("gpt-3-175b", "gopher-280b", "chinchilla-70b", "palm-540b", "
                    "bloom-176b")
 #: Label offsets (points) where two labelled models sit close together.
 _FRONTIER_OFFSETS = {"gopher-280b": (4, -11), "llama-3.1-70b": (4, -11),
-                     "chinchilla-70b": (-20, -14), "deepseek-v3": (-20, 8)}
+                     "chinchilla-70b": (-20, -14), "deepseek-v3": (-20, 8),
+                     "llama-3.1-8b": (4, -11), "gpt-3-175b": (-70, -12)}
 
 
 def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
@@ -1635,7 +1715,7 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
                label="MoE (active parameters; outside the fits)")
     for x, y, name in zip(n, models.train_tokens, models.name):
         if name in labels:
-            ax.annotate(name, (x, y), fontsize=7.5, xytext=_FRONTIER_OFFSETS.get(name, (4, 3)),
+            ax.annotate(name, (x, y), fontsize=SMALL_PT, xytext=_FRONTIER_OFFSETS.get(name, (4, 3)),
                         textcoords="offset points")
     ax.plot(*frontier, color="C3", lw=2, label=f"compute-optimal ({fit_name})")
     grid = np.geomspace(5e7, 2e12, 50)
@@ -1648,7 +1728,9 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
     ax.set_xlabel("parameters N (total; active for MoE)")
     ax.set_ylabel("training tokens D")
     ax.set_title("Since Llama, models train far past the compute-optimal point")
-    ax.legend(fontsize=7, loc="lower right")
+    # below the axes, in two columns: at 9 pt, inside the lower right it covered the labels
+    # of runs (gopher-280b), and beside the axes it left them too narrow for their labels
+    ax.legend(fontsize=SMALL_PT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "data/models.csv, data/published_runs.csv (sources per row)")
     return ax
@@ -1671,9 +1753,11 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     beyond = demand[tpp > fit_limit]
     if beyond.size:
         ax.axvspan(beyond[0], demand[-1], color="0.92", zorder=0)
-        ax.annotate(f"extrapolation: > {fit_limit:.0f} tokens/param\n(beyond Hoffmann's runs)",
-                    (beyond[0], 0.97), xycoords=("data", "axes fraction"), xytext=(4, 0),
-                    textcoords="offset points", fontsize=7, color="0.35", va="top")
+        # inside the shaded band, against the axes' right edge (clear of the twin's ticks)
+        ax.annotate(f"extrapolation:\n> {fit_limit:.0f} tokens/param\n(beyond Hoffmann's\nruns)",
+                    (1.0, 0.97), xycoords="axes fraction", xytext=(-4, 0),
+                    textcoords="offset points", fontsize=SMALL_PT, color="0.35", va="top",
+                    ha="right")
     ax.plot(demand, np.asarray(optimum.n_params) / 1e9, color="C0", lw=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -1787,7 +1871,7 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     names = [s.replace("llm-foundry-mpt · ", "MPT tables · ").replace(" · bf16", "")
              .replace(", no model parallelism", "")[:58] + f" ({n} runs)"
              for s, n in zip(summary.index, summary["n"])]
-    ax.set_yticks(y, names, fontsize=8)
+    ax.set_yticks(y, names, fontsize=SMALL_PT)
     ax.invert_yaxis()
     ax.set_xlim(left=0)
     ax.grid(axis="x", alpha=0.3)
@@ -1925,7 +2009,7 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
                 ecolor="0.2", capsize=2, lw=0.8)
     for yi, ok in zip(y, finite):
         if not ok:
-            ax.annotate("never finishes (loss without bound)", (left, yi), fontsize=8,
+            ax.annotate("never finishes (loss without bound)", (left, yi), fontsize=SMALL_PT,
                         va="center", color="C3")
     ax.set_yticks(y, names)  # long names (a lever that names its target) wrapped
     ax.axvline(0, color="0.3", lw=0.8)
@@ -1933,7 +2017,7 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
     ax.set_title(title or "Which changes save the most on this bill?")
     handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
                if g in set(df["group"])]
-    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    ax.legend(handles=handles, fontsize=SMALL_PT, loc="lower right")
     _source(ax, "llmcost.levers.rank_levers, priced by llmcost.ledger")
     return ax
 
@@ -1992,7 +2076,7 @@ def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
         ax.axvline(v, color="C3", ls=ls, lw=1.4, label=f"{name} {v:,.3g}")
     point = draws.point.total_usd / scale
     ax.axvline(point, color="0.2", ls="--", lw=1.2, label=f"point bill {point:,.3g}")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=SMALL_PT, loc="upper right")
     ax.set_xlabel(f"whole bill, {unit}")
     ax.set_ylabel(f"probability density (per {scale:,.0f} USD)")
     ax.set_title(f"How wide is the bill? {draws.samples:,} draws of "
@@ -2002,10 +2086,20 @@ def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
     return ax
 
 
+def _range_label(row) -> str:
+    """A tornado row's range in words: its P10 and P90 in the input's unit where the row has
+    them (``ledger.input_range_words``), else its ``range`` column as it stands."""
+    if "p10" in row.index and "p90" in row.index and isinstance(row["input"], str):
+        return input_range_words(row["input"], float(row["p10"]), float(row["p90"]))
+    return str(row["range"])
+
+
 def tornado(tornado_df, ax=None, scale: float = 1e6, source: bool = True):
     """Tornado chart of ``LedgerDraws.tornado()``: for each ranged input (largest swing on
     top), the bill with that input at its P10 and at its P90, the others at their points
-    (``source=False``: no source line, for a figure that writes one of its own)."""
+    (``source=False``: no source line, for a figure that writes one of its own). Each row is
+    labelled with the input and its P10 and P90 in its unit (``ledger.input_range_words``, from
+    the ``p10`` and ``p90`` columns; the ``range`` column where they are absent)."""
     ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
     unit = _usd_unit(scale)
     point = tornado_df.attrs.get("point_usd", 0.0) / scale
@@ -2015,13 +2109,13 @@ def tornado(tornado_df, ax=None, scale: float = 1e6, source: bool = True):
         for v, colour in ((lo, "C0"), (hi, "C3")):
             ax.barh(i, v - point, left=point, color=colour, alpha=0.8)
         ax.annotate(f"{min(lo, hi):,.3g}", (min(lo, hi), i), ha="right", va="center",
-                    fontsize=8, xytext=(-3, 0), textcoords="offset points")
+                    fontsize=SMALL_PT, xytext=(-3, 0), textcoords="offset points")
         ax.annotate(f"{max(lo, hi):,.3g}", (max(lo, hi), i), ha="left", va="center",
-                    fontsize=8, xytext=(3, 0), textcoords="offset points")
+                    fontsize=SMALL_PT, xytext=(3, 0), textcoords="offset points")
     ax.axvline(point, color="0.2", lw=1, label=f"point bill {point:,.3g}")
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_yticks(range(len(rows)), [f"{r['input']}\n{r['range']}" for _, r in rows.iterrows()],
-                  fontsize=8)
+    ax.legend(fontsize=SMALL_PT, loc="lower right")
+    ax.set_yticks(range(len(rows)), [f"{r['input']}\n{_range_label(r)}"
+                                     for _, r in rows.iterrows()], fontsize=SMALL_PT)
     ax.set_xlabel(f"whole bill, {unit}: blue = input at its P10, red = at its P90")
     ax.set_title("Which unknown to pin down first? The bill with one input at its P10 / P90",
                  fontsize=10)
@@ -2040,11 +2134,18 @@ def usd_scale(amount: float) -> float:
     return 1.0
 
 
+#: The width (inches) of ``bill_at_a_glance``'s phone picture: drawn in a 390-px-wide screen's
+#: 358 px, its 11-pt text reads at 11 × 358 ÷ (72 × 4.5) = 12.2 px (an SVG is laid out at
+#: 72 dpi; 8 inches gave 6.8 px); tests/test_browser_report.py measures it.
+GLANCE_TALL_WIDTH_IN = 4.5
+
+
 def glance_figsize(n_lines: int, n_inputs: int, tall: bool = False) -> tuple:
     """The size (inches) of ``bill_at_a_glance`` for ``n_lines`` bars and ``n_inputs`` tornado
-    rows: side by side (15 wide), or ``tall``, one above the other for a phone (8 wide)."""
+    rows: side by side (15 wide), or ``tall``, one above the other for a phone
+    (``GLANCE_TALL_WIDTH_IN`` wide, each row taller: its labels wrap on more lines)."""
     if tall:
-        return (8.0, 0.62 * n_lines + 0.75 * max(n_inputs, 1) + 5.5)
+        return (GLANCE_TALL_WIDTH_IN, 0.8 * n_lines + 1.4 * max(n_inputs, 1) + 6.0)
     return (15.0, max(4.5, 0.62 * max(n_lines, n_inputs * 1.5) + 2.4))
 
 
@@ -2057,7 +2158,7 @@ def glance_ratios(n_lines: int, n_inputs: int, tall: bool = False) -> dict:
     """``gridspec_kw`` of ``bill_at_a_glance``: the bars wider than the tornado side by side, or
     each as tall as its rows one above the other."""
     if tall:
-        return {"height_ratios": (n_lines + 1, 1.3 * max(n_inputs, 1) + 1)}
+        return {"height_ratios": (n_lines + 1, 1.8 * max(n_inputs, 1) + 1)}
     return {"width_ratios": (1.25, 1)}
 
 
@@ -2100,25 +2201,40 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
                [point_outside(r.point_usd, r.p10_usd, r.p90_usd) for r in bars.itertuples()])
     if "p50_usd" in bars:  # the median of each line, a dot on its whisker
         ax.plot(bars["p50_usd"].to_numpy(dtype=float) / scale, y, "o", color="k", ms=5)
+    gap = "\n" if tall else "  "  # a phone's narrow picture: the range under the point
     for yi, p, a, b, out in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"],
                                 outside):
         x = max(p, b) / scale
-        ax.annotate(f"{fmt_usd(p)}{'*' if out else ''}  ({fmt_usd(a)}–{fmt_usd(b)})", (x, yi),
-                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=11,
-                    parse_math=False)  # dollar amounts, never TeX between two "$"
-    ax.set_xlim(0, right * 1.75)
-    ax.set_yticks(y, [textwrap.fill(str(s), 26, break_long_words=False) for s in bars["line"]])
-    ax.set_xlabel(f"{unit}: bar = point estimate, red whisker = P10–P90"
-                  + (", dot = P50 (median)" if "p50_usd" in bars else ""))
-    ax.set_title("Where does the money go, and how sure is each line?")
+        ax.annotate(f"{fmt_usd(p)}{'*' if out else ''}{gap}({fmt_usd(a)}–{fmt_usd(b)})",
+                    (x, yi), xytext=(6, 0), textcoords="offset points", va="center",
+                    fontsize=11, parse_math=False)  # dollar amounts, never TeX between two "$"
+    ax.set_xlim(0, right * (2.1 if tall else 1.75))
+    ax.set_yticks(y, [textwrap.fill(str(s), 15 if tall else 26, break_long_words=False,
+                                    break_on_hyphens=False) for s in bars["line"]])
+    ax.set_xlabel(textwrap.fill(f"{unit}: bar = point estimate, red whisker = P10–P90"
+                                + (", dot = P50 (median)" if "p50_usd" in bars else ""),
+                                22 if tall else 200))
+    ax.set_title("Where does the money go, and how sure is each line?" if not tall else
+                 "Where does the money go,\nand how sure is each line?")
     if len(tornado_df):
-        named = tornado_df.assign(input=[textwrap.fill(input_words(k), 24)
-                                         for k in tornado_df["input"]])
+        width = 16 if tall else 24
+        named = tornado_df.assign(
+            input=[textwrap.fill(input_words(k), width) for k in tornado_df["input"]],
+            range=[textwrap.fill(_range_label(r), width, break_long_words=False)
+                   for _, r in tornado_df.iterrows()]).drop(columns=["p10", "p90"],
+                                                           errors="ignore")
         named.attrs = dict(tornado_df.attrs)
         tornado(named, ax=ax2, scale=scale, source=False)
-        ax2.set_title("Which unknown to pin down first?\n(the bill with one input\nat its P10 "
-                      "and at its P90)")
+        ax2.set_title("Which unknown to pin down\nfirst? (the bill with one\ninput at its P10 "
+                      "and at its P90)" if tall else "Which unknown to pin down first?\n(the "
+                      "bill with one input\nat its P10 and at its P90)")
         ax2.set_xlabel(f"whole bill, {unit}\nblue: input at its P10; red: at its P90")
+        if tall and ax2.get_legend() is not None:  # a narrow picture: no room for a legend
+            ax2.get_legend().remove()
+            ax2.set_xlabel(f"whole bill, {unit}; line: the point bill, "
+                           f"{tornado_df.attrs.get('point_usd', 0.0) / scale:,.3g}\n"
+                           "blue: input at its P10; red: at its P90")
+            ax2.margins(x=0.4)  # room for the amounts beside the bars
     else:
         ax2.axis("off")
         ax2.text(0.5, 0.5, "no ranged input:\nnothing drives a spread", ha="center",
@@ -2128,13 +2244,15 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         f"{fmt_usd(total['p90_usd'])}"
         + (f" (P50 {fmt_usd(total['p50_usd'])})" if "p50_usd" in total else ""))
     if tall:
-        head = textwrap.fill(head, 48, break_long_words=False)
+        head = textwrap.fill(head, 30, break_long_words=False)
     fig.suptitle(head, fontsize=15, fontweight="bold", parse_math=False)
     if basis is None:
-        basis = ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every "
-                 "input as a number" if illustrative else "the scenario's ranges")
+        basis = ("illustrative ranges: the scenario gives every input as one number"
+                 if illustrative else "the scenario's ranges")
     notes = ([f"* {OUTSIDE_NOTE}"] if any(outside) else []) + [
-        f"llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of {basis})"]
+        "Bars: this scenario's bill, line by line; whiskers and dots: the P10, P50 and P90 of "
+        f"Monte Carlo draws of the bill over {basis}; tornado: the whole bill recomputed with "
+        "one input at its P10, then at its P90, the others at their point values"]
     note = _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
                    "\n\n".join(notes))  # one paragraph each (readable wraps them)
     note.set_in_layout(False)  # a figure-wide foot: tight_layout leaves it room (readable)
@@ -2173,7 +2291,7 @@ def published_runs_scatter(errors, band: float = 0.20, ax=None):
     ax.set(xscale="log", yscale="log", xlabel="published accelerator-hours",
            ylabel="predicted accelerator-hours")
     ax.set_title("How close are the predicted hours to the published ones?", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=SMALL_PT)
     _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
     return ax
 
@@ -2187,7 +2305,9 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
     ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2`` (each
     paragraph of it, separated by a blank line, on lines of its own); and the
-    layout is redone (``tight_layout``) with room for it, so that no text overlaps an axis label.
+    layout is redone (``tight_layout``) with room for it (a foot kept for a source line out
+    of the layout or at the figure's foot; ``_source``'s, hung below the axes, is part of their
+    box), so that no text overlaps an axis label.
     Takes an Axes, an array of Axes or a Figure; returns it.
     """
     import matplotlib.text as mtext
@@ -2199,7 +2319,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     for ax in fig.get_axes():
         big.update([ax.xaxis.label, ax.yaxis.label, ax.title])
     for t in fig.findobj(mtext.Text):
-        if isinstance(t, mtext.Annotation) and t.xycoords == "figure fraction":
+        if isinstance(t, mtext.Annotation) and (getattr(t, "_llmcost_source", False)
+                                                or t.xycoords == "figure fraction"):
             notes.append(t)  # the source line at the foot of the figure (``_source``)
             continue
         floor = min_fontsize + 2 if t in big else min_fontsize
@@ -2210,8 +2331,10 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         for label, inches in ((ax.xaxis.label, pos.width * fig.get_figwidth()),
                               (ax.yaxis.label, pos.height * fig.get_figheight())):
             room = max(12, int(inches * 72 / (0.58 * label.get_fontsize())))
-            if len(label.get_text()) > room:
-                label.set_text(textwrap.fill(label.get_text(), room, break_long_words=False))
+            lines = label.get_text().split("\n")  # a line break written is kept
+            if max(map(len, lines)) > room:
+                label.set_text("\n".join(textwrap.fill(s, room, break_long_words=False)
+                                         for s in lines))
     right = max((a.get_position().x1 for a in fig.get_axes()), default=1.0)
     for ax in fig.get_axes():  # larger text: legends move off the data
         leg = ax.get_legend()
@@ -2223,12 +2346,14 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         else:
             leg.set_loc("best")  # the emptiest corner at the new text size
     width_in = fig.get_figwidth()
-    room = max(40, int(width_in * 72 / (0.55 * (min_fontsize - 2))))  # characters per line
+    room = max(40, int(width_in * 72 / (0.6 * (min_fontsize - 2))))  # characters per line
     lines = 0
     for t in notes:  # wrap the source line by hand, so that its height is known
         t.set_fontsize(min_fontsize - 2)
         t.set_text("\n".join(textwrap.fill(" ".join(par.split()), room, break_long_words=False)
                              for par in t.get_text().split("\n\n")))  # a blank line: a paragraph
+        if t.get_in_layout() and getattr(t, "_llmcost_source", False):
+            continue  # hung below the axes (``_source``): the layout leaves it room itself
         lines = max(lines, t.get_text().count("\n") + 1)
     foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
     with warnings.catch_warnings():
@@ -2334,7 +2459,7 @@ def epoch_shares(decomposition, ax=None):
     ax.legend(fontsize=9, loc="upper right", ncols=2)
     ax.figure.supxlabel("Cottier et al. 2024, arXiv:2405.21015 (GPT-3, OPT-175B, GPT-4, Gemini "
                         "Ultra); bill: llmcost.published.epoch_decomposition",
-                        x=0.01, ha="left", fontsize=7, color="0.4")
+                        x=0.01, ha="left", fontsize=SMALL_PT, color="0.4")
     return ax
 
 
@@ -2355,7 +2480,7 @@ def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
         left.plot(d["year"], v, marker=marker, label=unit)
         for r, val in zip(d.itertuples(), v):
             left.annotate(r.accelerator.split("-")[0], (r.year, val), xytext=(3, 3),
-                          textcoords="offset points", fontsize=8)
+                          textcoords="offset points", fontsize=SMALL_PT)
     left.set_yscale("log")
     left.set_xlabel("date of the price", fontsize=12)
     left.set_ylabel("dense peak FLOP/s per USD (log)", fontsize=12)
@@ -2375,7 +2500,7 @@ def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
     # the source line as the figure's footer: the layout keeps room for it below both axes
     left.figure.supxlabel("prices: data/hardware_price_series.csv (Epoch AI's price dataset, "
                           "AWS, Barron's); trend: llmcost.published.price_performance_trend",
-                          x=0.01, ha="left", fontsize=7, color="0.4")
+                          x=0.01, ha="left", fontsize=SMALL_PT, color="0.4")
     return axes
 
 
@@ -2426,7 +2551,7 @@ def gemm_efficiency_by_shape(series: dict, curves: dict, ceilings: dict, ax=None
     ax.set_xlabel("GEMM FLOPs (2·b·m·n·k)", fontsize=12)
     ax.set_ylabel("achieved share of the dense peak (%)", fontsize=12)
     ax.set_title("How fast does one GEMM run? Kernel table and curve", fontsize=13)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=SMALL_PT, loc="upper left")
     _source(ax, "openxla/xla default_matmul_perf_table.txtpb @ ad6eaee1b2f1 (CUPTI kernel times); "
                 "ceilings: stas00/ml-engineering MAMF; curve: llmcost.training.gemm")
     return ax

@@ -177,7 +177,7 @@ print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); n
 # %% [markdown]
 # ### The bill as a picture: where does the money go, and how sure is each line?
 #
-# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. Each range is the scenario's own, the step-time model's band on a predicted MFU (`mfu: predict`), the pilots' band on a calibrated one, or, on an input the scenario gives as one number, a sourced spread where a source gives one; the answer above names which, and that section explains them (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
+# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. Each range is the scenario's own, the step-time model's band on a predicted MFU (`mfu: predict`), the pilots' band on a calibrated one, or, on an input the scenario gives as one number, a sourced spread where a source gives one; the answer above names which, and that section explains them (`llmcost.ledger.headline_draws`, `ledger.bill_bars`, `LedgerDraws.tornado`; the figure's foot says the same in words).
 
 # %%
 title = f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, {p['n_gpus']:,} × {gpu.name}"

@@ -168,7 +168,7 @@ models = [llmcost.load_model(n) for n in names if n != spec.name] + [spec]
 ax = plots.flops_ratio_vs_seq_len(models, 2 ** np.arange(9, 18))
 # named in the legend: a label at the line's top sat on the curves when seq_len is the longest
 ax.axvline(p["seq_len"], color="0.6", lw=0.8, label=f"scenario seq_len ({p['seq_len']:,})")
-ax.legend(fontsize=8)
+ax.legend(fontsize=plots.SMALL_PT)
 plots.readable(ax);
 
 # %% [markdown]

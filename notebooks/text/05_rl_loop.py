@@ -177,8 +177,8 @@ steps = pd.DataFrame({"batch": batches, "compute_s": st.compute_s, "memory_s": s
 ax = plots.decode_roofline_vs_batch(steps, title=f"{spec.name} on {c.tp} × {gpu.name}: decode "
                                     f"at {ctx:,}-token context")
 ax.axvline(c.max_batch, color="C3", ls="--", lw=1)
-ax.text(c.max_batch, 0.04, f"HBM full: {c.max_batch} sequences ", rotation=90, fontsize=8,
-        color="C3", ha="right", va="bottom", transform=ax.get_xaxis_transform());
+ax.text(c.max_batch, 0.04, f"HBM full: {c.max_batch} sequences ", rotation=90,
+        fontsize=plots.SMALL_PT, color="C3", ha="right", va="bottom", transform=ax.get_xaxis_transform());
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -589,7 +589,8 @@ ax.set(xlabel="expected time per output token (ms)", ylabel="expected output tok
        title=f"{big}, BF16, 2 nodes of 8 H100, vLLM, batch {ok['batch'].min()}-{ok['batch'].max()}")
 ax.legend(title="replica layout (band: engine fit)")
 ax.annotate("source: llmcost.serving.setups.pipeline_replica, engines fitted on "
-            "data/serving_benchmarks.csv", xy=(0, 0), xycoords="figure fraction", fontsize=7);
+            "data/serving_benchmarks.csv", xy=(0, 0), xycoords="figure fraction",
+            fontsize=plots.SMALL_PT);
 
 # %%
 # NBVAL_CHECK_OUTPUT
