@@ -275,7 +275,7 @@ def test_the_zero3_warning_states_what_its_validation_holds():
     w = zero3_warning()
     assert f"checked on {n} held-out published ZeRO-3 runs" in w
     assert "few runs" not in w and "optimistic estimate" not in w
-    assert "25% longer" in w  # parallel.ZERO3_STEP_MARGIN
+    assert "18% longer" in w  # parallel.ZERO3_STEP_MARGIN, 0.18 (tests/test_plan_search.py)
     assert zero3_warning() in scenario_warnings(_values(zero_stage=3))
 
 
