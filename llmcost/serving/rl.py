@@ -3061,6 +3061,26 @@ def _eos_phases(row, mu: float | None, c: float) -> tuple:
     return validation_phases(validation_iteration(row, **kw), row["phases_measured"])
 
 
+def _eos_calibration_rows() -> tuple[pd.DataFrame, list, list]:
+    """The evaluated rows of ``data/rl_iterations.csv``, and the calibration rows the EOS-length
+    checks fit on: those of ``EOS_LENGTH_SYSTEMS`` generating with vLLM, and those generating
+    with HF generate (the fits never read a held-out row).
+
+    Raises
+    ------
+    ValueError
+        Either group empty."""
+    d = load_rl_validation()
+    d = d[d["split"] != "not_evaluated"]
+    cal = [r for _, r in d.iterrows() if r["split"] == "calibration"]
+    eos_v = [r for r in cal if r["system"] in EOS_LENGTH_SYSTEMS and r["engine"] == "vLLM"]
+    hf = [r for r in cal if r["engine"] == "HF generate"]
+    if not eos_v or not hf:
+        raise ValueError("no calibration row of EOS_LENGTH_SYSTEMS generates with vLLM, or none "
+                         "with HF generate (data/rl_iterations.csv)")
+    return d, eos_v, hf
+
+
 def eos_length_check() -> tuple:
     """A candidate for the generation-share gap of OpenRLHF's vLLM rows, judged and left off:
     their responses shorter than the answer limit (``EOS_LENGTH_SYSTEMS``), the mean response
@@ -3086,14 +3106,7 @@ def eos_length_check() -> tuple:
     validation row (id, split, measured_s, ratio, gen_ratio, train_ratio and the share gap in
     points, each ``_without`` / ``_with`` / ``_gen_only``); {split: (without, with, gen_only)}
     ``validation_summary`` dicts."""
-    d = load_rl_validation()
-    d = d[d["split"] != "not_evaluated"]
-    cal = [r for _, r in d.iterrows() if r["split"] == "calibration"]
-    eos_v = [r for r in cal if r["system"] in EOS_LENGTH_SYSTEMS and r["engine"] == "vLLM"]
-    hf = [r for r in cal if r["engine"] == "HF generate"]
-    if not eos_v or not hf:
-        raise ValueError("no calibration row of EOS_LENGTH_SYSTEMS generates with vLLM, or none "
-                         "with HF generate (data/rl_iterations.csv)")
+    d, eos_v, hf = _eos_calibration_rows()
     limit = min(float(r["response_tokens_max"]) for r in eos_v)
 
     def loss(rows, mu, c):
@@ -3196,14 +3209,7 @@ def per_call_check() -> tuple:
     ValueError
         No calibration row of ``EOS_LENGTH_SYSTEMS`` generates with vLLM, or none with HF
         generate."""
-    d = load_rl_validation()
-    d = d[d["split"] != "not_evaluated"]
-    cal = [r for _, r in d.iterrows() if r["split"] == "calibration"]
-    eos_v = [r for r in cal if r["system"] in EOS_LENGTH_SYSTEMS and r["engine"] == "vLLM"]
-    hf = [r for r in cal if r["engine"] == "HF generate"]
-    if not eos_v or not hf:
-        raise ValueError("no calibration row of EOS_LENGTH_SYSTEMS generates with vLLM, or none "
-                         "with HF generate (data/rl_iterations.csv)")
+    d, eos_v, hf = _eos_calibration_rows()
 
     def loss(rows, theta, c):
         return sum(math.log(_call_phases(r, theta, c)[1] / r["measured_generation_s"]) ** 2
