@@ -66,9 +66,9 @@ from ..laws.scaling import compute_optimal
 from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (SEQ_FACTOR, SIZE_FACTOR, band_for_step, central_mfu_words,
+from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, gpu_generation, mfu_band,
-                                published_ceiling)
+                                published_ceiling, seq_range_words)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -587,12 +587,7 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
              f"{mine}: the target assumes that stack's kernels)")
     return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
             f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
-            f"{_seq_words(int(_get(s, 'seq_len')))}{stack}")
-
-
-def _seq_words(seq_len: int) -> str:
-    """The sequence lengths a comparable run may have (``accuracy.SEQ_FACTOR``), in words."""
-    return f"{seq_len / SEQ_FACTOR:,.0f}–{seq_len * SEQ_FACTOR:,.0f}-token sequences"
+            f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}")
 
 
 def raise_mfu(s: dict, target: float | None = None) -> Change:

@@ -441,18 +441,35 @@ def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
     cls = "any dense or MoE" if is_moe is None else ("MoE" if is_moe else "dense")
     prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
         if str(dtype).lower().startswith("fp8") else "BF16 runs"
-    seq = "" if seq_len is None else (
-        f", sequences of {_seq_range(seq_len)[0]:,.0f}–{_seq_range(seq_len)[1]:,.0f} tokens")
+    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     return (f"{cls} runs on {gpu_generation(accelerator)}, total parameters within "
             f"{SIZE_FACTOR:g}×, {prec}{seq}")
 
 
-def _seq_range(seq_len: int) -> tuple:
+def _seq_range(seq_len: int | None) -> tuple:
     """The sequence lengths comparable to ``seq_len``: [seq_len ÷ SEQ_FACTOR, seq_len ×
-    SEQ_FACTOR] (ValueError for a length that is not a positive whole number)."""
+    SEQ_FACTOR]; [0, ∞) for None (every length counts). ValueError for a length that is not a
+    positive whole number."""
+    if seq_len is None:
+        return 0.0, math.inf
     if isinstance(seq_len, bool) or not (isinstance(seq_len, numbers.Integral) and seq_len >= 1):
         raise ValueError(f"seq_len={seq_len!r} must be a whole number of tokens >= 1")
     return seq_len / SEQ_FACTOR, seq_len * SEQ_FACTOR
+
+
+def seq_range_words(seq_len: int) -> str:
+    """The sequence lengths a comparable run may have (``SEQ_FACTOR``), in words: seq_len ÷ 4
+    to × 4, e.g. "1,024–16,384" for 4,096.
+
+    Raises
+    ------
+    ValueError
+        A length that is not a positive whole number.
+    """
+    if seq_len is None:
+        raise ValueError("seq_len=None must be a whole number of tokens >= 1")
+    lo, hi = _seq_range(seq_len)
+    return f"{lo:,.0f}–{hi:,.0f}"
 
 
 def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool | None,
@@ -501,7 +518,7 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     same = v[(v["gpu_generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
              & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))
              & ~v["run_id"].isin(list(exclude_runs))]
-    lo_s, hi_s = (0.0, math.inf) if seq_len is None else _seq_range(seq_len)
+    lo_s, hi_s = _seq_range(seq_len)
     same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
@@ -856,7 +873,7 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int 
     v = validation_table()
     fp8 = str(dtype).lower().startswith("fp8")
     same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))]
-    lo_s, hi_s = (0.0, math.inf) if seq_len is None else _seq_range(seq_len)
+    lo_s, hi_s = _seq_range(seq_len)
     same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
     best, source = None, f"no published {gen} run" + (
         "" if seq_len is None else " at a comparable sequence length")
@@ -913,8 +930,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16", seq_len)
-    seq = "" if seq_len is None else \
-        f", sequences of {_seq_range(seq_len)[0]:,.0f}–{_seq_range(seq_len)[1]:,.0f} tokens"
+    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
             f"parameters within {SIZE_FACTOR:g}×{seq})")
     ref, ref_src = (best, rule) if best is not None else (any_best, f"MFU at any size ({any_src})")

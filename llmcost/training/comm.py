@@ -105,6 +105,7 @@ from ..core.catalog import load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
+from ..core.stacks import BACKWARD_PREFETCH_MODES
 from ..core.units import as_array, options_with, scalar_or_array
 from .memory import get_recipe, stage_layers
 
@@ -949,8 +950,9 @@ def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, strid
     return scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
-#: The backward prefetch orders of ``fsdp_exposure``: ``backward_prefetch`` is when the next
-#: layer's backward gather is issued (PyTorch FSDP1's ``BackwardPrefetch``,
+#: The backward prefetch orders of ``fsdp_exposure`` (``stacks.BACKWARD_PREFETCH_MODES``):
+#: ``backward_prefetch`` is when the next layer's backward gather is issued (PyTorch FSDP1's
+#: ``BackwardPrefetch``,
 #: pytorch/pytorch@0aafd810d15f ``torch/distributed/fsdp/api.py``): ``"pre"`` (``BACKWARD_PRE``:
 #: "prefetches the next set of parameters *before* the current set of parameters' gradient
 #: computation. This overlaps the *next all-gather* and the *current gradient computation*"; FSDP2
@@ -969,7 +971,7 @@ def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, strid
 #: ``o(c, w)`` rises by at most 1 per unit of ``c``, "post" is never below "pre", equal when ``g =
 #: 0`` (nothing re-gathered). Convention: the exposed gather is charged at its bare time, with no
 #: contention term.
-FSDP_BACKWARD_PREFETCH = ("pre", "post")
+FSDP_BACKWARD_PREFETCH = BACKWARD_PREFETCH_MODES
 
 
 def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
