@@ -289,7 +289,9 @@ def run_size_default_warning(values: dict, defaults=frozenset()) -> str | None:
 
     def shown(k):
         v = values[k]
-        return f"{v:.3g}".replace("e+", "e") if k == "train_tokens" else f"{v:,}" if isinstance(v, int) else str(v)
+        if k == "train_tokens":
+            return f"{v:.3g}".replace("e+", "e")
+        return f"{v:,}" if isinstance(v, int) else str(v)
 
     return (f"the scenario sets no {', '.join(left)}: the bill prices the notebooks' "
             f"default{'s' if len(left) > 1 else ''} ("

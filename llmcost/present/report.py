@@ -728,8 +728,7 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
             elif name == "mfu" and "_mfu_calibration" in scenario:
                 out[name] = {"value": scenario[name],
                              "from": scenario["_mfu_calibration"]["from"]}
-            elif name == "mfu_band" and report_mfu_band(scenario):  # the report's, not a default
-                band = report_mfu_band(scenario)
+            elif name == "mfu_band" and (band := report_mfu_band(scenario)):  # the report's
                 out[name] = {"value": band, "from": MFU_BAND_FROM[band]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
