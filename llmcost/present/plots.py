@@ -1668,13 +1668,19 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     budgets : iterable of FLOPs for dotted lines D = C/(6N).
     """
     ax = _ax(ax, figsize=(7, 5))
-    cs = ax.contour(n_grid, d_grid, loss_grid, levels=np.arange(1.9, 3.01, 0.1), cmap="viridis")
-    ax.clabel(cs, fmt="%.1f", fontsize=SMALL_PT)
+    levels = np.arange(1.9, 3.01, 0.1)
+    cs = ax.contour(n_grid, d_grid, loss_grid, levels=levels, cmap="viridis")
+    labels = ax.clabel(cs, levels[1::2], fmt="%.1f", fontsize=SMALL_PT, inline=False,
+                       manual=_contour_label_points(cs, levels[1::2], n_grid, d_grid))
+    for t in labels:
+        t.set_bbox({"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     ax.plot(*frontier, color="C3", lw=2, label="compute-optimal N*(C), D*(C)")
     ax.plot(n_grid, 20 * n_grid, color="0.3", ls="--", lw=1, label="20 tokens per parameter")
     for c in budgets:
         ax.plot(n_grid, c / (6 * n_grid), color="0.6", ls=":", lw=1)
-        ax.annotate(f"{c:.0e} FLOPs", (n_grid[-1], c / (6 * n_grid[-1])), fontsize=SMALL_PT,
+        # The label sits where the line leaves the axes: the right edge, or the bottom edge.
+        n_at = min(n_grid[-1], c / (6 * d_grid[0] * 1.5))
+        ax.annotate(f"{c:.0e} FLOPs", (n_at, c / (6 * n_at)), fontsize=SMALL_PT,
                     color="0.4", ha="right", va="bottom")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -1683,8 +1689,31 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     ax.set_ylabel("training tokens D")
     ax.set_title("Iso-loss contours: the frontier crosses each at its cheapest point")
     ax.legend(fontsize=SMALL_PT, loc="upper left")
-    _source(ax, f"fit {fit_name}; dotted: isoFLOP lines C = 6ND")
+    _source(ax, f"fit {fit_name}; contours every 0.1 nats/token, labelled every 0.2; "
+                "dotted: isoFLOP lines C = 6ND")
     return ax
+
+
+def _contour_label_points(cs, levels, n_grid, d_grid, tokens_per_param: float = 2.0) -> list:
+    """Where to write each contour's label: where it crosses the line D = 2N (well under the
+    frontier's ~20 tokens per parameter), which runs from the bunched high-loss contours at
+    the lower left to the low-loss ones at the upper right, so the labels sit apart in a row
+    and clear of the legend and the budget labels at the edges. A level whose contour misses
+    that line inside the axes gets no label."""
+    n = np.geomspace(n_grid[0], n_grid[-1], 400)
+    d = tokens_per_param * n
+    inside = (d >= d_grid[0]) & (d <= d_grid[-1])
+    points = []
+    for level, segs in zip(cs.levels, cs.allsegs):
+        if not np.isclose(levels, level).any() or not segs:
+            continue
+        path = np.concatenate(segs)
+        # The contour's point nearest the line, in decades.
+        gap = np.abs(np.log10(path[:, 1]) - np.log10(tokens_per_param * path[:, 0]))
+        x, y = path[np.argmin(gap)]
+        if gap.min() < 0.05 and inside.any() and n[inside][0] <= x <= n[inside][-1]:
+            points.append((x, y))
+    return points
 
 
 FRONTIER_LABELS = ("gpt-3-175b", "gopher-280b", "chinchilla-70b", "palm-540b", "llama-2-7b",
