@@ -465,6 +465,85 @@ def test_the_26_02_01_b200_gpt_oss_row_is_the_release_branch_recipe(csvs):
     assert (int(first["ep"]), float(first["reported_tokens_per_sec_per_gpu"])) == (64, 8047)
 
 
+#: The worst Megatron-Bridge rows (held-out |error| > 25 %, and their siblings of the same
+#: recipe) read against the performance recipe of their container's release
+#: (NVIDIA-NeMo/Megatron-Bridge, docs/versions1.json at 067f987df: 0.2.0 = 25.11, 0.3.0 = 26.02,
+#: 0.3.1 = 26.02.01, 0.4.0 = 26.04, 0.4.2 = 26.04.01; 25.09 the r0.1.0 branch, no 0.1.0 tag):
+#: run_id -> (commit, config, (MBS, TP, PP, CP, VP (1: unset), EP, GBS), MoE dispatcher,
+#: moe_a2a_overlap, CUDA graphs, recompute_modules), transcribed from
+#: scripts/performance/configs/*/*workload_base_configs.py (WorkloadBaseConfig defaults: MBS 1,
+#: TP / PP / CP 1, VP unset, no graphs, moe_a2a_overlap False: scripts/performance/utils/utils.py)
+#: and the model's library recipe (dispatcher). The dispatcher is 'flex' with the config's
+#: moe_flex_dispatcher_backend where the perf script applies it (Qwen3 from v0.3.0, GPT-OSS from
+#: v0.4.0: apply_flex_dispatcher_backend), else the library's 'alltoall' (Qwen3 at v0.2.0, no
+#: backend; GPT-OSS before v0.4.0: gpt_oss_llm_pretrain.py never reads the backend, and its
+#: provider sets moe_token_dispatcher_type 'alltoall'). 26.02.01's B200 GPT-OSS line ran the
+#: release branch's config after the tag (904597bd3, PR #2915: EP 8). 25.09's Qwen3 on 8 B200 is
+#: scripts/performance/configs/qwen3/qwen3_30b_a3b_llm_pretrain.yaml on r0.1.0 (684a68616:
+#: b200 num_gpus_8: mbs 1, gbs 512, ep 8, cuda_graphs true, i.e. Megatron-Core's per-layer
+#: graphs, ``enable_cuda_graph``; the token-dropping padded layers, run_script.py), the one
+#: setting here the engine does not price (per-layer CUDA graphs: moe_layer's docstring).
+TAG_RECIPES = {
+    "mb2511-h100-qwen3-30b-a3b-fp8cs": (
+        "7af9601c9", "QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG", (1, 1, 2, 1, 12, 8, 512),
+        "alltoall", True, "none", ""),
+    "mb2602-h100-qwen3-30b-a3b-fp8cs": (
+        "21b02e0cf", "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1", (1, 1, 2, 1, 12, 8, 1024),
+        "deepep", True, "none", ""),
+    "mb2602-gb200-gpt-oss-120b-bf16": (
+        "21b02e0cf", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260201-gb200-gpt-oss-120b-bf16": (
+        "9c9dd8489", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260401-gb200-gpt-oss-120b-bf16": (
+        "c81012934", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", True, "none", "layernorm|moe_act"),
+    "mb2602-b200-gpt-oss-120b-bf16": (
+        "21b02e0cf", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260201-b200-gpt-oss-120b-bf16": (
+        "904597bd3", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 8, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260401-b200-gpt-oss-120b-bf16": (
+        "c81012934", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 8, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb2509-b200-qwen3-30b-a3b-fp8": (
+        "684a68616", "qwen3_30b_a3b_llm_pretrain.yaml b200 num_gpus_8", (1, 1, 1, 1, 1, 8, 512),
+        "alltoall", False, "per_layer", ""),
+}
+
+#: What each dispatcher is as a stack's ``moe_dispatch`` (data/stacks.csv): Megatron-Core's
+#: alltoall dispatcher sends a copy per routed expert; DeepEP and HybridEP one per node.
+DISPATCH_OF = {"alltoall": "per_expert", "deepep": "per_node", "hybridep": "per_node"}
+
+
+@pytest.mark.parametrize("rid", sorted(TAG_RECIPES))
+def test_worst_rows_agree_with_their_release_recipes(csvs, rid):
+    from llmcost.core.stacks import load_stack
+    from llmcost.training import step_validation
+    runs, cfg = csvs
+    commit, config, plan, dispatcher, overlap, graphs, modules = TAG_RECIPES[rid]
+    r, c = runs.loc[rid], cfg.loc[rid]
+    seq = int(r["seq_len"])
+    row = (int(c["micro_batch_size"]), int(r["tp"]), int(r["pp"]),
+           1 if pd.isna(r["cp"]) else int(r["cp"]), int(c["pp_virtual_stages"]), int(r["ep"]),
+           int(r["global_batch_tokens"]) // seq)
+    assert row == plan
+    stack = load_stack(c["stack"])
+    assert stack.moe_dispatch == DISPATCH_OF[dispatcher]
+    assert (rid in step_validation.EP_OVERLAP_OF_ROW) == overlap
+    assert c["recompute"] == "none"
+    assert ("" if pd.isna(c["recompute_modules"]) else c["recompute_modules"]) == modules
+    # eager stacks: the engine prices no graph; the one per-layer-graph run is said in its notes
+    assert stack.cuda_graphs == "none"
+    if graphs == "per_layer":
+        assert "cuda_graphs true" in c["notes"]
+    # the row cites its config by name (25.09's rows cite the set's recipe YAMLs and run_script)
+    cited = "recipe YAMLs" if rid.startswith("mb2509") else config
+    assert cited in c["source"] + c["notes"]
+
+
 #: The GB200 DeepSeek-V3 MXFP8 rows whose recipe recomputes Megatron-Core's ``mlp`` module:
 #: DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_V1 (whence ``_FP8_MX_V2``) sets ``recompute_modules=["mlp"]``
 #: in scripts/performance/configs/deepseek/deepseek_workload_base_configs.py at Megatron-Bridge
