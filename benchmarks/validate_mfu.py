@@ -794,13 +794,17 @@ def memory_report():
     print(f"   the {len(ok)} rows that fit leave {ok['headroom_bytes'].min() / gib:.1f}-"
           f"{ok['headroom_bytes'].max() / gib:.0f} GiB to the uncounted parts (smallest share "
           f"left: {1 - ok['share'].max():.1%}, {ok['share'].idxmax()})")
-    rid = "mb260201-gb300-llama-3.1-70b-mxfp8"
-    print(f"   {rid}, priced with its tag recipe's plan (MBS 1, VP 5), not its table line's "
-          "(MBS 2, VP n/a; the row's notes): each reading's count and error")
-    rd = step_validation.row_readings(rid, step_validation.MB260201_GB300_70B_TABLE_READINGS)
-    for label, r in rd.iterrows():
-        print(f"     {label:46s} {r['plan']:58s} {r['memory_bytes'] / gib:4.0f} GiB of "
-              f"{r['hbm_bytes'] / gib:.0f}, error {r['error']:+.1%}")
+    for rid, words, readings in (
+            ("mb260201-gb300-llama-3.1-70b-mxfp8", "(MBS 1, VP 5), not its table line's "
+             "(MBS 2, VP n/a", step_validation.MB260201_GB300_70B_TABLE_READINGS),
+            ("mb260201-gb300-llama-3.1-405b-fp8cs", "(TP 4, CP 1), not its table line's "
+             "(TP 2, CP 2", step_validation.MB260201_GB300_405B_TABLE_READINGS)):
+        print(f"   {rid}, priced with its tag recipe's plan {words}; the row's notes): each "
+              "reading's count and error")
+        rd = step_validation.row_readings(rid, readings)
+        for label, r in rd.iterrows():
+            print(f"     {label:46s} {r['plan']:58s} {r['memory_bytes'] / gib:4.0f} GiB of "
+                  f"{r['hbm_bytes'] / gib:.0f}, error {r['error']:+.1%}")
     cfg = step_validation.validation_configs().set_index("run_id")
     runs = llmcost.load_published_runs().set_index("run_id")
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.NEWER_SETS).set_index("run_id")

@@ -271,9 +271,12 @@ def test_every_row_of_the_four_sets_is_transcribed_here(csvs):
 #: pipeline and virtual pipeline sizes and micro_batch_size left at WorkloadBaseConfig's defaults
 #: (1, None, 1: scripts/performance/utils/utils.py at v0.3.1). 26.02.01's GB300 Llama 3 70B
 #: MXFP8 line states MBS 2, VP n/a (its FP8 line's); its recipe at the same tag is MBS 1, PP 4,
-#: VP 5 (``test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan``).
+#: VP 5 (``test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan``). 26.02.01's GB300
+#: Llama 3.1 405B FP8 line states TP 2, CP 2 (its MXFP8 line's); its recipe at the same tag is
+#: TP 4, PP 8, CP 1, VP 4 (``test_the_26_02_01_gb300_405b_fp8cs_row_is_its_tag_recipe_plan``).
 RECIPE_PLAN_ROWS = {"mb260201-h100-qwen3-30b-a3b-fp8cs": (1, 1, 1, 1, 0, 16),
-                    "mb260201-gb300-llama-3.1-70b-mxfp8": (1, 1, 4, 1, 5, 0)}
+                    "mb260201-gb300-llama-3.1-70b-mxfp8": (1, 1, 4, 1, 5, 0),
+                    "mb260201-gb300-llama-3.1-405b-fp8cs": (1, 4, 8, 1, 4, 0)}
 
 
 def _as_priced(row):
@@ -373,6 +376,172 @@ def test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan(csvs):
     assert t.loc["as priced", "error"] == pytest.approx(-0.095, abs=0.01)
     assert t.loc[table_plan, "error"] == pytest.approx(-0.303, abs=0.01)
     assert t.loc[table_plan, "memory_bytes"] / 2**30 == pytest.approx(375, abs=2)
+
+
+def test_the_26_02_01_gb300_405b_fp8cs_row_is_its_tag_recipe_plan(csvs):
+    """26.02.01's GB300 Llama 3.1 405B FP8 line (docs/performance-summary-archive.md at 067f987df)
+    states TP 2, PP 8, CP 2, VP 4: the plan columns of the MXFP8 line above it
+    ('| DGX-GB300 | 256 | MXFP8 | 1536 | 1 | 8192 | 0 | 2 | 8 | 2 | 4 | n/a | 949 | 2394 |').
+    Its recipe at the release tag v0.3.1 = 9c9dd8489,
+    scripts/performance/configs/llama/llama31_workload_base_configs.py:
+    ``LLAMA31_405B_PRETRAIN_CONFIG_GB300_FP8_CS_V2 = replace(..._FP8_CS_V1,
+    tensor_model_parallel_size=4, pipeline_model_parallel_size=8, context_parallel_size=1,
+    virtual_pipeline_model_parallel_size=4, num_gpus=256, global_batch_size=1536,
+    use_megatron_fsdp=False, cpu_offloading_num_layers=None)`` (the same at v0.3.0 and v0.4.0),
+    and the FP8 line of the 26.02, 26.04, 26.04.01 and 26.06 tables is TP 4, CP 1 at 988, 1036,
+    1024 and 1048 tokens/s/GPU: the 26.02.01 figure (1024) is within that series. DP = 256 /
+    (4 x 8 x 1) = 8 either way (the table's: 256 / (2 x 8 x 2)), GA = 1536 / (1 x 8) = 192."""
+    from llmcost.training import step_validation
+    runs, cfg = csvs
+    rid = "mb260201-gb300-llama-3.1-405b-fp8cs"
+    r, c = runs.loc[rid], cfg.loc[rid]
+    assert (int(r["tp"]), int(r["pp"]), int(r["cp"]), int(r["dp"])) == (4, 8, 1, 8)
+    assert (int(c["micro_batch_size"]), int(c["pp_virtual_stages"])) == (1, 4)
+    assert bool(c["sequence_parallel"]) and c["comm_tp_overlap"] == "all"
+    assert float(r["reported_tokens_per_sec_per_gpu"]) == 1024
+    assert float(r["reported_tflops_per_gpu"]) == 2585
+    assert int(r["global_batch_tokens"]) // 8192 // (int(c["micro_batch_size"]) * int(r["dp"])) \
+        == 192
+    assert "9c9dd848966322fc3ed7706747ec13219ef49dda" in c["source"]
+    assert "'| DGX-GB300 | 256 | FP8 | 1536 | 1 | 8192 | 0 | 2 | 8 | 2 | 4 | n/a | 1024 | 2585 |'" \
+        in c["notes"]
+    # the MXFP8 line's plan, which the FP8 line repeats
+    mx = runs.loc["mb260201-gb300-llama-3.1-405b-mxfp8"]
+    assert (int(mx["tp"]), int(mx["pp"]), int(mx["cp"])) == (2, 8, 2)
+    # every other table's GB300 FP8 line: the recipe's TP 4, CP 1, and its figures
+    others = {"mb2602-gb300-llama-3.1-405b-fp8cs": 988, "mb2604-gb300-llama-3.1-405b-fp8cs": 1036,
+              "mb260401-gb300-llama-3.1-405b-fp8cs": 1024,
+              "mb2606-gb300-llama-3.1-405b-fp8cs": 1048}
+    for k, tokens in others.items():
+        o = runs.loc[k]
+        assert (int(o["tp"]), int(o["pp"]), int(o["cp"])) == (4, 8, 1), k
+        assert float(o["reported_tokens_per_sec_per_gpu"]) == tokens, k
+    assert min(others.values()) <= 1024 <= max(others.values())
+    t = step_validation.row_readings(rid, step_validation.MB260201_GB300_405B_TABLE_READINGS)
+    table_plan = "the table's plan (TP 2, CP 2, DP 8)"
+    assert t.loc["as priced", "plan"].startswith("TP4 · PP8×v4 · DP8 · INTERLEAVED m=192 mbs=1")
+    assert t.loc[table_plan, "plan"].startswith("TP2 · PP8×v4 · CP2 · DP8 · INTERLEAVED m=192")
+    assert (t["memory_bytes"].loc[["as priced", table_plan]] <= t["hbm_bytes"].loc[
+        ["as priced", table_plan]]).all()
+    # regression pins (the engine's own figures, not sourced): the error as priced and under the
+    # table's plan
+    assert t.loc["as priced", "error"] == pytest.approx(-0.132, abs=0.01)
+    assert t.loc[table_plan, "error"] == pytest.approx(-0.128, abs=0.01)
+
+
+def test_row_readings_replace_the_run_plan_columns_only(csvs):
+    """``row_readings`` replaces the run's TP / PP / CP / EP (DP follows from the GPU count) and
+    refuses other columns of data/published_runs.csv (a figure is not a reading)."""
+    from llmcost.training import step_validation
+    rid = "mb260201-gb300-llama-3.1-405b-fp8cs"
+    t = step_validation.row_readings(rid, {"TP 8": {"tp": 8}})
+    assert t.loc["TP 8", "plan"].startswith("TP8 · PP8×v4 · DP4 ")    # 256 / (8 x 8 x 1) = 4
+    with pytest.raises(ValueError, match="reported_tokens_per_sec_per_gpu"):
+        step_validation.row_readings(rid, {"bad": {"reported_tokens_per_sec_per_gpu": 2000}})
+
+
+def test_the_26_02_01_b200_gpt_oss_row_is_the_release_branch_recipe(csvs):
+    """26.02.01's B200 GPT-OSS 120B line states EP 8 (13722 tokens/s/GPU) where 26.02's states
+    EP 64 (8047) and the recipe at the tag v0.3.1 (GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2,
+    from _V1: expert_model_parallel_size=64) EP 64: not a copy of another line. The release
+    branch r0.3.0 set EP 8 after the tag, in NVIDIA-NeMo/Megatron-Bridge commit 904597bd3
+    ('gpt_oss_cfg_update b200/b300 (#2915)', 2026-03-21 01:15:55 +0100, with
+    moe_flex_dispatcher_backend='hybridep', which gpt_oss_llm_pretrain.py at that commit never
+    reads: the library recipe's alltoall dispatcher), 42 s before the table's commit cfeddcd94
+    (01:16:37 +0100). The row keeps the table's plan and the alltoall dispatcher, and says why;
+    the 26.04.01 line, whose recipe (v0.4.2) is EP 8 with the alltoall dispatcher, agrees
+    (13568 tokens/s/GPU)."""
+    runs, cfg = csvs
+    rid = "mb260201-b200-gpt-oss-120b-bf16"
+    r, c = runs.loc[rid], cfg.loc[rid]
+    assert (int(r["ep"]), int(r["dp"]), int(c["micro_batch_size"])) == (8, 64, 4)
+    assert c["stack"] == "megatron-core-2024"
+    assert "904597bd3eadccf86a057ced0636d3b6e2fdf227" in c["source"]
+    assert "904597bd3" in c["notes"] and "cfeddcd94" in c["notes"]
+    later = runs.loc["mb260401-b200-gpt-oss-120b-bf16"]
+    assert (int(later["ep"]), float(later["reported_tokens_per_sec_per_gpu"])) == (8, 13568)
+    assert cfg.loc["mb260401-b200-gpt-oss-120b-bf16", "stack"] == "megatron-core-2024"
+    first = runs.loc["mb2602-b200-gpt-oss-120b-bf16"]
+    assert (int(first["ep"]), float(first["reported_tokens_per_sec_per_gpu"])) == (64, 8047)
+
+
+#: The worst Megatron-Bridge rows (held-out |error| > 25 %, and their siblings of the same
+#: recipe) read against the performance recipe of their container's release
+#: (NVIDIA-NeMo/Megatron-Bridge, docs/versions1.json at 067f987df: 0.2.0 = 25.11, 0.3.0 = 26.02,
+#: 0.3.1 = 26.02.01, 0.4.0 = 26.04, 0.4.2 = 26.04.01; 25.09 the r0.1.0 branch, no 0.1.0 tag):
+#: run_id -> (commit, config, (MBS, TP, PP, CP, VP (1: unset), EP, GBS), MoE dispatcher,
+#: moe_a2a_overlap, CUDA graphs, recompute_modules), transcribed from
+#: scripts/performance/configs/*/*workload_base_configs.py (WorkloadBaseConfig defaults: MBS 1,
+#: TP / PP / CP 1, VP unset, no graphs, moe_a2a_overlap False: scripts/performance/utils/utils.py)
+#: and the model's library recipe (dispatcher). The dispatcher is 'flex' with the config's
+#: moe_flex_dispatcher_backend where the perf script applies it (Qwen3 from v0.3.0, GPT-OSS from
+#: v0.4.0: apply_flex_dispatcher_backend), else the library's 'alltoall' (Qwen3 at v0.2.0, no
+#: backend; GPT-OSS before v0.4.0: gpt_oss_llm_pretrain.py never reads the backend, and its
+#: provider sets moe_token_dispatcher_type 'alltoall'). 26.02.01's B200 GPT-OSS line ran the
+#: release branch's config after the tag (904597bd3, PR #2915: EP 8). 25.09's Qwen3 on 8 B200 is
+#: scripts/performance/configs/qwen3/qwen3_30b_a3b_llm_pretrain.yaml on r0.1.0 (684a68616:
+#: b200 num_gpus_8: mbs 1, gbs 512, ep 8, cuda_graphs true, i.e. Megatron-Core's per-layer
+#: graphs, ``enable_cuda_graph``; the token-dropping padded layers, run_script.py), the one
+#: setting here the engine does not price (per-layer CUDA graphs: moe_layer's docstring).
+TAG_RECIPES = {
+    "mb2511-h100-qwen3-30b-a3b-fp8cs": (
+        "7af9601c9", "QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG", (1, 1, 2, 1, 12, 8, 512),
+        "alltoall", True, "none", ""),
+    "mb2602-h100-qwen3-30b-a3b-fp8cs": (
+        "21b02e0cf", "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1", (1, 1, 2, 1, 12, 8, 1024),
+        "deepep", True, "none", ""),
+    "mb2602-gb200-gpt-oss-120b-bf16": (
+        "21b02e0cf", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260201-gb200-gpt-oss-120b-bf16": (
+        "9c9dd8489", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260401-gb200-gpt-oss-120b-bf16": (
+        "c81012934", "GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", True, "none", "layernorm|moe_act"),
+    "mb2602-b200-gpt-oss-120b-bf16": (
+        "21b02e0cf", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 64, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260201-b200-gpt-oss-120b-bf16": (
+        "904597bd3", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 8, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb260401-b200-gpt-oss-120b-bf16": (
+        "c81012934", "GPT_OSS_120B_PRETRAIN_CONFIG_B200_BF16_V2", (4, 1, 1, 1, 1, 8, 1280),
+        "alltoall", False, "none", "layernorm|moe_act"),
+    "mb2509-b200-qwen3-30b-a3b-fp8": (
+        "684a68616", "qwen3_30b_a3b_llm_pretrain.yaml b200 num_gpus_8", (1, 1, 1, 1, 1, 8, 512),
+        "alltoall", False, "per_layer", ""),
+}
+
+#: What each dispatcher is as a stack's ``moe_dispatch`` (data/stacks.csv): Megatron-Core's
+#: alltoall dispatcher sends a copy per routed expert; DeepEP and HybridEP one per node.
+DISPATCH_OF = {"alltoall": "per_expert", "deepep": "per_node", "hybridep": "per_node"}
+
+
+@pytest.mark.parametrize("rid", sorted(TAG_RECIPES))
+def test_worst_rows_agree_with_their_release_recipes(csvs, rid):
+    from llmcost.core.stacks import load_stack
+    from llmcost.training import step_validation
+    runs, cfg = csvs
+    commit, config, plan, dispatcher, overlap, graphs, modules = TAG_RECIPES[rid]
+    r, c = runs.loc[rid], cfg.loc[rid]
+    seq = int(r["seq_len"])
+    row = (int(c["micro_batch_size"]), int(r["tp"]), int(r["pp"]),
+           1 if pd.isna(r["cp"]) else int(r["cp"]), int(c["pp_virtual_stages"]), int(r["ep"]),
+           int(r["global_batch_tokens"]) // seq)
+    assert row == plan
+    stack = load_stack(c["stack"])
+    assert stack.moe_dispatch == DISPATCH_OF[dispatcher]
+    assert (rid in step_validation.EP_OVERLAP_OF_ROW) == overlap
+    assert c["recompute"] == "none"
+    assert ("" if pd.isna(c["recompute_modules"]) else c["recompute_modules"]) == modules
+    # eager stacks: the engine prices no graph; the one per-layer-graph run is said in its notes
+    assert stack.cuda_graphs == "none"
+    if graphs == "per_layer":
+        assert "cuda_graphs true" in c["notes"]
+    # the row cites its config by name (25.09's rows cite the set's recipe YAMLs and run_script)
+    cited = "recipe YAMLs" if rid.startswith("mb2509") else config
+    assert cited in c["source"] + c["notes"]
 
 
 #: The GB200 DeepSeek-V3 MXFP8 rows whose recipe recomputes Megatron-Core's ``mlp`` module:

@@ -299,7 +299,7 @@ def test_worst_moe_row_as_its_recipe_ran():
     published = 512 * 4096 / (16 * 5275)
     assert published == pytest.approx(24.85, abs=0.01)
     assert (t["step_time_s"] < published).all()
-    with pytest.raises(ValueError, match="neither columns"):
+    with pytest.raises(ValueError, match="none of the columns"):
         step_validation.row_readings(rid, {"bad": {"no_such_field": 1}})
     with pytest.raises(ValueError, match="not a row"):
         step_validation.row_readings("no-such-run", {})

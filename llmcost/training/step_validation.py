@@ -903,11 +903,18 @@ MB2511_H100_TABLE_READINGS = {
 }
 
 
+#: The plan columns of ``data/published_runs.csv`` a reading of ``row_readings`` may replace
+#: (``row_plan`` derives DP from them and the run's GPU count).
+READING_RUN_COLUMNS = ("tp", "pp", "cp", "ep")
+
+
 def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
     """One validation row priced as recorded and under other readings of its sources.
 
     ``readings``: label → a dict of ``data/validation_mfu.csv`` columns (``micro_batch_size``,
-    ``pp_virtual_stages``, ``recompute``, …) and / or ``PHYSICS_OPTIONS`` (``ep_overlap``, …)
+    ``pp_virtual_stages``, ``recompute``, …), of the run's plan columns in
+    ``data/published_runs.csv`` (``READING_RUN_COLUMNS``: ``tp``, ``pp``, ``cp``, ``ep``; DP
+    follows as GPUs / (TP × PP × CP)) and / or ``PHYSICS_OPTIONS`` (``ep_overlap``, …)
     replacing the row's values. Returns one row per reading, ``"as priced"`` first (index: the
     label): ``plan``, ``error``, ``step_time_s`` and its parts (``PARTS``), as
     ``mfu_validation``'s columns, and the plan's ``memory_bytes`` and the GPU's ``hbm_bytes``
@@ -916,24 +923,28 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        ``run_id`` not a row of ``data/validation_mfu.csv``, or a key that is neither one of its
-        columns nor a ``PHYSICS_OPTIONS`` name.
+        ``run_id`` not a row of ``data/validation_mfu.csv``, or a key that is none of its
+        columns, ``READING_RUN_COLUMNS`` or ``PHYSICS_OPTIONS``.
     """
     cfg = validation_configs().set_index("run_id")
     if run_id not in cfg.index:
         raise ValueError(f"run_id={run_id!r} is not a row of data/validation_mfu.csv")
-    r = load_published_runs().set_index("run_id").loc[run_id]
+    run = load_published_runs().set_index("run_id").loc[run_id]
     out = {}
     for label, reading in {"as priced": {}, **readings}.items():
-        c = cfg.loc[run_id].copy()
+        c, r = cfg.loc[run_id].copy(), run.copy()
         c["run_id"] = run_id
-        bad = sorted(k for k in reading if k not in c.index and k not in PHYSICS_OPTIONS)
+        bad = sorted(k for k in reading if k not in c.index and k not in PHYSICS_OPTIONS
+                     and k not in READING_RUN_COLUMNS)
         if bad:
-            raise ValueError(f"reading {label!r}: {bad} are neither columns of "
-                             f"data/validation_mfu.csv nor step options {PHYSICS_OPTIONS}")
+            raise ValueError(f"reading {label!r}: {bad} are none of the columns of "
+                             f"data/validation_mfu.csv, the plan columns {READING_RUN_COLUMNS} "
+                             f"of data/published_runs.csv or the step options {PHYSICS_OPTIONS}")
         over = {k: v for k, v in reading.items() if k in PHYSICS_OPTIONS}
         for k, v in reading.items():
-            if k not in over:
+            if k in READING_RUN_COLUMNS:
+                r[k] = v
+            elif k not in over:
                 c[k] = v
         row = _validation_row(c, r, over, None)
         m = row_memory(c, r)
@@ -960,6 +971,21 @@ MB260201_GB300_70B_TABLE_READINGS = {
     "the table's VP n/a alone (MBS 1, 1F1B, GA 16)": {"pp_virtual_stages": 1},
 }
 
+
+#: Megatron-Bridge 26.02.01's Llama 3.1 405B FP8 (current scaling) on 256 GB300
+#: (``mb260201-gb300-llama-3.1-405b-fp8cs``): its table line (docs/performance-summary-archive.md
+#: at 067f987df, section '26.02.01 NeMo Container') states TP 2, PP 8, CP 2, VP 4, the plan
+#: columns of the MXFP8 line above it; the row is priced with the plan of its recipe at the
+#: release tag, TP 4, PP 8, CP 1, VP 4 (``LLAMA31_405B_PRETRAIN_CONFIG_GB300_FP8_CS_V2`` in
+#: scripts/performance/configs/llama/llama31_workload_base_configs.py at v0.3.1 = 9c9dd8489, the
+#: FP8 line's plan in the 26.02, 26.04, 26.04.01 and 26.06 tables), the reasons in the row's
+#: notes. Corrected after the row's error under the table's plan was seen; the table's reading,
+#: whole and each difference alone (TP 2 alone: DP 16; CP 2 alone: DP 4), for ``row_readings``.
+MB260201_GB300_405B_TABLE_READINGS = {
+    "the table's plan (TP 2, CP 2, DP 8)": {"tp": 2, "cp": 2},
+    "the table's TP 2 alone (CP 1, DP 16)": {"tp": 2},
+    "the table's CP 2 alone (TP 4, DP 4)": {"cp": 2},
+}
 
 #: Published runs of Qwen3-30B-A3B on 16 H100 under the recipe that replaced the one of the
 #: worst MoE rows (``mb2511-h100-qwen3-30b-a3b-fp8cs``, ``mb2602-h100-qwen3-30b-a3b-fp8cs``:
