@@ -38,8 +38,9 @@ layer runs on one GPU is summed:
   Transformer Engine layers ``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast
   before the all-gather, the norm's fused FP8 output or amax). Routed experts with output
   biases (gpt-oss) on the Megatron-Core stacks that add them unfused pay
-  ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: four eager passes and their
-  backward over the routed tokens × h, FP32 under DeepEP / HybridEP's FP32 probabilities).
+  ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: three eager passes, four
+  with FP32 probabilities, and their backward over the routed tokens × h, FP32 under DeepEP /
+  HybridEP's FP32 probabilities).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
