@@ -888,11 +888,12 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
       each gather ``G/L`` before their forward (``F/L`` to hide behind) and ``(n_g − 1)·G/L``
       before their backward, whose link also carries the layer's gradient reduce-scatter
       ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
-      exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
-      ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
+      exposed: ``fwd = G/L + (L − 1)·o(G/L, F/L)``, ``bwd = x + (L − 1)·o(x, B/L)`` with
       ``x = ((n_g − 1)·G + RS)/L`` (``backward_prefetch`` "pre"; under "post" every layer's
-      backward gathers are exposed, ``bwd = (n_g − 1)·G + RS/L + (L − 1)·max(RS/L − B/L, 0)``);
-      without ``dp_overlap``, ``n_g·G + RS``.
+      backward gathers are exposed, ``bwd = (n_g − 1)·G + RS/L + (L − 1)·o(RS/L, B/L)``), where
+      ``o(c, w) = max(c − w, 0) + σ·min(c, w)`` (``comm.overlap_cost``); with
+      ``prefetch_layers = 0`` nothing is prefetched and everything is exposed, ``fwd = G``,
+      ``bwd = (n_g − 1)·G + RS``; without ``dp_overlap``, ``n_g·G + RS``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
     """
