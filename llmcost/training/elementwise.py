@@ -106,8 +106,9 @@ bias weighted by its tokens' routing probabilities::
 (NVIDIA/Megatron-LM ``megatron/core/transformer/moe/experts.py``, ``TEGroupedMLP._apply_bias``,
 the same at b0cc2706d, d7288711b, 2edffadb5, d0b3b7754 and 458c8d0ec: the Megatron-Core pins of
 Megatron-Bridge v0.3.0, v0.4.0, v0.4.2, v0.5.0 and v0.5.1 = the 26.02 to 26.06.01 containers):
-four element-wise passes over the experts' ``(routed tokens) × h`` output in the forward and
-their autograd backward, none fused. The MXFP8 recipes of 26.06 on set
+three element-wise passes over the experts' ``(routed tokens) × h`` output in the forward (four
+with FP32 probabilities, the last cast back to BF16) and their autograd backward, with
+``torch.split``'s concatenation of the gradient, none fused. The MXFP8 recipes of 26.06 on set
 ``cutedsl_fused_grouped_mlp`` (Megatron-Bridge v0.5.0 ``scripts/performance/utils/overrides.py``:
 ``cfg.model.use_transformer_engine_op_fuser = True``), and ``TEGroupedMLP`` then runs fc1, the
 activation and fc2 as Transformer Engine's fused ops with the biases inside
@@ -290,7 +291,11 @@ def expert_bias_bytes(elements, probs_bytes: float) -> tuple:
     * backward (autograd): ``.to``'s backward casts the gradient to r (read 2, write r) and the
       add's casts it back for ``t`` (read r, write 2), both only when r = 4; the product's
       backward makes ``grad·p`` and ``grad·b`` (read r, write r each) and reduces them to the
-      bias and probability gradients (read r each): 12 B with BF16, 36 B with FP32.
+      bias and probability gradients (read r each); ``torch.split``'s backward concatenates the
+      experts' BF16 gradients of ``t`` into one tensor (read 2, write 2: ``split_with_sizes``'s
+      derivative is ``split_with_sizes_backward``, an ``at::cat`` of the pieces,
+      pytorch/pytorch@002ca6715ba1 ``torch/csrc/autograd/FunctionsManual.cpp``; the ``cat``'s
+      own backward hands out slices, no copy): 16 B with BF16, 40 B with FP32.
 
     Raises
     ------
@@ -302,6 +307,6 @@ def expert_bias_bytes(elements, probs_bytes: float) -> tuple:
     r = float(probs_bytes)
     cast = 1.0 if probs_bytes == 4 else 0.0
     fwd = r + (2.0 + 2.0 * r) + 2.0 * r + cast * (r + 2.0)
-    bwd = cast * 2.0 * (2.0 + r) + 2.0 * 3.0 * r
+    bwd = cast * 2.0 * (2.0 + r) + 2.0 * 3.0 * r + (2.0 + 2.0)
     e = np.asarray(elements, float)
     return fwd * e, bwd * e

@@ -38,8 +38,9 @@ layer runs on one GPU is summed:
   Transformer Engine layers ``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast
   before the all-gather, the norm's fused FP8 output or amax). Routed experts with output
   biases (gpt-oss) on the Megatron-Core stacks that add them unfused pay
-  ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: four eager passes and their
-  backward over the routed tokens × h, FP32 under DeepEP / HybridEP's FP32 probabilities).
+  ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: three eager passes, four
+  with FP32 probabilities, and their backward over the routed tokens × h, FP32 under DeepEP /
+  HybridEP's FP32 probabilities).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
@@ -887,11 +888,12 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
       each gather ``G/L`` before their forward (``F/L`` to hide behind) and ``(n_g − 1)·G/L``
       before their backward, whose link also carries the layer's gradient reduce-scatter
       ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
-      exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
-      ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
+      exposed: ``fwd = G/L + (L − 1)·o(G/L, F/L)``, ``bwd = x + (L − 1)·o(x, B/L)`` with
       ``x = ((n_g − 1)·G + RS)/L`` (``backward_prefetch`` "pre"; under "post" every layer's
-      backward gathers are exposed, ``bwd = (n_g − 1)·G + RS/L + (L − 1)·max(RS/L − B/L, 0)``);
-      without ``dp_overlap``, ``n_g·G + RS``.
+      backward gathers are exposed, ``bwd = (n_g − 1)·G + RS/L + (L − 1)·o(RS/L, B/L)``), where
+      ``o(c, w) = max(c − w, 0) + σ·min(c, w)`` (``comm.overlap_cost``); with
+      ``prefetch_layers = 0`` nothing is prefetched and everything is exposed, ``fwd = G``,
+      ``bwd = (n_g − 1)·G + RS``; without ``dp_overlap``, ``n_g·G + RS``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
     """
