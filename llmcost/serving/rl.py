@@ -2547,9 +2547,9 @@ def validation_setup(row) -> dict:
     dschat/rlhf/ppo_trainer.py ``_generate_sequence``, generates greedily (``do_sample=False``
     for Llama) with ``max_length`` only, its ``min_length`` commented out since 811683a4, so
     each generation batch ends when all its rows have ended (``dschat_phase_reading``); the
-    lengths of neither system's responses are published); NeMo RL's rows take the prompt and the mean response
-    ``row_lengths`` gives and a lognormal tail of responses up to T-Max less the prompt
-    (``response_lengths``). Every row
+    lengths of neither system's responses are published); NeMo RL's rows take the prompt and
+    the mean response ``row_lengths`` gives and a lognormal tail of responses up to T-Max less
+    the prompt (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
@@ -3063,8 +3063,9 @@ def zero3_critic_check() -> tuple:
 DSCHAT_PUBLISHED_TFLOPS = {"openrlhf-bench-7b-dschat": (5.32, 60.34),
                            "openrlhf-bench-13b-dschat": (2.74, 46.61)}
 DSCHAT_TFLOPS_SOURCE = ("OpenRLHF/OpenRLHF benchmark/README.md @ "
-                        "0baf3dd44d01f5744c2580bdd99db83ba59e1e04, DeepspeedChat rows: LLama2-7B Generation TFLOPs 5.32, Training TFLOPs "
-                        "60.34; LLama2-13B 2.74, 46.61; the formulas: microsoft/DeepSpeedExamples "
+                        "0baf3dd44d01f5744c2580bdd99db83ba59e1e04, DeepspeedChat rows: LLama2-7B "
+                        "Generation TFLOPs 5.32, Training TFLOPs 60.34; LLama2-13B 2.74, 46.61; "
+                        "the formulas: microsoft/DeepSpeedExamples "
                         "applications/DeepSpeed-Chat/dschat/utils/perf.py @ "
                         "6863634fc2fb974956272e33ecc0ac311bf6f33b, print_throughput_step3")
 
