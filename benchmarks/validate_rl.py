@@ -62,10 +62,11 @@ Last, a candidate for DeepSpeed-Chat's training phase: its ZeRO-3 critic with pa
 optimizer in host memory (``rl.zero3_critic_check``: shard copies per fetch and the gradient
 shard's host round trip at the nominal host link, read from DeepSpeed v0.13.2 and
 DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and left off.
-Then DeepSpeed-Chat's published phases as its step-3 print makes them
-(``rl.dschat_phase_reading``: the table's TFLOPs cells reproduced from its latencies, so its
-generation latency is the number of generation batches times the last batch's time, and its
-training runs at 15-19 % of the A800's peak by its own formula), the per-step rates of its two
+Then OpenRLHF's benchmark table as each system's step-3 print makes it
+(``rl.benchmark_phase_reading``: the table's TFLOPs cells reproduced from its latencies, so
+DeepSpeed-Chat's generation latency is the number of generation batches times the last batch's
+time, OpenRLHF's the whole experience loop, and DeepSpeed-Chat's training runs at 15-19 % of
+the A800's peak by its own formula), the per-step rates of its two
 rows against the model's, and a candidate for HF generate: the host's cost per decode step
 overlapping the GPU's work (``rl.hf_overlap_check``, max instead of sum, the host cost refitted
 on the calibration rows), judged on the three goals and left off.
@@ -173,7 +174,7 @@ def main():
     offload_and_phases()
     share_gaps()
     zero3_critic()
-    dschat_reading()
+    benchmark_reading()
     eos_lengths()
     per_call()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
@@ -502,26 +503,34 @@ def zero3_critic():
           + (", ".join(f"{k} {w0[k]:.4g} -> {w1[k]:.4g}" for k in worse) or "none") + ")")
 
 
-def dschat_reading():
-    """DeepSpeed-Chat's published phases as its print makes them (rl.dschat_phase_reading): the
-    table's TFLOPs cells reproduced from its latencies, one generation batch's time, and the
-    per-step rates of its two rows against the model's."""
-    t = rl.dschat_phase_reading()
-    print("\n=== DeepSpeed-Chat's phases as its step-3 print makes them (rl.dschat_phase_reading; "
-          "main.py l. 571 @ 6863634: e2e = training_time + generate_time x generation_batches, "
-          "generate_time the last generation batch's _generate_sequence alone; "
-          f"{rl.DSCHAT_TFLOPS_SOURCE}) ===")
-    print(t.round(3).to_string(index=False))
-    ok = ((t["gen_tflops"].round(2) == t["gen_tflops_published"])
-          & (t["train_tflops"].round(2) == t["train_tflops_published"])).all()
-    print(f"  the table's TFLOPs cells reproduce to their two decimals: {ok}: its generation "
-          "latency is generation_batches x one batch's time (the last batch's), and its training "
-          "latency is what DeepSpeed-Chat's formula divides (2,048-token sequences, actor and "
-          "critic, factor 4 for gradient checkpointing): "
-          + ", ".join(f"{r.id} at {r.train_peak_share:.1%} of the A800's dense peak"
-                      for r in t.itertuples()))
-    if len(t) == 2:
-        a, b = t.iloc[0], t.iloc[1]
+def benchmark_reading():
+    """OpenRLHF's benchmark table as its systems' prints make it (rl.benchmark_phase_reading):
+    the TFLOPs cells reproduced from the latencies, DeepSpeed-Chat's one timed generation batch,
+    the per-step rates of its two rows against the model's; and the HF generate host-overlap
+    candidate (rl.hf_overlap_check), judged on the three goals."""
+    t = rl.benchmark_phase_reading()
+    print("\n=== OpenRLHF's benchmark table as each system's step-3 print makes it "
+          "(rl.benchmark_phase_reading; DeepSpeed-Chat main.py l. 571 @ 6863634: e2e = "
+          "training_time + generate_time x generation_batches, generate_time the last "
+          "generation batch's _generate_sequence alone; OpenRLHF ppo_trainer.py @ 0baf3dd: the "
+          f"whole make_experience loop; {rl.BENCHMARK_TFLOPS_SOURCE}) ===")
+    print(t.drop(columns="system").round(3).to_string(index=False))
+    same = (t["gen_tflops"] - t["gen_tflops_published"]).abs().le(0.005) \
+        & (t["train_tflops"] - t["train_tflops_published"]).abs().le(0.005)
+    print(f"  cells reproduced to their two decimals: {int(same.sum())} of {len(t)} rows; "
+          + ("not: " + ", ".join(f"{r.id} (generation {r.gen_tflops:.2f} vs "
+                                 f"{r.gen_tflops_published:.2f}, training {r.train_tflops:.2f} "
+                                 f"vs {r.train_tflops_published:.2f})"
+                                 for r in t[~same].itertuples()) if (~same).any() else "all")
+          + ". So DeepSpeed-Chat's generation latency is generation_batches x one batch's time "
+          "(the last batch's), OpenRLHF's the whole experience loop, and both training "
+          "latencies are what the formula divides (2,048-token sequences, actor and critic, "
+          "factor 4): " + ", ".join(f"{r.id} trains at {r.train_peak_share:.1%} of the A800's "
+                                     "dense peak" for r in t[t["system"] == "DeepSpeed-Chat"]
+                                     .itertuples()))
+    ds = t[t["system"] == "DeepSpeed-Chat"]
+    if len(ds) == 2:
+        a, b = ds.iloc[0], ds.iloc[1]
         pub, mod = b["step_ms"] / a["step_ms"], b["model_step_ms"] / a["model_step_ms"]
         print(f"  seconds per decode step at the 1,024-token limit, {b['id']} / {a['id']}: "
               f"published {pub:.2f}, model {mod:.2f}; at the model's ratio, the timed "

@@ -2546,7 +2546,7 @@ def validation_setup(row) -> dict:
     microsoft/DeepSpeedExamples applications/DeepSpeed-Chat @ 6863634
     dschat/rlhf/ppo_trainer.py ``_generate_sequence``, generates greedily (``do_sample=False``
     for Llama) with ``max_length`` only, its ``min_length`` commented out since 811683a4, so
-    each generation batch ends when all its rows have ended (``dschat_phase_reading``); the
+    each generation batch ends when all its rows have ended (``benchmark_phase_reading``); the
     lengths of neither system's responses are published); NeMo RL's rows take the prompt and
     the mean response ``row_lengths`` gives and a lognormal tail of responses up to T-Max less
     the prompt (``response_lengths``). Every row
@@ -3056,18 +3056,25 @@ def zero3_critic_check() -> tuple:
     return pd.DataFrame(rows), out
 
 
-#: The Generation and Training TFLOPs cells of the DeepspeedChat rows of OpenRLHF's benchmark
-#: table (OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04):
-#: (generation, training) TFLOPs per GPU, as DeepSpeed-Chat's step-3 print reports them
-#: (``dschat_phase_reading``).
-DSCHAT_PUBLISHED_TFLOPS = {"openrlhf-bench-7b-dschat": (5.32, 60.34),
-                           "openrlhf-bench-13b-dschat": (2.74, 46.61)}
-DSCHAT_TFLOPS_SOURCE = ("OpenRLHF/OpenRLHF benchmark/README.md @ "
-                        "0baf3dd44d01f5744c2580bdd99db83ba59e1e04, DeepspeedChat rows: LLama2-7B "
-                        "Generation TFLOPs 5.32, Training TFLOPs 60.34; LLama2-13B 2.74, 46.61; "
-                        "the formulas: microsoft/DeepSpeedExamples "
-                        "applications/DeepSpeed-Chat/dschat/utils/perf.py @ "
-                        "6863634fc2fb974956272e33ecc0ac311bf6f33b, print_throughput_step3")
+#: The Generation and Training TFLOPs cells of OpenRLHF's benchmark table (OpenRLHF/OpenRLHF
+#: benchmark/README.md @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04), by validation row:
+#: (generation, training) TFLOPs per GPU, as each system's step-3 print reports them
+#: (``benchmark_phase_reading``). The Ray + vLLM 7B row's training cell, 75.02, is the Ray row
+#: above it (its latency, 403.29 s, gives 73.61; its end-to-end cell, 37.73, agrees with 403.29).
+BENCHMARK_TFLOPS = {"openrlhf-bench-7b-dschat": (5.32, 60.34),
+                    "openrlhf-bench-7b-openrlhf": (4.03, 115.52),
+                    "openrlhf-bench-7b-ray": (2.48, 75.02),
+                    "openrlhf-bench-7b-ray-vllm": (7.70, 75.02),
+                    "openrlhf-bench-13b-dschat": (2.74, 46.61),
+                    "openrlhf-bench-13b-ray": (2.61, 59.86),
+                    "openrlhf-bench-13b-ray-vllm": (4.98, 58.74),
+                    "openrlhf-bench-70b-ray-vllm": (2.48, 52.28)}
+BENCHMARK_TFLOPS_SOURCE = ("OpenRLHF/OpenRLHF benchmark/README.md @ "
+                           "0baf3dd44d01f5744c2580bdd99db83ba59e1e04, Generation and Training "
+                           "TFLOPs columns; the formulas: microsoft/DeepSpeedExamples "
+                           "applications/DeepSpeed-Chat/dschat/utils/perf.py @ "
+                           "6863634fc2fb974956272e33ecc0ac311bf6f33b and OpenRLHF/OpenRLHF "
+                           "openrlhf/utils/perf.py @ 0baf3dd, print_throughput_step3")
 
 
 def dschat_flops(m: ModelSpec, factor: float, batch: int, seq: int) -> float:
@@ -3085,57 +3092,60 @@ def dschat_flops(m: ModelSpec, factor: float, batch: int, seq: int) -> float:
     return 24.0 * factor * batch * seq * L * h * h * (1 + seq / (6 * h) + v / (16 * L * h))
 
 
-def dschat_phase_reading() -> pd.DataFrame:
-    """How DeepSpeed-Chat's published phases are made, checked against their own TFLOPs cells
-    (``DSCHAT_PUBLISHED_TFLOPS``), one row per DeepSpeed-Chat validation row.
+def benchmark_phase_reading() -> pd.DataFrame:
+    """How the OpenRLHF benchmark's published phases are made, checked against the table's own
+    TFLOPs cells (``BENCHMARK_TFLOPS``), one row per validation row that has them.
 
-    DeepSpeed-Chat's step 3 (microsoft/DeepSpeedExamples applications/DeepSpeed-Chat @ 6863634:
-    training/step3_rlhf_finetuning/main.py l. 571, dschat/rlhf/ppo_trainer.py
-    ``generate_experience``) prints ``generate_time``, the time of the *last* generation batch's
-    ``_generate_sequence`` alone, and takes ``e2e_time = training_time + generate_time ×
-    generation_batches``; its Generation TFLOPs divide one batch's forward FLOPs by that one
-    batch's time::
+    Both systems print with the same formulas (``dschat_flops``; s = prompt + answer limit,
+    2,048; actor and critic of the policy's size, factor 4 for gradient checkpointing)::
 
-        generation_batches = prompts / (per-device generation batch · GPUs)
-        batch_s            = published generation / generation_batches
-        gen_tflops         = dschat_flops(f=1, B = per-device batch · GPUs, s) / (batch_s · GPUs)
-        train_tflops       = 2 · dschat_flops(f=4, B = samples, s) / (published training · GPUs)
+        train_tflops = 2 · dschat_flops(4, samples, s) / (published training · GPUs)
+        gen_tflops   = dschat_flops(1, B, s) / (timed generation · GPUs)
 
-    (actor and critic of the policy's size, both with gradient checkpointing; s = prompt +
-    answer limit, 2,048). If the cells reproduce, the table's generation latency is
-    ``generation_batches`` times one batch's time, not their sum, and its training latency is
-    what DeepSpeed-Chat's own formula divides. ``step_ms``: that batch's seconds per decode step
-    if it ran to the answer limit (DeepSpeed-Chat generates greedily, ``do_sample=False`` for
-    Llama, with ``max_length`` only, so a batch stops early when all its rows have ended);
-    ``model_step_ms``: the model's generation phase per batch per step at the limit.
+    but time generation differently. DeepSpeed-Chat's step 3 (microsoft/DeepSpeedExamples
+    applications/DeepSpeed-Chat @ 6863634: training/step3_rlhf_finetuning/main.py l. 571,
+    dschat/rlhf/ppo_trainer.py ``generate_experience``) times the *last* generation batch's
+    ``_generate_sequence`` alone and takes ``e2e_time = training_time + generate_time ×
+    generation_batches``: B = per-device generation batch · GPUs, timed generation =
+    published generation ÷ generation_batches (= prompts ÷ B). OpenRLHF (openrlhf/trainer/
+    ppo_trainer.py and utils/perf.py @ 0baf3dd) times the whole loop of ``make_experience``:
+    B = the rollout batch, timed generation = the published phase, GPUs = every GPU of the job
+    (vLLM's included). If the cells reproduce, the latencies are read as the systems made them.
+    ``step_ms`` (DeepSpeed-Chat's rows): the timed batch's seconds per decode step if it ran to
+    the answer limit (it generates greedily, ``do_sample=False`` for Llama, with ``max_length``
+    only, so a batch stops early when all its rows have ended); ``model_step_ms``: the model's
+    generation phase per batch per step at the limit.
 
     Returns
     -------
-    DataFrame: id, split, generation_batches, batch_s, gen_tflops, gen_tflops_published,
-    train_tflops, train_tflops_published, train_peak_share (train_tflops ÷ the dense BF16/FP16
-    peak), step_ms, model_step_ms."""
+    DataFrame: id, system, split, generation_batches, batch_s, gen_tflops,
+    gen_tflops_published, train_tflops, train_tflops_published, train_peak_share
+    (train_tflops ÷ the dense BF16/FP16 peak), step_ms, model_step_ms (NaN for OpenRLHF)."""
     d = load_rl_validation()
     rows = []
-    for _, r in d[d["system"] == "DeepSpeed-Chat"].iterrows():
+    for _, r in d[d["id"].isin(list(BENCHMARK_TFLOPS))].iterrows():
         m = inf.serving_model(r["catalog_model"])
-        n, b = int(r["n_gpus"]), int(r["gen_micro_batch"])
+        n = int(r["n_gpus"])
         samples = int(r["prompts_per_step"]) * int(r["samples_per_prompt"])
-        seq = int(r["prompt_tokens_max"]) + int(r["response_tokens_max"])
-        nb = samples / (b * n)
+        seq, lim = int(r["prompt_tokens_max"]) + int(r["response_tokens_max"]), \
+            float(r["response_tokens_max"])
+        dschat = r["system"] == "DeepSpeed-Chat"
+        b = int(r["gen_micro_batch"]) * n if dschat else samples
+        nb = samples / b
         batch_s = float(r["measured_generation_s"]) / nb
-        acc = validation_setup(r)["accelerator"]
-        it = validation_iteration(r)
-        gen_pub, train_pub = DSCHAT_PUBLISHED_TFLOPS.get(r["id"], (np.nan, np.nan))
         train = 2 * dschat_flops(m, 4, samples, seq) / (float(r["measured_train_s"]) * n * 1e12)
-        rows.append({"id": r["id"], "split": r["split"], "generation_batches": nb,
-                     "batch_s": batch_s,
-                     "gen_tflops": dschat_flops(m, 1, b * n, seq) / (batch_s * n * 1e12),
+        gen_pub, train_pub = BENCHMARK_TFLOPS[r["id"]]
+        model_s = validation_iteration(r).generation_wall_s / nb if dschat else np.nan
+        rows.append({"id": r["id"], "system": r["system"], "split": r["split"],
+                     "generation_batches": nb, "batch_s": batch_s,
+                     "gen_tflops": dschat_flops(m, 1, b, seq) / (batch_s * n * 1e12),
                      "gen_tflops_published": gen_pub, "train_tflops": train,
                      "train_tflops_published": train_pub,
-                     "train_peak_share": train * 1e12 / acc.peak_flops_per_s("bf16"),
-                     "step_ms": 1e3 * batch_s / float(r["response_tokens_max"]),
-                     "model_step_ms": 1e3 * it.generation_wall_s / nb
-                     / float(r["response_tokens_max"])})
+                     "train_peak_share": train * 1e12
+                     / inf.serving_accelerator(validation_setup(r)["accelerator"])
+                     .peak_flops_per_s("bf16"),
+                     "step_ms": 1e3 * batch_s / lim if dschat else np.nan,
+                     "model_step_ms": 1e3 * model_s / lim})
     return pd.DataFrame(rows)
 
 
@@ -3148,7 +3158,7 @@ def dschat_phase_reading() -> pd.DataFrame:
 #: OpenLLMAI/Llama-2-7b-sft-model-ocra-500k). ``validation_generation_bound`` shows the limit
 #: cannot be what ran on the 7B vLLM row (its roofline at 1,024-token responses exceeds the
 #: published phase). Used by ``eos_length_check`` only. DeepSpeed-Chat's rows end their
-#: responses at the end-of-sequence token too (``dschat_phase_reading``) but are not among them:
+#: responses at the end-of-sequence token too (``benchmark_phase_reading``) but are not among them:
 #: they decode greedily from the base model (OpenRLHF benchmark/deepspeed-chat/llama_7b.sh,
 #: llama_13b.sh @ 0baf3dd: meta-llama/Llama-2-*-hf) where OpenRLHF samples from an SFT model,
 #: so one mean length cannot serve both, and DeepSpeed-Chat's published generation is one
