@@ -1401,6 +1401,10 @@ class RLOptions:
     hf_host_overlap : bool
         HF generate's host cost per decode step overlaps the GPU's work instead of adding to it
         (``RolloutSetup.hf_host_overlap``); a candidate, off.
+    offload_host_shared : bool
+        With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
+        trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
+        a candidate (``shared_host_adam_check``), off.
     """
 
     algorithm: str = "grpo"
@@ -1444,6 +1448,7 @@ class RLOptions:
     rollout_decode_factor: float | None = None
     rollout_per_call: bool = False
     hf_host_overlap: bool = False
+    offload_host_shared: bool = False
 
     def __post_init__(self):
         self._check_counts()
@@ -1493,7 +1498,8 @@ class RLOptions:
         if not (isinstance(self.reward, str) and self.reward == "verifier"):
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
-                     "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap"):
+                     "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
+                     "offload_host_shared"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.recompute_old_logprobs is not None \
@@ -1845,7 +1851,19 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
     (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
     GPUs); zeros when ``o.optimizer_offload`` is False. Key "reference": the host swaps of the
-    reference pass (``host_swap_times``; 0 without ``o.host_swaps``)."""
+    reference pass (``host_swap_times``; 0 without ``o.host_swaps``).
+
+    With ``o.offload_host_shared`` (a candidate, ``shared_host_adam_check``), PPO's actor and
+    critic on their own GPUs (``o.role_gpus``: OpenRLHF's Ray trainer, whose actor starts the
+    critic's ``fit`` remotely and trains meanwhile, trainer/ray/ppo_actor.py ``ppo_train`` @
+    0baf3dd) step their CPU Adam together on the CPUs of the hosts their GPUs fill, packed::
+
+        shared hosts H = ceil((g_a + g_c) / GPUS_PER_HOST)
+        each model's CPU term per step  N_x / ceil(g_x / GPUS_PER_HOST) / R_host
+                                   ->  (N_a + N_c) / H / R_host
+
+    (``CPU_ADAM_PARAMS_PER_S_PER_HOST`` is a host's rate; the steps taken as simultaneous, an
+    upper bound on the contention)."""
     out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
@@ -1857,6 +1875,12 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     if o.algorithm == "ppo":
         n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
         out["critic"] = optimizer_offload_time(n_c, gpus["critic"], acc, k, g["critic"])
+        if o.offload_host_shared and o.role_gpus is not None:
+            h = math.ceil((gpus["actor"] + gpus["critic"]) / GPUS_PER_HOST)
+            both = (m.n_params + n_c) / h / CPU_ADAM_PARAMS_PER_S_PER_HOST
+            for r, n in (("actor", m.n_params), ("critic", n_c)):
+                own = n / math.ceil(gpus[r] / GPUS_PER_HOST) / CPU_ADAM_PARAMS_PER_S_PER_HOST
+                out[r] += k * (both - own)
     return out
 
 
@@ -3387,6 +3411,24 @@ def hf_overlap_check() -> tuple:
 
     frame, out = _candidate_frames(d, phases)
     return c, frame, out
+
+
+def shared_host_adam_check() -> tuple:
+    """A candidate for the training phase of OpenRLHF's Ray rows, judged and left off: their
+    actor and critic, side by side on their own GPUs, step their CPU Adam on the same hosts'
+    CPUs (``offload_host_shared``, ``offload_times``); no constant refitted. Returns (frame,
+    {split: (summary without, summary with)}): per evaluated row ratio, train_ratio and the
+    share gap in points, each ``_without`` / ``_with`` (``validation_summary`` dicts)."""
+    base = rl_validation("model")
+    w = rl_validation("model", change={"offload_host_shared": True})
+    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
+    for name, f in (("without", base), ("with", w)):
+        frame[f"ratio_{name}"] = f["ratio"]
+        frame[f"train_ratio_{name}"] = f["train_ratio"]
+        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
+    out = {sp: (validation_summary(base[base["split"] == sp]),
+                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
+    return frame, out
 
 
 def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
