@@ -477,11 +477,13 @@ def cross_domain_ll_step_latency(efficiency: Efficiency, tp: int, domain: int) -
     return (min(ring, tree) - base) / n_s
 
 
-def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
+def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s, overlap=False):
     """Decode-step seconds for ``live`` sequences at mean context ``ctx`` on engine ``eng``
     (None: the roofline): (t − KV read)/η_d + KV read/η_kv + o (``inference.EngineEfficiency``),
     plus, for HF generate, ``hf_s`` (``HF_GENERATE_S_PER_LAYER_STEP``) × layers and its cache's
-    concatenation, ``HF_GENERATE_KV_COPIES`` × KV read/η_kv."""
+    concatenation, ``HF_GENERATE_KV_COPIES`` × KV read/η_kv; with ``overlap`` (a candidate,
+    ``hf_overlap_check``), the host's ``hf_s`` × layers and the GPU's work overlap instead of
+    adding: max(GPU, host)."""
     if eng is None:
         return np.asarray(inf.decode_step_time(m, acc, live, ctx, **kw), dtype=float)
     st = inf.decode_step(m, acc, live, ctx, **kw)
@@ -489,7 +491,8 @@ def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
     kv = np.asarray(inf.decode_kv_read_s(st, m, kw["weight_dtype"]), dtype=float)
     out = (t - kv) / eng.decode_fraction + kv / eng.kv_read_fraction + eng.step_overhead_s
     if eng.family == "HF generate":
-        out = out + hf_s * n_layers + HF_GENERATE_KV_COPIES * kv / eng.kv_read_fraction
+        gpu = out + HF_GENERATE_KV_COPIES * kv / eng.kv_read_fraction
+        out = np.maximum(gpu, hf_s * n_layers) if overlap else gpu + hf_s * n_layers
     return out
 
 
@@ -527,6 +530,9 @@ class RolloutSetup:
         call before the next (OpenRLHF @ 0baf3dd: one ``llm.generate`` per micro-rollout
         batch), so a freed slot is not refilled: each call ends with its longest response
         (``_call_batches``). False: continuous batching (HF generate: its static batches).
+    hf_host_overlap : bool
+        HF generate's host cost overlaps the GPU's work of the step (max, not sum:
+        ``_engine_step_s``); a candidate judged by ``hf_overlap_check`` and left off.
     """
 
     samples_per_prompt: int = 1
@@ -541,12 +547,14 @@ class RolloutSetup:
     hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
     decode_factor: float | None = None
     per_call: bool = False
+    hf_host_overlap: bool = False
 
     def __post_init__(self):
         fix = object.__setattr__
         fix(self, "samples_per_prompt", _int("samples_per_prompt", self.samples_per_prompt))
-        if not isinstance(self.per_call, bool):
-            raise ValueError(f"per_call={self.per_call!r} must be True or False")
+        for name in ("per_call", "hf_host_overlap"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.decode_factor is not None:
             fix(self, "decode_factor", _float("decode_factor", self.decode_factor,
                                               positive=True))
@@ -597,7 +605,7 @@ def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
         n_b, s_b = bt.size, int(bt.max())
         dec += float(_engine_step_s(m, acc, eng, np.full(s_b, float(n_b)),
                                     p + np.arange(s_b, dtype=float), kw, m.n_layers,
-                                    s.hf_s_per_layer_step).sum())
+                                    s.hf_s_per_layer_step, s.hf_host_overlap).sum())
         steps += s_b
     pre = float(inf.prefill_time(m, acc, p, c, **kw)) * len(batches)
     if eng is not None:
@@ -631,7 +639,7 @@ def _call_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
             live = np.maximum(b * f / np.maximum(surv, 1e-300), 1.0)
         keep = surv > 0
         st = _engine_step_s(m, acc, eng, live[keep], p + t[keep], kw, m.n_layers,
-                            s.hf_s_per_layer_step)
+                            s.hf_s_per_layer_step, s.hf_host_overlap)
         dec += k * float((surv[keep] * st).sum())
         steps += k * float(surv.sum())
         one = float(inf.prefill_time(m, acc, p, b, **kw))
@@ -666,7 +674,7 @@ def _continuous_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     busy = live > 0
     step_s = np.zeros(steps)
     step_s[busy] = _engine_step_s(m, acc, eng, live[busy], ctx_total[busy] / live[busy], kw,
-                                  m.n_layers, s.hf_s_per_layer_step)
+                                  m.n_layers, s.hf_s_per_layer_step, s.hf_host_overlap)
     n_prompts = math.ceil(r.size / s.samples_per_prompt) if s.prefix_sharing else r.size
     pre = float(inf.prefill_time(m, acc, p, n_prompts, **kw))
     if eng is not None:
@@ -1390,6 +1398,13 @@ class RLOptions:
         Each rollout replica receives ``max_concurrent`` sequences per engine call and finishes
         the call before the next (``RolloutSetup.per_call``: a call ends with its longest
         response, freed slots not refilled). False: continuous batching.
+    hf_host_overlap : bool
+        HF generate's host cost per decode step overlaps the GPU's work instead of adding to it
+        (``RolloutSetup.hf_host_overlap``); a candidate, off.
+    offload_host_shared : bool
+        With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
+        trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
+        a candidate (``shared_host_adam_check``), off.
     """
 
     algorithm: str = "grpo"
@@ -1432,6 +1447,8 @@ class RLOptions:
     pack_tokens: int | None = None
     rollout_decode_factor: float | None = None
     rollout_per_call: bool = False
+    hf_host_overlap: bool = False
+    offload_host_shared: bool = False
 
     def __post_init__(self):
         self._check_counts()
@@ -1481,7 +1498,8 @@ class RLOptions:
         if not (isinstance(self.reward, str) and self.reward == "verifier"):
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
-                     "optimizer_offload", "host_swaps", "rollout_per_call"):
+                     "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
+                     "offload_host_shared"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.recompute_old_logprobs is not None \
@@ -1580,7 +1598,8 @@ class RLOptions:
                             efficiency=self.efficiency, engine=self.engine,
                             hf_s_per_layer_step=self.hf_s_per_layer_step,
                             decode_factor=self.rollout_decode_factor,
-                            per_call=self.rollout_per_call)
+                            per_call=self.rollout_per_call,
+                            hf_host_overlap=self.hf_host_overlap)
 
 
 def sample_lengths(o: RLOptions) -> np.ndarray:
@@ -1832,7 +1851,19 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
     (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
     GPUs); zeros when ``o.optimizer_offload`` is False. Key "reference": the host swaps of the
-    reference pass (``host_swap_times``; 0 without ``o.host_swaps``)."""
+    reference pass (``host_swap_times``; 0 without ``o.host_swaps``).
+
+    With ``o.offload_host_shared`` (a candidate, ``shared_host_adam_check``), PPO's actor and
+    critic on their own GPUs (``o.role_gpus``: OpenRLHF's Ray trainer, whose actor starts the
+    critic's ``fit`` remotely and trains meanwhile, trainer/ray/ppo_actor.py ``ppo_train`` @
+    0baf3dd) step their CPU Adam together on the CPUs of the hosts their GPUs fill, packed::
+
+        shared hosts H = ceil((g_a + g_c) / GPUS_PER_HOST)
+        each model's CPU term per step  N_x / ceil(g_x / GPUS_PER_HOST) / R_host
+                                   ->  (N_a + N_c) / H / R_host
+
+    (``CPU_ADAM_PARAMS_PER_S_PER_HOST`` is a host's rate; the steps taken as simultaneous, an
+    upper bound on the contention)."""
     out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
@@ -1844,6 +1875,12 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     if o.algorithm == "ppo":
         n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
         out["critic"] = optimizer_offload_time(n_c, gpus["critic"], acc, k, g["critic"])
+        if o.offload_host_shared and o.role_gpus is not None:
+            h = math.ceil((gpus["actor"] + gpus["critic"]) / GPUS_PER_HOST)
+            both = (m.n_params + n_c) / h / CPU_ADAM_PARAMS_PER_S_PER_HOST
+            for r, n in (("actor", m.n_params), ("critic", n_c)):
+                own = n / math.ceil(gpus[r] / GPUS_PER_HOST) / CPU_ADAM_PARAMS_PER_S_PER_HOST
+                out[r] += k * (both - own)
     return out
 
 
@@ -2527,11 +2564,16 @@ def validation_setup(row) -> dict:
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
     (every response at the limit: an upper bound for OpenRLHF's own rows, whose generation at
     the benchmark's commit stops at the end-of-sequence token, ``Actor.generate`` with
-    ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, while
-    DeepSpeed-Chat's benchmark setting generates fixed-length answers; the mean length of
-    OpenRLHF's responses is not published); NeMo RL's rows take the prompt and the mean response
-    ``row_lengths`` gives and a lognormal tail of responses up to T-Max less the prompt
-    (``response_lengths``). Every row
+    ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, and for
+    DeepSpeed-Chat's rows too: its blog's benchmark setting "generate[s] fixed-length answer"
+    (BenckmarkSetting.md), but the code OpenRLHF's benchmark ran,
+    microsoft/DeepSpeedExamples applications/DeepSpeed-Chat @ 6863634
+    dschat/rlhf/ppo_trainer.py ``_generate_sequence``, generates greedily (``do_sample=False``
+    for Llama) with ``max_length`` only, its ``min_length`` commented out since 811683a4, so
+    each generation batch ends when all its rows have ended (``benchmark_phase_reading``); the
+    lengths of neither system's responses are published); NeMo RL's rows take the prompt and
+    the mean response ``row_lengths`` gives and a lognormal tail of responses up to T-Max less
+    the prompt (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
@@ -3038,6 +3080,99 @@ def zero3_critic_check() -> tuple:
     return pd.DataFrame(rows), out
 
 
+#: The Generation and Training TFLOPs cells of OpenRLHF's benchmark table (OpenRLHF/OpenRLHF
+#: benchmark/README.md @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04), by validation row:
+#: (generation, training) TFLOPs per GPU, as each system's step-3 print reports them
+#: (``benchmark_phase_reading``). The Ray + vLLM 7B row's training cell, 75.02, is the Ray row
+#: above it (its latency, 403.29 s, gives 73.61; its end-to-end cell, 37.73, agrees with 403.29).
+BENCHMARK_TFLOPS = {"openrlhf-bench-7b-dschat": (5.32, 60.34),
+                    "openrlhf-bench-7b-openrlhf": (4.03, 115.52),
+                    "openrlhf-bench-7b-ray": (2.48, 75.02),
+                    "openrlhf-bench-7b-ray-vllm": (7.70, 75.02),
+                    "openrlhf-bench-13b-dschat": (2.74, 46.61),
+                    "openrlhf-bench-13b-ray": (2.61, 59.86),
+                    "openrlhf-bench-13b-ray-vllm": (4.98, 58.74),
+                    "openrlhf-bench-70b-ray-vllm": (2.48, 52.28)}
+BENCHMARK_TFLOPS_SOURCE = ("OpenRLHF/OpenRLHF benchmark/README.md @ "
+                           "0baf3dd44d01f5744c2580bdd99db83ba59e1e04, Generation and Training "
+                           "TFLOPs columns; the formulas: microsoft/DeepSpeedExamples "
+                           "applications/DeepSpeed-Chat/dschat/utils/perf.py @ "
+                           "6863634fc2fb974956272e33ecc0ac311bf6f33b and OpenRLHF/OpenRLHF "
+                           "openrlhf/utils/perf.py @ 0baf3dd, print_throughput_step3")
+
+
+def dschat_flops(m: ModelSpec, factor: float, batch: int, seq: int) -> float:
+    """FLOPs as DeepSpeed-Chat's throughput print counts them (``calculate_flops``, "Megatron
+    paper's formula"; microsoft/DeepSpeedExamples applications/DeepSpeed-Chat/dschat/utils/
+    perf.py @ 6863634)::
+
+        F = 24 · f · B · s · L · h² · (1 + s / (6h) + V / (16 · L · h))
+
+    f = 4 with gradient checkpointing, 3 without, 1 for its generation figure ("forward pass
+    only"); B sequences of s tokens (DeepSpeed-Chat's s = max prompt + max answer); L layers,
+    h hidden size, V vocabulary. By hand, Llama-2-7B (L 32, h 4096, V 32,000), f 1, B 64,
+    s 2,048: 1.8553e15."""
+    L, h, v = m.n_layers, m.d_model, m.vocab_size
+    return 24.0 * factor * batch * seq * L * h * h * (1 + seq / (6 * h) + v / (16 * L * h))
+
+
+def benchmark_phase_reading() -> pd.DataFrame:
+    """How the OpenRLHF benchmark's published phases are made, checked against the table's own
+    TFLOPs cells (``BENCHMARK_TFLOPS``), one row per validation row that has them.
+
+    Both systems print with the same formulas (``dschat_flops``; s = prompt + answer limit,
+    2,048; actor and critic of the policy's size, factor 4 for gradient checkpointing)::
+
+        train_tflops = 2 · dschat_flops(4, samples, s) / (published training · GPUs)
+        gen_tflops   = dschat_flops(1, B, s) / (timed generation · GPUs)
+
+    but time generation differently. DeepSpeed-Chat's step 3 (microsoft/DeepSpeedExamples
+    applications/DeepSpeed-Chat @ 6863634: training/step3_rlhf_finetuning/main.py l. 571,
+    dschat/rlhf/ppo_trainer.py ``generate_experience``) times the *last* generation batch's
+    ``_generate_sequence`` alone and takes ``e2e_time = training_time + generate_time ×
+    generation_batches``: B = per-device generation batch · GPUs, timed generation =
+    published generation ÷ generation_batches (= prompts ÷ B). OpenRLHF (openrlhf/trainer/
+    ppo_trainer.py and utils/perf.py @ 0baf3dd) times the whole loop of ``make_experience``:
+    B = the rollout batch, timed generation = the published phase, GPUs = every GPU of the job
+    (vLLM's included). If the cells reproduce, the latencies are read as the systems made them.
+    ``step_ms`` (DeepSpeed-Chat's rows): the timed batch's seconds per decode step if it ran to
+    the answer limit (it generates greedily, ``do_sample=False`` for Llama, with ``max_length``
+    only, so a batch stops early when all its rows have ended); ``model_step_ms``: the model's
+    generation phase per batch per step at the limit.
+
+    Returns
+    -------
+    DataFrame: id, system, split, generation_batches, batch_s, gen_tflops,
+    gen_tflops_published, train_tflops, train_tflops_published, train_peak_share
+    (train_tflops ÷ the dense BF16/FP16 peak), step_ms, model_step_ms (NaN for OpenRLHF)."""
+    d = load_rl_validation()
+    rows = []
+    for _, r in d[d["id"].isin(list(BENCHMARK_TFLOPS))].iterrows():
+        m = inf.serving_model(r["catalog_model"])
+        n = int(r["n_gpus"])
+        samples = int(r["prompts_per_step"]) * int(r["samples_per_prompt"])
+        seq, lim = int(r["prompt_tokens_max"]) + int(r["response_tokens_max"]), \
+            float(r["response_tokens_max"])
+        dschat = r["system"] == "DeepSpeed-Chat"
+        b = int(r["gen_micro_batch"]) * n if dschat else samples
+        nb = samples / b
+        batch_s = float(r["measured_generation_s"]) / nb
+        train = 2 * dschat_flops(m, 4, samples, seq) / (float(r["measured_train_s"]) * n * 1e12)
+        gen_pub, train_pub = BENCHMARK_TFLOPS[r["id"]]
+        model_s = validation_iteration(r).generation_wall_s / nb if dschat else np.nan
+        rows.append({"id": r["id"], "system": r["system"], "split": r["split"],
+                     "generation_batches": nb, "batch_s": batch_s,
+                     "gen_tflops": dschat_flops(m, 1, b, seq) / (batch_s * n * 1e12),
+                     "gen_tflops_published": gen_pub, "train_tflops": train,
+                     "train_tflops_published": train_pub,
+                     "train_peak_share": train * 1e12
+                     / inf.serving_accelerator(validation_setup(r)["accelerator"])
+                     .peak_flops_per_s("bf16"),
+                     "step_ms": 1e3 * batch_s / lim if dschat else np.nan,
+                     "model_step_ms": 1e3 * model_s / lim})
+    return pd.DataFrame(rows)
+
+
 #: Systems whose validation rows take every response at the answer limit (``row_lengths``)
 #: although their generation stops each response at its end-of-sequence token, the lengths
 #: unpublished: OpenRLHF's own rows of its benchmark (OpenRLHF/OpenRLHF @ 0baf3dd: vLLM
@@ -3046,7 +3181,12 @@ def zero3_critic_check() -> tuple:
 #: policy, examples/scripts/train_ppo_llama_ray.sh, an SFT model,
 #: OpenLLMAI/Llama-2-7b-sft-model-ocra-500k). ``validation_generation_bound`` shows the limit
 #: cannot be what ran on the 7B vLLM row (its roofline at 1,024-token responses exceeds the
-#: published phase). Used by ``eos_length_check`` only.
+#: published phase). Used by ``eos_length_check`` only. DeepSpeed-Chat's rows end their
+#: responses at the end-of-sequence token too (``benchmark_phase_reading``) but are not among them:
+#: they decode greedily from the base model (OpenRLHF benchmark/deepspeed-chat/llama_7b.sh,
+#: llama_13b.sh @ 0baf3dd: meta-llama/Llama-2-*-hf) where OpenRLHF samples from an SFT model,
+#: so one mean length cannot serve both, and DeepSpeed-Chat's published generation is one
+#: batch's time (8 or 2 responses) times the number of batches.
 EOS_LENGTH_SYSTEMS = ("OpenRLHF",)
 
 
@@ -3226,11 +3366,13 @@ def per_call_check() -> tuple:
     return theta, mean, c, frame, out
 
 
-def fit_hf_generate_overhead() -> float:
+def fit_hf_generate_overhead(**change) -> float:
     """Fit ``HF_GENERATE_S_PER_LAYER_STEP`` on the *calibration* rows that generate with HF
     generate: the value c >= 0 minimising Σ log²(predicted ÷ measured generation phase, as the
     source measures it: ``validation_phases``), golden
-    section on [0, 10 ms] (the generation time grows with c). Held-out rows are never read."""
+    section on [0, 10 ms] (the generation time grows with c). Held-out rows are never read.
+    ``change``: ``validation_iteration`` keywords held while fitting (a candidate's, e.g.
+    ``hf_host_overlap=True``)."""
     d = load_rl_validation()
     rows = [r for _, r in d.iterrows() if r["split"] == "calibration"
             and r["engine"] == "HF generate" and not pd.isna(r["measured_generation_s"])]
@@ -3238,11 +3380,55 @@ def fit_hf_generate_overhead() -> float:
         raise ValueError("no calibration row generates with HF generate")
 
     def loss(c):
-        return sum(math.log(validation_phases(validation_iteration(r, hf_s_per_layer_step=c),
-                                              r["phases_measured"])[1]
-                            / r["measured_generation_s"]) ** 2 for r in rows)
+        return sum(math.log(validation_phases(validation_iteration(
+            r, **{**change, "hf_s_per_layer_step": c}), r["phases_measured"])[1]
+            / r["measured_generation_s"]) ** 2 for r in rows)
 
     return _golden_section(loss, 0.0, 0.01, 40)
+
+
+def hf_overlap_check() -> tuple:
+    """A candidate for the HF generate rows, judged and left off: the host's cost per decode
+    step overlaps the GPU's work (CUDA kernel launches return before the kernel runs, so the
+    host can queue step t's kernels while the GPU runs earlier ones; one synchronisation per
+    step, the stopping check), so a step costs max(GPU, host) instead of their sum
+    (``hf_host_overlap``), the host cost refitted on the HF generate calibration rows by
+    ``fit_hf_generate_overhead``'s rule::
+
+        step = max(GPU step, c · layers)     c = argmin Σ_cal,HF log²(G_pred(c) / G_pub)
+
+    Held-out rows are never read by the fit. Returns (c, frame, summaries): the refitted host
+    cost; ``_candidate_frames``' frame and summaries ("with" and "gen_only" alike: the
+    candidate moves no training phase)."""
+    c = fit_hf_generate_overhead(hf_host_overlap=True)
+    d = load_rl_validation()
+    d = d[d["split"] != "not_evaluated"]
+
+    def phases(r, at_limit):
+        return validation_phases(validation_iteration(r, hf_s_per_layer_step=c,
+                                                      hf_host_overlap=True),
+                                 r["phases_measured"])[1:]
+
+    frame, out = _candidate_frames(d, phases)
+    return c, frame, out
+
+
+def shared_host_adam_check() -> tuple:
+    """A candidate for the training phase of OpenRLHF's Ray rows, judged and left off: their
+    actor and critic, side by side on their own GPUs, step their CPU Adam on the same hosts'
+    CPUs (``offload_host_shared``, ``offload_times``); no constant refitted. Returns (frame,
+    {split: (summary without, summary with)}): per evaluated row ratio, train_ratio and the
+    share gap in points, each ``_without`` / ``_with`` (``validation_summary`` dicts)."""
+    base = rl_validation("model")
+    w = rl_validation("model", change={"offload_host_shared": True})
+    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
+    for name, f in (("without", base), ("with", w)):
+        frame[f"ratio_{name}"] = f["ratio"]
+        frame[f"train_ratio_{name}"] = f["train_ratio"]
+        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
+    out = {sp: (validation_summary(base[base["split"] == sp]),
+                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
+    return frame, out
 
 
 def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
