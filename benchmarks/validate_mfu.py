@@ -37,8 +37,10 @@ before these features and with each one alone.
 Item 17 (long context, > 32K) prints the attention rate each published run implies (a floor:
 every other FLOP at its GEMMs' dense peak, ``attention.attention_rate_floor``) beside the kernel's
 measured rate (FlashAttention-3 paper curves on H100; FlashAttention-2 paper Fig. 4(c) on A100)
-and the rate the engine prices; llm-foundry's errors by activation checkpointing and length; and
-NeMo's long-sequence FLOP count (full mask) with the floor a causal count would need.
+and the rate the engine prices; each row as its source publishes it (figure, unit, FLOP count)
+beside the plan priced (``long_context_audit_table``); llm-foundry's errors by activation
+checkpointing and length; and NeMo's long-sequence FLOP count (full mask) with the floor a causal
+count would need and the table's own FLOPs per token (its TFLOP/s / its tokens/s).
 
 Item 18 prints FSDP2's copies around its collectives (the gathered weights' copy-out, the
 gradients' copy-in: ``step.fsdp_copies_s``) regime by regime, without and with them, the
@@ -379,8 +381,33 @@ def long_context_kernel_report():
           f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows, above "
           f"the measured burst rate itself on {int((t['floor'] > t['measured']).sum())} (no "
           "measured rate of the row's kernel reaches them)")
+    long_context_audit_table()
     foundry_checkpointing_table()
     nemo_flop_count_note()
+
+
+def long_context_audit_table():
+    """Item 17's audit: each row over 32K as its source gives it (the figure published, in its
+    own unit, and the FLOP count it is on: ``flop_basis`` unstated, or the workbook's full-mask
+    count where stated, or none for a tokens/s figure), the plan priced, the MFU on the dense
+    BF16 peak it implies and the predicted one. Each field is checked against its source in
+    tests/test_long_context_rows.py and tests/test_foundry_mfu_basis.py."""
+    from llmcost.core.catalog import load_published_runs
+    v = accuracy.validation_table()
+    v = v[v["seq_len"] > 32768]
+    cfg = step_validation.validation_configs().set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    print("   the rows as published (figure in its unit; the FLOP count of a TFLOP/s figure), the "
+          "plan priced, MFU on the dense BF16 peak published / predicted, error:")
+    for _, r in v.iterrows():
+        c, pr = cfg.loc[r["run_id"]], runs.loc[r["run_id"]]
+        if c["metric"] == "tokens_per_s":
+            fig = f"{float(pr['reported_tokens_per_sec_per_gpu']):,.0f} tok/s/GPU"
+        else:
+            fig = f"{float(pr['reported_tflops_per_gpu']):,.0f} TFLOP/s/GPU"
+            fig += " (count unstated)" if c.get("flop_basis") == "unstated" else " (full mask)"
+        print(f"     {r['run_id']:40s} {r['split']:11s} {r['dtype']:4s} {fig:35s} {r['plan']:78s} "
+              f"{r['reported_mfu']:6.1%} / {r['predicted_mfu']:6.1%} {r['error']:+7.1%}")
 
 
 def foundry_checkpointing_table():
