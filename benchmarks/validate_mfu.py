@@ -37,8 +37,10 @@ before these features and with each one alone.
 Item 17 (long context, > 32K) prints the attention rate each published run implies (a floor:
 every other FLOP at its GEMMs' dense peak, ``attention.attention_rate_floor``) beside the kernel's
 measured rate (FlashAttention-3 paper curves on H100; FlashAttention-2 paper Fig. 4(c) on A100)
-and the rate the engine prices; llm-foundry's errors by activation checkpointing and length; and
-NeMo's long-sequence FLOP count (full mask) with the floor a causal count would need.
+and the rate the engine prices; each row as its source publishes it (figure, unit, FLOP count)
+beside the plan priced (``long_context_audit_table``); llm-foundry's errors by activation
+checkpointing and length; and NeMo's long-sequence FLOP count (full mask) with the floor a causal
+count would need and the table's own FLOPs per token (its TFLOP/s / its tokens/s).
 
 Item 18 prints FSDP2's copies around its collectives (the gathered weights' copy-out, the
 gradients' copy-in: ``step.fsdp_copies_s``) regime by regime, without and with them, the
@@ -379,8 +381,33 @@ def long_context_kernel_report():
           f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows, above "
           f"the measured burst rate itself on {int((t['floor'] > t['measured']).sum())} (no "
           "measured rate of the row's kernel reaches them)")
+    long_context_audit_table()
     foundry_checkpointing_table()
     nemo_flop_count_note()
+
+
+def long_context_audit_table():
+    """Item 17's audit: each row over 32K as its source gives it (the figure published, in its
+    own unit, and the FLOP count it is on: ``flop_basis`` unstated, or the workbook's full-mask
+    count where stated, or none for a tokens/s figure), the plan priced, the MFU on the dense
+    BF16 peak it implies and the predicted one. Each field is checked against its source in
+    tests/test_long_context_rows.py and tests/test_foundry_mfu_basis.py."""
+    from llmcost.core.catalog import load_published_runs
+    v = accuracy.validation_table()
+    v = v[v["seq_len"] > 32768]
+    cfg = step_validation.validation_configs().set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    print("   the rows as published (figure in its unit; the FLOP count of a TFLOP/s figure), the "
+          "plan priced, MFU on the dense BF16 peak published / predicted, error:")
+    for _, r in v.iterrows():
+        c, pr = cfg.loc[r["run_id"]], runs.loc[r["run_id"]]
+        if c["metric"] == "tokens_per_s":
+            fig = f"{float(pr['reported_tokens_per_sec_per_gpu']):,.0f} tok/s/GPU"
+        else:
+            fig = f"{float(pr['reported_tflops_per_gpu']):,.0f} TFLOP/s/GPU"
+            fig += " (count unstated)" if c.get("flop_basis") == "unstated" else " (full mask)"
+        print(f"     {r['run_id']:40s} {r['split']:11s} {r['dtype']:4s} {fig:35s} {r['plan']:78s} "
+              f"{r['reported_mfu']:6.1%} / {r['predicted_mfu']:6.1%} {r['error']:+7.1%}")
 
 
 def foundry_checkpointing_table():
@@ -406,19 +433,29 @@ def foundry_checkpointing_table():
 
 def nemo_flop_count_note():
     """NeMo's long-sequence rows: NeMo's Llama 2 FLOP count against the workbook's full-mask
-    count, and the floor each row would need on a causal count."""
+    count, the floor each row would need on a causal count, and the table's own FLOPs per token
+    (its TFLOP/s / its tokens/s) against the full-mask count."""
     m = llmcost.load_model("llama-2-7b")
     v = accuracy.validation_table()
     nemo = v[v["set"] == "nemo-long-sequence-h100"].sort_values("seq_len")
     peak16, peak8 = (llmcost.load_accelerator("H100-SXM").peak_flops_per_s(d)
                      for d in ("bf16", "fp8"))
     L, h, a, g, f, V = m.n_layers, m.d_model, m.n_heads, m.n_kv_heads, m.d_ff, m.vocab_size
-    ratios, causal_floor = [], []
+    from llmcost.core.catalog import load_published_runs
+    runs = load_published_runs().set_index("run_id")
+    ratios, causal_floor, own, c_over = [], [], [], []
     for _, r in nemo.iterrows():
         s = int(r["seq_len"])
+        pr = runs.loc[r["run_id"]]
+        # the table's own FLOPs per token: its TFLOP/s / its tokens/s (NVIDIA/NeMo@35029a0c84)
+        own.append(float(pr["reported_tflops_per_gpu"]) * 1e12
+                   / float(pr["reported_tokens_per_sec_per_gpu"])
+                   / float(m.flops_per_token(s, causal=False)))
         # NVIDIA/NeMo nemo/utils/flops_formulas.py llama2 (before the 2025-08 causal discount)
         nemo_count = L * h * h * (12 + 12 * g / a + 18 * f / h + 12 * s / h + 6 * V / (L * h))
         ratios.append(nemo_count / float(m.flops_per_token(s, causal=False)))
+        c_over.append(float(m.flops_per_token(s, causal=False))
+                      / float(m.flops_per_token(s, causal=True)))
         tokens = r["reported"] * peak16 / float(m.flops_per_token(s, causal=True))
         causal_floor.append((s, float(attention.attention_rate_floor(m, s, tokens, peak8)) / 1e12))
     best = {k: float(attention.fwd_bwd_tflops(k, True, 128, 16384)) for k in ("cudnn", "fa3")}
@@ -433,7 +470,12 @@ def nemo_flop_count_note():
           + f" TFLOP/s ({', '.join(f'{s // 1024}K' for s, _ in causal_floor)}): above cuDNN's "
           f"{best['cudnn']:.0f} (FlashAttention-3 paper curves, causal, 16K, forward + backward) "
           f"at {', '.join(over) or 'none'}, above FlashAttention-3's {best['fa3']:.0f} at "
-          f"{', '.join(over3) or 'none'}: those rows' TFLOP/s are on the full-mask count")
+          f"{', '.join(over3) or 'none'}: those rows' TFLOP/s are on the full-mask count. The "
+          "table's own two columns say so directly: its Model TFLOP/s / its Tokens/s/GPU "
+          "(NVIDIA/NeMo@35029a0c84 performance_summary.md 'Long Input Sequences') / the full-mask "
+          f"count per token: {min(own):.4f}-{max(own):.4f}, where a causal count would read "
+          f"{min(c_over):.2f}-{max(c_over):.2f} (full / causal FLOPs per token); the rows are "
+          "priced on that basis (flop_basis stated, metric tokens_per_s)")
 
 
 def print_verdict(split: str, verdict: dict) -> None:
