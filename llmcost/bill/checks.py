@@ -534,15 +534,19 @@ def zero3_warning() -> str:
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     """One plain line when a scenario's given MFU is not what the step-time model expects of its
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
-    ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line."""
+    ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
+    band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
+    published run, or the matmul ceiling) is said to be capped below it, not "around" it."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
     # two decimals, or as many as show a tiny MFU's first digit (1e-9 is not "0.00")
     shown = f"{mfu:.{2 if mfu >= 0.01 else min(12, 1 - math.floor(math.log10(mfu)))}f}"
+    where = ("capped below that prediction, where no measurement goes" if band.high < b.mfu
+             else "around that prediction")
     return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
-            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} around "
-            "that prediction (not the range the bill draws around the scenario's own figure); "
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} "
+            f"{where} (not the range the bill draws around the scenario's own figure); "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
 
