@@ -135,3 +135,27 @@ def test_estimate_output_fits_columns_50_end_to_end(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert max(len(ln) for ln in out.splitlines()) <= 50, max(out.splitlines(), key=len)
     assert "tokens the budget buys" in out and "pre-train from scratch" in out
+
+
+def test_a_band_names_a_publication_series_once():
+    # A trial run's MoE band on Blackwell listed "NVIDIA Megatron-Bridge 25.11 performance
+    # tables; NVIDIA Megatron-Bridge 26.08 performance tables; ..." nine times over: the
+    # releases of one series are said once, in version order (NVIDIA's release tags, 25.09 to
+    # 26.08, patch releases after their base), other titles as they are
+    from llmcost.training.step_validation import SET_TITLES, set_title, set_titles
+    bridge = [k for k in SET_TITLES if k.startswith("megatron-bridge-")]
+    assert len(bridge) == 9
+    mixed = ["megatron-bridge-2511", "torchtitan-h100-2412", "megatron-bridge-2608",
+             "megatron-bridge-260201", "llama3-table4", "megatron-bridge-2602"]
+    assert set_titles(mixed) == (
+        "NVIDIA Megatron-Bridge performance tables (25.11, 26.02, 26.02.01, 26.08); "
+        "torchtitan's H100 benchmarks (2024-12); Llama 3 2024 Table 4 (H100)")
+    assert set_titles(reversed(bridge)).endswith(
+        "(25.09, 25.11, 26.02, 26.02.01, 26.04, 26.04.01, 26.06, 26.06.01, 26.08)")
+    # one release of a series, and titles whose years carry no dot, stay whole
+    assert set_titles(["megatron-bridge-2511"]) == set_title("megatron-bridge-2511")
+    assert set_titles(["megatron21-table1", "korthikanti22-table5"]) == (
+        "Narayanan et al. 2021 Table 1; Korthikanti et al. 2022 Table 5")
+    band = accuracy.MfuBand(mfu=0.2, low=0.18, high=0.24, half_width=0.16, regime="R", n=55,
+                            validated=True, sets=tuple(bridge))
+    assert band.basis().count("Megatron-Bridge") == 1
