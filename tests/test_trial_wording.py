@@ -174,3 +174,23 @@ def test_a_claim_whose_lines_cannot_be_priced_says_why_in_full():
     assert line.startswith("  none priced: the claim implies a steady-state MFU of ")
     assert line.endswith("(> 1) after goodput: the ledger cannot price a run at it")
     assert "…" not in line and "(not priced)" not in text
+
+
+def test_an_accelerator_without_a_network_figure_names_the_notebooks_to_run(tmp_path):
+    # A 1.3B model on 8 L40S (no sourced scale-out bandwidth in data/accelerators.csv): the
+    # report is refused with the notebooks it can run, and the refusal now gives them as the
+    # --notebooks value that runs them; that selection passes the same validation
+    from llmcost.core.catalog import NETWORK_FREE_NOTEBOOKS
+    from llmcost.present.report import plan_report
+    from llmcost.scenario import ScenarioError
+    sc = tmp_path / "l40s.yaml"
+    sc.write_text("model: opt-1.3b\naccelerator: L40S\nn_gpus: 8\ntrain_tokens: 26e9\n"
+                  "seq_len: 2048\nmfu: 0.35\nprice_usd_per_gpu_hour: 0.86\n"
+                  "global_batch_tokens: 524288\n")
+    with pytest.raises(ScenarioError) as e:
+        plan_report(sc, None)
+    msg = str(e.value)
+    assert "accelerator='L40S': the scale-out bandwidth is missing" in msg
+    assert "run only the notebooks it can run (--notebooks 00,01,07,08,10;" in msg
+    plan = plan_report(sc, list(NETWORK_FREE_NOTEBOOKS))  # what the message says: accepted
+    assert plan.values["accelerator"] == "L40S"

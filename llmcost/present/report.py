@@ -80,6 +80,7 @@ from ..core.catalog import (
     CLUSTER_NOTEBOOKS,
     DATA_DIR,
     NETWORK_FIGURE_WORDS,
+    NETWORK_FREE_NOTEBOOKS,
     load_accelerator,
     load_model,
     runnable_notebooks,
@@ -485,8 +486,9 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
                             f"{NETWORK_FIGURE_WORDS.get(field, field)} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
-                            f"sourced figure{key}, or run only the notebooks it can run (`llmcost "
-                            f"list accelerators`: {runnable_notebooks(acc)})") from None
+                            f"sourced figure{key}, or run only the notebooks it can run "
+                            f"(--notebooks {','.join(NETWORK_FREE_NOTEBOOKS)}; `llmcost list "
+                            f"accelerators`: {runnable_notebooks(acc)})") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
