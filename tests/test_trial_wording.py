@@ -194,3 +194,22 @@ def test_an_accelerator_without_a_network_figure_names_the_notebooks_to_run(tmp_
     assert "run only the notebooks it can run (--notebooks 00,01,07,08,10;" in msg
     plan = plan_report(sc, list(NETWORK_FREE_NOTEBOOKS))  # what the message says: accepted
     assert plan.values["accelerator"] == "L40S"
+
+
+def test_the_index_does_not_ask_for_a_notebook_the_accelerator_cannot_run():
+    # `report --notebooks 00,01,07,08,10` on L40S (no scale-out figure, data/accelerators.csv)
+    # wrote "notebook 09 (savings) was not run (add it with --notebooks 09)", a selection the
+    # report refuses on that accelerator; it now says why 09 cannot run there
+    from llmcost.present.glance import lever_sentence
+
+    def summary(acc, **extra):
+        params = {"accelerator": {"value": acc, "from": "scenario"},
+                  **{k: {"value": v, "from": "scenario"} for k, v in extra.items()}}
+        return {"parameters": params, "notebooks": {"00_index": []}}
+
+    l40s = lever_sentence(summary("L40S"))
+    assert l40s.startswith("Which lever saves the most is not in this report: notebook 09 "
+                           "(savings) cannot run on L40S (00, 01, 07, 08, 10 only: ")
+    assert "the scale-out bandwidth" in l40s and "--notebooks 09" not in l40s
+    for s in (summary("H100-SXM"), summary("L40S", comm_scaleout_bytes_per_s=5e10)):
+        assert lever_sentence(s).endswith("was not run (add it with --notebooks 09).")
