@@ -213,3 +213,28 @@ def test_the_index_does_not_ask_for_a_notebook_the_accelerator_cannot_run():
     assert "the scale-out bandwidth" in l40s and "--notebooks 09" not in l40s
     for s in (summary("H100-SXM"), summary("L40S", comm_scaleout_bytes_per_s=5e10)):
         assert lever_sentence(s).endswith("was not run (add it with --notebooks 09).")
+
+
+def test_waste_keys_are_said_to_be_priced_in_notebook_09_only(tmp_path):
+    # waste_ keys (notebook 09's inputs) left `llmcost estimate`'s bill unchanged without a
+    # word, while `llmcost list parameters` said "the bill's MFU is mfu × (1 − it)"; the bill
+    # is unchanged still (notebook 00 prices the run without waste), and a warning says where
+    # they are priced: levers.bill, whose debug-job line is 500 GPU-h × $2.50 = $1,250
+    from llmcost.bill.checks import waste_warning
+    from llmcost.present.glance import caveat_line
+    base = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\n"
+            "seq_len: 8192\nmfu: 0.4\nprice_usd_per_gpu_hour: 2.5\n")
+    plain, wasted = tmp_path / "plain.yaml", tmp_path / "wasted.yaml"
+    plain.write_text(base)
+    wasted.write_text(base + "waste_debug_gpu_hours: 500\nwaste_dataloader_stall_fraction: 0.1\n")
+    a, b = estimate_ledger(plain), estimate_ledger(wasted)
+    assert b.total_usd == a.total_usd
+    assert not any("waste" in w for w in a.warnings)
+    w = next(x for x in b.warnings if x.startswith("waste_"))
+    assert w.startswith("waste_dataloader_stall_fraction=0.1, waste_debug_gpu_hours=500: the "
+                        "waste keys are priced in notebook 09's bill with waste")
+    assert "not in this bill (notebook 00, llmcost estimate" in w
+    assert caveat_line(w).startswith("the waste you gave (waste_dataloader_stall_fraction=0.1")
+    debug = levers.bill(llmcost.load_scenario(wasted)).line("waste.debug_jobs").usd
+    assert debug == pytest.approx(500 * 2.5, rel=1e-12)
+    assert waste_warning({"waste_debug_gpu_hours": 0.0, "mfu": 0.4}) is None

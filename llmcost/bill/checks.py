@@ -266,10 +266,29 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
+    waste = waste_warning(values)
+    if waste:
+        out.append(waste)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def waste_warning(values: dict) -> str | None:
+    """One sentence when the scenario gives a ``waste_`` key (notebook 09's inputs, all 0 by
+    default): the whole bill of notebook 00, ``llmcost estimate`` and the report's index leaves
+    them out, and notebook 09's bill with waste (``levers.bill``: the MFU × (1 − stall), the
+    failed and debug GPU-hours at the bill's price, the extra dataset copies) prices them; a
+    scenario that sets them otherwise sees an unchanged bill without a word. None when none is
+    given."""
+    given = [f"{k}={values[k]:,.6g}" for k in sorted(values)
+             if k.startswith("waste_") and values[k]]
+    if not given:
+        return None
+    return (f"{', '.join(given)}: the waste keys are priced in notebook 09's bill with waste "
+            "(llmcost.levers.bill), not in this bill (notebook 00, llmcost estimate, the "
+            "report's index), which prices the run without them.")
 
 
 #: The keys that size the run: a scenario that leaves one out is priced at the notebooks' default

@@ -451,6 +451,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
+    (r"^(waste_.*?): the waste keys are priced in notebook 09's bill with waste",
+     "the waste you gave ({0}) is priced in notebook 09's bill with waste, not in this bill"),
     (r"^pilot: the run's plan .*? runs none of the pilots' kernels .*?, so (\d+%) of the "
      r"pilots' compute correction .*?the bill's MFU ([\d.]+%)",
      "the pilots ran other kernels than the run's plan: {0} of their correction is carried, so "
