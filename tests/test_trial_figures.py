@@ -1,7 +1,8 @@
 """Figures a new user met in a trial run of the workbook (tests/test_trial_wording.py has the
 words): notebook 01's published-runs figure drew one bar row per row of
 ``compute.published_run_mfu()``, 187 rows once the Megatron-Bridge performance tables were
-catalogued: an 85-inch-tall picture with nine empty rows above the first bar."""
+catalogued: an 85-inch-tall picture with nine empty rows above the first bar; and a headline
+figure of notebook 06 shown as a bare ratio beside the percentage its prose gives."""
 
 import math
 
@@ -76,3 +77,20 @@ def test_implied_mfu_of_the_catalogue_stays_a_page_tall_and_shows_every_run():
         assert ax.get_xlim()[1] >= top
     finally:
         plt.close(ax.figure)
+
+
+def test_notebook_06_states_the_allocation_overhead_as_its_prose_does():
+    # Notebook 06 said "the run's allocation costs 75.3% extra training compute" in its prose
+    # and "extra training compute of the allocation  0.753" in its headline table (and the
+    # report's index): the row now carries the unit "fraction", shown as a percentage
+    import re
+    from pathlib import Path
+
+    from _inprocess import run_in_process
+
+    nb = Path(__file__).resolve().parents[1] / "notebooks" / "06_chinchilla.ipynb"
+    out = run_in_process(nb)
+    prose = re.search(r"the run's allocation costs ([\d.]+%) extra training compute", out)
+    table = re.search(r"extra training compute of the allocation +(\S+)", out)
+    assert prose and table, out[-2000:]
+    assert table.group(1) == prose.group(1)
