@@ -238,3 +238,25 @@ def test_waste_keys_are_said_to_be_priced_in_notebook_09_only(tmp_path):
     debug = levers.bill(llmcost.load_scenario(wasted)).line("waste.debug_jobs").usd
     assert debug == pytest.approx(500 * 2.5, rel=1e-12)
     assert waste_warning({"waste_debug_gpu_hours": 0.0, "mfu": 0.4}) is None
+
+
+def test_the_index_says_what_a_null_price_became(tmp_path):
+    # A trial's index listed "price_usd_per_gpu_hour | null | scenario" under "Parameters
+    # used" while the bill priced $6.155/GPU-h, the median of the catalogue's five current
+    # on-demand H100-SXM prices ($2.69, $3.99, $6.16, $6.88, $12.29 in data/prices.csv); the
+    # row now gives the price the bill used beside the null
+    import html as h
+    from llmcost.present import report
+    sc = tmp_path / "null_price.yaml"
+    sc.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                  "seq_len: 8192\nmfu: 0.4\nprice_usd_per_gpu_hour: null\npricing: on_demand\n")
+    res = report.run_report(sc, tmp_path / "r", selection=["01"], progress=lambda s: None)
+    price = res.summary["bill"]["bill.figures.price_usd_per_gpu_hour"]
+    listed = sorted(llmcost.list_prices().query(
+        "accelerator == 'H100-SXM' and pricing == 'on_demand' and current")
+        ["price_usd_per_gpu_hour"])
+    assert price == pytest.approx(listed[len(listed) // 2]) and len(listed) % 2 == 1
+    page = h.unescape((tmp_path / "r" / "index.html").read_text(encoding="utf-8"))
+    assert (f"<tr><td><code>price_usd_per_gpu_hour</code></td><td>null → ${price:,.2f}/GPU-h, "
+            "the bill's (on_demand)</td><td>scenario</td></tr>") in page
+    assert "<td>0.4 →" not in page  # a number the scenario gives is shown as it is

@@ -1962,6 +1962,20 @@ div.caveats{background:none}details>p{display:block}
 ul.cols{columns:2}}"""
 
 
+def _resolved(key: str, used: dict, summary: dict) -> str:
+    """What a null parameter became in the bill, for the index's "Parameters used" table: a
+    null ``price_usd_per_gpu_hour`` is the price the bill used (``figures`` of
+    ``summary['bill']``: the catalogue median for the accelerator and pricing mode, or the
+    owned amortisation), " → $6.16/GPU-h"; empty otherwise (the headline figures give it with
+    its source)."""
+    bill = summary.get("bill") or {}
+    price = bill.get("bill.figures.price_usd_per_gpu_hour")
+    if key != "price_usd_per_gpu_hour" or used.get("value") is not None or \
+            not isinstance(price, (int, float)):
+        return ""
+    return f" → ${price:,.2f}/GPU-h, the bill's ({bill.get('bill.figures.pricing', 'pricing')})"
+
+
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
                  summary: dict, figure: str = "", compared: str = "") -> None:
     title = scenario.get("title") or Path(summary["scenario_file"]).stem
@@ -1973,7 +1987,8 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
                  "<a href='#compared'>The comparison</a>.</p>")
     esc = html.escape
     params = "".join(
-        f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
+        f"<tr><td><code>{esc(k)}</code></td>"
+        f"<td>{esc(_param_text(v['value']) + _resolved(k, v, summary))}</td>"
         f"<td>{esc(v['from'])}</td></tr>" for k, v in summary["parameters"].items())
     links, heads = [], []
     for nb in nbs:
