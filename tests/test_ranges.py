@@ -699,13 +699,18 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
     path = tmp_path / "predict.yaml"
     path.write_text(text.replace("\nmfu: 0.4\n", "\nmfu: predict\n"), encoding="utf-8")
     params, own, page, index = _page_00(path)
+    # the bill's MFU is the mode of the triangular range drawn on it (the words below say so)
+    assert own.scenario["mfu"].kind == "triangular"
+    assert own.scenario["mfu"].mode == own.figures["mfu"]
     assert params["mfu_band"] == "predicted"
     assert page.kinds["mfu"] == index.kinds["mfu"] == "predicted"
     assert page.basis == index.basis and "the scenario's ranges" not in page.basis
     assert page.basis.startswith("the step-time model's band on its predicted MFU")
     assert own.figures["mfu_source"].startswith("predicted (mfu: predict) by llmcost.step")
     line = answers.pilot_calibration(900.0, 0.41, own.figures["mfu"], page.kinds["mfu"])
-    assert line.endswith("the step-time model's prediction, the peak of its band)")
+    # the bill's MFU is the band's central estimate, not the raw prediction, and the mode of
+    # the triangular range drawn (montecarlo.predicted_mfu_range): "peak" read as the band's top
+    assert line.endswith("the step-time model's, as mfu: predict bills it, the mode of its band)")
     pilot = tmp_path / "pilot.yaml"
     pilot.write_text(
         "model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 1.5e13\n"

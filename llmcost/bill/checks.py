@@ -266,10 +266,29 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
+    waste = waste_warning(values)
+    if waste:
+        out.append(waste)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def waste_warning(values: dict) -> str | None:
+    """One sentence when the scenario gives a ``waste_`` key (notebook 09's inputs, all 0 by
+    default): the whole bill of notebook 00, ``llmcost estimate`` and the report's index leaves
+    them out, and notebook 09's bill with waste (``levers.bill``: the MFU × (1 − stall), the
+    failed and debug GPU-hours at the bill's price, the extra dataset copies) prices them; a
+    scenario that sets them otherwise sees an unchanged bill without a word. None when none is
+    given."""
+    given = [f"{k}={values[k]:,.6g}" for k in sorted(values)
+             if k.startswith("waste_") and values[k]]
+    if not given:
+        return None
+    return (f"{', '.join(given)}: the waste keys are priced in notebook 09's bill with waste "
+            "(llmcost.levers.bill), not in this bill (notebook 00, llmcost estimate, the "
+            "report's index), which prices the run without them.")
 
 
 #: The keys that size the run: a scenario that leaves one out is priced at the notebooks' default
@@ -534,15 +553,19 @@ def zero3_warning() -> str:
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     """One plain line when a scenario's given MFU is not what the step-time model expects of its
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
-    ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line."""
+    ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
+    band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
+    published run, or the matmul ceiling) is said to be capped below it, not "around" it."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
     # two decimals, or as many as show a tiny MFU's first digit (1e-9 is not "0.00")
     shown = f"{mfu:.{2 if mfu >= 0.01 else min(12, 1 - math.floor(math.log10(mfu)))}f}"
+    where = ("capped below that prediction, where no measurement goes" if band.high < b.mfu
+             else "around that prediction")
     return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
-            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} around "
-            "that prediction (not the range the bill draws around the scenario's own figure); "
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} "
+            f"{where} (not the range the bill draws around the scenario's own figure); "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
 

@@ -359,6 +359,9 @@ class ClaimCheck:
              f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
             if keys else "the ledger's defaults):"))
         for x in self.left_out:
+            if x["line"] == "(not priced)":  # why no line is priced: the whole reason, uncut
+                L.append(f"  none priced: {x['how']}")
+                continue
             if x["status"] == "not given":
                 usd = f"not given ({first_clause(x['how'])})"
             else:

@@ -549,7 +549,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "prompt and generated", _nonnegative),
     # ---- waste (notebook 09; llmcost.levers.bill prices it; 0: none given)
     Param("waste_dataloader_stall_fraction", "float", "share of each step GPUs wait on the data "
-          "pipeline, in [0, 1): the bill's MFU is mfu × (1 − it)", _reserve),
+          "pipeline, in [0, 1): notebook 09's bill with waste uses the MFU mfu × (1 − it) (the "
+          "whole bill of notebook 00 and llmcost estimate leaves the waste keys out)", _reserve),
     Param("waste_failed_job_gpu_hours", "float", "GPU-hours failed jobs held their allocation "
           "without computing", _nonnegative),
     Param("waste_debug_gpu_hours", "float", "GPU-hours of forgotten debug and interactive jobs "

@@ -38,6 +38,7 @@ from ..bill.ledger import (
     point_outside,
     simulate_ledger,
 )
+from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fmt_count, fmt_usd
 from . import plots
@@ -343,6 +344,23 @@ def _row(summary: dict, stem: str, key: str):
 LEVER_HEADLINE_SHARE = 0.01
 
 
+def _cannot_run_savings(summary: dict) -> str | None:
+    """Why notebook 09 cannot run on the report's accelerator ("L40S (00, 01, 07, 08, 10 only:
+    ... need the scale-out bandwidth ...)", ``catalog.runnable_notebooks``), or None when it
+    can: a report of such an accelerator leaves 09 out, and "add it with --notebooks 09" would
+    be refused."""
+    params = {k: v.get("value") for k, v in summary.get("parameters", {}).items()
+              if isinstance(v, dict)}
+    if not isinstance(params.get("accelerator"), str):
+        return None
+    try:
+        acc = scenario_accelerator(params)
+    except (ValueError, KeyError, TypeError):
+        return None
+    words = runnable_notebooks(acc)
+    return None if words == "all" else f"{acc.name} ({words})"
+
+
 def lever_sentence(summary: dict, failed=()) -> str:
     """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
     its ``bill_usd``), or why there is none: 09 not run, failed, or no lever saves money."""
@@ -350,6 +368,10 @@ def lever_sentence(summary: dict, failed=()) -> str:
         return ("Which lever saves the most is not known here: notebook 09 (savings) failed in "
                 "this report (its page says where).")
     if "09_savings" not in summary.get("notebooks", {}):
+        why = _cannot_run_savings(summary)
+        if why:
+            return ("Which lever saves the most is not in this report: notebook 09 (savings) "
+                    f"cannot run on {why}.")
         return ("Which lever saves the most is not in this report: notebook 09 (savings) was not "
                 "run (add it with --notebooks 09).")
     lever, bill = _row(summary, "09_savings", "lever_1_saving_usd"), \
@@ -429,6 +451,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
+    (r"^(waste_.*?): the waste keys are priced in notebook 09's bill with waste",
+     "the waste you gave ({0}) is priced in notebook 09's bill with waste, not in this bill"),
     (r"^pilot: the run's plan .*? runs none of the pilots' kernels .*?, so (\d+%) of the "
      r"pilots' compute correction .*?the bill's MFU ([\d.]+%)",
      "the pilots ran other kernels than the run's plan: {0} of their correction is carried, so "

@@ -639,21 +639,38 @@ def bar_h(labels, values, ax=None, xlabel: str = "", title: str = "", log: bool 
 def implied_mfu(df, ax=None):
     """Implied MFU of published runs: from reported GPU-hours, from throughput, and as reported.
 
-    ``df`` is ``compute.published_run_mfu()``.
+    ``df`` is ``compute.published_run_mfu()``. A run with a whole-run MFU (from its GPU-hours)
+    or an MFU its authors reported gets its own bars; the runs known only from a throughput
+    (vendors' performance tables: dozens per accelerator) are one strip per accelerator, a tick
+    per run (no median: BF16 and FP8 runs share a strip, two clusters on the BF16 basis), so
+    that the figure stays a page tall however many table rows the catalogue holds. The MFU
+    axis reaches the largest value (an FP8 run may pass 1 on the BF16 basis).
     """
-    ax = _ax(ax, figsize=(7, 0.45 * len(df) + 1.4))
-    y = np.arange(len(df))
+    named = df["mfu_from_gpu_hours_6nd"].notna() | df["reported_mfu"].notna()
+    runs = df[named]
+    rest = df[~named & df["mfu_from_throughput_6nd"].notna()]
+    strips = list(rest.groupby("accelerator", sort=False)["mfu_from_throughput_6nd"])
+    ax = _ax(ax, figsize=(7, 0.4 * (len(runs) + len(strips)) + 1.6))
+    y = np.arange(len(runs))
     series = [("mfu_from_gpu_hours_6nd", "whole run, from GPU-hours (6ND)", "C0"),
               ("mfu_from_throughput_6nd", "steady state, from tokens/s (6ND)", "C1"),
               ("reported_mfu", "reported by the authors", "C3")]
     h = 0.27
     for i, (col, lab, color) in enumerate(series):
-        vals = df[col].to_numpy(dtype=float)
+        vals = runs[col].to_numpy(dtype=float)
         ax.barh(y + (i - 1) * h, np.nan_to_num(vals), height=h, color=color, label=lab)
-    ax.set_yticks(y, df["run_id"])
-    ax.invert_yaxis()
+    labels = list(runs["run_id"])
+    for j, (acc, vals) in enumerate(strips):
+        row = len(runs) + j
+        ax.scatter(vals, np.full(len(vals), row), marker="|", s=160, color="C1", alpha=0.7,
+                   label=None if j else "steady state, runs known only from tokens/s "
+                                        "(a tick each)")
+        labels.append(f"{acc}: {len(vals)} runs")
+    ax.set_yticks(np.arange(len(labels)), labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)   # first row on top, no empty margin rows
     ax.set_xlabel("MFU (fraction of dense BF16 peak)")
-    ax.set_xlim(0, 0.7)
+    top = np.nanmax(df[[c for c, _, _ in series]].to_numpy(dtype=float), initial=0.0)
+    ax.set_xlim(0, max(0.7, 1.05 * top))
     ax.set_title("Implied MFU of published training runs")
     ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "data/published_runs.csv (sources per row); peaks from data/accelerators.csv")

@@ -80,6 +80,7 @@ from ..core.catalog import (
     CLUSTER_NOTEBOOKS,
     DATA_DIR,
     NETWORK_FIGURE_WORDS,
+    NETWORK_FREE_NOTEBOOKS,
     load_accelerator,
     load_model,
     runnable_notebooks,
@@ -485,8 +486,9 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
                             f"{NETWORK_FIGURE_WORDS.get(field, field)} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
-                            f"sourced figure{key}, or run only the notebooks it can run (`llmcost "
-                            f"list accelerators`: {runnable_notebooks(acc)})") from None
+                            f"sourced figure{key}, or run only the notebooks it can run "
+                            f"(--notebooks {','.join(NETWORK_FREE_NOTEBOOKS)}; `llmcost list "
+                            f"accelerators`: {runnable_notebooks(acc)})") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
@@ -1960,6 +1962,20 @@ div.caveats{background:none}details>p{display:block}
 ul.cols{columns:2}}"""
 
 
+def _resolved(key: str, used: dict, summary: dict) -> str:
+    """What a null parameter became in the bill, for the index's "Parameters used" table: a
+    null ``price_usd_per_gpu_hour`` is the price the bill used (``figures`` of
+    ``summary['bill']``: the catalogue median for the accelerator and pricing mode, or the
+    owned amortisation), " → $6.16/GPU-h"; empty otherwise (the headline figures give it with
+    its source)."""
+    bill = summary.get("bill") or {}
+    price = bill.get("bill.figures.price_usd_per_gpu_hour")
+    if key != "price_usd_per_gpu_hour" or used.get("value") is not None or \
+            not isinstance(price, (int, float)):
+        return ""
+    return f" → ${price:,.2f}/GPU-h, the bill's ({bill.get('bill.figures.pricing', 'pricing')})"
+
+
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
                  summary: dict, figure: str = "", compared: str = "") -> None:
     title = scenario.get("title") or Path(summary["scenario_file"]).stem
@@ -1971,7 +1987,8 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
                  "<a href='#compared'>The comparison</a>.</p>")
     esc = html.escape
     params = "".join(
-        f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
+        f"<tr><td><code>{esc(k)}</code></td>"
+        f"<td>{esc(_param_text(v['value']) + _resolved(k, v, summary))}</td>"
         f"<td>{esc(v['from'])}</td></tr>" for k, v in summary["parameters"].items())
     links, heads = [], []
     for nb in nbs:

@@ -299,7 +299,7 @@ class MfuBand:
         """Where the band comes from, in words that do not repeat it (``step_error_words``:
         the error is on the step time; ``mfu_spread_words``: what it means for the MFU)."""
         err = step_error_words(self.center, self.half_width, n_runs=self.n)
-        sources = "; ".join(step_validation.set_title(s) for s in self.sets)
+        sources = step_validation.set_titles(self.sets)
         if self.validated:
             return (f"the 90% band of its regime, measured on the model's errors on its "
                     f"n = {self.n} held-out published runs ({sources}): {err}")

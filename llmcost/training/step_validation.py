@@ -13,6 +13,8 @@ benchmark.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -297,6 +299,30 @@ SET_TITLES = {
 def set_title(set_id: str) -> str:
     """A validation set's publication (``SET_TITLES``), or its id when it has no title."""
     return SET_TITLES.get(str(set_id), str(set_id))
+
+
+def set_titles(set_ids) -> str:
+    """Several validation sets' publications in one phrase, "; "-separated in the order given,
+    the releases of one publication series said once: titles "<series> <release> <rest>" that
+    share series and rest (NVIDIA's Megatron-Bridge performance tables, nine releases) become
+    "<series> <rest> (<release>, <release>, ...)", releases in version order, where the series
+    comes first. A title of no series stays as it is (``set_title``)."""
+    groups: dict = {}
+    for sid in set_ids:
+        title = set_title(sid)
+        m = re.fullmatch(r"(\D+?) (\d+(?:\.\d+)+) (.+)", title)
+        key = (m.group(1), m.group(3)) if m else title
+        groups.setdefault(key, []).append(m.group(2) if m else None)
+    out = []
+    for key, releases in groups.items():
+        if isinstance(key, str):
+            out.append(key)
+        elif len(releases) == 1:
+            out.append(f"{key[0]} {releases[0]} {key[1]}")
+        else:
+            order = sorted(set(releases), key=lambda r: tuple(int(x) for x in r.split(".")))
+            out.append(f"{key[0]} {key[1]} ({', '.join(order)})")
+    return "; ".join(out)
 
 
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not

@@ -346,7 +346,6 @@ plots.table(runs.drop(columns=["model", "accelerator", "seq_len"]),
 
 # %%
 ax = plots.implied_mfu(runs)
-ax.set_xlim(0, 1.0)  # room on the right for the legend
 plots.readable(ax);
 
 # %% [markdown]

@@ -772,7 +772,7 @@ rows = [
     summary_row("optimal_n_params", "compute-optimal parameters", float(eff["optimal_n_params"]), "",
                 f"{fit.name}"),
     summary_row("allocation_compute_overhead", "extra training compute of the allocation",
-                float(eff["compute_overhead"]), "", "vs compute-optimal at the same loss"),
+                float(eff["compute_overhead"]), "fraction", "vs compute-optimal at the same loss"),
 ]
 
 # %%
