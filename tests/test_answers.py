@@ -166,7 +166,7 @@ def test_prices_are_escaped_for_markdown_and_render_as_text():
     assert answers.md_usd(5.67e6) == "\\$5.67M"
     html = markdown2html_mistune(f"costs **{answers.md_usd(5.67e6)}** in all, likely "
                                  f"**{answers.md_usd(5.26e6)}–{answers.md_usd(1.1e7)}**")
-    assert "<strong>$5.67M</strong>" in html and "<strong>$5.26M–$11M</strong>" in html
+    assert "<strong>$5.67M</strong>" in html and "<strong>$5.26M–$11.0M</strong>" in html
     assert "**" not in html
 
 

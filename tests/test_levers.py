@@ -926,7 +926,7 @@ def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
     cheaper = lv.hardware_headline(_sweep_rows(80e6, 72.2e6))
     assert cheaper["label"] == "cheapest rankable hardware: H100-SXM"
     assert cheaper["usd"] == 72.2e6
-    assert "GB200-NVL72 (this scenario) at the scenario's price, $4.50/GPU-h: $80M" in \
+    assert "GB200-NVL72 (this scenario) at the scenario's price, $4.50/GPU-h: $80.0M" in \
         cheaper["note"]
 
 

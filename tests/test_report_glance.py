@@ -260,7 +260,7 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert ledger.input_words(top["input"]) in second
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
     assert fmt_usd(lo) in second and fmt_usd(hi) in second
-    assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2M "
+    assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2.00M "
                      "(25% of the whole bill); its risk: loss divergence.")
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
     # 1% of the bill is no headline (by hand: 16.56 / 2.3e6 = 0.0007%)

@@ -16,6 +16,10 @@ def test_formatting():
     assert fmt_duration(54 * 86400) == "54 days"
     assert fmt_usd(1.23e8) == "$123M"
     assert fmt_usd(12.5) == "$12.50"
+    # three significant digits in every row of a column, trailing zeros kept: a bill's table
+    # showed "$24k" beside "$24.4k" and "$997.63" beside "$1.22k"
+    assert [fmt_usd(v) for v in (24_000, 24_400, 997.63, 1_220, 999_999, 99.999, -36_400)] == [
+        "$24.0k", "$24.4k", "$998", "$1.22k", "$1.00M", "$100", "-$36.4k"]
     assert fmt_count(405.85e9) == "405.9B"
 
 

@@ -109,16 +109,27 @@ def fmt_duration(seconds: float) -> str:
 
 
 def fmt_usd(usd: float) -> str:
-    """Format US dollars with a k/M/B suffix, e.g. ``fmt_usd(1.23e8) -> '$123M'``."""
+    """Format US dollars to three significant digits with a k/M/B/T suffix, trailing zeros kept
+    so that a column reads alike: ``$123M``, ``$24.0k``, ``$1.22k``, ``$998``; under $100 to the
+    cent (``$12.50``, a price per GPU-hour)."""
     v = _number(usd, "usd")
     if not math.isfinite(v):
         return not_finite_text(v) if math.isnan(v) else ("$∞" if v > 0 else "-$∞")
-    if abs(v) >= 1e15:  # beyond trillions a suffix would carry an exponent ("$9e+07T")
-        return f"${v:.3g}"
+    sign, v = ("-" if v < 0 else ""), abs(v)
+    if v >= 1e15:  # beyond trillions a suffix would carry an exponent ("$9e+07T")
+        return f"{sign}${v:.3g}"
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
-        if abs(v) >= scale:
-            return f"${v / scale:.3g}{suffix}"
-    return f"${v:,.2f}"
+        # a value that rounds up to the next suffix takes it: $999,999 is "$1.00M", not "$1000k"
+        if float(f"{v:.3g}") >= scale:
+            return f"{sign}${sig3(v / scale)}{suffix}"
+    if round(v, 2) >= 100:
+        return f"{sign}${v:,.0f}"
+    return f"{sign}${v:,.2f}"
+
+
+def sig3(x: float) -> str:
+    """Three significant digits as text, keeping trailing zeros (26.0) but not a bare point (968)."""
+    return f"{x:#.3g}".rstrip(".")
 
 
 def fmt_count(n: float, digits: int = 4) -> str:

@@ -88,7 +88,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached, pin_cache_dir
 from ..core.hardware import Cluster
-from ..core.units import fmt_bytes, not_finite_text
+from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import weight_bytes
@@ -1658,11 +1658,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _sig3(x: float) -> str:
-    """Three significant digits, keeping trailing zeros (26.0) but not a bare point (968)."""
-    return f"{x:#.3g}".rstrip(".")
-
-
 def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
     66.2 days; a value whose unit is ``"fraction"`` as a percentage (0.466 -> 46.6%)."""
@@ -1679,13 +1674,10 @@ def format_value(value, unit: str = "") -> str:
         return fmt_bytes(v)
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
-        for scale, suffix in scales + [(1e3, "k")]:
-            if abs(v) >= scale:
-                return f"${_sig3(v / scale)}{suffix}"
-        return f"${v:,.2f}"
+        return fmt_usd(v)
     for scale, suffix in scales:
         if abs(v) >= scale:
-            return f"{_sig3(v / scale)}{suffix} {unit}".strip()
+            return f"{sig3(v / scale)}{suffix} {unit}".strip()
     if abs(v) >= 1000 or v.is_integer():
         return f"{v:,.0f} {unit}".strip()
     return f"{v:.3g} {unit}".strip()
