@@ -701,7 +701,18 @@ COLUMN_WORDS = {
                            "estimates)",
     "days": "days (main run, at the MFU billed)", "scenario": "this scenario's hardware",
     "calibrated_mfu": "calibrated MFU", "mfu_ceiling": "best comparable published MFU",
-    "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable"}
+    "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable",
+    # notebook 05's RL tables (``rl.RLIteration.parts``, ``rl.scenario_variants``) and its
+    # chunked-prefill table (``setups.chunked_prefill_budgets``)
+    "part": "part", "gpu_s": "GPU-seconds", "gpu_hours": "GPU-hours", "share": "share of the time",
+    "usd": "USD", "wall_s": "wall time per iteration (s)", "usd_per_iteration": "USD per iteration",
+    "generation_time_share": "generation's share of the time",
+    "tail_share": "tail's share of the time", "idle_share": "idle share of the GPU-time",
+    "token_budget": "token budget per step", "chunks": "prefill chunks",
+    "tpot_during_prefill_s": "time per output token during the prefill",
+    "decode_stall_unchunked_s": "decode stall without chunking",
+    "expected_ttft_s": "expected TTFT", "expected_ttft_unchunked_s": "expected TTFT unchunked",
+    "expected_speedup": "expected speed-up"}
 
 
 def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",

@@ -630,7 +630,8 @@ ms = lambda x: f"{x * 1e3:,.1f} ms"
 plots.table(chunks[["token_budget", "chunks", "tpot_during_prefill_s", "decode_stall_unchunked_s",
                     "expected_ttft_s", "expected_ttft_unchunked_s", "expected_speedup"]],
             {"tpot_during_prefill_s": ms, "decode_stall_unchunked_s": ms, "expected_ttft_s": ms,
-             "expected_ttft_unchunked_s": ms, "expected_speedup": "×{:.2f}"})
+             "expected_ttft_unchunked_s": ms, "expected_speedup": "×{:.2f}"},
+            words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -711,7 +712,8 @@ plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}"
 # %%
 parts = {k: it.parts(price) for k, it in iters.items()}
 display(plots.table(parts["scenario"], {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}",
-                                        "share": "{:.1%}", "usd": "${:,.2f}"}))
+                                        "share": "{:.1%}", "usd": "${:,.2f}"},
+                    words=plots.COLUMN_WORDS))
 plots.rl_parts_bars(parts);
 
 # %%
@@ -1044,7 +1046,8 @@ grid = rl.scenario_variants(p, {
     "partial rollouts": dict(rl_partial_rollouts=True)}, price)
 plots.table(grid.drop(columns="idle_share"),
             {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}",
-             "generation_time_share": "{:.1%}", "tail_share": "{:.1%}"})
+             "generation_time_share": "{:.1%}", "tail_share": "{:.1%}"},
+            words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # More samples or longer responses raise the cost, but less than in proportion while the tail
@@ -1074,7 +1077,7 @@ modes = rl.scenario_variants(p, {
         rl_rollout_gpus=half, rl_async=True, rl_partial_rollouts=False)}, price)
 plots.table(modes.drop(columns="generation_time_share"),
             {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.2f}", "tail_share": "{:.1%}",
-             "idle_share": "{:.1%}"})
+             "idle_share": "{:.1%}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # Separating rollout and training GPUs only pays when the two phases can overlap: a synchronous
@@ -1116,7 +1119,8 @@ print("in the bill: notebook 00's RL post-training line is this campaign" if rl_
       "ledger_rl: true), so notebook 00's RL line is $0, 'not given'; this is an illustration")
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            p["seq_len"], p["dtype"])
-plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"})
+plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"},
+            words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
