@@ -126,6 +126,23 @@ wrap_async(kernels.WarmKernel, "_start", "kernel start+warm-up")
 wrap_async(kernels.WarmKernel, "_run", "kernel code",
            lambda self, code, t: "reset" if code == kernels.RESET else "warm-up")
 
+# a new client's wait_for_ready (jupyter_client) waits on the kernel, the kernel idle
+from jupyter_client.asynchronous.client import AsyncKernelClient  # noqa: E402
+
+WAITS = []  # seconds of each wait_for_ready
+real_wait = AsyncKernelClient.wait_for_ready
+
+
+async def wait_for_ready(self, *a, **k):
+    t = time.perf_counter()
+    try:
+        return await real_wait(self, *a, **k)
+    finally:
+        WAITS.append(time.perf_counter() - t)
+
+
+AsyncKernelClient.wait_for_ready = wait_for_ready
+
 out = args.out or tempfile.mkdtemp(prefix="timeline-")
 argv = ["report", "--scenario", args.scenario, "--out", out, "--overwrite"]
 if args.jobs:
@@ -162,4 +179,6 @@ for thread in sorted({th for _, th, _, _ in EVENTS if th.startswith("llmcost-rep
     print(f"{thread}: first event {first:.2f} s, last notebook end {last:.2f} s, notebooks "
           f"{run:.2f} s, other (kernel start, resets, waits) {last - first - run:.2f} s; idle "
           f"until the report's end {t_end - last:.2f} s")
+print(f"wait_for_ready (a new kernel client): {len(WAITS)} waits, {sum(WAITS):.2f} s in all "
+      f"(the kernels' starts among them)")
 print(f"load average now: {os.getloadavg()}")
