@@ -43,6 +43,8 @@ between notebooks, and replaces it when it died or does not answer.
 from __future__ import annotations
 
 import gc
+import logging
+import uuid
 import warnings
 
 import numpy as np
@@ -179,8 +181,6 @@ def lighter_cells(shell=None) -> dict:
 
     Measured with ``cProfile`` on the kernel's main thread (thread CPU time), 300 one-line
     cells: the two were 0.19 of 1.39 s in ``dispatch_shell``."""
-    import logging
-
     if shell is None:
         from IPython import get_ipython
         shell = get_ipython()
@@ -240,8 +240,6 @@ def own_session(session):
     """A copy of a ``jupyter_client`` session (the same key and signature scheme, so the kernel
     accepts its messages) with a new session id: a client using it connects its sockets under
     an identity no other client of the kernel manager shares."""
-    import uuid
-
     copy = session.clone()
     copy.session = str(uuid.uuid4())  # also sets bsession, the sockets' identity
     return copy
