@@ -18,7 +18,8 @@ import llmcost
 #: pyproject.toml (plots, widgets, report pages and text twins). The calculations, the ledger and
 #: `llmcost estimate` run without them, and importing them costs about a second.
 OPTIONAL_IMPORTS = ("matplotlib", "ipywidgets", "IPython", "papermill", "nbconvert", "nbclient",
-                    "nbformat", "jupytext", "latex2mathml", "jupyter_client", "jupyter_core")
+                    "nbformat", "jupytext", "latex2mathml", "jupyter_client", "jupyter_core",
+                    "ipykernel")
 
 PACKAGE = Path(llmcost.__file__).parent
 

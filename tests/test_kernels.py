@@ -186,3 +186,83 @@ def test_a_report_kernel_shows_its_figures_as_svg(tmp_path, monkeypatch):
 def test_a_kernel_figure_format_must_be_known(tmp_path):
     with pytest.raises(ValueError, match="figures='jpeg'"):
         kernels.WarmKernel(str(tmp_path), figures="jpeg")
+
+
+def test_lighter_cells_keeps_what_the_kernel_answers_and_logs(monkeypatch):
+    """``kernels.lighter_cells``: ipykernel's check of which parameters ``run_cell_async``
+    accepts gives the answer ipykernel's own function gives (asked once per function), and the
+    kernel's logger drops only what its handler dropped (a DEBUG logger with a CRITICAL
+    handler: the logger is raised to CRITICAL; one with a DEBUG handler is left alone)."""
+    import logging
+    import types
+
+    from ipykernel import ipkernel
+
+    monkeypatch.setattr(ipkernel, "_accepts_parameters", ipkernel._accepts_parameters)
+    real = ipkernel._accepts_parameters
+    calls = []
+
+    class Shell:
+        async def run_cell_async(self, raw_cell, store_history=False, *, cell_id=None):
+            calls.append(raw_cell)
+
+    def logger(name, handler_level):
+        log = logging.getLogger(name)
+        log.setLevel(logging.DEBUG)
+        log.propagate = False
+        handler = logging.StreamHandler()
+        handler.setLevel(handler_level)
+        log.handlers[:] = [handler]
+        return log
+
+    quiet = logger("llmcost-test-quiet", logging.CRITICAL)
+    shell = Shell()
+    shell.kernel = types.SimpleNamespace(log=quiet)
+    done = kernels.lighter_cells(shell)
+    assert done == {"accepts_parameters": True, "log_level": logging.CRITICAL}
+    assert quiet.level == logging.CRITICAL
+    names = ["cell_id", "cell_meta"]
+    expected = real(shell.run_cell_async, names)
+    assert expected == {"cell_id": True, "cell_meta": False}  # cell_id is keyword-only above
+    for _ in range(2):
+        assert ipkernel._accepts_parameters(shell.run_cell_async, names) == expected
+    assert ipkernel._accepts_parameters(Shell().run_cell_async, ["raw_cell"]) == real(
+        shell.run_cell_async, ["raw_cell"])
+    # a second call patches nothing twice; a logger whose handler shows DEBUG keeps DEBUG
+    loud = logger("llmcost-test-loud", logging.DEBUG)
+    shell.kernel = types.SimpleNamespace(log=loud)
+    assert kernels.lighter_cells(shell) == {}
+    assert loud.level == logging.DEBUG
+
+
+def test_a_report_runs_its_notebooks_through_the_kernels_one_client(tmp_path, monkeypatch):
+    """A report's notebooks run through the warm kernel's one client (``WarmKernel.kc``, made
+    when the kernel starts), not a new client per notebook and per reset, each of which waited
+    0.2 s for its IOPub socket; the notebooks still see a fresh namespace."""
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    from jupyter_client.manager import AsyncKernelManager
+
+    made = []
+    real_client = AsyncKernelManager.client
+
+    def counted(self, **kwargs):
+        made.append(kwargs.get("session") is not None)
+        return real_client(self, **kwargs)
+
+    monkeypatch.setattr(AsyncKernelManager, "client", counted)
+    first = _notebook(tmp_path / "first.ipynb", ["leftover = 1", "print('one')"])
+    second = _notebook(tmp_path / "second.ipynb", ["print('leftover' in globals())"])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        kernel.warm(str(tmp_path))
+        kc = kernel.kc
+        runs = [report._run_one(src, tmp_path / f"out-{src.name}", {}, "t", {src.stem},
+                                60, kernel)[0] for src in (first, second)]
+        assert kernel.kc is kc and kernel.starts == 1
+    finally:
+        kernel.shutdown()
+    assert made == [True]  # one client, with a session of its own (kernels.own_session)
+    assert not any(r.failed for r in runs)
+    outs = [nbformat.read(r.out_nb, as_version=4) for r in runs]
+    assert outs[0].cells[1].outputs[0]["text"] == "one\n"
+    assert outs[1].cells[0].outputs[0]["text"] == "False\n"

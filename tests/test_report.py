@@ -308,6 +308,20 @@ def test_parallel_report_names_each_notebook_and_keeps_the_failed_one(tmp_path, 
         "01_ok", "02_fail"]                                # reading order, not finishing order
 
 
+def test_notebooks_start_costliest_first():
+    """Longest processing time first (Graham 1969): by ``NOTEBOOK_CPU_S`` (cold, then warm),
+    a notebook the table does not know first, in reading order. Hand-ordered from the table:
+    04b (20.1 cold CPU-s), 05 (5.8), 04 (5.0), 09 (4.7), 00 (3.7), 03 (2.8), 06 (2.3),
+    01 (2.2), 02 (2.1), 07 (1.3), 08 (0.8), 10 (0.2)."""
+    nbs = [Path(f"{s}.ipynb") for s in (
+        "00_index", "01_flops", "02_batch_size", "03_parallelism", "04_communication",
+        "04b_step_time", "05_rl_loop", "06_chinchilla", "07_checkpoints", "08_published_runs",
+        "09_savings", "10_glossary", "11_new", "12_newer")]
+    assert [nb.stem[:3].rstrip("_") for nb in report.start_order(nbs)] == [
+        "11", "12", "04b", "05", "04", "09", "00", "03", "06", "01", "02", "07", "08", "10"]
+    assert {nb.stem for nb in report.list_notebooks()} <= set(report.NOTEBOOK_CPU_S)
+
+
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
 def test_jobs_must_be_a_positive_whole_number(tmp_path, jobs):
     with pytest.raises(report.UsageError, match=f"jobs={jobs!r} must be a whole number >= 1"):

@@ -60,6 +60,9 @@ class _NoKernel:
     def ready(self, cwd=None):
         return None
 
+    def warm(self, cwd=None):
+        pass
+
     def shutdown(self):
         pass
 

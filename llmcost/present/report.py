@@ -1178,7 +1178,22 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 
 def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int, progress,
                   jobs, t_start: float, other=None) -> ReportResult:
-    """``run_report`` once the scenario is valid and the folder is ready and locked."""
+    """``run_report`` once the scenario is valid and the folder is ready and locked: the
+    workers' kernels start first (``_Workers``), then the warnings are printed while they
+    warm up."""
+    jobs = default_jobs() if jobs is None else jobs
+    workers = _Workers(len(plan.notebooks), jobs, plan.notebooks[0].parent)
+    try:
+        return _write_report_with(plan, scenario_path, out_dir, timeout_s, progress, workers,
+                                  t_start, other)
+    finally:
+        workers.stop(wait=False)  # stopped already unless the report failed before its runs
+
+
+def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int,
+                       progress, workers: _Workers, t_start: float, other=None
+                       ) -> ReportResult:
+    """``_write_report`` with its workers started."""
     scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
@@ -1199,10 +1214,9 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
     owned_price = notebook_owned_price(plan.values)
-    jobs = default_jobs() if jobs is None else jobs
     # while the notebooks run
     index_work = IndexWork(plan.values, scenario, index_title(scenario, scenario_path))
-    runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, jobs,
+    runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, workers,
                           progress)
     failures = []  # listed first in the index's "Read this first" box
     for nb in nbs:  # reading order, whatever order the notebooks finished in
@@ -1358,8 +1372,15 @@ def _engine() -> str:
     per notebook taken from the kernels running beside it. A run that returns is written by
     ``papermill.execute_notebook`` itself (its last step, or ``raise_for_execution_errors``
     for a cell that failed), so the engine does not write it a second time; a run that raises
-    (a timeout, a dead kernel) never reaches that step, and is written by the engine."""
+    (a timeout, a dead kernel) never reaches that step, and is written by the engine.
+
+    A run given ``kc=`` (a warm kernel's connected client: ``kernels.WarmKernel.kc``) runs its
+    cells through that client instead of a new one (a new client waits 0.2 s for its IOPub
+    socket: ``kernels.WarmKernel``)."""
+    from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
+    from papermill.log import logger
+    from papermill.utils import merge_kwargs, remove_args
 
     global _ENGINE
     if _ENGINE:
@@ -1393,6 +1414,26 @@ def _engine() -> str:
                 nb_man.notebook_complete()
             return nb_man.nb
 
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False,
+                                     stdout_file=None, stderr_file=None, start_timeout=60,
+                                     execution_timeout=None, kc=None, **kwargs):
+            # papermill's NBClientEngine.execute_managed_notebook (papermill 2.7.0), with the
+            # client ``kc`` set before nbclient would make one (NotebookClient.setup_kernel
+            # makes a client only when it has none)
+            kwargs = remove_args(["input_path"], **kwargs)
+            safe_kwargs = remove_args(["timeout", "startup_timeout"], **kwargs)
+            final_kwargs = merge_kwargs(
+                safe_kwargs,
+                timeout=execution_timeout if execution_timeout else kwargs.get("timeout"),
+                startup_timeout=start_timeout, kernel_name=kernel_name, log=logger,
+                log_output=log_output, stdout_file=stdout_file, stderr_file=stderr_file)
+            client = PapermillNotebookClient(nb_man, **final_kwargs)
+            if kc is not None:
+                kc.allow_stdin = False  # as nbclient's start_new_kernel_client sets it
+                client.kc = kc
+            return client.execute()
+
     papermill_engines.register("llmcost", _Engine)
     _ENGINE = "llmcost"
     return _ENGINE
@@ -1414,7 +1455,8 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
     not_started = node = None
     for attempt in (1, 2):  # a kernel that fails to start is started once more
         try:
-            km = {} if kernel is None else {"km": kernel.ready(str(nb.parent))}
+            km = {} if kernel is None else {"km": kernel.ready(str(nb.parent)),
+                                            "kc": getattr(kernel, "kc", None)}
             # the executed notebook, as papermill wrote it to out_nb (not read back)
             node = pm.execute_notebook(str(nb), str(out_nb), parameters=params,
                                        kernel_name="python3", cwd=str(nb.parent),
@@ -1504,8 +1546,8 @@ def _kernel_failed_note(node, reason: str) -> None:
 
 
 def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
-                   timeout_s: int, jobs: int, progress) -> dict:
-    """Run the notebooks, ``jobs`` at a time, each in its own kernel; one progress line when a
+                   timeout_s: int, workers: _Workers, progress) -> dict:
+    """Run the notebooks on ``workers`` (each with its own kernel); one progress line when a
     notebook starts and one when it finishes or fails, with how many are left.
 
     A failed notebook does not stop the others (it is kept, with its error, and named)."""
@@ -1515,7 +1557,7 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
     cwd = os.getcwd()
     try:
         return _run_notebooks_in(nbs, Path(out_dir).absolute(), scenario, declared,
-                                 owned_price, timeout_s, jobs, progress)
+                                 owned_price, timeout_s, workers, progress)
     finally:
         os.chdir(cwd)
 
@@ -1556,42 +1598,97 @@ def _import_runners() -> None:
 
 def _start_early(kernel: WarmKernel, cwd) -> None:
     """Start and warm up a worker's kernel as soon as the worker starts: the kernel starts (its
-    own process) while the report's process imports papermill and nbformat on the way to the
-    first notebook. A kernel that fails to start here is started again by the first notebook's
-    run (``_run_one``, which starts it twice before the page says it could not)."""
+    own process) while the report's process finishes its checks and imports papermill and
+    nbformat on the way to the first notebook. The kernel is not counted as used: the first
+    notebook runs in it without a reset. A kernel that fails to start here is started again
+    by the first notebook's run (``_run_one``, which starts it twice before the page says it
+    could not)."""
     try:
-        kernel.ready(str(cwd))
+        kernel.warm(str(cwd))
     except Exception:  # noqa: BLE001 (the first notebook's run starts it again, and says so)
         kernel.shutdown()
 
 
-def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
-                      timeout_s: int, jobs: int, progress) -> dict:
-    """``jobs`` worker threads, each with its own warm kernel (``kernels.WarmKernel``: started
-    and imported once, reset between notebooks); this thread hands each idle worker the next
-    notebook in reading order and prints the progress lines."""
-    n, written = len(nbs), {nb.stem for nb in nbs}
-    title = scenario.get("title", "")
-    events = queue.Queue()
+#: Each notebook's kernel CPU seconds in a report of the default scenario, with the disk cache
+#: empty (cold) and filled by an earlier report (warm), as ``benchmarks/report_timeline.py``
+#: prints them ("kernel ... CPU-s"), for the order the notebooks start in (``start_order``).
+#: Measured on the 2-core machine shared with other work, so only their order matters.
+NOTEBOOK_CPU_S = {
+    "04b_step_time": (20.1, 2.5), "05_rl_loop": (5.8, 2.5), "04_communication": (5.0, 3.0),
+    "09_savings": (4.7, 1.0), "00_index": (3.7, 2.4), "03_parallelism": (2.8, 2.4),
+    "06_chinchilla": (2.3, 2.4), "01_flops": (2.2, 2.8), "02_batch_size": (2.1, 2.1),
+    "07_checkpoints": (1.3, 1.6), "08_published_runs": (0.8, 0.7), "10_glossary": (0.2, 0.1),
+}
 
-    def work(inbox: queue.Queue):
-        kernel = WarmKernel(str(nbs[0].parent), KERNEL_ARGS, figures=FIGURES)
+
+def start_order(nbs: list) -> list:
+    """The order a report hands its notebooks to its workers: the costliest first
+    (``NOTEBOOK_CPU_S``, cold cache, then warm), each idle worker taking the next. This is
+    Graham's longest-processing-time-first list schedule (R. L. Graham, "Bounds on
+    multiprocessing timing anomalies", SIAM J. Appl. Math. 17(2), 1969, §4: the last notebook
+    to finish ends at most 4/3 - 1/(3m) times as late as the best schedule on m workers);
+    in reading order, the step-time notebook, which builds the validation tables with an
+    empty cache (20 of the report's 60 kernel CPU-s), started sixth and ended alone. A
+    notebook the table does not know starts first (its cost is unknown), in reading order;
+    the pages and the summary are in reading order whatever the order the notebooks ran in."""
+    unknown = [nb for nb in nbs if nb.stem not in NOTEBOOK_CPU_S]
+    known = sorted((nb for nb in nbs if nb.stem in NOTEBOOK_CPU_S),
+                   key=lambda nb: tuple(-c for c in NOTEBOOK_CPU_S[nb.stem]))
+    return unknown + known
+
+
+class _Workers:
+    """``jobs`` worker threads (no more than there are notebooks), each with its own warm kernel
+    (``kernels.WarmKernel``: started and imported once, reset between notebooks), started as
+    soon as the scenario is valid and the folder ready, so that the kernels start and import
+    (their own processes) while this process prints the warnings and starts the index's
+    work. ``submit(inbox, nb, run)`` has the worker of ``inbox`` call ``run(kernel)`` and put
+    ``(inbox, nb, result)`` on ``events`` (``(inbox, None, exception)`` if a worker fails);
+    ``stop()`` ends the workers, each stopping its kernel."""
+
+    def __init__(self, n_notebooks: int, jobs: int, cwd):
+        self.events = queue.Queue()
+        self.inboxes = [queue.Queue() for _ in range(max(1, min(jobs, n_notebooks)))]
+        self.threads = [threading.Thread(target=self._work, args=(q, cwd),
+                                         name=f"llmcost-report-{i}", daemon=True)
+                        for i, q in enumerate(self.inboxes)]
+        self.stopped = False
+        for t in self.threads:
+            t.start()
+
+    def _work(self, inbox: queue.Queue, cwd) -> None:
+        kernel = WarmKernel(str(cwd), KERNEL_ARGS, figures=FIGURES)
         try:
-            _start_early(kernel, nbs[0].parent)
-            for nb in iter(inbox.get, None):
-                events.put((inbox, nb, _run_one(
-                    nb, out_dir / nb.name,
-                    _notebook_parameters(nb, scenario, declared, owned_price),
-                    f"{nb.stem} — {title}", written, timeout_s, kernel)))
-        except BaseException as e:  # noqa: BLE001 (handed to this thread's caller, raised there)
-            events.put((inbox, None, e))
+            _start_early(kernel, cwd)
+            for nb, run in iter(inbox.get, None):
+                self.events.put((inbox, nb, run(kernel)))
+        except BaseException as e:  # noqa: BLE001 (handed to the caller's thread, raised there)
+            self.events.put((inbox, None, e))
         finally:
             kernel.shutdown()
 
-    inboxes = [queue.Queue() for _ in range(max(1, min(jobs, n)))]
-    threads = [threading.Thread(target=work, args=(q,), name=f"llmcost-report-{i}", daemon=True)
-               for i, q in enumerate(inboxes)]
-    runs, pending, left_to_start = {}, {}, list(nbs)
+    def submit(self, inbox: queue.Queue, nb: Path, run: Callable) -> None:
+        inbox.put((nb, run))
+
+    def stop(self, wait: bool = True) -> None:
+        """Start nothing more; with ``wait``, return once every worker has stopped its kernel
+        (without, as on Ctrl-C, whose signal the running kernels get too)."""
+        if not self.stopped:
+            self.stopped = True
+            for inbox in self.inboxes:
+                inbox.put(None)
+        if wait:
+            for t in self.threads:
+                t.join()
+
+
+def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+                      timeout_s: int, workers: _Workers, progress) -> dict:
+    """Hand each idle worker of ``workers`` the next notebook (``start_order``) and print the
+    progress lines; returns each notebook's ``_NotebookRun``."""
+    n, written = len(nbs), {nb.stem for nb in nbs}
+    title = scenario.get("title", "")
+    runs, pending, left_to_start = {}, {}, start_order(nbs)
 
     def start_next(inbox):
         nb = left_to_start.pop(0)
@@ -1600,19 +1697,19 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
         progress(f"[{started}/{n}] started {nb.stem} ({len(left_to_start)} left to start; "
                  f"running: {', '.join(running)})")
         pending[id(inbox)] = nb
-        inbox.put(nb)
+        params = _notebook_parameters(nb, scenario, declared, owned_price)
+        workers.submit(inbox, nb, lambda kernel: _run_one(
+            nb, out_dir / nb.name, params, f"{nb.stem} — {title}", written, timeout_s, kernel))
 
     try:
-        for t in threads:
-            t.start()
-        for inbox in inboxes:
+        for inbox in workers.inboxes[:n]:
             start_next(inbox)
         # while the workers' kernels start and warm up (processes of their own), this thread
         # imports what each run needs first (about a second of CPU: nbformat's JSON-schema
         # validator), instead of each worker before its kernel starts
         _import_runners()
         while pending:
-            inbox, nb, value = events.get()
+            inbox, nb, value = workers.events.get()
             if nb is None:
                 raise value
             del pending[id(inbox)]
@@ -1628,10 +1725,8 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
             if left_to_start:
                 start_next(inbox)
     finally:  # Ctrl-C or an error: start nothing more (running kernels get Ctrl-C too)
-        for inbox in inboxes:
-            inbox.put(None)
-    for t in threads:  # every worker has stopped its kernel before the report goes on
-        t.join()
+        workers.stop(wait=False)
+    workers.stop()  # every worker has stopped its kernel before the report goes on
     return runs
 
 
