@@ -704,7 +704,7 @@ COLUMN_WORDS = {
     "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable",
     # notebook 05's RL tables (``rl.RLIteration.parts``, ``rl.scenario_variants``) and its
     # chunked-prefill table (``setups.chunked_prefill_budgets``)
-    "part": "part", "gpu_s": "GPU-seconds", "gpu_hours": "GPU-hours", "share": "share of the time",
+    "part": "part", "gpu_s": "GPU-seconds", "gpu_hours": "GPU-hours", "share": "share of the GPU-time",
     "usd": "USD", "wall_s": "wall time per iteration (s)", "usd_per_iteration": "USD per iteration",
     "generation_time_share": "generation's share of the time",
     "tail_share": "tail's share of the time", "idle_share": "idle share of the GPU-time",
@@ -1718,7 +1718,7 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     ax.set_title("Iso-loss contours: the frontier crosses each at its cheapest point")
     ax.legend(fontsize=SMALL_PT, loc="upper left")
     _source(ax, f"fit {fit_name}; contours every 0.1 nats/token, labelled every 0.2; "
-                "dotted: isoFLOP lines C = 6ND")
+                "dotted: C = 6ND")
     return ax
 
 
