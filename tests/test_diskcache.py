@@ -130,6 +130,37 @@ def test_a_kernels_call_reads_what_a_test_process_computed_and_not_back(folder):
     assert calls == [6, 7, 7]
 
 
+def test_a_process_waits_for_an_entry_under_other_filters_only_if_it_could_read_it(tmp_path):
+    # a process that shows deprecations computes an entry (slowly); one that asks while it does,
+    # whose filters hide deprecations (a notebook kernel's), waits for it and reads it; the
+    # other way round, each computes its own (the first's entry may lack a deprecation)
+    log = tmp_path / "computed.txt"
+    code = textwrap.dedent(f"""
+        import os, sys, time, warnings
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def slow(n):
+            with open({str(log)!r}, "a") as f:
+                f.write(f"{{sys.argv[1]}} {{n}}\\n")
+            time.sleep(2.0)
+            return n * 2
+
+        role, n = sys.argv[1], int(sys.argv[3])
+        while sys.argv[2] == "second" and not (os.path.exists({str(log)!r}) and
+                                                f" {{n}}" in open({str(log)!r}).read()):
+            time.sleep(0.02)  # until the first process is computing
+        warnings.resetwarnings()
+        warnings.simplefilter("ignore", ImportWarning)
+        warnings.simplefilter("ignore" if role == "hides" else "always", DeprecationWarning)
+        assert slow(n) == 2 * n
+    """)
+    assert _at_once(code, tmp_path / "cache", [("shows", "first", "1"), ("hides", "second", "1"),
+                                               ("hides", "first", "2"), ("shows", "second", "2")]) \
+        == [0, 0, 0, 0]
+    assert sorted(log.read_text().splitlines()) == ["hides 2", "shows 1", "shows 2"]
+
+
 def test_a_new_fingerprint_is_a_new_entry(folder, monkeypatch):
     _table(3)
     monkeypatch.setattr(diskcache, "source_fingerprint", lambda: "another version of the code")

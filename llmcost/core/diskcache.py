@@ -43,7 +43,8 @@ uncached). Files are written to a temporary name and renamed, so processes writi
 entry at once never leave half a file. A process that misses an entry computes it holding a
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
-for it and reads it, instead of computing it a second time.
+for it and reads it, instead of computing it a second time; so does a process under other
+filters that could read the entry being computed (``_computing``).
 
 What the key cannot see: a module constant changed at run time (``step.KERNEL_EFFICIENCY = x``
 in a session) is not an argument; a function is cached only if it reads no such state that a
@@ -409,6 +410,47 @@ def _entry_lock(path: Path):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def _computing(path: Path):
+    """While this process computes the entry ``path``, hold the lock that the entries of the
+    same call under every filters share (``<name>-<base key>.computing``), with this process's
+    ``writer_ignores()`` written in it. Yields whether it waited for another process: one that
+    holds the lock, under filters whose entry this process could read (``usable_under``), is
+    waited for (its entry is then read, or computed here if it was not kept); one whose entry
+    this process could not read is not, and the entry is computed here at the same time."""
+    if fcntl is None:
+        yield False
+        return
+    try:
+        handle = open(path.parent / (path.name[:-len(".pickle")].rsplit("-", 1)[0]
+                                     + ".computing"), "a+b")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield False
+        return
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except OSError:  # another process computes this call
+            try:
+                handle.seek(0)
+                holder = pickle.loads(handle.read())
+            except Exception:  # noqa: BLE001 (not written yet, or unreadable: not waited for)
+                holder = None
+            if not usable_under(holder):
+                yield False
+                return
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            waited = True
+        try:
+            handle.truncate(0)
+            handle.write(pickle.dumps(writer_ignores()))
+            handle.flush()
+            yield waited
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def _write(folder: Path, path: Path, result) -> None:
     """Store ``result`` at ``path`` (a temporary file renamed); a folder that cannot be written
     is not an error."""
@@ -439,7 +481,7 @@ def disk_cached(fn):
         found = _read_usable(path)
         if found is not _MISSING:
             return found
-        with _entry_lock(path):
+        with _entry_lock(path), _computing(path):
             found = _read_usable(path)  # another process may have written it meanwhile
             if found is not _MISSING:
                 return found
