@@ -9,6 +9,8 @@ the numbers are right is checked against sourced bands in tests/test_report.py
 """
 
 import gc
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,6 +53,51 @@ del _gc
 
 
 def pytest_configure(config):
+    """Each pytest-xdist worker rewrites its share of the test files' asserts first
+    (``_rewrite_share``), then nbval's kernels are set up (``_nbval_kernels``)."""
+    _rewrite_share(config)
+    _nbval_kernels(config)
+
+
+def _rewrite_share(config) -> None:
+    """In a pytest-xdist worker, rewrite the asserts of every n-th test file the run collects
+    (n workers, this worker's index the offset) and write pytest's cached ``.pyc`` for it, before collection.
+    Rewriting is pytest's slowest step on a fresh clone (about 7 CPU-s for tests/, some 5,000
+    asserts): without this both workers rewrite every file at once, each writing the same
+    ``.pyc``; with it each rewrites half, and collection reads the other half's ``.pyc`` from
+    the other worker (or rewrites a file itself if that is not written yet). pytest checks each
+    ``.pyc`` against its source and its own version as it reads it. This uses pytest's assertion
+    rewriting module (``_pytest.assertion.rewrite``, the functions its import hook calls); if
+    that changes, nothing is done here and collection rewrites as before."""
+    worker = getattr(config, "workerinput", None)
+    if worker is None or sys.dont_write_bytecode or config.getoption("assertmode") != "rewrite":
+        return
+    try:
+        from _pytest.assertion import rewrite
+
+        index, count = int(worker["workerid"][2:]), int(worker["workercount"])
+        files = sorted({f.resolve() for arg in config.args for f in _test_files(Path(
+            arg.split("::")[0]))})[index::count]
+        for fn in files:
+            cache_dir = rewrite.get_cache_dir(fn)
+            pyc = cache_dir / (fn.name[:-3] + rewrite.PYC_TAIL)
+            if not rewrite.try_makedirs(cache_dir) or \
+                    rewrite._read_pyc(fn, pyc, lambda *a: None) is not None:
+                continue
+            source_hash, co = rewrite._rewrite_test(fn, config)
+            rewrite._write_pyc(config.stash[rewrite.assertstate_key], co, source_hash, pyc)
+    except Exception:  # noqa: BLE001 (only a speed-up: collection rewrites as before)
+        return
+
+
+def _test_files(path: Path) -> list:
+    """The test files (``test_*.py``) a collection argument names: itself, or those under it."""
+    if path.is_dir():
+        return list(path.rglob("test_*.py"))
+    return [path] if path.name.startswith("test_") and path.suffix == ".py" else []
+
+
+def _nbval_kernels(config) -> None:
     """nbval's kernels draw each figure without rasterizing it (``LAYOUT_ONLY``). nbval compares
     no image (``image/png`` is in its ``skip_compare`` without ``--nbdime``): what it checks of a
     figure is that it is made, laid out and drawn, and every artist's draw code still runs (a bad

@@ -20,10 +20,14 @@ import llmcost  # noqa: E402
 # file at the end while the other idles; the rest follow in collection order. A file missing from
 # this list is still run; the order only spreads the time. (xdist's own `--dist loadgroup` would
 # do the grouping, but with pytest 9 its group marks do not reach the scheduler: a notebook's
-# cells were split between workers.)
+# cells were split between workers.) The other worker starts with test_figure_text_floor.py,
+# which runs the default scenario's notebooks in the worker, then test_scenarios_in_process.py:
+# the tables their notebooks compute there (under the test's warnings filters) are then on
+# disk when the report's kernels, whose filters hide more, ask for them, and the kernels read
+# them (core.diskcache.usable_under); the other way round, each would compute its own.
 SAME_WORKER = {"test_report.py": "default-report", "test_browser_report.py": "default-report"}
-LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_browser_lab_a.py",
-              "test_scenarios_in_process.py",
+LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_figure_text_floor.py",
+              "test_scenarios_in_process.py", "test_browser_lab_a.py",
               "test_scenario_matrix_a.py", "test_explore_in_process.py", "09_savings.ipynb",
               "test_kernels.py", "test_scenario_matrix_b.py", "test_notebooks_in_process.py",
               "test_scenario_predict.py", "05_rl_loop.ipynb", "test_report_glance.py",

@@ -2,6 +2,8 @@
 recomputed, a change to the code or data fingerprint or to the arguments (a scenario's values,
 an array's bytes, a named file's bytes) is a new entry, an unreadable entry is recomputed, a
 result that showed a warning is not kept (nor recomputed in that process and kept), processes that miss an entry at once compute it once,
+an entry written under other warnings filters is read only where the reader's filters hide
+every warning the writer's hid (Python's first-matching-filter rule, warnings module docs),
 and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
@@ -58,6 +60,105 @@ def test_a_result_is_kept_under_the_command_lines_warnings_filters(folder):
         again = _table(5)
     assert calls == [5] and again.equals(first)
     assert len(list(folder.glob("_table-*.pickle"))) == 1
+
+
+class _Mine(UserWarning):
+    pass
+
+
+class _Both(_Mine, RuntimeWarning):  # a warning of two families at once
+    pass
+
+
+def _filters(*specs) -> list:
+    """A filter list as ``warnings.filters`` holds it: (action, message regex or None, category,
+    module regex or None, line)."""
+    return [(a, None if m is None else re.compile(m, re.I), c, None, 0) for a, m, c in specs]
+
+
+# Python's defaults (``-W`` none, not __main__), then what pytest puts in front of them for a
+# test, then what a notebook kernel adds (IPython's and numpy's filters, abridged)
+DEFAULTS = _filters(("ignore", None, DeprecationWarning), ("ignore", None, ImportWarning))
+PYTEST = _filters(("always", None, DeprecationWarning)) + DEFAULTS
+KERNEL = _filters(("ignore", "numpy.ndarray size changed", Warning),
+                  ("error", None, _Mine)) + DEFAULTS
+
+
+def test_an_entry_is_read_under_filters_that_hide_all_its_writer_hid():
+    # the writer's reachable ignores: pytest's ``ignore DeprecationWarning`` comes after its
+    # ``always DeprecationWarning`` (the first matching filter decides), so only ImportWarning
+    assert diskcache.writer_ignores(PYTEST) == ((None, ("builtins", "ImportWarning"), None, 0),)
+    ignores = diskcache.writer_ignores(PYTEST)
+    assert diskcache.usable_under(ignores, PYTEST)
+    assert diskcache.usable_under(ignores, KERNEL)  # the kernel hides ImportWarning too
+    assert diskcache.usable_under(diskcache.writer_ignores(DEFAULTS), DEFAULTS)
+    assert not diskcache.usable_under(diskcache.writer_ignores(DEFAULTS), PYTEST)  # shows more
+    shows_all = diskcache.writer_ignores(_filters(("always", None, Warning)) + DEFAULTS)
+    assert shows_all == () and diskcache.usable_under(shows_all, KERNEL)
+    # a writer with an error filter shares nothing (its computation may have caught one)
+    assert diskcache.writer_ignores(KERNEL) is None and not diskcache.usable_under(None, PYTEST)
+    # a reader that ignores only some of the messages, or shows a subclass first, or errors
+    only_one = _filters(("ignore", "one message", UserWarning))
+    assert not diskcache.usable_under(diskcache.writer_ignores(
+        _filters(("ignore", None, UserWarning))), only_one)
+    assert diskcache.usable_under(diskcache.writer_ignores(only_one), _filters(
+        ("ignore", "another", UserWarning), ("ignore", None, Warning)))
+    assert not diskcache.usable_under(diskcache.writer_ignores(
+        _filters(("ignore", None, UserWarning))), _filters(("always", None, _Mine),
+                                                           ("ignore", None, UserWarning)))
+    assert not diskcache.usable_under(diskcache.writer_ignores(
+        _filters(("ignore", None, UserWarning))), _filters(("error", None, UserWarning)))
+    # a class of both families: a RuntimeWarning filter may meet an ignored UserWarning
+    assert not diskcache.usable_under(diskcache.writer_ignores(
+        _filters(("ignore", None, _Mine))), _filters(("default", None, RuntimeWarning),
+                                                     ("ignore", None, Warning)))
+
+
+def test_a_kernels_call_reads_what_a_test_process_computed_and_not_back(folder):
+    with warnings.catch_warnings():
+        warnings.filters[:] = PYTEST
+        first = _table(6)
+    with warnings.catch_warnings():
+        warnings.filters[:] = _filters(("ignore", None, DeprecationWarning),
+                                       ("ignore", None, ImportWarning))
+        again = _table(6)  # hides what the writer hid: read
+        assert calls == [6] and again.equals(first)
+        _table(7)  # written under these filters, which hide DeprecationWarning
+    with warnings.catch_warnings():
+        warnings.filters[:] = PYTEST
+        _table(7)  # would show a DeprecationWarning the writer hid: computed
+    assert calls == [6, 7, 7]
+
+
+def test_a_process_waits_for_an_entry_under_other_filters_only_if_it_could_read_it(tmp_path):
+    # a process that shows deprecations computes an entry (slowly); one that asks while it does,
+    # whose filters hide deprecations (a notebook kernel's), waits for it and reads it; the
+    # other way round, each computes its own (the first's entry may lack a deprecation)
+    log = tmp_path / "computed.txt"
+    code = textwrap.dedent(f"""
+        import os, sys, time, warnings
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def slow(n):
+            with open({str(log)!r}, "a") as f:
+                f.write(f"{{sys.argv[1]}} {{n}}\\n")
+            time.sleep(2.0)
+            return n * 2
+
+        role, n = sys.argv[1], int(sys.argv[3])
+        while sys.argv[2] == "second" and not (os.path.exists({str(log)!r}) and
+                                                f" {{n}}" in open({str(log)!r}).read()):
+            time.sleep(0.02)  # until the first process is computing
+        warnings.resetwarnings()
+        warnings.simplefilter("ignore", ImportWarning)
+        warnings.simplefilter("ignore" if role == "hides" else "always", DeprecationWarning)
+        assert slow(n) == 2 * n
+    """)
+    assert _at_once(code, tmp_path / "cache", [("shows", "first", "1"), ("hides", "second", "1"),
+                                               ("hides", "first", "2"), ("shows", "second", "2")]) \
+        == [0, 0, 0, 0]
+    assert sorted(log.read_text().splitlines()) == ["hides 2", "shows 1", "shows 2"]
 
 
 def test_a_new_fingerprint_is_a_new_entry(folder, monkeypatch):

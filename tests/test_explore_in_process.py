@@ -136,8 +136,11 @@ def test_the_explore_panel_answers_its_first_control(nb, monkeypatch):
     monkeypatch.setattr(IPython.display, "display", display)  # a notebook may import it
     monkeypatch.setattr(plt, "show", lambda *a, **k: shown.show())  # a function: matplotlib sets its __signature__
     ns = {"__name__": "__main__", "display": display}
+    # recorded under the test's own filters: a UserWarning has no filter there, so Python's
+    # default action shows (records) the first of each, once-per-location registries emptied
+    # on entering the block; no ``simplefilter("always")``, which would also key every disk-
+    # cached table the notebook computes apart from the other in-process tests' (diskcache)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
         run_in_process(nb, ns=ns, before_cell=before_cell, stdout=shown.stdout)
     shown_warnings = [f"{x.category.__name__}: {x.message}" for x in caught
                       if issubclass(x.category, UserWarning)

@@ -25,6 +25,15 @@ and a result whose computation showed a warning is not kept, so that the next ca
 again, as an uncached call would; nor is a later computation of that entry in the same process,
 whose warning Python's once-per-location registry may hide (a second call of a notebook's
 kernel): kept then, the entry would read back without the warning in the next process.
+A caller whose own entry is missing may read the entry another caller wrote under other
+filters when that is what its own call would give (``usable_under``): the entry keeps the
+writer's reachable ``ignore`` filters (a warning its computation raised was hidden by one of
+them, or shown and the entry not kept), and the reader's filters must ignore every warning
+those ignore (checked conservatively: the reader's first filter that may match such a warning,
+by category, must be an ``ignore`` that covers it). A writer with an ``error`` filter shares
+nothing (a warning raised as an exception may have been caught inside the computation). So a
+notebook's kernel, whose filters hide deprecations, reads what a test process that shows them
+computed, and not the other way round.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
@@ -34,7 +43,8 @@ uncached). Files are written to a temporary name and renamed, so processes writi
 entry at once never leave half a file. A process that misses an entry computes it holding a
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
-for it and reads it, instead of computing it a second time.
+for it and reads it, instead of computing it a second time; so does a process under other
+filters that could read the entry being computed (``_computing``).
 
 What the key cannot see: a module constant changed at run time (``step.KERNEL_EFFICIENCY = x``
 in a session) is not an argument; a function is cached only if it reads no such state that a
@@ -191,15 +201,103 @@ def input_digest(*parts) -> str:
 
 
 def cache_key(fn, args: tuple, kwargs: dict) -> str:
-    """The entry's name: sha256 of the function, its arguments (``input_digest``), the warnings
-    filters, ``source_fingerprint()`` and ``runtime_versions()``. Raises ``Uncacheable`` (see
-    ``input_digest``)."""
-    # the filters as bytes: their text is no argument that may name a file (``_path_bytes``);
-    # `llmcost`'s own filter, ``llmcost(\.|$)``, has a backslash, and a name longer than the
-    # system allows is an error there, which left every call of the command line uncacheable
+    """The entry's name: sha256 of the function, its arguments (``input_digest``),
+    ``source_fingerprint()`` and ``runtime_versions()``, then ``-`` and the warnings filters'
+    digest (``filters_digest``). Raises ``Uncacheable`` (see ``input_digest``)."""
+    return base_key(fn, args, kwargs) + "-" + filters_digest()
+
+
+def base_key(fn, args: tuple, kwargs: dict) -> str:
+    """``cache_key`` without the warnings filters: what every entry of one call shares."""
     return input_digest(fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
-                        repr(warnings.filters).encode(), source_fingerprint(),
-                        runtime_versions())
+                        source_fingerprint(), runtime_versions())
+
+
+def filters_digest() -> str:
+    """sha256 (first 16 hex digits) of the warnings filters' text, hashed as bytes: their text
+    is no argument that may name a file (``_path_bytes``); `llmcost`'s own filter,
+    ``llmcost(\\.|$)``, has a backslash, and a name longer than the system allows is an error
+    there, which left every call of the command line uncacheable."""
+    return input_digest(repr(warnings.filters).encode())[:16]
+
+
+def _category_name(cls) -> tuple[str, str]:
+    return cls.__module__, cls.__qualname__
+
+
+def _category(name: tuple[str, str]):
+    """The warning class ``name`` (module, qualified name) names in this process, else None."""
+    obj = sys.modules.get(name[0])
+    for part in name[1].split("."):
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) and issubclass(obj, Warning) else None
+
+
+def _pattern(regex) -> tuple | None:
+    return None if regex is None else (regex.pattern, regex.flags)
+
+
+def writer_ignores(filters=None) -> tuple | None:
+    """The ``ignore`` filters a warning can reach under ``filters`` (default: the current ones),
+    as ``(message pattern, category name, module pattern, line)`` tuples; a filter is out of
+    reach when an earlier one matches every message, module and line of a superclass of its
+    category (Python's first matching filter decides). None when an ``error`` filter is within
+    reach: such an entry is read only under its own filters."""
+    found, seen = [], []
+    for action, msg, cat, mod, line in (warnings.filters if filters is None else filters):
+        if any(issubclass(cat, c) for c in seen):
+            continue
+        if action == "error":
+            return None
+        if action == "ignore":
+            found.append((_pattern(msg), _category_name(cat), _pattern(mod), line))
+        if msg is None and mod is None and line == 0:
+            seen.append(cat)
+    return tuple(found)
+
+
+def _may_share_a_class(a, b) -> bool:
+    """Whether a warning can be of both classes: one is a subclass of the other, or a class
+    defined in this process is a subclass of both."""
+    if issubclass(a, b) or issubclass(b, a):
+        return True
+    todo = list(a.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        if issubclass(cls, b):
+            return True
+        todo.extend(cls.__subclasses__())
+    return False
+
+
+def _ignored_by(ignore: tuple, filters) -> bool:
+    """Whether ``filters`` ignore every warning the ``ignore`` filter (``writer_ignores``'s
+    form) matches: the first of them that may match such a warning (its category may share a
+    class) is an ``ignore`` covering it (a superclass, any or the same message, module and
+    line), or an ``ignore`` covering part of it, the rest decided by the later ones."""
+    msg, name, mod, line = ignore
+    cat = _category(name)
+    if cat is None:
+        return False
+    for action, f_msg, f_cat, f_mod, f_line in filters:
+        if not _may_share_a_class(cat, f_cat):
+            continue
+        if action != "ignore":
+            return False
+        if issubclass(cat, f_cat) and (f_msg is None or _pattern(f_msg) == msg) \
+                and (f_mod is None or _pattern(f_mod) == mod) and f_line in (0, line):
+            return True
+    return False
+
+
+def usable_under(ignores: tuple | None, filters=None) -> bool:
+    """Whether an entry written under filters whose reachable ``ignore`` filters were
+    ``ignores`` (``writer_ignores``) is what a call under ``filters`` (default: the current
+    ones) would give: these ignore every warning those did (module docstring)."""
+    if ignores is None:
+        return False
+    current = warnings.filters if filters is None else filters
+    return all(_ignored_by(ignore, current) for ignore in ignores)
 
 
 _SHOWN = threading.local()  # per thread: a list counting the warnings shown while recording
@@ -256,6 +354,39 @@ def _read(path: Path):
         return _MISSING
 
 
+#: The first item of an entry: (``_FORMAT``, the writer's ``writer_ignores()``, the result).
+_FORMAT = "llmcost-entry-2"
+
+
+def _result(path: Path, ignores_ok) -> object:
+    """The result kept at ``path`` when its writer's ignores pass ``ignores_ok``, else
+    ``_MISSING`` (also for a file of another form)."""
+    entry = _read(path)
+    if isinstance(entry, tuple) and len(entry) == 3 and entry[0] == _FORMAT \
+            and ignores_ok(entry[1]):
+        return entry[2]
+    return _MISSING
+
+
+def _read_usable(path: Path):
+    """The result of the entry ``path`` names (written under the current filters), else of an
+    entry of the same call written under other filters that ``usable_under`` the current ones,
+    else ``_MISSING``. ``path`` is ``<name>-<base key>-<filters digest>.pickle``."""
+    found = _result(path, lambda ignores: True)
+    if found is not _MISSING:
+        return found
+    stem = path.name[:-len(".pickle")].rsplit("-", 1)[0]
+    try:
+        others = [p for p in path.parent.glob(stem + "-*.pickle") if p != path]
+    except OSError:
+        return _MISSING
+    for other in sorted(others):
+        found = _result(other, usable_under)
+        if found is not _MISSING:
+            return found
+    return _MISSING
+
+
 @contextlib.contextmanager
 def _entry_lock(path: Path):
     """Hold an exclusive lock on the entry ``path`` (its ``.lock`` file) while it is computed;
@@ -275,6 +406,47 @@ def _entry_lock(path: Path):
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _computing(path: Path):
+    """While this process computes the entry ``path``, hold the lock that the entries of the
+    same call under every filters share (``<name>-<base key>.computing``), with this process's
+    ``writer_ignores()`` written in it. Yields whether it waited for another process: one that
+    holds the lock, under filters whose entry this process could read (``usable_under``), is
+    waited for (its entry is then read, or computed here if it was not kept); one whose entry
+    this process could not read is not, and the entry is computed here at the same time."""
+    if fcntl is None:
+        yield False
+        return
+    try:
+        handle = open(path.parent / (path.name[:-len(".pickle")].rsplit("-", 1)[0]
+                                     + ".computing"), "a+b")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield False
+        return
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except OSError:  # another process computes this call
+            try:
+                handle.seek(0)
+                holder = pickle.loads(handle.read())
+            except Exception:  # noqa: BLE001 (not written yet, or unreadable: not waited for)
+                holder = None
+            if not usable_under(holder):
+                yield False
+                return
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            waited = True
+        try:
+            handle.truncate(0)
+            handle.write(pickle.dumps(writer_ignores()))
+            handle.flush()
+            yield waited
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
@@ -306,11 +478,11 @@ def disk_cached(fn):
         except Uncacheable:  # an argument the key cannot hold exactly: computed, not kept
             return fn(*args, **kwargs)
         path = folder / f"{fn.__name__}-{key}.pickle"
-        found = _read(path)
+        found = _read_usable(path)
         if found is not _MISSING:
             return found
-        with _entry_lock(path):
-            found = _read(path)  # another process may have written it while this one waited
+        with _entry_lock(path), _computing(path):
+            found = _read_usable(path)  # another process may have written it meanwhile
             if found is not _MISSING:
                 return found
             with _noting_warnings() as shown:
@@ -318,7 +490,7 @@ def disk_cached(fn):
             if shown:  # a result that showed a warning shows it again next time
                 _WARNED.add(path)
             elif path not in _WARNED:
-                _write(folder, path, result)
+                _write(folder, path, (_FORMAT, writer_ignores(), result))
         return result
 
     wrapper.uncached = fn
