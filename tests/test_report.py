@@ -417,7 +417,7 @@ def test_html_links_point_to_html_pages(full_report):
 
 @pytest.mark.parametrize("value, unit, text", [
     (9.93e7, "USD", "$99.3M"), (2.6e7, "GPU-h", "26.0M GPU-h"), (3.8e25, "FLOP", "3.80e25 FLOP"),
-    (580964.3, "GPU-h", "580,964 GPU-h"), (66.15, "days", "66.2 days"), (412.0, "USD", "$412.00"),
+    (580964.3, "GPU-h", "580,964 GPU-h"), (66.15, "days", "66.2 days"), (412.0, "USD", "$412"), (41.2, "USD", "$41.20"),
 ])
 def test_format_value(value, unit, text):
     assert report.format_value(value, unit) == text
