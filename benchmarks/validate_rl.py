@@ -541,7 +541,8 @@ def benchmark_reading():
               f"{b['id']} batch ran {1024 * pub / mod:.0f} of 1,024 steps if the "
               f"{a['id']} batch ran all. DeepSpeed-Chat @ 6863634 generates greedily "
               "(do_sample=False for Llama) with max_length only (min_length commented out "
-              "since 811683a4), so a batch ends when all its rows have ended; the timed batch "
+              "in 9cf985e4, deleted in 811683a4), so a batch ends when all its rows have "
+              "ended; the timed batch "
               "holds 8 (7B) or 2 (13B) sequences, one draw; no length is published: not priced")
     c, f, out = rl.hf_overlap_check()
     f = f.set_index("id")

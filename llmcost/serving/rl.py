@@ -2569,8 +2569,9 @@ def validation_setup(row) -> dict:
     (BenckmarkSetting.md), but the code OpenRLHF's benchmark ran,
     microsoft/DeepSpeedExamples applications/DeepSpeed-Chat @ 6863634
     dschat/rlhf/ppo_trainer.py ``_generate_sequence``, generates greedily (``do_sample=False``
-    for Llama) with ``max_length`` only, its ``min_length`` commented out since 811683a4, so
-    each generation batch ends when all its rows have ended (``benchmark_phase_reading``); the
+    for Llama) with ``max_length`` only (its ``min_length`` commented out in 9cf985e4, #620,
+    the commented line deleted in 811683a4, #636), so each generation batch ends when all its
+    rows have ended (``benchmark_phase_reading``); the
     lengths of neither system's responses are published); NeMo RL's rows take the prompt and
     the mean response ``row_lengths`` gives and a lognormal tail of responses up to T-Max less
     the prompt (``response_lengths``). Every row
