@@ -6,8 +6,11 @@ llm-foundry row, by tests/test_foundry_mfu_basis.py).
 Sources:
 
 * NeMo's long-sequence benchmark (Llama 2 7B, FP8, NeMo24.03.01.framework, DGX-H100): its first
-  publication, NVIDIA/NeMo@35029a0c84 (2024-10-07) docs/source/performance/performance_summary.md,
-  'Long Input Sequences', columns Sequence Length (K), #-GPUs, GBS, MBS, TP, PP, CP, VP, DP,
+  version, NVIDIA/NeMo@35029a0c84 (2024-10-07) docs/source/performance/performance_summary.md
+  (the first commit of the pull request merged to main as 5b47a94c11, whose next commit,
+  cd3a808656, moved the table to performance_long_sequence.md without MBS, VP and tokens/s:
+  main never carried those columns), 'Long Input Sequences', columns Sequence Length (K),
+  #-GPUs, GBS, MBS, TP, PP, CP, VP, DP,
   Tokens / sec / GPU, Model TFLOP / sec / GPU; the later page the rows first cited
   (docs/source/performance/performance_long_sequence.md @ 19fadb67b0, 'LLAMA2-7B (FP8) - H100')
   repeats the GPUs, batch size, TP, PP, DP, CP and TFLOPS / GPU and drops MBS, VP and tokens/s.
