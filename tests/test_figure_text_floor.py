@@ -21,16 +21,14 @@ from llmcost.present import plots, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The notebooks whose tables take longest to compute run first (04b's step-time tables, about
-#: 10 CPU-s, then 05's, 09's and 04's): this file starts one worker while the default report's
-#: kernel starts the other (tests/conftest.py), and a table this process is computing is waited
-#: for and read by the kernel (``core.diskcache``: an entry written under these filters is
-#: usable under the kernel's); one the kernel computes first is computed again here, since the
-#: kernel's filters hide warnings these show. The order changes no check.
+#: 10 CPU-s, then 05's, 09's and 04's), so that a failure in them shows early. The tables this
+#: file's runs compute are read by the default report's kernel later on the same worker
+#: (tests/conftest.py: DEFAULT_SCENARIO). The order changes no check.
 FIRST = ("04b_step_time", "05_rl_loop", "09_savings", "04_communication")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"),
                    key=lambda p: (FIRST.index(p.stem) if p.stem in FIRST else len(FIRST), p.name))
 #: the notebooks whose run tests/test_explore_in_process.py checks after this file (same worker:
-#: tests/conftest.py's SAME_WORKER)
+#: tests/conftest.py's DEFAULT_SCENARIO)
 EXPLORED = {nb.resolve() for nb in NOTEBOOKS
             if "interactive" in report.declared_parameters(nb)}
 
