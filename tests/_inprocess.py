@@ -240,7 +240,8 @@ def _run_default(nb: Path) -> DefaultRun:
     shown.on_figure = on_shown
     with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings(record=True) as caught:
         mp.setattr(IPython.display, "display", display)  # a notebook may import it
-        mp.setattr(plt, "show", lambda *a, **k: shown.show())  # a function: matplotlib sets its __signature__
+        # a function, not the bound method: matplotlib sets plt.show's __signature__
+        mp.setattr(plt, "show", lambda *a, **k: shown.show())
         try:
             run_in_process(nb, ns=run.ns, before_cell=before_cell, stdout=shown.stdout,
                            draw=run.drawn, on_figure=check)
