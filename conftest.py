@@ -9,13 +9,57 @@ the numbers are right is checked against sourced bands in tests/test_report.py
 """
 
 import gc
+import importlib
+import importlib.util
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from llmcost.present.kernels import RESET, WARM_UP
-from llmcost.present.report import SUMMARY_MIME
+
+def _rfc3987_syntax_on_first_use() -> None:
+    """``rfc3987_syntax`` imported when first used, not when ``jsonschema`` is imported.
+
+    nbval imports nbformat, which imports jsonschema, whose format checkers import
+    ``rfc3987_syntax.is_valid_syntax`` if it is installed; importing it builds its Lark parser
+    of RFC 3987's grammar, about 1.1 s of CPU in every pytest process (the controller and each
+    worker), though no notebook check reads an IRI. In its place stands a module whose
+    ``is_valid_syntax`` (and any other name) imports the real one at the first call and
+    answers with it: the same answers, built on first use. Nothing is done if it is not
+    installed or already imported. nbval is loaded after this (``pytest_plugins`` below; its
+    entry point is turned off in pyproject.toml's addopts, ``-p no:nbval``), since a plugin's
+    entry point is imported before any conftest."""
+    name = "rfc3987_syntax"
+    if name in sys.modules or importlib.util.find_spec(name) is None:
+        return
+    stand_in = types.ModuleType(name)
+    real: list = []
+
+    def module():
+        if not real:
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+            real.append(importlib.import_module(name))
+        return real[0]
+
+    def is_valid_syntax(term, value):
+        return module().is_valid_syntax(term, value)
+
+    def __getattr__(attr):
+        if attr.startswith("__"):  # what the import system asks of a module (``__path__``)
+            raise AttributeError(attr)
+        return getattr(module(), attr)
+
+    stand_in.is_valid_syntax, stand_in.__getattr__ = is_valid_syntax, __getattr__
+    sys.modules[name] = stand_in
+
+
+_rfc3987_syntax_on_first_use()
+pytest_plugins = ["nbval.plugin"]
+
+from llmcost.present.kernels import RESET, WARM_UP  # noqa: E402
+from llmcost.present.report import SUMMARY_MIME  # noqa: E402
 
 
 def pytest_collection_modifyitems(items):

@@ -14,8 +14,12 @@ notebook: nbval and the default scenario's report (tests/test_report.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import io
 import json
+import re
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -97,3 +101,152 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
                         on_figure(i, fig)
             plt.close("all")
     return out.getvalue()
+
+
+class Shown:
+    """What a notebook's Explore panel shows (tests/test_explore_in_process.py): printed text,
+    displayed objects as text, figures as digests of their pixels at ``plt.show()``.
+    ``on_figure(figure)``, if set, is called with each figure after it is drawn, before it is
+    closed."""
+
+    def __init__(self):
+        self.stdout = io.StringIO()
+        self.on_figure: Callable[[object], None] | None = None
+        self.reset()
+
+    def reset(self):
+        """Forget what was shown so far."""
+        self.items: list[str] = []
+        self.mark = len(self.stdout.getvalue())
+
+    def display(self, *objs, **_):
+        import ipywidgets as w
+
+        for obj in objs:
+            if isinstance(obj, w.Widget):
+                continue
+            if hasattr(obj, "to_string"):
+                self.items.append(obj.to_string())
+            elif hasattr(obj, "data"):
+                self.items.append(str(obj.data))
+            else:
+                self.items.append(repr(obj))
+
+    def show(self, *_, **__):
+        for num in plt.get_fignums():
+            fig = plt.figure(num)
+            fig.canvas.draw()
+            self.items.append("figure " + hashlib.sha1(
+                bytes(fig.canvas.buffer_rgba())).hexdigest())
+            if self.on_figure is not None:
+                self.on_figure(fig)
+        plt.close("all")
+
+    def text(self) -> str:
+        return self.stdout.getvalue()[self.mark:] + "\n".join(self.items)
+
+
+EXPLORE = re.compile(r"^#+\s*Explore\b", re.M)
+
+
+@dataclasses.dataclass
+class DefaultRun:
+    """One run of a numbered notebook on its defaults in this process (``default_run``), what
+    two tests check of it: every figure's text against the floor (``small``: ``(cell, text,
+    points, floor)`` under it; ``drawn``: the figures checked; tests/test_figure_text_floor.py),
+    and, for a notebook that declares ``interactive``, its Explore panel
+    (tests/test_explore_in_process.py: ``explore``, whether an Explore heading was met;
+    ``panel``, the first widget displayed after it; ``before``, what the panel showed then;
+    ``warnings``, the warnings recorded; ``shown``, ``ns`` and ``display`` to move the panel's
+    control afterwards). ``error``: what the run raised, if it raised (each test raises it)."""
+
+    small: list = dataclasses.field(default_factory=list)
+    drawn: list = dataclasses.field(default_factory=list)
+    interactive: bool = False
+    explore: bool = False
+    panel: object = None
+    before: str | None = None
+    warnings: list = dataclasses.field(default_factory=list)
+    shown: Shown | None = None
+    ns: dict | None = None
+    display: Callable | None = None
+    error: BaseException | None = None
+
+
+#: ``default_run``'s runs kept for the next test that asks (one run per notebook per process).
+_DEFAULT_RUNS: dict = {}
+
+
+def default_run(nb: Path, *, keep: bool) -> DefaultRun:
+    """``nb`` run once in this process on its defaults (``DefaultRun``), for every test that
+    checks it: tests/test_figure_text_floor.py and tests/test_explore_in_process.py check the
+    same run instead of running the default notebooks twice. The run is kept for the next
+    caller while ``keep`` (the last caller passes False, and the run is forgotten)."""
+    key = Path(nb).resolve()
+    run = _DEFAULT_RUNS.pop(key, None)
+    if run is None:
+        run = _run_default(key)
+    if keep:
+        _DEFAULT_RUNS[key] = run
+    return run
+
+
+def _run_default(nb: Path) -> DefaultRun:
+    """Run ``nb``: every figure drawn and measured against the floor; for an interactive
+    notebook, displays and ``plt.show()`` recorded (``Shown``: a shown figure is rasterized,
+    its pixels digested, measured, then closed), and warnings recorded under the caller's own
+    filters: a UserWarning has no filter there, so Python's default action shows (records) the
+    first of each, once-per-location registries emptied on entering the block; no
+    ``simplefilter("always")``, which would also key every disk-cached table the notebook
+    computes apart from the other in-process tests' (``core.diskcache``)."""
+    from llmcost.present import report
+
+    run = DefaultRun(interactive="interactive" in report.declared_parameters(nb))
+    cell_at = [None]
+
+    def check(cell, fig):
+        run.small.extend((cell, *t) for t in plots.text_under_floor(fig))
+
+    if not run.interactive:
+        try:
+            run_in_process(nb, draw=run.drawn, on_figure=check)
+        except Exception as e:  # noqa: BLE001 (raised again by each test that checks the run)
+            run.error = e
+        return run
+    import IPython.display
+    import ipywidgets as w
+    import pytest
+
+    shown = run.shown = Shown()
+
+    def on_shown(fig):
+        run.drawn.append((nb.stem, cell_at[0]))
+        check(cell_at[0], fig)
+
+    def before_cell(i, cell):
+        cell_at[0] = i
+        if cell["cell_type"] == "markdown" and EXPLORE.search("".join(cell["source"])):
+            run.explore = True
+        if run.panel is None:
+            shown.reset()
+
+    def display(*objs, **kw):
+        for obj in objs:
+            if run.explore and run.panel is None and isinstance(obj, w.Widget):
+                run.panel, run.before = obj, shown.text()
+        shown.display(*objs, **kw)
+
+    run.display, run.ns = display, {"__name__": "__main__", "display": display}
+    shown.on_figure = on_shown
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings(record=True) as caught:
+        mp.setattr(IPython.display, "display", display)  # a notebook may import it
+        # a function, not the bound method: matplotlib sets plt.show's __signature__
+        mp.setattr(plt, "show", lambda *a, **k: shown.show())
+        try:
+            run_in_process(nb, ns=run.ns, before_cell=before_cell, stdout=shown.stdout,
+                           draw=run.drawn, on_figure=check)
+        except Exception as e:  # noqa: BLE001 (raised again by each test that checks the run)
+            run.error = e
+    shown.on_figure = None
+    run.warnings = list(caught)
+    return run

@@ -13,26 +13,33 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import llmcost  # noqa: E402
 
 # How `make test` shares the files between its two pytest-xdist workers: each file is one unit of
-# work, sent whole to one worker (as `--dist loadfile` does), in the order below. The two files
-# that read the shared report of the default scenario (``shared_report``) are one unit, so that
-# one worker writes it while the other runs other files (as two units, one worker would wait on
-# the other's lock). Units known to be long go first, so that no worker is left running one long
-# file at the end while the other idles; the rest follow in collection order. A file missing from
-# this list is still run; the order only spreads the time. (xdist's own `--dist loadgroup` would
-# do the grouping, but with pytest 9 its group marks do not reach the scheduler: a notebook's
-# cells were split between workers.) The other worker starts with test_figure_text_floor.py,
-# which runs the default scenario's notebooks in the worker, then test_scenarios_in_process.py:
-# the tables their notebooks compute there (under the test's warnings filters) are then on
-# disk when the report's kernels, whose filters hide more, ask for them, and the kernels read
-# them (core.diskcache.usable_under); the other way round, each would compute its own.
-SAME_WORKER = {"test_report.py": "default-report", "test_browser_report.py": "default-report"}
-LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_figure_text_floor.py",
-              "test_scenarios_in_process.py", "test_browser_lab_a.py",
-              "test_scenario_matrix_a.py", "test_explore_in_process.py", "09_savings.ipynb",
-              "test_kernels.py", "test_scenario_matrix_b.py", "test_notebooks_in_process.py",
-              "test_scenario_predict.py", "05_rl_loop.ipynb", "test_report_glance.py",
-              "test_ranges.py", "04b_step_time.ipynb", "00_index.ipynb",
-              "04_communication.ipynb", "test_browser_lab_b.py"]
+# work, sent whole to one worker (as `--dist loadfile` does), in the order below; a file missing
+# from this list is still run, the order only spreads the time. (xdist's own `--dist loadgroup`
+# would do the grouping, but with pytest 9 its group marks do not reach the scheduler: a
+# notebook's cells were split between workers.) Units known to be long go first, so that no
+# worker is left running one long file at the end while the other idles; the rest follow in
+# collection order.
+#
+# The four files that run the default scenario's notebooks are one unit, in this order:
+# tests/test_figure_text_floor.py and tests/test_explore_in_process.py check the same in-process
+# run of each notebook (tests/_inprocess.py: default_run; on two workers each would run the
+# notebooks itself), and that run computes the disk-cached tables (core.diskcache) under the
+# test's warnings filters before tests/test_report.py's report asks for them: its kernel, whose
+# filters hide more, reads them (core.diskcache.usable_under). The other way round the worker
+# cannot read the kernel's entries (IPython's kernel turns a warning class into an error, and
+# ignores DeprecationWarning), and computes its own copy: measured with the report on the other
+# worker, its kernel reached 97 tables first, each then computed twice. tests/test_report.py and
+# tests/test_browser_report.py read the same report (``shared_report``); as two units one worker
+# would wait on the other's lock.
+DEFAULT_SCENARIO = ["test_figure_text_floor.py", "test_explore_in_process.py", "test_report.py",
+                    "test_browser_report.py"]
+SAME_WORKER = dict.fromkeys(DEFAULT_SCENARIO, "default-scenario")
+LONG_FIRST = DEFAULT_SCENARIO + [
+    "test_scenarios_in_process.py", "test_browser_lab_a.py", "test_scenario_matrix_a.py",
+    "09_savings.ipynb", "test_kernels.py", "test_scenario_matrix_b.py",
+    "test_notebooks_in_process.py", "test_scenario_predict.py", "05_rl_loop.ipynb",
+    "test_report_glance.py", "test_ranges.py", "04b_step_time.ipynb", "00_index.ipynb",
+    "04_communication.ipynb", "test_browser_lab_b.py"]
 
 
 def pytest_configure(config):

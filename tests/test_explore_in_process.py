@@ -18,10 +18,6 @@ a ``UserWarning`` (what a reader would see as a red stderr box), as in the brows
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import io
-import re
-import warnings
 
 import pytest
 
@@ -29,52 +25,16 @@ pytest.importorskip("ipywidgets")
 import ipywidgets as w  # noqa: E402
 import IPython.display  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-from _inprocess import run_in_process  # noqa: E402
+from _inprocess import default_run, sharing_text_measures  # noqa: E402
 
 from llmcost.present import report  # noqa: E402
 from llmcost.present.numbering import numbered_files  # noqa: E402
 
-EXPLORE = re.compile(r"^#+\s*Explore\b", re.M)
 NOTEBOOKS = [nb for nb in numbered_files(report.NOTEBOOK_DIR)
              if "interactive" in report.declared_parameters(nb)]
 CONTROLS = (w.Dropdown, w.Select, w.RadioButtons, w.ToggleButtons, w.SelectionSlider,
             w.IntSlider, w.FloatSlider, w.FloatLogSlider, w.IntText, w.FloatText,
             w.BoundedIntText, w.BoundedFloatText, w.Text, w.Checkbox, w.ToggleButton, w.Button)
-
-
-class Shown:
-    """What a panel shows: printed text, displayed objects as text, figures as pixel digests."""
-
-    def __init__(self):
-        self.stdout = io.StringIO()
-        self.reset()
-
-    def reset(self):
-        """Forget what was shown so far."""
-        self.items: list[str] = []
-        self.mark = len(self.stdout.getvalue())
-
-    def display(self, *objs, **_):
-        for obj in objs:
-            if isinstance(obj, w.Widget):
-                continue
-            if hasattr(obj, "to_string"):
-                self.items.append(obj.to_string())
-            elif hasattr(obj, "data"):
-                self.items.append(str(obj.data))
-            else:
-                self.items.append(repr(obj))
-
-    def show(self, *_, **__):
-        for num in plt.get_fignums():
-            fig = plt.figure(num)
-            fig.canvas.draw()
-            self.items.append("figure " + hashlib.sha1(
-                bytes(fig.canvas.buffer_rgba())).hexdigest())
-        plt.close("all")
-
-    def text(self) -> str:
-        return self.stdout.getvalue()[self.mark:] + "\n".join(self.items)
 
 
 def first_control(widget):
@@ -118,46 +78,32 @@ def move(ctl) -> str:
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_the_explore_panel_answers_its_first_control(nb, monkeypatch):
     where = f"{nb.name} (run in-process with its defaults)"
-    state = {"explore": False, "panel": None, "before": None}
-    shown = Shown()
-
-    def before_cell(i, cell):
-        if cell["cell_type"] == "markdown" and EXPLORE.search("".join(cell["source"])):
-            state["explore"] = True
-        if state["panel"] is None:
-            shown.reset()
-
-    def display(*objs, **kw):
-        for obj in objs:
-            if state["explore"] and state["panel"] is None and isinstance(obj, w.Widget):
-                state["panel"], state["before"] = obj, shown.text()
-        shown.display(*objs, **kw)
-
-    monkeypatch.setattr(IPython.display, "display", display)  # a notebook may import it
-    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.show())  # a function: matplotlib sets its __signature__
-    ns = {"__name__": "__main__", "display": display}
-    # recorded under the test's own filters: a UserWarning has no filter there, so Python's
-    # default action shows (records) the first of each, once-per-location registries emptied
-    # on entering the block; no ``simplefilter("always")``, which would also key every disk-
-    # cached table the notebook computes apart from the other in-process tests' (diskcache)
-    with warnings.catch_warnings(record=True) as caught:
-        run_in_process(nb, ns=ns, before_cell=before_cell, stdout=shown.stdout)
-    shown_warnings = [f"{x.category.__name__}: {x.message}" for x in caught
+    # the run tests/test_figure_text_floor.py checks too, if it ran in this process first
+    # (tests/_inprocess.py: default_run, displays and plt.show() recorded, warnings recorded)
+    run = default_run(nb, keep=False)
+    if run.error is not None:
+        raise run.error
+    shown_warnings = [f"{x.category.__name__}: {x.message}" for x in run.warnings
                       if issubclass(x.category, UserWarning)
                       and not issubclass(x.category, (DeprecationWarning, FutureWarning))]
     assert not shown_warnings, f"{where}: warnings a reader would see: {shown_warnings}"
-    assert state["explore"], f"{where}: declares `interactive` but has no ## Explore"
-    assert state["panel"] is not None, f"{where}: no widget panel after the Explore heading"
-    assert state["before"].strip(), f"{where}: the Explore panel shows nothing"
-    ctl = first_control(state["panel"])
+    assert run.explore, f"{where}: declares `interactive` but has no ## Explore"
+    assert run.panel is not None, f"{where}: no widget panel after the Explore heading"
+    assert run.before.strip(), f"{where}: the Explore panel shows nothing"
+    ctl = first_control(run.panel)
     assert ctl is not None, f"{where}: the Explore panel has no control"
+    shown = run.shown
     shown.reset()
-    with contextlib.redirect_stdout(shown.stdout):
+    monkeypatch.setattr(IPython.display, "display", run.display)  # as during the run
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.show())
+    # text measured as during the run, so that what is shown before and after the move is
+    # drawn the same way (plots.share_text_measures: the same pixels)
+    with contextlib.redirect_stdout(shown.stdout), sharing_text_measures():
         done = move(ctl)
     after = shown.text()
     label = getattr(ctl, "description", "")
     assert after.strip(), f"{where}: after {type(ctl).__name__} {label!r} {done}, nothing shown"
-    assert after != state["before"], \
+    assert after != run.before, \
         f"{where}: {type(ctl).__name__} {label!r} {done}: the panel shows the same as before"
     assert "Traceback" not in after and "cannot compute" not in after, \
         f"{where}: after {done}: {after[:300]}"

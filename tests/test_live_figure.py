@@ -40,6 +40,37 @@ def _inline_png(fig, fmt: str = "png") -> bytes:
     return buf.getvalue()
 
 
+#: ``_matplotlibs``'s pictures, one per figure maker and format.
+_REFERENCES: dict = {}
+
+
+def _matplotlibs(make, fmt: str = "png") -> bytes:
+    """What matplotlib itself prints for the figure ``make()`` draws (``_inline_png``), with
+    matplotlib's own methods (none of ``plots``' speed-ups installed: checked against the
+    methods this module found at import), drawn once per maker, format and settings in this
+    process and kept: the tests below compare several speed-ups' pictures of the same figures
+    with the same reference."""
+    key = (make, fmt, tuple(sorted((k, repr(v)) for k, v in matplotlib.rcParams.items())))
+    if key not in _REFERENCES:
+        assert _plain_methods() == _PLAIN, "a speed-up of plots is still installed"
+        _REFERENCES[key] = _inline_png(make(), fmt)
+    return _REFERENCES[key]
+
+
+def _plain_methods() -> tuple:
+    """The matplotlib methods ``plots``' speed-ups replace while installed."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
+
+    return (RendererAgg.get_text_width_height_descent, TextToPath.get_text_width_height_descent,
+            MathTextParser._parse_cached, FigureCanvasBase.print_figure)
+
+
+_PLAIN = _plain_methods()
+
+
 def _pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
 
@@ -216,8 +247,8 @@ def test_printing_with_ticks_kept_draws_matplotlibs_pixels(readable):
 
         with mock.patch.object(plots, "ticks_computed_once", plain_block):
             reference = picture(keep=False)
-    else:
-        reference = picture(keep=False)
+    else:  # the same figure as picture(keep=False) draws: matplotlib's picture of it
+        reference = _matplotlibs(_figure_with_every_kind_of_axis)
     assert picture(keep=True) == reference
 
 
@@ -265,7 +296,7 @@ def test_shared_text_measures_draw_matplotlibs_pixels(make, fmt):
     ``keep_ticks_while_printing``."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    reference = _inline_png(make(), fmt)
+    reference = _matplotlibs(make, fmt)
     with _sharing_text_measures():
         assert _inline_png(make(), fmt) == reference
         assert _inline_png(make(), fmt) == reference  # from the shared measures
@@ -286,7 +317,7 @@ def test_shared_text_measures_follow_the_settings():
     reference = []
     for rc in settings:
         with matplotlib.rc_context(rc):
-            reference.append(_inline_png(_math_figure()))
+            reference.append(_matplotlibs(_math_figure))
     assert len(set(reference)) == len(settings)  # each setting changes the picture
     with _sharing_text_measures():
         for rc, expected in zip(settings + settings[::-1], reference + reference[::-1]):
@@ -352,7 +383,7 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.figure import Figure
 
-    reference = _inline_png(make(), fmt)
+    reference = _matplotlibs(make, fmt)
     count = [0]
     draw = Figure.draw
 

@@ -46,16 +46,68 @@ def test_every_public_name_has_a_spec():
                 assert arg in params or has_kwargs, f"{name}: no argument {arg!r}"
 
 
-def _cases():
-    for name, spec in SPECS.items():
-        if not isinstance(spec, Spec):
-            continue
-        for arg, kind in spec.args.items():
-            base, _, opt = kind.partition("|")
-            for i, odd in enumerate(ODD_VALUES[base]):
-                if odd is None and opt == "none":
-                    continue
-                yield pytest.param(name, arg, odd, id=f"{name}-{arg}-{base}{i}")
+def _odd_cases(spec):
+    """``(argument, odd value, case id)`` for every odd value of every argument ``spec``
+    attacks (``ODD_VALUES``; ``None`` left out where it is a valid value, ``|none``)."""
+    for arg, kind in spec.args.items():
+        base, _, opt = kind.partition("|")
+        for i, odd in enumerate(ODD_VALUES[base]):
+            if odd is None and opt == "none":
+                continue
+            yield arg, odd, f"{arg}-{base}{i}"
+
+
+def _odd_input_failures(label: str, fn, spec) -> list:
+    """Every odd case of ``spec`` (``_odd_cases``) that ``fn`` does not refuse with a
+    ``ValueError`` naming the argument (or the name ``spec.shown`` gives it), one line each,
+    naming the case. Each case is a call of its own, from the valid arguments with one of them
+    replaced, under warnings ignored."""
+    failures = []
+    for arg, odd, case in _odd_cases(spec):
+        kwargs = dict(spec.valid)
+        kwargs[arg] = odd
+        shown = spec.shown.get(arg, arg)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn(**kwargs)
+        except ValueError as e:
+            if shown not in str(e):
+                failures.append(f"[{case}] {label}({arg}={odd!r}): the ValueError does not "
+                                f"name {shown!r}: {e}")
+        except Exception as e:  # noqa: BLE001 (any other exception is a failure, named)
+            failures.append(f"[{case}] {label}({arg}={odd!r}): {type(e).__name__} instead of "
+                            f"a ValueError: {e}")
+        else:
+            failures.append(f"[{case}] {label}({arg}={odd!r}): no ValueError raised")
+    return failures
+
+
+def test_odd_cases_are_every_odd_value_of_every_argument():
+    # the loop below checks what the one-test-per-case parametrization did: one case per odd
+    # value of each attacked argument's kind, None left out only where it is valid
+    spec = Spec(valid={}, args={"a": "fraction|none", "b": "count"})
+    cases = [(arg, case) for arg, _, case in _odd_cases(spec)]
+    assert cases == [("a", f"a-fraction{i}") for i in range(len(ODD_VALUES["fraction"]))
+                     if ODD_VALUES["fraction"][i] is not None] + \
+        [("b", f"b-count{i}") for i in range(len(ODD_VALUES["count"]))]
+    # and every kind of failure is named with its case: refused by name (a), another exception
+    # (b's first odd value), a ValueError not naming the argument (its second), none (its third)
+    def f(a="ok", b="ok"):
+        if a != "ok":
+            raise ValueError(f"a_name={a!r} is bad")
+        if b == "no-such-option":
+            raise TypeError("deep")
+        if b == 3.5:
+            raise ValueError("something")
+
+    assert ODD_VALUES["choice"] == ["no-such-option", 3.5, {}]
+    found = _odd_input_failures("f", f, Spec(valid={"a": "ok", "b": "ok"},
+                                             args={"a": "str", "b": "choice"},
+                                             shown={"a": "a_name", "b": "b_name"}))
+    assert found == ["[b-choice0] f(b='no-such-option'): TypeError instead of a ValueError: deep",
+                     "[b-choice1] f(b=3.5): the ValueError does not name 'b_name': something",
+                     "[b-choice2] f(b={}): no ValueError raised"]
 
 
 @pytest.mark.parametrize("name", [n for n, s in SPECS.items() if isinstance(s, Spec)])
@@ -65,16 +117,12 @@ def test_valid_call_works(name):
         getattr(llmcost, name)(**SPECS[name].valid)
 
 
-@pytest.mark.parametrize("name, arg, odd", list(_cases()))
-def test_odd_input_names_the_argument(name, arg, odd):
-    kwargs = dict(SPECS[name].valid)
-    kwargs[arg] = odd
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError) as info:
-            getattr(llmcost, name)(**kwargs)
-    shown = SPECS[name].shown.get(arg, arg)
-    assert shown in str(info.value), f"{name}({arg}={odd!r}): {info.value}"
+@pytest.mark.parametrize("name", [n for n, s in SPECS.items()
+                                  if isinstance(s, Spec) and s.args])
+def test_odd_input_names_the_argument(name):
+    failures = _odd_input_failures(name, getattr(llmcost, name), SPECS[name])
+    assert not failures, f"{len(failures)} odd input(s) not refused by name:\n" + \
+        "\n".join(failures)
 
 
 # ---- the public functions of llmcost.ledger and llmcost.levers (modules in __all__)
@@ -94,16 +142,6 @@ def test_module_specs_name_real_arguments():
             assert arg in params or has_kwargs, f"{key}: no argument {arg!r}"
 
 
-def _module_cases():
-    for key, spec in MODULE_SPECS.items():
-        for arg, kind in spec.args.items():
-            base, _, opt = kind.partition("|")
-            for i, odd in enumerate(ODD_VALUES[base]):
-                if odd is None and opt == "none":
-                    continue
-                yield pytest.param(key, arg, odd, id=f"{key}-{arg}-{base}{i}")
-
-
 @pytest.mark.parametrize("key", list(MODULE_SPECS))
 def test_module_valid_call_works(key):
     with warnings.catch_warnings():
@@ -111,16 +149,11 @@ def test_module_valid_call_works(key):
         _module_function(key)(**MODULE_SPECS[key].valid)
 
 
-@pytest.mark.parametrize("key, arg, odd", list(_module_cases()))
-def test_module_odd_input_names_the_argument(key, arg, odd):
-    kwargs = dict(MODULE_SPECS[key].valid)
-    kwargs[arg] = odd
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError) as info:
-            _module_function(key)(**kwargs)
-    shown = MODULE_SPECS[key].shown.get(arg, arg)
-    assert shown in str(info.value), f"{key}({arg}={odd!r}): {info.value}"
+@pytest.mark.parametrize("key", [k for k, s in MODULE_SPECS.items() if s.args])
+def test_module_odd_input_names_the_argument(key):
+    failures = _odd_input_failures(key, _module_function(key), MODULE_SPECS[key])
+    assert not failures, f"{len(failures)} odd input(s) not refused by name:\n" + \
+        "\n".join(failures)
 
 
 # ---- every argument of every entry point is in the spec (so that the spec cannot fall behind)
