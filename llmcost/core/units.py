@@ -128,7 +128,7 @@ def fmt_usd(usd: float) -> str:
 
 
 def sig3(x: float) -> str:
-    """Three significant digits as text, keeping trailing zeros (26.0) but not a bare point (968)."""
+    """Three significant digits as text, keeping trailing zeros (26.0), not a bare point (968)."""
     return f"{x:#.3g}".rstrip(".")
 
 

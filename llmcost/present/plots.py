@@ -704,8 +704,9 @@ COLUMN_WORDS = {
     "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable",
     # notebook 05's RL tables (``rl.RLIteration.parts``, ``rl.scenario_variants``) and its
     # chunked-prefill table (``setups.chunked_prefill_budgets``)
-    "part": "part", "gpu_s": "GPU-seconds", "gpu_hours": "GPU-hours", "share": "share of the GPU-time",
-    "usd": "USD", "wall_s": "wall time per iteration (s)", "usd_per_iteration": "USD per iteration",
+    "part": "part", "gpu_s": "GPU-seconds", "gpu_hours": "GPU-hours",
+    "share": "share of the GPU-time", "usd": "USD", "wall_s": "wall time per iteration (s)",
+    "usd_per_iteration": "USD per iteration",
     "generation_time_share": "generation's share of the time",
     "tail_share": "tail's share of the time", "idle_share": "idle share of the GPU-time",
     "token_budget": "token budget per step", "chunks": "prefill chunks",
@@ -1728,9 +1729,9 @@ def _contour_label_points(cs, levels, n_grid, d_grid, tokens_per_param: float = 
     the lower left to the low-loss ones at the upper right, so the labels sit apart in a row
     and clear of the legend and the budget labels at the edges. A level whose contour misses
     that line inside the axes gets no label."""
-    n = np.geomspace(n_grid[0], n_grid[-1], 400)
-    d = tokens_per_param * n
-    inside = (d >= d_grid[0]) & (d <= d_grid[-1])
+    # the N range over which the line D = 2N is inside the axes
+    n_lo = max(n_grid[0], d_grid[0] / tokens_per_param)
+    n_hi = min(n_grid[-1], d_grid[-1] / tokens_per_param)
     points = []
     for level, segs in zip(cs.levels, cs.allsegs):
         if not np.isclose(levels, level).any() or not segs:
@@ -1739,7 +1740,7 @@ def _contour_label_points(cs, levels, n_grid, d_grid, tokens_per_param: float = 
         # The contour's point nearest the line, in decades.
         gap = np.abs(np.log10(path[:, 1]) - np.log10(tokens_per_param * path[:, 0]))
         x, y = path[np.argmin(gap)]
-        if gap.min() < 0.05 and inside.any() and n[inside][0] <= x <= n[inside][-1]:
+        if gap.min() < 0.05 and n_lo <= x <= n_hi:
             points.append((x, y))
     return points
 
