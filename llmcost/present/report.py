@@ -2060,7 +2060,7 @@ def _resolved(key: str, used: dict, summary: dict) -> str:
     if key != "price_usd_per_gpu_hour" or used.get("value") is not None or \
             not isinstance(price, (int, float)):
         return ""
-    return f" → ${price:,.2f}/GPU-h, the bill's ({bill.get('bill.figures.pricing', 'pricing')})"
+    return f" → {fmt_usd(price)}/GPU-h, the bill's ({bill.get('bill.figures.pricing', 'pricing')})"
 
 
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
