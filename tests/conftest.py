@@ -45,6 +45,8 @@ LONG_FIRST = DEFAULT_SCENARIO + [
 def pytest_configure(config):
     config.addinivalue_line("markers", "cores_default: a test of report.default_jobs itself (it "
                             "keeps the number of cores under pytest-xdist)")
+    config.addinivalue_line("markers", "fresh_kernels: its reports start new kernels (none "
+                            "kept by report.keep_kernels before or after it)")
 
 
 def _file_name(nodeid: str) -> str:
@@ -96,6 +98,28 @@ def _reports_one_notebook_at_a_time(request, monkeypatch):
     if REPORT_JOBS is not None and request.node.get_closest_marker("cores_default") is None:
         from llmcost.present import report
         monkeypatch.setattr(report, "default_jobs", lambda: REPORT_JOBS)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _reports_keep_their_kernels():
+    """The suite runs some forty reports: each takes the warm kernels the previous one kept
+    (``report.keep_kernels``) instead of starting and importing new ones, about 2 s of wall
+    time and 1.3 CPU-s a kernel. The kept kernels stop at the end of the session."""
+    from llmcost.present import report
+
+    report.keep_kernels(True)
+    yield
+    report.keep_kernels(False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_kernels(request, monkeypatch):
+    """A test marked ``fresh_kernels`` (one that counts the kernels a report starts) runs its
+    reports with new kernels, none kept before or after it."""
+    if request.node.get_closest_marker("fresh_kernels") is not None:
+        from llmcost.present import report
+
+        monkeypatch.setattr(report, "_KEEP_KERNELS", False)
 
 
 @pytest.fixture(scope="session")

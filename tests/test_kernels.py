@@ -7,6 +7,7 @@ random state); the second checks it sees none of it and shows its figure, as it 
 kernel, while the modules imported by the warm-up are still imported (the point of a warm kernel)."""
 
 import json
+from pathlib import Path
 
 import nbformat
 import papermill as pm
@@ -122,6 +123,7 @@ def test_restore_before_remember_is_an_error():
         kernels._STATE.update(saved)
 
 
+@pytest.mark.fresh_kernels
 def test_a_notebook_after_a_failed_one_runs_in_the_same_kernel(tmp_path, monkeypatch):
     # A cell that raises leaves its warm kernel idle: the next notebook is reset into it and
     # runs (the kernel is not replaced); its names are not the failed notebook's.
@@ -266,3 +268,54 @@ def test_a_report_runs_its_notebooks_through_the_kernels_one_client(tmp_path, mo
     outs = [nbformat.read(r.out_nb, as_version=4) for r in runs]
     assert outs[0].cells[1].outputs[0]["text"] == "one\n"
     assert outs[1].cells[0].outputs[0]["text"] == "False\n"
+
+
+def _cwd_notebooks(folder: Path) -> None:
+    """One notebook in ``folder`` that prints its working folder and an environment variable."""
+    folder.mkdir()
+    params = nbformat.v4.new_code_cell('model: str = "llama-2-70b"  # catalogue model name')
+    params.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · where?"), params,
+                             new_code_cell("import os; print(os.getcwd()); "
+                                           "print(os.environ.get('LLMCOST_PROBE'))")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, folder / "01_where.ipynb")
+
+
+@pytest.mark.fresh_kernels
+def test_kept_kernels_serve_the_next_report_in_its_folder_and_environment(tmp_path, monkeypatch):
+    # report.keep_kernels: the second report starts no kernel; its notebook runs in its own
+    # folder, as in a new kernel; a changed environment variable (which a kernel inherits only
+    # when it starts) gets a new kernel; keep_kernels(False) stops what was kept.
+    starts = []
+    real = kernels.WarmKernel._start
+
+    async def counted(self):
+        starts.append(1)
+        return await real(self)
+
+    monkeypatch.setattr(kernels.WarmKernel, "_start", counted)
+    monkeypatch.setattr(report, "_IDLE_WORKERS", [])  # none of the session's kept kernels
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    seen = []
+    report.keep_kernels(True)
+    try:
+        for i, probe in enumerate(["a", "a", "b"]):
+            folder = tmp_path / f"nbs{i}"
+            _cwd_notebooks(folder)
+            monkeypatch.setattr(report, "NOTEBOOK_DIR", folder)
+            monkeypatch.setenv("LLMCOST_PROBE", probe)
+            report.run_report(sc, tmp_path / f"out{i}", jobs=1, progress=lambda s: None)
+            out = nbformat.read(tmp_path / f"out{i}" / "01_where.ipynb", as_version=4)
+            seen.append((out.cells[-1].outputs[0]["text"], len(starts)))
+        # the kernel under LLMCOST_PROBE=a waits, idle, for a report under that environment
+        assert len(report._IDLE_WORKERS) == 2
+    finally:
+        report.keep_kernels(False)
+    assert report._IDLE_WORKERS == []
+    with pytest.raises(ValueError, match="keep='yes' must be True or False"):
+        report.keep_kernels("yes")
+    assert seen == [(f"{tmp_path / 'nbs0'}\na\n", 1), (f"{tmp_path / 'nbs1'}\na\n", 1),
+                    (f"{tmp_path / 'nbs2'}\nb\n", 2)]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import uuid
 import warnings
 
@@ -69,6 +70,24 @@ FIGURE_FORMATS = ("png", "svg")
 
 #: Run before each notebook after a kernel's first.
 RESET = "from llmcost.present import kernels as _k; _k.restore_state(get_ipython())"
+
+
+#: Environment variables that change while a process runs and that no notebook reads: a kernel
+#: started under another value of them is used again (``WarmKernel``, ``started_env``).
+#: pytest names the running test in ``PYTEST_CURRENT_TEST``.
+ENV_IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
+
+
+def started_env() -> dict:
+    """This process's environment as a kernel started now would inherit it, less
+    ``ENV_IGNORED``: a kernel started under another one is not used again."""
+    return {k: v for k, v in os.environ.items() if k not in ENV_IGNORED}
+
+
+def reset_code(cwd: str) -> str:
+    """``RESET`` that also moves the kernel to the working folder ``cwd`` (the next notebook's
+    folder, which a fresh kernel would have been started in)."""
+    return RESET.replace("get_ipython())", f"get_ipython(), cwd={str(cwd)!r})")
 
 _STATE: dict = {}
 
@@ -214,9 +233,10 @@ def lighter_cells(shell=None) -> dict:
     return done
 
 
-def restore_state(shell) -> None:
+def restore_state(shell, cwd: str | None = None) -> None:
     """Forget what the previous notebook left in this kernel (runs in the kernel; see the
-    module's docstring for the list). ``shell`` is the kernel's IPython shell."""
+    module's docstring for the list). ``shell`` is the kernel's IPython shell; ``cwd``, when
+    given, the working folder the next notebook runs in (``os.chdir``)."""
     import ipywidgets
     import matplotlib
     import matplotlib.pyplot as plt
@@ -233,6 +253,8 @@ def restore_state(shell) -> None:
     warnings.resetwarnings()  # also invalidates every module's once-per-location registry
     warnings.filters[:] = _STATE["filters"]
     np.random.seed()
+    if cwd is not None:
+        os.chdir(cwd)
     freeze_what_stays()
 
 
@@ -256,8 +278,9 @@ class WarmKernel:
     notebook ran in it before; pass it to papermill as ``km=``. ``figures`` is what the inline
     backend shows figures as: "png" (``WARM_UP``) or "svg" (``WARM_UP_SVG``, a report's). Use
     one ``WarmKernel`` per thread: its kernel manager is bound to that thread's event loop.
-    ``shutdown()`` stops it. ``warm()`` starts and warms up the kernel without counting it as
-    used (the next ``ready()`` does not reset it).
+    ``shutdown()`` stops it. ``warm()`` starts and warms up the kernel (or resets the running
+    one) without counting it as used (the next ``ready()`` does not reset it). A notebook in
+    another folder runs in the same kernel, moved there by its reset (``reset_code``).
 
     ``kc`` is the kernel's one client, connected once when the kernel starts and used for the
     warm-up, every reset and, when the caller hands it on (``report._run_one``), every notebook:
@@ -288,6 +311,7 @@ class WarmKernel:
         self.kc = None
         self.used = False
         self.starts = 0
+        self.env = {}  # the environment the running kernel was started under
 
     def ready(self, cwd: str | None = None):
         """The kernel manager, ready for a notebook whose working folder is ``cwd``."""
@@ -300,16 +324,22 @@ class WarmKernel:
         ``cwd``, without counting it as used: the next ``ready()`` hands it over as it is."""
         from jupyter_core.utils import run_sync
 
-        used = self.used
         run_sync(self._ready)(str(cwd or self.cwd))
-        self.used = used and self.km is not None
+        self.used = False  # started, or reset by ``_ready``: as a new kernel
 
     async def _ready(self, cwd: str):
-        if self.km is not None and (cwd != self.cwd or not await self.km.is_alive()):
+        """A kernel for a notebook in ``cwd``: the running one, reset if a notebook ran in it
+        and moved to ``cwd`` if it runs elsewhere (``reset_code``), else a new one. A kernel
+        that died, does not answer its reset, or was started under another environment
+        (``os.environ``, which a kernel inherits when it starts: ``LLMCOST_CACHE_DIR``, say)
+        is replaced."""
+        if self.km is not None and (self.env != started_env()
+                                   or not await self.km.is_alive()):
             await self._stop()
-        if self.km is not None and self.used:
+        if self.km is not None and (self.used or cwd != self.cwd):
             try:
-                await self._run(RESET, self.reset_timeout_s)
+                await self._run(reset_code(cwd), self.reset_timeout_s)
+                self.cwd = cwd
             except Exception:  # a kernel that does not answer is replaced
                 await self._stop()
         if self.km is None:
@@ -323,6 +353,7 @@ class WarmKernel:
 
         self.starts += 1
         km = AsyncKernelManager(kernel_name="python3")
+        self.env = started_env()
         try:
             await km.start_kernel(extra_arguments=self.extra_arguments, cwd=self.cwd)
             self.km, self.used = km, False

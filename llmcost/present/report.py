@@ -22,6 +22,7 @@ text table (which nbval can check) together with a JSON copy under the MIME type
 from __future__ import annotations
 
 import ast
+import atexit
 import copy
 import csv
 import functools
@@ -107,7 +108,7 @@ from .glance import (
     scenario_names,
     with_headline,
 )
-from .kernels import KernelStartError, WarmKernel
+from .kernels import KernelStartError, WarmKernel, started_env
 from .numbering import notebook_number, numbered_files
 from .texmath import markdown_math_to_mathml
 from .twins import write_twin
@@ -1637,49 +1638,133 @@ def start_order(nbs: list) -> list:
     return unknown + known
 
 
+#: Whether a report's warm kernels stay for the next report of this process (``keep_kernels``).
+_KEEP_KERNELS = False
+#: The idle workers kept warm between reports (``keep_kernels``), each with its kernel.
+_IDLE_WORKERS: list = []
+#: Idle workers kept at most (the oldest beyond them stop their kernels).
+MAX_IDLE_WORKERS = 4
+
+
+def keep_kernels(keep: bool = True) -> None:
+    """Keep a report's warm kernels for the next report of this process (``keep``), or stop the
+    kept ones and start new kernels for each report again (the default).
+
+    A process that runs many reports (a test suite, a loop over scenarios) otherwise starts
+    and imports new kernels for each (about 1.3 CPU-s and 2 s each, ``kernels.WarmKernel``); a
+    kept kernel is reset before the next report's first notebook as before any notebook after
+    the first (``kernels.RESET``, which also moves it to that notebook's folder). A kernel is
+    kept only when its report ended without an error or an interruption and its last notebook
+    did not time out, and is used again only with the same ``WarmKernel`` class, kernel
+    arguments (``KERNEL_ARGS``), figure format (``FIGURES``) and environment it started with;
+    at most ``MAX_IDLE_WORKERS`` are kept, and they stop when this process exits."""
+    global _KEEP_KERNELS
+    if not isinstance(keep, bool):
+        raise ValueError(f"keep={keep!r} must be True or False")
+    _KEEP_KERNELS = keep
+    if not keep:
+        _stop_idle_workers()
+
+
+def _stop_idle_workers() -> None:
+    while _IDLE_WORKERS:
+        w = _IDLE_WORKERS.pop()
+        w.inbox.put(None)
+        w.thread.join()
+
+
+atexit.register(_stop_idle_workers)
+
+
+class _Worker:
+    """A thread with its own warm kernel (``kernels.WarmKernel``: started and imported once,
+    reset between notebooks), made under ``key`` (``_worker_key``). Its ``inbox`` takes
+    ``("warm", cwd, events)``: start the kernel early (``_start_early``); ``("run", (nb, run),
+    events)``: call ``run(kernel)`` and put ``(inbox, nb, result)`` on ``events``, or
+    ``(inbox, None, exception)`` if it raises, which ends the worker; ``None``: stop the kernel
+    and end."""
+
+    def __init__(self, key: tuple, name: str):
+        self.key, self.inbox, self.failed = key, queue.Queue(), False
+        self.thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self.thread.start()
+
+    def _work(self) -> None:
+        kernel, events = None, None
+        try:
+            for kind, arg, events in iter(self.inbox.get, None):
+                if kernel is None:
+                    kernel = WarmKernel(str(arg if kind == "warm" else arg[0].parent),
+                                        KERNEL_ARGS, figures=FIGURES)
+                if kind == "warm":
+                    _start_early(kernel, arg)
+                else:
+                    nb, run = arg
+                    events.put((self.inbox, nb, run(kernel)))
+                    # a kernel that timed out or died (shut down by the run) is not kept
+                    self.failed = getattr(kernel, "km", None) is None
+        except BaseException as e:  # noqa: BLE001 (handed to the caller's thread, raised there)
+            self.failed = True
+            if events is not None:
+                events.put((self.inbox, None, e))
+        finally:
+            if kernel is not None:
+                kernel.shutdown()
+
+
+def _worker_key() -> tuple:
+    """What a kept worker's kernel must share with a report that takes it."""
+    return (WarmKernel, tuple(KERNEL_ARGS), FIGURES, started_env())
+
+
 class _Workers:
-    """``jobs`` worker threads (no more than there are notebooks), each with its own warm kernel
-    (``kernels.WarmKernel``: started and imported once, reset between notebooks), started as
-    soon as the scenario is valid and the folder ready, so that the kernels start and import
-    (their own processes) while this process prints the warnings and starts the index's
-    work. ``submit(inbox, nb, run)`` has the worker of ``inbox`` call ``run(kernel)`` and put
+    """``jobs`` workers (no more than there are notebooks), each a thread with its own warm
+    kernel (``_Worker``), started as soon as the scenario is valid and the folder ready, so
+    that the kernels start and import (their own processes) while this process prints the
+    warnings and starts the index's work; with ``keep_kernels``, kept ones are taken first.
+    ``submit(inbox, nb, run)`` has the worker of ``inbox`` call ``run(kernel)`` and put
     ``(inbox, nb, result)`` on ``events`` (``(inbox, None, exception)`` if a worker fails);
-    ``stop()`` ends the workers, each stopping its kernel."""
+    ``stop()`` ends the workers, each stopping its kernel (with ``keep_kernels``, a report
+    that ended well keeps them: ``stop(keep=True)``)."""
 
     def __init__(self, n_notebooks: int, jobs: int, cwd):
         self.events = queue.Queue()
-        self.inboxes = [queue.Queue() for _ in range(max(1, min(jobs, n_notebooks)))]
-        self.threads = [threading.Thread(target=self._work, args=(q, cwd),
-                                         name=f"llmcost-report-{i}", daemon=True)
-                        for i, q in enumerate(self.inboxes)]
+        key, n = _worker_key(), max(1, min(jobs, n_notebooks))
+        kept = [w for w in _IDLE_WORKERS if w.key == key][:n] if _KEEP_KERNELS else []
+        for w in kept:
+            _IDLE_WORKERS.remove(w)
+        self.workers = kept + [_Worker(key, f"llmcost-report-{i}")
+                               for i in range(len(kept), n)]
+        self.inboxes = [w.inbox for w in self.workers]
         self.stopped = False
-        for t in self.threads:
-            t.start()
-
-    def _work(self, inbox: queue.Queue, cwd) -> None:
-        kernel = WarmKernel(str(cwd), KERNEL_ARGS, figures=FIGURES)
-        try:
-            _start_early(kernel, cwd)
-            for nb, run in iter(inbox.get, None):
-                self.events.put((inbox, nb, run(kernel)))
-        except BaseException as e:  # noqa: BLE001 (handed to the caller's thread, raised there)
-            self.events.put((inbox, None, e))
-        finally:
-            kernel.shutdown()
+        for w in self.workers:
+            w.inbox.put(("warm", cwd, self.events))
 
     def submit(self, inbox: queue.Queue, nb: Path, run: Callable) -> None:
-        inbox.put((nb, run))
+        inbox.put(("run", (nb, run), self.events))
 
-    def stop(self, wait: bool = True) -> None:
+    def stop(self, wait: bool = True, keep: bool = False) -> None:
         """Start nothing more; with ``wait``, return once every worker has stopped its kernel
-        (without, as on Ctrl-C, whose signal the running kernels get too)."""
-        if not self.stopped:
-            self.stopped = True
-            for inbox in self.inboxes:
-                inbox.put(None)
+        (without, as on Ctrl-C, whose signal the running kernels get too). With ``keep`` (a
+        report that ended well) and ``keep_kernels`` on, the workers whose kernels are healthy
+        stay idle for the next report instead."""
+        if self.stopped:
+            return
+        self.stopped = True
+        stopping = []
+        for w in self.workers:
+            if keep and _KEEP_KERNELS and not w.failed and w.thread.is_alive():
+                _IDLE_WORKERS.append(w)
+            else:
+                w.inbox.put(None)
+                stopping.append(w)
+        while len(_IDLE_WORKERS) > MAX_IDLE_WORKERS:
+            old = _IDLE_WORKERS.pop(0)
+            old.inbox.put(None)
+            stopping.append(old)
         if wait:
-            for t in self.threads:
-                t.join()
+            for w in stopping:
+                w.thread.join()
 
 
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
@@ -1724,9 +1809,10 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
                          f"({left} left)")
             if left_to_start:
                 start_next(inbox)
-    finally:  # Ctrl-C or an error: start nothing more (running kernels get Ctrl-C too)
+    except BaseException:  # Ctrl-C or an error: start nothing more (running kernels get Ctrl-C)
         workers.stop(wait=False)
-    workers.stop()  # every worker has stopped its kernel before the report goes on
+        raise
+    workers.stop(keep=True)  # each worker has stopped its kernel (or, kept, is idle)
     return runs
 
 
