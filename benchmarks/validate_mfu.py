@@ -1086,7 +1086,7 @@ def regime_report():
     t = accuracy.regime_table(v)
     print(f"6. Per regime (GPU generation · sharding · dense/MoE · GEMM dtype · context · size): "
           f"held-out rows, error (predicted / published - 1, MFU on the dense BF16 peak), the "
-          f"band from all held-out rows (centre = median error, ± half-width: split-conformal "
+          f"band from all held-out rows (centre = median error, ± half-width: full-conformal "
           f"{1 - accuracy.ALPHA:.0%} with >= {accuracy.MIN_CONFORMAL_ROWS} rows, else the stated "
           f"default ±{accuracy.DEFAULT_BAND_FRACTION:.0%} or the rows' spread, flagged '*'), and "
           "the leave-one-out coverage (each row's band built without it; every FLOP basis of a "

@@ -1,5 +1,5 @@
-"""The error band of a predicted MFU (llmcost.accuracy): regimes, the split-conformal band
-sized by leave-one-out, its coverage, and the validation split."""
+"""The error band of a predicted MFU (llmcost.accuracy): regimes, the full-conformal band
+checked by leave-one-out, its coverage, and the validation split."""
 
 import hashlib
 import math
@@ -66,20 +66,27 @@ def test_regime_of_follows_the_definition():
     assert accuracy.regime_of("H800")["gpu_generation"] == "Hopper"
 
 
-def test_a100_megatron_band_is_the_split_conformal_quantile(table):
+def test_a100_megatron_band_is_the_full_conformal_band(table):
     # A100, Megatron 3D, >= 10B: Narayanan et al. 2021 Tables 1-2 and Korthikanti et al. 2022
-    # Table 5, 16 held-out rows. The rule by hand: c = median error, scores |e - c|, w = the
-    # ceil((16 + 1) x 0.9) = 16th smallest score (Angelopoulos & Bates 2021, §1).
+    # Table 5, 16 held-out rows, every FLOP count stated (one basis). The rule by hand (Lei et
+    # al. 2018, §2.1): k = ceil((16 + 1) x 0.9) = 16, the largest score; n = 16 even, so the
+    # median with one more error far below / above is e_(8) / e_(9); L = e_(8) - max |e - e_(8)|,
+    # U = e_(9) + max |e - e_(9)|; c = median, w = max(c - L, U - c).
     rows = table[(table["regime"] == A100_MEGATRON) & (table["split"] == "held-out")]
-    assert len(rows) == 16
-    c = float(np.median(rows["error"]))
-    scores = np.sort((rows["error"] - c).abs().to_numpy())
+    assert len(rows) == 16 and (rows["causal_basis_mfu"] == rows["reported_mfu"]).all()
+    e = np.sort(rows["error"].to_numpy())
     assert math.ceil(17 * 0.9) == 16
+    lo = e[7] - np.abs(e - e[7]).max()
+    hi = e[8] + np.abs(e - e[8]).max()
+    c = float(np.median(e))
+    w = max(c - lo, hi - c)
+    # it contains the split-conformal band about the median (c +- the 16th smallest |e - c|)
+    assert w >= np.abs(e - c).max()
     band = accuracy.mfu_band(0.40, "A100-80GB", 1024, n_params=175e9, seq_len=2048)
     assert band.validated and band.n == 16 and band.regime == A100_MEGATRON
-    assert band.center == pytest.approx(c) and band.half_width == pytest.approx(scores[15])
-    assert band.low == pytest.approx(0.40 / (1 + c + scores[15]))
-    assert band.high == pytest.approx(0.40 / (1 + c - scores[15]))
+    assert band.center == pytest.approx(c) and band.half_width == pytest.approx(w)
+    assert band.low == pytest.approx(0.40 / (1 + c + w))
+    assert band.high == pytest.approx(0.40 / (1 + c - w))
     # said in a reader's words: a 90% band measured on the 16 runs, named by publication
     assert "the 90% band of its regime, measured on the model's errors on its n = 16 held-out " \
         "published runs (" in band.describe() and "conformal" not in band.describe()
@@ -151,27 +158,155 @@ def test_leave_one_out_coverage_is_measured(table, regimes):
 
 
 def test_loo_rows_by_hand(table, regimes):
-    # Eleven held-out rows with errors 0, 0.01, ..., 0.10 on one basis (causal basis equal).
-    # Left out, row 10: the other ten have median 0.045 and largest score 0.045; with n = 10 >=
-    # MIN_CONFORMAL_ROWS, w is the ceil(11 x 0.9) = 10th smallest of the ten scores, the largest:
-    # band [0, 0.09], 0.10 outside (row 0 likewise). Row 1: median (0.05 + 0.06) / 2 = 0.055,
-    # w = 0.055 (row 0's score): band [0, 0.11], 0.01 inside. Row 5: median 0.05, w 0.05: inside.
-    # Coverage 9 of 11.
-    e = np.arange(11) / 100
+    # Eleven held-out rows, one basis: -0.13, -0.09, -0.08, -0.07, -0.05, 0.01, 0.08, 0.10,
+    # 0.12, 0.14, 0.15. Each left out, the other ten (n = 10 >= MIN_CONFORMAL_ROWS, k =
+    # ceil(11 x 0.9) = 10, the largest score) give the full-conformal band (Lei et al. 2018,
+    # §2.1) written about their median c: L = e_(5) - max |e - e_(5)|, U = e_(6) + max |e -
+    # e_(6)| of the ten, w = max(c - L, U - c).
+    # Row 0 (-0.13) left out: e_(5) = 0.01, e_(6) = 0.08, c = 0.045; L = 0.01 - 0.14 = -0.13,
+    # U = 0.08 + 0.17 = 0.25; w = max(0.175, 0.205) = 0.205: [-0.16, 0.25], -0.13 inside (the
+    # split-conformal band, c +- max |e - c| = 0.045 +- 0.135 = [-0.09, 0.18], missed it).
+    # Row 10 (0.15) left out: e_(5) = -0.05, e_(6) = 0.01, c = -0.02; L = -0.05 - 0.19 = -0.24,
+    # U = 0.01 + 0.14 = 0.15; w = max(0.22, 0.17) = 0.22: [-0.24, 0.20], 0.15 inside (split:
+    # -0.02 +- 0.16 = [-0.18, 0.14], missed). Row 5 (0.01) left out: e_(5) = -0.05, e_(6) =
+    # 0.08, c = 0.015; L = -0.05 - 0.20 = -0.25, U = 0.08 + 0.21 = 0.29, w = max(0.265, 0.275)
+    # = 0.275. Coverage 11 of 11 (split conformal: 9 of 11, below 90 %).
+    e = np.array([-0.13, -0.09, -0.08, -0.07, -0.05, 0.01, 0.08, 0.10, 0.12, 0.14, 0.15])
     v = pd.DataFrame({"run_id": [f"r{i}" for i in range(11)], "split": "held-out",
                       "regime": "R", "accelerator": "A", "error": e, "predicted_mfu": 1 + e,
                       "causal_basis_mfu": 1.0})
     rows = accuracy.loo_rows(v, "R")
-    assert list(rows.index[~rows["covered"]]) == ["r0", "r10"]
-    assert rows.loc["r10", ["center", "half_width"]].tolist() == pytest.approx([0.045, 0.045])
-    assert rows.loc["r1", ["center", "half_width"]].tolist() == pytest.approx([0.055, 0.055])
-    assert rows.loc["r5", ["center", "half_width"]].tolist() == pytest.approx([0.05, 0.05])
+    assert rows["covered"].all()
+    assert rows.loc["r0", ["center", "half_width"]].tolist() == pytest.approx([0.045, 0.205])
+    assert rows.loc["r10", ["center", "half_width"]].tolist() == pytest.approx([-0.02, 0.22])
+    assert rows.loc["r5", ["center", "half_width"]].tolist() == pytest.approx([0.015, 0.275])
+    split_hits = [abs(e[i] - np.median(np.delete(e, i)))
+                  <= np.abs(np.delete(e, i) - np.median(np.delete(e, i))).max() + 1e-12
+                  for i in range(11)]
+    assert sum(split_hits) == 9 and not split_hits[0] and not split_hits[10]
     # the package's table: the same rows and coverage as regime_table for every regime
     for label, r in regimes.iterrows():
         got = accuracy.loo_rows(table, label)
         assert len(got) == r["n"] and got["covered"].mean() == pytest.approx(r["coverage"])
     with pytest.raises(ValueError, match="regime='nope' has no held-out row"):
         accuracy.loo_rows(v, "nope")
+
+
+def _full_conformal_p(y, e, ec):
+    """The definition (Lei et al. 2018, §2.1; ties counted against y, Vovk et al. 2005): y
+    added to the rows, the median recomputed on all n + 1, scores about it, p(y) = #{scores >=
+    y's, y's own counted} / (n + 1)."""
+    m = np.median(np.append(e, y))
+    s = np.maximum(np.abs(e - m), np.abs(ec - m))
+    return (1 + np.sum(s >= abs(y - m) - 1e-12)) / (len(e) + 1)
+
+
+def test_full_conformal_band_by_hand():
+    # Ten errors, one basis: -0.12, -0.05, -0.03, -0.01, 0.00, 0.02, 0.03, 0.04, 0.06, 0.15.
+    # k = ceil(11 x 0.9) = 10 (the largest score). n even: one more error far below leaves the
+    # median at e_(5) = 0.00, far above at e_(6) = 0.02. L = 0.00 - max(0.12, 0.15) = -0.15;
+    # U = 0.02 + max(0.14, 0.13) = 0.16. The median c = 0.01, w = max(0.16, 0.15) = 0.16 (the
+    # split-conformal w about c: max(0.13, 0.14) = 0.14).
+    e = np.array([-0.12, -0.05, -0.03, -0.01, 0.00, 0.02, 0.03, 0.04, 0.06, 0.15])
+    assert accuracy.full_conformal_interval(e, e) == pytest.approx((-0.15, 0.16))
+    rows = pd.DataFrame({"error": e, "predicted_mfu": 1 + e, "causal_basis_mfu": 1.0})
+    b = accuracy.band_from_rows(rows)
+    assert b["conformal"] and (b["center"], b["half_width"]) == pytest.approx((0.01, 0.16))
+    # Nine (without -0.12), n odd, r = 5, e_(5) = 0.02: k = ceil(10 x 0.9) = 9. Far below: the
+    # median (e_(4) + e_(5)) / 2 = 0.01, L = 0.01 - max(0.06, 0.14) = -0.13; far above:
+    # (e_(5) + e_(6)) / 2 = 0.025, U = 0.025 + max(0.075, 0.125) = 0.15. c = 0.02, w = 0.15.
+    e9 = e[1:]
+    assert accuracy.full_conformal_interval(e9, e9) == pytest.approx((-0.13, 0.15))
+    b9 = accuracy.band_from_rows(rows.iloc[1:])
+    assert (b9["center"], b9["half_width"]) == pytest.approx((0.02, 0.15))
+    # the definition: inside the ends p > alpha, past them p <= alpha
+    for y, inside in ((-0.1499, True), (0.1599, True), (0.01, True), (-0.1501, False),
+                      (0.1601, False)):
+        assert (_full_conformal_p(y, e, e) > accuracy.ALPHA) == inside, y
+    # a second basis (causal mask) widens a row's score: row 10 counted at 0.25 too
+    ec = e.copy()
+    ec[-1] = 0.25
+    # k = 10: L = 0.00 - 0.25 = -0.25, U = 0.02 + 0.23 = 0.25
+    assert accuracy.full_conformal_interval(e, ec) == pytest.approx((-0.25, 0.25))
+    # fewer than MIN_CONFORMAL_ROWS: the stated default as before, max(0.30, largest score)
+    b3 = accuracy.band_from_rows(rows.iloc[:3])
+    assert not b3["conformal"] and (b3["center"], b3["half_width"]) == pytest.approx(
+        (-0.05, 0.30))
+
+
+def test_full_conformal_interval_is_the_definitions_set():
+    # the closed form against the definition on random errors (both parities of n, two bases
+    # on some rows): the set {y : p(y) > alpha} on a fine grid is the interval [L, U]
+    rng = np.random.default_rng(7)
+    for n in (9, 10, 11, 14, 21, 25, 40):
+        e = rng.normal(0.0, 0.1, n)
+        ec = e + np.where(rng.random(n) < 0.3, rng.uniform(0, 0.2, n), 0.0)
+        lo, hi = accuracy.full_conformal_interval(e, ec)
+        grid = np.linspace(lo - 0.1, hi + 0.1, 4001)
+        accepted = np.array([_full_conformal_p(y, e, ec) > accuracy.ALPHA for y in grid])
+        away = (np.abs(grid - lo) > 1e-6) & (np.abs(grid - hi) > 1e-6)
+        assert (accepted[away] == ((grid >= lo) & (grid <= hi))[away]).all(), n
+
+
+def test_leave_one_out_coverage_is_at_least_the_conformal_level_by_construction():
+    # with the same rule on the other n - 1 rows, at least ceil(0.9 n) of n rows are covered
+    # (module docstring); the split-conformal band about the others' median is not: the
+    # eleven rows of test_loo_rows_by_hand give it 9 of 11
+    rng = np.random.default_rng(11)
+    for n in (10, 11, 12, 15, 20, 21, 25, 33):
+        for _ in range(20):
+            e = rng.standard_t(3, n) * 0.05
+            ec = e + np.where(rng.random(n) < 0.2, 0.05, 0.0)
+            v = pd.DataFrame({"run_id": [f"r{i}" for i in range(n)], "split": "held-out",
+                              "regime": "R", "accelerator": "A", "error": e,
+                              "predicted_mfu": 1 + e, "causal_basis_mfu": (1 + e) / (1 + ec)})
+            covered = accuracy.loo_rows(v, "R")["covered"]
+            assert covered.sum() >= math.ceil(0.9 * n), (n, e)
+
+
+def test_every_conformal_regime_keeps_90_percent_loo_coverage(regimes):
+    # the goal: a regime whose leave-one-out bands are conformal (n - 1 >= 9 held-out rows)
+    # covers >= 90 % of its rows (benchmarks/validate_mfu.py, item 6)
+    loo = regimes[regimes["loo_conformal"]]
+    assert len(loo) >= 9
+    for label, r in loo.iterrows():
+        assert r["coverage"] >= 1 - accuracy.ALPHA, (label, r["coverage"])
+
+
+def test_band_contains_its_rows_as_the_split_band_did(table):
+    # in sample: the full-conformal band contains the split-conformal band about the same
+    # median (c +- the ceil((n + 1) 0.9)-th smallest score), so every row that band held is
+    # still inside, at least ceil((n + 1) 0.9) of the n rows on every basis
+    held = table[table["split"] == "held-out"]
+    for label, g in held.groupby("regime"):
+        if len(g) < accuracy.MIN_CONFORMAL_ROWS:
+            continue
+        e = g["error"].to_numpy()
+        ec = (g["predicted_mfu"] / g["causal_basis_mfu"] - 1).to_numpy()
+        b = accuracy.band_from_rows(g)
+        c, w = b["center"], b["half_width"]
+        k = math.ceil((len(g) + 1) * (1 - accuracy.ALPHA))
+        split_w = np.sort(np.maximum(np.abs(e - c), np.abs(ec - c)))[k - 1]
+        assert c == pytest.approx(np.median(e)) and w >= split_w - 1e-12, label
+        inside = (np.abs(e - c) <= w + 1e-12) & (np.abs(ec - c) <= w + 1e-12)
+        assert inside.sum() >= k, label
+
+
+@pytest.mark.parametrize("args, message", [
+    (([0.1] * 9, [0.1] * 8), "e_causal has 8 values and e 9"),
+    (([0.1] * 8, [0.1] * 8), "e has 8 rows: a 90% full-conformal band needs n >= "
+                             r"ceil\(\(n \+ 1\)\(1 - alpha\)\) = 9"),
+    (([0.1] * 8 + [float("nan")], [0.1] * 9), "e and e_causal must be finite"),
+    (([0.1] * 9, [0.1] * 9, 1.5), "alpha=1.5 must be in"),
+])
+def test_bad_full_conformal_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        accuracy.full_conformal_interval(*args)
+
+
+def test_bad_band_rows():
+    with pytest.raises(ValueError, match=r"rows lacks the columns \['causal_basis_mfu'\]"):
+        accuracy.band_from_rows(pd.DataFrame({"error": [0.1], "predicted_mfu": [0.4]}))
 
 
 def test_a_row_of_unstated_flop_basis_must_be_covered_on_both(table):

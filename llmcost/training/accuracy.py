@@ -16,14 +16,36 @@ setting to three 175B rows, and a quarter of the newer rows (``step_validation.N
 chosen by a hash of their id before any error was computed) are kept for the next parts' fits.
 It does not mean unseen for the older rows (the constants were written with their errors in view).
 
-**The band (split conformal, sign-following).** With the regime's held-out errors
-``e_j`` (``error`` = predicted / published − 1, MFU basis; a row whose FLOP count is not stated
-is also counted on the causal-mask basis), the centre ``c`` is their median and the
-non-conformity score of a row is ``|e_j − c|`` (its largest over its bases). With ``n ≥
-MIN_CONFORMAL_ROWS`` rows, the half-width ``w`` is the ``⌈(n + 1)(1 − ALPHA)⌉``-th smallest
-score (Vovk et al. 2005; Angelopoulos & Bates 2021, "A Gentle Introduction to Conformal
-Prediction", §1: a 1 − α = 90% interval for an exchangeable new row; it needs n ≥ 9). The
-published MFU of a run predicted at ``p`` then lies in ``[p / (1 + c + w), p / (1 + c − w)]``:
+**The band (full conformal, sign-following).** With the regime's held-out errors ``e_j``,
+j = 1..n (``error`` = predicted / published − 1, MFU basis; a row whose FLOP count is not stated
+is also counted on the causal-mask basis, ``e_causal``), the centre ``c`` is their median and the
+non-conformity score of a row about a centre m is ``max(|e_j − m|, |e_causal_j − m|)`` (its
+largest over its bases). With ``n ≥ MIN_CONFORMAL_ROWS`` rows the band is **full conformal**
+(Vovk, Gammerman & Shafer 2005, "Algorithmic Learning in a Random World", §2; Lei, G'Sell,
+Rinaldo, Tibshirani & Wasserman 2018, "Distribution-free predictive inference for regression",
+JASA 113, §2.1): a candidate error y is in the band iff, with y added to the rows and the median
+m(y) recomputed on all n + 1, y's score ``|y − m(y)|`` is not among the largest fraction α,
+p(y) = #{i ≤ n + 1: score_i ≥ score_{n+1}} / (n + 1) > α, i.e. ``|y − m(y)| ≤ Q(m(y))``,
+Q(m) the k-th smallest of the n rows' scores about m, k = ⌈(n + 1)(1 − ALPHA)⌉ (it needs n ≥ 9).
+For the median that set is the interval (``full_conformal_interval``)
+
+    [L, U] = [m₋ − Q(m₋), m₊ + Q(m₊)],
+
+m₋ and m₊ the median of the rows with one more value far below or far above them (n even:
+e_(n/2) and e_(n/2+1); n odd, r = (n + 1)/2: (e_(r−1) + e_(r))/2 and (e_(r) + e_(r+1))/2); every
+y between them is accepted (its score is at most half the gap between the two middle errors, no
+larger than any row's). Under exchangeability a new row's error lies in it with probability
+≥ 1 − α (Lei et al. 2018, §2.1's coverage theorem; p(y) counts ties against y, Vovk et al.'s
+convention, so the set is closed and the bound holds with ties), and a row with two FLOP bases
+is covered when both are in it (the pairs full conformal accepts lie inside [L, U]², since Q
+moves by at most the centre's move).
+The band is written about the median, ``c ± w`` with the smallest ``w`` containing [L, U],
+w = max(c − L, U − c): c stays the median (the bill's central point, below), and a set
+containing [L, U] keeps its coverage. The split-conformal band (c ± Q(c), Vovk et al. 2005;
+Angelopoulos & Bates 2021, §1) lies inside it; its leave-one-out check fell below 1 − α because
+the median moves away from a left-out row, and the full-conformal band recomputes it with the
+row in. The published MFU of a run predicted at ``p`` then lies in
+``[p / (1 + c + w), p / (1 + c − w)]``:
 the band follows the sign of the errors (an optimistic model, c > 0, gets a band that reaches
 down). When ``1 + c − w <= UPPER_BOUND_MARGIN`` the upper end is capped at MFU 1 and the
 prediction is read as an upper bound (a warning says so).
@@ -38,7 +60,13 @@ wider default: centre the median of its rows (0 without rows), half-width the wi
 
 **Coverage is measured, not assumed.** ``regime_table`` builds every held-out row's band without
 that row (leave-one-out) and counts how often the published value falls inside, per regime
-(``benchmarks/validate_mfu.py`` prints it). ``exclude_run`` does the same for one run.
+(``benchmarks/validate_mfu.py`` prints it). With the same rule on the other n − 1 rows, row i
+is in their full-conformal set exactly when its score about the median of all n rows is at most
+the ⌈n(1 − α)⌉-th smallest of the others', which at least ⌈n(1 − α)⌉ of the n rows are; the band
+contains that set, so the leave-one-out coverage is at least ⌈n(1 − α)⌉ / n ≥ 1 − α
+whenever n − 1 ≥ ``MIN_CONFORMAL_ROWS`` (the split-conformal band's centre, the median of
+the others, moves away from row i, and its coverage could fall below). ``exclude_run`` does the
+same for one run.
 
 A second warning fires when the prediction exceeds the best MFU published for a comparable run
 (``comparable_published_mfu``, the one rule every page uses: the same generation, MoE with MoE
@@ -64,7 +92,7 @@ from .options import StepOptions
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
 ALPHA = 0.10
-#: Held-out rows a regime needs for a split-conformal band: ⌈(n + 1)(1 − α)⌉ <= n ⇔ n >= 9.
+#: Held-out rows a regime needs for a conformal band: ⌈(n + 1)(1 − α)⌉ <= n ⇔ n >= 9.
 MIN_CONFORMAL_ROWS = 9
 #: Half-width of the band of a regime with fewer rows (a floor; the rows' own spread when
 #: wider). Reason: the one regime with many runs, A100 Megatron 3D (16 held-out rows ≥ 10B),
@@ -213,26 +241,76 @@ def _bases(rows: pd.DataFrame) -> pd.DataFrame:
                                       - 1).to_numpy()}, index=rows.index)
 
 
+def _scores_quantile(e: np.ndarray, e_causal: np.ndarray, m: float, k: int) -> float:
+    """Q(m): the k-th smallest of the rows' scores max(|e − m|, |e_causal − m|) about m."""
+    return float(np.sort(np.maximum(np.abs(e - m), np.abs(e_causal - m)))[k - 1])
+
+
+def full_conformal_interval(e, e_causal, alpha: float = ALPHA) -> tuple[float, float]:
+    """The full-conformal set of a new row's error for the median centre (the module
+    docstring's rule; Lei et al. 2018, JASA 113, §2.1; Vovk et al. 2005, §2): ``(L, U)``,
+
+        L = m₋ − Q(m₋),  U = m₊ + Q(m₊),  k = ⌈(n + 1)(1 − alpha)⌉,
+
+    m₋ / m₊ the median of the n errors ``e`` and one more value below / above them all (n
+    even: e_(n/2), e_(n/2+1); n odd, r = (n + 1)/2: (e_(r−1) + e_(r))/2, (e_(r) + e_(r+1))/2),
+    Q(m) the k-th smallest score max(|e_j − m|, |e_causal_j − m|). ``e_causal``: each row's
+    error on the causal-mask basis (equal to ``e`` where the FLOP count is stated).
+
+    Raises
+    ------
+    ValueError
+        ``e`` and ``e_causal`` of different lengths or not finite, ``alpha`` outside (0, 1),
+        or fewer rows than k (n < ⌈(n + 1)(1 − alpha)⌉: no finite band), naming the argument.
+    """
+    e, ec = np.asarray(e, dtype=float), np.asarray(e_causal, dtype=float)
+    if e.ndim != 1 or e.shape != ec.shape:
+        raise ValueError(f"e_causal has {ec.size} values and e {e.size}: one of each per row")
+    if not (np.isfinite(e).all() and np.isfinite(ec).all()):
+        raise ValueError("e and e_causal must be finite errors (predicted / published - 1)")
+    if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
+        raise ValueError(f"alpha={alpha!r} must be in (0, 1)")
+    n = len(e)
+    k = math.ceil((n + 1) * (1 - alpha))
+    if k > n:
+        raise ValueError(f"e has {n} rows: a {1 - alpha:.0%} full-conformal band needs "
+                         f"n >= ceil((n + 1)(1 - alpha)) = {k}")
+    s = np.sort(e)
+    if n % 2 == 0:
+        lo, hi = s[n // 2 - 1], s[n // 2]
+    else:
+        r = (n + 1) // 2            # 1-based rank of the median of the n rows
+        lo, hi = (s[r - 2] + s[r - 1]) / 2, (s[r - 1] + s[r]) / 2
+    return float(lo - _scores_quantile(e, ec, lo, k)), float(hi + _scores_quantile(e, ec, hi, k))
+
+
 def _center_half_width(e: np.ndarray, e_causal: np.ndarray) -> tuple[float, float]:
     """``band_from_rows``'s c and w from the errors on each row's basis (``e``) and on the
-    causal-mask basis (``e_causal``), n >= 1 rows: c = median(e); scores
-    max(|e − c|, |e_causal − c|); w = the ⌈(n+1)(1−ALPHA)⌉-th smallest score when n >=
-    ``MIN_CONFORMAL_ROWS``, else max(``DEFAULT_BAND_FRACTION``, largest score)."""
-    n = len(e)
+    causal-mask basis (``e_causal``), n >= 1 rows: c = median(e); when n >=
+    ``MIN_CONFORMAL_ROWS``, w = max(c − L, U − c), [L, U] the full-conformal interval
+    (``full_conformal_interval``); else w = max(``DEFAULT_BAND_FRACTION``, the largest score
+    max(|e − c|, |e_causal − c|)), the stated default (unchanged)."""
     c = float(np.median(e))
-    scores = np.maximum(np.abs(e - c), np.abs(e_causal - c))
-    if n >= MIN_CONFORMAL_ROWS:
-        k = math.ceil((n + 1) * (1 - ALPHA))
-        w = float(np.sort(scores)[k - 1])
-    else:
-        w = max(DEFAULT_BAND_FRACTION, float(scores.max()))
-    return c, w
+    if len(e) >= MIN_CONFORMAL_ROWS:
+        low, high = full_conformal_interval(e, e_causal)
+        return c, max(c - low, high - c)
+    return c, max(DEFAULT_BAND_FRACTION,
+                  float(np.maximum(np.abs(e - c), np.abs(e_causal - c)).max()))
 
 
 def band_from_rows(rows: pd.DataFrame) -> dict:
     """The band of a set of held-out rows (module docstring): ``center`` c, ``half_width`` w,
     ``n``, ``conformal`` (n >= ``MIN_CONFORMAL_ROWS``), ``error_min``, ``error_max`` (every
-    basis)."""
+    basis). ``rows``: columns ``error``, ``predicted_mfu`` and ``causal_basis_mfu``.
+
+    Raises
+    ------
+    ValueError
+        ``rows`` lacks one of those columns, naming it.
+    """
+    missing = sorted({"error", "predicted_mfu", "causal_basis_mfu"} - set(rows.columns))
+    if missing:
+        raise ValueError(f"rows lacks the columns {missing} (validation_table's)")
     n = len(rows)
     if n == 0:
         return {"center": 0.0, "half_width": DEFAULT_BAND_FRACTION, "n": 0, "conformal": False,
@@ -243,16 +321,24 @@ def band_from_rows(rows: pd.DataFrame) -> dict:
             "error_min": float(b.min().min()), "error_max": float(b.max().max())}
 
 
-def _loo_covered(e: np.ndarray, e_causal: np.ndarray) -> list[bool]:
-    """For each row i: are its errors on both bases inside the band c ± w built from the other
-    rows (``band_from_rows`` without row i; the stated default band when i is the only row)?"""
-    hits = []
+def _loo_bands(e: np.ndarray, e_causal: np.ndarray) -> list[tuple[float, float, bool]]:
+    """For each row i: ``(c, w, covered)``, the band c ± w built by the same rule from the other
+    rows (``_center_half_width`` without row i; the stated default, c = 0 and w =
+    ``DEFAULT_BAND_FRACTION``, when i is the only row) and whether both of its errors are in
+    it."""
+    out = []
     for i in range(len(e)):
         rest = np.arange(len(e)) != i
         c, w = (_center_half_width(e[rest], e_causal[rest]) if rest.any()
                 else (0.0, DEFAULT_BAND_FRACTION))
-        hits.append(bool(c - w <= e[i] <= c + w and c - w <= e_causal[i] <= c + w))
-    return hits
+        out.append((c, w, bool(c - w <= e[i] <= c + w and c - w <= e_causal[i] <= c + w)))
+    return out
+
+
+def _loo_covered(e: np.ndarray, e_causal: np.ndarray) -> list[bool]:
+    """For each row i: are its errors on both bases inside the band c ± w built from the other
+    rows (``band_from_rows`` without row i; the stated default band when i is the only row)?"""
+    return [covered for _, _, covered in _loo_bands(e, e_causal)]
 
 
 def _rows_of(v: pd.DataFrame, regime: dict) -> pd.Series:
@@ -269,8 +355,9 @@ class MfuBand:
 
     ``low``/``high``: the range of published MFUs consistent with the regime's held-out errors
     (``p / (1 + center ± half_width)``); ``center`` the median held-out error, ``half_width`` the
-    conformal quantile of the scores (or the stated default); ``n`` held-out runs of the regime
-    in ``sets``; ``validated`` True for a split-conformal band (n >= ``MIN_CONFORMAL_ROWS``);
+    half-width about it of the full-conformal interval (or the stated default); ``n`` held-out
+    runs of the regime in ``sets``; ``validated`` True for a conformal band (n >=
+    ``MIN_CONFORMAL_ROWS``);
     ``best_published`` (None if no run of that generation and size is published; BF16 basis)
     and its ``best_source``; ``warnings``: sentences for a reader.
     """
@@ -666,7 +753,7 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
 
     with p the step-time model's prediction and c the median of its regime's held-out errors
     e = predicted MFU / published MFU − 1 (``band_from_rows``; the band's rule is the module
-    docstring's: split-conformal, Vovk et al. 2005; Angelopoulos & Bates 2021, §1). The band
+    docstring's: full conformal, Vovk et al. 2005; Lei et al. 2018, §2.1). The band
     says the published MFU lies in [p / (1 + c + w), p / (1 + c − w)]; at the median error the
     published MFU is p / (1 + c), the band's centre on the error scale, and the estimate a bill
     should carry rather than the raw prediction at the band's edge. The errors are measured on
@@ -850,15 +937,9 @@ def loo_rows(validation: pd.DataFrame, regime: str) -> pd.DataFrame:
         raise ValueError(f"regime={regime!r} has no held-out row in the validation table")
     b = _bases(held)
     e, ec = b["e"].to_numpy(), b["e_causal"].to_numpy()
-    rows = []
-    for i in range(len(e)):
-        rest = np.arange(len(e)) != i
-        c, w = (_center_half_width(e[rest], ec[rest]) if rest.any()
-                else (0.0, DEFAULT_BAND_FRACTION))
-        rows.append({"run_id": held["run_id"].iloc[i],
-                     "accelerator": held["accelerator"].iloc[i], "error": float(e[i]),
-                     "error_causal": float(ec[i]), "center": c, "half_width": w,
-                     "covered": bool(c - w <= e[i] <= c + w and c - w <= ec[i] <= c + w)})
+    rows = [{"run_id": held["run_id"].iloc[i], "accelerator": held["accelerator"].iloc[i],
+             "error": float(e[i]), "error_causal": float(ec[i]), "center": c, "half_width": w,
+             "covered": covered} for i, (c, w, covered) in enumerate(_loo_bands(e, ec))]
     return pd.DataFrame(rows).set_index("run_id")
 
 

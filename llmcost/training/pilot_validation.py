@@ -216,10 +216,11 @@ class PilotValidation:
 
 def conformal_quantile(scores, alpha: float = accuracy.ALPHA) -> float:
     """The split-conformal quantile of ``scores``: the ``⌈(n + 1)(1 − alpha)⌉``-th smallest of
-    the ``n`` scores (the largest when that rank passes ``n``), the rule ``accuracy`` sizes the
-    MFU bands with (Vovk et al. 2005; Angelopoulos & Bates 2021, "A Gentle Introduction to
-    Conformal Prediction", §1: a new exchangeable score is below it with probability
-    ``>= 1 − alpha``)."""
+    the ``n`` scores (the largest when that rank passes ``n``) (Vovk et al. 2005; Angelopoulos &
+    Bates 2021, "A Gentle Introduction to Conformal Prediction", §1: a new exchangeable score is
+    below it with probability ``>= 1 − alpha``). The scores here have no fitted centre, so the
+    split rule's guarantee holds as is; ``accuracy``'s MFU bands, centred on a median, take the
+    full-conformal set instead."""
     x = np.sort(np.asarray(scores, dtype=float))
     if not len(x):
         raise ValueError("scores=[] must hold at least one score")

@@ -247,7 +247,7 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
     * ``predicted_mfu`` MFU = model FLOPs per step ÷ (step time × n_gpus × peak), model FLOPs
       = tokens × ``ModelSpec.flops_per_token(seq_len, causal=False)`` (``step.step_time``);
     * ``predicted_mfu_low``, ``predicted_mfu_high``: the band [p / (1 + c + w), p / (1 + c − w)],
-      c the median and w the split-conformal half-width of the regime's held-out errors
+      c the median and w the full-conformal half-width of the regime's held-out errors
       e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``);
     * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
     * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global

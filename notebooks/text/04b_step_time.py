@@ -431,9 +431,11 @@ for rid, row in validation[validation["set"] == "llama3-table4"].set_index("run_
 # ZeRO-3 / HSDP) × dense or MoE × GEMM precision (BF16, FP8) × context (up to 32k tokens, or longer
 # with context parallelism) × model size (below or above 10B parameters). `llmcost.accuracy.mfu_band`
 # centres the band on the median error of those runs, so a model that is optimistic in a regime gets
-# a band reaching down, and sizes it by split-conformal prediction: the half-width is the
-# ⌈(n+1)·0.9⌉-th smallest distance of the n runs' errors from that centre, which needs at least nine
-# runs. A regime with fewer runs gets the stated wider default and a warning; a prediction above the
+# a band reaching down, and sizes it by full conformal prediction (Lei et al. 2018, §2.1): an error
+# is inside when, added to the n runs with the median recomputed on all of them, its distance from
+# that median is no larger than the ⌈(n+1)·0.9⌉-th smallest of the runs' distances, which needs at
+# least nine runs; the half-width is the smallest that holds every such error about the runs' median.
+# A regime with fewer runs gets the stated wider default and a warning; a prediction above the
 # best MFU published for that generation and model size gets a warning too (compared on the BF16
 # peak, also for an FP8 step). Coverage is measured, not assumed: the table below builds each
 # held-out run's band without that run and counts how often its published MFU falls inside. The
