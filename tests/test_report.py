@@ -425,6 +425,9 @@ def test_format_value(value, unit, text):
 
 @pytest.mark.parametrize("value, unit, text", [
     (9.68e11, "B", "968 GB"), (9.68e8, "USD", "$968M"), (2.5e6, "GPU-h", "2.50M GPU-h"),
+    # rounding up to the next suffix (hand-rounded to three significant figures)
+    (999.6e6, "GPU-h", "1.00B GPU-h"), (999_999.7, "GPU-h", "1.00M GPU-h"),
+    (-999.6e9, "tokens", "-1.00T tokens"), (2.5e15, "tokens", "2.50e15 tokens"),
 ])
 def test_format_value_more(value, unit, text):
     assert report.format_value(value, unit) == text

@@ -1841,7 +1841,9 @@ def _now() -> str:
 
 def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
-    66.2 days; a value whose unit is ``"fraction"`` as a percentage (0.466 -> 46.6%)."""
+    66.2 days, three significant figures from a million up (a value that rounds up to the next
+    suffix takes it: 1.00B GPU-h, not 1.00e+03M; from 10^15 up in exponent form); a value whose
+    unit is ``"fraction"`` as a percentage (0.466 -> 46.6%)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
@@ -1856,8 +1858,11 @@ def format_value(value, unit: str = "") -> str:
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
         return fmt_usd(v)
+    if abs(v) >= 999.5e12:  # beyond trillions a suffix would carry an exponent
+        return f"{v:.2e} {unit}".replace("e+", "e").strip()
     for scale, suffix in scales:
-        if abs(v) >= scale:
+        # a value that rounds up to the next suffix takes it: 999.6M GPU-h is "1.00B GPU-h"
+        if abs(float(f"{v:.3g}")) >= scale:
             return f"{sig3(v / scale)}{suffix} {unit}".strip()
     if abs(v) >= 1000 or v.is_integer():
         return f"{v:,.0f} {unit}".strip()
