@@ -79,7 +79,11 @@ host cost refitted at it; added after the held-out errors had been seen), judged
 goals and left off. And OpenRLHF's engine calls that each end with their longest response
 (``rl.per_call_check``: geometric end-of-sequence lengths, their mean fitted on the vLLM
 calibration row; read from OpenRLHF @ 0baf3dd after the held-out errors had been seen), judged
-on the three goals and left off.
+on the three goals and left off. DeepSpeed-Chat's training phase is printed term by term beside
+the rate its published time implies (``dschat_training_terms``), and a candidate for the
+DeepSpeed rows: DeepSpeed's gradient reduction on the compute stream below ZeRO-3 and in the
+16-bit type (``rl.deepspeed_overlap_check``, read from DeepSpeed v0.13.2 after the held-out
+errors had been seen, nothing refitted), judged on the three goals and left off.
 """
 
 import time
@@ -179,6 +183,8 @@ def main():
     zero3_critic()
     benchmark_reading()
     shared_host_adam()
+    dschat_training_terms()
+    deepspeed_reduction()
     eos_lengths()
     per_call()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
@@ -586,6 +592,78 @@ def shared_host_adam():
                            "the Ray rows' training phases come nearer the published ones, but "
                            "their generation is priced over the published, so the totals move "
                            "away)" if worse else "no held-out goal worsens: on by the rule"))
+
+
+def dschat_training_terms():
+    """DeepSpeed-Chat's training phase (actor and critic updates) term by term as the model
+    prices it, beside the published phase and the rate it implies; a reading."""
+    d = rl.load_rl_validation().set_index("id")
+    print("\n=== DeepSpeed-Chat's training phase, term by term (the model: each model's update = "
+          "optimizer steps x the step model's step, its parts below, plus its CPU-offloaded "
+          "optimizer; OpenRLHF benchmark/deepspeed-chat/llama_{7b,13b}.sh @ 0baf3dd: actor ZeRO-2, "
+          "critic ZeRO-3, --offload, --offload_reference_model, both gradient checkpointing, no "
+          "LoRA, no --enable_hybrid_engine (inference_tp_size, release_inference_cache, "
+          "unpin_actor_parameters inert), fp16) ===")
+    for i in ("openrlhf-bench-7b-dschat", "openrlhf-bench-13b-dschat"):
+        r = d.loc[i].to_dict() | {"id": i}
+        kw = rl.validation_setup(r)
+        m, acc = llmcost.load_model(kw.pop("policy")), kw.pop("accelerator")
+        o = rl.RLOptions.build(None, **kw)
+        seq = o.prompt_tokens + int(rl.sample_lengths(o).mean())
+        bd = rl.train_step(m, acc, o.training_gpus, o.train_global_batch, seq,
+                           train_plan=o.train_plan, efficiency=o.efficiency)
+        k = o.optimizer_steps
+        off = rl.offload_times(m, acc, o)
+        parts = {"matmul": bd.matmul_s, "recompute": bd.recompute_s,
+                 "attention": bd.attention_s, "memory-bound": bd.memory_bound_s,
+                 "dp comm": bd.dp_comm_s, "optimizer (GPU)": bd.optimizer_s}
+        per_model = k * bd.step_time_s
+        total = 2 * per_model + off["actor"] + off["critic"]
+        pub = float(r["measured_train_s"])
+        flops = 2 * 6 * m.n_active_params * o.samples * seq * o.ppo_epochs
+        peak = o.training_gpus * acc.peak_flops_per_s("bf16")
+        print(f"  {i}: {bd.plan}, {k} optimizer steps of {o.train_global_batch} sequences of "
+              f"{seq} tokens per model")
+        print("    per model: " + ", ".join(f"{n} {k * v:.1f} s" for n, v in parts.items())
+              + f" = {per_model:.1f} s (step MFU {bd.mfu:.3f}, HFU {bd.hfu:.3f}); CPU offload "
+              f"actor {off['actor']:.1f} s, critic {off['critic']:.1f} s")
+        print(f"    predicted {total:.1f} s vs published {pub:.1f} s ({total / pub:.2f}); "
+              f"update FLOPs (6N, actor + critic) {flops:.3g}: the published phase is "
+              f"{flops / (peak * pub):.1%} MFU, {flops / (peak * (pub - off['actor'] - off['critic'])):.1%} "
+              f"with the model's offload taken out ({8 / 6 * flops / (peak * (pub - off['actor'] - off['critic'])):.1%} "
+              f"HFU with the recomputed forward), against the step model's {bd.mfu * rl.six_n_share(m, seq):.1%} "
+              f"(6N basis); each step would take {(pub - off['actor'] - off['critic']) / (2 * k):.1f} s "
+              f"instead of {bd.step_time_s:.1f} s")
+
+
+def deepspeed_reduction():
+    """DeepSpeed's gradient reduction below ZeRO-3 on the compute stream, in 16 bits
+    (rl.deepspeed_overlap_check): the goals without and with, calibration and held-out; a
+    candidate judged by the module's rule."""
+    t, out = rl.deepspeed_overlap_check()
+    print("\n=== candidate: DeepSpeed's gradient reduction not overlapped below ZeRO-3 "
+          "(deepspeedai/DeepSpeed @ v0.13.2 zero/config.py overlap_comm_valid: unset -> stage == 3; "
+          "stage_1_and_2.py average_tensor on the current stream) and in the 16-bit training type "
+          "(engine.py communication_data_type), for the DeepSpeed-Chat and OpenRLHF rows "
+          f"(rl.row_deepspeed_reduction, recipe {rl.DEEPSPEED_RECIPE}; the update only, nothing "
+          "refitted) ===")
+    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
+    print(rows.round(3).to_string())
+    keys = ("mean_abs_error", "worst_factor", "worst_share_gap_points")
+    for split, (w0, w1) in out.items():
+        print(f"  {split:11s}: mean |error| {w0['mean_abs_error']:.2%} -> "
+              f"{w1['mean_abs_error']:.2%}, worst {w0['worst_factor']:.3f}x -> "
+              f"{w1['worst_factor']:.3f}x, share gap worst {w0['worst_share_gap_points']:.1f} -> "
+              f"{w1['worst_share_gap_points']:.1f}, mean {w0['mean_share_gap_points']:.2f} -> "
+              f"{w1['mean_share_gap_points']:.2f} points")
+    w0, w1 = out["heldout"]
+    worse = [k for k in keys if w1[k] > w0[k]]
+    print("  verdict: " + ("left off the model (on only if no held-out goal worsens; it worsens "
+                           + ", ".join(f"{k} {w0[k]:.4g} -> {w1[k]:.4g}" for k in worse) + ": "
+                           "the training phases come nearer the published ones and the share "
+                           "gaps shrink, but the 13B DeepSpeed-Chat and Ray + vLLM iterations "
+                           "are already priced over the published)" if worse
+                           else "no held-out goal worsens: on by the rule"))
 
 
 def eos_lengths():

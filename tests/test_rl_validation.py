@@ -1272,3 +1272,69 @@ def test_shared_host_adam_by_hand_and_left_off():
     w0, w1 = out["heldout"]
     assert w1["mean_abs_error"] > w0["mean_abs_error"]
     assert w1["worst_share_gap_points"] == pytest.approx(w0["worst_share_gap_points"])
+
+
+def test_deepspeed_overlap_comm_default_from_the_config_rule():
+    # deepspeedai/DeepSpeed @ v0.13.2 zero/config.py overlap_comm_valid: unset -> stage == 3
+    assert [rl.deepspeed_dp_overlap(z) for z in range(4)] == [False, False, False, True]
+    assert rl.deepspeed_dp_overlap(2, overlap_comm=True) is True
+    assert rl.deepspeed_dp_overlap(3, overlap_comm=False) is False
+    for bad, match in ((4, "zero_stage"), (True, "zero_stage"), (2.0, "zero_stage")):
+        with pytest.raises(ValueError, match=match):
+            rl.deepspeed_dp_overlap(bad)
+    with pytest.raises(ValueError, match="overlap_comm"):
+        rl.deepspeed_dp_overlap(2, overlap_comm="yes")
+    with pytest.raises(ValueError, match="train_dp_overlap"):
+        rl.RLOptions(train_dp_overlap=0)
+    with pytest.raises(ValueError, match="train_recipe"):
+        rl.RLOptions(train_recipe="fp4_adam")
+    d = rl.load_rl_validation().set_index("id")
+
+    def row(i):
+        return d.loc[i].to_dict() | {"id": i}
+
+    # DeepSpeed-Chat's and OpenRLHF's ZeRO-2 trainers reduce on the compute stream, in 16 bits;
+    # OpenRLHF's 70B row trains at ZeRO-3 (overlapped); NeMo RL's Megatron rows keep the stack's
+    assert rl.row_deepspeed_reduction(row("openrlhf-bench-13b-dschat")) == {
+        "train_dp_overlap": False, "train_recipe": "bf16_adam"}
+    assert rl.row_deepspeed_reduction(row("openrlhf-bench-70b-ray-vllm"))["train_dp_overlap"]
+    assert rl.row_deepspeed_reduction(row("nemo-rl-v0.3-llama3.1-8b")) == {}
+
+
+def test_deepspeed_reduction_exposed_by_hand_and_left_off():
+    # DeepSpeed-Chat, Llama-2-13B on 8 A800 (OpenRLHF benchmark/deepspeed-chat/llama_13b.sh @
+    # 0baf3dd): ZeRO-2, micro-batch 2, 128 sequences per optimizer step -> m = 128 / (8 · 2) = 8
+    # micro-batches. Without overlap_comm each micro-batch's fp16 gradient reduce-scatter and
+    # the step's weight all-gather are exposed, each moving (p - 1)/p · 2 B · N per GPU over
+    # NVLink at the scale-up bandwidth × its achievable fraction:
+    #   (m + 1) · 7/8 · 2 · N / (B_up · f_up) = 9 · 7/8 · 2 · 13.016e9 / (200e9 · 0.767) ≈ 1.34 s
+    d = rl.load_rl_validation().set_index("id")
+    i = "openrlhf-bench-13b-dschat"
+    r = d.loc[i].to_dict() | {"id": i}
+    kw = rl.validation_setup(r)
+    m, acc = llmcost.load_model(kw.pop("policy")), kw.pop("accelerator")
+    o = rl.RLOptions.build(None, **kw)
+    eff = o.efficiency
+    hand = 9 * 7 / 8 * 2 * m.n_params / (acc.scaleup_bytes_per_s_per_dir * eff.scaleup_fraction)
+    assert 1.30 < hand < 1.38
+    plan = dict(o.train_plan)
+    base = rl.train_step(m, acc, 8, 128, 2048, train_plan=plan, efficiency=eff)
+    ds = rl.train_step(m, acc, 8, 128, 2048, train_plan=plan, efficiency=eff,
+                       dp_overlap=False, recipe=rl.DEEPSPEED_RECIPE)
+    assert base.dp_comm_s == 0.0                    # the stack hides it behind the backward
+    assert ds.dp_comm_s == pytest.approx(hand, rel=0.02)
+    # the update's MFU falls by the step's growth; the forward-only passes keep their rate
+    lengths = rl.sample_lengths(o)
+    u0, f0, _ = rl.training_mfu(m, acc, o, lengths)
+    u1, f1, _ = rl.training_mfu(m, acc, o.replace(**rl.row_deepspeed_reduction(r)), lengths)
+    assert u0 / u1 == pytest.approx(ds.step_time_s / base.step_time_s, rel=1e-6)
+    assert f1 == pytest.approx(f0, rel=1e-12)
+    # regression pin of the verdict validate_rl prints: every DeepSpeed ZeRO-2 row's training
+    # phase nearer the published one and the held-out share gaps smaller, but the held-out mean
+    # error worse (the 13B DeepSpeed-Chat and Ray + vLLM iterations are already over), so off
+    t, out = rl.deepspeed_overlap_check()
+    z2 = t[t["id"].str.startswith("openrlhf-bench") & ~t["id"].str.contains("70b")]
+    assert (z2["train_ratio_with"] > z2["train_ratio_without"]).all()
+    w0, w1 = out["heldout"]
+    assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
+    assert w1["mean_abs_error"] > w0["mean_abs_error"]

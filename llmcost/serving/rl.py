@@ -79,7 +79,7 @@ from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
-from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
+from ..training.memory import DEFAULT_RESERVE, RECIPES, memory_per_gpu
 from ..training.options import StepOptions
 from ..training.parallel import choose_plan, make_plan, margin_weighted_step_s, stack_plan_search
 from ..training.step import step_time, time_ranking
@@ -775,7 +775,8 @@ def _plan_keywords(train_plan) -> dict:
 
 
 def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=None, stack=None,
-               efficiency: Efficiency | None = None):
+               efficiency: Efficiency | None = None, dp_overlap: bool | None = None,
+               recipe: str | None = None):
     """The predicted optimizer step of the policy's update on the trainer GPUs.
 
     ``llmcost.step_time`` (the step-time model: matmuls, attention, recomputation, TP/PP/DP
@@ -796,7 +797,10 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     has no ZeRO-3; OpenRLHF and veRL train with DeepSpeed ZeRO-3 or FSDP) is priced with the
     stack's other features as if it had it, the assumption stated here instead of
     ``step_time``'s ``stacks.StackFeatureWarning`` on every iteration of a campaign; the
-    automatic plan takes only what the stack has.
+    automatic plan takes only what the stack has. ``dp_overlap``: whether the gradient
+    collectives overlap the backward (``step_time``'s option; None: the stack's) and
+    ``recipe`` its precision recipe (None: ``step_time``'s); the automatic plan is searched
+    with the defaults.
 
     Raises
     ------
@@ -814,7 +818,8 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
             _check_train_plan_fits(m, acc, n, plan, seq)
         except ValueError as e:
             raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
-        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
+        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency,
+                           dict(dp_overlap=dp_overlap, recipe=recipe))
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -823,7 +828,8 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     gbs = math.ceil(b / dp_mbs) * dp_mbs
     try:
         plan = make_plan(m, n, gbs, seq_len=seq, **kw)
-        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
+        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency,
+                           dict(dp_overlap=dp_overlap, recipe=recipe))
     except ValueError as e:
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
 
@@ -878,11 +884,13 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
                        rank=time_ranking(model, cluster, seq_len, options=opts))
 
 
-def _quiet_step(model, cluster, plan, seq_len, stack, efficiency):
-    """``step_time`` of ``train_step``, without the stack-feature warning (its docstring)."""
+def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
+    """``step_time`` of ``train_step``, without the stack-feature warning (its docstring);
+    ``options``: ``step_time`` keywords, those None left at their defaults."""
+    kw = {k: v for k, v in (options or {}).items() if v is not None}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", StackFeatureWarning)
-        return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency)
+        return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency, **kw)
 
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
@@ -1405,6 +1413,16 @@ class RLOptions:
         With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
         trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
         a candidate (``shared_host_adam_check``), off.
+    train_dp_overlap : bool, optional
+        Whether the trainer overlaps its data-parallel / ZeRO gradient collectives with the
+        backward (``step_time``'s ``dp_overlap``); None: the training stack's setting
+        (``stack``). DeepSpeed below ZeRO-3 runs them on the compute stream unless the
+        config sets ``overlap_comm`` (``deepspeed_dp_overlap``); for the DeepSpeed validation
+        rows a candidate (``deepspeed_overlap_check``), off.
+    train_recipe : str, optional
+        The update step's precision recipe (``training.memory.RECIPES``: the bytes of the
+        gradients the data-parallel ranks reduce); None: ``step_time``'s default. DeepSpeed
+        reduces in the 16-bit training type (``DEEPSPEED_RECIPE``).
     """
 
     algorithm: str = "grpo"
@@ -1449,6 +1467,8 @@ class RLOptions:
     rollout_per_call: bool = False
     hf_host_overlap: bool = False
     offload_host_shared: bool = False
+    train_dp_overlap: bool | None = None
+    train_recipe: str | None = None
 
     def __post_init__(self):
         self._check_counts()
@@ -1502,6 +1522,13 @@ class RLOptions:
                      "offload_host_shared"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.train_dp_overlap is not None and not isinstance(self.train_dp_overlap, bool):
+            raise ValueError(f"train_dp_overlap={self.train_dp_overlap!r} must be True, False or "
+                             "None")
+        if self.train_recipe is not None and (not isinstance(self.train_recipe, str)
+                                              or self.train_recipe not in RECIPES):
+            raise ValueError(f"train_recipe={self.train_recipe!r} must be None or one of "
+                             f"{sorted(RECIPES)}")
         if self.recompute_old_logprobs is not None \
                 and not isinstance(self.recompute_old_logprobs, bool):
             raise ValueError(f"recompute_old_logprobs={self.recompute_old_logprobs!r} must be "
@@ -1695,7 +1722,11 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     for a longer step, and it took a ZeRO-3 plan the search had set aside at the same length.
     The update's time is then the padded step's, which does not fall as x grows (rounding x to
     the nearest whole length made a longer response cheaper where the rounding crossed;
-    searching at x alone left out every TP > 1 plan at an odd length)."""
+    searching at x alone left out every TP > 1 plan at an odd length).
+
+    ``o.train_dp_overlap`` and ``o.train_recipe`` (DeepSpeed's ``overlap_comm`` and reduction
+    type, ``deepspeed_dp_overlap``) set the update's step only: the forward MFU is the HFU of
+    the step priced with the defaults, as a forward-only pass reduces no gradient."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
@@ -1706,12 +1737,16 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     seq = math.ceil(x / f) * f
     b, plan, priced, fill = optimizer_batch(o, seq, f)
     bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
-                    efficiency=o.efficiency)
+                    efficiency=o.efficiency, dp_overlap=o.train_dp_overlap,
+                    recipe=o.train_recipe)
+    fwd = bd if o.train_dp_overlap is None and o.train_recipe is None else train_step(
+        m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
+        efficiency=o.efficiency)
     fill *= x / seq
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 0.995 else ")"
-    return bd.mfu * fill * k, bd.hfu * fill * k, note
+    return bd.mfu * fill * k, fwd.hfu * fill * k, note
 
 
 def six_n_share(m: ModelSpec, seq: int) -> float:
@@ -1731,13 +1766,15 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
     """``training_mfu`` under ``train_plan="auto"``: the plan search at each padded length
     ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the padded length with the shortest step, ZeRO-3
     steps × (1 + ``ZERO3_STEP_MARGIN``), the shorter padding on a tie; its MFU and HFU × x /
-    priced × ``six_n_share`` (its docstring).
+    priced × ``six_n_share`` (its docstring; the HFU from the step with the defaults when
+    ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     best, error = None, None
     for priced in sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS}):
         try:
             bd = train_step(m, acc, o.training_gpus, o.samples, priced, train_plan="auto",
-                            stack=o.stack, efficiency=o.efficiency)
+                            stack=o.stack, efficiency=o.efficiency,
+                            dp_overlap=o.train_dp_overlap, recipe=o.train_recipe)
         except ValueError as e:
             error = error or e
             continue
@@ -1749,11 +1786,14 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
     if best is None:
         raise error
     _, bd, priced = best
+    fwd = bd if o.train_dp_overlap is None and o.train_recipe is None else train_step(
+        m, acc, o.training_gpus, o.samples, priced, train_plan="auto", stack=o.stack,
+        efficiency=o.efficiency)
     fill = x / priced
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; sequences padded to {priced} tokens)" if fill < 0.995 else ")"
-    return bd.mfu * fill * k, bd.hfu * fill * k, note
+    return bd.mfu * fill * k, fwd.hfu * fill * k, note
 
 
 def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
@@ -2737,6 +2777,64 @@ def row_recompute(r: dict) -> str:
     return v
 
 
+#: The systems of ``data/rl_iterations.csv`` whose trainer is DeepSpeed (``deepspeed_dp_overlap``).
+DEEPSPEED_SYSTEMS = ("DeepSpeed-Chat", "OpenRLHF")
+#: The precision recipe of a DeepSpeed ZeRO update (``training.memory.RECIPES``): 16-bit weights
+#: and gradients, the gradients reduced in the 16-bit training type (deepspeedai/DeepSpeed @
+#: v0.13.2 ``runtime/engine.py`` ``communication_data_type``: the config's, else float16 under
+#: fp16, bfloat16 under bf16; ``zero/stage_1_and_2.py`` reduces in it), FP32 master weights and
+#: Adam moments. Neither DeepSpeed-Chat's nor OpenRLHF's config sets ``communication_data_type``
+#: (OpenRLHF's ``data_types.grad_accum_dtype`` fp32 is the accumulation type of DeepSpeed's BF16
+#: optimizer, not the ZeRO-2 reduction's).
+DEEPSPEED_RECIPE = "bf16_adam"
+
+
+def deepspeed_dp_overlap(zero_stage: int, overlap_comm: bool | None = None) -> bool:
+    """Whether DeepSpeed overlaps a ZeRO trainer's gradient reduction with the backward: the
+    config's ``zero_optimization.overlap_comm`` if set, else DeepSpeed's default, on at ZeRO-3
+    only::
+
+        dp_overlap = overlap_comm            if the config sets it
+                   = (zero_stage == 3)       otherwise
+
+    Source: deepspeedai/DeepSpeed @ v0.13.2 (18179807, the version of OpenRLHF's benchmark),
+    ``deepspeed/runtime/zero/config.py`` ``overlap_comm_valid``: ``field_value = values["stage"]
+    == ZeroStageEnum.weights`` when unset; without it ``stage_1_and_2.py`` ``average_tensor``
+    reduces each gradient bucket on ``get_accelerator().current_stream()``, the stream the
+    backward computes on, so the reduction waits for and holds up the backward (ZeRO-2 reduces
+    every micro-batch's gradients, ``reduce_ready_partitions_and_remove_grads``). In the
+    step-time model it is ``dp_overlap`` (``step.zero_exposure``: without it every collective
+    is exposed in full). Neither DeepSpeed-Chat's ``get_train_ds_config``
+    (microsoft/DeepSpeedExamples applications/DeepSpeed-Chat/dschat/utils/ds_utils.py @ 6863634)
+    nor OpenRLHF's (openrlhf/utils/deepspeed_utils.py @ 0baf3dd) sets ``overlap_comm``.
+    Added after the held-out errors had been seen (read from the code, not fitted).
+
+    Raises
+    ------
+    ValueError
+        A ZeRO stage outside 0-3, or an ``overlap_comm`` that is not True, False or None.
+    """
+    if isinstance(zero_stage, bool) or not isinstance(zero_stage, (int, np.integer)) \
+            or not 0 <= zero_stage <= 3:
+        raise ValueError(f"zero_stage={zero_stage!r} must be a whole number from 0 to 3")
+    if overlap_comm is not None and not isinstance(overlap_comm, bool):
+        raise ValueError(f"overlap_comm={overlap_comm!r} must be True, False or None")
+    return bool(zero_stage == 3) if overlap_comm is None else overlap_comm
+
+
+def row_deepspeed_reduction(r: dict) -> dict:
+    """A validation row's DeepSpeed gradient reduction as ``RLOptions`` keywords:
+    ``train_dp_overlap`` = DeepSpeed's default for the row's ZeRO stage
+    (``deepspeed_dp_overlap``, no ``overlap_comm`` set) and ``train_recipe`` =
+    ``DEEPSPEED_RECIPE`` when its system trains with DeepSpeed (``DEEPSPEED_SYSTEMS``); {} for
+    any other (NeMo RL's Megatron trainer keeps the stack's)."""
+    if r.get("system") not in DEEPSPEED_SYSTEMS:
+        return {}
+    z = _opt_int(r.get("zero_stage"))
+    return {"train_dp_overlap": deepspeed_dp_overlap(
+        DEFAULT_TRAIN_PLAN["zero_stage"] if z is None else z), "train_recipe": DEEPSPEED_RECIPE}
+
+
 #: vLLM's default cap on the sequences one engine runs at once (``max_num_seqs``) when the
 #: caller sets none, by the engine object built (vllm-project/vllm, the versions NeMo RL pins:
 #: 0.9.0 at v0.3.0, 0.10.0 at v0.4.0, 0.17.1 at v0.6.0, pyproject.toml). ``AsyncLLM``: 128.
@@ -3426,6 +3524,41 @@ def shared_host_adam_check() -> tuple:
     share gap in points, each ``_without`` / ``_with`` (``validation_summary`` dicts)."""
     base = rl_validation("model")
     w = rl_validation("model", change={"offload_host_shared": True})
+    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
+    for name, f in (("without", base), ("with", w)):
+        frame[f"ratio_{name}"] = f["ratio"]
+        frame[f"train_ratio_{name}"] = f["train_ratio"]
+        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
+    out = {sp: (validation_summary(base[base["split"] == sp]),
+                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
+    return frame, out
+
+
+@disk_cached
+def deepspeed_overlap_check() -> tuple:
+    """A candidate for the DeepSpeed rows (``DEEPSPEED_SYSTEMS``: DeepSpeed-Chat's and OpenRLHF's
+    benchmark), judged and left off: their trainer runs DeepSpeed's default ``overlap_comm``,
+    off below ZeRO-3 (``deepspeed_dp_overlap``), so the gradient reduction of every
+    micro-batch is exposed, in the 16-bit type (``row_deepspeed_reduction``: the update
+    only; the experience forwards keep the stack's HFU: ``training_mfu``); every other row as
+    the model has it; nothing refitted (HF generate's host cost is fitted on generation phases
+    the candidate does not move). Returns (frame, {split: (summary without, summary with)}):
+    per evaluated row ratio, train_ratio and the share gap in points, each ``_without`` /
+    ``_with`` (``validation_summary`` dicts)."""
+    base = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w = base.copy()
+    for i, rec in base.iterrows():
+        r = d.loc[rec["id"]].to_dict() | {"id": rec["id"]}
+        change = row_deepspeed_reduction(r)
+        if not change or pd.isna(rec["predicted_s"]):
+            continue
+        total, gen, train = validation_phases(validation_iteration(r, **change),
+                                              r["phases_measured"])
+        w.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = [total, gen, train]
+    w["ratio"] = w["predicted_s"] / w["measured_s"]
+    w["train_ratio"] = w["predicted_train_s"] / w["measured_train_s"]
+    w["predicted_gen_share"] = w["predicted_gen_s"] / w["predicted_s"]
     frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
     for name, f in (("without", base), ("with", w)):
         frame[f"ratio_{name}"] = f["ratio"]
