@@ -95,7 +95,8 @@ import llmcost
 from llmcost import rl
 from llmcost.core.stacks import load_stack
 from llmcost.serving import inference
-from llmcost.training import step_validation
+from llmcost.training import step, step_validation
+from llmcost.training.parallel import make_plan
 
 GOAL_MEAN, GOAL_WORST, GOAL_SHARE_POINTS = 0.25, 1.5, 10.0
 
@@ -634,6 +635,41 @@ def dschat_training_terms():
               f"HFU with the recomputed forward), against the step model's {bd.mfu * rl.six_n_share(m, seq):.1%} "
               f"(6N basis); each step would take {(pub - off['actor'] - off['critic']) / (2 * k):.1f} s "
               f"instead of {bd.step_time_s:.1f} s")
+    sourced_upper_bounds()
+
+
+def sourced_upper_bounds():
+    """The mechanisms read from DeepSpeed-Chat's and DeepSpeed's code that the model leaves out
+    of DeepSpeed-Chat's training phase, each at its upper bound, against the seconds the phase
+    lacks: the exposed 16-bit gradient reduction (rl.deepspeed_overlap_check), the ZeRO-3
+    critic's host copies and all-gathers at the nominal link (rl.zero3_critic_check), and
+    attention without FlashAttention (the step model with flash_attention=False for both
+    models: Hugging Face's SDPA path under a padding mask, not the FlashAttention-2 kernel the
+    default stack prices; an upper bound, as it prices the score matrix materialised)."""
+    t, _ = rl.deepspeed_overlap_check()
+    t = t.set_index("id")
+    z3, _ = rl.zero3_critic_check()
+    z3 = z3.set_index("id")
+    d = rl.load_rl_validation().set_index("id")
+    for i in z3.index:
+        r = d.loc[i].to_dict() | {"id": i}
+        kw = rl.validation_setup(r)
+        m, acc = llmcost.load_model(kw.pop("policy")), kw.pop("accelerator")
+        o = rl.RLOptions.build(None, **kw)
+        seq = o.prompt_tokens + int(rl.sample_lengths(o).mean())
+        plan = make_plan(m, o.training_gpus, o.train_global_batch, seq_len=seq, **o.train_plan)
+        cl = llmcost.Cluster(acc, o.training_gpus)
+        a, b = (step.step_time(m, cl, plan, seq, efficiency=o.efficiency, flash_attention=f)
+                for f in (True, False))
+        pub = float(r["measured_train_s"])
+        red = (t.loc[i, "train_ratio_with"] - t.loc[i, "train_ratio_without"]) * pub
+        crit = z3.loc[i, "pcie_s"] + z3.loc[i, "gather_s"]
+        att = 2 * o.optimizer_steps * (b.step_time_s - a.step_time_s)
+        lack = z3.loc[i, "lacking_s"]
+        print(f"  {i}: sourced mechanisms left out, at their upper bounds: exposed reduction "
+              f"{red:.1f} s, ZeRO-3 critic's host copies and gathers {crit:.1f} s, attention "
+              f"without FlashAttention {att:.1f} s: {red + crit + att:.1f} s of the {lack:.0f} s "
+              f"lacking ({(red + crit + att) / lack:.0%})")
 
 
 def deepspeed_reduction():
