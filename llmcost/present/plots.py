@@ -522,8 +522,8 @@ def _source(ax, text: str):
     foot and leaves room for below every axes' drawn content (tick labels, axis labels, legends
     below the plot), and the crop to the drawn content (``bbox_inches="tight"``) keeps; each
     line of ``text`` wrapped to the figure's width (about 0.6 em a character), so that it does
-    not widen the picture. A figure laid out by ``readable`` (tight layout, which does not
-    place a ``supxlabel``) gets a band of its own at the foot for it. Returns the ``Text``.
+    not widen the picture. Tight layout (``readable``) leaves it room too. Returns the
+    ``Text``.
 
     One per figure: a second call replaces the first's text, where the layout left it (a
     widget panel's figure, laid out once, calls it on every update: ``LiveFigure``)."""
@@ -2333,9 +2333,9 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
     ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2`` (each
     paragraph of it, separated by a blank line, on lines of its own); and the
-    layout is redone (``tight_layout``) with room for it (a band at the figure's foot for the
-    source line, ``_source``'s ``supxlabel`` or an annotation in figure fraction), so that no
-    text overlaps an axis label.
+    layout is redone (``tight_layout``) with room for it (for ``_source``'s ``supxlabel``, which
+    tight layout places itself, or a band at the figure's foot for a source line that is an
+    annotation in figure fraction), so that no text overlaps an axis label.
     Takes an Axes, an array of Axes or a Figure; returns it.
     """
     import matplotlib.text as mtext
@@ -2380,8 +2380,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         t.set_fontsize(min_fontsize - 2)
         t.set_text("\n".join(textwrap.fill(" ".join(par.split()), room, break_long_words=False)
                              for par in t.get_text().split("\n\n")))  # a blank line: a paragraph
-        if getattr(t, "_llmcost_source", False):  # a supxlabel: 2 pt above the foot's bottom
-            t.set_y(2 / 72 / fig.get_figheight())
+        if t.get_in_layout() and getattr(t, "_llmcost_source", False):
+            continue  # the figure's supxlabel (``_source``): tight_layout leaves it room itself
         lines = max(lines, t.get_text().count("\n") + 1)
     foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
     with warnings.catch_warnings():
