@@ -2289,7 +2289,7 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         f"Monte Carlo draws of the bill over {basis}; tornado: the whole bill recomputed with "
         "one input at its P10, then at its P90, the others at their point values"]
     _source(ax, "\n\n".join(notes))  # one paragraph each (readable wraps them)
-    readable(fig)  # a band at the figure's foot for them
+    readable(fig)  # tight layout leaves the foot room
     lines = head.count("\n") + 1  # the title's height: about 0.45 in a line at 15 pt
     fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
                                 / fig.get_figheight()))
