@@ -514,11 +514,11 @@ def test_a_context_extension_is_not_called_beyond_the_models_context():
 
 def test_the_figures_foot_stays_below_the_axis_labels_when_cropped(ranged):
     """The inline backend and ``savefig(bbox_inches="tight")`` crop a figure to
-    ``Figure.get_tightbbox``, which skips an artist out of the layout, and place a "figure
-    fraction" annotation (the source line at the foot) relative to the crop: a foot left out of
-    the crop was drawn over both axes' labels (a scenario whose ranges note wraps to two lines,
-    five bars). Measured in the draw that makes the picture: every line of the foot lies below
-    every axis label."""
+    ``Figure.get_tightbbox``, which skips an artist out of the layout: a foot (the source line,
+    the figure's ``supxlabel``: ``plots._source``) left out of the crop, or out of the band
+    ``plots.readable`` keeps for it, is drawn over both axes' labels (a scenario whose ranges
+    note wraps to two lines, five bars). Measured in the draw that makes the picture: every line
+    of the foot lies below every axis label."""
     # a long basis, as a predicted MFU's: the foot wraps to two lines on the 15-inch figure
     basis = ("the step-time model's band on its predicted MFU; illustrative spreads on the "
              "GPU-hour price and the exploratory compute, which the scenario gives as one number")
@@ -527,7 +527,7 @@ def test_the_figures_foot_stays_below_the_axis_labels_when_cropped(ranged):
         ax, ax2 = plots.bill_at_a_glance(bars, tor, title="my scenario", basis=basis,
                                          tall=tall)
         fig = ax.figure
-        foot = next(t for t in ax.texts + ax2.texts if t.get_text().startswith("Bars: "))
+        foot = next(t for t in fig.texts if t.get_text().startswith("Bars: "))
         # a manager's figure says where its numbers come from in words; the function names
         # stay in notebook 00's cell (``ledger.bill_bars``, ``LedgerDraws.tornado``)
         words = " ".join(foot.get_text().split())

@@ -517,50 +517,27 @@ class LiveFigure:
 
 
 def _source(ax, text: str):
-    """The figure's source line at its foot, at ``SMALL_PT``: at the figure's left edge, just
-    below the lowest box of every axes' drawn content (tick labels, axis labels, legends below
-    the plot; ``source_foot``), so that the layout (constrained or tight) leaves it room instead
-    of drawing it over the axis labels; each line of ``text`` wrapped to the figure's width
-    (about 0.6 em a character), so that it does not widen the picture."""
-    room = max(40, int(ax.figure.get_figwidth() * 72 / (0.6 * SMALL_PT)))
+    """The figure's source line at its foot, at ``SMALL_PT``, grey, from the figure's left edge:
+    the figure's ``supxlabel``, which matplotlib's constrained layout places at the figure's
+    foot and leaves room for below every axes' drawn content (tick labels, axis labels, legends
+    below the plot), and the crop to the drawn content (``bbox_inches="tight"``) keeps; each
+    line of ``text`` wrapped to the figure's width (about 0.6 em a character), so that it does
+    not widen the picture. Tight layout (``readable``) leaves it room too. Returns the
+    ``Text``.
+
+    One per figure: a second call replaces the first's text, where the layout left it (a
+    widget panel's figure, laid out once, calls it on every update: ``LiveFigure``)."""
+    fig = ax.figure
+    room = max(40, int(fig.get_figwidth() * 72 / (0.6 * SMALL_PT)))
     text = "\n".join(textwrap.fill(line, room, break_long_words=False) if line else line
                      for line in text.split("\n"))
-    note = ax.annotate(text, xy=(0, 0), xycoords=("figure fraction", source_foot(ax.figure)),
-                       xytext=(4, -2), textcoords="offset points", fontsize=SMALL_PT,
-                       color="0.4", va="top")
+    placed = fig._supxlabel.get_position()[1] if fig._supxlabel is not None else None
+    note = fig.supxlabel(text, x=4 / 72 / fig.get_figwidth(), ha="left", fontsize=SMALL_PT,
+                         color="0.4")
+    if placed is not None:  # still placed by a layout engine, if the figure has one
+        note.set_y(placed)
     note._llmcost_source = True
     return note
-
-
-def source_foot(fig):
-    """``_source``'s vertical anchor: a callable ``renderer -> Bbox`` (matplotlib's callable
-    ``xycoords``), the union of every visible axes' tight box without the source lines, whose
-    bottom the source line hangs from. Asked again while it measures (a legend placed at
-    ``loc="best"`` measures every text of its axes, the source line's included), it answers
-    the figure's box: the source line at the figure's foot for that measure."""
-    from matplotlib.transforms import Bbox
-
-    busy = []
-
-    def foot(renderer):
-        if busy:
-            return fig.bbox
-        busy.append(True)
-        try:
-            boxes = []
-            for a in fig.get_axes():
-                if not a.get_visible():
-                    continue
-                extra = [c for c in a.get_default_bbox_extra_artists()
-                         if not getattr(c, "_llmcost_source", False)]
-                box = a.get_tightbbox(renderer, bbox_extra_artists=extra)
-                if box is not None and box.width > 0:
-                    boxes.append(box)
-            return Bbox.union(boxes) if boxes else fig.bbox
-        finally:
-            busy.clear()
-
-    return foot
 
 
 def flops_ratio_vs_seq_len(models, seq_lens, ax=None, causal: bool = True):
@@ -2311,18 +2288,11 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         "Bars: this scenario's bill, line by line; whiskers and dots: the P10, P50 and P90 of "
         f"Monte Carlo draws of the bill over {basis}; tornado: the whole bill recomputed with "
         "one input at its P10, then at its P90, the others at their point values"]
-    note = _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
-                   "\n\n".join(notes))  # one paragraph each (readable wraps them)
-    note.set_in_layout(False)  # a figure-wide foot: tight_layout leaves it room (readable)
-    readable(fig)
+    _source(ax, "\n\n".join(notes))  # one paragraph each (readable wraps them)
+    readable(fig)  # tight layout leaves the foot room
     lines = head.count("\n") + 1  # the title's height: about 0.45 in a line at 15 pt
     fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
                                 / fig.get_figheight()))
-    # back in the layout once the layout is done: a crop to the drawn content (the inline
-    # backend's and savefig's bbox_inches="tight") measures Figure.get_tightbbox, which skips
-    # an artist out of the layout, and then places a "figure fraction" annotation relative to
-    # the crop: a foot left out of the crop was drawn over the axis labels
-    note.set_in_layout(True)
     return axes
 
 
@@ -2363,9 +2333,9 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
     ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2`` (each
     paragraph of it, separated by a blank line, on lines of its own); and the
-    layout is redone (``tight_layout``) with room for it (a foot kept for a source line out
-    of the layout or at the figure's foot; ``_source``'s, hung below the axes, is part of their
-    box), so that no text overlaps an axis label.
+    layout is redone (``tight_layout``) with room for it (for ``_source``'s ``supxlabel``, which
+    tight layout places itself, or a band at the figure's foot for a source line that is an
+    annotation in figure fraction), so that no text overlaps an axis label.
     Takes an Axes, an array of Axes or a Figure; returns it.
     """
     import matplotlib.text as mtext
@@ -2377,8 +2347,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     for ax in fig.get_axes():
         big.update([ax.xaxis.label, ax.yaxis.label, ax.title])
     for t in fig.findobj(mtext.Text):
-        if isinstance(t, mtext.Annotation) and (getattr(t, "_llmcost_source", False)
-                                                or t.xycoords == "figure fraction"):
+        if getattr(t, "_llmcost_source", False) or (isinstance(t, mtext.Annotation)
+                                                    and t.xycoords == "figure fraction"):
             notes.append(t)  # the source line at the foot of the figure (``_source``)
             continue
         floor = min_fontsize + 2 if t in big else min_fontsize
@@ -2411,7 +2381,7 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         t.set_text("\n".join(textwrap.fill(" ".join(par.split()), room, break_long_words=False)
                              for par in t.get_text().split("\n\n")))  # a blank line: a paragraph
         if t.get_in_layout() and getattr(t, "_llmcost_source", False):
-            continue  # hung below the axes (``_source``): the layout leaves it room itself
+            continue  # the figure's supxlabel (``_source``): tight_layout leaves it room itself
         lines = max(lines, t.get_text().count("\n") + 1)
     foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
     with warnings.catch_warnings():
