@@ -123,6 +123,19 @@ def test_restore_before_remember_is_an_error():
         kernels._STATE.update(saved)
 
 
+def _count_kernel_starts(monkeypatch) -> list:
+    """A list that gets one item per kernel ``kernels.WarmKernel`` starts."""
+    starts = []
+    real = kernels.WarmKernel._start
+
+    async def counted(self):
+        starts.append(1)
+        return await real(self)
+
+    monkeypatch.setattr(kernels.WarmKernel, "_start", counted)
+    return starts
+
+
 @pytest.mark.fresh_kernels
 def test_a_notebook_after_a_failed_one_runs_in_the_same_kernel(tmp_path, monkeypatch):
     # A cell that raises leaves its warm kernel idle: the next notebook is reset into it and
@@ -140,14 +153,7 @@ def test_a_notebook_after_a_failed_one_runs_in_the_same_kernel(tmp_path, monkeyp
                                      "language": "python"}
         nbformat.write(nb, folder / f"{stem}.ipynb")
     monkeypatch.setattr(report, "NOTEBOOK_DIR", folder)
-    starts = []
-    real = kernels.WarmKernel._start
-
-    async def counted(self):
-        starts.append(1)
-        return await real(self)
-
-    monkeypatch.setattr(kernels.WarmKernel, "_start", counted)
+    starts = _count_kernel_starts(monkeypatch)
     sc = tmp_path / "s.yaml"
     sc.write_text("model: llama-2-70b\n")
     with pytest.raises(report.ReportError, match="01_fail"):
@@ -288,14 +294,7 @@ def test_kept_kernels_serve_the_next_report_in_its_folder_and_environment(tmp_pa
     # report.keep_kernels: the second report starts no kernel; its notebook runs in its own
     # folder, as in a new kernel; a changed environment variable (which a kernel inherits only
     # when it starts) gets a new kernel; keep_kernels(False) stops what was kept.
-    starts = []
-    real = kernels.WarmKernel._start
-
-    async def counted(self):
-        starts.append(1)
-        return await real(self)
-
-    monkeypatch.setattr(kernels.WarmKernel, "_start", counted)
+    starts = _count_kernel_starts(monkeypatch)
     monkeypatch.setattr(report, "_IDLE_WORKERS", [])  # none of the session's kept kernels
     sc = tmp_path / "s.yaml"
     sc.write_text("model: llama-2-70b\n")
