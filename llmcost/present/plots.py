@@ -854,15 +854,18 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
 
 def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=None):
     """McCandlish et al. 2018's trade-off: S/S_min against E/E_min as B/B_noise varies, with the
-    critical batch (B = B_noise: 2·S_min, 2·E_min) and optionally the plan marked."""
+    critical batch (B = B_noise: 2·S_min, 2·E_min) and optionally the plan marked. A dot per
+    ratio in ``marks``, every other one labelled (on the curve's flat tail the labels of
+    neighbours would overlap)."""
     ax = _ax(ax, figsize=(6, 4.5))
     r = np.geomspace(1 / 64, 64, 400)
     ax.plot(tokens_to_target(r, 1, 1), steps_to_target(r, 1, 1), color="C0")
     for k in marks:
         e, s = tokens_to_target(k, 1, 1), steps_to_target(k, 1, 1)
         ax.plot([e], [s], "o", color="C0", ms=4)
-        ax.annotate(f"B = {k:g}·B_noise", (e, s), xytext=(5, 3), textcoords="offset points",
-                    fontsize=SMALL_PT)
+        if k in marks[::2]:  # every other mark named: neighbours on the flat tail overlap
+            ax.annotate(f"B = {k:g}·B_noise", (e, s), xytext=(5, 3), textcoords="offset points",
+                        fontsize=SMALL_PT)
     ax.plot([2], [2], "*", color="C3", ms=14, label="critical batch: 2·S_min steps, 2·E_min tokens")
     if plan_ratio is not None:
         ax.plot([tokens_to_target(plan_ratio, 1, 1)], [steps_to_target(plan_ratio, 1, 1)], "D",
