@@ -588,9 +588,9 @@ for name, g in ok.groupby("layout", sort=False):
 ax.set(xlabel="expected time per output token (ms)", ylabel="expected output tokens/s per GPU",
        title=f"{big}, BF16, 2 nodes of 8 H100, vLLM, batch {ok['batch'].min()}-{ok['batch'].max()}")
 ax.legend(title="replica layout (band: engine fit)")
-ax.annotate("source: llmcost.serving.setups.pipeline_replica, engines fitted on "
-            "data/serving_benchmarks.csv", xy=(0, 0), xycoords="figure fraction",
-            fontsize=plots.SMALL_PT);
+fig.supxlabel("source: llmcost.serving.setups.pipeline_replica, engines fitted on "
+              "data/serving_benchmarks.csv", x=0.01, ha="left", fontsize=plots.SMALL_PT,
+              color="0.4");  # at the foot, room left by the layout
 
 # %%
 # NBVAL_CHECK_OUTPUT
