@@ -21,7 +21,7 @@ j = 1..n (``error`` = predicted / published − 1, MFU basis; a row whose FLOP c
 is also counted on the causal-mask basis, ``e_causal``), the centre ``c`` is their median and the
 non-conformity score of a row about a centre m is ``max(|e_j − m|, |e_causal_j − m|)`` (its
 largest over its bases). With ``n ≥ MIN_CONFORMAL_ROWS`` rows the band is **full conformal**
-(Vovk, Gammerman & Shafer 2005, "Algorithmic Learning in a Random World", §2; Lei, G'Sell,
+(Vovk, Gammerman & Shafer 2005, "Algorithmic Learning in a Random World", Ch. 2; Lei, G'Sell,
 Rinaldo, Tibshirani & Wasserman 2018, "Distribution-free predictive inference for regression",
 JASA 113, §2.1): a candidate error y is in the band iff, with y added to the rows and the median
 m(y) recomputed on all n + 1, y's score ``|y − m(y)|`` is not among the largest fraction α,
@@ -33,16 +33,18 @@ For the median that set is the interval (``full_conformal_interval``)
 
 m₋ and m₊ the median of the rows with one more value far below or far above them (n even:
 e_(n/2) and e_(n/2+1); n odd, r = (n + 1)/2: (e_(r−1) + e_(r))/2 and (e_(r) + e_(r+1))/2); every
-y between them is accepted (its score is at most half the gap between the two middle errors, no
-larger than any row's). Under exchangeability a new row's error lies in it with probability
+y in the middle, between e_(n/2) and e_(n/2+1) (n even) or e_(r−1) and e_(r+1) (n odd), is
+accepted: every row's score about m(y) is at least y's own (0 for n even, |y − e_(r)| / 2 for n
+odd). Under exchangeability a new row's error lies in it with probability
 ≥ 1 − α (Lei et al. 2018, §2.1's coverage theorem; p(y) counts ties against y, Vovk et al.'s
 convention, so the set is closed and the bound holds with ties), and a row with two FLOP bases
 is covered when both are in it (the pairs full conformal accepts lie inside [L, U]², since Q
 moves by at most the centre's move).
 The band is written about the median, ``c ± w`` with the smallest ``w`` containing [L, U],
 w = max(c − L, U − c): c stays the median (the bill's central point, below), and a set
-containing [L, U] keeps its coverage. The split-conformal band (c ± Q(c), Vovk et al. 2005;
-Angelopoulos & Bates 2021, §1) lies inside it; its leave-one-out check fell below 1 − α because
+containing [L, U] keeps its coverage. The in-sample quantile band c ± Q(c) (the
+split-conformal form, Vovk et al. 2005; Angelopoulos & Bates 2021, §1, without a split: c comes
+from the same rows) lies inside it; its leave-one-out check fell below 1 − α because
 the median moves away from a left-out row, and the full-conformal band recomputes it with the
 row in. The published MFU of a run predicted at ``p`` then lies in
 ``[p / (1 + c + w), p / (1 + c − w)]``:
@@ -61,7 +63,7 @@ wider default: centre the median of its rows (0 without rows), half-width the wi
 **Coverage is measured, not assumed.** ``regime_table`` builds every held-out row's band without
 that row (leave-one-out) and counts how often the published value falls inside, per regime
 (``benchmarks/validate_mfu.py`` prints it). With the same rule on the other n − 1 rows, row i
-is in their full-conformal set exactly when its score about the median of all n rows is at most
+is in their full-conformal set whenever its score about the median of all n rows is at most
 the ⌈n(1 − α)⌉-th smallest of the others', which at least ⌈n(1 − α)⌉ of the n rows are; the band
 contains that set, so the leave-one-out coverage is at least ⌈n(1 − α)⌉ / n ≥ 1 − α
 whenever n − 1 ≥ ``MIN_CONFORMAL_ROWS`` (the split-conformal band's centre, the median of
@@ -325,13 +327,16 @@ def _loo_bands(e: np.ndarray, e_causal: np.ndarray) -> list[tuple[float, float, 
     """For each row i: ``(c, w, covered)``, the band c ± w built by the same rule from the other
     rows (``_center_half_width`` without row i; the stated default, c = 0 and w =
     ``DEFAULT_BAND_FRACTION``, when i is the only row) and whether both of its errors are in
-    it."""
+    it (to 1e-12 of the band's scale: a row exactly on its edge, as ties put one, is in it, not
+    lost to the rounding of c ± w)."""
     out = []
     for i in range(len(e)):
         rest = np.arange(len(e)) != i
         c, w = (_center_half_width(e[rest], e_causal[rest]) if rest.any()
                 else (0.0, DEFAULT_BAND_FRACTION))
-        out.append((c, w, bool(c - w <= e[i] <= c + w and c - w <= e_causal[i] <= c + w)))
+        tol = 1e-12 * max(1.0, abs(c) + w)  # a row on the band's edge (ties) is in it
+        out.append((c, w, bool(c - w - tol <= min(e[i], e_causal[i])
+                               and max(e[i], e_causal[i]) <= c + w + tol)))
     return out
 
 
