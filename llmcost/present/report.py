@@ -1700,9 +1700,11 @@ class _Worker:
                     _start_early(kernel, arg)
                 else:
                     nb, run = arg
-                    events.put((self.inbox, nb, run(kernel)))
-                    # a kernel that timed out or died (shut down by the run) is not kept
+                    result = run(kernel)
+                    # a kernel that timed out or died (shut down by the run) is not kept; said
+                    # before the result, which the report's thread may answer by stopping
                     self.failed = getattr(kernel, "km", None) is None
+                    events.put((self.inbox, nb, result))
         except BaseException as e:  # noqa: BLE001 (handed to the caller's thread, raised there)
             self.failed = True
             if events is not None:
