@@ -157,6 +157,14 @@ def test_leave_one_out_coverage_is_measured(table, regimes):
     assert worst == "korthikanti22-1t" and not hits[list(rows["run_id"]).index(worst)]
 
 
+def _one_regime(e) -> pd.DataFrame:
+    """A validation table of one regime "R" whose held-out rows r0, r1, ... have errors ``e``
+    on one FLOP basis."""
+    return pd.DataFrame({"run_id": [f"r{i}" for i in range(len(e))], "split": "held-out",
+                         "regime": "R", "accelerator": "A", "error": e, "predicted_mfu": 1 + e,
+                         "causal_basis_mfu": 1.0})
+
+
 def test_loo_rows_by_hand(table, regimes):
     # Eleven held-out rows, one basis: -0.13, -0.09, -0.08, -0.07, -0.05, 0.01, 0.08, 0.10,
     # 0.12, 0.14, 0.15. Each left out, the other ten (n = 10 >= MIN_CONFORMAL_ROWS, k =
@@ -172,10 +180,7 @@ def test_loo_rows_by_hand(table, regimes):
     # 0.08, c = 0.015; L = -0.05 - 0.20 = -0.25, U = 0.08 + 0.21 = 0.29, w = max(0.265, 0.275)
     # = 0.275. Coverage 11 of 11 (split conformal: 9 of 11, below 90 %).
     e = np.array([-0.13, -0.09, -0.08, -0.07, -0.05, 0.01, 0.08, 0.10, 0.12, 0.14, 0.15])
-    v = pd.DataFrame({"run_id": [f"r{i}" for i in range(11)], "split": "held-out",
-                      "regime": "R", "accelerator": "A", "error": e, "predicted_mfu": 1 + e,
-                      "causal_basis_mfu": 1.0})
-    rows = accuracy.loo_rows(v, "R")
+    rows = accuracy.loo_rows(_one_regime(e), "R")
     assert rows["covered"].all()
     assert rows.loc["r0", ["center", "half_width"]].tolist() == pytest.approx([0.045, 0.205])
     assert rows.loc["r10", ["center", "half_width"]].tolist() == pytest.approx([-0.02, 0.22])
@@ -189,7 +194,7 @@ def test_loo_rows_by_hand(table, regimes):
         got = accuracy.loo_rows(table, label)
         assert len(got) == r["n"] and got["covered"].mean() == pytest.approx(r["coverage"])
     with pytest.raises(ValueError, match="regime='nope' has no held-out row"):
-        accuracy.loo_rows(v, "nope")
+        accuracy.loo_rows(_one_regime(e), "nope")
 
 
 def _full_conformal_p(y, e, ec):
@@ -273,10 +278,7 @@ def test_rows_on_the_band_edge_are_covered_with_ties():
     # bound is ceil(0.9 x 11) = 10); in floats c - w lands a rounding beside -0.03, and the
     # check must not lose a row to it.
     e = np.array([-2, -3, 3, -2, -1, 1, -1, 2, 0, 1, 2]) / 100
-    v = pd.DataFrame({"run_id": [f"r{i}" for i in range(11)], "split": "held-out",
-                      "regime": "R", "accelerator": "A", "error": e, "predicted_mfu": 1 + e,
-                      "causal_basis_mfu": 1.0})
-    rows = accuracy.loo_rows(v, "R")
+    rows = accuracy.loo_rows(_one_regime(e), "R")
     assert rows["covered"].all()
     assert rows.loc["r1", ["center", "half_width"]].to_numpy() == pytest.approx([0.005, 0.035])
     assert rows.loc["r2", ["center", "half_width"]].to_numpy() == pytest.approx([-0.005, 0.035])
