@@ -68,8 +68,6 @@ WARM_UP_SVG = WARM_UP.replace("remember_state()", 'remember_state(figures="svg")
 #: What a kernel's figures may be shown as (``WarmKernel``'s ``figures``).
 FIGURE_FORMATS = ("png", "svg")
 
-#: Run before each notebook after a kernel's first.
-RESET = "from llmcost.present import kernels as _k; _k.restore_state(get_ipython())"
 
 
 #: Environment variables that change while a process runs and that no notebook reads: a kernel
@@ -84,10 +82,16 @@ def started_env() -> dict:
     return {k: v for k, v in os.environ.items() if k not in ENV_IGNORED}
 
 
-def reset_code(cwd: str) -> str:
-    """``RESET`` that also moves the kernel to the working folder ``cwd`` (the next notebook's
-    folder, which a fresh kernel would have been started in)."""
-    return RESET.replace("get_ipython())", f"get_ipython(), cwd={str(cwd)!r})")
+def reset_code(cwd: str | None = None) -> str:
+    """The code run before each notebook after a kernel's first (``restore_state``); with
+    ``cwd``, it also moves the kernel to that working folder (the next notebook's, which a
+    fresh kernel would have been started in)."""
+    moved = "" if cwd is None else f", cwd={str(cwd)!r}"
+    return f"from llmcost.present import kernels as _k; _k.restore_state(get_ipython(){moved})"
+
+
+#: Run before each notebook after a kernel's first.
+RESET = reset_code()
 
 _STATE: dict = {}
 

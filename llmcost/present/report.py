@@ -1678,24 +1678,23 @@ atexit.register(_stop_idle_workers)
 
 class _Worker:
     """A thread with its own warm kernel (``kernels.WarmKernel``: started and imported once,
-    reset between notebooks), made under ``key`` (``_worker_key``). Its ``inbox`` takes
+    reset between notebooks) for notebooks in ``cwd`` first, made under ``key``
+    (``_worker_key``). Its ``inbox`` takes
     ``("warm", cwd, events)``: start the kernel early (``_start_early``); ``("run", (nb, run),
     events)``: call ``run(kernel)`` and put ``(inbox, nb, result)`` on ``events``, or
     ``(inbox, None, exception)`` if it raises, which ends the worker; ``None``: stop the kernel
     and end."""
 
-    def __init__(self, key: tuple, name: str):
+    def __init__(self, key: tuple, name: str, cwd):
         self.key, self.inbox, self.failed = key, queue.Queue(), False
-        self.thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self.thread = threading.Thread(target=self._work, args=(str(cwd),), name=name,
+                                       daemon=True)
         self.thread.start()
 
-    def _work(self) -> None:
-        kernel, events = None, None
+    def _work(self, cwd: str) -> None:
+        kernel, events = WarmKernel(cwd, KERNEL_ARGS, figures=FIGURES), None
         try:
             for kind, arg, events in iter(self.inbox.get, None):
-                if kernel is None:
-                    kernel = WarmKernel(str(arg if kind == "warm" else arg[0].parent),
-                                        KERNEL_ARGS, figures=FIGURES)
                 if kind == "warm":
                     _start_early(kernel, arg)
                 else:
@@ -1710,8 +1709,7 @@ class _Worker:
             if events is not None:
                 events.put((self.inbox, None, e))
         finally:
-            if kernel is not None:
-                kernel.shutdown()
+            kernel.shutdown()
 
 
 def _worker_key() -> tuple:
@@ -1735,7 +1733,7 @@ class _Workers:
         kept = [w for w in _IDLE_WORKERS if w.key == key][:n] if _KEEP_KERNELS else []
         for w in kept:
             _IDLE_WORKERS.remove(w)
-        self.workers = kept + [_Worker(key, f"llmcost-report-{i}")
+        self.workers = kept + [_Worker(key, f"llmcost-report-{i}", cwd)
                                for i in range(len(kept), n)]
         self.inboxes = [w.inbox for w in self.workers]
         self.stopped = False
