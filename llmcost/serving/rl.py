@@ -1739,14 +1739,23 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
                     efficiency=o.efficiency, dp_overlap=o.train_dp_overlap,
                     recipe=o.train_recipe)
-    fwd = bd if o.train_dp_overlap is None and o.train_recipe is None else train_step(
-        m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
-        efficiency=o.efficiency)
+    fwd = _forward_step(bd, m, acc, o, b, priced, plan)
     fill *= x / seq
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 0.995 else ")"
     return bd.mfu * fill * k, fwd.hfu * fill * k, note
+
+
+def _forward_step(bd, m: ModelSpec, acc: Accelerator, o: RLOptions, sequences, priced: int,
+                  plan):
+    """The step whose HFU the experience forwards run at: the update's step ``bd`` when it
+    keeps ``step_time``'s defaults, else the same step priced with them (``o.train_dp_overlap``
+    and ``o.train_recipe`` set the update only: a forward-only pass reduces no gradient)."""
+    if o.train_dp_overlap is None and o.train_recipe is None:
+        return bd
+    return train_step(m, acc, o.training_gpus, sequences, priced, train_plan=plan, stack=o.stack,
+                      efficiency=o.efficiency)
 
 
 def six_n_share(m: ModelSpec, seq: int) -> float:
@@ -1786,9 +1795,7 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
     if best is None:
         raise error
     _, bd, priced = best
-    fwd = bd if o.train_dp_overlap is None and o.train_recipe is None else train_step(
-        m, acc, o.training_gpus, o.samples, priced, train_plan="auto", stack=o.stack,
-        efficiency=o.efficiency)
+    fwd = _forward_step(bd, m, acc, o, o.samples, priced, "auto")
     fill = x / priced
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
