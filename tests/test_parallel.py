@@ -8,6 +8,7 @@ first three independently by scheduling every forward and backward op.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -196,6 +197,18 @@ def test_grid_is_large_and_counts_add_up(gpt3_grid):
         assert col in df.columns
     parts = df.loc[df.valid, [f"{p}_bytes" for p in M.PARTS]].sum(axis=1)
     np.testing.assert_allclose(parts, df.loc[df.valid, "memory_bytes"], rtol=1e-12)
+
+
+def test_the_default_table_is_the_grids_valid_rows_in_order(gpt3, gpt3_grid):
+    # enumerate_plans finds the valid rows without writing out the grid (parallel._valid_rows:
+    # the rules' codes crossed with the axes no rule reads); the rows must be those the whole
+    # grid's codes give, in the same order, with the same columns
+    cl = llmcost.Cluster(llmcost.load_accelerator("A100-80GB"), 1024)
+    df = P.enumerate_plans(gpt3, cl, 1536)
+    full = gpt3_grid[gpt3_grid.valid].drop(columns=["valid", "rejected_rule"])
+    pd.testing.assert_frame_equal(df.reset_index(drop=True), full.reset_index(drop=True))
+    assert df.attrs["n_candidates"] == gpt3_grid.attrs["n_candidates"]
+    assert df.attrs["rejected"] == gpt3_grid.attrs["rejected"]
 
 
 def test_megatron_gpt3_plan_is_in_the_grid_and_fits(gpt3_grid):

@@ -1188,20 +1188,20 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         model, cluster, global_batch, seq_len, pp_split, recipe, hbm_bytes, reserve,
         {"flash_attention": flash_attention, "dropout": dropout,
          "include_rejected": include_rejected})
-    cols, flat, rows = _grid_rows(model, n, gb, s, plan_axes(model, n, gb, pp_split, g.choices()),
-                                  pp_split, include_rejected)
-    valid = flat[rows] == 0
+    axes_ = plan_axes(model, n, gb, pp_split, g.choices())
+    cols, codes, reason, n_total = _grid_rows(model, n, gb, s, axes_, pp_split, include_rejected)
+    valid = codes == 0
     frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
                     reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
     hsdp = _hsdp_option(g.fsdp_shard_size)
-    df, valid, codes, n_hsdp = _with_hsdp_rows(frame(cols, valid), cols, valid, flat[rows],
+    df, valid, codes, n_hsdp = _with_hsdp_rows(frame(cols, valid), cols, valid, codes,
                                                hsdp, int(cluster.scaleup_domain_size), frame)
     _label_rows(df, int(cluster.scaleup_domain_size), valid, codes, include_rejected)
     df.attrs.update({
         "model": model.name, "n_gpus": n, "global_batch": gb, "seq_len": s,
         "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
         "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
-        **_grid_counts(flat, n_hsdp),
+        **_grid_counts(reason, n_total, n_hsdp),
         "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp})
     _explain_empty(df, hsdp, n_hsdp, valid, cols)
     return df
@@ -1320,13 +1320,17 @@ def _enumerate_inputs(model, cluster, global_batch, seq_len, pp_split, recipe, h
     return model, n, gb, s, hbm
 
 
-def _grid_counts(flat, n_hsdp: int) -> dict:
+def _grid_counts(reason, n_total: int, n_hsdp: int) -> dict:
     """The table's counts: candidates and valid plans (HSDP copies included), and ``rejected``
-    (rule id -> combinations rejected for it; ``flat`` holds each one's code)."""
-    return {"n_candidates": int(flat.size) + n_hsdp,
-            "n_valid": int(np.count_nonzero(flat == 0)) + n_hsdp,
-            "rejected": {rule: int(c) for rule, c in zip(
-                RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])}}
+    (rule id -> combinations rejected for it). ``reason`` holds the codes over the axes the
+    rules read, with length 1 on the others (``_reject_codes``): each of its codes stands for
+    ``n_total / reason.size`` combinations of the grid's ``n_total``, so the counts are
+    ``reason``'s times that (the grid itself is never counted element by element)."""
+    per_code = n_total // reason.size
+    counts = np.bincount(np.ravel(reason), minlength=len(RULES) + 1) * per_code
+    return {"n_candidates": int(n_total) + n_hsdp,
+            "n_valid": int(counts[0]) + n_hsdp,
+            "rejected": {rule: int(c) for rule, c in zip(RULES, counts[1:])}}
 
 
 def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -> dict:
@@ -1362,24 +1366,41 @@ def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -
 def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected):
     """The Cartesian product of ``axes`` with each combination's rejection code (0 = valid,
     else the 1-based index of the first ``RULES`` entry it breaks), as numpy masks over the
-    whole grid. Returns ``(cols, flat, rows)``: the columns of the kept rows (every row with
-    ``include_rejected``, else the valid ones) with ``dp = n / (tp·pp·cp)`` and
-    ``n_microbatches = gb / (mbs·dp)`` (0 for a rejected row), every combination's code, and
-    the kept rows' indices."""
+    whole grid. Returns ``(cols, codes, reason, n_total)``: the columns of the kept rows (every
+    row with ``include_rejected``, else the valid ones, in the grid's C order) with
+    ``dp = n / (tp·pp·cp)`` and ``n_microbatches = gb / (mbs·dp)`` (0 for a rejected row), the
+    kept rows' codes, the codes over the axes the rules read (``_reject_codes``) and the grid's
+    size."""
     names = list(axes)
     shape = tuple(len(axes[k]) for k in names)
     g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
          for i, k in enumerate(names)}
     reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"])
-    flat = np.broadcast_to(reason, shape).ravel()
-    rows = np.arange(flat.size) if include_rejected else np.flatnonzero(flat == 0)
+    if include_rejected:
+        codes = np.broadcast_to(reason, shape).ravel()
+        rows = np.arange(codes.size)
+    else:
+        rows = _valid_rows(reason, shape)
+        codes = np.zeros(rows.size, dtype=np.uint8)
     idx = np.unravel_index(rows, shape)
     cols = {k: axes[k][idx[i]] for i, k in enumerate(names)}
-    valid = flat[rows] == 0
     cols["dp"] = n // (cols["tp"] * cols["pp"] * cols["cp"])
-    cols["n_microbatches"] = np.where(valid, gb // np.maximum(cols["micro_batch_size"]
-                                                              * np.maximum(cols["dp"], 1), 1), 0)
-    return cols, flat, rows
+    cols["n_microbatches"] = np.where(codes == 0, gb // np.maximum(
+        cols["micro_batch_size"] * np.maximum(cols["dp"], 1), 1), 0)
+    return cols, codes, reason, int(np.prod(shape, dtype=np.int64))
+
+
+def _valid_rows(reason, shape) -> np.ndarray:
+    """The flat C-order indices in the grid of ``shape`` of the combinations whose code is 0,
+    without writing out the grid: the valid positions of ``reason`` (length 1 on the axes no
+    rule reads), each crossed with every position of those axes, sorted."""
+    base = np.ravel_multi_index(np.nonzero(reason == 0), shape)
+    strides = np.cumprod((shape[1:] + (1,))[::-1])[::-1]
+    offsets = np.zeros(1, dtype=np.int64)
+    for j, size in enumerate(shape):
+        if reason.shape[j] == 1 and size > 1:
+            offsets = (offsets[:, None] + np.arange(size) * strides[j]).ravel()
+    return np.sort((base[:, None] + offsets[None, :]).ravel())
 
 
 def _hsdp_frame(cols, valid, df, hsdp, scaleup_domain, frame):
@@ -1541,10 +1562,15 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
         ("duplicate_zero", (z > 0) & (dp * cp == 1)),
         ("duplicate_sp", (tp == 1) & ~sp & sp_true_in_grid),
     ]
-    code = np.uint8(0)
-    for name, bad in reversed(checks):
-        code = np.where(bad, np.uint8(_RULE_CODES[name]), code)
-    return code
+    # The first broken rule is the smallest code among the broken ones: each rule's codes on the
+    # axes it reads (code - 1 where broken, 255 where kept), folded with np.minimum from the
+    # smallest arrays up, so that few passes run over the whole grid; + 1 wraps 255 to 0.
+    parts = sorted((np.where(bad, np.uint8(_RULE_CODES[name] - 1), np.uint8(255))
+                    for name, bad in checks), key=np.size)
+    code = parts[0]
+    for part in parts[1:]:
+        code = np.minimum(code, part)
+    return np.asarray(code, dtype=np.uint8).reshape(np.shape(code)) + np.uint8(1)
 
 
 def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
