@@ -416,8 +416,15 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
         If the catalogue has no price for that accelerator and mode.
     """
     accelerator = load_accelerator(accelerator).name
-    if pricing not in PRICING_MODES:
+    if not isinstance(pricing, str) or pricing not in PRICING_MODES:
         raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
+    return _catalogue_price(accelerator, pricing)
+
+
+@lru_cache(maxsize=None)
+def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
+    """``catalogue_price`` for a catalogue accelerator's name and a pricing mode, computed once
+    per process (the price catalogue is read once, ``_prices``)."""
     df = list_prices(accelerator, pricing, current_only=True)
     if df.empty:
         have = [m for m in PRICING_MODES if m != pricing and m != "owned"
