@@ -126,7 +126,12 @@ the published 1.18×, but it prices both 25-27 % slow, its host term (11.5 s) be
 the GPU-idle time the page's profile leaves (24.71 − 22.82 s of GPU-active interval union).
 Readings of small-expert mechanisms on the worst rows (``validate_mfu.py`` item 12): the
 per-expert cuBLAS launches of Transformer Engine's grouped linear on Hopper (4 streams,
-``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; the overlap's host cost read
+``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; FP8 current scaling's
+quantize launches per expert tensor (amax, scale, cast: 8 more per local expert per MoE layer
+and micro-batch than MXFP8, Transformer Engine v2.9 ``split_quantize``;
+``step_validation.fp8cs_quantize_launch_reading``) at the engine's host time per launch would
+bring the two rows to +18 % / +23 % but move both FP8-CS calibration rows away (-7.5 % to
+-15.5 %, -5.6 % to -19.3 %) and the 25.09 B200 row to -49 %; the overlap's host cost read
 from Megatron-Bridge PR #1760 (Qwen3-235B-A22B on 64 B200, BF16, ``moe_a2a_overlap`` on 17.2 s,
 off 16.0 s, "due to CPU overhead") would be 1.8 ms per MoE layer per micro-batch and bring the
 two rows to +20 % / +25 %, but it makes the H100 BF16 overlap pair 39 % slow where the overlap
