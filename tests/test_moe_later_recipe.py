@@ -72,12 +72,14 @@ def test_overlap_host_cost_reading():
     # by hand: (17.2 - 16.0 + the engine's hidden all-to-all, 1.5 s) over about 1,500 MoE
     # layer-micro-batches (12 layers x 128 micro-batches): about 1.8 ms
     assert 1.0e-3 < r["h_s"] < 3.0e-3
-    # the rows it was read from (25.11, 26.02, 26.04 tables), optimistic, and nearer with it
+    # the rows it was read from (25.11, 26.02, 26.04 tables), optimistic (over 25 %: the GPT-OSS
+    # rows +29 % / +32 % since the clamped activation's passes, elementwise.clamped_glu_bytes;
+    # +39 % / +42 % before), and nearer with it
     first = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs",
              "mb2604-gb200-gpt-oss-120b-bf16", "mb260401-gb200-gpt-oss-120b-bf16")
     for run_id in first:
         before, after = r[run_id]
-        assert before > 0.30 and 0.0 < after < before
+        assert before > 0.25 and 0.0 < after < before
     # the overlap row of the 26.04.01 tables (added after it was read; DeepSeek-V3 on 256 B200,
     # PP 8 x VP 2, a calibration row) is pessimistic already and it moves it further: evidence
     # against it as an engine term (26.02.01's H100 Qwen3-30B-A3B row, once here, ran the PP 1 /
