@@ -146,9 +146,11 @@ Not modelled: the variation with the host CPU (Grace vs x86). A published per-op
 37.08 µs of CPU on GB200's Grace, 13.48 µs on an H100 DGX's Xeon Platinum 8480C, 2.75×)
 applied to this term on the Grace-hosted rows (GB200, GB300), the two constants re-fitted on
 the same calibration rows, makes every held-out bucket worse (MoE mean |error| 11.4 % → 16.1 %,
-Blackwell 10.5 % → 13.0 %, FP8 9.5 % → 12.2 %; ``benchmarks/validate_mfu.py`` item 12, its
-Grace reading): the re-fit moves cost from the x86 rows to the Grace ones, and the eager gpt-oss
-rows are too fast on x86 B200 as well (+21 to +25 %), so Grace's host is not what they lack.
+Blackwell 10.5 % → 13.0 %, FP8 9.5 % → 12.2 % when it was read, before gpt-oss's clamped
+activation was priced, ``elementwise.clamped_glu_bytes``; ``benchmarks/validate_mfu.py`` item
+12, its Grace reading, prints it as the engine stands): the re-fit moves cost from the x86 rows
+to the Grace ones, and the eager gpt-oss rows are too fast on x86 B200 as well (+17 to +20 %;
++21 to +25 % before the clamp passes), so Grace's host is not what they lack.
 Also not modelled: per-layer CUDA graphs (the
 Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB200, as
 Megatron-Core's MoE README allows only with ``--moe-expert-capacity-factor`` and
