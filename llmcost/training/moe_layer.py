@@ -141,6 +141,22 @@ large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is
 recipe, unmodelled; a host term that is hidden behind the GPU's work where the GPU is the
 slower (as the H100 profile suggests) would lower the BF16 checks' error and raise these rows'.
 
+Two sourced gpt-oss costs read and left out (each makes the four H100 GPT-OSS rows, one
+recipe, worse beyond their regime's noise). Its clamped activation makes a second host–device
+synchronisation per MoE layer per micro-batch: Megatron-Core's
+``weighted_bias_quick_geglu_impl`` builds ``torch.tensor(linear_offset, device=input.device)``
+on every call, a blocking host-to-device copy (pytorch/pytorch
+``torch/csrc/utils/tensor_new.cpp`` ``internal_new_from_data``: ``non_blocking=false``;
+``aten/src/ATen/native/cuda/Copy.cu``: ``memcpy_and_sync``, ``cudaStreamSynchronize``); priced
+at ``MOE_LAYER_HOST_S`` it brings the eager GB200 rows from +28-32 % to +20-23 % and GB300 to
++1-2 %, but the H100 rows from -3-0 % to -7-10 % (regime mean 1.4 % → 8.7 %, noise 0.75 %). Its
+YaRN RoPE runs unfused (Megatron-Core ``rope_utils.apply_rotary_pos_emb`` at 2edffadb5: "mscale
+... is not supported by TE's fused RoPE. Using unfused implementation"; gpt-oss's concentration
+factor 0.1·ln 32 + 1 = 1.35): ``t·cos + rotate_half(t)·sin`` and two concatenations, 24 B
+forward and 20 B backward per Q/K element against the fused kernel's 4 and 4; it brings the
+GB200 rows to +25-28 % and the MXFP8 ones from +11-17 % to +6-12 %, but the H100 rows to -2 to
+-5 % (regime 1.4 % → 2.8 %).
+
 Not modelled: the variation with the host CPU (Grace vs x86). A published per-op host time
 (NVIDIA/TransformerEngine issue #2053, 2025-08-11: one ``torch.nn.Linear`` BF16 forward takes
 37.08 µs of CPU on GB200's Grace, 13.48 µs on an H100 DGX's Xeon Platinum 8480C, 2.75×)
