@@ -782,6 +782,31 @@ def later_recipe_report():
               f"{r['unexplained_s']:.2f} s unexplained "
               f"({r['unexplained_ms_per_layer_mb']:.1f} ms per MoE layer per micro-batch)"
               for t, r in g.iterrows()) + " (not in the engine: no partial-graph mode)")
+    fp8cs_launch_report()
+
+
+def fp8cs_launch_report():
+    """A reading of FP8 current scaling's per-expert quantize launches (amax, scale, cast per
+    expert tensor in Transformer Engine's grouped linear layer;
+    ``step_validation.fp8cs_quantize_launch_reading``) on the FP8-CS MoE rows, and the held-out
+    MoE bucket without and with it."""
+    r = step_validation.fp8cs_quantize_launch_reading()
+    print("   reading: FP8 current scaling's extra quantize launches per local expert (Transformer "
+          f"Engine v2.9 split_quantize: amax + scale + cast per expert tensor, "
+          f"{step_validation.FP8CS_EXTRA_LAUNCHES_PER_TENSOR * step_validation.EXPERT_QUANTIZED_TENSORS}"
+          " more launches per local expert per MoE layer and micro-batch than MXFP8, at the "
+          "engine's host time per launch), error as priced -> with them: " + "; ".join(
+              f"{k} ({s['split']}, {s['local_experts']} local) {s['error']:+.1%} -> "
+              f"{s['error_with']:+.1%}" for k, s in r.iterrows()))
+    v = accuracy.validation_table().set_index("run_id")
+    held = v[(v["split"] == "held-out") & v["is_moe"]]
+    with_it = held["error"].copy()
+    common = with_it.index.intersection(r.index)
+    with_it.loc[common] = r.loc[common, "error_with"]
+    print(f"     held-out MoE rows (n {len(held)}): mean |error| {held['error'].abs().mean():.1%} "
+          f"-> {with_it.abs().mean():.1%}, max {held['error'].abs().max():.1%} -> "
+          f"{with_it.abs().max():.1%} (the bucket of item 6); the FP8-CS calibration rows move "
+          "away: not in the engine")
 
 
 def moe_layer_shapes(run_ids) -> pd.DataFrame:

@@ -248,6 +248,30 @@ def test_gpt_oss_matches_its_model_card():
     assert m.n_active_params - m.param_breakdown["embedding"] == pytest.approx(3.61e9,
                                                                               abs=0.005e9)
     assert (m.n_sliding_layers, m.sliding_window, m.attention_sinks) == (12, 128, True)
+    # the gated activation's clamp: config.json "swiglu_limit": 7.0; the catalogue's 120B the
+    # same (Megatron-Bridge's GPT-OSS bridge sets activation_func_clamp_value = 7.0 for both)
+    assert m.glu_limit == 7.0 and llmcost.load_model("gpt-oss-120b").glu_limit == 7.0
+    # no clamp elsewhere in the catalogue
+    assert llmcost.load_model("qwen3-30b-a3b").glu_limit == 0.0
+
+
+@pytest.mark.parametrize("value, match", [
+    (-1.0, "glu_limit=-1.0 must be a finite number >= 0"),
+    (float("inf"), "glu_limit=inf must be a finite number >= 0"),
+    (True, "glu_limit=True must be a finite number >= 0"),
+    ("7", "glu_limit='7' must be a finite number >= 0"),
+])
+def test_glu_limit_is_checked(value, match):
+    with pytest.raises(ValueError, match=match):
+        ModelSpec(name="m", n_layers=2, d_model=64, n_heads=4, vocab_size=100, d_ff=128,
+                  glu_limit=value)
+
+
+def test_glu_limit_needs_a_gated_ffn():
+    with pytest.raises(ValueError, match="glu_limit=7.0 clamps a gated activation; "
+                                         "ffn_type='mlp' is not 'gated'"):
+        ModelSpec(name="m", n_layers=2, d_model=64, n_heads=4, vocab_size=100, d_ff=128,
+                  ffn_type="mlp", glu_limit=7.0)
 
 
 def test_gemma_local_global_patterns():

@@ -693,8 +693,8 @@ def _coerce(p: Param, value):
 MODEL_FIELDS = frozenset(f.name for f in fields(ModelSpec))
 #: The Hugging Face config.json key a model field is read from where the names differ
 #: (``ModelSpec.from_hf_config``): DeepSeek-V3's ``num_nextn_predict_layers`` (arXiv:2412.19437
-#: §2.2, the MTP depth D).
-MODEL_FIELD_HF_KEYS = {"mtp_depth": "num_nextn_predict_layers"}
+#: §2.2, the MTP depth D); gpt-oss's ``swiglu_limit`` (the gated activation's clamp).
+MODEL_FIELD_HF_KEYS = {"mtp_depth": "num_nextn_predict_layers", "glu_limit": "swiglu_limit"}
 
 
 #: ``validate_parameter``'s answers for numbers, booleans and None, by (name, type, value): a

@@ -130,6 +130,11 @@ class ModelSpec:
         One learned logit per query head per layer (gpt-oss; OpenAI 2025, arXiv:2508.10925).
     router_bias : bool
         The MoE router has a bias of ``n_experts`` per MoE layer (gpt-oss).
+    glu_limit : float
+        The gated activation's clamp (0: none): the gate half clamped from above and the linear
+        half on both sides at this value before the activation (gpt-oss: 7.0, Hugging Face
+        ``swiglu_limit``). No parameter or FLOP changes; the step-time model prices the eager
+        clamp passes Megatron-Core runs for it (``elementwise.clamped_glu_bytes``).
     mtp_depth : int
         Multi-token-prediction modules trained beside the model (DeepSeek-V3: 1; Hugging Face's
         ``num_nextn_predict_layers``; DeepSeek-AI 2024, arXiv:2412.19437 §2.2 and §4.2 "we set
@@ -185,6 +190,7 @@ class ModelSpec:
     norms_per_layer: int = 2
     attention_sinks: bool = False
     router_bias: bool = False
+    glu_limit: float = 0.0
     mtp_depth: int = 0
     official_params: float | None = None
     official_active_params: float | None = None
@@ -239,6 +245,7 @@ class ModelSpec:
                            ("qk_norm", QK_NORMS)):
             if getattr(self, f) not in allowed:
                 raise ValueError(f"{self.name}: {f}={getattr(self, f)!r} must be one of {allowed}")
+        self._check_glu_limit()
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"{self.name}: n_heads={self.n_heads} must be a multiple of "
                              f"n_kv_heads={self.n_kv_heads}")
@@ -284,6 +291,17 @@ class ModelSpec:
         elif self.q_lora_rank or self.kv_lora_rank or self.qk_rope_head_dim or self.v_head_dim:
             raise ValueError(f"{self.name}: q_lora_rank, kv_lora_rank, qk_rope_head_dim and "
                              "v_head_dim only apply to attention='mla'")
+
+    def _check_glu_limit(self):
+        """``glu_limit``: a finite number >= 0, non-zero only on a gated FFN."""
+        g = self.glu_limit
+        if isinstance(g, bool) or not isinstance(g, (int, float, np.number)) \
+                or not 0 <= float(g) < float("inf"):
+            raise ValueError(f"{self.name}: glu_limit={g!r} must be a finite number >= 0 "
+                             "(0: no clamp)")
+        if g and self.ffn_type != "gated":
+            raise ValueError(f"{self.name}: glu_limit={g!r} clamps a gated activation; "
+                             f"ffn_type={self.ffn_type!r} is not 'gated'")
 
     def _check_int(self, f: str, minimum: int):
         v = getattr(self, f)
@@ -924,7 +942,7 @@ def _hf_gpt_oss(c: HFConfig, kw: dict, notes: list) -> None:
     kw.update(n_experts=c.need("num_local_experts"),
               n_experts_active=c.need("num_experts_per_tok"),
               d_ff_expert=c.need("intermediate_size"), attention_sinks=True,
-              router_bias=True)
+              router_bias=True, glu_limit=float(c.get("swiglu_limit") or 0.0))
     notes.append("MoE weights are released in MXFP4; the count is of parameters, not "
                  "bytes.")
 

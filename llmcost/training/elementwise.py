@@ -114,6 +114,13 @@ with FP32 probabilities, the last cast back to BF16) and their autograd backward
 activation and fc2 as Transformer Engine's fused ops with the biases inside
 (``_make_fused_ops``: ``te.pytorch.ops.GroupedLinear(..., bias=self.linear_fc2.use_bias)``, the
 ``_apply_bias`` path skipped): ``UNFUSED_EXPERT_BIAS_STACKS`` lists the stacks that pay it.
+
+**A clamped gated activation's eager clamp** (``clamped_glu_bytes``; any dtype). gpt-oss clamps
+its experts' gate half from above and linear half on both sides at 7.0 (``ModelSpec.glu_limit``);
+Megatron-Core's fused weighted bias-quick-GeGLU takes the clamp as two eager ``clamp`` calls and
+a ``torch.cat`` over the fc1 output before the fused kernel (``weighted_bias_quick_geglu_impl``),
+8 B forward and 15 B backward per fc1-output element, on the same eager stacks
+(``CLAMPED_GLU_STACKS``; the op fuser's fused op clamps inside).
 """
 
 from __future__ import annotations
@@ -310,3 +317,55 @@ def expert_bias_bytes(elements, probs_bytes: float) -> tuple:
     bwd = cast * 2.0 * (2.0 + r) + 2.0 * 3.0 * r + (2.0 + 2.0)
     e = np.asarray(elements, float)
     return fwd * e, bwd * e
+
+
+#: The stacks whose Megatron-Core ``TEGroupedMLP`` runs a clamped gated activation's clamp in
+#: eager PyTorch (``clamped_glu_bytes``): the same eager path as the unfused expert bias. The
+#: 26.06+ MXFP8 recipes' Transformer Engine op fuser (``use_transformer_engine_op_fuser``, the
+#: full-iteration-graph stack ``megatron-core-2026``) runs the clamped quick-GeGLU as a fused
+#: Transformer Engine op (``TEGroupedMLP._make_fused_ops``: ``limit=clamp``, NVIDIA/Megatron-LM
+#: ``megatron/core/transformer/moe/experts.py`` at 458c8d0ec, the Megatron-Bridge v0.5.1 pin).
+CLAMPED_GLU_STACKS = UNFUSED_EXPERT_BIAS_STACKS
+
+
+def clamped_glu_bytes(elements) -> tuple:
+    """HBM bytes ``(forward, backward)`` of the clamp Megatron-Core applies, in eager PyTorch,
+    before a clamped gated activation of the routed experts (``ModelSpec.glu_limit``: gpt-oss's
+    quick-GeGLU at 7.0), over ``elements`` = routed tokens × the fc1 output width
+    (``2·d_ff_expert``) on one rank, per micro-batch, BF16.
+
+    The code (NVIDIA/Megatron-LM ``megatron/core/fusions/fused_bias_geglu.py``,
+    ``weighted_bias_quick_geglu_impl``, the same at b0cc2706d, d7288711b, 2edffadb5, d0b3b7754
+    and 458c8d0ec, the Megatron-Core pins of Megatron-Bridge v0.3.0 to v0.5.1; called by
+    ``TEGroupedMLP.bias_act_func`` under ``bias_activation_fusion`` with ``quick_gelu``, which
+    Megatron-Bridge's GPT-OSS bridge sets with ``activation_func_clamp_value = 7.0``)::
+
+        x_glu, x_linear = input.chunk(2, -1)
+        input = torch.cat((x_glu.clamp(min=None, max=clamp_value),
+                           x_linear.clamp(min=-clamp_value, max=clamp_value)), -1)
+
+    before the fused (already priced) weighted bias-activation kernel. Per element of the fc1
+    output:
+
+    * forward: each half clamped into a new tensor (read 2, write 2 B: 4 B over the whole
+      output), ``torch.cat`` (read 2, write 2): **8 B**;
+    * backward (autograd, pytorch/pytorch ``tools/autograd/derivatives.yaml`` and
+      ``torch/csrc/autograd/FunctionsManual.cpp``): ``cat``'s gradient is slices (no copy);
+      ``clamp_backward`` is ``where(self <= max, grad, 0)`` for the gate half (the comparison
+      reads 2 B and writes a 1-byte mask; ``where`` reads 1 + 2, writes 2: 8 B) and
+      ``where((self >= min).logical_and_(self <= max), grad, 0)`` for the linear half (two
+      comparisons 3 B each, the in-place ``and`` reads 2 and writes 1, ``where`` 5: 14 B), 11 B
+      on average; ``chunk``'s gradient concatenates the two halves' gradients
+      (``split_backward``, an ``at::cat``: read 2, write 2): **15 B**.
+
+    Not counted: the same passes again where the run recomputes the activation
+    (``recompute_modules`` ``moe_act``: the engine prices those runs without recomputation, as
+    their other element-wise recomputes), and the host–device synchronisation of the same
+    function's ``torch.tensor(linear_offset, device=input.device)`` (a blocking host-to-device
+    copy: pytorch/pytorch ``torch/csrc/utils/tensor_new.cpp`` ``internal_new_from_data``,
+    ``non_blocking=false``, and ``aten/src/ATen/native/cuda/Copy.cu`` ``memcpy_and_sync``:
+    ``cudaStreamSynchronize``), one per MoE layer per micro-batch: a host cost the engine has
+    no sourced price for.
+    """
+    e = np.asarray(elements, float)
+    return 8.0 * e, 15.0 * e

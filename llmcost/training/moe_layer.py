@@ -126,7 +126,12 @@ the published 1.18×, but it prices both 25-27 % slow, its host term (11.5 s) be
 the GPU-idle time the page's profile leaves (24.71 − 22.82 s of GPU-active interval union).
 Readings of small-expert mechanisms on the worst rows (``validate_mfu.py`` item 12): the
 per-expert cuBLAS launches of Transformer Engine's grouped linear on Hopper (4 streams,
-``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; the overlap's host cost read
+``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; FP8 current scaling's
+quantize launches per expert tensor (amax, scale, cast: 8 more per local expert per MoE layer
+and micro-batch than MXFP8, Transformer Engine v2.9 ``split_quantize``;
+``step_validation.fp8cs_quantize_launch_reading``) at the engine's host time per launch would
+bring the two rows to +18 % / +23 % but move both FP8-CS calibration rows away (-7.5 % to
+-15.5 %, -5.6 % to -19.3 %) and the 25.09 B200 row to -49 %; the overlap's host cost read
 from Megatron-Bridge PR #1760 (Qwen3-235B-A22B on 64 B200, BF16, ``moe_a2a_overlap`` on 17.2 s,
 off 16.0 s, "due to CPU overhead") would be 1.8 ms per MoE layer per micro-batch and bring the
 two rows to +20 % / +25 %, but it makes the H100 BF16 overlap pair 39 % slow where the overlap
@@ -136,14 +141,32 @@ large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is
 recipe, unmodelled; a host term that is hidden behind the GPU's work where the GPU is the
 slower (as the H100 profile suggests) would lower the BF16 checks' error and raise these rows'.
 
+Two sourced gpt-oss costs read and left out (each makes the four H100 GPT-OSS rows, one
+recipe, worse beyond their regime's noise). Its clamped activation makes a second host–device
+synchronisation per MoE layer per micro-batch: Megatron-Core's
+``weighted_bias_quick_geglu_impl`` builds ``torch.tensor(linear_offset, device=input.device)``
+on every call, a blocking host-to-device copy (pytorch/pytorch
+``torch/csrc/utils/tensor_new.cpp`` ``internal_new_from_data``: ``non_blocking=false``;
+``aten/src/ATen/native/cuda/Copy.cu``: ``memcpy_and_sync``, ``cudaStreamSynchronize``); priced
+at ``MOE_LAYER_HOST_S`` it brings the eager GB200 rows from +28-32 % to +20-23 % and GB300 to
++1-2 %, but the H100 rows from -3-0 % to -7-10 % (regime mean 1.4 % → 8.7 %, noise 0.75 %). Its
+YaRN RoPE runs unfused (Megatron-Core ``rope_utils.apply_rotary_pos_emb`` at 2edffadb5: "mscale
+... is not supported by TE's fused RoPE. Using unfused implementation"; gpt-oss's concentration
+factor 0.1·ln 32 + 1 = 1.35): ``t·cos + rotate_half(t)·sin`` and two concatenations, 24 B
+forward and 20 B backward per Q/K element against the fused kernel's 4 and 4; it brings the
+GB200 rows to +25-28 % and the MXFP8 ones from +11-17 % to +6-12 %, but the H100 rows to -2 to
+-5 % (regime 1.4 % → 2.8 %).
+
 Not modelled: the variation with the host CPU (Grace vs x86). A published per-op host time
 (NVIDIA/TransformerEngine issue #2053, 2025-08-11: one ``torch.nn.Linear`` BF16 forward takes
 37.08 µs of CPU on GB200's Grace, 13.48 µs on an H100 DGX's Xeon Platinum 8480C, 2.75×)
 applied to this term on the Grace-hosted rows (GB200, GB300), the two constants re-fitted on
 the same calibration rows, makes every held-out bucket worse (MoE mean |error| 11.4 % → 16.1 %,
-Blackwell 10.5 % → 13.0 %, FP8 9.5 % → 12.2 %; ``benchmarks/validate_mfu.py`` item 12, its
-Grace reading): the re-fit moves cost from the x86 rows to the Grace ones, and the eager gpt-oss
-rows are too fast on x86 B200 as well (+21 to +25 %), so Grace's host is not what they lack.
+Blackwell 10.5 % → 13.0 %, FP8 9.5 % → 12.2 % when it was read, before gpt-oss's clamped
+activation was priced, ``elementwise.clamped_glu_bytes``; ``benchmarks/validate_mfu.py`` item
+12, its Grace reading, prints it as the engine stands): the re-fit moves cost from the x86 rows
+to the Grace ones, and the eager gpt-oss rows are too fast on x86 B200 as well (+17 to +20 %;
++21 to +25 % before the clamp passes), so Grace's host is not what they lack.
 Also not modelled: per-layer CUDA graphs (the
 Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB200, as
 Megatron-Core's MoE README allows only with ``--moe-expert-capacity-factor`` and

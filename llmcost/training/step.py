@@ -40,7 +40,9 @@ layer runs on one GPU is summed:
   biases (gpt-oss) on the Megatron-Core stacks that add them unfused pay
   ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: three eager passes, four
   with FP32 probabilities, and their backward over the routed tokens × h, FP32 under DeepEP /
-  HybridEP's FP32 probabilities).
+  HybridEP's FP32 probabilities); a clamped gated activation (gpt-oss, ``ModelSpec.glu_limit``)
+  on the same stacks pays ``elementwise.clamped_glu_bytes`` (the eager clamp and concatenation
+  before the fused activation, and their backward, over the routed tokens × the fc1 width).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
@@ -352,7 +354,9 @@ class KernelRates:
     accumulators (``attention.torch_ring_bytes``, ``StepOptions.cp_overlap="torch_ring"``),
     ``cp_repeat_kv`` whether its K and V carry all query heads (``StepOptions.cp_repeat_kv``);
     ``expert_bias_probs`` the routing probabilities' bytes (2 or 4) where the experts' output
-    bias runs unfused (``expert_bias_probs_bytes``), 0 where it does not."""
+    bias runs unfused (``expert_bias_probs_bytes``), 0 where it does not; ``glu_clamp`` whether
+    the routed experts' gated activation is clamped in eager PyTorch first
+    (``elementwise.clamped_glu_bytes``: ``ModelSpec.glu_limit`` on ``CLAMPED_GLU_STACKS``)."""
 
     peak: float
     peak16: float
@@ -371,6 +375,7 @@ class KernelRates:
     cp_torch_ring: bool = False
     cp_repeat_kv: bool = False
     expert_bias_probs: float = 0.0
+    glu_clamp: bool = False
 
 
 def expert_bias_probs_bytes(c, stack: str, moe_dispatch: str) -> float:
@@ -411,7 +416,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       dense FFN's activation bytes by the experts' (k + shared) widths and add the token
       permutation, permute + unpermute read + write ``2·2·2·x·k·h`` bytes, and, for experts with
       output biases on a stack that applies them unfused, ``elementwise.expert_bias_bytes`` of
-      the rank's routed tokens × h (Megatron-Core ``TEGroupedMLP._apply_bias``).
+      the rank's routed tokens × h (Megatron-Core ``TEGroupedMLP._apply_bias``), and for a
+      clamped gated activation there ``elementwise.clamped_glu_bytes`` of the routed tokens ×
+      the fc1 width.
 
     ``keff`` carries the sustained rates (burst fractions × ``KERNEL_EFFICIENCY``).
 
@@ -511,6 +518,9 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     # rank's routed tokens x h
     bias = elementwise.expert_bias_bytes(tok_exp * n_local * c.h, rates.expert_bias_probs) \
         if rates.expert_bias_probs else (0.0, 0.0)
+    # a clamped gated activation's eager clamp over the routed experts' fc1 output
+    clamp = elementwise.clamped_glu_bytes(tok_exp * n_local * ffn_mult * fe / tp) \
+        if rates.glu_clamp else (0.0, 0.0)
     # FP8 casts: the routed and shared experts' GEMMs replace the dense FFN's
     ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / tp, n_local),
                             (tok_exp, fe / tp, c.h, n_local),
@@ -521,10 +531,10 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     f_router = 1.0 if rates.edge_peak else f_b
     return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
             "gemm_b_moe": 2.0 * (f_b * (t_attn_proj + t_exp + t_shared) + f_router * t_router),
-            "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm + bias[0] - casts_ffn[0]
-                         + ce[0]) / bw_e,
-            "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm + bias[1] - casts_ffn[1]
-                         + ce[1]) / bw_e}
+            "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm + bias[0] + clamp[0]
+                         - casts_ffn[0] + ce[0]) / bw_e,
+            "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm + bias[1] + clamp[1]
+                         - casts_ffn[1] + ce[1]) / bw_e}
 
 
 def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, flash):
@@ -1219,7 +1229,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    cp_torch_ring=o.cp_torch_ring,
                                    cp_repeat_kv=o.comm.cp_repeat_kv,
                                    expert_bias_probs=expert_bias_probs_bytes(
-                                       c, o.stack.name, o.comm.moe_dispatch)),
+                                       c, o.stack.name, o.comm.moe_dispatch),
+                                   glu_clamp=bool(model.glu_limit) and o.stack.name
+                                   in elementwise.CLAMPED_GLU_STACKS),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,

@@ -1170,6 +1170,63 @@ def per_expert_launch_reading(run_id: str) -> float:
     return EXPERT_GEMM_GROUPS * (-(-e_loc // TE_GEMM_STREAMS) - 1) * t0 * n_mb
 
 
+#: Kernels Transformer Engine launches per quantized expert tensor under FP8 current scaling
+#: beyond MXFP8's one: the grouped linear layer quantizes its inputs and output gradients by
+#: ``tex.split_quantize``, whose ``multi_tensor_quantize_impl`` has a fused multi-tensor kernel
+#: only for delayed scaling ("Currently only have fused kernel for FP8 delayed scaling") and
+#: otherwise quantizes each expert's split on its own; ``Float8CurrentScalingQuantizer::
+#: quantize_impl`` launches ``nvte_compute_amax_with_config``, ``nvte_compute_scale_from_amax``
+#: and ``nvte_quantize_v2`` (three kernels), the MXFP8 quantizer one (its scales computed inside
+#: the cast). NVIDIA/TransformerEngine at the v2.9 tag (Megatron-Bridge's lower pin from 25.11):
+#: ``transformer_engine/pytorch/csrc/extensions/cast.cpp``, ``csrc/quantizer.cpp``,
+#: ``module/grouped_linear.py``.
+FP8CS_EXTRA_LAUNCHES_PER_TENSOR = 2
+#: Expert tensors quantized per MoE layer per micro-batch and local expert (the weights cached
+#: for the step, ``elementwise.FP8_WEIGHT_CACHE_STACKS``): forward the fc1 and fc2 inputs,
+#: backward the fc2 and fc1 output gradients (``grouped_linear.py`` at v2.9: ``split_quantize``
+#: of ``inp_view`` in the forward, of ``grad_output`` in the backward).
+EXPERT_QUANTIZED_TENSORS = 4
+#: Launches per local expert per MoE layer and micro-batch behind ``moe_layer.MOE_EXPERT_HOST_S``
+#: (the module docstring's count: forward quantize, 2 GEMMs, activation; backward twice that plus
+#: the weight-gradient GEMMs): the engine's own host time per launch is that constant ÷ 18.
+EXPERT_LAUNCHES = 18
+
+
+def fp8cs_quantize_launch_reading() -> pd.DataFrame:
+    """A reading, not an engine term: the FP8 current-scaling MoE rows on eager stacks priced with
+    the extra quantize launches per local expert that Transformer Engine makes under current
+    scaling (``FP8CS_EXTRA_LAUNCHES_PER_TENSOR`` × ``EXPERT_QUANTIZED_TENSORS`` = 8 per local
+    expert per MoE layer and micro-batch), each at the engine's own host time per launch
+    (``MOE_EXPERT_HOST_S / EXPERT_LAUNCHES``, ≈ 15 µs): the per-expert host constant becomes
+    ``b · (1 + 8 / 18)``. The calibration rows it was fitted on run MXFP8, BF16 or
+    token-dropping FP8; the rows it adds to are those whose ``row_fp8_recipe`` is ``current``.
+
+    Returns one row per such row (index: ``run_id``): ``split``, ``local_experts``,
+    ``error`` (as priced), ``error_with`` (with the launches), ``extra_s`` (the step time added).
+    """
+    cfg = validation_configs().set_index("run_id", drop=False)
+    runs = load_published_runs().set_index("run_id")
+    out = {}
+    for run_id, c in cfg.iterrows():
+        stack = load_stack(c["stack"] if isinstance(c["stack"], str) and c["stack"]
+                           else DEFAULT_STACK)
+        if c.get("dtype") != "fp8" or row_fp8_recipe(c) != "current" \
+                or stack.cuda_graphs != "none":
+            continue
+        run = runs.loc[run_id]
+        model = row_model(c, run, int(run["seq_len"]))
+        if not model.is_moe:
+            continue
+        b = stack_moe_host_s(stack)[1]
+        extra = b * FP8CS_EXTRA_LAUNCHES_PER_TENSOR * EXPERT_QUANTIZED_TENSORS / EXPERT_LAUNCHES
+        t = row_readings(run_id, {"with": {"moe_expert_host_s": b + extra}})
+        out[run_id] = {"split": c["split"], "local_experts": model.n_experts // int(run["ep"]),
+                       "error": t.loc["as priced", "error"], "error_with": t.loc["with", "error"],
+                       "extra_s": t.loc["with", "step_time_s"] - t.loc["as priced",
+                                                                         "step_time_s"]}
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
 #: GPT-OSS 120B on 64 GB300 and 64 GB200 in one Megatron-Bridge table, the same plan (EP 64,
 #: MBS 4, GBS 1280) and stack (``megatron-core-2024``): the GB300 recipe captures Transformer
 #: Engine CUDA graphs of ``attn``, ``moe_router`` and ``moe_preprocess``
