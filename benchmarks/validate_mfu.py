@@ -37,7 +37,10 @@ before these features and with each one alone.
 Item 17 (long context, > 32K) prints the attention rate each published run implies (a floor:
 every other FLOP at its GEMMs' dense peak, ``attention.attention_rate_floor``) beside the kernel's
 measured rate (FlashAttention-3 paper curves on H100; FlashAttention-2 paper Fig. 4(c) on A100)
-and the rate the engine prices; each row as its source publishes it (figure, unit, FLOP count)
+and the rate the engine prices; each row's step-time parts against its published step time,
+with the attention time the published step leaves once the engine's other terms are taken off,
+and that time split between the ring's causal and non-causal calls per CP family
+(``attention.ring_time_split``, a reading); each row as its source publishes it (figure, unit, FLOP count)
 beside the plan priced (``long_context_audit_table``); llm-foundry's errors by activation
 checkpointing and length; and NeMo's long-sequence FLOP count (full mask) with the floor a causal
 count would need and the table's own FLOPs per token (its TFLOP/s / its tokens/s).
@@ -381,9 +384,86 @@ def long_context_kernel_report():
           f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows, above "
           f"the measured burst rate itself on {int((t['floor'] > t['measured']).sum())} (no "
           "measured rate of the row's kernel reaches them)")
+    long_context_time_report()
     long_context_audit_table()
     foundry_checkpointing_table()
     nemo_flop_count_note()
+
+
+#: The engine's time parts printed per long-context row (``step_validation.mfu_validation``
+#: columns), in the order of the print.
+TIME_PARTS = ("matmul_s", "attention_s", "recompute_s", "memory_bound_s", "cp_comm_s",
+              "tp_comm_s", "dp_comm_s", "pipeline_bubble_s", "straggler_s")
+
+
+def long_context_time_parts() -> pd.DataFrame:
+    """Item 17's breakdown: per row over 32K the engine's step time and its parts (seconds,
+    ``TIME_PARTS``; the rest, pp and optimizer terms, in ``other_s``) beside the published step
+    time (the engine's step × predicted / published MFU: the same FLOPs), and ``implied_attn``:
+    the published step less every non-attention part, over the engine's attention time (1: the
+    engine's attention rate is what the run implies, given its other terms)."""
+    v = accuracy.validation_table()
+    t = v[v["seq_len"] > 32768].set_index("run_id")
+    out = t[["split", "cp"] + list(TIME_PARTS)].copy()
+    out.insert(2, "step_s", t["step_time_s"])
+    out.insert(3, "published_s", t["step_time_s"] * t["predicted_mfu"] / t["reported_mfu"])
+    out["other_s"] = t["step_time_s"] - t[list(TIME_PARTS)].sum(axis=1)
+    rest = out["step_s"] - out["attention_s"]
+    out["implied_attn"] = (out["published_s"] - rest) / out["attention_s"]
+    out["error"] = t["error"]
+    return out
+
+
+def ring_split_report(parts: pd.DataFrame) -> None:
+    """Item 17's ring reading: per CP family (same model, one stack, CP >= 2) the least-squares
+    split of the implied attention time into the causal call's and the non-causal calls' shares
+    (``attention.ring_time_split``, all splits: a reading, no constant is taken from it),
+    beside the kernel's measured non-causal / causal forward + backward rate at the rank's
+    length (``attention.fwd_bwd_tflops``, H100, head dimension 128)."""
+    fams = (("NeMo 24.03, Transformer Engine ring (cudnn)", "nemo2403-h100-llama2-7b-", "cudnn"),
+            ("torchtitan, PyTorch ring (fa2)", "torchtitan-h100-8b-8gpu-2-", "fa2"))
+    err = parts["error"].copy()
+    for name, prefix, kernel in fams:
+        g = parts[parts.index.str.startswith(prefix) & (parts["cp"] >= 2)]
+        t_c, t_n = attention.ring_time_split(g["implied_attn"], g["cp"])
+        s_rank = 32768.0
+        measured = float(attention.fwd_bwd_tflops(kernel, False, 128, s_rank)
+                         / attention.fwd_bwd_tflops(kernel, True, 128, s_rank))
+        print(f"   {name}: CP {', '.join(str(int(c)) for c in g['cp'])}; implied attention "
+              f"time per unit of the engine's = {t_c:.2f} x causal share + {t_n:.2f} x "
+              f"non-causal share: non-causal calls {t_c / t_n:.2f}x the causal call's rate; "
+              f"the kernel measures {measured:.2f}x at {int(s_rank):,} tokens "
+              f"(the rows' s/cp)")
+        c, n = attention.ring_call_shares(g["cp"].to_numpy(float))
+        step_s = g["step_s"] - g["attention_s"] * (1.0 - c - n / measured)
+        err[g.index] = g["published_s"] / step_s - 1.0
+    held = parts["split"] == "held-out"
+    print(f"   priced so (the ring's unmasked calls at the kernel's unmasked / causal ratio, the "
+          f"recomputed forward left as priced; not shipped): held-out long-context rows mean "
+          f"|error| {parts['error'][held].abs().mean():.1%} -> {err[held].abs().mean():.1%}, max "
+          f"{parts['error'][held].abs().max():.1%} -> {err[held].abs().max():.1%}; "
+          + "; ".join(f"{rid} {parts['error'][rid]:+.1%} -> {err[rid]:+.1%}"
+                      for rid in parts.index[(err != parts['error']) & held]))
+
+
+def long_context_time_report():
+    """Item 17: the per-row time parts (``long_context_time_parts``) and the ring reading."""
+    p = long_context_time_parts()
+    print("   the engine's time parts per step (s) against the published step time; implied_attn "
+          "= (published - every non-attention part) / the engine's attention:")
+    cols = ["cp", "step_s", "published_s"] + list(TIME_PARTS) + ["other_s", "implied_attn",
+                                                               "error"]
+    short = {"matmul_s": "matmul", "attention_s": "attn", "recompute_s": "recomp",
+             "memory_bound_s": "membnd", "cp_comm_s": "cp_comm", "tp_comm_s": "tp_comm",
+             "dp_comm_s": "dp_comm", "pipeline_bubble_s": "bubble", "straggler_s": "stragg",
+             "other_s": "other", "step_s": "step", "published_s": "published"}
+    print("   " + f"{'run_id':40s} {'split':11s}" + "".join(f"{short.get(c, c):>9s}" for c in cols))
+    for rid, r in p.iterrows():
+        cells = "".join(f"{int(r[c]):9d}" if c == "cp" else f"{r[c]:+9.1%}" if c == "error"
+                        else f"{r[c]:9.2f}" if c == "implied_attn" else f"{r[c]:9.3f}"
+                        for c in cols)
+        print(f"   {rid:40s} {r['split']:11s}{cells}")
+    ring_split_report(p)
 
 
 def long_context_audit_table():

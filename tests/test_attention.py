@@ -351,3 +351,40 @@ def _published_attention_floor(run: str, peak: float) -> float:
     assert model.d_qk == 128
     tokens = v["reported_mfu"] * peak / float(model.flops_per_token(s, causal=False))
     return float(attention.attention_rate_floor(model, s, tokens, peak, "full")) / 1e12
+
+
+def test_ring_call_shares_by_hand():
+    """The load-balanced causal ring (PyTorch ``_templated_ring_attention``, Transformer Engine
+    v1.4 ``AttnFuncWithCP``): a rank of CP 4 at 131,072 tokens holds two chunks of c = 16,384;
+    step 0 is causal over its 2c queries and keys, (2c)²/2 = 2c² pairs; steps 1-3 each 2c
+    queries × c keys (or c × 2c) without a mask, 2c² pairs: 8c² in all, = s·(s/cp)/2 (the
+    causal attention's share of the rank), the causal call 2c² / 8c² = 1/4 of it."""
+    s, cp = 131072, 4
+    c = s / (2 * cp)
+    causal, rest = 2 * c**2, (cp - 1) * 2 * c**2
+    assert causal + rest == s * (s / cp) / 2
+    got = attention.ring_call_shares(cp)
+    assert got[0] == pytest.approx(causal / (causal + rest))
+    assert got[1] == pytest.approx(rest / (causal + rest))
+    assert attention.ring_call_shares(1) == (1.0, 0.0)
+    with pytest.raises(ValueError, match="cp"):
+        attention.ring_call_shares(0.5)
+
+
+def test_ring_time_split_recovers_a_known_split():
+    """Times written by hand from a causal call at 1.0 and non-causal calls at 0.8 per unit
+    (t = 1.0/cp + 0.8·(cp − 1)/cp: CP 2 → 0.9, CP 4 → 0.85, CP 8 → 0.825) give back (1.0, 0.8);
+    times that one rate explains give equal parts."""
+    t_c, t_n = attention.ring_time_split([0.9, 0.85, 0.825], [2, 4, 8])
+    assert (t_c, t_n) == (pytest.approx(1.0), pytest.approx(0.8))
+    t_c, t_n = attention.ring_time_split([1.2, 1.2], [2, 16])
+    assert (t_c, t_n) == (pytest.approx(1.2), pytest.approx(1.2))
+
+
+def test_ring_time_split_bad_input_names_the_field():
+    with pytest.raises(ValueError, match="distinct"):
+        attention.ring_time_split([1.0, 1.1], [4, 4])
+    with pytest.raises(ValueError, match="same length"):
+        attention.ring_time_split([1.0, 1.1], [2, 4, 8])
+    with pytest.raises(ValueError, match="attention_s"):
+        attention.ring_time_split([1.0, -1.0], [2, 4])

@@ -183,6 +183,22 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   about 1,500. No term of the ring read here (the merges, fp32 accumulators and exchanges with
   their recomputation under full checkpointing, priced above; the eager ``torch.cat`` copies,
   not priced) is within a factor of ten of that gap; its cause is not modelled.
+
+What the rows imply about the ring's calls (a reading; no constant is taken from it)
+-----------------------------------------------------------------------------------
+``ring_call_shares``: of a rank's attention FLOPs the causal step-0 call runs ``1/cp`` and the
+non-causal calls ``(cp − 1)/cp``, in PyTorch's ring and in Transformer Engine's alike.
+``ring_time_split`` splits the attention time a family of published rows leaves (their step
+less the engine's other terms, per unit of the engine's attention time) into the two kinds of
+call by least squares; ``benchmarks/validate_mfu.py`` item 17 prints it with every long row's
+time parts. NeMo 24.03's Transformer Engine rows (CP 2 to 32, 32k tokens per rank, all splits)
+read as a causal call at the engine's flat rate and non-causal calls about a quarter faster,
+more than cuDNN's measured non-causal / causal ratio at that length (about 1.1): the flat
+fraction prices the causal call, and the ring's unmasked calls are what the rows' growing
+pessimism with CP asks for. torchtitan's three CP rows read the other way round (non-causal
+calls several times slower than the causal one), which no kernel measurement supports: the
+mask shape does not explain them, and pricing the unmasked calls at the kernel's unmasked rate
+makes their error larger, so it is not priced (item 17 prints both).
 """
 
 from __future__ import annotations
@@ -426,6 +442,68 @@ def torch_ring_bytes(q_elements, kv_elements, cp):
     fwd = RING_MERGE_BYTES[0] * np.maximum(cp - 1.0, 0.0) * q_elements
     bwd = (cp * TORCH_RING_GRAD_BYTES + TORCH_RING_GRAD_FIXED_BYTES) * (q_elements + kv_elements)
     return np.where(ring, fwd, 0.0), np.where(ring, bwd, 0.0)
+
+
+def ring_call_shares(cp):
+    """Shares of one rank's attention FLOPs that the load-balanced causal ring runs in its
+    causal call and in its non-causal calls, ``(causal, non_causal)``::
+
+        causal = 1 / cp,   non_causal = (cp − 1) / cp
+
+    The rank holds two chunks of ``c = s / (2·cp)`` tokens (head and tail). Step 0 is one causal
+    call over its ``2c`` queries and keys, ``(2c)²/2 = 2c²`` query-key pairs; each of the other
+    ``cp − 1`` steps one call without a mask of ``2c`` queries against ``c`` keys, or ``c``
+    queries against ``2c`` keys, ``2c²`` pairs: ``2c²·cp`` in all, the causal call ``1/cp`` of
+    them. Read in PyTorch's ``_templated_ring_attention`` (pytorch/pytorch@0123248a4
+    ``torch/distributed/tensor/experimental/_attention.py``: ``_is_causal_behavior`` gives
+    ``IS_CAUSAL`` at step 0 and ``NOT_IS_CAUSAL`` after it under ``enable_load_balance``, the
+    ``i <= rank`` and ``else`` branches halve the keys or the queries) and in Transformer
+    Engine's ring (NVIDIA/TransformerEngine v1.4 @ 0fbc76af37
+    ``transformer_engine/pytorch/attention.py`` ``AttnFuncWithCP.forward``: ``fused_attn_fwd``
+    with ``attn_mask_type="causal"`` at ``i == 0``, ``"no_mask"`` with ``max_seqlen_k//2`` for
+    ``i <= rank`` and with the second half of the queries otherwise; its backward the same).
+    ``cp`` = 1: one causal call, ``(1, 0)``.
+
+    Raises
+    ------
+    ValueError
+        ``cp`` below 1.
+    """
+    cp = as_array(cp, "cp", positive=True)
+    if np.any(cp < 1):
+        raise ValueError(f"cp={cp!r} must be at least 1 (ranks in the ring)")
+    return 1.0 / cp, (cp - 1.0) / cp
+
+
+def ring_time_split(attention_s, cp):
+    """A reading, not a model: the least-squares split of per-row attention times of one run
+    family into the time its causal calls and its non-causal calls would take if each row's
+    attention were all one kind, ``(t_causal, t_non_causal)``, from::
+
+        attention_s[i] ≈ t_causal · 1/cp[i] + t_non_causal · (cp[i] − 1)/cp[i]
+
+    (``ring_call_shares``), ``attention_s`` per unit of attention work: each row's time
+    divided by what the same FLOPs take at one rate (the engine's priced attention time), so
+    rows of different lengths compare. ``t_causal / t_non_causal`` is the rate of the non-causal calls over the
+    causal call's, to set beside a kernel's measured ratio (``fwd_bwd_tflops`` without and with
+    the mask). Needs two distinct ``cp`` values; ``attention_s`` is what a published step time
+    leaves for the attention once the engine's other terms are taken off
+    (``benchmarks/validate_mfu.py`` item 17).
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, fewer than two distinct ``cp``, or a non-positive time.
+    """
+    t = as_array(attention_s, "attention_s", positive=True)
+    cp = np.asarray(cp, float)
+    if t.shape != cp.shape:
+        raise ValueError(f"attention_s and cp must have the same length: {t.shape} != {cp.shape}")
+    if len(np.unique(cp)) < 2:
+        raise ValueError(f"cp={cp.tolist()!r} must hold at least two distinct values")
+    a = np.column_stack(ring_call_shares(cp))
+    (t_c, t_n), *_ = np.linalg.lstsq(a, t, rcond=None)
+    return float(t_c), float(t_n)
 
 
 def _beside_curve(d: pd.DataFrame) -> pd.DataFrame:
