@@ -353,19 +353,62 @@ def _published_attention_floor(run: str, peak: float) -> float:
     return float(attention.attention_rate_floor(model, s, tokens, peak, "full")) / 1e12
 
 
-def test_ring_call_shares_by_hand():
-    """The load-balanced causal ring (PyTorch ``_templated_ring_attention``, Transformer Engine
-    v1.4 ``AttnFuncWithCP``): a rank of CP 4 at 131,072 tokens holds two chunks of c = 16,384;
-    step 0 is causal over its 2c queries and keys, (2c)²/2 = 2c² pairs; steps 1-3 each 2c
-    queries × c keys (or c × 2c) without a mask, 2c² pairs: 8c² in all, = s·(s/cp)/2 (the
-    causal attention's share of the rank), the causal call 2c² / 8c² = 1/4 of it."""
-    s, cp = 131072, 4
-    c = s / (2 * cp)
-    causal, rest = 2 * c**2, (cp - 1) * 2 * c**2
-    assert causal + rest == s * (s / cp) / 2
-    got = attention.ring_call_shares(cp)
-    assert got[0] == pytest.approx(causal / (causal + rest))
-    assert got[1] == pytest.approx(rest / (causal + rest))
+def _ring_pairs(cp: int, c: int) -> tuple:
+    """The load-balanced causal ring enumerated pair by pair, as PyTorch's
+    ``_templated_ring_attention`` (pytorch/pytorch@0123248a4
+    ``torch/distributed/tensor/experimental/_attention.py``) and Transformer Engine v1.4's
+    ``AttnFuncWithCP`` run it: the sequence in 2·cp chunks of c tokens, rank r holding chunks
+    r and 2cp−1−r; at step i rank r attends with the keys of rank (r − i) mod cp: step 0
+    causally over its own two chunks, later steps without a mask, over the first half of the
+    keys (i <= r) or with the second half of the queries (i > r). Returns (every rank's causal
+    pairs, every rank's pairs in all, each global (query, key) pair's count)."""
+    def tokens(rank):
+        return [*range(rank * c, (rank + 1) * c),
+                *range((2 * cp - 1 - rank) * c, (2 * cp - rank) * c)]
+    covered: dict = {}
+    causal, total = [], []
+    for r in range(cp):
+        q = tokens(r)
+        n_causal = n_all = 0
+        for i in range(cp):
+            k = tokens((r - i) % cp)
+            if i == 0:
+                pairs = [(a, b) for a in q for b in k if b <= a]
+            elif i <= r:
+                pairs = [(a, b) for a in q for b in k[:c]]
+            else:
+                pairs = [(a, b) for a in q[c:] for b in k]
+            for pair in pairs:
+                covered[pair] = covered.get(pair, 0) + 1
+            n_all += len(pairs)
+            n_causal += len(pairs) if i == 0 else 0
+        causal.append(n_causal)
+        total.append(n_all)
+    return causal, total, covered
+
+
+@pytest.mark.parametrize("cp", [2, 3, 4, 8])
+def test_ring_call_shares_from_the_rings_pairs(cp):
+    """Enumerating the ring's (query, key) pairs (``_ring_pairs``): every pair of the global
+    causal triangle is computed once and no other; each rank does the same work; the causal
+    call's share is (2c² + c) / (2c²·cp + c) exactly (its diagonal's c pairs), which
+    ``ring_call_shares``' 1/cp approaches within 1/(2c) (c = 5 here; at c = 16,384 under
+    3·10⁻⁵)."""
+    c = 5
+    causal, total, covered = _ring_pairs(cp, c)
+    s = 2 * cp * c
+    assert set(covered) == {(a, b) for a in range(s) for b in range(a + 1)}
+    assert set(covered.values()) == {1}
+    assert len(set(total)) == 1 and len(set(causal)) == 1
+    exact = causal[0] / total[0]
+    assert exact == pytest.approx((2 * c * c + c) / (2 * c * c * cp + c), rel=1e-12)
+    share, rest = attention.ring_call_shares(cp)
+    assert share + rest == pytest.approx(1.0, rel=1e-12)
+    assert abs(share - exact) <= 1 / (2 * c)
+    assert share == pytest.approx(1 / cp, rel=1e-12)
+
+
+def test_ring_call_shares_edges():
     assert attention.ring_call_shares(1) == (1.0, 0.0)
     with pytest.raises(ValueError, match="cp"):
         attention.ring_call_shares(0.5)

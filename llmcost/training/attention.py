@@ -451,10 +451,11 @@ def ring_call_shares(cp):
         causal = 1 / cp,   non_causal = (cp − 1) / cp
 
     The rank holds two chunks of ``c = s / (2·cp)`` tokens (head and tail). Step 0 is one causal
-    call over its ``2c`` queries and keys, ``(2c)²/2 = 2c²`` query-key pairs; each of the other
-    ``cp − 1`` steps one call without a mask of ``2c`` queries against ``c`` keys, or ``c``
-    queries against ``2c`` keys, ``2c²`` pairs: ``2c²·cp`` in all, the causal call ``1/cp`` of
-    them. Read in PyTorch's ``_templated_ring_attention`` (pytorch/pytorch@0123248a4
+    call over its ``2c`` queries and keys, ``(2c)²/2 = 2c²`` query-key pairs (up to the
+    diagonal's ``c``: exactly ``2c² + c``); each of the other ``cp − 1`` steps one call without a
+    mask of ``2c`` queries against ``c`` keys, or ``c`` queries against ``2c`` keys, ``2c²``
+    pairs: ``2c²·cp`` in all, the causal call ``1/cp`` of them (exactly
+    ``(2c² + c) / (2c²·cp + c)``, within ``1/(2c)`` of it). Read in PyTorch's ``_templated_ring_attention`` (pytorch/pytorch@0123248a4
     ``torch/distributed/tensor/experimental/_attention.py``: ``_is_causal_behavior`` gives
     ``IS_CAUSAL`` at step 0 and ``NOT_IS_CAUSAL`` after it under ``enable_load_balance``, the
     ``i <= rank`` and ``else`` branches halve the keys or the queries) and in Transformer
