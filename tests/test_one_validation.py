@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmcost.bill import levers
+from llmcost.core.catalog import list_prices
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
 from llmcost.bill.validation import magnitude_warnings, user_words
@@ -365,6 +366,16 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 12.29}) == []
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}) == []
     assert magnitude_warnings({"accelerator": "L40S", "price_usd_per_gpu_hour": 100.0}) == []
+    # above the dearest but under 8x the cheapest: a plausible quote, not a unit slip (a second
+    # trial: MI300X at $3.00, where data/prices.csv lists one provider at $2.59; 8 x 2.59 =
+    # 20.72); at 8x the cheapest, an 8-GPU node's price at that provider's rate, it is warned
+    mi = float(list_prices("MI300X")["price_usd_per_gpu_hour"].astype(float).min())
+    assert magnitude_warnings({"accelerator": "MI300X", "price_usd_per_gpu_hour": 3.0}) == []
+    assert len(magnitude_warnings({"accelerator": "MI300X",
+                                   "price_usd_per_gpu_hour": 8 * mi})) == 1
+    h100_cheapest = float(list_prices("H100-SXM")["price_usd_per_gpu_hour"].astype(float).min())
+    assert 12.29 < 13.0 < 8 * h100_cheapest
+    assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 13.0}) == []
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": None}) == []
     # a range: its point (the mode) is judged
     cents = parse_range("price_usd_per_gpu_hour", {"low": 300, "mode": 399, "high": 500})

@@ -224,15 +224,23 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     return out + money_magnitude_warnings(p)
 
 
+#: GPUs of the server whose hourly price a GPU-hour price may have been confused with
+#: (``_price_unit_warning``): the 8-GPU HGX/DGX node the catalogue's providers rent by the hour
+#: (AWS p5.48xlarge, Lambda's 8x H100 SXM instance: data/prices.csv's sources).
+NODE_GPUS = 8
+
+
 def _price_unit_warning(p: dict) -> str | None:
-    """One sentence when the scenario's ``price_usd_per_gpu_hour`` (its point) is above every
-    price ``data/prices.csv`` lists for its accelerator: every provider, pricing mode and date,
-    superseded list prices included (the dearest is a hyperscaler's on-demand list price: H100
-    SXM $12.29, AWS p5.48xlarge's $98.32/h ÷ 8 at launch and Azure's in 2026). Nothing in the catalogue charges more for one GPU-hour, so a
-    price above it is more likely a unit slip than a quote: an 8-GPU instance's hourly price
-    (8 × $3.99 = $31.92 for Lambda's H100 node) or cents ($399 for $3.99). None when the
-    scenario gives no price, the catalogue has no row for the accelerator, or the price is
-    within the catalogue's."""
+    """One sentence when the scenario's ``price_usd_per_gpu_hour`` (its point) looks like a unit
+    slip: above every price ``data/prices.csv`` lists for its accelerator (every provider,
+    pricing mode and date, superseded list prices included; the dearest is a hyperscaler's
+    on-demand list price: H100 SXM $12.29, AWS p5.48xlarge's $98.32/h ÷ 8 at launch and Azure's
+    in 2026) and at least ``NODE_GPUS`` times the cheapest of them, the least an 8-GPU node's
+    hourly price given as one GPU's would be (8 × $3.99 = $31.92 for Lambda's H100 node) or
+    cents ($399 for $3.99). A price merely above the catalogue's dearest, but below
+    ``NODE_GPUS`` times its cheapest, is a plausible quote (MI300X at $3.00 where the catalogue
+    lists one provider at $2.59) and is not warned of. None also when the scenario gives no
+    price or the catalogue has no row for the accelerator."""
     price, acc = p.get("price_usd_per_gpu_hour"), p.get("accelerator")
     if not isinstance(price, (int, float)) or isinstance(price, bool) or not acc:
         return None
@@ -240,14 +248,16 @@ def _price_unit_warning(p: dict) -> str | None:
         rows = list_prices(acc)
     except ValueError:
         return None
-    if rows.empty or price <= float(rows["price_usd_per_gpu_hour"].max()):
+    listed = rows["price_usd_per_gpu_hour"].astype(float)
+    if rows.empty or price <= float(listed.max()) or price < NODE_GPUS * float(listed.min()):
         return None
     top = rows.loc[rows["price_usd_per_gpu_hour"].astype(float).idxmax()]
     dearest = float(top["price_usd_per_gpu_hour"])
     return (f"price_usd_per_gpu_hour={price:g} is above every price data/prices.csv lists for "
             f"{top['accelerator']} ({len(rows)} row(s); the dearest ${dearest:.2f}, "
-            f"{top['provider']} {top['pricing']} {top['date']}): the key is USD per GPU per "
-            "hour; check the unit (an 8-GPU instance's hourly price, or cents)")
+            f"{top['provider']} {top['pricing']} {top['date']}; {NODE_GPUS}× the cheapest "
+            f"${NODE_GPUS * float(listed.min()):.2f}): the key is USD per GPU per hour; check "
+            "the unit (an 8-GPU instance's hourly price, or cents)")
 
 
 #: A money value ten times or more away from every sourced catalogue figure for the same thing
