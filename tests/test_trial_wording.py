@@ -46,6 +46,27 @@ def test_a_gpu_count_that_cannot_split_says_so_first():
     assert P.split_hint(spec, 2048, 1024, 4096) == ""  # a count that splits: no hint
 
 
+def test_a_gpu_count_split_only_by_a_tp_sequence_parallelism_refuses_is_named():
+    # A new-user trial: llama-2-13b (40 heads, 40 layers) on 500 A100s with 1,024 sequences of
+    # 4,096 tokens was refused with "the combinations that get furthest break rule 'sp_seq'",
+    # pointing at sequence parallelism. By hand: 500 = 2^2 x 5^3, so dp in {1, 2, 4} (dividing
+    # 1,024) leaves tp.pp.cp in {500, 250, 125}; tp must divide 40 heads (1, 2, 4, 5, 8, 10, 20,
+    # 40) and, with sequence parallelism (the search's default), 4,096 / cp, so tp is a power of
+    # two <= 8 (5, 10, 20, 40 do not divide 4,096); pp <= 40 and cp (power of two) cannot make
+    # 125 = 5^3, 250 or 500 with such a tp (pp would be 125 / tp or more, above 40, or odd
+    # products need tp = 1 and pp = 125). So the GPU count is what to change, as for 60 GPUs.
+    spec, acc = llmcost.load_model("llama-2-13b"), llmcost.load_accelerator("A100-80GB")
+    with pytest.raises(P.PlanError) as err:
+        P.choose_plan(spec, llmcost.Cluster(acc, 500), 1024, 4096, rank=P.rank_without_time,
+                      fixed={"cp": 1}, pp_split="auto")
+    msg = str(err.value)
+    assert err.value.rule == "batch" and "sp_seq" not in msg
+    assert msg.startswith("no valid plan for llama-2-13b on 500 GPUs: 500 GPUs do not split")
+    assert "with sequence parallelism, the 4,096-token sequence ÷ cp" in msg
+    # without sequence parallelism tp = 5 is allowed: 4 x 5 x 25 = 500 splits, no hint
+    assert P.split_hint(spec, 500, 1024, 4096, "auto", {"cp": 1, "sequence_parallel": False}) == ""
+
+
 def test_the_mfu_lever_says_what_its_target_rests_on():
     big = {"model": "llama-2-70b", "n_gpus": 2048, "mfu": 0.3}
     small = {"model": "llama-3.1-8b", "n_gpus": 256, "mfu": 0.3}

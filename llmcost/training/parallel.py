@@ -886,8 +886,9 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     """Every product tp·pp·cp the model's rules allow, whatever the GPU count (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
     with ``embedding_and_loss``, or is at most the layers with ``uneven`` or ``auto``; 2·cp
-    divides the
-    sequence), each field at its fixed value where ``fixed`` gives one."""
+    divides the sequence; with sequence parallelism, on unless ``fixed`` turns it off, cp·tp
+    divides the sequence, ``RULES['sp_seq']``), each field at its fixed value where ``fixed``
+    gives one."""
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     slots = L + 2 if pp_split == "embedding_and_loss" else L
     tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
@@ -896,7 +897,9 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     cps = [c for c in CP_SIZES if c == 1 or seq_len % (2 * c) == 0]
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
-    return {t * q * c for t in tps for q in pps for c in cps}
+    sp = bool(fixed.get("sequence_parallel", True))   # the search's default: on
+    return {t * q * c for t in tps for q in pps for c in cps
+            if not sp or t == 1 or seq_len % (c * t) == 0}
 
 
 def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> list:
@@ -947,7 +950,10 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             f"data parallelism must divide the batch, so dp can only be "
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
             f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
-            f"{model.n_heads} heads), pp ("
+            f"{model.n_heads} heads"
+            + (f" and, with sequence parallelism, the {seq:,}-token sequence ÷ cp"
+               if fixed.get("sequence_parallel", True) else "")
+            + "), pp ("
             + (f"at most the {model.n_layers} layers" if pp_split in ("uneven", PP_SPLIT_AUTO)
                else "dividing the "
                f"{model.n_layers + 2 if pp_split == 'embedding_and_loss' else model.n_layers} "
