@@ -208,6 +208,15 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     if isinstance(value, (str, bytes)):
         raise ValueError(f"{name}={value!r} must be a number, not a string")
+    if isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
+            and value.dtype.kind in "fiu":
+        # one number held by numpy (an engine's 0-d plan field): the rules checked in Python,
+        # numpy's reductions below only to word a broken rule
+        v = float(value)
+        if math.isfinite(v) and not (positive and v <= 0) and not (nonnegative and v < 0) \
+                and not (integer and not v.is_integer()) and not (
+                    upper is not None and (v > upper if upper_inclusive else v >= upper)):
+            return np.asarray(v)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

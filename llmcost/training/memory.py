@@ -735,7 +735,7 @@ def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage
     r = np.asarray(stage, dtype=float)
     one_f_one_b = np.minimum(m, p - r)
     inter = np.minimum(m * v, 2 * (p - r - 1) + (v - 1) * p + 1) / v
-    out = np.select([p == 1, code == 2, code == 1], [1.0, m, inter], one_f_one_b)
+    out = np.where(p == 1, 1.0, np.where(code == 2, m, np.where(code == 1, inter, one_f_one_b)))
     return scalar_or_array(out)
 
 

@@ -299,7 +299,7 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     # weight-gradient passes cannot fill the warm-up, and the critical path is p forwards, p
     # input-gradient backwards and one weight-gradient pass: 2(p-1)/(3m) (T_F = T_B = T_W).
     zb = np.where(m >= p, b / 3, 2 * b / 3)
-    b = np.select([code == 1, code == 3], [b / v, zb], b)
+    b = np.where(code == 1, b / v, np.where(code == 3, zb, b))
     if relative_to == "total":
         b = b / (1 + b)
     return scalar_or_array(b)

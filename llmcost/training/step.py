@@ -905,7 +905,7 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
                                             post=t.backward_prefetch == "post")
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(t.rs - 2.0 * fwd_compute, 0.0), t.rs)
-    return np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
+    return np.where(z == 3, z3_exp, np.where(z == 2, z2_exp, 0.0))
 
 
 def gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTraffic):
@@ -1235,14 +1235,14 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
     n_gpus = dpf * tpf * pp.astype(float) * cpf
-    parts = add_straggler(parts, np.broadcast_to(n_gpus, shape), o.straggler)
+    parts = add_straggler(parts, _shaped(n_gpus, shape), o.straggler)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
                        n_gpus=n_gpus, peak=peak, rc=rc)
     # one dense layer, one micro-batch: forward and backward (with recompute), exposed TP
-    out["layer_fwd_s"] = np.broadcast_to(lc["gemm_f_dense"] + lc["t_core_f"] + lc["ew_f_t"]
-                                         + lc["core_ew_f_t"] + tp_d[0], shape)
-    out["layer_bwd_s"] = np.broadcast_to(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
-                                         - out["layer_fwd_s"], shape)
+    out["layer_fwd_s"] = _shaped(lc["gemm_f_dense"] + lc["t_core_f"] + lc["ew_f_t"]
+                                 + lc["core_ew_f_t"] + tp_d[0], shape)
+    out["layer_bwd_s"] = _shaped(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
+                                 - out["layer_fwd_s"], shape)
     return out
 
 
@@ -1477,7 +1477,8 @@ class _DPTraffic:
         replicas once per step. Returns ``(per micro-batch, per step)`` seconds."""
         o, z, gb, wb = self.o, self.z, self.gb, self.wb
         rs = self.time("reduce_scatter", p_ne, p_ex, gb)
-        grad = np.select([z == 0, z == 1], [self.time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
+        grad = np.where(z == 0, self.time("all_reduce", p_ne, p_ex, gb),
+                        np.where(z == 1, rs, 0.0))
         if self.hsdp:
             grad = np.where((z == 3) & (self.reps > 1),
                             self.time("all_reduce", p_ne / self.f_ne, p_ex / self.f_ex, gb,
@@ -1531,22 +1532,31 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
     """Step time = the sum of ``PARTS``; MFU = model FLOPs per step ÷ (step time × n_gpus ×
     peak), model FLOPs ``tokens × ModelSpec.flops_per_token(s, causal=False)`` (the workbook's
     MFU basis); HFU the same with the recomputed FLOPs (``recompute=...``)."""
-    parts = {k: np.broadcast_to(np.asarray(val, dtype=float), shape) for k, val in parts.items()}
+    parts = {k: _shaped(val, shape) for k, val in parts.items()}
     total = sum(parts[k] for k in PARTS)
     fpt = float(model.flops_per_token(s, causal=False))
-    hw = np.select([rc == 2, rc == 1],
-                   [float(model.flops_per_token(s, causal=False, recompute="full")),
-                    float(model.flops_per_token(s, causal=False, recompute="selective"))], fpt)
+    hw = np.where(rc == 2, float(model.flops_per_token(s, causal=False, recompute="full")),
+                  np.where(rc == 1,
+                           float(model.flops_per_token(s, causal=False, recompute="selective")),
+                           fpt))
     out = dict(parts)
     out["step_time_s"] = total
-    out["model_flops"] = np.broadcast_to(tokens * fpt, shape)
-    out["hardware_flops"] = np.broadcast_to(tokens * hw, shape)
+    out["model_flops"] = _shaped(tokens * fpt, shape)
+    out["hardware_flops"] = _shaped(tokens * hw, shape)
     out["mfu"] = out["model_flops"] / (total * n_gpus * peak)
     out["hfu"] = out["hardware_flops"] / (total * n_gpus * peak)
-    out["tokens_per_s"] = np.broadcast_to(tokens / total, shape)
+    out["tokens_per_s"] = _shaped(tokens / total, shape)
     out["exposed_comm_s"] = sum(parts[k] for k in ("tp_comm_s", "cp_comm_s", "ep_comm_s",
                                                     "pp_comm_s", "dp_comm_s"))
     return out
+
+
+def _shaped(val, shape: tuple):
+    """``val`` as a float array of the plans' ``shape``: a read-only broadcast view
+    (``np.broadcast_to``), or for one plan (``shape == ()``) its 0-d array as it is (the same
+    value, without the view's cost)."""
+    a = np.asarray(val, dtype=float)
+    return a if shape == () and a.shape == () else np.broadcast_to(a, shape)
 
 
 def _load_eff(cluster: Cluster) -> Efficiency:
