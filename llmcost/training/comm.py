@@ -479,7 +479,50 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     ``cp_bwd_s``, ``cp_dkv_s`` (one ring step's point-to-point send of the rank's dK and dV in
     fp32, PyTorch's ring backward: ``step.torch_ring_exposure``), ``ep_fwd_s``/``ep_bwd_s``
     (per MoE layer), ``pp_p2p_s`` (one transfer between stages), and ``fig`` (the link
-    figures, to time DP collectives of the caller's sizes)."""
+    figures, to time DP collectives of the caller's sizes).
+
+    One plan (``s`` a float, ``x`` … ``dp`` float64 numbers, ``sp`` a bool: what ``step_time``
+    passes) is answered from a memo (``_step_comm_scalar``: the same values, each a
+    ``np.float64``); arrays of plans are computed (``_step_comm_times``)."""
+    key = _scalar_plan_key(s, x, tp, cp, ep, dp, sp)
+    if key is not None:
+        return dict(_step_comm_scalar(c, cluster, options, *key))
+    return _step_comm_times(c, cluster, options, s, x, tp, cp, ep, dp, sp)
+
+
+def _scalar_plan_key(s, x, tp, cp, ep, dp, sp):
+    """``(s, x, tp, cp, ep, dp, sp)`` as Python floats and a bool when every size is one
+    float64 number (a Python float, ``np.float64`` or a 0-d float64 array) and ``sp`` one bool;
+    else None."""
+    vals = []
+    for v in (s, x, tp, cp, ep, dp):
+        if type(v) is float or (isinstance(v, (np.ndarray, np.float64)) and v.ndim == 0
+                                and v.dtype == np.float64):
+            vals.append(float(v))
+        else:
+            return None
+    if not (isinstance(sp, (bool, np.bool_))
+            or (isinstance(sp, np.ndarray) and sp.ndim == 0 and sp.dtype == bool)):
+        return None
+    return (*vals, bool(sp))
+
+
+@lru_cache(maxsize=1 << 12)
+def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
+                      sp) -> tuple:
+    """``_step_comm_times`` of one plan (``_scalar_plan_key``'s numbers), memoised: its items
+    with each 0-d array as the immutable ``np.float64`` of the same value. The engine prices a
+    plan again and again under settings that leave its collectives unchanged (the kernel
+    mechanisms' comparison, the MoE host-cost fit)."""
+    out = _step_comm_times(c, cluster, options, s, np.float64(x), np.asarray(tp),
+                           np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp))
+    return tuple((k, v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+                 for k, v in out.items())
+
+
+def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
+                     sp) -> dict:
+    """``step_comm_arrays``' times, computed (its docstring gives the keys)."""
     o = options
     moe_dispatch, moe_gate, moe_node_limit, moe_dispatch_dtype = (
         o.moe_dispatch, o.moe_gate, o.moe_node_limit, o.moe_dispatch_dtype)
