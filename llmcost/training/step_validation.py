@@ -413,8 +413,23 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
-    return pd.DataFrame([_validation_row(c, runs.loc[c["run_id"]], over, kernel_efficiency,
-                                         moe_host) for _, c in cfg.iterrows()])
+    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host)
+                         for c, r in _config_run_rows(cfg, runs)])
+
+
+def _config_run_rows(cfg: pd.DataFrame, runs: pd.DataFrame):
+    """Each row of ``cfg`` (``validation_configs``) and its run in ``runs`` (published runs
+    indexed by ``run_id``) as dicts of column -> value, the values ``cfg.iterrows()`` and
+    ``runs.loc[run_id]`` give: the row readers (``row_model``, ``row_plan``, ``row_options``,
+    ``_validation_row``) read a dict as they read a Series, without pandas' per-element
+    lookup."""
+    cols = list(cfg.columns)
+    run_cols = {k: runs[k].to_numpy() for k in runs.columns}
+    at = {rid: i for i, rid in enumerate(runs.index)}
+    for vals in cfg.to_numpy(dtype=object):
+        c = dict(zip(cols, vals))
+        i = at[c["run_id"]]
+        yield c, {k: a[i] for k, a in run_cols.items()}
 
 
 def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None) -> pd.DataFrame:
