@@ -9,6 +9,7 @@ format.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from numbers import Real
 
@@ -321,6 +322,12 @@ def is_number(x) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls) -> tuple:
+    """The field names of the dataclass ``cls``, in order (``options_with``)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def options_with(cls, name: str, obj, keywords: dict, unknown=None):
     """``obj`` (an instance of the frozen dataclass ``cls``, or None for ``cls()``) with
     ``keywords`` replacing its fields: how a function's keyword API becomes one options object
@@ -336,7 +343,7 @@ def options_with(cls, name: str, obj, keywords: dict, unknown=None):
     """
     if obj is not None and not isinstance(obj, cls):
         raise ValueError(f"{name}={obj!r} must be a {cls.__name__} (or None)")
-    names = tuple(f.name for f in dataclasses.fields(cls))
+    names = _field_names(cls)
     bad = sorted(set(keywords) - set(names))
     if bad:
         raise ValueError(unknown(bad, names) if unknown is not None else

@@ -388,6 +388,12 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- per-step traffic
+def _is_number(v) -> bool:
+    """``np.ndim(v) == 0`` for the engine's values (Python numbers, numpy scalars and arrays),
+    without numpy's dispatch."""
+    return v.__class__ in (float, int, bool) or getattr(v, "ndim", None) == 0
+
+
 class _Figures:
     """Achievable link figures of a cluster, resolved once for an array evaluation."""
 
@@ -403,8 +409,8 @@ class _Figures:
         """NCCL's cost model (``_nccl_time``) for arrays, members per domain as ``time``;
         without ``nic_aggregation`` a group spanning domains moves every GPU's bytes through
         its own NIC (k = 1). Scalars only: answered from ``_nccl_scalar``'s memo."""
-        if np.ndim(s) == 0 and np.ndim(n) == 0 and np.ndim(stride) == 0 \
-                and np.ndim(nic_aggregation) == 0:
+        if _is_number(s) and _is_number(n) and _is_number(stride) \
+                and _is_number(nic_aggregation):
             return _nccl_scalar(op, float(s), float(n), float(stride), bool(nic_aggregation),
                                 self.domain, self.up_bw, self.out_bw)
         return _nccl_group_time(op, s, n, stride, nic_aggregation, self.domain, self.up_bw,
