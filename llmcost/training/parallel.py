@@ -53,7 +53,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from functools import partial
 
 import numpy as np
@@ -469,8 +469,9 @@ class ParallelPlan:
 
     def to_dict(self) -> dict:
         """The fields by name: also the plan keyword arguments of the array engines
-        (``memory.plan_memory_arrays``, ``step.step_arrays``)."""
-        return asdict(self)
+        (``memory.plan_memory_arrays``, ``step.step_arrays``). The fields are numbers, names and
+        flags, so the values themselves (``asdict`` would deep-copy them)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     # ---- rules that need the model, the GPU count or the batch
     def validate(self, model: ModelSpec, n_gpus=None, global_batch_size=None, seq_len=None):

@@ -1125,8 +1125,11 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
     t_avg_no_p2p = t_avg - avg["pp"]
     tail = [ps["dp_step"] + ps["opt"] for ps in per_stage]
     slowest = np.argmax(np.stack(tail), axis=0)
-    dp_step = np.choose(slowest, [ps["dp_step"] for ps in per_stage])
-    optimizer = np.choose(slowest, [ps["opt"] for ps in per_stage])
+    if np.ndim(slowest) == 0:                   # one plan: its slowest stage's own values
+        dp_step, optimizer = per_stage[slowest]["dp_step"], per_stage[slowest]["opt"]
+    else:
+        dp_step = np.choose(slowest, [ps["dp_step"] for ps in per_stage])
+        optimizer = np.choose(slowest, [ps["opt"] for ps in per_stage])
     ff = np.asarray(pipeline_flushes, dtype=float)
     m_flush = np.maximum(n_microbatches // np.asarray(pipeline_flushes, dtype=np.int64), 1)
     bub = np.asarray(bubble_fraction(np.maximum(pp, 1), m_flush, schedule,
