@@ -492,7 +492,7 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     ``np.float64``); arrays of plans are computed (``_step_comm_times``)."""
     key = _scalar_plan_key(s, x, tp, cp, ep, dp, sp)
     if key is not None:
-        return dict(_step_comm_scalar(c, cluster, options, *key))
+        return _step_comm_scalar(c, cluster, options, key)
     return _step_comm_times(c, cluster, options, s, x, tp, cp, ep, dp, sp)
 
 
@@ -513,17 +513,39 @@ def _scalar_plan_key(s, x, tp, cp, ep, dp, sp):
     return (*vals, bool(sp))
 
 
-@lru_cache(maxsize=1 << 12)
-def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
-                      sp) -> tuple:
-    """``_step_comm_times`` of one plan (``_scalar_plan_key``'s numbers), memoised: its items
-    with each 0-d array as the immutable ``np.float64`` of the same value. The engine prices a
-    plan again and again under settings that leave its collectives unchanged (the kernel
-    mechanisms' comparison, the MoE host-cost fit)."""
-    out = _step_comm_times(c, cluster, options, s, np.float64(x), np.asarray(tp),
-                           np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp))
-    return tuple((k, v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
-                 for k, v in out.items())
+#: ``_step_comm_scalar``'s memo (emptied when it holds ``_STEP_COMM_MEMO_SIZE`` plans) and what
+#: its key reads of the options: every ``CommOptions`` field but the efficiency (of which the
+#: link figures, ``STEP_COMM_EFFICIENCY_FIELDS``); a test holds them to ``CommOptions``.
+_STEP_COMM_MEMO: dict = {}
+_STEP_COMM_MEMO_SIZE = 1 << 12
+STEP_COMM_OPTION_FIELDS = ("moe_dispatch", "moe_gate", "moe_node_limit", "moe_dispatch_dtype",
+                           "cp_repeat_kv")
+STEP_COMM_EFFICIENCY_FIELDS = ("scaleup_fraction", "scaleout_fraction", "base_latency_s",
+                               "scaleup_latency_s", "scaleout_latency_s")
+
+
+def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, key: tuple) -> dict:
+    """``_step_comm_times`` of one plan (``key``: ``_scalar_plan_key``'s numbers), its times
+    memoised (each 0-d array as the immutable ``np.float64`` of the same value) by the model's
+    shapes, the cluster, the plan and what the times read of ``options``: the MoE dispatch
+    settings, ``cp_repeat_kv`` and the efficiency's link fractions and latencies (``_Figures``),
+    not its kernel fractions, which a pilot's calibration varies (``calibrate``) and the
+    kernel mechanisms' comparison re-prices. ``fig`` is the caller's own (``_Figures`` of
+    ``options.efficiency``)."""
+    e = options.efficiency
+    memo_key = (c, cluster, *(getattr(options, f) for f in STEP_COMM_OPTION_FIELDS),
+                *(getattr(e, f) for f in STEP_COMM_EFFICIENCY_FIELDS), key)
+    times = _STEP_COMM_MEMO.get(memo_key)
+    if times is None:
+        s, x, tp, cp, ep, dp, sp = key
+        out = _step_comm_times(c, cluster, options, s, np.float64(x), np.asarray(tp),
+                               np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp))
+        times = tuple((k, v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+                      for k, v in out.items() if k != "fig")
+        if len(_STEP_COMM_MEMO) >= _STEP_COMM_MEMO_SIZE:
+            _STEP_COMM_MEMO.clear()
+        _STEP_COMM_MEMO[memo_key] = times
+    return {**dict(times), "fig": _Figures(cluster, e)}
 
 
 def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
