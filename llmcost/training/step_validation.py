@@ -14,6 +14,7 @@ benchmark.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -197,7 +198,15 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
 
 def validation_configs() -> pd.DataFrame:
     """``data/validation_mfu.csv``: each published run's split, micro-batch, schedule,
-    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans."""
+    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans.
+    Read once per process (``_validation_configs``: the file is data, fixed while it runs);
+    each call gets its own copy."""
+    return _validation_configs().copy()
+
+
+@lru_cache(maxsize=1)
+def _validation_configs() -> pd.DataFrame:
+    """``validation_configs``' frame, read."""
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
