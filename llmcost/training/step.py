@@ -1493,23 +1493,31 @@ class _DPTraffic:
         before its forward and backward (and, where the stack's recomputation gathers again,
         the recomputed forward: ``fsdp_backward_gathers``) and reduce-scatters its
         gradients every micro-batch; HSDP all-reduces each rank's gradient shard over the
-        replicas once per step. Returns ``(per micro-batch, per step)`` seconds."""
+        replicas once per step. Returns ``(per micro-batch, per step)`` seconds.
+
+        Arrays of plans time every stage's collectives (each plan's picked by its stage); one
+        plan only its own stage's (``runs``): the others' are 0, which its stage never reads."""
         o, z, gb, wb = self.o, self.z, self.gb, self.wb
-        rs = self.time("reduce_scatter", p_ne, p_ex, gb)
-        grad = _pick(z == 0, self.time("all_reduce", p_ne, p_ex, gb), _pick(z == 1, rs, 0.0))
+
+        def runs(*stages) -> bool:
+            return np.ndim(z) > 0 or int(z) in stages
+
+        rs = self.time("reduce_scatter", p_ne, p_ex, gb) if runs(1, 2) else 0.0
+        grad = _pick(z == 0, self.time("all_reduce", p_ne, p_ex, gb) if runs(0) else 0.0,
+                     _pick(z == 1, rs, 0.0))
         if self.hsdp:
             grad = _pick((z == 3) & (self.reps > 1),
                          self.time("all_reduce", p_ne / self.f_ne, p_ex / self.f_ex, gb,
                                    groups=self.replica_groups), grad)
         pieces, agg = float(o.fsdp_collectives_per_layer), o.fsdp_nic_aggregation
-        z3_gather = n_layers * self.time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
-                                         pieces, agg, self.shard_groups)
-        z3_rs = n_layers * self.time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
-                                     pieces, agg, self.shard_groups)
+        z3_gather, z3_rs = (n_layers * self.time(op, p_ne / n_layers, p_ex / n_layers, b, pieces,
+                                                 agg, self.shard_groups) if runs(3) else 0.0
+                            for op, b in (("all_gather", wb), ("reduce_scatter", gb)))
         return zero_exposure(
             z, o.dp_overlap, fwd_compute,
             gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + self.bwd_gathers, rs=rs, grad=grad,
-            wgather=_pick((z == 1) | (z == 2), self.time("all_gather", p_ne, p_ex, wb), 0.0),
+            wgather=_pick((z == 1) | (z == 2), self.time("all_gather", p_ne, p_ex, wb), 0.0)
+            if runs(1, 2) else 0.0,
             n_layers=n_layers, prefetch_layers=o.fsdp_prefetch_layers,
             backward_compute=(2.0 + _pick(self.full, 1.0, 0.0)) * fwd_compute,
             # HSDP: the replicas' all-reduce shares the NICs with the last backward's
