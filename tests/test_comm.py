@@ -1,5 +1,7 @@
 """Collectives (alpha-beta, two levels), placement and per-step communication volume."""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,6 +10,7 @@ from hypothesis import strategies as st
 import llmcost
 from llmcost import comm, parallel
 from llmcost.core.hardware import Cluster
+from llmcost.core.shapes import model_shapes
 
 A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")
@@ -328,3 +331,51 @@ def test_moe_all_to_all_by_hand_and_capacity_factor():
         comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, imbalance=0.9)
     with pytest.raises(ValueError, match="moe_routing="):
         comm.moe_routing_factor("random")
+
+
+# ---------------------------------------------- one plan's collectives from the memo
+def _one_plan_comm(options, as_arrays):
+    """DeepSeek-V3 on 256 H800 (TP 2, CP 2, EP 8, DP 64, SP), per-node dispatch: the times of
+    ``step_comm_arrays`` for one plan, as one-element arrays (computed) or as numbers (memo)."""
+    spec = llmcost.load_model("deepseek-v3")
+    wrap = (lambda v: np.array([v])) if as_arrays else np.asarray
+    return comm.step_comm_arrays(
+        model_shapes(spec), spec, Cluster(llmcost.load_accelerator("H800"), 256), options,
+        s=4096.0, x=wrap(2048.0), tp=wrap(2.0), cp=wrap(2.0), ep=wrap(8.0), dp=wrap(64.0),
+        sp=wrap(True))
+
+
+def test_one_plan_memo_gives_the_computed_times():
+    # regression: a plan priced alone (memo, _step_comm_scalar) and as an array of one plan
+    # (computed) give the same seconds, bit for bit, on a miss and on a hit
+    eff = llmcost.load_efficiency("H800")
+    o = comm.CommOptions(efficiency=eff, moe_dispatch="per_node", moe_node_limit=4)
+    arr = _one_plan_comm(o, True)
+    for _ in range(2):
+        one = _one_plan_comm(o, False)
+        assert list(one) == list(arr)
+        for k in arr:
+            if k != "fig":
+                assert float(one[k]) == float(arr[k][0]), k
+        assert one["fig"].eff is eff
+
+
+def test_memo_key_holds_what_the_times_read():
+    # the memo is keyed by every CommOptions field but the efficiency, and of the efficiency by
+    # exactly the figures a time reads: halving one of them changes a time, any other none
+    names = {f.name for f in fields(comm.CommOptions)}
+    assert names == {"efficiency", *comm.STEP_COMM_OPTION_FIELDS}
+    eff = llmcost.load_efficiency("H800")
+    base = _one_plan_comm(comm.CommOptions(efficiency=eff), True)
+
+    def times(o):
+        out = _one_plan_comm(o, True)
+        return [float(out[k][0]) for k in base if k != "fig"]
+
+    ref = times(comm.CommOptions(efficiency=eff))
+    numeric = [f.name for f in fields(eff) if isinstance(getattr(eff, f.name), float)]
+    assert set(comm.STEP_COMM_EFFICIENCY_FIELDS) <= set(numeric)
+    for f in numeric:
+        other = comm.CommOptions(efficiency=eff.replace(**{f: getattr(eff, f) * 0.5}))
+        assert (times(other) != ref) == (f in comm.STEP_COMM_EFFICIENCY_FIELDS), f
+        assert _one_plan_comm(other, False)["fig"].eff == other.efficiency  # the caller's own

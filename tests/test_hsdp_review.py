@@ -99,9 +99,9 @@ def test_routed_expert_replicas_sit_f_tp_ranks_apart(monkeypatch):
         return real(self, op, s, n, stride, nic_aggregation)
 
     monkeypatch.setattr(comm._Figures, "nccl", spy)
-    # The step engine also prices the ZeRO-0 all-reduce of each plan (groups of 16 dense and 8
-    # expert ranks): the replica all-reduces are its calls over the 4 replicas, dense and
-    # expert shards (two per step_time call at least).
+    # The replica all-reduces are the engine's all-reduce calls over the 4 replicas, dense and
+    # expert shards (two per step_time call at least; an array of plans also prices each
+    # plan's ZeRO-0 all-reduce, over groups of 16 dense and 8 expert ranks).
     step.step_time(mix, cl, plan, 4096, stack="pytorch-fsdp2-2024")
     rep = [st for n, st in calls if n == [4.0]]
     assert len(rep) >= 2 and all(st == [4.0] for st in rep)

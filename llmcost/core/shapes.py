@@ -167,6 +167,10 @@ def schedule_code(schedule):
             raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
         return np.asarray(SCHEDULES.index(schedule))
     code = np.asarray(schedule)
+    if code.ndim == 0 and code.dtype.kind in "iu":          # one plan's code, read in Python
+        if not 0 <= int(code) < len(SCHEDULES):
+            raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
+        return code
     if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
         raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
     return code
@@ -219,6 +223,14 @@ PLAN_ARRAY_RULES = {
 }
 
 
+def _keeps_rule(name: str, v: int, heads: int) -> bool:
+    """Whether one plan's whole number ``v`` of field ``name`` keeps its ``PLAN_ARRAY_RULES``
+    rule (``check_plan_arrays``, which words a broken one)."""
+    if v < (0 if name == "zero_stage" else 1) or (name == "zero_stage" and v > 3):
+        return False
+    return name != "tp" or heads % v == 0
+
+
 def check_plan_arrays(model: ModelSpec, **plan) -> None:
     """Reject invalid plans given to a vectorised engine (``step.step_arrays``,
     ``memory.plan_memory_arrays``) before any arithmetic, so that a broken plan raises instead
@@ -242,6 +254,8 @@ def check_plan_arrays(model: ModelSpec, **plan) -> None:
         if name not in plan:
             continue
         arr = np.asarray(plan[name])
+        if arr.ndim == 0 and arr.dtype.kind in "iu" and _keeps_rule(name, int(arr), heads):
+            continue                                     # one plan's size, checked in Python
         if arr.dtype.kind not in "iub":
             if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) or \
                     np.any(arr != np.round(arr)):

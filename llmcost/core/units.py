@@ -9,6 +9,7 @@ format.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from numbers import Real
 
@@ -208,6 +209,15 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     if isinstance(value, (str, bytes)):
         raise ValueError(f"{name}={value!r} must be a number, not a string")
+    if isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
+            and value.dtype.kind in "fiu":
+        # one number held by numpy (an engine's 0-d plan field): the rules checked in Python,
+        # numpy's reductions below only to word a broken rule
+        v = float(value)
+        if math.isfinite(v) and not (positive and v <= 0) and not (nonnegative and v < 0) \
+                and not (integer and not v.is_integer()) and not (
+                    upper is not None and (v > upper if upper_inclusive else v >= upper)):
+            return np.asarray(v)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -312,6 +322,12 @@ def is_number(x) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
+@functools.lru_cache(maxsize=None)
+def _field_names(cls) -> tuple:
+    """The field names of the dataclass ``cls``, in order (``options_with``)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def options_with(cls, name: str, obj, keywords: dict, unknown=None):
     """``obj`` (an instance of the frozen dataclass ``cls``, or None for ``cls()``) with
     ``keywords`` replacing its fields: how a function's keyword API becomes one options object
@@ -327,7 +343,7 @@ def options_with(cls, name: str, obj, keywords: dict, unknown=None):
     """
     if obj is not None and not isinstance(obj, cls):
         raise ValueError(f"{name}={obj!r} must be a {cls.__name__} (or None)")
-    names = tuple(f.name for f in dataclasses.fields(cls))
+    names = _field_names(cls)
     bad = sorted(set(keywords) - set(names))
     if bad:
         raise ValueError(unknown(bad, names) if unknown is not None else

@@ -669,6 +669,13 @@ def load_blackwell_benchmarks() -> pd.DataFrame:
     return df.assign(tflops_engine=df["tflops"].astype(float) * basis)
 
 
+@functools.lru_cache(maxsize=1)
+def _blackwell_benchmarks() -> pd.DataFrame:
+    """``load_blackwell_benchmarks()``, read once per process for ``_blackwell_series`` (which
+    only selects from it)."""
+    return load_blackwell_benchmarks()
+
+
 #: The window of the measured 128-token band series (gpt-oss's sliding-window layers) and of the
 #: head-dimension-64 series that stands in for a causal kernel at head dimension 96 or less
 #: (``blackwell_tflops``).
@@ -681,7 +688,7 @@ def _blackwell_series(device: str, pass_: str, mask: str, head_dim: int,
     """``(seq_len, tflops_engine)`` of one measured series, sorted by length (``mask``
     "causal" or "window", the latter of ``window`` tokens; ``dtype`` "bf16" or "mxfp8"); read
     once per process (the file is data, fixed while it runs)."""
-    df = load_blackwell_benchmarks()
+    df = _blackwell_benchmarks()
     d = df[(df.accelerator == device) & (df["pass"] == pass_) & (df["mask"] == mask)
            & (df.head_dim_qk == head_dim) & (df["dtype"] == dtype)
            & (df.window.fillna(0).astype(float) == float(window))].sort_values("seq_len")

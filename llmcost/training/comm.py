@@ -388,6 +388,12 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- per-step traffic
+def _is_number(v) -> bool:
+    """``np.ndim(v) == 0`` for the engine's values (Python numbers, numpy scalars and arrays),
+    without numpy's dispatch."""
+    return v.__class__ in (float, int, bool) or getattr(v, "ndim", None) == 0
+
+
 class _Figures:
     """Achievable link figures of a cluster, resolved once for an array evaluation."""
 
@@ -403,8 +409,8 @@ class _Figures:
         """NCCL's cost model (``_nccl_time``) for arrays, members per domain as ``time``;
         without ``nic_aggregation`` a group spanning domains moves every GPU's bytes through
         its own NIC (k = 1). Scalars only: answered from ``_nccl_scalar``'s memo."""
-        if np.ndim(s) == 0 and np.ndim(n) == 0 and np.ndim(stride) == 0 \
-                and np.ndim(nic_aggregation) == 0:
+        if _is_number(s) and _is_number(n) and _is_number(stride) \
+                and _is_number(nic_aggregation):
             return _nccl_scalar(op, float(s), float(n), float(stride), bool(nic_aggregation),
                                 self.domain, self.up_bw, self.out_bw)
         return _nccl_group_time(op, s, n, stride, nic_aggregation, self.domain, self.up_bw,
@@ -479,7 +485,72 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     ``cp_bwd_s``, ``cp_dkv_s`` (one ring step's point-to-point send of the rank's dK and dV in
     fp32, PyTorch's ring backward: ``step.torch_ring_exposure``), ``ep_fwd_s``/``ep_bwd_s``
     (per MoE layer), ``pp_p2p_s`` (one transfer between stages), and ``fig`` (the link
-    figures, to time DP collectives of the caller's sizes)."""
+    figures, to time DP collectives of the caller's sizes).
+
+    One plan (``s`` a float, ``x`` … ``dp`` float64 numbers, ``sp`` a bool: what ``step_time``
+    passes) is answered from a memo (``_step_comm_scalar``: the same values, each a
+    ``np.float64``); arrays of plans are computed (``_step_comm_times``)."""
+    key = _scalar_plan_key(s, x, tp, cp, ep, dp, sp)
+    if key is not None:
+        return _step_comm_scalar(c, cluster, options, key)
+    return _step_comm_times(c, cluster, options, s, x, tp, cp, ep, dp, sp)
+
+
+def _scalar_plan_key(s, x, tp, cp, ep, dp, sp):
+    """``(s, x, tp, cp, ep, dp, sp)`` as Python floats and a bool when every size is one
+    float64 number (a Python float, ``np.float64`` or a 0-d float64 array) and ``sp`` one bool;
+    else None."""
+    vals = []
+    for v in (s, x, tp, cp, ep, dp):
+        if type(v) is float or (isinstance(v, (np.ndarray, np.float64)) and v.ndim == 0
+                                and v.dtype == np.float64):
+            vals.append(float(v))
+        else:
+            return None
+    if not (isinstance(sp, (bool, np.bool_))
+            or (isinstance(sp, np.ndarray) and sp.ndim == 0 and sp.dtype == bool)):
+        return None
+    return (*vals, bool(sp))
+
+
+#: ``_step_comm_scalar``'s memo (emptied when it holds ``_STEP_COMM_MEMO_SIZE`` plans) and what
+#: its key reads of the options: every ``CommOptions`` field but the efficiency (of which the
+#: link figures, ``STEP_COMM_EFFICIENCY_FIELDS``); a test holds them to ``CommOptions``.
+_STEP_COMM_MEMO: dict = {}
+_STEP_COMM_MEMO_SIZE = 1 << 12
+STEP_COMM_OPTION_FIELDS = ("moe_dispatch", "moe_gate", "moe_node_limit", "moe_dispatch_dtype",
+                           "cp_repeat_kv")
+STEP_COMM_EFFICIENCY_FIELDS = ("scaleup_fraction", "scaleout_fraction", "base_latency_s",
+                               "scaleup_latency_s", "scaleout_latency_s")
+
+
+def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, key: tuple) -> dict:
+    """``_step_comm_times`` of one plan (``key``: ``_scalar_plan_key``'s numbers), its times
+    memoised (each 0-d array as the immutable ``np.float64`` of the same value) by the model's
+    shapes, the cluster, the plan and what the times read of ``options``: the MoE dispatch
+    settings, ``cp_repeat_kv`` and the efficiency's link fractions and latencies (``_Figures``),
+    not its kernel fractions, which a pilot's calibration varies (``calibrate``) and the
+    kernel mechanisms' comparison re-prices. ``fig`` is the caller's own (``_Figures`` of
+    ``options.efficiency``)."""
+    e = options.efficiency
+    memo_key = (c, cluster, *(getattr(options, f) for f in STEP_COMM_OPTION_FIELDS),
+                *(getattr(e, f) for f in STEP_COMM_EFFICIENCY_FIELDS), key)
+    times = _STEP_COMM_MEMO.get(memo_key)
+    if times is None:
+        s, x, tp, cp, ep, dp, sp = key
+        out = _step_comm_times(c, cluster, options, s, np.float64(x), np.asarray(tp),
+                               np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp))
+        times = tuple((k, v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+                      for k, v in out.items() if k != "fig")
+        if len(_STEP_COMM_MEMO) >= _STEP_COMM_MEMO_SIZE:
+            _STEP_COMM_MEMO.clear()
+        _STEP_COMM_MEMO[memo_key] = times
+    return {**dict(times), "fig": _Figures(cluster, e)}
+
+
+def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
+                     sp) -> dict:
+    """``step_comm_arrays``' times, computed (its docstring gives the keys)."""
     o = options
     moe_dispatch, moe_gate, moe_node_limit, moe_dispatch_dtype = (
         o.moe_dispatch, o.moe_gate, o.moe_node_limit, o.moe_dispatch_dtype)

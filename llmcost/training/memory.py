@@ -735,7 +735,7 @@ def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage
     r = np.asarray(stage, dtype=float)
     one_f_one_b = np.minimum(m, p - r)
     inter = np.minimum(m * v, 2 * (p - r - 1) + (v - 1) * p + 1) / v
-    out = np.select([p == 1, code == 2, code == 1], [1.0, m, inter], one_f_one_b)
+    out = np.where(p == 1, 1.0, np.where(code == 2, m, np.where(code == 1, inter, one_f_one_b)))
     return scalar_or_array(out)
 
 
@@ -849,6 +849,39 @@ def split_codes(pp_split, shape) -> np.ndarray:
     return np.broadcast_to(codes, shape)
 
 
+def _stage_keys(pp, virtual_stages, shape, pp_split) -> tuple:
+    """``(keys, inverse)``: the distinct ``(split code, pp, virtual_stages)`` of the plans
+    (``stage_candidates``) and each plan's position among them; one plan (``shape == ()``):
+    its own."""
+    if shape == ():
+        return [(int(split_codes(pp_split, shape)), int(pp), int(virtual_stages))], \
+            np.zeros(1, dtype=np.int64)
+    ppb = np.broadcast_to(pp, shape).ravel()
+    vb = np.broadcast_to(virtual_stages, shape).ravel()
+    sb = split_codes(pp_split, shape).ravel()
+    # one integer key per (split, pp, v): a 1-D unique is ~10x faster than np.unique(..., axis=1)
+    width = int(vb.max(initial=1)) + 1
+    key = (sb * (int(ppb.max(initial=1)) + 1) + ppb.astype(np.int64)) * width + vb
+    codes, inverse = np.unique(key, return_inverse=True)
+    keys = []
+    for j in range(codes.size):
+        sp_j, v_j = divmod(int(codes[j]), width)
+        s_j, p_j = divmod(sp_j, int(ppb.max(initial=1)) + 1)
+        keys.append((s_j, p_j, v_j))
+    return keys, inverse.ravel()
+
+
+@lru_cache(maxsize=1024)
+def _read_only_stage_layers(model: ModelSpec, pp: int, virtual_stages: int,
+                            pp_split: str) -> tuple:
+    """``stage_layers``, memoised for ``stage_candidates`` (which only reads them), its arrays
+    read-only."""
+    out = stage_layers(model, pp, virtual_stages, pp_split)
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
 def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split, pick):
     """The few pipeline stages an array engine evaluates for each distinct (pp_split, pp,
     virtual_stages): ``pp_split`` one name of ``PP_SPLITS`` or an array of them, one per plan.
@@ -864,19 +897,10 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split, pick
     (stage, n_dense, n_moe): three lists, one entry per picked position, each an array of
     ``shape`` (the stage index, and its dense-FFN and MoE layer counts, for every candidate).
     """
-    ppb = np.broadcast_to(pp, shape).ravel()
-    vb = np.broadcast_to(virtual_stages, shape).ravel()
-    sb = split_codes(pp_split, shape).ravel()
-    # one integer key per (split, pp, v): a 1-D unique is ~10x faster than np.unique(..., axis=1)
-    width = int(vb.max(initial=1)) + 1
-    key = (sb * (int(ppb.max(initial=1)) + 1) + ppb.astype(np.int64)) * width + vb
-    codes, inverse = np.unique(key, return_inverse=True)
-    inverse = inverse.ravel()
+    keys, inverse = _stage_keys(pp, virtual_stages, shape, pp_split)
     rows = []
-    for j in range(codes.size):
-        sp_j, v_j = divmod(int(codes[j]), width)
-        s_j, p_j = divmod(sp_j, int(ppb.max(initial=1)) + 1)
-        d_arr, m_arr = stage_layers(model, p_j, v_j, PP_SPLITS[s_j])
+    for s_j, p_j, v_j in keys:
+        d_arr, m_arr = _read_only_stage_layers(model, p_j, v_j, PP_SPLITS[s_j])
         rows.append([(r, d_arr[r], m_arr[r]) for r in pick(p_j, d_arr, m_arr)])
     table = np.array(rows, dtype=np.int64)           # (n_keys, n_picked, 3)
     n_picked = table.shape[1]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -496,7 +497,21 @@ class StepOptions:
         ------
         ValueError
             An unknown stack, recipe or routing, or a stack-dependent value outside its choices.
+
+        Memoised (``_resolved``) by accelerator and every field's value and type, the
+        ``pipeline_flushes`` the equality skips included: the engine resolves the same options
+        for plan after plan. Options holding an array (flushes per plan) are resolved afresh.
         """
+        key = (accelerator, tuple((v.__class__, v) for v in
+                                  (getattr(self, n) for n in _OPTION_NAMES)))
+        try:
+            hash(key)
+        except TypeError:
+            return self._resolve(accelerator)
+        return _resolved(self, key)
+
+    def _resolve(self, accelerator: str) -> ResolvedOptions:
+        """``resolve``, computed."""
         st = stacks.load_stack(DEFAULT_STACK if self.stack is None else self.stack)
         so = stacks.step_options(
             st, accelerator, self.efficiency, tp_overlap=self.tp_overlap,
@@ -564,6 +579,18 @@ class StepOptions:
             moe_expert_host_s=(stack_moe_host_s(st)[1] if self.moe_expert_host_s is None
                                else float(self.moe_expert_host_s)),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
+
+
+#: ``StepOptions``' field names, in order (``StepOptions.resolve``'s memo key).
+_OPTION_NAMES = StepOptions.names()
+
+
+@lru_cache(maxsize=1024)
+def _resolved(options: StepOptions, key: tuple) -> ResolvedOptions:
+    """``options._resolve(accelerator)`` for ``key = (accelerator, fields' (type, value))``,
+    memoised (``StepOptions.resolve``): equal options of other field types or flushes differ
+    by ``key``."""
+    return options._resolve(key[0])
 
 
 @dataclass(frozen=True)

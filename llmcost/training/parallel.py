@@ -53,7 +53,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from functools import partial
 
 import numpy as np
@@ -299,7 +299,7 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     # weight-gradient passes cannot fill the warm-up, and the critical path is p forwards, p
     # input-gradient backwards and one weight-gradient pass: 2(p-1)/(3m) (T_F = T_B = T_W).
     zb = np.where(m >= p, b / 3, 2 * b / 3)
-    b = np.select([code == 1, code == 3], [b / v, zb], b)
+    b = np.where(code == 1, b / v, np.where(code == 3, zb, b))
     if relative_to == "total":
         b = b / (1 + b)
     return scalar_or_array(b)
@@ -469,8 +469,9 @@ class ParallelPlan:
 
     def to_dict(self) -> dict:
         """The fields by name: also the plan keyword arguments of the array engines
-        (``memory.plan_memory_arrays``, ``step.step_arrays``)."""
-        return asdict(self)
+        (``memory.plan_memory_arrays``, ``step.step_arrays``). The fields are numbers, names and
+        flags, so the values themselves (``asdict`` would deep-copy them)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     # ---- rules that need the model, the GPU count or the batch
     def validate(self, model: ModelSpec, n_gpus=None, global_batch_size=None, seq_len=None):

@@ -236,6 +236,20 @@ _COMPUTE_PARTS = ("matmul_s", "attention_s", "memory_bound_s", "recompute_s")
 
 
 # ----------------------------------------------------------------------------- building blocks
+_BOOLS = (bool, np.bool_)
+
+
+def _pick(cond, a, b):
+    """``np.where(cond, a, b)``. For one plan (``cond`` one bool, ``a`` and ``b`` numbers or 0-d
+    arrays) picked in Python: ``a`` or ``b`` itself, the same number without numpy's call (the
+    engine prices a single plan through the same array functions as a plan search)."""
+    if (cond.__class__ in _BOOLS or (cond.__class__ is np.ndarray and cond.ndim == 0
+                                     and cond.dtype == bool)) \
+            and getattr(a, "ndim", 0) == 0 and getattr(b, "ndim", 0) == 0:
+        return a if cond else b
+    return np.where(cond, a, b)
+
+
 def optimizer_bytes_per_param(recipe) -> float:
     """HBM bytes the optimizer step reads and writes per parameter of its shard.
 
@@ -666,8 +680,8 @@ def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="
     sp = np.asarray(sequence_parallel, dtype=bool)
     e_f = np.maximum(t_fwd - gemm_fwd, 0.0) if tp_overlap == "all" else t_fwd
     if tp_overlap in ("backward", "all"):
-        sync = np.where(sp, t_bwd / 3.0, 0.0)
-        window = np.where(sp, 2.0 * col_fwd, col_fwd)
+        sync = _pick(sp, t_bwd / 3.0, 0.0)
+        window = _pick(sp, 2.0 * col_fwd, col_fwd)
         e_b = sync + np.maximum(t_bwd - sync - window, 0.0)
     else:
         e_b = t_bwd
@@ -705,7 +719,7 @@ def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
     steps = np.maximum(cp - 1.0, 1.0)
     e_f = steps * comm.overlap_cost_unchecked(cp_fwd_s / steps, core_fwd_s / cp)
     e_b = steps * comm.overlap_cost_unchecked(cp_bwd_s / steps, core_bwd_s / cp)
-    return np.where(cp > 1, e_f, cp_fwd_s), np.where(cp > 1, e_b, cp_bwd_s)
+    return _pick(cp > 1, e_f, cp_fwd_s), _pick(cp > 1, e_b, cp_bwd_s)
 
 
 def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
@@ -732,7 +746,7 @@ def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
     e_f = comm.overlap_cost_unchecked(ag_s, step_f)
     e_b = (comm.overlap_cost_unchecked(ag_s, step_b)
            + (cp - 1.0) * comm.overlap_cost_unchecked(dkv_s, step_b) + dkv_s)
-    return np.where(cp > 1, e_f, 0.0), np.where(cp > 1, e_b, 0.0)
+    return _pick(cp > 1, e_f, 0.0), _pick(cp > 1, e_b, 0.0)
 
 
 #: DualPipe's price for hiding the all-to-all: DeepSeek-V3 (arXiv:2412.19437 §3.2.2) gives 20
@@ -805,11 +819,11 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     attn = lc["t_core_f"] + lc["t_core_b"]
     memb = ew_f_t + ew_b_t + lc["core_ew_f_t"] + lc["core_ew_b_t"]
     sel_t = lc["t_core_f"] + lc["core_ew_f_t"] if sac_mm is None else sac_mm + ew_f_t
-    rc_t = np.where(full, gemm_f + lc["t_core_f"] + ew_f_t + lc["core_ew_f_t"],
-                    np.where(sel, sel_t, 0.0))
-    tp_c = tp_e_f + tp_e_b + np.where(full, tp_e_f, 0.0)
-    cp_c = cp_f + cp_b + np.where(full, cp_f, 0.0)
-    ep_c = ep_f + ep_b + np.where(full, ep_f, 0.0)
+    rc_t = _pick(full, gemm_f + lc["t_core_f"] + ew_f_t + lc["core_ew_f_t"],
+                 _pick(sel, sel_t, 0.0))
+    tp_c = tp_e_f + tp_e_b + _pick(full, tp_e_f, 0.0)
+    cp_c = cp_f + cp_b + _pick(full, cp_f, 0.0)
+    ep_c = ep_f + ep_b + _pick(full, ep_f, 0.0)
     return matmul, attn, memb, rc_t, tp_c, cp_c, ep_c
 
 
@@ -883,9 +897,9 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, traffic: ZeroTraffic | No
     bwd_compute = 2.0 * fwd_compute if t.backward_compute is None else t.backward_compute
     per_mb = zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t)
     grad_exp = gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t)
-    per_mb_grad = np.where((z == 3) & np.asarray(t.replica_per_microbatch), grad_exp, 0.0)
+    per_mb_grad = _pick((z == 3) & np.asarray(t.replica_per_microbatch), grad_exp, 0.0)
     per_mb = per_mb + per_mb_grad
-    per_step = grad_exp - per_mb_grad + np.where(
+    per_step = grad_exp - per_mb_grad + _pick(
         dp_overlap, np.maximum(t.wgather - fwd_compute, 0.0), t.wgather)
     return per_mb, per_step
 
@@ -913,9 +927,9 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
                                             bwd_compute / L, L, np.asarray(t.prefetch_layers),
                                             t.n_gathers - 1.0,
                                             post=t.backward_prefetch == "post")
-    z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
-    z2_exp = np.where(dp_overlap, np.maximum(t.rs - 2.0 * fwd_compute, 0.0), t.rs)
-    return np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
+    z3_exp = _pick(dp_overlap, f_e + b_e, z3_comm)
+    z2_exp = _pick(dp_overlap, np.maximum(t.rs - 2.0 * fwd_compute, 0.0), t.rs)
+    return _pick(z == 3, z3_exp, _pick(z == 2, z2_exp, 0.0))
 
 
 def gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTraffic):
@@ -958,9 +972,9 @@ def gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTraffic):
     """
     # ZeRO-0/1: the gradient backward 2F; HSDP (z = 3): the whole backward less the NIC time
     # the shard group's own traffic holds
-    grad_window = np.where(z == 3, np.maximum(bwd_compute - t.grad_link_busy, 0.0),
-                           2.0 * fwd_compute)
-    return np.where(dp_overlap, np.maximum(t.grad - grad_window, 0.0), t.grad)
+    grad_window = _pick(z == 3, np.maximum(bwd_compute - t.grad_link_busy, 0.0),
+                        2.0 * fwd_compute)
+    return _pick(dp_overlap, np.maximum(t.grad - grad_window, 0.0), t.grad)
 
 
 def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_group,
@@ -970,8 +984,8 @@ def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_g
     the optimizer over the ZeRO group (``dp·cp`` ranks for dense parameters, ``dp·cp/ep`` for
     routed experts; Rajbhandari et al. 2020 §5):
     ``(P_dense / g + P_expert / g_e) · bytes_per_param / HBM``, ``g = g_e = 1`` at ZeRO-0."""
-    shard_ne = np.where(zero_stage >= 1, zero_group, 1.0)
-    shard_ex = np.where(zero_stage >= 1, expert_group, 1.0)
+    shard_ne = _pick(zero_stage >= 1, zero_group, 1.0)
+    shard_ex = _pick(zero_stage >= 1, expert_group, 1.0)
     return (params_dense / shard_ne + params_expert / shard_ex) * bytes_per_param \
         / hbm_bytes_per_s
 
@@ -1035,8 +1049,8 @@ def fsdp_backward_gathers(reshard_after_forward, pp, full, recompute_regathers=F
             raise ValueError(f"fsdp_reshard_after_forward={reshard_after_forward!r} must be one "
                              f"of {stacks.RESHARD_POLICIES}")
         regather = np.asarray(pp) == 1
-    again = np.where(np.asarray(full) & bool(recompute_regathers), 1.0, 0.0)
-    return np.where(regather, 1.0 + again, 0.0)
+    again = _pick(np.asarray(full) & bool(recompute_regathers), 1.0, 0.0)
+    return _pick(regather, 1.0 + again, 0.0)
 
 
 #: HBM bytes per parameter of FSDP2's copy-out of one all-gather: the gathered 16-bit weight
@@ -1113,22 +1127,25 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
     t_mb = [sum(ps[k] for k in _MB_KEYS) for ps in per_stage]
     t_max = np.maximum.reduce(t_mb)
     w_first = 1.0 / ppf
-    w_last = np.where(ppf > 1, 1.0 / ppf, 0.0)
-    w_mid = np.where(ppf > 2, (ppf - 2) / ppf, 0.0)
+    w_last = _pick(ppf > 1, 1.0 / ppf, 0.0)
+    w_mid = _pick(ppf > 2, (ppf - 2) / ppf, 0.0)
     avg = {k: w_first * per_stage[0][k] + w_mid * per_stage[1][k] + w_last * per_stage[2][k]
            for k in _MB_KEYS}
     t_avg = sum(avg.values())
     t_avg_no_p2p = t_avg - avg["pp"]
     tail = [ps["dp_step"] + ps["opt"] for ps in per_stage]
     slowest = np.argmax(np.stack(tail), axis=0)
-    dp_step = np.choose(slowest, [ps["dp_step"] for ps in per_stage])
-    optimizer = np.choose(slowest, [ps["opt"] for ps in per_stage])
+    if np.ndim(slowest) == 0:                   # one plan: its slowest stage's own values
+        dp_step, optimizer = per_stage[slowest]["dp_step"], per_stage[slowest]["opt"]
+    else:
+        dp_step = np.choose(slowest, [ps["dp_step"] for ps in per_stage])
+        optimizer = np.choose(slowest, [ps["opt"] for ps in per_stage])
     ff = np.asarray(pipeline_flushes, dtype=float)
     m_flush = np.maximum(n_microbatches // np.asarray(pipeline_flushes, dtype=np.int64), 1)
     bub = np.asarray(bubble_fraction(np.maximum(pp, 1), m_flush, schedule,
                                      np.maximum(virtual_stages, 1)))
     bubble = bub * mf * t_avg_no_p2p
-    fill_p2p = np.where(pp > 1, ff * 2.0 * (ppf * virtual_stages - 1) * p2p_s, 0.0)
+    fill_p2p = _pick(pp > 1, ff * 2.0 * (ppf * virtual_stages - 1) * p2p_s, 0.0)
     return {
         "matmul_s": mf * avg["matmul"], "attention_s": mf * avg["attn"],
         "memory_bound_s": mf * avg["mem"], "recompute_s": mf * avg["rc"],
@@ -1215,7 +1232,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     x = s / cpf * mbs                       # tokens per micro-batch on one rank
     kvf = kv_fraction(c, tpf)
     lc = layer_compute(model, c,
-                       LayerGeometry(s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf,
+                       LayerGeometry(s=s, x=x, xs=_pick(sp, x / tpf, x), tp=tpf, ep=epf,
                                      cp=cpf, mbs=mbs, kvf=kvf),
                        KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
                                    keff=keff, gemm_shape=o.gemm_shape,
@@ -1240,21 +1257,21 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                     unpaired_share(sched, pp, m, v), cpf)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
-                             sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
+                             sp_tokens=_pick(sp, x / tpf, x), peak=peak, hbm=hbm,
                              shard=shard, replicas=replicas,
                              head_peak=acc.peak_flops_per_s(o.edge_dtype))
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
     n_gpus = dpf * tpf * pp.astype(float) * cpf
-    parts = add_straggler(parts, np.broadcast_to(n_gpus, shape), o.straggler)
+    parts = add_straggler(parts, _shaped(n_gpus, shape), o.straggler)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
                        n_gpus=n_gpus, peak=peak, rc=rc)
     # one dense layer, one micro-batch: forward and backward (with recompute), exposed TP
-    out["layer_fwd_s"] = np.broadcast_to(lc["gemm_f_dense"] + lc["t_core_f"] + lc["ew_f_t"]
-                                         + lc["core_ew_f_t"] + tp_d[0], shape)
-    out["layer_bwd_s"] = np.broadcast_to(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
-                                         - out["layer_fwd_s"], shape)
+    out["layer_fwd_s"] = _shaped(lc["gemm_f_dense"] + lc["t_core_f"] + lc["ew_f_t"]
+                                 + lc["core_ew_f_t"] + tp_d[0], shape)
+    out["layer_bwd_s"] = _shaped(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
+                                 - out["layer_fwd_s"], shape)
     return out
 
 
@@ -1371,31 +1388,33 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, g.pp_split, pick)
     names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe")
     mtp, mtp_moe, mtp_proj = mtp_terms(model, c, g, o, tpf)
+    # the same for every stage: the last stage's MTP modules, LM head and loss (each module one
+    # more head), the pipeline P2P and the groups the optimizer's shards span
+    mtp_d, mtp_m = mtp * (1 - mtp_moe), mtp * mtp_moe
+    last_mm, last_mem = (1 + mtp) * head_mm, (1 + mtp) * head_mem
+    pp_part = _pick(o.pp_overlap, 0.0, _pick(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0))
+    opt_ne, opt_ex = _pick(z == 3, dp.f_ne, dp.g_dp), _pick(z == 3, dp.f_ex, dp.g_ex)
     per_stage = []
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first, last = r == 0, r == pp - 1
         # multi-token prediction on the last stage (Megatron-Core's default placement)
-        md, mm = np.where(last, mtp * (1 - mtp_moe), 0.0), np.where(last, mtp * mtp_moe, 0.0)
-        part = {k: (nd + md) * dense[j] + (nm + mm) * moe[j] for j, k in enumerate(names)}
-        part["matmul"] = part["matmul"] + np.where(last, (1 + mtp) * head_mm, 0.0) \
-            + (md + mm) * mtp_proj
-        part["mem"] = part["mem"] + np.where(last, (1 + mtp) * head_mem, 0.0) \
-            + np.where(first, emb_mem, 0.0)
-        part["tp"] = part["tp"] + np.where(last, edge_tp, 0.0) + np.where(first, edge_tp, 0.0)
+        md, mm = _pick(last, mtp_d, 0.0), _pick(last, mtp_m, 0.0)
+        nd, nm = nd + md, nm + mm               # the stage's dense and MoE blocks, MTP's too
+        part = {k: nd * dense[j] + nm * moe[j] for j, k in enumerate(names)}
+        part["matmul"] = part["matmul"] + _pick(last, last_mm, 0.0) + (md + mm) * mtp_proj
+        part["mem"] = part["mem"] + _pick(last, last_mem, 0.0) + _pick(first, emb_mem, 0.0)
+        part["tp"] = part["tp"] + _pick(last, edge_tp, 0.0) + _pick(first, edge_tp, 0.0)
         fwd_compute = (part["matmul"] + part["attn"] + part["mem"]) / 3.0
-        p_ne = (nd + md) * p_dense + (nm + mm) * p_moe + np.where(first, p_emb, 0.0) \
-            + np.where(last, p_head, 0.0) + (md + mm) * 2.0 * c.h * c.h / tpf
-        p_ex = (nm + mm) * p_exp
-        nd, nm = nd + md, nm + mm
+        p_ne = nd * p_dense + nm * p_moe + _pick(first, p_emb, 0.0) \
+            + _pick(last, p_head, 0.0) + (md + mm) * 2.0 * c.h * c.h / tpf
+        p_ex = nm * p_exp
         part["dp_mb"], part["dp_step"] = dp.exposure(p_ne, p_ex, np.maximum(nd + nm, 1.0),
                                                      fwd_compute)
         if o.fsdp_copies:             # FSDP2's copy-out and copy-in, serial with compute
-            part["mem"] = part["mem"] + np.where(
+            part["mem"] = part["mem"] + _pick(
                 z == 3, fsdp_copies_s(p_ne + p_ex, dp.own_gathers, dp.gb, bw_e), 0.0)
-        p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
-        part["pp"] = np.where(o.pp_overlap, 0.0, p2p)
-        part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, dp.f_ne, dp.g_dp),
-                                     np.where(z == 3, dp.f_ex, dp.g_ex), opt_bytes, bw_e)
+        part["pp"] = pp_part
+        part["opt"] = optimizer_time(p_ne, p_ex, z, opt_ne, opt_ex, opt_bytes, bw_e)
         per_stage.append(part)
     return per_stage
 
@@ -1475,9 +1494,9 @@ class _DPTraffic:
         ``groups``: (dense size, stride, expert size, stride), the ZeRO groups by default."""
         n_ne, s_ne, n_ex, s_ex = self.zero_groups if groups is None else groups
         return pieces * (self.fig.nccl(op, p_ne * nbytes / pieces, n_ne, s_ne, agg)
-                         + np.where(p_ex > 0,
-                                    self.fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg),
-                                    0.0))
+                         + _pick(p_ex > 0,
+                                 self.fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg),
+                                 0.0))
 
     def exposure(self, p_ne, p_ex, n_layers, fwd_compute) -> tuple:
         """``zero_exposure`` of a stage with ``p_ne`` dense and ``p_ex`` routed-expert
@@ -1486,28 +1505,36 @@ class _DPTraffic:
         before its forward and backward (and, where the stack's recomputation gathers again,
         the recomputed forward: ``fsdp_backward_gathers``) and reduce-scatters its
         gradients every micro-batch; HSDP all-reduces each rank's gradient shard over the
-        replicas once per step. Returns ``(per micro-batch, per step)`` seconds."""
+        replicas once per step. Returns ``(per micro-batch, per step)`` seconds.
+
+        Arrays of plans time every stage's collectives (each plan's picked by its stage); one
+        plan only its own stage's (``runs``): the others' are 0, which its stage never reads."""
         o, z, gb, wb = self.o, self.z, self.gb, self.wb
-        rs = self.time("reduce_scatter", p_ne, p_ex, gb)
-        grad = np.select([z == 0, z == 1], [self.time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
+
+        def runs(*stages) -> bool:
+            return np.ndim(z) > 0 or int(z) in stages
+
+        rs = self.time("reduce_scatter", p_ne, p_ex, gb) if runs(1, 2) else 0.0
+        grad = _pick(z == 0, self.time("all_reduce", p_ne, p_ex, gb) if runs(0) else 0.0,
+                     _pick(z == 1, rs, 0.0))
         if self.hsdp:
-            grad = np.where((z == 3) & (self.reps > 1),
-                            self.time("all_reduce", p_ne / self.f_ne, p_ex / self.f_ex, gb,
-                                      groups=self.replica_groups), grad)
+            grad = _pick((z == 3) & (self.reps > 1),
+                         self.time("all_reduce", p_ne / self.f_ne, p_ex / self.f_ex, gb,
+                                   groups=self.replica_groups), grad)
         pieces, agg = float(o.fsdp_collectives_per_layer), o.fsdp_nic_aggregation
-        z3_gather = n_layers * self.time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
-                                         pieces, agg, self.shard_groups)
-        z3_rs = n_layers * self.time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
-                                     pieces, agg, self.shard_groups)
+        z3_gather, z3_rs = (n_layers * self.time(op, p_ne / n_layers, p_ex / n_layers, b, pieces,
+                                                 agg, self.shard_groups) if runs(3) else 0.0
+                            for op, b in (("all_gather", wb), ("reduce_scatter", gb)))
         return zero_exposure(
             z, o.dp_overlap, fwd_compute,
             gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + self.bwd_gathers, rs=rs, grad=grad,
-            wgather=np.where((z == 1) | (z == 2), self.time("all_gather", p_ne, p_ex, wb), 0.0),
+            wgather=_pick((z == 1) | (z == 2), self.time("all_gather", p_ne, p_ex, wb), 0.0)
+            if runs(1, 2) else 0.0,
             n_layers=n_layers, prefetch_layers=o.fsdp_prefetch_layers,
-            backward_compute=(2.0 + np.where(self.full, 1.0, 0.0)) * fwd_compute,
+            backward_compute=(2.0 + _pick(self.full, 1.0, 0.0)) * fwd_compute,
             # HSDP: the replicas' all-reduce shares the NICs with the last backward's
             # shard-group traffic when the shard group spans scale-up domains
-            grad_link_busy=np.where(
+            grad_link_busy=_pick(
                 (z == 3) & (self.reps > 1) & (self.f_ne * self.st_dp > self.fig.domain),
                 self.bwd_gathers * z3_gather + z3_rs, 0.0) if self.hsdp else 0.0,
             replica_per_microbatch=o.hsdp_all_reduce == "per_microbatch",
@@ -1543,22 +1570,30 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
     """Step time = the sum of ``PARTS``; MFU = model FLOPs per step ÷ (step time × n_gpus ×
     peak), model FLOPs ``tokens × ModelSpec.flops_per_token(s, causal=False)`` (the workbook's
     MFU basis); HFU the same with the recomputed FLOPs (``recompute=...``)."""
-    parts = {k: np.broadcast_to(np.asarray(val, dtype=float), shape) for k, val in parts.items()}
+    parts = {k: _shaped(val, shape) for k, val in parts.items()}
     total = sum(parts[k] for k in PARTS)
     fpt = float(model.flops_per_token(s, causal=False))
-    hw = np.select([rc == 2, rc == 1],
-                   [float(model.flops_per_token(s, causal=False, recompute="full")),
-                    float(model.flops_per_token(s, causal=False, recompute="selective"))], fpt)
+    hw = _pick(rc == 2, float(model.flops_per_token(s, causal=False, recompute="full")),
+               _pick(rc == 1, float(model.flops_per_token(s, causal=False, recompute="selective")),
+                     fpt))
     out = dict(parts)
     out["step_time_s"] = total
-    out["model_flops"] = np.broadcast_to(tokens * fpt, shape)
-    out["hardware_flops"] = np.broadcast_to(tokens * hw, shape)
+    out["model_flops"] = _shaped(tokens * fpt, shape)
+    out["hardware_flops"] = _shaped(tokens * hw, shape)
     out["mfu"] = out["model_flops"] / (total * n_gpus * peak)
     out["hfu"] = out["hardware_flops"] / (total * n_gpus * peak)
-    out["tokens_per_s"] = np.broadcast_to(tokens / total, shape)
+    out["tokens_per_s"] = _shaped(tokens / total, shape)
     out["exposed_comm_s"] = sum(parts[k] for k in ("tp_comm_s", "cp_comm_s", "ep_comm_s",
                                                     "pp_comm_s", "dp_comm_s"))
     return out
+
+
+def _shaped(val, shape: tuple):
+    """``val`` as a float array of the plans' ``shape``: a read-only broadcast view
+    (``np.broadcast_to``), or for one plan (``shape == ()``) its 0-d array as it is (the same
+    value, without the view's cost)."""
+    a = np.asarray(val, dtype=float)
+    return a if shape == () and a.shape == () else np.broadcast_to(a, shape)
 
 
 def _load_eff(cluster: Cluster) -> Efficiency:

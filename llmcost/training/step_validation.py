@@ -14,6 +14,7 @@ benchmark.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -197,7 +198,15 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
 
 def validation_configs() -> pd.DataFrame:
     """``data/validation_mfu.csv``: each published run's split, micro-batch, schedule,
-    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans."""
+    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans.
+    Read once per process (``_validation_configs``: the file is data, fixed while it runs);
+    each call gets its own copy."""
+    return _validation_configs().copy()
+
+
+@lru_cache(maxsize=1)
+def _validation_configs() -> pd.DataFrame:
+    """``validation_configs``' frame, read."""
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
@@ -413,8 +422,23 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
-    return pd.DataFrame([_validation_row(c, runs.loc[c["run_id"]], over, kernel_efficiency,
-                                         moe_host) for _, c in cfg.iterrows()])
+    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host)
+                         for c, r in _config_run_rows(cfg, runs)])
+
+
+def _config_run_rows(cfg: pd.DataFrame, runs: pd.DataFrame):
+    """Each row of ``cfg`` (``validation_configs``) and its run in ``runs`` (published runs
+    indexed by ``run_id``) as dicts of column -> value, the values ``cfg.iterrows()`` and
+    ``runs.loc[run_id]`` give: the row readers (``row_model``, ``row_plan``, ``row_options``,
+    ``_validation_row``) read a dict as they read a Series, without pandas' per-element
+    lookup."""
+    cols = list(cfg.columns)
+    run_cols = {k: runs[k].to_numpy() for k in runs.columns}
+    at = {rid: i for i, rid in enumerate(runs.index)}
+    for vals in cfg.to_numpy(dtype=object):
+        c = dict(zip(cols, vals))
+        i = at[c["run_id"]]
+        yield c, {k: a[i] for k, a in run_cols.items()}
 
 
 def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None) -> pd.DataFrame:
