@@ -418,6 +418,15 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction():
                    mfu_bf16_basis=0.50)
     assert "above every one of the 2 held-out" in prediction_evidence(band)
     assert "lies within the 2 held-out" in prediction_evidence(replace(band, regime_best=0.55))
+    # an FP8 prediction: 15% of the FP8 peak is 30% of the BF16 peak (twice the rate,
+    # accelerators.csv's B200 2.25 / 4.5 PFLOP/s dense), the basis published runs report; a new
+    # user read "30% is above 15%" and then "the highest of them 75%" unlabelled
+    fp8 = replace(band, mfu=0.15, mfu_bf16_basis=0.30, regime_best=0.75)
+    text = prediction_evidence(fp8)
+    assert ("the highest of them 75% of the BF16 peak, the basis published runs report their "
+            "MFU on, where this prediction (15% of its own dtype's peak) is 30%") in text
+    assert "lies within" in text
+    assert "BF16 peak" not in prediction_evidence(band)   # a BF16 prediction needs no basis
     none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)
     assert "no held-out published run in its regime (R)" in prediction_evidence(none)
     assert "published step times +0.0% ± 50% from the predicted" in prediction_evidence(none)

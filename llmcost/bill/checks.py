@@ -581,16 +581,19 @@ def prediction_evidence(band) -> str:
                 f"{step_error_words(band.center, band.half_width)}, "
                 "so trust the comparison loosely")
     pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
+    best = f"{band.regime_best:.0%}"
+    if not math.isclose(pred, band.mfu, rel_tol=1e-9):   # an FP8 (or FP4) prediction
+        best += (f" of the BF16 peak, the basis published runs report their MFU on, where this "
+                 f"prediction ({band.mfu:.0%} of its own dtype's peak) is {pred:.0%}")
     if pred > band.regime_best:
         return (f"that prediction is above every one of the {band.n} held-out published "
                 f"run(s) of its regime ({band.regime}; the highest of them "
-                f"{band.regime_best:.0%}, {band.regime_best_source}; all the regime's runs, "
+                f"{best}, {band.regime_best_source}; all the regime's runs, "
                 "not only those on the same GPU generation, dense with dense or MoE with MoE, "
                 f"within {SIZE_FACTOR:g}× in total parameters and {SEQ_FACTOR:g}× in sequence "
                 "length): an extrapolation, so trust the comparison less")
     return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
-            f"({band.regime}; the highest of them {band.regime_best:.0%}, "
-            f"{band.regime_best_source})")
+            f"({band.regime}; the highest of them {best}, {band.regime_best_source})")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.
