@@ -220,8 +220,24 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
     out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
-                        _price_unit_warning(p), _long_rl_campaign_warning(p, bill)) if w]
+                        _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
+                        _people_months_warning(p, bill)) if w]
     return out + money_magnitude_warnings(p)
+
+
+def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``ledger_people`` gives roles without ``months`` and the scenario no
+    ``ledger_project_months``: those roles are then priced for the final run's wall clock only
+    (the ledger's convention, ``ledger._project_months``), often a few weeks, which a reader
+    takes for the project's staffing. None otherwise, or without a bill."""
+    people = p.get("ledger_people") or []
+    bare = [r.get("role", "?") for r in people if isinstance(r, dict) and "months" not in r]
+    if bill is None or not bare or p.get("ledger_project_months") is not None:
+        return None
+    months = bill.figures["project_months"]
+    return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
+            f"{months:.2f} months, the final run's wall clock only (ledger_project_months is not "
+            "set): set ledger_project_months, or months on each role, for the project's staffing")
 
 
 #: GPUs of the server whose hourly price a GPU-hour price may have been confused with

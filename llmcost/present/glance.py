@@ -591,6 +591,8 @@ CAVEATS = [
      "the bill, {0}, is {1} the budget"),
     (r"^ledger_project_months=([\d.]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
+    (r"^ledger_people: .*? are priced for ([\d.]+) months",
+     "staff are priced for {0} months, the training run alone: give the project's length"),
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
