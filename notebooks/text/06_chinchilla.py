@@ -760,6 +760,7 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 
 # %%
 b = band.loc[c_run]
+moe = "; MoE: dense-model fits on active parameters, outside their data" if spec.is_moe else ""
 rows = [
     summary_row("run_tokens_per_param", "tokens per parameter (scenario)", float(eff["tokens_per_param"]), "",
                 "active parameters for MoE" if spec.is_moe else "total parameters"),
@@ -772,7 +773,7 @@ rows = [
     summary_row("optimal_n_params", "compute-optimal parameters", float(eff["optimal_n_params"]), "",
                 f"{fit.name}"),
     summary_row("allocation_compute_overhead", "extra training compute of the allocation",
-                float(eff["compute_overhead"]), "fraction", "vs compute-optimal at the same loss"),
+                float(eff["compute_overhead"]), "fraction", "vs compute-optimal at the same loss" + moe),
 ]
 
 # %%
