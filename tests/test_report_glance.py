@@ -280,6 +280,39 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert glance.plain_sentences({"bill_glance": None}) == []
 
 
+def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line():
+    # A new-user trial: "The whole project costs $1.20M" over a bill whose people, data,
+    # evaluation, network, operations and reserve lines were not given ($0), and whose largest
+    # line, the exploratory and failed runs, is the workbook's default share of the main run.
+    # By the point bill's own statuses: the categories all of whose lines are "not given" are
+    # named whole, those with some such lines as "some ... lines", the largest "default" line
+    # with its amount.
+    g = glance.bill_glance(RANGED)[0]
+    bill = ledger.build_ledger(RANGED)
+    cats = {}
+    for ln in bill.lines:
+        cats.setdefault(ln.category, set()).add(ln.status == "not given")
+    whole = [c for c, v in cats.items() if v == {True}]
+    partly = [c for c, v in cats.items() if v == {True, False}]
+    assert g["not_given"]["whole"] == whole and g["not_given"]["partly"] == partly
+    assert "people" in whole and "compute" not in whole + partly
+    top = max((ln for ln in bill.lines if ln.status == "default"), key=lambda ln: ln.usd)
+    first = glance.plain_sentences(_summary(g))[0]
+    assert first.startswith("What this scenario prices costs ")
+    left = whole + [f"some {c} lines" for c in partly]
+    assert ("Not in that total: " + ", ".join(left[:-1]) + f" and {left[-1]} (not given in the "
+            "scenario, counted $0; 00_index lists them)") in first
+    assert (f"the line '{top.line}', {fmt_usd(top.usd)}, is priced from the workbook's "
+            "default") in first
+    # the default scenario: its exploratory and failed runs, the largest line, is a default
+    d = glance.not_given(report.estimate_ledger("data/scenarios/default.yaml"))
+    assert d["defaults"][0]["line"] == "exploratory and failed runs"
+    # a bill that leaves nothing out is the whole project's
+    full = dict(g, not_given={"whole": [], "partly": [], "defaults": []})
+    assert glance.plain_sentences(_summary(full))[0].startswith("The whole project costs ")
+    assert "Not in that total" not in glance.plain_sentences(_summary(full))[0]
+
+
 def test_caveats_are_one_line_in_the_readers_words():
     ws = scenario_warnings({"model": "llama-2-70b", "mfu": 0.9, "dtype": "fp8"})
     lines = [glance.caveat_line(w) for w in ws]

@@ -95,8 +95,47 @@ def glance_summary(head):
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
            "final_run": final_run(head.draws),
+           "not_given": not_given(head.point),
            "tornado": tor.to_dict("records")}
     return out, bars, tor
+
+
+def not_given(bill) -> dict:
+    """What a reader must know before calling the bill's total the whole project's, from its
+    point bill's lines' ``status``: ``whole``, the categories none of whose lines the scenario
+    gives ("not given": $0 in the total), ``partly``, those with some lines not given, and
+    ``defaults``, the lines priced from the workbook's defaults rather than the scenario's
+    figures (status "default", above $0), largest first, as ``{"line", "usd"}``."""
+    cats: dict = {}
+    for ln in bill.lines:
+        cats.setdefault(ln.category, []).append(ln.status == "not given")
+    defaults = sorted(({"line": ln.line, "usd": float(ln.usd)} for ln in bill.lines
+                       if ln.status == "default" and ln.usd), key=lambda d: -d["usd"])
+    return {"whole": [c for c, v in cats.items() if all(v)],
+            "partly": [c for c, v in cats.items() if any(v) and not all(v)],
+            "defaults": defaults}
+
+
+def _and(words: list) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def gaps_sentence(gaps: dict | None) -> str:
+    """The sentence after the cost: the categories the total leaves out (not given, $0) and the
+    largest line priced from a default (``not_given``); empty when there is neither."""
+    if not gaps:
+        return ""
+    parts = []
+    if gaps["whole"] or gaps["partly"]:
+        left = gaps["whole"] + [f"some {c} lines" for c in gaps["partly"]]
+        parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
+                     "$0; 00_index lists them)")
+    if gaps["defaults"]:
+        d = gaps["defaults"][0]
+        parts.append(f"{'the' if parts else 'The'} line '{d['line']}', {fmt_usd(d['usd'])}, "
+                     "is priced from the workbook's default, not from a figure the scenario "
+                     "gives")
+    return "; ".join(parts) + "." if parts else ""
 
 
 def with_headline(out: dict, head) -> dict:
@@ -416,7 +455,8 @@ def compared_sentence(summary: dict) -> str:
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
-    P10-P90 range, what drives the range (the tornado's top input), the biggest lever
+    P10-P90 range (the whole project's only when no line is "not given"; then what it
+    leaves out and its largest default line, ``gaps_sentence``), what drives the range (the tornado's top input), the biggest lever
     (``lever_sentence``). Empty without a glance (the bill could not be built)."""
     g = summary.get("bill_glance")
     if not g:
@@ -426,12 +466,17 @@ def plain_sentences(summary: dict, failed=()) -> list:
     run = g.get("final_run")
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
-    first = (f"The whole project costs {fmt_usd(t['point_usd'])} as estimated, likely "
+    gaps = g.get("not_given")
+    what = ("What this scenario prices costs" if gaps and (gaps["whole"] or gaps["partly"])
+            else "The whole project costs")
+    first = (f"{what} {fmt_usd(t['point_usd'])} as estimated, likely "
              f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, median "
              f"{fmt_usd(t['p50_usd'])}; from {how})"
              + (f"; the {run['label']} (its paid GPU-hours, failures and restarts included, at "
                 f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it."
                 if run and run["point_usd"] else "."))
+    gap = gaps_sentence(gaps)
+    first += f" {gap}" if gap else ""
     tor = g["tornado"]
     if tor:
         top = tor[0]
