@@ -110,6 +110,17 @@ def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
                             "llama-2-7b was pre-trained at") for x in w), w
     assert not any("beyond" in x for x in scenario_warnings({"model": "llama-2-7b",
                                                              "seq_len": 4096}))
+    # Llama 3.1: main pre-training at 8,192 tokens, then a long-context stage to 128K
+    # (arXiv:2407.21783 §3.4.2; its config's max_position_embeddings 131,072): a new user read
+    # "the catalogue records no longer context" for a model whose context is 131,072
+    w = [x for x in scenario_warnings({"model": "llama-3.1-70b", "seq_len": 131072})
+         if x.startswith("seq_len=")]
+    assert w == ["seq_len=131,072 is beyond the 8,192-token sequence length of llama-3.1-70b's "
+                 "main pre-training; its 131,072-token context came from a long-context stage "
+                 "after it (max_position_embeddings): training at this length from the start "
+                 "prices that stage's attention FLOPs and activation memory for every token."]
+    assert any("beyond llama-3.1-70b's context of 131,072 tokens" in x for x in
+               scenario_warnings({"model": "llama-3.1-70b", "seq_len": 262144}))
     # GPT-3's learned position table has 2,048 rows (Brown et al. 2020, Table 2.1).
     w = scenario_warnings({"model": "gpt-3-175b", "seq_len": 4096})
     assert any("beyond gpt-3-175b's context of 2,048 tokens (max_position_embeddings)" in x

@@ -351,8 +351,11 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
 
 def _context_warning(values: dict) -> str | None:
     """One sentence if ``seq_len`` exceeds the model's context: ``max_position_embeddings``
-    where the model declares it (a learned position table, or a Hugging Face config's value),
-    else the pre-training sequence length the catalogue records (``ModelSpec.seq_len``)."""
+    where the model declares it (a learned position table, a Hugging Face config's value, or
+    the released context of a catalogue model extended after its main pre-training, Llama 3.1's
+    131,072), beyond which the model cannot attend; else, beyond the pre-training sequence
+    length the catalogue records (``ModelSpec.seq_len``), a context extension (said as the
+    model's own long-context stage where it declares a longer context)."""
     s = values.get("seq_len")
     if "model" not in values or not isinstance(s, int):
         return None
@@ -365,6 +368,12 @@ def _context_warning(values: dict) -> str | None:
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "
                 "cannot attend that far without a context extension, so its attention FLOPs "
                 "and activation memory here describe a model that does not exist.")
+    if s > spec.seq_len and spec.max_position_embeddings:
+        return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length of "
+                f"{spec.name}'s main pre-training; its {spec.max_position_embeddings:,}-token "
+                "context came from a long-context stage after it (max_position_embeddings): "
+                "training at this length from the start prices that stage's attention FLOPs "
+                "and activation memory for every token.")
     if s > spec.seq_len:
         return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length "
                 f"{spec.name} was pre-trained at (the catalogue records no longer context): "
