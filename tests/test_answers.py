@@ -248,6 +248,12 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     assert answers.hardware_sweep(sweep.assign(rankable=False)).endswith(
         "within a published run): none")
     assert max(len(ln) for ln in answers.hardware_sweep(sweep, width=60).splitlines()) <= 60
+    # a price listed as not available (data/prices.csv's available column) says what that
+    # means, not a bare "NOT available" beside "catalogue median" (a new user read the two as a
+    # contradiction: the median of MI300X's one row, which had no capacity)
+    flat = " ".join(answers.hardware_sweep(sweep.assign(price_available=False)).split())
+    assert "price listed, but the provider had no capacity when it was collected; MFU" in flat
+    assert "price buyable; MFU" in " ".join(text.split())
     # the billed basis is read from its own column (levers.hardware_sweep's billed_mfu_basis),
     # never guessed from the words of mfu_basis (the basis of calibrated_mfu): a cheapest row
     # on the pilots' own hardware says so, whatever mfu_basis says
