@@ -489,7 +489,8 @@ def _more_module_specs(tiny) -> dict:
     change = llmcost.levers.dedupe_datasets(small)
     portfolio = llmcost.levers.example_portfolio(small)
     ranked = llmcost.levers.rank_levers(small, keys=["dedupe_datasets"], samples=10)
-    one_scenario = ("async_checkpoints", "best_plan", "dedupe_datasets", "fix_data_loading",
+    one_scenario = ("async_checkpoints", "best_plan", "cheapest_provider", "dedupe_datasets",
+                    "fix_data_loading",
                     "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs",
                     "optimal_checkpoint_interval", "release_failed_allocations",
                     "reserved_pricing", "spot_pricing", "spot_without_checkpoints")

@@ -1032,3 +1032,37 @@ def test_the_reserve_lever_pays_the_term_on_a_tpu():
     long = lv.reserved_pricing({**s, "train_tokens": 2e13})
     assert long.after["pricing"] == "reserved"
     assert long.after["price_usd_per_gpu_hour"] == pytest.approx(4.20 * 0.45, rel=1e-9)
+
+
+def test_the_cheapest_provider_lever_takes_the_cheapest_buyable_row():
+    # A new-user trial: with no price, an H100 bill uses the median of the catalogue's current
+    # on-demand rows (Azure's $12.29 among them) and its biggest lever was spot capacity, while
+    # the same catalogue lists buyable on-demand prices near half the median. By hand from
+    # data/prices.csv: the cheapest current, available H100-SXM on-demand row.
+    with open(DATA_DIR / "prices.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["accelerator"] == "H100-SXM"
+                and r["pricing"] == "on_demand" and r["current"].lower() == "true"
+                and r["available"].lower() == "true"]
+    best = min(rows, key=lambda r: float(r["price_usd_per_gpu_hour"]))
+    sc = {"model": "llama-3.1-8b", "n_gpus": 256, "train_tokens": 1e12, "mfu": 0.4}
+    c = lv.cheapest_provider(sc)
+    assert c.after["price_usd_per_gpu_hour"] == pytest.approx(
+        float(best["price_usd_per_gpu_hour"]), rel=1e-12)
+    assert best["provider"] in c.name and "capacity" in c.risk
+    r = lv.price_lever("cheapest_provider", "the cheapest listed provider", "pricing", sc, c)
+    median = llmcost.catalog.catalogue_price("H100-SXM")[0]
+    # compute lines scale with the price: the saving is at least the pre-training compute's
+    # share of the price cut (by hand: pre-training compute x (1 - cheapest / median))
+    pre = next(ln.usd for ln in lv.bill(sc).lines if ln.key == "compute.pretraining.main")
+    assert r.saving_usd >= pre * (1 - float(best["price_usd_per_gpu_hour"]) / median) * 0.999
+    # a ranged price keeps its shape, scaled to the cheapest point
+    ranged = lv.cheapest_provider({**sc, "price_usd_per_gpu_hour": [4.0, 8.0]})
+    after = ranged.after["price_usd_per_gpu_hour"]
+    cheapest = float(best["price_usd_per_gpu_hour"])
+    assert (after.low, after.high) == (pytest.approx(4.0 * cheapest / 6.0),
+                                       pytest.approx(8.0 * cheapest / 6.0))
+    # already at or below it, owned hardware, no buyable row: unchanged, saying why
+    assert "already at or below" in lv.cheapest_provider({**sc, "price_usd_per_gpu_hour":
+                                                          cheapest}).note
+    assert "owned" in lv.cheapest_provider({**sc, "pricing": "owned"}).note
+    assert "no buyable" in lv.cheapest_provider({**sc, "accelerator": "MI300X"}).note

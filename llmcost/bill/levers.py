@@ -891,6 +891,44 @@ def reserved_pricing(s: dict) -> Change:
                   "", f"reserve capacity ({best.provider}'s own discount, its term paid)")
 
 
+def cheapest_provider(s: dict) -> Change:
+    """The cheapest provider the catalogue lists for the scenario's accelerator and pricing mode:
+    the lowest current price of ``data/prices.csv`` whose provider showed capacity when it was
+    collected (``available``), in place of the price the scenario bills (its own, or the
+    catalogue median it defaults to)::
+
+        price after = price before × (cheapest buyable ÷ price before's point)
+
+    (a range keeps its shape). Unchanged when the bill already pays that or less, for owned
+    hardware, or with no buyable row. A list price of another provider: its capacity at the
+    run's scale, interconnect and support are not the bill's to promise."""
+    s = _clean(s)
+    acc, pricing = _get(s, "accelerator"), _get(s, "pricing")
+    if pricing == "owned":
+        return _unchanged(s, "owned hardware: no provider to change")
+    rows = list_prices(acc, pricing, current_only=True)
+    rows = rows[rows["available"]]
+    if rows.empty:
+        return _unchanged(s, f"no buyable current {pricing} price for {acc} in data/prices.csv")
+    best = rows.loc[rows["price_usd_per_gpu_hour"].idxmin()]
+    given = s.get("price_usd_per_gpu_hour")
+    now = float(_point(given, "price_usd_per_gpu_hour")) if given is not None else \
+        catalogue_price(acc, pricing)[0]
+    cheapest = float(best["price_usd_per_gpu_hour"])
+    if cheapest >= now:
+        return _unchanged(s, f"the bill's ${now:.2f}/GPU-h is already at or below the "
+                          f"cheapest buyable {pricing} price for {acc} "
+                          f"({best['provider']} {best['date']}, ${cheapest:.2f})")
+    return Change({**s, "price_usd_per_gpu_hour": _scale(given if given is not None else now,
+                                                         cheapest / now)},
+                  "a list price: the provider may lack the capacity for the run's GPUs at "
+                  "once, or the same interconnect, storage or support",
+                  f"{best['provider']} {best['date']} ${cheapest:.2f}/GPU-h, the cheapest of "
+                  f"{len(rows)} buyable current {pricing} price(s) for {acc}, against "
+                  f"${now:.2f}", f"data/prices.csv ({best['provider']}: {best['source']})", "",
+                  f"the cheapest listed provider ({best['provider']}, ${cheapest:.2f}/GPU-h)")
+
+
 def spot_pricing(s: dict) -> Change:
     """Spot (pre-emptible) capacity with resumable training: the ledger's spot model
     (pre-emptions added to failures, a longer restart; catalogue median spot price)."""
@@ -1029,6 +1067,7 @@ LEVERS = {
     "async_checkpoints": ("asynchronous checkpoints", "checkpoints", async_checkpoints),
     "shorter_retention": ("keep milestones 3 months, not 12", "checkpoints", shorter_retention),
     "reserved_pricing": ("reserve capacity for the run", "pricing", reserved_pricing),
+    "cheapest_provider": ("the cheapest listed provider", "pricing", cheapest_provider),
     "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),
 }
 
