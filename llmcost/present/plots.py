@@ -9,7 +9,9 @@ import contextlib
 import functools
 import hashlib
 import io
+import itertools
 import textwrap
+import threading
 import warnings
 
 import numpy as np
@@ -267,6 +269,7 @@ def ticks_computed_once(fig):
 
     Both are private methods of ``matplotlib.axis.Axis``; an axis without them is drawn as
     matplotlib draws it. Reentrant: an axis already kept by an outer block stays with it.
+    The block is also the one within which ``keep_text_layouts`` keeps each text's layout.
     """
     kept = []
     for ax in _all_axes(fig):
@@ -277,11 +280,85 @@ def ticks_computed_once(fig):
             k = _KeptTicks(axis)
             axis._update_ticks, axis._get_ticklabel_bboxes = k.update_ticks, k.ticklabel_bboxes
             kept.append(axis)
+    depth = getattr(_PRINTING, "depth", 0)
+    if depth == 0:  # an outer block: the layouts kept by an earlier one are not read
+        _PRINTING.block = next(_PRINT_BLOCKS)
+    _PRINTING.depth = depth + 1
     try:
         yield
     finally:
+        _PRINTING.depth = depth
         for axis in kept:
             del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
+#: This thread's ``ticks_computed_once`` blocks: ``depth``, how many run, and ``block``, the
+#: number of the outermost (``_PRINT_BLOCKS``), under which ``keep_text_layouts`` keeps them.
+_PRINTING = threading.local()
+_PRINT_BLOCKS = itertools.count()
+
+
+def keep_text_layouts() -> bool:
+    """Make every text of this process lay itself out once per renderer kind within a
+    ``ticks_computed_once`` block (the prints of ``keep_ticks_while_printing`` and
+    ``print_with_one_draw``), instead of at each of its measures (report kernels:
+    ``kernels.remember_state``). Same pixels and the same SVG; returns whether it was
+    installed now (False: it already was, or this matplotlib's texts do not hold what is read
+    below where it is read here).
+
+    Matplotlib lays a text out (``Text._get_layout``: its lines, their measures, the font's
+    ascent and descent from its tables, the box rotated and aligned) each time its extent is
+    asked: each of constrained layout's two passes, the tight crop, the draw, and each sibling
+    axis's label placement, 10,641 layouts of 5,793 texts-and-renderers for the default
+    scenario's report figures (counted in a report's kernels), a quarter of their printing
+    time. What the layout reads is the text's string (unless it wraps, which reads its place
+    in the figure: never kept), its font properties (their hash, as matplotlib's own measure
+    cache keys them), the figure's dpi, TeX and math-text parsing, line spacing, alignments,
+    rotation and rotation mode, and the renderer's measures, which for Agg depend on its dpi
+    and for the SVG renderer on nothing of the instance (it measures at 72 dpi with its
+    ``TextToPath``; the SVG printer's ``MixedModeRenderer`` measures with it while it draws
+    vectors, and with an Agg renderer of its own, its own kind then, in a rasterized
+    artist); any other renderer is its own kind. The layout is kept on the text with
+    these and the block's number, and laid out anew when one differs; nothing kept is read
+    after the block (a setting changed between prints is seen). Callers read the layout and
+    never change it (``Text.draw``, ``get_window_extent``, ``offsetbox.TextArea``)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.text import Text
+
+    plain = Text._get_layout
+    probe = Text()
+    if getattr(plain, "_llmcost_kept", False) or not all(
+            hasattr(probe, name) for name in ("_fontproperties", "_parse_math", "_linespacing",
+                                              "_multialignment", "_horizontalalignment",
+                                              "_verticalalignment")):
+        return False
+
+    @functools.wraps(plain)
+    def _get_layout(self, renderer):
+        block = getattr(_PRINTING, "block", None) if getattr(_PRINTING, "depth", 0) else None
+        fig = self.get_figure(root=True)
+        if block is None or fig is None or self.get_wrap():
+            return plain(self, renderer)
+        kind = type(renderer)
+        drawing = renderer._renderer if kind is MixedModeRenderer else renderer
+        measures = (RendererSVG if type(drawing) is RendererSVG else
+                    (kind, renderer.dpi) if kind is RendererAgg else renderer)
+        key = (block, self.get_text(), hash(self._fontproperties), fig.dpi, self.get_usetex(),
+               self._parse_math, self._linespacing, self._multialignment,
+               self._horizontalalignment, self._verticalalignment, self.get_rotation_mode(),
+               self.get_rotation())
+        kept = vars(self).get("_llmcost_layout")
+        if kept is not None and kept[0] == measures and kept[1] == key:
+            return kept[2]
+        layout = plain(self, renderer)
+        self._llmcost_layout = (measures, key, layout)
+        return layout
+
+    _get_layout._llmcost_kept = True
+    Text._get_layout = _get_layout
+    return True
 
 
 def keep_ticks_while_printing() -> bool:
