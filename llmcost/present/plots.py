@@ -309,9 +309,9 @@ def keep_text_layouts() -> bool:
     Matplotlib lays a text out (``Text._get_layout``: its lines, their measures, the font's
     ascent and descent from its tables, the box rotated and aligned) each time its extent is
     asked: each of constrained layout's two passes, the tight crop, the draw, and each sibling
-    axis's label placement, 10,641 layouts of 5,793 texts-and-renderers for the default
-    scenario's report figures (counted in a report's kernels), a quarter of their printing
-    time. What the layout reads is the text's string (unless it wraps, which reads its place
+    axis's label placement: 10,641 layouts for the default scenario's report figures (counted
+    in a report's kernels), about a quarter of their printing time; kept, a six-panel log-log
+    figure printed as SVG lays its texts out 78 times instead of 426. What the layout reads is the text's string (unless it wraps, which reads its place
     in the figure: never kept), its font properties (their hash, as matplotlib's own measure
     cache keys them), the figure's dpi, TeX and math-text parsing, line spacing, alignments,
     rotation and rotation mode, and the renderer's measures, which for Agg depend on its dpi
