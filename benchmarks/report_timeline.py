@@ -123,8 +123,9 @@ wrap(report, "_glance_and_compare")
 wrap(report.IndexWork, "_work", "index work (bill, glance)")
 wrap(kernels.WarmKernel, "shutdown", "kernel shutdown")
 wrap_async(kernels.WarmKernel, "_start", "kernel start+warm-up")
+# a reset's code is kernels.RESET, or reset_code(cwd): RESET with the folder to move to
 wrap_async(kernels.WarmKernel, "_run", "kernel code",
-           lambda self, code, t: "reset" if code == kernels.RESET else "warm-up")
+           lambda self, code, t: "reset" if code.startswith(kernels.RESET[:-1]) else "warm-up")
 
 # a new client's wait_for_ready (jupyter_client) waits on the kernel, the kernel idle
 from jupyter_client.asynchronous.client import AsyncKernelClient  # noqa: E402

@@ -62,10 +62,11 @@ def _plain_methods() -> tuple:
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
+    from matplotlib.text import Text
     from matplotlib.textpath import TextToPath
 
     return (RendererAgg.get_text_width_height_descent, TextToPath.get_text_width_height_descent,
-            MathTextParser._parse_cached, FigureCanvasBase.print_figure)
+            MathTextParser._parse_cached, FigureCanvasBase.print_figure, Text._get_layout)
 
 
 _PLAIN = _plain_methods()
@@ -382,7 +383,7 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
     backend's crop, constrained layout and its aspect, texts past the canvas, shared, twin and
     log axes, math text, an inset, ``plots.readable``'s tight layout), with one draw where it
     applies and matplotlib's two where it does not (a colorbar's axes locator); also with the
-    report kernels' other two speed-ups installed."""
+    report kernels' other three speed-ups installed."""
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.figure import Figure
 
@@ -400,11 +401,90 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
         assert count[0] == draws
         plain = FigureCanvasBase.print_figure
         try:
-            with _sharing_text_measures():
+            with _sharing_text_measures(), _keeping_text_layouts():
                 plots.keep_ticks_while_printing()
                 assert _inline_png(make(), fmt) == reference
         finally:
             FigureCanvasBase.print_figure = plain
+
+
+@contextlib.contextmanager
+def _keeping_text_layouts():
+    """``plots.keep_text_layouts`` installed for the block, matplotlib's own method after."""
+    from matplotlib.text import Text
+
+    plain = Text._get_layout
+    try:
+        assert plots.keep_text_layouts()
+        assert not plots.keep_text_layouts()  # once
+        yield
+    finally:
+        Text._get_layout = plain
+
+
+@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
+                                  _figure_with_every_kind_of_axis, _inset_figure])
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_kept_text_layouts_print_matplotlibs_bytes(make, fmt):
+    """``plots.keep_text_layouts`` (what the report's kernels install) prints every figure as
+    matplotlib does, byte for byte, as a PNG and as an SVG, with the prints that keep them
+    (``keep_ticks_while_printing``, then also ``print_with_one_draw``), twice each (a text's
+    layout is not read in a later print)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    reference = _matplotlibs(make, fmt)
+    plain = FigureCanvasBase.print_figure
+    try:
+        with _keeping_text_layouts():
+            plots.keep_ticks_while_printing()
+            assert _inline_png(make(), fmt) == reference
+            assert _inline_png(make(), fmt) == reference
+            plots.print_with_one_draw()
+            assert _inline_png(make(), fmt) == reference
+            assert _inline_png(make(), fmt) == reference
+    finally:
+        FigureCanvasBase.print_figure = plain
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_kept_text_layouts_see_a_change_between_prints(fmt):
+    """A figure printed, then changed where its texts' layouts are read (a title's string and
+    size, the tick labels' rotation and alignment, a label's line spacing, the figure's dpi),
+    then printed again, also under another sans-serif family (a setting the layout reads and
+    no text holds), prints as matplotlib prints it after the same steps: nothing kept in one
+    print is read in the next."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    def printed_then_changed():
+        fig = _math_figure()
+        fig.canvas.print_figure(io.BytesIO(), format=fmt, bbox_inches="tight")
+        a = fig.axes[0]
+        a.set_title(r"another title, $\alpha^{2}$", fontsize=15)
+        for label in a.get_xticklabels():
+            label.set_rotation(30)
+            label.set_horizontalalignment("right")
+        a.yaxis.label.set_linespacing(2.0)
+        fig.set_dpi(80)
+        return fig
+
+    def print_in_serif(fig):  # a setting no text holds: read where the font is looked up
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+            return _inline_png(fig, fmt)
+
+    reference = _matplotlibs(printed_then_changed, fmt)
+    assert reference != _matplotlibs(_math_figure, fmt)  # the changes change the picture
+    assert _plain_methods() == _PLAIN
+    serif = print_in_serif(printed_then_changed())
+    assert serif != reference
+    plain = FigureCanvasBase.print_figure
+    try:
+        with _keeping_text_layouts():
+            plots.keep_ticks_while_printing()
+            plots.print_with_one_draw()
+            assert _inline_png(printed_then_changed(), fmt) == reference
+            assert print_in_serif(printed_then_changed()) == serif
+    finally:
+        FigureCanvasBase.print_figure = plain
 
 
 def test_printing_with_one_draw_leaves_other_prints_to_matplotlib():

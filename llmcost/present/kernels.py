@@ -22,7 +22,9 @@ has each axis compute its ticks once per layout and draw instead of three to fiv
 (``plots.keep_ticks_while_printing``), has every figure of the kernel share one measure of
 each text and one parse of each math text (``plots.share_text_measures``), and prints each
 figure the inline backend crops with one draw instead of two (``plots.print_with_one_draw``):
-the same pixels, a third less drawing, then a quarter less again, then an eighth.
+the same pixels, a third less drawing, then a quarter less again, then an eighth; and it has
+each text lay itself out once per print instead of at each of its measures
+(``plots.keep_text_layouts``), the same pixels again.
 
 After the warm-up and after each reset, what is alive is moved out of the garbage
 collector's reach (``gc.collect()`` then ``gc.freeze()``, ``freeze_what_stays``): the modules,
@@ -118,6 +120,7 @@ def remember_state(figures: str = "png") -> None:
     plots.keep_ticks_while_printing()
     plots.print_with_one_draw()
     plots.share_text_measures()
+    plots.keep_text_layouts()
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)
     freeze_what_stays()

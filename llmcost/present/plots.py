@@ -9,7 +9,9 @@ import contextlib
 import functools
 import hashlib
 import io
+import itertools
 import textwrap
+import threading
 import warnings
 
 import numpy as np
@@ -148,8 +150,13 @@ class _KeptTicks:
 
     def __init__(self, axis):
         self.axis, self.key, self.ticks, self.boxes = axis, None, None, {}
-        self.compute_ticks, self.compute_boxes = axis._update_ticks, axis._get_ticklabel_bboxes
+        self.plain_ticks, self.compute_boxes = axis._update_ticks, axis._get_ticklabel_bboxes
         self.locs = None
+
+    def compute_ticks(self):
+        """The axis's ticks to draw (``ticks_in_view``; matplotlib's own for a 3D axis)."""
+        ticks = ticks_in_view(self.axis)
+        return self.plain_ticks() if ticks is None else ticks
 
     def update_ticks(self):
         axis = self.axis
@@ -180,6 +187,64 @@ class _KeptTicks:
         return self.boxes[id(renderer)][1]
 
 
+def ticks_in_view(axis):
+    """``Axis._update_ticks`` of matplotlib 3.11 (the ticks an axis draws, each placed at its
+    location with its label), making a tick only for a location it draws; None for an axis of
+    a 3D axes (whose view is narrowed by a margin) or a matplotlib without the private helper
+    used: matplotlib's own is used there.
+
+    Matplotlib makes one ``Tick`` (two lines, a grid line and two texts, about 0.6 ms) for
+    every location its locators return, then draws those inside the view interval: a log
+    axis's locators return the whole decades around the view, so a fifth of the locations the
+    default scenario's report figures placed (2,697 of 13,493, over every tick update in a
+    report's kernels) were ticks made, placed and labelled, and never drawn. Here the locations and labels are
+    computed as matplotlib computes them (every location formatted: a formatter's offset and
+    its ``locs`` depend on all of them), the same test keeps those inside the view
+    (``transforms._interval_contains_close`` on the transformed interval), and ticks are made
+    and placed for those only, majors then minors, in matplotlib's order: the same ticks are
+    drawn, with the same texts, at the same places (``tests/test_live_figure.py`` compares the
+    pictures with matplotlib's). The axis's first ticks hold the drawn locations, where
+    matplotlib's held every location in turn; ticks share their properties (``set_tick_params``
+    sets them on every tick, a new tick copies the first), and a caller that asks the axis for
+    its ticks or labels (``get_ticklabels``) runs matplotlib's own, which places them all."""
+    import matplotlib.transforms as mtransforms
+    from matplotlib.ticker import NullLocator
+
+    if getattr(axis.axes, "name", None) == "3d" or not hasattr(axis, "_tick_group_visible"):
+        return None
+    groups = []
+    for kw, locator, formatter, locations, make in (
+            (axis._major_tick_kw, axis.get_major_locator(), axis.major.formatter,
+             axis.get_majorticklocs, axis.get_major_ticks),
+            (axis._minor_tick_kw, axis.get_minor_locator(), axis.minor.formatter,
+             axis.get_minorticklocs, axis.get_minor_ticks)):
+        if axis._tick_group_visible(kw) and not isinstance(locator, NullLocator):
+            locs = locations()
+            groups.append((locs, formatter.format_ticks(locs), make))
+    if not groups:
+        return []
+    low, high = sorted(axis.get_view_interval())
+    transform = axis.get_transform()
+    interval = transform.transform([low, high])
+    drawn = []
+    for locs, labels, make in groups:
+        inside = []
+        for loc, label in zip(locs, labels):
+            try:
+                at = transform.transform(loc)
+            except AssertionError:  # a masked value some scales make: never drawn
+                continue
+            if mtransforms._interval_contains_close(interval, at):
+                inside.append((loc, label))
+        ticks = make(len(inside))
+        for tick, (loc, label) in zip(ticks, inside):
+            tick.update_position(loc)
+            tick.label1.set_text(label)
+            tick.label2.set_text(label)
+        drawn += ticks
+    return drawn
+
+
 def _all_axes(fig):
     return [*fig.axes, *(ax for sub in getattr(fig, "subfigs", ()) for ax in _all_axes(sub))]
 
@@ -204,6 +269,7 @@ def ticks_computed_once(fig):
 
     Both are private methods of ``matplotlib.axis.Axis``; an axis without them is drawn as
     matplotlib draws it. Reentrant: an axis already kept by an outer block stays with it.
+    The block is also the one within which ``keep_text_layouts`` keeps each text's layout.
     """
     kept = []
     for ax in _all_axes(fig):
@@ -214,11 +280,85 @@ def ticks_computed_once(fig):
             k = _KeptTicks(axis)
             axis._update_ticks, axis._get_ticklabel_bboxes = k.update_ticks, k.ticklabel_bboxes
             kept.append(axis)
+    depth = getattr(_PRINTING, "depth", 0)
+    if depth == 0:  # an outer block: the layouts kept by an earlier one are not read
+        _PRINTING.block = next(_PRINT_BLOCKS)
+    _PRINTING.depth = depth + 1
     try:
         yield
     finally:
+        _PRINTING.depth = depth
         for axis in kept:
             del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
+#: This thread's ``ticks_computed_once`` blocks: ``depth``, how many run, and ``block``, the
+#: number of the outermost (``_PRINT_BLOCKS``), under which ``keep_text_layouts`` keeps them.
+_PRINTING = threading.local()
+_PRINT_BLOCKS = itertools.count()
+
+
+def keep_text_layouts() -> bool:
+    """Make every text of this process lay itself out once per renderer kind within a
+    ``ticks_computed_once`` block (the prints of ``keep_ticks_while_printing`` and
+    ``print_with_one_draw``), instead of at each of its measures (report kernels:
+    ``kernels.remember_state``). Same pixels and the same SVG; returns whether it was
+    installed now (False: it already was, or this matplotlib's texts do not hold what is read
+    below where it is read here).
+
+    Matplotlib lays a text out (``Text._get_layout``: its lines, their measures, the font's
+    ascent and descent from its tables, the box rotated and aligned) each time its extent is
+    asked: each of constrained layout's two passes, the tight crop, the draw, and each sibling
+    axis's label placement: 10,641 layouts for the default scenario's report figures (counted
+    in a report's kernels), about a quarter of their printing time; kept, a six-panel log-log
+    figure printed as SVG lays its texts out 78 times instead of 426. What the layout reads is the text's string (unless it wraps, which reads its place
+    in the figure: never kept), its font properties (their hash, as matplotlib's own measure
+    cache keys them), the figure's dpi, TeX and math-text parsing, line spacing, alignments,
+    rotation and rotation mode, and the renderer's measures, which for Agg depend on its dpi
+    and for the SVG renderer on nothing of the instance (it measures at 72 dpi with its
+    ``TextToPath``; the SVG printer's ``MixedModeRenderer`` measures with it while it draws
+    vectors, and with an Agg renderer of its own, its own kind then, in a rasterized
+    artist); any other renderer is its own kind. The layout is kept on the text with
+    these and the block's number, and laid out anew when one differs; nothing kept is read
+    after the block (a setting changed between prints is seen). Callers read the layout and
+    never change it (``Text.draw``, ``get_window_extent``, ``offsetbox.TextArea``)."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
+    from matplotlib.backends.backend_svg import RendererSVG
+    from matplotlib.text import Text
+
+    plain = Text._get_layout
+    probe = Text()
+    if getattr(plain, "_llmcost_kept", False) or not all(
+            hasattr(probe, name) for name in ("_fontproperties", "_parse_math", "_linespacing",
+                                              "_multialignment", "_horizontalalignment",
+                                              "_verticalalignment")):
+        return False
+
+    @functools.wraps(plain)
+    def _get_layout(self, renderer):
+        block = getattr(_PRINTING, "block", None) if getattr(_PRINTING, "depth", 0) else None
+        fig = self.get_figure(root=True)
+        if block is None or fig is None or self.get_wrap():
+            return plain(self, renderer)
+        kind = type(renderer)
+        drawing = renderer._renderer if kind is MixedModeRenderer else renderer
+        measures = (RendererSVG if type(drawing) is RendererSVG else
+                    (kind, renderer.dpi) if kind is RendererAgg else renderer)
+        key = (block, self.get_text(), hash(self._fontproperties), fig.dpi, self.get_usetex(),
+               self._parse_math, self._linespacing, self._multialignment,
+               self._horizontalalignment, self._verticalalignment, self.get_rotation_mode(),
+               self.get_rotation())
+        kept = vars(self).get("_llmcost_layout")
+        if kept is not None and kept[0] == measures and kept[1] == key:
+            return kept[2]
+        layout = plain(self, renderer)
+        self._llmcost_layout = (measures, key, layout)
+        return layout
+
+    _get_layout._llmcost_kept = True
+    Text._get_layout = _get_layout
+    return True
 
 
 def keep_ticks_while_printing() -> bool:
