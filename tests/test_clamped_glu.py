@@ -19,10 +19,10 @@ autograd formulas: pytorch/pytorch ``torch/csrc/autograd/FunctionsManual.cpp`` `
 """
 
 import pytest
+from test_expert_bias import _with_and_without  # gpt-oss 120B on 8 H100, with and without
 
 import llmcost
 from llmcost import load_accelerator, load_model
-from llmcost.core.shapes import model_shapes
 from llmcost.training import elementwise, step
 from llmcost.training.options import StepOptions
 
@@ -40,27 +40,13 @@ def test_bytes_per_element_by_hand():
     assert list(f) == [8.0, 80.0] and list(b) == [15.0, 150.0]
 
 
-def _gpt_oss_h100(**opts):
-    spec = load_model("gpt-oss-120b")
-    cl = llmcost.Cluster(load_accelerator("H100-SXM"), 8)
-    plan = llmcost.make_plan(spec, 8, 8, tp=1, pp=1, ep=8, micro_batch_size=1, seq_len=4096,
-                             zero_stage=1)
-    return spec, cl, step.step_time(spec, cl, plan, 4096,
-                                    options=StepOptions(straggler=False, **opts))
-
-
 def test_the_engine_adds_the_passes_by_hand(monkeypatch):
     # gpt-oss 120B on 8 H100, EP 8, one micro-batch of 4,096 tokens per GPU, no recompute, on
     # megatron-core-2024: per MoE layer the rank's routed tokens x the fc1 width,
     # x·k·(routing factor)·2·d_ff_expert elements, 8 + 15 B each at the sustained HBM rate,
     # x 36 layers
-    spec, cl, on = _gpt_oss_h100(stack="megatron-core-2024")
-    monkeypatch.setattr(elementwise, "CLAMPED_GLU_STACKS", frozenset())
-    _, _, off = _gpt_oss_h100(stack="megatron-core-2024")
-    o = StepOptions(stack="megatron-core-2024").resolve("H100-SXM")
-    c = model_shapes(spec)
+    spec, on, off, o, c, bw = _with_and_without(monkeypatch, "CLAMPED_GLU_STACKS")
     elements = 4096 * c.k * o.moe_factor * 2 * spec.d_ff_expert
-    bw = cl.accelerator.hbm_bytes_per_s * o.keff.hbm_fraction
     by_hand = spec.n_layers * 23.0 * elements / bw
     assert on.memory_bound_s - off.memory_bound_s == pytest.approx(by_hand, rel=1e-9)
     assert on.step_time_s - off.step_time_s == pytest.approx(by_hand, rel=1e-6)

@@ -53,18 +53,25 @@ def _gpt_oss_h100(**opts):
                                     options=StepOptions(straggler=False, **opts))
 
 
+def _with_and_without(monkeypatch, stacks: str):
+    """gpt-oss 120B on 8 H100 (``_gpt_oss_h100``) on megatron-core-2024, with a mechanism and
+    with its stack list (``elementwise.<stacks>``) emptied: ``(spec, on, off, options, shapes,
+    sustained HBM bytes/s)``."""
+    spec, cl, on = _gpt_oss_h100(stack="megatron-core-2024")
+    monkeypatch.setattr(elementwise, stacks, frozenset())
+    _, _, off = _gpt_oss_h100(stack="megatron-core-2024")
+    o = StepOptions(stack="megatron-core-2024").resolve("H100-SXM")
+    bw = cl.accelerator.hbm_bytes_per_s * o.keff.hbm_fraction
+    return spec, on, off, o, model_shapes(spec), bw
+
+
 def test_the_engine_adds_the_passes_by_hand(monkeypatch):
     # gpt-oss 120B on 8 H100, EP 8, one micro-batch of 4,096 tokens per GPU, no recompute, on
     # megatron-core-2024 (the all-to-all dispatcher: BF16 probabilities, 28 B per element): per
     # MoE layer the rank's routed tokens x h = x·k·(routing factor)·h elements, forward +
     # backward, at the sustained HBM rate, x 36 layers
-    spec, cl, on = _gpt_oss_h100(stack="megatron-core-2024")
-    monkeypatch.setattr(elementwise, "UNFUSED_EXPERT_BIAS_STACKS", frozenset())
-    _, _, off = _gpt_oss_h100(stack="megatron-core-2024")
-    o = StepOptions(stack="megatron-core-2024").resolve("H100-SXM")
-    c = model_shapes(spec)
+    spec, on, off, o, c, bw = _with_and_without(monkeypatch, "UNFUSED_EXPERT_BIAS_STACKS")
     elements = 4096 * c.k * o.moe_factor * c.h
-    bw = cl.accelerator.hbm_bytes_per_s * o.keff.hbm_fraction
     by_hand = spec.n_layers * 28.0 * elements / bw
     assert on.memory_bound_s - off.memory_bound_s == pytest.approx(by_hand, rel=1e-9)
     assert on.step_time_s - off.step_time_s == pytest.approx(by_hand, rel=1e-6)

@@ -330,17 +330,23 @@ def test_shared_text_measures_follow_the_settings():
 
 
 @contextlib.contextmanager
+def _installed(install, owner, name: str):
+    """``install`` (a report-kernel speed-up of ``plots`` that replaces ``owner.name``, once)
+    installed for the block, matplotlib's own method after."""
+    plain = getattr(owner, name)
+    try:
+        assert install()
+        assert not install()  # once
+        yield
+    finally:
+        setattr(owner, name, plain)
+
+
 def _printing_with_one_draw():
     """``plots.print_with_one_draw`` installed for the block, matplotlib's own method after."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    plain = FigureCanvasBase.print_figure
-    try:
-        assert plots.print_with_one_draw()
-        assert not plots.print_with_one_draw()  # once
-        yield
-    finally:
-        FigureCanvasBase.print_figure = plain
+    return _installed(plots.print_with_one_draw, FigureCanvasBase, "print_figure")
 
 
 def _aspect_and_overflow_figure():
@@ -408,18 +414,11 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
             FigureCanvasBase.print_figure = plain
 
 
-@contextlib.contextmanager
 def _keeping_text_layouts():
     """``plots.keep_text_layouts`` installed for the block, matplotlib's own method after."""
     from matplotlib.text import Text
 
-    plain = Text._get_layout
-    try:
-        assert plots.keep_text_layouts()
-        assert not plots.keep_text_layouts()  # once
-        yield
-    finally:
-        Text._get_layout = plain
+    return _installed(plots.keep_text_layouts, Text, "_get_layout")
 
 
 @pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
