@@ -63,8 +63,16 @@ def test_a_gpu_count_split_only_by_a_tp_sequence_parallelism_refuses_is_named():
     assert err.value.rule == "batch" and "sp_seq" not in msg
     assert msg.startswith("no valid plan for llama-2-13b on 500 GPUs: 500 GPUs do not split")
     assert "with sequence parallelism, the 4,096-token sequence ÷ cp" in msg
-    # without sequence parallelism tp = 5 is allowed: 4 x 5 x 25 = 500 splits, no hint
-    assert P.split_hint(spec, 500, 1024, 4096, "auto", {"cp": 1, "sequence_parallel": False}) == ""
+    # without sequence parallelism tp = 5 is allowed: 4 x 5 x 25 = 500 splits, no hint; the
+    # rule counts only where the search may pick no plan without it
+    assert P.split_hint(spec, 500, 1024, 4096, "auto", {"cp": 1}) == ""
+    assert P.split_hint(spec, 500, 1024, 4096, "auto", {"cp": 1, "sequence_parallel": True})
+    # a stack without sequence parallelism (Megatron-LM 2021: it came in 2022, Korthikanti et
+    # al., arXiv:2205.05198) finds TP5 · PP25 · DP4 on those 500 GPUs (a reviewer's case)
+    search = P.stack_plan_search("megatron-lm-2021")
+    plan = P.choose_plan(spec, llmcost.Cluster(acc, 500), 1024, 4096, rank=P.rank_without_time,
+                         fixed={"cp": 1}, pp_split="auto", allowed=search["allowed"])
+    assert plan.tp * plan.pp * plan.dp == 500 and not plan.sequence_parallel
 
 
 def test_the_mfu_lever_says_what_its_target_rests_on():

@@ -742,7 +742,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         df = hs
     if df.empty:
         raise _no_plan_error(df.attrs.get("rejected", {}), model, cluster, global_batch, fixed,
-                             seq_len, pp_split)
+                             seq_len, pp_split, opts.get("sequence_parallel", (True,)))
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
@@ -862,9 +862,10 @@ def context_parallel_options(seq_len: int, n_gpus: int) -> tuple:
 
 
 def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=None,
-                   pp_split="even") -> PlanError:
+                   pp_split="even", sp_options=(True,)) -> PlanError:
     """``choose_plan``'s error when no combination is valid. When the GPU count itself cannot be
-    split with the batch (``split_hint``), that is the message: it is what a user changes; else
+    split with the batch (``split_hint``, with sequence parallelism's rule where ``sp_options``,
+    the search's, hold no plan without it), that is the message: it is what a user changes; else
     the deepest rule any combination reached (rules are checked in order) and the three broken
     most often."""
     reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
@@ -872,7 +873,10 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
     common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
                     reverse=True)[:3]
     tally = ", ".join(f"{r} ({n:,})" for n, r in common)
-    hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split, fixed)
+    # the search's sequence parallelism: its rule counts when no plan may run without it
+    sp_only = False not in tuple(sp_options)
+    hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split,
+                      {**fixed, "sequence_parallel": sp_only})
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
     if hint:  # the hint says what to change; the rule tally would only repeat it in code terms
@@ -887,9 +891,9 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     """Every product tp·pp·cp the model's rules allow, whatever the GPU count (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
     with ``embedding_and_loss``, or is at most the layers with ``uneven`` or ``auto``; 2·cp
-    divides the sequence; with sequence parallelism, on unless ``fixed`` turns it off, cp·tp
-    divides the sequence, ``RULES['sp_seq']``), each field at its fixed value where ``fixed``
-    gives one."""
+    divides the sequence; where ``fixed['sequence_parallel']`` is true, i.e. every plan the
+    search may pick runs sequence parallelism, cp·tp divides the sequence too,
+    ``RULES['sp_seq']``), each field at its fixed value where ``fixed`` gives one."""
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     slots = L + 2 if pp_split == "embedding_and_loss" else L
     tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
@@ -898,7 +902,7 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     cps = [c for c in CP_SIZES if c == 1 or seq_len % (2 * c) == 0]
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
-    sp = bool(fixed.get("sequence_parallel", True))   # the search's default: on
+    sp = bool(fixed.get("sequence_parallel", False))   # counted only when the search needs it
     return {t * q * c for t in tps for q in pps for c in cps
             if not sp or t == 1 or seq_len % (c * t) == 0}
 
@@ -953,7 +957,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
             f"{model.n_heads} heads"
             + (f" and, with sequence parallelism, the {seq:,}-token sequence ÷ cp"
-               if fixed.get("sequence_parallel", True) else "")
+               if fixed.get("sequence_parallel", False) else "")
             + "), pp ("
             + (f"at most the {model.n_layers} layers" if pp_split in ("uneven", PP_SPLIT_AUTO)
                else "dividing the "
