@@ -116,9 +116,10 @@ def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
     w = [x for x in scenario_warnings({"model": "llama-3.1-70b", "seq_len": 131072})
          if x.startswith("seq_len=")]
     assert w == ["seq_len=131,072 is beyond the 8,192-token sequence length of llama-3.1-70b's "
-                 "main pre-training; its 131,072-token context came from a long-context stage "
-                 "after it (max_position_embeddings): training at this length from the start "
-                 "prices that stage's attention FLOPs and activation memory for every token."]
+                 "main pre-training, within its declared 131,072-token context "
+                 "(max_position_embeddings, reached by a context extension such as Llama 3.1's "
+                 "long-context stage): training at this length from the start prices the "
+                 "attention FLOPs and activation memory of that length for every token."]
     assert any("beyond llama-3.1-70b's context of 131,072 tokens" in x for x in
                scenario_warnings({"model": "llama-3.1-70b", "seq_len": 262144}))
     # GPT-3's learned position table has 2,048 rows (Brown et al. 2020, Table 2.1).

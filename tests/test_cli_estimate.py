@@ -423,8 +423,8 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction():
     # user read "30% is above 15%" and then "the highest of them 75%" unlabelled
     fp8 = replace(band, mfu=0.15, mfu_bf16_basis=0.30, regime_best=0.75)
     text = prediction_evidence(fp8)
-    assert ("the highest of them 75% of the BF16 peak, the basis published runs report their "
-            "MFU on, where this prediction (15% of its own dtype's peak) is 30%") in text
+    assert ("the highest of them 75% of the BF16 peak, run X: the basis published runs report "
+            "their MFU on, where this prediction (15% of its own dtype's peak) is 30%)") in text
     assert "lies within" in text
     assert "BF16 peak" not in prediction_evidence(band)   # a BF16 prediction needs no basis
     none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)

@@ -1065,4 +1065,7 @@ def test_the_cheapest_provider_lever_takes_the_cheapest_buyable_row():
     assert "already at or below" in lv.cheapest_provider({**sc, "price_usd_per_gpu_hour":
                                                           cheapest}).note
     assert "owned" in lv.cheapest_provider({**sc, "pricing": "owned"}).note
+    # a reviewer: GCP's 3-year TPU v5p reservation ($1.89) is no price for a 13-day run
+    assert "minimum terms" in lv.cheapest_provider({**sc, "accelerator": "TPU v5p",
+                                                    "pricing": "reserved"}).note
     assert "no buyable" in lv.cheapest_provider({**sc, "accelerator": "MI300X"}).note

@@ -370,10 +370,11 @@ def _context_warning(values: dict) -> str | None:
                 "and activation memory here describe a model that does not exist.")
     if s > spec.seq_len and spec.max_position_embeddings:
         return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length of "
-                f"{spec.name}'s main pre-training; its {spec.max_position_embeddings:,}-token "
-                "context came from a long-context stage after it (max_position_embeddings): "
-                "training at this length from the start prices that stage's attention FLOPs "
-                "and activation memory for every token.")
+                f"{spec.name}'s main pre-training, within its declared "
+                f"{spec.max_position_embeddings:,}-token context (max_position_embeddings, "
+                "reached by a context extension such as Llama 3.1's long-context stage): "
+                "training at this length from the start prices the attention FLOPs and "
+                "activation memory of that length for every token.")
     if s > spec.seq_len:
         return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length "
                 f"{spec.name} was pre-trained at (the catalogue records no longer context): "
@@ -590,19 +591,20 @@ def prediction_evidence(band) -> str:
                 f"{step_error_words(band.center, band.half_width)}, "
                 "so trust the comparison loosely")
     pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
-    best = f"{band.regime_best:.0%}"
+    best = f"{band.regime_best:.0%}, {band.regime_best_source}"
     if not math.isclose(pred, band.mfu, rel_tol=1e-9):   # an FP8 (or FP4) prediction
-        best += (f" of the BF16 peak, the basis published runs report their MFU on, where this "
-                 f"prediction ({band.mfu:.0%} of its own dtype's peak) is {pred:.0%}")
+        best = (f"{band.regime_best:.0%} of the BF16 peak, {band.regime_best_source}: the "
+                f"basis published runs report their MFU on, where this prediction "
+                f"({band.mfu:.0%} of its own dtype's peak) is {pred:.0%}")
     if pred > band.regime_best:
         return (f"that prediction is above every one of the {band.n} held-out published "
-                f"run(s) of its regime ({band.regime}; the highest of them "
-                f"{best}, {band.regime_best_source}; all the regime's runs, "
-                "not only those on the same GPU generation, dense with dense or MoE with MoE, "
-                f"within {SIZE_FACTOR:g}× in total parameters and {SEQ_FACTOR:g}× in sequence "
-                "length): an extrapolation, so trust the comparison less")
+                f"run(s) of its regime ({band.regime}; the highest of them {best}; all the "
+                "regime's runs, not only those on the same GPU generation, dense with dense or "
+                f"MoE with MoE, within {SIZE_FACTOR:g}× in total parameters and "
+                f"{SEQ_FACTOR:g}× in sequence length): an extrapolation, so trust the "
+                "comparison less")
     return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
-            f"({band.regime}; the highest of them {best}, {band.regime_best_source})")
+            f"({band.regime}; the highest of them {best})")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.

@@ -900,12 +900,17 @@ def cheapest_provider(s: dict) -> Change:
         price after = price before × (cheapest buyable ÷ price before's point)
 
     (a range keeps its shape). Unchanged when the bill already pays that or less, for owned
-    hardware, or with no buyable row. A list price of another provider: its capacity at the
-    run's scale, interconnect and support are not the bill's to promise."""
+    hardware, for reserved pricing (a reservation's price comes with its minimum term, which a
+    list price leaves out: ``reserved_pricing`` prices one provider's reservation with its
+    term), or with no buyable row. A list price of another provider: its capacity at the run's
+    scale, interconnect and support are not the bill's to promise."""
     s = _clean(s)
     acc, pricing = _get(s, "accelerator"), _get(s, "pricing")
     if pricing == "owned":
         return _unchanged(s, "owned hardware: no provider to change")
+    if pricing == "reserved":
+        return _unchanged(s, "reserved prices come with minimum terms this lever does not price "
+                          "(the reserve lever prices a provider's reservation with its term)")
     rows = list_prices(acc, pricing, current_only=True)
     rows = rows[rows["available"]]
     if rows.empty:

@@ -105,15 +105,20 @@ def not_given(bill) -> dict:
     point bill's lines' ``status``: ``whole``, the categories none of whose lines the scenario
     gives ("not given": $0 in the total), ``partly``, those with some lines not given, and
     ``defaults``, the lines priced from the workbook's defaults rather than the scenario's
-    figures (status "default", above $0), largest first, as ``{"line", "usd"}``."""
+    figures (status "default", above $0), largest first, as ``{"line", "usd"}``; and
+    ``price_default``, the GPU-hour price when the scenario gives none (the catalogue's median,
+    ``figures['price_source']`` "default, ..."), else None."""
     cats: dict = {}
     for ln in bill.lines:
         cats.setdefault(ln.category, []).append(ln.status == "not given")
     defaults = sorted(({"line": ln.line, "usd": float(ln.usd)} for ln in bill.lines
                        if ln.status == "default" and ln.usd), key=lambda d: -d["usd"])
+    price_default = str(bill.figures.get("price_source", "")).startswith("default")
     return {"whole": [c for c, v in cats.items() if all(v)],
             "partly": [c for c, v in cats.items() if any(v) and not all(v)],
-            "defaults": defaults}
+            "defaults": defaults,
+            "price_default": (float(bill.figures["price_usd_per_gpu_hour"]) if price_default
+                              else None)}
 
 
 def _and(words: list) -> str:
@@ -130,6 +135,10 @@ def gaps_sentence(gaps: dict | None) -> str:
         left = gaps["whole"] + [f"some {c} lines" for c in gaps["partly"]]
         parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
                      "$0; 00_index lists them)")
+    if gaps.get("price_default"):
+        parts.append(f"{'the' if parts else 'The'} GPU-hour price, "
+                     f"${gaps['price_default']:.2f}, is the catalogue's median, not a quote the "
+                     "scenario gives")
     if gaps["defaults"]:
         d = gaps["defaults"][0]
         parts.append(f"{'the' if parts else 'The'} line '{d['line']}', {fmt_usd(d['usd'])}, "

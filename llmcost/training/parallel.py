@@ -1337,7 +1337,7 @@ def _grid_counts(reason, n_total: int, n_hsdp: int) -> dict:
     rules read, with length 1 on the others (``_reject_codes``): each of its codes stands for
     ``n_total / reason.size`` combinations of the grid's ``n_total``, so the counts are
     ``reason``'s times that (the grid itself is never counted element by element)."""
-    per_code = n_total // reason.size
+    per_code = n_total // reason.size if reason.size else 0   # an empty axis: no candidate
     counts = np.bincount(np.ravel(reason), minlength=len(RULES) + 1) * per_code
     return {"n_candidates": int(n_total) + n_hsdp,
             "n_valid": int(counts[0]) + n_hsdp,
