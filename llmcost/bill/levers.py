@@ -926,8 +926,8 @@ def cheapest_provider(s: dict) -> Change:
                           f"({best['provider']} {best['date']}, ${cheapest:.2f})")
     return Change({**s, "price_usd_per_gpu_hour": _scale(given if given is not None else now,
                                                          cheapest / now)},
-                  "a list price: the provider may lack the capacity for the run's GPUs at "
-                  "once, or the same interconnect, storage or support",
+                  "the provider may lack the capacity for the run's GPUs at once, or the same "
+                  "interconnect, storage or support (a list price, not a quote)",
                   f"{best['provider']} {best['date']} ${cheapest:.2f}/GPU-h, the cheapest of "
                   f"{len(rows)} buyable current {pricing} price(s) for {acc}, against "
                   f"${now:.2f}", f"data/prices.csv ({best['provider']}: {best['source']})", "",
