@@ -200,8 +200,9 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                 f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
                 f"{r['predicted_mfu']:.1%}): "
                 f"{fmt_usd(r['bill_usd'])}; price "
-                f"{'buyable' if r['price_available'] else 'listed, but the provider had no capacity when it was collected'}"
-                f"; MFU {r['mfu_check']}")]
+                + ("buyable" if r["price_available"] else
+                   "listed, but the provider had no capacity when it was collected")
+                + f"; MFU {r['mfu_check']}")]
     out += [wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, "
                  f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h, the scenario's MFU: "
                  f"{fmt_usd(r['bill_calibrated_usd'])}")

@@ -465,7 +465,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
     """Three sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
     P10-P90 range (the whole project's only when no line is "not given"; then what it
-    leaves out and its largest default line, ``gaps_sentence``), what drives the range (the tornado's top input), the biggest lever
+    leaves out and its largest default line, ``gaps_sentence``), what drives the range (the
+    tornado's top input), the biggest lever
     (``lever_sentence``). Empty without a glance (the bill could not be built)."""
     g = summary.get("bill_glance")
     if not g:
