@@ -295,7 +295,7 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
         cats.setdefault(ln.category, set()).add(ln.status == "not given")
     whole = [c for c, v in cats.items() if v == {True}]
     partly = [c for c, v in cats.items() if v == {True, False}]
-    assert g["not_given"]["whole"] == whole and g["not_given"]["partly"] == partly
+    assert g["gaps"]["whole"] == whole and g["gaps"]["partly"] == partly
     assert "people" in whole and "compute" not in whole + partly
     top = max((ln for ln in bill.lines if ln.status == "default"), key=lambda ln: ln.usd)
     first = glance.plain_sentences(_summary(g))[0]
@@ -306,19 +306,19 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     assert (f"the line '{top.line}', {fmt_usd(top.usd)}, is priced from the workbook's "
             "default") in first
     # the default scenario: its exploratory and failed runs, the largest line, is a default
-    d = glance.not_given(report.estimate_ledger("data/scenarios/default.yaml"))
+    d = glance.bill_gaps(report.estimate_ledger("data/scenarios/default.yaml"))
     assert d["defaults"][0]["line"] == "exploratory and failed runs"
-    assert g["not_given"]["price_default"] is None and "catalogue's median" not in first
+    assert g["gaps"]["price_default"] is None and "catalogue's median" not in first
     # no price given: the bill's GPU-hour price is the catalogue median (a reviewer: the
     # sentence named a $2.29k default line and not the price the whole compute rests on)
     nop = {k: v for k, v in RANGED.items() if k != "price_usd_per_gpu_hour"}
     median = llmcost.catalog.catalogue_price("H100-SXM")[0]
     gn = glance.bill_glance(nop)[0]
-    assert gn["not_given"]["price_default"] == pytest.approx(median, rel=1e-12)
+    assert gn["gaps"]["price_default"] == pytest.approx(median, rel=1e-12)
     assert (f"the GPU-hour price, ${median:.2f}, is the catalogue's median, not a quote"
             in glance.plain_sentences(_summary(gn))[0])
     # a bill that leaves nothing out is the whole project's
-    full = dict(g, not_given={"whole": [], "partly": [], "defaults": [],
+    full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})
     assert glance.plain_sentences(_summary(full))[0].startswith("The whole project costs ")
     assert "Not in that total" not in glance.plain_sentences(_summary(full))[0]

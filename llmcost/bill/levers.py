@@ -917,8 +917,8 @@ def cheapest_provider(s: dict) -> Change:
         return _unchanged(s, f"no buyable current {pricing} price for {acc} in data/prices.csv")
     best = rows.loc[rows["price_usd_per_gpu_hour"].idxmin()]
     given = s.get("price_usd_per_gpu_hour")
-    now = float(_point(given, "price_usd_per_gpu_hour")) if given is not None else \
-        catalogue_price(acc, pricing)[0]
+    now = resolve_price(acc, None if given is None else _point(given, "price_usd_per_gpu_hour"),
+                        pricing)[0]             # what the bill pays: the scenario's or the median
     cheapest = float(best["price_usd_per_gpu_hour"])
     if cheapest >= now:
         return _unchanged(s, f"the bill's ${now:.2f}/GPU-h is already at or below the "

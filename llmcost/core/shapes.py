@@ -223,10 +223,17 @@ PLAN_ARRAY_RULES = {
 }
 
 
+def _bounds(name: str) -> tuple:
+    """``(lowest, highest or None)`` a ``PLAN_ARRAY_RULES`` field may take: ZeRO stages 0-3,
+    every other field at least 1 (tp also divides the heads: ``check_plan_arrays``)."""
+    return (0, 3) if name == "zero_stage" else (1, None)
+
+
 def _keeps_rule(name: str, v: int, heads: int) -> bool:
     """Whether one plan's whole number ``v`` of field ``name`` keeps its ``PLAN_ARRAY_RULES``
     rule (``check_plan_arrays``, which words a broken one)."""
-    if v < (0 if name == "zero_stage" else 1) or (name == "zero_stage" and v > 3):
+    lo, hi = _bounds(name)
+    if v < lo or (hi is not None and v > hi):
         return False
     return name != "tp" or heads % v == 0
 
@@ -264,8 +271,8 @@ def check_plan_arrays(model: ModelSpec, **plan) -> None:
                     flat[np.flatnonzero(~np.isfinite(flat) | (flat != np.round(flat)))[0]]
                 bad = bad.item() if hasattr(bad, "item") else bad
                 raise ValueError(f"{name}={bad!r} breaks the rule: {rule} (an integer)")
-        lo = 0 if name == "zero_stage" else 1
-        bad = (arr < lo) | (arr > 3) if name == "zero_stage" else arr < lo
+        lo, hi = _bounds(name)
+        bad = (arr < lo) | (arr > hi) if hi is not None else arr < lo
         if name == "tp":
             bad = bad | (heads % np.maximum(arr, 1) != 0)
         if np.any(bad):

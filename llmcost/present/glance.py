@@ -78,6 +78,7 @@ def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
     ``tornado`` their ``LedgerDraws.tornado()``; the dict is what ``summary.json`` keeps under
     ``bill_glance``: ``illustrative``, ``ranges`` (key -> range, why, and whether it is
     illustrative), ``lines`` (the bars, the total last), ``final_run`` (``final_run``),
+    ``gaps`` (``bill_gaps``: what the total leaves out and its default-priced parts),
     ``tornado`` (records), ``samples`` and ``seed``."""
     return glance_summary(headline_draws(scenario, samples=samples, seed=seed))
 
@@ -95,12 +96,12 @@ def glance_summary(head):
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
            "final_run": final_run(head.draws),
-           "not_given": not_given(head.point),
+           "gaps": bill_gaps(head.point),
            "tornado": tor.to_dict("records")}
     return out, bars, tor
 
 
-def not_given(bill) -> dict:
+def bill_gaps(bill) -> dict:
     """What a reader must know before calling the bill's total the whole project's, from its
     point bill's lines' ``status``: ``whole``, the categories none of whose lines the scenario
     gives ("not given": $0 in the total), ``partly``, those with some lines not given, and
@@ -127,7 +128,7 @@ def _and(words: list) -> str:
 
 def gaps_sentence(gaps: dict | None) -> str:
     """The sentence after the cost: the categories the total leaves out (not given, $0) and the
-    largest line priced from a default (``not_given``); empty when there is neither."""
+    largest line priced from a default (``bill_gaps``); empty when there is neither."""
     if not gaps:
         return ""
     parts = []
@@ -476,7 +477,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
     run = g.get("final_run")
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
-    gaps = g.get("not_given")
+    gaps = g.get("gaps")
     what = ("What this scenario prices costs" if gaps and (gaps["whole"] or gaps["partly"])
             else "The whole project costs")
     first = (f"{what} {fmt_usd(t['point_usd'])} as estimated, likely "

@@ -935,7 +935,9 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     and dp × micro_batch_size dividing the global batch (``RULES['batch']``); when no dp that
     divides the batch leaves such a product, the GPU count (or the batch) is what to change:
     the nearest GPU counts below and above that split (the same check) and the batch sizes
-    nearest ``global_batch`` that the smallest dp of a valid product divides are named."""
+    nearest ``global_batch`` that the smallest dp of a valid product divides are named.
+    ``fixed['sequence_parallel']`` true (what ``choose_plan`` passes when its stack runs no plan
+    without sequence parallelism) adds that rule, cp·tp dividing the sequence."""
     fixed = dict(fixed or {})
     seq = model.seq_len if seq_len is None else int(seq_len)
     mbs = int(fixed.get("micro_batch_size", 1))
