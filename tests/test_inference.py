@@ -50,6 +50,21 @@ def test_sliding_window_caps_the_cache():
         pytest.approx((2048 + 16384) * per_token)
 
 
+def test_gpt_oss_holds_the_whole_context_on_its_dense_layers():
+    # gpt-oss-120b (OpenAI 2025 model card, arXiv:2508.10925, Table 1 and §2): 36 layers that
+    # alternate banded-window (128 tokens) and dense attention, 8 KV heads of 64. Per token and
+    # layer, K and V in BF16: 2 × 8 × 64 × 2 B = 2,048 B. Held at a 4,096-token context:
+    # 18 dense layers × 4,096 tokens + 18 windowed layers × 128 tokens.
+    per_layer_token = 2 * 8 * 64 * 2
+    assert inf.kv_cache_bytes("gpt-oss-120b", 4096) == \
+        pytest.approx(per_layer_token * (18 * 4096 + 18 * 128), rel=1e-12)  # 155.7 MB
+    # at 131,072 tokens the dense layers hold 32× more; every layer windowed would hold 9.4 MB
+    assert inf.kv_cache_bytes("gpt-oss-120b", 131072) == \
+        pytest.approx(per_layer_token * (18 * 131072 + 18 * 128), rel=1e-12)
+    assert inf.kv_cache_bytes("gpt-oss-120b", 131072, window_layers=1.0) == \
+        pytest.approx(per_layer_token * 36 * 128, rel=1e-12)
+
+
 def test_batch_one_decode_on_h100_is_below_209_tokens_per_s():
     # test vector 6.h: 8.03e9 params × 2 B / 3.35e12 B/s = 4.79 ms -> at most 209 tokens/s.
     # The model reads all but the 525M-row input embedding (a gather): 7.505e9 × 2 B = 15.01 GB,

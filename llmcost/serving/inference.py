@@ -215,14 +215,13 @@ def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=
 
 
 def _window_share(m: ModelSpec, window_layers=None) -> float:
-    """Share of layers with the sliding window: ``window_layers`` if given, else the model's own
-    ``window_layers`` field where ModelSpec has one, else 1 for a windowed model (Mistral 7B:
-    every layer) and 0 without a window. Gemma 2/3 alternate local and global layers: pass
-    0.5 (Gemma 2) or 5/6 (Gemma 3, five local per global layer)."""
+    """Share of layers with the sliding window: ``window_layers`` if given, else the model's
+    own, ``ModelSpec.n_window_layers / n_layers`` (every layer for Mistral 7B; 18 of 36 for
+    gpt-oss, whose model card alternates banded-window and dense layers; half for Gemma 2 and
+    five of six for Gemma 3 where the catalogue or the Hugging Face config records their
+    ``n_sliding_layers``), and 0 without a window."""
     if window_layers is None:
-        window_layers = getattr(m, "window_layers", None)
-    if window_layers is None:
-        return 1.0 if m.sliding_window else 0.0
+        return m.n_window_layers / m.n_layers if m.sliding_window else 0.0
     f = float(as_array(window_layers, "window_layers", nonnegative=True, upper=1.0))
     if f and not m.sliding_window:
         raise ValueError(f"window_layers={window_layers!r}: {m.name} has no sliding_window")
