@@ -680,6 +680,26 @@ def test_a_prediction_just_above_the_best_published_does_not_read_as_equal():
     assert cap == 0.54 and "the band's low end, itself above the best published" in words[-1]
 
 
+def test_a_band_wholly_above_every_comparable_run_keeps_a_width():
+    """A new-user trial: Llama 3.1 8B at 131,072 tokens, TP8 · CP8 on 256 H100s, predicted
+    44.1% in a regime without held-out runs (the stated ±30% on the step time: low end
+    44.1% / 1.3 = 33.9%). The best comparable published run is llm-foundry's MPT-13B at 32k-64k
+    on 8 H100s, 31.5%, below the band's low end, so the cap is that low end; the band had then
+    shrunk to 33.9%-33.9%, and the pages read an MFU of one value as given, not predicted. The
+    band now runs from the best comparable run to the model's low end, and says so."""
+    b = accuracy.mfu_band(0.441, "H100-SXM", 256, n_params=8.03e9, seq_len=131072)
+    best = b.best_published
+    assert best is not None and best < 0.441 / 1.3
+    assert b.high == pytest.approx(0.441 / 1.3) and b.low == pytest.approx(best)
+    assert b.low < b.high and b.floored_below() == pytest.approx(best / 0.441 - 1)
+    below_top, below_low = 1 - b.high / 0.441, 1 - b.low / 0.441  # 23% and 29%
+    assert f"{below_top:.0%} to {below_low:.0%} below it after it" in b.describe()
+    # a band the cap leaves wider than a point keeps its low end at p / (1 + c + w)
+    wide = accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
+    assert wide.floored_below() is None
+    assert wide.low == pytest.approx(0.25 / (1 + wide.center + wide.half_width))
+
+
 def test_mechanism_comparison_calibration_reads_the_calibration_rows():
     """The calibration-split regime test (``accuracy.mechanism_comparison_calibration``) reads
     the fit set: its mean |error| with the mechanisms off is the calibration rows' own, computed

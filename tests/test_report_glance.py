@@ -355,7 +355,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
         f"the predicted MFU rests on only {capped.n} published run(s) like this one and is above "
-        f"every comparable published run: read it as {lower:.0%} to 6% lower (its range is "
+        f"every comparable published run: read it as 6% to {lower:.0%} lower (its range is "
         "capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
     assert glance.caveat_line(cap) == (

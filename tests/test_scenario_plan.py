@@ -7,6 +7,7 @@ import llmcost
 from llmcost import memory, step
 from llmcost import parallel as P
 from llmcost.bill.scenario import ScenarioError, validate_parameters
+from llmcost.present.report import declared_parameters, list_notebooks
 from llmcost.training import step_scenario
 
 
@@ -310,3 +311,17 @@ def test_notebook_04b_ranks_the_cp_size_a_scenario_fixes():
     assert best["step_time_s"] <= b.step_time_s * (1 + 1e-9)
     assert step_scenario.fastest_versus_scenario(ranked, plan, p, spec).startswith(
         "the scenario's plan")
+
+
+def test_every_notebook_that_shows_the_plan_reads_every_key_that_chooses_it():
+    # The scenario's plan is chosen by predicted step time (step_scenario.scenario_plan), which
+    # reads step_scenario.PLAN_KEYS: a page that shows the plan (it declares tp) but not, say,
+    # dtype chose the BF16 plan for an FP8 scenario, and its plan differed from 04b's (the same
+    # report showed TP1 · PP1 · DP2048 in 03 and TP1 · PP2×v9 · DP1024 in 04b).
+    declared = {nb: set(declared_parameters(nb)) for nb in list_notebooks()}
+    scenario_keys = set().union(*declared.values())
+    plan_keys = {k for k in step_scenario.PLAN_KEYS if k in scenario_keys}
+    showing = [nb for nb, d in declared.items() if "tp" in d]
+    assert len(showing) >= 5, showing  # 02, 03, 04, 04b, 09
+    for nb in showing:
+        assert plan_keys <= declared[nb], (nb, sorted(plan_keys - declared[nb]))

@@ -453,7 +453,8 @@ def estimate_ledger(scenario_path):
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
     if pred:
         bd = pred["band"]
-        spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"))
+        spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"),
+                                  bd.get("floored_below"))
         warnings = [f"mfu: predict -> {pred['value']:.1%}: {predicted_mfu_words(pred)}; that "
                     f"band is the range the bill draws on the MFU ({spread}; "
                     f"{bd.get('basis', bd.get('regime', ''))})"] \
@@ -546,6 +547,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
                  "center": band.center, "n": band.n, "regime": band.regime,
                  "capped_above": band.capped_above(),
+                 "floored_below": band.floored_below(),
                  "validated": band.validated,
                  "sets": list(band.sets), "text": band.describe(), "basis": band.basis(),
                  "warnings": list(band.warnings)},

@@ -425,6 +425,12 @@ class MfuBand:
         uncapped = uncapped_high(self.mfu, self.center, self.half_width)
         return self.high / self.mfu - 1 if self.high < uncapped else None
 
+    def floored_below(self) -> float | None:
+        """The band's low end over the prediction − 1 when the cap lowered it too (the model's
+        whole band above every comparable published run: ``_floor_below_cap``), else None."""
+        return self.low / self.mfu - 1 if \
+            self.low < self.mfu / (1 + self.center + self.half_width) * (1 - 1e-12) else None
+
     def central(self) -> tuple:
         """``central_mfu`` of this band: ``(point, central, capped)``, point = p / (1 + c)
         kept inside [low, high]."""
@@ -432,8 +438,9 @@ class MfuBand:
 
     def describe(self) -> str:
         """One line: the MFU, its band (once) and where the band comes from (``basis``)."""
-        return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} "
-                f"({mfu_spread_words(self.center, self.half_width, self.capped_above())}; "
+        spread = mfu_spread_words(self.center, self.half_width, self.capped_above(),
+                                  self.floored_below())
+        return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} ({spread}; "
                 f"{self.basis()}; "
                 f"regime {self.regime})")
 
@@ -467,20 +474,23 @@ def error_range_words(rows: pd.DataFrame) -> str:
     return out
 
 
-def mfu_spread_words(center: float, half_width: float, capped_above: float | None = None) -> str:
+def mfu_spread_words(center: float, half_width: float, capped_above: float | None = None,
+                     floored_below: float | None = None) -> str:
     """What a step-time error of c ± w means for the MFU: a published MFU between
     p / (1 + c + w) and p / (1 + c − w), i.e. 1 − 1 / (1 + c + w) below and
     1 / (1 + c − w) − 1 above the prediction p (before any cap); no upper end when
     1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above. ``capped_above``: the band's
     top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied
     (negative: the cap, a comparable run's best, lies below the prediction, said "X% to Y%
-    below it")."""
+    below it"). ``floored_below``: the band's low end after the cap, low / p − 1, when the cap
+    lowered it too (``MfuBand.floored_below``: the whole band was above every comparable run)."""
     below = 1 - 1 / (1 + center + half_width)
     up = 1 + center - half_width
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
     if capped_above is not None and capped_above < 0:  # capped below the prediction itself
+        near, far = sorted((-capped_above, below if floored_below is None else -floored_below))
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
-                f"{below:.0%} to {-capped_above:.0%} below it after it")
+                f"{near:.0%} to {far:.0%} below it after it")
     if capped_above is not None:
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{capped_above:.0%} above after it")
@@ -718,9 +728,12 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
                           low=low, seq_len=seq_len) if capped \
         else (uncapped, [])
+    low = _floor_below_cap(low, high, accelerator, best, basis, dtype, seq_len)
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
-                                  high / mfu - 1 if high < uncapped else None)
+                                  high / mfu - 1 if high < uncapped else None,
+                                  low / mfu - 1 if low < mfu / (1 + c + w) * (1 - 1e-12)
+                                  else None)
     if unbounded:
         warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
                         "read the predicted MFU as an upper bound.")
@@ -737,6 +750,20 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    regime_best=None if top is None else float(top["reported_mfu"]),
                    regime_best_source="" if top is None else str(top["model"]),
                    mfu_bf16_basis=float(mfu * basis))
+
+
+def _floor_below_cap(low: float, high: float, accelerator: str, best, basis: float,
+                     dtype: str, seq_len) -> float:
+    """The band's low end once capped: ``low`` = p / (1 + c + w), unless the cap brought the
+    top down to it (``band_cap``: the model's whole band above the best comparable published
+    run, or above the best one at any size when none is comparable). The band then runs from
+    that published run (on the step's basis, best ÷ basis) to the model's low end, rather than
+    shrinking to one point, which pages would read as an MFU given rather than predicted."""
+    if high > low:
+        return low
+    ref = best if best is not None else best_published_any_size(
+        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]
+    return min(low, ref / basis) if ref is not None else low
 
 
 def uncapped_high(mfu, center: float, half_width: float):
@@ -808,8 +835,8 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     if not n:
         if capped:  # the prediction above the band's capped top (``band_cap``)
             return (f"{head}; no held-out published run in its regime to centre it, and the "
-                    f"prediction is above the band's capped top (the best comparable published "
-                    f"run), so the bill uses the top, {point:.1%} {band}")
+                    f"prediction is above the band's capped top, so the bill uses the top, "
+                    f"{point:.1%} {band}")
         return (f"{head}; no held-out published run in its regime to centre it, so the bill uses "
                 f"the prediction, {point:.1%} {band}")
     how = f"{abs(center):.1%} {'more' if center >= 0 else 'less'} time per step than predicted"
@@ -833,10 +860,12 @@ def _check_band_inputs(mfu, n_gpus, dtype) -> None:
 
 
 def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
-                       capped_above: float | None = None) -> list:
+                       capped_above: float | None = None,
+                       floored_below: float | None = None) -> list:
     """What the regime's evidence lacks: fewer than ``MIN_CONFORMAL_ROWS`` held-out runs (the
     stated default band), none, or a GPU count more than 4× away from its published runs'.
-    ``capped_above``: the band's capped top over the prediction − 1 (``mfu_spread_words``)."""
+    ``capped_above``: the band's capped top over the prediction − 1, ``floored_below`` its
+    lowered low end over it − 1 (``mfu_spread_words``)."""
     c, w = band["center"], band["half_width"]
     out = []
     if not band["conformal"]:
@@ -846,11 +875,11 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
                        "measure the model's error on runs like this one (that takes "
                        f"{MIN_CONFORMAL_ROWS} or more): the band is a stated default, "
                        f"{step_error_words(c, w, band['n'])}, i.e. "
-                       f"{mfu_spread_words(c, w, capped_above)}.")
+                       f"{mfu_spread_words(c, w, capped_above, floored_below)}.")
         else:
             return [f"no held-out run is published in the regime {label}: the band is "
                     f"the stated default, {step_error_words(c, w)}, i.e. "
-                    f"{mfu_spread_words(c, w, capped_above)}."]
+                    f"{mfu_spread_words(c, w, capped_above, floored_below)}."]
     # however few its runs, a scale far from all of them is said (a second trial: 131,072
     # GPUs against the 8-16k of its regime's runs went unsaid in a thin regime)
     if len(rows) and not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
