@@ -160,5 +160,14 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
     assert q[q.index.str.contains("parallel plan")].iloc[0].startswith("TP 8 × PP 16 × DP 128")
     assert "MFU" in q[q.index.str.contains("communication")].iloc[0]
     assert "not given" in q[q.index.str.contains("rerun")].iloc[0]  # the scenario gives no P(rerun)
+    # a bill that does not read the plan keys (a report's: the ledger's own keys) points to the
+    # notebook that shows the plan, rather than saying the scenario gives none
     plain = ledger.claim_questions(ledger.build_ledger({})).set_index("question")["answer"]
-    assert plain[plain.index.str.contains("parallel plan")].iloc[0].startswith("not given")
+    assert plain[plain.index.str.contains("parallel plan")].iloc[0].startswith(
+        "not read by this bill: notebook 03")
+    free = ledger.claim_questions(ledger.build_ledger({"tp": 0, "pp": 0})).set_index(
+        "question")["answer"]
+    assert free[free.index.str.contains("parallel plan")].iloc[0].startswith(
+        "not fixed by the scenario: notebook 03")
+    part = ledger.plan_questions(ledger.build_ledger({"n_gpus": 256, "tp": 8, "cp": 8}))
+    assert part[1][1].startswith("TP 8 × CP 8 fixed by the scenario; the rest chosen")

@@ -1451,9 +1451,14 @@ def plan_questions(ledger: Ledger) -> list:
     batch = sc.get("global_batch_tokens")
     plan = {k: sc.get(k) for k in ("tp", "pp", "dp", "cp", "ep")}
     given = {k: v for k, v in plan.items() if v}
-    plan_txt = (" × ".join(f"{k.upper()} {v}" for k, v in given.items())
-                + f", ZeRO stage {sc.get('zero_stage', 'not given')}") if given else \
-        "not given (tp/pp/dp 0: the step model chooses a plan only when mfu: predict)"
+    zero = sc.get("zero_stage", -1)
+    plan_txt = (" × ".join(f"{k.upper()} {v}" for k, v in given.items()) + " fixed by the "
+                "scenario" + (f", ZeRO stage {zero}" if zero is not None and zero >= 0 else "")
+                + "; the rest chosen by predicted step time (notebook 03)") if given else \
+        ("not fixed by the scenario: notebook 03 shows the plan chosen for it by predicted step "
+         "time; the bill's MFU is " + ("the one predicted for that plan (notebook 04b)"
+                                      if _predicted(f) else "given, so no plan enters it")
+         if "tp" in sc else "not read by this bill: notebook 03 shows the scenario's plan")
     rerun = ledger.line("reserve.rerun")
     return [
         ("What global batch, in tokens, and how many steps?",
@@ -1464,13 +1469,19 @@ def plan_questions(ledger: Ledger) -> list:
          "the plan sets memory per GPU, the pipeline bubble and what must be communicated "
          "(notebook 03)"),
         ("How much of the step is exposed communication?",
-         f"inside the MFU: {f['mfu_source']}",
+         f"inside the MFU ({f['mfu_source']}); notebook 04 prices the exposed collectives of "
+         "the scenario's plan",
          "all-reduce, all-gather and pipeline sends that do not overlap compute lower the MFU "
          "at scale (notebook 04)"),
         ("Who pays for a rerun after a divergence or a bad data mix?",
          f"{rerun.status}: {format_usd(rerun.usd)} reserved ({rerun.how})",
          "a relaunched final run is paid again in full; a claim of one run hides it"),
     ]
+
+
+def _predicted(figures: dict) -> bool:
+    """Whether the bill's MFU is the step-time model's prediction (its source says so)."""
+    return "predict" in str(figures.get("mfu_source", ""))
 
 
 def format_usd(usd) -> str:

@@ -35,6 +35,7 @@ accelerator: str = 'H100-SXM'  # catalogue accelerator name (llmcost.list_accele
 n_gpus: int = 2048  # accelerators in the training job
 train_tokens: float = 2000000000000.0  # pre-training tokens
 seq_len: int = 4096  # training sequence length in tokens
+global_batch_tokens: int = 4194304  # tokens per optimizer step (the claim questions' batch)
 mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
 dtype: str = 'bf16'  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
