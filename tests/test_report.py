@@ -208,6 +208,36 @@ def test_list_into_a_closed_pipe_is_quiet():
     assert "Traceback" not in res.stderr and "BrokenPipe" not in res.stderr
 
 
+def test_a_report_into_a_closed_pipe_finishes_its_folder(tmp_path):
+    # `llmcost report ... 2>&1 | head -1`: the reader closes the pipe after the first line; the
+    # report used to die at its next progress line, leaving half a notebook, no index.html and
+    # no INCOMPLETE marker. It now writes its whole folder and exits 0.
+    out = tmp_path / "r"
+    res = subprocess.run(f"{sys.executable} -m llmcost report --scenario "
+                         f"{llmcost.SCENARIO_DIR / 'default.yaml'} --notebooks 10 --out {out} "
+                         "2>&1 | head -1; exit ${PIPESTATUS[0]}", shell=True,
+                         executable="/bin/bash", capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout
+    assert (out / "index.html").exists() and (out / "10_glossary.html").exists()
+    assert not (out / "INCOMPLETE.txt").exists()
+
+
+def test_a_stream_whose_reader_left_takes_writes_quietly():
+    from llmcost.present.cli import _ReaderGone
+
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError
+
+        def flush(self):
+            raise BrokenPipeError
+
+    s = _ReaderGone(Closed())
+    assert s.write("progress line\n") == len("progress line\n")  # swallowed, counted
+    s.flush()
+    assert s.write("next") == 4  # and every later write is dropped without trying
+
+
 def _tiny_notebooks(folder: Path):
     folder.mkdir()
     params = new_code_cell('model: str = "llama-2-70b"  # catalogue model name')

@@ -212,6 +212,41 @@ def _run(argv: list[str] | None) -> int:
         return 0
 
 
+class _ReaderGone:
+    """Standard output or error that outlives its reader: a report piped to ``head`` (or any reader that
+    stops reading) goes on writing its folder, its progress lines discarded once the pipe is
+    closed, instead of stopping half-way with no index and no INCOMPLETE marker."""
+
+    def __init__(self, stream):
+        self._stream, self._gone = stream, False
+
+    def _drop(self) -> None:
+        self._gone = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        except (AttributeError, OSError, ValueError):  # no file descriptor: just drop
+            pass
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def _glue_negative_values(argv: list[str]) -> list[str]:
     """``--flag -1.5e12`` → ``--flag=-1.5e12``: argparse takes a value that starts with "-"
     (and is not a plain ``-1``/``-1.5``) for an option, printing a usage block instead of the
@@ -246,6 +281,8 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(f"--notebooks={args.notebooks!r} names no notebook: give numbers or "
                          "names such as 00,01 or 04b, or leave --notebooks out to run them all")
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
+        streams = sys.stdout, sys.stderr  # its warnings and progress lines go to stderr
+        sys.stdout, sys.stderr = _ReaderGone(sys.stdout), _ReaderGone(sys.stderr)
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
                        timeout_s=args.timeout, jobs=args.jobs, compare=args.compare)
@@ -255,6 +292,8 @@ def _main(argv: list[str] | None = None) -> int:
             raise  # main(): one line, exit 130
         except ReportError as e:  # a notebook failed; the report keeps it
             return _fail(str(e), code=1)
+        finally:
+            sys.stdout, sys.stderr = streams
         return 0
     if args.command == "refresh-notebooks":
         try:
