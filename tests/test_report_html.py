@@ -122,3 +122,44 @@ def test_index_work_raises_where_the_report_reads_it(monkeypatch):
     with pytest.raises(ValueError, match="no price"):
         work.result("bill")
     assert work.result("glance") == ({"a": 1}, "t")
+
+
+def test_a_figure_is_described_by_its_title_in_the_svg_and_the_page():
+    """A reader who cannot see a figure reads its title: the report's kernels print every SVG
+    with a ``<title>`` (``plots.describe_svg_figures``), and the page gives it to the image as
+    its ``alt`` text, where nbconvert writes "No description has been provided for this image"
+    (a new-user trial counted 7 such images in one index notebook, 9 in another)."""
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from llmcost.present import plots
+    fig, (a, b) = plt.subplots(1, 2)
+    a.set_title("What does a GPU-hour cost?")
+    b.set_xlabel("GPUs")
+    b.set_ylabel("days")
+    assert plots.figure_description(fig) == "Figure: What does a GPU-hour cost?; days against GPUs"
+    a.set_title(r"Cost at \$2.49/GPU-h for $\delta$ = 17 s")  # math text, an escaped price
+    assert plots.figure_description(fig) == \
+        "Figure: Cost at $2.49/GPU-h for \\delta = 17 s; days against GPUs"
+    fig.suptitle("Which plan <fits> & why")
+    assert plots.figure_description(fig) == "Figure: Which plan <fits> & why"
+    assert plots.figure_description(plt.figure()) == "a figure"
+    from matplotlib.backend_bases import FigureCanvasBase
+    plain = FigureCanvasBase.print_figure
+    try:  # installed for this figure only: other tests compare with matplotlib's own print
+        assert plots.describe_svg_figures()
+        assert not plots.describe_svg_figures()  # once per process
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg")
+    finally:
+        FigureCanvasBase.print_figure = plain
+    svg = buf.getvalue().decode()
+    assert "<title>Figure: Which plan &lt;fits&gt; &amp; why</title>" in svg
+    uri = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+    page = report.accessible_html(f'<p><img src="{uri}"><img src="x.png"></p>')
+    assert 'alt="Figure: Which plan &lt;fits&gt; &amp; why"' in page  # the title, escaped
+    assert page.count(report.NO_ALT_TEXT) == 1  # the PNG without a title keeps nbconvert's
+    plt.close("all")

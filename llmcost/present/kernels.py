@@ -121,6 +121,7 @@ def remember_state(figures: str = "png") -> None:
     plots.print_with_one_draw()
     plots.share_text_measures()
     plots.keep_text_layouts()
+    plots.describe_svg_figures()
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)
     freeze_what_stays()

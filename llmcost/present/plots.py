@@ -10,6 +10,7 @@ import functools
 import hashlib
 import io
 import itertools
+import re
 import textwrap
 import threading
 import warnings
@@ -358,6 +359,54 @@ def keep_text_layouts() -> bool:
 
     _get_layout._llmcost_kept = True
     Text._get_layout = _get_layout
+    return True
+
+
+def figure_description(fig) -> str:
+    """A figure in one line, for readers who cannot see it (an SVG's ``<title>``, the page's
+    ``alt`` text): its title (``suptitle``), else its axes' titles, else what each axes plots
+    ("y against x" from the axis labels); "a figure" when it has none of them. Math text is
+    read as its source without the ``$`` delimiters."""
+    sup = getattr(fig, "_suptitle", None)
+    parts = [sup.get_text()] if sup is not None and sup.get_text().strip() else []
+    if not parts:
+        for ax in fig.axes:
+            title = " ".join(t for t in (ax.get_title("left"), ax.get_title(),
+                                         ax.get_title("right")) if t.strip())
+            if not title and ax.get_ylabel().strip() and ax.get_xlabel().strip():
+                title = f"{ax.get_ylabel()} against {ax.get_xlabel()}"
+            if title and title not in parts:
+                parts.append(title)
+    text = "; ".join(" ".join(p.split()) for p in parts)
+    # math text read as text: its $ delimiters dropped, an escaped \$ (a price) kept as $
+    text = re.sub(r"(?<!\\)\$", "", text).replace("\\$", "$")
+    return f"Figure: {text}" if text else "a figure"
+
+
+def describe_svg_figures() -> bool:
+    """Give every SVG this process prints a ``<title>`` (``figure_description``) when its
+    metadata has none: matplotlib's SVG backend writes the metadata's ``Title`` as the image's
+    title element, which the report's pages read as the image's ``alt`` text
+    (``report.accessible_html``). Returns whether it was installed now (False: it already
+    was). Report kernels: ``kernels.remember_state``."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    plain = FigureCanvasBase.print_figure
+    wrapped = plain
+    while wrapped is not None:
+        if getattr(wrapped, "_llmcost_describes", False):
+            return False
+        wrapped = getattr(wrapped, "__wrapped__", None)
+
+    @functools.wraps(plain)
+    def print_figure(self, filename, **kwargs):
+        meta = kwargs.get("metadata") or {}
+        if kwargs.get("format") == "svg" and "Title" not in meta:
+            kwargs["metadata"] = {**meta, "Title": figure_description(self.figure)}
+        return plain(self, filename, **kwargs)
+
+    print_figure._llmcost_describes = True
+    FigureCanvasBase.print_figure = print_figure
     return True
 
 

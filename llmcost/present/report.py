@@ -22,6 +22,7 @@ text table (which nbval can check) together with a JSON copy under the MIME type
 from __future__ import annotations
 
 import ast
+import base64
 import atexit
 import copy
 import csv
@@ -957,16 +958,36 @@ _ATTRIBUTE = re.compile(r"""\s+([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>
 _FOCUSABLE = {"jp-Cell-inputWrapper", "jp-OutputArea-output"}
 
 
+_SVG_URI = "data:image/svg+xml;base64,"
+_SVG_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+
+
+def _svg_title(src: str) -> str | None:
+    """The ``<title>`` of an SVG image given as a base64 data URI (a report's figures have one:
+    ``plots.describe_svg_figures``), as text; None for any other image or an SVG without it."""
+    if not src.startswith(_SVG_URI):
+        return None
+    try:
+        svg = base64.b64decode(src[len(_SVG_URI):]).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    m = _SVG_TITLE.search(svg)
+    return html.unescape(m.group(1)).strip() or None if m else None
+
+
 def _accessible_tag(m: re.Match) -> str:
-    """One start tag as nbconvert's accessibility pass leaves it: an ``img`` without ``alt``
-    gets ``NO_ALT_TEXT``; a ``div`` of class ``jp-Cell-inputWrapper`` or
+    """One start tag as nbconvert's accessibility pass leaves it, but for an image's text: an
+    ``img`` without ``alt`` gets its SVG's title (``_svg_title``: the figure's description)
+    where it has one, else ``NO_ALT_TEXT``; a ``div`` of class ``jp-Cell-inputWrapper`` or
     ``jp-OutputArea-output`` gets ``tabindex="0"`` (in its place if it had one, else last)."""
     name, attrs, end = m.group(1), m.group(2), m.group(3)
     found = {a.group(1).lower(): a for a in _ATTRIBUTE.finditer(attrs)}
     if name.lower() == "img":
         if "alt" in found:
             return m.group(0)
-        return f'<{name}{attrs} alt="{NO_ALT_TEXT}"{end}>'
+        src = found.get("src")
+        alt = _svg_title((src.group(2) or "").strip("\"'") if src else "") or NO_ALT_TEXT
+        return f'<{name}{attrs} alt="{html.escape(alt, quote=True)}"{end}>'
     cls = found.get("class")
     classes = set((cls.group(2) or "").strip("\"'").split()) if cls else set()
     if not classes & _FOCUSABLE:
