@@ -122,6 +122,13 @@ def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
                  "attention FLOPs and activation memory of that length for every token."]
     assert any("beyond llama-3.1-70b's context of 131,072 tokens" in x for x in
                scenario_warnings({"model": "llama-3.1-70b", "seq_len": 262144}))
+    # an extra phase at that length follows the main run: not "from the start" (a trial read it
+    # for a long-context phase after an 8,192-token main run)
+    from llmcost.bill.checks import _context_warning
+    said = _context_warning({"model": "llama-3.1-70b", "seq_len": 32768}, phase=True)
+    assert "from the start" not in said and said.endswith(
+        "the phase prices the attention FLOPs and activation memory of that length for each "
+        "of its tokens.")
     # GPT-3's learned position table has 2,048 rows (Brown et al. 2020, Table 2.1).
     w = scenario_warnings({"model": "gpt-3-175b", "seq_len": 4096})
     assert any("beyond gpt-3-175b's context of 2,048 tokens (max_position_embeddings)" in x

@@ -349,13 +349,14 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             "search choose it, cp: 1 keeps it off.")
 
 
-def _context_warning(values: dict) -> str | None:
+def _context_warning(values: dict, phase: bool = False) -> str | None:
     """One sentence if ``seq_len`` exceeds the model's context: ``max_position_embeddings``
     where the model declares it (a learned position table, a Hugging Face config's value, or
     the released context of a catalogue model extended after its main pre-training, Llama 3.1's
     131,072), beyond which the model cannot attend; else, beyond the pre-training sequence
     length the catalogue records (``ModelSpec.seq_len``), a context extension (said as the
-    model's own long-context stage where it declares a longer context)."""
+    model's own long-context stage where it declares a longer context). ``phase``: the length
+    is an extra phase's (``phases``), which follows the main run, not the main run's own."""
     s = values.get("seq_len")
     if "model" not in values or not isinstance(s, int):
         return None
@@ -373,8 +374,10 @@ def _context_warning(values: dict) -> str | None:
                 f"{spec.name}'s main pre-training, within its declared "
                 f"{spec.max_position_embeddings:,}-token context (max_position_embeddings, "
                 "reached by a context extension such as Llama 3.1's long-context stage): "
-                "training at this length from the start prices the attention FLOPs and "
-                "activation memory of that length for every token.")
+                + ("the phase prices the attention FLOPs and activation memory of that length "
+                   "for each of its tokens." if phase else
+                   "training at this length from the start prices the attention FLOPs and "
+                   "activation memory of that length for every token."))
     if s > spec.seq_len:
         return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length "
                 f"{spec.name} was pre-trained at (the catalogue records no longer context): "
@@ -430,7 +433,7 @@ def _phase_warnings(values: dict) -> list[str]:
     describe such a phase."""
     out = []
     for i, ph, at in _unpriced_phases(values):
-        said = [x for x in (_context_warning(at),) if x]
+        said = [x for x in (_context_warning(at, phase=True),) if x]
         if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
             try:
                 _scenario_plan(at)

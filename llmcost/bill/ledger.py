@@ -770,7 +770,9 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
         ds_bytes * p["ledger_dataset_versions"] / GB * ds_months * ds_price,
         f"{ds_bytes / 1e12:,.3g} TB × {p['ledger_dataset_versions']} version(s) × "
-        f"{ds_months:,.1f} months × ${ds_price}/GB-month ({p['ledger_dataset_tier']})",
+        f"{ds_months:,.1f} months (the project's {project_months:,.1f} months, then "
+        f"{p['ckpt_retention_months']:,.4g} more kept after it: ckpt_retention_months) × "
+        f"${ds_price}/GB-month ({p['ledger_dataset_tier']})",
         "ledger_dataset_bytes (scenario)" if ds_given else
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
     log_price = rel.storage_price(p["ledger_dataset_tier"])
