@@ -368,3 +368,21 @@ def test_own_stack_hint_for_deepseek_v3_on_the_default_stack():
     assert own_stack_hint(v, False, defaults={"stack"}) is None
     assert own_stack_hint({**v, "stack": "deepseek-hai-llm-2024"}, True, {"stack"}) is None
     assert own_stack_hint(_values(), True, defaults={"stack"}) is None   # Llama 2 70B: none
+
+
+def test_an_mfu_below_every_published_run_is_flagged():
+    # The lowest MFU of the step model's published runs (data/validation_mfu.csv): Megatron-LM's
+    # 2021 comparison of DeepSpeed ZeRO-3 on a 175B model, 1,536 A100s, about 10.6% (Narayanan
+    # et al. 2021, arXiv:2104.04473, Table 2 and §5.2). A trial's mfu: 0.0001 priced 765,000 days
+    # and a $16B bill with no word but the step model's.
+    from llmcost.training.accuracy import validation_table
+    lowest = float(validation_table()["reported_mfu"].min())
+    assert 0.09 < lowest < 0.12
+    typo = [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.0001})
+            if "below every published run" in x]
+    assert len(typo) == 1 and "typed as a fraction" in typo[0] and f"{lowest:.1%}" in typo[0]
+    low = [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.08})
+           if "below every published run" in x]
+    assert len(low) == 1 and "typed as a fraction" not in low[0]
+    assert not [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.3})
+                if "below every published run" in x]

@@ -229,6 +229,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
                    f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
+    low = _low_mfu_warning(mfu) if isinstance(mfu, float) and not mfu_predicted else None
+    if low:
+        out.append(low)
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
@@ -347,6 +350,22 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             f"{plan1.describe()}, and {b0.mfu:.1%} for {plan0.describe()}, the fastest plan with "
             f"context parallelism chosen (a step {t1 / t0:.2f}× shorter); cp: 0 lets the plan "
             "search choose it, cp: 1 keeps it off.")
+
+
+def _low_mfu_warning(mfu: float) -> str | None:
+    """One sentence when ``mfu`` is below every published run's MFU in the step model's
+    validation table (``accuracy.validation_table``, data/validation_mfu.csv: the lowest is
+    Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), with a hint when it is
+    below 1%, where a percentage typed as a fraction (0.4 for 40%) is likelier than a run."""
+    v = validation_table()
+    i = v["reported_mfu"].idxmin()
+    lowest, run = float(v.loc[i, "reported_mfu"]), str(v.loc[i, "run_id"])
+    if not mfu < lowest:
+        return None
+    return (f"mfu={mfu:.2g} is below every published run's MFU in the step model's validation "
+            f"table (the lowest, {lowest:.1%}, {run}): every GPU-hour and cost here is "
+            "pessimistic" + ("; is it a percentage typed as a fraction (0.40 is 40%)?"
+                             if mfu < 0.01 else "."))
 
 
 def _context_warning(values: dict, phase: bool = False) -> str | None:

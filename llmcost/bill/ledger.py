@@ -715,7 +715,7 @@ def _project_months(p: dict, main_days) -> tuple:
     months = main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     return months, (
         f"convention, ledger_project_months not given: the final run's wall clock "
-        f"({months:.2f} months) only; the exploratory runs before it, data work and "
+        f"({months:,.2f} months) only; the exploratory runs before it, data work and "
         "post-training after it are not counted, so people, operations and dataset storage "
         "are lower bounds: set ledger_project_months")
 

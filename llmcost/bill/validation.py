@@ -236,7 +236,7 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     months = bill.figures["project_months"]
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
-            f"{months:.2f} months, the final run's wall clock only (ledger_project_months is not "
+            f"{months:,.2f} months, the final run's wall clock only (ledger_project_months is not "
             "set): set ledger_project_months, or months on each role, for the project's staffing")
 
 

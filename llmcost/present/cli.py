@@ -774,10 +774,10 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
               f"ideal, {f['paid_gpu_hours']:,.0f} paid (goodput {f['goodput']:.1%}); "
               f"{f['all_gpu_hours']:,.0f} GPU-h with exploration, post-training and evaluation",
-              f"wall clock of the main run: {f['wall_clock_days']:.1f} days paid "
-              f"({f['main_ideal_days']:.1f} days at 100% goodput, as notebook 01 counts it)",
+              f"wall clock of the main run: {f['wall_clock_days']:,.1f} days paid "
+              f"({f['main_ideal_days']:,.1f} days at 100% goodput, as notebook 01 counts it)",
               energy,
-              f"project duration: {f['project_months']:.2f} months "
+              f"project duration: {f['project_months']:,.2f} months "
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]
