@@ -351,8 +351,8 @@ def test_the_plan_differs_warning_names_only_what_differs_and_where_the_mfu_sits
     assert got["high"] >= max(x.mfu_high, b.high) - 1e-9
     # widened, and said so, only where the pilots' own band is narrower than the prediction's
     widened = b.low < x.mfu_low or b.high > x.mfu_high
-    assert ("0% of the pilots' correction is carried, so the band is at least" in
-            got["from"]) == widened
+    assert ("0% of the pilots' compute correction is carried (the network factors they "
+            "identified are carried whole), so the band is at least" in got["from"]) == widened
 
 
 def test_llmcost_check_resolves_the_pilots_mfu_as_report_does(tmp_path, capsys):

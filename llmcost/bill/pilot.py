@@ -160,8 +160,9 @@ def uncarried_band(p: dict, x, plan) -> tuple:
     if lo == x.mfu_low and hi == x.mfu_high:
         return x, ""
     words = (f" widened from {x.mfu_low:.1%}-{x.mfu_high:.1%} to {lo:.1%}-{hi:.1%}: 0% of the "
-             "pilots' correction is carried, so the band is at least the uncalibrated "
-             "prediction's for this plan (llmcost.training.accuracy.band_for_step)")
+             "pilots' compute correction is carried (the network factors they identified are "
+             "carried whole), so the band is at least the step-time model's own for this plan "
+             "at those factors (llmcost.training.accuracy.band_for_step)")
     return replace(x, mfu_low=lo, mfu_high=hi), words
 
 

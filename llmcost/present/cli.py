@@ -1241,9 +1241,9 @@ def _calibrate(args) -> int:
     band = (f"band{widened}" if widened else
             f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}")
     say(f"  MFU {x.mfu:.1%} ({band}); "
-          f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
-          f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
-          "pilot)")
+          f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilots' compute correction "
+          f"(x{cal.compute_factor:.3f}) applied at {x.transfer:.0%} strength (less the more this "
+          "run differs from the pilots), the network factors identified above in full")
     say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
