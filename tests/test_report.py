@@ -191,7 +191,14 @@ def test_list_tables_are_readable_and_machine_readable():
     assert " 989 " in h100 and h100.endswith("all")      # dense BF16 TFLOP/s, all notebooks
     mi = next(line for line in acc if line.startswith("MI325X"))
     assert "00, 01, 07, 08, 10 only" in mi and "the scale-out bandwidth" in mi
-    assert max(len(line) for line in _cli("list", "runs").stdout.splitlines()) < 200
+    runs = _cli("list", "runs").stdout.splitlines()
+    assert max(len(line) for line in runs) < 200
+    # the names a scenario takes (a trial typed the published "H100-80GB" and was refused):
+    # Llama 3 405B's row (arXiv:2407.21783, Table 4) names llama-3.1-405b and H100-SXM
+    row = next(line for line in runs if line.startswith("llama3-405b "))
+    assert row.split()[1:3] == ["llama-3.1-405b", "H100-SXM"]
+    llmcost.load_model(row.split()[1]), llmcost.load_accelerator(row.split()[2])
+    assert any("(V100: not in the catalogue)" in line for line in runs)
     import csv as csv_
     import io
     rows = list(csv_.DictReader(io.StringIO(_cli("list", "prices", "--format", "csv").stdout)))

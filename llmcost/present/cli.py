@@ -820,7 +820,8 @@ TABLE_VIEWS = {
     "prices": [("accelerator", "accelerator", str), ("provider", "provider", str),
                ("pricing", "pricing", str), ("price_usd_per_gpu_hour", "USD/GPU-h", _num(".2f")),
                ("date", "date", str), ("current", "current", lambda v: "yes" if v else "no")],
-    "runs": [("run_id", "run", str), ("model", "model", str), ("hardware", "hardware", str),
+    "runs": [("run_id", "run", str), ("catalog_model", "model (scenario name)", str),
+             ("catalog_accelerator", "accelerator (scenario name)", str),
              ("n_accelerators", "GPUs", _num(",.0f")),
              ("train_tokens", "tokens (T)", _num(".3g", 1e12)),
              ("reported_gpu_hours", "GPU-hours (M)", _num(".3g", 1e6)),
@@ -860,8 +861,13 @@ def _list(what: str, fmt: str = "table") -> int:
         df = catalog.list_accelerators()
     elif what == "prices":
         df = catalog.list_prices()
-    elif what == "runs":
+    elif what == "runs":  # the names a scenario takes; what the source printed where none
         df = catalog.load_published_runs()
+        df["catalog_model"] = df["catalog_model"].fillna(
+            df["model"].map(lambda m: f"({m}: not in the catalogue)"))
+        df["catalog_accelerator"] = df["catalog_accelerator"].fillna(
+            df["hardware"].map(lambda h: "(not stated)" if not isinstance(h, str)
+                               else f"({h}: not in the catalogue)"))
     elif what == "stacks":  # the scenario key `stack:` names one (core.stacks)
         df = pd.read_csv(catalog.DATA_DIR / "stacks.csv", dtype=str, keep_default_na=False)
     elif what == "scenarios":
