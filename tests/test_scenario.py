@@ -209,3 +209,15 @@ def test_a_whole_float_beyond_the_limit_is_refused_at_load(tmp_path):
     path.write_text("ledger_lora_rank: 1.0e+30\n")
     with pytest.raises(llmcost.ScenarioError, match=r"ledger_lora_rank: a 31-digit number is out of range"):
         llmcost.load_scenario(path)
+
+
+def test_a_choice_in_another_case_is_read_as_the_choice():
+    # A trial: `model: llama-3.1-8B` was read as llama-3.1-8b, but `dtype: FP8` was refused. A
+    # scenario's choice that differs only in case is the choice, in the workbook's spelling; a
+    # value that is none of them is still refused with the choices.
+    from llmcost.bill.scenario import validate_parameter
+    assert validate_parameter("dtype", "FP8") == "fp8"
+    assert validate_parameter("pricing", "Spot") == "spot"
+    assert validate_parameter("recompute", "SELECTIVE") == "selective"
+    with pytest.raises(ScenarioError, match=r"dtype='fp16' must be one of 'bf16', 'fp8'"):
+        validate_parameter("dtype", "fp16")

@@ -127,8 +127,14 @@ _at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
 
 
 def _one_of(*allowed):
+    """A check that ``v`` is one of ``allowed``; a string that differs from one only in case
+    (``dtype: FP8``) is that one, in its spelling here, as a catalogue model name is."""
     def check(name, v):
         if v not in allowed:
+            same = [a for a in allowed if isinstance(a, str) and isinstance(v, str)
+                    and a.casefold() == v.casefold()]
+            if len(same) == 1:
+                return same[0]
             raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, allowed))}")
         return v
     return check
