@@ -34,10 +34,16 @@ def _cli(*args):
 
 # ---- 1. an accelerator without tdp_w (TPU v4: data/accelerators.csv has no sourced TDP)
 def test_tpu_v4_bill_has_energy_not_given():
+    # rented: the electricity is in the GPU-hour price ("included", as for an H100), though
+    # without a sourced TDP no energy figure is computed; owned hardware, which pays it, is
+    # refused without one
     bill = ledger.build_ledger({"accelerator": "TPU v4", "price_usd_per_gpu_hour": 3.22})
     line = bill.line("energy.electricity")
-    assert line.usd == 0.0 and line.status == "not given"
-    assert "tdp_w" in line.how and "TPU v4" in line.how
+    assert line.usd == 0.0 and line.status == "included"
+    assert "tdp_w" in line.how and "TPU v4" in line.how and "rented GPU-hour price" in line.how
+    with pytest.raises(ScenarioError, match="tdp_w"):
+        ledger.build_ledger({"accelerator": "TPU v4", "pricing": "owned",
+                             "ledger_owned_usd_per_gpu": 20000.0})
     assert bill.figures["energy_mwh"] is None and bill.figures["tco2e"] is None
     assert "energy not computed" in bill_text(bill)
     # the report's bill (summary.json, index.html) is built too

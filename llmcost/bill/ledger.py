@@ -797,16 +797,21 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
     """Electricity of every GPU-hour of the bill (``energy.energy_of``: GPU-h × facility kW per
     GPU = TDP × server W/TDP × 0.75 × PUE, Cottier et al. 2024 §2.3; tCO2e at the grid's
     kg/kWh). Owned hardware pays it, MWh × 1,000 × $/kWh; a rented GPU-hour includes it ($0,
-    "included"). An accelerator without a sourced TDP has no energy figure ("not given").
+    "included"). An accelerator without a sourced TDP has no energy figure: its electricity is
+    "not given" on owned hardware, and still "included" ($0) in a rented GPU-hour.
     Returns ``energy_of``'s dict (None values without a TDP)."""
     p, gpu = b.p, b.gpu
     if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", 0.0,
                           f"{all_h:,.0f} GPU-h, but accelerator={gpu.name!r} has no tdp_w in "
-                          "data/accelerators.csv (no sourced figure): energy, emissions and "
-                          "electricity are not computed; add a sourced TDP to get them",
-                          "Cottier et al. 2024 §2.3; data/accelerators.csv", "not given"))
+                          "data/accelerators.csv (no sourced figure): energy and emissions "
+                          "are not computed" + ("" if b.own else
+                                                ", and the electricity is included in the "
+                                                "rented GPU-hour price")
+                          + "; add a sourced TDP to get them",
+                          "Cottier et al. 2024 §2.3; data/accelerators.csv",
+                          "not given" if b.own else "included"))
         return {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
                 "mwh_tdp": None, "factor": None}
     en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
