@@ -1371,9 +1371,10 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
     if "interactive" in declared[nb]:
         params["interactive"] = False
     if params.get("pilot") and "_mfu_calibration" in scenario and \
-            "global_batch_tokens" not in declared[nb]:
+            "tp" not in declared[nb]:
         # the MFU is the pilots' already (calibrate_pilot_mfu); a page without the plan keys
-        # would extrapolate them again to the notebooks' default plan (bill.pilot.pilot_mfu)
+        # (tp and the rest) would extrapolate them again to the notebooks' default plan
+        # (bill.pilot.pilot_mfu)
         params["pilot"] = []
         band = pilot_mfu_range(scenario["_mfu_calibration"])
         if "mfu" in params and isinstance(band, Range):

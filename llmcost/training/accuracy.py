@@ -728,12 +728,10 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
                           low=low, seq_len=seq_len) if capped \
         else (uncapped, [])
-    low = _floor_below_cap(low, high, accelerator, best, basis, dtype, seq_len)
+    low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len)
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
-                                  high / mfu - 1 if high < uncapped else None,
-                                  low / mfu - 1 if low < mfu / (1 + c + w) * (1 - 1e-12)
-                                  else None)
+                                  high / mfu - 1 if high < uncapped else None, floored)
     if unbounded:
         warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
                         "read the predicted MFU as an upper bound.")
@@ -752,18 +750,21 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    mfu_bf16_basis=float(mfu * basis))
 
 
-def _floor_below_cap(low: float, high: float, accelerator: str, best, basis: float,
-                     dtype: str, seq_len) -> float:
-    """The band's low end once capped: ``low`` = p / (1 + c + w), unless the cap brought the
-    top down to it (``band_cap``: the model's whole band above the best comparable published
-    run, or above the best one at any size when none is comparable). The band then runs from
-    that published run (on the step's basis, best ÷ basis) to the model's low end, rather than
-    shrinking to one point, which pages would read as an MFU given rather than predicted."""
+def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
+                     basis: float, seq_len) -> tuple:
+    """The band's low end once capped, and that end over the prediction − 1 where it moved
+    (else None): ``low`` = p / (1 + c + w), unless the cap brought the top down to it
+    (``band_cap``: the model's whole band above the best comparable published run, or above
+    the best one at any size when none is comparable). The band then runs from that published
+    run (on the step's basis, best ÷ basis) to the model's low end, rather than shrinking to
+    one point, which pages would read as an MFU given rather than predicted."""
     if high > low:
-        return low
+        return low, None
     ref = best if best is not None else best_published_any_size(
         accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]
-    return min(low, ref / basis) if ref is not None else low
+    if ref is None or not ref / basis < low:
+        return low, None
+    return ref / basis, ref / basis / mfu - 1
 
 
 def uncapped_high(mfu, center: float, half_width: float):
