@@ -847,3 +847,32 @@ def test_cli_check_scenario_prints_the_warnings_estimate_prints(capsys, tmp_path
     # a claim without a scenario file has no scenario warnings to show
     assert main(DS_ARGS + ["--format", "json"]) == 0
     assert "warnings" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("path", sorted((llmcost.SCENARIO_DIR).glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_scenario_passes_check(capsys, path):
+    # A new-user trial: `check --scenario data/scenarios/llama-3.1-405b.yaml` stopped with
+    # "101.5 GB of bf16 weights per GPU do not fit H100-SXM's 77.3 GB" while `estimate` priced
+    # the same file: the RL line read no serve_ key, so its rollouts held bf16 weights where the
+    # file sets serve_weight_dtype: fp8. By hand (Llama 3.1 405B, 405.85e9 parameters, the
+    # catalogue count; rl_rollout_tp 8): bf16 2 B × 405.85e9 / 8 = 101.5 GB > 77.3 GB usable,
+    # fp8 1 B × 405.85e9 / 8 = 50.7 GB fits. Rule: every shipped scenario passes `check
+    # --scenario`, and the lines it lists are the bill's own (the same dollars).
+    from llmcost.present.cli import estimate_ledger
+    assert 405.85e9 * 2 / 8 / 1e9 == pytest.approx(101.5, abs=0.05)  # the error's figure
+    assert main(["check", "--scenario", str(path), "--format", "json"]) == 0, \
+        capsys.readouterr().err
+    got = json.loads(capsys.readouterr().out)
+    bill = {ln.key: ln.usd for ln in estimate_ledger(path).lines}
+    # a file with phases (405B's long-context and annealing) bills them in its final run, which
+    # the exploratory line scales; the claim is the pre-training run alone, so that line differs
+    phased = bool(claims.load_scenario(path).get("phases"))
+    for r in got["left_out"]:
+        if r["usd"] is not None and r["status"] != "included" \
+                and not (phased and r["key"] == "compute.exploratory"):
+            assert r["usd"] == pytest.approx(bill[r["key"]], rel=1e-6, abs=0.01), r["key"]
+    # and with the model card's 30.84M GPU-hours as the claim (Llama 3.1 405B only)
+    if path.name == "llama-3.1-405b.yaml":
+        assert main(["check", "--scenario", str(path), "--gpu-hours", "30.84e6"]) == 0
+        assert "RL post-training" in capsys.readouterr().out

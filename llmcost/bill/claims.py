@@ -1021,15 +1021,19 @@ LEFT_OUT_SAMPLES = 20_000
 
 
 #: The scenario keys of the bill's lines outside the final run, which ``check_claim`` prices
-#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints'.
-LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_")
+#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', and
+#: the serving set-up and request shape (``serve_``, ``inference_``) that the RL rollouts, the
+#: synthetic-data and the benchmark lines are served with (``ledger.build_ledger``: e.g. the RL
+#: rollouts hold ``serve_weight_dtype`` weights).
+LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_")
 
 
 def _left_out_keys(keys, bill_keys=None) -> tuple:
     """(the keys priced, the keys named as the scenario's) of ``check_claim``'s ``ledger_keys``
     (a scenario's own) and ``bill_keys`` (values its bill derived, e.g. the checkpoint storage
     bandwidth ``ledger.provisioned_storage`` sized: priced, not named): each a dict of scenario
-    keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``; a range is drawn with
+    keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``, ``serve_*``,
+    ``inference_*``; a range is drawn with
     the rest; the claim's own run figures are kept), a key in one only. A pilot's
     ``ledger_pilot_*`` keys calibrate the run's MFU, which the claim states: refused;
     ``ValueError`` naming any other key."""
