@@ -876,3 +876,41 @@ def test_every_shipped_scenario_passes_check(capsys, path):
     if path.name == "llama-3.1-405b.yaml":
         assert main(["check", "--scenario", str(path), "--gpu-hours", "30.84e6"]) == 0
         assert "RL post-training" in capsys.readouterr().out
+
+
+def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
+    # A new-user trial: `check --model llama-3.1-70b --train-tokens 15e12 --accelerator
+    # H100-SXM --usd 5e4` said OPTIMISTIC (a cost-only claim was never implausible). By hand:
+    # the MFU-basis FLOPs of 15T tokens, 7.222e24 (the check's own count, written out in
+    # test_deepseek_v3_flops_hours_and_price's way), at H100's measured matmul ceiling 80.1% of
+    # the 989.4 TFLOP/s BF16 peak (stas00/ml-engineering MAMF table, data/efficiency.csv) take
+    # 7.222e24 / (989.4e12 × 0.801 × 3600) = 2.531e6 GPU-h; the cheapest hour the catalogue
+    # knows for an H100-SXM is the owned amortisation $2.13 (Cottier et al. 2024: $27,500 ×
+    # 1.64 / 0.81 × 0.14·ln 10 / 8,766 h = $2.05 capex + $0.085 energy), below the cheapest
+    # current listed price, CoreWeave spot $2.46375 (data/prices.csv): floor ≈ $5.40M > $50k.
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=5e4, left_out=False)
+    assert c.flops_mfu_basis == pytest.approx(7.222e24, rel=1e-3)
+    hours = 7.222e24 / (H100_BF16 * 0.801 * 3600)
+    assert hours == pytest.approx(2.531e6, rel=1e-3)
+    capex = 27_500 * 1.64 / (1 - 0.19) * 0.14 * 2.302585 / 8766
+    assert capex == pytest.approx(2.0475, rel=1e-3)
+    assert c.cost_floor_usd == pytest.approx(hours * (capex + 0.0847), rel=2e-3)
+    assert c.cost_floor_usd < hours * 2.46375  # below every listed price's floor
+    assert c.verdict == "implausible"
+    said = " ".join(c.reason.split())
+    assert "below the least its FLOPs can cost: $5,39" in said and "80.1% matmul ceiling" in said \
+        and "2,531," in said and "$2.13/GPU-h" in said and "CoreWeave spot" in said
+    # a claim just above the floor is not called implausible by it (the rule is the floor)
+    above = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=c.cost_floor_usd * 1.01,
+                               left_out=False)
+    assert above.verdict != "implausible" and above.cost_floor_usd == c.cost_floor_usd
+    # an accelerator the catalogue does not price: the floor is said to be unpriced and the
+    # verdict stays the price's (TPU v4 has no current row in data/prices.csv)
+    t = claims.check_claim("llama-3.1-405b", 15.6e12, "TPU v4", usd=1, left_out=False)
+    assert t.cost_floor_usd is None and t.verdict == "plausible"
+    assert "the least its FLOPs can cost is not priced: the catalogue lists no current price " \
+           "of TPU v4" in " ".join(t.reason.split())
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
+                 "--accelerator", "H100-SXM", "--usd", "5e4"]) == 0
+    assert "Verdict: IMPLAUSIBLE: cost-only claim: the claimed $50,000 is below" in \
+        _unwrapped(capsys.readouterr().out)

@@ -302,6 +302,8 @@ class ClaimCheck:
     needed_mfu_range: tuple | None = None
     published_phase_gpu_hours: dict = field(default_factory=dict)
     tokens_source: str = ""
+    cost_floor_usd: float | None = None
+    cost_floor_source: str = ""
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -571,6 +573,8 @@ class _Judging:
     verdict: str = ""
     reason: str = ""
     needed: tuple | None = None
+    floor: float | None = None
+    floor_source: str = ""
 
 
 #: The figures a claim may state besides the model, its tokens and the accelerator
@@ -747,7 +751,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         left_out_range_source=band_src, left_out_keys=tuple(sorted(named)) if left_out else (),
         notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
-        published_phase_gpu_hours=j.known, tokens_source=c.token_note)
+        published_phase_gpu_hours=j.known, tokens_source=c.token_note,
+        cost_floor_usd=j.floor, cost_floor_source=j.floor_source)
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -926,18 +931,77 @@ def usd_rate(usd_per_gpu_hour: float) -> str:
     return f"${x:,.2f}" if x >= 0.01 or x == 0 else f"${x:.2g}"
 
 
+def cheapest_price(accelerator) -> tuple:
+    """``(USD per accelerator-hour, source)``: the least the catalogue knows an hour of
+    ``accelerator`` to cost, the lowest current listed price of any pricing mode
+    (``catalog.list_prices(current_only=True)``: on-demand, reserved or spot, rows listed as not
+    available included) or, if lower, the owned amortisation (``pricing.owned_usd_per_gpu_hour``,
+    Cottier et al. 2024; H100-SXM only); ``(None, reason)`` when the catalogue lists no current
+    price of that accelerator itself (another accelerator's price is no floor for it)."""
+    acc = as_accelerator(accelerator)
+    df = list_prices(acc.name, current_only=True)
+    if df.empty:
+        return None, f"the catalogue lists no current price of {acc.name} (data/prices.csv)"
+    r = df.loc[df["price_usd_per_gpu_hour"].idxmin()]
+    x, src = float(r["price_usd_per_gpu_hour"]), (
+        f"{acc.name}'s cheapest current listed price, {r['provider']} {r['pricing']} "
+        f"{r['date']} (data/prices.csv, {len(df)} current rows of every pricing mode)")
+    try:
+        own = float(owned_usd_per_gpu_hour(acc)["usd_per_gpu_hour"])
+    except ValueError:  # no sourced purchase price: no owned figure
+        return x, src
+    if own < x:
+        return own, (f"the owned amortisation of {acc.name} (Cottier et al. 2024, "
+                     f"llmcost.pricing.owned_usd_per_gpu_hour), below its cheapest current "
+                     f"listed price ${x:.2f} ({r['provider']} {r['pricing']} {r['date']})")
+    return x, src
+
+
+def _cost_floor(j: _Judging) -> tuple:
+    """``(USD, sentence)``: the least the claim's FLOPs can cost, every hour at the accelerator's
+    matmul ceiling and the cheapest price the catalogue knows for it (``cheapest_price``), no
+    hour lost (goodput 1):
+
+    .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
+              \\cdot p_\\text{min}
+
+    ``C`` the MFU-basis FLOPs, ``P`` the stated dtype's dense peak, ``f_matmul`` the measured
+    matmul ceiling (``data/efficiency.csv``: no step of a run beats its fastest GEMM; stas00's
+    MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is unknown."""
+    c = j.c
+    price, psrc = cheapest_price(c.acc)
+    if price is None:
+        return None, f"the least its FLOPs can cost is not priced: {psrc}"
+    h = j.fm / (j.peaks[c.dtype] * j.ceiling * SECONDS_PER_HOUR)
+    return h * price, (
+        f"the least its FLOPs can cost is ${h * price:,.0f} = {j.fm:.4g} FLOPs ÷ "
+        f"({j.peaks[c.dtype] / 1e12:,.1f} TFLOP/s {c.dtype.upper()} peak × {j.ceiling:.1%} "
+        f"matmul ceiling × 3600 s) = {h:,.0f} GPU-h (every hour at the ceiling, none lost) × "
+        f"{usd_rate(price)}/GPU-h, {psrc}")
+
+
 def _cost_only_verdict(j: _Judging) -> None:
-    """A claim of money alone: the price it needs, ``usd ÷ H(m)`` with
-    ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``;
-    ``optimistic`` if even at ``best`` it is below the catalogue's lowest price, ``low`` if even
-    at the low end above the highest, else ``plausible`` (never ``implausible``)."""
+    """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
+    and the cheapest catalogue price of the accelerator), ``implausible`` below it; then the
+    price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from
+    ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it is below the
+    catalogue's lowest price, ``low`` if even at the low end above the highest, else
+    ``plausible``. A floor that cannot be priced is said, and the verdict is the price's."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
+    j.floor, j.floor_source = _cost_floor(j)
     at = (f"{usd_rate(j.needed[0])}–{usd_rate(j.needed[1])}/GPU-h at a steady-state MFU of "
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
           f"{h_at[m_hi]:,.0f} GPU-h)")
+    if j.floor is not None and c.usd < j.floor:
+        j.verdict = "implausible"
+        j.reason = (f"cost-only claim: the claimed ${c.usd:,.0f} is below the least its FLOPs "
+                    f"can cost: {j.floor_source.removeprefix('the least its FLOPs can cost is ')}"
+                    f"; it would need {usd_rate(j.needed[1])}/GPU-h even at the best published "
+                    f"steady-state MFU, {m_hi:.1%} of the BF16 peak")
+        return
     if pr["n"] == 0:
         j.verdict, j.reason = "plausible", (f"cost-only claim: it needs {at}; "
                                             f"{pr['source']}, so the price is not judged")
@@ -954,6 +1018,8 @@ def _cost_only_verdict(j: _Judging) -> None:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
                     f"range ${pr['low']:.2f}–${pr['high']:.2f}")
+    if j.floor is None:
+        j.reason += f"; {j.floor_source}, so its cost alone cannot make it implausible"
 
 
 def _price_verdict(j: _Judging) -> tuple:
