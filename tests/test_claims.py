@@ -8,10 +8,12 @@ regression pin, beside the sourced checks.
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import llmcost
 from llmcost import claims
+from llmcost.core.catalog import DATA_DIR
 from llmcost.present.cli import main
 
 H100_BF16, H100_FP8, A100_BF16 = 989.4e12, 1978.9e12, 312e12  # dense peaks, data/accelerators.csv
@@ -914,3 +916,51 @@ def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
                  "--accelerator", "H100-SXM", "--usd", "5e4"]) == 0
     assert "Verdict: IMPLAUSIBLE: cost-only claim: the claimed $50,000 is below" in \
         _unwrapped(capsys.readouterr().out)
+
+
+def test_whole_run_figures_carry_their_sourced_precision():
+    # Every row of data/published_runs.csv with a whole-run figure (reported accelerator-hours
+    # or days) states its GEMM precision with a source. A chip without FP8 (no FP8 peak in
+    # data/accelerators.csv: the A100 datasheet lists TF32/BF16/FP16/INT8/INT4, the TPU v4
+    # docs bf16/int8) can only have run 16-bit GEMMs ("BF16"); DeepSeek-V3 trained in FP8
+    # (arXiv:2412.19437 §3.3 'FP8 Training').
+    runs = llmcost.load_published_runs()
+    whole = runs[runs["reported_gpu_hours"].notna() | runs["reported_days"].notna()]
+    assert len(whole) >= 26
+    assert set(whole["precision"]) <= {"BF16", "FP8"}
+    assert whole["precision_source"].str.len().min() > 40
+    fp8_peak = pd.read_csv(DATA_DIR / "accelerators.csv").set_index("name")[
+        "peak_fp8_flops_per_s"]
+    no_fp8 = whole[whole["catalog_accelerator"].map(lambda a: isinstance(a, str)
+                                                    and not fp8_peak.get(a) > 0)]
+    assert {"A100-80GB", "A100-40GB", "TPU v4"} <= set(no_fp8["catalog_accelerator"])
+    assert set(no_fp8["precision"]) == {"BF16"}
+    assert set(whole.loc[whole["catalog_model"] == "deepseek-v3", "precision"]) == {"FP8"}
+    assert "§3.3" in whole.set_index("run_id").loc["deepseek-v3", "precision_source"]
+    # rows without a whole-run figure leave it to data/validation_mfu.csv's dtype
+    assert runs.loc[~runs.index.isin(whole.index), "precision"].isna().all()
+
+
+@pytest.mark.parametrize("model", ["kimi-k2", "qwen3-235b-a22b", "deepseek-v3"])
+def test_a_bf16_moe_claim_is_not_compared_with_an_fp8_run(capsys, model):
+    # A new-user trial: `check --model kimi-k2 --accelerator H100-SXM --mfu 0.4 --n-gpus 1024`
+    # (and qwen3-235b-a22b) said PLAUSIBLE against DeepSeek-V3's whole-run figure, 47.5% of the
+    # BF16 peak, while the rule it printed read "BF16 runs" and deepseek-v3 itself (its own runs
+    # left out) got OPTIMISTIC against 20.6%. By hand, DeepSeek-V3's whole run: 4.319e24
+    # MFU-basis FLOPs / (2.664e6 H800-h × 3600 × 989.4e12) = 45.5% of the BF16 peak, ÷ its
+    # goodput on 2,048 GPUs ≈ 47.5%; but it trained in FP8 (arXiv:2412.19437 §3.3), so for a
+    # BF16 claim it is no comparable run (accuracy.comparable_published_mfu's dtype rule), and
+    # for an FP8 claim it is.
+    assert 4.319e24 / (2.664e6 * 3600 * H100_BF16) == pytest.approx(0.455, abs=5e-4)
+    spec = llmcost.load_model(model)
+    best, src = claims.best_reference("H100-SXM", float(spec.n_params), exclude_model=model,
+                                      is_moe=True, dtype="bf16")
+    assert "DeepSeek-V3's whole-run" not in src and "BF16 runs" in src
+    assert best < 0.40  # every BF16 MoE run on Hopper within 4× is below the claimed 40%
+    assert main(["check", "--model", model, "--accelerator", "H100-SXM", "--mfu", "0.4",
+                 "--n-gpus", "1024"]) == 0
+    assert "Verdict: OPTIMISTIC" in capsys.readouterr().out
+    if model != "deepseek-v3":  # an FP8 claim counts FP8 and BF16 runs: DeepSeek-V3's is best
+        best8, src8 = claims.best_reference("H100-SXM", float(spec.n_params),
+                                            exclude_model=model, is_moe=True, dtype="fp8")
+        assert best8 == pytest.approx(0.475, abs=0.005) and "DeepSeek-V3's whole-run" in src8

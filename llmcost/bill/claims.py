@@ -204,6 +204,8 @@ def _whole_run_rows() -> pd.DataFrame:
     w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
                        for u, n, g in zip(w["published_mfu"], w["params_total"], w["n_gpus"],
                                           strict=True)]
+    # each whole-run figure's GEMM precision, sourced in data/published_runs.csv
+    w["precision"] = w["run_id"].map(load_published_runs().set_index("run_id")["precision"])
     return w
 
 
@@ -216,9 +218,12 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     claim and FP8 or BF16 runs for an FP8 one; steady-state MFUs of the validation table and
     vendor claims) and, by the same generation, class and size, the whole-run utilisations of
     ``data/published_runs.csv`` divided by their goodput (``goodput_for``; 1 where the GPU count
-    is not published: a whole-run figure is a lower bound on that run's steady-state MFU; their
-    dtype is not a column, so they count for both). Returns ``(mfu, source)`` or ``(None,
-    reason)``.
+    is not published: a whole-run figure is a lower bound on that run's steady-state MFU), by
+    the same dtype rule as ``accuracy.comparable_published_mfu`` (and
+    ``accuracy.best_published_mfu``): a BF16 claim against the BF16 runs only (the file's
+    ``precision`` column, each value sourced: DeepSeek-V3 trained in FP8, arXiv:2412.19437
+    §3.3, its MFU on the BF16 peak counting GEMMs that ran at up to twice it), an FP8 claim
+    against FP8 and BF16 runs. Returns ``(mfu, source)`` or ``(None, reason)``.
 
     ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
     (``check_claim`` passes the claimed model, so a published run is never its own reference).
@@ -232,7 +237,9 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                              f"{b.source}; rule: {b.rule}")
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
+    fp8 = str(dtype).lower().startswith("fp8")
     same = w[(w["generation"] == generation(accelerator))
+             & (fp8 | (w["precision"] == "BF16"))
              & (w["params_total"] <= n_params * SIZE_FACTOR)
              & (w["params_total"] >= n_params / SIZE_FACTOR)
              & ((moe == bool(is_moe)) if is_moe is not None else True)
