@@ -684,7 +684,7 @@ def test_cli_check_bad_input_is_one_error_line(capsys, extra, words):
      "--phase 'pre-training' is given twice"),
     # a negative number reaches the validator (one line naming the field, no usage block)
     (["check", "--model", "deepseek-v3", "--train-tokens", "-14.8e12", "--accelerator", "H800",
-      "--gpu-hours", "2e6"], "train_tokens=-14800000000000.0 must be a positive number"),
+      "--gpu-hours", "2e6"], "--train-tokens=-14800000000000.0 must be a positive number"),
     (["check", "--model", "nosuch", "--train-tokens", "1e12", "--accelerator", "H800",
       "--gpu-hours", "2e6"], "model='nosuch' is not in the catalogue"),
 ])
@@ -779,9 +779,24 @@ def test_a_cut_reason_closes_its_parentheses():
     assert first_clause(why) == \
         "no RL campaign in the scenario (rl_iterations and rl_runs not given)"
     assert first_clause("a (b (c; d) e)") == "a (b (c))"
-    cut = first_clause("x (" + "y" * 200)
-    assert cut.endswith("…)") and cut.count("(") == cut.count(")")
+    assert first_clause("x (" + "y" * 200) == "x (" + "y" * 200 + ")"  # no boundary: whole
     assert first_clause("plain; rest") == "plain"
+
+
+def test_a_reason_is_never_cut_inside_a_word(deepseek):
+    # A new-user trial read "(no sourced figure): e…)" and "as OPT-175B'…" in `llmcost check`:
+    # the reasons of the lines left out were cut at 100 characters, mid-word. Rule: a reason is
+    # cut at its first ";" and, past the limit, at a sentence boundary only, else kept whole.
+    from llmcost.bill.claims import first_clause
+    elec = ("6,105,720 GPU-h, but accelerator='H800' has no tdp_w in data/accelerators.csv (no "
+            "sourced figure): energy, emissions and electricity are not computed; add a TDP")
+    assert first_clause(elec) == ("6,105,720 GPU-h, but accelerator='H800' has no tdp_w in "
+                                  "data/accelerators.csv (no sourced figure)")
+    rerun = ("P(rerun) 0% × final run 5,576,000 USD (expected cost of relaunching after a "
+             "divergence, as OPT-175B's lineage 12)")
+    assert first_clause(rerun) == rerun  # no boundary before the limit: not cut
+    text = deepseek.describe()  # H800: no TDP, so the electricity line is "not given"
+    assert "…" not in text and "as OPT-175B's lineage 12)" in " ".join(text.split())
 
 
 def test_a_moe_claims_note_is_in_a_readers_words(deepseek):
@@ -964,3 +979,62 @@ def test_a_bf16_moe_claim_is_not_compared_with_an_fp8_run(capsys, model):
         best8, src8 = claims.best_reference("H100-SXM", float(spec.n_params),
                                             exclude_model=model, is_moe=True, dtype="fp8")
         assert best8 == pytest.approx(0.475, abs=0.005) and "DeepSeek-V3's whole-run" in src8
+
+
+@pytest.mark.parametrize("argv, words", [
+    # A new-user trial: check's errors named the library's keys ("usd=-3.0", "gpu_hours=0.0")
+    # where its own flag errors name the flag ("--n-gpus='2.5'"), and `--days 3` alone said
+    # "none was given" though --days was: it lacks --n-gpus (hours = days × GPUs × 24).
+    (["--usd=-3"], "--usd=-3.0 must be a positive number"),
+    (["--gpu-hours", "0"], "--gpu-hours=0.0 must be a positive number"),
+    (["--days", "3"], "--days=3.0 gives the GPU-hours only with --n-gpus (days × --n-gpus × 24): "
+                      "--n-gpus was not given"),
+    (["--gpu-hours", "1e6", "--days", "30", "--n-gpus", "64"],
+     "--gpu-hours = 1,000,000 but days x --n-gpus x 24 = 46,080"),
+])
+def test_check_errors_name_the_flags_given(capsys, argv, words):
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
+                 "--accelerator", "H100-SXM", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    # a flag beside a scenario file is still a flag
+    assert main(["check", "--scenario", str(llmcost.SCENARIO_DIR / "default.yaml"),
+                 "--usd=-3"]) == 2
+    assert "--usd=-3.0 must be a positive number" in capsys.readouterr().err
+
+
+def test_days_without_gpus_says_what_is_missing():
+    with pytest.raises(ValueError, match=r"days=3.0 gives the GPU-hours only with n_gpus .*: "
+                                         r"n_gpus was not given"):
+        claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", days=3.0, left_out=False)
+    # days with a stated MFU: the MFU gives the hours, days the GPU count (not refused)
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", days=30.0, mfu=0.4,
+                           left_out=False)
+    assert c.n_gpus == round(c.gpu_hours / (30 * 24))
+
+
+def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_path):
+    # A new-user trial: `check --seq-len 100000000` was taken without a word for a model whose
+    # context is far shorter, where `llmcost estimate` warns (checks.scenario_warnings). By
+    # hand: Llama 3.1 8B declares max_position_embeddings 131,072 (meta-llama/Llama-3.1-8B
+    # config.json; data/models.csv), so 100,000,000 > 131,072: the model cannot attend that far;
+    # Mistral 7B's catalogue records an 8,192-token pre-training length and no longer context.
+    from llmcost.bill.checks import scenario_warnings
+    for model, seq, words in (("llama-3.1-8b", 100_000_000, "beyond llama-3.1-8b's context of "
+                                                            "131,072 tokens"),
+                              ("mistral-7b", 100_000_000, "beyond the 8,192-token sequence "
+                                                          "length mistral-7b was pre-trained")):
+        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=1e5, seq_len=seq,
+                               left_out=False)
+        said = [n for n in c.notes if words in n]
+        assert len(said) == 1
+        # the very sentence estimate warns with for that model and context
+        assert said[0] in scenario_warnings({"model": model, "seq_len": seq,
+                                             "accelerator": "H100-SXM"})
+    # within the pre-training length: nothing said
+    assert not any("seq_len=" in n for n in claims.check_claim(
+        "llama-3.1-8b", 1e12, "H100-SXM", gpu_hours=1e5, seq_len=8192, left_out=False).notes)
+    assert main(["check", "--model", "llama-3.1-8b", "--train-tokens", "1e12", "--accelerator",
+                 "H100-SXM", "--gpu-hours", "1e5", "--seq-len", "100000000"]) == 0
+    assert "Note: seq_len=100,000,000 is beyond llama-3.1-8b's context of 131,072 tokens" in \
+        _unwrapped(capsys.readouterr().out)

@@ -83,6 +83,7 @@ from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validatio
 from ..training.compute import gpu_hours, training_flops
 from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
+from .checks import context_warning
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
 from .ranges import Range
@@ -404,11 +405,14 @@ class ClaimCheck:
 
 
 def first_clause(text: str, limit: int = 100) -> str:
-    """A line's reason cut to its first clause (up to the first ";", at most ``limit``
-    characters, "…" when cut), with every parenthesis the cut left open closed, so that it
-    nests in a parenthesis of its own."""
+    """A line's reason cut to its first clause (up to the first ";"); a clause longer than
+    ``limit`` characters is cut further only at a sentence boundary (the last ": " or ". "
+    within ``limit``, never inside a word), else kept whole; every parenthesis the cut left
+    open is closed, so that it nests in a parenthesis of its own."""
     why = str(text).split(";")[0]
-    why = why[:limit] + "…" if len(why) > limit else why
+    if len(why) > limit:
+        stop = max(why.rfind(": ", 0, limit), why.rfind(". ", 0, limit))
+        why = why[:stop] if stop > 0 else why
     return why + ")" * max(0, why.count("(") - why.count(")"))
 
 
@@ -508,6 +512,9 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     derived = fallback(n_gpus) if not candidates and fallback is not None else None
     if derived is not None:
         candidates = [(derived[1], derived[0])]
+    if not candidates and days is not None:  # days alone: say what they lack, not "none"
+        raise ValueError(f"days={days!r} gives the GPU-hours only with n_gpus (days × n_gpus × "
+                         "24): n_gpus was not given")
     if not candidates:
         raise ValueError("a claim needs gpu_hours, or days and n_gpus, or phases (GPU-hours by "
                          "phase), or a stated mfu or usd: none was given")
@@ -695,10 +702,9 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
       ``H = C / (P × MFU × 3600) / goodput``);
     * the utilisation (``_claim_utilisation``): ``U = C / (H × 3600 × P)`` of the pre-training
       hours and ``MFU_implied = U / goodput`` (``goodput_for``);
-    * the verdict (``_mfu_verdict``: implausible, optimistic, low or plausible; or
-      ``_cost_only_verdict`` for a claim of money alone: the price ``usd ÷ H(m)`` it needs);
-    * the price (``_price_verdict``): ``usd ÷ H_total`` against ``price_range``;
-    * the lines the claim leaves out, priced with the ledger (``_left_out``).
+    * the verdict (``_mfu_verdict``; for money alone ``_cost_only_verdict``: the floor
+      ``_cost_floor`` and the price ``usd ÷ H(m)`` it needs), the price (``_price_verdict``:
+      ``usd ÷ H_total`` against ``price_range``), the lines left out (``_left_out``).
 
     A claim is judged as given: with no ``phases``, a published split (data/published_phases.csv)
     is shown beside the verdict; pass ``phases`` to judge the pre-training share alone.
@@ -756,10 +762,10 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         usd=c.usd, implied_usd_per_gpu_hour=implied, price=j.price, price_verdict=pv,
         left_out=rows, left_out_usd=total, left_out_range_usd=band,
         left_out_range_source=band_src, left_out_keys=tuple(sorted(named)) if left_out else (),
-        notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
+        notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed, cost_floor_usd=j.floor,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known, tokens_source=c.token_note,
-        cost_floor_usd=j.floor, cost_floor_source=j.floor_source)
+        cost_floor_source=j.floor_source)
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -802,7 +808,8 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
     the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
-    ``best`` (the ceiling standing in for an unknown best)."""
+    ``best`` (the ceiling standing in for an unknown best); a training context beyond the
+    model's is noted (``checks.context_warning``, the sentence ``llmcost estimate`` warns with)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
@@ -818,8 +825,10 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
                                 exclude_model=spec.name if exclude_own_runs else None,
                                 is_moe=spec.is_moe, dtype=dtype)
     mfu_hi = best if best is not None else ceiling
+    # a context beyond the model's: said as estimate says it (checks.context_warning)
+    notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
-                    [c.token_note] if c.token_note else [])
+                    notes)
 
 
 def _hours_from_mfu_or_usd(j: _Judging, n):
