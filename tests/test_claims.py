@@ -8,10 +8,12 @@ regression pin, beside the sourced checks.
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import llmcost
 from llmcost import claims
+from llmcost.core.catalog import DATA_DIR
 from llmcost.present.cli import main
 
 H100_BF16, H100_FP8, A100_BF16 = 989.4e12, 1978.9e12, 312e12  # dense peaks, data/accelerators.csv
@@ -682,7 +684,7 @@ def test_cli_check_bad_input_is_one_error_line(capsys, extra, words):
      "--phase 'pre-training' is given twice"),
     # a negative number reaches the validator (one line naming the field, no usage block)
     (["check", "--model", "deepseek-v3", "--train-tokens", "-14.8e12", "--accelerator", "H800",
-      "--gpu-hours", "2e6"], "train_tokens=-14800000000000.0 must be a positive number"),
+      "--gpu-hours", "2e6"], "--train-tokens=-14800000000000.0 must be a positive number"),
     (["check", "--model", "nosuch", "--train-tokens", "1e12", "--accelerator", "H800",
       "--gpu-hours", "2e6"], "model='nosuch' is not in the catalogue"),
 ])
@@ -777,9 +779,24 @@ def test_a_cut_reason_closes_its_parentheses():
     assert first_clause(why) == \
         "no RL campaign in the scenario (rl_iterations and rl_runs not given)"
     assert first_clause("a (b (c; d) e)") == "a (b (c))"
-    cut = first_clause("x (" + "y" * 200)
-    assert cut.endswith("…)") and cut.count("(") == cut.count(")")
+    assert first_clause("x (" + "y" * 200) == "x (" + "y" * 200 + ")"  # no boundary: whole
     assert first_clause("plain; rest") == "plain"
+
+
+def test_a_reason_is_never_cut_inside_a_word(deepseek):
+    # A new-user trial read "(no sourced figure): e…)" and "as OPT-175B'…" in `llmcost check`:
+    # the reasons of the lines left out were cut at 100 characters, mid-word. Rule: a reason is
+    # cut at its first ";" and, past the limit, at a sentence boundary only, else kept whole.
+    from llmcost.bill.claims import first_clause
+    elec = ("6,105,720 GPU-h, but accelerator='H800' has no tdp_w in data/accelerators.csv (no "
+            "sourced figure): energy, emissions and electricity are not computed; add a TDP")
+    assert first_clause(elec) == ("6,105,720 GPU-h, but accelerator='H800' has no tdp_w in "
+                                  "data/accelerators.csv (no sourced figure)")
+    rerun = ("P(rerun) 0% × final run 5,576,000 USD (expected cost of relaunching after a "
+             "divergence, as OPT-175B's lineage 12)")
+    assert first_clause(rerun) == rerun  # no boundary before the limit: not cut
+    text = deepseek.describe()  # H800: no TDP, so the electricity line is "not given"
+    assert "…" not in text and "as OPT-175B's lineage 12)" in " ".join(text.split())
 
 
 def test_a_moe_claims_note_is_in_a_readers_words(deepseek):
@@ -847,3 +864,177 @@ def test_cli_check_scenario_prints_the_warnings_estimate_prints(capsys, tmp_path
     # a claim without a scenario file has no scenario warnings to show
     assert main(DS_ARGS + ["--format", "json"]) == 0
     assert "warnings" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("path", sorted((llmcost.SCENARIO_DIR).glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_every_shipped_scenario_passes_check(capsys, path):
+    # A new-user trial: `check --scenario data/scenarios/llama-3.1-405b.yaml` stopped with
+    # "101.5 GB of bf16 weights per GPU do not fit H100-SXM's 77.3 GB" while `estimate` priced
+    # the same file: the RL line read no serve_ key, so its rollouts held bf16 weights where the
+    # file sets serve_weight_dtype: fp8. By hand (Llama 3.1 405B, 405.85e9 parameters, the
+    # catalogue count; rl_rollout_tp 8): bf16 2 B × 405.85e9 / 8 = 101.5 GB > 77.3 GB usable,
+    # fp8 1 B × 405.85e9 / 8 = 50.7 GB fits. Rule: every shipped scenario passes `check
+    # --scenario`, and the lines it lists are the bill's own (the same dollars).
+    from llmcost.present.cli import estimate_ledger
+    assert 405.85e9 * 2 / 8 / 1e9 == pytest.approx(101.5, abs=0.05)  # the error's figure
+    assert main(["check", "--scenario", str(path), "--format", "json"]) == 0, \
+        capsys.readouterr().err
+    got = json.loads(capsys.readouterr().out)
+    bill = {ln.key: ln.usd for ln in estimate_ledger(path).lines}
+    # a file with phases (405B's long-context and annealing) bills them in its final run, which
+    # the exploratory line scales; the claim is the pre-training run alone, so that line differs
+    phased = bool(claims.load_scenario(path).get("phases"))
+    for r in got["left_out"]:
+        if r["usd"] is not None and r["status"] != "included" \
+                and not (phased and r["key"] == "compute.exploratory"):
+            assert r["usd"] == pytest.approx(bill[r["key"]], rel=1e-6, abs=0.01), r["key"]
+    # and with the model card's 30.84M GPU-hours as the claim (Llama 3.1 405B only)
+    if path.name == "llama-3.1-405b.yaml":
+        assert main(["check", "--scenario", str(path), "--gpu-hours", "30.84e6"]) == 0
+        assert "RL post-training" in capsys.readouterr().out
+
+
+def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
+    # A new-user trial: `check --model llama-3.1-70b --train-tokens 15e12 --accelerator
+    # H100-SXM --usd 5e4` said OPTIMISTIC (a cost-only claim was never implausible). By hand:
+    # the MFU-basis FLOPs of 15T tokens, 7.222e24 (the check's own count, written out in
+    # test_deepseek_v3_flops_hours_and_price's way), at H100's measured matmul ceiling 80.1% of
+    # the 989.4 TFLOP/s BF16 peak (stas00/ml-engineering MAMF table, data/efficiency.csv) take
+    # 7.222e24 / (989.4e12 × 0.801 × 3600) = 2.531e6 GPU-h; the cheapest hour the catalogue
+    # knows for an H100-SXM is the owned amortisation $2.13 (Cottier et al. 2024: $27,500 ×
+    # 1.64 / 0.81 × 0.14·ln 10 / 8,766 h = $2.05 capex + $0.085 energy), below the cheapest
+    # current listed price, CoreWeave spot $2.46375 (data/prices.csv): floor ≈ $5.40M > $50k.
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=5e4, left_out=False)
+    assert c.flops_mfu_basis == pytest.approx(7.222e24, rel=1e-3)
+    hours = 7.222e24 / (H100_BF16 * 0.801 * 3600)
+    assert hours == pytest.approx(2.531e6, rel=1e-3)
+    capex = 27_500 * 1.64 / (1 - 0.19) * 0.14 * 2.302585 / 8766
+    assert capex == pytest.approx(2.0475, rel=1e-3)
+    assert c.cost_floor_usd == pytest.approx(hours * (capex + 0.0847), rel=2e-3)
+    assert c.cost_floor_usd < hours * 2.46375  # below every listed price's floor
+    assert c.verdict == "implausible"
+    said = " ".join(c.reason.split())
+    assert "below the least its FLOPs can cost: $5,39" in said and "80.1% matmul ceiling" in said \
+        and "2,531," in said and "$2.13/GPU-h" in said and "CoreWeave spot" in said
+    # a claim just above the floor is not called implausible by it (the rule is the floor)
+    above = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=c.cost_floor_usd * 1.01,
+                               left_out=False)
+    assert above.verdict != "implausible" and above.cost_floor_usd == c.cost_floor_usd
+    # an accelerator the catalogue does not price: the floor is said to be unpriced and the
+    # verdict stays the price's (TPU v4 has no current row in data/prices.csv)
+    t = claims.check_claim("llama-3.1-405b", 15.6e12, "TPU v4", usd=1, left_out=False)
+    assert t.cost_floor_usd is None and t.verdict == "plausible"
+    assert "the least its FLOPs can cost is not priced: the catalogue lists no current price " \
+           "of TPU v4" in " ".join(t.reason.split())
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
+                 "--accelerator", "H100-SXM", "--usd", "5e4"]) == 0
+    assert "Verdict: IMPLAUSIBLE: cost-only claim: the claimed $50,000 is below" in \
+        _unwrapped(capsys.readouterr().out)
+
+
+def test_whole_run_figures_carry_their_sourced_precision():
+    # Every row of data/published_runs.csv with a whole-run figure (reported accelerator-hours
+    # or days) states its GEMM precision with a source. A chip without FP8 (no FP8 peak in
+    # data/accelerators.csv: the A100 datasheet lists TF32/BF16/FP16/INT8/INT4, the TPU v4
+    # docs bf16/int8) can only have run 16-bit GEMMs ("BF16"); DeepSeek-V3 trained in FP8
+    # (arXiv:2412.19437 §3.3 'FP8 Training').
+    runs = llmcost.load_published_runs()
+    whole = runs[runs["reported_gpu_hours"].notna() | runs["reported_days"].notna()]
+    assert len(whole) >= 26
+    assert set(whole["precision"]) <= {"BF16", "FP8"}
+    assert whole["precision_source"].str.len().min() > 40
+    fp8_peak = pd.read_csv(DATA_DIR / "accelerators.csv").set_index("name")[
+        "peak_fp8_flops_per_s"]
+    no_fp8 = whole[whole["catalog_accelerator"].map(lambda a: isinstance(a, str)
+                                                    and not fp8_peak.get(a) > 0)]
+    assert {"A100-80GB", "A100-40GB", "TPU v4"} <= set(no_fp8["catalog_accelerator"])
+    assert set(no_fp8["precision"]) == {"BF16"}
+    assert set(whole.loc[whole["catalog_model"] == "deepseek-v3", "precision"]) == {"FP8"}
+    assert "§3.3" in whole.set_index("run_id").loc["deepseek-v3", "precision_source"]
+    # rows without a whole-run figure leave it to data/validation_mfu.csv's dtype
+    assert runs.loc[~runs.index.isin(whole.index), "precision"].isna().all()
+
+
+@pytest.mark.parametrize("model", ["kimi-k2", "qwen3-235b-a22b", "deepseek-v3"])
+def test_a_bf16_moe_claim_is_not_compared_with_an_fp8_run(capsys, model):
+    # A new-user trial: `check --model kimi-k2 --accelerator H100-SXM --mfu 0.4 --n-gpus 1024`
+    # (and qwen3-235b-a22b) said PLAUSIBLE against DeepSeek-V3's whole-run figure, 47.5% of the
+    # BF16 peak, while the rule it printed read "BF16 runs" and deepseek-v3 itself (its own runs
+    # left out) got OPTIMISTIC against 20.6%. By hand, DeepSeek-V3's whole run: 4.319e24
+    # MFU-basis FLOPs / (2.664e6 H800-h × 3600 × 989.4e12) = 45.5% of the BF16 peak, ÷ its
+    # goodput on 2,048 GPUs ≈ 47.5%; but it trained in FP8 (arXiv:2412.19437 §3.3), so for a
+    # BF16 claim it is no comparable run (accuracy.comparable_published_mfu's dtype rule), and
+    # for an FP8 claim it is.
+    assert 4.319e24 / (2.664e6 * 3600 * H100_BF16) == pytest.approx(0.455, abs=5e-4)
+    spec = llmcost.load_model(model)
+    best, src = claims.best_reference("H100-SXM", float(spec.n_params), exclude_model=model,
+                                      is_moe=True, dtype="bf16")
+    assert "DeepSeek-V3's whole-run" not in src and "BF16 runs" in src
+    assert best < 0.40  # every BF16 MoE run on Hopper within 4× is below the claimed 40%
+    assert main(["check", "--model", model, "--accelerator", "H100-SXM", "--mfu", "0.4",
+                 "--n-gpus", "1024"]) == 0
+    assert "Verdict: OPTIMISTIC" in capsys.readouterr().out
+    if model != "deepseek-v3":  # an FP8 claim counts FP8 and BF16 runs: DeepSeek-V3's is best
+        best8, src8 = claims.best_reference("H100-SXM", float(spec.n_params),
+                                            exclude_model=model, is_moe=True, dtype="fp8")
+        assert best8 == pytest.approx(0.475, abs=0.005) and "DeepSeek-V3's whole-run" in src8
+
+
+@pytest.mark.parametrize("argv, words", [
+    # A new-user trial: check's errors named the library's keys ("usd=-3.0", "gpu_hours=0.0")
+    # where its own flag errors name the flag ("--n-gpus='2.5'"), and `--days 3` alone said
+    # "none was given" though --days was: it lacks --n-gpus (hours = days × GPUs × 24).
+    (["--usd=-3"], "--usd=-3.0 must be a positive number"),
+    (["--gpu-hours", "0"], "--gpu-hours=0.0 must be a positive number"),
+    (["--days", "3"], "--days=3.0 gives the GPU-hours only with --n-gpus (days × --n-gpus × 24): "
+                      "--n-gpus was not given"),
+    (["--gpu-hours", "1e6", "--days", "30", "--n-gpus", "64"],
+     "--gpu-hours = 1,000,000 but days x --n-gpus x 24 = 46,080"),
+])
+def test_check_errors_name_the_flags_given(capsys, argv, words):
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
+                 "--accelerator", "H100-SXM", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    # a flag beside a scenario file is still a flag
+    assert main(["check", "--scenario", str(llmcost.SCENARIO_DIR / "default.yaml"),
+                 "--usd=-3"]) == 2
+    assert "--usd=-3.0 must be a positive number" in capsys.readouterr().err
+
+
+def test_days_without_gpus_says_what_is_missing():
+    with pytest.raises(ValueError, match=r"days=3.0 gives the GPU-hours only with n_gpus .*: "
+                                         r"n_gpus was not given"):
+        claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", days=3.0, left_out=False)
+    # days with a stated MFU: the MFU gives the hours, days the GPU count (not refused)
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", days=30.0, mfu=0.4,
+                           left_out=False)
+    assert c.n_gpus == round(c.gpu_hours / (30 * 24))
+
+
+def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_path):
+    # A new-user trial: `check --seq-len 100000000` was taken without a word for a model whose
+    # context is far shorter, where `llmcost estimate` warns (checks.scenario_warnings). By
+    # hand: Llama 3.1 8B declares max_position_embeddings 131,072 (meta-llama/Llama-3.1-8B
+    # config.json; data/models.csv), so 100,000,000 > 131,072: the model cannot attend that far;
+    # Mistral 7B's catalogue records an 8,192-token pre-training length and no longer context.
+    from llmcost.bill.checks import scenario_warnings
+    for model, seq, words in (("llama-3.1-8b", 100_000_000, "beyond llama-3.1-8b's context of "
+                                                            "131,072 tokens"),
+                              ("mistral-7b", 100_000_000, "beyond the 8,192-token sequence "
+                                                          "length mistral-7b was pre-trained")):
+        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=1e5, seq_len=seq,
+                               left_out=False)
+        said = [n for n in c.notes if words in n]
+        assert len(said) == 1
+        # the very sentence estimate warns with for that model and context
+        assert said[0] in scenario_warnings({"model": model, "seq_len": seq,
+                                             "accelerator": "H100-SXM"})
+    # within the pre-training length: nothing said
+    assert not any("seq_len=" in n for n in claims.check_claim(
+        "llama-3.1-8b", 1e12, "H100-SXM", gpu_hours=1e5, seq_len=8192, left_out=False).notes)
+    assert main(["check", "--model", "llama-3.1-8b", "--train-tokens", "1e12", "--accelerator",
+                 "H100-SXM", "--gpu-hours", "1e5", "--seq-len", "100000000"]) == 0
+    assert "Note: seq_len=100,000,000 is beyond llama-3.1-8b's context of 131,072 tokens" in \
+        _unwrapped(capsys.readouterr().out)

@@ -369,13 +369,9 @@ def _low_mfu_warning(mfu: float) -> str | None:
 
 
 def _context_warning(values: dict, phase: bool = False) -> str | None:
-    """One sentence if ``seq_len`` exceeds the model's context: ``max_position_embeddings``
-    where the model declares it (a learned position table, a Hugging Face config's value, or
-    the released context of a catalogue model extended after its main pre-training, Llama 3.1's
-    131,072), beyond which the model cannot attend; else, beyond the pre-training sequence
-    length the catalogue records (``ModelSpec.seq_len``), a context extension (said as the
-    model's own long-context stage where it declares a longer context). ``phase``: the length
-    is an extra phase's (``phases``), which follows the main run, not the main run's own."""
+    """``context_warning`` of a scenario's catalogue model at its ``seq_len`` (None when either
+    is missing or the model is not in the catalogue); ``phase``: the length is an extra
+    phase's (``phases``), which follows the main run."""
     s = values.get("seq_len")
     if "model" not in values or not isinstance(s, int):
         return None
@@ -383,6 +379,19 @@ def _context_warning(values: dict, phase: bool = False) -> str | None:
         spec = load_model(values["model"])
     except (ValueError, KeyError, OSError):
         return None
+    return context_warning(spec, s, phase)
+
+
+def context_warning(spec, s: int, phase: bool = False) -> str | None:
+    """One sentence if the sequence length ``s`` exceeds the context of ``spec`` (a
+    ``ModelSpec``): ``max_position_embeddings`` where the model declares it (a learned position
+    table, a Hugging Face config's value, or the released context of a catalogue model extended
+    after its main pre-training, Llama 3.1's 131,072), beyond which the model cannot attend;
+    else, beyond the pre-training sequence length the catalogue records (``ModelSpec.seq_len``),
+    a context extension (said as the model's own long-context stage where it declares a longer
+    context). ``llmcost estimate`` and the report warn with it, and ``llmcost check`` notes it.
+    ``phase``: the length is an extra phase's, which follows the main run (not "from the
+    start")."""
     if spec.max_position_embeddings and s > spec.max_position_embeddings:
         return (f"seq_len={s:,} is beyond {spec.name}'s context of "
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "

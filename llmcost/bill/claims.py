@@ -83,6 +83,7 @@ from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validatio
 from ..training.compute import gpu_hours, training_flops
 from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
+from .checks import context_warning
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
 from .ranges import Range
@@ -204,6 +205,8 @@ def _whole_run_rows() -> pd.DataFrame:
     w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
                        for u, n, g in zip(w["published_mfu"], w["params_total"], w["n_gpus"],
                                           strict=True)]
+    # each whole-run figure's GEMM precision, sourced in data/published_runs.csv
+    w["precision"] = w["run_id"].map(load_published_runs().set_index("run_id")["precision"])
     return w
 
 
@@ -216,9 +219,12 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     claim and FP8 or BF16 runs for an FP8 one; steady-state MFUs of the validation table and
     vendor claims) and, by the same generation, class and size, the whole-run utilisations of
     ``data/published_runs.csv`` divided by their goodput (``goodput_for``; 1 where the GPU count
-    is not published: a whole-run figure is a lower bound on that run's steady-state MFU; their
-    dtype is not a column, so they count for both). Returns ``(mfu, source)`` or ``(None,
-    reason)``.
+    is not published: a whole-run figure is a lower bound on that run's steady-state MFU), by
+    the same dtype rule as ``accuracy.comparable_published_mfu`` (and
+    ``accuracy.best_published_mfu``): a BF16 claim against the BF16 runs only (the file's
+    ``precision`` column, each value sourced: DeepSeek-V3 trained in FP8, arXiv:2412.19437
+    §3.3, its MFU on the BF16 peak counting GEMMs that ran at up to twice it), an FP8 claim
+    against FP8 and BF16 runs. Returns ``(mfu, source)`` or ``(None, reason)``.
 
     ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
     (``check_claim`` passes the claimed model, so a published run is never its own reference).
@@ -232,7 +238,9 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                              f"{b.source}; rule: {b.rule}")
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
+    fp8 = str(dtype).lower().startswith("fp8")
     same = w[(w["generation"] == generation(accelerator))
+             & (fp8 | (w["precision"] == "BF16"))
              & (w["params_total"] <= n_params * SIZE_FACTOR)
              & (w["params_total"] >= n_params / SIZE_FACTOR)
              & ((moe == bool(is_moe)) if is_moe is not None else True)
@@ -302,6 +310,8 @@ class ClaimCheck:
     needed_mfu_range: tuple | None = None
     published_phase_gpu_hours: dict = field(default_factory=dict)
     tokens_source: str = ""
+    cost_floor_usd: float | None = None
+    cost_floor_source: str = ""
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -395,11 +405,14 @@ class ClaimCheck:
 
 
 def first_clause(text: str, limit: int = 100) -> str:
-    """A line's reason cut to its first clause (up to the first ";", at most ``limit``
-    characters, "…" when cut), with every parenthesis the cut left open closed, so that it
-    nests in a parenthesis of its own."""
+    """A line's reason cut to its first clause (up to the first ";"); a clause longer than
+    ``limit`` characters is cut further only at a sentence boundary (the last ": " or ". "
+    within ``limit``, never inside a word), else kept whole; every parenthesis the cut left
+    open is closed, so that it nests in a parenthesis of its own."""
     why = str(text).split(";")[0]
-    why = why[:limit] + "…" if len(why) > limit else why
+    if len(why) > limit:
+        stop = max(why.rfind(": ", 0, limit), why.rfind(". ", 0, limit))
+        why = why[:stop] if stop > 0 else why
     return why + ")" * max(0, why.count("(") - why.count(")"))
 
 
@@ -499,6 +512,9 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     derived = fallback(n_gpus) if not candidates and fallback is not None else None
     if derived is not None:
         candidates = [(derived[1], derived[0])]
+    if not candidates and days is not None:  # days alone: say what they lack, not "none"
+        raise ValueError(f"days={days!r} gives the GPU-hours only with n_gpus (days × n_gpus × "
+                         "24): n_gpus was not given")
     if not candidates:
         raise ValueError("a claim needs gpu_hours, or days and n_gpus, or phases (GPU-hours by "
                          "phase), or a stated mfu or usd: none was given")
@@ -571,6 +587,8 @@ class _Judging:
     verdict: str = ""
     reason: str = ""
     needed: tuple | None = None
+    floor: float | None = None
+    floor_source: str = ""
 
 
 #: The figures a claim may state besides the model, its tokens and the accelerator
@@ -684,10 +702,9 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
       ``H = C / (P × MFU × 3600) / goodput``);
     * the utilisation (``_claim_utilisation``): ``U = C / (H × 3600 × P)`` of the pre-training
       hours and ``MFU_implied = U / goodput`` (``goodput_for``);
-    * the verdict (``_mfu_verdict``: implausible, optimistic, low or plausible; or
-      ``_cost_only_verdict`` for a claim of money alone: the price ``usd ÷ H(m)`` it needs);
-    * the price (``_price_verdict``): ``usd ÷ H_total`` against ``price_range``;
-    * the lines the claim leaves out, priced with the ledger (``_left_out``).
+    * the verdict (``_mfu_verdict``; for money alone ``_cost_only_verdict``: the floor
+      ``_cost_floor`` and the price ``usd ÷ H(m)`` it needs), the price (``_price_verdict``:
+      ``usd ÷ H_total`` against ``price_range``), the lines left out (``_left_out``).
 
     A claim is judged as given: with no ``phases``, a published split (data/published_phases.csv)
     is shown beside the verdict; pass ``phases`` to judge the pre-training share alone.
@@ -745,9 +762,10 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         usd=c.usd, implied_usd_per_gpu_hour=implied, price=j.price, price_verdict=pv,
         left_out=rows, left_out_usd=total, left_out_range_usd=band,
         left_out_range_source=band_src, left_out_keys=tuple(sorted(named)) if left_out else (),
-        notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
+        notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed, cost_floor_usd=j.floor,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
-        published_phase_gpu_hours=j.known, tokens_source=c.token_note)
+        published_phase_gpu_hours=j.known, tokens_source=c.token_note,
+        cost_floor_source=j.floor_source)
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -790,7 +808,8 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
     the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
-    ``best`` (the ceiling standing in for an unknown best)."""
+    ``best`` (the ceiling standing in for an unknown best); a training context beyond the
+    model's is noted (``checks.context_warning``, the sentence ``llmcost estimate`` warns with)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
@@ -806,8 +825,10 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
                                 exclude_model=spec.name if exclude_own_runs else None,
                                 is_moe=spec.is_moe, dtype=dtype)
     mfu_hi = best if best is not None else ceiling
+    # a context beyond the model's: said as estimate says it (checks.context_warning)
+    notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
-                    [c.token_note] if c.token_note else [])
+                    notes)
 
 
 def _hours_from_mfu_or_usd(j: _Judging, n):
@@ -926,18 +947,77 @@ def usd_rate(usd_per_gpu_hour: float) -> str:
     return f"${x:,.2f}" if x >= 0.01 or x == 0 else f"${x:.2g}"
 
 
+def cheapest_price(accelerator) -> tuple:
+    """``(USD per accelerator-hour, source)``: the least the catalogue knows an hour of
+    ``accelerator`` to cost, the lowest current listed price of any pricing mode
+    (``catalog.list_prices(current_only=True)``: on-demand, reserved or spot, rows listed as not
+    available included) or, if lower, the owned amortisation (``pricing.owned_usd_per_gpu_hour``,
+    Cottier et al. 2024; H100-SXM only); ``(None, reason)`` when the catalogue lists no current
+    price of that accelerator itself (another accelerator's price is no floor for it)."""
+    acc = as_accelerator(accelerator)
+    df = list_prices(acc.name, current_only=True)
+    if df.empty:
+        return None, f"the catalogue lists no current price of {acc.name} (data/prices.csv)"
+    r = df.loc[df["price_usd_per_gpu_hour"].idxmin()]
+    x, src = float(r["price_usd_per_gpu_hour"]), (
+        f"{acc.name}'s cheapest current listed price, {r['provider']} {r['pricing']} "
+        f"{r['date']} (data/prices.csv, {len(df)} current rows of every pricing mode)")
+    try:
+        own = float(owned_usd_per_gpu_hour(acc)["usd_per_gpu_hour"])
+    except ValueError:  # no sourced purchase price: no owned figure
+        return x, src
+    if own < x:
+        return own, (f"the owned amortisation of {acc.name} (Cottier et al. 2024, "
+                     f"llmcost.pricing.owned_usd_per_gpu_hour), below its cheapest current "
+                     f"listed price ${x:.2f} ({r['provider']} {r['pricing']} {r['date']})")
+    return x, src
+
+
+def _cost_floor(j: _Judging) -> tuple:
+    """``(USD, sentence)``: the least the claim's FLOPs can cost, every hour at the accelerator's
+    matmul ceiling and the cheapest price the catalogue knows for it (``cheapest_price``), no
+    hour lost (goodput 1):
+
+    .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
+              \\cdot p_\\text{min}
+
+    ``C`` the MFU-basis FLOPs, ``P`` the stated dtype's dense peak, ``f_matmul`` the measured
+    matmul ceiling (``data/efficiency.csv``: no step of a run beats its fastest GEMM; stas00's
+    MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is unknown."""
+    c = j.c
+    price, psrc = cheapest_price(c.acc)
+    if price is None:
+        return None, f"the least its FLOPs can cost is not priced: {psrc}"
+    h = j.fm / (j.peaks[c.dtype] * j.ceiling * SECONDS_PER_HOUR)
+    return h * price, (
+        f"the least its FLOPs can cost is ${h * price:,.0f} = {j.fm:.4g} FLOPs ÷ "
+        f"({j.peaks[c.dtype] / 1e12:,.1f} TFLOP/s {c.dtype.upper()} peak × {j.ceiling:.1%} "
+        f"matmul ceiling × 3600 s) = {h:,.0f} GPU-h (every hour at the ceiling, none lost) × "
+        f"{usd_rate(price)}/GPU-h, {psrc}")
+
+
 def _cost_only_verdict(j: _Judging) -> None:
-    """A claim of money alone: the price it needs, ``usd ÷ H(m)`` with
-    ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``;
-    ``optimistic`` if even at ``best`` it is below the catalogue's lowest price, ``low`` if even
-    at the low end above the highest, else ``plausible`` (never ``implausible``)."""
+    """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
+    and the cheapest catalogue price of the accelerator), ``implausible`` below it; then the
+    price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from
+    ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it is below the
+    catalogue's lowest price, ``low`` if even at the low end above the highest, else
+    ``plausible``. A floor that cannot be priced is said, and the verdict is the price's."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
+    j.floor, j.floor_source = _cost_floor(j)
     at = (f"{usd_rate(j.needed[0])}–{usd_rate(j.needed[1])}/GPU-h at a steady-state MFU of "
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
           f"{h_at[m_hi]:,.0f} GPU-h)")
+    if j.floor is not None and c.usd < j.floor:
+        j.verdict = "implausible"
+        j.reason = (f"cost-only claim: the claimed ${c.usd:,.0f} is below the least its FLOPs "
+                    f"can cost: {j.floor_source.removeprefix('the least its FLOPs can cost is ')}"
+                    f"; it would need {usd_rate(j.needed[1])}/GPU-h even at the best published "
+                    f"steady-state MFU, {m_hi:.1%} of the BF16 peak")
+        return
     if pr["n"] == 0:
         j.verdict, j.reason = "plausible", (f"cost-only claim: it needs {at}; "
                                             f"{pr['source']}, so the price is not judged")
@@ -954,6 +1034,8 @@ def _cost_only_verdict(j: _Judging) -> None:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
                     f"range ${pr['low']:.2f}–${pr['high']:.2f}")
+    if j.floor is None:
+        j.reason += f"; {j.floor_source}, so its cost alone cannot make it implausible"
 
 
 def _price_verdict(j: _Judging) -> tuple:
@@ -1021,15 +1103,19 @@ LEFT_OUT_SAMPLES = 20_000
 
 
 #: The scenario keys of the bill's lines outside the final run, which ``check_claim`` prices
-#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints'.
-LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_")
+#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', and
+#: the serving set-up and request shape (``serve_``, ``inference_``) that the RL rollouts, the
+#: synthetic-data and the benchmark lines are served with (``ledger.build_ledger``: e.g. the RL
+#: rollouts hold ``serve_weight_dtype`` weights).
+LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_")
 
 
 def _left_out_keys(keys, bill_keys=None) -> tuple:
     """(the keys priced, the keys named as the scenario's) of ``check_claim``'s ``ledger_keys``
     (a scenario's own) and ``bill_keys`` (values its bill derived, e.g. the checkpoint storage
     bandwidth ``ledger.provisioned_storage`` sized: priced, not named): each a dict of scenario
-    keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``; a range is drawn with
+    keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``, ``serve_*``,
+    ``inference_*``; a range is drawn with
     the rest; the claim's own run figures are kept), a key in one only. A pilot's
     ``ledger_pilot_*`` keys calibrate the run's MFU, which the claim states: refused;
     ``ValueError`` naming any other key."""

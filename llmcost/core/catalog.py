@@ -466,7 +466,7 @@ def unavailable_prices(accelerator: str, pricing: str = "on_demand") -> list[str
 def _published_runs() -> pd.DataFrame:
     df = pd.DataFrame(_read_csv("published_runs.csv")).replace("", None)
     text = {"run_id", "model", "hardware", "source", "notes", "catalog_model",
-            "catalog_accelerator"}
+            "catalog_accelerator", "precision", "precision_source"}
     for c in df.columns:
         if c not in text:
             df[c] = pd.to_numeric(df[c])
@@ -478,6 +478,10 @@ def load_published_runs() -> pd.DataFrame:
 
     Numeric columns are floats (NaN where the source gives nothing); ``catalog_model`` and
     ``catalog_accelerator`` link a run to the catalogues where the architecture and device match.
+    ``precision`` ("BF16": 16-bit GEMMs, BF16 or FP16, both on the dense BF16 peak; "FP8") is the
+    GEMM precision of a row with a whole-run figure (reported accelerator-hours or days), with
+    its source in ``precision_source``; None elsewhere (a benchmark row's precision is its
+    ``dtype`` in ``data/validation_mfu.csv``).
     """
     return _published_runs().copy()
 

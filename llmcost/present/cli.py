@@ -6,6 +6,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import sys
 import textwrap
 import warnings
@@ -964,6 +965,7 @@ def _check(args) -> int:
             return int(x)
         return x
 
+    judging = False
     try:
         run, left_keys, sized, warned = {}, {}, {}, []
         if args.scenario:
@@ -1023,6 +1025,7 @@ def _check(args) -> int:
                                    if args.scenario else {}, claim, phases)
         if predicted:  # the claim is the run at the step-time model's MFU, as the report's
             run["mfu"] = predicted["value"]
+        judging = True  # from here an error names the claim's keys: said as flags below
         c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
                         mfu=run.get("mfu"),
@@ -1036,6 +1039,8 @@ def _check(args) -> int:
                         exclude_own_runs=not getattr(args, "scenario", None), **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
+        if judging:  # a key the user gave as a flag (every key, without a scenario) is named
+            msg = _check_flags_named(msg, args)  # as the flag
         if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
             msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
         if not args.scenario:  # a model given as a flag: its path as a flag too
@@ -1061,11 +1066,30 @@ def _check(args) -> int:
                          indent=1, default=str))
     else:  # the prose wrapped to the terminal, as estimate's; its warnings as estimate's
         print(wrap_prose((said + "\n" if said else "") + c.describe()))
+        warned = [w for w in warned if w not in c.notes]  # one sentence said once
         if warned:
             print("\nthe scenario file's warnings (as llmcost estimate prints them):")
         for w in warned:
             print("\n".join(wrap_lines(f"warning: {w}", terminal_columns())))
     return 0
+
+
+#: The keys ``check_claim`` names in its errors that ``llmcost check`` takes as flags.
+_CHECK_FLAG_KEYS = _CHECK_RUN_KEYS + ("gpu_hours", "days", "usd", "train_flops", "tolerance")
+
+
+def _check_flags_named(msg: str, args) -> str:
+    """``check_claim``'s error with each key the user gave as a flag written as that flag
+    (``usd=-3.0`` → ``--usd=-3.0``, ``n_gpus was not given`` → ``--n-gpus was not given``: a
+    key with an underscore wherever it stands, a plain word such as ``days`` or ``model`` only
+    before "=", so that prose keeps its words); without ``--scenario`` every key is a flag;
+    with one, a key the flags did not give is the scenario file's and keeps its name."""
+    for key in _CHECK_FLAG_KEYS:
+        if args.scenario and getattr(args, key, None) is None:
+            continue
+        word = rf"(?<![\w-]){key}\b" if "_" in key else rf"(?<![\w-]){key}(?==)"
+        msg = re.sub(word, "--" + key.replace("_", "-"), msg)
+    return msg
 
 
 def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
