@@ -86,8 +86,8 @@ def step_model_runs(values: dict) -> bool:
     """Whether the step-time model can price the scenario's hardware at all: its cluster
     (``catalog.scenario_cluster``) has every network figure, from the catalogue or the
     scenario's ``comm_scaleout_bytes_per_s``. Without one (TPU v4, MI325X) no step is predicted
-    and the report runs only notebooks 00, 01, 07, 08 and 10, so warnings about how the model priced the
-    step have nothing to describe."""
+    and the report runs only notebooks 00, 01, 07, 08 and 10, so warnings about how the model
+    priced the step have nothing to describe."""
     try:
         scenario_cluster({**values, "n_gpus": max(1, int(values.get("n_gpus") or 1))})
     except (ValueError, TypeError):
