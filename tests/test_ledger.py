@@ -452,6 +452,19 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     # the roofline is an upper bound (>= 1) and the slowest regime of inference.SERVING_REGIMES
     # (batch 1-8 latency at TP >= 2) is bounded at 4.2x
     assert 1.0 <= lo < hi <= 4.2
+    # The line on its three bases (ledger.served_amounts), never mixed: its amount is the
+    # engine-expected one; the roofline bound is the 90%-of-HBM decode floor of above,
+    # $4.97 / 0.9 = $5.52 per M output tokens, × 1,000 M tokens, plus the KV cache and the prompt's
+    # share (a few per cent); the slowest measured engine multiplies the ROOFLINE by the widest gap
+    # (not the expected amount, which already carries an engine's slowdown).
+    a = ledger.served_amounts(syn)
+    assert a["expected_usd"] == syn.usd and a["gap"] == (lo, hi)
+    assert floor_out / 0.9 * 1e3 <= a["roofline_usd"] <= 1.1 * floor_out / 0.9 * 1e3
+    assert a["slowest_engine_usd"] == pytest.approx(a["roofline_usd"] * hi, rel=1e-12)
+    assert a["band_usd"][0] <= syn.usd <= a["band_usd"][1]
+    assert a["roofline_usd"] < syn.usd   # an engine is slower than the roofline
+    with pytest.raises(ValueError, match="data.synthetic"):   # a given price: no served basis
+        ledger.served_amounts(given.line("data.synthetic"))
 
 
 def test_served_lines_and_rl_refuse_what_cannot_run():
