@@ -145,6 +145,11 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     with pytest.raises(ScenarioNeverFinishes, match="never finishes"):
         ledger.build_ledger({**sc, "n_gpus": 16384, "train_tokens": 1.5e13, "model":
                              "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0})
+    # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
+    # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h")
+    with pytest.raises(ScenarioNeverFinishes, match=r"MTBF of 3\.04 min"):
+        ledger.build_ledger({**sc, "n_gpus": 1_000_000, "train_tokens": 1.5e13,
+                             "model": "llama-3.1-405b"})
 
 
 def test_lora_adapter_count_against_hu_et_al():

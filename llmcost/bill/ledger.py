@@ -61,7 +61,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          fmt_quantity, fmt_usd)
+                          fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import scenario_campaign
@@ -509,7 +509,9 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
         if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
             raise ScenarioNeverFinishes(
                 f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-                f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
+                f"GPUs with an MTBF of "
+                f"{fmt_duration(m) if np.ndim(m) == 0 else 'down to ' + fmt_duration(np.min(m))}"
+                " must restart from scratch after every "
                 f"failure and is expected to take over a million times as long: it "
                 f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
         return t / wall, None
