@@ -522,7 +522,7 @@ display(plots.table(gaps.drop(columns=["flop_optimum_n_params"]),
                     {"engine_gap": "{:.2f}×", "n_params": "{:.3g}", "train_tokens": "{:.3g}",
                      "tokens_per_param": "{:,.0f}", "total_usd": "${:,.0f}"}))
 first, last = gaps.iloc[1], gaps.iloc[-1]
-print(f"engine gap {gap_lo:.1f}× to {gap_hi:.1f}× (published serving figures): the dollar optimum "
+print(f"engine gap {gap_lo:.2f}× to {gap_hi:.2f}× (published serving figures; the table's rows 2 and 4): the dollar optimum "
       f"moves from {first.n_params:.3g} to {last.n_params:.3g} parameters, "
       f"{'smaller' if last.n_params < first.n_params else 'larger'} as serving gets dearer, "
       f"against the FLOP optimum's {first.flop_optimum_n_params:.3g}: from {first.vs_flop_optimum} "
