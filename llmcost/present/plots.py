@@ -1965,11 +1965,10 @@ def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""
     kinds = [k for k in order if k in set(curves["kind"])]
     if axes is None:
         _, axes = plt.subplots(2, 3, figsize=(13, 7.5), layout="constrained")
-    styles = {"scale-up": ("-", "C0")}
     for ax, kind in zip(np.ravel(axes), kinds):
         g = curves[curves["kind"] == kind]
-        for link, gl in g.groupby("link", sort=False):
-            ls, col = styles.get(link, ("--", "C3"))
+        for link, gl in g.groupby("link", sort=False):  # scale-up solid, the network dashed
+            ls, col = ("-", "C0") if link.startswith("scale-up") else ("--", "C3")
             ax.plot(gl["x"], gl["ratio"], ls, color=col, lw=2, label=link)
         ax.axhline(1.0, color="0.3", lw=1)
         ax.axhspan(1e-3, 1.0, color="C3", alpha=0.06)
