@@ -1220,9 +1220,10 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float) -> t
     scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
     the first non-empty of
 
-        1. the scenario's accelerator and dtype;   2. its GPU generation (``accuracy.gpu_generation``:
-        Ampere, Hopper, Blackwell) and dtype;   3. its accelerator, any dtype;   4. its generation,
-        any dtype;   5. any accelerator, its dtype;   6. any row,
+        1. the scenario's accelerator and dtype;
+        2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell) and dtype;
+        3. its accelerator, any dtype;   4. its generation, any dtype;
+        5. any accelerator, its dtype;   6. any row,
 
     the one whose model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs.
     A generation's kernels, memory bandwidth and FP8 support set its MFU, so a run of another
