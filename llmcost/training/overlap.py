@@ -372,11 +372,11 @@ def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float) -> t
         W = B_up                    when the whole group is inside one domain (k = dp),
         W = min(B_up, k · B_out)    otherwise (the NICs of the k members pooled).
 
-    Returns ``(W, link)``: the link "scale-up (the whole group in one domain)" or "network, k
+    Returns ``(W, link)``: the link "scale-up: the whole group in one domain" or "network, k
     NIC(s) pooled"."""
     k, domains = group_layout(dp, tp, domain_size)
     if int(domains) == 1:
-        return float(up), "scale-up (the whole group in one domain)"
+        return float(up), "scale-up: the whole group in one domain"
     return min(float(up), float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"
 
 
