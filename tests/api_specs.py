@@ -74,6 +74,8 @@ ODD_VALUES = {
     # a bill (ledger.build_ledger's Ledger), its draws (simulate_ledger's LedgerDraws)
     "ledger": [None, 3, "bill", {}],
     "draws": [None, 3, {}],
+    # one line of a bill (Ledger.line(key))
+    "line": [None, 3, "data.synthetic", {}],
     # two column labels
     "names": ["AB", ("A",), 3, ("A", 3)],
     # a mapping (of scenario values)
@@ -524,6 +526,9 @@ def _more_module_specs(tiny) -> dict:
         "ledger.input_range_words": Spec(dict(key="mfu", p10=0.3, p90=0.5),
                                          {"key": "str", "p10": "number", "p90": "number"}),
         "ledger.spot_verdict": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.served_amounts": Spec(dict(line=llmcost.ledger.build_ledger(
+            {**small, "ledger_synthetic_tokens": 1e9}).line("data.synthetic")),
+            {"line": "line"}),
         "ledger.compare": Spec(dict(a=bill, b=bill), {"a": "ledger", "b": "ledger",
                                                       "names": "names"}),
         "ledger.compare_draws": Spec(dict(a=draws, b=draws), {"a": "draws", "b": "draws",

@@ -428,3 +428,17 @@ def test_explorer_updates_and_reports_bad_layouts(capsys):
     kaplan_w.value = False
     noise_w.value = 4194304.0
     assert "plan = 1.00·B_noise" in capsys.readouterr().out
+
+
+def test_verdict_days_are_written_whole_for_a_long_run(h100):
+    # A teacher's trial read "2.15e+03 days". Llama 2 70B on 16 H100s, 2T tokens at 40% MFU:
+    # by hand 6·N·D / (n · peak · MFU) = 6 · 68.98e9 · 2e12 / (16 · 989.4e12 · 0.4) s
+    # = 1,513 days (the attention FLOPs of the MFU basis add a few per cent): "1,5xx days".
+    m = llmcost.load_model("llama-2-70b")
+    a = batch_analysis.analyse_batch(m, h100, 16, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8))
+    days = a.key_batches.set_index("case").loc["plan", "wall_clock_days"]
+    hand = 6 * 68.98e9 * 2e12 / (16 * 989.4e12 * 0.4) / 86400
+    assert hand == pytest.approx(1513, rel=0.01) and 1.0 < days / hand < 1.15
+    text = "\n".join(batch.batch_verdict(a))
+    assert f"against {days:,.0f} days" in text and "e+0" not in text

@@ -145,6 +145,11 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     with pytest.raises(ScenarioNeverFinishes, match="never finishes"):
         ledger.build_ledger({**sc, "n_gpus": 16384, "train_tokens": 1.5e13, "model":
                              "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0})
+    # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
+    # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h")
+    with pytest.raises(ScenarioNeverFinishes, match=r"MTBF of 3\.04 min"):
+        ledger.build_ledger({**sc, "n_gpus": 1_000_000, "train_tokens": 1.5e13,
+                             "model": "llama-3.1-405b"})
 
 
 def test_lora_adapter_count_against_hu_et_al():
@@ -452,6 +457,19 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     # the roofline is an upper bound (>= 1) and the slowest regime of inference.SERVING_REGIMES
     # (batch 1-8 latency at TP >= 2) is bounded at 4.2x
     assert 1.0 <= lo < hi <= 4.2
+    # The line on its three bases (ledger.served_amounts), never mixed: its amount is the
+    # engine-expected one; the roofline bound is the 90%-of-HBM decode floor of above,
+    # $4.97 / 0.9 = $5.52 per M output tokens, × 1,000 M tokens, plus the KV cache and the prompt's
+    # share (a few per cent); the slowest measured engine multiplies the ROOFLINE by the widest gap
+    # (not the expected amount, which already carries an engine's slowdown).
+    a = ledger.served_amounts(syn)
+    assert a["expected_usd"] == syn.usd and a["gap"] == (lo, hi)
+    assert floor_out / 0.9 * 1e3 <= a["roofline_usd"] <= 1.1 * floor_out / 0.9 * 1e3
+    assert a["slowest_engine_usd"] == pytest.approx(a["roofline_usd"] * hi, rel=1e-12)
+    assert a["band_usd"][0] <= syn.usd <= a["band_usd"][1]
+    assert a["roofline_usd"] < syn.usd   # an engine is slower than the roofline
+    with pytest.raises(ValueError, match="data.synthetic"):   # a given price: no served basis
+        ledger.served_amounts(given.line("data.synthetic"))
 
 
 def test_served_lines_and_rl_refuse_what_cannot_run():

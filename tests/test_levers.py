@@ -696,9 +696,12 @@ def test_cli_estimate_works_backwards(capsys):
 
 def test_smaller_model_longer(s):
     r = lv.smaller_model_longer(s)
-    # lifetime = training + serving, on both sides
+    # lifetime = training + serving, on both sides, each with its sign
+    assert r["applies"] and r["reason"] == ""
+    assert r["serving_saving_usd"] == pytest.approx(r["inference_usd"] - r["optimum_inference_usd"])
+    assert r["training_saving_usd"] == pytest.approx(r["train_usd"] - r["optimum_train_usd"])
     assert r["lifetime_saving_usd"] == pytest.approx(
-        r["training_saving_usd"] + r["inference_usd"] - r["optimum_inference_usd"])
+        r["training_saving_usd"] + r["serving_saving_usd"])
     # the optimum minimises lifetime cost at the same loss, so it saves >= 0; with 10T served
     # tokens it is a smaller model trained on more tokens (Sardana et al. 2024 §4)
     assert r["lifetime_saving_usd"] >= 0
@@ -708,6 +711,26 @@ def test_smaller_model_longer(s):
     assert z["inference_usd"] == z["optimum_inference_usd"] == 0
     n_c, _ = llmcost.scaling.compute_optimal_for_loss(z["loss"])
     assert z["optimum_n_params"] == pytest.approx(float(n_c), rel=1e-6)
+
+
+def test_smaller_model_longer_never_proposes_a_larger_model(s):
+    # A teacher's trial: Llama 3.1 70B (N = 7.06e10) on 15T tokens. Hand derivation with the
+    # Besiroglu et al. 2024 fit (E 1.8172, A 482.01, B 2085.43, alpha 0.3478, beta 0.3658): at
+    # a fixed loss the training cost 6ND is least where alpha·A/N^alpha = beta·B/D^beta
+    # (Lagrange on N·D with A/N^alpha + B/D^beta fixed). Here
+    #   alpha·A/N^alpha = 0.3478 · 482.01 · (7.06e10)^-0.3478 = 0.3478 · 0.0813 = 0.0283
+    #   beta·B/D^beta   = 0.3658 · 2085.43 · (1.5e13)^-0.3658 = 0.3658 · 0.0316 = 0.0116
+    # so the N term dominates: the model is trained past the optimum and, with no serving
+    # demand, the cheapest model at this loss is LARGER. The lever must then not apply.
+    over = {**s, "model": "llama-3.1-70b", "train_tokens": 15e12,
+            "inference_tokens_lifetime": 0.0}
+    n = llmcost.load_model("llama-3.1-70b").n_params
+    a, b = 0.3478 * 482.01 * n ** -0.3478, 0.3658 * 2085.43 * 15e12 ** -0.3658
+    assert a == pytest.approx(0.0283, rel=0.01) and b == pytest.approx(0.0116, rel=0.01)
+    r = lv.smaller_model_longer(over)
+    assert r["optimum_n_params"] > r["n_params"]          # the optimum is a larger model
+    assert not r["applies"] and "larger model" in r["reason"]
+    assert r["training_saving_usd"] == r["serving_saving_usd"] == r["lifetime_saving_usd"] == 0
 
 
 def test_the_fastest_plan_lever_is_capped_at_the_best_published_run_of_its_hardware():

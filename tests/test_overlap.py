@@ -140,6 +140,20 @@ def test_roofline_table_rows_and_links():
                                       tokens_per_microbatch=4096, tp=2, pp=4, dp=256,
                                       achieved=True)
     assert (achieved["critical"] != t["critical"]).all()
+    assert t.set_index("kind").loc["DP", "link"] == "network, 4 NIC(s) pooled"
+    # TP 4 · DP 2 on one 8-GPU board: the group never leaves the board, so DP runs at NVLink's
+    # 450 GB/s (as NCCL's model in comm._nccl_time), not min(450, 2·50) = 100 GB/s of two NICs:
+    # critical = 2·(1/2)·4·989.4e12/(4·450e9)
+    one = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
+                                 tokens_per_microbatch=4096, tp=4, pp=1, dp=2).set_index("kind")
+    assert one.loc["DP", "link"] == "scale-up: the whole group in one domain"
+    assert one.loc["DP", "critical"] == pytest.approx(2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9),
+                                                      rel=1e-3)
+    # a teacher's trial: DP 256 on TPU v5p, whose 8,960-chip ICI domain holds the whole group,
+    # was labelled "network, 256 NIC(s) pooled"
+    assert overlap.dp_bandwidth(256, 8, 8960, 1.0, 0.1) == (
+        1.0, "scale-up: the whole group in one domain")
+    assert overlap.dp_bandwidth(256, 8, 8, 450e9, 50e9) == (50e9, "network, 1 NIC(s) pooled")
 
 
 def test_mfu_arithmetic_is_the_division_of_the_step():

@@ -395,3 +395,11 @@ def test_an_empty_axis_gives_an_empty_table_with_its_reason():
         df = P.enumerate_plans(llmcost.load_model("llama-2-7b"), cl, 64, tp=())
     assert len(df) == 0 and df.attrs["n_candidates"] == 0 and df.attrs["n_valid"] == 0
     assert df.attrs["empty_reason"].startswith("no valid plan among 0 combinations")
+
+
+def test_recompute_in_words():
+    # a bar of notebook 03's ZeRO/recomputation figure read "ZeRO-0, none recompute"
+    assert [P.recompute_words(r) for r in ("none", "selective", "full")] == [
+        "no recompute", "selective recompute", "full recompute"]
+    with pytest.raises(ValueError, match="recompute='all'"):
+        P.recompute_words("all")

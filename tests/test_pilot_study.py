@@ -461,3 +461,27 @@ def test_notebook_04b_pilot_lines_word_the_study():
     text = answers.pilot_study(own, 2048, 2.0, 0.4)
     assert text.startswith("pilot: the scenario's ledger_pilot_tokens_per_s_per_gpu 850")
     assert "the bill: its MFU calibrated on this pilot, failures added" in text
+
+
+def test_the_illustrative_pilot_keeps_the_generation_and_precision():
+    """A teacher's trial: Llama 3.1 8B on 8 A100-40GB in BF16. No published run is on the
+    A100-40GB; the closest in parameters over every row was an FP8 GB200 run
+    (mb2511-gb200-llama-3.1-8b-fp8cs), a Blackwell FP8 MFU that is no A100 pilot's. The rule takes
+    the same generation (Ampere) and precision first: among the A100-80GB BF16 rows, the closest to
+    8.03e9 parameters is Megatron-LM's 7.5B (Narayanan et al. 2021, Table 1:
+    |ln(7.5/8.03)| = 0.068, against MPT-7B's |ln(6.92/8.03)| = 0.149), and the source says
+    none ran on the A100-40GB."""
+    run, words = cal.illustrative_pilot_match("A100-40GB", "bf16", 8.03e9)
+    assert run == "megatron21-t1-7p5b"
+    assert "no published run on A100-40GB in bf16" in words and "A100-80GB in bf16" in words
+    assert cal.illustrative_pilot_row("A100-40GB", "bf16", 8.03e9) == run
+    # the scenario's accelerator and precision: no words
+    assert cal.illustrative_pilot_match("H100-SXM", "bf16", 69e9) == (
+        "nemo-automodel-llama3-70b-h100", "")
+    # a precision the generation never published (FP8 on Ampere): said, and the generation kept
+    run, words = cal.illustrative_pilot_match("A100-40GB", "fp8", 8.03e9)
+    assert run.startswith("megatron21") and "Ampere generation in fp8" in words
+    s = cal.pilot_study({**_P, "model": "llama-3.1-8b", "accelerator": "A100-40GB",
+                         "n_gpus": 8, "train_tokens": 1e11, "tp": 0, "pp": 0,
+                         "zero_stage": 0})
+    assert "megatron21-t1-7p5b" in s.source and "no published run on A100-40GB" in s.source

@@ -10,6 +10,7 @@ test is never used to make its own expected value); test vectors 7.a-7.i
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import llmcost
@@ -455,3 +456,35 @@ def test_the_illustrative_corpus_binds_any_run():
     assert small["loss"] > small["unconstrained_loss"]
     with pytest.raises(ValueError, match="train_tokens"):
         sc.illustrative_unique_tokens(-1.0)
+
+
+def test_cost_per_param_by_precision():
+    # Hand derivation on a table of three sizes: c = 0.0040 and 0.0038 $/M tokens per 1e9 params
+    # in bf16, 0.0026 in fp8. spread(bf16) = 0.0040 / 0.0038 − 1 = 5.26%; change = 1 − 0.0026 /
+    # mean(0.0040, 0.0038) = 1 − 0.0026 / 0.0039 = 33.3%.
+    fam = pd.DataFrame({"model": ["a", "b", "c"],
+                        "weights": ["bf16 weights", "bf16 weights", "fp8 weights"],
+                        "USD per M tokens per 1e9 params": [0.0040, 0.0038, 0.0026]})
+    r = scaling.cost_per_param_by_precision(fam, "bf16")
+    assert r["spreads"][0]["spread"] == pytest.approx(0.0526, abs=1e-4)
+    assert r["spreads"][1] == {"weights": "fp8", "models": ["c"], "spread": None}
+    assert r["other"] == "fp8" and r["other_models"] == ["c"]
+    assert r["change"] == pytest.approx(1 / 3, abs=1e-3)
+    # one precision only: no precision lever to state
+    one = scaling.cost_per_param_by_precision(fam.iloc[:2], "bf16")
+    assert one["other"] is None and one["change"] is None
+    # The world: Llama 3.1 405B's bf16 weights, 405e9 × 2 B = 810 GB, exceed one 8-GPU H100 SXM
+    # node's 8 × 80 GB = 640 GB (datasheet), so the table serves it in fp8 (405 GB); on MI300X
+    # (8 × 192 GB = 1,536 GB) it fits in bf16 and there is no fp8 row (a teacher's trial: notebook
+    # 06 said "serving in FP8 cuts it by about a third" beside a table with no FP8 row).
+    names = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
+    for gpu, other in (("H100-SXM", "fp8"), ("MI300X", None)):
+        fam, _ = scaling.serving_cost_by_size(names, llmcost.load_accelerator(gpu), 2.0, 1000,
+                                              250, tp=0, weight_dtypes=("bf16", "fp8"))
+        r = scaling.cost_per_param_by_precision(fam, "bf16")
+        assert r["other"] == other, gpu
+        assert (r["other_models"] == ["llama-3.1-405b"]) == (other is not None)
+        if other:
+            assert r["change"] > 0   # half the weight bytes: cheaper per parameter
+    with pytest.raises(ValueError, match="family"):
+        scaling.cost_per_param_by_precision({"model": []}, "bf16")

@@ -94,3 +94,29 @@ def test_notebook_06_states_the_allocation_overhead_as_its_prose_does():
     table = re.search(r"extra training compute of the allocation +(\S+)", out)
     assert prose and table, out[-2000:]
     assert table.group(1) == prose.group(1)
+
+
+def test_storage_tradeoff_axis_fits_the_curves_near_the_optimum():
+    # A teacher's trial: Llama 3.1 405B on 100,000 B200s. Slow storage collapses the goodput and
+    # the sum grows to 1e31 USD at 0.1 GB/s; the axis, sized to the sums' 90th percentile, ran to
+    # 5e8 millions and drew every curve flat at 0. By hand: optimum sum $3.0M, so the axis runs to
+    # 10 × 3.0 = 30 millions (× 1.1 headroom = 33), in millions.
+    bw = np.geomspace(1e8, 1e13, 11)
+    total = np.array([1e31, 1e23, 1e15, 1e10, 3e7, 6e6, 3.5e6, 3.1e6, 3.0e6, 3.05e6, 3.2e6])
+    storage = np.linspace(1e3, 5e5, 11)
+    t = pd.DataFrame({"storage_usd": storage, "lost_usd": total - storage, "total_usd": total},
+                     index=pd.Index(bw, name="storage_bytes_per_s"))
+    t.attrs["optimum_bytes_per_s"] = bw[8]
+    ax = plots.storage_tradeoff_curve(t)
+    assert ax.get_ylim() == (0, 33.0) or np.allclose(ax.get_ylim(), (0, 33.0))
+    assert ax.get_ylabel() == "USD (millions) over the run"
+    plt.close("all")
+    # a small run: optimum $115k, and the sums' 90th percentile (linear, the 10th of 11 sorted
+    # values: $300k) is below 10 × $115k: the axis runs to $300k × 1.1 = 330 thousands
+    small = t.assign(total_usd=[4e5, 3e5, 2.5e5, 2e5, 1.5e5, 1.2e5, 1.15e5, 1.2e5, 1.3e5,
+                                1.4e5, 1.5e5])
+    small.attrs["optimum_bytes_per_s"] = bw[6]
+    ax = plots.storage_tradeoff_curve(small)
+    assert np.allclose(ax.get_ylim(), (0, 330.0))
+    assert ax.get_ylabel() == "USD (thousands) over the run"
+    plt.close("all")

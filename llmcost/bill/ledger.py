@@ -61,7 +61,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          fmt_quantity, fmt_usd)
+                          fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import scenario_campaign
@@ -146,6 +146,9 @@ class Line:
     source: str
     status: str
     notebook: str = "00_index"
+    #: a served-token line's amounts on its three bases (``served_amounts``): ``band_usd``, the
+    #: engine-expected band, and ``roofline_usd``, the roofline bound; empty for other lines
+    served: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -506,7 +509,9 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
         if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
             raise ScenarioNeverFinishes(
                 f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-                f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
+                f"GPUs with an MTBF of "
+                f"{fmt_duration(m) if np.ndim(m) == 0 else 'down to ' + fmt_duration(np.min(m))}"
+                " must restart from scratch after every "
                 f"failure and is expected to take over a million times as long: it "
                 f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
         return t / wall, None
@@ -1076,6 +1081,31 @@ def engine_gap() -> tuple:
     return float(s.min()), float(s.max())
 
 
+def served_amounts(line: Line) -> dict:
+    """A served-token line (synthetic data, benchmark runs) on each basis, never mixed:
+
+    * ``expected_usd``: the line's amount, at an engine's expected throughput (the roofline / η
+      + a per-step overhead fitted on published engine rows, ``llmcost.serving.engines``), with
+      ``band_usd`` (10th-90th percentile of that fit);
+    * ``roofline_usd``: the roofline bound (``inference.serving_cost``'s upper bound on
+      throughput), a lower bound on cost;
+    * ``gap``: the (lowest, highest) measured slowdown of engines against the roofline
+      (``engine_gap``, data/serving_benchmarks.csv), and ``slowest_engine_usd`` =
+      roofline_usd × highest gap: the cost at the slowest measured engine. The gap multiplies the
+      roofline bound, never the expected amount (which already includes an engine's slowdown).
+
+    A line priced otherwise (a given price, not given) has no served amounts: ValueError."""
+    if not isinstance(line, Line):
+        raise ValueError(f"line={line!r} must be a ledger.Line (ledger.line(key))")
+    if not line.served:
+        raise ValueError(f"line={line.key!r} must be a line priced as served tokens (its status "
+                         f"is {line.status!r}: {line.how})")
+    lo, hi = engine_gap()
+    roof = line.served["roofline_usd"]
+    return {"expected_usd": line.usd, "band_usd": line.served["band_usd"], "roofline_usd": roof,
+            "gap": (lo, hi), "slowest_engine_usd": roof * hi}
+
+
 def _serve(p, model, gpu, price):
     """``inference.serving_cost`` of ``model`` with the scenario's ``serve_`` set-up and request
     shape (``inference_prompt_tokens`` in, ``inference_output_tokens`` out), as notebook 05
@@ -1145,13 +1175,14 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     usd = tokens / 1e6 * per_m
     lo, hi = c.expected_usd_per_m_blended_band
     band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
+    bound = bound * (rate if np.ndim(rate) else 1.0)
     lines.append(Line(key, label, "data", "data", "elastic", usd,
                       f"{tokens / 1e6:,.4g} M generated tokens × ${per_m:.4g}/M (out + "
                       f"{c.prompt_tokens}/{c.output_tokens} × in): " +
-                      _served_how(c, bound * (rate if np.ndim(rate) else 1.0), band),
+                      _served_how(c, bound, band),
                       "llmcost.inference.serving_cost (expected throughput); "
                       "data/serving_benchmarks.csv, data/engine_efficiency.csv", "modelled",
-                      "05_rl_loop"))
+                      "05_rl_loop", {"band_usd": band, "roofline_usd": bound}))
     return usd / rate
 
 
@@ -1191,18 +1222,20 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     usd = usd if not np.ndim(rate) else usd * rate
     lo, hi = c.expected_usd_per_m_blended_band
     band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
+    bound = bound * (rate if np.ndim(rate) else 1.0)
     lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
                       (f"published default: one run of a HELM-scale suite, "
                        f"{published_range('eval_suite_tokens')} tokens per model; a lower "
                        "bound: labs evaluate many checkpoints, and HELM itself spent 19,500 "
                        "GPU-h on its open models; " if published else "")
                       + f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
-                      + _served_how(c, bound * (rate if np.ndim(rate) else 1.0), band),
+                      + _served_how(c, bound, band),
                       ("data/ledger_defaults.csv eval_suite_tokens: " + default_source(
                           "eval_suite_tokens") + "; " if published else "")
                       + "llmcost.inference.serving_cost (expected throughput); "
                       "data/serving_benchmarks.csv, data/engine_efficiency.csv",
-                      "default" if published else "modelled", "05_rl_loop"))
+                      "default" if published else "modelled", "05_rl_loop",
+                      {"band_usd": band, "roofline_usd": bound}))
     return usd / rate
 
 

@@ -1552,9 +1552,14 @@ def smaller_model_longer(scenario: dict) -> dict:
     (``scaling.reference_serving_cost``). Lifetime demand: ``inference_tokens_lifetime``.
 
         lifetime saving = [train(N, D) + D_inf·s(N)] − [train(N*, D*) + D_inf·s(N*)]
+                        = training saving + serving saving   (each with its sign)
 
     The training part is a change of the bill; the serving part is outside it (the bill prices
-    training). Returns a dict with both parts, the optimum's N* and D*, and the loss.
+    training). The lever proposes a smaller model only: when N* ≥ N the scenario's model is
+    already trained past the optimum for this demand (the optimum is a larger model on fewer
+    tokens), the lever does not apply (``applies`` False, ``reason`` says why) and its savings
+    are 0. Returns a dict with the optimum's N* and D*, the loss, the costs on both sides,
+    ``training_saving_usd``, ``serving_saving_usd`` and ``lifetime_saving_usd`` (their sum).
     """
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
     spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
@@ -1576,15 +1581,32 @@ def smaller_model_longer(scenario: dict) -> dict:
     demand = float(s.get("inference_tokens_lifetime", 0.0))
     opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
     mine = sc.same_loss_options(target, [n_run], demand, fit, c, serve).iloc[0]
-    return {"loss": target, "n_params": float(n_run), "train_tokens": float(s["train_tokens"]),
-            "optimum_n_params": float(opt.n_params),
-            "optimum_train_tokens": float(opt.train_tokens),
-            "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
-            "optimum_train_usd": float(opt.train_cost), "optimum_inference_usd":
-            float(opt.inference_cost), "lifetime_saving_usd": float(mine["total_usd"]
-                                                                    - opt.total_cost),
-            "training_saving_usd": float(mine["train_usd"] - opt.train_cost),
-            "inference_tokens_lifetime": demand}
+    out = {"loss": target, "n_params": float(n_run), "train_tokens": float(s["train_tokens"]),
+           "optimum_n_params": float(opt.n_params),
+           "optimum_train_tokens": float(opt.train_tokens),
+           "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
+           "optimum_train_usd": float(opt.train_cost),
+           "optimum_inference_usd": float(opt.inference_cost),
+           "inference_tokens_lifetime": demand}
+    return {**out, **_smaller_model_verdict(out)}
+
+
+def _smaller_model_verdict(r: dict) -> dict:
+    """Whether ``smaller_model_longer`` applies (N* < N) and its savings, each with its sign:
+    training = train(N, D) − train(N*, D*), serving = D_inf·[s(N) − s(N*)],
+    lifetime = training + serving; all 0 when it does not apply, with the reason."""
+    if r["optimum_n_params"] < r["n_params"]:
+        train = r["train_usd"] - r["optimum_train_usd"]
+        serve = r["inference_usd"] - r["optimum_inference_usd"]
+        return {"applies": True, "reason": "", "training_saving_usd": train,
+                "serving_saving_usd": serve, "lifetime_saving_usd": train + serve}
+    reason = (f"does not apply: at this loss and {r['inference_tokens_lifetime']:.3g} served "
+              f"tokens the lifetime optimum is a larger model ({r['optimum_n_params']:.3g} "
+              f"parameters on {r['optimum_train_tokens']:.3g} tokens, against "
+              f"{r['n_params']:.3g} on {r['train_tokens']:.3g}): the scenario's model is "
+              "already trained longer than the optimum, so a smaller one would cost more")
+    return {"applies": False, "reason": reason, "training_saving_usd": 0.0,
+            "serving_saving_usd": 0.0, "lifetime_saving_usd": 0.0}
 
 
 # ------------------------------------------------------------------------------ false economies

@@ -1057,6 +1057,43 @@ def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tok
     return pd.DataFrame(rows), left_out
 
 
+def cost_per_param_by_precision(family, base_dtype: str) -> dict:
+    """How constant is the serving cost per token per parameter across ``family``
+    (``serving_cost_by_size``'s table), precision by precision; c_i = its
+    ``USD per M tokens per 1e9 params``:
+
+        spread(p) = max_i c_i / min_i c_i − 1     over the models served in weights p
+        change    = 1 − mean(c_i, p ≠ base) / mean(c_i, p = base)
+
+    ``change`` is what serving in another precision than ``base_dtype`` (the scenario's) does to
+    the cost per parameter (> 0: it cuts it), None when the table has no row in another
+    precision or none in ``base_dtype``; a row is in another precision only where ``base_dtype``
+    does not fit (``reference_serving_cost`` takes the first of its ``weight_dtypes`` that fits).
+
+    Returns a dict: ``spreads`` (a list of {``weights``, ``models``, ``spread``}, the spread None
+    for a single model), ``base``, ``other`` (the other precision or None), ``other_models``,
+    ``change``."""
+    need = {"model", "weights", "USD per M tokens per 1e9 params"}
+    if not isinstance(family, pd.DataFrame) or not need <= set(family.columns):
+        raise ValueError(f"family={family!r} must be serving_cost_by_size's table (columns "
+                         f"{sorted(need)})")
+    if not isinstance(base_dtype, str) or not base_dtype:
+        raise ValueError(f"base_dtype={base_dtype!r} must be a weight precision name")
+    dtype = family["weights"].str.split().str[0]
+    c = family["USD per M tokens per 1e9 params"].astype(float)
+    spreads = [{"weights": w, "models": list(family.loc[dtype == w, "model"]),
+                "spread": (float(c[dtype == w].max() / c[dtype == w].min() - 1)
+                           if (dtype == w).sum() > 1 else None)}
+               for w in dict.fromkeys(dtype)]
+    others = [w for w in dict.fromkeys(dtype) if w != base_dtype]
+    other = others[0] if others else None
+    change = (float(1 - c[dtype == other].mean() / c[dtype == base_dtype].mean())
+              if other and (dtype == base_dtype).any() else None)
+    return {"spreads": spreads, "base": base_dtype, "other": other,
+            "other_models": list(family.loc[dtype == other, "model"]) if other else [],
+            "change": change}
+
+
 def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu2024",
                       train_usd_per_flop=None, serve_usd_per_token=None):
     """Lifetime cost of several model sizes that all reach the same loss.

@@ -2014,11 +2014,10 @@ def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""
     kinds = [k for k in order if k in set(curves["kind"])]
     if axes is None:
         _, axes = plt.subplots(2, 3, figsize=(13, 7.5), layout="constrained")
-    styles = {"scale-up": ("-", "C0")}
     for ax, kind in zip(np.ravel(axes), kinds):
         g = curves[curves["kind"] == kind]
-        for link, gl in g.groupby("link", sort=False):
-            ls, col = styles.get(link, ("--", "C3"))
+        for link, gl in g.groupby("link", sort=False):  # scale-up solid, the network dashed
+            ls, col = ("-", "C0") if link.startswith("scale-up") else ("--", "C3")
             ax.plot(gl["x"], gl["ratio"], ls, color=col, lw=2, label=link)
         ax.axhline(1.0, color="0.3", lw=1)
         ax.axhspan(1e-3, 1.0, color="C3", alpha=0.06)
@@ -2724,31 +2723,42 @@ def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
     return axes
 
 
+#: the storage trade-off figure's y axis runs to this many times the optimum's sum
+TRADEOFF_Y_SPAN = 10.0
+
+
 def storage_tradeoff_curve(tradeoff, ax=None, marks=()):
     """Checkpoint storage against the GPU time it saves: hot-storage cost, the cost of GPU time
     lost to writes and restores, and their sum, against the aggregate storage bandwidth
     (``reliability.storage_tradeoff``); the optimum marked, and ``marks`` ({label: bytes/s}) as
-    vertical lines."""
+    vertical lines. The y axis runs to ``TRADEOFF_Y_SPAN`` × the optimum's sum (or the sums' 90th
+    percentile if lower), in the USD unit that fits it: on a cluster whose goodput collapses on
+    slow storage the sum grows by orders of magnitude there, and an axis sized to those values
+    would flatten every curve near the optimum."""
     ax = _ax(ax, figsize=(8, 5))
     gbs = tradeoff.index.values / 1e9
+    best = tradeoff.attrs["optimum_bytes_per_s"]
+    total = np.asarray(tradeoff["total_usd"], dtype=float)
+    top = min(float(np.nanpercentile(total[np.isfinite(total)], 90)),
+              TRADEOFF_Y_SPAN * float(tradeoff.loc[best, "total_usd"]))
+    scale = next(s for s in (1e9, 1e6, 1e3, 1.0) if top >= s or s == 1.0)
     for col, label, style in (("storage_usd", "hot storage, provisioned for the bandwidth", "--"),
                               ("lost_usd", "GPU time lost to checkpoints and restores", ":"),
                               ("total_usd", "sum", "-")):
-        ax.plot(gbs, tradeoff[col] / 1e6, style, lw=2, label=label)
-    best = tradeoff.attrs["optimum_bytes_per_s"]
-    ax.plot([best / 1e9], [tradeoff.loc[best, "total_usd"] / 1e6], "ko",
+        ax.plot(gbs, tradeoff[col] / scale, style, lw=2, label=label)
+    ax.plot([best / 1e9], [tradeoff.loc[best, "total_usd"] / scale], "ko",
             label=f"optimum: {rel.gb_per_s_text(best)}")
     for i, (label, b) in enumerate(dict(marks).items()):
         ax.axvline(b / 1e9, color=f"C{i + 3}", lw=1, label=label)
     ax.set_xscale("log")
-    top = float(np.nanpercentile(tradeoff["total_usd"], 90)) / 1e6
-    ax.set_ylim(0, top * 1.1)
+    ax.set_ylim(0, top / scale * 1.1)
     ax.set_xlabel("aggregate checkpoint-storage bandwidth (GB/s)", fontsize=12)
-    ax.set_ylabel("USD (millions) over the run", fontsize=12)
+    ax.set_ylabel(f"{_usd_unit(scale)} over the run", fontsize=12)
     ax.set_title("How fast should checkpoint storage be?", fontsize=13)
     ax.legend(fontsize=9, loc="upper center")
     _source(ax, "llmcost.reliability.storage_tradeoff (Daly 2006 goodput; storage prices and "
             "throughput per TiB: data/storage_prices.csv)")
+    return ax
 def gemm_efficiency_by_shape(series: dict, curves: dict, ceilings: dict, ax=None):
     """Achieved share of the dense peak of one GEMM against its FLOPs: the measured kernel table
     (``series``: label -> ``gemm.reproduce`` frame, points) and the curve ``gemm.gemm_fraction``

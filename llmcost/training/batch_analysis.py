@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.catalog import as_model, scenario_cluster
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import fmt_count
+from ..core.units import fmt_count, fmt_quantity
 from .batch import (
     BUBBLE_TARGET,
     BatchTarget,
@@ -251,8 +251,9 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
         lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
                      f"GPUs) changes wall-clock by {dt:+.0%} and GPU-hours by {dh:+.0%}.")
     lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {int(crit.n_gpus):,} GPUs) the run "
-                 f"takes {crit.wall_clock_days:.3g} days and {fmt_count(crit.reserved_gpu_hours, 3)}"
-                 f" GPU-hours, against {plan.wall_clock_days:.3g} days and "
+                 f"takes {fmt_quantity(crit.wall_clock_days)} days and "
+                 f"{fmt_count(crit.reserved_gpu_hours, 3)} GPU-hours, against "
+                 f"{fmt_quantity(plan.wall_clock_days)} days and "
                  f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan.")
     fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
     if fill <= bn:
@@ -313,7 +314,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
         ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "",
          "S/S_min = 1 + B_noise/B, McCandlish et al. 2018 §2 (Kaplan et al. 2020 Eq. 5.4)"),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
-         f"{int(crit.n_gpus):,} GPUs; plan: {plan.wall_clock_days:.3g} days"),
+         f"{int(crit.n_gpus):,} GPUs; plan: {fmt_quantity(plan.wall_clock_days)} days"),
         ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
          f"plan: {plan.reserved_gpu_hours:,.0f}"),
         ("deepseek_b_opt_tokens", "DeepSeek LLM B_opt", analysis.deepseek["batch_tokens"],

@@ -72,6 +72,7 @@ from ..core.catalog import as_model, load_accelerator, load_model, load_publishe
 from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from . import memory, step, step_scenario, step_validation
+from .accuracy import gpu_generation
 from .efficiency_profile import (
     PROFILE_KIND,
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
@@ -1209,10 +1210,26 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
 
 
 def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float) -> str:
-    """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot:
-    among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``) on the
-    scenario's accelerator and dtype (any dtype, then any accelerator, when none), the one whose
-    model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs."""
+    """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot
+    (``illustrative_pilot_match``'s run)."""
+    return illustrative_pilot_match(accelerator, dtype, n_params)[0]
+
+
+def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float) -> tuple:
+    """The published run an illustrative pilot takes its MFU from, and how well it matches the
+    scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
+    the first non-empty of
+
+        1. the scenario's accelerator and dtype;
+        2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell) and dtype;
+        3. its accelerator, any dtype;   4. its generation, any dtype;
+        5. any accelerator, its dtype;   6. any row,
+
+    the one whose model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs.
+    A generation's kernels, memory bandwidth and FP8 support set its MFU, so a run of another
+    generation or precision is the last resort (an FP8 Blackwell run's MFU is not an A100 BF16
+    pilot's). Returns ``(run_id, words)``: ``words`` is "" in tier 1, else says which match
+    failed and what was taken."""
     cfg = step_validation.validation_configs()
     runs = load_published_runs().set_index("run_id")
     cfg = cfg[cfg["run_id"].isin(runs.index)].copy()
@@ -1220,12 +1237,31 @@ def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float) -> str
     cfg["params"] = cfg["run_id"].map(runs["params_total"]).astype(float)
     cfg["n_gpus"] = cfg["run_id"].map(runs["n_accelerators"]).astype(float)
     cfg = cfg[cfg["params"] > 0]
-    for pick in (cfg[(cfg["accelerator"] == accelerator) & (cfg["dtype"] == dtype)],
-                 cfg[cfg["accelerator"] == accelerator], cfg):
+    gen = gpu_generation(accelerator)
+    same_gen = cfg["accelerator"].map(gpu_generation) == gen
+    same_acc, same_dtype = cfg["accelerator"] == accelerator, cfg["dtype"] == dtype
+    for tier, mask in enumerate((same_acc & same_dtype, same_gen & same_dtype, same_acc,
+                                 same_gen, same_dtype, same_acc | ~same_acc), start=1):
+        pick = cfg[mask]
         if len(pick):
             d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
-            return str(pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]["run_id"])
+            row = pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]
+            return str(row["run_id"]), _match_words(tier, accelerator, gen, dtype, row)
     raise ValueError("data/validation_mfu.csv has no published run with a parameter count")
+
+
+def _match_words(tier: int, accelerator: str, gen: str, dtype: str, row) -> str:
+    """What ``illustrative_pilot_match``'s tier says: "" on the scenario's accelerator and dtype;
+    else the match that failed and the run taken (its accelerator and dtype)."""
+    taken = f"taken from {row['accelerator']} in {row['dtype']}"
+    return {1: "",
+            2: f"no published run on {accelerator} in {dtype}: one of the same generation "
+               f"({gen}) and precision, {taken}",
+            3: f"no published run of the {gen} generation in {dtype}: {taken}",
+            4: f"no published run on {accelerator} nor of the {gen} generation in {dtype}: "
+               f"{taken}",
+            5: f"no published run of the {gen} generation: {taken}",
+            6: f"no published run of the {gen} generation nor in {dtype}: {taken}"}[tier]
 
 
 #: The largest share of the run's GPUs an illustrative pilot takes (an illustration's choice,
@@ -1307,8 +1343,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
             f"{r.n_gpus:,} GPUs at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
             for r in c.pilots))
     elif illustrative:
-        row = illustrative_pilot_row(p["accelerator"], p.get("dtype", "bf16"),
-                                     float(model.n_params))
+        row, match = illustrative_pilot_match(p["accelerator"], p.get("dtype", "bf16"),
+                                              float(model.n_params))
         pub = published_pilot(row)
         mfu_row = measured_mfu(pub)
         n = illustrative_pilot_gpus(plan, pub.n_gpus)
@@ -1317,7 +1353,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
         q.update(ledger_pilot_tokens_per_s_per_gpu=tps, ledger_pilot_n_gpus=n)
         source = (f"illustrative: the MFU {mfu_row:.1%} of the published run {row} "
                   f"({pub.n_gpus} x {pub.accelerator}, data/validation_mfu.csv), as "
-                  f"{tps:,.0f} tokens/s per GPU of the scenario's model")
+                  f"{tps:,.0f} tokens/s per GPU of the scenario's model"
+                  + (f"; {match}" if match else ""))
         while True:  # a plan whose ZeRO shards fit only over more data-parallel ranks: double
             try:
                 c, x, plan, said = shorthand_calibration(q, plan=plan)

@@ -363,13 +363,31 @@ def model_dims(model) -> dict:
             "top_k": float(spec.n_experts_active) if moe_model else None}
 
 
+def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float) -> tuple:
+    """The per-direction bandwidth W of a data-parallel group of ``dp`` ranks ``tp`` apart
+    (ranks ordered TP innermost) on scale-up domains of ``domain_size``, and its link in words,
+    as NCCL's cost model takes it (``comm._nccl_time``): with k members per domain
+    (``comm.group_layout``),
+
+        W = B_up                    when the whole group is inside one domain (k = dp),
+        W = min(B_up, k · B_out)    otherwise (the NICs of the k members pooled).
+
+    Returns ``(W, link)``: the link "scale-up: the whole group in one domain" or "network, k
+    NIC(s) pooled"."""
+    k, domains = group_layout(dp, tp, domain_size)
+    if int(domains) == 1:
+        return float(up), "scale-up: the whole group in one domain"
+    return min(float(up), float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"
+
+
 def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microbatch, tp=8,
                    pp=1, dp=64, ep=8, cp_tokens_per_rank=None, grad_bytes=4.0,
                    in_network: bool = False, achieved: bool = False) -> pd.DataFrame:
     """Every parallelism kind's roofline for one model on one accelerator, over the link it
     usually takes: TP, EP and CP inside the scale-up domain, PP over one NIC, DP and FSDP over
     the network with the NICs of the group's k members per domain pooled, ``W = min(B_up,
-    k·B_out)`` (``llmcost.comm``; ranks ordered TP innermost, so k = domain ÷ tp). EP is shown
+    k·B_out)`` (``llmcost.comm``; ranks ordered TP innermost, so k = domain ÷ tp), or over the
+    scale-up links when the whole group is inside one domain (``dp_bandwidth``). EP is shown
     both inside the domain and across it (an all-to-all cannot pool NICs). Kinds whose degree
     is 1 are left out.
 
@@ -388,9 +406,7 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                       out * eff.scaleout_fraction)
     pl, h = d["layer_params"], d["d_model"]
     params_gpu = d["params"] / (tp * pp)
-    k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)   # DP members per domain
-    w_dp = min(up, float(k_dp) * out)                          # pooled NICs (llmcost.comm)
-    dp_link = f"network, {int(k_dp)} NIC(s) pooled"
+    w_dp, dp_link = dp_bandwidth(dp, tp, acc.scaleup_domain_size, up, out)
     rows = []
     if dp > 1:
         rows += [(dp_roofline(params_gpu, tokens_per_replica, c, w_dp, group_size=dp,
@@ -538,16 +554,15 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
     n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
-    k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)
-    w_dp = min(up, float(k_dp) * out)
+    w_dp, dp_link = dp_bandwidth(dp, tp, acc.scaleup_domain_size, up, out)
     pl, h, p_gpu = d["layer_params"], d["d_model"], d["params"] / (tp * pp)
     tok = np.logspace(2, 6, n_points)
     m = d if d["d_ff_expert"] else model_dims(moe_model)
     curves = [
-        ("DP", f"network ({int(k_dp)} NICs pooled)", tok,
+        ("DP", dp_link, tok,
          overlap_ratio(dp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
          "tokens per replica per step", d["name"]),
-        ("FSDP", f"network ({int(k_dp)} NICs pooled)", tok,
+        ("FSDP", dp_link, tok,
          overlap_ratio(fsdp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
          "tokens per replica per micro-batch", d["name"]),
     ]

@@ -311,6 +311,14 @@ def _whole(name, v, minimum=1):
         raise ValueError(f"{name}={v!r} must be a whole number >= {minimum}")
 
 
+def recompute_words(recompute: str) -> str:
+    """An activation-recomputation mode in words: "no recompute", "selective recompute",
+    "full recompute" (never "none recompute")."""
+    if recompute not in RECOMPUTE_MODES:
+        raise ValueError(f"recompute={recompute!r} must be one of {', '.join(RECOMPUTE_MODES)}")
+    return f"{'no' if recompute == 'none' else recompute} recompute"
+
+
 @dataclass(frozen=True)
 class ParallelPlan:
     """One way to split a training step over GPUs.
@@ -463,9 +471,8 @@ class ParallelPlan:
         if self.is_hsdp:        # replicas × shard group, as FSDP2's 2-D mesh (replicate, shard)
             zero = (f"HSDP shard {self.fsdp_shard_size} × "
                     f"{self.zero_group_size // self.fsdp_shard_size} replicas")
-        rc = "no" if self.recompute == "none" else self.recompute
         return (" · ".join(dims) + f" · {sched} m={self.n_microbatches} "
-                f"mbs={self.micro_batch_size} · {zero} · {rc} recompute")
+                f"mbs={self.micro_batch_size} · {zero} · {recompute_words(self.recompute)}")
 
     def to_dict(self) -> dict:
         """The fields by name: also the plan keyword arguments of the array engines

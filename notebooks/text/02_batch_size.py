@@ -288,11 +288,13 @@ print(f"a bubble of at most {batch.BUBBLE_TARGET:.0%} needs at least "
 # scenario's price.
 
 # %%
+from llmcost.core.units import fmt_quantity
+
 plots.table(a.key_batches[["case", "batch_tokens", "n_gpus", "batch_over_b_noise",
                            "steps_over_s_min", "tokens_over_e_min", "wall_clock_days",
                            "reserved_gpu_hours", "compute_cost_usd"]], {
     "batch_tokens": "{:.3g}", "n_gpus": "{:,}", "batch_over_b_noise": "{:.2f}",
-    "steps_over_s_min": "{:.2f}", "tokens_over_e_min": "{:.2f}", "wall_clock_days": "{:.3g}",
+    "steps_over_s_min": "{:.2f}", "tokens_over_e_min": "{:.2f}", "wall_clock_days": fmt_quantity,
     "reserved_gpu_hours": "{:,.0f}", "compute_cost_usd": "${:,.0f}"})
 
 # %% [markdown]
@@ -564,7 +566,9 @@ publish_summary("02_batch_size", [summary_row(*r) for r in batch.headline_figure
 # %%
 # NBVAL_CHECK_OUTPUT
 b = np.array([2.5e6, 4e7])  # B_noise / 4 and 4 · B_noise
-print("1. steps", batch.steps_to_target(b, 1e5, 1e7), "tokens", batch.tokens_to_target(b, 1e12, 1e7))
+s_q, e_q = batch.steps_to_target(b, 1e5, 1e7), batch.tokens_to_target(b, 1e12, 1e7)
+print(f"1. at B_noise/4: {s_q[0]:,.0f} steps, {llmcost.fmt_count(e_q[0])} tokens; at 4·B_noise: "
+      f"{s_q[1]:,.0f} steps, {llmcost.fmt_count(e_q[1])} tokens")
 teach = llmcost.load_accelerator("Teaching-1PF")
 t_compute = llmcost.gpu_seconds(4e6 * 6e10, teach, 0.5) / 1000
 t_ar = llmcost.comm.collective_time("all_reduce", 4 * 1e10, 1000, 50e9)

@@ -354,7 +354,7 @@ print(f"if the fp32 gradients are accumulated unsharded over the step (ZeRO-1): 
 # recomputation the activations, and neither is free (more communication, more compute).
 
 # %%
-variants = {f"ZeRO-{z}, {rc} recompute": dataclasses.replace(      # HSDP's shard size: ZeRO-3 only
+variants = {f"ZeRO-{z}, {parallel.recompute_words(rc)}": dataclasses.replace(      # HSDP's shard size: ZeRO-3 only
     plan, zero_stage=z, recompute=rc, fsdp_shard_size=plan.fsdp_shard_size if z == 3 else None)
     for z in (0, 1, 2, 3) for rc in ("none", "selective", "full")}
 table = memory.memory_table(spec, variants, p["seq_len"], recipe)

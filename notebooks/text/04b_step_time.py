@@ -671,7 +671,9 @@ if len(z3):
 #
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
 # when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
-# closest published run in `data/validation_mfu.csv` (named in the output), on that run's GPU count
+# closest published run in `data/validation_mfu.csv` of the scenario's GPU generation and precision
+# (`calibrate.illustrative_pilot_match`: named in the output, which says so when none matches and
+# what was taken instead), on that run's GPU count
 # in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
 # GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel

@@ -1194,8 +1194,11 @@ rows = [summary_row("usd_per_m_output_tokens", "USD per million output tokens",
                     f"batch {c.batch}, expected on an engine ({c.engine})"),
         summary_row("usd_per_m_output_tokens_floor", "  its roofline floor", c.usd_per_m_output,
                     "USD", "no engine is faster"),
-        summary_row("usd_per_m_input_tokens", "USD per million input tokens", c.usd_per_m_input,
-                    "USD", "priced at prefill time"),
+        summary_row("usd_per_m_input_tokens", "USD per million input tokens",
+                    c.expected_usd_per_m_input, "USD",
+                    f"priced at prefill time, expected on an engine ({c.engine})"),
+        summary_row("usd_per_m_input_tokens_floor", "  its roofline floor", c.usd_per_m_input,
+                    "USD", "no engine is faster"),
         summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
         summary_row("ttft_s", "time to first token", c.ttft_s, "s", f"{P}-token prompt, alone")]
 

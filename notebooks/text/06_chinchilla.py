@@ -459,13 +459,27 @@ family, too_big = sc.serving_cost_by_size(
 for name in too_big:  # too big for one scale-up domain of this GPU: said, not priced
     print(f"{name}: its weights do not fit one node of {gpu.name} in "
           f"{p['serve_weight_dtype']} or fp8 (not priced)")
-plots.table(family, {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
-                     "USD per M tokens per 1e9 params": "${:.4f}"})
+display(plots.table(family, {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
+                             "USD per M tokens per 1e9 params": "${:.4f}"}))
+cp = sc.cost_per_param_by_precision(family, p["serve_weight_dtype"])
+for row in cp["spreads"]:
+    if row["spread"] is not None:
+        print(f"{row['weights']} weights ({', '.join(row['models'])}): the cost per token per "
+              f"parameter varies by {row['spread']:.0%} from the cheapest to the dearest")
+if cp["change"] is None:
+    print(f"no size here is served in another precision than {cp['base']}: the table shows no "
+          "precision lever")
+else:
+    print(f"{cp['other']} weights ({', '.join(cp['other_models'])}: "
+          f"{'does' if len(cp['other_models']) == 1 else 'do'} not fit one node of {gpu.name} in "
+          f"{cp['base']}) {'cut' if cp['change'] > 0 else 'raise'} the cost per token per "
+          f"parameter by {abs(cp['change']):.0%} against the {cp['base']} rows")
 
 # %% [markdown]
-# Within one precision the cost per token per parameter is nearly constant (8B and 70B within a
-# few percent); serving in FP8 (405B does not fit in BF16 on 8 H100s) cuts it by about a third,
-# one more lever the FLOP version cannot see. Now the same-quality choices, priced:
+# The lines under the table read it (`sc.cost_per_param_by_precision`): how far the cost per token
+# per parameter moves within one precision, and, where a size had to be served in a lower
+# precision, what that does to it: one more lever the FLOP version cannot see. Now the
+# same-quality choices, priced:
 
 # %%
 opt_usd = sc.inference_adjusted_optimum_usd(target, p["inference_tokens_lifetime"], usd_per_flop, serve, fit)
@@ -508,7 +522,7 @@ display(plots.table(gaps.drop(columns=["flop_optimum_n_params"]),
                     {"engine_gap": "{:.2f}×", "n_params": "{:.3g}", "train_tokens": "{:.3g}",
                      "tokens_per_param": "{:,.0f}", "total_usd": "${:,.0f}"}))
 first, last = gaps.iloc[1], gaps.iloc[-1]
-print(f"engine gap {gap_lo:.1f}× to {gap_hi:.1f}× (published serving figures): the dollar optimum "
+print(f"engine gap {gap_lo:.2f}× to {gap_hi:.2f}× (published serving figures; the table's rows 2 and 4): the dollar optimum "
       f"moves from {first.n_params:.3g} to {last.n_params:.3g} parameters, "
       f"{'smaller' if last.n_params < first.n_params else 'larger'} as serving gets dearer, "
       f"against the FLOP optimum's {first.flop_optimum_n_params:.3g}: from {first.vs_flop_optimum} "

@@ -165,7 +165,7 @@ ax.axvline(p["n_gpus"], color="0.6", lw=0.8, ls="--");
 # NBVAL_CHECK_OUTPUT
 day_ok = rel.probability_failure_free(86400, plan.mtbf_s)
 run_ok = rel.probability_failure_free(run["wall_clock_s"], plan.mtbf_s)
-print(f"job MTBF on {p['n_gpus']:,} GPUs: {plan.mtbf_s / 3600:.1f} h")
+print(f"job MTBF on {p['n_gpus']:,} GPUs: {llmcost.fmt_duration(plan.mtbf_s)}")
 print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
 print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal days: "
       f"{run['wall_clock_s'] / plan.mtbf_s:,.1f}, plus "
@@ -292,7 +292,7 @@ print(f"at the scenario's {bw / 1e9:,.0f} GB/s: duty u = {base.storage_duty:.1%}
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
 
 # %% [markdown]
-# At the scenario's bandwidth (printed above the table: its duty u, and the interval with and without a 5% cap) a sustained tens of GB/s and petabytes a day are a real load on a shared file system; capping checkpoints at 5% of it lengthens the interval for little goodput. On a tenth of the bandwidth the storage is busy most of the time, near the bound (any slower and τ = w), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,
+# At the scenario's bandwidth the sustained write rate and the bytes written a day (printed above the table) are a load the shared file system carries besides the data loader and the cluster's other jobs; capping checkpoints at 5% of it lengthens the interval, at the goodput printed just above (with the duty u, and the interval with and without the cap). On a tenth of the bandwidth the storage is busy most of the time, near the bound (any slower and τ = w), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,
 # not the bytes, is what checkpoint storage must be bought for (section 7).
 #
 # **In-memory and peer checkpoints.** The other way out is not to go to storage on the critical

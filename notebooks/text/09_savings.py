@@ -433,7 +433,10 @@ for f in levers.false_economies(scenario):
 # smaller model trained longer reaches the same loss for less over its life (notebook 06,
 # Sardana et al. 2024): `levers.smaller_model_longer` compares the scenario's model with the
 # inference-adjusted optimum in dollars, $\min_N\, c\cdot 6ND(N) + D_\text{inf}\, s(N)$ at the
-# same loss; its training part changes the bill, its serving part is outside it.
+# same loss; its training part changes the bill, its serving part is outside it (each printed
+# with its sign: training a smaller model longer can cost more, and serving it less). It proposes
+# only a smaller model: when the optimum is a larger one (the model is already trained past it), it
+# says it does not apply.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -448,10 +451,14 @@ print(f"fine-tune on 20B tokens instead: {llmcost.fmt_usd(ft.total_usd)} against
 
 # %%
 sm = levers.smaller_model_longer(scenario)
-print(f"smaller model, longer: N {sm['n_params']:.3g} -> {sm['optimum_n_params']:.3g} on "
-      f"{sm['optimum_train_tokens']:.3g} tokens for {sm['inference_tokens_lifetime']:.3g} served "
-      f"tokens: lifetime saving {llmcost.fmt_usd(sm['lifetime_saving_usd'])} (training "
-      f"{levers.format_saving(sm['training_saving_usd'])}, the rest serving)")
+if sm["applies"]:
+    print(f"smaller model, longer: N {sm['n_params']:.3g} -> {sm['optimum_n_params']:.3g} on "
+          f"{sm['optimum_train_tokens']:.3g} tokens for {sm['inference_tokens_lifetime']:.3g} "
+          f"served tokens: lifetime saving {levers.format_saving(sm['lifetime_saving_usd'])} = "
+          f"training {levers.format_saving(sm['training_saving_usd'])} + serving "
+          f"{levers.format_saving(sm['serving_saving_usd'])}")
+else:
+    print(f"smaller model, longer: {sm['reason']}")
 side = ledger.compare(before, ft, names=("pre-train", "fine-tune"))
 plots.table(side[side["difference usd"].fillna(0) != 0],
             {c: usd for c in side.columns if c != "line"})
