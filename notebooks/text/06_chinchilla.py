@@ -461,6 +461,8 @@ for name in too_big:  # too big for one scale-up domain of this GPU: said, not p
           f"{p['serve_weight_dtype']} or fp8 (not priced)")
 display(plots.table(family, {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
                              "USD per M tokens per 1e9 params": "${:.4f}"}))
+
+# %%
 cp = sc.cost_per_param_by_precision(family, p["serve_weight_dtype"])
 for row in cp["spreads"]:
     if row["spread"] is not None:
