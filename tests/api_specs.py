@@ -80,6 +80,8 @@ ODD_VALUES = {
     "names": ["AB", ("A",), 3, ("A", 3)],
     # a mapping (of scenario values)
     "mapping": [None, 3, "n_gpus: 8", []],
+    # an optional mapping (None: none given)
+    "optional_mapping": [3, "n_gpus: 8", []],
     # a table (a DataFrame)
     "frame": [None, 3, "x", {}],
     # a lever's Change (levers.Change)
@@ -508,8 +510,10 @@ def _more_module_specs(tiny) -> dict:
         "ledger.with_changes": Spec(dict(ledger_or_scenario=small, n_gpus=16),
                                     {"ledger_or_scenario": "scenario", "n_gpus": "count"}),
         "ledger.scenario_ranges": Spec(dict(values={"mfu": 0.4}), {"values": "mapping"}),
-        "ledger.claim_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
-        "ledger.plan_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
+        "ledger.claim_questions": Spec(dict(ledger=bill), {"ledger": "ledger",
+                                                           "scenario": "optional_mapping"}),
+        "ledger.plan_questions": Spec(dict(ledger=bill), {"ledger": "ledger",
+                                                          "scenario": "optional_mapping"}),
         "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.unranged_inputs": Spec(dict(bill=bill, ranged=["mfu"]),
                                        {"bill": "ledger", "ranged": "input_names"}),

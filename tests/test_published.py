@@ -169,5 +169,13 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
         "question")["answer"]
     assert free[free.index.str.contains("parallel plan")].iloc[0].startswith(
         "not fixed by the scenario: notebook 03")
+    # notebook 00's bill keeps the ledger's keys only (validation.validate_scenario): the page
+    # passes its values, whose batch answers the question (a review found it still "not given")
+    from llmcost.bill import validation
+    page = {"model": "llama-2-70b", "train_tokens": 2e12, "global_batch_tokens": 4194304}
+    bill = validation.validate_scenario(page, check_plan=False, check_setups=False)
+    assert ledger.plan_questions(bill)[0][1] == "not given"
+    assert ledger.plan_questions(bill, page)[0][1].startswith(
+        f"4,194,304 tokens per step, {2e12 / 4194304:,.0f} steps")
     part = ledger.plan_questions(ledger.build_ledger({"n_gpus": 256, "tp": 8, "cp": 8}))
     assert part[1][1].startswith("TP 8 × CP 8 fixed by the scenario; the rest chosen")

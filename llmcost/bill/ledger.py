@@ -1437,9 +1437,10 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     return df
 
 
-def claim_questions(ledger: Ledger):
+def claim_questions(ledger: Ledger, scenario: dict | None = None):
     """The questions to ask of any "trained on N GPUs for D days" claim, answered for this
-    scenario's bill.
+    scenario's bill; ``scenario``: the values the bill's scenario lacks for the batch and plan
+    questions (a page's, whose bill keeps the ledger's keys only: ``plan_questions``).
 
     Returns
     -------
@@ -1472,21 +1473,24 @@ def claim_questions(ledger: Ledger):
         ("What does the final run cost, and what does the project cost?",
          f"{format_usd(f['final_run_usd'])} final run; {format_usd(ledger.total_usd)} bill",
          "a headline 'training cost' is usually the first number"),
-    ] + plan_questions(ledger)
+    ] + plan_questions(ledger, scenario)
     return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
 
 
-def plan_questions(ledger: Ledger) -> list:
+def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
     """The claim questions about how the GPUs were used and who pays when it fails: batch size,
-    the parallel plan, communication, and the rerun. Each answered from the bill's scenario
-    (``global_batch_tokens``, ``tp``/``pp``/``dp``/``cp``/``ep``, ``zero_stage``, the MFU's
-    source, ``ledger_rerun_probability``); a value the scenario does not give says so.
+    the parallel plan, communication, and the rerun. Each answered from the bill's scenario,
+    completed by ``scenario`` where given (``global_batch_tokens``, ``tp``/``pp``/``dp``/
+    ``cp``/``ep``, ``zero_stage``, the MFU's source, ``ledger_rerun_probability``); a value
+    neither gives says so.
 
     Returns
     -------
     list of (question, answer, why it matters).
     """
-    sc = _ledger(ledger).scenario
+    if scenario is not None and not isinstance(scenario, dict):
+        raise ValueError(f"scenario={scenario!r:.60} must be a dict of scenario values or None")
+    sc = {**(scenario or {}), **_ledger(ledger).scenario}
     f = ledger.figures
     batch = sc.get("global_batch_tokens")
     plan = {k: sc.get(k) for k in ("tp", "pp", "dp", "cp", "ep")}
