@@ -898,25 +898,43 @@ def test_every_shipped_scenario_passes_check(capsys, path):
 def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
     # A new-user trial: `check --model llama-3.1-70b --train-tokens 15e12 --accelerator
     # H100-SXM --usd 5e4` said OPTIMISTIC (a cost-only claim was never implausible). By hand:
-    # the MFU-basis FLOPs of 15T tokens, 7.222e24 (the check's own count, written out in
-    # test_deepseek_v3_flops_hours_and_price's way), at H100's measured matmul ceiling 80.1% of
-    # the 989.4 TFLOP/s BF16 peak (stas00/ml-engineering MAMF table, data/efficiency.csv) take
-    # 7.222e24 / (989.4e12 × 0.801 × 3600) = 2.531e6 GPU-h; the cheapest hour the catalogue
-    # knows for an H100-SXM is the owned amortisation $2.13 (Cottier et al. 2024: $27,500 ×
-    # 1.64 / 0.81 × 0.14·ln 10 / 8,766 h = $2.05 capex + $0.085 energy), below the cheapest
-    # current listed price, CoreWeave spot $2.46375 (data/prices.csv): floor ≈ $5.40M > $50k.
+    # the FLOPs a causal run of 15T tokens does (kernels skip the masked half of attention; at
+    # 8,192-token sequences 6.738e24 by the exact causal count, 0.933 of the full-mask MFU
+    # basis 7.222e24), at H100's measured matmul ceiling 80.1% of the 989.4 TFLOP/s BF16 peak
+    # (stas00/ml-engineering MAMF table, data/efficiency.csv) take 6.738e24 / (989.4e12 ×
+    # 0.801 × 3600) = 2.362e6 GPU-h; the cheapest hour the catalogue knows for an H100-SXM is
+    # the owned amortisation $2.13 (Cottier et al. 2024: $27,500 × 1.64 / 0.81 × 0.14·ln 10 /
+    # 8,766 h = $2.05 capex + $0.085 energy), below the cheapest current listed price,
+    # CoreWeave spot $2.46375 (data/prices.csv): floor ≈ $5.04M > $50k.
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=5e4, left_out=False)
     assert c.flops_mfu_basis == pytest.approx(7.222e24, rel=1e-3)
-    hours = 7.222e24 / (H100_BF16 * 0.801 * 3600)
-    assert hours == pytest.approx(2.531e6, rel=1e-3)
+    causal = float(llmcost.training_flops("llama-3.1-70b", 15e12, 8192, method="detailed",
+                                          causal=True))
+    assert causal == pytest.approx(6.738e24, rel=1e-3)
+    hours = causal / (H100_BF16 * 0.801 * 3600)
+    assert hours == pytest.approx(2.362e6, rel=1e-3)
     capex = 27_500 * 1.64 / (1 - 0.19) * 0.14 * 2.302585 / 8766
     assert capex == pytest.approx(2.0475, rel=1e-3)
     assert c.cost_floor_usd == pytest.approx(hours * (capex + 0.0847), rel=2e-3)
     assert c.cost_floor_usd < hours * 2.46375  # below every listed price's floor
     assert c.verdict == "implausible"
     said = " ".join(c.reason.split())
-    assert "below the least its FLOPs can cost: $5,39" in said and "80.1% matmul ceiling" in said \
-        and "2,531," in said and "$2.13/GPU-h" in said and "CoreWeave spot" in said
+    assert f"below the least its FLOPs can cost: ${c.cost_floor_usd:,.0f}" in said \
+        and "(causal)" in said and "80.1% matmul ceiling" in said \
+        and f"{hours:,.0f} GPU-h" in said and "$2.13/GPU-h" in said and "CoreWeave spot" in said
+    # at 131,072 tokens attention is most of the work and a causal kernel does half of it: the
+    # floor on the full-mask count (2.51e23 for Llama 3.1 8B on 1T tokens) would be above what
+    # a run at a 40%-of-peak attention rate costs; on the causal count (1.48e23) it is not
+    longc = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", usd=1e3, seq_len=131072,
+                               left_out=False)
+    full = float(llmcost.training_flops("llama-3.1-8b", 1e12, 131072, method="detailed",
+                                        causal=False))
+    half = float(llmcost.training_flops("llama-3.1-8b", 1e12, 131072, method="detailed",
+                                        causal=True))
+    assert half / full == pytest.approx(1.481 / 2.512, rel=0.01)
+    assert longc.cost_floor_usd == pytest.approx(
+        c.cost_floor_usd / (causal / (H100_BF16 * 0.801 * 3600)) * half
+        / (H100_BF16 * 0.801 * 3600), rel=1e-9)
     # a claim just above the floor is not called implausible by it (the rule is the floor)
     above = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=c.cost_floor_usd * 1.01,
                                left_out=False)

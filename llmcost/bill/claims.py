@@ -981,16 +981,21 @@ def _cost_floor(j: _Judging) -> tuple:
     .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
               \\cdot p_\\text{min}
 
-    ``C`` the MFU-basis FLOPs, ``P`` the stated dtype's dense peak, ``f_matmul`` the measured
-    matmul ceiling (``data/efficiency.csv``: no step of a run beats its fastest GEMM; stas00's
-    MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is unknown."""
+    ``C`` the FLOPs a causal run does (the exact count with a causal mask: kernels skip the
+    masked half of attention, so the full-mask MFU basis would overstate the work at long
+    context), ``P`` the stated dtype's dense peak, ``f_matmul`` the measured matmul ceiling
+    (``data/efficiency.csv``: no step of a run beats its fastest GEMM, and attention kernels run
+    below it; stas00's MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is
+    unknown."""
     c = j.c
     price, psrc = cheapest_price(c.acc)
     if price is None:
         return None, f"the least its FLOPs can cost is not priced: {psrc}"
-    h = j.fm / (j.peaks[c.dtype] * j.ceiling * SECONDS_PER_HOUR)
+    fc = float(training_flops(c.spec, c.train_tokens, c.seq_len, method="detailed",
+                              causal=True))
+    h = fc / (j.peaks[c.dtype] * j.ceiling * SECONDS_PER_HOUR)
     return h * price, (
-        f"the least its FLOPs can cost is ${h * price:,.0f} = {j.fm:.4g} FLOPs ÷ "
+        f"the least its FLOPs can cost is ${h * price:,.0f} = {fc:.4g} FLOPs (causal) ÷ "
         f"({j.peaks[c.dtype] / 1e12:,.1f} TFLOP/s {c.dtype.upper()} peak × {j.ceiling:.1%} "
         f"matmul ceiling × 3600 s) = {h:,.0f} GPU-h (every hour at the ceiling, none lost) × "
         f"{usd_rate(price)}/GPU-h, {psrc}")
