@@ -1057,26 +1057,30 @@ def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tok
     return pd.DataFrame(rows), left_out
 
 
-def cost_per_param_by_precision(family, base_dtype: str) -> dict:
+def cost_per_param_by_precision(family, base_dtype: str, other=None) -> dict:
     """How constant is the serving cost per token per parameter across ``family``
-    (``serving_cost_by_size``'s table), precision by precision; c_i = its
-    ``USD per M tokens per 1e9 params``:
+    (``serving_cost_by_size``'s table), precision by precision, and what another precision
+    does to the same models; c_i = ``USD per M tokens per 1e9 params``:
 
-        spread(p) = max_i c_i / min_i c_i − 1     over the models served in weights p
-        change    = 1 − mean(c_i, p ≠ base) / mean(c_i, p = base)
+        spread(p) = max_i c_i / min_i c_i − 1     over the models ``family`` serves in weights p
+        change    = mean over the models served in both (1 − c_i(other) / c_i(base_dtype))
 
-    ``change`` is what serving in another precision than ``base_dtype`` (the scenario's) does to
-    the cost per parameter (> 0: it cuts it), None when the table has no row in another
-    precision or none in ``base_dtype``; a row is in another precision only where ``base_dtype``
-    does not fit (``reference_serving_cost`` takes the first of its ``weight_dtypes`` that fits).
+    ``other``: the same sizes served in another precision (``serving_cost_by_size`` with that
+    ``weight_dtypes`` alone), or None. ``change`` compares each model with itself (> 0: the
+    other precision cuts its cost per token), None when no model is in ``family`` in
+    ``base_dtype`` and in ``other``: ``family``'s own rows in another precision are the sizes
+    whose ``base_dtype`` weights do not fit, so comparing them with the others would mix size
+    with precision.
 
     Returns a dict: ``spreads`` (a list of {``weights``, ``models``, ``spread``}, the spread None
-    for a single model), ``base``, ``other`` (the other precision or None), ``other_models``,
-    ``change``."""
+    for a single model), ``base``, ``other`` (``other``'s precision or None), ``compared`` (the
+    models in both), ``change``."""
     need = {"model", "weights", "USD per M tokens per 1e9 params"}
-    if not isinstance(family, pd.DataFrame) or not need <= set(family.columns):
-        raise ValueError(f"family={family!r} must be serving_cost_by_size's table (columns "
-                         f"{sorted(need)})")
+    for name, t in (("family", family), ("other", other)):
+        if (t is not None or name == "family") and not (
+                isinstance(t, pd.DataFrame) and need <= set(t.columns)):
+            raise ValueError(f"{name}={t!r:.80} must be serving_cost_by_size's table (columns "
+                             f"{sorted(need)})")
     if not isinstance(base_dtype, str) or not base_dtype:
         raise ValueError(f"base_dtype={base_dtype!r} must be a weight precision name")
     dtype = family["weights"].str.split().str[0]
@@ -1085,13 +1089,18 @@ def cost_per_param_by_precision(family, base_dtype: str) -> dict:
                 "spread": (float(c[dtype == w].max() / c[dtype == w].min() - 1)
                            if (dtype == w).sum() > 1 else None)}
                for w in dict.fromkeys(dtype)]
-    others = [w for w in dict.fromkeys(dtype) if w != base_dtype]
-    other = others[0] if others else None
-    change = (float(1 - c[dtype == other].mean() / c[dtype == base_dtype].mean())
-              if other and (dtype == base_dtype).any() else None)
-    return {"spreads": spreads, "base": base_dtype, "other": other,
-            "other_models": list(family.loc[dtype == other, "model"]) if other else [],
-            "change": change}
+    out = {"spreads": spreads, "base": base_dtype, "other": None, "compared": [],
+           "change": None}
+    if other is None or not len(other):
+        return out
+    o_dtype = other["weights"].str.split().str[0]
+    base = dict(zip(family.loc[dtype == base_dtype, "model"], c[dtype == base_dtype]))
+    mine = {m: float(v) for m, v, d in zip(other["model"], other[
+        "USD per M tokens per 1e9 params"], o_dtype) if d != base_dtype and m in base}
+    if mine:
+        out.update(other=str(o_dtype.iloc[0]), compared=list(mine),
+                   change=float(np.mean([1 - mine[m] / base[m] for m in mine])))
+    return out
 
 
 def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu2024",

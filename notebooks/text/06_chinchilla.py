@@ -463,24 +463,27 @@ display(plots.table(family, {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
                              "USD per M tokens per 1e9 params": "${:.4f}"}))
 
 # %%
-cp = sc.cost_per_param_by_precision(family, p["serve_weight_dtype"])
+other = "fp8" if p["serve_weight_dtype"] != "fp8" else "bf16"  # the same sizes, other weights
+alt, _ = sc.serving_cost_by_size(("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"), gpu,
+                                 price, P, R, **{**sv, "tp": 0, "weight_dtypes": (other,)})
+cp = sc.cost_per_param_by_precision(family, p["serve_weight_dtype"], alt)
 for row in cp["spreads"]:
     if row["spread"] is not None:
         print(f"{row['weights']} weights ({', '.join(row['models'])}): the cost per token per "
               f"parameter varies by {row['spread']:.0%} from the cheapest to the dearest")
 if cp["change"] is None:
-    print(f"no size here is served in another precision than {cp['base']}: the table shows no "
-          "precision lever")
+    print(f"no size here is served in both {cp['base']} and {other} on {gpu.name}: no "
+          "precision lever to state")
 else:
-    print(f"{cp['other']} weights ({', '.join(cp['other_models'])}: "
-          f"{'does' if len(cp['other_models']) == 1 else 'do'} not fit one node of {gpu.name} in "
-          f"{cp['base']}) {'cut' if cp['change'] > 0 else 'raise'} the cost per token per "
-          f"parameter by {abs(cp['change']):.0%} against the {cp['base']} rows")
+    print(f"the same models in {cp['other']} weights ({', '.join(cp['compared'])}) "
+          f"{'cut' if cp['change'] > 0 else 'raise'} their cost per token by "
+          f"{abs(cp['change']):.0%} on average against {cp['base']}")
 
 # %% [markdown]
 # The lines under the table read it (`sc.cost_per_param_by_precision`): how far the cost per token
-# per parameter moves within one precision, and, where a size had to be served in a lower
-# precision, what that does to it: one more lever the FLOP version cannot see. Now the
+# per parameter moves within one precision, and what serving the same models in the other
+# precision does to their own cost (each model against itself, never one size against another):
+# one more lever the FLOP version cannot see. Now the
 # same-quality choices, priced:
 
 # %%
