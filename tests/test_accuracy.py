@@ -428,6 +428,21 @@ def test_every_ranked_plan_carries_its_band():
                              is_moe=False, n_params=float(spec.n_params), seq_len=4096)
     assert row["mfu_low"] == pytest.approx(band.low) and row["band_regime"] == band.regime
     assert row["mfu_high"] == pytest.approx(band.high)
+    # a band wholly above every comparable run keeps the width mfu_band gives it, and an FP8
+    # ranking takes the FP8 regime and basis (a review: notebook 04b's table showed the
+    # 131k-token 8B case as 33.9%-33.9% beside mfu_band's 31.5%-33.9%)
+    for name, n, seq, dtype in (("llama-3.1-8b", 256, 131072, "bf16"),
+                                ("llama-2-70b", 2048, 4096, "fp8")):
+        spec = llmcost.load_model(name)
+        cl = Cluster(llmcost.load_accelerator("H100-SXM"), n)
+        r = accuracy.add_bands(step.rank_plans(spec, cl, 128 if n == 256 else 1024, seq,
+                                               dtype=dtype).head(5), spec, cl, dtype=dtype)
+        for _, row in r.iterrows():
+            band = accuracy.mfu_band(float(row["mfu"]), "H100-SXM", n,
+                                     zero_stage=int(row["zero_stage"]), is_moe=False,
+                                     n_params=float(spec.n_params), seq_len=seq, dtype=dtype)
+            assert (row["mfu_low"], row["mfu_high"]) == pytest.approx((band.low, band.high))
+            assert row["mfu_low"] < row["mfu_high"]
 
 
 def test_add_bands_needs_a_ranking():

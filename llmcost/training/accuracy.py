@@ -761,7 +761,7 @@ def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best
     if high > low:
         return low, None
     ref = best if best is not None else best_published_any_size(
-        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]
+        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]  # _reference_best's rule
     if ref is None or not ref / basis < low:
         return low, None
     return ref / basis, ref / basis / mfu - 1
@@ -1172,13 +1172,27 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
         out.loc[idx, "mfu_low"] = m / (1 + c + w)
         out.loc[idx, "mfu_high"] = uncapped_high(m, c, w)
         out.loc[idx, "band_regime"] = unit.regime
-    # each row's upper end capped as ``band_cap`` caps one prediction
-    cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
-                         float(model.n_params), _check_dtype_basis(cluster.accelerator.name, dtype),
-                         is_moe=model.is_moe, low=out["mfu_low"].to_numpy(float),
-                         seq_len=int(seq_len))
-    out["mfu_high"] = np.minimum(out["mfu_high"].to_numpy(float), cap)
+    # each row's upper end capped as ``band_cap`` caps one prediction, and a band the cap brought
+    # down to its low end running from the published run to it (``_floor_below_cap``)
+    name, basis = cluster.accelerator.name, _check_dtype_basis(cluster.accelerator.name, dtype)
+    low = out["mfu_low"].to_numpy(float)
+    cap = band_cap_array(out["mfu"].to_numpy(float), name, float(model.n_params), basis,
+                         is_moe=model.is_moe, low=low, seq_len=int(seq_len))
+    out["mfu_high"] = high = np.minimum(out["mfu_high"].to_numpy(float), cap)
+    ref = _reference_best(name, float(model.n_params), basis, model.is_moe, int(seq_len))
+    if ref is not None:
+        out["mfu_low"] = np.where(high <= low, np.minimum(low, ref / basis), low)
     return out
+
+
+def _reference_best(accelerator: str, n_params: float, basis: float = 1.0,
+                   is_moe: bool | None = None, seq_len: int | None = None):
+    """The published MFU (BF16 basis) a band is capped at: the best comparable run
+    (``best_published_mfu``), else the best at any size on the GPU generation
+    (``best_published_any_size``); None when neither exists."""
+    dtype = "fp8" if basis != 1.0 else "bf16"
+    best, _ = best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe, seq_len=seq_len)
+    return best if best is not None else best_published_any_size(accelerator, dtype, seq_len)[0]
 
 
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
@@ -1186,11 +1200,7 @@ def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
     """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
     low)), the best published of the class ``is_moe`` as ``mfu_band`` takes it; ``low`` each
     prediction's band low end (None: 0)."""
-    best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
-                                 is_moe=is_moe, seq_len=seq_len)
-    if best is None:
-        best, _ = best_published_any_size(accelerator, "fp8" if basis != 1.0 else "bf16",
-                                          seq_len)
+    best = _reference_best(accelerator, n_params, basis, is_moe, seq_len)
     mfu = np.asarray(mfu, dtype=float)
     floor = np.zeros_like(mfu) if low is None else np.asarray(low, dtype=float)
     return np.minimum(_ceiling(accelerator), np.full_like(mfu, np.inf) if best is None else

@@ -626,7 +626,7 @@ else:
     print(f"fastest plan's MFU {best['mfu']:.1%} lies within {seen}")
 
 # %%
-top = accuracy.add_bands(ranked.head(10), spec, cluster)   # each MFU with its band
+top = accuracy.add_bands(ranked.head(10), spec, cluster, dtype=p["dtype"])  # MFU bands
 plots.table(pd.DataFrame({
     "plan": [parallel.plan_from_row(r, layer_split).describe()
              + (" (upper bound)" if r["upper_bound"] else "") for _, r in top.iterrows()],
