@@ -1056,3 +1056,12 @@ def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_pat
                  "H100-SXM", "--gpu-hours", "1e5", "--seq-len", "100000000"]) == 0
     assert "Note: seq_len=100,000,000 is beyond llama-3.1-8b's context of 131,072 tokens" in \
         _unwrapped(capsys.readouterr().out)
+
+
+def test_a_claims_dtype_and_pricing_in_another_case_are_read():
+    # a scenario file reads `dtype: FP8` as fp8; `llmcost check --dtype FP8` was refused
+    a = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", usd=1e6, dtype="FP8",
+                           pricing="On_Demand", left_out=False)
+    b = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", usd=1e6, dtype="fp8",
+                           left_out=False)
+    assert a.dtype == "fp8" and a.verdict == b.verdict and a.reason == b.reason

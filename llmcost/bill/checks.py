@@ -229,7 +229,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
                    f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
-    low = _low_mfu_warning(mfu) if isinstance(mfu, float) and not mfu_predicted else None
+    low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
+        else None
     if low:
         out.append(low)
     if values.get("dtype") == "fp8":
@@ -352,20 +353,28 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             "search choose it, cp: 1 keeps it off.")
 
 
-def _low_mfu_warning(mfu: float) -> str | None:
+def _low_mfu_warning(mfu: float, values: dict) -> str | None:
     """One sentence when ``mfu`` is below every published run's MFU in the step model's
     validation table (``accuracy.validation_table``, data/validation_mfu.csv: the lowest is
-    Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), with a hint when it is
-    below 1%, where a percentage typed as a fraction (0.4 for 40%) is likelier than a run."""
+    Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), compared on the BF16
+    basis the table's MFUs are on (an FP8 scenario's MFU, on the FP8 dense peak, times
+    peak(FP8) ÷ peak(BF16)), with a hint when it is below 1%, where a percentage typed as a
+    fraction (0.4 for 40%) is likelier than a run."""
+    basis = 1.0
+    if values.get("dtype") == "fp8" and "accelerator" in values:
+        gpu = load_accelerator(values["accelerator"])
+        basis = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
     v = validation_table()
     i = v["reported_mfu"].idxmin()
     lowest, run = float(v.loc[i, "reported_mfu"]), str(v.loc[i, "run_id"])
-    if not mfu < lowest:
+    if not mfu * basis < lowest:
         return None
-    return (f"mfu={mfu:.2g} is below every published run's MFU in the step model's validation "
-            f"table (the lowest, {lowest:.1%}, {run}): every GPU-hour and cost here is "
-            "pessimistic" + ("; is it a percentage typed as a fraction (0.40 is 40%)?"
-                             if mfu < 0.01 else "."))
+    on = "" if basis == 1.0 else f" ({mfu * basis:.2g} of the BF16 dense peak)"
+    return (f"mfu={mfu:.2g}{on} is below every published run's MFU in the step model's "
+            f"validation table (the lowest, {lowest:.1%} of the BF16 dense peak, {run}): every "
+            "GPU-hour and cost here is pessimistic" + (
+                "; is it a percentage typed as a fraction (0.40 is 40%)?" if mfu < 0.01
+                else "."))
 
 
 def _context_warning(values: dict, phase: bool = False) -> str | None:

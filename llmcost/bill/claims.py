@@ -661,6 +661,8 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
          "goodput": None, **figures}
     n_gpus, days, gpu_hours, usd, mfu, dtype, seq_len, phases, pricing, tolerance, train_flops, \
         price, goodput = (f[k] for k in CLAIM_FIGURES)
+    # a choice in another case is the choice (FP8 is fp8), as in a scenario file
+    dtype, pricing = (x.lower() if isinstance(x, str) else x for x in (dtype, pricing))
     spec = claim_model(model)
     if accelerator is None:
         raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "

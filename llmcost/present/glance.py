@@ -554,11 +554,11 @@ CAVEATS = [
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     # the cap and its reason (accuracy.band_cap)
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the band's low "
-     r"end, itself above the best published .*?, ([\d.]+%).*?the prediction, "
-     r"([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
-     "the MFU's range runs from the best comparable published run, {1} (BF16 basis), up to "
-     "{0}, the low end of the model's own range: the prediction, {2}, is above every "
-     "comparable run, so the bill uses no more than {0}"),
+     r"end, itself above the best published .*?, ([\d.]+%(?: of the FP8 dense peak)?).*?the "
+     r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
+     "the MFU's range runs from the best comparable published run, {1}, up to {0}, the low "
+     "end of the model's own range: the prediction, {2}, is above every comparable run, so "
+     "the bill uses no more than {0}"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) .*?the "
      r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
      "the MFU's range is capped at {0}, the best comparable published run: the prediction, "

@@ -39,8 +39,9 @@ Conventions, stated once:
 * **KV cache** per token: 2·n_layers·n_kv_heads·d_head·bytes (K and V, MHA/GQA/MQA); MLA caches
   the compressed latent and the shared rotary key, (kv_lora_rank + qk_rope_head_dim)·n_layers·bytes
   (DeepSeek-V2, arXiv:2405.04434, §2.1.2 and Table 1). Sliding-window layers keep at most the
-  window's tokens; ``window_layers`` is the share of layers that have the window (1 for
-  Mistral 7B, the default for a windowed model; 0.5 for Gemma 2's alternation).
+  window's tokens; ``window_layers`` is the share of layers that have the window, by default
+  the model's own (``ModelSpec.n_window_layers / n_layers``: 1 for Mistral 7B, 0.5 for
+  gpt-oss's and Gemma 2's alternation).
 * **FLOPs per token** = 2 × active matmul weights + the attention core, 2·n_heads·(d_qk + d_v)
   per attended key per layer (the conventions of ``llmcost.model``); for MLA decode the
   weight-absorbed form that attends over the cached latent, 2·n_heads·(2·kv_lora_rank +
@@ -199,8 +200,8 @@ def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=
     context_tokens : int or array, >= 0
     kv_dtype : {"bf16", "fp16", "fp8"}
     window_layers : float in [0, 1], optional
-        Share of layers with the sliding window (default: the model's ``window_layers`` if
-        ModelSpec has the field, else 1 when the model has a window, else 0).
+        Share of layers with the sliding window (default: the model's own,
+        ``ModelSpec.n_window_layers / n_layers``, 0 without a window).
 
     Returns
     -------
@@ -527,9 +528,8 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
         Achievable fractions (default: ``data/efficiency.csv`` for the accelerator). Pass
         ``Efficiency(..., 1, 1, 1, 1, 1)`` for the ideal roofline.
     window_layers : float in [0, 1], optional
-        Share of layers with the model's sliding window (``kv_cache_bytes``; default 1 for a
-        windowed model such as Mistral 7B, 0.5 for Gemma-2-style alternation must be passed
-        unless ModelSpec carries it).
+        Share of layers with the model's sliding window (``kv_cache_bytes``; default the
+        model's own, ``ModelSpec.n_window_layers / n_layers``).
 
     Returns
     -------
