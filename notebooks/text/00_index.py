@@ -711,7 +711,7 @@ except ValueError as e:
 # scenario from its bill:
 
 # %%
-plots.table(ledger.claim_questions(bill, p)  # p: the batch the bill does not read)
+plots.table(ledger.claim_questions(bill, p))  # p: the batch the bill does not read
 
 # %% [markdown]
 # ## Headline figures
