@@ -197,5 +197,6 @@ for thread in sorted({th for _, th, _, _ in EVENTS if th.startswith("llmcost-rep
           f"{run:.2f} s, other (kernel start, resets, waits) {last - first - run:.2f} s; idle "
           f"until the report's end {t_end - last:.2f} s")
 print(f"wait_for_ready (a new kernel client): {len(WAITS)} waits, {sum(WAITS):.2f} s in all "
-      f"(the kernels' starts among them)")
+      f"(the kernels' starts among them, but for those of the early start, begun before this "
+      f"count was set up)")
 print(f"load average now: {os.getloadavg()}")
