@@ -6,10 +6,13 @@ from the kernel process), the index, the exit; then each worker's idle time and 
 load from other processes over the run (every CPU-second the machine spent that was not this
 process or its kernels).
 
-Seconds are from this process's creation. Nothing is asserted.
+The report's workers start before the package is imported, as ``python -m llmcost report``
+starts them (``workers.start_early``, ``llmcost/__main__.py``); ``--no-early`` starts them where
+an in-process ``cli.main`` does, once the scenario is valid. Seconds are from this process's
+creation. Nothing is asserted.
 
 Usage:
-    python benchmarks/report_timeline.py [--scenario S] [--out DIR] [--jobs N]
+    python benchmarks/report_timeline.py [--scenario S] [--out DIR] [--jobs N] [--no-early]
 """
 import time
 
@@ -35,15 +38,16 @@ def log(what: str) -> None:
 
 
 log("python started; script imports")
-from llmcost import SCENARIO_DIR  # noqa: E402
-from llmcost.present import cli, kernels, report  # noqa: E402
-
-log("llmcost imported")
+from llmcost.present import workers  # noqa: E402 (light: no room, no numpy)
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--scenario", default=str(SCENARIO_DIR / "default.yaml"))
+ap.add_argument("--scenario", default=str(workers.NOTEBOOK_DIR.parent / "data" / "scenarios"
+                                          / "default.yaml"))
 ap.add_argument("--out", default=None)
 ap.add_argument("--jobs", type=int, default=None)
+ap.add_argument("--no-early", action="store_true",
+                help="start the kernels after the package's imports and the scenario's "
+                "validation, as `llmcost report` called in-process does (no workers.start_early)")
 args = ap.parse_args()
 
 
@@ -75,6 +79,41 @@ def wrap_async(owner, name, label, detail=None):
 
     setattr(owner, name, wrapped)
 
+
+wrap(workers.WarmKernel, "shutdown", "kernel shutdown")
+wrap_async(workers.WarmKernel, "_start", "kernel start+warm-up")
+# a reset's code is workers.RESET, or reset_code(cwd): RESET with the folder to move to
+wrap_async(workers.WarmKernel, "_run", "kernel code",
+           lambda self, code, t: "reset" if code.startswith(workers.RESET[:-1]) else "warm-up")
+
+
+out = args.out or tempfile.mkdtemp(prefix="timeline-")
+argv = ["report", "--scenario", args.scenario, "--out", out, "--overwrite"]
+if args.jobs:
+    argv += ["--jobs", str(args.jobs)]
+if not args.no_early:  # as `python -m llmcost report` does (llmcost/__main__.py)
+    log(f"start_early: {workers.start_early(argv)} worker(s)")
+from llmcost.present import cli, report  # noqa: E402
+
+log("llmcost imported")
+
+# a new client's wait_for_ready (jupyter_client) waits on the kernel, the kernel idle
+# (wrapped once the early workers started: a wait that began before is not counted)
+from jupyter_client.asynchronous.client import AsyncKernelClient  # noqa: E402
+
+WAITS = []  # seconds of each wait_for_ready
+real_wait = AsyncKernelClient.wait_for_ready
+
+
+async def wait_for_ready(self, *a, **k):
+    t = time.perf_counter()
+    try:
+        return await real_wait(self, *a, **k)
+    finally:
+        WAITS.append(time.perf_counter() - t)
+
+
+AsyncKernelClient.wait_for_ready = wait_for_ready
 
 KERNEL_CPU = {}  # thread -> the kernel process's CPU seconds at the last reading
 
@@ -110,6 +149,7 @@ def run_one(nb, out_nb, params, title, written, timeout_s, kernel=None):
 
 
 report._run_one = run_one
+wrap(report, "take_early", "take early workers")
 wrap(report, "plan_report")
 wrap(report, "_prepare_out_dir")
 wrap(report, "_import_runners")
@@ -121,38 +161,14 @@ wrap(report, "_write_index")
 wrap(report, "_write_summary")
 wrap(report, "_glance_and_compare")
 wrap(report.IndexWork, "_work", "index work (bill, glance)")
-wrap(kernels.WarmKernel, "shutdown", "kernel shutdown")
-wrap_async(kernels.WarmKernel, "_start", "kernel start+warm-up")
-# a reset's code is kernels.RESET, or reset_code(cwd): RESET with the folder to move to
-wrap_async(kernels.WarmKernel, "_run", "kernel code",
-           lambda self, code, t: "reset" if code.startswith(kernels.RESET[:-1]) else "warm-up")
-
-# a new client's wait_for_ready (jupyter_client) waits on the kernel, the kernel idle
-from jupyter_client.asynchronous.client import AsyncKernelClient  # noqa: E402
-
-WAITS = []  # seconds of each wait_for_ready
-real_wait = AsyncKernelClient.wait_for_ready
 
 
-async def wait_for_ready(self, *a, **k):
-    t = time.perf_counter()
-    try:
-        return await real_wait(self, *a, **k)
-    finally:
-        WAITS.append(time.perf_counter() - t)
-
-
-AsyncKernelClient.wait_for_ready = wait_for_ready
-
-out = args.out or tempfile.mkdtemp(prefix="timeline-")
-argv = ["report", "--scenario", args.scenario, "--out", out, "--overwrite"]
-if args.jobs:
-    argv += ["--jobs", str(args.jobs)]
 machine0 = psutil.cpu_times()
 tree0 = ME.cpu_times()
 log("report start")
 code = cli.main(argv)
 log("report end")
+workers.stop_early()
 machine1 = psutil.cpu_times()
 tree1 = ME.cpu_times()
 t_end = time.time() - T0
@@ -181,5 +197,6 @@ for thread in sorted({th for _, th, _, _ in EVENTS if th.startswith("llmcost-rep
           f"{run:.2f} s, other (kernel start, resets, waits) {last - first - run:.2f} s; idle "
           f"until the report's end {t_end - last:.2f} s")
 print(f"wait_for_ready (a new kernel client): {len(WAITS)} waits, {sum(WAITS):.2f} s in all "
-      f"(the kernels' starts among them)")
+      f"(the kernels' starts among them, but for those of the early start, begun before this "
+      f"count was set up)")
 print(f"load average now: {os.getloadavg()}")

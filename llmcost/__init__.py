@@ -8,120 +8,104 @@ scenario, prices, the ledger, levers, claims) and ``present`` (plots, widgets, r
 Plots, widgets and reports are imported on demand so that the calculation modules stay free of
 matplotlib, ipywidgets and papermill.
 
-This root re-exports the public API (``llmcost.step_time(...)``), and every module keeps its
-0.1 flat path as an alias (``from llmcost import ledger``, ``llmcost.step.rank_plans``,
-``import llmcost.report``): see ``llmcost._old_paths``.
+This root re-exports the public API (``llmcost.step_time(...)``, ``from llmcost import Cluster``),
+and every module keeps its 0.1 flat path as an alias (``from llmcost import ledger``,
+``llmcost.step.rank_plans``, ``import llmcost.report``): see ``llmcost._old_paths``.
+
+The root imports nothing of the rooms itself: each public name is imported from its module on
+first use (a module ``__getattr__``, PEP 562) and is then the very object of that module. So
+``import llmcost.present.workers`` (what ``python -m llmcost report`` needs to start its kernels,
+``llmcost.__main__``) does not first import pandas, numpy and every room (0.45 s), and a script
+pays only for the rooms it uses. ``dir(llmcost)`` lists the public names before their first use.
 """
 
 import importlib
 
 from . import _old_paths
-from .bill import (
-    claims,  # published runs and claims (notebook 08, `llmcost check`)
-    ledger,  # the whole bill (notebook 00)
-    levers,  # savings levers and false economies (notebook 09)
-)
-from .bill.claims import ClaimCheck, check_claim, published_run_errors
-from .bill.ledger import Ledger, LedgerDraws, build_ledger, simulate_ledger  # ranges
-from .bill.ranges import Range
-from .bill.scenario import (
-    PARAMETERS,
-    ScenarioError,
-    load_scenario,
-    notebook_parameters,
-    point_scenario,
-    resolve_price,
-    scenario_price,
-    validate_parameter,
-    validate_parameters,
-)
-from .core import shapes, stacks
-from .core.catalog import (
-    DATA_DIR,
-    SCENARIO_DIR,
-    catalogue_price,
-    list_accelerators,
-    list_models,
-    list_prices,
-    load_accelerator,
-    load_efficiency,
-    load_model,
-    load_published_runs,
-)
-from .core.hardware import Accelerator, Cluster, DoesNotFit, Efficiency
-from .core.model import ModelSpec
-from .core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
 from .core.version import __version__
-from .laws import scaling
-from .laws.scaling import (
-    LOSS_FITS,
-    LossFit,
-    compute_optimal,
-    inference_adjusted_optimum,
-    inference_adjusted_optimum_usd,
-)
-from .serving import inference, rl
-from .serving.inference import (
-    decode_step,
-    decode_step_time,
-    kv_cache_bytes,
-    kv_cache_bytes_per_token,
-    max_batch,
-    prefill_time,
-    serving_cost,
-    speculative_tokens_per_pass,
-)
-from .serving.rl import rl_campaign, rl_iteration
-from .training import (  # noqa: F401
-    accuracy,
-    batch,
-    comm,
-    gemm,  # GEMM efficiency by shape (notebook 04)
-    step,
-    straggler,  # the wait for the slowest GPU (notebook 04)
-)
-from .training.batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
-from .training.compute import (
-    catalogue_training_costs,
-    compute_cost_usd,
-    flops_per_token_conventions,
-    gpu_hours,
-    gpu_seconds,
-    hfu_from_mfu,
-    mfu_from_gpu_hours,
-    mfu_from_throughput,
-    model_flops_per_token,
-    published_run_mfu,
-    tokens_per_s_per_gpu_at_mfu,
-    training_flops,
-    training_run,
-    wall_clock_s,
-)
-from .training.memory import RECIPES, memory_breakdown, memory_per_gpu
-from .training.parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
-from .training.reliability import (
-    checkpoint_plan,
-    checkpoint_size,
-    cluster_mtbf_s,
-    daly_interval,
-    goodput,
-    optimal_interval,
-    young_interval,
-)
-from .training.options import StepOptions
-from .training.ranking import rank_plans
-from .training.step import StepBreakdown, predict_mfu, step_time
-from .training.straggler import straggler_slowdown
+
+#: The public names and the module each is read from, as ``from <module> import <name>``
+#: would read it; imported on first use (``__getattr__``).
+_NAMES = {
+    "llmcost.bill.claims": ("ClaimCheck", "check_claim", "published_run_errors"),
+    "llmcost.bill.ledger": ("Ledger", "LedgerDraws", "build_ledger", "simulate_ledger"),
+    "llmcost.bill.ranges": ("Range",),
+    "llmcost.bill.scenario": (
+        "PARAMETERS", "ScenarioError", "load_scenario", "notebook_parameters", "point_scenario",
+        "resolve_price", "scenario_price", "validate_parameter", "validate_parameters"),
+    "llmcost.core.catalog": (
+        "DATA_DIR", "SCENARIO_DIR", "catalogue_price", "list_accelerators", "list_models",
+        "list_prices", "load_accelerator", "load_efficiency", "load_model",
+        "load_published_runs"),
+    "llmcost.core.hardware": ("Accelerator", "Cluster", "DoesNotFit", "Efficiency"),
+    "llmcost.core.model": ("ModelSpec",),
+    "llmcost.core.units": ("fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
+                           "fmt_flops_rate", "fmt_usd"),
+    "llmcost.laws.scaling": ("LOSS_FITS", "LossFit", "compute_optimal",
+                             "inference_adjusted_optimum", "inference_adjusted_optimum_usd"),
+    "llmcost.serving.inference": (
+        "decode_step", "decode_step_time", "kv_cache_bytes", "kv_cache_bytes_per_token",
+        "max_batch", "prefill_time", "serving_cost", "speculative_tokens_per_pass"),
+    "llmcost.serving.rl": ("rl_campaign", "rl_iteration"),
+    "llmcost.training.batch": ("batch_sweep", "batch_target", "critical_batch_size",
+                               "kaplan_critical_batch"),
+    "llmcost.training.compute": (
+        "catalogue_training_costs", "compute_cost_usd", "flops_per_token_conventions",
+        "gpu_hours", "gpu_seconds", "hfu_from_mfu", "mfu_from_gpu_hours", "mfu_from_throughput",
+        "model_flops_per_token", "published_run_mfu", "tokens_per_s_per_gpu_at_mfu",
+        "training_flops", "training_run", "wall_clock_s"),
+    "llmcost.training.memory": ("RECIPES", "memory_breakdown", "memory_per_gpu"),
+    "llmcost.training.parallel": ("ParallelPlan", "bubble_fraction", "enumerate_plans",
+                                  "make_plan"),
+    "llmcost.training.reliability": ("checkpoint_plan", "checkpoint_size", "cluster_mtbf_s",
+                                     "daly_interval", "goodput", "optimal_interval",
+                                     "young_interval"),
+    "llmcost.training.options": ("StepOptions",),
+    "llmcost.training.ranking": ("rank_plans",),
+    "llmcost.training.step": ("StepBreakdown", "predict_mfu", "step_time"),
+    "llmcost.training.straggler": ("straggler_slowdown",),
+}
+#: The modules the root names (``llmcost.ledger``: notebook 00's whole bill, ``llmcost.levers``:
+#: notebook 09's savings levers, ``llmcost.claims``: notebook 08 and `llmcost check`,
+#: ``llmcost.gemm`` and ``llmcost.straggler``: notebook 04), imported on first use.
+_MODULES = {
+    "claims": "llmcost.bill.claims", "ledger": "llmcost.bill.ledger",
+    "levers": "llmcost.bill.levers", "shapes": "llmcost.core.shapes",
+    "stacks": "llmcost.core.stacks", "scaling": "llmcost.laws.scaling",
+    "inference": "llmcost.serving.inference", "rl": "llmcost.serving.rl",
+    "accuracy": "llmcost.training.accuracy", "batch": "llmcost.training.batch",
+    "comm": "llmcost.training.comm", "gemm": "llmcost.training.gemm",
+    "step": "llmcost.training.step", "straggler": "llmcost.training.straggler",
+}
+#: The rooms (ARCHITECTURE.md): ``llmcost.training`` … is the package, imported on first use.
+_ROOMS = ("core", "training", "serving", "laws", "bill", "present")
+
+_HOME = {name: module for module, names in _NAMES.items() for name in names}
 
 _old_paths.install()
 
 
 def __getattr__(name):
-    """``llmcost.<module>`` for a module not imported yet (``llmcost.report``, ``llmcost.plots``):
-    imported on first use through its 0.1 flat path (``llmcost._old_paths``)."""
-    if name in _old_paths.ROOM_OF:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A public name on first use (PEP 562): imported from its module (``_NAMES``, ``_MODULES``),
+    then kept in this module, so that the next use is a plain attribute. A room
+    (``llmcost.training``) or a 0.1 flat module path (``llmcost.report``, ``llmcost.plots``:
+    ``llmcost._old_paths``) is imported the same way."""
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+    elif name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    elif name in _ROOMS or name in _old_paths.ROOM_OF:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    """The root's names, the public API's included before its first use."""
+    return sorted(set(globals()) | set(_HOME) | set(_MODULES))
+
 
 __all__ = [
     # catalogues and the first ledger line (notebooks 00-01)

@@ -1,5 +1,28 @@
+"""``python -m llmcost ...`` (and the ``llmcost`` command): the command line, ``present.cli``.
+
+For ``llmcost report`` the report's workers are started first (``workers.start_early``: their
+kernels start and warm up, processes of their own, while this process imports the package and
+validates the scenario); the CLI is imported after that on purpose, which is why its import is
+not at the top. The workers no report took (the report was refused, or ran fewer) are stopped
+before the process ends (``workers.stop_early``): no kernel outlives the command.
+"""
+
 import sys
 
-from .cli import main
+from .present import workers
 
-sys.exit(main())
+workers.start_early(sys.argv[1:])
+
+from .present.cli import main  # noqa: E402 (after the kernels' start: see above)
+
+
+def run() -> int:
+    """The ``llmcost`` command: ``cli.main()``, then the early workers no report took stop."""
+    try:
+        return main()
+    finally:
+        workers.stop_early()
+
+
+if __name__ == "__main__":
+    sys.exit(run())

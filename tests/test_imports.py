@@ -5,6 +5,7 @@ only the optional notebook libraries), no private name imported across modules, 
 installed by registration at import, and the 0.1 flat module paths kept as aliases."""
 
 import ast
+import json
 import shutil
 import subprocess
 import sys
@@ -170,6 +171,49 @@ def test_the_flat_module_paths_of_0_1_are_aliases_of_the_rooms():
     assert llmcost.memory.get_recipe is llmcost.training.memory.get_recipe  # glossary paths
     with pytest.raises(AttributeError, match="no_such_module"):
         llmcost.no_such_module  # noqa: B018
+
+
+#: Run in a fresh interpreter: what ``import llmcost`` and ``import llmcost.present.workers``
+#: (the early start of ``python -m llmcost report``) import, then the public API.
+LAZY_ROOT = """\
+import json, sys
+import llmcost, llmcost.present.workers
+heavy = ("numpy", "pandas", "matplotlib", "jupyter_client", "llmcost.training", "llmcost.bill",
+         "llmcost.serving", "llmcost.laws", "llmcost.present.report", "llmcost.present.cli")
+before = sorted(m for m in sys.modules if m.startswith(heavy))
+listed = sorted(set(llmcost.__all__) - set(dir(llmcost)))
+star = {}
+exec("from llmcost import *", star)
+print(json.dumps({"before": before, "listed_missing": listed,
+                  "star": sorted(n for n in star if n != "__builtins__"),
+                  "moved": llmcost.step.rank_plans is llmcost.training.ranking.rank_plans}))
+"""
+
+
+def test_the_root_imports_each_name_on_first_use():
+    # a lazy root (PEP 562): importing llmcost, or the report's early start, imports no room
+    # and no numpy; dir() lists the API before its first use; a star import binds all of it
+    r = subprocess.run([sys.executable, "-c", LAZY_ROOT], capture_output=True, text=True,
+                       env={"PYTHONPATH": str(PACKAGE.parent), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    seen = json.loads(r.stdout)
+    assert seen == {"before": [], "listed_missing": [], "star": sorted(llmcost.__all__),
+                    "moved": True}
+
+
+def test_every_public_name_is_the_object_its_module_defines():
+    # tests/api_specs.py specifies llmcost.__all__ (tests/test_public_api.py); each name, once
+    # used, is a plain attribute of the root and the very object of the module that defines it
+    import inspect
+    for name in llmcost.__all__:
+        obj = getattr(llmcost, name)
+        assert vars(llmcost)[name] is obj, name
+        if inspect.ismodule(obj):
+            assert obj.__name__.startswith("llmcost.") and obj.__name__.endswith(f".{name}")
+        elif inspect.isclass(obj) or inspect.isfunction(obj):
+            assert getattr(sys.modules[obj.__module__], name) is obj, name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        llmcost.no_such_name  # noqa: B018
 
 
 def _lint(tree: Path):

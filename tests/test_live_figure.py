@@ -508,3 +508,37 @@ def test_printing_with_one_draw_leaves_other_prints_to_matplotlib():
     reference = outputs()
     with _printing_with_one_draw():
         assert outputs() == reference
+
+
+def test_a_parse_given_its_size_is_kept_whatever_the_font_size(monkeypatch):
+    """A math text parsed with its font properties (its size in them) is parsed once for every
+    ``font.size`` (which, for a scalable font, it does not read: ``share_text_measures``),
+    and gives what matplotlib's own parser gives under each; parsed without them (the size
+    then ``font.size``'s), once per ``font.size``."""
+    from matplotlib import _mathtext
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.mathtext import MathTextParser
+
+    runs = []
+    real = _mathtext.Parser.parse
+
+    def counted(self, *args, **kwargs):
+        runs.append(1)
+        return real(self, *args, **kwargs)
+
+    text, prop, sizes = r"$\mathdefault{4\times10^{9}}$", FontProperties(size=10), (10, 14, 10)
+    reference = []
+    for size in sizes:
+        with matplotlib.rc_context({"font.size": size}):
+            reference.append(MathTextParser("path").parse(text, 72, prop))
+    monkeypatch.setattr(_mathtext.Parser, "parse", counted)
+    with _sharing_text_measures():
+        parser = MathTextParser("path")
+        for size, expected in zip(sizes, reference):
+            with matplotlib.rc_context({"font.size": size}):
+                assert parser.parse(text, 72, prop) == expected
+        assert len(runs) == 1
+        for size in sizes:
+            with matplotlib.rc_context({"font.size": size}):
+                parser.parse(text, 72)
+        assert len(runs) == 3  # font.size 10, then 14; 10 again is kept

@@ -37,8 +37,8 @@ computed, and not the other way round.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
-the folder a report starts in: ``pin_cache_dir``). A file that cannot be read
-is recomputed, and a folder that cannot be written is not an error (the result is returned
+the folder a report starts in: ``pin_cache_dir``; both in ``cachedir``). A file that cannot be
+read is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
 entry at once never leave half a file. A process that misses an entry computes it holding a
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
@@ -69,6 +69,8 @@ from pathlib import Path
 import numpy
 import pandas
 
+from .cachedir import cache_dir, pin_cache_dir  # noqa: F401 (diskcache.pin_cache_dir)
+
 try:
     import fcntl
 except ImportError:  # Windows: entries are computed unlocked (a repeat is possible, never a
@@ -76,25 +78,6 @@ except ImportError:  # Windows: entries are computed unlocked (a repeat is possi
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DATA_DIR = PACKAGE_DIR.parent / "data"
-
-
-def cache_dir() -> Path | None:
-    """The cache folder (see the module's docstring), or None when the cache is off."""
-    given = os.environ.get("LLMCOST_CACHE_DIR")
-    if given:
-        return None if given.lower() == "off" else Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "llmcost"
-
-
-def pin_cache_dir() -> None:
-    """Make a relative ``$LLMCOST_CACHE_DIR`` absolute, against the current folder, in this
-    process's environment: the kernels a report starts run in the notebooks' folder and inherit
-    the variable, and papermill moves this process there while a notebook runs; a relative
-    folder would then be made inside the notebooks' folder, not where it was named."""
-    given = os.environ.get("LLMCOST_CACHE_DIR")
-    if given and given.lower() != "off" and not os.path.isabs(given):
-        os.environ["LLMCOST_CACHE_DIR"] = os.path.abspath(given)
 
 
 @functools.lru_cache(maxsize=1)

@@ -47,7 +47,6 @@ from .report import (
     ReportInterrupted,
     UsageError,
     declared_parameters,
-    default_jobs,
     effective_parameters,
     estimate_ledger,
     format_value,
@@ -57,6 +56,7 @@ from .report import (
     run_report,
 )
 from .twins import sync_twins
+from .workers import report_arguments
 
 EPILOG = """examples:
   llmcost report --scenario data/scenarios/llama-3.1-405b.yaml
@@ -85,24 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         "summary.json and summary.csv. The scenario is validated first: an unknown key, a value "
         "of the wrong type or out of range, or an unknown model or accelerator stops the "
         "report before anything is written.")
-    r.add_argument("--scenario", required=True, metavar="YAML",
-                   help="scenario file (see data/scenarios/ and the README)")
-    r.add_argument("--out", metavar="DIR",
-                   help="output folder (default: build/reports/<scenario file stem>); "
-                   "must not exist unless --overwrite")
-    r.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebook numbers or names to run, e.g. 00,01 or 04b "
-                   "(default: all)")
-    r.add_argument("--overwrite", action="store_true",
-                   help="replace an earlier llmcost report in --out")
-    r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
-                   help="per-cell timeout, so a stalled kernel fails in minutes (default 120)")
-    r.add_argument("--compare", metavar="YAML",
-                   help="a second scenario: the index shows both bills side by side, line by "
-                   "line, with the difference per draw (its notebooks are not run)")
-    r.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="notebooks run at once, each in its own kernel (default: the number of "
-                   f"cores, here {_cores()}); a failed notebook does not stop the others")
+    report_arguments(r)  # shared with `python -m llmcost report`'s early start (workers.py)
 
     n = sub.add_parser("refresh-notebooks",
                        help="re-execute the committed notebooks in place with their defaults",
@@ -161,10 +144,6 @@ def _parser() -> argparse.ArgumentParser:
                     help="table: chosen columns with units, for a terminal (default); csv or json:"
                     " every column in SI units, sources included, for other tools")
     return p
-
-
-def _cores() -> int:
-    return default_jobs()
 
 
 def _fail(message: str, code: int = 2) -> int:

@@ -38,8 +38,11 @@ depends on the scenario and the notebook only, as with a fresh kernel; tests/tes
 runs two notebooks that change all of the above in one warm kernel and checks the second sees
 none of it.
 
-``WarmKernel`` is the report process's side: it starts the kernel, warms it up, resets it
-between notebooks, and replaces it when it died or does not answer.
+This module is what runs in the kernel. The report process's side (``WarmKernel``, which
+starts the kernel, warms it up, resets it between notebooks, and replaces it when it died or
+does not answer; ``WARM_UP``, ``RESET``) is ``workers.py``, which imports neither numpy nor
+this module's figures so that ``python -m llmcost report`` starts its kernels before it imports
+the package; its names are also read here (``kernels.WarmKernel``).
 """
 
 from __future__ import annotations
@@ -47,53 +50,24 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import uuid
 import warnings
 
 import numpy as np
 
 from . import plots
+from .workers import (  # noqa: F401 (the report process's side, read as kernels.<name>)
+    ENV_IGNORED,
+    FIGURE_FORMATS,
+    RESET,
+    WARM_UP,
+    WARM_UP_SVG,
+    KernelStartError,
+    WarmKernel,
+    own_session,
+    reset_code,
+    started_env,
+)
 
-#: Run once in a new kernel: the imports every notebook makes, then a snapshot of the state
-#: ``RESET`` restores.
-WARM_UP = """\
-import matplotlib.pyplot, numpy, pandas, ipywidgets
-import llmcost, llmcost.present.plots, llmcost.present.widgets
-from llmcost.present import kernels as _llmcost_kernels
-_llmcost_kernels.remember_state()
-del _llmcost_kernels
-"""
-
-#: The warm-up of a report's kernels: ``WARM_UP`` with the figures shown as SVG
-#: (``svg_figures``).
-WARM_UP_SVG = WARM_UP.replace("remember_state()", 'remember_state(figures="svg")')
-#: What a kernel's figures may be shown as (``WarmKernel``'s ``figures``).
-FIGURE_FORMATS = ("png", "svg")
-
-
-
-#: Environment variables that change while a process runs and that no notebook reads: a kernel
-#: started under another value of them is used again (``WarmKernel``, ``started_env``).
-#: pytest names the running test in ``PYTEST_CURRENT_TEST``.
-ENV_IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
-
-
-def started_env() -> dict:
-    """This process's environment as a kernel started now would inherit it, less
-    ``ENV_IGNORED``: a kernel started under another one is not used again."""
-    return {k: v for k, v in os.environ.items() if k not in ENV_IGNORED}
-
-
-def reset_code(cwd: str | None = None) -> str:
-    """The code run before each notebook after a kernel's first (``restore_state``); with
-    ``cwd``, it also moves the kernel to that working folder (the next notebook's, which a
-    fresh kernel would have been started in)."""
-    moved = "" if cwd is None else f", cwd={str(cwd)!r}"
-    return f"from llmcost.present import kernels as _k; _k.restore_state(get_ipython(){moved})"
-
-
-#: Run before each notebook after a kernel's first.
-RESET = reset_code()
 
 _STATE: dict = {}
 
@@ -264,139 +238,3 @@ def restore_state(shell, cwd: str | None = None) -> None:
     if cwd is not None:
         os.chdir(cwd)
     freeze_what_stays()
-
-
-def own_session(session):
-    """A copy of a ``jupyter_client`` session (the same key and signature scheme, so the kernel
-    accepts its messages) with a new session id: a client using it connects its sockets under
-    an identity no other client of the kernel manager shares."""
-    copy = session.clone()
-    copy.session = str(uuid.uuid4())  # also sets bsession, the sockets' identity
-    return copy
-
-
-class KernelStartError(RuntimeError):
-    """A kernel did not start, or did not answer its warm-up (no notebook cell ran)."""
-
-
-class WarmKernel:
-    """One kernel that runs notebooks in turn (the report's side).
-
-    ``ready()`` returns a started, warmed-up ``jupyter_client`` kernel manager, reset if a
-    notebook ran in it before; pass it to papermill as ``km=``. ``figures`` is what the inline
-    backend shows figures as: "png" (``WARM_UP``) or "svg" (``WARM_UP_SVG``, a report's). Use
-    one ``WarmKernel`` per thread: its kernel manager is bound to that thread's event loop.
-    ``shutdown()`` stops it. ``warm()`` starts and warms up the kernel (or resets the running
-    one) without counting it as used (the next ``ready()`` does not reset it). A notebook in
-    another folder runs in the same kernel, moved there by its reset (``reset_code``).
-
-    ``kc`` is the kernel's one client, connected once when the kernel starts and used for the
-    warm-up, every reset and, when the caller hands it on (``report._run_one``), every notebook:
-    a new client's ``wait_for_ready`` (jupyter_client 8) sends ``kernel_info`` and waits 0.2 s
-    for a message on IOPub, which a socket subscribed a moment ago misses (the kernel's status
-    message goes out before the subscription reaches it), so nearly every new client waited
-    those 0.2 s and asked again: measured, 0.20-0.21 s per new client, two per notebook (the
-    reset's and nbclient's), 0.4 s of each notebook's wall time with the kernel idle.
-    Messages a client reads are matched to the request that caused them (jupyter_client's
-    ``execute_interactive``, nbclient's polls), so one client serves them all in turn. It has
-    a session of its own (``own_session``): a client made later by ``km.client()`` (nbclient's,
-    when it is not handed ``kc``) shares the kernel manager's session, and so its socket
-    identity, and the kernel's shell socket gives an identity to its newest connection
-    (ipykernel sets ``ROUTER_HANDOVER``), so ``kc`` would no longer receive its replies.
-    """
-
-    def __init__(self, cwd: str, extra_arguments: list[str] | None = None,
-                 start_timeout_s: float = 60, reset_timeout_s: float = 60,
-                 figures: str = "png"):
-        if figures not in FIGURE_FORMATS:
-            raise ValueError(f"figures={figures!r}: must be one of {', '.join(FIGURE_FORMATS)}")
-        self.warm_up = WARM_UP_SVG if figures == "svg" else WARM_UP
-        self.cwd = str(cwd)
-        self.extra_arguments = list(extra_arguments or [])
-        self.start_timeout_s = start_timeout_s
-        self.reset_timeout_s = reset_timeout_s
-        self.km = None
-        self.kc = None
-        self.used = False
-        self.starts = 0
-        self.env = {}  # the environment the running kernel was started under
-
-    def ready(self, cwd: str | None = None):
-        """The kernel manager, ready for a notebook whose working folder is ``cwd``."""
-        from jupyter_core.utils import run_sync
-
-        return run_sync(self._ready)(str(cwd or self.cwd))
-
-    def warm(self, cwd: str | None = None) -> None:
-        """Start and warm up the kernel (if none runs) for notebooks whose working folder is
-        ``cwd``, without counting it as used: the next ``ready()`` hands it over as it is."""
-        from jupyter_core.utils import run_sync
-
-        run_sync(self._ready)(str(cwd or self.cwd))
-        self.used = False  # started, or reset by ``_ready``: as a new kernel
-
-    async def _ready(self, cwd: str):
-        """A kernel for a notebook in ``cwd``: the running one, reset if a notebook ran in it
-        and moved to ``cwd`` if it runs elsewhere (``reset_code``), else a new one. A kernel
-        that died, does not answer its reset, or was started under another environment
-        (``os.environ``, which a kernel inherits when it starts: ``LLMCOST_CACHE_DIR``, say)
-        is replaced."""
-        if self.km is not None and (self.env != started_env()
-                                   or not await self.km.is_alive()):
-            await self._stop()
-        if self.km is not None and (self.used or cwd != self.cwd):
-            try:
-                await self._run(reset_code(cwd), self.reset_timeout_s)
-                self.cwd = cwd
-            except Exception:  # a kernel that does not answer is replaced
-                await self._stop()
-        if self.km is None:
-            self.cwd = cwd
-            await self._start()
-        self.used = True
-        return self.km
-
-    async def _start(self):
-        from jupyter_client.manager import AsyncKernelManager
-
-        self.starts += 1
-        km = AsyncKernelManager(kernel_name="python3")
-        self.env = started_env()
-        try:
-            await km.start_kernel(extra_arguments=self.extra_arguments, cwd=self.cwd)
-            self.km, self.used = km, False
-            self.kc = km.client(session=own_session(km.session))
-            self.kc.start_channels()
-            await self.kc.wait_for_ready(timeout=self.start_timeout_s)
-            await self._run(self.warm_up, self.start_timeout_s * 2)
-        except Exception as e:
-            await self._stop(km)
-            raise KernelStartError(f"{type(e).__name__}: {e}") from e
-
-    async def _run(self, code: str, timeout_s: float) -> None:
-        reply = await self.kc.execute_interactive(code, silent=True, store_history=False,
-                                                  timeout=timeout_s,
-                                                  output_hook=lambda msg: None)
-        content = reply["content"]
-        if content["status"] != "ok":
-            raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
-
-    async def _stop(self, km=None):
-        km = km or self.km
-        kc = self.kc if km is self.km else None
-        self.km, self.kc, self.used = None, None, False
-        if kc is not None:
-            kc.stop_channels()
-        if km is None:
-            return
-        try:
-            await km.shutdown_kernel(now=True)
-        except Exception:  # already gone
-            pass
-
-    def shutdown(self) -> None:
-        """Stop the kernel (if one runs)."""
-        from jupyter_core.utils import run_sync
-
-        if self.km is not None:
-            run_sync(self._stop)()

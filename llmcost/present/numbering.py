@@ -1,13 +1,16 @@
 """How the workbook's files are numbered: two digits, an optional letter for a notebook that
 follows another of the same number (``04b_step_time`` reads after ``04_communication``), an
 underscore and a name. Reading order is the sort order of the names ("_" sorts before a letter).
-The report, the command line's ``--notebooks``, the twins and the tests list notebooks here."""
+The report, the command line's ``--notebooks``, the twins and the tests list notebooks here;
+``NOTEBOOK_DIR`` is the workbook's folder."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+#: The workbook's notebooks (``notebooks/`` beside ``llmcost/`` and ``data/``).
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 #: A numbered stem: its number (``"04"``, ``"04b"``) and a name.
 NUMBERED_STEM = re.compile(r"(\d\d[a-z]?)_[A-Za-z0-9_]+")
 

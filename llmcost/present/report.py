@@ -88,7 +88,8 @@ from ..core.catalog import (
     runnable_notebooks,
     scenario_accelerator,
 )
-from ..core.diskcache import disk_cached, pin_cache_dir
+from ..core.cachedir import pin_cache_dir
+from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
 from ..core.version import __version__
@@ -109,10 +110,19 @@ from .glance import (
     scenario_names,
     with_headline,
 )
-from .kernels import KernelStartError, WarmKernel, started_env
-from .numbering import notebook_number, numbered_files
+from .numbering import NOTEBOOK_DIR, notebook_number, numbered_files
 from .texmath import markdown_math_to_mathml
 from .twins import write_twin
+from .workers import (
+    FIGURES,
+    KERNEL_ARGS,
+    KernelStartError,
+    WarmKernel,
+    Worker,
+    default_jobs,
+    take_early,
+    worker_key,
+)
 
 try:  # the folder lock of a running report (POSIX); Windows has none
     import fcntl
@@ -120,22 +130,11 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 ROOT = DATA_DIR.parent
-NOTEBOOK_DIR = ROOT / "notebooks"
 SUMMARY_MIME = "application/vnd.llmcost.summary+json"
 MARKER = ".llmcost-report"
 DEFAULT_TIMEOUT_S = 120
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
-#: Quiet the kernel's own log (ipykernel warns about unencrypted local TCP on every start), and
-#: keep its input history in memory (``In``, ``_i``) instead of also writing every cell to
-#: IPython's history database (a report's kernels ran 5% less CPU without it: 12.4 instead of
-#: 13.1 s for the default scenario's notebooks, with a 120 MB history file).
-KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False"]
-
-
-#: What a report's notebooks show their figures as (``kernels.svg_figures``): SVG, drawn at any
-#: size (a projector, a PDF printed from the page), and printed with less CPU than PNG.
-FIGURES = "svg"
 
 
 class ReportError(RuntimeError):
@@ -1296,15 +1295,6 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
     return result
 
 
-def default_jobs() -> int:
-    """How many notebooks a report runs at once by default: the cores this process may use
-    (``os.sched_getaffinity`` where the system has it, else ``os.cpu_count()``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS, Windows
-        return max(1, os.cpu_count() or 1)
-
-
 class _NotebookRun(NamedTuple):
     out_nb: Path
     failed: bool
@@ -1621,19 +1611,6 @@ def _import_runners() -> None:
         gc.freeze()
 
 
-def _start_early(kernel: WarmKernel, cwd) -> None:
-    """Start and warm up a worker's kernel as soon as the worker starts: the kernel starts (its
-    own process) while the report's process finishes its checks and imports papermill and
-    nbformat on the way to the first notebook. The kernel is not counted as used: the first
-    notebook runs in it without a reset. A kernel that fails to start here is started again
-    by the first notebook's run (``_run_one``, which starts it twice before the page says it
-    could not)."""
-    try:
-        kernel.warm(str(cwd))
-    except Exception:  # noqa: BLE001 (the first notebook's run starts it again, and says so)
-        kernel.shutdown()
-
-
 #: Each notebook's kernel CPU seconds in a report of the default scenario, with the disk cache
 #: empty (cold) and filled by an earlier report (warm), as ``benchmarks/report_timeline.py``
 #: prints them ("kernel ... CPU-s"), for the order the notebooks start in (``start_order``).
@@ -1700,52 +1677,19 @@ def _stop_idle_workers() -> None:
 atexit.register(_stop_idle_workers)
 
 
-class _Worker:
-    """A thread with its own warm kernel (``kernels.WarmKernel``: started and imported once,
-    reset between notebooks) for notebooks in ``cwd`` first, made under ``key``
-    (``_worker_key``). Its ``inbox`` takes
-    ``("warm", cwd, events)``: start the kernel early (``_start_early``); ``("run", (nb, run),
-    events)``: call ``run(kernel)`` and put ``(inbox, nb, result)`` on ``events``, or
-    ``(inbox, None, exception)`` if it raises, which ends the worker; ``None``: stop the kernel
-    and end."""
-
-    def __init__(self, key: tuple, name: str, cwd):
-        self.key, self.inbox, self.failed = key, queue.Queue(), False
-        self.thread = threading.Thread(target=self._work, args=(str(cwd),), name=name,
-                                       daemon=True)
-        self.thread.start()
-
-    def _work(self, cwd: str) -> None:
-        kernel, events = WarmKernel(cwd, KERNEL_ARGS, figures=FIGURES), None
-        try:
-            for kind, arg, events in iter(self.inbox.get, None):
-                if kind == "warm":
-                    _start_early(kernel, arg)
-                else:
-                    nb, run = arg
-                    result = run(kernel)
-                    # a kernel that timed out or died (shut down by the run) is not kept; said
-                    # before the result, which the report's thread may answer by stopping
-                    self.failed = getattr(kernel, "km", None) is None
-                    events.put((self.inbox, nb, result))
-        except BaseException as e:  # noqa: BLE001 (handed to the caller's thread, raised there)
-            self.failed = True
-            if events is not None:
-                events.put((self.inbox, None, e))
-        finally:
-            kernel.shutdown()
-
-
 def _worker_key() -> tuple:
-    """What a kept worker's kernel must share with a report that takes it."""
-    return (WarmKernel, tuple(KERNEL_ARGS), FIGURES, started_env())
+    """What a kept or early worker's kernel must share with a report that takes it
+    (``workers.worker_key``)."""
+    return worker_key(WarmKernel, KERNEL_ARGS, FIGURES)
 
 
 class _Workers:
     """``jobs`` workers (no more than there are notebooks), each a thread with its own warm
-    kernel (``_Worker``), started as soon as the scenario is valid and the folder ready, so
-    that the kernels start and import (their own processes) while this process prints the
-    warnings and starts the index's work; with ``keep_kernels``, kept ones are taken first.
+    kernel (``workers.Worker``), started as soon as the scenario is valid and the folder ready,
+    so that the kernels start and import (their own processes) while this process prints the
+    warnings and starts the index's work; with ``keep_kernels``, kept ones are taken first,
+    then those ``python -m llmcost report`` started before it imported the package
+    (``workers.take_early``: already warming up while this process validated the scenario).
     ``submit(inbox, nb, run)`` has the worker of ``inbox`` call ``run(kernel)`` and put
     ``(inbox, nb, result)`` on ``events`` (``(inbox, None, exception)`` if a worker fails);
     ``stop()`` ends the workers, each stopping its kernel (with ``keep_kernels``, a report
@@ -1757,8 +1701,10 @@ class _Workers:
         kept = [w for w in _IDLE_WORKERS if w.key == key][:n] if _KEEP_KERNELS else []
         for w in kept:
             _IDLE_WORKERS.remove(w)
-        self.workers = kept + [_Worker(key, f"llmcost-report-{i}", cwd)
-                               for i in range(len(kept), n)]
+        kept += take_early(key, n - len(kept))  # started by `python -m llmcost report`
+        self.workers = kept + [
+            Worker(key, f"llmcost-report-{i}", WarmKernel(str(cwd), KERNEL_ARGS, figures=FIGURES))
+            for i in range(len(kept), n)]
         self.inboxes = [w.inbox for w in self.workers]
         self.stopped = False
         for w in self.workers:
