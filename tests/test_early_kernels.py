@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from _cli import run_cli
+from test_kernels import _count_kernel_starts
 from llmcost.present import report, workers
 
 pytestmark = pytest.mark.notebook
@@ -85,14 +86,7 @@ def test_a_cancelled_start_stops_its_kernel(tmp_path):
 def test_a_report_runs_in_the_kernel_started_early(tmp_path, monkeypatch):
     # one early worker (one notebook); the report takes it: one kernel started in all, and the
     # page is written
-    starts = []
-    real = workers.WarmKernel._start
-
-    async def counted(self):
-        starts.append(1)
-        return await real(self)
-
-    monkeypatch.setattr(workers.WarmKernel, "_start", counted)
+    starts = _count_kernel_starts(monkeypatch)  # kernels.WarmKernel is workers.WarmKernel
     argv = ["report", "--scenario", SCENARIO, "--out", str(tmp_path / "out"),
             "--notebooks", "10"]
     try:

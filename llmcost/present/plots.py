@@ -383,6 +383,16 @@ def figure_description(fig) -> str:
     return f"Figure: {text}" if text else "a figure"
 
 
+def _wrapped_with(method, flag: str) -> bool:
+    """Whether ``method`` or any method it wraps (``functools.wraps``' ``__wrapped__`` chain)
+    carries ``flag``: a print-figure speed-up or description installed already."""
+    while method is not None:
+        if getattr(method, flag, False):
+            return True
+        method = getattr(method, "__wrapped__", None)
+    return False
+
+
 def describe_svg_figures() -> bool:
     """Give every SVG this process prints a ``<title>`` (``figure_description``) when its
     metadata has none: matplotlib's SVG backend writes the metadata's ``Title`` as the image's
@@ -392,11 +402,8 @@ def describe_svg_figures() -> bool:
     from matplotlib.backend_bases import FigureCanvasBase
 
     plain = FigureCanvasBase.print_figure
-    wrapped = plain
-    while wrapped is not None:
-        if getattr(wrapped, "_llmcost_describes", False):
-            return False
-        wrapped = getattr(wrapped, "__wrapped__", None)
+    if _wrapped_with(plain, "_llmcost_describes"):
+        return False
 
     @functools.wraps(plain)
     def print_figure(self, filename, **kwargs):
@@ -490,11 +497,8 @@ def print_with_one_draw() -> bool:
     from matplotlib.backend_bases import FigureCanvasBase, _get_renderer
 
     plain = FigureCanvasBase.print_figure
-    wrapped = plain
-    while wrapped is not None:
-        if getattr(wrapped, "_llmcost_one_draw", False):
-            return False
-        wrapped = getattr(wrapped, "__wrapped__", None)
+    if _wrapped_with(plain, "_llmcost_one_draw"):
+        return False
 
     @functools.wraps(plain)
     def print_figure(self, filename, **kwargs):
