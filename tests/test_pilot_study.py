@@ -478,6 +478,17 @@ def test_the_illustrative_pilot_keeps_the_generation_and_precision():
     # the scenario's accelerator and precision: no words
     assert cal.illustrative_pilot_match("H100-SXM", "bf16", 69e9) == (
         "nemo-automodel-llama3-70b-h100", "")
+    # the class counts within a tier: a dense 30.5B model on H100 in BF16 takes llm-foundry's
+    # dense MPT-30B run, not NeMo AutoModel's Qwen3-30B-A3B (an MoE with 30.5B parameters in
+    # all, 3.3B activated: its Hugging Face model card, Qwen/Qwen3-30B-A3B), which an MoE of
+    # that size takes; where a tier has no run of the class (no dense B200 BF16 run is
+    # published), the other class's run is taken and said so
+    assert cal.illustrative_pilot_match("H100-SXM", "bf16", 30.5e9, False)[0] == \
+        "foundry-h100-mpt-30b-s8192-8gpu-bf16"
+    assert cal.illustrative_pilot_match("H100-SXM", "bf16", 30.5e9, True)[0] == \
+        "nemo-automodel-qwen3-30b-a3b-h100"
+    run, words = cal.illustrative_pilot_match("B200", "bf16", 405e9, False)
+    assert words.startswith("a mixture-of-experts model's run, none of the scenario's class")
     # a precision the generation never published (FP8 on Ampere): said, and the generation kept
     run, words = cal.illustrative_pilot_match("A100-40GB", "fp8", 8.03e9)
     assert run.startswith("megatron21") and "Ampere generation in fp8" in words

@@ -1209,13 +1209,15 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     return c, x, plan, said
 
 
-def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float) -> str:
+def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float,
+                           is_moe: bool | None = None) -> str:
     """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot
     (``illustrative_pilot_match``'s run)."""
-    return illustrative_pilot_match(accelerator, dtype, n_params)[0]
+    return illustrative_pilot_match(accelerator, dtype, n_params, is_moe)[0]
 
 
-def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float) -> tuple:
+def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
+                             is_moe: bool | None = None) -> tuple:
     """The published run an illustrative pilot takes its MFU from, and how well it matches the
     scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
     the first non-empty of
@@ -1225,17 +1227,23 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float) -> t
         3. its accelerator, any dtype;   4. its generation, any dtype;
         5. any accelerator, its dtype;   6. any row,
 
-    the one whose model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs.
-    A generation's kernels, memory bandwidth and FP8 support set its MFU, so a run of another
-    generation or precision is the last resort (an FP8 Blackwell run's MFU is not an A100 BF16
-    pilot's). Returns ``(run_id, words)``: ``words`` is "" in tier 1, else says which match
-    failed and what was taken."""
+    the one of the same class (``is_moe``: dense or mixture-of-experts, where given) whose
+    model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs; a run of the
+    other class only where the tier has none of the scenario's. A generation's kernels, memory
+    bandwidth and FP8 support set its MFU, so a run of another generation or precision is the
+    last resort (an FP8 Blackwell run's MFU is not an A100 BF16 pilot's), and an MoE step's
+    dispatch and grouped GEMMs are no dense model's. Returns ``(run_id, words)``: ``words`` is
+    "" in tier 1, else says which match failed and what was taken."""
     cfg = step_validation.validation_configs()
     runs = load_published_runs().set_index("run_id")
     cfg = cfg[cfg["run_id"].isin(runs.index)].copy()
     cfg["accelerator"] = cfg["run_id"].map(runs["catalog_accelerator"])
     cfg["params"] = cfg["run_id"].map(runs["params_total"]).astype(float)
     cfg["n_gpus"] = cfg["run_id"].map(runs["n_accelerators"]).astype(float)
+    active = cfg["run_id"].map(runs["params_active"]).astype(float)
+    other = (active < cfg["params"]) != bool(is_moe) if is_moe is not None else False
+    cfg["other_class"] = other
+    cfg["moe"] = active < cfg["params"]
     cfg = cfg[cfg["params"] > 0]
     gen = gpu_generation(accelerator)
     same_gen = cfg["accelerator"].map(gpu_generation) == gen
@@ -1245,15 +1253,22 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float) -> t
         pick = cfg[mask]
         if len(pick):
             d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
-            row = pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]
+            row = pick.assign(d=d).sort_values(["other_class", "d", "n_gpus"]).iloc[0]
             return str(row["run_id"]), _match_words(tier, accelerator, gen, dtype, row)
     raise ValueError("data/validation_mfu.csv has no published run with a parameter count")
 
 
 def _match_words(tier: int, accelerator: str, gen: str, dtype: str, row) -> str:
     """What ``illustrative_pilot_match``'s tier says: "" on the scenario's accelerator and dtype;
-    else the match that failed and the run taken (its accelerator and dtype)."""
+    else the match that failed and the run taken (its accelerator and dtype); and a run of the
+    other class (dense or MoE), said as such."""
     taken = f"taken from {row['accelerator']} in {row['dtype']}"
+    if row.get("other_class", False):  # the tier had no run of the scenario's class
+        kind = "a mixture-of-experts" if bool(row.get("moe", False)) else "a dense"
+        cls = f"{kind} model's run, none of the scenario's class being published there"
+        if tier == 1:
+            return f"{cls} ({taken})"
+        taken = f"{taken}, {cls}"
     return {1: "",
             2: f"no published run on {accelerator} in {dtype}: one of the same generation "
                f"({gen}) and precision, {taken}",
@@ -1344,7 +1359,7 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
             for r in c.pilots))
     elif illustrative:
         row, match = illustrative_pilot_match(p["accelerator"], p.get("dtype", "bf16"),
-                                              float(model.n_params))
+                                              float(model.n_params), model.is_moe)
         pub = published_pilot(row)
         mfu_row = measured_mfu(pub)
         n = illustrative_pilot_gpus(plan, pub.n_gpus)
