@@ -73,6 +73,11 @@ def test_checkpoint_answer_extra_gpu_hours():
     small = answers.checkpoints(8, 365.25 * 24 * 3600 / (8 * 0.173), 0.87, 91560.0, 0.986,
                                 600.0, 2.74)
     assert "fails every **6,333.8 h**" in small and "checkpointing every 1,526 min" in small
+    # 100,000 GPUs: M = 8,766 h / (100,000 × 0.173) = 1,824 s, about 30.4 min (a trial read
+    # "every **0.0 h**")
+    big = answers.checkpoints(100_000, 365.25 * 24 * 3600 / (1e5 * 0.173), 0.87, 300.0, 0.5,
+                              600.0, 2.74)
+    assert "fails every **30.4 min**" in big
 
 
 def test_published_runs_goal_counts_a_hand_made_table():

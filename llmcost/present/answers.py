@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 
-from ..core.units import fmt_count, fmt_flops, fmt_usd
+from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..training.accuracy import central_mfu
 
 
@@ -100,7 +100,8 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:,.1f} h** on average "
+    every = f"{mtbf_s / 3600:,.1f} h" if mtbf_s >= 3600 else fmt_duration(mtbf_s)  # not "0.0 h"
+    return (f"On {n_gpus:,} GPUs the job fails every **{every}** on average "
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
             f"{interval_s / 60:,.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
             f"and checkpoints add **{extra:,.0f} GPU-hours** "
