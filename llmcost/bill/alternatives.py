@@ -26,7 +26,7 @@ scenario's model with its ``serve_`` keys at the bill's GPU-hour price:
 USD = requests × (P·$/M_in + R·$/M_out)/10⁶, with P the prompt (longer by the retrieved or
 few-shot tokens for the last two routes, priced at that longer prompt: the KV cache grows and the
 batch shrinks) and R the output. The roofline is an upper bound on throughput, so serving
-amounts are lower bounds (engines measured 1.0-4.1× slower, ``ledger.engine_gap``).
+amounts are lower bounds (engines run slower by the measured range ``ledger.engine_gap`` gives).
 
 What is not priced, and says so: the people who curate data and write prompts, the vector store
 and retrieval service of RAG, serving many LoRA adapters, evaluation of each route, and above all
