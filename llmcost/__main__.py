@@ -9,11 +9,17 @@ before the process ends (``workers.stop_early``): no kernel outlives the command
 
 import sys
 
-from .present import workers
+try:  # Ctrl-C while the package loads: one line and the shell's code, as later
+    from .present import workers
 
-workers.start_early(sys.argv[1:])
+    workers.start_early(sys.argv[1:])
 
-from .present.cli import main  # noqa: E402 (after the kernels' start: see above)
+    from .present.cli import main  # noqa: E402 (after the kernels' start: see above)
+except KeyboardInterrupt:
+    if "workers" in globals():
+        workers.stop_early()
+    print("llmcost: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 def run() -> int:

@@ -131,6 +131,25 @@ def test_ctrl_c_leaves_an_incomplete_marker_one_line_and_exit_130(setup, tmp_pat
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+def test_a_termination_stops_the_report_as_ctrl_c_does(setup, tmp_path, capsys, monkeypatch):
+    # `timeout 6 llmcost report ...` (SIGTERM) left a folder with no INCOMPLETE marker and no
+    # word: during a report, SIGTERM takes the Ctrl-C path (exit 130, one line); the handler in
+    # place before is put back after
+    import signal
+    sc, calls, _ = setup
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminated(*a, **k):
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered to this (main) thread
+        raise AssertionError("SIGTERM did not stop the report")
+
+    monkeypatch.setattr(cli, "run_report", terminated)
+    assert cli.main(["report", "--scenario", str(sc), "--out", str(tmp_path / "o")]) == 130
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "terminated (signal 15)" in err
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
 def test_a_kernel_that_fails_to_start_is_retried_once(setup, tmp_path):
     sc, calls, fail_starts = setup
     fail_starts["01_one"] = 1

@@ -7,8 +7,10 @@ import ast
 import json
 import os
 import re
+import signal
 import sys
 import textwrap
+import threading
 import warnings
 from pathlib import Path
 
@@ -192,6 +194,11 @@ def _run(argv: list[str] | None) -> int:
         return 0
 
 
+def _interrupt(signum, frame):
+    """SIGTERM's handler during a report: the report's Ctrl-C path (``KeyboardInterrupt``)."""
+    raise KeyboardInterrupt(f"terminated (signal {signum})")
+
+
 class _ReaderGone:
     """Standard output or error that outlives its reader: a report piped to ``head`` (or any reader that
     stops reading) goes on writing its folder, its progress lines discarded once the pipe is
@@ -263,6 +270,11 @@ def _main(argv: list[str] | None = None) -> int:
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         streams = sys.stdout, sys.stderr  # its warnings and progress lines go to stderr
         sys.stdout, sys.stderr = _ReaderGone(sys.stdout), _ReaderGone(sys.stderr)
+        # a termination (`timeout`, a job scheduler) stops the report as Ctrl-C does: the
+        # folder gets its INCOMPLETE marker and the kernels are shut down
+        term = signal.getsignal(signal.SIGTERM)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _interrupt)
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
                        timeout_s=args.timeout, jobs=args.jobs, compare=args.compare)
@@ -274,6 +286,8 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(str(e), code=1)
         finally:
             sys.stdout, sys.stderr = streams
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, term)
         return 0
     if args.command == "refresh-notebooks":
         try:

@@ -572,8 +572,8 @@ runnable = fitting[fitting.zero_stage.isin(allowed["zero_stage"])
                    & ((fitting.pp == 1) | fitting.schedule.isin(allowed["schedule"]))]
 both = {"scenario's plan": plan} | ({"top row the stack runs": parallel.plan_from_row(
     parallel.rank_without_time(runnable).iloc[0], layer_split)} if len(runnable) else {})
-steps = {k: step.step_time(spec, cluster, v, p["seq_len"], recipe=recipe.name, stack=p["stack"])
-         for k, v in both.items()}
+opts = step.scenario_step_options(p)  # the dtype, stack and overlaps 04b prices with
+steps = {k: step.step_time(spec, cluster, v, p["seq_len"], options=opts) for k, v in both.items()}
 parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})
 display(plots.table(parts.loc[(parts.T != 0).any()], "{:.3f}", index=True))
 for k, s in steps.items():

@@ -255,7 +255,7 @@ band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf1
                               seq_len=p["seq_len"])   # its error band (section 3)
 print(f"{plan.describe()} on the {b.stack} stack")
 print(f"step {b.step_time_s:.3f} s, {b.tokens_per_s:,.0f} tokens/s; predicted MFU {b.mfu:.1%} "
-      f"(HFU {b.hfu:.1%}); the scenario assumes {p['mfu']:.1%}")
+      f"(HFU {b.hfu:.1%}); the bill's MFU {p['mfu']:.1%}")
 print(f"with its error band: {band.describe()}")
 print("what a `mfu: predict` bill uses: " + accuracy.central_mfu_words(
     b.mfu, band.center, band.n, band.low, band.high, plan.describe()))
