@@ -588,3 +588,10 @@ def test_timed_out_notebook_page_names_the_timeout(tmp_path, monkeypatch):
     page = (tmp_path / "out" / "02_slow.html").read_text()
     assert "CellTimeoutError: a cell ran longer than the 3 s timeout" in page
     assert "KeyboardInterrupt" not in page
+
+
+def test_no_command_prints_the_commands_and_exits_2():
+    # `llmcost` alone exited 0 as if it had done something; a usage error is exit 2 (argparse's
+    # convention for a missing argument), with the commands listed on stderr
+    res = _cli()
+    assert res.returncode == 2 and "report" in res.stderr and "estimate" in res.stderr

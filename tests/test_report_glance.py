@@ -459,7 +459,8 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     assert "overflow-wrap:anywhere" not in page and "@media print" in page
     assert "e+" not in page  # no 2.48e+06 anywhere, the figure's data URI included
     assert len(page) < 400_000  # two SVGs with their text as text, not glyph outlines
-    with pytest.raises(report.ScenarioError):  # a bad second scenario: nothing written
+    # a bad second scenario: nothing written, and the error says which scenario it is
+    with pytest.raises(report.ScenarioError, match=r"^the scenario to compare with \(--compare\)"):
         bad = tmp_path / "bad.yaml"
         bad.write_text("model: no-such-model\n")
         report.run_report(sc, tmp_path / "o2", selection=["01"], compare=bad)

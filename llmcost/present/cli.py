@@ -255,9 +255,9 @@ def _glue_negative_values(argv: list[str]) -> list[str]:
 def _main(argv: list[str] | None = None) -> int:
     argv = _glue_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(argv)
-    if args.command is None:
-        _parser().print_help()
-        return 0
+    if args.command is None:  # no command: what there is, and a usage error's exit code
+        _parser().print_help(sys.stderr)
+        return 2
     if args.command == "report":
         if args.timeout < 1:
             return _fail(f"--timeout={args.timeout} must be >= 1 second")

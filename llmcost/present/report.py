@@ -1179,7 +1179,10 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
     plan = plan_report(scenario_path, selection)
-    other = None if compare is None else (str(compare), estimate_ledger(compare))
+    try:
+        other = None if compare is None else (str(compare), estimate_ledger(compare))
+    except ScenarioError as e:  # the second scenario's fault, said as the one to compare with
+        raise ScenarioError(f"the scenario to compare with (--compare): {e}") from None
     nbs = plan.notebooks
     out_dir = Path(out_dir)
     lock = _prepare_out_dir(out_dir, overwrite, progress)
