@@ -752,19 +752,31 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
                      basis: float, seq_len) -> tuple:
-    """The band's low end once capped, and that end over the prediction − 1 where it moved
-    (else None): ``low`` = p / (1 + c + w), unless the cap brought the top down to it
-    (``band_cap``: the model's whole band above the best comparable published run, or above
-    the best one at any size when none is comparable). The band then runs from that published
-    run (on the step's basis, best ÷ basis) to the model's low end, rather than shrinking to
-    one point, which pages would read as an MFU given rather than predicted."""
+    """The band's low end once capped (``_floored_low``), and that end over the prediction − 1
+    where it moved (else None); ``best`` the best comparable published run, or None for the
+    best at any size (``_or_any_size``)."""
     if high > low:
         return low, None
-    ref = best if best is not None else best_published_any_size(
-        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]  # _reference_best's rule
-    if ref is None or not ref / basis < low:
-        return low, None
-    return ref / basis, ref / basis / mfu - 1
+    ref = _or_any_size(best, accelerator, basis, seq_len)
+    floored = float(_floored_low(low, high, None if ref is None else ref / basis))
+    return floored, (floored / mfu - 1 if floored < low else None)
+
+
+def _floored_low(low, high, ref):
+    """A capped band's low end: ``low`` = p / (1 + c + w), unless the cap brought the top down
+    to it (``band_cap``: the model's whole band above the best comparable published run, or
+    above the best one at any size when none is comparable). The band then runs from that
+    published run ``ref`` (on the step's basis, best ÷ basis; None: none published) to the
+    model's low end, rather than shrinking to one point, which pages would read as an MFU given
+    rather than predicted: where(high ≤ low, min(low, ref), low). Numbers or arrays."""
+    return low if ref is None else np.where(np.asarray(high) <= low, np.minimum(low, ref), low)
+
+
+def _or_any_size(best, accelerator: str, basis: float, seq_len):
+    """``best`` (a published MFU, BF16 basis), else the best published on the GPU generation at
+    any size (``best_published_any_size``, for the step's dtype: FP8 where ``basis`` ≠ 1)."""
+    return best if best is not None else best_published_any_size(
+        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]
 
 
 def uncapped_high(mfu, center: float, half_width: float):
@@ -1173,15 +1185,14 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
         out.loc[idx, "mfu_high"] = uncapped_high(m, c, w)
         out.loc[idx, "band_regime"] = unit.regime
     # each row's upper end capped as ``band_cap`` caps one prediction, and a band the cap brought
-    # down to its low end running from the published run to it (``_floor_below_cap``)
+    # down to its low end running from the published run to it (``_floored_low``)
     name, basis = cluster.accelerator.name, _check_dtype_basis(cluster.accelerator.name, dtype)
     low = out["mfu_low"].to_numpy(float)
     cap = band_cap_array(out["mfu"].to_numpy(float), name, float(model.n_params), basis,
                          is_moe=model.is_moe, low=low, seq_len=int(seq_len))
     out["mfu_high"] = high = np.minimum(out["mfu_high"].to_numpy(float), cap)
     ref = _reference_best(name, float(model.n_params), basis, model.is_moe, int(seq_len))
-    if ref is not None:
-        out["mfu_low"] = np.where(high <= low, np.minimum(low, ref / basis), low)
+    out["mfu_low"] = _floored_low(low, high, None if ref is None else ref / basis)
     return out
 
 
@@ -1190,9 +1201,9 @@ def _reference_best(accelerator: str, n_params: float, basis: float = 1.0,
     """The published MFU (BF16 basis) a band is capped at: the best comparable run
     (``best_published_mfu``), else the best at any size on the GPU generation
     (``best_published_any_size``); None when neither exists."""
-    dtype = "fp8" if basis != 1.0 else "bf16"
-    best, _ = best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe, seq_len=seq_len)
-    return best if best is not None else best_published_any_size(accelerator, dtype, seq_len)[0]
+    best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
+                                 is_moe=is_moe, seq_len=seq_len)
+    return _or_any_size(best, accelerator, basis, seq_len)
 
 
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
