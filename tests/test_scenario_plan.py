@@ -42,7 +42,8 @@ def test_every_catalogue_model_gets_a_plan(name):
     p = dict(model=name, accelerator="H100-SXM", n_gpus=1024, seq_len=spec.seq_len,
              global_batch_tokens=4 * 2**20)
     plan = step.scenario_plan(p, spec)
-    plan.validate(spec, 1024, 4 * 2**20 // spec.seq_len, spec.seq_len)
+    plan.validate(spec, 1024, 4 * 2**20 // spec.seq_len, spec.seq_len)  # raises if it breaks one
+    assert plan.n_gpus == 1024 and plan.tp * plan.pp * plan.dp * plan.cp == 1024
 
 
 def test_fixed_fields_are_kept():
