@@ -705,14 +705,46 @@ def test_a_band_wholly_above_every_comparable_run_keeps_a_width():
     b = accuracy.mfu_band(0.441, "H100-SXM", 256, n_params=8.03e9, seq_len=131072)
     best = b.best_published
     assert best is not None and best < 0.441 / 1.3
-    assert b.high == pytest.approx(0.441 / 1.3) and b.low == pytest.approx(best)
-    assert b.low < b.high and b.floored_below() == pytest.approx(best / 0.441 - 1)
-    below_top, below_low = 1 - b.high / 0.441, 1 - b.low / 0.441  # 23% and 29%
+    # top: the model's low end; bottom: the lower of the best run and the top × (1 + c) /
+    # (1 + c + w) = 33.9% / 1.3 = 26.1% (c = 0, w = 0.3: the width below a capped point)
+    assert b.high == pytest.approx(0.441 / 1.3)
+    assert b.low == pytest.approx(min(best, 0.441 / 1.3 / 1.3))
+    assert b.low < b.high and b.floored_below() == pytest.approx(b.low / 0.441 - 1)
+    below_top, below_low = 1 - b.high / 0.441, 1 - b.low / 0.441  # 23% and 41%
     assert f"{below_top:.0%} to {below_low:.0%} below it after it" in b.describe()
     # a band the cap leaves wider than a point keeps its low end at p / (1 + c + w)
     wide = accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
     assert wide.floored_below() is None
     assert wide.low == pytest.approx(0.25 / (1 + wide.center + wide.half_width))
+
+
+def test_a_band_capped_just_above_its_low_end_keeps_the_regimes_width():
+    """A trial: Mixtral 8x7B on 512 B200 in BF16, predicted 37.2%, above every comparable
+    published run (the best: GPT-OSS-120B's 26.8%, Megatron-Bridge's tables): capped there, the
+    band was 26.5%-26.8%, a sliver the pages read as near-certain. Under a cap below the
+    central estimate p / (1 + c) the band below the billed point (the cap) keeps the regime's
+    relative width (1 + c) / (1 + c + w); uncapped bands are unchanged (hand derivation:
+    high × (1 + c) / (1 + c + w) ≥ p / (1 + c + w) when high ≥ p / (1 + c))."""
+    b = accuracy.mfu_band(0.372, "B200", 512, n_params=46.7e9, is_moe=True, seq_len=4096)
+    c, w = b.center, b.half_width
+    assert b.high < 0.372 / (1 + c)  # capped below the central estimate
+    assert b.low == pytest.approx(b.high * (1 + c) / (1 + c + w))
+    assert b.high / b.low == pytest.approx((1 + c + w) / (1 + c))
+    assert b.high / b.low > 1.1  # not the 26.5%-26.8% sliver
+    point, _, capped = b.central()
+    assert capped and point == b.high
+    # the ranking's bands (``add_bands``) take the same rule, row by row
+    ranked = pd.DataFrame({"mfu": [0.372, 0.20], "zero_stage": [1, 1], "cp": [1, 1],
+                           "ep": [8, 8]})
+    ranked.attrs["seq_len"] = 4096
+    model = llmcost.load_model("mixtral-8x7b")
+    cluster = llmcost.Cluster(llmcost.load_accelerator("B200"), 512)
+    t = accuracy.add_bands(ranked, model, cluster)
+    u = accuracy.mfu_band(0.372, "B200", 512, n_params=float(model.n_params), is_moe=True,
+                          seq_len=4096)
+    assert t.loc[0, "mfu_low"] == pytest.approx(u.low) and t.loc[0, "mfu_high"] == pytest.approx(u.high)
+    # a prediction well under the cap: the model's own band, p / (1 + c + w)
+    assert t.loc[1, "mfu_low"] == pytest.approx(0.20 / (1 + c + w))
 
 
 def test_mechanism_comparison_calibration_reads_the_calibration_rows():

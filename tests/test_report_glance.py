@@ -352,11 +352,13 @@ def test_caveats_are_one_line_in_the_readers_words():
     # the capped one.
     capped = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
     assert capped.high == 0.47 and capped.capped_above() == pytest.approx(-0.06)
+    # its low end keeps the regime's width below the capped point: 0.47 × (1 + c) / (1 + c + w)
+    assert capped.low == pytest.approx(0.47 * (1 + c) / (1 + c + hw))
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
         f"the predicted MFU rests on only {capped.n} published run(s) like this one and is above "
-        f"every comparable published run: read it as 6% to {lower:.0%} lower (its range is "
-        "capped)")
+        f"every comparable published run: read it as 6% to {1 - capped.low / 0.5:.0%} lower "
+        "(its range is capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
     assert glance.caveat_line(cap) == (
         "the MFU's range is capped at 47.0%, the best comparable published run: the prediction, "
@@ -644,7 +646,7 @@ def test_own_stack_and_phase_extension_caveats_in_the_readers_words():
 def test_a_band_wholly_above_every_comparable_run_in_the_readers_words():
     # Llama 3.1 8B at 131,072 tokens on 256 H100s, predicted 44.1% (no held-out run in its
     # regime: ±30% on the step time, low end 44.1% / 1.3 = 33.9%), above the best comparable
-    # run (31.5%, llm-foundry's MPT-13B at 32k-64k): the range runs from that run to 33.9%; an
+    # run (31.5%, llm-foundry's MPT-13B at 32k-64k): the range is capped at 33.9%, said so; an
     # FP8 band says its numbers on the FP8 basis (a review read "22.8% (BF16 basis)" for 22.8%
     # of the FP8 dense peak, 45.5% of the BF16 one)
     for kw, unit in ((dict(mfu=0.441, n_params=8.03e9, seq_len=131072), "%"),
@@ -652,8 +654,9 @@ def test_a_band_wholly_above_every_comparable_run_in_the_readers_words():
                       "% of the FP8 dense peak")):
         b = accuracy.mfu_band(accelerator="H100-SXM", n_gpus=2048, **kw)
         (cap,) = [x for x in b.warnings if x.startswith("the band's upper end")]
+        best = b.best_published / (2 if kw.get("dtype") == "fp8" else 1)  # on the step's basis
         assert glance.caveat_line(cap) == (
-            f"the MFU's range runs from the best comparable published run, {b.low:.1%}"
-            f"{unit[1:]}, up to {b.high:.1%}{unit[1:]}, the low end of the model's own range: "
-            f"the prediction, {kw['mfu']:.1%}{unit[1:]}, is above every comparable run, so the "
-            f"bill uses no more than {b.high:.1%}{unit[1:]}")
+            f"the MFU's range is capped at {b.high:.1%}{unit[1:]}, the low end of the model's "
+            f"own range, itself above the best comparable published run ({best:.1%}"
+            f"{unit[1:]}): the prediction, {kw['mfu']:.1%}{unit[1:]}, is above every "
+            f"comparable run, so the bill uses no more than {b.high:.1%}{unit[1:]}")

@@ -556,9 +556,9 @@ CAVEATS = [
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the band's low "
      r"end, itself above the best published .*?, ([\d.]+%(?: of the FP8 dense peak)?).*?the "
      r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
-     "the MFU's range runs from the best comparable published run, {1}, up to {0}, the low "
-     "end of the model's own range: the prediction, {2}, is above every comparable run, so "
-     "the bill uses no more than {0}"),
+     "the MFU's range is capped at {0}, the low end of the model's own range, itself above "
+     "the best comparable published run ({1}): the prediction, {2}, is above every "
+     "comparable run, so the bill uses no more than {0}"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) .*?the "
      r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
      "the MFU's range is capped at {0}, the best comparable published run: the prediction, "

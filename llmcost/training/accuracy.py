@@ -426,8 +426,9 @@ class MfuBand:
         return self.high / self.mfu - 1 if self.high < uncapped else None
 
     def floored_below(self) -> float | None:
-        """The band's low end over the prediction − 1 when the cap lowered it too (the model's
-        whole band above every comparable published run: ``_floor_below_cap``), else None."""
+        """The band's low end over the prediction − 1 when the cap lowered it too (a cap below
+        the central estimate, or the model's whole band above every comparable published run:
+        ``_capped_low``), else None."""
         return self.low / self.mfu - 1 if \
             self.low < self.mfu / (1 + self.center + self.half_width) * (1 - 1e-12) else None
 
@@ -483,7 +484,7 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied
     (negative: the cap, a comparable run's best, lies below the prediction, said "X% to Y%
     below it"). ``floored_below``: the band's low end after the cap, low / p − 1, when the cap
-    lowered it too (``MfuBand.floored_below``: the whole band was above every comparable run)."""
+    lowered it too (``MfuBand.floored_below``: ``_capped_low``)."""
     below = 1 - 1 / (1 + center + half_width)
     up = 1 + center - half_width
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
@@ -728,7 +729,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
                           low=low, seq_len=seq_len) if capped \
         else (uncapped, [])
-    low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len)
+    low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w)
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
                                   high / mfu - 1 if high < uncapped else None, floored)
@@ -751,15 +752,15 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
-                     basis: float, seq_len) -> tuple:
-    """The band's low end once capped (``_floored_low``), and that end over the prediction − 1
+                     basis: float, seq_len, center: float = 0.0,
+                     half_width: float = 0.0) -> tuple:
+    """The band's low end once capped (``_capped_low``), and that end over the prediction − 1
     where it moved (else None); ``best`` the best comparable published run, or None for the
-    best at any size (``_or_any_size``)."""
-    if high > low:
-        return low, None
-    ref = _or_any_size(best, accelerator, basis, seq_len)
-    floored = float(_floored_low(low, high, None if ref is None else ref / basis))
-    return floored, (floored / mfu - 1 if floored < low else None)
+    best at any size (``_or_any_size``); ``center``, ``half_width`` the regime's c and w."""
+    ref = _or_any_size(best, accelerator, basis, seq_len) if high <= low else None
+    floored = float(_capped_low(low, high, None if ref is None else ref / basis,
+                                center, half_width))
+    return floored, (floored / mfu - 1 if floored < low * (1 - 1e-12) else None)
 
 
 def _floored_low(low, high, ref):
@@ -770,6 +771,27 @@ def _floored_low(low, high, ref):
     model's low end, rather than shrinking to one point, which pages would read as an MFU given
     rather than predicted: where(high ≤ low, min(low, ref), low). Numbers or arrays."""
     return low if ref is None else np.where(np.asarray(high) <= low, np.minimum(low, ref), low)
+
+
+def _capped_low(low, high, ref, center, half_width):
+    """The low end of a band whose top ``band_cap`` may have lowered: the floor of
+    ``_floored_low``, and at most the regime's relative width below the capped top,
+
+        low' = min(floored low, high × (1 + c) / (1 + c + w)).
+
+    Uncapped, high = p / (1 + c − w) and high × (1 + c) / (1 + c + w) ≥ p / (1 + c + w) = low:
+    the band is unchanged. A cap below the central estimate p / (1 + c) makes the top the
+    point a bill uses (``central_mfu``); the band below that point then keeps the width the
+    regime's errors give below the central estimate, (1 + c) / (1 + c + w), instead of
+    shrinking to the sliver between the model's low end and the cap (a trial: Mixtral 8x7B on
+    512 B200, predicted 37.2%, band 26.5%–26.8% under a cap at the best comparable run's
+    26.8%). A prediction above every comparable run is a sign the model is optimistic for this
+    run, so its own low end is no floor to trust. Numbers or arrays (``center``,
+    ``half_width`` broadcast)."""
+    width = (1.0 + np.asarray(center, float)) / (1.0 + np.asarray(center, float)
+                                                 + np.asarray(half_width, float))
+    out = np.minimum(_floored_low(low, high, ref), np.asarray(high, float) * width)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def _or_any_size(best, accelerator: str, basis: float, seq_len):
@@ -1175,24 +1197,27 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
         return out
     seq_len = ranked.attrs.get("seq_len") or model.seq_len
     z3 = pd.Series(np.where(out["zero_stage"] == 3, 3, 0), index=out.index)
+    centre, half = pd.Series(0.0, index=out.index), pd.Series(0.0, index=out.index)
     for z, idx in z3.groupby(z3).groups.items():
         unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
                         is_moe=model.is_moe, n_params=float(model.n_params), dtype=dtype,
                         seq_len=int(seq_len), capped=False)
         c, w = unit.center, unit.half_width
         m = out.loc[idx, "mfu"]
+        centre.loc[idx], half.loc[idx] = c, w
         out.loc[idx, "mfu_low"] = m / (1 + c + w)
         out.loc[idx, "mfu_high"] = uncapped_high(m, c, w)
         out.loc[idx, "band_regime"] = unit.regime
-    # each row's upper end capped as ``band_cap`` caps one prediction, and a band the cap brought
-    # down to its low end running from the published run to it (``_floored_low``)
+    # each row's upper end capped as ``band_cap`` caps one prediction, and its low end as
+    # ``mfu_band`` sets it under a cap (``_capped_low``)
     name, basis = cluster.accelerator.name, _check_dtype_basis(cluster.accelerator.name, dtype)
     low = out["mfu_low"].to_numpy(float)
     cap = band_cap_array(out["mfu"].to_numpy(float), name, float(model.n_params), basis,
                          is_moe=model.is_moe, low=low, seq_len=int(seq_len))
     out["mfu_high"] = high = np.minimum(out["mfu_high"].to_numpy(float), cap)
     ref = _reference_best(name, float(model.n_params), basis, model.is_moe, int(seq_len))
-    out["mfu_low"] = _floored_low(low, high, None if ref is None else ref / basis)
+    out["mfu_low"] = _capped_low(low, high, None if ref is None else ref / basis,
+                                 centre.to_numpy(), half.to_numpy())
     return out
 
 
