@@ -747,6 +747,21 @@ def test_a_band_capped_just_above_its_low_end_keeps_the_regimes_width():
     assert t.loc[1, "mfu_low"] == pytest.approx(0.20 / (1 + c + w))
 
 
+def test_a_band_on_hardware_with_no_published_run_is_never_inverted():
+    """A review: on an accelerator with no published run of its generation (MI300X, its measured matmul ceiling 60.1%) and a
+    prediction above its matmul ceiling × (1 + c + w) (here 0.99 against the stated default
+    ±30%: low end 0.99 / 1.3 = 76%), the cap (the ceiling) fell below the band's low end and
+    the band ran backwards. Under the cap the low end is at most high × (1 + c) / (1 + c + w),
+    by hand 1 / 1.3 of the top with c = 0, w = 0.3."""
+    b = accuracy.mfu_band(0.99, "MI300X", 64, n_params=7e9, seq_len=4096)
+    assert b.best_published is None and b.center == 0 and b.half_width == pytest.approx(0.3)
+    assert b.high < 0.99 / 1.3  # the cap below the model's own low end
+    assert b.low == pytest.approx(b.high / 1.3) and b.low < b.high
+    # a name the catalogue does not hold is refused, naming it (not a band of no generation)
+    with pytest.raises(ValueError, match="accelerator='A100-SXM' is not in the catalogue"):
+        accuracy.mfu_band(0.5, "A100-SXM", 64, n_params=7e9)
+
+
 def test_mechanism_comparison_calibration_reads_the_calibration_rows():
     """The calibration-split regime test (``accuracy.mechanism_comparison_calibration``) reads
     the fit set: its mean |error| with the mechanisms off is the calibration rows' own, computed

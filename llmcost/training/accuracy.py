@@ -710,6 +710,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         argument.
     """
     _check_band_inputs(mfu, n_gpus, dtype)
+    accelerator = _catalogue_name(accelerator)
     regime = regime_of(accelerator, zero_stage=zero_stage, is_moe=is_moe, dtype=dtype,
                        seq_len=seq_len, n_params=n_params)
     v = validation_table()
@@ -882,6 +883,16 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
                 f"bill uses the top, {point:.1%} {band}")
     return (f"{head}; its held-out runs in this regime took a median {how} {runs}, so the bill "
             f"uses {point:.1%} {band}")
+
+
+def _catalogue_name(accelerator) -> str:
+    """``accelerator`` as the catalogue spells it (``load_accelerator``: a ValueError naming the
+    argument and the close names for one it does not hold, rather than a band built from no
+    generation, no ceiling and no published run)."""
+    if not isinstance(accelerator, str):
+        raise ValueError(f"accelerator={accelerator!r} must be a catalogue name (a string; "
+                         "`llmcost list accelerators`)")
+    return load_accelerator(accelerator).name
 
 
 def _check_band_inputs(mfu, n_gpus, dtype) -> None:
