@@ -748,9 +748,9 @@ def test_a_band_capped_just_above_its_low_end_keeps_the_regimes_width():
 
 
 def test_a_band_on_hardware_with_no_published_run_is_never_inverted():
-    """A review: on an accelerator with no published run of its generation (MI300X, its measured matmul ceiling 60.1%) and a
-    prediction above its matmul ceiling × (1 + c + w) (here 0.99 against the stated default
-    ±30%: low end 0.99 / 1.3 = 76%), the cap (the ceiling) fell below the band's low end and
+    """A review: on an accelerator with no published run of its generation (MI300X, its
+    measured matmul ceiling 60.1%) and a prediction above its matmul ceiling × (1 + c + w)
+    (here 0.99 against the stated default ±30%: low end 0.99 / 1.3 = 76%), the cap (the ceiling) fell below the band's low end and
     the band ran backwards. Under the cap the low end is at most high × (1 + c) / (1 + c + w),
     by hand 1 / 1.3 of the top with c = 0, w = 0.3."""
     b = accuracy.mfu_band(0.99, "MI300X", 64, n_params=7e9, seq_len=4096)
