@@ -939,16 +939,58 @@ def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
     above = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=c.cost_floor_usd * 1.01,
                                left_out=False)
     assert above.verdict != "implausible" and above.cost_floor_usd == c.cost_floor_usd
-    # an accelerator the catalogue does not price: the floor is said to be unpriced and the
-    # verdict stays the price's (TPU v4 has no current row in data/prices.csv)
-    t = claims.check_claim("llama-3.1-405b", 15.6e12, "TPU v4", usd=1, left_out=False)
-    assert t.cost_floor_usd is None and t.verdict == "plausible"
-    assert "the least its FLOPs can cost is not priced: the catalogue lists no current price " \
-           "of TPU v4" in " ".join(t.reason.split())
     assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
                  "--accelerator", "H100-SXM", "--usd", "5e4"]) == 0
     assert "Verdict: IMPLAUSIBLE: cost-only claim: the claimed $50,000 is below" in \
         _unwrapped(capsys.readouterr().out)
+
+
+def test_a_cost_only_claim_on_an_unpriced_accelerator(capsys):
+    # A review: `check --model llama-2-70b --accelerator "TPU v4" --usd 100` said PLAUSIBLE
+    # (the floor unpriced, "so its cost alone cannot make it implausible"), and on an H800
+    # --usd 100 said only OPTIMISTIC: $100 for 8.9e23 FLOPs. An H800 has no row in
+    # data/prices.csv, but it is a Hopper GH100 die like the H100-SXM (core.stacks.GENERATIONS):
+    # the floor is priced at the cheapest hour of that generation. By hand: Llama 2 70B on its
+    # published 2T tokens at 4,096-token sequences does 8.568e23 FLOPs with a causal mask; at
+    # H800's 80.1% matmul ceiling (data/efficiency.csv) of its 989.4 TFLOP/s BF16 peak (the
+    # H100's, NVIDIA H800 datasheet in data/accelerators.csv) that is 8.568e23 / (989.4e12 ×
+    # 0.801 × 3600) = 300,300 GPU-h; the cheapest Hopper hour is the H100-SXM's owned
+    # amortisation, $2.0475 capex + $0.0847 energy (Cottier et al. 2024, the test above), below
+    # every listed Hopper price (H100-SXM CoreWeave spot $2.46, H200 Hyperstack $3.99):
+    # floor ≈ $640k > $100.
+    causal = float(llmcost.training_flops("llama-2-70b", 2e12, 4096, method="detailed",
+                                          causal=True))
+    assert causal == pytest.approx(8.568e23, rel=1e-3)
+    hours = causal / (H100_BF16 * 0.801 * 3600)
+    assert hours == pytest.approx(300_300, rel=1e-3)
+    h800 = claims.check_claim("llama-2-70b", None, "H800", usd=100, left_out=False)
+    assert h800.cost_floor_usd == pytest.approx(hours * (2.0475 + 0.0847), rel=2e-3)
+    assert h800.verdict == "implausible"
+    said = " ".join(h800.reason.split())
+    assert "H800 has no current price of its own; the cheapest hour of its generation " \
+           "(H100 (Hopper), one die) is the owned amortisation of H100-SXM" in said
+    # its own price wins where it has one: the H100-SXM's floor is the same hours × $2.13
+    h100 = claims.check_claim("llama-2-70b", None, "H100-SXM", usd=100, left_out=False)
+    assert h100.cost_floor_usd == pytest.approx(h800.cost_floor_usd, rel=1e-9)
+    # TPU v4: no row of its own, and no other accelerator of its generation (TPU v5e and v5p
+    # are other dies at other prices): nothing prices the claim, which states only a cost, so
+    # its cost is not judged, not called plausible
+    t = claims.check_claim("llama-2-70b", None, "TPU v4", usd=100, left_out=False)
+    assert t.cost_floor_usd is None and t.verdict == "not judged" \
+        and t.verdict in claims.VERDICTS
+    said = " ".join(t.reason.split())
+    assert "its cost cannot be judged: the catalogue lists no current price of TPU v4" in said
+    assert "cannot make it implausible" not in said
+    # the price it needs is said: $100 over the hours at 40-80% of the BF16 peak (its ceiling
+    # standing in for an unpublished best): 8.89e23 MFU-basis FLOPs / (275e12 × 0.8 × 3600)
+    # = 1,122,453 GPU-h, so $8.9e-05/GPU-h at the high end
+    assert t.needed_usd_per_gpu_hour[1] == pytest.approx(100 / 1_122_453, rel=2e-3)
+    assert "$8.9e-05/GPU-h" in said
+    assert main(["check", "--model", "llama-2-70b", "--accelerator", "TPU v4",
+                 "--usd", "100"]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "Verdict: NOT JUDGED: cost-only claim: its cost cannot be judged" in out
+    assert "PLAUSIBLE" not in out
 
 
 def test_whole_run_figures_carry_their_sourced_precision():

@@ -34,6 +34,11 @@ the price, then ask what the figure leaves out.
     probably covers more than the final run (other phases, ablations, failed runs);
   - ``plausible`` otherwise.
 
+  A claim of money alone is judged on its cost (``_cost_only_verdict``): ``implausible`` below
+  the least its FLOPs can cost (at the matmul ceiling and the cheapest hour the catalogue knows
+  of the accelerator or, unpriced itself, of its hardware generation), else on the price it
+  needs; ``not judged`` when neither the accelerator nor its generation is priced.
+
 * Implied price = claimed USD ÷ claimed GPU-hours, against the catalogue's range for the pricing
   mode (``catalog.list_prices``; an accelerator without catalogue prices is compared with the
   first priced accelerator of its hardware generation, named).
@@ -104,7 +109,10 @@ LOW_SHARE = 0.5
 HOURS_TOLERANCE = 0.05
 #: The phase the training tokens refer to, when a claim is split by phase.
 PRETRAINING = "pre-training"
-VERDICTS = ("implausible", "optimistic", "low", "plausible")
+#: ``not judged``: a claim of money alone (no hours, no MFU) on an accelerator the catalogue
+#: prices neither itself nor by its generation (``cheapest_price``): its cost is all it states
+#: and nothing prices it, so it is neither plausible nor implausible (``_cost_only_verdict``).
+VERDICTS = ("implausible", "optimistic", "low", "plausible", "not judged")
 
 
 def _positive(name, v, integer=False):
@@ -951,11 +959,37 @@ def usd_rate(usd_per_gpu_hour: float) -> str:
 
 def cheapest_price(accelerator) -> tuple:
     """``(USD per accelerator-hour, source)``: the least the catalogue knows an hour of
-    ``accelerator`` to cost, the lowest current listed price of any pricing mode
-    (``catalog.list_prices(current_only=True)``: on-demand, reserved or spot, rows listed as not
-    available included) or, if lower, the owned amortisation (``pricing.owned_usd_per_gpu_hour``,
-    Cottier et al. 2024; H100-SXM only); ``(None, reason)`` when the catalogue lists no current
-    price of that accelerator itself (another accelerator's price is no floor for it)."""
+    ``accelerator`` to cost (``own_cheapest_price``) or, when it lists no price of that
+    accelerator itself, the least it knows an hour of any accelerator of the same hardware
+    generation to cost (``core.stacks.generation``: the same die, e.g. H800, H200 and H100-SXM
+    are Hopper GH100 parts; the cheapest of them, named), since an hour of one die is rented and
+    owned at the price of its siblings; ``(None, reason)`` when neither the accelerator nor its
+    generation is priced (another generation is another die at another price: no floor for
+    it)."""
+    acc = as_accelerator(accelerator)
+    own = own_cheapest_price(acc)
+    if own[0] is not None:
+        return own
+    gen = generation(acc.name)
+    kin = [cheapest for other in list_accelerators()["name"]
+           if other != acc.name and generation(other) == gen
+           and (cheapest := own_cheapest_price(load_accelerator(other)))[0] is not None]
+    if not kin:
+        return None, (f"the catalogue lists no current price of {acc.name} (data/prices.csv) "
+                      + (f"or of any other {gen} accelerator" if gen != acc.name else
+                         "and no other accelerator is of its generation (another generation is "
+                         "another die at another price, no floor for it)"))
+    x, src = min(kin, key=lambda k: k[0])
+    return x, (f"{acc.name} has no current price of its own; the cheapest hour of its "
+               f"generation ({gen}, one die) is {src}")
+
+
+def own_cheapest_price(accelerator) -> tuple:
+    """``(USD per accelerator-hour, source)`` of ``accelerator`` itself: the lowest current
+    listed price of any pricing mode (``catalog.list_prices(current_only=True)``: on-demand,
+    reserved or spot, rows listed as not available included) or, if lower, the owned
+    amortisation (``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024; H100-SXM only);
+    ``(None, reason)`` when the catalogue lists no current price of it."""
     acc = as_accelerator(accelerator)
     df = list_prices(acc.name, current_only=True)
     if df.empty:
@@ -977,8 +1011,8 @@ def cheapest_price(accelerator) -> tuple:
 
 def _cost_floor(j: _Judging) -> tuple:
     """``(USD, sentence)``: the least the claim's FLOPs can cost, every hour at the accelerator's
-    matmul ceiling and the cheapest price the catalogue knows for it (``cheapest_price``), no
-    hour lost (goodput 1):
+    matmul ceiling and the cheapest price the catalogue knows for it or, unpriced itself, for its
+    hardware generation (``cheapest_price``), no hour lost (goodput 1):
 
     .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
               \\cdot p_\\text{min}
@@ -1005,11 +1039,14 @@ def _cost_floor(j: _Judging) -> tuple:
 
 def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
-    and the cheapest catalogue price of the accelerator), ``implausible`` below it; then the
-    price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from
-    ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it is below the
-    catalogue's lowest price, ``low`` if even at the low end above the highest, else
-    ``plausible``. A floor that cannot be priced is said, and the verdict is the price's."""
+    and the cheapest catalogue price of the accelerator or of its generation), ``implausible``
+    below it; then the price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) /
+    goodput`` for m from ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it
+    is below the catalogue's lowest price, ``low`` if even at the low end above the highest,
+    else ``plausible``. A floor that cannot be priced (neither the accelerator nor its
+    generation in data/prices.csv): ``not judged``, the price it needs said, since a cost is all
+    the claim states and nothing prices it (a user reading "plausible" would take the cost as
+    checked)."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
@@ -1018,7 +1055,14 @@ def _cost_only_verdict(j: _Judging) -> None:
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
           f"{h_at[m_hi]:,.0f} GPU-h)")
-    if j.floor is not None and c.usd < j.floor:
+    if j.floor is None:
+        j.verdict = "not judged"
+        j.reason = (f"cost-only claim: its cost cannot be judged: "
+                    f"{j.floor_source.removeprefix('the least its FLOPs can cost is not priced: ')}"
+                    f"; it needs {at}, a price the catalogue has nothing to compare with; the "
+                    "claim's hours, if given, would be judged by their utilisation instead")
+        return
+    if c.usd < j.floor:
         j.verdict = "implausible"
         j.reason = (f"cost-only claim: the claimed ${c.usd:,.0f} is below the least its FLOPs "
                     f"can cost: {j.floor_source.removeprefix('the least its FLOPs can cost is ')}"
@@ -1026,8 +1070,10 @@ def _cost_only_verdict(j: _Judging) -> None:
                     f"steady-state MFU, {m_hi:.1%} of the BF16 peak")
         return
     if pr["n"] == 0:
-        j.verdict, j.reason = "plausible", (f"cost-only claim: it needs {at}; "
-                                            f"{pr['source']}, so the price is not judged")
+        j.verdict, j.reason = "plausible", (
+            f"cost-only claim: it needs {at}; {pr['source']}, so the price is not judged; "
+            f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can cost: "
+            f"{j.floor_source.removeprefix('the least its FLOPs can cost is ')}")
     elif j.needed[1] < pr["low"]:
         j.verdict = "optimistic"
         j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
@@ -1041,8 +1087,6 @@ def _cost_only_verdict(j: _Judging) -> None:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
                     f"range ${pr['low']:.2f}–${pr['high']:.2f}")
-    if j.floor is None:
-        j.reason += f"; {j.floor_source}, so its cost alone cannot make it implausible"
 
 
 def _price_verdict(j: _Judging) -> tuple:
