@@ -802,7 +802,8 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
         else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
         else j.price["median"]
     return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
-                     c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra)
+                     c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra,
+                     tuple(j.phases))
 
 
 def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
@@ -1145,8 +1146,20 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
 
 
 #: Ledger line keys that the claimed GPU-hours already are (the final pre-training run and its
-#: failures/restarts: a claim's GPU-hours are paid hours), so not "left out".
-_FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
+#: failures/restarts: a claim's GPU-hours are paid hours), so not "left out". A scenario's
+#: other pre-training phase (``compute.pretraining.<name>``) is in the claim only when the
+#: claim's ``phases`` name it (``final_run_line``); else it is a line the claim leaves out.
+_FINAL_RUN_KEYS = ("compute.pretraining.main", "compute.failures")
+#: The ledger's key of a scenario's pre-training phase line, before the phase's name.
+PHASE_LINE_PREFIX = "compute.pretraining."
+
+
+def final_run_line(key: str, claimed_phases=()) -> bool:
+    """Whether the bill's line ``key`` is in a claim's GPU-hours: the main run and its failures
+    always (a claim's hours are paid hours), a pre-training phase line
+    (``PHASE_LINE_PREFIX`` + name) when ``claimed_phases`` holds its name."""
+    return key in _FINAL_RUN_KEYS or (key.startswith(PHASE_LINE_PREFIX)
+                                      and key[len(PHASE_LINE_PREFIX):] in claimed_phases)
 
 
 #: Monte Carlo draws for the range of the left-out lines (``ledger.simulate_ledger``).
@@ -1154,11 +1167,15 @@ LEFT_OUT_SAMPLES = 20_000
 
 
 #: The scenario keys of the bill's lines outside the final run, which ``check_claim`` prices
-#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', and
+#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', the
+#: failure rates' (``fail_``: the final run's paid hours, which the exploratory line scales), and
 #: the serving set-up and request shape (``serve_``, ``inference_``) that the RL rollouts, the
 #: synthetic-data and the benchmark lines are served with (``ledger.build_ledger``: e.g. the RL
 #: rollouts hold ``serve_weight_dtype`` weights).
-LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_")
+LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_", "fail_")
+#: Whole scenario keys the lines outside the final run read besides those prefixes: the extra
+#: pre-training ``phases`` (the exploratory line is a multiple of the final run with them).
+LEFT_OUT_KEYS = ("phases",)
 
 
 def _left_out_keys(keys, bill_keys=None) -> tuple:
@@ -1166,7 +1183,7 @@ def _left_out_keys(keys, bill_keys=None) -> tuple:
     (a scenario's own) and ``bill_keys`` (values its bill derived, e.g. the checkpoint storage
     bandwidth ``ledger.provisioned_storage`` sized: priced, not named): each a dict of scenario
     keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``, ``serve_*``,
-    ``inference_*``; a range is drawn with
+    ``inference_*``, ``fail_*``) or in ``LEFT_OUT_KEYS`` (``phases``; a range is drawn with
     the rest; the claim's own run figures are kept), a key in one only. A pilot's
     ``ledger_pilot_*`` keys calibrate the run's MFU, which the claim states: refused;
     ``ValueError`` naming any other key."""
@@ -1186,22 +1203,24 @@ def _left_out_dict(name: str, keys) -> dict:
     if not isinstance(keys, Mapping):
         raise ValueError(f"{name}={keys!r} must be a mapping of scenario keys to values")
     for k in keys:
-        if not isinstance(k, str) or not k.startswith(LEFT_OUT_KEY_PREFIXES) \
-                or k.startswith("ledger_pilot"):
+        if not isinstance(k, str) or not (k.startswith(LEFT_OUT_KEY_PREFIXES)
+                                          or k in LEFT_OUT_KEYS) or k.startswith("ledger_pilot"):
             raise ValueError(f"{name}: {k!r} is not a key of the lines a claim leaves out "
-                             f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}; not a pilot's)")
+                             f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}, or "
+                             f"{', '.join(LEFT_OUT_KEYS)}; not a pilot's)")
     return dict(keys)
 
 
 def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, ledger_model=None,
-              extra=None):
+              extra=None, claimed_phases=()):
     """Lines of the bill outside the final pre-training run, priced with ``extra`` (a
     scenario's keys of those lines, ``_left_out_keys``; its ranges drawn) over the ledger's
     defaults, and their range: the claim's own MFU and price are fixed (they are the claim); the
     uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
     (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
-    ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
-    range source)."""
+    ``ledger.simulate_ledger``. A line is the claim's, not left out, when ``final_run_line``
+    says so (the main run, its failures, the phases named in ``claimed_phases``). Returns (rows,
+    priced total USD, (P10, P50, P90) of the total, range source)."""
     why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
            f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
            "cannot price a run at it" if mfu > 1 else
@@ -1220,7 +1239,7 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
             "ckpt_storage_bytes_per_s": (extra or {}).get(
                 "ckpt_storage_bytes_per_s", float(rel.job_storage_bytes_per_s(int(n_gpus))))}
     ledger = build_ledger(point_scenario(scen))
-    keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
+    keep = [ln for ln in ledger.lines if not final_run_line(ln.key, claimed_phases)]
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()
               if k == "ledger_exploratory_fraction" and k not in scen}
     draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),
