@@ -918,11 +918,13 @@ def _check_parser(sub) -> None:
         description="Check a claim such as 'trained on 2,048 H800s for two months for $5.6M' "
         "(llmcost.claims.check_claim): total FLOPs (6ND and the MFU basis), the utilisation the "
         "claim implies against the dense peak of its dtype and of BF16, a verdict (implausible / "
-        "optimistic / low / plausible) compared like with like (goodput backed out first), the "
-        "implied price against the catalogue, and what the figure leaves out priced from the "
-        "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
-        "a scenario file (flags override) and prints that file's warnings as estimate prints "
-        "them. Give any of --gpu-hours, --days with --n-gpus, "
+        "optimistic / low / plausible; not judged: a cost alone on an accelerator the catalogue "
+        "prices neither itself nor by its generation) compared like with like (goodput backed "
+        "out first), the implied price against the catalogue, and what the figure leaves out "
+        "priced from the ledger's defaults. Run flags are named as the scenario keys; --scenario "
+        "reads them from a scenario file (flags override), judges the run its bill prices (the "
+        "main run and its phases, as estimate bills them) and prints that file's warnings as "
+        "estimate prints them. Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
 
