@@ -963,10 +963,10 @@ def cheapest_price(accelerator) -> tuple:
     ``accelerator`` to cost (``own_cheapest_price``) or, when it lists no price of that
     accelerator itself, the least it knows an hour of any accelerator of the same hardware
     generation to cost (``core.stacks.generation``: the same die, e.g. H800, H200 and H100-SXM
-    are Hopper GH100 parts; the cheapest of them, named), since an hour of one die is rented and
-    owned at the price of its siblings; ``(None, reason)`` when neither the accelerator nor its
-    generation is priced (another generation is another die at another price: no floor for
-    it)."""
+    are Hopper GH100 parts; the cheapest of them, named), on a stated assumption: an hour of one
+    die costs no less than the cheapest hour of its siblings (the same silicon, the same
+    buyers); ``(None, reason)`` when neither the accelerator nor its generation is priced
+    (another generation is another die at another price: no floor for it)."""
     acc = as_accelerator(accelerator)
     own = own_cheapest_price(acc)
     if own[0] is not None:
