@@ -393,3 +393,26 @@ def test_an_mfu_below_every_published_run_is_flagged():
                 if "below every published run" in x]
     (w,) = [x for x in scenario_warnings({**fp8, "mfu": 0.04}) if "below every published" in x]
     assert "(0.08 of the BF16 dense peak)" in w
+
+
+def test_one_fp8_to_bf16_ratio_serves_both_fp8_warnings(monkeypatch):
+    # peak(FP8) ÷ peak(BF16) from the datasheets (data/accelerators.csv): H100-SXM 1,978.9 ÷
+    # 989.4 TFLOP/s = 2.0001, B200 4,500 ÷ 2,250 = 2, Gaudi 3 1,835 ÷ 1,835 = 1 (Intel, Hot
+    # Chips 2024: BF16 and FP8 matrix 1,835 TFLOPS); A100 has no FP8 tensor cores
+    from llmcost.bill import checks
+    assert checks.fp8_over_bf16("H100-SXM") == pytest.approx(1978.9 / 989.4, rel=1e-4)
+    assert checks.fp8_over_bf16("B200") == pytest.approx(2.0, rel=1e-9)
+    assert checks.fp8_over_bf16("Gaudi 3") == pytest.approx(1.0, rel=1e-9)
+    with pytest.raises(ValueError):
+        checks.fp8_over_bf16("A100-80GB")
+    # Gaudi 3 at 0.08 of its FP8 peak is 0.08 of its BF16 one: below the table's lowest (~10.6%)
+    gaudi = {"model": "llama-2-70b", "accelerator": "Gaudi 3", "dtype": "fp8", "mfu": 0.08}
+    w = scenario_warnings(gaudi)
+    assert any("below every published run" in x for x in w)
+    assert any("Gaudi 3's dense FP8 peak, 1× its BF16 one" in x for x in w)
+    # both warnings read the one helper: a ratio of 3 moves both (0.04 × 3 = 0.12 is above the
+    # lowest published MFU, and the basis warning says 3×)
+    monkeypatch.setattr(checks, "fp8_over_bf16", lambda accelerator: 3.0)
+    w = scenario_warnings({**gaudi, "mfu": 0.04})
+    assert not any("below every published run" in x for x in w)
+    assert any("Gaudi 3's dense FP8 peak, 3× its BF16 one" in x for x in w)

@@ -866,6 +866,71 @@ def test_cli_check_scenario_prints_the_warnings_estimate_prints(capsys, tmp_path
     assert "warnings" not in json.loads(capsys.readouterr().out)
 
 
+#: A scenario with an extra phase and failure rates of its own (neither the ledger's defaults).
+PHASED = ("model: llama-2-7b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1.0e12\n"
+          "seq_len: 4096\nmfu: 0.4\nglobal_batch_tokens: 4194304\nprice_usd_per_gpu_hour: 3.0\n"
+          "fail_rate_per_gpu_year: 2.0\nfail_planned_per_day: 3.0\nphases:\n"
+          "  - {name: long-context, tokens: 2.0e10, seq_len: 16384, mfu: 0.3}\n")
+
+
+def test_check_scenario_reads_the_whole_bill(capsys, tmp_path):
+    # A review: `check --scenario` on a file with phases judged the main run alone (its hours
+    # from the MFU, the phase in neither the claim nor the lines left out) and priced the lines
+    # it left out with the ledger's default failure rates, not the file's fail_ keys: its
+    # exploratory line was 1.19 × that main run, not the bill's. Rule: check judges the run
+    # the bill prices, main run and phases, and lists the bill's other lines, so the claim's
+    # figure and its lines left out are `llmcost estimate`'s on the same file.
+    from llmcost.present.cli import estimate_ledger
+    f = tmp_path / "phased.yaml"
+    f.write_text(PHASED)
+    ledger = estimate_ledger(f)
+    bill = {ln.key: ln.usd for ln in ledger.lines}
+    # the phase by hand: Llama 2 7B (6,738,415,616 parameters, 32,000 × 4,096 input embedding
+    # not a matmul) does 6 × 6,607,343,616 + 12 × 32 layers × 16,384 × 4,096 = 6.541e10
+    # FLOPs per token at 16,384 tokens (full mask, Narayanan et al. 2021 App. A); 2e10 tokens
+    # at 30% of 989.4 TFLOP/s: 2e10 × 6.541e10 / (989.4e12 × 0.3 × 3600) = 1,224 ideal GPU-h
+    fpt = 6 * (6_738_415_616 - 32_000 * 4096) + 12 * 32 * 16384 * 4096
+    assert fpt == pytest.approx(6.541e10, rel=1e-3)
+    ideal = 2e10 * fpt / (H100_BF16 * 0.3 * 3600)
+    assert ideal == pytest.approx(1224, abs=1)
+    assert f"= {ideal:,.0f} ideal GPU-h ÷ goodput" in next(
+        ln.how for ln in ledger.lines if ln.key == "compute.pretraining.long-context")
+    paid = {"pre-training": (bill["compute.pretraining.main"] + bill["compute.failures"]) / 3.0,
+            "long-context": bill["compute.pretraining.long-context"] / 3.0}
+    assert paid["long-context"] > ideal  # paid = ideal ÷ the phase's goodput
+    # the file's failure rates move the bill's lines (so dropping them would show)
+    f0 = tmp_path / "default_failures.yaml"
+    f0.write_text("".join(ln + "\n" for ln in PHASED.splitlines() if not ln.startswith("fail_")))
+    moved = {ln.key for ln, l0 in zip(ledger.lines, estimate_ledger(f0).lines, strict=True)
+             if ln.usd != pytest.approx(l0.usd, rel=1e-9)}
+    assert {"compute.failures", "compute.exploratory", "storage.checkpoints"} <= moved
+    assert main(["check", "--scenario", str(f), "--format", "json"]) == 0, \
+        capsys.readouterr().err
+    got = json.loads(capsys.readouterr().out)
+    # the claim's figure: the bill's paid pre-training hours, main run and phase
+    assert got["gpu_hours"] == pytest.approx(ledger.figures["paid_gpu_hours"], rel=1e-9)
+    assert got["phase_gpu_hours"] == pytest.approx(paid, rel=1e-9)
+    assert got["steady_state"]["bf16"] == pytest.approx(0.4, rel=1e-9)  # the file's MFU
+    assert got["goodput"] == pytest.approx(ledger.figures["goodput"], rel=1e-12)
+    # its lines left out: the bill's, exploratory and checkpoints included, and the phase not
+    # among them (it is the claim's)
+    rows = {r["key"]: r for r in got["left_out"]}
+    assert "compute.pretraining.long-context" not in rows
+    for k, r in rows.items():
+        if r["usd"] is not None and r["status"] != "included":
+            assert r["usd"] == pytest.approx(bill[k], rel=1e-9, abs=1e-6), k
+    # so the claim priced at the file's $3.00 plus what it leaves out is estimate's total
+    assert got["gpu_hours"] * 3.0 + got["left_out_usd"] == pytest.approx(
+        sum(bill.values()), rel=1e-9)
+    assert got["hours_from"].startswith("hours: the scenario's run as `llmcost estimate` bills")
+    # a flag that changes the run: the phase is no longer the claim's hours, and its line is
+    # listed as left out (priced with the file's keys)
+    assert main(["check", "--scenario", str(f), "--n-gpus", "128", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["phase_gpu_hours"] == {} and "hours_from" not in got
+    assert {r["key"]: r for r in got["left_out"]}["compute.pretraining.long-context"]["usd"] > 0
+
+
 @pytest.mark.parametrize("path", sorted((llmcost.SCENARIO_DIR).glob("*.yaml")),
                          ids=lambda p: p.name)
 def test_every_shipped_scenario_passes_check(capsys, path):
@@ -882,12 +947,10 @@ def test_every_shipped_scenario_passes_check(capsys, path):
         capsys.readouterr().err
     got = json.loads(capsys.readouterr().out)
     bill = {ln.key: ln.usd for ln in estimate_ledger(path).lines}
-    # a file with phases (405B's long-context and annealing) bills them in its final run, which
-    # the exploratory line scales; the claim is the pre-training run alone, so that line differs
-    phased = bool(claims.load_scenario(path).get("phases"))
+    # a file with phases (405B's long-context and annealing): the claim is the run the bill
+    # prices, main run and phases (test_check_scenario_reads_the_whole_bill)
     for r in got["left_out"]:
-        if r["usd"] is not None and r["status"] != "included" \
-                and not (phased and r["key"] == "compute.exploratory"):
+        if r["usd"] is not None and r["status"] != "included":
             assert r["usd"] == pytest.approx(bill[r["key"]], rel=1e-6, abs=0.01), r["key"]
     # and with the model card's 30.84M GPU-hours as the claim (Llama 3.1 405B only)
     if path.name == "llama-3.1-405b.yaml":
@@ -939,16 +1002,58 @@ def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
     above = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=c.cost_floor_usd * 1.01,
                                left_out=False)
     assert above.verdict != "implausible" and above.cost_floor_usd == c.cost_floor_usd
-    # an accelerator the catalogue does not price: the floor is said to be unpriced and the
-    # verdict stays the price's (TPU v4 has no current row in data/prices.csv)
-    t = claims.check_claim("llama-3.1-405b", 15.6e12, "TPU v4", usd=1, left_out=False)
-    assert t.cost_floor_usd is None and t.verdict == "plausible"
-    assert "the least its FLOPs can cost is not priced: the catalogue lists no current price " \
-           "of TPU v4" in " ".join(t.reason.split())
     assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
                  "--accelerator", "H100-SXM", "--usd", "5e4"]) == 0
     assert "Verdict: IMPLAUSIBLE: cost-only claim: the claimed $50,000 is below" in \
         _unwrapped(capsys.readouterr().out)
+
+
+def test_a_cost_only_claim_on_an_unpriced_accelerator(capsys):
+    # A review: `check --model llama-2-70b --accelerator "TPU v4" --usd 100` said PLAUSIBLE
+    # (the floor unpriced, "so its cost alone cannot make it implausible"), and on an H800
+    # --usd 100 said only OPTIMISTIC: $100 for 8.9e23 FLOPs. An H800 has no row in
+    # data/prices.csv, but it is a Hopper GH100 die like the H100-SXM (core.stacks.GENERATIONS):
+    # the floor is priced at the cheapest hour of that generation. By hand: Llama 2 70B on its
+    # published 2T tokens at 4,096-token sequences does 8.568e23 FLOPs with a causal mask; at
+    # H800's 80.1% matmul ceiling (data/efficiency.csv) of its 989.4 TFLOP/s BF16 peak (the
+    # H100's, NVIDIA H800 datasheet in data/accelerators.csv) that is 8.568e23 / (989.4e12 ×
+    # 0.801 × 3600) = 300,300 GPU-h; the cheapest Hopper hour is the H100-SXM's owned
+    # amortisation, $2.0475 capex + $0.0847 energy (Cottier et al. 2024, the test above), below
+    # every listed Hopper price (H100-SXM CoreWeave spot $2.46, H200 Hyperstack $3.99):
+    # floor ≈ $640k > $100.
+    causal = float(llmcost.training_flops("llama-2-70b", 2e12, 4096, method="detailed",
+                                          causal=True))
+    assert causal == pytest.approx(8.568e23, rel=1e-3)
+    hours = causal / (H100_BF16 * 0.801 * 3600)
+    assert hours == pytest.approx(300_300, rel=1e-3)
+    h800 = claims.check_claim("llama-2-70b", None, "H800", usd=100, left_out=False)
+    assert h800.cost_floor_usd == pytest.approx(hours * (2.0475 + 0.0847), rel=2e-3)
+    assert h800.verdict == "implausible"
+    said = " ".join(h800.reason.split())
+    assert "H800 has no current price of its own; the cheapest hour of its generation " \
+           "(H100 (Hopper), one die) is the owned amortisation of H100-SXM" in said
+    # its own price wins where it has one: the H100-SXM's floor is the same hours × $2.13
+    h100 = claims.check_claim("llama-2-70b", None, "H100-SXM", usd=100, left_out=False)
+    assert h100.cost_floor_usd == pytest.approx(h800.cost_floor_usd, rel=1e-9)
+    # TPU v4: no row of its own, and no other accelerator of its generation (TPU v5e and v5p
+    # are other dies at other prices): nothing prices the claim, which states only a cost, so
+    # its cost is not judged, not called plausible
+    t = claims.check_claim("llama-2-70b", None, "TPU v4", usd=100, left_out=False)
+    assert t.cost_floor_usd is None and t.verdict == "not judged" \
+        and t.verdict in claims.VERDICTS
+    said = " ".join(t.reason.split())
+    assert "its cost cannot be judged: the catalogue lists no current price of TPU v4" in said
+    assert "cannot make it implausible" not in said
+    # the price it needs is said: $100 over the hours at 40-80% of the BF16 peak (its ceiling
+    # standing in for an unpublished best): 8.89e23 MFU-basis FLOPs / (275e12 × 0.8 × 3600)
+    # = 1,122,453 GPU-h, so $8.9e-05/GPU-h at the high end
+    assert t.needed_usd_per_gpu_hour[1] == pytest.approx(100 / 1_122_453, rel=2e-3)
+    assert "$8.9e-05/GPU-h" in said
+    assert main(["check", "--model", "llama-2-70b", "--accelerator", "TPU v4",
+                 "--usd", "100"]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "Verdict: NOT JUDGED: cost-only claim: its cost cannot be judged" in out
+    assert "PLAUSIBLE" not in out
 
 
 def test_whole_run_figures_carry_their_sourced_precision():

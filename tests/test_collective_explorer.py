@@ -35,3 +35,20 @@ def test_the_panel_prints_the_modelled_collective(capsys):
     assert across < 50 < bus  # ConnectX-7: 400 Gb/s = 50 GB/s per direction per GPU
     size_w.value = 2 ** 10  # 1 KiB: the time is mostly latency
     assert "latency-bound" in _printed(capsys)
+
+
+def test_the_panel_builds_on_a_domain_larger_than_the_cluster(capsys):
+    # A review's run of notebook 04 on 2,048 TPU v5p stopped at this panel: its default group,
+    # min(domain, n_gpus) = min(8,960, 2,048) = 2,048 chips (TPU v5p's ICI domain, Google Cloud
+    # docs in data/accelerators.csv), was not among the sizes it offered (2 ... 1,024), and
+    # ipywidgets refused the value. The whole job is one domain: an all-reduce over it runs on
+    # the scale-up links, bus bandwidth below TPU v5p's 600 GB/s per direction.
+    from llmcost.present.widgets import collective_explorer
+
+    box = collective_explorer("TPU v5p", 2048)
+    _, group_w = box.children[0].children
+    assert group_w.value == 2048 and 2048 in group_w.options
+    text = _printed(capsys)
+    assert "all_reduce of 134 MB over 2048 ranks" in text
+    bus = float(re.search(r"bus bandwidth ([\d.,]+) GB/s", text).group(1).replace(",", ""))
+    assert 0 < bus < 600

@@ -156,6 +156,53 @@ def test_roofline_table_rows_and_links():
     assert overlap.dp_bandwidth(256, 8, 8, 450e9, 50e9) == (50e9, "network, 1 NIC(s) pooled")
 
 
+def test_pp_and_ep_rows_take_the_step_models_links():
+    # A review: notebook 04 said "network, 1 NIC" for PP and for the cross-domain EP row on TPU
+    # v5p, whose 8,960-chip ICI domain holds the whole plan, where the step model's NCCL model
+    # keeps that traffic on the scale-up links (comm._Figures: a send/recv pair shares a domain
+    # unless its stride reaches past it; an all-to-all spans domains only when its group does).
+    v5p = llmcost.load_accelerator("TPU v5p")
+    assert v5p.scaleup_domain_size == 8960 and v5p.scaleup_bytes_per_s_per_dir == 600e9
+    t = overlap.roofline_table("llama-2-70b", "TPU v5p", tokens_per_replica=16384,
+                               tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
+    # stages 4 · 256 = 1,024 chips apart, inside one 8,960-chip domain: W = 600 GB/s (TPU v5p
+    # ICI per direction, Google Cloud TPU v5p docs in data/accelerators.csv). By hand (Llama 2
+    # 70B layer: 8192·(8192 + 2·1024 + 8192) attention + 3·8192·28672 MLP = 8.556e8
+    # parameters; β = 2 bytes; C = 459 TFLOP/s BF16): L* = h·β·C / (2·P_l·W)
+    pl = 8192 * (8192 + 2 * 1024 + 8192) + 3 * 8192 * 28672
+    assert t.loc["PP", "link"] == "scale-up: the neighbouring stages in one domain"
+    assert t.loc["PP", "critical"] == pytest.approx(8192 * 2 * 459e12 / (2 * pl * 600e9),
+                                                    rel=1e-4)
+    moe = overlap.roofline_table("mixtral-8x7b", "TPU v5p", tokens_per_replica=16384,
+                                 tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    ep = moe[moe["kind"] == "EP"]
+    assert list(ep["link"]) == ["scale-up: the whole group in one domain"]
+    assert "network, 1 NIC" not in set(moe["link"])
+    # on an 8-GPU H100 board the same plan's stages are 64 GPUs apart and its EP group of 8 at
+    # stride 2 spans two boards: one NIC for PP, both links for EP (as before)
+    h = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
+                               tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    assert list(h.loc[h["kind"] == "EP", "link"]) == ["scale-up", "network, 1 NIC"]
+    assert h.set_index("kind").loc["PP", "link"] == "network, 1 NIC"
+    # CP 2 doubles the EP stride (ranks ordered TP, CP, EP): EP 4 at stride 2 fits one board,
+    # at stride 4 it spans two
+    for cp, n in ((1, 1), (2, 2)):
+        e = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
+                                   tokens_per_microbatch=4096, tp=2, pp=1, dp=8, ep=4, cp=cp)
+        assert (e["kind"] == "EP").sum() == n
+    # the links agree with the step model's send/recv: inside the domain, the pipeline send at
+    # stride tp·dp costs what a neighbour's does; past it, what a send across domains does
+    for name, tp, dp in (("TPU v5p", 4, 256), ("H100-SXM", 2, 2), ("H100-SXM", 2, 32)):
+        acc = llmcost.load_accelerator(name)
+        cl = llmcost.Cluster(acc, 16384 if name == "TPU v5p" else 1024)
+        near, far = (llmcost.comm.cluster_collective_time("send_recv", 1e9, 2, cl, stride=st)
+                     for st in (1, acc.scaleup_domain_size))
+        at = llmcost.comm.cluster_collective_time("send_recv", 1e9, 2, cl, stride=tp * dp)
+        _, link = overlap.pp_bandwidth(tp * dp, acc.scaleup_domain_size, 1.0, 0.1)
+        assert at == (near if link.startswith("scale-up") else far), (name, tp, dp)
+        assert near != far
+
+
 def test_mfu_arithmetic_is_the_division_of_the_step():
     spec = llmcost.load_model("llama-2-7b")
     cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 64)

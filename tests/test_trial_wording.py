@@ -293,3 +293,42 @@ def test_the_index_says_what_a_null_price_became(tmp_path):
     assert (f"<tr><td><code>price_usd_per_gpu_hour</code></td><td>null → ${price:,.2f}/GPU-h, "
             "the bill's (on_demand)</td><td>scenario</td></tr>") in page
     assert "<td>0.4 →" not in page  # a number the scenario gives is shown as it is
+
+
+def test_notebook_07_takeaway_computes_its_failure_figures():
+    # A review: notebook 07's first takeaway typed Llama 3's figures ("a 2,048-GPU job fails about
+    # once a day and a 16,384-GPU job every three hours") whatever the scenario; now it is
+    # computed for the scenario from the package's reliability functions. By hand for the
+    # notebook's default scenario (2,048 GPUs, Llama 3's 0.173 unexpected failures per GPU-year,
+    # 419 in 54 days on 16,384 H100s, arXiv:2407.21783 §3.3.4): M = 1 / (n·λ) =
+    # 365.25 × 86,400 s / (2,048 × 0.173) = 89,070 s = 24.7 h; P(no failure over the run) =
+    # exp(−failures) (the exponential clock, Kokolis et al. 2024).
+    import math
+    import sys
+    from pathlib import Path
+
+    import nbformat
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _inprocess import run_in_process
+
+    nb = Path(__file__).resolve().parents[1] / "notebooks" / "07_checkpoints.ipynb"
+    prose = " ".join(" ".join(c.source.split()) for c in nbformat.read(nb, as_version=4).cells
+                     if c.cell_type == "markdown")
+    for typed in ("once a day", "every three hours", "once every six years"):
+        assert typed not in prose, typed
+    shown = []
+    ns = {"__name__": "__main__",
+          "display": lambda *a, **k: shown.extend(getattr(x, "data", x) for x in a)}
+    run_in_process(nb, ns=ns)
+    said = [s for s in shown
+            if isinstance(s, str) and s.startswith("**Takeaway.** The job's MTBF")]
+    assert len(said) == 1, shown
+    mtbf_h = 365.25 * 86400 / (2048 * 0.173) / 3600
+    assert mtbf_h == pytest.approx(24.74, abs=0.01)
+    assert f"at the scenario's 0.173 failures per GPU-year, its 2,048-GPU job fails every " \
+           f"{mtbf_h:.3g} h" in said[0]
+    failures = float(re.search(r"h: ([\d.]+) unexpected failures", said[0]).group(1))
+    chance = float(re.search(r"a chance of ([\d.e+-]+) that the whole run", said[0]).group(1))
+    # both printed rounded (failures to ±0.05, the chance to two figures)
+    assert chance == pytest.approx(math.exp(-failures), rel=0.08)

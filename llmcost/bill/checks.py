@@ -165,15 +165,29 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
             f"`stack: {own[0]}` to price it on its own software.")
 
 
+def fp8_over_bf16(accelerator) -> float:
+    """r = peak(FP8) ÷ peak(BF16), the dense peaks of a catalogue accelerator
+    (data/accelerators.csv, its datasheet: H100-SXM 1,978.9 ÷ 989.4 TFLOP/s): an MFU on the FP8
+    peak times r is the same throughput on the BF16 peak, the basis published MFUs are on.
+
+    Raises
+    ------
+    ValueError
+        An accelerator not in the catalogue, or one without an FP8 peak (A100, TPU v5p).
+    TypeError
+        ``accelerator`` is not a name (None: a scenario without one)."""
+    gpu = load_accelerator(accelerator)
+    return gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+
+
 def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
     """dtype=fp8: the MFU is a fraction of the accelerator's dense FP8 peak, r = peak(FP8) ÷
-    peak(BF16) times its BF16 one (data/accelerators.csv); published MFUs are on the BF16 peak,
+    peak(BF16) times its BF16 one (``fp8_over_bf16``); published MFUs are on the BF16 peak,
     so a BF16 run's MFU carried over divides the cost by r. A predicted MFU is on the FP8 peak
     already (the step-time model prices FP8 GEMMs at it)."""
     try:
-        gpu = load_accelerator(accelerator)
-        r = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
-        peak = f"{gpu.name}'s dense FP8 peak, {r:.3g}× its BF16 one"
+        r = fp8_over_bf16(accelerator)
+        peak = f"{load_accelerator(accelerator).name}'s dense FP8 peak, {r:.3g}× its BF16 one"
     except (TypeError, ValueError):  # no accelerator, or none with an FP8 peak: said generically
         r, peak = None, "the dense FP8 peak"
     if mfu_predicted:
@@ -358,12 +372,11 @@ def _low_mfu_warning(mfu: float, values: dict) -> str | None:
     validation table (``accuracy.validation_table``, data/validation_mfu.csv: the lowest is
     Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), compared on the BF16
     basis the table's MFUs are on (an FP8 scenario's MFU, on the FP8 dense peak, times
-    peak(FP8) ÷ peak(BF16)), with a hint when it is below 1%, where a percentage typed as a
+    peak(FP8) ÷ peak(BF16), ``fp8_over_bf16``), with a hint when it is below 1%, where a percentage typed as a
     fraction (0.4 for 40%) is likelier than a run."""
     basis = 1.0
     if values.get("dtype") == "fp8" and "accelerator" in values:
-        gpu = load_accelerator(values["accelerator"])
-        basis = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+        basis = fp8_over_bf16(values["accelerator"])
     v = validation_table()
     i = v["reported_mfu"].idxmin()
     lowest, run = float(v.loc[i, "reported_mfu"]), str(v.loc[i, "run_id"])

@@ -34,6 +34,11 @@ the price, then ask what the figure leaves out.
     probably covers more than the final run (other phases, ablations, failed runs);
   - ``plausible`` otherwise.
 
+  A claim of money alone is judged on its cost (``_cost_only_verdict``): ``implausible`` below
+  the least its FLOPs can cost (at the matmul ceiling and the cheapest hour the catalogue knows
+  of the accelerator or, unpriced itself, of its hardware generation), else on the price it
+  needs; ``not judged`` when neither the accelerator nor its generation is priced.
+
 * Implied price = claimed USD ÷ claimed GPU-hours, against the catalogue's range for the pricing
   mode (``catalog.list_prices``; an accelerator without catalogue prices is compared with the
   first priced accelerator of its hardware generation, named).
@@ -104,7 +109,10 @@ LOW_SHARE = 0.5
 HOURS_TOLERANCE = 0.05
 #: The phase the training tokens refer to, when a claim is split by phase.
 PRETRAINING = "pre-training"
-VERDICTS = ("implausible", "optimistic", "low", "plausible")
+#: ``not judged``: a claim of money alone (no hours, no MFU) on an accelerator the catalogue
+#: prices neither itself nor by its generation (``cheapest_price``): its cost is all it states
+#: and nothing prices it, so it is neither plausible nor implausible (``_cost_only_verdict``).
+VERDICTS = ("implausible", "optimistic", "low", "plausible", "not judged")
 
 
 def _positive(name, v, integer=False):
@@ -794,7 +802,8 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
         else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
         else j.price["median"]
     return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
-                     c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra)
+                     c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra,
+                     tuple(j.phases))
 
 
 def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
@@ -951,11 +960,37 @@ def usd_rate(usd_per_gpu_hour: float) -> str:
 
 def cheapest_price(accelerator) -> tuple:
     """``(USD per accelerator-hour, source)``: the least the catalogue knows an hour of
-    ``accelerator`` to cost, the lowest current listed price of any pricing mode
-    (``catalog.list_prices(current_only=True)``: on-demand, reserved or spot, rows listed as not
-    available included) or, if lower, the owned amortisation (``pricing.owned_usd_per_gpu_hour``,
-    Cottier et al. 2024; H100-SXM only); ``(None, reason)`` when the catalogue lists no current
-    price of that accelerator itself (another accelerator's price is no floor for it)."""
+    ``accelerator`` to cost (``own_cheapest_price``) or, when it lists no price of that
+    accelerator itself, the least it knows an hour of any accelerator of the same hardware
+    generation to cost (``core.stacks.generation``: the same die, e.g. H800, H200 and H100-SXM
+    are Hopper GH100 parts; the cheapest of them, named), on a stated assumption: an hour of one
+    die costs no less than the cheapest hour of its siblings (the same silicon, the same
+    buyers); ``(None, reason)`` when neither the accelerator nor its generation is priced
+    (another generation is another die at another price: no floor for it)."""
+    acc = as_accelerator(accelerator)
+    own = own_cheapest_price(acc)
+    if own[0] is not None:
+        return own
+    gen = generation(acc.name)
+    kin = [cheapest for other in list_accelerators()["name"]
+           if other != acc.name and generation(other) == gen
+           and (cheapest := own_cheapest_price(load_accelerator(other)))[0] is not None]
+    if not kin:
+        return None, (f"the catalogue lists no current price of {acc.name} (data/prices.csv) "
+                      + (f"or of any other {gen} accelerator" if gen != acc.name else
+                         "and no other accelerator is of its generation (another generation is "
+                         "another die at another price, no floor for it)"))
+    x, src = min(kin, key=lambda k: k[0])
+    return x, (f"{acc.name} has no current price of its own; the cheapest hour of its "
+               f"generation ({gen}, one die) is {src}")
+
+
+def own_cheapest_price(accelerator) -> tuple:
+    """``(USD per accelerator-hour, source)`` of ``accelerator`` itself: the lowest current
+    listed price of any pricing mode (``catalog.list_prices(current_only=True)``: on-demand,
+    reserved or spot, rows listed as not available included) or, if lower, the owned
+    amortisation (``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024; H100-SXM only);
+    ``(None, reason)`` when the catalogue lists no current price of it."""
     acc = as_accelerator(accelerator)
     df = list_prices(acc.name, current_only=True)
     if df.empty:
@@ -977,8 +1012,8 @@ def cheapest_price(accelerator) -> tuple:
 
 def _cost_floor(j: _Judging) -> tuple:
     """``(USD, sentence)``: the least the claim's FLOPs can cost, every hour at the accelerator's
-    matmul ceiling and the cheapest price the catalogue knows for it (``cheapest_price``), no
-    hour lost (goodput 1):
+    matmul ceiling and the cheapest price the catalogue knows for it or, unpriced itself, for its
+    hardware generation (``cheapest_price``), no hour lost (goodput 1):
 
     .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
               \\cdot p_\\text{min}
@@ -1005,11 +1040,14 @@ def _cost_floor(j: _Judging) -> tuple:
 
 def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
-    and the cheapest catalogue price of the accelerator), ``implausible`` below it; then the
-    price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from
-    ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it is below the
-    catalogue's lowest price, ``low`` if even at the low end above the highest, else
-    ``plausible``. A floor that cannot be priced is said, and the verdict is the price's."""
+    and the cheapest catalogue price of the accelerator or of its generation), ``implausible``
+    below it; then the price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) /
+    goodput`` for m from ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it
+    is below the catalogue's lowest price, ``low`` if even at the low end above the highest,
+    else ``plausible``. A floor that cannot be priced (neither the accelerator nor its
+    generation in data/prices.csv): ``not judged``, the price it needs said, since a cost is all
+    the claim states and nothing prices it (a user reading "plausible" would take the cost as
+    checked)."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
@@ -1018,7 +1056,14 @@ def _cost_only_verdict(j: _Judging) -> None:
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
           f"{h_at[m_hi]:,.0f} GPU-h)")
-    if j.floor is not None and c.usd < j.floor:
+    if j.floor is None:
+        j.verdict = "not judged"
+        j.reason = (f"cost-only claim: its cost cannot be judged: "
+                    f"{j.floor_source.removeprefix('the least its FLOPs can cost is not priced: ')}"
+                    f"; it needs {at}, a price the catalogue has nothing to compare with; the "
+                    "claim's hours, if given, would be judged by their utilisation instead")
+        return
+    if c.usd < j.floor:
         j.verdict = "implausible"
         j.reason = (f"cost-only claim: the claimed ${c.usd:,.0f} is below the least its FLOPs "
                     f"can cost: {j.floor_source.removeprefix('the least its FLOPs can cost is ')}"
@@ -1026,8 +1071,10 @@ def _cost_only_verdict(j: _Judging) -> None:
                     f"steady-state MFU, {m_hi:.1%} of the BF16 peak")
         return
     if pr["n"] == 0:
-        j.verdict, j.reason = "plausible", (f"cost-only claim: it needs {at}; "
-                                            f"{pr['source']}, so the price is not judged")
+        j.verdict, j.reason = "plausible", (
+            f"cost-only claim: it needs {at}; {pr['source']}, so the price is not judged; "
+            f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can cost: "
+            f"{j.floor_source.removeprefix('the least its FLOPs can cost is ')}")
     elif j.needed[1] < pr["low"]:
         j.verdict = "optimistic"
         j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
@@ -1041,8 +1088,6 @@ def _cost_only_verdict(j: _Judging) -> None:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
                     f"range ${pr['low']:.2f}–${pr['high']:.2f}")
-    if j.floor is None:
-        j.reason += f"; {j.floor_source}, so its cost alone cannot make it implausible"
 
 
 def _price_verdict(j: _Judging) -> tuple:
@@ -1101,8 +1146,20 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
 
 
 #: Ledger line keys that the claimed GPU-hours already are (the final pre-training run and its
-#: failures/restarts: a claim's GPU-hours are paid hours), so not "left out".
-_FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
+#: failures/restarts: a claim's GPU-hours are paid hours), so not "left out". A scenario's
+#: other pre-training phase (``compute.pretraining.<name>``) is in the claim only when the
+#: claim's ``phases`` name it (``final_run_line``); else it is a line the claim leaves out.
+_FINAL_RUN_KEYS = ("compute.pretraining.main", "compute.failures")
+#: The ledger's key of a scenario's pre-training phase line, before the phase's name.
+PHASE_LINE_PREFIX = "compute.pretraining."
+
+
+def final_run_line(key: str, claimed_phases=()) -> bool:
+    """Whether the bill's line ``key`` is in a claim's GPU-hours: the main run and its failures
+    always (a claim's hours are paid hours), a pre-training phase line
+    (``PHASE_LINE_PREFIX`` + name) when ``claimed_phases`` holds its name."""
+    return key in _FINAL_RUN_KEYS or (key.startswith(PHASE_LINE_PREFIX)
+                                      and key[len(PHASE_LINE_PREFIX):] in claimed_phases)
 
 
 #: Monte Carlo draws for the range of the left-out lines (``ledger.simulate_ledger``).
@@ -1110,11 +1167,15 @@ LEFT_OUT_SAMPLES = 20_000
 
 
 #: The scenario keys of the bill's lines outside the final run, which ``check_claim`` prices
-#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', and
+#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints', the
+#: failure rates' (``fail_``: the final run's paid hours, which the exploratory line scales), and
 #: the serving set-up and request shape (``serve_``, ``inference_``) that the RL rollouts, the
 #: synthetic-data and the benchmark lines are served with (``ledger.build_ledger``: e.g. the RL
 #: rollouts hold ``serve_weight_dtype`` weights).
-LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_")
+LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_", "serve_", "inference_", "fail_")
+#: Whole scenario keys the lines outside the final run read besides those prefixes: the extra
+#: pre-training ``phases`` (the exploratory line is a multiple of the final run with them).
+LEFT_OUT_KEYS = ("phases",)
 
 
 def _left_out_keys(keys, bill_keys=None) -> tuple:
@@ -1122,7 +1183,7 @@ def _left_out_keys(keys, bill_keys=None) -> tuple:
     (a scenario's own) and ``bill_keys`` (values its bill derived, e.g. the checkpoint storage
     bandwidth ``ledger.provisioned_storage`` sized: priced, not named): each a dict of scenario
     keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``, ``serve_*``,
-    ``inference_*``; a range is drawn with
+    ``inference_*``, ``fail_*``) or in ``LEFT_OUT_KEYS`` (``phases``; a range is drawn with
     the rest; the claim's own run figures are kept), a key in one only. A pilot's
     ``ledger_pilot_*`` keys calibrate the run's MFU, which the claim states: refused;
     ``ValueError`` naming any other key."""
@@ -1142,22 +1203,24 @@ def _left_out_dict(name: str, keys) -> dict:
     if not isinstance(keys, Mapping):
         raise ValueError(f"{name}={keys!r} must be a mapping of scenario keys to values")
     for k in keys:
-        if not isinstance(k, str) or not k.startswith(LEFT_OUT_KEY_PREFIXES) \
-                or k.startswith("ledger_pilot"):
+        if not isinstance(k, str) or not (k.startswith(LEFT_OUT_KEY_PREFIXES)
+                                          or k in LEFT_OUT_KEYS) or k.startswith("ledger_pilot"):
             raise ValueError(f"{name}: {k!r} is not a key of the lines a claim leaves out "
-                             f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}; not a pilot's)")
+                             f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}, or "
+                             f"{', '.join(LEFT_OUT_KEYS)}; not a pilot's)")
     return dict(keys)
 
 
 def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, ledger_model=None,
-              extra=None):
+              extra=None, claimed_phases=()):
     """Lines of the bill outside the final pre-training run, priced with ``extra`` (a
     scenario's keys of those lines, ``_left_out_keys``; its ranges drawn) over the ledger's
     defaults, and their range: the claim's own MFU and price are fixed (they are the claim); the
     uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
     (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
-    ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
-    range source)."""
+    ``ledger.simulate_ledger``. A line is the claim's, not left out, when ``final_run_line``
+    says so (the main run, its failures, the phases named in ``claimed_phases``). Returns (rows,
+    priced total USD, (P10, P50, P90) of the total, range source)."""
     why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
            f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
            "cannot price a run at it" if mfu > 1 else
@@ -1176,7 +1239,7 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
             "ckpt_storage_bytes_per_s": (extra or {}).get(
                 "ckpt_storage_bytes_per_s", float(rel.job_storage_bytes_per_s(int(n_gpus))))}
     ledger = build_ledger(point_scenario(scen))
-    keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
+    keep = [ln for ln in ledger.lines if not final_run_line(ln.key, claimed_phases)]
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()
               if k == "ledger_exploratory_fraction" and k not in scen}
     draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),

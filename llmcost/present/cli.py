@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
-from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
+from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
@@ -918,11 +918,13 @@ def _check_parser(sub) -> None:
         description="Check a claim such as 'trained on 2,048 H800s for two months for $5.6M' "
         "(llmcost.claims.check_claim): total FLOPs (6ND and the MFU basis), the utilisation the "
         "claim implies against the dense peak of its dtype and of BF16, a verdict (implausible / "
-        "optimistic / low / plausible) compared like with like (goodput backed out first), the "
-        "implied price against the catalogue, and what the figure leaves out priced from the "
-        "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
-        "a scenario file (flags override) and prints that file's warnings as estimate prints "
-        "them. Give any of --gpu-hours, --days with --n-gpus, "
+        "optimistic / low / plausible; not judged: a cost alone on an accelerator the catalogue "
+        "prices neither itself nor by its generation) compared like with like (goodput backed "
+        "out first), the implied price against the catalogue, and what the figure leaves out "
+        "priced from the ledger's defaults. Run flags are named as the scenario keys; --scenario "
+        "reads them from a scenario file (flags override), judges the run its bill prices (the "
+        "main run and its phases, as estimate bills them) and prints that file's warnings as "
+        "estimate prints them. Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
 
@@ -970,7 +972,7 @@ def _check(args) -> int:
             # the lines the claim leaves out are the scenario's where it gives them, as the
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
-                         if k.startswith(LEFT_OUT_KEY_PREFIXES)
+                         if (k.startswith(LEFT_OUT_KEY_PREFIXES) or k in LEFT_OUT_KEYS)
                          and not k.startswith("ledger_pilot")
                          and (k in sc or f"_{k}_chosen" in planned.scenario)}
             # a key the report chose is priced but not named as the scenario's own
@@ -1018,6 +1020,10 @@ def _check(args) -> int:
                                    if args.scenario else {}, claim, phases)
         if predicted:  # the claim is the run at the step-time model's MFU, as the report's
             run["mfu"] = predicted["value"]
+        billed = _bill_phases(args, sc, ledger, claim, phases) if args.scenario else {}
+        if billed:  # the scenario's run as its bill counts it: the main run and its phases
+            phases = billed
+            run.pop("mfu", None)  # the hours are the bill's, at its MFU: no claim to compare
         judging = True  # from here an error names the claim's keys: said as flags below
         c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
@@ -1053,12 +1059,16 @@ def _check(args) -> int:
                 "verdict compares the model's own estimate with published runs, not a figure "
                 "anyone claimed (a 'low' or 'optimistic' verdict says how the estimate sits "
                 "among them)")
+    hours_from = (f"hours: the scenario's run as `llmcost estimate` bills it, its main run at "
+                  f"MFU {bill['mfu']:.1%} and its phases, each paid (ideal ÷ its goodput, the "
+                  f"main run's {bill['goodput']:.1%})") if billed else ""
     if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {}),
+                          **({"hours_from": hours_from} if hours_from else {}),
                           **({"warnings": warned} if args.scenario else {})},
                          indent=1, default=str))
     else:  # the prose wrapped to the terminal, as estimate's; its warnings as estimate's
-        print(wrap_prose((said + "\n" if said else "") + c.describe()))
+        print(wrap_prose("".join(x + "\n" for x in (said, hours_from) if x) + c.describe()))
         warned = [w for w in warned if w not in c.notes]  # one sentence said once
         if warned:
             print("\nthe scenario file's warnings (as llmcost estimate prints them):")
@@ -1083,6 +1093,28 @@ def _check_flags_named(msg: str, args) -> str:
         word = rf"(?<![\w-]){key}\b" if "_" in key else rf"(?<![\w-]){key}(?==)"
         msg = re.sub(word, "--" + key.replace("_", "-"), msg)
     return msg
+
+
+def _bill_phases(args, sc: dict, ledger, claim: dict, phases: dict) -> dict:
+    """The GPU-hours by phase of a scenario with ``phases``, as its bill (``llmcost estimate``)
+    counts them, for ``llmcost check --scenario`` to judge the run the file states:
+    ``{"pre-training": main run's paid hours, <phase>: that phase's paid hours, ...}``, the main
+    run's paid hours its ``compute.pretraining.main`` and ``compute.failures`` lines (ideal
+    hours ÷ goodput), a phase's its ``compute.pretraining.<name>`` line, each ÷ the bill's
+    GPU-hour rate (the main line's dollars ÷ its ideal hours). {} when the claim gives hours of
+    its own (--gpu-hours, --days, --usd, --phase, --train-flops) or a flag changes the run the
+    bill priced (a run key: the phases' hours belong to the file's run), or when a phase's name
+    is "pre-training" or repeated (its line cannot be told apart): its lines are then listed as
+    left out of the claim."""
+    names = [ph["name"] for ph in sc.get("phases") or []]
+    if not names or phases or claim or any(getattr(args, k) is not None
+                                           for k in _CHECK_RUN_KEYS) \
+            or "pre-training" in names or len(set(names)) < len(names):
+        return {}
+    usd = {ln.key: float(ln.usd) for ln in ledger.lines}
+    rate = usd["compute.pretraining.main"] / ledger.figures["main_ideal_gpu_hours"]
+    return {"pre-training": (usd["compute.pretraining.main"] + usd["compute.failures"]) / rate,
+            **{n: usd[PHASE_LINE_PREFIX + n] / rate for n in names}}
 
 
 def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:

@@ -538,7 +538,9 @@ def collective_explorer(accelerator: str, n_gpus: int):
 
     cluster = Cluster(load_accelerator(accelerator), n_gpus)
     dom = int(cluster.scaleup_domain_size)
-    sizes = sorted({n for n in (2, 4, 8, 16, 64, 256, 1024, dom) if n <= n_gpus})
+    # the default, one domain or the whole cluster if smaller (TPU v5p: 8,960 chips), among them
+    sizes = sorted({n for n in (2, 4, 8, 16, 64, 256, 1024, dom) if n <= n_gpus}
+                   | {min(dom, n_gpus)})
     op_w = w.Dropdown(options=["all_reduce", "all_gather", "reduce_scatter", "all_to_all"],
                       value="all_reduce", description="collective")
     size_w = w.FloatLogSlider(value=2 ** 27, base=2, min=10, max=34, step=1,

@@ -380,16 +380,50 @@ def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float) -> t
     return min(float(up), float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"
 
 
+def pp_bandwidth(stride: int, domain_size: int, up: float, out: float) -> tuple:
+    """The per-direction bandwidth W of a pipeline send between neighbouring stages ``stride``
+    ranks apart (ranks ordered TP, CP, DP, PP: stride = tp·cp·dp) on scale-up domains of
+    ``domain_size``, and its link in words, as the step model's NCCL model takes it
+    (``comm._Figures.time``, ``send_recv``: the pair shares a domain unless the stride reaches
+    past it)::
+
+        W = B_up     when stride < domain (both stages in one domain),
+        W = B_out    otherwise (one NIC: a send/recv pair cannot pool the domain's NICs).
+
+    Returns ``(W, link)``."""
+    if int(stride) < int(domain_size):
+        return float(up), "scale-up: the neighbouring stages in one domain"
+    return float(out), "network, 1 NIC"
+
+
+def ep_bandwidths(ep: int, stride: int, domain_size: int, up: float, out: float) -> list:
+    """The links of an expert-parallel group of ``ep`` ranks ``stride`` apart (ranks ordered
+    TP, CP, EP: stride = tp·cp) on scale-up domains of ``domain_size``, as the step model's
+    all-to-all takes them (``comm._Figures.a2a``: the group spans domains when it has more
+    members than one domain holds, ``comm.group_layout``): ``[(B_up, "scale-up: the whole
+    group in one domain")]`` when it does not; else both of its links, ``[(B_up, "scale-up"),
+    (B_out, "network, 1 NIC")]`` (its copies inside a domain ride the scale-up links, the rest
+    one NIC each: an all-to-all cannot pool NICs)."""
+    _, domains = group_layout(ep, stride, domain_size)
+    if int(domains) == 1:
+        return [(float(up), "scale-up: the whole group in one domain")]
+    return [(float(up), "scale-up"), (float(out), "network, 1 NIC")]
+
+
 def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microbatch, tp=8,
-                   pp=1, dp=64, ep=8, cp_tokens_per_rank=None, grad_bytes=4.0,
+                   pp=1, dp=64, ep=8, cp=1, grad_bytes=4.0,
                    in_network: bool = False, achieved: bool = False) -> pd.DataFrame:
-    """Every parallelism kind's roofline for one model on one accelerator, over the link it
-    usually takes: TP, EP and CP inside the scale-up domain, PP over one NIC, DP and FSDP over
-    the network with the NICs of the group's k members per domain pooled, ``W = min(B_up,
-    k·B_out)`` (``llmcost.comm``; ranks ordered TP innermost, so k = domain ÷ tp), or over the
-    scale-up links when the whole group is inside one domain (``dp_bandwidth``). EP is shown
-    both inside the domain and across it (an all-to-all cannot pool NICs). Kinds whose degree
-    is 1 are left out.
+    """Every parallelism kind's roofline for one model on one accelerator, over the link the
+    plan's group takes in the step model's NCCL model (``llmcost.comm``; ranks ordered TP, CP,
+    EP/DP, PP): TP and CP inside the scale-up domain; DP and FSDP (``dp`` the data-parallel
+    group, CP included) over the network with the NICs of the group's k members per domain
+    pooled, ``W = min(B_up, k·B_out)`` (k = domain ÷ tp), or over the scale-up links when the
+    whole group is inside one domain (``dp_bandwidth``); PP over the scale-up links when its
+    neighbouring stages, ``tp·dp`` ranks apart, share a domain, else one NIC
+    (``pp_bandwidth``); EP (its group ``tp·cp`` ranks apart) inside the domain when the whole
+    group is, else both inside it and across it (``ep_bandwidths``). ``cp`` (the CP degree)
+    sets only EP's stride; CP's rows use ``tokens_per_microbatch``, the tokens each rank holds.
+    Kinds whose degree is 1 are left out.
 
     ``C`` is the dense BF16 peak and ``W`` the per-direction datasheet bandwidth; with
     ``achieved`` both are scaled by the measured fractions of ``data/efficiency.csv`` (matmul
@@ -418,15 +452,14 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
         rows.append((tp_roofline(pl, h, tp, c, up, in_network=in_network), "scale-up",
                      "tp_roofline"))
     if pp > 1:
-        rows.append((pp_roofline(pl, h, d["n_layers"] / pp, c, out, tp=tp), "network, 1 NIC",
+        w_pp, pp_link = pp_bandwidth(tp * dp, acc.scaleup_domain_size, up, out)
+        rows.append((pp_roofline(pl, h, d["n_layers"] / pp, c, w_pp, tp=tp), pp_link,
                      "pp_roofline"))
     if d["d_ff_expert"] and ep > 1:
-        rows.append((ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, up), "scale-up",
-                     "ep_roofline"))
-        rows.append((ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, out), "network, 1 NIC",
-                     "ep_roofline"))
-    cp_tok = tokens_per_microbatch if cp_tokens_per_rank is None else cp_tokens_per_rank
-    rows.append((cp_roofline(h, d["kv_width"], cp_tok, c, up), "scale-up", "cp_roofline"))
+        rows += [(ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, w), link, "ep_roofline")
+                 for w, link in ep_bandwidths(ep, tp * cp, acc.scaleup_domain_size, up, out)]
+    rows.append((cp_roofline(h, d["kv_width"], tokens_per_microbatch, c, up), "scale-up",
+                 "cp_roofline"))
     out_rows = []
     for r, link, fn in rows:
         out_rows.append({"kind": r.kind, "link": link, "controls": r.controls,
@@ -547,8 +580,9 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     """Compute ÷ communication ratio of each kind against the quantity it is controlled by, for
     a figure (``plots.comm_rooflines``): DP against tokens per replica, FSDP against tokens per
     micro-batch, TP against its degree, PP against layers per stage, EP against the expert width
-    (``moe_model``'s dims when ``model`` is dense), CP against tokens per rank; each over the
-    scale-up links and over the network where both occur (the links of ``roofline_table``).
+    (``moe_model``'s dims when ``model`` is dense), CP against tokens per rank; TP, EP and CP
+    over the scale-up links and over one NIC, DP, FSDP and PP over the link the plan's group
+    takes (``dp_bandwidth``, ``pp_bandwidth``: the links of ``roofline_table``).
     Columns: ``kind``, ``link``, ``x``, ``ratio``, ``xlabel``, ``model``.
     """
     d = model_dims(model)
@@ -578,8 +612,9 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
             ("CP", link, tc, overlap_ratio(cp_roofline(h, d["kv_width"], tc, c, w)),
              "tokens per CP rank", d["name"]),
         ]
-    curves.append(("PP", "network (1 NIC)", ls, overlap_ratio(pp_roofline(pl, h, ls, c, out,
-                                                                         tp=tp)),
+    w_pp, pp_link = pp_bandwidth(tp * dp, acc.scaleup_domain_size, up, out)
+    curves.append(("PP", "scale-up" if pp_link.startswith("scale-up") else "network (1 NIC)",
+                   ls, overlap_ratio(pp_roofline(pl, h, ls, c, w_pp, tp=tp)),
                    "layers per pipeline stage", d["name"]))
     frames = [pd.DataFrame({"kind": k, "link": link, "x": x, "ratio": r, "xlabel": xl,
                             "model": name}) for k, link, x, r, xl, name in curves]

@@ -309,7 +309,7 @@ tok_mb = plan.micro_batch_size * p["seq_len"] // plan.cp   # tokens per GPU and 
 roof = overlap.roofline_table(
     spec, gpu, tokens_per_replica=p["global_batch_tokens"] // (plan.dp * plan.cp),
     tokens_per_microbatch=tok_mb, tp=plan.tp, pp=plan.pp, dp=plan.dp * plan.cp, ep=plan.ep,
-    grad_bytes=llmcost.memory.get_recipe(p["optimizer_recipe"]).grads_bytes)
+    cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(p["optimizer_recipe"]).grads_bytes)
 up, out = (overlap.ridge(gpu.peak_flops_per_s(), w) for w in (
     gpu.scaleup_bytes_per_s_per_dir, gpu.scaleout_bytes_per_s_per_dir))
 print(f"{gpu.name}: ridge C/W {up:,.0f} FLOPs/byte over the scale-up links, {out:,.0f} over one NIC")
