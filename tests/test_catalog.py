@@ -162,3 +162,16 @@ def test_cluster_defaults_and_errors():
         llmcost.Cluster(llmcost.load_accelerator("MI325X"), 8)
     with pytest.raises(ValueError, match="scaleup_bytes_per_s_per_dir=0"):
         llmcost.Cluster(acc, 8, scaleup_bytes_per_s_per_dir=0)
+
+
+def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
+    """data/prices.csv holds GCP's TPU v5p committed-use rates, $2.94 per chip-hour for 1 year
+    and $1.89 for 3 years (Google Cloud TPU pricing, the rows' source). The median of both,
+    $2.415, is a price no buyer pays; the catalogue's reserved price is the provider's shortest
+    published commitment, $2.94 (TPU v5e: $0.84, not the midpoint of $0.84 and $0.54)."""
+    from llmcost.core.catalog import catalogue_price
+    price, where = catalogue_price("TPU v5p", "reserved")
+    assert price == 2.94 and "median of 1 current reserved" in where and "$1.89" not in where
+    assert catalogue_price("TPU v5e", "reserved")[0] == 0.84
+    # a mode with one row per provider is unchanged: H100 on demand, the median of 5 providers
+    assert catalogue_price("H100-SXM", "on_demand")[1].startswith("median of 5 current")

@@ -404,7 +404,12 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
     """The median current catalogue price for an accelerator and pricing mode, with provenance.
 
     Prices differ several-fold between providers (hyperscaler list prices vs GPU clouds), so the
-    median is only a starting point; a scenario should state its own dated price.
+    median is only a starting point; a scenario should state its own dated price. The median is
+    over providers: a provider publishing reserved rates for several terms counts once, at its
+    shortest published term (``min_term_days``; a row without one counts as the shortest), the
+    commitment a buyer of "reserved" capacity makes at least. E.g. TPU v5p on GCP: $2.94 per
+    chip-hour with a 1-year committed-use discount, $1.89 with a 3-year one; the reserved price
+    is $2.94, not their midpoint $2.415, which no buyer pays.
 
     Returns
     -------
@@ -425,7 +430,7 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
 def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
     """``catalogue_price`` for a catalogue accelerator's name and a pricing mode, computed once
     per process (the price catalogue is read once, ``_prices``)."""
-    df = list_prices(accelerator, pricing, current_only=True)
+    df = _one_term_per_provider(list_prices(accelerator, pricing, current_only=True))
     if df.empty:
         have = [m for m in PRICING_MODES if m != pricing and m != "owned"
                 and not list_prices(accelerator, m, current_only=True).empty]
@@ -439,6 +444,18 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
                       + ("" if r.available else " (listed, not available)")
                       for r in df.itertuples())
     return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
+
+
+def _one_term_per_provider(df: pd.DataFrame) -> pd.DataFrame:
+    """Price rows with each provider's rows of the same pricing mode cut to its shortest
+    published term (``min_term_days``; a row without one sorts first), order kept
+    (``catalogue_price``)."""
+    if "min_term_days" not in df or df.empty:
+        return df
+    term = pd.to_numeric(df["min_term_days"].replace("", None), errors="coerce")
+    keep = (df.assign(_term=term.fillna(-1.0)).sort_values("_term", kind="stable")
+            .drop_duplicates(["provider", "pricing"]).index)
+    return df.loc[sorted(keep)]
 
 
 #: How a current catalogue price whose ``available`` column is false is said.

@@ -1530,8 +1530,10 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
 
     Without a spare, a hardware failure waits ``replace_s`` for the scheduler to find and bring
     up a replacement node (part of the restart R); with one, that wait goes: R_spare = R −
-    h·replace_s, h the share of failures that need a new node (Llama 3 Table 5: hardware 321 of
-    419 = 76.6%). Spares are paid while idle, so the cost per kept GPU-hour is
+    h·replace_s, h the share of failures that need a new node (Llama 3, arXiv:2407.21783, §3.3.4:
+    the rows of Table 5 its caption counts as confirmed or suspected hardware issues, GPU, host
+    and unplanned host maintenance, add up to 321 of the 419 unexpected interruptions, 76.6%;
+    the caption rounds it to "about 78%"). Spares are paid while idle, so the cost per kept GPU-hour is
     (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares covers the
     failures until repaired nodes return; that the pool never runs dry is assumed here.
 
