@@ -298,16 +298,26 @@ plots.step_breakdown(compare);
 # Every second of the step is paid for; only the model FLOPs executed at peak speed count in the
 # MFU. The rest is the price of running kernels below peak, of recomputing, of waiting for
 # messages, of the pipeline and of the optimizer. **50% utilisation means paying for twice the
-# compute you get.** For the scenario's training run:
+# compute you get.** For the scenario's training run at the predicted MFU, beside the MFU
+# the bill uses (the scenario's, or with `mfu: predict` the band's central estimate):
 
 # %%
 # NBVAL_CHECK_OUTPUT
 budget = step.time_budget(b)
 run_s = p["train_tokens"] / b.tokens_per_s
 gpu_h = run_s * p["n_gpus"] / 3600
-print(f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s: {run_s / 86400:.1f} "
-      f"days on {p['n_gpus']:,} GPUs, {llmcost.fmt_count(gpu_h, 3)} GPU-hours, "
-      f"{llmcost.fmt_usd(gpu_h * price)} at ${price:.2f}/GPU-h ({price_source})")
+bill = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
+                            seq_len=p["seq_len"], dtype=p["dtype"])  # notebook 01's, the bill's
+print(f"at the predicted MFU {b.mfu:.1%}: {p['train_tokens']:.3g} tokens at "
+      f"{b.tokens_per_s:,.0f} tokens/s, {run_s / 86400:.1f} days on {p['n_gpus']:,} GPUs, "
+      f"{llmcost.fmt_count(gpu_h, 3)} GPU-hours, {llmcost.fmt_usd(gpu_h * price)} at "
+      f"${price:.2f}/GPU-h ({price_source})")
+print(f"the bill (notebook 00 and every other page) uses MFU {p['mfu']:.1%}: "
+      f"{bill['wall_clock_days']:.1f} days, {llmcost.fmt_count(bill['gpu_hours'], 3)} GPU-hours, "
+      f"{llmcost.fmt_usd(bill['compute_cost_usd'])} before failures (notebook 01)")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
       f"{1 / b.mfu:.2f}× the compute the model needs")
 lost = budget.iloc[1:].sort_values("share", ascending=False)
