@@ -992,31 +992,41 @@ def hardware_change(before: str, after: str) -> str:
             "capacity to find")
 
 
-def _move_price_words(s: dict, after: dict) -> tuple:
-    """(name suffix, assumption) of ``move_to``'s price basis. Before: the scenario's own price,
-    or the catalogue median of its pricing mode; when that catalogue price is flagged as above
-    every current on-demand price (``checks.catalogue_price_warning``: often short-term
-    prepaid blocks), the move's saving rests on the flagged price, so the name says so and the
-    assumption adds the saving with both accelerators at their catalogue on-demand medians (a
-    like-for-like comparison)."""
+def _move_price_words(s: dict, target: str) -> tuple:
+    """(name suffix, assumption, price) of ``move_to``'s price basis. Before: the scenario's own
+    price, or the catalogue median of its pricing mode (price None: the target at its catalogue
+    median for the same mode). When that catalogue price is flagged as above every current
+    on-demand price (``checks.catalogue_price_warning``: often short-term prepaid blocks), a move
+    priced at the other accelerator's median of the same mode would compare a flagged price
+    with an ordinary one (a trial: B200 reserved at AWS's Capacity Block $14.21 against H100's
+    reserved $2.72 headlined "move to H100-SXM saves 59%", while at both on-demand medians the
+    move costs more). The target is then priced like for like, at the same premium over its
+    on-demand median as the scenario's price over its own:
+
+        price(target) = on-demand median(target) × price(scenario) ÷ on-demand median(scenario)
+
+    and the name says so. Without an on-demand median for either, the flagged basis is kept
+    and said."""
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
-        return "", f"; before: the scenario's own price for {acc}"
+        return "", f"; before: the scenario's own price for {acc}", None
     if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
-        return "", f"; before: {acc} on the same basis"
+        return "", f"; before: {acc} on the same basis", None
     price = catalogue_price(acc, _get(s, "pricing"))[0]
-    suffix = (f" (against {acc}'s catalogue {_get(s, 'pricing')} price ${price:.2f}/GPU-h, "
-              "flagged above its on-demand prices")
+    flagged = (f" (against {acc}'s catalogue {_get(s, 'pricing')} price ${price:.2f}/GPU-h, "
+               "flagged above its on-demand prices")
     try:
-        od = {"pricing": "on_demand", "price_usd_per_gpu_hour": None}
-        like = bill({**s, **od}).total_usd - bill({**after, **od}).total_usd
-    except (ScenarioError, ValueError):  # no on-demand catalogue price for one of the two
-        return suffix + ")", f"; before: {acc} at a flagged catalogue price"
-    said = f"saves {fmt_usd(like)}" if like >= 0 else f"costs {fmt_usd(-like)} more"
-    return (suffix + f"; at both on-demand medians it {said})",
-            f"; before: {acc} at a flagged catalogue price; at both on-demand catalogue medians "
-            f"the move {said}")
+        od_here, od_there = (catalogue_price(a, "on_demand")[0] for a in (acc, target))
+    except ValueError:  # no on-demand catalogue price for one of the two
+        return flagged + ")", f"; before: {acc} at a flagged catalogue price", None
+    premium = price / od_here
+    like = od_there * premium
+    return (flagged + f"; {target} priced like for like at ${like:.2f}/GPU-h, its on-demand "
+            f"median × the same {premium:.2f}× premium)",
+            f"; before: {acc} at a flagged catalogue price; after: {target}'s on-demand median "
+            f"${od_there:.2f} × {price:.2f} ÷ {od_here:.2f} ({acc}'s flagged price over its "
+            "on-demand median)", like)
 
 
 def move_to(s: dict, accelerator: str) -> Change:
@@ -1045,7 +1055,10 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**theirs, "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate)")
-    suffix, before = _move_price_words(s, after)
+    suffix, before, like = _move_price_words(s, name)
+    if like is not None:  # the flagged price's premium carried over (``_move_price_words``)
+        after = {**after, "price_usd_per_gpu_hour": like}
+        where = "like for like with the scenario's flagged price"
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
