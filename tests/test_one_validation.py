@@ -453,3 +453,31 @@ def test_people_without_months_and_no_project_length_are_warned(tmp_path):
                   "ledger_people: [{role: research, fte: 10, months: 12}]"):
         b = estimate_ledger(_yaml(tmp_path, base + extra, name="q.yaml"))
         assert not any(x.startswith("ledger_people:") for x in b.warnings), extra
+
+
+def test_asynchronous_checkpoints_that_keep_the_storage_busy_are_warned(tmp_path):
+    # A new-user trial: with ckpt_async the bill checkpointed every 52 s, each write 52 s long:
+    # the storage wrote checkpoints all the time (notebook 07 said so; the bill did not). By
+    # hand for BASE (as above): B = N × 14 B + 64 MB, w = B / 1e10 = 9.44 s at 10 GB/s. Every
+    # 10 s of compute (plus the snapshot δ), the duty u = w / (τ + δ) is above one half:
+    # warned, with the bytes written a day, B × 86,400 / (τ + δ); every hour, u < 1%: not.
+    from llmcost import load_model
+    from llmcost.core.units import fmt_bytes
+    n = load_model("llama-2-7b").n_params
+    size, w = n * 14 + 64 * 1e6, (n * 14 + 64 * 1e6) / 1e10
+    base = "ckpt_storage_bytes_per_s: 1.0e10\nckpt_async: true\n"
+    bill = estimate_ledger(_yaml(tmp_path, base + "ckpt_interval_s: 10", name="a.yaml"))
+    (said,) = [x for x in bill.warnings if x.startswith("ckpt_async: ")]
+    duty = float(re.search(r"writes checkpoints (\d+)% of the time", said).group(1)) / 100
+    assert 0.5 < duty <= w / 10 + 0.005  # δ > 0 only lowers it
+    # bytes a day: B × 86,400 / (τ + δ), at most B × 8,640 (δ ≥ 0), and within 5% of it (δ is a
+    # device-to-host copy, a fraction of a second here)
+    daily, unit = re.search(r"\(([\d.]+) ([kMGTP]?B) a day\)", said).groups()
+    top, top_unit = fmt_bytes(size * 86400 / 10).split()
+    assert unit == top_unit and 0.95 < float(daily) / float(top) <= 1.0
+    assert "ckpt_interval_s" in said and "notebook 07" in said
+    quiet = estimate_ledger(_yaml(tmp_path, base + "ckpt_interval_s: 3600", name="b.yaml"))
+    assert not any(x.startswith("ckpt_async: ") for x in quiet.warnings)
+    sync = estimate_ledger(_yaml(tmp_path, "ckpt_storage_bytes_per_s: 1.0e10\n"
+                                 "ckpt_interval_s: 10", name="c.yaml"))
+    assert not any(x.startswith("ckpt_async: ") for x in sync.warnings)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import list_prices, load_accelerator, load_model
+from ..core.units import fmt_bytes, fmt_duration
 from ..core.diskcache import disk_cached
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
@@ -220,6 +221,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
     out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
+                        _storage_duty_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _people_months_warning(p, bill)) if w]
     return out + money_magnitude_warnings(p)
@@ -414,6 +416,48 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
             f"{p.get('rl_iterations'):,.3g}), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated "
             "GPU-hour price describes it; check rl_iterations and rl_runs")
+
+
+#: The share of wall time above which the bill's asynchronous checkpoints are said to occupy
+#: the storage (``_storage_duty_warning``): a reader's threshold (most of the time), not a
+#: constant of the model, which bounds the duty at 1 (``reliability.checkpoint_plan``).
+STORAGE_DUTY_WARNING = 0.5
+
+
+def _storage_duty_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the bill's asynchronous checkpoints keep the storage writing for more
+    than ``STORAGE_DUTY_WARNING`` of the wall time. An asynchronous checkpoint blocks only for
+    its device-to-host snapshot, so the optimum interval of Daly 2006's model (with the
+    write w added to the restart: ``reliability.checkpoint_plan``) is short, bounded only by
+    one write per period, duty u = w ÷ (τ + δ) ≤ 1 (``reliability.storage_duty_cycle``): at
+    u near 1 the shared file system writes checkpoints all the time and serves little else
+    (the data loader, other jobs), which the bill does not price. The sentence gives τ, w, u and
+    the bytes written a day = checkpoint bytes × 86,400 ÷ (τ + δ), and how to bound them
+    (``ckpt_interval_s``, ``ckpt_storage_bytes_per_s``; notebook 07's storage duty cycle).
+    None for synchronous checkpoints, a bill without checkpoints, or a plan that cannot be
+    built."""
+    if bill is None or not p.get("ckpt_async") or not p.get("ledger_resumable", True):
+        return None
+    try:
+        spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+        per_node = min(gpu.scaleup_domain_size or 8, 8)
+        plan = rel.scenario_checkpoint_plan(
+            p, spec.n_params, per_node,
+            storage_bytes_per_s=bill.figures["ckpt_storage_bytes_per_s"])
+    except (KeyError, ValueError, TypeError):
+        return None
+    duty = float(plan.storage_duty)
+    if not duty > STORAGE_DUTY_WARNING:
+        return None
+    period = float(plan.interval_s) + float(plan.stall_s)
+    daily = float(plan.size.total_bytes) * 86400.0 / period
+    return (f"ckpt_async: the bill checkpoints every {fmt_duration(float(plan.interval_s))}, "
+            f"each write taking {fmt_duration(float(plan.write_s))} at "
+            f"{fmt_bytes(bill.figures['ckpt_storage_bytes_per_s'])}/s, so the storage writes "
+            f"checkpoints {duty:.0%} of the time ({fmt_bytes(daily)} a day) and serves little "
+            "else (data loading, other jobs); the bill does not price that contention: set "
+            "ckpt_interval_s, or ckpt_storage_bytes_per_s, to what the storage can give "
+            "(notebook 07, the storage duty cycle)")
 
 
 def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
