@@ -97,3 +97,25 @@ def test_bad_input_names_the_argument():
     del p["optimizer_recipe"]
     with pytest.raises(ValueError, match="'optimizer_recipe'"):
         batch.scenario_batch_analysis(p)
+
+
+def test_the_headline_activation_memory_is_notebook_03s_count():
+    # A new-user trial: the index set notebook 02's "activation memory per GPU 112 GB"
+    # (Korthikanti et al.'s count of L layers of one micro-batch, no stack practice) beside
+    # notebook 03's "memory per GPU, scenario plan 92.4 GB", of which activations 56.5 GB (the
+    # plan's busiest stage as DeepSeek's framework stores them: FP8 saved inputs, recomputed
+    # norms). The headline now gives 03's activations, named as such; 02's text keeps both.
+    from llmcost.training import step_scenario
+    p = _default()
+    plan, _, a = batch.scenario_batch_analysis(p)
+    mb = step_scenario.scenario_memory(p, plan)
+    row = {r[0]: r for r in batch.headline_figures(a)}["activation_gb_per_gpu"]
+    assert row[2] == pytest.approx(mb.activations / 1e9, rel=1e-12)
+    assert "scenario plan" in row[1] and "notebook 03" in row[4]
+    assert 0 < row[2] <= mb.total / 1e9  # a part of the plan's memory, never more than it
+    # without the plan's figure (analyse_batch alone) the row says which count it is
+    bare = {r[0]: r for r in batch.headline_figures(
+        batch_analysis.analyse_batch(llmcost.load_model("llama-2-70b"),
+                                     llmcost.load_accelerator("H100-SXM"), 2048, 2e12, 4096,
+                                     4194304, 0.4, 3.99, BatchLayout(tp=8, pp=4)))}
+    assert "L layers of one micro-batch" in bare["activation_gb_per_gpu"][4]

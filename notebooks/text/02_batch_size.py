@@ -416,10 +416,14 @@ act = {f"{where} + SP, FlashAttention": batch.activation_bytes_per_gpu(spec, mbs
                                                                  **kw),
        "full recomputation": batch.activation_bytes_per_gpu(spec, mbs, recompute="full", **kw)}
 plots.readable(plots.activation_vs_micro_batch(mbs, act, gpu.hbm_bytes));
+
+# %%
 recompute_words = ("no recomputation" if plan.recompute == "none" else
                    f"{plan.recompute} recomputation")
 print(f"the plan: micro-batch {plan.micro_batch_size}, {recompute_words} -> "
-      f"{a.activation_bytes_per_gpu / 1e9:.1f} GB of activations per GPU")
+      f"{a.activation_bytes_per_gpu / 1e9:.1f} GB of activations per GPU by this count (L "
+      f"layers of one micro-batch); {a.plan_activation_bytes_per_gpu / 1e9:.1f} GB on the "
+      "plan's busiest stage as its stack stores them (notebook 03)")
 
 # %% [markdown]
 # > **Takeaway.** The micro-batch is bounded by activation memory (显存, HBM): recomputation buys
