@@ -210,15 +210,19 @@ def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
 
 def _pilot_plan_warnings(values: dict) -> list[str]:
     """``pilot.pilot_mfu``'s warning when the run's plan runs none of the pilots' kernels
-    (``calibrate.pilot_plan_warning``), or nothing (no pilot records; a bad pilot is refused
-    elsewhere, naming its field)."""
+    (``calibrate.pilot_plan_warning``) and its fitted factors outside what is physically
+    plausible (``calibrate.scaleout_warning``), or nothing (no pilot records; a bad pilot is
+    refused elsewhere, naming its field)."""
     if not values.get("pilot"):
         return []
     try:
         got = pilot_mfu(values)
     except ValueError:
         return []
-    return [got["warning"]] if got and got.get("warning") else []
+    if not got:
+        return []
+    return ([got["warning"]] if got.get("warning") else []) + \
+        [f"pilot: {w}" for w in got.get("factor_warnings", ())]
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
