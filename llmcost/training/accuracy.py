@@ -626,7 +626,8 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
-    best, source, stack = None, (f"no published {cls}{gen} run of a model within "
+    best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
+                                 "model within "
                                  f"{SIZE_FACTOR:g}× this size"
                                  + ("" if seq_len is None else " at a comparable sequence "
                                     "length")), ""
