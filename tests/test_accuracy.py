@@ -665,10 +665,16 @@ def test_a_capped_band_says_its_real_cap_and_reason():
     assert "no step runs faster than its matrix multiplies" in w and "measured more" not in w
     assert glance.caveat_line(w).startswith(
         f"the MFU's range is capped at {ceiling:.1%}, this GPU's measured matrix-multiply ceiling")
-    gb = accuracy.mfu_band(0.297, "GB200-NVL72", 1152, n_params=70.6e9, seq_len=8192)
-    (w,) = [x for x in gb.warnings if x.startswith("the band's upper end")]
-    assert "none of them is comparable to this one" in w and "no comparable run has" not in w
-    assert "no run like this one is published" in glance.caveat_line(w)
+    # (a dense model is no longer capped by an MoE run: the any-size fallback keeps the class,
+    # tests/test_comparable_published.py); a dense 70B at 128k on H100 is capped by the best
+    # dense BF16 run at 32k-512k tokens of any size, Llama 3.1 405B's 38.4%, said so
+    h100 = accuracy.mfu_band(0.469, "H100-SXM", 512, n_params=70.6e9, seq_len=131072)
+    (w,) = [x for x in h100.warnings if x.startswith("the band's upper end")]
+    assert "none of them is within 4× this model's size" in w and "no comparable run has" not in w
+    assert glance.caveat_line(w).startswith(
+        "the MFU's range is capped at 38.4%, the best MFU published by dense BF16 runs on Hopper "
+        "of any size")
+    assert "no run like this one (of its size) is published" in glance.caveat_line(w)
     # what the bill's MFU is: the central estimate, or the capped top when that is below it
     # (hand: c = -8.6% on Hopper puts p / (1 + c) = 50% / 0.914 = 54.7% above a cap at 50%)
     h = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
@@ -783,10 +789,13 @@ def test_any_size_optimism_and_cap_name_the_same_best_figure():
     # 405B) gets two sentences, the optimism warning and the cap; both name the best published
     # MFU at any size, best_published_any_size, to one decimal: the same figure, not 35% in one
     # and 35.3% in the other.
+    # (an MoE of 30B total parameters: none within 4× on Blackwell; the best MoE BF16 run at any
+    # size is DeepSeek-V3's, the class kept)
     from llmcost.training.accuracy import band_cap, best_published_any_size
-    best, source = best_published_any_size("GB200-NVL72", "bf16")
-    high, said = band_cap(best + 0.013, 0.52, "GB200-NVL72", 405e9, None)
+    best, source = best_published_any_size("GB200-NVL72", "bf16", is_moe=True)
+    assert "DeepSeekV3" in source
+    high, said = band_cap(best + 0.013, 0.52, "GB200-NVL72", 30e9, None, is_moe=True)
     assert high == pytest.approx(best, rel=1e-12)
     assert len(said) == 2
-    assert f"for a model of any size, {best:.1%} ({source})" in said[0]
+    assert f"among MoE BF16 runs on Blackwell of any size, {best:.1%} ({source})" in said[0]
     assert f"({source}), {best:.1%})" in said[1]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from llmcost.core.catalog import load_accelerator
+from llmcost.core.catalog import load_accelerator, load_model
 from llmcost.training import calibrate as cal
 from llmcost.training import step
 from llmcost.training.options import StepOptions
@@ -1011,3 +1011,43 @@ def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys
     assert ("the band widens for (what the run adds to the smallest pilot, 8 GPUs, the pilot the "
             "band is fitted against, even where a larger pilot ran it): 32x the pilot's GPUs; "
             "scale-out network not in the pilot") in out
+
+
+def test_a_scale_out_factor_below_one_nic_per_node_is_warned_with_its_pilots(tmp_path, capsys):
+    """A new-user trial: two pilots of Llama 3.1 70B on H100 (TP8 PP4, 2,048 sequences of 8,192
+    tokens per step) at 64 GPUs, 850 tokens/s per GPU, and 256 GPUs, 800, were fitted with
+    "scale-out x0.075" (the network at 7.5% of its catalogue bandwidth) and no word, and the
+    factor drives the MFU extrapolated. Hand: the catalogue's scale-out is 50 GB/s per GPU (one
+    400 Gb/s NIC per GPU) at its measured 0.96 (48 of 50 GB/s, nccl-tests #267), so x0.075 is
+    3.6 GB/s per GPU, below 1/8 of it (one such NIC for a whole 8-GPU node, 6 GB/s per GPU);
+    the pilots' drop is 1 − 800 / 850 = 5.9% of tokens per GPU. The published two-scale pilots
+    fit far above the bound (Narayanan et al. 2021 Table 2, GPT 174.6B at 384 and 768 A100:
+    x0.31) and get no warning."""
+    assert 50 * 0.96 * 0.075 == pytest.approx(3.6) and 1 - 800 / 850 == pytest.approx(0.0588,
+                                                                                      abs=1e-4)
+    model = load_model("llama-3.1-70b")
+    ps = [cal.Pilot(model, "H100-SXM", make_plan(model, n, 2048, tp=8, pp=4, micro_batch_size=1),
+                    8192, tps, label=f"pilot[{i}]")
+          for i, (n, tps) in enumerate(((64, 850.0), (256, 800.0)))]
+    c = cal.calibrate(ps)
+    assert c.scaleout_factor == pytest.approx(0.075, abs=0.005)
+    (w,) = c.warnings
+    assert w.startswith(f"scale-out x{c.scaleout_factor:.3f}: the fit puts the network across "
+                        "nodes at 3.6 GB/s per GPU")
+    assert "measured 48 GB/s" in w and "below the bound of 0.125" in w
+    assert "pilot[0] (64 GPUs, 850 tokens/s per GPU) and pilot[1] (256 GPUs, 800): 5.9% fewer" in w
+    published = cal.calibrate([cal.published_pilot(f"megatron21-t2-175b-{n}")
+                               for n in (384, 768)])
+    assert cal.SCALEOUT_FACTOR_FLOOR < published.scaleout_factor and published.warnings == ()
+    # the command line prints it
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 1024\ntrain_tokens: 5e12\n"
+        "seq_len: 8192\ndtype: bf16\nglobal_batch_tokens: 16777216\ntp: 8\npp: 4\n"
+        "micro_batch_size: 1\nrecompute: none\npilot:\n"
+        "  - {n_gpus: 64, tokens_per_s_per_gpu: 850, tp: 8, pp: 4, micro_batch_size: 1}\n"
+        "  - {n_gpus: 256, tokens_per_s_per_gpu: 800, tp: 8, pp: 4, micro_batch_size: 1}\n")
+    from llmcost.present.cli import main
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: scale-out x0.075: the fit puts the network across nodes at 3.6 GB/s" in out

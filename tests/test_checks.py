@@ -416,3 +416,30 @@ def test_one_fp8_to_bf16_ratio_serves_both_fp8_warnings(monkeypatch):
     w = scenario_warnings({**gaudi, "mfu": 0.04})
     assert not any("below every published run" in x for x in w)
     assert any("Gaudi 3's dense FP8 peak, 3× its BF16 one" in x for x in w)
+
+
+def test_a_failure_rate_far_above_every_published_one_is_flagged():
+    # A new-user trial: fail_rate_per_gpu_year: 1000 on 64 H100 gave goodput 25.1% and stretched
+    # the run 26.5 -> 105.5 days with no word, while mfu: 1.0 was warned about. Published rates,
+    # by hand: Llama 3 405B, 419 unexpected interruptions (data/llama3_interruptions.csv) in 54
+    # days on 16,384 H100 (arXiv:2407.21783 §3.3.4): 419 / (16,384 × 54 / 365.25) = 0.173 per
+    # GPU-year; Kokolis et al. 2024 (arXiv:2410.21680): 2.34 and 6.50 failures per 1,000
+    # node-days of 8 A100 = 0.107 and 0.297, and 1,024-GPU jobs failing every 7.9 h:
+    # 8,766 h / (1,024 × 7.9 h) = 1.08. 1000 is 923× the highest; on 64 GPUs the job stops every
+    # 1 / (64 × 1000) years = 8,766 × 60 / 64,000 = 8.2 minutes.
+    from llmcost.bill.checks import FAILURE_RATE_WARNING_FACTOR, failure_rate_warning
+    from llmcost.training.reliability import published_failure_rates
+    pub = published_failure_rates()["rate"].tolist()
+    assert pub == pytest.approx([2.34e-3 * 365.25 / 8, 419 / (16384 * 54 / 365.25),
+                                 6.5e-3 * 365.25 / 8, 8766 / (1024 * 7.9)], rel=1e-3)
+    w = [x for x in scenario_warnings(_values(fail_rate_per_gpu_year=1000.0, n_gpus=64))
+         if x.startswith("fail_rate_per_gpu_year")]
+    assert len(w) == 1
+    assert "fail_rate_per_gpu_year=1000 is 923× the highest published" in w[0]
+    assert "0.107–1.08 failures per GPU-year" in w[0] and "arXiv:2407.21783" in w[0]
+    assert "every 8.22 min" in w[0]
+    # the default (Llama 3's 0.173) and a rate just under the threshold say nothing
+    assert failure_rate_warning({"fail_rate_per_gpu_year": 0.173, "n_gpus": 64}) is None
+    edge = FAILURE_RATE_WARNING_FACTOR * pub[-1]
+    assert failure_rate_warning({"fail_rate_per_gpu_year": edge * 0.99}) is None
+    assert failure_rate_warning({"fail_rate_per_gpu_year": edge * 1.01}) is not None

@@ -169,3 +169,55 @@ def test_the_mfu_lever_says_the_stack_its_target_ran_on():
     assert "measured on the megatron-core-2026 stack, not this scenario's megatron-core-2024" \
         in name and "256 GB300" in name
     assert b.describe().count("on the megatron-core-2026 stack") == 1
+
+
+def test_the_any_size_fallback_keeps_the_class_and_says_its_scope():
+    """A trial: Llama 3.1 70B (dense, BF16) on 1,024 B200 was told its predicted 56.7% "exceeds
+    the best MFU published on Blackwell for a model of any size, 35.3%", a BF16 DeepSeek-V3
+    (MoE) run, and billed 43.6%, while `check` called 61.9% plausible. The any-size fallback
+    keeps the class; Blackwell has no dense BF16 run (every dense row of data/validation_mfu.csv
+    there is FP8), so a BF16 dense step is bounded by the dense FP8 runs on the BF16 basis: the
+    same step in FP8 is no slower than in BF16 (the published FP8 ÷ BF16 MFU ratios of one
+    plan, llm-foundry's and torchtitan's pairs, run 0.997-1.35), a loose bound that leaves the
+    measured matmul ceiling (B200: 77.6%, data/efficiency.csv) as the cap."""
+    pairs = accuracy.fp8_bf16_pairs(accuracy.validation_table())
+    assert len(pairs) >= 5 and pairs["published"].min() >= 0.99
+    moe = accuracy.published_any_size("B200", "bf16", 8192, is_moe=True)
+    assert "DeepSeekV3" in moe.source and moe.mfu_bf16 == pytest.approx(0.353, abs=5e-4)
+    dense = accuracy.published_any_size("B200", "bf16", 8192, is_moe=False)
+    assert "DeepSeek" not in dense.source and "LLAMA" in dense.source
+    assert dense.rule.startswith("dense FP8 runs on Blackwell of any size")
+    assert "bound a BF16 step from above" in dense.rule
+    ceiling = float(llmcost.load_efficiency("B200").matmul_fraction)
+    band = accuracy.mfu_band(0.567, "B200", 1024, n_params=70.55e9, seq_len=8192)
+    assert not any("DeepSeek" in w or "exceeds" in w for w in band.warnings)
+    assert band.high == pytest.approx(min(ceiling, 0.567 / (1 + band.center - band.half_width)))
+    # check agrees: 61.9% (the trial's 60 days) is plausible against that bound, as estimate's
+    # 56.7% draws no optimism warning
+    c = claims.check_claim("llama-3.1-70b", 15e12, "B200", n_gpus=1024, days=60, seq_len=8192,
+                           left_out=False, exclude_own_runs=False)
+    assert c.verdict == "plausible" and "of its class at any size" in c.reason
+    assert "DeepSeek" not in c.reason
+
+
+def test_check_and_estimate_agree_at_128k_and_say_the_context():
+    """A trial: 70B at 131,072 tokens on 512 H100 read "the best MFU published on Hopper for a
+    model of any size, 38.4%" while other pages cite Megatron-LM's 47% (at 4,096 tokens) and
+    Megatron-Bridge's 84.6% (an FP8 run). The 38.4% is Llama 3.1 405B at 128k on 16,384 H100
+    (arXiv:2407.21783 Table 4: 380 TFLOPs/GPU ÷ 989.4 = 38.4%), the best dense BF16 run at
+    32,768-524,288 tokens; the words say that scope, and `check` uses the same context rule, so
+    a claim at the prediction, 46.9%, is optimistic on both, and at 38.4% on neither."""
+    assert 380 / 989.4 == pytest.approx(0.384, abs=5e-4)
+    b = accuracy.published_any_size("H100-SXM", "bf16", 131072, is_moe=False)
+    assert b.mfu_bf16 == pytest.approx(380 / 989.4, rel=1e-3) and "128K" in b.source
+    assert b.rule == "dense BF16 runs on Hopper of any size, sequences of 32,768–524,288 tokens"
+    band = accuracy.mfu_band(0.469, "H100-SXM", 512, n_params=70.55e9, seq_len=131072)
+    (opt,) = [w for w in band.warnings if "exceeds" in w]
+    assert f"among {b.rule}, 38.4%" in opt
+    (cap,) = [w for w in band.warnings if w.startswith("the band's upper end")]
+    assert "every published run of that scope" in cap and "every comparable" not in cap
+    for mfu, verdict in ((0.469, "optimistic"), (0.384, "plausible")):
+        c = claims.check_claim("llama-3.1-70b", 8e11, "H100-SXM", n_gpus=512, mfu=mfu,
+                               seq_len=131072, left_out=False)
+        assert c.verdict == verdict, c.reason
+        assert "Megatron-LM" not in c.reason and "38.4%" in c.reason

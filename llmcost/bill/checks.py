@@ -14,7 +14,9 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_ac
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
+from ..core.units import fmt_duration
 from ..training import parallel
+from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  step_error_words, validation_table)
 from ..training.memory import DEFAULT_RESERVE
@@ -23,6 +25,7 @@ from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import scenario_memory
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
+from .ranges import Range
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
@@ -32,6 +35,12 @@ PUBLISHED_MFU_MAX = 0.56
 BUBBLE_WARNING = 0.10
 #: A predicted step with more exposed communication than this share is called out.
 EXPOSED_COMM_WARNING = 0.30
+#: A failure rate above this many times the highest published per-GPU rate
+#: (``reliability.published_failure_rates``: 1.08 per GPU-year, Kokolis et al. 2024's
+#: 1,024-GPU jobs) is called out (``failure_rate_warning``). A stated threshold, not a fitted
+#: one: an order of magnitude beyond every published cluster, where a rate per cluster or per
+#: GPU-hour typed as one per GPU-year is likelier than a fleet.
+FAILURE_RATE_WARNING_FACTOR = 10.0
 #: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
 DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
@@ -201,15 +210,19 @@ def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
 
 def _pilot_plan_warnings(values: dict) -> list[str]:
     """``pilot.pilot_mfu``'s warning when the run's plan runs none of the pilots' kernels
-    (``calibrate.pilot_plan_warning``), or nothing (no pilot records; a bad pilot is refused
-    elsewhere, naming its field)."""
+    (``calibrate.pilot_plan_warning``) and its fitted factors outside what is physically
+    plausible (``calibrate.scaleout_warning``), or nothing (no pilot records; a bad pilot is
+    refused elsewhere, naming its field)."""
     if not values.get("pilot"):
         return []
     try:
         got = pilot_mfu(values)
     except ValueError:
         return []
-    return [got["warning"]] if got and got.get("warning") else []
+    if not got:
+        return []
+    return ([got["warning"]] if got.get("warning") else []) + \
+        [f"pilot: {w}" for w in got.get("factor_warnings", ())]
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
@@ -245,8 +258,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
         else None
-    if low:
-        out.append(low)
+    out.extend(w for w in (low, failure_rate_warning(values)) if w)
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
@@ -291,6 +303,36 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def failure_rate_warning(values: dict) -> str | None:
+    """One sentence when ``fail_rate_per_gpu_year`` (a range: its point) is more than
+    ``FAILURE_RATE_WARNING_FACTOR`` × the highest per-GPU failure rate published
+    (``reliability.published_failure_rates``: Llama 3 405B's 0.173 per GPU-year, 419 unexpected
+    interruptions in 54 days on 16,384 H100, arXiv:2407.21783 §3.3.4; Kokolis et al. 2024's
+    0.107-0.297 on Meta's A100 clusters and 1.08 from their 1,024-GPU jobs' 7.9 h MTTF): it
+    names the value, the published range and the job's MTBF at that rate on the scenario's
+    GPUs (M = 1 ÷ (n·λ), ``reliability.cluster_mtbf_s``), on which the goodput, the failure
+    line and the run's length are priced."""
+    rate = values.get("fail_rate_per_gpu_year")
+    if isinstance(rate, Range):
+        rate = rate.point()
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate):
+        return None
+    pub = published_failure_rates()
+    hi = pub.iloc[-1]
+    if not rate > FAILURE_RATE_WARNING_FACTOR * hi["rate"]:
+        return None
+    n = values.get("n_gpus")
+    mtbf = (f"; on {int(n):,} GPUs the job would stop every "
+            f"{fmt_duration(float(cluster_mtbf_s(int(n), rate)))} (M = 1 ÷ (n·λ)), and the "
+            "goodput, the failure line and the run's length are priced on that"
+            if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else "")
+    listed = "; ".join(f"{r.rate:.3g}: {r.source}" for r in pub.itertuples())
+    return (f"fail_rate_per_gpu_year={rate:g} is {rate / hi['rate']:,.0f}× the highest published "
+            f"per-GPU failure rate: published rates run {pub['rate'].iloc[0]:.3g}–"
+            f"{hi['rate']:.3g} failures per GPU-year ({listed}){mtbf}. Is it a rate per "
+            "cluster or per GPU-hour rather than per GPU-year?")
 
 
 def waste_warning(values: dict) -> str | None:

@@ -28,8 +28,10 @@ the price, then ask what the figure leaves out.
     the claim (``best_reference``: ``accuracy.comparable_published_mfu``'s rule, the same
     hardware generation, MoE or dense, total parameters within 4×, BF16 runs for a BF16 claim
     and FP8 or BF16 runs for an FP8 one, all on the BF16 peak; the step-time validation table,
-    vendor claims and the whole-run figures of data/published_runs.csv); few FP8 runs are
-    published, so a claim in FP8 is not called optimistic and the reason says so;
+    vendor claims and the whole-run figures of data/published_runs.csv). An FP8 claim is
+    judged like a BF16 one, on the BF16 basis: published FP8 runs report their MFU on the BF16
+    peak (Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100: 84.6% of it), so a claim above the
+    best of them on that basis is above every comparable published FP8 run;
   - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: the claim
     probably covers more than the final run (other phases, ablations, failed runs);
   - ``plausible`` otherwise.
@@ -84,7 +86,13 @@ from ..core.model import ModelSpec
 from ..core.stacks import generation
 from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
 from ..training import reliability as rel
-from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validation_table
+from ..training.accuracy import (
+    SEQ_FACTOR,
+    SIZE_FACTOR,
+    comparable_published_mfu,
+    published_any_size,
+    validation_table,
+)
 from ..training.compute import gpu_hours, training_flops
 from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
@@ -213,13 +221,16 @@ def _whole_run_rows() -> pd.DataFrame:
     w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
                        for u, n, g in zip(w["published_mfu"], w["params_total"], w["n_gpus"],
                                           strict=True)]
-    # each whole-run figure's GEMM precision, sourced in data/published_runs.csv
-    w["precision"] = w["run_id"].map(load_published_runs().set_index("run_id")["precision"])
+    # each whole-run figure's GEMM precision, sourced in data/published_runs.csv, and context
+    runs = load_published_runs().set_index("run_id")
+    w["precision"] = w["run_id"].map(runs["precision"])
+    w["seq_len"] = w["run_id"].map(runs["seq_len"])
     return w
 
 
 def best_reference(accelerator: str, n_params: float, exclude_model: str | None = None, *,
-                   is_moe: bool | None = None, dtype: str = "bf16") -> tuple:
+                   is_moe: bool | None = None, dtype: str = "bf16",
+                   seq_len: int | None = None) -> tuple:
     """The best published utilisation comparable to a claim, MFU basis, BF16 peak: the larger of
     ``accuracy.comparable_published_mfu`` (the one rule of every page: the same hardware
     generation, MoE runs for an MoE and dense for a dense model (``is_moe``; None: both),
@@ -232,7 +243,10 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``accuracy.best_published_mfu``): a BF16 claim against the BF16 runs only (the file's
     ``precision`` column, each value sourced: DeepSeek-V3 trained in FP8, arXiv:2412.19437
     §3.3, its MFU on the BF16 peak counting GEMMs that ran at up to twice it), an FP8 claim
-    against FP8 and BF16 runs. Returns ``(mfu, source)`` or ``(None, reason)``.
+    against FP8 and BF16 runs; with ``seq_len``, runs whose sequences are within
+    ``accuracy.SEQ_FACTOR`` of it (``comparable_published_mfu``'s rule (5): the full-mask FLOP
+    basis counts more attention at 128k than at 4k; a whole-run row without a published
+    sequence length is kept). Returns ``(mfu, source)`` or ``(None, reason)``.
 
     ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
     (``check_claim`` passes the claimed model, so a published run is never its own reference).
@@ -241,18 +255,20 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()
     b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
-                                 exclude_runs=own)
+                                 exclude_runs=own, seq_len=seq_len)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
+    lo_s, hi_s = (0, np.inf) if seq_len is None else (seq_len / SEQ_FACTOR, seq_len * SEQ_FACTOR)
     same = w[(w["generation"] == generation(accelerator))
              & (fp8 | (w["precision"] == "BF16"))
              & (w["params_total"] <= n_params * SIZE_FACTOR)
              & (w["params_total"] >= n_params / SIZE_FACTOR)
              & ((moe == bool(is_moe)) if is_moe is not None else True)
-             & ((w["catalog_model"] != exclude_model) if exclude_model else True)]
+             & ((w["catalog_model"] != exclude_model) if exclude_model else True)
+             & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))]
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
         if best is None or row["steady_mfu"] > best:
@@ -597,6 +613,8 @@ class _Judging:
     needed: tuple | None = None
     floor: float | None = None
     floor_source: str = ""
+    bound: float | None = None
+    bound_source: str = ""
 
 
 #: The figures a claim may state besides the model, its tokens and the accelerator
@@ -832,14 +850,34 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     if dtype != "bf16":
         csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak (no {dtype} GEMM "
                  "measurement in data/efficiency.csv; a ceiling, not a measured figure)")
-    best, bsrc = best_reference(acc.name, float(spec.n_params),
-                                exclude_model=spec.name if exclude_own_runs else None,
-                                is_moe=spec.is_moe, dtype=dtype)
+    own = spec.name if exclude_own_runs else None
+    best, bsrc = best_reference(acc.name, float(spec.n_params), exclude_model=own,
+                                is_moe=spec.is_moe, dtype=dtype, seq_len=c.seq_len)
+    bound, bound_src = (best, bsrc) if best is not None else any_size_bound(
+        acc.name, spec.is_moe, dtype, c.seq_len, own)
+    if best is None and bound is not None:
+        bsrc += f"; at any size, {bound:.1%} of the BF16 peak ({bound_src})"
     mfu_hi = best if best is not None else ceiling
     # a context beyond the model's: said as estimate says it (checks.context_warning)
     notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
-                    notes)
+                    notes, bound=bound, bound_source=bound_src)
+
+
+def any_size_bound(accelerator: str, is_moe: bool, dtype: str, seq_len: int | None,
+                   exclude_model: str | None = None) -> tuple:
+    """The published MFU a claim with no comparable run (none within ``SIZE_FACTOR`` of its
+    size) is bounded by, as ``llmcost estimate`` caps a band (``accuracy.band_cap``): the best
+    run of its class, dtype rule and context on its GPU generation at any size
+    (``accuracy.published_any_size``: a BF16 claim with no BF16 run of its class there is
+    bounded by the class's FP8 runs on the BF16 basis), ``exclude_model``'s own runs left out.
+    ``(mfu on the BF16 peak, source and rule)`` or ``(None, reason)``. Used for the
+    ``optimistic`` verdict only: a run of another size is no yardstick for ``low``."""
+    runs = load_published_runs()
+    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
+        if exclude_model else ()
+    b = published_any_size(accelerator, dtype, seq_len, bool(is_moe), exclude_runs=own)
+    return b.mfu_bf16, (b.source if b.mfu_bf16 is None else f"{b.source}; rule: {b.rule}")
 
 
 def _hours_from_mfu_or_usd(j: _Judging, n):
@@ -918,9 +956,15 @@ def _mfu_verdict(j: _Judging) -> None:
     """The verdict on the steady-state MFU, the first that applies: ``implausible`` if
     ``MFU_implied`` (stated dtype) > the matmul ceiling (``_claim_references``), which covers an
     implied utilisation above the dense peak itself (``U > 1``: too few hours for the FLOPs);
-    ``optimistic`` if (BF16, dtype bf16 only) > ``best`` = ``best_reference``; ``low`` if
+    ``optimistic`` if (BF16 basis, whatever the dtype: ``best`` counts FP8 runs for an FP8
+    claim, each on the BF16 peak) > ``best`` = ``best_reference`` or, with no comparable run,
+    > the best of its class at any size (``any_size_bound``, the bound ``llmcost estimate``
+    caps its band at); ``low`` if
     (BF16) < ``LOW_SHARE`` (0.5) × ``best``; else ``plausible``."""
     dtype, steady, best, bsrc = j.c.dtype, j.steady, j.best, j.best_source
+    ref, rsrc = (best, bsrc) if best is not None else (j.bound, j.bound_source)
+    what = "comparable run" if best is not None else (
+        f"run of its class at any size (none within {SIZE_FACTOR:g}× its size is published)")
     if steady[dtype] > j.ceiling:
         j.verdict = "implausible"
         j.reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
@@ -929,10 +973,12 @@ def _mfu_verdict(j: _Judging) -> None:
         if j.u[dtype] > 1:
             j.reason += (f", and above the dense peak itself: {j.pre:,.0f} GPU-h are too few "
                          f"for {j.fm:.3g} FLOPs (hours: {j.hours_source})")
-    elif best is not None and dtype == "bf16" and steady["bf16"] > best:
+    elif ref is not None and steady["bf16"] > ref:
         j.verdict = "optimistic"
-        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is above the "
-                    f"best published comparable run, {best:.1%} of the BF16 peak ({bsrc})")
+        said = f"{steady['bf16']:.1%} of the BF16 peak" if dtype == "bf16" else \
+            f"{steady[dtype]:.1%} of the {dtype} peak ({steady['bf16']:.1%} of the BF16 one)"
+        j.reason = (f"steady-state MFU {said} is above the best published {what}, "
+                    f"{ref:.1%} of the BF16 peak ({steady['bf16'] / ref:.2f}× it; {rsrc})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
         j.verdict = "low"
         j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
@@ -941,14 +987,11 @@ def _mfu_verdict(j: _Judging) -> None:
                     "runs)")
     else:
         j.verdict = "plausible"
-        ref = f"the best published comparable run, {best:.1%} of the BF16 peak ({bsrc})" \
-            if best is not None else bsrc
+        ref = f"the best published {what}, {ref:.1%} of the BF16 peak ({rsrc})" \
+            if ref is not None else bsrc
         also = f" ({steady['bf16']:.1%} of BF16)" if dtype != "bf16" else ""
         j.reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} is under "
                     f"the {j.ceiling:.1%} ceiling; compared with {ref}")
-        if dtype != "bf16" and best is not None:
-            j.reason += (f"; few {dtype} runs are published (most comparable runs are BF16), "
-                         f"so an {dtype} claim above the best is not called optimistic")
 
 
 def usd_rate(usd_per_gpu_hour: float) -> str:

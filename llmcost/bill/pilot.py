@@ -74,9 +74,11 @@ def pilot_mfu(p: dict) -> dict | None:
     writes into the scenario), ``low`` and ``high`` (the band), ``tokens_per_s_per_gpu`` (the shorthand's, else
     None), ``pilot_n_gpus`` (the smallest pilot's), ``n_gpus`` (the run's), ``extrapolated``
     (whether the pilot ran at another GPU count or plan), ``plan`` (the plan extrapolated to, in
-    words; absent for the run's own measurement), ``from`` (the source in words) and
+    words; absent for the run's own measurement), ``from`` (the source in words),
     ``warning`` (``calibrate.pilot_plan_warning``: the run's plan runs none of the pilots'
-    kernels, so their correction is not carried; else None).
+    kernels, so their correction is not carried; else None) and ``factor_warnings`` (a fitted
+    factor outside what is physically plausible, ``Calibration.warnings``; absent for the run's
+    own measurement).
 
     Raises
     ------
@@ -141,7 +143,7 @@ def _pilot_mfu(p: dict) -> dict:
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
-            "warning": warning}
+            "warning": warning, "factor_warnings": tuple(cal.warnings)}
 
 
 def uncarried_band(p: dict, x, plan) -> tuple:

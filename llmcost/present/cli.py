@@ -1289,6 +1289,8 @@ def _calibrate(args) -> int:
     say("Not identified:")
     for line in cal.not_identified:
         say(f"  - {line}")
+    for line in cal.warnings:  # a fitted factor outside what is physically plausible
+        say(f"warning: {line}")
     tokens = float(p["global_batch_tokens"])
     hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
     say(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "

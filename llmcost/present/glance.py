@@ -550,12 +550,16 @@ CAVEATS = [
      r"([\d.]+%) \(",
      "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
      "optimistic"),
+    (r"^the predicted MFU ([\d.]+%).*exceeds the best MFU published among (.+?) of any size",
+     "the predicted MFU, {0}, is above the best of the published {1} of any size: read it as "
+     "optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     # the cap and its reason (accuracy.band_cap)
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the band's low "
      r"end, itself above the best published .*?, ([\d.]+%(?: of the FP8 dense peak)?).*?the "
-     r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
+     r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every (?:comparable|published "
+     r"run of that scope)",
      "the MFU's range is capped at {0}, the low end of the model's own range, itself above "
      "the best comparable published run ({1}): the prediction, {2}, is above every "
      "comparable run, so the bill uses no more than {0}"),
@@ -568,9 +572,9 @@ CAVEATS = [
      "the MFU's range is capped at {0}, this GPU's measured matrix-multiply ceiling: no step "
      "runs faster than its matrix multiplies"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the best "
-     r"published MFU at any size \((.+?)\), [\d.]+%\)",
-     "the MFU's range is capped at {0}, the best MFU published on this hardware by any run "
-     "({1}): no run like this one is published"),
+     r"published MFU among (.+?) of any size",
+     "the MFU's range is capped at {0}, the best MFU published by {1} of any size: no run "
+     "like this one (of its size) is published"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?)",
      "the MFU's range is capped at {0}: no comparable published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%): the step-time model predicts ([\d.]+%)[^;]*; its held-out "

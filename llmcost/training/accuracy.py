@@ -626,7 +626,8 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
-    best, source, stack = None, (f"no published {cls}{gen} run of a model within "
+    best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
+                                 "model within "
                                  f"{SIZE_FACTOR:g}× this size"
                                  + ("" if seq_len is None else " at a comparable sequence "
                                     "length")), ""
@@ -728,19 +729,18 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe), seq_len=seq_len)
     high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
-                          low=low, seq_len=seq_len) if capped \
+                          low=low, seq_len=seq_len, is_moe=bool(is_moe)) if capped \
         else (uncapped, [])
-    low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w)
+    low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w,
+                                    bool(is_moe))
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
                                   high / mfu - 1 if high < uncapped else None, floored)
     if unbounded:
         warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
                         "read the predicted MFU as an upper bound.")
-    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source,
-                                      comparable_rule(accelerator, bool(is_moe), dtype,
-                                                      seq_len)))
-    warnings.extend(said)
+    rule = comparable_rule(accelerator, bool(is_moe), dtype, seq_len)
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, rule) + said)
     top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
@@ -754,11 +754,11 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
                      basis: float, seq_len, center: float = 0.0,
-                     half_width: float = 0.0) -> tuple:
+                     half_width: float = 0.0, is_moe: bool | None = None) -> tuple:
     """The band's low end once capped (``_capped_low``), and that end over the prediction − 1
     where it moved (else None); ``best`` the best comparable published run, or None for the
     best at any size (``_or_any_size``); ``center``, ``half_width`` the regime's c and w."""
-    ref = _or_any_size(best, accelerator, basis, seq_len) if high <= low else None
+    ref = _or_any_size(best, accelerator, basis, seq_len, is_moe) if high <= low else None
     floored = float(_capped_low(low, high, None if ref is None else ref / basis,
                                 center, half_width))
     return floored, (floored / mfu - 1 if floored < low * (1 - 1e-12) else None)
@@ -795,11 +795,12 @@ def _capped_low(low, high, ref, center, half_width):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _or_any_size(best, accelerator: str, basis: float, seq_len):
+def _or_any_size(best, accelerator: str, basis: float, seq_len, is_moe: bool | None = None):
     """``best`` (a published MFU, BF16 basis), else the best published on the GPU generation at
-    any size (``best_published_any_size``, for the step's dtype: FP8 where ``basis`` ≠ 1)."""
-    return best if best is not None else best_published_any_size(
-        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len)[0]
+    any size of the class ``is_moe`` (``published_any_size``, for the step's dtype: FP8 where
+    ``basis`` ≠ 1)."""
+    return best if best is not None else published_any_size(
+        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len, is_moe).mfu_bf16
 
 
 def uncapped_high(mfu, center: float, half_width: float):
@@ -1023,28 +1024,78 @@ def loo_rows(validation: pd.DataFrame, regime: str) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("run_id")
 
 
-def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | None = None):
-    """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of any
-    size (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
-    ``(None, reason)``. As in ``best_published_mfu``, a BF16 step is compared with BF16 runs
-    only: an FP8 run's MFU on the BF16 dense peak counts GEMMs that ran at up to twice that peak
-    (Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100: 84.6% of the BF16 dense peak, 42.3% of
-    the FP8 one), above any BF16 step's reach (the BF16 matmul ceiling, data/efficiency.csv)."""
-    gen = gpu_generation(accelerator)
+def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | None = None,
+                            is_moe: bool | None = None):
+    """``published_any_size`` as ``(mfu on the BF16 basis, source)`` or ``(None, reason)``."""
+    b = published_any_size(accelerator, dtype, seq_len, is_moe)
+    return b.mfu_bf16, b.source
+
+
+def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=()) -> tuple:
+    """The best reported MFU (BF16 basis) of the validation table's rows and ``MFU_CLAIMS`` of
+    GPU generation ``gen``, class ``is_moe`` (None: both), BF16 rows only unless ``fp8``, with
+    sequences within ``SEQ_FACTOR`` of ``seq_len`` (None: any), ``exclude_runs`` left out:
+    ``(mfu, source)`` or ``(None, None)``."""
     v = validation_table()
-    fp8 = str(dtype).lower().startswith("fp8")
-    same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))]
+    v = v[~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
-    same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
-    best, source = None, f"no published {gen} run" + (
-        "" if seq_len is None else " at a comparable sequence length")
+    same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))
+             & (v["seq_len"] >= lo_s) & (v["seq_len"] <= hi_s)]
+    if is_moe is not None:
+        same = same[same["moe"] == ("MoE" if is_moe else "dense")]
+    best, source = None, None
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-    for g, _, _, _, m, src, s_claim in MFU_CLAIMS:
-        if g == gen and lo_s <= s_claim <= hi_s and (best is None or m > best):
+    for g, _, _, moe, m, src, s_claim in MFU_CLAIMS:
+        if g == gen and (is_moe is None or moe == bool(is_moe)) and lo_s <= s_claim <= hi_s \
+                and (best is None or m > best):
             best, source = m, src
     return best, source
+
+
+def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | None = None,
+                       is_moe: bool | None = None, exclude_runs=()) -> PublishedBest:
+    """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of
+    **any size** but of the same class (``is_moe``: MoE runs for an MoE, dense for a dense
+    model; None: both) and, with ``seq_len``, at sequences within ``SEQ_FACTOR`` of it: the
+    fallback of ``band_cap`` and of ``claims.best_reference`` where no run within
+    ``SIZE_FACTOR`` of the model is published (``comparable_published_mfu`` rules (1), (2),
+    (4), (5) without the size). Sources: the validation table's ``reported_mfu`` and
+    ``MFU_CLAIMS``.
+
+    The dtype rule is ``comparable_published_mfu``'s: an FP8 step against FP8 and BF16 runs, a
+    BF16 step against BF16 runs only (an FP8 run's MFU on the BF16 dense peak counts GEMMs that
+    ran at up to twice it: Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100 is 84.6% of the
+    BF16 dense peak, 42.3% of the FP8 one). Where the generation has **no BF16 run of the
+    class** at that context (Blackwell dense: every published dense run is FP8), a BF16 step is
+    bounded by the class's FP8 runs on the BF16 basis: the same step with its GEMMs in FP8 is
+    no slower than in BF16 (the published FP8 ÷ BF16 MFU ratios of one plan,
+    ``fp8_bf16_pairs``, run 0.997-1.35: MosaicML llm-foundry's MPT 3B at 32k tokens the one
+    below 1, by 0.3%), so an FP8 run's MFU on the BF16 peak bounds a BF16 step's from above;
+    a loose bound, said so in ``rule``. A step the bound leaves unbounded meets the matmul
+    ceiling (``band_cap``). ``rule``: the scope in words, for the sentences that compare with
+    it; ``source``: the run, or why there is none; ``exclude_runs``: validation ``run_id`` s
+    left out (``claims.best_reference``'s, a claim's own runs)."""
+    gen = gpu_generation(accelerator)
+    fp8 = str(dtype).lower().startswith("fp8")
+    best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs)
+    other = False
+    if best is None and not fp8:
+        best, source = _best_of_scope(gen, True, seq_len, is_moe, exclude_runs)
+        other = best is not None
+    cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
+    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
+    prec = "FP8 or BF16 runs" if fp8 else "FP8 runs" if other else "BF16 runs"
+    why = (" (on the BF16 dense peak)" if fp8 else
+           f" (on the BF16 dense peak: no BF16 {cls}run is published there; the same step in "
+           "FP8 is no slower than in BF16, so they bound a BF16 step from above)" if other else "")
+    rule = f"{cls}{prec} on {gen} of any size{seq}{why}"
+    if best is None:
+        source = f"no published {cls}{gen} run" + (
+            "" if seq_len is None else " at a comparable sequence length")
+    return PublishedBest(best, _check_dtype_basis(accelerator, dtype), "fp8" if fp8 else "bf16",
+                         source, rule)
 
 
 def _ceiling(accelerator: str) -> float:
@@ -1072,13 +1123,14 @@ def _ceiling_words(accelerator: str, ceiling: float) -> str:
 
 def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None,
              basis: float = 1.0, low: float | None = None,
-             seq_len: int | None = None) -> tuple:
+             seq_len: int | None = None, is_moe: bool | None = None) -> tuple:
     """The upper end of a predicted MFU's band, capped where no measurement goes, and the
     sentences that say so: ``(high, warnings)``.
 
     cap = min(matmul ceiling, max(best published ÷ basis, low)): the best MFU published on the
-    GPU generation (``best`` for the model's size when given, else at any size,
-    ``best_published_any_size``; on the BF16 basis, so divided by ``basis`` = peak(dtype) ÷
+    GPU generation (``best`` for the model's size when given, else at any size of its class
+    ``is_moe``, ``published_any_size``, whose scope the sentences name: dense with dense, MoE
+    with MoE, the context of ``seq_len``; on the BF16 basis, so divided by ``basis`` = peak(dtype) ÷
     peak(BF16) for an FP8 step), never above the accelerator's measured matmul ceiling
     (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
     published run is capped at that run, not at itself: a bill's MFU (``central_mfu``, kept
@@ -1087,21 +1139,23 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     p / (1 + c + w) lies above the best run too (the model's whole range beyond every
     comparable run) is the cap that low end, said so (``low`` None: 0, no such floor). A
     prediction above the best published figure of its generation is flagged whatever the
-    model's size (a 1B model on A100 as a 70B one)."""
+    model's size (a 1B model on A100 as a 70B one), within its class."""
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
-    any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16", seq_len)
+    anyb = published_any_size(accelerator, "fp8" if fp8 else "bf16", seq_len, is_moe)
+    any_best, any_src = anyb.mfu_bf16, anyb.source
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
             f"parameters within {SIZE_FACTOR:g}×{seq})")
-    ref, ref_src = (best, rule) if best is not None else (any_best, f"MFU at any size ({any_src})")
+    ref, ref_src = (best, rule) if best is not None else \
+        (any_best, f"MFU among {anyb.rule} ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
             format(x, f)
     if best is None and any_best is not None and mfu * basis > any_best:
         out.append(f"the predicted MFU {on(mfu * basis, '.1%')} exceeds the best MFU published "
-                   f"on {gpu_generation(accelerator)} for a model of any size, "
-                   f"{on(any_best, '.1%')} ({any_src}): read it as optimistic.")
+                   f"among {anyb.rule}, {on(any_best, '.1%')} ({any_src}): read it as "
+                   "optimistic.")
     ceiling = _ceiling(accelerator)
     floor = 0.0 if low is None else float(low)
     ref_d = None if ref is None else ref / basis
@@ -1117,12 +1171,13 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            cap == ref_d else _ceiling_words(accelerator, ceiling))
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
             else "no comparable run has measured more" if best is not None
-            else f"no run published on {gpu_generation(accelerator)} has measured more, and "
-            "none of them is comparable to this one (the same class, dense or MoE, and size)")
+            else "no published run of that scope has measured more, and none of them is "
+            f"within {SIZE_FACTOR:g}× this model's size")
     if above and cap < mfu:
         pred_txt, _ = distinct_percents(mfu, cap)
         tail += (f"; the prediction, {pred_txt}{' of the FP8 dense peak' * fp8}, is above "
-                 "every comparable published run, so a bill uses no more than the cap")
+                 + ("every comparable published run" if best is not None else
+                    "every published run of that scope") + ", so a bill uses no more than the cap")
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out
@@ -1236,10 +1291,10 @@ def _reference_best(accelerator: str, n_params: float, basis: float = 1.0,
                    is_moe: bool | None = None, seq_len: int | None = None):
     """The published MFU (BF16 basis) a band is capped at: the best comparable run
     (``best_published_mfu``), else the best at any size on the GPU generation
-    (``best_published_any_size``); None when neither exists."""
+    (``published_any_size``, the same class); None when neither exists."""
     best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
                                  is_moe=is_moe, seq_len=seq_len)
-    return _or_any_size(best, accelerator, basis, seq_len)
+    return _or_any_size(best, accelerator, basis, seq_len, is_moe)
 
 
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,

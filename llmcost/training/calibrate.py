@@ -122,6 +122,18 @@ PILOT_DRIFT = {"same_kernels": 0.058, "other_kernels": 0.155, "per_seq_doubling"
 #: there is refused: a throughput 20× below the measured kernels is a unit slip (per step, per
 #: node) rather than a kernel rate.
 MIN_COMPUTE_FACTOR = 0.05
+#: The least scale-out factor ``calibrate`` reports without a warning (``scaleout_warning``): 1/8.
+#: The catalogue's scale-out rate is one NIC per GPU (data/accelerators.csv: H100 SXM 50 GB/s =
+#: one 400 Gb/s ConnectX-7 per GPU, DGX H100 user guide "8x ConnectX-7"), at its measured
+#: fraction (data/efficiency.csv: 48 of 50 GB/s, nccl-tests issue #267). A factor of 1/8 is that
+#: NIC shared by a whole 8-GPU node, the thinnest RDMA fabric of an 8-GPU server; a fit below it
+#: asks for a network slower than one NIC per node, where a cause the step model does not price
+#: at the larger pilot (stragglers, a data-loader or checkpoint stall, NCCL falling back to TCP
+#: sockets) is likelier than the fabric's bandwidth. A stated bound, not a measured one; the
+#: published scaling series (``pilot_validation.series_table``: each series' two smallest GPU
+#: counts as pilots) fit x0.25 (torchtitan's Llama 3.1 8B FP8 on 32 and 64 H200) to x1.04, none
+#: below it.
+SCALEOUT_FACTOR_FLOOR = 1.0 / 8
 
 
 def transfer_weight(residual: float, same: bool, drift: dict | None = None,
@@ -517,7 +529,8 @@ class Calibration:
     the pilot the engine still is with its main kernels at the datasheet rate (0: the fit
     reproduces the pilot); ``network_confounded`` whether a pilot's plan crosses the scale-out
     network and no second scale identified it (the compute factor then stands for the kernels
-    and the network together: ``extrapolate`` shrinks it with ``network_shift``).
+    and the network together: ``extrapolate`` shrinks it with ``network_shift``); ``warnings``
+    a fitted factor outside what is physically plausible, in words (``scaleout_warning``).
     """
 
     pilots: tuple
@@ -533,6 +546,7 @@ class Calibration:
     exposure: tuple = (1.0, 1.0, 1.0)
     saturated: float = 0.0
     network_confounded: bool = False
+    warnings: tuple = ()
 
     def describe(self) -> str:
         p = self.pilots
@@ -651,14 +665,46 @@ def calibrate(pilots) -> Calibration:
     ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k, expo, saturated)
     unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
                       base).mfu for p in pilots)
+    warn = scaleout_warning(p0, big, base, k, (resid(p0, c, 1.0), resid(big, c, 1.0))) \
+        if two_scale and net_ok else None
     return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
                        scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
                        measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
-                       saturated=saturated,
+                       saturated=saturated, warnings=(warn,) if warn else (),
                        network_confounded=bool(
                            any(_uses_scaleout(p.plan, p.accelerator) for p in pilots)
                            and not (two_scale and net_ok)))
+
+
+def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
+                     at_catalogue: tuple) -> str | None:
+    """A sentence when the fitted scale-out factor ``k`` is below ``SCALEOUT_FACTOR_FLOOR``: the
+    bandwidth it puts on the network per GPU (catalogue rate × measured fraction × k), the bound
+    and why, and the two pilots that drive it: the drop in tokens per GPU from the smallest
+    ``p0`` to the largest ``big``, 1 − T_big ÷ T_p0, against the drop the step model gives with
+    the fitted compute factor and the catalogue's network (``at_catalogue``: each pilot's
+    predicted ÷ measured step time − 1 at k = 1, so its predicted tokens per GPU are
+    T ÷ (1 + r)); the rest of the drop is what k puts on the network. None above the bound."""
+    if not k < SCALEOUT_FACTOR_FLOOR:
+        return None
+    rate = load_accelerator(big.accelerator).scaleout_bytes_per_s_per_dir or 0.0
+    fitted = rate * base.scaleout_fraction * k
+    t0, t1 = p0.tokens_per_s_per_gpu, big.tokens_per_s_per_gpu
+    m0, m1 = t0 / (1 + at_catalogue[0]), t1 / (1 + at_catalogue[1])
+    return (f"scale-out x{k:.3f}: the fit puts the network across nodes at {fitted / 1e9:.2g} GB/s "
+            f"per GPU, {k:.1%} of the catalogue's measured {rate * base.scaleout_fraction / 1e9:.3g}"
+            f" GB/s ({big.accelerator}: one NIC per GPU), below the bound of "
+            f"{SCALEOUT_FACTOR_FLOOR:.3f} (that NIC shared by a whole 8-GPU node, the thinnest "
+            f"RDMA fabric of such a server). It is driven by {p0.label or 'the smallest pilot'} "
+            f"({p0.n_gpus:,} GPUs, {t0:,.4g} tokens/s per GPU) and {big.label or 'the largest'} "
+            f"({big.n_gpus:,} GPUs, {t1:,.4g}): {1 - t1 / t0:.1%} fewer tokens per GPU, where the "
+            f"step model with the fitted compute factor and the catalogue's network gives "
+            f"{m0:,.4g} and {m1:,.4g} ({1 - m1 / m0:.1%} fewer); the rest is put on the network. "
+            "Something the step model does not price at the larger pilot (stragglers, a "
+            "data-loader or checkpoint stall, NCCL over TCP sockets rather than RDMA) is likelier "
+            "than so slow a fabric: check the pilot records; the MFU extrapolated carries the "
+            "factor whole")
 
 
 def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: float, msg: str):

@@ -461,6 +461,38 @@ def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days,
     return scalar_or_array(r / 1000.0 * DAYS_PER_YEAR / g)
 
 
+#: Llama 3 405B's pre-training snapshot (arXiv:2407.21783 §3.3.4): 54 days on 16,384 H100; its
+#: 419 unexpected interruptions are the counts of data/llama3_interruptions.csv (Table 5).
+LLAMA3_SNAPSHOT_DAYS, LLAMA3_SNAPSHOT_GPUS = 54, 16384
+
+
+def published_failure_rates() -> pd.DataFrame:
+    """The per-GPU failure rates (failures per GPU-year) this module's sources publish or
+    imply, one row each with ``rate`` and ``source``, lowest first:
+
+    * Llama 3 405B: 419 unexpected interruptions (the counts of data/llama3_interruptions.csv,
+      Table 5) in 54 days on 16,384 H100, λ = 419 ÷ (16,384 × 54 ÷ 365.25) = 0.173
+      (``failure_rate_per_gpu_year``; arXiv:2407.21783 §3.3.4);
+    * Kokolis et al. 2024's RSC-1 and RSC-2 A100 clusters, r_f = 6.50 and 2.34 failures per
+      1,000 node-days of 8 GPUs, λ = r_f ÷ 1000 × 365.25 ÷ 8 = 0.297 and 0.107
+      (``rate_per_node_days_to_per_gpu_year``; [secondary], ``KOKOLIS_RATES_PER_1000_NODE_DAYS``);
+    * Kokolis et al.'s measured MTTF of 1,024-GPU jobs, 7.9 h, read as a series system
+      (M = 1 ÷ (n·λ), ``cluster_mtbf_s``): λ = 8,766 h ÷ (1,024 × 7.9 h) = 1.08 (every cause
+      that stops a job, not hardware alone; [secondary])."""
+    k = int(interruption_table()["count"].sum())
+    rows = [(float(failure_rate_per_gpu_year(k, LLAMA3_SNAPSHOT_DAYS, LLAMA3_SNAPSHOT_GPUS)),
+             f"Llama 3 405B, {k} unexpected interruptions in {LLAMA3_SNAPSHOT_DAYS} days on "
+             f"{LLAMA3_SNAPSHOT_GPUS:,} H100 (arXiv:2407.21783 §3.3.4)")]
+    rows += [(float(rate_per_node_days_to_per_gpu_year(r)),
+              f"Kokolis et al. 2024, Meta's {name} A100 cluster, {r} failures per 1,000 "
+              "node-days (arXiv:2410.21680)") for name, r in KOKOLIS_RATES_PER_1000_NODE_DAYS.items()]
+    mttf = KOKOLIS_MEASURED_MTTF_1024_GPUS_H
+    rows.append((SECONDS_PER_YEAR / (1024 * mttf * SECONDS_PER_HOUR),
+                 f"Kokolis et al. 2024, the measured MTTF of 1,024-GPU jobs, {mttf} h "
+                 "(arXiv:2410.21680)"))
+    return pd.DataFrame(rows, columns=["rate", "source"]).sort_values("rate", ignore_index=True)
+
+
 def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     """Mean time between failures of a synchronous job on ``n_gpus``: M = 1 / (n·λ).
 
