@@ -277,7 +277,7 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
 # %% [markdown]
 # The verdict above judges the $5.576M as a price of the **final run's** GPU-hours: the utilisation
 # the FLOPs and hours imply against the ceiling and against the best published comparable run
-# (`ds.reason` names that run and the rule that makes it comparable), and the $2/GPU-h against the
+# (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" DeepSeek-V3 says that no other published run of its class has measured such a utilisation, not that the claim is false), and the $2/GPU-h against the
 # catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute). What it does not include,
 # priced with the ledger's defaults (table above): exploratory and failed runs (Cottier et al.
 # 2024: total development compute is 1.2-4× the final run; the largest line), checkpoint and
