@@ -345,7 +345,7 @@ for f in (0.0, 0.25):
 
 # %%
 restore = pd.DataFrame({
-    label: rel.restart_time_s(plan.size.total_bytes, plan.size.n_ranks // per_node,
+    label: rel.restart_time_s(plan.size.total_bytes, rel.nodes_for(plan.size.n_ranks, per_node),
                               p["ckpt_storage_bytes_per_s"], p["ckpt_restart_s"],
                               p["ckpt_node_bytes_per_s"], reshard_fraction=f).parts()
     for label, f in (("same layout", 0.0), ("re-sharded", 1.0))})
@@ -660,10 +660,10 @@ ax.legend(fontsize=11, loc="upper left");
 # NBVAL_CHECK_OUTPUT
 for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot model (notebook 00)
     print(line)
-n_nodes, r = -(-p["n_gpus"] // per_node), ledger.default("spot_preemptions_per_node_day")
+n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.default("spot_preemptions_per_node_day")
 for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
     print(f"reclaims of {k} node(s) at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
-          f"job interruptions a day, each needing {k * per_node} replacement GPUs")
+          f"job interruptions a day, each needing {min(k * per_node, p['n_gpus'])} replacement GPUs")
 
 # %% [markdown]
 # With checkpoints and automatic restarts, pre-emptions are just failures with a higher rate and
