@@ -35,3 +35,68 @@ def test_notebook_00_labels_each_flop_count_with_its_mask():
     assert float(got["causal"]) == pytest.approx(causal, rel=1e-3)
     # the full-mask count is the MFU basis the bill uses (the next line)
     assert f"all pre-training phases: {full:.3e} FLOP on the MFU basis" in printed
+
+
+LLAMA_70B = ("model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 256\ntrain_tokens: 1e12\n"
+             "seq_len: 8192\nglobal_batch_tokens: 8388608\nmfu: predict\n")
+
+
+def _refusal(tmp_path, text: str) -> str:
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as err:
+        estimate_ledger(path)
+    return str(err.value)
+
+
+def test_fixed_degrees_that_do_not_make_the_gpu_count_name_the_product_rule(tmp_path):
+    # The trial: tp 8, pp 4, dp 4 on 256 GPUs was refused in terms of the global batch, advising
+    # "a global batch divisible by 8 (e.g. 1,024 sequences)", the batch it already had. By hand:
+    # cp is 1 when absent, so dp·tp·pp·cp = 4 × 8 × 4 × 1 = 128 ≠ 256; dp = 256 ÷ (8·4·1) = 8
+    # makes it, or 128 GPUs
+    msg = _refusal(tmp_path, LLAMA_70B + "tp: 8\npp: 4\ndp: 4\n")
+    assert ("the plan's degrees must multiply to the GPU count (dp·tp·pp·cp must equal n_gpus), "
+            "but the scenario fixes tp 8 × pp 4 × dp 4 × cp 1 = 128, not n_gpus=256; set dp: 8 "
+            "(or leave dp out: it is derived as n_gpus ÷ tp·pp·cp) or n_gpus: 128") in msg
+    assert "global batch divisible" not in msg
+    from llmcost.training import parallel as P
+    assert P.fixed_degrees_hint(256, {"tp": 8, "pp": 4, "dp": 8, "cp": 1}) == ""
+    assert P.fixed_degrees_hint(256, {"tp": 8, "pp": 3}).endswith(
+        "tp 8 × pp 3 = 24, which does not divide n_gpus=256; set degrees whose product divides "
+        "n_gpus (0 leaves a degree to be chosen)")
+    assert P.fixed_degrees_hint(256, {"tp": 8, "pp": 4}) == ""   # dp and cp still free
+
+
+def test_a_micro_batch_too_large_for_the_batch_is_named(tmp_path):
+    # The trial: micro_batch_size 64 with tp 8, pp 1 on 256 GPUs; the refusal never named the
+    # micro-batch. By hand: 8,388,608 ÷ 8,192 = 1,024 sequences; tp·pp·cp = 8 × 1 × 1 leaves
+    # dp = 256 ÷ 8 = 32, and 32 × 64 = 2,048 sequences per step > 1,024; the largest micro-batch
+    # dp 32 allows is 1,024 ÷ 32 = 32
+    msg = _refusal(tmp_path, LLAMA_70B + "micro_batch_size: 64\ntp: 8\npp: 1\n")
+    assert "data parallelism × micro_batch_size=64 (fixed) must divide the batch" in msg
+    assert "use micro_batch_size=32 (dp 32 × micro_batch_size must divide 1,024)" in msg
+
+
+LONG = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\nmfu: 0.4\n"
+        "seq_len: {seq}\nglobal_batch_tokens: {batch}\n")
+
+
+def test_a_sequence_too_long_to_fit_suggests_context_parallelism_when_it_fits(tmp_path):
+    # The trial: a plan that did not fit advised "use more GPUs (ZeRO and recomputation were
+    # already searched)" only; context parallelism (cp, absent: 1) was never searched. A 4,194,304
+    # -token sequence (4 per step) on 64 H100s: the advice names cp: 0, and with it a plan fits
+    # (the scenario is priced)
+    from llmcost.present.report import estimate_ledger
+    four_m = LONG.format(seq=4194304, batch=4 * 4194304)
+    msg = _refusal(tmp_path, four_m)
+    assert (": set cp: 0 to let the search choose context parallelism (cp GPUs share each "
+            "4,194,304-token sequence; a plan then fits), or use more GPUs") in msg
+    path = tmp_path / "cp.yaml"
+    path.write_text(four_m + "cp: 0\n")
+    assert estimate_ledger(path).total_usd > 0
+    # 10,000,000 tokens: context parallelism does not make a plan fit either, and says so
+    msg = _refusal(tmp_path, LONG.format(seq=10_000_000, batch=40_000_000))
+    assert ("use more GPUs (ZeRO and recomputation were already searched; context parallelism "
+            "(cp: 0) does not make a plan fit either)") in msg

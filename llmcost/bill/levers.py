@@ -1904,7 +1904,7 @@ def _fitting_counts(scenario: dict, counts: list) -> list:
     monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
     ranks). A scenario whose plan cannot be built keeps every count (its checks say why)."""
     def fits(n):
-        return plan_does_not_fit({**scenario, "n_gpus": int(n)}) is None
+        return plan_does_not_fit({**scenario, "n_gpus": int(n)}, advice=False) is None
     if not counts or fits(counts[0]):
         return counts
     lo, hi = 0, len(counts) - 1
