@@ -5,6 +5,8 @@ GPU, notebook 07 counted ``n_ranks // 8`` = 0 nodes below a full host, notebook 
 to none. Each notebook's every code cell runs here in-process (tests/_inprocess.py), figures
 included."""
 
+import re
+
 import pytest
 from _inprocess import run_in_process
 
@@ -68,7 +70,9 @@ def test_every_notebook_runs_on_a_job_smaller_than_a_host(n, stem, tmp_path):
                                                    "09_savings")]
     assert nbs
     for nb in nbs:
-        ns = {"__name__": "__main__", "display": lambda *a, **k: None}
+        shown = []  # what the cells display (Markdown answers, summaries), as text
+        ns = {"__name__": "__main__",
+              "display": lambda *a, **k: shown.extend(str(getattr(x, "data", x)) for x in a)}
         tables = []  # notebook 09's recomputation rows, as the cell after theirs starts
 
         def keep_rows(_i, _cell, ns=ns, tables=tables):
@@ -78,6 +82,9 @@ def test_every_notebook_runs_on_a_job_smaller_than_a_host(n, stem, tmp_path):
                 tables.append(list(rows))
         printed = run_in_process(nb, report.notebook_parameters_for(nb, plan), ns=ns,
                                  before_cell=keep_rows)
+        # one GPU is "1 GPU": llmcost.fmt_gpus wherever a count of GPUs is printed
+        said_gpus = re.findall(r".{0,60}\b1 GPUs\b", printed + "\n".join(shown))
+        assert not said_gpus, (nb.stem, said_gpus)
         if stem == "04_communication":  # a group of one is said, not drawn silently
             said = [line for line in printed.splitlines()
                     if "1: a group of one GPU sends nothing" in line]

@@ -100,3 +100,80 @@ def test_a_sequence_too_long_to_fit_suggests_context_parallelism_when_it_fits(tm
     msg = _refusal(tmp_path, LONG.format(seq=10_000_000, batch=40_000_000))
     assert ("use more GPUs (ZeRO and recomputation were already searched; context parallelism "
             "(cp: 0) does not make a plan fit either)") in msg
+
+
+def test_a_gpu_count_agrees_with_its_noun():
+    # "0.2 days on 1 GPUs": llmcost.fmt_gpus says one GPU in the singular, any other count in
+    # the plural with thousands separators
+    import llmcost
+    assert [llmcost.fmt_gpus(n) for n in (1, 2, 8, 16384)] == ["1 GPU", "2 GPUs", "8 GPUs",
+                                                               "16,384 GPUs"]
+    with pytest.raises(ValueError, match="n=0"):
+        llmcost.fmt_gpus(0)
+
+
+def test_working_backwards_prints_counts_without_an_exponent(tmp_path):
+    # The trial: `--budget-usd` printed "6.645e+11 tokens" and "1.027e+10 parameters"; counts
+    # are printed as the bill prints them (llmcost.fmt_count: 4 digits and a k/M/B/T suffix),
+    # and "on 1 GPUs" agrees with its count. By hand for OPT-1.3B on 1 A100 at $1.50/GPU-h and
+    # MFU 0.4: $100,000 is 66,667 GPU-h, × 3600 s × 312e12 FLOP/s × 0.4 = 3.0e22 FLOP, at
+    # most 3.0e22 ÷ (6 × 1.3e9) = 3.8e12 tokens before goodput and the bill's other lines
+    # (exploratory runs, people, storage), which take part of it: a count in T below 3.8
+    from _cli import run_cli
+    path = tmp_path / "opt.yaml"
+    path.write_text(SMALL.format(n=1))
+    out = run_cli("estimate", "--scenario", str(path), "--budget-usd", "1e5")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    tokens = re.search(r"tokens the budget buys: ([\d.]+)T tokens \(most train_tokens with the "
+                       r"whole bill ≤ \$100,000 on 1 GPU \(", text)
+    assert tokens and 0.5 < float(tokens[1]) < 3.8, text[-800:]
+    assert re.search(r"compute-optimal parameters for those FLOPs: [\d.]+B parameters", text)
+    assert re.search(r"with D\* = [\d.]+[kMBT] tokens", text)
+    assert not re.search(r"e\+\d+ (tokens|parameters)", text)
+
+
+SMALL = """model: opt-1.3b
+accelerator: A100-80GB
+n_gpus: {n}
+train_tokens: 2.6e10
+seq_len: 2048
+mfu: 0.4
+global_batch_tokens: 1048576
+price_usd_per_gpu_hour: 1.5
+"""
+
+
+def test_a_figure_title_drawn_without_math_keeps_its_dollars_in_the_alt_text():
+    # The trial: notebook 00's bill figure, titled "... the whole bill $65.3M, P10–P90 ..."
+    # with parse_math=False (drawn as written), was described "whole bill 65.3M": the
+    # description dropped every "$" as if the title were math text. matplotlib's rule
+    # (Text._preprocess_math): parse_math off, the text as written; else an even number of
+    # unescaped $ is math (delimiters dropped), and an escaped \$ reads as $
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from llmcost.present import plots
+    fig = plt.figure()
+    fig.suptitle("the whole bill $65.3M, P10–P90 $60.1M–$70.2M", parse_math=False)
+    assert plots.figure_description(fig) == ("Figure: the whole bill $65.3M, P10–P90 "
+                                             "$60.1M–$70.2M")
+    plt.close(fig)
+    assert plots.read_as_text(r"at \$2.49/GPU-h for $\delta$") == r"at $2.49/GPU-h for \delta"
+    assert plots.read_as_text(r"one price \$14.21") == "one price $14.21"
+
+
+def test_one_catalogue_price_is_said_once():
+    # The trial: "the catalogue's reserved range $14.21–$14.21". data/prices.csv holds one
+    # current reserved B200 price (AWS, $14.208/GPU-h), so the claim's price verdict names
+    # that price once; a range of two or more prices is still a range
+    from llmcost.bill import claims
+    assert claims.price_range("B200", "reserved")["n"] == 1
+    c = claims.check_claim("llama-3.1-8b", 1e12, "B200", n_gpus=64, gpu_hours=2e5,
+                           usd=2e5 * 14.0, pricing="reserved", left_out=False)
+    assert c.price_verdict.startswith("below the catalogue's reserved price $14.21 (1 current "
+                                      "reserved price of B200")
+    assert "–$14.21" not in c.price_verdict
+    assert claims.price_span({"low": 2.69, "high": 12.29}) == "range $2.69–$12.29"
+    assert claims.price_span({"low": 14.208, "high": 14.2081}) == "price $14.21"

@@ -855,7 +855,7 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
     try:
         b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
-        print(f"{n:,} GPUs: goodput {b.figures['goodput']:.1%}, "
+        print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
               f"{b.figures['wall_clock_days']:,.1f} days")
     except ValueError as e:
         print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped

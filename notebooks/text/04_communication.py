@@ -586,7 +586,7 @@ for n in (8, 64, 1024, 16384, 100_000):
     print(f"{n:>7,} GPUs: e(N) = {straggler.expected_max_normal(n):.2f}, the step's compute "
           f"+{straggler.straggler_slowdown(n):.1%} "
           f"(σ {cv_summit:.1%}: +{straggler.straggler_slowdown(n, cv=cv_summit):.1%})")
-print(f"the scenario's step on {b.n_gpus:,} GPUs: waiting for the slowest GPU is "
+print(f"the scenario's step on {llmcost.fmt_gpus(b.n_gpus)}: waiting for the slowest GPU is "
       f"{b.straggler_s / b.step_time_s:.1%} of the step")
 
 # %%
@@ -824,7 +824,7 @@ publish_summary("04_communication", [summary_row(*r) for r in [
     ("exposed_comm_share", "exposed communication", b.exposed_comm_s / b.step_time_s, "",
      "share of the step"),
     ("straggler_share", "waiting for the slowest GPU", b.straggler_s / b.step_time_s, "",
-     f"share of the step, {b.n_gpus:,} GPUs")]])
+     f"share of the step, {llmcost.fmt_gpus(b.n_gpus)}")]])
 
 # %% [markdown]
 # ## Explore

@@ -242,7 +242,7 @@ print(f"the scenario's step, GEMMs at the flat ceiling -> by shape (the default)
 # %%
 # NBVAL_CHECK_OUTPUT
 m = overlap.mfu_arithmetic(b, gpu, p["dtype"])
-print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {m['n_gpus']:,} GPUs × "
+print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {llmcost.fmt_gpus(m['n_gpus'])} × "
       f"{m['peak_flops_per_s']:.4g} FLOP/s) = {m['mfu']:.1%}")
 print("T_step = " + " + ".join(f"{k} {v:.3g}" for k, v in m["parts_s"].items() if v > 0) + " s")
 
@@ -306,7 +306,7 @@ budget = step.time_budget(b)
 run_s = p["train_tokens"] / b.tokens_per_s
 gpu_h = run_s * p["n_gpus"] / 3600
 print(f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s: {run_s / 86400:.1f} "
-      f"days on {p['n_gpus']:,} GPUs, {llmcost.fmt_count(gpu_h, 3)} GPU-hours, "
+      f"days on {llmcost.fmt_gpus(p['n_gpus'])}, {llmcost.fmt_count(gpu_h, 3)} GPU-hours, "
       f"{llmcost.fmt_usd(gpu_h * price)} at ${price:.2f}/GPU-h ({price_source})")
 print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
       f"{1 / b.mfu:.2f}× the compute the model needs")

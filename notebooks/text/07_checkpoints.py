@@ -165,7 +165,7 @@ ax.axvline(p["n_gpus"], color="0.6", lw=0.8, ls="--");
 # NBVAL_CHECK_OUTPUT
 day_ok = rel.probability_failure_free(86400, plan.mtbf_s)
 run_ok = rel.probability_failure_free(run["wall_clock_s"], plan.mtbf_s)
-print(f"job MTBF on {p['n_gpus']:,} GPUs: {llmcost.fmt_duration(plan.mtbf_s)}")
+print(f"job MTBF on {llmcost.fmt_gpus(p['n_gpus'])}: {llmcost.fmt_duration(plan.mtbf_s)}")
 print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
 print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal days: "
       f"{run['wall_clock_s'] / plan.mtbf_s:,.1f}, plus "
@@ -756,7 +756,7 @@ rows = [
     summary_row("checkpoint_stall_s", "stall per checkpoint", plan.stall_s, "s",
                 "asynchronous" if p["ckpt_async"] else "synchronous"),
     summary_row("job_mtbf_hours", "job MTBF", plan.mtbf_s / 3600, "h",
-                f"{p['fail_rate_per_gpu_year']} failures per GPU-year × {p['n_gpus']:,} GPUs"),
+                f"{p['fail_rate_per_gpu_year']} failures per GPU-year × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
                 "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
     summary_row("goodput", "goodput", plan.goodput, "", "share of paid GPU-time kept"),
