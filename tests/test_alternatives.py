@@ -1,6 +1,8 @@
 """Train, fine-tune, distil or retrieve? (llmcost.bill.alternatives, `llmcost estimate
 --alternatives`): every route priced from the ledger's own lines."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,24 @@ def test_a_teacher_too_big_for_the_gpus_leaves_distillation_unpriced():
     assert np.isnan(r.loc["distillation", "total_usd"])
     assert r.loc["distillation", "how"].startswith("not priced: the teacher llama-3.1-405b")
     assert r.drop(index="distillation")["total_usd"].notna().all()
+
+
+def test_a_config_json_model_prices_every_route(tmp_path):
+    # a new-user trial: `model: path/to/config.json` (the README's form) broke the routes, which
+    # looked the bill's model *name* up in the catalogue. Qwen3-4B's public config.json
+    # (tests/data/hf_configs/README.md) under a file name the catalogue does not hold
+    path = tmp_path / "my-qwen3-4b.json"
+    path.write_text((Path(__file__).parent / "data/hf_configs/qwen3-4b.json").read_text())
+    s = {**SCENARIO, "model": str(path)}
+    with pytest.raises(ValueError, match="not in the catalogue"):
+        load_model("my-qwen3-4b")
+    r = al.price_routes(s).set_index("route")
+    m, gpu = load_model(str(path)), load_accelerator(s["accelerator"])
+    assert r.attrs["model"] == m.name
+    # the SFT route by hand, as test_sft_route_by_hand, with the config's architecture
+    hours = (al.Goal().sft_tokens * model_flops_per_token(m, s["seq_len"])
+             / (gpu.peak_flops_per_s("bf16") * s["mfu"]) / 3600
+             / build_ledger(s).figures["goodput"])
+    assert r.loc["full fine-tune (SFT)", "one_off_usd"] == pytest.approx(
+        hours * s["price_usd_per_gpu_hour"], rel=1e-6)
+    assert np.isfinite(r.serving_usd_per_request).all()

@@ -534,7 +534,9 @@ def test_budget_tokens_of_a_pilot_scenario_are_priced_at_the_bills_mfu(tmp_path)
     r = _cli("estimate", "--scenario", str(_yaml(tmp_path, text)), "--budget-usd", "5e6")
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
-    tokens = float(re.search(r"tokens the budget buys: ([\d.e+]+) tokens", out)[1])
+    # printed as llmcost.fmt_count prints a count: 4 digits and a k/M/B/T suffix
+    m = re.search(r"tokens the budget buys: ([\d.]+)([kMBT]?) tokens", out)
+    tokens = float(m[1]) * {"": 1, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[m[2]]
     there = estimate_ledger(_yaml(tmp_path, text + f"train_tokens: {tokens!r}\n",
                                   name="there.yaml"))
     # the answer is printed to 4 digits: the bill of those tokens is the budget within 0.1 %

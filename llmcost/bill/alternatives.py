@@ -180,7 +180,9 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     fig = b.figures
     # serving keys and lifetime demand: the scenario's, else the default scenario's
     s = {**load_scenario(SCENARIO_DIR / "default.yaml"), **point_scenario(dict(scenario))}
-    spec, gpu = as_model(fig["model"]), as_accelerator(fig["accelerator"])
+    # the scenario's model as given (a catalogue name or a config.json path): the bill's
+    # figure is only its name, which a config file's model does not resolve from
+    spec, gpu = as_model(b.scenario["model"]), as_accelerator(fig["accelerator"])
     price = float(fig["price_usd_per_gpu_hour"])
     p, r = int(s.get("inference_prompt_tokens", 1000)), int(s.get("inference_output_tokens", 250))
     if goal.requests_lifetime is None:

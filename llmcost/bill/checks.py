@@ -585,13 +585,45 @@ def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
     usable = gpu.hbm_bytes * (1 - reserve)
     if mem.total <= usable:
         return None
-    free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
-    advise = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
-              "use more GPUs, or leave zero_stage and recompute free (-1, auto)")
     return (f"no parallel plan fits: {spec.name} on {values['n_gpus']:,} × {gpu.name} needs at "
             f"least {mem.total / 1e9:,.0f} GB per GPU (plan {plan.describe()}), more than the "
             f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve)"
-            + (f": {advise}" if advice else ""))
+            + (f": {_misfit_advice(values)}" if advice else ""))
+
+
+def _plan_fits(values: dict) -> bool:
+    """Whether the scenario's plan can be built and fits the usable HBM (``plan_does_not_fit``'s
+    test; False when no plan can be built)."""
+    try:
+        _, gpu, _, mem = _scenario_plan(values)
+    except (ValueError, KeyError):
+        return False
+    return mem.total <= gpu.hbm_bytes * (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
+
+
+def _misfit_advice(values: dict) -> str:
+    """What to change when no plan fits: more GPUs, and the plan fields the scenario fixes that
+    a search could choose. ZeRO and recomputation are searched unless fixed; context
+    parallelism is not unless asked for (``cp`` absent is cp 1, ``parallel.fixed_plan_fields``):
+    when the search with ``cp: 0`` finds a plan that fits, the advice says so (each of cp GPUs
+    holds seq_len ÷ cp tokens' activations: Liu et al. 2023, ring attention)."""
+    free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
+    searched = "ZeRO and recomputation were already searched" if free else ""
+    if values.get("cp", 1) == 0:
+        searched = ("ZeRO, recomputation and context parallelism were already searched" if free
+                    else "context parallelism was already searched")
+        cp_tip = ""
+    elif _plan_fits({**values, "cp": 0}):
+        cp_tip = (f"set cp: 0 to let the search choose context parallelism (cp GPUs share each "
+                  f"{values['seq_len']:,}-token sequence; a plan then fits)")
+    else:
+        cp_tip = ""
+        searched += ("; " if searched else "") + \
+            "context parallelism (cp: 0) does not make a plan fit either"
+    advise = "use more GPUs" + (f" ({searched})" if searched else "")
+    if not free:
+        advise += ", or leave zero_stage and recompute free (-1, auto)"
+    return f"{cp_tip}, or {advise}" if cp_tip else advise
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:

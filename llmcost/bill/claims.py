@@ -194,7 +194,8 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
     note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
     return {"low": float(p.min()), "median": float(p.median()), "high": float(p.max()),
             "n": len(df), "priced_as": used,
-            "source": f"{len(df)} current {pricing} price(s) of {used}{note}: {src}",
+            "source": (f"{len(df)} current {pricing} price{'' if len(df) == 1 else 's'} of "
+                       f"{used}{note}: {src}"),
             "not_available": unavailable_prices(used, pricing)}
 
 
@@ -1130,7 +1131,14 @@ def _cost_only_verdict(j: _Judging) -> None:
     else:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
-                    f"range ${pr['low']:.2f}–${pr['high']:.2f}")
+                    f"{price_span(pr)}")
+
+
+def price_span(pr: dict) -> str:
+    """The catalogue's prices of a pricing mode in words: "range $2.69–$12.29", or "price
+    $14.21" when its low and high are one value to the cent (one provider, or one price)."""
+    lo, hi = f"${pr['low']:.2f}", f"${pr['high']:.2f}"
+    return f"price {lo}" if lo == hi else f"range {lo}–{hi}"
 
 
 def _price_verdict(j: _Judging) -> tuple:
@@ -1158,8 +1166,12 @@ def _price_verdict(j: _Judging) -> tuple:
         return implied, (f"no cost given; at the {what} ${pr['median']:.2f}/GPU-h the hours "
                          f"cost ${j.hours * pr['median']:,.0f} ({pr['source']})")
     where = "below" if implied < pr["low"] else "above" if implied > pr["high"] else "within"
-    return implied, (f"{where} the catalogue's {c.pricing} range ${pr['low']:.2f}–"
-                     f"${pr['high']:.2f} (median ${pr['median']:.2f}; {pr['source']})")
+    span = price_span(pr)
+    if span.startswith("price"):   # one value: no median to add, and "at" rather than "within"
+        return implied, (f"{'at' if where == 'within' else where} the catalogue's {c.pricing} "
+                         f"{span} ({pr['source']})")
+    return implied, (f"{where} the catalogue's {c.pricing} {span} "
+                     f"(median ${pr['median']:.2f}; {pr['source']})")
 
 
 def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="bf16",

@@ -59,8 +59,8 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
-from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
-                          fmt_usd)
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_count,
+                          fmt_duration, fmt_gpus, fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -299,7 +299,7 @@ def predicted_step(scenario: dict):
     try:
         out = scenario_step(validate_parameters(**step))
     except ValueError as e:
-        raise ScenarioError(f"step-time model ({p['accelerator']}, {p['n_gpus']} GPUs): {e}") \
+        raise ScenarioError(f"step-time model ({p['accelerator']}, {fmt_gpus(p['n_gpus'])}): {e}") \
             from None
     if len(_STEP_MEMO) > 512:
         _STEP_MEMO.clear()
@@ -1917,7 +1917,7 @@ def _fitting_counts(scenario: dict, counts: list) -> list:
     monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
     ranks). A scenario whose plan cannot be built keeps every count (its checks say why)."""
     def fits(n):
-        return plan_does_not_fit({**scenario, "n_gpus": int(n)}) is None
+        return plan_does_not_fit({**scenario, "n_gpus": int(n)}, advice=False) is None
     if not counts or fits(counts[0]):
         return counts
     lo, hi = 0, len(counts) - 1
@@ -2136,7 +2136,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
     if not fits(lo):
         raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
                          f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
-                         f"{int(_get(s, 'n_gpus')):,} GPUs")
+                         f"{fmt_gpus(int(_get(s, 'n_gpus')))}")
     lo, hi = _largest_tokens(fits, lo, t0)
     led = led_of(lo)
     # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
@@ -2150,15 +2150,15 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
     limits = f"the whole bill ≤ ${bud:,.0f}" + (
         f" and the main run within {_days_text(deadline_days)}" if deadline_days is not None else "")
     return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
-             "how": f"most train_tokens with {limits} on {int(_get(s, 'n_gpus')):,} GPUs "
+             "how": f"most train_tokens with {limits} on {fmt_gpus(int(_get(s, 'n_gpus')))} "
              f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"},
             {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
              "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",
              "value": float(n_opt), "unit": "parameters",
              "how": f"scaling.compute_optimal(C = 6·N·D = {flops:.3g} FLOP of those tokens): "
-             f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024's fit, whose C "
-             "is 6·N·D)"}]
+             f"N* with D* = {fmt_count(float(d_opt), 3)} tokens (Besiroglu et al. 2024's fit, "
+             "whose C is 6·N·D)"}]
 
 
 # ------------------------------------------------------------------------------ attribution

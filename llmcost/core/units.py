@@ -147,6 +147,12 @@ def fmt_count(n: float, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
+def fmt_gpus(n) -> str:
+    """A GPU count in prose, the noun agreeing with it: "1 GPU", "8 GPUs", "16,384 GPUs"."""
+    k = int(as_array(n, "n", positive=True, integer=True))
+    return f"{k:,} GPU" + ("" if k == 1 else "s")
+
+
 def fmt_amount(value: float, digits: int = 4) -> str:
     """A count or amount in a table of mixed quantities: below a million as ``fmt_quantity``
     (whole with thousands separators from 10^(digits−1) up, "12,288" GPUs; else ``digits``

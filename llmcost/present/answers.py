@@ -13,7 +13,7 @@ import textwrap
 
 import pandas as pd
 
-from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_usd
+from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
 from ..training.accuracy import central_mfu
 
 
@@ -34,7 +34,7 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
             f" (counted as MFU counts them, attention included; 6ND: "
             f"{fmt_flops(run['training_flops_6nd'])})"
             f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
-            f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs with no failures) and "
+            f"({run['wall_clock_days']:.1f} days on {fmt_gpus(n_gpus)} with no failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
             "GPU-hour.")
 
@@ -101,7 +101,7 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
     every = f"{mtbf_s / 3600:,.1f} h" if mtbf_s >= 3600 else fmt_duration(mtbf_s)  # not "0.0 h"
-    return (f"On {n_gpus:,} GPUs the job fails every **{every}** on average "
+    return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
             f"{interval_s / 60:,.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
             f"and checkpoints add **{extra:,.0f} GPU-hours** "
@@ -344,7 +344,7 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
     lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
               "pilot: ") + study.source]
-    lines += [f"pilot {q.plan.describe()} on {q.n_gpus:,} of {n_gpus:,} GPUs: MFU "
+    lines += [f"pilot {q.plan.describe()} on {q.n_gpus:,} of {fmt_gpus(n_gpus)}: MFU "
               f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]

@@ -25,7 +25,7 @@ from ..bill.pilot import uncarried_band
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_count, fmt_quantity
+from ..core.units import fmt_amount, fmt_count, fmt_quantity
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
@@ -417,7 +417,7 @@ def _estimate(args) -> int:
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
-            value = f"{r.value:,.0f}" if r.unit == "GPUs" else f"{r.value:,.4g}"  # 16,384 exact
+            value = fmt_amount(r.value)  # 16,384 GPUs exact, 664.5B tokens: no exponent
             print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {r.unit} ({r.how})",
                                            max(20, terminal_columns() - 1),
                                            initial_indent="  ", subsequent_indent="    ",

@@ -542,8 +542,8 @@ CAVEATS = [
      "{1} higher)"),
     (r"no held-out run is published in the regime",
      "no published run resembles this plan: the predicted MFU is a rough guess"),
-    (r"^([\d,]+) GPUs is more than 4× away",
-     "{0} GPUs is far from the cluster sizes of the published runs: the MFU is extrapolated"),
+    (r"^([\d,]+ GPUs?) is more than 4× away",
+     "{0} is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
      "the predicted MFU is an upper bound: published runs like this one fell short of it"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "

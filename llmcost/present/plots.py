@@ -368,19 +368,32 @@ def figure_description(fig) -> str:
     ("y against x" from the axis labels); "a figure" when it has none of them. Math text is
     read as its source without the ``$`` delimiters."""
     sup = getattr(fig, "_suptitle", None)
-    parts = [sup.get_text()] if sup is not None and sup.get_text().strip() else []
+    parts = ([read_as_text(sup.get_text(), sup.get_parse_math())]
+             if sup is not None and sup.get_text().strip() else [])
     if not parts:
         for ax in fig.axes:
-            title = " ".join(t for t in (ax.get_title("left"), ax.get_title(),
-                                         ax.get_title("right")) if t.strip())
+            title = " ".join(read_as_text(t) for t in (ax.get_title("left"), ax.get_title(),
+                                                        ax.get_title("right")) if t.strip())
             if not title and ax.get_ylabel().strip() and ax.get_xlabel().strip():
-                title = f"{ax.get_ylabel()} against {ax.get_xlabel()}"
+                title = (f"{read_as_text(ax.get_ylabel())} against "
+                         f"{read_as_text(ax.get_xlabel())}")
             if title and title not in parts:
                 parts.append(title)
     text = "; ".join(" ".join(p.split()) for p in parts)
-    # math text read as text: its $ delimiters dropped, an escaped \$ (a price) kept as $
-    text = re.sub(r"(?<!\\)\$", "", text).replace("\\$", "$")
     return f"Figure: {text}" if text else "a figure"
+
+
+def read_as_text(text: str, parse_math: bool = True) -> str:
+    """A figure's text as a reader sees it, by matplotlib's own rule (``Text._preprocess_math``):
+    drawn as it is with ``parse_math=False`` ("the whole bill $65.3M"); math text (an even,
+    non-zero number of unescaped ``$``, ``cbook.is_math_text``) read as its source without its
+    ``$`` delimiters; otherwise an escaped ``\\$`` (a price) read as ``$``."""
+    if not parse_math:
+        return text
+    dollars = text.count("$") - text.count("\\$")
+    if dollars > 0 and dollars % 2 == 0:
+        text = re.sub(r"(?<!\\)\$", "", text)
+    return text.replace("\\$", "$")
 
 
 def _wrapped_with(method, flag: str) -> bool:

@@ -89,6 +89,7 @@ import pandas as pd
 
 from ..core.catalog import load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
+from ..core.units import fmt_gpus
 from . import step_validation
 from .options import StepOptions
 
@@ -932,7 +933,7 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
     if len(rows) and not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
         lo, hi = int(rows["n_gpus"].min()), int(rows["n_gpus"].max())
         span = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
-        out.append(f"{n_gpus:,} GPUs is more than 4× away from the {span} GPUs of the "
+        out.append(f"{fmt_gpus(n_gpus)} is more than 4× away from the {span} GPUs of the "
                    "regime's published runs.")
     return out
 

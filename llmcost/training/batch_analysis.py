@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.catalog import as_model, scenario_cluster
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import fmt_count, fmt_quantity
+from ..core.units import fmt_count, fmt_gpus, fmt_quantity
 from .batch import (
     BUBBLE_TARGET,
     BatchTarget,
@@ -238,7 +238,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f" of them work; the smallest batch that fills the cluster is "
                      f"{fmt_count(fill, 3)} tokens.")
     else:
-        lines.append(f"It gives all {n_gpus:,} GPUs work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
+        lines.append(f"It gives {'all ' + fmt_gpus(n_gpus) if n_gpus > 1 else 'its one GPU'} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
                      f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
                      "per step).")
     if analysis.pp > 1:
@@ -311,7 +311,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
         ("plan_over_b_noise", "planned batch / B_noise",
          analysis.global_batch_tokens / t.b_noise_tokens, "", "McCandlish et al. 2018"),
         ("fill_batch_tokens", "batch that gives every GPU work", analysis.fill_batch_tokens,
-         "tokens", f"{analysis.n_gpus:,} GPUs, micro-batch {analysis.micro_batch_size}, "
+         "tokens", f"{fmt_gpus(analysis.n_gpus)}, micro-batch {analysis.micro_batch_size}, "
          f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
         ("plan_bubble_fraction", "pipeline bubble at the plan's batch", analysis.bubble_fraction,
          "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} micro-batches"),

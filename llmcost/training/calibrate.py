@@ -550,7 +550,9 @@ class Calibration:
 
     def describe(self) -> str:
         p = self.pilots
-        return (f"calibrated on {len(p)} pilot(s) at {', '.join(str(x.n_gpus) for x in p)} GPUs: "
+        gpus = ", ".join(str(x.n_gpus) for x in p)
+        gpus += " GPU" if gpus == "1" else " GPUs"
+        return (f"calibrated on {len(p)} pilot{'' if len(p) == 1 else 's'} at {gpus}: "
                 f"compute x{self.compute_factor:.3f}, scale-up x{self.scaleup_factor:.3f}, "
                 f"scale-out x{self.scaleout_factor:.3f}")
 

@@ -934,6 +934,33 @@ def splitting_gpu_counts(model, global_batch: int, seq_len=None, pp_split: str =
     return sorted({d * q for d in dps for q in _rule_products(model, seq, pp_split, fixed)})
 
 
+def fixed_degrees_hint(n_gpus: int, fixed: dict) -> str:
+    """Why the degrees a scenario fixes cannot make ``n_gpus`` (``RULES['product']``: dp·tp·pp·cp
+    = n_gpus), in the words of what to change, or "" when they can: all four fixed and their
+    product is not ``n_gpus``, or some fixed and their product does not divide it. The remedy
+    named: the dp that makes the product (``n_gpus ÷ tp·pp·cp``, when whole), or the GPU count
+    the four make."""
+    degrees = {k: int(fixed[k]) for k in ("tp", "pp", "dp", "cp") if k in fixed}
+    prod = int(np.prod(list(degrees.values()))) if degrees else 1
+    every = len(degrees) == 4
+    if (prod == n_gpus) if every else (n_gpus % prod == 0):
+        return ""
+    terms = " × ".join(f"{k} {v}" for k, v in degrees.items())
+    text = (f"the plan's degrees must multiply to the GPU count ({RULES['product']}), but the "
+            f"scenario fixes {terms} = {prod:,}, "
+            + (f"not n_gpus={n_gpus:,}" if every else f"which does not divide n_gpus={n_gpus:,}"))
+    fixes = []
+    rest = prod // degrees["dp"] if "dp" in degrees else prod
+    if every and n_gpus % rest == 0:
+        fixes.append(f"dp: {n_gpus // rest} (or leave dp out: it is derived as n_gpus ÷ "
+                     "tp·pp·cp)")
+    if every:
+        fixes.append(f"n_gpus: {prod:,}")
+    else:
+        fixes.append("degrees whose product divides n_gpus (0 leaves a degree to be chosen)")
+    return text + "; set " + " or ".join(fixes)
+
+
 def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
                fixed: dict | None = None) -> str:
     """Why ``n_gpus`` cannot be split for ``model`` and a global batch of ``global_batch``
@@ -952,6 +979,9 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     counts = set(splitting_gpu_counts(model, global_batch, seq, pp_split, fixed))
     if n_gpus in counts:
         return ""
+    degrees = fixed_degrees_hint(n_gpus, fixed)
+    if degrees:  # the scenario's own degrees break the product rule: that is what to change
+        return degrees
     prods = _split_products(model, n_gpus, seq, pp_split, fixed)
     batch_dps = [int(d) for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
     if not batch_dps:  # the fixed micro-batch itself does not divide the batch
@@ -961,7 +991,9 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     near = [max((n for n in counts if n < n_gpus), default=None),
             min((n for n in counts if n_gpus < n <= 4 * n_gpus), default=None)]
     text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
-            f"data parallelism must divide the batch, so dp can only be "
+            f"data parallelism"
+            + (f" × micro_batch_size={mbs} (fixed)" if mbs > 1 else "")
+            + " must divide the batch, so dp can only be "
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
             f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
             f"{model.n_heads} heads"
@@ -975,8 +1007,13 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             + ") and cp make that product"
             + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
     fixes = [f"{n} GPUs" for n in near if n is not None]
+    need = n_gpus // max(prods) if prods else 0   # the smallest dp a product leaves
+    if need and mbs > 1 and global_batch % need == 0:  # a smaller micro-batch lets dp be it
+        m = max(int(m) for m in _divisors(global_batch // need) if m < mbs)
+        fixes.insert(0, f"micro_batch_size={m} (dp {need} × micro_batch_size must divide "
+                        f"{global_batch:,})")
     if prods:
-        d = mbs * (n_gpus // max(prods))
+        d = mbs * need
         lo, hi = global_batch // d * d, -(-global_batch // d) * d
         fixes.append(f"a global batch divisible by {d} (e.g. "
                      + " or ".join(f"{b:,}" for b in sorted({lo, hi}) if b > 0) + " sequences)")

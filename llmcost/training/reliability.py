@@ -493,6 +493,23 @@ def published_failure_rates() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rate", "source"]).sort_values("rate", ignore_index=True)
 
 
+def nodes_for(n_gpus, gpus_per_node):
+    """Hosts a job of ``n_gpus`` occupies: ⌈n_gpus / gpus_per_node⌉, at least one. A job
+    smaller than a host (1, 2 or 4 GPUs of an 8-GPU node) still runs on one node, which writes
+    and reads its checkpoint (``checkpoint_write_time_s``'s node count); floor division would
+    give 0 nodes below a full host.
+
+    Raises
+    ------
+    ValueError
+        Non-positive or fractional ``n_gpus`` or ``gpus_per_node``.
+    """
+    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
+    g = as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True)
+    nodes = np.maximum(1, -(-np.asarray(n, dtype=np.int64) // np.asarray(g, dtype=np.int64)))
+    return int(nodes) if nodes.ndim == 0 else nodes
+
+
 def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     """Mean time between failures of a synchronous job on ``n_gpus``: M = 1 / (n·λ).
 
@@ -1138,7 +1155,7 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     size = checkpoint_size(n_params, recipe, "full", n_gpus_)
     total = float(size.total_bytes) if checkpoint_bytes is None else float(
         as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
-    n_nodes = max(1, -(-n_gpus_ // gpn))
+    n_nodes = int(nodes_for(n_gpus_, gpn))
     if storage_bytes_per_s is None:
         storage_bytes_per_s = job_storage_bytes_per_s(n_gpus_)
     write = float(checkpoint_write_time_s(total, n_nodes, storage_bytes_per_s, node_bytes_per_s))

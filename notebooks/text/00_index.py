@@ -299,14 +299,19 @@ for k, v in facts.items():
 # backward pass twice as large (gradients with respect to activations and to weights), so
 # **C ≈ 6·N·D** (Kaplan et al. 2020 §2.1). The exact count adds the attention core, which has no
 # weights: 3 × 2·L·h·(d_qk + d_v)·s per token for a full s×s mask (PaLM, Chowdhery et al. 2022,
-# App. B). `llmcost.training_flops` writes both; the bill uses the exact one, the MFU basis
+# App. B); with a causal mask a query attends to (s+1)/2 keys on average, what a causal
+# FlashAttention kernel computes.
+# `llmcost.training_flops` writes all three; the bill uses the full-mask count, the MFU basis
 # (notebook 01 derives it).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 c6 = llmcost.training_flops(spec, p["train_tokens"])
-cx = llmcost.training_flops(spec, p["train_tokens"], p["seq_len"], method="detailed")
-print(f"6ND: {c6:.3e} FLOP; exact (attention, full mask): {cx:.3e} FLOP ({cx / c6 - 1:+.1%})")
+cx, cc = (llmcost.training_flops(spec, p["train_tokens"], p["seq_len"], method="detailed",
+                                 causal=causal) for causal in (False, True))
+print(f"6ND: {c6:.3e} FLOP; exact (attention, full mask, the MFU basis): {cx:.3e} FLOP "
+      f"({cx / c6 - 1:+.1%}); exact (attention, causal mask, what a causal kernel computes): "
+      f"{cc:.3e} FLOP ({cc / c6 - 1:+.1%})")
 print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} FLOP on the "
       f"MFU basis, {bill.figures['training_flops_6nd']:.3e} FLOP by 6ND")
 
@@ -850,7 +855,7 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
     try:
         b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
-        print(f"{n:,} GPUs: goodput {b.figures['goodput']:.1%}, "
+        print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
               f"{b.figures['wall_clock_days']:,.1f} days")
     except ValueError as e:
         print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped

@@ -421,7 +421,7 @@ print(f"against the FP8 peak it used: {v3_range['fp8']} over the whole run (6ND 
 target = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], p["dtype"])
 print(f"MFU {p['mfu']:.2f} on {gpu.name} means {target:,.0f} tokens/s per GPU for {spec.name} "
       f"at {p['seq_len']:,} tokens of context, {llmcost.fmt_count(target * p['n_gpus'], 3)} tokens/s on "
-      f"{p['n_gpus']:,} GPUs")
+      f"{llmcost.fmt_gpus(p['n_gpus'])}")
 
 # %% [markdown]
 # > **Takeaway.** An MFU is a throughput target: measure tokens/s per GPU on a pilot and convert,

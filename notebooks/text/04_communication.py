@@ -318,7 +318,13 @@ for r in roof.itertuples():
           f"compute ÷ comm {r.ratio:.2f}: {'hides' if r.hides else 'waits'} ({r.function})")
 
 # %%
-curves = overlap.roofline_curves(spec, gpu, tp=max(plan.tp, 2), pp=plan.pp, dp=plan.dp)
+curves = overlap.roofline_curves(spec, gpu, tp=max(plan.tp, 2), pp=plan.pp, dp=max(plan.dp, 2))
+alone = [(k, panels) for k, v, panels in (("dp", plan.dp, "the DP and FSDP panels"),
+                                          ("tp", plan.tp, "the TP panel")) if v == 1]
+if alone:  # a group of one rank sends nothing: its panels draw the smallest group that talks
+    print(f"The plan's {' and '.join(k for k, _ in alone)} degree{'s are' if len(alone) > 1 else ' is'}"
+          f" 1: a group of one GPU sends nothing, so {' and '.join(s for _, s in alone)} draw a "
+          "group of 2, what a second GPU in that group would meet.")
 marks = {"DP": p["global_batch_tokens"] / plan.dp, "FSDP": tok_mb, "TP": plan.tp,
          "PP": spec.n_layers / plan.pp, "CP": tok_mb, "EP": (2048, "DeepSeek-V3's F_e")}
 plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does each kind of "
@@ -580,7 +586,7 @@ for n in (8, 64, 1024, 16384, 100_000):
     print(f"{n:>7,} GPUs: e(N) = {straggler.expected_max_normal(n):.2f}, the step's compute "
           f"+{straggler.straggler_slowdown(n):.1%} "
           f"(σ {cv_summit:.1%}: +{straggler.straggler_slowdown(n, cv=cv_summit):.1%})")
-print(f"the scenario's step on {b.n_gpus:,} GPUs: waiting for the slowest GPU is "
+print(f"the scenario's step on {llmcost.fmt_gpus(b.n_gpus)}: waiting for the slowest GPU is "
       f"{b.straggler_s / b.step_time_s:.1%} of the step")
 
 # %%
@@ -818,7 +824,7 @@ publish_summary("04_communication", [summary_row(*r) for r in [
     ("exposed_comm_share", "exposed communication", b.exposed_comm_s / b.step_time_s, "",
      "share of the step"),
     ("straggler_share", "waiting for the slowest GPU", b.straggler_s / b.step_time_s, "",
-     f"share of the step, {b.n_gpus:,} GPUs")]])
+     f"share of the step, {llmcost.fmt_gpus(b.n_gpus)}")]])
 
 # %% [markdown]
 # ## Explore

@@ -242,7 +242,7 @@ print(f"the scenario's step, GEMMs at the flat ceiling -> by shape (the default)
 # %%
 # NBVAL_CHECK_OUTPUT
 m = overlap.mfu_arithmetic(b, gpu, p["dtype"])
-print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {m['n_gpus']:,} GPUs × "
+print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {llmcost.fmt_gpus(m['n_gpus'])} × "
       f"{m['peak_flops_per_s']:.4g} FLOP/s) = {m['mfu']:.1%}")
 print("T_step = " + " + ".join(f"{k} {v:.3g}" for k, v in m["parts_s"].items() if v > 0) + " s")
 
@@ -309,7 +309,7 @@ gpu_h = run_s * p["n_gpus"] / 3600
 bill = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                             seq_len=p["seq_len"], dtype=p["dtype"])  # notebook 01's, the bill's
 print(f"at the predicted MFU {b.mfu:.1%}: {p['train_tokens']:.3g} tokens at "
-      f"{b.tokens_per_s:,.0f} tokens/s, {run_s / 86400:.1f} days on {p['n_gpus']:,} GPUs, "
+      f"{b.tokens_per_s:,.0f} tokens/s, {run_s / 86400:.1f} days on {llmcost.fmt_gpus(p['n_gpus'])}, "
       f"{llmcost.fmt_count(gpu_h, 3)} GPU-hours, {llmcost.fmt_usd(gpu_h * price)} at "
       f"${price:.2f}/GPU-h ({price_source})")
 print(f"the bill (notebook 00 and every other page) uses MFU {p['mfu']:.1%}: "

@@ -165,7 +165,7 @@ ax.axvline(p["n_gpus"], color="0.6", lw=0.8, ls="--");
 # NBVAL_CHECK_OUTPUT
 day_ok = rel.probability_failure_free(86400, plan.mtbf_s)
 run_ok = rel.probability_failure_free(run["wall_clock_s"], plan.mtbf_s)
-print(f"job MTBF on {p['n_gpus']:,} GPUs: {llmcost.fmt_duration(plan.mtbf_s)}")
+print(f"job MTBF on {llmcost.fmt_gpus(p['n_gpus'])}: {llmcost.fmt_duration(plan.mtbf_s)}")
 print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
 print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal days: "
       f"{run['wall_clock_s'] / plan.mtbf_s:,.1f}, plus "
@@ -345,7 +345,7 @@ for f in (0.0, 0.25):
 
 # %%
 restore = pd.DataFrame({
-    label: rel.restart_time_s(plan.size.total_bytes, plan.size.n_ranks // per_node,
+    label: rel.restart_time_s(plan.size.total_bytes, rel.nodes_for(plan.size.n_ranks, per_node),
                               p["ckpt_storage_bytes_per_s"], p["ckpt_restart_s"],
                               p["ckpt_node_bytes_per_s"], reshard_fraction=f).parts()
     for label, f in (("same layout", 0.0), ("re-sharded", 1.0))})
@@ -660,10 +660,10 @@ ax.legend(fontsize=11, loc="upper left");
 # NBVAL_CHECK_OUTPUT
 for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot model (notebook 00)
     print(line)
-n_nodes, r = -(-p["n_gpus"] // per_node), ledger.default("spot_preemptions_per_node_day")
+n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.default("spot_preemptions_per_node_day")
 for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
     print(f"reclaims of {k} node(s) at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
-          f"job interruptions a day, each needing {k * per_node} replacement GPUs")
+          f"job interruptions a day, each replacing {llmcost.fmt_gpus(min(k * per_node, p['n_gpus']))}")
 
 # %% [markdown]
 # With checkpoints and automatic restarts, pre-emptions are just failures with a higher rate and
@@ -756,7 +756,7 @@ rows = [
     summary_row("checkpoint_stall_s", "stall per checkpoint", plan.stall_s, "s",
                 "asynchronous" if p["ckpt_async"] else "synchronous"),
     summary_row("job_mtbf_hours", "job MTBF", plan.mtbf_s / 3600, "h",
-                f"{p['fail_rate_per_gpu_year']} failures per GPU-year × {p['n_gpus']:,} GPUs"),
+                f"{p['fail_rate_per_gpu_year']} failures per GPU-year × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
                 "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
     summary_row("goodput", "goodput", plan.goodput, "", "share of paid GPU-time kept"),

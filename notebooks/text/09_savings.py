@@ -265,11 +265,12 @@ plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "a
 # on half the GPUs it lets a plan fit that otherwise would not, at the price of a longer run.
 
 # %%
-rows = []
-for label, rc, n in (("none, half the GPUs", "none", p["n_gpus"] // 2),
-                     ("selective, half the GPUs", "selective", p["n_gpus"] // 2),
-                     ("full, half the GPUs", "full", p["n_gpus"] // 2),
-                     ("full, the same GPUs", "full", p["n_gpus"])):
+rows, half = [], p["n_gpus"] // 2
+cases = [(f"{rc}, half the GPUs", rc, half) for rc in ("none", "selective", "full")] if half else []
+if not half:  # one GPU cannot be halved
+    rows.append({"recompute": "half the GPUs", "note": "skipped: the scenario runs on 1 GPU, "
+                 "which cannot be halved"})
+for label, rc, n in cases + [("full, the same GPUs", "full", p["n_gpus"])]:
     try:
         r = levers.price_lever("rc", label, "utilisation", scenario,
                                levers.activation_recompute(scenario, rc, n), before_bill=bill)
