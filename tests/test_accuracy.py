@@ -799,3 +799,24 @@ def test_any_size_optimism_and_cap_name_the_same_best_figure():
     assert len(said) == 2
     assert f"among MoE BF16 runs on Blackwell of any size, {best:.1%} ({source})" in said[0]
     assert f"({source}), {best:.1%})" in said[1]
+
+
+def test_a_band_capped_above_its_prediction_says_its_lowered_low_end():
+    # A trial: Llama 3.1 70B FP8 on 1,024 H100 predicted 36.8%; the regime's median error
+    # c = -11.2% puts the central estimate at 36.8% / 0.888 = 41.5%, above the cap (40.5%, the
+    # best comparable run), so the low end is 40.5% × (1 + c) / (1 + c + w) = 30.3%
+    # (``_capped_low``); the words said "16% below ... before the cap, 10% above after it",
+    # the low end's old distance. They now say both ends after the cap, by hand 1 − low / p
+    # and high / p − 1.
+    from llmcost.present import glance
+    spec = llmcost.load_model("llama-3.1-70b")
+    b = accuracy.mfu_band(0.368, "H100-SXM", 1024, n_params=spec.n_params, seq_len=8192,
+                          dtype="fp8")
+    c, w = b.center, b.half_width
+    assert b.high > 0.368 and b.high < 0.368 / (1 + c)
+    assert b.low == pytest.approx(b.high * (1 + c) / (1 + c + w))
+    after = f"{1 - b.low / 0.368:.0%} below to {b.high / 0.368 - 1:.0%} above after it"
+    assert after in b.describe()
+    lines = [glance.caveat_line(x) for x in b.warnings]
+    assert any(f"read it as {1 - b.low / 0.368:.0%} lower to {b.high / 0.368 - 1:.0%} higher"
+               in x for x in lines), lines

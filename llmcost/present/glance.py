@@ -523,6 +523,14 @@ CAVEATS = [
      r"after it",
      "no published run resembles this plan, and the prediction is above every comparable "
      "published run: read it as {0} to {1} lower (its range capped)"),
+    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
+     r"above after it",
+     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "lower to {2} higher (its range is capped)"),
+    (r"no held-out run is published in the regime .*?before the cap, (\d+%) below to (\d+%) "
+     r"above after it",
+     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "

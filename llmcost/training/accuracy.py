@@ -493,6 +493,9 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
         near, far = sorted((-capped_above, below if floored_below is None else -floored_below))
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{near:.0%} to {far:.0%} below it after it")
+    if capped_above is not None and floored_below is not None:  # low end lowered too
+        return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
+                f"{-floored_below:.0%} below to {capped_above:.0%} above after it")
     if capped_above is not None:
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{capped_above:.0%} above after it")
