@@ -102,7 +102,14 @@ def test_fp8_speedup_is_between_one_and_the_peak_ratio(s, base):
 
 def test_neutral_settings_leave_the_bill_unchanged(s, base):
     m = s["mfu"]
-    neutral = [lv.raise_mfu(s, m), lv.fix_data_loading(s), lv.release_failed_allocations(s),
+    # a target a rounding above the scenario's MFU is no lever (a trial: "raise MFU to 40%"
+    # saving $20 of $12.6M against a bill at 40.48%): within SAME_MFU_REL of it, unchanged;
+    # one just beyond it is a lever
+    assert lv.raise_mfu(s, m * (1 + lv.SAME_MFU_REL / 2)).note.endswith(
+        f"(within {lv.SAME_MFU_REL:.1%} of it)")
+    assert not lv.raise_mfu(s, m * (1 + 2 * lv.SAME_MFU_REL)).note
+    neutral = [lv.raise_mfu(s, m), lv.raise_mfu(s, m * (1 + lv.SAME_MFU_REL / 2)),
+               lv.fix_data_loading(s), lv.release_failed_allocations(s),
                lv.kill_forgotten_debug_jobs(s), lv.dedupe_datasets(s), lv.clean_checkpoints(s),
                lv.optimal_checkpoint_interval(s), lv.best_plan(s),
                lv.shorter_retention(s, s["ckpt_retention_months"]),

@@ -590,12 +590,20 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
             f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}")
 
 
+#: A target MFU within this relative distance of the scenario's is the scenario's own
+#: (``raise_mfu``): a trial's bill, at the best published run's 40.48% of the FP8 peak through
+#: ``mfu: predict``'s cap, was offered "raise MFU to 40%", saving $20 of $12.6M, the
+#: difference of two roundings of one published figure, not a lever.
+SAME_MFU_REL = 0.005
+
+
 def raise_mfu(s: dict, target: float | None = None) -> Change:
     """Raise the MFU to ``target`` (mixed precision done right, a better micro-batch, fused
     kernels); default: ``mfu_target``, the best published MFU on this hardware generation for a
     model within 4× this size, offered as "the best published" only
     when a published run of the scenario's regime exists; otherwise the lever is named by what
-    it rests on (``Change.name``). A target at or below the scenario's MFU changes nothing."""
+    it rests on (``Change.name``). A target at or below the scenario's MFU, or within
+    ``SAME_MFU_REL`` of it, changes nothing."""
     s = _clean(s)
     m = float(_point(_get(s, "mfu")))
     source, name = "given target", ""
@@ -610,10 +618,10 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
-    if t <= m:
+    if t <= m * (1 + SAME_MFU_REL):
         return Change(dict(s), "", f"target {t:.1%}", source,
-                      f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}",
-                      name)
+                      f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}"
+                      + ("" if t <= m else f" (within {SAME_MFU_REL:.1%} of it)"), name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
                   "engineering time; the target is not a run like this one"
                   if name.endswith("(no published run like this one)") else
