@@ -104,6 +104,11 @@ def test_owned_hardware_amortised_as_cottier_by_hand():
     energy = bill.line("energy.electricity")
     assert energy.status == "modelled"
     assert energy.usd == pytest.approx(bill.figures["all_gpu_hours"] * 1.05105 * 0.0806, rel=1e-6)
+    # the bill's price source says which of the two rates the compute lines use (a trial
+    # multiplied GPU-hours by the stated $2.13 and overcounted by the energy line's 4%)
+    src = bill.figures["price_source"]
+    assert f"${capex:.2f}/GPU-h hardware, the rate of the compute lines" in src
+    assert f"+ ${1.05105 * 0.0806:.3f}/GPU-h energy, priced on the electricity line" in src
     # The owned GPU-hour of every notebook (resolve_price) is the same hardware + energy rate.
     price, _ = llmcost.resolve_price("H100-SXM", None, "owned")
     assert price == pytest.approx(capex + 1.05105 * 0.0806, rel=1e-6)

@@ -450,8 +450,9 @@ def _gpu_hour_price(p: dict, gpu) -> tuple:
         return own["usd_per_gpu_hour"], (
             f"default, price_usd_per_gpu_hour not given: owned: "
             f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
-            f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
-            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)"), own
+            f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware, the rate of the "
+            f"compute lines, + ${own['energy_usd_per_gpu_hour']:.3f}/GPU-h energy, priced on "
+            "the electricity line)"), own
     price, source = (given, "given as a range") if np.ndim(given) else resolve_price(
         gpu.name, given, p["pricing"])
     if given is None:

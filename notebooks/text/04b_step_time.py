@@ -353,9 +353,9 @@ plots.table(shown, {"reported": "{:.1%}", "reported_mfu": "{:.1%}", "predicted_m
 # NBVAL_CHECK_OUTPUT
 print(f"calibration set (the one fitted constant): {step.CALIBRATION_SET}")
 for (name, split), row in step.set_summary(validation).iterrows():
-    goal = "" if row["in_sample"] else (
-        "  goal met" if row["max_over_goal"] == 0 and row["mean_over_goal"] == 0 else
-        f"  goal missed by {row['mean_over_goal']:.1%} (mean), {row['max_over_goal']:.1%} (max)")
+    parts = [f"{w} met" if row[k] == 0 else f"{w} missed by {row[k]:.2%}"
+             for k, w in (("mean_over_goal", "mean"), ("max_over_goal", "max"))]
+    goal = "" if row["in_sample"] else "  goal: " + ", ".join(parts)
     print(f"{name:>24} {split:>11}: n {row['n']:2.0f}, mean |error| {row['mean_abs_error']:.1%}, "
           f"max {row['max_abs_error']:.1%}{' (in-sample)' if row['in_sample'] else goal}")
 raw = step.error_summary(step.mfu_validation(1.0, sets=step.VALIDATION_SETS[:2]))
