@@ -660,3 +660,19 @@ def test_a_band_wholly_above_every_comparable_run_in_the_readers_words():
             f"own range, itself above the best comparable published run ({best:.1%}"
             f"{unit[1:]}): the prediction, {kw['mfu']:.1%}{unit[1:]}, is above every "
             f"comparable run, so the bill uses no more than {b.high:.1%}{unit[1:]}")
+
+
+def test_compared_mfus_on_different_peaks_say_their_basis():
+    # A trial: `estimate --compare` between a BF16 run at 40% and an FP8 one printed "mfu 40.0%
+    # → 40.5%", the second on the FP8 peak, twice the BF16 one on an H100 (data/accelerators.csv:
+    # 1,978.9 / 989.4 TFLOP/s): 81.0% of the BF16 peak. Two BF16 bills keep the bare figures.
+    from llmcost.bill import ledger
+    base = {"model": "llama-2-70b", "accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}
+    a = ledger.build_ledger({**base, "mfu": 0.40})
+    b = ledger.build_ledger({**base, "mfu": 0.405, "dtype": "fp8"})
+    r = 1978.9 / 989.4
+    (mfu,) = [x for x in glance.compare_inputs([a, b]) if x.startswith("mfu ")]
+    assert mfu == (f"mfu 40.0% of the BF16 peak → 40.5% of the FP8 peak "
+                   f"({0.405 * r:.1%} of the BF16 one)")
+    c = ledger.build_ledger({**base, "mfu": 0.45})
+    assert "mfu 40.0% → 45.0%" in glance.compare_inputs([a, c])
