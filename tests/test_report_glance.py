@@ -676,3 +676,18 @@ def test_compared_mfus_on_different_peaks_say_their_basis():
                    f"({0.405 * r:.1%} of the BF16 one)")
     c = ledger.build_ledger({**base, "mfu": 0.45})
     assert "mfu 40.0% → 45.0%" in glance.compare_inputs([a, c])
+
+
+def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
+    # A trial: a `mfu: predict` bill whose central estimate (41.5% of the FP8 peak) lies above
+    # its band's capped top (40.5%, the best comparable published run) read "$12.6M as
+    # estimated, likely $10.8M to $20.8M (median $15.2M)" with no word that the point is the
+    # band's top, so every draw of the MFU is at or below it and the cost at or above it.
+    pred = {"value": 0.405, "center": 0.415, "center_capped": True}
+    s = {"mfu_prediction": pred, "parameters": {"dtype": {"value": "fp8", "from": "scenario"}}}
+    assert glance.capped_mfu_sentence(s) == (
+        " Its MFU, 40.5% of the FP8 peak, is the best a comparable published run has measured "
+        "(the step-time model's central estimate, 41.5%, is above it), so the estimate sits at "
+        "the optimistic end of its range.")
+    assert glance.capped_mfu_sentence({"mfu_prediction": {**pred, "center_capped": False}}) == ""
+    assert glance.capped_mfu_sentence({}) == ""

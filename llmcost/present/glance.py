@@ -463,6 +463,23 @@ def compared_sentence(summary: dict) -> str:
             f"one's {fmt_usd(usd_a)} (point estimates; line by line below the bill).")
 
 
+def capped_mfu_sentence(summary: dict) -> str:
+    """" ..." when the bill's MFU is a ``mfu: predict`` whose central estimate lies above its
+    band's capped top (``accuracy.central_mfu``: the bill uses the top, the best a comparable
+    published run has measured), so the estimate sits at the optimistic end of its range (a
+    trial read "$12.6M as estimated, likely $10.8M to $20.8M, median $15.2M" as the likely
+    cost); "" otherwise. Numbers from ``summary['mfu_prediction']``."""
+    pred = summary.get("mfu_prediction") or {}
+    if not pred.get("center_capped"):
+        return ""
+    dtype = (summary.get("parameters") or {}).get("dtype")
+    fp8 = (dtype.get("value") if isinstance(dtype, dict) else dtype) == "fp8"
+    peak = " of the FP8 peak" if fp8 else ""
+    return (f" Its MFU, {pred['value']:.1%}{peak}, is the best a comparable published run has "
+            f"measured (the step-time model's central estimate, {pred['center']:.1%}, is above "
+            "it), so the estimate sits at the optimistic end of its range.")
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
@@ -489,6 +506,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
                 if run and run["point_usd"] else "."))
     gap = gaps_sentence(gaps)
     first += f" {gap}" if gap else ""
+    first += capped_mfu_sentence(summary)
     tor = g["tornado"]
     if tor:
         top = tor[0]
