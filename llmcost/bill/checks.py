@@ -299,12 +299,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
-    waste = waste_warning(values)
-    if waste:
-        out.append(waste)
-    own_run = own_published_run_warning(values)
-    if own_run:
-        out.append(own_run)
+    out.extend(w for w in (waste_warning(values), own_published_run_warning(values)) if w)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
