@@ -481,3 +481,22 @@ def test_asynchronous_checkpoints_that_keep_the_storage_busy_are_warned(tmp_path
     sync = estimate_ledger(_yaml(tmp_path, "ckpt_storage_bytes_per_s: 1.0e10\n"
                                  "ckpt_interval_s: 10", name="c.yaml"))
     assert not any(x.startswith("ckpt_async: ") for x in sync.warnings)
+
+
+def test_a_low_goodput_is_warned_with_its_interruption_rate(tmp_path):
+    # A trial: 2,048 H100 on spot paid 2.41× the ideal GPU-hours (goodput 41%, a pre-emption
+    # every 38 minutes) and nothing said so. The warning gives 1 ÷ goodput and the job's MTBF
+    # from the bill's own figures; BASE (64 GPUs on demand) keeps a high goodput and says
+    # nothing. By hand the MTBF of 64 GPUs at a failure rate of 50 per GPU-year is
+    # 8,766 h ÷ (64 × 50) = 2.74 h.
+    quiet = estimate_ledger(_yaml(tmp_path, "", name="q.yaml"))
+    assert quiet.figures["goodput"] > 0.9
+    assert not any(x.startswith("goodput ") for x in quiet.warnings)
+    bill = estimate_ledger(_yaml(tmp_path, "fail_rate_per_gpu_year: 50\nckpt_restart_s: 3600",
+                                 name="f.yaml"))
+    g = bill.figures["goodput"]
+    assert g < 0.75
+    assert bill.figures["job_mtbf_s"] == pytest.approx(365.25 * 86400 / (64 * 50), rel=1e-9)
+    (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
+    assert said.startswith(f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal")
+    assert "interrupted every 2.74 h on 64 GPUs" in said and "spot" not in said

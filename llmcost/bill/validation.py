@@ -221,7 +221,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
     out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
-                        _storage_duty_warning(p, bill),
+                        _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _people_months_warning(p, bill)) if w]
     return out + money_magnitude_warnings(p)
@@ -416,6 +416,34 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
             f"{p.get('rl_iterations'):,.3g}), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated "
             "GPU-hour price describes it; check rl_iterations and rl_runs")
+
+
+#: Goodput below which the bill's failures line is said (``_low_goodput_warning``): a
+#: reader's threshold, a quarter of the paid hours lost, against the "more than 90% effective
+#: training time" Meta reports for Llama 3 405B on 16,384 GPUs (arXiv:2407.21783 §3.3.4).
+LOW_GOODPUT_WARNING = 0.75
+
+
+def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the bill's goodput (ideal ÷ paid GPU-hours of the pre-training runs,
+    ``reliability.checkpoint_plan``) is below ``LOW_GOODPUT_WARNING``: the run pays 1 ÷ goodput
+    of its ideal hours, interrupted every job MTBF (spot pre-emptions included on spot), and
+    the exploratory line, a multiple of the final run's paid hours (Cottier et al. 2024), carries
+    the same losses although smaller exploratory jobs are interrupted less often (notebook 09
+    prices them as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every
+    38 minutes, said nowhere. None without a bill or above the threshold."""
+    if bill is None:
+        return None
+    g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
+    if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
+        return None
+    spot = " (spot pre-emptions included)" if p.get("pricing") == "spot" else ""
+    return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
+            f"interrupted every {fmt_duration(float(mtbf))} on {bill.figures['n_gpus']:,} "
+            f"GPUs{spot}; the exploratory line, a multiple of the final run's paid hours, "
+            "carries the same losses, though smaller exploratory jobs are interrupted less "
+            "often: check the failure and pre-emption rates, checkpoint interval and restart "
+            "time (notebook 07)")
 
 
 #: The share of wall time above which the bill's asynchronous checkpoints are said to occupy
