@@ -202,7 +202,8 @@ top = levers.top_levers(ranked)
 print(f"bill {llmcost.fmt_usd(bill.total_usd)}: {p['model']} on {p['n_gpus']:,} × "
       f"{p['accelerator']}, {bill.figures['wall_clock_days']:.1f} days of main run")
 print("ranges: " + ("per-draw P10-P90 shown" if levers.has_ranges(scenario) else
-                    "none in the scenario, so each saving is a point (P10 = P50 = P90)"))
+                    "none in the scenario, so each saving is a point (P10 = P50 = P90; the "
+                    "illustrative spreads of notebook 00's range are not drawn here)"))
 for i, r in enumerate(top.itertuples(), 1):
     print(f"{i}. {r.lever}: saves {llmcost.fmt_usd(r.saving_usd)} ({r.share_of_bill:.1%}); "
           f"risk: {r.risk}")
