@@ -781,7 +781,7 @@ def compare_inputs(bills) -> list:
             return fmt_count(v, 3)
         return f"{v:,}" if isinstance(v, int) else str(v)
 
-    fp8 = any(x.scenario.get("dtype") == "fp8" for x in bills)
+    fp8 = any(getattr(x, "scenario", {}).get("dtype") == "fp8" for x in bills)
     out = []
     for key in COMPARE_INPUTS:
         a, b = (getattr(x, "figures" if key in ("mfu", "price_usd_per_gpu_hour")
