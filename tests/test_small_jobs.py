@@ -46,10 +46,12 @@ def test_a_one_gpu_checkpoint_plan_reads_with_one_node():
     assert one.restart.read_s == pytest.approx(1.3e9 * 14 / 5e9, rel=1e-3)
 
 
-#: The three notebooks that crashed, on 1, 2 and 4 GPUs; every other notebook ("*") on the
-#: trial's 1 and 4 (each run costs seconds; the suite's budget is minutes).
-CASES = [(n, stem) for n in (1, 2, 4) for stem in ("04_communication", "07_checkpoints",
-                                                    "09_savings")] + [(1, "*"), (4, "*")]
+#: The three notebooks that crashed, on 1 GPU, and 07 on 4 (a partial host, where it also
+#: crashed); every other notebook ("*") on 1 GPU, the smallest job (each run costs seconds, and
+#: the suite's budget is five minutes on 2 cores: the 2- and 4-GPU runs of the others, tried
+#: once, pass, and are not repeated on every commit).
+CASES = [(1, "04_communication"), (1, "07_checkpoints"), (1, "09_savings"),
+         (4, "07_checkpoints"), (1, "*")]
 _PLANS: dict = {}
 
 
