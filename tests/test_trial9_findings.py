@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _inprocess import run_in_process  # noqa: E402
+from test_small_jobs import SCENARIO  # noqa: E402 (the small-jobs test's OPT-1.3B run)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,7 +122,7 @@ def test_working_backwards_prints_counts_without_an_exponent(tmp_path):
     # (exploratory runs, people, storage), which take part of it: a count in T below 3.8
     from _cli import run_cli
     path = tmp_path / "opt.yaml"
-    path.write_text(SMALL.format(n=1))
+    path.write_text(SCENARIO.format(n=1))
     out = run_cli("estimate", "--scenario", str(path), "--budget-usd", "1e5")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
@@ -133,15 +134,6 @@ def test_working_backwards_prints_counts_without_an_exponent(tmp_path):
     assert not re.search(r"e\+\d+ (tokens|parameters)", text)
 
 
-SMALL = """model: opt-1.3b
-accelerator: A100-80GB
-n_gpus: {n}
-train_tokens: 2.6e10
-seq_len: 2048
-mfu: 0.4
-global_batch_tokens: 1048576
-price_usd_per_gpu_hour: 1.5
-"""
 
 
 def test_a_figure_title_drawn_without_math_keeps_its_dollars_in_the_alt_text():
