@@ -1718,9 +1718,10 @@ class _Workers:
 
     def stop(self, wait: bool = True, keep: bool = False) -> None:
         """Start nothing more; with ``wait``, return once every worker has stopped its kernel
-        (without, as on Ctrl-C, whose signal the running kernels get too). With ``keep`` (a
-        report that ended well) and ``keep_kernels`` on, the workers whose kernels are healthy
-        stay idle for the next report instead."""
+        (without, as on Ctrl-C, whose signal the running kernels get too, each kernel's
+        connection file is removed at once: ``WarmKernel.remove_connection_file``). With
+        ``keep`` (a report that ended well) and ``keep_kernels`` on, the workers whose kernels
+        are healthy stay idle for the next report instead."""
         if self.stopped:
             return
         self.stopped = True
@@ -1738,6 +1739,11 @@ class _Workers:
         if wait:
             for w in stopping:
                 w.thread.join()
+        else:  # Ctrl-C, SIGTERM or an error: the process may end before the workers do
+            for w in stopping:
+                remove = getattr(w.kernel, "remove_connection_file", None)
+                if remove is not None:
+                    remove()
 
 
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
