@@ -629,3 +629,34 @@ def test_a_cloned_tick_has_artists_of_its_own():
     copied.label1.set_fontsize(20)
     assert made.label1.get_fontsize() != 20
     plt.close(fig)
+
+
+@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure,
+                                  _figure_with_every_kind_of_axis])
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_math_layouts_read_from_disk_print_matplotlibs_bytes(make, fmt, tmp_path, monkeypatch):
+    """``plots.keep_math_layouts_on_disk`` (what the report's kernels install) prints every
+    figure as matplotlib does, byte for byte, whether its math texts' layouts are computed
+    (and kept in the disk cache) or read back from it by a later process (here: after this
+    process's own copies are forgotten), alone and with the report kernels' other speed-ups;
+    PNG (raster parses) is left to matplotlib."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.mathtext import MathTextParser
+
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    reference = _matplotlibs(make, fmt)
+    plain = FigureCanvasBase.print_figure
+    for run in ("computed", "read back"):
+        with _installed(plots.keep_math_layouts_on_disk, MathTextParser, "_parse_cached"):
+            assert _inline_png(make(), fmt) == reference, run
+        try:
+            with _sharing_text_measures(), _keeping_text_layouts():
+                with _installed(plots.keep_math_layouts_on_disk, MathTextParser,
+                                "_parse_cached"):
+                    plots.keep_ticks_while_printing()
+                    plots.print_with_one_draw()
+                    assert _inline_png(make(), fmt) == reference, run
+        finally:
+            FigureCanvasBase.print_figure = plain
+    if fmt == "svg" and make is _math_figure:  # read back: kept by the first run
+        assert list(tmp_path.glob("math_vector_layout-*.pickle"))

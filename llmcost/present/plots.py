@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..core.diskcache import disk_cached
 from ..core.units import SECONDS_PER_HOUR, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
@@ -749,6 +750,103 @@ def share_text_measures() -> bool:
     RendererAgg.get_text_width_height_descent = shared(measure, lambda r: r.dpi)
     TextToPath.get_text_width_height_descent = shared(
         TextToPath.get_text_width_height_descent, lambda t: (t.FONT_SCALE, t.DPI))
+    MathTextParser._parse_cached = _parse_cached
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _fonts_digest() -> str:
+    """The fonts matplotlib's font manager knows (their files, sorted), hashed: part of
+    ``math_vector_layout``'s key (a font installed or removed may change what a family finds)."""
+    from matplotlib import font_manager
+
+    names = sorted(f"{f.fname}|{f.name}|{f.style}|{f.weight}|{f.stretch}|{f.variant}"
+                   for f in font_manager.fontManager.ttflist)
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()
+
+
+@disk_cached
+def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_flags: int,
+                       settings: tuple, versions: str) -> tuple:
+    """Matplotlib's math-text layout of ``s`` for vector output (``MathTextParser("path")``,
+    what the SVG backend measures and draws math text with: ``VectorParse`` width, height,
+    depth, glyphs and rectangles), with each glyph's font given by its file's name, kept in
+    the disk cache (``core.diskcache``). It depends on its arguments only: the text, the
+    resolution, the font properties (``font``: family, style, variant, weight, stretch, size,
+    file, math font family, as ``FontProperties`` hashes them), the flags, the math-text and
+    font settings (``settings``: the values of ``_text_rc_keys`` but ``font.size``, which a
+    parse given its font properties does not read: ``share_text_measures``), and
+    ``versions`` (matplotlib's, and the fonts it knows: ``_fonts_digest``)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.ft2font import LoadFlags
+    from matplotlib.mathtext import MathTextParser
+
+    family, style, variant, weight, stretch, size, file, math_family = font
+    prop = FontProperties(family=list(family), style=style, variant=variant, weight=weight,
+                          stretch=stretch, size=size, fname=file, math_fontfamily=math_family)
+    parser = MathTextParser("path")
+    plain = _PLAIN_PARSE.get("parse") or MathTextParser._parse_cached
+    plain = getattr(plain, "__wrapped__", plain)
+    # the settings are this process's (the caller read them): they enter the key only
+    w, h, d, glyphs, rects = plain(parser, s, dpi, prop, antialiased,
+                                   LoadFlags(load_glyph_flags))
+    return (w, h, d, [(f.fname, *rest) for f, *rest in glyphs], list(rects))
+
+
+#: matplotlib's own ``MathTextParser._parse_cached``, kept by ``keep_math_layouts_on_disk``.
+_PLAIN_PARSE: dict = {}
+
+
+def keep_math_layouts_on_disk() -> bool:
+    """Make every vector math-text parse of this process (the SVG figures' ``$10^{3}$`` tick
+    labels and other math text, which ``share_text_measures`` parses once per process) read its
+    layout from the disk cache (``math_vector_layout``), computed once for every process and
+    report (report kernels: ``kernels.remember_state``). Math text is laid out by a pyparsing
+    grammar, about 3 ms a text: 0.7-0.9 of the 11 CPU-s the default scenario's notebooks take
+    in one kernel, paid by each of a report's kernels for the texts it draws. The layout read
+    back is the one computed (its numbers pickled), its glyphs' fonts opened again from their
+    files (``font_manager.get_font``, matplotlib's own cache of open fonts: the objects a
+    parse finds). Raster parses (PNG) and TeX are left as they are. Returns whether it was
+    installed now (False: it already was)."""
+    import matplotlib as mpl
+    from matplotlib.font_manager import get_font
+    from matplotlib.mathtext import MathTextParser
+
+    parse = MathTextParser._parse_cached
+    try:
+        from matplotlib._mathtext import VectorParse
+        from matplotlib.ft2font import LoadFlags  # noqa: F401 (math_vector_layout's)
+    except ImportError:  # a matplotlib before 3.10
+        return False
+    if _wrapped_with(parse, "_llmcost_on_disk"):
+        return False
+    _PLAIN_PARSE.setdefault("parse", getattr(parse, "__wrapped__", parse))
+    keys = tuple(k for k in _text_rc_keys() if k != "font.size")
+    kept: dict = {}
+
+    @functools.wraps(parse)
+    def _parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        if self._output_type != "vector" or prop is None:
+            return parse(self, s, dpi, prop, antialiased, load_glyph_flags)
+        get = getattr(mpl.rcParams, "_get", mpl.rcParams.__getitem__)
+        settings = tuple([tuple(v) if isinstance(v, list) else v for v in map(get, keys)])
+        font = (tuple(prop.get_family()), prop.get_style(), prop.get_variant(),
+                prop.get_weight(), prop.get_stretch(), prop.get_size(), prop.get_file(),
+                prop.get_math_fontfamily())
+        flags = getattr(load_glyph_flags, "value", load_glyph_flags)  # an enum.Flag's number
+        key = (s, dpi, font, antialiased, flags, settings)
+        found = kept.get(key)
+        if found is None:
+            w, h, d, glyphs, rects = math_vector_layout(
+                s, dpi, font, antialiased, flags, settings,
+                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
+            if len(kept) > 4096:
+                kept.clear()
+            found = kept[key] = VectorParse(
+                w, h, d, [(get_font(f), *rest) for f, *rest in glyphs], rects)
+        return found
+
+    _parse_cached._llmcost_on_disk = True
     MathTextParser._parse_cached = _parse_cached
     return True
 
