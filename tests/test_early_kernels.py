@@ -169,15 +169,23 @@ def test_an_interrupted_report_leaves_no_kernel_and_no_connection_file(tmp_path,
                           "--out", str(out), "--notebooks", "04b,05", "--jobs", "2"],
                          stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
                          start_new_session=True)
+    lines = []  # read in a thread: a report that never gets there fails the test, not hangs it
+    reader = threading.Thread(target=lambda: lines.extend(p.stderr), daemon=True)
+    reader.start()
     try:
-        for line in p.stderr:  # both notebooks handed to their workers: their kernels are up
-            if "[2/2] started" in line:
-                break
+        deadline = time.monotonic() + 240
+        while not any("[2/2] started" in s for s in list(lines)) and p.poll() is None \
+                and time.monotonic() < deadline:  # both notebooks handed to their workers
+            time.sleep(0.05)
+        assert any("[2/2] started" in s for s in list(lines)), "".join(lines)
         kernels = {}
         deadline = time.monotonic() + 60
         while len(kernels) < 2 and time.monotonic() < deadline:
             for child in psutil.Process(p.pid).children():
-                cmd = child.cmdline()
+                try:
+                    cmd = child.cmdline()
+                except psutil.Error:  # a short-lived child (git, for the summary) gone
+                    continue
                 if "-f" in cmd:
                     kernels[child.pid] = cmd[cmd.index("-f") + 1]
             time.sleep(0.05)
@@ -186,11 +194,13 @@ def test_an_interrupted_report_leaves_no_kernel_and_no_connection_file(tmp_path,
             p.send_signal(signal.SIGTERM)
         else:
             os.killpg(p.pid, signal.SIGINT)
-        err = p.stderr.read()
-        assert p.wait(120) == 130, err
+        assert p.wait(120) == 130, "".join(lines)
+        reader.join(30)
+        err = "".join(lines)
     finally:
         if p.poll() is None:
-            p.kill()
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(30)
     assert "incomplete" in err and (out / report.INCOMPLETE).exists()
     deadline = time.monotonic() + 30  # a kernel sees its parent gone within a second or so
     while not all(_gone(pid) for pid in kernels) and time.monotonic() < deadline:
