@@ -152,3 +152,58 @@ def test_a_refused_report_leaves_no_kernel_and_says_what_it_said_before(tmp_path
     before = run_cli(*argv)  # the CLI in-process: no early start
     assert r.returncode == before.returncode == 2 and r.stderr == before.stderr
     assert "no-such-model" in r.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C"])
+def test_an_interrupted_report_leaves_no_kernel_and_no_connection_file(tmp_path, how):
+    # `timeout 60 llmcost report ...` (SIGTERM to the report) and Ctrl-C (SIGINT to the
+    # terminal's whole process group, the kernels included) while the notebooks run: the
+    # report stops as it says (exit 130, an INCOMPLETE marker), its kernels end, and their
+    # connection files (jupyter_client's temporary /tmp/tmp*.json, written before each launch)
+    # are removed: they were left behind (WarmKernel.remove_connection_file)
+    import signal
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "llmcost", "report", "--scenario", SCENARIO,
+                          "--out", str(out), "--notebooks", "04b,05", "--jobs", "2"],
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+                         start_new_session=True)
+    lines = []  # read in a thread: a report that never gets there fails the test, not hangs it
+    reader = threading.Thread(target=lambda: lines.extend(p.stderr), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 240
+        while not any("[2/2] started" in s for s in list(lines)) and p.poll() is None \
+                and time.monotonic() < deadline:  # both notebooks handed to their workers
+            time.sleep(0.05)
+        assert any("[2/2] started" in s for s in list(lines)), "".join(lines)
+        kernels = {}
+        deadline = time.monotonic() + 60
+        while len(kernels) < 2 and time.monotonic() < deadline:
+            for child in psutil.Process(p.pid).children():
+                try:
+                    cmd = child.cmdline()
+                except psutil.Error:  # a short-lived child (git, for the summary) gone
+                    continue
+                if "-f" in cmd:
+                    kernels[child.pid] = cmd[cmd.index("-f") + 1]
+            time.sleep(0.05)
+        assert len(kernels) == 2 and all(Path(f).exists() for f in kernels.values())
+        if how == "SIGTERM":
+            p.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(p.pid, signal.SIGINT)
+        assert p.wait(120) == 130, "".join(lines)
+        reader.join(30)
+        err = "".join(lines)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(30)
+    assert "incomplete" in err and (out / report.INCOMPLETE).exists()
+    deadline = time.monotonic() + 30  # a kernel sees its parent gone within a second or so
+    while not all(_gone(pid) for pid in kernels) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(_gone(pid) for pid in kernels)
+    assert [f for f in kernels.values() if Path(f).exists()] == []

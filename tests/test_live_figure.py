@@ -59,6 +59,7 @@ def _matplotlibs(make, fmt: str = "png") -> bytes:
 
 def _plain_methods() -> tuple:
     """The matplotlib methods ``plots``' speed-ups replace while installed."""
+    from matplotlib.axis import Axis
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
@@ -66,7 +67,8 @@ def _plain_methods() -> tuple:
     from matplotlib.textpath import TextToPath
 
     return (RendererAgg.get_text_width_height_descent, TextToPath.get_text_width_height_descent,
-            MathTextParser._parse_cached, FigureCanvasBase.print_figure, Text._get_layout)
+            MathTextParser._parse_cached, FigureCanvasBase.print_figure, Text._get_layout,
+            Axis.get_major_ticks, Axis.get_minor_ticks)
 
 
 _PLAIN = _plain_methods()
@@ -542,3 +544,119 @@ def test_a_parse_given_its_size_is_kept_whatever_the_font_size(monkeypatch):
             with matplotlib.rc_context({"font.size": size}):
                 parser.parse(text, 72)
         assert len(runs) == 3  # font.size 10, then 14; 10 again is kept
+
+
+@contextlib.contextmanager
+def _cloning_ticks():
+    """``plots.clone_ticks`` installed for the block, matplotlib's own methods after."""
+    from matplotlib.axis import Axis
+
+    major, minor = Axis.get_major_ticks, Axis.get_minor_ticks
+    try:
+        assert plots.clone_ticks()
+        assert not plots.clone_ticks()  # once
+        yield
+    finally:
+        Axis.get_major_ticks, Axis.get_minor_ticks = major, minor
+
+
+def _ticks_set_by_hand_figure():
+    """Ticks set on the first ticks by hand (``setp`` on the labels: rotation, alignment and a
+    rotation mode that matplotlib does not copy to a tick made later), tick parameters on one
+    axis, many minor ticks on a log axis zoomed after a first draw (new ticks made then), and a
+    polar axes (whose ticks matplotlib makes itself)."""
+    fig = plt.figure(figsize=(10, 4), layout="constrained")
+    a = fig.add_subplot(1, 3, 1)
+    a.bar(["one", "two", "three"], [1, 3, 2])
+    plt.setp(a.get_xticklabels(), rotation=40, ha="right", rotation_mode="anchor")
+    a.tick_params(axis="y", labelsize=11, colors="C3", length=6)
+    a.set_ylim(0, 35)  # more y ticks than when the labels were set
+    b = fig.add_subplot(1, 3, 2)
+    b.loglog(np.geomspace(1, 1e3, 20), np.geomspace(1, 1e2, 20))
+    b.grid(True, which="both")
+    fig.canvas.draw()
+    b.set_xlim(1e-2, 1e7)  # new minor ticks, made after the first ones were drawn
+    p = fig.add_subplot(1, 3, 3, projection="polar")
+    p.plot(np.linspace(0, 6, 30), np.linspace(0, 1, 30))
+    return fig
+
+
+@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
+                                  _figure_with_every_kind_of_axis, _inset_figure,
+                                  _ticks_set_by_hand_figure])
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_cloned_ticks_print_matplotlibs_bytes(make, fmt):
+    """``plots.clone_ticks`` (what the report's kernels install) prints every figure as
+    matplotlib does, byte for byte, as a PNG and as an SVG: alone, and with the report
+    kernels' other speed-ups installed; and a tick it copies holds what matplotlib's own new
+    tick holds (its properties, its artists and their own font properties and callbacks)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    reference = _matplotlibs(make, fmt)
+    plain = FigureCanvasBase.print_figure
+    with _cloning_ticks():
+        assert _inline_png(make(), fmt) == reference
+        try:
+            with _sharing_text_measures(), _keeping_text_layouts():
+                plots.keep_ticks_while_printing()
+                plots.print_with_one_draw()
+                assert _inline_png(make(), fmt) == reference
+        finally:
+            FigureCanvasBase.print_figure = plain
+
+
+def test_a_cloned_tick_has_artists_of_its_own():
+    """Two ticks made by one batch of ``plots.clone_ticks``: the second is a copy of the first
+    new one, with its own artists, their own font properties and callbacks, and the same
+    properties as matplotlib's own new tick (``Axis._get_tick`` then ``_copy_tick_props``)."""
+    fig, ax = plt.subplots()
+    ax.set_xscale("log")
+    ax.set_xlim(1, 1e6)
+    with _cloning_ticks():
+        ticks = ax.xaxis.get_minor_ticks(3)
+    made, copied = ticks[1], ticks[2]
+    reference = ax.xaxis._get_tick(major=False)
+    ax.xaxis._copy_tick_props(ticks[0], reference)
+    for name in plots.TICK_ARTISTS:
+        a, b = getattr(made, name), getattr(copied, name)
+        assert a is not b and a._callbacks is not b._callbacks
+        assert a.properties().keys() == b.properties().keys()
+        for key, value in getattr(reference, name).properties().items():
+            if key in ("children", "path", "xydata", "transformed_clip_path_and_affine"):
+                continue
+            got = b.properties()[key]
+            assert repr(got) == repr(value) or got == value, (name, key)
+    copied.label1.set_fontsize(20)
+    assert made.label1.get_fontsize() != 20
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure,
+                                  _figure_with_every_kind_of_axis])
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_math_layouts_read_from_disk_print_matplotlibs_bytes(make, fmt, tmp_path, monkeypatch):
+    """``plots.keep_math_layouts_on_disk`` (what the report's kernels install) prints every
+    figure as matplotlib does, byte for byte, whether its math texts' layouts are computed
+    (and kept in the disk cache) or read back from it by a later process (here: after this
+    process's own copies are forgotten), alone and with the report kernels' other speed-ups;
+    PNG (raster parses) is left to matplotlib."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.mathtext import MathTextParser
+
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    reference = _matplotlibs(make, fmt)
+    plain = FigureCanvasBase.print_figure
+    for run in ("computed", "read back"):
+        with _installed(plots.keep_math_layouts_on_disk, MathTextParser, "_parse_cached"):
+            assert _inline_png(make(), fmt) == reference, run
+        try:
+            with _sharing_text_measures(), _keeping_text_layouts():
+                with _installed(plots.keep_math_layouts_on_disk, MathTextParser,
+                                "_parse_cached"):
+                    plots.keep_ticks_while_printing()
+                    plots.print_with_one_draw()
+                    assert _inline_png(make(), fmt) == reference, run
+        finally:
+            FigureCanvasBase.print_figure = plain
+    if fmt == "svg" and make is _math_figure:  # read back: kept by the first run
+        assert list(tmp_path.glob("math_vector_layout-*.pickle"))

@@ -163,3 +163,37 @@ def test_a_figure_is_described_by_its_title_in_the_svg_and_the_page():
     assert 'alt="Figure: Which plan &lt;fits&gt; &amp; why"' in page  # the title, escaped
     assert page.count(report.NO_ALT_TEXT) == 1  # the PNG without a title keeps nbconvert's
     plt.close("all")
+
+
+@pytest.mark.parametrize("exclude_input", [True, False])
+def test_templates_read_back_compiled_give_nbconverts_page(tmp_path, monkeypatch, exclude_input):
+    """A page exporter whose templates are read back compiled from the disk cache
+    (``report.template_bytecode_cache``: Jinja's bytecode cache, written by the exporter made
+    before it) writes the page one that compiles them writes, character for character; with
+    the cache off, templates are compiled as before."""
+    kw = dict(exclude_input=exclude_input, exclude_input_prompt=True,
+              exclude_output_prompt=True)
+    nb = _notebook()
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", "off")
+    assert report.template_bytecode_cache() is None
+    compiled = report.page_exporter()(**kw).from_notebook_node(nb)[0]
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    for run in ("compiled and kept", "read back"):
+        assert report.page_exporter()(**kw).from_notebook_node(nb)[0] == compiled, run
+        assert len(list((tmp_path / "jinja2").glob("__jinja2_*.cache"))) >= 3, run
+
+
+def test_a_template_cache_that_cannot_be_written_is_not_an_error(tmp_path, monkeypatch):
+    """Writing a compiled template fails (``OSError``): the page is written all the same."""
+    from jinja2 import FileSystemBytecodeCache
+
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+
+    def refused(self, bucket):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(FileSystemBytecodeCache, "dump_bytecode", refused)
+    kw = dict(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    nb = _notebook()
+    page = report.page_exporter()(**kw).from_notebook_node(nb)[0]
+    assert "A page" in page and list((tmp_path / "jinja2").glob("__jinja2_*.cache")) == []

@@ -24,7 +24,10 @@ each text and one parse of each math text (``plots.share_text_measures``), and p
 figure the inline backend crops with one draw instead of two (``plots.print_with_one_draw``):
 the same pixels, a third less drawing, then a quarter less again, then an eighth; and it has
 each text lay itself out once per print instead of at each of its measures
-(``plots.keep_text_layouts``), the same pixels again.
+(``plots.keep_text_layouts``), the same pixels again; and it has an axis that needs new ticks
+make one and copy it for the others (``plots.clone_ticks``), the same ticks; and it reads each
+math text's vector layout from the disk cache (``plots.keep_math_layouts_on_disk``), parsed once
+for every kernel and report, the same SVG.
 
 After the warm-up and after each reset, what is alive is moved out of the garbage
 collector's reach (``gc.collect()`` then ``gc.freeze()``, ``freeze_what_stays``): the modules,
@@ -94,7 +97,9 @@ def remember_state(figures: str = "png") -> None:
     plots.keep_ticks_while_printing()
     plots.print_with_one_draw()
     plots.share_text_measures()
+    plots.keep_math_layouts_on_disk()
     plots.keep_text_layouts()
+    plots.clone_ticks()
     plots.describe_svg_figures()
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)

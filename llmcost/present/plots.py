@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..core.diskcache import disk_cached
 from ..core.units import SECONDS_PER_HOUR, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
@@ -362,6 +363,111 @@ def keep_text_layouts() -> bool:
     return True
 
 
+#: A tick's artists (``matplotlib.axis.Tick``), each of its own in a tick ``clone_ticks`` makes.
+TICK_ARTISTS = ("tick1line", "tick2line", "gridline", "label1", "label2")
+
+
+def clone_ticks() -> bool:
+    """Make every x or y axis of this process make the new ticks it needs at once by making
+    one as matplotlib does and copying it for the others (report kernels:
+    ``kernels.remember_state``). Same ticks, same pictures; returns whether it was installed
+    now (False: it already was, or this matplotlib lacks the private methods read here).
+
+    Matplotlib's ``Axis.get_major_ticks`` (and ``get_minor_ticks``) makes each tick it lacks
+    with ``Axis._get_tick`` (five artists built from the axis's tick settings and
+    ``rcParams``: two tick lines, a grid line and two labels), then sets it as the axis's
+    first tick is (``Axis._copy_tick_props``: each artist's ``update_from``, which deep-copies
+    a line's marker style): 1.2 of the 11 CPU-s the default scenario's notebooks take in a
+    report's kernel, for some 3,000 ticks (mostly the minor ticks of log axes), made a few to
+    a few dozen at a time. Here the first tick of each batch is made so, and the others are
+    copies of it (``_cloned_tick``): the same properties, with what matplotlib gives each
+    tick of its own (its artists, their callbacks, sticky edges, data and font properties)
+    copied; what a tick's artists share after ``_copy_tick_props`` (transforms, clip box,
+    path effects) stays shared, as does a line's marker style (immutable since matplotlib
+    3.6). The axis's tick update then places and labels each as before. Only the plain
+    ``XAxis`` and ``YAxis`` with matplotlib's ``XTick`` and ``YTick`` are served so (a polar
+    or 3D axis makes its ticks as matplotlib does)."""
+    from matplotlib import axis as maxis
+
+    plain_major, plain_minor = maxis.Axis.get_major_ticks, maxis.Axis.get_minor_ticks
+    if getattr(plain_major, "_llmcost_cloned", False) or not all(
+            hasattr(maxis.Axis, n) for n in ("_get_tick", "_copy_tick_props", "_tick_class")):
+        return False
+    plain_ticks = {maxis.XAxis: maxis.XTick, maxis.YAxis: maxis.YTick}
+
+    def cloned(plain, major: bool):
+        @functools.wraps(plain)
+        def get_ticks(self, numticks=None):
+            if plain_ticks.get(type(self)) is not self._tick_class or \
+                    type(self)._get_tick is not maxis.Axis._get_tick:
+                return plain(self, numticks)
+            if numticks is None:
+                numticks = len(self.get_majorticklocs() if major else self.get_minorticklocs())
+            ticks = self.majorTicks if major else self.minorTicks  # the first made if none
+            if len(ticks) < numticks:
+                made = self._get_tick(major=major)  # as matplotlib makes each
+                ticks.append(made)
+                self._copy_tick_props(ticks[0], made)
+                while len(ticks) < numticks:
+                    ticks.append(_cloned_tick(made))
+            return ticks[:numticks]
+
+        get_ticks._llmcost_cloned = True
+        return get_ticks
+
+    maxis.Axis.get_major_ticks = cloned(plain_major, True)
+    maxis.Axis.get_minor_ticks = cloned(plain_minor, False)
+    return True
+
+
+def _fresh_state(new, old) -> None:
+    """Give the copy ``new`` of the artist ``old`` what an artist holds of its own: its
+    callbacks (``Artist.__init__``'s registry) and its sticky edges."""
+    from matplotlib import cbook
+    from matplotlib.artist import _XYPair
+
+    new._callbacks = cbook.CallbackRegistry(signals=["pchanged"])
+    if old._sticky_edges is not None:
+        new._sticky_edges = _XYPair(list(old._sticky_edges.x), list(old._sticky_edges.y))
+
+
+def _cloned_artist(artist):
+    """A copy of a new tick's ``artist`` (a ``Line2D`` or a ``Text``) for ``_cloned_tick``: its
+    state, with its callbacks, sticky edges, data arrays and path (a line's) or font
+    properties (a text's) its own."""
+    import copy
+
+    from matplotlib.lines import Line2D
+
+    new = object.__new__(type(artist))
+    state = vars(new)
+    state.update(vars(artist))
+    state.pop("_llmcost_layout", None)  # laid out anew (keep_text_layouts), as a new text is
+    _fresh_state(new, artist)
+    if isinstance(artist, Line2D):
+        for name in ("_xorig", "_yorig", "_x", "_y", "_xy", "_x_filled"):
+            value = state.get(name)
+            if isinstance(value, (list, np.ndarray)):
+                state[name] = value.copy()
+        if state.get("_path") is not None:
+            new._path = copy.deepcopy(artist._path)
+        new._transformed_path = None  # made from its own path when drawn
+    else:
+        new._fontproperties = artist._fontproperties.copy()
+    return new
+
+
+def _cloned_tick(made):
+    """A copy of the tick ``made`` (``clone_ticks``: made by ``Axis._get_tick`` and set as the
+    axis's first tick), with artists of its own (``_cloned_artist``)."""
+    new = object.__new__(type(made))
+    vars(new).update(vars(made))
+    _fresh_state(new, made)
+    for name in TICK_ARTISTS:
+        setattr(new, name, _cloned_artist(getattr(made, name)))
+    return new
+
+
 def figure_description(fig) -> str:
     """A figure in one line, for readers who cannot see it (an SVG's ``<title>``, the page's
     ``alt`` text): its title (``suptitle``), else its axes' titles, else what each axes plots
@@ -657,6 +763,103 @@ def share_text_measures() -> bool:
     RendererAgg.get_text_width_height_descent = shared(measure, lambda r: r.dpi)
     TextToPath.get_text_width_height_descent = shared(
         TextToPath.get_text_width_height_descent, lambda t: (t.FONT_SCALE, t.DPI))
+    MathTextParser._parse_cached = _parse_cached
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _fonts_digest() -> str:
+    """The fonts matplotlib's font manager knows (their files, sorted), hashed: part of
+    ``math_vector_layout``'s key (a font installed or removed may change what a family finds)."""
+    from matplotlib import font_manager
+
+    names = sorted(f"{f.fname}|{f.name}|{f.style}|{f.weight}|{f.stretch}|{f.variant}"
+                   for f in font_manager.fontManager.ttflist)
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()
+
+
+@disk_cached
+def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_flags: int,
+                       settings: tuple, versions: str) -> tuple:
+    """Matplotlib's math-text layout of ``s`` for vector output (``MathTextParser("path")``,
+    what the SVG backend measures and draws math text with: ``VectorParse`` width, height,
+    depth, glyphs and rectangles), with each glyph's font given by its file's name, kept in
+    the disk cache (``core.diskcache``). It depends on its arguments only: the text, the
+    resolution, the font properties (``font``: family, style, variant, weight, stretch, size,
+    file, math font family, as ``FontProperties`` hashes them), the flags, the math-text and
+    font settings (``settings``: the values of ``_text_rc_keys`` but ``font.size``, which a
+    parse given its font properties does not read: ``share_text_measures``), and
+    ``versions`` (matplotlib's, and the fonts it knows: ``_fonts_digest``)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.ft2font import LoadFlags
+    from matplotlib.mathtext import MathTextParser
+
+    family, style, variant, weight, stretch, size, file, math_family = font
+    prop = FontProperties(family=list(family), style=style, variant=variant, weight=weight,
+                          stretch=stretch, size=size, fname=file, math_fontfamily=math_family)
+    parser = MathTextParser("path")
+    plain = _PLAIN_PARSE.get("parse") or MathTextParser._parse_cached
+    plain = getattr(plain, "__wrapped__", plain)
+    # the settings are this process's (the caller read them): they enter the key only
+    w, h, d, glyphs, rects = plain(parser, s, dpi, prop, antialiased,
+                                   LoadFlags(load_glyph_flags))
+    return (w, h, d, [(f.fname, *rest) for f, *rest in glyphs], list(rects))
+
+
+#: matplotlib's own ``MathTextParser._parse_cached``, kept by ``keep_math_layouts_on_disk``.
+_PLAIN_PARSE: dict = {}
+
+
+def keep_math_layouts_on_disk() -> bool:
+    """Make every vector math-text parse of this process (the SVG figures' ``$10^{3}$`` tick
+    labels and other math text, which ``share_text_measures`` parses once per process) read its
+    layout from the disk cache (``math_vector_layout``), computed once for every process and
+    report (report kernels: ``kernels.remember_state``). Math text is laid out by a pyparsing
+    grammar, about 3 ms a text: 0.7-0.9 of the 11 CPU-s the default scenario's notebooks take
+    in one kernel, paid by each of a report's kernels for the texts it draws. The layout read
+    back is the one computed (its numbers pickled), its glyphs' fonts opened again from their
+    files (``font_manager.get_font``, matplotlib's own cache of open fonts: the objects a
+    parse finds). Raster parses (PNG) and TeX are left as they are. Returns whether it was
+    installed now (False: it already was)."""
+    import matplotlib as mpl
+    from matplotlib.font_manager import get_font
+    from matplotlib.mathtext import MathTextParser
+
+    parse = MathTextParser._parse_cached
+    try:
+        from matplotlib._mathtext import VectorParse
+        from matplotlib.ft2font import LoadFlags  # noqa: F401 (math_vector_layout's)
+    except ImportError:  # a matplotlib before 3.10
+        return False
+    if _wrapped_with(parse, "_llmcost_on_disk"):
+        return False
+    _PLAIN_PARSE.setdefault("parse", getattr(parse, "__wrapped__", parse))
+    keys = tuple(k for k in _text_rc_keys() if k != "font.size")
+    kept: dict = {}
+
+    @functools.wraps(parse)
+    def _parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        if self._output_type != "vector" or prop is None:
+            return parse(self, s, dpi, prop, antialiased, load_glyph_flags)
+        get = getattr(mpl.rcParams, "_get", mpl.rcParams.__getitem__)
+        settings = tuple([tuple(v) if isinstance(v, list) else v for v in map(get, keys)])
+        font = (tuple(prop.get_family()), prop.get_style(), prop.get_variant(),
+                prop.get_weight(), prop.get_stretch(), prop.get_size(), prop.get_file(),
+                prop.get_math_fontfamily())
+        flags = getattr(load_glyph_flags, "value", load_glyph_flags)  # an enum.Flag's number
+        key = (s, dpi, font, antialiased, flags, settings)
+        found = kept.get(key)
+        if found is None:
+            w, h, d, glyphs, rects = math_vector_layout(
+                s, dpi, font, antialiased, flags, settings,
+                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
+            if len(kept) > 4096:
+                kept.clear()
+            found = kept[key] = VectorParse(
+                w, h, d, [(get_font(f), *rest) for f, *rest in glyphs], rects)
+        return found
+
+    _parse_cached._llmcost_on_disk = True
     MathTextParser._parse_cached = _parse_cached
     return True
 

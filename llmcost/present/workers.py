@@ -151,6 +151,7 @@ class WarmKernel:
         self.reset_timeout_s = reset_timeout_s
         self.km = None
         self.kc = None
+        self.starting = None  # the kernel manager of a start under way (``remove_connection_file``)
         self.used = False
         self.starts = 0
         self.env = {}  # the environment the running kernel was started under
@@ -196,13 +197,14 @@ class WarmKernel:
         from jupyter_client.manager import AsyncKernelManager
 
         self.starts += 1
-        km = AsyncKernelManager(kernel_name="python3")
+        km = self.starting = AsyncKernelManager(kernel_name="python3")
         self.env = started_env()
         try:
             try:
                 await km.start_kernel(extra_arguments=self.extra_arguments, cwd=self.cwd)
             finally:
                 self.launched.set()
+                self.starting = None
             self.km, self.used = km, False
             self.kc = km.client(session=own_session(km.session))
             self.kc.start_channels(hb=False)
@@ -259,6 +261,20 @@ class WarmKernel:
 
         if self.km is not None:
             run_sync(self._stop)()
+
+    def remove_connection_file(self) -> None:
+        """Remove, from any thread, the connection file of the running kernel and of one being
+        started (jupyter_client writes it to a temporary file, ``/tmp/tmp*.json``, before the
+        launch, and removes it when the kernel is shut down), for a report that is interrupted:
+        its process ends without waiting for its workers to shut their kernels down (a notebook
+        may be running), and the kernels end when it does (ipykernel's parent poller; Ctrl-C
+        reaches them too), which left their files behind. The kernel keeps running on the
+        sockets it opened; a shutdown later removes nothing more (``cleanup_connection_file``
+        removes a file it wrote once, and ignores one already gone)."""
+        for km in (self.km, self.starting):
+            if km is not None:
+                with contextlib.suppress(Exception):
+                    km.cleanup_connection_file()
 
 
 def default_jobs() -> int:
