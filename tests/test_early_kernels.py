@@ -109,12 +109,13 @@ import psutil
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 from llmcost.present import workers
 
-pids = []
+pids, files = [], []
 launch = LocalProvisioner.launch_kernel
 
 async def launch_kernel(self, cmd, **kw):
     info = await launch(self, cmd, **kw)
     pids.append(self.process.pid)
+    files.extend(cmd[i + 1] for i, a in enumerate(cmd[:-1]) if a == "-f")
     return info
 
 LocalProvisioner.launch_kernel = launch_kernel
@@ -130,7 +131,7 @@ except SystemExit as e:
     code = e.code
 running = [p for p in pids if psutil.pid_exists(p)
            and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
-print(json.dumps({"early": n, "pids": pids, "running": running}), flush=True)
+print(json.dumps({"early": n, "pids": pids, "running": running, "files": files}), flush=True)
 sys.exit(code)
 """
 
@@ -148,7 +149,9 @@ def test_a_refused_report_leaves_no_kernel_and_says_what_it_said_before(tmp_path
     assert seen["early"] == 2 and len(seen["pids"]) == 2  # two kernels were up ...
     assert seen["running"] == []  # ... stopped by the command (workers.stop_early) ...
     assert all(_gone(pid) for pid in seen["pids"])  # ... and none outlived its process
-    assert list(runtime.glob("kernel-*.json")) == []
+    # the kernels' connection files (the "-f" of their command lines, jupyter_client's
+    # temporary files) are gone with them
+    assert len(seen["files"]) == 2 and [f for f in seen["files"] if Path(f).exists()] == []
     before = run_cli(*argv)  # the CLI in-process: no early start
     assert r.returncode == before.returncode == 2 and r.stderr == before.stderr
     assert "no-such-model" in r.stderr and not (tmp_path / "out").exists()
