@@ -17,10 +17,12 @@ import llmcost
 
 #: The optional heavy dependencies a function body may import: the `notebooks` extra of
 #: pyproject.toml (plots, widgets, report pages and text twins). The calculations, the ledger and
-#: `llmcost estimate` run without them, and importing them costs about a second.
+#: `llmcost estimate` run without them, and importing them costs about a second. jinja2 is
+#: nbconvert's template engine, installed with it (nbconvert's own requirement), which the
+#: report's page exporter reaches for its compiled-template cache.
 OPTIONAL_IMPORTS = ("matplotlib", "ipywidgets", "IPython", "papermill", "nbconvert", "nbclient",
                     "nbformat", "jupytext", "latex2mathml", "jupyter_client", "jupyter_core",
-                    "ipykernel")
+                    "ipykernel", "jinja2")
 
 PACKAGE = Path(llmcost.__file__).parent
 

@@ -6,6 +6,7 @@ modules do not already provide.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import hashlib
 import io
@@ -435,8 +436,6 @@ def _cloned_artist(artist):
     """A copy of a new tick's ``artist`` (a ``Line2D`` or a ``Text``) for ``_cloned_tick``: its
     state, with its callbacks, sticky edges, data arrays and path (a line's) or font
     properties (a text's) its own."""
-    import copy
-
     from matplotlib.lines import Line2D
 
     new = object.__new__(type(artist))
