@@ -465,3 +465,17 @@ def test_a_bill_far_above_its_models_own_published_run_is_said():
     # another GPU generation's run is not this one's (Llama 2 ran on A100, not H100)
     assert checks.own_published_run_warning({**base, "mfu": 0.60,
                                              "accelerator": "H100-SXM"}) is None
+
+
+def test_a_ranged_failure_rate_is_judged_at_its_point():
+    # A review: failure_rate_warning called Range.point, a property, as a method, so a ranged
+    # fail_rate_per_gpu_year raised TypeError. Its point (the mode of a triangular range) is
+    # judged as a number is: 1000 per GPU-year, far above the published 0.107-1.08, is said;
+    # on 1 GPU the job's count reads "1 GPU"
+    from llmcost.bill import checks
+    from llmcost.bill.ranges import Range
+    ranged = checks.failure_rate_warning({"fail_rate_per_gpu_year": Range("triangular", 500,
+                                                                          1000, 2000),
+                                          "n_gpus": 1})
+    single = checks.failure_rate_warning({"fail_rate_per_gpu_year": 1000, "n_gpus": 1})
+    assert ranged == single and ranged is not None and "on 1 GPU the job" in ranged

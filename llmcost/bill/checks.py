@@ -16,7 +16,7 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_ac
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, foreign_hardware, generation, list_stacks, load_stack,
                            plan_options)
-from ..core.units import fmt_count, fmt_duration
+from ..core.units import fmt_count, fmt_duration, fmt_gpus
 from ..training import parallel
 from ..training.compute import mfu_from_gpu_hours
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
@@ -317,7 +317,7 @@ def failure_rate_warning(values: dict) -> str | None:
     line and the run's length are priced."""
     rate = values.get("fail_rate_per_gpu_year")
     if isinstance(rate, Range):
-        rate = rate.point()
+        rate = rate.point
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate):
         return None
     pub = published_failure_rates()
@@ -325,7 +325,7 @@ def failure_rate_warning(values: dict) -> str | None:
     if not rate > FAILURE_RATE_WARNING_FACTOR * hi["rate"]:
         return None
     n = values.get("n_gpus")
-    mtbf = (f"; on {int(n):,} GPUs the job would stop every "
+    mtbf = (f"; on {fmt_gpus(int(n))} the job would stop every "
             f"{fmt_duration(float(cluster_mtbf_s(int(n), rate)))} (M = 1 ÷ (n·λ)), and the "
             "goodput, the failure line and the run's length are priced on that"
             if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else "")
