@@ -500,3 +500,25 @@ def test_a_low_goodput_is_warned_with_its_interruption_rate(tmp_path):
     (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
     assert said.startswith(f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal")
     assert "interrupted every 2.74 h on 64 GPUs" in said and "spot" not in said
+
+
+def test_the_storage_duty_warning_reads_the_bills_own_plan_on_spot(tmp_path):
+    # A review: the warning rebuilt the checkpoint plan from fail_rate_per_gpu_year alone, while
+    # on spot the bill adds pre-emptions (ledger._failure_model: rate + pre-emptions per
+    # node-day × 365.25 ÷ 8), so its plan (short MTBF, short interval, storage busy all the time)
+    # went unsaid. It now reads the bill's own plan: the duty it states is the bill's.
+    # At 1 GB/s a checkpoint of BASE takes 94.4 s to write (B / 1e9, as above): on demand the
+    # job fails every 33 days and the interval is long; on spot it is pre-empted every 20 h and
+    # the interval shrinks towards the write itself.
+    ckpt = "ckpt_async: true\nckpt_storage_bytes_per_s: 1.0e9\nprice_usd_per_gpu_hour: 2.0"
+    spot = estimate_ledger(_yaml(tmp_path, "pricing: spot\n" + ckpt, name="spot.yaml"))
+    calm = estimate_ledger(_yaml(tmp_path, ckpt, name="calm.yaml"))
+    for bill, warned in ((spot, True), (calm, False)):
+        plan = bill.figures["ckpt_main_plan"]
+        assert plan["write_s"] == pytest.approx(94.4, abs=0.1)
+        assert plan["storage_duty"] == pytest.approx(
+            plan["write_s"] / (plan["interval_s"] + plan["stall_s"]), rel=1e-9)
+        said = [x for x in bill.warnings if x.startswith("ckpt_async: ")]
+        assert bool(said) == warned == (plan["storage_duty"] > 0.5), plan
+    assert f"checkpoints {spot.figures['ckpt_main_plan']['storage_duty']:.0%} of the time" in \
+        [x for x in spot.warnings if x.startswith("ckpt_async: ")][0]

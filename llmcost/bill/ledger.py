@@ -928,9 +928,22 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "eval_gpu_hours": totals["eval_gpu_hours"],
         "ckpt_storage_bytes_per_s": b.storage_bw["bytes_per_s"],
         "ckpt_storage_source": b.storage_bw["source"],
+        "ckpt_main_plan": _checkpoint_figures(run["main_plan"]),
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
+
+
+def _checkpoint_figures(plan) -> dict | None:
+    """The main run's checkpoint plan as the bill priced it (its failure model: spot
+    pre-emptions and their restart included, ``_failure_model``): the interval τ, the write w,
+    the stall δ, the storage duty w ÷ (τ + δ) and a checkpoint's bytes, as floats; None without
+    checkpoints (``ledger_resumable: false``) or for a ranged plan (arrays)."""
+    if plan is None or np.ndim(plan.interval_s):
+        return None
+    return {"interval_s": float(plan.interval_s), "write_s": float(plan.write_s),
+            "stall_s": float(plan.stall_s), "storage_duty": float(plan.storage_duty),
+            "checkpoint_bytes": float(plan.size.total_bytes)}
 
 
 def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:

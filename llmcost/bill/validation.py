@@ -461,31 +461,24 @@ def _storage_duty_warning(p: dict, bill: Ledger | None) -> str | None:
     u near 1 the shared file system writes checkpoints all the time and serves little else
     (the data loader, other jobs), which the bill does not price. The sentence gives τ, w, u and
     the bytes written a day = checkpoint bytes × 86,400 ÷ (τ + δ), and how to bound them
-    (``ckpt_interval_s``, ``ckpt_storage_bytes_per_s``; notebook 07's storage duty cycle).
-    None for synchronous checkpoints, a bill without checkpoints, or a plan that cannot be
-    built."""
-    if bill is None or not p.get("ckpt_async") or not p.get("ledger_resumable", True):
+    (``ckpt_interval_s``, ``ckpt_storage_bytes_per_s``; notebook 07's storage duty cycle). The
+    plan is the bill's own (``Ledger.figures['ckpt_main_plan']``: its failure model, spot
+    pre-emptions included). None for synchronous checkpoints, a bill without checkpoints or a
+    ranged plan."""
+    if bill is None or not p.get("ckpt_async"):
         return None
-    try:
-        spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
-        per_node = min(gpu.scaleup_domain_size or 8, 8)
-        plan = rel.scenario_checkpoint_plan(
-            p, spec.n_params, per_node,
-            storage_bytes_per_s=bill.figures["ckpt_storage_bytes_per_s"])
-    except (KeyError, ValueError, TypeError):
+    plan = bill.figures.get("ckpt_main_plan")
+    if not plan or not plan["storage_duty"] > STORAGE_DUTY_WARNING:
         return None
-    duty = float(plan.storage_duty)
-    if not duty > STORAGE_DUTY_WARNING:
-        return None
-    period = float(plan.interval_s) + float(plan.stall_s)
-    daily = float(plan.size.total_bytes) * 86400.0 / period
-    return (f"ckpt_async: the bill checkpoints every {fmt_duration(float(plan.interval_s))}, "
-            f"each write taking {fmt_duration(float(plan.write_s))} at "
+    period = plan["interval_s"] + plan["stall_s"]
+    daily = plan["checkpoint_bytes"] * 86400.0 / period
+    return (f"ckpt_async: the bill checkpoints every {fmt_duration(plan['interval_s'])}, "
+            f"each write taking {fmt_duration(plan['write_s'])} at "
             f"{fmt_bytes(bill.figures['ckpt_storage_bytes_per_s'])}/s, so the storage writes "
-            f"checkpoints {duty:.0%} of the time ({fmt_bytes(daily)} a day) and serves little "
-            "else (data loading, other jobs); the bill does not price that contention: set "
-            "ckpt_interval_s, or ckpt_storage_bytes_per_s, to what the storage can give "
-            "(notebook 07, the storage duty cycle)")
+            f"checkpoints {plan['storage_duty']:.0%} of the time ({fmt_bytes(daily)} a day) and "
+            "serves little else (data loading, other jobs); the bill does not price that "
+            "contention: set ckpt_interval_s, or ckpt_storage_bytes_per_s, to what the storage "
+            "can give (notebook 07, the storage duty cycle)")
 
 
 def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
