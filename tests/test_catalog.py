@@ -175,3 +175,7 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     assert catalogue_price("TPU v5e", "reserved")[0] == 0.84
     # a mode with one row per provider is unchanged: H100 on demand, the median of 5 providers
     assert catalogue_price("H100-SXM", "on_demand")[1].startswith("median of 5 current")
+    # a claim's price range reads the same rows (a review: it still took the $2.415 midpoint)
+    from llmcost.bill import claims
+    r = claims.price_range("TPU v5p", "reserved")
+    assert (r["low"], r["median"], r["high"], r["n"]) == (2.94, 2.94, 2.94, 1)

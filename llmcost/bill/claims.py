@@ -72,6 +72,7 @@ from ..core.catalog import (
     SCENARIO_DIR,
     as_accelerator,
     as_model,
+    current_prices,
     as_published_runs,
     list_accelerators,
     list_prices,
@@ -174,13 +175,13 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
                            f"${own['capex_usd_per_gpu_hour']:.2f} + energy "
                            f"${own['energy_usd_per_gpu_hour']:.2f} per GPU-h, "
                            "llmcost.pricing.owned_usd_per_gpu_hour)")}
-    df = list_prices(acc.name, pricing, current_only=True)
+    df = current_prices(acc.name, pricing)
     used = acc.name
     if df.empty:
         gen = generation(acc.name)
         for other in list_accelerators()["name"]:
             if other != acc.name and generation(other) == gen:
-                df = list_prices(other, pricing, current_only=True)
+                df = current_prices(other, pricing)
                 if not df.empty:
                     used = other
                     break

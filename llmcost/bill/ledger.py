@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import (
-    list_prices,
+    current_prices,
     load_accelerator,
     load_model,
 )
@@ -1751,7 +1751,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
                   + _mfu_top_capped_words(band, m, high))
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
-        rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
+        rows = current_prices(f["accelerator"], f["pricing"])
         if len(rows) >= 2:
             usd = rows["price_usd_per_gpu_hour"].astype(float)
             q25, q75 = (float(v) for v in usd.quantile([0.25, 0.75]))
@@ -1796,7 +1796,7 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             out[k] = ("owned hardware: the GPU-hour price is the amortised purchase, ranged "
                       "only through the owned-hardware inputs the scenario ranges")
         elif k == "price_usd_per_gpu_hour":
-            n = len(list_prices(f["accelerator"], f["pricing"], current_only=True))
+            n = len(current_prices(f["accelerator"], f["pricing"]))
             out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
         elif k == "ledger_exploratory_fraction":

@@ -430,7 +430,7 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
 def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
     """``catalogue_price`` for a catalogue accelerator's name and a pricing mode, computed once
     per process (the price catalogue is read once, ``_prices``)."""
-    df = _one_term_per_provider(list_prices(accelerator, pricing, current_only=True))
+    df = current_prices(accelerator, pricing)
     if df.empty:
         have = [m for m in PRICING_MODES if m != pricing and m != "owned"
                 and not list_prices(accelerator, m, current_only=True).empty]
@@ -444,6 +444,21 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
                       + ("" if r.available else " (listed, not available)")
                       for r in df.itertuples())
     return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
+
+
+def current_prices(accelerator: str, pricing: str) -> pd.DataFrame:
+    """The current price rows a catalogue price of ``accelerator`` and ``pricing`` is taken
+    from (``catalogue_price``'s median, the bill's illustrative price range, a claim's price
+    range): ``list_prices(accelerator, pricing, current_only=True)`` with each provider once, at
+    its shortest published term (``_one_term_per_provider``: GCP's TPU v5p reserved is its
+    1-year $2.94, not also its 3-year $1.89).
+
+    Raises
+    ------
+    ValueError
+        As ``list_prices``: an unknown accelerator or pricing mode.
+    """
+    return _one_term_per_provider(list_prices(accelerator, pricing, current_only=True))
 
 
 def _one_term_per_provider(df: pd.DataFrame) -> pd.DataFrame:
