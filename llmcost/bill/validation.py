@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import list_prices, load_accelerator, load_model
-from ..core.units import fmt_bytes, fmt_duration
+from ..core.units import fmt_bytes, fmt_duration, fmt_gpus
 from ..core.diskcache import disk_cached
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
@@ -439,8 +439,8 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     spot = " (spot pre-emptions included)" if p.get("pricing") == "spot" else ""
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
-            f"interrupted every {fmt_duration(float(mtbf))} on {bill.figures['n_gpus']:,} "
-            f"GPUs{spot}; the exploratory line, a multiple of the final run's paid hours, "
+            f"interrupted every {fmt_duration(float(mtbf))} on "
+            f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the final run's paid hours, "
             "carries the same losses, though smaller exploratory jobs are interrupted less "
             "often: check the failure and pre-emption rates, checkpoint interval and restart "
             "time (notebook 07)")

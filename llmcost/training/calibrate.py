@@ -71,6 +71,7 @@ import numpy as np
 from ..core.catalog import as_model, load_accelerator, load_model, load_published_runs
 from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
+from ..core.units import fmt_gpus
 from . import memory, step, step_scenario, step_validation
 from .accuracy import gpu_generation
 from .efficiency_profile import (
@@ -699,8 +700,8 @@ def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
             f" GB/s ({big.accelerator}: one NIC per GPU), below the bound of "
             f"{SCALEOUT_FACTOR_FLOOR:.3f} (that NIC shared by a whole 8-GPU node, the thinnest "
             f"RDMA fabric of such a server). It is driven by {p0.label or 'the smallest pilot'} "
-            f"({p0.n_gpus:,} GPUs, {t0:,.4g} tokens/s per GPU) and {big.label or 'the largest'} "
-            f"({big.n_gpus:,} GPUs, {t1:,.4g}): {1 - t1 / t0:.1%} fewer tokens per GPU, where the "
+            f"({fmt_gpus(p0.n_gpus)}, {t0:,.4g} tokens/s per GPU) and "
+            f"{big.label or 'the largest'} ({fmt_gpus(big.n_gpus)}, {t1:,.4g}): {1 - t1 / t0:.1%} fewer tokens per GPU, where the "
             f"step model with the fitted compute factor and the catalogue's network gives "
             f"{m0:,.4g} and {m1:,.4g} ({1 - m1 / m0:.1%} fewer); the rest is put on the network. "
             "Something the step model does not price at the larger pilot (stragglers, a "

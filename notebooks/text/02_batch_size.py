@@ -558,7 +558,7 @@ publish_summary("02_batch_size", [summary_row(*r) for r in batch.headline_figure
 # 1. B_noise = E_min/S_min = **10⁷ tokens**. At B_noise/4: S = S_min(1 + 4) = **500,000 steps**,
 #    E = E_min(1 + 1/4) = **1.25·10¹² tokens**. At 4·B_noise: S = S_min(1 + 1/4) = **125,000
 #    steps**, E = E_min(1 + 4) = **5·10¹² tokens**: 4× fewer steps cost 4× more tokens.
-# 2. Compute: 4·10⁶ · 6·10¹⁰ / (1,000 · 10¹⁵ · 0.5) = **0.48 s**. All-reduce: G = 4 B × 10¹⁰ parameters =
+# 2. Compute: 4·10⁶ · 6·10¹⁰ / (1,000 · 10¹⁵ · 0.5) = **0.48 s**. All-reduce: G = 4 bytes × 10¹⁰ parameters =
 #    4·10¹⁰ bytes, 2 · (999/1000) · 4·10¹⁰ / 5·10¹⁰ ≈ **1.60 s**. Share 1.60/(1.60 + 0.48) ≈
 #    **77%**: this run must overlap its gradient sync, shard it (ZeRO/FSDP) or use a bigger batch.
 # 3. Bubble share (p−1)/(m + p − 1) = 7/15 = **47%**. ≤ 10% needs 7/(m + 7) ≤ 0.1, m ≥ 63:

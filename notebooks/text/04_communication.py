@@ -318,7 +318,8 @@ for r in roof.itertuples():
           f"compute ÷ comm {r.ratio:.2f}: {'hides' if r.hides else 'waits'} ({r.function})")
 
 # %%
-curves = overlap.roofline_curves(spec, gpu, tp=max(plan.tp, 2), pp=plan.pp, dp=max(plan.dp, 2))
+curves = overlap.roofline_curves(spec, gpu, tp=max(plan.tp, 2), pp=plan.pp,
+                                 dp=max(plan.dp * plan.cp, 2))  # the table's dp·cp group
 alone = [(k, panels) for k, v, panels in (("dp", plan.dp, "the DP and FSDP panels"),
                                           ("tp", plan.tp, "the TP panel")) if v == 1]
 if alone:  # a group of one rank sends nothing: its panels draw the smallest group that talks
