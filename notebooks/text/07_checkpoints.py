@@ -167,7 +167,8 @@ day_ok = rel.probability_failure_free(86400, plan.mtbf_s)
 run_ok = rel.probability_failure_free(run["wall_clock_s"], plan.mtbf_s)
 print(f"job MTBF on {llmcost.fmt_gpus(p['n_gpus'])}: {llmcost.fmt_duration(plan.mtbf_s)}")
 print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
-print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal days: "
+print(f"expected unexpected failures over the ideal run's "
+      f"{llmcost.fmt_duration(run['wall_clock_s'])}: "
       f"{run['wall_clock_s'] / plan.mtbf_s:,.1f}, plus "
       f"{p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned interruptions")
 
@@ -178,7 +179,8 @@ display(Markdown(
     f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year, its {p['n_gpus']:,}-GPU job fails "
     f"every {llmcost.fmt_duration(plan.mtbf_s)}: {run['wall_clock_s'] / plan.mtbf_s:,.1f} "
     f"unexpected failures and {p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned "
-    f"interruptions to expect over its {run['wall_clock_days']:.0f} ideal days, and a chance of "
+    f"interruptions to expect over its ideal {llmcost.fmt_duration(run['wall_clock_s'])}, and "
+    f"a chance of "
     f"{run_ok:.2g} that the whole run passes without one. What each interruption costs is "
     "the question of the sections that follow."))
 
