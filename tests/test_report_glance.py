@@ -691,3 +691,32 @@ def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
         "the optimistic end of its range.")
     assert glance.capped_mfu_sentence({"mfu_prediction": {**pred, "center_capped": False}}) == ""
     assert glance.capped_mfu_sentence({}) == ""
+
+
+def test_the_new_warnings_read_as_one_line_each():
+    # The warnings added after two trials (the bill above its model's own published run,
+    # asynchronous checkpoints that keep the storage busy, a low goodput, a pilot's network
+    # factor below one NIC per node) gave their first clause in the index's box: "mfu",
+    # "ckpt_async", "goodput 41%", "pilot". Each now reads as a sentence with its figures.
+    own = ("mfu: the catalogue holds Llama 2 13B's own published run on A100-80GB: 368,640 "
+           "GPU-hours for 2T tokens, a whole-run MFU of 42.1% (failures, restarts and every "
+           "phase included; notebook 08); the bill's 60.0% is 1.43× it, more than goodput "
+           "explains")
+    assert glance.caveat_line(own) == (
+        "the bill's MFU, 60.0%, is 1.43× the whole-run MFU of Llama 2 13B's own published run "
+        "on A100-80GB (42.1%): read the bill as optimistic")
+    duty = ("ckpt_async: the bill checkpoints every 52.4 s, each write taking 52.4 s at "
+            "2.15 GB/s, so the storage writes checkpoints 100% of the time (186 TB a day) and")
+    assert glance.caveat_line(duty) == (
+        "asynchronous checkpoints, one every 52.4 s, keep the storage writing 100% of the time "
+        "(186 TB a day): set the checkpoint interval or the storage bandwidth")
+    low = ("goodput 41%: the pre-training run pays 2.41× its ideal GPU-hours, interrupted every "
+           "38.4 min on 2,048 GPUs (spot pre-emptions included); the exploratory line")
+    assert glance.caveat_line(low) == (
+        "goodput 41%: interrupted every 38.4 min on 2,048 GPUs, the run pays 2.41× its ideal "
+        "GPU-hours")
+    net = ("pilot: scale-out x0.075: the fit puts the network across nodes at 3.6 GB/s per GPU, "
+           "7.5% of the catalogue's")
+    assert glance.caveat_line(net) == (
+        "the pilots fit the network at 7.5% of the catalogue's bandwidth (3.6 GB/s per GPU), below "
+        "one NIC per node: check the pilots' figures")

@@ -526,6 +526,24 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
+    # the bill set against its model's own published run (checks.own_published_run_warning)
+    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
+     r"([\d.]+%).*?the bill's ([\d.]+%)(?: \(on the BF16 basis\))? is ([\d.]+)× it",
+     "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
+     "({2}): read the bill as optimistic"),
+    # checkpoints and failures (bill.validation)
+    (r"^ckpt_async: the bill checkpoints every (.+?), each write taking .*?checkpoints (\d+%) "
+     r"of the time \((.+?) a day\)",
+     "asynchronous checkpoints, one every {0}, keep the storage writing {1} of the time ({2} "
+     "a day): set the checkpoint interval or the storage bandwidth"),
+    (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
+     r"every (.+?) on (.+?)(?: \(spot pre-emptions included\))?;",
+     "goodput {0}: interrupted every {2} on {3}, the run pays {1}× its ideal GPU-hours"),
+    # a pilot calibration's network factor (training.calibrate.scaleout_warning)
+    (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "
+     r"GPU, ([\d.]+%) of the catalogue's",
+     "the pilots fit the network at {1} of the catalogue's bandwidth ({0} per GPU), below one "
+     "NIC per node: check the pilots' figures"),
     (r"^(waste_.*?): the waste keys are priced in notebook 09's bill with waste",
      "the waste you gave ({0}) is priced in notebook 09's bill with waste, not in this bill"),
     (r"^pilot: the run's plan .*? runs none of the pilots' kernels .*?, so (\d+%) of the "
