@@ -587,8 +587,14 @@ for n in (8, 64, 1024, 16384, 100_000):
     print(f"{n:>7,} GPUs: e(N) = {straggler.expected_max_normal(n):.2f}, the step's compute "
           f"+{straggler.straggler_slowdown(n):.1%} "
           f"(σ {cv_summit:.1%}: +{straggler.straggler_slowdown(n, cv=cv_summit):.1%})")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+wait = b.straggler_s / b.step_time_s   # below the calibration's 8 GPUs: the wait removed
 print(f"the scenario's step on {llmcost.fmt_gpus(b.n_gpus)}: waiting for the slowest GPU is "
-      f"{b.straggler_s / b.step_time_s:.1%} of the step")
+      + (f"{wait:.1%} of the step" if wait >= 0 else f"{-wait:.1%} of the step less than in the "
+         f"kernel constant's {straggler.N_CALIBRATION}-GPU fit, which waited for the slowest of "
+         f"{straggler.N_CALIBRATION}"))
 
 # %%
 jobs = np.unique(np.round(np.logspace(np.log10(8), 5, 60)).astype(int))   # 8 … 100,000 GPUs

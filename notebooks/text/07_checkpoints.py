@@ -664,7 +664,7 @@ for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot mode
     print(line)
 n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.default("spot_preemptions_per_node_day")
 for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
-    print(f"reclaims of {k} node(s) at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
+    print(f"reclaims of {k} node{'s' if k > 1 else ''} at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
           f"job interruptions a day, each replacing {llmcost.fmt_gpus(min(k * per_node, p['n_gpus']))}")
 
 # %% [markdown]
