@@ -452,18 +452,18 @@ def test_a_bill_far_above_its_models_own_published_run_is_said():
     # U = D · F(4096) / (H · 3600 · 312e12) = 42.1%; a bill at 60% is 1.43× it (said, above
     # OWN_RUN_FACTOR = 1.25); at 50%, 1.19× (goodput and phases can explain it: not said).
     import llmcost
-    from llmcost.bill import checks
+    from llmcost.bill import validation
     spec = llmcost.load_model("llama-2-13b")
     u = 2e12 * float(llmcost.model_flops_per_token(spec, 4096)) / (368640 * 3600 * 312e12)
     assert u == pytest.approx(0.421, abs=0.001)
     base = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
             "seq_len": 4096, "train_tokens": 2e12}
-    w = checks.own_published_run_warning({**base, "mfu": 0.60})
+    w = validation.own_published_run_warning({**base, "mfu": 0.60})
     assert w is not None and f"a whole-run MFU of {u:.1%}" in w
     assert f"the bill's 60.0% is {0.60 / u:.2f}× it" in w and "2T tokens" in w
-    assert checks.own_published_run_warning({**base, "mfu": 0.50}) is None
+    assert validation.own_published_run_warning({**base, "mfu": 0.50}) is None
     # another GPU generation's run is not this one's (Llama 2 ran on A100, not H100)
-    assert checks.own_published_run_warning({**base, "mfu": 0.60,
+    assert validation.own_published_run_warning({**base, "mfu": 0.60,
                                              "accelerator": "H100-SXM"}) is None
 
 

@@ -11,14 +11,11 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
-                            load_efficiency, load_model, load_published_runs, scenario_cluster,
-                            unavailable_prices)
+                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
-from ..core.stacks import (DEFAULT_STACK, foreign_hardware, generation, list_stacks, load_stack,
-                           plan_options)
-from ..core.units import fmt_count, fmt_duration, fmt_gpus
+from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
+from ..core.units import fmt_duration, fmt_gpus
 from ..training import parallel
-from ..training.compute import mfu_from_gpu_hours
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  step_error_words, validation_table)
@@ -299,7 +296,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
-    out.extend(w for w in (waste_warning(values), own_published_run_warning(values)) if w)
+    waste = waste_warning(values)
+    if waste:
+        out.append(waste)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
@@ -334,56 +333,6 @@ def failure_rate_warning(values: dict) -> str | None:
             f"per-GPU failure rate: published rates run {pub['rate'].iloc[0]:.3g}–"
             f"{hi['rate']:.3g} failures per GPU-year ({listed}){mtbf}. Is it a rate per "
             "cluster or per GPU-hour rather than per GPU-year?")
-
-
-#: A bill MFU above this multiple of its model's own published whole-run utilisation on the
-#: same GPU generation is said (``own_published_run_warning``): a reader's threshold beyond what
-#: goodput explains (Meta: "more than 90% effective training time" for Llama 3 405B,
-#: arXiv:2407.21783 §3.3.4, i.e. a steady-state MFU at most about 1.1× the whole-run one), not a
-#: constant of the model.
-OWN_RUN_FACTOR = 1.25
-
-
-def own_published_run_warning(values: dict) -> str | None:
-    """One sentence when the catalogue holds a published run of the scenario's own model on the
-    same GPU generation with its accelerator-hours (``data/published_runs.csv``), and the bill's
-    MFU (on the BF16 basis: × ``fp8_over_bf16`` for FP8) is above ``OWN_RUN_FACTOR`` × that
-    run's whole-run utilisation U = D · F(s) / (H · 3600 · P_bf16) (``mfu_from_gpu_hours``, the
-    MFU basis, notebook 08). A whole-run U counts failures, restarts and every phase, so a
-    steady-state MFU above it is expected, but not by that much (a trial: Llama 2 13B on 256
-    A100 billed at a predicted 64.1% while Meta's own run implies 42.1%). None otherwise."""
-    mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
-    if acc is None or model is None or mfu is None or isinstance(mfu, str):
-        return None
-    try:
-        spec, gen = load_model(model), generation(load_accelerator(acc).name)
-        m16 = float(mfu.point if isinstance(mfu, Range) else mfu) * (
-            fp8_over_bf16(acc) if values.get("dtype") == "fp8" else 1.0)
-        runs = load_published_runs()
-    except (ValueError, TypeError, KeyError):
-        return None
-    rows = runs[(runs["catalog_model"] == spec.name) & runs["reported_gpu_hours"].notna()
-                & runs["train_tokens"].notna() & runs["catalog_accelerator"].notna()]
-    best = None
-    for r in rows.itertuples():
-        if generation(r.catalog_accelerator) != gen:
-            continue
-        seq = int(r.seq_len) if r.seq_len == r.seq_len else None
-        u = float(mfu_from_gpu_hours(r.train_tokens, r.reported_gpu_hours, spec,
-                                     load_accelerator(r.catalog_accelerator), seq_len=seq))
-        if best is None or u > best[0]:
-            best = (u, r)
-    if best is None or not m16 > OWN_RUN_FACTOR * best[0]:
-        return None
-    u, r = best
-    return (f"mfu: the catalogue holds {r.model}'s own published run on "
-            f"{r.catalog_accelerator}: {r.reported_gpu_hours:,.0f} GPU-hours for "
-            f"{fmt_count(r.train_tokens, 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
-            "restarts and "
-            f"every phase included; notebook 08); the bill's {m16:.1%}"
-            f"{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
-            f"{m16 / u:.2f}× it, more than goodput explains (large runs keep about 90% of their "
-            "time): read the bill as optimistic, or set mfu from that run")
 
 
 def waste_warning(values: dict) -> str | None:
@@ -465,8 +414,8 @@ def _low_mfu_warning(mfu: float, values: dict) -> str | None:
     validation table (``accuracy.validation_table``, data/validation_mfu.csv: the lowest is
     Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), compared on the BF16
     basis the table's MFUs are on (an FP8 scenario's MFU, on the FP8 dense peak, times
-    peak(FP8) ÷ peak(BF16), ``fp8_over_bf16``), with a hint when it is below 1%, where a percentage typed as a
-    fraction (0.4 for 40%) is likelier than a run."""
+    peak(FP8) ÷ peak(BF16), ``fp8_over_bf16``), with a hint when it is below 1%, where a
+    percentage typed as a fraction (0.4 for 40%) is likelier than a run."""
     basis = 1.0
     if values.get("dtype") == "fp8" and "accelerator" in values:
         basis = fp8_over_bf16(values["accelerator"])

@@ -212,12 +212,22 @@ def published_phases(model_name: str) -> tuple:
             "; ".join(dict.fromkeys(df["source"])))
 
 
+def whole_run_rows() -> pd.DataFrame:
+    """Every published whole run the catalogue can score (notebook 08's ``gpu_hours`` rows of
+    ``published_run_errors``, published figures only): its ``accelerator`` and ``generation``,
+    ``published_gpu_hours`` (reported, or days × accelerators × 24), ``train_tokens`` and its
+    whole-run utilisation ``published_mfu`` U = D · F(s) / (H · 3600 · P_bf16) (MFU basis, full
+    mask, the BF16 dense peak: ``_score_whole_run``), with ``steady_mfu`` (U ÷ goodput),
+    ``precision`` and ``seq_len``. A copy: the table is computed once per process."""
+    return _whole_run_rows().copy()
+
+
 @lru_cache(maxsize=1)
 def _whole_run_rows() -> pd.DataFrame:
     e = _score(None, predict=False)  # published figures only: no step-time model needed
-    w = e[e["scored"] == "gpu_hours"][["run_id", "model", "catalog_model", "generation",
-                                      "params_active",
-                                      "params_total", "n_gpus", "published_mfu"]].copy()
+    w = e[e["scored"] == "gpu_hours"][["run_id", "model", "catalog_model", "accelerator",
+                                      "generation", "params_active", "params_total", "n_gpus",
+                                      "published_gpu_hours", "published_mfu"]].copy()
     # a run's steady-state MFU is at least its whole-run figure ÷ goodput (where the GPU count
     # is published; the whole-run figure itself otherwise)
     w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
@@ -227,6 +237,7 @@ def _whole_run_rows() -> pd.DataFrame:
     runs = load_published_runs().set_index("run_id")
     w["precision"] = w["run_id"].map(runs["precision"])
     w["seq_len"] = w["run_id"].map(runs["seq_len"])
+    w["train_tokens"] = w["run_id"].map(runs["train_tokens"])
     return w
 
 

@@ -29,14 +29,18 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import list_prices, load_accelerator, load_model
-from ..core.units import fmt_bytes, fmt_duration, fmt_gpus
 from ..core.diskcache import disk_cached
+from ..core.stacks import generation
+from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_gpus
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
 from ..training import reliability as rel
+from .checks import fp8_over_bf16
+from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger
 from .pricing import default, default_rows, default_source
 from .published import hardware_price_series
+from .ranges import Range
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
@@ -220,7 +224,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock "
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
-    out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
+    out += [w for w in (own_published_run_warning(p),
+                        _long_project_warning(months), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _people_months_warning(p, bill)) if w]
@@ -418,6 +423,48 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
             "GPU-hour price describes it; check rl_iterations and rl_runs")
 
 
+#: A bill MFU above this multiple of its model's own published whole-run utilisation on the
+#: same GPU generation is said (``own_published_run_warning``): a reader's threshold beyond what
+#: goodput explains (Meta: "more than 90% effective training time" for Llama 3 405B,
+#: arXiv:2407.21783 §3.3.4, i.e. a steady-state MFU at most about 1.1× the whole-run one), not a
+#: constant of the model.
+OWN_RUN_FACTOR = 1.25
+
+
+def own_published_run_warning(values: dict) -> str | None:
+    """One sentence when the catalogue holds a published whole run of the scenario's own model
+    on the same GPU generation (``claims.whole_run_rows``, notebook 08's scored runs), and the
+    bill's MFU (on the BF16 basis: × ``checks.fp8_over_bf16`` for FP8) is above
+    ``OWN_RUN_FACTOR`` × that run's whole-run utilisation U = D · F(s) / (H · 3600 · P_bf16)
+    (the MFU basis). A whole-run U counts failures, restarts and every phase, so a steady-state
+    MFU above it is expected, but not by that much (a trial: Llama 2 13B on 256 A100 billed at a
+    predicted 64.1% while Meta's own run implies 42.1%). None otherwise."""
+    mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
+    if acc is None or model is None or mfu is None or isinstance(mfu, str):
+        return None
+    try:
+        spec, gen = load_model(model), generation(load_accelerator(acc).name)
+        m16 = float(mfu.point if isinstance(mfu, Range) else mfu) * (
+            fp8_over_bf16(acc) if values.get("dtype") == "fp8" else 1.0)
+    except (ValueError, TypeError, KeyError):
+        return None
+    runs = whole_run_rows()
+    runs = runs[(runs["catalog_model"] == spec.name) & (runs["generation"] == gen)]
+    if runs.empty:
+        return None
+    r = runs.loc[runs["published_mfu"].idxmax()]
+    u = float(r["published_mfu"])
+    if not m16 > OWN_RUN_FACTOR * u:
+        return None
+    return (f"mfu: the catalogue holds {r['model']}'s own published run on "
+            f"{r['accelerator']}: {r['published_gpu_hours']:,.0f} GPU-hours for "
+            f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
+            "restarts and every phase included; notebook 08); the bill's "
+            f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
+            f"{m16 / u:.2f}× it, more than goodput explains (large runs keep about 90% of their "
+            "time): read the bill as optimistic, or set mfu from that run")
+
+
 #: Goodput below which the bill's failures line is said (``_low_goodput_warning``): a
 #: reader's threshold, a quarter of the paid hours lost, against the "more than 90% effective
 #: training time" Meta reports for Llama 3 405B on 16,384 GPUs (arXiv:2407.21783 §3.3.4).
@@ -440,10 +487,10 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     spot = " (spot pre-emptions included)" if p.get("pricing") == "spot" else ""
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted every {fmt_duration(float(mtbf))} on "
-            f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the final run's paid hours, "
-            "carries the same losses, though smaller exploratory jobs are interrupted less "
-            "often: check the failure and pre-emption rates, checkpoint interval and restart "
-            "time (notebook 07)")
+            f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the "
+            "final run's paid hours, carries the same losses, though smaller exploratory jobs "
+            "are interrupted less often: check the failure and pre-emption rates, checkpoint "
+            "interval and restart time (notebook 07)")
 
 
 #: The share of wall time above which the bill's asynchronous checkpoints are said to occupy

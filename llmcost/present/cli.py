@@ -200,9 +200,9 @@ def _interrupt(signum, frame):
 
 
 class _ReaderGone:
-    """Standard output or error that outlives its reader: a report piped to ``head`` (or any reader that
-    stops reading) goes on writing its folder, its progress lines discarded once the pipe is
-    closed, instead of stopping half-way with no index and no INCOMPLETE marker."""
+    """Standard output or error that outlives its reader: a report piped to ``head`` (or any
+    reader that stops reading) goes on writing its folder, its progress lines discarded once the
+    pipe is closed, instead of stopping half-way with no index and no INCOMPLETE marker."""
 
     def __init__(self, stream):
         self._stream, self._gone = stream, False

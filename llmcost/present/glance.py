@@ -526,7 +526,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
-    # the bill set against its model's own published run (checks.own_published_run_warning)
+    # the bill set against its model's own published run (validation.own_published_run_warning)
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%).*?the bill's ([\d.]+%)(?: \(on the BF16 basis\))? is ([\d.]+)× it",
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "

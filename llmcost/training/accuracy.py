@@ -1137,9 +1137,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     cap = min(matmul ceiling, max(best published ÷ basis, low)): the best MFU published on the
     GPU generation (``best`` for the model's size when given, else at any size of its class
     ``is_moe``, ``published_any_size``, whose scope the sentences name: dense with dense, MoE
-    with MoE, the context of ``seq_len``; on the BF16 basis, so divided by ``basis`` = peak(dtype) ÷
-    peak(BF16) for an FP8 step), never above the accelerator's measured matmul ceiling
-    (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
+    with MoE, the context of ``seq_len``; on the BF16 basis, so divided by ``basis`` =
+    peak(dtype) ÷ peak(BF16) for an FP8 step), never above the accelerator's measured matmul
+    ceiling (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
     published run is capped at that run, not at itself: a bill's MFU (``central_mfu``, kept
     inside [low, high]) then never exceeds what a comparable run has measured, and the
     sentence says the prediction is above it. Only when the band's own low end ``low`` =

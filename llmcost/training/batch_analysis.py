@@ -238,7 +238,8 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f" of them work; the smallest batch that fills the cluster is "
                      f"{fmt_count(fill, 3)} tokens.")
     else:
-        lines.append(f"It gives {'all ' + fmt_gpus(n_gpus) if n_gpus > 1 else 'its one GPU'} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
+        who = f"all {fmt_gpus(n_gpus)}" if n_gpus > 1 else "its one GPU"
+        lines.append(f"It gives {who} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
                      f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
                      "per step).")
     if analysis.pp > 1:

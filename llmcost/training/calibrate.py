@@ -696,12 +696,14 @@ def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
     t0, t1 = p0.tokens_per_s_per_gpu, big.tokens_per_s_per_gpu
     m0, m1 = t0 / (1 + at_catalogue[0]), t1 / (1 + at_catalogue[1])
     return (f"scale-out x{k:.3f}: the fit puts the network across nodes at {fitted / 1e9:.2g} GB/s "
-            f"per GPU, {k:.1%} of the catalogue's measured {rate * base.scaleout_fraction / 1e9:.3g}"
-            f" GB/s ({big.accelerator}: one NIC per GPU), below the bound of "
+            f"per GPU, {k:.1%} of the catalogue's measured "
+            f"{rate * base.scaleout_fraction / 1e9:.3g} GB/s ({big.accelerator}: one NIC per "
+            f"GPU), below the bound of "
             f"{SCALEOUT_FACTOR_FLOOR:.3f} (that NIC shared by a whole 8-GPU node, the thinnest "
             f"RDMA fabric of such a server). It is driven by {p0.label or 'the smallest pilot'} "
             f"({fmt_gpus(p0.n_gpus)}, {t0:,.4g} tokens/s per GPU) and "
-            f"{big.label or 'the largest'} ({fmt_gpus(big.n_gpus)}, {t1:,.4g}): {1 - t1 / t0:.1%} fewer tokens per GPU, where the "
+            f"{big.label or 'the largest'} ({fmt_gpus(big.n_gpus)}, {t1:,.4g}): "
+            f"{1 - t1 / t0:.1%} fewer tokens per GPU, where the "
             f"step model with the fitted compute factor and the catalogue's network gives "
             f"{m0:,.4g} and {m1:,.4g} ({1 - m1 / m0:.1%} fewer); the rest is put on the network. "
             "Something the step model does not price at the larger pilot (stragglers, a "

@@ -485,7 +485,8 @@ def published_failure_rates() -> pd.DataFrame:
              f"{LLAMA3_SNAPSHOT_GPUS:,} H100 (arXiv:2407.21783 §3.3.4)")]
     rows += [(float(rate_per_node_days_to_per_gpu_year(r)),
               f"Kokolis et al. 2024, Meta's {name} A100 cluster, {r} failures per 1,000 "
-              "node-days (arXiv:2410.21680)") for name, r in KOKOLIS_RATES_PER_1000_NODE_DAYS.items()]
+              "node-days (arXiv:2410.21680)")
+             for name, r in KOKOLIS_RATES_PER_1000_NODE_DAYS.items()]
     mttf = KOKOLIS_MEASURED_MTTF_1024_GPUS_H
     rows.append((SECONDS_PER_YEAR / (1024 * mttf * SECONDS_PER_HOUR),
                  f"Kokolis et al. 2024, the measured MTTF of 1,024-GPU jobs, {mttf} h "
@@ -1582,9 +1583,10 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     h·replace_s, h the share of failures that need a new node (Llama 3, arXiv:2407.21783, §3.3.4:
     the rows of Table 5 its caption counts as confirmed or suspected hardware issues, GPU, host
     and unplanned host maintenance, add up to 321 of the 419 unexpected interruptions, 76.6%;
-    the caption rounds it to "about 78%"). Spares are paid while idle, so the cost per kept GPU-hour is
-    (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares covers the
-    failures until repaired nodes return; that the pool never runs dry is assumed here.
+    the caption rounds it to "about 78%"). Spares are paid while idle, so the cost per kept
+    GPU-hour is (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares
+    covers the failures until repaired nodes return; that the pool never runs dry is assumed
+    here.
 
     Returns
     -------
