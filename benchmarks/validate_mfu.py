@@ -981,8 +981,9 @@ def memory_report():
                 if b["virtual_stages"] > 1 else "") + f" · DP{b['dp']}"
                 + (f" · CP{b['cp']}" if b["cp"] > 1 else "")
                 + (f" · EP{b['ep']}" if b["ep"] > 1 else "")
-                + f" · {b['schedule']} mbs={b['micro_batch_size']} · ZeRO-{b['zero_stage']}"
-                + f" · {b['recompute']} recompute")
+                + f" · {b['schedule']} mbs={b['micro_batch_size']} · "
+                + (f"ZeRO-{b['zero_stage']}" if b["zero_stage"] else "no ZeRO")
+                + f" · {parallel.recompute_words(b['recompute'])}")
         same = (b["tp"] == int(r["tp"]) and b["pp"] == int(r["pp"])
                 and b["micro_batch_size"] == int(c["micro_batch_size"])
                 and b["recompute"] == c["recompute"])

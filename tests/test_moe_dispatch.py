@@ -9,6 +9,7 @@ import pytest
 
 import llmcost
 from llmcost import Cluster, comm, parallel, stacks, step
+from llmcost.training import ranking
 
 H100 = llmcost.load_accelerator("H100-SXM")
 H800 = llmcost.load_accelerator("H800")
@@ -358,3 +359,16 @@ def test_megatron_core_2026_runs_merged_1f1b():
     # the 26.08 recipes set CommOverlapConfig(overlap_moe_expert_parallel_comm=True)
     assert stacks.load_stack("megatron-core-2026").ep_overlap == "merged_1f1b"
     assert stacks.load_stack("deepseek-hai-llm-2024").ep_overlap == "dualpipe"
+
+
+def test_plan_search_drops_plans_the_flushes_do_not_divide():
+    # the step's rule (each of f flushes runs m / f micro-batches) applied to a search: a plan
+    # whose micro-batch count m is odd cannot run 2 flushes, so the ranking drops it instead of
+    # refusing the whole search (it raised 'pipeline_flushes=2 must divide ...' before)
+    spec = llmcost.load_model("llama-3.1-8b")
+    cl = Cluster(H100, 32)
+    free = ranking.rank_plans(spec, cl, 96, 4096)
+    two = ranking.rank_plans(spec, cl, 96, 4096, pipeline_flushes=2)
+    assert (free["n_microbatches"] % 2 == 1).any()      # 96 sequences: odd counts exist
+    assert len(two) > 0 and (two["n_microbatches"] % 2 == 0).all()
+    assert len(two) == (free["n_microbatches"] % 2 == 0).sum()

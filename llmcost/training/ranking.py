@@ -44,9 +44,12 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
     read from the frame's ``pp_split`` column (each row's split), else its attrs. Used by
     ``rank_plans`` and as ``choose_plan``'s default ranking. Rows whose EP layout the stack's
     node-limited routing cannot serve (``comm.node_limit_routable``: the limited nodes hold
-    fewer experts than a token's top-k) are dropped, not priced."""
+    fewer experts than a token's top-k) are dropped, not priced, and so are rows whose
+    micro-batch count the options' ``pipeline_flushes`` f does not divide (each of the step's f
+    pipeline schedules runs m / f micro-batches, ``step._check_flushes``'s rule)."""
     opts = StepOptions.build(options, **keywords)
-    out = plans[_routable(plans, model, cluster, opts)].copy()
+    keep = _routable(plans, model, cluster, opts) & _flushes_divide(plans, opts)
+    out = plans[keep].copy()
     if out.empty:
         for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
             out[k] = pd.Series(dtype=float)
@@ -87,6 +90,15 @@ def _routable(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, opts: Ste
     return node_limit_routable(model.n_experts, model.n_experts_active, plans["ep"].to_numpy(),
                                (plans["tp"] * plans["cp"]).to_numpy(),
                                cluster.scaleup_domain_size, limit)
+
+
+def _flushes_divide(plans: pd.DataFrame, opts: StepOptions) -> np.ndarray:
+    """The rows of ``plans`` whose micro-batch count m the options' ``pipeline_flushes`` f
+    divides (m mod f = 0); all when f = 1 or the frame is empty."""
+    f = opts.pipeline_flushes
+    if plans.empty or np.all(np.asarray(f) == 1):
+        return np.ones(len(plans), dtype=bool)
+    return plans["n_microbatches"].to_numpy() % np.asarray(f, dtype=np.int64) == 0
 
 
 def _split_of(plans: pd.DataFrame):
