@@ -179,6 +179,20 @@ def test_scenario_as_claim_with_owned_pricing():
     assert "owned amortisation" in c.price_verdict
 
 
+def test_the_published_split_is_only_beside_a_claim_of_the_published_run():
+    # DeepSeek-V3's split (Table 1 of arXiv:2412.19437) belongs to its run on 14.8T tokens: a
+    # DeepSeek-V3-shaped model on 2T tokens is another run, with no split beside it; within
+    # the tolerance of the published tokens it is the published run's
+    other = claims.check_claim("deepseek-v3", 2e12, "B200", n_gpus=256, dtype="fp8",
+                               gpu_hours=150_000, left_out=False)
+    assert other.published_phase_gpu_hours == {}
+    assert not any("splits deepseek-v3's GPU-hours" in n for n in other.notes)
+    assert "published split" not in other.describe()
+    same = claims.check_claim("deepseek-v3", 14.8e12 * 1.03, "H800", n_gpus=2048, dtype="fp8",
+                              gpu_hours=3.5e6, left_out=False)
+    assert same.published_phase_gpu_hours["pre-training"] == 2.664e6
+
+
 def test_a_claim_is_judged_as_given_with_the_published_split_beside_it():
     # DeepSeek-V3's 2.788M total = 2,664K + 119K + 5K (Table 1, data/published_phases.csv). A
     # claim of 2.9M GPU-h (within 5 % of that total) is judged as given, not replaced by the

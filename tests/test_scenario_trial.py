@@ -694,3 +694,18 @@ def test_an_accelerator_without_a_network_figure_runs_the_notebooks_it_lists(tmp
     from llmcost.bill.scenario import user_words
     assert user_words("scaleout_bytes_per_s_per_dir: L40S has no value") == \
         "comm_scaleout_bytes_per_s: L40S has no value"
+
+
+def test_check_judges_a_ranged_mfu_at_the_point_its_bill_prices(tmp_path):
+    """A scenario whose mfu is a range (uniform 0.35-0.45) is checked at the range's midpoint,
+    0.40, the MFU its bill prices (bill.ranges.Range.point), and says so; it was refused with
+    'mfu=Range(...) must be a steady-state MFU in (0, 1]'."""
+    sc = {**BASE_8B, "mfu": [0.35, 0.45]}
+    r = run_cli("check", "--scenario", str(_write(tmp_path, sc)), "--gpu-hours", "400000")
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0, r.stderr
+    assert "range (35.0%–45.0%, uniform) is judged at its point, 40.0%" in text
+    got = json.loads(run_cli("check", "--scenario", str(_write(tmp_path, sc)), "--gpu-hours",
+                             "400000", "--format", "json").stdout)
+    assert got["mfu_range"].startswith("mfu: the scenario's range (35.0%–45.0%")
+    assert any(n.startswith("stated MFU 40.0%") for n in got["notes"])

@@ -508,11 +508,18 @@ def claim_tokens(spec: ModelSpec, train_tokens, train_flops, tolerance) -> tuple
                      f"{spec.name} has no published token count")
 
 
-def published_split_note(model_name: str, claimed, tolerance) -> tuple:
+def published_split_note(model_name: str, claimed, tolerance, tokens=None,
+                         published_tokens=None) -> tuple:
     """``(split, note)``: a source's GPU-hours by phase for the model (``published_phases``),
-    shown beside a claim that is judged as given, never substituted for it."""
+    shown beside a claim that is judged as given, never substituted for it. Only beside a claim
+    of the published run: the split is that run's, so a claim on other tokens (``tokens``
+    against the model's ``published_tokens`` beyond ``tolerance``, e.g. a DeepSeek-V3-shaped
+    model on 2T tokens against DeepSeek's 14.8T) gets none."""
     known, ksrc = published_phases(model_name)
     if not known or PRETRAINING not in known:
+        return {}, ""
+    if tokens is not None and published_tokens and isinstance(tolerance, numbers.Real) and \
+            abs(float(tokens) / float(published_tokens) - 1) > tolerance:
         return {}, ""
     split = ", ".join(f"{k} {v:,.0f}" for k, v in known.items())
     total = sum(known.values())
@@ -920,7 +927,8 @@ def _claim_hours(j: _Judging) -> None:
     claimed = c.gpu_hours if c.gpu_hours is not None else (
         c.days * c.n_gpus * HOURS_PER_DAY if c.days is not None and c.n_gpus is not None
         else None)
-    j.known, split_note = published_split_note(c.spec.name, claimed, c.tolerance) \
+    j.known, split_note = published_split_note(c.spec.name, claimed, c.tolerance,
+                                               c.train_tokens, c.spec.train_tokens) \
         if c.phases is None else ({}, "")
     if split_note:
         j.notes.append(split_note)

@@ -22,6 +22,7 @@ from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFI
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
+from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
@@ -960,7 +961,7 @@ def _check(args) -> int:
             return int(x)
         return x
 
-    judging = False
+    judging, ranged_mfu = False, None
     try:
         run, left_keys, sized, warned = {}, {}, {}, []
         if args.scenario:
@@ -980,6 +981,8 @@ def _check(args) -> int:
                 sized[k] = left_keys.pop(k)
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
+            if isinstance(run.get("mfu"), Range):  # the point the bill prices the range at
+                ranged_mfu, run["mfu"] = run["mfu"], run["mfu"].point
             # the scenario's own price and goodput, as estimate bills them (its failure rates
             # and checkpoint plan on its n_gpus), unless flags change the run they belong to
             ledger = estimate_ledger(args.scenario)
@@ -1059,11 +1062,14 @@ def _check(args) -> int:
                 "verdict compares the model's own estimate with published runs, not a figure "
                 "anyone claimed (a 'low' or 'optimistic' verdict says how the estimate sits "
                 "among them)")
+    said_key = "mfu_predicted"
+    if is_ranged(ranged_mfu) and args.mfu is None and not predicted and not billed:
+        said, said_key = _ranged_mfu_words(ranged_mfu), "mfu_range"
     hours_from = (f"hours: the scenario's run as `llmcost estimate` bills it, its main run at "
                   f"MFU {bill['mfu']:.1%} and its phases, each paid (ideal ÷ its goodput, the "
                   f"main run's {bill['goodput']:.1%})") if billed else ""
     if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
-        print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {}),
+        print(json.dumps({**c.summary(), **({said_key: said} if said else {}),
                           **({"hours_from": hours_from} if hours_from else {}),
                           **({"warnings": warned} if args.scenario else {})},
                          indent=1, default=str))
@@ -1075,6 +1081,16 @@ def _check(args) -> int:
         for w in warned:
             print("\n".join(wrap_lines(f"warning: {w}", terminal_columns())))
     return 0
+
+
+def _ranged_mfu_words(r: Range) -> str:
+    """The sentence ``llmcost check --scenario`` prints when the scenario's ``mfu`` is a range:
+    the claim's stated MFU is the range's point (``Range.point``: the midpoint, mode or
+    median), the MFU the scenario's bill prices."""
+    lo, hi = (r.p10, r.p90) if r.kind == "lognormal" else r.bounds
+    ends = "P10–P90 " if r.kind == "lognormal" else ""
+    return (f"mfu: the scenario's range ({ends}{lo:.1%}–{hi:.1%}, {r.kind}) is judged at its "
+            f"point, {r.point:.1%}, the MFU its bill prices: that is the claim's stated MFU")
 
 
 #: The keys ``check_claim`` names in its errors that ``llmcost check`` takes as flags.
