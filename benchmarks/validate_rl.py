@@ -61,7 +61,12 @@ into the points its generation error and its training (and sync) error add
 Last, a candidate for DeepSpeed-Chat's training phase: its ZeRO-3 critic with parameters and
 optimizer in host memory (``rl.zero3_critic_check``: shard copies per fetch and the gradient
 shard's host round trip at the nominal host link, read from DeepSpeed v0.13.2 and
-DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and left off.
+DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and left off; and
+its CPU offload's copies through pageable host memory, which DeepSpeed-Chat does not pin
+(``rl.unpinned_offload_check``: bytes read from DeepSpeed v0.13.2, the pinned : pageable ratio
+measured in PyTorch pull request 138018 and DeepSpeed pull request 5301, serial with the
+compute; read after the held-out errors had been seen, nothing refitted), every row before and
+after, judged on both splits' goals and left off by the rule.
 Then OpenRLHF's benchmark table as each system's step-3 print makes it
 (``rl.benchmark_phase_reading``: the table's TFLOPs cells reproduced from its latencies, so
 DeepSpeed-Chat's generation latency is the number of generation batches times the last batch's
@@ -182,6 +187,7 @@ def main():
     offload_and_phases()
     share_gaps()
     zero3_critic()
+    unpinned_offload()
     benchmark_reading()
     shared_host_adam()
     dschat_training_terms()
@@ -472,8 +478,10 @@ def zero3_critic():
                       / r["lacking_s"]))
     print("  with the actor's ZeRO-2 host accumulation too (2(g - 1) copies of its 16-bit "
           "gradient partition per optimizer step, the term rl.optimizer_offload_time already "
-          "prices at the link's rate; its buffers and the critic's shards are pageable, "
-          "DeepSpeed v0.13.2 offload_config.py pin_memory=False, a rate no source gives), the "
+          "prices at the link's rate; its buffers and the critic's gradient buffers are "
+          "pageable, DeepSpeed v0.13.2 offload_config.py pin_memory=False, the critic's "
+          "parameter shards pinned, stage3.py l. 655: priced by the candidate "
+          "rl.unpinned_offload_check below), the "
           "one host rate per GPU that would close each row: " + "; ".join(
               f"{i} {a / 1e9:.0f} GB of actor accumulation, {x / 1e9:.2f} GB/s"
               for i, a, x in rates)
@@ -512,6 +520,70 @@ def zero3_critic():
           f"points and closes at most {closed:.1%} of a row's lacking seconds; by the rule the "
           "candidates are judged by, on only if no held-out goal worsens, it worsens "
           + (", ".join(f"{k} {w0[k]:.4g} -> {w1[k]:.4g}" for k in worse) or "none") + ")")
+
+
+def unpinned_offload():
+    """DeepSpeed-Chat's CPU offload through pageable host memory (rl.unpinned_offload_check):
+    every row before and after, the terms of the rows it moves, the goals of both splits at the
+    sourced rate and at the slower absolute figure; a candidate judged by the module's rule."""
+    acc = rl.a800()
+    pin, pg = rl.pcie_bytes_per_s(acc), rl.pageable_bytes_per_s(acc)
+    print("\n=== candidate: DeepSpeed-Chat's CPU offload through pageable host memory "
+          "(dschat/utils/ds_utils.py @ 6863634 sets no pin_memory; DeepSpeed v0.13.2 "
+          "offload_config.py l. 43, 70: False), bytes per GPU per iteration read from DeepSpeed "
+          "v0.13.2 (rl.deepspeed_offload_bytes: actor ZeRO-2 k (4g + 2) N/n, critic ZeRO-3 "
+          "k (2g + 1) 2 N/n pageable + k g 3 2 N/n pinned parameter fetches), serial with the "
+          f"compute (CUDA's pageable copies block the host; DeepSpeed PR 8207), at {pg / 1e9:.2f} "
+          f"GB/s = the host link's {pin / 1e9:.0f} GB/s / {rl.PAGEABLE_COPY_SLOWDOWN:.1f} "
+          f"(pinned : pageable, {rl.PAGEABLE_COPY_SOURCE}), in place of the model's copies at "
+          f"{pin / 1e9:.0f} GB/s; OpenRLHF's rows pin (--adam_offload, pin_memory True, "
+          "openrlhf/utils/deepspeed_utils.py @ 0baf3dd) and stay as they are; nothing refitted "
+          "===")
+    t, out = rl.unpinned_offload_check()
+    cols = ["id", "split", "ratio_without", "ratio_with", "train_ratio_without",
+            "train_ratio_with", "share_gap_without", "share_gap_with"]
+    print(t[cols].round(3).to_string(index=False))
+    z = t.dropna(subset=["added_s"]).set_index("id")
+    d = rl.rl_validation("model").set_index("id")
+    for i, r in z.iterrows():
+        lack = d.loc[i, "measured_train_s"] - d.loc[i, "predicted_train_s"]
+        print(f"  {i}: k = {r['optimizer_steps']:.0f} steps of g = {r['accumulation']:.0f}; "
+              f"actor {r['actor_host_bytes'] / 1e9:.0f} GB and critic "
+              f"{r['critic_host_bytes'] / 1e9:.0f} GB pageable, critic "
+              f"{r['critic_pinned_bytes'] / 1e9:.0f} GB pinned: {r['host_s']:.1f} s against the "
+              f"model's {r['model_s']:.1f} s, +{r['added_s']:.1f} s of the {lack:.0f} s the "
+              f"training phase lacks ({r['added_s'] / lack:.0%}); training phase "
+              f"{r['train_ratio_without']:.2f} -> {r['train_ratio_with']:.2f} of published, "
+              f"generation {d.loc[i, 'gen_ratio']:.2f}, iteration {r['ratio_without']:.3f} -> "
+              f"{r['ratio_with']:.3f}")
+    worst = t[t["split"] == "heldout"].set_index("id")["share_gap_with"].abs().idxmax()
+    w0, w1 = out["heldout"]
+    print(f"  held-out goals without -> with: mean |error| {w0['mean_abs_error']:.2%} -> "
+          f"{w1['mean_abs_error']:.2%} (<= {GOAL_MEAN:.0%}), worst {w0['worst_factor']:.3f}x -> "
+          f"{w1['worst_factor']:.3f}x (<= {GOAL_WORST}x), share gap worst "
+          f"{w0['worst_share_gap_points']:.1f} -> {w1['worst_share_gap_points']:.1f} points "
+          f"(<= {GOAL_SHARE_POINTS:.0f}; set with it by {worst})")
+    a = rl.PAGEABLE_COPY_A100_BYTES_PER_S
+    ta, outa = rl.unpinned_offload_check(a)
+    za = ta.dropna(subset=["added_s"]).set_index("id")
+    (c0, c1), (h0, h1) = outa["calibration"], outa["heldout"]
+    print(f"  at the measured absolute rate instead ({a / 1e9:.1f} GB/s, A100 D2H, the same "
+          "source): added " + ", ".join(f"{i} +{r['added_s']:.0f} s (training "
+                                        f"{r['train_ratio_with']:.2f})" for i, r in za.iterrows())
+          + f"; calibration mean |error| {c0['mean_abs_error']:.2%} -> {c1['mean_abs_error']:.2%}"
+          f", share gap worst {c0['worst_share_gap_points']:.1f} -> "
+          f"{c1['worst_share_gap_points']:.1f}; held-out mean |error| {h0['mean_abs_error']:.2%} "
+          f"-> {h1['mean_abs_error']:.2%}, worst {h0['worst_factor']:.3f}x -> "
+          f"{h1['worst_factor']:.3f}x, share gap worst {h0['worst_share_gap_points']:.1f} -> "
+          f"{h1['worst_share_gap_points']:.1f} points")
+    r13 = z.loc["openrlhf-bench-13b-dschat"] if "openrlhf-bench-13b-dschat" in z.index else None
+    why = ("the DeepSpeed-Chat rows' training phases come nearer the published ones and the "
+           "share gaps shrink, but " + (
+               f"the 13B row's generation is already priced at "
+               f"{d.loc['openrlhf-bench-13b-dschat', 'gen_ratio']:.2f}x the published, so its "
+               f"iteration moves from {r13['ratio_without']:.3f}x to {r13['ratio_with']:.3f}x"
+               if r13 is not None else "the iterations move away"))
+    _print_candidate_verdict(out, why, digits=2)
 
 
 def benchmark_reading():

@@ -987,7 +987,11 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     when ``overlap_comm`` is off, its default below ZeRO-3, ``zero/config.py``
     ``overlap_comm_valid``). ZeRO-3's round trip (``stage3.py`` ``partition_grads``) runs on
     its own stream with ``overlap_comm`` on: not priced (``offload_times`` passes g = 1).
-    Added after the held-out errors had been seen (read from the code, not fitted).
+    Added after the held-out errors had been seen (read from the code, not fitted). The link
+    term's bytes: ``offload_link_bytes``. Every copy is priced at the link's nominal rate, as
+    if the host buffers were pinned (OpenRLHF's ``--adam_offload`` pins them); DeepSpeed-Chat
+    leaves them pageable, whose copies ``deepspeed_offload_bytes`` and
+    ``unpinned_offload_check`` price as a candidate, left off the model.
 
     R_host = ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` (the host's CPU path: CPU Adam over its ranks'
     shards and the updated 16-bit parameters back to the GPUs, which ZeRO-Offload overlaps with
@@ -1012,9 +1016,26 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     k = _int("optimizer_steps", optimizer_steps)
     acc_steps = _int("accumulation_steps", accumulation_steps)
     hosts = math.ceil(g / GPUS_PER_HOST)
-    t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST + (1 + 2 * (acc_steps - 1)) * 2.0 \
-        * (n / g) / pcie_bytes_per_s(accelerator)
+    t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST \
+        + offload_link_bytes(n, g, acc_steps) / pcie_bytes_per_s(accelerator)
     return k * t_step
+
+
+def offload_link_bytes(n_params, n_gpus, accumulation_steps: int = 1) -> float:
+    """Bytes per GPU per optimizer step that ``optimizer_offload_time`` prices over the host
+    link, for one model of N = ``n_params`` on ``n_gpus`` GPUs with g =
+    ``accumulation_steps`` micro-batches per step (its sources there)::
+
+        bytes = (1 + 2 · (g − 1)) · 2 bytes · N / n_gpus
+
+    Raises
+    ------
+    ValueError
+        Parameters, GPUs or accumulation steps not positive (the field named)."""
+    n = _params("n_params", n_params)
+    g = _int("n_gpus", n_gpus)
+    acc_steps = _int("accumulation_steps", accumulation_steps)
+    return (1 + 2 * (acc_steps - 1)) * 2.0 * n / g
 
 
 #: Shard fetches per micro-batch of a ZeRO-3 model trained with Hugging Face gradient
@@ -1041,19 +1062,29 @@ def zero3_param_offload_bytes(n_params, n_gpus, micro_batches: int,
         shard       = b · N / n_gpus                      (b = ZERO3_OFFLOAD_ELEMENT_BYTES)
         parameters  = micro_batches · fetches · shard     (each fetch copies the rank's shard
                                                            to the GPU before the all-gather)
-        gradients   = micro_batches / g · (2g − 1) · shard (first micro-batch of a step: the
-                                                           reduced shard to the host; each later
-                                                           one: host to GPU, add, back)
+        gradients   = micro_batches / g · (2g + 1) · shard (each micro-batch one copy each
+                                                           way, the step's last one more)
 
     Sources: deepspeedai/DeepSpeed @ v0.13.2 (the version of OpenRLHF's benchmark),
     ``deepspeed/runtime/zero/partition_parameters.py`` ``all_gather_coalesced``
-    (``param_ds_tensor.to(current_device)`` for every fetched shard: a blocking copy; the
-    shards are not pinned, ``offload_param.pin_memory`` defaulting to False and DeepSpeed-Chat
-    not setting it) and ``stage3.py`` ``partition_grads`` (micro-step 0 copies the gradient
-    shard into the host buffer; later ones copy it to the GPU, add and copy back, "adding
-    directly to cpu is very slow"). ``fetches`` = ``ZERO3_FETCHES_PER_MICRO_BATCH``. Counts
-    bytes only; the time is ``zero3_param_offload_time``. Added after the held-out errors had
-    been seen (read from the code, not fitted).
+    (``param_ds_tensor.to(current_device)`` for every fetched shard, l. 1217: a blocking copy)
+    and ``stage3.py`` ``partition_grads`` (l. 1417-1471: micro-step 0 copies the reduced shard
+    into the host buffer and back to the GPU, ``grad_buffer.to(device)``; each later one
+    brings the host buffer to the GPU, adds and copies it back, "adding directly to cpu is
+    very slow"; at the step's boundary the accumulated shard is copied once more into the
+    optimizer's FP32 host gradient, ``fp32_grad_tensor.copy_(grad_buffer)``, a blocking copy
+    whose 16-bit to FP32 conversion PyTorch does on the CPU after a 16-bit transfer,
+    pytorch/pytorch aten/src/ATen/native/cuda/Copy.cu @ 007aa8ae ``copy_kernel_cuda``: "For
+    blocking transfers conversions are performed on CPU"). Which host memory: the shards are
+    pinned whatever ``offload_param.pin_memory`` says (the ZeRO-3 optimizer moves each
+    trainable shard into ``param_groups_fp16_flat_cpu_memory``, allocated by
+    ``get_accelerator().pin_memory``, stage3.py l. 655, ``_move_to_flat_buffer`` l. 632); the
+    gradient buffers are pageable unless ``offload_optimizer.pin_memory`` (l. 500-504; False by
+    default, ``offload_config.py`` l. 70, and DeepSpeed-Chat does not set it:
+    ``unpinned_offload_check``). ``fetches`` = ``ZERO3_FETCHES_PER_MICRO_BATCH``. Counts bytes
+    only; the time is ``zero3_param_offload_time``. Added after the held-out errors had been
+    seen (read from the code, not fitted; the boundary copy and micro-step 0's copy back, 2 of
+    the 2g + 1, were read later, with ``deepspeed_offload_bytes``).
 
     Raises
     ------
@@ -1067,7 +1098,7 @@ def zero3_param_offload_bytes(n_params, n_gpus, micro_batches: int,
     acc_steps = _int("accumulation_steps", accumulation_steps)
     f = _int("fetches", fetches)
     shard = ZERO3_OFFLOAD_ELEMENT_BYTES * n / g
-    return mb * f * shard, mb / acc_steps * (2 * acc_steps - 1) * shard
+    return mb * f * shard, mb / acc_steps * (2 * acc_steps + 1) * shard
 
 
 def zero3_param_offload_time(n_params, n_gpus, accelerator, micro_batches: int,
@@ -1080,9 +1111,11 @@ def zero3_param_offload_time(n_params, n_gpus, accelerator, micro_batches: int,
         t = (parameter bytes + gradient bytes) / B_pcie
 
     bytes: ``zero3_param_offload_bytes``; B_pcie = ``pcie_bytes_per_s`` (the nominal PCIe
-    figure per direction per GPU: the datasheet's rate, not the lower one of unpinned memory,
-    for which no primary figure for these hosts is at hand). The all-gathers over NVLink that
-    follow each fetch are ZeRO-3's own, priced by the step-time model at ZeRO-3, not here.
+    figure per direction per GPU, the rate of pinned memory: right for the parameter shards,
+    which DeepSpeed pins; the gradient buffers of a run that does not pin them copy at the
+    pageable rate, ``pageable_bytes_per_s``, as ``deepspeed_offload_time`` prices them). The
+    all-gathers over NVLink that follow each fetch are ZeRO-3's own, priced by the step-time
+    model at ZeRO-3, not here.
 
     Raises
     ------
@@ -1091,6 +1124,139 @@ def zero3_param_offload_time(n_params, n_gpus, accelerator, micro_batches: int,
     """
     p, gr = zero3_param_offload_bytes(n_params, n_gpus, micro_batches, accumulation_steps)
     return (p + gr) / pcie_bytes_per_s(accelerator)
+
+
+#: Host-GPU copies through pageable (not page-locked) host memory run this many times slower
+#: than through pinned memory: measured on an A100, "~1.4GB/s for `Memcpy DtoH (Device ->
+#: Pageable)` vs ~12.6GB/s `Memcpy DtoH (Device -> Pinned)`" (``PAGEABLE_COPY_SOURCE``),
+#: 12.6 / 1.4 = 9.0. DeepSpeed's own measurement of its pageable copy after the CPU step
+#: (stage_1_and_2.py l. 1866 @ v0.13.2) agrees: pinning its source made that copy "4-5x" faster
+#: "on 8GPU node" (6x on one GPU) while the pinned copy moves FP32, 4 bytes an element, where
+#: the pageable one moved 16 bits (converted on the CPU first), so 8-10x per byte. Taken as a
+#: ratio on the host link's nominal rate (``pcie_bytes_per_s``, the rate the model gives pinned
+#: copies) rather than as the absolute 1.4 GB/s: the two measurements (one D2H on one GPU, one
+#: H2D on an 8-GPU node through DeepSpeed's own copy) agree on the ratio, and a ratio carries
+#: to every generation of the host-link table; the absolute figure (one A100, D2H, inside
+#: ``torch.save``), ``PAGEABLE_COPY_A100_BYTES_PER_S``, is the slower end, 1.4 against 32 / 9 =
+#: 3.6 GB/s, printed beside it by benchmarks/validate_rl.py. Not fitted to any row.
+PAGEABLE_COPY_SLOWDOWN = 12.6 / 1.4
+PAGEABLE_COPY_A100_BYTES_PER_S = 1.4e9
+PAGEABLE_COPY_SOURCE = ("pytorch/pytorch pull request 138018 'Add option to use pinned memory "
+                        "for D2H in torch.save' (github.com/pytorch/pytorch/pull/138018, "
+                        "2024-10-15): 'On my A100 ~1.4GB/s for Memcpy DtoH (Device -> Pageable) "
+                        "vs ~12.6GB/s Memcpy DtoH (Device -> Pinned)'; deepspeedai/DeepSpeed "
+                        "pull request 5301 'fix pagable h2d memcpy' (github.com/deepspeedai/"
+                        "DeepSpeed/pull/5301, 2024-03-20): 'Speedup h2d memcpy by 6x on single "
+                        "GPU and 4-5x on 8GPU node'")
+#: Systems whose validation rows run DeepSpeed's CPU offload with pageable host buffers:
+#: DeepSpeed-Chat's ``get_train_ds_config`` (microsoft/DeepSpeedExamples applications/
+#: DeepSpeed-Chat/dschat/utils/ds_utils.py @ 6863634) sets ``offload_param`` and
+#: ``offload_optimizer`` to {"device": "cpu"} and no ``pin_memory``, False by default in
+#: DeepSpeed v0.13.2 (``deepspeed/runtime/zero/offload_config.py`` l. 43 and l. 70). OpenRLHF's
+#: (openrlhf/utils/deepspeed_utils.py @ 0baf3dd) sets ``offload_optimizer`` "pin_memory": True:
+#: its rows keep the nominal rate.
+UNPINNED_OFFLOAD_SYSTEMS = ("DeepSpeed-Chat",)
+#: Bytes per element of the FP32 gradient ZeRO-1/2 copies to the host at a step's boundary.
+FP32_BYTES = 4.0
+
+
+def pageable_bytes_per_s(accelerator) -> float:
+    """Host-GPU bytes/s per direction of one GPU copying through pageable host memory::
+
+        B_pageable = B_pcie / PAGEABLE_COPY_SLOWDOWN        (A800: 32 GB/s / 9 = 3.6 GB/s)
+
+    B_pcie: ``pcie_bytes_per_s`` (its sources); the factor's: ``PAGEABLE_COPY_SOURCE``.
+
+    Raises
+    ------
+    ValueError
+        An accelerator without a host-link bandwidth (``pcie_bytes_per_s``)."""
+    return pcie_bytes_per_s(accelerator) / PAGEABLE_COPY_SLOWDOWN
+
+
+def deepspeed_offload_bytes(n_params, n_gpus, zero_stage: int, optimizer_steps: int = 1,
+                            accumulation_steps: int = 1) -> tuple:
+    """(host-buffer bytes, pinned bytes) one GPU moves over its host link per iteration for a
+    model of N = ``n_params`` trained on ``n_gpus`` GPUs with DeepSpeed's CPU offload
+    (``offload_optimizer`` "cpu"; at ZeRO-3 ``offload_param`` "cpu" too, as DeepSpeed-Chat's
+    ``--offload`` sets both), in a 16-bit type with DeepSpeed's default gradient accumulation
+    type (the training type under ZeRO: ``engine.py`` ``get_data_types`` @ v0.13.2), k =
+    ``optimizer_steps`` steps of g = ``accumulation_steps`` micro-batches, P = N / n_gpus::
+
+        ZeRO-1/2:  host   = k · ((g − 1) · 2 · 2 + 4 + 2) · P = k · (4g + 2) · P
+                   pinned = 0
+        ZeRO-3:    host   = k · (2g + 1) · 2 · P         (the gradient round trips)
+                   pinned = k · g · 3 · 2 · P            (the parameter fetches)
+
+    ZeRO-1/2, deepspeedai/DeepSpeed @ v0.13.2 ``deepspeed/runtime/zero/stage_1_and_2.py``: every
+    micro-batch but the step's last copies the rank's 16-bit accumulated gradient to its host
+    buffer and every one but the first brings it back to add
+    (``async_accumulate_grad_in_cpu_via_gpu``, l. 1178-1225: (g − 1) · 2 bytes · P each way);
+    the last converts it to FP32 on the GPU and copies it into the optimizer's host gradient
+    (``async_inplace_copy_grad_to_fp32_buffer_from_gpu``, l. 1255-1271: 4 bytes · P); after CPU
+    Adam the FP32 partition is copied to the GPU's 16-bit parameters (``step``, l. 1866: a
+    blocking copy, converted to 16 bits on the CPU first, pytorch/pytorch
+    aten/src/ATen/native/cuda/Copy.cu @ 007aa8ae ``copy_kernel_cuda``: 2 bytes · P). Each copy
+    moves whole parameters for every parameter that touches the rank's partition (the
+    straddling parameters' extra is ignored: P). ZeRO-3: ``zero3_param_offload_bytes`` with k · g
+    micro-batches and ``ZERO3_FETCHES_PER_MICRO_BATCH`` fetches (its sources). "host": buffers
+    whose memory ``pin_memory`` decides (pageable when False, DeepSpeed's default: stage 1/2
+    l. 143, 1190, 673; stage3.py l. 503, 1011); "pinned": the ZeRO-3 parameter shards, pinned
+    whatever the configuration (stage3.py l. 655). Read after the held-out errors had been seen.
+
+    Raises
+    ------
+    ValueError
+        Parameters, GPUs, steps or accumulation not positive, a ZeRO stage not 1, 2 or 3 (the
+        field named)."""
+    n = _params("n_params", n_params)
+    gpus = _int("n_gpus", n_gpus)
+    k = _int("optimizer_steps", optimizer_steps)
+    g = _int("accumulation_steps", accumulation_steps)
+    if zero_stage not in (1, 2, 3):
+        raise ValueError(f"zero_stage={zero_stage!r} must be 1, 2 or 3 (CPU offload needs ZeRO)")
+    p = n / gpus
+    if zero_stage < 3:
+        b16 = ZERO3_OFFLOAD_ELEMENT_BYTES
+        return k * ((g - 1) * 2 * b16 + FP32_BYTES + b16) * p, 0.0
+    params, grads = zero3_param_offload_bytes(n, gpus, k * g, g)
+    return grads, params
+
+
+def deepspeed_offload_time(n_params, n_gpus, accelerator, zero_stage: int,
+                           optimizer_steps: int = 1, accumulation_steps: int = 1,
+                           pinned: bool = False, pageable_rate: float | None = None) -> float:
+    """Seconds per iteration one GPU spends on the host copies of ``deepspeed_offload_bytes``,
+    serial with its compute::
+
+        t = host bytes / B + pinned bytes / B_pcie
+        B = pageable_bytes_per_s (pinned False)  or  B_pcie = pcie_bytes_per_s (pinned True)
+
+    Serial: a copy to pageable host memory returns to the host only when it has completed, one
+    from pageable memory waits for its stream first (CUDA Runtime API, "API synchronization
+    behavior", docs.nvidia.com/cuda/archive/12.2.0/cuda-runtime-api/api-sync-behavior.html), so
+    the host thread that queues the backward's kernels waits on each copy; ZeRO-1/2 copies on
+    the compute stream besides (``overlap_comm`` off below ZeRO-3, v0.13.2 ``zero/config.py``),
+    and ZeRO-3's gradient copy on its own stream is "a synchronous, low-bandwidth (staged
+    pageable) path with no overlap against backward compute" (deepspeedai/DeepSpeed pull request
+    8207, github.com/deepspeedai/DeepSpeed/pull/8207, which pins the buffers by default). The
+    ZeRO-3 parameter fetches are blocking ``.to(device)`` copies (partition_parameters.py
+    l. 1217), taken as serial too. With ``pinned`` (OpenRLHF's configuration) every copy runs at
+    the nominal rate, still serial (an upper bound there: pinned copies may overlap).
+    ``pageable_rate``: B in bytes/s instead of ``pageable_bytes_per_s`` (the benchmark's
+    bracket, ``PAGEABLE_COPY_A100_BYTES_PER_S``).
+
+    Raises
+    ------
+    ValueError
+        As ``deepspeed_offload_bytes``; an accelerator without a host-link bandwidth."""
+    host, pin = deepspeed_offload_bytes(n_params, n_gpus, zero_stage, optimizer_steps,
+                                        accumulation_steps)
+    b = pcie_bytes_per_s(accelerator)
+    if pageable_rate is None:
+        pageable_rate = pageable_bytes_per_s(accelerator)
+    return host / (b if pinned else _float("pageable_rate", pageable_rate, positive=True)) \
+        + pin / b
 
 
 def _nemo_rl_reference_bytes() -> float:
@@ -3184,6 +3350,86 @@ def zero3_critic_check() -> tuple:
                 validation_summary(with_df[with_df["split"] == sp]))
            for sp in ("calibration", "heldout")}
     return pd.DataFrame(rows), out
+
+
+def unpinned_offload_seconds(row, pageable_rate: float | None = None) -> dict:
+    """What DeepSpeed's CPU offload with pageable host buffers adds to the update of one
+    ``UNPINNED_OFFLOAD_SYSTEMS`` row, beside the model (whose ``optimizer_offload_time`` moves
+    ``offload_link_bytes`` per step and model at the nominal link, as if pinned)::
+
+        k = optimizer steps                g = ⌈min(samples, train_global_batch) / (n · mbs)⌉
+        host_s  = deepspeed_offload_time(N_a, n, acc, ZeRO_a, k, g)
+                + deepspeed_offload_time(N_c, n, acc, 3, k, g)     (the ZeRO-3 critic)
+        model_s = k · (offload_link_bytes(N_a, n, g_a) + offload_link_bytes(N_c, n, g_c)) / B_pcie
+        added_s = host_s − model_s
+
+    ZeRO_a: the row's ``zero_stage`` (the actor's); the critic at ZeRO-3 for
+    ``ZERO3_CRITIC_SYSTEMS`` rows, else at the actor's stage; g_a, g_c: ``accumulation_steps``
+    (the model's). CPU Adam's time (``CPU_ADAM_PARAMS_PER_S_PER_HOST``) is the model's and
+    unchanged; it may hold the updated parameters' copy back at the nominal rate
+    (``CPU_ADAM_SOURCE``), at most 2 bytes · P / B_pcie a step, 0.1 s for Llama-2-13B on 8
+    GPUs, counted again here. ``pageable_rate``: as ``deepspeed_offload_time``. Returns
+    {"optimizer_steps", "accumulation", "actor_host_bytes", "critic_host_bytes",
+    "critic_pinned_bytes", "host_s", "model_s", "added_s"} (bytes per GPU per iteration)."""
+    kw = validation_setup(row)
+    m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
+    o = RLOptions.build(None, **kw)
+    plan = _plan_keywords(o.train_plan)
+    n, gpus, k = float(m.n_params), o.training_gpus, o.optimizer_steps
+    n_c = n if o.critic is None else _total_params("critic", o.critic)
+    g = max(1, math.ceil(min(o.samples, o.train_global_batch or o.samples)
+                         / (gpus * plan["micro_batch_size"])))
+    stage_c = 3 if row["system"] in ZERO3_CRITIC_SYSTEMS else plan["zero_stage"]
+    a_host, _ = deepspeed_offload_bytes(n, gpus, plan["zero_stage"], k, g)
+    c_host, c_pin = deepspeed_offload_bytes(n_c, gpus, stage_c, k, g)
+    host_s = sum(deepspeed_offload_time(x, gpus, acc, st, k, g, pageable_rate=pageable_rate)
+                 for x, st in ((n, plan["zero_stage"]), (n_c, stage_c)))
+    g_model = accumulation_steps(o, gpus)
+    model_s = k * (offload_link_bytes(n, gpus, g_model) + offload_link_bytes(n_c, gpus, g_model)) \
+        / pcie_bytes_per_s(acc)
+    return {"optimizer_steps": k, "accumulation": g, "actor_host_bytes": a_host,
+            "critic_host_bytes": c_host, "critic_pinned_bytes": c_pin, "host_s": host_s,
+            "model_s": model_s, "added_s": host_s - model_s}
+
+
+def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
+    """A candidate for DeepSpeed-Chat's training phase: its CPU offload's host copies through
+    pageable memory (``unpinned_offload_seconds``: ``deepspeed_offload_bytes`` at
+    ``pageable_bytes_per_s``, serial), added to the update of every ``UNPINNED_OFFLOAD_SYSTEMS``
+    row of ``rl_validation("model")`` in place of the model's nominal-rate copies; every other
+    row as the model has it; nothing refitted (HF generate's host cost is fitted on generation
+    phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``.
+
+    Returns
+    -------
+    (frame, {split: (summary without, summary with)}): per evaluated row ratio, train_ratio and
+    the share gap in points, each ``_without`` / ``_with``, with the added seconds and the
+    per-row terms of ``unpinned_offload_seconds`` (NaN on rows it leaves alone);
+    ``validation_summary`` dicts."""
+    base = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w, terms = base.copy(), {}
+    for i, rec in base.iterrows():
+        if d.loc[rec["id"], "system"] not in UNPINNED_OFFLOAD_SYSTEMS \
+                or pd.isna(rec["predicted_s"]):
+            continue
+        z = unpinned_offload_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]},
+                                     pageable_rate)
+        terms[rec["id"]] = z
+        for c in ("predicted_s", "predicted_train_s"):
+            w.loc[i, c] = rec[c] + z["added_s"]
+    w["ratio"] = w["predicted_s"] / w["measured_s"]
+    w["train_ratio"] = w["predicted_train_s"] / w["measured_train_s"]
+    w["predicted_gen_share"] = w["predicted_gen_s"] / w["predicted_s"]
+    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
+    for name, f in (("without", base), ("with", w)):
+        frame[f"ratio_{name}"] = f["ratio"]
+        frame[f"train_ratio_{name}"] = f["train_ratio"]
+        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
+    frame = frame.join(pd.DataFrame.from_dict(terms, orient="index"), on="id")
+    out = {sp: (validation_summary(base[base["split"] == sp]),
+                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
+    return frame, out
 
 
 #: The Generation and Training TFLOPs cells of OpenRLHF's benchmark table (OpenRLHF/OpenRLHF
