@@ -52,6 +52,10 @@ def test_communication_and_step_time_shares():
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
     assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \
         "the top, **50.5%**" in text
+    # a band capped under the prediction (trial: 55.1 % against a band 36.2 %-47.0 %) says so
+    text = answers.step_time("TP1", True, 1.74, 0.551, 0.362, 0.470, 4.8e6)
+    assert "(band 36.2%–47.0%, capped below the prediction at the best comparable published " \
+        "run)" in text
 
 
 def test_checkpoint_answer_extra_gpu_hours():

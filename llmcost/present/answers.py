@@ -74,11 +74,15 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     first plan relates, ``step_scenario.fastest_versus_scenario``), not fixed by the scenario. With the band's
     ``center`` c (median held-out error) and its ``n`` held-out runs (n > 0), also the MFU a
     ``mfu: predict`` bill uses, the band's central estimate p / (1 + c) kept inside it
-    (``accuracy.central_mfu``)."""
+    (``accuracy.central_mfu``). A band whose top is under the prediction (capped by the best
+    comparable published run, ``accuracy.mfu_band``) says so."""
     how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
            "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
+    # a band capped by the best comparable published run can end below the prediction
+    capped_below = (", capped below the prediction at the best comparable published run"
+                    if mfu > mfu_high else "")
     text = (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
-            f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}), "
+            f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}{capped_below}), "
             f"{fmt_count(tokens_per_s)} tokens/s.")
     if not n:
         return text
