@@ -711,7 +711,8 @@ def prediction_evidence(band) -> str:
     """How far a predicted MFU can be trusted, from its band (an ``accuracy.MfuBand``): no
     held-out published run in its regime (the band is the stated default); above every one of
     them (the prediction, on the BF16 basis of published MFUs, exceeds the best reported
-    ``regime_best``: an extrapolation); or among them."""
+    ``regime_best``: an extrapolation, unless the best comparable published run of any regime,
+    ``best_published``, reaches it); or among them."""
     if not band.n or band.regime_best is None:
         return (f"no held-out published run in its regime ({band.regime}) to check the "
                 f"prediction against: its band is the stated default, "
@@ -723,6 +724,15 @@ def prediction_evidence(band) -> str:
         best = (f"{band.regime_best:.0%} of the BF16 peak, {band.regime_best_source}: the "
                 f"basis published runs report their MFU on, where this prediction "
                 f"({band.mfu:.0%} of its own dtype's peak) is {pred:.0%}")
+    comparable = band.best_published
+    if pred > band.regime_best and comparable is not None and pred <= comparable:
+        # above its regime's held-out runs but not above a comparable run of another regime
+        # (e.g. an FSDP-style run of the same size and generation): measured, so no
+        # extrapolation; the same best run `llmcost check` judges against
+        return (f"that prediction is above the {band.n} held-out published run(s) of its "
+                f"regime ({band.regime}; the highest of them {best}) but within the best "
+                f"comparable published run, {comparable:.0%} ({band.best_source}): what has "
+                "been measured reaches it")
     if pred > band.regime_best:
         return (f"that prediction is above every one of the {band.n} held-out published "
                 f"run(s) of its regime ({band.regime}; the highest of them {best}; all the "
