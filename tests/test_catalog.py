@@ -143,10 +143,16 @@ def test_lookup_is_case_insensitive_and_suggests():
 def test_fp8_missing_on_a100():
     with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
         llmcost.load_accelerator("A100-80GB").peak_flops_per_s("fp8")
-    # Google's TPU v5p page gives peak compute for bf16 only (459 TFLOPs, no FP8 row): an FP8
-    # run on it is refused rather than priced at "1x its BF16 peak" (a new-user trial)
+    # TPU v5p has no FP8 speed-up: Google's launch blog ("Introducing Cloud TPU v5p and AI
+    # Hypercomputer", 2023-12-06) gives 459 TFLOPS bf16 and 918 TOPS int8 per chip, and the
+    # later docs revision (docs.cloud.google.com/tpu/docs/v5p-training) lists FP8 at 459
+    # TFLOPs, the BF16 rate. An FP8 run on it is refused (price it as BF16) rather than priced
+    # at "1x its BF16 peak" with the casts of an FP8 recipe (a new-user trial)
+    v5p = llmcost.load_accelerator("TPU v5p")
+    assert v5p.peak_flops_per_s("bf16") == pytest.approx(459e12, rel=1e-3)
+    assert "918 TOPS int8" in v5p.source and "(FP8) (TFLOPs) 459" in v5p.source
     with pytest.raises(ValueError, match="TPU v5p has no fp8 peak"):
-        llmcost.load_accelerator("TPU v5p").peak_flops_per_s("fp8")
+        v5p.peak_flops_per_s("fp8")
     with pytest.raises(ValueError, match="dtype='int4' must be one of"):
         llmcost.load_accelerator("H100-SXM").peak_flops_per_s("int4")
 
