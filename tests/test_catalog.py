@@ -120,6 +120,18 @@ def test_catalogue_price_uses_current_rows_only():
         llmcost.catalogue_price("MI325X", "spot")
 
 
+
+def test_mi300x_digitalocean_prices_by_date():
+    # DigitalOcean docs, Droplet Pricing (validated 2026-05-28): "AMD MI300X $1.99 per hour",
+    # "AMD MI300X (8x) $15.92 per hour" = $1.99 per GPU. The later collection of the same 1x
+    # droplet (DigitalOcean API, 2026-10-07) lists $2.59: the current row, the older one history
+    rows = llmcost.list_prices("MI300X", "on_demand")
+    do = rows[rows["provider"] == "DigitalOcean"].set_index("date")
+    assert do.loc["2026-05", "price_usd_per_gpu_hour"] == pytest.approx(15.92 / 8, abs=0.005)
+    assert not do.loc["2026-05", "current"] and do.loc["2026-10", "current"]
+    price, where = llmcost.catalogue_price("MI300X", "on_demand")
+    assert price == pytest.approx(2.59) and "2026-05" not in where
+
 def test_published_runs_are_sourced_and_linked():
     df = llmcost.load_published_runs()
     assert df["source"].str.strip().astype(bool).all()

@@ -367,8 +367,9 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}) == []
     assert magnitude_warnings({"accelerator": "L40S", "price_usd_per_gpu_hour": 100.0}) == []
     # above the dearest but under 8x the cheapest: a plausible quote, not a unit slip (a second
-    # trial: MI300X at $3.00, where data/prices.csv lists one provider at $2.59; 8 x 2.59 =
-    # 20.72); at 8x the cheapest, an 8-GPU node's price at that provider's rate, it is warned
+    # trial: MI300X at $3.00, where data/prices.csv lists DigitalOcean at $2.59, and at $1.99
+    # in its superseded 2026-05 row; 8 x 1.99 = 15.92); at 8x the cheapest, an 8-GPU node's
+    # price at that provider's rate, it is warned
     mi = float(list_prices("MI300X")["price_usd_per_gpu_hour"].astype(float).min())
     assert magnitude_warnings({"accelerator": "MI300X", "price_usd_per_gpu_hour": 3.0}) == []
     assert len(magnitude_warnings({"accelerator": "MI300X",
