@@ -120,6 +120,18 @@ def test_catalogue_price_uses_current_rows_only():
         llmcost.catalogue_price("MI325X", "spot")
 
 
+
+def test_mi300x_digitalocean_prices_by_date():
+    # DigitalOcean docs, Droplet Pricing (validated 2026-05-28): "AMD MI300X $1.99 per hour",
+    # "AMD MI300X (8x) $15.92 per hour" = $1.99 per GPU. The later collection of the same 1x
+    # droplet (DigitalOcean API, 2026-10-07) lists $2.59: the current row, the older one history
+    rows = llmcost.list_prices("MI300X", "on_demand")
+    do = rows[rows["provider"] == "DigitalOcean"].set_index("date")
+    assert do.loc["2026-05", "price_usd_per_gpu_hour"] == pytest.approx(15.92 / 8, abs=0.005)
+    assert not do.loc["2026-05", "current"] and do.loc["2026-10", "current"]
+    price, where = llmcost.catalogue_price("MI300X", "on_demand")
+    assert price == pytest.approx(2.59) and "2026-05" not in where
+
 def test_published_runs_are_sourced_and_linked():
     df = llmcost.load_published_runs()
     assert df["source"].str.strip().astype(bool).all()
@@ -143,10 +155,16 @@ def test_lookup_is_case_insensitive_and_suggests():
 def test_fp8_missing_on_a100():
     with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
         llmcost.load_accelerator("A100-80GB").peak_flops_per_s("fp8")
-    # Google's TPU v5p page gives peak compute for bf16 only (459 TFLOPs, no FP8 row): an FP8
-    # run on it is refused rather than priced at "1x its BF16 peak" (a new-user trial)
+    # TPU v5p has no FP8 speed-up: Google's launch blog ("Introducing Cloud TPU v5p and AI
+    # Hypercomputer", 2023-12-06) gives 459 TFLOPS bf16 and 918 TOPS int8 per chip, and the
+    # later docs revision (docs.cloud.google.com/tpu/docs/v5p-training) lists FP8 at 459
+    # TFLOPs, the BF16 rate. An FP8 run on it is refused (price it as BF16) rather than priced
+    # at "1x its BF16 peak" with the casts of an FP8 recipe (a new-user trial)
+    v5p = llmcost.load_accelerator("TPU v5p")
+    assert v5p.peak_flops_per_s("bf16") == pytest.approx(459e12, rel=1e-3)
+    assert "918 TOPS int8" in v5p.source and "(FP8) (TFLOPs) 459" in v5p.source
     with pytest.raises(ValueError, match="TPU v5p has no fp8 peak"):
-        llmcost.load_accelerator("TPU v5p").peak_flops_per_s("fp8")
+        v5p.peak_flops_per_s("fp8")
     with pytest.raises(ValueError, match="dtype='int4' must be one of"):
         llmcost.load_accelerator("H100-SXM").peak_flops_per_s("int4")
 

@@ -86,10 +86,11 @@ def test_owned_with_price_omitted_is_amortised_and_pays_electricity():
     assert f["price_source"].startswith("default") and "owned" in f["price_source"]
     line = bill.line("energy.electricity")
     assert line.status == "modelled"
-    # by hand: all GPU-hours × 700 W × 1.82 server/TDP × 0.75 draw × 1.1 PUE × $0.0806/kWh
-    # (Cottier et al. 2024 §2.3; EIA 2023 industrial price: data/ledger_defaults.csv)
+    # by hand: all GPU-hours × 700 W × 1.82 server/TDP × 0.75 draw × 1.1 PUE × $0.0861/kWh
+    # (Cottier et al. 2024 §2.3; US EIA industrial price, the mean of 2025's twelve monthly
+    # prices, 8.61 cents/kWh: data/ledger_defaults.csv)
     kw = 0.700 * 1.82 * 0.75 * 1.1
-    assert line.usd == pytest.approx(f["all_gpu_hours"] * kw * 0.0806, rel=0.01)
+    assert line.usd == pytest.approx(f["all_gpu_hours"] * kw * 0.0861, rel=0.01)
 
 
 def test_report_and_estimate_agree_on_an_omitted_price(tmp_path):

@@ -13,6 +13,7 @@ all seven (largest |error| 7.5 %, 7.0 % before FSDP2's copies were priced; 9.7 %
 
 import pytest
 
+from llmcost.bill import checks, claims
 from llmcost.training import accuracy
 
 
@@ -47,3 +48,67 @@ def test_pairs_refuse_a_table_without_its_columns():
     import pandas as pd
     with pytest.raises(ValueError, match="validation lacks"):
         accuracy.fp8_bf16_pairs(pd.DataFrame({"run_id": []}))
+
+
+def test_the_fp8_bound_is_the_largest_published_pair():
+    # r by hand: mosaicml/llm-foundry scripts/train/benchmarking/README.md @ 495218376, tables
+    # 'H100 80GB FP8' and 'H100 80GB BF16', MPT 1b, SeqLen 512, 8 GPUs: 70,315 and 52,275
+    # tokens/s/GPU, the largest of the published FP8 ÷ BF16 whole-step ratios (1.00-1.35)
+    r, pair = accuracy.fp8_speedup_bound()
+    assert r == pytest.approx(70_315 / 52_275, rel=1e-4)
+    assert r == pytest.approx(1.345, abs=0.001)
+    assert pair == "foundry-h100-mpt-1b-s512-8gpu-fp8 ÷ foundry-h100-mpt-1b-s512-8gpu-bf16"
+
+
+def test_an_fp8_step_against_bf16_runs_only_is_bounded_by_their_best_times_r():
+    # A dense 405B model at 128k tokens on H100: the one comparable run is Llama 3.1 405B at
+    # 128K context, BF16 (Llama 3 paper, arXiv:2407.21783 Table 4: 38% BF16 MFU on 16,384
+    # H100s). An FP8 step of that plan runs at most r = 70,315 / 52,275 times as fast, so by
+    # hand its bound is 38.4% × 1.345 = 51.7% of the BF16 peak, 25.8% of the FP8 one (÷ 2,
+    # H100 SXM's 1,978.9 ÷ 989.4 TFLOP/s); the BF16 figure alone held it to BF16 speed.
+    r = 70_315 / 52_275
+    b = accuracy.comparable_published_mfu("H100-SXM", 405e9, is_moe=False, dtype="fp8",
+                                          seq_len=131_072)
+    assert not b.fp8_rows and b.run[1] == "Llama 3.1 405B (Table 4: 128K context)"
+    assert b.run[0] == pytest.approx(0.38, abs=0.01)
+    assert b.mfu_bf16 == pytest.approx(b.run[0] * r, rel=1e-4)
+    assert b.mfu == pytest.approx(b.run[0] * r / (1978.9 / 989.4), rel=1e-3)
+    assert "× 1.35, the largest published FP8 ÷ BF16 speed-up" in b.source
+    # a BF16 step is held to the BF16 run itself; fp8_bound=False is the figure as published
+    bf16 = accuracy.comparable_published_mfu("H100-SXM", 405e9, is_moe=False, dtype="bf16",
+                                             seq_len=131_072)
+    assert bf16.mfu_bf16 == pytest.approx(b.run[0], rel=1e-9)
+    raw = accuracy.comparable_published_mfu("H100-SXM", 405e9, is_moe=False, dtype="fp8",
+                                            seq_len=131_072, fp8_bound=False)
+    assert raw.mfu_bf16 == pytest.approx(b.run[0], rel=1e-9)
+    # where a comparable run is FP8 (the same model at 8k: Megatron-Bridge's FP8 runs), the
+    # best of them is the bound as published, no r
+    at8k = accuracy.comparable_published_mfu("H100-SXM", 405e9, is_moe=False, dtype="fp8",
+                                             seq_len=8192)
+    assert at8k.fp8_rows and at8k.mfu_bf16 == pytest.approx(at8k.run[0], rel=1e-9)
+
+
+def test_the_band_and_a_claim_use_the_same_fp8_bound():
+    # the band's cap (band_cap, via mfu_band) and a claim's reference (claims.best_reference)
+    # of the same FP8 step: the BF16 run × r, 25.8% of the FP8 dense peak, by hand as above
+    bound = 0.38407 * 70_315 / 52_275
+    band = accuracy.mfu_band(0.30, "H100-SXM", 2048, is_moe=False, n_params=405e9,
+                             dtype="fp8", seq_len=131_072)
+    assert band.high == pytest.approx(bound / 2, rel=1e-3) and band.low < band.high
+    best, src = claims.best_reference("H100-SXM", 405e9, is_moe=False, dtype="fp8",
+                                      seq_len=131_072)
+    assert best == pytest.approx(bound, rel=1e-3) and "(a BF16 run, 38.4%" in src
+    best16, _ = claims.best_reference("H100-SXM", 405e9, is_moe=False, dtype="bf16",
+                                      seq_len=131_072)
+    assert best16 == pytest.approx(0.38407, rel=1e-3)
+
+
+def test_one_source_of_the_fp8_peak_ratio():
+    # H100 SXM datasheet: FP8 1,978.9 and BF16 989.4 dense TFLOP/s (data/accelerators.csv)
+    assert accuracy.dtype_basis("H100-SXM", "fp8") == pytest.approx(1978.9 / 989.4, rel=1e-4)
+    assert checks.fp8_over_bf16("H100-SXM") == accuracy.dtype_basis("H100-SXM", "fp8")
+    for bad in ("A100-80GB", "TPU v5p"):  # no FP8 peak: refused by both
+        with pytest.raises(ValueError, match="has no fp8 peak"):
+            checks.fp8_over_bf16(bad)
+    assert accuracy.mfu_band(0.3, "H100-SXM", 8, dtype="fp8").mfu_bf16_basis == \
+        pytest.approx(0.3 * accuracy.dtype_basis("H100-SXM"), rel=1e-12)

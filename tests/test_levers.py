@@ -542,9 +542,10 @@ def sweep(s):
 
 def test_a_price_nobody_can_pay_is_not_ranked(s, sweep):
     # data/prices.csv: DigitalOcean's MI300X droplet ($2.59, 2026-10) was listed as "not
-    # available at collection time" (available=false), and it is MI300X's only on-demand row
+    # available at collection time" (available=false), and it is MI300X's only current
+    # on-demand row (its $1.99 of 2026-05, DigitalOcean's docs, is superseded history)
     (row,) = [r for r in _row("prices.csv", "accelerator", "MI300X") if r["pricing"] ==
-              "on_demand"]
+              "on_demand" and r["current"] == "true"]
     assert row["available"] == "false" and "not available" in row["notes"]
     mi = sweep.set_index("accelerator").loc["MI300X"]
     assert not mi["price_available"] and not mi["rankable"]

@@ -367,8 +367,9 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}) == []
     assert magnitude_warnings({"accelerator": "L40S", "price_usd_per_gpu_hour": 100.0}) == []
     # above the dearest but under 8x the cheapest: a plausible quote, not a unit slip (a second
-    # trial: MI300X at $3.00, where data/prices.csv lists one provider at $2.59; 8 x 2.59 =
-    # 20.72); at 8x the cheapest, an 8-GPU node's price at that provider's rate, it is warned
+    # trial: MI300X at $3.00, where data/prices.csv lists DigitalOcean at $2.59, and at $1.99
+    # in its superseded 2026-05 row; 8 x 1.99 = 15.92); at 8x the cheapest, an 8-GPU node's
+    # price at that provider's rate, it is warned
     mi = float(list_prices("MI300X")["price_usd_per_gpu_hour"].astype(float).min())
     assert magnitude_warnings({"accelerator": "MI300X", "price_usd_per_gpu_hour": 3.0}) == []
     assert len(magnitude_warnings({"accelerator": "MI300X",
@@ -411,12 +412,12 @@ def test_money_keys_an_order_of_magnitude_from_the_catalogue_are_warned_not_refu
     w = magnitude_warnings({"accelerator": "A100-40GB", "ledger_owned_usd_per_gpu": 1_000})
     assert len(w) == 1 and "lists for A100-40GB ($15,000, The Next Platform" in w[0]
     assert magnitude_warnings({"accelerator": "B200", "ledger_owned_usd_per_gpu": 15}) == []
-    # electricity: US EIA's 2023 industrial average is 8.06 cents per kWh
-    # (data/ledger_defaults.csv); 8.06 typed as dollars is 100× it
-    w = magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 8.06})
-    assert len(w) == 1 and w[0].startswith("ledger_electricity_usd_per_kwh=8.06 is above 10 "
+    # electricity: US EIA's industrial average of 2025 is 8.61 cents per kWh (the mean of its
+    # twelve monthly prices, data/ledger_defaults.csv); 8.61 typed as dollars is 100× it
+    w = magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 8.61})
+    assert len(w) == 1 and w[0].startswith("ledger_electricity_usd_per_kwh=8.61 is above 10 "
                                            "times the US industrial average")
-    assert "$0.0806" in w[0] and "cents per kWh" in w[0]
+    assert "$0.0861" in w[0] and "cents per kWh" in w[0]
     assert magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 0.15}) == []
     # staff: Cottier et al. 2024 §2.5.1, loaded compensation $330k (90% CI $210k-$690k);
     # 330 typed in thousands is below $21,000

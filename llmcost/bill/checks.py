@@ -18,7 +18,7 @@ from ..core.units import fmt_duration, fmt_gpus
 from ..training import parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
-                                 step_error_words, validation_table)
+                                 dtype_basis, step_error_words, validation_table)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -175,9 +175,10 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
 
 
 def fp8_over_bf16(accelerator) -> float:
-    """r = peak(FP8) ÷ peak(BF16), the dense peaks of a catalogue accelerator
-    (data/accelerators.csv, its datasheet: H100-SXM 1,978.9 ÷ 989.4 TFLOP/s): an MFU on the FP8
-    peak times r is the same throughput on the BF16 peak, the basis published MFUs are on.
+    """r = peak(FP8) ÷ peak(BF16) of a catalogue accelerator: ``accuracy.dtype_basis`` for FP8,
+    the one source of the ratio the bands and the best published figure use too (H100-SXM
+    1,978.9 ÷ 989.4 TFLOP/s, data/accelerators.csv): an MFU on the FP8 peak times r is the same
+    throughput on the BF16 peak, the basis published MFUs are on.
 
     Raises
     ------
@@ -185,8 +186,7 @@ def fp8_over_bf16(accelerator) -> float:
         An accelerator not in the catalogue, or one without an FP8 peak (A100, TPU v5p).
     TypeError
         ``accelerator`` is not a name (None: a scenario without one)."""
-    gpu = load_accelerator(accelerator)
-    return gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+    return dtype_basis(accelerator, "fp8")
 
 
 def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:

@@ -31,7 +31,9 @@ the price, then ask what the figure leaves out.
     vendor claims and the whole-run figures of data/published_runs.csv). An FP8 claim is
     judged like a BF16 one, on the BF16 basis: published FP8 runs report their MFU on the BF16
     peak (Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100: 84.6% of it), so a claim above the
-    best of them on that basis is above every comparable published FP8 run;
+    best of them on that basis is above every comparable published FP8 run; where every
+    comparable run is BF16, the figure is their best × r, the largest published FP8 ÷ BF16
+    speed-up of one plan (``accuracy.fp8_bound_of_bf16``);
   - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: the claim
     probably covers more than the final run (other phases, ablations, failed runs);
   - ``plausible`` otherwise.
@@ -91,6 +93,7 @@ from ..training.accuracy import (
     SEQ_FACTOR,
     SIZE_FACTOR,
     comparable_published_mfu,
+    fp8_bound_of_bf16,
     published_any_size,
     validation_table,
 )
@@ -256,10 +259,13 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``accuracy.best_published_mfu``): a BF16 claim against the BF16 runs only (the file's
     ``precision`` column, each value sourced: DeepSeek-V3 trained in FP8, arXiv:2412.19437
     §3.3, its MFU on the BF16 peak counting GEMMs that ran at up to twice it), an FP8 claim
-    against FP8 and BF16 runs; with ``seq_len``, runs whose sequences are within
-    ``accuracy.SEQ_FACTOR`` of it (``comparable_published_mfu``'s rule (5): the full-mask FLOP
-    basis counts more attention at 128k than at 4k; a whole-run row without a published
-    sequence length is kept). Returns ``(mfu, source)`` or ``(None, reason)``.
+    against FP8 and BF16 runs, and where the runs of both kinds are all BF16, against their
+    best × r (``accuracy.fp8_bound_of_bf16``: the same plan in FP8 runs up to r times as fast;
+    a vendor claim of unstated precision counts as it is); with ``seq_len``, runs whose
+    sequences are within ``accuracy.SEQ_FACTOR`` of it (``comparable_published_mfu``'s rule
+    (5): the full-mask FLOP basis counts more attention at 128k than at 4k; a whole-run row
+    without a published sequence length is kept). Returns ``(mfu, source)`` or
+    ``(None, reason)``.
 
     ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
     (``check_claim`` passes the claimed model, so a published run is never its own reference).
@@ -268,9 +274,10 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()
     b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
-                                 exclude_runs=own, seq_len=seq_len)
+                                 exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
+    run = b.run  # the best comparable run, (MFU on the BF16 peak, its name), or None
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
@@ -284,10 +291,16 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
              & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))]
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
+        name = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
+                f"{row['run_id']}, MFU basis")
         if best is None or row["steady_mfu"] > best:
-            best = float(row["steady_mfu"])
-            src = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
-                   f"{row['run_id']}, MFU basis; rule: {b.rule})")
+            best, src = float(row["steady_mfu"]), f"{name}; rule: {b.rule})"
+        if run is None or row["steady_mfu"] > run[0]:
+            run = (float(row["steady_mfu"]), name + ")")
+    if fp8 and run is not None and not b.fp8_rows and not (same["precision"] == "FP8").any():
+        bound, words = fp8_bound_of_bf16(*run)  # every comparable run BF16: best × r
+        if bound > best:
+            best, src = bound, f"{words}; rule: {b.rule}"
     if own and best is not None:
         src += f"; {exclude_model}'s own published runs left out"
     return best, src

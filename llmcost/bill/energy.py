@@ -36,7 +36,7 @@ def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
 
         E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
         E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
-        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
+        tCO2e  = E_bill × grid kg/kWh       (default US 2023, 0.366: data/ledger_defaults.csv)
 
     The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
     1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the

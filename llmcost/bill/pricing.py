@@ -63,7 +63,7 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     acquisition_usd_per_gpu : float, optional
         Price of one accelerator (default: $27,500 for an H100 SXM; required otherwise).
     electricity_usd_per_kwh, pue : float, optional
-        Defaults: US industrial 2023 price; PUE 1.1.
+        Defaults: US industrial 2025 price (data/ledger_defaults.csv); PUE 1.1.
 
     Returns
     -------

@@ -304,7 +304,8 @@ def money_magnitude_warnings(p: dict) -> list[str]:
       ``data/hardware_price_series.csv`` for the scenario's accelerator (Epoch AI's hardware
       price dataset, and the ledger's H100 default); no row: no warning;
     * ``ledger_electricity_usd_per_kwh`` against ``electricity_usd_per_kwh`` of
-      ``data/ledger_defaults.csv`` (US EIA 2023 industrial average, 8.06 cents per kWh);
+      ``data/ledger_defaults.csv`` (US EIA industrial average of 2025, the mean of its monthly
+      prices);
     * each ``ledger_people`` record's ``usd_per_year`` against ``staff_usd_per_fte_year``'s 90%
       interval (Cottier et al. 2024, arXiv:2405.21015 §2.5.1: $210k-$690k loaded).
 

@@ -511,7 +511,10 @@ class PublishedBest:
     accelerator (2 for FP8 on H100, H200 and B200; 1 for BF16); ``mfu``: the same figure on the
     run's own basis, ``mfu_bf16 ÷ basis``; ``source``: the run (or claim) it comes from, or why
     there is none; ``rule``: the comparison rule in words; ``stack``: the software stack the
-    run was measured on (``data/stacks.csv``; "" for a claim without one)."""
+    run was measured on (``data/stacks.csv``; "" for a claim without one); ``fp8_rows``:
+    whether the comparable published runs include an FP8 one; ``run``: the best comparable
+    run as published, ``(mfu on the BF16 peak, its name)``, before any FP8 bound and without
+    the vendor claims (None: no comparable run)."""
 
     mfu_bf16: float | None
     basis: float
@@ -519,6 +522,8 @@ class PublishedBest:
     source: str
     rule: str
     stack: str = ""
+    fp8_rows: bool = False
+    run: tuple | None = None
 
     @property
     def mfu(self) -> float | None:
@@ -581,7 +586,7 @@ def seq_range_words(seq_len: int) -> str:
 
 def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool | None,
                              dtype: str = "bf16", exclude_runs=(),
-                             seq_len: int | None = None) -> PublishedBest:
+                             seq_len: int | None = None, fp8_bound: bool = True) -> PublishedBest:
     """The best published MFU comparable to a run: the one rule every page uses (notebook 04b's
     ceiling, 09's MFU lever and hardware table, ``llmcost check``, notebook 08, the bands' cap).
 
@@ -595,7 +600,9 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     is similar enough, and total parameters set the weights, optimizer state and expert traffic
     a step carries: DeepSeek-V3's 37 B active parameters would otherwise put it beside a 30 B
     dense model); (4) the dtype: a BF16 step against BF16 runs only (an FP8 run's MFU on the
-    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs;
+    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs,
+    and where those are all BF16, against the best of them × r (``fp8_bound_of_bf16``, with
+    ``fp8_bound``: the same plan in FP8 runs up to r times as fast);
     (5) with ``seq_len`` given, **the same FLOP basis and context**: runs whose sequences are
     within ``SEQ_FACTOR`` of it (``seq_len`` ÷ 4 to × 4). Every validation row's
     ``reported_mfu`` is on the workbook's full-mask FLOP count, the prediction's
@@ -635,16 +642,19 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
                                  f"{SIZE_FACTOR:g}× this size"
                                  + ("" if seq_len is None else " at a comparable sequence "
                                     "length")), ""
+    run, fp8_rows = None, bool((same["precision"] == "FP8").any())
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
-        best, source, stack = float(row["reported_mfu"]), str(row["model"]), str(row["stack"])
+        run, stack = (float(row["reported_mfu"]), str(row["model"])), str(row["stack"])
+        best, source = fp8_bound_of_bf16(*run) if fp8 and fp8_bound and not fp8_rows else run
     for g, lo, hi, moe, mfu, src, s_claim in MFU_CLAIMS:
         if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
                 lo_s <= s_claim <= hi_s and (best is None or mfu > best):
             best, source, stack = mfu, src, ""
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype),
                          "fp8" if fp8 else "bf16", source,
-                         comparable_rule(accelerator, is_moe, dtype, seq_len), stack)
+                         comparable_rule(accelerator, is_moe, dtype, seq_len), stack,
+                         fp8_rows, run)
 
 
 def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
@@ -663,16 +673,61 @@ def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
     return b.mfu_bf16, b.source
 
 
+def dtype_basis(accelerator, dtype: str = "fp8") -> float:
+    """r = peak(dtype) ÷ peak(BF16), the dense peaks of a catalogue accelerator
+    (data/accelerators.csv, its datasheet: H100-SXM FP8 1,978.9 ÷ BF16 989.4 TFLOP/s = 2): an
+    MFU on the dtype's peak times r is the same throughput on the BF16 peak, the basis
+    published MFUs are on. The one source of the ratio (``checks.fp8_over_bf16`` is this for
+    FP8; the ``basis`` of the bands and of the best published figure).
+
+    Raises
+    ------
+    ValueError
+        An accelerator not in the catalogue, an unknown dtype, or a dtype without a peak on it
+        (FP8 on A100 or TPU v5p).
+    TypeError
+        ``accelerator`` is not a name (None: a scenario without one)."""
+    gpu = load_accelerator(accelerator)
+    return gpu.peak_flops_per_s(dtype) / gpu.peak_flops_per_s("bf16")
+
+
 def _check_dtype_basis(accelerator: str, dtype: str) -> float:
-    """peak(dtype) / peak(BF16) of the accelerator (1 for an accelerator outside the
-    catalogue or a BF16 step)."""
+    """``dtype_basis`` of a step, 1 for a BF16 step or an accelerator outside the catalogue."""
     if str(dtype).lower() == "bf16":
         return 1.0
     try:
-        acc = load_accelerator(accelerator)
+        load_accelerator(accelerator)
     except ValueError:
         return 1.0
-    return acc.peak_flops_per_s(dtype) / acc.peak_flops_per_s("bf16")
+    return dtype_basis(accelerator, dtype)
+
+
+@lru_cache(maxsize=1)
+def fp8_speedup_bound() -> tuple[float, str]:
+    """r, the largest published whole-step speed-up of FP8 over BF16 for one plan, and its pair:
+
+        r = max over ``fp8_bf16_pairs`` of (FP8 reported MFU ÷ BF16 reported MFU)
+
+    both on the dense BF16 peak, so a ratio of tokens per second; a pair is one source, stack,
+    accelerator, GPU count, model, sequence length and plan (data/validation_mfu.csv). With
+    the shipped rows: MosaicML llm-foundry's MPT 1B at 512 tokens on 8 H100, 70,315 ÷ 52,275
+    tokens/s/GPU = 1.345 (scripts/train/benchmarking/README.md @ 495218376)."""
+    pairs = fp8_bf16_pairs(validation_table())
+    top = pairs.loc[pairs["published"].idxmax()]
+    return float(top["published"]), f"{top['run_id_fp8']} ÷ {top['run_id_bf16']}"
+
+
+def fp8_bound_of_bf16(mfu_bf16: float, source: str) -> tuple[float, str]:
+    """What a BF16 run bounds an FP8 step of its class at, when no comparable run is FP8:
+
+        bound = MFU of the BF16 run × r      (r: ``fp8_speedup_bound``; both on the BF16 peak)
+
+    An FP8 step runs at most r times as fast as the same plan in BF16 (the published pairs), so
+    the best BF16 run × r is the most the FP8 step can be expected to reach; the BF16 figure
+    alone would hold it to BF16 speed. ``(bound, its source in words)``."""
+    r, pair = fp8_speedup_bound()
+    return mfu_bf16 * r, (f"{source} (a BF16 run, {mfu_bf16:.1%} of the BF16 peak) × {r:.3g}, "
+                          f"the largest published FP8 ÷ BF16 speed-up of one plan ({pair})")
 
 
 def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
@@ -1038,11 +1093,13 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int 
     return b.mfu_bf16, b.source
 
 
-def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=()) -> tuple:
+def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=(),
+                   fp8_bound: bool = False) -> tuple:
     """The best reported MFU (BF16 basis) of the validation table's rows and ``MFU_CLAIMS`` of
     GPU generation ``gen``, class ``is_moe`` (None: both), BF16 rows only unless ``fp8``, with
     sequences within ``SEQ_FACTOR`` of ``seq_len`` (None: any), ``exclude_runs`` left out:
-    ``(mfu, source)`` or ``(None, None)``."""
+    ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an FP8 step) and no FP8 row in
+    scope, the best row × r (``fp8_bound_of_bf16``)."""
     v = validation_table()
     v = v[~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
@@ -1054,6 +1111,8 @@ def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=()) -> tup
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
+        if fp8_bound and not (same["precision"] == "FP8").any():
+            best, source = fp8_bound_of_bf16(best, source)
     for g, _, _, moe, m, src, s_claim in MFU_CLAIMS:
         if g == gen and (is_moe is None or moe == bool(is_moe)) and lo_s <= s_claim <= hi_s \
                 and (best is None or m > best):
@@ -1071,10 +1130,11 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     (4), (5) without the size). Sources: the validation table's ``reported_mfu`` and
     ``MFU_CLAIMS``.
 
-    The dtype rule is ``comparable_published_mfu``'s: an FP8 step against FP8 and BF16 runs, a
-    BF16 step against BF16 runs only (an FP8 run's MFU on the BF16 dense peak counts GEMMs that
-    ran at up to twice it: Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100 is 84.6% of the
-    BF16 dense peak, 42.3% of the FP8 one). Where the generation has **no BF16 run of the
+    The dtype rule is ``comparable_published_mfu``'s: an FP8 step against FP8 and BF16 runs
+    (BF16 runs alone: their best × r, ``fp8_bound_of_bf16``), a BF16 step against BF16 runs
+    only (an FP8 run's MFU on the BF16 dense peak counts GEMMs that ran at up to twice it:
+    Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100 is 84.6% of the BF16 dense peak, 42.3% of
+    the FP8 one). Where the generation has **no BF16 run of the
     class** at that context (Blackwell dense: every published dense run is FP8), a BF16 step is
     bounded by the class's FP8 runs on the BF16 basis: the same step with its GEMMs in FP8 is
     no slower than in BF16 (the published FP8 ÷ BF16 MFU ratios of one plan,
@@ -1086,7 +1146,7 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     left out (``claims.best_reference``'s, a claim's own runs)."""
     gen = gpu_generation(accelerator)
     fp8 = str(dtype).lower().startswith("fp8")
-    best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs)
+    best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs, fp8_bound=fp8)
     other = False
     if best is None and not fp8:
         best, source = _best_of_scope(gen, True, seq_len, is_moe, exclude_runs)
@@ -1138,7 +1198,8 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     GPU generation (``best`` for the model's size when given, else at any size of its class
     ``is_moe``, ``published_any_size``, whose scope the sentences name: dense with dense, MoE
     with MoE, the context of ``seq_len``; on the BF16 basis, so divided by ``basis`` =
-    peak(dtype) ÷ peak(BF16) for an FP8 step), never above the accelerator's measured matmul
+    peak(dtype) ÷ peak(BF16) for an FP8 step, and for an FP8 step whose comparable runs are
+    all BF16 their best × r, ``fp8_bound_of_bf16``), never above the accelerator's measured matmul
     ceiling (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
     published run is capped at that run, not at itself: a bill's MFU (``central_mfu``, kept
     inside [low, high]) then never exceeds what a comparable run has measured, and the

@@ -364,10 +364,10 @@ print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
 # &nbsp;&nbsp;&nbsp;&nbsp;**E = GPU-hours × TDP × (server W ÷ TDP) × average draw ÷ TDP × PUE**
 #
 # with Cottier et al. 2024's figures (H100 server 1.82 × TDP, draw 0.75, PUE 1.1: 1.50 × TDP),
-# and emissions = E × grid intensity (US 2022: 0.390 kg CO2e/kWh, EIA). A rented GPU-hour already
-# includes its electricity, so the energy line is $0 unless the hardware is owned. **Conventions
-# differ:** Meta's model cards count the GPU's TDP alone (700 W per H100); the bill counts the
-# server, the average draw and the PUE, 1.50× that energy for the same GPU-hours
+# and emissions = E × grid intensity (the US average, from EIA: printed below). A rented GPU-hour
+# already includes its electricity, so the energy line is $0 unless the hardware is owned.
+# **Conventions differ:** Meta's model cards count the GPU's TDP alone (700 W per H100); the bill
+# counts the server, the average draw and the PUE, 1.50× that energy for the same GPU-hours
 # (`ledger.energy_of` gives both). Divided by that factor, the bill's line for the Llama 3.1 cards'
 # GPU-hours against their published emissions:
 
@@ -384,12 +384,16 @@ for name, hours, t_card in (("8B", 1.46e6, 420), ("70B", 7.0e6, 2040), ("405B", 
     print(f"Llama 3.1 {name}: bill {e['mwh']:,.0f} MWh, {e['tco2e']:,.0f} t; on the card's basis "
           f"{e['mwh_tdp']:,.0f} MWh, {e['tco2e'] / e['factor']:,.0f} t vs {t_card:,} t published "
           f"({e['tco2e'] / e['factor'] / t_card - 1:+.1%})")
+grid, card = e["kg_co2e_per_kwh"], 8930 / 21_588  # the 405B card's t ÷ MWh (TDP basis)
+year, r = ledger.default_rows()["grid_kg_co2e_per_kwh"]["date"], e["factor"]
+print(f"grid: the bill's {grid:.3f} kg CO2e/kWh (US average, EIA {year}), the card's {card:.3f}; "
+      f"own basis: bill energy {r:.2f}× the card's, tonnes {r * grid / card:.2f}×")
 
 # %% [markdown]
-# On the card's basis the bill is about 5% below the published tonnes: the bill's grid is the US
-# average (0.390 kg/kWh, EIA 2022), the card's the grids of Meta's data centres (8,930 t ÷ 21,588
-# MWh = 0.414). On its own basis the bill's energy is 1.50× the card's for the same GPU-hours, and
-# its tonnes 1.42×: the host servers, the average draw and the PUE, not the GPU's TDP alone.
+# On the card's basis the bill is below the published tonnes by the gap between the two grids
+# (the last line above): the bill's is the US average, the card's the grids of Meta's data
+# centres. On its own basis the bill counts more energy and more tonnes than the card for the same
+# GPU-hours: the host servers, the average draw and the PUE, not the GPU's TDP alone.
 #
 # ## Step 5 · A reserve for hidden costs
 #
