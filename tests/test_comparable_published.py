@@ -40,7 +40,7 @@ def test_an_moe_on_hopper_is_compared_with_moe_runs_on_both_bases():
     assert b.mfu == pytest.approx(b.mfu_bf16 / HOPPER_FP8_OVER_BF16, rel=1e-3)
     text = b.describe()
     assert f"{b.mfu:.1%} of the FP8 dense peak" in text and f"{b.mfu_bf16:.1%} of the BF16" in text
-    assert "MoE runs on Hopper, total parameters within 4×" in text
+    assert "MoE runs on Hopper, on 8-GPU NVLink servers, total parameters within 4×" in text
 
 
 def test_deepseek_v3_on_blackwell_is_compared_on_total_parameters():
@@ -48,11 +48,12 @@ def test_deepseek_v3_on_blackwell_is_compared_on_total_parameters():
     # DeepSeekV3 MXFP8 on 256 GB300 at GBS 15,360, 6,422 tokens/s/GPU at sequence 4,096 (the
     # 26.08 table's 6,288 at GBS 4,096 is lower): the best MoE published on Blackwell within 4x
     # of 671B total parameters (compared on active ones, 37.6B, nothing in the table matched).
-    b = accuracy.comparable_published_mfu("B200", 671e9, is_moe=True, dtype="fp8")
+    # NVL72 domains: an MoE on GB200 NVL72 compares with rack-scale runs (scaleup_class)
+    b = accuracy.comparable_published_mfu("GB200-NVL72", 671e9, is_moe=True, dtype="fp8")
     hand = _mfu_from_tokens("deepseek-v3", 6422, 4096, "GB300-NVL72")
     assert b.mfu_bf16 == pytest.approx(hand, rel=0.02) and "256 GB300" in b.source
     # the claim check (no exclusion: a scenario's model's own benchmark rows stand) agrees
-    best, src = claims.best_reference("B200", 671e9, is_moe=True, dtype="fp8")
+    best, src = claims.best_reference("GB200-NVL72", 671e9, is_moe=True, dtype="fp8")
     assert best == pytest.approx(b.mfu_bf16) and "rule: MoE runs on Blackwell" in src
 
 
@@ -104,12 +105,13 @@ def test_a_scenario_check_and_a_published_claim_differ_only_by_the_own_runs():
     # names the figure 04b and 09 show (DeepSeekV3 on 256 GB300); a published claim of the same
     # model leaves them out, and says so.
     spec = llmcost.load_model("deepseek-v3")
-    _, _, sc = claims.scenario_as_claim(spec, 14.8e12, "B200", 2048, 0.047, dtype="fp8",
-                                        seq_len=4096)
-    b = accuracy.comparable_published_mfu("B200", spec.n_params, is_moe=True, dtype="fp8")
+    _, _, sc = claims.scenario_as_claim(spec, 14.8e12, "GB200-NVL72", 2048, 0.047,
+                                        dtype="fp8", seq_len=4096)
+    b = accuracy.comparable_published_mfu("GB200-NVL72", spec.n_params, is_moe=True,
+                                          dtype="fp8")
     assert sc.best_published == pytest.approx(b.mfu_bf16) and "256 GB300" in sc.best_source
     assert f"= {b.mfu:.1%} of the fp8 peak" in sc.describe()
-    pub = claims.check_claim("deepseek-v3", 14.8e12, "B200", n_gpus=2048, dtype="fp8",
+    pub = claims.check_claim("deepseek-v3", 14.8e12, "GB200-NVL72", n_gpus=2048, dtype="fp8",
                              gpu_hours=sc.gpu_hours, left_out=False)
     assert "own published runs left out" in pub.best_source
 
@@ -221,3 +223,31 @@ def test_check_and_estimate_agree_at_128k_and_say_the_context():
                                seq_len=131072, left_out=False)
         assert c.verdict == verdict, c.reason
         assert "Megatron-LM" not in c.reason and "38.4%" in c.reason
+
+
+def test_an_moe_run_compares_within_its_scale_up_class():
+    # Megatron-Bridge 26.02's DeepSeek-V3 MXFP8 (docs/performance-summary.md, the rows of
+    # data/validation_mfu.csv): 34.9% of the BF16 peak on B200 servers, 46.2% on GB200 NVL72,
+    # 53.8% on GB300 NVL72 — the expert all-to-all leaves NVLink at an 8-GPU server's edge, so
+    # an MoE on B200 servers is compared with runs on servers, one on NVL72 with NVL72 runs
+    v = accuracy.validation_table().set_index("run_id")
+    got = {r: v.loc[r, "reported_mfu"] for r in ("mb2602-b200-deepseek-v3-mxfp8",
+                                                 "mb2602-gb200-deepseek-v3-mxfp8",
+                                                 "mb2602-gb300-deepseek-v3-mxfp8")}
+    assert list(got.values()) == pytest.approx([0.349, 0.462, 0.538], abs=0.0015)
+    assert accuracy.scaleup_class("B200") == "node"
+    assert accuracy.scaleup_class("GB300-NVL72") == "rack-scale"
+    server = accuracy.comparable_published_mfu("B200", 671e9, is_moe=True, dtype="fp8",
+                                               seq_len=4096)
+    rack = accuracy.comparable_published_mfu("GB200-NVL72", 671e9, is_moe=True, dtype="fp8",
+                                             seq_len=4096)
+    assert "B200)" in server.source and "GB" not in server.source
+    assert "GB300" in rack.source or "GB200" in rack.source
+    assert server.mfu_bf16 < rack.mfu_bf16
+    # every B200 MoE run of the table within the rule is at or below the server best
+    rows = v[(v["accelerator"] == "B200") & (v["moe"] == "MoE")
+             & (v["params"].between(671e9 / 4, 671e9 * 4)) & (v["seq_len"].between(1024, 16384))]
+    assert server.mfu_bf16 == pytest.approx(rows["reported_mfu"].max(), rel=1e-12)
+    assert "8-GPU NVLink servers" in accuracy.comparable_rule("B200", True, "fp8", 4096)
+    assert "NVL72" in accuracy.comparable_rule("GB200-NVL72", True, "fp8", 4096)
+    assert "NVLink" not in accuracy.comparable_rule("B200", False, "fp8", 4096)  # dense: any

@@ -547,6 +547,21 @@ class PublishedBest:
         return f"{self.on_basis()}, {self.source}{on} (rule: {self.rule})"
 
 
+#: The largest scale-up (NVLink) domain of one server: a domain larger is rack-scale (GB200 and
+#: GB300 NVL72: 72 GPUs).
+NODE_DOMAIN = 8
+
+
+def scaleup_class(accelerator: str) -> str:
+    """"rack-scale" when the accelerator's scale-up domain (``Accelerator.scaleup_domain_size``,
+    data/accelerators.csv) spans more than one ``NODE_DOMAIN``-GPU server (GB200/GB300 NVL72),
+    else "node" (8-GPU NVLink servers: H100, B200). An MoE step's expert all-to-all stays on
+    NVLink within the domain and crosses the scale-out network beyond it, so MoE runs compare
+    within one class (``comparable_published_mfu``'s rule 6)."""
+    size = load_accelerator(accelerator).scaleup_domain_size or NODE_DOMAIN
+    return "rack-scale" if size > NODE_DOMAIN else "node"
+
+
 def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
                     seq_len: int | None = None) -> str:
     """``comparable_published_mfu``'s rule in words, for a page to print."""
@@ -554,7 +569,10 @@ def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
     prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
         if str(dtype).lower().startswith("fp8") else "BF16 runs"
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
-    return (f"{cls} runs on {gpu_generation(accelerator)}, total parameters within "
+    domain = "" if not is_moe else (
+        ", on rack-scale NVLink domains (NVL72)" if scaleup_class(accelerator) == "rack-scale"
+        else f", on {NODE_DOMAIN}-GPU NVLink servers")
+    return (f"{cls} runs on {gpu_generation(accelerator)}{domain}, total parameters within "
             f"{SIZE_FACTOR:g}×, {prec}{seq}")
 
 
@@ -612,6 +630,11 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     (a trial: a 47% prediction at 128k capped by Megatron-LM's 47% at 4,096 tokens). A claim
     (``MFU_CLAIMS``, its basis unstated) counts only within its own sequence range. Without
     ``seq_len`` (None) every length counts, the rule of a page that has no plan.
+    (6) for an MoE, **the same scale-up class** (``scaleup_class``): runs on rack-scale NVLink
+    domains (GB200/GB300 NVL72) for a rack-scale accelerator, on 8-GPU servers for one of those,
+    since the expert all-to-all leaves NVLink at the server's edge (Megatron-Bridge 26.02's
+    DeepSeek-V3 MXFP8: 34.9% of the BF16 peak on B200 servers, 46.2% on GB200 NVL72, 53.8% on
+    GB300 NVL72, data/validation_mfu.csv), so a rack's MoE run is no target for a server's.
     Published MFUs are on the dense BF16 peak; the result carries that figure (``mfu_bf16``)
     and the run's own basis, ``mfu = mfu_bf16 × peak(BF16) ÷ peak(dtype)`` (``basis``).
     Sources: ``reported_mfu`` of the validation table (``data/validation_mfu.csv`` joined to
@@ -636,6 +659,9 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
+    if is_moe:
+        domain = scaleup_class(accelerator)
+        same = same[same["accelerator"].map(scaleup_class) == domain]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
                                  "model within "
