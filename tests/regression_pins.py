@@ -61,6 +61,15 @@ recomputation; every engine grid, ranking and step pin unchanged (no pinned plan
 with full recomputation on those stacks). The sourced checks are in
 ``tests/test_fsdp_recompute_gathers.py``.
 
+Re-blessed for a context-parallel ring's calls without a mask at the kernel's unmasked rate, on
+by default (``StepOptions.ring_unmasked``, ``attention.ring_unmasked_factors``: step 0 causal,
+the other ``cp - 1`` calls unmasked, at NVIDIA's measured causal / unmasked ratio; a deliberate
+change of the model): only plans with CP > 1 on a ring stack moved: the Llama 3.1 8B CP grid's
+default and FP8 option sets (35 of its 60 plans, attention up to 9.8 % faster), the named Llama
+3.1 405B 128K step on the default stack (14.01 s → 13.00 s) and NeMo AutoModel's Llama 3 70B
+row (CP 2; predicted MFU 37.22 % → 37.54 %); every ranking, every other grid, step and
+validation pin unchanged. The sourced checks are in ``tests/test_ring_unmasked.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

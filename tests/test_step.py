@@ -399,7 +399,9 @@ def test_choose_plan_by_time_ranking_is_the_fastest_fitting_plan():
     cl = Cluster(H100, 2048)
     by_time = step.time_ranking(spec, cl, 4096)
     chosen = parallel.choose_plan(spec, cl, 1024, 4096, rank=by_time)
-    ranked = step.rank_plans(spec, cl, 1024, 4096)
+    # the same plan space: choose_plan leaves CP free (parallel.context_parallel_options)
+    ranked = step.rank_plans(spec, cl, 1024, 4096,
+                             cp=list(parallel.context_parallel_options(4096, 2048)))
     # ZeRO-3 plans are only chosen when nothing else fits (the model is an upper bound for them).
     assert chosen.zero_stage < 3
     assert parallel.plan_from_row(ranked[ranked["zero_stage"] < 3].iloc[0]) == chosen

@@ -46,6 +46,11 @@ candidates (4,703 -> 4,815; 4,180 -> 4,227; 17,172 -> 17,724) and a new interlea
 embedding-and-loss plan enters the MoE grid's top five; every plan ranked before keeps its
 step time and MFU.
 
+Re-recorded for a context-parallel ring's calls without a mask at the kernel's unmasked rate
+(``StepOptions.ring_unmasked``): only CP > 1 plans on a ring stack move (the Llama 3.1 8B CP
+grid's default and FP8 sets, the Llama 3.1 405B 128K step 14.01 s -> 13.00 s, NeMo AutoModel's
+Llama 3 70B row); every ranking and every other pin unchanged.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

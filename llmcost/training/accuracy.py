@@ -165,7 +165,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      fp8_split_accumulator: bool | None = None,
                      attention_blackwell: bool | None = None,
                      fp8_attention: bool | None = None,
-                     fsdp_copies: bool | None = None) -> pd.DataFrame:
+                     fsdp_copies: bool | None = None,
+                     ring_unmasked: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -185,6 +186,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``step_validation.FP8_ATTENTION_OF_ROW``; True or None: each row's own);
     ``fsdp_copies=False`` prices no row's FSDP2 copies (``StepOptions.fsdp_copies``; True
     or None: each row's own, on its FSDP2 stacks);
+    ``ring_unmasked`` prices a context-parallel ring's non-causal calls at the kernel's unmasked
+    rate (True) or every call at the causal one (False) (``StepOptions.ring_unmasked``);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -203,7 +206,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                       ("fp8_split_accumulator", fp8_split_accumulator),
                       ("attention_blackwell", attention_blackwell),
                       ("fp8_attention", fp8_attention),
-                      ("fsdp_copies", fsdp_copies)):
+                      ("fsdp_copies", fsdp_copies), ("ring_unmasked", ring_unmasked)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
@@ -213,14 +216,12 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
         if val is False:                        # off for every row (on: each row's own)
             physics[name] = False
             refit = True
-    if fp8_split_accumulator is not None and \
-            bool(fp8_split_accumulator) != bool(shipped.fp8_split_accumulator):
-        physics["fp8_split_accumulator"] = bool(fp8_split_accumulator)
-        refit = True
-    if attention_blackwell is not None and \
-            bool(attention_blackwell) != bool(shipped.attention_blackwell):
-        physics["attention_blackwell"] = bool(attention_blackwell)
-        refit = True
+    for name, val in (("fp8_split_accumulator", fp8_split_accumulator),
+                      ("attention_blackwell", attention_blackwell),
+                      ("ring_unmasked", ring_unmasked)):
+        if val is not None and bool(val) != bool(getattr(shipped, name)):   # not the shipped
+            physics[name] = bool(val)
+            refit = True
     if fp8_attention is False:
         physics["fp8_attention"] = False
         refit = True
@@ -1677,6 +1678,30 @@ def fp8_attention_comparison(split: str = "held-out") -> tuple:
     """
     _check_split(split)
     return _blackwell_verdict(validation_table(fp8_attention=False), validation_table(), split)
+
+
+def ring_unmasked_comparison(split: str = "held-out") -> tuple:
+    """A context-parallel ring's non-causal calls at the kernel's unmasked rate
+    (``StepOptions.ring_unmasked``, ``attention.ring_unmasked_factors``) judged by
+    ``mechanism_comparison``'s rule on the shipped mechanisms: every ring call at the causal
+    rate (``validation_table(ring_unmasked=False)``, the MoE host-cost constants re-fitted
+    under it) against the shipped setting, on the rows of ``split`` ("held-out", or
+    "calibration": the fit set judged as if held out). Added after the held-out NeMo
+    long-sequence rows were seen pessimistic, more so with CP; nothing is fitted (the rate
+    ratio is NVIDIA's measurement of the kernels, the call shapes the rings' code).
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(ring_unmasked=False), validation_table(),
+                                      split))
 
 
 def _check_split(split) -> None:

@@ -157,19 +157,20 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
   per element) and cast back to 16-bit at the end (``TORCH_RING_GRAD_FIXED_BYTES`` for the fill
   and the cast).
 
+* **The load-balanced split's kernel shapes** (priced, as Transformer Engine's ring: "The
+  ring's calls without a mask" below; FlashAttention-2's measured unmasked / causal ratio is
+  about 1 at the torchtitan rows' 32k per rank, so they barely move). Each rank holds two
+  chunks of ``c = s / (2·cp)`` tokens (head and tail); step 0 is one causal call over its
+  ``2c`` queries and keys, each later step one non-causal call of ``2c`` queries against the
+  first ``c`` keys (``i <= rank``) or the last ``c`` queries against ``2c`` keys (``i > rank``,
+  ``partial``). The query-key pairs are ``(2c)²/2 + (cp − 1)·2c² = (s/cp)·s/2``, the causal
+  attention's share of the rank, so the FLOPs priced are right; NVIDIA's measurement of
+  FlashAttention-2 at 32k runs the unmasked forward at 349 against the causal 345 TFLOP/s (its
+  curve, 376 against 347).
+
 Not priced, with the reason (checked against the same revision, 0123248a4; the torch the table
 names is pytorch/pytorch@1963fc83a1c3, not read: see above):
 
-* **The load-balanced split's kernel shapes.** Each rank holds two chunks of ``c = s / (2·cp)``
-  tokens (head and tail); step 0 is one causal call over its ``2c`` queries and keys, each later
-  step one non-causal call of ``2c`` queries against the first ``c`` keys (``i <= rank``) or the
-  last ``c`` queries against ``2c`` keys (``i > rank``, ``partial``). The query-key pairs are
-  ``(2c)²/2 + (cp − 1)·2c² = (s/cp)·s/2``, the causal attention's share of the rank, so the
-  FLOPs priced are right. The engine prices every call at one rate (the flat FlashAttention
-  fraction by default; under ``StepOptions.attention_curve`` the causal curve at ``s / cp``),
-  and the non-causal calls run faster on the FlashAttention-2 curve (H100, head dimension 128:
-  376 against 347 TFLOP/s forward at 32k). Pricing them so would make the CP 4 and CP 8
-  torchtitan rows, already optimistic, more so; left at the one rate.
 * **FlashAttention-2's per-call backward passes.** Each backward call runs ``dot(dO, O)`` (read
   2 + 2 bytes per query element) and zero-fills and converts a fp32 dQ buffer (4, then 4 + 2)
   (Dao-AILab/flash-attention@0251105a ``csrc/flash_attn/flash_api.cpp`` ``mha_bwd``,
@@ -184,6 +185,23 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   their recomputation under full checkpointing, priced above; the eager ``torch.cat`` copies,
   not priced) is within a factor of ten of that gap; its cause is not modelled.
 
+The ring's calls without a mask
+------------------------------
+Both rings run a rank's attention as one causal call (step 0, ``1/cp`` of its FLOPs) and
+``cp − 1`` calls without a mask (``ring_call_shares``), and a kernel runs an unmasked call at
+least as fast as a causal one of the same length (no tiles on the diagonal half masked, no
+uneven work between the query blocks). NVIDIA measured both with the same kernels at the
+rows' lengths (``ATTENTION_CHECKS_CSV``, cuDNN 9.1.0 and PyTorch SDPA's FlashAttention-2, 4k to
+64k tokens): cuDNN's causal forward runs at 0.83 of its unmasked rate at 4k and 0.94 at 32k,
+FlashAttention-2's at 0.89 and 0.99 (``mask_rate_ratio``). ``ring_unmasked_factors`` prices
+each pass of the ring as ``1/cp`` at the causal rate and ``(cp − 1)/cp`` at the unmasked one,
+per unit of the causal rate the engine's attention time is priced at (the flat fraction or the
+causal curve at ``s / cp``): ``StepOptions.ring_unmasked``, on by default
+(``accuracy.ring_unmasked_comparison``). The ratio is the measurement's, not the curves': the
+curves' form ``s / (s + s_half)`` holds the causal / unmasked ratio at its plateau's (cuDNN
+0.90, FlashAttention-2 0.93) beyond the paper's 16k, where the measurement rises toward 1.
+Kernels NVIDIA did not measure so (FlashAttention-1 and -3) keep one rate.
+
 What the rows imply about the ring's calls (a reading; no constant is taken from it)
 -----------------------------------------------------------------------------------
 ``ring_call_shares``: of a rank's attention FLOPs the causal step-0 call runs ``1/cp`` and the
@@ -192,13 +210,15 @@ non-causal calls ``(cp − 1)/cp``, in PyTorch's ring and in Transformer Engine'
 less the engine's other terms, per unit of the engine's attention time) into the two kinds of
 call by least squares; ``benchmarks/validate_mfu.py`` item 17 prints it with every long row's
 time parts. NeMo 24.03's Transformer Engine rows (CP 2 to 32, 32k tokens per rank, all splits)
-read as a causal call at the engine's flat rate and non-causal calls about a quarter faster,
-more than cuDNN's measured non-causal / causal ratio at that length (about 1.1): the flat
-fraction prices the causal call, and the ring's unmasked calls are what the rows' growing
-pessimism with CP asks for. torchtitan's three CP rows read the other way round (non-causal
-calls several times slower than the causal one), which no kernel measurement supports: the
-mask shape does not explain them, and pricing the unmasked calls at the kernel's unmasked rate
-makes their error larger, so it is not priced (item 17 prints both).
+read, with every call at the engine's flat rate, as a causal call at that rate and non-causal
+calls about a quarter faster, more than cuDNN's measured non-causal / causal ratio at that
+length (about 1.1): the flat fraction prices the causal call, and the ring's unmasked calls
+are what the rows' growing pessimism with CP asks for (priced since, at the measured ratio:
+"The ring's calls without a mask"; it explains about half of the pessimism). torchtitan's three
+CP rows read the other way round (non-causal calls several times slower than the causal one),
+which no kernel measurement supports: FlashAttention-2's measured ratio is about 1 at 32k, so
+the mask shape neither explains them nor moves them (item 17 prints the reading on the engine
+with every ring call at the causal rate).
 """
 
 from __future__ import annotations
@@ -474,6 +494,77 @@ def ring_call_shares(cp):
     if np.any(cp < 1):
         raise ValueError(f"cp={cp!r} must be at least 1 (ranks in the ring)")
     return 1.0 / cp, (cp - 1.0) / cp
+
+
+#: Kernels whose causal and unmasked rates NVIDIA measured side by side at 4k to 64k tokens
+#: (``ATTENTION_CHECKS_CSV``: cuDNN 9.1.0's fused attention and PyTorch SDPA's
+#: FlashAttention-2), the ones ``ring_unmasked_factors`` prices.
+RING_MASK_KERNELS = ("cudnn", "fa2")
+
+
+@functools.lru_cache(maxsize=1)
+def _mask_ratio_table() -> pd.DataFrame:
+    """``ATTENTION_CHECKS_CSV`` as causal / unmasked rate per (kernel, pass, head_dim, seq_len)."""
+    d = pd.read_csv(ATTENTION_CHECKS_CSV)
+    d["causal"] = d["causal"].astype(str).str.lower() == "true"
+    t = d.pivot_table(index=["kernel", "pass", "head_dim", "seq_len"], columns="causal",
+                      values="tflops")
+    return (t[True] / t[False]).rename("ratio").reset_index()
+
+
+def mask_rate_ratio(kernel: str, pass_: str, seq_len) -> np.ndarray:
+    """The causal call's rate over the unmasked call's, same kernel, pass and length, as NVIDIA
+    measured them (``ATTENTION_CHECKS_CSV``: NVIDIA/cudnn-frontend ``benchmark_results.csv`` @
+    b740542, cuDNN 9.1.0 and PyTorch SDPA's FlashAttention-2, BF16, head dimension 128, 4k to
+    64k tokens, FLOPs of the causal call halved): linear in ``log2(seq_len)`` between the
+    measured lengths, the end value beyond them. cuDNN forward: 0.83 at 4k, 0.91 at 16k, 0.94
+    at 32k and 64k; FlashAttention-2 0.89, 0.91, 0.99, 0.97 (its backward 0.87 to 1.02: at
+    32k and beyond the mask costs it nothing measurable). The FlashAttention-3 paper's bars stop
+    at 16k, where the curves agree with this table (cuDNN 0.89 against 0.91); beyond it their
+    form ``s / (s + s_half)`` holds the ratio at its plateau's (0.90) where the measurement
+    rises toward 1, so the ratio is taken from the measurement.
+
+    Raises
+    ------
+    ValueError
+        A kernel other than ``RING_MASK_KERNELS``, an unknown pass, a non-positive length.
+    """
+    if kernel not in RING_MASK_KERNELS:
+        raise ValueError(f"kernel={kernel!r} must be one of {RING_MASK_KERNELS} (the kernels "
+                         f"measured with and without a causal mask, {ATTENTION_CHECKS_CSV.name})")
+    if pass_ not in ("forward", "backward"):
+        raise ValueError(f"pass_={pass_!r} must be 'forward' or 'backward'")
+    s = as_array(seq_len, "seq_len", positive=True)
+    t = _mask_ratio_table()
+    t = t[(t["kernel"] == kernel) & (t["pass"] == pass_) & (t["head_dim"] == 128)]
+    t = t.sort_values("seq_len")
+    return np.interp(np.log2(s), np.log2(t["seq_len"].to_numpy(float)), t["ratio"].to_numpy())
+
+
+def ring_unmasked_factors(kernel: str, s_rank, cp):
+    """Time of a rank's ring attention with its non-causal calls at the kernel's unmasked rate,
+    per unit of the same FLOPs all at the causal rate: ``(forward, backward)``::
+
+        u = 1/cp + (cp − 1)/cp · R_causal(s/cp) / R_unmasked(s/cp)
+
+    per pass (``ring_call_shares``: the causal step-0 call runs ``1/cp`` of the rank's FLOPs, the
+    ``cp − 1`` calls without a mask the rest; Transformer Engine's ring, NVIDIA/
+    TransformerEngine v1.4 @ 0fbc76af37 ``AttnFuncWithCP``, ``attn_mask_type="no_mask"`` after
+    step 0; PyTorch's, pytorch/pytorch@0123248a4 ``_templated_ring_attention``,
+    ``is_causal=False`` after step 0), the ratio ``mask_rate_ratio`` (NVIDIA's measurement of
+    the same kernel with and without the mask) at the rank's length ``s_rank`` = ``s / cp`` (a
+    non-causal call is ``s/cp`` queries against ``s/(2·cp)`` keys or the reverse). The
+    measurement's head dimension is 128; another head dimension takes its ratio. 1 at ``cp`` =
+    1 (one causal call).
+
+    Raises
+    ------
+    ValueError
+        A kernel other than ``RING_MASK_KERNELS``, a non-positive length, ``cp`` below 1.
+    """
+    causal, non_causal = ring_call_shares(cp)
+    return tuple(causal + non_causal * mask_rate_ratio(kernel, p, s_rank)
+                 for p in ("forward", "backward"))
 
 
 def ring_time_split(attention_s, cp):

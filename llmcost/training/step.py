@@ -367,6 +367,9 @@ class KernelRates:
     ``cp_torch_ring`` whether it is PyTorch's ring with its fp32 merges and gradient
     accumulators (``attention.torch_ring_bytes``, ``StepOptions.cp_overlap="torch_ring"``),
     ``cp_repeat_kv`` whether its K and V carry all query heads (``StepOptions.cp_repeat_kv``);
+    ``ring_unmasked`` the kernel whose H100 curves price a ring's non-causal calls at their
+    unmasked rate (``StepOptions.ring_unmasked``, ``attention.ring_unmasked_factors``; None: every
+    call at the causal rate);
     ``expert_bias_probs`` the routing probabilities' bytes (2 or 4) where the experts' output
     bias runs unfused (``expert_bias_probs_bytes``), 0 where it does not; ``glu_clamp`` whether
     the routed experts' gated activation is clamped in eager PyTorch first
@@ -388,6 +391,7 @@ class KernelRates:
     cp_ring: bool = False
     cp_torch_ring: bool = False
     cp_repeat_kv: bool = False
+    ring_unmasked: str | None = None
     expert_bias_probs: float = 0.0
     glu_clamp: bool = False
 
@@ -588,6 +592,9 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
             kv_heads = heads if (rates.cp_repeat_kv or c.mla) else c.g * g.kvf
             ring = attention.torch_ring_bytes(x * heads * c.dqk,
                                               x * kv_heads * (c.dqk + c.dv), cp)
+        if rates.ring_unmasked and (rates.cp_ring or rates.cp_torch_ring):
+            u_f, u_b = attention.ring_unmasked_factors(rates.ring_unmasked, s / cp, cp)
+            t_core_f, t_core_b = t_core_f * u_f, t_core_b * u_b
     else:
         keys = s
         seqs = mbs * heads
@@ -1245,6 +1252,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap,
                                    cp_torch_ring=o.cp_torch_ring,
                                    cp_repeat_kv=o.comm.cp_repeat_kv,
+                                   ring_unmasked=o.ring_unmasked,
                                    expert_bias_probs=expert_bias_probs_bytes(
                                        c, o.stack.name, o.comm.moe_dispatch),
                                    glu_clamp=bool(model.glu_limit) and o.stack.name
@@ -1798,8 +1806,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",
-                   "cp_overlap", "cp_repeat_kv", "fsdp_copies", "moe_layer_host_s",
-                   "moe_expert_host_s")
+                   "cp_overlap", "cp_repeat_kv", "ring_unmasked", "fsdp_copies",
+                   "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 
