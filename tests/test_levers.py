@@ -58,9 +58,41 @@ def test_duplicate_dataset_copies(s):
     # 1 TB dataset, 10 project months + 2 retention months = 12 months on S3 Standard at
     # $0.023/GB-month (data/storage_prices.csv): two duplicates cost 2 × 1,000 × 12 × 0.023 = $552
     w = {**s, "ledger_dataset_bytes": 1e12, "ledger_project_months": 10.0,
-         "ckpt_retention_months": 2.0, "waste_dataset_copies": 2}
+         "ledger_dataset_retention_months": 2.0, "waste_dataset_copies": 2}
     r = lv.price_lever("x", "x", "waste", w, lv.dedupe_datasets(w))
     assert r.saving_usd == pytest.approx(552.0, rel=1e-9)
+
+
+def test_shorter_retention_moves_the_milestones_only(s):
+    # A new-user trial (OPT-1.3B, 30B tokens on 8 A100-40GB) read "keep milestones 3 months, not
+    # 12: saves $24.84" while its whole checkpoint-storage line was $11.92: the dataset line then
+    # read ckpt_retention_months too. The datasets keep their own retention now, and the lever
+    # moves the cold milestones only. By hand (reliability.retention_storage_cost): a run of d
+    # days writes floor(d / 7) milestones, each the full checkpoint, kept 12 → 3 months, so
+    #   saving = floor(d / 7) × bytes ÷ 10⁹ × (12 − 3) × $0.00099/GB-month (S3 Glacier Deep
+    #   Archive, data/storage_prices.csv)
+    # The dataset line: 2 TB × (1 project month + 12) × $0.023 = $598, before and after.
+    w = {**s, "ledger_dataset_bytes": 2e12, "ledger_project_months": 1.0}
+    c = lv.shorter_retention(w)
+    assert c.after["ckpt_retention_months"] == 3.0 and c.name == (
+        "keep milestone checkpoints 3 months, not 12")
+    before, after = lv.bill(w), lv.bill(c.after)
+    for b in (before, after):
+        assert b.line("storage.datasets").usd == pytest.approx(2000 * 13 * 0.023, rel=1e-9)
+    days = before.figures["wall_clock_days"]
+    size = before.figures["ckpt_main_plan"]["checkpoint_bytes"]
+    assert days > 7  # the default run writes at least one milestone
+    hand = math.floor(days / 7) * size / 1e9 * 9 * 0.00099
+    r = lv.price_lever("shorter_retention", "x", "checkpoints", w, c)
+    assert r.saving_usd == pytest.approx(hand, rel=1e-9) and r.saving_usd > 0
+    assert before.total_usd - after.total_usd == pytest.approx(
+        before.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd, rel=1e-9)
+    # a run shorter than a week writes no milestone: nothing to save
+    short = {**w, "train_tokens": w["train_tokens"] / 100}
+    assert lv.price_lever("x", "x", "x", short, lv.shorter_retention(short)).saving_usd == 0.0
+    # the dataset retention is its own key
+    d = lv.bill({**w, "ledger_dataset_retention_months": 3.0}).line("storage.datasets").usd
+    assert d == pytest.approx(2000 * 4 * 0.023, rel=1e-9)
 
 
 def test_data_loader_stall_scales_compute_by_one_minus_s(s):

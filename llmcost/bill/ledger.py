@@ -763,21 +763,23 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         logs USD     = ledger_log_bytes ÷ 10⁹ × the same months × $/GB-month
 
     bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
-    (``data/ledger_defaults.csv``); $/GB-month of ``ledger_dataset_tier``
-    (``data/storage_prices.csv``)."""
+    (``data/ledger_defaults.csv``); retention months = ``ledger_dataset_retention_months``
+    (the checkpoints' milestones keep ``ckpt_retention_months``, their own line); $/GB-month of
+    ``ledger_dataset_tier`` (``data/storage_prices.csv``)."""
     p = b.p
     _checkpoint_storage_line(lines, b, main_plan, main_days)
     ds_given = p["ledger_dataset_bytes"] is not None
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
         p["train_tokens"] * default("dataset_bytes_per_token")
-    ds_months = project_months + p["ckpt_retention_months"]
+    ds_months = project_months + p["ledger_dataset_retention_months"]
     ds_price = rel.storage_price(p["ledger_dataset_tier"])
     lines.append(Line(
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
         ds_bytes * p["ledger_dataset_versions"] / GB * ds_months * ds_price,
         f"{ds_bytes / 1e12:,.3g} TB × {p['ledger_dataset_versions']} version(s) × "
         f"{ds_months:,.1f} months (the project's {project_months:,.1f} months, then "
-        f"{p['ckpt_retention_months']:,.4g} more kept after it: ckpt_retention_months) × "
+        f"{p['ledger_dataset_retention_months']:,.4g} more kept after it: "
+        "ledger_dataset_retention_months) × "
         f"${ds_price}/GB-month ({p['ledger_dataset_tier']})",
         "ledger_dataset_bytes (scenario)" if ds_given else
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))

@@ -769,16 +769,20 @@ def async_checkpoints(s: dict) -> Change:
 
 def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     """Keep milestone checkpoints ``retention_months`` after the run (cold tier) instead of the
-    scenario's retention."""
+    scenario's ``ckpt_retention_months``: it moves the checkpoint-storage line only (datasets and
+    logs keep ``ledger_dataset_retention_months``), so it saves nothing on a run shorter than
+    ``ckpt_milestone_every_days`` (no milestone is written)."""
     r = float(as_array(retention_months, "retention_months", nonnegative=True))
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
-        return _unchanged(_clean(s), f"retention already {cur:g} months ≤ {r:g}")
+        return _unchanged(_clean(s), f"milestone checkpoints already kept {cur:g} months ≤ {r:g}")
     return Change({**_clean(s), "ckpt_retention_months": r},
                   "old milestones gone: audits, ablations from old weights and continued "
                   "training must start from a later checkpoint",
-                  f"retention {cur:g} → {r:g} months",
-                  "reliability.retention_storage_cost; data/storage_prices.csv")
+                  f"milestone checkpoints kept {cur:g} → {r:g} months after the run "
+                  "(ckpt_retention_months; the checkpoint-storage line)",
+                  "reliability.retention_storage_cost; data/storage_prices.csv",
+                  name=f"keep milestone checkpoints {r:g} months, not {cur:g}")
 
 
 # ---- pricing mix
@@ -1091,7 +1095,8 @@ LEVERS = {
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
                                     optimal_checkpoint_interval),
     "async_checkpoints": ("asynchronous checkpoints", "checkpoints", async_checkpoints),
-    "shorter_retention": ("keep milestones 3 months, not 12", "checkpoints", shorter_retention),
+    "shorter_retention": ("keep milestone checkpoints 3 months", "checkpoints",
+                          shorter_retention),
     "reserved_pricing": ("reserve capacity for the run", "pricing", reserved_pricing),
     "cheapest_provider": ("the cheapest listed provider", "pricing", cheapest_provider),
     "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),

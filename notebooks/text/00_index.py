@@ -82,6 +82,7 @@ ledger_dataset_bytes: float = None  # bytes of one dataset version
 ledger_dataset_versions: int = 1  # dataset versions kept
 ledger_dataset_tier: str = 's3-standard'  # storage tier of datasets and logs (data/storage_prices.csv)
 ledger_log_bytes: float = 0.0  # bytes of logs, metrics and traces kept
+ledger_dataset_retention_months: float = 12.0  # months datasets and logs are kept after the project
 ledger_egress_bytes: float = 0.0  # bytes sent to the internet (weights, datasets)
 ledger_cross_region_bytes: float = 0.0  # bytes moved between regions
 ledger_pue: float = None  # data-centre PUE
