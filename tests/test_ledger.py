@@ -518,6 +518,43 @@ def test_spend_timeline_alerts():
     assert ledger.spend_timeline(bill, budget_usd=1e12).attrs["alerts"][0.5] is None
 
 
+def test_lines_on_the_bills_gpu_hours_share_its_kind():
+    # A trial (Llama 3.1 8B on 512 reserved H200s at $7.89) read "fixed $5.85M, elastic $129k":
+    # pre-training, its phases and the exploratory runs were fixed while SFT and RL at the same
+    # reserved $7.89 were elastic. The rule (ledger.compute_kind): every line priced in the
+    # bill's GPU-hours runs on the same capacity, fixed when reserved or owned, elastic on
+    # demand or spot; a line bought at an outside price (egress, annotation) stays elastic. So
+    # the same scenario at the same price, reserved against on demand, bills the same amounts
+    # and moves exactly the GPU-hour lines from elastic to fixed; with reserved capacity the
+    # spend timeline (committed capacity accrues evenly) reaches the whole bill, which it missed
+    # by the post-training lines when they were elastic.
+    sc = {"model": "llama-3.1-8b", "accelerator": "H200", "n_gpus": 512, "train_tokens": 8e11,
+          "price_usd_per_gpu_hour": 7.89, "ledger_sft_tokens": 2e9, "ledger_cpt_tokens": 1e9,
+          "ledger_eval_gpu_hours": 500.0, "ledger_egress_bytes": 1e12,
+          "ledger_annotation_samples": 1000.0, "ledger_annotation_usd_per_sample": 2.0}
+    res, ond = (ledger.build_ledger({**sc, "pricing": k}) for k in ("reserved", "on_demand"))
+    assert res.total_usd == pytest.approx(ond.total_usd, rel=1e-12)
+    gpu_lines = ("compute.", "post.", "eval.benchmarks")
+    for a, b in zip(res.lines, ond.lines):
+        assert a.key == b.key and a.usd == pytest.approx(b.usd, rel=1e-12)
+        on_gpu_hours = a.key.startswith(gpu_lines)
+        assert a.kind == ("fixed" if on_gpu_hours else b.kind), a.key
+        assert b.kind == ("elastic" if on_gpu_hours else a.kind), a.key
+    for key in ("network.egress", "data.annotation"):
+        assert res.line(key).kind == "elastic" and res.line(key).usd > 0
+    moved = sum(ln.usd for ln in res.lines if ln.key.startswith(gpu_lines))
+    assert res.line("post.sft").usd > 0 and res.line("eval.benchmarks").usd == pytest.approx(
+        500 * 7.89, rel=1e-12)
+    assert res.summary()["bill.fixed_usd"] - ond.summary()["bill.fixed_usd"] == pytest.approx(
+        moved, rel=1e-9)
+    tl = ledger.spend_timeline(res)
+    assert tl["cumulative_usd"].iloc[-1] == pytest.approx(res.total_usd, rel=1e-9)
+    assert [ledger.compute_kind(k) for k in ("on_demand", "spot", "reserved", "owned")] == [
+        "elastic", "elastic", "fixed", "fixed"]
+    with pytest.raises(ValueError, match="pricing='rented'"):
+        ledger.compute_kind("rented")
+
+
 @pytest.mark.parametrize("bad, message", [
     ({"ledger_people": [{"role": "eng", "fte": -1}]}, "ledger_people[0].fte=-1.0 must be >= 0"),
     ({"ledger_rerun_probability": 1.5}, "must be a probability in [0, 1]"),

@@ -71,7 +71,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 published_ceiling, seq_range_words)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
-from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -191,7 +191,8 @@ def bill(scenario: dict) -> Ledger:
                           ("waste.debug_jobs", "waste: forgotten debug jobs",
                            "waste_debug_gpu_hours")):
         h = float(w[k])
-        lines.append(Line(key, label, "compute", "development", "elastic", h * price,
+        lines.append(Line(key, label, "compute", "development",
+                          compute_kind(led.figures["pricing"]), h * price,
                           f"{h:,.0f} GPU-h × ${price:.2f}/GPU-h" if h else f"{k} not given",
                           f"{k} (scenario); llmcost.levers.bill", "modelled" if h else "not given",
                           "09_savings"))

@@ -158,7 +158,9 @@ display(Markdown(answers.bill(spec.name, gpu.name, p["n_gpus"], p["train_tokens"
 #
 # Every line, its category and phase, whether it is **fixed** (paid whatever happens: storage
 # capacity, people, reserved or owned GPUs) or **elastic** (scales with the GPU-hours actually
-# used), its share, and how it was computed. `status` says where the amount comes from:
+# used; every line run on the bill's GPU-hours, from pre-training to fine-tuning, RL and benchmark
+# runs, is of its capacity's kind: fixed when reserved or owned, elastic on demand or spot:
+# `ledger.compute_kind`), its share, and how it was computed. `status` says where the amount comes from:
 # *modelled* (scenario values), *default* (a sourced default), *not given* (0: the scenario gives
 # nothing), *included* (inside another line's price), *not modelled* (no amount yet). The last
 # column links the notebook that explains the line; `llmcost.ledger` holds every formula.
