@@ -230,6 +230,32 @@ def test_energy_line_against_the_llama_model_cards():
     assert e["tco2e"] == pytest.approx(12_641, rel=0.001)  # regression pin (the reviewer's 12,641)
 
 
+def test_energy_terms_are_the_scenarios_accelerators():
+    # A trial (OPT-1.3B on A100-40GB) read in notebook 00 that the bill counts "1.50× that
+    # energy" (the H100's factor) while its A100 line used 1.67×, under a formula written
+    # "× average draw ÷ TDP" (a power over a power, then × PUE: not an energy). By hand from
+    # the sources: the factor is (server W ÷ TDP) × (average draw ÷ rated power) × PUE with
+    #   DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.03;  DGX H100 10.2 kW / 8 / 0.7 kW = 1.82
+    #   average draw 0.75, PUE 1.1 (Cottier et al. 2024, arXiv:2405.21015 §2.3, App. A.4)
+    a100, h100 = 6.5 / 8 / 0.4 * 0.75 * 1.1, 10.2 / 8 / 0.7 * 0.75 * 1.1
+    assert a100 == pytest.approx(1.676, abs=1e-3) and h100 == pytest.approx(1.503, abs=1e-3)
+    for name, hand in (("A100-40GB", a100), ("H100-SXM", h100)):
+        t = ledger.energy_terms(name)
+        assert t["factor"] == pytest.approx(hand, rel=0.005)  # the CSV rounds to 2.03 and 1.82
+        assert t["factor"] == pytest.approx(t["server_per_tdp"] * t["draw"] * t["pue"], rel=1e-12)
+        assert t["kw_per_gpu"] == pytest.approx(t["tdp_w"] / 1e3 * t["factor"], rel=1e-12)
+        assert t["factor"] == pytest.approx(ledger.energy_of(1.0, name)["factor"], rel=1e-12)
+        bill = ledger.build_ledger({"model": "opt-1.3b", "accelerator": name, "n_gpus": 8,
+                                    "train_tokens": 3e10})
+        assert bill.figures["energy_vs_tdp_basis"] == pytest.approx(t["factor"], rel=1e-12)
+        assert f"{t['factor']:.2f}× a count of GPU TDP alone" in bill.line(
+            "energy.electricity").how
+    assert ledger.energy_terms("H100-SXM", pue=1.3)["factor"] == pytest.approx(
+        1.82 * 0.75 * 1.3, rel=1e-12)
+    with pytest.raises(ValueError, match="tdp_w"):
+        ledger.energy_terms("TPU v5p")
+
+
 def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
     # Cottier et al. 2024 §2.5 / App. A.6: total development compute, "including experiments,
     # failed attempts, evaluation and finetuning", is 1.2-4x the final run (median of the

@@ -82,7 +82,7 @@ from .pricing import (  # noqa: F401
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
 )
-from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
+from .energy import energy_mwh, energy_of, energy_terms, tco2e  # noqa: F401  (notebooks)
 from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
 from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
