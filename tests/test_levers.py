@@ -567,6 +567,28 @@ def test_an_accelerator_no_plan_fits_is_left_out_with_that_reason():
     assert "use more GPUs" not in note
 
 
+def test_an_accelerator_without_the_format_is_left_out_for_it_first():
+    # A trial (DeepSeek-V3 in FP8 on 256 B200) read "A100-40GB, TPU v5e: ... needs at least
+    # 52 GB per GPU" beside "A100-80GB, TPU v5p: no fp8 peak": none of the four has FP8 (the A100
+    # datasheet lists TF32, BF16, FP16 and INT8 tensor cores; Google's TPU v4, v5e and v5p pages
+    # BF16 and INT8 peaks), so the format is the first reason for each. The test above's 8B run
+    # leaves TPU v5e out for memory in BF16 (18.1 GB per GPU > 16 GB); in FP8, for the format.
+    sc = lv._clean({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+                    "model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
+                    "train_tokens": 2e9, "seq_len": 8192, "global_batch_tokens": 1048576,
+                    "price_usd_per_gpu_hour": 2.5, "ledger_rl": False, "dtype": "fp8"})
+    sw = lv.hardware_sweep(sc)
+    why = dict(sw.attrs["skipped"])
+    no_fp8 = [a for a in llmcost.list_accelerators()["name"] if not a.startswith("Teaching")
+              and llmcost.load_accelerator(a).peak_fp8_flops_per_s is None]
+    assert {"A100-40GB", "A100-80GB", "TPU v4", "TPU v5e", "TPU v5p"} <= set(no_fp8)
+    for a in no_fp8:
+        assert why[a] == (f"dtype='fp8': {a} has no fp8 peak in the catalogue (the device lacks "
+                          "that format or no datasheet figure was found)"), (a, why[a])
+    note = lv.hardware_headline(sw)["note"]
+    assert "GB per GPU" not in note and "each of them has no fp8 peak" in note
+
+
 @pytest.fixture(scope="module")
 def sweep(s):
     return lv.hardware_sweep(s)

@@ -1420,13 +1420,16 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
     Raises ScenarioError or ValueError when the hardware cannot run the scenario; for another
-    accelerator, ``DoesNotFit`` when no parallel plan fits its memory (``checks.
-    plan_does_not_fit``, the report's own check: such a row would price a run that could not
-    start)."""
+    accelerator, first a ValueError when it has no peak in the scenario's dtype
+    (``Accelerator.peak_flops_per_s``: no FP8 on an A100 or a TPU), then ``DoesNotFit`` when no
+    parallel plan fits its memory (``checks.plan_does_not_fit``, the report's own check: such a
+    row would price a run that could not start), so a device that cannot run the format at all
+    is not said to lack memory."""
     mine = acc == _get(s, "accelerator")
     if mine:
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
+        load_accelerator(acc).peak_flops_per_s(_get(s, "dtype") or "bf16")  # the format first
         sc = on_hardware(s, acc)
         misfit = plan_does_not_fit(sc, advice=False)  # the reason, not "use more GPUs"
         if misfit:
