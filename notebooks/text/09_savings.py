@@ -586,7 +586,9 @@ print(f"3. x* = {se['x']:.3f}, p* = {se['break_even_probability']:.1%}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD", "llmcost.levers.bill")]
+rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
+                   "every line of the bill plus the GPU-hours of failed and forgotten jobs "
+                   "(levers.bill)")]
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
                             "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
