@@ -440,6 +440,9 @@ def module_specs() -> dict:
                                   "pue": "positive|none",
                                   "kg_co2e_per_kwh": "nonnegative|none"}),
         "ledger.format_usd": Spec(dict(usd=1e6), {"usd": "number|none"}),
+        "ledger.compute_kind": Spec(dict(pricing="reserved"), {"pricing": "choice"}),
+        "ledger.energy_terms": Spec(dict(accelerator="H100-SXM"),
+                                    {"accelerator": "accelerator", "pue": "positive|none"}),
         # ---- levers
         "levers.pilot_run": Spec(dict(final_run_usd=1e7, p_bug=0.1, pilot_usd=1e5),
                                  {"final_run_usd": "positive", "p_bug": "nonnegative",

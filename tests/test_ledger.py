@@ -260,6 +260,32 @@ def test_electricity_price_is_eia_2025_industrial_mean():
     assert sum(y2023) / 12 / 8.06 - 1 == pytest.approx(0.0, abs=0.005)
 
 
+def test_energy_terms_are_the_scenarios_accelerators():
+    # A trial (OPT-1.3B on A100-40GB) read in notebook 00 that the bill counts "1.50× that
+    # energy" (the H100's factor) while its A100 line used 1.67×, under a formula written
+    # "× average draw ÷ TDP" (a power over a power, then × PUE: not an energy). By hand from
+    # the sources: the factor is (server W ÷ TDP) × (average draw ÷ rated power) × PUE with
+    #   DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.03;  DGX H100 10.2 kW / 8 / 0.7 kW = 1.82
+    #   average draw 0.75, PUE 1.1 (Cottier et al. 2024, arXiv:2405.21015 §2.3, App. A.4)
+    a100, h100 = 6.5 / 8 / 0.4 * 0.75 * 1.1, 10.2 / 8 / 0.7 * 0.75 * 1.1
+    assert a100 == pytest.approx(1.676, abs=1e-3) and h100 == pytest.approx(1.503, abs=1e-3)
+    for name, hand in (("A100-40GB", a100), ("H100-SXM", h100)):
+        t = ledger.energy_terms(name)
+        assert t["factor"] == pytest.approx(hand, rel=0.005)  # the CSV rounds to 2.03 and 1.82
+        assert t["factor"] == pytest.approx(t["server_per_tdp"] * t["draw"] * t["pue"], rel=1e-12)
+        assert t["kw_per_gpu"] == pytest.approx(t["tdp_w"] / 1e3 * t["factor"], rel=1e-12)
+        assert t["factor"] == pytest.approx(ledger.energy_of(1.0, name)["factor"], rel=1e-12)
+        bill = ledger.build_ledger({"model": "opt-1.3b", "accelerator": name, "n_gpus": 8,
+                                    "train_tokens": 3e10})
+        assert bill.figures["energy_vs_tdp_basis"] == pytest.approx(t["factor"], rel=1e-12)
+        assert f"{t['factor']:.2f}× a count of GPU TDP alone" in bill.line(
+            "energy.electricity").how
+    assert ledger.energy_terms("H100-SXM", pue=1.3)["factor"] == pytest.approx(
+        1.82 * 0.75 * 1.3, rel=1e-12)
+    with pytest.raises(ValueError, match="tdp_w"):
+        ledger.energy_terms("TPU v5p")
+
+
 def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
     # Cottier et al. 2024 §2.5 / App. A.6: total development compute, "including experiments,
     # failed attempts, evaluation and finetuning", is 1.2-4x the final run (median of the
@@ -546,6 +572,43 @@ def test_spend_timeline_alerts():
     a = tl.attrs["alerts"]
     assert a[0.5] < a[0.8] <= a[1.0]
     assert ledger.spend_timeline(bill, budget_usd=1e12).attrs["alerts"][0.5] is None
+
+
+def test_lines_on_the_bills_gpu_hours_share_its_kind():
+    # A trial (Llama 3.1 8B on 512 reserved H200s at $7.89) read "fixed $5.85M, elastic $129k":
+    # pre-training, its phases and the exploratory runs were fixed while SFT and RL at the same
+    # reserved $7.89 were elastic. The rule (ledger.compute_kind): every line priced in the
+    # bill's GPU-hours runs on the same capacity, fixed when reserved or owned, elastic on
+    # demand or spot; a line bought at an outside price (egress, annotation) stays elastic. So
+    # the same scenario at the same price, reserved against on demand, bills the same amounts
+    # and moves exactly the GPU-hour lines from elastic to fixed; with reserved capacity the
+    # spend timeline (committed capacity accrues evenly) reaches the whole bill, which it missed
+    # by the post-training lines when they were elastic.
+    sc = {"model": "llama-3.1-8b", "accelerator": "H200", "n_gpus": 512, "train_tokens": 8e11,
+          "price_usd_per_gpu_hour": 7.89, "ledger_sft_tokens": 2e9, "ledger_cpt_tokens": 1e9,
+          "ledger_eval_gpu_hours": 500.0, "ledger_egress_bytes": 1e12,
+          "ledger_annotation_samples": 1000.0, "ledger_annotation_usd_per_sample": 2.0}
+    res, ond = (ledger.build_ledger({**sc, "pricing": k}) for k in ("reserved", "on_demand"))
+    assert res.total_usd == pytest.approx(ond.total_usd, rel=1e-12)
+    gpu_lines = ("compute.", "post.", "eval.benchmarks")
+    for a, b in zip(res.lines, ond.lines):
+        assert a.key == b.key and a.usd == pytest.approx(b.usd, rel=1e-12)
+        on_gpu_hours = a.key.startswith(gpu_lines)
+        assert a.kind == ("fixed" if on_gpu_hours else b.kind), a.key
+        assert b.kind == ("elastic" if on_gpu_hours else a.kind), a.key
+    for key in ("network.egress", "data.annotation"):
+        assert res.line(key).kind == "elastic" and res.line(key).usd > 0
+    moved = sum(ln.usd for ln in res.lines if ln.key.startswith(gpu_lines))
+    assert res.line("post.sft").usd > 0 and res.line("eval.benchmarks").usd == pytest.approx(
+        500 * 7.89, rel=1e-12)
+    assert res.summary()["bill.fixed_usd"] - ond.summary()["bill.fixed_usd"] == pytest.approx(
+        moved, rel=1e-9)
+    tl = ledger.spend_timeline(res)
+    assert tl["cumulative_usd"].iloc[-1] == pytest.approx(res.total_usd, rel=1e-9)
+    assert [ledger.compute_kind(k) for k in ("on_demand", "spot", "reserved", "owned")] == [
+        "elastic", "elastic", "fixed", "fixed"]
+    with pytest.raises(ValueError, match="pricing='rented'"):
+        ledger.compute_kind("rented")
 
 
 @pytest.mark.parametrize("bad, message", [

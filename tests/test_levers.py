@@ -58,9 +58,41 @@ def test_duplicate_dataset_copies(s):
     # 1 TB dataset, 10 project months + 2 retention months = 12 months on S3 Standard at
     # $0.023/GB-month (data/storage_prices.csv): two duplicates cost 2 × 1,000 × 12 × 0.023 = $552
     w = {**s, "ledger_dataset_bytes": 1e12, "ledger_project_months": 10.0,
-         "ckpt_retention_months": 2.0, "waste_dataset_copies": 2}
+         "ledger_dataset_retention_months": 2.0, "waste_dataset_copies": 2}
     r = lv.price_lever("x", "x", "waste", w, lv.dedupe_datasets(w))
     assert r.saving_usd == pytest.approx(552.0, rel=1e-9)
+
+
+def test_shorter_retention_moves_the_milestones_only(s):
+    # A new-user trial (OPT-1.3B, 30B tokens on 8 A100-40GB) read "keep milestones 3 months, not
+    # 12: saves $24.84" while its whole checkpoint-storage line was $11.92: the dataset line then
+    # read ckpt_retention_months too. The datasets keep their own retention now, and the lever
+    # moves the cold milestones only. By hand (reliability.retention_storage_cost): a run of d
+    # days writes floor(d / 7) milestones, each the full checkpoint, kept 12 → 3 months, so
+    #   saving = floor(d / 7) × bytes ÷ 10⁹ × (12 − 3) × $0.00099/GB-month (S3 Glacier Deep
+    #   Archive, data/storage_prices.csv)
+    # The dataset line: 2 TB × (1 project month + 12) × $0.023 = $598, before and after.
+    w = {**s, "ledger_dataset_bytes": 2e12, "ledger_project_months": 1.0}
+    c = lv.shorter_retention(w)
+    assert c.after["ckpt_retention_months"] == 3.0 and c.name == (
+        "keep milestone checkpoints 3 months, not 12")
+    before, after = lv.bill(w), lv.bill(c.after)
+    for b in (before, after):
+        assert b.line("storage.datasets").usd == pytest.approx(2000 * 13 * 0.023, rel=1e-9)
+    days = before.figures["wall_clock_days"]
+    size = before.figures["ckpt_main_plan"]["checkpoint_bytes"]
+    assert days > 7  # the default run writes at least one milestone
+    hand = math.floor(days / 7) * size / 1e9 * 9 * 0.00099
+    r = lv.price_lever("shorter_retention", "x", "checkpoints", w, c)
+    assert r.saving_usd == pytest.approx(hand, rel=1e-9) and r.saving_usd > 0
+    assert before.total_usd - after.total_usd == pytest.approx(
+        before.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd, rel=1e-9)
+    # a run shorter than a week writes no milestone: nothing to save
+    short = {**w, "train_tokens": w["train_tokens"] / 100}
+    assert lv.price_lever("x", "x", "x", short, lv.shorter_retention(short)).saving_usd == 0.0
+    # the dataset retention is its own key
+    d = lv.bill({**w, "ledger_dataset_retention_months": 3.0}).line("storage.datasets").usd
+    assert d == pytest.approx(2000 * 4 * 0.023, rel=1e-9)
 
 
 def test_data_loader_stall_scales_compute_by_one_minus_s(s):
@@ -533,6 +565,28 @@ def test_an_accelerator_no_plan_fits_is_left_out_with_that_reason():
     note = lv.hardware_headline(sw)["note"]
     assert "TPU v5e: llama-3.1-8b on 8 × TPU v5e needs at least " in note
     assert "use more GPUs" not in note
+
+
+def test_an_accelerator_without_the_format_is_left_out_for_it_first():
+    # A trial (DeepSeek-V3 in FP8 on 256 B200) read "A100-40GB, TPU v5e: ... needs at least
+    # 52 GB per GPU" beside "A100-80GB, TPU v5p: no fp8 peak": none of the four has FP8 (the A100
+    # datasheet lists TF32, BF16, FP16 and INT8 tensor cores; Google's TPU v4, v5e and v5p pages
+    # BF16 and INT8 peaks), so the format is the first reason for each. The test above's 8B run
+    # leaves TPU v5e out for memory in BF16 (18.1 GB per GPU > 16 GB); in FP8, for the format.
+    sc = lv._clean({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+                    "model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
+                    "train_tokens": 2e9, "seq_len": 8192, "global_batch_tokens": 1048576,
+                    "price_usd_per_gpu_hour": 2.5, "ledger_rl": False, "dtype": "fp8"})
+    sw = lv.hardware_sweep(sc)
+    why = dict(sw.attrs["skipped"])
+    no_fp8 = [a for a in llmcost.list_accelerators()["name"] if not a.startswith("Teaching")
+              and llmcost.load_accelerator(a).peak_fp8_flops_per_s is None]
+    assert {"A100-40GB", "A100-80GB", "TPU v4", "TPU v5e", "TPU v5p"} <= set(no_fp8)
+    for a in no_fp8:
+        assert why[a] == (f"dtype='fp8': {a} has no fp8 peak in the catalogue (the device lacks "
+                          "that format or no datasheet figure was found)"), (a, why[a])
+    note = lv.hardware_headline(sw)["note"]
+    assert "GB per GPU" not in note and "each of them has no fp8 peak" in note
 
 
 @pytest.fixture(scope="module")

@@ -720,3 +720,34 @@ def test_the_new_warnings_read_as_one_line_each():
     assert glance.caveat_line(net) == (
         "the pilots fit the network at 7.5% of the catalogue's bandwidth (3.6 GB/s per GPU), below "
         "one NIC per node: check the pilots' figures")
+
+
+def test_headline_notes_read_in_words_with_the_function_behind_a_detail():
+    # A new-user trial read the index's headline table as "accuracy.central_mfu: prediction ÷
+    # ...", "(step_scenario.scenario_memory, notebook 03's count)" and, for the bill with waste,
+    # only "llmcost.levers.bill": the package's names as the first text a reader sees. The
+    # index shows the words and puts each function in a <details> (one click, then its
+    # docstring: the formula within two hops); file names and numbers stay in the words.
+    cases = {
+        "accuracy.central_mfu: prediction ÷ (1 + median held-out error), kept inside the band":
+            ("prediction ÷ (1 + median held-out error), kept inside the band",
+             ["accuracy.central_mfu"]),
+        "its busiest pipeline stage as its stack stores them (step_scenario.scenario_memory, "
+        "notebook 03's count)": ("its busiest pipeline stage as its stack stores them "
+                                 "(notebook 03's count)", ["step_scenario.scenario_memory"]),
+        "predicted (mfu: predict) by llmcost.step on the megatron-core-2024 stack":
+            ("predicted (mfu: predict) on the megatron-core-2024 stack", ["llmcost.step"]),
+        "global batch tokens ÷ step time (llmcost.step_time)":
+            ("global batch tokens ÷ step time", ["llmcost.step_time"]),
+        "median of 2 catalogue price(s): CoreWeave 2026-09 $8.60 (data/prices.csv), e.g. 1.5":
+            ("median of 2 catalogue price(s): CoreWeave 2026-09 $8.60 (data/prices.csv), "
+             "e.g. 1.5", []),
+    }
+    for note, (words, names) in cases.items():
+        assert glance.note_parts(note) == (words, names), note
+    h = glance.note_html("every line of the bill plus the GPU-hours of failed and forgotten "
+                         "jobs (levers.bill)")
+    assert h.startswith("every line of the bill plus the GPU-hours of failed and forgotten jobs"
+                        "<details class='fn'><summary>function</summary><code>levers.bill"
+                        "</code>")
+    assert glance.note_html("ideal / goodput") == "ideal / goodput"

@@ -413,6 +413,28 @@ def test_scenario_errors_name_the_scenario_keys():
         rl.rl_iteration("llama-2-7b", "H100-SXM", n_gpus=4, rollout_tp=8)
 
 
+def test_a_separate_set_ups_update_error_names_its_training_gpus():
+    # A trial (DeepSeek-V3 on B200, rl_gpus = 128) read "rl_gpus=64: no training plan fits" in
+    # notebook 05's separate rows: 64 rollout GPUs leave 128 − 64 = 64 to train on, and the
+    # error named those as rl_gpus. Here Llama 3.1 405B's training state, 405.85e9 × 18 bytes
+    # (bf16_adam_fp32_grads), is 913 GB per GPU over 8, against an H100's 77 GB usable: no
+    # plan fits 16 − 8 = 8 trainer GPUs; the error names them and both keys.
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    assert 405.85e9 * 18 / 8 > 80 * 2**30
+    p = {**LEDGER_DEFAULTS, "model": "llama-3.1-405b", "rl_gpus": 16, "rl_rollout_gpus": 8,
+         "rl_rollout_tp": 8, "serve_weight_dtype": "fp8"}  # rollouts: 406 GB / 8 = 51 GB
+    with pytest.raises(ValueError, match=r"^the 8 training GPUs of the separate set-up "
+                                         r"\(rl_gpus=16 − rl_rollout_gpus=8\): ") as e:
+        rl.scenario_iteration(p)
+    assert "no training plan of llama-3.1-405b fits" in str(e.value)
+    assert "rl_gpus=8" not in str(e.value) and str(e.value).endswith(
+        "give the training more GPUs (raise rl_gpus=16 or lower rl_rollout_gpus=8)")
+    # colocated, the trainer GPUs are rl_gpus, named as before
+    with pytest.raises(ValueError, match=r"rl_gpus=8: no training plan of llama-3.1-405b fits"):
+        rl.scenario_iteration({**p, "rl_gpus": 8, "rl_rollout_gpus": 0})
+
+
 def test_scenario_variants_rows_are_the_changed_iterations_and_refusals_name_the_key():
     from llmcost.bill.scenario import LEDGER_DEFAULTS
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from llmcost.core.units import (as_array, fmt_bytes, fmt_count, fmt_duration, fmt_flops,
-                           fmt_flops_rate, fmt_usd)
+from llmcost.core.units import (as_array, fmt_bandwidth, fmt_bytes, fmt_count, fmt_duration,
+                           fmt_flops, fmt_flops_rate, fmt_usd)
 
 
 def test_formatting():
@@ -21,6 +21,21 @@ def test_formatting():
     assert [fmt_usd(v) for v in (24_000, 24_400, 997.63, 1_220, 999_999, 99.999, -36_400)] == [
         "$24.0k", "$24.4k", "$998", "$1.22k", "$1.00M", "$100", "-$36.4k"]
     assert fmt_count(405.85e9) == "405.9B"
+
+
+def test_small_values_keep_their_significant_figures():
+    # A new-user trial (OPT-1.3B on 8 A100-40GB) read "0.0 GB/s sustained, 0.0 PB written a
+    # day", "the cheapest storage is 0 GB/s" (notebook 07) and "USD per million input tokens
+    # $0.00" (notebook 05). By hand: an 18.4 GB checkpoint written every 1,449 s is
+    # 18.4e9 / 1,449 = 12.7 MB/s, "0.013 GB/s", and 12.7e6 × 86,400 = 1.10e12 bytes a day.
+    assert fmt_bandwidth(18.4e9 / 1449) == "0.013 GB/s"
+    assert fmt_bytes(18.4e9 / 1449 * 86400) == "1.1 TB"
+    assert [fmt_bandwidth(b) for b in (1.2115e8, 9.8e8, 1.5e9, 5.6234e10, 2.0e12)] == [
+        "0.12 GB/s", "0.98 GB/s", "1.5 GB/s", "56 GB/s", "2,000 GB/s"]
+    assert fmt_bandwidth(float("nan")) == "n/a" and fmt_bandwidth(float("inf")) == "∞ GB/s"
+    # under a cent two significant figures, a cent and up to the cent, zero as before
+    assert [fmt_usd(v) for v in (0.0041, 0.00999, 0.01, 0.45, 0.0, -0.002)] == [
+        "$0.0041", "$0.01", "$0.01", "$0.45", "$0.00", "-$0.002"]
 
 
 @pytest.mark.parametrize("value, kw, message", [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.catalog import as_accelerator
 from ..core.units import as_array
-from .pricing import default, facility_kw_per_gpu
+from .pricing import default, facility_kw_per_gpu, server_power_per_tdp
 
 
 def energy_mwh(gpu_hours, watts_per_gpu):
@@ -53,3 +53,31 @@ def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
     mwh = energy_mwh(gpu_hours, kw * 1e3)
     return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
             "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}
+
+
+def energy_terms(accelerator, pue=None) -> dict:
+    """The terms of the bill's facility power per accelerator (``facility_kw_per_gpu``, Cottier
+    et al. 2024, arXiv:2405.21015 §2.3), each dimensionless but the TDP:
+
+        kW per GPU = TDP × (server W ÷ TDP) × (average draw ÷ rated power) × PUE
+        factor     = (server W ÷ TDP) × (average draw ÷ rated power) × PUE
+                   = E_bill ÷ E_TDP      (``energy_of``'s factor: 1.82 × 0.75 × 1.1 = 1.50 for an
+                                          H100, 2.03 × 0.75 × 1.1 = 1.67 for an A100)
+
+    Returns
+    -------
+    dict with ``tdp_w``, ``server_per_tdp`` (``server_power_per_tdp``), ``draw``
+    (``power_to_tdp`` of ``data/ledger_defaults.csv``), ``pue`` (given, or the default),
+    ``kw_per_gpu`` and ``factor``.
+
+    Raises
+    ------
+    ValueError
+        As ``facility_kw_per_gpu``: no TDP, or a PUE below 1.
+    """
+    acc = as_accelerator(accelerator)
+    kw = facility_kw_per_gpu(acc, pue)
+    pue_ = default("pue") if pue is None else float(as_array(pue, "pue", positive=True))
+    server, draw = server_power_per_tdp(acc), default("power_to_tdp")
+    return {"tdp_w": acc.tdp_w, "server_per_tdp": server, "draw": draw, "pue": pue_,
+            "kw_per_gpu": kw, "factor": kw * 1e3 / acc.tdp_w}

@@ -20,6 +20,13 @@ Conventions (one for the whole bill):
   electricity, so the energy line reports MWh and tCO2e at $0. ``spot`` adds pre-emptions to the
   failure rate and a longer restart (the failure model of notebook 07). ``owned`` amortises the
   hardware as Cottier et al. 2024 (arXiv:2405.21015 §2.2-2.3) do and prices the energy.
+* **Fixed or elastic** (``compute_kind``): a line paid whatever happens (storage capacity,
+  people, operations, reserves) is *fixed*; every line priced in GPU-hours of the bill's
+  accelerator at its GPU-hour price (pre-training and its phases, failures, exploratory runs,
+  SFT, CPT, LoRA, RL, benchmark runs and served synthetic data, the classifier pass of data
+  processing) runs on the same capacity and takes its kind: *fixed* when it is reserved or
+  owned (committed, paid used or not), *elastic* on demand or spot; a line bought at an
+  outside price (a given $/M tokens, annotation, human evaluation, egress) is *elastic*.
 * A line without a scenario value takes a sourced default (``data/ledger_defaults.csv``) or is 0
   and labelled **not given**; a line the workbook cannot compute says **not modelled** and has
   no amount.
@@ -75,7 +82,7 @@ from .pricing import (  # noqa: F401
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
 )
-from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
+from .energy import energy_mwh, energy_of, energy_terms, tco2e  # noqa: F401  (notebooks)
 from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
 from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
@@ -413,10 +420,20 @@ def _basis(p: dict) -> _Basis:
     fail_rate, restart_s, preempt = _failure_model(p, per_node)
     return _Basis(p, spec, gpu, peak, mfu, mfu_source, price, price_source, own,
                   price - energy_rate,
-                  "fixed" if p["pricing"] in ("reserved", "owned") else "elastic", per_node,
+                  compute_kind(p["pricing"]), per_node,
                   fail_rate, restart_s, preempt,
                   {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
                    "source": "ckpt_storage_bytes_per_s (scenario)"})
+
+
+def compute_kind(pricing: str) -> str:
+    """Whether the bill's GPU-hours are "fixed" or "elastic": capacity that is reserved or owned
+    is committed (paid whether a job runs on it or not), so every line priced in its GPU-hours
+    is fixed; on demand or spot it is rented by the hour, elastic (the module docstring's rule,
+    which every line priced at the bill's GPU-hour rate follows)."""
+    if pricing not in ("on_demand", "reserved", "spot", "owned"):
+        raise ValueError(f"pricing={pricing!r} must be one of on_demand, reserved, spot, owned")
+    return "fixed" if pricing in ("reserved", "owned") else "elastic"
 
 
 def _bill_mfu(p: dict, spec, gpu) -> tuple:
@@ -644,8 +661,9 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
             ("lora", f"LoRA fine-tuning (rank {p['ledger_lora_rank']})", p["ledger_lora_tokens"],
              None, "4·N + 3·attention + 6·N_adapter per token (ledger.lora_flops_per_token)")):
         if not _given(tokens):
-            lines.append(Line(f"post.{key}", label, "post-training", "post-training", "elastic",
-                              0.0, f"ledger_{key}_tokens not given", "", "not given"))
+            lines.append(Line(f"post.{key}", label, "post-training", "post-training",
+                              b.kind_compute, 0.0, f"ledger_{key}_tokens not given", "",
+                              "not given"))
             continue
         if fpt is None:  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
             lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu,
@@ -658,7 +676,7 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
             at = f"at MFU {mfu:.1%}"
         post_h += hours
         lines.append(Line(
-            f"post.{key}", label, "post-training", "post-training", "elastic",
+            f"post.{key}", label, "post-training", "post-training", b.kind_compute,
             hours * b.gpu_rate,
             f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
             f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${b.gpu_rate:.2f}",
@@ -675,13 +693,13 @@ def _rl_line(lines: list, b: _Basis) -> tuple:
     label = "RL post-training (rollouts, reward, policy update)"
     camp = _rl_campaign(p, rate if not np.ndim(rate) else 1.0)
     if camp is None:
-        lines.append(Line("post.rl", label, "post-training", "post-training", "elastic", 0.0,
-                          p["_rl_off_reason"], "", "not given", "05_rl_loop"))
+        lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
+                          0.0, p["_rl_off_reason"], "", "not given", "05_rl_loop"))
         return 0.0, None
     rl_h = float(camp.loc["total", "gpu_hours"])
     usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) else \
         rl_h * rate + float(camp.loc["verifier", "usd"])  # GPU-h × price + verifier
-    lines.append(Line("post.rl", label, "post-training", "post-training", "elastic",
+    lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
                       usd, _rl_how(p, camp, rate)
                       + ("; owned hardware: its energy is on the energy line" if b.own else ""),
                       "llmcost.rl.scenario_campaign (rollouts timed with the "
@@ -698,8 +716,8 @@ def _data_lines(lines: list, b: _Basis) -> tuple:
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
                 p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
     _published_note(lines, p, "data.licensing")
-    proc_h = _processing_line(lines, p, b.gpu_rate)
-    syn_h = _synthetic_line(lines, p, b.spec, b.gpu, b.gpu_rate)
+    proc_h = _processing_line(lines, p, b.gpu_rate, b.kind_compute)
+    syn_h = _synthetic_line(lines, p, b.spec, b.gpu, b.gpu_rate, b.kind_compute)
     _published_note(lines, p, "data.synthetic")
     _annotation_line(lines, p)
     return proc_h, syn_h
@@ -708,7 +726,7 @@ def _data_lines(lines: list, b: _Basis) -> tuple:
 def _evaluation_lines(lines: list, b: _Basis):
     """Evaluation and safety testing: benchmark runs (``_eval_line``) and human evaluation
     (``_human_eval_line``); returns the benchmark runs' GPU-hours."""
-    eval_h = _eval_line(lines, b.p, b.spec, b.gpu, b.gpu_rate)
+    eval_h = _eval_line(lines, b.p, b.spec, b.gpu, b.gpu_rate, b.kind_compute)
     _human_eval_line(lines, b.p)
     return eval_h
 
@@ -763,21 +781,23 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         logs USD     = ledger_log_bytes ÷ 10⁹ × the same months × $/GB-month
 
     bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
-    (``data/ledger_defaults.csv``); $/GB-month of ``ledger_dataset_tier``
-    (``data/storage_prices.csv``)."""
+    (``data/ledger_defaults.csv``); retention months = ``ledger_dataset_retention_months``
+    (the checkpoints' milestones keep ``ckpt_retention_months``, their own line); $/GB-month of
+    ``ledger_dataset_tier`` (``data/storage_prices.csv``)."""
     p = b.p
     _checkpoint_storage_line(lines, b, main_plan, main_days)
     ds_given = p["ledger_dataset_bytes"] is not None
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
         p["train_tokens"] * default("dataset_bytes_per_token")
-    ds_months = project_months + p["ckpt_retention_months"]
+    ds_months = project_months + p["ledger_dataset_retention_months"]
     ds_price = rel.storage_price(p["ledger_dataset_tier"])
     lines.append(Line(
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
         ds_bytes * p["ledger_dataset_versions"] / GB * ds_months * ds_price,
         f"{ds_bytes / 1e12:,.3g} TB × {p['ledger_dataset_versions']} version(s) × "
         f"{ds_months:,.1f} months (the project's {project_months:,.1f} months, then "
-        f"{p['ckpt_retention_months']:,.4g} more kept after it: ckpt_retention_months) × "
+        f"{p['ledger_dataset_retention_months']:,.4g} more kept after it: "
+        "ledger_dataset_retention_months) × "
         f"${ds_price}/GB-month ({p['ledger_dataset_tier']})",
         "ledger_dataset_bytes (scenario)" if ds_given else
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
@@ -1148,8 +1168,10 @@ def _served_how(c, usd, band_usd) -> str:
             f"{amount(usd)}")
 
 
-def _synthetic_line(lines, p, spec, gpu, rate) -> float:
-    """Synthetic data generation; returns its GPU-hours (for the energy line).
+def _synthetic_line(lines, p, spec, gpu, rate, kind) -> float:
+    """Synthetic data generation; returns its GPU-hours (for the energy line). Served on the
+    bill's accelerator it is of the compute's ``kind`` (``compute_kind``), bought at a given
+    price elastic.
 
     Given ``ledger_synthetic_usd_per_mtok``: tokens ÷ 10⁶ × that price. Otherwise each generated
     (output) token also pays its share of the prompt's prefill:
@@ -1190,7 +1212,7 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     lo, hi = c.expected_usd_per_m_blended_band
     band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
     bound = bound * (rate if np.ndim(rate) else 1.0)
-    lines.append(Line(key, label, "data", "data", "elastic", usd,
+    lines.append(Line(key, label, "data", "data", kind, usd,
                       f"{tokens / 1e6:,.4g} M generated tokens × ${per_m:.4g}/M (out + "
                       f"{c.prompt_tokens}/{c.output_tokens} × in): " +
                       _served_how(c, bound, band),
@@ -1200,8 +1222,9 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     return usd / rate
 
 
-def _eval_line(lines, p, spec, gpu, rate) -> float:
-    """Benchmark runs; returns their GPU-hours (for the energy line).
+def _eval_line(lines, p, spec, gpu, rate, kind) -> float:
+    """Benchmark runs; returns their GPU-hours (for the energy line). On the bill's GPU-hours
+    they are of the compute's ``kind`` (``compute_kind``).
 
     Given ``ledger_eval_gpu_hours``: GPU-hours × price. Otherwise ``ledger_eval_requests``
     requests of P prompt and R output tokens (``inference_`` keys) served by the scenario's
@@ -1211,7 +1234,7 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     key, label = "eval.benchmarks", "benchmark runs (inference)"
     if _given(p["ledger_eval_gpu_hours"]):
         h = p["ledger_eval_gpu_hours"]
-        lines.append(Line(key, label, "evaluation", "post-training", "elastic", h * rate,
+        lines.append(Line(key, label, "evaluation", "post-training", kind, h * rate,
                           f"{h:,.4g} GPU-h × ${rate:.2f}/GPU-h (given: overrides "
                           "ledger_eval_requests)", "ledger_eval_gpu_hours at the training price",
                           "modelled"))
@@ -1237,7 +1260,7 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     lo, hi = c.expected_usd_per_m_blended_band
     band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
     bound = bound * (rate if np.ndim(rate) else 1.0)
-    lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
+    lines.append(Line(key, label, "evaluation", "post-training", kind, usd,
                       (f"published default: one run of a HELM-scale suite, "
                        f"{published_range('eval_suite_tokens')} tokens per model; a lower "
                        "bound: labs evaluate many checkpoints, and HELM itself spent 19,500 "
@@ -1253,13 +1276,14 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     return usd / rate
 
 
-def _processing_line(lines, p, rate) -> float:
+def _processing_line(lines, p, rate, kind) -> float:
     """Data cleaning and deduplication compute; returns its GPU-hours (for the energy line).
 
     Given ``ledger_data_processing_usd``: that sum. Otherwise, with
     ``ledger_published_defaults``: GPU-hours = training tokens (main run and phases) × 4.0e-10
     H100-h per token (FineWeb's classifier pass, ``published.processing_gpu_hours``), USD =
-    GPU-hours × the bill's GPU-hour price. Else 0 and "not given"."""
+    GPU-hours × the bill's GPU-hour price, of the compute's ``kind`` (``compute_kind``). Else 0
+    and "not given"."""
     key, label = "data.processing", "cleaning and deduplication compute"
     if _given(p["ledger_data_processing_usd"]) or not p["ledger_published_defaults"]:
         _given_line(lines, key, label, "data", "elastic", p["ledger_data_processing_usd"],
@@ -1267,7 +1291,7 @@ def _processing_line(lines, p, rate) -> float:
         return 0.0
     tokens = p["train_tokens"]  # the corpus processed once; phases reuse its tokens
     h = _num(processing_gpu_hours(tokens))
-    lines.append(Line(key, label, "data", "data", "elastic", _num(h * rate),
+    lines.append(Line(key, label, "data", "data", kind, _num(h * rate),
                       f"published default: {tokens:.3g} training tokens × "
                       f"{published_range('data_processing_gpu_hours_per_token')} GPU-h/token = "
                       f"{h:,.0f} GPU-h × ${rate:.2f}/GPU-h; a lower bound (the classifier pass "

@@ -71,7 +71,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 published_ceiling, seq_range_words)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
-from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -191,7 +191,8 @@ def bill(scenario: dict) -> Ledger:
                           ("waste.debug_jobs", "waste: forgotten debug jobs",
                            "waste_debug_gpu_hours")):
         h = float(w[k])
-        lines.append(Line(key, label, "compute", "development", "elastic", h * price,
+        lines.append(Line(key, label, "compute", "development",
+                          compute_kind(led.figures["pricing"]), h * price,
                           f"{h:,.0f} GPU-h × ${price:.2f}/GPU-h" if h else f"{k} not given",
                           f"{k} (scenario); llmcost.levers.bill", "modelled" if h else "not given",
                           "09_savings"))
@@ -769,16 +770,20 @@ def async_checkpoints(s: dict) -> Change:
 
 def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     """Keep milestone checkpoints ``retention_months`` after the run (cold tier) instead of the
-    scenario's retention."""
+    scenario's ``ckpt_retention_months``: it moves the checkpoint-storage line only (datasets and
+    logs keep ``ledger_dataset_retention_months``), so it saves nothing on a run shorter than
+    ``ckpt_milestone_every_days`` (no milestone is written)."""
     r = float(as_array(retention_months, "retention_months", nonnegative=True))
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
-        return _unchanged(_clean(s), f"retention already {cur:g} months ≤ {r:g}")
+        return _unchanged(_clean(s), f"milestone checkpoints already kept {cur:g} months ≤ {r:g}")
     return Change({**_clean(s), "ckpt_retention_months": r},
                   "old milestones gone: audits, ablations from old weights and continued "
                   "training must start from a later checkpoint",
-                  f"retention {cur:g} → {r:g} months",
-                  "reliability.retention_storage_cost; data/storage_prices.csv")
+                  f"milestone checkpoints kept {cur:g} → {r:g} months after the run "
+                  "(ckpt_retention_months; the checkpoint-storage line)",
+                  "reliability.retention_storage_cost; data/storage_prices.csv",
+                  name=f"keep milestone checkpoints {r:g} months, not {cur:g}")
 
 
 # ---- pricing mix
@@ -1091,7 +1096,8 @@ LEVERS = {
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
                                     optimal_checkpoint_interval),
     "async_checkpoints": ("asynchronous checkpoints", "checkpoints", async_checkpoints),
-    "shorter_retention": ("keep milestones 3 months, not 12", "checkpoints", shorter_retention),
+    "shorter_retention": ("keep milestone checkpoints 3 months", "checkpoints",
+                          shorter_retention),
     "reserved_pricing": ("reserve capacity for the run", "pricing", reserved_pricing),
     "cheapest_provider": ("the cheapest listed provider", "pricing", cheapest_provider),
     "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),
@@ -1414,13 +1420,16 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
     Raises ScenarioError or ValueError when the hardware cannot run the scenario; for another
-    accelerator, ``DoesNotFit`` when no parallel plan fits its memory (``checks.
-    plan_does_not_fit``, the report's own check: such a row would price a run that could not
-    start)."""
+    accelerator, first a ValueError when it has no peak in the scenario's dtype
+    (``Accelerator.peak_flops_per_s``: no FP8 on an A100 or a TPU), then ``DoesNotFit`` when no
+    parallel plan fits its memory (``checks.plan_does_not_fit``, the report's own check: such a
+    row would price a run that could not start), so a device that cannot run the format at all
+    is not said to lack memory."""
     mine = acc == _get(s, "accelerator")
     if mine:
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
+        load_accelerator(acc).peak_flops_per_s(_get(s, "dtype") or "bf16")  # the format first
         sc = on_hardware(s, acc)
         misfit = plan_does_not_fit(sc, advice=False)  # the reason, not "use more GPUs"
         if misfit:

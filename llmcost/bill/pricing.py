@@ -111,6 +111,15 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
     if np.any(np.asarray(pue_) < 1):
         bad = float(np.min(pue_))
         raise ValueError(f"ledger_pue={bad!r} must be >= 1 (facility power includes IT power)")
-    server = default("chip_to_server_power_a100") if accelerator.name.startswith("A100") \
+    return accelerator.tdp_w / 1e3 * server_power_per_tdp(accelerator) * \
+        default("power_to_tdp") * pue_
+
+
+def server_power_per_tdp(accelerator) -> float:
+    """A server's power per accelerator ÷ the accelerator's TDP: host CPUs, memory, NICs and
+    fans (Epoch AI's chip_to_server_power for arXiv:2405.21015, ``data/ledger_defaults.csv``):
+    DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.03 for an A100, DGX H100 10.2 kW / 8 / 0.7 kW = 1.82
+    for every other accelerator (the figure Cottier et al. use for it)."""
+    name = as_accelerator(accelerator).name
+    return default("chip_to_server_power_a100") if name.startswith("A100") \
         else default("chip_to_server_power_h100")
-    return accelerator.tdp_w / 1e3 * server * default("power_to_tdp") * pue_

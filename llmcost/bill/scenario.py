@@ -512,6 +512,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_dataset_tier", "str", "storage tier of datasets and logs "
           "(data/storage_prices.csv)", _dataset_tier),
     Param("ledger_log_bytes", "float", "bytes of logs, metrics and traces kept", _nonnegative),
+    Param("ledger_dataset_retention_months", "float", "months datasets and logs are kept after "
+          "the project (ckpt_retention_months keeps the milestone checkpoints)", _nonnegative),
     Param("ledger_egress_bytes", "float", "bytes sent to the internet (weights, datasets)",
           _nonnegative),
     Param("ledger_cross_region_bytes", "float", "bytes moved between regions", _nonnegative),
@@ -592,7 +594,8 @@ LEDGER_DEFAULTS = {
     "ledger_eval_gpu_hours": 0.0, "ledger_eval_requests": 0.0, "ledger_rl": None,
     "ledger_human_eval_hours": 0.0, "ledger_human_eval_usd_per_hour": 0.0,
     "ledger_dataset_bytes": None, "ledger_dataset_versions": 1,
-    "ledger_dataset_tier": "s3-standard", "ledger_log_bytes": 0.0, "ledger_egress_bytes": 0.0,
+    "ledger_dataset_tier": "s3-standard", "ledger_log_bytes": 0.0,
+    "ledger_dataset_retention_months": 12.0, "ledger_egress_bytes": 0.0,
     "ledger_cross_region_bytes": 0.0, "ledger_pue": None, "ledger_grid_kg_co2e_per_kwh": None,
     "ledger_electricity_usd_per_kwh": None, "ledger_owned_usd_per_gpu": None,
     "ledger_spot_preemptions_per_node_day": None, "ledger_spot_restart_s": None,

@@ -112,7 +112,8 @@ def fmt_duration(seconds: float) -> str:
 def fmt_usd(usd: float) -> str:
     """Format US dollars to three significant digits with a k/M/B/T suffix, trailing zeros kept
     so that a column reads alike: ``$123M``, ``$24.0k``, ``$1.22k``, ``$998``; under $100 to the
-    cent (``$12.50``, a price per GPU-hour)."""
+    cent (``$12.50``, a price per GPU-hour); under a cent two significant figures (``$0.0041``
+    per million input tokens of a small model, which to the cent read ``$0.00``)."""
     v = _number(usd, "usd")
     if not math.isfinite(v):
         return not_finite_text(v) if math.isnan(v) else ("$∞" if v > 0 else "-$∞")
@@ -125,6 +126,8 @@ def fmt_usd(usd: float) -> str:
             return f"{sign}${sig3(v / scale)}{suffix}"
     if round(v, 2) >= 100:
         return f"{sign}${v:,.0f}"
+    if 0 < v < 0.01:  # under a cent: two significant figures ("$0.0041"), never "$0.00"
+        return f"{sign}${v:.2g}"
     return f"{sign}${v:,.2f}"
 
 
@@ -175,6 +178,16 @@ def fmt_quantity(value: float, digits: int = 3) -> str:
     if v == 0 or abs(v) >= 10 ** (digits - 1):
         return f"{v:,.0f}"
     return f"{v:.{digits}g}" if abs(v) >= 10 ** -4 else f"{v:.{digits - 1}e}"
+
+
+def fmt_bandwidth(bytes_per_s: float) -> str:
+    """A bandwidth in GB/s (decimal) for prose: ``fmt_quantity`` of the GB/s to two significant
+    figures, whole from 10 GB/s up ("56 GB/s", "2,000 GB/s", "1.5 GB/s", "0.12 GB/s"), so a
+    small job's storage reads "0.12 GB/s", not "0 GB/s" or "0.0 GB/s"."""
+    v = _number(bytes_per_s, "bytes_per_s")
+    if not math.isfinite(v):
+        return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} GB/s"
+    return f"{fmt_quantity(v / GB, 2)} GB/s"
 
 
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,

@@ -743,6 +743,46 @@ def caveats_html(warnings: list) -> str:
             f"<ul>{items}</ul></div>")
 
 
+#: The package's module names (its rooms' files): a dotted name that starts with one of them
+#: (or with ``llmcost.``), e.g. ``accuracy.central_mfu``, is a function of the package.
+PACKAGE_MODULES = frozenset(
+    ["llmcost"] + [f.stem for f in Path(__file__).resolve().parents[1].glob("*/*.py")
+                   if not f.stem.startswith("_")])
+_NAME = r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+"
+
+
+def note_parts(note: str) -> tuple:
+    """``(words, names)`` of a headline figure's note: the package functions it names
+    (``PACKAGE_MODULES``: ``accuracy.central_mfu``, ``llmcost.levers.bill``) and the note
+    without them, in the reader's words ("prediction ÷ (1 + median held-out error), kept inside
+    the band"): a name is removed with a "by", "see" or "in" before it and the punctuation it
+    leaves (an empty or bare pair of parentheses, a leading colon or comma). File names
+    (``data/prices.csv``) and dotted numbers stay."""
+    text = str(note)
+    names = [m.group(0) for m in re.finditer(rf"(?<![\w./-]){_NAME}(?![\w/-])", text)
+             if m.group(0).split(".")[0] in PACKAGE_MODULES
+             and not re.search(r"\.(csv|yaml|json|py|md|html)$", m.group(0))]
+    for n in names:
+        text = re.sub(rf"(?:\s*\b(?:by|see|in)\s+)?{re.escape(n)}", "", text, count=1)
+    for pattern, repl in ((r"\(\s*[,;:]\s*", "("), (r"\s*[,;:]\s*\)", ")"),
+                          (r"\(\s*\)", ""), (r"^\s*[,;:]\s*", ""), (r"\s+([,;:)])", r"\1"),
+                          (r"\s{2,}", " ")):
+        text = re.sub(pattern, repl, text)
+    return text.strip().rstrip(",;:").strip(), list(dict.fromkeys(names))
+
+
+def note_html(note: str) -> str:
+    """A headline figure's note on the index: its words first (``note_parts``), the package
+    functions it names behind a ``<details>`` element ("function", each in ``<code>``): the
+    reader sees words, and one click then the function's docstring give the formula."""
+    words, names = note_parts(note)
+    if not names:
+        return html.escape(str(note))
+    codes = ", ".join(f"<code>{html.escape(n)}</code>" for n in names)
+    return (f"{html.escape(words)}<details class='fn'><summary>function</summary>{codes} (its "
+            "docstring has the formula)</details>")
+
+
 def compare_labels(a: str, b: str) -> tuple:
     """Distinct column labels for two scenario files: their stems, or, when the stems are the
     same (data/scenarios/default.yaml against /tmp/x/default.yaml), their paths."""

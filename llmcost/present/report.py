@@ -106,6 +106,7 @@ from .glance import (
     compare_inputs,
     compared_sentence,
     glance_figure_html,
+    note_html,
     plain_sentences,
     scenario_names,
     with_headline,
@@ -2143,6 +2144,7 @@ img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
 width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
 div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
 div.caveats summary{cursor:pointer}p.note{color:#555}
+details.fn summary{cursor:pointer;color:#555;font-size:.85em}
 @media (max-width:40rem){body{margin:1rem auto}td,th{padding:.25rem .35rem}
 h1{font-size:1.5rem}p.lead{font-size:1.05rem}}
 @media print{@page{margin:15mm}
@@ -2196,7 +2198,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
         for r in rows:
             val = index_value(r)
             heads.append(f"<tr><td>{esc(r['label'])}</td><td class='v'>{esc(val)}</td>"
-                         f"<td>{esc(r['note'])}</td></tr>")
+                         f"<td>{note_html(r['note'])}</td></tr>")
     defaults = [k for k, v in summary["parameters"].items() if v["from"] == "notebook default"]
     defaults_html = ""
     if defaults:

@@ -1896,8 +1896,31 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
-    if isinstance(o.train_plan, str) and o.train_plan == "auto":
-        return _auto_training_mfu(m, acc, o, x)
+    try:
+        if isinstance(o.train_plan, str) and o.train_plan == "auto":
+            return _auto_training_mfu(m, acc, o, x)
+        return _given_plan_training_mfu(m, acc, o, x)
+    except ValueError as e:
+        raise trainer_gpus_error(o, e) from None
+
+
+def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
+    """``train_step``'s error on the trainer GPUs, said as what they are: with separate rollout
+    GPUs the update trains on n_gpus − rollout_gpus of them, not on ``n_gpus`` (a trial read
+    "rl_gpus=64: no training plan fits" for rl_gpus = 128, 64 of them rollout), so the error
+    names both keys and the remedy on them; colocated, the trainer GPUs are ``n_gpus`` and the
+    error is unchanged."""
+    if o.colocated:
+        return e
+    msg = str(e).replace(f"n_gpus={o.training_gpus}: ", "").replace(
+        "give the RL job more GPUs", f"give the training more GPUs (raise n_gpus={o.n_gpus} or "
+        f"lower rollout_gpus={o.rollout_gpus})")
+    return ValueError(f"the {o.training_gpus} training GPUs of the separate set-up (n_gpus="
+                      f"{o.n_gpus} − rollout_gpus={o.rollout_gpus}): {msg}")
+
+
+def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
+    """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring)."""
     kw = _plan_keywords(o.train_plan)
     f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
     seq = math.ceil(x / f) * f

@@ -343,11 +343,12 @@ def _activation_row(analysis: BatchAnalysis) -> tuple:
     stored = analysis.plan_activation_bytes_per_gpu
     if np.isfinite(stored):
         return ("activation_gb_per_gpu", "activation memory per GPU, scenario plan",
-                stored / 1e9, "GB", "its busiest pipeline stage as its stack stores them "
-                "(step_scenario.scenario_memory, notebook 03's count)")
+                stored / 1e9, "GB", "its busiest pipeline stage as its stack stores them, "
+                "notebook 03's count (step_scenario.scenario_memory)")
     return ("activation_gb_per_gpu", "activation memory per GPU",
             analysis.activation_bytes_per_gpu / 1e9, "GB",
-            "llmcost.memory, FlashAttention, L layers of one micro-batch (Korthikanti et al.)")
+            "L layers of one micro-batch with FlashAttention, Korthikanti et al.'s count "
+            "(llmcost.memory)")
 
 
 def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,

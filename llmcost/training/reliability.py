@@ -45,6 +45,7 @@ from ..core.units import (
     TIB,
     as_array,
     as_flag,
+    fmt_bandwidth,
     options_with,
     scalar_or_array,
 )
@@ -954,11 +955,10 @@ def storage_throughput_per_tib(name: str):
 
 
 def gb_per_s_text(bytes_per_s: float) -> str:
-    """A storage bandwidth in GB/s for a sentence: whole GB/s from 1 GB/s up ("56 GB/s",
-    "2,000 GB/s"), two significant digits below ("0.12 GB/s": a small job's optimum, which a
-    whole number printed as "0 GB/s")."""
-    gb = float(bytes_per_s) / 1e9
-    return f"{gb:,.0f} GB/s" if gb >= 1 else f"{gb:.2g} GB/s"
+    """A storage bandwidth in GB/s for a sentence: ``units.fmt_bandwidth`` ("56 GB/s",
+    "2,000 GB/s", "1.5 GB/s", and "0.12 GB/s": a small job's optimum, which a whole number
+    printed as "0 GB/s")."""
+    return fmt_bandwidth(float(bytes_per_s))
 
 
 def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,

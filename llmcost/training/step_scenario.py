@@ -267,11 +267,11 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
         ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
          band.error_note()),
         ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
-         band.central()[0], "", "accuracy.central_mfu: prediction ÷ (1 + median held-out "
-         "error), kept inside the band"),
+         band.central()[0], "", "prediction ÷ (1 + median held-out error), kept inside the band "
+         "(accuracy.central_mfu)"),
         ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
         ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
-         "llmcost.step_time: global batch tokens ÷ step time"),
+         "global batch tokens ÷ step time (llmcost.step_time)"),
         ("best_plan_mfu", "predicted MFU, fastest ranked plan", best["mfu"], "", best_plan),
         ("regime_mfu_mean_abs_error", "mean |step-time error| on this regime's published runs",
          err, "", err_note)]

@@ -82,6 +82,7 @@ ledger_dataset_bytes: float = None  # bytes of one dataset version
 ledger_dataset_versions: int = 1  # dataset versions kept
 ledger_dataset_tier: str = 's3-standard'  # storage tier of datasets and logs (data/storage_prices.csv)
 ledger_log_bytes: float = 0.0  # bytes of logs, metrics and traces kept
+ledger_dataset_retention_months: float = 12.0  # months datasets and logs are kept after the project
 ledger_egress_bytes: float = 0.0  # bytes sent to the internet (weights, datasets)
 ledger_cross_region_bytes: float = 0.0  # bytes moved between regions
 ledger_pue: float = None  # data-centre PUE
@@ -157,7 +158,9 @@ display(Markdown(answers.bill(spec.name, gpu.name, p["n_gpus"], p["train_tokens"
 #
 # Every line, its category and phase, whether it is **fixed** (paid whatever happens: storage
 # capacity, people, reserved or owned GPUs) or **elastic** (scales with the GPU-hours actually
-# used), its share, and how it was computed. `status` says where the amount comes from:
+# used; every line run on the bill's GPU-hours, from pre-training to fine-tuning, RL and benchmark
+# runs, is of its capacity's kind: fixed when reserved or owned, elastic on demand or spot:
+# `ledger.compute_kind`), its share, and how it was computed. `status` says where the amount comes from:
 # *modelled* (scenario values), *default* (a sourced default), *not given* (0: the scenario gives
 # nothing), *included* (inside another line's price), *not modelled* (no amount yet). The last
 # column links the notebook that explains the line; `llmcost.ledger` holds every formula.
@@ -361,15 +364,29 @@ print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
 # `ledger_dataset_bytes` (default: 4 bytes per token) × versions × months. **Network** is egress
 # and cross-region bytes × a cloud list price. **Energy** is
 #
-# &nbsp;&nbsp;&nbsp;&nbsp;**E = GPU-hours × TDP × (server W ÷ TDP) × average draw ÷ TDP × PUE**
+# &nbsp;&nbsp;&nbsp;&nbsp;**E = GPU-hours × TDP × (server W ÷ TDP) × (average draw ÷ rated power) × PUE**
 #
-# with Cottier et al. 2024's figures (H100 server 1.82 × TDP, draw 0.75, PUE 1.1: 1.50 × TDP),
-# and emissions = E × grid intensity (the US average, from EIA: printed below). A rented GPU-hour
-# already includes its electricity, so the energy line is $0 unless the hardware is owned.
-# **Conventions differ:** Meta's model cards count the GPU's TDP alone (700 W per H100); the bill
-# counts the server, the average draw and the PUE, 1.50× that energy for the same GPU-hours
-# (`ledger.energy_of` gives both). Divided by that factor, the bill's line for the Llama 3.1 cards'
-# GPU-hours against their published emissions:
+# with Cottier et al. 2024's terms (§2.3: the host's CPUs, memory, NICs and fans per accelerator;
+# the average draw during training as a share of the rated power; the data centre's overhead;
+# `ledger.energy_terms`), and emissions = E × grid intensity (default: the US average, EIA). A
+# rented GPU-hour already includes its electricity, so the energy line is $0 unless the hardware
+# is owned. **Conventions differ:** Meta's model cards count the GPU's TDP alone; the bill counts
+# the server, the average draw and the PUE (`ledger.energy_of` gives both). For this scenario's
+# accelerator:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t = ledger.energy_terms(gpu, p["ledger_pue"]) if gpu.tdp_w == gpu.tdp_w and gpu.tdp_w else None
+h100 = ledger.energy_terms("H100-SXM")  # the Llama 3.1 cards' GPUs, compared below
+display(Markdown(
+    f"{gpu.name}: {t['tdp_w']:,.0f} W × {t['server_per_tdp']:.2f} (server W ÷ TDP) × "
+    f"{t['draw']:.2f} (average draw ÷ rated power) × PUE {t['pue']:.2f} = "
+    f"{t['kw_per_gpu']:.2f} kW per GPU: the bill counts {t['factor']:.2f}× the TDP-only energy "
+    "for the same GPU-hours." if t else
+    f"{gpu.name} has no sourced TDP (data/accelerators.csv): the bill has no energy figure."))
+display(Markdown(
+    f"The Llama 3.1 cards ran on H100s ({h100['factor']:.2f}× the TDP-only energy); divided by "
+    "that factor, the bill's line for the cards' GPU-hours against their published emissions:"))
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -384,17 +401,22 @@ for name, hours, t_card in (("8B", 1.46e6, 420), ("70B", 7.0e6, 2040), ("405B", 
     print(f"Llama 3.1 {name}: bill {e['mwh']:,.0f} MWh, {e['tco2e']:,.0f} t; on the card's basis "
           f"{e['mwh_tdp']:,.0f} MWh, {e['tco2e'] / e['factor']:,.0f} t vs {t_card:,} t published "
           f"({e['tco2e'] / e['factor'] / t_card - 1:+.1%})")
-grid, card = e["kg_co2e_per_kwh"], 8930 / 21_588  # the 405B card's t ÷ MWh (TDP basis)
-year, r = ledger.default_rows()["grid_kg_co2e_per_kwh"]["date"], e["factor"]
-print(f"grid: the bill's {grid:.3f} kg CO2e/kWh (US average, EIA {year}), the card's {card:.3f}; "
-      f"own basis: bill energy {r:.2f}× the card's, tonnes {r * grid / card:.2f}×")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+e = ledger.energy_of(30.84e6, "H100-SXM")  # Llama 3.1 405B's card: 30.84M GPU-h, 8,930 t
+gap = e["tco2e"] / e["factor"] / 8930 - 1
+year = ledger.default_rows()["grid_kg_co2e_per_kwh"]["date"]  # EIA's year
+display(Markdown(
+    f"On the card's basis the bill is {abs(gap):.0%} {'below' if gap < 0 else 'above'} the "
+    f"405B's published tonnes: the bill's grid is the US average ({e['kg_co2e_per_kwh']:.3f} "
+    f"kg/kWh, EIA {year}), the card's the grids of Meta's data centres (8,930 t ÷ "
+    f"{e['mwh_tdp']:,.0f} MWh = {8930 / e['mwh_tdp']:.3f}). On its own basis the bill's energy "
+    f"is {e['factor']:.2f}× the card's for the same GPU-hours, and its tonnes "
+    f"{e['tco2e'] / 8930:.2f}×: the host servers, the average draw and the PUE, not the GPU's "
+    "TDP alone."))
 
 # %% [markdown]
-# On the card's basis the bill is below the published tonnes by the gap between the two grids
-# (the last line above): the bill's is the US average, the card's the grids of Meta's data
-# centres. On its own basis the bill counts more energy and more tonnes than the card for the same
-# GPU-hours: the host servers, the average draw and the PUE, not the GPU's TDP alone.
-#
 # ## Step 5 · A reserve for hidden costs
 #
 # Three lines hold the money nobody plans to spend. **Exploratory and failed runs**: Cottier et al.

@@ -710,9 +710,11 @@ plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}"
 # recomputes the policy's old log-probabilities, as OpenRLHF does.
 
 # %%
+from llmcost.core.units import fmt_quantity
+
 parts = {k: it.parts(price) for k, it in iters.items()}
-display(plots.table(parts["scenario"], {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}",
-                                        "share": "{:.1%}", "usd": "${:,.2f}"},
+display(plots.table(parts["scenario"], {"gpu_s": "{:,.0f}", "gpu_hours": lambda h: fmt_quantity(h, 2),
+                                        "share": "{:.1%}", "usd": llmcost.fmt_usd},
                     words=plots.COLUMN_WORDS))
 plots.rl_parts_bars(parts);
 

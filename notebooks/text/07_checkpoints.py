@@ -64,6 +64,7 @@ import pandas as pd
 import llmcost
 from llmcost import ledger, plots
 from llmcost import reliability as rel
+from llmcost.core.units import fmt_bandwidth, fmt_quantity
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
@@ -77,7 +78,7 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
     p, spec.n_params, run["gpu_hours"], price, per_node)  # section 7: sized from the checkpoint plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
-print(f"checkpoint storage: {p['ckpt_storage_bytes_per_s'] / 1e9:,.1f} GB/s ({storage_source})")
+print(f"checkpoint storage: {fmt_bandwidth(p['ckpt_storage_bytes_per_s'])} ({storage_source})")
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
       f"${price:.2f}/GPU-h ({price_source})")
 print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
@@ -169,7 +170,7 @@ print(f"job MTBF on {llmcost.fmt_gpus(p['n_gpus'])}: {llmcost.fmt_duration(plan.
 print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
 print(f"expected unexpected failures over the ideal run's "
       f"{llmcost.fmt_duration(run['wall_clock_s'])}: "
-      f"{run['wall_clock_s'] / plan.mtbf_s:,.1f}, plus "
+      f"{fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)}, plus "
       f"{p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned interruptions")
 
 # %%
@@ -177,7 +178,7 @@ print(f"expected unexpected failures over the ideal run's "
 display(Markdown(
     f"**Takeaway.** The job's MTBF falls as 1/n: at the scenario's "
     f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year, its {p['n_gpus']:,}-GPU job fails "
-    f"every {llmcost.fmt_duration(plan.mtbf_s)}: {run['wall_clock_s'] / plan.mtbf_s:,.1f} "
+    f"every {llmcost.fmt_duration(plan.mtbf_s)}: {fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)} "
     f"unexpected failures and {p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned "
     f"interruptions to expect over its ideal {llmcost.fmt_duration(run['wall_clock_s'])}, and "
     f"a chance of "
@@ -227,7 +228,7 @@ print(f"405B checkpoint (14 B/param): {c405.total_bytes / 1e12:.2f} TB, "
 print(f"write at Tectonic's 2 TB/s sustained: {t2:.2f} s; at 7 TB/s peak: {t7:.2f} s")
 print(f"this scenario: {llmcost.fmt_bytes(plan.size.total_bytes)}, "
       f"{llmcost.fmt_bytes(plan.size.per_rank_bytes)} per GPU, write {plan.write_s:.1f} s at "
-      f"{p['ckpt_storage_bytes_per_s'] / 1e9:,.0f} GB/s")
+      f"{fmt_bandwidth(p['ckpt_storage_bytes_per_s'])}")
 
 # %% [markdown]
 # **Takeaway.** A checkpoint is 14 bytes per parameter under bf16-Adam (no gradients), and
@@ -274,15 +275,15 @@ plots.table(pd.DataFrame(rows).T, {"goodput": "{:.2%}", "storage duty": "{:.1%}"
 a = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None)
 print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of {a.write_s:.1f} s "
       f"every {a.interval_s:.0f} s keeps the storage busy {a.storage_duty:.1%} of the time: "
-      f"{a.sustained_write_bytes_per_s / 1e9:,.1f} GB/s sustained, "
-      f"{a.sustained_write_bytes_per_s * 86400 / 1e15:,.1f} PB written a day")
+      f"{fmt_bandwidth(a.sustained_write_bytes_per_s)} sustained, "
+      f"{llmcost.fmt_bytes(a.sustained_write_bytes_per_s * 86400)} written a day")
 
 # %%
 bw, held = p["ckpt_storage_bytes_per_s"], max(p["ckpt_keep_last"], 1) * float(plan.size.total_bytes)
 small = rel.tier_bandwidth_bytes_per_s(p["ckpt_hot_tier"], held)  # a tier sized for capacity only
-cases = {f"the scenario's, {bw / 1e9:,.0f} GB/s": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
-         f"a tenth: {bw / 1e10:,.0f} GB/s": (bw / 10, 1.0),
-         f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {small / 1e9:.2f} GB/s": (small, 1.0)}
+cases = {f"the scenario's, {fmt_bandwidth(bw)}": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
+         f"a tenth: {fmt_bandwidth(bw / 10)}": (bw / 10, 1.0),
+         f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {fmt_bandwidth(small)}": (small, 1.0)}
 rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
                                         storage_bytes_per_s=b, max_storage_duty=u)
         for k, (b, u) in cases.items()}
@@ -295,7 +296,7 @@ plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval
 # %%
 # NBVAL_CHECK_OUTPUT
 base, capped = list(rows.values())[:2]
-print(f"at the scenario's {bw / 1e9:,.0f} GB/s: duty u = {base.storage_duty:.1%}, interval "
+print(f"at the scenario's {fmt_bandwidth(bw)}: duty u = {base.storage_duty:.1%}, interval "
       f"{base.interval_s:,.0f} s; at most 5% for checkpoints: interval {capped.interval_s:,.0f} s, "
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
 
@@ -464,7 +465,8 @@ print(f"goodput {wf.attrs['goodput']:.2%}: paid {paid['gpu_hours']:,.0f} GPU-hou
       f"{run['gpu_hours']:,.0f} ideal; {wf.attrs['wall_clock_days']:.1f} days of wall clock")
 print(f"failures, checkpoints and restarts cost {paid['gpu_hours'] - run['gpu_hours']:,.0f} "
       f"GPU-hours = {llmcost.fmt_usd(lost_usd)} at ${price:.2f}/GPU-h; "
-      f"{wf.attrs['expected_failures']:,.1f} failures expected over the real (longer) run")
+      f"{fmt_quantity(wf.attrs['expected_failures'], 3)} failures expected over the real "
+      "(longer) run")
 
 # %% [markdown]
 # **Takeaway.** Every lost minute is paid on every GPU of the job: a 2% loss of goodput is 2% of
@@ -555,8 +557,8 @@ scen_storage = storage.iloc[0]["total"]
 density = rel.storage_throughput_per_tib(p["ckpt_hot_tier"])  # None: not sold per TiB
 if density:
     tib = p["ckpt_storage_bytes_per_s"] / density
-    print(f"{p['ckpt_hot_tier']} at {p['ckpt_storage_bytes_per_s'] / 1e9:,.0f} GB/s needs "
-          f"{tib:,.0f} TiB provisioned ({tib * 2**40 / plan.size.total_bytes:,.0f}× one checkpoint)")
+    print(f"{p['ckpt_hot_tier']} at {fmt_bandwidth(p['ckpt_storage_bytes_per_s'])} needs "
+          f"{fmt_quantity(tib, 2)} TiB provisioned ({tib * 2**40 / plan.size.total_bytes:,.0f}× one checkpoint)")
 print(f"storage for the scenario's policy: {llmcost.fmt_usd(scen_storage)} "
       f"({scen_storage / run['compute_cost_usd']:.2%} of the ideal compute cost)")
 warning = rel.storage_share_warning(scen_storage, run["compute_cost_usd"])
@@ -592,10 +594,10 @@ for a, t in tradeoff.items():
     kind = "asynchronous" if a else "synchronous"
     at_job = t.loc[job_rate]
     rows[f"{kind}, optimum"] = t.attrs["optimum"]
-    rows[f"{kind}, {job_rate / 1e9:,.0f} GB/s"] = {"storage_bytes_per_s": at_job.name, **at_job}
+    rows[f"{kind}, {fmt_bandwidth(job_rate)}"] = {"storage_bytes_per_s": at_job.name, **at_job}
 df = pd.DataFrame(rows).T.assign(GBps=lambda d: d["storage_bytes_per_s"] / 1e9)
 plots.table(df[["GBps", "goodput", "lost_usd", "storage_usd", "total_usd"]],
-            {"GBps": "{:,.0f}", "goodput": "{:.2%}", "lost_usd": "${:,.0f}",
+            {"GBps": lambda g: fmt_quantity(g, 2), "goodput": "{:.2%}", "lost_usd": "${:,.0f}",
              "storage_usd": "${:,.0f}", "total_usd": "${:,.0f}"}, index=True)
 
 # %%
@@ -603,9 +605,9 @@ plots.table(df[["GBps", "goodput", "lost_usd", "storage_usd", "total_usd"]],
 t = tradeoff[p["ckpt_async"]]
 best, at_job = t.attrs["optimum"], t.loc[job_rate]
 print(f"this scenario ({'asynchronous' if p['ckpt_async'] else 'synchronous'} checkpoints): "
-      f"the cheapest storage is {best['storage_bytes_per_s'] / 1e9:,.0f} GB/s, storage "
+      f"the cheapest storage is {fmt_bandwidth(best['storage_bytes_per_s'])}, storage "
       f"{llmcost.fmt_usd(best['storage_usd'])} + lost GPU time {llmcost.fmt_usd(best['lost_usd'])}"
-      f" = {llmcost.fmt_usd(best['total_usd'])}; at {job_rate / 1e9:,.0f} GB/s the sum is "
+      f" = {llmcost.fmt_usd(best['total_usd'])}; at {fmt_bandwidth(job_rate)} the sum is "
       f"{llmcost.fmt_usd(at_job['total_usd'])} (goodput {at_job['goodput']:.2%} against "
       f"{best['goodput']:.2%}, {100 * (at_job['goodput'] - best['goodput']):.2f} points)")
 print(t.attrs["note"])

@@ -80,6 +80,7 @@ ledger_dataset_bytes: float = None  # bytes of one dataset version
 ledger_dataset_versions: int = 1  # dataset versions kept
 ledger_dataset_tier: str = 's3-standard'  # storage tier of datasets and logs (data/storage_prices.csv)
 ledger_log_bytes: float = 0.0  # bytes of logs, metrics and traces kept
+ledger_dataset_retention_months: float = 12.0  # months datasets and logs are kept after the project
 ledger_egress_bytes: float = 0.0  # bytes sent to the internet (weights, datasets)
 ledger_cross_region_bytes: float = 0.0  # bytes moved between regions
 ledger_pue: float = None  # data-centre PUE
@@ -585,7 +586,9 @@ print(f"3. x* = {se['x']:.3f}, p* = {se['break_even_probability']:.1%}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD", "llmcost.levers.bill")]
+rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
+                   "every line of the bill plus the GPU-hours of failed and forgotten jobs "
+                   "(levers.bill)")]
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
                             "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
