@@ -1,0 +1,75 @@
+"""What a tenth new-user trial (helper trialB's share) found in the plan search's refusals and
+advice, the names of models read from a config.json and the catalogue's suggestions, each
+checked against a hand derivation or the source it cites."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+#: The trial's scenario (/tmp/trial1/odd/nofit_tp.yaml): Llama 3.1 70B on A100-40GB with tp 1
+#: and pp 1 fixed; the default stack (megatron-core-2024) and batch (512 sequences of 8,192).
+NOFIT_TP = ("train_tokens: 1e12\nseq_len: 8192\nn_gpus: {n}\nmodel: llama-3.1-70b\n"
+            "accelerator: A100-40GB\nmfu: 0.4\n")
+
+
+def _refusal(tmp_path, text: str) -> str:
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as err:
+        estimate_ledger(path)
+    return str(err.value)
+
+
+def test_fixed_tp_and_pp_that_never_fit_are_named_as_the_cause(tmp_path):
+    # The trial: with tp: 1, pp: 1 fixed the refusal advised "use more GPUs" at 64 GPUs (176 GB
+    # needed) and at 512 (161 GB), and "use 512 GPUs" at 4,096. By hand: Llama 3.1 70B has
+    # 70,553,706,496 parameters (the released safetensors, data/models.csv), 2 bytes each in
+    # BF16 = 141.1 GB of weights; the default stack megatron-core-2024 has ZeRO stages 0-2
+    # (data/stacks.csv), none of which shards the weights over data parallelism (Rajbhandari
+    # et al. 2020, ZeRO §5), so at tp·pp = 1 every GPU holds all 141.1 GB, against
+    # 42,949,672,960 B × (1 − 0.10 reserve) = 38.7 GB usable on an A100-40GB: no GPU count fits.
+    # The batch, 4,194,304 tokens = 512 sequences of 8,192, splits over at most dp = 512.
+    weights, usable = 70_553_706_496 * 2, 42_949_672_960 * 0.9
+    assert weights / 1e9 == pytest.approx(141.1, abs=0.05) and usable / 1e9 == pytest.approx(
+        38.65, abs=0.01)
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=64) + "tp: 1\npp: 1\n")
+    assert "the fixed tp: 1, pp: 1 are the cause: more GPUs do not help (even 512 GPUs" in msg
+    assert "the stack megatron-core-2024 has no ZeRO-3 to shard the weights" in msg
+    need = float(re.search(r"even 512 GPUs, [^:]*, need ([0-9,]+) GB per GPU", msg)[1])
+    assert weights / 1e9 <= need < 2 * weights / 1e9   # the weights and a share of the rest
+    # what fits: the smallest tp·pp must at least split the weights below the usable memory,
+    # 141.1 / 38.65 = 3.65 → 4, and the plan it names must then fit (no refusal)
+    k, t, q = map(int, re.search(r"tp·pp = (\d+) fits on these 64 GPUs \(tp: (\d+), pp: (\d+)",
+                                 msg).groups())
+    assert k == t * q >= math.ceil(weights / usable) == 4
+    from llmcost.present.report import estimate_ledger
+    for fixed in (f"tp: {t}\npp: {q}\n", ""):   # the named tp·pp, and tp and pp left free
+        path = tmp_path / "fits.yaml"
+        path.write_text(NOFIT_TP.format(n=64) + fixed)
+        assert estimate_ledger(path).total_usd > 0
+    assert "use more GPUs" not in msg
+    # at 512 GPUs, the most the batch splits over, it says so instead of quoting itself
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=512) + "tp: 1\npp: 1\n")
+    assert "the batch splits over no more than these 512 GPUs with them" in msg
+    assert "use more GPUs" not in msg
+    # at 4,096 GPUs the count does not split (dp ≤ 512); the counts it names do not fit either
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=4096) + "tp: 1\npp: 1\n")
+    assert "use 512 GPUs" in msg
+    assert ("but with the fixed tp: 1, pp: 1 no plan fits on any GPU count the batch splits "
+            "over: on 512 GPUs") in msg
+    assert "leave tp and pp free (0) or fix a larger tp·pp" in msg
+
+
+def test_a_misfit_with_nothing_fixed_still_advises_more_gpus(tmp_path):
+    # Llama 3.1 405B on 8 H100s, nothing fixed: 405e9 × 2 bytes = 810 GB of BF16 weights over 8
+    # GPUs is 101 GB each, more than 85,899,345,920 B (80 GiB) × 0.9 = 77.3 GB usable, whatever
+    # the plan; more GPUs are the remedy, and no fixed field is blamed
+    assert 405e9 * 2 / 8 > 85_899_345_920 * 0.9
+    msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 8192\nn_gpus: 8\nmodel: "
+                             "llama-3.1-405b\naccelerator: H100-SXM\nmfu: 0.4\n")
+    assert "use more GPUs" in msg and "are the cause" not in msg
