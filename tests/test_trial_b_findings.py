@@ -73,3 +73,62 @@ def test_a_misfit_with_nothing_fixed_still_advises_more_gpus(tmp_path):
     msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 8192\nn_gpus: 8\nmodel: "
                              "llama-3.1-405b\naccelerator: H100-SXM\nmfu: 0.4\n")
     assert "use more GPUs" in msg and "are the cause" not in msg
+
+
+def test_megatron_stacks_keep_tp_to_a_divisor_of_the_kv_heads(tmp_path):
+    # The trial: a 1,048,576-token context of Llama 3.1 8B on 64 H100s (/tmp/trial1/odd/
+    # ctx1m.yaml) chose "TP32 · PP2" on megatron-core-2024. Llama 3.1 8B has 32 query heads and
+    # 8 KV heads (its config.json: num_attention_heads 32, num_key_value_heads 8). Megatron-Core
+    # raises "num_query_groups (8) must be a multiple of tensor_model_parallel_size" when
+    # 8 % tp != 0 (NVIDIA/Megatron-LM@10ceb4dc4c77, megatron/core/transformer/
+    # transformer_config.py; attention.py divide(num_query_groups, world_size)), until
+    # NVIDIA/Megatron-LM@f7dfb9979519 (2025-12-06, core_v0.16.0) lets tp be a multiple. So on
+    # 64 GPUs the tp that divide the 32 heads and 64 are 1, 2, 4, 8, 16, 32; with replication
+    # all six run, without it only 1, 2, 4, 8.
+    from llmcost.core.catalog import load_model, scenario_cluster
+    from llmcost.core.stacks import load_stack
+    from llmcost.training import parallel as P
+    m = load_model("llama-3.1-8b")
+    assert (m.n_heads, m.n_kv_heads) == (32, 8)
+    assert [load_stack(s).tp_kv_replication for s in (
+        "megatron-core-2024", "megatron-core-2025", "megatron-core-2026")] == [False, False, True]
+    cluster = scenario_cluster({"accelerator": "H100-SXM", "n_gpus": 64})
+    tps = {repl: sorted(set(P.enumerate_plans(
+        m, cluster, 64, 8192, pp=(1,), zero_stage=(1,), recompute=("full",),
+        micro_batch_size=(1,), tp_kv_replication=repl)["tp"])) for repl in (True, False)}
+    assert tps == {True: [1, 2, 4, 8, 16, 32], False: [1, 2, 4, 8]}
+    # the trial's scenario: its search (cp fixed to 1 by default) now keeps tp | 8; no such plan
+    # fits a 1M-token sequence, so it is refused, with the advice to search context parallelism
+    msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 1048576\nn_gpus: 64\nmodel: "
+                             "llama-3.1-8b\naccelerator: H100-SXM\nmfu: 0.4\n")
+    tp = int(re.search(r"\(plan TP(\d+) ", msg)[1])
+    assert 8 % tp == 0 and "set cp: 0 to let the search choose context parallelism" in msg
+    # an explicit tp 16 is refused on megatron-core-2024 naming tp, the KV heads and the rule,
+    # and runs on megatron-core-2026 (KV heads replicated on 16 / 8 = 2 ranks)
+    base = ("train_tokens: 1e12\nseq_len: 8192\nn_gpus: 64\nmodel: llama-3.1-8b\n"
+            "accelerator: H100-SXM\nmfu: 0.4\ntp: 16\n")
+    msg = _refusal(tmp_path, base)
+    assert ("tp=16 must divide n_kv_heads=8 (llama-3.1-8b) on the megatron-core-2024 stack"
+            in msg and "rule tp_kv_heads" in msg)
+    with pytest.raises(P.PlanError) as err:
+        P.check_tp_kv_heads(m, 16, replication=False)
+    assert err.value.rule == "tp_kv_heads"
+    P.check_tp_kv_heads(m, 16)   # replicated: valid
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "tp16.yaml"
+    path.write_text(base + "stack: megatron-core-2026\n")
+    assert estimate_ledger(path).total_usd > 0
+
+
+def test_a_split_hint_on_a_megatron_stack_counts_only_tp_dividing_the_kv_heads():
+    # splitting_gpu_counts with tp_kv_replication false: Llama 3.1 8B, a 1-sequence batch
+    # (dp 1), pp and cp fixed to 1: the GPU counts are the tp dividing both 32 heads and 8 KV
+    # heads, 1, 2, 4, 8; with replication also 16 and 32
+    from llmcost.core.catalog import load_model
+    from llmcost.training import parallel as P
+    m = load_model("llama-3.1-8b")
+    fixed = {"pp": 1, "cp": 1}
+    assert P.splitting_gpu_counts(m, 1, 8192, "even", fixed) == [1, 2, 4, 8, 16, 32]
+    assert P.splitting_gpu_counts(m, 1, 8192, "even", {**fixed, "tp_kv_replication": False}) \
+        == [1, 2, 4, 8]
+
