@@ -132,3 +132,48 @@ def test_a_split_hint_on_a_megatron_stack_counts_only_tp_dividing_the_kv_heads()
     assert P.splitting_gpu_counts(m, 1, 8192, "even", {**fixed, "tp_kv_replication": False}) \
         == [1, 2, 4, 8]
 
+
+#: The trial's config.json (/tmp/trial1/hf/config.json): Llama 3.2 3B's shape, no
+#: ``_name_or_path``, in a folder named "hf".
+LLAMA_32_3B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 3072,
+               "intermediate_size": 8192, "num_attention_heads": 24, "num_key_value_heads": 8,
+               "num_hidden_layers": 28, "vocab_size": 128256, "max_position_embeddings": 131072,
+               "tie_word_embeddings": True, "rope_theta": 500000.0, "head_dim": 128}
+
+
+def test_a_config_json_in_an_uninformative_folder_is_named_by_its_type_and_size(tmp_path):
+    # The trial: "hf on 32 x H100-SXM", the model named after its folder. By hand, Llama 3.2 3B
+    # (d 3,072, 28 layers, 24 heads and 8 KV heads of 128, FFN 8,192, vocabulary 128,256, tied
+    # embeddings): per layer 2·3072² + 2·3072·1024 (Q, O; K, V) + 3·3072·8192 (gated FFN) +
+    # 2·3072 (norms) = 100,669,440; × 28 + 128,256·3,072 (embedding) + 3,072 (final norm) =
+    # 3,212,749,824, "3.2B" (Meta's model card: 3.21B)
+    import json
+
+    from llmcost.core.model import ModelSpec
+    from llmcost.present.report import estimate_ledger
+    layer = 2 * 3072**2 + 2 * 3072 * 1024 + 3 * 3072 * 8192 + 2 * 3072
+    count = 28 * layer + 128256 * 3072 + 3072
+    assert count == 3_212_749_824
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    spec = ModelSpec.from_hf_config(tmp_path / "hf" / "config.json")
+    assert spec.n_params == count and spec.name == "llama (3.2B parameters)"
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: hf/config.json\naccelerator: H100-SXM\nn_gpus: 32\ntrain_tokens: 9e12\n"
+                  "seq_len: 8192\nmfu: 0.4\n")
+    assert estimate_ledger(sc).figures["model"] == "llama (3.2B parameters)"   # estimate's line
+    # a Hugging Face cache's layout: the snapshot folder is a commit hash; the repository above
+    # it names the model
+    snap = tmp_path / "models--meta-llama--Llama-3.2-3B" / "snapshots" / ("0cb88a4f" * 5)
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    assert ModelSpec.from_hf_config(snap / "config.json").name == "Llama-3.2-3B"
+    # the config's own _name_or_path, where the folder says nothing
+    (tmp_path / "hf" / "config.json").write_text(json.dumps(
+        {**LLAMA_32_3B, "_name_or_path": "meta-llama/Llama-3.2-3B"}))
+    assert ModelSpec.from_hf_config(tmp_path / "hf" / "config.json").name == "Llama-3.2-3B"
+    # an informative folder is kept (a download's folder)
+    (tmp_path / "Llama-3.2-3B-base").mkdir()
+    (tmp_path / "Llama-3.2-3B-base" / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    assert ModelSpec.from_hf_config(tmp_path / "Llama-3.2-3B-base").name == "Llama-3.2-3B-base"
+
