@@ -177,3 +177,24 @@ def test_a_config_json_in_an_uninformative_folder_is_named_by_its_type_and_size(
     (tmp_path / "Llama-3.2-3B-base" / "config.json").write_text(json.dumps(LLAMA_32_3B))
     assert ModelSpec.from_hf_config(tmp_path / "Llama-3.2-3B-base").name == "Llama-3.2-3B-base"
 
+
+def test_an_unknown_model_suggests_the_same_family_and_size_by_nearest_version():
+    # The trial: model 'llama-4-70b' suggested 'llama-2-70b', 'llama-2-7b', 'llama-1-7b' (by
+    # spelling, one character from 'llama-2-7b') but not 'llama-3.1-70b'. The catalogue's
+    # Llama 70B models are llama-2-70b and llama-3.1-70b (data/models.csv; chinchilla-70b is
+    # another family); the nearest release to version 4 is 3.1 (|4 − 3.1| = 0.9 < |4 − 2| = 2),
+    # so it comes first, then llama-2-70b, then the closest spelling
+    import pandas as pd
+
+    from llmcost.core.catalog import DATA_DIR, load_model, name_parts, suggest
+    names = list(pd.read_csv(DATA_DIR / "models.csv")["name"])
+    assert sorted(k for k in names if name_parts(k)[0] == "llama" and "70b" in k) == \
+        ["llama-2-70b", "llama-3.1-70b"]
+    assert name_parts("llama-3.1-70b") == ("llama", 3.1, frozenset({"70b"}))
+    assert name_parts("qwen2.5-72b") == ("qwen", 2.5, frozenset({"72b"}))
+    assert suggest("llama-4-70b", names) == ["llama-3.1-70b", "llama-2-70b", "llama-2-7b"]
+    assert suggest("qwen3-72b", names)[0] == "qwen2.5-72b"   # Qwen's only 72B
+    with pytest.raises(ValueError, match=r"did you mean 'llama-3.1-70b', 'llama-2-70b'"):
+        load_model("llama-4-70b")
+    # a name without a size keeps the spelling matches (a scenario key's typo)
+    assert suggest("n_gpu", ["n_gpus", "seq_len", "tp"]) == ["n_gpus"]
