@@ -65,6 +65,20 @@ def test_fixed_tp_and_pp_that_never_fit_are_named_as_the_cause(tmp_path):
     assert "leave tp and pp free (0) or fix a larger tp·pp" in msg
 
 
+def test_a_fixed_recompute_that_keeps_plans_from_fitting_is_named(tmp_path):
+    # The same run with tp and pp free fits on 64 A100-40GB (the test above); fixing
+    # recompute: none keeps every plan's activations, and the refusal names that field as the
+    # cause and the plan the search finds with it free (which fits: the scenario without it is
+    # priced), instead of "use more GPUs"
+    from llmcost.present.report import estimate_ledger
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=64) + "recompute: none\n")
+    assert "the fixed recompute: none is the cause: with recompute left free, the search " \
+        "finds " in msg and "use more GPUs" not in msg
+    path = tmp_path / "free.yaml"
+    path.write_text(NOFIT_TP.format(n=64))
+    assert estimate_ledger(path).total_usd > 0
+
+
 def test_a_misfit_with_nothing_fixed_still_advises_more_gpus(tmp_path):
     # Llama 3.1 405B on 8 H100s, nothing fixed: 405e9 × 2 bytes = 810 GB of BF16 weights over 8
     # GPUs is 101 GB each, more than 85,899,345,920 B (80 GiB) × 0.9 = 77.3 GB usable, whatever

@@ -670,7 +670,8 @@ def _fixed_cause(values: dict) -> str:
                    f"pp: {small.pp}: plan {small.describe()})")
     everything = {**values, **{k: parallel.PLAN_PARAMETER_FIELDS[k][1] for k in fixed}}
     if _plan_fits(everything):
-        out.append(f"or, with {', '.join(fixed)} left free, the search finds "
+        out.append(("or, w" if small is not None else "w") + f"ith {', '.join(fixed)} left "
+                   "free, the search finds "
                    f"{scenario_plan(everything).describe()} on these {n:,} GPUs")
     if not out:
         return ""
