@@ -556,13 +556,19 @@ def test_training_mfu_prices_the_padded_length_and_counts_real_tokens():
     # train_plan="auto": Megatron pads to a multiple of TP (NeMo RL's pad_factor = tp_size), so
     # at 2,561 tokens (odd: no TP > 1 plan divides it) the search also runs at 2,562, 2,564, ...
     # 2,624 tokens; Llama 2 70B's update on 128 TPU v5e chips (16 GB) fits only with TP > 1.
+    # On the default stack (Megatron-Core 2024) tp divides the 8 KV heads (parallel.
+    # check_tp_kv_heads), so the plan is TP4 at 2,564 tokens (the shortest padding TP4 divides:
+    # 2,561 → 4 · ⌈2,561 / 4⌉), and the MFU counts the real 2,561 of each 2,564 tokens; before,
+    # the search took TP16 (a multiple of the KV heads) at 2,576 tokens.
     m70, v5e = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("TPU v5e")
     with pytest.raises(ValueError, match="no training plan of llama-2-70b fits"):
         rl.train_step(m70, v5e, 128, 512, 2561, train_plan="auto")
     o70 = rl.RLOptions.build(prompt_tokens=2561, prompts_per_step=32, samples_per_prompt=16,
                              rollout_gpus=0, n_gpus=128, train_plan="auto")
     mfu, _, note = rl.training_mfu(m70, v5e, o70, np.array([0.0]))
-    assert 0 < mfu < 1 and "padded to" in note
+    step = rl.train_step(m70, v5e, 128, 512, 4 * math.ceil(2561 / 4), train_plan="auto")
+    assert step.plan.startswith("TP4 ") and step.plan in note
+    assert mfu == pytest.approx(step.mfu * 2561 / 2564 * rl.six_n_share(m70, 2564), rel=1e-12)
 
 
 def test_auto_training_mfu_takes_the_padding_with_the_shortest_step():
@@ -611,13 +617,23 @@ def test_the_automatic_update_plan_keeps_to_the_stack():
     m, acc = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("H100-SXM")
     every = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=ALL_FEATURES).plan
     assert _plan_fields(every)[0] == "zb-h1"
-    for name in ("megatron-core-2024", "megatron-lm-2022", "deepspeed-zero3-2021",
+    for name in ("megatron-core-2024", "deepspeed-zero3-2021",
                  "pytorch-fsdp2-2024", "deepseek-hai-llm-2024"):
         plan = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=name).plan
         sched, zero, rc = _plan_fields(plan)
         st = load_stack(name)
         assert sched in st.schedules + ("no pipeline",), (name, plan)
         assert zero in st.zero_stages and rc in st.recompute_modes, (name, plan)
+    # Megatron-LM 2022 has no ZeRO, even layer splits and tp dividing the 8 KV heads: at most
+    # tp 8 × pp 6 (the divisors of 126 layers that 192 ÷ 8 = 24 allows: 1, 2, 3, 6), so each
+    # GPU holds at least 16 bytes per parameter (BF16 weights and gradients, FP32 master and
+    # two Adam moments, Rajbhandari et al. 2020 §3.1; the default recipe's FP32 gradients make
+    # it 18) of 405,853,388,800 ÷ 48: 135 GB, more than the 77 GB usable (80 GiB × 0.9). No
+    # plan fits; it took TP32 · PP6 before, a TP the code cannot run
+    # (parallel.check_tp_kv_heads)
+    assert 16 * m.n_params / (8 * 6) > 85_899_345_920 * 0.9
+    with pytest.raises(ValueError, match="no training plan of llama-3.1-405b fits"):
+        rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack="megatron-lm-2022")
     # the default (stack None) is step_time's default stack, searched as such
     assert rl.train_step(m, acc, 192, 512, 4608, train_plan="auto").plan == \
         rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=DEFAULT_STACK).plan

@@ -22,7 +22,7 @@ from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, b
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import scenario_memory
+from ..training.step_scenario import fixed_degrees_ceiling, scenario_memory
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
@@ -601,12 +601,93 @@ def _plan_fits(values: dict) -> bool:
     return mem.total <= gpu.hbm_bytes * (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
 
 
+#: The scenario's plan keys whose fixed value can keep any plan from fitting, in the order a
+#: message names them (``cp`` has its own advice, ``_misfit_advice``).
+_SHAPE_KEYS = ("tp", "pp", "dp", "ep", "micro_batch_size", "pp_virtual_stages", "zero_stage",
+               "recompute", "pp_schedule")
+
+
+def _fixed_shape(values: dict) -> dict:
+    """The plan keys of ``_SHAPE_KEYS`` the scenario fixes (present, not their "choose" value:
+    ``parallel.PLAN_PARAMETER_FIELDS``), as it gives them."""
+    return {k: values[k] for k in _SHAPE_KEYS
+            if k in values and values[k] != parallel.PLAN_PARAMETER_FIELDS[k][1]}
+
+
+def _by_model_parallel_size(df):
+    """A plan ranking (``parallel.choose_plan``'s ``rank``): the fewest GPUs per model replica,
+    tp·pp, first, the least memory breaking ties."""
+    return df.assign(_tp_pp=df["tp"] * df["pp"]).sort_values(
+        ["_tp_pp", "memory_bytes"], kind="stable").drop(columns="_tp_pp")
+
+
+def _smallest_fitting_tp_pp(values: dict):
+    """The plan with the smallest tp·pp that fits the scenario's GPUs, its other fixed fields
+    kept (``_by_model_parallel_size``, then the scenario's own search at that tp and pp:
+    ``_plan_fits``), or None when none does."""
+    free = {**values, "tp": 0, "pp": 0}
+    try:
+        plan = parallel.plan_from_parameters(
+            free, load_model(values["model"]),
+            rank_factory=lambda *_: _by_model_parallel_size)
+    except (ValueError, KeyError):
+        return None
+    at = {**values, "tp": plan.tp, "pp": plan.pp}
+    return scenario_plan(at) if _plan_fits(at) else None
+
+
+def _fixed_cause(values: dict) -> str:
+    """When the plan fields the scenario fixes (``_fixed_shape``) keep every plan from fitting,
+    what says so: more GPUs do not help once tp and pp are fixed and the most GPUs the batch
+    splits over with them (``step_scenario.fixed_degrees_ceiling``) still need more memory; then
+    the smallest tp·pp that fits on the scenario's GPUs (``_smallest_fitting_tp_pp``) and the
+    plan its search finds with every fixed field left free. "" when nothing is fixed, or when
+    more GPUs would still help and freeing the fields does not make a plan fit."""
+    fixed = _fixed_shape(values)
+    if not fixed:
+        return ""
+    named = ", ".join(f"{k}: {v}" for k, v in fixed.items())
+    usable = load_accelerator(values["accelerator"]).hbm_bytes * \
+        (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
+    ceiling = fixed_degrees_ceiling(values)
+    stuck = ceiling is not None and ceiling[2].total > usable
+    n = int(values["n_gpus"])
+    out = []
+    if stuck:
+        n_max, plan, mem = ceiling
+        stack = values.get("stack", DEFAULT_STACK)
+        no_z3 = 3 not in load_stack(stack).zero_stages and values.get("zero_stage") != 3
+        out.append(
+            "more GPUs do not help ("
+            + (f"even {n_max:,} GPUs, the most the batch splits over with them, need "
+               f"{mem.total / 1e9:,.0f} GB per GPU: plan {plan.describe()}" if n_max > n else
+               f"the batch splits over no more than these {n_max:,} GPUs with them")
+            + (f"; the stack {stack} has no ZeRO-3 to shard the weights over data "
+               "parallelism" if no_z3 else "") + ")")
+    small = _smallest_fitting_tp_pp(values) if {"tp", "pp"} & set(fixed) else None
+    if small is not None:
+        out.append(f"tp·pp = {small.tp * small.pp} fits on these {n:,} GPUs (tp: {small.tp}, "
+                   f"pp: {small.pp}: plan {small.describe()})")
+    everything = {**values, **{k: parallel.PLAN_PARAMETER_FIELDS[k][1] for k in fixed}}
+    if _plan_fits(everything):
+        out.append(("or, w" if small is not None else "w") + f"ith {', '.join(fixed)} left "
+                   "free, the search finds "
+                   f"{scenario_plan(everything).describe()} on these {n:,} GPUs")
+    if not out:
+        return ""
+    return f"the fixed {named} {'are' if len(fixed) > 1 else 'is'} the cause: " + "; ".join(out)
+
+
 def _misfit_advice(values: dict) -> str:
-    """What to change when no plan fits: more GPUs, and the plan fields the scenario fixes that
+    """What to change when no plan fits: the plan fields the scenario fixes when they are the
+    cause (``_fixed_cause``), more GPUs, and the plan fields the scenario fixes that
     a search could choose. ZeRO and recomputation are searched unless fixed; context
     parallelism is not unless asked for (``cp`` absent is cp 1, ``parallel.fixed_plan_fields``):
     when the search with ``cp: 0`` finds a plan that fits, the advice says so (each of cp GPUs
     holds seq_len ÷ cp tokens' activations: Liu et al. 2023, ring attention)."""
+    cause = _fixed_cause(values)
+    if cause:
+        return cause
     free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
     searched = "ZeRO and recomputation were already searched" if free else ""
     if values.get("cp", 1) == 0:

@@ -47,9 +47,10 @@ from ..core.units import is_number
 from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
-from ..training.memory import RECIPES
+from ..training.memory import DEFAULT_RESERVE, RECIPES
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
+from ..training.step_scenario import fixed_degrees_ceiling
 from .pricing import owned_usd_per_gpu_hour
 from .ranges import (
     BOUNDED_KEYS,
@@ -974,7 +975,7 @@ def _cross_check(p: dict) -> None:
         try:
             scenario_plan(p)
         except ValueError as e:
-            raise ScenarioError(str(e)) from None
+            raise ScenarioError(str(e) + _fixed_degrees_misfit(p, e)) from None
     if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
         raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
                             "generate and train at once")
@@ -989,6 +990,31 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:
+    """What a refusal of the GPU count (rule ``batch``: the count does not split with the
+    batch, and the message names counts that do) adds when the scenario fixes tp and pp and no
+    plan fits even on the most GPUs the batch splits over with them
+    (``step_scenario.fixed_degrees_ceiling``): the counts it names would not fit either. ""
+    otherwise, or when the accelerator is not given."""
+    if getattr(err, "rule", None) != "batch" or "accelerator" not in p:
+        return ""
+    try:
+        ceiling = fixed_degrees_ceiling(p)
+        gpu = load_accelerator(p["accelerator"])
+    except (ValueError, KeyError):
+        return ""
+    usable = gpu.hbm_bytes * (1 - p.get("mem_reserve_fraction", DEFAULT_RESERVE))
+    if ceiling is None or ceiling[2].total <= usable:
+        return ""
+    n_max, plan, mem = ceiling
+    named = ", ".join(f"{k}: {p[k]}" for k in ("tp", "pp"))
+    return (f"; but with the fixed {named} no plan fits on any GPU count the batch splits "
+            f"over: on {n_max:,} GPUs, the most it splits over with them, a plan needs "
+            f"{mem.total / 1e9:,.0f} GB per GPU ({plan.describe()}), more than the "
+            f"{usable / 1e9:,.0f} GB usable on {gpu.name}; leave tp and pp free (0) or fix a "
+            "larger tp·pp")
 
 
 def _check_fixed_product(p: dict) -> None:

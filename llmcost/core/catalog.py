@@ -82,13 +82,56 @@ def _load_rows(cls, csv_name: str, key: str) -> dict:
     return out
 
 
+#: A size token of a model name ("70b", "1.3b", "8x7b"): a parameter count with its suffix.
+SIZE_TOKEN = re.compile(r"(\d+x)?\d+(\.\d+)?[kmbt]")
+#: A version token ("3.1", "v3"), alone or after the family's letters ("qwen2.5").
+VERSION_TOKEN = re.compile(r"([a-z]*?)v?(\d+(?:\.\d+)*)")
+
+
+def name_parts(name: str) -> tuple:
+    """(family, version, sizes) of a model name split at "-", "_" and spaces: the size tokens
+    (``SIZE_TOKEN``), the first version number (``VERSION_TOKEN``: "llama-3.1-70b" → 3.1,
+    "qwen2.5-72b" → 2.5, "deepseek-v3" → 3; None without one) and the family, the first
+    token's letters ("llama", "qwen")."""
+    tokens = [t for t in re.split(r"[-_\s]+", name.lower()) if t]
+    sizes = frozenset(t for t in tokens if SIZE_TOKEN.fullmatch(t))
+    version = None
+    for t in tokens:
+        m = VERSION_TOKEN.fullmatch(t)
+        if m and t not in sizes:    # "3.1" → 3.1 (a third part joins the second: 3.1.2 → 3.12)
+            major, *minor = m[2].split(".")
+            version = float(f"{major}.{''.join(minor) or 0}")
+            break
+    first = tokens[0] if tokens else ""
+    return re.match(r"[a-z]*", first)[0], version, sizes
+
+
+def _same_family_and_size(low: str, folded: dict) -> list:
+    """The candidates of ``low``'s family that share its size tokens (``name_parts``), the
+    nearest version first, then the closest spelling: "llama-4-70b" → "llama-3.1-70b",
+    "llama-2-70b" (a newer release of the size asked for, which spelling alone ranks below
+    "llama-2-7b")."""
+    family, version, sizes = name_parts(low)
+    if not family or not sizes:
+        return []
+    same = [k for k in folded if name_parts(k)[0] == family and sizes <= name_parts(k)[2]]
+
+    def distance(k):
+        v = name_parts(k)[1]
+        gap = abs(v - version) if v is not None and version is not None else float("inf")
+        return gap, -difflib.SequenceMatcher(None, low, k).ratio()
+    return [folded[k] for k in sorted(same, key=distance)]
+
+
 def suggest(name: str, candidates, n: int = 3) -> list[str]:
-    """Close matches for a mistyped name: names that start with it first, then similar ones."""
+    """Close matches for a mistyped name: names that start with it first, then, for a model
+    name with a size, the same family at that size by nearest version
+    (``_same_family_and_size``), then similar spellings (``difflib``)."""
     folded = {c.lower(): c for c in candidates}
     low = name.lower()
     prefix = [folded[k] for k in sorted(folded) if k.startswith(low) or low.startswith(k)]
     close = [folded[k] for k in difflib.get_close_matches(low, list(folded), n=n, cutoff=0.5)]
-    return list(dict.fromkeys(prefix + close))[:n]
+    return list(dict.fromkeys(prefix + _same_family_and_size(low, folded) + close))[:n]
 
 
 def _lookup(name: str, table: dict, kind: str, lister: str, also: str = ""):

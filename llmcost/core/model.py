@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .units import as_array, as_flag, as_text, scalar_or_array
+from .units import as_array, as_flag, as_text, fmt_count, scalar_or_array
 
 FFN_TYPES = ("gated", "mlp")
 NORMS = ("rmsnorm", "layernorm")
@@ -699,7 +699,9 @@ class ModelSpec:
         config : str, Path or dict
             A ``config.json`` file, a folder containing one, or the parsed mapping.
         name : str, optional
-            Name for the spec (default: the folder name, ``_name_or_path`` or ``model_type``).
+            Name for the spec (default: ``hf_default_name``, the file's own name, its folder's
+            or the config's ``_name_or_path`` where informative, else ``model_type`` and the
+            parameter count: "llama (3.2B parameters)").
         seq_len : int, optional
             Context for FLOP counts (default: ``max_position_embeddings``, which for long-context
             models is much longer than the pre-training sequence length: pass it explicitly).
@@ -719,9 +721,12 @@ class ModelSpec:
         notes = []
         HF_FAMILY_READERS.get(c.mtype, _hf_dense)(c, kw, notes)
         try:
-            return cls(**kw, notes=" ".join(notes))
+            spec = cls(**kw, notes=" ".join(notes))
         except ValueError as e:  # the spec's rule, in the config.json's own key names
             raise ValueError(hf_key_words(str(e))) from None
+        if name or default_name:
+            return spec
+        return replace(spec, name=f"{c.mtype or 'hf'} ({fmt_count(spec.n_params, 2)} parameters)")
 
 
 # ----------------------------------------------------------------------------- Hugging Face
@@ -761,6 +766,40 @@ class HFConfig:
         return self.cfg.get(key, default)
 
 
+#: Folder and file names that say nothing of the model a ``config.json`` describes
+#: (``hf_default_name``): a download's or a cache's generic folders.
+UNINFORMATIVE_NAMES = frozenset({
+    "", ".", "..", "hf", "config", "configs", "model", "models", "checkpoint", "checkpoints",
+    "ckpt", "snapshot", "snapshots", "tmp", "temp", "data", "weights", "latest", "final", "main",
+    "output", "outputs", "hub", "huggingface", "cache", "download", "downloads"})
+
+
+def informative_name(name: str) -> bool:
+    """Whether a folder or file name can name a model: not one of ``UNINFORMATIVE_NAMES``
+    (case aside) and not a commit hash (7 or more hexadecimal digits only: the Hugging Face
+    cache's ``snapshots/<commit>`` folders)."""
+    n = name.strip()
+    return n.lower() not in UNINFORMATIVE_NAMES and not re.fullmatch(r"[0-9a-fA-F]{7,}", n)
+
+
+def hf_default_name(cfg: dict, path: Path | None = None) -> str:
+    """The name a ``config.json`` gives its model, the first informative one
+    (``informative_name``) of: the file's own name when it is not ``config.json``
+    (``tiny.json`` → "tiny"); its folder's (a download's ``TinyLlama-1.1B/config.json``); the
+    repository of a Hugging Face cache folder above it
+    (``models--meta-llama--Llama-3.2-3B/snapshots/<commit>/`` → "Llama-3.2-3B"); the last part
+    of the config's ``_name_or_path``. "" when none is (``ModelSpec.from_hf_config`` then
+    names the model by its ``model_type`` and parameter count)."""
+    names = []
+    if path is not None:
+        names.append(path.stem if path.name != "config.json" else "")
+        names.append(path.parent.name)
+        names += [a.name.split("--")[-1] for a in path.parents[:4]
+                  if a.name.startswith("models--")]
+    names.append(str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1])
+    return next((n for n in names if informative_name(n)), "")
+
+
 def read_hf_config(config) -> tuple[HFConfig, str]:
     """``(HFConfig, default name)`` of a ``config.json`` path, a folder holding one, or a dict.
     A multimodal config (Gemma 3 4B-27B) is read from its ``text_config``; a ``model_type``
@@ -774,7 +813,7 @@ def read_hf_config(config) -> tuple[HFConfig, str]:
     """
     if isinstance(config, dict):
         cfg, where = dict(config), "config"
-        default_name = str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1]
+        default_name = hf_default_name(cfg)
     elif isinstance(config, (str, Path)):
         p = Path(config)
         if p.is_dir():
@@ -786,10 +825,10 @@ def read_hf_config(config) -> tuple[HFConfig, str]:
         except json.JSONDecodeError as e:
             raise ValueError(f"config={str(p)!r} is not valid JSON: {e}") from None
         where = str(p)
-        default_name = p.stem if p.name != "config.json" else p.parent.name
         if not isinstance(cfg, dict):
             raise ValueError(f"config={where!r} must hold a JSON object, got "
                              f"{type(cfg).__name__}")
+        default_name = hf_default_name(cfg, p)
     else:
         raise ValueError(f"config={config!r} must be a path to a config.json or a dict")
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrapper (Gemma 3 4B-27B)

@@ -118,6 +118,11 @@ class Stack:
     ``--decoder-last-pipeline-num-layers``, NVIDIA/Megatron-LM@fa8bb5921b86 "Uneven Pipeline
     Parallelism", 2024-09-05, first released in core_v0.9.0; empty = false), so plan search may
     choose ``pp_split="uneven"``;
+    ``tp_kv_replication``: a tensor-parallel size that is a multiple of the KV heads runs, each
+    KV head replicated on tp ÷ n_kv_heads ranks (empty = true, today's rule where no source was
+    checked); false where the stack's code requires tp to divide them, as Megatron-Core did
+    before core_v0.16.0 (``parallel.check_tp_kv_heads``; the row's
+    ``tp_kv_replication_source``), so plan search keeps to such tp;
     ``measured_on``: the accelerator vendors (``data/accelerators.csv``'s ``vendor``) on which
     the runs and benchmarks its ``source`` cites were measured, the hardware family its
     overlaps, kernels and memory practice describe (every profile so far: NVIDIA, CUDA
@@ -175,6 +180,7 @@ class Stack:
     recompute_modules: tuple = ()
     recompute_regathers: bool = True
     fsdp_backward_prefetch: str | None = None
+    tp_kv_replication: bool = True
 
     @property
     def recompute_modes(self) -> tuple:
@@ -283,7 +289,9 @@ def _stacks() -> dict:
                 fsdp_backward_prefetch=_choice(n, "fsdp_backward_prefetch",
                                                r["fsdp_backward_prefetch"],
                                                BACKWARD_PREFETCH_MODES)
-                if r.get("fsdp_backward_prefetch") else None)
+                if r.get("fsdp_backward_prefetch") else None,
+                tp_kv_replication=_bool(n, "tp_kv_replication",
+                                        r.get("tp_kv_replication") or "true"))
     return out
 
 
@@ -547,13 +555,16 @@ def _stack_reshard(st: Stack, fsdp_reshard_after_forward) -> str:
 def plan_options(stack) -> dict:
     """The ``parallel.enumerate_plans`` option lists a stack allows: ``schedule``,
     ``zero_stage``, ``recompute``, ``sequence_parallel`` (``(True,)`` with sequence
-    parallelism, else ``(False,)``) and ``fsdp_shard_size`` (``"auto"``, the pruned hybrid-
-    sharding sizes, when the stack has HSDP and ZeRO-3; else ``"full"``, the whole group)."""
+    parallelism, else ``(False,)``), ``fsdp_shard_size`` (``"auto"``, the pruned hybrid-
+    sharding sizes, when the stack has HSDP and ZeRO-3; else ``"full"``, the whole group) and
+    ``tp_kv_replication`` (``Stack.tp_kv_replication``: whether tp may be a multiple of the KV
+    heads)."""
     st = load_stack(stack)
     return {"schedule": st.schedules, "zero_stage": st.zero_stages,
             "recompute": st.recompute_modes,
             "sequence_parallel": (True,) if st.sequence_parallel else (False,),
-            "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full"}
+            "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full",
+            "tp_kv_replication": st.tp_kv_replication}
 
 
 def stack_backward_prefetch(st: Stack, fsdp_backward_prefetch="auto") -> str:

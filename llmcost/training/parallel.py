@@ -25,8 +25,10 @@ combination):
   ``n_microbatches`` divisible by ``pp`` (Llama 3 §3.3.2 names this constraint);
 * ``ep_group``: ``ep`` divides ``dp·cp`` (expert ranks come from the data-parallel group);
 * ``tp_heads``: ``tp`` divides the query heads (Megatron-LM splits attention by heads);
-* ``tp_kv_heads``: ``tp`` divides the KV heads, or is a multiple of them, in which case each KV
-  head is replicated on ``tp / n_kv_heads`` ranks (stated, and counted in memory);
+* ``tp_kv_heads``: ``tp`` divides the KV heads, or, on a stack that replicates them
+  (``stacks.Stack.tp_kv_replication``), is a multiple of them, in which case each KV head is
+  replicated on ``tp / n_kv_heads`` ranks (stated, and counted in memory); Megatron-Core before
+  core_v0.16.0 requires ``tp`` to divide them (``check_tp_kv_heads``);
 * ``pp_layers``: ``pp`` divides the layers, or, with ``pp_split="embedding_and_loss"``, the
   layers + 2 (Llama 3's explicit uneven split), or, with ``pp_split="uneven"``, any count up
   to one layer per model chunk (``memory.PP_SPLITS``: DeepSeek-V3's 61 layers on 16 stages);
@@ -89,7 +91,8 @@ RULES = {
     "interleaved_microbatches": "the interleaved schedule needs n_microbatches divisible by pp",
     "ep_group": "ep must divide dp·cp",
     "tp_heads": "tp must divide n_heads",
-    "tp_kv_heads": "tp must divide n_kv_heads or be a multiple of it (KV heads replicated)",
+    "tp_kv_heads": "tp must divide n_kv_heads, or be a multiple of it (KV heads replicated) on "
+                   "a stack that replicates them",
     "pp_layers": "pp must divide the layers (layers + 2 with pp_split='embedding_and_loss'); "
                  "with pp_split='uneven' (or a search's 'auto' at virtual_stages 1) "
                  "pp·virtual_stages must not exceed them",
@@ -508,9 +511,7 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     if a % tp:
         raise PlanError("tp_heads", f"tp={tp} must divide n_heads={a} ({model.name})")
-    if g % tp and tp % g:
-        raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
-                                       f"it ({model.name})")
+    check_tp_kv_heads(model, tp)
     if pp_split == PP_SPLIT_AUTO and v > 1 and auto_split(pp, v, L) >= 0:
         pp_split = row_pp_split(pp, v, L)              # even or embedding_and_loss
     if pp_split == "uneven" or (pp_split == PP_SPLIT_AUTO and v == 1):  # any split
@@ -542,6 +543,39 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if sp and tp > 1 and seq_len % (cp * tp):
         raise PlanError("sp_seq", f"with sequence parallelism tp={tp} must divide seq_len / cp "
                                   f"= {seq_len}/{cp}")
+
+
+def check_tp_kv_heads(model, tp: int, replication: bool = True, stack: str = "") -> None:
+    """Rule ``tp_kv_heads``: tensor parallelism splits attention by heads, so ``tp`` must divide
+    the g KV heads (each rank holds g/tp of them); where the stack replicates KV heads
+    (``replication``, ``stacks.Stack.tp_kv_replication``) a multiple of g also runs, each KV
+    head held by tp/g ranks (``memory.kv_heads_per_tp_rank``). Megatron-Core before
+    core_v0.16.0 does not replicate: ``TransformerConfig.__post_init__`` raises "num_query_groups
+    (g) must be a multiple of tensor_model_parallel_size (tp)" when g % tp != 0, and
+    ``Attention`` takes ``divide(num_query_groups, world_size)`` KV heads per rank
+    (NVIDIA/Megatron-LM@10ceb4dc4c77, 2024-04-30, megatron/core/transformer/
+    transformer_config.py and attention.py; the same in core_v0.15.3); tp a multiple of g came
+    with NVIDIA/Megatron-LM@f7dfb9979519 (2025-12-06, "Support TP greater than num_kv_heads",
+    first in core_v0.16.0).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        Rule ``tp_kv_heads``, naming tp, the KV heads, the model and, where it refuses a
+        multiple, the stack.
+    """
+    g = model.n_kv_heads
+    if g % tp == 0 or (replication and tp % g == 0):
+        return
+    if replication:
+        raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
+                                       f"it ({model.name})")
+    on = f" on the {stack} stack" if stack else ""
+    raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} ({model.name}){on}: "
+                                   "its tensor parallelism splits the KV heads and does not "
+                                   "replicate them (rule tp_kv_heads: Megatron-Core before "
+                                   f"core_v0.16.0 requires num_query_groups % "
+                                   f"tensor_model_parallel_size == 0); use a tp dividing {g}")
 
 
 def _split_hint(n_layers: int, pp: int, v: int) -> str:
@@ -749,7 +783,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         df = hs
     if df.empty:
         raise _no_plan_error(df.attrs.get("rejected", {}), model, cluster, global_batch, fixed,
-                             seq_len, pp_split, opts.get("sequence_parallel", (True,)))
+                             seq_len, pp_split, opts.get("sequence_parallel", (True,)), opts)
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
@@ -834,11 +868,14 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
                                    f"n_gpus={cluster.n_gpus}")
     _check_model_rules(model, t, q, c, fixed.get("ep", 1), fixed.get("virtual_stages", 1), False,
                        pp_split, seq)
+    check_tp_kv_heads(model, t, bool((allowed or {}).get("tp_kv_replication", True)))
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
     for k, vals in (allowed or {}).items():
-        if k not in fixed and k != FSDP_SHARD_KEY:
+        if k == "tp_kv_replication":     # a stack's rule, not an option list
+            opts[k] = bool(vals)
+        elif k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
     if isinstance(shard_opt, tuple):
         # A fixed HSDP shard size is a ZeRO-3 plan: it fixes a free zero_stage to 3 (even on a
@@ -869,10 +906,11 @@ def context_parallel_options(seq_len: int, n_gpus: int) -> tuple:
 
 
 def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=None,
-                   pp_split="even", sp_options=(True,)) -> PlanError:
+                   pp_split="even", sp_options=(True,), opts=None) -> PlanError:
     """``choose_plan``'s error when no combination is valid. When the GPU count itself cannot be
     split with the batch (``split_hint``, with sequence parallelism's rule where ``sp_options``,
-    the search's, hold no plan without it), that is the message: it is what a user changes; else
+    the search's, hold no plan without it, and the ``tp_kv_heads`` rule of the search's
+    ``opts``), that is the message: it is what a user changes; else
     the deepest rule any combination reached (rules are checked in order) and the three broken
     most often."""
     reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
@@ -883,7 +921,8 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
     # the search's sequence parallelism: its rule counts when no plan may run without it
     sp_only = False not in tuple(sp_options)
     hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split,
-                      {**fixed, "sequence_parallel": sp_only})
+                      {**fixed, "sequence_parallel": sp_only,
+                       "tp_kv_replication": (opts or {}).get("tp_kv_replication", True)})
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
     if hint:  # the hint says what to change; the rule tally would only repeat it in code terms
@@ -900,10 +939,12 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     with ``embedding_and_loss``, or is at most the layers with ``uneven`` or ``auto``; 2·cp
     divides the sequence; where ``fixed['sequence_parallel']`` is true, i.e. every plan the
     search may pick runs sequence parallelism, cp·tp divides the sequence too,
-    ``RULES['sp_seq']``), each field at its fixed value where ``fixed`` gives one."""
+    ``RULES['sp_seq']``; where ``fixed['tp_kv_replication']`` is false, tp divides the KV heads,
+    ``check_tp_kv_heads``), each field at its fixed value where ``fixed`` gives one."""
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     slots = L + 2 if pp_split == "embedding_and_loss" else L
-    tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
+    repl = bool(fixed.get("tp_kv_replication", True))
+    tps = [int(t) for t in _divisors(a) if g % t == 0 or (repl and t % g == 0)]
     pps = list(range(1, L + 1)) if pp_split in ("uneven", PP_SPLIT_AUTO) else \
         [int(q) for q in _divisors(slots)]
     cps = [c for c in CP_SIZES if c == 1 or seq_len % (2 * c) == 0]
@@ -1051,6 +1092,9 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     fixed = fixed_plan_fields(p)
     split = scenario_pp_split(p)
     shard = _scenario_shard(p)         # None ("full"), "auto" or an int (then in ``fixed``)
+    stack = load_stack(p.get("stack", DEFAULT_STACK))
+    if "tp" in fixed:    # the stack's rule, named with the stack
+        check_tp_kv_heads(model, int(fixed["tp"]), stack.tp_kv_replication, stack.name)
     plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
             len(set(plan_fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1 and \
@@ -1060,7 +1104,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
                          **{k: v for k, v in fixed.items() if k != "dp"})
     cluster = scenario_cluster(p)
     # the stack's features; "full" (the default shard): ZeRO-3 over the whole group only
-    search = stack_plan_search(p.get("stack", DEFAULT_STACK), split, hsdp=shard is not None,
+    search = stack_plan_search(stack.name, split, hsdp=shard is not None,
                                dtype=p.get("dtype", "bf16"))
     recipe = p.get("optimizer_recipe", "bf16_adam_fp32_grads")
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, recipe=recipe,
@@ -1139,6 +1183,10 @@ class PlanGrid:
         Default every mode (``RECOMPUTE_MODES``, ``SCHEDULES``).
     sequence_parallel : sequence of bool
         Default ``(True,)``.
+    tp_kv_replication : bool
+        Default True: a tp that is a multiple of the KV heads is valid (each KV head replicated
+        on tp/g ranks); False (a stack that does not replicate them,
+        ``stacks.Stack.tp_kv_replication``): tp must divide them (``check_tp_kv_heads``).
     fsdp_shard_size : None, "full", "auto" or a sequence of int / "full"
         Hybrid sharding (HSDP) sizes to add to every valid ZeRO-3 row (``hsdp_shard_sizes``).
         None or "full" (default): ZeRO-3 over the whole dp·cp group only, today's table.
@@ -1160,6 +1208,7 @@ class PlanGrid:
     schedule: object = SCHEDULES
     sequence_parallel: object = (True,)
     fsdp_shard_size: object = None
+    tp_kv_replication: object = True
 
     @classmethod
     def build(cls, grid: PlanGrid | None = None, **axes) -> PlanGrid:
@@ -1176,10 +1225,10 @@ class PlanGrid:
             "pp_split, recipe, flash_attention, dropout, reserve, hbm_bytes, include_rejected)"))
 
     def choices(self) -> dict:
-        """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``),
-        for ``plan_axes``."""
+        """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size`` and
+        ``tp_kv_replication``), for ``plan_axes``."""
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name != "fsdp_shard_size"}
+                if f.name not in ("fsdp_shard_size", "tp_kv_replication")}
 
 
 def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *,
@@ -1226,14 +1275,13 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
     micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
     ``recompute, schedule, sequence_parallel, pp_split`` (the row's layer split); one
-    ``<part>_bytes`` column per memory part
-    (``memory.PARTS``), ``memory_bytes`` (their sum, the per-GPU total on the most loaded
-    stage), ``peak_stage``, ``fits``, ``bubble_fraction`` (bubble time ÷ ideal compute time for
-    the row's schedule); with ``include_rejected`` also ``valid`` and ``rejected_rule``; and
-    ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up domain: beyond it TP's per-layer
-    collectives cross the slower scale-out network, a cost this table does not price).
-    ``df.attrs`` records the settings, the candidate and valid counts and ``rejected`` (rule id
-    -> number of combinations rejected for it).
+    ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
+    per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
+    (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
+    ``valid`` and ``rejected_rule``; and ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up
+    domain: beyond it TP's per-layer collectives cross the slower scale-out network, a cost this
+    table does not price). ``df.attrs`` records the settings, the candidate and valid counts and
+    ``rejected`` (rule id -> number of combinations rejected for it).
 
     Raises
     ------
@@ -1246,7 +1294,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         {"flash_attention": flash_attention, "dropout": dropout,
          "include_rejected": include_rejected})
     axes_ = plan_axes(model, n, gb, pp_split, g.choices())
-    cols, codes, reason, n_total = _grid_rows(model, n, gb, s, axes_, pp_split, include_rejected)
+    cols, codes, reason, n_total = _grid_rows(model, n, gb, s, axes_, pp_split, include_rejected,
+                                              as_flag(g.tp_kv_replication, "tp_kv_replication"))
     valid = codes == 0
     frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
                     reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
@@ -1420,19 +1469,20 @@ def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -
     }
 
 
-def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected):
+def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, kv_replication=True):
     """The Cartesian product of ``axes`` with each combination's rejection code (0 = valid,
     else the 1-based index of the first ``RULES`` entry it breaks), as numpy masks over the
     whole grid. Returns ``(cols, codes, reason, n_total)``: the columns of the kept rows (every
     row with ``include_rejected``, else the valid ones, in the grid's C order) with
     ``dp = n / (tp·pp·cp)`` and ``n_microbatches = gb / (mbs·dp)`` (0 for a rejected row), the
     kept rows' codes, the codes over the axes the rules read (``_reject_codes``) and the grid's
-    size."""
+    size. ``kv_replication``: ``PlanGrid.tp_kv_replication``."""
     names = list(axes)
     shape = tuple(len(axes[k]) for k in names)
     g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
          for i, k in enumerate(names)}
-    reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"])
+    reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"],
+                           kv_replication)
     if include_rejected:
         codes = np.broadcast_to(reason, shape).ravel()
         rows = np.arange(codes.size)
@@ -1583,8 +1633,9 @@ def empty_reason(attrs: dict) -> str:
             f"furthest break rule '{rule}' ({RULES[rule]}); rules broken most often: {tally}")
 
 
-def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
-    """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``."""
+def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=True):
+    """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``
+    (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``)."""
     tp, pp, cp, ep = g["tp"], g["pp"], g["cp"], g["ep"]
     v, mbs, z, sched, sp = (g["virtual_stages"], g["micro_batch_size"], g["zero_stage"],
                             g["schedule"], g["sequence_parallel"])
@@ -1604,7 +1655,7 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
         ("interleaved_microbatches", inter & (m % pp != 0)),
         ("ep_group", (dp * cp) % ep != 0),
         ("tp_heads", a % tp != 0),
-        ("tp_kv_heads", (kv % tp != 0) & (tp % kv != 0)),
+        ("tp_kv_heads", (kv % tp != 0) & ((tp % kv != 0) | (not kv_replication))),
         ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven"
          else np.where(v == 1, pp > model.n_layers,
                        (model.n_layers % pp != 0) & ((model.n_layers + 2) % pp != 0))

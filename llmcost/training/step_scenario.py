@@ -29,6 +29,7 @@ from .parallel import (
     plan_from_parameters,
     plan_from_row,
     scenario_pp_split,
+    splitting_gpu_counts,
 )
 from .ranking import fastest_trusted, rank_plans, time_ranking
 from .step import step_time
@@ -141,6 +142,35 @@ def scenario_memory(p: dict, plan: ParallelPlan, model: ModelSpec | None = None)
     return memory.memory_per_gpu(model, plan, int(p["seq_len"]),
                                  p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
                                  practice=scenario_memory_practice(p))
+
+
+def fixed_degrees_ceiling(p: dict, model: ModelSpec | None = None):
+    """When the scenario fixes both ``tp`` and ``pp``: the most GPUs its plan can split over,
+    and that plan's memory per GPU. More GPUs then only add data-parallel ranks, and a global
+    batch of B sequences in micro-batches of ``micro_batch_size`` (1 when free) has at most
+    B ÷ micro_batch_size of them (``RULES['batch']``), so the largest count is
+
+        n_max = max over the splits of dp × tp·pp·cp   (``parallel.splitting_gpu_counts``,
+                tp and pp at the scenario's values, cp at its or searched with ``cp: 0``)
+
+    and a plan that does not fit on n_max GPUs fits on none (Rajbhandari et al. 2020, ZeRO §5:
+    stages 1 and 2 shard the optimizer states and gradients over dp, only stage 3 the weights).
+    Returns (n_max, plan at n_max, its ``scenario_memory``), or None when ``tp`` or ``pp`` is
+    left free, the batch is not a whole number of sequences, or no plan splits at n_max."""
+    fixed = fixed_plan_fields(p)
+    seq, tokens = int(p.get("seq_len") or 0), p.get("global_batch_tokens")
+    if "tp" not in fixed or "pp" not in fixed or not seq or not tokens or tokens % seq:
+        return None
+    model = model if model is not None else load_model(p["model"])
+    counts = splitting_gpu_counts(model, int(tokens) // seq, seq, scenario_pp_split(p), fixed)
+    if not counts:
+        return None
+    at = {**p, "n_gpus": int(counts[-1])}
+    try:
+        plan = scenario_plan(at, model)
+    except ValueError:
+        return None
+    return int(counts[-1]), plan, scenario_memory(at, plan, model)
 
 
 def scenario_step_options(p: dict) -> StepOptions:

@@ -1,0 +1,214 @@
+"""What a tenth new-user trial (helper trialB's share) found in the plan search's refusals and
+advice, the names of models read from a config.json and the catalogue's suggestions, each
+checked against a hand derivation or the source it cites."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+#: The trial's scenario (/tmp/trial1/odd/nofit_tp.yaml): Llama 3.1 70B on A100-40GB with tp 1
+#: and pp 1 fixed; the default stack (megatron-core-2024) and batch (512 sequences of 8,192).
+NOFIT_TP = ("train_tokens: 1e12\nseq_len: 8192\nn_gpus: {n}\nmodel: llama-3.1-70b\n"
+            "accelerator: A100-40GB\nmfu: 0.4\n")
+
+
+def _refusal(tmp_path, text: str) -> str:
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as err:
+        estimate_ledger(path)
+    return str(err.value)
+
+
+def test_fixed_tp_and_pp_that_never_fit_are_named_as_the_cause(tmp_path):
+    # The trial: with tp: 1, pp: 1 fixed the refusal advised "use more GPUs" at 64 GPUs (176 GB
+    # needed) and at 512 (161 GB), and "use 512 GPUs" at 4,096. By hand: Llama 3.1 70B has
+    # 70,553,706,496 parameters (the released safetensors, data/models.csv), 2 bytes each in
+    # BF16 = 141.1 GB of weights; the default stack megatron-core-2024 has ZeRO stages 0-2
+    # (data/stacks.csv), none of which shards the weights over data parallelism (Rajbhandari
+    # et al. 2020, ZeRO §5), so at tp·pp = 1 every GPU holds all 141.1 GB, against
+    # 42,949,672,960 B × (1 − 0.10 reserve) = 38.7 GB usable on an A100-40GB: no GPU count fits.
+    # The batch, 4,194,304 tokens = 512 sequences of 8,192, splits over at most dp = 512.
+    weights, usable = 70_553_706_496 * 2, 42_949_672_960 * 0.9
+    assert weights / 1e9 == pytest.approx(141.1, abs=0.05) and usable / 1e9 == pytest.approx(
+        38.65, abs=0.01)
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=64) + "tp: 1\npp: 1\n")
+    assert "the fixed tp: 1, pp: 1 are the cause: more GPUs do not help (even 512 GPUs" in msg
+    assert "the stack megatron-core-2024 has no ZeRO-3 to shard the weights" in msg
+    need = float(re.search(r"even 512 GPUs, [^:]*, need ([0-9,]+) GB per GPU", msg)[1])
+    assert weights / 1e9 <= need < 2 * weights / 1e9   # the weights and a share of the rest
+    # what fits: the smallest tp·pp must at least split the weights below the usable memory,
+    # 141.1 / 38.65 = 3.65 → 4, and the plan it names must then fit (no refusal)
+    k, t, q = map(int, re.search(r"tp·pp = (\d+) fits on these 64 GPUs \(tp: (\d+), pp: (\d+)",
+                                 msg).groups())
+    assert k == t * q >= math.ceil(weights / usable) == 4
+    from llmcost.present.report import estimate_ledger
+    for fixed in (f"tp: {t}\npp: {q}\n", ""):   # the named tp·pp, and tp and pp left free
+        path = tmp_path / "fits.yaml"
+        path.write_text(NOFIT_TP.format(n=64) + fixed)
+        assert estimate_ledger(path).total_usd > 0
+    assert "use more GPUs" not in msg
+    # at 512 GPUs, the most the batch splits over, it says so instead of quoting itself
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=512) + "tp: 1\npp: 1\n")
+    assert "the batch splits over no more than these 512 GPUs with them" in msg
+    assert "use more GPUs" not in msg
+    # at 4,096 GPUs the count does not split (dp ≤ 512); the counts it names do not fit either
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=4096) + "tp: 1\npp: 1\n")
+    assert "use 512 GPUs" in msg
+    assert ("but with the fixed tp: 1, pp: 1 no plan fits on any GPU count the batch splits "
+            "over: on 512 GPUs") in msg
+    assert "leave tp and pp free (0) or fix a larger tp·pp" in msg
+
+
+def test_a_fixed_recompute_that_keeps_plans_from_fitting_is_named(tmp_path):
+    # The same run with tp and pp free fits on 64 A100-40GB (the test above); fixing
+    # recompute: none keeps every plan's activations, and the refusal names that field as the
+    # cause and the plan the search finds with it free (which fits: the scenario without it is
+    # priced), instead of "use more GPUs"
+    from llmcost.present.report import estimate_ledger
+    msg = _refusal(tmp_path, NOFIT_TP.format(n=64) + "recompute: none\n")
+    assert "the fixed recompute: none is the cause: with recompute left free, the search " \
+        "finds " in msg and "use more GPUs" not in msg
+    path = tmp_path / "free.yaml"
+    path.write_text(NOFIT_TP.format(n=64))
+    assert estimate_ledger(path).total_usd > 0
+
+
+def test_a_misfit_with_nothing_fixed_still_advises_more_gpus(tmp_path):
+    # Llama 3.1 405B on 8 H100s, nothing fixed: 405e9 × 2 bytes = 810 GB of BF16 weights over 8
+    # GPUs is 101 GB each, more than 85,899,345,920 B (80 GiB) × 0.9 = 77.3 GB usable, whatever
+    # the plan; more GPUs are the remedy, and no fixed field is blamed
+    assert 405e9 * 2 / 8 > 85_899_345_920 * 0.9
+    msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 8192\nn_gpus: 8\nmodel: "
+                             "llama-3.1-405b\naccelerator: H100-SXM\nmfu: 0.4\n")
+    assert "use more GPUs" in msg and "are the cause" not in msg
+
+
+def test_megatron_stacks_keep_tp_to_a_divisor_of_the_kv_heads(tmp_path):
+    # The trial: a 1,048,576-token context of Llama 3.1 8B on 64 H100s (/tmp/trial1/odd/
+    # ctx1m.yaml) chose "TP32 · PP2" on megatron-core-2024. Llama 3.1 8B has 32 query heads and
+    # 8 KV heads (its config.json: num_attention_heads 32, num_key_value_heads 8). Megatron-Core
+    # raises "num_query_groups (8) must be a multiple of tensor_model_parallel_size" when
+    # 8 % tp != 0 (NVIDIA/Megatron-LM@10ceb4dc4c77, megatron/core/transformer/
+    # transformer_config.py; attention.py divide(num_query_groups, world_size)), until
+    # NVIDIA/Megatron-LM@f7dfb9979519 (2025-12-06, core_v0.16.0) lets tp be a multiple. So on
+    # 64 GPUs the tp that divide the 32 heads and 64 are 1, 2, 4, 8, 16, 32; with replication
+    # all six run, without it only 1, 2, 4, 8.
+    from llmcost.core.catalog import load_model, scenario_cluster
+    from llmcost.core.stacks import load_stack
+    from llmcost.training import parallel as P
+    m = load_model("llama-3.1-8b")
+    assert (m.n_heads, m.n_kv_heads) == (32, 8)
+    assert [load_stack(s).tp_kv_replication for s in (
+        "megatron-core-2024", "megatron-core-2025", "megatron-core-2026")] == [False, False, True]
+    cluster = scenario_cluster({"accelerator": "H100-SXM", "n_gpus": 64})
+    tps = {repl: sorted(set(P.enumerate_plans(
+        m, cluster, 64, 8192, pp=(1,), zero_stage=(1,), recompute=("full",),
+        micro_batch_size=(1,), tp_kv_replication=repl)["tp"])) for repl in (True, False)}
+    assert tps == {True: [1, 2, 4, 8, 16, 32], False: [1, 2, 4, 8]}
+    # the trial's scenario: its search (cp fixed to 1 by default) now keeps tp | 8; no such plan
+    # fits a 1M-token sequence, so it is refused, with the advice to search context parallelism
+    msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 1048576\nn_gpus: 64\nmodel: "
+                             "llama-3.1-8b\naccelerator: H100-SXM\nmfu: 0.4\n")
+    tp = int(re.search(r"\(plan TP(\d+) ", msg)[1])
+    assert 8 % tp == 0 and "set cp: 0 to let the search choose context parallelism" in msg
+    # an explicit tp 16 is refused on megatron-core-2024 naming tp, the KV heads and the rule,
+    # and runs on megatron-core-2026 (KV heads replicated on 16 / 8 = 2 ranks)
+    base = ("train_tokens: 1e12\nseq_len: 8192\nn_gpus: 64\nmodel: llama-3.1-8b\n"
+            "accelerator: H100-SXM\nmfu: 0.4\ntp: 16\n")
+    msg = _refusal(tmp_path, base)
+    assert ("tp=16 must divide n_kv_heads=8 (llama-3.1-8b) on the megatron-core-2024 stack"
+            in msg and "rule tp_kv_heads" in msg)
+    with pytest.raises(P.PlanError) as err:
+        P.check_tp_kv_heads(m, 16, replication=False)
+    assert err.value.rule == "tp_kv_heads"
+    P.check_tp_kv_heads(m, 16)   # replicated: valid
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "tp16.yaml"
+    path.write_text(base + "stack: megatron-core-2026\n")
+    assert estimate_ledger(path).total_usd > 0
+
+
+def test_a_split_hint_on_a_megatron_stack_counts_only_tp_dividing_the_kv_heads():
+    # splitting_gpu_counts with tp_kv_replication false: Llama 3.1 8B, a 1-sequence batch
+    # (dp 1), pp and cp fixed to 1: the GPU counts are the tp dividing both 32 heads and 8 KV
+    # heads, 1, 2, 4, 8; with replication also 16 and 32
+    from llmcost.core.catalog import load_model
+    from llmcost.training import parallel as P
+    m = load_model("llama-3.1-8b")
+    fixed = {"pp": 1, "cp": 1}
+    assert P.splitting_gpu_counts(m, 1, 8192, "even", fixed) == [1, 2, 4, 8, 16, 32]
+    assert P.splitting_gpu_counts(m, 1, 8192, "even", {**fixed, "tp_kv_replication": False}) \
+        == [1, 2, 4, 8]
+
+
+#: The trial's config.json (/tmp/trial1/hf/config.json): Llama 3.2 3B's shape, no
+#: ``_name_or_path``, in a folder named "hf".
+LLAMA_32_3B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 3072,
+               "intermediate_size": 8192, "num_attention_heads": 24, "num_key_value_heads": 8,
+               "num_hidden_layers": 28, "vocab_size": 128256, "max_position_embeddings": 131072,
+               "tie_word_embeddings": True, "rope_theta": 500000.0, "head_dim": 128}
+
+
+def test_a_config_json_in_an_uninformative_folder_is_named_by_its_type_and_size(tmp_path):
+    # The trial: "hf on 32 x H100-SXM", the model named after its folder. By hand, Llama 3.2 3B
+    # (d 3,072, 28 layers, 24 heads and 8 KV heads of 128, FFN 8,192, vocabulary 128,256, tied
+    # embeddings): per layer 2·3072² + 2·3072·1024 (Q, O; K, V) + 3·3072·8192 (gated FFN) +
+    # 2·3072 (norms) = 100,669,440; × 28 + 128,256·3,072 (embedding) + 3,072 (final norm) =
+    # 3,212,749,824, "3.2B" (Meta's model card: 3.21B)
+    import json
+
+    from llmcost.core.model import ModelSpec
+    from llmcost.present.report import estimate_ledger
+    layer = 2 * 3072**2 + 2 * 3072 * 1024 + 3 * 3072 * 8192 + 2 * 3072
+    count = 28 * layer + 128256 * 3072 + 3072
+    assert count == 3_212_749_824
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    spec = ModelSpec.from_hf_config(tmp_path / "hf" / "config.json")
+    assert spec.n_params == count and spec.name == "llama (3.2B parameters)"
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: hf/config.json\naccelerator: H100-SXM\nn_gpus: 32\ntrain_tokens: 9e12\n"
+                  "seq_len: 8192\nmfu: 0.4\n")
+    assert estimate_ledger(sc).figures["model"] == "llama (3.2B parameters)"   # estimate's line
+    # a Hugging Face cache's layout: the snapshot folder is a commit hash; the repository above
+    # it names the model
+    snap = tmp_path / "models--meta-llama--Llama-3.2-3B" / "snapshots" / ("0cb88a4f" * 5)
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    assert ModelSpec.from_hf_config(snap / "config.json").name == "Llama-3.2-3B"
+    # the config's own _name_or_path, where the folder says nothing
+    (tmp_path / "hf" / "config.json").write_text(json.dumps(
+        {**LLAMA_32_3B, "_name_or_path": "meta-llama/Llama-3.2-3B"}))
+    assert ModelSpec.from_hf_config(tmp_path / "hf" / "config.json").name == "Llama-3.2-3B"
+    # an informative folder is kept (a download's folder)
+    (tmp_path / "Llama-3.2-3B-base").mkdir()
+    (tmp_path / "Llama-3.2-3B-base" / "config.json").write_text(json.dumps(LLAMA_32_3B))
+    assert ModelSpec.from_hf_config(tmp_path / "Llama-3.2-3B-base").name == "Llama-3.2-3B-base"
+
+
+def test_an_unknown_model_suggests_the_same_family_and_size_by_nearest_version():
+    # The trial: model 'llama-4-70b' suggested 'llama-2-70b', 'llama-2-7b', 'llama-1-7b' (by
+    # spelling, one character from 'llama-2-7b') but not 'llama-3.1-70b'. The catalogue's
+    # Llama 70B models are llama-2-70b and llama-3.1-70b (data/models.csv; chinchilla-70b is
+    # another family); the nearest release to version 4 is 3.1 (|4 − 3.1| = 0.9 < |4 − 2| = 2),
+    # so it comes first, then llama-2-70b, then the closest spelling
+    import pandas as pd
+
+    from llmcost.core.catalog import DATA_DIR, load_model, name_parts, suggest
+    names = list(pd.read_csv(DATA_DIR / "models.csv")["name"])
+    assert sorted(k for k in names if name_parts(k)[0] == "llama" and "70b" in k) == \
+        ["llama-2-70b", "llama-3.1-70b"]
+    assert name_parts("llama-3.1-70b") == ("llama", 3.1, frozenset({"70b"}))
+    assert name_parts("qwen2.5-72b") == ("qwen", 2.5, frozenset({"72b"}))
+    assert suggest("llama-4-70b", names) == ["llama-3.1-70b", "llama-2-70b", "llama-2-7b"]
+    assert suggest("qwen3-72b", names)[0] == "qwen2.5-72b"   # Qwen's only 72B
+    with pytest.raises(ValueError, match=r"did you mean 'llama-3.1-70b', 'llama-2-70b'"):
+        load_model("llama-4-70b")
+    # a name without a size keeps the spelling matches (a scenario key's typo)
+    assert suggest("n_gpu", ["n_gpus", "seq_len", "tp"]) == ["n_gpus"]
