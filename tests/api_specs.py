@@ -748,6 +748,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "fp8_split_accumulator": "flag", "attention_blackwell": "flag",
                     "fp8_attention": "flag", "fsdp_copies": "choice",
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
+                    "ring_unmasked": "flag",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}

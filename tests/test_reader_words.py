@@ -55,7 +55,8 @@ def test_the_estimate_warning_says_the_comparable_run_rule_in_words():
 
     band = SimpleNamespace(n=2, regime_best=0.43, mfu=0.51, mfu_bf16_basis=0.51,
                            regime="Hopper · Megatron 3D · dense · BF16 · ≤ 32k · ≥ 10B",
-                           regime_best_source="Llama 3.1 405B", center=0.0, half_width=0.1)
+                           regime_best_source="Llama 3.1 405B", center=0.0, half_width=0.1,
+                           best_published=None, best_source="")
     said = prediction_evidence(band)
     assert "notebooks 04b and 09" not in said and "comparable-run rule" not in said
     for words in ("same GPU generation", "dense with dense or MoE with MoE",

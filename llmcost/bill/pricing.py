@@ -119,7 +119,10 @@ def server_power_per_tdp(accelerator) -> float:
     """A server's power per accelerator ÷ the accelerator's TDP: host CPUs, memory, NICs and
     fans (Epoch AI's chip_to_server_power for arXiv:2405.21015, ``data/ledger_defaults.csv``):
     DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.03 for an A100, DGX H100 10.2 kW / 8 / 0.7 kW = 1.82
-    for every other accelerator (the figure Cottier et al. use for it)."""
+    for every other accelerator. An approximation off the H100: Cottier et al.'s code
+    (epoch-research/training-cost-trends, ``chip_to_server_power``) takes 1.8 for a GPU it does
+    not list and its own figure per TPU generation, so the energy of a B200, GB200 or MI300X
+    is about 1% higher here."""
     name = as_accelerator(accelerator).name
     return default("chip_to_server_power_a100") if name.startswith("A100") \
         else default("chip_to_server_power_h100")

@@ -635,7 +635,8 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     domains (GB200/GB300 NVL72) for a rack-scale accelerator, on 8-GPU servers for one of those,
     since the expert all-to-all leaves NVLink at the server's edge (Megatron-Bridge 26.02's
     DeepSeek-V3 MXFP8: 34.9% of the BF16 peak on B200 servers, 46.2% on GB200 NVL72, 53.8% on
-    GB300 NVL72, data/validation_mfu.csv), so a rack's MoE run is no target for a server's.
+    GB300 NVL72 on the workbook's full-mask count, 31.1%, 41.1% and 48.0% on NVIDIA's own Model
+    TFLOP/s, data/validation_mfu.csv), so a rack's MoE run is no target for a server's.
     Published MFUs are on the dense BF16 peak; the result carries that figure (``mfu_bf16``)
     and the run's own basis, ``mfu = mfu_bf16 × peak(BF16) ÷ peak(dtype)`` (``basis``).
     Sources: ``reported_mfu`` of the validation table (``data/validation_mfu.csv`` joined to
