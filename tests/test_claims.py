@@ -1240,3 +1240,22 @@ def test_an_fp8_claim_is_judged_against_the_published_fp8_runs_on_the_bf16_basis
     e = claims.check_claim("deepseek-v3", 14.8e12, "GB200-NVL72", n_gpus=2304, days=60,
                            dtype="fp8", seq_len=4096, left_out=False, exclude_own_runs=False)
     assert e.verdict == "low", e.reason
+
+
+def test_a_cost_only_claim_without_a_comparable_run_is_timed_at_the_any_size_bound():
+    # Llama 3.1 405B on A100-80GB at 32k tokens, a published claim (its own runs left out): no
+    # dense BF16 Ampere run within 4× of 405B at 8k-131k tokens; the best of any size is MPT 3B's
+    # 59.0% (llm-foundry's table, 8 A100-80GB, data/validation_mfu.csv). A cost-only claim's
+    # hours: H = C / (P_bf16 × 0.590 × 3600) (A100 312 TFLOP/s dense BF16, NVIDIA A100
+    # datasheet), not at the 85.9% matmul ceiling the verdict's bound does not reach
+    c = claims.check_claim("llama-3.1-405b", 3e11, "A100-80GB", usd=20_000, left_out=False,
+                           seq_len=32768)
+    bound, src = claims.any_size_bound("A100-80GB", False, "bf16", 32768, "llama-3.1-405b")
+    assert bound == pytest.approx(0.590, abs=0.001) and "MPT 3b" in src
+    assert c.gpu_hours == pytest.approx(c.flops_mfu_basis / (312e12 * bound * 3600), rel=1e-9)
+    assert "at the best published steady-state MFU of its class at any size 59.0%" in \
+        c.hours_source
+    # a BF16 claim whose any-size bound is an FP8 run above the ceiling (Blackwell dense: every
+    # published run FP8) is timed at the ceiling, and says so
+    b = claims.check_claim("opt-1.3b", 3e11, "B200", usd=20_000, left_out=False)
+    assert "at the matmul ceiling 77.6%" in b.hours_source

@@ -870,7 +870,8 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
     the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
-    ``best`` (the ceiling standing in for an unknown best); a training context beyond the
+    ``best`` (the best at any size, ``any_size_bound``, no higher than the ceiling, standing in
+    for an unknown best, else the ceiling); a training context beyond the
     model's is noted (``checks.context_warning``, the sentence ``llmcost estimate`` warns with)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
@@ -890,7 +891,10 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
         acc.name, spec.is_moe, dtype, c.seq_len, own)
     if best is None and bound is not None:
         bsrc += f"; at any size, {bound:.1%} of the BF16 peak ({bound_src})"
-    mfu_hi = best if best is not None else ceiling
+    # an unknown best: the best at any size of the class (the verdict's bound), no higher than
+    # the ceiling (a BF16 claim's bound may be an FP8 run's MFU on the BF16 peak, above it)
+    mfu_hi = best if best is not None else min(bound, ceiling) if bound is not None \
+        else ceiling
     # a context beyond the model's: said as estimate says it (checks.context_warning)
     notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
@@ -925,9 +929,13 @@ def _hours_from_mfu_or_usd(j: _Judging, n):
         return (j.fm / (j.peaks[c.dtype] * c.mfu * SECONDS_PER_HOUR) / g_,
                 f"from the stated MFU {c.mfu:.1%} ÷ goodput {g_:.1%}")
     if c.usd is not None:
-        return (j.fm / (j.peaks["bf16"] * j.mfu_range[1] * SECONDS_PER_HOUR) / g_,
-                f"cost-only claim: the hours at the best published steady-state MFU "
-                f"{j.mfu_range[1]:.1%} of the BF16 peak ÷ goodput {g_:.1%} (no hours stated)")
+        hi = j.mfu_range[1]
+        what = ("the best published steady-state MFU" if j.best is not None else
+                "the best published steady-state MFU of its class at any size"
+                if j.bound is not None and hi == j.bound else "the matmul ceiling")
+        return (j.fm / (j.peaks["bf16"] * hi * SECONDS_PER_HOUR) / g_,
+                f"cost-only claim: the hours at {what} {hi:.1%} of the BF16 peak ÷ goodput "
+                f"{g_:.1%} (no hours stated)")
     return None
 
 
