@@ -800,7 +800,8 @@ def test_any_size_optimism_and_cap_name_the_same_best_figure():
     high, said = band_cap(best + 0.013, 0.52, "GB200-NVL72", 30e9, None, is_moe=True)
     assert high == pytest.approx(best, rel=1e-12)
     assert len(said) == 2
-    assert f"among MoE BF16 runs on Blackwell of any size, {best:.1%} ({source})" in said[0]
+    assert ("among MoE BF16 runs on Blackwell on scale-up domains of more than 8 accelerators "
+            f"(NVL72 racks, TPU pods) of any size, {best:.1%} ({source})") in said[0]
     assert f"({source}), {best:.1%})" in said[1]
 
 

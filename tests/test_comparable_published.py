@@ -40,7 +40,7 @@ def test_an_moe_on_hopper_is_compared_with_moe_runs_on_both_bases():
     assert b.mfu == pytest.approx(b.mfu_bf16 / HOPPER_FP8_OVER_BF16, rel=1e-3)
     text = b.describe()
     assert f"{b.mfu:.1%} of the FP8 dense peak" in text and f"{b.mfu_bf16:.1%} of the BF16" in text
-    assert "MoE runs on Hopper, on 8-GPU NVLink servers, total parameters within 4×" in text
+    assert "MoE runs on Hopper, on 8-accelerator scale-up domains (one server), total parameters within 4×" in text
 
 
 def test_deepseek_v3_on_blackwell_is_compared_on_total_parameters():
@@ -184,8 +184,11 @@ def test_the_any_size_fallback_keeps_the_class_and_says_its_scope():
     measured matmul ceiling (B200: 77.6%, data/efficiency.csv) as the cap."""
     pairs = accuracy.fp8_bf16_pairs(accuracy.validation_table())
     assert len(pairs) >= 5 and pairs["published"].min() >= 0.99
-    moe = accuracy.published_any_size("B200", "bf16", 8192, is_moe=True)
+    moe = accuracy.published_any_size("GB200-NVL72", "bf16", 8192, is_moe=True)
     assert "DeepSeekV3" in moe.source and moe.mfu_bf16 == pytest.approx(0.353, abs=5e-4)
+    # on B200 servers, the servers' MoE runs (rule 6): GPT-OSS 120B's 21.1% on 64 B200
+    server = accuracy.published_any_size("B200", "bf16", 8192, is_moe=True)
+    assert "64 B200" in server.source and server.mfu_bf16 == pytest.approx(0.2105, abs=5e-4)
     dense = accuracy.published_any_size("B200", "bf16", 8192, is_moe=False)
     assert "DeepSeek" not in dense.source and "LLAMA" in dense.source
     assert dense.rule.startswith("dense FP8 runs on Blackwell of any size")
@@ -248,6 +251,22 @@ def test_an_moe_run_compares_within_its_scale_up_class():
     rows = v[(v["accelerator"] == "B200") & (v["moe"] == "MoE")
              & (v["params"].between(671e9 / 4, 671e9 * 4)) & (v["seq_len"].between(1024, 16384))]
     assert server.mfu_bf16 == pytest.approx(rows["reported_mfu"].max(), rel=1e-12)
-    assert "8-GPU NVLink servers" in accuracy.comparable_rule("B200", True, "fp8", 4096)
+    assert "8-accelerator scale-up domains (one server)" in accuracy.comparable_rule("B200", True, "fp8", 4096)
     assert "NVL72" in accuracy.comparable_rule("GB200-NVL72", True, "fp8", 4096)
-    assert "NVLink" not in accuracy.comparable_rule("B200", False, "fp8", 4096)  # dense: any
+    assert "scale-up" not in accuracy.comparable_rule("B200", False, "fp8", 4096)  # dense: any
+
+
+def test_the_scale_up_rule_holds_in_the_any_size_fallback_and_off_the_catalogue():
+    # a 6.9B MoE in FP8 on B200 servers has no MoE run within 4x; the any-size fallback keeps
+    # the servers' runs (its best, DeepSeek-V3 on 256 B200 at 43.2% of the BF16 peak, not the
+    # 75.0% of a GB300 NVL72 run), and says the scope
+    b = accuracy.published_any_size("B200", "fp8", 4096, True)
+    v = accuracy.validation_table()
+    servers = v[(v["gpu_generation"] == "Blackwell") & (v["moe"] == "MoE")
+                & v["seq_len"].between(1024, 16384) & (v["accelerator"] == "B200")]
+    assert b.mfu_bf16 == pytest.approx(servers["reported_mfu"].max(), rel=1e-12)
+    assert "8-accelerator scale-up domains (one server)" in b.rule
+    # an accelerator outside the catalogue: no class, rule 6 not applied, no error
+    assert accuracy.scaleup_class("nonexistent-gpu") is None
+    got = accuracy.comparable_published_mfu("nonexistent-gpu", 1e11, is_moe=True)
+    assert got.mfu_bf16 is None

@@ -95,6 +95,7 @@ from ..training.accuracy import (
     comparable_published_mfu,
     fp8_bound_of_bf16,
     published_any_size,
+    same_scaleup_class,
     validation_table,
 )
 from ..training.compute import gpu_hours, training_flops
@@ -288,7 +289,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
              & (w["params_total"] >= n_params / SIZE_FACTOR)
              & ((moe == bool(is_moe)) if is_moe is not None else True)
              & ((w["catalog_model"] != exclude_model) if exclude_model else True)
-             & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))]
+             & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))
+             & same_scaleup_class(w["accelerator"], accelerator, is_moe)]
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
         name = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "

@@ -553,14 +553,37 @@ class PublishedBest:
 NODE_DOMAIN = 8
 
 
-def scaleup_class(accelerator: str) -> str:
+def scaleup_class(accelerator: str) -> str | None:
     """"rack-scale" when the accelerator's scale-up domain (``Accelerator.scaleup_domain_size``,
-    data/accelerators.csv) spans more than one ``NODE_DOMAIN``-GPU server (GB200/GB300 NVL72),
-    else "node" (8-GPU NVLink servers: H100, B200). An MoE step's expert all-to-all stays on
-    NVLink within the domain and crosses the scale-out network beyond it, so MoE runs compare
-    within one class (``comparable_published_mfu``'s rule 6)."""
-    size = load_accelerator(accelerator).scaleup_domain_size or NODE_DOMAIN
+    data/accelerators.csv) spans more than one ``NODE_DOMAIN``-accelerator server (GB200/GB300
+    NVL72, TPU pods), else "node" (8-GPU servers: H100, B200, MI300X); None for a name the
+    catalogue does not hold (rule 6 is then not applied). An MoE step's expert all-to-all stays
+    on the scale-up links within the domain and crosses the scale-out network beyond it, so MoE
+    runs compare within one class (``comparable_published_mfu``'s rule 6)."""
+    try:
+        size = load_accelerator(accelerator).scaleup_domain_size or NODE_DOMAIN
+    except ValueError:
+        return None
     return "rack-scale" if size > NODE_DOMAIN else "node"
+
+
+def same_scaleup_class(accelerators: pd.Series, accelerator: str, is_moe) -> np.ndarray:
+    """Rule 6 of ``comparable_published_mfu`` as a mask over published runs' accelerator names:
+    for an MoE (``is_moe`` True), the runs whose ``scaleup_class`` is the accelerator's; every
+    run for a dense model, a class-free comparison (None) or an accelerator outside the
+    catalogue."""
+    mine = scaleup_class(accelerator) if is_moe else None
+    if mine is None:
+        return np.ones(len(accelerators), dtype=bool)
+    return (accelerators.map(scaleup_class) == mine).to_numpy()
+
+
+def scaleup_words(accelerator: str) -> str:
+    """Rule 6's scope in words: "scale-up domains of more than 8 accelerators (NVL72 racks,
+    TPU pods)" or "8-accelerator scale-up domains (one server)"."""
+    return (f"scale-up domains of more than {NODE_DOMAIN} accelerators (NVL72 racks, TPU pods)"
+            if scaleup_class(accelerator) == "rack-scale" else
+            f"{NODE_DOMAIN}-accelerator scale-up domains (one server)")
 
 
 def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
@@ -570,9 +593,8 @@ def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
     prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
         if str(dtype).lower().startswith("fp8") else "BF16 runs"
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
-    domain = "" if not is_moe else (
-        ", on rack-scale NVLink domains (NVL72)" if scaleup_class(accelerator) == "rack-scale"
-        else f", on {NODE_DOMAIN}-GPU NVLink servers")
+    domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
+        else ""
     return (f"{cls} runs on {gpu_generation(accelerator)}{domain}, total parameters within "
             f"{SIZE_FACTOR:g}×, {prec}{seq}")
 
@@ -661,9 +683,7 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
-    if is_moe:
-        domain = scaleup_class(accelerator)
-        same = same[same["accelerator"].map(scaleup_class) == domain]
+    same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
                                  "model within "
@@ -1122,12 +1142,13 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int 
 
 
 def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=(),
-                   fp8_bound: bool = False) -> tuple:
+                   fp8_bound: bool = False, accelerator: str | None = None) -> tuple:
     """The best reported MFU (BF16 basis) of the validation table's rows and ``MFU_CLAIMS`` of
     GPU generation ``gen``, class ``is_moe`` (None: both), BF16 rows only unless ``fp8``, with
     sequences within ``SEQ_FACTOR`` of ``seq_len`` (None: any), ``exclude_runs`` left out:
     ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an FP8 step) and no FP8 row in
-    scope, the best row × r (``fp8_bound_of_bf16``)."""
+    scope, the best row × r (``fp8_bound_of_bf16``). With ``accelerator``, an MoE's rows of its
+    scale-up class only (``same_scaleup_class``, rule 6)."""
     v = validation_table()
     v = v[~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
@@ -1135,6 +1156,8 @@ def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=(),
              & (v["seq_len"] >= lo_s) & (v["seq_len"] <= hi_s)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
+    if accelerator is not None:
+        same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     best, source = None, None
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
@@ -1174,10 +1197,12 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     left out (``claims.best_reference``'s, a claim's own runs)."""
     gen = gpu_generation(accelerator)
     fp8 = str(dtype).lower().startswith("fp8")
-    best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs, fp8_bound=fp8)
+    best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs, fp8_bound=fp8,
+                                  accelerator=accelerator)
     other = False
     if best is None and not fp8:
-        best, source = _best_of_scope(gen, True, seq_len, is_moe, exclude_runs)
+        best, source = _best_of_scope(gen, True, seq_len, is_moe, exclude_runs,
+                                      accelerator=accelerator)
         other = best is not None
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
@@ -1185,7 +1210,9 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     why = (" (on the BF16 dense peak)" if fp8 else
            f" (on the BF16 dense peak: no BF16 {cls}run is published there; the same step in "
            "FP8 is no slower than in BF16, so they bound a BF16 step from above)" if other else "")
-    rule = f"{cls}{prec} on {gen} of any size{seq}{why}"
+    domain = f" on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
+        else ""
+    rule = f"{cls}{prec} on {gen}{domain} of any size{seq}{why}"
     if best is None:
         source = f"no published {cls}{gen} run" + (
             "" if seq_len is None else " at a comparable sequence length")
