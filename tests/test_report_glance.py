@@ -753,3 +753,4 @@ def test_headline_notes_read_in_words_with_the_function_behind_a_detail():
                         "<details class='fn'><summary>function</summary><code>levers.bill"
                         "</code>")
     assert glance.note_html("ideal / goodput") == "ideal / goodput"
+    assert glance.note_html("llmcost.levers.bill") == "llmcost.levers.bill"  # only a name

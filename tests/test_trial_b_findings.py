@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import pytest
+
+import llmcost
+from llmcost import stacks
+from llmcost.training import parallel, step
 
 #: The trial's scenario (/tmp/trial1/odd/nofit_tp.yaml): Llama 3.1 70B on A100-40GB with tp 1
 #: and pp 1 fixed; the default stack (megatron-core-2024) and batch (512 sequences of 8,192).
@@ -212,3 +217,21 @@ def test_an_unknown_model_suggests_the_same_family_and_size_by_nearest_version()
         load_model("llama-4-70b")
     # a name without a size keeps the spelling matches (a scenario key's typo)
     assert suggest("n_gpu", ["n_gpus", "seq_len", "tp"]) == ["n_gpus"]
+
+
+def test_step_time_warns_of_a_tp_the_stack_cannot_split_over_the_kv_heads():
+    # a plan given directly (not searched) is priced as the ZeRO-3 case is: with a
+    # StackFeatureWarning naming tp, the KV heads and the rule (Megatron-Core before
+    # core_v0.16.0 requires num_query_groups % tensor_model_parallel_size == 0)
+    spec = llmcost.load_model("llama-3.1-70b")             # 8 KV heads
+    plan = parallel.make_plan(spec, 64, 512, tp=16, pp=1, seq_len=4096, zero_stage=1)
+    cluster = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 64)
+    with pytest.warns(stacks.StackFeatureWarning,
+                      match=r"tp=16: the stack 'megatron-core-2024' .* model's 8 \(rule "
+                            r"tp_kv_heads\)"):
+        step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2024")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", stacks.StackFeatureWarning)
+        step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2026")
+    with pytest.raises(ValueError, match="tp=0 must be a whole number >= 1"):
+        parallel.check_tp_kv_heads(spec, 0)

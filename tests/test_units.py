@@ -33,6 +33,10 @@ def test_small_values_keep_their_significant_figures():
     assert [fmt_bandwidth(b) for b in (1.2115e8, 9.8e8, 1.5e9, 5.6234e10, 2.0e12)] == [
         "0.12 GB/s", "0.98 GB/s", "1.5 GB/s", "56 GB/s", "2,000 GB/s"]
     assert fmt_bandwidth(float("nan")) == "n/a" and fmt_bandwidth(float("inf")) == "∞ GB/s"
+    # below 0.01 GB/s in fixed point, two significant figures: 5e4 B/s = 0.00005 GB/s (a
+    # review read "5.0e-05 GB/s"), and a hundred-thousandth of a dollar "$0.00001" ("$1e-05")
+    assert fmt_bandwidth(5e4) == "0.00005 GB/s" and fmt_bandwidth(4.7e6) == "0.0047 GB/s"
+    assert fmt_usd(1e-5) == "$0.00001"
     # under a cent two significant figures, a cent and up to the cent, zero as before
     assert [fmt_usd(v) for v in (0.0041, 0.00999, 0.01, 0.45, 0.0, -0.002)] == [
         "$0.0041", "$0.01", "$0.01", "$0.45", "$0.00", "-$0.002"]

@@ -346,11 +346,15 @@ class StackFeatureWarning(UserWarning):
     stage, a pipeline schedule, FP8): ``step.step_time`` prices it anyway and says so."""
 
 
-def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str = "bf16") -> list:
+def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str = "bf16",
+                     tp: int = 1, n_kv_heads: int | None = None) -> list:
     """The features a plan uses that ``stack`` (a ``Stack`` or its name) does not have, one
     sentence each naming the feature, the stack and what it has: the ZeRO stage
     (``Stack.zero_stages``; ZeRO-3 is FSDP / Megatron-FSDP), the pipeline schedule (with
-    ``pp > 1``, ``Stack.schedules``) and FP8 GEMMs (``Stack.fp8``). Empty when it has them all.
+    ``pp > 1``, ``Stack.schedules``), FP8 GEMMs (``Stack.fp8``) and, given the model's
+    ``n_kv_heads`` g, a ``tp`` that does not divide g on a stack that cannot replicate KV heads
+    (``Stack.tp_kv_replication``; ``parallel.check_tp_kv_heads`` has the rule's source). Empty
+    when it has them all.
 
     Raises
     ------
@@ -369,6 +373,11 @@ def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str 
                    f"{', '.join(st.schedules)}")
     if dtype == "fp8" and not st.fp8:
         out.append(f"dtype='fp8': the stack {st.name!r} has no FP8 GEMMs")
+    if n_kv_heads and not st.tp_kv_replication and int(n_kv_heads) % int(tp):
+        have = [n for n, s in _stacks().items() if s.tp_kv_replication]
+        out.append(f"tp={int(tp)}: the stack {st.name!r} splits attention by KV heads and needs "
+                   f"tp to divide the model's {int(n_kv_heads)} (rule tp_kv_heads); stacks that "
+                   f"replicate KV heads: {', '.join(have)}")
     return out
 
 

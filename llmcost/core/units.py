@@ -127,8 +127,15 @@ def fmt_usd(usd: float) -> str:
     if round(v, 2) >= 100:
         return f"{sign}${v:,.0f}"
     if 0 < v < 0.01:  # under a cent: two significant figures ("$0.0041"), never "$0.00"
-        return f"{sign}${v:.2g}"
+        return f"{sign}${fixed_sig2(v)}"
     return f"{sign}${v:,.2f}"
+
+
+def fixed_sig2(x: float) -> str:
+    """A small number to two significant figures in fixed point, trailing zeros dropped as the
+    ``g`` format drops them, never in scientific notation ("0.0047", "0.01" for 0.00999,
+    "0.00001" for 1e-5, where ``.2g`` writes "1e-05")."""
+    return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
 def sig3(x: float) -> str:
@@ -187,6 +194,8 @@ def fmt_bandwidth(bytes_per_s: float) -> str:
     v = _number(bytes_per_s, "bytes_per_s")
     if not math.isfinite(v):
         return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} GB/s"
+    if 0 < v / GB < 0.01:  # fmt_quantity would write "5.0e-05"
+        return f"{fixed_sig2(v / GB)} GB/s"
     return f"{fmt_quantity(v / GB, 2)} GB/s"
 
 

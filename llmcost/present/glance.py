@@ -774,9 +774,10 @@ def note_parts(note: str) -> tuple:
 def note_html(note: str) -> str:
     """A headline figure's note on the index: its words first (``note_parts``), the package
     functions it names behind a ``<details>`` element ("function", each in ``<code>``): the
-    reader sees words, and one click then the function's docstring give the formula."""
+    reader sees words, and one click then the function's docstring give the formula. A note
+    that is nothing but a function's name is shown as it is (no empty words beside it)."""
     words, names = note_parts(note)
-    if not names:
+    if not names or not words:  # a note that is only a name keeps it visible
         return html.escape(str(note))
     codes = ", ".join(f"<code>{html.escape(n)}</code>" for n in names)
     return (f"{html.escape(words)}<details class='fn'><summary>function</summary>{codes} (its "

@@ -1909,8 +1909,8 @@ def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
     GPUs the update trains on n_gpus − rollout_gpus of them, not on ``n_gpus`` (a trial read
     "rl_gpus=64: no training plan fits" for rl_gpus = 128, 64 of them rollout), so the error
     names both keys and the remedy on them; colocated, the trainer GPUs are ``n_gpus`` and the
-    error is unchanged."""
-    if o.colocated:
+    error is unchanged, as is any error that is not about fitting (a bad ``train_plan`` key)."""
+    if o.colocated or "fit" not in str(e):
         return e
     msg = str(e).replace(f"n_gpus={o.training_gpus}: ", "").replace(
         "give the RL job more GPUs", f"give the training more GPUs (raise n_gpus={o.n_gpus} or "

@@ -188,9 +188,11 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
 The ring's calls without a mask
 ------------------------------
 Both rings run a rank's attention as one causal call (step 0, ``1/cp`` of its FLOPs) and
-``cp − 1`` calls without a mask (``ring_call_shares``), and a kernel runs an unmasked call at
-least as fast as a causal one of the same length (no tiles on the diagonal half masked, no
-uneven work between the query blocks). NVIDIA measured both with the same kernels at the
+``cp − 1`` calls without a mask (``ring_call_shares``), and a kernel may run an unmasked call
+faster than a causal one of the same length (no tiles on the diagonal half masked, no uneven
+work between the query blocks), though not always: FlashAttention-2's backward measured 1.5%
+slower unmasked at 32k and 0.4% at 64k, and the ratio is taken as measured, not clamped at 1.
+NVIDIA measured both with the same kernels at the
 rows' lengths (``ATTENTION_CHECKS_CSV``, cuDNN 9.1.0 and PyTorch SDPA's FlashAttention-2, 4k to
 64k tokens): cuDNN's causal forward runs at 0.83 of its unmasked rate at 4k and 0.94 at 32k,
 FlashAttention-2's at 0.89 and 0.99 (``mask_rate_ratio``). ``ring_unmasked_factors`` prices

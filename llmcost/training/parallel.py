@@ -564,6 +564,8 @@ def check_tp_kv_heads(model, tp: int, replication: bool = True, stack: str = "")
         Rule ``tp_kv_heads``, naming tp, the KV heads, the model and, where it refuses a
         multiple, the stack.
     """
+    if isinstance(tp, bool) or not isinstance(tp, (int, np.integer)) or tp < 1:
+        raise ValueError(f"tp={tp!r} must be a whole number >= 1")
     g = model.n_kv_heads
     if g % tp == 0 or (replication and tp % g == 0):
         return

@@ -1746,7 +1746,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     model, cluster, s = checked_step_inputs(model, cluster, plan, seq_len, keywords)
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve(cluster.accelerator.name)
-    warn_missing_features(o.stack, plan, opts.dtype)
+    warn_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,
                         o.stack.name)
@@ -1768,11 +1768,14 @@ def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:
     return model, cluster, s
 
 
-def warn_missing_features(stack, plan: ParallelPlan, dtype: str) -> None:
-    """A plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks,
-    ``stacks.missing_features``) is priced, and said: one ``stacks.StackFeatureWarning`` per
-    missing feature, pointing at ``step_time``'s caller."""
-    for msg in stacks.missing_features(stack, plan.zero_stage, plan.schedule, plan.pp, dtype):
+def warn_missing_features(stack, plan: ParallelPlan, dtype: str,
+                          n_kv_heads: int | None = None) -> None:
+    """A plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks, or a tp that does not
+    divide the model's ``n_kv_heads`` where it cannot replicate them, ``stacks.missing_features``)
+    is priced, and said: one ``stacks.StackFeatureWarning`` per missing feature, pointing at
+    ``step_time``'s caller."""
+    for msg in stacks.missing_features(stack, plan.zero_stage, plan.schedule, plan.pp, dtype,
+                                       plan.tp, n_kv_heads):
         warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
                       "had this one; choose a stack that has it (llmcost.stacks).",
                       stacks.StackFeatureWarning, stacklevel=3)
