@@ -660,3 +660,99 @@ def test_math_layouts_read_from_disk_print_matplotlibs_bytes(make, fmt, tmp_path
             FigureCanvasBase.print_figure = plain
     if fmt == "svg" and make is _math_figure:  # read back: kept by the first run
         assert list(tmp_path.glob("math_vector_layout-*.pickle"))
+
+
+def _svg_prints_on_disk():
+    """``plots.keep_svg_prints_on_disk`` installed for the block, matplotlib's own method
+    after."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return _installed(plots.keep_svg_prints_on_disk, FigureCanvasBase, "print_figure")
+
+
+@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
+                                  _figure_with_every_kind_of_axis, _inset_figure])
+def test_svg_prints_read_from_disk_are_matplotlibs_bytes(make, tmp_path, monkeypatch):
+    """``plots.keep_svg_prints_on_disk`` (what the report's kernels install, over their other
+    print speed-ups) prints every figure as matplotlib does, byte for byte, when the print is
+    made (and kept in the disk cache) and when a later figure with the same state reads it
+    back without drawing (``Figure.draw`` not called); a PNG is left to matplotlib."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.figure import Figure
+
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    reference, png = _matplotlibs(make, "svg"), _matplotlibs(make, "png")
+    plain = FigureCanvasBase.print_figure
+    draw = Figure.draw
+    try:
+        plots.keep_ticks_while_printing()
+        plots.print_with_one_draw()
+        with _svg_prints_on_disk():
+            for run, drawn in (("printed", True), ("read back", False)):
+                with mock.patch.object(Figure, "draw", autospec=True, side_effect=draw) as d:
+                    assert _inline_png(make(), "svg") == reference, run
+                assert (d.call_count > 0) == drawn, run
+            assert len(list(tmp_path.glob("svg_print-*.pickle"))) == 1
+            assert _inline_png(make(), "png") == png
+    finally:
+        FigureCanvasBase.print_figure = plain
+
+
+def _fingerprint(fig, **rc) -> str | None:
+    kwargs = {"format": "svg", "bbox_inches": "tight", "dpi": fig.dpi,
+              "metadata": {"Date": None}}
+    with matplotlib.rc_context(rc):
+        key = plots.figure_fingerprint(fig, kwargs)
+    plt.close(fig)
+    return key
+
+
+def test_a_figure_fingerprint_reads_the_figure_and_the_settings():
+    """Two figures built alike have one fingerprint; a changed point, title or setting makes
+    another; a figure that cannot be pickled (a lambda for a formatter) has none, and is
+    printed, not kept."""
+    from matplotlib.ticker import FuncFormatter
+
+    key = _fingerprint(_readable_figure())
+    assert key == _fingerprint(_readable_figure())
+    moved = _readable_figure()
+    moved.axes[0].lines[0].set_ydata(moved.axes[0].lines[0].get_ydata() * 1.001)
+    titled = _readable_figure()
+    titled.axes[0].set_title("another title")
+    assert len({key, _fingerprint(moved), _fingerprint(titled),
+                _fingerprint(_readable_figure(), **{"lines.linewidth": 3})}) == 4
+    fig = _readable_figure()
+    fig.axes[0].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    assert _fingerprint(fig) is None
+
+
+_FINGERPRINT_IN_A_PROCESS = """
+import matplotlib
+matplotlib.use("Agg")
+import io, matplotlib.pyplot as plt, numpy as np
+from llmcost.present import plots
+plots.keep_ticks_while_printing(); plots.keep_text_layouts()
+fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
+x = np.geomspace(1, 1e5, 30)
+ax.loglog(x, x ** 0.5, label=r"$\\sqrt{x}$"); ax.legend(); ax.set_title("a title")
+fig.canvas.print_figure(io.BytesIO(), format="svg", bbox_inches="tight")  # texts keep layouts
+print(plots.figure_fingerprint(fig, {"format": "svg", "bbox_inches": "tight"}))
+"""
+
+
+def test_a_figure_has_one_fingerprint_in_every_process():
+    """The same figure built by the same code in two processes, under two string-hash seeds,
+    has the same fingerprint, after a print that left its texts' kept layouts on them
+    (``plots.keep_text_layouts``, which hold a font's ``hash()``) and with its transforms'
+    parents, which matplotlib pickles keyed by their ``id()``."""
+    import os
+    import subprocess
+    import sys
+
+    keys = set()
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", _FINGERPRINT_IN_A_PROCESS], check=True,
+                             capture_output=True, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed})
+        keys.add(out.stdout.strip())
+    assert len(keys) == 1 and len(keys.pop()) == 64

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import io
 import itertools
+import pickle
 import re
 import textwrap
 import threading
@@ -860,6 +861,125 @@ def keep_math_layouts_on_disk() -> bool:
 
     _parse_cached._llmcost_on_disk = True
     MathTextParser._parse_cached = _parse_cached
+    return True
+
+
+#: The print ``svg_print`` makes when its entry is missing (``keep_svg_prints_on_disk``): the
+#: plain ``print_figure``, the canvas and its keywords, set by the caller for the call's length.
+_SVG_PRINT = threading.local()
+
+#: The ``print_figure`` keywords' value types a figure's fingerprint reads (``figure_fingerprint``).
+_PLAIN_KWARG_TYPES = (str, int, float, bool, type(None))
+
+
+def _plain_kwarg(v) -> bool:
+    if isinstance(v, (tuple, list)):
+        return all(_plain_kwarg(x) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, str) and _plain_kwarg(x) for k, x in v.items())
+    return isinstance(v, _PLAIN_KWARG_TYPES)
+
+
+def figure_fingerprint(fig, kwargs: dict) -> str | None:
+    """sha256 of what printing ``fig`` with ``print_figure`` keywords ``kwargs`` reads: the
+    figure's whole state (its pickle: every artist, its data, its transforms, its formatters;
+    what ``pickle.loads`` would draw again, matplotlib's own guarantee for a pickled figure),
+    the keywords, and every matplotlib setting (``rcParams``, which a draw reads). None when the
+    figure cannot be pickled (a formatter that is a lambda, say) or a keyword is not plain data
+    (``_plain_kwarg``): such a print is not kept. Pickled as ``_stable_states`` has it, so that
+    the same figure built by the same code has the same fingerprint in every kernel."""
+    import matplotlib as mpl
+
+    if not all(isinstance(k, str) and _plain_kwarg(v) for k, v in kwargs.items()):
+        return None
+    try:
+        with _stable_states():
+            state = pickle.dumps(fig, protocol=5)
+    except Exception:  # noqa: BLE001 (a lambda, a weak reference: printed, not kept)
+        return None
+    h = hashlib.sha256(state)
+    h.update(repr(sorted(kwargs.items())).encode())
+    h.update(repr(sorted(dict.items(mpl.rcParams))).encode())
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _stable_states():
+    """Within the block, a pickled transform names its parents in their order, not by their
+    ``id()`` (``TransformNode.__getstate__`` keys them by it, which differs in every process),
+    and a pickled artist leaves out the memos of this module (``_llmcost_*`` attributes: a
+    text's kept layout, ``keep_text_layouts``, holds a print's number and a font's ``hash()``,
+    and is never read after that print)."""
+    from matplotlib.artist import Artist
+    from matplotlib.transforms import TransformNode
+
+    plain_transform = TransformNode.__dict__["__getstate__"]
+    plain_artist = Artist.__dict__["__getstate__"]
+
+    def transform_state(self):
+        return {**self.__dict__, "_parents": [ref() for ref in self._parents.values()]}
+
+    def artist_state(self):
+        return {k: v for k, v in plain_artist(self).items() if not k.startswith("_llmcost_")}
+
+    TransformNode.__getstate__, Artist.__getstate__ = transform_state, artist_state
+    try:
+        yield
+    finally:
+        TransformNode.__getstate__, Artist.__getstate__ = plain_transform, plain_artist
+
+
+@disk_cached
+def svg_print(fingerprint: str, versions: str) -> bytes:
+    """The SVG bytes of the print whose figure, keywords and settings have the fingerprint
+    ``fingerprint`` (``figure_fingerprint``) with matplotlib and its fonts ``versions``, kept
+    in the disk cache (``core.diskcache``, whose key also holds the package's code and data, so
+    a formatter or a plotting function that changed makes a new entry). Computed, when its
+    entry is missing, by the print its caller set (``keep_svg_prints_on_disk``)."""
+    plain, canvas, kwargs = _SVG_PRINT.job
+    out = io.BytesIO()
+    plain(canvas, out, **kwargs)
+    return out.getvalue()
+
+
+def keep_svg_prints_on_disk() -> bool:
+    """Make every SVG print of this process to a file object (what the inline backend asks of
+    a report kernel's figures: ``kernels.svg_figures``) read its bytes from the disk cache
+    (``svg_print``), keyed by the figure's whole state (``figure_fingerprint``): a figure drawn
+    by an earlier report, or by the other kernel, is not laid out and drawn again. Measured on
+    the default scenario's 68 figures: a second report draws 5 of them, a third none (a figure
+    whose numbers one report computed and the next read from the disk cache may pickle
+    otherwise: a numpy dtype shared by two arrays, or two equal ones); fingerprinting them
+    (their pickles) takes 0.7 CPU-s, printing them 7.4. The bytes are those the print wrote,
+    so the same SVG; the figure itself is left as it was before the print, which matters only
+    to a figure printed again after it (the inline backend closes each figure it shows; no
+    report notebook prints one twice). Returns whether it was installed now (False: it already
+    was). Installed last, so that it wraps every other print speed-up and the figure's
+    description (``kernels.remember_state``)."""
+    import matplotlib as mpl
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    plain = FigureCanvasBase.print_figure
+    if _wrapped_with(plain, "_llmcost_svg_on_disk"):
+        return False
+
+    @functools.wraps(plain)
+    def print_figure(self, filename, **kwargs):
+        key = None
+        if kwargs.get("format") == "svg" and isinstance(filename, io.IOBase):
+            key = figure_fingerprint(self.figure, kwargs)
+        if key is None:
+            return plain(self, filename, **kwargs)
+        _SVG_PRINT.job = (plain, self, kwargs)
+        try:
+            svg = svg_print(key, f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
+        finally:
+            _SVG_PRINT.job = None
+        filename.write(svg)
+        return None
+
+    print_figure._llmcost_svg_on_disk = True
+    FigureCanvasBase.print_figure = print_figure
     return True
 
 
@@ -2194,6 +2314,18 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
     return ax
 
 
+def general_number_label(v, pos=None) -> str:
+    """A tick label written as Python's ``g`` format does (``FuncFormatter``'s function): a
+    module-level function, so that a figure using it can be pickled (``figure_fingerprint``)."""
+    return f"{v:g}"
+
+
+def no_label(v, pos=None) -> str:
+    """No tick label (``FuncFormatter``'s function, pickled by name as
+    ``general_number_label``)."""
+    return ""
+
+
 def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0,
                       ax_right=None):
     """Optimal size and tokens per parameter against lifetime inference demand.
@@ -2220,8 +2352,8 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.yaxis.set_major_formatter(FuncFormatter(general_number_label))
+    ax.yaxis.set_minor_formatter(FuncFormatter(no_label))
     ax.set_xlabel("lifetime inference demand D_inf (tokens)")
     ax.set_ylabel("optimal parameters (billions)", color="C0")
     ax2 = ax.twinx() if ax_right is None else ax_right
