@@ -2144,7 +2144,7 @@ img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
 width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
 div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
 div.caveats summary{cursor:pointer}p.note{color:#555}
-details.fn summary{cursor:pointer;color:#555;font-size:.85em}
+details.fn summary{cursor:pointer;color:#555;font-size:14px}
 @media (max-width:40rem){body{margin:1rem auto}td,th{padding:.25rem .35rem}
 h1{font-size:1.5rem}p.lead{font-size:1.05rem}}
 @media print{@page{margin:15mm}
