@@ -235,3 +235,12 @@ def test_step_time_warns_of_a_tp_the_stack_cannot_split_over_the_kv_heads():
         step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2026")
     with pytest.raises(ValueError, match="tp=0 must be a whole number >= 1"):
         parallel.check_tp_kv_heads(spec, 0)
+
+
+def test_the_split_hint_names_the_kv_heads_where_the_stack_needs_them():
+    # a review: the split hint listed "tp (dividing the 32 heads)" where the stack also needs tp
+    # to divide Llama 3.1 8B's 8 KV heads (Megatron-Core before core_v0.16.0)
+    m = llmcost.load_model("llama-3.1-8b")
+    strict = parallel.split_hint(m, 96, 4, 8192, fixed={"tp_kv_replication": False})
+    assert "no tp (dividing the 32 heads and, on this stack, the 8 KV heads)" in strict
+    assert "KV heads" not in parallel.split_hint(m, 96, 4, 8192)

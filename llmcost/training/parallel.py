@@ -1040,6 +1040,8 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
             f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
             f"{model.n_heads} heads"
+            + ("" if fixed.get("tp_kv_replication", True) else
+               f" and, on this stack, the {model.n_kv_heads} KV heads")
             + (f" and, with sequence parallelism, the {seq:,}-token sequence ÷ cp"
                if fixed.get("sequence_parallel", False) else "")
             + "), pp ("
