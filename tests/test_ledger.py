@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import ledger
+from llmcost.bill import lora
 from llmcost.present.report import NOTEBOOK_DIR
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError
 
@@ -807,3 +808,18 @@ def test_training_flops_are_named_by_their_convention():
     assert "training_flops" not in f
     assert f["training_flops_6nd"] == pytest.approx(8.28e23, rel=0.005)
     assert f["training_flops_mfu_basis"] == pytest.approx(8.89e23, rel=0.005)
+
+
+def test_a_lora_rank_beyond_the_adapted_matrices_is_refused():
+    # LoRA's ΔW = BA has rank r ≤ min(d_in, d_out) (Hu et al. 2021 §4.1); W_k, W_v of Llama 3.1
+    # 8B map 4,096 to 8 KV heads × 128 = 1,024, so r ≤ 1,024 (a trial's rank 100,000 was billed
+    # "at MFU 493.9% on this count")
+    spec = llmcost.load_model("llama-3.1-8b")
+    assert lora.max_lora_rank(spec) == min(4096, 8 * 128) == 1024
+    assert lora.lora_adapter_params(spec, 1024) > 0
+    with pytest.raises(ValueError, match=r"rank=1025 must be at most 1,024 for llama-3.1-8b"):
+        lora.lora_adapter_params(spec, 1025)
+    with pytest.raises(ValueError, match=r"ledger_lora_rank=100000 must be at most 1,024"):
+        ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
+                             "train_tokens": 4194304, "seq_len": 4096, "mfu": 0.35,
+                             "ledger_lora_tokens": 5e8, "ledger_lora_rank": 100000})

@@ -84,7 +84,8 @@ from .pricing import (  # noqa: F401
 )
 from .energy import energy_mwh, energy_of, energy_terms, tco2e  # noqa: F401  (notebooks)
 from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
-from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
+from .lora import (  # noqa: F401
+    check_lora_rank, lora_adapter_params, lora_flops_per_token, lora_gpu_hours)
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
     MAX_SAMPLES,
     LedgerDraws,
@@ -666,6 +667,7 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
                               "not given"))
             continue
         if fpt is None:  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
+            check_lora_rank(spec, p["ledger_lora_rank"], "ledger_lora_rank")
             lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu,
                                 main_goodput)
             fpt, hours = lo["flops_per_token"], lo["gpu_hours"]

@@ -32,9 +32,28 @@ def lora_adapter_params(model, rank: int) -> int:
     if model.attention != "gqa":
         raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
                          f"attention, not {model.attention!r}")
+    check_lora_rank(model, r, "rank")
     h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
     per_layer = (h + a * dh) + 2 * (h + g * dh) + (a * dh + h)
     return int(model.n_layers * r * per_layer)
+
+
+def max_lora_rank(model) -> int:
+    """The largest meaningful LoRA rank on the attention projections: the smallest dimension of
+    the matrices adapted, min(d_model, g·d_head) (ΔW = BA of rank r ≤ min(d_in, d_out), Hu et
+    al. 2021 §4.1; W_k and W_v map d_model to the g KV heads' g·d_head): a higher r adds
+    parameters and FLOPs but no rank (Llama 3.1 8B: min(4,096, 8 × 128) = 1,024)."""
+    model = as_model(model)
+    return int(min(model.d_model, model.n_kv_heads * model.d_head))
+
+
+def check_lora_rank(model, rank, field: str = "rank") -> None:
+    """A ValueError naming ``field`` when ``rank`` exceeds ``max_lora_rank(model)``."""
+    top = max_lora_rank(model)
+    if int(rank) > top:
+        raise ValueError(f"{field}={int(rank)} must be at most {top:,} for {as_model(model).name} "
+                         f"(a LoRA rank beyond the smallest adapted matrix's dimension, "
+                         f"min(d_model, KV heads × head dim), adds no rank)")
 
 
 def lora_flops_per_token(model, rank: int, seq_len=None):
