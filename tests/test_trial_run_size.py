@@ -204,3 +204,16 @@ def test_a_missing_catalogue_price_names_the_modes_that_have_one():
     assert rest.endswith("a pricing mode it has a current price for: on_demand")
     with pytest.raises(ValueError, match="no current price for it in any mode"):
         catalogue_price("GB300-NVL72", "on_demand")
+
+
+def test_compare_names_an_input_outside_the_core_ones(tmp_path):
+    """A trial compared two RL scenarios that differ only in rl_partial_rollouts and was told
+    no input differed: the other scenario keys that differ are named too (title and
+    description are not inputs)."""
+    a = _write(tmp_path, {**NO_TOKENS, "train_tokens": 3e12, "title": "A",
+                          "rl_partial_rollouts": False}, "a.yaml")
+    b = _write(tmp_path, {**NO_TOKENS, "train_tokens": 3e12, "title": "B",
+                          "rl_partial_rollouts": True}, "b.yaml")
+    js = json.loads(run_cli("estimate", "--scenario", str(a), "--compare", str(b),
+                            "--format", "json").stdout)
+    assert js["inputs_differ"] == ["rl_partial_rollouts False → True"]

@@ -41,7 +41,7 @@ from ..bill.ledger import (
 from ..bill.checks import fp8_over_bf16
 from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fmt_count, fmt_usd
+from ..core.units import fixed_sig2, fmt_count, fmt_usd
 from . import plots
 
 #: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
@@ -852,7 +852,30 @@ def compare_inputs(bills) -> list:
             sa, sb = (_mfu_on_basis(x, v) for x, v in zip(bills, (a, b)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
-    return out
+    return out + other_inputs_differing(bills)
+
+
+def other_inputs_differing(bills, most: int = 8) -> list:
+    """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
+    two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters,
+    at most ``most`` of them and a count of the rest (a trial compared two RL scenarios that
+    differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
+    does not hold reads "default"."""
+    sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
+    skip = set(COMPARE_INPUTS) | {"title", "description"}
+    keys = sorted(k for k in set(sa) | set(sb)
+                  if not str(k).startswith("_") and k not in skip and sa.get(k) != sb.get(k))
+
+    def cut(d, k):
+        x = d.get(k, "default")
+        v = (f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else
+             fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
+             fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
+             f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
+        return v if len(v) <= 40 else v[:39] + "…"
+
+    out = [f"{k} {cut(sa, k)} → {cut(sb, k)}" for k in keys[:most]]
+    return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
 
 
 def _mfu_on_basis(bill, mfu: float) -> str:
