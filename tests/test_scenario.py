@@ -45,6 +45,9 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("n_gpus: lots\n", "n_gpus='lots' must be a whole number"),
     ("n_gpus: 2k\n", r"n_gpus='2k' must be a whole number \(write 15e12 for 15T, 2048 for 2k"),
     ("train_tokens: 15T\n", r"train_tokens='15T' must be a number \(write 15e12"),
+    # a fine-tune-only bill is not modelled: said, not a bare "must be > 0"
+    ("train_tokens: 0\n", r"train_tokens=0.0 must be > 0: every bill prices a pre-training run "
+     r"\(a bill of fine-tuning or RL alone on a released model is not modelled yet"),
     ("mfu: 40\n", r"mfu=40.0 must be in \(0, 1\]: a fraction of peak \(40% is 0.40\)"),
     ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
     ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),

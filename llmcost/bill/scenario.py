@@ -125,6 +125,12 @@ _fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
 _reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
 _probability = _refuse_if(lambda v: not 0 <= v <= 1, "be a probability in [0, 1]")
 _at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
+#: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
+#: modelled (a trial gave 0 to price only fine-tuning a released model and read "must be > 0")
+_pretraining_tokens = _refuse_if(
+    lambda v: v <= 0, "be > 0: every bill prices a pre-training run (a bill of fine-tuning or "
+    "RL alone on a released model is not modelled yet; its lines, ledger_sft_tokens, "
+    "ledger_lora_tokens and the rl_ keys, are priced beside a pre-training run)")
 
 
 def _one_of(*allowed):
@@ -301,7 +307,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("accelerator", "str", "catalogue accelerator name (llmcost list accelerators)",
           _accelerator),
     Param("n_gpus", "int", "accelerators in the training job", _positive),
-    Param("train_tokens", "float", "pre-training tokens", _positive),
+    Param("train_tokens", "float", "pre-training tokens", _pretraining_tokens),
     Param("seq_len", "int", "training sequence length in tokens", _positive),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
     Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
