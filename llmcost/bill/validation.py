@@ -33,7 +33,8 @@ from ..core.diskcache import disk_cached
 from ..core.stacks import generation
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_gpus
 from ..serving.inference import choose_serving_tp, serving_cost
-from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
+from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
+                          scenario_campaign, scenario_iteration)
 from ..training import reliability as rel
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
@@ -228,6 +229,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _long_project_warning(months), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
+                        _partial_rollouts_warning(p, bill),
                         _people_months_warning(p, bill)) if w]
     return out + money_magnitude_warnings(p)
 
@@ -397,6 +399,20 @@ def _long_project_warning(months) -> str | None:
             "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
             "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
             "hours)")
+
+
+def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the billed RL campaign runs partial rollouts: the model removes the
+    whole tail of response lengths (``rl.RLOptions.partial_rollouts``), an upper bound on the
+    gain APRIL measured (``rl.PARTIAL_ROLLOUT_GAIN_MEAN`` / ``_MAX``). None otherwise."""
+    hours = bill.figures.get("rl_gpu_hours") if bill is not None else None
+    if not p.get("rl_partial_rollouts") or not isinstance(hours, (int, float)) or hours <= 0:
+        return None
+    return (f"rl_partial_rollouts: the RL line prices partial rollouts as removing the whole "
+            f"tail of response lengths, an upper bound on what they recover (APRIL measured "
+            f"+{PARTIAL_ROLLOUT_GAIN_MEAN:.1%} rollout throughput on average, "
+            f"+{PARTIAL_ROLLOUT_GAIN_MAX:.0%} at most, arXiv:2509.18521): read the RL line as "
+            "optimistic (notebook 05 compares the modes)")
 
 
 def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -91,6 +91,10 @@ PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs",
 #: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
 #: large training runs, e.g. Llama 3 405B 38-43%, arXiv:2407.21783 Table 4).
 DEFAULT_TRAIN_MFU = 0.40
+#: Partial rollouts' measured rollout-throughput gain: +22.5% on average, +44% at most (APRIL,
+#: Zhou et al. 2025, arXiv:2509.18521, abstract). The model removes the whole tail instead
+#: (``RLOptions.partial_rollouts``), an upper bound on that gain.
+PARTIAL_ROLLOUT_GAIN_MEAN, PARTIAL_ROLLOUT_GAIN_MAX = 0.225, 0.44
 #: Rollout engines: the serving engine families (``llmcost.serving.inference.ENGINE_FAMILIES``,
 #: their fitted share of the roofline and per-step overhead) and "roofline" (the bound itself).
 ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
