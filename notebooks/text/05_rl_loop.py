@@ -1068,7 +1068,9 @@ plots.table(grid.drop(columns="idle_share"),
 # removes the whole tail for partial rollouts, an upper bound on what they recover.
 
 # %%
-half = max(p["rl_rollout_tp"], (p["rl_gpus"] // 2) // p["rl_rollout_tp"] * p["rl_rollout_tp"])
+# the scenario's own rollout GPUs where it separates them, else half the RL job's
+half = p["rl_rollout_gpus"] or max(
+    p["rl_rollout_tp"], (p["rl_gpus"] // 2) // p["rl_rollout_tp"] * p["rl_rollout_tp"])
 coloc = dict(rl_rollout_gpus=0, rl_async=False)  # each row sets every key it compares
 modes = rl.scenario_variants(p, {
     "colocated, synchronous": dict(coloc, rl_partial_rollouts=False),
