@@ -120,21 +120,23 @@ def _pilot_mfu(p: dict) -> dict:
                         "extrapolation (compute.mfu_from_throughput)"}
     missing = [k for k in BILL_PLAN_KEYS if k not in p]
     p = {**_notebook_plan_defaults(), **p}
-    said = ("" if not missing else f"; the plan keys it does not give ({', '.join(missing[:3])}"
-            f"{', ...' if len(missing) > 3 else ''}) take the notebooks' defaults")
     warning = None
     if p.get("pilot"):
         cal, x, plan = calibrate.scenario_calibration(p)
+        said = missing_words(missing, plan)
         warning = calibrate.pilot_plan_warning(p, cal, x, plan)
         x, widened = uncarried_band(p, x, plan)
         widened = widened or f" {x.mfu_low:.1%}-{x.mfu_high:.1%}"
         sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
         src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
                f"(llmcost.training.calibrate): band{widened}"
-               f"{said}")
+               f"{said}") if x.half_width else (
+            f"the measurement of the pilot at {plan.n_gpus:,} GPUs, which ran the run's plan "
+            f"({plan.describe()}): no extrapolation (llmcost.training.calibrate){said}")
         tps = None
     else:
         cal, x, plan, how = calibrate.shorthand_calibration(p)
+        said = missing_words(missing, plan)
         band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
                 ": the pilot's own measurement, no extrapolation")
         src = (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {how}, extrapolated to "
@@ -144,6 +146,19 @@ def _pilot_mfu(p: dict) -> dict:
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
             "warning": warning, "factor_warnings": tuple(cal.warnings)}
+
+
+#: The plan keys that mean something only to a fully sharded plan (ZeRO-3 / FSDP).
+FSDP_ONLY_KEYS = ("fsdp_backward_prefetch", step_scenario.FSDP_SHARD_KEY)
+
+
+def missing_words(missing: list, plan) -> str:
+    """The plan keys the scenario does not give (``missing``), in words, as they take the
+    notebooks' defaults; ``FSDP_ONLY_KEYS`` are left out for a ``plan`` that is not ZeRO-3
+    (their default changes nothing there). "" when none is left."""
+    keys = [k for k in missing if plan.zero_stage == 3 or k not in FSDP_ONLY_KEYS]
+    return ("" if not keys else f"; the plan keys it does not give ({', '.join(keys[:3])}"
+            f"{', ...' if len(keys) > 3 else ''}) take the notebooks' defaults")
 
 
 def uncarried_band(p: dict, x, plan) -> tuple:

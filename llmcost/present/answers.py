@@ -338,7 +338,8 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
     """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
     pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
-    ``n_gpus``) with its measured and uncalibrated predicted MFU, the calibration's factors
+    ``n_gpus``, or more than it) with its measured and uncalibrated predicted MFU, the
+    calibration's factors
     (``Calibration.describe``), the full run's step and MFU with its band
     (``Extrapolation.describe``, ``describe_band``), the main run's ideal GPU-hours and compute
     at ``price_usd_per_gpu_hour`` (central, low–high: ``pilot_study``'s GPU-hours = train_tokens
@@ -348,7 +349,9 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
     lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
               "pilot: ") + study.source]
-    lines += [f"pilot {q.plan.describe()} on {q.n_gpus:,} of {fmt_gpus(n_gpus)}: MFU "
+    lines += [f"pilot {q.plan.describe()} on "
+              + (f"{q.n_gpus:,} of {fmt_gpus(n_gpus)}" if q.n_gpus <= n_gpus else
+                 f"{fmt_gpus(q.n_gpus)} (more than the run's {n_gpus:,})") + ": MFU "
               f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]

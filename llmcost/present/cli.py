@@ -1312,7 +1312,8 @@ def _calibrate(args) -> int:
     say(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
     band = (f"band{widened}" if widened else
-            f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}")
+            f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}" if x.half_width
+            else "no band: a pilot ran this very plan, its measurement is the figure")
     say(f"  MFU {x.mfu:.1%} ({band}); "
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilots' compute correction "
           f"(x{cal.compute_factor:.3f}) applied at {x.transfer:.0%} strength (less the more this "
@@ -1322,8 +1323,11 @@ def _calibrate(args) -> int:
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
-    say(f"  the band widens for{ref}: " + ("; ".join(x.novelties) if x.novelties
-                                           else "nothing (the pilot ran this plan)"))
+    if x.half_width:
+        none = ("nothing it counts (its parallel dimensions, scale-out network, sequence, "
+                "recomputation and model, calibrate.novelties, are the pilot's)")
+        say(f"  the band widens for{ref}: "
+            + ("; ".join(x.novelties) if x.novelties else none))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
             warning = pilot_calibration.pilot_plan_warning(p, cal, x0, plan)

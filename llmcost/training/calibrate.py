@@ -79,7 +79,8 @@ from .efficiency_profile import (
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
 )
 from .options import StepOptions
-from .parallel import PLAN_PARAMETER_FIELDS, ParallelPlan, make_plan
+from .parallel import PLAN_PARAMETER_FIELDS, ParallelPlan, make_plan, plan_from_parameters
+from .ranking import time_ranking
 
 #: FLOP conventions a framework may print its MFU on: ``full`` (the workbook's: full attention
 #: mask, no recomputation; Korthikanti et al. 2022 Eq. 7), ``causal`` (causal mask: NeMo,
@@ -897,8 +898,9 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                 drift: dict | None = None) -> Extrapolation:
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
-    A target identical to the smallest pilot (model, plan, sequence length, options) is the
-    pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
+    A target identical to a pilot (model, plan, sequence length, options; any pilot, not only
+    the smallest) is that pilot's own measurement, with no band. Otherwise the compute factor
+    carried is ``c^w``
     with ``w = transfer_weight(mean over the pilots of log(measured ÷ predicted MFU),
     runs_pilot_kernels(...), drift, distinct_kernel_pilots(pilots), shift, |log2(seq_len ÷ pilot
     seq_len)|)`` (``w = 0`` for a fit at
@@ -925,16 +927,16 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
         raise ValueError(f"target n_gpus={n} is smaller than the pilot's {p0.n_gpus}: a pilot "
                          "must be smaller than (or as large as) the run it extrapolates to")
     opts = p0.options if options is None else options
-    i0 = cal.pilots.index(p0)
-    if plan == p0.plan and int(seq_len) == int(p0.seq_len) and opts == p0.options \
-            and same_model(model, p0.model):
-        # the target is the pilot's own run: its measurement is the figure, nothing to carry
-        b = _step(model, p0.accelerator, plan, seq_len, opts, cal.efficiency)
-        t = p0.tokens_per_step / (p0.tokens_per_s_per_gpu * p0.n_gpus)
-        m = cal.measured_mfu[i0]
-        return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
-                             uncalibrated_mfu=cal.uncalibrated_mfu[i0], transfer=1.0,
-                             half_width=0.0, novelties=(), breakdown=b)
+    for i, q in enumerate(cal.pilots):
+        if plan == q.plan and int(seq_len) == int(q.seq_len) and opts == q.options \
+                and same_model(model, q.model):
+            # the target is a pilot's own run: its measurement is the figure, nothing to carry
+            b = _step(model, q.accelerator, plan, seq_len, opts, cal.efficiency)
+            t = q.tokens_per_step / (q.tokens_per_s_per_gpu * q.n_gpus)
+            m = cal.measured_mfu[i]
+            return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
+                                 uncalibrated_mfu=cal.uncalibrated_mfu[i], transfer=1.0,
+                                 half_width=0.0, novelties=(), breakdown=b)
     # a fit at its bound (the pilot's main kernels at the datasheet rate and the engine still
     # slower) measured no kernel rate: its correction is a structural error of the model at the
     # pilot's plan, not carried
@@ -1072,7 +1074,7 @@ def _record_error(i: int, e: Exception) -> str:
 
 def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     """Calibrate on the scenario's pilots and extrapolate to its plan (``plan``, by default
-    ``step_scenario.scenario_plan``).
+    ``calibrated_plan``: the scenario's search ranked by the calibrated model).
 
     Returns
     -------
@@ -1097,10 +1099,37 @@ def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     pilots = pilots_from_scenario(p)
     c = calibrate(pilots)
     model = load_model(p["model"])
-    plan = step_scenario.scenario_plan(p, model) if plan is None else plan
+    plan = calibrated_plan(p, model, c) if plan is None else plan
     x = extrapolate(c, model, plan, int(p["seq_len"]),
                     options=step_scenario.scenario_step_options(p))
     return c, x, plan
+
+
+def calibrated_plan(p: dict, model, cal: Calibration) -> ParallelPlan:
+    """The scenario's plan chosen by the calibrated step-time model: the search of
+    ``step_scenario.scenario_plan`` (its fixed fields kept, the free ones by predicted step
+    time, ``parallel.plan_from_parameters``) ranked with the scenario's step options at the
+    calibrated efficiency ``scaled_efficiency(base, c, scale-up, scale-out, exposure)``, the
+    network factors carried whole as ``extrapolate`` carries them and the compute factor ``c``
+    at full strength, so the plan priced with the calibration is the one it finds fastest.
+
+    Before, the plan was searched with the uncalibrated engine and priced calibrated: Llama 3.1
+    70B on 128 H100 between pilots at 64 and 256 GPUs (450 and 430 tokens/s per GPU, scale-out
+    fitted at x0.059) chose ZeRO-2, whose data-parallel traffic at the calibrated network made
+    the step 1,337 s (MFU 4.8%); the calibrated search chooses ZeRO-1 at 238 s (26.8%).
+
+    Raises
+    ------
+    ValueError
+        As ``parallel.plan_from_parameters`` (a divisibility or memory rule, named).
+    """
+    eff = scaled_efficiency(cal.base, cal.compute_factor, cal.scaleup_factor,
+                            cal.scaleout_factor, cal.exposure)
+    opts = step_scenario.scenario_step_options(p).replace(efficiency=eff)
+
+    def factory(m, cluster, seq_len, recipe):
+        return time_ranking(m, cluster, seq_len, recipe, options=opts)
+    return plan_from_parameters(p, model, rank_factory=factory)
 
 
 def pilots_plan_at(p: dict, cal: Calibration) -> ParallelPlan:
@@ -1384,6 +1413,9 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     states do not fit at it: a ZeRO plan on 8 GPUs shards them over 8 ranks, not over the one
     an eighth leaves), measuring that run's MFU on the workbook basis,
     ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
+    ``plan``: the target (by default, or when it is ``step_scenario.scenario_plan``'s, the
+    scenario's plan; with ``pilot:`` records that is the plan the calibrated model finds
+    fastest, ``calibrated_plan``, the plan the bill prices).
     The shorthand and the illustrative pilot are calibrated and extrapolated by
     ``shorthand_calibration``; the main run's
 
@@ -1399,9 +1431,11 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
         ``ledger_pilot_n_gpus``).
     """
     model = load_model(p["model"])
-    plan = step_scenario.scenario_plan(p, model) if plan is None else plan
+    searched = step_scenario.scenario_plan(p, model)
     q = dict(p)
     records = q.get("pilot") or []
+    # the pilots' scenario: its plan is the calibrated search's (calibrated_plan), as the bill's
+    plan = (None if records else searched) if plan is None or plan == searched else plan
     illustrative = not records and q.get("ledger_pilot_tokens_per_s_per_gpu") is None
     if records:  # the scenario's pilot runs, as the bill calibrates on them
         c, x, plan = scenario_calibration(q, plan=plan)
