@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmcost.bill import levers
+from llmcost.bill.ledger import build_ledger
 from llmcost.core.catalog import list_prices
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
@@ -523,3 +524,22 @@ def test_the_storage_duty_warning_reads_the_bills_own_plan_on_spot(tmp_path):
         assert bool(said) == warned == (plan["storage_duty"] > 0.5), plan
     assert f"checkpoints {spot.figures['ckpt_main_plan']['storage_duty']:.0%} of the time" in \
         [x for x in spot.warnings if x.startswith("ckpt_async: ")][0]
+
+
+def test_owned_keys_a_given_price_ignores_are_warned_of():
+    # pricing: owned with a price: the bill bills that price for the GPU-hour, so the purchase
+    # price and the electricity price change nothing (a trial's scenario set all three); the
+    # bill's total is the same at $30,000 or $60,000 per GPU and at $0.08 or $0.50 per kWh
+    sc = {"pricing": "owned", "price_usd_per_gpu_hour": 1.0,
+          "ledger_owned_usd_per_gpu": 30_000, "ledger_electricity_usd_per_kwh": 0.08}
+    totals = {build_ledger({**sc, "ledger_owned_usd_per_gpu": own,
+                            "ledger_electricity_usd_per_kwh": kwh}).total_usd
+              for own in (30_000, 60_000) for kwh in (0.08, 0.5)}
+    assert len(totals) == 1
+    (w,) = [w for w in magnitude_warnings(sc) if "ignored" in w]
+    assert w.startswith("ledger_owned_usd_per_gpu, ledger_electricity_usd_per_kwh are ignored")
+    assert "price_usd_per_gpu_hour=1 " in w
+    # without the price the keys are read (amortised, electricity billed): no warning
+    assert not [w for w in magnitude_warnings({**sc, "price_usd_per_gpu_hour": None})
+                if "ignored" in w]
+    assert not [w for w in magnitude_warnings({**sc, "pricing": "on_demand"}) if "ignored" in w]
