@@ -814,9 +814,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     left_out = as_flag(left_out, "left_out")
     extra, named = _left_out_keys(ledger_keys, bill_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
-    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"))
-    if c.pricing == "owned" and any(k in (ledger_keys or {}) for k in OWNED_KEYS):
-        j.price = price_range(c.acc, "owned", ledger_keys)  # the scenario's own purchase
+    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"), ledger_keys)
     _claim_hours(j)
     _claim_utilisation(j)
     _mfu_verdict(j)
@@ -872,14 +870,15 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
                      tuple(j.phases))
 
 
-def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
+def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
+                      owned: Mapping | None = None) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
     FLOPs ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
     parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
     (``compute.training_flops(method="detailed", causal=False)``: matmul + attention FLOPs per
     token, full attention mask, Narayanan et al. 2021 App. A's counting), the price range of
-    the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
-    ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
+    the pricing mode (``price_range``; ``owned``: the scenario's owned keys), the matmul
+    ceiling (``matmul_fraction`` of ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
     benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
     the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
@@ -893,7 +892,7 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
     f6 = float(training_flops(spec, c.train_tokens, method="6ND"))
     fm = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=False))
-    pr = price_range(acc, c.pricing)
+    pr = price_range(acc, c.pricing, owned)  # owned: the scenario's purchase, as its bill
     ceiling = float(load_efficiency(acc.name).matmul_fraction)
     csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
     if dtype != "bf16":
