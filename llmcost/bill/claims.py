@@ -879,7 +879,8 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     token, full attention mask, Narayanan et al. 2021 App. A's counting), the price range of
     the pricing mode (``price_range``; ``owned``: the scenario's owned keys), the matmul
     ceiling (``matmul_fraction`` of ``data/efficiency.csv``: the measured BF16 GEMM ceiling,
-    e.g. H100 0.801 from stas00's MAMF benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
+    e.g. H100 0.801 from stas00's MAMF benchmark; for FP8 the same fraction of the FP8 peak,
+    an assumption said in the source),
     the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
