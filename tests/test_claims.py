@@ -167,6 +167,28 @@ def test_owned_pricing_uses_the_ledger_amortisation():
     assert a.price["n"] == 0 and "no catalogue comparison" in a.price_verdict
 
 
+def test_owned_pricing_compares_with_the_scenarios_own_purchase_price():
+    # a trial's owned scenario at $30,000 per GPU, $0.08/kWh, PUE 1.2: its bill's GPU-hour, by
+    # hand (Cottier et al. 2024 §2.2-2.3), $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h = $2.234
+    # + 0.7 kW × 1.82 × 0.75 × 1.2 × $0.08 = $0.092; the check compared with the $27,500
+    # default's $2.14 while saying it used the scenario's ledger_owned_usd_per_gpu
+    import math
+    want = 30_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766 + 0.7 * 1.82 * 0.75 * 1.2 * 0.08
+    assert want == pytest.approx(2.326, abs=1e-3)
+    keys = {"ledger_owned_usd_per_gpu": 30_000, "ledger_electricity_usd_per_kwh": 0.08,
+            "ledger_pue": 1.2}
+    c = claims.check_claim("llama-3.1-70b", 2e12, "H100-SXM", n_gpus=512, days=20, usd=5e5,
+                           pricing="owned", left_out=False, ledger_keys=keys)
+    assert c.price["median"] == pytest.approx(want, rel=1e-6)
+    assert "$30,000 per GPU, the scenario's ledger_owned_usd_per_gpu" in c.price["source"]
+    assert f"${want:.2f}/GPU-h" in c.price_verdict
+    # the keys give an A100's owned hour a price too (its own purchase price)
+    a = claims.check_claim("llama-2-70b", 2e12, "A100-80GB", gpu_hours=2e6, usd=3e6,
+                           pricing="owned", left_out=False,
+                           ledger_keys={"ledger_owned_usd_per_gpu": 15_000})
+    assert a.price["n"] == 1 and "the scenario's ledger_owned_usd_per_gpu" in a.price["source"]
+
+
 def test_scenario_as_claim_with_owned_pricing():
     # notebook 08 §5 with `pricing: owned` (it crashed before fix-16). Hand: Llama 2 70B on 2T
     # tokens at 4K context, MFU basis per token 6·(N − V·d) + 12·L·d·s = 6 × (68.98e9 − 32000 ×

@@ -823,3 +823,28 @@ def test_a_lora_rank_beyond_the_adapted_matrices_is_refused():
         ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
                              "train_tokens": 4194304, "seq_len": 4096, "mfu": 0.35,
                              "ledger_lora_tokens": 5e8, "ledger_lora_rank": 100000})
+
+
+def test_owned_purchase_price_stays_on_its_own_accelerator():
+    # A trial's owned 512-H100 scenario at $30,000 per GPU: by hand, $30,000 × 1.64 ÷ 0.81 ×
+    # 0.14·ln 10 ÷ 8,766 h = $2.23/GPU-h hardware + 0.7 kW × 1.82 × 0.75 × PUE 1.2 × $0.08/kWh
+    # = $0.092/GPU-h energy (Cottier et al. 2024 §2.2-2.3, ledger.owned_usd_per_gpu_hour).
+    sc = {"pricing": "owned", "price_usd_per_gpu_hour": None, "accelerator": "H100-SXM",
+          "ledger_owned_usd_per_gpu": 30_000, "ledger_electricity_usd_per_kwh": 0.08,
+          "ledger_pue": 1.2}
+    capex = 30_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766
+    energy = 0.7 * 1.82 * 0.75 * 1.2 * 0.08
+    assert (capex, energy) == (pytest.approx(2.234, abs=1e-3), pytest.approx(0.0917, abs=1e-4))
+    bill = ledger.build_ledger(sc)
+    assert bill.figures["price_usd_per_gpu_hour"] == pytest.approx(capex + energy, rel=1e-6)
+    # the $30,000 is an H100's price: a B200's owned hour needs its own (llmcost estimate's
+    # rule), not the H100's amortisation (the trial's notebook 00 said "$2.36/GPU-h, owned")
+    with pytest.raises(ValueError, match="B200 needs ledger_owned_usd_per_gpu"):
+        ledger.with_changes(bill, accelerator="B200", price_usd_per_gpu_hour=None)
+    b200 = ledger.with_changes(bill, accelerator="B200", ledger_owned_usd_per_gpu=40_000)
+    assert b200.figures["price_usd_per_gpu_hour"] == pytest.approx(
+        40_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766
+        + 1.0 * 1.82 * 0.75 * 1.2 * 0.08, rel=1e-6)  # B200 TDP 1.0 kW
+    # the same accelerator keeps the scenario's price
+    same = ledger.with_changes(bill, accelerator="H100-SXM", mfu=0.5)
+    assert same.figures["price_usd_per_gpu_hour"] == pytest.approx(capex + energy, rel=1e-6)

@@ -491,6 +491,24 @@ def test_hardware_sweep(s):
     assert all(isinstance(reason, str) for _, reason in sw.attrs["skipped"])
 
 
+def test_an_owned_purchase_price_is_not_put_on_other_hardware(s):
+    # a trial's owned H100s at $30,000 each: $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h
+    # + 0.7 kW × 1.82 × 0.75 × PUE 1.1 × $0.08 = $2.32/GPU-h (Cottier et al. 2024 §2.2-2.3).
+    # The sweep once billed a B200 or a GB300 at that H100 price amortised; their owned hours
+    # need their own purchase prices (llmcost estimate refuses them), so they are left out.
+    own = {**s, "pricing": "owned", "price_usd_per_gpu_hour": None, "n_gpus": 512,
+           "ledger_owned_usd_per_gpu": 30_000, "ledger_electricity_usd_per_kwh": 0.08}
+    sw = lv.hardware_sweep(own)
+    mine = sw[sw["scenario"]]
+    assert mine["price_usd_per_gpu_hour"].iloc[0] == pytest.approx(
+        30_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766 + 0.7 * 1.82 * 0.75 * 1.1 * 0.08,
+        rel=1e-6)
+    assert set(sw["accelerator"]) == {"H100-SXM"}
+    why = dict(sw.attrs["skipped"])
+    assert "B200 needs ledger_owned_usd_per_gpu" in why["B200"]
+    assert "ledger_owned_usd_per_gpu" in lv.hardware_headline(sw)["note"]
+
+
 def test_the_sweep_compares_every_accelerator_at_one_price_basis(s, sweep):
     # the default scenario states its own price ($/GPU-h, default.yaml) for H100-SXM; every
     # other row is at the catalogue median for on_demand. Like for like: H100-SXM appears a

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmcost.bill import levers
+from llmcost.bill.ledger import build_ledger
 from llmcost.core.catalog import list_prices
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
@@ -536,3 +537,22 @@ def test_partial_rollouts_are_said_to_be_an_upper_bound():
     assert "+22.5% rollout throughput on average, +44% at most" in w
     assert not [x for x in magnitude_warnings({"rl_partial_rollouts": False}, Bill())
                 if x.startswith("rl_partial_rollouts")]
+
+
+def test_owned_keys_a_given_price_ignores_are_warned_of():
+    # pricing: owned with a price: the bill bills that price for the GPU-hour, so the purchase
+    # price and the electricity price change nothing (a trial's scenario set all three); the
+    # bill's total is the same at $30,000 or $60,000 per GPU and at $0.08 or $0.50 per kWh
+    sc = {"pricing": "owned", "price_usd_per_gpu_hour": 1.0,
+          "ledger_owned_usd_per_gpu": 30_000, "ledger_electricity_usd_per_kwh": 0.08}
+    totals = {build_ledger({**sc, "ledger_owned_usd_per_gpu": own,
+                            "ledger_electricity_usd_per_kwh": kwh}).total_usd
+              for own in (30_000, 60_000) for kwh in (0.08, 0.5)}
+    assert len(totals) == 1
+    (w,) = [w for w in magnitude_warnings(sc) if "ignored" in w]
+    assert w.startswith("ledger_owned_usd_per_gpu, ledger_electricity_usd_per_kwh are ignored")
+    assert "price_usd_per_gpu_hour=1 " in w
+    # without the price the keys are read (amortised, electricity billed): no warning
+    assert not [w for w in magnitude_warnings({**sc, "price_usd_per_gpu_hour": None})
+                if "ignored" in w]
+    assert not [w for w in magnitude_warnings({**sc, "pricing": "on_demand"}) if "ignored" in w]

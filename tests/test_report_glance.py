@@ -317,6 +317,16 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     assert gn["gaps"]["price_default"] == pytest.approx(median, rel=1e-12)
     assert (f"the GPU-hour price, ${median:.2f}, is the catalogue's median, not a quote"
             in glance.plain_sentences(_summary(gn))[0])
+    # owned hardware: the price is the amortised purchase, the scenario's when it gives one
+    # (a trial's $30,000 H100: $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h + energy, $2.33,
+    # was called "the catalogue's median"), else the workbook's H100 price amortised
+    owned = {**nop, "pricing": "owned"}
+    assert glance.bill_gaps(ledger.build_ledger({**owned, "ledger_owned_usd_per_gpu": 30_000})
+                            )["price_default"] is None
+    go = glance.bill_gaps(ledger.build_ledger(owned))
+    assert go["price_default"] is not None
+    assert "is the workbook's H100 purchase price amortised, not a quote" in \
+        glance.gaps_sentence(go)
     # a bill that leaves nothing out is the whole project's
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})

@@ -104,7 +104,7 @@ from ..training.step import OUTSIDE_SETS, scenario_step
 from .checks import context_warning
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
-from .ranges import Range
+from .ranges import Range, point
 from .scenario import LEDGER_DEFAULTS as d
 from .scenario import PRICING, load_scenario, point_scenario
 
@@ -154,7 +154,12 @@ def goodput_for(n_params: float, n_gpus: int) -> float:
     return float(plan.goodput)
 
 
-def price_range(accelerator, pricing: str = "on_demand") -> dict:
+#: The scenario keys of an owned GPU-hour (``pricing.owned_usd_per_gpu_hour``'s arguments in
+#: order: purchase price, electricity price, PUE) ``price_range`` amortises.
+OWNED_KEYS = ("ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh", "ledger_pue")
+
+
+def price_range(accelerator, pricing: str = "on_demand", owned: Mapping | None = None) -> dict:
     """Catalogue price range (USD per accelerator-hour) for an accelerator and pricing mode:
     ``low``, ``median``, ``high``, ``n`` rows, ``priced_as`` (the accelerator whose prices are
     used: its own, else the first priced one of its hardware generation) and ``source``.
@@ -164,18 +169,24 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
     (``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024: capex = price × 1.64 ÷ (1 − 0.19)
     × 0.14·ln 10 ÷ 8,766 h, plus energy), one figure (``low = median = high``, ``n = 1``), for
     the accelerator with a sourced purchase price (H100-SXM) only; any other accelerator gets
-    ``n == 0`` with the reason (no comparison is made)."""
+    ``n == 0`` with the reason (no comparison is made). ``owned``: a scenario's
+    ``ledger_owned_usd_per_gpu``, ``ledger_electricity_usd_per_kwh`` and ``ledger_pue`` (each
+    optional, a range at its point), amortised instead of the defaults, as its bill does."""
     acc = as_accelerator(accelerator)
     if pricing == "owned":
+        given = {k: point(v) for k, v in (owned or {}).items() if k in OWNED_KEYS
+                 and v is not None}
         try:
-            own = owned_usd_per_gpu_hour(acc)
+            own = owned_usd_per_gpu_hour(acc, *(given.get(k) for k in OWNED_KEYS))
         except ValueError as e:
             return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
                     "source": f"no catalogue comparison for owned hardware: {e}"}
         x = float(own["usd_per_gpu_hour"])
         return {"low": x, "median": x, "high": x, "n": 1, "priced_as": acc.name,
                 "source": (f"owned {acc.name} amortised as Cottier et al. 2024 "
-                           f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU: capex "
+                           f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU"
+                           + (f", the scenario's {', '.join(given)}" if given else "")
+                           + ": capex "
                            f"${own['capex_usd_per_gpu_hour']:.2f} + energy "
                            f"${own['energy_usd_per_gpu_hour']:.2f} per GPU-h, "
                            "llmcost.pricing.owned_usd_per_gpu_hour)")}
@@ -803,7 +814,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     left_out = as_flag(left_out, "left_out")
     extra, named = _left_out_keys(ledger_keys, bill_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
-    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"))
+    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"), ledger_keys)
     _claim_hours(j)
     _claim_utilisation(j)
     _mfu_verdict(j)
@@ -859,15 +870,17 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
                      tuple(j.phases))
 
 
-def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
+def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
+                      owned: Mapping | None = None) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
     FLOPs ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
     parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
     (``compute.training_flops(method="detailed", causal=False)``: matmul + attention FLOPs per
     token, full attention mask, Narayanan et al. 2021 App. A's counting), the price range of
-    the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
-    ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
-    benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
+    the pricing mode (``price_range``; ``owned``: the scenario's owned keys), the matmul
+    ceiling (``matmul_fraction`` of ``data/efficiency.csv``: the measured BF16 GEMM ceiling,
+    e.g. H100 0.801 from stas00's MAMF benchmark; for FP8 the same fraction of the FP8 peak,
+    an assumption said in the source),
     the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
@@ -880,7 +893,7 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
     f6 = float(training_flops(spec, c.train_tokens, method="6ND"))
     fm = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=False))
-    pr = price_range(acc, c.pricing)
+    pr = price_range(acc, c.pricing, owned)  # owned: the scenario's purchase, as its bill
     ceiling = float(load_efficiency(acc.name).matmul_fraction)
     csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
     if dtype != "bf16":

@@ -81,6 +81,7 @@ from .pricing import (  # noqa: F401
     default_source,
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
+    purchase_price_on,
 )
 from .energy import energy_mwh, energy_of, energy_terms, tco2e  # noqa: F401  (notebooks)
 from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
@@ -1580,13 +1581,17 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
 
     A pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``) given as a change to a bill
     whose ``mfu`` is a range replaces that range: the pilot measures the MFU, so the calibrated
-    bill has no MFU range (a scenario that gives both at once is still refused)."""
+    bill has no MFU range (a scenario that gives both at once is still refused). A change of
+    ``accelerator`` drops the scenario's ``ledger_owned_usd_per_gpu`` unless the changes give
+    one (``pricing.purchase_price_on``: a purchase price is its own accelerator's)."""
     base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
         else ledger_or_scenario
     if not isinstance(base, dict):
         raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
                          "scenario dict")
-    new = {**base, **changes}
+    moved = purchase_price_on(base, changes["accelerator"]) \
+        if changes.get("accelerator") is not None else {}
+    new = {**base, **moved, **changes}  # an owned purchase price is its own hardware's
     if changes.get("ledger_pilot_tokens_per_s_per_gpu") is not None and "mfu" not in changes \
             and isinstance(base.get("mfu"), Range):
         # a pilot measures the MFU: its calibration replaces the scenario's ranged guess (the

@@ -73,7 +73,7 @@ from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
 from .pilot import pilot_given, pilot_mfu, without_pilot
-from .pricing import default
+from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
     LEDGER_DEFAULTS,
@@ -696,7 +696,8 @@ def on_hardware(s: dict, accelerator: str) -> dict:
     v5e chips hold no training plan of Llama 2 70B, 68.98e9 × 18 B / 64 = 19.4 GB above their
     14.4 GB usable), else the scenario's (the bill then names the key)."""
     s, accelerator = _clean(s), load_accelerator(accelerator).name
-    moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None}
+    moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None,
+             **purchase_price_on(s, accelerator)}  # an owned purchase price is its hardware's
     if not rl_campaign_given(moved):
         return moved
     p = {k: _get(moved, k) for k in rl.ITERATION_KEYS + RL_BATCH_KEYS}

@@ -126,3 +126,16 @@ def server_power_per_tdp(accelerator) -> float:
     name = as_accelerator(accelerator).name
     return default("chip_to_server_power_a100") if name.startswith("A100") \
         else default("chip_to_server_power_h100")
+
+
+def purchase_price_on(scenario: dict, accelerator) -> dict:
+    """The scenario's ``ledger_owned_usd_per_gpu`` on ``accelerator``: the purchase price the
+    scenario gives is its own accelerator's (``accelerator`` key, default H100-SXM), so on
+    another accelerator it is dropped (``{"ledger_owned_usd_per_gpu": None}``) and that
+    accelerator's owned hour is priced by ``owned_usd_per_gpu_hour``'s own rule (the sourced
+    H100-SXM price, else refused: it needs its own purchase price), the rule ``llmcost estimate``
+    applies; ``{}`` on the scenario's own accelerator or when no price is given."""
+    if scenario.get("ledger_owned_usd_per_gpu") is None:
+        return {}
+    own = as_accelerator(scenario.get("accelerator") or "H100-SXM").name
+    return {} if as_accelerator(accelerator).name == own else {"ledger_owned_usd_per_gpu": None}

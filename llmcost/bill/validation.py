@@ -209,7 +209,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
     (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
-    (``_checkpoint_interval_warning``); a price above the catalogue's dearest for the
+    (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
+    (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
     accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
     figures (``money_magnitude_warnings``). Warnings, not refusals: each is a legal scenario."""
     out = []
@@ -230,8 +231,29 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill),
-                        _people_months_warning(p, bill)) if w]
+                        _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
     return out + money_magnitude_warnings(p)
+
+
+#: The owned-hardware keys the bill reads only when ``pricing: owned`` gives no
+#: ``price_usd_per_gpu_hour`` (``ledger.owned_usd_per_gpu_hour``: the purchase amortised, the
+#: electricity on its own line); a given price is the whole GPU-hour, energy included.
+OWNED_PRICE_KEYS = ("ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh")
+
+
+def owned_keys_ignored_warning(p: dict) -> str | None:
+    """One sentence when ``pricing: owned`` gives ``price_usd_per_gpu_hour`` and one of
+    ``OWNED_PRICE_KEYS``: the given price is the GPU-hour, hardware and energy together, so the
+    bill neither amortises the purchase price nor bills electricity (its line is "included"),
+    and those keys change nothing. None otherwise."""
+    price = p.get("price_usd_per_gpu_hour")
+    given = [k for k in OWNED_PRICE_KEYS if p.get(k) is not None]
+    if p.get("pricing") != "owned" or price is None or not given:
+        return None
+    return (f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} ignored: pricing: owned "
+            f"with price_usd_per_gpu_hour={price:g} bills that price as the whole GPU-hour, "
+            "hardware and energy included (the electricity line is \"included\"); drop "
+            "price_usd_per_gpu_hour to amortise the purchase price and bill the electricity")
 
 
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:

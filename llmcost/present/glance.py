@@ -109,18 +109,24 @@ def bill_gaps(bill) -> dict:
     ``defaults``, the lines priced from the workbook's defaults rather than the scenario's
     figures (status "default", above $0), largest first, as ``{"line", "usd"}``; and
     ``price_default``, the GPU-hour price when the scenario gives none (the catalogue's median,
-    ``figures['price_source']`` "default, ..."), else None."""
+    ``figures['price_source']`` "default, ..."; owned hardware: the workbook's H100 purchase
+    price amortised, None when the scenario gives ``ledger_owned_usd_per_gpu``, its own),
+    else None, with ``price_default_words`` saying which."""
     cats: dict = {}
     for ln in bill.lines:
         cats.setdefault(ln.category, []).append(ln.status == "not given")
     defaults = sorted(({"line": ln.line, "usd": float(ln.usd)} for ln in bill.lines
                        if ln.status == "default" and ln.usd), key=lambda d: -d["usd"])
-    price_default = str(bill.figures.get("price_source", "")).startswith("default")
+    owned = bill.figures.get("pricing") == "owned"  # amortised: the scenario's purchase price
+    price_default = str(bill.figures.get("price_source", "")).startswith("default") and not (
+        owned and bill.scenario.get("ledger_owned_usd_per_gpu") is not None)
     return {"whole": [c for c, v in cats.items() if all(v)],
             "partly": [c for c, v in cats.items() if any(v) and not all(v)],
             "defaults": defaults,
             "price_default": (float(bill.figures["price_usd_per_gpu_hour"]) if price_default
-                              else None)}
+                              else None),
+            "price_default_words": ("the workbook's H100 purchase price amortised" if owned
+                                    else "the catalogue's median")}
 
 
 def _and(words: list) -> str:
@@ -138,9 +144,11 @@ def gaps_sentence(gaps: dict | None) -> str:
         parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
                      "$0; 00_index lists them)")
     if gaps.get("price_default"):
+        what = gaps.get("price_default_words") or "the catalogue's median"
         parts.append(f"{'the' if parts else 'The'} GPU-hour price, "
-                     f"${gaps['price_default']:.2f}, is the catalogue's median, not a quote the "
-                     "scenario gives")
+                     f"${gaps['price_default']:.2f}, is "
+                     f"{what}, not a quote "
+                     "the scenario gives")
     if gaps["defaults"]:
         d = gaps["defaults"][0]
         parts.append(f"{'the' if parts else 'The'} line '{d['line']}', {fmt_usd(d['usd'])}, "
