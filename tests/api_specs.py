@@ -428,6 +428,8 @@ def module_specs() -> dict:
         # ---- ledger
         "ledger.lora_adapter_params": Spec(dict(model=tiny, rank=8),
                                            {"model": "model", "rank": "count"}),
+        "ledger.check_lora_rank": Spec(dict(model=tiny, rank=8),
+                                       {"model": "model", "rank": "count", "field": "str"}),
         "ledger.lora_flops_per_token": Spec(dict(model=tiny, rank=8),
                                             {"model": "model", "rank": "count",
                                              "seq_len": "count|none"}),

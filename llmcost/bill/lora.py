@@ -48,9 +48,15 @@ def max_lora_rank(model) -> int:
 
 
 def check_lora_rank(model, rank, field: str = "rank") -> None:
-    """A ValueError naming ``field`` when ``rank`` exceeds ``max_lora_rank(model)``."""
+    """A ValueError naming ``field`` (the caller's name for the rank, e.g. a scenario key) when
+    ``rank`` is not a positive whole number or exceeds ``max_lora_rank(model)``."""
+    if not isinstance(field, str):
+        raise ValueError(f"field={field!r} must be the rank's name, a string")
+    if isinstance(rank, str):
+        raise ValueError(f"{field}={rank!r} must be a whole number >= 1")
+    rank = int(as_array(rank, field, positive=True, integer=True))
     top = max_lora_rank(model)
-    if int(rank) > top:
+    if rank > top:
         raise ValueError(f"{field}={int(rank)} must be at most {top:,} for {as_model(model).name} "
                          f"(a LoRA rank beyond the smallest adapted matrix's dimension, "
                          f"min(d_model, KV heads × head dim), adds no rank)")
