@@ -46,3 +46,17 @@ def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
         os.chdir(here)
     return subprocess.CompletedProcess(["llmcost", *args], code or 0, out.getvalue(),
                                        err.getvalue())
+
+
+def scenario_refusal(tmp_path, text: str) -> str:
+    """The refusal a scenario file's ``text`` gets from ``report.estimate_ledger`` (what
+    ``llmcost estimate`` prints after "llmcost: error:"), failing the test if it is accepted."""
+    import pytest
+
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as err:
+        estimate_ledger(path)
+    return str(err.value)

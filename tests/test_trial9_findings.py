@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli import scenario_refusal
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _inprocess import run_in_process  # noqa: E402
@@ -43,13 +44,7 @@ LLAMA_70B = ("model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 256\ntrain_to
 
 
 def _refusal(tmp_path, text: str) -> str:
-    from llmcost.bill.scenario import ScenarioError
-    from llmcost.present.report import estimate_ledger
-    path = tmp_path / "s.yaml"
-    path.write_text(text)
-    with pytest.raises(ScenarioError) as err:
-        estimate_ledger(path)
-    return str(err.value)
+    return scenario_refusal(tmp_path, text)
 
 
 def test_fixed_degrees_that_do_not_make_the_gpu_count_name_the_product_rule(tmp_path):

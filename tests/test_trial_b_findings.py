@@ -9,6 +9,7 @@ import re
 import warnings
 
 import pytest
+from _cli import scenario_refusal
 
 import llmcost
 from llmcost import stacks
@@ -21,13 +22,7 @@ NOFIT_TP = ("train_tokens: 1e12\nseq_len: 8192\nn_gpus: {n}\nmodel: llama-3.1-70
 
 
 def _refusal(tmp_path, text: str) -> str:
-    from llmcost.bill.scenario import ScenarioError
-    from llmcost.present.report import estimate_ledger
-    path = tmp_path / "s.yaml"
-    path.write_text(text)
-    with pytest.raises(ScenarioError) as err:
-        estimate_ledger(path)
-    return str(err.value)
+    return scenario_refusal(tmp_path, text)
 
 
 def test_fixed_tp_and_pp_that_never_fit_are_named_as_the_cause(tmp_path):

@@ -3445,6 +3445,16 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
         terms[rec["id"]] = z
         for c in ("predicted_s", "predicted_train_s"):
             w.loc[i, c] = rec[c] + z["added_s"]
+    frame, out = candidate_comparison(base, w)
+    return frame.join(pd.DataFrame.from_dict(terms, orient="index"), on="id"), out
+
+
+def candidate_comparison(base: pd.DataFrame, w: pd.DataFrame) -> tuple:
+    """A candidate's rows ``w`` (``rl_validation("model")`` with some rows' predicted seconds
+    changed) beside the model's ``base``: ``w``'s ratios and generation share recomputed
+    (ratio = predicted ÷ measured, per phase; share = predicted generation ÷ predicted
+    iteration), and ``(frame, {split: (summary without, summary with)})``, the frame with each
+    row's ``ratio``, ``train_ratio`` and ``share_gap`` (points) ``_without`` / ``_with``."""
     w["ratio"] = w["predicted_s"] / w["measured_s"]
     w["train_ratio"] = w["predicted_train_s"] / w["measured_train_s"]
     w["predicted_gen_share"] = w["predicted_gen_s"] / w["predicted_s"]
@@ -3453,7 +3463,6 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
         frame[f"ratio_{name}"] = f["ratio"]
         frame[f"train_ratio_{name}"] = f["train_ratio"]
         frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
-    frame = frame.join(pd.DataFrame.from_dict(terms, orient="index"), on="id")
     out = {sp: (validation_summary(base[base["split"] == sp]),
                 validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
     return frame, out
@@ -3836,17 +3845,7 @@ def deepspeed_overlap_check() -> tuple:
         total, gen, train = validation_phases(validation_iteration(r, **change),
                                               r["phases_measured"])
         w.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = [total, gen, train]
-    w["ratio"] = w["predicted_s"] / w["measured_s"]
-    w["train_ratio"] = w["predicted_train_s"] / w["measured_train_s"]
-    w["predicted_gen_share"] = w["predicted_gen_s"] / w["predicted_s"]
-    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
-    for name, f in (("without", base), ("with", w)):
-        frame[f"ratio_{name}"] = f["ratio"]
-        frame[f"train_ratio_{name}"] = f["train_ratio"]
-        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
-    out = {sp: (validation_summary(base[base["split"] == sp]),
-                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
-    return frame, out
+    return candidate_comparison(base, w)
 
 
 def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
