@@ -210,3 +210,34 @@ def test_an_interrupted_report_leaves_no_kernel_and_no_connection_file(tmp_path,
         time.sleep(0.1)
     assert all(_gone(pid) for pid in kernels)
     assert [f for f in kernels.values() if Path(f).exists()] == []
+
+
+def test_an_interrupt_inside_the_import_system_is_sent_again_not_raised(monkeypatch):
+    # A SIGTERM whose KeyboardInterrupt was raised inside importlib's module-lock callback was
+    # ignored ("Exception ignored in: <function _get_module_lock.<locals>.cb>") and left the
+    # lock held: the report's threads deadlocked on their next import and it never ended (a
+    # fault-handler dump of the hung report). There the handler sends the signal again later;
+    # anywhere else it raises
+    import signal
+    import types
+
+    from llmcost.present import cli
+    sent = []
+
+    class Timer:
+        def __init__(self, delay, fn, args):
+            sent.append((delay, fn, args))
+
+        def start(self):
+            pass
+
+    monkeypatch.setattr(cli.threading, "Timer", Timer)
+    frame = types.SimpleNamespace(f_code=types.SimpleNamespace(
+        co_filename="<frozen importlib._bootstrap>"))
+    assert cli.report_interrupt(signal.SIGTERM, frame) is None
+    assert sent == [(0.05, os.kill, (os.getpid(), signal.SIGTERM))]
+    here = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=__file__))
+    with pytest.raises(KeyboardInterrupt, match="terminated"):
+        cli.report_interrupt(signal.SIGTERM, here)
+    with pytest.raises(KeyboardInterrupt, match="interrupted"):
+        cli.report_interrupt(signal.SIGINT, here)

@@ -195,9 +195,19 @@ def _run(argv: list[str] | None) -> int:
         return 0
 
 
-def _interrupt(signum, frame):
-    """SIGTERM's handler during a report: the report's Ctrl-C path (``KeyboardInterrupt``)."""
-    raise KeyboardInterrupt(f"terminated (signal {signum})")
+def report_interrupt(signum, frame):
+    """SIGTERM's and SIGINT's handler during a report: the report's Ctrl-C path
+    (``KeyboardInterrupt``). Not while the interrupted code is the import system's own (a
+    module lock's weak-reference callback, ``importlib._bootstrap``): an exception raised there
+    is ignored ("Exception ignored in: <function _get_module_lock.<locals>.cb>") and leaves the
+    module lock held, so the report's other threads deadlock on their next import and the
+    report never ends (seen: a SIGTERM while the main thread imported nbformat). The signal is
+    then sent again 50 ms later, when that code has returned."""
+    if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
+    raise KeyboardInterrupt("interrupted" if signum == signal.SIGINT
+                            else f"terminated (signal {signum})")
 
 
 class _ReaderGone:
@@ -273,9 +283,10 @@ def _main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = _ReaderGone(sys.stdout), _ReaderGone(sys.stderr)
         # a termination (`timeout`, a job scheduler) stops the report as Ctrl-C does: the
         # folder gets its INCOMPLETE marker and the kernels are shut down
-        term = signal.getsignal(signal.SIGTERM)
+        term, intr = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _interrupt)
+            signal.signal(signal.SIGTERM, report_interrupt)
+            signal.signal(signal.SIGINT, report_interrupt)
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
                        timeout_s=args.timeout, jobs=args.jobs, compare=args.compare)
@@ -289,6 +300,7 @@ def _main(argv: list[str] | None = None) -> int:
             sys.stdout, sys.stderr = streams
             if threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGTERM, term)
+                signal.signal(signal.SIGINT, intr)
         return 0
     if args.command == "refresh-notebooks":
         try:
