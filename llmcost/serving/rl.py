@@ -3370,13 +3370,7 @@ def zero3_critic_check() -> tuple:
                      "predicted_train_s": rec["predicted_train_s"], "lacking_s": lack, **z,
                      "rate_to_close": (z["param_bytes"] + z["grad_bytes"]) / lack
                      if lack > 0 else np.nan})
-    with_df["ratio"] = with_df["predicted_s"] / with_df["measured_s"]
-    with_df["train_ratio"] = with_df["predicted_train_s"] / with_df["measured_train_s"]
-    with_df["predicted_gen_share"] = with_df["predicted_gen_s"] / with_df["predicted_s"]
-    out = {sp: (validation_summary(df[df["split"] == sp]),
-                validation_summary(with_df[with_df["split"] == sp]))
-           for sp in ("calibration", "heldout")}
-    return pd.DataFrame(rows), out
+    return pd.DataFrame(rows), candidate_comparison(df, with_df)[1]
 
 
 def unpinned_offload_seconds(row, pageable_rate: float | None = None) -> dict:
@@ -3811,16 +3805,8 @@ def shared_host_adam_check() -> tuple:
     CPUs (``offload_host_shared``, ``offload_times``); no constant refitted. Returns (frame,
     {split: (summary without, summary with)}): per evaluated row ratio, train_ratio and the
     share gap in points, each ``_without`` / ``_with`` (``validation_summary`` dicts)."""
-    base = rl_validation("model")
-    w = rl_validation("model", change={"offload_host_shared": True})
-    frame = pd.DataFrame({"id": base["id"], "split": base["split"]})
-    for name, f in (("without", base), ("with", w)):
-        frame[f"ratio_{name}"] = f["ratio"]
-        frame[f"train_ratio_{name}"] = f["train_ratio"]
-        frame[f"share_gap_{name}"] = 100 * (f["predicted_gen_share"] - f["measured_gen_share"])
-    out = {sp: (validation_summary(base[base["split"] == sp]),
-                validation_summary(w[w["split"] == sp])) for sp in ("calibration", "heldout")}
-    return frame, out
+    return candidate_comparison(rl_validation("model"),
+                                rl_validation("model", change={"offload_host_shared": True}))
 
 
 @disk_cached
