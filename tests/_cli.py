@@ -19,7 +19,11 @@ import os
 import subprocess
 import warnings
 
+import pytest
+
+from llmcost.bill.scenario import ScenarioError
 from llmcost.present.cli import main
+from llmcost.present.report import estimate_ledger
 
 
 def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -51,10 +55,6 @@ def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
 def scenario_refusal(tmp_path, text: str) -> str:
     """The refusal a scenario file's ``text`` gets from ``report.estimate_ledger`` (what
     ``llmcost estimate`` prints after "llmcost: error:"), failing the test if it is accepted."""
-    import pytest
-
-    from llmcost.bill.scenario import ScenarioError
-    from llmcost.present.report import estimate_ledger
     path = tmp_path / "s.yaml"
     path.write_text(text)
     with pytest.raises(ScenarioError) as err:
