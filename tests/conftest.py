@@ -35,9 +35,11 @@ DEFAULT_SCENARIO = ["test_figure_text_floor.py", "test_explore_in_process.py", "
                     "test_browser_report.py"]
 SAME_WORKER = dict.fromkeys(DEFAULT_SCENARIO, "default-scenario")
 LONG_FIRST = DEFAULT_SCENARIO + [
-    "test_scenarios_in_process.py", "test_browser_lab_a.py", "test_scenario_matrix_a.py",
-    "09_savings.ipynb", "test_kernels.py", "test_scenario_matrix_b.py",
-    "test_notebooks_in_process.py", "test_scenario_predict.py", "05_rl_loop.ipynb",
+    "test_scenarios_in_process.py", "test_live_figure.py", "test_browser_lab_a.py",
+    "test_rl_validation.py", "test_small_jobs.py", "test_scenario_matrix_a.py",
+    "09_savings.ipynb", "test_kernels.py", "test_early_kernels.py", "test_scenario_trial.py",
+    "test_scenario_matrix_b.py", "test_notebooks_in_process.py", "test_diskcache.py",
+    "test_step.py", "test_trial_wording.py", "test_scenario_predict.py", "05_rl_loop.ipynb",
     "test_report_glance.py", "test_ranges.py", "04b_step_time.ipynb", "00_index.ipynb",
     "04_communication.ipynb", "test_browser_lab_b.py"]
 
