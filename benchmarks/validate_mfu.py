@@ -842,6 +842,10 @@ WORST_MOE_TERMS = (
     ("EP overlap", "merged 1F1B (EP_OVERLAP_OF_ROW)", "moe_a2a_overlap=True",
      ("overrides.py _set_moe_a2a_overlap_overrides: overlap_moe_expert_parallel_comm, "
       "delay_wgrad_compute")),
+    ("pipeline P2P", "merged 1F1B units wait for both inputs: one transfer per unit exposed",
+     "interleaved, overlap_p2p_comm, microbatch_group_size_per_vp_stage = PP (default)",
+     ("step.merged_p2p_exposure; Megatron-LM model_chunk_schedule_plan.py "
+      "TransformerModelChunkSchedulePlan.run @ 0d8e0714cd29 (the 25.11 pin)")),
     ("plan", "PP 2 x VP 12, MBS 1, GA 64", "PP 2, VP 12, MBS unset (default 1)",
      "utils.py WorkloadBaseConfig; the table says MBS 2, VP 24, GA 32 (the 25.09 row's)"),
     ("FP8", "current scaling, FP8 GEMMs", "FP8-CS, moe_router_padding_for_fp8 unset",
@@ -860,7 +864,7 @@ def worst_moe_row_report():
     for label, r in t.iterrows():
         print(f"     {label:55s} {r['plan']:70s} error {r['error']:+.1%} "
               f"(step {r['step_time_s']:.2f} s: all-to-all {r['ep_comm_s']:.2f} s, "
-              f"host {r['moe_host_s']:.2f} s)")
+              f"host {r['moe_host_s']:.2f} s, P2P {r['pp_comm_s']:.2f} s)")
     later_recipe_report()
 
 

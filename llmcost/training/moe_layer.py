@@ -140,6 +140,12 @@ memory-bound passes of ``x·h`` to ``x·k·h`` elements, priced in ``step._moe_c
 large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is left to their
 recipe, unmodelled; a host term that is hidden behind the GPU's work where the GPU is the
 slower (as the H100 profile suggests) would lower the BF16 checks' error and raise these rows'.
+Priced since: the steady-state pipeline P2P of the merged 1F1B these rows ran
+(``step.merged_p2p_exposure``: each merged forward+backward unit waits for both its inputs
+and sends both outputs at its end, Megatron-LM ``TransformerModelChunkSchedulePlan.run``, so
+one transfer per unit lands on the critical path of PP 2 × VP 12): 0.4 s and 0.8 s of their
+steps, +38.5 % → +35.4 % and +44.3 % → +41.0 %. The rest (about 6.5 s of 24.8 s and 15 s of
+51.3 s, 4-5 ms per MoE layer per micro-batch) is still not accounted for.
 
 Two sourced gpt-oss costs read and left out (each makes the four H100 GPT-OSS rows, one
 recipe, worse beyond their regime's noise). Its clamped activation makes a second host–device

@@ -111,7 +111,8 @@ formula and source in its docstring and its own test (``tests/test_step_parts.py
 ``layer_compute`` (kernel times of one layer), ``tp_exposure`` (TP overlap rules),
 ``layer_totals`` (forward + backward + recompute by category), ``zero_exposure`` (DP/ZeRO
 windows), ``optimizer_time`` and ``compose_pipeline`` (stage averages, imbalance, bubble, fill
-P2P). The shapes they read (``ModelShapes``, per-rank parameters) are ``llmcost.shapes``.
+P2P), ``merged_p2p_exposure`` (the steady-state P2P of Megatron-Core's merged 1F1B on an
+interleaved pipeline, added to ``pp_comm_s``). The shapes they read (``ModelShapes``, per-rank parameters) are ``llmcost.shapes``.
 Every setting of a step (overlap modes, stack features, MoE dispatch, straggler, HSDP, dtype,
 efficiency) is one ``options.StepOptions`` (Calculon's ``Execution`` as the model), resolved
 once per call for the accelerator (``StepOptions.resolve``) and read by the engine functions;
@@ -179,12 +180,14 @@ from ..core.hardware import Cluster, Efficiency, as_cluster
 from ..core.model import ModelSpec
 from ..core.moved import moved_names
 from ..core.shapes import (
+    SCHEDULES,
     check_plan_arrays,
     edge_params,
     kv_fraction,
     layer_params,
     model_shapes,
     plan_axes,
+    schedule_code,
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
@@ -469,6 +472,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     bw_e = hbm * keff.hbm_fraction
     out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
            "gemm_b_dense": 2.0 * rates.fp8_backward_gemm * (t_attn_proj + t_ffn),
+           "t_attn_dw": rates.fp8_backward_gemm * t_attn_proj,
            "t_sac_mm": _every_other_mm_time(c, x, kvf, tp, out_n, rates),
            "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
@@ -803,6 +807,54 @@ def unpaired_share(schedule, pp, n_microbatches, virtual_stages):
     plain-1F1B case is the formula's, not a set-up Megatron-Core runs.)"""
     m = np.asarray(n_microbatches, dtype=float)
     return np.minimum(in_flight_microbatches(schedule, pp, m, virtual_stages, 0) / m, 1.0)
+
+
+def merged_p2p_exposure(schedule, pp, n_microbatches, virtual_stages, p2p_s, merged,
+                        pipeline_flushes=1, hidden_s=0.0):
+    """Pipeline P2P left on the critical path in the steady state by Megatron-Core's merged 1F1B
+    (``overlap_moe_expert_parallel_comm``, ``ep_overlap="merged_1f1b"``) on an interleaved
+    pipeline, seconds per step::
+
+        t = f · max(m_f·v − (w + 1), 0) · max(2·p2p − t_dw, 0),   w = 2(p − 1) + (v − 1)·p
+
+    ``f = pipeline_flushes`` schedules of ``m_f = m/f`` micro-batches, ``w + 1`` the first stage's
+    warm-up forwards under the overlap (Megatron-LM ``get_pp_rank_microbatches``: the
+    interleaved warm-up ``2(p − r − 1) + (v − 1)·g``, ``g = microbatch_group_size_per_vp_stage``
+    = p by default, "+ 1" when ``overlap_moe_expert_parallel_comm``), so ``m_f·v − (w + 1)``
+    merged forward+backward units per stage. Each unit waits, before its first layer, for both
+    its forward input and its backward gradient (``TransformerModelChunkSchedulePlan.run``:
+    ``pre_forward`` and ``pre_backward``, the receive handles' waits, before the loop over the
+    layers) and sends both outputs only after its last layer (``post_forward`` on the
+    communication stream, then ``post_backward``), where plain interleaved 1F1B sends a forward's
+    output before running the backward that follows it. With the depth-first order
+    (``get_schedule_table``: groups of p micro-batches per virtual stage) a stage's next unit
+    needs what its neighbour's current unit produces, so one transfer lands between consecutive
+    units of every stage; replaying the schedule's order with a transfer time ``d`` per
+    dependency gives ``≈ (m·v − w − 1)·d`` more than with ``d = 0`` (hand replay in
+    tests/test_step_merged_p2p.py), where plain interleaved 1F1B exposes only its fill and drain
+    (``compose_pipeline``). ``d = 2·p2p``: the two inputs (an activation and a gradient of the
+    same shape) arrive over the stage's one link at once, less ``t_dw = hidden_s``: the unit
+    launches its first layer's attention weight-gradient GEMMs after the sends, "for overlapping
+    with the p2p comm" (``run``: ``b_schedule_plan.get_layer(0).attn.backward_dw()`` after
+    ``post_backward``). 0 where ``merged`` is False, p = 1 or the schedule is not interleaved.
+
+    Sources: NVIDIA/Megatron-LM ``megatron/core/models/common/model_chunk_schedule_plan.py``
+    (``TransformerModelChunkSchedulePlan.run``) and
+    ``megatron/core/pipeline_parallel/schedules.py`` (``get_pp_rank_microbatches``,
+    ``get_schedule_table``, ``forward_backward_pipelining_with_interleaving``) @ 0d8e0714cd29
+    (Megatron-Bridge 25.11's pin), the same order @ b0cc2706dd (26.02's pin) and d98e8a64dd;
+    ``model_parallel_config.py`` (``microbatch_group_size_per_vp_stage`` defaults to p).
+    """
+    p = np.asarray(pp)
+    v = np.asarray(virtual_stages, dtype=float)
+    f = np.asarray(pipeline_flushes, dtype=float)
+    m_f = np.maximum(np.asarray(n_microbatches) // np.asarray(pipeline_flushes, dtype=np.int64), 1)
+    warm = in_flight_microbatches("interleaved", np.maximum(p, 1), m_f, v, 0) * v
+    units = np.maximum(m_f * v - warm, 0.0)
+    interleaved = schedule_code(schedule) == SCHEDULES.index("interleaved")
+    on = np.asarray(merged, dtype=bool) & (p > 1) & interleaved
+    d = np.maximum(2.0 * np.asarray(p2p_s, dtype=float) - hidden_s, 0.0)
+    return _pick(on, f * units * d, 0.0)
 
 
 def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, ep_f, ep_b,
@@ -1271,6 +1323,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
+    parts["pp_comm_s"] = parts["pp_comm_s"] + merged_p2p_exposure(
+        sched, pp, m, v, cm["pp_p2p_s"], (o.ep_overlap == "merged_1f1b") & (ep > 1)
+        & bool(model.is_moe), flushes, lc["t_attn_dw"])
     n_gpus = dpf * tpf * pp.astype(float) * cpf
     parts = add_straggler(parts, _shaped(n_gpus, shape), o.straggler)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
