@@ -186,6 +186,7 @@ def main():
     gb200_against_h100()
     offload_and_phases()
     share_gaps()
+    hf_attention_overlap()
     zero3_critic()
     unpinned_offload()
     benchmark_reading()
@@ -423,6 +424,39 @@ def offload_and_phases():
                         "rest": rest, "sync_pred": v3["predicted_sync_s"],
                         "gen_ratio": v3["gen_ratio"], "train_ratio": v3["train_ratio"]})
           .round(2).to_string())
+
+
+def hf_attention_overlap():
+    """HF generate's host cost by the attention each row's system ran (rl.hf_host_overlaps,
+    rl.row_hf_host_overlap): the HF rows' phases and the held-out goals with every step the sum
+    (the host cost refitted on the calibration rows that way) against the model; a reading."""
+    c_sum = rl.fit_hf_generate_overhead(hf_host_overlap=False)
+    print("\n=== HF generate's host cost by attention (rl.hf_host_overlaps, transformers "
+          "v4.38.2: FlashAttention-2 on padded batches syncs host and GPU in every layer, "
+          "_get_unpad_data's .item(); SDPA and eager do not): "
+          + ", ".join(f"{k} {v}" for k, v in rl.HF_ATTENTION_BY_SYSTEM.items())
+          + f"; every step the sum, host cost refitted {c_sum * 1e3:.3f} ms -> by attention "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} ms ===")
+    d = rl.load_rl_validation()
+    rows = []
+    for _, r in d[d["engine"] == "HF generate"].iterrows():
+        out = {"id": r["id"], "split": r["split"], "overlap": rl.row_hf_host_overlap(r)}
+        for name, change in (("sum", dict(hf_host_overlap=False, hf_s_per_layer_step=c_sum)),
+                             ("by_attention", {})):
+            tot, gen, _ = rl.validation_phases(rl.validation_iteration(r, **change),
+                                               r["phases_measured"])
+            out[f"ratio_{name}"] = tot / r["measured_iteration_s"]
+            out[f"gen_ratio_{name}"] = gen / r["measured_generation_s"]
+            out[f"share_gap_{name}"] = 100 * (gen / tot - r["measured_generation_s"]
+                                              / r["measured_iteration_s"])
+        rows.append(out)
+    print(pd.DataFrame(rows).set_index("id").round(3).to_string())
+    v = rl.validation_variants({"sum": dict(hf_host_overlap=False, hf_s_per_layer_step=c_sum),
+                                "by attention": {}})
+    for name in v.columns:
+        ratio = v[name]
+        print(f"  held-out {name:13s} mean |error| {(ratio - 1).abs().mean():.2%}, worst factor "
+              f"{max(ratio.max(), 1 / ratio.min()):.3f}x over {ratio.notna().sum()} rows")
 
 
 def share_gaps():

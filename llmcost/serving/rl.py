@@ -108,8 +108,10 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: when the forward-only passes took the step's HFU, ``training_mfu``: 0.807 → 0.846 ms; and
 #: when vLLM's performance-benchmark A100 and H100 rows joined the pooled fit: 0.846 → 0.878 ms;
 #: and when MI300X's hbm_fraction 0.90 → 0.79 (its own BabelStream Copy) refitted the pooled
-#: constants: 0.878 → 0.881 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 0.881e-3
+#: constants: 0.878 → 0.881 ms; and when the DeepSpeed-Chat rows' SDPA attention let the host
+#: cost overlap the GPU's work, ``hf_host_overlaps``, while OpenRLHF's FlashAttention-2 rows keep
+#: the sum: 0.881 → 1.231 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 1.231e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -119,6 +121,55 @@ HF_GENERATE_S_PER_LAYER_STEP = 0.881e-3
 #: is assumed to concatenate the same way (not read at that tag). Added after the held-out
 #: errors had been seen (a mechanism from the code, not fitted).
 HF_GENERATE_KV_COPIES = 2.0
+#: Hugging Face attention implementations (``attn_implementation``) a rollout's HF generate may
+#: run, and those among them whose decode step synchronises host and GPU in every layer. In
+#: huggingface/transformers v4.38.2 (the version OpenRLHF's benchmark ran; wheel
+#: transformers-4.38.2, src/transformers/models/llama/modeling_llama.py) FlashAttention-2 on a
+#: batch with padding (``LlamaModel._update_causal_mask`` l. 1058-1059 passes the 2-D mask on
+#: ``if attention_mask is not None and 0.0 in attention_mask``) unpads every layer's keys and
+#: values (``LlamaFlashAttention2._flash_attention_forward`` l. 533-537 -> ``_upad_input``
+#: l. 564-565 -> ``_get_unpad_data`` l. 62-65: ``torch.nonzero(...)`` and
+#: ``seqlens_in_batch.max().item()``, each a device-to-host synchronisation), so the host cannot
+#: queue a layer's kernels while the GPU runs the layers before it: host and GPU time add. SDPA
+#: (``LlamaSdpaAttention``, l. 603-687) and eager attention hold no synchronisation inside the
+#: step (the step's own: ``torch.any(attention_mask != 1)``, l. 1089, and generate's stopping
+#: check ``unfinished_sequences.max() == 0``, generation/utils.py l. 2463 greedy, l. 2757
+#: sampling), so the host queues
+#: the step's kernels while the GPU runs them: a step costs max(GPU, host) (``_engine_step_s``).
+#: Read from the code after the held-out errors had been seen; nothing fitted.
+HF_ATTENTIONS = ("eager", "sdpa", "flash_attention_2")
+HF_SYNCING_ATTENTIONS = ("flash_attention_2",)
+#: The attention each system's HF generate ran in the validation rows (``row_hf_host_overlap``):
+#: DeepSpeed-Chat's ``create_hf_model`` (microsoft/DeepSpeedExamples applications/DeepSpeed-Chat/
+#: dschat/utils/model/model_utils.py @ 6863634) calls ``from_pretrained`` without
+#: ``attn_implementation``, so transformers v4.38.2 picks SDPA (modeling_utils.py
+#: ``_autoset_attn_implementation`` l. 1367-1372 -> ``_check_and_enable_sdpa`` l. 1535-1543,
+#: torch >= 2.1.1: the benchmark ran torch 2.1.2); OpenRLHF's ``Actor`` (openrlhf/models/actor.py
+#: @ 0baf3dd l. 44) sets "flash_attention_2" with ``--flash_attn`` (else "eager"), which every
+#: PPO example script of that commit passes and the benchmark's software list names
+#: (flash-attn 2.3.6, benchmark/README.md @ 0baf3dd), and its HF path pads each micro-batch's
+#: prompts to the longest (``tokenize_fn``, ``padding=True``, experience_maker.py l. 101-108).
+HF_ATTENTION_BY_SYSTEM = {"DeepSpeed-Chat": "sdpa", "OpenRLHF": "flash_attention_2"}
+
+
+def hf_host_overlaps(attention: str) -> bool:
+    """Whether HF generate's host cost overlaps the GPU's work of a decode step with the given
+    attention implementation: not one of ``HF_SYNCING_ATTENTIONS`` (their sources)::
+
+        step = max(GPU, c · layers)   SDPA, eager
+        step = GPU + c · layers       FlashAttention-2 (padded batches: a sync per layer)
+
+    By hand: "sdpa" True, "eager" True, "flash_attention_2" False.
+
+    Raises
+    ------
+    ValueError
+        ``attention`` not one of ``HF_ATTENTIONS``."""
+    if attention not in HF_ATTENTIONS:
+        raise ValueError(f"attention={attention!r} must be one of {HF_ATTENTIONS}")
+    return attention not in HF_SYNCING_ATTENTIONS
+
+
 #: vLLM's decode on a GB200 (Grace-hosted Blackwell) rollout GPU, relative to the engine's
 #: efficiency fitted on Hopper, Ampere and MI300X serving rows (``data/engine_efficiency.csv``,
 #: no Blackwell row among them): each decode step of a vLLM replica on the accelerator takes
@@ -536,7 +587,10 @@ class RolloutSetup:
         (``_call_batches``). False: continuous batching (HF generate: its static batches).
     hf_host_overlap : bool
         HF generate's host cost overlaps the GPU's work of the step (max, not sum:
-        ``_engine_step_s``); a candidate judged by ``hf_overlap_check`` and left off.
+        ``_engine_step_s``): true where the attention implementation does not synchronise host
+        and GPU inside the step (``hf_host_overlaps``: SDPA, eager), false where it does in
+        every layer (FlashAttention-2 on a padded batch). The validation rows set it by the
+        attention their system ran (``row_hf_host_overlap``).
     """
 
     samples_per_prompt: int = 1
@@ -1578,7 +1632,8 @@ class RLOptions:
         response, freed slots not refilled). False: continuous batching.
     hf_host_overlap : bool
         HF generate's host cost per decode step overlaps the GPU's work instead of adding to it
-        (``RolloutSetup.hf_host_overlap``); a candidate, off.
+        (``RolloutSetup.hf_host_overlap``, ``hf_host_overlaps``); default off (the sum: an
+        attention that synchronises in every layer, FlashAttention-2 on padded batches).
     offload_host_shared : bool
         With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
         trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
@@ -2877,6 +2932,7 @@ def validation_setup(row) -> dict:
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
+                hf_host_overlap=row_hf_host_overlap(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -2949,6 +3005,27 @@ def row_pack_tokens(r: dict) -> int | None:
     if r["system"] != "NeMo RL":
         return None
     return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+
+
+def row_hf_host_overlap(r: dict) -> bool:
+    """``hf_host_overlap`` of a validation row: for the rows that generate with HF generate, the
+    attention its system ran (``HF_ATTENTION_BY_SYSTEM``) by ``hf_host_overlaps``
+    (DeepSpeed-Chat: SDPA, True; OpenRLHF: FlashAttention-2, False); False for every other
+    engine (the flag acts on HF generate alone). Read from the systems' code after the held-out
+    errors had been seen, not fitted.
+
+    Raises
+    ------
+    ValueError
+        An HF generate row of a system without a known attention (the row and system named)."""
+    if r["engine"] != "HF generate":
+        return False
+    attention = HF_ATTENTION_BY_SYSTEM.get(r["system"])
+    if attention is None:
+        raise ValueError(f"row {r.get('id')!r}: system={r['system']!r} generates with HF "
+                         f"generate and must be one of {tuple(HF_ATTENTION_BY_SYSTEM)} "
+                         "(its attention implementation)")
+    return hf_host_overlaps(attention)
 
 
 def row_recompute(r: dict) -> str:
