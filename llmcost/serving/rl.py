@@ -1048,8 +1048,9 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     Added after the held-out errors had been seen (read from the code, not fitted). The link
     term's bytes: ``offload_link_bytes``. Every copy is priced at the link's nominal rate, as
     if the host buffers were pinned (OpenRLHF's ``--adam_offload`` pins them); DeepSpeed-Chat
-    leaves them pageable, whose copies ``deepspeed_offload_bytes`` and
-    ``unpinned_offload_check`` price as a candidate, left off the model.
+    leaves them pageable, whose copies ``deepspeed_offload_bytes`` prices, in place of these,
+    with ``RLOptions.offload_pageable`` (``offload_times``; judged by
+    ``unpinned_offload_check``).
 
     R_host = ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` (the host's CPU path: CPU Adam over its ranks'
     shards and the updated 16-bit parameters back to the GPUs, which ZeRO-Offload overlaps with
@@ -1634,6 +1635,15 @@ class RLOptions:
         HF generate's host cost per decode step overlaps the GPU's work instead of adding to it
         (``RolloutSetup.hf_host_overlap``, ``hf_host_overlaps``); default off (the sum: an
         attention that synchronises in every layer, FlashAttention-2 on padded batches).
+    offload_pageable : bool
+        With ``optimizer_offload``: DeepSpeed's CPU offload copies through pageable host buffers
+        (no ``pin_memory``: DeepSpeed-Chat), priced by ``deepspeed_offload_time`` in place of
+        the nominal-rate copies of ``optimizer_offload_time`` (``offload_times``). False: pinned
+        (OpenRLHF's ``--adam_offload``).
+    critic_zero_stage : int, optional
+        The critic's ZeRO stage for its offload's host traffic with ``offload_pageable``
+        (``deepspeed_offload_bytes``: at 3, its parameter shards fetched from the host); None:
+        the plan's. The step model prices the critic's update at the plan either way.
     offload_host_shared : bool
         With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
         trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
@@ -1691,6 +1701,8 @@ class RLOptions:
     rollout_decode_factor: float | None = None
     rollout_per_call: bool = False
     hf_host_overlap: bool = False
+    offload_pageable: bool = False
+    critic_zero_stage: int | None = None
     offload_host_shared: bool = False
     train_dp_overlap: bool | None = None
     train_recipe: str | None = None
@@ -1744,9 +1756,12 @@ class RLOptions:
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
                      "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
-                     "offload_host_shared"):
+                     "offload_host_shared", "offload_pageable"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.critic_zero_stage not in (None, 1, 2, 3):
+            raise ValueError(f"critic_zero_stage={self.critic_zero_stage!r} must be None, 1, 2 "
+                             "or 3")
         if self.train_dp_overlap is not None and not isinstance(self.train_dp_overlap, bool):
             raise ValueError(f"train_dp_overlap={self.train_dp_overlap!r} must be True, False or "
                              "None")
@@ -2158,7 +2173,15 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
                                    ->  (N_a + N_c) / H / R_host
 
     (``CPU_ADAM_PARAMS_PER_S_PER_HOST`` is a host's rate; the steps taken as simultaneous, an
-    upper bound on the contention)."""
+    upper bound on the contention).
+
+    With ``o.offload_pageable`` (DeepSpeed-Chat's pageable host buffers), each model's copies at
+    the nominal rate give way to ``deepspeed_offload_time`` (its bytes by
+    ``deepspeed_offload_bytes``, the critic at ``o.critic_zero_stage``), g' the micro-batches
+    per optimizer step (``micro_batches_per_step``)::
+
+        t_x += deepspeed_offload_time(N_x, n_x, ZeRO_x, k, g') − k · offload_link_bytes(N_x,
+               n_x, g_x) / B_pcie"""
     out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
@@ -2176,7 +2199,27 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
             for r, n in (("actor", m.n_params), ("critic", n_c)):
                 own = n / math.ceil(gpus[r] / GPUS_PER_HOST) / CPU_ADAM_PARAMS_PER_S_PER_HOST
                 out[r] += k * (both - own)
+    if o.offload_pageable:
+        stage = _plan_keywords(o.train_plan)["zero_stage"]
+        params = {"actor": (float(m.n_params), stage)}
+        if o.algorithm == "ppo":
+            params["critic"] = (n_c, o.critic_zero_stage or stage)
+        for r, (n, z) in params.items():
+            out[r] += deepspeed_offload_time(n, gpus[r], acc, z, k,
+                                             micro_batches_per_step(o, gpus[r])) \
+                - k * offload_link_bytes(n, gpus[r], g[r]) / pcie_bytes_per_s(acc)
     return out
+
+
+def micro_batches_per_step(o: RLOptions, n_gpus: int) -> int:
+    """Micro-batches per optimizer step of a model on ``n_gpus`` GPUs, at any ZeRO stage:
+    ceil(b / (n_gpus · micro-batch)), b = min(samples, ``train_global_batch``) (by hand:
+    DeepSpeed-Chat's 13B row, 128 / (8 · 2) = 8). Raises ValueError with ``train_plan`` "auto"
+    (the micro-batch is not known here)."""
+    if isinstance(o.train_plan, str):
+        raise ValueError(f"train_plan={o.train_plan!r}: offload_pageable needs a given plan")
+    b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
+    return max(1, math.ceil(b / (n_gpus * _plan_keywords(o.train_plan)["micro_batch_size"])))
 
 
 def accumulation_steps(o: RLOptions, n_gpus: int) -> int:
@@ -2927,8 +2970,7 @@ def validation_setup(row) -> dict:
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
                 refit=row_refit(r),
-                role_gpus=_role_gpus(r),
-                optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
+                role_gpus=_role_gpus(r), **row_offload(r),
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
@@ -3005,6 +3047,19 @@ def row_pack_tokens(r: dict) -> int | None:
     if r["system"] != "NeMo RL":
         return None
     return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+
+
+def row_offload(r: dict) -> dict:
+    """The CPU-offload keywords of a validation row: ``optimizer_offload`` (its
+    ``optimizer_offload`` column "cpu"), ``offload_pageable`` (a ``UNPINNED_OFFLOAD_SYSTEMS``
+    row: DeepSpeed-Chat's pageable host buffers) and ``critic_zero_stage`` (3 on a
+    ``ZERO3_CRITIC_SYSTEMS`` row, else None: the plan's); their sources beside those constants.
+    The pageable reading, judged by ``unpinned_offload_check``, went on when the rule put it on
+    (after DeepSpeed-Chat's SDPA steps overlapped HF generate's host cost,
+    ``hf_host_overlaps``); nothing fitted."""
+    return dict(optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
+                offload_pageable=r["system"] in UNPINNED_OFFLOAD_SYSTEMS,
+                critic_zero_stage=3 if r["system"] in ZERO3_CRITIC_SYSTEMS else None)
 
 
 def row_hf_host_overlap(r: dict) -> bool:
@@ -3421,6 +3476,12 @@ def zero3_critic_seconds(row) -> dict:
             "gather_s": u_c * (mfu2 / mfu3 - 1.0)}
 
 
+#: ``validation_iteration`` keywords for the model without DeepSpeed-Chat's pageable offload
+#: (every offload copy at the host link's nominal rate, as if pinned): the base the offload
+#: checks compare against (``unpinned_offload_check``, ``zero3_critic_check``).
+PINNED_OFFLOAD = {"offload_pageable": False}
+
+
 def zero3_critic_check() -> tuple:
     """(per-row frame, {split: summary without, summary with}): the ZeRO-3 critic's host-link
     traffic and all-gathers (``zero3_critic_seconds``) added to the update of every
@@ -3430,8 +3491,9 @@ def zero3_critic_check() -> tuple:
     and ``rate_to_close`` = host-link bytes ÷ the lacking seconds (bytes/s): the link rate at
     which the traffic alone would close the phase (compare ``pcie_bytes_per_s``). A check, not
     part of the model: it stays off unless it helps the held-out rows (its verdict in
-    benchmarks/validate_rl.py)."""
-    df = rl_validation("model")
+    benchmarks/validate_rl.py). Read beside the model without its pageable offload
+    (``PINNED_OFFLOAD``), of which this traffic at the nominal rate is the pinned reading."""
+    df = rl_validation("model", change=PINNED_OFFLOAD)
     d = load_rl_validation().set_index("id")
     with_df, rows = df.copy(), []
     for i, rec in df.iterrows():
@@ -3494,9 +3556,12 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
     """A candidate for DeepSpeed-Chat's training phase: its CPU offload's host copies through
     pageable memory (``unpinned_offload_seconds``: ``deepspeed_offload_bytes`` at
     ``pageable_bytes_per_s``, serial), added to the update of every ``UNPINNED_OFFLOAD_SYSTEMS``
-    row of ``rl_validation("model")`` in place of the model's nominal-rate copies; every other
-    row as the model has it; nothing refitted (HF generate's host cost is fitted on generation
-    phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``.
+    row of the model without it (``PINNED_OFFLOAD``) in place of its nominal-rate copies; every
+    other row as the model has it; nothing refitted (HF generate's host cost is fitted on
+    generation phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``. At
+    the default rate "with" is the model itself (``RLOptions.offload_pageable``, set on these
+    rows by ``validation_setup``: on by the rule since DeepSpeed-Chat's SDPA steps overlapped
+    HF generate's host cost, ``hf_host_overlaps``).
 
     Returns
     -------
@@ -3504,7 +3569,7 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
     the share gap in points, each ``_without`` / ``_with``, with the added seconds and the
     per-row terms of ``unpinned_offload_seconds`` (NaN on rows it leaves alone);
     ``validation_summary`` dicts."""
-    base = rl_validation("model")
+    base = rl_validation("model", change=PINNED_OFFLOAD)
     d = load_rl_validation().set_index("id")
     w, terms = base.copy(), {}
     for i, rec in base.iterrows():
