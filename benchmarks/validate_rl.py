@@ -66,7 +66,11 @@ its CPU offload's copies through pageable host memory, which DeepSpeed-Chat does
 (``rl.unpinned_offload_check``: bytes read from DeepSpeed v0.13.2, the pinned : pageable ratio
 measured in PyTorch pull request 138018 and DeepSpeed pull request 5301, serial with the
 compute; read after the held-out errors had been seen, nothing refitted), every row before and
-after, judged on both splits' goals and left off by the rule.
+after, judged on both splits' goals: left off by the rule until HF generate's host cost was
+priced by attention (``rl.hf_host_overlaps``: DeepSpeed-Chat's SDPA steps overlap host and GPU,
+OpenRLHF's FlashAttention-2 steps, which sync in every layer, add them; the host cost refitted
+on the calibration rows), with which no held-out goal worsens: both on the model
+(``rl.RLOptions.offload_pageable``), the HF rows printed with every step summed beside.
 Then OpenRLHF's benchmark table as each system's step-3 print makes it
 (``rl.benchmark_phase_reading``: the table's TFLOPs cells reproduced from its latencies, so
 DeepSpeed-Chat's generation latency is the number of generation batches times the last batch's
@@ -186,6 +190,7 @@ def main():
     gb200_against_h100()
     offload_and_phases()
     share_gaps()
+    hf_attention_overlap()
     zero3_critic()
     unpinned_offload()
     benchmark_reading()
@@ -425,6 +430,39 @@ def offload_and_phases():
           .round(2).to_string())
 
 
+def hf_attention_overlap():
+    """HF generate's host cost by the attention each row's system ran (rl.hf_host_overlaps,
+    rl.row_hf_host_overlap): the HF rows' phases and the held-out goals with every step the sum
+    (the host cost refitted on the calibration rows that way) against the model; a reading."""
+    c_sum = rl.fit_hf_generate_overhead(hf_host_overlap=False)
+    print("\n=== HF generate's host cost by attention (rl.hf_host_overlaps, transformers "
+          "v4.38.2: FlashAttention-2 on padded batches syncs host and GPU in every layer, "
+          "_get_unpad_data's .item(); SDPA and eager do not): "
+          + ", ".join(f"{k} {v}" for k, v in rl.HF_ATTENTION_BY_SYSTEM.items())
+          + f"; every step the sum, host cost refitted {c_sum * 1e3:.3f} ms -> by attention "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} ms ===")
+    d = rl.load_rl_validation()
+    rows = []
+    for _, r in d[d["engine"] == "HF generate"].iterrows():
+        out = {"id": r["id"], "split": r["split"], "overlap": rl.row_hf_host_overlap(r)}
+        for name, change in (("sum", dict(hf_host_overlap=False, hf_s_per_layer_step=c_sum)),
+                             ("by_attention", {})):
+            tot, gen, _ = rl.validation_phases(rl.validation_iteration(r, **change),
+                                               r["phases_measured"])
+            out[f"ratio_{name}"] = tot / r["measured_iteration_s"]
+            out[f"gen_ratio_{name}"] = gen / r["measured_generation_s"]
+            out[f"share_gap_{name}"] = 100 * (gen / tot - r["measured_generation_s"]
+                                              / r["measured_iteration_s"])
+        rows.append(out)
+    print(pd.DataFrame(rows).set_index("id").round(3).to_string())
+    v = rl.validation_variants({"sum": dict(hf_host_overlap=False, hf_s_per_layer_step=c_sum),
+                                "by attention": {}})
+    for name in v.columns:
+        ratio = v[name]
+        print(f"  held-out {name:13s} mean |error| {(ratio - 1).abs().mean():.2%}, worst factor "
+              f"{max(ratio.max(), 1 / ratio.min()):.3f}x over {ratio.notna().sum()} rows")
+
+
 def share_gaps():
     """Each published generation share beside the model's, and where the gap comes from."""
     print("\n=== generation share, published vs model (rows with published phases): the gap in "
@@ -502,11 +540,12 @@ def zero3_critic():
               f"{w1['mean_abs_error']:.1%}, worst {w0['worst_factor']:.2f}x -> "
               f"{w1['worst_factor']:.2f}x, share gap worst {w0['worst_share_gap_points']:.1f} -> "
               f"{w1['worst_share_gap_points']:.1f} points")
-    d = rl.rl_validation("model").set_index("id")
+    d = rl.rl_validation("model", change=rl.PINNED_OFFLOAD).set_index("id")
     ds, oh = d.loc["openrlhf-bench-7b-dschat"], d.loc["openrlhf-bench-7b-openrlhf"]
     print(f"  same hardware, same actor plan (calibration rows): DeepSpeed-Chat trains in "
           f"{ds['measured_train_s']:.0f} s, OpenRLHF in {oh['measured_train_s']:.0f} s; the model "
-          f"prices both at {ds['predicted_train_s']:.0f} s. Read from the code: DeepSpeed-Chat "
+          f"with every offload copy pinned (rl.PINNED_OFFLOAD) prices both at "
+          f"{ds['predicted_train_s']:.0f} s. Read from the code: DeepSpeed-Chat "
           "pads every prompt to max_prompt_seq_len (DataCollatorRLHF, dschat/utils/data/"
           "data_utils.py @ 6863634), so its sequences are the 2,048 tokens priced; OpenRLHF pads "
           "to the batch's longest prompt (experience_maker.py tokenize_fn, padding=True @ "
@@ -525,10 +564,14 @@ def zero3_critic():
 def unpinned_offload():
     """DeepSpeed-Chat's CPU offload through pageable host memory (rl.unpinned_offload_check):
     every row before and after, the terms of the rows it moves, the goals of both splits at the
-    sourced rate and at the slower absolute figure; a candidate judged by the module's rule."""
+    sourced rate and at the slower absolute figure, judged by the module's rule; on the model
+    since (rl.RLOptions.offload_pageable), "without" being the model with every copy pinned
+    (rl.PINNED_OFFLOAD)."""
     acc = rl.a800()
     pin, pg = rl.pcie_bytes_per_s(acc), rl.pageable_bytes_per_s(acc)
-    print("\n=== candidate: DeepSpeed-Chat's CPU offload through pageable host memory "
+    print("\n=== on the model (rl.RLOptions.offload_pageable on the DeepSpeed-Chat rows; "
+          "'without': every copy pinned, rl.PINNED_OFFLOAD): DeepSpeed-Chat's CPU offload "
+          "through pageable host memory "
           "(dschat/utils/ds_utils.py @ 6863634 sets no pin_memory; DeepSpeed v0.13.2 "
           "offload_config.py l. 43, 70: False), bytes per GPU per iteration read from DeepSpeed "
           "v0.13.2 (rl.deepspeed_offload_bytes: actor ZeRO-2 k (4g + 2) N/n, critic ZeRO-3 "
@@ -544,7 +587,7 @@ def unpinned_offload():
             "train_ratio_with", "share_gap_without", "share_gap_with"]
     print(t[cols].round(3).to_string(index=False))
     z = t.dropna(subset=["added_s"]).set_index("id")
-    d = rl.rl_validation("model").set_index("id")
+    d = rl.rl_validation("model", change=rl.PINNED_OFFLOAD).set_index("id")
     for i, r in z.iterrows():
         lack = d.loc[i, "measured_train_s"] - d.loc[i, "predicted_train_s"]
         print(f"  {i}: k = {r['optimizer_steps']:.0f} steps of g = {r['accumulation']:.0f}; "
@@ -722,7 +765,8 @@ def sourced_upper_bounds():
     """The mechanisms read from DeepSpeed-Chat's and DeepSpeed's code that the model leaves out
     of DeepSpeed-Chat's training phase, each at its upper bound, against the seconds the phase
     lacks: the exposed 16-bit gradient reduction (rl.deepspeed_overlap_check), the ZeRO-3
-    critic's host copies and all-gathers at the nominal link (rl.zero3_critic_check), and
+    critic's all-gathers (rl.zero3_critic_check; its host copies are on the model, priced
+    pageable by rl.RLOptions.offload_pageable), and
     attention without FlashAttention (the step model with flash_attention=False for both
     models: Hugging Face's SDPA path under a padding mask, not the FlashAttention-2 kernel the
     default stack prices; an upper bound, as it prices the score matrix materialised)."""
@@ -731,6 +775,7 @@ def sourced_upper_bounds():
     z3, _ = rl.zero3_critic_check()
     z3 = z3.set_index("id")
     d = rl.load_rl_validation().set_index("id")
+    model = rl.rl_validation("model").set_index("id")
     for i in z3.index:
         r = d.loc[i].to_dict() | {"id": i}
         kw = rl.validation_setup(r)
@@ -743,11 +788,11 @@ def sourced_upper_bounds():
                 for f in (True, False))
         pub = float(r["measured_train_s"])
         red = (t.loc[i, "train_ratio_with"] - t.loc[i, "train_ratio_without"]) * pub
-        crit = z3.loc[i, "pcie_s"] + z3.loc[i, "gather_s"]
+        crit = z3.loc[i, "gather_s"]
         att = 2 * o.optimizer_steps * (b.step_time_s - a.step_time_s)
-        lack = z3.loc[i, "lacking_s"]
+        lack = model.loc[i, "measured_train_s"] - model.loc[i, "predicted_train_s"]
         print(f"  {i}: sourced mechanisms left out, at their upper bounds: exposed reduction "
-              f"{red:.1f} s, ZeRO-3 critic's host copies and gathers {crit:.1f} s, attention "
+              f"{red:.1f} s, ZeRO-3 critic's gathers {crit:.1f} s, attention "
               f"without FlashAttention {att:.1f} s: {red + crit + att:.1f} s of the {lack:.0f} s "
               f"lacking ({(red + crit + att) / lack:.0%})")
 

@@ -108,8 +108,10 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: when the forward-only passes took the step's HFU, ``training_mfu``: 0.807 → 0.846 ms; and
 #: when vLLM's performance-benchmark A100 and H100 rows joined the pooled fit: 0.846 → 0.878 ms;
 #: and when MI300X's hbm_fraction 0.90 → 0.79 (its own BabelStream Copy) refitted the pooled
-#: constants: 0.878 → 0.881 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 0.881e-3
+#: constants: 0.878 → 0.881 ms; and when the DeepSpeed-Chat rows' SDPA attention let the host
+#: cost overlap the GPU's work, ``hf_host_overlaps``, while OpenRLHF's FlashAttention-2 rows keep
+#: the sum: 0.881 → 1.231 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 1.231e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -119,6 +121,55 @@ HF_GENERATE_S_PER_LAYER_STEP = 0.881e-3
 #: is assumed to concatenate the same way (not read at that tag). Added after the held-out
 #: errors had been seen (a mechanism from the code, not fitted).
 HF_GENERATE_KV_COPIES = 2.0
+#: Hugging Face attention implementations (``attn_implementation``) a rollout's HF generate may
+#: run, and those among them whose decode step synchronises host and GPU in every layer. In
+#: huggingface/transformers v4.38.2 (the version OpenRLHF's benchmark ran; wheel
+#: transformers-4.38.2, src/transformers/models/llama/modeling_llama.py) FlashAttention-2 on a
+#: batch with padding (``LlamaModel._update_causal_mask`` l. 1058-1059 passes the 2-D mask on
+#: ``if attention_mask is not None and 0.0 in attention_mask``) unpads every layer's keys and
+#: values (``LlamaFlashAttention2._flash_attention_forward`` l. 533-537 -> ``_upad_input``
+#: l. 564-565 -> ``_get_unpad_data`` l. 62-65: ``torch.nonzero(...)`` and
+#: ``seqlens_in_batch.max().item()``, each a device-to-host synchronisation), so the host cannot
+#: queue a layer's kernels while the GPU runs the layers before it: host and GPU time add. SDPA
+#: (``LlamaSdpaAttention``, l. 603-687) and eager attention hold no synchronisation inside the
+#: step (the step's own: ``torch.any(attention_mask != 1)``, l. 1089, and generate's stopping
+#: check ``unfinished_sequences.max() == 0``, generation/utils.py l. 2463 greedy, l. 2757
+#: sampling), so the host queues
+#: the step's kernels while the GPU runs them: a step costs max(GPU, host) (``_engine_step_s``).
+#: Read from the code after the held-out errors had been seen; nothing fitted.
+HF_ATTENTIONS = ("eager", "sdpa", "flash_attention_2")
+HF_SYNCING_ATTENTIONS = ("flash_attention_2",)
+#: The attention each system's HF generate ran in the validation rows (``row_hf_host_overlap``):
+#: DeepSpeed-Chat's ``create_hf_model`` (microsoft/DeepSpeedExamples applications/DeepSpeed-Chat/
+#: dschat/utils/model/model_utils.py @ 6863634) calls ``from_pretrained`` without
+#: ``attn_implementation``, so transformers v4.38.2 picks SDPA (modeling_utils.py
+#: ``_autoset_attn_implementation`` l. 1367-1372 -> ``_check_and_enable_sdpa`` l. 1535-1543,
+#: torch >= 2.1.1: the benchmark ran torch 2.1.2); OpenRLHF's ``Actor`` (openrlhf/models/actor.py
+#: @ 0baf3dd l. 44) sets "flash_attention_2" with ``--flash_attn`` (else "eager"), which every
+#: PPO example script of that commit passes and the benchmark's software list names
+#: (flash-attn 2.3.6, benchmark/README.md @ 0baf3dd), and its HF path pads each micro-batch's
+#: prompts to the longest (``tokenize_fn``, ``padding=True``, experience_maker.py l. 101-108).
+HF_ATTENTION_BY_SYSTEM = {"DeepSpeed-Chat": "sdpa", "OpenRLHF": "flash_attention_2"}
+
+
+def hf_host_overlaps(attention: str) -> bool:
+    """Whether HF generate's host cost overlaps the GPU's work of a decode step with the given
+    attention implementation: not one of ``HF_SYNCING_ATTENTIONS`` (their sources)::
+
+        step = max(GPU, c · layers)   SDPA, eager
+        step = GPU + c · layers       FlashAttention-2 (padded batches: a sync per layer)
+
+    By hand: "sdpa" True, "eager" True, "flash_attention_2" False.
+
+    Raises
+    ------
+    ValueError
+        ``attention`` not one of ``HF_ATTENTIONS``."""
+    if attention not in HF_ATTENTIONS:
+        raise ValueError(f"attention={attention!r} must be one of {HF_ATTENTIONS}")
+    return attention not in HF_SYNCING_ATTENTIONS
+
+
 #: vLLM's decode on a GB200 (Grace-hosted Blackwell) rollout GPU, relative to the engine's
 #: efficiency fitted on Hopper, Ampere and MI300X serving rows (``data/engine_efficiency.csv``,
 #: no Blackwell row among them): each decode step of a vLLM replica on the accelerator takes
@@ -536,7 +587,10 @@ class RolloutSetup:
         (``_call_batches``). False: continuous batching (HF generate: its static batches).
     hf_host_overlap : bool
         HF generate's host cost overlaps the GPU's work of the step (max, not sum:
-        ``_engine_step_s``); a candidate judged by ``hf_overlap_check`` and left off.
+        ``_engine_step_s``): true where the attention implementation does not synchronise host
+        and GPU inside the step (``hf_host_overlaps``: SDPA, eager), false where it does in
+        every layer (FlashAttention-2 on a padded batch). The validation rows set it by the
+        attention their system ran (``row_hf_host_overlap``).
     """
 
     samples_per_prompt: int = 1
@@ -994,8 +1048,9 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     Added after the held-out errors had been seen (read from the code, not fitted). The link
     term's bytes: ``offload_link_bytes``. Every copy is priced at the link's nominal rate, as
     if the host buffers were pinned (OpenRLHF's ``--adam_offload`` pins them); DeepSpeed-Chat
-    leaves them pageable, whose copies ``deepspeed_offload_bytes`` and
-    ``unpinned_offload_check`` price as a candidate, left off the model.
+    leaves them pageable, whose copies ``deepspeed_offload_bytes`` prices, in place of these,
+    with ``RLOptions.offload_pageable`` (``offload_times``; judged by
+    ``unpinned_offload_check``).
 
     R_host = ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` (the host's CPU path: CPU Adam over its ranks'
     shards and the updated 16-bit parameters back to the GPUs, which ZeRO-Offload overlaps with
@@ -1578,7 +1633,17 @@ class RLOptions:
         response, freed slots not refilled). False: continuous batching.
     hf_host_overlap : bool
         HF generate's host cost per decode step overlaps the GPU's work instead of adding to it
-        (``RolloutSetup.hf_host_overlap``); a candidate, off.
+        (``RolloutSetup.hf_host_overlap``, ``hf_host_overlaps``); default off (the sum: an
+        attention that synchronises in every layer, FlashAttention-2 on padded batches).
+    offload_pageable : bool
+        With ``optimizer_offload``: DeepSpeed's CPU offload copies through pageable host buffers
+        (no ``pin_memory``: DeepSpeed-Chat), priced by ``deepspeed_offload_time`` in place of
+        the nominal-rate copies of ``optimizer_offload_time`` (``offload_times``). False: pinned
+        (OpenRLHF's ``--adam_offload``).
+    critic_zero_stage : int, optional
+        The critic's ZeRO stage for its offload's host traffic with ``offload_pageable``
+        (``deepspeed_offload_bytes``: at 3, its parameter shards fetched from the host); None:
+        the plan's. The step model prices the critic's update at the plan either way.
     offload_host_shared : bool
         With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
         trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
@@ -1636,6 +1701,8 @@ class RLOptions:
     rollout_decode_factor: float | None = None
     rollout_per_call: bool = False
     hf_host_overlap: bool = False
+    offload_pageable: bool = False
+    critic_zero_stage: int | None = None
     offload_host_shared: bool = False
     train_dp_overlap: bool | None = None
     train_recipe: str | None = None
@@ -1689,9 +1756,12 @@ class RLOptions:
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
                      "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
-                     "offload_host_shared"):
+                     "offload_host_shared", "offload_pageable"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.critic_zero_stage not in (None, 1, 2, 3):
+            raise ValueError(f"critic_zero_stage={self.critic_zero_stage!r} must be None, 1, 2 "
+                             "or 3")
         if self.train_dp_overlap is not None and not isinstance(self.train_dp_overlap, bool):
             raise ValueError(f"train_dp_overlap={self.train_dp_overlap!r} must be True, False or "
                              "None")
@@ -2103,7 +2173,15 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
                                    ->  (N_a + N_c) / H / R_host
 
     (``CPU_ADAM_PARAMS_PER_S_PER_HOST`` is a host's rate; the steps taken as simultaneous, an
-    upper bound on the contention)."""
+    upper bound on the contention).
+
+    With ``o.offload_pageable`` (DeepSpeed-Chat's pageable host buffers), each model's copies at
+    the nominal rate give way to ``deepspeed_offload_time`` (its bytes by
+    ``deepspeed_offload_bytes``, the critic at ``o.critic_zero_stage``), g' the micro-batches
+    per optimizer step (``micro_batches_per_step``)::
+
+        t_x += deepspeed_offload_time(N_x, n_x, ZeRO_x, k, g') − k · offload_link_bytes(N_x,
+               n_x, g_x) / B_pcie"""
     out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
@@ -2121,7 +2199,27 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
             for r, n in (("actor", m.n_params), ("critic", n_c)):
                 own = n / math.ceil(gpus[r] / GPUS_PER_HOST) / CPU_ADAM_PARAMS_PER_S_PER_HOST
                 out[r] += k * (both - own)
+    if o.offload_pageable:
+        stage = _plan_keywords(o.train_plan)["zero_stage"]
+        params = {"actor": (float(m.n_params), stage)}
+        if o.algorithm == "ppo":
+            params["critic"] = (n_c, o.critic_zero_stage or stage)
+        for r, (n, z) in params.items():
+            out[r] += deepspeed_offload_time(n, gpus[r], acc, z, k,
+                                             micro_batches_per_step(o, gpus[r])) \
+                - k * offload_link_bytes(n, gpus[r], g[r]) / pcie_bytes_per_s(acc)
     return out
+
+
+def micro_batches_per_step(o: RLOptions, n_gpus: int) -> int:
+    """Micro-batches per optimizer step of a model on ``n_gpus`` GPUs, at any ZeRO stage:
+    ceil(b / (n_gpus · micro-batch)), b = min(samples, ``train_global_batch``) (by hand:
+    DeepSpeed-Chat's 13B row, 128 / (8 · 2) = 8). Raises ValueError with ``train_plan`` "auto"
+    (the micro-batch is not known here)."""
+    if isinstance(o.train_plan, str):
+        raise ValueError(f"train_plan={o.train_plan!r}: offload_pageable needs a given plan")
+    b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
+    return max(1, math.ceil(b / (n_gpus * _plan_keywords(o.train_plan)["micro_batch_size"])))
 
 
 def accumulation_steps(o: RLOptions, n_gpus: int) -> int:
@@ -2872,11 +2970,11 @@ def validation_setup(row) -> dict:
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
                 refit=row_refit(r),
-                role_gpus=_role_gpus(r),
-                optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
+                role_gpus=_role_gpus(r), **row_offload(r),
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
+                hf_host_overlap=row_hf_host_overlap(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -2949,6 +3047,40 @@ def row_pack_tokens(r: dict) -> int | None:
     if r["system"] != "NeMo RL":
         return None
     return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+
+
+def row_offload(r: dict) -> dict:
+    """The CPU-offload keywords of a validation row: ``optimizer_offload`` (its
+    ``optimizer_offload`` column "cpu"), ``offload_pageable`` (a ``UNPINNED_OFFLOAD_SYSTEMS``
+    row: DeepSpeed-Chat's pageable host buffers) and ``critic_zero_stage`` (3 on a
+    ``ZERO3_CRITIC_SYSTEMS`` row, else None: the plan's); their sources beside those constants.
+    The pageable reading, judged by ``unpinned_offload_check``, went on when the rule put it on
+    (after DeepSpeed-Chat's SDPA steps overlapped HF generate's host cost,
+    ``hf_host_overlaps``); nothing fitted."""
+    return dict(optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
+                offload_pageable=r["system"] in UNPINNED_OFFLOAD_SYSTEMS,
+                critic_zero_stage=3 if r["system"] in ZERO3_CRITIC_SYSTEMS else None)
+
+
+def row_hf_host_overlap(r: dict) -> bool:
+    """``hf_host_overlap`` of a validation row: for the rows that generate with HF generate, the
+    attention its system ran (``HF_ATTENTION_BY_SYSTEM``) by ``hf_host_overlaps``
+    (DeepSpeed-Chat: SDPA, True; OpenRLHF: FlashAttention-2, False); False for every other
+    engine (the flag acts on HF generate alone). Read from the systems' code after the held-out
+    errors had been seen, not fitted.
+
+    Raises
+    ------
+    ValueError
+        An HF generate row of a system without a known attention (the row and system named)."""
+    if r["engine"] != "HF generate":
+        return False
+    attention = HF_ATTENTION_BY_SYSTEM.get(r["system"])
+    if attention is None:
+        raise ValueError(f"row {r.get('id')!r}: system={r['system']!r} generates with HF "
+                         f"generate and must be one of {tuple(HF_ATTENTION_BY_SYSTEM)} "
+                         "(its attention implementation)")
+    return hf_host_overlaps(attention)
 
 
 def row_recompute(r: dict) -> str:
@@ -3344,6 +3476,12 @@ def zero3_critic_seconds(row) -> dict:
             "gather_s": u_c * (mfu2 / mfu3 - 1.0)}
 
 
+#: ``validation_iteration`` keywords for the model without DeepSpeed-Chat's pageable offload
+#: (every offload copy at the host link's nominal rate, as if pinned): the base the offload
+#: checks compare against (``unpinned_offload_check``, ``zero3_critic_check``).
+PINNED_OFFLOAD = {"offload_pageable": False}
+
+
 def zero3_critic_check() -> tuple:
     """(per-row frame, {split: summary without, summary with}): the ZeRO-3 critic's host-link
     traffic and all-gathers (``zero3_critic_seconds``) added to the update of every
@@ -3353,8 +3491,9 @@ def zero3_critic_check() -> tuple:
     and ``rate_to_close`` = host-link bytes ÷ the lacking seconds (bytes/s): the link rate at
     which the traffic alone would close the phase (compare ``pcie_bytes_per_s``). A check, not
     part of the model: it stays off unless it helps the held-out rows (its verdict in
-    benchmarks/validate_rl.py)."""
-    df = rl_validation("model")
+    benchmarks/validate_rl.py). Read beside the model without its pageable offload
+    (``PINNED_OFFLOAD``), of which this traffic at the nominal rate is the pinned reading."""
+    df = rl_validation("model", change=PINNED_OFFLOAD)
     d = load_rl_validation().set_index("id")
     with_df, rows = df.copy(), []
     for i, rec in df.iterrows():
@@ -3417,9 +3556,12 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
     """A candidate for DeepSpeed-Chat's training phase: its CPU offload's host copies through
     pageable memory (``unpinned_offload_seconds``: ``deepspeed_offload_bytes`` at
     ``pageable_bytes_per_s``, serial), added to the update of every ``UNPINNED_OFFLOAD_SYSTEMS``
-    row of ``rl_validation("model")`` in place of the model's nominal-rate copies; every other
-    row as the model has it; nothing refitted (HF generate's host cost is fitted on generation
-    phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``.
+    row of the model without it (``PINNED_OFFLOAD``) in place of its nominal-rate copies; every
+    other row as the model has it; nothing refitted (HF generate's host cost is fitted on
+    generation phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``. At
+    the default rate "with" is the model itself (``RLOptions.offload_pageable``, set on these
+    rows by ``validation_setup``: on by the rule since DeepSpeed-Chat's SDPA steps overlapped
+    HF generate's host cost, ``hf_host_overlaps``).
 
     Returns
     -------
@@ -3427,7 +3569,7 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
     the share gap in points, each ``_without`` / ``_with``, with the added seconds and the
     per-row terms of ``unpinned_offload_seconds`` (NaN on rows it leaves alone);
     ``validation_summary`` dicts."""
-    base = rl_validation("model")
+    base = rl_validation("model", change=PINNED_OFFLOAD)
     d = load_rl_validation().set_index("id")
     w, terms = base.copy(), {}
     for i, rec in base.iterrows():
