@@ -111,9 +111,13 @@ def test_owned_hardware_amortised_as_cottier_by_hand():
     src = bill.figures["price_source"]
     assert f"${capex:.2f}/GPU-h hardware, the rate of the compute lines" in src
     assert f"+ ${1.05105 * 0.0861:.3f}/GPU-h energy, priced on the electricity line" in src
-    # The owned GPU-hour of every notebook (resolve_price) is the same hardware + energy rate.
+    # resolve_price (the owned row beside rented ones, levers and claims) is hardware + energy;
+    # every notebook (scenario_price) charges the compute lines' rate, in the bill's words
     price, _ = llmcost.resolve_price("H100-SXM", None, "owned")
     assert price == pytest.approx(capex + 1.05105 * 0.0861, rel=1e-6)
+    assert bill.figures["gpu_rate_usd_per_gpu_hour"] == pytest.approx(capex, rel=1e-6)
+    assert llmcost.scenario_price({"accelerator": "H100-SXM", "pricing": "owned"}) == (
+        pytest.approx(capex, rel=1e-6), src)
     with pytest.raises(ValueError, match="ledger_owned_usd_per_gpu"):
         ledger.build_ledger({"pricing": "owned", "price_usd_per_gpu_hour": None,
                              "accelerator": "A100-80GB"})
@@ -783,8 +787,8 @@ def test_report_gives_every_notebook_the_pilot_calibrated_mfu(tmp_path):
 
 
 def test_owned_hardware_figures_reach_every_notebook(tmp_path):
-    # A scenario that prices owned hardware at its own purchase price: notebook 01 (which does
-    # not read ledger_ keys) must price the same GPU-hour as the bill.
+    # A scenario that prices owned hardware at its own purchase price: notebook 01 must price
+    # the same GPU-hour as the bill's compute lines, in the bill's words.
     from llmcost import report
 
     sc = tmp_path / "owned.yaml"
@@ -794,10 +798,14 @@ def test_owned_hardware_figures_reach_every_notebook(tmp_path):
     rows = {r["key"]: r for r in res.summary["notebooks"]["01_flops"]}
     bill = res.summary["bill"]["bill.lines"]
     own = ledger.owned_usd_per_gpu_hour(llmcost.load_accelerator("H100-SXM"), 35000)
-    # notebook 01 pays hardware + energy per GPU-hour; the bill splits the energy off its line
+    # notebook 01 pays the hardware rate, as the bill's lines do (energy: the electricity line;
+    # it pays hardware + energy, "given as price_usd_per_gpu_hour", before)
     assert rows["compute_cost_usd"]["value"] == pytest.approx(
-        bill["compute.pretraining.main"]["usd"] * own["usd_per_gpu_hour"]
-        / own["capex_usd_per_gpu_hour"], rel=1e-6)
+        bill["compute.pretraining.main"]["usd"], rel=1e-9)
+    assert rows["price_usd_per_gpu_hour"]["value"] == pytest.approx(
+        own["capex_usd_per_gpu_hour"], rel=1e-9)
+    assert rows["price_usd_per_gpu_hour"]["note"] == res.summary["bill"][
+        "bill.figures.price_source"]
 
 
 def test_training_flops_are_named_by_their_convention():

@@ -631,7 +631,7 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     path.write_text(text, encoding="utf-8")
     plan = report.plan_report(path, ["00"])
     nb = plan.notebooks[0]
-    params = report._notebook_parameters(nb, plan.scenario, plan.declared, None)
+    params = report._notebook_parameters(nb, plan.scenario, plan.declared)
     pred = plan.scenario["_mfu_prediction"]
     # the mode is the prediction, inside its band even where the band's top is capped at it
     assert params["mfu"] == {"low": pred["band"]["low"], "mode": pred["value"],
@@ -662,7 +662,7 @@ def test_a_pilot_scenarios_notebook_00_draws_the_index_range(tmp_path):
     path = tmp_path / "pilot.yaml"
     path.write_text(yaml.safe_dump(sc), encoding="utf-8")
     plan = report.plan_report(path, ["00"])
-    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared, None)
+    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared)
     cal = plan.scenario["_mfu_calibration"]
     assert params["pilot"] == [] and params["mfu"]["mode"] == pytest.approx(cal["value"])
     assert params["mfu"]["low"] <= cal["low"] and params["mfu"]["high"] >= cal["high"]
@@ -680,7 +680,7 @@ def _page_00(path):
     from llmcost.bill.scenario import LEDGER_DEFAULTS
 
     plan = report.plan_report(path, ["00"])
-    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared, None)
+    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared)
     own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
     page = ledger.headline_draws(own.scenario, samples=2_000, seed=0)
     index = ledger.headline_draws(estimate_ledger(path).scenario, samples=2_000, seed=0)

@@ -80,6 +80,7 @@ from .pricing import (  # noqa: F401
     default_rows,
     default_source,
     facility_kw_per_gpu,
+    owned_price_words,
     owned_usd_per_gpu_hour,
     purchase_price_on,
 )
@@ -467,11 +468,7 @@ def _gpu_hour_price(p: dict, gpu) -> tuple:
             gpu, p["ledger_owned_usd_per_gpu"], p["ledger_electricity_usd_per_kwh"],
             p["ledger_pue"]).items()}
         return own["usd_per_gpu_hour"], (
-            f"default, price_usd_per_gpu_hour not given: owned: "
-            f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
-            f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware, the rate of the "
-            f"compute lines, + ${own['energy_usd_per_gpu_hour']:.3f}/GPU-h energy, priced on "
-            "the electricity line)"), own
+            f"default, price_usd_per_gpu_hour not given: {owned_price_words(own)}"), own
     price, source = (given, "given as a range") if np.ndim(given) else resolve_price(
         gpu.name, given, p["pricing"])
     if given is None:
@@ -922,13 +919,16 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
 
 
 def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
-    """The figures behind the bill (``Ledger.figures``): MFU and price with their sources, both
+    """The figures behind the bill (``Ledger.figures``): MFU and price with their sources, the
+    rate of its GPU-hour lines (``gpu_rate_usd_per_gpu_hour``: the price less owned energy), both
     FLOP conventions (the MFU basis the hours are priced on, and 6·N_active·D), GPU-hours, goodput
     = ideal ÷ paid, days, energy and emissions, project months, the job's MTBF."""
     p, spec = b.p, b.spec
     return {
         "mfu": b.mfu, "mfu_source": b.mfu_source, "pricing": p["pricing"],
         "price_usd_per_gpu_hour": b.price, "price_source": b.price_source,
+        # what every GPU-hour line charges: the price less owned hardware's energy (_basis)
+        "gpu_rate_usd_per_gpu_hour": b.gpu_rate,
         # two conventions, two names: the MFU basis the hours are priced on, and 6·N_active·D
         "training_flops_mfu_basis": run["flops_total"],
         "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"]

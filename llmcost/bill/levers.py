@@ -1578,9 +1578,10 @@ def smaller_model_longer(scenario: dict) -> dict:
     scenario's model against the inference-adjusted optimum in dollars at the same loss
     (Sardana et al. 2024 §4: minimise c·6·N·D + D_inf·s(N) at L(N, D) = ℓ,
     ``scaling.inference_adjusted_optimum_usd``), both priced as notebook 06 prices them: training
-    at ``scaling.train_usd_per_flop`` (the bill's MFU and price, model FLOPs on the MFU basis),
-    serving at ``scaling.serving_cost_per_token`` from the scenario's serving set-up
-    (``scaling.reference_serving_cost``). Lifetime demand: ``inference_tokens_lifetime``.
+    at ``scaling.train_usd_per_flop`` (the bill's MFU and the rate of its GPU-hour lines, model
+    FLOPs on the MFU basis), serving at ``scaling.serving_cost_per_token`` from the scenario's
+    serving set-up (``scaling.reference_serving_cost``). Lifetime demand:
+    ``inference_tokens_lifetime``.
 
         lifetime saving = [train(N, D) + D_inf·s(N)] − [train(N*, D*) + D_inf·s(N*)]
                         = training saving + serving saving   (each with its sign)
@@ -1595,9 +1596,9 @@ def smaller_model_longer(scenario: dict) -> dict:
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
     spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
     fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
-    # the bill's GPU-hour (an owned scenario's amortised purchase included, as a report passes
-    # it to notebook 06)
-    price = float(bill(scenario).figures["price_usd_per_gpu_hour"])
+    # the rate the bill's compute lines charge, as notebook 06 prices it (scenario_price): on
+    # owned hardware the amortised purchase, its energy on the bill's electricity line
+    price = float(bill(scenario).figures["gpu_rate_usd_per_gpu_hour"])
     n_run = spec.n_active_params if spec.is_moe else spec.n_params
     target = float(sc.loss(n_run, s["train_tokens"], fit))
     P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]

@@ -3,7 +3,8 @@ arXiv:2405.21015 §2.2-2.3, App. A.1-A.4), and the sourced defaults of ``data/le
 
 Below both ``scenario`` (``resolve_price`` with ``pricing: owned``) and ``ledger`` (the bill), so
 neither imports the other for it: the package has no import cycle. ``llmcost.ledger`` re-exports
-``owned_usd_per_gpu_hour``, ``facility_kw_per_gpu``, ``default`` and ``default_source``.
+``owned_usd_per_gpu_hour``, ``facility_kw_per_gpu``, ``default`` and ``default_source``;
+``owned_price_words`` says an owned rate as the bill and the notebooks (``scenario_price``) say it.
 """
 
 from __future__ import annotations
@@ -91,6 +92,18 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
             "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
             "acquisition_usd_per_gpu": price}
+
+
+def owned_price_words(own: dict) -> str:
+    """Where an owned GPU-hour's rate comes from, in the bill's words (``own``: the dict of
+    ``owned_usd_per_gpu_hour``; the ledger's draws format as their summary): its purchase price
+    amortised, the hardware rate capex $/GPU-h that every GPU-hour line of the bill charges, and
+    the energy of a GPU-hour, which the bill prices on its electricity line, not in that rate
+    (``ledger._basis``: rate = price − energy)."""
+    return (f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
+            f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware, the rate of the compute "
+            f"lines, + ${own['energy_usd_per_gpu_hour']:.3f}/GPU-h energy, priced on the "
+            "electricity line)")
 
 
 def facility_kw_per_gpu(accelerator, pue=None) -> float:

@@ -51,7 +51,7 @@ from ..training.memory import DEFAULT_RESERVE, RECIPES
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
 from ..training.step_scenario import fixed_degrees_ceiling
-from .pricing import owned_usd_per_gpu_hour
+from .pricing import owned_price_words, owned_usd_per_gpu_hour
 from .ranges import (
     BOUNDED_KEYS,
     NOT_YET_RANGEABLE_KEYS,
@@ -936,21 +936,41 @@ def notebook_parameters(namespace: dict, ranged: bool = False) -> dict:
 
 
 def scenario_price(scenario: dict) -> tuple[float, str]:
-    """The GPU-hour price of a scenario and where it comes from: ``resolve_price`` of its
-    ``accelerator``, ``price_usd_per_gpu_hour`` (absent or None: the catalogue's) and
-    ``pricing`` (absent: on demand). Every notebook that prices GPU-hours calls it as
-    ``price, price_source = llmcost.scenario_price(p)``.
+    """The rate per GPU-hour a notebook charges for the scenario's GPU-hours and where it comes
+    from, the rate the bill's GPU-hour lines charge (``ledger._basis``). Every notebook that
+    prices GPU-hours calls it as ``price, price_source = llmcost.scenario_price(p)``.
+
+    ``resolve_price`` of its ``accelerator``, ``price_usd_per_gpu_hour`` (absent or None: the
+    catalogue's) and ``pricing`` (absent: on demand); on owned hardware without a price, the
+    hardware rate of ``pricing.owned_usd_per_gpu_hour`` at the scenario's
+    ``ledger_owned_usd_per_gpu``, ``ledger_electricity_usd_per_kwh`` and ``ledger_pue`` (absent:
+    their defaults), Cottier et al. 2024 (arXiv:2405.21015 §2.2):
+
+        rate = capex $/GPU-h = price × 1.64 ÷ (1 − 0.19) × 0.14·ln 10 ÷ 8,766 h
+
+    without the energy of a GPU-hour, which the bill prices on its electricity line; the source
+    says both, in the bill's words (``pricing.owned_price_words``).
 
     Raises
     ------
     ScenarioError (a ValueError) naming ``scenario`` when it is not a mapping with an
-    ``accelerator``, or the key ``resolve_price`` refuses.
+    ``accelerator``, or the key ``resolve_price`` or ``owned_usd_per_gpu_hour`` refuses.
     """
     if not isinstance(scenario, dict) or "accelerator" not in scenario:
         raise ScenarioError(f"scenario={scenario!r:.60} must be a mapping of parameter names to "
                             "values with an accelerator")
-    return resolve_price(scenario["accelerator"], scenario.get("price_usd_per_gpu_hour"),
-                         scenario.get("pricing", "on_demand"))
+    pricing = scenario.get("pricing", "on_demand")
+    if pricing != "owned" or scenario.get("price_usd_per_gpu_hour") is not None:
+        return resolve_price(scenario["accelerator"], scenario.get("price_usd_per_gpu_hour"),
+                             pricing)
+    try:
+        own = owned_usd_per_gpu_hour(
+            load_accelerator(scenario["accelerator"]), scenario.get("ledger_owned_usd_per_gpu"),
+            scenario.get("ledger_electricity_usd_per_kwh"), scenario.get("ledger_pue"))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+    return float(own["capex_usd_per_gpu_hour"]), (
+        f"default, price_usd_per_gpu_hour not given: {owned_price_words(own)}")
 
 
 def _check_backward_prefetch(p: dict) -> None:

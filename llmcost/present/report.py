@@ -56,7 +56,6 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..bill.pilot import pilot_mfu, pilot_mfu_range
-from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import Range
 from ..bill.scenario import (
     LEDGER_DEFAULTS,
@@ -1275,11 +1274,9 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
-    owned_price = notebook_owned_price(plan.values)
     # while the notebooks run
     index_work = IndexWork(plan.values, scenario, index_title(scenario, scenario_path))
-    runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, workers,
-                          progress)
+    runs = _run_notebooks(nbs, out_dir, scenario, declared, timeout_s, workers, progress)
     failures = []  # listed first in the index's "Read this first" box
     for nb in nbs:  # reading order, whatever order the notebooks finished in
         run = runs[nb]
@@ -1351,11 +1348,12 @@ def failure_warning(stem: str, failure: str | None) -> str:
 
 def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
     """The parameters a report injects into notebook ``nb`` (one of ``plan.notebooks``):
-    the scenario's values it declares, ranges in their scenario-file form, the owned GPU-hour
-    rate where the bill's applies, ``interactive`` off, and no ``pilot`` records for a page
-    without the plan keys once the report set the MFU from them (``calibrate_pilot_mfu``)."""
-    return _notebook_parameters(nb, plan.scenario, plan.declared,
-                                notebook_owned_price(plan.values))
+    the scenario's values it declares, ranges in their scenario-file form, ``interactive`` off,
+    and no ``pilot`` records for a page without the plan keys once the report set the MFU from
+    them (``calibrate_pilot_mfu``). A page that prices GPU-hours declares the owned keys
+    (``ledger_owned_usd_per_gpu``, ``ledger_pue``, ``ledger_electricity_usd_per_kwh``) and
+    prices them with ``scenario_price``, the bill's rate."""
+    return _notebook_parameters(nb, plan.scenario, plan.declared)
 
 
 #: Where a report's ``mfu_band`` comes from (``report_mfu_band``), for the index's "Parameters
@@ -1382,7 +1380,7 @@ def report_mfu_band(scenario: dict) -> str | None:
     return None
 
 
-def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
+def _notebook_parameters(nb: Path, scenario: dict, declared: dict) -> dict:
     # a range goes in its scenario-file form (llmcost.ranges)
     params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
               if k in declared[nb]}
@@ -1394,9 +1392,6 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
         params["mfu"] = band.to_yaml()
         if "mfu_band" in declared[nb]:  # the page says what the range is (ledger.headline_draws)
             params["mfu_band"] = "predicted"
-    if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
-            and "ledger_owned_usd_per_gpu" not in declared[nb]:
-        params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
     if "interactive" in declared[nb]:
         params["interactive"] = False
     if params.get("pilot") and "_mfu_calibration" in scenario and \
@@ -1599,7 +1594,7 @@ def _kernel_failed_note(node, reason: str) -> None:
         "another program may hold the kernel's ports."))
 
 
-def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict,
                    timeout_s: int, workers: _Workers, progress) -> dict:
     """Run the notebooks on ``workers`` (each with its own kernel); one progress line when a
     notebook starts and one when it finishes or fails, with how many are left.
@@ -1611,7 +1606,7 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
     cwd = os.getcwd()
     try:
         return _run_notebooks_in(nbs, Path(out_dir).absolute(), scenario, declared,
-                                 owned_price, timeout_s, workers, progress)
+                                 timeout_s, workers, progress)
     finally:
         os.chdir(cwd)
 
@@ -1782,7 +1777,7 @@ class _Workers:
                     remove()
 
 
-def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict,
                       timeout_s: int, workers: _Workers, progress) -> dict:
     """Hand each idle worker of ``workers`` the next notebook (``start_order``) and print the
     progress lines; returns each notebook's ``_NotebookRun``."""
@@ -1797,7 +1792,7 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
         progress(f"[{started}/{n}] started {nb.stem} ({len(left_to_start)} left to start; "
                  f"running: {', '.join(running)})")
         pending[id(inbox)] = nb
-        params = _notebook_parameters(nb, scenario, declared, owned_price)
+        params = _notebook_parameters(nb, scenario, declared)
         workers.submit(inbox, nb, lambda kernel: _run_one(
             nb, out_dir / nb.name, params, f"{nb.stem} — {title}", written, timeout_s, kernel))
 
@@ -2023,21 +2018,6 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
         out["compared"] = compare_html(df, names, bill_b.warnings, path,
                                        compare_inputs([bill_a, bill_b]))
     return out
-
-
-def notebook_owned_price(values: dict):
-    """The owned GPU-hour rate (hardware + energy) the bill uses when ``pricing: owned`` has no
-    price and the scenario sets the ledger's hardware or energy figures: notebooks that do not
-    read those keys get this rate, so that every notebook prices the same GPU-hour."""
-    keys = ("ledger_owned_usd_per_gpu", "ledger_pue", "ledger_electricity_usd_per_kwh")
-    if values.get("pricing") != "owned" or values.get("price_usd_per_gpu_hour") is not None \
-            or all(values.get(k) is None for k in keys):
-        return None
-
-    return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
-                                  *(values.get(k) for k in keys[:1]),
-                                  electricity_usd_per_kwh=values.get(keys[2]),
-                                  pue=values.get(keys[1]))["usd_per_gpu_hour"]
 
 
 def _bill_html(summary: dict) -> str:

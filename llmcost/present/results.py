@@ -21,25 +21,23 @@ import math
 from ..bill import levers
 from ..bill.claims import scenario_as_claim
 from ..bill.ledger import build_ledger, headline_draws, spend_timeline, with_changes
-from ..bill.scenario import LEDGER_DEFAULTS, ScenarioError, resolve_price
+from ..bill.scenario import LEDGER_DEFAULTS, ScenarioError, scenario_price
 from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
 from ..serving import inference as inf
 from ..serving import rl
 from ..training import batch, step, step_scenario
 from ..training import reliability as rel
+from ..training.calibrate import priced_plan
 from ..training.compute import hfu_from_mfu, tokens_per_s_per_gpu_at_mfu, training_run
 from .glossary import load_glossary
 from .numbering import notebook_number
-from .report import notebook_owned_price
 
 
 def _price(p: dict) -> float:
-    """The GPU-hour price a notebook resolves, with the owned rate a report passes it
-    (``report.notebook_owned_price``) when the scenario sets the ledger's hardware figures."""
-    owned = notebook_owned_price(p)
-    return owned if owned is not None else resolve_price(
-        p["accelerator"], p["price_usd_per_gpu_hour"], p["pricing"])[0]
+    """The GPU-hour rate a notebook charges (``scenario_price``: on owned hardware the bill's
+    hardware rate at the scenario's purchase price, energy on the bill's electricity line)."""
+    return scenario_price(p)[0]
 
 
 def _bill_values(p: dict, private: dict) -> dict:
@@ -69,21 +67,21 @@ def _nb01(p, private):
 
 def _nb02(p, private):
     spec = load_model(p["model"])
-    plan, _, a = batch.scenario_batch_analysis(p, spec, _price(p))
+    plan, _, a = batch.scenario_batch_analysis(p, spec, _price(p), priced_plan(p, spec)[0])
     return {"plan": plan.describe(), "analysis": a}
 
 
 def _nb03(p, private):
     spec = load_model(p["model"])
     scenario_accelerator(p)
-    plan = step.scenario_plan(p, spec)
+    plan = priced_plan(p, spec)[0]  # the bill's: with pilots, calibrated on them
     mb = step_scenario.scenario_memory(p, plan, spec)   # as the plan search counted it
     return {"plan": plan.describe(), "memory": mb}
 
 
 def _nb04(p, private):
-    spec = load_model(p["model"])
-    plan, b = step.scenario_step(p, spec)
+    spec = load_model(p["model"])  # the step on the bill's plan (calibrated on any pilots)
+    plan, b = step.scenario_step(p, spec, priced_plan(p, spec)[0])
     step.scenario_options(p)
     return {"plan": plan.describe(), "step_time_s": b.step_time_s, "mfu": b.mfu}
 

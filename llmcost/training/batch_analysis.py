@@ -352,8 +352,10 @@ def _activation_row(analysis: BatchAnalysis) -> tuple:
 
 
 def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
-                            price_usd_per_gpu_hour: float = 1.0):
-    """Notebook 02's plan analysis from scenario parameters: ``(plan, cluster, analysis)``.
+                            price_usd_per_gpu_hour: float = 1.0, plan=None):
+    """Notebook 02's plan analysis from scenario parameters: ``(plan, cluster, analysis)``
+    (``plan``: that plan instead of ``scenario_plan``'s, e.g. ``calibrate.priced_plan``'s, the
+    one the bill prices when the scenario gives pilot runs).
 
     ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
     ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
@@ -381,7 +383,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     if missing:
         raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
     model = as_model(model if model is not None else p["model"], needs="a batch analysis")
-    plan = scenario_plan(p, model)
+    plan = scenario_plan(p, model) if plan is None else plan
     cluster = scenario_cluster(p)
     bw = dp_sync_bandwidth(plan, cluster)
     price = price_usd_per_gpu_hour

@@ -1132,6 +1132,35 @@ def calibrated_plan(p: dict, model, cal: Calibration) -> ParallelPlan:
     return plan_from_parameters(p, model, rank_factory=factory)
 
 
+def priced_plan(p: dict, model: ModelSpec | None = None) -> tuple:
+    """(plan, words): the plan the bill prices for the scenario ``p``, and how it was chosen.
+
+    With ``pilot:`` records, ``calibrated_plan``: the scenario's search ranked by the step-time
+    model calibrated on them (``calibrate(pilots_from_scenario(p))``), the plan
+    ``scenario_calibration`` extrapolates the bill's MFU to (``bill.pilot.pilot_mfu``); the words
+    say so, with the plan the uncalibrated search (``step_scenario.scenario_plan``) finds where
+    it differs. Without, ``step_scenario.scenario_plan`` and "" (nothing to add). Notebooks 02,
+    03, 04 and 04b show this plan, so that they show the plan the bill prices.
+
+    Raises
+    ------
+    ValueError
+        As ``pilots_from_scenario``, ``calibrate`` and ``calibrated_plan``.
+    """
+    model = load_model(p["model"]) if model is None else model
+    searched = step_scenario.scenario_plan(p, model)
+    if not p.get("pilot"):
+        return searched, ""
+    cal = calibrate(pilots_from_scenario(p))
+    plan = calibrated_plan(p, model, cal)
+    sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
+    other = "" if plan == searched else (
+        f"; the uncalibrated step-time model alone would choose {searched.describe()}")
+    return plan, (f"the plan the bill prices: chosen by the step-time model calibrated on the "
+                  f"scenario's {len(cal.pilots)} pilot run(s) at {sizes} GPUs "
+                  f"(llmcost.training.calibrate.calibrated_plan){other}")
+
+
 def pilots_plan_at(p: dict, cal: Calibration) -> ParallelPlan:
     """The plan the pilots' kernels were measured on, at the run's scale: the largest pilot's
     TP, PP, CP, EP, micro-batch, virtual stages, schedule, ZeRO stage, recomputation and layer

@@ -178,8 +178,9 @@ def scenario_step_options(p: dict) -> StepOptions:
     return StepOptions(**scenario_options(p))
 
 
-def scenario_step(p: dict, model: ModelSpec | None = None):
-    """The scenario's plan and its predicted step (``step_time``) from scenario parameters.
+def scenario_step(p: dict, model: ModelSpec | None = None, plan: ParallelPlan | None = None):
+    """The scenario's plan and its predicted step (``step_time``) from scenario parameters
+    (``plan``: that plan instead, e.g. ``calibrate.priced_plan``'s, the one the bill prices).
 
     Reads ``model``, ``accelerator``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan
     parameters (``scenario_plan``: fixed where the scenario fixes them, chosen by
@@ -193,7 +194,7 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     """
     model = model if model is not None else load_model(p["model"])
     cluster = scenario_cluster(p)
-    plan = scenario_plan(p, model)
+    plan = scenario_plan(p, model) if plan is None else plan
     b = step_time(model, cluster, plan, int(p["seq_len"]), options=scenario_step_options(p))
     return plan, b
 

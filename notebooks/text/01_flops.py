@@ -41,6 +41,9 @@ mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
 dtype: str = "bf16"  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
+ledger_pue: float = None  # data-centre PUE
+ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardware)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%

@@ -49,6 +49,9 @@ mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
 dtype: str = "bf16"  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
+ledger_pue: float = None  # data-centre PUE
+ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardware)
 tp: int = 0  # tensor-parallel size; 0: chosen
 pp: int = 0  # pipeline-parallel stages; 0: chosen
 dp: int = 0  # data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen
@@ -73,6 +76,7 @@ batch_base_lr: float = 1.5e-4  # peak learning rate used at global_batch_tokens
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
+pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: the plan is the one the step model calibrated on them chooses, as the bill's (llmcost calibrate)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -83,23 +87,27 @@ import pandas as pd
 import llmcost
 from llmcost import batch, plots
 from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
+priced, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
 
 # %%
 from IPython.display import Markdown
 
 from llmcost.present import answers
 
-plan, cluster, a = batch.scenario_batch_analysis(p, spec, price)  # plan: step-time model
+plan, cluster, a = batch.scenario_batch_analysis(p, spec, price, priced)  # the bill's plan
 display(Markdown(answers.batch_size(p["global_batch_tokens"], a.target.b_noise_tokens,
                                     a.fill_batch_tokens)))   # derived in sections 1-4
 
 # %%
 group = plan.tp * plan.cp  # GPUs sharing one micro-batch in a pipeline stage
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}: {plan.describe()}")
+if plan_how:
+    print(plan_how)
 print(f"{p['global_batch_tokens'] / p['seq_len']:,.0f} sequences per step = "
       f"{a.micro_batches_per_step} micro-batch{'es' if a.micro_batches_per_step > 1 else ''} "
       f"of {plan.micro_batch_size} per data-parallel replica")

@@ -62,6 +62,7 @@ comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: 
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
+pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: the plan is the one the step model calibrated on them chooses, as the bill's (llmcost calibrate)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -74,11 +75,12 @@ import pandas as pd
 import llmcost
 from llmcost import memory, parallel, plots
 from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
-plan = llmcost.step.scenario_plan(p, spec)
+plan, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
 layer_split = parallel.scenario_pp_split(p)  # auto: uneven where the stack can
 recipe = memory.get_recipe(p["optimizer_recipe"])
 
@@ -102,6 +104,8 @@ print(f"plan: {plan.describe()}")
 print(f"chosen by llmcost.parallel.choose_plan on the {p['stack']} stack: "
       f"{', '.join(free)}" if free
       else "plan fixed by the scenario")
+if plan_how:
+    print(plan_how)
 
 # %% [markdown]
 # ## 1. Why not one GPU? What a GPU must hold
@@ -578,7 +582,9 @@ parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})
 display(plots.table(parts.loc[(parts.T != 0).any()], "{:.3f}", index=True))
 for k, s in steps.items():
     print(f"{k}: {both[k].describe()}: step {s.step_time_s:.2f} s, exposed communication "
-          f"{s.exposed_comm_s:.2f} s, bubble {s.pipeline_bubble_s:.2f} s")
+          f"{s.exposed_comm_s:.2f} s, bubble {s.pipeline_bubble_s:.2f} s" + (
+              " (the uncalibrated step-time model's; the plan was chosen calibrated on the "
+              "pilots)" if plan_how else ""))
 
 # %% [markdown]
 # The table's top row (among the plans the scenario's stack can run: its ZeRO stages and pipeline

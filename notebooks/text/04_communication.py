@@ -67,6 +67,7 @@ comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: 
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
+pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: the plan is the one the step model calibrated on them chooses, as the bill's (llmcost calibrate)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -77,13 +78,14 @@ import pandas as pd
 import llmcost
 from llmcost import comm, overlap, parallel, plots, step
 from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
-plan, b = step.scenario_step(p, spec)       # the plan notebooks 02 and 03 use, and its step
+plan, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
+plan, b = step.scenario_step(p, spec, plan)  # its step, the uncalibrated model's
 opts = step.scenario_options(p)   # recipe, dtype, stack and its overlaps ("auto" resolved)
-plt.rcParams.update({"font.size": 12})   # figures readable when projected
 
 # %%
 from IPython.display import Markdown
@@ -94,11 +96,15 @@ display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed
                                        b.straggler_s)))   # derived in sections 1-5
 
 # %%
+plt.rcParams.update({"font.size": 12})   # figures readable when projected
 free = parallel.free_plan_parameters(p)
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}, {p['global_batch_tokens']:,} tokens per step")
 print(f"plan: {plan.describe()}")
 print(f"chosen by predicted step time (llmcost.parallel.choose_plan): {', '.join(free)}" if free
       else "plan fixed by the scenario")
+if plan_how:  # the times of sections 1-5 are the uncalibrated model's on that plan
+    print(f"{plan_how}; its step {b.step_time_s:.3g} s and exposed communication "
+          f"{b.exposed_comm_s:.3g} s above are the uncalibrated step-time model's")
 print(f"stack: {llmcost.stacks.load_stack(p['stack']).describe()}")
 print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'off'}, "
       f"DP {'on' if opts['dp_overlap'] else 'off'} (auto = the stack's)")

@@ -41,6 +41,9 @@ mfu: float = 0.4  # the MFU the scenario assumes (compared with the prediction b
 dtype: str = "bf16"  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
+ledger_pue: float = None  # data-centre PUE
+ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardware)
 tp: int = 0  # tensor-parallel size; 0: chosen
 pp: int = 0  # pipeline-parallel stages; 0: chosen
 dp: int = 0  # data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen
@@ -73,15 +76,16 @@ import pandas as pd
 import llmcost
 from llmcost import accuracy, overlap, parallel, plots, step
 from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
-plan, b = step.scenario_step(p, spec)       # the plan notebooks 02 and 03 use, and its step
+plan, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
+plan, b = step.scenario_step(p, spec, plan)  # its step, the uncalibrated model's
 layer_split = parallel.scenario_pp_split(p)  # auto: uneven where the stack can
 opts = step.scenario_options(p)   # recipe, dtype, stack and its overlaps ("auto" resolved)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
-plt.rcParams.update({"font.size": 12})   # figures readable when projected
 
 # %%
 from IPython.display import Markdown
@@ -95,11 +99,15 @@ display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_para
                                    center=band.center, n=band.n)))
 
 # %%
+plt.rcParams.update({"font.size": 12})   # figures readable when projected
 free = parallel.free_plan_parameters(p)
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}, {p['global_batch_tokens']:,} tokens per step")
 print(f"plan: {plan.describe()}")
 print(f"chosen by predicted step time (llmcost.parallel.choose_plan): {', '.join(free)}" if free
       else "plan fixed by the scenario")
+if plan_how:  # the step and MFU of sections 1-5 are the uncalibrated model's on that plan
+    print(f"{plan_how}; its step {b.step_time_s:.3g} s and MFU {b.mfu:.1%} above are the "
+          "uncalibrated step-time model's; the MFU calibrated on the pilots: section 6")
 print(f"stack: {llmcost.stacks.load_stack(p['stack']).describe()}")
 print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'off'}, "
       f"DP {'on' if opts['dp_overlap'] else 'off'} (auto = the stack's)")
