@@ -508,6 +508,7 @@ def _more_module_specs(tiny) -> dict:
                  "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")
     return {
         "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
+        "ledger.difference": Spec(dict(a=1.0, b=2.0), {"a": "number", "b": "number"}),
         "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario"}),
         "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
                                             samples=10),

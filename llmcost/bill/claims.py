@@ -43,6 +43,14 @@ the price, then ask what the figure leaves out.
   of the accelerator or, unpriced itself, of its hardware generation), else on the price it
   needs; ``not judged`` when neither the accelerator nor its generation is priced.
 
+  A claim of money **and** hours gets three judgements and the worst of them as its verdict
+  (``_money_judgements``, each stated in ``ClaimCheck.judgements``): the utilisation's above;
+  the cost's, ``implausible`` below that same floor whatever the hours say (adding hours to a
+  claim never lifts an impossible cost); the price's, ``optimistic`` when ``usd ÷ H`` is below
+  every current catalogue price of the pricing mode (the rule a cost-only claim's needed price
+  is judged by). An FP8 claim whose best comparable run is a BF16 run scaled by r says that
+  chain and its weakness in its reason (``scaled_reference_chain``).
+
 * Implied price = claimed USD ÷ claimed GPU-hours, against the catalogue's range for the pricing
   mode (``catalog.list_prices``; an accelerator without catalogue prices is compared with the
   first priced accelerator of its hardware generation, named).
@@ -50,7 +58,9 @@ the price, then ask what the figure leaves out.
   ``ledger.build_ledger`` with the ledger's defaults; every line other than the final
   pre-training run is listed with its status (a line whose default is zero or unset says "not
   given", with no made-up number), and as a range (P10-P90, ``ledger.simulate_ledger``) over
-  the sourced spread of the exploratory-runs default (Cottier et al. 2024).
+  the sourced spread of the exploratory-runs default (Cottier et al. 2024). A claimed cost below
+  the floor is impossible: no line is derived from it (they are priced as for a claim without a
+  cost, and the heading says so, ``ClaimCheck.left_out_basis``).
 
 ``published_run_errors`` scores the workbook's predictions against ``data/published_runs.csv``
 (see its docstring for the prediction rule).
@@ -94,6 +104,7 @@ from ..training.accuracy import (
     SIZE_FACTOR,
     comparable_published_mfu,
     fp8_bound_of_bf16,
+    fp8_speedup_bound,
     published_any_size,
     same_scaleup_class,
     validation_table,
@@ -331,7 +342,10 @@ class ClaimCheck:
     (U ÷ goodput, per dtype). ``verdict`` in ``VERDICTS`` with its ``reason``. ``left_out``:
     the bill's other lines (``usd`` at the defaults, ``p10_usd``/``p90_usd`` over the ranged
     defaults), ``left_out_usd`` their sum and ``left_out_range_usd`` the (P10, P50, P90) of that
-    sum over the draws (``left_out_range_source`` names the ranges).
+    sum over the draws (``left_out_range_source`` names the ranges); ``left_out_basis``: what
+    priced them when the claimed cost is impossible (below ``cost_floor_usd``). ``judgements``:
+    for a claim of money and hours, the utilisation, cost and price judgements (dicts of
+    ``aspect``, ``verdict``, ``reason``, worst first), ``verdict`` the worst of them.
     """
 
     model: str
@@ -375,6 +389,8 @@ class ClaimCheck:
     tokens_source: str = ""
     cost_floor_usd: float | None = None
     cost_floor_source: str = ""
+    judgements: tuple = ()
+    left_out_basis: str = ""
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -420,7 +436,13 @@ class ClaimCheck:
                  + (f"{self.best_published:.1%} of the BF16 peak{self._on_dtype_basis()} "
                     f"({self.best_source})"
                     if self.best_published is not None else self.best_source))
-        L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
+        if len(self.judgements) > 1:  # the worst of several judgements, each on its line
+            L.append(f"Verdict: {self.verdict.upper()}, the worst of its "
+                     f"{len(self.judgements)} judgements:")
+            L += [f"  {x['aspect']}: {x['verdict'].upper()}: {x['reason']}"
+                  for x in self.judgements]
+        else:
+            L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
         if self.implied_usd_per_gpu_hour is not None:
             L.append(f"Implied price: {usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                      f"{self.price_verdict}")
@@ -430,7 +452,8 @@ class ClaimCheck:
         L.append("Not in the figure (" + (
             (f"the scenario's {', '.join(keys)}" if len(keys) <= 4 else
              f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
-            if keys else "the ledger's defaults):"))
+            if keys else "the ledger's defaults):")
+            + (f" {self.left_out_basis}" if self.left_out_basis else ""))
         for x in self.left_out:
             if x["line"] == "(not priced)":  # why no line is priced: the whole reason, uncut
                 L.append(f"  none priced: {x['how']}")
@@ -661,6 +684,8 @@ class _Judging:
     floor_source: str = ""
     bound: float | None = None
     bound_source: str = ""
+    judgements: list = field(default_factory=list)
+    chain: str = ""
 
 
 #: The figures a claim may state besides the model, its tokens and the accelerator
@@ -817,14 +842,12 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"), ledger_keys)
     _claim_hours(j)
     _claim_utilisation(j)
-    _mfu_verdict(j)
-    if j.hours_source.startswith("cost-only"):  # money, not hours: judge the price it needs
-        _cost_only_verdict(j)
-    if j.phases:
-        j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
+    _claim_verdict(j)
     implied, pv = _unavailable_price_note(j, _price_verdict(j))
     rows, total, band, band_src = _claim_left_out(c, j, implied, extra) if left_out \
         else ([], 0.0, None, "")
+    basis = _left_out_basis(j) if left_out and rows and rows[0]["line"] != "(not priced)" \
+        else ""
     return ClaimCheck(
         model=c.spec.name, accelerator=c.acc.name, dtype=c.dtype, train_tokens=c.train_tokens,
         seq_len=c.seq_len, n_gpus=j.n_gpus, days=j.days, gpu_hours=j.hours,
@@ -839,7 +862,22 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed, cost_floor_usd=j.floor,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known, tokens_source=c.token_note,
-        cost_floor_source=j.floor_source)
+        cost_floor_source=j.floor_source, judgements=tuple(j.judgements),
+        left_out_basis=basis)
+
+
+def _claim_verdict(j: _Judging) -> None:
+    """The verdict: on the utilisation (``_mfu_verdict``; with phases, the pre-training share
+    said); for money alone on its cost and the price it needs (``_cost_only_verdict``); for
+    money and hours the worst of the utilisation, the cost and the price
+    (``_money_judgements``)."""
+    _mfu_verdict(j)
+    if j.phases:
+        j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
+    if j.hours_source.startswith("cost-only"):  # money, not hours: judge the price it needs
+        _cost_only_verdict(j)
+    elif j.c.usd is not None:  # money and hours: the cost and the price judged beside the MFU
+        _money_judgements(j)
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -858,13 +896,24 @@ def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
     return verdict
 
 
+def below_floor(j: _Judging) -> bool:
+    """Whether the claimed cost is below the least its FLOPs can cost (``_cost_floor``): an
+    impossible cost, from which no other figure is derived."""
+    return j.c.usd is not None and j.floor is not None and j.c.usd < j.floor
+
+
 def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
     """The lines the claim leaves out (``_left_out``), priced at the claim's price: the implied
     ``usd ÷ H`` when it states money and hours, else the high end of the price a cost-only
-    claim needs, else the stated price, else the catalogue median of its pricing mode."""
-    price = implied if implied is not None else j.needed[1] if j.needed is not None \
-        else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
+    claim needs, else the stated price, else the catalogue median of its pricing mode. A cost
+    below the least its FLOPs can cost (``below_floor``) is impossible: no line is derived from
+    it, the lines are priced as a claim without a cost (the stated price, else the catalogue
+    median), and ``_left_out_basis`` says so."""
+    price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
         else j.price["median"]
+    if not below_floor(j):
+        price = implied if implied is not None else j.needed[1] if j.needed is not None \
+            else price
     return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
                      c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra,
                      tuple(j.phases))
@@ -913,7 +962,36 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     # a context beyond the model's: said as estimate says it (checks.context_warning)
     notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
-                    notes, bound=bound, bound_source=bound_src)
+                    notes, bound=bound, bound_source=bound_src,
+                    chain=scaled_reference_chain(acc.name, spec, best, dtype, c.seq_len, own))
+
+
+def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, seq_len,
+                           exclude_model=None) -> str:
+    """The evidence behind a best published figure that is a scaled BF16 run, in one sentence
+    (a new-user trial read DeepSeek-V3's "above the best published comparable run, 27.7%" as a
+    measured run): which run, its MFU, the factor and the pair it comes from, and what that
+    makes the bound. Applies when ``best`` is ``accuracy.fp8_bound_of_bf16`` of the best
+    comparable run (``best = MFU_bf16 × r``, r the largest published FP8 ÷ BF16 speed-up of one
+    plan, ``accuracy.fp8_speedup_bound``), an FP8 claim with no comparable FP8 run; "" for a
+    bound that is a run's own figure, or none."""
+    if best is None or not str(dtype).lower().startswith("fp8"):
+        return ""
+    runs = load_published_runs()
+    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
+        if exclude_model else ()
+    b = comparable_published_mfu(accelerator, float(spec.n_params), is_moe=spec.is_moe,
+                                 dtype=dtype, exclude_runs=own, seq_len=seq_len,
+                                 fp8_bound=False)
+    if b.run is None or b.fp8_rows or not math.isclose(best, fp8_bound_of_bf16(*b.run)[0],
+                                                        rel_tol=1e-12):
+        return ""
+    (mfu, name), (r, pair) = b.run, fp8_speedup_bound()
+    return (f"that bound is one BF16 run, {name} at {mfu:.1%} of the BF16 peak, × {r:.3g} for "
+            f"FP8 (the largest FP8 ÷ BF16 speed-up published for one plan, {pair}): no FP8 run "
+            "of the claim's class is published, so it rests on one run in another precision "
+            "and a factor measured on another model; the verdict says no comparable published "
+            "run reaches this utilisation, not that the claim is false")
 
 
 def any_size_bound(accelerator: str, is_moe: bool, dtype: str, seq_len: int | None,
@@ -1036,6 +1114,11 @@ def _mfu_verdict(j: _Judging) -> None:
             f"{steady[dtype]:.1%} of the {dtype} peak ({steady['bf16']:.1%} of the BF16 one)"
         j.reason = (f"steady-state MFU {said} is above the best published {what}, "
                     f"{ref:.1%} of the BF16 peak ({steady['bf16'] / ref:.2f}× it; {rsrc})")
+        if j.chain and best is not None:  # a scaled BF16 run: its chain and weakness, one line
+            rule = rsrc[rsrc.index("; rule: ") + 2:] if "; rule: " in rsrc else rsrc
+            j.reason = (f"steady-state MFU {said} is above the best published {what}, "
+                        f"{ref:.1%} of the BF16 peak ({steady['bf16'] / ref:.2f}× it); "
+                        f"{j.chain} ({rule})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
         j.verdict = "low"
         j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
@@ -1190,6 +1273,82 @@ def _cost_only_verdict(j: _Judging) -> None:
                     f"{price_span(pr)}")
 
 
+#: The verdicts from the worst to the best, the order ``worst_verdict`` combines judgements in
+#: (``VERDICTS``' order): a cost below the least its FLOPs can cost outweighs an MFU under the
+#: ceiling, a price below every catalogue price outweighs a plausible MFU; "not judged" stands
+#: only when no judgement could be made.
+SEVERITY = VERDICTS
+
+
+def worst_verdict(verdicts) -> str:
+    """The worst of ``verdicts`` in ``SEVERITY`` order ("implausible" first, "not judged"
+    last); ValueError for an empty list or a verdict outside ``VERDICTS``."""
+    verdicts = list(verdicts)
+    bad = [v for v in verdicts if v not in SEVERITY]
+    if not verdicts or bad:
+        raise ValueError(f"verdicts={verdicts!r} must be a non-empty list of {SEVERITY}")
+    return min(verdicts, key=SEVERITY.index)
+
+
+def _money_judgements(j: _Judging) -> None:
+    """A claim of money **and** hours: three judgements, the verdict the worst of them
+    (``worst_verdict``), each stated (``ClaimCheck.judgements``):
+
+    * utilisation: ``_mfu_verdict``'s, on the hours;
+    * cost: ``implausible`` when the claimed cost is below the least its FLOPs can cost
+      (``_cost_floor``: every hour at the matmul ceiling, at the cheapest hour the catalogue
+      knows of the accelerator or its generation), whatever the hours say, the rule of a
+      cost-only claim (``_cost_only_verdict``); ``not judged`` when nothing prices the floor;
+    * price: the implied ``p = usd ÷ H_total`` against the catalogue's current prices of the
+      pricing mode (``price_range``), the rule a cost-only claim's needed price is judged by:
+      ``optimistic`` when ``p`` is below every one of them (below ``low``), else
+      ``plausible``; ``not judged`` when the mode has no price to compare with.
+    """
+    c, pr = j.c, j.price
+    j.floor, j.floor_source = _cost_floor(j)
+    floor = j.floor_source.removeprefix("the least its FLOPs can cost is ")
+    if j.floor is None:
+        cost = ("not judged", f"{j.floor_source}")
+    elif c.usd < j.floor:
+        cost = ("implausible", f"the claimed ${c.usd:,.0f} is below the least its FLOPs can "
+                               f"cost: {floor}")
+    else:
+        cost = ("plausible", f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can "
+                             f"cost, ${j.floor:,.0f}")
+    implied = c.usd / j.hours
+    said = (f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {j.hours:,.0f} GPU-h)")
+    if pr["n"] == 0:
+        price = ("not judged", f"{said} is not compared: {pr['source']}")
+    elif implied < pr["low"]:  # the prices themselves are listed on the price line below
+        other = "" if pr["priced_as"] == c.acc.name else f" (the same generation as {c.acc.name})"
+        price = ("optimistic", f"{said} is below all {pr['n']} current {c.pricing} "
+                               f"price{'' if pr['n'] == 1 else 's'} of {pr['priced_as']}{other} "
+                               f"it is compared with, {price_span(pr)}")
+    else:
+        price = ("plausible", f"{said} is not below the catalogue's {c.pricing} "
+                              f"{price_span(pr)}")
+    judged = [dict(aspect=a, verdict=v, reason=r) for a, (v, r) in
+              (("utilisation", (j.verdict, j.reason)), ("cost", cost), ("price", price))]
+    j.judgements = sorted(judged, key=lambda x: SEVERITY.index(x["verdict"]))
+    j.verdict = worst_verdict(x["verdict"] for x in judged)
+    j.reason = "; ".join(f"{x['aspect']} {x['verdict']}: {x['reason']}"
+                         for x in j.judgements)
+
+
+def _left_out_basis(j: _Judging) -> str:
+    """What prices the lines a claim leaves out when its cost is impossible (``below_floor``):
+    a sentence for the heading of those lines ("" otherwise)."""
+    if not below_floor(j):
+        return ""
+    c = j.c
+    price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
+        else j.price["median"]
+    what = "the given price" if c.price_usd_per_gpu_hour is not None else \
+        f"the catalogue's {c.pricing} median"
+    return (f"priced at {what}, {usd_rate(price)}/GPU-h: the claimed ${c.usd:,.0f} is below "
+            f"the least its FLOPs can cost, ${j.floor:,.0f}, so no line is derived from it")
+
+
 def price_span(pr: dict) -> str:
     """The catalogue's prices of a pricing mode in words: "range $2.69–$12.29", or "price
     $14.21" when its low and high are one value to the cent (one provider, or one price)."""
@@ -1210,10 +1369,15 @@ def _price_verdict(j: _Judging) -> tuple:
                          f"(price_usd_per_gpu_hour) the hours cost ${j.hours * given:,.0f}")
     if pr["n"] == 0:
         return implied, pr["source"]
-    if needed is not None:
-        return implied, (f"no hours given: needs {usd_rate(needed[0])}–{usd_rate(needed[1])}"
-                         f"/GPU-h "
-                         f"({pr['source']})")
+    if needed is not None:  # what the claim implies, then the catalogue it is compared with
+        m_lo, m_hi = j.mfu_range
+        n = f"{pr['n']} current {c.pricing} price{'' if pr['n'] == 1 else 's'}"
+        where = f"below all {n}" if needed[1] < pr["low"] else f"above all {n}" \
+            if needed[0] > pr["high"] else f"within the {n}"
+        return implied, (f"no hours given: the claimed ${c.usd:,.0f} implies "
+                         f"{usd_rate(needed[0])}–{usd_rate(needed[1])}/GPU-h (over the hours "
+                         f"at a steady-state MFU of {m_lo:.1%}–{m_hi:.1%} of the BF16 peak), "
+                         f"{where} it is compared with, {price_span(pr)} ({pr['source']})")
     if c.pricing == "owned" and implied is not None:
         return implied, (f"{'below' if implied < pr['low'] else 'above'} the owned "
                          f"amortisation ${pr['low']:.2f}/GPU-h ({pr['source']})")

@@ -54,6 +54,7 @@ Conventions (one for the whole bill):
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from functools import lru_cache
@@ -1396,13 +1397,36 @@ def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_u
 
 
 # ------------------------------------------------------------------------------ comparisons
+#: Relative size under which a difference of two bills' figures is floating-point noise
+#: (``difference``): float64 keeps 15-16 significant digits (IEEE 754, ε = 2.2e-16), so two
+#: sums of the same dollars in another order differ by a few ε of the total (a trial: two RL
+#: scenarios whose totals agree printed "total −$0.000000000058" on $274k, 2e-16 of it); a
+#: billionth of a line is far above that rounding and far below any difference a bill means.
+DIFFERENCE_NOISE = 1e-9
+
+
+def difference(a, b):
+    """B − A with floating-point noise removed: ``d = b − a``, set to 0 where
+    ``|d| <= DIFFERENCE_NOISE × max(|a|, |b|)`` (a number or NumPy arrays, elementwise).
+    ValueError naming ``a`` or ``b`` when it is neither a real number nor a numeric array."""
+    for name, v in (("a", a), ("b", b)):
+        if isinstance(v, bool) or not (isinstance(v, numbers.Real) or (
+                isinstance(v, np.ndarray) and v.dtype.kind in "fiu")):
+            raise ValueError(f"{name}={v!r} must be a real number or a NumPy array of numbers")
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    d = b - a
+    d = np.where(np.abs(d) <= DIFFERENCE_NOISE * np.maximum(np.abs(a), np.abs(b)), 0.0, d)
+    return float(d) if d.ndim == 0 else d
+
+
 def compare(a: Ledger, b: Ledger, names=("A", "B")):
     """Two bills side by side, line by line, with the difference (B − A) per line.
 
     Returns
     -------
     DataFrame with columns ``line``, ``<A> usd``, ``<B> usd``, ``difference usd``; a line only
-    one bill has shows 0 in the other; a not-modelled line shows None.
+    one bill has shows 0 in the other; a not-modelled line shows None. A difference within
+    floating-point noise of the two figures is 0 (``difference``).
     """
     _ledger(a, "a"), _ledger(b, "b")
     if not (isinstance(names, (tuple, list)) and len(names) == 2
@@ -1420,7 +1444,7 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
             ua = la.usd if la else 0.0
             ub = lb.usd if lb else 0.0
             label = (la or lb).line
-        diff = None if ua is None or ub is None else ub - ua
+        diff = None if ua is None or ub is None else difference(ua, ub)  # noise: 0
         rows.append({"line": label, f"{names[0]} usd": ua, f"{names[1]} usd": ub,
                      "difference usd": diff})
     return pd.DataFrame(rows)
@@ -1856,10 +1880,10 @@ def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
     zero = np.zeros(a.samples)
     cols = {c: [] for c in ("p10", "p50", "p90")}
     for k in keys + ["total"]:
-        if k == "total":
-            d = b.total_usd - a.total_usd
+        if k == "total":  # per draw, noise removed as ``compare`` removes it (``difference``)
+            d = difference(a.total_usd, b.total_usd)
         else:
-            d = b.line_usd.get(k, zero) - a.line_usd.get(k, zero)
+            d = difference(a.line_usd.get(k, zero), b.line_usd.get(k, zero))
         q = np.quantile(d, [0.1, 0.5, 0.9])
         for c, v in zip(cols, q):
             cols[c].append(float(v))

@@ -1,0 +1,174 @@
+"""`llmcost check` and `estimate --compare` after a new-user trial (session 21).
+
+Expected values are hand derivations written here from published figures (each with its
+source): data/accelerators.csv's dense peaks (NVIDIA H100 datasheet: 989.4 TFLOP/s BF16),
+data/efficiency.csv's matmul ceiling (stas00/ml-engineering MAMF table, H100 80.1%),
+data/prices.csv's current H100-SXM on-demand prices (RunPod $2.69 the lowest, Azure $12.29 the
+highest, 5 rows; median CoreWeave $6.16) and data/validation_mfu.csv's published runs.
+"""
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from llmcost import claims
+from llmcost.bill import ledger
+from llmcost.present.cli import compare_text, main
+
+H100_BF16 = 989.4e12
+ROOT = Path(__file__).resolve().parents[1]
+# Llama 3.1 70B on 15T tokens at 8,192-token sequences: the workbook's MFU basis (matmul +
+# attention, full mask) 7.222e24 FLOPs, the causal count 6.738e24 (tests/test_claims.py's
+# hand derivation); the floor = 6.738e24 / (989.4e12 × 0.801 × 3600) = 2.362e6 GPU-h × the
+# cheapest H100-SXM hour the catalogue knows, the owned amortisation $2.0475 capex + 1.05105 kW
+# × $0.0861/kWh = $2.138 (Cottier et al. 2024; US EIA 2025): $5.05M.
+FLOOR_HOURS = 6.738e24 / (H100_BF16 * 0.801 * 3600)
+FLOOR_USD = FLOOR_HOURS * (2.0475 + 1.05105 * 0.0861)
+
+
+def _unwrapped(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _judged(c) -> dict:
+    return {x["aspect"]: x["verdict"] for x in c.judgements}
+
+
+def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
+    # The trial: 4.5M GPU-h and $10,000 said PLAUSIBLE beside "Implied price: $0.0022/GPU-h";
+    # the same claim without hours and $1M said IMPLAUSIBLE (below the $5.05M floor).
+    assert FLOOR_USD == pytest.approx(5.05e6, rel=2e-3)
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, gpu_hours=4.5e6,
+                           usd=1e4, left_out=False)
+    assert c.cost_floor_usd == pytest.approx(FLOOR_USD, rel=2e-3)
+    # utilisation: 7.222e24 / (4.5e6 h × 3600 × 989.4e12) = 45.1% whole-run, ÷ goodput (97.8%
+    # on 2,048 GPUs) = 46.1%, under the best comparable published run, Megatron-LM's 47%
+    assert c.whole_run["bf16"] == pytest.approx(7.222e24 / (4.5e6 * 3600 * H100_BF16), rel=1e-3)
+    assert 0.45 < c.steady_state["bf16"] < 0.47
+    # the price: $10,000 ÷ 4.5e6 GPU-h = $0.0022, below RunPod's $2.69, the lowest of the 5
+    assert c.implied_usd_per_gpu_hour == pytest.approx(1e4 / 4.5e6, rel=1e-12)
+    assert _judged(c) == {"utilisation": "plausible", "cost": "implausible",
+                          "price": "optimistic"}
+    assert c.verdict == "implausible"  # the worst of the three
+    assert [x["aspect"] for x in c.judgements][0] == "cost"  # worst first
+    # adding hours never lifts the verdict: without them the claim was already implausible
+    for usd in (1e4, 1e6):
+        alone = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, usd=usd,
+                                   left_out=False)
+        hours = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, usd=usd,
+                                   gpu_hours=4.5e6, left_out=False)
+        assert alone.verdict == hours.verdict == "implausible"
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12",
+                 "--accelerator", "H100-SXM", "--n-gpus", "2048", "--gpu-hours", "4.5e6",
+                 "--usd", "1e4"]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "Verdict: IMPLAUSIBLE, the worst of its 3 judgements:" in out
+    assert f"cost: IMPLAUSIBLE: the claimed $10,000 is below the least its FLOPs can cost: " \
+           f"${c.cost_floor_usd:,.0f}" in out
+    assert "price: OPTIMISTIC: the implied $0.0022/GPU-h ($10,000 ÷ 4,500,000 GPU-h) is below " \
+           "all 5 current on_demand prices of H100-SXM it is compared with, range " \
+           "$2.69–$12.29" in out
+    assert "utilisation: PLAUSIBLE: steady-state MFU" in out
+
+
+@pytest.mark.parametrize("usd_per_hour, price, verdict", [(2.00, "optimistic", "optimistic"),
+                                                          (3.00, "plausible", "plausible")])
+def test_a_price_below_every_catalogue_price_is_in_the_verdict(usd_per_hour, price, verdict):
+    # 4.5e6 GPU-h at $2.00 = $9.0M and at $3.00 = $13.5M, both above the $5.05M floor; $2.00 is
+    # below all 5 current on-demand H100-SXM prices ($2.69-$12.29), $3.00 within them
+    usd = 4.5e6 * usd_per_hour
+    assert usd > FLOOR_USD
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, gpu_hours=4.5e6,
+                           usd=usd, left_out=False)
+    assert _judged(c) == {"utilisation": "plausible", "cost": "plausible", "price": price}
+    assert c.verdict == verdict
+    assert ("below all 5 current on_demand prices" in c.reason) == (price == "optimistic")
+
+
+def test_an_impossible_cost_derives_no_line_and_says_what_it_implies(capsys):
+    # The trial: `check --usd 1000` listed "exploratory and failed runs: $1,190" (1.19 × the
+    # claimed $1,000) and "needs $0.00011–$0.00023/GPU-h (5 current on_demand prices…)".
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, usd=1000)
+    assert c.verdict == "implausible" and 1000 < c.cost_floor_usd
+    # hours of a cost-only claim: at the best comparable MFU, 47%, ÷ goodput:
+    # 7.222e24 / (989.4e12 × 0.47 × 3600) = 4.314e6 GPU-h ÷ 0.978 = 4.41e6
+    hours = 7.222e24 / (H100_BF16 * 0.47 * 3600) / c.goodput
+    assert c.gpu_hours == pytest.approx(hours, rel=2e-3)
+    # the exploratory line is priced as a claim without a cost: at the on-demand median, $6.16,
+    # times Cottier et al. 2024's mode of 1.19 final runs (data/ledger_defaults.csv)
+    explore = next(x for x in c.left_out if x["key"].startswith("compute.exploratory"))
+    assert explore["usd"] == pytest.approx(1.19 * hours * 6.16, rel=0.01)
+    assert "catalogue's on_demand median, $6.16/GPU-h" in c.left_out_basis \
+        and "so no line is derived from it" in c.left_out_basis
+    # the price line: what the claim implies (1000 ÷ 4.41e6 h = $0.00023 at 47%, half at
+    # 23.5%), then the prices it is compared with and their range
+    assert c.needed_usd_per_gpu_hour[1] == pytest.approx(1000 / hours, rel=2e-3)
+    said = _unwrapped(c.price_verdict)
+    assert said.startswith("no hours given: the claimed $1,000 implies $0.00011–$0.00023/GPU-h")
+    assert "below all 5 current on_demand prices it is compared with, range $2.69–$12.29" in said
+    assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12", "--accelerator",
+                 "H100-SXM", "--n-gpus", "2048", "--usd", "1000"]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "exploratory and failed runs: $1,190 " not in out
+    assert "so no line is derived from it" in out
+
+
+def test_a_difference_within_float_noise_is_no_difference():
+    # The trial: two RL scenarios moving $33.97 from one line to another printed "total
+    # −$0.000000000058" on $274k. The same amounts summed in another order: a few ulps of the
+    # total (float64 ε = 2.2e-16) apart, not a difference.
+    a = [121904.63, 2318.2, 134980.47, 12999.11, 737.05, 1120.4]
+    b = [121904.63, 2318.2, 134980.47 + 33.97, 12999.11 - 33.97, 737.05, 1120.4]
+    raw = sum(b) - sum(a)
+    assert raw != 0 and abs(raw) < 1e-15 * 3e5 * 1000  # the noise the trial saw
+    assert ledger.difference(sum(a), sum(b)) == 0.0
+    # a real difference, a millionth of the total, stays
+    assert ledger.difference(sum(a), sum(a) * (1 + 1e-6)) == pytest.approx(sum(a) * 1e-6)
+    assert ledger.difference(100.0, 0.0) == -100.0 and ledger.difference(0.0, 0.0) == 0.0
+
+    def bill(amounts):
+        return ledger.Ledger([ledger.Line(f"k{i}", f"line {i}", "compute", "pre-training",
+                                          "elastic", x, "", "", "computed")
+                              for i, x in enumerate(amounts)])
+    df = ledger.compare(bill(a), bill(b), names=("A", "B"))
+    assert df["difference usd"].iloc[-1] == 0.0
+    assert df["difference usd"].iloc[2] == pytest.approx(33.97)
+    text = compare_text(df, ("A", "B"), ("a.yaml", "b.yaml"), [bill(a), bill(b)], columns=100)
+    total = next(x for x in text.splitlines() if x.startswith("total"))
+    assert total.split()[-1] == "$0.00" and "0000" not in total
+
+
+def _readme_check_argv() -> list:
+    """The README's own `llmcost check` example, as it is written there."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith(".venv/bin/llmcost check --model"))
+    cmd = lines[i].rstrip("\\") + " " + lines[i + 1].split("#")[0]
+    return shlex.split(cmd)[1:]
+
+
+def test_the_readme_deepseek_check_says_its_evidence_chain_and_its_weakness(capsys):
+    # DeepSeek-V3 (arXiv:2412.19437, Table 1): 2.788M H800 GPU-h for 14.8T tokens in FP8.
+    # Steady-state MFU on the BF16 peak: 4.319e24 MFU-basis FLOPs / (2.788e6 × 3600 × 989.4e12)
+    # = 43.5% ÷ goodput 95.8% = 45.4%. The best comparable run, its own runs left out: Kimi K2
+    # on NeMo AutoModel, 256 H100, BF16, 20.6% of the BF16 peak (data/validation_mfu.csv),
+    # × 1.345 = 70,315 ÷ 52,275 tokens/s/GPU (MPT 1B FP8 ÷ BF16 on 8 H100, llm-foundry's
+    # benchmark table) = 27.7%: the claim is 1.64× it.
+    argv = _readme_check_argv()
+    assert argv[:3] == ["check", "--model", "deepseek-v3"] and "--usd" in argv
+    assert main(argv) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    bound = 0.2062 * 70_315 / 52_275
+    assert bound == pytest.approx(0.277, abs=1e-3)
+    assert "utilisation: OPTIMISTIC: steady-state MFU 22.7% of the fp8 peak (45.4% of the BF16 " \
+           "one) is above the best published comparable run, 27.7% of the BF16 peak (1.64× it)" \
+           in out
+    assert "that bound is one BF16 run, Kimi K2 (NeMo AutoModel pre-training benchmark, 256 " \
+           "H100) at 20.6% of the BF16 peak, × 1.35 for FP8" in out
+    assert "rests on one run in another precision and a factor measured on another model" in out
+    assert "not that the claim is false" in out
+    # a BF16 claim against a BF16 run's own figure: no scaled chain to state
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, days=60,
+                           left_out=False)
+    assert c.verdict == "optimistic" and "× 1.35" not in c.reason \
+        and "that bound is one BF16 run" not in c.reason
