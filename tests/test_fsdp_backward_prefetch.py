@@ -149,3 +149,26 @@ def test_bad_input_names_field_value_and_rule():
     auto, pre = (step.step_time(model, cl, plan, 4096, stack="pytorch-fsdp2-2024",
                                 fsdp_backward_prefetch=v).step_time_s for v in ("auto", "pre"))
     assert auto == pre
+
+
+def test_the_scenario_key_reaches_the_bill_and_every_plan_page(tmp_path):
+    # A trial: the key the README documents was refused on every stack ("key
+    # 'fsdp_backward_prefetch' is not a parameter of any notebook"). By the sources above,
+    # BACKWARD_POST issues the next unit's all-gather after the current gradients, so a ZeRO-3
+    # step with it exposes gathers that BACKWARD_PRE hides: the MFU `mfu: predict` bills is
+    # lower with post than with pre, on the same plan.
+    from llmcost.present.report import declared_parameters, estimate_ledger, list_notebooks
+    base = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+            "seq_len: 4096\nglobal_batch_tokens: 1048576\nmfu: predict\n"
+            "stack: pytorch-fsdp2-2024\nzero_stage: 3\ntp: 1\npp: 1\ncp: 1\n")
+    got = {}
+    for mode in ("pre", "post"):
+        path = tmp_path / f"{mode}.yaml"
+        path.write_text(base + f"fsdp_backward_prefetch: {mode}\n")
+        bill = estimate_ledger(path)
+        got[mode] = (float(bill.figures["mfu"]), bill.scenario["_mfu_prediction"]["plan"])
+    assert got["post"][1] == got["pre"][1] and got["post"][0] < got["pre"][0]
+    # every page that prices the scenario's plan or step reads it (as comm_dp_overlap)
+    for nb in list_notebooks():
+        names = declared_parameters(nb)
+        assert ("fsdp_backward_prefetch" in names) == ("comm_dp_overlap" in names), nb.stem

@@ -299,7 +299,8 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     assert "people" in whole and "compute" not in whole + partly
     top = max((ln for ln in bill.lines if ln.status == "default"), key=lambda ln: ln.usd)
     first = glance.plain_sentences(_summary(g))[0]
-    assert first.startswith("What this scenario prices costs ")
+    assert first.startswith(f"The lines this scenario prices add up to {fmt_usd(bill.total_usd)} "
+                            "(point estimate), likely ")
     left = whole + [f"some {c} lines" for c in partly]
     assert ("Not in that total: " + ", ".join(left[:-1]) + f" and {left[-1]} (not given in the "
             "scenario, counted $0; 00_index lists them)") in first

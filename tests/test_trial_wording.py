@@ -110,9 +110,10 @@ def test_the_two_mfu_bands_say_which_is_which(tmp_path):
     low.write_text(re.sub(r"(?m)^mfu:.*$", "mfu: 0.30", open(DEFAULT).read()))
     bill = estimate_ledger(low)
     w = next(x for x in bill.warnings if "expects of this plan" in x)
+    # ... and says what capped it (a trial: "54%, band 36%-47% capped below that prediction")
     m = re.search(r": (\d+)%, band (\d+)%–(\d+)% capped below that prediction, where no "
-                  r"measurement goes \(not the range the bill draws around the scenario's own "
-                  r"figure\)", w)
+                  r"measurement goes \(the best published MFU of a comparable run .*, 47\.0%\) "
+                  r"\(not the range the bill draws around the scenario's own figure\)", w)
     assert m, w
     predicted, low, high = (int(x) for x in m.groups())
     assert low < high < predicted
@@ -332,3 +333,108 @@ def test_notebook_07_takeaway_computes_its_failure_figures():
     chance = float(re.search(r"a chance of ([\d.e+-]+) that the whole run", said[0]).group(1))
     # both printed rounded (failures to ±0.05, the chance to two figures)
     assert chance == pytest.approx(math.exp(-failures), rel=0.08)
+
+
+S1 = """model: llama-3.1-70b
+accelerator: H100-SXM
+n_gpus: 1024
+train_tokens: 1.0e12
+seq_len: 131072
+mfu: 0.35
+dtype: fp8
+price_usd_per_gpu_hour: 2.80
+pricing: on_demand
+global_batch_tokens: 16777216
+tp: 8
+cp: 8
+pp: 0
+"""
+
+
+def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path):
+    # A trial (70B FP8, 128k context, 1,024 H100, mfu 0.35) read "23.7%-30.8% ... a triangle
+    # peaked at 35.0%" and "the prediction, 35.0%" for the given figure. By hand: the regime
+    # (Hopper, Megatron 3D, dense, FP8, > 32k, >= 10B) has no held-out run, so the stated
+    # default c = 0, w = 0.30: 0.35 / 1.3 = 26.9% to 0.35 / 0.7 = 50.0%; the best published
+    # dense run on Hopper at 32k-512k tokens, Llama 2 7B (NeMo long-sequence benchmark), 61.6%
+    # of the BF16 peak, is 30.8% of the FP8 one: the top is cut to it and the low end to
+    # 30.8% / 1.3 = 23.7%; the given 35.0% stays the point, so the range drawn is 23.7%-35.0%
+    path = tmp_path / "s1.yaml"
+    path.write_text(S1)
+    from llmcost.bill import ledger
+    r, words = ledger.illustrative_ranges(estimate_ledger(path))["mfu"]
+    assert (r.low, r.mode, r.high) == pytest.approx((0.308 / 1.3, 0.35, 0.35), abs=6e-4)
+    assert "applied to the bill's own MFU, 35.0% (given in the scenario (mfu)): 26.9%-50.0%, " \
+        "cut to 23.7%-30.8% by a cap where no measurement goes (the best published" in words
+    assert "Llama 2 7B" in words and "61.6% of the BF16 dense peak" in words
+    assert "drawn as a triangle from 23.7% to 35.0%, peaked at the bill's 35.0%: the bill's " \
+        "MFU lies above the cap, so it is the range's top" in words
+    assert "prediction, 35.0%" not in words and "uncapped" not in words
+    # the numbers stated are the numbers drawn
+    m = re.search(r"drawn as a triangle from ([\d.]+)% to ([\d.]+)%, peaked at the bill's "
+                  r"([\d.]+)%", words)
+    assert [float(x) / 100 for x in m.groups()] == pytest.approx([r.low, r.high, r.mode],
+                                                                abs=5e-4)
+
+
+def test_a_capped_band_says_what_capped_it():
+    # The same run's band around the model's own prediction, 26.4% (04b): 26.4% / 0.7 = 37.7%
+    # uncapped, capped at Llama 2 7B's 30.8% (the trial's index read "high end of its band
+    # 30.8% ... the stated default band ± 30%", and 26.4% × 1.3 = 34.3%); a prediction above
+    # its cap (50% against a 47% cap) is said to lie above its band
+    band = accuracy.mfu_band(0.264, "H100-SXM", 1024, n_params=70.6e9, dtype="fp8",
+                             seq_len=131072)
+    assert band.high == pytest.approx(0.308, abs=6e-4)
+    words = band.cap_words()
+    assert words.startswith("its top capped at 30.8% (the best published MFU among dense FP8 ")
+    assert "below the uncapped 37.7%" in words and "lies above that cap" not in words
+    over = accuracy.mfu_band(0.50, "H100-SXM", 1024, n_params=70.6e9, dtype="fp8",
+                             seq_len=131072).cap_words()
+    assert "the prediction, 50.0%, lies above that cap, so the band (" in over
+    assert accuracy.mfu_band(0.20, "H100-SXM", 1024, n_params=70.6e9, dtype="fp8",
+                             seq_len=131072).cap_words() == ""  # 0.2 / 0.7 = 28.6% < 30.8%
+
+
+def test_counts_agree_with_their_nouns():
+    # a trial read "PP 1, 1 micro-batches" (notebook 02's headline note) and "a global batch of
+    # 1 sequences" (a plan refusal)
+    from llmcost.core.units import noun
+    assert [f"{n} {noun(n, 'micro-batch', 'micro-batches')}" for n in (1, 8)] == [
+        "1 micro-batch", "8 micro-batches"]
+    assert f"{1.0:.0f} {noun(1.0, 'sequence')}" == "1 sequence" and noun(0, "sequence") == \
+        "sequences"
+    # 6 = 2·3 GPUs, one sequence: dp = 1, and tp (dividing 32 heads, 8 KV heads) times pp
+    # (dividing 32 layers) is a power of two, never 6
+    spec = llmcost.load_model("llama-3.1-8b")
+    with pytest.raises(P.PlanError, match=r"global batch of 1 sequence[^s]"):
+        P.choose_plan(spec, llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 6), 1,
+                      8192, rank=P.rank_without_time, fixed={"cp": 1})
+
+
+def test_a_stack_without_zero3_is_said_once(tmp_path):
+    # a trial (zero_stage: 3 on the default megatron-core-2024 stack) read the same fact twice
+    # in different words: the check's "zero_stage=3 is not offered by the megatron-core-2024
+    # stack" and the step's StackFeatureWarning "zero_stage=3: the stack ... has no ZeRO-3 path"
+    import warnings
+    from llmcost.core.stacks import StackFeatureWarning
+    path = tmp_path / "q03.yaml"
+    path.write_text("model: llama-3.1-70b\naccelerator: H100-SXM\nseq_len: 8192\nn_gpus: 512\n"
+                    "train_tokens: 1e12\nmfu: 0.4\nzero_stage: 3\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bill = estimate_ledger(path)
+    assert not [w for w in caught if issubclass(w.category, StackFeatureWarning)
+                and str(w.message).startswith("zero_stage=3")]
+    assert sum(w.startswith("zero_stage=3 is not offered by the megatron-core-2024 stack")
+               for w in bill.warnings) == 1
+
+
+def test_the_fp8_ceiling_names_the_fp8_sweep():
+    # a trial: "no fp8 GEMM measurement in data/efficiency.csv" beside a shipped FP8 GEMM sweep.
+    # By hand (gemm.hopper_fp8_stand_in_check's source, tilelang at K = 16,384 on H800): FP8
+    # 1,541 of 1,978.9 TFLOPS = 77.9%, FP16 766 of 989.4 = 77.4%
+    from llmcost.training.gemm import fp8_ceiling_words
+    w = fp8_ceiling_words("H800")
+    assert "data/gemm_hopper_fp8_sweep.csv" in w and \
+        "77.9% of the FP8 peak and 77.4% of the FP16 one at K = 16,384" in w
+    assert fp8_ceiling_words("B200").startswith("no FP8 GEMM ceiling measured for B200")

@@ -9,12 +9,14 @@ top instead of burying a "False" in a table.
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
-from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
-from ..core.units import fmt_duration, fmt_gpus
+from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
+                           load_stack, plan_options)
+from ..core.units import fmt_duration, fmt_gpus, noun
 from ..training import parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
@@ -723,8 +725,10 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     piloted = pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
     if bubble > BUBBLE_WARNING and not mfu_predicted and not piloted:
         out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time ({plan.pp} "
-                   f"stages, {plan.n_microbatches} micro-batches, {plan.schedule}): the mfu must "
-                   "already include it, or GPU-hours are understated by as much.")
+                   f"stages, {plan.n_microbatches} "
+                   f"{noun(plan.n_microbatches, 'micro-batch', 'micro-batches')}, "
+                   f"{plan.schedule}): the mfu must already include it, or GPU-hours are "
+                   "understated by as much.")
     domain = gpu.scaleup_domain_size or 0
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
@@ -735,7 +739,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:
-            _, b = scenario_step(values, spec)
+            b = _step_said_once(values, spec, out)
         except (ValueError, KeyError):
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
@@ -750,6 +754,22 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
             if line:
                 out.append(line)
     return out
+
+
+def _step_said_once(values: dict, spec, said: list):
+    """``scenario_step``'s step, its ``StackFeatureWarning``s re-issued only for the features
+    the warnings ``said`` do not already name (``_stack_warnings``' "zero_stage=3 is not
+    offered by ..." and the step's "zero_stage=3: the stack ... has no ZeRO-3 path" are one
+    fact: a trial read both, in different words)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", StackFeatureWarning)
+        _, b = scenario_step(values, spec)
+    named = {w.split(" ")[0].replace("'", "") for w in said}   # "dtype=fp8", "zero_stage=3"
+    for w in caught:
+        if not issubclass(w.category, StackFeatureWarning) or \
+                str(w.message).split(":")[0].replace("'", "") not in named:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return b
 
 
 def zero3_warning() -> str:
@@ -773,14 +793,18 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
     ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
     band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
-    published run, or the matmul ceiling) is said to be capped below it, not "around" it."""
+    published run, or the matmul ceiling) is said to be capped below it, not "around" it, and a
+    capped top is said with what capped it (``MfuBand.cap_reason``)."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
     # two decimals, or as many as show a tiny MFU's first digit (1e-9 is not "0.00")
     shown = f"{mfu:.{2 if mfu >= 0.01 else min(12, 1 - math.floor(math.log10(mfu)))}f}"
-    where = ("capped below that prediction, where no measurement goes" if band.high < b.mfu
-             else "around that prediction")
+    reason = band.cap_reason()
+    where = ("capped below that prediction, where no measurement goes" +
+             (f" ({reason})" if reason else "") if band.high < b.mfu else
+             "around that prediction" +
+             (f", its top capped at {band.high:.1%} ({reason})" if reason else ""))
     return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
             f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} "
             f"{where} (not the range the bill draws around the scenario's own figure); "

@@ -110,6 +110,7 @@ from ..training.accuracy import (
     validation_table,
 )
 from ..training.compute import gpu_hours, training_flops
+from ..training.gemm import fp8_ceiling_words
 from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .checks import context_warning
@@ -946,8 +947,10 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     ceiling = float(load_efficiency(acc.name).matmul_fraction)
     csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
     if dtype != "bf16":
-        csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak (no {dtype} GEMM "
-                 "measurement in data/efficiency.csv; a ceiling, not a measured figure)")
+        csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak ("
+                 + (fp8_ceiling_words(acc.name) if dtype == "fp8" else
+                    f"no {dtype} GEMM measurement in data/efficiency.csv")
+                 + "; a ceiling, not a measured figure)")
     own = spec.name if exclude_own_runs else None
     best, bsrc = best_reference(acc.name, float(spec.n_params), exclude_model=own,
                                 is_moe=spec.is_moe, dtype=dtype, seq_len=c.seq_len)

@@ -74,7 +74,7 @@ from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import scenario_campaign
 from ..training import reliability as rel
-from ..training.accuracy import central_mfu_words, mfu_band
+from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
 from .pricing import (  # noqa: F401
     default,
@@ -1747,17 +1747,45 @@ def provisioned_storage(pts: dict, point: Ledger) -> dict:
     return pts
 
 
-def _mfu_top_capped_words(band, m: float, high: float) -> str:
-    """What ``illustrative_ranges`` says when the MFU range's top is the bill's own MFU ``m``
-    (``high == m``): the band's upper end was capped (``accuracy.band_cap``: at the best
-    published comparable run on the step's basis, or at ``m`` itself when ``m`` is above it), so
-    the range only reaches down and the bill's point is its cheapest end (below its own P10)."""
-    if high > m:
-        return ""
-    why = next((w for w in band.warnings if "capped at" in w), "")
-    return (f"; its top is capped at the bill's own MFU {m:.1%}, so the range only reaches "
-            f"down and the bill's point is the cheapest end of its range (below its own P10)"
-            + (f" ({why.rstrip('.')})" if why else ""))
+def given_mfu_range(bill: Ledger) -> tuple:
+    """``illustrative_ranges``' MFU range and its sentence, ``(Range, words)``: the step-time
+    model's error band for runs like this one (``accuracy.mfu_band`` with the bill's own MFU m
+    as its centre: [m / (1 + c + w), m / (1 + c − w)], its top capped by ``band_cap`` at the
+    best comparable published run or the matmul ceiling), drawn as
+
+        triangular(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
+
+    peaked at m so that the point stays the bill's. A cap below m (m above every comparable
+    published run) leaves m as the range's top: the range only reaches down and the point is
+    its cheapest end (below its own P10), said so. The sentence states m, the band before and
+    after any cap (and what capped it), and the numbers drawn. The model's own prediction for
+    the plan is not computed here: the bill's keys (``LEDGER_DEFAULTS``) do not hold the plan's
+    (batch, stack); the report's checks compare it with m (``checks.given_vs_predicted_mfu``)."""
+    f, p = _ledger(bill, "bill").figures, bill.scenario
+    m = float(f["mfu"])
+    spec = load_model(p["model"])
+    zero = p.get("zero_stage")
+    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
+                    n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
+                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
+    low, high = min(float(band.low), m), max(min(float(band.high), 1.0), m)
+    c, w = band.center, band.half_width
+    words = (f"the step-time model's error for runs like this one ({band.regime}; "
+             f"{step_error_words(c, w, n_runs=band.n)}) applied to the bill's own MFU, {m:.1%} "
+             f"({f.get('mfu_source') or 'the bill'}): {m / (1 + c + w):.1%}-"
+             f"{uncapped_high(m, c, w):.1%}")
+    if band.capped_above() is not None:
+        words += (f", cut to {band.low:.1%}-{band.high:.1%} by a cap where no measurement goes "
+                  f"({band.cap_reason()})")
+    words += f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
+    if band.high < m:
+        words += (f": the bill's MFU lies above the cap, so it is the range's top, the range only "
+                  "reaches down and the bill's point is the cheapest end of its range (below its "
+                  "own P10)")
+    words += ("; a band around the bill's figure, not around the model's prediction for the plan "
+              "(notebook 04b; a warning when the bill's figure lies outside that prediction's "
+              "band)")
+    return Range("triangular", low=low, mode=m, high=high), words
 
 
 def illustrative_ranges(bill: Ledger) -> dict:
@@ -1767,10 +1795,10 @@ def illustrative_ranges(bill: Ledger) -> dict:
 
     * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
       (``accuracy.mfu_band``: published runs of the scenario's regime, i.e. accelerator
-      generation, sharding, dense or MoE, precision, context and model size, against the model;
-      the band ``mfu: predict`` carries, as a triangular range peaked at the prediction:
-      ``montecarlo.predicted_mfu_range``), cut at 1,
-      peaked at the bill's MFU so that the point stays the bill's;
+      generation, sharding, dense or MoE, precision, context and model size, against the model),
+      cut at 1, peaked at the bill's MFU so that the point stays the bill's
+      (``given_mfu_range``, which says how the range follows from the bill's MFU, the band and
+      its cap, and that it is not centred on the model's own prediction for the plan);
     * ``price_usd_per_gpu_hour``: triangular, peaked at the bill's price P, over
       P × (1 ± r), r = (P75 − P25) ÷ (2 × median) of the current catalogue prices for the
       accelerator and pricing mode (``data/prices.csv``, numpy's linear quantiles; rented
@@ -1790,20 +1818,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
     dict key -> (Range, source sentence).
     """
     f, p = _ledger(bill, "bill").figures, bill.scenario
-    out = {}
-    m = float(f["mfu"])
-    spec = load_model(p["model"])
-    zero = p.get("zero_stage")
-    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
-                    n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
-                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
-    high = max(min(float(band.high), 1.0), m)
-    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m, high=high),
-                  f"the step-time model's error for runs like this one ({band.regime}) "
-                  f"applied to the bill's own MFU, {m:.1%}: {band.low:.1%}-{band.high:.1%} "
-                  f"(llmcost.accuracy.mfu_band), a triangle peaked at {m:.1%}; a band around "
-                  "the scenario's figure, not around the model's prediction for the plan"
-                  + _mfu_top_capped_words(band, m, high))
+    out = {"mfu": given_mfu_range(bill)}
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = current_prices(f["accelerator"], f["pricing"])

@@ -157,6 +157,13 @@ def fmt_count(n: float, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
+def noun(n, singular: str, plural: str | None = None) -> str:
+    """The noun that agrees with the count ``n``: ``singular`` for exactly 1, else ``plural``
+    (default ``singular`` + "s"): f"{n} {noun(n, 'micro-batch', 'micro-batches')}" reads
+    "1 micro-batch", "8 micro-batches"; the count itself is formatted by the caller."""
+    return singular if float(n) == 1 else (plural if plural is not None else singular + "s")
+
+
 def fmt_gpus(n) -> str:
     """A GPU count in prose, the noun agreeing with it: "1 GPU", "8 GPUs", "16,384 GPUs"."""
     k = int(as_array(n, "n", positive=True, integer=True))

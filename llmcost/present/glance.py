@@ -504,9 +504,10 @@ def plain_sentences(summary: dict, failed=()) -> list:
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
     gaps = g.get("gaps")
-    what = ("What this scenario prices costs" if gaps and (gaps["whole"] or gaps["partly"])
-            else "The whole project costs")
-    first = (f"{what} {fmt_usd(t['point_usd'])} as estimated, likely "
+    # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
+    what = ("The lines this scenario prices add up to" if gaps and
+            (gaps["whole"] or gaps["partly"]) else "The whole project costs")
+    first = (f"{what} {fmt_usd(t['point_usd'])} (point estimate), likely "
              f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, median "
              f"{fmt_usd(t['p50_usd'])}; from {how})"
              + (f"; the {run['label']} (its paid GPU-hours, failures and restarts included, at "

@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -426,6 +427,37 @@ class MfuBand:
         uncapped p / (1 + c − w), at most 1), else None (``mfu_spread_words``)."""
         uncapped = uncapped_high(self.mfu, self.center, self.half_width)
         return self.high / self.mfu - 1 if self.high < uncapped else None
+
+    def cap_reason(self) -> str:
+        """What capped the band's top, in ``band_cap``'s own words (the best comparable
+        published run, or the matmul ceiling, with its source), or "" when nothing capped it:
+        the sentence's parenthesis after "capped at X%"."""
+        for w in self.warnings:
+            m = re.match(r"the band's upper end is capped at [^(]*\((.*)\): no (?:step runs|"
+                         r"comparable run|published run)", w)
+            if m:
+                return m.group(1)
+        return ""
+
+    def cap_words(self) -> str:
+        """The band in a reader's words where its ends were moved (``band_cap``): "its top
+        capped at 47.0% (<cap_reason>), below the uncapped 60.8%" and, when the prediction lies
+        above that top, that the prediction is outside the band and why; "" when uncapped.
+        Formulas: uncapped top p / (1 + c − w) (``uncapped_high``), low end
+        p / (1 + c + w) before the cap."""
+        if self.capped_above() is None:
+            return ""
+        top, pred = distinct_percents(self.high, self.mfu)
+        out = (f"its top capped at {top} ({self.cap_reason() or 'where no measurement goes'}), "
+               f"below the uncapped {uncapped_high(self.mfu, self.center, self.half_width):.1%}")
+        if self.floored_below() is not None:
+            out += (f", its low end lowered with it to {self.low:.1%} (from "
+                    f"{self.mfu / (1 + self.center + self.half_width):.1%})")
+        if self.high < self.mfu:
+            out += (f"; the prediction, {pred}, lies above that cap, so the band "
+                    f"({self.low:.1%}–{top}) lies below the prediction and a bill uses no "
+                    "more than the cap")
+        return out
 
     def floored_below(self) -> float | None:
         """The band's low end over the prediction − 1 when the cap lowered it too (a cap below

@@ -64,6 +64,7 @@ from ..core.units import (
     as_array,
     finite_result,
     fmt_count,
+    noun,
     scalar_or_array,
 )
 from .comm import collective_time, placement
@@ -492,7 +493,8 @@ def accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp):
         mb = np.broadcast_to(mbs, m.shape).ravel()[i]
         dd = np.broadcast_to(d, m.shape).ravel()[i]
         raise ValueError(f"micro_batch_size={mb:.0f} × dp={dd:.0f} = {mb * dd:.0f} sequences must "
-                         f"divide the global batch of {sq:.0f} sequences (global_batch_tokens / "
+                         f"divide the global batch of {sq:.0f} {noun(sq, 'sequence')} "
+                         "(global_batch_tokens / "
                          "seq_len), so that every replica runs a whole number of micro-batches")
     return m.astype(np.int64) if m.ndim else int(m)
 

@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.catalog import as_model, scenario_cluster
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import fmt_count, fmt_gpus, fmt_quantity
+from ..core.units import fmt_count, fmt_gpus, fmt_quantity, noun
 from .batch import (
     BUBBLE_TARGET,
     BatchTarget,
@@ -240,7 +240,9 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     else:
         who = f"all {fmt_gpus(n_gpus)}" if n_gpus > 1 else "its one GPU"
         lines.append(f"It gives {who} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
-                     f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
+                     f"-token minimum; {analysis.micro_batches_per_step} "
+                     f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')} "
+                     "per replica "
                      "per step).")
     if analysis.pp > 1:
         ok = analysis.bubble_fraction <= BUBBLE_TARGET + 1e-12
@@ -315,7 +317,8 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          "tokens", f"{fmt_gpus(analysis.n_gpus)}, micro-batch {analysis.micro_batch_size}, "
          f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
         ("plan_bubble_fraction", "pipeline bubble at the plan's batch", analysis.bubble_fraction,
-         "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} micro-batches"),
+         "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} "
+         f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')}"),
         ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
          analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
         ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "",

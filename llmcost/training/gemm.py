@@ -279,6 +279,26 @@ def reproduce(family: str, dtype: str = "bf16") -> pd.DataFrame:
 HOPPER_FP8_SWEEP_CSV = DATA_DIR / "gemm_hopper_fp8_sweep.csv"
 
 
+def fp8_ceiling_words(accelerator: str) -> str:
+    """What stands behind applying ``matmul_fraction`` (data/efficiency.csv, measured on BF16
+    GEMMs) to an FP8 peak, in words: on a Hopper GPU (``GEMM_FAMILY``), the FP8 and FP16 shares
+    of their dense peaks at the sweep's largest K (``HOPPER_FP8_SWEEP_CSV``: tilelang, H800,
+    M = N = 8,192; share = TFLOPS ÷ the H100 SXM's dense peak of that dtype, FP16 at BF16's
+    rate), which the same fraction assumes equal; elsewhere, that no FP8 GEMM ceiling is in the
+    catalogue (neither data/efficiency.csv nor a sweep for that generation)."""
+    if GEMM_FAMILY.get(accelerator) != "hopper":
+        return (f"no FP8 GEMM ceiling measured for {accelerator}: data/efficiency.csv measures "
+                "BF16 GEMMs and the FP8 sweep, data/gemm_hopper_fp8_sweep.csv, is Hopper's")
+    d = pd.read_csv(HOPPER_FP8_SWEEP_CSV)
+    top = d[d["k"] == d["k"].max()].set_index("dtype")["tflops"]
+    acc = load_accelerator(FAMILY_DEVICE["hopper"])
+    f8 = float(top["fp8"]) * 1e12 / acc.peak_flops_per_s("fp8")
+    f16 = float(top["fp16"]) * 1e12 / acc.peak_flops_per_s("bf16")
+    return (f"data/gemm_hopper_fp8_sweep.csv, an FP8 and FP16 GEMM sweep on H800 (tilelang, "
+            f"M = N = 8,192), reaches {f8:.1%} of the FP8 peak and {f16:.1%} of the FP16 one at "
+            f"K = {int(d['k'].max()):,}: about the same share, as the assumption takes it")
+
+
 def hopper_fp8_stand_in_check() -> pd.DataFrame:
     """The Hopper FP8 stand-in against a measured FP8:FP16 sweep (``HOPPER_FP8_SWEEP_CSV``; FP16
     and BF16 share Hopper's dense tensor-core rate): per ``k``, the measured speed ratio

@@ -67,7 +67,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
-from ..core.units import as_array, as_flag, options_with, scalar_or_array
+from ..core.units import as_array, as_flag, noun, options_with, scalar_or_array
 from .memory import (
     DEFAULT_PRACTICE,
     DEFAULT_RESERVE,
@@ -657,7 +657,8 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
                                    f"must equal n_gpus={n_gpus}")
     if global_batch_size % (micro_batch_size * dp):
         raise PlanError("batch", f"micro_batch_size × dp = {micro_batch_size}·{dp} must divide "
-                                 f"the global batch of {global_batch_size} sequences")
+                                 f"the global batch of {global_batch_size} "
+                                 f"{noun(global_batch_size, 'sequence')}")
     if plan_fields.get("pp_split") == PP_SPLIT_AUTO:   # a search's split, for this one plan
         plan_fields["pp_split"] = row_pp_split(pp, plan_fields.get("virtual_stages", 1),
                                                model.n_layers)
@@ -931,7 +932,8 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
         return PlanError("batch", f"no valid plan for {model.name} on {cluster.n_gpus} GPUs: "
                                   f"{hint}")
     return PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
-                           f"global batch of {global_batch} sequences and fixed {fixed}: "
+                           f"global batch of {global_batch} {noun(global_batch, 'sequence')} "
+                           f"and fixed {fixed}: "
                            + detail)
 
 
@@ -1033,7 +1035,8 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
                 f"{global_batch}, or a global batch that is a multiple of {mbs}")
     near = [max((n for n in counts if n < n_gpus), default=None),
             min((n for n in counts if n_gpus < n <= 4 * n_gpus), default=None)]
-    text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
+    text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} "
+            f"{noun(global_batch, 'sequence')}: "
             f"data parallelism"
             + (f" × micro_batch_size={mbs} (fixed)" if mbs > 1 else "")
             + " must divide the batch, so dp can only be "

@@ -279,7 +279,9 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
       = tokens × ``ModelSpec.flops_per_token(seq_len, causal=False)`` (``step.step_time``);
     * ``predicted_mfu_low``, ``predicted_mfu_high``: the band [p / (1 + c + w), p / (1 + c − w)],
       c the median and w the full-conformal half-width of the regime's held-out errors
-      e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``);
+      e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``,
+      said in the notes with the cap's source, ``MfuBand.cap_words``, and on the prediction's
+      row when the prediction lies above the capped top);
     * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
     * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global
       batch tokens ÷ step time (``step.step_time``);
@@ -292,11 +294,17 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
     best_plan = plan_from_row(best, pp_split).describe()
     best_plan += (" (ZeRO-3 aside; the scenario's plan)" if best_plan == plan.describe() else
                   " (ZeRO-3 aside; not the scenario's plan: memory or a fixed field, 04b §5)")
+    cap_is = ("the matmul ceiling" if "matmul ceiling" in band.cap_reason() else
+              "the best comparable published run")
+    above = (f"; {b.mfu:.1%}, above {cap_is} ({band.high:.1%}), where its band's top is "
+             f"capped: the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction"
+             if band.high < b.mfu else "")
+    capped = band.cap_words()
     return [
-        ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
+        ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe() + above),
         ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
         ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
-         band.error_note()),
+         band.error_note() + (f"; {capped}" if capped else "")),
         ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
          band.central()[0], "", "prediction ÷ (1 + median held-out error), kept inside the band "
          "(accuracy.central_mfu)"),

@@ -70,6 +70,7 @@ stack: str = "megatron-core-2024"  # software-stack profile the plan search draw
 comm_tp_overlap: str = "auto"  # TP collectives overlapping GEMMs: none, backward, all; auto: the stack's
 comm_pp_overlap: str = "auto"  # pipeline sends overlap compute: True, False; auto: the stack's
 comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: True, False; auto: the stack's
+fsdp_backward_prefetch: str = "auto"  # ZeRO-3 on PyTorch FSDP: pre or post (BACKWARD_PRE/POST); auto: the stack's
 batch_target_loss: float = None  # target loss (nats, Kaplan's scale); None: what the plan reaches
 batch_noise_tokens: float = None  # gradient noise scale in tokens; None: Kaplan's B_crit at the target
 batch_base_lr: float = 1.5e-4  # peak learning rate used at global_batch_tokens

@@ -59,6 +59,7 @@ stack: str = "megatron-core-2024"  # software-stack profile the plan search draw
 comm_tp_overlap: str = "auto"  # TP collectives overlapping GEMMs: none, backward, all; auto: the stack's
 comm_pp_overlap: str = "auto"  # pipeline sends overlap compute: True, False; auto: the stack's
 comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: True, False; auto: the stack's
+fsdp_backward_prefetch: str = "auto"  # ZeRO-3 on PyTorch FSDP: pre or post (BACKWARD_PRE/POST); auto: the stack's
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's

@@ -142,6 +142,7 @@ stack: str = "megatron-core-2024"  # software-stack profile (data/stacks.csv, ll
 comm_tp_overlap: str = "auto"  # TP collectives overlapping GEMMs: none, backward, all; auto: the stack's
 comm_pp_overlap: str = "auto"  # pipeline sends overlap compute: True, False; auto: the stack's
 comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: True, False; auto: the stack's
+fsdp_backward_prefetch: str = "auto"  # ZeRO-3 on PyTorch FSDP: pre or post (BACKWARD_PRE/POST); auto: the stack's
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 waste_dataloader_stall_fraction: float = 0.0  # share of each step GPUs wait on the data pipeline, in [0, 1); 0: none given
