@@ -159,16 +159,22 @@ def test_estimate_says_the_plan_is_over_budget(tmp_path):
     assert f"{ratio:.1f}× the budget" in _cli("estimate", "--scenario", str(path)).stdout
 
 
-def test_deadline_gpu_count_prints_every_digit():
+def test_deadline_gpu_count_prints_every_digit(tmp_path):
     # A new-user trial: `estimate --deadline-days 2.5` on default.yaml printed "1.638e+04 GPUs"
     # (4 significant figures of 16,384), a count nobody can provision. By hand: the default run
     # takes 13.1 paid days on 2,048 GPUs, so 3 days need n >= 2,048 x 13.1 / 3 = 8,943 GPUs;
-    # the counts its plan splits are 2^k (dp dividing the 1,024-sequence batch) x tp·pp with
-    # tp in {1, 2, 4, 8} and pp dividing the 80 layers, so none lies between 8,192 (3.3 days)
-    # and 10,240 = 1,024 x TP2·PP5, the answer.
-    out = _cli("estimate", "--scenario", "data/scenarios/default.yaml",
+    # the counts its plan splits are 2^k (dp dividing the batch) x tp·pp with tp in
+    # {1, 2, 4, 8} and pp dividing the 80 layers: 10,240 = 2¹¹·5, then 16,384. With the
+    # default's 1,024-sequence batch every plan there idles in its pipeline (dp ≤ 1,024, so
+    # tp·pp ≥ 10 or 16 and m = 1,024 / dp micro-batches: the deadline is refused, a later
+    # trial); with a 4,096-sequence batch (16,777,216 tokens, Llama 3's 16M) 10,240 still
+    # needs pp a multiple of 5 (its searched PP5 · DP256, 1F1B m = 16, idles 4/16 = 25 %) and
+    # 16,384 = 2,048 × TP8 needs none: the answer.
+    text = open("data/scenarios/default.yaml", encoding="utf-8").read().replace(
+        "global_batch_tokens: 4194304", "global_batch_tokens: 16777216")
+    out = _cli("estimate", "--scenario", str(_yaml(tmp_path, text)),
                "--deadline-days", "3").stdout
-    assert "GPUs to meet the deadline: 10,240 GPUs" in " ".join(out.split())
+    assert "GPUs to meet the deadline: 16,384 GPUs" in " ".join(out.split())
     assert "e+04 GPUs" not in out
 
 

@@ -344,12 +344,17 @@ def test_budget_and_deadline_name_every_limit_a_neighbouring_count_breaks(s):
     # (the wall clock ≈ tokens ÷ GPUs at a fixed MFU) and their bill is a little higher
     # (failures and restarts grow with the run), so both limits stop 320 GPUs; on 640 GPUs
     # 27.8 × 512 / 640 = 22.2 days ≤ 30, so only the budget does.
+    # A later trial: 320 and 640 GPUs are no answer either, their plans idle in a pipeline
+    # (320 = 2⁶·5, 640 = 2⁷·5, the batch 1,024 = 2¹⁰ sequences: dp ≤ 64 or 128, pp a multiple
+    # of 5; the search's PP5 · DP32 with 1F1B m = 32 idles (5 − 1)/32 = 12.5 % > 10 %), so the
+    # neighbours are 256 (55.6 days: both limits) and 1,024 (13.9 days: the budget).
     df = lv.fit_budget(s, budget_usd=3e6, deadline_days=30).set_index("quantity")
     assert df.loc["GPUs for the budget and the deadline", "value"] == 512
     assert df.loc["days of the main run at those tokens", "value"] == pytest.approx(27.8, abs=0.1)
     how = df.loc["GPUs for the budget and the deadline", "how"]
-    assert "on 320 GPUs the budget and the deadline allow fewer" in how
-    assert "on 640 GPUs the budget allows fewer" in how
+    assert "on 256 GPUs the budget and the deadline allow fewer" in how
+    assert "on 1,024 GPUs the budget allows fewer" in how
+    assert "320 GPUs" not in how and "640 GPUs" not in how
 
 
 def test_budget_and_deadline_search_the_gpu_count():
@@ -374,9 +379,12 @@ def test_budget_and_deadline_search_the_gpu_count():
     assert both.loc["days of the main run at those tokens", "value"] == pytest.approx(
         2.68, rel=0.01)
     assert "the budget binds" in both.loc["tokens the budget buys", "how"]
-    # a tight deadline binds instead: 1.2 days need n ≥ 64 × 5.36 / 1.2 = 286 → 384 GPUs
+    # a tight deadline binds instead: 1.2 days need n ≥ 64 × 5.36 / 1.2 = 286 GPUs; 384 =
+    # 2⁷·3 splits the 256 = 2⁸-sequence batch only with dp ≤ 128 and pp a multiple of 3, and
+    # the plan searched there (PP3 · DP32, 1F1B m = 8) idles (3 − 1)/8 = 25 % > 10 % of its
+    # compute in the pipeline, so the answer is the next count, 512
     tight = lv.fit_budget(sc, budget_usd=5e4, deadline_days=1.2).set_index("quantity")
-    assert tight.loc["GPUs for the budget and the deadline", "value"] == 384
+    assert tight.loc["GPUs for the budget and the deadline", "value"] == 512
     # the deadline alone keeps its meaning: the fewest GPUs for the scenario's own tokens
     # (1e11 tokens: 5.36 × 64 × 1e11 / 4e11 / 3 = 28.6 → 32 GPUs)
     assert lv.fit_budget(sc, deadline_days=3).iloc[0]["value"] == 32

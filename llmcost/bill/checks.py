@@ -24,7 +24,7 @@ from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, b
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import fixed_degrees_ceiling, scenario_memory
+from ..training.step_scenario import PLAN_KEYS, fixed_degrees_ceiling, scenario_memory
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
@@ -718,17 +718,19 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     misfit = plan_does_not_fit(values)
     if misfit:
         out.append(misfit + "; the costs describe a run that could not start.")
-    bubble = float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
-                                            plan.virtual_stages))
+    bubble = plan_bubble(plan)
     # a pilot's MFU (its measured throughput, or the step model calibrated on it: the step
     # time includes the bubble) already holds the bubble, as a predicted one does
     piloted = pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
-    if bubble > BUBBLE_WARNING and not mfu_predicted and not piloted:
+    if bubble > BUBBLE_WARNING and not piloted:
         out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time ({plan.pp} "
                    f"stages, {plan.n_microbatches} "
                    f"{noun(plan.n_microbatches, 'micro-batch', 'micro-batches')}, "
-                   f"{plan.schedule}): the mfu must already include it, or GPU-hours are "
-                   "understated by as much.")
+                   f"{plan.schedule}): "
+                   + ("the predicted MFU includes it (the step-time model prices the idle "
+                      "stages)" if mfu_predicted else
+                      "the mfu must already include it, or GPU-hours are understated by as much")
+                   + pipeline_advice({k: values[k] for k in PLAN_KEYS if k in values}) + ".")
     domain = gpu.scaleup_domain_size or 0
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
@@ -770,6 +772,133 @@ def _step_said_once(values: dict, spec, said: list):
                 str(w.message).split(":")[0].replace("'", "") not in named:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return b
+
+
+def plan_bubble(plan) -> float:
+    """A plan's pipeline bubble ÷ its ideal compute time (``parallel.bubble_fraction``: 1F1B
+    (p − 1)/m, Narayanan et al. 2021 §2.2)."""
+    return float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
+                                          plan.virtual_stages))
+
+
+def prime_factors_text(n: int) -> str:
+    """``n`` as a product of prime powers, as a reader writes it: 576 → "2⁶·3²"."""
+    sup = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+    n, p, parts = int(n), 2, []
+    while p * p <= n:
+        k = 0
+        while n % p == 0:
+            n, k = n // p, k + 1
+        if k:
+            parts.append(f"{p}{str(k).translate(sup) if k > 1 else ''}")
+        p += 1
+    if n > 1:
+        parts.append(str(n))
+    return "·".join(parts) or "1"
+
+
+#: How many GPU counts (or global batches) on each side of the scenario's ``pipeline_advice``
+#: tries with the plan search before it stops looking on that side.
+PIPELINE_ADVICE_TRIES = 3
+
+
+@disk_cached  # a few plan searches, the same for every call with these values: core.diskcache
+def pipeline_advice(values: dict) -> str:
+    """Why the scenario's plan has its pipeline, and what avoids a large bubble, as the tail of
+    the bubble warning (``"; …"``), or "" when the scenario fixes ``pp`` itself.
+
+    When every split of the GPU count has pipeline stages (``parallel.fewest_pipeline_stages``:
+    dp divides the global batch in sequences, so dp ≤ gcd(n, batch) and tp·pp·cp carries
+    n ÷ gcd(n, batch)), the GPU count forces them: the words say so with the two
+    factorisations, then name the nearest GPU counts below and above the scenario's that split
+    without a pipeline (``parallel.splitting_gpu_counts`` with pp 1) and the nearest global
+    batches that do with the chosen plan's tp and cp (multiples of n ÷ (tp·cp) sequences),
+    each one whose plan, searched as the scenario's (``scenario_step``), fits, has a bubble of
+    at most ``BUBBLE_WARNING`` and predicts a higher MFU than the scenario's plan, with that
+    MFU and the main run's GPU-hours relative to the scenario's (GPU-hours = FLOPs ÷ (peak ×
+    MFU), MFU as Chowdhery et al. 2022 App. B define it: the ratio of the MFUs). The
+    scenario's GPU count and batch are not changed. When a split without a pipeline exists,
+    the search chose the stages: the fastest plan that fits."""
+    if "pp" in fixed_plan_fields(values):
+        return ""
+    spec = load_model(values["model"])
+    n, seq = int(values["n_gpus"]), int(values["seq_len"])
+    batch = int(values["global_batch_tokens"]) // seq
+    fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
+    got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
+        values), fixed)
+    if got is None or got[0] == 1:
+        return ("; the plan search chose these stages: the fastest plan that fits in memory by "
+                "the step-time model")
+    g = math.gcd(n, batch)
+    why = (f"; the GPU count forces it: dp must divide the global batch of {batch:,} "
+           f"sequences ({prime_factors_text(batch)}), so on {n:,} GPUs "
+           f"({prime_factors_text(n)}) dp ≤ gcd = {g:,} and tp·pp·cp is a multiple of "
+           f"{n // g:,}, which no tp (dividing the {spec.n_heads} attention heads) and cp "
+           f"carry: every split has at least {got[0]} pipeline stages")
+    plan, here = scenario_step(values, spec)
+    counts = _pipeline_free_counts(values, spec, batch, fixed, here.mfu)
+    batches = _pipeline_free_batches(values, spec, plan, batch, here.mfu)
+    if not counts and not batches:
+        return why + ("; none of the nearest GPU counts and global batches that split without "
+                      f"a pipeline gives a plan with a bubble of at most {BUBBLE_WARNING:.0%} "
+                      "and a higher predicted MFU")
+    return (why + f"; without it (a bubble of at most {BUBBLE_WARNING:.0%} and a higher "
+            f"predicted MFU than this plan's {here.mfu:.1%}): "
+            + " or ".join(counts + ([f"on these {n:,} GPUs a global batch of "
+                                     + " or ".join(batches)] if batches else []))
+            + "; n_gpus and global_batch_tokens are priced as given (a batch change must suit "
+            "the run's convergence: notebook 02)")
+
+
+def _pipeline_free_counts(values: dict, spec, batch: int, fixed: dict, mfu: float) -> list:
+    """``pipeline_advice``'s GPU counts: below and above the scenario's, the nearest ones
+    (up to ``PIPELINE_ADVICE_TRIES`` each, above up to 4×) that split with pp 1 and whose
+    searched plan passes ``_better_plan``, in words."""
+    n, seq = int(values["n_gpus"]), int(values["seq_len"])
+    counts = parallel.splitting_gpu_counts(spec, batch, seq, parallel.scenario_pp_split(
+        values), {**fixed, "pp": 1})
+    out = []
+    for side in (sorted((c for c in counts if c < n), reverse=True),
+                 [c for c in counts if n < c <= 4 * n]):
+        for c in side[:PIPELINE_ADVICE_TRIES]:
+            words = _better_plan({**values, "n_gpus": int(c)}, spec, mfu)
+            if words:
+                out.append(f"{c:,} GPUs ({words})")
+                break
+    return out
+
+
+def _pipeline_free_batches(values: dict, spec, plan, batch: int, mfu: float) -> list:
+    """``pipeline_advice``'s global batches on the scenario's GPUs: the multiples of
+    d = n ÷ (tp·cp) sequences (the chosen plan's tp and cp, no pipeline: dp = d must divide the
+    batch) nearest the scenario's below and above, kept when their searched plan passes
+    ``_better_plan``, in words."""
+    n, seq = int(values["n_gpus"]), int(values["seq_len"])
+    d = n // (plan.tp * plan.cp)
+    out = []
+    for b in sorted({batch // d * d, -(-batch // d) * d} - {0, batch}):
+        words = _better_plan({**values, "global_batch_tokens": b * seq}, spec, mfu)
+        if words:
+            out.append(f"{b:,} sequences (global_batch_tokens: {b * seq:,}; {words})")
+    return out
+
+
+def _better_plan(values: dict, spec, mfu: float) -> str:
+    """The searched plan of ``values`` (``scenario_step``) in words, with its predicted MFU and
+    the main run's GPU-hours relative to an MFU of ``mfu`` (their ratio, mfu ÷ MFU: the same
+    FLOPs), when it fits, its bubble is at most ``BUBBLE_WARNING`` and its MFU beats ``mfu``;
+    else ""."""
+    try:
+        if not _plan_fits(values):
+            return ""
+        plan, b = scenario_step(values, spec)
+    except (ValueError, KeyError):
+        return ""
+    if plan_bubble(plan) > BUBBLE_WARNING or not b.mfu > mfu:
+        return ""
+    return (f"{plan.describe()}: predicted MFU {b.mfu:.1%}, {mfu / b.mfu:.2f}× the main run's "
+            "GPU-hours and compute cost")
 
 
 def zero3_warning() -> str:

@@ -69,8 +69,10 @@ from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, gpu_generation, mfu_band,
                                 published_ceiling, seq_range_words)
-from ..training.step import scenario_step
-from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
+from ..training.step import scenario_plan, scenario_step
+from ..training.step_scenario import PLAN_KEYS
+from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, plan_bubble,
+                     plan_does_not_fit)
 from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
@@ -1852,11 +1854,14 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
                deadline_days: float | None = None, gpu_step: int | None = None):
     """Work backwards from a budget or a deadline.
 
-    * deadline D days alone → the fewest GPUs (a multiple of ``gpu_step``, default the scale-up
-      domain size capped at 8; where the scenario gives its global batch, instead a count its
-      plan splits, ``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global
-      batch) whose main run's wall clock (``figures['wall_clock_days']``, failures included) is
-      at most D (bisection: the wall clock falls as GPUs are added);
+    * deadline D days alone → the fewest GPUs whose main run's wall clock
+      (``figures['wall_clock_days']``, failures included) is at most D (bisection: the wall
+      clock falls as GPUs are added), among the counts the scenario's plan splits
+      (``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch, the
+      scenario's or, where it gives none, the default scenario's, which its bill's plan uses)
+      on which its plan, searched as the scenario's (``step.scenario_plan``), fits in memory and
+      has a pipeline bubble of at most ``checks.BUBBLE_WARNING`` (``_deadline_counts``); with
+      ``gpu_step``, the multiples of ``gpu_step`` instead;
     * budget B alone → the most ``train_tokens`` whose whole bill is at most B on the
       scenario's GPUs (the bill rises with tokens, so bisection on tokens);
     * budget and deadline → the most tokens whose whole bill is at most B and whose main run
@@ -1873,7 +1878,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     ------
     ValueError
         Neither given, a non-positive value, a deadline no GPU count up to 64× the scenario's
-        meets, or a budget below the bill of 0.1% of the scenario's tokens.
+        meets (with a plan that fits and no large pipeline bubble, where the counts are the
+        plan's), or a budget below the bill of 0.1% of the scenario's tokens.
     """
     if gpu_step is not None:
         _scalar(gpu_step, "gpu_step", positive=True, integer=True)
@@ -1892,7 +1898,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     if dl is not None:
         step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
                                    or 8, 8))
-        counts = _deadline_counts(scenario, s, step, gpu_step)
+        counts = _deadline_counts(_plan_scenario(scenario), s, step, gpu_step,
+                                  scenario.get("global_batch_tokens") is not None)
         row = _gpus_for_deadline(s, dl, counts) if bud is None else \
             _gpus_for_both(s, bud, dl, counts)
         row = {**row, "how": row["how"] + _mfu_at_count(scenario, int(row["value"]))}
@@ -1903,13 +1910,27 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     return pd.DataFrame(rows)
 
 
-def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
-    """The GPU counts the deadline search may answer, up to 64× the scenario's, and how they
-    are described: without ``gpu_step``, where the scenario gives its global batch, the counts
-    a plan splits (``parallel.splitting_gpu_counts``: dp × tp·pp·cp, dp dividing the batch,
-    tp, pp and cp at the scenario's values where it fixes them to a whole number, the layers
-    split evenly unless the scenario fixes another split), so that the answer is a count the
-    scenario can run; else the multiples of ``step``."""
+def _plan_scenario(scenario: dict) -> dict:
+    """The scenario with the plan keys it leaves out (``step_scenario.PLAN_KEYS``: the global
+    batch, the stack, the plan fields) at the default scenario's values, as its bill's plan and
+    ``predicted_step`` take them."""
+    return {**{k: v for k, v in _default_scenario().items() if k in PLAN_KEYS},
+            **{k: v for k, v in scenario.items() if v is not None or k not in PLAN_KEYS}}
+
+
+def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
+                     batch_given: bool = True) -> tuple:
+    """The GPU counts the deadline search may answer, up to 64× the scenario's, how they are
+    described, and the test a count must pass to be answered (None: every count): without
+    ``gpu_step``, where the global batch (``_plan_scenario``'s: the scenario's or the default
+    one) is whole sequences, the counts a plan splits (``parallel.splitting_gpu_counts``: dp ×
+    tp·pp·cp, dp dividing the batch, tp, pp and cp at the scenario's values where it fixes them
+    to a whole number, the layers split evenly unless the scenario fixes another split) from
+    the first on which a plan fits (``_fitting_counts``), and the test ``_plan_stops`` (why
+    not, "" when the plan searched there fits and its pipeline bubble is at most
+    ``checks.BUBBLE_WARNING``), so that the answer is a count the scenario can run without
+    idling its GPUs; else the multiples of
+    ``step``. ``batch_given`` false: the description says the batch is the default one."""
     top = 64 * int(_get(s, "n_gpus"))
     fixed = {k: int(v) for k in ("tp", "pp", "cp") if isinstance(v := scenario.get(k), (
         int, np.integer)) and not isinstance(v, bool) and v > 0}
@@ -1924,10 +1945,32 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
         counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
                                                seq, split, fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
+        memo: dict = {}
         return (_fitting_counts(scenario, [n for n in counts if n <= top]),
-                f"fewest count a plan splits and fits in memory (dp dividing the "
-                f"{int(batch) // seq:,}-sequence global batch{named})")
-    return list(range(step, top + 1, step)), f"fewest multiple of {step}"
+                f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
+                f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
+                f"global batch{'' if batch_given else ' of the default scenario'}{named})",
+                lambda n: memo[n] if n in memo else memo.setdefault(n, _plan_stops(scenario, n)))
+    return list(range(step, top + 1, step)), f"fewest multiple of {step}", None
+
+
+def _plan_stops(scenario: dict, n: int) -> str:
+    """Why the scenario cannot run on ``n`` GPUs, or "" when it can: its plan searched there
+    (``step.scenario_plan``) can be built, fits in memory (``checks.plan_does_not_fit``, the
+    report's check) and has a pipeline bubble of at most ``checks.BUBBLE_WARNING``
+    (``checks.plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021 §2.2), the bubble the
+    report warns of."""
+    sc = {**scenario, "n_gpus": int(n)}
+    try:
+        plan = scenario_plan(sc)
+    except (ValueError, KeyError) as e:
+        return f"no plan on {int(n):,} GPUs ({e})"
+    if plan_does_not_fit(sc, advice=False) is not None:
+        return f"no plan fits in memory on {int(n):,} GPUs"
+    bubble = plan_bubble(plan)
+    return "" if bubble <= BUBBLE_WARNING else (
+        f"on {int(n):,} GPUs the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
+        "bubble")
 
 
 def _fitting_counts(scenario: dict, counts: list) -> list:
@@ -1998,21 +2041,32 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:
-    """``_deadline_counts``' (candidates, description), refused with the deadline named when
-    no GPU count up to 64× the scenario's splits its plan."""
-    cands, what = counts
+    """``_deadline_counts``' (candidates, description, test), the test ``stops(i)`` read on
+    the candidates' indices ("" everywhere without one: ``_plan_stops``), refused with the
+    deadline named when no GPU count up to 64× the scenario's splits its plan."""
+    cands, what, test = counts
     if not cands:
         raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
                          "its plan (check tp, pp, cp and global_batch_tokens)")
-    return cands, what
+    return cands, what, (lambda i: "") if test is None else (lambda i: test(cands[i]))
+
+
+def _next_running(stops, i: int, way: int, size: int):
+    """The index nearest ``i`` in direction ``way`` (±1) among ``size`` candidates on which
+    the scenario runs (``stops`` says nothing: ``_candidates``), or None."""
+    j = i + way
+    while 0 <= j < size and stops(j):
+        j += way
+    return j if 0 <= j < size else None
 
 
 def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
-    """The fewest GPUs among ``counts`` (``_deadline_counts``: sorted candidates, and their
-    description) whose main run's wall clock (failures included) is at most ``dl`` days:
-    doubling, then bisection (the wall clock falls as GPUs are added, until failures of the
-    larger job outweigh them; up to 64× the scenario's count)."""
-    cands, what = _candidates(counts, dl)
+    """The fewest GPUs among ``counts`` (``_deadline_counts``: sorted candidates, their
+    description and the test a count must pass) whose main run's wall clock (failures
+    included) is at most ``dl`` days: doubling, then bisection (the wall clock falls as GPUs
+    are added, until failures of the larger job outweigh them; up to 64× the scenario's
+    count), then the first count from there that passes the test and still meets ``dl``."""
+    cands, what, stops = _candidates(counts, dl)
     n0 = int(_get(s, "n_gpus"))
     memo = {}
 
@@ -2034,6 +2088,15 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
     while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
+    first, hi = hi, _next_running(stops, hi - 1, 1, len(cands))
+    while hi is not None and days(hi) > dl:  # past the fastest count: the next that runs
+        hi = _next_running(stops, hi, 1, len(cands))
+    if hi is None:
+        raise ValueError(f"deadline_days={dl!r}: no GPU count that meets it (from "
+                         f"{cands[first]:,}, {_days_text(days(first))}) has a plan that fits "
+                         f"with a pipeline bubble of at most {BUBBLE_WARNING:.0%} "
+                         f"({stops(first)}); a larger global_batch_tokens lets data "
+                         "parallelism take more GPUs")
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
             "how": f"{what} with the main run within {_days_text(dl)} "
             f"({_days_text(days(hi))}, failures included) at the scenario's MFU; check a "
@@ -2073,8 +2136,10 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     that scale with GPUs move), so T peaks where the two cross. Start at the fewest count that
     meets the deadline for the budget's tokens on the scenario's GPUs (or, if none does, the
     count with the shortest run), then climb to a neighbouring count while it fits more tokens
-    (T is taken as unimodal in n: an assumption of this search, true of the two trends above)."""
-    cands, what = _candidates(counts, dl)
+    (T is taken as unimodal in n: an assumption of this search, true of the two trends above).
+    Only counts that pass ``counts``' test (``_plan_stops``) are answered or named as
+    neighbours."""
+    cands, what, stops = _candidates(counts, dl)
     t0 = float(_get(s, "train_tokens"))
     memo = {}
 
@@ -2095,8 +2160,13 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     try:
         i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts)["value"]))
     except ValueError:  # no count meets the deadline at those tokens: the shortest run
-        i = min(range(len(cands)), key=lambda k: led_of(cands[k], t_b).figures[
-            "wall_clock_days"])
+        i = min((k for k in range(len(cands)) if not stops(k)), default=None,
+                key=lambda k: led_of(cands[k], t_b).figures["wall_clock_days"])
+        if i is None:
+            raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: no GPU count up to "
+                             "64× the scenario's has a plan that fits with a pipeline bubble "
+                             f"of at most {BUBBLE_WARNING:.0%} ({what.removeprefix('fewest ')})"
+                             ) from None
     if not fits(cands[i], 1e-3 * t0):
         led = led_of(cands[i], 1e-3 * t0)
         raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: even 0.1% of the "
@@ -2105,14 +2175,14 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
                          f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
     best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens
-        j = i + way
-        while 0 <= j < len(cands) and fits(cands[j], best_t * (1 + 1e-6)):
+        j = _next_running(stops, i, way, len(cands))
+        while j is not None and fits(cands[j], best_t * (1 + 1e-6)):
             best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + 1e-6),
                                      best_t * 1.01, 30)[0]
-            i, j = j, j + way
+            i, j = j, _next_running(stops, j, way, len(cands))
     why = []
-    for k in (i - 1, i + 1):  # every limit that stops each neighbouring count at more tokens
-        if 0 <= k < len(cands):
+    for k in (_next_running(stops, i, -1, len(cands)), _next_running(stops, i, 1, len(cands))):
+        if k is not None:  # every limit that stops each neighbouring count at more tokens
             led = led_of(cands[k], best_t * (1 + 1e-6))
             over = [w for w, bad in (("the budget", led.total_usd > bud),
                                      ("the deadline", led.figures["wall_clock_days"] > dl))

@@ -938,7 +938,13 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
 
 
 def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
-    """Every product tp·pp·cp the model's rules allow, whatever the GPU count (tp divides the
+    """Every product tp·pp·cp the model's rules allow, whatever the GPU count
+    (``_rule_degrees``)."""
+    return {t * q * c for t, q, c in _rule_degrees(model, seq_len, pp_split, fixed)}
+
+
+def _rule_degrees(model, seq_len: int, pp_split: str, fixed: dict) -> set:
+    """Every (tp, pp, cp) the model's rules allow, whatever the GPU count (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
     with ``embedding_and_loss``, or is at most the layers with ``uneven`` or ``auto``; 2·cp
     divides the sequence; where ``fixed['sequence_parallel']`` is true, i.e. every plan the
@@ -955,7 +961,7 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
     sp = bool(fixed.get("sequence_parallel", False))   # counted only when the search needs it
-    return {t * q * c for t in tps for q in pps for c in cps
+    return {(t, q, c) for t in tps for q in pps for c in cps
             if not sp or t == 1 or seq_len % (c * t) == 0}
 
 
@@ -977,6 +983,31 @@ def splitting_gpu_counts(model, global_batch: int, seq_len=None, pp_split: str =
     dps = [int(d) for d in _divisors(global_batch // mbs)] if global_batch % mbs == 0 else []
     dps = [d for d in dps if "dp" not in fixed or d == fixed["dp"]]
     return sorted({d * q for d in dps for q in _rule_products(model, seq, pp_split, fixed)})
+
+
+def fewest_pipeline_stages(model, n_gpus: int, global_batch: int, seq_len=None,
+                           pp_split: str = "even", fixed: dict | None = None):
+    """The fewest pipeline stages of any split of ``n_gpus`` for ``model`` and a global batch of
+    ``global_batch`` sequences, and the largest data-parallel degree among the splits with that
+    many: ``(pp, dp)``, or None when no split exists. A split is n = dp × tp·pp·cp with
+    dp × micro_batch_size dividing the batch (``RULES['batch']``; micro_batch_size 1 unless
+    ``fixed`` gives it) and (tp, pp, cp) allowed by the model's rules (``_rule_degrees``, each
+    at its fixed value where ``fixed`` gives one), as ``splitting_gpu_counts`` counts them.
+
+    Since dp divides both n and the batch, dp ≤ gcd(n, batch) and tp·pp·cp is a multiple of
+    n ÷ gcd(n, batch): a factor of that quotient that no allowed tp·cp holds must be carried by
+    pp (576 GPUs = 2⁶·3², a batch of 1,024 = 2¹⁰ sequences: dp ≤ 64, tp·pp·cp a multiple of
+    9; with tp and cp powers of two, pp is a multiple of 9). Memory is not checked."""
+    fixed = dict(fixed or {})
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    mbs, n = int(fixed.get("micro_batch_size", 1)), int(n_gpus)
+    splits = [(q, n // (t * q * c)) for t, q, c in _rule_degrees(model, seq, pp_split, fixed)
+              if n % (t * q * c) == 0 and global_batch % (mbs * (n // (t * q * c))) == 0
+              and fixed.get("dp", n // (t * q * c)) == n // (t * q * c)]
+    if not splits:
+        return None
+    pp = min(q for q, _ in splits)
+    return pp, max(d for q, d in splits if q == pp)
 
 
 def fixed_degrees_hint(n_gpus: int, fixed: dict) -> str:

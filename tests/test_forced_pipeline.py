@@ -1,0 +1,143 @@
+"""A GPU count whose factors the global batch cannot take forces a pipeline (a new-user trial:
+GPT-OSS-120B on 576 GB200, eight NVL72 racks, 1,024 sequences per step, `mfu: predict`, was
+priced on PP9 with a 50 % bubble and no word about it; Llama 3.1 70B's budget and deadline were
+answered with 816 GPUs, whose plan had 51 stages). Each expectation is derived by hand below:
+data parallelism must divide the global batch in sequences (Narayanan et al. 2021 §2: dp
+replicas each take whole micro-batches), the 1F1B bubble is (p − 1)/m of the ideal compute
+time (Narayanan et al. 2021 §2.2.1), and GPT-OSS-120B has 36 layers and 64 query heads of 8 KV
+heads (OpenAI 2025, gpt-oss-120b model card, arXiv:2508.10925, §2 and Table 1)."""
+
+import math
+
+import pytest
+
+import llmcost
+from llmcost.bill import levers as lv
+from llmcost.bill.checks import BUBBLE_WARNING, plan_bubble, scenario_warnings
+from llmcost.core.catalog import load_model
+from llmcost.present.glance import caveat_line
+from llmcost.present.report import declared_parameters, effective_parameters, list_notebooks
+from llmcost.training import parallel
+from llmcost.training.step_scenario import scenario_plan, scenario_step
+
+#: the trial's scenario (/tmp/trial21/sc/s3e_gptoss_predict.yaml) without its title
+GPT_OSS = {"model": "gpt-oss-120b", "accelerator": "GB200-NVL72", "n_gpus": 576,
+           "train_tokens": 2.0e12, "seq_len": 8192, "mfu": 0.30, "dtype": "fp8",
+           "price_usd_per_gpu_hour": 6.0, "pricing": "reserved",
+           "global_batch_tokens": 8388608, "ep": 0}
+
+
+def _values(**override):
+    """The scenario's values as a report completes them (the notebooks' defaults)."""
+    declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+    used = effective_parameters({**GPT_OSS, **override}, declared)
+    return llmcost.validate_parameters(**{k: v["value"] for k, v in used.items()})
+
+
+def test_the_fewest_stages_follow_from_the_factors():
+    # 576 = 2⁶·3² GPUs and 8,388,608 / 8,192 = 1,024 = 2¹⁰ sequences: dp divides both, so
+    # dp ≤ gcd = 64 and tp·pp·cp is a multiple of 576 / 64 = 9. tp divides the 64 heads and cp
+    # is one of 1, 2, ..., 32: both powers of two, so pp carries the 9 (36 layers / 9 = 4 each).
+    spec = load_model("gpt-oss-120b")
+    assert (spec.n_layers, spec.n_heads, spec.n_kv_heads) == (36, 64, 8)
+    assert math.gcd(576, 1024) == 64
+    assert parallel.fewest_pipeline_stages(spec, 576, 1024, 8192, "auto") == (9, 64)
+    # 512 = 2⁹ GPUs: dp 512 divides the batch, no pipeline needed; a batch of 1,152 = 2⁷·3²
+    # sequences takes the 9 into dp (gcd(576, 1,152) = 576); 768 = 2⁸·3: gcd 256, pp ≥ 3
+    assert parallel.fewest_pipeline_stages(spec, 512, 1024, 8192, "auto") == (1, 512)
+    assert parallel.fewest_pipeline_stages(spec, 576, 1152, 8192, "auto") == (1, 576)
+    assert parallel.fewest_pipeline_stages(spec, 768, 1024, 8192, "auto") == (3, 256)
+    # a fixed pp is kept; a count no split makes (577 is prime, above the 36 layers) has none
+    assert parallel.fewest_pipeline_stages(spec, 576, 1024, 8192, "auto", {"pp": 18}) == \
+        (18, 32)
+    assert parallel.fewest_pipeline_stages(spec, 577, 1024, 8192, "auto") is None
+
+
+def test_a_forced_pipeline_is_warned_with_mfu_predict_and_says_what_avoids_it():
+    values = _values()
+    plan = scenario_plan(values)
+    # the bubble, by hand for the plan taken: 1F1B (p - 1)/m, m = 1,024 / (dp · mbs)
+    assert plan.pp % 9 == 0 and plan.schedule == "1f1b"
+    m = 1024 // (plan.dp * plan.micro_batch_size)
+    assert plan_bubble(plan) == pytest.approx((plan.pp - 1) / m, rel=1e-12)
+    assert plan_bubble(plan) > BUBBLE_WARNING
+    w = [x for x in scenario_warnings(values, mfu_predicted=True) if "pipeline bubble" in x]
+    assert len(w) == 1
+    w = w[0]
+    assert w.startswith(f"the plan's pipeline bubble is {plan_bubble(plan):.0%} of compute time "
+                        f"({plan.pp} stages, {m} micro-batches, 1f1b): the predicted MFU "
+                        "includes it")
+    assert ("the GPU count forces it: dp must divide the global batch of 1,024 sequences (2¹⁰), "
+            "so on 576 GPUs (2⁶·3²) dp ≤ gcd = 64 and tp·pp·cp is a multiple of 9") in w
+    assert "every split has at least 9 pipeline stages" in w
+    # what avoids it: 512 GPUs (2⁹: dp 512 divides the batch) below, 1,024 above, and on these
+    # 576 GPUs the multiples of 576 / (tp·cp) sequences nearest 1,024 (tp = cp = 1: 576, 1,152)
+    _, here = scenario_step(values)
+    for n in (512, 1024):
+        there_plan, there = scenario_step({**values, "n_gpus": n})
+        assert plan_bubble(there_plan) <= BUBBLE_WARNING and there.mfu > here.mfu
+        # GPU-hours = FLOPs ÷ (peak × MFU): the same FLOPs, so the ratio of the MFUs
+        assert (f"{n:,} GPUs ({there_plan.describe()}: predicted MFU {there.mfu:.1%}, "
+                f"{here.mfu / there.mfu:.2f}× the main run's GPU-hours") in w
+    assert (plan.tp, plan.cp) == (1, 1)
+    assert "on these 576 GPUs a global batch of 576 sequences (global_batch_tokens: 4,718,592;" \
+        in w and "or 1,152 sequences (global_batch_tokens: 9,437,184;" in w
+    assert "n_gpus and global_batch_tokens are priced as given" in w
+    assert caveat_line(w).startswith("the GPU count forces a pipeline that leaves the GPUs idle "
+                                     f"{plan_bubble(plan):.0%} of the time")
+    # a given MFU: the same reason and remedies after the given-MFU wording
+    given = [x for x in scenario_warnings(values) if "pipeline bubble" in x]
+    assert len(given) == 1 and "the mfu must already include it" in given[0]
+    assert given[0].endswith(w[w.index("; the GPU count forces it"):])
+
+
+def test_a_deadline_answers_no_count_whose_plan_idles_in_its_pipeline():
+    # The same scenario with a deadline its 576 GPUs miss: the counts its plan splits (dp
+    # dividing 1,024) near it are 512, 576, 768 = 2⁸·3 and 1,024. A deadline that needs about
+    # 700 GPUs (the wall clock ≈ 1 / GPUs at the scenario's MFU) was answered with 768, whose
+    # plan carries a factor 3 in its pipeline (gcd(768, 1,024) = 256); it now answers the
+    # fewest count that meets the deadline with a plan of at most a 10 % bubble.
+    sc = dict(GPT_OSS)
+    strip = {k: v for k, v in sc.items() if k not in lv._NOT_BILLED}
+    days576 = lv.bill(strip).figures["wall_clock_days"]
+    dl = days576 * 576 / 700
+
+    def days(n):
+        return lv.bill({**strip, "n_gpus": n}).figures["wall_clock_days"]
+
+    assert days(768) <= dl < days(576)
+    assert plan_bubble(scenario_plan(_values(n_gpus=768))) > BUBBLE_WARNING
+    row = lv.fit_budget(sc, deadline_days=dl).iloc[0]
+    n = int(row["value"])
+    assert n in parallel.splitting_gpu_counts(load_model("gpt-oss-120b"), 1024, 8192, "even")
+    assert n > 768 and days(n) <= dl
+    assert plan_bubble(scenario_plan(_values(n_gpus=n))) <= BUBBLE_WARNING
+    assert "with a pipeline bubble of at most 10%" in row["how"]
+
+
+def test_a_budget_and_deadline_answer_splits_the_default_batch():
+    # The trial's 70B on owned H100, no global_batch_tokens: its bill's plan uses the default
+    # scenario's 4,194,304 tokens = 512 sequences of 8,192. `--budget-usd 3e6 --deadline-days
+    # 30` answered 816 GPUs (a multiple of 8): 816 = 2⁴·3·17 and 512 = 2⁹, so dp ≤ 16 and
+    # tp·pp·cp is a multiple of 51, which no pp dividing the 80 layers makes (its plan took 51
+    # uneven stages, a 20 % bubble). By hand the budget buys ≈ 1.67e12 tokens whatever the count
+    # (GPU-hours ∝ tokens ÷ MFU), which took 29.9 days on 816 GPUs: the deadline needs at least
+    # 816 × 29.9 / 30 ≈ 813 GPUs, and the counts that split (2^k and 5·2^k up to 64× 2,048)
+    # next above are 1,024, then 1,280 and 2,048: 1,024.
+    sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
+          "train_tokens": 1.5e13, "seq_len": 8192, "mfu": 0.40, "dtype": "bf16",
+          "pricing": "owned", "price_usd_per_gpu_hour": None,
+          "ledger_owned_usd_per_gpu": 30000, "ledger_electricity_usd_per_kwh": 0.08,
+          "ledger_pue": 1.2}
+    assert lv._default_scenario()["global_batch_tokens"] // 8192 == 512
+    counts = parallel.splitting_gpu_counts(load_model("llama-3.1-70b"), 512, 8192, "even",
+                                           {"cp": 1})
+    assert 816 not in counts and [c for c in counts if 640 <= c <= 2048] == \
+        [640, 1024, 1280, 2048]
+    df = lv.fit_budget(sc, budget_usd=3e6, deadline_days=30).set_index("quantity")
+    row = df.loc["GPUs for the budget and the deadline"]
+    assert row["value"] == 1024
+    assert "512-sequence global batch of the default scenario" in row["how"]
+    assert df.loc["tokens the budget buys", "value"] == pytest.approx(1.67e12, rel=0.01)
+    full = lv._plan_scenario(sc)
+    assert lv._plan_stops(full, 1024) == ""
