@@ -290,6 +290,49 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
             f"s**, {generation_time_share:.0%} of its wall time generating, and {campaign}.")
 
 
+#: ``inference.ServingCost.limit`` in words: what set the batch of a serving set-up.
+BATCH_LIMIT_WORDS = {"as given": "as given", "HBM capacity": "the largest that fits in HBM",
+                     "compute": "the largest that fits in HBM (past the compute-bound crossover)",
+                     "latency target": "the largest that meets the latency target"}
+
+
+def serving_points(c, best, target_s: float, *, tp_given: bool = False,
+                   headline_target_s: float | None = None) -> str:
+    """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: section
+    0, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
+    latency-throughput curve under ``target_s`` (``engines.cheapest_setup``, same occupancy),
+    in plain text: whether they are the same (tp, batch) and, if so, whether their expected
+    prices agree; if not, how each was chosen. Then output ÷ input on an engine and on the
+    roofline, and the factor expected ÷ roofline of each (USD/M output = TPOT · tp / live batch,
+    USD/M input = prefill(B prompts) · tp / (B · P), each × price / 3600 · 1e6:
+    ``inference.serving_cost``)."""
+    e_in, e_out, r_in, r_out = (c.expected_usd_per_m_input, c.expected_usd_per_m_output,
+                                c.usd_per_m_input, c.usd_per_m_output)
+    head = (f"the headline's set-up (section 0): TP {c.tp}, batch {c.batch}, "
+            f"{c.expected_tpot_s * 1e3:.1f} ms per token expected (roofline "
+            f"{c.tpot_s * 1e3:.1f}), ${e_in:.3f}/M input, ${e_out:.3f}/M output")
+    if (int(best["tp"]), int(best["batch"])) == (c.tp, c.batch):
+        gap = max(abs(e_in - best["expected_usd_per_m_input"]),
+                  abs(e_out - best["expected_usd_per_m_output"]))
+        same = ("the cheapest point above, at the same prices" if gap <= 1e-9 * e_out else
+                f"the cheapest point above, its prices apart by up to ${gap:.4f}/M")
+    else:
+        how = ("the scenario's serve_tp" if tp_given else
+               "the lowest blended price on the roofline over the tensor-parallel sizes")
+        how += ", its batch " + BATCH_LIMIT_WORDS.get(c.limit, f"set by {c.limit}")
+        if headline_target_s is not None:
+            how += (f" (the {headline_target_s * 1e3:.0f} ms target met by the roofline TPOT"
+                    + ("; its expected TPOT misses it)" if c.expected_tpot_s > headline_target_s
+                       else ")"))
+        same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
+                f"headline's is {how}; the point above is the lowest expected blended price "
+                f"whose expected TPOT meets {target_s * 1e3:.0f} ms, over the curve's batches")
+    ratio = (f"on it output costs {e_out / e_in:.2f}x input on an engine and "
+             f"{r_out / r_in:.2f}x on the roofline: the engine constants of section 6.1 slow "
+             f"this prefill by {e_in / r_in:.2f}x and this decode by {e_out / r_out:.2f}x")
+    return "\n".join(textwrap.wrap(f"{head}: {same}; {ratio}.", 100))
+
+
 def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict) -> str:
     """Notebook 00: the whole bill B (Σ of its lines, ``ledger.build_ledger``) with its P10-P90
     and median over the Monte Carlo draws of the headline (``glance.bill_glance``: the

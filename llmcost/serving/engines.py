@@ -600,13 +600,14 @@ CURVE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
                              output_tokens: int, engine: str | None = None,
                              weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                             tps=None) -> pd.DataFrame:
+                             tps=None, occupancy: float = 1.0) -> pd.DataFrame:
     """Expected tokens/s per GPU against time per output token, over tensor-parallel sizes and
     batches, and the Pareto front of the two (what an API provider chooses along).
 
     Formula: for every tp (powers of two up to the scale-up domain, dividing the heads, the
     weights fitting) and batch B in ``CURVE_BATCHES`` up to ``max_batch`` (and ``max_batch``
-    itself), ``inference.serving_cost(..., batch=B, tp=tp, engine=engine)``: expected TPOT,
+    itself), ``inference.serving_cost(..., batch=B, tp=tp, engine=engine, occupancy=occupancy)``
+    (``occupancy``: the mean busy share of the B slots, as in ``serving_cost``): expected TPOT,
     expected output tokens/s per GPU (with its band), TTFT, USD per million input, output and
     blended tokens at ``price_usd_per_gpu_hour``. A point is on the Pareto front when no other
     point has both a lower expected TPOT and a higher expected throughput per GPU.
@@ -642,7 +643,7 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
         for b in sorted({b for b in CURVE_BATCHES if b <= cap} | {int(cap)}):
             c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
                              output_tokens=output_tokens, batch=b, weight_dtype=weight_dtype,
-                             kv_dtype=kv_dtype, tp=tp, engine=engine)
+                             kv_dtype=kv_dtype, tp=tp, engine=engine, occupancy=occupancy)
             rows.append({"tp": tp, "batch": b, "expected_ttft_s": float(eng.prefill_s(c.ttft_s)),
                          "expected_tpot_s": c.expected_tpot_s,
                          "expected_output_tokens_per_s_per_gpu":
@@ -667,9 +668,11 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
 
 def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
                    output_tokens: int, max_tpot_s: float, engine: str | None = None,
-                   weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> pd.Series:
+                   weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                   occupancy: float = 1.0) -> pd.Series:
     """The set-up (tp, batch) of ``latency_throughput_curve`` with the lowest expected blended
-    USD per million tokens whose expected TPOT meets ``max_tpot_s``.
+    USD per million tokens whose expected TPOT meets ``max_tpot_s`` (the slots busy at
+    ``occupancy``, as in ``inference.serving_cost``).
 
     Raises
     ------
@@ -682,7 +685,8 @@ def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens:
         raise ValueError(f"max_tpot_s={max_tpot_s!r} must be a number of seconds > 0")
     c = latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour,
                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                                 engine=engine, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+                                 engine=engine, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                                 occupancy=occupancy)
     ok = c[c["expected_tpot_s"] <= max_tpot_s]
     if ok.empty:
         raise ValueError(f"max_tpot_s={max_tpot_s!r}: the fastest set-up takes "

@@ -850,6 +850,7 @@ class ServingCost:
     notes: str = field(default="", compare=False)
     engine: str = POOLED
     expected_tpot_s: float = math.nan
+    expected_ttft_s: float = math.nan
     expected_output_tokens_per_s_per_gpu: float = math.nan
     expected_output_tokens_per_s_per_gpu_band: tuple = (math.nan, math.nan)
     expected_usd_per_m_input: float = math.nan
@@ -927,8 +928,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     **expected** throughput on an engine (``engine``: a family of ``ENGINE_FAMILIES``, or None
     for the pooled fit; ``load_engine_efficiency``): every pass at its expected time,
     expected TPOT = ((TPOT_roof − KV read)/η_d + KV read/η_kv + o·passes) / tokens per pass,
-    expected prefill = prefill_roof/η_p + o, with the engine's band on throughput (and the
-    reciprocal band on USD). The batch, its limit and the KV capacity are the roofline's: a
+    expected prefill = prefill_roof/η_p + o (of the batch's prompts: the input price; of one
+    prompt: ``expected_ttft_s``), with the engine's band on throughput (reciprocal on USD). The batch, its limit and the KV capacity are the roofline's: a
     ``max_tpot_s`` target is met by the roofline TPOT (a lower bound on the engine's);
     ``serving.engines.cheapest_setup`` meets a target with the expected TPOT.
 
@@ -978,7 +979,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
     limit = "compute" if limit == "HBM capacity" and cross < b else limit
     live, t_out = occ * b, float(tpot(b))
-    pst = prefill(m, acc, p, b, **kw)
+    pst, one = prefill(m, acc, p, b, **kw), prefill(m, acc, p, 1, **kw)
     pre_b = float(pst.time_s)
     in_gpu_s, out_gpu_s, usd_in, usd_out = _token_prices(t_out, pre_b, tp, b, live, p, price)
     bound = decode_step(m, acc, live, p + r / 2, **kw).bound
@@ -986,15 +987,14 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     base = ServingCost(
         model=m.name, accelerator=acc.name, tp=tp, batch=int(b), live_batch=live, max_batch=cap,
         limit=limit, decode_bound=bound, prompt_tokens=p, output_tokens=r,
-        ttft_s=float(prefill_time(m, acc, p, 1, **kw)), tpot_s=t_out,
+        ttft_s=float(one.time_s), tpot_s=t_out,
         output_tokens_per_s_per_gpu=1 / out_gpu_s, input_tokens_per_s_per_gpu=1 / in_gpu_s,
         usd_per_m_input=usd_in, usd_per_m_output=usd_out,
         usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r), price_usd_per_gpu_hour=price,
         crossover_batch=cross,
         notes=f"{o.weight_dtype} weights, {o.kv_dtype} KV, occupancy {occ:g}"
               + (f", speculative γ={g}, α={o.acceptance_rate}" if g else ""))
-    return _with_expected(base, eng, float(tpot(b, eng)), pre_b,
-                          float(pst.compute_s) >= float(pst.memory_s))
+    return _with_expected(base, eng, float(tpot(b, eng)), pst, one)
 
 
 def _token_prices(t_out, pre_b, tp, b, live, p, price) -> tuple:
@@ -1074,19 +1074,24 @@ def _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, seq_tokens) -> tuple:
 
 
 def _with_expected(c: ServingCost, eng: EngineEfficiency, e_out: float,
-                   prefill_s: float, compute_bound: bool = False) -> ServingCost:
+                   prefill_batch: StepTime, prefill_one: StepTime) -> ServingCost:
     """``c`` with the engine's expected fields: expected TPOT ``e_out``, the prefill of the
-    batch at ``eng.prefill_s`` (``compute_bound``: its roofline's compute term leads), and the
-    band on throughput (its reciprocal on USD)."""
+    batch (input price) and of one prompt (expected TTFT) at ``eng.prefill_s`` (compute-bound
+    when its roofline's compute term leads), and the band on throughput (its reciprocal on
+    USD)."""
     p, r, tp, k = c.prompt_tokens, c.output_tokens, c.tp, c.price_usd_per_gpu_hour
-    e_in_gpu_s = float(eng.prefill_s(prefill_s, compute_bound)) * tp / (c.batch * p)
+
+    def expected_s(st: StepTime) -> float:
+        return float(eng.prefill_s(float(st.time_s), float(st.compute_s) >= float(st.memory_s)))
+
+    e_in_gpu_s = expected_s(prefill_batch) * tp / (c.batch * p)
     e_out_gpu_s = e_out * tp / c.live_batch
     e_usd_in = e_in_gpu_s * k / SECONDS_PER_HOUR * 1e6
     e_usd_out = e_out_gpu_s * k / SECONDS_PER_HOUR * 1e6
     e_blend = (p * e_usd_in + r * e_usd_out) / (p + r)
     lo, hi = eng.band
     return replace(
-        c, engine=eng.family, expected_tpot_s=e_out,
+        c, engine=eng.family, expected_tpot_s=e_out, expected_ttft_s=expected_s(prefill_one),
         expected_output_tokens_per_s_per_gpu=1 / e_out_gpu_s,
         expected_output_tokens_per_s_per_gpu_band=(lo / e_out_gpu_s, hi / e_out_gpu_s),
         expected_usd_per_m_input=e_usd_in, expected_usd_per_m_output=e_usd_out,

@@ -460,23 +460,31 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 #
 # An API provider chooses a point on a curve: a smaller batch (or more GPUs per replica) lowers the
 # time per output token and raises the cost of each token. `engines.latency_throughput_curve`
-# prices every tensor-parallel size and batch of the scenario's model at the expected throughput;
+# prices every tensor-parallel size and batch of the scenario's model at the expected throughput,
+# the batch slots busy at the scenario's occupancy as in section 5;
 # the Pareto front keeps the points no other point beats on both axes, and
-# `engines.cheapest_setup` picks the cheapest point under a latency target.
+# `engines.cheapest_setup` picks the cheapest point under a latency target. The headline set-up
+# (section 0 and the headline figures) is chosen differently: `inf.choose_serving_tp` takes the
+# lowest blended price on the roofline, its batch the largest that fits or the scenario's
+# latency target met by the roofline TPOT. The cell after the cheapest point says whether the
+# two land on the same tensor-parallel size and batch and, where they do, that the prices are
+# the same; where they do not, how each was chosen.
 
 # %%
 target_s = p["serve_max_tpot_s"] or 0.05
-curve = engines.latency_throughput_curve(spec, gpu, price, prompt_tokens=P, output_tokens=R, **sv)
+occ = p["serve_occupancy"]  # mean busy share of the batch slots, as in section 0
+curve = engines.latency_throughput_curve(spec, gpu, price, prompt_tokens=P, output_tokens=R,
+                                         occupancy=occ, **sv)
 plots.latency_throughput(curve, target_s=target_s);
 
 # %%
 # NBVAL_CHECK_OUTPUT
 best = engines.cheapest_setup(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                              max_tpot_s=target_s, **sv)
+                              max_tpot_s=target_s, occupancy=occ, **sv)
 front = curve[curve["pareto"]]
 print(f"{spec.name} on {gpu.name}: {len(curve)} set-ups, {len(front)} on the Pareto front")
-print(f"cheapest under {target_s * 1e3:.0f} ms per token: TP {int(best['tp'])}, batch "
-      f"{int(best['batch'])}: {best['expected_tpot_s'] * 1e3:.1f} ms, "
+print(f"cheapest under {target_s * 1e3:.0f} ms per token ({occ:.0%} busy): TP {int(best['tp'])}, "
+      f"batch {int(best['batch'])}: {best['expected_tpot_s'] * 1e3:.1f} ms, "
       f"{best['expected_output_tokens_per_s_per_gpu']:,.0f} tok/s/GPU (band "
       f"{best['band_low']:,.0f}–{best['band_high']:,.0f}); ${best['expected_usd_per_m_input']:.3f}"
       f"/M input, ${best['expected_usd_per_m_output']:.3f}/M output at ${price:.2f}/GPU-h")
@@ -485,6 +493,11 @@ print(f"fastest point: TP {int(fast['tp'])}, batch {int(fast['batch'])}, "
       f"{fast['expected_tpot_s'] * 1e3:.1f} ms per token at ${fast['expected_usd_per_m_output']:.2f}"
       f"/M output, {fast['expected_usd_per_m_output'] / best['expected_usd_per_m_output']:.0f}× "
       "the cheapest point under the target")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(answers.serving_points(c, best, target_s, tp_given=bool(p["serve_tp"]),
+                             headline_target_s=p["serve_max_tpot_s"]))
 
 # %% [markdown]
 # ## 6.3 Set-ups side by side: a dense and a mixture-of-experts model
@@ -1195,19 +1208,27 @@ print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-trai
 # NBVAL_CHECK_OUTPUT
 from llmcost.present.report import publish_summary, summary_row
 
+on = f"expected on an engine ({c.engine})"
 rows = [summary_row("usd_per_m_output_tokens", "USD per million output tokens",
                     c.expected_usd_per_m_output, "USD",
                     f"{spec.name}, {c.tp} × {gpu.name}, {p['serve_weight_dtype']} weights, "
-                    f"batch {c.batch}, expected on an engine ({c.engine})"),
+                    f"batch {c.batch}, {on}"),
         summary_row("usd_per_m_output_tokens_floor", "  its roofline floor", c.usd_per_m_output,
                     "USD", "no engine is faster"),
         summary_row("usd_per_m_input_tokens", "USD per million input tokens",
-                    c.expected_usd_per_m_input, "USD",
-                    f"priced at prefill time, expected on an engine ({c.engine})"),
+                    c.expected_usd_per_m_input, "USD", f"priced at prefill time, {on}"),
         summary_row("usd_per_m_input_tokens_floor", "  its roofline floor", c.usd_per_m_input,
-                    "USD", "no engine is faster"),
-        summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
-        summary_row("ttft_s", "time to first token", c.ttft_s, "s", f"{P}-token prompt, alone")]
+                    "USD", "no engine is faster")]
+
+# %%
+rows += [summary_row("tpot_s", "time per output token", c.expected_tpot_s, "s",
+                     f"batch {c.batch}, {c.live_batch / c.batch:.0%} busy, {on}"),
+         summary_row("tpot_s_floor", "  its roofline floor", c.tpot_s, "s",
+                     "no engine is faster"),
+         summary_row("ttft_s", "time to first token", c.expected_ttft_s, "s",
+                     f"{P}-token prompt, alone, {on}"),
+         summary_row("ttft_s_floor", "  its roofline floor", c.ttft_s, "s",
+                     "no engine is faster")]
 
 # %%
 # NBVAL_CHECK_OUTPUT
