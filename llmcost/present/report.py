@@ -399,9 +399,12 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
         # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
         # the RL and serving set-ups run outside the bill in the notebooks that read serve_ keys
-        # but not the bill's (05, 06); the bill runs them only when it bills them
-        setups = (notebook_setups and any("serve_tp" in declared_all[nb]
-                                          and "ledger_pue" not in declared_all[nb] for nb in nbs)) \
+        # but do not build the whole bill (05, 06: they declare only the owned-hardware keys
+        # they price GPU-hours with, not the bill's other lines, e.g. its annotation line's);
+        # the bill runs them only when it bills them
+        setups = (notebook_setups and any(
+            "serve_tp" in declared_all[nb] and "ledger_annotation_samples" not in declared_all[nb]
+            for nb in nbs)) \
             or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario
                    if f"_{k}_chosen" not in scenario)
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
