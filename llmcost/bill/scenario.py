@@ -621,6 +621,9 @@ LEDGER_DEFAULTS = {
     "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
     "efficiency_profile": None,
+    # the scale-out bandwidth of an accelerator the catalogue has none for: the RL campaign's
+    # policy update and a pilot's calibration price their plans on it (catalog.scenario_accelerator)
+    "comm_scaleout_bytes_per_s": None,
 }
 
 #: The keys that describe an RL post-training campaign's size: the bill includes RL

@@ -92,7 +92,7 @@ def _nb04b(p, private):
 
 
 def _nb05(p, private):
-    spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    spec, gpu = load_model(p["model"]), scenario_accelerator(p)
     price = _price(p)
     sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
     kw = dict(prompt_tokens=p["inference_prompt_tokens"],
@@ -122,7 +122,7 @@ def _nb06(p, private):
 
 
 def _nb07(p, private):
-    spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    spec, gpu = load_model(p["model"]), scenario_accelerator(p)
     per_node = min(gpu.scaleup_domain_size or 8, 8)
     q = dict(p)
     q["ckpt_storage_bytes_per_s"], _ = rel.scenario_storage_bytes_per_s(q)

@@ -22,7 +22,7 @@ from ..core.catalog import (
     load_efficiency,
     load_model,
 )
-from ..core.hardware import Cluster
+from ..core.hardware import Accelerator, Cluster
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
@@ -44,6 +44,21 @@ def _log_int_slider(w, value, lo_exp, hi_exp, description):
         options = sorted(set(options) | {int(value)})
     return w.SelectionSlider(options=options, value=int(value), description=description,
                              continuous_update=False)
+
+
+def device_name(accelerator) -> str:
+    """A widget's accelerator (a catalogue name or an ``Accelerator``) by its catalogue name, the
+    value its dropdown opens on."""
+    return accelerator.name if isinstance(accelerator, Accelerator) else accelerator
+
+
+def chosen_device(name: str, given) -> Accelerator:
+    """The accelerator a widget's dropdown names: ``given`` itself when it is that one (a
+    notebook's ``catalog.scenario_accelerator``, with the scale-out bandwidth its scenario's
+    ``comm_scaleout_bytes_per_s`` gives), else the catalogue's."""
+    if isinstance(given, Accelerator) and given.name == name:
+        return given
+    return load_accelerator(name)
 
 
 def mfu_slider_max(accelerator: str) -> float:
@@ -183,7 +198,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                    w.HBox([restart_w, async_w]), out])
 
 
-def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: float, seq_len: int,
+def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, seq_len: int,
                    global_batch_tokens: int, mfu: float, price_usd_per_gpu_hour: float,
                    tp: int = 1, pp: int = 1, micro_batch_size: int = 1, target_loss=None,
                    b_noise_tokens=None, dtype: str = "bf16", grad_bytes_per_param: float = 2.0,
@@ -192,6 +207,8 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     """Target loss, B_noise, accelerator, micro-batch and GPU-count widgets updating the
     time/GPU-hours-to-target curves and the key figures of notebook 02.
 
+    ``accelerator``: a catalogue name, or the notebook's ``Accelerator`` (its scenario's network
+    figure kept while the dropdown shows it: ``chosen_device``).
     ``grad_bytes_per_param`` (the recipe's), ``dp_members_per_domain`` (the plan's DP placement,
     ``batch.dp_sync_bandwidth``), ``pp_schedule`` and ``virtual_stages`` keep the widget's
     all-reduce and bubble on the notebook's basis.
@@ -213,8 +230,8 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     noise_w = w.FloatLogSlider(value=base.b_noise_tokens, base=10, min=5, max=9, step=0.05,
                                description="B_noise", readout_format=".3g",
                                continuous_update=False)
-    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
-                       description="accelerator")
+    acc_w = w.Dropdown(options=list(list_accelerators()["name"]),
+                       value=device_name(accelerator), description="accelerator")
     mbs_w = w.SelectionSlider(options=sorted({1, 2, 4, 8, 16, int(micro_batch_size)}),
                               value=int(micro_batch_size),
                               description="micro-batch", continuous_update=False)
@@ -227,7 +244,7 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
         with out:
             out.clear_output(wait=True)
             try:
-                acc = load_accelerator(acc_w.value)
+                acc = chosen_device(acc_w.value, accelerator)
                 dp = gpu_w.value // (tp * pp)
                 k = max(1, min(int(dp_members_per_domain), dp))
                 bw = batch.ring_bandwidth(acc, k, -(-dp // k))
@@ -352,7 +369,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
                    zero_w, rc_w, out])
 
 
-def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
+def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int,
                   seq_len: int, tp: int, pp: int, micro_batch_size: int, zero_stage: int,
                   recompute: str, recipe: str = "bf16_adam_fp32_grads",
                   tp_overlap: str = "backward", pp_overlap: bool = True,
@@ -364,17 +381,18 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
 
     The panel opens on the plan it is given (pass the notebook's ``schedule``,
     ``virtual_stages``, ``pp_split``, ``cp`` and ``stack`` so that it shows the notebook's
-    prediction). The
+    prediction; ``accelerator`` a catalogue name or the notebook's ``Accelerator``, whose
+    scale-out figure, a scenario's, the panel keeps while its dropdown shows it). The
     interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
-    (×1 = the datasheet). Returns the ``VBox``; a plan that breaks a rule shows the rule instead
-    of the bars.
+    (×1 = the datasheet, or the scenario's figure). Returns the ``VBox``; a plan that breaks a
+    rule shows the rule instead of the bars.
     """
     import ipywidgets as w
     from IPython.display import display
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
-        w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=16,
-        min_batch_log2=18)
+        w, model, device_name(accelerator), n_gpus, global_batch_tokens, tp, pp,
+        max_gpus_log2=16, min_batch_log2=18)
     mbs_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {micro_batch_size}), value=micro_batch_size,
                        description="micro-batch")
     zero_w = w.ToggleButtons(options=[0, 1, 2, 3], value=zero_stage, description="ZeRO")
@@ -396,7 +414,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     live = plots.LiveFigure((9, 2.2))  # built once, redrawn in place on every update
 
     def update(_=None):
-        spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
+        spec, acc = load_model(model_w.value), chosen_device(acc_w.value, accelerator)
         with out:
             out.clear_output(wait=True)
             try:
@@ -480,10 +498,12 @@ def pilot_explorer(study, seq_len: int, options=None):
     return w.VBox([w.HBox([gpu_w, tp_w, pp_w, mbs_w]), out])
 
 
-def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):
+def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float):
     """Algorithm, G, response length, tail ratio, rollout GPUs, async and accelerator widgets
     updating the per-iteration ledger of ``llmcost.rl.rl_iteration`` (other settings from ``p``,
-    the notebook's validated parameters). Returns the ``VBox``."""
+    the notebook's validated parameters; ``accelerator`` a catalogue name or the notebook's
+    ``Accelerator``, its scenario's network figure kept while the dropdown shows it:
+    ``chosen_device``). Returns the ``VBox``."""
     import ipywidgets as w
     from IPython.display import display
 
@@ -497,8 +517,8 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
     roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0, max=max(p["rl_gpus"] - 1, 0),
                        step=p["rl_rollout_tp"], description="rollout GPUs")
     asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
-    acc = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
-                     description="accelerator")
+    acc = w.Dropdown(options=list(list_accelerators()["name"]),
+                     value=device_name(accelerator), description="accelerator")
     out = w.Output()
 
     def update(_=None):
@@ -506,7 +526,8 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
             out.clear_output(wait=True)
             try:
                 it = rl.rl_iteration(
-                    model, acc.value, algorithm=alg.value, prompts_per_step=p["rl_prompts_per_step"],
+                    model, chosen_device(acc.value, accelerator), algorithm=alg.value,
+                    prompts_per_step=p["rl_prompts_per_step"],
                     samples_per_prompt=g.value, prompt_tokens=p["rl_prompt_tokens"],
                     response_tokens=resp.value, response_tokens_max=resp.value * tail.value,
                     n_gpus=p["rl_gpus"], rollout_gpus=roll.value, rollout_tp=p["rl_rollout_tp"],
@@ -526,8 +547,9 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
         x.observe(update, names="value")
     update()
     return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
-def collective_explorer(accelerator: str, n_gpus: int):
-    """How long one collective takes on ``n_gpus`` × ``accelerator`` (notebook 04):
+def collective_explorer(accelerator, n_gpus: int):
+    """How long one collective takes on ``n_gpus`` × ``accelerator`` (notebook 04; a catalogue
+    name or the notebook's ``Accelerator``, a scenario's with its own scale-out figure):
     the collective, the message size (log slider, bytes), the group size and where its ranks
     sit (consecutive ranks, NVLink first; or one rank per scale-up domain, every hop on the
     network) on controls, and ``comm.cluster_collective_time`` (the alpha-beta model of the
@@ -536,7 +558,8 @@ def collective_explorer(accelerator: str, n_gpus: int):
     message). Returns the ``VBox``."""
     import ipywidgets as w
 
-    cluster = Cluster(load_accelerator(accelerator), n_gpus)
+    acc = accelerator if isinstance(accelerator, Accelerator) else load_accelerator(accelerator)
+    cluster = Cluster(acc, n_gpus)
     dom = int(cluster.scaleup_domain_size)
     # the default, one domain or the whole cluster if smaller (TPU v5p: 8,960 chips), among them
     sizes = sorted({n for n in (2, 4, 8, 16, 64, 256, 1024, dom) if n <= n_gpus}

@@ -739,7 +739,9 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
                          prompt_tokens: int = 2000, output_tokens: int = 500,
                          max_tpot_s: float = 0.05, engine: str | None = None) -> pd.DataFrame:
     """Each list price of ``data/api_prices.csv`` beside the modelled cost of serving that model
-    on ``accelerator`` at ``price_usd_per_gpu_hour``, and the margin it implies.
+    on ``accelerator`` (a catalogue name or an ``Accelerator``: a scenario's,
+    ``catalog.scenario_accelerator``, for the network figure an expert-parallel deployment
+    crosses) at ``price_usd_per_gpu_hour``, and the margin it implies.
 
     Formula: margin = 1 − modelled USD per M ÷ list USD per M, for input, output and (where
     listed) cached input. Modelled: a dense model at ``engines.cheapest_setup`` (FP8 weights
@@ -757,16 +759,16 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
     DataFrame: provider, model, dated, list and modelled USD per M input / cached input /
     output, margin_input, margin_cached_input, margin_output, set_up, source.
     """
-    rows = []
+    rows, acc = [], serving_accelerator(accelerator)  # a scenario's, with its own network figure
     for _, r in load_api_prices().iterrows():
         m = serving_model(r["model"])
         try:
-            usd_in, cached, usd_out, how = _api_row_cost(m, accelerator, price_usd_per_gpu_hour,
+            usd_in, cached, usd_out, how = _api_row_cost(m, acc, price_usd_per_gpu_hour,
                                                          prompt_tokens, output_tokens,
                                                          max_tpot_s, engine)
         except DoesNotFit as e:  # the deployment does not fit this GPU: said, not priced
             usd_in = cached = usd_out = math.nan
-            how = f"not modelled on {accelerator}: {e}"
+            how = f"not modelled on {acc.name}: {e}"
         lc = r["usd_per_m_cached_input"]
         rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
                      "list_usd_per_m_input": r["usd_per_m_input"],

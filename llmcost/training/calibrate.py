@@ -68,7 +68,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.catalog import as_model, load_accelerator, load_model, load_published_runs
+from ..core.catalog import (
+    as_accelerator,
+    as_model,
+    load_accelerator,
+    load_model,
+    load_published_runs,
+    scenario_accelerator,
+)
 from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import fmt_gpus
@@ -316,8 +323,10 @@ class Pilot:
     Parameters
     ----------
     model : ModelSpec or catalogue name
-    accelerator : str
-        Catalogue name (``llmcost.load_accelerator``).
+    accelerator : str or Accelerator
+        Catalogue name (``llmcost.load_accelerator``), or the device itself: a scenario's pilots
+        run on ``catalog.scenario_accelerator``'s (the scale-out bandwidth its
+        ``comm_scaleout_bytes_per_s`` gives, for an accelerator the catalogue has none for).
     plan : ParallelPlan
         The pilot's plan (``llmcost.make_plan``); its GPU count is the pilot's.
     seq_len : int
@@ -335,7 +344,7 @@ class Pilot:
     """
 
     model: object
-    accelerator: str
+    accelerator: object
     plan: ParallelPlan
     seq_len: int
     tokens_per_s_per_gpu: float
@@ -367,18 +376,24 @@ def measured_mfu(p: Pilot) -> float:
     """The pilot's MFU on the workbook's basis from its tokens/s:
     ``tokens_per_s_per_gpu × flops_per_token(seq_len, causal=False) ÷ peak(dtype)``."""
     model = as_model(p.model)
-    peak = load_accelerator(p.accelerator).peak_flops_per_s(p.options.dtype)
+    peak = as_accelerator(p.accelerator).peak_flops_per_s(p.options.dtype)
     return float(p.tokens_per_s_per_gpu * model.flops_per_token(p.seq_len, causal=False) / peak)
 
 
-def _cluster(accelerator: str, n_gpus: int) -> Cluster:
-    return Cluster(load_accelerator(accelerator), int(n_gpus))
+def _cluster(accelerator, n_gpus: int) -> Cluster:
+    return Cluster(as_accelerator(accelerator), int(n_gpus))
 
 
-def base_efficiency(options: StepOptions, accelerator: str) -> Efficiency:
-    """The burst ``Efficiency`` the engine uses for ``options`` on ``accelerator`` (the
-    catalogue's row with the stack's FlashAttention fraction, or the options' own)."""
-    return options.resolve(accelerator).efficiency
+def accelerator_name(accelerator) -> str:
+    """A pilot's accelerator (a catalogue name or an ``Accelerator``) by its name."""
+    return as_accelerator(accelerator).name
+
+
+def base_efficiency(options: StepOptions, accelerator) -> Efficiency:
+    """The burst ``Efficiency`` the engine uses for ``options`` on ``accelerator`` (a catalogue
+    name or an ``Accelerator``: the catalogue's row with the stack's FlashAttention fraction, or
+    the options' own)."""
+    return options.resolve(accelerator_name(accelerator)).efficiency
 
 
 def kernel_exposure(b) -> tuple:
@@ -465,7 +480,7 @@ def check_pilot(p: Pilot) -> None:
     if not isinstance(p, Pilot):
         raise ValueError(f"pilot={p!r} must be a Pilot")
     model = as_model(p.model, name="pilot model")
-    acc = load_accelerator(p.accelerator)
+    acc = as_accelerator(p.accelerator)
     if not isinstance(p.plan, ParallelPlan):
         raise ValueError(f"pilot plan={p.plan!r} must be a ParallelPlan (llmcost.make_plan)")
     _positive("seq_len", p.seq_len)
@@ -638,9 +653,12 @@ def calibrate(pilots) -> Calibration:
         check_pilot(p)
     p0 = min(pilots, key=lambda p: p.n_gpus)
     for p in pilots:
-        if p.accelerator != p0.accelerator:
-            raise ValueError(f"pilot accelerator={p.accelerator!r} differs from {p0.accelerator!r}"
-                             ": calibrate one accelerator at a time")
+        a, a0 = as_accelerator(p.accelerator), as_accelerator(p0.accelerator)
+        if a != a0:
+            what = (f"{a.name!r} differs from {a0.name!r}" if a.name != a0.name else
+                    f"{a.name!r} with a scale-out bandwidth of {a.scaleout_bytes_per_s_per_dir} "
+                    f"bytes/s differs from {a0.scaleout_bytes_per_s_per_dir}")
+            raise ValueError(f"pilot accelerator={what}: calibrate one accelerator at a time")
     base = base_efficiency(p0.options, p0.accelerator)
     expo = kernel_exposure(_step(as_model(p0.model), p0.accelerator, p0.plan, p0.seq_len,
                                  p0.options, base))
@@ -661,7 +679,8 @@ def calibrate(pilots) -> Calibration:
     msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
            f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
            f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
-           f"{p0.accelerator} (the rule: kernel rates of at least {MIN_COMPUTE_FACTOR:.0%} of "
+           f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
+           f"{MIN_COMPUTE_FACTOR:.0%} of "
            f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
            f"(not per step, per node or per hour)")
     c, k, net_ok, saturated = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
@@ -692,14 +711,19 @@ def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
     T ÷ (1 + r)); the rest of the drop is what k puts on the network. None above the bound."""
     if not k < SCALEOUT_FACTOR_FLOOR:
         return None
-    rate = load_accelerator(big.accelerator).scaleout_bytes_per_s_per_dir or 0.0
+    acc = as_accelerator(big.accelerator)
+    rate = acc.scaleout_bytes_per_s_per_dir or 0.0
     fitted = rate * base.scaleout_fraction * k
     t0, t1 = p0.tokens_per_s_per_gpu, big.tokens_per_s_per_gpu
     m0, m1 = t0 / (1 + at_catalogue[0]), t1 / (1 + at_catalogue[1])
+    # the network's figure: the catalogue's (one NIC per GPU), or the scenario's own
+    nic = (f"the catalogue's measured {rate * base.scaleout_fraction / 1e9:.3g} GB/s "
+           f"({acc.name}: one NIC per GPU)" if rate ==
+           load_accelerator(acc.name).scaleout_bytes_per_s_per_dir else
+           f"the measured {rate * base.scaleout_fraction / 1e9:.3g} GB/s of the scenario's "
+           f"comm_scaleout_bytes_per_s ({rate / 1e9:.3g} GB/s per GPU on {acc.name})")
     return (f"scale-out x{k:.3f}: the fit puts the network across nodes at {fitted / 1e9:.2g} GB/s "
-            f"per GPU, {k:.1%} of the catalogue's measured "
-            f"{rate * base.scaleout_fraction / 1e9:.3g} GB/s ({big.accelerator}: one NIC per "
-            f"GPU), below the bound of "
+            f"per GPU, {k:.1%} of {nic}, below the bound of "
             f"{SCALEOUT_FACTOR_FLOOR:.3f} (that NIC shared by a whole 8-GPU node, the thinnest "
             f"RDMA fabric of such a server). It is driven by {p0.label or 'the smallest pilot'} "
             f"({fmt_gpus(p0.n_gpus)}, {t0:,.4g} tokens/s per GPU) and "
@@ -1007,8 +1031,9 @@ def _reworded(e: ValueError, message: str) -> ValueError:
 
 def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
-    and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
-    overlaps), each
+    (``catalog.scenario_accelerator``: with the scale-out bandwidth ``comm_scaleout_bytes_per_s``
+    gives, where it does) and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype,
+    stack, recipe, overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1; ZeRO
     stage and recompute default to the scenario's ``zero_stage`` and ``recompute`` where it
     fixes them, else 0 and none; sequence length, global batch tokens and the layer placement
@@ -1023,7 +1048,7 @@ def pilots_from_scenario(p: dict) -> list:
     if not recs:
         raise ValueError("pilot: the scenario has no pilot runs; add a list of {n_gpus, "
                          "tokens_per_s_per_gpu, tp?, pp?, ...}")
-    model = load_model(p["model"])
+    model, acc = load_model(p["model"]), scenario_accelerator(p)
     options = step_scenario.scenario_step_options(p)
     # a record's missing ZeRO stage and recomputation are the run's where the scenario fixes
     # them (not -1 / "auto": chosen by the search): a pilot runs the run's memory plan
@@ -1048,11 +1073,11 @@ def pilots_from_scenario(p: dict) -> list:
                              recompute=r.get("recompute", recompute), seq_len=s,
                              pp_split=r.get("pp_split", p.get("pp_split", "even")))
             mem = r.get("peak_memory_gb")
-            hbm = load_accelerator(p["accelerator"]).hbm_bytes
+            hbm = acc.hbm_bytes
             if mem is not None and hbm and float(mem) * 1e9 > hbm:
                 raise ValueError(f"peak_memory_gb={mem} exceeds the {p['accelerator']}'s HBM "
                                  f"({hbm / 1e9:.1f} GB per GPU)")
-            out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
+            out.append(Pilot(model=model, accelerator=acc, plan=plan, seq_len=s,
                              tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
                              options=options, step_time_s=r.get("step_time_s"),
                              mfu=r.get("mfu"), mfu_basis=r.get("mfu_basis", "full"),

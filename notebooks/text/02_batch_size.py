@@ -601,7 +601,7 @@ print(f"3. bubble {bub:.0%}; at most 10% from m = {batch.low_bubble_batch_tokens
 if interactive:
     from llmcost.present.widgets import batch_explorer
 
-    display(batch_explorer(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["seq_len"],
+    display(batch_explorer(spec.name, gpu, p["n_gpus"], p["train_tokens"], p["seq_len"],
                            p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
                            plan.micro_batch_size, p["batch_target_loss"],
                            p["batch_noise_tokens"], p["dtype"], g_bytes,

@@ -849,7 +849,7 @@ publish_summary("04_communication", [summary_row(*r) for r in [
 if interactive:
     from llmcost.present.widgets import collective_explorer
 
-    display(collective_explorer(p["accelerator"], p["n_gpus"]))
+    display(collective_explorer(gpu, p["n_gpus"]))
 
 # %% [markdown]
 # ## Exercises

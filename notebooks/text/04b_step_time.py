@@ -788,7 +788,7 @@ publish_summary("04b_step_time", [summary_row(*r) for r in step_scenario.headlin
 if interactive:
     from llmcost.present.widgets import step_explorer
 
-    display(step_explorer(spec.name, gpu.name, p["n_gpus"], p["global_batch_tokens"],
+    display(step_explorer(spec.name, gpu, p["n_gpus"], p["global_batch_tokens"],
                           p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size,
                           plan.zero_stage, plan.recompute, p["optimizer_recipe"],
                           opts["tp_overlap"], opts["pp_overlap"], opts["dp_overlap"],

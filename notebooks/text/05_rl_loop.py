@@ -71,6 +71,7 @@ rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
 ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
+comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -83,7 +84,7 @@ from llmcost import inference as inf
 from llmcost import plots, rl
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
-spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
+spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
@@ -543,7 +544,7 @@ print(f"KV transfer of one {P}-token prompt, prefill to decode GPU: "
 # priced.
 
 # %%
-prices = setups.api_price_comparison(gpu.name, price, prompt_tokens=P, output_tokens=R,
+prices = setups.api_price_comparison(gpu, price, prompt_tokens=P, output_tokens=R,
                                      max_tpot_s=target_s)
 plots.table(prices.drop(columns=["source"]),
             {c: "${:.3f}" for c in prices.columns if "usd" in c}
@@ -1257,7 +1258,7 @@ publish_summary("05_rl_loop", rows + [
 if interactive:
     from llmcost.present.widgets import rl_explorer
 
-    display(rl_explorer(spec.name, gpu.name, p, price))
+    display(rl_explorer(spec.name, gpu, p, price))
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)

@@ -57,6 +57,7 @@ ckpt_hot_tier: str = "fsx-lustre-ssd"  # hot storage tier (data/storage_prices.c
 ckpt_cold_tier: str = "s3-glacier-deep-archive"  # cold storage tier (data/storage_prices.csv)
 fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (Llama 3)
 fail_planned_per_day: float = 0.87  # planned interruptions of the job per day (Llama 3)
+comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -71,7 +72,7 @@ from llmcost.core.units import fmt_bandwidth, fmt_quantity
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
-spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
+spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 per_node = min(gpu.scaleup_domain_size or 8, 8)  # accelerators per host (a TPU pod is one ICI domain)
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,

@@ -1,0 +1,138 @@
+"""A scenario's scale-out bandwidth, ``comm_scaleout_bytes_per_s``, for an accelerator the
+catalogue has none for (L40S, MI325X, TPU v4: data/accelerators.csv leaves the figure empty)
+reaches every path that prices a plan on it: the RL campaign's policy update (the bill's RL
+line, ``llmcost estimate``, notebook 05), a pilot's calibration (``llmcost estimate`` with a
+``pilot:``, ``llmcost calibrate``, notebook 04b's pilot study). A new-user trial on 64 L40S at
+200 Gb/s per GPU found each of them refusing the scenario with "scaleout_bytes_per_s_per_dir:
+L40S has no value in the catalogue; pass it explicitly", a value the scenario gave.
+
+The figures are checked against what the network is: the 16-GPU RL job spans two 8-GPU scale-up
+domains on L40S and MI325X (their ``scaleup_domain_size``, 8) and one on TPU v4 (an ICI domain
+of 4,096 chips), so a slower NIC lengthens the first two updates and leaves the third alone; an
+8-GPU pilot stays inside one domain, so its fitted compute factor cannot depend on the NIC, while
+the 64-GPU data-parallel run it extrapolates to crosses it."""
+
+import json
+import re
+
+import pytest
+import yaml
+from _cli import run_cli
+from _inprocess import run_in_process
+
+import llmcost
+from llmcost.bill.ledger import build_ledger
+from llmcost.bill.scenario import LEDGER_DEFAULTS
+from llmcost.present import report
+
+#: The trial's scenario (/tmp/trial21/sc/s2c_1b_l40s_net.yaml): OPT-1.3B on 64 GPUs, 200 Gb/s
+#: per GPU per direction (2.5e10 bytes/s).
+BASE = {"model": "opt-1.3b", "accelerator": "L40S", "n_gpus": 64, "train_tokens": 1.0e11,
+        "seq_len": 2048, "dtype": "bf16", "price_usd_per_gpu_hour": 1.0,
+        "pricing": "on_demand", "global_batch_tokens": 1048576,
+        "comm_scaleout_bytes_per_s": 2.5e10}
+RL = {"mfu": 0.35, "rl_iterations": 100, "rl_gpus": 16, "rl_rollout_tp": 1}
+PILOT = [{"n_gpus": 8, "tokens_per_s_per_gpu": 16000, "tp": 1}]
+
+
+def _write(tmp_path, sc: dict, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize("accelerator, domains", [("L40S", 2), ("MI325X", 2), ("TPU v4", 1)])
+def test_the_rl_line_is_priced_on_the_scenarios_network(accelerator, domains):
+    acc = llmcost.load_accelerator(accelerator)
+    assert acc.scaleout_bytes_per_s_per_dir is None  # the catalogue has no figure
+    assert -(-RL["rl_gpus"] // acc.scaleup_domain_size) == domains
+
+    def rl_usd(bw):
+        sc = {**BASE, **RL, "accelerator": accelerator, "comm_scaleout_bytes_per_s": bw}
+        return build_ledger(report.bill_inputs(sc)).line("post.rl").usd  # as estimate keeps it
+
+    fast, slow = rl_usd(2.5e10), rl_usd(2.5e8)
+    assert fast > 0
+    if domains == 1:  # the update never leaves the ICI domain: the NIC changes nothing
+        assert slow == pytest.approx(fast, rel=1e-12)
+    else:  # its gradient all-reduce crosses the NIC, hidden behind the backward at 200 Gb/s;
+        # at a hundredth of it (2 Gb/s, an Ethernet port shared by a node) it is not
+        assert slow > fast * 1.001
+
+
+def test_estimate_prices_the_rl_campaign_on_the_scenarios_network(tmp_path):
+    """`llmcost estimate` on the trial's RL scenario (/tmp/trial21/sc/s2d_l40s_rl.yaml): its RL
+    line is the bill's of the same scenario (the one notebook 05 prints as its campaign)."""
+    sc = {**BASE, **RL}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    hours = json.loads(r.stdout)["bill.figures.rl_gpu_hours"]
+    assert hours > 0
+    assert hours == pytest.approx(build_ledger(sc).figures["rl_gpu_hours"], rel=1e-9)
+
+
+def test_a_pilot_is_calibrated_on_the_scenarios_network(tmp_path):
+    """The trial's pilot scenario (/tmp/trial21/sc/s2e_l40s_pilot.yaml): `llmcost estimate` and
+    `llmcost calibrate` run it; the 8-GPU pilot's compute factor is the same at any NIC, and the
+    64-GPU run extrapolated on a tenth of the bandwidth has a lower MFU."""
+    sc = {**BASE, "pilot": PILOT}
+    path = _write(tmp_path, sc)
+    bill = report.estimate_ledger(path)
+    r = run_cli("calibrate", "--scenario", str(path))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"Target: .* on 64\s+L40S", r.stdout), r.stdout
+
+    from llmcost.training import calibrate
+    values = report.plan_report(path, ["00"]).values
+    fast = calibrate.scenario_calibration({**values, "pilot": PILOT})
+    slow = calibrate.scenario_calibration({**values, "pilot": PILOT,
+                                           "comm_scaleout_bytes_per_s": 2.5e9})
+    assert fast[0].compute_factor == pytest.approx(slow[0].compute_factor, rel=1e-9)
+    assert fast[2].dp == 64 and slow[1].mfu < fast[1].mfu * 0.999
+    # the bill prices the run at the pilot's extrapolation on the scenario's network
+    assert bill.figures["mfu"] == pytest.approx(fast[1].mfu, abs=1e-6)
+
+
+@pytest.fixture(scope="module")
+def l40s_plan(tmp_path_factory):
+    path = _write(tmp_path_factory.mktemp("l40s"), {**BASE, **RL})
+    return report.plan_report(path, ["04b", "05"])
+
+
+@pytest.mark.parametrize("stem, says", [
+    # the pilot study (an illustrative 8-GPU pilot) extrapolated to the 64-GPU run
+    ("04b_step_time", "full run TP1 · PP1 · DP64"),
+    ("05_rl_loop", "campaign of 5 runs: "),
+])
+def test_notebooks_04b_and_05_run_on_the_scenarios_network(l40s_plan, stem, says):
+    nb = next(n for n in l40s_plan.notebooks if n.stem == stem)
+    params = report.notebook_parameters_for(nb, l40s_plan)
+    assert params["comm_scaleout_bytes_per_s"] == 2.5e10
+    out = run_in_process(nb, params)
+    assert says in out
+    if stem == "05_rl_loop":  # its campaign is the bill's RL line
+        usd = build_ledger(report.bill_inputs(l40s_plan.values)).line("post.rl").usd
+        got = re.search(r"campaign of 5 runs: [\d,.]+ GPU-hours = \$([\d,.]+)", out)
+        assert float(got[1].replace(",", "")) == pytest.approx(usd, abs=0.006)
+
+
+def test_the_explore_panels_keep_the_scenarios_network(capsys):
+    """Notebooks 04, 04b and 05 hand their panels the scenario's accelerator
+    (``catalog.scenario_accelerator``): on L40S at 200 Gb/s the collective panel's ranks one per
+    node run on that NIC, a ring's bus bandwidth at most its 25 GB/s per direction (nccl-tests'
+    definition), and the step and RL panels price instead of refusing."""
+    pytest.importorskip("ipywidgets")
+    from llmcost.core.catalog import scenario_accelerator
+    from llmcost.present.widgets import collective_explorer, rl_explorer, step_explorer
+
+    gpu = scenario_accelerator(BASE)
+    box = collective_explorer(gpu, 64)
+    capsys.readouterr()
+    box.children[1].children[1].value = "one per domain"  # every hop on the network
+    bus = re.search(r"bus bandwidth ([\d.,]+) GB/s", capsys.readouterr().out)
+    assert 0.5 * 25 < float(bus[1]) < 25
+    step_explorer("opt-1.3b", gpu, 64, 1048576, 2048, 1, 1, 4, 1, "none")
+    assert "s per step, predicted MFU" in capsys.readouterr().out
+    p = llmcost.validate_parameters(**{**LEDGER_DEFAULTS, **BASE, **RL})
+    rl_explorer("opt-1.3b", gpu, p, 1.0)
+    assert "per iteration" in capsys.readouterr().out
