@@ -7,13 +7,15 @@ data/prices.csv's current H100-SXM on-demand prices (RunPod $2.69 the lowest, Az
 highest, 5 rows; median CoreWeave $6.16) and data/validation_mfu.csv's published runs.
 """
 
+import math
 import shlex
 from pathlib import Path
 
 import pytest
 
+import llmcost
 from llmcost import claims
-from llmcost.bill import ledger
+from llmcost.bill import ledger, pricing
 from llmcost.present.cli import compare_text, main
 
 H100_BF16 = 989.4e12
@@ -21,10 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # Llama 3.1 70B on 15T tokens at 8,192-token sequences: the workbook's MFU basis (matmul +
 # attention, full mask) 7.222e24 FLOPs, the causal count 6.738e24 (tests/test_claims.py's
 # hand derivation); the floor = 6.738e24 / (989.4e12 × 0.801 × 3600) = 2.362e6 GPU-h × the
-# cheapest H100-SXM hour the catalogue knows, the owned amortisation $2.0475 capex + 1.05105 kW
-# × $0.0861/kWh = $2.138 (Cottier et al. 2024; US EIA 2025): $5.05M.
+# least an H100-SXM hour can cost, the owned amortisation (Cottier et al. 2024 §2.2-2.3) at the
+# low end of its sourced inputs' ranges (data/ledger_defaults.csv: an H100 sold for $25,000-
+# $30,000, Raymond James via Barron's 2023; PUE 1.1 for hyperscalers, 1.25 for others):
+# $25,000 × 1.64 / 0.81 × 0.14·ln 10 / 8,766 h = $1.8614 capex + 0.7 kW × 1.82 × 0.75 × 1.1
+# = 1.05105 kW × $0.0861/kWh (US EIA 2025) = $0.0905 energy = $1.952, below CoreWeave's spot
+# $2.46 (data/prices.csv): $4.61M. At the $30,000 and PUE 1.25 high ends the owned hour is
+# $2.2337 + 1.194375 kW × $0.0861 = $2.337.
+OWNED_LOW = 25_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766 + 0.7 * 1.82 * 0.75 * 1.1 * 0.0861
+OWNED_HIGH = 30_000 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766 \
+    + 0.7 * 1.82 * 0.75 * 1.25 * 0.0861
 FLOOR_HOURS = 6.738e24 / (H100_BF16 * 0.801 * 3600)
-FLOOR_USD = FLOOR_HOURS * (2.0475 + 1.05105 * 0.0861)
+FLOOR_USD = FLOOR_HOURS * OWNED_LOW
 
 
 def _unwrapped(text: str) -> str:
@@ -37,8 +47,9 @@ def _judged(c) -> dict:
 
 def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
     # The trial: 4.5M GPU-h and $10,000 said PLAUSIBLE beside "Implied price: $0.0022/GPU-h";
-    # the same claim without hours and $1M said IMPLAUSIBLE (below the $5.05M floor).
-    assert FLOOR_USD == pytest.approx(5.05e6, rel=2e-3)
+    # the same claim without hours and $1M said IMPLAUSIBLE (below the $4.61M floor).
+    assert OWNED_LOW == pytest.approx(1.952, abs=1e-3)
+    assert FLOOR_USD == pytest.approx(4.61e6, rel=2e-3)
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, gpu_hours=4.5e6,
                            usd=1e4, left_out=False)
     assert c.cost_floor_usd == pytest.approx(FLOOR_USD, rel=2e-3)
@@ -46,7 +57,8 @@ def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
     # on 2,048 GPUs) = 46.1%, under the best comparable published run, Megatron-LM's 47%
     assert c.whole_run["bf16"] == pytest.approx(7.222e24 / (4.5e6 * 3600 * H100_BF16), rel=1e-3)
     assert 0.45 < c.steady_state["bf16"] < 0.47
-    # the price: $10,000 ÷ 4.5e6 GPU-h = $0.0022, below RunPod's $2.69, the lowest of the 5
+    # the price: $10,000 ÷ 4.5e6 GPU-h = $0.0022, below the least an H100-SXM hour can cost
+    # ($1.95) and RunPod's $2.69, the lowest of the 5 on-demand prices
     assert c.implied_usd_per_gpu_hour == pytest.approx(1e4 / 4.5e6, rel=1e-12)
     assert _judged(c) == {"utilisation": "plausible", "cost": "implausible",
                           "price": "optimistic"}
@@ -67,23 +79,32 @@ def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
     assert f"cost: IMPLAUSIBLE: the claimed $10,000 is below the least its FLOPs can cost: " \
            f"${c.cost_floor_usd:,.0f}" in out
     assert "price: OPTIMISTIC: the implied $0.0022/GPU-h ($10,000 ÷ 4,500,000 GPU-h) is below " \
-           "all 5 current on_demand prices of H100-SXM it is compared with, range " \
-           "$2.69–$12.29" in out
+           "the least an hour of H100-SXM can cost, $1.95/GPU-h: the low end of the owned " \
+           "amortisation of H100-SXM, $1.95–$2.34" in out
+    assert "it is below every current on_demand list price of H100-SXM ($2.69–$12.29) too" \
+        in out
     assert "utilisation: PLAUSIBLE: steady-state MFU" in out
 
 
-@pytest.mark.parametrize("usd_per_hour, price, verdict", [(2.00, "optimistic", "optimistic"),
-                                                          (3.00, "plausible", "plausible")])
-def test_a_price_below_every_catalogue_price_is_in_the_verdict(usd_per_hour, price, verdict):
-    # 4.5e6 GPU-h at $2.00 = $9.0M and at $3.00 = $13.5M, both above the $5.05M floor; $2.00 is
-    # below all 5 current on-demand H100-SXM prices ($2.69-$12.29), $3.00 within them
+@pytest.mark.parametrize("usd_per_hour, price, words", [
+    (1.50, "optimistic", "is below the least an hour of H100-SXM can cost, $1.95/GPU-h"),
+    (2.00, "plausible", "is below every current on_demand list price of H100-SXM ($2.69–$12.29), "
+                        "not below what an owned or long-reserved hour can cost"),
+    (3.00, "plausible", "is not below the least an hour of H100-SXM can cost, $1.95/GPU-h, nor "
+                        "below every current on_demand list price of H100-SXM ($2.69–$12.29)")])
+def test_a_price_below_the_least_an_hour_can_cost_is_in_the_verdict(usd_per_hour, price, words):
+    # 4.5e6 GPU-h at $1.50 = $6.75M, at $2.00 = $9.0M and at $3.00 = $13.5M, all above the
+    # $4.61M floor; $1.50 is below the least an H100-SXM hour can cost (the owned hour's low end,
+    # $1.952, OWNED_LOW above), $2.00 above it yet below all 5 current on-demand prices
+    # ($2.69-$12.29), $3.00 within them
     usd = 4.5e6 * usd_per_hour
     assert usd > FLOOR_USD
+    assert (usd_per_hour < OWNED_LOW) == (price == "optimistic")
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, gpu_hours=4.5e6,
                            usd=usd, left_out=False)
     assert _judged(c) == {"utilisation": "plausible", "cost": "plausible", "price": price}
-    assert c.verdict == verdict
-    assert ("below all 5 current on_demand prices" in c.reason) == (price == "optimistic")
+    assert c.verdict == price
+    assert words in _unwrapped(c.reason)
 
 
 def test_an_impossible_cost_derives_no_line_and_says_what_it_implies(capsys):
@@ -172,3 +193,92 @@ def test_the_readme_deepseek_check_says_its_evidence_chain_and_its_weakness(caps
                            left_out=False)
     assert c.verdict == "optimistic" and "× 1.35" not in c.reason \
         and "that bound is one BF16 run" not in c.reason
+
+
+def test_the_readme_deepseek_price_is_judged_against_the_least_an_hour_can_cost(capsys):
+    # A review: the README's DeepSeek-V3 example (arXiv:2412.19437 Table 1: 2,788K H800
+    # GPU-hours "assuming the rental price of H800 is $2 per GPU hour", $5.576M) was called
+    # OPTIMISTIC on price against today's on-demand H100-SXM list prices ($2.69-$12.29), while
+    # the floor took the owned H100 hour ($2.14) as a valid price. By hand: the implied price is
+    # $5,576,000 ÷ 2,788,000 GPU-h = $2.00; H800 has no row in data/prices.csv, so the least an
+    # hour can cost is its generation's (Hopper, one die): the owned H100-SXM hour at the low
+    # end of its inputs' ranges, $1.952 (OWNED_LOW, derived above), below the cheapest listed
+    # Hopper hour (CoreWeave H100 spot $2.46). $2.00 ≥ $1.952: plausible, said with what it is
+    # below (the 5 on-demand prices, $2.69-$12.29) and above (the owned hour, $1.95-$2.34);
+    # no Hopper row of data/prices.csv has a term of a year or more (Hyperstack's reserved
+    # $2.72 gives none, AWS Capacity Blocks are days).
+    argv = _readme_check_argv()
+    assert argv[argv.index("--usd") + 1] == "5.576e6" and argv[argv.index("--gpu-hours") + 1] \
+        == "2.788e6" and argv[argv.index("--accelerator") + 1] == "H800"
+    assert 5.576e6 / 2.788e6 == pytest.approx(2.00, abs=1e-12)
+    assert OWNED_LOW < 2.00 < 2.69 and OWNED_HIGH == pytest.approx(2.337, abs=1e-3)
+    assert main(argv) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "price: PLAUSIBLE: the implied $2.00/GPU-h ($5,576,000 ÷ 2,788,000 GPU-h) is below " \
+           "every current on_demand list price of H100-SXM ($2.69–$12.29; H800 has none, " \
+           "H100-SXM is the same generation), not below what an owned or long-reserved hour " \
+           "can cost (the owned amortisation of H100-SXM, $1.95–$2.34 at a purchase price of " \
+           "$25,000–$30,000 and a PUE of 1.1–1.25" in out
+    assert "the catalogue holds no 1–3-year committed price of the H100 (Hopper) generation" \
+        in out
+    assert "price: OPTIMISTIC" not in out
+    c = claims.check_claim("deepseek-v3", 14.8e12, "H800", n_gpus=2048, dtype="fp8",
+                           gpu_hours=2.788e6, usd=5.576e6, left_out=False)
+    assert _judged(c)["price"] == "plausible" and _judged(c)["cost"] == "plausible"
+    # the floor prices its hours at the same least hour: the causal FLOPs (between 6ND,
+    # 3.335e24, and the full-mask MFU basis, 4.319e24) ÷ (1,978.9 TFLOP/s dense FP8 peak, NVIDIA
+    # H800 datasheet, × the 80.1% matmul ceiling × 3600 s) × $1.952 = $1.32M
+    causal = float(llmcost.training_flops("deepseek-v3", 14.8e12, 4096, method="detailed",
+                                          causal=True))
+    assert 3.335e24 < causal < 4.319e24
+    assert c.cost_floor_usd == pytest.approx(causal / (1978.9e12 * 0.801 * 3600) * OWNED_LOW,
+                                             rel=2e-3)
+    assert c.cost_floor_usd == pytest.approx(1.3195e6, rel=1e-3)  # regression pin
+    own = pricing.owned_hour_range("H100-SXM")
+    assert (own["low"], own["high"]) == (pytest.approx(OWNED_LOW, rel=1e-9),
+                                         pytest.approx(OWNED_HIGH, rel=1e-9))
+    assert claims.committed_prices("H800").empty
+    # where the catalogue has a committed price it is found: GCP's TPU v5p 1-year $2.94 and
+    # 3-year $1.89 committed-use rows (data/prices.csv, min_term_days 365 and 1095)
+    v5p = claims.committed_prices("TPU v5p")
+    assert sorted(v5p["price_usd_per_gpu_hour"]) == pytest.approx([1.89, 2.94])
+    # a price the same way just under the owned hour's low end would be optimistic
+    under = claims.check_claim("deepseek-v3", 14.8e12, "H800", n_gpus=2048, dtype="fp8",
+                               gpu_hours=2.788e6, usd=2.788e6 * 1.90, left_out=False)
+    assert _judged(under)["price"] == "optimistic"
+
+
+def test_owned_pricing_on_h800_follows_the_floors_generation_rule():
+    # (d) of the review: `--pricing owned` on H800 said the price was NOT JUDGED ("a sourced
+    # price for H100-SXM only") while the floor priced H800 with H100-SXM's owned hour. H800 is
+    # a Hopper GH100 die like the H100-SXM (core.stacks.GENERATIONS): both now amortise the
+    # H100-SXM's $27,500 (Cottier et al. 2024: $27,500 × 1.64 / 0.81 × 0.14·ln 10 / 8,766 h =
+    # $2.0475 + $0.0905 energy = $2.138), named as such.
+    point = 27_500 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766 + 0.7 * 1.82 * 0.75 * 1.1 * 0.0861
+    pr = claims.price_range("H800", "owned")
+    assert pr["n"] == 1 and pr["priced_as"] == "H100-SXM"
+    assert pr["low"] == pytest.approx(point, rel=1e-6) and point == pytest.approx(2.138, abs=1e-3)
+    assert "H800 has none; H100-SXM is the same generation" in pr["source"]
+    c = claims.check_claim("deepseek-v3", 14.8e12, "H800", n_gpus=2048, dtype="fp8",
+                           gpu_hours=2.788e6, usd=5.576e6, pricing="owned", left_out=False)
+    # $2.00 is below the owned hour at its default inputs ($2.14), not below its low end
+    assert _judged(c)["price"] == "plausible"
+    assert "below the owned hour of H100-SXM at its default inputs ($2.14" in _unwrapped(c.reason)
+    # an A100 has neither a purchase price nor a sibling with one: still no owned comparison
+    assert claims.price_range("A100-80GB", "owned")["n"] == 0
+
+
+@pytest.mark.parametrize("usd, verdict", [(9.92e6, "plausible"), (7e6, "optimistic")])
+def test_a_cost_only_claims_needed_price_is_judged_by_the_same_least_hour(usd, verdict):
+    # A claim of money alone needs usd ÷ H(m) at the best comparable MFU, Megatron-LM's 47%:
+    # H = 7.222e24 / (989.4e12 × 0.47 × 3600) ÷ goodput. $9.92M needs ≈ $2.30/GPU-h: below
+    # RunPod's $2.69 on-demand, not below the least an H100-SXM hour can cost ($1.952,
+    # OWNED_LOW): plausible, said so; $7M needs ≈ $1.62, below it: optimistic.
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=usd, left_out=False)
+    hours = 7.222e24 / (H100_BF16 * 0.47 * 3600) / c.goodput
+    assert c.needed_usd_per_gpu_hour[1] == pytest.approx(usd / hours, rel=2e-3)
+    assert (usd / hours < OWNED_LOW) == (verdict == "optimistic") and usd / hours < 2.69
+    assert c.verdict == verdict
+    said = _unwrapped(c.reason)
+    assert ("but not below the least an hour of H100-SXM can cost, $1.95/GPU-h" in said) == \
+        (verdict == "plausible")

@@ -1023,11 +1023,12 @@ def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
     # 8,192-token sequences 6.738e24 by the exact causal count, 0.933 of the full-mask MFU
     # basis 7.222e24), at H100's measured matmul ceiling 80.1% of the 989.4 TFLOP/s BF16 peak
     # (stas00/ml-engineering MAMF table, data/efficiency.csv) take 6.738e24 / (989.4e12 ×
-    # 0.801 × 3600) = 2.362e6 GPU-h; the cheapest hour the catalogue knows for an H100-SXM is
-    # the owned amortisation $2.14 (Cottier et al. 2024: $27,500 × 1.64 / 0.81 × 0.14·ln 10 /
-    # 8,766 h = $2.05 capex + 1.05105 kW × $0.0861/kWh = $0.0905 energy, the US EIA industrial
-    # price of 2025), below the cheapest current listed price, CoreWeave spot $2.46375
-    # (data/prices.csv): floor ≈ $5.05M > $50k.
+    # 0.801 × 3600) = 2.362e6 GPU-h; the least an H100-SXM hour can cost is the owned
+    # amortisation at the low end of its sourced inputs (Cottier et al. 2024: $25,000, the low
+    # end of Raymond James's $25,000-$30,000 H100 price, × 1.64 / 0.81 × 0.14·ln 10 / 8,766 h =
+    # $1.861 capex + 1.05105 kW (PUE 1.1, the low end of 1.1-1.25) × $0.0861/kWh = $0.0905
+    # energy, the US EIA industrial price of 2025) = $1.95, below the cheapest current listed
+    # price, CoreWeave spot $2.46375 (data/prices.csv): floor ≈ $4.61M > $50k.
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=5e4, left_out=False)
     assert c.flops_mfu_basis == pytest.approx(7.222e24, rel=1e-3)
     causal = float(llmcost.training_flops("llama-3.1-70b", 15e12, 8192, method="detailed",
@@ -1035,15 +1036,15 @@ def test_a_cost_below_the_least_its_flops_can_cost_is_implausible(capsys):
     assert causal == pytest.approx(6.738e24, rel=1e-3)
     hours = causal / (H100_BF16 * 0.801 * 3600)
     assert hours == pytest.approx(2.362e6, rel=1e-3)
-    capex = 27_500 * 1.64 / (1 - 0.19) * 0.14 * 2.302585 / 8766
-    assert capex == pytest.approx(2.0475, rel=1e-3)
+    capex = 25_000 * 1.64 / (1 - 0.19) * 0.14 * 2.302585 / 8766
+    assert capex == pytest.approx(1.8614, rel=1e-3)
     assert c.cost_floor_usd == pytest.approx(hours * (capex + 1.05105 * 0.0861), rel=2e-3)
     assert c.cost_floor_usd < hours * 2.46375  # below every listed price's floor
     assert c.verdict == "implausible"
     said = " ".join(c.reason.split())
     assert f"below the least its FLOPs can cost: ${c.cost_floor_usd:,.0f}" in said \
         and "(causal)" in said and "80.1% matmul ceiling" in said \
-        and f"{hours:,.0f} GPU-h" in said and "$2.14/GPU-h" in said and "CoreWeave spot" in said
+        and f"{hours:,.0f} GPU-h" in said and "$1.95/GPU-h" in said and "CoreWeave spot" in said
     # at 131,072 tokens attention is most of the work and a causal kernel does half of it: the
     # floor on the full-mask count (2.51e23 for Llama 3.1 8B on 1T tokens) would be above what
     # a run at a 40%-of-peak attention rate costs; on the causal count (1.48e23) it is not
@@ -1076,22 +1077,23 @@ def test_a_cost_only_claim_on_an_unpriced_accelerator(capsys):
     # published 2T tokens at 4,096-token sequences does 8.568e23 FLOPs with a causal mask; at
     # H800's 80.1% matmul ceiling (data/efficiency.csv) of its 989.4 TFLOP/s BF16 peak (the
     # H100's, NVIDIA H800 datasheet in data/accelerators.csv) that is 8.568e23 / (989.4e12 ×
-    # 0.801 × 3600) = 300,300 GPU-h; the cheapest Hopper hour is the H100-SXM's owned
-    # amortisation, $2.0475 capex + $0.0905 energy (Cottier et al. 2024, the test above), below
-    # every listed Hopper price (H100-SXM CoreWeave spot $2.46, H200 Hyperstack $3.99):
-    # floor ≈ $642k > $100.
+    # 0.801 × 3600) = 300,300 GPU-h; the least a Hopper hour can cost is the H100-SXM's owned
+    # hour at the low end of its inputs, $1.8614 capex + $0.0905 energy (Cottier et al. 2024,
+    # the test above), below every listed Hopper price (H100-SXM CoreWeave spot $2.46, H200
+    # Hyperstack $3.99): floor ≈ $586k > $100.
     causal = float(llmcost.training_flops("llama-2-70b", 2e12, 4096, method="detailed",
                                           causal=True))
     assert causal == pytest.approx(8.568e23, rel=1e-3)
     hours = causal / (H100_BF16 * 0.801 * 3600)
     assert hours == pytest.approx(300_300, rel=1e-3)
     h800 = claims.check_claim("llama-2-70b", None, "H800", usd=100, left_out=False)
-    assert h800.cost_floor_usd == pytest.approx(hours * (2.0475 + 1.05105 * 0.0861), rel=2e-3)
+    assert h800.cost_floor_usd == pytest.approx(hours * (1.8614 + 1.05105 * 0.0861), rel=2e-3)
     assert h800.verdict == "implausible"
     said = " ".join(h800.reason.split())
     assert "H800 has no current price of its own; the cheapest hour of its generation " \
-           "(H100 (Hopper), one die) is the owned amortisation of H100-SXM" in said
-    # its own price wins where it has one: the H100-SXM's floor is the same hours × $2.14
+           "(H100 (Hopper), one die) is the low end of the owned amortisation of H100-SXM" \
+           in said
+    # its own price wins where it has one: the H100-SXM's floor is the same hours × $1.95
     h100 = claims.check_claim("llama-2-70b", None, "H100-SXM", usd=100, left_out=False)
     assert h100.cost_floor_usd == pytest.approx(h800.cost_floor_usd, rel=1e-9)
     # TPU v4: no row of its own, and no other accelerator of its generation (TPU v5e and v5p

@@ -39,17 +39,22 @@ the price, then ask what the figure leaves out.
   - ``plausible`` otherwise.
 
   A claim of money alone is judged on its cost (``_cost_only_verdict``): ``implausible`` below
-  the least its FLOPs can cost (at the matmul ceiling and the cheapest hour the catalogue knows
-  of the accelerator or, unpriced itself, of its hardware generation), else on the price it
-  needs; ``not judged`` when neither the accelerator nor its generation is priced.
+  the least its FLOPs can cost (at the matmul ceiling and the least an hour of the accelerator
+  or, unpriced itself, of its hardware generation can cost, ``least_hour_price``: the cheapest
+  current catalogue hour of any pricing mode or the low end of the owned hour,
+  ``pricing.owned_hour_range``, Cottier et al. 2024), else on the price it needs; ``not
+  judged`` when neither the accelerator nor its generation is priced.
 
   A claim of money **and** hours gets three judgements and the worst of them as its verdict
   (``_money_judgements``, each stated in ``ClaimCheck.judgements``): the utilisation's above;
   the cost's, ``implausible`` below that same floor whatever the hours say (adding hours to a
-  claim never lifts an impossible cost); the price's, ``optimistic`` when ``usd ÷ H`` is below
-  every current catalogue price of the pricing mode (the rule a cost-only claim's needed price
-  is judged by). An FP8 claim whose best comparable run is a BF16 run scaled by r says that
-  chain and its weakness in its reason (``scaled_reference_chain``).
+  claim never lifts an impossible cost); the price's (``_price_judgement``), ``optimistic``
+  only when ``usd ÷ H`` is below that same least hour price, the one the floor uses (a price
+  below today's list prices of one pricing mode but not below what an owned or long-reserved
+  hour can cost is plausible, and said so: the catalogue holds few 1–3-year committed prices).
+  A cost-only claim's needed price is judged by the same rule. An FP8 claim whose best
+  comparable run is a BF16 run scaled by r says that chain and its weakness in its reason
+  (``scaled_reference_chain``).
 
 * Implied price = claimed USD ÷ claimed GPU-hours, against the catalogue's range for the pricing
   mode (``catalog.list_prices``; an accelerator without catalogue prices is compared with the
@@ -115,7 +120,7 @@ from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .checks import context_warning
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
-from .pricing import owned_usd_per_gpu_hour
+from .pricing import owned_hour_range, owned_usd_per_gpu_hour
 from .ranges import Range, point
 from .scenario import LEDGER_DEFAULTS as d
 from .scenario import PRICING, load_scenario, point_scenario
@@ -180,28 +185,14 @@ def price_range(accelerator, pricing: str = "on_demand", owned: Mapping | None =
     ``pricing="owned"`` has no catalogue: the price is the ledger's owned amortisation
     (``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024: capex = price × 1.64 ÷ (1 − 0.19)
     × 0.14·ln 10 ÷ 8,766 h, plus energy), one figure (``low = median = high``, ``n = 1``), for
-    the accelerator with a sourced purchase price (H100-SXM) only; any other accelerator gets
-    ``n == 0`` with the reason (no comparison is made). ``owned``: a scenario's
+    the accelerator with a sourced purchase price (H100-SXM) or, by the generation rule
+    catalogue prices follow, one of its generation (H800, H200: ``_owned_range``); any other
+    accelerator gets ``n == 0`` with the reason (no comparison is made). ``owned``: a scenario's
     ``ledger_owned_usd_per_gpu``, ``ledger_electricity_usd_per_kwh`` and ``ledger_pue`` (each
     optional, a range at its point), amortised instead of the defaults, as its bill does."""
     acc = as_accelerator(accelerator)
     if pricing == "owned":
-        given = {k: point(v) for k, v in (owned or {}).items() if k in OWNED_KEYS
-                 and v is not None}
-        try:
-            own = owned_usd_per_gpu_hour(acc, *(given.get(k) for k in OWNED_KEYS))
-        except ValueError as e:
-            return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
-                    "source": f"no catalogue comparison for owned hardware: {e}"}
-        x = float(own["usd_per_gpu_hour"])
-        return {"low": x, "median": x, "high": x, "n": 1, "priced_as": acc.name,
-                "source": (f"owned {acc.name} amortised as Cottier et al. 2024 "
-                           f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU"
-                           + (f", the scenario's {', '.join(given)}" if given else "")
-                           + ": capex "
-                           f"${own['capex_usd_per_gpu_hour']:.2f} + energy "
-                           f"${own['energy_usd_per_gpu_hour']:.2f} per GPU-h, "
-                           "llmcost.pricing.owned_usd_per_gpu_hour)")}
+        return _owned_range(acc, owned)
     df = current_prices(acc.name, pricing)
     used = acc.name
     if df.empty:
@@ -225,6 +216,39 @@ def price_range(accelerator, pricing: str = "on_demand", owned: Mapping | None =
             "source": (f"{len(df)} current {pricing} price{'' if len(df) == 1 else 's'} of "
                        f"{used}{note}: {src}"),
             "not_available": unavailable_prices(used, pricing)}
+
+
+def _owned_range(acc, owned: Mapping | None) -> dict:
+    """``price_range`` of ``pricing="owned"``: the owned amortisation of ``acc``, or, without a
+    purchase price of its own (none sourced, none given), of the first accelerator of its
+    hardware generation that has one (``core.stacks.generation``: H800 amortised as H100-SXM,
+    the same die, the rule ``cheapest_price`` prices the cost floor by), named; ``n == 0`` with
+    the reason when neither has one."""
+    given = {k: point(v) for k, v in (owned or {}).items() if k in OWNED_KEYS and v is not None}
+    args = tuple(given.get(k) for k in OWNED_KEYS)
+    kin = [acc.name] + ([] if "ledger_owned_usd_per_gpu" in given else
+                        [o for o in list_accelerators()["name"]
+                         if o != acc.name and generation(o) == generation(acc.name)])
+    own, used, why = None, None, ""
+    for name in kin:
+        try:
+            own, used = owned_usd_per_gpu_hour(load_accelerator(name), *args), name
+            break
+        except ValueError as e:
+            why = why or str(e)
+    if own is None:
+        return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
+                "source": f"no catalogue comparison for owned hardware: {why}"}
+    x = float(own["usd_per_gpu_hour"])
+    note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
+    return {"low": x, "median": x, "high": x, "n": 1, "priced_as": used,
+            "source": (f"owned {used}{note} amortised as Cottier et al. 2024 "
+                       f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU"
+                       + (f", the scenario's {', '.join(given)}" if given else "")
+                       + ": capex "
+                       f"${own['capex_usd_per_gpu_hour']:.2f} + energy "
+                       f"${own['energy_usd_per_gpu_hour']:.2f} per GPU-h, "
+                       "llmcost.pricing.owned_usd_per_gpu_hour)")}
 
 
 def published_phases(model_name: str) -> tuple:
@@ -734,7 +758,7 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
           pre-training hours.
         * ``pricing`` ({"on_demand", "reserved", "spot", "owned"}, default "on_demand"): the
           catalogue mode the implied price is compared with; "owned": the ledger's owned
-          amortisation (``price_range``), on H100-SXM only (elsewhere: no comparison, said so).
+          amortisation (``price_range``), of H100-SXM or its generation (else not compared).
         * ``tolerance``: relative tolerance of the consistency checks (default
           ``HOURS_TOLERANCE``).
         * ``train_flops``: a claim stated as total training FLOPs on the 6ND convention (Epoch
@@ -803,8 +827,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     * the utilisation (``_claim_utilisation``): ``U = C / (H × 3600 × P)`` of the pre-training
       hours and ``MFU_implied = U / goodput`` (``goodput_for``);
     * the verdict (``_mfu_verdict``; for money alone ``_cost_only_verdict``: the floor
-      ``_cost_floor`` and the price ``usd ÷ H(m)`` it needs), the price (``_price_verdict``:
-      ``usd ÷ H_total`` against ``price_range``), the lines left out (``_left_out``).
+      ``_cost_floor`` and the price it needs; money and hours: ``_money_judgements``), the
+      price line (``_price_verdict``, ``price_range``), the lines left out (``_left_out``).
 
     A claim is judged as given: with no ``phases``, a published split (data/published_phases.csv)
     is shown beside the verdict; pass ``phases`` to judge the pre-training share alone.
@@ -1174,9 +1198,10 @@ def cheapest_price(accelerator) -> tuple:
 def own_cheapest_price(accelerator) -> tuple:
     """``(USD per accelerator-hour, source)`` of ``accelerator`` itself: the lowest current
     listed price of any pricing mode (``catalog.list_prices(current_only=True)``: on-demand,
-    reserved or spot, rows listed as not available included) or, if lower, the owned
-    amortisation (``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024; H100-SXM only);
-    ``(None, reason)`` when the catalogue lists no current price of it."""
+    reserved or spot, rows listed as not available included) or, if lower, the low end of the
+    owned hour (``pricing.owned_hour_range``: Cottier et al. 2024's amortisation at the low end
+    of its published purchase-price and PUE ranges; H100-SXM only); ``(None, reason)`` when the
+    catalogue lists no current price of it."""
     acc = as_accelerator(accelerator)
     df = list_prices(acc.name, current_only=True)
     if df.empty:
@@ -1186,20 +1211,36 @@ def own_cheapest_price(accelerator) -> tuple:
         f"{acc.name}'s cheapest current listed price, {r['provider']} {r['pricing']} "
         f"{r['date']} (data/prices.csv, {len(df)} current rows of every pricing mode)")
     try:
-        own = float(owned_usd_per_gpu_hour(acc)["usd_per_gpu_hour"])
+        own = owned_hour_range(acc)
     except ValueError:  # no sourced purchase price: no owned figure
         return x, src
-    if own < x:
-        return own, (f"the owned amortisation of {acc.name} (Cottier et al. 2024, "
-                     f"llmcost.pricing.owned_usd_per_gpu_hour), below its cheapest current "
-                     f"listed price ${x:.2f} ({r['provider']} {r['pricing']} {r['date']})")
+    if own["low"] < x:
+        return own["low"], (f"the low end of {own['words']}, below its cheapest current "
+                            f"listed price "
+                            f"${x:.2f} ({r['provider']} {r['pricing']} {r['date']})")
+    return x, src
+
+
+def least_hour_price(j: _Judging) -> tuple:
+    """``(USD per accelerator-hour, source)``: the least an hour of the claim's accelerator can
+    cost by what the catalogue and the owned-hardware model know, the one price both the cost
+    floor (``_cost_floor``) and the price judgement (``_price_judgement``) use: the cheapest
+    current hour of any pricing mode of the accelerator or, unpriced itself, of its hardware
+    generation, the low end of the owned hour included (``cheapest_price``), or the claim's
+    own owned hour if lower (``pricing: owned`` with the scenario's purchase price, energy
+    price or PUE: the hour its bill charges, ``price_range``); ``(None, reason)`` when none."""
+    x, src = cheapest_price(j.c.acc)
+    pr = j.price
+    if j.c.pricing == "owned" and pr["n"] and (x is None or pr["low"] < x):
+        return pr["low"], f"the claim's owned hour, {pr['source']}"
     return x, src
 
 
 def _cost_floor(j: _Judging) -> tuple:
     """``(USD, sentence)``: the least the claim's FLOPs can cost, every hour at the accelerator's
-    matmul ceiling and the cheapest price the catalogue knows for it or, unpriced itself, for its
-    hardware generation (``cheapest_price``), no hour lost (goodput 1):
+    matmul ceiling and the least an hour of it can cost (``least_hour_price``: the catalogue's
+    cheapest hour of any mode or the owned hour's low end, of the accelerator or, unpriced
+    itself, of its hardware generation), no hour lost (goodput 1):
 
     .. math:: \\text{floor} = \\frac{C}{P_\\text{dtype} \\cdot f_\\text{matmul} \\cdot 3600}
               \\cdot p_\\text{min}
@@ -1211,7 +1252,7 @@ def _cost_floor(j: _Judging) -> tuple:
     below it; stas00's MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is
     unknown."""
     c = j.c
-    price, psrc = cheapest_price(c.acc)
+    price, psrc = least_hour_price(j)
     if price is None:
         return None, f"the least its FLOPs can cost is not priced: {psrc}"
     fc = float(training_flops(c.spec, c.train_tokens, c.seq_len, method="detailed",
@@ -1226,14 +1267,15 @@ def _cost_floor(j: _Judging) -> tuple:
 
 def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
-    and the cheapest catalogue price of the accelerator or of its generation), ``implausible``
-    below it; then the price it needs, ``usd ÷ H(m)`` with ``H(m) = C / (P_bf16 × m × 3600) /
-    goodput`` for m from ``LOW_SHARE × best`` to ``best``: ``optimistic`` if even at ``best`` it
-    is below the catalogue's lowest price, ``low`` if even at the low end above the highest,
-    else ``plausible``. A floor that cannot be priced (neither the accelerator nor its
-    generation in data/prices.csv): ``not judged``, the price it needs said, since a cost is all
-    the claim states and nothing prices it (a user reading "plausible" would take the cost as
-    checked)."""
+    and the least an hour of the accelerator or of its generation can cost,
+    ``least_hour_price``), ``implausible`` below it; then the price it needs, ``usd ÷ H(m)``
+    with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to
+    ``best``: ``optimistic`` if even at ``best`` it is below that least hour price (the rule of
+    ``_price_judgement``), ``low`` if even at the low end above the pricing mode's highest
+    catalogue price, else ``plausible``. A floor that cannot be priced (neither the accelerator
+    nor its generation in data/prices.csv): ``not judged``, the price it needs said, since a
+    cost is all the claim states and nothing prices it (a user reading "plausible" would take
+    the cost as checked)."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
@@ -1261,10 +1303,17 @@ def _cost_only_verdict(j: _Judging) -> None:
             f"cost-only claim: it needs {at}; {pr['source']}, so the price is not judged; "
             f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can cost: "
             f"{j.floor_source.removeprefix('the least its FLOPs can cost is ')}")
-    elif j.needed[1] < pr["low"]:
+    elif j.needed[1] < (least := least_hour_price(j))[0]:
         j.verdict = "optimistic"
+        j.reason = (f"cost-only claim: it needs {at}, below the least an hour of {c.acc.name} "
+                    f"can cost, {usd_rate(least[0])}/GPU-h ({least[1]}), even at the best "
+                    f"published MFU; the catalogue's lowest {c.pricing} price is "
+                    f"${pr['low']:.2f}")
+    elif j.needed[1] < pr["low"]:
+        j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
-                    f"{c.pricing} price ${pr['low']:.2f} even at the best published MFU")
+                    f"{c.pricing} price ${pr['low']:.2f} but not below the least an hour of "
+                    f"{c.acc.name} can cost, {usd_rate(least[0])}/GPU-h ({least[1]})")
     elif j.needed[0] > pr["high"]:
         j.verdict = "low"
         j.reason = (f"cost-only claim: it needs {at}, above the catalogue's highest "
@@ -1278,7 +1327,7 @@ def _cost_only_verdict(j: _Judging) -> None:
 
 #: The verdicts from the worst to the best, the order ``worst_verdict`` combines judgements in
 #: (``VERDICTS``' order): a cost below the least its FLOPs can cost outweighs an MFU under the
-#: ceiling, a price below every catalogue price outweighs a plausible MFU; "not judged" stands
+#: ceiling, a price below the least an hour can cost outweighs a plausible MFU; "not judged" stands
 #: only when no judgement could be made.
 SEVERITY = VERDICTS
 
@@ -1302,12 +1351,10 @@ def _money_judgements(j: _Judging) -> None:
       (``_cost_floor``: every hour at the matmul ceiling, at the cheapest hour the catalogue
       knows of the accelerator or its generation), whatever the hours say, the rule of a
       cost-only claim (``_cost_only_verdict``); ``not judged`` when nothing prices the floor;
-    * price: the implied ``p = usd ÷ H_total`` against the catalogue's current prices of the
-      pricing mode (``price_range``), the rule a cost-only claim's needed price is judged by:
-      ``optimistic`` when ``p`` is below every one of them (below ``low``), else
-      ``plausible``; ``not judged`` when the mode has no price to compare with.
+    * price: ``_price_judgement``, the implied ``p = usd ÷ H_total`` against the least an hour
+      of the accelerator (or its generation) can cost (``least_hour_price``, the floor's price).
     """
-    c, pr = j.c, j.price
+    c = j.c
     j.floor, j.floor_source = _cost_floor(j)
     floor = j.floor_source.removeprefix("the least its FLOPs can cost is ")
     if j.floor is None:
@@ -1318,24 +1365,76 @@ def _money_judgements(j: _Judging) -> None:
     else:
         cost = ("plausible", f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can "
                              f"cost, ${j.floor:,.0f}")
-    implied = c.usd / j.hours
-    said = (f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {j.hours:,.0f} GPU-h)")
-    if pr["n"] == 0:
-        price = ("not judged", f"{said} is not compared: {pr['source']}")
-    elif implied < pr["low"]:  # the prices themselves are listed on the price line below
-        other = "" if pr["priced_as"] == c.acc.name else f" (the same generation as {c.acc.name})"
-        price = ("optimistic", f"{said} is below all {pr['n']} current {c.pricing} "
-                               f"price{'' if pr['n'] == 1 else 's'} of {pr['priced_as']}{other} "
-                               f"it is compared with, {price_span(pr)}")
-    else:
-        price = ("plausible", f"{said} is not below the catalogue's {c.pricing} "
-                              f"{price_span(pr)}")
+    price = _price_judgement(j)
     judged = [dict(aspect=a, verdict=v, reason=r) for a, (v, r) in
               (("utilisation", (j.verdict, j.reason)), ("cost", cost), ("price", price))]
     j.judgements = sorted(judged, key=lambda x: SEVERITY.index(x["verdict"]))
     j.verdict = worst_verdict(x["verdict"] for x in judged)
     j.reason = "; ".join(f"{x['aspect']} {x['verdict']}: {x['reason']}"
                          for x in j.judgements)
+
+
+def committed_prices(accelerator) -> pd.DataFrame:
+    """The current catalogue rows (``data/prices.csv``) of ``accelerator`` and of the other
+    accelerators of its hardware generation (``core.stacks.generation``) whose price commits the
+    buyer for a year or more (``min_term_days`` ≥ 365: a 1- or 3-year reserved or committed-use
+    price); empty when the catalogue holds none."""
+    gen = generation(as_accelerator(accelerator).name)
+    df = list_prices(current_only=True)
+    df = df[[generation(a) == gen for a in df["accelerator"]]]
+    term = pd.to_numeric(df["min_term_days"].replace("", None), errors="coerce") \
+        if "min_term_days" in df else pd.Series(float("nan"), index=df.index)
+    return df[term >= 365].reset_index(drop=True)
+
+
+def _price_judgement(j: _Judging) -> tuple:
+    """``(verdict, sentence)`` on the implied price ``p = usd ÷ H_total`` of a claim of money and
+    hours. The rule: a claimed price is ``optimistic`` only when it is below the least an hour
+    of that accelerator can cost by what the catalogue and the owned-hardware model know,
+    ``p_min`` (``least_hour_price``: the cheapest current hour of any pricing mode, of the
+    accelerator or, unpriced itself, of its hardware generation, and the low end of the owned
+    hour, ``pricing.owned_hour_range``: Cottier et al. 2024's amortisation at the low ends of
+    the published purchase price and PUE ranges, $1.95 for an H100-SXM), the same price, by the
+    same generation rule, as the cost floor's (``_cost_floor``); else ``plausible``. A price
+    below every current price of the claim's own pricing mode (``price_range``, e.g. today's
+    on-demand list prices) but not below ``p_min`` is plausible and said so: a run of thousands
+    of accelerators for months is bought reserved for a long term or owned, and the catalogue
+    holds no 1–3-year committed price for most accelerators (``committed_prices``; said when
+    none), so the owned hour stands for that price. ``not judged`` when ``p_min`` is unknown
+    (neither the accelerator nor its generation is priced)."""
+    c, pr = j.c, j.price
+    implied = c.usd / j.hours
+    said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {j.hours:,.0f} GPU-h)"
+    least, src = least_hour_price(j)
+    if least is None:
+        return "not judged", f"{said} is not compared: {src}"
+    mode = ""
+    if pr["n"]:
+        rng = price_span(pr).removeprefix("range ").removeprefix("price ") + (
+            "" if pr["priced_as"] == c.acc.name else
+            f"; {c.acc.name} has none, {pr['priced_as']} is the same generation")
+        mode = (f"the owned hour of {pr['priced_as']} at its default inputs ({rng})"
+                if c.pricing == "owned" else
+                f"every current {c.pricing} list price of {pr['priced_as']} ({rng})")
+    if implied < least:
+        return "optimistic", (f"{said} is below the least an hour of {c.acc.name} can cost, "
+                              f"{usd_rate(least)}/GPU-h: {src}"
+                              + (f"; it is below {mode} too" if mode else ""))
+    if not mode or implied >= pr["low"]:
+        return "plausible", (f"{said} is not below the least an hour of {c.acc.name} can "
+                             f"cost, {usd_rate(least)}/GPU-h"
+                             + (f", nor below {mode}" if mode else f": {src}"))
+    try:
+        own = owned_hour_range(load_accelerator(pr["priced_as"] or c.acc.name))
+    except ValueError:
+        own = None
+    tail = f"the least an hour of {c.acc.name} can cost, {usd_rate(least)}/GPU-h ({src})" \
+        if own is None or implied < own["low"] else \
+        f"what an owned or long-reserved hour can cost ({own['words']})"
+    committed = "" if not committed_prices(c.acc).empty else (
+        f": the catalogue holds no 1–3-year committed price of the {generation(c.acc.name)} "
+        "generation")
+    return "plausible", f"{said} is below {mode}, not below {tail}{committed}"
 
 
 def _left_out_basis(j: _Judging) -> str:

@@ -37,6 +37,18 @@ def default(key: str) -> float:
     return float(rows[key]["value"])
 
 
+def default_range(key: str) -> tuple:
+    """``(value, low, high)`` of a ``data/ledger_defaults.csv`` row; a bound not published is
+    None."""
+    value = default(key)
+    row = default_rows()[key]
+
+    def num(x):
+        return float(x) if x not in ("", None) else None
+
+    return value, num(row["low"]), num(row["high"])
+
+
 def default_source(key: str) -> str:
     """The source of a default in ``data/ledger_defaults.csv``."""
     default(key)
@@ -92,6 +104,49 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
             "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
             "acquisition_usd_per_gpu": price}
+
+
+#: The inputs of an owned GPU-hour (``owned_usd_per_gpu_hour``) that ``owned_hour_range``
+#: takes at the ends of their published range in ``data/ledger_defaults.csv``: the purchase
+#: price (Raymond James via Barron's 2023: an H100 sold for $25,000-$30,000) and the PUE
+#: (Cottier et al. 2024 App. A.4: 1.1 for hyperscalers, 1.25 for others). The others are one
+#: published figure each (the value loss 0.14 OOM/year, the interconnect share, the average
+#: draw, the 2025 electricity price) or a spread across GPU generations, not an uncertainty on
+#: one (the server multiplier's 1.54-1.69 is P100's and V100's; Cottier et al.'s code takes
+#: 1.64 for an H100), so they stay at their value.
+OWNED_RANGED = ("h100_acquisition_usd", "pue")
+
+
+def owned_hour_range(accelerator) -> dict:
+    """An owned GPU-hour (``owned_usd_per_gpu_hour``, Cottier et al. 2024) at the ends of the
+    published ranges of its inputs (``OWNED_RANGED``): the hour rises with the purchase price
+    and the PUE, so
+
+        low  = hour(price_low,  PUE_low),   high = hour(price_high, PUE_high)
+
+    e.g. an H100-SXM: $25,000 × 1.64 / 0.81 × 0.14·ln 10 / 8,766 h = $1.861 capex + 0.7 kW ×
+    1.82 × 0.75 × 1.1 × $0.0861/kWh = $0.0905 energy = $1.95; at $30,000 and PUE 1.25, $2.34;
+    the point ($27,500, 1.1) $2.14. Only where the purchase price is sourced (H100-SXM):
+    ValueError elsewhere, as ``owned_usd_per_gpu_hour``. The low end is not a floor against
+    another depreciation rule (a longer straight-line life): the value loss has one published
+    figure, 0.14 OOM/year, taken as it is.
+
+    Returns
+    -------
+    dict with ``low``, ``point``, ``high`` (USD per GPU-hour), ``price`` and ``pue`` (each
+    ``(low, high)``) and ``words`` (the range and its inputs in a phrase).
+    """
+    acc = as_accelerator(accelerator)
+    point = float(owned_usd_per_gpu_hour(acc)["usd_per_gpu_hour"])  # ValueError: unsourced
+    _, p_lo, p_hi = default_range("h100_acquisition_usd")
+    _, u_lo, u_hi = default_range("pue")
+    low = float(owned_usd_per_gpu_hour(acc, p_lo, None, u_lo)["usd_per_gpu_hour"])
+    high = float(owned_usd_per_gpu_hour(acc, p_hi, None, u_hi)["usd_per_gpu_hour"])
+    return {"low": low, "point": point, "high": high, "price": (p_lo, p_hi), "pue": (u_lo, u_hi),
+            "words": (f"the owned amortisation of {acc.name}, ${low:.2f}–${high:.2f} at a "
+                      f"purchase price of ${p_lo:,.0f}–${p_hi:,.0f} and a PUE of "
+                      f"{u_lo:g}–{u_hi:g} (Cottier et al. 2024; data/ledger_defaults.csv; "
+                      "llmcost.pricing.owned_hour_range)")}
 
 
 def owned_price_words(own: dict) -> str:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator
-from .pricing import default, default_rows, owned_usd_per_gpu_hour
+from .pricing import default, default_range, default_rows, owned_usd_per_gpu_hour
 
 #: Lines for which no public default exists, and the sources searched for one (shown in the bill).
 NOT_PUBLISHED = {
@@ -70,18 +70,6 @@ EPOCH_SOURCE = ("Cottier et al. 2024, The rising costs of training frontier AI m
                 "arXiv:2405.21015 §3.5: hardware 47-64 %, R&D staff 29-49 % (equity included), "
                 "energy 2-6 % of the amortised development cost of GPT-3, OPT-175B, GPT-4 and "
                 "Gemini Ultra (Epoch's blog post says hardware 47-67 %)")
-
-
-def default_range(key: str) -> tuple:
-    """``(value, low, high)`` of a ``data/ledger_defaults.csv`` row; a bound not published is
-    None."""
-    value = default(key)
-    row = default_rows()[key]
-
-    def num(s):
-        return float(s) if s not in ("", None) else None
-
-    return value, num(row["low"]), num(row["high"])
 
 
 def range_text(key: str) -> str:

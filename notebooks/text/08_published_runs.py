@@ -231,7 +231,7 @@ display(Markdown(answers.published_runs_gaps(errors, goodputs, fp8_x)))
 # achievable matmul ceiling of `data/efficiency.csv`), **optimistic** (above the best published
 # MFU for that generation and size, `accuracy.best_published_mfu`), **low** (below
 # `claims.LOW_SHARE` = half of it: the figure probably covers more than the final run), else
-# **plausible**. It also prices the hours against the catalogue and lists what the claim leaves out.
+# **plausible**. A claim of money and hours is judged on two more things, and its verdict is the worst of the three, each stated (`claims.worst_verdict`): its cost (**implausible** below the least its FLOPs can cost, every hour at the matmul ceiling at the least an hour of the accelerator or its generation can cost: the cheapest current catalogue hour of any pricing mode or the low end of the owned hour, `pricing.owned_hour_range`) and its price per GPU-hour (**optimistic** only below that same least hour; a price below today's list prices of its pricing mode but not below it is plausible, and the judgement says what it is below: a run of thousands of GPUs for months is bought on a long reservation or owned, and the catalogue holds few prices committed for a year or more). It also lists what the claim leaves out.
 #
 # **Claim 1: DeepSeek-V3, "$5.576M".** The report's own words (arXiv:2412.19437, Table 1 and §1):
 # 2,664K H800 GPU-hours of pre-training, 119K of context extension and 5K of post-training,
@@ -278,7 +278,7 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
 # The verdict above judges the $5.576M as a price of the **final run's** GPU-hours: the utilisation
 # the FLOPs and hours imply against the ceiling and against the best published comparable run
 # (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" DeepSeek-V3 says that no other published run of its class has measured such a utilisation, not that the claim is false), and the $2/GPU-h against the
-# catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute). What it does not include,
+# catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute) and against the least a Hopper hour can cost (`ds.judgements`, its price judgement). What it does not include,
 # priced with the ledger's defaults (table above): exploratory and failed runs (Cottier et al.
 # 2024: total development compute is 1.2-4× the final run; the largest line), checkpoint and
 # dataset storage. The range (P10-P90) draws the exploratory fraction over Cottier et al.'s
