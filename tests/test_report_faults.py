@@ -180,6 +180,33 @@ def test_a_kernel_that_never_starts_keeps_its_page_and_is_listed_first(setup, tm
     assert not os.path.exists(out / report.INCOMPLETE)
 
 
+def test_the_runners_are_imported_before_the_index_thread_and_the_runs(setup, tmp_path,
+                                                                       monkeypatch):
+    """The report imports nbconvert, nbformat and papermill (``report._import_runners``) before
+    it starts its index's thread (``IndexWork``) and hands out the first notebook: the import
+    adds bleach's ``ignore`` filter to the warnings filters, which the disk cache's keys include,
+    and run beside the index's thread it made the keys of the index figure and of the pages'
+    markdown depend on the threads' timing (the first warm report after a cold one computed
+    them again)."""
+    sc, calls, _ = setup
+    order = []
+    real_imports, real_index = report._import_runners, report.IndexWork
+
+    def imports():
+        order.append("imports")
+        real_imports()
+
+    class Index(real_index):
+        def __init__(self, *args, **kwargs):
+            order.append("index")
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(report, "_import_runners", imports)
+    monkeypatch.setattr(report, "IndexWork", Index)
+    report.run_report(sc, tmp_path / "out", progress=lambda s: None)
+    assert order == ["imports", "index"] and len(calls) == 2
+
+
 def test_the_collector_is_left_as_the_report_found_it(setup, tmp_path):
     """The report's process keeps its imports out of full collections while the notebooks run
     (``report._import_runners``: ``gc.freeze``) and undoes it when the report ends, also when it
