@@ -140,4 +140,4 @@ def test_a_budget_and_deadline_answer_splits_the_default_batch():
     assert "512-sequence global batch of the default scenario" in row["how"]
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(1.67e12, rel=0.01)
     full = lv._plan_scenario(sc)
-    assert lv._plan_stops(full, 1024) == ""
+    assert lv._plan_stops(full, 1024, lv._plan_searches(full)) == ""

@@ -530,7 +530,7 @@ def _phase_warnings(values: dict) -> list[str]:
         said = [x for x in (_context_warning(at, phase=True),) if x]
         if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
             try:
-                _scenario_plan(at)
+                scenario_plan_memory(at)
             except (ValueError, KeyError) as e:  # the rule, without the search's detail
                 said.append(f"the scenario's plan cannot run it: {str(e).split(' (detail')[0]}")
             else:
@@ -565,8 +565,9 @@ _PHASE_ADVICE = ("and plan: give the phase its own mfu, or model it as a scenari
                  "with a plan that runs it (e.g. context parallelism, cp)")
 
 
-def _scenario_plan(values: dict):
-    """(spec, accelerator, plan, memory) of a scenario's plan; ValueError/KeyError if none."""
+def scenario_plan_memory(values: dict):
+    """(spec, accelerator, plan, memory) of a scenario's plan (``step_scenario.scenario_plan``,
+    its memory as the search counted it, ``scenario_memory``); ValueError/KeyError if none."""
     spec = load_model(values["model"])
     gpu = load_accelerator(values["accelerator"])
     plan = scenario_plan(values, spec)
@@ -580,7 +581,7 @@ def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
     ``advice=False`` leaves out the closing advice (": use more GPUs ..."), for a caller that
     lists the reason beside others (``levers.hardware_sweep``'s accelerators left out)."""
     try:
-        spec, gpu, plan, mem = _scenario_plan(values)
+        spec, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
         return None
     reserve = values.get("mem_reserve_fraction", DEFAULT_RESERVE)
@@ -597,9 +598,15 @@ def _plan_fits(values: dict) -> bool:
     """Whether the scenario's plan can be built and fits the usable HBM (``plan_does_not_fit``'s
     test; False when no plan can be built)."""
     try:
-        _, gpu, _, mem = _scenario_plan(values)
+        _, gpu, _, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
         return False
+    return memory_fits(values, gpu, mem)
+
+
+def memory_fits(values: dict, gpu, mem) -> bool:
+    """Whether a plan's memory ``mem`` (``scenario_plan_memory``) fits the usable HBM of
+    ``gpu``: total ≤ HBM × (1 − ``mem_reserve_fraction``), the test of ``plan_does_not_fit``."""
     return mem.total <= gpu.hbm_bytes * (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
 
 
@@ -711,7 +718,7 @@ def _misfit_advice(values: dict) -> str:
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     try:
-        spec, gpu, plan, mem = _scenario_plan(values)
+        spec, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
         return []  # the report's own validation names a broken rule
     out = []

@@ -71,8 +71,8 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 published_ceiling, seq_range_words)
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
-from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, plan_bubble,
-                     plan_does_not_fit)
+from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, memory_fits,
+                     plan_bubble, plan_does_not_fit, scenario_plan_memory)
 from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
@@ -1946,26 +1946,43 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
                                                seq, split, fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
         memo: dict = {}
-        return (_fitting_counts(scenario, [n for n in counts if n <= top]),
+        plan_at = _plan_searches(scenario)  # each count's plan searched once for both tests
+        return (_fitting_counts(scenario, [n for n in counts if n <= top], plan_at),
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
                 f"global batch{'' if batch_given else ' of the default scenario'}{named})",
-                lambda n: memo[n] if n in memo else memo.setdefault(n, _plan_stops(scenario, n)))
+                lambda n: memo[n] if n in memo else memo.setdefault(n, _plan_stops(scenario, n,
+                                                                                  plan_at)))
     return list(range(step, top + 1, step)), f"fewest multiple of {step}", None
 
 
-def _plan_stops(scenario: dict, n: int) -> str:
+def _plan_searches(scenario: dict):
+    """``plan_at(n)``: ``checks.scenario_plan_memory`` of the scenario on ``n`` GPUs, searched
+    once per count (the error it raised, returned, when no plan can be built)."""
+    done: dict = {}
+
+    def plan_at(n: int):
+        if n not in done:
+            try:
+                done[n] = scenario_plan_memory({**scenario, "n_gpus": int(n)})
+            except (ValueError, KeyError) as e:
+                done[n] = e
+        return done[n]
+    return plan_at
+
+
+def _plan_stops(scenario: dict, n: int, plan_at) -> str:
     """Why the scenario cannot run on ``n`` GPUs, or "" when it can: its plan searched there
-    (``step.scenario_plan``) can be built, fits in memory (``checks.plan_does_not_fit``, the
-    report's check) and has a pipeline bubble of at most ``checks.BUBBLE_WARNING``
+    (``plan_at``: ``_plan_searches``) can be built, fits in memory (``checks.memory_fits``, the
+    test of the report's ``plan_does_not_fit``) and has a pipeline bubble of at most
+    ``checks.BUBBLE_WARNING``
     (``checks.plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021 §2.2), the bubble the
     report warns of."""
-    sc = {**scenario, "n_gpus": int(n)}
-    try:
-        plan = scenario_plan(sc)
-    except (ValueError, KeyError) as e:
-        return f"no plan on {int(n):,} GPUs ({e})"
-    if plan_does_not_fit(sc, advice=False) is not None:
+    got = plan_at(n)  # the plan and its memory (``_plan_searches``)
+    if isinstance(got, Exception):
+        return f"no plan on {int(n):,} GPUs ({got})"
+    _, gpu, plan, mem = got
+    if not memory_fits(scenario, gpu, mem):
         return f"no plan fits in memory on {int(n):,} GPUs"
     bubble = plan_bubble(plan)
     return "" if bubble <= BUBBLE_WARNING else (
@@ -1973,13 +1990,15 @@ def _plan_stops(scenario: dict, n: int) -> str:
         "bubble")
 
 
-def _fitting_counts(scenario: dict, counts: list) -> list:
+def _fitting_counts(scenario: dict, counts: list, plan_at) -> list:
     """The counts (sorted) from the first on which a plan of the scenario fits in memory
     (``checks.plan_does_not_fit``, the report's own check): bisection, taking the fit as
     monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
-    ranks). A scenario whose plan cannot be built keeps every count (its checks say why)."""
+    ranks). A scenario whose plan cannot be built keeps every count (its checks say why).
+    ``plan_at``: each count's plan and memory (``_plan_searches``)."""
     def fits(n):
-        return plan_does_not_fit({**scenario, "n_gpus": int(n)}, advice=False) is None
+        got = plan_at(n)
+        return isinstance(got, Exception) or memory_fits(scenario, got[1], got[3])
     if not counts or fits(counts[0]):
         return counts
     lo, hi = 0, len(counts) - 1
