@@ -74,6 +74,14 @@ def _plain_methods() -> tuple:
 _PLAIN = _plain_methods()
 
 
+def _svg_and_one_png(makers, png_maker):
+    """``(make, fmt)`` parameters: every figure maker as SVG, the format a report's and a
+    refresh's kernels print (``workers.FIGURES``, "svg": their constrained layout still
+    measures texts with Agg's renderer, the canvas's), and one of them as PNG, the format
+    ``kernels.remember_state`` defaults to and no kernel of the package prints."""
+    return [(m, "svg") for m in makers] + [(png_maker, "png")]
+
+
 def _pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
 
@@ -380,15 +388,15 @@ def _inset_figure():
     return fig
 
 
-@pytest.mark.parametrize("make, draws", [
-    (_math_figure, 1), (_aspect_and_overflow_figure, 1), (_readable_figure, 1),
-    (lambda: _figure_with_every_kind_of_axis(colorbar=False), 1),
-    (_figure_with_every_kind_of_axis, 2),  # a colorbar: its axes have a locator
-    (_inset_figure, 1)])
-@pytest.mark.parametrize("fmt", ["png", "svg"])
+@pytest.mark.parametrize("make, draws, fmt", [
+    (_math_figure, 1, "svg"), (_aspect_and_overflow_figure, 1, "svg"), (_readable_figure, 1, "svg"),
+    (lambda: _figure_with_every_kind_of_axis(colorbar=False), 1, "svg"),
+    (_figure_with_every_kind_of_axis, 2, "svg"),  # a colorbar: its axes have a locator
+    (_inset_figure, 1, "svg"), (_figure_with_every_kind_of_axis, 2, "png")])
 def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
     """``plots.print_with_one_draw`` (what the report's kernels install) prints every figure as
-    matplotlib's ``print_figure`` does, byte for byte, as a PNG and as an SVG (the inline
+    matplotlib's ``print_figure`` does, byte for byte, as an SVG (``_svg_and_one_png``; one
+    figure as a PNG) (the inline
     backend's crop, constrained layout and its aspect, texts past the canvas, shared, twin and
     log axes, math text, an inset, ``plots.readable``'s tight layout), with one draw where it
     applies and matplotlib's two where it does not (a colorbar's axes locator); also with the
@@ -425,12 +433,13 @@ def _keeping_text_layouts():
     return _installed(plots.keep_text_layouts, Text, "_get_layout")
 
 
-@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
-                                  _figure_with_every_kind_of_axis, _inset_figure])
-@pytest.mark.parametrize("fmt", ["png", "svg"])
+@pytest.mark.parametrize("make, fmt", _svg_and_one_png(
+    [_math_figure, _aspect_and_overflow_figure, _readable_figure,
+     _figure_with_every_kind_of_axis, _inset_figure], _math_figure))
 def test_kept_text_layouts_print_matplotlibs_bytes(make, fmt):
     """``plots.keep_text_layouts`` (what the report's kernels install) prints every figure as
-    matplotlib does, byte for byte, as a PNG and as an SVG, with the prints that keep them
+    matplotlib does, byte for byte, as an SVG (one figure as a PNG: ``_svg_and_one_png``),
+    with the prints that keep them
     (``keep_ticks_while_printing``, then also ``print_with_one_draw``), twice each (a text's
     layout is not read in a later print)."""
     from matplotlib.backend_bases import FigureCanvasBase
@@ -449,7 +458,7 @@ def test_kept_text_layouts_print_matplotlibs_bytes(make, fmt):
         FigureCanvasBase.print_figure = plain
 
 
-@pytest.mark.parametrize("fmt", ["png", "svg"])
+@pytest.mark.parametrize("fmt", ["svg"])  # the kernels' format (``_svg_and_one_png``)
 def test_kept_text_layouts_see_a_change_between_prints(fmt):
     """A figure printed, then changed where its texts' layouts are read (a title's string and
     size, the tick labels' rotation and alignment, a label's line spacing, the figure's dpi),
@@ -583,13 +592,14 @@ def _ticks_set_by_hand_figure():
     return fig
 
 
-@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure, _readable_figure,
-                                  _figure_with_every_kind_of_axis, _inset_figure,
-                                  _ticks_set_by_hand_figure])
-@pytest.mark.parametrize("fmt", ["png", "svg"])
+@pytest.mark.parametrize("make, fmt", _svg_and_one_png(
+    [_math_figure, _aspect_and_overflow_figure, _readable_figure,
+     _figure_with_every_kind_of_axis, _inset_figure, _ticks_set_by_hand_figure],
+    _ticks_set_by_hand_figure))
 def test_cloned_ticks_print_matplotlibs_bytes(make, fmt):
     """``plots.clone_ticks`` (what the report's kernels install) prints every figure as
-    matplotlib does, byte for byte, as a PNG and as an SVG: alone, and (for the figure whose
+    matplotlib does, byte for byte, as an SVG (one figure as a PNG: ``_svg_and_one_png``):
+    alone, and (for the figure whose
     ticks are set by hand, which the combined test of ``print_with_one_draw`` above does not
     draw) with the report kernels' other speed-ups installed; and a tick it copies holds what
     matplotlib's own new tick holds (its properties, its artists and their own font properties
@@ -637,9 +647,8 @@ def test_a_cloned_tick_has_artists_of_its_own():
     plt.close(fig)
 
 
-@pytest.mark.parametrize("make", [_math_figure, _aspect_and_overflow_figure,
-                                  _figure_with_every_kind_of_axis])
-@pytest.mark.parametrize("fmt", ["svg", "png"])
+@pytest.mark.parametrize("make, fmt", _svg_and_one_png(
+    [_math_figure, _aspect_and_overflow_figure, _figure_with_every_kind_of_axis], _math_figure))
 def test_math_layouts_read_from_disk_print_matplotlibs_bytes(make, fmt, tmp_path, monkeypatch):
     """``plots.keep_math_layouts_on_disk`` (what the report's kernels install) prints every
     figure as matplotlib does, byte for byte, whether its math texts' layouts are computed
