@@ -41,10 +41,13 @@ report: $(STAMP)
 # installed, else they are skipped with the reason. Byte-code caching is on whatever the
 # environment says (PYTHONDONTWRITEBYTECODE emptied): every kernel and worker the suite starts
 # imports the package, and without .pyc files each one compiles it (and rewrites the tests'
-# asserts) from source again.
+# asserts) from source again. While lint-imports runs, scripts/warm_bytecode.py writes the .pyc
+# of what the workers and kernels import, once (a fresh environment holds none).
 test: $(STAMP)
-	@start=$$(date +%s); $(VENV)/bin/lint-imports --no-cache && \
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
+	@start=$$(date +%s); \
+	PYTHONDONTWRITEBYTECODE= $(PY) scripts/warm_bytecode.py & warm=$$!; \
+	$(VENV)/bin/lint-imports --no-cache; rc=$$?; wait $$warm; \
+	[ $$rc -ne 0 ] || { PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; }; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall-clock (exit $$rc)"; exit $$rc
 
 notebooks: $(STAMP)
