@@ -20,7 +20,7 @@ from llmcost.present.report import declared_parameters, effective_parameters, li
 from llmcost.training import parallel
 from llmcost.training.step_scenario import scenario_plan, scenario_step
 
-#: the trial's scenario (/tmp/trial21/sc/s3e_gptoss_predict.yaml) without its title
+#: the trial's scenario without its title
 GPT_OSS = {"model": "gpt-oss-120b", "accelerator": "GB200-NVL72", "n_gpus": 576,
            "train_tokens": 2.0e12, "seq_len": 8192, "mfu": 0.30, "dtype": "fp8",
            "price_usd_per_gpu_hour": 6.0, "pricing": "reserved",

@@ -25,7 +25,7 @@ from llmcost.bill.ledger import build_ledger
 from llmcost.bill.scenario import LEDGER_DEFAULTS
 from llmcost.present import report
 
-#: The trial's scenario (/tmp/trial21/sc/s2c_1b_l40s_net.yaml): OPT-1.3B on 64 GPUs, 200 Gb/s
+#: The trial's scenario: OPT-1.3B on 64 GPUs, 200 Gb/s
 #: per GPU per direction (2.5e10 bytes/s).
 BASE = {"model": "opt-1.3b", "accelerator": "L40S", "n_gpus": 64, "train_tokens": 1.0e11,
         "seq_len": 2048, "dtype": "bf16", "price_usd_per_gpu_hour": 1.0,
@@ -61,7 +61,7 @@ def test_the_rl_line_is_priced_on_the_scenarios_network(accelerator, domains):
 
 
 def test_estimate_prices_the_rl_campaign_on_the_scenarios_network(tmp_path):
-    """`llmcost estimate` on the trial's RL scenario (/tmp/trial21/sc/s2d_l40s_rl.yaml): its RL
+    """`llmcost estimate` on the trial's RL scenario: its RL
     line is the bill's of the same scenario (the one notebook 05 prints as its campaign)."""
     sc = {**BASE, **RL}
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)), "--format", "json")
@@ -72,7 +72,7 @@ def test_estimate_prices_the_rl_campaign_on_the_scenarios_network(tmp_path):
 
 
 def test_a_pilot_is_calibrated_on_the_scenarios_network(tmp_path):
-    """The trial's pilot scenario (/tmp/trial21/sc/s2e_l40s_pilot.yaml): `llmcost estimate` and
+    """The trial's pilot scenario: `llmcost estimate` and
     `llmcost calibrate` run it; the 8-GPU pilot's compute factor is the same at any NIC, and the
     64-GPU run extrapolated on a tenth of the bandwidth has a lower MFU."""
     sc = {**BASE, "pilot": PILOT}

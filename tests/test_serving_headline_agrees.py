@@ -20,26 +20,13 @@ import io
 import matplotlib.pyplot as plt
 import pytest
 from _inprocess import code_cells
+from _trial_scenarios import LLAMA_70B_FP8_128K
 
 from llmcost.present import report
 
 NB = report.NOTEBOOK_DIR / "05_rl_loop.ipynb"
-#: the trial's scenario (/tmp/trial21/sc/s1_70b_fp8_128k.yaml), as the user wrote it
-S1 = """title: "70B dense, FP8, 128k context, 1,024 H100"
-model: llama-3.1-70b
-accelerator: H100-SXM
-n_gpus: 1024
-train_tokens: 1.0e12
-seq_len: 131072
-mfu: 0.35
-dtype: fp8
-price_usd_per_gpu_hour: 2.80
-pricing: on_demand
-global_batch_tokens: 16777216
-tp: 8
-cp: 8
-pp: 0
-"""
+#: the trial's scenario, as the user wrote it
+S1 = 'title: "70B dense, FP8, 128k context, 1,024 H100"\n' + LLAMA_70B_FP8_128K
 #: the cells run: the set-up up to the serving choice, then these (one each)
 KEEP = ('engines.latency_throughput_curve(spec', 'engines.cheapest_setup(spec',
         'answers.serving_points(', 'summary_row("usd_per_m_output_tokens"',

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from _trial_scenarios import LLAMA_70B_FP8_128K
 
 import llmcost
 from llmcost.bill import levers
@@ -335,20 +336,7 @@ def test_notebook_07_takeaway_computes_its_failure_figures():
     assert chance == pytest.approx(math.exp(-failures), rel=0.08)
 
 
-S1 = """model: llama-3.1-70b
-accelerator: H100-SXM
-n_gpus: 1024
-train_tokens: 1.0e12
-seq_len: 131072
-mfu: 0.35
-dtype: fp8
-price_usd_per_gpu_hour: 2.80
-pricing: on_demand
-global_batch_tokens: 16777216
-tp: 8
-cp: 8
-pp: 0
-"""
+S1 = LLAMA_70B_FP8_128K
 
 
 def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path):
