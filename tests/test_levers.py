@@ -9,9 +9,11 @@ Hand values are derived in the comments beside them; the scenario is the default
 
 import csv
 import math
+import re
 
 import numpy as np
 import pytest
+from _trial_scenarios import LLAMA_70B_FP8_128K
 
 import llmcost
 from llmcost import levers as lv
@@ -1186,3 +1188,37 @@ def test_the_cheapest_provider_lever_takes_the_cheapest_buyable_row():
     assert "minimum terms" in lv.cheapest_provider({**sc, "accelerator": "TPU v5p",
                                                     "pricing": "reserved"}).note
     assert "no buyable" in lv.cheapest_provider({**sc, "accelerator": "MI300X"}).note
+
+
+# ------------------------------------------------------------------ a saving beyond its line
+def test_a_saving_beyond_its_line_says_where_the_rest_comes_from(tmp_path):
+    # A trial (70B FP8, 128k context, 1,024 H100 at $2.80) read "asynchronous checkpoints
+    # $84.0k" against a "failures, checkpoints and restarts" line of $55.2k, unexplained. By
+    # hand: the exploratory line is f × the final run's paid GPU-hours × price, f = 1.19 the
+    # median of Cottier et al. 2024 (arXiv:2405.21015 §2.5, 1.2-4× total development compute:
+    # sqrt(1.2·4) − 1 = 1.19), so cutting the final run's paid GPU-hours by ΔH cuts that line by
+    # 1.19 · ΔH · $2.80, and the whole saving is the sum of the lines' differences.
+    path = tmp_path / "s1.yaml"
+    path.write_text(LLAMA_70B_FP8_128K)
+    s = lv._clean(llmcost.load_scenario(path))
+    before = lv.bill(s)
+    change = lv.async_checkpoints(s)
+    after = lv.bill(change.after)
+    r = lv.price_lever("async_checkpoints", "asynchronous checkpoints", "checkpoints", s, change,
+                       before_bill=before)
+    line = before.line("compute.failures")
+    saved_final_h = before.figures["all_gpu_hours"] - after.figures["all_gpu_hours"]
+    explore = 1.19 / 2.19 * saved_final_h * 2.80  # ΔH_all = ΔH_final · (1 + 1.19)
+    assert r.saving_usd > line.usd  # the trial's finding: the saving exceeds its line
+    words = r.beyond_line
+    assert words.startswith("saves more than the line it acts on, 'failures, checkpoints and "
+                            f"restarts' ({lv.format_saving(line.usd)}): ")
+    got = re.search(r"\$([\d,]+) through 'exploratory and failed runs' \(the bill prices "
+                    r"exploratory compute at 1\.19× the final run's paid GPU-hours", words)
+    assert got and float(got.group(1).replace(",", "")) == pytest.approx(explore, rel=0.01)
+    assert words in r.row()["note"]
+    # a lever that saves less than its line says nothing: a cheaper price on every line
+    cheap = lv.price_lever("p", "p", "pricing", s, lv.Change(
+        {**s, "price_usd_per_gpu_hour": 2.69}, "", ""), before_bill=before)
+    assert 0 < cheap.saving_usd < before.line("compute.pretraining.main").usd
+    assert cheap.beyond_line == ""

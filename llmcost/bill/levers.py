@@ -366,6 +366,9 @@ class LeverResult:
     source: str = ""
     note: str = ""
     ranged: bool = False
+    #: ``beyond_line_words``: when the saving exceeds the bill line the lever acts on, where the
+    #: rest comes from (multiplied lines such as exploratory compute); "" otherwise
+    beyond_line: str = ""
 
     @property
     def within_uncertainty(self) -> bool:
@@ -379,7 +382,9 @@ class LeverResult:
                 "saving_p90_usd": self.saving_p90, "share_of_bill": self.share,
                 "gpu_hours_saved": self.gpu_hours_saved, "days_saved": self.days_saved,
                 "within_uncertainty": self.within_uncertainty, "risk": self.risk,
-                "assumptions": self.assumptions, "note": self.note, "key": self.key}
+                "assumptions": self.assumptions,
+                "note": "; ".join(x for x in (self.note, self.beyond_line) if x),
+                "beyond_line": self.beyond_line, "key": self.key}
 
 
 def saving_summary(before_draws, after_draws) -> tuple:
@@ -390,6 +395,66 @@ def saving_summary(before_draws, after_draws) -> tuple:
         raise ValueError(f"before_draws {b.shape} and after_draws {a.shape} must be two 1-D "
                          "arrays of the same draws")
     return tuple(float(x) for x in np.percentile(b - a, PERCENTILES))
+
+
+#: Bill lines priced as a multiple of other lines (``ledger.build_ledger``): a lever that shrinks
+#: the final run shrinks them too, so its saving can exceed the line it acts on.
+MULTIPLIED_LINES = ("compute.exploratory", "reserve.rerun", "reserve.contingency")
+
+
+def _multiplied_why(key: str, b: Ledger) -> str:
+    """Why line ``key`` of bill ``b`` moves with the final run (the multiplier as the bill has
+    it), or "" when it does not (exploratory runs listed, not a fraction)."""
+    p = b.scenario
+    if key == "compute.exploratory":
+        if not b.line(key).how.startswith("development compute"):
+            return ""  # ledger_exploratory_runs: billed as given
+        frac = p.get("ledger_exploratory_fraction")
+        src = ("the scenario's ledger_exploratory_fraction" if frac is not None else
+               "Cottier et al. 2024's median, arXiv:2405.21015 §2.5")
+        frac = point(frac) if frac is not None else default("exploratory_fraction")
+        return (f"the bill prices exploratory compute at {frac:.2f}× the final run's paid "
+                f"GPU-hours, {src}: exploration scales with the final run")
+    if key == "reserve.rerun":
+        return (f"the rerun reserve is P(rerun) {point(p.get('ledger_rerun_probability', 0)):.0%}"
+                " × the final run")
+    return (f"the contingency is {point(p.get('ledger_reserve_fraction', 0)):.0%} of the lines "
+            "above it")
+
+
+def beyond_line_words(before: Ledger, after: Ledger) -> str:
+    """Words for a saving S = B(before) − B(after) larger than the bill line it acts on, or "".
+
+    Per line, s_k = before_k − after_k (so S = Σ_k s_k). The line the lever acts on is the line
+    with the largest s_k outside ``MULTIPLIED_LINES`` (lines priced as a multiple of others:
+    exploratory compute = fraction × the final run's paid GPU-hours, Cottier et al. 2024,
+    arXiv:2405.21015 §2.5; the rerun and contingency reserves). When S exceeds that line's
+    amount before_k, the words give s_k there and every other line's s_k (≥ 1% of S), saying
+    why a multiplied line moves with it."""
+    b, a = _bill_arg(before, "before"), _bill_arg(after, "after")
+    after_usd = {ln.key: ln.usd or 0.0 for ln in a.lines}
+    saved = {}
+    for ln in b.lines:  # a key can hold several lines (people.staff): summed
+        saved[ln.key] = saved.get(ln.key, 0.0) + (ln.usd or 0.0)
+    names = {ln.key: ln.line for ln in b.lines}
+    held = dict(saved)
+    saved = {k: v - after_usd.get(k, 0.0) for k, v in saved.items()}
+    total = sum(saved.values())
+    direct = [k for k in saved if k not in MULTIPLIED_LINES]
+    if total <= 0 or not direct:
+        return ""
+    own = max(direct, key=lambda k: saved[k])
+    if saved[own] <= 0 or total <= held[own] * (1 + 1e-9):
+        return ""
+    parts = []
+    for k in sorted(saved, key=lambda k: -saved[k]):
+        if k == own or abs(saved[k]) < 0.01 * total:
+            continue
+        why = _multiplied_why(k, b) if k in MULTIPLIED_LINES else ""
+        parts.append(f"{format_saving(saved[k])} through '{names[k]}'"
+                     + (f" ({why})" if why else ""))
+    return (f"saves more than the line it acts on, '{names[own]}' ({format_saving(held[own])}): "
+            f"{format_saving(saved[own])} there, " + ", ".join(parts))
 
 
 def price_lever(key: str, name: str, group: str, before: dict, change: Change,
@@ -443,7 +508,7 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                        gpu_hours(b) - gpu_hours(a),
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                        saving / total if total else 0.0, change.risk, change.assumptions,
-                       change.source, change.note, ranged)
+                       change.source, change.note, ranged, beyond_line_words(b, a))
 
 
 def _get(s, key):
@@ -1151,7 +1216,7 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
                                     base).row())
         except (ScenarioError, ValueError) as e:
             rows.append({"lever": name, "group": group, "saving_usd": float("nan"),
-                         "note": f"not priced: {e}", "key": k})
+                         "note": f"not priced: {e}", "beyond_line": "", "key": k})
     if keys is None:
         rows.append(spot_for_ablations(scenario, before_bill=base).row())
         sweep = hardware_sweep(scenario) if sweep is None else sweep

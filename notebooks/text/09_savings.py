@@ -208,7 +208,7 @@ print("ranges: " + ("per-draw P10-P90 shown" if levers.has_ranges(scenario) else
                     "illustrative spreads of notebook 00's range are not drawn here)"))
 for i, r in enumerate(top.itertuples(), 1):
     print(f"{i}. {r.lever}: saves {llmcost.fmt_usd(r.saving_usd)} ({r.share_of_bill:.1%}); "
-          f"risk: {r.risk}")
+          f"risk: {r.risk}" + (f"; it {r.beyond_line}" if r.beyond_line else ""))
 
 # %%
 plots.lever_savings(ranked);
@@ -217,7 +217,10 @@ plots.lever_savings(ranked);
 # **Takeaway.** The ranking is this scenario's, not a rule of thumb: a lever whose note says
 # "already" or "none given" saves nothing here because the scenario already does it or gives no
 # figure for it, not because it never matters. Levers that lengthen the run or make it fail more
-# often show up as negative savings; the next sections explain the three groups.
+# often show up as negative savings. A lever that shortens the final run also shrinks the lines
+# priced as multiples of it (exploratory compute, `ledger_exploratory_fraction` × the final run;
+# the reserves), so its saving can exceed the line it acts on: its note then says so, and how much
+# comes through each line (`levers.beyond_line_words`). The next sections explain the three groups.
 
 # %% [markdown]
 # ## 2. Kill waste first
@@ -592,7 +595,8 @@ rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
                    "(levers.bill)")]
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
-                            "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
+                            "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"
+                            + (f"; it {r.beyond_line}" if r.beyond_line else "")))
 # the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
 # 4), each at its calibrated MFU; the other side and every accelerator left out, in the note
 hw = levers.hardware_headline(sweep)
