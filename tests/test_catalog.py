@@ -1,11 +1,16 @@
 """The catalogues: required rows, sourced figures, dense peaks, lookups."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 import llmcost
 from llmcost import catalog
+from llmcost.bill.checks import context_warning
+
+DATA = Path(__file__).parent / "data"
 
 REQUIRED_ACCELERATORS = ["A100-40GB", "A100-80GB", "H100-SXM", "H800", "H200", "B200", "MI300X",
                          "MI325X", "TPU v4", "TPU v5e", "TPU v5p", "Gaudi 3", "Teaching-1PF"]
@@ -197,3 +202,21 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     from llmcost.bill import claims
     r = claims.price_range("TPU v5p", "reserved")
     assert (r["low"], r["median"], r["high"], r["n"]) == (2.94, 2.94, 2.94, 1)
+
+
+@pytest.mark.parametrize("name", ["qwen3-4b", "qwen3-30b-a3b", "qwen3-235b-a22b"])
+def test_qwen3_context_is_the_reports_and_the_configs(name):
+    # Qwen3 Technical Report (arXiv:2505.09388) §3.2: stages S1 and S2 train at 4,096 tokens,
+    # the long-context stage S3 at 32,768; Hugging Face config.json of Qwen/Qwen3-4B and
+    # Qwen/Qwen3-30B-A3B (copies in tests/data/hf_configs) and of Qwen3-235B-A22B declare
+    # max_position_embeddings 40960. A trial read a 32k phase of Qwen3-30B-A3B flagged as beyond
+    # any context the catalogue records: the main pre-training length stays 4,096, and the
+    # declared context makes 32,768 the model's own long-context stage.
+    spec = llmcost.load_model(name)
+    assert (spec.seq_len, spec.max_position_embeddings) == (4096, 40960)
+    config = DATA / "hf_configs" / f"{name}.json"
+    if config.exists():
+        assert json.loads(config.read_text())["max_position_embeddings"] == 40960
+    words = context_warning(spec, 32768, phase=True)
+    assert "within its declared 40,960-token context" in words
+    assert "records no longer context" not in words
