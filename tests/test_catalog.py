@@ -8,7 +8,7 @@ import pytest
 
 import llmcost
 from llmcost import catalog
-from llmcost.bill.checks import context_warning
+from llmcost.bill.checks import context_warning, price_network_warning
 
 DATA = Path(__file__).parent / "data"
 
@@ -220,3 +220,21 @@ def test_qwen3_context_is_the_reports_and_the_configs(name):
     words = context_warning(spec, 32768, phase=True)
     assert "within its declared 40,960-token context" in words
     assert "records no longer context" not in words
+
+
+def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
+    # The only A100-40GB price is AWS p4d.24xlarge: 400 Gbps EFA per instance of 8 A100
+    # (https://aws.amazon.com/ec2/instance-types/p4/) = 400e9 / 8 GPUs / 8 bits = 6.25e9 B/s per
+    # GPU; the catalogue's scale-out is DGX A100's 200 Gb/s HDR NIC per GPU = 2.5e10 B/s
+    # (data/accelerators.csv). A trial found the price and the network from different machines.
+    rows = llmcost.list_prices("A100-40GB", "on_demand", current_only=True)
+    aws = rows[rows["provider"] == "AWS"].iloc[0]
+    assert float(aws["scaleout_bytes_per_s_per_gpu"]) == pytest.approx(400e9 / 8 / 8, rel=1e-9)
+    assert llmcost.load_accelerator("A100-40GB").scaleout_bytes_per_s_per_dir == \
+        pytest.approx(200e9 / 8, rel=1e-9)
+    s = {"accelerator": "A100-40GB", "price_usd_per_gpu_hour": None, "pricing": "on_demand"}
+    words = price_network_warning(s)
+    assert "differs from the 25 GB/s per GPU" in words and "6.25 GB/s per GPU" in words
+    # the scenario that models the priced network, or gives its own price, is not warned
+    assert price_network_warning({**s, "comm_scaleout_bytes_per_s": 6.25e9}) is None
+    assert price_network_warning({**s, "price_usd_per_gpu_hour": 2.74}) is None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
-                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
+from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices, list_prices,
+                            load_accelerator, load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options)
@@ -70,6 +70,43 @@ def catalogue_price_warning(values: dict) -> str | None:
             f"GPU-hour ({where}), is above every current on-demand price (${float(od.min()):.2f}"
             f"-${float(od.max()):.2f}, {len(od)} row(s)): such rows are often short-term "
             "prepaid blocks, not a long-term discount; set price_usd_per_gpu_hour from a quote.")
+
+
+def price_network_warning(values: dict) -> str | None:
+    """The bill's price taken from the catalogue (``price_usd_per_gpu_hour`` null, a pricing
+    mode other than owned) from rows whose instance's scale-out network per GPU
+    (``scaleout_bytes_per_s_per_gpu`` in data/prices.csv, the provider's instance page: AWS
+    p4d.24xlarge, 400 Gb/s EFA per 8 A100 = 50 Gb/s = 6.25e9 B/s per GPU,
+    https://aws.amazon.com/ec2/instance-types/p4/) differs by more than 1% from the one the
+    step-time model uses (``comm_scaleout_bytes_per_s``, else data/accelerators.csv's
+    ``scaleout_bytes_per_s_per_dir``): the price buys another network than the one modelled.
+    Named with its rows; None otherwise (a price the scenario gives is its own)."""
+    pricing, acc = values.get("pricing", "on_demand"), values.get("accelerator")
+    if values.get("price_usd_per_gpu_hour") is not None or pricing == "owned" or acc is None:
+        return None
+    try:
+        gpu = load_accelerator(acc)
+        rows = current_prices(gpu.name, pricing)
+    except ValueError:
+        return None
+    given = values.get("comm_scaleout_bytes_per_s")
+    modelled = given if isinstance(given, (int, float)) else gpu.scaleout_bytes_per_s_per_dir
+    if not modelled or "scaleout_bytes_per_s_per_gpu" not in rows:
+        return None
+    off = [(r, float(r.scaleout_bytes_per_s_per_gpu)) for r in rows.itertuples()
+           if r.scaleout_bytes_per_s_per_gpu not in ("", None)]
+    off = [(r, x) for r, x in off if abs(x - modelled) > 0.01 * modelled]
+    if not off:
+        return None
+    said = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}: {x / 1e9:g} GB/s "
+                     "per GPU" for r, x in off)
+    where = ("comm_scaleout_bytes_per_s (scenario)" if isinstance(given, (int, float)) else
+             "data/accelerators.csv")
+    return (f"price_usd_per_gpu_hour: the catalogue's {pricing} price for {gpu.name} comes from "
+            f"instances whose scale-out network differs from the {modelled / 1e9:g} GB/s per GPU "
+            f"the step-time model uses ({where}): {said} (data/prices.csv, its source and "
+            "notes); set comm_scaleout_bytes_per_s to the priced instance's figure, or "
+            "price_usd_per_gpu_hour from a provider whose network matches.")
 
 
 def unavailable_price_warning(values: dict) -> str | None:
@@ -284,12 +321,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     no_cp = cp_default_warning(values, defaults)
     if no_cp:
         out.append(no_cp)
-    dear = catalogue_price_warning(values)
-    if dear:
-        out.append(dear)
-    unsold = unavailable_price_warning(values)
-    if unsold:
-        out.append(unsold)
+    out.extend(w for w in (catalogue_price_warning(values), unavailable_price_warning(values),
+                           price_network_warning(values)) if w)
     own = own_stack_hint(values, mfu_predicted, defaults)
     if own:
         out.append(own)
