@@ -523,6 +523,8 @@ def _more_module_specs(tiny) -> dict:
                                                           "scenario": "optional_mapping"}),
         "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.given_mfu_range": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "levers.beyond_line_words": Spec(dict(before=bill, after=bill),
+                                         {"before": "ledger", "after": "ledger"}),
         "ledger.unranged_inputs": Spec(dict(bill=bill, ranged=["mfu"]),
                                        {"bill": "ledger", "ranged": "input_names"}),
         "ledger.headline_draws": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
