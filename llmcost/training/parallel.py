@@ -1471,7 +1471,7 @@ def _grid_counts(reason, n_total: int, n_hsdp: int) -> dict:
     ``n_total / reason.size`` combinations of the grid's ``n_total``, so the counts are
     ``reason``'s times that (the grid itself is never counted element by element)."""
     per_code = n_total // reason.size if reason.size else 0   # an empty axis: no candidate
-    counts = np.bincount(np.ravel(reason), minlength=len(RULES) + 1) * per_code
+    counts = np.bincount(np.ravel(reason, order="K"), minlength=len(RULES) + 1) * per_code
     return {"n_candidates": int(n_total) + n_hsdp,
             "n_valid": int(counts[0]) + n_hsdp,
             "rejected": {rule: int(c) for rule, c in zip(RULES, counts[1:])}}
@@ -1539,13 +1539,31 @@ def _valid_rows(reason, shape) -> np.ndarray:
     """The flat C-order indices in the grid of ``shape`` of the combinations whose code is 0,
     without writing out the grid: the valid positions of ``reason`` (length 1 on the axes no
     rule reads), each crossed with every position of those axes, sorted."""
-    base = np.ravel_multi_index(np.nonzero(reason == 0), shape)
+    base = np.ravel_multi_index(_zero_coordinates(reason), shape)
     strides = np.cumprod((shape[1:] + (1,))[::-1])[::-1]
     offsets = np.zeros(1, dtype=np.int64)
     for j, size in enumerate(shape):
         if reason.shape[j] == 1 and size > 1:
             offsets = (offsets[:, None] + np.arange(size) * strides[j]).ravel()
     return np.sort((base[:, None] + offsets[None, :]).ravel())
+
+
+def _zero_coordinates(a) -> tuple:
+    """The coordinates of ``a``'s zeros, as ``np.nonzero(a == 0)`` but in ``a``'s memory order
+    (``_reject_codes`` returns a transposed view): the flat positions of the zeros in that
+    order, unravelled over the axes so ordered and handed back in ``a``'s own axis order.
+    ``np.nonzero`` over a many-axis array, and a C-order copy of a transposed one, are an order
+    of magnitude slower."""
+    a = np.asarray(a)
+    order = sorted(range(a.ndim), key=lambda i: (-a.strides[i], i))
+    mem = np.transpose(a, order)
+    if not mem.flags.c_contiguous:
+        mem = np.ascontiguousarray(mem)
+    found = np.unravel_index(np.flatnonzero(mem == 0), mem.shape)
+    out = [None] * a.ndim
+    for pos, axis in enumerate(order):
+        out[axis] = found[pos]
+    return tuple(out)
 
 
 def _hsdp_frame(cols, valid, df, hsdp, scaleup_domain, frame):
@@ -1673,7 +1691,11 @@ def empty_reason(attrs: dict) -> str:
 
 def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=True):
     """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``
-    (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``)."""
+    (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``). The codes are worked
+    out with the axes reordered by size, the longest innermost (``_inner_longest``: numpy's
+    broadcast loops over a short innermost axis run an order of magnitude slower), and returned
+    as a view in ``g``'s axis order (not C-contiguous: read it with ``np.ravel(order="K")``)."""
+    g, back = _inner_longest(g)
     tp, pp, cp, ep = g["tp"], g["pp"], g["cp"], g["ep"]
     v, mbs, z, sched, sp = (g["virtual_stages"], g["micro_batch_size"], g["zero_stage"],
                             g["schedule"], g["sequence_parallel"])
@@ -1716,7 +1738,18 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=
     code = parts[0]
     for part in parts[1:]:
         code = np.minimum(code, part)
-    return np.asarray(code, dtype=np.uint8).reshape(np.shape(code)) + np.uint8(1)
+    code = np.asarray(code, dtype=np.uint8).reshape(np.shape(code)) + np.uint8(1)
+    return code.transpose(back)
+
+
+def _inner_longest(g: dict) -> tuple:
+    """The grid axes ``g`` (arrays of one shared rank, each long on its own axis) transposed so
+    that the axes run from the shortest to the longest (ties in their order), and the
+    permutation that puts them back (``np.transpose`` axes)."""
+    ndim = max((np.ndim(x) for x in g.values()), default=0)
+    sizes = np.broadcast_shapes(*(np.shape(x) for x in g.values()))
+    order = sorted(range(ndim), key=lambda i: (sizes[i], i))
+    return {k: np.transpose(x, order) for k, x in g.items()}, tuple(np.argsort(order))
 
 
 def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
