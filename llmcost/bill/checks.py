@@ -630,11 +630,17 @@ def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
 def _plan_fits(values: dict) -> bool:
     """Whether the scenario's plan can be built and fits the usable HBM (``plan_does_not_fit``'s
     test; False when no plan can be built)."""
+    return _fitting_plan(values) is not None
+
+
+def _fitting_plan(values: dict):
+    """The scenario's plan (``scenario_plan_memory``: one search) when it can be built and fits
+    the usable HBM (``memory_fits``), else None."""
     try:
-        _, gpu, _, mem = scenario_plan_memory(values)
+        _, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
-        return False
-    return memory_fits(values, gpu, mem)
+        return None
+    return plan if memory_fits(values, gpu, mem) else None
 
 
 def memory_fits(values: dict, gpu, mem) -> bool:
@@ -666,7 +672,7 @@ def _by_model_parallel_size(df):
 def _smallest_fitting_tp_pp(values: dict):
     """The plan with the smallest tp·pp that fits the scenario's GPUs, its other fixed fields
     kept (``_by_model_parallel_size``, then the scenario's own search at that tp and pp:
-    ``_plan_fits``), or None when none does."""
+    ``_fitting_plan``), or None when none does."""
     free = {**values, "tp": 0, "pp": 0}
     try:
         plan = parallel.plan_from_parameters(
@@ -674,8 +680,7 @@ def _smallest_fitting_tp_pp(values: dict):
             rank_factory=lambda *_: _by_model_parallel_size)
     except (ValueError, KeyError):
         return None
-    at = {**values, "tp": plan.tp, "pp": plan.pp}
-    return scenario_plan(at) if _plan_fits(at) else None
+    return _fitting_plan({**values, "tp": plan.tp, "pp": plan.pp})
 
 
 def _fixed_cause(values: dict) -> str:
@@ -711,10 +716,11 @@ def _fixed_cause(values: dict) -> str:
         out.append(f"tp·pp = {small.tp * small.pp} fits on these {n:,} GPUs (tp: {small.tp}, "
                    f"pp: {small.pp}: plan {small.describe()})")
     everything = {**values, **{k: parallel.PLAN_PARAMETER_FIELDS[k][1] for k in fixed}}
-    if _plan_fits(everything):
+    free = _fitting_plan(everything)
+    if free is not None:
         out.append(("or, w" if small is not None else "w") + f"ith {', '.join(fixed)} left "
                    "free, the search finds "
-                   f"{scenario_plan(everything).describe()} on these {n:,} GPUs")
+                   f"{free.describe()} on these {n:,} GPUs")
     if not out:
         return ""
     return f"the fixed {named} {'are' if len(fixed) > 1 else 'is'} the cause: " + "; ".join(out)
@@ -929,10 +935,11 @@ def _better_plan(values: dict, spec, mfu: float) -> str:
     the main run's GPU-hours relative to an MFU of ``mfu`` (their ratio, mfu ÷ MFU: the same
     FLOPs), when it fits, its bubble is at most ``BUBBLE_WARNING`` and its MFU beats ``mfu``;
     else ""."""
+    plan = _fitting_plan(values)  # searched once, then priced
+    if plan is None:
+        return ""
     try:
-        if not _plan_fits(values):
-            return ""
-        plan, b = scenario_step(values, spec)
+        plan, b = scenario_step(values, spec, plan)
     except (ValueError, KeyError):
         return ""
     if plan_bubble(plan) > BUBBLE_WARNING or not b.mfu > mfu:
