@@ -2010,14 +2010,12 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
         counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
                                                seq, split, fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
-        memo: dict = {}
         plan_at = _plan_searches(scenario)  # each count's plan searched once for both tests
         return (_fitting_counts(scenario, [n for n in counts if n <= top], plan_at),
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
                 f"global batch{'' if batch_given else ' of the default scenario'}{named})",
-                lambda n: memo[n] if n in memo else memo.setdefault(n, _plan_stops(scenario, n,
-                                                                                  plan_at)))
+                lambda n: _plan_stops(scenario, n, plan_at))
     return list(range(step, top + 1, step)), f"fewest multiple of {step}", None
 
 
@@ -2040,9 +2038,8 @@ def _plan_stops(scenario: dict, n: int, plan_at) -> str:
     """Why the scenario cannot run on ``n`` GPUs, or "" when it can: its plan searched there
     (``plan_at``: ``_plan_searches``) can be built, fits in memory (``checks.memory_fits``, the
     test of the report's ``plan_does_not_fit``) and has a pipeline bubble of at most
-    ``checks.BUBBLE_WARNING``
-    (``checks.plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021 §2.2), the bubble the
-    report warns of."""
+    ``checks.BUBBLE_WARNING`` (``checks.plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021
+    §2.2), the bubble the report warns of."""
     got = plan_at(n)  # the plan and its memory (``_plan_searches``)
     if isinstance(got, Exception):
         return f"no plan on {int(n):,} GPUs ({got})"
