@@ -2213,13 +2213,15 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
 
 def micro_batches_per_step(o: RLOptions, n_gpus: int) -> int:
     """Micro-batches per optimizer step of a model on ``n_gpus`` GPUs, at any ZeRO stage:
-    ceil(b / (n_gpus · micro-batch)), b = min(samples, ``train_global_batch``) (by hand:
-    DeepSpeed-Chat's 13B row, 128 / (8 · 2) = 8). Raises ValueError with ``train_plan`` "auto"
-    (the micro-batch is not known here)."""
+    ceil(b / (dp · micro-batch)), b = min(samples, ``train_global_batch``), dp = n_gpus /
+    (tp · pp · cp) (by hand: DeepSpeed-Chat's 13B row, 128 / (8 · 2) = 8). Raises ValueError
+    with ``train_plan`` "auto" (the micro-batch is not known here)."""
     if isinstance(o.train_plan, str):
         raise ValueError(f"train_plan={o.train_plan!r}: offload_pageable needs a given plan")
+    kw = _plan_keywords(o.train_plan)
     b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
-    return max(1, math.ceil(b / (n_gpus * _plan_keywords(o.train_plan)["micro_batch_size"])))
+    dp = max(1, n_gpus // (kw["tp"] * kw["pp"] * kw["cp"]))
+    return max(1, math.ceil(b / (dp * kw["micro_batch_size"])))
 
 
 def accumulation_steps(o: RLOptions, n_gpus: int) -> int:
@@ -2230,14 +2232,9 @@ def accumulation_steps(o: RLOptions, n_gpus: int) -> int:
     takes the plan's stage too: DeepSpeed-Chat's benchmark trains its critic at ZeRO-3 (its
     round trip overlapped, ``optimizer_offload_time``), so its rows carry a critic round trip
     that did not wait (11 s of the 13B row's 1,219 s training phase, 0.8 s on the 7B row)."""
-    if isinstance(o.train_plan, str):
+    if isinstance(o.train_plan, str) or _plan_keywords(o.train_plan)["zero_stage"] != 2:
         return 1
-    kw = _plan_keywords(o.train_plan)
-    if kw["zero_stage"] != 2:
-        return 1
-    b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
-    dp = max(1, n_gpus // (kw["tp"] * kw["pp"] * kw["cp"]))
-    return max(1, math.ceil(b / (dp * kw["micro_batch_size"])))
+    return micro_batches_per_step(o, n_gpus)
 
 
 def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
