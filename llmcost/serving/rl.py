@@ -381,14 +381,21 @@ def response_lengths(mean_tokens, max_tokens, n):
                          f"{math.exp(z * z / 2):.0f}x); use more samples or a shorter tail")
     sigma = z - math.sqrt(disc)
     mu = math.log(m) - sigma ** 2 / 2
-    q = (np.arange(n) + 0.5) / n
-    zs = np.array([NormalDist().inv_cdf(x) for x in q])
-    x = np.exp(mu + sigma * zs)
+    x = np.exp(mu + sigma * _normal_scores(n))
     for _ in range(20):                       # cap at the limit and keep the mean
         x = np.minimum(x, mx)
         x *= m / x.mean()
     x = np.clip(np.round(np.minimum(x, mx)), 1, mx).astype(int)
     return np.sort(x)[::-1]
+
+
+@lru_cache(maxsize=64)
+def _normal_scores(n: int) -> np.ndarray:
+    """The standard normal scores of the n mid-point quantiles ``(i + 0.5) / n``, i < n
+    (``response_lengths``), computed once per n and read-only."""
+    z = np.array([NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)])
+    z.flags.writeable = False
+    return z
 
 
 def geometric_lengths(theta_tokens, max_tokens, n):

@@ -537,10 +537,18 @@ def mask_rate_ratio(kernel: str, pass_: str, seq_len) -> np.ndarray:
     if pass_ not in ("forward", "backward"):
         raise ValueError(f"pass_={pass_!r} must be 'forward' or 'backward'")
     s = as_array(seq_len, "seq_len", positive=True)
+    log2_lengths, ratios = _mask_ratio_points(kernel, pass_)
+    return np.interp(np.log2(s), log2_lengths, ratios)
+
+
+@functools.lru_cache(maxsize=None)
+def _mask_ratio_points(kernel: str, pass_: str) -> tuple:
+    """``mask_rate_ratio``'s measured points of one kernel and pass, head dimension 128:
+    ``(log2(seq_len), ratio)`` sorted by length, read once per process."""
     t = _mask_ratio_table()
     t = t[(t["kernel"] == kernel) & (t["pass"] == pass_) & (t["head_dim"] == 128)]
     t = t.sort_values("seq_len")
-    return np.interp(np.log2(s), np.log2(t["seq_len"].to_numpy(float)), t["ratio"].to_numpy())
+    return np.log2(t["seq_len"].to_numpy(float)), t["ratio"].to_numpy()
 
 
 def ring_unmasked_factors(kernel: str, s_rank, cp):

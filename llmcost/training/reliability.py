@@ -1385,7 +1385,7 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
     return tuple(out)
 
 
-_goodput_curve_cached = lru_cache(maxsize=256)(_goodput_curve_of)
+_goodput_curve_cached = lru_cache(maxsize=1024)(_goodput_curve_of)
 
 
 def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
@@ -1420,7 +1420,7 @@ def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_
                   tuple(sorted(point.items())))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _sized(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last, options):
     return storage_tradeoff(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last,
                             **dict(options)).attrs["optimum_bytes_per_s"]
