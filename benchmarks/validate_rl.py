@@ -92,7 +92,10 @@ on the three goals and left off. DeepSpeed-Chat's training phase is printed term
 the rate its published time implies (``dschat_training_terms``), and a candidate for the
 DeepSpeed rows: DeepSpeed's gradient reduction on the compute stream below ZeRO-3 and in the
 16-bit type (``rl.deepspeed_overlap_check``, read from DeepSpeed v0.13.2 after the held-out
-errors had been seen, nothing refitted), judged on the three goals and left off.
+errors had been seen, nothing refitted), judged on the three goals and left off. And a
+candidate for OpenRLHF's tensor-parallel vLLM engines: vLLM 0.3.1's per-step Ray task
+scheduling (``rl.ray_step_check``: vllm-project/vllm pull request 3763's measurement, read after
+the held-out errors had been seen, nothing refitted), judged and left off.
 """
 
 import time
@@ -199,7 +202,31 @@ def main():
     deepspeed_reduction()
     eos_lengths()
     per_call()
+    ray_steps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def ray_steps():
+    """vLLM's per-step Ray task scheduling on OpenRLHF's tensor-parallel engines
+    (rl.ray_step_check): each such row before -> after, the goals on both splits; a candidate
+    judged by the module's rule."""
+    t, out = rl.ray_step_check()
+    print("\n=== candidate: vLLM's tensor-parallel engine of OpenRLHF's benchmark (vllm 0.3.1, "
+          "Ray workers whenever TP > 1) schedules an execute_model task on each remote worker "
+          f"every decode step: {rl.VLLM_RAY_STEP_S * 1e3:.1f} ms per step "
+          f"(rl.VLLM_RAY_STEP_S, rl.ray_step_seconds; {rl.VLLM_RAY_STEP_SOURCE}), added to the "
+          "generation phase of the rows with rollout TP > 1 (the vLLM calibration row runs TP "
+          "1: nothing refitted) ===")
+    d = rl.load_rl_validation().set_index("id")
+    for i, rec in t.set_index("id").iterrows():
+        extra = rl.ray_step_seconds(d.loc[i].to_dict() | {"id": i})
+        if extra:
+            print(f"  {i}: +{extra:.0f} s of generation; ratio {rec['ratio_without']:.3f} -> "
+                  f"{rec['ratio_with']:.3f}, share gap {rec['share_gap_without']:+.1f} -> "
+                  f"{rec['share_gap_with']:+.1f} points")
+    _print_candidate_verdict(out, "the row it moves, the 70B Ray + vLLM row, is already priced "
+                             "over the published, its generation at every response's 1,024-token "
+                             "limit", digits=2)
 
 
 def lengths_as_counted():

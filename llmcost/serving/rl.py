@@ -3973,6 +3973,63 @@ def deepspeed_overlap_check() -> tuple:
     return candidate_comparison(base, w)
 
 
+#: Seconds per decode step a tensor-parallel vLLM engine of the Ray era spends scheduling its
+#: remote workers' tasks: vLLM of that time forces Ray workers whenever TP > 1 (``ParallelConfig``:
+#: ``if self.world_size > 1: self.worker_use_ray = True``) and its engine's ``step`` sends every
+#: remote worker an ``execute_model`` task per step (``_run_workers``), which vllm-project/vllm
+#: pull request 3763 removes, measured there: (24.2 − 20.2) s / 2,000 decode steps = 2.0 ms.
+VLLM_RAY_STEP_S = (24.2 - 20.2) / 2000
+VLLM_RAY_STEP_SOURCE = ("vllm-project/vllm pull request 3763 '[Core] Eliminate parallel worker "
+                        "per-step task scheduling overhead' (github.com/vllm-project/vllm/pull/"
+                        "3763, 2024-03-31): 80GB A100s, llama-2-7b, one request of 5 input and "
+                        "2,000 generated tokens: 'TP=2 | 24.2', 'TP=2 with this PR | 20.2'")
+#: Systems whose validation rows ran such an engine: OpenRLHF's benchmark (vllm==0.3.1,
+#: OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd; trainer/ray/vllm_engine.py builds
+#: ``vllm.LLM(tensor_parallel_size=...)`` on a Ray placement group of one bundle per GPU).
+RAY_STEP_SYSTEMS = ("OpenRLHF",)
+
+
+def ray_step_seconds(row) -> float:
+    """Seconds a validation row's generation lacks for vLLM's per-step Ray task scheduling (a
+    candidate, ``ray_step_check``): 0 unless the row's system is in ``RAY_STEP_SYSTEMS``, its
+    engine vLLM and its rollout TP > 1; else the decode steps of the replica that sets the
+    generation wall (``generation_time``'s replica, ``rollout_time``'s ``steps``) ×
+    ``VLLM_RAY_STEP_S`` (measured at TP 2, one remote worker, taken as is at any TP > 1)::
+
+        extra = steps · (24.2 − 20.2) / 2000 s
+
+    By hand: OpenRLHF's 70B Ray + vLLM row, 512 sequences per TP-2 engine in calls of 4, every
+    response at the 1,024-token limit: 128 · 1,024 = 131,072 steps, 262 s."""
+    r = dict(row)
+    if r["system"] not in RAY_STEP_SYSTEMS or r["engine"] != "vLLM" or int(r["rollout_tp"]) < 2:
+        return 0.0
+    kw = validation_setup(r)
+    m, acc = inf.serving_model(kw.pop("policy")), kw.pop("accelerator")
+    o = RLOptions.build(None, **kw)
+    share = sample_lengths(o)[0::o.generation_gpus // o.rollout_tp]
+    steps = rollout_time(m, acc, o.prompt_tokens, share, o.rollout_setup())["steps"]
+    return steps * VLLM_RAY_STEP_S
+
+
+@disk_cached
+def ray_step_check() -> tuple:
+    """A candidate for OpenRLHF's tensor-parallel vLLM rows, judged by the module's rule: each
+    decode step also pays vLLM's per-step Ray task scheduling (``ray_step_seconds``), added to
+    the generation phase; every other row as the model has it; nothing refitted (the vLLM
+    calibration row runs TP 1). Returns (frame, {split: (summary without, summary with)}):
+    per evaluated row ratio, train_ratio and the share gap in points, each ``_without`` /
+    ``_with`` (``candidate_comparison``)."""
+    base = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w = base.copy()
+    for i, rec in base.iterrows():
+        extra = ray_step_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]})
+        if extra and not pd.isna(rec["predicted_s"]):
+            w.loc[i, "predicted_s"] += extra
+            w.loc[i, "predicted_gen_s"] += extra
+    return candidate_comparison(base, w)
+
+
 def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
     """Fit ``VLLM_DECODE_FACTORS[accelerator]`` on the *calibration* rows of
     ``load_rl_validation`` that generate with vLLM on that accelerator: the factor f >= 1 on
