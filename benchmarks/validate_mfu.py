@@ -889,6 +889,14 @@ def later_recipe_report():
           + " (not in the engine: contradicts the H100 A/B; confined to interleaved schedules, "
           "where PR #1760 measured it, it would spare the H100 check but still move the VP 2 "
           "calibration row away)")
+    ru = step_validation.overlap_unit_cost_reading()
+    print(f"   reading: the same A/B as a host cost per merged forward+backward chunk unit "
+          f"(step_validation.merged_units; PR #1760's recipe 473 units): "
+          f"{ru['h_unit_s'] * 1e3:.2f} ms per unit; error without -> with it: " + "; ".join(
+              f"{k} ({v[2]:.0f} units) {v[0]:+.1%} -> {v[1]:+.1%}"
+              for k, v in ru.items() if k != "h_unit_s")
+          + " (the unit chosen after the rows were seen; the H100 check, one stage, is spared; "
+          "the calibration row moves away: not in the engine)")
     print("   reading: per-expert cuBLAS launches on 4 streams (Transformer Engine on Hopper) "
           "instead of one grouped kernel: " + "; ".join(
               f"{r} +{step_validation.per_expert_launch_reading(r):.2f} s"
@@ -927,6 +935,35 @@ def fp8cs_launch_report():
           f"-> {with_it.abs().mean():.1%}, max {held['error'].abs().max():.1%} -> "
           f"{with_it.abs().max():.1%} (the bucket of item 6); the FP8-CS calibration rows move "
           "away: not in the engine")
+    fp8cs_switch_report()
+
+
+def fp8cs_switch_report():
+    """The same launches as an engine switch judged by the default-on rule
+    (``StepOptions.fp8cs_expert_launches``, ``accuracy.fp8cs_launch_comparison``: the MoE host
+    constants re-fitted under it), the worst rows and the MoE bucket without -> with it."""
+    a, b = step_validation.calibrate_moe_host_overhead(physics={"fp8cs_expert_launches": True})
+    print("     as an engine switch (StepOptions.fp8cs_expert_launches: the per-expert host "
+          f"constant x {moe_layer.fp8_expert_host_factor('fp8', 'current'):.3f} on FP8-CS rows), "
+          f"the MoE host constants re-fitted under it: a = {a * 1e3:.3f} ms, b = {b * 1e3:.3f} "
+          "ms (shipped 1.521 / 0.279):")
+    off = accuracy.validation_table().set_index("run_id")
+    on = accuracy.validation_table(fp8cs_expert_launches=True).set_index("run_id")
+    worst = off[(off["split"] == "held-out") & off["is_moe"]]["error"].abs().nlargest(4).index
+    print("     worst held-out MoE rows, off -> on: " + "; ".join(
+        f"{r} {off.loc[r, 'error']:+.1%} -> {on.loc[r, 'error']:+.1%}" for r in worst))
+    for t in (off, on):
+        t["moe_held"] = (t["split"] == "held-out") & t["is_moe"]
+    print(f"     held-out MoE rows: mean |error| {off[off.moe_held]['error'].abs().mean():.1%} -> "
+          f"{on[on.moe_held]['error'].abs().mean():.1%}, max "
+          f"{off[off.moe_held]['error'].abs().max():.1%} -> "
+          f"{on[on.moe_held]['error'].abs().max():.1%}")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.fp8cs_launch_comparison(split)
+        print(f"     {split} rows, mean |error| per regime that moves, off -> on:")
+        print_moved(per_regime)
+        print_verdict(split, verdict)
+    print("     left off by default (StepOptions.fp8cs_expert_launches=False)")
 
 
 def moe_layer_shapes(run_ids) -> pd.DataFrame:

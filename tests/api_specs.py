@@ -756,7 +756,8 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "ring_unmasked": "flag",
                     "moe_layer_host_s": "nonnegative|none",
-                    "moe_expert_host_s": "nonnegative|none"}
+                    "moe_expert_host_s": "nonnegative|none",
+                    "fp8cs_expert_launches": "flag"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}
 for _more in (MORE_ARGS_2, MORE_ARGS_3):
     for _name, _extra in _more.items():

@@ -167,7 +167,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      attention_blackwell: bool | None = None,
                      fp8_attention: bool | None = None,
                      fsdp_copies: bool | None = None,
-                     ring_unmasked: bool | None = None) -> pd.DataFrame:
+                     ring_unmasked: bool | None = None,
+                     fp8cs_expert_launches: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -189,6 +190,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     or None: each row's own, on its FSDP2 stacks);
     ``ring_unmasked`` prices a context-parallel ring's non-causal calls at the kernel's unmasked
     rate (True) or every call at the causal one (False) (``StepOptions.ring_unmasked``);
+    ``fp8cs_expert_launches`` as ``StepOptions.fp8cs_expert_launches`` (FP8-CS expert launches);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -207,7 +209,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                       ("fp8_split_accumulator", fp8_split_accumulator),
                       ("attention_blackwell", attention_blackwell),
                       ("fp8_attention", fp8_attention),
-                      ("fsdp_copies", fsdp_copies), ("ring_unmasked", ring_unmasked)):
+                      ("fsdp_copies", fsdp_copies), ("ring_unmasked", ring_unmasked),
+                      ("fp8cs_expert_launches", fp8cs_expert_launches)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
@@ -219,7 +222,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
             refit = True
     for name, val in (("fp8_split_accumulator", fp8_split_accumulator),
                       ("attention_blackwell", attention_blackwell),
-                      ("ring_unmasked", ring_unmasked)):
+                      ("ring_unmasked", ring_unmasked),
+                      ("fp8cs_expert_launches", fp8cs_expert_launches)):
         if val is not None and bool(val) != bool(getattr(shipped, name)):   # not the shipped
             physics[name] = bool(val)
             refit = True
@@ -1762,6 +1766,30 @@ def ring_unmasked_comparison(split: str = "held-out") -> tuple:
     _check_split(split)
     return _off_on_verdict(*_on_split(validation_table(ring_unmasked=False), validation_table(),
                                       split))
+
+
+def fp8cs_launch_comparison(split: str = "held-out") -> tuple:
+    """FP8 current scaling's extra quantize launches per local expert
+    (``StepOptions.fp8cs_expert_launches``: the per-expert host constant × 1 + 2·4/18,
+    ``moe_layer.fp8_expert_host_factor``, from Transformer Engine v2.9's per-split
+    amax / scale / cast) judged by ``mechanism_comparison``'s rule on the shipped mechanisms:
+    the shipped setting (off) against it on (``validation_table(fp8cs_expert_launches=True)``,
+    the MoE host-cost constants re-fitted under it), on the rows of ``split`` ("held-out", or
+    "calibration": the fit set judged as if held out). Read after the worst MoE rows (FP8-CS,
+    H100) were seen optimistic.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(),
+                                      validation_table(fp8cs_expert_launches=True), split))
 
 
 def _check_split(split) -> None:

@@ -145,7 +145,27 @@ Priced since: the steady-state pipeline P2P of the merged 1F1B these rows ran
 and sends both outputs at its end, Megatron-LM ``TransformerModelChunkSchedulePlan.run``, so
 one transfer per unit lands on the critical path of PP 2 × VP 12): 0.4 s and 0.8 s of their
 steps, +38.5 % → +35.4 % and +44.3 % → +41.0 %. The rest (about 6.5 s of 24.8 s and 15 s of
-51.3 s, 4-5 ms per MoE layer per micro-batch) is still not accounted for.
+51.3 s, 4-5 ms per MoE layer per micro-batch) is still not accounted for. Checked against
+NVIDIA/Megatron-LM at 0d8e0714cd29 (the 25.11 pin) and found already priced or too small:
+the alltoall dispatcher's one host wait per MoE layer per forward (``token_dispatcher.py``
+``MoEAlltoAllTokenDispatcher.preprocess``: ``cuda_sync_point`` "before_ep_alltoall" when EP > 1,
+``_maybe_dtoh_and_synchronize``: ``d2h_event.synchronize()``; the backward reuses the counts
+and does not wait) is ``MOE_LAYER_HOST_S``; the merged 1F1B of the EP overlap adds no host wait
+(``model_chunk_schedule_plan.py`` ``TransformerLayerSchedulePlan.run`` and
+``pipeline_parallel/utils.py`` ``ScheduleNode``: events and stream waits only, one autograd
+call per sub-module); the token counts' all-gather over the EP group before that wait
+(``gather_from_sequence_parallel_region`` of ``num_local_tokens_per_expert``: 1 KiB per rank
+at 128 experts) is tens of µs a layer; the router and the permutation are priced as memory
+passes (``step._moe_compute``), with the recipe's ``moe_router_fusion`` and
+``moe_permute_fusion`` on. Two readings of the remaining gap are printed by
+``benchmarks/validate_mfu.py`` item 12 and left out: FP8 current scaling's extra quantize
+launches per local expert as an engine switch (``fp8_expert_host_factor``,
+``StepOptions.fp8cs_expert_launches``; the constants re-fitted under it the two rows come to
++21 % / +26 %, but the later H100 recipe's FP8-CS rows go from -7 to -9 % to -16 to -18 % and
+the held-out rows' mean |error| rises: it fails ``accuracy.fp8cs_launch_comparison``), and
+PR #1760's overlap A/B read per merged chunk unit (``step_validation.
+overlap_unit_cost_reading``: +13 % / +18 %, the pessimistic DeepSeek-V3 calibration row, PP 8
+× VP 2, further away).
 
 Two sourced gpt-oss costs read and left out (each makes the four H100 GPT-OSS rows, one
 recipe, worse beyond their regime's noise). Its clamped activation makes a second host–device
@@ -196,6 +216,50 @@ MOE_LAYER_HOST_S = 1.521e-3
 #: GEMM's per-expert split, quantize and launches), seconds, whatever the routing. Fitted with
 #: ``MOE_LAYER_HOST_S``.
 MOE_EXPERT_HOST_S = 0.2786e-3
+
+
+#: Launches per local expert per MoE layer and micro-batch behind ``MOE_EXPERT_HOST_S`` (the
+#: module docstring's count: forward quantize, 2 GEMMs, activation; backward twice that, plus the
+#: weight-gradient GEMMs): the engine's host time per launch is ``MOE_EXPERT_HOST_S`` ÷ 18.
+EXPERT_LAUNCHES = 18
+#: Expert tensors quantized per MoE layer per micro-batch and local expert under FP8 (the weights
+#: cached for the step): forward the fc1 and fc2 inputs, backward the fc2 and fc1 output
+#: gradients (NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/grouped_linear.py`` at
+#: v2.9: ``tex.split_quantize`` of ``inp_view`` in the forward, of ``grad_output`` in the
+#: backward; the same at v2.7 and v2.8).
+EXPERT_QUANTIZED_TENSORS = 4
+#: Launches per quantized expert tensor that FP8 current scaling adds to the one cast kernel the
+#: fit's recipes launch (MXFP8: one quantize kernel per split, its scales computed inside the
+#: cast): NVIDIA/TransformerEngine at v2.9 (Megatron-Bridge's lower pin from 25.11)
+#: ``transformer_engine/pytorch/csrc/extensions/cast.cpp`` ``multi_tensor_quantize_impl`` (lines
+#: 117-147: "Currently only have fused kernel for FP8 delayed scaling"; any other quantizer runs
+#: ``quantize`` on each expert's split in turn; the same at v2.7 and v2.8) and
+#: ``csrc/quantizer.cpp`` ``Float8CurrentScalingQuantizer::quantize_impl`` (lines 497-536:
+#: ``nvte_compute_amax_with_config``, ``nvte_compute_scale_from_amax``, ``nvte_quantize_v2``).
+FP8CS_EXTRA_LAUNCHES_PER_TENSOR = 2
+
+
+def fp8_expert_host_factor(dtype: str, fp8_recipe: str) -> float:
+    """The factor on the per-local-expert host constant (``MOE_EXPERT_HOST_S``) of FP8 current
+    scaling's extra quantize launches, each at the constant's own time per launch::
+
+        f = 1 + FP8CS_EXTRA_LAUNCHES_PER_TENSOR · EXPERT_QUANTIZED_TENSORS / EXPERT_LAUNCHES
+          = 1 + 2 · 4 / 18 = 1.444    (dtype "fp8", fp8_recipe "current"; else 1)
+
+    The other recipes keep the fitted constant (MXFP8 launches one kernel per split, as counted
+    in ``EXPERT_LAUNCHES``; delayed scaling one fused kernel for all splits; BF16 none):
+    ``StepOptions.fp8cs_expert_launches``.
+
+    Raises
+    ------
+    ValueError
+        An unknown dtype.
+    """
+    if dtype not in ("bf16", "fp16", "fp32", "fp8"):
+        raise ValueError(f"dtype={dtype!r} must be 'bf16', 'fp16', 'fp32' or 'fp8'")
+    if dtype == "fp8" and fp8_recipe == "current":
+        return 1.0 + FP8CS_EXTRA_LAUNCHES_PER_TENSOR * EXPERT_QUANTIZED_TENSORS / EXPERT_LAUNCHES
+    return 1.0
 
 
 #: Routings whose dispatcher synchronises host and device once per MoE layer per micro-batch

@@ -295,6 +295,13 @@ class StepOptions:
         ``cuda_graphs`` is ``"full_iteration"``; 0 turns a term off). The per-layer term is the
         dropless dispatcher's host-device synchronisation: 0 under ``moe_routing = "capacity"``
         (drop and pad: no synchronisation, ``moe_layer.sync_applies``), whatever its value.
+    fp8cs_expert_launches : bool
+        FP8 current scaling's extra quantize launches per local expert (amax, scale, cast for
+        each expert's split, where the fitted constant counts one cast kernel): the per-expert
+        host constant × ``moe_layer.fp8_expert_host_factor`` (1.444 under ``dtype="fp8"``,
+        ``fp8_recipe="current"``, else 1). Off by default: judged by
+        ``benchmarks/validate_mfu.py`` item 12 (``accuracy.fp8cs_launch_comparison``: it
+        fails the rule).
     pipeline_flushes : int (or an int array like the plans) >= 1
         Pipeline schedules per optimizer step (``step.compose_pipeline``).
     straggler : bool
@@ -345,6 +352,7 @@ class StepOptions:
     moe_node_limit: object = "auto"
     moe_layer_host_s: float | None = None
     moe_expert_host_s: float | None = None
+    fp8cs_expert_launches: bool = False
     pipeline_flushes: object = field(default=1, compare=False)
     straggler: bool = True
 
@@ -417,6 +425,15 @@ class StepOptions:
         for name in ("kernel_efficiency", "gemm_kernel_efficiency"):
             if getattr(self, name) is not None:
                 as_array(getattr(self, name), name, positive=True, upper=1.0)
+        self._check_moe_host()
+        for name in ("moe_capacity_factor", "moe_imbalance"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ValueError(f"{name}={v!r} must be a number >= 1")
+
+    def _check_moe_host(self) -> None:
+        """The MoE host-cost options: the two constants (numbers >= 0 or None) and the FP8
+        current-scaling launches switch (a bool)."""
         for name in ("moe_layer_host_s", "moe_expert_host_s"):
             v = getattr(self, name)
             if v is not None:
@@ -424,10 +441,10 @@ class StepOptions:
                         or not np.isfinite(v) or v < 0:
                     raise ValueError(f"{name}={v!r} must be a number >= 0 (seconds) or None "
                                      "(the fitted constant, llmcost.training.moe_layer)")
-        for name in ("moe_capacity_factor", "moe_imbalance"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
-                raise ValueError(f"{name}={v!r} must be a number >= 1")
+        if not isinstance(self.fp8cs_expert_launches, (bool, np.bool_)):
+            raise ValueError(f"fp8cs_expert_launches={self.fp8cs_expert_launches!r} must be True "
+                             "or False (FP8 current scaling's quantize launches per local "
+                             "expert, moe_layer.fp8_expert_host_factor)")
 
     @classmethod
     def names(cls) -> tuple:
@@ -614,7 +631,9 @@ class StepOptions:
                 stack_moe_host_s(st)[0] if self.moe_layer_host_s is None
                 else float(self.moe_layer_host_s)),
             moe_expert_host_s=(stack_moe_host_s(st)[1] if self.moe_expert_host_s is None
-                               else float(self.moe_expert_host_s)),
+                               else float(self.moe_expert_host_s))
+            * (moe_layer.fp8_expert_host_factor(self.dtype, self.fp8_recipe)
+               if self.fp8cs_expert_launches else 1.0),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
 
 

@@ -1147,6 +1147,55 @@ def overlap_host_cost_reading() -> dict:
     return out
 
 
+def merged_units(pp: int, n_microbatches: int, virtual_stages: int) -> float:
+    """Merged forward+backward chunk units of the first pipeline stage per pipeline schedule under
+    Megatron-Core's batch-level EP overlap: ``m·v − (w + 1)`` on an interleaved pipeline, ``w =
+    2(p − 1) + (v − 1)·p`` the warm-up forwards (``memory.in_flight_microbatches`` × v, as in
+    ``step.merged_p2p_exposure``); ``m − 1`` without a pipeline (the first forward and the last
+    backward have no partner). Source: NVIDIA/Megatron-LM
+    ``megatron/core/models/common/model_chunk_schedule_plan.py``
+    (``TransformerModelChunkSchedulePlan.run``: one call per forward chunk of one micro-batch
+    merged with a backward chunk of another) @ 0d8e0714cd29."""
+    if pp <= 1:
+        return float(max(n_microbatches - 1, 0))
+    warm = float(memory.in_flight_microbatches("interleaved", pp, n_microbatches,
+                                               virtual_stages, 0)) * virtual_stages
+    return max(n_microbatches * virtual_stages - warm, 0.0)
+
+
+def overlap_unit_cost_reading() -> dict:
+    """PR #1760's A/B (``PR1760_B200_BF16_OVERLAP_STEP_S``) read as a host cost per merged chunk
+    unit (``merged_units``) rather than per MoE layer (``overlap_host_cost_reading``). A reading,
+    not an engine term: the unit was chosen after the worst rows' errors and the H100 check
+    (one pipeline stage, few units) had been seen; NVIDIA's words are "due to CPU overhead"
+    (PR #1760) and "moe_a2a_overlap and VP degraded perf" (Megatron-Bridge issue #3399, Qwen3
+    235B on B300), which say neither per what.
+
+    ``H_u = (Δt_published + Δt_hidden) / U``: ``Δt_hidden`` the all-to-all the engine hides on
+    PR #1760's recipe (its step without − with ``merged_1f1b``), ``U = merged_units(8, 128, 4)``
+    = 473. Returns ``h_unit_s`` and, per overlap row (``EP_OVERLAP_OF_ROW``), ``(error without,
+    error with H_u × U_row, U_row)``."""
+    opts = row_options(_row_config("mb2509-b200-qwen3-235b-a22b-fp8")).replace(
+        dtype="bf16", moe_routing="dropless", moe_gate="random")
+    kw = dict(gbs=1024, tp=1, pp=8, ep=8, micro_batch_size=1, virtual_stages=4,
+              schedule="interleaved", pp_split="uneven")
+    on, off = (_price("Qwen3-235B-A22B", "B200", 64, dict(kw), opts.replace(ep_overlap=o))
+               for o in ("merged_1f1b", "none"))
+    h = (PR1760_B200_BF16_OVERLAP_STEP_S[0] - PR1760_B200_BF16_OVERLAP_STEP_S[1]
+         + off.step_time_s - on.step_time_s) / merged_units(8, 1024 // 8, 4)
+    out = {"h_unit_s": h}
+    runs = load_published_runs().set_index("run_id")
+    for run_id in EP_OVERLAP_OF_ROW:
+        r = row_readings(run_id, {}).iloc[0]
+        c, run = _row_config(run_id), runs.loc[run_id]
+        s = int(run["seq_len"])
+        plan = row_plan(c, run, row_model(c, run, s), s)
+        u = merged_units(int(plan.pp), int(plan.n_microbatches), int(plan.virtual_stages))
+        e, t = float(r["error"]), float(r["step_time_s"])
+        out[run_id] = (e, (1 + e) * t / (t + h * u) - 1, u)
+    return out
+
+
 def _row_config(run_id: str) -> pd.Series:
     """A row of ``validation_configs`` with its ``run_id`` (for ``row_options``)."""
     c = validation_configs().set_index("run_id").loc[run_id].copy()
@@ -1194,26 +1243,12 @@ def per_expert_launch_reading(run_id: str) -> float:
     return EXPERT_GEMM_GROUPS * (-(-e_loc // TE_GEMM_STREAMS) - 1) * t0 * n_mb
 
 
-#: Kernels Transformer Engine launches per quantized expert tensor under FP8 current scaling
-#: beyond MXFP8's one: the grouped linear layer quantizes its inputs and output gradients by
-#: ``tex.split_quantize``, whose ``multi_tensor_quantize_impl`` has a fused multi-tensor kernel
-#: only for delayed scaling ("Currently only have fused kernel for FP8 delayed scaling") and
-#: otherwise quantizes each expert's split on its own; ``Float8CurrentScalingQuantizer::
-#: quantize_impl`` launches ``nvte_compute_amax_with_config``, ``nvte_compute_scale_from_amax``
-#: and ``nvte_quantize_v2`` (three kernels), the MXFP8 quantizer one (its scales computed inside
-#: the cast). NVIDIA/TransformerEngine at the v2.9 tag (Megatron-Bridge's lower pin from 25.11):
-#: ``transformer_engine/pytorch/csrc/extensions/cast.cpp``, ``csrc/quantizer.cpp``,
-#: ``module/grouped_linear.py``.
-FP8CS_EXTRA_LAUNCHES_PER_TENSOR = 2
-#: Expert tensors quantized per MoE layer per micro-batch and local expert (the weights cached
-#: for the step, ``elementwise.FP8_WEIGHT_CACHE_STACKS``): forward the fc1 and fc2 inputs,
-#: backward the fc2 and fc1 output gradients (``grouped_linear.py`` at v2.9: ``split_quantize``
-#: of ``inp_view`` in the forward, of ``grad_output`` in the backward).
-EXPERT_QUANTIZED_TENSORS = 4
-#: Launches per local expert per MoE layer and micro-batch behind ``moe_layer.MOE_EXPERT_HOST_S``
-#: (the module docstring's count: forward quantize, 2 GEMMs, activation; backward twice that plus
-#: the weight-gradient GEMMs): the engine's own host time per launch is that constant ÷ 18.
-EXPERT_LAUNCHES = 18
+#: FP8 current scaling's launches per expert tensor beyond MXFP8's one, the expert tensors
+#: quantized per local expert and the launches behind ``moe_layer.MOE_EXPERT_HOST_S``: the engine's
+#: constants (``moe_layer``, where their Transformer Engine sources are cited).
+FP8CS_EXTRA_LAUNCHES_PER_TENSOR = moe_layer.FP8CS_EXTRA_LAUNCHES_PER_TENSOR
+EXPERT_QUANTIZED_TENSORS = moe_layer.EXPERT_QUANTIZED_TENSORS
+EXPERT_LAUNCHES = moe_layer.EXPERT_LAUNCHES
 
 
 def fp8cs_quantize_launch_reading() -> pd.DataFrame:
