@@ -114,13 +114,14 @@ def test_fp8cs_quantize_launch_reading_by_hand():
     r = step_validation.fp8cs_quantize_launch_reading()
     b = moe_layer.MOE_EXPERT_HOST_S
     # mb2602-h100-qwen3-30b-a3b-fp8cs: 16 local experts, 24 MoE layers x 128 micro-batches on
-    # the busiest stage, 3 passes / 3: 8/18 x b x 16 x 24 x 128 added to its step
+    # the busiest stage, 3 passes / 3: 8/10 x b x 16 x 24 x 128 added to its step
     row = r.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
     assert row["local_experts"] == 16
-    assert row["extra_s"] == pytest.approx(8 / 18 * b * 16 * 24 * 128, rel=0.01)
-    # it halves the two worst rows' error (published step 51.3 s against 35.5 + 6.1 s) ...
+    assert row["extra_s"] == pytest.approx(8 / 10 * b * 16 * 24 * 128, rel=0.01)
+    # it brings the two worst rows' error below 30 % (published step 51.3 s against 35.5 +
+    # 11.0 s) ...
     for run_id in ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs"):
-        assert r.loc[run_id, "error"] > 0.35 and 0.10 < r.loc[run_id, "error_with"] < 0.30
+        assert r.loc[run_id, "error"] > 0.35 and 0.0 < r.loc[run_id, "error_with"] < 0.30
     # ... but moves every FP8-CS calibration row (already pessimistic) further away: a reading,
     # not an engine term
     cal = r[r["split"] == "calibration"]

@@ -111,8 +111,9 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: constants: 0.878 → 0.881 ms; and when the DeepSpeed-Chat rows' SDPA attention let the host
 #: cost overlap the GPU's work, ``hf_host_overlaps``, while OpenRLHF's FlashAttention-2 rows keep
 #: the sum: 0.881 → 1.231 ms; and when OpenRLHF's Ray rows waited only for each rank's own
-#: experience forwards, ``RLOptions.experience_interleaved``: 1.231 → 1.268 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 1.268e-3
+#: experience forwards, ``RLOptions.experience_interleaved``: 1.231 → 1.268 ms; and when that
+#: wait counted each rank's queue on the first of its m micro-rollout batches: 1.268 → 1.266 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 1.266e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -1659,8 +1660,9 @@ class RLOptions:
     experience_interleaved : bool
         With ``role_gpus``, synchronous: each actor rank waits only for its own share of the
         experience forwards, the helper models' work for the other ranks running while those
-        generate (``update_walls``: OpenRLHF's Ray experience maker); a candidate
-        (``experience_interleave_check``), off.
+        generate (``update_walls``: OpenRLHF's Ray experience maker); off by default, on for
+        OpenRLHF's Ray validation rows by the benchmark's rule (``experience_interleave_check``,
+        ``row_experience_interleaved``).
     train_dp_overlap : bool, optional
         Whether the trainer overlaps its data-parallel / ZeRO gradient collectives with the
         backward (``step_time``'s ``dp_overlap``); None: the training stack's setting
@@ -2158,30 +2160,52 @@ def update_walls(t: dict, o: RLOptions, gen_wall: float = 0.0) -> tuple:
 
         experience = max over models of their forward passes     update = max(actor, critic)
 
-    With ``o.experience_interleaved`` (a candidate, ``experience_interleave_check``; with
-    ``role_gpus``, synchronous), the experience wall exposed after the generation wall G:
-    OpenRLHF's Ray experience maker (``RemoteExperienceMaker.make_experience`` @ 0baf3dd) has
-    each of the R actor ranks (one per actor GPU) generate one micro-rollout batch, then wait
-    for its own batch's forwards on the reference, reward and critic GPU it is paired with
-    (``launcher.py async_fit_actor_model``: rank i takes GPU i mod g_x of model x, a Ray actor
-    serving its requests one at a time) and its own actor forward, then generate the next; a
-    helper GPU's work for the other ranks runs while they generate, unless its load exceeds
-    G::
+    With ``o.experience_interleaved`` (``experience_interleave_check``: on for OpenRLHF's Ray
+    rows, ``row_experience_interleaved``; with ``role_gpus``, synchronous), the experience wall
+    exposed after the generation wall G: OpenRLHF's Ray experience maker
+    (``RemoteExperienceMaker.make_experience`` @ 0baf3dd) has each of the R actor ranks (one per
+    actor GPU) generate its samples in m micro-rollout batches (``interleave_rounds``), each
+    followed by a wait for that batch's forwards on the reference, reward and critic GPU it is
+    paired with (``launcher.py async_fit_actor_model``: rank i takes GPU i mod g_x of model x, a
+    Ray actor serving its requests one at a time) and its own actor forward. With τ_x = t_x·g_x /
+    (R·m) one request's time on model x's GPU, the R/g_x ranks of a GPU queue behind each other
+    after the first batch, then arrive staggered by τ_x; and a GPU cannot start before the first
+    batch is generated (G/m)::
 
-        experience = max( max_x t_x · g_x / R ,  max_x t_x − G )
+        experience = max_x max( t_x·g_x/R + max(R/g_x − 1, 0)·τ_x ,  t_x − G + G/m )
 
-    (t_x · g_x / R: one rank's share of model x's forwards, on one GPU; by hand, OpenRLHF's
-    13B Ray + vLLM row, reference on 1 GPU for R = 2 ranks: half its forwards exposed.)"""
+    (m → ∞: max(max_x t_x·g_x/R, max_x t_x − G), the steady state; by hand, R = 4 ranks on one
+    reference GPU, t = 10 s, G = 30 s: m = 1 gives 2.5 + 3·2.5 = 10 s, all four requests served
+    in turn; m = 4 gives 2.5 + 3·0.625 = 4.375 s.) Where the helper models run ZeRO-3 groups
+    (OpenRLHF's 70B row) their forwards are collectives over the group and the actor's ZeRO-3
+    forward keeps the ranks in step: the pairing of rank i with GPU i mod g_x is then an
+    approximation."""
     exp = [t[k] for k in EXPERIENCE_PASSES]
     upd = [t["policy_update"], t.get("critic_update", 0.0)]
     if o.role_gpus is None:
         return float(sum(exp)), float(sum(upd))
     if o.experience_interleaved and not o.asynchronous:
         ranks = o.role_gpus.get("actor", o.training_gpus)
-        own = [t[k] * o.role_gpus.get(PASS_ROLE[k], o.training_gpus) / ranks
-               for k in EXPERIENCE_PASSES]
-        return float(max(max(own), max(exp) - gen_wall)), float(max(upd))
+        m = interleave_rounds(o)
+        exposed = []
+        for k in EXPERIENCE_PASSES:
+            g = o.role_gpus.get(PASS_ROLE[k], o.training_gpus)
+            tau = t[k] * g / (ranks * m)
+            exposed.append(max(t[k] * g / ranks + max(ranks / g - 1.0, 0.0) * tau,
+                               t[k] - gen_wall + gen_wall / m))
+        return float(max(exposed)), float(max(upd))
     return float(max(exp)), float(max(upd))
+
+
+def interleave_rounds(o: RLOptions) -> int:
+    """m, the micro-rollout batches each actor rank generates in turn (``update_walls``):
+    ⌈samples / (R · micro-rollout batch)⌉ with R the actor ranks (``role_gpus["actor"]``) and the
+    batch ``max_concurrent`` (OpenRLHF's ``micro_rollout_batch_size``, the sequences of one
+    engine call); one round when no batch is set."""
+    ranks = (o.role_gpus or {}).get("actor", o.training_gpus)
+    if o.max_concurrent is None:
+        return 1
+    return max(1, math.ceil(o.samples / (ranks * o.max_concurrent)))
 
 
 def _total_params(name, v) -> float:
@@ -4052,7 +4076,10 @@ def experience_interleave_check(also_without: dict | None = None) -> tuple:
 #: remote workers' tasks: vLLM of that time forces Ray workers whenever TP > 1 (``ParallelConfig``:
 #: ``if self.world_size > 1: self.worker_use_ray = True``) and its engine's ``step`` sends every
 #: remote worker an ``execute_model`` task per step (``_run_workers``), which vllm-project/vllm
-#: pull request 3763 removes, measured there: (24.2 − 20.2) s / 2,000 decode steps = 2.0 ms.
+#: pull request 3763 proposed to remove (closed unmerged; the change landed in pull request
+#: 4894), measured there on vLLM's main branch of 2024-03 (``ray_gpu_executor``, about 0.4, not
+#: the 0.3.1 the rows ran): (24.2 − 20.2) s / 2,000 engine steps (one prefill, 1,999 decodes)
+#: = 2.0 ms.
 VLLM_RAY_STEP_S = (24.2 - 20.2) / 2000
 VLLM_RAY_STEP_SOURCE = ("vllm-project/vllm pull request 3763 '[Core] Eliminate parallel worker "
                         "per-step task scheduling overhead' (github.com/vllm-project/vllm/pull/"

@@ -548,7 +548,9 @@ def _mask_ratio_points(kernel: str, pass_: str) -> tuple:
     t = _mask_ratio_table()
     t = t[(t["kernel"] == kernel) & (t["pass"] == pass_) & (t["head_dim"] == 128)]
     t = t.sort_values("seq_len")
-    return np.log2(t["seq_len"].to_numpy(float)), t["ratio"].to_numpy()
+    lengths, ratios = np.log2(t["seq_len"].to_numpy(float)), t["ratio"].to_numpy()
+    lengths.flags.writeable = ratios.flags.writeable = False
+    return lengths, ratios
 
 
 def ring_unmasked_factors(kernel: str, s_rank, cp):

@@ -78,10 +78,10 @@ Blackwell attention rates); with the GEMM and FP8 mechanisms off, 1.28 ms and 0.
 held-out rows**: before it, the two 25.11 rows alone gave 0 ms per layer and 0.38 ms per expert, and
 every row of a stack paid both terms whatever its routing; the rule and the re-fit were made
 with the held-out errors of the 25.11 rows and of the published 25.09 / 25.11 pairs in view.
-Sanity check against kernel counts: ``MOE_EXPERT_HOST_S`` ÷ ~18 launches per local expert per
-layer and micro-batch (forward: quantize, 2 GEMMs, activation; backward: twice that, plus the
-weight-gradient GEMMs) is ≈ 14 µs per launch, the order of PyTorch's eager per-operator host
-overhead.
+Sanity check against kernel counts: ``MOE_EXPERT_HOST_S`` ÷ 10 host calls per local expert per
+layer and micro-batch (``EXPERT_LAUNCHES``: forward, 2 quantizes and 2 GEMMs; backward, 2
+quantizes, 2 data- and 2 weight-gradient GEMMs) is ≈ 28 µs per call, the order of PyTorch's eager
+per-operator host overhead with Transformer Engine's Python layers around it.
 
 What the published pairs say and the model does not reproduce. Megatron-Bridge published the
 same models and global batches dropless (25.11) and token-dropping (25.09); per MoE layer per
@@ -218,10 +218,14 @@ MOE_LAYER_HOST_S = 1.521e-3
 MOE_EXPERT_HOST_S = 0.2786e-3
 
 
-#: Launches per local expert per MoE layer and micro-batch behind ``MOE_EXPERT_HOST_S`` (the
-#: module docstring's count: forward quantize, 2 GEMMs, activation; backward twice that, plus the
-#: weight-gradient GEMMs): the engine's host time per launch is ``MOE_EXPERT_HOST_S`` ÷ 18.
-EXPERT_LAUNCHES = 18
+#: Host calls per local expert per MoE layer and micro-batch behind ``MOE_EXPERT_HOST_S``, as
+#: Transformer Engine's grouped linear layers issue them one expert split at a time
+#: (NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/grouped_linear.py`` at v2.9):
+#: forward, the fc1 and fc2 inputs quantized and 2 GEMMs; backward, the 2 output gradients
+#: quantized, 2 data-gradient and 2 weight-gradient GEMMs: 10 (the activation between fc1 and
+#: fc2 runs once over all local experts in Megatron-Core's grouped MLP, not per expert). The
+#: engine's host time per call is then ``MOE_EXPERT_HOST_S`` ÷ 10.
+EXPERT_LAUNCHES = 10
 #: Expert tensors quantized per MoE layer per micro-batch and local expert under FP8 (the weights
 #: cached for the step): forward the fc1 and fc2 inputs, backward the fc2 and fc1 output
 #: gradients (NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/grouped_linear.py`` at
@@ -244,7 +248,7 @@ def fp8_expert_host_factor(dtype: str, fp8_recipe: str) -> float:
     scaling's extra quantize launches, each at the constant's own time per launch::
 
         f = 1 + FP8CS_EXTRA_LAUNCHES_PER_TENSOR · EXPERT_QUANTIZED_TENSORS / EXPERT_LAUNCHES
-          = 1 + 2 · 4 / 18 = 1.444    (dtype "fp8", fp8_recipe "current"; else 1)
+          = 1 + 2 · 4 / 10 = 1.8    (dtype "fp8", fp8_recipe "current"; else 1)
 
     The other recipes keep the fitted constant (MXFP8 launches one kernel per split, as counted
     in ``EXPERT_LAUNCHES``; delayed scaling one fused kernel for all splits; BF16 none):

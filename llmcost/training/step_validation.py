@@ -1256,8 +1256,8 @@ def fp8cs_quantize_launch_reading() -> pd.DataFrame:
     the extra quantize launches per local expert that Transformer Engine makes under current
     scaling (``FP8CS_EXTRA_LAUNCHES_PER_TENSOR`` × ``EXPERT_QUANTIZED_TENSORS`` = 8 per local
     expert per MoE layer and micro-batch), each at the engine's own host time per launch
-    (``MOE_EXPERT_HOST_S / EXPERT_LAUNCHES``, ≈ 15 µs): the per-expert host constant becomes
-    ``b · (1 + 8 / 18)``. The calibration rows it was fitted on run MXFP8, BF16 or
+    (``MOE_EXPERT_HOST_S / EXPERT_LAUNCHES``, ≈ 28 µs): the per-expert host constant becomes
+    ``b · (1 + 8 / 10)``. The calibration rows it was fitted on run MXFP8, BF16 or
     token-dropping FP8; the rows it adds to are those whose ``row_fp8_recipe`` is ``current``.
 
     Returns one row per such row (index: ``run_id``): ``split``, ``local_experts``,
