@@ -15,6 +15,14 @@ Leave-one-out: each row checked, on both its FLOP bases, against the band the sa
 from the regime's other held-out rows (the stated default, ``DEFAULT_BAND_FRACTION`` about the
 others' median or their largest score, when they are fewer than ``MIN_CONFORMAL_ROWS``).
 
+Below the threshold (``shift_rules``): the regimes whose leave-one-out bands are the stated
+default (n − 1 < ``MIN_CONFORMAL_ROWS``), each row against the others' band under three centres:
+the others' median (the rule before), that median shrunk by m / (m + k) (shipped,
+``accuracy.shift_factor``, k = ``SHIFT_SHRINK_ROWS``; m the others' count) and 0 (no shift),
+the half-width max(``DEFAULT_BAND_FRACTION``, the others' largest score about the centre):
+pooled coverage, mean half-width and mean |error| of the central point p / (1 + c) against the
+published MFU, (1 + e_i) / (1 + c) − 1; and the k measured (``accuracy.shift_shrink_rows``).
+
 Run: ``LLMCOST_CACHE_DIR=... PYTHONPATH=. python benchmarks/band_rules.py``.
 """
 
@@ -68,7 +76,7 @@ def loo_coverage(rule, e, ec):
         if rest.sum() >= accuracy.MIN_CONFORMAL_ROWS:
             lo, hi = rule(e[rest], ec[rest])
         else:
-            c = float(np.median(e[rest]))
+            c = float(np.median(e[rest])) * accuracy.shift_factor(int(rest.sum()))
             w = max(accuracy.DEFAULT_BAND_FRACTION, float(_scores(e[rest], ec[rest], c).max()))
             lo, hi = c - w, c + w
         hits.append(lo <= e[i] <= hi and lo <= ec[i] <= hi)
@@ -102,5 +110,40 @@ def main():
               f"(relative: mean {np.mean(d / base):+.0%}, max {np.max(d / base):+.0%})")
 
 
+SHIFTS = {"median (before)": lambda m: 1.0, "shrunk m / (m + k) (shipped)": accuracy.shift_factor,
+          "none": lambda m: 0.0}
+
+
+def shift_rules():
+    """The module docstring's sub-threshold comparison of band centres."""
+    v = accuracy.validation_table()
+    held = v[v["split"] == "held-out"]
+    k = accuracy.shift_shrink_rows(v)
+    print(f"\nbelow {accuracy.MIN_CONFORMAL_ROWS} rows: k = pi sigma^2 / (2 tau^2) = {k['k']:.2f} "
+          f"(sigma {k['sigma']:.1%}, tau {k['tau']:.1%}, {k['regimes']} conformal regimes); "
+          f"shipped SHIFT_SHRINK_ROWS = {accuracy.SHIFT_SHRINK_ROWS:g}")
+    for name, factor in SHIFTS.items():
+        hits, widths, points = [], [], []
+        for _, g in held.groupby("regime"):
+            e = g["error"].to_numpy(dtype=float)
+            ec = (g["predicted_mfu"] / g["causal_basis_mfu"] - 1).to_numpy(dtype=float)
+            if len(e) - 1 >= accuracy.MIN_CONFORMAL_ROWS:
+                continue
+            for i in range(len(e)):
+                rest = np.arange(len(e)) != i
+                c, w = 0.0, accuracy.DEFAULT_BAND_FRACTION
+                if rest.any():
+                    c = float(np.median(e[rest])) * factor(int(rest.sum()))
+                    w = max(w, float(_scores(e[rest], ec[rest], c).max()))
+                tol = 1e-12 * max(1.0, abs(c) + w)
+                hits.append(c - w - tol <= min(e[i], ec[i]) and max(e[i], ec[i]) <= c + w + tol)
+                widths.append(w)
+                points.append(abs((1 + e[i]) / (1 + c) - 1))
+        print(f"  centre {name:30s} LOO coverage {np.mean(hits):6.1%} ({sum(hits)}/{len(hits)}), "
+              f"mean half-width {np.mean(widths):5.1%}, central point mean |error| "
+              f"{np.mean(points):5.2%}")
+
+
 if __name__ == "__main__":
     main()
+    shift_rules()

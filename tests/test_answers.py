@@ -46,9 +46,18 @@ def test_communication_and_step_time_shares():
     assert "**1.82 s**" in text and "fastest plan" in text and "**50.5%**" in text
     assert "(band 41.6%–50.5%)" in text and "2.3M tokens/s" in text
     assert "the plan the scenario fixes" in answers.step_time("TP2", False, 1.0, .5, .4, .5, 1e6)
-    # with its regime's median held-out error c: the bill's p / (1 + c) = 50.5% / 1.086 = 46.5%
-    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=2)
-    assert "took a median 8.6% more time per step than predicted (2 runs)" in text and "**46.5%**" in text
+    # with its regime's median held-out error c (12 runs, a measured regime): the bill's
+    # p / (1 + c) = 50.5% / 1.086 = 46.5%
+    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=12)
+    assert "took a median 8.6% more time per step than predicted (12 runs)" in text
+    assert "**46.5%**" in text
+    # 2 runs: c is their median shrunk by 2 / (2 + 2.4) (accuracy.shift_factor), said with it:
+    # a median of 8.6% is c = 3.9%, p / (1 + c) = 50.5% / 1.0391 = 48.6%
+    c = 0.086 * 2 / 4.4
+    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=c, n=2)
+    assert "took a median 8.6% more time per step than predicted (2 runs; c = +3.9%, the " \
+        "median signed error of its 2 held-out runs, +8.6%, × 2 / (2 + 2.4)" in text
+    assert f"**{0.505 / (1 + c):.1%}**" in text and "**48.6%**" in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
     assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \
         "the top, **50.5%**" in text

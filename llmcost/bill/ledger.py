@@ -1028,7 +1028,8 @@ BAND_WORDS = {"predicted": "predicted (mfu: predict) by llmcost.step, as the rep
 
 def predicted_mfu_words(pred: dict) -> str:
     """The step-time model's prediction and the bill's MFU in one sentence
-    (``accuracy.central_mfu_words``: the prediction p, its regime's median held-out error c, the
+    (``accuracy.central_mfu_words``: the prediction p, its regime's median held-out error c
+    (shrunk toward 0 below 9 runs, ``accuracy.shift_factor``), the
     bill's point p / (1 + c) kept inside the band, and the band), from ``report.resolve_mfu``'s
     ``_mfu_prediction`` record (its ``words``; rebuilt from ``predicted`` and ``band`` for a
     record without them); "" for a record without its band."""

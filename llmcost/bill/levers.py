@@ -1330,7 +1330,7 @@ def hardware_sweep(scenario: dict):
     median price, with the MFU band of ``accuracy.band_for_step`` carried to the bill (band
     high → bill low). The central estimate is the figure a ``mfu: predict`` bill uses
     (``accuracy.central_mfu``: the prediction p ÷ (1 + c), c the median held-out error of that
-    hardware's regime, kept inside its band; p itself where the regime has no held-out run), so
+    hardware's regime (shrunk toward 0 below 9 runs), kept inside its band; p itself where the regime has no held-out run), so
     that every row, and the scenario's own bill, is priced on one rule: a like-for-like
     comparison (a raw prediction in a regime where the model runs fast would win by its error).
     Every row is priced on one basis, the catalogue median for the scenario's pricing mode; when

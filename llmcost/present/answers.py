@@ -14,7 +14,7 @@ import textwrap
 import pandas as pd
 
 from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
-from ..training.accuracy import central_mfu
+from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 
 
 def md_usd(usd: float) -> str:
@@ -72,7 +72,8 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     scenario's fixed fields and fits in memory as its stack stores it, notebook 03's count,
     ``step_scenario.scenario_memory``; section 5's ranking counts it alike and says how its
     first plan relates, ``step_scenario.fastest_versus_scenario``), not fixed by the scenario. With the band's
-    ``center`` c (median held-out error) and its ``n`` held-out runs (n > 0), also the MFU a
+    ``center`` c (median held-out error, shrunk below 9 runs: ``accuracy.shift_factor``)
+    and its ``n`` held-out runs (n > 0), also the MFU a
     ``mfu: predict`` bill uses, the band's central estimate p / (1 + c) kept inside it
     (``accuracy.central_mfu``). A band whose top is under the prediction (capped by the best
     comparable published run, ``accuracy.mfu_band``) says so."""
@@ -87,13 +88,16 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     if not n:
         return text
     point, central, capped = central_mfu(mfu, center, mfu_low, mfu_high)
-    side = "more" if center >= 0 else "less"
+    med = median_error(center, n)   # c is this median, shrunk below 9 runs (shift_words)
+    side = "more" if med >= 0 else "less"
     uses = (f"would use p ÷ (1 + c) = {central:.1%}, but that is above the band's capped top: it "
             f"uses the top, **{point:.1%}**" if capped else
             f"uses the band's central estimate p ÷ (1 + c), **{point:.1%}**")
-    return (text + f" Its regime's held-out published runs took a median {abs(center):.1%} "
-            f"{side} time per step than predicted ({n} run{'s' if n != 1 else ''}), so a "
-            "`mfu: predict` bill "
+    runs = f"{n} run{'s' if n != 1 else ''}"
+    if n < MIN_CONFORMAL_ROWS:   # too few to measure the error from: c is the median shrunk
+        runs += f"; c = {center:+.1%}, {shift_words(center, n)}"
+    return (text + f" Its regime's held-out published runs took a median {abs(med):.1%} "
+            f"{side} time per step than predicted ({runs}), so a `mfu: predict` bill "
             f"{uses}.")
 
 

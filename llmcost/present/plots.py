@@ -1280,7 +1280,8 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
 REGIME_WORDS = {
     "regime": "regime", "n": "held-out runs", "n_calibration": "calibration runs",
     "mean_abs_error": "mean |error|", "max_abs_error": "max |error|",
-    "center": "band centre: median signed error", "half_width": "band half-width",
+    "center": f"band centre: median signed error (shrunk below {MIN_CONFORMAL_ROWS} runs)",
+    "half_width": "band half-width",
     "conformal": f"measured band (≥ {MIN_CONFORMAL_ROWS} runs)",
     "coverage": "leave-one-out coverage"}
 

@@ -503,7 +503,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     (``used``: the scenario's values completed by the notebooks' defaults), i.e. on the scenario's
     own plan. Returns a copy of ``scenario`` whose ``mfu`` is the band's central estimate of
     the prediction (``accuracy.central_mfu``: p / (1 + c), c the median held-out error of the
-    plan's regime, kept inside the band; the prediction itself where the regime has no held-out
+    plan's regime (shrunk toward 0 below 9 runs), kept inside the band; the prediction itself where the regime has no held-out
     run) and whose private key ``_mfu_prediction`` records where it came from (shown in
     index.html and summary.json; not passed to notebooks): ``value`` the bill's MFU,
     ``predicted`` the raw prediction p, ``center`` p / (1 + c) before it is kept inside the

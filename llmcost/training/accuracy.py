@@ -57,8 +57,24 @@ estimate ``p / (1 + c)``, kept inside ``[low, high]`` (``central_mfu``), not the
 ``p``; without held-out rows (c = 0) it is ``p``.
 
 **Fewer rows.** A regime with fewer than ``MIN_CONFORMAL_ROWS`` held-out rows gets the stated
-wider default: centre the median of its rows (0 without rows), half-width the wider of
-``DEFAULT_BAND_FRACTION`` and its rows' largest score, and a warning naming n.
+wider default: centre its rows' median shrunk toward 0, c = median × n / (n + k)
+(``shift_factor``, k = ``SHIFT_SHRINK_ROWS``; 0 without rows), half-width the wider of
+``DEFAULT_BAND_FRACTION`` and its rows' largest score about that centre (so a row the shrunk
+centre leaves far off widens the band instead of moving it), and a warning naming n. Reason:
+the tool says such a regime has too few runs to measure the model's error from, and a median
+of n errors is itself noisy, standard error ≈ √(π/2) σ / √n ≈ 1.25 σ / √n (van der Vaart
+1998, Asymptotic Statistics, Cor. 21.5, at p = 1/2 for a normal parent); with σ ≈ 10% (the
+conformal regimes' spread) and n = 2 that is ≈ 9%, as large as a typical shift. The shrinkage
+is the normal–normal posterior mean of the regime's true shift (Efron & Morris 1975, JASA 70,
+311–319, "Data analysis using Stein's estimator and its generalizations"; Gelman et al. 2013,
+Bayesian Data Analysis, 3rd ed., §5.4): true shifts μ ~ N(0, τ²) across regimes, the median
+m ~ N(μ, π σ² / (2n)) about it, E[μ | m] = m τ² / (τ² + π σ² / (2n)) = m n / (n + k),
+k = π σ² / (2 τ²); σ and τ measured on the conformal regimes (``shift_shrink_rows``). With
+``MIN_CONFORMAL_ROWS`` or more rows the centre is the median, as before (the conformal band's
+coverage holds about it). Judged by leave-one-out on the sub-threshold regimes
+(benchmarks/band_rules.py): the full median shift gave 94% coverage, 32.1% mean half-width
+and 8.4% mean |error| of the central point; the shrunk shift 96%, 31.9%, 8.4%; no shift at all
+98%, 31.4% but 10.2% on the point.
 
 **Coverage is measured, not assumed.** ``regime_table`` builds every held-out row's band without
 that row (leave-one-out) and counts how often the published value falls inside, per regime
@@ -104,6 +120,11 @@ MIN_CONFORMAL_ROWS = 9
 #: 28% (benchmarks/validate_mfu.py, item 4); a regime never checked can be at least 30% off,
 #: and newer regimes were found 20–90% optimistic from outside. A stated default, not fitted.
 DEFAULT_BAND_FRACTION = 0.30
+#: Pseudo-runs k of the shrinkage of a sub-threshold regime's median error toward 0
+#: (``shift_factor``: c = median × n / (n + k) for n < ``MIN_CONFORMAL_ROWS``): the
+#: empirical-Bayes k = π σ² / (2 τ²) of ``shift_shrink_rows`` on the conformal regimes' held-out
+#: errors (σ 9.9% within a regime, τ 8.0% between regimes' true shifts: k = 2.42), rounded.
+SHIFT_SHRINK_ROWS = 2.4
 #: Below this value of 1 + c − w the band's upper end is unbounded (capped at MFU 1).
 UPPER_BOUND_MARGIN = 0.05
 #: Context above this many tokens is "long" (> 32k; most such runs use context parallelism).
@@ -293,13 +314,74 @@ def full_conformal_interval(e, e_causal, alpha: float = ALPHA) -> tuple[float, f
     return float(lo - _scores_quantile(e, ec, lo, k)), float(hi + _scores_quantile(e, ec, hi, k))
 
 
+def shift_factor(n: int) -> float:
+    """How much of a regime's median held-out error its band's centre takes (the module
+    docstring's "Fewer rows"): 1 with n >= ``MIN_CONFORMAL_ROWS`` held-out rows (the median
+    itself), else the empirical-Bayes shrinkage n / (n + k), k = ``SHIFT_SHRINK_ROWS``
+    (0 without rows), e.g. n = 2: 2 / 4.4 = 0.45.
+
+    Raises
+    ------
+    ValueError
+        ``n`` not an integer >= 0, naming it.
+    """
+    if isinstance(n, bool) or not (isinstance(n, numbers.Integral) and n >= 0):
+        raise ValueError(f"n={n!r} must be a count of held-out rows (an integer >= 0)")
+    return 1.0 if n >= MIN_CONFORMAL_ROWS else n / (n + SHIFT_SHRINK_ROWS)
+
+
+def median_error(center: float, n: int) -> float:
+    """The median held-out error a band's ``center`` was shrunk from: center / ``shift_factor``
+    (n), 0 without rows (``center`` is 0 then)."""
+    f = shift_factor(n)
+    return float(center) / f if f else 0.0
+
+
+def shift_words(center: float, n: int) -> str:
+    """Where a band's centre c comes from, for n > 0 held-out runs: "the median signed error of
+    its n held-out runs" (n >= ``MIN_CONFORMAL_ROWS``), or that median shrunk toward 0 below it,
+    "the median signed error of its 2 held-out runs, −8.6%, × 2 / (2 + 2.4): too few runs to
+    measure it from" (``shift_factor``)."""
+    runs = f"its {n} held-out run{'s' if n != 1 else ''}"
+    if n >= MIN_CONFORMAL_ROWS:
+        return f"the median signed error of {runs}"
+    return (f"the median signed error of {runs}, {median_error(center, n):+.1%}, × {n} / ({n} + "
+            f"{SHIFT_SHRINK_ROWS:g}): shrunk toward 0, too few runs to measure it from")
+
+
+def shift_shrink_rows(validation: pd.DataFrame | None = None) -> dict:
+    """The empirical-Bayes k of ``SHIFT_SHRINK_ROWS``, measured on the regimes with at least
+    ``MIN_CONFORMAL_ROWS`` held-out rows (Efron & Morris 1975; method of moments):
+
+        σ² = Σ_r Σ_j (e_rj − median_r)² / (N − 1)   (pooled spread about each regime's median)
+        τ² = max(0, var_r(median_r) − mean_r(π σ² / (2 n_r)))   (true shifts' spread)
+        k  = π σ² / (2 τ²)                           (inf when τ² = 0)
+
+    the median's sampling variance π σ² / (2n) (van der Vaart 1998, Cor. 21.5). Returns
+    ``{"k", "sigma", "tau", "regimes"}``; ``validation`` defaults to ``validation_table()``."""
+    v = validation_table() if validation is None else validation
+    held = v[v["split"] == "held-out"]
+    groups = [g["error"].to_numpy(float) for _, g in held.groupby("regime")
+              if len(g) >= MIN_CONFORMAL_ROWS]
+    if len(groups) < 2:
+        raise ValueError(f"validation has {len(groups)} regime(s) with >= "
+                         f"{MIN_CONFORMAL_ROWS} held-out rows: k needs 2 or more")
+    meds = np.array([np.median(e) for e in groups])
+    sigma2 = float(np.var(np.concatenate([e - m for e, m in zip(groups, meds)]), ddof=1))
+    tau2 = max(0.0, float(np.var(meds, ddof=1))
+               - float(np.mean([math.pi * sigma2 / (2 * len(e)) for e in groups])))
+    k = math.inf if tau2 == 0 else math.pi * sigma2 / (2 * tau2)
+    return {"k": k, "sigma": math.sqrt(sigma2), "tau": math.sqrt(tau2), "regimes": len(groups)}
+
+
 def _center_half_width(e: np.ndarray, e_causal: np.ndarray) -> tuple[float, float]:
     """``band_from_rows``'s c and w from the errors on each row's basis (``e``) and on the
-    causal-mask basis (``e_causal``), n >= 1 rows: c = median(e); when n >=
+    causal-mask basis (``e_causal``), n >= 1 rows: c = median(e) × ``shift_factor``(n) (the
+    median itself when n >= ``MIN_CONFORMAL_ROWS``, shrunk toward 0 below); when n >=
     ``MIN_CONFORMAL_ROWS``, w = max(c − L, U − c), [L, U] the full-conformal interval
     (``full_conformal_interval``); else w = max(``DEFAULT_BAND_FRACTION``, the largest score
-    max(|e − c|, |e_causal − c|)), the stated default (unchanged)."""
-    c = float(np.median(e))
+    max(|e − c|, |e_causal − c|)) about the shrunk centre, the stated default."""
+    c = float(np.median(e)) * shift_factor(len(e))
     if len(e) >= MIN_CONFORMAL_ROWS:
         low, high = full_conformal_interval(e, e_causal)
         return c, max(c - low, high - c)
@@ -410,13 +492,19 @@ class MfuBand:
 
     def error_note(self) -> str:
         """The regime's step-time error in a few words (a summary row's source): centre ±
-        half-width on its n held-out runs, or, with none, that the band is the stated default
-        (``DEFAULT_BAND_FRACTION``), not a measured error of 0 on 0 runs."""
+        half-width on its n held-out runs (below ``MIN_CONFORMAL_ROWS`` of them, their median
+        and the centre it is shrunk to, ``shift_factor``), or, with none, that the band is the
+        stated default (``DEFAULT_BAND_FRACTION``), not a measured error of 0 on 0 runs."""
         if not self.n:
             return (f"no validation rows in this regime: the stated default band "
                     f"± {self.half_width:.0%}")
+        runs = f"{self.n} held-out run{'s' if self.n > 1 else ''}"
+        if self.n < MIN_CONFORMAL_ROWS:
+            return (f"median step-time error {median_error(self.center, self.n):+.1%} (signed) "
+                    f"on {runs}, too few to centre the band on: centre {self.center:+.1%} (× "
+                    f"{self.n} / ({self.n} + {SHIFT_SHRINK_ROWS:g})) ± {self.half_width:.1%}")
         return (f"median step-time error {self.center:+.1%} (signed) ± {self.half_width:.1%} "
-                f"on {self.n} held-out run{'s' if self.n > 1 else ''}")
+                f"on {runs}")
 
     def bill_mfu_label(self) -> str:
         """What the MFU a ``mfu: predict`` bill uses is (``central_mfu``): "the band's central
@@ -488,10 +576,10 @@ def step_error_words(center: float, half_width: float, n_runs: int = 0) -> str:
     """The band's error in a reader's words. The error e = predicted MFU / published MFU − 1 is,
     for the same FLOPs and GPUs (MFU ∝ 1 / step time), published step time / predicted step
     time − 1: an error on the step time, centre ``center`` ± ``half_width``. With ``n_runs`` > 0
-    the centre is named as what it is, the median signed error of those held-out runs (the
-    basis every page that quotes the band uses; ``regime_error`` is their mean |error|)."""
-    where = (f" (the median signed error of its {n_runs} held-out run{'s' if n_runs > 1 else ''})"
-             if n_runs else "")
+    the centre is named as what it is, the median signed error of those held-out runs, shrunk
+    toward 0 below ``MIN_CONFORMAL_ROWS`` of them (``shift_words``; the basis every page that
+    quotes the band uses; ``regime_error`` is their mean |error|)."""
+    where = f" ({shift_words(center, n_runs)})" if n_runs else ""
     return (f"published step times {center:+.1%}{where} ± {half_width:.0%} from the predicted "
             "(an error on the step time)")
 
@@ -967,7 +1055,10 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
     central = p / (1 + c),  point = min(max(central, low), high)
 
     with p the step-time model's prediction and c the median of its regime's held-out errors
-    e = predicted MFU / published MFU − 1 (``band_from_rows``; the band's rule is the module
+    e = predicted MFU / published MFU − 1, shrunk toward 0 by n / (n + ``SHIFT_SHRINK_ROWS``)
+    when they are fewer than ``MIN_CONFORMAL_ROWS`` (``shift_factor``: too few to measure the
+    model's error from, their median is noise of ≈ 1.25 σ / √n) (``band_from_rows``; the
+    band's rule is the module
     docstring's: full conformal, Vovk et al. 2005; Lei et al. 2018, §2.1). The band
     says the published MFU lies in [p / (1 + c + w), p / (1 + c − w)]; at the median error the
     published MFU is p / (1 + c), the band's centre on the error scale, and the estimate a bill
@@ -983,8 +1074,10 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
     Added after seeing the held-out errors (c is computed from them, as the band's centre is):
     a point checked against the rows that set its c is checked in sample. Out of sample is a
     row left out of its regime (``mfu_band(..., exclude_run=...)``): Llama 3.1 405B on 16,384
-    H100, c from the 8,192-GPU row alone, gives 40.3% against the published 40.4%
-    (tests/test_predict_central.py).
+    H100, c from the 8,192-GPU row alone (−8.5%, one run: shrunk to −2.5%), gives 37.8%
+    against the published 40.4%, the raw prediction 36.9% (tests/test_predict_central.py; the
+    unshrunk median gave 40.3% on this row, and the same point accuracy pooled over every thin
+    regime's rows: benchmarks/band_rules.py).
 
     Raises
     ------
@@ -1010,7 +1103,9 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     per step than predicted; c = −0.2 is 20 % less time, a 25 % higher speed), the point the
     bill uses
     (``point``, default ``central_mfu``'s; a bill's record gives its rounded value) and the
-    band. A regime without held-out rows (n = 0): the prediction is the point, said so."""
+    band. A regime without held-out rows (n = 0): the prediction is the point, said so; one
+    with fewer than ``MIN_CONFORMAL_ROWS``: their median and the shrunk centre both said
+    (``shift_factor``)."""
     p, central, capped = central_mfu(mfu, center, low, high)
     point = p if point is None else point
     band = f"(band {low:.1%}–{high:.1%})"
@@ -1022,8 +1117,12 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
                     f"{point:.1%} {band}")
         return (f"{head}; no held-out published run in its regime to centre it, so the bill uses "
                 f"the prediction, {point:.1%} {band}")
-    how = f"{abs(center):.1%} {'more' if center >= 0 else 'less'} time per step than predicted"
+    med = median_error(center, n)
+    how = f"{abs(med):.1%} {'more' if med >= 0 else 'less'} time per step than predicted"
     runs = f"({n} run{'s' if n != 1 else ''})"
+    if n < MIN_CONFORMAL_ROWS:  # the median shrunk toward 0 (``shift_factor``)
+        runs = (f"({n} run{'s' if n != 1 else ''}, too few to measure the model's error from: "
+                f"shrunk by {n} / ({n} + {SHIFT_SHRINK_ROWS:g}) to {abs(center):.1%})")
     if capped:
         return (f"{head}; its held-out runs in this regime took a median {how} {runs}, which puts "
                 f"the central estimate at {central:.1%}, above the band's capped top, so the "
@@ -1368,8 +1467,9 @@ def regime_error(band: MfuBand) -> tuple:
     r = t.loc[band.regime]
     return float(r["mean_abs_error"]), (f"mean |step-time error| (unsigned) on the "
                                         f"{int(r['n'])} held-out published run(s) of this "
-                                        f"regime ({band.regime}); the band's centre is their "
-                                        f"median signed error, {band.center:+.1%}")
+                                        f"regime ({band.regime}); the band's centre is "
+                                        f"{shift_words(band.center, band.n)}, "
+                                        f"{band.center:+.1%}")
 
 
 def regime_bands() -> pd.DataFrame:

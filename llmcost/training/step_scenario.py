@@ -278,7 +278,8 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
     * ``predicted_mfu`` MFU = model FLOPs per step ÷ (step time × n_gpus × peak), model FLOPs
       = tokens × ``ModelSpec.flops_per_token(seq_len, causal=False)`` (``step.step_time``);
     * ``predicted_mfu_low``, ``predicted_mfu_high``: the band [p / (1 + c + w), p / (1 + c − w)],
-      c the median and w the full-conformal half-width of the regime's held-out errors
+      c the median (shrunk toward 0 below 9 rows, ``accuracy.shift_factor``) and w the
+      full-conformal half-width (or the stated default) of the regime's held-out errors
       e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``,
       said in the notes with the cap's source, ``MfuBand.cap_words``, and on the prediction's
       row when the prediction lies above the capped top);
@@ -306,8 +307,8 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
         ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
          band.error_note() + (f"; {capped}" if capped else "")),
         ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
-         band.central()[0], "", "prediction ÷ (1 + median held-out error), kept inside the band "
-         "(accuracy.central_mfu)"),
+         band.central()[0], "", "prediction ÷ (1 + median held-out error, shrunk toward 0 below "
+         "9 runs), kept inside the band (accuracy.central_mfu)"),
         ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
         ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
          "global batch tokens ÷ step time (llmcost.step_time)"),
