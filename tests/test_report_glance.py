@@ -388,7 +388,8 @@ def test_caveats_are_one_line_in_the_readers_words():
                                              "price_usd_per_gpu_hour": None})
                if x.startswith("pricing=")]
     assert glance.caveat_line(dear) == ("the catalogue's reserved price for B200, $14.21/GPU-h, "
-                                        "is above its on-demand prices: get a quote")
+                                        "is above its on-demand median: the bill uses that, "
+                                        f"${(6.69 + 8.60) / 2:.2f}/GPU-h (get a quote)")
     page = glance.caveats_html([w])
     assert "<details><summary>the predicted MFU rests" in page and \
         "too few to measure the model&#x27;s error" in page

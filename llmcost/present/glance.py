@@ -727,8 +727,10 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
-    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour",
-     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand prices: get a quote"),
+    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
+     r"above its on-demand median, (\$[\d.]+)",
+     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand median: the bill "
+     "uses that, {3}/GPU-h (get a quote)"),
 ]
 
 
