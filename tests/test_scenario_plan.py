@@ -275,6 +275,34 @@ def test_notebook_04b_headline_figures(ranked_default):
                                                               "or a fixed field, 04b §5)")
 
 
+def test_04b_time_budget_axis_says_ideal_time_at_the_predicted_mfu():
+    # A trial (Llama 3.1 70B, FP8, 512 B200) read the axis "share of paid GPU time (1.08M
+    # GPU-h, $15.3M)" while the index's paid GPU-hours were 1.09M: the figure's hours are the
+    # run at the step's predicted speed, tokens ÷ (tokens/s) × GPUs ÷ 3,600, i.e. notebook 01's
+    # training_run at the predicted MFU (ideal, goodput 1), not the bill's paid ones. The axis
+    # names them so, with those figures.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from llmcost.present import plots
+    p = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+         "model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 512,
+         "train_tokens": 15e12, "seq_len": 8192, "dtype": "fp8", "global_batch_tokens": 16777216}
+    spec = llmcost.load_model(p["model"])
+    plan, b = step.scenario_step(p, spec)
+    gpu_h = p["train_tokens"] / b.tokens_per_s * 512 / 3600   # notebook 04b §2's figure
+    ideal = llmcost.training_run(spec, llmcost.load_accelerator("B200"), p["train_tokens"],
+                                 b.mfu, 512, 2.0, seq_len=8192, dtype="fp8")["gpu_hours"]
+    assert gpu_h == pytest.approx(ideal, rel=1e-9)
+    ax = plots.time_budget(step.time_budget(b), gpu_hours=gpu_h, cost_usd=gpu_h * 2.0)
+    label = ax.get_xlabel()
+    plt.close(ax.figure)
+    assert label == (f"share of the ideal GPU time at the predicted MFU {b.mfu:.1%} "
+                     f"({gpu_h / 1e6:.3g}M GPU-h, ${gpu_h * 2.0 / 1e6:.3g}M; no failures or "
+                     "restarts)")
+    assert "paid" not in label
+
+
 def test_context_parallel_options_follow_the_cp_seq_and_product_rules():
     # cp_seq: 2·cp divides the sequence (load-balanced causal CP, two chunks per rank, Llama 3
     # §3.3.2); cp divides the GPUs. By hand: 131,072 = 2^17 and 1,024 = 2^10 take every size;
