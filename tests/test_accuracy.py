@@ -919,3 +919,30 @@ def test_the_shrinkage_k_is_its_empirical_bayes_derivation():
     # (2.42 when set, rounded to 2.4): a change of the table that moves k is seen here
     live = accuracy.shift_shrink_rows()
     assert abs(live["k"] - accuracy.SHIFT_SHRINK_ROWS) < 0.15, live
+
+
+def test_cap_source_names_what_set_the_capped_top():
+    # band_cap's rule, cap = min(matmul ceiling, max(best ÷ basis, low)), case by case, and
+    # MfuBand.cap_source's short name of it (04b's note, the bill's MFU "from"): a trial read
+    # "above the best comparable published run (37.6%)" where 37.6% was the model's low end
+    from dataclasses import replace
+    band = accuracy.mfu_band(0.45, "H100-SXM", 1024, n_params=70e9, seq_len=4096)
+    ceiling = accuracy.load_efficiency("H100-SXM").matmul_fraction
+
+    def source(**kw):
+        cap, said = accuracy.band_cap(accelerator="H100-SXM", **kw)
+        return cap, replace(band, mfu=kw["mfu"], high=cap, warnings=tuple(said)).cap_source()
+    # best 99% > ceiling: the ceiling caps
+    assert source(mfu=0.9, high=0.95, best=0.99) == (ceiling, "the matmul ceiling")
+    # best 47% above the low end 40%: the run caps
+    assert source(mfu=0.6, high=0.7, best=0.47, low=0.40) == (
+        0.47, "the best comparable published run")
+    # low end 55% above the best 47%: the model's low end caps, the run named with its figure
+    assert source(mfu=0.6, high=0.7, best=0.47, low=0.55) == (
+        0.55, "the model's low end before the cap, itself above the best comparable "
+        "published run, 47.0%")
+    # FP8: the run's 50% of the BF16 peak is 50 / 2 = 25% of the FP8 one, below the low 28%
+    assert source(mfu=0.3, high=0.4, best=0.5, basis=2.0, low=0.28) == (
+        0.28, "the model's low end before the cap, itself above the best comparable "
+        "published run, 25.0% of the FP8 dense peak")
+    assert source(mfu=0.3, high=0.35, best=0.47) == (0.35, "")   # under every cap

@@ -187,6 +187,33 @@ def test_cluster_defaults_and_errors():
         llmcost.Cluster(acc, 8, scaleup_bytes_per_s_per_dir=0)
 
 
+def test_a_reserved_default_is_never_above_the_on_demand_median():
+    """A trial: B200 at pricing: reserved, price null, billed $14.21/GPU-h, data/prices.csv's
+    one reserved B200 row (AWS EC2 Capacity Block, p6-b200.48xlarge $113.666/h / 8), about
+    twice its on-demand rows (Lambda $6.69, CoreWeave $8.60). A reservation is a billing
+    discount on on-demand use (AWS's reservation-models whitepaper), so the default is
+    min(reserved median, on-demand median): by hand (6.69 + 8.60) / 2 = $7.645. H200 alike:
+    AWS $7.895 against Hyperstack $3.99 and CoreWeave $6.305, median $5.1475. H100's reserved
+    Hyperstack $2.72 is below its on-demand median and stays."""
+    from llmcost.core.catalog import catalogue_price, discount_price_cap, list_prices
+    rows = list_prices("B200", current_only=True)
+    od = sorted(rows[rows["pricing"] == "on_demand"]["price_usd_per_gpu_hour"])
+    (res,) = rows[rows["pricing"] == "reserved"]["price_usd_per_gpu_hour"]
+    assert od == [6.69, 8.60] and res == pytest.approx(113.666 / 8, rel=1e-4)
+    price, where = catalogue_price("B200", "reserved")
+    assert price == pytest.approx((6.69 + 8.60) / 2, rel=1e-12) and price < res
+    assert "$14.21" in where and "Lambda 2026-09 $6.69" in where and "lie above it" in where
+    cap = discount_price_cap("B200", "reserved")
+    assert (cap["listed"], cap["listed_n"], cap["on_demand_n"]) == (res, 1, 2)
+    assert catalogue_price("H200", "reserved")[0] == pytest.approx((3.99 + 6.305) / 2,
+                                                                   rel=1e-12)
+    assert catalogue_price("H100-SXM", "reserved")[0] == 2.72
+    assert discount_price_cap("H100-SXM", "reserved") is None
+    assert discount_price_cap("B200", "on_demand") is None
+    # the row and its source stay in the catalogue: a scenario can still price the block
+    assert "capacityblocks" in rows[rows["pricing"] == "reserved"].iloc[0]["source"]
+
+
 def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     """data/prices.csv holds GCP's TPU v5p committed-use rates, $2.94 per chip-hour for 1 year
     and $1.89 for 3 years (Google Cloud TPU pricing, the rows' source). The median of both,

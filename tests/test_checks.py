@@ -168,11 +168,17 @@ def test_a_catalogue_reserved_price_above_on_demand_is_named():
     # data/prices.csv: B200's only reserved row is an AWS EC2 Capacity Block (p6-b200.48xlarge,
     # $113.666/h for 8 GPUs = $14.208/GPU-h, 2026-10), while its on-demand rows are Lambda $6.69
     # and CoreWeave $8.60 (2026-09): the "reserved" default costs more than on-demand.
+    # The bill then uses the on-demand median, (6.69 + 8.60) / 2 = $7.645
+    # (catalog.discount_price_cap), and the warning says what it used and why.
     w = scenario_warnings({"accelerator": "B200", "pricing": "reserved",
                            "price_usd_per_gpu_hour": None})
     (x,) = [s for s in w if s.startswith("pricing=reserved")]
     assert "$14.21 per GPU-hour" in x and "AWS 2026-10 $14.21" in x
-    assert "($6.69-$8.60, 2 row(s))" in x
+    od = f"${(6.69 + 8.60) / 2:.2f}"
+    assert f"above its on-demand median, {od} (2 row(s): CoreWeave 2026-09 $8.60; Lambda " \
+        "2026-09 $6.69)" in x
+    assert f"so the bill uses the on-demand median, {od}, as the reserved price" in x
+    assert llmcost.catalogue_price("B200", "reserved")[0] == pytest.approx(7.645, rel=1e-12)
     # a price the scenario gives is its own; H100's current reserved row (Hyperstack $2.72) is
     # below its dearest on-demand row: no warning
     assert not any(s.startswith("pricing=") for s in scenario_warnings(

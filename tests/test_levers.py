@@ -903,15 +903,19 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
           "seq_len": 8192, "mfu": 0.30, "dtype": "fp8", "pricing": "reserved",
           "price_usd_per_gpu_hour": None, "global_batch_tokens": 8388608, "tp": 0, "pp": 0,
           "ep": 8}
+    # A reserved median above the on-demand one is not a discount: the bill prices H200 at its
+    # on-demand median, $5.1475 (core.catalog.discount_price_cap), said in the lever's name
+    assert llmcost.catalogue_price("H200", "reserved")[0] == pytest.approx(5.1475, rel=1e-12)
     c = lv.move_to(sc, "H100-SXM")
-    assert "flagged above its on-demand prices" in c.name and "$7.89" in c.name
+    assert "its on-demand median: its reserved catalogue rows lie above it" in c.name
+    assert "$5.15" in c.name
     # the target is priced like for like (a second trial headlined such a move as the biggest
-    # lever): H100's on-demand median × H200's premium, 6.155 × 7.895 / 5.1475 = $9.44, so the
-    # move's compute scales by (9.44 / 7.895) / 0.89 = 1.34, as at both on-demand medians:
-    # a loss, not the 61 % saving against the flagged price
-    like = 6.155 * 7.895 / 5.1475
+    # lever): H100's on-demand median, $6.155, so the move's compute scales by
+    # (6.155 / 5.1475) / 0.89 = 1.34, as at both on-demand medians: a loss, not the 61 % saving
+    # against the Capacity Block's $7.895
+    like = 6.155
     assert c.after["price_usd_per_gpu_hour"] == pytest.approx(like, rel=1e-9)
-    assert f"priced like for like at ${like:.2f}/GPU-h" in c.name
+    assert f"priced like for like at ${like:.2f}/GPU-h, its on-demand median" in c.name
     assert c.risk.startswith("the same generation") and "new software stack" not in c.risk
     r = lv.price_lever("move_to", "move to H100-SXM", "hardware", sc, c)
     assert r.name == c.name and r.share < 0  # it costs more

@@ -144,10 +144,13 @@ def test_a_regime_without_held_out_rows_is_unchanged(files):
     assert pred["value"] == 0.47 == pred["band"]["high"]
     assert "no held-out published run in its regime to centre it, and the prediction is above " \
         "the band's capped top" in pred["words"]
-    label = predicted_mfu_source(pred)   # the label of before: plan, stack and band
+    label = predicted_mfu_source(pred)   # plan, stack and band, and the cap (a trial read
+    # "MFU of the bill 37.6%, predicted ... band 28.9%-37.6%" with no word of the 48.9% it capped)
     assert label == (f"predicted (mfu: predict) by llmcost.step for {pred['plan']} on the "
                      f"{pred['stack']} stack, band {pred['band']['low']:.1%}-"
-                     f"{pred['band']['high']:.1%}")
+                     f"{pred['band']['high']:.1%}; the prediction, {pred['predicted']:.1%}, is "
+                     "above the band's capped top, so the bill uses the top, set by the best "
+                     "comparable published run")
 
 
 def test_estimate_report_and_json_agree(files):

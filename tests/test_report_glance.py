@@ -388,7 +388,8 @@ def test_caveats_are_one_line_in_the_readers_words():
                                              "price_usd_per_gpu_hour": None})
                if x.startswith("pricing=")]
     assert glance.caveat_line(dear) == ("the catalogue's reserved price for B200, $14.21/GPU-h, "
-                                        "is above its on-demand prices: get a quote")
+                                        "is above its on-demand median: the bill uses that, "
+                                        f"${(6.69 + 8.60) / 2:.2f}/GPU-h (get a quote)")
     page = glance.caveats_html([w])
     assert "<details><summary>the predicted MFU rests" in page and \
         "too few to measure the model&#x27;s error" in page
@@ -696,12 +697,22 @@ def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
     # its band's capped top (40.5%, the best comparable published run) read "$12.6M as
     # estimated, likely $10.8M to $20.8M (median $15.2M)" with no word that the point is the
     # band's top, so every draw of the MFU is at or below it and the cost at or above it.
-    pred = {"value": 0.405, "center": 0.415, "center_capped": True}
+    # The top is named as what set it (MfuBand.cap_source, the record's "cap"): a second trial
+    # read "Its MFU, 37.6%, is the best a comparable published run has measured" where that
+    # run was 31.5% and 37.6% the model's own low end above it.
+    pred = {"value": 0.405, "center": 0.415, "center_capped": True,
+            "cap": "the best comparable published run"}
     s = {"mfu_prediction": pred, "parameters": {"dtype": {"value": "fp8", "from": "scenario"}}}
     assert glance.capped_mfu_sentence(s) == (
-        " Its MFU, 40.5% of the FP8 peak, is the best a comparable published run has measured "
-        "(the step-time model's central estimate, 41.5%, is above it), so the estimate sits at "
-        "the optimistic end of its range.")
+        " Its MFU, 40.5% of the FP8 peak, is its range's capped top (the best comparable "
+        "published run; the step-time model's central estimate, 41.5%, is above it), so the "
+        "estimate sits at the optimistic end of its range.")
+    low_end = ("the model's low end before the cap, itself above the best comparable published "
+               "run, 31.5%")
+    got = glance.capped_mfu_sentence({"mfu_prediction": {"value": 0.376, "center": 0.489,
+                                                         "center_capped": True, "cap": low_end}})
+    assert f"37.6%, is its range's capped top ({low_end}; " in got
+    assert "the best a comparable published run has measured" not in got
     assert glance.capped_mfu_sentence({"mfu_prediction": {**pred, "center_capped": False}}) == ""
     assert glance.capped_mfu_sentence({}) == ""
 

@@ -260,9 +260,8 @@ def test_notebook_04b_headline_figures(ranked_default):
     # ... high end 47.0%" with nothing saying why): both notes say so, with the numbers shown
     assert band.high == pytest.approx(0.47) and b.mfu > band.high
     assert got["predicted_mfu"][1] == (
-        f"{plan.describe()}; {b.mfu:.1%}, above the best comparable published run (47.0%), "
-        f"where its band's top is capped: the band, {band.low:.1%}–47.0%, lies below the "
-        "prediction")
+        f"{plan.describe()}; {b.mfu:.1%}, above its band's capped top, 47.0% (the best "
+        f"comparable published run): the band, {band.low:.1%}–47.0%, lies below the prediction")
     assert "; its top capped at 47.0% (the best published MFU of a comparable run" in \
         got["predicted_mfu_high"][1]
     assert f"below the uncapped {b.mfu / (1 + band.center - band.half_width):.1%}" in \
@@ -273,6 +272,62 @@ def test_notebook_04b_headline_figures(ranked_default):
     rows = step_scenario.headline_figures(b, plan, band, other, split)
     assert rows[6][2] == other["mfu"] and rows[6][4].endswith("not the scenario's plan: memory "
                                                               "or a fixed field, 04b §5)")
+
+
+def test_04b_names_the_cap_apart_from_the_best_comparable_run_it_is_above():
+    # A trial (Llama 3.1 8B at 131,072 tokens, TP4 CP8 on 128 H100) read "48.9%, above the best
+    # comparable published run (37.6%)" while two rows below the best comparable run was 31.5%
+    # (MPT 13b): 37.6% is the band's cap, not a published run. By accuracy.band_cap's rule the
+    # cap is max(best comparable run, the model's low end p / (1 + c + w)); with no held-out run
+    # in this regime c = 0, w = 0.30, so p / 1.3 > 31.5% is the cap, and the note names both.
+    import dataclasses
+    from llmcost.training import accuracy
+    p = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+         "model": "llama-3.1-8b", "n_gpus": 128, "train_tokens": 1e11, "seq_len": 131072,
+         "global_batch_tokens": 4194304, "tp": 4, "cp": 8, "pp": 1, "dp": 0}
+    spec = llmcost.load_model("llama-3.1-8b")
+    plan, b = step.scenario_step(p, spec)
+    band = accuracy.band_for_step(b, plan, spec, "H100-SXM", seq_len=131072)
+    assert band.n == 0 and (band.center, band.half_width) == (0.0, 0.30)
+    best_run = band.best_published   # BF16 run on a BF16 step: the same basis
+    assert best_run is not None and best_run < b.mfu / 1.3 < b.mfu
+    assert band.high == pytest.approx(b.mfu / 1.3, rel=1e-9)
+    row = {**dataclasses.asdict(plan), "mfu": b.mfu}
+    rows = step_scenario.headline_figures(b, plan, band, row, P.scenario_pp_split(p))
+    note = rows[0][4]
+    assert note == (
+        f"{plan.describe()}; {b.mfu:.1%}, above its band's capped top, {band.high:.1%} (the "
+        "model's low end before the cap, itself above the best comparable published run, "
+        f"{best_run:.1%}): the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction")
+    assert f"published run ({band.high:.1%})" not in note   # the old text's misnamed figure
+
+
+def test_04b_time_budget_axis_says_ideal_time_at_the_predicted_mfu():
+    # A trial (Llama 3.1 70B, FP8, 512 B200) read the axis "share of paid GPU time (1.08M
+    # GPU-h, $15.3M)" while the index's paid GPU-hours were 1.09M: the figure's hours are the
+    # run at the step's predicted speed, tokens ÷ (tokens/s) × GPUs ÷ 3,600, i.e. notebook 01's
+    # training_run at the predicted MFU (ideal, goodput 1), not the bill's paid ones. The axis
+    # names them so, with those figures.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from llmcost.present import plots
+    p = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+         "model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 512,
+         "train_tokens": 15e12, "seq_len": 8192, "dtype": "fp8", "global_batch_tokens": 16777216}
+    spec = llmcost.load_model(p["model"])
+    plan, b = step.scenario_step(p, spec)
+    gpu_h = p["train_tokens"] / b.tokens_per_s * 512 / 3600   # notebook 04b §2's figure
+    ideal = llmcost.training_run(spec, llmcost.load_accelerator("B200"), p["train_tokens"],
+                                 b.mfu, 512, 2.0, seq_len=8192, dtype="fp8")["gpu_hours"]
+    assert gpu_h == pytest.approx(ideal, rel=1e-9)
+    ax = plots.time_budget(step.time_budget(b), gpu_hours=gpu_h, cost_usd=gpu_h * 2.0)
+    label = ax.get_xlabel()
+    plt.close(ax.figure)
+    assert label == (f"share of the ideal GPU time at the predicted MFU {b.mfu:.1%} "
+                     f"({gpu_h / 1e6:.3g}M GPU-h, ${gpu_h * 2.0 / 1e6:.3g}M; no failures or "
+                     "restarts)")
+    assert "paid" not in label
 
 
 def test_context_parallel_options_follow_the_cp_seq_and_product_rules():

@@ -50,6 +50,30 @@ def test_plan_report_resolves_it_once_from_the_scenario_plan(tmp_path):
     assert used["mfu"]["from"].count(plan.describe()) == 1  # the plan named once, not twice
 
 
+def test_a_capped_prediction_says_so_where_the_mfu_comes_from(tmp_path):
+    # A trial (Llama 3.1 8B at 131,072 tokens, TP4 CP8 on 128 H100): the bill used 37.6% while
+    # the model predicted 48.9%, and summary.json's mfu "from" read "predicted by llmcost.step
+    # for TP4 ..." with no word of the cap. No held-out run in that regime (c = 0, w = 0.30):
+    # by accuracy.band_cap the cap is the model's own low end p / 1.3, itself above the best
+    # comparable published run; the "from" names the prediction, the bill's figure and that.
+    f = tmp_path / "longctx.yaml"
+    f.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 128\n"
+                 "train_tokens: 1e11\nseq_len: 131072\nmfu: predict\ndtype: bf16\n"
+                 "price_usd_per_gpu_hour: 2.2\nglobal_batch_tokens: 4194304\n"
+                 "tp: 4\ncp: 8\npp: 1\n")
+    plan = report.plan_report(f)
+    pred = plan.scenario["_mfu_prediction"]
+    assert pred["center_capped"] and pred["band"]["n"] == 0
+    assert pred["value"] == pytest.approx(pred["predicted"] / 1.3, abs=1e-6)
+    said = report.effective_parameters(plan.scenario, plan.declared)["mfu"]["from"]
+    assert said != pred["from"] and said.count(pred["plan"]) == 1
+    assert f"predicts {pred['predicted']:.1%}" in said
+    assert f"so the bill uses the top, {pred['value']:.1%}" in said
+    assert said.endswith(f"its top set by {pred['cap']}")
+    assert pred["cap"].startswith("the model's low end before the cap, itself above the best "
+                                  "comparable published run, ")
+
+
 def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
     out = tmp_path / "r"
     res = report.run_report(_predict_scenario(tmp_path), out, selection=["01", "04b"],

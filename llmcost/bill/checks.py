@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices, list_prices,
-                            load_accelerator, load_efficiency, load_model, scenario_cluster, unavailable_prices)
+from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
+                            discount_price_cap, load_accelerator, load_efficiency,
+                            load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options)
@@ -48,28 +49,33 @@ DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
 def catalogue_price_warning(values: dict) -> str | None:
-    """A reserved or spot price taken from the catalogue (``price_usd_per_gpu_hour`` null: the
-    median of ``core.catalog.catalogue_price``) above every current on-demand price of the same
-    accelerator: a discount mode dearer than paying by the hour, usually because the only rows
-    are short-term prepaid blocks (AWS EC2 Capacity Blocks for ML: 1 to 182 days, not a 1-3
-    year commitment, aws.amazon.com/ec2/capacityblocks/pricing). Named with its rows; None
-    otherwise (a price the scenario gives is its own, and a catalogue without the rows says
-    nothing)."""
+    """A reserved or spot price left to the catalogue (``price_usd_per_gpu_hour`` null) whose
+    rows' median lies above the on-demand median of the same accelerator, so that the bill
+    uses the on-demand median instead (``core.catalog.discount_price_cap``: a reservation is a
+    billing discount on on-demand use, AWS's reservation-models whitepaper; such rows are
+    usually short-term prepaid blocks, AWS EC2 Capacity Blocks for ML: 1 to 182 days, not a
+    1-3 year commitment, aws.amazon.com/ec2/capacityblocks/pricing). Says what was used and
+    why, with both sets of rows; None otherwise (a price the scenario gives is its own, and a
+    catalogue without the rows says nothing)."""
     pricing, acc = values.get("pricing"), values.get("accelerator")
     if values.get("price_usd_per_gpu_hour") is not None or pricing not in ("reserved", "spot") \
             or acc is None:
         return None
     try:
-        price, where = catalogue_price(acc, pricing)
-        od = list_prices(acc, "on_demand", current_only=True)["price_usd_per_gpu_hour"]
+        cap = discount_price_cap(acc, pricing)
     except ValueError:
         return None
-    if od.empty or price <= float(od.max()):
+    if cap is None:
         return None
-    return (f"pricing={pricing}: the catalogue's {pricing} price for {acc}, ${price:.2f} per "
-            f"GPU-hour ({where}), is above every current on-demand price (${float(od.min()):.2f}"
-            f"-${float(od.max()):.2f}, {len(od)} row(s)): such rows are often short-term "
-            "prepaid blocks, not a long-term discount; set price_usd_per_gpu_hour from a quote.")
+    return (f"pricing={pricing}: the catalogue's {pricing} price for {acc}, ${cap['listed']:.2f} "
+            f"per GPU-hour (median of {cap['listed_n']} row(s): {cap['listed_where']}), is "
+            f"above its on-demand median, ${cap['on_demand']:.2f} ({cap['on_demand_n']} row(s): "
+            f"{cap['on_demand_where']}); a {pricing} hour is a discount on an on-demand one "
+            "(a reservation is a billing discount on on-demand use), and such rows are often "
+            "short-term prepaid blocks that buy guaranteed capacity, so the bill uses the "
+            f"on-demand median, ${cap['on_demand']:.2f}, as the {pricing} price: set "
+            f"price_usd_per_gpu_hour from a quote (${cap['listed']:.2f} to price the listed "
+            "block).")
 
 
 def price_network_warning(values: dict) -> str | None:

@@ -1049,7 +1049,8 @@ def predicted_mfu_source(pred: dict) -> str:
     comes from and, when its regime has held-out runs (the bill's MFU is then the band's central
     estimate, ``accuracy.central_mfu``), the prediction and the bill's figure both
     (``predicted_mfu_words``); the efficiency profile its kernels were priced at, when the
-    scenario names one."""
+    scenario names one. Without held-out runs, a prediction above the band's capped top says
+    that the bill uses the top, and what set it (the record's ``cap``)."""
     band = pred.get("band", {})
     stack = f" on the {pred['stack']} stack" if pred.get("stack") else ""
     if pred.get("efficiency_profile"):  # the scenario's own measured kernels, named
@@ -1059,6 +1060,10 @@ def predicted_mfu_source(pred: dict) -> str:
     text = f"predicted (mfu: predict) by llmcost.step for {pred.get('plan', '?')}{stack}"
     if "low" in band and "high" in band:
         text += f", band {band['low']:.1%}-{band['high']:.1%}"
+    if pred.get("center_capped") and "predicted" in pred:  # the bill uses the capped top
+        text += (f"; the prediction, {float(pred['predicted']):.1%}, is above the band's capped "
+                 f"top, so the bill uses the top" + (f", set by {pred['cap']}"
+                                                     if pred.get("cap") else ""))
     return text
 
 

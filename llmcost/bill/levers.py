@@ -1076,38 +1076,36 @@ def hardware_change(before: str, after: str) -> str:
 def _move_price_words(s: dict, target: str) -> tuple:
     """(name suffix, assumption, price) of ``move_to``'s price basis. Before: the scenario's own
     price, or the catalogue median of its pricing mode (price None: the target at its catalogue
-    median for the same mode). When that catalogue price is flagged as above every current
-    on-demand price (``checks.catalogue_price_warning``: often short-term prepaid blocks), a move
-    priced at the other accelerator's median of the same mode would compare a flagged price
-    with an ordinary one (a trial: B200 reserved at AWS's Capacity Block $14.21 against H100's
+    median for the same mode). When the scenario's reserved or spot catalogue rows lie above
+    its on-demand median, the bill uses that on-demand median instead
+    (``checks.catalogue_price_warning``, ``core.catalog.discount_price_cap``); a move priced at
+    the other accelerator's median of the same mode would then compare an on-demand hour with
+    a reserved one (a trial: B200 reserved at AWS's Capacity Block $14.21 against H100's
     reserved $2.72 headlined "move to H100-SXM saves 59%", while at both on-demand medians the
-    move costs more). The target is then priced like for like, at the same premium over its
-    on-demand median as the scenario's price over its own:
+    move costs more). The target is then priced like for like, at its own on-demand median,
 
-        price(target) = on-demand median(target) × price(scenario) ÷ on-demand median(scenario)
+        price(target) = on-demand median(target),
 
-    and the name says so. Without an on-demand median for either, the flagged basis is kept
-    and said."""
+    and the name says so. Without an on-demand median for the target, its catalogue price of
+    the same mode is kept and said."""
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
         return "", f"; before: the scenario's own price for {acc}", None
     if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
         return "", f"; before: {acc} on the same basis", None
-    price = catalogue_price(acc, _get(s, "pricing"))[0]
-    flagged = (f" (against {acc}'s catalogue {_get(s, 'pricing')} price ${price:.2f}/GPU-h, "
-               "flagged above its on-demand prices")
+    mode = _get(s, "pricing")
+    price = catalogue_price(acc, mode)[0]
+    said = (f" (against {acc}'s {mode} price ${price:.2f}/GPU-h, its on-demand median: its "
+            f"{mode} catalogue rows lie above it")
     try:
-        od_here, od_there = (catalogue_price(a, "on_demand")[0] for a in (acc, target))
-    except ValueError:  # no on-demand catalogue price for one of the two
-        return flagged + ")", f"; before: {acc} at a flagged catalogue price", None
-    premium = price / od_here
-    like = od_there * premium
-    return (flagged + f"; {target} priced like for like at ${like:.2f}/GPU-h, its on-demand "
-            f"median × the same {premium:.2f}× premium)",
-            f"; before: {acc} at a flagged catalogue price; after: {target}'s on-demand median "
-            f"${od_there:.2f} × {price:.2f} ÷ {od_here:.2f} ({acc}'s flagged price over its "
-            "on-demand median)", like)
+        od_there = catalogue_price(target, "on_demand")[0]
+    except ValueError:  # no on-demand catalogue price for the target
+        return said + ")", f"; before: {acc} at its on-demand median", None
+    return (said + f"; {target} priced like for like at ${od_there:.2f}/GPU-h, its on-demand "
+            "median)",
+            f"; before: {acc} at its on-demand median ${price:.2f} ({mode} rows above it); "
+            f"after: {target}'s on-demand median ${od_there:.2f}", od_there)
 
 
 def move_to(s: dict, accelerator: str) -> Change:
@@ -1117,7 +1115,8 @@ def move_to(s: dict, accelerator: str) -> Change:
     when a pilot set the scenario's MFU, the central estimate itself: a pilot calibrates its own
     hardware). The risk
     depends on what changes (``hardware_change``); the price basis on both sides is said
-    (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
+    (``_move_price_words``), a reserved or spot price capped at the on-demand median in the
+    lever's name."""
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
@@ -1137,9 +1136,9 @@ def move_to(s: dict, accelerator: str) -> Change:
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate)")
     suffix, before, like = _move_price_words(s, name)
-    if like is not None:  # the flagged price's premium carried over (``_move_price_words``)
+    if like is not None:  # both at their on-demand medians (``_move_price_words``)
         after = {**after, "price_usd_per_gpu_hour": like}
-        where = "like for like with the scenario's flagged price"
+        where = "like for like with the scenario's on-demand median"
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",

@@ -452,7 +452,10 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
     shortest published term (``min_term_days``; a row without one counts as the shortest), the
     commitment a buyer of "reserved" capacity makes at least. E.g. TPU v5p on GCP: $2.94 per
     chip-hour with a 1-year committed-use discount, $1.89 with a 3-year one; the reserved price
-    is $2.94, not their midpoint $2.415, which no buyer pays.
+    is $2.94, not their midpoint $2.415, which no buyer pays. A reserved or spot median above
+    the on-demand median of the same accelerator is not a discount: the on-demand median is
+    the price then (``discount_price_cap``, said in the provenance; B200 reserved: AWS's
+    Capacity Block $14.21 against on-demand $6.69 and $8.60 gives $7.645).
 
     Returns
     -------
@@ -482,11 +485,68 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
                          + (f", or a pricing mode it has a current price for: "
                             f"{', '.join(have)}" if have else
                             " (the catalogue has no current price for it in any mode)"))
+    cap = discount_price_cap(accelerator, pricing)
+    if cap is not None:  # a discount mode listed above paying by the hour: the hour's median
+        return cap["on_demand"], (
+            f"the on-demand median of {cap['on_demand_n']} current catalogue price(s) "
+            f"({cap['on_demand_where']}), the most a {pricing} hour is taken to cost: the "
+            f"{cap['listed_n']} current {pricing} catalogue price(s) ({cap['listed_where']}; "
+            f"median ${cap['listed']:.2f}) lie above it")
+    return _median_price(df, pricing)
+
+
+def _rows_words(df: pd.DataFrame) -> str:
+    """Price rows in a few words each: provider, date, price, and "listed, not available"."""
+    return "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
+                     + ("" if r.available else f" ({NOT_AVAILABLE})") for r in df.itertuples())
+
+
+def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
+    """The median of price rows ``df`` of one pricing mode, with its provenance."""
     price = float(df["price_usd_per_gpu_hour"].median())
-    where = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
-                      + ("" if r.available else " (listed, not available)")
-                      for r in df.itertuples())
-    return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
+    return price, f"median of {len(df)} current {pricing} catalogue price(s): {_rows_words(df)}"
+
+
+#: The pricing modes that are a discount on paying by the hour (``discount_price_cap``).
+DISCOUNT_MODES = ("reserved", "spot")
+
+
+def discount_price_cap(accelerator: str, pricing: str) -> dict | None:
+    """Where a discount mode's catalogue median lies above the on-demand median of the same
+    accelerator, what the default price is instead: a reservation is "a billing discount
+    applied to the use of On-Demand Instances", bought for "a billing discount of up to 72
+    percent" (AWS whitepaper "Amazon EC2 Reserved Instances and Other AWS Reservation Models",
+    https://docs.aws.amazon.com/whitepapers/latest/cost-optimization-reservation-models/
+    amazon-ec2-reserved-instances.html), and spot capacity is sold below on-demand, so a
+    buyer who can rent by the hour pays no more for either:
+
+        default(mode) = min(median(mode rows), median(on-demand rows)).
+
+    Rows above it are usually short-term prepaid blocks (AWS EC2 Capacity Blocks for ML, 1 to
+    182 days, data/prices.csv's notes: B200 $14.21 against on-demand $6.69 and $8.60), a
+    price for guaranteed capacity, not a discount. Returns None when no cap applies (another
+    mode, no on-demand row, a median at or below the on-demand one), else ``listed`` (the
+    mode's median), ``listed_n``, ``listed_where`` (its rows), ``on_demand`` (the on-demand
+    median, the default), ``on_demand_n``, ``on_demand_where``.
+
+    Raises
+    ------
+    ValueError
+        As ``current_prices``: an unknown accelerator or pricing mode.
+    """
+    if pricing not in DISCOUNT_MODES:
+        current_prices(accelerator, pricing)   # its checks
+        return None
+    rows = current_prices(accelerator, pricing)
+    od = current_prices(accelerator, "on_demand")
+    if rows.empty or od.empty:
+        return None
+    listed = float(rows["price_usd_per_gpu_hour"].median())
+    hourly = float(od["price_usd_per_gpu_hour"].median())
+    if listed <= hourly:
+        return None
+    return {"listed": listed, "listed_n": len(rows), "listed_where": _rows_words(rows),
+            "on_demand": hourly, "on_demand_n": len(od), "on_demand_where": _rows_words(od)}
 
 
 def current_prices(accelerator: str, pricing: str) -> pd.DataFrame:

@@ -473,19 +473,23 @@ def compared_sentence(summary: dict) -> str:
 
 def capped_mfu_sentence(summary: dict) -> str:
     """" ..." when the bill's MFU is a ``mfu: predict`` whose central estimate lies above its
-    band's capped top (``accuracy.central_mfu``: the bill uses the top, the best a comparable
-    published run has measured), so the estimate sits at the optimistic end of its range (a
-    trial read "$12.6M as estimated, likely $10.8M to $20.8M, median $15.2M" as the likely
-    cost); "" otherwise. Numbers from ``summary['mfu_prediction']``."""
+    band's capped top (``accuracy.central_mfu``: the bill uses the top), so the estimate sits at
+    the optimistic end of its range (a trial read "$12.6M as estimated, likely $10.8M to
+    $20.8M, median $15.2M" as the likely cost); "" otherwise. The top is named as what set it
+    (the record's ``cap``, ``MfuBand.cap_source``: the best comparable published run, the
+    matmul ceiling, or the model's own low end above every comparable run; a trial read
+    "37.6%, the best a comparable published run has measured" where that run was 31.5%).
+    Numbers from ``summary['mfu_prediction']``."""
     pred = summary.get("mfu_prediction") or {}
     if not pred.get("center_capped"):
         return ""
     dtype = (summary.get("parameters") or {}).get("dtype")
     fp8 = (dtype.get("value") if isinstance(dtype, dict) else dtype) == "fp8"
     peak = " of the FP8 peak" if fp8 else ""
-    return (f" Its MFU, {pred['value']:.1%}{peak}, is the best a comparable published run has "
-            f"measured (the step-time model's central estimate, {pred['center']:.1%}, is above "
-            "it), so the estimate sits at the optimistic end of its range.")
+    cap = f"{pred['cap']}; " if pred.get("cap") else ""
+    return (f" Its MFU, {pred['value']:.1%}{peak}, is its range's capped top ({cap}the "
+            f"step-time model's central estimate, {pred['center']:.1%}, is above it), so the "
+            "estimate sits at the optimistic end of its range.")
 
 
 def plain_sentences(summary: dict, failed=()) -> list:
@@ -727,8 +731,10 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
-    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour",
-     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand prices: get a quote"),
+    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
+     r"above its on-demand median, (\$[\d.]+)",
+     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand median: the bill "
+     "uses that, {3}/GPU-h (get a quote)"),
 ]
 
 

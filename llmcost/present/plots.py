@@ -1854,8 +1854,12 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
 
 
 def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float | None = None):
-    """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
-    (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
+    """One bar of a predicted step's time split into model FLOPs at peak (MFU) and what else is
+    paid for (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those
+    units: the run's ideal GPU time at the step's predicted speed, GPU-hours = tokens ÷
+    (tokens/s) × GPUs ÷ 3,600, with no failures or restarts (goodput 1), so not the bill's
+    paid GPU-hours, which divide by goodput (notebook 07) and may use another MFU (the band's
+    central estimate with ``mfu: predict``); the axis says so."""
     ax = _ax(ax, figsize=(11, 2.6))
     colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#8C564B", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
@@ -1864,12 +1868,13 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
         left += row["share"]
     ax.set_xlim(0, 1)
     ax.set_yticks([])
-    what = "of paid GPU time"
+    mfu = float(budget["share"].iloc[0])
+    what = f"of the ideal GPU time at the predicted MFU {mfu:.1%}"
     if gpu_hours is not None:
         what += f" ({gpu_hours / 1e6:,.3g}M GPU-h"
-        what += f", ${cost_usd / 1e6:,.3g}M)" if cost_usd is not None else ")"
+        what += f", ${cost_usd / 1e6:,.3g}M" if cost_usd is not None else ""
+        what += "; no failures or restarts)"
     ax.set_xlabel(f"share {what}")
-    mfu = float(budget["share"].iloc[0])
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
     ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _source(ax, "llmcost.step.time_budget")

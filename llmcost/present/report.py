@@ -508,7 +508,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     index.html and summary.json; not passed to notebooks): ``value`` the bill's MFU,
     ``predicted`` the raw prediction p, ``center`` p / (1 + c) before it is kept inside the
     band, ``center_capped`` whether the band's capped top is below it (the point is then the
-    top), ``words`` both figures in a sentence (``accuracy.central_mfu_words``), ``band``.
+    top), ``words`` both figures in a sentence (``accuracy.central_mfu_words``), ``cap`` what
+    set the band's capped top (``MfuBand.cap_source``; "" uncapped), ``band``.
 
     Raises
     ------
@@ -537,7 +538,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     out["_mfu_prediction"] = {
         "value": value, "predicted": float(b.mfu), "center": central, "center_capped": capped,
         "words": central_mfu_words(float(b.mfu), band.center, band.n, band.low, band.high,
-                                   plan.describe(), point=value),
+                                   plan.describe(), point=value, cap=band.cap_source()),
+        "cap": band.cap_source(),
         "plan": plan.describe(),
         "from": f"predicted by llmcost.step for {plan.describe()}" + (
             f", kernels at the efficiency profile {Path(p['efficiency_profile']).name}"
@@ -706,9 +708,11 @@ def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") ->
 
 def _predicted_mfu_from(pred: dict) -> str:
     """Where a predicted ``mfu`` comes from, for the parameter list: the record's ``from``
-    and, when the bill's figure is the band's central estimate rather than the prediction
-    (a regime with held-out runs), both figures (``predicted_mfu_words``)."""
-    if not pred.get("band", {}).get("n") or "predicted" not in pred:
+    and, when the bill's figure is not the prediction (the band's central estimate, in a
+    regime with held-out runs, or the band's capped top, ``center_capped``), both figures
+    and what capped it (``predicted_mfu_words``)."""
+    if "predicted" not in pred or not (pred.get("band", {}).get("n")
+                                       or pred.get("center_capped")):
         return pred["from"]
     # the words name the plan: the record's "for <plan>" is not said twice
     said = pred["from"].replace(f" for {pred['plan']}", "", 1) if pred.get("plan") \

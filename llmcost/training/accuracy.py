@@ -531,6 +531,28 @@ class MfuBand:
                 return m.group(1)
         return ""
 
+    def cap_source(self) -> str:
+        """What set the band's capped top, in a few words for a figure's note (``cap_reason``
+        without its comparison rule): "the best comparable published run"; "the model's low end
+        before the cap, itself above the best comparable published run, 31.5%" (the model's
+        whole band p / (1 + c ± w) above every comparable run, so the cap is the model's own
+        figure p / (1 + c + w), not a published one);
+        "the best published run of its class at any size"; "the matmul ceiling"; "" when
+        nothing capped it."""
+        reason = self.cap_reason()
+        if not reason:
+            return ""
+        if "published MFU" not in reason:
+            return "the matmul ceiling"
+        ref = ("the best published run of its class at any size" if "published MFU among"
+               in reason else "the best comparable published run")
+        if not reason.startswith("the band's low end"):
+            return ref
+        # band_cap's own figure of that run, on the step's basis (its last clause)
+        got = re.search(r", ([\d.]+%(?: of the FP8 dense peak)?)(?: \([^()]*\))?$", reason)
+        return f"the model's low end before the cap, itself above {ref}" + (
+            f", {got.group(1)}" if got else "")
+
     def cap_words(self) -> str:
         """The band in a reader's words where its ends were moved (``band_cap``): "its top
         capped at 47.0% (<cap_reason>), below the uncapped 60.8%" and, when the prediction lies
@@ -1097,7 +1119,8 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
 
 
 def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float,
-                      plan: str = "this plan", point: float | None = None) -> str:
+                      plan: str = "this plan", point: float | None = None,
+                      cap: str = "") -> str:
     """``central_mfu`` in a reader's words: the prediction, the regime's median held-out error
     on the step time (c = published ÷ predicted step time − 1: c > 0, its runs took more time
     per step than predicted; c = −0.2 is 20 % less time, a 25 % higher speed), the point the
@@ -1105,10 +1128,12 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     (``point``, default ``central_mfu``'s; a bill's record gives its rounded value) and the
     band. A regime without held-out rows (n = 0): the prediction is the point, said so; one
     with fewer than ``MIN_CONFORMAL_ROWS``: their median and the shrunk centre both said
-    (``shift_factor``)."""
+    (``shift_factor``). ``cap``: what set the band's capped top (``MfuBand.cap_source``), said
+    after the band when the bill uses that top."""
     p, central, capped = central_mfu(mfu, center, low, high)
     point = p if point is None else point
-    band = f"(band {low:.1%}–{high:.1%})"
+    band = f"(band {low:.1%}–{high:.1%})" + (f", its top set by {cap}" if capped and cap
+                                             else "")
     head = f"the step-time model predicts {mfu:.1%} for {plan}"
     if not n:
         if capped:  # the prediction above the band's capped top (``band_cap``)

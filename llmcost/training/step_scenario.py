@@ -282,7 +282,8 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
       full-conformal half-width (or the stated default) of the regime's held-out errors
       e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``,
       said in the notes with the cap's source, ``MfuBand.cap_words``, and on the prediction's
-      row when the prediction lies above the capped top);
+      row when the prediction lies above the capped top, with what set it,
+      ``MfuBand.cap_source``);
     * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
     * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global
       batch tokens ÷ step time (``step.step_time``);
@@ -295,10 +296,11 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
     best_plan = plan_from_row(best, pp_split).describe()
     best_plan += (" (ZeRO-3 aside; the scenario's plan)" if best_plan == plan.describe() else
                   " (ZeRO-3 aside; not the scenario's plan: memory or a fixed field, 04b §5)")
-    cap_is = ("the matmul ceiling" if "matmul ceiling" in band.cap_reason() else
-              "the best comparable published run")
-    above = (f"; {b.mfu:.1%}, above {cap_is} ({band.high:.1%}), where its band's top is "
-             f"capped: the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction"
+    # the capped top named as what it is: a comparable run's figure, the matmul ceiling, or
+    # the band's own low end where the whole band lies above every comparable run
+    above = (f"; {b.mfu:.1%}, above its band's capped top, {band.high:.1%} "
+             f"({band.cap_source() or 'where no measurement goes'}): the band, "
+             f"{band.low:.1%}–{band.high:.1%}, lies below the prediction"
              if band.high < b.mfu else "")
     capped = band.cap_words()
     return [
