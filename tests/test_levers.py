@@ -1310,3 +1310,20 @@ def test_a_fixed_plan_that_cannot_run_after_a_lever_is_rechosen_and_said(moe):
         for a, b, u in (("A100-40GB", lv.PLAN_BASES[2], 1.0), ("H100-SXM", lv.PLAN_BASES[0], 2.0))])
     said = answers.hardware_sweep(sweep)
     assert "plan: re-chosen: the scenario's plan does not run here" in said
+
+
+def test_more_gpus_for_a_rounding_more_tokens_are_not_the_answer(moe):
+    # A trial: moe.yaml with --budget-usd 2e6 --deadline-days 30 answered 512 GPUs "on 256
+    # GPUs the budget allows fewer", a $206 gap, while 256 GPUs met the deadline (24 days). By
+    # hand: at the scenario's MFU, GPU-hours = FLOPs ÷ (peak × MFU) whatever the GPU count, so
+    # the budget buys about the same tokens on 256 and on 512 GPUs (only failures, checkpoints
+    # and their storage move with the count); 512 GPUs fit more tokens only by a rounding,
+    # within SAME_TOKENS_REL, and the fewer GPUs are the answer.
+    fixed, _ = moe
+    sc = {**fixed, "n_gpus": 256, "dp": 128, "train_tokens": 4e12}  # dp follows the count
+    df = lv.fit_budget(sc, budget_usd=2e6, deadline_days=30).set_index("quantity")
+    assert df.loc["GPUs for the budget and the deadline", "value"] == 256
+    assert df.loc["days of the main run at those tokens", "value"] <= 30
+    how = df.loc["GPUs for the budget and the deadline", "how"]
+    more = re.search(r"on 512 GPUs (\d+\.\d+)% more tokens fit, within 0\.5%", how)
+    assert more and 0 < float(more.group(1)) / 100 <= lv.SAME_TOKENS_REL, how

@@ -2009,7 +2009,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
       clock falls as GPUs are added), among the counts the scenario's plan splits
       (``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch, the
       scenario's or, where it gives none, the default scenario's, which its bill's plan uses)
-      on which its plan, searched as the scenario's (``step.scenario_plan``), fits in memory and
+      on which its plan, searched as the scenario's (``step.scenario_plan``; a fixed ``dp``
+      follows the count, as ``kept_plan`` has it), fits in memory and
       has a pipeline bubble of at most ``checks.BUBBLE_WARNING`` (``_deadline_counts``); with
       ``gpu_step``, the multiples of ``gpu_step`` instead;
     * budget B alone → the most ``train_tokens`` whose whole bill is at most B on the
@@ -2036,6 +2037,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
+    if isinstance(scenario, dict) and scenario.get("dp"):  # follows the count: n = TP·PP·CP·DP
+        scenario = {**scenario, "dp": 0}
     # the bill does not read the plan; a GPU count without a valid plan is still priced (the
     # MFU is held at the scenario's), so the plan keys and the batch are left out here
     s = {k: v for k, v in _clean(scenario).items()
@@ -2301,8 +2304,9 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     changes little with n (GPU-hours ≈ tokens ÷ MFU whatever n; only goodput and the lines
     that scale with GPUs move), so T peaks where the two cross. Start at the fewest count that
     meets the deadline for the budget's tokens on the scenario's GPUs (or, if none does, the
-    count with the shortest run), then climb to a neighbouring count while it fits more tokens
-    (T is taken as unimodal in n: an assumption of this search, true of the two trends above).
+    count with the shortest run), then climb to a neighbouring count while it fits more tokens,
+    to a larger one only when it fits more than ``SAME_TOKENS_REL`` more (T is taken as
+    unimodal in n: an assumption of this search, true of the two trends above).
     Only counts that pass ``counts``' test (``_plan_stops``) are answered or named as
     neighbours."""
     cands, what, stops = _candidates(counts, dl)
@@ -2340,28 +2344,49 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
                          f"{_days_text(led.figures['wall_clock_days'])} and "
                          f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
     best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
-    for way in (-1, 1):  # climb while a neighbouring count fits more tokens
-        j = _next_running(stops, i, way, len(cands))
-        while j is not None and fits(cands[j], best_t * (1 + 1e-6)):
-            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + 1e-6),
+    for way in (-1, 1):  # climb while a neighbouring count fits more tokens; to more GPUs only
+        j = _next_running(stops, i, way, len(cands))  # for more than SAME_TOKENS_REL more
+        gain = 1e-6 if way < 0 else SAME_TOKENS_REL
+        while j is not None and fits(cands[j], best_t * (1 + gain)):
+            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + gain),
                                      best_t * 1.01, 30)[0]
             i, j = j, _next_running(stops, j, way, len(cands))
-    why = []
-    for k in (_next_running(stops, i, -1, len(cands)), _next_running(stops, i, 1, len(cands))):
-        if k is not None:  # every limit that stops each neighbouring count at more tokens
-            led = led_of(cands[k], best_t * (1 + 1e-6))
-            over = [w for w, bad in (("the budget", led.total_usd > bud),
-                                     ("the deadline", led.figures["wall_clock_days"] > dl))
-                    if bad]
-            verb = "allows" if len(over) == 1 else "allow"
-            why.append(f"on {cands[k]:,} GPUs " + (f"{' and '.join(over)} {verb} fewer" if over
-                                                   else "it fits as many"))
+    why = [_neighbour_words(cands[k], k > i, best_t, led_of, fits, bud, dl)
+           for k in (_next_running(stops, i, -1, len(cands)),
+                     _next_running(stops, i, 1, len(cands))) if k is not None]
     return {"quantity": "GPUs for the budget and the deadline", "value": float(cands[i]),
             "unit": "GPUs",
             "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "
             f"bill ≤ ${bud:,.0f} and the main run within {_days_text(dl)} ("
             + ("; ".join(why) or "the only count") + ") at the scenario's MFU; check a parallel "
             "plan at this count in notebook 03"}
+
+
+#: A larger GPU count that fits no more than this share more tokens than a smaller one, for
+#: the same budget and deadline, is no better (``fit_budget`` answers the smaller): a trial's
+#: $2M and 30 days on an MoE run answered 512 GPUs because 256 exceeded the budget by $206 at
+#: 512's tokens (a shorter run stores its checkpoints for fewer days), while 256 met the
+#: deadline in 24. A decision threshold, as ``SAME_MFU_REL``: far inside the bill's own
+#: P10-P90 spread, not a fitted figure.
+SAME_TOKENS_REL = 0.005
+
+
+def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: float,
+                     dl: float) -> str:
+    """Why ``_gpus_for_both`` does not answer the neighbouring count ``n``: every limit that
+    stops it at more tokens than ``best_t`` (the budget, the deadline), or, for a larger count
+    that fits more but by no more than ``SAME_TOKENS_REL``, by how much (T(n) ÷ best_t − 1)."""
+    led = led_of(n, best_t * (1 + 1e-6))
+    over = [w for w, bad in (("the budget", led.total_usd > bud),
+                             ("the deadline", led.figures["wall_clock_days"] > dl)) if bad]
+    if over:
+        return f"on {n:,} GPUs {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
+    if not larger:
+        return f"on {n:,} GPUs it fits as many"
+    more = _largest_tokens(lambda t: fits(n, t), best_t * (1 + 1e-6),
+                           best_t * (1 + SAME_TOKENS_REL), 30)[0] / best_t - 1
+    return (f"on {n:,} GPUs {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
+            "for more GPUs")
 
 
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
