@@ -1280,6 +1280,7 @@ def test_with_a_fixed_plan_a_lever_keeps_it_where_it_runs(moe):
     assert {k: rc.after[k] for k in KEPT} == {**{k: fixed[k] for k in KEPT}, "recompute": "full"}
     plan = lv.predicted_step(rc.after)[0]
     assert (plan.tp, plan.dp, plan.ep, plan.recompute) == (2, 16, 8, "full")
+    assert "the scenario's plan otherwise kept (TP2 · PP1 · DP16 · EP8" in rc.assumptions
     assert "DP 32 → 16 as the GPU count sets it" in rc.assumptions
     # full recomputation on the same GPUs only adds FLOPs (a forward pass recomputed): with the
     # plan kept it costs money; re-planned it "saved" the plan's difference

@@ -854,8 +854,9 @@ def kept_plan(s: dict, changes: dict, forced=()) -> tuple:
                       "'the fastest ranked parallel plan' prices that alone)")
     plan = predicted_step(kept)[0]
     dp = f", DP {was.dp} → {plan.dp} as the GPU count sets it" if plan.dp != was.dp else ""
-    return kept, (f"the scenario's plan kept ({plan.describe()}{dp}); the fastest plan is its "
-                  "own lever, 'the fastest ranked parallel plan'")
+    but = " otherwise" if any(k in PLAN_PARAMETERS for k in changes) or dp else ""
+    return kept, (f"the scenario's plan{but} kept ({plan.describe()}{dp}); the fastest plan is "
+                  "its own lever, 'the fastest ranked parallel plan'")
 
 
 def best_plan(s: dict) -> Change:
