@@ -12,13 +12,15 @@ import math
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from _trial_scenarios import LLAMA_70B_FP8_128K
 
 import llmcost
 from llmcost import levers as lv
 from llmcost.core.catalog import DATA_DIR
-from llmcost.bill.scenario import ScenarioError
+from llmcost.bill.scenario import PLAN_PARAMETERS, ScenarioError
+from llmcost.present import answers
 
 PRICE = 3.99  # default scenario, USD per H100-hour
 
@@ -639,11 +641,15 @@ def test_a_price_nobody_can_pay_is_not_ranked(s, sweep):
 
 def test_an_mfu_above_every_published_run_is_not_ranked(s):
     # NVIDIA/Megatron-LM README: "up to 47% MFU on H100 clusters" for 2B-462B models is the
-    # best published Hopper MFU (accuracy.MFU_CLAIMS). On Llama 3.1 405B (scenario MFU 0.41) the
-    # step-time model's H200/H100 ratio puts H200 above it: shown, flagged, never ranked. A
-    # row may be ranked only at or below its generation's best published MFU.
-    sw = lv.hardware_sweep(llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"))
+    # best published Hopper MFU (accuracy.MFU_CLAIMS). On Llama 3.1 405B at that MFU, Meta's
+    # plan kept on H200 (levers.kept_plan: it fits there) runs a little faster than on H100
+    # (more HBM bandwidth, the same plan), so the step-time model's H200/H100 ratio puts H200
+    # above it: shown, flagged, never ranked. A row may be ranked only at or below its
+    # generation's best published MFU.
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
+    sw = lv.hardware_sweep({**sc, "mfu": 0.47})
     h200 = sw.set_index("accelerator").loc["H200"]
+    assert h200["plan_basis"] == "the scenario's plan" and h200["plan"].startswith("TP8 · PP16")
     assert h200["mfu_ceiling"] == pytest.approx(0.47)
     assert h200["calibrated_mfu"] > 0.47 and not h200["rankable"]
     assert h200["mfu_check"].startswith("above the best published 47.0% of the BF16 dense peak")
@@ -1226,3 +1232,103 @@ def test_a_saving_beyond_its_line_says_where_the_rest_comes_from(tmp_path):
         {**s, "price_usd_per_gpu_hour": 2.69}, "", ""), before_bill=before)
     assert 0 < cheap.saving_usd < before.line("compute.pretraining.main").usd
     assert cheap.beyond_line == ""
+
+
+# ------------------------------------------------------------------ a fixed parallel plan
+@pytest.fixture(scope="module")
+def moe(s):
+    """A new-user trial's moe.yaml on 64 GPUs (its plan search takes seconds, not minutes):
+    Qwen3-30B-A3B with a fixed plan (TP2, EP8, ZeRO-1, selective recompute, micro-batch 2),
+    its MFU as ``mfu: predict`` bills it (the central estimate of the prediction,
+    ``report.resolve_mfu``), and the same scenario with its plan left free."""
+    n = 64
+    fixed = {**s, "model": "qwen3-30b-a3b", "n_gpus": n, "train_tokens": 4e11, "seq_len": 4096,
+             "global_batch_tokens": 8388608, "price_usd_per_gpu_hour": None,
+             "pricing": "on_demand", "tp": 2, "pp": 1, "dp": n // 2, "cp": 1, "ep": 8,
+             "zero_stage": 1, "recompute": "selective", "micro_batch_size": 2}
+    fixed["mfu"] = lv.central_prediction(fixed)[3]
+    free = {**fixed, **{k: s[k] for k in PLAN_PARAMETERS}}  # the default's: every one free
+    free["mfu"] = lv.central_prediction(free)[3]
+    return fixed, free
+
+
+KEPT = ("tp", "pp", "ep", "zero_stage", "recompute", "micro_batch_size")
+
+
+def test_with_a_fixed_plan_the_fastest_plan_is_its_own_lever(moe):
+    # A trial: moe.yaml (fixed plan, 10.2% MFU) against the same file without plan keys (25.2%)
+    # differed by $2.55M, and "move to B200" and "full recomputation on half the GPUs" each
+    # re-planned freely and took that difference as their own saving. Hand identity: the
+    # fastest-plan lever scales the scenario's MFU m = p_fixed / (1 + c) by p_free / p_fixed,
+    # giving p_free / (1 + c), the MFU the free scenario's bill uses (one regime, so one c; no
+    # cap binds at 25%), so its saving is exactly bill(fixed plan) − bill(free plan).
+    fixed, free = moe
+    assert set(lv.fixed_plan_keys(fixed)) == {*KEPT, "dp"} and lv.fixed_plan_keys(free) == ()
+    change = lv.best_plan(fixed)
+    assert change.after["mfu"] == pytest.approx(free["mfu"], rel=1e-12)
+    r = lv.price_lever("best_plan", "x", "plan", fixed, change)
+    gap = lv.bill(fixed).total_usd - lv.bill(free).total_usd
+    assert gap > 0 and r.saving_usd == pytest.approx(gap, rel=1e-9)
+
+
+def test_with_a_fixed_plan_a_lever_keeps_it_where_it_runs(moe):
+    fixed, free = moe
+    # move to B200: the scenario's plan on B200, MFU m × central(B200, that plan) ÷ central(own)
+    mv = lv.move_to(fixed, "B200")
+    assert {k: mv.after[k] for k in (*KEPT, "dp")} == {k: fixed[k] for k in (*KEPT, "dp")}
+    ratio = lv.central_prediction(mv.after)[3] / lv.central_prediction(fixed)[3]
+    assert mv.after["mfu"] == pytest.approx(fixed["mfu"] * ratio, rel=1e-12)
+    assert "plan: the scenario's plan kept (TP2 · PP1 · DP32 · EP8" in mv.assumptions
+    # full recomputation on half the GPUs: the same plan, DP halved (n = TP·PP·CP·DP: 32 = 2·16)
+    rc = lv.activation_recompute(fixed, "full", 32)
+    assert {k: rc.after[k] for k in KEPT} == {**{k: fixed[k] for k in KEPT}, "recompute": "full"}
+    plan = lv.predicted_step(rc.after)[0]
+    assert (plan.tp, plan.dp, plan.ep, plan.recompute) == (2, 16, 8, "full")
+    assert "the scenario's plan otherwise kept (TP2 · PP1 · DP16 · EP8" in rc.assumptions
+    assert "DP 32 → 16 as the GPU count sets it" in rc.assumptions
+    # full recomputation on the same GPUs only adds FLOPs (a forward pass recomputed): with the
+    # plan kept it costs money; re-planned it "saved" the plan's difference
+    same = lv.activation_recompute(fixed, "full")
+    assert same.after["mfu"] < fixed["mfu"]
+    assert lv.price_lever("rc", "x", "u", fixed, same).saving_usd < 0
+    # a scenario that leaves its plan free is re-planned as before, and says so
+    assert lv.kept_plan(free, {"accelerator": "B200"}) == (
+        {**free, "accelerator": "B200", "fsdp_shard_size": 0}, lv.PLAN_CHOSEN)
+
+
+def test_a_fixed_plan_that_cannot_run_after_a_lever_is_rechosen_and_said(moe):
+    # The plan needs 44 GB per GPU on 64 GPUs (ZeRO-1 shards only the optimizer state): above
+    # an A100-40GB's usable HBM, so the move re-plans, and the words say its saving holds a
+    # change of plan
+    fixed, _ = moe
+    after, words = lv.kept_plan(fixed, {"accelerator": "A100-40GB"})
+    assert after["tp"] == 0 and after["recompute"] == "auto"           # free again
+    assert "does not fit" in words and "includes a change of plan" in words
+    assert lv.on_hardware(fixed, "A100-40GB")["tp"] == 0
+    assert lv.on_hardware(fixed, "A100-80GB")["tp"] == 2                 # it fits there
+    sweep = pd.DataFrame([
+        {"accelerator": a, "plan_basis": b, "price_basis": "catalogue median (on_demand)",
+         "price_usd_per_gpu_hour": 2.0, "mfu": 0.3, "billed_mfu_basis": "x",
+         "predicted_mfu": 0.3, "bill_usd": u, "price_available": True, "mfu_check": "ok",
+         "scenario": a == "H100-SXM", "bill_calibrated_usd": u, "rankable": a != "H100-SXM",
+         "calibrated_mfu": 0.3, "mfu_basis": "y"}
+        for a, b, u in (("A100-40GB", lv.PLAN_BASES[2], 1.0), ("H100-SXM", lv.PLAN_BASES[0], 2.0))])
+    said = answers.hardware_sweep(sweep)
+    assert "plan: re-chosen: the scenario's plan does not run here" in said
+
+
+def test_more_gpus_for_a_rounding_more_tokens_are_not_the_answer(moe):
+    # A trial: moe.yaml with --budget-usd 2e6 --deadline-days 30 answered 512 GPUs "on 256
+    # GPUs the budget allows fewer", a $206 gap, while 256 GPUs met the deadline (24 days). By
+    # hand: at the scenario's MFU, GPU-hours = FLOPs ÷ (peak × MFU) whatever the GPU count, so
+    # the budget buys about the same tokens on 256 and on 512 GPUs (only failures, checkpoints
+    # and their storage move with the count); 512 GPUs fit more tokens only by a rounding,
+    # within SAME_TOKENS_REL, and the fewer GPUs are the answer.
+    fixed, _ = moe
+    sc = {**fixed, "n_gpus": 256, "dp": 128, "train_tokens": 4e12}  # dp follows the count
+    df = lv.fit_budget(sc, budget_usd=2e6, deadline_days=30).set_index("quantity")
+    assert df.loc["GPUs for the budget and the deadline", "value"] == 256
+    assert df.loc["days of the main run at those tokens", "value"] <= 30
+    how = df.loc["GPUs for the budget and the deadline", "how"]
+    more = re.search(r"on 512 GPUs (\d+\.\d+)% more tokens fit, within 0\.5%", how)
+    assert more and 0 < float(more.group(1)) / 100 <= lv.SAME_TOKENS_REL, how

@@ -69,6 +69,7 @@ from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, gpu_generation, mfu_band,
                                 published_ceiling, seq_range_words)
+from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, memory_fits,
@@ -730,19 +731,21 @@ def fp8_unavailable(s: dict) -> str:
 def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = None) -> Change:
     """Trade FLOPs for memory: ``recompute`` (selective or full) on ``n_gpus`` (default: the
     scenario's), priced with the memory model (the plan must fit) and the step-time model (the
-    recomputed FLOPs lower MFU on the MFU basis)."""
+    recomputed FLOPs lower MFU on the MFU basis). A scenario that fixes its plan keeps it
+    (``kept_plan``: only ``dp`` follows a new GPU count) where it still fits; otherwise, and
+    for a free plan, the rest of the plan is chosen by predicted step time."""
     s = _clean(s)
     if recompute not in ("none", "selective", "full"):
         raise ValueError(f"recompute={recompute!r} must be 'none', 'selective' or 'full'")
     n = int(_get(s, "n_gpus") if n_gpus is None else
             as_array(n_gpus, "n_gpus", positive=True, integer=True))
-    after = {**_free_plan(s, ("cp", "recompute")), "recompute": recompute, "n_gpus": n}
     if _get(s, "recompute") == recompute and n == _get(s, "n_gpus"):
         return _unchanged(s, f"the scenario already uses recompute={recompute}")
+    forced = ("dp",) if n != _get(s, "n_gpus") else ()
+    after, how = kept_plan(s, {"recompute": recompute, "n_gpus": n}, forced)
     return Change(_with_scaled_mfu(s, after),
                   "none to recovery; fewer GPUs mean a longer run (later results)",
-                  f"recompute={recompute} on {n:,} GPUs, the rest of the plan chosen by "
-                  "predicted step time", "llmcost.memory; llmcost.step")
+                  f"recompute={recompute} on {n:,} GPUs, {how}", "llmcost.memory; llmcost.step")
 
 
 def _default_free(key: str):
@@ -752,7 +755,8 @@ def _default_free(key: str):
 
 def on_hardware(s: dict, accelerator: str) -> dict:
     """The scenario moved to ``accelerator`` as ``hardware_sweep`` and ``move_to`` price it: its
-    plan left free (``_free_plan``: re-chosen for that hardware), the catalogue price, and, when
+    plan as ``kept_plan`` rules (a plan the scenario fixes kept where it fits that hardware, else
+    and for a free plan re-chosen for it), the catalogue price, and, when
     the bill bills an RL campaign, the smallest rollout TP from the scenario's up at which the
     policy fits that hardware (``rl.fitting_rollout_tp``, the rule a report applies to the
     notebooks' default): the scenario's own TP where it fits, a larger one where its weights
@@ -763,7 +767,7 @@ def on_hardware(s: dict, accelerator: str) -> dict:
     v5e chips hold no training plan of Llama 2 70B, 68.98e9 × 18 B / 64 = 19.4 GB above their
     14.4 GB usable), else the scenario's (the bill then names the key)."""
     s, accelerator = _clean(s), load_accelerator(accelerator).name
-    moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None,
+    moved = {**kept_plan(s, {"accelerator": accelerator})[0], "price_usd_per_gpu_hour": None,
              **purchase_price_on(s, accelerator)}  # an owned purchase price is its hardware's
     if not rl_campaign_given(moved):
         return moved
@@ -786,6 +790,73 @@ def _free_plan(s: dict, keep=("cp",)) -> dict:
     """The scenario with every plan parameter but ``keep`` (and ``pp_split``) left free."""
     return {**s, **{k: _default_free(k) for k in PLAN_PARAMETERS
                     if k not in keep and k != "pp_split"}}
+
+
+def fixed_plan_keys(s: dict) -> tuple:
+    """The plan parameters the scenario fixes: those of ``parallel.PLAN_PARAMETER_FIELDS`` set
+    to anything but their "choose" value (0, -1 for ``zero_stage``, "auto"), and
+    ``fsdp_shard_size`` when it is a whole number (``parallel.fixed_plan_fields``' rule);
+    ``cp`` and ``pp_split`` excepted (every lever keeps them, ``_free_plan``). Empty: the
+    scenario leaves its plan to the search."""
+    s = _clean(s)
+    out = [k for k, (_, free) in parallel.PLAN_PARAMETER_FIELDS.items()
+           if k != "cp" and k in s and s[k] != free]
+    shard = s.get(parallel.FSDP_SHARD_KEY)
+    if isinstance(shard, int) and not isinstance(shard, bool) and shard > 0:
+        out.append(parallel.FSDP_SHARD_KEY)
+    return tuple(out)
+
+
+def _plan_misfit(sc: dict) -> str:
+    """Why the plan of scenario ``sc`` cannot run ("" when it can): the step-time model cannot
+    build it (``predicted_step``'s ScenarioError) or its memory (``checks.scenario_plan_memory``)
+    exceeds the usable HBM, HBM × (1 − ``mem_reserve_fraction``) (``checks.memory_fits``)."""
+    try:
+        predicted_step(sc)
+        v = _plan_scenario({k: _point(x, k) for k, x in sc.items()})
+        _, gpu, _, mem = scenario_plan_memory(v)
+    except (ScenarioError, ValueError, KeyError) as e:
+        return f"cannot be built ({e})"
+    if memory_fits(v, gpu, mem):
+        return ""
+    usable = gpu.hbm_bytes * (1 - v.get("mem_reserve_fraction", DEFAULT_RESERVE))
+    return (f"does not fit: it needs {mem.total / 1e9:,.0f} GB per GPU, above the "
+            f"{usable / 1e9:,.0f} GB usable on {gpu.name}")
+
+
+#: ``kept_plan``'s words for a plan the scenario leaves to the search.
+PLAN_CHOSEN = "the rest of the plan chosen by predicted step time"
+
+
+def kept_plan(s: dict, changes: dict, forced=()) -> tuple:
+    """``(after, words)``: the scenario with a lever's ``changes`` applied and its plan chosen by
+    one rule. A lever changes one thing; when the scenario fixes its plan (``fixed_plan_keys``),
+    the lever keeps that plan, leaving free only the ``forced`` keys (``dp`` when the GPU count
+    changes: n = TP·PP·CP·DP), where the plan can still run (``_plan_misfit``); the plan's own
+    saving is then the lever ``best_plan``, not hidden in this one. Where it cannot run, and for
+    a scenario that leaves its plan free, every plan parameter but ``cp``, ``pp_split`` and the
+    ``changes`` is chosen by predicted step time (``_free_plan``), and ``words`` say which."""
+    s = _clean(s)
+    if not isinstance(changes, dict) or not all(isinstance(k, str) for k in changes):
+        raise ValueError(f"changes={changes!r} must be a mapping of scenario keys to values")
+    if not isinstance(forced, (list, tuple)) or any(k not in PLAN_PARAMETERS for k in forced):
+        raise ValueError(f"forced={forced!r} must be a list of plan parameters "
+                         f"({', '.join(PLAN_PARAMETERS)})")
+    free = {**_free_plan(s, ("cp",) + tuple(changes)), **changes}
+    if not fixed_plan_keys(s):
+        return free, PLAN_CHOSEN
+    kept = {**s, **{k: _default_free(k) for k in forced}, **changes}
+    why, was = _plan_misfit(kept), predicted_step(s)[0]
+    if why:
+        return free, (f"the scenario's plan ({was.describe()}) {why}, so the plan is chosen by "
+                      f"predicted step time ({predicted_step(free)[0].describe()}) and this "
+                      "saving includes a change of plan (on the scenario's hardware the lever "
+                      "'the fastest ranked parallel plan' prices that alone)")
+    plan = predicted_step(kept)[0]
+    dp = f", DP {was.dp} → {plan.dp} as the GPU count sets it" if plan.dp != was.dp else ""
+    but = " otherwise" if any(k in PLAN_PARAMETERS for k in changes) or dp else ""
+    return kept, (f"the scenario's plan{but} kept ({plan.describe()}{dp}); the fastest plan is "
+                  "its own lever, 'the fastest ranked parallel plan'")
 
 
 def best_plan(s: dict) -> Change:
@@ -1111,7 +1182,8 @@ def _move_price_words(s: dict, target: str) -> tuple:
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
     the step-time model's predicted MFU change, central(after) ÷ central(before), each the
-    prediction's central estimate (``central_prediction``; plan re-chosen for that hardware;
+    prediction's central estimate (``central_prediction``; the plan as ``kept_plan`` rules:
+    a fixed plan kept where it fits that hardware, else re-chosen for it, the words saying so;
     when a pilot set the scenario's MFU, the central estimate itself: a pilot calibrates its own
     hardware). The risk
     depends on what changes (``hardware_change``); the price basis on both sides is said
@@ -1121,7 +1193,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
         return _unchanged(s, "the scenario's own accelerator")
-    theirs = on_hardware(s, name)
+    theirs, plan = on_hardware(s, name), kept_plan(s, {"accelerator": name})[1]
     m = _get(s, "mfu")
     pred = central_prediction(theirs)[3]
     ratio = pred / central_prediction(s)[3]
@@ -1140,7 +1212,7 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**after, "price_usd_per_gpu_hour": like}
         where = "like for like with the scenario's on-demand median"
     return Change(after, hardware_change(_get(s, "accelerator"), name),
-                  f"{how}; price: {where}"
+                  f"{how}; plan: {plan}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
                   name=f"move to {name}{suffix}" if suffix else "")
 
@@ -1322,10 +1394,9 @@ def hardware_sweep(scenario: dict):
     """The cheapest hardware for this run: each catalogue accelerator with the figures the
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
-    **the central estimate of its predicted MFU** (``llmcost.step``, the plan re-chosen for that
-    hardware, and the RL rollout TP where the scenario's does not fit it: ``on_hardware``; the
-    scenario's accelerator keeps the scenario's plan, and when pilots set the scenario's MFU
-    its prediction is the step model calibrated on them, with their band) and the catalogue
+    **the central estimate of its predicted MFU** (``llmcost.step``; a fixed plan kept where
+    it fits, else chosen for the hardware, and the RL rollout TP: ``on_hardware``; when pilots
+    set the scenario's MFU, its prediction is the step model calibrated on them) and the catalogue
     median price, with the MFU band of ``accuracy.band_for_step`` carried to the bill (band
     high → bill low). The central estimate is the figure a ``mfu: predict`` bill uses
     (``accuracy.central_mfu``: the prediction p ÷ (1 + c), c the median held-out error of that
@@ -1362,7 +1433,7 @@ def hardware_sweep(scenario: dict):
     ``billed_mfu_basis`` (which of the two, ``BILLED_MFU_BASES``; the pilots' naming their
     accelerator), ``band_low``, ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``,
     ``bill_usd``, ``bill_low_usd``, ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main
-    run at ``mfu``), ``scenario`` (True for the scenario's accelerator) and ``plan``,
+    run at ``mfu``), ``scenario`` (True for the scenario's accelerator), ``plan``, ``plan_basis``,
     ``rollout_tp`` (the RL rollout TP billed on that hardware, ``on_hardware``; None without an
     RL campaign), ``calibrated_mfu``, ``mfu_basis`` (the basis of ``calibrated_mfu``),
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
@@ -1526,7 +1597,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
-            "scenario": mine, "plan": plan.describe(),
+            "scenario": mine, "plan": plan.describe(), "plan_basis": _sweep_plan_basis(s, sc),
             "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
             "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
             "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine),
@@ -1535,6 +1606,21 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "price_available": available, "price_source": where,
             "rankable": bool(available and not mine and ceiling is not None
                              and ratio <= ceiling and cal == cal)}
+
+
+#: ``hardware_sweep``'s ``plan_basis``: a row's plan is the scenario's fixed plan, the search's
+#: (the scenario leaves its plan free) or the search's because the fixed plan does not run there.
+PLAN_BASES = ("the scenario's plan", "chosen by predicted step time",
+              "re-chosen: the scenario's plan does not run here")
+
+
+def _sweep_plan_basis(s: dict, sc: dict) -> str:
+    """Which of ``PLAN_BASES`` a sweep row's plan is (``kept_plan``'s rule): the scenario's when
+    it fixes its plan and the row keeps every fixed value, else the search's."""
+    fixed = fixed_plan_keys(s)
+    if not fixed:
+        return PLAN_BASES[1]
+    return PLAN_BASES[0] if all(_get(sc, k) == _get(s, k) for k in fixed) else PLAN_BASES[2]
 
 
 def _sweep_mfu_basis(s: dict, mine: bool) -> str:
@@ -1923,7 +2009,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
       clock falls as GPUs are added), among the counts the scenario's plan splits
       (``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch, the
       scenario's or, where it gives none, the default scenario's, which its bill's plan uses)
-      on which its plan, searched as the scenario's (``step.scenario_plan``), fits in memory and
+      on which its plan, searched as the scenario's (``step.scenario_plan``; a fixed ``dp``
+      follows the count, as ``kept_plan`` has it), fits in memory and
       has a pipeline bubble of at most ``checks.BUBBLE_WARNING`` (``_deadline_counts``); with
       ``gpu_step``, the multiples of ``gpu_step`` instead;
     * budget B alone → the most ``train_tokens`` whose whole bill is at most B on the
@@ -1950,6 +2037,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
+    if isinstance(scenario, dict) and scenario.get("dp"):  # follows the count: n = TP·PP·CP·DP
+        scenario = {**scenario, "dp": 0}
     # the bill does not read the plan; a GPU count without a valid plan is still priced (the
     # MFU is held at the scenario's), so the plan keys and the batch are left out here
     s = {k: v for k, v in _clean(scenario).items()
@@ -2215,8 +2304,9 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     changes little with n (GPU-hours ≈ tokens ÷ MFU whatever n; only goodput and the lines
     that scale with GPUs move), so T peaks where the two cross. Start at the fewest count that
     meets the deadline for the budget's tokens on the scenario's GPUs (or, if none does, the
-    count with the shortest run), then climb to a neighbouring count while it fits more tokens
-    (T is taken as unimodal in n: an assumption of this search, true of the two trends above).
+    count with the shortest run), then climb to a neighbouring count while it fits more tokens,
+    to a larger one only when it fits more than ``SAME_TOKENS_REL`` more (T is taken as
+    unimodal in n: an assumption of this search, true of the two trends above).
     Only counts that pass ``counts``' test (``_plan_stops``) are answered or named as
     neighbours."""
     cands, what, stops = _candidates(counts, dl)
@@ -2254,28 +2344,49 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
                          f"{_days_text(led.figures['wall_clock_days'])} and "
                          f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
     best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
-    for way in (-1, 1):  # climb while a neighbouring count fits more tokens
-        j = _next_running(stops, i, way, len(cands))
-        while j is not None and fits(cands[j], best_t * (1 + 1e-6)):
-            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + 1e-6),
+    for way in (-1, 1):  # climb while a neighbouring count fits more tokens; to more GPUs only
+        j = _next_running(stops, i, way, len(cands))  # for more than SAME_TOKENS_REL more
+        gain = 1e-6 if way < 0 else SAME_TOKENS_REL
+        while j is not None and fits(cands[j], best_t * (1 + gain)):
+            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + gain),
                                      best_t * 1.01, 30)[0]
             i, j = j, _next_running(stops, j, way, len(cands))
-    why = []
-    for k in (_next_running(stops, i, -1, len(cands)), _next_running(stops, i, 1, len(cands))):
-        if k is not None:  # every limit that stops each neighbouring count at more tokens
-            led = led_of(cands[k], best_t * (1 + 1e-6))
-            over = [w for w, bad in (("the budget", led.total_usd > bud),
-                                     ("the deadline", led.figures["wall_clock_days"] > dl))
-                    if bad]
-            verb = "allows" if len(over) == 1 else "allow"
-            why.append(f"on {cands[k]:,} GPUs " + (f"{' and '.join(over)} {verb} fewer" if over
-                                                   else "it fits as many"))
+    why = [_neighbour_words(cands[k], k > i, best_t, led_of, fits, bud, dl)
+           for k in (_next_running(stops, i, -1, len(cands)),
+                     _next_running(stops, i, 1, len(cands))) if k is not None]
     return {"quantity": "GPUs for the budget and the deadline", "value": float(cands[i]),
             "unit": "GPUs",
             "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "
             f"bill ≤ ${bud:,.0f} and the main run within {_days_text(dl)} ("
             + ("; ".join(why) or "the only count") + ") at the scenario's MFU; check a parallel "
             "plan at this count in notebook 03"}
+
+
+#: A larger GPU count that fits no more than this share more tokens than a smaller one, for
+#: the same budget and deadline, is no better (``fit_budget`` answers the smaller): a trial's
+#: $2M and 30 days on an MoE run answered 512 GPUs because 256 exceeded the budget by $206 at
+#: 512's tokens (a shorter run stores its checkpoints for fewer days), while 256 met the
+#: deadline in 24. A decision threshold, as ``SAME_MFU_REL``: far inside the bill's own
+#: P10-P90 spread, not a fitted figure.
+SAME_TOKENS_REL = 0.005
+
+
+def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: float,
+                     dl: float) -> str:
+    """Why ``_gpus_for_both`` does not answer the neighbouring count ``n``: every limit that
+    stops it at more tokens than ``best_t`` (the budget, the deadline), or, for a larger count
+    that fits more but by no more than ``SAME_TOKENS_REL``, by how much (T(n) ÷ best_t − 1)."""
+    led = led_of(n, best_t * (1 + 1e-6))
+    over = [w for w, bad in (("the budget", led.total_usd > bud),
+                             ("the deadline", led.figures["wall_clock_days"] > dl)) if bad]
+    if over:
+        return f"on {n:,} GPUs {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
+    if not larger:
+        return f"on {n:,} GPUs it fits as many"
+    more = _largest_tokens(lambda t: fits(n, t), best_t * (1 + 1e-6),
+                           best_t * (1 + SAME_TOKENS_REL), 30)[0] / best_t - 1
+    return (f"on {n:,} GPUs {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
+            "for more GPUs")
 
 
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:

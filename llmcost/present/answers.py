@@ -197,9 +197,14 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     or the pilots' calibration on their own hardware, its ``billed_mfu_basis``) whatever its
     checks; the scenario's own accelerator on each price basis at the scenario's MFU
     (``bill_calibrated_usd``); the cheapest *rankable* row (buyable price, MFU within a published
-    run). Each line wrapped to ``width`` characters, never cut."""
+    run). A scenario that fixes its plan has each row's ``plan_basis`` said (the plan kept, or
+    re-chosen where it does not run). Each line wrapped to ``width`` characters, never cut."""
     def wrap(text):
         return textwrap.fill(text, width, subsequent_indent="    ")
+
+    def plan(r):  # "" where every plan is the search's (the scenario leaves its plan free)
+        basis = r.get("plan_basis", "chosen by predicted step time")
+        return "" if basis == "chosen by predicted step time" else f"; plan: {basis}"
 
     cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
     ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
@@ -211,7 +216,7 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                 f"{fmt_usd(r['bill_usd'])}; price "
                 + ("buyable" if r["price_available"] else
                    "listed, but the provider had no capacity when it was collected")
-                + f"; MFU {r['mfu_check']}")]
+                + f"; MFU {r['mfu_check']}{plan(r)}")]
     out += [wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, "
                  f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h, the scenario's MFU: "
                  f"{fmt_usd(r['bill_calibrated_usd'])}")
@@ -219,7 +224,7 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     best = ok.iloc[0] if len(ok) else None
     out.append(wrap("cheapest rankable (buyable price, MFU within a published run): " + (
         f"{best['accelerator']} at {fmt_usd(best['bill_calibrated_usd'])} (MFU "
-        f"{best['calibrated_mfu']:.1%}, {best['mfu_basis']}; {best['price_basis']})"
+        f"{best['calibrated_mfu']:.1%}, {best['mfu_basis']}; {best['price_basis']}{plan(best)})"
         if best is not None else "none")))
     return "\n".join(out)
 

@@ -1210,7 +1210,7 @@ COLUMN_WORDS = {
     "mfu": "MFU billed (the prediction's central estimate; on the pilots' hardware, their "
            "calibration: basis of the MFU billed)",
     "billed_mfu_basis": "basis of the MFU billed", "mfu_basis": "basis of the calibrated MFU",
-    "rollout_tp": "RL rollout TP",
+    "rollout_tp": "RL rollout TP", "plan_basis": "parallel plan",
     "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
     "bill_usd": "bill at the MFU billed", "bill_low_usd": "bill, low end (MFU band high)",
     "bill_high_usd": "bill, high end (MFU band low)",
