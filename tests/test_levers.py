@@ -168,6 +168,63 @@ def test_a_lever_that_cannot_run_is_an_unbounded_loss(s):
     assert r.saving_usd == -math.inf and "never finishes" in r.note
 
 
+#: A new-user trial's long-context scenario (Llama 3.1 8B at 128k, CP 8, 128 H100, $2.20/GPU-h
+#: reserved), its MFU the report's band around the step-time model's prediction (the band
+#: notebook 09 receives: triangular, its mode at the capped top).
+LONGCTX = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 128,
+           "train_tokens": 1e11, "seq_len": 131072, "dtype": "bf16", "pricing": "reserved",
+           "price_usd_per_gpu_hour": 2.2, "global_batch_tokens": 4194304, "tp": 4, "cp": 8,
+           "pp": 1, "mfu": {"low": 0.2893, "mode": 0.3761, "high": 0.3761}}
+
+
+def test_a_lever_that_never_finishes_in_some_draws_is_said_not_raised():
+    """The trial's notebook 09 failed: "spot without checkpoints" finishes at the MFU's point
+    (6.1 ideal days against a job MTBF of 10.2 h with spot pre-emptions) but not in the low-MFU
+    draws. By hand (Daly 2006, one segment): a job of T s restarted from scratch takes
+    M·e^{R/M}·(e^{T/M} − 1); the bill refuses it above 10⁶·T. T ∝ 1/MFU, so the draws below
+    m* = m·T(m)/T* never finish, T* the root; a triangular (a, c, c) puts
+    ((m* − a)/(c − a))² of its draws there."""
+    change = lv.spot_without_checkpoints(LONGCTX)
+    point = lv.bill(change.after)  # finishes at its point
+    m_s, t = point.figures["job_mtbf_s"], point.figures["main_ideal_gpu_hours"] / 128 * 3600
+    r_s = llmcost.ledger.default("spot_restart_s")  # 30 min, data/ledger_defaults.csv
+    lo, hi = t, 3 * t
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        wall = m_s * math.exp(r_s / m_s) * math.expm1(mid / m_s)
+        lo, hi = (mid, hi) if wall < 1e6 * mid else (lo, mid)
+    m_star = 0.3761 * t / lo
+    share = ((m_star - 0.2893) / (0.3761 - 0.2893)) ** 2
+    r = lv.price_lever("spot_nockpt", "spot without checkpoints", "pricing", LONGCTX, change)
+    n = int(re.search(r"never finishes in ([\d,]+) of 20,000", r.note)[1].replace(",", ""))
+    assert n / 20_000 == pytest.approx(share, abs=0.01)  # ~17%: P10 never finishes
+    assert r.saving_p10 == -math.inf and math.isnan(r.saving_p50) and math.isnan(r.saving_p90)
+    assert r.saving_usd == pytest.approx(r.before_usd - point.total_usd, rel=1e-12)
+    assert lv.format_saving(r.saving_p10) == "never finishes"
+    # the false economy nets "never finishes" (no finite expected bill), the page carries on
+    spot = [f for f in lv.false_economies(LONGCTX) if f.name.startswith("spot without")]
+    assert spot[0].net_usd == -math.inf and "never finishes in" in spot[0].how
+
+
+def test_draws_that_never_finish_advise_what_the_user_can_change():
+    """The same rule broken by the scenario's own bill: a range the user wrote is theirs to
+    narrow; the MFU band the bill draws by itself (mfu: predict) is not, so the advice names
+    it and what to change instead (the rule at the band's low end, or an MFU of one's own)."""
+    bad = {**LONGCTX, "pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+           "ledger_resumable": False}
+    with pytest.raises(lv.ScenarioNeverFinishes) as own:
+        llmcost.ledger.simulate_ledger(bad, samples=2_000)
+    assert "Narrow the range(s)" in str(own.value)
+    pred = {**bad, "mfu": 0.3761,
+            "_mfu_prediction": {"value": 0.3761, "band": {"low": 0.2893, "high": 0.3761}}}
+    for band in (pred, {**bad, "mfu_band": "predicted"}):
+        with pytest.raises(lv.ScenarioNeverFinishes) as ei:
+            llmcost.ledger.simulate_ledger(band, samples=2_000)
+        msg = str(ei.value)
+        assert "Narrow" not in msg and "not the scenario's" in msg
+        assert "error band" in msg and "make training resumable" in msg
+
+
 def test_a_lever_without_a_catalogue_price_is_not_priced_not_a_loss(s):
     """The trial's notebook 09 (A100-40GB; GB200 NVL72): "reserve capacity" and "spot capacity
     with checkpoints" printed "never finishes", "-inf%" and "-inf days" because the catalogue
@@ -915,16 +972,16 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     c = lv.move_to(sc, "H100-SXM")
     assert "its on-demand median: its reserved catalogue rows lie above it" in c.name
     assert "$5.15" in c.name
-    # the target is priced like for like (a second trial headlined such a move as the biggest
-    # lever): H100's on-demand median, $6.155, so the move's compute scales by
-    # (6.155 / 5.1475) / 0.89 = 1.34, as at both on-demand medians: a loss, not the 61 % saving
-    # against the Capacity Block's $7.895
-    like = 6.155
-    assert c.after["price_usd_per_gpu_hour"] == pytest.approx(like, rel=1e-9)
-    assert f"priced like for like at ${like:.2f}/GPU-h, its on-demand median" in c.name
+    # the target at its own catalogue price, as the hardware table prices it (a third trial:
+    # a "like for like" $11.44 H100, no price anyone pays, beside the table's $2.72), and the
+    # name gives the move at both on-demand medians: (6.155 / 5.1475) / 0.89 = 1.34, it costs
+    # more there; at H100's reserved $2.72 against H200's $5.1475 it saves
+    assert c.after["price_usd_per_gpu_hour"] is None and "$2.72/GPU-h" in c.name
+    assert "like for like" not in c.name
+    assert "at both on-demand medians, $5.15 and $6.16, the move costs" in c.name
     assert c.risk.startswith("the same generation") and "new software stack" not in c.risk
     r = lv.price_lever("move_to", "move to H100-SXM", "hardware", sc, c)
-    assert r.name == c.name and r.share < 0  # it costs more
+    assert r.name == c.name and r.share > 0  # against the flagged price it saves
     # the risk follows what changes: another generation, another vendor
     assert lv.hardware_change("A100-80GB", "H100-SXM").startswith("another NVIDIA generation")
     assert lv.hardware_change("H100-SXM", "MI300X").startswith("another vendor (NVIDIA → AMD)")
@@ -939,6 +996,35 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
     assert own.name == "" and "the scenario's own price" in own.assumptions
+
+
+def test_one_price_per_accelerator_on_the_savings_page():
+    """A third trial (70B FP8 on 512 B200, pricing: reserved, price null): notebook 09's
+    "move to H100-SXM" lever priced H100 at $11.44/GPU-h (its on-demand median × B200's
+    flagged premium) and lost $30.3M, while section 4 and the index ranked H100 at its $2.72
+    reserved median as $18.6M cheaper. One price per accelerator: the lever's is the table's,
+    Hyperstack's $2.72 reserved (data/prices.csv), its saving the table's bill difference; the
+    flag's other question, the move at both on-demand medians (B200 $7.645: CoreWeave $8.60,
+    Lambda $6.69; H100 $6.155), is said in the name: by hand ≈ GPU-hours × price on each side,
+    H_B200 × 7.645 − H_H100 × 6.155, within 3% (the lines not paid by the GPU-hour differ)."""
+    b = {"model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 512, "train_tokens": 15e12,
+         "seq_len": 8192, "mfu": 0.417, "dtype": "fp8", "pricing": "reserved",
+         "price_usd_per_gpu_hour": None, "global_batch_tokens": 16777216}
+    sweep = lv.hardware_sweep(b)
+    h100 = sweep[sweep["accelerator"] == "H100-SXM"].iloc[0]
+    assert h100["price_usd_per_gpu_hour"] == pytest.approx(2.72, rel=1e-9) and h100["rankable"]
+    ranked = lv.rank_levers(b, sweep=sweep)
+    move = ranked[ranked["key"] == "move_to"].iloc[0]
+    before = ranked.attrs["bill_usd"]
+    assert move["saving_usd"] == pytest.approx(before - h100["bill_calibrated_usd"], rel=1e-9)
+    head = lv.hardware_headline(sweep)
+    assert head["label"] == "cheapest rankable hardware: H100-SXM" and \
+        head["usd"] == pytest.approx(before - move["saving_usd"], rel=1e-9)
+    assert "$2.72/GPU-h" in move["lever"] and "$11.44" not in move["lever"]
+    c = lv.move_to(b, "H100-SXM")
+    hand = (lv.gpu_hours(lv.bill(b)) * 7.645 - lv.gpu_hours(lv.bill(c.after)) * 6.155)
+    said = re.search(r"the move costs \$([\d.]+)M more", move["lever"])
+    assert hand < 0 and float(said[1]) * 1e6 == pytest.approx(-hand, rel=0.03)
 
 
 def test_a_deadline_answers_a_gpu_count_whose_plan_fits_in_memory():

@@ -499,7 +499,16 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     saving = total - a.total_usd
     p10 = p50 = p90 = saving
     ranged = False
-    db, da = bill_draws(before, samples, seed), bill_draws(change.after, samples, seed)
+    db = bill_draws(before, samples, seed)
+    try:
+        da = bill_draws(change.after, samples, seed)
+    except ScenarioNeverFinishes as e:  # finishes at its point, not in some draws
+        p10, p50, p90, note = _never_finishes_in_draws(e, samples, a)
+        return LeverResult(key, name, group, total, a.total_usd, saving, p10, p50, p90,
+                           gpu_hours(b) - gpu_hours(a),
+                           b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
+                           saving / total if total else 0.0, change.risk, change.assumptions,
+                           change.source, "; ".join(x for x in (note, change.note) if x), True)
     if db is not None or da is not None:  # a side without ranges is its point bill in every draw
         db = np.full(samples, total) if db is None else db
         da = np.full(samples, a.total_usd) if da is None else da
@@ -510,6 +519,26 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                        saving / total if total else 0.0, change.risk, change.assumptions,
                        change.source, change.note, ranged, beyond_line_words(b, a))
+
+
+def _never_finishes_in_draws(err: ScenarioNeverFinishes, samples: int, after: Ledger) -> tuple:
+    """(P10, P50, P90, words) of a lever's saving when the changed run finishes at its point
+    (bill ``after``) but not in some Monte Carlo draws (``err``, raised by ``bill_draws``;
+    ``montecarlo.draws_error`` names the draws). A draw that never finishes saves −∞; with n of
+    N draws never finishing (known when one input is ranged: the bill's rules are monotone in
+    it, so they are one tail of its draws), the q-th percentile of the saving is −∞ when
+    n/N ≥ q; the others are not priced (NaN, "–"): the draws that finish are not billed
+    separately."""
+    if not isinstance(err, ScenarioNeverFinishes):
+        raise ValueError(f"err={err!r} must be a ScenarioNeverFinishes")
+    n = getattr(err, "failing_draws", None)
+    pct = [-math.inf if n is not None and n / samples >= q else math.nan
+           for q in (0.1, 0.5, 0.9)]
+    share = "some" if n is None else f"{n:,} of {samples:,} ({n / samples:.0%})"
+    words = (f"never finishes in {share} of the Monte Carlo draws ("
+             + getattr(err, "draws_words", str(err)) + "); at the inputs' points it finishes, "
+             f"in {after.figures['wall_clock_days']:,.0f} days")
+    return (*pct, words)
 
 
 def _get(s, key):
@@ -643,13 +672,15 @@ def mfu_target(s: dict) -> tuple:
 
 
 def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
-    """The MFU lever's name: the target on the scenario's basis (and the BF16 one for FP8) and
-    the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
+    """The MFU lever's name: the target on the scenario's basis only (an FP8 run's on the FP8
+    dense peak: on the BF16 one, the basis published MFUs use, an FP8 run's figure is
+    peak(FP8) ÷ peak(BF16) = 2× it and passes 100% above 50%, which a trial read as an error:
+    "51% of the FP8 peak (101% of the BF16 one)"; the source, ``PublishedBest.describe``, keeps
+    both) and the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
     spec, dtype = load_model(_get(s, "model")), _get(s, "dtype") or "bf16"
     b = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
                                  dtype=dtype, seq_len=int(_get(s, "seq_len")))
-    on = f"{target:.0%}" if b.basis == 1.0 else \
-        f"{target:.0%} of the {dtype.upper()} peak ({target * b.basis:.0%} of the BF16 one)"
+    on = f"{target:.0%}" if b.basis == 1.0 else f"{target:.0%} of the {dtype.upper()} peak"
     mine = str(_get(s, "stack") or "")
     stack = ("" if not b.stack else f" ({b.source} on the {b.stack} stack)" if b.stack == mine
              else f" ({b.source}, measured on the {b.stack} stack, not this scenario's "
@@ -1144,51 +1175,58 @@ def hardware_change(before: str, after: str) -> str:
             "capacity to find")
 
 
-def _move_price_words(s: dict, target: str) -> tuple:
-    """(name suffix, assumption, price) of ``move_to``'s price basis. Before: the scenario's own
-    price, or the catalogue median of its pricing mode (price None: the target at its catalogue
-    median for the same mode). When the scenario's reserved or spot catalogue rows lie above
-    its on-demand median, the bill uses that on-demand median instead
-    (``checks.catalogue_price_warning``, ``core.catalog.discount_price_cap``); a move priced at
-    the other accelerator's median of the same mode would then compare an on-demand hour with
-    a reserved one (a trial: B200 reserved at AWS's Capacity Block $14.21 against H100's
-    reserved $2.72 headlined "move to H100-SXM saves 59%", while at both on-demand medians the
-    move costs more). The target is then priced like for like, at its own on-demand median,
+def _move_price_words(s: dict, target: str, after: dict) -> tuple:
+    """(name suffix, assumption) of ``move_to``'s price basis. Before: the scenario's own
+    price, or the catalogue median of its pricing mode; after (``after``): the target at its
+    catalogue median for the same mode, the price ``hardware_sweep`` gives it (one price per
+    accelerator on a page). When the scenario's catalogue rows of its mode lie above its
+    on-demand median (``checks.catalogue_price_warning``: often short-term prepaid blocks, not
+    a long-term discount), the bill prices it at that on-demand median
+    (``core.catalog.discount_price_cap``) while the target may have a true discount: the name
+    says so and gives the other question's answer, the move at both accelerators' on-demand
+    medians,
 
-        price(target) = on-demand median(target),
+        S_od = B(scenario at on-demand median) − B(after at on-demand median),
 
-    and the name says so. Without an on-demand median for the target, its catalogue price of
-    the same mode is kept and said."""
+    so the reader sees both without a price nobody pays (a trial: a "like for like" target
+    price, on-demand median × the scenario's premium, $11.44 for H100 against B200's AWS
+    Capacity Block $14.21, contradicted the $2.72 H100 of the hardware table on the same page).
+    Without an on-demand median for either, the flag alone is said."""
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
-        return "", f"; before: the scenario's own price for {acc}", None
+        return "", f"; before: the scenario's own price for {acc}"
     if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
-        return "", f"; before: {acc} on the same basis", None
+        return "", f"; before: {acc} on the same basis"
     mode = _get(s, "pricing")
-    price = catalogue_price(acc, mode)[0]
-    said = (f" (against {acc}'s {mode} price ${price:.2f}/GPU-h, its on-demand median: its "
-            f"{mode} catalogue rows lie above it")
+    price, there = (catalogue_price(a, mode)[0] for a in (acc, target))
+    flagged = (f" (at {target}'s catalogue {mode} median ${there:.2f}/GPU-h, against {acc}'s "
+               f"{mode} price ${price:.2f}/GPU-h, its on-demand median: its {mode} catalogue "
+               "rows lie above it")
+    od = {"pricing": "on_demand", "price_usd_per_gpu_hour": None}
     try:
-        od_there = catalogue_price(target, "on_demand")[0]
-    except ValueError:  # no on-demand catalogue price for the target
-        return said + ")", f"; before: {acc} at its on-demand median", None
-    return (said + f"; {target} priced like for like at ${od_there:.2f}/GPU-h, its on-demand "
-            "median)",
-            f"; before: {acc} at its on-demand median ${price:.2f} ({mode} rows above it); "
-            f"after: {target}'s on-demand median ${od_there:.2f}", od_there)
+        od_here, od_there = (catalogue_price(a, "on_demand")[0] for a in (acc, target))
+        s_od = bill({**s, **od}).total_usd - bill({**after, **od}).total_usd
+    except ValueError:  # no on-demand catalogue price for one of the two (a ScenarioError)
+        return flagged + ")", f"; before: {acc} at a flagged catalogue price"
+    verdict = (f"saves {fmt_usd(s_od)} too" if s_od >= 0 else
+               f"costs {fmt_usd(-s_od)} more: the saving rests on {acc}'s flagged price; get "
+               "a quote for it first")
+    return (flagged + f"; at both on-demand medians, ${od_here:.2f} and ${od_there:.2f}, the "
+            f"move {verdict})",
+            f"; before: {acc} at a flagged catalogue price")
 
 
 def move_to(s: dict, accelerator: str) -> Change:
-    """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change, central(after) ÷ central(before), each the
-    prediction's central estimate (``central_prediction``; the plan as ``kept_plan`` rules:
-    a fixed plan kept where it fits that hardware, else re-chosen for it, the words saying so;
-    when a pilot set the scenario's MFU, the central estimate itself: a pilot calibrates its own
-    hardware). The risk
-    depends on what changes (``hardware_change``); the price basis on both sides is said
-    (``_move_price_words``), a reserved or spot price capped at the on-demand median in the
-    lever's name."""
+    """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode
+    (the price of its ``hardware_sweep`` row) and the step-time model's predicted MFU change,
+    central(after) ÷ central(before), each the prediction's central estimate
+    (``central_prediction``; the plan as ``kept_plan`` rules: a fixed plan kept where it fits
+    that hardware, else re-chosen for it, the words saying so; when a pilot set the scenario's
+    MFU, the central estimate itself: a pilot calibrates its own hardware). The risk depends
+    on what changes (``hardware_change``); the price basis on both sides is said
+    (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name
+    with the move at both on-demand medians."""
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
@@ -1207,10 +1245,7 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**theirs, "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate)")
-    suffix, before, like = _move_price_words(s, name)
-    if like is not None:  # both at their on-demand medians (``_move_price_words``)
-        after = {**after, "price_usd_per_gpu_hour": like}
-        where = "like for like with the scenario's on-demand median"
+    suffix, before = _move_price_words(s, name, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; plan: {plan}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
@@ -1910,7 +1945,8 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
 
 def _spot_without_resumable(s: dict, b: Ledger) -> list:
     """Spot capacity without resumable training: apparent = the spot discount d = 1 − p_s/p on
-    the final run; net = the ledger's (``spot_without_checkpoints``); break-even
+    the final run; net = the ledger's (``spot_without_checkpoints``; −inf when the run never
+    finishes in some draws of the ranges: no finite expected bill survives that); break-even
     ``spot_break_even(d)`` beside P(pre-emption during the run) = 1 − e^{−T/M}."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot = spot_pricing(s)
@@ -1928,8 +1964,11 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
     p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
     be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
+    # a run that never finishes in some draws has no finite expected bill: the net is −inf
+    never = res.saving_p10 == -math.inf or (res.ranged and math.isnan(res.saving_p10))
     return [FalseEconomy(
-        "spot without resumable training", apparent, res.saving_usd, None, be, p_run,
+        "spot without resumable training", apparent, -math.inf if never else res.saving_usd,
+        None, be, p_run,
         "the scenario's spot pre-emption rate (ledger default: each node once a week, an "
         "assumption) and failure rate over the ideal run",
         f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "

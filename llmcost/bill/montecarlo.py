@@ -209,7 +209,9 @@ def draws_error(build: Callable, values: dict, draws: dict, samples: int, err: E
     its sorted draws (the rules of the bill are monotone in each input: a higher failure rate,
     restart time or pre-emption rate only lowers goodput); the message names the input, the
     part of its range that breaks the rule, how many of the draws do, and the rule (the error
-    of the bill at its worst draw). When no input breaks alone, the combination does."""
+    of the bill at its worst draw). When no input breaks alone, the combination does. The error
+    carries ``draws_words`` (the parts, without the advice) and ``failing_draws`` (how many
+    draws break a rule, when a single input is ranged; else None)."""
     parts, causes = [], []
     for k, arr in draws.items():
         xs = np.sort(np.asarray(arr, dtype=float))
@@ -238,12 +240,34 @@ def draws_error(build: Callable, values: dict, draws: dict, samples: int, err: E
     # a draw that never finishes keeps its kind (scenario_error), as the point bill's error does
     cause = next((e for e in causes if isinstance(e, ScenarioNeverFinishes)), err)
     if parts:
-        return scenario_error("the bill cannot be priced in some Monte Carlo draws: "
-                              + "; ".join(parts) + ". Narrow the range(s) so that every draw "
-                              "obeys the rule", cause)
+        out = scenario_error("the bill cannot be priced in some Monte Carlo draws: "
+                             + "; ".join(parts) + ". " + _range_advice(values, ranges), cause)
+        out.draws_words = "; ".join(parts)  # the draws that break it, without the advice
+        out.failing_draws = n_bad if len(draws) == 1 else None  # exact with one ranged input
+        return out
     return scenario_error("the bill cannot be priced in some Monte Carlo draws of the ranged "
                           f"inputs {', '.join(draws)} taken together (each alone prices at "
                           f"every one of its draws): {err}. Narrow the ranges", cause)
+
+
+def _range_advice(values: Mapping, ranges=None) -> str:
+    """What the user can change when some draws of the ranges break a rule. A range the user
+    wrote: narrow it. The MFU's band that the bill draws by itself (``predicted_mfu_range``
+    around a ``mfu: predict`` prediction, or the pilots' band a report passes with
+    ``mfu_band``) is not the user's to narrow: obey the rule at the band's low end (the rule's
+    own advice), or give ``mfu`` as a number or a range of one's own."""
+    band = (ranges or {}).get("mfu")
+    pred = values.get("_mfu_prediction") if isinstance(values, Mapping) else None
+    own = values.get("mfu_band") in ("predicted", "pilot") or (
+        band is not None and band == predicted_mfu_range(pred))
+    if band is None or not own:
+        return "Narrow the range(s) so that every draw obeys the rule"
+    words = {"pilot": "the pilots' extrapolation band"}.get(
+        values.get("mfu_band"), "the step-time model's error band around its prediction")
+    return (f"The range on mfu is not the scenario's: it is {words}, which the bill draws; "
+            "change the scenario so that the rule holds at the band's low end (the rule's own "
+            "advice above), or give mfu as a number, or a range of your own, to bill without "
+            "the band")
 
 
 def predicted_mfu_range(pred) -> Range | None:
