@@ -36,6 +36,7 @@ n_gpus: int = 2048  # accelerators in the training job
 train_tokens: float = 2000000000000.0  # pre-training tokens
 seq_len: int = 4096  # training sequence length in tokens
 mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
+mfu_band: str = None  # what a range on mfu is, set by a report: None, the scenario's own; 'predicted', the step-time model's band; 'pilot', the pilots' band
 dtype: str = 'bf16'  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = 'on_demand'  # on_demand, reserved, spot or owned
@@ -189,6 +190,12 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 # draws of each input, the uncertainty they share cancels: a change that saves 1,000 GPU-hours at a
 # fixed price saves exactly that in every draw, however uncertain the MFU. A lever whose P10–P90
 # interval contains zero is flagged in the column *may save nothing*: it may save nothing at all.
+#
+# **A fixed plan.** When the scenario fixes its parallel plan, every lever keeps it where it
+# still runs and re-chooses only what the change forces: DP when the GPU count changes, the
+# whole plan on hardware it does not fit (and the lever says so: `levers.kept_plan`). What the
+# plan itself costs is one lever, *the fastest ranked parallel plan*: its saving is this bill
+# minus the bill of the same scenario with its plan left free, and no other lever contains it.
 
 # %%
 usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
@@ -299,7 +306,8 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # this pricing mode (`levers.hardware_sweep`), at the **central estimate of its predicted MFU**
 # (`mfu`: the prediction `predicted_mfu` ÷ (1 + the median held-out error of that hardware's
 # regime), kept inside its band, the figure a `mfu: predict` bill uses, so that every row and the
-# scenario's own bill are priced on one rule) with the plan re-chosen for that hardware (and the
+# scenario's own bill are priced on one rule) with the plan re-chosen for that hardware (a plan
+# the scenario fixes is kept where it fits there, column *parallel plan*; and the
 # RL rollout TP, `rollout_tp`, where the scenario's cannot hold the policy there:
 # `levers.on_hardware`; hardware on which no plan fits is left out, and said), priced by the bill
 # at the catalogue median price for this pricing mode: every row on that one basis, so rows
@@ -329,7 +337,9 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # saving. The "move to" lever of section 1 is the cheapest rankable row, and it may well be a loss.
 
 # %%
-plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]), {
+drop = ["plan", "price_source", "band_low", "band_high"]
+drop += [] if levers.fixed_plan_keys(scenario) else ["plan_basis"]  # a free plan: the search's
+plots.table(sweep.drop(columns=drop), {
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
     "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
