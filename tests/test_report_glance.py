@@ -690,6 +690,11 @@ def test_compared_mfus_on_different_peaks_say_their_basis():
                    f"({0.405 * r:.1%} of the BF16 one)")
     c = ledger.build_ledger({**base, "mfu": 0.45})
     assert "mfu 40.0% → 45.0%" in glance.compare_inputs([a, c])
+    # 55% of the FP8 peak is 110.0% of the BF16 one: said why, not left to read as an error
+    d = ledger.build_ledger({**base, "mfu": 0.55, "dtype": "fp8"})
+    (mfu,) = [x for x in glance.compare_inputs([a, d]) if x.startswith("mfu ")]
+    assert mfu.endswith(f"55.0% of the FP8 peak ({0.55 * r:.1%} of the BF16 one: above 100% "
+                        f"because FP8 matmuls run at {r:.3g}× the BF16 peak)")
 
 
 def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():

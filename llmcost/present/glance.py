@@ -42,6 +42,7 @@ from ..bill.checks import fp8_over_bf16
 from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fixed_sig2, fmt_count, fmt_usd
+from ..training.accuracy import above_bf16_peak_words
 from . import plots
 
 #: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
@@ -906,14 +907,16 @@ def _mfu_on_basis(bill, mfu: float) -> str:
     """A bill's MFU with its peak when two compared bills are not both BF16: an FP8 bill's on
     its FP8 peak and on the BF16 one (× ``checks.fp8_over_bf16``, the basis published MFUs use),
     a BF16 bill's "of the BF16 peak" (a trial read "mfu 40.0% → 40.5%" for a BF16 run against
-    an FP8 one at 81% of the BF16 peak)."""
+    an FP8 one at 81% of the BF16 peak); above 100% of the BF16 one, why
+    (``training.accuracy.above_bf16_peak_words``)."""
     if bill.scenario.get("dtype") != "fp8":
         return f"{mfu:.1%} of the BF16 peak"
     try:
         r = fp8_over_bf16(bill.figures.get("accelerator") or bill.scenario.get("accelerator"))
     except (ValueError, TypeError):
         return f"{mfu:.1%} of the FP8 peak"
-    return f"{mfu:.1%} of the FP8 peak ({mfu * r:.1%} of the BF16 one)"
+    return (f"{mfu:.1%} of the FP8 peak ({mfu * r:.1%} of the BF16 one"
+            f"{above_bf16_peak_words(mfu * r, r)})")
 
 
 def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -> str:

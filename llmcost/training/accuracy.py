@@ -649,7 +649,7 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     return f"the MFU {below:.0%} below to {above} the prediction, before any cap"
 
 
-def _above_bf16_peak(mfu_bf16: float, basis: float, dtype: str = "fp8") -> str:
+def above_bf16_peak_words(mfu_bf16: float, basis: float, dtype: str = "fp8") -> str:
     """Why an MFU on the BF16 dense peak exceeds 100% (a low-precision run: its matmuls run at
     ``basis`` = peak(dtype) ÷ peak(BF16) × the BF16 peak, 2 for FP8 on H100 and B200, NVIDIA
     datasheets), or "" at or below 100% (a trial read "101% of the BF16 one" as an error)."""
@@ -692,7 +692,7 @@ class PublishedBest:
             return "none"
         if self.basis == 1.0:
             return f"{self.mfu_bf16:.1%} of the BF16 dense peak"
-        over = _above_bf16_peak(self.mfu_bf16, self.basis, self.dtype)
+        over = above_bf16_peak_words(self.mfu_bf16, self.basis, self.dtype)
         return (f"{self.mfu:.1%} of the {self.dtype.upper()} dense peak "
                 f"({self.mfu_bf16:.1%} of the BF16 one, the basis published MFUs are reported "
                 f"on{over})")
@@ -1445,7 +1445,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
         (any_best, f"MFU among {anyb.rule} ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return (f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one"
-                f"{_above_bf16_peak(x, basis)})") if fp8 else format(x, f)
+                f"{above_bf16_peak_words(x, basis)})") if fp8 else format(x, f)
     if best is None and any_best is not None and mfu * basis > any_best:
         out.append(f"the predicted MFU {on(mfu * basis, '.1%')} exceeds the best MFU published "
                    f"among {anyb.rule}, {on(any_best, '.1%')} ({any_src}): read it as "
@@ -1460,7 +1460,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     why = (f"the band's low end, itself above the best published {ref_src}, "
            f"{on(ref, '.1%')}" if ref_d is not None and cap == floor and floor > ref_d else
            f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
-           f"published MFUs are reported on{_above_bf16_peak(ref, basis)}" if fp8 and ref_d is not None and
+           f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}" if fp8 and ref_d is not None and
            cap == ref_d else f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and
            cap == ref_d else _ceiling_words(accelerator, ceiling))
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
