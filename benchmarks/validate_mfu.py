@@ -910,7 +910,35 @@ def later_recipe_report():
               f"{r['unexplained_s']:.2f} s unexplained "
               f"({r['unexplained_ms_per_layer_mb']:.1f} ms per MoE layer per micro-batch)"
               for t, r in g.iterrows()) + " (not in the engine: no partial-graph mode)")
+    gpu_gap_report()
     fp8cs_launch_report()
+
+
+def gpu_gap_report():
+    """The time the engine's GPU-side step lacks per MoE layer per micro-batch
+    (``step_validation.moe_gpu_gap``) on the 25.09 rows whose recipe graphed every layer against
+    their 25.11 eager twins (``layer_graph_reading``) and on the H100 Qwen3-30B-A3B recipes, and
+    GPT-OSS against the dense rows of its tables (``gpt_oss_dense_reading``)."""
+    def line(run_id, r):
+        return (f"{run_id} {r['gap_ms']:.2f} ms (error {r['error']:+.1%}, "
+                f"{r['error_without_host']:+.1%} without host time)")
+    g = step_validation.layer_graph_reading()
+    print("   reading: published step less the step priced without MoE host time, per MoE layer "
+          "per micro-batch (step_validation.moe_gpu_gap), 25.09 layers in CUDA graphs "
+          "(LAYER_GRAPH_PAIRS) vs 25.11 experts eager: " + "; ".join(
+              ("graphed " if r["layer_graphs"] else "eager ") + line(k, r)
+              for k, r in g.iterrows()) + " (the same at MBS 4: not host time)")
+    h = step_validation.moe_gpu_gap(step_validation.H100_QWEN3_GAP_ROWS)
+    print("   reading: the same on the H100 Qwen3-30B-A3B recipes (H100_QWEN3_GAP_ROWS): "
+          + "; ".join(line(k, r) for k, r in h.iterrows()))
+    d = step_validation.gpt_oss_dense_reading()
+    print("   reading: GPT-OSS 120B BF16 against Llama 3.1 70B FP8-CS in the same tables "
+          "(GPT_OSS_DENSE_SETS), mean error per system: " + "; ".join(
+              f"{k} {r['gpt_oss_error']:+.1%} vs " + ("no Llama 3.1 70B row"
+                                                      if np.isnan(r["ratio"]) else
+                                                      f"{r['llama_70b_error']:+.1%} "
+                                                      f"({r['ratio']:.2f}x)")
+              for k, r in d.iterrows()))
 
 
 def fp8cs_launch_report():

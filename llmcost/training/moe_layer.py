@@ -198,6 +198,37 @@ Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB20
 Megatron-Core's MoE README allows only with ``--moe-expert-capacity-factor`` and
 ``--moe-pad-expert-input-to-capacity``; a full-iteration graph is modelled: the stack's
 ``cuda_graphs``), and any overlap of the host time with another micro-batch's compute.
+
+Read, left off: what the CUDA graphs of the 25.09 recipes say about this term (read after the worst
+rows' errors were seen; no engine change; ``step_validation.moe_gpu_gap``, ``layer_graph_reading``
+and ``gpt_oss_dense_reading`` compute the figures, ``benchmarks/validate_mfu.py`` item 12 prints
+them). The 25.09 Qwen3-30B-A3B recipe sets ``cuda_graphs: true`` on GB200 and B200, which
+Megatron-Core 0.14 turns into one CUDA graph per transformer layer, MoE layer included under the
+token-dropping padding (sources at ``step_validation.LAYER_GRAPH_PAIRS``). Yet the engine needs its
+whole per-expert term on the GB200 MXFP8 row (-1.1 %; +42.6 % without any host time), and the time
+its GPU-side step lacks per MoE layer per micro-batch, ``(T_published − T_without_host) ÷
+moe_layer_mbs``, is the same with the layers graphed (25.09: 4.30 ms) as with the experts eager and
+dropless (25.11: 4.27 ms) at MBS 4 on GB200; at MBS 1 on B200 it is 1.97 ms graphed against 6.47 ms
+eager. So at MBS 4 the cost is not host time (a graph would remove it) but a GPU-side one the
+engine's kernels do not price, and only at MBS 1 does a part that graphs remove (about 4.5 ms)
+appear: the additive host term fitted across both cannot price the 25.09 B200 row (-34.5 %), and
+zeroing it where the layers were graphed puts that row at +71.7 %. A GPU-side MoE cost growing with
+the micro-batch's tokens plus a host cost exposed only where it exceeds the GPU's work would fit
+both; neither has a public measurement (their constants would be fitted), so neither is priced.
+The worst H100 rows (PP 2 × VP 12, EP 8, EP overlap, FP8-CS) lack 10.2 and 10.8 ms per MoE layer per
+micro-batch beyond the engine's GPU-side step (``H100_QWEN3_GAP_ROWS``), against 3.0 ms for the
+recipe that replaced them (PP 1, EP 16, HybridEP, no overlap) and 2.8 ms for 25.09's (PP 2 × VP 24,
+MBS 2, token-dropping, no overlap); the BF16 check (alltoall, EP overlap, EP 8 or 16 at PP 1, about
+31 s) clears EP 8, the dispatcher and the overlap each alone, leaving the merged 1F1B over 24 model
+chunks or FP8-CS in the 25.11 / 26.02 containers: no published A/B separates them.
+GPT-OSS 120B BF16 in the 26.02-26.04.01 tables (``step_validation.GPT_OSS_DENSE_SETS``): GB200
++29 %, GB300 +8 %, B200 +18 %, H100 -1 % (mean errors); Llama 3.1 70B FP8-CS of the same tables, one
+plan on GB200 and GB300 whose recipes set no CUDA graphs: +6 % and -11 %. GPT-OSS is priced 1.22x
+fast against it on both GB200 and GB300, so the GB200 rows' excess over GB300 is the GB300 / GB200
+gap the dense rows show too (not priced), not GB300's Transformer Engine graphs of attn, moe_router
+and moe_preprocess (``te_scoped_graph_reading`` reads the gap as 4.5 ms per MoE layer per
+micro-batch); what GPT-OSS itself lacks, against the dense model of its tables, is about a fifth of
+its step on Blackwell, graphed or not (1.12x on H100, whose Llama plan differs: TP 4, PP 8).
 """
 
 from __future__ import annotations

@@ -1321,3 +1321,107 @@ def te_scoped_graph_reading() -> pd.DataFrame:
                                  "predicted_gb200_s": rb["step_time_s"], "unexplained_s": gap,
                                  "unexplained_ms_per_layer_mb": gap / n * 1e3}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: Qwen3-30B-A3B in Megatron-Bridge's 25.09 table (token-dropping, capacity factor 1.0, padded)
+#: and its 25.11 table (dropless), one system and plan per pair: ``(25.09 run, 25.11 run)``. The
+#: 25.09 recipe YAML (scripts/performance/configs/qwen3/qwen3_30b_a3b_llm_pretrain.yaml at
+#: fa0315ae2) sets ``cuda_graphs: true`` on GB200 (with the table's plan, MBS 4, EP 8) and on
+#: B200 (whose YAML plan, PP 8 × VP 12, cannot run EP 8 on 8 GPUs: the table's PP 1 ran, its
+#: graphs not certain); scripts/performance/utils/helpers.py ``set_cuda_graph_overrides`` makes it
+#: ``model.enable_cuda_graph``: in Megatron-Core 0.14 (``transformer_layer.py`` at core_v0.14.0)
+#: one ``CudaGraphManager`` graph per transformer layer, scope "full", the MoE layer included
+#: once a capacity factor and padding are set (Megatron-Core MoE README, "CUDA Graph Support").
+#: The 25.11 recipes (scripts/performance/configs/qwen/qwen3_workload_base_configs.py at
+#: 97ad8cc6f) graph ``moe_router`` and ``moe_preprocess`` only (Transformer Engine graphs): the
+#: dropless experts run eagerly. Read after the rows' errors were seen; not an engine term.
+LAYER_GRAPH_PAIRS = (("mb2509-gb200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx"),
+                     ("mb2509-b200-qwen3-30b-a3b-fp8", "mb2511-b200-qwen3-30b-a3b-fp8mx"))
+
+
+def moe_gpu_gap(run_ids) -> pd.DataFrame:
+    """A reading, not an engine term: MoE validation rows priced as shipped and with no MoE host
+    time (``moe_layer_host_s = moe_expert_host_s = 0``), and the time the engine's GPU-side step
+    lacks per MoE layer per micro-batch, ``gap_ms = (T_published − T_without_host) ÷
+    moe_layer_mbs`` (``T_published`` = predicted × (1 + error): one token count per step;
+    ``moe_layer_mbs`` the MoE layers of the busiest stage × micro-batches per step). The host
+    term stands for the whole gap where it is host time.
+
+    Returns one row per run (index: ``run_id``): ``set``, ``moe_layer_mbs``, ``published_s``,
+    ``priced_s``, ``without_host_s``, ``error``, ``error_without_host``, ``gap_ms``.
+
+    Raises
+    ------
+    ValueError
+        A run id that is not a row of ``data/validation_mfu.csv``.
+    """
+    cfg = validation_configs().set_index("run_id")
+    bad = [r for r in run_ids if r not in cfg.index]
+    if bad:
+        raise ValueError(f"run_ids {bad} are not rows of data/validation_mfu.csv")
+    sets = tuple(sorted({cfg.loc[r, "set"] for r in run_ids}))
+    priced = mfu_validation(sets=sets).set_index("run_id")
+    bare = mfu_validation(sets=sets, physics={"moe_layer_host_s": 0.0,
+                                              "moe_expert_host_s": 0.0}).set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    rows = {}
+    for run_id in run_ids:
+        c, run = _row_config(run_id), runs.loc[run_id]
+        s = int(run["seq_len"])
+        model = row_model(c, run, s)
+        plan = row_plan(c, run, model, s)
+        n = int(round(model.n_moe_layers / plan.pp)) * plan.n_microbatches
+        p, b = priced.loc[run_id], bare.loc[run_id]
+        published = p["step_time_s"] * (1.0 + p["error"])
+        rows[run_id] = {"set": c["set"], "moe_layer_mbs": n, "published_s": published,
+                        "priced_s": p["step_time_s"], "without_host_s": b["step_time_s"],
+                        "error": p["error"], "error_without_host": b["error"],
+                        "gap_ms": (published - b["step_time_s"]) / n * 1e3}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def layer_graph_reading() -> pd.DataFrame:
+    """``moe_gpu_gap`` on the rows of ``LAYER_GRAPH_PAIRS``, with ``layer_graphs`` (True: the
+    25.09 recipe's per-layer CUDA graphs; False: the 25.11 run, experts eager). If the host term
+    were host time, a run whose layers ran in CUDA graphs would need none of it (``gap_ms`` near
+    0)."""
+    g = moe_gpu_gap([r for pair in LAYER_GRAPH_PAIRS for r in pair])
+    g.insert(1, "layer_graphs", g["set"] == "megatron-bridge-2509")
+    return g
+
+
+#: The worst H100 rows' recipe (PP 2 × VP 12, EP 8, EP overlap, FP8-CS: 25.11 and 26.02), the
+#: one that replaced it (PP 1, EP 16, HybridEP, no overlap: 26.04, 26.06) and 25.09's
+#: token-dropping one (PP 2 × VP 24, MBS 2, no overlap), for ``moe_gpu_gap``.
+H100_QWEN3_GAP_ROWS = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs",
+                       "mb2604-h100-qwen3-30b-a3b-fp8cs", "mb2606-h100-qwen3-30b-a3b-fp8cs",
+                       "mb2509-h100-qwen3-30b-a3b-fp8")
+
+
+#: The Megatron-Bridge tables holding GPT-OSS 120B BF16 and Llama 3.1 70B FP8-CS on the same
+#: systems (26.02, 26.02.01, 26.04, 26.04.01), for ``gpt_oss_dense_reading``. On GB200 and GB300
+#: both models run one plan per model on the two systems (Llama 3.1 70B: TP 1, PP 1, Megatron
+#: FSDP, MBS 2, recipes ``LLAMA3_70B_PRETRAIN_CONFIG_GB{200,300}_FP8_CS_V1`` in
+#: scripts/performance/configs/llama/llama3_workload_base_configs.py at v0.4.2 = c81012934,
+#: which differ only in the CPU-offloaded layers, 40 and 20, priced, and set no CUDA graphs).
+GPT_OSS_DENSE_SETS = ("megatron-bridge-2602", "megatron-bridge-260201", "megatron-bridge-2604",
+                      "megatron-bridge-260401")
+
+
+def gpt_oss_dense_reading() -> pd.DataFrame:
+    """A reading, not an engine term: per system, the mean error of the GPT-OSS 120B BF16 rows
+    and of the Llama 3.1 70B FP8-CS rows of ``GPT_OSS_DENSE_SETS`` (calibration and held-out
+    alike) and their ratio ``(1 + e_gpt_oss) / (1 + e_llama)``: how much faster the engine
+    prices GPT-OSS than the dense model of the same tables on the same GPUs. Index: the system
+    as the run ids spell it (gb200, gb300, b200, h100); NaN where a table has no such row."""
+    v = mfu_validation(sets=GPT_OSS_DENSE_SETS)
+    rows = {}
+    for system in ("gb200", "gb300", "b200", "h100"):
+        e = {m: v.loc[v["run_id"].str.contains(f"-{system}-{m}", regex=False), "error"]
+             for m in ("gpt-oss-120b-bf16", "llama-3.1-70b-fp8cs")}
+        oss, dense = (float(x.mean()) if len(x) else np.nan for x in e.values())
+        rows[system] = {"gpt_oss_error": oss, "gpt_oss_rows": len(e["gpt-oss-120b-bf16"]),
+                        "llama_70b_error": dense,
+                        "llama_70b_rows": len(e["llama-3.1-70b-fp8cs"]),
+                        "ratio": (1.0 + oss) / (1.0 + dense)}
+    return pd.DataFrame.from_dict(rows, orient="index")
