@@ -242,6 +242,20 @@ def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
     assert "00, 01, 07" in str(e.value) and "00-01" not in str(e.value)
 
 
+def test_a_missing_network_figure_names_the_plan_keys_that_need_it(tmp_path):
+    # a trial copied default.yaml, set TPU v4 (no scale-out figure in data/accelerators.csv)
+    # and was asked for comm_scaleout_bytes_per_s without being told that its plan keys asked
+    # for a plan; without them the same scenario bills at its mfu
+    from llmcost.bill.scenario import load_scenario
+    head = "accelerator: TPU v4\nprice_usd_per_gpu_hour: 3.22\nmodel: llama-2-70b\n" \
+           "n_gpus: 2048\nseq_len: 4096\nglobal_batch_tokens: 4194304\nmfu: 0.4\n"
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(_yaml(tmp_path, head + "tp: 0\npp: 1\n"))
+    assert "comm_scaleout_bytes_per_s" in str(e.value)
+    assert "plan keys (tp, pp) that build a parallel plan" in str(e.value)
+    assert load_scenario(_yaml(tmp_path, head))["mfu"] == 0.4
+
+
 def test_the_cli_module_runs_as_a_script_with_every_subcommand():
     # ``python -m llmcost.present.cli`` runs main() under the guard: the guard must come after
     # every parser it registers (calibrate's parser once stood below it: a NameError)
@@ -574,3 +588,8 @@ def test_list_stacks_names_every_profile_a_scenario_may_give():
     import pandas as pd
     csv = pd.read_csv(io.StringIO(run_cli("list", "stacks", "--format", "csv").stdout))
     assert list(csv["name"]) == list_stacks() and "source" in csv.columns
+
+
+def test_list_params_is_list_parameters():
+    # a trial typed `llmcost list params` and was refused: the alias prints the same table
+    assert run_cli("list", "params").stdout == run_cli("list", "parameters").stdout

@@ -34,6 +34,8 @@ N_NOTEBOOKS = len(report.list_notebooks())
     (["report", "--scenario", SCENARIO, "--jobs", "1", "--overwrite"], 1),
     (["report", "--scenario", SCENARIO, "--jobs", "40"], N_NOTEBOOKS),
     (["report", "--scenario", SCENARIO, "--notebooks", "00,01", "--jobs", "4"], 2),
+    # space-separated, or both (a trial typed `--notebooks 00 03 04b 09`)
+    (["report", "--scenario", SCENARIO, "--notebooks", "00", "03", "04b,09", "--jobs", "4"], 4),
     # not a report, or one the CLI refuses at once: none
     (["estimate", "--scenario", SCENARIO], 0),
     ([], 0),

@@ -515,6 +515,16 @@ def test_index_value_formats_fractions_and_booleans():
     assert report.index_value({"key": "mfu", "value": float("nan"), "unit": ""}) == "n/a"
 
 
+def test_a_notebooks_summary_table_shows_values_as_the_index_does():
+    # a trial read "predicted MFU, scenario plan  0.488" in 04b's closing table against 48.8% on
+    # the index: both print index_value's form
+    rows = [report.summary_row("predicted_mfu", "predicted MFU", 0.488, ""),
+            report.summary_row("fits", "fits in memory", True, ""),
+            report.summary_row("gpu_hours", "GPU-hours", 2.5e6, "GPU-h")]
+    assert report.summary_text(rows).splitlines() == [
+        "predicted MFU   48.8%", "fits in memory  yes", "GPU-hours       2.50M GPU-h"]
+
+
 def test_warnings_and_bill_on_the_index(subset_report):
     out, lines = subset_report
     summary = json.loads((out / "summary.json").read_text())

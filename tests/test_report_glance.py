@@ -781,3 +781,15 @@ def test_headline_notes_read_in_words_with_the_function_behind_a_detail():
                         "</code>")
     assert glance.note_html("ideal / goodput") == "ideal / goodput"
     assert glance.note_html("llmcost.levers.bill") == "llmcost.levers.bill"  # only a name
+
+
+def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
+    # a trial read "mfu_band None → predicted" and "rl_async False → True" from
+    # `estimate --compare`: the scenario files say null, false and true (YAML 1.1 core schema)
+    class Bill:
+        def __init__(self, sc):
+            self.scenario = sc
+    a, b = Bill({"rl_async": False, "mfu_band": None}), Bill({"rl_async": True,
+                                                             "mfu_band": "predicted"})
+    assert glance.other_inputs_differing([a, b]) == ["mfu_band null → predicted",
+                                                     "rl_async false → true"]

@@ -39,7 +39,8 @@ from typing import Any, Callable
 
 import yaml
 
-from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
+from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_path,
+                            load_accelerator, load_model, suggest)
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
@@ -1004,7 +1005,8 @@ def _cross_check(p: dict) -> None:
         try:
             scenario_plan(p)
         except ValueError as e:
-            raise ScenarioError(str(e) + _fixed_degrees_misfit(p, e)) from None
+            raise ScenarioError(str(e) + _fixed_degrees_misfit(p, e)
+                                + _plan_keys_need_network(p, e)) from None
     if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
         raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
                             "generate and train at once")
@@ -1019,6 +1021,20 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+def _plan_keys_need_network(p: dict, err: ValueError) -> str:
+    """What a refusal for a network figure the catalogue lacks (``catalog.scenario_cluster``:
+    TPU v4, MI325X) adds: which keys asked for the plan that needs it, the scenario's plan
+    keys (``PLAN_PARAMETERS``), and that a bill needs none of them (a trial copied
+    default.yaml, changed the accelerator, and was asked for a bandwidth without knowing why).
+    "" for any other refusal."""
+    if "is missing from data/accelerators.csv" not in str(err):
+        return ""
+    keys = [k for k in PLAN_PARAMETERS if k in p]
+    return (f". It is the scenario's plan keys ({', '.join(keys)}) that build a parallel plan "
+            "on this cluster: leave them out to bill the run at its given mfu, which needs no "
+            f"network figure (notebooks {', '.join(NETWORK_FREE_NOTEBOOKS)} run then)")
 
 
 def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:

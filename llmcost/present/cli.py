@@ -142,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
                         description="Print a catalogue (models, accelerators, prices, "
                         "published runs, software stacks) or the shared scenario parameters.")
     ls.add_argument("what", choices=["models", "accelerators", "prices", "runs", "parameters",
-                                     "scenarios", "stacks"])
+                                     "params", "scenarios", "stacks"],
+                    help="what to list (params: the same as parameters)")
     ls.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="table: chosen columns with units, for a terminal (default); csv or json:"
                     " every column in SI units, sources included, for other tools")
@@ -320,7 +321,7 @@ def _main(argv: list[str] | None = None) -> int:
     if args.command == "estimate":
         return _estimate(args)
     if args.command == "list":
-        return _list(args.what, args.format)
+        return _list("parameters" if args.what == "params" else args.what, args.format)
     if args.command == "check":
         return _check(args)
     if args.command == "calibrate":

@@ -885,7 +885,8 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters,
     at most ``most`` of them and a count of the rest (a trial compared two RL scenarios that
     differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
-    does not hold reads "default"."""
+    does not hold reads "default"; ``None`` and booleans as a scenario file writes them
+    (``null``, ``true``, ``false``)."""
     sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
     skip = set(COMPARE_INPUTS) | {"title", "description"}
     keys = sorted(k for k in set(sa) | set(sb)
@@ -893,7 +894,8 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     def cut(d, k):
         x = d.get(k, "default")
-        v = (f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else
+        v = ("null" if x is None else str(x).lower() if isinstance(x, bool) else  # YAML's words
+             f"{x:,}" if isinstance(x, int) else
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
              fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"

@@ -158,11 +158,12 @@ def summary_row(key: str, label: str, value, unit: str = "", note: str = "") -> 
 
 
 def summary_text(rows: list[dict]) -> str:
-    """The plain-text table ``publish_summary`` shows (label, value, unit, note)."""
+    """The plain-text table ``publish_summary`` shows (label, value, unit, note), each value as
+    the index page shows it (``index_value``: an MFU 48.8%, not 0.488, in both places)."""
     width = max(len(r["label"]) for r in rows)
     lines = []
     for r in rows:
-        val = format_value(r["value"], r["unit"])
+        val = index_value(r)
         note = f"  ({r['note']})" if r["note"] else ""
         lines.append(f"{r['label']:<{width}}  {val}{note}")
     return "\n".join(lines)

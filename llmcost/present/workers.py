@@ -350,9 +350,9 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--out", metavar="DIR",
                    help="output folder (default: build/reports/<scenario file stem>); "
                    "must not exist unless --overwrite")
-    r.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebook numbers or names to run, e.g. 00,01 or 04b "
-                   "(default: all)")
+    r.add_argument("--notebooks", metavar="LIST", nargs="+", action=_JoinedList,
+                   help="notebook numbers or names to run, comma- or space-separated, e.g. "
+                   "00,01,04b or 00 01 04b (default: all)")
     r.add_argument("--overwrite", action="store_true",
                    help="replace an earlier llmcost report in --out")
     r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
@@ -363,6 +363,14 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="notebooks run at once, each in its own kernel (default: the number of "
                    f"cores, here {default_jobs()}); a failed notebook does not stop the others")
+
+
+class _JoinedList(argparse.Action):
+    """``--notebooks 00 01,04b``: the words given, joined into the one comma-separated list the
+    report reads (a trial typed them space-separated and was told "unrecognized arguments")."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, ",".join(values))
 
 
 class _Refused(Exception):
