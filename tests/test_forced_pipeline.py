@@ -141,3 +141,25 @@ def test_a_budget_and_deadline_answer_splits_the_default_batch():
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(1.67e12, rel=0.01)
     full = lv._plan_scenario(sc)
     assert lv._plan_stops(full, 1024, lv._plan_searches(full)) == ""
+
+
+def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
+    # a trial raised default.yaml's seq_len to 32,768 and kept its cp: 1: 128 sequences per
+    # step on 2,048 GPUs. Llama 2 70B at 32k needs TP8·PP2 without CP (memory), so dp = 128 and
+    # each replica gets m = 128 / (128 · 1) = 1 micro-batch: 1F1B's bubble (p − 1)/m = 100%
+    # (Narayanan et al. 2021 §2.2.1). With cp free the sequence is split instead, no pipeline.
+    base = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    sc = {k: v for k, v in base.items() if k not in ("title", "description")}
+    declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+    used = effective_parameters({**sc, "seq_len": 32768}, declared)
+    values = llmcost.validate_parameters(**{k: v["value"] for k, v in used.items()})
+    plan = scenario_plan(values)
+    assert (plan.pp, plan.cp, plan.n_microbatches) == (2, 1, 1)
+    assert plan_bubble(plan) == pytest.approx(1.0)
+    (w,) = [x for x in scenario_warnings(values) if "pipeline bubble" in x]
+    freed, there = scenario_step({**values, "cp": 0})
+    _, here = scenario_step(values)
+    assert freed.cp > 1 and freed.pp == 1 and there.mfu > here.mfu
+    assert w.endswith(f"within the scenario's fixed cp: 1; with cp: 0 (chosen) it finds "
+                      f"{freed.describe()}, predicted {there.mfu:.1%} against this plan's "
+                      f"{here.mfu:.1%}.")

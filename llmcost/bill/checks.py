@@ -854,6 +854,32 @@ def prime_factors_text(n: int) -> str:
 PIPELINE_ADVICE_TRIES = 3
 
 
+def _freed_plan_words(values: dict, spec) -> str:
+    """When the bubble's plan was searched with plan keys the scenario fixes (``dp`` and
+    ``fsdp_shard_size`` aside; ``cp`` is fixed at 1 when absent, ``fixed_plan_fields``), the
+    plan the same search finds with them left free (``parallel.PLAN_PARAMETER_FIELDS``'
+    "choose" values), named when its predicted MFU is higher (a trial raised default.yaml's
+    seq_len to 32,768 and got a 100% bubble from its ``cp: 1``); "" otherwise."""
+    names = {field: name for name, (field, _) in parallel.PLAN_PARAMETER_FIELDS.items()}
+    fixed = [names[f] for f in fixed_plan_fields(values) if f in names and f != "dp"]
+    if not fixed:
+        return ""
+    freed = {**values, **{k: parallel.PLAN_PARAMETER_FIELDS[k][1] for k in fixed}}
+    try:
+        _, here = scenario_step(values, spec)
+        plan, there = scenario_step(freed, spec)
+    except ValueError:
+        return ""
+    if there.mfu <= here.mfu * 1.01:
+        return ""
+    said = ", ".join(f"{k}: {values.get(k, 1)}" for k in fixed)
+    return (f", within the scenario's fixed {said}; with "
+            + ", ".join(f"{k}: {parallel.PLAN_PARAMETER_FIELDS[k][1]!r}".replace("'", "")
+                        for k in fixed)
+            + f" (chosen) it finds {plan.describe()}, predicted {there.mfu:.1%} against this "
+            f"plan's {here.mfu:.1%}")
+
+
 @disk_cached  # a few plan searches, the same for every call with these values: core.diskcache
 def pipeline_advice(values: dict) -> str:
     """Why the scenario's plan has its pipeline, and what avoids a large bubble, as the tail of
@@ -881,7 +907,7 @@ def pipeline_advice(values: dict) -> str:
         values), fixed)
     if got is None or got[0] == 1:
         return ("; the plan search chose these stages: the fastest plan that fits in memory by "
-                "the step-time model")
+                "the step-time model" + _freed_plan_words(values, spec))
     g = math.gcd(n, batch)
     why = (f"; the GPU count forces it: dp must divide the global batch of {batch:,} "
            f"sequences ({prime_factors_text(batch)}), so on {n:,} GPUs "
