@@ -985,13 +985,17 @@ def zero3_warning() -> str:
     (``accuracy.validation_table``, the held-out rows of ``data/validation_mfu.csv`` with
     ``zero_stage`` 3): their count and the range and median of their errors, predicted ÷
     published MFU − 1 (positive: the model is optimistic), and the margin the plan search adds
-    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows)."""
+    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows). The rows
+    of every regime together, said so (a trial read its median beside the band's, its own
+    regime's, and found two figures for one thing)."""
     v = validation_table()
     e = v.loc[(v["zero_stage"] == 3) & (v["split"] == "held-out"), "error"]
     return (f"the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer gathers and "
             f"reduce-scatters layer by layer (comm.fsdp_exposure), checked on {len(e)} held-out "
             f"published ZeRO-3 runs (predicted ÷ published MFU − 1 from {e.min():+.0%} to "
-            f"{e.max():+.0%}, median {e.median():+.1%}); the plan search counts a ZeRO-3 step "
+            f"{e.max():+.0%}, median {e.median():+.1%}, every regime together: the band "
+            "around a prediction uses its own regime's runs alone, whose median may differ); "
+            "the plan search counts a ZeRO-3 step "
             f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the calibration "
             "rows' 90% upper error): read the predicted MFU with its band.")
 
