@@ -64,9 +64,11 @@ def test_a_forced_pipeline_is_warned_with_mfu_predict_and_says_what_avoids_it():
     w = [x for x in scenario_warnings(values, mfu_predicted=True) if "pipeline bubble" in x]
     assert len(w) == 1
     w = w[0]
+    # idle share of the step: bubble / (1 + bubble) = (p - 1)/(m + p - 1)
+    idle = (plan.pp - 1) / (m + plan.pp - 1)
     assert w.startswith(f"the plan's pipeline bubble is {plan_bubble(plan):.0%} of compute time "
-                        f"({plan.pp} stages, {m} micro-batches, 1f1b): the predicted MFU "
-                        "includes it")
+                        f"(the stages idle {idle:.0%} of each step; {plan.pp} stages, {m} "
+                        "micro-batches, 1f1b): the predicted MFU includes it")
     assert ("the GPU count forces it: dp must divide the global batch of 1,024 sequences (2¹⁰), "
             "so on 576 GPUs (2⁶·3²) dp ≤ gcd = 64 and tp·pp·cp is a multiple of 9") in w
     assert "every split has at least 9 pipeline stages" in w
@@ -84,7 +86,7 @@ def test_a_forced_pipeline_is_warned_with_mfu_predict_and_says_what_avoids_it():
         in w and "or 1,152 sequences (global_batch_tokens: 9,437,184;" in w
     assert "n_gpus and global_batch_tokens are priced as given" in w
     assert caveat_line(w).startswith("the GPU count forces a pipeline that leaves the GPUs idle "
-                                     f"{plan_bubble(plan):.0%} of the time")
+                                     f"{idle:.0%} of the time")
     # a given MFU: the same reason and remedies after the given-MFU wording
     given = [x for x in scenario_warnings(values) if "pipeline bubble" in x]
     assert len(given) == 1 and "the mfu must already include it" in given[0]

@@ -701,16 +701,19 @@ CAVEATS = [
      "{0} (cp: 0 lets it choose)"),
     (r"^no parallel plan fits",
      "the model does not fit in the GPUs' memory: this run could not start"),
-    (r"pipeline bubble is (\d+%) .*?: the predicted MFU includes it.*?the GPU count forces "
+    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?: the predicted MFU "
+     r"includes it.*?the GPU count forces "
      r"it.*?; without it \(",
      "the GPU count forces a pipeline that leaves the GPUs idle {0} of the time (in the "
      "predicted MFU): other GPU counts or batches avoid it"),
-    (r"pipeline bubble is (\d+%) .*?: the predicted MFU includes it",
+    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?: the predicted MFU "
+     r"includes it",
      "the pipeline leaves the GPUs idle {0} of the time (in the predicted MFU)"),
-    (r"pipeline bubble is (\d+%) .*?the GPU count forces it.*?; without it \(",
+    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?the GPU count "
+     r"forces it.*?; without it \(",
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it; "
      "other GPU counts or batches avoid it"),
-    (r"pipeline bubble is (\d+%)",
+    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)",
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
