@@ -306,11 +306,13 @@ def test_false_economies(s):
     assert ck.sourced_probability == pytest.approx(0.173)  # Llama 3's rate per GPU-year
     spot = fe["spot without resumable training"]
     assert spot.apparent_usd > 0 and spot.net_usd == -math.inf
-    # CoreWeave H100 spot $2.46375 vs $3.99: d = 38.25%; the break-even probability solves
-    # 0.6175·(e^x − 1)/x = 1 and is below 1. By hand: 1/(1 − d) = 3.99/2.46375 = 1.61948;
-    # at x = 0.8975, e^x = 2.459603 × e^{−0.0025} = 2.453462 and 1.453462/0.8975 = 1.61946,
-    # so x* ≈ 0.8975 and p* = 1 − e^{−0.8975} = 1 − 0.40759 = 0.5924
-    assert spot.break_even_probability == pytest.approx(0.5924, abs=1e-3)
+    # CoreWeave's own H100 discount (pricing page: HGX H100 node $49.24/h on demand, spot
+    # $19.71/h): d = 1 − 19.71/49.24 = 59.97%, on the bill's $3.99; the break-even probability
+    # solves 0.40028·(e^x − 1)/x = 1. By hand: 1/(1 − d) = 49.24/19.71 = 2.49822; at
+    # x = 1.6177, e^x = 5.04134 and 4.04134/1.6177 = 2.49820, so x* ≈ 1.6177 and
+    # p* = 1 − 1/5.04134 = 0.8016
+    assert spot.break_even_probability == pytest.approx(0.8016, abs=1e-3)
+    assert "spot $1.60 vs $3.99/GPU-h (60% discount)" in spot.how  # 3.99 × 19.71/49.24
     ev = fe["cut evaluation and safety testing"]
     assert ev.apparent_usd == 0  # the default scenario bills no evaluation: nothing to cut
     assert ev.break_even_probability is None
@@ -1234,6 +1236,95 @@ def test_the_reserve_lever_compares_one_provider_with_itself():
     assert 12 < d < 20 and c.after == lv._clean(s)           # a ~16-hour run; nothing changed
     assert "15% off" in c.note and "does not publish" in c.note
     assert f"T < {d * 3.20 / 2.72:,.1f} h" in c.note
+
+
+#: CoreWeave's pricing page (https://www.coreweave.com/pricing, transcribed verbatim 2026-09-20
+#: in api-evangelist/coreweave plans/coreweave-plans-pricing.yml): each 8-GPU HGX node's
+#: on-demand price and, beside it, its spot price (North America), USD per node-hour.
+COREWEAVE_NODE = {"A100-80GB": (21.60, 9.65), "H100-SXM": (49.24, 19.71),
+                  "B200": (68.80, 34.11)}
+
+
+def test_the_spot_lever_takes_one_providers_own_discount():
+    """A new-user trial: the A100 13B scenario's biggest lever, spot capacity, took CoreWeave's
+    spot $1.21 against the on-demand median of AWS and Lambda ($3.11), a 61% discount, though
+    CoreWeave's own on-demand A100 is $2.70: 55% off. Like with like, from the pricing page
+    (``COREWEAVE_NODE``): the lever's price is the bill's × spot ÷ on-demand of one provider."""
+    for acc, (on, spot) in COREWEAVE_NODE.items():
+        (o,) = lv.spot_offers(acc).itertuples()
+        assert o.provider == "CoreWeave"
+        assert (o.spot, o.on_demand) == (pytest.approx(spot / 8), pytest.approx(on / 8))
+        assert o.discount == pytest.approx(1 - spot / on, rel=1e-9)
+    a100 = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
+            "train_tokens": 1e12, "mfu": 0.45, "pricing": "on_demand"}
+    # the bill's price: the median of the current A100-80GB on-demand rows (AWS $3.4309,
+    # Lambda $2.79: $3.11045), × 9.65/21.60 = 0.44676 = $1.3896, 55% off
+    with open(DATA_DIR / "prices.csv") as f:
+        od = [float(r["price_usd_per_gpu_hour"]) for r in csv.DictReader(f)
+              if r["accelerator"] == "A100-80GB" and r["pricing"] == "on_demand"
+              and r["current"].lower() == "true"]
+    assert sorted(od) == [2.79, 3.4309]
+    c = lv.spot_pricing(a100)
+    assert c.after["pricing"] == "spot" and c.after["ledger_resumable"] is True
+    assert c.after["price_usd_per_gpu_hour"] == pytest.approx(np.median(od) * 9.65 / 21.60,
+                                                              rel=1e-9)
+    assert c.name == "spot capacity with checkpoints (CoreWeave's own spot discount)"
+    assert "against its own on-demand $2.70 (55% off)" in c.assumptions
+    # a price the scenario gives is scaled the same way (the default's Lambda $3.99 on H100)
+    h100 = lv.spot_pricing({**a100, "accelerator": "H100-SXM", "price_usd_per_gpu_hour": 3.99})
+    assert h100.after["price_usd_per_gpu_hour"] == pytest.approx(3.99 * 19.71 / 49.24)
+    # a range keeps its shape; without checkpoints, the same price and basis
+    r = lv.spot_pricing({**a100, "price_usd_per_gpu_hour": [2.0, 4.0]})
+    got = r.after["price_usd_per_gpu_hour"]
+    assert (got.low, got.high) == (pytest.approx(2.0 * 9.65 / 21.60),
+                                   pytest.approx(4.0 * 9.65 / 21.60))
+    n = lv.spot_without_checkpoints(a100)
+    assert n.after["price_usd_per_gpu_hour"] == c.after["price_usd_per_gpu_hour"]
+    assert n.name == "spot capacity without checkpoints (CoreWeave's own spot discount)"
+    # the ablations lever bills the same spot hour
+    ab = lv.spot_for_ablations(a100)
+    assert f"(${np.median(od) * 9.65 / 21.60:.2f}/GPU-h, goodput" in ab.assumptions
+
+
+def test_the_spot_lever_says_when_it_compares_across_providers(monkeypatch):
+    """Where no spot row states its own provider's on-demand price, the lever bills the
+    catalogue's median spot price and says that it compares across providers."""
+    from llmcost.core.catalog import catalogue_price
+    offers = lv.spot_offers("A100-80GB").assign(on_demand=float("nan"), discount=float("nan"))
+    monkeypatch.setattr(lv, "spot_offers", lambda acc: offers)
+    sc = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
+          "train_tokens": 1e12, "mfu": 0.45, "pricing": "on_demand"}
+    c = lv.spot_pricing(sc)
+    assert c.after["price_usd_per_gpu_hour"] == catalogue_price("A100-80GB", "spot")[0]
+    assert c.name == "spot capacity with checkpoints (across providers)"
+    assert "compared across providers" in c.assumptions
+    # a reserved bill takes the catalogue's spot price too, and says against what
+    res = lv.spot_pricing({**sc, "pricing": "reserved", "price_usd_per_gpu_hour": 2.0})
+    assert "against the bill's reserved $2.00" in res.assumptions
+
+
+def test_same_provider_on_demand_figures_are_their_sources():
+    """``same_provider_on_demand_usd`` of data/prices.csv against each row's own source: the
+    CoreWeave pricing page (``COREWEAVE_NODE``, per node of 8), the Google Cloud Billing
+    catalog as compiled in silybench-data (a3-highgpu-1g us-central1: on-demand-equivalent
+    $10.9791, Spot $6.571) and the TPU research note of 2026-02-28 (v5e: on demand $1.20,
+    1 year $0.84, 3 years $0.54; v5p: $4.20, $2.94, $1.89 per chip-hour). A row whose source
+    states no on-demand price (AWS Capacity Blocks) leaves it empty."""
+    want = {("A100-80GB", "CoreWeave", "spot"): 21.60 / 8,
+            ("H100-SXM", "CoreWeave", "spot"): 49.24 / 8,
+            ("B200", "CoreWeave", "spot"): 68.80 / 8,
+            ("H100-SXM", "GCP", "spot"): 10.9791,
+            ("H100-SXM", "Hyperstack", "reserved"): 3.20,
+            ("TPU v5e", "GCP", "reserved"): 1.20, ("TPU v5p", "GCP", "reserved"): 4.20}
+    with open(DATA_DIR / "prices.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["pricing"] in ("spot", "reserved")]
+    for r in rows:
+        key = (r["accelerator"], r["provider"], r["pricing"])
+        got = r["same_provider_on_demand_usd"]
+        if key in want:
+            assert float(got) == pytest.approx(want[key], rel=1e-9), key
+        else:
+            assert r["provider"] == "AWS" and got == "", key
 
 
 def test_the_reserve_lever_pays_the_term_on_a_tpu():

@@ -72,7 +72,7 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import scenario_campaign
+from ..serving.rl import decode_factor_words, scenario_campaign
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -1110,10 +1110,12 @@ def _rl_how(p, camp, rate) -> str:
              f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
              f"{p['rl_gpus']} GPUs")
     split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
+    decode = decode_factor_words(p["accelerator"])  # "" but where rl.VLLM_DECODE_FACTORS has one
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {total:,.0f} GPU-h × ${rate:.2f}"
             + (f" + verifier ${verifier:,.0f}" if verifier else "")
-            + " (notebook 05's campaign; failures of the RL job not added)")
+            + " (notebook 05's campaign; failures of the RL job not added)"
+            + (f"; generation: {decode}" if decode else ""))
 
 
 @lru_cache(maxsize=1)

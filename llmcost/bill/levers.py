@@ -1003,15 +1003,22 @@ def reservation_offers(accelerator: str) -> pd.DataFrame:
     od = list_prices(accelerator, "on_demand", current_only=True)
     rows = []
     for r in res.itertuples():
-        own = od[od["provider"] == r.provider]["price_usd_per_gpu_hour"]
-        card = str(getattr(r, "same_provider_on_demand_usd", "") or "")
-        on = float(own.median()) if len(own) else (float(card) if card else float("nan"))
+        on = _own_on_demand(od, r)
         term = str(getattr(r, "min_term_days", "") or "")
         rows.append({"provider": r.provider, "reserved": float(r.price_usd_per_gpu_hour),
                      "on_demand": on, "discount": 1 - float(r.price_usd_per_gpu_hour) / on,
                      "term_days": float(term) if term else float("nan"), "source": r.source})
     return pd.DataFrame(rows, columns=["provider", "reserved", "on_demand", "discount",
                                        "term_days", "source"])
+
+
+def _own_on_demand(on_demand_rows: pd.DataFrame, row) -> float:
+    """The on-demand price of a discount row's own provider: the median of that provider's
+    current on-demand rows of the catalogue, else the on-demand price the row's own source
+    states beside it (``same_provider_on_demand_usd``, data/prices.csv), else NaN."""
+    own = on_demand_rows[on_demand_rows["provider"] == row.provider]["price_usd_per_gpu_hour"]
+    card = str(getattr(row, "same_provider_on_demand_usd", "") or "")
+    return float(own.median()) if len(own) else (float(card) if card else float("nan"))
 
 
 def _reservation_words(o, job_hours: float) -> str:
@@ -1117,26 +1124,107 @@ def cheapest_provider(s: dict) -> Change:
                   f"the cheapest listed provider ({best['provider']}, ${cheapest:.2f}/GPU-h)")
 
 
+def spot_offers(accelerator: str) -> pd.DataFrame:
+    """The current spot prices of ``accelerator`` (data/prices.csv) set beside the **same
+    provider's** on-demand price, like with like (as ``reservation_offers``): the provider's
+    current on-demand row of the catalogue, else the on-demand price the spot row's own source
+    states (``same_provider_on_demand_usd``; CoreWeave's pricing page lists each HGX node's
+    on-demand and spot rates side by side: A100 80GB $21.60/h and $9.65/h per 8 GPUs). Columns
+    ``provider``, ``spot``, ``on_demand`` (NaN when no figure of that provider is sourced),
+    ``discount`` = 1 − spot ÷ on_demand, ``source``.
+
+    Raises
+    ------
+    ValueError
+        An accelerator the catalogue does not hold, naming it.
+    """
+    accelerator = load_accelerator(accelerator).name
+    spot = list_prices(accelerator, "spot", current_only=True)
+    od = list_prices(accelerator, "on_demand", current_only=True)
+    rows = [{"provider": r.provider, "spot": float(r.price_usd_per_gpu_hour),
+             "on_demand": _own_on_demand(od, r), "source": r.source}
+            for r in spot.itertuples()]
+    out = pd.DataFrame(rows, columns=["provider", "spot", "on_demand", "source"])
+    out.insert(3, "discount", 1 - out["spot"] / out["on_demand"])
+    return out
+
+
+def _spot_rate(s: dict) -> dict:
+    """The price the spot levers bill, and how it is taken. On demand, where some current spot
+    row's provider states its own on-demand price (``spot_offers``), the discount is taken
+    within one provider and applied to the bill's price (the scenario's, or the catalogue's
+    on-demand median):
+
+        price after = price before × median_i(spot_i ÷ on-demand_i)   (i: those providers)
+
+    (CoreWeave A100 80GB: $1.21 ÷ $2.70 = 0.447 of the bill's price, 55% off, not the 61%
+    that $1.21 against other providers' on-demand median $3.11 would claim). Otherwise (no
+    such provider, or a reserved or owned bill) the catalogue's median spot price, the words
+    saying what it is compared with. Keys ``price`` (a number or a range; None when the
+    catalogue has no spot price: the bill then says why), ``point``, ``name`` (what the
+    discount rests on) and ``words``."""
+    acc, pricing = _get(s, "accelerator"), _get(s, "pricing")
+    given = s.get("price_usd_per_gpu_hour")
+    try:
+        now = resolve_price(acc, None if given is None else
+                            _point(given, "price_usd_per_gpu_hour"), pricing)[0]
+    except ScenarioError:
+        now = None
+    offers = spot_offers(acc)
+    like = offers[offers["on_demand"].notna()]
+    if pricing == "on_demand" and not like.empty and now is not None:
+        f = float((like["spot"] / like["on_demand"]).median())
+        each = ", ".join(f"{o.provider}'s spot ${o.spot:.2f} against its own on-demand "
+                         f"${o.on_demand:.2f} ({o.discount:.0%} off)" for o in like.itertuples())
+        return {"price": _scale(given if given is not None else now, f), "point": now * f,
+                "name": (f"{like.iloc[0].provider}'s own spot discount" if len(like) == 1
+                         else "each provider's own spot discount, their median"),
+                "words": (f"{each}{'; their median ratio' if len(like) > 1 else ''} applied "
+                          f"to the bill's ${now:.2f}: ${now * f:.2f}/GPU-h (a discount "
+                          "within one provider, data/prices.csv)")}
+    try:
+        p_spot, where = resolve_price(acc, None, "spot")
+    except ScenarioError:
+        return {"price": None, "point": None, "name": "", "words": ""}
+    vs = f"the bill's {pricing} ${now:.2f}" if now is not None else "the bill's price"
+    within = pricing == "on_demand"
+    return {"price": p_spot, "point": p_spot,
+            "name": "across providers" if within else "the catalogue's median spot price",
+            "words": (f"the catalogue's median spot price ${p_spot:.2f}/GPU-h ({where}) "
+                      f"against {vs}"
+                      + (": compared across providers, no spot row of the catalogue states its "
+                         "own provider's on-demand price (data/prices.csv)" if within else ""))}
+
+
 def spot_pricing(s: dict) -> Change:
     """Spot (pre-emptible) capacity with resumable training: the ledger's spot model
-    (pre-emptions added to failures, a longer restart; catalogue median spot price)."""
+    (pre-emptions added to failures, a longer restart) at ``_spot_rate``'s price: the bill's
+    price × a provider's own spot ÷ on-demand ratio where the catalogue has one, else the
+    catalogue median spot price, said to compare across providers."""
     s = _clean(s)
     if _get(s, "pricing") == "spot":
         return _unchanged(s, "already spot")
-    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None,
+    rate = _spot_rate(s)
+    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": rate["price"],
                    "ledger_resumable": True},
                   "pre-emptions lengthen the run; capacity may not come back for days",
-                  "each node pre-empted about once a week, 30-minute restarts (ledger defaults)",
-                  "llmcost.ledger spot model; data/ledger_defaults.csv")
+                  "each node pre-empted about once a week, 30-minute restarts (ledger "
+                  "defaults)" + (f"; {rate['words']}" if rate["words"] else ""),
+                  "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv", "",
+                  f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
 
 
 def spot_without_checkpoints(s: dict) -> Change:
-    """Spot capacity without resumable training: a pre-emption restarts the job from scratch."""
+    """Spot capacity without resumable training: a pre-emption restarts the job from scratch
+    (at ``spot_pricing``'s price)."""
     c = spot_pricing(s)
+    rate = "" if c.note else _spot_rate(s)["words"]
     return Change({**c.after, "ledger_resumable": False},
                   "every pre-emption throws away the whole run so far",
-                  "expected wall time M·(e^{T/M} − 1) (Daly's model, one segment)",
-                  "llmcost.reliability.expected_wall_time_s", c.note)
+                  "expected wall time M·(e^{T/M} − 1) (Daly's model, one segment)"
+                  + (f"; {rate}" if rate else ""),
+                  "llmcost.reliability.expected_wall_time_s", c.note,
+                  c.name.replace("with checkpoints", "without checkpoints"))
 
 
 # ---- hardware
@@ -1389,15 +1477,16 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
     s = _clean(scenario)
     b = _bill_arg(before_bill, "before_bill") if before_bill is not None else bill(s)
     risk = "ablations pre-empted and restarted; results later"
-    assume = (f"exploratory runs as {g}-GPU jobs with checkpoints, priced at the catalogue "
-              "median spot price and the spot goodput of the ledger's failure model")
+    assume = (f"exploratory runs as {g}-GPU jobs with checkpoints, priced at the spot lever's "
+              "price and the spot goodput of the ledger's failure model")
     if _get(s, "pricing") == "spot":
         return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
                            b.total_usd, b.total_usd, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, risk,
                            assume, note="already spot")
+    offer = _spot_rate(s)
     try:
         spot = build_ledger({**ledger_scenario(s), "pricing": "spot",
-                             "price_usd_per_gpu_hour": None, "n_gpus": g,
+                             "price_usd_per_gpu_hour": offer["point"], "n_gpus": g,
                              "ledger_resumable": True})
     except ScenarioError as e:
         return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
@@ -1420,7 +1509,9 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
                        b.total_usd, b.total_usd - saving, saving, p10, p50, p90,
                        h - h / spot.figures["goodput"], 0.0, saving / b.total_usd, risk,
                        assume + f" (${spot.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, goodput "
-                       f"{spot.figures['goodput']:.1%})", "llmcost.ledger spot model",
+                       f"{spot.figures['goodput']:.1%})" + (f"; {offer['words']}"
+                                                             if offer["words"] else ""),
+                       "llmcost.ledger spot model; data/prices.csv",
                        ranged=ranged)
 
 
@@ -1945,18 +2036,20 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
 
 def _spot_without_resumable(s: dict, b: Ledger) -> list:
     """Spot capacity without resumable training: apparent = the spot discount d = 1 − p_s/p on
-    the final run; net = the ledger's (``spot_without_checkpoints``; −inf when the run never
-    finishes in some draws of the ranges: no finite expected bill survives that); break-even
-    ``spot_break_even(d)`` beside P(pre-emption during the run) = 1 − e^{−T/M}."""
+    the final run (p_s the spot lever's price, ``_spot_rate``); net = the ledger's
+    (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
+    ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
+    P(pre-emption during the run) = 1 − e^{−T/M}."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot = spot_pricing(s)
+    if spot.note:  # the lever does not apply (already spot, ...)
+        return []
     try:
-        p_spot = None if spot.note else resolve_price(_get(s, "accelerator"), None, "spot")[0]
+        resolve_price(_get(s, "accelerator"), None, "spot")
     except ScenarioError as e:  # no spot price for this accelerator: skipped, saying why
         return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
                              None, None, "", f"skipped: {e}")]
-    if p_spot is None:  # the lever does not apply (already spot, ...)
-        return []
+    p_spot = _spot_rate(s)["point"]
     d = 1 - p_spot / rate
     apparent = b.figures["final_run_usd"] * d
     res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)

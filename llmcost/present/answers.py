@@ -280,14 +280,16 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
 
 def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: float,
             generation_time_share: float, campaign_usd: float, *, billed: bool = True,
-            floor_usd_per_m_output: float | None = None) -> str:
+            floor_usd_per_m_output: float | None = None, decode_note: str = "") -> str:
     """Notebook 05: the serving cost per million output tokens at the throughput an engine is
     expected to reach (``inference.serving_cost``'s ``expected_usd_per_m_output``, the price the
     bill's served-token lines use), with the roofline's price as its floor when
     ``floor_usd_per_m_output`` is given; one RL iteration's wall clock and generation's share of
     it (``rl.scenario_iteration``: wall time on the rollout GPUs, the tail included), and the
     campaign's cost (``rl.scenario_campaign``, its total), said to be the bill's RL line when
-    ``billed`` (``scenario.rl_campaign_given``), else an illustration the bill does not carry."""
+    ``billed`` (``scenario.rl_campaign_given``), else an illustration the bill does not carry;
+    then ``decode_note`` (``rl.decode_factor_words``: the empirical factor on the rollout's
+    decode steps, "" where there is none) as a sentence of its own."""
     campaign = (f"the RL campaign (the bill's RL line) costs **{md_usd(campaign_usd)}**"
                 if billed else
                 f"an illustrative RL campaign of the notebooks' defaults would cost "
@@ -296,7 +298,9 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
              if floor_usd_per_m_output is not None else "")
     return (f"Serving {model} on {accelerator} costs **{md_usd(usd_per_m_output)} per million "
             f"output tokens** on an engine{floor}; one RL iteration takes **{iteration_s:,.0f} "
-            f"s**, {generation_time_share:.0%} of its wall time generating, and {campaign}.")
+            f"s**, {generation_time_share:.0%} of its wall time generating, and {campaign}."
+            + (f" Its generation carries an empirical factor: {decode_note}." if decode_note
+               else ""))
 
 
 #: ``inference.ServingCost.limit`` in words: what set the batch of a serving set-up.

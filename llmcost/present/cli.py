@@ -28,6 +28,7 @@ from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioE
 from ..core import catalog
 from ..core.units import fmt_amount, fmt_count, fmt_quantity
 from ..core.version import __version__
+from ..serving.rl import decode_factor_words
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
@@ -789,6 +790,9 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]
+    decode = decode_factor_words(f["accelerator"]) if bill.line("post.rl").usd else ""
+    if decode:  # the RL line's generation carries an empirical factor (rl.VLLM_DECODE_FACTORS)
+        lines += wrap_lines(f"RL post-training generation: {decode}", columns)
     over = budget_warning(bill.total_usd, f.get("budget_usd"))
     if f.get("budget_usd") is not None and not over:
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "

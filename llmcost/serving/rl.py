@@ -655,6 +655,31 @@ def vllm_decode_factor(engine: str, accelerator) -> float:
     return VLLM_DECODE_FACTORS.get(inf.serving_accelerator(accelerator).name, 1.0)
 
 
+def decode_factor_words(accelerator, engine: str = "vLLM") -> str:
+    """The decode factor of a rollout on ``accelerator`` (``vllm_decode_factor``) in words, for
+    the bill's RL line, ``llmcost estimate`` and notebook 05: "" when it is 1; else the factor,
+    what it is (an empirical slowdown of the engine's decode steps, fitted by
+    ``fit_vllm_decode_factor`` on the published step times of the *calibration* rows of
+    data/rl_iterations.csv on that accelerator, with their systems and sources) and its scope
+    (the accelerators of ``VLLM_DECODE_FACTORS`` only; any other decodes at × 1, the factor
+    unvalidated there). By hand: "" on H100-SXM or B200; on GB200-NVL72 "... 2.459× ... 4
+    published NeMo RL step times ..."."""
+    f = vllm_decode_factor(engine, accelerator)
+    if f == 1.0:
+        return ""
+    name = inf.serving_accelerator(accelerator).name
+    d = load_rl_validation()
+    rows = d[(d["split"] == "calibration") & (d["engine"] == engine) & (d["accelerator"] == name)]
+    src = "; ".join(sorted({re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", s)
+                            for s in rows["source_ref"]}))
+    return (f"each decode step of the rollout on {name} is timed at {f:.4g}× the engine "
+            f"model's (rl.VLLM_DECODE_FACTORS): an empirical slowdown of {engine}'s decode, "
+            f"fitted on {len(rows)} published {' and '.join(sorted(set(rows['system'])))} step "
+            f"times on {name} ({src}; the calibration rows of data/rl_iterations.csv), not a "
+            f"mechanism; applied to {', '.join(VLLM_DECODE_FACTORS)} only, unvalidated on any "
+            "other accelerator (those decode at 1×)")
+
+
 def _engine_order(n: int) -> np.ndarray:
     """The order an engine takes n sequences in: lengths are unknown to it (an interleaved
     order by the golden-ratio sequence, so long and short responses mix)."""

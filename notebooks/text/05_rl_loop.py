@@ -105,7 +105,8 @@ it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
 display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_output, it.wall_s,
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
                                  billed=rl_campaign_given(p),
-                                 floor_usd_per_m_output=c.usd_per_m_output)))
+                                 floor_usd_per_m_output=c.usd_per_m_output,
+                                 decode_note=rl.decode_factor_words(gpu.name))))
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -1149,6 +1150,8 @@ tot = camp.loc["total"]
 print(f"one run: {p['rl_iterations']:,} iterations, {camp.attrs['wall_clock_days_per_run']:.1f} "
       f"days on {p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
       f"GPU-hours = {llmcost.fmt_usd(tot['usd'])}")
+if decode := rl.decode_factor_words(gpu.name):  # an empirical factor in its generation
+    print(f"its generation: {decode}")
 print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
       f"{llmcost.fmt_usd(run['compute_cost_usd'])}; the campaign is "
       f"{tot['gpu_hours'] / run['gpu_hours']:.2%} of it")
