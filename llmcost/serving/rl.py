@@ -1033,8 +1033,23 @@ def pcie_bytes_per_s(accelerator) -> float:
                      f"families with one are {sorted(PCIE_BYTES_PER_S_PER_DIR)}")
 
 
+def host_link_rate(accelerator, link_rate: float | None = None) -> float:
+    """Bytes/s per direction of one GPU's pinned host copies: ``link_rate`` if given (a
+    candidate's measured rate, ``RLOptions.host_link_rate``), else the nominal link
+    ``pcie_bytes_per_s``.
+
+    Raises
+    ------
+    ValueError
+        A ``link_rate`` that is not positive; an accelerator without a host-link bandwidth."""
+    if link_rate is None:
+        return pcie_bytes_per_s(accelerator)
+    return _float("link_rate", link_rate, positive=True)
+
+
 def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1,
-                           accumulation_steps: int = 1) -> float:
+                           accumulation_steps: int = 1,
+                           link_rate: float | None = None) -> float:
     """Seconds the trainer GPUs wait per iteration for a CPU-offloaded optimizer, as DeepSpeed
     runs it (``offload_optimizer: cpu``; DeepSpeed-Chat's ``--offload``, OpenRLHF's
     ``--adam_offload``), for one model of ``n_params`` parameters trained on ``n_gpus`` GPUs::
@@ -1055,7 +1070,8 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     ``overlap_comm_valid``). ZeRO-3's round trip (``stage3.py`` ``partition_grads``) runs on
     its own stream with ``overlap_comm`` on: not priced (``offload_times`` passes g = 1).
     Added after the held-out errors had been seen (read from the code, not fitted). The link
-    term's bytes: ``offload_link_bytes``. Every copy is priced at the link's nominal rate, as
+    term's bytes: ``offload_link_bytes``; ``link_rate``: B_pcie in bytes/s instead of the
+    nominal link (``host_link_rate``). Every copy is priced at the link's nominal rate, as
     if the host buffers were pinned (OpenRLHF's ``--adam_offload`` pins them); DeepSpeed-Chat
     leaves them pageable, whose copies ``deepspeed_offload_bytes`` prices, in place of these,
     with ``RLOptions.offload_pageable`` (``offload_times``; judged by
@@ -1085,7 +1101,7 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     acc_steps = _int("accumulation_steps", accumulation_steps)
     hosts = math.ceil(g / GPUS_PER_HOST)
     t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST \
-        + offload_link_bytes(n, g, acc_steps) / pcie_bytes_per_s(accelerator)
+        + offload_link_bytes(n, g, acc_steps) / host_link_rate(accelerator, link_rate)
     return k * t_step
 
 
@@ -1209,6 +1225,9 @@ def zero3_param_offload_time(n_params, n_gpus, accelerator, micro_batches: int,
 #: 3.6 GB/s, printed beside it by benchmarks/validate_rl.py. Not fitted to any row.
 PAGEABLE_COPY_SLOWDOWN = 12.6 / 1.4
 PAGEABLE_COPY_A100_BYTES_PER_S = 1.4e9
+#: The same measurement's pinned rate (D2H, one A100, inside ``torch.save``): 12.6 GB/s against
+#: the nominal 32 (``measured_host_rate_check``, a candidate).
+PINNED_COPY_A100_BYTES_PER_S = 12.6e9
 PAGEABLE_COPY_SOURCE = ("pytorch/pytorch pull request 138018 'Add option to use pinned memory "
                         "for D2H in torch.save' (github.com/pytorch/pytorch/pull/138018, "
                         "2024-10-15): 'On my A100 ~1.4GB/s for Memcpy DtoH (Device -> Pageable) "
@@ -1255,7 +1274,8 @@ STAGED_COPY_SOURCE = ("deepspeedai/DeepSpeed pull request 5301 'fix pagable h2d 
                       "h2d memcpy by 6x on single GPU and 4-5x on 8GPU node'")
 
 
-def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1) -> float:
+def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1,
+                            link_rate: float | None = None) -> float:
     """Seconds per iteration one GPU waits, beyond the pinned copy ``optimizer_offload_time``
     already holds, for DeepSpeed before v0.14.1 to copy a CPU-offloaded optimizer's updated
     parameters back to the GPU, for one model of N = ``n_params`` on ``n_gpus`` GPUs, k =
@@ -1286,19 +1306,22 @@ def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int 
     CPU's conversion of the FP32 partition (a lower bound). DeepSpeed-Chat's rows price all their
     host copies through pageable memory (``deepspeed_offload_time``), this one included; the
     CPU's side is otherwise unchanged. Added after the held-out errors had been seen (read from
-    the code, not fitted).
+    the code, not fitted). ``link_rate``: B_pcie in bytes/s instead of the nominal link
+    (``host_link_rate``; B_pageable = B_pcie / ``PAGEABLE_COPY_SLOWDOWN`` either way).
 
     Raises
     ------
     ValueError
         Parameters or GPUs not positive, optimizer steps not a whole number >= 1, an
-        accelerator without a host-link bandwidth (``pcie_bytes_per_s``)."""
+        accelerator without a host-link bandwidth (``pcie_bytes_per_s``), a ``link_rate`` not
+        positive."""
     n = _params("n_params", n_params)
     g = _int("n_gpus", n_gpus)
     k = _int("optimizer_steps", optimizer_steps)
     p = n / g
-    return k * (ZERO3_OFFLOAD_ELEMENT_BYTES * p / pageable_bytes_per_s(accelerator)
-                - FP32_BYTES * p / pcie_bytes_per_s(accelerator))
+    b = host_link_rate(accelerator, link_rate)
+    return k * (ZERO3_OFFLOAD_ELEMENT_BYTES * p / (b / PAGEABLE_COPY_SLOWDOWN)
+                - FP32_BYTES * p / b)
 
 
 def deepspeed_offload_bytes(n_params, n_gpus, zero_stage: int, optimizer_steps: int = 1,
@@ -1352,7 +1375,8 @@ def deepspeed_offload_bytes(n_params, n_gpus, zero_stage: int, optimizer_steps: 
 
 def deepspeed_offload_time(n_params, n_gpus, accelerator, zero_stage: int,
                            optimizer_steps: int = 1, accumulation_steps: int = 1,
-                           pinned: bool = False, pageable_rate: float | None = None) -> float:
+                           pinned: bool = False, pageable_rate: float | None = None,
+                           link_rate: float | None = None) -> float:
     """Seconds per iteration one GPU spends on the host copies of ``deepspeed_offload_bytes``,
     serial with its compute::
 
@@ -1371,7 +1395,9 @@ def deepspeed_offload_time(n_params, n_gpus, accelerator, zero_stage: int,
     l. 1217), taken as serial too. With ``pinned`` (OpenRLHF's configuration) every copy runs at
     the nominal rate, still serial (an upper bound there: pinned copies may overlap).
     ``pageable_rate``: B in bytes/s instead of ``pageable_bytes_per_s`` (the benchmark's
-    bracket, ``PAGEABLE_COPY_A100_BYTES_PER_S``).
+    bracket, ``PAGEABLE_COPY_A100_BYTES_PER_S``); ``link_rate``: B_pcie in bytes/s instead of
+    the nominal link (``host_link_rate``), B = B_pcie / ``PAGEABLE_COPY_SLOWDOWN`` without a
+    ``pageable_rate``.
 
     Raises
     ------
@@ -1379,9 +1405,9 @@ def deepspeed_offload_time(n_params, n_gpus, accelerator, zero_stage: int,
         As ``deepspeed_offload_bytes``; an accelerator without a host-link bandwidth."""
     host, pin = deepspeed_offload_bytes(n_params, n_gpus, zero_stage, optimizer_steps,
                                         accumulation_steps)
-    b = pcie_bytes_per_s(accelerator)
+    b = host_link_rate(accelerator, link_rate)
     if pageable_rate is None:
-        pageable_rate = pageable_bytes_per_s(accelerator)
+        pageable_rate = b / PAGEABLE_COPY_SLOWDOWN
     return host / (b if pinned else _float("pageable_rate", pageable_rate, positive=True)) \
         + pin / b
 
@@ -1714,6 +1740,10 @@ class RLOptions:
         CPU Adam step, whatever ``pin_memory`` says (``staged_copy_excess_time``, added to each
         trained model's offload by ``offload_times``); on for OpenRLHF's validation rows
         (``STAGED_COPY_SYSTEMS``, ``row_offload``; judged by ``staged_copy_check``).
+    host_link_rate : float, optional
+        Bytes/s per direction of a GPU's pinned host copies in the CPU offload's terms
+        (``offload_times``, ``host_link_rate``); None: the nominal link (``pcie_bytes_per_s``).
+        A candidate (``measured_host_rate_check``), off.
     critic_zero_stage : int, optional
         The critic's ZeRO stage for its offload's host traffic with ``offload_pageable``
         (``deepspeed_offload_bytes``: at 3, its parameter shards fetched from the host); None:
@@ -1783,6 +1813,7 @@ class RLOptions:
     hf_host_overlap: bool = False
     offload_pageable: bool = False
     offload_staged_copy: bool = False
+    host_link_rate: float | None = None
     critic_zero_stage: int | None = None
     offload_host_shared: bool = False
     experience_interleaved: bool = False
@@ -1842,6 +1873,8 @@ class RLOptions:
                      "experience_interleaved"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.host_link_rate is not None:
+            _float("host_link_rate", self.host_link_rate, positive=True)
         if self.critic_zero_stage not in (None, 1, 2, 3):
             raise ValueError(f"critic_zero_stage={self.critic_zero_stage!r} must be None, 1, 2 "
                              "or 3")
@@ -2311,7 +2344,10 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     OpenRLHF's rows), each model's parameter copy back after CPU Adam goes through a pageable
     temporary::
 
-        t_x += staged_copy_excess_time(N_x, n_x, k)"""
+        t_x += staged_copy_excess_time(N_x, n_x, k)
+
+    ``o.host_link_rate`` (a candidate, ``measured_host_rate_check``) sets B_pcie of every term
+    above (``host_link_rate``), the pageable rate B_pcie / ``PAGEABLE_COPY_SLOWDOWN``."""
     out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
@@ -2319,10 +2355,11 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     k = o.optimizer_steps
     gpus = {r: roles.get(r, o.training_gpus) for r in ("actor", "critic")}
     g = {r: accumulation_steps(o, n) for r, n in gpus.items()}
-    out["actor"] = optimizer_offload_time(m.n_params, gpus["actor"], acc, k, g["actor"])
+    lr = o.host_link_rate
+    out["actor"] = optimizer_offload_time(m.n_params, gpus["actor"], acc, k, g["actor"], lr)
     if o.algorithm == "ppo":
         n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
-        out["critic"] = optimizer_offload_time(n_c, gpus["critic"], acc, k, g["critic"])
+        out["critic"] = optimizer_offload_time(n_c, gpus["critic"], acc, k, g["critic"], lr)
         if o.offload_host_shared and o.role_gpus is not None:
             h = math.ceil((gpus["actor"] + gpus["critic"]) / GPUS_PER_HOST)
             both = (m.n_params + n_c) / h / CPU_ADAM_PARAMS_PER_S_PER_HOST
@@ -2336,12 +2373,12 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
             params["critic"] = (n_c, o.critic_zero_stage or stage)
         for r, (n, z) in params.items():
             out[r] += deepspeed_offload_time(n, gpus[r], acc, z, k,
-                                             micro_batches_per_step(o, gpus[r])) \
-                - k * offload_link_bytes(n, gpus[r], g[r]) / pcie_bytes_per_s(acc)
+                                             micro_batches_per_step(o, gpus[r]), link_rate=lr) \
+                - k * offload_link_bytes(n, gpus[r], g[r]) / host_link_rate(acc, lr)
     elif o.offload_staged_copy:
-        out["actor"] += staged_copy_excess_time(m.n_params, gpus["actor"], acc, k)
+        out["actor"] += staged_copy_excess_time(m.n_params, gpus["actor"], acc, k, lr)
         if o.algorithm == "ppo":
-            out["critic"] += staged_copy_excess_time(n_c, gpus["critic"], acc, k)
+            out["critic"] += staged_copy_excess_time(n_c, gpus["critic"], acc, k, lr)
     return out
 
 
@@ -4147,6 +4184,21 @@ def staged_copy_check() -> tuple:
     Returns (frame, {split: (summary without, summary with)}) as ``candidate_comparison``."""
     return candidate_comparison(rl_validation("model", change=STAGED_COPY_OFF),
                                 rl_validation("model").copy())
+
+
+@disk_cached
+def measured_host_rate_check() -> tuple:
+    """A candidate for the offloading rows (DeepSpeed-Chat's and OpenRLHF's, all on A800): every
+    host copy of the CPU offload at the A100 rates PyTorch pull request 138018 measured
+    (``PAGEABLE_COPY_SOURCE``: pinned ``PINNED_COPY_A100_BYTES_PER_S`` = 12.6 GB/s, pageable
+    12.6 / ``PAGEABLE_COPY_SLOWDOWN`` = 1.4 GB/s) instead of the nominal link (32 GB/s, pageable
+    32 / 9 = 3.6 GB/s): ``RLOptions.host_link_rate``; nothing refitted (the generation phases do
+    not move). One D2H measurement on one A100 inside ``torch.save``, not the benchmark's
+    servers: judged by the share goal's rule (``deepspeed_overlap_check``). Returns (frame,
+    {split: (summary without, summary with)}) as ``candidate_comparison``."""
+    return candidate_comparison(
+        rl_validation("model"),
+        rl_validation("model", change={"host_link_rate": PINNED_COPY_A100_BYTES_PER_S}).copy())
 
 
 @disk_cached
