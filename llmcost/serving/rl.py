@@ -3643,7 +3643,9 @@ def zero3_critic_seconds(row) -> dict:
     epoch's (the ``ZERO3_CRITIC_SYSTEMS`` rows run E = 1; with E > 1 the host traffic, E times
     as much, would be under-counted); MFU(plan at ZeRO-3): ``training_mfu`` with
     the row's plan at ZeRO-3 (the step-time model's parameter all-gathers and gradient
-    reduce-scatters). Returns {"micro_batches", "accumulation", "param_bytes", "grad_bytes",
+    reduce-scatters), with the row's reduction as it is (``row_deepspeed_reduction``: exposed
+    on the DeepSpeed-Chat rows, whose actor trains at ZeRO-2; an upper bound for the critic,
+    as DeepSpeed's default at ZeRO-3 overlaps them, ``deepspeed_dp_overlap``). Returns {"micro_batches", "accumulation", "param_bytes", "grad_bytes",
     "pcie_s", "gather_s"} (bytes per GPU per iteration)."""
     kw = validation_setup(row)
     m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
