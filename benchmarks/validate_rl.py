@@ -101,7 +101,10 @@ within 1.5x; the first was left off under the earlier rule, no held-out goal wor
 candidate for every offloading row: its host copies at the A100 rates PyTorch pull request
 138018 measured (pinned 12.6 GB/s, pageable 1.4) instead of the nominal link
 (``rl.measured_host_rate_check``), which meets the share goal but is left off by the rule (the
-held-out mean |error| worsens by a point). OpenRLHF's
+held-out mean |error| worsens by a point); and DeepSpeed-Chat's 7B run with and without
+``--offload`` (``rl.offload_ablation_reading``: the benchmark README's later row,
+OpenRLHF/OpenRLHF @ dbdd43b0, not a validation row), the offload's published cost against the
+model's offload terms and the generation's scaling with the batch. OpenRLHF's
 Ray experience maker, each actor rank waiting only for its own batch's forwards
 (``rl.experience_interleave_check``, read from OpenRLHF @ 0baf3dd after the held-out errors had
 been seen; HF generate's host cost refitted with it on the calibration rows), without and with:
@@ -215,6 +218,7 @@ def main():
     deepspeed_reduction()
     staged_copy()
     measured_host_rate()
+    offload_ablation()
     eos_lengths()
     per_call()
     experience_interleave()
@@ -967,6 +971,36 @@ def measured_host_rate():
     rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
     print(rows.round(3).to_string())
     _print_share_rule_verdict(out)
+
+
+def offload_ablation():
+    """DeepSpeed-Chat's 7B run with and without --offload (rl.offload_ablation_reading): what
+    the offload costs, published and priced, and how its generation scales with the batch."""
+    f = rl.offload_ablation_reading()
+    off = rl.offload_times(*_row_model(rl.load_rl_validation().set_index("id")
+                                       .loc["openrlhf-bench-7b-dschat"].to_dict()))
+    pub = f.loc["with offload", "published_train_s"] - f.loc["without offload", "published_train_s"]
+    print("\n=== DeepSpeed-Chat 7B with and without --offload (rl.offload_ablation_reading; "
+          f"{rl.DSCHAT_7B_NO_OFFLOAD_SOURCE}; not a validation row) ===")
+    print(f.round(3).to_string())
+    g = (f.loc["without offload", "published_gen_s"] / f.loc["with offload", "published_gen_s"],
+         f.loc["without offload", "model_gen_s"] / f.loc["with offload", "model_gen_s"])
+    print(f"  the offload's cost, published (training with - without; micro-batches 8 and 4): "
+          f"{pub:.0f} s; the model's offload terms at the row (CPU Adam, host copies): actor "
+          f"{off['actor']:.0f} s + critic {off['critic']:.0f} s = "
+          f"{off['actor'] + off['critic']:.0f} s ({(off['actor'] + off['critic']) / pub:.2f} "
+          f"of it); the training without offload: model "
+          f"{f.loc['without offload', 'train_ratio']:.2f} of published (compute alone)")
+    print(f"  generation at half the batch (twice the batches): published x{g[0]:.2f}, model "
+          f"x{g[1]:.2f} (HF generate's per-step host cost, fitted at batch 8, taken as the "
+          "same per step at any batch)")
+
+
+def _row_model(r: dict) -> tuple:
+    """(model, accelerator, RLOptions) of a validation row (``rl.validation_setup``)."""
+    kw = rl.validation_setup(r)
+    m, acc = llmcost.load_model(kw.pop("policy")), kw.pop("accelerator")
+    return m, acc, rl.RLOptions.build(None, **kw)
 
 
 def eos_lengths():

@@ -1670,6 +1670,34 @@ def test_measured_host_rate_by_hand_and_left_off():
     assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005
 
 
+def test_offload_ablation_cells_reproduce_and_pin():
+    # OpenRLHF benchmark/README.md @ dbdd43b0, DeepspeedChat(w/o offload), 8 GPUs: the TFLOPs
+    # cells follow from the latencies by DeepSpeed-Chat's formula (perf.py @ 6863634), as the
+    # validation row's do: training 2 · F(4, 1,024, 2,048) / (209.05 s · 8) = 142.01; generation
+    # F(1, 4 · 8, 2,048) / ((975.36 s / 32 batches) · 8) = 3.80
+    m = llmcost.load_model("llama-2-7b")
+    no = rl.DSCHAT_7B_NO_OFFLOAD
+    train = 2 * rl.dschat_flops(m, 4, 1024, 2048) / (no["training_s"] * 8e12)
+    gen = rl.dschat_flops(m, 1, 4 * 8, 2048) / (no["generation_s"] / 32 * 8e12)
+    # (the latencies are printed to 0.01 s: 142.003 against the cell's 142.01)
+    assert train == pytest.approx(no["train_tflops"], abs=0.01)
+    assert gen == pytest.approx(no["gen_tflops"], abs=0.01)
+    # the end-to-end cell is the sum within 0.1 s (975.36 + 209.05 = 1,184.41 against the
+    # cell's 1,184.31; the row with offload sums exactly: 697.12 + 492.01 = 1,189.13)
+    assert no["generation_s"] + no["training_s"] == pytest.approx(no["iteration_s"], abs=0.15)
+    # regression pins of the reading validate_rl prints: the published offload costs 283 s of
+    # training, the model's offload terms about a third of it; without offload the model's
+    # training is 0.73 of published; at half the batch the model's generation doubles (x1.98)
+    # where the published grows x1.40
+    f = rl.offload_ablation_reading()
+    assert f.loc["with offload", "published_train_s"] - f.loc[
+        "without offload", "published_train_s"] == pytest.approx(282.96, abs=0.01)
+    assert f.loc["without offload", "train_ratio"] == pytest.approx(0.726, abs=0.005)
+    assert f.loc["with offload", "train_ratio"] == pytest.approx(0.516, abs=0.005)
+    assert f.loc["without offload", "model_gen_s"] / f.loc["with offload", "model_gen_s"] \
+        == pytest.approx(1.98, abs=0.02)
+
+
 def test_vllm_ray_step_overhead_by_hand_and_left_off():
     # vllm-project/vllm pull request 3763: llama-2-7b on 80GB A100s, 2,000 generated tokens,
     # TP=2 24.2 s, TP=2 without the per-step task scheduling 20.2 s -> 4.0 s / 2,000 = 2.0 ms

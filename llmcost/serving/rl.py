@@ -3895,6 +3895,62 @@ def benchmark_phase_reading() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: DeepSpeed-Chat's 7B run of OpenRLHF's benchmark without ``--offload``, added to the table
+#: a fortnight after the validation rows' commit (``DSCHAT_7B_NO_OFFLOAD_SOURCE``): the
+#: generation and training micro-batches, the three latencies (s) and the two TFLOPs cells.
+#: Not a validation row (its prediction was computed before it could be committed as one):
+#: read by ``offload_ablation_reading`` beside the 7B DeepSpeed-Chat row it ablates.
+DSCHAT_7B_NO_OFFLOAD = {"gen_micro_batch": 4, "train_micro_batch": 4, "generation_s": 975.36,
+                        "training_s": 209.05, "iteration_s": 1184.31, "gen_tflops": 3.80,
+                        "train_tflops": 142.01}
+DSCHAT_7B_NO_OFFLOAD_SOURCE = ("OpenRLHF/OpenRLHF benchmark/README.md @ "
+                               "dbdd43b0899b069a276fbc8813c6769011975806 (2024-03-26, 'update "
+                               "d7B schat w/o offload'): row LLama2-7B / DeepspeedChat(w/o "
+                               "offload), GPU 8: Generation micro_batch_size 4, Latency 975.36, "
+                               "TFLOPs 3.80; Training micro_batch_size 4, Latency 209.05, TFLOPs "
+                               "142.01; End-to-End Latency 1184.31")
+
+
+def offload_ablation_reading() -> pd.DataFrame:
+    """DeepSpeed-Chat's 7B benchmark run with ``--offload`` (the validation row
+    openrlhf-bench-7b-dschat) and without it (``DSCHAT_7B_NO_OFFLOAD``: micro-batches 4, no
+    CPU offload), published beside the model, a reading of what the offload costs::
+
+        published offload cost = training(with) − training(without)   (= 282.96 s; the
+                                 micro-batches differ, 8 against 4: a lower bound if the
+                                 larger micro-batch computes faster)
+        model offload          = offload_times' actor + critic at the row (CPU Adam and copies)
+
+    and how DeepSpeed-Chat's generation scales with its batch (HF generate: twice the batches
+    of half the sequences). The run without offload keeps the row's set-up otherwise (the
+    README's script, benchmark/deepspeed-chat/llama_7b.sh, is the one with ``--offload``;
+    generation_batches and gradient_accumulation_steps follow from the micro-batches at 1,024
+    prompts and 128 sequences per optimizer step, ``optimizer_batch``). Its cells reproduce
+    from the latencies by the formula the row's do (``dschat_flops``: training 2 · F(4, 1,024,
+    2,048) / (209.05 s · 8 GPUs) = 142.0 TFLOPs). Returns a frame indexed by config ("with
+    offload", "without offload"): published and model generation, training and iteration
+    seconds and their ratios."""
+    d = load_rl_validation().set_index("id")
+    base = d.loc["openrlhf-bench-7b-dschat"].to_dict() | {"id": "openrlhf-bench-7b-dschat"}
+    no = DSCHAT_7B_NO_OFFLOAD
+    without = base | {"gen_micro_batch": no["gen_micro_batch"],
+                      "train_micro_batch": no["train_micro_batch"], "optimizer_offload": np.nan,
+                      "measured_generation_s": no["generation_s"],
+                      "measured_train_s": no["training_s"],
+                      "measured_iteration_s": no["iteration_s"]}
+    rows = {}
+    for name, r in (("with offload", base), ("without offload", without)):
+        total, gen, train = validation_phases(validation_iteration(r), r["phases_measured"])
+        rows[name] = {"published_gen_s": float(r["measured_generation_s"]), "model_gen_s": gen,
+                      "published_train_s": float(r["measured_train_s"]), "model_train_s": train,
+                      "published_s": float(r["measured_iteration_s"]), "model_s": total}
+    f = pd.DataFrame(rows).T
+    for k in ("gen", "train"):
+        f[f"{k}_ratio"] = f[f"model_{k}_s"] / f[f"published_{k}_s"]
+    f["ratio"] = f["model_s"] / f["published_s"]
+    return f
+
+
 #: Systems whose validation rows take every response at the answer limit (``row_lengths``)
 #: although their generation stops each response at its end-of-sequence token, the lengths
 #: unpublished: OpenRLHF's own rows of its benchmark (OpenRLHF/OpenRLHF @ 0baf3dd: vLLM
