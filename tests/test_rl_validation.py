@@ -110,6 +110,9 @@ def test_models_on_their_own_gpus_run_side_by_side():
                                                  rel=1e-9)
     n = llmcost.load_model("llama-2-7b").n_params
     offload = 8 * (n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 15 * 2 * n / 2 / 32e9)
+    # DeepSpeed 0.13.2's parameter copy back through a pageable temporary (the row's
+    # offload_staged_copy): 2 B per parameter at 32 GB/s / 9 in place of 4 B at 32 GB/s
+    offload += 8 * (2 * n / 2 / (32e9 / 9) - 4 * n / 2 / 32e9)
     assert it.update_wall_s == pytest.approx(6 * n_a * tokens / (2 * 312e12 * 0.4) + offload,
                                              rel=0.01)
     assert it.gpu_s == pytest.approx(it.wall_s * it.n_gpus, rel=1e-9)
@@ -1206,18 +1209,21 @@ def test_unpinned_offload_check_moves_deepspeed_chat_rows_only():
     # interleaved experience refitted HF generate's host cost; before DeepSpeed-Chat's SDPA steps
     # overlapped HF generate's host cost, rl.hf_host_overlaps, its generation was 1.53x over and
     # the mean worsened 14.59% -> 14.85%: off)
+    # (since DeepSpeed's exposed 16-bit reduction went on, rl.deepspeed_overlap_check: 14.9 and
+    # 0.567; before it 15.3 and 0.549)
     r = t.loc["openrlhf-bench-13b-dschat"]
-    assert r["share_gap_with"] == pytest.approx(15.32, abs=0.05)
-    assert r["train_ratio_with"] == pytest.approx(0.549, abs=0.002)
+    assert r["share_gap_with"] == pytest.approx(14.86, abs=0.05)
+    assert r["train_ratio_with"] == pytest.approx(0.567, abs=0.002)
     w0, w1 = out["heldout"]
     assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
     assert w1["worst_factor"] == pytest.approx(w0["worst_factor"], rel=1e-9)
     # with OpenRLHF's Ray experience interleaving on (HF generate's host cost refitted 1.231 ->
     # 1.268 ms, the 13B row's generation over by more), its mean |error| alone worsens,
-    # 13.41% -> 13.60% (regression pin); the two mechanisms against neither worsen no held-out
-    # goal (the rule's test of the pair, rl.experience_interleave_check with PINNED_OFFLOAD)
+    # 13.41% -> 13.60% (regression pin; 13.50% -> 13.72% with DeepSpeed's exposed reduction and
+    # staged parameter copy on); the two mechanisms against neither worsen no held-out goal
+    # (the rule's test of the pair, rl.experience_interleave_check with PINNED_OFFLOAD)
     assert (w0["mean_abs_error"], w1["mean_abs_error"]) == (
-        pytest.approx(0.1341, abs=0.0005), pytest.approx(0.1360, abs=0.0005))
+        pytest.approx(0.1350, abs=0.0005), pytest.approx(0.1372, abs=0.0005))
     _, _, both = rl.experience_interleave_check(rl.PINNED_OFFLOAD)
     b0, b1 = both["heldout"]
     for k in ("mean_abs_error", "worst_factor", "worst_share_gap_points"):
@@ -1520,7 +1526,7 @@ def test_deepspeed_overlap_comm_default_from_the_config_rule():
     assert rl.row_deepspeed_reduction(row("nemo-rl-v0.3-llama3.1-8b")) == {}
 
 
-def test_deepspeed_reduction_exposed_by_hand_and_left_off():
+def test_deepspeed_reduction_exposed_by_hand_and_on_by_the_share_rule():
     # DeepSpeed-Chat, Llama-2-13B on 8 A800 (OpenRLHF benchmark/deepspeed-chat/llama_13b.sh @
     # 0baf3dd): ZeRO-2, micro-batch 2, 128 sequences per optimizer step -> m = 128 / (8 · 2) = 8
     # micro-batches. Without overlap_comm each micro-batch's fp16 gradient reduce-scatter and
@@ -1542,21 +1548,154 @@ def test_deepspeed_reduction_exposed_by_hand_and_left_off():
                        dp_overlap=False, recipe=rl.DEEPSPEED_RECIPE)
     assert base.dp_comm_s == 0.0                    # the stack hides it behind the backward
     assert ds.dp_comm_s == pytest.approx(hand, rel=0.02)
-    # the update's MFU falls by the step's growth; the forward-only passes keep their rate
+    # the row carries it (rl.validation_setup); the update's MFU falls by the step's growth;
+    # the forward-only passes keep their rate
+    assert (o.train_dp_overlap, o.train_recipe) == (False, rl.DEEPSPEED_RECIPE)
     lengths = rl.sample_lengths(o)
-    u0, f0, _ = rl.training_mfu(m, acc, o, lengths)
-    u1, f1, _ = rl.training_mfu(m, acc, o.replace(**rl.row_deepspeed_reduction(r)), lengths)
+    u0, f0, _ = rl.training_mfu(m, acc, o.replace(**rl.DEEPSPEED_REDUCTION_OFF), lengths)
+    u1, f1, _ = rl.training_mfu(m, acc, o, lengths)
     assert u0 / u1 == pytest.approx(ds.step_time_s / base.step_time_s, rel=1e-6)
     assert f1 == pytest.approx(f0, rel=1e-12)
     # regression pin of the verdict validate_rl prints: every DeepSpeed ZeRO-2 row's training
-    # phase nearer the published one and the held-out share gaps smaller, but the held-out mean
-    # error worse (the 13B DeepSpeed-Chat and Ray + vLLM iterations are already over), so off
+    # phase nearer the published one and the held-out worst share gap smaller (15.3 -> 14.9
+    # points); the held-out mean error worse (13.64% -> 13.72%: the 13B DeepSpeed-Chat and
+    # Ray + vLLM iterations are already over), by less than the share goal's rule allows (half
+    # a point), the worst factor within 1.5x: on
     t, out = rl.deepspeed_overlap_check()
     z2 = t[t["id"].str.startswith("openrlhf-bench") & ~t["id"].str.contains("70b")]
     assert (z2["train_ratio_with"] > z2["train_ratio_without"]).all()
     w0, w1 = out["heldout"]
     assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
-    assert w1["mean_abs_error"] > w0["mean_abs_error"]
+    assert w1["worst_share_gap_points"] == pytest.approx(14.86, abs=0.05)
+    assert 0.0 < w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
+    assert w1["worst_factor"] <= 1.5
+
+
+def test_staged_copy_excess_by_hand_against_deepspeed_pr_5301():
+    # DeepSpeed v0.13.2 copies the pageable FP32 master partition into the 16-bit GPU weights
+    # with one blocking cross-dtype copy: 2 B per parameter through a pageable temporary, at
+    # the host link / PAGEABLE_COPY_SLOWDOWN; DeepSpeed pull request 5301 (v0.14.1) pins the
+    # partition and copies it as FP32 (4 B at the link's rate). Its measured speed-up on an
+    # 8-GPU node, "4-5x", brackets the ratio of the two copies:
+    #   (2 / (32e9 / 9)) / (4 / 32e9) = 9 / 2 = 4.5
+    ratio = (2 / rl.pageable_bytes_per_s(rl.a800())) / (4 / rl.pcie_bytes_per_s(rl.a800()))
+    assert 4.0 <= ratio <= 5.0
+    assert ratio == pytest.approx(4.5, rel=1e-12)
+    # by hand: Llama-2-13B's critic on OpenRLHF's 2 Ray GPUs, 8 optimizer steps,
+    # P = N / 2 = 6.508e9 parameters: 8 · (2 · P / 3.556e9 − 4 · P / 32e9) = 8 · (3.661 − 0.814)
+    n = llmcost.load_model("llama-2-13b").n_params
+    p = n / 2
+    assert 6.4e9 < p < 6.6e9
+    hand = 8 * (2 * p / (32e9 / 9) - 4 * p / 32e9)
+    assert 22.0 < hand < 23.5
+    assert rl.staged_copy_excess_time(n, 2, rl.a800(), 8) == pytest.approx(hand, rel=1e-12)
+    for bad, match in ((dict(n_gpus=0), "n_gpus"), (dict(optimizer_steps=0), "optimizer_steps"),
+                       (dict(n_params=-1.0), "n_params")):
+        kw = dict(n_params=n, n_gpus=2, accelerator=rl.a800(), optimizer_steps=8) | bad
+        with pytest.raises(ValueError, match=match):
+            rl.staged_copy_excess_time(**kw)
+
+
+def test_staged_copy_on_openrlhf_rows_only_and_on_by_the_share_rule():
+    d = rl.load_rl_validation().set_index("id")
+
+    def row(i):
+        return d.loc[i].to_dict() | {"id": i}
+
+    # OpenRLHF pins its offload (deepspeed_utils.py @ 0baf3dd "pin_memory": True) on DeepSpeed
+    # 0.13.2: the staged copy; DeepSpeed-Chat prices every host copy pageable already
+    assert rl.row_offload(row("openrlhf-bench-13b-ray-vllm"))["offload_staged_copy"]
+    assert rl.row_offload(row("openrlhf-bench-70b-ray-vllm"))["offload_staged_copy"]
+    assert not rl.row_offload(row("openrlhf-bench-13b-dschat"))["offload_staged_copy"]
+    assert not rl.row_offload(row("nemo-rl-v0.3-llama3.1-8b"))["offload_staged_copy"]
+    with pytest.raises(ValueError, match="offload_staged_copy"):
+        rl.RLOptions(offload_staged_copy=1)
+    # offload_times adds the excess to each trained model, on its own GPUs (13B Ray + vLLM:
+    # actor 2, critic 2), nothing when the offload is priced pageable throughout
+    kw = rl.validation_setup(row("openrlhf-bench-13b-ray-vllm"))
+    m, acc = llmcost.load_model(kw.pop("policy")), kw.pop("accelerator")
+    o = rl.RLOptions.build(None, **kw)
+    on, off = rl.offload_times(m, acc, o), rl.offload_times(m, acc, o.replace(
+        **rl.STAGED_COPY_OFF))
+    excess = rl.staged_copy_excess_time(m.n_params, 2, acc, o.optimizer_steps)
+    for role in ("actor", "critic"):
+        assert on[role] - off[role] == pytest.approx(excess, rel=1e-12)
+    pageable = o.replace(offload_pageable=True)
+    assert rl.offload_times(m, acc, pageable) == rl.offload_times(
+        m, acc, pageable.replace(**rl.STAGED_COPY_OFF))
+    # regression pin of the verdict validate_rl prints: only OpenRLHF's rows move, each
+    # training phase longer; held-out mean |error| 13.68% -> 13.72% (under the half point the
+    # share goal's rule allows), worst 1.45x, mean share gap 8.75 -> 8.53 points
+    t, out = rl.staged_copy_check()
+    t = t.set_index("id")
+    moved = t.index[(t["ratio_with"] - t["ratio_without"]).abs() > 1e-12]
+    assert set(moved) == {i for i in d.index if i.startswith("openrlhf-bench")
+                          and "dschat" not in i and d.loc[i, "split"] != "not_evaluated"}
+    assert (t.loc[moved, "train_ratio_with"] > t.loc[moved, "train_ratio_without"]).all()
+    w0, w1 = out["heldout"]
+    assert 0.0 < w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
+    assert w1["worst_factor"] <= 1.5
+    assert w1["mean_share_gap_points"] < w0["mean_share_gap_points"]
+
+
+def test_measured_host_rate_by_hand_and_left_off():
+    # PyTorch pull request 138018, one A100: ~12.6 GB/s pinned and ~1.4 GB/s pageable D2H; the
+    # candidate prices every offload copy at the pinned figure and the pageable one at it / 9
+    assert rl.PINNED_COPY_A100_BYTES_PER_S / rl.PAGEABLE_COPY_SLOWDOWN == pytest.approx(
+        rl.PAGEABLE_COPY_A100_BYTES_PER_S, rel=1e-12)
+    assert rl.host_link_rate(rl.a800()) == 32e9
+    assert rl.host_link_rate(rl.a800(), 12.6e9) == 12.6e9
+    with pytest.raises(ValueError, match="link_rate"):
+        rl.host_link_rate(rl.a800(), 0.0)
+    with pytest.raises(ValueError, match="host_link_rate"):
+        rl.RLOptions(host_link_rate=-1.0)
+    # by hand, ZeRO-2 with g = 16 micro-batches per step (OpenRLHF's 13B critic on 2 GPUs):
+    # link bytes per step (1 + 2 · 15) · 2 B · P; at 12.6 GB/s instead of 32 the link term grows
+    # by 32 / 12.6; the CPU Adam term stays
+    n = llmcost.load_model("llama-2-13b").n_params
+    cpu = 8 * n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST
+    link = 8 * 31 * 2 * n / 2
+    assert rl.optimizer_offload_time(n, 2, rl.a800(), 8, 16, 12.6e9) == pytest.approx(
+        cpu + link / 12.6e9, rel=1e-12)
+    assert rl.optimizer_offload_time(n, 2, rl.a800(), 8, 16) == pytest.approx(
+        cpu + link / 32e9, rel=1e-12)
+    # regression pin of the verdict validate_rl prints: every offloading row's training phase
+    # nearer the published one and the held-out worst share gap within the goal (14.9 -> 9.7
+    # points), but the held-out mean |error| worse by a point (13.7% -> 14.7%): left off
+    t, out = rl.measured_host_rate_check()
+    off = t[t["id"].str.startswith("openrlhf-bench")]
+    assert (off["train_ratio_with"] > off["train_ratio_without"]).all()
+    w0, w1 = out["heldout"]
+    assert w1["worst_share_gap_points"] == pytest.approx(9.75, abs=0.05)
+    assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005
+
+
+def test_offload_ablation_cells_reproduce_and_pin():
+    # OpenRLHF benchmark/README.md @ dbdd43b0, DeepspeedChat(w/o offload), 8 GPUs: the TFLOPs
+    # cells follow from the latencies by DeepSpeed-Chat's formula (perf.py @ 6863634), as the
+    # validation row's do: training 2 · F(4, 1,024, 2,048) / (209.05 s · 8) = 142.01; generation
+    # F(1, 4 · 8, 2,048) / ((975.36 s / 32 batches) · 8) = 3.80
+    m = llmcost.load_model("llama-2-7b")
+    no = rl.DSCHAT_7B_NO_OFFLOAD
+    train = 2 * rl.dschat_flops(m, 4, 1024, 2048) / (no["training_s"] * 8e12)
+    gen = rl.dschat_flops(m, 1, 4 * 8, 2048) / (no["generation_s"] / 32 * 8e12)
+    # (the latencies are printed to 0.01 s: 142.003 against the cell's 142.01)
+    assert train == pytest.approx(no["train_tflops"], abs=0.01)
+    assert gen == pytest.approx(no["gen_tflops"], abs=0.01)
+    # the end-to-end cell is the sum within 0.1 s (975.36 + 209.05 = 1,184.41 against the
+    # cell's 1,184.31; the row with offload sums exactly: 697.12 + 492.01 = 1,189.13)
+    assert no["generation_s"] + no["training_s"] == pytest.approx(no["iteration_s"], abs=0.15)
+    # regression pins of the reading validate_rl prints: the published offload costs 283 s of
+    # training, the model's offload terms about a third of it; without offload the model's
+    # training is 0.73 of published; at half the batch the model's generation doubles (x1.98)
+    # where the published grows x1.40
+    f = rl.offload_ablation_reading()
+    assert f.loc["with offload", "published_train_s"] - f.loc[
+        "without offload", "published_train_s"] == pytest.approx(282.96, abs=0.01)
+    assert f.loc["without offload", "train_ratio"] == pytest.approx(0.726, abs=0.005)
+    assert f.loc["with offload", "train_ratio"] == pytest.approx(0.516, abs=0.005)
+    assert f.loc["without offload", "model_gen_s"] / f.loc["with offload", "model_gen_s"] \
+        == pytest.approx(1.98, abs=0.02)
 
 
 def test_vllm_ray_step_overhead_by_hand_and_left_off():
@@ -1680,16 +1819,23 @@ def test_experience_interleaved_by_hand():
 
 def test_experience_interleaved_on_by_the_rule():
     # regression pin of the verdict validate_rl prints: with the host cost refitted each way,
-    # no held-out goal worsens (mean 14.0% -> 13.6%, worst 1.45x held by a NeMo RL row, worst
-    # share gap 15.4 -> 15.3 points), every Ray row's generation phase shorter
+    # the mean and worst factor no worse on either split (held-out mean 14.2% -> 13.7%, worst
+    # 1.45x held by a NeMo RL row), every Ray row's generation phase shorter. Put on when no
+    # held-out goal worsened (worst share gap 15.4 -> 15.3 points); since DeepSpeed's exposed
+    # reduction and staged parameter copy went on, the higher host cost it refits raises the
+    # 13B DeepSpeed-Chat row's generation and the held-out worst share gap, 14.5 -> 14.9: on by
+    # the share goal's rule (mean |error| not worse by more than half a point, worst <= 1.5x)
     c0, t, out = rl.experience_interleave_check()
     assert c0 == pytest.approx(1.231e-3, rel=0.01)
     ray = t[t["id"].str.contains("-ray")]
     assert (ray["ratio_with"] < ray["ratio_without"]).all()
     for split in ("calibration", "heldout"):
         w0, w1 = out[split]
-        for k in ("mean_abs_error", "worst_factor", "worst_share_gap_points"):
+        for k in ("mean_abs_error", "worst_factor"):
             assert w1[k] <= w0[k] + 1e-12, (split, k)
+    c0_, c1_ = out["calibration"]
+    assert c1_["worst_share_gap_points"] < c0_["worst_share_gap_points"]
     w0, w1 = out["heldout"]
-    assert w1["mean_abs_error"] == pytest.approx(0.136, abs=0.002)
-    assert w1["worst_share_gap_points"] == pytest.approx(15.3, abs=0.1)
+    assert w1["mean_abs_error"] == pytest.approx(0.137, abs=0.002)
+    assert (w0["worst_share_gap_points"], w1["worst_share_gap_points"]) == (
+        pytest.approx(14.46, abs=0.1), pytest.approx(14.86, abs=0.1))
