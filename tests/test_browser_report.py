@@ -221,8 +221,8 @@ def test_page_content(pages, written_report, name):
         f"{len(m['imgs'])} images on the page"
     rows = summary["notebooks"].get(stem, [])
     words = _words(text)
-    missing = [r["label"] for r in rows if _words(report.format_value(r["value"], r["unit"]))
-               not in words or _words(r["label"]) not in words]
+    missing = [r["label"] for r in rows if _words(report.index_value(r))
+               not in words or _words(r["label"]) not in words]  # as summary_text prints it
     assert not missing, f"{where}: headline figures not on the page: {missing}"
 
 
