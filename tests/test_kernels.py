@@ -243,6 +243,66 @@ def test_lighter_cells_keeps_what_the_kernel_answers_and_logs(monkeypatch):
     assert loud.level == logging.DEBUG
 
 
+#: Cells whose static transformations IPython rewrites (a cell magic, a shell capture, a line
+#: magic) and one it leaves as it is.
+TRANSFORMED = ["%%capture captured\nprint(x + 1)\n", "echoed = !echo hi\n",
+               "%config InlineBackend.rc = {}\n", "x = 1\ny = 2\n"]
+
+
+def test_transform_cells_once_gives_ipythons_transformations_once_per_cell(monkeypatch):
+    """``kernels.transform_cells_once``: a cell asked for twice in a row (as ipykernel's
+    ``do_execute`` and IPython's ``_run_cell`` ask) is transformed once, with IPython's own
+    result; a transformation added since applies; the top-level-``await`` check is IPython's
+    own answer, computed once per transformed text."""
+    import types
+
+    from IPython.core import async_helpers, interactiveshell
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    monkeypatch.setattr(interactiveshell, "_should_be_async", interactiveshell._should_be_async)
+    real_check = async_helpers._should_be_async
+    checked = []
+    monkeypatch.setattr(async_helpers, "_should_be_async",
+                        lambda cell: checked.append(cell) or real_check(cell))
+    manager, seen = TransformerManager(), []
+    manager.cleanup_transforms.append(lambda lines: seen.append("".join(lines)) or lines)
+    shell = types.SimpleNamespace(input_transformer_manager=manager)
+    expected = {c: TransformerManager().transform_cell(c) for c in TRANSFORMED}
+    assert expected[TRANSFORMED[0]].startswith("get_ipython().run_cell_magic('capture'")
+    assert kernels.transform_cells_once(shell) == {"transform_cell": True,
+                                                   "should_be_async": True}
+    for cell in TRANSFORMED:
+        assert [manager.transform_cell(cell) for _ in range(2)] == [expected[cell]] * 2
+    assert seen == TRANSFORMED  # each transformed once
+    manager.line_transforms.append(lambda lines: lines + ["z = 3\n"])  # a new one applies
+    assert manager.transform_cell(TRANSFORMED[-1]) == "x = 1\ny = 2\nz = 3\n"
+    for cell in ("await sleep(0)\n", "x = 1\n"):
+        assert [interactiveshell._should_be_async(cell) for _ in range(2)] == \
+            [real_check(cell)] * 2
+    assert real_check("await sleep(0)\n") and not real_check("x = 1\n")
+    assert checked == ["await sleep(0)\n", "x = 1\n"]  # each checked once
+    assert kernels.transform_cells_once(shell) == {}  # nothing wrapped twice
+
+
+def test_a_warm_kernel_transforms_each_cell_once(tmp_path):
+    """In a warm kernel each cell's static transformations run once per execution, not twice
+    (ipykernel's ``do_execute``, then IPython's ``_run_cell``: ``transform_cells_once``), and
+    what the cells do is unchanged: a transformation counts the cells it sees, by text."""
+    count = ("from collections import Counter\n_seen = Counter()\n"
+             "def _count(lines):\n    _seen[''.join(lines)] += 1\n    return lines\n"
+             "get_ipython().input_transformer_manager.cleanup_transforms.append(_count)")
+    show = "print(sorted(_seen.values()), captured.stdout.strip(), echoed, y)"
+    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        out = _run(kernel, src, tmp_path / "out.ipynb")
+    finally:
+        kernel.shutdown()
+    # the six cells after the counting one, and the body the %%capture cell runs, each seen
+    # once (twice each without transform_cells_once)
+    assert out.cells[-1].outputs[0]["text"] == "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
+
+
 def test_a_report_runs_its_notebooks_through_the_kernels_one_client(tmp_path, monkeypatch):
     """A report's notebooks run through the warm kernel's one client (``WarmKernel.kc``, made
     when the kernel starts), not a new client per notebook and per reset, each of which waited
