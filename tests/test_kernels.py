@@ -284,15 +284,20 @@ def test_transform_cells_once_gives_ipythons_transformations_once_per_cell(monke
     assert kernels.transform_cells_once(shell) == {}  # nothing wrapped twice
 
 
-def test_a_warm_kernel_transforms_each_cell_once(tmp_path):
+def test_a_warm_kernel_transforms_each_cell_once_and_answers_without_sleeping(tmp_path):
     """In a warm kernel each cell's static transformations run once per execution, not twice
     (ipykernel's ``do_execute``, then IPython's ``_run_cell``: ``transform_cells_once``), and
-    what the cells do is unchanged: a transformation counts the cells it sees, by text."""
+    what the cells do is unchanged: a transformation counts the cells it sees, by text. The
+    kernel answers without its 0.5 ms sleep (``no_sleep_after_cells``), and every cell's
+    printed output is still in the notebook, in order."""
     count = ("from collections import Counter\n_seen = Counter()\n"
              "def _count(lines):\n    _seen[''.join(lines)] += 1\n    return lines\n"
              "get_ipython().input_transformer_manager.cleanup_transforms.append(_count)")
     show = "print(sorted(_seen.values()), captured.stdout.strip(), echoed, y)"
-    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show])
+    prints = [f"print({i}); print({i} + 1)" for i in range(20)]
+    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show,
+                                               "print(get_ipython().kernel._execute_sleep)",
+                                               *prints])
     kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
     try:
         out = _run(kernel, src, tmp_path / "out.ipynb")
@@ -300,7 +305,61 @@ def test_a_warm_kernel_transforms_each_cell_once(tmp_path):
         kernel.shutdown()
     # the six cells after the counting one, and the body the %%capture cell runs, each seen
     # once (twice each without transform_cells_once)
-    assert out.cells[-1].outputs[0]["text"] == "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
+    assert out.cells[len(TRANSFORMED) + 2].outputs[0]["text"] == \
+        "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
+    assert out.cells[len(TRANSFORMED) + 3].outputs[0]["text"] == "0.0\n"  # ipykernel's: 0.0005
+    texts = ["".join(o["text"] for o in c.outputs) for c in out.cells[-len(prints):]]
+    assert texts == [f"{i}\n{i + 1}\n" for i in range(20)]
+
+
+def test_no_sleep_after_cells_sets_the_kernels_sleep_to_zero_once():
+    import types
+
+    shell = types.SimpleNamespace(kernel=types.SimpleNamespace(_execute_sleep=0.0005))
+    assert kernels.no_sleep_after_cells(shell) is True
+    assert shell.kernel._execute_sleep == 0
+    assert kernels.no_sleep_after_cells(shell) is False  # nothing left to do
+    assert kernels.no_sleep_after_cells(types.SimpleNamespace()) is False  # not in a kernel
+
+
+def test_a_stopped_kernel_ends_with_its_children_before_the_shutdown_polls(tmp_path,
+                                                                          monkeypatch):
+    """``WarmKernel.shutdown`` kills the kernel's process group and waits for the kernel's
+    process to end (``workers._kill_and_reap``) before jupyter_client's shutdown, whose wait
+    (``_async_wait``: asks whether it lives every 0.1 s) then finds it ended at its first
+    asking; the kernel, a process it started, and its connection file are gone, as with
+    jupyter_client's own shutdown."""
+    import psutil
+    from jupyter_client.manager import AsyncKernelManager
+
+    real_alive = AsyncKernelManager._async_is_alive
+    answers = []
+
+    async def is_alive(self):
+        answers.append(await real_alive(self))
+        return answers[-1]
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_is_alive", is_alive)
+    src = _notebook(tmp_path / "child.ipynb", [
+        "import os, subprocess; child = subprocess.Popen(['sleep', '60'])",
+        "print(os.getpid(), child.pid)"])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        out = _run(kernel, src, tmp_path / "out.ipynb")
+        connection_file = kernel.km.connection_file
+        answers.clear()
+    finally:
+        kernel.shutdown()
+    pids = [int(p) for p in out.cells[1].outputs[0]["text"].split()]
+
+    def gone(pid):
+        try:
+            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    assert answers and not any(answers)  # ended before the shutdown first asked
+    assert all(gone(pid) for pid in pids) and not Path(connection_file).exists()
 
 
 def test_a_report_runs_its_notebooks_through_the_kernels_one_client(tmp_path, monkeypatch):
