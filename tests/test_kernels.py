@@ -439,3 +439,65 @@ def test_kept_kernels_serve_the_next_report_in_its_folder_and_environment(tmp_pa
         report.keep_kernels("yes")
     assert seen == [(f"{tmp_path / 'nbs0'}\na\n", 1), (f"{tmp_path / 'nbs1'}\na\n", 1),
                     (f"{tmp_path / 'nbs2'}\nb\n", 2)]
+
+
+class _FakeChannel:
+    """A channel whose ``get_msg`` hands out ``replies`` in turn (``None``: nothing came in
+    the time asked, ``queue.Empty``), counting the calls."""
+
+    def __init__(self, replies):
+        self.replies, self.asked = list(replies), 0
+
+    async def get_msg(self, timeout=None):
+        from queue import Empty
+
+        self.asked += 1
+        reply = self.replies.pop(0) if self.replies else None
+        if reply is None:
+            raise Empty
+        return reply
+
+
+class _FakeClient:
+    def __init__(self, shell, iopub, alive=True):
+        self.shell_channel, self.iopub_channel = _FakeChannel(shell), _FakeChannel(iopub)
+        self.alive, self.requests, self.handled = alive, 0, []
+
+    def kernel_info(self):
+        self.requests += 1
+
+    async def is_alive(self):
+        return self.alive
+
+    def _handle_kernel_info_reply(self, msg):
+        self.handled.append(msg)
+
+
+INFO_REPLY = {"msg_type": "kernel_info_reply", "content": {"protocol_version": "5.3"}}
+STATUS = {"msg_type": "status", "content": {"execution_state": "idle"}}
+
+
+def test_wait_until_ready_asks_until_reply_and_iopub_and_does_not_drain_iopub():
+    """``workers.wait_until_ready``: jupyter_client's ``wait_for_ready`` rule (a reply to
+    ``kernel_info``, then any IOPub message, else ask again; an error if the kernel died or the
+    time ran out, in the words ``report.KERNEL_START_ERRORS`` reads), without reading IOPub
+    until 0.2 s of silence afterwards: one IOPub read once the kernel answered."""
+    import asyncio
+
+    from llmcost.present import workers
+
+    # the first asking gets no reply (the kernel still starting), the second a reply whose
+    # IOPub message was missed (a subscription not yet made), the third both
+    kc = _FakeClient(shell=[None, INFO_REPLY, INFO_REPLY], iopub=[None, STATUS, STATUS, STATUS])
+    asyncio.run(workers.wait_until_ready(kc, timeout_s=60))
+    assert kc.requests == 3 and kc.handled == [INFO_REPLY]
+    assert kc.iopub_channel.asked == 2  # the missed one and the one that came; no draining
+    assert kc.iopub_channel.replies == [STATUS, STATUS]  # left for the next reader
+    dead = _FakeClient(shell=[None], iopub=[], alive=False)
+    with pytest.raises(RuntimeError, match="Kernel died before replying to kernel_info"):
+        asyncio.run(workers.wait_until_ready(dead, timeout_s=60))
+    mute = _FakeClient(shell=[None, None], iopub=[])
+    with pytest.raises(RuntimeError, match="Kernel didn't respond in 0 seconds"):
+        asyncio.run(workers.wait_until_ready(mute, timeout_s=0))
+    for words in ("Kernel died before replying", "Kernel didn't respond", "kernel_info"):
+        assert words in report.KERNEL_START_ERRORS
