@@ -30,7 +30,10 @@ math text's vector layout from the disk cache (``plots.keep_math_layouts_on_disk
 for every kernel and report, the same SVG; and it reads each figure's whole SVG from the disk
 cache when a kernel of this or an earlier report printed a figure with the same state
 (``plots.keep_svg_prints_on_disk``, keyed by the figure's pickle and the settings): a second
-report of the default scenario draws 5 of its 68 figures, a third none, the same SVG.
+report of the default scenario draws 5 of its 68 figures, a third none, the same SVG. Each cell
+is transformed and checked for top-level ``await`` once instead of twice
+(``transform_cells_once``), and answered without ipykernel's 0.5 ms sleep
+(``no_sleep_after_cells``): the same outputs.
 
 After the warm-up and after each reset, what is alive is moved out of the garbage
 collector's reach (``gc.collect()`` then ``gc.freeze()``, ``freeze_what_stays``): the modules,
