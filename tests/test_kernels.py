@@ -243,6 +243,125 @@ def test_lighter_cells_keeps_what_the_kernel_answers_and_logs(monkeypatch):
     assert loud.level == logging.DEBUG
 
 
+#: Cells whose static transformations IPython rewrites (a cell magic, a shell capture, a line
+#: magic) and one it leaves as it is.
+TRANSFORMED = ["%%capture captured\nprint(x + 1)\n", "echoed = !echo hi\n",
+               "%config InlineBackend.rc = {}\n", "x = 1\ny = 2\n"]
+
+
+def test_transform_cells_once_gives_ipythons_transformations_once_per_cell(monkeypatch):
+    """``kernels.transform_cells_once``: a cell asked for twice in a row (as ipykernel's
+    ``do_execute`` and IPython's ``_run_cell`` ask) is transformed once, with IPython's own
+    result; a transformation added since applies; the top-level-``await`` check is IPython's
+    own answer, computed once per transformed text."""
+    import types
+
+    from IPython.core import async_helpers, interactiveshell
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    monkeypatch.setattr(interactiveshell, "_should_be_async", interactiveshell._should_be_async)
+    real_check = async_helpers._should_be_async
+    checked = []
+    monkeypatch.setattr(async_helpers, "_should_be_async",
+                        lambda cell: checked.append(cell) or real_check(cell))
+    manager, seen = TransformerManager(), []
+    manager.cleanup_transforms.append(lambda lines: seen.append("".join(lines)) or lines)
+    shell = types.SimpleNamespace(input_transformer_manager=manager)
+    expected = {c: TransformerManager().transform_cell(c) for c in TRANSFORMED}
+    assert expected[TRANSFORMED[0]].startswith("get_ipython().run_cell_magic('capture'")
+    assert kernels.transform_cells_once(shell) == {"transform_cell": True,
+                                                   "should_be_async": True}
+    for cell in TRANSFORMED:
+        assert [manager.transform_cell(cell) for _ in range(2)] == [expected[cell]] * 2
+    assert seen == TRANSFORMED  # each transformed once
+    manager.line_transforms.append(lambda lines: lines + ["z = 3\n"])  # a new one applies
+    assert manager.transform_cell(TRANSFORMED[-1]) == "x = 1\ny = 2\nz = 3\n"
+    for cell in ("await sleep(0)\n", "x = 1\n"):
+        assert [interactiveshell._should_be_async(cell) for _ in range(2)] == \
+            [real_check(cell)] * 2
+    assert real_check("await sleep(0)\n") and not real_check("x = 1\n")
+    assert checked == ["await sleep(0)\n", "x = 1\n"]  # each checked once
+    assert kernels.transform_cells_once(shell) == {}  # nothing wrapped twice
+
+
+def test_a_warm_kernel_transforms_each_cell_once_and_answers_without_sleeping(tmp_path):
+    """In a warm kernel each cell's static transformations run once per execution, not twice
+    (ipykernel's ``do_execute``, then IPython's ``_run_cell``: ``transform_cells_once``), and
+    what the cells do is unchanged: a transformation counts the cells it sees, by text. The
+    kernel answers without its 0.5 ms sleep (``no_sleep_after_cells``), and every cell's
+    printed output is still in the notebook, in order."""
+    count = ("from collections import Counter\n_seen = Counter()\n"
+             "def _count(lines):\n    _seen[''.join(lines)] += 1\n    return lines\n"
+             "get_ipython().input_transformer_manager.cleanup_transforms.append(_count)")
+    show = "print(sorted(_seen.values()), captured.stdout.strip(), echoed, y)"
+    prints = [f"print({i}); print({i} + 1)" for i in range(20)]
+    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show,
+                                               "print(get_ipython().kernel._execute_sleep)",
+                                               *prints])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        out = _run(kernel, src, tmp_path / "out.ipynb")
+    finally:
+        kernel.shutdown()
+    # the six cells after the counting one, and the body the %%capture cell runs, each seen
+    # once (twice each without transform_cells_once)
+    assert out.cells[len(TRANSFORMED) + 2].outputs[0]["text"] == \
+        "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
+    assert out.cells[len(TRANSFORMED) + 3].outputs[0]["text"] == "0.0\n"  # ipykernel's: 0.0005
+    texts = ["".join(o["text"] for o in c.outputs) for c in out.cells[-len(prints):]]
+    assert texts == [f"{i}\n{i + 1}\n" for i in range(20)]
+
+
+def test_no_sleep_after_cells_sets_the_kernels_sleep_to_zero_once():
+    import types
+
+    shell = types.SimpleNamespace(kernel=types.SimpleNamespace(_execute_sleep=0.0005))
+    assert kernels.no_sleep_after_cells(shell) is True
+    assert shell.kernel._execute_sleep == 0
+    assert kernels.no_sleep_after_cells(shell) is False  # nothing left to do
+    assert kernels.no_sleep_after_cells(types.SimpleNamespace()) is False  # not in a kernel
+
+
+def test_a_stopped_kernel_ends_with_its_children_before_the_shutdown_polls(tmp_path,
+                                                                          monkeypatch):
+    """``WarmKernel.shutdown`` kills the kernel's process group and waits for the kernel's
+    process to end (``workers._kill_and_reap``) before jupyter_client's shutdown, whose wait
+    (``_async_wait``: asks whether it lives every 0.1 s) then finds it ended at its first
+    asking; the kernel, a process it started, and its connection file are gone, as with
+    jupyter_client's own shutdown."""
+    import psutil
+    from jupyter_client.manager import AsyncKernelManager
+
+    real_alive = AsyncKernelManager._async_is_alive
+    answers = []
+
+    async def is_alive(self):
+        answers.append(await real_alive(self))
+        return answers[-1]
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_is_alive", is_alive)
+    src = _notebook(tmp_path / "child.ipynb", [
+        "import os, subprocess; child = subprocess.Popen(['sleep', '60'])",
+        "print(os.getpid(), child.pid)"])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        out = _run(kernel, src, tmp_path / "out.ipynb")
+        connection_file = kernel.km.connection_file
+        answers.clear()
+    finally:
+        kernel.shutdown()
+    pids = [int(p) for p in out.cells[1].outputs[0]["text"].split()]
+
+    def gone(pid):
+        try:
+            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    assert answers and not any(answers)  # ended before the shutdown first asked
+    assert all(gone(pid) for pid in pids) and not Path(connection_file).exists()
+
+
 def test_a_report_runs_its_notebooks_through_the_kernels_one_client(tmp_path, monkeypatch):
     """A report's notebooks run through the warm kernel's one client (``WarmKernel.kc``, made
     when the kernel starts), not a new client per notebook and per reset, each of which waited
@@ -320,3 +439,65 @@ def test_kept_kernels_serve_the_next_report_in_its_folder_and_environment(tmp_pa
         report.keep_kernels("yes")
     assert seen == [(f"{tmp_path / 'nbs0'}\na\n", 1), (f"{tmp_path / 'nbs1'}\na\n", 1),
                     (f"{tmp_path / 'nbs2'}\nb\n", 2)]
+
+
+class _FakeChannel:
+    """A channel whose ``get_msg`` hands out ``replies`` in turn (``None``: nothing came in
+    the time asked, ``queue.Empty``), counting the calls."""
+
+    def __init__(self, replies):
+        self.replies, self.asked = list(replies), 0
+
+    async def get_msg(self, timeout=None):
+        from queue import Empty
+
+        self.asked += 1
+        reply = self.replies.pop(0) if self.replies else None
+        if reply is None:
+            raise Empty
+        return reply
+
+
+class _FakeClient:
+    def __init__(self, shell, iopub, alive=True):
+        self.shell_channel, self.iopub_channel = _FakeChannel(shell), _FakeChannel(iopub)
+        self.alive, self.requests, self.handled = alive, 0, []
+
+    def kernel_info(self):
+        self.requests += 1
+
+    async def is_alive(self):
+        return self.alive
+
+    def _handle_kernel_info_reply(self, msg):
+        self.handled.append(msg)
+
+
+INFO_REPLY = {"msg_type": "kernel_info_reply", "content": {"protocol_version": "5.3"}}
+STATUS = {"msg_type": "status", "content": {"execution_state": "idle"}}
+
+
+def test_wait_until_ready_asks_until_reply_and_iopub_and_does_not_drain_iopub():
+    """``workers.wait_until_ready``: jupyter_client's ``wait_for_ready`` rule (a reply to
+    ``kernel_info``, then any IOPub message, else ask again; an error if the kernel died or the
+    time ran out, in the words ``report.KERNEL_START_ERRORS`` reads), without reading IOPub
+    until 0.2 s of silence afterwards: one IOPub read once the kernel answered."""
+    import asyncio
+
+    from llmcost.present import workers
+
+    # the first asking gets no reply (the kernel still starting), the second a reply whose
+    # IOPub message was missed (a subscription not yet made), the third both
+    kc = _FakeClient(shell=[None, INFO_REPLY, INFO_REPLY], iopub=[None, STATUS, STATUS, STATUS])
+    asyncio.run(workers.wait_until_ready(kc, timeout_s=60))
+    assert kc.requests == 3 and kc.handled == [INFO_REPLY]
+    assert kc.iopub_channel.asked == 2  # the missed one and the one that came; no draining
+    assert kc.iopub_channel.replies == [STATUS, STATUS]  # left for the next reader
+    dead = _FakeClient(shell=[None], iopub=[], alive=False)
+    with pytest.raises(RuntimeError, match="Kernel died before replying to kernel_info"):
+        asyncio.run(workers.wait_until_ready(dead, timeout_s=60))
+    mute = _FakeClient(shell=[None, None], iopub=[])
+    with pytest.raises(RuntimeError, match="Kernel didn't respond in 0 seconds"):
+        asyncio.run(workers.wait_until_ready(mute, timeout_s=0))
+    for words in ("Kernel died before replying", "Kernel didn't respond", "kernel_info"):
+        assert words in report.KERNEL_START_ERRORS

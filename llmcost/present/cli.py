@@ -178,6 +178,18 @@ def _warn_once():
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
+#: Set when a ``report`` command of this process has written its whole report and returned 0
+#: (``report_written``).
+_REPORT_WRITTEN = threading.Event()
+
+
+def report_written() -> bool:
+    """Whether a ``report`` command run by ``main`` in this process wrote its whole report and
+    succeeded: every page, the index and the summary written and closed, and its kernels shut
+    down (``run_report`` returns only then). ``llmcost/__main__.py`` then ends the process at
+    once (``os._exit``) instead of tearing the interpreter down."""
+    return _REPORT_WRITTEN.is_set()
+
 
 def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
@@ -303,6 +315,7 @@ def _main(argv: list[str] | None = None) -> int:
             if threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGTERM, term)
                 signal.signal(signal.SIGINT, intr)
+        _REPORT_WRITTEN.set()
         return 0
     if args.command == "refresh-notebooks":
         try:
