@@ -546,28 +546,40 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
 
 
-def _unpriced_phases(values: dict):
+def _other_length_phases(values: dict):
     """(i, phase, the scenario's values at the phase's sequence length and GPU count) for each
-    extra phase (``phases``) at a sequence length the main run does not train at and without
-    its own ``mfu`` (a phase with its own mfu is priced at it)."""
+    extra phase (``phases``) at a sequence length the main run does not train at."""
     for i, ph in enumerate(values.get("phases") or []):
         s = ph.get("seq_len")
-        if not isinstance(s, int) or s == values.get("seq_len") or ph.get("mfu") is not None:
+        if not isinstance(s, int) or s == values.get("seq_len"):
             continue
         yield i, ph, {**values, "seq_len": s, "n_gpus": ph.get("n_gpus", values.get("n_gpus"))}
 
 
+def _unpriced_phases(values: dict):
+    """``_other_length_phases`` without their own ``mfu`` (a phase with its own mfu is priced
+    at it)."""
+    for i, ph, at in _other_length_phases(values):
+        if ph.get("mfu") is None:
+            yield i, ph, at
+
+
 def _phase_warnings(values: dict) -> list[str]:
-    """One sentence for each extra phase (``_unpriced_phases``) when it goes beyond the model's
-    context (``_context_warning``) or the scenario's plan, at the phase's sequence length and
-    GPU count, cannot run it (``scenario_plan``: the batch and plan rules) or does not fit the
-    usable HBM (``plan_does_not_fit``; the report refuses it, ``phase_does_not_fit``, as it
-    refuses the main run's): the bill prices the phase at the main run's MFU, which does not
-    describe such a phase."""
+    """One sentence for each extra phase at a sequence length the main run does not train at
+    (``_other_length_phases``) when it goes beyond the model's context (``_context_warning``,
+    the main run's check, whether or not the phase gives its own mfu), or, for a phase priced
+    at the main run's MFU (``_unpriced_phases``), the scenario's plan, at the phase's sequence
+    length and GPU count, cannot run it (``scenario_plan``: the batch and plan rules) or does
+    not fit the usable HBM (``plan_does_not_fit``; the report refuses it,
+    ``phase_does_not_fit``, as it refuses the main run's): the main run's MFU does not describe
+    such a phase. A phase with its own mfu stands for a plan of its own, which the scenario
+    cannot state: its plan is not checked, and the sentence says so."""
     out = []
-    for i, ph, at in _unpriced_phases(values):
+    for i, ph, at in _other_length_phases(values):
         said = [x for x in (_context_warning(at, phase=True),) if x]
-        if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
+        own = ph.get("mfu") is not None
+        if not own and all(k in at for k in ("model", "accelerator", "n_gpus",
+                                              "global_batch_tokens")):
             try:
                 scenario_plan_memory(at)
             except (ValueError, KeyError) as e:  # the rule, without the search's detail
@@ -577,8 +589,11 @@ def _phase_warnings(values: dict) -> list[str]:
         said = [x.rstrip(".") for x in said if x]
         if said:
             out.append(f"phases[{i}] ({ph.get('name')!r}, seq_len={at['seq_len']:,}): "
-                       + "; ".join(said) + f". The bill prices the phase at the main run's MFU "
-                       f"{_PHASE_ADVICE}")
+                       + "; ".join(said) + (
+                           f". The bill prices the phase at its own mfu={ph['mfu']:g}, which "
+                           "stands for a plan of its own: the workbook does not check that "
+                           "plan's memory or fit at this length" if own else
+                           f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}"))
     return out
 
 
