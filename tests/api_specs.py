@@ -526,6 +526,7 @@ def _more_module_specs(tiny) -> dict:
         "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.given_mfu_range": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_words": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.exploratory_note": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_all_clamped": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_shift_words": Spec(dict(a=bill, b=bill),
                                                {"a": "ledger", "b": "ledger"}),

@@ -156,3 +156,20 @@ def test_estimate_compare_from_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
     assert "so RL post-training moves the total by $0.00." in out
+
+
+def test_the_headline_note_says_what_the_line_nets_out():
+    # notebook 00's headline figure (and the report's index): the status and what it nets out
+    base = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    assert ledger.exploratory_note(base) == "default"
+    rl_usd = _dpo_gpu_hours(100_000) * PRICE
+    assert ledger.exploratory_note(ledger.build_ledger(_dpo(100_000))) == (
+        f"default; net of RL post-training's {llmcost.fmt_usd(rl_usd)}, which Cottier et al.'s "
+        "multiplier counts")
+    paid = base.figures["paid_gpu_hours"]
+    k = math.ceil(3.2 * paid / _dpo_gpu_hours(1))
+    note = ledger.exploratory_note(ledger.build_ledger({**_dpo(k),
+                                                        "ledger_exploratory_fraction": 0.5}))
+    assert note == (f"modelled; $0: RL post-training's "
+                    f"{llmcost.fmt_usd(_dpo_gpu_hours(k) * PRICE)} exceeds Cottier et al.'s "
+                    f"multiplier ({llmcost.fmt_usd(0.5 * paid * PRICE)})")

@@ -1084,6 +1084,24 @@ def exploratory_words(bill: Ledger) -> str | None:
                "at the top of its range)" if exploratory_all_clamped(bill) else ""))
 
 
+def exploratory_note(bill: Ledger) -> str:
+    """The exploratory line's status with what it nets out, short, for a table's note column
+    (notebook 00's headline figures, the report's index): "default; net of RL post-training's
+    $28.9k, which Cottier et al.'s multiplier counts", or "default; $0: RL post-training's
+    $11.6M exceeds Cottier et al.'s multiplier ($3.06M)" when clamped; the status alone when
+    nothing is netted (``exploratory_words`` says it in full)."""
+    line = _ledger(bill, "bill").line("compute.exploratory")
+    n = bill.figures.get("exploratory_netting")
+    if not n or not n["netted"]:
+        return line.status
+    rate, many = n["usd_per_gpu_hour"], len(n["netted"]) > 1
+    what = _and([f"{k}'s {fmt_usd(float(h) * rate)}" for k, h in n["netted"].items()])
+    if not n["clamped"]:
+        return f"{line.status}; net of {what}, which Cottier et al.'s multiplier counts"
+    return (f"{line.status}; $0: {what} exceed{'' if many else 's'} Cottier et al.'s "
+            f"multiplier ({fmt_usd(float(n['gross_gpu_hours']) * rate)})")
+
+
 def exploratory_shift_words(a: Ledger, b: Ledger) -> str | None:
     """Why two compared bills' exploratory lines differ by what their post-training and
     benchmark lines differ, in a reader's words ("net of RL post-training (...): RL
