@@ -308,7 +308,8 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
             "default") in first
     # the default scenario: its exploratory and failed runs, the largest line, is a default
     d = glance.bill_gaps(report.estimate_ledger("data/scenarios/default.yaml"))
-    assert d["defaults"][0]["line"] == "exploratory and failed runs"
+    # (net of its RL campaign, which Cottier et al. 2024's multiplier counts: the label says so)
+    assert d["defaults"][0]["line"] == "exploratory and failed runs, net of RL post-training"
     assert g["gaps"]["price_default"] is None and "catalogue's median" not in first
     # no price given: the bill's GPU-hour price is the catalogue median (a reviewer: the
     # sentence named a $2.29k default line and not the price the whole compute rests on)

@@ -335,6 +335,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     rl_long = rl_context_warning(values, defaults)
     if rl_long:
         out.append(rl_long)
+    dpo = dpo_ignored_warning(values, defaults)
+    if dpo:
+        out.append(dpo)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     waste = waste_warning(values)
@@ -519,6 +522,67 @@ def context_warning(spec, s: int, phase: bool = False) -> str | None:
     return None
 
 
+#: The ``rl_`` keys an RL iteration with ``rl_algorithm: dpo`` does not read, each with why
+#: (``serving.rl``: ``RLOptions.samples`` is 2 per prompt for DPO, ``pass_flops`` prices DPO as
+#: a reference forward 2·N and one update 6·N per token with no generation, reward or epochs,
+#: ``generation_time`` returns 0 for DPO): Rafailov et al. 2023 (DPO, arXiv:2305.18290, §4)
+#: train on a fixed data set of preference pairs, a chosen and a rejected response to each
+#: prompt, with no sampling from the policy and no reward model.
+DPO_IGNORED_KEYS = {
+    "rl_samples_per_prompt": "DPO scores 2 given responses per prompt, the chosen and the "
+                             "rejected one",
+    "rl_reward": "the preferences are given, not scored",
+    "rl_response_tokens_max": "no generation limit: the responses are given, "
+                              "rl_response_tokens their mean length",
+    "rl_rollout_tp": "no rollout engine",
+    "rl_async": "no rollout engine to overlap with",
+    "rl_partial_rollouts": "no rollouts",
+    "rl_ppo_epochs": "one update pass per pair",
+}
+
+
+#: The ``rl_`` keys a DPO iteration still bills although DPO has no rollout engine or reward
+#: (``serving.rl``: separate rollout GPUs count as idle in ``wall_and_parts``, a given
+#: ``weight_sync_s`` is charged by ``sync_time`` before its DPO case, the verifier per sample by
+#: ``rl_campaign``), each with what it adds.
+DPO_STILL_BILLED = {
+    "rl_rollout_gpus": "GPUs idle for the whole iteration",
+    "rl_weight_sync_s": "seconds × every RL GPU, each iteration",
+    "rl_verifier_usd_per_sample": "USD per sample",
+}
+
+
+def dpo_ignored_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One warning when ``rl_algorithm`` is ``dpo`` and the scenario itself sets (not a
+    notebook's default: ``defaults``) ``rl_`` keys a DPO iteration does not read
+    (``DPO_IGNORED_KEYS``): each named with its value and why, so that a scenario copied from a
+    GRPO one does not look as if its 16 samples per prompt or its reward model were priced;
+    and the keys it sets that DPO still bills (``DPO_STILL_BILLED``, when non-zero). None
+    otherwise."""
+    if values.get("rl_algorithm") != "dpo":
+        return None
+    set_ = [k for k in DPO_IGNORED_KEYS if k in values and k not in defaults]
+    billed = [(k, why) for k, why in DPO_STILL_BILLED.items()
+              if k not in defaults and values.get(k)]
+    if not set_ and not billed:
+        return None
+
+    def shown(v):
+        return str(v).lower() if isinstance(v, bool) else f"{v:,}" if isinstance(v, int) \
+            else f"{v:g}" if isinstance(v, float) else str(v)
+
+    listed = "; ".join(f"{k}={shown(values[k])} ({DPO_IGNORED_KEYS[k]})" for k in set_)
+    return ((f"rl_algorithm=dpo ignores {len(set_)} rl_ key{'s' if len(set_) > 1 else ''} the "
+             f"scenario sets: {listed}. " if set_ else "rl_algorithm=dpo: ")
+            + "DPO (Rafailov et al. 2023) trains on given preference pairs, 2 responses per "
+            "prompt, with no generation: the RL line prices a reference forward and one policy "
+            "update over 2 × rl_prompts_per_step × (rl_prompt_tokens + rl_response_tokens) "
+            "tokens per iteration"
+            + (". Still billed although DPO has no rollout engine or reward to pay for: "
+               + "; ".join(f"{k}={shown(values[k])} ({why})" for k, why in billed)
+               if billed else "") + ".")
+
+
 def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     """One sentence when the RL campaign the bill prices (``ledger_rl`` true, or null with
     ``rl_iterations`` or ``rl_runs`` given: ``ledger.rl_campaign_given``'s rule) generates
@@ -546,28 +610,40 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
 
 
-def _unpriced_phases(values: dict):
+def _other_length_phases(values: dict):
     """(i, phase, the scenario's values at the phase's sequence length and GPU count) for each
-    extra phase (``phases``) at a sequence length the main run does not train at and without
-    its own ``mfu`` (a phase with its own mfu is priced at it)."""
+    extra phase (``phases``) at a sequence length the main run does not train at."""
     for i, ph in enumerate(values.get("phases") or []):
         s = ph.get("seq_len")
-        if not isinstance(s, int) or s == values.get("seq_len") or ph.get("mfu") is not None:
+        if not isinstance(s, int) or s == values.get("seq_len"):
             continue
         yield i, ph, {**values, "seq_len": s, "n_gpus": ph.get("n_gpus", values.get("n_gpus"))}
 
 
+def _unpriced_phases(values: dict):
+    """``_other_length_phases`` without their own ``mfu`` (a phase with its own mfu is priced
+    at it)."""
+    for i, ph, at in _other_length_phases(values):
+        if ph.get("mfu") is None:
+            yield i, ph, at
+
+
 def _phase_warnings(values: dict) -> list[str]:
-    """One sentence for each extra phase (``_unpriced_phases``) when it goes beyond the model's
-    context (``_context_warning``) or the scenario's plan, at the phase's sequence length and
-    GPU count, cannot run it (``scenario_plan``: the batch and plan rules) or does not fit the
-    usable HBM (``plan_does_not_fit``; the report refuses it, ``phase_does_not_fit``, as it
-    refuses the main run's): the bill prices the phase at the main run's MFU, which does not
-    describe such a phase."""
+    """One sentence for each extra phase at a sequence length the main run does not train at
+    (``_other_length_phases``) when it goes beyond the model's context (``_context_warning``,
+    the main run's check, whether or not the phase gives its own mfu), or, for a phase priced
+    at the main run's MFU (``_unpriced_phases``), the scenario's plan, at the phase's sequence
+    length and GPU count, cannot run it (``scenario_plan``: the batch and plan rules) or does
+    not fit the usable HBM (``plan_does_not_fit``; the report refuses it,
+    ``phase_does_not_fit``, as it refuses the main run's): the main run's MFU does not describe
+    such a phase. A phase with its own mfu stands for a plan of its own, which the scenario
+    cannot state: its plan is not checked, and the sentence says so."""
     out = []
-    for i, ph, at in _unpriced_phases(values):
+    for i, ph, at in _other_length_phases(values):
         said = [x for x in (_context_warning(at, phase=True),) if x]
-        if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
+        own = ph.get("mfu") is not None
+        if not own and all(k in at for k in ("model", "accelerator", "n_gpus",
+                                              "global_batch_tokens")):
             try:
                 scenario_plan_memory(at)
             except (ValueError, KeyError) as e:  # the rule, without the search's detail
@@ -577,8 +653,11 @@ def _phase_warnings(values: dict) -> list[str]:
         said = [x.rstrip(".") for x in said if x]
         if said:
             out.append(f"phases[{i}] ({ph.get('name')!r}, seq_len={at['seq_len']:,}): "
-                       + "; ".join(said) + f". The bill prices the phase at the main run's MFU "
-                       f"{_PHASE_ADVICE}")
+                       + "; ".join(said) + (
+                           f". The bill prices the phase at its own mfu={ph['mfu']:g}, which "
+                           "stands for a plan of its own: the workbook does not check that "
+                           "plan's memory or fit at this length" if own else
+                           f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}"))
     return out
 
 

@@ -386,14 +386,17 @@ def _build(p: dict) -> Ledger:
     lines: list[Line] = []
     run = _pretraining_lines(lines, b)
     explore_ix, explore_h = len(lines), _exploratory_runs_line(lines, b)
-    post_h = _post_training_lines(lines, b, run["main_goodput"])
+    tune_h = _post_training_lines(lines, b, run["main_goodput"])
     rl_h, rl_camp = _rl_line(lines, b)
-    post_h += rl_h
+    post_h = tune_h + rl_h
     proc_h, syn_h = _data_lines(lines, b)
     eval_h = _evaluation_lines(lines, b)
+    explore = None
     if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
-        explore_h = _exploratory_fraction_line(lines, explore_ix, p, run["paid_h"],
-                                               post_h + eval_h, b.gpu_rate, b.kind_compute)
+        explore = _exploratory_fraction_line(
+            lines, explore_ix, p, run["paid_h"],
+            _netted_parts(lines, tune_h, rl_h, eval_h), b.gpu_rate, b.kind_compute)
+        explore_h = explore["gpu_hours"]
     months, months_source = _project_months(p, run["main_days"])
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
@@ -405,6 +408,8 @@ def _build(p: dict) -> Ledger:
     figures = _figures(b, run, en, {
         "all_gpu_hours": all_h, "project_months": months, "project_months_source": months_source,
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h}, rl_camp)
+    figures["exploratory_netting"] = explore and {k: v for k, v in explore.items()
+                                                  if k != "gpu_hours"}
     return Ledger(lines, figures, p)
 
 
@@ -970,33 +975,173 @@ def _checkpoint_figures(plan) -> dict | None:
             "checkpoint_bytes": float(plan.size.total_bytes)}
 
 
-def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:
-    """The exploratory-runs line from a fraction, inserted at ``ix``; returns its GPU-hours.
+#: The lines the exploratory multiplier nets out (``_netted_parts``), in a reader's words.
+NETTED_WORDS = {"post.sft": "SFT", "post.cpt": "continued pre-training", "post.lora": "LoRA"}
+
+
+def _netted_parts(lines: list, tune_h, rl_h, eval_h) -> dict:
+    """The GPU-hours the exploratory multiplier nets out, by what a reader calls them: the
+    fine-tuning lines' (SFT, continued pre-training, LoRA: ``tune_h`` together, named by the
+    lines that are priced), RL post-training's (``rl_h``) and the benchmark runs' (``eval_h``);
+    parts that are 0 in every draw left out."""
+    tuned = [w for k, w in NETTED_WORDS.items()
+             if any(ln.key == k and ln.status == "modelled" for ln in lines)]
+    parts = {(_and(tuned) if tuned else "fine-tuning"): tune_h,
+             "RL post-training": rl_h, "benchmark runs": eval_h}
+    return {k: v for k, v in parts.items() if _given(v)}
+
+
+def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -> dict:
+    """The exploratory-runs line from a fraction, inserted at ``ix``; returns its GPU-hours
+    (``gpu_hours``) and how they were netted (``fraction``, ``gross_gpu_hours``, ``netted``: the
+    GPU-hours netted out by part, ``netted_gpu_hours``, ``clamped``: the parts exceed the
+    multiplier in every draw, the rate ``usd_per_gpu_hour``), the bill's
+    ``figures['exploratory_netting']``.
 
     Cottier et al. 2024 (arXiv:2405.21015, §2.5 and App. A.6) put *total development compute*
     at 1.2-4× the final run, "including experiments, failed attempts, evaluation and
     finetuning"; ``ledger_exploratory_fraction`` (default their median, 1.19) is that multiplier
-    less one. The bill's own post-training (SFT, CPT, LoRA, RL) and benchmark-run GPU-hours are
-    part of it, so they are netted out:
+    less one. The bill's own post-training (SFT, CPT, LoRA, RL: ``netted``) and benchmark-run
+    GPU-hours are part of it, so they are netted out:
 
         exploratory GPU-h = max(0, fraction × final run − post-training − evaluation GPU-h)
 
-    (``ledger_exploratory_runs``, a list of runs, is billed as given instead)."""
+    so a post-training line moves money out of this one and adds nothing to the total until it
+    exceeds the multiplier; the line's label names what it is net of (``exploratory_words``
+    says it with the amounts). (``ledger_exploratory_runs``, a list of runs, is billed as given
+    instead.)"""
     given = p["ledger_exploratory_fraction"] is not None
     frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
     row = default_rows()["exploratory_fraction"]
-    h = _num(np.maximum(0.0, frac * paid_h - netted_h))
+    netted_h = sum(netted.values()) if netted else 0.0
+    gross = frac * paid_h
+    h = _num(np.maximum(0.0, gross - netted_h))
+    clamped = bool(netted) and bool(np.all(h == 0))
+    what = _and(list(netted)) if netted else ""
+    label = ("exploratory and failed runs" + (f", net of {what}" if netted and not clamped else "")
+             + (f" (none left: {what} exceed{'s' if len(netted) == 1 else ''} the "
+                "multiplier)" if clamped else ""))
     how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
            f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
            "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
            f"together), less the {netted_h:,.0f} GPU-h of post-training and benchmark lines "
-           "billed separately" + (" (they exceed it: 0)" if np.all(h == 0) else "")
+           "billed separately" + (" (they exceed it: 0)" if clamped else "")
            + f" = {h:,.0f} GPU-h × ${rate:.2f}")
-    lines.insert(ix, Line("compute.exploratory", "exploratory and failed runs", "compute",
+    lines.insert(ix, Line("compute.exploratory", label, "compute",
                           "development", kind, h * rate, how,
                           "ledger_exploratory_fraction (scenario); " + row["source"] if given
                           else row["source"], "modelled" if given else "default"))
-    return h
+    return {"gpu_hours": h, "fraction": frac, "gross_gpu_hours": gross, "netted": netted,
+            "netted_gpu_hours": netted_h, "clamped": clamped, "usd_per_gpu_hour": rate}
+
+
+def _netted_words(n: dict) -> str:
+    """"RL post-training's 73,322 GPU-h ($292k)" for each part an exploratory line nets out
+    (``figures['exploratory_netting']``), joined with "and"."""
+    rate = n["usd_per_gpu_hour"]
+    return _and([f"{k}'s {float(h):,.0f} GPU-h ({fmt_usd(float(h) * rate)})"
+                 for k, h in n["netted"].items()])
+
+
+def exploratory_all_clamped(bill: Ledger) -> bool:
+    """True when the exploratory line nets out more post-training and benchmark GPU-hours than
+    even the top of Cottier et al. 2024's interval of the multiplier gives (``high`` × the final
+    run's paid GPU-hours, ``data/ledger_defaults.csv``), so that it is $0 over its whole
+    illustrative range and that range moves nothing (``illustrative_ranges`` leaves it out)."""
+    n = _ledger(bill, "bill").figures.get("exploratory_netting")
+    if not n or not n["clamped"]:
+        return False
+    hi = max(float(default_rows()["exploratory_fraction"]["high"]), float(n["fraction"]))
+    return hi * float(bill.figures["paid_gpu_hours"]) <= float(n["netted_gpu_hours"])
+
+
+def exploratory_words(bill: Ledger) -> str | None:
+    """What the exploratory line nets out, with the amounts, in a reader's words ("net of RL
+    post-training's 7,239 GPU-h ($28.9k), which the multiplier ... already counts ...", or
+    "$0.00: RL post-training's ... exceeds the whole multiplier ..." when it is clamped at 0);
+    None when it nets nothing (no post-training or benchmark line priced) or lists its runs
+    (``ledger_exploratory_runs``). ``_exploratory_fraction_line`` has the formula,
+    max(0, fraction × final run − netted GPU-h), and its source (Cottier et al. 2024, App. A.6:
+    the multiplier counts experiments, failed attempts, evaluation and fine-tuning together),
+    so a netted line moves money out of the exploratory one and adds $0 to the total until it
+    exceeds the multiplier; past it the line is $0 and only the excess adds."""
+    n = _ledger(bill, "bill").figures.get("exploratory_netting")
+    if not n or not n["netted"]:
+        return None
+    rate, gross = n["usd_per_gpu_hour"], float(n["gross_gpu_hours"])
+    what, many = _and(list(n["netted"])), len(n["netted"]) > 1
+    mult = f"{float(n['fraction']):.2f}x the final run: {gross:,.0f} GPU-h, {fmt_usd(gross * rate)}"
+    if not n["clamped"]:
+        return (f"net of {_netted_words(n)}, which the multiplier ({mult}) already counts, as "
+                f"Cottier et al. 2024 count fine-tuning and evaluation in it: the {what} "
+                f"line{'s move' if many else ' moves'} that money out of the exploratory line "
+                "and adds $0.00 to the total")
+    excess = (float(n["netted_gpu_hours"]) - gross) * rate
+    return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the whole multiplier "
+            f"({mult}), in which Cottier et al. 2024 count fine-tuning and evaluation, so only "
+            f"the excess, {fmt_usd(excess)}, adds to the total"
+            + ("; the exploratory fraction is left out of the spread (the line is $0.00 even "
+               "at the top of its range)" if exploratory_all_clamped(bill) else ""))
+
+
+def exploratory_note(bill: Ledger) -> str:
+    """The exploratory line's status with what it nets out, short, for a table's note column
+    (notebook 00's headline figures, the report's index): "default; net of RL post-training's
+    $28.9k, which Cottier et al.'s multiplier counts", or "default; $0: RL post-training's
+    $11.6M exceeds Cottier et al.'s multiplier ($3.06M)" when clamped; the status alone when
+    nothing is netted (``exploratory_words`` says it in full)."""
+    line = _ledger(bill, "bill").line("compute.exploratory")
+    n = bill.figures.get("exploratory_netting")
+    if not n or not n["netted"]:
+        return line.status
+    rate, many = n["usd_per_gpu_hour"], len(n["netted"]) > 1
+    what = _and([f"{k}'s {fmt_usd(float(h) * rate)}" for k, h in n["netted"].items()])
+    if not n["clamped"]:
+        return f"{line.status}; net of {what}, which Cottier et al.'s multiplier counts"
+    return (f"{line.status}; $0: {what} exceed{'' if many else 's'} Cottier et al.'s "
+            f"multiplier ({fmt_usd(float(n['gross_gpu_hours']) * rate)})")
+
+
+def exploratory_shift_words(a: Ledger, b: Ledger) -> str | None:
+    """Why two compared bills' exploratory lines differ by what their post-training and
+    benchmark lines differ, in a reader's words ("net of RL post-training (...): RL
+    post-training's GPU-hours cost $292k more in B than in A, and the exploratory line is $292k
+    less, so RL post-training moves the total by $0.00"; ``estimate --compare``, the index's
+    comparison); None when neither nets anything out or both net the same amount.
+
+    Each bill's exploratory line is max(0, fraction × final run − netted GPU-h) × rate
+    (``_exploratory_fraction_line``), so of the netted lines' change in GPU-hour cost
+    Δ = netted_B × rate_B − netted_A × rate_A, the part min(netted, fraction × final run) ×
+    rate, which the multiplier absorbs, moves out of the exploratory line and only the rest
+    moves the total."""
+    na, nb = (_ledger(x, name).figures.get("exploratory_netting") or None
+              for x, name in ((a, "a"), (b, "b")))
+    if not (na and na["netted"]) and not (nb and nb["netted"]):
+        return None
+
+    def cost(n, absorbed=False):
+        if not n:
+            return 0.0
+        h = float(n["netted_gpu_hours"])
+        return (min(h, float(n["gross_gpu_hours"])) if absorbed else h) * n["usd_per_gpu_hour"]
+
+    d = difference(cost(na), cost(nb))
+    if d == 0:
+        return None
+    moved = difference(cost(na, True), cost(nb, True))
+    rest = difference(moved, d)  # d − moved: what reaches the total
+
+    def signed(x):
+        return ("+" if x > 0 else "−" if x < 0 else "") + fmt_usd(abs(x))
+
+    what = _and(sorted({k for n in (na, nb) if n for k in n["netted"]}))
+    return (f"net of {what} (Cottier et al. 2024's multiplier already "
+            f"counts fine-tuning and evaluation): {what}'s GPU-hours cost {fmt_usd(abs(d))} "
+            f"{'more' if d > 0 else 'less'} in B than in A, and the exploratory line is "
+            + (f"{fmt_usd(abs(moved))} {'less' if moved > 0 else 'more'}" if moved else
+               "unchanged") + f", so {what} move{'' if ' and ' in what else 's'} the total by "
+            f"{signed(rest)}")
+
 
 def scenario_mfu_source(p: dict) -> str:
     """Where the scenario's MFU comes from, for the bill's 'how' column: predicted (plan, stack
@@ -1817,9 +1962,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
       conclusion;
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
-      bill prices exploration as a fraction). The interval's ends are taken as the triangle's
-      ends, so this range is narrower than theirs (their 5th-95th percentiles become its 0th and
-      100th).
+      bill prices exploration as a fraction, and not when the post-training and benchmark
+      lines it nets out exceed even the top of that range: ``exploratory_all_clamped``, the
+      line $0 in every draw, a spread that moves nothing). The interval's ends are taken as
+      the triangle's ends, so this range is narrower than theirs (their 5th-95th percentiles
+      become its 0th and 100th).
 
     Returns
     -------
@@ -1843,7 +1990,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
                 "left out)")
     if bill.line("compute.exploratory").how.startswith("development compute") and \
-            not p.get("ledger_exploratory_runs"):
+            not p.get("ledger_exploratory_runs") and not exploratory_all_clamped(bill):
         row = default_rows()["exploratory_fraction"]
         frac = p.get("ledger_exploratory_fraction")
         frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
@@ -1862,8 +2009,9 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
     conditions of ``illustrative_ranges``: a price spread needs at least two current catalogue
     prices for the accelerator and pricing mode (``data/prices.csv``; owned hardware has none,
     its price being the amortised purchase); the exploratory spread applies only to
-    exploration priced as a fraction of the final run (not to listed runs). ``ranged``: the
-    ranged input names (``LedgerDraws.ranges``). Returns dict key -> reason."""
+    exploration priced as a fraction of the final run (not to listed runs), and not when the
+    lines it nets out leave it $0 over its whole range (``exploratory_all_clamped``).
+    ``ranged``: the ranged input names (``LedgerDraws.ranges``). Returns dict key -> reason."""
     f, p = _ledger(bill, "bill").figures, bill.scenario
     if isinstance(ranged, (str, bytes)) or not hasattr(ranged, "__iter__") or \
             not all(isinstance(k, str) for k in ranged):
@@ -1877,6 +2025,12 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             n = len(current_prices(f["accelerator"], f["pricing"]))
             out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
+        elif k == "ledger_exploratory_fraction" and exploratory_all_clamped(bill):
+            n, hi = f["exploratory_netting"], default_rows()["exploratory_fraction"]["high"]
+            out[k] = (f"the {float(n['netted_gpu_hours']):,.0f} GPU-h of "
+                      f"{_and(list(n['netted']))} it nets out exceed even the top of Cottier et "
+                      f"al.'s range ({hi} × the final run's {f['paid_gpu_hours']:,.0f} paid "
+                      "GPU-h), so the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction":
             out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"
                       if p.get("ledger_exploratory_runs") else "exploratory compute is "

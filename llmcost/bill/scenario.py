@@ -1126,12 +1126,48 @@ MAGNITUDE_LIMITS = {
 }
 
 
+def _check_phase_rules(p: dict) -> None:
+    """The main run's rules on its tokens and sequence length, for each extra phase
+    (``phases``, ``check_run_rules``): its tokens below ``MAGNITUDE_LIMITS``' and at least one
+    step (``global_batch_tokens``, the main run's rule of ``train_tokens``), a sequence that
+    fits in the global batch, and GPUs the global batch can feed at its sequence length
+    (``_check_batch_feeds_gpus``)."""
+    for i, ph in enumerate(p.get("phases") or []):
+        tok = ph.get("tokens")
+        if isinstance(tok, (int, float)) and tok > MAGNITUDE_LIMITS["train_tokens"][0]:
+            raise ScenarioError(f"phases[{i}].tokens={tok:.3g} is above "
+                                f"{MAGNITUDE_LIMITS['train_tokens'][0]:.0e}: "
+                                f"{MAGNITUDE_LIMITS['train_tokens'][1]}")
+        b = p.get("global_batch_tokens")
+        if isinstance(tok, (int, float)) and isinstance(b, (int, float)) and 0 < tok < b:
+            raise ScenarioError(f"phases[{i}].tokens={tok:,.0f} is less than one step: "
+                                f"global_batch_tokens={b:,} tokens are trained per optimizer "
+                                "step; give the phase at least one global batch (check the "
+                                "exponent)")
+        if "model" not in p or "global_batch_tokens" not in p:
+            continue
+        n = ph.get("n_gpus", p.get("n_gpus"))
+        if ph["seq_len"] > p["global_batch_tokens"]:
+            raise ScenarioError(f"phases[{i}].seq_len={ph['seq_len']:,} is longer than "
+                                f"global_batch_tokens={p['global_batch_tokens']:,}: a step "
+                                "must hold at least one sequence")
+        if n is not None:
+            try:
+                _check_batch_feeds_gpus({"model": p["model"], "n_gpus": n,
+                                         "seq_len": ph["seq_len"],
+                                         "global_batch_tokens": p["global_batch_tokens"]})
+            except ScenarioError as e:
+                whose = "" if "n_gpus" in ph else " (the phase runs on the main run's n_gpus)"
+                raise ScenarioError(f"phases[{i}] ({ph['name']!r}): {e}{whose}") from None
+
+
 def check_run_rules(p: dict) -> None:
     """Rules a scenario's secondary runs share with the main run, and magnitudes refused as typos.
 
-    * every extra phase (``phases``) obeys the main run's rules: its GPUs must be fed by the
-      global batch at its sequence length (``_check_batch_feeds_gpus``, the rule of ``n_gpus``),
-      and a sequence must fit in the global batch;
+    * every extra phase (``phases``) obeys the main run's rules (``_check_phase_rules``): its
+      GPUs must be fed by the global batch at its sequence length (``_check_batch_feeds_gpus``,
+      the rule of ``n_gpus``), a sequence must fit in the global batch, and its tokens must
+      make at least one step;
     * the RL job (``rl_gpus``, ``rl_rollout_gpus``) obeys the same batch rule, its batch being
       ``rl_prompts_per_step × rl_samples_per_prompt`` sequences of prompt + response tokens;
     * ``MAGNITUDE_LIMITS``: values above them are refused with the reason;
@@ -1150,27 +1186,7 @@ def check_run_rules(p: dict) -> None:
                             f"{b:,} tokens are trained per optimizer step; give train_tokens of "
                             "at least one global batch (check the exponent) or a smaller "
                             "global_batch_tokens")
-    for i, ph in enumerate(p.get("phases") or []):
-        tok = ph.get("tokens")
-        if isinstance(tok, (int, float)) and tok > MAGNITUDE_LIMITS["train_tokens"][0]:
-            raise ScenarioError(f"phases[{i}].tokens={tok:.3g} is above "
-                                f"{MAGNITUDE_LIMITS['train_tokens'][0]:.0e}: "
-                                f"{MAGNITUDE_LIMITS['train_tokens'][1]}")
-        if "model" not in p or "global_batch_tokens" not in p:
-            continue
-        n = ph.get("n_gpus", p.get("n_gpus"))
-        if ph["seq_len"] > p["global_batch_tokens"]:
-            raise ScenarioError(f"phases[{i}].seq_len={ph['seq_len']:,} is longer than "
-                                f"global_batch_tokens={p['global_batch_tokens']:,}: a step "
-                                "must hold at least one sequence")
-        if n is not None:
-            try:
-                _check_batch_feeds_gpus({"model": p["model"], "n_gpus": n,
-                                         "seq_len": ph["seq_len"],
-                                         "global_batch_tokens": p["global_batch_tokens"]})
-            except ScenarioError as e:
-                whose = "" if "n_gpus" in ph else " (the phase runs on the main run's n_gpus)"
-                raise ScenarioError(f"phases[{i}] ({ph['name']!r}): {e}{whose}") from None
+    _check_phase_rules(p)
     rl = ("model", "rl_prompts_per_step", "rl_samples_per_prompt", "rl_prompt_tokens",
           "rl_response_tokens")
     if all(k in p for k in rl):

@@ -19,7 +19,8 @@ import pandas as pd
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
-from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
+from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_draws,
+                           predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import Range, is_ranged
@@ -562,6 +563,9 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         out.append(f"({zero} lines at $0 in both left out)")
     if flagged:
         out += wrap_lines(COMPARE_OUTSIDE_NOTE, columns, "")
+    if df.attrs.get("exploratory_note"):  # glance.compare_bills: what the netting moved
+        out += wrap_lines(f"exploratory and failed runs: {df.attrs['exploratory_note']}.",
+                          columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
@@ -597,6 +601,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                           for n, p, t, b in zip(names, paths, titles, bills)],
             "inputs_differ": compare_inputs(bills),
             "lines": records,
+            "exploratory_note": df.attrs.get("exploratory_note"),
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")
                               for q in (10, 50, 90)},
@@ -713,6 +718,27 @@ def _run_tokens(bill) -> str:
     return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
 
 
+def _exploratory_header(bill) -> list:
+    """The header's sentence on the exploratory line (``bill_text``): at the sourced default, or
+    at the scenario's fraction when it nets post-training out, with what it nets out and that
+    this adds $0 to the total (``ledger.exploratory_words``), or that it is $0 (clamped)."""
+    explore, words = bill.line("compute.exploratory"), exploratory_words(bill)
+    n = bill.figures.get("exploratory_netting") or {}
+    if explore.status == "default" and not words:
+        return ["includes exploratory and failed runs at the sourced default (1.19x the final "
+                "run's GPU-hours, Cottier et al. 2024, less the post-training billed on its own "
+                "lines; ledger_exploratory_fraction or ledger_exploratory_runs to change it)"]
+    if not words:
+        return []
+    at = ("at the sourced default (1.19x the final run's GPU-hours, Cottier et al. 2024; "
+          "ledger_exploratory_fraction or ledger_exploratory_runs to change it)"
+          if explore.status == "default" else
+          f"at the scenario's ledger_exploratory_fraction ({n['fraction']:.2f}x the final run's "
+          "GPU-hours)")
+    return [("exploratory and failed runs " + at + " is " if n["clamped"] else
+             "includes exploratory and failed runs " + at + ", ") + words]
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -732,11 +758,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
              f"MFU {f['mfu']:.1%} "
              f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
-    if explore.status == "default":
-        lines.append("includes exploratory and failed runs at the sourced default (1.19x the "
-                     "final run's GPU-hours, Cottier et al. 2024, less the post-training billed "
-                     "on its own lines; ledger_exploratory_fraction or ledger_exploratory_runs "
-                     "to change it)")
+    lines += _exploratory_header(bill)
     lines.append("")
     ranged = draws is not None and bool(draws.ranges)
     width, inline, rule = _table_label_width(t, columns, ranged)

@@ -33,6 +33,7 @@ from ..bill.ledger import (
     bill_bars,
     compare,
     compare_draws,
+    exploratory_shift_words,
     headline_draws,
     input_words,
     point_outside,
@@ -836,13 +837,16 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     """Two bills (``Ledger``) line by line (``ledger.compare``), with the P10 / P50 / P90 of the
     difference B - A per draw when either scenario has ranges (``ledger.compare_draws``: both
     simulated with the same seed and samples, so draw i sees the same values of the inputs they
-    both range). What ``llmcost estimate --compare`` prints and the report's index shows."""
+    both range). What ``llmcost estimate --compare`` prints and the report's index shows.
+    ``.attrs['exploratory_note']``: why the exploratory line moved with the post-training lines
+    it nets out (``ledger.exploratory_shift_words``), or None."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
     draws = [simulate_ledger(b.scenario, samples=samples, seed=seed) for b in bills]
-    if draws[0].ranges or draws[1].ranges:
-        return compare_draws(*draws, names=names)
-    return compare(*bills, names=names)
+    df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
+          else compare(*bills, names=names))
+    df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
+    return df
 
 
 #: The inputs ``compare_inputs`` sets side by side: what sizes and prices a run (the MFU and the
@@ -964,6 +968,9 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
             "spread is that of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range of its own, so the difference is one number per "
             "line (the illustrative spreads of the bill above are not drawn here).")
+    moved = df.attrs.get("exploratory_note")  # compare_bills: what the netting moved
+    if moved:
+        note = html.escape(f"Exploratory and failed runs: {moved}. ") + note
     src = f" (<code>{html.escape(str(file_b))}</code>)" if file_b else ""
     if warnings_b:
         items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"

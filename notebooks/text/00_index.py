@@ -757,7 +757,7 @@ rows = [summary_row("bill_total_usd", "the whole bill", bill.total_usd, "USD", "
         summary_row("final_run_usd", "final pre-training run", f["final_run_usd"], "USD",
                     "paid GPU-hours × price"),
         summary_row("exploratory_usd", "exploratory and failed runs",
-                    line("compute.exploratory").usd, "USD", line("compute.exploratory").status),
+                    line("compute.exploratory").usd, "USD", ledger.exploratory_note(bill)),
         summary_row("rl_usd", "RL post-training", line("post.rl").usd, "USD",
                     line("post.rl").status),
         summary_row("bill_mfu", "MFU of the bill", f["mfu"], "", f["mfu_source"]),

@@ -1132,7 +1132,12 @@ print("APRIL measured: +22.5% on average, at most +44% (arXiv:2509.18521): the m
 # only when the scenario describes a campaign (`rl_iterations`, `rl_runs` or `ledger_rl: true`;
 # `llmcost.build_ledger(p).line("post.rl")` then calls the same `rl.scenario_campaign`); otherwise
 # the campaign here is an illustration of the notebooks' defaults. The first line below says which
-# holds for this scenario. Against the pre-training compute of the same model (notebook 01):
+# holds for this scenario. In the bill the campaign's GPU-hours come out of the *exploratory
+# and failed runs* line, whose sourced multiplier (Cottier et al. 2024: the compute beyond the
+# final run, experiments, failed attempts, evaluation and fine-tuning together) already counts
+# them: a campaign adds to the bill's total only where it exceeds that line (notebook 00 and
+# `llmcost estimate` say how much it moved). Against the pre-training compute of the same model
+# (notebook 01):
 
 # %%
 camp = rl.scenario_campaign(p, price)

@@ -1,0 +1,175 @@
+"""The exploratory line nets out the post-training it bills on its own lines, and says so.
+
+Source of the netting: Cottier et al. 2024, "The rising costs of training frontier AI models",
+arXiv:2405.21015, §2.5 and App. A.6: total development compute is 1.2-4× the final run (a
+log-normal 90% interval), "including experiments, failed attempts, evaluation and finetuning".
+The bill's default exploratory fraction is the interval's median multiplier less one,
+sqrt(1.2 × 4) − 1 = 1.19, and its own post-training and benchmark GPU-hours are inside that
+multiplier, so
+
+    exploratory GPU-h = max(0, 1.19 × final run's paid GPU-h
+                               − post-training − benchmark GPU-h).
+
+A trial found the consequence silent: adding an RL campaign left the total unchanged, and an RL
+campaign larger than the multiplier set the line to $0 while the header still said the bill
+"includes exploratory and failed runs at the sourced default" and the tornado ranked that input
+with no swing. These tests derive the amounts by hand and check the words a user reads.
+"""
+
+import math
+
+import pytest
+from _cli import run_cli
+
+import llmcost
+from llmcost import ledger
+from llmcost.present import glance
+from llmcost.present.cli import bill_text, compare_text
+
+# Llama 2 70B's parameters (Touvron et al. 2023, Table 1; data/models.csv): 80 layers, d_model
+# 8,192, 64 query and 8 KV heads of 128, SwiGLU d_ff 28,672, vocabulary 32,000, untied output
+# layer, RMSNorm gains (2 per layer + the final one).
+L, H, KV, DH, FF, V = 80, 8192, 8, 128, 28672, 32000
+N_70B = L * (2 * H * H + 2 * H * KV * DH) + L * 3 * H * FF + 2 * V * H + (2 * L + 1) * H
+H100_BF16 = 989.4e12  # dense BF16 peak (the H100 SXM datasheet's 1,978.9 TF is with sparsity)
+PRICE = 3.99  # data/scenarios/default.yaml's Lambda on-demand H100 SXM price
+# Cottier et al. 2024's median multiplier, less the final run itself
+FRACTION = math.sqrt(1.2 * 4) - 1
+
+
+def _dpo(iterations: int) -> dict:
+    """A DPO campaign on the default 70B run, sized by hand (no generation: per preference
+    pair, policy forward + backward 6·N and reference forward 2·N per token over the prompt and
+    both responses; Rafailov et al. 2023, Kaplan et al. 2020 §2.1), at a given 40% MFU."""
+    return {"price_usd_per_gpu_hour": PRICE, "rl_algorithm": "dpo", "rl_prompts_per_step": 32,
+            "rl_prompt_tokens": 512, "rl_response_tokens": 1024,
+            "rl_response_tokens_max": 1024, "rl_iterations": iterations, "rl_runs": 1,
+            "rl_train_mfu": 0.4}
+
+
+def _dpo_gpu_hours(iterations: int) -> float:
+    tokens = 32 * (2 * 512 + 2 * 1024)  # 98,304 tokens per iteration
+    return 8 * N_70B * tokens / (H100_BF16 * 0.4) / 3600 * iterations
+
+
+def test_the_default_multiplier_is_cottier_et_al_s_median():
+    assert ledger.default("exploratory_fraction") == pytest.approx(FRACTION, abs=0.005)
+    assert "arXiv:2405.21015" in ledger.default_rows()["exploratory_fraction"]["source"]
+
+
+def test_rl_moves_money_out_of_the_exploratory_line_by_hand_and_says_so():
+    base = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    paid = base.figures["paid_gpu_hours"]
+    rl_h = _dpo_gpu_hours(100_000)
+    # 5.42e16 FLOP ÷ 396 TFLOP/s = 137 GPU-s per iteration, × 100,000 iterations
+    assert rl_h == pytest.approx(3807.4, abs=0.1)
+    bill = ledger.build_ledger(_dpo(100_000))
+    explore = bill.line("compute.exploratory")
+    assert bill.figures["rl_gpu_hours"] == pytest.approx(rl_h, rel=1e-9)
+    assert explore.usd == pytest.approx((1.19 * paid - rl_h) * PRICE, rel=1e-9)
+    assert bill.total_usd == pytest.approx(base.total_usd, rel=1e-9)  # moved, not added
+    # the label names what it is net of, the header says how much and that it adds $0
+    assert base.line("compute.exploratory").line == "exploratory and failed runs"
+    assert explore.line == "exploratory and failed runs, net of RL post-training"
+    words = ledger.exploratory_words(bill)
+    assert words.startswith(f"net of RL post-training's {rl_h:,.0f} GPU-h "
+                            f"(${rl_h * PRICE / 1e3:.1f}k)")  # 3,807 × $3.99 = $15.2k
+    assert f"(1.19x the final run: {1.19 * paid:,.0f} GPU-h" in words
+    assert "adds $0.00 to the total" in words and "Cottier et al. 2024" in words
+    assert ledger.exploratory_words(base) is None
+    text = " ".join(bill_text(bill, columns=1000).split())
+    assert ("includes exploratory and failed runs at the sourced default (1.19x the final "
+            "run's GPU-hours, Cottier et al. 2024; ledger_exploratory_fraction or "
+            f"ledger_exploratory_runs to change it), {words}") in text
+    n = bill.figures["exploratory_netting"]
+    assert n["netted"] == {"RL post-training": pytest.approx(rl_h, rel=1e-9)}
+    assert n["clamped"] is False and n["gross_gpu_hours"] == pytest.approx(1.19 * paid)
+
+
+def test_post_training_beyond_the_multiplier_clamps_the_line_and_says_so():
+    base = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    paid = base.figures["paid_gpu_hours"]
+    # a campaign of 3.2 final runs: above 1.19 × paid, and above 3.0 × paid, the top of
+    # Cottier et al.'s interval, so that every illustrative draw is clamped too
+    k = math.ceil(3.2 * paid / _dpo_gpu_hours(1))
+    rl_h = _dpo_gpu_hours(k)
+    assert rl_h > 3.0 * paid
+    bill = ledger.build_ledger(_dpo(k))
+    explore = bill.line("compute.exploratory")
+    assert explore.usd == 0.0
+    assert explore.line == ("exploratory and failed runs (none left: RL post-training exceeds "
+                            "the multiplier)")
+    # the total grows by the excess only: RL − 1.19 × paid
+    assert bill.total_usd - base.total_usd == pytest.approx((rl_h - 1.19 * paid) * PRICE,
+                                                            rel=1e-9)
+    words = ledger.exploratory_words(bill)
+    assert words.startswith("$0.00: RL post-training's")
+    assert f"only the excess, {llmcost.fmt_usd((rl_h - 1.19 * paid) * PRICE)}," in words
+    assert "left out of the spread" in words
+    text = " ".join(bill_text(bill, columns=1000).split())
+    assert "includes exploratory" not in text
+    assert "ledger_exploratory_runs to change it) is $0.00: RL post-training's" in text
+    # the tornado: no zero-swing row for the exploratory fraction; why, in unranged_inputs
+    assert ledger.exploratory_all_clamped(bill)
+    assert "ledger_exploratory_fraction" not in ledger.illustrative_ranges(bill)
+    head = ledger.headline_draws(bill.scenario, samples=200)
+    assert "ledger_exploratory_fraction" not in set(head.draws.tornado()["input"]) | set(
+        head.draws.ranges)
+    why = ledger.unranged_inputs(bill, head.draws.ranges)["ledger_exploratory_fraction"]
+    assert f"the {rl_h:,.0f} GPU-h of RL post-training it nets out exceed even the top" in why
+    # between 1.19 and 3.0 final runs: the point is clamped, the range still moves the line
+    mid = ledger.build_ledger(_dpo(math.ceil(2.0 * paid / _dpo_gpu_hours(1))))
+    assert mid.line("compute.exploratory").usd == 0.0
+    assert not ledger.exploratory_all_clamped(mid)
+    assert "ledger_exploratory_fraction" in ledger.illustrative_ranges(mid)
+    assert "left out of the spread" not in ledger.exploratory_words(mid)
+
+
+def test_compare_says_the_rl_line_moved_money_out_of_the_exploratory_line():
+    a = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    b = ledger.build_ledger(_dpo(100_000))
+    rl_usd = _dpo_gpu_hours(100_000) * PRICE
+    df = glance.compare_bills([a, b], ("A", "B"), samples=10)
+    note = df.attrs["exploratory_note"]
+    assert note == ledger.exploratory_shift_words(a, b)
+    assert (f"RL post-training's GPU-hours cost {llmcost.fmt_usd(rl_usd)} more in B than in A, "
+            f"and the exploratory line is {llmcost.fmt_usd(rl_usd)} less, so RL post-training "
+            "moves the total by $0.00") in note
+    text = " ".join(compare_text(df, ("A", "B"), ("a.yaml", "b.yaml"), [a, b],
+                                 columns=1000).split())
+    assert f"exploratory and failed runs: {note}." in text
+    assert "Exploratory and failed runs: net of RL post-training" in glance.compare_html(
+        df, ("A", "B"))
+    # back the other way: the money goes back into the exploratory line
+    assert "less in B than in A, and the exploratory line is" in \
+        ledger.exploratory_shift_words(b, a)
+    assert ledger.exploratory_shift_words(a, a) is None
+
+
+def test_estimate_compare_from_the_command_line(tmp_path):
+    # the trial's command, on scenario files: the note is printed under the table
+    base = tmp_path / "a.yaml"
+    base.write_text("price_usd_per_gpu_hour: 3.99\n")
+    rl = tmp_path / "b.yaml"
+    rl.write_text("".join(f"{k}: {v}\n" for k, v in _dpo(100_000).items()))
+    r = run_cli("estimate", "--scenario", str(base), "--compare", str(rl))
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "so RL post-training moves the total by $0.00." in out
+
+
+def test_the_headline_note_says_what_the_line_nets_out():
+    # notebook 00's headline figure (and the report's index): the status and what it nets out
+    base = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    assert ledger.exploratory_note(base) == "default"
+    rl_usd = _dpo_gpu_hours(100_000) * PRICE
+    assert ledger.exploratory_note(ledger.build_ledger(_dpo(100_000))) == (
+        f"default; net of RL post-training's {llmcost.fmt_usd(rl_usd)}, which Cottier et al.'s "
+        "multiplier counts")
+    paid = base.figures["paid_gpu_hours"]
+    k = math.ceil(3.2 * paid / _dpo_gpu_hours(1))
+    note = ledger.exploratory_note(ledger.build_ledger({**_dpo(k),
+                                                        "ledger_exploratory_fraction": 0.5}))
+    assert note == (f"modelled; $0: RL post-training's "
+                    f"{llmcost.fmt_usd(_dpo_gpu_hours(k) * PRICE)} exceeds Cottier et al.'s "
+                    f"multiplier ({llmcost.fmt_usd(0.5 * paid * PRICE)})")
