@@ -523,8 +523,13 @@ def discount_price_cap(accelerator: str, pricing: str) -> dict | None:
         default(mode) = min(median(mode rows), median(on-demand rows)).
 
     Rows above it are usually short-term prepaid blocks (AWS EC2 Capacity Blocks for ML, 1 to
-    182 days, data/prices.csv's notes: B200 $14.21 against on-demand $6.69 and $8.60), a
-    price for guaranteed capacity, not a discount. Returns None when no cap applies (another
+    182 days, data/prices.csv's notes: B200 $14.21 against other providers' on-demand $6.69
+    and $8.60), a price for guaranteed capacity, not a discount: those blocks are not Reserved
+    Instances, and they sit at about AWS's own on-demand price of the same instance (p6-b200,
+    $113.93 per 8-GPU hour = $14.24 per GPU-hour; p5en for H200, $7.91 against the block's
+    $7.895, as secondary listings give them), not below it. The quote above is AWS's rule for
+    its own reservations; the cap applies it across providers (a buyer who can rent by the
+    hour elsewhere pays no more for a "discount" mode), a modelling choice. Returns None when no cap applies (another
     mode, no on-demand row, a median at or below the on-demand one), else ``listed`` (the
     mode's median), ``listed_n``, ``listed_where`` (its rows), ``on_demand`` (the on-demand
     median, the default), ``on_demand_n``, ``on_demand_where``.

@@ -1287,9 +1287,12 @@ def pageable_bytes_per_s(accelerator) -> float:
 
 
 #: Systems whose validation rows ran DeepSpeed's CPU offload with pinned host buffers (no
-#: ``offload_pageable``) on a DeepSpeed before v0.14.1, whose step copies the updated
+#: ``offload_pageable``) on a DeepSpeed whose step copies the updated
 #: parameters back to the GPU through a pageable temporary (``staged_copy_excess_time``):
 #: OpenRLHF's benchmark (OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd: "deepspeed==0.13.2").
+#: ZeRO-1/2 before v0.14.1 (pull request 5301 changed ``stage_1_and_2.py`` only); ZeRO-3 in
+#: every release read, up to master 38327e07f (2025-02: ``stage3.py`` l. 902-903 and 2071-2072
+#: still hold and copy the FP32 partition as in v0.13.2).
 #: DeepSpeed-Chat's rows, on the same DeepSpeed, price every host copy through pageable memory
 #: already (``UNPINNED_OFFLOAD_SYSTEMS``).
 STAGED_COPY_SYSTEMS = ("OpenRLHF",)
@@ -1302,7 +1305,8 @@ STAGED_COPY_SOURCE = ("deepspeedai/DeepSpeed pull request 5301 'fix pagable h2d 
 def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1,
                             link_rate: float | None = None) -> float:
     """Seconds per iteration one GPU waits, beyond the pinned copy ``optimizer_offload_time``
-    already holds, for DeepSpeed before v0.14.1 to copy a CPU-offloaded optimizer's updated
+    already holds, for DeepSpeed (ZeRO-1/2 before v0.14.1; ZeRO-3 in every release read, up to
+    master 38327e07f of 2025-02) to copy a CPU-offloaded optimizer's updated
     parameters back to the GPU, for one model of N = ``n_params`` on ``n_gpus`` GPUs, k =
     ``optimizer_steps`` steps, P = N / n_gpus, after each CPU Adam step::
 
@@ -1310,8 +1314,8 @@ def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int 
 
     **The path run** (deepspeedai/DeepSpeed @ v0.13.2, OpenRLHF's benchmark's version): the
     FP32 master partition lives in pageable host memory whatever ``pin_memory`` says —
-    ZeRO-1/2 ``stage_1_and_2.py`` l. 393-394 ``....to(self.device).clone().float().detach()``,
-    ZeRO-3 ``stage3.py`` l. 860-861 the same for an offloaded optimizer's sub-groups — and the
+    ZeRO-1/2 ``stage_1_and_2.py`` l. 394-395 ``....to(self.device).clone().float().detach()``,
+    ZeRO-3 ``stage3.py`` l. 861-862 the same for an offloaded optimizer's sub-groups — and the
     step writes it into the 16-bit GPU parameters with one blocking cross-dtype copy
     (``stage_1_and_2.py`` l. 1866 ``bit16_partitions[partition_id].data.copy_(fp32_partition
     .data)``; ``stage3.py`` l. 2000-2001 ``_reassign_or_swap_out_partitioned_parameters``).
@@ -1321,9 +1325,11 @@ def staged_copy_excess_time(n_params, n_gpus, accelerator, optimizer_steps: int 
     per parameter at the pageable rate B_pageable = ``pageable_bytes_per_s``. **The path
     priced so far**: ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` is a DeepSpeed of 2025 (ZenFlow) whose
     CPU path includes "transfers updated parameters back to GPU" (``CPU_ADAM_SOURCE``), after
-    DeepSpeed pull request 5301 pinned the FP32 partition and copies it as FP32 before
+    DeepSpeed pull request 5301 pinned ZeRO-1/2's FP32 partition and copies it as FP32 before
     converting on the GPU (``fp32_partition.to(device)``): 4 bytes per parameter at the pinned
-    rate B_pcie = ``pcie_bytes_per_s``. The excess replaces the one by the other.
+    rate B_pcie = ``pcie_bytes_per_s`` (ZeRO-3's path was not changed by it: a ZeRO-3 run with
+    CPU Adam on a current DeepSpeed still takes the staged copy, which ``offload_staged_copy``
+    prices only where a row says so). The excess replaces the one by the other.
 
     Check against the source (``STAGED_COPY_SOURCE``): the ratio of the two copies is
     (2 / B_pageable) / (4 / B_pcie) = ``PAGEABLE_COPY_SLOWDOWN`` / 2 = 4.5, inside the pull
@@ -1760,8 +1766,8 @@ class RLOptions:
         the nominal-rate copies of ``optimizer_offload_time`` (``offload_times``). False: pinned
         (OpenRLHF's ``--adam_offload``).
     offload_staged_copy : bool
-        With ``optimizer_offload`` and without ``offload_pageable``: DeepSpeed before v0.14.1
-        copies the updated parameters back to the GPU through a pageable temporary after each
+        With ``optimizer_offload`` and without ``offload_pageable``: DeepSpeed (ZeRO-1/2 before
+        v0.14.1, ZeRO-3 still) copies the updated parameters back to the GPU through a pageable temporary after each
         CPU Adam step, whatever ``pin_memory`` says (``staged_copy_excess_time``, added to each
         trained model's offload by ``offload_times``); on for OpenRLHF's validation rows
         (``STAGED_COPY_SYSTEMS``, ``row_offload``; judged by ``staged_copy_check``).
@@ -2326,7 +2332,10 @@ def interleave_rounds(o: RLOptions) -> int:
     """m, the micro-rollout batches each actor rank generates in turn (``update_walls``):
     ⌈samples / (R · micro-rollout batch)⌉ with R the actor ranks (``role_gpus["actor"]``) and the
     batch ``max_concurrent`` (OpenRLHF's ``micro_rollout_batch_size``, the sequences of one
-    engine call); one round when no batch is set."""
+    engine call); one round when no batch is set. OpenRLHF (@ 0baf3dd, ppo_trainer.py l. 158)
+    writes the floor, ``rollout_batch_size // (world_size * micro_rollout_batch_size)``: the
+    same on every validation row (each an exact division); the ceiling here counts a partial
+    last batch as a round of its own."""
     ranks = (o.role_gpus or {}).get("actor", o.training_gpus)
     if o.max_concurrent is None:
         return 1
@@ -2365,7 +2374,7 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
         t_x += deepspeed_offload_time(N_x, n_x, ZeRO_x, k, g') − k · offload_link_bytes(N_x,
                n_x, g_x) / B_pcie
 
-    With ``o.offload_staged_copy`` instead (pinned buffers on a DeepSpeed before v0.14.1:
+    With ``o.offload_staged_copy`` instead (pinned buffers on DeepSpeed 0.13.2:
     OpenRLHF's rows), each model's parameter copy back after CPU Adam goes through a pageable
     temporary::
 

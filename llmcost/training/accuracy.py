@@ -123,8 +123,8 @@ DEFAULT_BAND_FRACTION = 0.30
 #: Pseudo-runs k of the shrinkage of a sub-threshold regime's median error toward 0
 #: (``shift_factor``: c = median × n / (n + k) for n < ``MIN_CONFORMAL_ROWS``): the
 #: empirical-Bayes k = π σ² / (2 τ²) of ``shift_shrink_rows`` on the conformal regimes' held-out
-#: errors (σ 9.9% within a regime, τ 8.0% between regimes' true shifts: k = 2.42), rounded.
-SHIFT_SHRINK_ROWS = 2.4
+#: errors (σ 10.1% within a regime, τ 7.5% of regimes' true shifts about 0: k = 2.87), rounded.
+SHIFT_SHRINK_ROWS = 2.9
 #: Below this value of 1 + c − w the band's upper end is unbounded (capped at MFU 1).
 UPPER_BOUND_MARGIN = 0.05
 #: Context above this many tokens is "long" (> 32k; most such runs use context parallelism).
@@ -318,7 +318,7 @@ def shift_factor(n: int) -> float:
     """How much of a regime's median held-out error its band's centre takes (the module
     docstring's "Fewer rows"): 1 with n >= ``MIN_CONFORMAL_ROWS`` held-out rows (the median
     itself), else the empirical-Bayes shrinkage n / (n + k), k = ``SHIFT_SHRINK_ROWS``
-    (0 without rows), e.g. n = 2: 2 / 4.4 = 0.45.
+    (0 without rows), e.g. n = 2: 2 / 4.9 = 0.41.
 
     Raises
     ------
@@ -340,7 +340,7 @@ def median_error(center: float, n: int) -> float:
 def shift_words(center: float, n: int) -> str:
     """Where a band's centre c comes from, for n > 0 held-out runs: "the median signed error of
     its n held-out runs" (n >= ``MIN_CONFORMAL_ROWS``), or that median shrunk toward 0 below it,
-    "the median signed error of its 2 held-out runs, −8.6%, × 2 / (2 + 2.4): too few runs to
+    "the median signed error of its 2 held-out runs, −8.6%, × 2 / (2 + 2.9): too few runs to
     measure it from" (``shift_factor``)."""
     runs = f"its {n} held-out run{'s' if n != 1 else ''}"
     if n >= MIN_CONFORMAL_ROWS:
@@ -353,11 +353,14 @@ def shift_shrink_rows(validation: pd.DataFrame | None = None) -> dict:
     """The empirical-Bayes k of ``SHIFT_SHRINK_ROWS``, measured on the regimes with at least
     ``MIN_CONFORMAL_ROWS`` held-out rows (Efron & Morris 1975; method of moments):
 
-        σ² = Σ_r Σ_j (e_rj − median_r)² / (N − 1)   (pooled spread about each regime's median)
-        τ² = max(0, var_r(median_r) − mean_r(π σ² / (2 n_r)))   (true shifts' spread)
+        σ² = Σ_r Σ_j (e_rj − median_r)² / (N − R)   (pooled spread about each regime's
+                                                      median; N rows, R regimes)
+        τ² = max(0, mean_r(median_r²) − mean_r(π σ² / (2 n_r)))   (true shifts' spread about
+                                                      0, the value the centre shrinks to)
         k  = π σ² / (2 τ²)                           (inf when τ² = 0)
 
-    the median's sampling variance π σ² / (2n) (van der Vaart 1998, Cor. 21.5). Returns
+    the median's sampling variance π σ² / (2n) under normal errors (van der Vaart 1998,
+    Cor. 21.5). Returns
     ``{"k", "sigma", "tau", "regimes"}``; ``validation`` defaults to ``validation_table()``."""
     v = validation_table() if validation is None else validation
     held = v[v["split"] == "held-out"]
@@ -367,8 +370,9 @@ def shift_shrink_rows(validation: pd.DataFrame | None = None) -> dict:
         raise ValueError(f"validation has {len(groups)} regime(s) with >= "
                          f"{MIN_CONFORMAL_ROWS} held-out rows: k needs 2 or more")
     meds = np.array([np.median(e) for e in groups])
-    sigma2 = float(np.var(np.concatenate([e - m for e, m in zip(groups, meds)]), ddof=1))
-    tau2 = max(0.0, float(np.var(meds, ddof=1))
+    dev = np.concatenate([e - m for e, m in zip(groups, meds)])
+    sigma2 = float(np.sum(dev ** 2)) / (len(dev) - len(groups))
+    tau2 = max(0.0, float(np.mean(meds ** 2))
                - float(np.mean([math.pi * sigma2 / (2 * len(e)) for e in groups])))
     k = math.inf if tau2 == 0 else math.pi * sigma2 / (2 * tau2)
     return {"k": k, "sigma": math.sqrt(sigma2), "tau": math.sqrt(tau2), "regimes": len(groups)}

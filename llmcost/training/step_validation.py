@@ -1334,7 +1334,9 @@ def te_scoped_graph_reading() -> pd.DataFrame:
 #: once a capacity factor and padding are set (Megatron-Core MoE README, "CUDA Graph Support").
 #: The 25.11 recipes (scripts/performance/configs/qwen/qwen3_workload_base_configs.py at
 #: 97ad8cc6f) graph ``moe_router`` and ``moe_preprocess`` only (Transformer Engine graphs): the
-#: dropless experts run eagerly. Read after the rows' errors were seen; not an engine term.
+#: dropless experts run eagerly. The GB200 pair is one precision (MXFP8 in both tables); the
+#: B200 pair is not: 25.09's B200 row has no MXFP8 figure (per-tensor FP8), 25.11's is FP8-MX.
+#: Read after the rows' errors were seen; not an engine term.
 LAYER_GRAPH_PAIRS = (("mb2509-gb200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx"),
                      ("mb2509-b200-qwen3-30b-a3b-fp8", "mb2511-b200-qwen3-30b-a3b-fp8mx"))
 
