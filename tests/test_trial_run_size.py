@@ -216,4 +216,4 @@ def test_compare_names_an_input_outside_the_core_ones(tmp_path):
                           "rl_partial_rollouts": True}, "b.yaml")
     js = json.loads(run_cli("estimate", "--scenario", str(a), "--compare", str(b),
                             "--format", "json").stdout)
-    assert js["inputs_differ"] == ["rl_partial_rollouts False → True"]
+    assert js["inputs_differ"] == ["rl_partial_rollouts false → true"]
