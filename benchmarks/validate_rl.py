@@ -788,19 +788,23 @@ def shared_host_adam():
 
 
 
-def _print_candidate_verdict(out: dict, why_worse: str, digits: int,
-                             verdict: str | None = None) -> None:
-    """Each split's goals without -> with a candidate (``out``: split -> (without, with)), then
-    the module's rule: on only if no held-out goal worsens (``why_worse`` says why it does);
-    ``verdict``, if given, is printed after the goal that worsens instead of the rule's."""
-    keys = ("mean_abs_error", "worst_factor", "worst_share_gap_points")
-    d = digits
+def _print_goals_without_with(out: dict, d: int) -> None:
+    """Each split's goals without -> with (``out``: split -> (without, with)), ``d`` digits."""
     for split, (w0, w1) in out.items():
         print(f"  {split:11s}: mean |error| {w0['mean_abs_error']:.{d}%} -> "
               f"{w1['mean_abs_error']:.{d}%}, worst {w0['worst_factor']:.{d + 1}f}x -> "
               f"{w1['worst_factor']:.{d + 1}f}x, share gap worst "
               f"{w0['worst_share_gap_points']:.1f} -> {w1['worst_share_gap_points']:.1f}, mean "
               f"{w0['mean_share_gap_points']:.{d}f} -> {w1['mean_share_gap_points']:.{d}f} points")
+
+
+def _print_candidate_verdict(out: dict, why_worse: str, digits: int,
+                             verdict: str | None = None) -> None:
+    """Each split's goals without -> with a candidate (``out``: split -> (without, with)), then
+    the module's rule: on only if no held-out goal worsens (``why_worse`` says why it does);
+    ``verdict``, if given, is printed after the goal that worsens instead of the rule's."""
+    keys = ("mean_abs_error", "worst_factor", "worst_share_gap_points")
+    _print_goals_without_with(out, digits)
     w0, w1 = out["heldout"]
     worse = [k for k in keys if w1[k] > w0[k]]
     if worse and verdict is not None:
@@ -812,10 +816,19 @@ def _print_candidate_verdict(out: dict, why_worse: str, digits: int,
                            + f": {why_worse})" if worse
                            else "no held-out goal worsens: on by the rule"))
 
-#: The share goal's rule for a sourced mechanism (the lead's, for the training phases): on if
+
+#: The share goal's rule for a sourced mechanism of the training phases: on if
 #: the held-out mean |error| worsens by at most this much (a fraction) and the worst factor
 #: stays within ``GOAL_WORST``.
 SHARE_RULE_MEAN_ALLOWANCE = 0.005
+
+
+def _print_openrlhf_rows(t, out):
+    """A check's OpenRLHF rows (``t``, indexed by id, rounded) and its verdict by the share
+    goal's rule (``out``)."""
+    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
+    print(rows.round(3).to_string())
+    _print_share_rule_verdict(out)
 
 
 def _print_share_rule_verdict(out: dict, digits: int = 2) -> bool:
@@ -823,13 +836,7 @@ def _print_share_rule_verdict(out: dict, digits: int = 2) -> bool:
     with)), then the share goal's rule: on if the held-out mean |error| worsens by at most
     ``SHARE_RULE_MEAN_ALLOWANCE`` and the worst factor stays within ``GOAL_WORST``. Returns
     whether it holds."""
-    d = digits
-    for split, (w0, w1) in out.items():
-        print(f"  {split:11s}: mean |error| {w0['mean_abs_error']:.{d}%} -> "
-              f"{w1['mean_abs_error']:.{d}%}, worst {w0['worst_factor']:.{d + 1}f}x -> "
-              f"{w1['worst_factor']:.{d + 1}f}x, share gap worst "
-              f"{w0['worst_share_gap_points']:.1f} -> {w1['worst_share_gap_points']:.1f}, mean "
-              f"{w0['mean_share_gap_points']:.{d}f} -> {w1['mean_share_gap_points']:.{d}f} points")
+    _print_goals_without_with(out, digits)
     w0, w1 = out["heldout"]
     dm = w1["mean_abs_error"] - w0["mean_abs_error"]
     ok = dm <= SHARE_RULE_MEAN_ALLOWANCE and w1["worst_factor"] <= GOAL_WORST
@@ -932,9 +939,7 @@ def deepspeed_reduction():
           "current stream) and in the 16-bit training type (engine.py communication_data_type), "
           f"for the DeepSpeed-Chat and OpenRLHF rows (recipe {rl.DEEPSPEED_RECIPE}; the update "
           "only, nothing refitted); 'without': rl.DEEPSPEED_REDUCTION_OFF ===")
-    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
-    print(rows.round(3).to_string())
-    _print_share_rule_verdict(out)
+    _print_openrlhf_rows(t, out)
 
 
 def staged_copy():
@@ -945,15 +950,13 @@ def staged_copy():
     ratio = rl.PAGEABLE_COPY_SLOWDOWN / 2
     print("\n=== on the model (rl.RLOptions.offload_staged_copy, rl.staged_copy_excess_time): "
           "OpenRLHF's DeepSpeed 0.13.2 keeps the FP32 master partition pageable whatever "
-          "pin_memory says (stage_1_and_2.py l. 393, stage3.py l. 860) and copies it into the "
+          "pin_memory says (stage_1_and_2.py l. 394, stage3.py l. 861) and copies it into the "
           "16-bit GPU parameters with one blocking cross-dtype copy after each CPU Adam step "
           "(stage_1_and_2.py l. 1866, stage3.py l. 2000; PyTorch converts on the CPU and copies a "
           "pageable temporary): 2 bytes per parameter at the pageable rate in place of the "
           f"pinned FP32 copy of the fixed path, {ratio:.1f}x as long; {rl.STAGED_COPY_SOURCE}; "
           "'without': rl.STAGED_COPY_OFF ===")
-    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
-    print(rows.round(3).to_string())
-    _print_share_rule_verdict(out)
+    _print_openrlhf_rows(t, out)
 
 
 def measured_host_rate():
@@ -968,9 +971,7 @@ def measured_host_rate():
           f"pageable; {rl.PAGEABLE_COPY_SOURCE}) instead of the nominal link "
           f"({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s; rl.RLOptions.host_link_rate; "
           "nothing refitted) ===")
-    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
-    print(rows.round(3).to_string())
-    _print_share_rule_verdict(out)
+    _print_openrlhf_rows(t, out)
 
 
 def offload_ablation():

@@ -1113,6 +1113,19 @@ def _price(model_name, acc, n, plan_kw, options):
     return step_time(model, Cluster(load_accelerator(acc), n), plan, 4096, options=options)
 
 
+def _pr1760_steps() -> tuple:
+    """Megatron-LM PR #1760's B200 BF16 recipe (Qwen3-235B-A22B on 64 GPUs, TP1 · PP8×v4 ·
+    EP8, uneven split, dropless, random gate), priced with ``merged_1f1b`` and with no EP
+    overlap: the two step breakdowns ``(on, off)``."""
+    opts = row_options(_row_config("mb2509-b200-qwen3-235b-a22b-fp8")).replace(
+        dtype="bf16", moe_routing="dropless", moe_gate="random")
+    kw = dict(gbs=1024, tp=1, pp=8, ep=8, micro_batch_size=1, virtual_stages=4,
+              schedule="interleaved", pp_split="uneven")
+    on, off = (_price("Qwen3-235B-A22B", "B200", 64, dict(kw), opts.replace(ep_overlap=o))
+               for o in ("merged_1f1b", "none"))
+    return on, off
+
+
 def overlap_host_cost_reading() -> dict:
     """What PR #1760's A/B (``PR1760_B200_BF16_OVERLAP_STEP_S``) implies if read as a host cost
     of the batch-level EP overlap per MoE layer per micro-batch, and what that cost would do
@@ -1125,12 +1138,7 @@ def overlap_host_cost_reading() -> dict:
     errors (predicted / published MFU − 1) of the two validation rows that ran the overlap
     (``EP_OVERLAP_OF_ROW``) and of the overlap-on H100 check (``LATER_H100_QWEN3_RUNS``)
     without and with ``H × N`` added to their step."""
-    opts = row_options(_row_config("mb2509-b200-qwen3-235b-a22b-fp8")).replace(
-        dtype="bf16", moe_routing="dropless", moe_gate="random")
-    kw = dict(gbs=1024, tp=1, pp=8, ep=8, micro_batch_size=1, virtual_stages=4,
-              schedule="interleaved", pp_split="uneven")
-    on, off = (_price("Qwen3-235B-A22B", "B200", 64, dict(kw), opts.replace(ep_overlap=o))
-               for o in ("merged_1f1b", "none"))
+    on, off = _pr1760_steps()
     n_1760 = on.moe_host_s / moe_host_per_layer_s(128, 8)
     h = (PR1760_B200_BF16_OVERLAP_STEP_S[0] - PR1760_B200_BF16_OVERLAP_STEP_S[1]
          + off.step_time_s - on.step_time_s) / n_1760
@@ -1175,12 +1183,7 @@ def overlap_unit_cost_reading() -> dict:
     PR #1760's recipe (its step without − with ``merged_1f1b``), ``U = merged_units(8, 128, 4)``
     = 473. Returns ``h_unit_s`` and, per overlap row (``EP_OVERLAP_OF_ROW``), ``(error without,
     error with H_u × U_row, U_row)``."""
-    opts = row_options(_row_config("mb2509-b200-qwen3-235b-a22b-fp8")).replace(
-        dtype="bf16", moe_routing="dropless", moe_gate="random")
-    kw = dict(gbs=1024, tp=1, pp=8, ep=8, micro_batch_size=1, virtual_stages=4,
-              schedule="interleaved", pp_split="uneven")
-    on, off = (_price("Qwen3-235B-A22B", "B200", 64, dict(kw), opts.replace(ep_overlap=o))
-               for o in ("merged_1f1b", "none"))
+    on, off = _pr1760_steps()
     h = (PR1760_B200_BF16_OVERLAP_STEP_S[0] - PR1760_B200_BF16_OVERLAP_STEP_S[1]
          + off.step_time_s - on.step_time_s) / merged_units(8, 1024 // 8, 4)
     out = {"h_unit_s": h}
