@@ -254,6 +254,10 @@ def test_a_missing_network_figure_names_the_plan_keys_that_need_it(tmp_path):
     assert "comm_scaleout_bytes_per_s" in str(e.value)
     assert "plan keys (tp, pp) that build a parallel plan" in str(e.value)
     assert load_scenario(_yaml(tmp_path, head))["mfu"] == 0.4
+    # with RL keys and no rl_train_mfu, the campaign needs the cluster too: said at once
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(_yaml(tmp_path, head + "tp: 0\nrl_iterations: 100\n"))
+    assert "give rl_train_mfu, or leave the rl_ keys out" in str(e.value)
 
 
 def test_the_cli_module_runs_as_a_script_with_every_subcommand():

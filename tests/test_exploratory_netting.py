@@ -74,7 +74,7 @@ def test_rl_moves_money_out_of_the_exploratory_line_by_hand_and_says_so():
     words = ledger.exploratory_words(bill)
     assert words.startswith(f"net of RL post-training's {rl_h:,.0f} GPU-h "
                             f"(${rl_h * PRICE / 1e3:.1f}k)")  # 3,807 × $3.99 = $15.2k
-    assert f"(1.19x the final run: {1.19 * paid:,.0f} GPU-h" in words
+    assert f"(its part beyond the final run, 1.19x that run: {1.19 * paid:,.0f} GPU-h" in words
     assert "adds $0.00 to the total" in words and "Cottier et al. 2024" in words
     assert ledger.exploratory_words(base) is None
     text = " ".join(bill_text(bill, columns=1000).split())
@@ -173,3 +173,18 @@ def test_the_headline_note_says_what_the_line_nets_out():
     assert note == (f"modelled; $0: RL post-training's "
                     f"{llmcost.fmt_usd(_dpo_gpu_hours(k) * PRICE)} exceeds Cottier et al.'s "
                     f"multiplier ({llmcost.fmt_usd(0.5 * paid * PRICE)})")
+
+
+def test_a_compared_line_is_labelled_with_words_true_of_both_bills():
+    # a trial compared an RL campaign larger than the multiplier (A: "exploratory and failed
+    # runs (none left: ...)", $0) with a bill without one (B: $3.06M) and read A's label on the
+    # row: the row now says what both lines are (here A nets a DPO campaign, B nothing)
+    a, b = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE}), \
+        ledger.build_ledger(_dpo(10_000_000))
+    la, lb = (x.line("compute.exploratory") for x in (a, b))
+    assert la.line == "exploratory and failed runs" != lb.line
+    assert lb.line.startswith("exploratory and failed runs, net of RL post-training")
+    df = ledger.compare(b, a, ("with RL", "without")).set_index("line")
+    assert df.loc["exploratory and failed runs", "without usd"] == la.usd
+    # a line both bills label alike keeps its label
+    assert df.loc["total", "difference usd"] == pytest.approx(a.total_usd - b.total_usd)

@@ -34,10 +34,13 @@ def test_the_words_name_the_factor_its_source_and_its_scope():
         "nemo-rl-v0.5-gb200-llama3.1-8b-off1", "nemo-rl-v0.5-gb200-llama3.1-8b-on",
         "nemo-rl-v0.5-gb200-qwen3-30b-a3b-off1", "nemo-rl-v0.5-gb200-qwen3-30b-a3b-on"]
     w = rl.decode_factor_words("GB200-NVL72")
-    assert "2.459×" in w and "empirical slowdown of vLLM's decode" in w
+    # the factor to 3 figures (2.459 shipped): 4 rows do not carry a fourth
+    assert "takes 2.46× the serving model's decode-step time" in w
+    assert "empirical slowdown of vLLM's decode" in w
     assert "fitted on 4 published NeMo RL step times on GB200-NVL72" in w
     assert "docs/about/performance-summary.md @ 6c70893 (tag v0.5.0)" in w
-    assert "applied to GB200-NVL72 only, unvalidated on any other accelerator" in w
+    assert "applied to GB200-NVL72 only: any other accelerator decodes at the serving " \
+        "model's time" in w
     # B200 and GB300-NVL72 (also Grace-hosted Blackwell) decode at 1×: nothing to say
     for acc in ("B200", "GB300-NVL72", "H100-SXM"):
         assert rl.decode_factor_words(acc) == ""
@@ -52,12 +55,21 @@ def test_the_bill_and_estimate_say_it_on_gb200_only(acc, said):
     line = bill.line("post.rl")
     assert line.status == "modelled" and line.usd > 0
     assert ("rl.VLLM_DECODE_FACTORS" in line.how) is said
-    assert ("generation: each decode step of the rollout on GB200-NVL72 is timed at 2.459×"
+    assert ("generation: each decode step of the rollout on GB200-NVL72 takes 2.46×"
             in line.how) is said
     text = " ".join(bill_text(bill, "x.yaml").split())  # its lines unwrapped
     assert ("RL post-training generation: " + rl.decode_factor_words("GB200-NVL72")
             in text) is said
     assert ("RL post-training generation" in text) is said
+
+
+def test_dpo_generates_nothing_so_says_no_decode_factor():
+    # a trial: rl_algorithm dpo on GB200-NVL72 printed the rollout's decode factor beside the
+    # DPO warning that says it has no generation
+    bill = llmcost.build_ledger({**RL, "accelerator": "GB200-NVL72", "rl_algorithm": "dpo"})
+    assert bill.line("post.rl").usd > 0
+    assert "rl.VLLM_DECODE_FACTORS" not in bill.line("post.rl").how
+    assert "RL post-training generation" not in bill_text(bill, "x.yaml", columns=400)
 
 
 def test_no_rl_campaign_says_nothing():

@@ -55,6 +55,7 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 import numbers
+import os
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from functools import lru_cache
@@ -1070,15 +1071,16 @@ def exploratory_words(bill: Ledger) -> str | None:
         return None
     rate, gross = n["usd_per_gpu_hour"], float(n["gross_gpu_hours"])
     what, many = _and(list(n["netted"])), len(n["netted"]) > 1
-    mult = f"{float(n['fraction']):.2f}x the final run: {gross:,.0f} GPU-h, {fmt_usd(gross * rate)}"
+    mult = f"{float(n['fraction']):.2f}x that run: {gross:,.0f} GPU-h, {fmt_usd(gross * rate)}"
     if not n["clamped"]:
-        return (f"net of {_netted_words(n)}, which the multiplier ({mult}) already counts, as "
+        return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
+                f"counts (its part beyond the final run, {mult}), as "
                 f"Cottier et al. 2024 count fine-tuning and evaluation in it: the {what} "
                 f"line{'s move' if many else ' moves'} that money out of the exploratory line "
                 "and adds $0.00 to the total")
     excess = (float(n["netted_gpu_hours"]) - gross) * rate
-    return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the whole multiplier "
-            f"({mult}), in which Cottier et al. 2024 count fine-tuning and evaluation, so only "
+    return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
+            f"part beyond the final run ({mult}), in which Cottier et al. 2024 count fine-tuning and evaluation, so only "
             f"the excess, {fmt_usd(excess)}, adds to the total"
             + ("; the exploratory fraction is left out of the spread (the line is $0.00 even "
                "at the top of its range)" if exploratory_all_clamped(bill) else ""))
@@ -1255,7 +1257,8 @@ def _rl_how(p, camp, rate) -> str:
              f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
              f"{p['rl_gpus']} GPUs")
     split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
-    decode = decode_factor_words(p["accelerator"])  # "" but where rl.VLLM_DECODE_FACTORS has one
+    # "" but where rl.VLLM_DECODE_FACTORS has one; DPO generates nothing
+    decode = decode_factor_words(p["accelerator"]) if p["rl_algorithm"] != "dpo" else ""
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {total:,.0f} GPU-h × ${rate:.2f}"
             + (f" + verifier ${verifier:,.0f}" if verifier else "")
@@ -1572,6 +1575,21 @@ def difference(a, b):
     return float(d) if d.ndim == 0 else d
 
 
+def _shared_label(la, lb) -> str:
+    """A compared line's label, true of both bills: the one label where they agree (or only one
+    bill has the line), else the words they share up to the first difference, without its
+    trailing punctuation ("exploratory and failed runs" of "..., net of RL post-training" and
+    "... (none left: ...)": a trial read A's "none left" beside B's $3.06M), else both."""
+    if la is None or lb is None or la.line == lb.line:
+        return (la or lb).line
+    shared = os.path.commonprefix([la.line, lb.line])
+    n = len(shared)
+    if any(n < len(x) and x[n].isalnum() for x in (la.line, lb.line)):  # ends inside a word
+        shared = shared[:shared.rfind(" ")] if " " in shared else ""
+    shared = shared.rstrip(" ,(:;")
+    return shared if len(shared.split()) >= 2 else f"{la.line} | {lb.line}"
+
+
 def compare(a: Ledger, b: Ledger, names=("A", "B")):
     """Two bills side by side, line by line, with the difference (B − A) per line.
 
@@ -1596,7 +1614,7 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
             la, lb = ta.get(k), tb.get(k)
             ua = la.usd if la else 0.0
             ub = lb.usd if lb else 0.0
-            label = (la or lb).line
+            label = _shared_label(la, lb)
         diff = None if ua is None or ub is None else difference(ua, ub)  # noise: 0
         rows.append({"line": label, f"{names[0]} usd": ua, f"{names[1]} usd": ub,
                      "difference usd": diff})

@@ -662,7 +662,7 @@ def decode_factor_words(accelerator, engine: str = "vLLM") -> str:
     ``fit_vllm_decode_factor`` on the published step times of the *calibration* rows of
     data/rl_iterations.csv on that accelerator, with their systems and sources) and its scope
     (the accelerators of ``VLLM_DECODE_FACTORS`` only; any other decodes at × 1, the factor
-    unvalidated there). By hand: "" on H100-SXM or B200; on GB200-NVL72 "... 2.459× ... 4
+    unvalidated there). By hand: "" on H100-SXM or B200; on GB200-NVL72 "... 2.46× ... 4
     published NeMo RL step times ..."."""
     f = vllm_decode_factor(engine, accelerator)
     if f == 1.0:
@@ -672,12 +672,13 @@ def decode_factor_words(accelerator, engine: str = "vLLM") -> str:
     rows = d[(d["split"] == "calibration") & (d["engine"] == engine) & (d["accelerator"] == name)]
     src = "; ".join(sorted({re.sub(r"\b([0-9a-f]{7})[0-9a-f]{33}\b", r"\1", s)
                             for s in rows["source_ref"]}))
-    return (f"each decode step of the rollout on {name} is timed at {f:.4g}× the engine "
-            f"model's (rl.VLLM_DECODE_FACTORS): an empirical slowdown of {engine}'s decode, "
-            f"fitted on {len(rows)} published {' and '.join(sorted(set(rows['system'])))} step "
-            f"times on {name} ({src}; the calibration rows of data/rl_iterations.csv), not a "
-            f"mechanism; applied to {', '.join(VLLM_DECODE_FACTORS)} only, unvalidated on any "
-            "other accelerator (those decode at 1×)")
+    return (f"each decode step of the rollout on {name} takes {f:.3g}× the serving model's "
+            f"decode-step time (rl.VLLM_DECODE_FACTORS): an empirical slowdown of {engine}'s "
+            f"decode, fitted on {len(rows)} published "
+            f"{' and '.join(sorted(set(rows['system'])))} step times on {name} ({src}; the "
+            "calibration rows of data/rl_iterations.csv), whose cause no public figure prices; "
+            f"applied to {', '.join(VLLM_DECODE_FACTORS)} only: any other accelerator decodes "
+            "at the serving model's time, the factor not validated there")
 
 
 def _engine_order(n: int) -> np.ndarray:
