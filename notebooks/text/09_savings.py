@@ -425,7 +425,7 @@ plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
 # NBVAL_CHECK_OUTPUT
 for f in levers.false_economies(scenario):
     be = "n/a" if f.break_even_probability is None else f"{f.break_even_probability:.1%}"
-    print(f"{f.name}: looks like {usd(f.apparent_usd)}, nets {usd(f.net_usd)}; "
+    print(f"{f.name}: looks like {usd(f.apparent_usd)}; net of its risk: {usd(f.net_usd)}; "
           f"break-even probability {be}")
 
 # %% [markdown]
