@@ -1582,7 +1582,8 @@ def test_staged_copy_excess_by_hand_against_deepspeed_pr_5301():
     assert 4.0 <= ratio <= 5.0
     assert ratio == pytest.approx(4.5, rel=1e-12)
     # by hand: Llama-2-13B's critic on OpenRLHF's 2 Ray GPUs, 8 optimizer steps,
-    # P = N / 2 = 6.508e9 parameters: 8 · (2 · P / 3.556e9 − 4 · P / 32e9) = 8 · (3.661 − 0.814)
+    # P = N / 2 = 6.508e9 parameters:
+    # 8 · (2 · P / 3.556e9 − 4 · P / 32e9) = 8 · (3.661 − 0.814)
     n = llmcost.load_model("llama-2-13b").n_params
     p = n / 2
     assert 6.4e9 < p < 6.6e9

@@ -1058,8 +1058,10 @@ def exploratory_all_clamped(bill: Ledger) -> bool:
 
 def exploratory_words(bill: Ledger) -> str | None:
     """What the exploratory line nets out, with the amounts, in a reader's words ("net of RL
-    post-training's 7,239 GPU-h ($28.9k), which the multiplier ... already counts ...", or
-    "$0.00: RL post-training's ... exceeds the whole multiplier ..." when it is clamped at 0);
+    post-training's 7,239 GPU-h ($28.9k), which the development-compute multiplier already
+    counts (its part beyond the final run, 1.19x that run: ...) ...", or "$0.00: RL
+    post-training's ... exceeds the multiplier's whole part beyond the final run ..." when it
+    is clamped at 0);
     None when it nets nothing (no post-training or benchmark line priced) or lists its runs
     (``ledger_exploratory_runs``). ``_exploratory_fraction_line`` has the formula,
     max(0, fraction × final run − netted GPU-h), and its source (Cottier et al. 2024, App. A.6:
@@ -1080,8 +1082,9 @@ def exploratory_words(bill: Ledger) -> str | None:
                 "and adds $0.00 to the total")
     excess = (float(n["netted_gpu_hours"]) - gross) * rate
     return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
-            f"part beyond the final run ({mult}), in which Cottier et al. 2024 count fine-tuning and evaluation, so only "
-            f"the excess, {fmt_usd(excess)}, adds to the total"
+            f"part beyond the final run ({mult}), in which Cottier et al. 2024 count "
+            f"fine-tuning and evaluation, so only the excess, {fmt_usd(excess)}, adds to the "
+            "total"
             + ("; the exploratory fraction is left out of the spread (the line is $0.00 even "
                "at the top of its range)" if exploratory_all_clamped(bill) else ""))
 
@@ -1257,8 +1260,7 @@ def _rl_how(p, camp, rate) -> str:
              f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
              f"{p['rl_gpus']} GPUs")
     split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
-    # "" but where rl.VLLM_DECODE_FACTORS has one; DPO generates nothing
-    decode = decode_factor_words(p["accelerator"]) if p["rl_algorithm"] != "dpo" else ""
+    decode = decode_factor_words(p["accelerator"], algorithm=p["rl_algorithm"])
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {total:,.0f} GPU-h × ${rate:.2f}"
             + (f" + verifier ${verifier:,.0f}" if verifier else "")

@@ -529,10 +529,10 @@ def discount_price_cap(accelerator: str, pricing: str) -> dict | None:
     $113.93 per 8-GPU hour = $14.24 per GPU-hour; p5en for H200, $7.91 against the block's
     $7.895, as secondary listings give them), not below it. The quote above is AWS's rule for
     its own reservations; the cap applies it across providers (a buyer who can rent by the
-    hour elsewhere pays no more for a "discount" mode), a modelling choice. Returns None when no cap applies (another
-    mode, no on-demand row, a median at or below the on-demand one), else ``listed`` (the
-    mode's median), ``listed_n``, ``listed_where`` (its rows), ``on_demand`` (the on-demand
-    median, the default), ``on_demand_n``, ``on_demand_where``.
+    hour elsewhere pays no more for a "discount" mode), a modelling choice. Returns None when
+    no cap applies (another mode, no on-demand row, a median at or below the on-demand one),
+    else ``listed`` (the mode's median), ``listed_n``, ``listed_where`` (its rows),
+    ``on_demand`` (the on-demand median, the default), ``on_demand_n``, ``on_demand_where``.
 
     Raises
     ------

@@ -825,8 +825,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]
-    decode = decode_factor_words(f["accelerator"]) if bill.line("post.rl").usd and \
-        (bill.scenario or {}).get("rl_algorithm") != "dpo" else ""   # DPO generates nothing
+    decode = decode_factor_words(f["accelerator"], algorithm=(bill.scenario or {}).get(
+        "rl_algorithm")) if bill.line("post.rl").usd else ""
     if decode:  # the RL line's generation carries an empirical factor (rl.VLLM_DECODE_FACTORS)
         lines += wrap_lines(f"RL post-training generation: {decode}", columns)
     over = budget_warning(bill.total_usd, f.get("budget_usd"))

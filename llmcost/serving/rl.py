@@ -655,17 +655,18 @@ def vllm_decode_factor(engine: str, accelerator) -> float:
     return VLLM_DECODE_FACTORS.get(inf.serving_accelerator(accelerator).name, 1.0)
 
 
-def decode_factor_words(accelerator, engine: str = "vLLM") -> str:
+def decode_factor_words(accelerator, engine: str = "vLLM", algorithm: str | None = None) -> str:
     """The decode factor of a rollout on ``accelerator`` (``vllm_decode_factor``) in words, for
     the bill's RL line, ``llmcost estimate`` and notebook 05: "" when it is 1; else the factor,
     what it is (an empirical slowdown of the engine's decode steps, fitted by
     ``fit_vllm_decode_factor`` on the published step times of the *calibration* rows of
     data/rl_iterations.csv on that accelerator, with their systems and sources) and its scope
     (the accelerators of ``VLLM_DECODE_FACTORS`` only; any other decodes at × 1, the factor
-    unvalidated there). By hand: "" on H100-SXM or B200; on GB200-NVL72 "... 2.46× ... 4
+    unvalidated there); "" for ``algorithm`` "dpo" too, which generates nothing
+    (``generation_time``: 0). By hand: "" on H100-SXM or B200; on GB200-NVL72 "... 2.46× ... 4
     published NeMo RL step times ..."."""
     f = vllm_decode_factor(engine, accelerator)
-    if f == 1.0:
+    if f == 1.0 or algorithm == "dpo":
         return ""
     name = inf.serving_accelerator(accelerator).name
     d = load_rl_validation()
@@ -1768,9 +1769,10 @@ class RLOptions:
         (OpenRLHF's ``--adam_offload``).
     offload_staged_copy : bool
         With ``optimizer_offload`` and without ``offload_pageable``: DeepSpeed (ZeRO-1/2 before
-        v0.14.1, ZeRO-3 still) copies the updated parameters back to the GPU through a pageable temporary after each
-        CPU Adam step, whatever ``pin_memory`` says (``staged_copy_excess_time``, added to each
-        trained model's offload by ``offload_times``); on for OpenRLHF's validation rows
+        v0.14.1, ZeRO-3 still) copies the updated parameters back to the GPU through a pageable
+        temporary after each CPU Adam step, whatever ``pin_memory`` says
+        (``staged_copy_excess_time``, added to each trained model's offload by
+        ``offload_times``); on for OpenRLHF's validation rows
         (``STAGED_COPY_SYSTEMS``, ``row_offload``; judged by ``staged_copy_check``).
     host_link_rate : float, optional
         Bytes/s per direction of a GPU's pinned host copies in the CPU offload's terms
@@ -3680,8 +3682,9 @@ def zero3_critic_seconds(row) -> dict:
     the row's plan at ZeRO-3 (the step-time model's parameter all-gathers and gradient
     reduce-scatters), with the row's reduction as it is (``row_deepspeed_reduction``: exposed
     on the DeepSpeed-Chat rows, whose actor trains at ZeRO-2; an upper bound for the critic,
-    as DeepSpeed's default at ZeRO-3 overlaps them, ``deepspeed_dp_overlap``). Returns {"micro_batches", "accumulation", "param_bytes", "grad_bytes",
-    "pcie_s", "gather_s"} (bytes per GPU per iteration)."""
+    as DeepSpeed's default at ZeRO-3 overlaps them, ``deepspeed_dp_overlap``). Returns
+    {"micro_batches", "accumulation", "param_bytes", "grad_bytes", "pcie_s", "gather_s"}
+    (bytes per GPU per iteration)."""
     kw = validation_setup(row)
     m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
     o = RLOptions.build(None, **kw)

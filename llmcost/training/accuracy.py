@@ -1464,9 +1464,10 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     why = (f"the band's low end, itself above the best published {ref_src}, "
            f"{on(ref, '.1%')}" if ref_d is not None and cap == floor and floor > ref_d else
            f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
-           f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}" if fp8 and ref_d is not None and
-           cap == ref_d else f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and
-           cap == ref_d else _ceiling_words(accelerator, ceiling))
+           f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}"
+           if fp8 and ref_d is not None and cap == ref_d else
+           f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and cap == ref_d else
+           _ceiling_words(accelerator, ceiling))
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
             else "no comparable run has measured more" if best is not None
             else "no published run of that scope has measured more, and none of them is "

@@ -215,8 +215,8 @@ appear: the additive host term fitted across both cannot price the 25.09 B200 ro
 zeroing it where the layers were graphed puts that row at +71.7 %. A GPU-side MoE cost growing with
 the micro-batch's tokens plus a host cost exposed only where it exceeds the GPU's work would fit
 both; neither has a public measurement (their constants would be fitted), so neither is priced.
-The worst H100 rows (PP 2 × VP 12, EP 8, EP overlap, FP8-CS) lack 10.2 and 10.8 ms per MoE layer per
-micro-batch beyond the engine's GPU-side step (``H100_QWEN3_GAP_ROWS``), against 3.0 ms for the
+The worst H100 rows (PP 2 × VP 12, EP 8, EP overlap, FP8-CS) lack 10.2 and 10.8 ms per MoE layer
+per micro-batch beyond the engine's GPU-side step (``H100_QWEN3_GAP_ROWS``), against 3.0 ms for the
 recipe that replaced them (PP 1, EP 16, HybridEP, no overlap) and 2.8 ms for 25.09's (PP 2 × VP 24,
 MBS 2, token-dropping, no overlap); the BF16 check (alltoall, EP overlap, EP 8 or 16 at PP 1, about
 31 s) clears EP 8, the dispatcher and the overlap each alone, leaving the merged 1F1B over 24 model

@@ -92,7 +92,6 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 
 # %%
 from IPython.display import Markdown
-
 from llmcost.bill.scenario import rl_campaign_given
 from llmcost.present import answers
 
@@ -102,11 +101,11 @@ serve_kw = dict(prompt_tokens=P, output_tokens=R, batch=p["serve_batch"] or None
 c = (inf.serving_cost(spec, gpu, price, tp=p["serve_tp"], **serve_kw) if p["serve_tp"] else
      inf.choose_serving_tp(spec, gpu, price, **serve_kw))  # one replica, at most one node
 it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
+decode_note = rl.decode_factor_words(gpu.name, algorithm=p["rl_algorithm"])  # "" but on GB200
 display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_output, it.wall_s,
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
-                                 billed=rl_campaign_given(p),
-                                 floor_usd_per_m_output=c.usd_per_m_output,
-                                 decode_note=rl.decode_factor_words(gpu.name))))
+                                 billed=rl_campaign_given(p), decode_note=decode_note,
+                                 floor_usd_per_m_output=c.usd_per_m_output)))
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -1155,8 +1154,8 @@ tot = camp.loc["total"]
 print(f"one run: {p['rl_iterations']:,} iterations, {camp.attrs['wall_clock_days_per_run']:.1f} "
       f"days on {p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
       f"GPU-hours = {llmcost.fmt_usd(tot['usd'])}")
-if decode := rl.decode_factor_words(gpu.name):  # an empirical factor in its generation
-    print(f"its generation: {decode}")
+if decode_note:  # an empirical factor in its generation (rl.decode_factor_words, above)
+    print(f"its generation: {decode_note}")
 print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
       f"{llmcost.fmt_usd(run['compute_cost_usd'])}; the campaign is "
       f"{tot['gpu_hours'] / run['gpu_hours']:.2%} of it")
