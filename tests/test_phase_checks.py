@@ -16,6 +16,7 @@ from _cli import run_cli
 import llmcost
 from llmcost.bill.checks import context_warning, scenario_warnings
 from llmcost.bill.scenario import ScenarioError, validate_parameters
+from llmcost.present.glance import caveat_line
 
 DEFAULT = {k: v for k, v in llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml").items()
            if k not in ("title", "description")}
@@ -42,6 +43,10 @@ def test_a_phase_beyond_the_context_warns_as_the_main_run_does(tmp_path):
                            "llama-2-70b was pre-trained at")
     assert mine[0].startswith("phases[0] ('long', seq_len=1,048,576): " + main.rstrip("."))
     assert "at its own mfu=0.3" in mine[0]
+    # its line on the index says so too (it read "phases[0] ('long', seq_len=1,048,576)" only)
+    assert caveat_line(mine[0]) == (
+        "the long phase's 1,048,576-token sequences extend the model's 4,096-token pre-training "
+        "context, at the phase's own MFU, whose plan is not checked")
     # the same length on the main run warns with the same sentence
     said = scenario_warnings({**DEFAULT, "seq_len": 1_048_576, "global_batch_tokens": 4194304,
                               "phases": []})

@@ -538,6 +538,9 @@ def plain_sentences(summary: dict, failed=()) -> list:
     return [first, second, lever_sentence(summary, failed)]
 
 
+#: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).
+_BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
+
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
@@ -693,6 +696,10 @@ CAVEATS = [
      r"sequence length.*?The bill prices the phase at the main run's MFU",
      "the {0} phase's {1}-token sequences extend the model's {2}-token pre-training context, at "
      "the main run's MFU and plan"),
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond the ([\d,]+)-token "
+     r"sequence length.*?The bill prices the phase at its own mfu",
+     "the {0} phase's {1}-token sequences extend the model's {2}-token pre-training context, at "
+     "the phase's own MFU, whose plan is not checked"),
     (r"^seq_len=([\d,]+) is beyond the ([\d,]+)-token sequence length",
      "the {0}-token sequences extend the model's {1}-token pre-training context"),
     (r"^seq_len=([\d,]+) is beyond",
@@ -702,19 +709,15 @@ CAVEATS = [
      "{0} (cp: 0 lets it choose)"),
     (r"^no parallel plan fits",
      "the model does not fit in the GPUs' memory: this run could not start"),
-    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?: the predicted MFU "
-     r"includes it.*?the GPU count forces "
-     r"it.*?; without it \(",
+    (_BUBBLE + r" .*?: the predicted MFU includes it.*?the GPU count forces it.*?; without it \(",
      "the GPU count forces a pipeline that leaves the GPUs idle {0} of the time (in the "
      "predicted MFU): other GPU counts or batches avoid it"),
-    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?: the predicted MFU "
-     r"includes it",
+    (_BUBBLE + r" .*?: the predicted MFU includes it",
      "the pipeline leaves the GPUs idle {0} of the time (in the predicted MFU)"),
-    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%) .*?the GPU count "
-     r"forces it.*?; without it \(",
+    (_BUBBLE + r" .*?the GPU count forces it.*?; without it \(",
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it; "
      "other GPU counts or batches avoid it"),
-    (r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)",
+    (_BUBBLE,
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
