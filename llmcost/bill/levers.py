@@ -998,18 +998,27 @@ def reservation_offers(accelerator: str) -> pd.DataFrame:
     ValueError
         An accelerator the catalogue does not hold, naming it.
     """
+    return _own_provider_offers(accelerator, "reserved")[
+        ["provider", "reserved", "on_demand", "discount", "term_days", "source"]]
+
+
+def _own_provider_offers(accelerator: str, mode: str) -> pd.DataFrame:
+    """The current ``mode`` rows of ``accelerator`` (data/prices.csv), each beside its own
+    provider's on-demand price (``_own_on_demand``): columns ``provider``, ``mode`` (the
+    price), ``on_demand``, ``discount`` = 1 − price ÷ on_demand, ``term_days`` (the shortest
+    term the provider publishes, NaN when none), ``source``; ``reservation_offers`` and
+    ``spot_offers`` select from it."""
     accelerator = load_accelerator(accelerator).name
-    res = list_prices(accelerator, "reserved", current_only=True)
+    rows = list_prices(accelerator, mode, current_only=True)
     od = list_prices(accelerator, "on_demand", current_only=True)
-    rows = []
-    for r in res.itertuples():
-        on = _own_on_demand(od, r)
-        term = str(getattr(r, "min_term_days", "") or "")
-        rows.append({"provider": r.provider, "reserved": float(r.price_usd_per_gpu_hour),
-                     "on_demand": on, "discount": 1 - float(r.price_usd_per_gpu_hour) / on,
-                     "term_days": float(term) if term else float("nan"), "source": r.source})
-    return pd.DataFrame(rows, columns=["provider", "reserved", "on_demand", "discount",
-                                       "term_days", "source"])
+    out = pd.DataFrame(
+        [{"provider": r.provider, mode: float(r.price_usd_per_gpu_hour),
+          "on_demand": _own_on_demand(od, r),
+          "term_days": float(str(getattr(r, "min_term_days", "") or "") or "nan"),
+          "source": r.source} for r in rows.itertuples()],
+        columns=["provider", mode, "on_demand", "term_days", "source"])
+    out.insert(3, "discount", 1 - out[mode] / out["on_demand"])
+    return out
 
 
 def _own_on_demand(on_demand_rows: pd.DataFrame, row) -> float:
@@ -1138,15 +1147,8 @@ def spot_offers(accelerator: str) -> pd.DataFrame:
     ValueError
         An accelerator the catalogue does not hold, naming it.
     """
-    accelerator = load_accelerator(accelerator).name
-    spot = list_prices(accelerator, "spot", current_only=True)
-    od = list_prices(accelerator, "on_demand", current_only=True)
-    rows = [{"provider": r.provider, "spot": float(r.price_usd_per_gpu_hour),
-             "on_demand": _own_on_demand(od, r), "source": r.source}
-            for r in spot.itertuples()]
-    out = pd.DataFrame(rows, columns=["provider", "spot", "on_demand", "source"])
-    out.insert(3, "discount", 1 - out["spot"] / out["on_demand"])
-    return out
+    return _own_provider_offers(accelerator, "spot")[
+        ["provider", "spot", "on_demand", "discount", "source"]]
 
 
 def _spot_rate(s: dict) -> dict:
