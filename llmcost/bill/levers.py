@@ -1203,30 +1203,33 @@ def spot_pricing(s: dict) -> Change:
     (pre-emptions added to failures, a longer restart) at ``_spot_rate``'s price: the bill's
     price × a provider's own spot ÷ on-demand ratio where the catalogue has one, else the
     catalogue median spot price, said to compare across providers."""
-    s = _clean(s)
-    if _get(s, "pricing") == "spot":
-        return _unchanged(s, "already spot")
-    rate = _spot_rate(s)
-    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": rate["price"],
-                   "ledger_resumable": True},
-                  "pre-emptions lengthen the run; capacity may not come back for days",
-                  "each node pre-empted about once a week, 30-minute restarts (ledger "
-                  "defaults)" + (f"; {rate['words']}" if rate["words"] else ""),
-                  "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv", "",
-                  f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
+    return _spot_changes(s)[0]
 
 
 def spot_without_checkpoints(s: dict) -> Change:
     """Spot capacity without resumable training: a pre-emption restarts the job from scratch
     (at ``spot_pricing``'s price)."""
-    c = spot_pricing(s)
-    rate = "" if c.note else _spot_rate(s)["words"]
-    return Change({**c.after, "ledger_resumable": False},
-                  "every pre-emption throws away the whole run so far",
-                  "expected wall time M·(e^{T/M} − 1) (Daly's model, one segment)"
-                  + (f"; {rate}" if rate else ""),
-                  "llmcost.reliability.expected_wall_time_s", c.note,
-                  c.name.replace("with checkpoints", "without checkpoints"))
+    return _spot_changes(s)[1]
+
+
+def _spot_changes(s: dict) -> tuple:
+    """``(spot_pricing, spot_without_checkpoints, _spot_rate)`` of ``s``, the rate taken once
+    (None, with both changes unchanged, when ``s`` is already spot)."""
+    s = _clean(s)
+    rate = None if _get(s, "pricing") == "spot" else _spot_rate(s)
+    words = f"; {rate['words']}" if rate and rate["words"] else ""
+    c = _unchanged(s, "already spot") if rate is None else Change(
+        {**s, "pricing": "spot", "price_usd_per_gpu_hour": rate["price"],
+         "ledger_resumable": True},
+        "pre-emptions lengthen the run; capacity may not come back for days",
+        "each node pre-empted about once a week, 30-minute restarts (ledger defaults)" + words,
+        "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv", "",
+        f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
+    return c, Change({**c.after, "ledger_resumable": False},
+                     "every pre-emption throws away the whole run so far",
+                     "expected wall time M·(e^{T/M} − 1) (Daly's model, one segment)" + words,
+                     "llmcost.reliability.expected_wall_time_s", c.note,
+                     c.name.replace("with checkpoints", "without checkpoints")), rate
 
 
 # ---- hardware
@@ -2043,7 +2046,7 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
     P(pre-emption during the run) = 1 − e^{−T/M}."""
     rate = b.figures["price_usd_per_gpu_hour"]
-    spot = spot_pricing(s)
+    spot, without, offer = _spot_changes(s)
     if spot.note:  # the lever does not apply (already spot, ...)
         return []
     try:
@@ -2051,10 +2054,10 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     except ScenarioError as e:  # no spot price for this accelerator: skipped, saying why
         return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
                              None, None, "", f"skipped: {e}")]
-    p_spot = _spot_rate(s)["point"]
+    p_spot = offer["point"]
     d = 1 - p_spot / rate
     apparent = b.figures["final_run_usd"] * d
-    res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)
+    res = price_lever("spot_nockpt", "", "", s, without, before_bill=b)
     sp = bill(spot.after)
     t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
     p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
