@@ -720,21 +720,22 @@ def _run_tokens(bill) -> str:
 
 def _exploratory_header(bill) -> list:
     """The header's sentence on the exploratory line (``bill_text``): at the sourced default, or
-    at the scenario's fraction when it nets post-training out, with what it nets out and that
-    this adds $0 to the total (``ledger.exploratory_words``), or that it is $0 (clamped)."""
+    at the scenario's fraction when it nets post-training out, the fraction the bill's own
+    (``figures['exploratory_netting']``), with what it nets out and that this adds $0 to the
+    total (``ledger.exploratory_words``), or that it is $0 (clamped). Nothing when the
+    scenario lists its exploratory runs, or gives a fraction that nets nothing out."""
     explore, words = bill.line("compute.exploratory"), exploratory_words(bill)
-    n = bill.figures.get("exploratory_netting") or {}
-    if explore.status == "default" and not words:
-        return ["includes exploratory and failed runs at the sourced default (1.19x the final "
-                "run's GPU-hours, Cottier et al. 2024, less the post-training billed on its own "
-                "lines; ledger_exploratory_fraction or ledger_exploratory_runs to change it)"]
-    if not words:
+    n = bill.figures.get("exploratory_netting")
+    if not n:  # runs listed (ledger_exploratory_runs): the line's own words say it
         return []
-    at = ("at the sourced default (1.19x the final run's GPU-hours, Cottier et al. 2024; "
-          "ledger_exploratory_fraction or ledger_exploratory_runs to change it)"
+    at = (f"at the sourced default ({n['fraction']:.2f}x the final run's GPU-hours, Cottier et "
+          "al. 2024; ledger_exploratory_fraction or ledger_exploratory_runs to change it)"
           if explore.status == "default" else
           f"at the scenario's ledger_exploratory_fraction ({n['fraction']:.2f}x the final run's "
           "GPU-hours)")
+    if not words:  # nothing netted out
+        return ["includes exploratory and failed runs " + at] if explore.status == "default" \
+            else []
     return [("exploratory and failed runs " + at + " is " if n["clamped"] else
              "includes exploratory and failed runs " + at + ", ") + words]
 
