@@ -396,6 +396,36 @@ def test_illustrative_ranges_come_from_the_sources():
     assert mfu.mode == 0.4 and mfu.low < 0.4 < mfu.high <= 1.0
 
 
+def test_a_given_exploratory_fraction_keeps_its_range_around_it():
+    # Cottier et al. 2024 (data/ledger_defaults.csv exploratory_fraction: median 1.19, 90%
+    # interval 0.2-3.0): a fraction the scenario gives keeps that interval's spread relative to
+    # the median, by hand for 0.01: 0.01 × 0.2 / 1.19 = 0.00168 and 0.01 × 3.0 / 1.19 = 0.0252,
+    # so the headline's exploratory line stays around the scenario's number (a triangle from
+    # 0.01 to 3.0 had put nine tenths of its draws above it)
+    bill = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 0.01})
+    frac, why = ledger.illustrative_ranges(bill)["ledger_exploratory_fraction"]
+    assert (frac.low, frac.mode, frac.high) == pytest.approx((0.01 * 0.2 / 1.19, 0.01,
+                                                              0.01 * 3.0 / 1.19), rel=1e-9)
+    assert "0.00168-0.0252" in why and "scenario's 0.01" in why
+    head = ledger.headline_draws({**PRICE, "ledger_exploratory_fraction": 0.01}, samples=2000)
+    line = head.draws.percentiles("compute.exploratory")
+    point_usd = bill.line("compute.exploratory").usd
+    assert point_usd == pytest.approx(0.01 * bill.figures["paid_gpu_hours"] * 3.99, rel=1e-9)
+    # the line's P10-P90 brackets its point, within the hand-derived ends (the price's spread
+    # on top: ±23% here, test_illustrative_ranges_come_from_the_sources)
+    assert line["p10"] < point_usd < line["p90"]
+    assert line["p90"] < point_usd * 3.0 / 1.19 * 1.3
+    # a given 0 is one number: no range, and the reason says so
+    zero = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 0})
+    assert "ledger_exploratory_fraction" not in ledger.illustrative_ranges(zero)
+    assert ledger.unranged_inputs(zero, ["mfu", "price_usd_per_gpu_hour"])[
+        "ledger_exploratory_fraction"] == ("the scenario sets ledger_exploratory_fraction: 0 "
+                                           "(no exploratory compute)")
+    # no fraction given: the interval itself, mode the median
+    base = ledger.illustrative_ranges(ledger.build_ledger(PRICE))["ledger_exploratory_fraction"][0]
+    assert (base.low, base.mode, base.high) == (0.2, 1.19, 3.0)
+
+
 def test_predicted_mfu_band_reaches_estimate(tmp_path):
     path = tmp_path / "predict.yaml"
     path.write_text("model: llama-2-70b\nn_gpus: 2048\nmfu: predict\n", encoding="utf-8")

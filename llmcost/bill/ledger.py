@@ -1052,8 +1052,27 @@ def exploratory_all_clamped(bill: Ledger) -> bool:
     n = _ledger(bill, "bill").figures.get("exploratory_netting")
     if not n or not n["clamped"]:
         return False
-    hi = max(float(default_rows()["exploratory_fraction"]["high"]), float(n["fraction"]))
+    hi = exploratory_fraction_bounds(bill.scenario)[2]
     return hi * float(bill.figures["paid_gpu_hours"]) <= float(n["netted_gpu_hours"])
+
+
+def exploratory_fraction_bounds(scenario) -> tuple:
+    """(low, mode, high) of the exploratory fraction's illustrative range
+    (``illustrative_ranges``): Cottier et al. 2024's 90% interval and median (``lo``, ``med``,
+    ``hi``: data/ledger_defaults.csv, 0.2, 1.19, 3.0) when the scenario gives none (or a
+    range, which is its own); for a fraction f it gives, the interval's spread relative to the
+    median::
+
+        (f · lo / med,  f,  f · hi / med)
+
+    so that the range stays around the scenario's number (0 gives (0, 0, 0))."""
+    row = default_rows()["exploratory_fraction"]
+    lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
+    given = (scenario or {}).get("ledger_exploratory_fraction")
+    if given is None or isinstance(given, Range):
+        return lo, med, hi
+    g = float(given)
+    return g * lo / med, g, g * hi / med
 
 
 def exploratory_words(bill: Ledger) -> str | None:
@@ -1981,12 +2000,15 @@ def illustrative_ranges(bill: Ledger) -> dict:
       floor). Not cheapest to dearest: one outlying provider would then set the page's
       conclusion;
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
-      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
-      bill prices exploration as a fraction, and not when the post-training and benchmark
-      lines it nets out exceed even the top of that range: ``exploratory_all_clamped``, the
-      line $0 in every draw, a spread that moves nothing). The interval's ends are taken as
-      the triangle's ends, so this range is narrower than theirs (their 5th-95th percentiles
-      become its 0th and 100th).
+      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode their median 1.19 (the default's
+      value); a fraction f the scenario gives keeps the interval's spread relative to the
+      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19), so that the range stays the
+      scenario's and never puts most of its mass above a small given fraction (a given 0: no
+      range, one number). Only when the bill prices exploration as a fraction, and not when
+      the post-training and benchmark lines it nets out exceed even the top of that range:
+      ``exploratory_all_clamped``, the line $0 in every draw, a spread that moves nothing.
+      The interval's ends are taken as the triangle's ends, so this range is narrower than
+      theirs (their 5th-95th percentiles become its 0th and 100th).
 
     Returns
     -------
@@ -2012,14 +2034,20 @@ def illustrative_ranges(bill: Ledger) -> dict:
     if bill.line("compute.exploratory").how.startswith("development compute") and \
             not p.get("ledger_exploratory_runs") and not exploratory_all_clamped(bill):
         row = default_rows()["exploratory_fraction"]
-        frac = p.get("ledger_exploratory_fraction")
-        frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
-        lo, hi = float(row["low"]), float(row["high"])
-        out["ledger_exploratory_fraction"] = (
-            Range("triangular", low=min(lo, frac), mode=frac, high=max(hi, frac)),
-            f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} final "
-            "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
-            f"{frac:.2f}")
+        lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
+        low, mode, high = exploratory_fraction_bounds(p)
+        if (low, mode, high) == (lo, med, hi):
+            out["ledger_exploratory_fraction"] = (
+                Range("triangular", low=lo, mode=med, high=hi),
+                f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} "
+                "final runs beyond the final run (data/ledger_defaults.csv), mode their median "
+                f"{med:.2f}")
+        elif mode > 0:
+            out["ledger_exploratory_fraction"] = (
+                Range("triangular", low=low, mode=mode, high=high),
+                f"the scenario's {mode:.3g} spread as Cottier et al. 2024's 90% interval of "
+                f"development compute spreads around their median ({lo:g}-{hi:g} around "
+                f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}")
     return out
 
 
@@ -2051,6 +2079,11 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
                       f"{_and(list(n['netted']))} it nets out exceed even the top of Cottier et "
                       f"al.'s range ({hi} × the final run's {f['paid_gpu_hours']:,.0f} paid "
                       "GPU-h), so the exploratory line is $0 at every fraction of that range")
+        elif k == "ledger_exploratory_fraction" and \
+                bill.line("compute.exploratory").how.startswith("development compute") and \
+                not p.get("ledger_exploratory_runs") and \
+                p.get("ledger_exploratory_fraction") == 0:
+            out[k] = "the scenario sets ledger_exploratory_fraction: 0 (no exploratory compute)"
         elif k == "ledger_exploratory_fraction":
             out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"
                       if p.get("ledger_exploratory_runs") else "exploratory compute is "
