@@ -343,6 +343,14 @@ def test_phases_and_exploratory_runs():
     assert long_ctx.line("compute.failures").usd == pytest.approx(base.line("compute.failures").usd)
     assert long_ctx.figures["final_run_usd"] == pytest.approx(
         base.figures["final_run_usd"] + line.usd)
+    # the project runs the phase after the main run on the same GPUs: its wall clock, paid
+    # GPU-h ÷ GPUs ÷ 24, adds to the months that price people, operations and dataset storage
+    # (by hand: months = days × 86,400 ÷ (365.25 × 86,400 ÷ 12))
+    phase_days = line.usd / 3.99 / long_ctx.figures["n_gpus"] / 24.0
+    assert long_ctx.figures["project_months"] == pytest.approx(
+        base.figures["project_months"] + phase_days / (365.25 / 12), rel=1e-9)
+    assert "with its 1 other pre-training phase" in long_ctx.figures["project_months_source"]
+    assert long_ctx.line("storage.datasets").usd > base.line("storage.datasets").usd
     runs = ledger.build_ledger({**PRICE, "ledger_exploratory_runs": [{"name": "ablations",
                                                              "gpu_hours": 1000.0}]})
     assert runs.line("compute.exploratory").usd == pytest.approx(1000 * 3.99)

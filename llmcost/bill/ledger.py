@@ -398,7 +398,7 @@ def _build(p: dict) -> Ledger:
             lines, explore_ix, p, run["paid_h"],
             _netted_parts(lines, tune_h, rl_h, eval_h), b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
-    months, months_source = _project_months(p, run["main_days"])
+    months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1)
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
     all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
@@ -587,11 +587,14 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
     The main run's line bills its ideal GPU-hours and ``compute.failures`` its paid − ideal
     (notebook 07); another phase's line bills its paid GPU-hours. Each × the GPU-hour rate.
     Returns the totals the other lines use (``ideal_h``, ``paid_h``, ``flops_total``, the main
-    run's ``main_plan``, ``main_goodput``, ``main_days``, ``main_ideal`` and the ``phases``)."""
+    run's ``main_plan``, ``main_goodput``, ``main_days``, ``main_ideal`` and the ``phases``;
+    ``run_days``, the wall clock of the main run and its phases one after the other, Σ paid
+    GPU-h ÷ GPUs ÷ 24 over the phases)."""
     p, rate = b.p, b.gpu_rate
     phases = _pretraining_phases(b)
     run = {"ideal_h": 0.0, "paid_h": 0.0, "flops_total": 0.0, "main_plan": None,
-           "main_goodput": None, "main_days": 0.0, "main_ideal": 0.0, "phases": phases}
+           "main_goodput": None, "main_days": 0.0, "main_ideal": 0.0, "phases": phases,
+           "run_days": 0.0}
     for i, ph in enumerate(phases):
         flops = ph["tokens"] * float(model_flops_per_token(b.spec, ph["seq_len"]))
         hours = flops / (b.peak * ph["mfu"]) / SECONDS_PER_HOUR
@@ -599,6 +602,7 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
         _check_goodput(b, ph, g)
         run["ideal_h"], run["paid_h"], run["flops_total"] = (
             run["ideal_h"] + hours, run["paid_h"] + hours / g, run["flops_total"] + flops)
+        run["run_days"] += hours / g / ph["n_gpus"] / 24.0
         per_token = (f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
                      f"({ph['seq_len']:,}-token sequences")
         if i > 0:
@@ -738,14 +742,17 @@ def _evaluation_lines(lines: list, b: _Basis):
     return eval_h
 
 
-def _project_months(p: dict, main_days) -> tuple:
-    """(project months, source): ``ledger_project_months``, else the final run's wall clock,
-    main_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so)."""
+def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
+    """(project months, source): ``ledger_project_months``, else the final run's wall clock
+    (the main run and its ``n_phases`` other pre-training phases, one after the other),
+    run_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so)."""
     if p["ledger_project_months"] is not None:
         return p["ledger_project_months"], "ledger_project_months (scenario)"
-    months = main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
+                   if n_phases else "")
     return months, (
-        f"convention, ledger_project_months not given: the final run's wall clock "
+        f"convention, ledger_project_months not given: the final run's wall clock{with_phases} "
         f"({months:,.2f} months) only; the exploratory runs before it, data work and "
         "post-training after it are not counted, so people, operations and dataset storage "
         "are lower bounds: set ledger_project_months")
