@@ -1242,7 +1242,7 @@ def test_the_reserve_lever_compares_one_provider_with_itself():
 #: in api-evangelist/coreweave plans/coreweave-plans-pricing.yml): each 8-GPU HGX node's
 #: on-demand price and, beside it, its spot price (North America), USD per node-hour.
 COREWEAVE_NODE = {"A100-80GB": (21.60, 9.65), "H100-SXM": (49.24, 19.71),
-                  "B200": (68.80, 34.11)}
+                  "H200": (50.44, 20.93), "B200": (68.80, 34.11)}
 
 
 def test_the_spot_lever_takes_one_providers_own_discount():
@@ -1257,13 +1257,13 @@ def test_the_spot_lever_takes_one_providers_own_discount():
         assert o.discount == pytest.approx(1 - spot / on, rel=1e-9)
     a100 = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
             "train_tokens": 1e12, "mfu": 0.45, "pricing": "on_demand"}
-    # the bill's price: the median of the current A100-80GB on-demand rows (AWS $3.4309,
-    # Lambda $2.79: $3.11045), × 9.65/21.60 = 0.44676 = $1.3896, 55% off
+    # the bill's price: the median of the current A100-80GB on-demand rows (CoreWeave $2.70,
+    # Lambda $2.79, AWS $3.4309: $2.79), × 9.65/21.60 = 0.44676 = $1.2465, 55% off
     with open(DATA_DIR / "prices.csv") as f:
         od = [float(r["price_usd_per_gpu_hour"]) for r in csv.DictReader(f)
               if r["accelerator"] == "A100-80GB" and r["pricing"] == "on_demand"
               and r["current"].lower() == "true"]
-    assert sorted(od) == [2.79, 3.4309]
+    assert sorted(od) == [2.70, 2.79, 3.4309]
     c = lv.spot_pricing(a100)
     assert c.after["pricing"] == "spot" and c.after["ledger_resumable"] is True
     assert c.after["price_usd_per_gpu_hour"] == pytest.approx(np.median(od) * 9.65 / 21.60,
@@ -1313,6 +1313,7 @@ def test_same_provider_on_demand_figures_are_their_sources():
     want = {("A100-80GB", "CoreWeave", "spot"): 21.60 / 8,
             ("H100-SXM", "CoreWeave", "spot"): 49.24 / 8,
             ("B200", "CoreWeave", "spot"): 68.80 / 8,
+            ("H200", "CoreWeave", "spot"): 50.44 / 8,
             ("H100-SXM", "GCP", "spot"): 10.9791,
             ("H100-SXM", "Hyperstack", "reserved"): 3.20,
             ("TPU v5e", "GCP", "reserved"): 1.20, ("TPU v5p", "GCP", "reserved"): 4.20}
