@@ -2081,10 +2081,10 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
         elif k == "ledger_exploratory_fraction" and exploratory_all_clamped(bill):
-            n, hi = f["exploratory_netting"], default_rows()["exploratory_fraction"]["high"]
+            n, hi = f["exploratory_netting"], exploratory_fraction_bounds(p)[2]
             out[k] = (f"the {float(n['netted_gpu_hours']):,.0f} GPU-h of "
                       f"{_and(list(n['netted']))} it nets out exceed even the top of Cottier et "
-                      f"al.'s range ({hi} × the final run's {f['paid_gpu_hours']:,.0f} paid "
+                      f"al.'s range ({hi:.3g} × the final run's {f['paid_gpu_hours']:,.0f} paid "
                       "GPU-h), so the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction" and \
                 bill.line("compute.exploratory").how.startswith("development compute") and \
