@@ -99,11 +99,12 @@ refitted): each without and with, on the model by the share goal's rule (a sourc
 is on if the held-out mean |error| worsens by at most half a point and the worst factor stays
 within 1.5x; the first was left off under the earlier rule, no held-out goal worse); and a
 candidate for every offloading row: its host copies at the A100 rates PyTorch pull request
-138018 measured (pinned 12.6 GB/s, pageable 1.4) instead of the nominal link as the host's GPUs
-share it (``rl.measured_host_rate_check``; two A100s per x16 uplink, ``rl.HOST_UPLINK_GPUS``,
-read from Azure's ND A100 v4 topology after the held-out errors had been seen, on the model:
-the held-out worst share gap 14.9 -> 9.9 points, mean |error| 13.7% -> 14.4%), left off as an
-alternative figure for the same link; and DeepSpeed-Chat's 7B run with and without
+138018 measured (pinned 12.6 GB/s, pageable 1.4) instead of the nominal link
+(``rl.measured_host_rate_check``), which meets the share goal but is left off by the rule (the
+held-out mean |error| worsens by a point); and the same copies at one GPU's share of an x16
+uplink two A800s share (``rl.shared_uplink_check``: Azure's ND A100 v4 topology, read after the
+held-out errors had been seen), which meets the share goal too and is left off by the rule (the
+mean worsens by 0.66 points); and DeepSpeed-Chat's 7B run with and without
 ``--offload`` (``rl.offload_ablation_reading``: the benchmark README's later row,
 OpenRLHF/OpenRLHF @ dbdd43b0, not a validation row), the offload's published cost against the
 model's offload terms and the generation's scaling with the batch. OpenRLHF's
@@ -219,6 +220,7 @@ def main():
     dschat_training_terms()
     deepspeed_reduction()
     staged_copy()
+    shared_uplink()
     measured_host_rate()
     offload_ablation()
     eos_lengths()
@@ -477,8 +479,7 @@ def offload_and_phases():
     """The CPU-offloaded optimizer's effect on the rows that offload, and NeMo RL v0.3's phases."""
     print("\n=== CPU-offloaded optimizer (rows with optimizer_offload 'cpu'): without -> with ===")
     print(f"  CPU path {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST:.3g} parameters/s per host, PCIe "
-          f"{rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s per GPU (A800, "
-          f"{rl.HOST_UPLINK_GPUS['A800']} GPUs per x16 uplink): "
+          f"{rl.PCIE_BYTES_PER_S_PER_DIR['A800'] / 1e9:.0f} GB/s per GPU (A800): "
           f"{rl.CPU_ADAM_SOURCE}")
     on = rl.rl_validation("model").set_index("id")
     off = rl.rl_validation("model", change={"optimizer_offload": False}).set_index("id")
@@ -962,28 +963,36 @@ def staged_copy():
     _print_openrlhf_rows(t, out)
 
 
+def shared_uplink():
+    """The CPU offload's host copies at one GPU's share of an x16 uplink two A800s share
+    (rl.shared_uplink_check): every offloading row without -> with; a candidate judged by the
+    share goal's rule."""
+    t, out = rl.shared_uplink_check()
+    acc = rl.a800()
+    print("\n=== candidate: every host copy of the CPU offload at one GPU's share of an x16 "
+          f"uplink {rl.HOST_UPLINK_GPUS['A800']} GPUs share (rl.shared_uplink_bytes_per_s: "
+          f"{rl.shared_uplink_bytes_per_s(acc) / 1e9:.0f} GB/s pinned, "
+          f"{rl.shared_uplink_bytes_per_s(acc) / rl.PAGEABLE_COPY_SLOWDOWN / 1e9:.1f} GB/s "
+          f"pageable, against {rl.pcie_bytes_per_s(acc) / 1e9:.0f} and "
+          f"{rl.pageable_bytes_per_s(acc) / 1e9:.1f}; {rl.HOST_TOPOLOGY_SOURCE}; the benchmark's "
+          "servers are not described; read after the held-out errors had been seen, nothing "
+          "refitted) ===")
+    _print_openrlhf_rows(t, out)
+
+
 def measured_host_rate():
     """The CPU offload's host copies at the A100 rates PyTorch pull request 138018 measured
-    (rl.measured_host_rate_check): every offloading row without -> with; a candidate for the
-    same link the model prices by its topology (rl.HOST_UPLINK_GPUS), left off."""
+    (rl.measured_host_rate_check): every offloading row without -> with; a candidate judged by
+    the share goal's rule."""
     t, out = rl.measured_host_rate_check()
     print("\n=== candidate: every host copy of the CPU offload at the measured A100 rates "
           f"(rl.PINNED_COPY_A100_BYTES_PER_S = {rl.PINNED_COPY_A100_BYTES_PER_S / 1e9:.1f} GB/s "
           f"pinned, / {rl.PAGEABLE_COPY_SLOWDOWN:.0f} = "
           f"{rl.PINNED_COPY_A100_BYTES_PER_S / rl.PAGEABLE_COPY_SLOWDOWN / 1e9:.1f} GB/s "
-          f"pageable; {rl.PAGEABLE_COPY_SOURCE}) instead of the nominal link as the host's GPUs "
-          f"share it ({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s per A800, "
-          "rl.HOST_UPLINK_GPUS; rl.RLOptions.host_link_rate; nothing refitted) ===")
-    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
-    print(rows.round(3).to_string())
-    _print_goals_without_with(out, 2)
-    w0, w1 = out["heldout"]
-    print(f"  verdict: left off; the held-out mean |error| "
-          f"{100 * (w1['mean_abs_error'] - w0['mean_abs_error']):+.2f} points, worst share gap "
-          f"{w0['worst_share_gap_points']:.1f} -> {w1['worst_share_gap_points']:.1f}: one GPU's "
-          "copy inside torch.save, an alternative figure for the link the model already prices "
-          "from the servers' topology (two A100s per x16 uplink; "
-          f"{rl.HOST_TOPOLOGY_SOURCE})")
+          f"pageable; {rl.PAGEABLE_COPY_SOURCE}) instead of the nominal link "
+          f"({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s; rl.RLOptions.host_link_rate; "
+          "nothing refitted) ===")
+    _print_openrlhf_rows(t, out)
 
 
 def offload_ablation():
