@@ -224,3 +224,20 @@ def test_a_choice_in_another_case_is_read_as_the_choice():
     assert validate_parameter("recompute", "SELECTIVE") == "selective"
     with pytest.raises(ScenarioError, match=r"dtype='fp16' must be one of 'bf16', 'fp8'"):
         validate_parameter("dtype", "fp16")
+
+
+@pytest.mark.parametrize("key, value, words", [
+    # a percent written for a fraction: 119 % of development compute is 1.19 (Cottier et al.
+    # 2024's median, data/ledger_defaults.csv); a PUE of 110 % is 1.10
+    ("ledger_exploratory_fraction", 119, "119% is 1.19"),
+    ("ledger_exploratory_fraction", -0.1, "be in [0, 10]"),
+    ("ledger_pue", 110, "110% is 1.10"),
+    # PUE is facility power over IT power: 1 at best (The Green Grid's definition)
+    ("ledger_pue", 0.9, "1 at best"),
+])
+def test_a_percent_slip_is_refused_with_the_rule(key, value, words):
+    with pytest.raises(ScenarioError, match=key) as e:
+        validate_parameters(**{key: value})
+    assert f"{key}={float(value)!r}" in str(e.value) and words in str(e.value)
+    # the published ends pass: Cottier et al.'s 0.2-3.0, and PUE 1.1-1.25 (their App. A.4)
+    assert validate_parameters(ledger_exploratory_fraction=3.0, ledger_pue=1.25)

@@ -1068,9 +1068,10 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     (``illustrative_ranges``): Cottier et al. 2024's 90% interval and median (``lo``, ``med``,
     ``hi``: data/ledger_defaults.csv, 0.2, 1.19, 3.0) when the scenario gives none (or a
     range, which is its own); for a fraction f it gives, the interval's spread relative to the
-    median::
+    median, its top kept within the interval's (no draw above what the source saw, unless f
+    itself is)::
 
-        (f · lo / med,  f,  f · hi / med)
+        (f · lo / med,  f,  max(f, min(f · hi / med, hi)))
 
     so that the range stays around the scenario's number (0 gives (0, 0, 0))."""
     row = default_rows()["exploratory_fraction"]
@@ -1079,7 +1080,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     if given is None or isinstance(given, Range):
         return lo, med, hi
     g = float(given)
-    return g * lo / med, g, g * hi / med
+    return g * lo / med, g, max(g, min(g * hi / med, hi))
 
 
 def exploratory_words(bill: Ledger) -> str | None:
@@ -2009,7 +2010,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode their median 1.19 (the default's
       value); a fraction f the scenario gives keeps the interval's spread relative to the
-      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19), so that the range stays the
+      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19), its top no higher than the
+      interval's 3.0 unless f is (``exploratory_fraction_bounds``), so that the range stays the
       scenario's and never puts most of its mass above a small given fraction (a given 0: no
       range, one number). Only when the bill prices exploration as a fraction, and not when
       the post-training and benchmark lines it nets out exceed even the top of that range:

@@ -126,6 +126,20 @@ _fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
 _reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
 _probability = _refuse_if(lambda v: not 0 <= v <= 1, "be a probability in [0, 1]")
 _at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
+#: PUE = facility power ÷ IT power, >= 1 by definition; the Uptime Institute's industry
+#: average was 1.58 in 2023 (its Global Data Center Survey; "Large data centers are mostly
+#: more efficient, analysis confirms", Uptime Intelligence update 221, 2023-11-23), so above
+#: 3, near twice that, is refused as a slip (110 meaning 1.10 written as a percent).
+_pue = _refuse_if(lambda v: not 1 <= v <= 3,
+                  "be in [1, 3]: facility power ÷ IT power, 1 at best (the Uptime Institute's "
+                  "2023 industry average: 1.58; 110% is 1.10)")
+#: The exploratory fraction: Cottier et al. 2024's 90% interval is 0.2-3.0 final runs beyond
+#: the final run (data/ledger_defaults.csv); above 10, over three times that interval's top, is
+#: refused as a slip (119 meaning 1.19 written as a percent).
+_exploratory_fraction = _refuse_if(
+    lambda v: not 0 <= v <= 10,
+    "be in [0, 10]: final runs of development compute beyond the final run (Cottier et al. "
+    "2024's 90% interval: 0.2-3.0; 119% is 1.19)")
 #: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
 #: modelled (a trial gave 0 to price only fine-tuning a released model and read "must be > 0")
 _pretraining_tokens = _refuse_if(
@@ -477,7 +491,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
           "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
           "the bill's post-training and benchmark lines",
-          _nonnegative),
+          _exploratory_fraction),
     Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
           "{name, gpu_hours} (replaces the fraction when given)",
           _records({"name": ("str", None), "gpu_hours": ("float", _nonnegative)},
@@ -525,7 +539,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_egress_bytes", "float", "bytes sent to the internet (weights, datasets)",
           _nonnegative),
     Param("ledger_cross_region_bytes", "float", "bytes moved between regions", _nonnegative),
-    Param("ledger_pue", "float|none", "data-centre PUE (>= 1); null: 1.1", _positive),
+    Param("ledger_pue", "float|none", "data-centre PUE (1-3); null: 1.1", _pue),
     Param("ledger_grid_kg_co2e_per_kwh", "float|none", "grid carbon intensity, kg CO2e/kWh; "
           "null: US average", _nonnegative),
     Param("ledger_electricity_usd_per_kwh", "float|none", "electricity price (owned hardware); "
