@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import llmcost
 from llmcost import ledger
 from llmcost.bill import lora
+from llmcost.bill.validation import magnitude_warnings
 from llmcost.present.report import NOTEBOOK_DIR
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError
 
@@ -351,6 +352,17 @@ def test_phases_and_exploratory_runs():
         base.figures["project_months"] + phase_days / (365.25 / 12), rel=1e-9)
     assert "with its 1 other pre-training phase" in long_ctx.figures["project_months_source"]
     assert long_ctx.line("storage.datasets").usd > base.line("storage.datasets").usd
+    # the checkpoints' hot tier stays provisioned through the phase, and a project shorter
+    # than the main run and its phase is said to be
+    assert long_ctx.figures["run_wall_clock_days"] == pytest.approx(
+        base.figures["wall_clock_days"] + phase_days, rel=1e-9)
+    assert long_ctx.line("storage.checkpoints").usd > base.line("storage.checkpoints").usd
+    short = long_ctx.figures["run_wall_clock_days"] / (365.25 / 12) * 0.99
+    said = magnitude_warnings({**PRICE, "phases": [{"name": "long-context", "tokens": 1e11,
+                                                    "seq_len": 32768}],
+                               "ledger_project_months": short}, long_ctx)
+    assert any("shorter than the run's wall clock with its pre-training phases" in w
+               for w in said)
     runs = ledger.build_ledger({**PRICE, "ledger_exploratory_runs": [{"name": "ablations",
                                                              "gpu_hours": 1000.0}]})
     assert runs.line("compute.exploratory").usd == pytest.approx(1000 * 3.99)

@@ -399,7 +399,7 @@ def _build(p: dict) -> Ledger:
             _netted_parts(lines, tune_h, rl_h, eval_h), b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
     months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1)
-    _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
+    _storage_lines(lines, b, run["main_plan"], run["run_days"], months)
     _network_lines(lines, p)
     all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
     en = _energy_line(lines, b, all_h)
@@ -760,7 +760,8 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
 
 def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
     """Checkpoint storage (``reliability.retention_storage_cost``): the hot tier provisioned for
-    the checkpoint plan's peak write bandwidth for the run's days (capacity ≥ bandwidth ÷ the
+    the checkpoint plan's peak write bandwidth for the run's days, main run and pre-training
+    phases one after the other (``main_days``: ``run_days``; capacity ≥ bandwidth ÷ the
     tier's throughput per TiB), plus milestone checkpoints on the cold tier for
     ``ckpt_retention_months``, at ``data/storage_prices.csv`` prices; 0 without checkpoints."""
     p = b.p
@@ -949,7 +950,8 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
                                   for ph in run["phases"]),
         "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
         "main_ideal_gpu_hours": run["main_ideal"], "goodput": run["ideal_h"] / run["paid_h"],
-        "wall_clock_days": run["main_days"], "all_gpu_hours": totals["all_gpu_hours"],
+        "wall_clock_days": run["main_days"], "run_wall_clock_days": run["run_days"],
+        "all_gpu_hours": totals["all_gpu_hours"],
         "energy_mwh": en["mwh"],
         "tco2e": en["tco2e"], "grid_kg_co2e_per_kwh": en["kg_co2e_per_kwh"],
         "kw_per_gpu": en["kw_per_gpu"],

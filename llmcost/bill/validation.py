@@ -221,11 +221,12 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                    "low (did you mean a fraction, 0.40 for 40%?)")
     months = p.get("ledger_project_months")
     if bill is not None and isinstance(months, (int, float)):
-        run_months = bill.figures["wall_clock_days"] / (365.25 / 12)
+        run_months = bill.figures["run_wall_clock_days"] / (365.25 / 12)
+        phases = " with its pre-training phases" if p.get("phases") else ""
         if months < run_months:
-            out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock "
-                       f"({run_months:.2f} months): people, operations and storage are billed for "
-                       "less time than the GPUs run")
+            out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock"
+                       f"{phases} ({run_months:.2f} months): people, operations and storage are "
+                       "billed for less time than the GPUs run")
     out += [w for w in (own_published_run_warning(p),
                         _long_project_warning(months), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
@@ -267,8 +268,10 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     months = bill.figures["project_months"]
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
-            f"{months:,.2f} months, the final run's wall clock only (ledger_project_months is not "
-            "set): set ledger_project_months, or months on each role, for the project's staffing")
+            f"{months:,.2f} months, the final run's wall clock"
+            f"{' with its pre-training phases' if p.get('phases') else ''} only "
+            "(ledger_project_months is not set): set ledger_project_months, or months on each "
+            "role, for the project's staffing")
 
 
 #: GPUs of the server whose hourly price a GPU-hour price may have been confused with
