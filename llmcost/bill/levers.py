@@ -311,6 +311,20 @@ def predicted_step(scenario: dict):
     return out
 
 
+def _with_phase_mfus_scaled(after: dict, ratio: float) -> dict:
+    """``after`` with each pre-training phase that gives its own ``mfu`` scaled by ``ratio``,
+    the main run's predicted change (a phase without one takes the main run's MFU, scaled with
+    it): a lever that changes the dtype or the hardware changes every phase's rate on the new
+    peak, not the main run's alone. The main run's ratio is taken for every phase, an
+    approximation: a long-context phase, more of it attention, gains less from FP8 GEMMs."""
+    phases = after.get("phases") or []
+    if not any(isinstance(ph, dict) and "mfu" in ph for ph in phases):
+        return after
+    return {**after, "phases": [{**ph, "mfu": _scale(ph["mfu"], ratio)}
+                                if isinstance(ph, dict) and "mfu" in ph else ph
+                                for ph in phases]}
+
+
 def _with_scaled_mfu(before: dict, after: dict) -> dict:
     """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
     docstring): the step-time model's predicted change, on the scenario's calibration (a range
@@ -318,7 +332,7 @@ def _with_scaled_mfu(before: dict, after: dict) -> dict:
     Refused when the scaled MFU exceeds 1."""
     m = _clean(before).get("mfu", _default("mfu"))
     ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
-    out = dict(after)
+    out = _with_phase_mfus_scaled(dict(after), float(ratio))
     out["mfu"] = _scale(m, float(ratio))
     top = max(x for x in (getattr(out["mfu"], f, None) for f in ("low", "mode", "high"))
               if x is not None) if not isinstance(out["mfu"], float) else out["mfu"]
@@ -1335,9 +1349,9 @@ def move_to(s: dict, accelerator: str) -> Change:
         how = (f"MFU the central estimate of the step-time model's prediction on {name}, "
                f"{pred:.1%}, uncalibrated (the pilots ran on {_get(s, 'accelerator')})")
     else:
-        after = {**theirs, "mfu": _scale(m, float(ratio))}
+        after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
-               "(each at its central estimate)")
+               "(each at its central estimate; a phase's own MFU too)")
     suffix, before = _move_price_words(s, name, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; plan: {plan}; price: {where}"
