@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from _trial_scenarios import LLAMA_70B_FP8_128K
 
 import llmcost
@@ -1529,3 +1530,26 @@ def test_a_phase_with_its_own_mfu_moves_with_the_main_run():
     main = b.line("compute.pretraining.main").usd / a.line("compute.pretraining.main").usd
     phase = b.line("compute.pretraining.long").usd / a.line("compute.pretraining.long").usd
     assert phase == pytest.approx(main, rel=1e-9) and 0.5 < main < 1.0
+
+
+def test_the_headline_and_the_savings_page_price_one_bill_with_the_scenarios_stack(tmp_path):
+    """A new-user trial: an A100 scenario on DeepSpeed (``stack: deepspeed-zero3-2021``) with an
+    RL campaign printed $597,373 in ``estimate`` (RL $9,769) and $598,001 as notebook 09's
+    starting bill (RL $10,398): the headline dropped the stack, so the RL update ran on the
+    default Megatron stack. Both now read the scenario's stack (scenario.BILL_EXTRA_KEYS)."""
+    from llmcost.present.report import estimate_ledger
+    sc = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
+          "train_tokens": 1.0e12, "seq_len": 4096, "mfu": 0.38, "pricing": "on_demand",
+          "stack": "deepspeed-zero3-2021", "zero_stage": 3, "ledger_rl": True,
+          "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_gpus": 32,
+          "rl_rollout_gpus": 16, "rl_async": True, "rl_iterations": 2000, "rl_runs": 3,
+          "ledger_exploratory_fraction": 0}
+    path = tmp_path / "a100_rl.yaml"
+    path.write_text(yaml.safe_dump(sc), encoding="utf-8")
+    head = estimate_ledger(path)
+    page = lv.bill(llmcost.load_scenario(path))
+    assert head.line("post.rl").usd == pytest.approx(page.line("post.rl").usd, rel=1e-12)
+    assert head.total_usd == pytest.approx(page.total_usd, rel=1e-12)
+    # and the stack moves the RL line: the default stack prices another update
+    default = lv.bill({**llmcost.load_scenario(path), "stack": "megatron-core-2024"})
+    assert default.line("post.rl").usd != pytest.approx(head.line("post.rl").usd, rel=1e-3)

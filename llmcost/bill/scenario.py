@@ -589,6 +589,18 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "ledger_dataset_versions", _nonnegative),
 ]}
 
+#: Scenario keys beyond ``LEDGER_DEFAULTS`` that the bill reads when given: the software stack
+#: the RL campaign's update runs on (``rl.ITERATION_KEYS``; left out, ``stacks.DEFAULT_STACK``).
+#: ``bill_values`` keeps them, so that the headline, notebook 09 and ``build_ledger`` of the
+#: scenario price one bill.
+BILL_EXTRA_KEYS = ("stack",)
+
+
+def bill_values(values: dict) -> dict:
+    """The keys of ``values`` the bill reads: ``LEDGER_DEFAULTS``' and ``BILL_EXTRA_KEYS``."""
+    return {k: values[k] for k in (*LEDGER_DEFAULTS, *BILL_EXTRA_KEYS) if k in values}
+
+
 #: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default
 #: scenario's values; tests/test_ledger.py checks that notebook 00 declares exactly these).
 #: Except the price: a scenario that leaves out ``price_usd_per_gpu_hour`` gets null (the

@@ -46,6 +46,7 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
     ScenarioError,
+    bill_values,
     check_run_rules,
     point_scenario,
     user_words,
@@ -190,7 +191,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
     try:
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
                                    if check_plan or k not in PLAN_PARAMETERS})
-        bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+        bill = build_ledger({**bill_values(values),
                              **(private or {})})
         check_money_lines(bill)
         full = {**LEDGER_DEFAULTS, **p}

@@ -58,10 +58,10 @@ from ..bill.ledger import (
 from ..bill.pilot import pilot_mfu, pilot_mfu_range
 from ..bill.ranges import Range
 from ..bill.scenario import (
-    LEDGER_DEFAULTS,
     METADATA_KEYS,
     MFU_PREDICT,
     ScenarioError,
+    bill_values,
     check_run_rules,
     load_scenario,
     point_scenario,
@@ -446,7 +446,7 @@ def estimate_ledger(scenario_path):
         plan = plan_report(scenario_path, None, notebook_setups=False)
     values, scenario = plan.values, plan.scenario
     try:
-        bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+        bill = build_ledger({**bill_values(values),
                              **private_keys(scenario)})
     except ScenarioError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
@@ -1941,7 +1941,7 @@ def private_keys(scenario: dict) -> dict:
 def bill_inputs(values: dict, scenario: dict | None = None) -> dict:
     """What the report's bill is built from: the ledger's keys of the values every notebook
     used, with the resolved scenario's private keys and ranges (``private_keys``)."""
-    return {**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+    return {**bill_values(values),
             **private_keys(scenario or {})}
 
 

@@ -21,7 +21,7 @@ import math
 from ..bill import levers
 from ..bill.claims import scenario_as_claim
 from ..bill.ledger import build_ledger, headline_draws, spend_timeline, with_changes
-from ..bill.scenario import LEDGER_DEFAULTS, ScenarioError, scenario_price
+from ..bill.scenario import ScenarioError, bill_values, scenario_price
 from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
 from ..serving import inference as inf
@@ -41,7 +41,7 @@ def _price(p: dict) -> float:
 
 
 def _bill_values(p: dict, private: dict) -> dict:
-    return {**{k: p[k] for k in LEDGER_DEFAULTS if k in p}, **private}
+    return {**bill_values(p), **private}
 
 
 def _nb00(p, private):
