@@ -213,6 +213,10 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     assert main["point_outside"] and bars.loc["total", "point_outside"]
     assert glance.point_outside(1.0, 1.0, 2.0) is False  # at its P10: inside
     assert glance.point_outside(0.9, 1.0, 2.0) and glance.point_outside(2.1, 1.0, 2.0)
+    # within half a percent of its range it reads as inside at three significant figures (a
+    # trial: dataset storage "$111*" beside "$111-$111": 111.195 against P10 111.204)
+    assert glance.point_outside(111.195, 111.204, 111.344) is False
+    assert glance.point_outside(13.35, 13.51, 15.85)  # 1.0% below its P10: marked
     text = glance.glance_text(bars, tor, columns=100)
     row = next(ln for ln in text.splitlines() if ln.strip().startswith("pre-training compute"))
     assert f"{fmt_usd(main['point_usd'])}* ({fmt_usd(main['p10_usd'])}" in row

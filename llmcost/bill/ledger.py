@@ -2338,16 +2338,23 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     return Headline(draws, sources, not own, kinds, point)
 
 
+#: How far outside its P10-P90 a point must lie to be marked (``point_outside``), relative to
+#: the range's larger end: the bill prints amounts to three significant figures, so a point
+#: closer than half a percent reads as inside its range ($111 beside "$111-$111").
+OUTSIDE_TOLERANCE = 5e-3
+
+
 def point_outside(point: float, p10: float, p90: float) -> bool:
-    """True when a point estimate lies outside its own P10-P90 (a relative tolerance of 1e-9):
-    the point of a triangular range is its mode, which can sit at the range's edge (a price at
-    the cheapest end of the catalogue's spread), so most draws lie on one side of it."""
+    """True when a point estimate lies outside its own P10-P90 by more than
+    ``OUTSIDE_TOLERANCE`` of the range's larger end: the point of a triangular range is its
+    mode, which can sit at the range's edge (a price at the cheapest end of the catalogue's
+    spread), so most draws lie on one side of it."""
     for name, v in (("point", point), ("p10", p10), ("p90", p90)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise ValueError(f"{name}={v!r} must be a finite amount (USD)")
     lo, hi = sorted((float(p10), float(p90)))
-    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    tol = OUTSIDE_TOLERANCE * max(abs(lo), abs(hi))
     return float(point) < lo - tol or float(point) > hi + tol
 
 
