@@ -770,3 +770,17 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
         bad = tmp_path / "bad.yaml"
         bad.write_text(text + "mfu_band: predicted\n", encoding="utf-8")
         scenario.load_scenario(bad)
+
+
+def test_the_headline_says_which_input_it_holds_at_one_number():
+    # data/prices.csv holds one current H200 spot row (CoreWeave's pricing page): a price
+    # spread needs two (illustrative_ranges), so the headline holds the price, and says why
+    # (a trial read a spot bill's range without learning the price was not varied)
+    sc = {"accelerator": "H200", "pricing": "spot", "n_gpus": 1024}
+    head = ledger.headline_draws(sc, samples=500)
+    assert "price_usd_per_gpu_hour" not in head.kinds
+    assert head.held == ("the GPU-hour price held at one number (no sourced spread: 1 current "
+                         "spot catalogue price(s) for H200 in data/prices.csv, and a spread "
+                         "needs two)")
+    # the default scenario ranges all three: nothing held
+    assert ledger.headline_draws(PRICE, samples=500).held == ""

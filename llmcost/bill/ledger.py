@@ -2233,6 +2233,15 @@ class Headline(NamedTuple):
         """``range_basis`` of ``kinds``: what the range comes from, in a reader's words."""
         return range_basis(self.kinds)
 
+    @property
+    def held(self) -> str:
+        """The inputs of ``HEADLINE_RULE`` the draws leave at one number, each with why
+        (``unranged_inputs``), in a reader's words ("the GPU-hour price held at one number (no
+        sourced spread: 1 current spot catalogue price(s) ...)"); "" when every one is
+        ranged."""
+        why = unranged_inputs(self.point, self.kinds)
+        return "; ".join(f"{SHORT_WORDS[k]} held at one number ({w})" for k, w in why.items())
+
 
 def headline_state(kinds: dict) -> str:
     """Where a headline's ranges come from, one of three: 'scenario' (the scenario ranges at

@@ -441,7 +441,8 @@ def _estimate(args) -> int:
     else:  # the bill as text bars (glance.glance_text) of the same draws
         _, bars, tor = glance_summary(head)
         print("\n" + glance_text(bars, tor, charset=text_charset(sys.stdout),
-                                 basis=head.basis, outside_note=ONE_DRAW_NOTE if
+                                 basis="; ".join(x for x in (head.basis, head.held) if x),
+                                 outside_note=ONE_DRAW_NOTE if
                                  getattr(head.draws, "samples", 0) == 1 else OUTSIDE_NOTE))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
