@@ -798,3 +798,7 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
                                                              "mfu_band": "predicted"})
     assert glance.other_inputs_differing([a, b]) == ["mfu_band null → predicted",
                                                      "rl_async false → true"]
+    # a list (a trial read a Python dict cut at 40 characters for phases): its count and names
+    c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
+    assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
+        "phases none → 1 (long-context)"]

@@ -892,7 +892,8 @@ def compare_inputs(bills) -> list:
 
 def other_inputs_differing(bills, most: int = 8) -> list:
     """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
-    two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters,
+    two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters
+    (a list, such as ``phases``, as its count and its items' names),
     at most ``most`` of them and a count of the rest (a trial compared two RL scenarios that
     differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
     does not hold reads "default"; ``None`` and booleans as a scenario file writes them
@@ -904,6 +905,10 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     def cut(d, k):
         x = d.get(k, "default")
+        if isinstance(x, (list, tuple)):  # phases, people, runs: their count and names
+            x = "none" if not x else f"{len(x)} (" + ", ".join(
+                str(i.get("name", i.get("role", "…"))) if isinstance(i, dict) else str(i)
+                for i in x) + ")"
         v = ("null" if x is None else str(x).lower() if isinstance(x, bool) else  # YAML's words
              f"{x:,}" if isinstance(x, int) else
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
