@@ -399,7 +399,7 @@ def _build(p: dict) -> Ledger:
             _netted_parts(lines, tune_h, rl_h, eval_h), b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
     months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1)
-    _storage_lines(lines, b, run["main_plan"], run["run_days"], months)
+    _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
     all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
     en = _energy_line(lines, b, all_h)
@@ -760,8 +760,8 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
 
 def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
     """Checkpoint storage (``reliability.retention_storage_cost``): the hot tier provisioned for
-    the checkpoint plan's peak write bandwidth for the run's days, main run and pre-training
-    phases one after the other (``main_days``: ``run_days``; capacity ≥ bandwidth ÷ the
+    the checkpoint plan's peak write bandwidth for the main run's days (notebook 07's; the
+    pre-training phases after it are not counted here: a lower bound; capacity ≥ bandwidth ÷ the
     tier's throughput per TiB), plus milestone checkpoints on the cold tier for
     ``ckpt_retention_months``, at ``data/storage_prices.csv`` prices; 0 without checkpoints."""
     p = b.p
@@ -1075,13 +1075,20 @@ def exploratory_fraction_bounds(scenario) -> tuple:
 
         (f · lo / med,  f,  max(f, min(f · hi / med, hi)))
 
-    so that the range stays around the scenario's number (0 gives (0, 0, 0))."""
+    so that the range stays around the scenario's number (0 gives (0, 0, 0)).
+
+    Raises
+    ------
+    ValueError
+        ``scenario`` not a mapping, or a fraction that is not a number >= 0."""
+    if not isinstance(scenario, dict):
+        raise ValueError(f"scenario={scenario!r} must be a mapping of parameter names to values")
     row = default_rows()["exploratory_fraction"]
     lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
-    given = (scenario or {}).get("ledger_exploratory_fraction")
+    given = scenario.get("ledger_exploratory_fraction")
     if given is None or isinstance(given, Range):
         return lo, med, hi
-    g = float(given)
+    g = float(as_array(given, "ledger_exploratory_fraction", nonnegative=True))
     return g * lo / med, g, max(g, min(g * hi / med, hi))
 
 
