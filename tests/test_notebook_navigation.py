@@ -58,6 +58,9 @@ def test_a_lettered_notebook_reads_after_its_number():
     assert [nb.stem for nb in list_notebooks(["04b"])] == ["04b_step_time"]
     assert [nb.stem for nb in list_notebooks(["04"])] == ["04_communication"]
     assert [nb.stem for nb in list_notebooks(["4"])] == ["04_communication"]
+    # as a reader writes them: "4b" as "4" is 04, and the name after the number
+    assert [nb.stem for nb in list_notebooks(["4b", "savings", "step_time"])] == [
+        "04b_step_time", "09_savings"]
     assert notebook_number("04b_step_time") == "04b" and notebook_number("10_glossary") == "10"
     with pytest.raises(ValueError, match="stem='notes'"):
         notebook_number("notes")

@@ -187,8 +187,8 @@ def publish_summary(notebook: str, rows: list[dict]) -> None:
 
 # ------------------------------------------------------------------------------ notebooks
 def list_notebooks(selection: list[str] | None = None) -> list[Path]:
-    """The numbered notebooks in reading order, optionally only those whose number or stem is in
-    ``selection`` (e.g. ``["01", "03"]``).
+    """The numbered notebooks in reading order, optionally only those whose number, stem or name
+    after the number is in ``selection`` (e.g. ``["01", "4b", "savings", "03_parallelism"]``).
 
     Raises
     ------
@@ -201,7 +201,8 @@ def list_notebooks(selection: list[str] | None = None) -> list[Path]:
     chosen = []
     for item in selection:
         item = item.strip()
-        match = [nb for nb in nbs if nb.stem == item or notebook_number(nb.stem) == item.zfill(2)]
+        match = [nb for nb in nbs if item in (nb.stem, nb.stem.partition("_")[2])
+                 or notebook_number(nb.stem) == item.zfill(len(notebook_number(nb.stem)))]
         if not match:
             raise UsageError(f"notebook {item!r} matches no notebook (have: "
                               f"{', '.join(nb.stem for nb in nbs)})")
