@@ -531,7 +531,8 @@ def _more_module_specs(tiny) -> dict:
         "ledger.exploratory_fraction_bounds": Spec(
             dict(scenario={"ledger_exploratory_fraction": 0.5}), {"scenario": "scenario"}),
         "ledger.exploratory_shift_words": Spec(dict(a=bill, b=bill),
-                                               {"a": "ledger", "b": "ledger"}),
+                                               {"a": "ledger", "b": "ledger",
+                                                "names": "names"}),
         "levers.beyond_line_words": Spec(dict(before=bill, after=bill),
                                          {"before": "ledger", "after": "ledger"}),
         "ledger.unranged_inputs": Spec(dict(bill=bill, ranged=["mfu"]),

@@ -140,6 +140,12 @@ def test_compare_says_the_rl_line_moved_money_out_of_the_exploratory_line():
     assert f"exploratory and failed runs: {note}." in text
     assert "Exploratory and failed runs: net of RL post-training" in glance.compare_html(
         df, ("A", "B"))
+    # the index names the bills as its columns do (a trial read "in B than in A" beside columns
+    # headed with the scenarios' names)
+    named = glance.compare_bills([a, b], ("base", "with DPO"), samples=10)
+    assert "more in with DPO than in base" in glance.compare_html(named, ("base", "with DPO"))
+    with pytest.raises(ValueError, match="names="):
+        ledger.exploratory_shift_words(a, b, names=("only one",))
     # back the other way: the money goes back into the exploratory line
     assert "less in B than in A, and the exploratory line is" in \
         ledger.exploratory_shift_words(b, a)

@@ -1143,18 +1143,22 @@ def exploratory_note(bill: Ledger) -> str:
             f"multiplier ({fmt_usd(float(n['gross_gpu_hours']) * rate)})")
 
 
-def exploratory_shift_words(a: Ledger, b: Ledger) -> str | None:
+def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | None:
     """Why two compared bills' exploratory lines differ by what their post-training and
     benchmark lines differ, in a reader's words ("net of RL post-training (...): RL
     post-training's GPU-hours cost $292k more in B than in A, and the exploratory line is $292k
     less, so RL post-training moves the total by $0.00"; ``estimate --compare``, the index's
-    comparison); None when neither nets anything out or both net the same amount.
+    comparison); None when neither nets anything out or both net the same amount. ``names``:
+    the two bills' names as the comparison's columns have them.
 
     Each bill's exploratory line is max(0, fraction × final run − netted GPU-h) × rate
     (``_exploratory_fraction_line``), so of the netted lines' change in GPU-hour cost
     Δ = netted_B × rate_B − netted_A × rate_A, the part min(netted, fraction × final run) ×
     rate, which the multiplier absorbs, moves out of the exploratory line and only the rest
     moves the total."""
+    if not (isinstance(names, (tuple, list)) and len(names) == 2
+            and all(isinstance(x, str) and x for x in names)):
+        raise ValueError(f"names={names!r} must be two non-empty names")
     na, nb = (_ledger(x, name).figures.get("exploratory_netting") or None
               for x, name in ((a, "a"), (b, "b")))
     if not (na and na["netted"]) and not (nb and nb["netted"]):
@@ -1178,7 +1182,8 @@ def exploratory_shift_words(a: Ledger, b: Ledger) -> str | None:
     what = _and(sorted({k for n in (na, nb) if n for k in n["netted"]}))
     return (f"net of {what} (Cottier et al. 2024's multiplier already "
             f"counts fine-tuning and evaluation): {what}'s GPU-hours cost {fmt_usd(abs(d))} "
-            f"{'more' if d > 0 else 'less'} in B than in A, and the exploratory line is "
+            f"{'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
+            "exploratory line is "
             + (f"{fmt_usd(abs(moved))} {'less' if moved > 0 else 'more'}" if moved else
                "unchanged") + f", so {what} move{'' if ' and ' in what else 's'} the total by "
             f"{signed(rest)}")

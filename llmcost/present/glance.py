@@ -842,13 +842,16 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     simulated with the same seed and samples, so draw i sees the same values of the inputs they
     both range). What ``llmcost estimate --compare`` prints and the report's index shows.
     ``.attrs['exploratory_note']``: why the exploratory line moved with the post-training lines
-    it nets out (``ledger.exploratory_shift_words``), or None."""
+    it nets out (``ledger.exploratory_shift_words``), or None, the bills called A and B as
+    ``estimate --compare``'s table calls them; ``'exploratory_note_named'``: with ``names``."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
     draws = [simulate_ledger(b.scenario, samples=samples, seed=seed) for b in bills]
     df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
           else compare(*bills, names=names))
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
+    # the same words with the scenarios' names, as the index's columns have them
+    df.attrs["exploratory_note_named"] = exploratory_shift_words(*bills, names=tuple(names))
     return df
 
 
@@ -976,7 +979,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
             "spread is that of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range of its own, so the difference is one number per "
             "line (the illustrative spreads of the bill above are not drawn here).")
-    moved = df.attrs.get("exploratory_note")  # compare_bills: what the netting moved
+    # compare_bills: what the netting moved, the bills named as this table's columns name them
+    moved = df.attrs.get("exploratory_note_named") or df.attrs.get("exploratory_note")
     if moved:
         note = html.escape(f"Exploratory and failed runs: {moved}. ") + note
     src = f" (<code>{html.escape(str(file_b))}</code>)" if file_b else ""
