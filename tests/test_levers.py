@@ -1553,3 +1553,18 @@ def test_the_headline_and_the_savings_page_price_one_bill_with_the_scenarios_sta
     # and the stack moves the RL line: the default stack prices another update
     default = lv.bill({**llmcost.load_scenario(path), "stack": "megatron-core-2024"})
     assert default.line("post.rl").usd != pytest.approx(head.line("post.rl").usd, rel=1e-3)
+
+
+def test_a_spot_lever_without_a_catalogue_spot_price_says_so():
+    """data/prices.csv has no spot row for TPU v5p (GCP's TPU rows are on demand and committed
+    use): the spot levers are not priced, and say why in the lever's own words, not the bill's
+    advice to set price_usd_per_gpu_hour (a trial read that advice on the savings page)."""
+    sc = {"model": "llama-2-7b", "accelerator": "TPU v5p", "n_gpus": 256,
+          "train_tokens": 1e12, "mfu": 0.4, "pricing": "on_demand"}
+    words = ("not priced: data/prices.csv has no current spot price for TPU v5p, so there is "
+             "no spot rate to compare with")
+    r = lv.price_lever("spot_pricing", "spot capacity with checkpoints", "pricing", sc,
+                       lv.spot_pricing(sc), samples=100)
+    assert r.note == words and math.isnan(r.saving_usd)
+    a = lv.spot_for_ablations(sc)
+    assert a.note == words and math.isnan(a.saving_usd)

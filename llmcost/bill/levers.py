@@ -505,7 +505,8 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
             nan = float("nan")
             return LeverResult(key, name, group, total, None, nan, nan, nan, nan, 0.0, 0.0,
                                nan, change.risk, change.assumptions, change.source,
-                               f"not priced: {e}")
+                               change.note if change.note.startswith("not priced:")
+                               else f"not priced: {e}")
         # the changed run never finishes: an unbounded loss
         return LeverResult(key, name, group, total, None, -math.inf, -math.inf, -math.inf,
                            -math.inf, -math.inf, -math.inf, -math.inf, change.risk,
@@ -1226,6 +1227,13 @@ def spot_without_checkpoints(s: dict) -> Change:
     return _spot_changes(s)[1]
 
 
+def no_spot_price_words(accelerator: str) -> str:
+    """Why a spot lever is not priced: the catalogue (data/prices.csv) has no current spot
+    price for ``accelerator``."""
+    return (f"not priced: data/prices.csv has no current spot price for "
+            f"{load_accelerator(accelerator).name}, so there is no spot rate to compare with")
+
+
 def _spot_changes(s: dict) -> tuple:
     """``(spot_pricing, spot_without_checkpoints, _spot_rate)`` of ``s``, the rate taken once
     (None, with both changes unchanged, when ``s`` is already spot)."""
@@ -1237,7 +1245,9 @@ def _spot_changes(s: dict) -> tuple:
          "ledger_resumable": True},
         "pre-emptions lengthen the run; capacity may not come back for days",
         "each node pre-empted about once a week, 30-minute restarts (ledger defaults)" + words,
-        "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv", "",
+        "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv",
+        # no catalogue spot price: the bill cannot price it, and the note says why plainly
+        no_spot_price_words(_get(s, "accelerator")) if rate["price"] is None else "",
         f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
     return c, Change({**c.after, "ledger_resumable": False},
                      "every pre-emption throws away the whole run so far",
@@ -1503,6 +1513,11 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
                            b.total_usd, b.total_usd, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, risk,
                            assume, note="already spot")
     offer = _spot_rate(s)
+    if offer["point"] is None:
+        return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
+                           b.total_usd, None, float("nan"), float("nan"), float("nan"),
+                           float("nan"), 0.0, 0.0, float("nan"), risk, assume,
+                           note=no_spot_price_words(_get(s, "accelerator")))
     try:
         spot = build_ledger({**ledger_scenario(s), "pricing": "spot",
                              "price_usd_per_gpu_hour": offer["point"], "n_gpus": g,
