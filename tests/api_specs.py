@@ -460,6 +460,8 @@ def module_specs() -> dict:
              "term_hours": "positive"}),
         "levers.reservation_offers": Spec(dict(accelerator="H100-SXM"),
                                           {"accelerator": "accelerator"}),
+        "levers.no_spot_price_words": Spec(dict(accelerator="TPU v5p"),
+                                           {"accelerator": "accelerator"}),
         "levers.spot_offers": Spec(dict(accelerator="A100-80GB"),
                                    {"accelerator": "accelerator"}),
         "levers.fit_budget": Spec(dict(scenario=s, budget_usd=5e6),
