@@ -34,20 +34,33 @@ from llmcost.present.plots import ticks_computed_once  # noqa: E402
 @contextlib.contextmanager
 def sharing_text_measures():
     """``plots.share_text_measures`` installed for the block (as a report kernel has it), and
-    matplotlib's own methods back after it, so that no other test of this process sees them."""
+    matplotlib's own methods back after it, so that no other test of this process sees them.
+    Also the two speed-ups a report kernel draws with (``kernels.remember_state``) that act in
+    a draw outside a print: ``plots.keep_text_layouts`` (each text laid out once per renderer
+    kind within a ``ticks_computed_once`` block, as ``run_in_process`` draws) and
+    ``plots.clone_ticks`` (a batch of new ticks made by copying its first): the same layouts,
+    ticks and pictures as matplotlib's (tests/test_live_figure.py), in a third of the time for
+    the notebooks' log axes' many minor ticks and their labels."""
+    from matplotlib.axis import Axis
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
+    from matplotlib.text import Text
     from matplotlib.textpath import TextToPath
 
     measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
     vector_measure = TextToPath.get_text_width_height_descent
+    layout, major, minor = Text._get_layout, Axis.get_major_ticks, Axis.get_minor_ticks
     try:
         installed = plots.share_text_measures()
+        plots.keep_text_layouts()
+        plots.clone_ticks()
         yield installed
     finally:
         RendererAgg.get_text_width_height_descent = measure
         TextToPath.get_text_width_height_descent = vector_measure
         MathTextParser._parse_cached = parse
+        Text._get_layout = layout
+        Axis.get_major_ticks, Axis.get_minor_ticks = major, minor
 
 
 def code_cells(nb: Path) -> list[tuple[int, str, dict]]:

@@ -283,12 +283,12 @@ def _check_notebook(page, lab, nb, shot):
                   "return true; }")
     page.wait_for_function(f"() => ({STATE_JS})().busy === 0 && "
                            f"{PANEL}.sessionContext.session?.kernel?.status === 'idle'",
-                           timeout=RUN_TIMEOUT_MS, polling=500)
+                           timeout=RUN_TIMEOUT_MS, polling=100)
     # widgets render asynchronously after the kernel goes idle
     try:
         page.wait_for_function(f"() => {{ const s = ({STATE_JS})(); "
                                "return s.loading === 0 && s.widgetViews >= s.widgetOutputs; }",
-                               timeout=60_000, polling=500)
+                               timeout=60_000, polling=100)
     except Exception:
         pass  # the assertions below say what is missing
     state = page.evaluate(STATE_JS)
@@ -315,7 +315,7 @@ def _check_notebook(page, lab, nb, shot):
         page.wait_for_function(
             f"(b) => {{ const a = ({DRIVEN_JS})(); return a.text !== b.text || "
             "JSON.stringify(a.imgs) !== JSON.stringify(b.imgs); }", arg=before,
-            timeout=CHANGE_TIMEOUT_MS, polling=500)
+            timeout=CHANGE_TIMEOUT_MS, polling=100)
     except Exception:
         raise AssertionError(f"{where}: moving the Explore section's first control "
                              f"({found['control']} {found['label']!r}: {done}) changed neither "

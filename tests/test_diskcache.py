@@ -143,7 +143,7 @@ def test_a_process_waits_for_an_entry_under_other_filters_only_if_it_could_read_
         def slow(n):
             with open({str(log)!r}, "a") as f:
                 f.write(f"{{sys.argv[1]}} {{n}}\\n")
-            time.sleep(2.0)
+            time.sleep(1.0)
             return n * 2
 
         role, n = sys.argv[1], int(sys.argv[3])

@@ -227,16 +227,25 @@ def _lint(tree: Path):
                           env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
 
 
+@pytest.fixture(scope="module")
+def clean_copy(tmp_path_factory):
+    """A copy of the package and its pyproject.toml that keeps the contract (linted once; each
+    planted violation below is made in a copy of it)."""
+    tree = tmp_path_factory.mktemp("clean")
+    shutil.copytree(PACKAGE, tree / "llmcost", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PACKAGE.parent / "pyproject.toml", tree / "pyproject.toml")
+    assert _lint(tree).returncode == 0  # the copy keeps the contract ...
+    return tree
+
+
 @pytest.mark.parametrize("module, line, contract", [
     ("core/units.py", "from ..training import step", "Rooms import downwards"),
     ("training/comm.py", "import matplotlib.pyplot", "never import plotting"),
     ("bill/ledger.py", "from ..present import plots", "Rooms import downwards"),
 ])
-def test_the_layer_contract_breaks_on_a_planted_violation(tmp_path, module, line, contract):
-    root = PACKAGE.parent
-    shutil.copytree(PACKAGE, tmp_path / "llmcost", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(root / "pyproject.toml", tmp_path / "pyproject.toml")
-    assert _lint(tmp_path).returncode == 0  # the copy keeps the contract ...
+def test_the_layer_contract_breaks_on_a_planted_violation(clean_copy, tmp_path, module, line,
+                                                         contract):
+    shutil.copytree(clean_copy, tmp_path, dirs_exist_ok=True)
     f = tmp_path / "llmcost" / module
     f.write_text(f.read_text() + f"\n{line}  # planted\n")
     r = _lint(tmp_path)

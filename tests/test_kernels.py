@@ -63,54 +63,88 @@ def _run(kernel, src, dst):
     return nbformat.read(dst, as_version=4)
 
 
-def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path, monkeypatch):
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own (inline), as in a report
+def _forgets_the_previous_notebook(kernel, tmp_path):
+    """The first two notebooks a warm kernel runs (module docstring): the second sees nothing
+    the first left, in the same kernel."""
     dirty = _notebook(tmp_path / "dirty.ipynb", DIRTY)
     check = _notebook(tmp_path / "check.ipynb", CHECK)
+    first = _run(kernel, dirty, tmp_path / "dirty_out.ipynb")
+    pid = kernel.km.provisioner.process.pid
+    out = _run(kernel, check, tmp_path / "check_out.ipynb")
+    assert kernel.km.provisioner.process.pid == pid and kernel.starts == 1  # same kernel
+    last = json.loads(out.cells[-1].outputs[0]["text"])
+    assert last["llmcost"]  # the warm-up's imports stayed
+    first_draw = next(c for c in first.cells if "first_draw" in c.source)
+    assert first_draw.outputs == []
+    assert last["draw"] != pytest.approx(0.5488135039273248)  # seed(0)'s first draw
+    # execution counts restart at 1, as in a fresh kernel
+    assert [c.execution_count for c in out.cells] == list(range(1, len(CHECK) + 1))
+    # the warning is shown in the second notebook (stderr), not turned into an error
+    warned = out.cells[3].outputs
+    assert warned and warned[0]["name"] == "stderr" and "no longer an error" in (
+        warned[0]["text"])
+    # a figure made in the second notebook is displayed (a PNG output of its cell)
+    assert any("image/png" in o.get("data", {}) for o in out.cells[5].outputs)
+    # ... drawn once (its pixels: the tight bounding box is measured without a draw,
+    # plots.print_with_one_draw; matplotlib's own print draws twice), not twice or three
+    # times: pyplot's redraw after the cell is off (kernels.draw_figures_once)
+    assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
+    assert out.cells[7].outputs[0]["text"] == "1 False\n"
+    # the first notebook's garbage was collected; what stays after the reset is frozen
+    assert out.cells[8].outputs[0]["text"] == "True True\n"
+    # the report's kernels keep their input history in memory only (report.KERNEL_ARGS)
+    assert out.cells[9].outputs[0]["text"] == f"False True {len(CHECK)}\n"
+
+
+def _transforms_each_cell_once_and_answers_without_sleeping(kernel, tmp_path):
+    """In a warm kernel each cell's static transformations run once per execution, not twice
+    (ipykernel's ``do_execute``, then IPython's ``_run_cell``: ``transform_cells_once``), and
+    what the cells do is unchanged: a transformation counts the cells it sees, by text. The
+    kernel answers without its 0.5 ms sleep (``no_sleep_after_cells``), and every cell's
+    printed output is still in the notebook, in order. (Its counting transformation stays in
+    the kernel: the last notebook that kernel runs.)"""
+    count = ("from collections import Counter\n_seen = Counter()\n"
+             "def _count(lines):\n    _seen[''.join(lines)] += 1\n    return lines\n"
+             "get_ipython().input_transformer_manager.cleanup_transforms.append(_count)")
+    show = "print(sorted(_seen.values()), captured.stdout.strip(), echoed, y)"
+    prints = [f"print({i}); print({i} + 1)" for i in range(20)]
+    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show,
+                                               "print(get_ipython().kernel._execute_sleep)",
+                                               *prints])
+    out = _run(kernel, src, tmp_path / "count_out.ipynb")
+    # the six cells after the counting one, and the body the %%capture cell runs, each seen
+    # once (twice each without transform_cells_once)
+    assert out.cells[len(TRANSFORMED) + 2].outputs[0]["text"] == \
+        "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
+    assert out.cells[len(TRANSFORMED) + 3].outputs[0]["text"] == "0.0\n"  # ipykernel's: 0.0005
+    texts = ["".join(o["text"] for o in c.outputs) for c in out.cells[-len(prints):]]
+    assert texts == [f"{i}\n{i + 1}\n" for i in range(20)]
+
+
+def _a_dead_kernel_is_replaced(kernel, tmp_path):
+    """A kernel killed between notebooks is started again for the next one."""
+    check = _notebook(tmp_path / "ran.ipynb", CHECK[:1] + ["print('ran')"])
+    km = kernel.ready(str(tmp_path))
+    km.provisioner.process.kill()
+    km.provisioner.process.wait()
+    out = _run(kernel, check, tmp_path / "ran_out.ipynb")
+    assert out.cells[-1].outputs[0]["text"] == "ran\n" and kernel.starts == 2
+
+
+def test_a_warm_kernel_forgets_transforms_once_and_is_replaced_when_dead(tmp_path, monkeypatch):
+    """One warm kernel's life (each step was a test starting a kernel of its own): it forgets
+    the previous notebook (``_forgets_the_previous_notebook``), transforms each cell once and
+    answers without sleeping (``_transforms_each_cell_once_and_answers_without_sleeping``),
+    then, killed, is replaced (``_a_dead_kernel_is_replaced``)."""
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own (inline), as in a report
     kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
     try:
-        first = _run(kernel, dirty, tmp_path / "dirty_out.ipynb")
-        pid = kernel.km.provisioner.process.pid
-        out = _run(kernel, check, tmp_path / "check_out.ipynb")
-        assert kernel.km.provisioner.process.pid == pid and kernel.starts == 1  # same kernel
-        last = json.loads(out.cells[-1].outputs[0]["text"])
-        assert last["llmcost"]  # the warm-up's imports stayed
-        first_draw = next(c for c in first.cells if "first_draw" in c.source)
-        assert first_draw.outputs == []
-        assert last["draw"] != pytest.approx(0.5488135039273248)  # seed(0)'s first draw
-        # execution counts restart at 1, as in a fresh kernel
-        assert [c.execution_count for c in out.cells] == list(range(1, len(CHECK) + 1))
-        # the warning is shown in the second notebook (stderr), not turned into an error
-        warned = out.cells[3].outputs
-        assert warned and warned[0]["name"] == "stderr" and "no longer an error" in (
-            warned[0]["text"])
-        # a figure made in the second notebook is displayed (a PNG output of its cell)
-        assert any("image/png" in o.get("data", {}) for o in out.cells[5].outputs)
-        # ... drawn once (its pixels: the tight bounding box is measured without a draw,
-        # plots.print_with_one_draw; matplotlib's own print draws twice), not twice or three
-        # times: pyplot's redraw after the cell is off (kernels.draw_figures_once)
-        assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
-        assert out.cells[7].outputs[0]["text"] == "1 False\n"
-        # the first notebook's garbage was collected; what stays after the reset is frozen
-        assert out.cells[8].outputs[0]["text"] == "True True\n"
-        # the report's kernels keep their input history in memory only (report.KERNEL_ARGS)
-        assert out.cells[9].outputs[0]["text"] == f"False True {len(CHECK)}\n"
+        _forgets_the_previous_notebook(kernel, tmp_path)
+        _transforms_each_cell_once_and_answers_without_sleeping(kernel, tmp_path)
+        _a_dead_kernel_is_replaced(kernel, tmp_path)
     finally:
         kernel.shutdown()
     assert kernel.km is None
-
-
-def test_a_dead_kernel_is_replaced(tmp_path):
-    check = _notebook(tmp_path / "check.ipynb", CHECK[:1] + ["print('ran')"])
-    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
-    try:
-        km = kernel.ready(str(tmp_path))
-        km.provisioner.process.kill()
-        km.provisioner.process.wait()
-        out = _run(kernel, check, tmp_path / "out.ipynb")
-        assert out.cells[-1].outputs[0]["text"] == "ran\n" and kernel.starts == 2
-    finally:
-        kernel.shutdown()
 
 
 def test_restore_before_remember_is_an_error():
@@ -282,34 +316,6 @@ def test_transform_cells_once_gives_ipythons_transformations_once_per_cell(monke
     assert real_check("await sleep(0)\n") and not real_check("x = 1\n")
     assert checked == ["await sleep(0)\n", "x = 1\n"]  # each checked once
     assert kernels.transform_cells_once(shell) == {}  # nothing wrapped twice
-
-
-def test_a_warm_kernel_transforms_each_cell_once_and_answers_without_sleeping(tmp_path):
-    """In a warm kernel each cell's static transformations run once per execution, not twice
-    (ipykernel's ``do_execute``, then IPython's ``_run_cell``: ``transform_cells_once``), and
-    what the cells do is unchanged: a transformation counts the cells it sees, by text. The
-    kernel answers without its 0.5 ms sleep (``no_sleep_after_cells``), and every cell's
-    printed output is still in the notebook, in order."""
-    count = ("from collections import Counter\n_seen = Counter()\n"
-             "def _count(lines):\n    _seen[''.join(lines)] += 1\n    return lines\n"
-             "get_ipython().input_transformer_manager.cleanup_transforms.append(_count)")
-    show = "print(sorted(_seen.values()), captured.stdout.strip(), echoed, y)"
-    prints = [f"print({i}); print({i} + 1)" for i in range(20)]
-    src = _notebook(tmp_path / "count.ipynb", [count, "x = 1", *TRANSFORMED, show,
-                                               "print(get_ipython().kernel._execute_sleep)",
-                                               *prints])
-    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
-    try:
-        out = _run(kernel, src, tmp_path / "out.ipynb")
-    finally:
-        kernel.shutdown()
-    # the six cells after the counting one, and the body the %%capture cell runs, each seen
-    # once (twice each without transform_cells_once)
-    assert out.cells[len(TRANSFORMED) + 2].outputs[0]["text"] == \
-        "[1, 1, 1, 1, 1, 1, 1] 2 ['hi'] 2\n"
-    assert out.cells[len(TRANSFORMED) + 3].outputs[0]["text"] == "0.0\n"  # ipykernel's: 0.0005
-    texts = ["".join(o["text"] for o in c.outputs) for c in out.cells[-len(prints):]]
-    assert texts == [f"{i}\n{i + 1}\n" for i in range(20)]
 
 
 def test_no_sleep_after_cells_sets_the_kernels_sleep_to_zero_once():

@@ -593,10 +593,10 @@ def test_timed_out_notebook_page_names_the_timeout(tmp_path, monkeypatch):
     sc.write_text("model: llama-2-70b\n")
     lines = []
     with pytest.raises(report.ReportError, match="02_slow.ipynb"):
-        report.run_report(sc, tmp_path / "out", timeout_s=3, progress=lines.append)
+        report.run_report(sc, tmp_path / "out", timeout_s=2, progress=lines.append)
     assert any("02_slow FAILED (CellTimeoutError" in s for s in lines), lines
     page = (tmp_path / "out" / "02_slow.html").read_text()
-    assert "CellTimeoutError: a cell ran longer than the 3 s timeout" in page
+    assert "CellTimeoutError: a cell ran longer than the 2 s timeout" in page
     assert "KeyboardInterrupt" not in page
 
 

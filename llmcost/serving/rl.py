@@ -710,13 +710,16 @@ def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     prompts per micro-batch. Returns (prefill_s, decode_s, steps, mean_live)."""
     order = _engine_order(r.size)
     batches = [r[order[i:i + c]] for i in range(0, r.size, c)]
-    dec, steps = 0.0, 0
-    for bt in batches:
-        n_b, s_b = bt.size, int(bt.max())
-        dec += float(_engine_step_s(m, acc, eng, np.full(s_b, float(n_b)),
-                                    p + np.arange(s_b, dtype=float), kw, m.n_layers,
-                                    s.hf_s_per_layer_step, s.hf_host_overlap).sum())
-        steps += s_b
+    sizes = [int(bt.max()) for bt in batches]
+    # every micro-batch's steps in one call (the step time is elementwise), summed per batch
+    step_s = _engine_step_s(m, acc, eng,
+                            np.concatenate([np.full(s_b, float(bt.size))
+                                            for bt, s_b in zip(batches, sizes)]),
+                            np.concatenate([p + np.arange(s_b, dtype=float) for s_b in sizes]),
+                            kw, m.n_layers, s.hf_s_per_layer_step, s.hf_host_overlap)
+    dec, steps = 0.0, sum(sizes)
+    for part in np.split(np.asarray(step_s, dtype=float), np.cumsum(sizes)[:-1]):
+        dec += float(part.sum())
     pre = float(inf.prefill_time(m, acc, p, c, **kw)) * len(batches)
     if eng is not None:
         pre = pre / eng.prefill_fraction + eng.step_overhead_s * len(batches)
