@@ -1568,3 +1568,27 @@ def test_a_spot_lever_without_a_catalogue_spot_price_says_so():
     assert r.note == words and math.isnan(r.saving_usd)
     a = lv.spot_for_ablations(sc)
     assert a.note == words and math.isnan(a.saving_usd)
+
+
+def test_a_price_lever_says_why_it_moves_the_days():
+    """A cheaper GPU-hour alone moved the default scenario's run by −0.06 days: the bill sizes
+    checkpoint storage to minimise storage cost plus lost GPU time (reliability.
+    sized_storage_bytes_per_s), so at RunPod's $2.69 instead of $3.99 it buys slower storage and
+    loses more time to checkpoints. The lever's note says so, with both bandwidths and
+    goodputs; a lever that changes the MFU (FP8) says nothing of it."""
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    before, after = lv.bill(sc), lv.bill(lv.cheapest_provider(sc).after)
+    words = lv.storage_moved_words(before, after, lv.cheapest_provider(sc).after)
+    fb, fa = before.figures, after.figures
+    assert fa["ckpt_storage_bytes_per_s"] < fb["ckpt_storage_bytes_per_s"]
+    assert fa["goodput"] < fb["goodput"]
+    assert f"{fa['goodput']:.2%}, not {fb['goodput']:.2%}" in words
+    r = lv.price_lever("cheapest_provider", "the cheapest listed provider", "pricing", sc,
+                       lv.cheapest_provider(sc), samples=100)
+    assert r.days_saved < 0 and words in r.note
+    fp8 = lv.fp8_training(sc)
+    assert lv.storage_moved_words(before, lv.bill(fp8.after), fp8.after) == ""
+    # a scenario that gives its storage bandwidth keeps it: nothing moves, nothing said
+    given = {**sc, "ckpt_storage_bytes_per_s": 1e11}
+    change = lv.cheapest_provider(given)
+    assert lv.storage_moved_words(lv.bill(given), lv.bill(change.after), change.after) == ""

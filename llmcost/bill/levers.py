@@ -59,8 +59,8 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
-from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_count,
-                          fmt_duration, fmt_gpus, fmt_usd)
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_bytes,
+                          fmt_count, fmt_duration, fmt_gpus, fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -533,7 +533,31 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                        gpu_hours(b) - gpu_hours(a),
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                        saving / total if total else 0.0, change.risk, change.assumptions,
-                       change.source, change.note, ranged, beyond_line_words(b, a))
+                       change.source, "; ".join(x for x in (change.note, storage_moved_words(
+                           b, a, change.after)) if x), ranged, beyond_line_words(b, a))
+
+
+def storage_moved_words(before: Ledger, after: Ledger, scenario: dict) -> str:
+    """Why a lever that changes the GPU-hour price alone moves the run's hours and days, or "":
+    the checkpoint storage a scenario does not give is sized by the bill to minimise storage
+    cost plus the GPU time lost to writes and restores (``reliability.sized_storage_bytes_per_s``),
+    so a cheaper GPU-hour buys slower storage, more time lost to checkpoints and a lower goodput
+    (and a dearer one the reverse). Said when the sized bandwidth and the goodput both moved
+    and the main run's ideal hours did not (the lever changed no MFU, size or count)."""
+    b, a = _bill_arg(before, "before"), _bill_arg(after, "after")
+    if not isinstance(scenario, dict):
+        raise ValueError(f"scenario={scenario!r} must be a mapping (the lever's changed "
+                         "scenario)")
+    fb, fa = b.figures, a.figures
+    if scenario.get("ckpt_storage_bytes_per_s") is not None or \
+            fb["ckpt_storage_bytes_per_s"] == fa["ckpt_storage_bytes_per_s"] or \
+            fb["goodput"] == fa["goodput"] or \
+            abs(fb["main_ideal_gpu_hours"] / fa["main_ideal_gpu_hours"] - 1) > 1e-9:
+        return ""
+    return (f"the checkpoint storage the bill sizes for the new GPU-hour price is "
+            f"{fmt_bytes(fa['ckpt_storage_bytes_per_s'])}/s, not "
+            f"{fmt_bytes(fb['ckpt_storage_bytes_per_s'])}/s (it minimises storage plus lost "
+            f"GPU time), so goodput is {fa['goodput']:.2%}, not {fb['goodput']:.2%}")
 
 
 def _never_finishes_in_draws(err: ScenarioNeverFinishes, samples: int, after: Ledger) -> tuple:
