@@ -81,16 +81,3 @@ def test_another_figure_or_rectangle_is_laid_out_again(layouts):
         assert fig.subplotpars.bottom > rect[1]
         plt.close(fig)
     assert len(layouts) == 3
-
-
-def test_a_figure_is_left_alike_whether_its_layout_was_computed_or_read_back(layouts):
-    # its print's key (the SVG kept on disk, ``keep_svg_prints_on_disk``) is then the same
-    # in the report that computed the layout and in the next, which reads it back
-    keys = []
-    for _ in range(2):
-        fig = _figure()
-        plots.tight_layout_kept(fig, (0, 0.08, 1, 1))
-        keys.append(plots.figure_fingerprint(fig, {"format": "svg"}))
-        plt.close(fig)
-    assert layouts == [1]
-    assert keys[0] is not None and keys[0] == keys[1]

@@ -2987,12 +2987,9 @@ def tight_layout_kept(fig, rect: tuple) -> None:
     an earlier report laid out is not measured again (the default scenario's 12 figures made
     readable by ``readable``: 0.31 CPU-s of a warm report's kernels in their layout). The
     figure ends as ``Figure.tight_layout`` leaves it: the same subplot parameters, set by
-    ``subplots_adjust``, under a tight layout engine, then no engine (``"none"``). The layout
-    is measured on a copy of the figure (``_tight_layout_of_copy``), so that the figure is
-    left in the same state whether its parameters were computed or read back (its texts and
-    ticks unmeasured: the print measures them as it draws), and so prints with the same
-    fingerprint either way (``keep_svg_prints_on_disk``). A figure that cannot be pickled is
-    laid out every time, on itself."""
+    ``subplots_adjust``, under a tight layout engine, then no engine (``"none"``). Its
+    texts and ticks are not measured when the parameters are read back: the print measures
+    them as it draws. A figure that cannot be pickled is laid out every time."""
     import matplotlib as mpl
     from matplotlib.layout_engine import TightLayoutEngine
 
@@ -3003,7 +3000,7 @@ def tight_layout_kept(fig, rect: tuple) -> None:
         if key is None:
             params = _tight_layout_of(fig, engine)
         else:
-            _TIGHT_LAYOUT.job = fig
+            _TIGHT_LAYOUT.job = (fig, engine)
             try:
                 params = tight_layout_params(
                     key, f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
@@ -3028,60 +3025,14 @@ def _tight_layout_of(fig, engine) -> dict:
     return given[-1] if given else {}
 
 
-@contextlib.contextmanager
-def _copyable_states():
-    """Within the block, pickling a figure changes nothing of it (a ``CallbackRegistry``
-    pickles the next number of its counter, ``next()``: it is given back), leaves out this
-    module's memos (``_llmcost_*``, as ``_stable_states``), and the figure loaded from it is
-    not made a pyplot figure (no ``_restore_to_pylab``: the notebook would show it too)."""
-    from matplotlib.artist import Artist
-    from matplotlib.cbook import CallbackRegistry
-    from matplotlib.figure import Figure
-
-    plain = {cls: cls.__dict__["__getstate__"] for cls in (CallbackRegistry, Figure, Artist)}
-
-    def registry_state(self):
-        state = plain[CallbackRegistry](self)
-        self._cid_gen = itertools.count(state["_cid_gen"])
-        return state
-
-    def figure_state(self):
-        state = plain[Figure](self)
-        state.pop("_restore_to_pylab", None)
-        return {k: v for k, v in state.items() if not k.startswith("_llmcost_")}
-
-    def artist_state(self):
-        return {k: v for k, v in plain[Artist](self).items() if not k.startswith("_llmcost_")}
-
-    CallbackRegistry.__getstate__, Figure.__getstate__, Artist.__getstate__ = (
-        registry_state, figure_state, artist_state)
-    try:
-        yield
-    finally:
-        for cls, method in plain.items():
-            cls.__getstate__ = method
-
-
-def _tight_layout_of_copy(fig) -> dict:
-    """``_tight_layout_of`` for a copy of ``fig`` (pickled and loaded under
-    ``_copyable_states``: ``fig`` is left as it was), with the copy's own layout engine; for
-    ``fig`` itself when the copy cannot be made."""
-    try:
-        with _copyable_states():
-            data = pickle.dumps(fig, protocol=5)
-        twin = pickle.loads(data)
-    except Exception:  # noqa: BLE001 (a part that pickles but does not load: laid out itself)
-        twin = fig
-    return _tight_layout_of(twin, twin.get_layout_engine())
-
-
 @disk_cached
 def tight_layout_params(fingerprint: str, versions: str) -> dict:
     """The subplot parameters a tight layout gives the figure whose state, rectangle and
     settings have the fingerprint ``fingerprint`` (``figure_fingerprint``) with matplotlib and
     its fonts ``versions``, kept in the disk cache; computed, when its entry is missing, for
-    a copy of the figure its caller set (``tight_layout_kept``)."""
-    return _tight_layout_of_copy(_TIGHT_LAYOUT.job)
+    the figure its caller set (``tight_layout_kept``)."""
+    fig, engine = _TIGHT_LAYOUT.job
+    return _tight_layout_of(fig, engine)
 
 
 def moe_dense_equivalent(compared, ax=None, cutoff_params=None, fit_range=None,
