@@ -2971,68 +2971,9 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
         fig.set_layout_engine("none")
-        tight_layout_kept(fig, rect=(0, foot, 1, 1))
-    return obj
-
-
-#: The layout ``tight_layout_params`` computes when its entry is missing: the figure and its
-#: engine, set by the caller (``tight_layout_kept``) for the call's length.
-_TIGHT_LAYOUT = threading.local()
-
-
-def tight_layout_kept(fig, rect: tuple) -> None:
-    """``fig.tight_layout(rect=rect)`` (its default pads), with what it computes, the subplot
-    parameters it sets, kept in the disk cache (``tight_layout_params``), keyed by the
-    figure's whole state, the rectangle and the settings (``figure_fingerprint``): a figure
-    an earlier report laid out is not measured again (the default scenario's 12 figures made
-    readable by ``readable``: 0.31 CPU-s of a warm report's kernels in their layout). The
-    figure ends as ``Figure.tight_layout`` leaves it: the same subplot parameters, set by
-    ``subplots_adjust``, under a tight layout engine, then no engine (``"none"``). Its
-    texts and ticks are not measured when the parameters are read back: the print measures
-    them as it draws. A figure that cannot be pickled is laid out every time."""
-    import matplotlib as mpl
-    from matplotlib.layout_engine import TightLayoutEngine
-
-    engine = TightLayoutEngine(rect=rect)
-    fig.set_layout_engine(engine)
-    try:
-        key = figure_fingerprint(fig, {"tight_layout_rect": list(rect)})
-        if key is None:
-            params = _tight_layout_of(fig, engine)
-        else:
-            _TIGHT_LAYOUT.job = (fig, engine)
-            try:
-                params = tight_layout_params(
-                    key, f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
-            finally:
-                _TIGHT_LAYOUT.job = None
-        if params:
-            fig.subplots_adjust(**params)
-    finally:
-        fig.set_layout_engine("none")
-
-
-def _tight_layout_of(fig, engine) -> dict:
-    """The keywords ``engine.execute(fig)`` (a ``TightLayoutEngine``) gives
-    ``fig.subplots_adjust``, without adjusting: {} when it adjusts nothing."""
-    given = []
-    fig.subplots_adjust = lambda **kw: given.append(kw)  # the instance's, for the call only
-    try:
         with ticks_computed_once(fig):
-            engine.execute(fig)
-    finally:
-        del fig.subplots_adjust
-    return given[-1] if given else {}
-
-
-@disk_cached
-def tight_layout_params(fingerprint: str, versions: str) -> dict:
-    """The subplot parameters a tight layout gives the figure whose state, rectangle and
-    settings have the fingerprint ``fingerprint`` (``figure_fingerprint``) with matplotlib and
-    its fonts ``versions``, kept in the disk cache; computed, when its entry is missing, for
-    the figure its caller set (``tight_layout_kept``)."""
-    fig, engine = _TIGHT_LAYOUT.job
-    return _tight_layout_of(fig, engine)
+            fig.tight_layout(rect=(0, foot, 1, 1))
+    return obj
 
 
 def moe_dense_equivalent(compared, ax=None, cutoff_params=None, fit_range=None,
