@@ -40,7 +40,9 @@ The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 the folder a report starts in: ``pin_cache_dir``; both in ``cachedir``). A file that cannot be
 read is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
-entry at once never leave half a file. A process that misses an entry computes it holding a
+entry at once never leave half a file; each written entry's filters digest is appended to its
+call's index (``<name>-<base key>.entries``), where a caller whose own entry is missing finds
+the others (``_other_entries``) without listing the folder. A process that misses an entry computes it holding a
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
 for it and reads it, instead of computing it a second time; so does a process under other
@@ -358,16 +360,31 @@ def _read_usable(path: Path):
     found = _result(path, lambda ignores: True)
     if found is not _MISSING:
         return found
-    stem = path.name[:-len(".pickle")].rsplit("-", 1)[0]
-    try:
-        others = [p for p in path.parent.glob(stem + "-*.pickle") if p != path]
-    except OSError:
-        return _MISSING
-    for other in sorted(others):
+    for other in _other_entries(path):
         found = _result(other, usable_under)
         if found is not _MISSING:
             return found
     return _MISSING
+
+
+def _entries_index(path: Path) -> Path:
+    """The file that names the filters digest of every entry written of the call ``path`` is an
+    entry of (``<name>-<base key>.entries``, one digest a line, appended by ``_write``)."""
+    return path.parent / (path.name[:-len(".pickle")].rsplit("-", 1)[0] + ".entries")
+
+
+def _other_entries(path: Path) -> list[Path]:
+    """The entries of the same call as ``path`` under other filters, in sorted order: those
+    its index names (``_entries_index``; read instead of listing the folder, which took 5 ms
+    for a folder of 7,500 files, twice for every entry missing, and grew with the cache).
+    A line cut short by a writer names no file and is passed over."""
+    try:
+        lines = _entries_index(path).read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError):
+        return []
+    stem = path.name[:-len(".pickle")].rsplit("-", 1)[0]
+    return sorted(p for p in {path.parent / f"{stem}-{digest}.pickle" for digest in lines}
+                  if p != path)
 
 
 @contextlib.contextmanager
@@ -442,6 +459,8 @@ def _write(folder: Path, path: Path, result) -> None:
         with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
             fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(fh.name, path)
+        with open(_entries_index(path), "a", encoding="utf-8") as index:  # one short append:
+            index.write(path.name[:-len(".pickle")].rsplit("-", 1)[1] + "\n")  # not interleaved
     except OSError:  # a read-only or full disk: the result, uncached
         pass
 
