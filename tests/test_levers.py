@@ -1588,6 +1588,11 @@ def test_a_price_lever_says_why_it_moves_the_days():
     assert r.days_saved < 0 and words in r.note
     fp8 = lv.fp8_training(sc)
     assert lv.storage_moved_words(before, lv.bill(fp8.after), fp8.after) == ""
+    # a run without checkpoints sizes no storage (its bandwidth None): nothing said
+    bare = {**sc, "ledger_resumable": False}
+    change = lv.cheapest_provider(bare)
+    assert lv.bill(bare).figures["ckpt_storage_bytes_per_s"] is None
+    assert lv.storage_moved_words(lv.bill(bare), lv.bill(change.after), change.after) == ""
     # a scenario that gives its storage bandwidth keeps it: nothing moves, nothing said
     given = {**sc, "ckpt_storage_bytes_per_s": 1e11}
     change = lv.cheapest_provider(given)

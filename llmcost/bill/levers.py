@@ -550,6 +550,8 @@ def storage_moved_words(before: Ledger, after: Ledger, scenario: dict) -> str:
                          "scenario)")
     fb, fa = b.figures, a.figures
     if scenario.get("ckpt_storage_bytes_per_s") is not None or \
+            fb.get("ckpt_storage_bytes_per_s") is None or \
+            fa.get("ckpt_storage_bytes_per_s") is None or \
             fb["ckpt_storage_bytes_per_s"] == fa["ckpt_storage_bytes_per_s"] or \
             fb["goodput"] == fa["goodput"] or \
             abs(fb["main_ideal_gpu_hours"] / fa["main_ideal_gpu_hours"] - 1) > 1e-9:
