@@ -194,3 +194,17 @@ def test_a_compared_line_is_labelled_with_words_true_of_both_bills():
     assert df.loc["exploratory and failed runs", "without usd"] == la.usd
     # a line both bills label alike keeps its label
     assert df.loc["total", "difference usd"] == pytest.approx(a.total_usd - b.total_usd)
+
+
+def test_a_given_zero_fraction_is_said_before_the_netting():
+    # a given 0 with an RL line netted out: the reason is the 0, not "the RL line exceeds the
+    # top of Cottier et al.'s range (0 × the final run)" (a review read that)
+    zero = ledger.build_ledger({**_dpo(100_000), "ledger_exploratory_fraction": 0})
+    why = ledger.unranged_inputs(zero, ["mfu", "price_usd_per_gpu_hour"])
+    assert why["ledger_exploratory_fraction"] == (
+        "the scenario sets ledger_exploratory_fraction: 0 (no exploratory compute)")
+    # a small given fraction the RL line exceeds: the range named is the scenario's own
+    small = ledger.build_ledger({**_dpo(100_000), "ledger_exploratory_fraction": 0.001})
+    assert ledger.exploratory_all_clamped(small)
+    assert "exceed even the top of the range around the scenario's fraction" in \
+        ledger.unranged_inputs(small, ["mfu"])["ledger_exploratory_fraction"]

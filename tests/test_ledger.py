@@ -357,6 +357,8 @@ def test_phases_and_exploratory_runs():
     assert long_ctx.figures["run_wall_clock_days"] == pytest.approx(
         base.figures["wall_clock_days"] + phase_days, rel=1e-9)
     assert long_ctx.line("storage.checkpoints").usd == base.line("storage.checkpoints").usd
+    assert "the main run's days only, not the pre-training phases" in \
+        long_ctx.line("storage.checkpoints").how
     short = long_ctx.figures["run_wall_clock_days"] / (365.25 / 12) * 0.99
     said = magnitude_warnings({**PRICE, "phases": [{"name": "long-context", "tokens": 1e11,
                                                     "seq_len": 32768}],

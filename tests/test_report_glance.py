@@ -217,6 +217,8 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     # trial: dataset storage "$111*" beside "$111-$111": 111.195 against P10 111.204)
     assert glance.point_outside(111.195, 111.204, 111.344) is False
     assert glance.point_outside(13.35, 13.51, 15.85)  # 1.0% below its P10: marked
+    # across a power of ten the third figure is coarser: "$1.00M" beside "$990k-$999k" is out
+    assert glance.point_outside(1.003e6, 0.99e6, 0.999e6)
     text = glance.glance_text(bars, tor, columns=100)
     row = next(ln for ln in text.splitlines() if ln.strip().startswith("pre-training compute"))
     assert f"{fmt_usd(main['point_usd'])}* ({fmt_usd(main['p10_usd'])}" in row

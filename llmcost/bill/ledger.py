@@ -54,6 +54,7 @@ Conventions (one for the whole bill):
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from dataclasses import dataclass, field
@@ -783,7 +784,9 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
                       "fixed", _num(usd),
                       f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
                       f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
-                      f"for {p['ckpt_retention_months']:g} months",
+                      f"for {p['ckpt_retention_months']:g} months"
+                      + ("; the main run's days only, not the pre-training phases after it "
+                         "(a lower bound)" if p["phases"] else ""),
                       "reliability.retention_storage_cost; data/storage_prices.csv; "
                       f"bandwidth {b.storage_bw['source']}",
                       "modelled", "07_checkpoints"))
@@ -1070,10 +1073,10 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     (``illustrative_ranges``): Cottier et al. 2024's 90% interval and median (``lo``, ``med``,
     ``hi``: data/ledger_defaults.csv, 0.2, 1.19, 3.0) when the scenario gives none (or a
     range, which is its own); for a fraction f it gives, the interval's spread relative to the
-    median, its top kept within the interval's (no draw above what the source saw, unless f
-    itself is)::
+    median (the multiplier's uncertainty as the source measured it, carried to the scenario's
+    point)::
 
-        (f · lo / med,  f,  max(f, min(f · hi / med, hi)))
+        (f · lo / med,  f,  f · hi / med)
 
     so that the range stays around the scenario's number (0 gives (0, 0, 0)).
 
@@ -1089,7 +1092,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     if given is None or isinstance(given, Range):
         return lo, med, hi
     g = float(as_array(given, "ledger_exploratory_fraction", nonnegative=True))
-    return g * lo / med, g, max(g, min(g * hi / med, hi))
+    return g * lo / med, g, g * hi / med
 
 
 def exploratory_words(bill: Ledger) -> str | None:
@@ -2024,10 +2027,9 @@ def illustrative_ranges(bill: Ledger) -> dict:
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode their median 1.19 (the default's
       value); a fraction f the scenario gives keeps the interval's spread relative to the
-      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19), its top no higher than the
-      interval's 3.0 unless f is (``exploratory_fraction_bounds``), so that the range stays the
-      scenario's and never puts most of its mass above a small given fraction (a given 0: no
-      range, one number). Only when the bill prices exploration as a fraction, and not when
+      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19) (``exploratory_fraction_bounds``),
+      so that the range stays the scenario's and never puts most of its mass above a small
+      given fraction (a given 0: no range, one number). Only when the bill prices exploration as a fraction, and not when
       the post-training and benchmark lines it nets out exceed even the top of that range:
       ``exploratory_all_clamped``, the line $0 in every draw, a spread that moves nothing.
       The interval's ends are taken as the triangle's ends, so this range is narrower than
@@ -2096,17 +2098,19 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             n = len(current_prices(f["accelerator"], f["pricing"]))
             out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
-        elif k == "ledger_exploratory_fraction" and exploratory_all_clamped(bill):
-            n, hi = f["exploratory_netting"], exploratory_fraction_bounds(p)[2]
-            out[k] = (f"the {float(n['netted_gpu_hours']):,.0f} GPU-h of "
-                      f"{_and(list(n['netted']))} it nets out exceed even the top of Cottier et "
-                      f"al.'s range ({hi:.3g} × the final run's {f['paid_gpu_hours']:,.0f} paid "
-                      "GPU-h), so the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction" and \
                 bill.line("compute.exploratory").how.startswith("development compute") and \
                 not p.get("ledger_exploratory_runs") and \
                 p.get("ledger_exploratory_fraction") == 0:
             out[k] = "the scenario sets ledger_exploratory_fraction: 0 (no exploratory compute)"
+        elif k == "ledger_exploratory_fraction" and exploratory_all_clamped(bill):
+            n, hi = f["exploratory_netting"], exploratory_fraction_bounds(p)[2]
+            whose = ("the range around the scenario's fraction" if
+                     p.get("ledger_exploratory_fraction") is not None else "Cottier et al.'s range")
+            out[k] = (f"the {float(n['netted_gpu_hours']):,.0f} GPU-h of "
+                      f"{_and(list(n['netted']))} it nets out exceed even the top of {whose} "
+                      f"({hi:.3g} × the final run's {f['paid_gpu_hours']:,.0f} paid GPU-h), so "
+                      "the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction":
             out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"
                       if p.get("ledger_exploratory_runs") else "exploratory compute is "
@@ -2359,24 +2363,29 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     return Headline(draws, sources, not own, kinds, point)
 
 
-#: How far outside its P10-P90 a point must lie to be marked (``point_outside``), relative to
-#: the range's larger end: the bill prints amounts to three significant figures, so a point
-#: closer than half a percent reads as inside its range ($111 beside "$111-$111").
-OUTSIDE_TOLERANCE = 5e-3
+#: How far outside its P10-P90 a point must lie to be marked (``point_outside``), in units of
+#: the third significant figure of the end it lies beyond: the bill prints amounts to three
+#: significant figures, so a point within half such a unit reads as inside its range ($111
+#: beside "$111-$111"), and one beyond it does not ($1.00M beside "$990k-$999k").
+OUTSIDE_TOLERANCE = 0.5
 
 
 def point_outside(point: float, p10: float, p90: float) -> bool:
     """True when a point estimate lies outside its own P10-P90 by more than
-    ``OUTSIDE_TOLERANCE`` of the range's larger end: the point of a triangular range is its
-    mode, which can sit at the range's edge (a price at the cheapest end of the catalogue's
-    spread), so most draws lie on one side of it."""
+    ``OUTSIDE_TOLERANCE`` units of the third significant figure of the end it lies beyond
+    (tolerance = 0.5 × 10^(⌊log10 |end|⌋ − 2)): the point of a triangular range is its mode,
+    which can sit at the range's edge (a price at the cheapest end of the catalogue's spread),
+    so most draws lie on one side of it."""
     for name, v in (("point", point), ("p10", p10), ("p90", p90)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise ValueError(f"{name}={v!r} must be a finite amount (USD)")
     lo, hi = sorted((float(p10), float(p90)))
-    tol = OUTSIDE_TOLERANCE * max(abs(lo), abs(hi))
-    return float(point) < lo - tol or float(point) > hi + tol
+
+    def tol(end: float) -> float:
+        return OUTSIDE_TOLERANCE * 10.0 ** (math.floor(math.log10(abs(end))) - 2) if end else 0.0
+
+    return float(point) < lo - tol(lo) or float(point) > hi + tol(hi)
 
 
 #: The footnote of a line whose point lies outside its P10-P90 (``point_outside``): the text

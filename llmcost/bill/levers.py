@@ -534,22 +534,24 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                        saving / total if total else 0.0, change.risk, change.assumptions,
                        change.source, "; ".join(x for x in (change.note, storage_moved_words(
-                           b, a, change.after)) if x), ranged, beyond_line_words(b, a))
+                           b, a)) if x), ranged, beyond_line_words(b, a))
 
 
-def storage_moved_words(before: Ledger, after: Ledger, scenario: dict) -> str:
+def storage_moved_words(before: Ledger, after: Ledger) -> str:
     """Why a lever that changes the GPU-hour price alone moves the run's hours and days, or "":
     the checkpoint storage a scenario does not give is sized by the bill to minimise storage
     cost plus the GPU time lost to writes and restores (``reliability.sized_storage_bytes_per_s``),
     so a cheaper GPU-hour buys slower storage, more time lost to checkpoints and a lower goodput
-    (and a dearer one the reverse). Said when the sized bandwidth and the goodput both moved
-    and the main run's ideal hours did not (the lever changed no MFU, size or count)."""
+    (and a dearer one the reverse). Said only when the two bills' scenarios differ in
+    ``price_usd_per_gpu_hour`` alone (a spot or checkpoint lever moves the goodput for its own
+    reasons), the storage was sized, and the sized bandwidth and the goodput both moved."""
     b, a = _bill_arg(before, "before"), _bill_arg(after, "after")
-    if not isinstance(scenario, dict):
-        raise ValueError(f"scenario={scenario!r} must be a mapping (the lever's changed "
-                         "scenario)")
+    sb, sa = ({k: v for k, v in x.scenario.items() if not str(k).startswith("_")}
+              for x in (b, a))
+    if {k for k in set(sb) | set(sa) if sb.get(k) != sa.get(k)} != {"price_usd_per_gpu_hour"}:
+        return ""
     fb, fa = b.figures, a.figures
-    if scenario.get("ckpt_storage_bytes_per_s") is not None or \
+    if sa.get("ckpt_storage_bytes_per_s") is not None or \
             fb.get("ckpt_storage_bytes_per_s") is None or \
             fa.get("ckpt_storage_bytes_per_s") is None or \
             fb["ckpt_storage_bytes_per_s"] == fa["ckpt_storage_bytes_per_s"] or \
@@ -1381,7 +1383,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
     if "_mfu_pilot" in s:  # the pilots measured their own hardware: elsewhere, the prediction
-        after = {**theirs, "mfu": float(pred)}
+        after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": float(pred)}
         how = (f"MFU the central estimate of the step-time model's prediction on {name}, "
                f"{pred:.1%}, uncalibrated (the pilots ran on {_get(s, 'accelerator')})")
     else:
