@@ -530,6 +530,7 @@ def _more_module_specs(tiny) -> dict:
         "ledger.exploratory_words": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_note": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_all_clamped": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.exploratory_as_fraction": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_fraction_bounds": Spec(
             dict(scenario={"ledger_exploratory_fraction": 0.5}), {"scenario": "scenario"}),
         "ledger.exploratory_shift_words": Spec(dict(a=bill, b=bill),

@@ -1068,6 +1068,15 @@ def exploratory_all_clamped(bill: Ledger) -> bool:
     return hi * float(bill.figures["paid_gpu_hours"]) <= float(n["netted_gpu_hours"])
 
 
+def exploratory_as_fraction(bill: Ledger) -> bool:
+    """Whether the bill prices exploration as a fraction of the final run
+    (``_exploratory_fraction_line``), not as the runs the scenario lists
+    (``ledger_exploratory_runs``): the case the exploratory range applies to."""
+    b = _ledger(bill, "bill")
+    return b.line("compute.exploratory").how.startswith("development compute") and \
+        not b.scenario.get("ledger_exploratory_runs")
+
+
 def exploratory_fraction_bounds(scenario) -> tuple:
     """(low, mode, high) of the exploratory fraction's illustrative range
     (``illustrative_ranges``): Cottier et al. 2024's 90% interval and median (``lo``, ``med``,
@@ -2056,8 +2065,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"for {f['accelerator']} in data/prices.csv, relative to their median "
                 f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
                 "left out)")
-    if bill.line("compute.exploratory").how.startswith("development compute") and \
-            not p.get("ledger_exploratory_runs") and not exploratory_all_clamped(bill):
+    if exploratory_as_fraction(bill) and not exploratory_all_clamped(bill):
         row = default_rows()["exploratory_fraction"]
         lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
         low, mode, high = exploratory_fraction_bounds(p)
@@ -2098,9 +2106,7 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             n = len(current_prices(f["accelerator"], f["pricing"]))
             out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
-        elif k == "ledger_exploratory_fraction" and \
-                bill.line("compute.exploratory").how.startswith("development compute") and \
-                not p.get("ledger_exploratory_runs") and \
+        elif k == "ledger_exploratory_fraction" and exploratory_as_fraction(bill) and \
                 p.get("ledger_exploratory_fraction") == 0:
             out[k] = "the scenario sets ledger_exploratory_fraction: 0 (no exploratory compute)"
         elif k == "ledger_exploratory_fraction" and exploratory_all_clamped(bill):

@@ -367,10 +367,17 @@ def _read_usable(path: Path):
     return _MISSING
 
 
+def _call_and_digest(path: Path) -> tuple[str, str]:
+    """An entry's file name ``<name>-<base key>-<filters digest>.pickle`` split into the call's
+    stem (``<name>-<base key>``) and the filters digest."""
+    stem, digest = path.name[:-len(".pickle")].rsplit("-", 1)
+    return stem, digest
+
+
 def _entries_index(path: Path) -> Path:
     """The file that names the filters digest of every entry written of the call ``path`` is an
     entry of (``<name>-<base key>.entries``, one digest a line, appended by ``_write``)."""
-    return path.parent / (path.name[:-len(".pickle")].rsplit("-", 1)[0] + ".entries")
+    return path.parent / (_call_and_digest(path)[0] + ".entries")
 
 
 def _other_entries(path: Path) -> list[Path]:
@@ -382,7 +389,7 @@ def _other_entries(path: Path) -> list[Path]:
         lines = _entries_index(path).read_text(encoding="utf-8").split()
     except (OSError, UnicodeDecodeError):
         return []
-    stem = path.name[:-len(".pickle")].rsplit("-", 1)[0]
+    stem = _call_and_digest(path)[0]
     return sorted(p for p in {path.parent / f"{stem}-{digest}.pickle" for digest in lines}
                   if p != path)
 
@@ -422,8 +429,8 @@ def _computing(path: Path):
         yield False
         return
     try:
-        handle = open(path.parent / (path.name[:-len(".pickle")].rsplit("-", 1)[0]
-                                     + ".computing"), "a+b")  # noqa: SIM115 (closed below)
+        handle = open(path.parent / (_call_and_digest(path)[0] + ".computing"),
+                      "a+b")  # noqa: SIM115 (closed below)
     except OSError:
         yield False
         return
@@ -460,7 +467,7 @@ def _write(folder: Path, path: Path, result) -> None:
             fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(fh.name, path)
         with open(_entries_index(path), "a", encoding="utf-8") as index:  # one short append:
-            index.write(path.name[:-len(".pickle")].rsplit("-", 1)[1] + "\n")  # not interleaved
+            index.write(_call_and_digest(path)[1] + "\n")  # not interleaved
     except OSError:  # a read-only or full disk: the result, uncached
         pass
 

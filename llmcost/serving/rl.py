@@ -1072,11 +1072,17 @@ def pcie_bytes_per_s(accelerator) -> float:
         An accelerator whose host link is not in the table (the name and the families listed).
     """
     acc = inf.serving_accelerator(accelerator)
-    for family, bw in PCIE_BYTES_PER_S_PER_DIR.items():
-        if acc.name.upper().startswith(family):
-            return bw
-    raise ValueError(f"accelerator={acc.name!r}: no host-link (PCIe) bandwidth for it; the "
-                     f"families with one are {sorted(PCIE_BYTES_PER_S_PER_DIR)}")
+    family = _family_of(acc, PCIE_BYTES_PER_S_PER_DIR)
+    if family is None:
+        raise ValueError(f"accelerator={acc.name!r}: no host-link (PCIe) bandwidth for it; the "
+                         f"families with one are {sorted(PCIE_BYTES_PER_S_PER_DIR)}")
+    return PCIE_BYTES_PER_S_PER_DIR[family]
+
+
+def _family_of(acc, table: dict):
+    """The key of ``table`` (an accelerator family, a catalogue-name prefix) that ``acc``'s
+    name starts with, or None."""
+    return next((f for f in table if acc.name.upper().startswith(f)), None)
 
 
 def shared_uplink_bytes_per_s(accelerator) -> float:
@@ -1093,8 +1099,7 @@ def shared_uplink_bytes_per_s(accelerator) -> float:
     ValueError
         An accelerator without a host-link bandwidth (``pcie_bytes_per_s``)."""
     acc = inf.serving_accelerator(accelerator)
-    g = next((n for fam, n in HOST_UPLINK_GPUS.items() if acc.name.upper().startswith(fam)), 1)
-    return pcie_bytes_per_s(acc) / g
+    return pcie_bytes_per_s(acc) / HOST_UPLINK_GPUS.get(_family_of(acc, HOST_UPLINK_GPUS), 1)
 
 
 def host_link_rate(accelerator, link_rate: float | None = None) -> float:
