@@ -224,6 +224,7 @@ def main():
     measured_host_rate()
     offload_ablation()
     hf_batch_host()
+    unpadded_prompts()
     eos_lengths()
     per_call()
     experience_interleave()
@@ -1031,6 +1032,35 @@ def hf_batch_host():
     _print_openrlhf_rows(t2, out2)
     print("  (a verdict on a base that holds the candidate above, itself left off: on the model "
           "as it is the shared uplink stays left off, rl.shared_uplink_check)")
+
+
+def unpadded_prompts():
+    """OpenRLHF's vLLM rollout sees each prompt without its padding (rl.unpadded_prompt_check,
+    rl.UNPADDED_PROMPT_SYSTEMS): the model without -> with the engine's prompts at 128 tokens
+    and at 1 (the bound: no shorter prompt moves the rows further), alone and on a model
+    holding the shared uplink; a reading (the prompt lengths are unpublished)."""
+    print("\n=== reading: OpenRLHF's vLLM rollout receives each prompt without its left padding "
+          "(experience_maker.py _generate_vllm l. 338-344 @ 0baf3dd; rl.UNPADDED_PROMPT_SYSTEMS) "
+          "while the model prices every prompt at the 1,024-token maximum; the benchmark's "
+          "prompt lengths are unpublished, so the engine's prompt is set, not fitted "
+          "(rl.RLOptions.rollout_prompt_tokens; the forwards and the update keep 1,024) ===")
+    up = {"host_link_rate": rl.shared_uplink_bytes_per_s(rl.a800())}
+    for p, change, words in ((128, None, "the model"), (1, None, "the model"),
+                             (1, up, "the model with the shared uplink")):
+        t, out = rl.unpadded_prompt_check(p, change)
+        print(f"\n  prompts at {p} token(s) in the engine, on {words}:")
+        rows = t[t["id"].str.contains("vllm")].set_index("id")
+        print(rows.round(3).to_string())
+        _print_goals_without_with(out, 2)
+    d = rl.load_rl_validation().set_index("id")
+    r = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
+    g = rl.validation_phases(rl.validation_iteration(r, rollout_prompt_tokens=1),
+                             r["phases_measured"])[1] / r["measured_generation_s"]
+    print(f"  (even at 1 token the 7B vLLM calibration row's generation phase is {g:.2f}x the "
+          "published one, so the prompt alone is not what ran short there: the responses' "
+          "end-of-sequence lengths, "
+          "also unpublished, are the other unknown; the 13B DeepSpeed-Chat row's share gap, "
+          "14.9 points, does not move: DeepSpeed-Chat pads every prompt to 1,024)")
 
 
 def offload_ablation():

@@ -1945,3 +1945,56 @@ def test_hf_batch_host_left_off_and_uplink_rejudged():
     w0, w1 = out["heldout"]
     assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0004, abs=0.0005)
     assert w1["worst_share_gap_points"] == pytest.approx(9.93, abs=0.05)
+
+
+def test_rollout_prompt_tokens_moves_generation_only():
+    # The engine's prompt (OpenRLHF @ 0baf3dd _generate_vllm strips the left padding) prices
+    # the generation as if the prompt were that long, and leaves the forwards and the update
+    # at the padded prompt: the generation equals an iteration at prompt_tokens = 128, the rest
+    # an iteration at 1,024
+    kw = dict(algorithm="ppo", prompts_per_step=64, samples_per_prompt=1,
+              response_tokens=512, n_gpus=8, critic="llama-2-7b", reward="llama-2-7b")
+    full = rl.rl_iteration("llama-2-7b", "A100-80GB", prompt_tokens=1024, **kw)
+    short = rl.rl_iteration("llama-2-7b", "A100-80GB", prompt_tokens=128, **kw)
+    got = rl.rl_iteration("llama-2-7b", "A100-80GB", prompt_tokens=1024,
+                          rollout_prompt_tokens=128, **kw)
+    assert got.generation_wall_s == pytest.approx(short.generation_wall_s, rel=1e-12)
+    assert got.generation_wall_s < full.generation_wall_s
+    assert got.experience_wall_s == pytest.approx(full.experience_wall_s, rel=1e-12)
+    with pytest.raises(ValueError, match="rollout_prompt_tokens=2048 must be <= prompt_tokens"):
+        rl.RLOptions(prompt_tokens=1024, rollout_prompt_tokens=2048)
+    with pytest.raises(ValueError, match="rollout_prompt_tokens"):
+        rl.RLOptions(rollout_prompt_tokens=0)
+
+
+def test_unpadded_prompt_reading():
+    # Llama-2-7B's KV cache holds 2 x 32 layers x 4,096 x 2 B = 0.5 MiB a token, Llama-2-70B's
+    # (8 KV heads of 128) 2 x 80 x 1,024 x 2 B = 0.31 MiB: at 16 sequences of ~1,500 tokens
+    # the 7B step reads about as much cache as weights (12 GB against 13.5 GB), the 70B step at
+    # 4 sequences (TP 2) 1 GB against 70 GB, so a short prompt moves the 7B vLLM row far more
+    assert 2 * 32 * 4096 * 2 == 2 ** 19 and 2 * 80 * 1024 * 2 == 327680
+    t, out = rl.unpadded_prompt_check(1)
+    t = t.set_index("id")
+    moved = {i: t.loc[i, "ratio_with"] / t.loc[i, "ratio_without"]
+             for i in ("openrlhf-bench-7b-ray-vllm", "openrlhf-bench-13b-ray-vllm",
+                       "openrlhf-bench-70b-ray-vllm")}
+    assert moved["openrlhf-bench-7b-ray-vllm"] < moved["openrlhf-bench-13b-ray-vllm"] \
+        < moved["openrlhf-bench-70b-ray-vllm"] < 1.0
+    # the HF generate and NeMo RL rows do not move
+    other = t[~t.index.isin(list(moved))]
+    assert (other["ratio_with"] == other["ratio_without"]).all()
+    # regression pins of the reading validate_rl prints (prompts at 1 token, the bound): the
+    # 13B vLLM row 1.16x -> 0.99x, its share gap 13.0 -> 8.2 points, the held-out mean |error|
+    # 13.72% -> 13.34%, the worst share gap still 14.9 (the 13B DeepSpeed-Chat row)
+    assert t.loc["openrlhf-bench-13b-ray-vllm", "ratio_with"] == pytest.approx(0.987, abs=0.01)
+    assert t.loc["openrlhf-bench-13b-ray-vllm", "share_gap_with"] == pytest.approx(8.2, abs=0.1)
+    w0, w1 = out["heldout"]
+    assert (w0["mean_abs_error"], w1["mean_abs_error"]) == (
+        pytest.approx(0.1372, abs=0.0005), pytest.approx(0.1334, abs=0.0005))
+    assert w1["worst_share_gap_points"] == pytest.approx(14.86, abs=0.05)
+    # even at 1 token the 7B vLLM calibration row's generation stays over the published phase
+    d = rl.load_rl_validation().set_index("id")
+    r = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
+    g = rl.validation_phases(rl.validation_iteration(r, rollout_prompt_tokens=1),
+                             r["phases_measured"])[1] / r["measured_generation_s"]
+    assert 1.05 < g < 1.15

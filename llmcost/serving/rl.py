@@ -1791,6 +1791,10 @@ class RLOptions:
         HF generate's host cost per sequence per layer per decode step, added to the one above
         (``RolloutSetup.hf_s_per_seq_layer_step``; default 0, the candidate
         ``HF_BATCH_HOST_FIT`` left off).
+    rollout_prompt_tokens : int, optional
+        The prompt length the rollout engine sees, when it differs from ``prompt_tokens`` (the
+        length the forwards and the update see): OpenRLHF @ 0baf3dd strips the left padding
+        before handing prompts to vLLM (``unpadded_prompt_check``). None: ``prompt_tokens``.
     role_gpus : dict, optional
         GPUs of each model when the models sit on separate GPU groups (OpenRLHF's Ray placement,
         e.g. reference 1, reward 1, actor 2, critic 2 beside 2 vLLM GPUs): keys from ``ROLES``,
@@ -1922,6 +1926,7 @@ class RLOptions:
     train_dp_overlap: bool | None = None
     train_recipe: str | None = None
     hf_s_per_seq_layer_step: float = 0.0
+    rollout_prompt_tokens: int | None = None
 
     def __post_init__(self):
         self._check_counts()
@@ -1946,6 +1951,13 @@ class RLOptions:
             fix(self, "train_global_batch", _int("train_global_batch", self.train_global_batch))
         if self.pack_tokens is not None:
             fix(self, "pack_tokens", _int("pack_tokens", self.pack_tokens))
+        if self.rollout_prompt_tokens is not None:
+            fix(self, "rollout_prompt_tokens", _int("rollout_prompt_tokens",
+                                                    self.rollout_prompt_tokens))
+            if self.rollout_prompt_tokens > self.prompt_tokens:
+                raise ValueError(f"rollout_prompt_tokens={self.rollout_prompt_tokens} must be "
+                                 f"<= prompt_tokens={self.prompt_tokens} (the engine sees the "
+                                 "prompt without its padding)")
 
     def _check_values(self):
         fix = object.__setattr__
@@ -2549,10 +2561,11 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
     share = r[0::reps]                            # the replica holding the longest response
     k = o.off_policy_steps if o.asynchronous else 1
     setup = o.rollout_setup()
-    ro = rollout_time(m, acc, o.prompt_tokens, np.tile(share, k), setup)
+    p = o.prompt_tokens if o.rollout_prompt_tokens is None else o.rollout_prompt_tokens
+    ro = rollout_time(m, acc, p, np.tile(share, k), setup)
     actual = ro["total_s"] / k
     flat = np.full(share.size * k, max(1, round(float(r.mean()))))
-    ideal = rollout_time(m, acc, o.prompt_tokens, flat, setup)["total_s"] / k
+    ideal = rollout_time(m, acc, p, flat, setup)["total_s"] / k
     tail = 0.0 if o.partial_rollouts else max(0.0, actual - ideal)
     gen_wall = (ideal if o.partial_rollouts else max(actual, ideal))
     return gen_wall, tail, ro["note"]
@@ -4375,6 +4388,40 @@ def hf_batch_uplink_check() -> tuple:
         rl_validation("model", change=change),
         rl_validation("model", change=change | {
             "host_link_rate": shared_uplink_bytes_per_s(a800())}).copy())
+
+
+#: Systems whose vLLM rollout receives each prompt without its padding while the forwards and
+#: the update run on padded micro-batches: OpenRLHF @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04,
+#: openrlhf/trainer/ppo_utils/experience_maker.py ``_generate_vllm`` l. 338-344 (the prompts
+#: tokenised with left padding, ``pad_indices`` the first non-pad position of each, and
+#: ``prompt_token_ids.append(input_ids[i][pad_index:].tolist())`` handed to
+#: ``llm.generate.remote``), the outputs padded again for the forwards (l. 346-351). The
+#: benchmark's prompt lengths are not published (its README @ 0baf3dd states the 1,024-token
+#: maximum only): the validation rows take every prompt at that maximum.
+UNPADDED_PROMPT_SYSTEMS = ("OpenRLHF",)
+
+
+@disk_cached
+def unpadded_prompt_check(prompt_tokens: int, change: dict | None = None) -> tuple:
+    """A reading, not a candidate (the prompt lengths are unpublished, nothing to fit them
+    on but the one vLLM calibration row, where even the shortest prompt leaves the generation
+    over): the vLLM rows of ``UNPADDED_PROMPT_SYSTEMS`` with the engine's prompts at
+    ``prompt_tokens`` (``RLOptions.rollout_prompt_tokens``; the forwards and the update keep
+    the padded 1,024), beside the model (``change``: ``validation_iteration`` keywords held on
+    both sides, e.g. a candidate's). A short prompt cuts the decode's KV reads, a large share
+    of a 7B step at 16 sequences and a small one of a 70B step at 4. Returns (frame, {split:
+    (summary without, summary with)}) as ``candidate_comparison``."""
+    base = rl_validation("model", change=change)
+    w = base.copy()
+    d = load_rl_validation().set_index("id")
+    for i, rid in w["id"].items():
+        r = d.loc[rid].to_dict() | {"id": rid}
+        if r["system"] not in UNPADDED_PROMPT_SYSTEMS or r["engine"] != "vLLM":
+            continue
+        it = validation_iteration(r, **(change or {}), rollout_prompt_tokens=prompt_tokens)
+        w.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = \
+            validation_phases(it, r["phases_measured"])
+    return candidate_comparison(base, w)
 
 
 def shared_host_adam_check() -> tuple:
