@@ -223,6 +223,8 @@ def main():
     shared_uplink()
     measured_host_rate()
     offload_ablation()
+    hf_batch_host()
+    unpadded_prompts()
     eos_lengths()
     per_call()
     experience_interleave()
@@ -993,6 +995,72 @@ def measured_host_rate():
           f"({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s; rl.RLOptions.host_link_rate; "
           "nothing refitted) ===")
     _print_openrlhf_rows(t, out)
+
+
+def hf_batch_host():
+    """HF generate's host cost per layer per decode step growing with the batch, a + c * b
+    (rl.hf_batch_host_check; rl.HF_BATCH_HOST_FIT fitted by rl.fit_hf_batch_host on the
+    calibration HF rows and DeepSpeed-Chat's 7B run without offload): the model without -> with,
+    judged by the share goal's rule; then the shared-uplink candidate re-judged on a model
+    holding it (rl.hf_batch_uplink_check)."""
+    a, c = rl.HF_BATCH_HOST_FIT
+    t, out = rl.hf_batch_host_check()
+    print("\n=== candidate: HF generate's host cost per layer per decode step a + c x b for a "
+          f"batch of b (rl.HF_BATCH_HOST_FIT: a = {a * 1e3:.3f} ms, c = {c * 1e3:.4f} ms, "
+          "fitted by rl.fit_hf_batch_host on the calibration HF generate rows and "
+          "DeepSpeed-Chat's 7B run without offload, rl.DSCHAT_7B_NO_OFFLOAD_SOURCE, micro-batch "
+          f"4; held-out rows never read), against the model's one constant "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} ms ===")
+    for b in (2, 4, 8, 16):
+        print(f"  per layer per step at b = {b:2d}: {(a + c * b) * 1e3:.3f} ms")
+    _print_openrlhf_rows(t, out)
+    base, without = rl.dschat_offload_rows()
+    gen = {name: rl.validation_phases(rl.validation_iteration(r, **rl.hf_batch_host_change()),
+                                      r["phases_measured"])[1] / r["measured_generation_s"]
+           for name, r in (("with offload (b = 8)", base), ("without offload (b = 4)", without))}
+    print("  DeepSpeed-Chat 7B generation, model / published, with it: "
+          + ", ".join(f"{k} {v:.3f}" for k, v in gen.items()))
+    print("  published step per layer (greedy to the 1,024-token limit, one batch's time x the "
+          "batches): 7B b = 8 "
+          f"{697.12 / 16 / 1024 / 32 * 1e3:.3f} ms, "
+          f"7B b = 4 {975.36 / 32 / 1024 / 32 * 1e3:.3f} ms, "
+          f"13B b = 2 {2590.72 / 64 / 1024 / 40 * 1e3:.3f} ms: the held-out 13B point is no "
+          "cheaper per layer than the 7B at twice its batch, so the slope prices it short")
+    t2, out2 = rl.hf_batch_uplink_check()
+    print("\n=== the shared-uplink candidate (rl.shared_uplink_check) re-judged on a model "
+          "holding the batch-dependent host cost (rl.hf_batch_uplink_check; nothing refitted) ===")
+    _print_openrlhf_rows(t2, out2)
+    print("  (a verdict on a base that holds the candidate above, itself left off: on the model "
+          "as it is the shared uplink stays left off, rl.shared_uplink_check)")
+
+
+def unpadded_prompts():
+    """OpenRLHF's vLLM rollout sees each prompt without its padding (rl.unpadded_prompt_check,
+    rl.UNPADDED_PROMPT_SYSTEMS): the model without -> with the engine's prompts at 128 tokens
+    and at 1 (the bound: no shorter prompt moves the rows further), alone and on a model
+    holding the shared uplink; a reading (the prompt lengths are unpublished)."""
+    print("\n=== reading: OpenRLHF's vLLM rollout receives each prompt without its left padding "
+          "(experience_maker.py _generate_vllm l. 338-344 @ 0baf3dd; rl.UNPADDED_PROMPT_SYSTEMS) "
+          "while the model prices every prompt at the 1,024-token maximum; the benchmark's "
+          "prompt lengths are unpublished, so the engine's prompt is set, not fitted "
+          "(rl.RLOptions.rollout_prompt_tokens; the forwards and the update keep 1,024) ===")
+    up = {"host_link_rate": rl.shared_uplink_bytes_per_s(rl.a800())}
+    for p, change, words in ((128, None, "the model"), (1, None, "the model"),
+                             (1, up, "the model with the shared uplink")):
+        t, out = rl.unpadded_prompt_check(p, change)
+        print(f"\n  prompts at {p} token(s) in the engine, on {words}:")
+        rows = t[t["id"].str.contains("vllm")].set_index("id")
+        print(rows.round(3).to_string())
+        _print_goals_without_with(out, 2)
+    d = rl.load_rl_validation().set_index("id")
+    r = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
+    g = rl.validation_phases(rl.validation_iteration(r, rollout_prompt_tokens=1),
+                             r["phases_measured"])[1] / r["measured_generation_s"]
+    print(f"  (even at 1 token the 7B vLLM calibration row's generation phase is {g:.2f}x the "
+          "published one, so the prompt alone is not what ran short there: the responses' "
+          "end-of-sequence lengths, "
+          "also unpublished, are the other unknown; the 13B DeepSpeed-Chat row's share gap, "
+          "14.9 points, does not move: DeepSpeed-Chat pads every prompt to 1,024)")
 
 
 def offload_ablation():
