@@ -245,9 +245,10 @@ def ring_compiled_report():
     print("21. PyTorch's context-parallel ring compiled (cp_ring_compiled: torchtitan's 2024-12 "
           "CP table is 'FSDP + CP + torch.compile + Float8'; a traced functional collective "
           "waits where it is issued, pytorch/pytorch@000f488bac torch/distributed/"
-          "_functional_collectives.py, and Inductor's reorder_for_compute_comm_overlap is off "
-          "by default): the K/V all-gather and every dK/dV send exposed. Mean |error| per "
-          "regime that moves, eager (overlapped) -> shipped:")
+          "_functional_collectives.py, and Inductor's reorder_for_compute_comm_overlap is False "
+          "by default, @ 000091cfbf torch/_inductor/config.py): the K/V all-gather and every "
+          "dK/dV send exposed. Mean |error| per regime that moves, eager (overlapped) -> "
+          "shipped:")
     for split in ("calibration", "held-out"):
         per_regime, verdict = accuracy.ring_compiled_comparison(split)
         print(f"   {split} rows:")

@@ -195,7 +195,8 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   waits at once (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``:
   under compilation "wait_tensor() op is immediately called", eager "at the time of first use";
   "Compiled tracing currently relies on the compiler to perform this optimization", which
-  Inductor's ``reorder_for_compute_comm_overlap`` leaves off by default): with every exchange
+  Inductor leaves off by default: ``reorder_for_compute_comm_overlap = False``,
+  pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``): with every exchange
   of the ring exposed the engine gives CP 2 −4.2 %, CP 4 +26.4 %, CP 8 +30.9 % (eager ring:
   −2.8, +29.4, +34.8 %), a tenth of the gap; priced since for these rows
   (``StepOptions.cp_ring_compiled``, ``step_validation.CP_COMPILED_SETS``). (3) The eager

@@ -271,8 +271,9 @@ class StepOptions:
         (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``: under
         compilation "wait_tensor() op is immediately called", in eager mode "at the time of first
         use"; "Compiled tracing currently relies on the compiler to perform this optimization",
-        and Inductor's ``reorder_for_compute_comm_overlap`` is off by default), so no exchange of
-        the ring overlaps a kernel: the all-gather of K and V and every dK/dV send exposed
+        and Inductor's ``reorder_for_compute_comm_overlap = False`` by default,
+        pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``), so no exchange of the ring
+        overlaps a kernel: the all-gather of K and V and every dK/dV send exposed
         (``step.torch_ring_exposure``). False (the default: torchtitan compiles only when asked,
         and NeMo AutoModel's recipes run eager): the overlap of the eager ring. The validation
         rows whose tables name ``torch.compile`` set it (``step_validation.CP_COMPILED_SETS``).
