@@ -69,7 +69,8 @@ layer runs on one GPU is summed:
     previous step's attention compute (``cp_exposure``); on a stack running PyTorch's
     ``context_parallel`` (torchtitan) its ring as it runs: one all-gather hidden by the first
     ring step only, fp32 merges and gradient buffers, the dK/dV ring in fp32, K and V of all
-    query heads (``torch_ring_exposure``, ``attention.torch_ring_bytes``). EP: all-to-all,
+    query heads (``torch_ring_exposure``, ``attention.torch_ring_bytes``; traced by
+    ``torch.compile``, ``StepOptions.cp_ring_compiled``, every exchange exposed). EP: all-to-all,
     exposed, or with
     ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
     price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
