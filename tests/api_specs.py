@@ -774,6 +774,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "fp8_attention": "flag", "fsdp_copies": "choice",
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "ring_unmasked": "flag",
+                    "cp_ring_compiled": "flag",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none",
                     "fp8cs_expert_launches": "flag"}

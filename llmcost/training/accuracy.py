@@ -189,7 +189,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      fp8_attention: bool | None = None,
                      fsdp_copies: bool | None = None,
                      ring_unmasked: bool | None = None,
-                     fp8cs_expert_launches: bool | None = None) -> pd.DataFrame:
+                     fp8cs_expert_launches: bool | None = None,
+                     ring_compiled: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -211,6 +212,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     or None: each row's own, on its FSDP2 stacks);
     ``ring_unmasked`` prices a context-parallel ring's non-causal calls at the kernel's unmasked
     rate (True) or every call at the causal one (False) (``StepOptions.ring_unmasked``);
+    ``ring_compiled=False`` prices every row's PyTorch ring as eager, its exchanges overlapped
+    (``StepOptions.cp_ring_compiled``; True or None: each row's own, ``step_validation.
+    CP_COMPILED_SETS``);
     ``fp8cs_expert_launches`` as ``StepOptions.fp8cs_expert_launches`` (FP8-CS expert launches);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
@@ -226,31 +230,12 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                 or (name == "attention_curve" and val == "flash")):
             raise ValueError(f"{name}={val!r} must be True, False or None"
                              + (" or 'flash'" if name == "attention_curve" else ""))
-    for name, val in (("cp_overlap", cp_overlap),
-                      ("fp8_split_accumulator", fp8_split_accumulator),
-                      ("attention_blackwell", attention_blackwell),
-                      ("fp8_attention", fp8_attention),
-                      ("fsdp_copies", fsdp_copies), ("ring_unmasked", ring_unmasked),
-                      ("fp8cs_expert_launches", fp8cs_expert_launches)):
-        if val is not None and not isinstance(val, (bool, np.bool_)):
-            raise ValueError(f"{name}={val!r} must be True, False or None")
-    physics = dict(flags)
+    physics, refit = _physics_overrides(shipped, flags, {
+        "cp_overlap": cp_overlap, "fp8_split_accumulator": fp8_split_accumulator,
+        "attention_blackwell": attention_blackwell, "fp8_attention": fp8_attention,
+        "fsdp_copies": fsdp_copies, "ring_unmasked": ring_unmasked,
+        "fp8cs_expert_launches": fp8cs_expert_launches, "ring_compiled": ring_compiled})
     sv = step_validation
-    refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
-    for name, val in (("cp_overlap", cp_overlap), ("fsdp_copies", fsdp_copies)):
-        if val is False:                        # off for every row (on: each row's own)
-            physics[name] = False
-            refit = True
-    for name, val in (("fp8_split_accumulator", fp8_split_accumulator),
-                      ("attention_blackwell", attention_blackwell),
-                      ("ring_unmasked", ring_unmasked),
-                      ("fp8cs_expert_launches", fp8cs_expert_launches)):
-        if val is not None and bool(val) != bool(getattr(shipped, name)):   # not the shipped
-            physics[name] = bool(val)
-            refit = True
-    if fp8_attention is False:
-        physics["fp8_attention"] = False
-        refit = True
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
                           physics=physics or None, moe_host=moe_host)
@@ -261,6 +246,45 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
         v[k] = [r[k] for r in parts]
     v["regime"] = [regime_label(r) for r in parts]
     return v
+
+
+#: ``validation_table``'s arguments that turn a mechanism off for every row when False (True or
+#: None: each row's own) -> the ``StepOptions`` field they override.
+_OFF_FOR_EVERY_ROW = {"cp_overlap": "cp_overlap", "fsdp_copies": "fsdp_copies",
+                      "fp8_attention": "fp8_attention", "ring_compiled": "cp_ring_compiled"}
+
+#: ``validation_table``'s arguments that override every row when they differ from the shipped
+#: ``StepOptions`` field of the same name.
+_SHIPPED_OR_NOT = ("fp8_split_accumulator", "attention_blackwell", "ring_unmasked",
+                   "fp8cs_expert_launches")
+
+
+def _physics_overrides(shipped: StepOptions, flags: tuple, toggles: dict) -> tuple:
+    """``validation_table``'s ``(physics, refit)``: the options every row is priced with
+    (``flags``, the mechanisms it sets for every row, and ``toggles``, its other arguments by
+    name: ``_OFF_FOR_EVERY_ROW`` when False, ``_SHIPPED_OR_NOT`` when not the shipped value)
+    and whether the MoE host-cost constants are re-fitted (any setting other than the shipped).
+
+    Raises
+    ------
+    ValueError
+        A toggle that is not True, False or None.
+    """
+    for name, val in toggles.items():
+        if val is not None and not isinstance(val, (bool, np.bool_)):
+            raise ValueError(f"{name}={val!r} must be True, False or None")
+    physics = dict(flags)
+    refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
+    for name, field in _OFF_FOR_EVERY_ROW.items():
+        if toggles[name] is False:
+            physics[field] = False
+            refit = True
+    for name in _SHIPPED_OR_NOT:
+        val = toggles[name]
+        if val is not None and bool(val) != bool(getattr(shipped, name)):
+            physics[name] = bool(val)
+            refit = True
+    return physics, refit
 
 
 def _bases(rows: pd.DataFrame) -> pd.DataFrame:
@@ -1906,6 +1930,30 @@ def ring_unmasked_comparison(split: str = "held-out") -> tuple:
     """
     _check_split(split)
     return _off_on_verdict(*_on_split(validation_table(ring_unmasked=False), validation_table(),
+                                      split))
+
+
+def ring_compiled_comparison(split: str = "held-out") -> tuple:
+    """PyTorch's context-parallel ring traced by ``torch.compile``, its exchanges exposed
+    (``StepOptions.cp_ring_compiled``, ``step.torch_ring_exposure``; the rows of
+    ``step_validation.CP_COMPILED_SETS``), judged by ``mechanism_comparison``'s rule on the
+    shipped mechanisms: every ring priced eager, its exchanges overlapped
+    (``validation_table(ring_compiled=False)``, the MoE host-cost constants re-fitted under it)
+    against the shipped setting, on the rows of ``split`` ("held-out", or "calibration": the
+    fit set judged as if held out). Added after the torchtitan CP rows were seen optimistic;
+    nothing is fitted.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(ring_compiled=False), validation_table(),
                                       split))
 
 

@@ -138,7 +138,9 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
 * **Forward.** ``cp`` SDPA calls on load-balanced (head-tail) chunks: step 0 causal on the
   local chunks, each later step a non-causal half block; the whole K/V is all-gathered once,
   issued before step 0's kernel and waited before step 1's (``_AllGatherRotater``: "Only one
-  communication will be done"), so only step 0 hides it. After each step from the second on,
+  communication will be done"), so only step 0 hides it (in eager mode; traced by
+  ``torch.compile`` nothing hides it, nor the backward's sends: ``StepOptions.cp_ring_compiled``,
+  "What is left" below). After each step from the second on,
   the output and its log-sum-exp are merged in fp32 (``_SDPAMerger``: ``out - sigmoid(block_lse
   - lse) * (out - block_out)``): ``cp − 1`` merges at ``RING_MERGE_BYTES[0]`` per output
   element (one fused pass, as in the rows priced: their tables say "+ torch.compile", and
@@ -183,7 +185,26 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   the CP 1 and CP 2 rows (3,890 and 2,540 TPS/GPU, 32,768 tokens per GPU in all four) gives
   about 1,500. No term of the ring read here (the merges, fp32 accumulators and exchanges with
   their recomputation under full checkpointing, priced above; the eager ``torch.cat`` copies,
-  not priced) is within a factor of ten of that gap; its cause is not modelled.
+  not priced) is within a factor of ten of that gap; its cause is not modelled. Checked since,
+  none closes it: (1) an earlier revision of the same file (``typing.Dict``/``List``,
+  a third ``_RotateMethod.PRE_ALL_GATHER``; its commit not identified) runs the same ring: load
+  balancing on by default (``_RoundRobinLoadBalancer``, head-tail), the all-gather rotation, the
+  dK/dV all-to-all, the same three kernel branches; torchtitan@9dec370 sets only the rotation
+  (``create_context_parallel_ctx``) and the backends (``get_train_context``). (2) The rows
+  compile each block (``apply_compile``, ``fullgraph=True``), and a traced functional collective
+  waits at once (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``:
+  under compilation "wait_tensor() op is immediately called", eager "at the time of first use";
+  "Compiled tracing currently relies on the compiler to perform this optimization", which
+  Inductor leaves off by default: ``reorder_for_compute_comm_overlap = False``,
+  pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``): with every exchange
+  of the ring exposed the engine gives CP 2 −4.2 %, CP 4 +26.4 %, CP 8 +30.9 % (eager ring:
+  −2.8, +29.4, +34.8 %), a tenth of the gap; priced since for these rows
+  (``StepOptions.cp_ring_compiled``, ``step_validation.CP_COMPILED_SETS``). (3) The eager
+  copies at the HBM's 2.4 TB/s, every pass unfused: about 2 s at CP 8 against a 15 s gap.
+  (4) The published steps themselves (8.42, 12.90, 30.60, 59.80 s): the line through CP 4
+  and CP 8, 1.40 + 7.30·cp s, gives CP 1 8.70 s (3 % over) and CP 2 16.0 s (24 % over): no
+  cost linear in ``cp`` fits all four; the rows read as a step between CP 2 and CP 4, not a
+  per-call cost, and the table's memory (83.9-84.5 GiB at every CP) does not tell them apart.
 
 The ring's calls without a mask
 ------------------------------

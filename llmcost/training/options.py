@@ -264,6 +264,19 @@ class StepOptions:
         than its noise, the calibration rows' mean falls (12.06 % → 11.94 %) and the A100
         Megatron rows are unchanged. Added after the held-out NeMo rows were seen pessimistic,
         growing with CP; nothing is fitted.
+    cp_ring_compiled : bool
+        Under PyTorch's ring (``cp_overlap="torch_ring"``), whether the ring runs inside a block
+        ``torch.compile`` traced (torchtitan's ``--training.compile``: ``apply_compile`` wraps
+        each block, ``fullgraph=True``). A traced functional collective waits where it is issued
+        (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``: under
+        compilation "wait_tensor() op is immediately called", in eager mode "at the time of first
+        use"; "Compiled tracing currently relies on the compiler to perform this optimization",
+        and Inductor's ``reorder_for_compute_comm_overlap = False`` by default,
+        pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``), so no exchange of the ring
+        overlaps a kernel: the all-gather of K and V and every dK/dV send exposed
+        (``step.torch_ring_exposure``). False (the default: torchtitan compiles only when asked,
+        and NeMo AutoModel's recipes run eager): the overlap of the eager ring. The validation
+        rows whose tables name ``torch.compile`` set it (``step_validation.CP_COMPILED_SETS``).
     fsdp_copies : bool or "auto"
         Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
         copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
@@ -335,6 +348,7 @@ class StepOptions:
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
     ring_unmasked: bool = True
+    cp_ring_compiled: bool = False
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
@@ -409,6 +423,10 @@ class StepOptions:
             raise ValueError(f"ring_unmasked={self.ring_unmasked!r} must be True or False "
                              "(a context-parallel ring's non-causal calls at the kernel's "
                              "unmasked rate, llmcost.training.attention.ring_unmasked_factors)")
+        if not isinstance(self.cp_ring_compiled, (bool, np.bool_)):
+            raise ValueError(f"cp_ring_compiled={self.cp_ring_compiled!r} must be True or False "
+                             "(PyTorch's context-parallel ring traced by torch.compile, its "
+                             "exchanges exposed, llmcost.training.step.torch_ring_exposure)")
         if not (isinstance(self.fsdp_copies, (bool, np.bool_))
                 or _is_choice(self.fsdp_copies, ("auto",))):
             raise ValueError(f"fsdp_copies={self.fsdp_copies!r} must be True, False or "
@@ -619,6 +637,7 @@ class StepOptions:
             moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
                                                self.moe_imbalance),
             cp_torch_ring=torch_ring,
+            cp_ring_compiled=bool(torch_ring and self.cp_ring_compiled),
             ring_unmasked=self._ring_kernel(accelerator, st, so["flash_attention"]),
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
@@ -658,7 +677,8 @@ class ResolvedOptions:
     router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
     (``attention_curve``; None: the flat ``attention_fraction``); ``cp_overlap`` whether the
     context-parallel K/V ring overlaps the attention core (``StepOptions.cp_overlap``),
-    ``cp_torch_ring`` whether it is PyTorch's ring as torchtitan runs it;
+    ``cp_torch_ring`` whether it is PyTorch's ring as torchtitan runs it, ``cp_ring_compiled``
+    whether that ring is traced by ``torch.compile`` (its exchanges exposed);
     ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
     FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
@@ -687,6 +707,7 @@ class ResolvedOptions:
     attention_kernel: attention.KernelCurve | attention.BlackwellCurve | None
     cp_overlap: bool
     cp_torch_ring: bool
+    cp_ring_compiled: bool
     ring_unmasked: str | None
     fp8_casts: str | None
     fp8_weight_cache: bool

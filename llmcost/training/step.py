@@ -69,7 +69,8 @@ layer runs on one GPU is summed:
     previous step's attention compute (``cp_exposure``); on a stack running PyTorch's
     ``context_parallel`` (torchtitan) its ring as it runs: one all-gather hidden by the first
     ring step only, fp32 merges and gradient buffers, the dK/dV ring in fp32, K and V of all
-    query heads (``torch_ring_exposure``, ``attention.torch_ring_bytes``). EP: all-to-all,
+    query heads (``torch_ring_exposure``, ``attention.torch_ring_bytes``; traced by
+    ``torch.compile``, ``StepOptions.cp_ring_compiled``, every exchange exposed). EP: all-to-all,
     exposed, or with
     ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
     price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
@@ -733,7 +734,7 @@ def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
     return _pick(cp > 1, e_f, cp_fwd_s), _pick(cp > 1, e_b, cp_bwd_s)
 
 
-def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
+def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp, compiled=False):
     """Exposed K/V exchange of PyTorch's ring attention with the all-gather rotation, one layer
     and micro-batch: (forward, backward) (``attention`` module docstring, "PyTorch's ring
     attention as torchtitan runs it"; read at pytorch/pytorch@0123248a4
@@ -751,8 +752,15 @@ def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
     backward gathers again behind step 0, and the dK/dV buffer sent after step i's kernel is
     waited after step i+1's, the last after the loop (``comm.overlap_cost``: the part that does
     not fit plus the contention ``comm.OVERLAP_SLOWDOWN`` of the part that does). 0 at cp = 1.
+
+    ``compiled`` (``StepOptions.cp_ring_compiled``: the ring traced by ``torch.compile``, whose
+    functional collectives wait where they are issued): nothing overlaps, ``e_f = ag`` and
+    ``e_b = ag + cp · dkv`` (the backward sends the dK/dV buffer after each of its ``cp``
+    steps).
     """
     cp = np.asarray(cp, dtype=float)
+    if compiled:
+        return _pick(cp > 1, ag_s, 0.0), _pick(cp > 1, ag_s + cp * dkv_s, 0.0)
     step_f, step_b = core_fwd_s / cp, core_bwd_s / cp
     e_f = comm.overlap_cost_unchecked(ag_s, step_f)
     e_b = (comm.overlap_cost_unchecked(ag_s, step_b)
@@ -1359,7 +1367,7 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
                        o.tp_overlap)
     cp_e = (torch_ring_exposure(cm["cp_fwd_s"], cm["cp_dkv_s"], lc["t_core_f"], lc["t_core_b"],
-                                cpf) if o.cp_torch_ring else
+                                cpf, o.cp_ring_compiled) if o.cp_torch_ring else
             cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
                         o.cp_overlap))
     sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
@@ -1864,7 +1872,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",
-                   "cp_overlap", "cp_repeat_kv", "ring_unmasked", "fsdp_copies",
+                   "cp_overlap", "cp_repeat_kv", "ring_unmasked", "cp_ring_compiled",
+                   "fsdp_copies",
                    "moe_layer_host_s", "moe_expert_host_s", "fp8cs_expert_launches")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()

@@ -569,6 +569,16 @@ CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 #: was seen priced with the repeated heads (-8.2 % against -4.6 % without PyTorch's ring).
 CP_GQA_SDPA_SETS = frozenset({"nemo-automodel-h100"})
 
+#: Validation sets whose runs compiled the blocks that hold PyTorch's context-parallel ring
+#: (``StepOptions.cp_ring_compiled``: its exchanges exposed, ``step.torch_ring_exposure``):
+#: torchtitan's 2024-12 table of CP runs is "FSDP + CP + torch.compile + Float8" (Table 2 of
+#: pytorch/torchtitan@31a17bfd ``benchmarks/llama3_h100_202412_torchtitan.md``), and
+#: torchtitan@9dec370 compiles each TransformerBlock with ``fullgraph=True``
+#: (``torchtitan/parallelisms/parallelize_llama.py`` ``apply_compile``); NeMo AutoModel's CP row
+#: runs eager (``enable_compile: False``). Recorded after the torchtitan CP 4 / CP 8 rows were
+#: seen optimistic (+29 % / +35 %); nothing is fitted.
+CP_COMPILED_SETS = frozenset({"torchtitan-h100-2412"})
+
 #: Validation sets whose runs shard with PyTorch's FSDP1 (``FullyShardedDataParallel``) whatever
 #: their stack profile (``StepOptions.fsdp_copies=False``): llm-foundry's MPT tables ran
 #: Composer's FSDP (``fsdp_config`` ``sharding_strategy: FULL_SHARD``, the README's "Sharding
@@ -659,7 +669,8 @@ FP8_ATTENTION_OF_ROW = frozenset({
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``, ``CP_GQA_SDPA_SETS``), its EP overlap
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``, ``CP_GQA_SDPA_SETS``,
+    ``CP_COMPILED_SETS``), its EP overlap
     (``EP_OVERLAP_OF_ROW``);
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
@@ -680,6 +691,7 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
         cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto",
         cp_repeat_kv=False if c["set"] in CP_GQA_SDPA_SETS else "auto",
+        cp_ring_compiled=c["set"] in CP_COMPILED_SETS,
         fsdp_copies=False if c["set"] in FSDP1_SETS else "auto",
         fsdp_backward_prefetch=prefetch if isinstance(prefetch, str) and prefetch else "auto",
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"),
