@@ -59,6 +59,12 @@ torchtitan CP rows' blocks traced by ``torch.compile``, every exchange of the ri
 against the eager ring's overlap, regime by regime on both splits, with the rule's verdict, the
 rows that move and the buckets.
 
+Item 22 prints a full recomputation stopped before each block's last GEMM
+(``StepOptions.recompute_early_stop``: PyTorch 2.1's non-reentrant checkpoint, as llm-foundry's
+MPT tables ran it), a candidate off by default, against the shipped whole re-run, regime by
+regime on both splits, with the rule's verdict, llm-foundry's errors by checkpointing and length
+both ways, the rows that move and the buckets.
+
 """
 
 import numpy as np
@@ -202,6 +208,7 @@ def main():
     fsdp_copies_report()
     ring_unmasked_report()
     ring_compiled_report()
+    early_stop_report()
 
 
 def ring_unmasked_report():
@@ -261,6 +268,42 @@ def ring_compiled_report():
     print("   the rows that move: " + "; ".join(
         f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
         f"{on.loc[rid, 'error']:+.1%}" for rid in moved))
+    print_buckets(tables, width=8)
+
+
+def early_stop_report():
+    """Item 22: a full recomputation stopped before each block's last GEMM
+    (``StepOptions.recompute_early_stop``: PyTorch 2.1's non-reentrant checkpoint, as
+    llm-foundry's MPT tables ran it; ``accuracy.early_stop_comparison``: the shipped whole
+    re-run against the candidate on those rows) regime by regime on both splits, the rule's
+    verdict, llm-foundry's errors by checkpointing and length both ways, the rows that move and
+    the buckets. Read after the checkpointed rows were seen ~20 points below the others; nothing
+    is fitted."""
+    print("22. Full recomputation stopped early (recompute_early_stop, a candidate: llm-foundry's "
+          "MPT yamls set activation_checkpointing_reentrant: false (b2a43a147, 5e85bd62d), "
+          "Composer v0.16.4 wraps each MPTBlock in checkpoint_wrapper(CheckpointImpl."
+          "NO_REENTRANT), on PyTorch 2.1 (sweep.sh's image mosaicml/pytorch:2.1.0_cu121; "
+          "setup.py torch>=2.1,<2.1.1 at 5e85bd62d), whose non-reentrant checkpoint 'stops "
+          "recomputation as soon as all needed intermediate activations have been recomputed' "
+          "(on by default since pytorch/pytorch PR 96866): the re-run ends before the block's "
+          "last GEMM, the FFN's down projection; not the A100 70B rows, run in 2023-05 on "
+          "PyTorch 1.13). Mean |error| per regime that moves, shipped (whole forward re-run) "
+          "-> early stop:")
+    for split in ("calibration", "held-out"):
+        per_regime, verdict = accuracy.early_stop_comparison(split)
+        print(f"   {split} rows:")
+        print_moved(per_regime)
+        print_verdict(split, verdict)
+    tables = {"shipped": accuracy.validation_table(),
+              "early": accuracy.validation_table(recompute_early_stop=True)}
+    foundry_checkpointing_table(tables["shipped"], ", shipped")
+    foundry_checkpointing_table(tables["early"], ", early stop")
+    off, on = (t.set_index("run_id") for t in tables.values())
+    moved = on.index[(on["error"] - off["error"]).abs() > 5e-4]
+    worst = sorted(moved, key=lambda r: -abs(on.loc[r, "error"]))[:6]
+    print(f"   rows that move: {len(moved)}; the largest after: " + "; ".join(
+        f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
+        f"{on.loc[rid, 'error']:+.1%}" for rid in worst))
     print_buckets(tables, width=8)
 
 
@@ -560,10 +603,12 @@ def long_context_audit_table():
               f"{r['reported_mfu']:6.1%} / {r['predicted_mfu']:6.1%} {r['error']:+7.1%}")
 
 
-def foundry_checkpointing_table():
+def foundry_checkpointing_table(v: pd.DataFrame | None = None, title: str = "") -> None:
     """llm-foundry's BF16 rows: mean error by GPU, activation checkpointing (full recompute) and
-    sequence length: the long rows' error against the same checkpointing at shorter lengths."""
-    v = accuracy.validation_table()
+    sequence length: the long rows' error against the same checkpointing at shorter lengths.
+    ``v``: a ``accuracy.validation_table`` (None: the shipped one); ``title`` said after the
+    heading."""
+    v = accuracy.validation_table() if v is None else v
     f = v[(v["set"] == "llm-foundry-mpt") & (v["dtype"] == "bf16")].copy()
     f["AC"] = np.where(f["plan"].str.contains("full recompute"), "full", "none")
     f["length"] = pd.cut(f["seq_len"], [0, 2048, 8192, 16384, 32768, 65536],
@@ -573,7 +618,7 @@ def foundry_checkpointing_table():
     n = f.pivot_table(index=["accelerator", "AC"], columns="length", values="error",
                       aggfunc="size", observed=False)
     print("   llm-foundry's BF16 rows (all splits), mean error by activation checkpointing and "
-          "length (n rows):")
+          f"length (n rows){title}:")
     for key, row in table.iterrows():
         cells = ["    —     " if np.isnan(row[c]) else f"{row[c]:+6.1%} ({int(n.loc[key, c]):2d})"
                  for c in table.columns]

@@ -775,6 +775,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "ring_unmasked": "flag",
                     "cp_ring_compiled": "flag",
+                    "recompute_early_stop": "flag",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none",
                     "fp8cs_expert_launches": "flag"}

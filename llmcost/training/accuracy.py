@@ -190,7 +190,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      fsdp_copies: bool | None = None,
                      ring_unmasked: bool | None = None,
                      fp8cs_expert_launches: bool | None = None,
-                     ring_compiled: bool | None = None) -> pd.DataFrame:
+                     ring_compiled: bool | None = None,
+                     recompute_early_stop: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -215,6 +216,10 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``ring_compiled=False`` prices every row's PyTorch ring as eager, its exchanges overlapped
     (``StepOptions.cp_ring_compiled``; True or None: each row's own, ``step_validation.
     CP_COMPILED_SETS``);
+    ``recompute_early_stop=True`` stops the full recomputation of the rows whose runs stop
+    it early before each block's last GEMM (``StepOptions.recompute_early_stop``, a candidate
+    off by default; the rows of ``step_validation.row_early_stop``; False or None: every row's
+    whole forward re-run, the shipped setting);
     ``fp8cs_expert_launches`` as ``StepOptions.fp8cs_expert_launches`` (FP8-CS expert launches);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
@@ -234,7 +239,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
         "cp_overlap": cp_overlap, "fp8_split_accumulator": fp8_split_accumulator,
         "attention_blackwell": attention_blackwell, "fp8_attention": fp8_attention,
         "fsdp_copies": fsdp_copies, "ring_unmasked": ring_unmasked,
-        "fp8cs_expert_launches": fp8cs_expert_launches, "ring_compiled": ring_compiled})
+        "fp8cs_expert_launches": fp8cs_expert_launches, "ring_compiled": ring_compiled,
+        "recompute_early_stop": recompute_early_stop})
     sv = step_validation
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
@@ -256,7 +262,7 @@ _OFF_FOR_EVERY_ROW = {"cp_overlap": "cp_overlap", "fsdp_copies": "fsdp_copies",
 #: ``validation_table``'s arguments that override every row when they differ from the shipped
 #: ``StepOptions`` field of the same name.
 _SHIPPED_OR_NOT = ("fp8_split_accumulator", "attention_blackwell", "ring_unmasked",
-                   "fp8cs_expert_launches")
+                   "fp8cs_expert_launches", "recompute_early_stop")
 
 
 def _physics_overrides(shipped: StepOptions, flags: tuple, toggles: dict) -> tuple:
@@ -1955,6 +1961,32 @@ def ring_compiled_comparison(split: str = "held-out") -> tuple:
     _check_split(split)
     return _off_on_verdict(*_on_split(validation_table(ring_compiled=False), validation_table(),
                                       split))
+
+
+def early_stop_comparison(split: str = "held-out") -> tuple:
+    """A full recomputation that stops before each block's last GEMM
+    (``StepOptions.recompute_early_stop``, ``step.early_stopped``; the rows of
+    ``step_validation.row_early_stop``: llm-foundry's MPT tables on PyTorch 2.1's non-reentrant
+    checkpoint) judged by ``mechanism_comparison``'s rule on the shipped mechanisms: the shipped
+    setting, every row's whole forward re-run, against the candidate on
+    (``validation_table(recompute_early_stop=True)``, the MoE host-cost constants re-fitted
+    under it), on the rows of ``split`` ("held-out", or "calibration": the fit set judged as if
+    held out). Read after llm-foundry's checkpointed rows were seen ~20 points below its
+    others; nothing is fitted. It fails the rule (the Hopper FSDP ≥ 10B regime worse beyond
+    its noise): off by default, printed by ``benchmarks/validate_mfu.py`` item 22.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(),
+                                      validation_table(recompute_early_stop=True), split))
 
 
 def fp8cs_launch_comparison(split: str = "held-out") -> tuple:

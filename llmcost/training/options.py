@@ -277,6 +277,26 @@ class StepOptions:
         (``step.torch_ring_exposure``). False (the default: torchtitan compiles only when asked,
         and NeMo AutoModel's recipes run eager): the overlap of the eager ring. The validation
         rows whose tables name ``torch.compile`` set it (``step_validation.CP_COMPILED_SETS``).
+    recompute_early_stop : bool
+        Under full recomputation, whether the recomputed forward stops once the last tensor the
+        backward needs is rebuilt: PyTorch's non-reentrant checkpoint does so by default from
+        v2.1 ("Non-reentrant checkpoint stops recomputation as soon as all needed intermediate
+        activations have been recomputed. This feature is enabled by default", the
+        ``torch.utils.checkpoint.checkpoint`` docstring; ``_enable_checkpoint_early_stop =
+        True`` in ``torch/utils/checkpoint.py``, made the default by pytorch/pytorch PR 96866,
+        2023-03, before the v2.1.0 branch), while the reentrant variant "always recomputes
+        ``function`` in its entirety". A block's last saved tensors are its last GEMM's inputs
+        (the FFN's down projection, ``down_proj(act(up_proj(x)))``; autograd saves a GEMM's
+        inputs before it runs), so the re-run stops before that GEMM: the dense layer's
+        recompute is ``G − G_fc2 + core_f + ew_f + core_ew_f`` (``step.layer_totals``; the
+        residual add after the GEMM, a few bytes a token, is kept; MoE layers, whose last
+        saved tensors are the experts', unchanged). False (the default): the whole forward is
+        re-run (Megatron-LM's ``--recompute-granularity full``, Korthikanti et al. 2022 §5).
+        llm-foundry's MPT tables ran so (PyTorch 2.1, ``activation_checkpointing_reentrant:
+        false``: ``step_validation.EARLY_STOP_SETS``), but on its rows it fails the project's
+        rule (A100 rows nearer, H100 ≥ 10B rows worse beyond noise: ``accuracy.
+        early_stop_comparison``, ``benchmarks/validate_mfu.py`` item 22): a candidate, which
+        no validation row sets unless asked.
     fsdp_copies : bool or "auto"
         Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
         copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
@@ -349,6 +369,7 @@ class StepOptions:
     cp_repeat_kv: object = "auto"
     ring_unmasked: bool = True
     cp_ring_compiled: bool = False
+    recompute_early_stop: bool = False
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
@@ -409,24 +430,11 @@ class StepOptions:
             raise ValueError(f"attention_blackwell={self.attention_blackwell!r} must be True or "
                              "False (cuDNN's measured attention rates on Blackwell, "
                              "llmcost.training.attention.blackwell_curve)")
-        if not (isinstance(self.cp_overlap, (bool, np.bool_))
-                or _is_choice(self.cp_overlap, ("auto", "torch_ring"))):
-            raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False, 'torch_ring' "
-                             "or 'auto' (whether the context-parallel K/V ring overlaps the "
-                             "attention core, llmcost.training.step.cp_exposure)")
-        if not (isinstance(self.cp_repeat_kv, (bool, np.bool_))
-                or _is_choice(self.cp_repeat_kv, ("auto",))):
-            raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
-                             "(whether PyTorch's context-parallel ring carries K and V of all "
-                             "query heads, llmcost.training.attention)")
-        if not isinstance(self.ring_unmasked, (bool, np.bool_)):
-            raise ValueError(f"ring_unmasked={self.ring_unmasked!r} must be True or False "
-                             "(a context-parallel ring's non-causal calls at the kernel's "
-                             "unmasked rate, llmcost.training.attention.ring_unmasked_factors)")
-        if not isinstance(self.cp_ring_compiled, (bool, np.bool_)):
-            raise ValueError(f"cp_ring_compiled={self.cp_ring_compiled!r} must be True or False "
-                             "(PyTorch's context-parallel ring traced by torch.compile, its "
-                             "exchanges exposed, llmcost.training.step.torch_ring_exposure)")
+        self._check_cp()
+        if not isinstance(self.recompute_early_stop, (bool, np.bool_)):
+            raise ValueError(f"recompute_early_stop={self.recompute_early_stop!r} must be True "
+                             "or False (a full recomputation stopped before the block's last "
+                             "GEMM, llmcost.training.step.layer_totals)")
         if not (isinstance(self.fsdp_copies, (bool, np.bool_))
                 or _is_choice(self.fsdp_copies, ("auto",))):
             raise ValueError(f"fsdp_copies={self.fsdp_copies!r} must be True, False or "
@@ -448,6 +456,28 @@ class StepOptions:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise ValueError(f"{name}={v!r} must be a number >= 1")
+
+    def _check_cp(self) -> None:
+        """The context-parallel options: ``cp_overlap``, ``cp_repeat_kv`` (bools or their
+        choices), ``ring_unmasked`` and ``cp_ring_compiled`` (bools)."""
+        if not (isinstance(self.cp_overlap, (bool, np.bool_))
+                or _is_choice(self.cp_overlap, ("auto", "torch_ring"))):
+            raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False, 'torch_ring' "
+                             "or 'auto' (whether the context-parallel K/V ring overlaps the "
+                             "attention core, llmcost.training.step.cp_exposure)")
+        if not (isinstance(self.cp_repeat_kv, (bool, np.bool_))
+                or _is_choice(self.cp_repeat_kv, ("auto",))):
+            raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
+                             "(whether PyTorch's context-parallel ring carries K and V of all "
+                             "query heads, llmcost.training.attention)")
+        if not isinstance(self.ring_unmasked, (bool, np.bool_)):
+            raise ValueError(f"ring_unmasked={self.ring_unmasked!r} must be True or False "
+                             "(a context-parallel ring's non-causal calls at the kernel's "
+                             "unmasked rate, llmcost.training.attention.ring_unmasked_factors)")
+        if not isinstance(self.cp_ring_compiled, (bool, np.bool_)):
+            raise ValueError(f"cp_ring_compiled={self.cp_ring_compiled!r} must be True or False "
+                             "(PyTorch's context-parallel ring traced by torch.compile, its "
+                             "exchanges exposed, llmcost.training.step.torch_ring_exposure)")
 
     def _check_moe_host(self) -> None:
         """The MoE host-cost options: the two constants (numbers >= 0 or None) and the FP8
@@ -638,6 +668,7 @@ class StepOptions:
                                                self.moe_imbalance),
             cp_torch_ring=torch_ring,
             cp_ring_compiled=bool(torch_ring and self.cp_ring_compiled),
+            recompute_early_stop=bool(self.recompute_early_stop),
             ring_unmasked=self._ring_kernel(accelerator, st, so["flash_attention"]),
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
@@ -679,6 +710,7 @@ class ResolvedOptions:
     context-parallel K/V ring overlaps the attention core (``StepOptions.cp_overlap``),
     ``cp_torch_ring`` whether it is PyTorch's ring as torchtitan runs it, ``cp_ring_compiled``
     whether that ring is traced by ``torch.compile`` (its exchanges exposed);
+    ``recompute_early_stop`` whether a full recomputation stops before the block's last GEMM;
     ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
     FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
@@ -708,6 +740,7 @@ class ResolvedOptions:
     cp_overlap: bool
     cp_torch_ring: bool
     cp_ring_compiled: bool
+    recompute_early_stop: bool
     ring_unmasked: str | None
     fp8_casts: str | None
     fp8_weight_cache: bool

@@ -446,7 +446,8 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
 
     Returns
     -------
-    dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs),
+    dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs), ``t_fc2``
+    (the FFN's down projection, the layer's last GEMM),
     ``gemm_f_dense``, ``gemm_b_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``,
     ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``, ``core_ew_b_t`` and, for MoE models,
     ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for dense models).
@@ -460,7 +461,8 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     t_attn_proj = t_qkv + _gemm_time(x, out_n, c.h, peak, keff, hbm, gs)
     ffn_mult = 2.0 if c.gated else 1.0
     t_fc1 = _gemm_time(x, c.h, ffn_mult * c.f / tp, peak, keff, hbm, gs) if c.f else 0.0 * x
-    t_ffn = t_fc1 + _gemm_time(x, c.f / tp, c.h, peak, keff, hbm, gs) if c.f else 0.0 * x
+    t_fc2 = _gemm_time(x, c.f / tp, c.h, peak, keff, hbm, gs) if c.f else 0.0 * x
+    t_ffn = t_fc1 + t_fc2
     t_core_f, t_core_b, keys, ring_f, ring_b = _attention_core(model, c, g, rates,
                                                               flash_attention)
     ew_f, ew_b, core_ew_f, core_ew_b = _elementwise_bytes(
@@ -471,7 +473,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
         if c.f else (0.0, 0.0)
     ew_f, ew_b = ew_f + casts_attn[0] + casts_ffn[0], ew_b + casts_attn[1] + casts_ffn[1]
     bw_e = hbm * keff.hbm_fraction
-    out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
+    out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "t_fc2": t_fc2, "gemm_f_dense": t_attn_proj + t_ffn,
            "gemm_b_dense": 2.0 * rates.fp8_backward_gemm * (t_attn_proj + t_ffn),
            "t_attn_dw": rates.fp8_backward_gemm * t_attn_proj,
            "t_sac_mm": _every_other_mm_time(c, x, kvf, tp, out_n, rates),
@@ -892,6 +894,20 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     cp_c = cp_f + cp_b + _pick(full, cp_f, 0.0)
     ep_c = ep_f + ep_b + _pick(full, ep_f, 0.0)
     return matmul, attn, memb, rc_t, tp_c, cp_c, ep_c
+
+
+def early_stopped(totals: tuple, t_fc2, recompute_code, early_stop: bool) -> tuple:
+    """``layer_totals``' parts of a dense layer with a full recomputation that stops once the
+    backward's last saved tensors are rebuilt (``StepOptions.recompute_early_stop``: PyTorch's
+    non-reentrant checkpoint from v2.1): the re-run ends before the block's last GEMM, the FFN's
+    down projection, whose inputs autograd saves before running it, so the recompute part loses
+    ``t_fc2`` (its forward time) where ``recompute_code`` is 2 (full); unchanged otherwise or
+    without ``early_stop``. ``totals``: (matmul, attention, memory-bound, recompute, TP, CP,
+    EP)."""
+    if not early_stop:
+        return totals
+    rc_t = totals[3] - _pick(np.asarray(recompute_code) == 2, t_fc2, 0.0)
+    return totals[:3] + (rc_t,) + totals[4:]
 
 
 @dataclass(frozen=True)
@@ -1372,9 +1388,10 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                         o.cp_overlap))
     sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
                                 and not c.mla) else None
-    dense = _with_backward_gemms(layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"],
-                                              *tp_d, *cp_e, zeros, zeros, rc, sac_mm),
-                                 lc["gemm_f_dense"], lc["gemm_b_dense"])
+    dense = _with_backward_gemms(early_stopped(
+        layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d, *cp_e, zeros,
+                     zeros, rc, sac_mm), lc["t_fc2"], rc, o.recompute_early_stop),
+        lc["gemm_f_dense"], lc["gemm_b_dense"])
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
     tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
@@ -1873,7 +1890,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",
                    "cp_overlap", "cp_repeat_kv", "ring_unmasked", "cp_ring_compiled",
-                   "fsdp_copies",
+                   "recompute_early_stop", "fsdp_copies",
                    "moe_layer_host_s", "moe_expert_host_s", "fp8cs_expert_launches")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()

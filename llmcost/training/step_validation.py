@@ -589,6 +589,41 @@ CP_COMPILED_SETS = frozenset({"torchtitan-h100-2412"})
 #: to the reduce dtype on its post-backward stream, overlapped (``options.FSDP_COPIES_STACKS``).
 FSDP1_SETS = frozenset({"llm-foundry-mpt"})
 
+#: Validation sets whose full recomputation stops before each block's last GEMM
+#: (``StepOptions.recompute_early_stop``): llm-foundry's MPT tables ran Composer's
+#: ``activation_checkpointing`` with ``activation_checkpointing_reentrant: false``
+#: (scripts/train/yamls/pretrain/mpt-*.yaml at b2a43a147 and at 5e85bd62d), which Composer turns
+#: into ``checkpoint_wrapper(module, checkpoint_impl=CheckpointImpl.NO_REENTRANT)`` around each
+#: ``MPTBlock`` (mosaicml/composer v0.16.4 ``composer/trainer/dist_strategy.py``
+#: ``prepare_fsdp_module``; ``MPTForCausalLM.activation_checkpointing_fn``: ``isinstance(module,
+#: MPTBlock)``), on PyTorch 2.1: the 2023-10 sweep's image ``mosaicml/pytorch:2.1.0_cu121``
+#: (``scripts/train/benchmarking/sweep.sh`` at b2a43a147, ``--image $IMAGE``), the 2024-01
+#: sweep on llm-foundry main with ``torch>=2.1,<2.1.1`` (setup.py at 5e85bd62d). PyTorch 2.1's
+#: non-reentrant checkpoint stops the recomputation once every saved tensor is rebuilt; an
+#: ``MPTBlock`` ends ``x + ffn(norm_2(x))`` with ``ffn = down_proj(act(up_proj(x)))``
+#: (llmfoundry/models/layers/blocks.py and ffn.py at b2a43a147), so the down projection is not
+#: re-run. Not the rows of ``EARLY_STOP_EXCLUDED_ROWS``. Read after the rows' errors by
+#: checkpointing were seen (the checkpointed rows ~20 points below the others); nothing is
+#: fitted. A candidate, off by default (``mfu_validation(physics={"recompute_early_stop":
+#: True})`` turns it on for these rows only): it fails the project's rule
+#: (``accuracy.early_stop_comparison``, ``benchmarks/validate_mfu.py`` item 22).
+EARLY_STOP_SETS = frozenset({"llm-foundry-mpt"})
+
+#: Rows of ``EARLY_STOP_SETS`` that ran before PyTorch 2.1: llm-foundry's A100-80GB 70B rows
+#: (``mixed_precision`` PURE) are in the README since 300cc5c58 (2023-05-03) with the same
+#: figures, from the 2023-05 sweep (sweep.sh at c6cfb4284: ``IMAGE=
+#: "mosaicml/pytorch:1.13.1_cu117-python3.10-ubuntu20.04"``); PyTorch 1.13's non-reentrant
+#: checkpoint re-runs the whole function (no early stop).
+EARLY_STOP_EXCLUDED_ROWS = frozenset({"foundry-a100-mpt-70b-s2048-64gpu-bf16",
+                                      "foundry-a100-mpt-70b-s2048-32gpu-bf16"})
+
+
+def row_early_stop(c) -> bool:
+    """Whether a validation row's full recomputation stops early (``EARLY_STOP_SETS`` less
+    ``EARLY_STOP_EXCLUDED_ROWS``)."""
+    return c["set"] in EARLY_STOP_SETS and str(c["run_id"]) not in EARLY_STOP_EXCLUDED_ROWS
+
+
 #: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
 #: ``moe_capacity_factor``): Megatron-Bridge 25.09's '(tokendrop)' rows drop tokens past a capacity
 #: factor of 1.0 and pad every expert's input to that capacity (scripts/performance/run_script.py
@@ -746,6 +781,9 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
     if moe_host is not None:
         a_s, b_s = stack_moe_host_s(load_stack(opts.stack or DEFAULT_STACK), *moe_host)
         over = {"moe_layer_host_s": a_s, "moe_expert_host_s": b_s, **over}
+    if over.get("recompute_early_stop"):
+        # the candidate stops early only where the row's run did (row_early_stop)
+        over = {**over, "recompute_early_stop": row_early_stop(c)}
     b = step_time(model, Cluster(acc, n), plan, s, options=opts.replace(**over))
     # the values priced: a physics override replaces the row's
     gate = over.get("moe_gate", opts.moe_gate)
