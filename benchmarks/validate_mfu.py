@@ -851,7 +851,7 @@ WORST_MOE_TERMS = (
     ("plan", "PP 2 x VP 12, MBS 1, GA 64", "PP 2, VP 12, MBS unset (default 1)",
      "utils.py WorkloadBaseConfig; the table says MBS 2, VP 24, GA 32 (the 25.09 row's)"),
     ("FP8", "current scaling, FP8 GEMMs", "FP8-CS, moe_router_padding_for_fp8 unset",
-     "explicit per-expert FP8 padding in the grouped MLP: not modelled"),
+     "the grouped MLP's explicit FP8 padding, one fused pass: not modelled, item 22"),
 )
 
 
@@ -1542,7 +1542,8 @@ def fp8_padding_report():
           "fp8_cs entry's); the same YAML sets cuda_graphs: true on B200 and GB200 (per-layer "
           "graphs, the padded MoE layer included; the B200 plan there, PP 8 x VP 12, is not the "
           "table's), false on H100: a host term of FP8-CS launches would not reach graphed "
-          "layers as it reaches the eager H100 rows; no Qwen3 perf recipe at 7af9601c9, 97ad8cc6f, 21b02e0cf, c81012934 or "
+          "layers as it reaches the eager H100 rows; no Qwen3 perf recipe at 7af9601c9, "
+          "97ad8cc6f, 21b02e0cf, c81012934 or "
           "fa0315ae2 sets moe_router_padding_for_fp8 (nor _for_quantization)")
     for run_id, r in t.iterrows():
         how = (f"pads, {r['pad_ms']:.2f} ms x layer-mbs = +{r['added_s']:.2f} s"
@@ -1551,10 +1552,47 @@ def fp8_padding_report():
               f"error {r['error']:+.1%} -> {r['error_with']:+.1%}")
     old = t.loc[["mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs"]]
     new = t.loc[["mb2604-h100-qwen3-30b-a3b-fp8cs", "mb2606-h100-qwen3-30b-a3b-fp8cs"]]
+    held = t[t["split"] == "held-out"]["error_with"].abs()
     print(f"   (a fused pass, not a per-expert loop: {old['pad_ms'].mean():.2f} ms of the "
           f"{old['gap_ms'].mean() - new['gap_ms'].mean():.1f} ms per MoE layer per micro-batch "
           "that separate the 25.11 / 26.02 H100 recipe from the 26.04 / 26.06 one; the worst "
-          f"held-out row stays at {t['error_with'].abs().max():+.1%}: not in the engine)")
+          f"held-out row stays at {held.max():+.1%}: not in the engine)")
+    fp8cs_eager_report()
+
+
+#: The rows item 22 follows under the FP8-CS launches on eager layers only.
+FP8CS_EAGER_WATCH = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs",
+                     "mb2509-b200-qwen3-30b-a3b-fp8", "mb2509-gb200-qwen3-30b-a3b-fp8",
+                     "mb2509-b200-deepseek-v3-fp8", "mb2509-h100-qwen3-30b-a3b-fp8",
+                     "mb2509-b200-qwen3-235b-a22b-fp8", "mb2604-h100-qwen3-30b-a3b-fp8cs",
+                     "mb2606-h100-qwen3-30b-a3b-fp8cs", "mb260401-gb200-gpt-oss-120b-bf16")
+
+
+def fp8cs_eager_report():
+    """Item 22, continued: FP8 current scaling's extra quantize launches on the eager layers only
+    (``accuracy.fp8cs_eager_launch_comparison``; the 25.09 rows whose layers their YAML graphs,
+    ``step_validation.LAYER_GRAPHED_FP8CS_ROWS``, spared), judged by the rule; off by default."""
+    off, on = (t.set_index("run_id") for t in accuracy.fp8cs_eager_launch_table())
+    spared = ", ".join(sorted(step_validation.LAYER_GRAPHED_FP8CS_ROWS))
+    print("   candidate: the FP8-CS launches (StepOptions.fp8cs_expert_launches, MoE host "
+          "constants re-fitted under it) on eager layers only, the 25.09 FP8-CS rows whose YAML "
+          f"graphs every layer spared ({spared}; "
+          "no calibration row among them, so the re-fit is the switch's); shipped -> candidate:")
+    print("     " + "; ".join(f"{k} ({off.loc[k, 'split']}) {off.loc[k, 'error']:+.1%} -> "
+                              f"{on.loc[k, 'error']:+.1%}" for k in FP8CS_EAGER_WATCH))
+    print_buckets({"shipped": off, "candidate": on}, 9)
+    for name in ("MoE", "FP8"):
+        held = on[BUCKETS[name](on) & (on["split"] == "held-out")]["error"].abs()
+        print(f"     candidate's worst held-out {name} row: {held.idxmax()} {held.max():.1%}")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.fp8cs_eager_launch_comparison(split)
+        print(f"     {split} rows, mean |error| per regime that moves, shipped -> candidate:")
+        print_moved(per_regime)
+        print_verdict(split, verdict)
+    print("     left off by default: the later H100 FP8-CS recipe's rows (HybridEP, 8 local "
+          "experts, eager) and the spared rows, through the re-fit's smaller per-expert "
+          "constant, move away; no code path that the 25.11 / 26.02 H100 recipe runs and the "
+          "26.04 one does not was found to carry FP8-CS's launches alone")
 
 
 if __name__ == "__main__":

@@ -73,3 +73,28 @@ def test_aligned_rows_do_not_move(reading):
         r = reading.loc[run_id]
         assert not r["pads"] and r["added_s"] == 0.0
         assert r["error_with"] == pytest.approx(r["error"], abs=1e-9)
+
+
+def test_graphed_rows_from_the_25_09_yaml():
+    # qwen3_30b_a3b_llm_pretrain.yaml @ fa0315ae2: gb200 / b200 common cuda_graphs true, h100
+    # false; deepseek_v3_llm_pretrain.yaml: b200 fp8_cs cuda_graphs true, gb200 common false;
+    # qwen3_235b_a22b_llm_pretrain.yaml: b200 common false
+    rows = step_validation.LAYER_GRAPHED_FP8CS_ROWS
+    assert rows == {"mb2509-gb200-qwen3-30b-a3b-fp8", "mb2509-b200-qwen3-30b-a3b-fp8",
+                    "mb2509-b200-deepseek-v3-fp8"}
+    cfg = step_validation.validation_configs().set_index("run_id")
+    assert (cfg.loc[sorted(rows), "split"] == "held-out").all()
+
+
+def test_eager_only_candidate_spares_graphed_rows():
+    from llmcost.training import accuracy
+    off, on = (t.set_index("run_id") for t in accuracy.fp8cs_eager_launch_table())
+    full = accuracy.validation_table(fp8cs_expert_launches=True).set_index("run_id")
+    eager = "mb2511-h100-qwen3-30b-a3b-fp8cs"
+    # an eager FP8-CS row is priced as the switch prices it; a spared one is not
+    assert on.loc[eager, "error"] == pytest.approx(full.loc[eager, "error"], abs=1e-12)
+    for run_id in step_validation.LAYER_GRAPHED_FP8CS_ROWS:
+        assert on.loc[run_id, "step_time_s"] < full.loc[run_id, "step_time_s"]
+    # dense and BF16 rows do not move beyond the re-fit: the A100 Megatron rows not at all
+    a100 = off.index[off["set"] == "megatron21-table1"]
+    assert (on.loc[a100, "error"] - off.loc[a100, "error"]).abs().max() < 1e-12

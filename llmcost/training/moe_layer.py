@@ -97,8 +97,10 @@ ran), whose 25.11 recipe differs from the calibration rows' in ways the engine d
 neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-graphs.md at
 1faf74e32: 42.00 s graphed against 41.36 s eager; the merged forward/backward schedule of the
 EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
-padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
-the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
+padding, ``moe_router_padding_for_fp8`` unset: the padding is one fused Transformer Engine pass
+per call, about 0.5 ms per MoE layer per micro-batch on H100, ``fp8_padding_cost_s``, and the
+HybridEP recipe that replaced it pads in its dispatch); a constant for that recipe would be
+fitted on the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
 dispatcher, +39 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +44 %), but a third
 does not: the 26.02.01 container's table (docs/performance-summary-archive.md at 4ab94dfad,
 section '26.02.01 NeMo Container', added in cfeddcd94) lists the same plan at 9,058

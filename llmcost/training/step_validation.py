@@ -1486,3 +1486,22 @@ def fp8_padding_reading() -> pd.DataFrame:
                         "gap_ms": g["gap_ms"], "error": g["error"],
                         "error_with": g["published_s"] / (g["priced_s"] + added) - 1.0}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: The 25.09 FP8-CS rows whose recipe YAML captures every transformer layer in a CUDA graph
+#: (NVIDIA-NeMo/Megatron-Bridge at fa0315ae2, scripts/performance/configs: ``cuda_graphs: true``
+#: for the row's system, in ``common`` or in the ``fp8_cs`` entry; helpers.py
+#: ``set_cuda_graph_overrides`` → ``model.enable_cuda_graph``, one graph per layer, the MoE layer
+#: included under the token-dropping padding: ``LAYER_GRAPH_PAIRS``): qwen3/
+#: qwen3_30b_a3b_llm_pretrain.yaml ``gb200.num_gpus_8.common`` and ``b200.num_gpus_8.common``
+#: (the B200 plan there, PP 8 × VP 12, is not the table's PP 1), deepseek/
+#: deepseek_v3_llm_pretrain.yaml ``b200.num_gpus_256.fp8_cs`` (plan TP 2 there, TP 1 in the
+#: table). Not graphed by the same files: DeepSeek-V3 on GB200 (``common.cuda_graphs: false``),
+#: Qwen3-235B-A22B on B200 (``common.cuda_graphs: false``), every H100 row. The table's
+#: unparenthesised Blackwell figures are FP8-CS: its Llama 3 8B on GB200 reads 31,357 (29,925)
+#: in 25.09 and 31,508 (29,789) as 'FP8-CS (FP8-MX)' in 25.11 (docs/performance-summary.md at
+#: 5776a6d90). No calibration row is among them (the graphed 25.09 calibration rows are MXFP8).
+#: Read after the rows' errors were seen, for ``accuracy.fp8cs_eager_launch_comparison``.
+LAYER_GRAPHED_FP8CS_ROWS = frozenset({"mb2509-gb200-qwen3-30b-a3b-fp8",
+                                      "mb2509-b200-qwen3-30b-a3b-fp8",
+                                      "mb2509-b200-deepseek-v3-fp8"})
