@@ -209,6 +209,8 @@ def main():
     ring_unmasked_report()
     ring_compiled_report()
     early_stop_report()
+    print()
+    fp8_padding_report()
 
 
 def ring_unmasked_report():
@@ -928,7 +930,7 @@ WORST_MOE_TERMS = (
     ("plan", "PP 2 x VP 12, MBS 1, GA 64", "PP 2, VP 12, MBS unset (default 1)",
      "utils.py WorkloadBaseConfig; the table says MBS 2, VP 24, GA 32 (the 25.09 row's)"),
     ("FP8", "current scaling, FP8 GEMMs", "FP8-CS, moe_router_padding_for_fp8 unset",
-     "explicit per-expert FP8 padding in the grouped MLP: not modelled"),
+     "the grouped MLP's explicit FP8 padding, one fused pass: not modelled, item 23"),
 )
 
 
@@ -1597,6 +1599,79 @@ def straggler_effect():
         print(f"   {key[0]:<24} {key[1]:<11} n {int(r['n']):>2}: mean {r['off_mean']:.1%} "
               f"-> {r['on_mean']:.1%}, max {r['off_max']:.1%} -> {r['on_max']:.1%}, signed "
               f"{r['off_signed']:+.1%} -> {r['on_signed']:+.1%}")
+
+
+def fp8_padding_report():
+    """Item 22: which FP8 recipe the Qwen3-30B-A3B 'fp8' rows ran (Megatron-Bridge tables and
+    recipes at their commits), and the grouped MLP's explicit FP8 padding
+    (``step_validation.fp8_padding_reading``, ``moe_layer.fp8_padding_cost_s``) on the rows whose
+    dispatch leaves it to run: a reading, not an engine term."""
+    t = step_validation.fp8_padding_reading()
+    print("23. The worst MoE/FP8 rows (Qwen3-30B-A3B): the FP8 recipe each 'fp8' row ran, and the "
+          "grouped MLP's explicit FP8 padding (Megatron-Core TEGroupedMLP Fp8Padding / "
+          "Fp8Unpadding @ 0d8e0714cd29, one fused Transformer Engine kernel per call @ v2.9; "
+          f"{moe_layer.FP8_PADDING_CALLS} calls at the engine's host time per call + "
+          f"{moe_layer.FP8_PADDING_PASSES} read-and-write passes of the routed activations at "
+          "burst HBM bandwidth, per MoE layer per micro-batch) where the row's dispatch leaves "
+          "each expert's tokens unaligned:")
+    print("   recipes: 25.09's Blackwell 'fp8' figures are FP8-CS (the table's 'X (Y)' = FP8-CS "
+          "(MXFP8): Llama 3 8B on GB200 31,357 (29,925) in 25.09, 31,508 (29,789) labelled "
+          "'FP8-CS (FP8-MX)' in 25.11; the 25.09 YAML qwen3_30b_a3b_llm_pretrain.yaml @ "
+          "fa0315ae2 has fp8_cs and fp8_mx entries only, and the H100 row's MBS 2 is its "
+          "fp8_cs entry's); the same YAML sets cuda_graphs: true on B200 and GB200 (per-layer "
+          "graphs, the padded MoE layer included; the B200 plan there, PP 8 x VP 12, is not the "
+          "table's), false on H100: a host term of FP8-CS launches would not reach graphed "
+          "layers as it reaches the eager H100 rows; no Qwen3 perf recipe at 7af9601c9, "
+          "97ad8cc6f, 21b02e0cf, c81012934 or "
+          "fa0315ae2 sets moe_router_padding_for_fp8 (nor _for_quantization)")
+    for run_id, r in t.iterrows():
+        how = (f"pads, {r['pad_ms']:.2f} ms x layer-mbs = +{r['added_s']:.2f} s"
+               if r["pads"] else "no-op (aligned by HybridEP or capacity)")
+        print(f"   {run_id:36s} {r['split']:11s} {how:45s} gap {r['gap_ms']:5.2f} ms  "
+              f"error {r['error']:+.1%} -> {r['error_with']:+.1%}")
+    old = t.loc[["mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs"]]
+    new = t.loc[["mb2604-h100-qwen3-30b-a3b-fp8cs", "mb2606-h100-qwen3-30b-a3b-fp8cs"]]
+    held = t[t["split"] == "held-out"]["error_with"].abs()
+    print(f"   (a fused pass, not a per-expert loop: {old['pad_ms'].mean():.2f} ms of the "
+          f"{old['gap_ms'].mean() - new['gap_ms'].mean():.1f} ms per MoE layer per micro-batch "
+          "that separate the 25.11 / 26.02 H100 recipe from the 26.04 / 26.06 one; the worst "
+          f"held-out row stays at {held.max():+.1%}: not in the engine)")
+    fp8cs_eager_report()
+
+
+#: The rows item 23 follows under the FP8-CS launches on eager layers only.
+FP8CS_EAGER_WATCH = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs",
+                     "mb2509-b200-qwen3-30b-a3b-fp8", "mb2509-gb200-qwen3-30b-a3b-fp8",
+                     "mb2509-b200-deepseek-v3-fp8", "mb2509-h100-qwen3-30b-a3b-fp8",
+                     "mb2509-b200-qwen3-235b-a22b-fp8", "mb2604-h100-qwen3-30b-a3b-fp8cs",
+                     "mb2606-h100-qwen3-30b-a3b-fp8cs", "mb260401-gb200-gpt-oss-120b-bf16")
+
+
+def fp8cs_eager_report():
+    """Item 22, continued: FP8 current scaling's extra quantize launches on the eager layers only
+    (``accuracy.fp8cs_eager_launch_comparison``; the 25.09 rows whose layers their YAML graphs,
+    ``step_validation.LAYER_GRAPHED_FP8CS_ROWS``, spared), judged by the rule; off by default."""
+    off, on = (t.set_index("run_id") for t in accuracy.fp8cs_eager_launch_table())
+    spared = ", ".join(sorted(step_validation.LAYER_GRAPHED_FP8CS_ROWS))
+    print("   candidate: the FP8-CS launches (StepOptions.fp8cs_expert_launches, MoE host "
+          "constants re-fitted under it) on eager layers only, the 25.09 FP8-CS rows whose YAML "
+          f"graphs every layer spared ({spared}; "
+          "no calibration row among them, so the re-fit is the switch's); shipped -> candidate:")
+    print("     " + "; ".join(f"{k} ({off.loc[k, 'split']}) {off.loc[k, 'error']:+.1%} -> "
+                              f"{on.loc[k, 'error']:+.1%}" for k in FP8CS_EAGER_WATCH))
+    print_buckets({"shipped": off, "candidate": on}, 9)
+    for name in ("MoE", "FP8"):
+        held = on[BUCKETS[name](on) & (on["split"] == "held-out")]["error"].abs()
+        print(f"     candidate's worst held-out {name} row: {held.idxmax()} {held.max():.1%}")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.fp8cs_eager_launch_comparison(split)
+        print(f"     {split} rows, mean |error| per regime that moves, shipped -> candidate:")
+        print_moved(per_regime)
+        print_verdict(split, verdict)
+    print("     left off by default: the later H100 FP8-CS recipe's rows (HybridEP, 8 local "
+          "experts, eager) and the spared rows, through the re-fit's smaller per-expert "
+          "constant, move away; no code path that the 25.11 / 26.02 H100 recipe runs and the "
+          "26.04 one does not was found to carry FP8-CS's launches alone")
 
 
 if __name__ == "__main__":

@@ -2133,3 +2133,46 @@ def straggler_comparison() -> tuple:
                             "error_off": a["error"], "error_on": b["error"],
                             "mfu_change": b["predicted_mfu"] / a["predicted_mfu"] - 1})
     return per_set, per_row
+
+
+def fp8cs_eager_launch_table() -> tuple:
+    """``(off, on)`` validation tables of ``fp8cs_eager_launch_comparison``: the shipped setting,
+    and FP8 current scaling's extra quantize launches (``validation_table(
+    fp8cs_expert_launches=True)``, the MoE host constants re-fitted under it) on every FP8-CS row
+    but those whose layers ran in per-layer CUDA graphs
+    (``step_validation.LAYER_GRAPHED_FP8CS_ROWS``: a captured launch costs no host time), which
+    keep the factor 1 with the same re-fitted constants. No calibration row is spared, so the
+    re-fit is the switch's own."""
+    sv = step_validation
+    off = validation_table()
+    on = validation_table(fp8cs_expert_launches=True).copy()
+    shipped = StepOptions()
+    flags = {k: bool(getattr(shipped, k)) for k in ("gemm_shape", "fp8_as_run",
+                                                    "attention_curve")}
+    moe_host = sv.calibrate_moe_host_overhead(physics={**flags, "fp8cs_expert_launches": True})
+    spared = sv.mfu_validation(sets=("megatron-bridge-2509",), physics=flags,
+                               moe_host=moe_host).set_index("run_id")
+    rows = on["run_id"].isin(sv.LAYER_GRAPHED_FP8CS_ROWS)
+    cols = [k for k in on.columns if k in spared.columns and k not in ("run_id",)
+            and k in ("error", "predicted_mfu", "predicted_hfu", "step_time_s", *sv.PARTS)]
+    on.loc[rows, cols] = spared.loc[on.loc[rows, "run_id"], cols].to_numpy()
+    return off, on
+
+
+def fp8cs_eager_launch_comparison(split: str = "held-out") -> tuple:
+    """FP8 current scaling's extra quantize launches per local expert on the eager layers only
+    (``fp8cs_eager_launch_table``) judged by ``mechanism_comparison``'s rule against the shipped
+    setting, on the rows of ``split`` ("held-out", or "calibration" judged as if held out). Read
+    after the worst MoE rows were seen.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _off_on_verdict(*_on_split(*fp8cs_eager_launch_table(), split))

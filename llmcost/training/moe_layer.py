@@ -97,8 +97,10 @@ ran), whose 25.11 recipe differs from the calibration rows' in ways the engine d
 neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-graphs.md at
 1faf74e32: 42.00 s graphed against 41.36 s eager; the merged forward/backward schedule of the
 EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
-padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
-the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
+padding, ``moe_router_padding_for_fp8`` unset: the padding is one fused Transformer Engine pass
+per call, about 0.5 ms per MoE layer per micro-batch on H100, ``fp8_padding_cost_s``, and the
+HybridEP recipe that replaced it pads in its dispatch); a constant for that recipe would be
+fitted on the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
 dispatcher, +39 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +44 %), but a third
 does not: the 26.02.01 container's table (docs/performance-summary-archive.md at 4ab94dfad,
 section '26.02.01 NeMo Container', added in cfeddcd94) lists the same plan at 9,058
@@ -359,9 +361,9 @@ def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert
     Examples
     --------
     >>> round(float(moe_host_overhead_s(128, 8)) * 1e3, 2)   # Qwen3-30B-A3B, EP 8: 16 local
-    5.61
+    5.98
     >>> round(float(moe_host_overhead_s(128, 8, routing="capacity")) * 1e3, 2)   # no sync
-    4.02
+    4.46
     """
     E = as_array(n_experts, "n_experts", positive=True)
     e = as_array(ep, "ep", positive=True)
@@ -387,3 +389,55 @@ def moe_host_overhead_unchecked(n_experts, ep, recompute_code, layer_s, expert_s
     per_pass = (layer_s + expert_s * np.asarray(n_experts, dtype=float)
                 / np.asarray(ep, dtype=float)) / 3.0
     return passes * per_pass
+
+
+#: Calls the grouped MLP's explicit FP8 padding makes per MoE layer per micro-batch where the
+#: dispatcher leaves each expert's tokens unaligned: forward, Transformer Engine's ``Fp8Padding``
+#: of the permuted hidden states and of the permuted probabilities and ``Fp8Unpadding`` of the
+#: fc2 output; backward, their three autograd mirrors. NVIDIA/Megatron-LM
+#: ``megatron/core/transformer/moe/experts.py`` at 0d8e0714cd29 (the Megatron-Bridge 25.11 pin),
+#: ``TEGroupedMLP.__init__`` (``Fp8Padding(self.num_local_experts)`` whenever ``config.fp8``) and
+#: ``TEGroupedMLP.forward`` (``self.quantization_padding`` of the hidden states and the probs);
+#: NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/fp8_padding.py`` and
+#: ``fp8_unpadding.py`` at v2.9: one fused kernel per call over all local experts
+#: (``tex.fused_multi_row_padding`` / ``fused_multi_row_unpadding``), and none at all when every
+#: split is already aligned ("no padding needed": ``return inp, m_splits``).
+FP8_PADDING_CALLS = 6
+#: Read-and-write passes of the rank's routed activations (``x · h`` elements of 2 bytes) those
+#: calls make: the hidden states padded and the fc2 output unpadded forward, the two gradients
+#: backward (the probabilities' ``x`` elements are left out: 1/h of a pass).
+FP8_PADDING_PASSES = 4
+
+
+def fp8_padding_cost_s(routed_tokens, d_model, hbm_bytes_per_s):
+    """A reading, not an engine term: the time of the grouped MLP's explicit FP8 padding per MoE
+    layer per micro-batch on one rank, where it pads (``FP8_PADDING_CALLS``), seconds::
+
+        t = FP8_PADDING_CALLS · MOE_EXPERT_HOST_S / EXPERT_LAUNCHES        (host, per call)
+          + FP8_PADDING_PASSES · 2 · (2 · x · h) / B_hbm                    (bytes, read + write)
+
+    ``x`` the routed tokens the rank's local experts receive per micro-batch (balanced routing:
+    micro-batch × sequence × top-k ÷ (TP · CP)), ``h`` the model width, ``B_hbm`` the GPU's HBM
+    bandwidth (burst: a lower bound on the bytes' time). The padding runs only where the
+    dispatcher does not align each expert's tokens itself: Megatron-Core's HybridEP dispatch
+    pads in its kernel under FP8 (``token_dispatcher.py`` ``_HybridEPManager.dispatch``,
+    ``pad_multiple = get_fp8_align_size(...)`` at 0d8e0714cd29, ``pad_multiple = align_size`` at
+    d98e8a64dd), a router with ``moe_router_padding_for_quantization`` pads the routing map, and a
+    token-dropping router padded to capacity hands aligned splits (capacity a multiple of 16);
+    the alltoall dispatcher and DeepEP without router padding leave them to this path.
+
+    Raises
+    ------
+    ValueError
+        A non-positive token count, width or bandwidth.
+
+    Examples
+    --------
+    >>> round(float(fp8_padding_cost_s(4096 * 8, 2048, 3.35e12)) * 1e3, 3)  # Qwen3-30B, H100
+    0.488
+    """
+    x = as_array(routed_tokens, "routed_tokens", positive=True)
+    h = as_array(d_model, "d_model", positive=True)
+    bw = as_array(hbm_bytes_per_s, "hbm_bytes_per_s", positive=True)
+    host = FP8_PADDING_CALLS * MOE_EXPERT_HOST_S / EXPERT_LAUNCHES
+    return host + FP8_PADDING_PASSES * 2.0 * (2.0 * x * h) / bw

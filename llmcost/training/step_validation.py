@@ -1480,3 +1480,78 @@ def gpt_oss_dense_reading() -> pd.DataFrame:
                         "llama_70b_rows": len(e["llama-3.1-70b-fp8cs"]),
                         "ratio": (1.0 + oss) / (1.0 + dense)}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: Whether the grouped MLP's explicit FP8 padding (``moe_layer.fp8_padding_cost_s``) pads on a
+#: Qwen3-30B-A3B row, by the dispatch its recipe ran (no Megatron-Bridge Qwen3 performance recipe
+#: sets ``moe_router_padding_for_fp8`` / ``moe_router_padding_for_quantization``: ``git grep`` at
+#: 7af9601c9 (25.11), 97ad8cc6f, 21b02e0cf (26.02), c81012934 (26.04.01) and fa0315ae2 (25.09)
+#: finds it only in DeepSeek / GLM library recipes, set False, and one Nemotron-3 recipe). True:
+#: the alltoall dispatcher (25.11 H100 FP8-CS and B200 FP8-MX: scripts/performance/configs/qwen3/
+#: workload_base_configs.py at 7af9601c9, no flex backend) and DeepEP (26.02 H100:
+#: ``moe_flex_dispatcher_backend="deepep"``, QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 at
+#: 21b02e0cf) hand unaligned splits. False: HybridEP pads in its dispatch (26.04 and later H100
+#: recipes, QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 at c81012934; the 25.11 GB200 recipe,
+#: QWEN3_30B_A3B_GB200_FP8_CS_BASE_CONFIG at 7af9601c9, whose FP8-MX config is the same object),
+#: and 25.09's token-dropping router pads every expert to its capacity (4096 · MBS · 8 / 128: a
+#: multiple of 16 and 32). Read after the rows' errors were seen.
+FP8_PADDING_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": True,
+                      "mb2602-h100-qwen3-30b-a3b-fp8cs": True,
+                      "mb2604-h100-qwen3-30b-a3b-fp8cs": False,
+                      "mb2606-h100-qwen3-30b-a3b-fp8cs": False,
+                      "mb260201-h100-qwen3-30b-a3b-fp8cs": False,
+                      "mb260401-h100-qwen3-30b-a3b-fp8cs": False,
+                      "mb2509-h100-qwen3-30b-a3b-fp8": False,
+                      "mb2511-b200-qwen3-30b-a3b-fp8mx": True,
+                      "mb2511-gb200-qwen3-30b-a3b-fp8mx": False,
+                      "mb2509-b200-qwen3-30b-a3b-fp8": False,
+                      "mb2509-gb200-qwen3-30b-a3b-fp8": False}
+
+
+def fp8_padding_reading() -> pd.DataFrame:
+    """A reading, not an engine term: the rows of ``FP8_PADDING_OF_ROW`` priced with the grouped
+    MLP's explicit FP8 padding where their dispatch leaves it to run
+    (``moe_layer.fp8_padding_cost_s`` per MoE layer per micro-batch, × the busiest stage's MoE
+    layer-micro-batches, added to the step): ``T' = T + pads · n · t_pad``, error
+    ``T_published / T' − 1``. Returns one row per run (index ``run_id``): ``split``, ``pads``,
+    ``routed_tokens``, ``pad_ms`` (per MoE layer per micro-batch), ``added_s``, ``gap_ms``
+    (``moe_gpu_gap``), ``error``, ``error_with``."""
+    ids = tuple(FP8_PADDING_OF_ROW)
+    gap = moe_gpu_gap(ids)
+    cfg = validation_configs().set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    rows = {}
+    for run_id in ids:
+        c, run = _row_config(run_id), runs.loc[run_id]
+        s = int(run["seq_len"])
+        model = row_model(c, run, s)
+        plan = row_plan(c, run, model, s)
+        x = plan.micro_batch_size * s * model.n_experts_active / (plan.tp * plan.cp)
+        acc = load_accelerator(run["catalog_accelerator"])
+        t_pad = float(moe_layer.fp8_padding_cost_s(x, model.d_model, acc.hbm_bytes_per_s))
+        g = gap.loc[run_id]
+        added = FP8_PADDING_OF_ROW[run_id] * g["moe_layer_mbs"] * t_pad
+        rows[run_id] = {"split": cfg.loc[run_id, "split"], "pads": FP8_PADDING_OF_ROW[run_id],
+                        "routed_tokens": x, "pad_ms": t_pad * 1e3, "added_s": added,
+                        "gap_ms": g["gap_ms"], "error": g["error"],
+                        "error_with": g["published_s"] / (g["priced_s"] + added) - 1.0}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: The 25.09 FP8-CS rows whose recipe YAML captures every transformer layer in a CUDA graph
+#: (NVIDIA-NeMo/Megatron-Bridge at fa0315ae2, scripts/performance/configs: ``cuda_graphs: true``
+#: for the row's system, in ``common`` or in the ``fp8_cs`` entry; helpers.py
+#: ``set_cuda_graph_overrides`` → ``model.enable_cuda_graph``, one graph per layer, the MoE layer
+#: included under the token-dropping padding: ``LAYER_GRAPH_PAIRS``): qwen3/
+#: qwen3_30b_a3b_llm_pretrain.yaml ``gb200.num_gpus_8.common`` and ``b200.num_gpus_8.common``
+#: (the B200 plan there, PP 8 × VP 12, is not the table's PP 1), deepseek/
+#: deepseek_v3_llm_pretrain.yaml ``b200.num_gpus_256.fp8_cs`` (plan TP 2 there, TP 1 in the
+#: table). Not graphed by the same files: DeepSeek-V3 on GB200 (``common.cuda_graphs: false``),
+#: Qwen3-235B-A22B on B200 (``common.cuda_graphs: false``), every H100 row. The table's
+#: unparenthesised Blackwell figures are FP8-CS: its Llama 3 8B on GB200 reads 31,357 (29,925)
+#: in 25.09 and 31,508 (29,789) as 'FP8-CS (FP8-MX)' in 25.11 (docs/performance-summary.md at
+#: 5776a6d90). No calibration row is among them (the graphed 25.09 calibration rows are MXFP8).
+#: Read after the rows' errors were seen, for ``accuracy.fp8cs_eager_launch_comparison``.
+LAYER_GRAPHED_FP8CS_ROWS = frozenset({"mb2509-gb200-qwen3-30b-a3b-fp8",
+                                      "mb2509-b200-qwen3-30b-a3b-fp8",
+                                      "mb2509-b200-deepseek-v3-fp8"})
