@@ -29,8 +29,9 @@ make one and copy it for the others (``plots.clone_ticks``), the same ticks; and
 math text's vector layout from the disk cache (``plots.keep_math_layouts_on_disk``), parsed once
 for every kernel and report, the same SVG; and it reads each figure's whole SVG from the disk
 cache when a kernel of this or an earlier report printed a figure with the same state
-(``plots.keep_svg_prints_on_disk``, keyed by the figure's pickle and the settings): a second
-report of the default scenario draws 5 of its 68 figures, a third none, the same SVG. Each cell
+(``plots.keep_svg_prints_on_disk``, keyed by the figure's pickle, its arrays by their values,
+and the settings): a second report of the default scenario draws none of its 68 figures, or
+one, the same SVG. Each cell
 is transformed and checked for top-level ``await`` once instead of twice
 (``transform_cells_once``), and answered without ipykernel's 0.5 ms sleep
 (``no_sleep_after_cells``): the same outputs.
