@@ -29,6 +29,11 @@ DIRTY = [
     # garbage in a cycle: collected at the reset, not frozen with what stays (freeze_what_stays)
     ("import weakref, builtins\nclass Cycle: pass\n"
      "c = Cycle(); c.me = c; builtins._llmcost_cycle = weakref.ref(c); del c"),
+    # the full collections asked for from here on are counted (the reset's: collect_once)
+    ("import gc, builtins\nbuiltins._llmcost_full = 0\n"
+     "def counting(generation=2, full=gc.collect, b=builtins):  # outlives the reset\n"
+     "    b._llmcost_full += generation == 2\n    return full(generation)\n"
+     "gc.collect = counting"),
 ]
 CHECK = [
     "import sys, warnings, numpy as np, matplotlib, matplotlib.pyplot as plt, ipywidgets",
@@ -42,7 +47,7 @@ CHECK = [
     ("print(len(draws), plt._draw_all_if_interactive in "
      "get_ipython().events.callbacks['post_execute'])"),
     ("import gc, builtins; print(builtins._llmcost_cycle() is None, "
-     "gc.get_freeze_count() > 0)"),
+     "gc.get_freeze_count() > 0, builtins._llmcost_full, gc.get_threshold())"),
     "print(get_ipython().history_manager.enabled, _i == In[-2], len(In))",
     ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
      "'draw': float(np.random.rand())}))"),
@@ -90,8 +95,10 @@ def _forgets_the_previous_notebook(kernel, tmp_path):
     # times: pyplot's redraw after the cell is off (kernels.draw_figures_once)
     assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
     assert out.cells[7].outputs[0]["text"] == "1 False\n"
-    # the first notebook's garbage was collected; what stays after the reset is frozen
-    assert out.cells[8].outputs[0]["text"] == "True True\n"
+    # the first notebook's garbage was collected, by one full collection (IPython's reset
+    # collects no more: kernels.collect_once); what stays after the reset is frozen; the
+    # collector runs with the report kernels' thresholds (workers.GC_THRESHOLDS)
+    assert out.cells[8].outputs[0]["text"] == f"True True 1 {kernels.GC_THRESHOLDS}\n"
     # the report's kernels keep their input history in memory only (report.KERNEL_ARGS)
     assert out.cells[9].outputs[0]["text"] == f"False True {len(CHECK)}\n"
 
