@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import copyreg
 import functools
 import hashlib
 import io
@@ -934,8 +935,6 @@ class _FingerprintPickler(pickle.Pickler):
     never unpickled."""
 
     def __init__(self, file, protocol):
-        import copyreg
-
         self.dispatch_table = {**copyreg.dispatch_table, np.ndarray: _array_values}
         super().__init__(file, protocol=protocol)
 
