@@ -164,6 +164,45 @@ def test_restore_before_remember_is_an_error():
         kernels._STATE.update(saved)
 
 
+_FREEZE_IN_A_PROCESS = """
+import gc, weakref
+from llmcost.present import kernels
+
+class Cycle:
+    pass
+
+def old_garbage():  # a cycle that reached the oldest generation alive, then was dropped
+    c = Cycle(); c.me = c
+    gc.collect(1)
+    return weakref.ref(c)
+
+def young_garbage():
+    c = Cycle(); c.me = c
+    return weakref.ref(c)
+
+old, young = old_garbage(), young_garbage()
+kernels.freeze_what_stays(full=False)
+print(old() is not None, young() is None, gc.get_freeze_count() > 0)
+gc.unfreeze()
+old, young = old_garbage(), young_garbage()
+kernels.freeze_what_stays()
+print(old() is None, young() is None, gc.get_freeze_count() > 0)
+"""
+
+
+def test_freeze_what_stays_collects_before_it_freezes():
+    """What is alive is frozen, and the garbage collected first: all of it after a reset
+    (``freeze_what_stays()``); after the warm-up's imports (``full=False``), what is young
+    only, an old cycle being frozen with the modules (in a process of its own: the test
+    process's frozen objects are left alone)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FREEZE_IN_A_PROCESS], check=True,
+                         capture_output=True, text=True).stdout
+    assert out == "True True True\nTrue True True\n"
+
+
 def _count_kernel_starts(monkeypatch) -> list:
     """A list that gets one item per kernel ``kernels.WarmKernel`` starts."""
     starts = []
