@@ -29,6 +29,11 @@ DIRTY = [
     # garbage in a cycle: collected at the reset, not frozen with what stays (freeze_what_stays)
     ("import weakref, builtins\nclass Cycle: pass\n"
      "c = Cycle(); c.me = c; builtins._llmcost_cycle = weakref.ref(c); del c"),
+    # the full collections asked for from here on are counted (the reset's: collect_once)
+    ("import gc, builtins\nbuiltins._llmcost_full = 0\n"
+     "def counting(generation=2, full=gc.collect, b=builtins):  # outlives the reset\n"
+     "    b._llmcost_full += generation == 2\n    return full(generation)\n"
+     "gc.collect = counting"),
 ]
 CHECK = [
     "import sys, warnings, numpy as np, matplotlib, matplotlib.pyplot as plt, ipywidgets",
@@ -42,7 +47,7 @@ CHECK = [
     ("print(len(draws), plt._draw_all_if_interactive in "
      "get_ipython().events.callbacks['post_execute'])"),
     ("import gc, builtins; print(builtins._llmcost_cycle() is None, "
-     "gc.get_freeze_count() > 0)"),
+     "gc.get_freeze_count() > 0, builtins._llmcost_full, gc.get_threshold())"),
     "print(get_ipython().history_manager.enabled, _i == In[-2], len(In))",
     ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
      "'draw': float(np.random.rand())}))"),
@@ -90,8 +95,10 @@ def _forgets_the_previous_notebook(kernel, tmp_path):
     # times: pyplot's redraw after the cell is off (kernels.draw_figures_once)
     assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
     assert out.cells[7].outputs[0]["text"] == "1 False\n"
-    # the first notebook's garbage was collected; what stays after the reset is frozen
-    assert out.cells[8].outputs[0]["text"] == "True True\n"
+    # the first notebook's garbage was collected, by one full collection (IPython's reset
+    # collects no more: kernels.collect_once); what stays after the reset is frozen; the
+    # collector runs with the report kernels' thresholds (workers.GC_THRESHOLDS)
+    assert out.cells[8].outputs[0]["text"] == f"True True 1 {kernels.GC_THRESHOLDS}\n"
     # the report's kernels keep their input history in memory only (report.KERNEL_ARGS)
     assert out.cells[9].outputs[0]["text"] == f"False True {len(CHECK)}\n"
 
@@ -155,6 +162,45 @@ def test_restore_before_remember_is_an_error():
             kernels.restore_state(None)
     finally:
         kernels._STATE.update(saved)
+
+
+_FREEZE_IN_A_PROCESS = """
+import gc, weakref
+from llmcost.present import kernels
+
+class Cycle:
+    pass
+
+def old_garbage():  # a cycle that reached the oldest generation alive, then was dropped
+    c = Cycle(); c.me = c
+    gc.collect(1)
+    return weakref.ref(c)
+
+def young_garbage():
+    c = Cycle(); c.me = c
+    return weakref.ref(c)
+
+old, young = old_garbage(), young_garbage()
+kernels.freeze_what_stays(full=False)
+print(old() is not None, young() is None, gc.get_freeze_count() > 0)
+gc.unfreeze()
+old, young = old_garbage(), young_garbage()
+kernels.freeze_what_stays()
+print(old() is None, young() is None, gc.get_freeze_count() > 0)
+"""
+
+
+def test_freeze_what_stays_collects_before_it_freezes():
+    """What is alive is frozen, and the garbage collected first: all of it after a reset
+    (``freeze_what_stays()``); after the warm-up's imports (``full=False``), what is young
+    only, an old cycle being frozen with the modules (in a process of its own: the test
+    process's frozen objects are left alone)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FREEZE_IN_A_PROCESS], check=True,
+                         capture_output=True, text=True).stdout
+    assert out == "True True True\nTrue True True\n"
 
 
 def _count_kernel_starts(monkeypatch) -> list:

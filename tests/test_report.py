@@ -287,9 +287,20 @@ def test_each_executed_notebook_is_written_once_and_its_page_is_of_the_file(
         tmp_path, monkeypatch, stem, fails):
     """papermill writes the executed notebook once, whether a cell fails or not (the report's
     engine leaves the write to ``papermill.execute_notebook``'s last step on a run that
-    returns); the page and the headline rows are the ones the notebook on disk gives."""
+    returns); the page and the headline rows are the ones the notebook on disk gives. Each
+    cell that ran has papermill's times: its start, its end and the seconds between them,
+    read without dateutil's parser (the report's engine reads the start time papermill wrote
+    with ``datetime.fromisoformat``)."""
+    from datetime import datetime
+
+    import dateutil.parser
     import papermill.engines
     import papermill.execute
+
+    def no_dateutil(*args, **kwargs):
+        raise AssertionError("dateutil's parser is not needed for papermill's own times")
+
+    monkeypatch.setattr(dateutil.parser, "parse", no_dateutil)
 
     _tiny_notebooks(tmp_path / "nbs")
     src = tmp_path / "nbs" / f"{stem}.ipynb"
@@ -308,6 +319,16 @@ def test_each_executed_notebook_is_written_once_and_its_page_is_of_the_file(
     assert len(writes) == 1 and (failure is not None) == fails
     kept = nbformat.read(out, as_version=4)
     assert run.rows == report._collect_summary(kept) and run.rows[0]["value"] == 1.5
+    times = [c.metadata.papermill for c in kept.cells  # the note of a failure has none
+             if c.metadata.get("papermill", {}).get("start_time")]
+    assert len(times) >= 3  # the parameters, the injected ones, the summary cell at least
+    for meta in times:
+        ran = (datetime.fromisoformat(meta["end_time"])
+               - datetime.fromisoformat(meta["start_time"])).total_seconds()
+        assert meta["duration"] == ran and 0 <= ran < TIMEOUT_S
+    assert [m["status"] for m in times] == ["completed"] * (len(times) - fails) + \
+        ["failed"] * fails
+
     def page(text):  # the note a failed page gets is a new cell: a new random id each time
         return re.sub(r"cell-id=[0-9a-f-]+", "cell-id=", text)
 

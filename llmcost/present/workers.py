@@ -52,10 +52,24 @@ LAUNCH_WAIT_S = 2
 #: How often a kernel's start looks whether it was cancelled (``WarmKernel.cancel``), seconds.
 CANCEL_POLL_S = 0.05
 
-#: Run once in a new kernel: the imports every notebook makes (the whole public API, as
-#: ``import llmcost`` once imported it), then a snapshot of the state ``RESET`` restores
-#: (``kernels.remember_state``).
-WARM_UP = """\
+#: A report kernel's garbage collector thresholds (``gc.set_threshold``, the warm-up's first
+#: line): a young collection once 10,000 more containers are alive than at the last one,
+#: instead of Python's 700; the older generations as Python has them (every 10 collections of
+#: the one below). What a notebook makes and drops is freed by its reference counts; a young
+#: collection walks what is still alive, and a full one everything alive since the last
+#: ``kernels.freeze_what_stays``. Measured with ``gc.callbacks`` (thread CPU) over the default
+#: scenario's warm-ups and twelve notebooks in a report's two kernels: the automatic
+#: collections 0.53 -> 0.22 CPU-s (young 1,227 -> 73, full 3 -> 0). The garbage is the same;
+#: cycles among it are freed a little later (at most 10,000 containers later).
+GC_THRESHOLDS = (10_000, 10, 10)
+
+#: Run once in a new kernel: the collector's thresholds (``GC_THRESHOLDS``), the imports every
+#: notebook makes (the whole public API, as ``import llmcost`` once imported it), then a
+#: snapshot of the state ``RESET`` restores (``kernels.remember_state``).
+WARM_UP = f"""\
+import gc as _llmcost_gc
+_llmcost_gc.set_threshold{GC_THRESHOLDS}
+del _llmcost_gc
 import matplotlib.pyplot, numpy, pandas, ipywidgets
 import llmcost, llmcost.present.plots, llmcost.present.widgets
 for _llmcost_name in dir(llmcost):  # the public API, which the root imports on first use
