@@ -42,7 +42,7 @@ from ..bill.ledger import (
 from ..bill.checks import fp8_over_bf16
 from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fixed_sig2, fmt_count, fmt_usd
+from ..core.units import fixed_sig2, fmt_count, fmt_fraction_pct, fmt_usd
 from ..training.accuracy import above_bf16_peak_words
 from . import plots
 
@@ -747,8 +747,9 @@ CAVEATS = [
 
 
 def _reader_number(s: str) -> str:
-    """A fraction as the warning writes it (mfu=0.40) as a percentage (40%); else itself."""
-    return f"{float(s):.0%}" if re.fullmatch(r"0\.\d+", s) else s
+    """A fraction as the warning writes it (mfu=0.40, mfu=0.425) as a percentage (40%, 42.5%);
+    else itself."""
+    return fmt_fraction_pct(float(s)) if re.fullmatch(r"0\.\d+", s) else s
 
 
 def caveat_line(warning: str) -> str:
