@@ -772,7 +772,8 @@ def caveats_html(warnings: list) -> str:
         return ""
     items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
                     f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings)
-    return (f"<div class='caveats'><b>Read this first</b> (open a line for the detail)"
+    return (f"<div class='caveats'><b>Read this first</b> <span class='hint'>(open a line for "
+            "the detail)</span>"
             f"<ul>{items}</ul></div>")
 
 
@@ -998,7 +999,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
         items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
                         f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings_b)
         said = (f"<div class='caveats'><b>Read this first about {html.escape(names[1])}</b>"
-                f"{src} (open a line for the detail)<ul>{items}</ul></div>")
+                f"{src} <span class='hint'>(open a line for the detail)</span><ul>{items}</ul>"
+                "</div>")
     else:
         said = f"<p>{html.escape(names[1])}{src}: no warning.</p>"
     differ = (f"<p><b>Inputs that differ</b> (A → B): {html.escape('; '.join(inputs))}.</p>"

@@ -2169,7 +2169,10 @@ body{max-width:none;margin:0;padding:0;font-size:11pt;color:#000}
 table{display:table;overflow:visible;width:100%;font-size:10pt}
 tr,img,li{break-inside:avoid}h1,h2{break-after:avoid}
 a{color:inherit;text-decoration:none}
-div.caveats{background:none}details>p{display:block}
+div.caveats{background:none}span.hint,details.fn{display:none}
+div.caveats details::details-content{content-visibility:visible;display:block}
+div.caveats summary{list-style:none}div.caveats summary::-webkit-details-marker{display:none}
+div.caveats details>p{margin:.2rem 0 .5rem;font-size:10pt}td:first-child>code{word-break:normal}
 ul.cols{columns:2}}"""
 
 
