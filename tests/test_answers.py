@@ -29,6 +29,34 @@ def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
     assert 6 * spec.n_params * 2e12 == pytest.approx(8.28e23, rel=0.001)
 
 
+
+def test_flops_answer_states_the_mfu_its_hours_come_from():
+    # A new user's `mfu: [0.35, 0.50]` (uniform) is priced at its midpoint (0.35 + 0.50) / 2 =
+    # 0.425, and the page's line above the answer says "uses its midpoint 0.425"; the answer
+    # said "at 42% MFU" beside GPU-hours computed at 42.5% (Llama 2 13B, 2T tokens, 256
+    # A100-80GB: F / (312 TFLOP/s × 0.425) / 3600 = 365,242; at 42%: 369,590, 1.2% more).
+    spec, gpu = llmcost.load_model("llama-2-13b"), llmcost.load_accelerator("A100-80GB")
+    run = llmcost.training_run(spec, gpu, 2e12, 0.425, 256, 2.79, seq_len=4096)
+    hours = run["model_flops"] / (312e12 * 0.425) / 3600
+    assert run["gpu_hours"] == pytest.approx(hours, rel=1e-9)
+    assert run["gpu_hours"] == pytest.approx(365_242, abs=1)
+    text = answers.flops(spec.name, gpu.name, 256, 2e12, 0.425, 2.79, run)
+    assert "at 42.5% MFU" in text and "at 42% MFU" not in text
+    # a whole percent keeps no decimal (41%, Llama 3.1 405B's Table 4)
+    assert "at 41% MFU" in answers.flops(spec.name, gpu.name, 256, 2e12, 0.41, 2.79, run)
+
+
+def test_caveat_states_a_range_midpoint_mfu_as_given():
+    # the index's one-line caveat of the given-vs-predicted MFU warning read "the assumed MFU,
+    # 42%" for a range's midpoint 0.425 (the page's header: "MFU 42.5%")
+    from llmcost.present.glance import caveat_line
+    w = ("the scenario's mfu=0.425 is below what the step-time model expects of this plan (P): "
+         "66%, band 58%–64% capped below that prediction; that prediction is above every one "
+         "of the 16 held-out published run(s) of its regime (R)")
+    assert caveat_line(w) == ("the assumed MFU, 42.5%, is below the model's 66%, a prediction "
+                              "beyond all 16 published runs like it")
+    assert caveat_line(w.replace("0.425", "0.40")).startswith("the assumed MFU, 40%, is below")
+
 def test_memory_answer_fits_or_not():
     # H100 SXM: 80 GiB = 85.9 GB; a 10% reserve leaves 77.3 GB (memory.fits: total <= hbm·0.9)
     hbm = 80 * 2**30

@@ -488,6 +488,14 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
             return "TP8"
 
     assert given_vs_predicted_mfu(0.45, B, band, P) is None  # inside the band: no line
+    # the MFU as the header states it: a new user's uniform 0.35-0.5 has its point at the
+    # midpoint (0.35 + 0.5) / 2 = 0.425, which `estimate` heads "MFU 42.5%"; the line said
+    # "mfu=0.42" (two decimals). 0.30 keeps two decimals, 0.4375 shows four.
+    assert given_vs_predicted_mfu((0.35 + 0.5) / 2, B, replace(band, low=0.44), P).startswith(
+        "the scenario's mfu=0.425 is below")
+    assert given_vs_predicted_mfu(0.30, B, band, P).startswith("the scenario's mfu=0.30 is")
+    assert given_vs_predicted_mfu(0.4375, B, replace(band, low=0.44), P).startswith(
+        "the scenario's mfu=0.4375 is below")
     assert "above every one" in given_vs_predicted_mfu(0.30, B, band, P)
     # a band that reaches the 50% prediction is around it; one capped at 47% (a comparable
     # run's best, accuracy.band_cap) lies wholly below it, and the line says so

@@ -208,3 +208,17 @@ def test_a_given_zero_fraction_is_said_before_the_netting():
     assert ledger.exploratory_all_clamped(small)
     assert "exceed even the top of the range around the scenario's fraction" in \
         ledger.unranged_inputs(small, ["mfu"])["ledger_exploratory_fraction"]
+
+
+def test_a_netted_plural_line_takes_a_plain_apostrophe():
+    # the Llama 3.1 405B report's headline note read "net of RL post-training's $1.10M and
+    # benchmark runs's $452": the plural line's possessive is "benchmark runs'". 1,000 benchmark
+    # GPU-hours given (ledger_eval_gpu_hours) at $3.99 are $3,990 netted out of the line.
+    bill = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE, "ledger_eval_gpu_hours": 1000})
+    assert ledger.exploratory_note(bill) == (
+        f"default; net of benchmark runs' {llmcost.fmt_usd(1000 * PRICE)}, which Cottier et "
+        "al.'s multiplier counts")
+    assert "net of benchmark runs' 1,000 GPU-h ($3.99k)" in ledger.exploratory_words(bill)
+    both = ledger.build_ledger({**_dpo(1000), "ledger_eval_gpu_hours": 1000})
+    assert "RL post-training's " in ledger.exploratory_note(both)
+    assert "runs's" not in ledger.exploratory_note(both) + ledger.exploratory_words(both)

@@ -1093,8 +1093,12 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    # two decimals, or as many as show a tiny MFU's first digit (1e-9 is not "0.00")
-    shown = f"{mfu:.{2 if mfu >= 0.01 else min(12, 1 - math.floor(math.log10(mfu)))}f}"
+    # two decimals, three or four when the value has them (a range's midpoint 0.425 is not
+    # "0.42" beside the header's 42.5%), or as many as show a tiny MFU's first digit (1e-9 is
+    # not "0.00")
+    places = (next((d for d in (2, 3) if abs(round(mfu, d) - mfu) < 1e-9), 4) if mfu >= 0.01
+              else min(12, 1 - math.floor(math.log10(mfu))))
+    shown = f"{mfu:.{places}f}"
     reason = band.cap_reason()
     where = ("capped below that prediction, where no measurement goes" +
              (f" ({reason})" if reason else "") if band.high < b.mfu else

@@ -1048,11 +1048,16 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
             "netted_gpu_hours": netted_h, "clamped": clamped, "usd_per_gpu_hour": rate}
 
 
+def _possessive(name: str) -> str:
+    """"RL post-training's", "benchmark runs'" (not "benchmark runs's")."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 def _netted_words(n: dict) -> str:
     """"RL post-training's 73,322 GPU-h ($292k)" for each part an exploratory line nets out
     (``figures['exploratory_netting']``), joined with "and"."""
     rate = n["usd_per_gpu_hour"]
-    return _and([f"{k}'s {float(h):,.0f} GPU-h ({fmt_usd(float(h) * rate)})"
+    return _and([f"{_possessive(k)} {float(h):,.0f} GPU-h ({fmt_usd(float(h) * rate)})"
                  for k, h in n["netted"].items()])
 
 
@@ -1148,7 +1153,7 @@ def exploratory_note(bill: Ledger) -> str:
     if not n or not n["netted"]:
         return line.status
     rate, many = n["usd_per_gpu_hour"], len(n["netted"]) > 1
-    what = _and([f"{k}'s {fmt_usd(float(h) * rate)}" for k, h in n["netted"].items()])
+    what = _and([f"{_possessive(k)} {fmt_usd(float(h) * rate)}" for k, h in n["netted"].items()])
     if not n["clamped"]:
         return f"{line.status}; net of {what}, which Cottier et al.'s multiplier counts"
     return (f"{line.status}; $0: {what} exceed{'' if many else 's'} Cottier et al.'s "
@@ -1193,8 +1198,8 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
 
     what = _and(sorted({k for n in (na, nb) if n for k in n["netted"]}))
     return (f"net of {what} (Cottier et al. 2024's multiplier already "
-            f"counts fine-tuning and evaluation): {what}'s GPU-hours cost {fmt_usd(abs(d))} "
-            f"{'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
+            f"counts fine-tuning and evaluation): {_possessive(what)} GPU-hours cost "
+            f"{fmt_usd(abs(d))} {'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
             "exploratory line is "
             + (f"{fmt_usd(abs(moved))} {'less' if moved > 0 else 'more'}" if moved else
                "unchanged") + f", so {what} move{'' if ' and ' in what else 's'} the total by "

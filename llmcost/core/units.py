@@ -181,6 +181,16 @@ def fmt_amount(value: float, digits: int = 4) -> str:
     return fmt_quantity(v, digits)
 
 
+def fmt_fraction_pct(fraction: float) -> str:
+    """A fraction in prose as the percentage it is: whole percents without a decimal ("41%"),
+    any other with one ("42.5%": a range's midpoint (0.35 + 0.5) / 2 = 0.425 is not "42%"
+    beside a figure computed from 42.5%)."""
+    v = _number(fraction, "fraction")
+    if not math.isfinite(v):
+        return not_finite_text(v)
+    return f"{v:.0%}" if abs(v * 100 - round(v * 100)) < 1e-9 else f"{v:.1%}"
+
+
 def fmt_quantity(value: float, digits: int = 3) -> str:
     """A plain quantity for prose: whole with thousands separators from 10^(digits−1) up
     ("21,588"), else ``digits`` significant figures ("0.317", "42.5"; an exponent only below

@@ -13,7 +13,8 @@ import textwrap
 
 import pandas as pd
 
-from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
+from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, fmt_gpus,
+                          fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 
 
@@ -33,7 +34,7 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
             f" (counted as MFU counts them, attention included; 6ND: "
             f"{fmt_flops(run['training_flops_6nd'])})"
-            f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
+            f": at {fmt_fraction_pct(mfu)} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
             f"({run['wall_clock_days']:.1f} days on {fmt_gpus(n_gpus)} with no failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
             "GPU-hour.")

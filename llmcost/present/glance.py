@@ -42,7 +42,7 @@ from ..bill.ledger import (
 from ..bill.checks import fp8_over_bf16
 from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fixed_sig2, fmt_count, fmt_usd
+from ..core.units import fixed_sig2, fmt_count, fmt_fraction_pct, fmt_usd
 from ..training.accuracy import above_bf16_peak_words
 from . import plots
 
@@ -747,8 +747,9 @@ CAVEATS = [
 
 
 def _reader_number(s: str) -> str:
-    """A fraction as the warning writes it (mfu=0.40) as a percentage (40%); else itself."""
-    return f"{float(s):.0%}" if re.fullmatch(r"0\.\d+", s) else s
+    """A fraction as the warning writes it (mfu=0.40, mfu=0.425) as a percentage (40%, 42.5%);
+    else itself."""
+    return fmt_fraction_pct(float(s)) if re.fullmatch(r"0\.\d+", s) else s
 
 
 def caveat_line(warning: str) -> str:
@@ -771,7 +772,8 @@ def caveats_html(warnings: list) -> str:
         return ""
     items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
                     f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings)
-    return (f"<div class='caveats'><b>Read this first</b> (open a line for the detail)"
+    return (f"<div class='caveats'><b>Read this first</b> <span class='hint'>(open a line for "
+            "the detail)</span>"
             f"<ul>{items}</ul></div>")
 
 
@@ -941,7 +943,9 @@ def _mfu_on_basis(bill, mfu: float) -> str:
 
 def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
-    B - A, and the P10-P90 of the difference per draw when there are ranges. Lines at $0 in
+    B - A, and under it the P10-P90 of the difference per draw when there are ranges; the
+    columns are headed A and B as ``estimate --compare`` heads them, the two ``names`` said once
+    above the table (a phone has no room for a title in each header). Lines at $0 in
     both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
     ``report.estimate_ledger``), shown as the index shows the first's (``caveats_html``), under
     its name and file ``file_b``."""
@@ -963,15 +967,22 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
         if not total and not (r.get(a) or r.get(b)):
             continue
         tag = "th" if total else "td"
-        rng = (f"<{tag} class='v'>{signed(r['difference p10 usd'])} to "
-               f"{signed(r['difference p90 usd'])}</{tag}>" if ranged else "")
+        # the per-draw range under the difference, free to wrap on a phone (an amount is one
+        # word): a column of its own did not fit a 390-px screen beside A, B and B − A
+        rng = (f"<span class='rg'><span class='n'>{signed(r['difference p10 usd'])}</span> to "
+               f"<span class='n'>{signed(r['difference p90 usd'])}</span></span>" if ranged
+               else "")
         rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
                     f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
-                    f"</{tag}><{tag} class='v'>{signed(r.get('difference usd'))}</{tag}>{rng}"
+                    f"</{tag}><{tag} class='v r'><span class='n'>{signed(r.get('difference usd'))}"
+                    f"</span>{rng}</{tag}>"
                     f"</tr>")
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in
-                   ["line", names[0], names[1], f"{names[1]} − {names[0]}"]
-                   + (["difference P10 to P90 (per draw)"] if ranged else []))
+    # the columns called A and B as `estimate --compare` calls them, named once above the table:
+    # a trial's phone showed a 9-line header "<B's title> − <A's title>" and the per-draw
+    # column off the screen
+    head = ("<th>line</th><th class='v'>A</th><th class='v'>B</th><th class='v r'>B − A"
+            + ("<span class='rg'>P10 to P90 per draw</span>" if ranged else "") + "</th>")
+    legend = (f"<p><b>A</b>: {html.escape(names[0])}; <b>B</b>: {html.escape(names[1])}.</p>")
     note = ("The P10 and P90 of the difference are taken draw by draw, over the ranges each "
             "scenario gives itself (a predicted MFU's band included) and only those, not the "
             "illustrative spreads the bill above adds on inputs given as one number: both bills "
@@ -988,14 +999,13 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
         items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
                         f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings_b)
         said = (f"<div class='caveats'><b>Read this first about {html.escape(names[1])}</b>"
-                f"{src} (open a line for the detail)<ul>{items}</ul></div>")
+                f"{src} <span class='hint'>(open a line for the detail)</span><ul>{items}</ul>"
+                "</div>")
     else:
         said = f"<p>{html.escape(names[1])}{src}: no warning.</p>"
-    differ = (f"<p><b>Inputs that differ</b> ({html.escape(names[0])} → "
-              f"{html.escape(names[1])}): {html.escape('; '.join(inputs))}.</p>" if inputs
-              else "")
+    differ = (f"<p><b>Inputs that differ</b> (A → B): {html.escape('; '.join(inputs))}.</p>"
+              if inputs else "")
     return (f"<h2 id='compared'>Compared: {html.escape(names[0])} and {html.escape(names[1])}"
-            f"</h2>{said}"
-            f"{differ}"
+            f"</h2>{legend}{said}{differ}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

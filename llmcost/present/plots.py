@@ -2915,11 +2915,51 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         f"Monte Carlo draws of the bill over {basis}; tornado: the whole bill recomputed with "
         "one input at its P10, then at its P90, the others at their point values"]
     _source(ax, "\n\n".join(notes))  # one paragraph each (readable wraps them)
+    _glance_layout(fig, head, tall)
+    for _ in range(2):  # a phone's rows: a label wrapped on many lines must not reach the next
+        grow = _row_overlap_in(ax, GLANCE_ROW_GAP_PT) if tall else 0.0
+        if grow <= 0:
+            break
+        fig.set_figheight(fig.get_figheight() + grow)
+        _glance_layout(fig, head, tall)
+    return axes
+
+
+#: The least space (points) between two bar labels of ``bill_at_a_glance``'s phone picture, one
+#: above the other (a presentation choice: half the 11-pt labels' line).
+GLANCE_ROW_GAP_PT = 5.5
+
+
+def _glance_layout(fig, head: str, tall: bool) -> None:
+    """``bill_at_a_glance``'s layout: readable text, tight layout with the foot's room, and the
+    title's height (about 0.45 in a line at 15 pt) kept free at the top."""
     readable(fig)  # tight layout leaves the foot room
-    lines = head.count("\n") + 1  # the title's height: about 0.45 in a line at 15 pt
+    lines = head.count("\n") + 1
     fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
                                 / fig.get_figheight()))
-    return axes
+
+
+def _row_overlap_in(ax, gap_pt: float) -> float:
+    """How much taller (inches) ``ax``'s figure must be for its y tick labels, one per row, to
+    stand ``gap_pt`` apart (0 when they do): the rows are evenly spaced, so the closest pair of
+    neighbours decides, and each of the axis' rows (its y range) grows by that pair's shortfall;
+    the figure grows by the axes' growth over the axes' share of its height (the margins grow
+    too, so this errs on the roomy side). A phone's bill labels wrap at 15 characters: "exploratory
+    and failed runs, net of RL post-training and benchmark runs" is six lines, and at the evenly
+    spaced rows of ``glance_figsize`` it reached into the row below (a trial measured its box
+    2.9 px into the next label's at 390 px)."""
+    fig = ax.figure
+    fig.draw_without_rendering()  # the labels' extents as drawn
+    boxes = sorted((t.get_window_extent() for t in ax.get_yticklabels() if t.get_text()),
+                   key=lambda b: -b.y1)
+    if len(boxes) < 2:
+        return 0.0
+    short_px = max(low.y1 - high.y0 for high, low in zip(boxes, boxes[1:])) \
+        + gap_pt * fig.dpi / 72  # display px, y upward: > 0 when too close
+    if short_px <= 0:
+        return 0.0
+    rows = abs(ax.get_ylim()[1] - ax.get_ylim()[0])
+    return rows * short_px / fig.dpi / ax.get_position().height
 
 
 # ---- published runs (notebook 08, llmcost.claims)

@@ -2175,7 +2175,8 @@ padding:0 1rem;overflow-wrap:break-word}
 table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
 td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th,h1,h2,h3{overflow-wrap:normal;word-break:normal;hyphens:manual}
-td.v,th.v{text-align:right;white-space:nowrap}code{word-break:break-all;font-size:14px}
+td.v,th.v{text-align:right;white-space:nowrap}td.r,th.r{white-space:normal}span.n{white-space:nowrap}
+span.rg{display:block;font-size:.875em;font-weight:normal;color:#555}code{word-break:break-all;font-size:14px}
 th.nb{padding-top:1.2rem;font-weight:600;background:#f6f6f6}
 ul.cols{columns:16rem}
 p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
@@ -2192,7 +2193,10 @@ body{max-width:none;margin:0;padding:0;font-size:11pt;color:#000}
 table{display:table;overflow:visible;width:100%;font-size:10pt}
 tr,img,li{break-inside:avoid}h1,h2{break-after:avoid}
 a{color:inherit;text-decoration:none}
-div.caveats{background:none}details>p{display:block}
+div.caveats{background:none}span.hint,details.fn{display:none}
+div.caveats details::details-content{content-visibility:visible;display:block}
+div.caveats summary{list-style:none}div.caveats summary::-webkit-details-marker{display:none}
+div.caveats details>p{margin:.2rem 0 .5rem;font-size:10pt}td:first-child>code{word-break:normal}
 ul.cols{columns:2}}"""
 
 
