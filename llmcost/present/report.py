@@ -243,7 +243,13 @@ def _declared_parameters(path: str, mtime_ns: int, size: int) -> dict:
 
 
 def clean_notebook_metadata(nb) -> None:
-    """Remove volatile metadata (widget state, papermill and timing data) and widget views."""
+    """Remove volatile metadata (widget state, papermill and timing data) and widget views, and
+    merge each cell's consecutive stream outputs into one (nbconvert's
+    ``CoalesceStreamsPreprocessor``): how a kernel flushes printed lines depends on timing, so
+    without it a refresh on a loaded machine splits the same text into several outputs."""
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    CoalesceStreamsPreprocessor().preprocess(nb, {})
     nb.metadata.pop("widgets", None)
     nb.metadata.pop("papermill", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
