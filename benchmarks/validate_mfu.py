@@ -65,6 +65,11 @@ MPT tables ran it), a candidate off by default, against the shipped whole re-run
 regime on both splits, with the rule's verdict, llm-foundry's errors by checkpointing and length
 both ways, the rows that move and the buckets.
 
+Item 23 prints the worst MoE/FP8 rows (Qwen3-30B-A3B): the FP8 recipe each 'fp8' row ran, the
+grouped MLP's explicit FP8 padding as a reading (``moe_layer.fp8_padding_cost_s``), and FP8
+current scaling's extra quantize launches on eager layers only, a candidate off by default,
+with the rule's verdict.
+
 """
 
 import numpy as np
@@ -253,9 +258,9 @@ def ring_compiled_report():
     the torchtitan CP 4 / CP 8 rows were seen optimistic; nothing is fitted."""
     print("21. PyTorch's context-parallel ring compiled (cp_ring_compiled: torchtitan's 2024-12 "
           "CP table is 'FSDP + CP + torch.compile + Float8'; a traced functional collective "
-          "waits where it is issued, pytorch/pytorch@000f488bac torch/distributed/"
+          "waits where it is issued, pytorch/pytorch@fff02e67db38 torch/distributed/"
           "_functional_collectives.py, and Inductor's reorder_for_compute_comm_overlap is False "
-          "by default, @ 000091cfbf torch/_inductor/config.py): the K/V all-gather and every "
+          "by default, @ a112bb81b880 torch/_inductor/config.py): the K/V all-gather and every "
           "dK/dV send exposed. Mean |error| per regime that moves, eager (overlapped) -> "
           "shipped:")
     for split in ("calibration", "held-out"):
@@ -263,7 +268,7 @@ def ring_compiled_report():
         print(f"   {split} rows:")
         print_moved(per_regime)
         print_verdict(split, verdict)
-    tables = {"eager": accuracy.validation_table(ring_compiled=False),
+    tables = {"eager": accuracy.validation_table(cp_ring_compiled=False),
               "shipped": accuracy.validation_table()}
     off, on = (t.set_index("run_id") for t in tables.values())
     moved = on.index[(on["error"] - off["error"]).abs() > 5e-4]
@@ -1602,7 +1607,7 @@ def straggler_effect():
 
 
 def fp8_padding_report():
-    """Item 22: which FP8 recipe the Qwen3-30B-A3B 'fp8' rows ran (Megatron-Bridge tables and
+    """Item 23: which FP8 recipe the Qwen3-30B-A3B 'fp8' rows ran (Megatron-Bridge tables and
     recipes at their commits), and the grouped MLP's explicit FP8 padding
     (``step_validation.fp8_padding_reading``, ``moe_layer.fp8_padding_cost_s``) on the rows whose
     dispatch leaves it to run: a reading, not an engine term."""
@@ -1648,7 +1653,7 @@ FP8CS_EAGER_WATCH = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a
 
 
 def fp8cs_eager_report():
-    """Item 22, continued: FP8 current scaling's extra quantize launches on the eager layers only
+    """Item 23, continued: FP8 current scaling's extra quantize launches on the eager layers only
     (``accuracy.fp8cs_eager_launch_comparison``; the 25.09 rows whose layers their YAML graphs,
     ``step_validation.LAYER_GRAPHED_FP8CS_ROWS``, spared), judged by the rule; off by default."""
     off, on = (t.set_index("run_id") for t in accuracy.fp8cs_eager_launch_table())

@@ -106,6 +106,8 @@ def test_only_llm_foundrys_checkpointed_rows_move(tables):
 
 @pytest.mark.parametrize("split", ["held-out", "calibration"])
 def test_fails_the_rule_on_hopper(split):
+    # a regression pin of the verdict validate_mfu prints (the reason the candidate is off),
+    # beside the sourced hand derivations above
     # the A100 FSDP rows move toward their published figures, the H100 FSDP >= 10B rows away
     # beyond their noise: a candidate, off by default
     per, verdict = accuracy.early_stop_comparison(split)

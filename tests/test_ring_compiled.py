@@ -5,7 +5,7 @@ Sources: PyTorch's ring (pytorch/pytorch@0123248a4
 ``torch/distributed/tensor/experimental/_attention.py``): the forward all-gathers K and V once
 (``_AllGatherRotater``), the backward all-gathers them again and sends its fp32 dK/dV buffer after
 each of its ``cp`` steps (``dkv_rotater.exchange_buffers`` in every iteration of the loop);
-pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``: under compilation
+pytorch/pytorch@fff02e67db38 ``torch/distributed/_functional_collectives.py``: under compilation
 "wait_tensor() op is immediately called", in eager mode "at the time of first use"; torchtitan's
 2024-12 CP table, "FSDP + CP + torch.compile + Float8" (pytorch/torchtitan@31a17bfd
 ``benchmarks/llama3_h100_202412_torchtitan.md`` Table 2: 2,540 / 1,071 / 548 TPS/GPU at CP 2 / 4 /
@@ -57,8 +57,8 @@ def test_option_resolves_only_on_pytorchs_ring():
 def test_bad_option_names_the_field():
     with pytest.raises(ValueError, match="cp_ring_compiled='yes'"):
         StepOptions(cp_ring_compiled="yes")
-    with pytest.raises(ValueError, match="ring_compiled='no'"):
-        accuracy.validation_table(ring_compiled="no")
+    with pytest.raises(ValueError, match="cp_ring_compiled='no'"):
+        accuracy.validation_table(cp_ring_compiled="no")
     with pytest.raises(ValueError, match="split='test'"):
         accuracy.ring_compiled_comparison("test")
 
@@ -75,7 +75,7 @@ def test_compiled_rows_are_torchtitans():
 
 @pytest.fixture(scope="module")
 def tables():
-    off = accuracy.validation_table(ring_compiled=False).set_index("run_id")
+    off = accuracy.validation_table(cp_ring_compiled=False).set_index("run_id")
     on = accuracy.validation_table().set_index("run_id")
     return off, on
 

@@ -190,7 +190,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      fsdp_copies: bool | None = None,
                      ring_unmasked: bool | None = None,
                      fp8cs_expert_launches: bool | None = None,
-                     ring_compiled: bool | None = None,
+                     cp_ring_compiled: bool | None = None,
                      recompute_early_stop: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
@@ -213,7 +213,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     or None: each row's own, on its FSDP2 stacks);
     ``ring_unmasked`` prices a context-parallel ring's non-causal calls at the kernel's unmasked
     rate (True) or every call at the causal one (False) (``StepOptions.ring_unmasked``);
-    ``ring_compiled=False`` prices every row's PyTorch ring as eager, its exchanges overlapped
+    ``cp_ring_compiled=False`` prices every row's PyTorch ring as eager, its exchanges overlapped
     (``StepOptions.cp_ring_compiled``; True or None: each row's own, ``step_validation.
     CP_COMPILED_SETS``);
     ``recompute_early_stop=True`` stops the full recomputation of the rows whose runs stop
@@ -239,7 +239,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
         "cp_overlap": cp_overlap, "fp8_split_accumulator": fp8_split_accumulator,
         "attention_blackwell": attention_blackwell, "fp8_attention": fp8_attention,
         "fsdp_copies": fsdp_copies, "ring_unmasked": ring_unmasked,
-        "fp8cs_expert_launches": fp8cs_expert_launches, "ring_compiled": ring_compiled,
+        "fp8cs_expert_launches": fp8cs_expert_launches, "cp_ring_compiled": cp_ring_compiled,
         "recompute_early_stop": recompute_early_stop})
     sv = step_validation
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
@@ -257,7 +257,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
 #: ``validation_table``'s arguments that turn a mechanism off for every row when False (True or
 #: None: each row's own) -> the ``StepOptions`` field they override.
 _OFF_FOR_EVERY_ROW = {"cp_overlap": "cp_overlap", "fsdp_copies": "fsdp_copies",
-                      "fp8_attention": "fp8_attention", "ring_compiled": "cp_ring_compiled"}
+                      "fp8_attention": "fp8_attention", "cp_ring_compiled": "cp_ring_compiled"}
 
 #: ``validation_table``'s arguments that override every row when they differ from the shipped
 #: ``StepOptions`` field of the same name.
@@ -1944,7 +1944,7 @@ def ring_compiled_comparison(split: str = "held-out") -> tuple:
     (``StepOptions.cp_ring_compiled``, ``step.torch_ring_exposure``; the rows of
     ``step_validation.CP_COMPILED_SETS``), judged by ``mechanism_comparison``'s rule on the
     shipped mechanisms: every ring priced eager, its exchanges overlapped
-    (``validation_table(ring_compiled=False)``, the MoE host-cost constants re-fitted under it)
+    (``validation_table(cp_ring_compiled=False)``, the MoE host-cost constants re-fitted under it)
     against the shipped setting, on the rows of ``split`` ("held-out", or "calibration": the
     fit set judged as if held out). Added after the torchtitan CP rows were seen optimistic;
     nothing is fitted.
@@ -1959,7 +1959,7 @@ def ring_compiled_comparison(split: str = "held-out") -> tuple:
         ``split`` other than "held-out" or "calibration".
     """
     _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(ring_compiled=False), validation_table(),
+    return _off_on_verdict(*_on_split(validation_table(cp_ring_compiled=False), validation_table(),
                                       split))
 
 

@@ -186,17 +186,17 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   about 1,500. No term of the ring read here (the merges, fp32 accumulators and exchanges with
   their recomputation under full checkpointing, priced above; the eager ``torch.cat`` copies,
   not priced) is within a factor of ten of that gap; its cause is not modelled. Checked since,
-  none closes it: (1) an earlier revision of the same file (``typing.Dict``/``List``,
-  a third ``_RotateMethod.PRE_ALL_GATHER``; its commit not identified) runs the same ring: load
+  none closes it: (1) the revision read (pytorch/pytorch@0123248a4; the rows' own
+  1963fc83a1c3 could not be read here) runs this ring: load
   balancing on by default (``_RoundRobinLoadBalancer``, head-tail), the all-gather rotation, the
   dK/dV all-to-all, the same three kernel branches; torchtitan@9dec370 sets only the rotation
   (``create_context_parallel_ctx``) and the backends (``get_train_context``). (2) The rows
   compile each block (``apply_compile``, ``fullgraph=True``), and a traced functional collective
-  waits at once (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``:
+  waits at once (pytorch/pytorch@fff02e67db38 ``torch/distributed/_functional_collectives.py``:
   under compilation "wait_tensor() op is immediately called", eager "at the time of first use";
   "Compiled tracing currently relies on the compiler to perform this optimization", which
   Inductor leaves off by default: ``reorder_for_compute_comm_overlap = False``,
-  pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``): with every exchange
+  pytorch/pytorch@a112bb81b880 ``torch/_inductor/config.py``): with every exchange
   of the ring exposed the engine gives CP 2 −4.2 %, CP 4 +26.4 %, CP 8 +30.9 % (eager ring:
   −2.8, +29.4, +34.8 %), a tenth of the gap; priced since for these rows
   (``StepOptions.cp_ring_compiled``, ``step_validation.CP_COMPILED_SETS``). (3) The eager

@@ -268,11 +268,13 @@ class StepOptions:
         Under PyTorch's ring (``cp_overlap="torch_ring"``), whether the ring runs inside a block
         ``torch.compile`` traced (torchtitan's ``--training.compile``: ``apply_compile`` wraps
         each block, ``fullgraph=True``). A traced functional collective waits where it is issued
-        (pytorch/pytorch@000f488bac ``torch/distributed/_functional_collectives.py``: under
+        (pytorch/pytorch@fff02e67db38 ``torch/distributed/_functional_collectives.py``: under
         compilation "wait_tensor() op is immediately called", in eager mode "at the time of first
         use"; "Compiled tracing currently relies on the compiler to perform this optimization",
         and Inductor's ``reorder_for_compute_comm_overlap = False`` by default,
-        pytorch/pytorch@000091cfbf ``torch/_inductor/config.py``), so no exchange of the ring
+        pytorch/pytorch@a112bb81b880 ``torch/_inductor/config.py``; an earlier and a later
+        revision than the rows' own, pytorch/pytorch@1963fc83a1c3, which could not be read
+        here), so no exchange of the ring
         overlaps a kernel: the all-gather of K and V and every dK/dV send exposed
         (``step.torch_ring_exposure``). False (the default: torchtitan compiles only when asked,
         and NeMo AutoModel's recipes run eager): the overlap of the eager ring. The validation
@@ -286,8 +288,12 @@ class StepOptions:
         True`` in ``torch/utils/checkpoint.py``, made the default by pytorch/pytorch PR 96866,
         2023-03, before the v2.1.0 branch), while the reentrant variant "always recomputes
         ``function`` in its entirety". A block's last saved tensors are its last GEMM's inputs
-        (the FFN's down projection, ``down_proj(act(up_proj(x)))``; autograd saves a GEMM's
-        inputs before it runs), so the re-run stops before that GEMM: the dense layer's
+        (the FFN's down projection, ``down_proj(act(up_proj(x)))``; ``mm``'s backward needs both
+        inputs, ``tools/autograd/derivatives.yaml``, and the generated autograd code saves an
+        op's inputs before it calls the kernel, ``tools/autograd/gen_variable_type.py``; nothing
+        after it is saved, MPT's ``resid_pdrop`` defaulting to 0.0, llm-foundry@b2a43a147
+        ``llmfoundry/models/mpt/configuration_mpt.py``), so the re-run stops before that GEMM:
+        the dense layer's
         recompute is ``G − G_fc2 + core_f + ew_f + core_ew_f`` (``step.layer_totals``; the
         residual add after the GEMM, a few bytes a token, is kept; MoE layers, whose last
         saved tensors are the experts', unchanged). False (the default): the whole forward is

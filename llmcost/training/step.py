@@ -759,7 +759,15 @@ def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp, compiled=False)
     functional collectives wait where they are issued): nothing overlaps, ``e_f = ag`` and
     ``e_b = ag + cp · dkv`` (the backward sends the dK/dV buffer after each of its ``cp``
     steps).
+
+    Raises
+    ------
+    ValueError
+        ``compiled`` other than True or False.
     """
+    if not isinstance(compiled, (bool, np.bool_)):
+        raise ValueError(f"compiled={compiled!r} must be True or False (PyTorch's ring traced "
+                         "by torch.compile, StepOptions.cp_ring_compiled)")
     cp = np.asarray(cp, dtype=float)
     if compiled:
         return _pick(cp > 1, ag_s, 0.0), _pick(cp > 1, ag_s + cp * dkv_s, 0.0)
@@ -903,7 +911,16 @@ def early_stopped(totals: tuple, t_fc2, recompute_code, early_stop: bool) -> tup
     down projection, whose inputs autograd saves before running it, so the recompute part loses
     ``t_fc2`` (its forward time) where ``recompute_code`` is 2 (full); unchanged otherwise or
     without ``early_stop``. ``totals``: (matmul, attention, memory-bound, recompute, TP, CP,
-    EP)."""
+    EP).
+
+    Raises
+    ------
+    ValueError
+        ``early_stop`` other than True or False.
+    """
+    if not isinstance(early_stop, (bool, np.bool_)):
+        raise ValueError(f"early_stop={early_stop!r} must be True or False (a full "
+                         "recomputation stopped early, StepOptions.recompute_early_stop)")
     if not early_stop:
         return totals
     rc_t = totals[3] - _pick(np.asarray(recompute_code) == 2, t_fc2, 0.0)

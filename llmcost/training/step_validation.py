@@ -1492,7 +1492,8 @@ def gpt_oss_dense_reading() -> pd.DataFrame:
 #: ``moe_flex_dispatcher_backend="deepep"``, QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 at
 #: 21b02e0cf) hand unaligned splits. False: HybridEP pads in its dispatch (26.04 and later H100
 #: recipes, QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1 at c81012934; the 25.11 GB200 recipe,
-#: QWEN3_30B_A3B_GB200_FP8_CS_BASE_CONFIG at 7af9601c9, whose FP8-MX config is the same object),
+#: QWEN3_30B_A3B_GB200_FP8_MX_BASE_CONFIG at 7af9601c9: ``moe_flex_dispatcher_backend=
+#: "hybridep"``),
 #: and 25.09's token-dropping router pads every expert to its capacity (4096 · MBS · 8 / 128: a
 #: multiple of 16 and 32). Read after the rows' errors were seen.
 FP8_PADDING_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": True,
