@@ -1020,12 +1020,19 @@ def hf_batch_host():
            for name, r in (("with offload (b = 8)", base), ("without offload (b = 4)", without))}
     print("  DeepSpeed-Chat 7B generation, model / published, with it: "
           + ", ".join(f"{k} {v:.3f}" for k, v in gen.items()))
+    held = rl.load_rl_validation().set_index("id").loc["openrlhf-bench-13b-dschat"].to_dict()
+
+    def per_layer(r):
+        batches = r["prompts_per_step"] * r["samples_per_prompt"] / (
+            r["generation_gpus"] * r["gen_micro_batch"])
+        return (r["measured_generation_s"] / batches / 1024
+                / llmcost.load_model(r["catalog_model"]).n_layers)
     print("  published step per layer (greedy to the 1,024-token limit, one batch's time x the "
-          "batches): 7B b = 8 "
-          f"{697.12 / 16 / 1024 / 32 * 1e3:.3f} ms, "
-          f"7B b = 4 {975.36 / 32 / 1024 / 32 * 1e3:.3f} ms, "
-          f"13B b = 2 {2590.72 / 64 / 1024 / 40 * 1e3:.3f} ms: the held-out 13B point is no "
-          "cheaper per layer than the 7B at twice its batch, so the slope prices it short")
+          "batches): "
+          + ", ".join(f"{name} b = {r['gen_micro_batch']:.0f} {per_layer(r) * 1e3:.3f} ms"
+                      for name, r in (("7B", base), ("7B", without), ("13B", held)))
+          + ": the held-out 13B point is no cheaper per layer than the 7B at twice its batch, "
+          "so the slope prices it short")
     t2, out2 = rl.hf_batch_uplink_check()
     print("\n=== the shared-uplink candidate (rl.shared_uplink_check) re-judged on a model "
           "holding the batch-dependent host cost (rl.hf_batch_uplink_check; nothing refitted) ===")
@@ -1035,32 +1042,45 @@ def hf_batch_host():
 
 
 def unpadded_prompts():
-    """OpenRLHF's vLLM rollout sees each prompt without its padding (rl.unpadded_prompt_check,
-    rl.UNPADDED_PROMPT_SYSTEMS): the model without -> with the engine's prompts at 128 tokens
-    and at 1 (the bound: no shorter prompt moves the rows further), alone and on a model
-    holding the shared uplink; a reading (the prompt lengths are unpublished)."""
-    print("\n=== reading: OpenRLHF's vLLM rollout receives each prompt without its left padding "
-          "(experience_maker.py _generate_vllm l. 338-344 @ 0baf3dd; rl.UNPADDED_PROMPT_SYSTEMS) "
-          "while the model prices every prompt at the 1,024-token maximum; the benchmark's "
-          "prompt lengths are unpublished, so the engine's prompt is set, not fitted "
-          "(rl.RLOptions.rollout_prompt_tokens; the forwards and the update keep 1,024) ===")
+    """OpenRLHF pads each batch's prompts to its longest prompt, not to the 1,024-token limit
+    (rl.unpadded_prompt_check, rl.UNPADDED_PROMPT_SYSTEMS): the model without -> with every
+    prompt at 128 tokens and at 1 (the bound: no shorter prompt moves the rows further), the
+    whole iteration at that length (with prompts of one length the engine and the forwards
+    see the same length), alone and on a model holding the shared uplink; a reading (the
+    prompt lengths are unpublished)."""
+    print("\n=== reading: OpenRLHF pads each batch's prompts to its longest prompt, not to the "
+          "1,024-token limit (experience_maker.py @ 0baf3dd: tokenize_fn, padding=True, "
+          "l. 101-108; _generate_vllm hands vLLM the prompts unpadded, l. 339-344, and pads the "
+          "outputs back to the longest prompt returned, l. 360-368; rl.UNPADDED_PROMPT_SYSTEMS), "
+          "so with prompts of one length the engine, the forwards and the update all see that "
+          "length; the model prices every prompt at the 1,024-token maximum, an upper bound; "
+          "the benchmark's prompt lengths are unpublished, so the length is set, not fitted ===")
+    d = rl.load_rl_validation().set_index("id")
+    ids = d.index[d["system"].isin(rl.UNPADDED_PROMPT_SYSTEMS)]
     up = {"host_link_rate": rl.shared_uplink_bytes_per_s(rl.a800())}
     for p, change, words in ((128, None, "the model"), (1, None, "the model"),
                              (1, up, "the model with the shared uplink")):
         t, out = rl.unpadded_prompt_check(p, change)
-        print(f"\n  prompts at {p} token(s) in the engine, on {words}:")
-        rows = t[t["id"].str.contains("vllm")].set_index("id")
-        print(rows.round(3).to_string())
+        print(f"\n  every prompt {p} token(s) long, on {words}:")
+        t = t.set_index("id")
+        print(t.loc[ids].round(3).to_string())
         _print_goals_without_with(out, 2)
-    d = rl.load_rl_validation().set_index("id")
-    r = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
-    g = rl.validation_phases(rl.validation_iteration(r, rollout_prompt_tokens=1),
+    t, out = rl.unpadded_prompt_check(1)
+    t = t.set_index("id")
+    v7 = "openrlhf-bench-7b-ray-vllm"
+    r = d.loc[v7].to_dict() | {"id": v7}
+    g = rl.validation_phases(rl.validation_iteration(r, prompt_tokens=1),
                              r["phases_measured"])[1] / r["measured_generation_s"]
-    print(f"  (even at 1 token the 7B vLLM calibration row's generation phase is {g:.2f}x the "
-          "published one, so the prompt alone is not what ran short there: the responses' "
-          "end-of-sequence lengths, "
-          "also unpublished, are the other unknown; the 13B DeepSpeed-Chat row's share gap, "
-          "14.9 points, does not move: DeepSpeed-Chat pads every prompt to 1,024)")
+    ds = t.loc["openrlhf-bench-13b-dschat"]
+    moved = "moves" if ds["share_gap_with"] != ds["share_gap_without"] else "does not move"
+    print(f"  (at 1 token the 7B vLLM calibration row's generation phase, the rollout and the "
+          f"experience forwards as OpenRLHF times it, is {g:.2f}x the published one, but its "
+          f"training phase falls from {t.loc[v7, 'train_ratio_without']:.2f}x to "
+          f"{t.loc[v7, 'train_ratio_with']:.2f}x: shorter prompts bring the one phase nearer "
+          "only by taking the other further away, so the prompt alone does not explain the "
+          "row; the responses' end-of-sequence lengths, also unpublished, are the other "
+          f"unknown. The 13B DeepSpeed-Chat row's share gap, {ds['share_gap_with']:.1f} points, "
+          f"{moved}: DeepSpeed-Chat pads every prompt to max_prompt_seq_len, 1,024)")
 
 
 def offload_ablation():

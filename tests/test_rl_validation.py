@@ -20,6 +20,7 @@ import llmcost
 from llmcost import rl
 from llmcost.core.hardware import Cluster
 from llmcost.core.stacks import DEFAULT_STACK
+from llmcost.serving import inference
 from llmcost.training import step
 from llmcost.training.parallel import choose_plan, make_plan, stack_plan_search
 
@@ -1916,42 +1917,57 @@ def test_hf_batch_host_left_off_and_uplink_rejudged():
     # and @ dbdd43b0): 7B at 8 sequences 697.12 / 16 / 1,024 / 32 = 1.330 ms, at 4 975.36 / 32
     # / 1,024 / 32 = 0.930 ms, 13B at 2 2,590.72 / 64 / 1,024 / 40 = 0.988 ms: the held-out
     # point is dearer per layer than the 7B at twice its batch, so no slope fitted on the 7B
-    # points prices it
-    assert 697.12 / 16 / 1024 / 32 * 1e3 == pytest.approx(1.330, abs=5e-4)
-    assert 975.36 / 32 / 1024 / 32 * 1e3 == pytest.approx(0.930, abs=5e-4)
-    assert 2590.72 / 64 / 1024 / 40 * 1e3 == pytest.approx(0.988, abs=5e-4)
-    a, c = rl.HF_BATCH_HOST_FIT
-    assert a + 2 * c < 0.85e-3 < 0.988e-3
-    # the fit meets both 7B DeepSpeed-Chat points within 10% (the one constant: 0.97 and 1.37)
+    # points prices it. The rows the fit reads hold those figures:
     base, without = rl.dschat_offload_rows()
-    for r, lo, hi in ((base, 0.85, 0.97), (without, 0.95, 1.05)):
+    d = rl.load_rl_validation().set_index("id")
+    held = d.loc["openrlhf-bench-13b-dschat"].to_dict() | {"id": "openrlhf-bench-13b-dschat"}
+
+    def step_per_layer(r):
+        batches = r["prompts_per_step"] * r["samples_per_prompt"] / (
+            r["generation_gpus"] * r["gen_micro_batch"])
+        layers = llmcost.load_model(r["catalog_model"]).n_layers
+        return r["measured_generation_s"] / batches / 1024 / layers
+
+    assert (step_per_layer(base), step_per_layer(without), step_per_layer(held)) == (
+        pytest.approx(1.330e-3, abs=5e-7), pytest.approx(0.930e-3, abs=5e-7),
+        pytest.approx(0.988e-3, abs=5e-7))
+    # the fit prices the held-out batch of 2 at a + 2c = 0.659 + 2 x 0.0656 = 0.790 ms, 0.80 of
+    # its published 0.988 ms
+    a, c = rl.HF_BATCH_HOST_FIT
+    assert (a + 2 * c) / step_per_layer(held) == pytest.approx(0.80, abs=0.01)
+    # the fit meets both 7B DeepSpeed-Chat points within 10% (the one constant: 0.97 and 1.37)
+    for r in (base, without):
         g = rl.validation_phases(rl.validation_iteration(r, **rl.hf_batch_host_change()),
                                  r["phases_measured"])[1] / r["measured_generation_s"]
-        assert lo < g < hi
-    # regression pins of the verdicts validate_rl prints: the 13B DeepSpeed-Chat row 1.06x ->
-    # 0.73x of published, the held-out mean |error| 13.72% -> 14.51% (+0.79 points, over the
-    # rule's 0.5), the worst share gap 14.9 -> 13.0 (the 13B vLLM row): left off
+        assert 0.90 < g < 1.10
+    # the verdict: the candidate moves the HF generate rows only, and costs the held-out mean
+    # |error| more than the share goal's rule allows (half a point): left off
     t, out = rl.hf_batch_host_check()
     t = t.set_index("id")
-    assert t.loc["openrlhf-bench-13b-dschat", "ratio_with"] == pytest.approx(0.731, abs=0.01)
     assert t.loc["openrlhf-bench-13b-ray-vllm", "ratio_with"] == pytest.approx(
         t.loc["openrlhf-bench-13b-ray-vllm", "ratio_without"], rel=1e-12)
     w0, w1 = out["heldout"]
+    assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005
+    # regression pin of the figure validate_rl prints: 13.72% -> 14.51%, +0.79 points
     assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0079, abs=0.0005)
-    assert w1["worst_share_gap_points"] == pytest.approx(13.02, abs=0.05)
-    # on a model holding it, the shared uplink costs +0.04 points (against +0.66 on the model)
-    # and brings the worst share gap to 9.9: within the rule there, but its base is left off
+    # on a model holding it, the shared uplink costs under half a point (+0.04, against +0.66
+    # on the model) and brings the worst share gap within the goal's 10 points (9.9): within
+    # the rule there, but its base is left off
     t, out = rl.hf_batch_uplink_check()
     w0, w1 = out["heldout"]
-    assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0004, abs=0.0005)
+    assert abs(w1["mean_abs_error"] - w0["mean_abs_error"]) < 0.005
+    assert w1["worst_share_gap_points"] < 10.0
+    # regression pin of the figure validate_rl prints
     assert w1["worst_share_gap_points"] == pytest.approx(9.93, abs=0.05)
 
 
 def test_rollout_prompt_tokens_moves_generation_only():
-    # The engine's prompt (OpenRLHF @ 0baf3dd _generate_vllm strips the left padding) prices
-    # the generation as if the prompt were that long, and leaves the forwards and the update
-    # at the padded prompt: the generation equals an iteration at prompt_tokens = 128, the rest
-    # an iteration at 1,024
+    # Prompts of mixed lengths: OpenRLHF @ 0baf3dd hands vLLM each prompt unpadded
+    # (experience_maker.py l. 339-344) and pads the forwards' batch to its longest prompt
+    # (l. 360-368), so the engine's prompt may be shorter than the forwards'. The engine's
+    # prompt prices the generation as if the prompt were that long, and leaves the forwards
+    # and the update at prompt_tokens: the generation equals an iteration at prompt_tokens =
+    # 128, the rest an iteration at 1,024
     kw = dict(algorithm="ppo", prompts_per_step=64, samples_per_prompt=1,
               response_tokens=512, n_gpus=8, critic="llama-2-7b", reward="llama-2-7b")
     full = rl.rl_iteration("llama-2-7b", "A100-80GB", prompt_tokens=1024, **kw)
@@ -1968,11 +1984,15 @@ def test_rollout_prompt_tokens_moves_generation_only():
 
 
 def test_unpadded_prompt_reading():
-    # Llama-2-7B's KV cache holds 2 x 32 layers x 4,096 x 2 B = 0.5 MiB a token, Llama-2-70B's
-    # (8 KV heads of 128) 2 x 80 x 1,024 x 2 B = 0.31 MiB: at 16 sequences of ~1,500 tokens
-    # the 7B step reads about as much cache as weights (12 GB against 13.5 GB), the 70B step at
-    # 4 sequences (TP 2) 1 GB against 70 GB, so a short prompt moves the 7B vLLM row far more
-    assert 2 * 32 * 4096 * 2 == 2 ** 19 and 2 * 80 * 1024 * 2 == 327680
+    # OpenRLHF @ 0baf3dd pads each batch's prompts to its longest (experience_maker.py
+    # tokenize_fn, padding=True, l. 101-108; _generate_vllm l. 360-368), so with prompts of one
+    # length the engine, the forwards and the update all see that length. Llama-2-7B's KV
+    # cache holds 2 x 32 layers x 4,096 x 2 B = 0.5 MiB a token, Llama-2-70B's (8 KV heads of
+    # 128) 2 x 80 x 1,024 x 2 B = 0.31 MiB: at 16 sequences of ~1,500 tokens the 7B step reads
+    # about as much cache as weights (12 GB against 13.5 GB), the 70B step at 4 sequences
+    # (TP 2) 1 GB against 70 GB, so a short prompt moves the 7B vLLM row far more
+    assert inference.kv_cache_bytes_per_token(llmcost.load_model("llama-2-7b")) == 2 ** 19
+    assert inference.kv_cache_bytes_per_token(llmcost.load_model("llama-2-70b")) == 327680
     t, out = rl.unpadded_prompt_check(1)
     t = t.set_index("id")
     moved = {i: t.loc[i, "ratio_with"] / t.loc[i, "ratio_without"]
@@ -1980,21 +2000,34 @@ def test_unpadded_prompt_reading():
                        "openrlhf-bench-70b-ray-vllm")}
     assert moved["openrlhf-bench-7b-ray-vllm"] < moved["openrlhf-bench-13b-ray-vllm"] \
         < moved["openrlhf-bench-70b-ray-vllm"] < 1.0
-    # the HF generate and NeMo RL rows do not move
-    other = t[~t.index.isin(list(moved))]
+    # every OpenRLHF row's training phase is shorter (the forwards and the update at the
+    # prompt's length); the DeepSpeed-Chat rows (padded to max_prompt_seq_len) and NeMo RL's
+    # do not move
+    d = rl.load_rl_validation().set_index("id")
+    mine = t.index.isin(d.index[d["system"] == "OpenRLHF"])
+    assert (t.loc[mine, "train_ratio_with"] < t.loc[mine, "train_ratio_without"]).all()
+    other = t[~mine]
     assert (other["ratio_with"] == other["ratio_without"]).all()
+    # the whole iteration at 1 token: the same as a row set at prompt_tokens = 1
+    v7 = "openrlhf-bench-7b-ray-vllm"
+    r = d.loc[v7].to_dict() | {"id": v7}
+    it = rl.validation_iteration(r, prompt_tokens=1)
+    total = rl.validation_phases(it, r["phases_measured"])[0]
+    assert t.loc[v7, "ratio_with"] == pytest.approx(total / r["measured_iteration_s"],
+                                                     rel=1e-12)
+    # the 7B vLLM calibration row's generation phase (the rollout and the experience forwards)
+    # comes nearer the published one, its training phase further away
+    g = rl.validation_phases(it, r["phases_measured"])[1] / r["measured_generation_s"]
+    g0 = rl.validation_phases(rl.validation_iteration(r), r["phases_measured"])[1] \
+        / r["measured_generation_s"]
+    assert abs(math.log(g)) < abs(math.log(g0))
+    assert abs(math.log(t.loc[v7, "train_ratio_with"])) \
+        > abs(math.log(t.loc[v7, "train_ratio_without"]))
     # regression pins of the reading validate_rl prints (prompts at 1 token, the bound): the
-    # 13B vLLM row 1.16x -> 0.99x, its share gap 13.0 -> 8.2 points, the held-out mean |error|
-    # 13.72% -> 13.34%, the worst share gap still 14.9 (the 13B DeepSpeed-Chat row)
-    assert t.loc["openrlhf-bench-13b-ray-vllm", "ratio_with"] == pytest.approx(0.987, abs=0.01)
-    assert t.loc["openrlhf-bench-13b-ray-vllm", "share_gap_with"] == pytest.approx(8.2, abs=0.1)
+    # 7B vLLM row's generation 1.01x, training 0.91x -> 0.54x of published; the held-out mean
+    # |error| 13.72% -> 14.96%
+    assert (g, t.loc[v7, "train_ratio_with"]) == (pytest.approx(1.01, abs=0.01),
+                                                  pytest.approx(0.538, abs=0.01))
     w0, w1 = out["heldout"]
     assert (w0["mean_abs_error"], w1["mean_abs_error"]) == (
-        pytest.approx(0.1372, abs=0.0005), pytest.approx(0.1334, abs=0.0005))
-    assert w1["worst_share_gap_points"] == pytest.approx(14.86, abs=0.05)
-    # even at 1 token the 7B vLLM calibration row's generation stays over the published phase
-    d = rl.load_rl_validation().set_index("id")
-    r = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
-    g = rl.validation_phases(rl.validation_iteration(r, rollout_prompt_tokens=1),
-                             r["phases_measured"])[1] / r["measured_generation_s"]
-    assert 1.05 < g < 1.15
+        pytest.approx(0.1372, abs=0.0005), pytest.approx(0.1496, abs=0.0005))

@@ -1792,9 +1792,12 @@ class RLOptions:
         (``RolloutSetup.hf_s_per_seq_layer_step``; default 0, the candidate
         ``HF_BATCH_HOST_FIT`` left off).
     rollout_prompt_tokens : int, optional
-        The prompt length the rollout engine sees, when it differs from ``prompt_tokens`` (the
-        length the forwards and the update see): OpenRLHF @ 0baf3dd strips the left padding
-        before handing prompts to vLLM (``unpadded_prompt_check``). None: ``prompt_tokens``.
+        The prompt length the rollout engine prices, when prompts of mixed lengths make it
+        differ from ``prompt_tokens``, the length the forwards and the update see: OpenRLHF @
+        0baf3dd hands vLLM each prompt without padding and pads the forwards' batch to its
+        longest prompt (``UNPADDED_PROMPT_SYSTEMS``), so the engine prices about the mean
+        prompt and the forwards the batch's longest. With prompts of one length the two
+        agree: leave it None (``prompt_tokens``).
     role_gpus : dict, optional
         GPUs of each model when the models sit on separate GPU groups (OpenRLHF's Ray placement,
         e.g. reference 1, reward 1, actor 2, critic 2 beside 2 vLLM GPUs): keys from ``ROLES``,
@@ -1956,8 +1959,8 @@ class RLOptions:
                                                     self.rollout_prompt_tokens))
             if self.rollout_prompt_tokens > self.prompt_tokens:
                 raise ValueError(f"rollout_prompt_tokens={self.rollout_prompt_tokens} must be "
-                                 f"<= prompt_tokens={self.prompt_tokens} (the engine sees the "
-                                 "prompt without its padding)")
+                                 f"<= prompt_tokens={self.prompt_tokens} (the engine's prompt "
+                                 "is at most the forwards', the batch's longest)")
 
     def _check_values(self):
         fix = object.__setattr__
@@ -4390,35 +4393,40 @@ def hf_batch_uplink_check() -> tuple:
             "host_link_rate": shared_uplink_bytes_per_s(a800())}).copy())
 
 
-#: Systems whose vLLM rollout receives each prompt without its padding while the forwards and
-#: the update run on padded micro-batches: OpenRLHF @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04,
-#: openrlhf/trainer/ppo_utils/experience_maker.py ``_generate_vllm`` l. 338-344 (the prompts
-#: tokenised with left padding, ``pad_indices`` the first non-pad position of each, and
-#: ``prompt_token_ids.append(input_ids[i][pad_index:].tolist())`` handed to
-#: ``llm.generate.remote``), the outputs padded again for the forwards (l. 346-351). The
-#: benchmark's prompt lengths are not published (its README @ 0baf3dd states the 1,024-token
-#: maximum only): the validation rows take every prompt at that maximum.
+#: Systems that pad each batch's prompts to its longest prompt, not to the prompt limit:
+#: OpenRLHF @ 0baf3dd44d01f5744c2580bdd99db83ba59e1e04, openrlhf/trainer/ppo_utils/
+#: experience_maker.py. ``tokenize_fn`` (l. 101-108) tokenises with ``padding=True`` (to the
+#: batch's longest prompt; ``max_length``, the 1,024-token limit, only truncates), on the HF
+#: generate path (l. 119, l. 320) as on the vLLM one (l. 338); ``_generate_vllm`` hands vLLM
+#: each prompt with that padding stripped (l. 339-344) and pads the outputs back to the
+#: longest prompt vLLM returned (l. 360 ``max_input_len = max(max_input_len,
+#: len(output.prompt_token_ids))``, l. 367-368), the sequences the forwards and the update
+#: see. So the engine sees each prompt's own length and the forwards the batch's longest
+#: real prompt: with prompts of one length, both see that length. The benchmark's prompt
+#: lengths are not published (its README @ 0baf3dd states the 1,024-token maximum only): the
+#: validation rows take every prompt at that maximum, an upper bound for these systems.
 UNPADDED_PROMPT_SYSTEMS = ("OpenRLHF",)
 
 
 @disk_cached
 def unpadded_prompt_check(prompt_tokens: int, change: dict | None = None) -> tuple:
     """A reading, not a candidate (the prompt lengths are unpublished, nothing to fit them
-    on but the one vLLM calibration row, where even the shortest prompt leaves the generation
-    over): the vLLM rows of ``UNPADDED_PROMPT_SYSTEMS`` with the engine's prompts at
-    ``prompt_tokens`` (``RLOptions.rollout_prompt_tokens``; the forwards and the update keep
-    the padded 1,024), beside the model (``change``: ``validation_iteration`` keywords held on
-    both sides, e.g. a candidate's). A short prompt cuts the decode's KV reads, a large share
-    of a 7B step at 16 sequences and a small one of a 70B step at 4. Returns (frame, {split:
-    (summary without, summary with)}) as ``candidate_comparison``."""
+    on but the calibration rows): the rows of ``UNPADDED_PROMPT_SYSTEMS`` with every prompt
+    ``prompt_tokens`` long, the whole iteration at that length (the engine's prompts and the
+    forwards' and update's sequences alike: with prompts of one length the batch's longest is
+    that length), beside the model at the 1,024-token maximum (``change``:
+    ``validation_iteration`` keywords held on both sides, e.g. a candidate's). A short prompt
+    cuts the decode's KV reads, a large share of a 7B step at 16 sequences and a small one of
+    a 70B step at 4, and the training passes' tokens. Returns (frame, {split: (summary
+    without, summary with)}) as ``candidate_comparison``."""
     base = rl_validation("model", change=change)
     w = base.copy()
     d = load_rl_validation().set_index("id")
     for i, rid in w["id"].items():
         r = d.loc[rid].to_dict() | {"id": rid}
-        if r["system"] not in UNPADDED_PROMPT_SYSTEMS or r["engine"] != "vLLM":
+        if r["system"] not in UNPADDED_PROMPT_SYSTEMS:
             continue
-        it = validation_iteration(r, **(change or {}), rollout_prompt_tokens=prompt_tokens)
+        it = validation_iteration(r, **(change or {}) | {"prompt_tokens": prompt_tokens})
         w.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = \
             validation_phases(it, r["phases_measured"])
     return candidate_comparison(base, w)
