@@ -154,6 +154,15 @@ def test_the_first_output_answers_the_question(nb_path):
     assert any(re.search(r"display\(Markdown\(answers\.\w+\(", s) for s in first), first
     assert not any(c.cell_type == "markdown" and c.source.lstrip().startswith("## ")
                    for c in nb.cells[:nb.cells.index(code[setup])]), "a section before the answer"
+    # the answer is the first thing a report page shows under the title (its inputs hidden):
+    # a trial found it after the introduction, objectives and conventions, up to two phone
+    # screens down. Cell 0 holds the title and the navigation line only; the prose follows
+    # the answer.
+    answer = next(c for c in code[setup + 1:setup + 3] if "answers." in c.source)
+    before = nb.cells[1:nb.cells.index(answer)]
+    assert all(c.cell_type == "code" for c in before), "prose between the title and the answer"
+    paras = [x for x in nb.cells[0].source.split("\n\n") if x.strip()]
+    assert len(paras) <= 2 and paras[0].startswith("# "), paras
 
 
 def test_notebook_04s_deepseek_v3_gap_is_printed_not_written():

@@ -70,7 +70,10 @@ def test_a_tornado_row_gives_its_range_with_units():
     # the bars are drawn at the P10 and P90. Hand cases, one per kind of unit:
     from llmcost.bill.ledger import input_range_words
 
-    assert input_range_words("mfu", 0.3573, 0.4412) == "P10–P90: 36%–44% of the GPUs' peak"
+    # one decimal: a uniform 0.35-0.5's P10 / P90, 36.5% / 48.5%, read "36%–48%" in whole
+    # percents (a trial), beside an MFU range the same page gives to the decimal
+    assert input_range_words("mfu", 0.3573, 0.4412) == "P10–P90: 35.7%–44.1% of the GPUs' peak"
+    assert input_range_words("mfu", 0.365, 0.485) == "P10–P90: 36.5%–48.5% of the GPUs' peak"
     assert input_range_words("price_usd_per_gpu_hour", 3.4712, 4.5061) == \
         "P10–P90: 3.47–4.51 USD per GPU-hour"
     assert input_range_words("ledger_exploratory_fraction", 0.7312, 2.3101) == \
@@ -90,4 +93,4 @@ def test_a_tornado_row_gives_its_range_with_units():
     ax = plots.tornado(tor)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     plt.close(ax.figure)
-    assert labels == ["mfu\nP10–P90: 33%–47% of the GPUs' peak"]
+    assert labels == ["mfu\nP10–P90: 33.0%–47.0% of the GPUs' peak"]

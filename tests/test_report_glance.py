@@ -253,16 +253,20 @@ def test_three_sentences_carry_the_summarys_numbers():
         {"key": "lever_1_saving_usd", "label": "lever 1: FP8 training", "value": 2e6,
          "unit": "USD", "note": "25.0% of the bill; risk: loss divergence"}]}
     first, second, third = glance.plain_sentences(_summary(g, nine))
+    detail = glance.lead_details(_summary(g, nine))
     t = bars.loc["total"]
+    # the first sentence is short (a trial read a 100-word one): the total, likely P10 to P90
+    assert first.endswith(f"{fmt_usd(t['point_usd'])}, likely {fmt_usd(t['p10_usd'])} to "
+                          f"{fmt_usd(t['p90_usd'])}.") and len(first.split()) <= 15
     # the final pre-training run, as notebook 00's headline counts it: paid GPU-hours × price
     run = ledger.build_ledger(RANGED).figures["final_run_usd"]
     assert g["final_run"]["point_usd"] == pytest.approx(run, rel=1e-9)
     for v in (t["point_usd"], t["p10_usd"], t["p90_usd"], run):
-        assert fmt_usd(v) in first
-    assert "the final pre-training run" in first and "final training run" not in first
+        assert fmt_usd(v) in detail
+    assert "The final pre-training run" in detail and "final training run" not in detail
     assert ("from the scenario's ranges on the MFU; illustrative spreads on the GPU-hour price "
-            "and the exploratory compute") in first
-    assert f"median {fmt_usd(t['p50_usd'])}" in first
+            "and the exploratory compute") in detail
+    assert f"median {fmt_usd(t['p50_usd'])}" in detail
     top = tor.iloc[0]
     assert ledger.input_words(top["input"]) in second
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
@@ -283,8 +287,9 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert "no lever" in glance.plain_sentences(_summary(g, {"09_savings": []}))[2]
     ill = glance.bill_glance(POINT)[0]
     assert "from illustrative ranges: the scenario gives every input as one number" in \
-        glance.plain_sentences(_summary(ill))[0]
+        glance.lead_details(_summary(ill))
     assert glance.plain_sentences({"bill_glance": None}) == []
+    assert glance.lead_details({"bill_glance": None}) == ""
 
 
 def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line():
@@ -305,18 +310,19 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     assert "people" in whole and "compute" not in whole + partly
     top = max((ln for ln in bill.lines if ln.status == "default"), key=lambda ln: ln.usd)
     first = glance.plain_sentences(_summary(g))[0]
-    assert first.startswith(f"The lines this scenario prices add up to {fmt_usd(bill.total_usd)} "
-                            "(point estimate), likely ")
+    assert first.startswith(f"The lines this scenario prices add up to {fmt_usd(bill.total_usd)}"
+                            ", likely ")
+    detail = glance.lead_details(_summary(g))
     left = whole + [f"some {c} lines" for c in partly]
     assert ("Not in that total: " + ", ".join(left[:-1]) + f" and {left[-1]} (not given in the "
-            "scenario, counted $0; 00_index lists them)") in first
+            "scenario, counted $0; notebook 00 lists them)") in detail
     assert (f"the line '{top.line}', {fmt_usd(top.usd)}, is priced from the workbook's "
-            "default") in first
+            "default") in detail
     # the default scenario: its exploratory and failed runs, the largest line, is a default
     d = glance.bill_gaps(report.estimate_ledger("data/scenarios/default.yaml"))
     # (net of its RL campaign, which Cottier et al. 2024's multiplier counts: the label says so)
     assert d["defaults"][0]["line"] == "exploratory and failed runs, net of RL post-training"
-    assert g["gaps"]["price_default"] is None and "catalogue's median" not in first
+    assert g["gaps"]["price_default"] is None and "catalogue's median" not in detail
     # no price given: the bill's GPU-hour price is the catalogue median (a reviewer: the
     # sentence named a $2.29k default line and not the price the whole compute rests on)
     nop = {k: v for k, v in RANGED.items() if k != "price_usd_per_gpu_hour"}
@@ -324,7 +330,7 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     gn = glance.bill_glance(nop)[0]
     assert gn["gaps"]["price_default"] == pytest.approx(median, rel=1e-12)
     assert (f"the GPU-hour price, ${median:.2f}, is the catalogue's median, not a quote"
-            in glance.plain_sentences(_summary(gn))[0])
+            in glance.lead_details(_summary(gn)))
     # owned hardware: the price is the amortised purchase, the scenario's when it gives one
     # (a trial's $30,000 H100: $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h + energy, $2.33,
     # was called "the catalogue's median"), else the workbook's H100 price amortised
@@ -339,7 +345,7 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})
     assert glance.plain_sentences(_summary(full))[0].startswith("The whole project costs ")
-    assert "Not in that total" not in glance.plain_sentences(_summary(full))[0]
+    assert "Not in that total" not in glance.lead_details(_summary(full))
 
 
 def test_caveats_are_one_line_in_the_readers_words():
@@ -456,6 +462,9 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     first_table = page.index("<table")
     for s in lead:
         assert report.html.escape(s) in page[:first_table]
+    # what the total rests on and leaves out, under the three sentences, before any table
+    detail = report.html.escape(glance.lead_details(summary))
+    assert detail and page.index(report.html.escape(lead[2])) < page.index(detail) < first_table
     assert page.index("<img class='glance'") < first_table
     assert summary["bill_glance"]["illustrative"] is True
     # named by title (a.yaml's "my run"), else by file stem (b.yaml has none); b's warnings

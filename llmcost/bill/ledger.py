@@ -2189,7 +2189,7 @@ def input_words(key: str) -> str:
 #: Each ranged input's unit, as a reader reads its values (``input_range_words``): a format of
 #: one value ("{:.0%}" for a fraction read as a percentage) and the unit that follows the pair.
 INPUT_UNITS = {
-    "mfu": ("{:.0%}", "of the GPUs' peak"),
+    "mfu": ("{:.1%}", "of the GPUs' peak"),
     "price_usd_per_gpu_hour": ("{:,.2f}", "USD per GPU-hour"),
     "ledger_exploratory_fraction": ("{:.2g}×", "the final run's compute"),
     "fail_rate_per_gpu_year": ("{:.3g}", "failures per GPU-year"),
@@ -2207,7 +2207,7 @@ INPUT_UNITS = {
 
 def input_range_words(key: str, p10: float, p90: float) -> str:
     """An input's P10 and P90 with its unit (``INPUT_UNITS``), as a tornado row reads them:
-    ``input_range_words("mfu", 0.31, 0.49)`` = "P10–P90: 31%–49% of the GPUs' peak"; a key
+    ``input_range_words("mfu", 0.31, 0.49)`` = "P10–P90: 31.0%–49.0% of the GPUs' peak"; a key
     without a unit: the plain numbers (4 significant digits). No dollar sign: a figure's text
     would read two of them as the ends of a TeX formula."""
     if not isinstance(key, str):

@@ -6,7 +6,8 @@
 * ``glance_figure_html``: ``plots.bill_at_a_glance`` as an inline SVG image (wide, and tall
   for a phone);
 * ``plain_sentences``: three sentences a manager reads first (what the run costs, what drives the
-  range, the biggest lever of notebook 09), every number from the summary;
+  range, the biggest lever of notebook 09), every number from the summary, and ``lead_details``,
+  the paragraph under them (the range's basis, the final run's part, what the total leaves out);
 * ``caveat_line``: each report warning as one line in the reader's words (the warning itself goes
   under it, in a ``<details>`` element);
 * ``glance_text``: the same figure as text bars for ``llmcost estimate`` (plain Unicode, or
@@ -144,7 +145,7 @@ def gaps_sentence(gaps: dict | None) -> str:
     if gaps["whole"] or gaps["partly"]:
         left = gaps["whole"] + [f"some {c} lines" for c in gaps["partly"]]
         parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
-                     "$0; 00_index lists them)")
+                     "$0; notebook 00 lists them)")
     if gaps.get("price_default"):
         what = gaps.get("price_default_words") or "the catalogue's median"
         parts.append(f"{'the' if parts else 'The'} GPU-hour price, "
@@ -495,33 +496,22 @@ def capped_mfu_sentence(summary: dict) -> str:
 
 
 def plain_sentences(summary: dict, failed=()) -> list:
-    """Three sentences a manager reads first, every number from ``summary``
-    (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
-    P10-P90 range (the whole project's only when no line is "not given"; then what it
-    leaves out and its largest default line, ``gaps_sentence``), what drives the range (the
-    tornado's top input), the biggest lever
-    (``lever_sentence``). Empty without a glance (the bill could not be built)."""
+    """Three short sentences a manager reads first, every number from ``summary``
+    (``summary['bill_glance']`` and notebook 09's headlines): what the run costs, its point
+    estimate and P10-P90 range (the whole project's only when no line is "not given"), what
+    drives the range (the tornado's top input), the biggest lever (``lever_sentence``). What
+    the total rests on and leaves out follows them in ``lead_details``. Empty without a glance
+    (the bill could not be built)."""
     g = summary.get("bill_glance")
     if not g:
         return []
-    lines = {r["key"]: r for r in g["lines"]}
-    t = lines["total"]
-    run = g.get("final_run")
-    how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
-                             "number" if g["illustrative"] else "the scenario's ranges")
+    t = {r["key"]: r for r in g["lines"]}["total"]
     gaps = g.get("gaps")
     # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
     what = ("The lines this scenario prices add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
-    first = (f"{what} {fmt_usd(t['point_usd'])} (point estimate), likely "
-             f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, median "
-             f"{fmt_usd(t['p50_usd'])}; from {how})"
-             + (f"; the {run['label']} (its paid GPU-hours, failures and restarts included, at "
-                f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it."
-                if run and run["point_usd"] else "."))
-    gap = gaps_sentence(gaps)
-    first += f" {gap}" if gap else ""
-    first += capped_mfu_sentence(summary)
+    first = (f"{what} {fmt_usd(t['point_usd'])}, likely {fmt_usd(t['p10_usd'])} to "
+             f"{fmt_usd(t['p90_usd'])}.")
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -537,6 +527,30 @@ def plain_sentences(summary: dict, failed=()) -> list:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
 
+
+def lead_details(summary: dict) -> str:
+    """The paragraph under ``plain_sentences`` (a trial read one 100-word first sentence
+    holding all of this): what the total's range is and where it comes from (P10-P90 and
+    median of the headline draws; ``ledger.range_basis``), the final pre-training run's part
+    (``final_run``), its MFU when that is a capped ``mfu: predict`` (``capped_mfu_sentence``),
+    and what the total leaves out and its largest default line (``gaps_sentence``). Empty
+    without a glance."""
+    g = summary.get("bill_glance")
+    if not g:
+        return ""
+    t = {r["key"]: r for r in g["lines"]}["total"]
+    run = g.get("final_run")
+    how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
+                             "number" if g["illustrative"] else "the scenario's ranges")
+    out = (f"{fmt_usd(t['point_usd'])} is the point estimate; {fmt_usd(t['p10_usd'])} to "
+           f"{fmt_usd(t['p90_usd'])} is the P10-P90 range (median {fmt_usd(t['p50_usd'])}), "
+           f"from {how}.")
+    if run and run["point_usd"]:
+        out += (f" The {run['label']} (its paid GPU-hours, failures and restarts included, at "
+                f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it.")
+    out += capped_mfu_sentence(summary)
+    gap = gaps_sentence(g.get("gaps"))
+    return out + (f" {gap}" if gap else "")
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).
 _BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"

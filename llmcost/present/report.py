@@ -105,6 +105,7 @@ from .glance import (
     compare_inputs,
     compared_sentence,
     glance_figure_html,
+    lead_details,
     note_html,
     plain_sentences,
     scenario_names,
@@ -2186,6 +2187,7 @@ span.rg{display:block;font-size:.875em;font-weight:normal;color:#555}code{word-b
 th.nb{padding-top:1.2rem;font-weight:600;background:#f6f6f6}
 ul.cols{columns:16rem}
 p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
+p.lead-detail{font-size:.95rem;line-height:1.45;color:#444;margin:.4rem 0 .8rem}
 img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
 @media screen and (min-width:64rem){img.glance{max-width:none;
 width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
@@ -2226,6 +2228,8 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     failed = [p.stem for p in result.failed]
     lead = "".join(f"<p class='lead'>{html.escape(x)}</p>"
                    for x in plain_sentences(summary, failed))
+    if lead_details(summary):
+        lead += f"<p class='lead-detail'>{html.escape(lead_details(summary))}</p>"
     if compared_sentence(summary):
         lead += (f"<p class='compared'>{html.escape(compared_sentence(summary))} "
                  "<a href='#compared'>The comparison</a>.</p>")

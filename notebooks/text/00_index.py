@@ -3,31 +3,6 @@
 
 # %% [markdown]
 # # 00 · What does it cost to train this model?
-#
-# The GPU bill of the final training run is the number everyone quotes, and it is only part of the
-# cost. Before that run come exploratory and failed runs; around it, data, storage, network,
-# energy, people and operations; after it, post-training and evaluation; and a budget holds a
-# reserve for the rerun nobody plans. This page is the **whole bill** for one scenario, line by
-# line, each line computed by `llmcost.ledger.build_ledger` from the scenario's values or from a
-# sourced default (`data/ledger_defaults.csv`), or shown as 0 and **not given** when the scenario
-# says nothing and no honest default exists. The other notebooks explain the lines; the
-# contents table at the end links them.
-#
-# **You will be able to**
-# * build the bill of a training project from a scenario and say which lines dominate and why;
-# * follow the seven budgeting steps: goal and scale → total compute → GPU-hours at a calibrated
-#   MFU → storage, network and energy → a reserve → calibration from a pilot → budget alerts;
-# * tell a fixed cost from an elastic one, and a rented GPU-hour from an owned, amortised one;
-# * question any "trained on N GPUs for D days" claim.
-#
-# **Conventions (one for every notebook).** Compute is model FLOPs on the workbook's MFU basis
-# (the detailed count with the full attention matrix, `llmcost.compute`), divided by the dense
-# peak × MFU: *ideal* GPU-hours; divided by goodput (notebook 07): *paid* GPU-hours. Every
-# notebook of a report uses the same MFU (the scenario's `mfu`; with `mfu: predict` the report
-# replaces it, before any notebook runs, by the central estimate of the step-time model's
-# prediction: the prediction ÷ (1 + the median error of the held-out published runs of its regime),
-# kept inside the prediction's band, and says both figures). USD are
-# undiscounted; GB = 10⁹ bytes.
 
 # %% tags=["parameters"]
 model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
@@ -153,6 +128,32 @@ from llmcost.present import answers, glance
 head = ledger.headline_draws(bill.scenario)  # 100,000 draws, seed 0: the report's index too
 g, bars, tor = glance.glance_summary(head)  # the bars of the figure below, its final run
 display(Markdown(answers.bill(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], g)))
+
+# %% [markdown]
+# The GPU bill of the final training run is the number everyone quotes, and it is only part of the
+# cost. Before that run come exploratory and failed runs; around it, data, storage, network,
+# energy, people and operations; after it, post-training and evaluation; and a budget holds a
+# reserve for the rerun nobody plans. This page is the **whole bill** for one scenario, line by
+# line, each line computed by `llmcost.ledger.build_ledger` from the scenario's values or from a
+# sourced default (`data/ledger_defaults.csv`), or shown as 0 and **not given** when the scenario
+# says nothing and no honest default exists. The other notebooks explain the lines; the
+# contents table at the end links them.
+#
+# **You will be able to**
+# * build the bill of a training project from a scenario and say which lines dominate and why;
+# * follow the seven budgeting steps: goal and scale → total compute → GPU-hours at a calibrated
+#   MFU → storage, network and energy → a reserve → calibration from a pilot → budget alerts;
+# * tell a fixed cost from an elastic one, and a rented GPU-hour from an owned, amortised one;
+# * question any "trained on N GPUs for D days" claim.
+#
+# **Conventions (one for every notebook).** Compute is model FLOPs on the workbook's MFU basis
+# (the detailed count with the full attention matrix, `llmcost.compute`), divided by the dense
+# peak × MFU: *ideal* GPU-hours; divided by goodput (notebook 07): *paid* GPU-hours. Every
+# notebook of a report uses the same MFU (the scenario's `mfu`; with `mfu: predict` the report
+# replaces it, before any notebook runs, by the central estimate of the step-time model's
+# prediction: the prediction ÷ (1 + the median error of the held-out published runs of its regime),
+# kept inside the prediction's band, and says both figures). USD are
+# undiscounted; GB = 10⁹ bytes.
 
 # %% [markdown]
 # ## The bill at a glance

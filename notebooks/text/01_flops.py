@@ -5,31 +5,6 @@
 # # 01 · How many FLOPs does a training run take, and what do they cost?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [00 · What does it cost to train this model?](00_index.ipynb) · next: [02 · How big should the batch be?](02_batch_size.ipynb)
-#
-# Every training bill starts with one number: the floating-point operations the run must execute.
-# This notebook counts them two ways (the 6·N·D rule and an exact count), turns them into
-# GPU-hours through MFU and into dollars through a price, and checks the arithmetic against runs
-# whose authors published their figures.
-#
-# **After this notebook you can**
-# 1. derive the 6·N·D rule from the FLOPs of one matrix multiply, and say what it leaves out;
-# 2. say which FLOP count (6ND, causal or full-mask detailed) feeds which number, and why;
-# 3. turn FLOPs into GPU-hours, days and dollars by hand, given a peak, an MFU and a price;
-# 4. read a published run's GPU-hours backwards into an MFU, and tell steady-state MFU from
-#    whole-run utilisation (DeepSeek-V3 in FP8, Llama 2, PaLM).
-
-# %% [markdown]
-# Terms are defined in [10 · Glossary](10_glossary.ipynb) (with the Chinese terms of the source
-# material, e.g. 总计算量 total FLOPs, 模型算力利用率 MFU).
-#
-# **Conventions in this notebook.** A multiply-accumulate is 2 FLOP. "6ND" uses N = the *active*
-# parameters, embeddings included (as Chinchilla counts N). The *detailed* count adds the
-# attention core; it is stated each time whether its mask is causal or full. **MFU** is a fraction
-# of the accelerator's **dense** peak for the training dtype (never the 2:4-sparse figure),
-# measured in *model FLOPs*: the detailed count with the full attention matrix and no
-# recomputation, the convention of PaLM, Megatron-LM and torchtitan under which most published
-# MFUs are stated; GPU-hours are computed from that count, not from 6ND. GPU-hours here are
-# ideal: no failures, restarts or evaluation (notebook 07 adds those).
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -70,6 +45,32 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
                            seq_len=p["seq_len"], dtype=p["dtype"])   # derived in sections 1-4
 display(Markdown(answers.flops(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["mfu"],
                                price, run)))
+
+# %% [markdown]
+# Every training bill starts with one number: the floating-point operations the run must execute.
+# This notebook counts them two ways (the 6·N·D rule and an exact count), turns them into
+# GPU-hours through MFU and into dollars through a price, and checks the arithmetic against runs
+# whose authors published their figures.
+#
+# **After this notebook you can**
+# 1. derive the 6·N·D rule from the FLOPs of one matrix multiply, and say what it leaves out;
+# 2. say which FLOP count (6ND, causal or full-mask detailed) feeds which number, and why;
+# 3. turn FLOPs into GPU-hours, days and dollars by hand, given a peak, an MFU and a price;
+# 4. read a published run's GPU-hours backwards into an MFU, and tell steady-state MFU from
+#    whole-run utilisation (DeepSeek-V3 in FP8, Llama 2, PaLM).
+
+# %% [markdown]
+# Terms are defined in [10 · Glossary](10_glossary.ipynb) (with the Chinese terms of the source
+# material, e.g. 总计算量 total FLOPs, 模型算力利用率 MFU).
+#
+# **Conventions in this notebook.** A multiply-accumulate is 2 FLOP. "6ND" uses N = the *active*
+# parameters, embeddings included (as Chinchilla counts N). The *detailed* count adds the
+# attention core; it is stated each time whether its mask is causal or full. **MFU** is a fraction
+# of the accelerator's **dense** peak for the training dtype (never the 2:4-sparse figure),
+# measured in *model FLOPs*: the detailed count with the full attention matrix and no
+# recomputation, the convention of PaLM, Megatron-LM and torchtitan under which most published
+# MFUs are stated; GPU-hours are computed from that count, not from 6ND. GPU-hours here are
+# ideal: no failures, restarts or evaluation (notebook 07 adds those).
 
 # %%
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, "

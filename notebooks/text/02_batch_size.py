@@ -5,38 +5,6 @@
 # # 02 · How big should the batch be?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [01 · How many FLOPs does a training run take, and what do they cost?](01_flops.ipynb) · next: [03 · Why can't we just add GPUs?](03_parallelism.ipynb)
-#
-# The global batch is the number of tokens one optimizer step consumes. It sets how many steps a
-# run takes (and so its wall-clock), how many tokens it spends to reach a given loss (and so its
-# GPU-hours), how many GPUs it can keep busy, how well each matmul uses the hardware, how often the
-# gradients cross the network, how much activation memory each GPU needs and which learning rate is
-# stable. Bigger is not simply better: this notebook makes the balance computable for a scenario.
-#
-# **After this notebook you can**
-# 1. write McCandlish's steps–tokens trade-off and find the critical batch on it;
-# 2. estimate a run's critical batch from its target loss, and say how far to trust it;
-# 3. check whether a batch keeps a cluster busy: micro-batches, the pipeline bubble, the matmul
-#    roofline and the gradient all-reduce;
-# 4. pick a learning-rate rule when the batch changes, and say when it breaks.
-#
-# Terms: [10 · Glossary](10_glossary.ipynb) (梯度累积 gradient accumulation, 数据并行 data
-# parallelism, 流水线气泡 pipeline bubble, ...).
-#
-# **Conventions.** Batches and noise scales are in **tokens per optimizer step**. Losses are in
-# nats per token on **Kaplan et al. 2020's scale** (WebText2, GPT-2 tokenizer), because that is
-# the scale the critical-batch fit was measured on. Training FLOPs are reported as 6·N_active·D;
-# GPU-hours come from `llmcost.compute` at the scenario's MFU (dense peak), in model FLOPs with
-# attention over the full matrix, as in notebook 01; MFU is held fixed across batch sizes unless a
-# section says otherwise. No failures (notebook 07).
-#
-# **The plan notation.** A parallel plan is written `TP2 · PP4×v20 · DP256 · INTERLEAVED m=4 mbs=1
-# · ZeRO-2`: TP = tensor-parallel GPUs sharing each matrix, PP = pipeline stages (×v = model chunks
-# per stage of the interleaved schedule), CP = context-parallel GPUs sharing a sequence, DP = data-
-# parallel replicas (n_GPUs = TP·PP·CP·DP), m = micro-batches per replica per step (gradient
-# accumulation), mbs = sequences per micro-batch, ZeRO-k = how far optimizer state, gradients and
-# weights are sharded over DP. The scenario fixes what it names; the rest is **chosen by the
-# step-time model** of notebook 04b (`llmcost.parallel.choose_plan` ranks the plans that fit in
-# memory by predicted step time), the same plan notebooks 03 and 04 show.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -103,6 +71,39 @@ from llmcost.present import answers
 plan, cluster, a = batch.scenario_batch_analysis(p, spec, price, priced)  # the bill's plan
 display(Markdown(answers.batch_size(p["global_batch_tokens"], a.target.b_noise_tokens,
                                     a.fill_batch_tokens)))   # derived in sections 1-4
+
+# %% [markdown]
+# The global batch is the number of tokens one optimizer step consumes. It sets how many steps a
+# run takes (and so its wall-clock), how many tokens it spends to reach a given loss (and so its
+# GPU-hours), how many GPUs it can keep busy, how well each matmul uses the hardware, how often the
+# gradients cross the network, how much activation memory each GPU needs and which learning rate is
+# stable. Bigger is not simply better: this notebook makes the balance computable for a scenario.
+#
+# **After this notebook you can**
+# 1. write McCandlish's steps–tokens trade-off and find the critical batch on it;
+# 2. estimate a run's critical batch from its target loss, and say how far to trust it;
+# 3. check whether a batch keeps a cluster busy: micro-batches, the pipeline bubble, the matmul
+#    roofline and the gradient all-reduce;
+# 4. pick a learning-rate rule when the batch changes, and say when it breaks.
+#
+# Terms: [10 · Glossary](10_glossary.ipynb) (梯度累积 gradient accumulation, 数据并行 data
+# parallelism, 流水线气泡 pipeline bubble, ...).
+#
+# **Conventions.** Batches and noise scales are in **tokens per optimizer step**. Losses are in
+# nats per token on **Kaplan et al. 2020's scale** (WebText2, GPT-2 tokenizer), because that is
+# the scale the critical-batch fit was measured on. Training FLOPs are reported as 6·N_active·D;
+# GPU-hours come from `llmcost.compute` at the scenario's MFU (dense peak), in model FLOPs with
+# attention over the full matrix, as in notebook 01; MFU is held fixed across batch sizes unless a
+# section says otherwise. No failures (notebook 07).
+#
+# **The plan notation.** A parallel plan is written `TP2 · PP4×v20 · DP256 · INTERLEAVED m=4 mbs=1
+# · ZeRO-2`: TP = tensor-parallel GPUs sharing each matrix, PP = pipeline stages (×v = model chunks
+# per stage of the interleaved schedule), CP = context-parallel GPUs sharing a sequence, DP = data-
+# parallel replicas (n_GPUs = TP·PP·CP·DP), m = micro-batches per replica per step (gradient
+# accumulation), mbs = sequences per micro-batch, ZeRO-k = how far optimizer state, gradients and
+# weights are sharded over DP. The scenario fixes what it names; the rest is **chosen by the
+# step-time model** of notebook 04b (`llmcost.parallel.choose_plan` ranks the plans that fit in
+# memory by predicted step time), the same plan notebooks 03 and 04 show.
 
 # %%
 group = plan.tp * plan.cp  # GPUs sharing one micro-batch in a pipeline stage

@@ -5,34 +5,6 @@
 # # 03 · Why can't we just add GPUs?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [02 · How big should the batch be?](02_batch_size.ipynb) · next: [04 · Where does the time go when GPUs wait?](04_communication.ipynb)
-#
-# Notebook 01 turned FLOPs into GPU-hours as if any number of GPUs could share the work perfectly.
-# They cannot. Before a GPU computes anything the model must **fit** in its memory, and every way of
-# splitting a model across GPUs has a price: copies of the same numbers (data parallelism),
-# messages between GPUs (tensor, expert and context parallelism) or GPUs that sit idle (the
-# pipeline *bubble*). This notebook counts the memory and the idle time exactly, lists every valid
-# way to split the scenario's model, and shows where adding GPUs stops helping. Notebook 04 adds
-# the time spent communicating.
-
-# %% [markdown]
-# **What you will learn.** After this notebook you can
-# 1. count what a GPU must hold to train a model (model states, activations) and derive ZeRO's
-#    savings, with PyTorch FSDP's names for the same stages;
-# 2. say what each of DP, TP, PP, EP and CP splits, what it costs, and the limits each one meets
-#    (GQA's KV heads for TP, causal load balance for CP, expert capacity for EP);
-# 3. derive the pipeline bubble (p − 1)/m and the micro-batches a stage keeps in flight;
-# 4. read the list of valid plans, and explain why the fastest plan is not the one with the least
-#    memory or the smallest bubble.
-
-# %% [markdown]
-# **Conventions.** Memory is per GPU, in decimal GB (10⁹ bytes), on the most loaded pipeline stage.
-# Model states follow a named **precision recipe** (bytes per parameter in each buffer, section 1).
-# Activations are 16-bit, with FlashAttention and no dropout unless a cell says otherwise
-# (Korthikanti et al. 2022 count dropout masks and materialised attention scores; their checks in
-# section 4 use that setting). A plan **fits** when its total is at most the HBM capacity minus a
-# **reserve** (default 10%) for what the model does not count: CUDA context, NCCL buffers,
-# activation gradients and other transients, allocator fragmentation. The pipeline **bubble** is
-# idle time divided by the ideal (bubble-free) compute time.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -95,6 +67,35 @@ hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 mb = step_scenario.scenario_memory(p, plan, spec)   # derived in sections 1-5
 display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
                                 hbm, usable)))
+
+# %% [markdown]
+# Notebook 01 turned FLOPs into GPU-hours as if any number of GPUs could share the work perfectly.
+# They cannot. Before a GPU computes anything the model must **fit** in its memory, and every way of
+# splitting a model across GPUs has a price: copies of the same numbers (data parallelism),
+# messages between GPUs (tensor, expert and context parallelism) or GPUs that sit idle (the
+# pipeline *bubble*). This notebook counts the memory and the idle time exactly, lists every valid
+# way to split the scenario's model, and shows where adding GPUs stops helping. Notebook 04 adds
+# the time spent communicating.
+
+# %% [markdown]
+# **What you will learn.** After this notebook you can
+# 1. count what a GPU must hold to train a model (model states, activations) and derive ZeRO's
+#    savings, with PyTorch FSDP's names for the same stages;
+# 2. say what each of DP, TP, PP, EP and CP splits, what it costs, and the limits each one meets
+#    (GQA's KV heads for TP, causal load balance for CP, expert capacity for EP);
+# 3. derive the pipeline bubble (p − 1)/m and the micro-batches a stage keeps in flight;
+# 4. read the list of valid plans, and explain why the fastest plan is not the one with the least
+#    memory or the smallest bubble.
+
+# %% [markdown]
+# **Conventions.** Memory is per GPU, in decimal GB (10⁹ bytes), on the most loaded pipeline stage.
+# Model states follow a named **precision recipe** (bytes per parameter in each buffer, section 1).
+# Activations are 16-bit, with FlashAttention and no dropout unless a cell says otherwise
+# (Korthikanti et al. 2022 count dropout masks and materialised attention scores; their checks in
+# section 4 use that setting). A plan **fits** when its total is at most the HBM capacity minus a
+# **reserve** (default 10%) for what the model does not count: CUDA context, NCCL buffers,
+# activation gradients and other transients, allocator fragmentation. The pipeline **bubble** is
+# idle time divided by the ideal (bubble-free) compute time.
 
 # %%
 free = parallel.free_plan_parameters(p)

@@ -5,35 +5,6 @@
 # # 04 · Where does the time go when GPUs wait?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb)
-#
-# Notebook 03 found the plans that fit in memory; every one of them makes the GPUs talk. This
-# notebook prices what they send and when that costs time: collectives over NVLink and the
-# network, the FLOPs each kind of parallelism does per byte it sends (which says whether its
-# traffic can hide behind compute), what each parallel dimension sends in one step, and what
-# adding ranks costs: FSDP's per-layer gathers, the slowest GPU every collective waits for, and
-# the all-to-alls of a mixture of experts. Notebook 04b adds all of it up into a step time, a
-# predicted MFU and a ranking of the scenario's plans.
-#
-# **Learning objectives.** After this notebook you can
-#
-# 1. derive the time of a ring all-reduce, reduce-scatter and all-gather from the alpha-beta model,
-#    and say when a message is latency-bound and when bandwidth-bound;
-# 2. for each kind of parallelism (DP, FSDP, TP, PP, EP, CP) work out the FLOPs it does per byte it
-#    sends and compare that with the hardware's ridge C/W, to say before any simulation whether
-#    its traffic can hide behind compute;
-# 3. name what the model assumes about the links (a switch; ring collectives; no in-switch
-#    reduction) and where that is wrong (MI300X's mesh, TPU tori, NVLink and InfiniBand SHARP);
-# 4. say why FSDP at a fixed batch, the job's slowest GPU and an expert-parallel group that leaves
-#    the board each cost step time, and estimate how much.
-#
-# **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
-# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
-# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
-# busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
-# fractions of datasheet figures come from measurements, papers or Calculon's system files
-# (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
-# calibrated on per-layer timings (notebook 04b, section 1). The worked exercises at the end use the catalogue's
-# teaching accelerator (`Teaching-1PF`: 1 PFLOP/s, 450 GB/s NVLink, 50 GB/s NIC) for round numbers.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -95,6 +66,36 @@ from llmcost.present import answers
 
 display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed_comm_s,
                                        b.straggler_s)))   # derived in sections 1-5
+
+# %% [markdown]
+# Notebook 03 found the plans that fit in memory; every one of them makes the GPUs talk. This
+# notebook prices what they send and when that costs time: collectives over NVLink and the
+# network, the FLOPs each kind of parallelism does per byte it sends (which says whether its
+# traffic can hide behind compute), what each parallel dimension sends in one step, and what
+# adding ranks costs: FSDP's per-layer gathers, the slowest GPU every collective waits for, and
+# the all-to-alls of a mixture of experts. Notebook 04b adds all of it up into a step time, a
+# predicted MFU and a ranking of the scenario's plans.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. derive the time of a ring all-reduce, reduce-scatter and all-gather from the alpha-beta model,
+#    and say when a message is latency-bound and when bandwidth-bound;
+# 2. for each kind of parallelism (DP, FSDP, TP, PP, EP, CP) work out the FLOPs it does per byte it
+#    sends and compare that with the hardware's ridge C/W, to say before any simulation whether
+#    its traffic can hide behind compute;
+# 3. name what the model assumes about the links (a switch; ring collectives; no in-switch
+#    reduction) and where that is wrong (MI300X's mesh, TPU tori, NVLink and InfiniBand SHARP);
+# 4. say why FSDP at a fixed batch, the job's slowest GPU and an expert-parallel group that leaves
+#    the board each cost step time, and estimate how much.
+#
+# **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
+# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
+# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
+# busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
+# fractions of datasheet figures come from measurements, papers or Calculon's system files
+# (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
+# calibrated on per-layer timings (notebook 04b, section 1). The worked exercises at the end use the catalogue's
+# teaching accelerator (`Teaching-1PF`: 1 PFLOP/s, 450 GB/s NVLink, 50 GB/s NIC) for round numbers.
 
 # %%
 plt.rcParams.update({"font.size": 12})   # figures readable when projected

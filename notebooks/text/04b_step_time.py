@@ -5,30 +5,6 @@
 # # 04b · How long does a training step take, and which plan is fastest?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
-#
-# Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, notebook 03 found
-# the plans that fit, and notebook 04 priced what their GPUs send and when it hides. This notebook
-# **predicts** the MFU: for the scenario's model, cluster and plan it adds up what every GPU does
-# during one optimizer step (matrix multiplications, memory-bound kernels, recomputation), what it
-# waits for (the collectives of notebook 04, activations from the previous pipeline stage, the
-# pipeline filling and draining) and what it does once per step (the optimizer). It shows where
-# the time goes, checks the prediction against published runs, and ranks every plan of the
-# scenario by predicted step time.
-#
-# **Learning objectives.** After this notebook you can
-#
-# 1. read a predicted step, part by part, and recompute its MFU by hand;
-# 2. say what share of the paid step time buys model FLOPs, and where the rest goes;
-# 3. say how close the predictions come to published runs, and which runs they do not reproduce;
-# 4. say what adding GPUs at a fixed batch buys, and find the fastest plan for the scenario.
-#
-# **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
-# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
-# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
-# busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
-# fractions of datasheet figures come from measurements, papers or Calculon's system files
-# (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
-# calibrated on per-layer timings (section 1).
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -98,6 +74,31 @@ band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf1
 display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
                                    b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s,
                                    center=band.center, n=band.n)))
+
+# %% [markdown]
+# Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, notebook 03 found
+# the plans that fit, and notebook 04 priced what their GPUs send and when it hides. This notebook
+# **predicts** the MFU: for the scenario's model, cluster and plan it adds up what every GPU does
+# during one optimizer step (matrix multiplications, memory-bound kernels, recomputation), what it
+# waits for (the collectives of notebook 04, activations from the previous pipeline stage, the
+# pipeline filling and draining) and what it does once per step (the optimizer). It shows where
+# the time goes, checks the prediction against published runs, and ranks every plan of the
+# scenario by predicted step time.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. read a predicted step, part by part, and recompute its MFU by hand;
+# 2. say what share of the paid step time buys model FLOPs, and where the rest goes;
+# 3. say how close the predictions come to published runs, and which runs they do not reproduce;
+# 4. say what adding GPUs at a fixed batch buys, and find the fastest plan for the scenario.
+#
+# **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
+# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
+# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
+# busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
+# fractions of datasheet figures come from measurements, papers or Calculon's system files
+# (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
+# calibrated on per-layer timings (section 1).
 
 # %%
 plt.rcParams.update({"font.size": 12})   # figures readable when projected

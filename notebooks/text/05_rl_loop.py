@@ -5,31 +5,6 @@
 # # 05 · Why is RL post-training hard to budget?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
-#
-# Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
-# verifier-based RL) is where the inference and training ledgers cross: every iteration the model
-# *generates* many candidate answers, a reward model or a verifier *scores* them, and the policy
-# is *updated*, thousands of times. This notebook first answers **what a generated token costs**
-# (prefill and decode on a roofline, the KV cache, batching, quantisation, USD per million
-# tokens), then uses that to answer **why the RL loop is hard to budget**: generation is a small
-# share of its FLOPs but most of its time.
-#
-# **Learning objectives.** After this notebook you can
-#
-# 1. derive why decode is HBM-bandwidth-bound and prefill compute-bound, and find the batch at
-#    which decode would turn compute-bound;
-# 2. size the KV cache of MHA, GQA, MLA and sliding-window models and the largest batch that fits;
-# 3. price input and output tokens on any catalogue accelerator, and say why output costs more;
-# 4. build the GPU-hour ledger of a GRPO or PPO iteration and explain why generation's share of
-#    time is several times its share of FLOPs (decode is memory-bound, the tail is long);
-# 5. put a post-training campaign beside the pre-training bill of the same model.
-#
-# **Conventions.** FLOPs: 2 per active parameter per token forward, 6 forward + backward
-# (attention counted in the step times, left out of the FLOP *shares*, as the sources do).
-# Peaks are dense; bandwidths decimal. Achievable fractions of peak FLOP/s and HBM bandwidth come
-# from `data/efficiency.csv` (measured GEMM throughput and copy bandwidth, the step model's
-# constants), so every time here is a **roofline**: a lower bound on time, an upper bound on
-# throughput. Section 6 measures how far real engines sit from it.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models()): the policy and the served model
@@ -106,6 +81,32 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
                                  billed=rl_campaign_given(p), decode_note=decode_note,
                                  floor_usd_per_m_output=c.usd_per_m_output)))
+
+# %% [markdown]
+# Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
+# verifier-based RL) is where the inference and training ledgers cross: every iteration the model
+# *generates* many candidate answers, a reward model or a verifier *scores* them, and the policy
+# is *updated*, thousands of times. This notebook first answers **what a generated token costs**
+# (prefill and decode on a roofline, the KV cache, batching, quantisation, USD per million
+# tokens), then uses that to answer **why the RL loop is hard to budget**: generation is a small
+# share of its FLOPs but most of its time.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. derive why decode is HBM-bandwidth-bound and prefill compute-bound, and find the batch at
+#    which decode would turn compute-bound;
+# 2. size the KV cache of MHA, GQA, MLA and sliding-window models and the largest batch that fits;
+# 3. price input and output tokens on any catalogue accelerator, and say why output costs more;
+# 4. build the GPU-hour ledger of a GRPO or PPO iteration and explain why generation's share of
+#    time is several times its share of FLOPs (decode is memory-bound, the tail is long);
+# 5. put a post-training campaign beside the pre-training bill of the same model.
+#
+# **Conventions.** FLOPs: 2 per active parameter per token forward, 6 forward + backward
+# (attention counted in the step times, left out of the FLOP *shares*, as the sources do).
+# Peaks are dense; bandwidths decimal. Achievable fractions of peak FLOP/s and HBM bandwidth come
+# from `data/efficiency.csv` (measured GEMM throughput and copy bandwidth, the step model's
+# constants), so every time here is a **roofline**: a lower bound on time, an upper bound on
+# throughput. Section 6 measures how far real engines sit from it.
 
 # %% [markdown]
 # # Part I · What does a generated token cost?

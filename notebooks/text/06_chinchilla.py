@@ -5,29 +5,6 @@
 # # 06 · Train bigger or train longer?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
-#
-# A compute budget buys FLOPs, and FLOPs can go into a bigger model or into more training tokens:
-# C = 6·N·D. Which split gives the best model? For a model that is trained once and never used,
-# the answer is Chinchilla's: grow N and D together, about 20 tokens per parameter. A model that
-# will serve trillions of tokens is another matter, because every served token costs a forward
-# pass through all N parameters: a smaller model trained longer can reach the same quality and
-# cost less over its lifetime. Training and serving are one ledger, and this notebook prices both.
-
-# %% [markdown]
-# **You will be able to**
-# 1. derive the compute-optimal N*(C) and D*(C) from a parametric loss fit, and say what "N" means
-#    in the 20-tokens-per-parameter rule;
-# 2. explain why the printed Chinchilla constants give ~93 tokens per parameter and the Epoch AI
-#    replication ~18, and put an honest uncertainty band on the optimum;
-# 3. place real models (GPT-3, Chinchilla, Llama 2 and 3, DeepSeek-V3, ...) against the frontier;
-# 4. find the inference-adjusted optimum for a lifetime demand, in FLOPs and in dollars;
-# 5. say when the fits stop applying (repeated data, MoE, domain data, extrapolation).
-#
-# **Conventions.** N = **total** parameters, embeddings included (Chinchilla's count; Kaplan et al.
-# 2020 use non-embedding parameters). Training compute C = 6·N·D (2 forward + 4 backward FLOPs per
-# parameter per token); a served token costs 2·N FLOPs in the FLOP version, and its measured-style
-# price from the serving model (notebook 05) in the dollar version. Losses are nats per token on
-# each fit's own data, so a loss value means something only within one fit.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -82,6 +59,30 @@ from llmcost.present import answers
 n_opt, d_opt = sc.compute_optimal(c_run, fit)   # derived in sections 1-3
 display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, n_opt, d_opt,
                                  is_moe=spec.is_moe)))
+
+# %% [markdown]
+# A compute budget buys FLOPs, and FLOPs can go into a bigger model or into more training tokens:
+# C = 6·N·D. Which split gives the best model? For a model that is trained once and never used,
+# the answer is Chinchilla's: grow N and D together, about 20 tokens per parameter. A model that
+# will serve trillions of tokens is another matter, because every served token costs a forward
+# pass through all N parameters: a smaller model trained longer can reach the same quality and
+# cost less over its lifetime. Training and serving are one ledger, and this notebook prices both.
+
+# %% [markdown]
+# **You will be able to**
+# 1. derive the compute-optimal N*(C) and D*(C) from a parametric loss fit, and say what "N" means
+#    in the 20-tokens-per-parameter rule;
+# 2. explain why the printed Chinchilla constants give ~93 tokens per parameter and the Epoch AI
+#    replication ~18, and put an honest uncertainty band on the optimum;
+# 3. place real models (GPT-3, Chinchilla, Llama 2 and 3, DeepSeek-V3, ...) against the frontier;
+# 4. find the inference-adjusted optimum for a lifetime demand, in FLOPs and in dollars;
+# 5. say when the fits stop applying (repeated data, MoE, domain data, extrapolation).
+#
+# **Conventions.** N = **total** parameters, embeddings included (Chinchilla's count; Kaplan et al.
+# 2020 use non-embedding parameters). Training compute C = 6·N·D (2 forward + 4 backward FLOPs per
+# parameter per token); a served token costs 2·N FLOPs in the FLOP version, and its measured-style
+# price from the serving model (notebook 05) in the dollar version. Losses are nats per token on
+# each fit's own data, so a loss value means something only within one fit.
 
 # %% [markdown]
 # ## 1. What compute-optimal means

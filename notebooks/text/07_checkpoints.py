@@ -5,30 +5,6 @@
 # # 07 · What does it cost when training doesn't finish?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb) · next: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb)
-#
-# The ideal estimate of notebook 01 assumes every GPU computes from the first step to the last.
-# On thousands of GPUs for weeks that never happens: a GPU, a link or a host fails every few
-# hours, and a synchronous job stops when any one of them does. What a run then costs depends on
-# how much work each failure throws away and how fast the run recovers. Checkpoints are the
-# insurance: too few and a failure throws away hours; too many and writing them eats I/O and
-# compute. This notebook turns that trade into seconds, GPU-hours and dollars, and checks it
-# against the one large run whose failures were published: Llama 3 405B.
-
-# %% [markdown]
-# **What you will learn.** After this notebook you can
-# 1. derive a job's MTBF from a per-GPU failure rate and say why failures are certain at scale;
-# 2. size a checkpoint and its write time from bytes per parameter and storage bandwidth;
-# 3. derive Young's optimum checkpoint interval and use Daly's exact form;
-# 4. bound an asynchronous checkpoint by the storage duty cycle, and compare durable, in-memory
-#    (peer) checkpoints and hot spares by what they do to the restart time, which dominates;
-# 5. turn goodput into paid GPU-hours and dollars, and tell when spot capacity pays.
-#
-# **Conventions.** Failures are a Poisson process with a constant per-GPU rate λ (failures per
-# GPU-year), so a job on n GPUs has MTBF **M = 1/(n·λ)**. **δ** is the time one checkpoint
-# *blocks* training, **τ** the compute time between checkpoints, **R** the time from a failure to
-# training again. **Goodput** is the share of wall-clock time (and so of paid GPU-hours) spent on
-# steps that are kept. Checkpoint sizes count what is *saved*: gradients are not, so the
-# bf16-Adam recipe is 14 bytes per parameter, not the 16–18 of training state. GB = 10⁹ bytes.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -94,6 +70,31 @@ from llmcost.present import answers
 
 display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
                                      plan.interval_s, plan.goodput, run["gpu_hours"], price)))
+
+# %% [markdown]
+# The ideal estimate of notebook 01 assumes every GPU computes from the first step to the last.
+# On thousands of GPUs for weeks that never happens: a GPU, a link or a host fails every few
+# hours, and a synchronous job stops when any one of them does. What a run then costs depends on
+# how much work each failure throws away and how fast the run recovers. Checkpoints are the
+# insurance: too few and a failure throws away hours; too many and writing them eats I/O and
+# compute. This notebook turns that trade into seconds, GPU-hours and dollars, and checks it
+# against the one large run whose failures were published: Llama 3 405B.
+
+# %% [markdown]
+# **What you will learn.** After this notebook you can
+# 1. derive a job's MTBF from a per-GPU failure rate and say why failures are certain at scale;
+# 2. size a checkpoint and its write time from bytes per parameter and storage bandwidth;
+# 3. derive Young's optimum checkpoint interval and use Daly's exact form;
+# 4. bound an asynchronous checkpoint by the storage duty cycle, and compare durable, in-memory
+#    (peer) checkpoints and hot spares by what they do to the restart time, which dominates;
+# 5. turn goodput into paid GPU-hours and dollars, and tell when spot capacity pays.
+#
+# **Conventions.** Failures are a Poisson process with a constant per-GPU rate λ (failures per
+# GPU-year), so a job on n GPUs has MTBF **M = 1/(n·λ)**. **δ** is the time one checkpoint
+# *blocks* training, **τ** the compute time between checkpoints, **R** the time from a failure to
+# training again. **Goodput** is the share of wall-clock time (and so of paid GPU-hours) spent on
+# steps that are kept. Checkpoint sizes count what is *saved*: gradients are not, so the
+# bf16-Adam recipe is 14 bytes per parameter, not the 16–18 of training state. GB = 10⁹ bytes.
 
 # %% [markdown]
 # ## 1. Why failures are certain at scale

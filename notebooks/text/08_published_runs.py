@@ -5,21 +5,6 @@
 # # 08 · How close are these estimates to real training runs?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
-#
-# Every other notebook predicts. This one keeps score: it predicts the accelerator-hours of runs
-# whose authors published them, from public facts only, and reports the error. Then it turns the
-# same arithmetic on **claims** ("trained on 2,048 H800s for two months for $5.6M") with
-# `llmcost.claims.check_claim`, the function behind `llmcost check`.
-#
-# **Learning objectives.** After this notebook you can
-#
-# 1. turn a published run (tokens, hardware, hours) into an implied utilisation, and say on which
-#    FLOP basis and which peak it is stated;
-# 2. explain why a whole-run utilisation is lower than a steady-state MFU (goodput, extra phases)
-#    and compare the two like with like;
-# 3. read the workbook's error table: which predictions come from the step-time model on a
-#    published plan, which from a leave-one-out median, and how far each is off;
-# 4. check a cost claim end to end and list what it leaves out.
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -67,6 +52,22 @@ from llmcost.present import answers
 runs = llmcost.load_published_runs()
 errors = claims.published_run_errors(runs)   # every scored run (sections 1-2)
 display(Markdown(answers.published_runs(claims.error_table_summary(errors))))
+
+# %% [markdown]
+# Every other notebook predicts. This one keeps score: it predicts the accelerator-hours of runs
+# whose authors published them, from public facts only, and reports the error. Then it turns the
+# same arithmetic on **claims** ("trained on 2,048 H800s for two months for $5.6M") with
+# `llmcost.claims.check_claim`, the function behind `llmcost check`.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. turn a published run (tokens, hardware, hours) into an implied utilisation, and say on which
+#    FLOP basis and which peak it is stated;
+# 2. explain why a whole-run utilisation is lower than a steady-state MFU (goodput, extra phases)
+#    and compare the two like with like;
+# 3. read the workbook's error table: which predictions come from the step-time model on a
+#    published plan, which from a leave-one-out median, and how far each is off;
+# 4. check a cost claim end to end and list what it leaves out.
 
 # %% [markdown]
 # ## 1. From a published run to an implied utilisation

@@ -5,29 +5,6 @@
 # # 09 · Which savings are real, and which only look like it?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb) · next: [10 · What does each term mean, and what is it called in Chinese?](10_glossary.ipynb)
-#
-# Teams that govern training cost ask one question over and over: *if we do X, how much do we
-# save, and what do we risk?* This notebook answers it with the same model that priced the run.
-# Every lever is a function from the scenario to a changed scenario (`llmcost.levers`), and both
-# are priced by the whole bill of notebook 00 (`llmcost.ledger`), so a saving is never a number
-# from another spreadsheet: it is the bill before minus the bill after, line by line.
-#
-# **You will be able to**
-# * rank the changes that save the most on *this* bill, and say what each one risks;
-# * tell waste (money that buys nothing) from utilisation (money that buys FLOPs slowly) from
-#   false economies (savings that the whole ledger turns into losses);
-# * compute a break-even probability by hand: the risk at which a saving stops paying;
-# * work backwards from a budget or a deadline to GPUs, tokens and model size;
-# * attribute a portfolio's spend to teams and phases, and price a point of benchmark improvement.
-#
-# **Conventions.** Bills are `llmcost.ledger.build_ledger`'s (MFU basis, dense peak, paid
-# GPU-hours = ideal ÷ goodput), plus the waste lines of `llmcost.levers.bill`. A saving is
-# bill(before) − bill(after); with ranges in the scenario it is that difference **per Monte
-# Carlo draw on the same draws** (common random numbers), summarised as P10 / P50 / P90, never as
-# a difference of percentiles. A lever that changes what the hardware can do (precision, plan,
-# recomputation, accelerator) scales the scenario's MFU by the step-time model's ratio
-# (notebook 04b), so a measured MFU keeps its calibration; a pilot's calibration (`pilot:`) is
-# its own accelerator's, and another accelerator is priced at its predicted MFU, uncalibrated.
 
 # %% tags=["parameters"]
 model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
@@ -176,6 +153,30 @@ from IPython.display import Markdown
 from llmcost.present import answers
 
 display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   # section 1
+
+# %% [markdown]
+# Teams that govern training cost ask one question over and over: *if we do X, how much do we
+# save, and what do we risk?* This notebook answers it with the same model that priced the run.
+# Every lever is a function from the scenario to a changed scenario (`llmcost.levers`), and both
+# are priced by the whole bill of notebook 00 (`llmcost.ledger`), so a saving is never a number
+# from another spreadsheet: it is the bill before minus the bill after, line by line.
+#
+# **You will be able to**
+# * rank the changes that save the most on *this* bill, and say what each one risks;
+# * tell waste (money that buys nothing) from utilisation (money that buys FLOPs slowly) from
+#   false economies (savings that the whole ledger turns into losses);
+# * compute a break-even probability by hand: the risk at which a saving stops paying;
+# * work backwards from a budget or a deadline to GPUs, tokens and model size;
+# * attribute a portfolio's spend to teams and phases, and price a point of benchmark improvement.
+#
+# **Conventions.** Bills are `llmcost.ledger.build_ledger`'s (MFU basis, dense peak, paid
+# GPU-hours = ideal ÷ goodput), plus the waste lines of `llmcost.levers.bill`. A saving is
+# bill(before) − bill(after); with ranges in the scenario it is that difference **per Monte
+# Carlo draw on the same draws** (common random numbers), summarised as P10 / P50 / P90, never as
+# a difference of percentiles. A lever that changes what the hardware can do (precision, plan,
+# recomputation, accelerator) scales the scenario's MFU by the step-time model's ratio
+# (notebook 04b), so a measured MFU keeps its calibration; a pilot's calibration (`pilot:`) is
+# its own accelerator's, and another accelerator is priced at its predicted MFU, uncalibrated.
 
 # %% [markdown]
 # ## 1. Every lever on one bill

@@ -5,16 +5,6 @@
 # # 10 · What does each term mean, and what is it called in Chinese?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
-#
-# Every term the notebooks use, with its definition, its formula where it has one, the notebook
-# that explains it and the `llmcost` function that computes it (one hop to the docstring that
-# writes the formula and its source), and the Chinese term, since many readers come from
-# Chinese-language material (总计算量 total FLOPs, 模型算力利用率 MFU, 显存 GPU memory, ...).
-#
-# A Chinese term marked † is the usual one in Chinese LLM-training writing, not checked against the
-# source material; unmarked ones are the source material's own. The table lives in
-# `data/glossary.csv` (`llmcost.glossary`); `tests/test_glossary.py` fails when a notebook heading
-# uses an abbreviation the glossary lacks.
 
 # %% tags=["parameters"]
 interactive: bool = True  # widgets on (reading) or off (report runs)
@@ -34,6 +24,17 @@ from IPython.display import Markdown
 from llmcost.present import answers
 
 display(Markdown(answers.glossary(g)))
+
+# %% [markdown]
+# Every term the notebooks use, with its definition, its formula where it has one, the notebook
+# that explains it and the `llmcost` function that computes it (one hop to the docstring that
+# writes the formula and its source), and the Chinese term, since many readers come from
+# Chinese-language material (总计算量 total FLOPs, 模型算力利用率 MFU, 显存 GPU memory, ...).
+#
+# A Chinese term marked † is the usual one in Chinese LLM-training writing, not checked against the
+# source material; unmarked ones are the source material's own. The table lives in
+# `data/glossary.csv` (`llmcost.glossary`); `tests/test_glossary.py` fails when a notebook heading
+# uses an abbreviation the glossary lacks.
 
 # %%
 # NBVAL_CHECK_OUTPUT
