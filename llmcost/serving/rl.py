@@ -4337,25 +4337,58 @@ def fit_hf_batch_host() -> tuple[float, float]:
 
         (a, c) = argmin Σ log²(G_pred(a, c) / G_pub)     c on [0, 0.3 ms], a on [0, 3 ms]
 
-    golden sections, a nested in c; each generation phase as its source times it
-    (``validation_phases``). Held-out rows are never read. Returns (a, c) in s."""
-    d = load_rl_validation()
-    rows = [r.to_dict() for _, r in d.iterrows() if r["split"] == "calibration"
-            and r["engine"] == "HF generate" and not pd.isna(r["measured_generation_s"])]
-    if not rows:
-        raise ValueError("no calibration row generates with HF generate")
-    rows.append(dschat_offload_rows()[1])
+    golden sections, a nested in c (the loss: ``hf_batch_host_loss``); each generation phase
+    as its source times it (``validation_phases``). Held-out rows are never read. Returns
+    (a, c) in s."""
+    rows = _hf_batch_host_rows()
 
     def loss(a, c):
-        return sum(math.log(validation_phases(validation_iteration(
-            r, hf_s_per_layer_step=a, hf_s_per_seq_layer_step=c), r["phases_measured"])[1]
-            / r["measured_generation_s"]) ** 2 for r in rows)
+        return _hf_batch_host_loss(rows, a, c)
 
     def best_a(c):
         return _golden_section(lambda a: loss(a, c), 0.0, 3e-3, 16)
 
     c = _golden_section(lambda x: loss(best_a(x), x), 0.0, 3e-4, 14)
     return best_a(c), c
+
+
+def _hf_batch_host_rows() -> list:
+    """The rows ``fit_hf_batch_host`` reads: the calibration rows generating with HF generate
+    and DeepSpeed-Chat's 7B run without offload (``dschat_offload_rows``)."""
+    d = load_rl_validation()
+    rows = [r.to_dict() for _, r in d.iterrows() if r["split"] == "calibration"
+            and r["engine"] == "HF generate" and not pd.isna(r["measured_generation_s"])]
+    if not rows:
+        raise ValueError("no calibration row generates with HF generate")
+    return rows + [dschat_offload_rows()[1]]
+
+
+def _hf_batch_host_loss(rows: list, a: float, c: float) -> float:
+    return sum(math.log(validation_phases(validation_iteration(
+        r, hf_s_per_layer_step=a, hf_s_per_seq_layer_step=c), r["phases_measured"])[1]
+        / r["measured_generation_s"]) ** 2 for r in rows)
+
+
+def hf_batch_host_loss(a: float, c: float) -> float:
+    """``fit_hf_batch_host``'s loss at a host cost of ``a + c · b`` s per layer per decode
+    step (b the batch)::
+
+        L(a, c) = Σ_rows log²(G_pred(a, c) / G_pub)
+
+    over the rows the fit reads (calibration rows only). A check of a stored fit reads it at
+    the fit and its neighbours, instead of re-running the search.
+
+    Raises
+    ------
+    ValueError
+        ``a`` or ``c`` not a finite number >= 0.
+    """
+    for name, v in (("a", a), ("c", c)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                or v < 0:
+            raise ValueError(f"{name}={v!r} must be a finite number >= 0 (seconds per layer "
+                             "per decode step)")
+    return _hf_batch_host_loss(_hf_batch_host_rows(), float(a), float(c))
 
 
 def hf_batch_host_change(fit: tuple[float, float] | None = None) -> dict:
