@@ -308,3 +308,41 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
                           mfu_basis="anything")
     flat = " ".join(answers.hardware_sweep(pilots).split())
     assert "MFU 42.0% (the pilots' calibrated MFU on B200; raw prediction 45.0%)" in flat
+
+
+def test_published_runs_answer_gives_the_error_on_runs_like_the_scenario():
+    # Notebook 08's answer was the same for every scenario (a trial). With the runs like the
+    # scenario's (accuracy.like_scenario_error: its regime but for the sharding), it gives their
+    # mean |error|. By hand on the default scenario's regime, from the per-regime table
+    # (accuracy.regime_table, the numbers validate_mfu prints as item 6): Hopper FSDP and
+    # Megatron 3D dense BF16 <= 32k >= 10B hold 21 and 2 held-out runs, so the pooled mean is
+    # their n-weighted mean and the max the larger max.
+    from llmcost.training import accuracy
+
+    like = accuracy.like_scenario_error("H100-SXM", is_moe=False, dtype="bf16", seq_len=4096,
+                                        n_params=69e9)
+    t = accuracy.regime_table()
+    parts = t.loc[[f"Hopper · {s} · dense · BF16 · ≤ 32k · ≥ 10B" for s in
+                   ("FSDP", "Megatron 3D")]]
+    assert like["n"] == int(parts["n"].sum()) == 23
+    assert like["mean_abs_error"] == pytest.approx(
+        (parts["n"] * parts["mean_abs_error"]).sum() / parts["n"].sum(), rel=1e-9)
+    assert like["max_abs_error"] == pytest.approx(parts["max_abs_error"].max(), rel=1e-9)
+    summary = pd.DataFrame({"median_abs_error": [0.088, 0.05], "n": [261, 6]},
+                           index=["steady-state MFU, held-out",
+                                  "whole-run GPU-hours, published plan"])
+    text = answers.published_runs(summary, like)
+    assert (f"On the 23 held-out runs like this scenario's (Hopper · any sharding · dense · BF16 "
+            f"· ≤ 32k · ≥ 10B): a mean **{like['mean_abs_error']:.1%}**") in text
+    # none like it: said, never another regime's error
+    none = accuracy.like_scenario_error("A100-80GB", is_moe=True, dtype="fp8", seq_len=4096,
+                                        n_params=69e9)
+    assert none["n"] == 0 and none["mean_abs_error"] is None
+    assert "No held-out published run is like this scenario's (Ampere" in \
+        answers.published_runs(summary, none)
+    with pytest.raises(ValueError, match="seq_len=0 must be a whole number >= 1"):
+        accuracy.like_scenario_error("H100-SXM", is_moe=False, dtype="bf16", seq_len=0,
+                                     n_params=69e9)
+    with pytest.raises(ValueError, match="dtype='fp4' must be 'bf16' or 'fp8'"):
+        accuracy.like_scenario_error("H100-SXM", is_moe=False, dtype="fp4", seq_len=4096,
+                                     n_params=69e9)

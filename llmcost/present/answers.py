@@ -117,16 +117,26 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 
-def published_runs(summary: pd.DataFrame) -> str:
+def published_runs(summary: pd.DataFrame, like: dict | None = None) -> str:
     """Notebook 08: the median absolute relative error |predicted / published − 1| of the
     held-out steady-state MFUs and of the whole runs' GPU-hours predicted on their published
-    plan (``claims.error_table_summary``)."""
+    plan (``claims.error_table_summary``), then, with ``like``
+    (``accuracy.like_scenario_error``), the mean |error| on the held-out runs like the
+    scenario's, or that none is."""
     mfu = summary.loc["steady-state MFU, held-out"]
     runs = summary.loc["whole-run GPU-hours, published plan"]
-    return (f"The step-time model is off by a median **{mfu['median_abs_error']:.1%}** on "
+    text = (f"The step-time model is off by a median **{mfu['median_abs_error']:.1%}** on "
             f"{int(mfu['n'])} held-out published MFUs, and by "
             f"**{runs['median_abs_error']:.1%}** on the GPU-hours of the {int(runs['n'])} whole "
             "runs with a published plan.")
+    if like is None:
+        return text
+    if not like["n"]:
+        return text + (f" No held-out published run is like this scenario's "
+                       f"({like['label']}): its MFU rests on runs unlike it.")
+    return text + (f" On the {like['n']} held-out run{'s' if like['n'] > 1 else ''} like this "
+                   f"scenario's ({like['label']}): a mean **{like['mean_abs_error']:.1%}**, "
+                   f"at most {like['max_abs_error']:.1%}.")
 
 
 def published_runs_goal(errors: pd.DataFrame, summary: pd.DataFrame, band: float = 0.20,

@@ -1543,6 +1543,54 @@ def regime_error(band: MfuBand) -> tuple:
                                         f"{band.center:+.1%}")
 
 
+def like_scenario_error(accelerator: str, *, is_moe: bool, dtype: str, seq_len: int,
+                        n_params: float) -> dict:
+    """The step-time model's error on the held-out published runs like a scenario's: the rows
+    of ``validation_table`` whose regime (``regime_of``) matches the scenario's in every part
+    but the sharding, which a scenario need not fix (ZeRO-3 / FSDP and Megatron 3D pooled)::
+
+        mean |e| = Σ |predicted MFU ÷ published MFU − 1| / n    over those n rows
+
+    Returns ``{"label", "n", "mean_abs_error", "max_abs_error"}``: ``label`` the regime with
+    "any sharding" in place of the sharding; ``n`` 0 and both errors None when no held-out
+    published run is like it (a page then says so, never another regime's error).
+
+    Raises
+    ------
+    ValueError
+        An accelerator not in the catalogue, a ``dtype`` other than bf16 / fp8, ``seq_len`` not
+        a whole number >= 1, ``n_params`` not a finite number > 0, ``is_moe`` not a bool.
+    """
+    if not isinstance(accelerator, str):
+        raise ValueError(f"accelerator={accelerator!r} must be a catalogue accelerator name "
+                         "(llmcost.list_accelerators())")
+    load_accelerator(accelerator)  # an unknown name: its ValueError, with the closest names
+    if not isinstance(is_moe, (bool, np.bool_)):
+        raise ValueError(f"is_moe={is_moe!r} must be True or False")
+    if not isinstance(dtype, str) or dtype.lower() not in ("bf16", "fp8"):
+        raise ValueError(f"dtype={dtype!r} must be 'bf16' or 'fp8'")
+    if isinstance(seq_len, bool) or not isinstance(seq_len, (int, np.integer)) or seq_len < 1:
+        raise ValueError(f"seq_len={seq_len!r} must be a whole number >= 1 (tokens)")
+    if isinstance(n_params, bool) or not isinstance(n_params, (int, float, np.integer,
+                                                                np.floating)) \
+            or not np.isfinite(n_params) or n_params <= 0:
+        raise ValueError(f"n_params={n_params!r} must be a finite number > 0")
+    want = regime_of(accelerator, is_moe=bool(is_moe), dtype=dtype, seq_len=int(seq_len),
+                     n_params=float(n_params))
+    v = validation_table()
+    held = v[v["split"] == "held-out"]
+    keep = np.ones(len(held), dtype=bool)
+    for part in REGIME_PARTS:
+        if part != "sharding":
+            keep &= (held[part] == want[part]).to_numpy()
+    e = held.loc[keep, "error"].abs()
+    label = regime_label({**want, "sharding": "any sharding"})
+    if e.empty:
+        return {"label": label, "n": 0, "mean_abs_error": None, "max_abs_error": None}
+    return {"label": label, "n": int(len(e)), "mean_abs_error": float(e.mean()),
+            "max_abs_error": float(e.max())}
+
+
 def regime_bands() -> pd.DataFrame:
     """The band of every regime with held-out runs (``regime_table``'s ``n``, ``center``,
     ``half_width``, ``conformal``, ``coverage``), with ``validated`` = ``conformal`` and the

@@ -47,11 +47,14 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelera
 # %%
 from IPython.display import Markdown
 
+from llmcost import accuracy
 from llmcost.present import answers
 
 runs = llmcost.load_published_runs()
 errors = claims.published_run_errors(runs)   # every scored run (sections 1-2)
-display(Markdown(answers.published_runs(claims.error_table_summary(errors))))
+like = accuracy.like_scenario_error(gpu.name, is_moe=spec.is_moe, dtype=p["dtype"],
+                                   seq_len=p["seq_len"], n_params=spec.n_params)
+display(Markdown(answers.published_runs(claims.error_table_summary(errors), like)))
 
 # %% [markdown]
 # Every other notebook predicts. This one keeps score: it predicts the accelerator-hours of runs
