@@ -1817,9 +1817,7 @@ def flash_curve_comparison(split: str = "held-out") -> tuple:
     row (whose stack's FlashAttention-2 is assumed) below the whole-run average its steady state
     must exceed (``tests/test_step.py``, a sourced bound). Returns ``(per_regime, verdict)`` as
     ``cp_overlap_comparison``."""
-    _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(),
-                                      validation_table(attention_curve="flash"), split))
+    return _tables_verdict(split, {}, {"attention_curve": "flash"})
 
 
 def _calibration_as_held_out(t: pd.DataFrame) -> pd.DataFrame:
@@ -1982,9 +1980,7 @@ def ring_unmasked_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
-    _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(ring_unmasked=False), validation_table(),
-                                      split))
+    return _tables_verdict(split, {"ring_unmasked": False}, {})
 
 
 def ring_compiled_comparison(split: str = "held-out") -> tuple:
@@ -2006,9 +2002,7 @@ def ring_compiled_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
-    _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(cp_ring_compiled=False), validation_table(),
-                                      split))
+    return _tables_verdict(split, {"cp_ring_compiled": False}, {})
 
 
 def early_stop_comparison(split: str = "held-out") -> tuple:
@@ -2032,9 +2026,7 @@ def early_stop_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
-    _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(),
-                                      validation_table(recompute_early_stop=True), split))
+    return _tables_verdict(split, {}, {"recompute_early_stop": True})
 
 
 def fp8cs_launch_comparison(split: str = "held-out") -> tuple:
@@ -2056,14 +2048,20 @@ def fp8cs_launch_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
-    _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(),
-                                      validation_table(fp8cs_expert_launches=True), split))
+    return _tables_verdict(split, {}, {"fp8cs_expert_launches": True})
 
 
 def _check_split(split) -> None:
     if split not in ("held-out", "calibration"):
         raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
+
+
+def _tables_verdict(split: str, off: dict, on: dict) -> tuple:
+    """``_off_on_verdict`` of ``validation_table(**off)`` against ``validation_table(**on)``
+    on the rows of ``split`` ("held-out" or "calibration"; else a ValueError): the body every
+    one-switch comparison (``ring_unmasked_comparison`` and its kin) shares."""
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(**off), validation_table(**on), split))
 
 
 def _on_split(off: pd.DataFrame, on: pd.DataFrame, split: str) -> tuple:
