@@ -333,7 +333,8 @@ def test_published_runs_answer_gives_the_error_on_runs_like_the_scenario():
                                   "whole-run GPU-hours, published plan"])
     text = answers.published_runs(summary, like)
     assert (f"On the 23 held-out runs like this scenario's (Hopper · any sharding · dense · BF16 "
-            f"· ≤ 32k · ≥ 10B): a mean **{like['mean_abs_error']:.1%}**") in text
+            f"· ≤ 32k · ≥ 10B) it is off by a mean **{like['mean_abs_error']:.1%}**, at most "
+            f"{like['max_abs_error']:.1%}.") in text
     # none like it: said, never another regime's error
     none = accuracy.like_scenario_error("A100-80GB", is_moe=True, dtype="fp8", seq_len=4096,
                                         n_params=69e9)
