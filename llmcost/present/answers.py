@@ -323,8 +323,8 @@ BATCH_LIMIT_WORDS = {"as given": "as given", "HBM capacity": "the largest that f
 
 def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                    headline_target_s: float | None = None) -> str:
-    """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: section
-    0, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
+    """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: the
+    answer under the title, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
     latency-throughput curve under ``target_s`` (``engines.cheapest_setup``, same occupancy),
     in plain text: whether they are the same (tp, batch) and, if so, whether their expected
     prices agree; if not, how each was chosen. Then output ÷ input on an engine and on the
@@ -333,7 +333,7 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
     ``inference.serving_cost``)."""
     e_in, e_out, r_in, r_out = (c.expected_usd_per_m_input, c.expected_usd_per_m_output,
                                 c.usd_per_m_input, c.usd_per_m_output)
-    head = (f"the headline's set-up (section 0): TP {c.tp}, batch {c.batch}, "
+    head = (f"the headline's set-up (the answer under the title): TP {c.tp}, batch {c.batch}, "
             f"{c.expected_tpot_s * 1e3:.1f} ms per token expected (roofline "
             f"{c.tpot_s * 1e3:.1f}), ${e_in:.3f}/M input, ${e_out:.3f}/M output")
     if (int(best["tp"]), int(best["batch"])) == (c.tp, c.batch):

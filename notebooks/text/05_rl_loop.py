@@ -466,7 +466,8 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 # the batch slots busy at the scenario's occupancy as in section 5;
 # the Pareto front keeps the points no other point beats on both axes, and
 # `engines.cheapest_setup` picks the cheapest point under a latency target. The headline set-up
-# (section 0 and the headline figures) is chosen differently: `inf.choose_serving_tp` takes the
+# (the answer under the title and the headline figures) is chosen differently:
+# `inf.choose_serving_tp` takes the
 # lowest blended price on the roofline, its batch the largest that fits or the scenario's
 # latency target met by the roofline TPOT. The cell after the cheapest point says whether the
 # two land on the same tensor-parallel size and batch and, where they do, that the prices are
@@ -474,7 +475,7 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 
 # %%
 target_s = p["serve_max_tpot_s"] or 0.05
-occ = p["serve_occupancy"]  # mean busy share of the batch slots, as in section 0
+occ = p["serve_occupancy"]  # mean busy share of the batch slots, as in the answer
 curve = engines.latency_throughput_curve(spec, gpu, price, prompt_tokens=P, output_tokens=R,
                                          occupancy=occ, **sv)
 plots.latency_throughput(curve, target_s=target_s);
