@@ -364,13 +364,19 @@ def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict
     scenario's ranges and sourced illustrative spreads on the inputs it gives as one number,
     ``ledger.HEADLINE_RULE``, said as ``g['basis']``), and the final
     pre-training run R = paid GPU-hours × GPU-hour rate (``glance.final_run``, the same quantity
-    as the ``final_run_usd`` headline) with its share R / B of the point bill."""
+    as the ``final_run_usd`` headline) with its share R / B of the point bill. "Costs ... in
+    all" only when no line is "not given" (``g['gaps']``, ``glance.bill_gaps``), as the report
+    index's first sentence; else what the lines the scenario prices add up to."""
     t = next(r for r in g["lines"] if r["key"] == "total")
     run = g["final_run"]
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
+    gaps = g.get("gaps")
+    cost = (f": the lines this scenario prices add up to **{md_usd(t['point_usd'])}**"
+            if gaps and (gaps["whole"] or gaps["partly"]) else
+            f" costs **{md_usd(t['point_usd'])}** in all")
     return (f"Training {model} on {fmt_count(train_tokens)} tokens with {n_gpus:,} × "
-            f"{accelerator} costs **{md_usd(t['point_usd'])}** in all, likely "
+            f"{accelerator}{cost}, likely "
             f"**{md_usd(t['p10_usd'])}–{md_usd(t['p90_usd'])}** (P10–P90, median "
             f"{md_usd(t['p50_usd'])}; {how}); the "
             f"{run['label']} (paid GPU-hours × price, failures and restarts included) is "
