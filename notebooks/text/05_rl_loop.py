@@ -62,8 +62,6 @@ p = llmcost.notebook_parameters(globals())  # every name of the parameters cell,
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
-print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
-      f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
 
 # %%
 from IPython.display import Markdown
@@ -107,6 +105,10 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
 # from `data/efficiency.csv` (measured GEMM throughput and copy bandwidth, the step model's
 # constants), so every time here is a **roofline**: a lower bound on time, an upper bound on
 # throughput. Section 6 measures how far real engines sit from it.
+
+# %%
+print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
+      f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
