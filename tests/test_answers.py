@@ -231,8 +231,18 @@ def test_bill_answer_whole_bill_range_and_final_runs_share():
     assert g["final_run"]["label"] == "final pre-training run"
     text = answers.bill("llama-2-70b", "H100-SXM", 2048, 2e12, g)
     t = bars.loc["total"]
-    assert text.startswith("Training llama-2-70b on 2T tokens with 2,048 × H100-SXM costs "
-                           f"**{answers.md_usd(point.total_usd)}** in all")
+    # the scenario gives no people, data, network, ... lines ("not given", $0), so the total is
+    # not the whole project's: said as the report index's first sentence says it (it read
+    # "costs $219M in all" under an index that says "The lines this scenario prices add up to")
+    assert g["gaps"]["whole"]
+    assert text.startswith("Training llama-2-70b on 2T tokens with 2,048 × H100-SXM: the lines "
+                           "this scenario prices add up to "
+                           f"**{answers.md_usd(point.total_usd)}**, likely ")
+    assert "in all" not in text
+    full = dict(g, gaps={"whole": [], "partly": [], "defaults": [], "price_default": None})
+    assert answers.bill("llama-2-70b", "H100-SXM", 2048, 2e12, full).startswith(
+        "Training llama-2-70b on 2T tokens with 2,048 × H100-SXM costs "
+        f"**{answers.md_usd(point.total_usd)}** in all, likely ")
     assert f"**{answers.md_usd(t['p10_usd'])}–{answers.md_usd(t['p90_usd'])}**" in text
     assert f"**{answers.md_usd(run)}**, {run / point.total_usd:.0%} of it" in text
     assert "the scenario's ranges" in text
@@ -333,7 +343,8 @@ def test_published_runs_answer_gives_the_error_on_runs_like_the_scenario():
                                   "whole-run GPU-hours, published plan"])
     text = answers.published_runs(summary, like)
     assert (f"On the 23 held-out runs like this scenario's (Hopper · any sharding · dense · BF16 "
-            f"· ≤ 32k · ≥ 10B): a mean **{like['mean_abs_error']:.1%}**") in text
+            f"· ≤ 32k · ≥ 10B) it is off by a mean **{like['mean_abs_error']:.1%}**, at most "
+            f"{like['max_abs_error']:.1%}.") in text
     # none like it: said, never another regime's error
     none = accuracy.like_scenario_error("A100-80GB", is_moe=True, dtype="fp8", seq_len=4096,
                                         n_params=69e9)

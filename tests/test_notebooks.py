@@ -161,6 +161,10 @@ def test_the_first_output_answers_the_question(nb_path):
     answer = next(c for c in code[setup + 1:setup + 3] if "answers." in c.source)
     before = nb.cells[1:nb.cells.index(answer)]
     assert all(c.cell_type == "code" for c in before), "prose between the title and the answer"
+    # nor set-up printouts (05, 06 and 07 printed the scenario's model, price and storage above
+    # the answer): they follow the introduction, as notebook 01's do
+    assert not any(re.search(r"^\s*print\(", c.source, re.M) for c in before), \
+        "a printout between the title and the answer"
     paras = [x for x in nb.cells[0].source.split("\n\n") if x.strip()]
     assert len(paras) <= 2 and paras[0].startswith("# "), paras
 

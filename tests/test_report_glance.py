@@ -315,9 +315,12 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     detail = glance.lead_details(_summary(g))
     left = whole + [f"some {c} lines" for c in partly]
     assert ("Not in that total: " + ", ".join(left[:-1]) + f" and {left[-1]} (not given in the "
-            "scenario, counted $0; notebook 00 lists them)") in detail
-    assert (f"the line '{top.line}', {fmt_usd(top.usd)}, is priced from the workbook's "
-            "default") in detail
+            "scenario, counted $0; notebook 00 lists them).") in detail
+    # the default line is a sentence of its own: joined to "Not in that total: ..." by a
+    # semicolon, a reader took it for one more thing the total leaves out
+    assert (f"lists them). The line '{top.line}', {fmt_usd(top.usd)}, is priced from the "
+            "workbook's default") in detail
+    assert "; the line '" not in detail and "; the GPU-hour price" not in detail
     # the default scenario: its exploratory and failed runs, the largest line, is a default
     d = glance.bill_gaps(report.estimate_ledger("data/scenarios/default.yaml"))
     # (net of its RL campaign, which Cottier et al. 2024's multiplier counts: the label says so)
@@ -329,8 +332,9 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     median = llmcost.catalog.catalogue_price("H100-SXM")[0]
     gn = glance.bill_glance(nop)[0]
     assert gn["gaps"]["price_default"] == pytest.approx(median, rel=1e-12)
-    assert (f"the GPU-hour price, ${median:.2f}, is the catalogue's median, not a quote"
-            in glance.lead_details(_summary(gn)))
+    nop_detail = glance.lead_details(_summary(gn))
+    assert (f"lists them). The GPU-hour price, ${median:.2f}, is the catalogue's median, not a "
+            "quote the scenario gives. The line '") in nop_detail
     # owned hardware: the price is the amortised purchase, the scenario's when it gives one
     # (a trial's $30,000 H100: $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h + energy, $2.33,
     # was called "the catalogue's median"), else the workbook's H100 price amortised
@@ -724,8 +728,10 @@ def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
     pred = {"value": 0.405, "center": 0.415, "center_capped": True,
             "cap": "the best comparable published run"}
     s = {"mfu_prediction": pred, "parameters": {"dtype": {"value": "fp8", "from": "scenario"}}}
+    # "The bill's MFU", not "Its MFU": the sentence follows "... is $X of it" (the total), so
+    # "Its" read as the total's
     assert glance.capped_mfu_sentence(s) == (
-        " Its MFU, 40.5% of the FP8 peak, is its range's capped top (the best comparable "
+        " The bill's MFU, 40.5% of the FP8 peak, is its range's capped top (the best comparable "
         "published run; the step-time model's central estimate, 41.5%, is above it), so the "
         "estimate sits at the optimistic end of its range.")
     low_end = ("the model's low end before the cap, itself above the best comparable published "

@@ -84,3 +84,7 @@ def test_a_different_headline_set_up_is_said(tmp_path):
     text = " ".join(printed.split())
     assert f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])})" in text
     assert "the scenario's serve_tp" in text
+    # the headline set-up is named where a reader finds it: the answer under the page's title
+    # (no heading calls it "section 0")
+    assert f"the headline's set-up (the answer under the title): TP {c.tp}, batch {c.batch}" \
+        in text and "section 0" not in text

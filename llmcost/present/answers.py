@@ -134,9 +134,10 @@ def published_runs(summary: pd.DataFrame, like: dict | None = None) -> str:
     if not like["n"]:
         return text + (f" No held-out published run is like this scenario's "
                        f"({like['label']}): its MFU rests on runs unlike it.")
+    # "(...): a mean 7.2%, at most 21.7%" left the reader to supply what the mean was of
     return text + (f" On the {like['n']} held-out run{'s' if like['n'] > 1 else ''} like this "
-                   f"scenario's ({like['label']}): a mean **{like['mean_abs_error']:.1%}**, "
-                   f"at most {like['max_abs_error']:.1%}.")
+                   f"scenario's ({like['label']}) it is off by a mean "
+                   f"**{like['mean_abs_error']:.1%}**, at most {like['max_abs_error']:.1%}.")
 
 
 def published_runs_goal(errors: pd.DataFrame, summary: pd.DataFrame, band: float = 0.20,
@@ -322,8 +323,8 @@ BATCH_LIMIT_WORDS = {"as given": "as given", "HBM capacity": "the largest that f
 
 def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                    headline_target_s: float | None = None) -> str:
-    """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: section
-    0, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
+    """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: the
+    answer under the title, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
     latency-throughput curve under ``target_s`` (``engines.cheapest_setup``, same occupancy),
     in plain text: whether they are the same (tp, batch) and, if so, whether their expected
     prices agree; if not, how each was chosen. Then output ÷ input on an engine and on the
@@ -332,7 +333,7 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
     ``inference.serving_cost``)."""
     e_in, e_out, r_in, r_out = (c.expected_usd_per_m_input, c.expected_usd_per_m_output,
                                 c.usd_per_m_input, c.usd_per_m_output)
-    head = (f"the headline's set-up (section 0): TP {c.tp}, batch {c.batch}, "
+    head = (f"the headline's set-up (the answer under the title): TP {c.tp}, batch {c.batch}, "
             f"{c.expected_tpot_s * 1e3:.1f} ms per token expected (roofline "
             f"{c.tpot_s * 1e3:.1f}), ${e_in:.3f}/M input, ${e_out:.3f}/M output")
     if (int(best["tp"]), int(best["batch"])) == (c.tp, c.batch):
@@ -363,13 +364,19 @@ def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict
     scenario's ranges and sourced illustrative spreads on the inputs it gives as one number,
     ``ledger.HEADLINE_RULE``, said as ``g['basis']``), and the final
     pre-training run R = paid GPU-hours × GPU-hour rate (``glance.final_run``, the same quantity
-    as the ``final_run_usd`` headline) with its share R / B of the point bill."""
+    as the ``final_run_usd`` headline) with its share R / B of the point bill. "Costs ... in
+    all" only when no line is "not given" (``g['gaps']``, ``glance.bill_gaps``), as the report
+    index's first sentence; else what the lines the scenario prices add up to."""
     t = next(r for r in g["lines"] if r["key"] == "total")
     run = g["final_run"]
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
+    gaps = g.get("gaps")
+    cost = (f": the lines this scenario prices add up to **{md_usd(t['point_usd'])}**"
+            if gaps and (gaps["whole"] or gaps["partly"]) else
+            f" costs **{md_usd(t['point_usd'])}** in all")
     return (f"Training {model} on {fmt_count(train_tokens)} tokens with {n_gpus:,} × "
-            f"{accelerator} costs **{md_usd(t['point_usd'])}** in all, likely "
+            f"{accelerator}{cost}, likely "
             f"**{md_usd(t['p10_usd'])}–{md_usd(t['p90_usd'])}** (P10–P90, median "
             f"{md_usd(t['p50_usd'])}; {how}); the "
             f"{run['label']} (paid GPU-hours × price, failures and restarts included) is "

@@ -137,27 +137,27 @@ def _and(words: list) -> str:
 
 
 def gaps_sentence(gaps: dict | None) -> str:
-    """The sentence after the cost: the categories the total leaves out (not given, $0) and the
-    largest line priced from a default (``bill_gaps``); empty when there is neither."""
+    """The sentences after the cost: the categories the total leaves out (not given, $0), the
+    GPU-hour price when it is not the scenario's, and the largest line priced from a default
+    (``bill_gaps``), one sentence each (a reader took the price and the default line, joined to
+    "Not in that total: ..." by semicolons, for more things the total leaves out); empty when
+    there is none."""
     if not gaps:
         return ""
     parts = []
     if gaps["whole"] or gaps["partly"]:
         left = gaps["whole"] + [f"some {c} lines" for c in gaps["partly"]]
         parts.append(f"Not in that total: {_and(left)} (not given in the scenario, counted "
-                     "$0; notebook 00 lists them)")
+                     "$0; notebook 00 lists them).")
     if gaps.get("price_default"):
         what = gaps.get("price_default_words") or "the catalogue's median"
-        parts.append(f"{'the' if parts else 'The'} GPU-hour price, "
-                     f"${gaps['price_default']:.2f}, is "
-                     f"{what}, not a quote "
-                     "the scenario gives")
+        parts.append(f"The GPU-hour price, ${gaps['price_default']:.2f}, is {what}, not a "
+                     "quote the scenario gives.")
     if gaps["defaults"]:
         d = gaps["defaults"][0]
-        parts.append(f"{'the' if parts else 'The'} line '{d['line']}', {fmt_usd(d['usd'])}, "
-                     "is priced from the workbook's default, not from a figure the scenario "
-                     "gives")
-    return "; ".join(parts) + "." if parts else ""
+        parts.append(f"The line '{d['line']}', {fmt_usd(d['usd'])}, is priced from the "
+                     "workbook's default, not from a figure the scenario gives.")
+    return " ".join(parts)
 
 
 def with_headline(out: dict, head) -> dict:
@@ -490,7 +490,7 @@ def capped_mfu_sentence(summary: dict) -> str:
     fp8 = (dtype.get("value") if isinstance(dtype, dict) else dtype) == "fp8"
     peak = " of the FP8 peak" if fp8 else ""
     cap = f"{pred['cap']}; " if pred.get("cap") else ""
-    return (f" Its MFU, {pred['value']:.1%}{peak}, is its range's capped top ({cap}the "
+    return (f" The bill's MFU, {pred['value']:.1%}{peak}, is its range's capped top ({cap}the "
             f"step-time model's central estimate, {pred['center']:.1%}, is above it), so the "
             "estimate sits at the optimistic end of its range.")
 

@@ -62,8 +62,6 @@ p = llmcost.notebook_parameters(globals())  # every name of the parameters cell,
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
-print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
-      f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
 
 # %%
 from IPython.display import Markdown
@@ -107,6 +105,10 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
 # from `data/efficiency.csv` (measured GEMM throughput and copy bandwidth, the step model's
 # constants), so every time here is a **roofline**: a lower bound on time, an upper bound on
 # throughput. Section 6 measures how far real engines sit from it.
+
+# %%
+print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
+      f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -466,7 +468,8 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 # the batch slots busy at the scenario's occupancy as in section 5;
 # the Pareto front keeps the points no other point beats on both axes, and
 # `engines.cheapest_setup` picks the cheapest point under a latency target. The headline set-up
-# (section 0 and the headline figures) is chosen differently: `inf.choose_serving_tp` takes the
+# (the answer under the title and the headline figures) is chosen differently:
+# `inf.choose_serving_tp` takes the
 # lowest blended price on the roofline, its batch the largest that fits or the scenario's
 # latency target met by the roofline TPOT. The cell after the cheapest point says whether the
 # two land on the same tensor-parallel size and batch and, where they do, that the prices are
@@ -474,7 +477,7 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 
 # %%
 target_s = p["serve_max_tpot_s"] or 0.05
-occ = p["serve_occupancy"]  # mean busy share of the batch slots, as in section 0
+occ = p["serve_occupancy"]  # mean busy share of the batch slots, as in the answer
 curve = engines.latency_throughput_curve(spec, gpu, price, prompt_tokens=P, output_tokens=R,
                                          occupancy=occ, **sv)
 plots.latency_throughput(curve, target_s=target_s);

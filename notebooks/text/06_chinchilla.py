@@ -47,9 +47,6 @@ spec, gpu, fit = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["acc
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 n_run = spec.n_active_params if spec.is_moe else spec.n_params  # MoE: placed by active parameters
 c_run = 6 * n_run * p["train_tokens"]
-print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
-      f"{f' ({llmcost.fmt_count(n_run)} active, MoE: outside the fits)' if spec.is_moe else ''}, "
-      f"{llmcost.fmt_count(p['train_tokens'])} tokens -> C = 6ND = {c_run:.3g} FLOPs; fit {fit.name}")
 
 # %%
 from IPython.display import Markdown
@@ -83,6 +80,11 @@ display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, 
 # parameter per token); a served token costs 2·N FLOPs in the FLOP version, and its measured-style
 # price from the serving model (notebook 05) in the dollar version. Losses are nats per token on
 # each fit's own data, so a loss value means something only within one fit.
+
+# %%
+print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
+      f"{f' ({llmcost.fmt_count(n_run)} active, MoE: outside the fits)' if spec.is_moe else ''}, "
+      f"{llmcost.fmt_count(p['train_tokens'])} tokens -> C = 6ND = {c_run:.3g} FLOPs; fit {fit.name}")
 
 # %% [markdown]
 # ## 1. What compute-optimal means

@@ -58,10 +58,6 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
     p, spec.n_params, run["gpu_hours"], price, per_node)  # section 7: sized from the checkpoint plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
-print(f"checkpoint storage: {fmt_bandwidth(p['ckpt_storage_bytes_per_s'])} ({storage_source})")
-print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
-      f"${price:.2f}/GPU-h ({price_source})")
-print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
 
 # %%
 from IPython.display import Markdown
@@ -95,6 +91,12 @@ display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_p
 # training again. **Goodput** is the share of wall-clock time (and so of paid GPU-hours) spent on
 # steps that are kept. Checkpoint sizes count what is *saved*: gradients are not, so the
 # bf16-Adam recipe is 14 bytes per parameter, not the 16–18 of training state. GB = 10⁹ bytes.
+
+# %%
+print(f"checkpoint storage: {fmt_bandwidth(p['ckpt_storage_bytes_per_s'])} ({storage_source})")
+print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
+      f"${price:.2f}/GPU-h ({price_source})")
+print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
 
 # %% [markdown]
 # ## 1. Why failures are certain at scale
