@@ -152,7 +152,7 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
     top = pd.DataFrame({"lever": ["spot for ablations", "fp8"], "saving_usd": [1.2e5, 5e4],
                         "share_of_bill": [0.12, 0.05], "risk": ["pre-emption", "stability"]})
     text = answers.savings(1e6, top)
-    assert f"**spot for ablations**: **{answers.md_usd(1.2e5)}** (12.0%)" in text
+    assert f"**spot for ablations**: **{answers.md_usd(1.2e5)}** (12.0% of the bill)" in text
     assert "pre-emption" in text
     assert text.startswith(f"The largest saving on this bill of {answers.md_usd(1e6)}")
     assert "No lever saves" in answers.savings(1e6, top.iloc[0:0])

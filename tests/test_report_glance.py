@@ -261,8 +261,10 @@ def test_three_sentences_carry_the_summarys_numbers():
     # the final pre-training run, as notebook 00's headline counts it: paid GPU-hours × price
     run = ledger.build_ledger(RANGED).figures["final_run_usd"]
     assert g["final_run"]["point_usd"] == pytest.approx(run, rel=1e-9)
-    for v in (t["point_usd"], t["p10_usd"], t["p90_usd"], run):
-        assert fmt_usd(v) in detail
+    # the paragraph does not repeat the sentence above it: it says what its figures are
+    assert fmt_usd(run) in detail and fmt_usd(t["p10_usd"]) not in detail
+    assert detail.startswith('The first figure is the point estimate; "likely" is the P10-P90 '
+                             'range of the draws')
     assert "The final pre-training run" in detail and "final training run" not in detail
     assert ("from the scenario's ranges on the MFU; illustrative spreads on the GPU-hour price "
             "and the exploratory compute") in detail

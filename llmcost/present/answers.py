@@ -249,8 +249,8 @@ def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
                 "priced here costs more than it saves.")
     r = top.iloc[0]
     return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
-            f"**{r['lever']}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%}); "
-            f"its risk: {r['risk']}.")
+            f"**{r['lever']}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} of the "
+            f"bill); its risk: {r['risk']}.")
 
 
 def glossary(g: pd.DataFrame) -> str:

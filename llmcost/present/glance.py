@@ -542,15 +542,15 @@ def lead_details(summary: dict) -> str:
     run = g.get("final_run")
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
-    out = (f"{fmt_usd(t['point_usd'])} is the point estimate; {fmt_usd(t['p10_usd'])} to "
-           f"{fmt_usd(t['p90_usd'])} is the P10-P90 range (median {fmt_usd(t['p50_usd'])}), "
-           f"from {how}.")
+    out = (f"The first figure is the point estimate; \"likely\" is the P10-P90 range of the "
+           f"draws (median {fmt_usd(t['p50_usd'])}), from {how}.")
     if run and run["point_usd"]:
         out += (f" The {run['label']} (its paid GPU-hours, failures and restarts included, at "
                 f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it.")
     out += capped_mfu_sentence(summary)
     gap = gaps_sentence(g.get("gaps"))
     return out + (f" {gap}" if gap else "")
+
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).
 _BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
