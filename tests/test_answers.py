@@ -156,6 +156,10 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
     assert "pre-emption" in text
     assert text.startswith(f"The largest saving on this bill of {answers.md_usd(1e6)}")
     assert "No lever saves" in answers.savings(1e6, top.iloc[0:0])
+    # a lever's name with a price: every dollar sign escaped, as the prices' are
+    named = top.assign(lever=["the cheapest listed provider (RunPod, $2.69/GPU-h)", "fp8"])
+    text = answers.savings(1e6, named)
+    assert "(RunPod, \\$2.69/GPU-h)" in text and text.count("$") == text.count("\\$")
 
 
 def test_glossary_answer_counts():

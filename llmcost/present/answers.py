@@ -25,6 +25,12 @@ def md_usd(usd: float) -> str:
     return fmt_usd(usd).replace("$", "\\$")
 
 
+def md_text(text) -> str:
+    """Words for Markdown with every dollar sign escaped, as ``md_usd``'s: a lever named "the
+    cheapest listed provider (RunPod, $2.69/GPU-h)" beside a price would open TeX math."""
+    return str(text).replace("\\$", "$").replace("$", "\\$")
+
+
 def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: float,
           price_usd_per_gpu_hour: float, run: dict) -> str:
     """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``:
@@ -249,8 +255,8 @@ def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
                 "priced here costs more than it saves.")
     r = top.iloc[0]
     return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
-            f"**{r['lever']}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} of the "
-            f"bill); its risk: {r['risk']}.")
+            f"**{md_text(r['lever'])}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} "
+            f"of the bill); its risk: {md_text(r['risk'])}.")
 
 
 def glossary(g: pd.DataFrame) -> str:
