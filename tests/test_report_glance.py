@@ -730,7 +730,7 @@ def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
     pred = {"value": 0.405, "center": 0.415, "center_capped": True,
             "cap": "the best comparable published run"}
     s = {"mfu_prediction": pred, "parameters": {"dtype": {"value": "fp8", "from": "scenario"}}}
-    # "The bill's MFU", not "Its MFU": the sentence follows "... is $X of it" (the total), so
+    # "The bill's MFU", not "Its MFU": the sentence follows "... is $X of the point estimate", so
     # "Its" read as the total's
     assert glance.capped_mfu_sentence(s) == (
         " The bill's MFU, 40.5% of the FP8 peak, is its range's capped top (the best comparable "

@@ -546,7 +546,7 @@ def lead_details(summary: dict) -> str:
            f"draws (median {fmt_usd(t['p50_usd'])}), from {how}.")
     if run and run["point_usd"]:
         out += (f" The {run['label']} (its paid GPU-hours, failures and restarts included, at "
-                f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it.")
+                f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of the point estimate.")
     out += capped_mfu_sentence(summary)
     gap = gaps_sentence(g.get("gaps"))
     return out + (f" {gap}" if gap else "")
