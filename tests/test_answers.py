@@ -346,14 +346,16 @@ def test_published_runs_answer_gives_the_error_on_runs_like_the_scenario():
                            index=["steady-state MFU, held-out",
                                   "whole-run GPU-hours, published plan"])
     text = answers.published_runs(summary, like)
-    assert (f"On the 23 held-out runs like this scenario's (Hopper · any sharding · dense · BF16 "
-            f"· ≤ 32k · ≥ 10B) it is off by a mean **{like['mean_abs_error']:.1%}**, at most "
-            f"{like['max_abs_error']:.1%}.") in text
+    assert like["label"] == "Hopper · any sharding · dense · BF16 · ≤ 32k · ≥ 10B"
+    # in the reader's words, units written out (the regime label's "≤ 32k · ≥ 10B" had none)
+    assert (f"On the 23 held-out runs like this scenario's (Hopper GPUs, dense, BF16, sequences "
+            f"up to 32,768 tokens, 10B parameters or more, any sharding) it is off by a mean "
+            f"**{like['mean_abs_error']:.1%}**, at most {like['max_abs_error']:.1%}.") in text
     # none like it: said, never another regime's error
     none = accuracy.like_scenario_error("A100-80GB", is_moe=True, dtype="fp8", seq_len=4096,
                                         n_params=69e9)
     assert none["n"] == 0 and none["mean_abs_error"] is None
-    assert "No held-out published run is like this scenario's (Ampere" in \
+    assert "No held-out published run is like this scenario's (Ampere GPUs, MoE, FP8," in \
         answers.published_runs(summary, none)
     with pytest.raises(ValueError, match="seq_len=0 must be a whole number >= 1"):
         accuracy.like_scenario_error("H100-SXM", is_moe=False, dtype="bf16", seq_len=0,

@@ -139,10 +139,10 @@ def published_runs(summary: pd.DataFrame, like: dict | None = None) -> str:
         return text
     if not like["n"]:
         return text + (f" No held-out published run is like this scenario's "
-                       f"({like['label']}): its MFU rests on runs unlike it.")
+                       f"({like['words']}): its MFU rests on runs unlike it.")
     # "(...): a mean 7.2%, at most 21.7%" left the reader to supply what the mean was of
     return text + (f" On the {like['n']} held-out run{'s' if like['n'] > 1 else ''} like this "
-                   f"scenario's ({like['label']}) it is off by a mean "
+                   f"scenario's ({like['words']}) it is off by a mean "
                    f"**{like['mean_abs_error']:.1%}**, at most {like['max_abs_error']:.1%}.")
 
 

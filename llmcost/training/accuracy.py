@@ -1551,9 +1551,11 @@ def like_scenario_error(accelerator: str, *, is_moe: bool, dtype: str, seq_len: 
 
         mean |e| = Σ |predicted MFU ÷ published MFU − 1| / n    over those n rows
 
-    Returns ``{"label", "n", "mean_abs_error", "max_abs_error"}``: ``label`` the regime with
-    "any sharding" in place of the sharding; ``n`` 0 and both errors None when no held-out
-    published run is like it (a page then says so, never another regime's error).
+    Returns ``{"label", "words", "n", "mean_abs_error", "max_abs_error"}``: ``label`` the
+    regime with "any sharding" in place of the sharding, ``words`` the same for a reader, units
+    written out ("Hopper GPUs, dense, BF16, sequences up to 32,768 tokens, 10B parameters or
+    more, any sharding"); ``n`` 0 and both errors None when no held-out published run is like it (a page then
+    says so, never another regime's error).
 
     Raises
     ------
@@ -1585,9 +1587,15 @@ def like_scenario_error(accelerator: str, *, is_moe: bool, dtype: str, seq_len: 
             keep &= (held[part] == want[part]).to_numpy()
     e = held.loc[keep, "error"].abs()
     label = regime_label({**want, "sharding": "any sharding"})
+    long = want["context"] == "> 32k"
+    words = (f"{want['gpu_generation']} GPUs, {want['moe']}, {want['precision']}, sequences "
+             f"{'over' if long else 'up to'} {LONG_CONTEXT_TOKENS:,} tokens, "
+             + (f"{LARGE_MODEL_PARAMS / 1e9:.0f}B parameters or more" if want["size"] == "≥ 10B"
+                else f"under {LARGE_MODEL_PARAMS / 1e9:.0f}B parameters") + ", any sharding")
     if e.empty:
-        return {"label": label, "n": 0, "mean_abs_error": None, "max_abs_error": None}
-    return {"label": label, "n": int(len(e)), "mean_abs_error": float(e.mean()),
+        return {"label": label, "words": words, "n": 0, "mean_abs_error": None,
+                "max_abs_error": None}
+    return {"label": label, "words": words, "n": int(len(e)), "mean_abs_error": float(e.mean()),
             "max_abs_error": float(e.max())}
 
 
