@@ -235,18 +235,11 @@ def ring_unmasked_report():
           + ", ".join(shares) + "; at 32k per rank, CP 8, the ring's time per unit of the causal "
           f"rate: cuDNN {u['cudnn']:.3f}, FlashAttention-2 {u['fa2']:.3f}. Mean |error| per "
           "regime that moves, every call causal -> shipped:")
-    for split in ("calibration", "held-out"):
-        per_regime, verdict = accuracy.ring_unmasked_comparison(split)
-        print(f"   {split} rows:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.ring_unmasked_comparison)
     tables = {"causal": accuracy.validation_table(ring_unmasked=False),
               "shipped": accuracy.validation_table()}
-    off, on = (t.set_index("run_id") for t in tables.values())
-    moved = on.index[((on["error"] - off["error"]).abs() > 5e-4) & (on["seq_len"] > 32768)]
-    print("   the long rows that move: " + "; ".join(
-        f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
-        f"{on.loc[rid, 'error']:+.1%}" for rid in moved))
+    off, on, moved = moved_rows(tables, long_only=True)
+    print("   the long rows that move: " + row_moves(off, on, moved))
     print_buckets(tables, width=8)
 
 
@@ -263,18 +256,11 @@ def ring_compiled_report():
           "by default, @ a112bb81b880 torch/_inductor/config.py): the K/V all-gather and every "
           "dK/dV send exposed. Mean |error| per regime that moves, eager (overlapped) -> "
           "shipped:")
-    for split in ("calibration", "held-out"):
-        per_regime, verdict = accuracy.ring_compiled_comparison(split)
-        print(f"   {split} rows:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.ring_compiled_comparison)
     tables = {"eager": accuracy.validation_table(cp_ring_compiled=False),
               "shipped": accuracy.validation_table()}
-    off, on = (t.set_index("run_id") for t in tables.values())
-    moved = on.index[(on["error"] - off["error"]).abs() > 5e-4]
-    print("   the rows that move: " + "; ".join(
-        f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
-        f"{on.loc[rid, 'error']:+.1%}" for rid in moved))
+    off, on, moved = moved_rows(tables)
+    print("   the rows that move: " + row_moves(off, on, moved))
     print_buckets(tables, width=8)
 
 
@@ -296,21 +282,14 @@ def early_stop_report():
           "last GEMM, the FFN's down projection; not the A100 70B rows, run in 2023-05 on "
           "PyTorch 1.13). Mean |error| per regime that moves, shipped (whole forward re-run) "
           "-> early stop:")
-    for split in ("calibration", "held-out"):
-        per_regime, verdict = accuracy.early_stop_comparison(split)
-        print(f"   {split} rows:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.early_stop_comparison)
     tables = {"shipped": accuracy.validation_table(),
               "early": accuracy.validation_table(recompute_early_stop=True)}
     foundry_checkpointing_table(tables["shipped"], ", shipped")
     foundry_checkpointing_table(tables["early"], ", early stop")
-    off, on = (t.set_index("run_id") for t in tables.values())
-    moved = on.index[(on["error"] - off["error"]).abs() > 5e-4]
+    off, on, moved = moved_rows(tables)
     worst = sorted(moved, key=lambda r: -abs(on.loc[r, "error"]))[:6]
-    print(f"   rows that move: {len(moved)}; the largest after: " + "; ".join(
-        f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
-        f"{on.loc[rid, 'error']:+.1%}" for rid in worst))
+    print(f"   rows that move: {len(moved)}; the largest after: " + row_moves(off, on, worst))
     print_buckets(tables, width=8)
 
 
@@ -397,11 +376,7 @@ def flash_curve_report():
           "'flash': FlashAttention-2/-3 by sequence length, FlashAttention-3 paper's H100 bars, "
           "checked to 64K on NVIDIA's measurement; the Transformer Engine stacks keep the flat "
           "fraction), not on by default, mean |error| per regime that moves, shipped -> with it:")
-    for split in ("calibration", "held-out"):
-        per_regime, verdict = accuracy.flash_curve_comparison(split)
-        print(f"   {split} rows:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.flash_curve_comparison)
     tables = {"shipped": accuracy.validation_table(),
               "with it": accuracy.validation_table(attention_curve="flash")}
     ds = {k: t.set_index("run_id").loc["deepseek-v3-pretrain"] for k, t in tables.items()}
@@ -698,6 +673,35 @@ def print_buckets(tables: dict, width: int) -> None:
         cells = [f"{b} {held[f(held)]['error'].abs().mean():.1%} / "
                  f"{held[f(held)]['error'].abs().max():.1%}" for b, f in BUCKETS.items()]
         print(f"   buckets (mean / max), {name:{width}s}: " + "; ".join(cells))
+
+
+def print_comparison(comparison, splits=("calibration", "held-out"),
+                     header: str = "   {split} rows:") -> None:
+    """An ``accuracy.*_comparison`` on each split in turn: ``header`` (its ``{split}``
+    filled), the regimes that move (``print_moved``) and the rule's verdict
+    (``print_verdict``)."""
+    for split in splits:
+        per_regime, verdict = comparison(split)
+        print(header.format(split=split))
+        print_moved(per_regime)
+        print_verdict(split, verdict)
+
+
+def moved_rows(tables: dict, long_only: bool = False) -> tuple:
+    """``(off, on, moved)``: the two tables of ``tables`` (off first) indexed by run, and the
+    runs whose error moves by more than 0.05 points between them (``long_only``: of those,
+    the sequences over 32,768 tokens)."""
+    off, on = (t.set_index("run_id") for t in tables.values())
+    keep = (on["error"] - off["error"]).abs() > 5e-4
+    if long_only:
+        keep &= on["seq_len"] > 32768
+    return off, on, on.index[keep]
+
+
+def row_moves(off, on, run_ids) -> str:
+    """``run_id (split) e_off -> e_on`` for each run, joined by "; "."""
+    return "; ".join(f"{rid} ({on.loc[rid, 'split']}) {off.loc[rid, 'error']:+.1%} -> "
+                     f"{on.loc[rid, 'error']:+.1%}" for rid in run_ids)
 
 
 def print_moved(per_regime, off_word: str = "", on_word: str = "") -> None:
@@ -1072,11 +1076,8 @@ def fp8cs_switch_report():
           f"{on[on.moe_held]['error'].abs().mean():.1%}, max "
           f"{off[off.moe_held]['error'].abs().max():.1%} -> "
           f"{on[on.moe_held]['error'].abs().max():.1%}")
-    for split in ("held-out", "calibration"):
-        per_regime, verdict = accuracy.fp8cs_launch_comparison(split)
-        print(f"     {split} rows, mean |error| per regime that moves, off -> on:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.fp8cs_launch_comparison, ("held-out", "calibration"),
+                     "     {split} rows, mean |error| per regime that moves, off -> on:")
     print("     left off by default (StepOptions.fp8cs_expert_launches=False)")
 
 
@@ -1668,11 +1669,8 @@ def fp8cs_eager_report():
     for name in ("MoE", "FP8"):
         held = on[BUCKETS[name](on) & (on["split"] == "held-out")]["error"].abs()
         print(f"     candidate's worst held-out {name} row: {held.idxmax()} {held.max():.1%}")
-    for split in ("held-out", "calibration"):
-        per_regime, verdict = accuracy.fp8cs_eager_launch_comparison(split)
-        print(f"     {split} rows, mean |error| per regime that moves, shipped -> candidate:")
-        print_moved(per_regime)
-        print_verdict(split, verdict)
+    print_comparison(accuracy.fp8cs_eager_launch_comparison, ("held-out", "calibration"),
+                     "     {split} rows, mean |error| per regime that moves, shipped -> candidate:")
     print("     left off by default: the later H100 FP8-CS recipe's rows (HybridEP, 8 local "
           "experts, eager) and the spared rows, through the re-fit's smaller per-expert "
           "constant, move away; no code path that the 25.11 / 26.02 H100 recipe runs and the "
