@@ -2228,10 +2228,12 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     failed = [p.stem for p in result.failed]
     lead = "".join(f"<p class='lead'>{html.escape(x)}</p>"
                    for x in plain_sentences(summary, failed))
-    if lead_details(summary):
-        lead += f"<p class='lead-detail'>{html.escape(lead_details(summary))}</p>"
-    if compared_sentence(summary):
-        lead += (f"<p class='compared'>{html.escape(compared_sentence(summary))} "
+    detail = lead_details(summary)
+    if detail:
+        lead += f"<p class='lead-detail'>{html.escape(detail)}</p>"
+    pointer = compared_sentence(summary)
+    if pointer:
+        lead += (f"<p class='compared'>{html.escape(pointer)} "
                  "<a href='#compared'>The comparison</a>.</p>")
     esc = html.escape
     params = "".join(
