@@ -47,7 +47,8 @@ def page_html():
     bills = [ledger.build_ledger(A), ledger.build_ledger(B)]
     df = glance.compare_bills(bills, NAMES, samples=20_000)
     body = glance.compare_html(df, NAMES, bills[1].warnings, "b.yaml",
-                               glance.compare_inputs(bills))
+                               glance.compare_inputs(bills),
+                               figure=glance.compare_figure_html(df, NAMES))
     return (f"<!doctype html><html><head><meta name='viewport' content='width=device-width'>"
             f"<style>{report.INDEX_CSS}</style></head><body>{body}</body></html>"), df
 
@@ -77,6 +78,32 @@ def test_comparison_shows_a_b_and_the_difference_per_draw_on_screen(page_html, w
     assert lo < total["difference usd"] < hi < 0  # H100 is cheaper in every draw here
     assert shown == [f"−{glance.fmt_usd(abs(v))}" for v in
                      (total["difference usd"], lo, hi)], where
+
+
+FIGURE_JS = r"""() => {
+  const img = document.querySelector('#compared ~ picture img');
+  const r = img.getBoundingClientRect();
+  const src = document.querySelector('#compared ~ picture source').srcset;
+  return {vw: document.documentElement.clientWidth, left: r.left, right: r.right,
+          width: r.width, natural: img.naturalWidth, phone: img.currentSrc === src,
+          complete: img.complete, pageScroll: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_comparison_figure_is_on_screen_with_the_phone_picture_on_a_phone(page_html, width):
+    html, _ = page_html
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.set_content(html)
+        page.wait_for_function("document.querySelector('#compared ~ picture img').complete")
+        m = page.evaluate(FIGURE_JS)
+    where = f"at {width} px: {m}"
+    assert m["natural"] > 0, where  # the SVG decoded
+    assert m["left"] >= 0 and m["right"] <= m["vw"] + 0.5 and m["pageScroll"] <= m["vw"], where
+    assert m["phone"] is (width == 390), where  # the one-column picture on a phone only
+    if width == 390:  # the picture drawn 4.5 in wide (324 pt) fills the phone's column
+        assert 0.8 * m["vw"] <= m["width"] <= m["vw"], where
 
 
 # The "Read this first" box printed: a trial's PDF of the Llama 3.1 405B report showed

@@ -435,6 +435,35 @@ def test_compare_is_per_draw_with_common_random_numbers():
     assert "one number per line" in glance.compare_html(point, ("x", "y"))
 
 
+def test_the_difference_figure_draws_b_minus_a_as_derived_by_hand():
+    # Half the tokens: the main run's compute is 6·N·D / (peak · MFU) GPU-seconds at a price
+    # (Kaplan et al. 2020's C = 6ND), linear in D, so B - A of that line is minus half of A's;
+    # lines that do not depend on D (people, operations, data licensing...) are the same in both
+    from matplotlib.figure import Figure
+
+    a, b = ledger.build_ledger(POINT), ledger.build_ledger({**POINT, "train_tokens": 1e12})
+    names = ("2T tokens", "1T tokens")
+    df = glance.compare_bills([a, b], names)
+    rows = plots.difference_rows(df)
+    main = df.set_index("line").loc["pre-training compute"]
+    got = rows.set_index("line").loc["pre-training compute", "diff"]
+    assert got == pytest.approx(-main["2T tokens usd"] / 2, rel=1e-9)
+    assert rows["line"].iloc[-1] == "total"
+    assert rows["diff"].iloc[-1] == pytest.approx(b.total_usd - a.total_usd, rel=1e-9)
+    body = rows["diff"].iloc[:-1].abs().to_numpy()
+    assert (body > 0).all() and (np.diff(body) <= 0).all()  # largest first, none at $0
+    fig = Figure()
+    ax = plots.bill_difference(df, names, axes=fig.add_subplot())
+    scale = plots.usd_scale(abs(rows["diff"]).max())
+    widths = [p.get_width() for p in ax.patches]
+    np.testing.assert_allclose(widths, rows["diff"] / scale, rtol=1e-9)
+    assert plots.signed_usd(b.total_usd - a.total_usd) in ax.get_title()
+    assert f"{len(df) - len(rows)} lines the same in both" in fig._supxlabel.get_text()
+    assert not ax.collections  # no ranges in either scenario: no whiskers
+    html_ = glance.compare_figure_html(df, names)
+    assert html_.count("data:image/svg+xml,") == 2 and "alt='B minus A line by line" in html_
+
+
 def test_compared_sentence_states_b_against_a_by_hand():
     # a hand case: A's whole bill $5M, B's $2M -> B is $3M less; B's $7M -> $2M more
     def summary(b_usd):
@@ -489,6 +518,8 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     assert summary["compare"]["warnings"] == list(warnings_b) and warnings_b
     compared = page[page.index("<h2 id='compared'>Compared"):]
     assert "Read this first about b" in compared
+    # the difference as a picture above the comparison's table
+    assert compared.index("alt='B minus A line by line") < compared.index("<table")
     for w in warnings_b:
         assert report.html.escape(glance.caveat_line(w)) in compared
         assert report.html.escape(w) in compared

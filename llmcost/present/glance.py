@@ -249,6 +249,40 @@ def _glance_uris(bars, tornado_df, title: str, illustrative: bool, basis, mpl_ve
     return uris
 
 
+def svg_uri(fig) -> str:
+    """A Matplotlib figure as an SVG data URI, cropped to what it draws: its text as SVG text
+    (the browser's sans-serif, a few kB per figure, not glyph outlines), percent-encoded with no
+    whitespace or comma (a ``srcset`` candidate), no "#" (a fragment) and no "+"."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
+
+
+def compare_figure_html(df, names: tuple) -> str:
+    """``plots.bill_difference`` of a comparison (``compare_bills``) as the glance figure is
+    shown (``glance_figure_html``): an ``<img>`` of an SVG data URI, its phone picture (one
+    column, the labels wrapped) on a screen under 40rem, with an ``alt`` text giving the whole
+    difference and the lines that differ most."""
+    from matplotlib.figure import Figure
+
+    uris = {}
+    for tall in (False, True):
+        fig = Figure()
+        plots.bill_difference(df, names, tall=tall, axes=fig.add_subplot())
+        uris[tall] = svg_uri(fig)
+    rows = plots.difference_rows(df)
+    top = "; ".join(f"{r.line} {plots.signed_usd(r.diff)}" for r in rows.iloc[:-1].head(3)
+                    .itertuples())
+    alt = (f"B minus A line by line: the whole bill {plots.signed_usd(rows['diff'].iloc[-1])}"
+           + (f"; most: {top}" if top else ""))
+    return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
+            f"<img class='difference' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
+            "</picture>")
+
+
 #: The characters of ``glance_text``: bar, whisker, whisker ends, the point on a tornado row.
 BAR_CHARS = {"unicode": ("█", "─", "├", "┤", "│"), "ascii": ("#", "-", "|", "|", "+")}
 
@@ -955,14 +989,16 @@ def _mfu_on_basis(bill, mfu: float) -> str:
             f"{above_bf16_peak_words(mfu * r, r)})")
 
 
-def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -> str:
+def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
+                 figure: str = "") -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
     B - A, and under it the P10-P90 of the difference per draw when there are ranges; the
     columns are headed A and B as ``estimate --compare`` heads them, the two ``names`` said once
     above the table (a phone has no room for a title in each header). Lines at $0 in
     both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
     ``report.estimate_ledger``), shown as the index shows the first's (``caveats_html``), under
-    its name and file ``file_b``."""
+    its name and file ``file_b``. ``figure``: the HTML of the difference's picture
+    (``compare_figure_html``), shown above the table."""
     a, b = (f"{n} usd" for n in names)
     ranged = "difference p10 usd" in df.columns
 
@@ -1020,6 +1056,6 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
     differ = (f"<p><b>Inputs that differ</b> (A → B): {html.escape('; '.join(inputs))}.</p>"
               if inputs else "")
     return (f"<h2 id='compared'>Compared: {html.escape(names[0])} and {html.escape(names[1])}"
-            f"</h2>{legend}{said}{differ}"
+            f"</h2>{legend}{said}{differ}{figure}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

@@ -2963,6 +2963,92 @@ def _row_overlap_in(ax, gap_pt: float) -> float:
 
 
 # ---- published runs (notebook 08, llmcost.claims)
+def signed_usd(amount: float) -> str:
+    """A difference in USD with its sign, as the comparison table writes it: "−$36.4k",
+    "+$863k", "$0.00"."""
+    return ("−" if amount < 0 else "+" if amount > 0 else "") + fmt_usd(abs(float(amount)))
+
+
+#: The width (inches) of ``bill_difference``'s phone picture (as ``GLANCE_TALL_WIDTH_IN``).
+DIFFERENCE_TALL_WIDTH_IN = GLANCE_TALL_WIDTH_IN
+
+
+def difference_rows(df) -> pd.DataFrame:
+    """The lines ``bill_difference`` draws from a comparison (``glance.compare_bills``: ``line``,
+    ``<A> usd``, ``<B> usd``, ``difference usd``, with ranges ``difference p10 usd`` and
+    ``difference p90 usd``): each line whose difference B - A, or its P10 or P90 per draw, is not
+    zero, largest |difference| first, then the total (the table's last row). Columns ``line``,
+    ``diff``, ``p10``, ``p90`` (the difference itself where there are no ranges)."""
+    diff = df["difference usd"].astype(float)
+    lo = df["difference p10 usd"].astype(float) if "difference p10 usd" in df else diff
+    hi = df["difference p90 usd"].astype(float) if "difference p90 usd" in df else diff
+    out = pd.DataFrame({"line": df["line"], "diff": diff, "p10": lo, "p90": hi})
+    body, total = out.iloc[:-1], out.iloc[-1:]
+    body = body[(body[["diff", "p10", "p90"]] != 0).any(axis=1)]
+    body = body.reindex(body["diff"].abs().sort_values(ascending=False, kind="stable").index)
+    return pd.concat([body, total], ignore_index=True)
+
+
+def bill_difference(df, names: tuple, tall: bool = False, axes=None):
+    """What changes from bill A to bill B (``glance.compare_bills``; ``names``: A's and B's):
+    one bar per line of B - A (``difference_rows``: lines that differ, largest first, the whole
+    bill last in dark grey), blue where B costs less, orange where it costs more, with the
+    P10-P90 of the difference per draw as a black whisker when either scenario has ranges
+    (both bills drawn with the same random numbers: ``ledger.compare_draws``). Each bar is
+    labelled with its signed amount. ``tall``: a phone's narrow picture. Returns the Axes."""
+    rows = difference_rows(df)
+    total_a = float(df[f"{names[0]} usd"].iloc[-1])
+    big = float(np.nanmax(np.abs(rows[["diff", "p10", "p90"]].to_numpy(dtype=float))))
+    scale = usd_scale(big)
+    unit = _usd_unit(scale)
+    n = len(rows)
+    size = (DIFFERENCE_TALL_WIDTH_IN if tall else 11.0,
+            (0.8 if tall else 0.55) * n + (4.2 if tall else 2.6))
+    ax = _ax(axes, figsize=size)
+    fig = ax.figure
+    fig.set_size_inches(size)  # an Axes given in a figure of another size too
+    y = np.arange(n)[::-1].astype(float)  # the first row on top, the total at the foot
+    d, lo, hi = (rows[c].to_numpy(dtype=float) / scale for c in ("diff", "p10", "p90"))
+    last = np.arange(n) == n - 1
+    colours = np.where(last, "0.25", np.where(d < 0, "C0", "C1"))
+    ax.barh(y, d, color=list(colours), alpha=0.85, height=0.6)
+    ranged = bool(np.any(lo != d) or np.any(hi != d))
+    if ranged:
+        ax.hlines(y, lo, hi, color="k", lw=1.5)
+    ax.axvline(0, color="k", lw=0.8)
+    gap = "\n" if tall else " "
+    for yi, r, v in zip(y, rows.itertuples(), d):
+        text = signed_usd(r.diff) + (f"{gap}({signed_usd(r.p10)} to {signed_usd(r.p90)})"
+                                     if ranged else "")
+        edge = (min if v < 0 else max)(v, r.p10 / scale, r.p90 / scale)
+        ax.annotate(text, (edge, yi), xytext=(-6 if v < 0 else 6, 0), textcoords="offset points",
+                    ha="right" if v < 0 else "left", va="center", fontsize=11, parse_math=False)
+    left, right = min(0.0, np.nanmin([d, lo, hi])), max(0.0, np.nanmax([d, lo, hi]))
+    room = (right - left) * (1.6 if tall else 0.8)  # the labels beside the bars
+    ax.set_xlim(left - (room if left < 0 else 0.05 * room), right + (room if right > 0 else
+                                                                     0.05 * room))
+    ax.set_yticks(y, [textwrap.fill(str(s), 15 if tall else 30, break_long_words=False)
+                      for s in rows["line"]])
+    ax.set_xlabel(f"B − A, {unit}" + (": bar = difference of the point bills, whisker = its "
+                                      "P10–P90 per draw" if ranged else ""))
+    t = float(rows["diff"].iloc[-1])
+    pct = f"{abs(t / total_a):.0%}" if total_a else ""
+    share = f" ({'−' if t < 0 else '+' if t > 0 else ''}{pct} of A)" if total_a else ""
+    head = f"What changes from A to B? B\u00a0−\u00a0A\u00a0= {signed_usd(t)}{share}"
+    # a phone's picture: the title right-aligned over the bars, wrapped, reaching over the labels
+    ax.set_title(textwrap.fill(head, 28) if tall else head, fontweight="bold", parse_math=False,
+                 loc="right" if tall else "center")
+    same = len(df) - n
+    _source(ax, f"A: {names[0]}; B: {names[1]}. Each bar: B's line minus A's "
+            "(llmcost.ledger.compare)" + ("; whiskers: the P10 and P90 of the difference, "
+                                          "draw by draw over the same random numbers "
+                                          "(ledger.compare_draws)" if ranged else "")
+            + (f". {same} line{'s' if same > 1 else ''} the same in both, not drawn"
+               if same else "") + ".")
+    readable(fig)
+    return ax
+
+
 def published_runs_scatter(errors, band: float = 0.20, ax=None):
     """Predicted against published accelerator-hours on log axes with the ±``band`` band, one
     marker per prediction method (``claims.published_run_errors`` rows that are scored; its

@@ -101,6 +101,7 @@ from .glance import (
     bill_glance,
     caveats_html,
     compare_bills,
+    compare_figure_html,
     compare_html,
     compare_inputs,
     compared_sentence,
@@ -2082,8 +2083,13 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
                               "warnings": list(bill_b.warnings),
                               "inputs_differ": compare_inputs([bill_a, bill_b]),
                               "lines": df.to_dict("records")}
+        try:
+            figure = compare_figure_html(df, names)
+        except ValueError as e:  # the table says it all the same
+            figure = ""
+            progress(f"warning: the comparison's figure could not be drawn: {e}")
         out["compared"] = compare_html(df, names, bill_b.warnings, path,
-                                       compare_inputs([bill_a, bill_b]))
+                                       compare_inputs([bill_a, bill_b]), figure=figure)
     return out
 
 
@@ -2189,6 +2195,7 @@ ul.cols{columns:16rem}
 p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
 p.lead-detail{font-size:.95rem;line-height:1.45;color:#444;margin:.4rem 0 .8rem}
 img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
+img.difference{display:block;max-width:100%;height:auto;margin:1rem 0}
 @media screen and (min-width:64rem){img.glance{max-width:none;
 width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
 div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
