@@ -378,6 +378,39 @@ def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
     assert "6·N·D" in df.loc["compute-optimal parameters for those FLOPs", "how"]
 
 
+def test_false_position_finds_the_bisections_threshold_in_fewer_bills(s, base, monkeypatch):
+    # The same budget inverted two ways: 40 geometric bisections (no margin) and false position
+    # on the budget's relative room. Both end on a bracket of ln-width ln(hi0/lo0) / 2^40
+    # around the one threshold, so their answers agree to that width (far below the 4
+    # significant figures any page shows); false position needs a fraction of the bills (the
+    # bill is near-linear in tokens: Numerical Recipes §9.2's case for regula falsi).
+    bud = 0.5 * base.total_usd
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    calls = []
+
+    def fits(t):
+        calls.append(t)
+        return lv.bill({**strip, "train_tokens": t}).total_usd <= bud
+
+    def margin(t):
+        return 1 - lv.bill({**strip, "train_tokens": t}).total_usd / bud
+
+    lo0, hi0 = 1e-3 * s["train_tokens"], s["train_tokens"]
+    bisected = lv._largest_tokens(fits, lo0, hi0)
+    n_bisect, calls[:] = len(calls), []
+    falsi = lv._largest_tokens(fits, lo0, hi0, margin=margin)
+    n_falsi = len(calls)
+    width = np.log(hi0 / lo0) / 2 ** 40
+    for lo, hi in (bisected, falsi):
+        assert 0 < np.log(hi / lo) <= width * (1 + 1e-6)
+        assert fits(lo) and not fits(hi)
+    assert abs(np.log(falsi[0] / bisected[0])) <= 2 * width
+    assert n_bisect >= 40 and n_falsi <= 10, (n_bisect, n_falsi)
+    # and the public answer is that threshold: half the bill buys just under half the tokens
+    df = lv.fit_budget(s, budget_usd=bud).set_index("quantity")
+    assert df.loc["tokens the budget buys", "value"] == pytest.approx(bisected[0], rel=1e-9)
+
+
 def test_budget_and_deadline_together_obey_both(s, base):
     # A new-user trial: a budget far above the bill with a deadline gave tokens whose run took
     # 322 days against a 30-day deadline. Both given: the tokens keep the run within the

@@ -2471,11 +2471,24 @@ def _days_text(days: float) -> str:
     return fmt_duration(days * SECONDS_PER_DAY)
 
 
-def _largest_tokens(fits, lo: float, hi: float, steps: int = 40) -> tuple:
+def _largest_tokens(fits, lo: float, hi: float, steps: int = 40, margin=None) -> tuple:
     """The bracket (lo, hi) of the largest token count that ``fits`` (a test that holds below
     a threshold and fails above it: the bill and the wall clock rise with tokens), given
-    ``fits(lo)``: ``hi`` doubled until it fails, then ``steps`` geometric bisections
-    (mid = √(lo·hi)); ``lo`` fits, ``hi`` does not."""
+    ``fits(lo)``: ``hi`` doubled until it fails, then narrowed to the log-width ``steps``
+    geometric bisections (mid = √(lo·hi)) would leave, ln(hi/lo) ÷ 2^steps; ``lo`` fits, ``hi``
+    does not.
+
+    With ``margin`` (a number ≥ 0 exactly where ``fits`` holds, varying smoothly with the
+    tokens: the relative room left under each limit), the bracket is narrowed by false
+    position instead (regula falsi: the threshold estimated where the line through the
+    bracket's two margins, against tokens, crosses zero; Press et al., Numerical Recipes, 3rd
+    ed., §9.2):
+    each round tests the two points half the final width on either side of the estimate, which
+    close the bracket when the estimate is that close, and a round that does not halve the
+    bracket ends with a bisection, so it never needs many more tests than bisection. The bill is
+    near-linear in tokens (GPU-hours = 6·N·D ÷ (peak · MFU) and the lines that follow it), so two
+    or three rounds replace thirty bisections; the answer is the same threshold to the same
+    width (``tests/test_levers.py`` holds the two searches to it)."""
     top = MAGNITUDE_LIMITS["train_tokens"][0]
     while fits(hi):
         if hi * 2 > top:  # past it the bill refuses the tokens as a typo (scenario.py)
@@ -2483,10 +2496,27 @@ def _largest_tokens(fits, lo: float, hi: float, steps: int = 40) -> tuple:
                              f"may train ({MAGNITUDE_LIMITS['train_tokens'][1]}): give a "
                              "smaller budget")
         lo, hi = hi, hi * 2
-    for _ in range(steps):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo, hi
+    width = math.log(hi / lo) / 2 ** steps  # the final bracket's log-width
+    a, b = math.log(lo), math.log(hi)
+    fa = fb = None
+    while b - a > width * (1 + 1e-9):
+        before = b - a
+        if margin is not None:
+            fa = margin(math.exp(a)) if fa is None else fa
+            fb = margin(math.exp(b)) if fb is None else fb
+            ta, tb = math.exp(a), math.exp(b)  # the line drawn in tokens, where it is straight
+            t = tb - fb * (tb - ta) / (fb - fa) if fb != fa else math.sqrt(ta * tb)
+            x = math.log(t) if t > 0 else (a + b) / 2
+            for y in sorted({min(max(x - width / 2, a), b - width),
+                             min(max(x + width / 2, a + width), b)}):
+                if a < y < b:
+                    t = math.exp(y)
+                    a, fa, b, fb = (y, margin(t), b, fb) if fits(t) else (a, fa, y, margin(t))
+        if b - a > before / 2 and b - a > width * (1 + 1e-9):
+            y = (a + b) / 2
+            a, b = (y, b) if fits(math.exp(y)) else (a, y)
+            fa = fb = None
+    return math.exp(a), math.exp(b)
 
 
 def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
@@ -2516,11 +2546,17 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
         led = led_of(n, t)
         return led.total_usd <= bud and (not days or led.figures["wall_clock_days"] <= dl)
 
+    def margin(n, t, days=True):  # the relative room under each limit: >= 0 where it fits
+        led = led_of(n, t)
+        room = 1 - led.total_usd / bud
+        return min(room, 1 - led.figures["wall_clock_days"] / dl) if days else room
+
     n0 = int(_get(s, "n_gpus"))
     if not fits(n0, 1e-3 * t0, days=False):
         return {"quantity": "GPUs for the budget and the deadline", "value": float(n0),
                 "unit": "GPUs", "how": "the scenario's (the budget is below the fixed lines)"}
-    t_b = _largest_tokens(lambda t: fits(n0, t, days=False), 1e-3 * t0, t0, 30)[0]
+    t_b = _largest_tokens(lambda t: fits(n0, t, days=False), 1e-3 * t0, t0, 30,
+                          margin=lambda t: margin(n0, t, days=False))[0]
     try:
         i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts)["value"]))
     except ValueError:  # no count meets the deadline at those tokens: the shortest run
@@ -2537,13 +2573,15 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
                          f"scenario's tokens do not fit both: "
                          f"{_days_text(led.figures['wall_clock_days'])} and "
                          f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
-    best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
+    best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30,
+                             margin=lambda t: margin(cands[i], t))[0]
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens; to more GPUs only
         j = _next_running(stops, i, way, len(cands))  # for more than SAME_TOKENS_REL more
         gain = 1e-6 if way < 0 else SAME_TOKENS_REL
         while j is not None and fits(cands[j], best_t * (1 + gain)):
             best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + gain),
-                                     best_t * 1.01, 30)[0]
+                                     best_t * 1.01, 30, margin=lambda t, k=j: margin(cands[k], t)
+                                     )[0]
             i, j = j, _next_running(stops, j, way, len(cands))
     why = [_neighbour_words(cands[k], k > i, best_t, led_of, fits, bud, dl)
            for k in (_next_running(stops, i, -1, len(cands)),
@@ -2586,7 +2624,8 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
-    with tokens: doubling, then 40 geometric bisections), the main run's days at those tokens,
+    with tokens: doubling, then narrowed to the width of 40 geometric bisections by false
+    position, ``_largest_tokens``), the main run's days at those tokens,
     and the compute-optimal N*, D* for their FLOPs counted as the fit counts them
     (``scaling.compute_optimal``: C = 6·N·D with N the active parameters, Besiroglu et al. 2024;
     not the MFU basis, which adds attention's FLOPs)."""
@@ -2603,6 +2642,12 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
         return led.total_usd <= bud and (deadline_days is None
                                           or led.figures["wall_clock_days"] <= deadline_days)
 
+    def margin(t):  # the relative room under each limit: >= 0 where it fits
+        led = led_of(t)
+        room = 1 - led.total_usd / bud
+        return room if deadline_days is None else min(
+            room, 1 - led.figures["wall_clock_days"] / deadline_days)
+
     lo = 1e-3 * t0
     if led_of(lo).total_usd > bud:
         raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
@@ -2611,7 +2656,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
         raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
                          f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
                          f"{fmt_gpus(int(_get(s, 'n_gpus')))}")
-    lo, hi = _largest_tokens(fits, lo, t0)
+    lo, hi = _largest_tokens(fits, lo, t0, margin=margin)
     led = led_of(lo)
     # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
     flops = led.figures["training_flops_6nd"]
