@@ -464,6 +464,54 @@ def test_the_difference_figure_draws_b_minus_a_as_derived_by_hand():
     assert html_.count("data:image/svg+xml,") == 2 and "alt='B minus A line by line" in html_
 
 
+def test_an_input_that_moves_nothing_is_not_named_and_a_fixed_large_line_is():
+    # A trial's RL-heavy owned scenario read "next comes exploratory and failed runs, a swing
+    # of $0.00", and its RL line, 68% of the bill, showed "$2.99M ($2.99M–$2.99M)" with nothing
+    # saying it was held at one number. By hand: lines of $3M (no spread) and $1M (P10-P90
+    # $0.9M-$1.2M), total $4M: the $3M line is 75% of it, above FIXED_LINE_SHARE (25%).
+    lines = [{"key": "post.rl", "line": "RL post-training", "point_usd": 3e6, "p10_usd": 3e6,
+              "p50_usd": 3e6, "p90_usd": 3e6},
+             {"key": "compute", "line": "pre-training compute", "point_usd": 1e6,
+              "p10_usd": 0.9e6, "p50_usd": 1e6, "p90_usd": 1.2e6},
+             {"key": "total", "line": "the whole bill", "point_usd": 4e6, "p10_usd": 3.9e6,
+              "p50_usd": 4e6, "p90_usd": 4.2e6}]
+    said = glance.fixed_lines_sentence(lines)
+    assert said == (" The line “RL post-training”, $3.00M or 75% of the point estimate, is held "
+                    "at one number: none of its inputs is ranged, so the range leaves its "
+                    "uncertainty out.")
+    lines[0] = {**lines[0], "p90_usd": 3.1e6}  # a spread: nothing to say
+    assert glance.fixed_lines_sentence(lines) == ""
+    tornado = [{"input": "mfu", "total_at_p10_usd": 4.2e6, "total_at_p90_usd": 3.9e6,
+                "swing_usd": 0.3e6},
+               {"input": "ledger_exploratory_fraction", "total_at_p10_usd": 4e6,
+                "total_at_p90_usd": 4e6, "swing_usd": 0.0}]
+    summary = {"bill_glance": {"lines": lines, "tornado": tornado, "gaps": None}}
+    second = glance.plain_sentences(summary)[1]
+    assert "next comes" not in second and "$0.00" not in second
+    tornado[1]["swing_usd"] = 5e4
+    assert "next comes" in glance.plain_sentences(summary)[1]
+
+
+def test_a_difference_outside_its_own_range_is_starred_in_the_report_as_in_the_terminal():
+    # A trial compared MI300X with an H200 `mfu: predict` run: the index showed "+$5.99M" over
+    # "+$6.27M to +$7.15M" with no mark, where `estimate --compare` stars it (a point outside
+    # its own P10-P90: ledger.point_outside). The trial's figures, by hand: 5.99 < 6.27.
+    import pandas as pd
+
+    df = pd.DataFrame([
+        {"line": "pre-training compute", "A usd": 5e6, "B usd": 1.099e7, "difference usd": 5.99e6,
+         "difference p10 usd": 6.27e6, "difference p50 usd": 6.6e6, "difference p90 usd": 7.15e6},
+        {"line": "total", "A usd": 5e6, "B usd": 1.099e7, "difference usd": 5.99e6,
+         "difference p10 usd": 5.5e6, "difference p50 usd": 6.1e6, "difference p90 usd": 7.2e6}])
+    assert glance.difference_outside(df.iloc[0].to_dict())
+    assert not glance.difference_outside(df.iloc[1].to_dict())
+    page = glance.compare_html(df, ("A", "B"))
+    assert page.count("+$5.99M*</span>") == 1  # the line, not the total, whose point is inside
+    assert report.html.escape(glance.COMPARE_OUTSIDE_NOTE) in page
+    from llmcost.present import cli
+    assert cli.COMPARE_OUTSIDE_NOTE is glance.COMPARE_OUTSIDE_NOTE  # one note for both
+
+
 def test_compared_sentence_states_b_against_a_by_hand():
     # a hand case: A's whole bill $5M, B's $2M -> B is $3M less; B's $7M -> $2M more
     def summary(b_usd):
@@ -842,12 +890,15 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     # a trial read "mfu_band None → predicted" and "rl_async False → True" from
     # `estimate --compare`: the scenario files say null, false and true (YAML 1.1 core schema)
     class Bill:
-        def __init__(self, sc):
-            self.scenario = sc
+        def __init__(self, sc, mfu=0.4):
+            self.scenario, self.figures = sc, {"mfu": mfu}
     a, b = Bill({"rl_async": False, "mfu_band": None}), Bill({"rl_async": True,
-                                                             "mfu_band": "predicted"})
-    assert glance.other_inputs_differing([a, b]) == ["mfu_band null → predicted",
-                                                     "rl_async false → true"]
+                                                             "mfu_band": "predicted"}, 0.47)
+    # a later trial read "mfu_band null → predicted", a key no scenario file writes (the report
+    # sets it): where the MFU came from is said beside the MFU instead
+    assert glance.other_inputs_differing([a, b]) == ["rl_async false → true"]
+    assert glance.compare_inputs([a, b]) == ["mfu 40.0% → 47.0% (predicted)",
+                                             "rl_async false → true"]
     # a list (a trial read a Python dict cut at 40 characters for phases): its count and names
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [

@@ -33,10 +33,12 @@ from ..serving.rl import decode_factor_words
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
+    COMPARE_OUTSIDE_NOTE,
     OUTSIDE_NOTE,
     compare_bills,
     compare_inputs,
     compare_labels,
+    difference_outside,
     glance_summary,
     glance_text,
     point_outside,
@@ -506,21 +508,6 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
-#: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``).
-COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10 to P90 of B − A "
-                        "per draw: a stated value sits at the edge of its range, so most draws "
-                        "fall on one side of it")
-
-
-def _difference_outside(r: dict) -> bool:
-    """A compared line's point difference outside its P10-P90 per draw (``point_outside``);
-    False when any of the three is not modelled."""
-    v = [r.get(k) for k in ("difference_usd", "difference_p10_usd", "difference_p90_usd")]
-    if any(x is None or x != x for x in v):
-        return False
-    return bool(point_outside(*(float(x) for x in v)))
-
-
 def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
@@ -542,7 +529,7 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         if i < len(d) - 1 and not (r["a_usd"] or r["b_usd"]):
             zero += 1
             continue
-        star = ranged and _difference_outside(r)  # flagged as the single bill flags a point
+        star = ranged and difference_outside(r)  # flagged as the single bill flags a point
         flagged = flagged or star
         rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
                      _signed_usd(r["difference_usd"]) + (" *" if star else "")]
@@ -595,7 +582,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                for r in df.to_dict("records")]
     for r in records:
         if "difference_p10_usd" in r:
-            r["difference_outside"] = bool(_difference_outside(r))
+            r["difference_outside"] = bool(difference_outside(r))
     total = records[-1]
     return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
                            "warnings": list(b.warnings)}

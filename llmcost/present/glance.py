@@ -552,7 +552,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
         lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
         second = (f"Most of that range comes from {input_words(top['input'])}: between its low "
                   f"and high ends the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
-        if len(tor) > 1:
+        if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
             second += (f"; next comes {input_words(nxt['input'])}, a swing of "
                        f"{fmt_usd(nxt['swing_usd'])}")
@@ -560,6 +560,30 @@ def plain_sentences(summary: dict, failed=()) -> list:
     else:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
+
+
+#: A line held at one number is named under the sentences when it is at least this share of
+#: the point estimate (a presentation threshold: a line that large with no spread makes the
+#: range read narrower than the bill's uncertainty).
+FIXED_LINE_SHARE = 0.25
+
+
+def fixed_lines_sentence(lines: list) -> str:
+    """A sentence naming the lines of the glance (``bill_glance``'s ``lines``: point and P10 /
+    P90 per line, the total last) that are at least ``FIXED_LINE_SHARE`` of the point estimate
+    and have no spread (P10 = P90 = the point: none of their inputs is ranged, given or
+    illustrative), so that the range is read as leaving their uncertainty out; "" when none."""
+    total = lines[-1]["point_usd"]
+    fixed = [r for r in lines[:-1] if total > 0 and r["point_usd"] >= FIXED_LINE_SHARE * total
+             and r["p10_usd"] == r["p90_usd"] == r["point_usd"]]
+    if not fixed:
+        return ""
+    named = " and ".join(f"“{r['line']}”, {fmt_usd(r['point_usd'])} or "
+                         f"{r['point_usd'] / total:.0%} of the point estimate," for r in fixed)
+    one = len(fixed) == 1
+    return (f" The line{'' if one else 's'} {named} {'is' if one else 'are'} held at one "
+            f"number: none of {'its' if one else 'their'} inputs is ranged, so the range "
+            f"leaves {'its' if one else 'their'} uncertainty out.")
 
 
 def lead_details(summary: dict) -> str:
@@ -581,7 +605,7 @@ def lead_details(summary: dict) -> str:
     if run and run["point_usd"]:
         out += (f" The {run['label']} (its paid GPU-hours, failures and restarts included, at "
                 f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of the point estimate.")
-    out += capped_mfu_sentence(summary)
+    out += capped_mfu_sentence(summary) + fixed_lines_sentence(g["lines"])
     gap = gaps_sentence(g.get("gaps"))
     return out + (f" {gap}" if gap else "")
 
@@ -905,6 +929,17 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     return df
 
 
+#: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``), in the terminal's
+#: comparison (``cli.compare_text``) and the report's (``compare_html``).
+COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10 to P90 of B − A "
+                        "per draw: a stated value sits at the edge of its range, so most draws "
+                        "fall on one side of it")
+
+
+#: How ``compare_inputs`` says where a bill's MFU came from (the ``mfu_band`` a report sets:
+#: ``scenario.PARAMETERS``), in place of that key, which no scenario file writes.
+MFU_BAND_WORDS = {"predicted": " (predicted)", "pilot": " (from the pilots)"}
+
 #: The inputs ``compare_inputs`` sets side by side: what sizes and prices a run (the MFU and the
 #: price are the bills' own figures, a predicted or catalogue value included).
 COMPARE_INPUTS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "mfu",
@@ -938,6 +973,9 @@ def compare_inputs(bills) -> list:
         sa, sb = shown(key, a), shown(key, b)
         if key == "mfu" and fp8:  # two peaks: each MFU said on its own and the BF16 basis
             sa, sb = (_mfu_on_basis(x, v) for x, v in zip(bills, (a, b)))
+        if key == "mfu":  # where each came from, in words (the report's mfu_band, not a key
+            sa, sb = (v + MFU_BAND_WORDS.get(getattr(x, "scenario", {}).get("mfu_band"), "")
+                      for x, v in zip(bills, (sa, sb)))  # a scenario file writes)
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
     return out + other_inputs_differing(bills)
@@ -952,7 +990,7 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     does not hold reads "default"; ``None`` and booleans as a scenario file writes them
     (``null``, ``true``, ``false``)."""
     sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
-    skip = set(COMPARE_INPUTS) | {"title", "description"}
+    skip = set(COMPARE_INPUTS) | {"title", "description", "mfu_band"}  # mfu_band: in mfu's words
     keys = sorted(k for k in set(sa) | set(sb)
                   if not str(k).startswith("_") and k not in skip and sa.get(k) != sb.get(k))
 
@@ -989,6 +1027,18 @@ def _mfu_on_basis(bill, mfu: float) -> str:
             f"{above_bf16_peak_words(mfu * r, r)})")
 
 
+def difference_outside(r: dict) -> bool:
+    """A compared line (a record of ``compare_bills``: ``difference usd`` and its P10 and P90 per
+    draw, or the same with underscores, ``estimate --compare``'s) whose point difference lies
+    outside its own P10-P90 (``ledger.point_outside``); False without ranges or when any of
+    the three is not modelled."""
+    v = [r.get(k, r.get(k.replace(" ", "_"))) for k in ("difference usd", "difference p10 usd",
+                                                      "difference p90 usd")]
+    if any(x is None or x != x for x in v):
+        return False
+    return bool(point_outside(*(float(x) for x in v)))
+
+
 def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
                  figure: str = "") -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
@@ -1010,13 +1060,15 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
             return "not modelled"
         return ("−" if v < 0 else "+" if v > 0 else "") + fmt_usd(abs(float(v)))
 
-    rows = []
+    rows, flagged = [], False
     records = df.to_dict("records")
     for i, r in enumerate(records):
         total = i == len(records) - 1  # ledger.compare's last row is the total
         if not total and not (r.get(a) or r.get(b)):
             continue
         tag = "th" if total else "td"
+        star = ranged and difference_outside(r)  # flagged as the terminal's table flags it
+        flagged = flagged or star
         # the per-draw range under the difference, free to wrap on a phone (an amount is one
         # word): a column of its own did not fit a 390-px screen beside A, B and B − A
         rng = (f"<span class='rg'><span class='n'>{signed(r['difference p10 usd'])}</span> to "
@@ -1025,7 +1077,7 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
                     f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
                     f"</{tag}><{tag} class='v r'><span class='n'>{signed(r.get('difference usd'))}"
-                    f"</span>{rng}</{tag}>"
+                    f"{'*' if star else ''}</span>{rng}</{tag}>"
                     f"</tr>")
     # the columns called A and B as `estimate --compare` calls them, named once above the table:
     # a trial's phone showed a 9-line header "<B's title> − <A's title>" and the per-draw
@@ -1041,6 +1093,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
             "Neither scenario gives a range of its own, so the difference is one number per "
             "line (the illustrative spreads of the bill above are not drawn here).")
     # compare_bills: what the netting moved, the bills named as this table's columns name them
+    if flagged:
+        note = html.escape(COMPARE_OUTSIDE_NOTE) + ". " + note
     moved = df.attrs.get("exploratory_note_named") or df.attrs.get("exploratory_note")
     if moved:
         note = html.escape(f"Exploratory and failed runs: {moved}. ") + note

@@ -3017,9 +3017,12 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
         ax.hlines(y, lo, hi, color="k", lw=1.5)
     ax.axvline(0, color="k", lw=0.8)
     gap = "\n" if tall else " "
+    starred = False
     for yi, r, v in zip(y, rows.itertuples(), d):
-        text = signed_usd(r.diff) + (f"{gap}({signed_usd(r.p10)} to {signed_usd(r.p90)})"
-                                     if ranged else "")
+        star = ranged and point_outside(r.diff, r.p10, r.p90)  # as the table marks it
+        starred = starred or star
+        text = signed_usd(r.diff) + ("*" if star else "") + (
+            f"{gap}({signed_usd(r.p10)} to {signed_usd(r.p90)})" if ranged else "")
         edge = (min if v < 0 else max)(v, r.p10 / scale, r.p90 / scale)
         ax.annotate(text, (edge, yi), xytext=(-6 if v < 0 else 6, 0), textcoords="offset points",
                     ha="right" if v < 0 else "left", va="center", fontsize=11, parse_math=False)
@@ -3044,7 +3047,9 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
                                           "draw by draw over the same random numbers "
                                           "(ledger.compare_draws)" if ranged else "")
             + (f". {same} line{'s' if same > 1 else ''} the same in both, not drawn"
-               if same else "") + ".")
+               if same else "") + "."
+            + (" * B − A outside its own P10–P90: a stated value sits at the edge of its "
+               "range." if starred else ""))
     readable(fig)
     return ax
 

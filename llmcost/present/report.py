@@ -105,6 +105,7 @@ from .glance import (
     compare_html,
     compare_inputs,
     compared_sentence,
+    difference_outside,
     glance_figure_html,
     lead_details,
     note_html,
@@ -2082,7 +2083,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
                               "inputs_differ": compare_inputs([bill_a, bill_b]),
-                              "lines": df.to_dict("records")}
+                              "lines": [{**r, "difference_outside": difference_outside(r)}
+                                        for r in df.to_dict("records")]}
         try:
             figure = compare_figure_html(df, names)
         except ValueError as e:  # the table says it all the same
