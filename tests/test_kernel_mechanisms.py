@@ -110,3 +110,20 @@ def test_the_flash_curve_is_judged_on_both_splits():
     ds = accuracy.validation_table(attention_curve="flash").set_index("run_id").loc[
         "deepseek-v3-pretrain"]
     assert ds["predicted_mfu"] < ds["reported_mfu"]
+
+
+def test_a_mechanism_on_against_the_rule_says_why_where_the_verdict_is_printed(comparison):
+    # A trial read notebook 04b's "fp8_as_run: ... passes the rule: no; on by default" with no
+    # reason, under a rule that says a mechanism is on only if it passes. Every failing default
+    # (alone or in a combination) now prints its reason from KEPT_ON_AGAINST_THE_RULE, and a
+    # passing one or one that is off has none.
+    _, verdict = comparison
+    for name, r in verdict.drop(index="off").iterrows():
+        words = accuracy.kept_on_words(name)
+        if r["default_on"] and not r["passes"]:
+            assert words.startswith("kept on against the rule: "), name
+            for part in name.split(" + "):
+                if part in accuracy.KEPT_ON_AGAINST_THE_RULE:
+                    assert accuracy.KEPT_ON_AGAINST_THE_RULE[part][1] in words
+    assert accuracy.kept_on_words("gemm_shape") == ""
+    assert accuracy.kept_on_words("attention_curve") == ""

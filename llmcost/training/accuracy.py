@@ -1760,6 +1760,15 @@ KEPT_ON_AGAINST_THE_RULE = {
 }
 
 
+def kept_on_words(name: str) -> str:
+    """Why a mechanism (or a combination, "a + b") of ``MECHANISMS`` is on by default although
+    ``mechanism_comparison``'s rule fails for it: "kept on against the rule: " and each of its
+    parts' reasons in ``KEPT_ON_AGAINST_THE_RULE``; "" when no part is kept on so."""
+    why = [f"{p}: {KEPT_ON_AGAINST_THE_RULE[p][1]}" for p in name.split(" + ")
+           if p in KEPT_ON_AGAINST_THE_RULE]
+    return ("kept on against the rule: " + "; ".join(why)) if why else ""
+
+
 def regime_noise(validation: pd.DataFrame) -> pd.Series:
     """Per regime, the noise of its held-out mean |error|: the standard error of that mean,
     ``sd(|e|) / √n`` over the regime's ``n`` held-out rows (sample standard deviation), with the
