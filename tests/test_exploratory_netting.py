@@ -75,8 +75,14 @@ def test_rl_moves_money_out_of_the_exploratory_line_by_hand_and_says_so():
     assert words.startswith(f"net of RL post-training's {rl_h:,.0f} GPU-h "
                             f"(${rl_h * PRICE / 1e3:.1f}k)")  # 3,807 × $3.99 = $15.2k
     assert f"(its part beyond the final run, 1.19x that run: {1.19 * paid:,.0f} GPU-h" in words
-    assert "adds $0.00 to the total" in words and "Cottier et al. 2024" in words
+    assert "the RL post-training line moves that money out of the exploratory line and adds "\
+        "$0.00 to the total" in words and "Cottier et al. 2024" in words
     assert ledger.exploratory_words(base) is None
+    # several netted lines take the plural verbs (a trial read "lines move ... and adds")
+    both = ledger.exploratory_words(ledger.build_ledger({**_dpo(100_000),
+                                                         "ledger_eval_gpu_hours": 1000}))
+    assert "the RL post-training and benchmark runs lines move that money out of the " \
+        "exploratory line and add $0.00 to the total" in both
     text = " ".join(bill_text(bill, columns=1000).split())
     assert ("includes exploratory and failed runs at the sourced default (1.19x the final "
             "run's GPU-hours, Cottier et al. 2024; ledger_exploratory_fraction or "

@@ -55,10 +55,15 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
     ("mfu: predicted\n", "mfu='predicted' must be a number"),
+    # YAML's null said as YAML writes it, and what mfu may be (a trial read "mfu=None must be a
+    # number", Python's spelling, with no word of ranges or predict)
+    ("mfu: null\n", r"mfu=null must be a number \(0.40 for 40%\), a range such as "
+     r"\[0.35, 0.45\], or predict"),
     # a near miss of `predict` names the word (difflib's ratio 'predcit' ~ 'predict' 0.86)
     ("mfu: predcit\n", r"mfu='predcit' must be a number in \(0, 1\], or the word `predict` "
      r"\(the step-time model's prediction for the scenario's plan\); did you mean `mfu: predict`\?"),
-    ("mfu: fast\n", r"mfu='fast' must be a number$"),
+    ("mfu: fast\n", r"mfu='fast' must be a number \(0.40 for 40%\), a range such as "
+     r"\[0.35, 0.45\], or predict$"),
     ("phases: [{name: lc, tokens: 1.0e11, seq_len: 32768, mfu: predict}]\n",
      r"phases\[0\].mfu='predict': a phase's MFU is not predicted \(`mfu: predict` is the main "
      r"run's\); leave the phase's mfu out to price it at the main run's MFU and plan"),

@@ -1132,7 +1132,7 @@ def exploratory_words(bill: Ledger) -> str | None:
                 f"counts (its part beyond the final run, {mult}), as "
                 f"Cottier et al. 2024 count fine-tuning and evaluation in it: the {what} "
                 f"line{'s move' if many else ' moves'} that money out of the exploratory line "
-                "and adds $0.00 to the total")
+                f"and add{'' if many else 's'} $0.00 to the total")
     excess = (float(n["netted_gpu_hours"]) - gross) * rate
     return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
             f"part beyond the final run ({mult}), in which Cottier et al. 2024 count "

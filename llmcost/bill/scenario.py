@@ -719,7 +719,10 @@ def _coerce(p: Param, value):
         if "str" in kind.split("|") and p.name == "fsdp_shard_size":
             what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
                     "stack's sizes), 0 (chosen) or a whole number >= 1")
-        raise ScenarioError(f"{p.name}={value!r} must be {what}{hint}")
+        if p.name == "mfu":
+            what = "a number (0.40 for 40%), a range such as [0.35, 0.45], or predict"
+        shown = "null" if value is None else repr(value)  # as the scenario file wrote it
+        raise ScenarioError(f"{p.name}={shown} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(f"{p.name}={value!r} must be finite")
     if base == "int" and isinstance(value, float):

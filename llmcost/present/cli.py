@@ -706,6 +706,12 @@ def _run_tokens(bill) -> str:
     return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
 
 
+def _mfu_text(mfu: float) -> str:
+    """An MFU for the header: one decimal ("38.0%"), or two significant figures below 0.05%,
+    which one decimal would print as "0.0%" ("0.01%")."""
+    return f"{mfu:.1%}" if mfu >= 5e-4 else f"{100 * mfu:.2g}%"
+
+
 def _exploratory_header(bill) -> list:
     """The header's sentence on the exploratory line (``bill_text``): at the sourced default, or
     at the scenario's fraction when it nets post-training out, the fraction the bill's own
@@ -744,7 +750,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
              f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
-             f"MFU {f['mfu']:.1%} "
+             f"MFU {_mfu_text(f['mfu'])} "
              f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
     lines += _exploratory_header(bill)

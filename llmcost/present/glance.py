@@ -648,7 +648,7 @@ CAVEATS = [
      "comparable published run: read it as {1} to {2} lower (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
-     "no published run resembles this plan, and the prediction is above every comparable "
+     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
      "published run: read it as {0} to {1} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
@@ -656,7 +656,7 @@ CAVEATS = [
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
-     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
@@ -664,7 +664,7 @@ CAVEATS = [
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
-     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
@@ -673,10 +673,10 @@ CAVEATS = [
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
      "lower, or much higher"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to (\d+%) above",
-     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher)"),
     (r"no held-out run is published in the regime",
-     "no published run resembles this plan: the predicted MFU is a rough guess"),
+     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess"),
     (r"^([\d,]+ GPUs?) is more than 4× away",
      "{0} is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
