@@ -2767,14 +2767,14 @@ def rl_campaign(iteration: RLIteration, iterations: int, runs: int = 1,
     k = _int("iterations", iterations)
     n_runs = _int("runs", runs)
     scale = k * n_runs / SECONDS_PER_HOUR
-    df = pd.DataFrame({"gpu_hours": {p: iteration.parts_gpu_s[p] * scale for p in PARTS}})
-    df.loc["verifier", "gpu_hours"] = 0.0
+    # built in one go (row by row, pandas' enlargement took 2 ms of every bill)
+    hours = np.array([iteration.parts_gpu_s[p] * scale for p in PARTS] + [0.0])
+    cols = {"gpu_hours": np.append(hours, hours.sum())}
     if price_usd_per_gpu_hour is not None:
         price = _float("price_usd_per_gpu_hour", price_usd_per_gpu_hour, positive=True)
-        df["usd"] = df["gpu_hours"] * price
-        df.loc["verifier", "usd"] = iteration.verifier_usd * k * n_runs
-    df.loc["total"] = df.sum()
-    df.index.name = "part"
+        usd = np.append(hours[:-1] * price, iteration.verifier_usd * k * n_runs)
+        cols["usd"] = np.append(usd, usd.sum())
+    df = pd.DataFrame(cols, index=pd.Index([*PARTS, "verifier", "total"], name="part"))
     df.attrs.update(iterations=k, runs=n_runs,
                     wall_clock_days_per_run=iteration.wall_s * k / 86400.0)
     return df
