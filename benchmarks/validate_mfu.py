@@ -1686,9 +1686,6 @@ def fp8cs_eager_report():
           "26.04 one does not was found to carry FP8-CS's launches alone")
 
 
-if __name__ == "__main__":
-    main()
-
 
 def recipe_settings_report():
     """Item 24: the worst H100 MoE rows' recipe against the later ones', setting by setting
@@ -1739,3 +1736,7 @@ def recipe_settings_report():
           "micro-batch; 25.09's PP 2 x VP 24 without the overlap, token-dropping at MBS 2, is "
           f"priced at {gap.loc[tokendrop, 'error']:+.1%}); no published A/B on H100 isolates "
           "one of them (no engine change)")
+
+
+if __name__ == "__main__":
+    main()
