@@ -1731,8 +1731,9 @@ def recipe_settings_report():
           "(CUDA_DEVICE_MAX_CONNECTIONS 32 and the layernorm SM margin 20 in both; "
           "delay_wgrad_compute worth 0.4 % in NVIDIA's A/B; the HybridEP variables only in the "
           "well-priced rows); what does are settings every row carries and the engine prices: "
-          "PP 2 x VP 12 under the merged 1F1B of the EP overlap, EP 8 (16 local experts), DeepEP "
-          "against HybridEP (25.11's all-to-all dispatcher is as slow as 26.02's DeepEP per "
+          "PP 2 x VP 12 under the merged 1F1B of the EP overlap, EP 8 (16 local experts, and "
+          "with them twice FP8-CS's per-expert quantize launches), DeepEP against HybridEP "
+          "(25.11's all-to-all dispatcher is as slow as 26.02's DeepEP per "
           "micro-batch; 25.09's PP 2 x VP 24 without the overlap, token-dropping at MBS 2, is "
           f"priced at {gap.loc[tokendrop, 'error']:+.1%}); no published A/B on H100 isolates "
           "one of them (no engine change)")
