@@ -74,7 +74,8 @@ Item 24 prints the H100 Qwen3-30B-A3B FP8 recipe release by release (25.11, 26.0
 26.02.01, 26.04, 26.06 priced within 10 %): every setting, the values that differ, the field the
 engine prices it with and whether each row is priced with the recipe's value
 (``step_validation.h100_qwen3_recipe_table``), the settings alike at every release, and each
-row's error and unexplained time per MoE layer per micro-batch (``moe_gpu_gap``).
+row's error and unexplained time per MoE layer per micro-batch (``moe_gpu_gap``), and the 26.02 row
+priced one recipe setting at a time toward 26.02.01's recipe (``MB2602_TO_260201_READINGS``).
 
 """
 
@@ -1727,6 +1728,7 @@ def recipe_settings_report():
           f"{b['reported_tokens_per_sec_per_gpu'] / a['reported_tokens_per_sec_per_gpu']:.2f}x "
           "(the 26.02.01 table repeats 26.02's plan columns; its row is priced with the recipe "
           "at its release tag, data/validation_mfu.csv)")
+    recipe_path_report(runs, rel)
     print("   reading: the settings the engine does not price cannot part 26.02 from 26.02.01 "
           "(CUDA_DEVICE_MAX_CONNECTIONS 32 and the layernorm SM margin 20 in both; "
           "delay_wgrad_compute worth 0.4 % in NVIDIA's A/B; the HybridEP variables only in the "
@@ -1737,6 +1739,26 @@ def recipe_settings_report():
           "micro-batch; 25.09's PP 2 x VP 24 without the overlap, token-dropping at MBS 2, is "
           f"priced at {gap.loc[tokendrop, 'error']:+.1%}); no published A/B on H100 isolates "
           "one of them (no engine change)")
+
+
+def recipe_path_report(runs, rel):
+    """Item 24, continued: the 26.02 row priced one recipe setting at a time toward 26.02.01's
+    recipe (``step_validation.MB2602_TO_260201_READINGS``), against the published ratio."""
+    a, b = rel["26.02"][0], rel["26.02.01"][0]
+    t = step_validation.row_readings(a, step_validation.MB2602_TO_260201_READINGS)
+    pub = (runs.loc[b, "reported_tokens_per_sec_per_gpu"]
+           / runs.loc[a, "reported_tokens_per_sec_per_gpu"])
+    base = t.loc["as priced", "step_time_s"]
+    print("   the engine's path from 26.02's recipe to 26.02.01's, one setting at a time "
+          f"(predicted step, GBS 1024; 26.02 published {base * (1 + t.loc['as priced', 'error']):.2f} s): "
+          + "; ".join(f"{k} {r['step_time_s']:.2f} s (host {r['moe_host_s']:.2f}, all-to-all "
+                      f"{r['ep_comm_s']:.2f}, P2P + stage imbalance "
+                      f"{r['pp_comm_s'] + r['stage_imbalance_s']:.2f})" for k, r in t.iterrows()))
+    last = t.iloc[-1]["step_time_s"]
+    print(f"   predicted 26.02 / 26.02.01 step {base / last:.2f}x against {pub:.2f}x published: "
+          f"the engine prices {base - last:.1f} s of the "
+          f"{base * (1 + t.loc['as priced', 'error']) * (1 - 1 / pub):.1f} s the recipe change "
+          "saved (the missing part is in the rows' gap above)")
 
 
 if __name__ == "__main__":

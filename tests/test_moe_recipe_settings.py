@@ -68,3 +68,15 @@ def test_the_table_parts_the_recipes_where_the_sources_do():
 def test_unknown_setting_is_refused():
     with pytest.raises(ValueError, match="key='tp'"):
         step_validation.h100_qwen3_priced_setting("mb2604-h100-qwen3-30b-a3b-fp8cs", "tp")
+
+
+def test_the_path_from_2602_ends_at_the_260201_recipe_as_priced():
+    """The 26.02 row moved to 26.02.01's recipe (PP 1, no interleaving, EP 16, no EP overlap: the
+    sources above; the same GPUs, model, GBS 1024, MBS 1 and stack) is priced as the 26.02.01
+    row is: the same plan, the same step time."""
+    t = step_validation.row_readings("mb2602-h100-qwen3-30b-a3b-fp8cs",
+                                     step_validation.MB2602_TO_260201_READINGS)
+    row = step_validation.row_readings("mb260201-h100-qwen3-30b-a3b-fp8cs", {}).iloc[0]
+    last = t.iloc[-1]
+    assert last["plan"] == row["plan"]
+    assert last["step_time_s"] == pytest.approx(row["step_time_s"], rel=1e-9)

@@ -1707,3 +1707,17 @@ def h100_qwen3_recipe_table() -> pd.DataFrame:
         rows[name] = {**dict(zip(releases, values)), "differs": len(set(map(str, values))) > 1,
                       "engine": engine, "priced_as_run": priced, "source": source}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: The 26.02 H100 Qwen3-30B-A3B row (``mb2602-h100-qwen3-30b-a3b-fp8cs``) moved one recipe setting
+#: at a time to 26.02.01's recipe (``H100_QWEN3_RECIPE_SETTINGS``; the same Megatron-Core and
+#: Transformer Engine pin), for ``row_readings``: where the engine puts the published 1.77x. The
+#: last reading is 26.02.01's recipe as ``mb260201-h100-qwen3-30b-a3b-fp8cs`` is priced (the
+#: dispatcher, DeepEP → HybridEP, is one engine dispatch, ``per_node``, in both).
+MB2602_TO_260201_READINGS = {
+    "no EP overlap alone": {"ep_overlap": "none"},
+    "PP 1, no interleaving (DP 16, EP 8)": {"pp": 1, "pp_virtual_stages": 1},
+    "and EP 16 (8 local experts)": {"pp": 1, "pp_virtual_stages": 1, "ep": 16},
+    "and no EP overlap: 26.02.01's recipe": {"pp": 1, "pp_virtual_stages": 1, "ep": 16,
+                                              "ep_overlap": "none"},
+}
