@@ -70,6 +70,13 @@ grouped MLP's explicit FP8 padding as a reading (``moe_layer.fp8_padding_cost_s`
 current scaling's extra quantize launches on eager layers only, a candidate off by default,
 with the rule's verdict.
 
+Item 24 prints the H100 Qwen3-30B-A3B FP8 recipe release by release (25.11, 26.02 priced too fast;
+26.02.01, 26.04, 26.06 priced within 10 %): every setting, the values that differ, the field the
+engine prices it with and whether each row is priced with the recipe's value
+(``step_validation.h100_qwen3_recipe_table``), the settings alike at every release, and each
+row's error and unexplained time per MoE layer per micro-batch (``moe_gpu_gap``), and the 26.02 row
+priced one recipe setting at a time toward 26.02.01's recipe (``MB2602_TO_260201_READINGS``).
+
 """
 
 import numpy as np
@@ -77,7 +84,8 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.core.catalog import DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf
+from llmcost.core.catalog import (DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf,
+                                   load_published_runs)
 from llmcost.core.stacks import load_stack
 from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
                               step_validation)
@@ -216,6 +224,8 @@ def main():
     early_stop_report()
     print()
     fp8_padding_report()
+    print()
+    recipe_settings_report()
 
 
 def ring_unmasked_report():
@@ -1675,6 +1685,80 @@ def fp8cs_eager_report():
           "experts, eager) and the spared rows, through the re-fit's smaller per-expert "
           "constant, move away; no code path that the 25.11 / 26.02 H100 recipe runs and the "
           "26.04 one does not was found to carry FP8-CS's launches alone")
+
+
+
+def recipe_settings_report():
+    """Item 24: the worst H100 MoE rows' recipe against the later ones', setting by setting
+    (``step_validation.h100_qwen3_recipe_table``; sources in ``H100_QWEN3_RECIPE_SETTINGS``)."""
+    rel = step_validation.H100_QWEN3_RELEASES
+    print("24. The worst H100 MoE rows' recipe, release by release: Megatron-Bridge's "
+          "Qwen3-30B-A3B FP8-CS on 16 H100 (scripts/performance/configs at " + ", ".join(
+              f"{r} {v[1]}" for r, v in rel.items()) + "), every setting that differs, the "
+          "engine's field for it and whether each row is priced with the recipe's value:")
+    t = step_validation.h100_qwen3_recipe_table()
+    cols = list(rel)
+    d = t[t["differs"]]
+    w = max(len(str(k)) for k in t.index)
+    print(f"   {'setting':{w}s} " + " ".join(f"{c:>13s}" for c in cols) + "  priced as run")
+    for name, r in d.iterrows():
+        vals = " ".join(f"{str(r[c])[:13]:>13s}" for c in cols)
+        how = {True: "yes", False: "NO", None: "-"}[r["priced_as_run"]]
+        print(f"   {name:{w}s} {vals}  {how:3s} ({r['engine']})")
+    same = t[~t["differs"]]
+    print("   alike at every release, priced as run: " + "; ".join(
+        f"{k} {t.loc[k, cols[0]]}" for k in same.index) + "; and, not priced, "
+        + "; ".join(step_validation.H100_QWEN3_COMMON_SETTINGS))
+    runs = load_published_runs().set_index("run_id")
+    tokendrop = "mb2509-h100-qwen3-30b-a3b-fp8"
+    gap = step_validation.moe_gpu_gap([v[0] for v in rel.values()] + [tokendrop])
+    print("   per release: " + "; ".join(
+        f"{r} {runs.loc[v[0], 'reported_tokens_per_sec_per_gpu']:,.0f} tokens/s/GPU, error "
+        f"{gap.loc[v[0], 'error']:+.1%}, {gap.loc[v[0], 'gap_ms']:.1f} ms per MoE layer per "
+        "micro-batch beyond the GPU-side step" for r, v in rel.items()))
+    a, b = runs.loc[rel["26.02"][0]], runs.loc[rel["26.02.01"][0]]
+    print(f"   26.02 -> 26.02.01: the same Megatron-Core (Megatron-LM {rel['26.02'][2]} -> "
+          f"{rel['26.02.01'][2]}: 13 commits on core_r0.16.0, version bumps, CI, docs, a "
+          "checkpoint-worker GC fix and a Mamba uneven-PP fix, none in MoE, dispatch, FP8 or the "
+          "pipeline schedules) and Transformer Engine pin; Megatron-Bridge's training code "
+          "changed in config logging, an LR-warmup cap and checkpointing; the perf recipe "
+          "changed (PR #2477, f29a269f8): "
+          f"{a['reported_tokens_per_sec_per_gpu']:,.0f} -> "
+          f"{b['reported_tokens_per_sec_per_gpu']:,.0f} tokens/s/GPU, "
+          f"{b['reported_tokens_per_sec_per_gpu'] / a['reported_tokens_per_sec_per_gpu']:.2f}x "
+          "(the 26.02.01 table repeats 26.02's plan columns; its row is priced with the recipe "
+          "at its release tag, data/validation_mfu.csv)")
+    recipe_path_report(runs, rel)
+    print("   reading: the settings the engine does not price cannot part 26.02 from 26.02.01 "
+          "(CUDA_DEVICE_MAX_CONNECTIONS 32 and the layernorm SM margin 20 in both; "
+          "delay_wgrad_compute worth 0.4 % in NVIDIA's A/B; the HybridEP variables only in the "
+          "well-priced rows); what does are settings every row carries and the engine prices: "
+          "PP 2 x VP 12 under the merged 1F1B of the EP overlap, EP 8 (16 local experts, and "
+          "with them twice FP8-CS's per-expert quantize launches), DeepEP against HybridEP "
+          "(25.11's all-to-all dispatcher is as slow as 26.02's DeepEP per "
+          "micro-batch; 25.09's PP 2 x VP 24 without the overlap, token-dropping at MBS 2, is "
+          f"priced at {gap.loc[tokendrop, 'error']:+.1%}); no published A/B on H100 isolates "
+          "one of them (no engine change)")
+
+
+def recipe_path_report(runs, rel):
+    """Item 24, continued: the 26.02 row priced one recipe setting at a time toward 26.02.01's
+    recipe (``step_validation.MB2602_TO_260201_READINGS``), against the published ratio."""
+    a, b = rel["26.02"][0], rel["26.02.01"][0]
+    t = step_validation.row_readings(a, step_validation.MB2602_TO_260201_READINGS)
+    pub = (runs.loc[b, "reported_tokens_per_sec_per_gpu"]
+           / runs.loc[a, "reported_tokens_per_sec_per_gpu"])
+    base = t.loc["as priced", "step_time_s"]
+    print("   the engine's path from 26.02's recipe to 26.02.01's, one setting at a time "
+          f"(predicted step, GBS 1024; 26.02 published {base * (1 + t.loc['as priced', 'error']):.2f} s): "
+          + "; ".join(f"{k} {r['step_time_s']:.2f} s (host {r['moe_host_s']:.2f}, all-to-all "
+                      f"{r['ep_comm_s']:.2f}, P2P + stage imbalance "
+                      f"{r['pp_comm_s'] + r['stage_imbalance_s']:.2f})" for k, r in t.iterrows()))
+    last = t.iloc[-1]["step_time_s"]
+    print(f"   predicted 26.02 / 26.02.01 step {base / last:.2f}x against {pub:.2f}x published: "
+          f"the engine prices {base - last:.1f} s of the "
+          f"{base * (1 + t.loc['as priced', 'error']) * (1 - 1 / pub):.1f} s the recipe change "
+          "saved (the missing part is in the rows' gap above)")
 
 
 if __name__ == "__main__":

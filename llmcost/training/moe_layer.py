@@ -222,7 +222,15 @@ per micro-batch beyond the engine's GPU-side step (``H100_QWEN3_GAP_ROWS``), aga
 recipe that replaced them (PP 1, EP 16, HybridEP, no overlap) and 2.8 ms for 25.09's (PP 2 × VP 24,
 MBS 2, token-dropping, no overlap); the BF16 check (alltoall, EP overlap, EP 8 or 16 at PP 1, about
 31 s) clears EP 8, the dispatcher and the overlap each alone, leaving the merged 1F1B over 24 model
-chunks or FP8-CS in the 25.11 / 26.02 containers: no published A/B separates them.
+chunks or FP8-CS in the 25.11 / 26.02 containers: no published A/B separates them. The recipes
+at each release, setting by setting (``step_validation.H100_QWEN3_RECIPE_SETTINGS``,
+``validate_mfu.py`` item 24), narrow it: every row is priced with its recipe's plan, overlap and
+dispatcher; the settings the engine does not price (``CUDA_DEVICE_MAX_CONNECTIONS``, the
+layernorm SM margin, ``delay_wgrad_compute``) are the same in 26.02 (+41 %) and 26.02.01 (-9 %),
+whose Megatron-Core (13 commits apart on core_r0.16.0, none in MoE, dispatch, FP8 or the
+schedules) and Transformer Engine pin are the same: by the pins the container is not the cause,
+the recipe is (PP 2 × VP 12 under the merged 1F1B, EP 8 with 16 local experts, DeepEP against
+HybridEP), and FP8-CS only through its per-expert launches at 16 local experts.
 GPT-OSS 120B BF16 in the 26.02-26.04.01 tables (``step_validation.GPT_OSS_DENSE_SETS``): GB200
 +29 %, GB300 +8 %, B200 +18 %, H100 -1 % (mean errors); Llama 3.1 70B FP8-CS of the same tables, one
 plan on GB200 and GB300 whose recipes set no CUDA graphs: +6 % and -11 %. GPT-OSS is priced 1.22x

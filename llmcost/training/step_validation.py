@@ -1556,3 +1556,168 @@ def fp8_padding_reading() -> pd.DataFrame:
 LAYER_GRAPHED_FP8CS_ROWS = frozenset({"mb2509-gb200-qwen3-30b-a3b-fp8",
                                       "mb2509-b200-qwen3-30b-a3b-fp8",
                                       "mb2509-b200-deepseek-v3-fp8"})
+
+
+#: Megatron-Bridge's Qwen3-30B-A3B FP8 recipe on 16 H100 at each release whose table an H100 row
+#: cites (read after the rows' errors were seen; a reading, no engine term). Release → (row,
+#: NVIDIA-NeMo/Megatron-Bridge commit of the recipe, its 3rdparty/Megatron-LM submodule commit,
+#: its pyproject.toml Transformer Engine pin: a version range, or NVIDIA/TransformerEngine @ a
+#: commit). 25.11: the release tag v0.2.0 = 7af9601c9
+#: (scripts/performance/configs/qwen3/workload_base_configs.py
+#: ``QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG``; the table's commit 97ad8cc6f holds the same recipe
+#: as ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_BASE_CONFIG``); 26.02: v0.3.0 = 21b02e0cf;
+#: 26.02.01: v0.3.1 = 9c9dd8489; 26.04: v0.4.0 = 0fbfe7d3e; 26.06: v0.5.0 = fcbb60311 (each
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1`` and qwen3_llm_pretrain.py
+#: ``qwen3_30b_a3b_pretrain_config_h100``).
+H100_QWEN3_RELEASES = {
+    "25.11": ("mb2511-h100-qwen3-30b-a3b-fp8cs", "7af9601c9", "0d8e0714cd29",
+              ">=2.9,<2.10"),
+    "26.02": ("mb2602-h100-qwen3-30b-a3b-fp8cs", "21b02e0cf", "b0cc2706ddc6",
+              "@5671fd367590"),
+    "26.02.01": ("mb260201-h100-qwen3-30b-a3b-fp8cs", "9c9dd8489", "55ac70825175",
+                 "@5671fd367590"),
+    "26.04": ("mb2604-h100-qwen3-30b-a3b-fp8cs", "0fbfe7d3e", "d7288711ba27",
+              "@71bbefbf1534"),
+    "26.06": ("mb2606-h100-qwen3-30b-a3b-fp8cs", "fcbb60311", "d0b3b775498a",
+              "@4220403e831d"),
+}
+
+#: Every setting of that recipe, release by release (the order of ``H100_QWEN3_RELEASES``):
+#: (setting, values, source at the release's commit, how the engine carries it). The last field
+#: names the priced value ``h100_qwen3_priced_setting`` reads from the row (``pp``, ``vp``,
+#: ``ep``, ``dp``, ``gbs``, ``mbs``, ``ep_overlap``, ``dispatch``, ``cuda_graphs``,
+#: ``recompute``), or says why it is not priced. Sources: scripts/performance/utils/utils.py
+#: ``WorkloadBaseConfig`` (defaults: micro_batch_size 1, cuda_graph_impl None, moe_a2a_overlap
+#: False), utils/overrides.py ``_set_moe_a2a_overlap_overrides`` (moe_a2a_overlap →
+#: overlap_moe_expert_parallel_comm and delay_wgrad_compute), perf_plugins.py ``PerfEnvPlugin``
+#: (``_set_num_cuda_device_max_connections``: 8, 32 with a flex backend; layernorm SM margin
+#: 20 with a flex backend, else 16, ``enable_layernorm_sm_margin`` True; ``_set_nvl_domain_size``
+#: for HybridEP), src/megatron/bridge/training/comm_overlap.py (PP > 1 with VP > 1:
+#: overlap_p2p_comm True, batch_p2p_comm False; tp_comm_overlap off at TP 1),
+#: training/flex_dispatcher_backend.py ``apply_flex_dispatcher_backend`` (DeepEP on major 8 / 9:
+#: flex), recipes/qwen/qwen3_moe.py and the perf script's ``set_qwen3_common_configs``.
+H100_QWEN3_RECIPE_SETTINGS = (
+    ("pipeline_model_parallel_size", (2, 2, 1, 1, 1), "qwen3_workload_base_configs.py", "pp"),
+    ("virtual_pipeline_model_parallel_size", (12, 12, None, None, None),
+     "qwen3_workload_base_configs.py", "vp"),
+    ("expert_model_parallel_size", (8, 8, 16, 16, 16), "qwen3_workload_base_configs.py", "ep"),
+    ("data parallel (16 / (TP x PP))", (8, 8, 16, 16, 16), "num_gpus 16, TP 1", "dp"),
+    ("global_batch_size", (512, 1024, 1024, 1024, 1024), "qwen3_workload_base_configs.py",
+     "gbs"),
+    ("micro_batch_size", (1, 1, 1, 1, 1), "utils.py WorkloadBaseConfig default", "mbs"),
+    ("moe_a2a_overlap (overlap_moe_expert_parallel_comm)", (True, True, False, False, False),
+     "qwen3_workload_base_configs.py; overrides.py", "ep_overlap"),
+    ("delay_wgrad_compute", (True, True, False, False, False), "overrides.py",
+     "not priced: the EP overlap's A/B with and without it, 31.31 vs 31.20 s (0.4 %), "
+     "skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md at 067f987df"),
+    ("moe_token_dispatcher_type / flex backend",
+     ("alltoall", "flex/deepep", "flex/hybridep", "flex/hybridep", "flex/hybridep"),
+     "qwen3_workload_base_configs.py; flex_dispatcher_backend.py; qwen3_llm_pretrain.py",
+     "dispatch"),
+    ("overlap_p2p_comm / batch_p2p_comm", ("True/False", "True/False", "no PP", "no PP",
+                                            "no PP"), "training/comm_overlap.py",
+     "priced with the plan: the P2P overlapped (comm_pp_overlap), one transfer per merged "
+     "unit exposed (step.merged_p2p_exposure)"),
+    ("CUDA_DEVICE_MAX_CONNECTIONS", (8, 32, 32, 32, 32), "perf_plugins.py",
+     "not priced: 26.02 (+41 %) and 26.02.01 (-9 %) both 32"),
+    ("NVTE_FWD/BWD_LAYERNORM_SM_MARGIN", (16, 20, 20, 20, 20), "perf_plugins.py",
+     "not priced: 26.02 and 26.02.01 both 20"),
+    ("HybridEP env (NVLINK_DOMAIN_SIZE 8, USE_MNNVL 0, RANKS_PER_NVLINK_DOMAIN 8)",
+     ("-", "-", "set", "set", "set"), "perf_plugins.py _set_nvl_domain_size",
+     "not priced: HybridEP's own settings (its all-to-all is priced per node)"),
+    ("NUM_OF_TOKENS_PER_CHUNK_COMBINE_API", ("-", "-", "-", 128, 128),
+     "perf_plugins.py (a HybridEP combine workaround)", "not priced: the well-priced rows only"),
+    ("moe_hybridep_num_sms", ("-", "-", 16, 16, 16), "recipes/qwen/qwen3_moe.py",
+     "not priced: HybridEP only"),
+    ("Megatron-LM submodule", tuple(r[2] for r in H100_QWEN3_RELEASES.values()),
+     "3rdparty/Megatron-LM", "not priced (26.02 -> 26.02.01: 13 commits on core_r0.16.0, "
+     "none in MoE, dispatch, FP8 or the schedules)"),
+    ("Transformer Engine pin", tuple(r[3] for r in H100_QWEN3_RELEASES.values()),
+     "pyproject.toml", "not priced (26.02 and 26.02.01 the same pin)"),
+    ("CUDA graphs (cuda_graph_impl)", ("none",) * 5, "WorkloadBaseConfig; recipe", "cuda_graphs"),
+    ("recompute_granularity", ("none",) * 5, "set_qwen3_common_configs", "recompute"),
+)
+
+#: Settings the H100 FP8 recipe sets alike at every release above (same sources): the perf
+#: script's common settings and the recipe's MoE kernels, with the environment of
+#: executors.py ``PERF_ENV_VARS``.
+H100_QWEN3_COMMON_SETTINGS = (
+    "TP 1 (tp_comm_overlap requested, off at TP 1)", "CP 1", "sequence 4096",
+    "FP8 current scaling (FP8-CS)", "moe_router_fusion True", "moe_permute_fusion True",
+    "moe_grouped_gemm True", "moe_router_force_load_balancing True (dropless)",
+    "moe_router_padding_for_fp8 unset / False", "manual_gc True, interval 100",
+    "grad_reduce_in_fp32 False", "distributed optimizer, overlap_grad_reduce and "
+    "overlap_param_gather True", "cross_entropy_loss_fusion True (TE)",
+    "NCCL_NVLS_ENABLE 0, TORCH_NCCL_AVOID_RECORD_STREAMS 1, TORCH_NCCL_HIGH_PRIORITY 1",
+    "NVTE_NORM_FWD/BWD_USE_CUDNN removed (PerfEnvPlugin, not the Llama rows)",
+    "dataloader num_workers 8")
+
+#: Recipe values as the engine's fields name them (``h100_qwen3_priced_setting``).
+_RECIPE_AS_PRICED = {"ep_overlap": {True: "merged_1f1b", False: "none"},
+                     "dispatch": {"alltoall": "per_expert", "flex/deepep": "per_node",
+                                  "flex/hybridep": "per_node"},
+                     "vp": {None: 1}}
+
+
+def h100_qwen3_priced_setting(run_id: str, key: str):
+    """The value the engine prices for a recipe setting of a validation row: ``pp``, ``vp``
+    (virtual stages, 1 without interleaving), ``ep``, ``dp``, ``gbs`` (sequences), ``mbs``,
+    ``ep_overlap`` (the row's, else its stack's), ``dispatch`` (the stack's ``moe_dispatch``:
+    ``per_expert`` is Megatron-Core's all-to-all dispatcher, ``per_node`` DeepEP / HybridEP),
+    ``cuda_graphs`` (the stack's) or ``recompute``.
+
+    Raises
+    ------
+    ValueError
+        An unknown key, or a run id that is not a row of ``data/validation_mfu.csv``.
+    """
+    keys = ("pp", "vp", "ep", "dp", "gbs", "mbs", "ep_overlap", "dispatch", "cuda_graphs",
+            "recompute")
+    if key not in keys:
+        raise ValueError(f"key={key!r} must be one of {keys}")
+    c = _row_config(run_id)
+    run = load_published_runs().set_index("run_id").loc[run_id]
+    s = int(run["seq_len"])
+    plan = row_plan(c, run, row_model(c, run, s), s)
+    opts = row_options(c)
+    stack = load_stack(opts.stack or DEFAULT_STACK)
+    return {"pp": plan.pp, "vp": plan.virtual_stages, "ep": plan.ep, "dp": plan.dp,
+            "gbs": plan.dp * plan.micro_batch_size * plan.n_microbatches,
+            "mbs": plan.micro_batch_size,
+            "ep_overlap": stack.ep_overlap if opts.ep_overlap == "auto" else opts.ep_overlap,
+            "dispatch": stack.moe_dispatch, "cuda_graphs": stack.cuda_graphs,
+            "recompute": plan.recompute}[key]
+
+
+def h100_qwen3_recipe_table() -> pd.DataFrame:
+    """Every setting of the H100 Qwen3-30B-A3B FP8 recipe by release
+    (``H100_QWEN3_RECIPE_SETTINGS``), with ``differs`` (not one value at every release),
+    ``engine`` (the priced field, or why none) and ``priced_as_run`` (for a priced setting:
+    the value each release's row is priced with is the recipe's, ``h100_qwen3_priced_setting``;
+    None otherwise). Index: the setting."""
+    releases = tuple(H100_QWEN3_RELEASES)
+    rows = {}
+    for name, values, source, engine in H100_QWEN3_RECIPE_SETTINGS:
+        priced = None
+        if " " not in engine:
+            to = _RECIPE_AS_PRICED.get(engine, {})
+            priced = all(h100_qwen3_priced_setting(H100_QWEN3_RELEASES[r][0], engine)
+                         == to.get(v, v) for r, v in zip(releases, values))
+        rows[name] = {**dict(zip(releases, values)), "differs": len(set(map(str, values))) > 1,
+                      "engine": engine, "priced_as_run": priced, "source": source}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: The 26.02 H100 Qwen3-30B-A3B row (``mb2602-h100-qwen3-30b-a3b-fp8cs``) moved one recipe setting
+#: at a time to 26.02.01's recipe (``H100_QWEN3_RECIPE_SETTINGS``; the same Megatron-Core and
+#: Transformer Engine pin), for ``row_readings``: where the engine puts the published 1.77x. The
+#: last reading is 26.02.01's recipe as ``mb260201-h100-qwen3-30b-a3b-fp8cs`` is priced (the
+#: dispatcher, DeepEP → HybridEP, is one engine dispatch, ``per_node``, in both).
+MB2602_TO_260201_READINGS = {
+    "no EP overlap alone": {"ep_overlap": "none"},
+    "PP 1, no interleaving (DP 16, EP 8)": {"pp": 1, "pp_virtual_stages": 1},
+    "and EP 16 (8 local experts)": {"pp": 1, "pp_virtual_stages": 1, "ep": 16},
+    "and no EP overlap: 26.02.01's recipe": {"pp": 1, "pp_virtual_stages": 1, "ep": 16,
+                                              "ep_overlap": "none"},
+}
