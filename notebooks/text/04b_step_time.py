@@ -202,8 +202,9 @@ for (fam, dt), sh in llmcost.gemm.GEMM_SHAPE.items():   # the constants, and the
     print(f"{fam} {dt}: t0 = {sh.t0_s * 1e6:.2f} µs, k0 = {sh.k0:.0f}; {fit}")
 for acc in dict.fromkeys((gpu.name, "H100-SXM", "A100-80GB")):   # no repeats
     f = [float(llmcost.gemm.gemm_fraction(t, t, t, acc)) for t in (512, 2048, 8192)]
+    flat = "" if llmcost.gemm.gemm_shape(acc) else " (no kernel table: the flat ceiling)"
     print(f"{acc}: square GEMMs of 512, 2048, 8192: " + ", ".join(f"{x:.1%}" for x in f)
-          + " of the dense BF16 peak")
+          + f" of the dense BF16 peak{flat}")
 
 # %%
 sq = np.logspace(np.log10(256), np.log10(32768), 40)
@@ -518,6 +519,8 @@ for name, r in verdict.drop(index="off").iterrows():
           f"{'on' if r['default_on'] else 'off'} by default")
     if r["worse"]:
         print(f"   worse: {r['worse_regimes']}")
+    if r["default_on"] and not r["passes"]:  # the reason, from the package's one list
+        print(f"   {accuracy.kept_on_words(name)}")
 
 # %%
 single = verdict.drop(index=["off", "gemm_shape + fp8_as_run", "all three"])
