@@ -14,7 +14,8 @@ changes every entry's key: ``core.diskcache``), then warm (the same cache, fille
 run: a second report with the same code). The cache keeps a scenario's slow results too (its
 hardware sweep, lever ranking, RL variants, scaling studies: keyed by their arguments), so warm
 is a second report of the same scenario. Between the two, **another scenario** with the same
-code: the scenario with 3/4 of its training tokens, reported with a copy of the cache the cold
+code: the scenario with 3/4 of its training tokens and half its GPUs where its plan leaves the
+data-parallel degree free, reported with a copy of the cache the cold
 run filled, so it reads the scenario-free tables (validation, kernel tables) and computes every
 result of its own (hardware sweep, lever ranking, RL variants, scaling studies), as a team's
 second report of a new run would. The three ratios are printed, with the CPU seconds of each
@@ -84,10 +85,13 @@ def report_run(cache: Path, *extra, scenario: str = args.scenario) -> tuple[floa
 
 
 def other_scenario() -> str:
-    """The benchmark's scenario with 3/4 of its training tokens, written beside the work files:
-    every result keyed by the scenario changes, the scenario-free tables do not."""
+    """The benchmark's scenario with 3/4 of its training tokens and, where its data-parallel
+    degree is left free (``dp`` 0 or absent), half its GPUs, written beside the work files: every
+    result keyed by the scenario changes, its plans too, and the scenario-free tables do not."""
     sc = yaml.safe_load(Path(args.scenario).read_text())
     sc["train_tokens"] = 0.75 * float(sc["train_tokens"])  # PyYAML reads 2.0e12 as a string
+    if not sc.get("dp") and int(sc.get("n_gpus", 0)) >= 16:
+        sc["n_gpus"] = int(sc["n_gpus"]) // 2
     path = work / "other.yaml"
     path.write_text(yaml.safe_dump(sc, sort_keys=False))
     return str(path)
