@@ -77,6 +77,12 @@ engine prices it with and whether each row is priced with the recipe's value
 row's error and unexplained time per MoE layer per micro-batch (``moe_gpu_gap``), and the 26.02 row
 priced one recipe setting at a time toward 26.02.01's recipe (``MB2602_TO_260201_READINGS``).
 
+Item 25 prints the FlashAttention-1 stack's attention rate by sequence length
+(``StepOptions.fa1_length``: the flat fraction scaled as FlashAttention-1's measured bars rise
+with length, anchored at a length fitted on the calibration rows), a candidate off by default,
+regime by regime on both splits, with the rule's verdict, llm-foundry's errors by checkpointing
+and length, the long rows that move and the buckets.
+
 """
 
 import numpy as np
@@ -226,6 +232,8 @@ def main():
     fp8_padding_report()
     print()
     recipe_settings_report()
+    print()
+    fa1_length_report()
 
 
 def ring_unmasked_report():
@@ -1759,6 +1767,43 @@ def recipe_path_report(runs, rel):
           f"the engine prices {base - last:.1f} s of the "
           f"{base * (1 + t.loc['as priced', 'error']) * (1 - 1 / pub):.1f} s the recipe change "
           "saved (the missing part is in the rows' gap above)")
+
+
+def fa1_length_report():
+    """Item 25: the FlashAttention-1 length curve (``StepOptions.fa1_length``, a candidate off by
+    default; ``attention.fa1_length_curve``): the flat FlashAttention-1 fraction scaled by
+    sequence length as FlashAttention-1's measured bars rise, its anchor fitted on the
+    calibration rows (``accuracy.fa1_anchor_fit``), judged by the rule on both splits, the
+    long rows that move and the buckets. Read after the long-context rows' errors were seen."""
+    anchor, fit, flat = accuracy.fa1_anchor_fit()
+    a100 = [float(attention.fa1_length_factor("A100-80GB", s, anchor))
+            for s in (512, 2048, 16384, 65536)]
+    h100 = [float(attention.fa1_length_factor("H100-SXM", s, anchor))
+            for s in (512, 2048, 16384, 65536)]
+    print("25. The FlashAttention-1 stack's attention rate by sequence length (fa1_length, a "
+          "candidate): llm-foundry's 2023-10 tables ran the Triton FlashAttention kernel "
+          "(submit_benchmarks.py @ b2a43a147: --attn_impl default 'triton'; sweep.sh passes none; "
+          "llmfoundry/models/layers/flash_attn_triton.py @ v0.3.0, 'Copied from HazyResearch/"
+          "flash-attention'; TUTORIAL.md @ b2a43a147: 'In our experience, triton is slightly "
+          "faster than flash'), whose rate by length is not published: the flat fraction is "
+          "scaled by the shape of FlashAttention-1's measured forward + backward bars (Dao 2023, "
+          "arXiv:2307.08691, Fig. 4(d) A100, Fig. 7(d) H100, causal, head dim 128, 512-16K "
+          "tokens, held beyond), the flat fraction holding at the anchor; the anchor fitted on "
+          f"the calibration rows: {anchor:,.0f} tokens (their mean |error| {flat:.2%} flat -> "
+          f"{fit:.2%}); rate / flat rate at 512, 2K, 16K, 64K tokens: A100 "
+          + ", ".join(f"{x:.2f}" for x in a100) + "; H100 " + ", ".join(f"{x:.2f}" for x in h100)
+          + ". Mean |error| per regime that moves, shipped (flat) -> length curve:")
+    print_comparison(accuracy.fa1_length_comparison)
+    tables = {"shipped": accuracy.validation_table(), "fa1 length": accuracy.fa1_length_table()}
+    foundry_checkpointing_table(tables["fa1 length"], ", length curve")
+    off, on, moved = moved_rows(tables, long_only=True)
+    print("   the long rows that move: " + row_moves(off, on, moved))
+    print_buckets(tables, width=10)
+    print("   off by default: the shape is FlashAttention-1's CUDA kernel's, carried to the Triton "
+          "kernel the rows ran (no measurement of it by length exists); its head-dimension-128 "
+          "series prices head dimension 64 too, a choice made after a what-if on all rows (the "
+          "head-dimension-64 series put the two 64K head-dimension-64 rows at +15-17%); the "
+          "checkpointed rows keep their offset (the recompute, item 22)")
 
 
 if __name__ == "__main__":

@@ -776,6 +776,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "ring_unmasked": "flag",
                     "cp_ring_compiled": "flag",
                     "recompute_early_stop": "flag",
+                    "fa1_length": "positive",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none",
                     "fp8cs_expert_launches": "flag"}

@@ -718,6 +718,75 @@ H100_FWD_BWD_CAUSAL_HD128 = {
 }
 
 
+#: The FlashAttention-1-class length curve (``StepOptions.fa1_length``, a candidate off by
+#: default): FlashAttention-1's forward + backward bars by sequence length, causal, head
+#: dimension 128, on each accelerator it prices (A100: Dao 2023 Fig. 4(d),
+#: ``A100_FWD_BWD_CAUSAL_HD128``; the H100 family: Fig. 7(d), ``H100_FWD_BWD_CAUSAL_HD128``). Only
+#: their shape is used: the kernel llm-foundry's 2023-10 benchmark ran is the Triton kernel
+#: (``llmfoundry/models/layers/flash_attn_triton.py`` @ v0.3.0, "Copied from
+#: HazyResearch/flash-attention ... flash_attn_triton.py", with the note "Make the backward for
+#: d=128 much faster by reducing register spilling"), for which no rate by length is published:
+#: the head-dimension-128 series prices every head dimension (the CUDA kernel's 64 / 128 gap is
+#: its register spilling at 128, which the Triton kernel's note says it removed).
+FA1_LENGTH_BARS = {"A100-80GB": A100_FWD_BWD_CAUSAL_HD128["fa1"],
+                   "A100-40GB": A100_FWD_BWD_CAUSAL_HD128["fa1"],
+                   **{h: H100_FWD_BWD_CAUSAL_HD128["fa1"] for h in ATTENTION_FAMILY}}
+
+#: The sequence length (tokens) at which the flat FlashAttention-1 fraction
+#: (``data/flash_attention.csv``, which states none) holds on the length curve: fitted on the
+#: calibration rows of the FlashAttention-1 stack only (``benchmarks/validate_mfu.py`` item 24,
+#: ``accuracy.fa1_anchor_fit``, the best of its grid, 2^11.5 = 2,896 tokens: their mean |error|
+#: 10.4 % flat -> 8.2 %), never on a held-out row.
+FA1_LENGTH_ANCHOR = 2.0 ** 11.5
+
+
+def fa1_length_factor(accelerator: str, seq_len, anchor: float = FA1_LENGTH_ANCHOR):
+    """FlashAttention-1's forward + backward rate at ``seq_len`` over its rate at ``anchor``
+    (``FA1_LENGTH_BARS`` of ``accelerator``): log2-linear between the bars, held at the end bars
+    outside 512-16,384 tokens (no bar beyond them; no extrapolation); None where
+    ``accelerator`` has no bars.
+
+    Raises
+    ------
+    ValueError
+        A non-positive ``seq_len`` or ``anchor``.
+    """
+    s = as_array(seq_len, "seq_len", positive=True)
+    a = as_array(anchor, "anchor", positive=True)
+    bars = FA1_LENGTH_BARS.get(str(accelerator))
+    if bars is None:
+        return None
+    x = np.log2(np.array(sorted(bars), dtype=float))
+    y = np.array([bars[k] for k in sorted(bars)], dtype=float)
+    return np.interp(np.log2(s), x, y) / np.interp(np.log2(a), x, y)
+
+
+@dataclass(frozen=True)
+class Fa1LengthCurve:
+    """The flat FlashAttention-1 fraction scaled by sequence length (``fa1_length_factor``):
+    ``fraction`` the sustained flat fraction (``attention_fraction`` × the sustained share), the
+    same for the forward and the backward."""
+
+    accelerator: str
+    fraction: float
+    anchor: float = FA1_LENGTH_ANCHOR
+
+    def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
+        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``
+        (``head_dim``, ``causal`` and ``window`` not read: one series prices them all)."""
+        f = self.fraction * fa1_length_factor(self.accelerator, seq_len, self.anchor)
+        return f, f
+
+
+def fa1_length_curve(accelerator: str, fraction: float,
+                     anchor: float = FA1_LENGTH_ANCHOR) -> Fa1LengthCurve | None:
+    """The FlashAttention-1 length curve on ``accelerator`` (``Fa1LengthCurve``), None where it
+    has no bars (the flat fraction stays)."""
+    if str(accelerator) not in FA1_LENGTH_BARS:
+        return None
+    return Fa1LengthCurve(str(accelerator), float(fraction), float(anchor))
+
+
 def fwd_bwd_tflops(kernel: str, causal: bool, head_dim, seq_len):
     """Forward + backward TFLOP/s of ``kernel``'s H100 curves (``attention_tflops``): the
     FlashAttention basis counts 3.5 × the forward FLOPs, the forward at ``R_f`` and the 2.5 ×

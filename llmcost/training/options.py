@@ -303,6 +303,18 @@ class StepOptions:
         rule (A100 rows nearer, H100 ≥ 10B rows worse beyond noise: ``accuracy.
         early_stop_comparison``, ``benchmarks/validate_mfu.py`` item 22): a candidate, which
         no validation row sets unless asked.
+    fa1_length : bool or a positive number
+        On a FlashAttention-1 stack (llm-foundry's 2023-10 benchmark, which ran the Triton
+        FlashAttention kernel: ``data/stacks.csv``), scale the flat attention fraction by the
+        sequence length as FlashAttention-1's measured forward + backward bars rise with it
+        (``attention.fa1_length_curve``: Dao 2023, FlashAttention-2, arXiv:2307.08691, Fig. 4(d)
+        on A100, Fig. 7(d) on H100, causal, head dimension 128, 512-16,384 tokens, held beyond
+        them), the flat fraction holding at ``attention.FA1_LENGTH_ANCHOR`` tokens (True; a
+        number sets another anchor), a constant fitted on the stack's calibration rows only
+        (``accuracy.fa1_anchor_fit``). False (the default): the flat fraction at every length.
+        A candidate (``benchmarks/validate_mfu.py`` item 24): the long-context rows show the
+        flat fraction too slow at 16k-64k tokens (item 17: every published run at 64K needs
+        more than the flat rate).
     fsdp_copies : bool or "auto"
         Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
         copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
@@ -376,6 +388,7 @@ class StepOptions:
     ring_unmasked: bool = True
     cp_ring_compiled: bool = False
     recompute_early_stop: bool = False
+    fa1_length: object = False
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
@@ -458,10 +471,19 @@ class StepOptions:
             if getattr(self, name) is not None:
                 as_array(getattr(self, name), name, positive=True, upper=1.0)
         self._check_moe_host()
+        self._check_fa1_length()
         for name in ("moe_capacity_factor", "moe_imbalance"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise ValueError(f"{name}={v!r} must be a number >= 1")
+
+    def _check_fa1_length(self) -> None:
+        v = self.fa1_length
+        if isinstance(v, (bool, np.bool_)):
+            return
+        if not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
+            raise ValueError(f"fa1_length={v!r} must be True, False or a positive sequence "
+                             "length (tokens: the anchor of the FlashAttention-1 length curve)")
 
     def _check_cp(self) -> None:
         """The context-parallel options: ``cp_overlap``, ``cp_repeat_kv`` (bools or their
@@ -546,17 +568,22 @@ class StepOptions:
             return None if (flash and kernel == "cudnn") else kernel
         return self.attention_curve or None
 
-    def _attention_rates(self, accelerator: str, st: stacks.Stack, flash, kappa):
+    def _attention_rates(self, accelerator: str, st: stacks.Stack, flash, kappa,
+                         flat: float = 0.0):
         """The attention core's rates on ``accelerator`` under stack ``st``: the curve of
         ``attention_curve``'s kernel (``attention.kernel_curve``) where it has one; else, with
         ``attention_blackwell`` and a stack whose kernel is cuDNN's (``attention.stack_kernel``),
         cuDNN's measured Blackwell table (``attention.blackwell_curve``, None off Blackwell);
-        else None (the flat ``attention_fraction``). None without FlashAttention-class fused
-        attention."""
+        else, with ``fa1_length`` and a FlashAttention-1 stack, the sustained flat fraction
+        ``flat`` scaled by length (``attention.fa1_length_curve``); else None (the flat
+        ``attention_fraction``). None without FlashAttention-class fused attention."""
         if not flash:
             return None
         kernel = self._attention_kernel(st)
         attn = attention.kernel_curve(accelerator, kernel, kappa) if kernel else None
+        if attn is None and self.fa1_length is not False and str(st.flash_attention) == "1":
+            anchor = attention.FA1_LENGTH_ANCHOR if self.fa1_length is True else self.fa1_length
+            return attention.fa1_length_curve(accelerator, flat, anchor)
         if attn is None and self.attention_blackwell \
                 and attention.stack_kernel(st.flash_attention, st.name) == "cudnn":
             mx = self.fp8_attention and self.dtype == "fp8" and self.fp8_recipe == "mxfp8"
@@ -649,7 +676,8 @@ class StepOptions:
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
         cp_overlap, torch_ring, repeat_kv = self._cp_scheme(st.name)
-        attn = self._attention_rates(accelerator, st, so["flash_attention"], kappa)
+        attn = self._attention_rates(accelerator, st, so["flash_attention"], kappa,
+                                     keff.attention_fraction)
         return ResolvedOptions(
             options=self, stack=st, recipe=get_recipe(self.recipe), dtype=self.dtype,
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],

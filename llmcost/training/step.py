@@ -1907,7 +1907,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",
                    "cp_overlap", "cp_repeat_kv", "ring_unmasked", "cp_ring_compiled",
-                   "recompute_early_stop", "fsdp_copies",
+                   "recompute_early_stop", "fa1_length", "fsdp_copies",
                    "moe_layer_host_s", "moe_expert_host_s", "fp8cs_expert_launches")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
