@@ -74,7 +74,8 @@ from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, memory_fits,
                      plan_bubble, plan_does_not_fit, scenario_plan_memory)
-from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
+from .ledger import (Ledger, Line, build_ledger, compute_kind, failure_model,
+                     simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -2174,18 +2175,12 @@ def checkpoint_plan_of(scenario: dict):
     s = {k: _point(v, k) for k, v in s.items()}  # ranged inputs at their points, as the bill
     gpu = load_accelerator(s["accelerator"])
     per_node = min(gpu.scaleup_domain_size or 8, 8)
-    rate, restart = float(s["fail_rate_per_gpu_year"]), float(s["ckpt_restart_s"])
-    if s.get("pricing") == "spot":
-        pre = s.get("ledger_spot_preemptions_per_node_day")
-        rate += (default("spot_preemptions_per_node_day") if pre is None else pre) * 365.25 / \
-            per_node
-        r = s.get("ledger_spot_restart_s")
-        restart = default("spot_restart_s") if r is None else r
+    rate, restart, _ = failure_model(s, per_node)  # the bill's: spot pre-emptions included
     bw = s["ckpt_storage_bytes_per_s"]
     if bw is None:  # sized from the checkpoint plan by the ledger (ledger.sized_storage)
         bw = build_ledger(scenario).figures["ckpt_storage_bytes_per_s"]
     return rel.checkpoint_plan(
-        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, bw,
+        load_model(s["model"]).n_params, int(s["n_gpus"]), float(rate), bw,
         restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
         node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
         async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],
