@@ -2102,7 +2102,9 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     the final run (p_s the spot lever's price, ``_spot_rate``); net = the ledger's
     (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
-    P(pre-emption during the run) = 1 − e^{−T/M}."""
+    P(pre-emption during the run) = 1 − e^{−T/M}. When spot costs as much as the scenario's own
+    price or more (d ≤ 0: owned hardware, a cheap contract) there is no apparent saving: the row
+    says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
     if spot.note:  # the lever does not apply (already spot, ...)
@@ -2114,6 +2116,12 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
                              None, None, "", f"skipped: {e}")]
     p_spot = offer["point"]
     d = 1 - p_spot / rate
+    if d <= 0:  # spot costs as much or more: nothing to gain, so nothing to lose it to
+        return [FalseEconomy(
+            "spot without resumable training", math.nan, math.nan, None, None, None, "",
+            f"does not apply: spot at ${p_spot:.2f}/GPU-h costs "
+            f"{'as much as' if d == 0 else 'more than'} the scenario's own ${rate:.2f}/GPU-h "
+            f"({_get(s, 'pricing').replace('_', '-')}), so there is no apparent saving")]
     apparent = b.figures["final_run_usd"] * d
     res = price_lever("spot_nockpt", "", "", s, without, before_bill=b)
     sp = bill(spot.after)
