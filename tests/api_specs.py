@@ -627,6 +627,9 @@ INTERNAL = {
     "ledger.scenario_mfu_source": "a validated scenario's values",
     "ledger.provisioned_storage": "a validated point scenario and its bill",
     "ledger.sized_storage": "the ledger's resolved inputs (spec, values, rates)",
+    "ledger.failure_model": "a validated scenario's values and its GPUs per node",
+    "ledger.failure_values": "a validated scenario's values (notebook 07's p) and its GPUs per node",
+    "ledger.spot_preemptions_per_node_day": "a validated scenario's values",
     "ledger.price_draws": "the ledger's pricing function and validated values with draws",
 }
 

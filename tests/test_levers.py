@@ -202,9 +202,40 @@ def test_a_lever_that_never_finishes_in_some_draws_is_said_not_raised():
     assert r.saving_p10 == -math.inf and math.isnan(r.saving_p50) and math.isnan(r.saving_p90)
     assert r.saving_usd == pytest.approx(r.before_usd - point.total_usd, rel=1e-12)
     assert lv.format_saving(r.saving_p10) == "never finishes"
-    # the false economy nets "never finishes" (no finite expected bill), the page carries on
-    spot = [f for f in lv.false_economies(LONGCTX) if f.name.startswith("spot without")]
+    # the false economy nets "never finishes" (no finite expected bill), the page carries on;
+    # at the scenario's reserved $2.20 spot ($2.46, data/prices.csv) saves nothing to begin
+    # with, so it is priced where spot is the cheaper price: reserved at $4.00 (the pre-emptions
+    # and the MFU draws, hence the draws that never finish, are the same)
+    spot = [f for f in lv.false_economies({**LONGCTX, "price_usd_per_gpu_hour": 4.0})
+            if f.name.startswith("spot without")]
     assert spot[0].net_usd == -math.inf and "never finishes in" in spot[0].how
+    (dear,) = [f for f in lv.false_economies(LONGCTX) if f.name.startswith("spot without")]
+    assert math.isnan(dear.apparent_usd) and dear.how.startswith("does not apply: spot at $2.46")
+
+
+def test_spot_costing_more_than_owned_is_no_false_economy():
+    """A new-user trial (owned H100s at $2.14/GPU-h) read "spot without resumable training: looks
+    like −$184,821 ... (-15% discount)" in notebook 09: a negative saving. Spot at the
+    catalogue's $2.46 (data/prices.csv: CoreWeave's $19.71 per 8-GPU node-hour / 8) costs more
+    than owned hardware at $2.00, so there is nothing to save: the row says it does not apply."""
+    base = {"model": "llama-3.1-8b", "n_gpus": 64, "train_tokens": 2e11, "mfu": 0.4,
+            "accelerator": "H100-SXM"}
+    owned = {r.name: r for r in lv.false_economies(
+        {**base, "pricing": "owned", "price_usd_per_gpu_hour": 2.00})}
+    row = owned["spot without resumable training"]
+    assert math.isnan(row.apparent_usd) and math.isnan(row.net_usd)
+    assert row.break_even_probability is None
+    assert row.how == ("does not apply: spot at $2.46/GPU-h costs more than the scenario's own "
+                       "$2.00/GPU-h (owned), so there is no apparent saving")
+    # on demand at $3.99 the lever takes CoreWeave's own spot discount, 1 − 19.71 / 49.24 = 60%
+    # (data/prices.csv: its spot and on-demand H100 node prices), so spot is $1.60 and the
+    # apparent saving is that discount on the final run
+    bill = lv.bill({**base, "price_usd_per_gpu_hour": 3.99})  # the bill the levers price
+    rented = {r.name: r for r in lv.false_economies({**base, "price_usd_per_gpu_hour": 3.99})}
+    row = rented["spot without resumable training"]
+    assert row.apparent_usd == pytest.approx(
+        bill.figures["final_run_usd"] * (1 - 19.71 / 49.24), rel=1e-9)
+    assert row.how.startswith("spot $1.60 vs $3.99/GPU-h (60% discount)")
 
 
 def test_draws_that_never_finish_advise_what_the_user_can_change():

@@ -23,7 +23,7 @@ def plan(tmp_path_factory):
     ("03_parallelism", "scenario's plan"),
     # a new-user trial: the index showed MoE allocation figures from dense-model fits unmarked
     ("06_chinchilla", "MoE: dense-model fits on active parameters, outside their data"),
-    ("09_savings", "FP8 that destabilises training: looks like –"),  # A100: skipped, saying why
+    ("09_savings", "FP8 that destabilises training: skipped"),  # A100: skipped, saying why
 ])
 def test_notebook_runs_on_deepseek_v3_on_owned_a100s(plan, stem, says):
     assert plan.values["model"] == "deepseek-v3" and plan.values["pricing"] == "owned"

@@ -506,7 +506,7 @@ def test_a_low_goodput_is_warned_with_its_interruption_rate(tmp_path):
 
 def test_the_storage_duty_warning_reads_the_bills_own_plan_on_spot(tmp_path):
     # A review: the warning rebuilt the checkpoint plan from fail_rate_per_gpu_year alone, while
-    # on spot the bill adds pre-emptions (ledger._failure_model: rate + pre-emptions per
+    # on spot the bill adds pre-emptions (ledger.failure_model: rate + pre-emptions per
     # node-day × 365.25 ÷ 8), so its plan (short MTBF, short interval, storage busy all the time)
     # went unsaid. It now reads the bill's own plan: the duty it states is the bill's.
     # At 1 GB/s a checkpoint of BASE takes 94.4 s to write (B / 1e9, as above): on demand the

@@ -297,7 +297,7 @@ def build_ledger(scenario: dict) -> Ledger:
 
     Each section of the bill is one function, its formula and source in its docstring, called
     in this order: the MFU (``_bill_mfu``), the GPU-hour price (``_gpu_hour_price``) and the
-    failure model (``_failure_model``), then the lines: pre-training and its failures
+    failure model (``failure_model``), then the lines: pre-training and its failures
     (``_pretraining_lines``, goodput of ``_phase_goodput``), exploratory runs
     (``_exploratory_runs_line`` or ``_exploratory_fraction_line``), post-training
     (``_post_training_lines``, ``_rl_line``), data (``_data_lines``), evaluation
@@ -417,7 +417,7 @@ def _build(p: dict) -> Ledger:
 
 def _basis(p: dict) -> _Basis:
     """The model, accelerator, MFU (``_bill_mfu``), GPU-hour price (``_gpu_hour_price``) and
-    failure model (``_failure_model``) every line of the bill uses.
+    failure model (``failure_model``) every line of the bill uses.
 
     The GPU-hour lines charge ``gpu_rate = price − energy`` per GPU-hour: owned hardware's energy
     is its own line (rented GPU-hours include it, energy 0). Compute is *fixed* for reserved or
@@ -428,7 +428,7 @@ def _basis(p: dict) -> _Basis:
     price, price_source, own = _gpu_hour_price(p, gpu)
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
     per_node = min(gpu.scaleup_domain_size or 8, 8)
-    fail_rate, restart_s, preempt = _failure_model(p, per_node)
+    fail_rate, restart_s, preempt = failure_model(p, per_node)
     return _Basis(p, spec, gpu, peak, mfu, mfu_source, price, price_source, own,
                   price - energy_rate,
                   compute_kind(p["pricing"]), per_node,
@@ -484,24 +484,43 @@ def _gpu_hour_price(p: dict, gpu) -> tuple:
     return price, _range_source(p, "price_usd_per_gpu_hour") or source, None
 
 
-def _failure_model(p: dict, per_node: int) -> tuple:
-    """(failures per GPU-year, restart seconds, spot pre-emptions per node-day or None).
+def spot_preemptions_per_node_day(p: dict) -> float:
+    """Spot pre-emptions per node-day of scenario ``p``: its
+    ``ledger_spot_preemptions_per_node_day``, else the default (``data/ledger_defaults.csv``:
+    each node once a week, an assumption; no provider publishes GPU pre-emption rates)."""
+    given = p.get("ledger_spot_preemptions_per_node_day")
+    return default("spot_preemptions_per_node_day") if given is None else given
+
+
+def failure_model(p: dict, per_node: int) -> tuple:
+    """(failures per GPU-year, restart seconds, spot pre-emptions per node-day or None): the
+    failure model of the bill.
 
     The scenario's ``fail_rate_per_gpu_year`` and ``ckpt_restart_s``; on spot, pre-emptions are
     failures of a node (the failure model of notebook 07):
 
         rate = fail_rate_per_gpu_year + pre-emptions per node-day × 365.25 ÷ GPUs per node
 
-    and the restart takes ``ledger_spot_restart_s`` (defaults: ``data/ledger_defaults.csv``)."""
+    (``spot_preemptions_per_node_day``) and the restart takes ``ledger_spot_restart_s``
+    (defaults: ``data/ledger_defaults.csv``)."""
     fail_rate, restart_s = p["fail_rate_per_gpu_year"], p["ckpt_restart_s"]
     if p["pricing"] != "spot":
         return fail_rate, restart_s, None
-    preempt = default("spot_preemptions_per_node_day") if \
-        p["ledger_spot_preemptions_per_node_day"] is None else \
-        p["ledger_spot_preemptions_per_node_day"]
-    restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
+    preempt = spot_preemptions_per_node_day(p)
+    restart_s = default("spot_restart_s") if p.get("ledger_spot_restart_s") is None \
         else p["ledger_spot_restart_s"]
     return fail_rate + preempt * 365.25 / per_node, restart_s, preempt
+
+
+def failure_values(p: dict, per_node: int) -> dict:
+    """A copy of scenario ``p`` whose ``fail_rate_per_gpu_year`` and ``ckpt_restart_s`` are the
+    bill's failure model (``failure_model``: on spot, the pre-emptions added to the rate and the
+    spot restart; unchanged otherwise), for the reliability functions that read a scenario
+    (``reliability.scenario_checkpoint_plan``, ``scenario_storage_bytes_per_s``, ...): notebook
+    07's goodput, failures cost and checkpoint storage are then the bill's. Price a bill from
+    ``p`` itself, not from this copy (the bill adds the pre-emptions)."""
+    rate, restart_s, _ = failure_model(p, per_node)
+    return {**p, "fail_rate_per_gpu_year": rate, "ckpt_restart_s": restart_s}
 
 
 def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
@@ -978,7 +997,7 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
 
 def _checkpoint_figures(plan) -> dict | None:
     """The main run's checkpoint plan as the bill priced it (its failure model: spot
-    pre-emptions and their restart included, ``_failure_model``): the interval τ, the write w,
+    pre-emptions and their restart included, ``failure_model``): the interval τ, the write w,
     the stall δ, the storage duty w ÷ (τ + δ) and a checkpoint's bytes, as floats; None without
     checkpoints (``ledger_resumable: false``) or for a ranged plan (arrays)."""
     if plan is None or np.ndim(plan.interval_s):
@@ -1858,30 +1877,46 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
 def spot_verdict(bill: Ledger) -> list:
     """Does spot capacity pay for this bill's final run? Lines of text for notebook 07.
 
-    Rebuilds the bill with ``pricing="spot"`` at the catalogue spot median (the bill's spot
-    model: pre-emptions added to the failure rate, ``ledger_spot_*``), once without resumable
-    training (refused when the job would never finish) and once with checkpoints. Spot pays iff
-    p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run costs less.
+    Off spot: rebuilds the bill with ``pricing="spot"`` at the catalogue spot median (the bill's
+    spot model, ``failure_model``: pre-emptions added to the failure rate, ``ledger_spot_*``),
+    once without resumable training (refused when the job would never finish) and once with
+    checkpoints. A bill already on spot is itself the spot case (its own price and
+    pre-emptions): the first line is the bill without resumable training, and the comparison is
+    with the bill on demand instead, at the catalogue on-demand median without pre-emptions.
+    Spot pays iff p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run
+    costs less.
     """
     _ledger(bill, "bill")
-    spot, lines = dict(pricing="spot", price_usd_per_gpu_hour=None), []
+    on_spot = bill.scenario["pricing"] == "spot"
+    spot = {} if on_spot else dict(pricing="spot", price_usd_per_gpu_hour=None)
+    lines = []
     try:
         with_changes(bill, **spot, ledger_resumable=False)
         lines.append("without resumable training: the bill accepts it")
     except ScenarioError as e:
         lines.append(f"without resumable training: {str(e).split(': ', 1)[-1]}")
     try:
-        f, b = with_changes(bill, **spot).figures, bill.figures
+        other = with_changes(bill, **(dict(pricing="on_demand", price_usd_per_gpu_hour=None)
+                                      if on_spot else spot)).figures
     except ScenarioError as e:
-        return lines + [f"spot: {e}"]
+        return lines + [f"{'on demand' if on_spot else 'spot'}: {e}"]
+    f, b = (bill.figures, other) if on_spot else (other, bill.figures)
     pays = bool(rel.spot_pays(b["price_usd_per_gpu_hour"], b["goodput"],
                               f["price_usd_per_gpu_hour"], f["goodput"]))
-    lines.append(f"with checkpoints: job MTBF {f['job_mtbf_s'] / 60:,.0f} min, goodput "
-                 f"{f['goodput']:.1%}, {format_usd(f['final_run_usd'])} at the catalogue spot "
-                 f"median ${f['price_usd_per_gpu_hour']:.2f}/GPU-h vs "
-                 f"{format_usd(b['final_run_usd'])} at ${b['price_usd_per_gpu_hour']:.2f}: "
-                 f"spot {'pays' if pays else 'does not pay'} here")
-    return lines
+    verdict = f"spot {'pays' if pays else 'does not pay'} here"
+    if on_spot:
+        return lines + [
+            f"the scenario is already on spot: job MTBF {fmt_duration(f['job_mtbf_s'])} with "
+            f"its pre-emptions, goodput {f['goodput']:.1%}, {format_usd(f['final_run_usd'])} "
+            f"at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h; on demand instead (the catalogue "
+            f"median ${b['price_usd_per_gpu_hour']:.2f}/GPU-h, no pre-emptions): job MTBF "
+            f"{fmt_duration(b['job_mtbf_s'])}, goodput {b['goodput']:.1%}, "
+            f"{format_usd(b['final_run_usd'])}: {verdict}"]
+    return lines + [
+        f"with checkpoints: job MTBF {f['job_mtbf_s'] / 60:,.0f} min, goodput "
+        f"{f['goodput']:.1%}, {format_usd(f['final_run_usd'])} at the catalogue spot median "
+        f"${f['price_usd_per_gpu_hour']:.2f}/GPU-h vs {format_usd(b['final_run_usd'])} at "
+        f"${b['price_usd_per_gpu_hour']:.2f}: {verdict}"]
 
 
 def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:

@@ -74,7 +74,8 @@ from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, memory_fits,
                      plan_bubble, plan_does_not_fit, scenario_plan_memory)
-from .ledger import Ledger, Line, build_ledger, compute_kind, simulate_ledger
+from .ledger import (Ledger, Line, build_ledger, compute_kind, failure_model,
+                     simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -2101,7 +2102,9 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     the final run (p_s the spot lever's price, ``_spot_rate``); net = the ledger's
     (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
-    P(pre-emption during the run) = 1 − e^{−T/M}."""
+    P(pre-emption during the run) = 1 − e^{−T/M}. When spot costs as much as the scenario's own
+    price or more (d ≤ 0: owned hardware, a cheap contract) there is no apparent saving: the row
+    says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
     if spot.note:  # the lever does not apply (already spot, ...)
@@ -2113,6 +2116,12 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
                              None, None, "", f"skipped: {e}")]
     p_spot = offer["point"]
     d = 1 - p_spot / rate
+    if d <= 0:  # spot costs as much or more: nothing to gain, so nothing to lose it to
+        return [FalseEconomy(
+            "spot without resumable training", math.nan, math.nan, None, None, None, "",
+            f"does not apply: spot at ${p_spot:.2f}/GPU-h costs "
+            f"{'as much as' if d == 0 else 'more than'} the scenario's own ${rate:.2f}/GPU-h "
+            f"({_get(s, 'pricing').replace('_', '-')}), so there is no apparent saving")]
     apparent = b.figures["final_run_usd"] * d
     res = price_lever("spot_nockpt", "", "", s, without, before_bill=b)
     sp = bill(spot.after)
@@ -2174,18 +2183,12 @@ def checkpoint_plan_of(scenario: dict):
     s = {k: _point(v, k) for k, v in s.items()}  # ranged inputs at their points, as the bill
     gpu = load_accelerator(s["accelerator"])
     per_node = min(gpu.scaleup_domain_size or 8, 8)
-    rate, restart = float(s["fail_rate_per_gpu_year"]), float(s["ckpt_restart_s"])
-    if s.get("pricing") == "spot":
-        pre = s.get("ledger_spot_preemptions_per_node_day")
-        rate += (default("spot_preemptions_per_node_day") if pre is None else pre) * 365.25 / \
-            per_node
-        r = s.get("ledger_spot_restart_s")
-        restart = default("spot_restart_s") if r is None else r
+    rate, restart, _ = failure_model(s, per_node)  # the bill's: spot pre-emptions included
     bw = s["ckpt_storage_bytes_per_s"]
     if bw is None:  # sized from the checkpoint plan by the ledger (ledger.sized_storage)
         bw = build_ledger(scenario).figures["ckpt_storage_bytes_per_s"]
     return rel.checkpoint_plan(
-        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, bw,
+        load_model(s["model"]).n_params, int(s["n_gpus"]), float(rate), bw,
         restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
         node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
         async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],

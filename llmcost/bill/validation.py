@@ -38,7 +38,7 @@ from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, f
 from ..training import reliability as rel
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
-from .ledger import Ledger, build_ledger
+from .ledger import Ledger, build_ledger, failure_values
 from .pricing import default, default_rows, default_source
 from .published import hardware_price_series
 from .ranges import Range
@@ -591,8 +591,9 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
         spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
         kw = dict(storage_bytes_per_s=bill.figures["ckpt_storage_bytes_per_s"])
         per_node = min(gpu.scaleup_domain_size or 8, 8)
-        plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, **kw)
-        best = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, **kw, interval_s=None)
+        q = failure_values(p, per_node)  # the bill's failure model (spot pre-emptions included)
+        plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node, **kw)
+        best = rel.scenario_checkpoint_plan(q, spec.n_params, per_node, **kw, interval_s=None)
     except (KeyError, ValueError, TypeError):
         return None
     w = float(plan.write_s)
@@ -600,8 +601,7 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     how = ("each checkpoint waits for the last one's write" if p.get("ckpt_async") else
            "the run spends more time writing checkpoints than training")
-    # the optimum of the job's failures; spot pre-emptions (the bill adds them) move it
-    best = ("" if p.get("pricing") == "spot" else f" ({float(best.interval_s):,.0f} s)")
+    best = f" ({float(best.interval_s):,.0f} s)"  # spot pre-emptions included, as the bill's
     return (f"ckpt_interval_s={tau:g} is shorter than the {w:,.3g} s one checkpoint takes to "
             f"write ({float(plan.size.total_bytes) / 1e9:,.0f} GB): {how} (goodput "
             f"{bill.figures['goodput']:.2g}, a main run of "

@@ -20,7 +20,8 @@ import math
 
 from ..bill import levers
 from ..bill.claims import scenario_as_claim
-from ..bill.ledger import build_ledger, headline_draws, spend_timeline, with_changes
+from ..bill.ledger import (build_ledger, failure_values, headline_draws, spend_timeline,
+                           with_changes)
 from ..bill.scenario import ScenarioError, bill_values, scenario_price
 from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
@@ -124,12 +125,16 @@ def _nb06(p, private):
 def _nb07(p, private):
     spec, gpu = load_model(p["model"]), scenario_accelerator(p)
     per_node = min(gpu.scaleup_domain_size or 8, 8)
-    q = dict(p)
-    q["ckpt_storage_bytes_per_s"], _ = rel.scenario_storage_bytes_per_s(q)
+    q = failure_values(p, per_node)  # as its cell 3: the bill's failure model (spot pre-emptions)
+    run = training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], _price(p),
+                       seq_len=p["seq_len"], dtype=p["dtype"])
+    q["ckpt_storage_bytes_per_s"], _ = rel.scenario_storage_bytes_per_s(
+        q, spec.n_params, run["gpu_hours"], _price(p), per_node)
     plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node)
     spares = rel.hot_spare_table(plan, per_node, rel.NODE_REPLACEMENT_S_ASSUMED,
-                                 planned_per_day=p["fail_planned_per_day"])
-    return {"goodput": float(spares["goodput"].iloc[0]), "interval_s": plan.interval_s}
+                                 planned_per_day=q["fail_planned_per_day"])
+    return {"goodput": float(spares["goodput"].iloc[0]), "interval_s": plan.interval_s,
+            "plan_goodput": float(plan.goodput)}
 
 
 def _nb08(p, private):

@@ -33,6 +33,8 @@ ckpt_hot_tier: str = "fsx-lustre-ssd"  # hot storage tier (data/storage_prices.c
 ckpt_cold_tier: str = "s3-glacier-deep-archive"  # cold storage tier (data/storage_prices.csv)
 fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (Llama 3)
 fail_planned_per_day: float = 0.87  # planned interruptions of the job per day (Llama 3)
+ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
+ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
@@ -55,6 +57,9 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
                            seq_len=p["seq_len"], dtype=p["dtype"])
 
 # %%
+scenario = p  # what the bill prices (notebook 00); below, p holds the bill's failure model:
+p = ledger.failure_values(scenario, per_node)  # on spot, pre-emptions are failures of a node
+spot_words = " (spot pre-emptions included)" if p["pricing"] == "spot" else ""
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
     p, spec.n_params, run["gpu_hours"], price, per_node)  # section 7: sized from the checkpoint plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
@@ -184,7 +189,7 @@ print(f"expected unexpected failures over the ideal run's "
 # NBVAL_CHECK_OUTPUT
 display(Markdown(
     f"**Takeaway.** The job's MTBF falls as 1/n: at the scenario's "
-    f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year, its {p['n_gpus']:,}-GPU job fails "
+    f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words}, its {p['n_gpus']:,}-GPU job fails "
     f"every {llmcost.fmt_duration(plan.mtbf_s)}: {fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)} "
     f"unexpected failures and {p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned "
     f"interruptions to expect over its ideal {llmcost.fmt_duration(run['wall_clock_s'])}, and "
@@ -669,9 +674,9 @@ ax.legend(fontsize=11, loc="upper left");
 
 # %%
 # NBVAL_CHECK_OUTPUT
-for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot model (notebook 00)
+for line in ledger.spot_verdict(ledger.build_ledger(scenario)):  # the bill's spot model (notebook 00)
     print(line)
-n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.default("spot_preemptions_per_node_day")
+n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.spot_preemptions_per_node_day(scenario)
 for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
     print(f"reclaims of {k} node{'s' if k > 1 else ''} at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
           f"job interruptions a day, each replacing {llmcost.fmt_gpus(min(k * per_node, p['n_gpus']))}")
@@ -767,7 +772,7 @@ rows = [
     summary_row("checkpoint_stall_s", "stall per checkpoint", plan.stall_s, "s",
                 "asynchronous" if p["ckpt_async"] else "synchronous"),
     summary_row("job_mtbf_hours", "job MTBF", plan.mtbf_s / 3600, "h",
-                f"{p['fail_rate_per_gpu_year']} failures per GPU-year × {llmcost.fmt_gpus(p['n_gpus'])}"),
+                f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words} × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
                 "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
     summary_row("goodput", "goodput", plan.goodput, "", "share of paid GPU-time kept"),

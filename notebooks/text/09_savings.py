@@ -425,6 +425,9 @@ plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
 # %%
 # NBVAL_CHECK_OUTPUT
 for f in levers.false_economies(scenario):
+    if f.apparent_usd != f.apparent_usd:  # not priced (skipped, or does not apply): say why
+        print(f"{f.name}: {f.how}")
+        continue
     be = "n/a" if f.break_even_probability is None else f"{f.break_even_probability:.1%}"
     print(f"{f.name}: looks like {usd(f.apparent_usd)}; net of its risk: {usd(f.net_usd)}; "
           f"break-even probability {be}")
