@@ -1379,8 +1379,8 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-        if gen is None and str(row["accelerator"]) not in source:
-            source += f" on {row['accelerator']}"
+        if gen is None and str(row["accelerator"]).split("-")[0] not in source:
+            source += f" on {row['accelerator']}"  # the hardware named once
         if fp8_bound and not (same["precision"] == "FP8").any():
             best, source = fp8_bound_of_bf16(best, source)
     for g, lo, hi, moe, m, src, s_claim in MFU_CLAIMS:
@@ -1426,7 +1426,10 @@ def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool |
     domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
         else ""
     prec = "FP8 or BF16 runs (on the BF16 dense peak)" if fp8 else "BF16 runs"
-    rule = (f"{cls}{prec} {ON_ANY_HARDWARE} (no {cls}run is published on {gen}){domain}, "
+    none = (f"no {cls}run is published on {gen}" if seq_len is None or _best_of_scope(
+        gen, True, None, is_moe, accelerator=accelerator)[0] is None else
+        f"no {cls}run on {gen} is at a comparable sequence length")
+    rule = (f"{cls}{prec} {ON_ANY_HARDWARE} ({none}){domain}, "
             f"total parameters within {SIZE_FACTOR:g}×{seq}")
     if best is None:
         source = (f"no published {cls}run of a model within {SIZE_FACTOR:g}× this size on any "
