@@ -75,11 +75,18 @@ def test_an_moe_on_a100_is_capped_by_the_best_moe_run_anywhere_of_its_scale_up_c
     # a prediction whose low end p / 1.3 lies below that run is capped at the run
     band = accuracy.mfu_band(0.40, "A100-80GB", 512, n_params=46.7e9, seq_len=4096, is_moe=True)
     assert band.high == pytest.approx(ref.mfu_bf16, abs=1e-9)
-    # one whose whole band lies above it keeps its own low end as the cap (band_cap's global
-    # rule, the same as on hardware with a comparable run) and the run becomes the band's floor
+    # the trial's 61.0% (band 46.9%-87.1% uncapped): its whole band lies above that run, and
+    # the model's low end, never checked against an MoE on Ampere, does not lift a cap set on
+    # other hardware: top 34.0%, the band below it the regime's width, 34.0% / 1.3 = 26.1%,
+    # and the bill's MFU the top
     band = accuracy.mfu_band(0.61, "A100-80GB", 512, n_params=46.7e9, seq_len=4096, is_moe=True)
-    assert band.high == pytest.approx(0.61 / 1.3, rel=1e-6)
-    assert band.low == pytest.approx(ref.mfu_bf16, abs=1e-9)
+    assert band.high == pytest.approx(ref.mfu_bf16, abs=1e-9)
+    assert band.low == pytest.approx(ref.mfu_bf16 / 1.3, rel=1e-6)
+    assert band.central()[0] == pytest.approx(ref.mfu_bf16, abs=1e-9)
+    # the ranking tables' cap (band_cap_array) is the same for every prediction
+    caps = accuracy.band_cap_array([0.40, 0.61], "A100-80GB", 46.7e9, is_moe=True,
+                                   low=[0.40 / 1.3, 0.61 / 1.3], seq_len=4096)
+    assert caps == pytest.approx([ref.mfu_bf16] * 2, abs=1e-9)
 
 
 def test_the_fallback_leaves_hardware_with_published_runs_of_its_class_alone():

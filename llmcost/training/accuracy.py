@@ -1544,7 +1544,11 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     inside [low, high]) then never exceeds what a comparable run has measured, and the
     sentence says the prediction is above it. Only when the band's own low end ``low`` =
     p / (1 + c + w) lies above the best run too (the model's whole range beyond every
-    comparable run) is the cap that low end, said so (``low`` None: 0, no such floor). A
+    comparable run) is the cap that low end, said so (``low`` None: 0, no such floor), except
+    where the cap is a run on other hardware: the model has no published run of the class on
+    that generation to have tested its low end against, so the bill stays at or below what a
+    comparable run measured anywhere (a trial: Mixtral 8x7B on A100, predicted 61.0%, its low
+    end 46.9%, capped at the 34.0% of Qwen3 MoE 30B-A3B on 8 H100). A
     prediction above the best published figure of its generation is flagged whatever the
     model's size (a 1B model on A100 as a 70B one), within its class."""
     out = []
@@ -1567,7 +1571,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     ceiling = _ceiling(accelerator)
     floor = 0.0 if low is None else float(low)
     ref_d = None if ref is None else ref / basis
-    cap = min(ceiling, max(ref_d, floor)) if ref_d is not None else ceiling
+    # a run on other hardware caps the band outright: the model's own low end, unchecked on
+    # this generation, does not lift it
+    cap = ceiling if ref_d is None else min(ceiling, ref_d if elsewhere else max(ref_d, floor))
     if high <= cap:
         return high, out
     above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
@@ -1767,14 +1773,27 @@ def _reference_best(accelerator: str, n_params: float, basis: float = 1.0,
     return _or_any_size(best, accelerator, basis, seq_len, is_moe, n_params)
 
 
+def _capped_elsewhere(accelerator: str, n_params: float, basis: float = 1.0,
+                      is_moe: bool | None = None, seq_len: int | None = None) -> bool:
+    """Whether a band's cap is a run on other hardware (``cap_reference``'s last fallback),
+    which the model's low end does not lift (``band_cap``)."""
+    dtype = "fp8" if basis != 1.0 else "bf16"
+    if best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe, seq_len=seq_len)[0] \
+            is not None:
+        return False
+    ref = cap_reference(accelerator, n_params, dtype, seq_len, is_moe)
+    return ref.mfu_bf16 is not None and ON_ANY_HARDWARE in ref.rule
+
+
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
                    is_moe: bool | None = None, low=None, seq_len: int | None = None):
     """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
     low)), the best published of the class ``is_moe`` as ``mfu_band`` takes it; ``low`` each
-    prediction's band low end (None: 0)."""
+    prediction's band low end (None, or a cap set on other hardware, ``_capped_elsewhere``: 0)."""
     best = _reference_best(accelerator, n_params, basis, is_moe, seq_len)
     mfu = np.asarray(mfu, dtype=float)
-    floor = np.zeros_like(mfu) if low is None else np.asarray(low, dtype=float)
+    floor = np.zeros_like(mfu) if low is None or _capped_elsewhere(
+        accelerator, n_params, basis, is_moe, seq_len) else np.asarray(low, dtype=float)
     return np.minimum(_ceiling(accelerator), np.full_like(mfu, np.inf) if best is None else
                       np.maximum(best / basis, floor))
 
