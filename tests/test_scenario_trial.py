@@ -128,13 +128,18 @@ def test_split_hint_names_the_nearest_counts_without_scanning_them():
     nearest counts that do split (each then has no hint) instead of testing every count up to
     4 × 10⁹ one by one (which never returned). Llama 2 7B, 128 sequences of 4,096: dp divides
     128, so a count that splits is dp × tp·pp·cp with tp | 32 heads, pp | 32 layers, cp ≤ 32;
-    the largest such count is 128 × 32 × 32 × 32 = 4,194,304 (cp 32 needs 2·32 | 4,096)."""
+    the largest such count is 128 × 32 × 32 × 32 = 4,194,304 (cp 32 needs 2·32 | 4,096). It
+    splits only as PP32 with dp 128, one micro-batch each: a 1F1B bubble of (32 − 1) / 1 =
+    3100%, so the count suggested is the largest with a bubble of at most 10%, (pp − 1) · dp ÷
+    128 ≤ 0.1: pp 1, 128 × 32 × 32 = 131,072 (pp 2 needs dp ≤ 12)."""
     from llmcost import load_model
     from llmcost.training.parallel import split_hint
     spec = load_model("llama-2-7b")
     msg = split_hint(spec, 10**9, 128, 4096)
     assert msg.startswith("1000000000 GPUs do not split with a global batch of 128 sequences")
-    assert "use 4194304 GPUs" in msg  # none above within 4x: only the count below
+    assert "use 131072 GPUs (the nearest count with a split" in msg  # none above within 4x
+    assert "nearer, 4194304 GPUs split at best as TP32 · PP32 · CP32 · DP128 with 1 " \
+        "micro-batch, a bubble of 3100%" in msg
     assert split_hint(spec, 128 * 32 * 32 * 32, 128, 4096) == ""
 
 

@@ -34,8 +34,9 @@ from .ranges import Range
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
 #: Table 4; Korthikanti et al. 2022's 530B benchmark on 280 A100s, 56.0%, Table 5).
 PUBLISHED_MFU_MAX = 0.56
-#: Pipeline bubbles above this share of compute time are called out.
-BUBBLE_WARNING = 0.10
+#: Pipeline bubbles above this share of compute time are called out (``parallel.BUBBLE_WARNING``,
+#: where ``split_hint`` suggests no GPU count whose every split has one).
+BUBBLE_WARNING = parallel.BUBBLE_WARNING
 #: A predicted step with more exposed communication than this share is called out.
 EXPOSED_COMM_WARNING = 0.30
 #: A failure rate above this many times the highest published per-GPU rate

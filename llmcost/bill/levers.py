@@ -1791,7 +1791,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
             "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine),
             "mfu_ceiling": ceiling,
-            "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
+            "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src,
+                                          (band.high, band.cap_source())),
             "price_available": available, "price_source": where,
             "rankable": bool(available and not mine and ceiling is not None
                              and ratio <= ceiling and cal == cal)}
@@ -1850,12 +1851,17 @@ def _sweep_price_available(sc: dict, acc: str) -> tuple:
             catalogue_price(acc, pricing)[1])
 
 
-def _sweep_mfu_check(mine: bool, ratio: float, ceiling, ceiling_src: str) -> str:
-    """The calibrated MFU against the best published on the hardware generation."""
+def _sweep_mfu_check(mine: bool, ratio: float, ceiling, ceiling_src: str,
+                     cap: tuple = (None, "")) -> str:
+    """The calibrated MFU against the best published on the hardware generation; where none is
+    published, what capped the band the row is billed in (``cap``: its top and
+    ``MfuBand.cap_source``, e.g. the best comparable run on any hardware)."""
     if mine:
         return "the scenario's own MFU"
     if ceiling is None:
-        return f"unverified: {ceiling_src}"
+        top, by = cap
+        return f"unverified: {ceiling_src}" + (
+            f"; billed in a band whose top, {top:.1%}, is {by}" if by and top is not None else "")
     if ratio > ceiling:
         return f"above the best published {ceiling_src}"
     return f"within the best published {ceiling_src}"

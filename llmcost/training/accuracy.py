@@ -149,6 +149,8 @@ MFU_CLAIMS = (
 #: A published run is comparable in context when its tokens per sequence are within this
 #: factor of the plan's (``comparable_published_mfu``): a 4k-token run for 1k–16k, not 128k.
 SEQ_FACTOR = 4.0
+#: The words ``comparable_any_hardware``'s rule carries: a cap set on other hardware says so.
+ON_ANY_HARDWARE = "on any hardware"
 #: The regime's parts, in order (columns of ``validation_table``).
 REGIME_PARTS = ("gpu_generation", "sharding", "moe", "precision", "context", "size")
 
@@ -584,7 +586,8 @@ class MfuBand:
             return ""
         if "published MFU" not in reason:
             return "the matmul ceiling"
-        ref = ("the best published run of its class at any size" if "published MFU among"
+        ref = ("the best comparable published run on any hardware" if ON_ANY_HARDWARE in reason
+               else "the best published run of its class at any size" if "published MFU among"
                in reason else "the best comparable published run")
         if not reason.startswith("the band's low end"):
             return ref
@@ -1036,7 +1039,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                           low=low, seq_len=seq_len, is_moe=bool(is_moe)) if capped \
         else (uncapped, [])
     low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w,
-                                    bool(is_moe))
+                                    bool(is_moe), n_params)
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
                                   high / mfu - 1 if high < uncapped else None, floored)
@@ -1058,11 +1061,13 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
                      basis: float, seq_len, center: float = 0.0,
-                     half_width: float = 0.0, is_moe: bool | None = None) -> tuple:
+                     half_width: float = 0.0, is_moe: bool | None = None,
+                     n_params: float | None = None) -> tuple:
     """The band's low end once capped (``_capped_low``), and that end over the prediction − 1
     where it moved (else None); ``best`` the best comparable published run, or None for the
     best at any size (``_or_any_size``); ``center``, ``half_width`` the regime's c and w."""
-    ref = _or_any_size(best, accelerator, basis, seq_len, is_moe) if high <= low else None
+    ref = _or_any_size(best, accelerator, basis, seq_len, is_moe, n_params) \
+        if high <= low else None
     floored = float(_capped_low(low, high, None if ref is None else ref / basis,
                                 center, half_width))
     return floored, (floored / mfu - 1 if floored < low * (1 - 1e-12) else None)
@@ -1102,12 +1107,13 @@ def _capped_low(low, high, ref, center, half_width):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _or_any_size(best, accelerator: str, basis: float, seq_len, is_moe: bool | None = None):
+def _or_any_size(best, accelerator: str, basis: float, seq_len, is_moe: bool | None = None,
+                 n_params: float | None = None):
     """``best`` (a published MFU, BF16 basis), else the best published on the GPU generation at
-    any size of the class ``is_moe`` (``published_any_size``, for the step's dtype: FP8 where
-    ``basis`` ≠ 1)."""
-    return best if best is not None else published_any_size(
-        accelerator, "fp8" if basis != 1.0 else "bf16", seq_len, is_moe).mfu_bf16
+    any size of the class ``is_moe``, or where it has none the best comparable run on any
+    hardware (``cap_reference``, for the step's dtype: FP8 where ``basis`` ≠ 1)."""
+    return best if best is not None else cap_reference(
+        accelerator, n_params, "fp8" if basis != 1.0 else "bf16", seq_len, is_moe).mfu_bf16
 
 
 def uncapped_high(mfu, center: float, half_width: float):
@@ -1352,19 +1358,25 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int 
     return b.mfu_bf16, b.source
 
 
-def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=(),
-                   fp8_bound: bool = False, accelerator: str | None = None) -> tuple:
+def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
+                   fp8_bound: bool = False, accelerator: str | None = None,
+                   n_params: float | None = None) -> tuple:
     """The best reported MFU (BF16 basis) of the validation table's rows and ``MFU_CLAIMS`` of
-    GPU generation ``gen``, class ``is_moe`` (None: both), BF16 rows only unless ``fp8``, with
-    sequences within ``SEQ_FACTOR`` of ``seq_len`` (None: any), ``exclude_runs`` left out:
-    ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an FP8 step) and no FP8 row in
-    scope, the best row × r (``fp8_bound_of_bf16``). With ``accelerator``, an MoE's rows of its
-    scale-up class only (``same_scaleup_class``, rule 6)."""
+    GPU generation ``gen`` (None: every generation, each run named with its accelerator), class
+    ``is_moe`` (None: both), BF16 rows only unless ``fp8``, with sequences within
+    ``SEQ_FACTOR`` of ``seq_len`` (None: any), total parameters within ``SIZE_FACTOR`` of
+    ``n_params`` (None: any size; a claim counts when ``n_params`` lies in its range),
+    ``exclude_runs`` left out: ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an
+    FP8 step) and no FP8 row in scope, the best row × r (``fp8_bound_of_bf16``). With
+    ``accelerator``, an MoE's rows of its scale-up class only (``same_scaleup_class``, rule 6)."""
     v = validation_table()
     v = v[~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
-    same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))
-             & (v["seq_len"] >= lo_s) & (v["seq_len"] <= hi_s)]
+    lo_n, hi_n = (0.0, math.inf) if n_params is None else (n_params / SIZE_FACTOR,
+                                                            n_params * SIZE_FACTOR)
+    same = v[((v["gpu_generation"] == gen) | (gen is None)) & (fp8 | (v["precision"] == "BF16"))
+             & (v["seq_len"] >= lo_s) & (v["seq_len"] <= hi_s)
+             & (v["params"] >= lo_n) & (v["params"] <= hi_n)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
     if accelerator is not None:
@@ -1373,13 +1385,78 @@ def _best_of_scope(gen: str, fp8: bool, seq_len, is_moe, exclude_runs=(),
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
+        if gen is None and str(row["accelerator"]).split("-")[0] not in source:
+            source += f" on {row['accelerator']}"  # the hardware named once
         if fp8_bound and not (same["precision"] == "FP8").any():
             best, source = fp8_bound_of_bf16(best, source)
-    for g, _, _, moe, m, src, s_claim in MFU_CLAIMS:
-        if g == gen and (is_moe is None or moe == bool(is_moe)) and lo_s <= s_claim <= hi_s \
+    for g, lo, hi, moe, m, src, s_claim in MFU_CLAIMS:
+        if (gen is None or g == gen) and (is_moe is None or moe == bool(is_moe)) \
+                and lo_s <= s_claim <= hi_s and (n_params is None or lo <= n_params <= hi) \
                 and (best is None or m > best):
             best, source = m, src
     return best, source
+
+
+def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool | None,
+                            dtype: str = "bf16", seq_len: int | None = None,
+                            exclude_runs=()) -> PublishedBest:
+    """The best MFU (BF16 basis) published for a run comparable to this one **on any
+    hardware**: ``comparable_published_mfu``'s rules (2)–(6) (the class, total parameters
+    within ``SIZE_FACTOR``, the dtype's runs, sequences within ``SEQ_FACTOR``, an MoE's
+    scale-up class) without rule (1), the GPU generation. The last fallback of ``band_cap``
+    (``cap_reference``), for an accelerator on whose generation nothing of the class is
+    published (TPU v5p, Gaudi 3, MI300X; A100 for an MoE): its band's top then stops at the
+    best that any comparable run has measured anywhere, rather than at the matmul ceiling
+    alone, so a prediction on hardware nobody has published on can be billed no higher than
+    what a comparable run measured on hardware somebody has. MFU is a fraction of each
+    accelerator's own dense peak, so the figures compare across hardware as fractions; the
+    bound is loose (an MFU measured on one accelerator is no measurement of another) and the
+    rule says so. A BF16 step compares with BF16 runs only, an FP8 step with FP8 and BF16 runs
+    (BF16 ones alone: their best × r, ``fp8_bound_of_bf16``), as on its own generation.
+    ``source``: the run and its accelerator, or why there is none; ``rule``: the scope in
+    words, naming the generation that has none.
+
+    Raises
+    ------
+    ValueError
+        If ``n_params`` is not a positive number.
+    """
+    if isinstance(n_params, bool) or not (isinstance(n_params, numbers.Real) and n_params > 0):
+        raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
+    fp8 = str(dtype).lower().startswith("fp8")
+    best, source = _best_of_scope(None, fp8, seq_len, is_moe, exclude_runs, fp8_bound=fp8,
+                                  accelerator=accelerator, n_params=float(n_params))
+    gen = gpu_generation(accelerator)
+    cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
+    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
+    domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
+        else ""
+    prec = "FP8 or BF16 runs (on the BF16 dense peak)" if fp8 else "BF16 runs"
+    none = (f"no {cls}run is published on {gen}" if seq_len is None or _best_of_scope(
+        gen, True, None, is_moe, accelerator=accelerator)[0] is None else
+        f"no {cls}run on {gen} is at a comparable sequence length")
+    rule = (f"{cls}{prec} {ON_ANY_HARDWARE} ({none}){domain}, "
+            f"total parameters within {SIZE_FACTOR:g}×{seq}")
+    if best is None:
+        source = (f"no published {cls}run of a model within {SIZE_FACTOR:g}× this size on any "
+                  "hardware" + ("" if seq_len is None else " at a comparable sequence length"))
+    return PublishedBest(best, _check_dtype_basis(accelerator, dtype), "fp8" if fp8 else "bf16",
+                         source, rule)
+
+
+def cap_reference(accelerator: str, n_params: float | None, dtype: str = "bf16",
+                  seq_len: int | None = None, is_moe: bool | None = None) -> PublishedBest:
+    """What a band is capped at when no run within ``SIZE_FACTOR`` of the model is published on
+    its GPU generation (``band_cap``'s fallback), in order: the best of the class at any size
+    on the generation (``published_any_size``); where the generation has none of the class,
+    the best comparable run on any hardware (``comparable_any_hardware``, when ``n_params`` is
+    given); else ``published_any_size``'s empty answer (the matmul ceiling then caps alone)."""
+    anyb = published_any_size(accelerator, dtype, seq_len, is_moe)
+    if anyb.mfu_bf16 is not None or n_params is None:
+        return anyb
+    elsewhere = comparable_any_hardware(accelerator, n_params, is_moe=is_moe, dtype=dtype,
+                                        seq_len=seq_len)
+    return elsewhere if elsewhere.mfu_bf16 is not None else anyb
 
 
 def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | None = None,
@@ -1463,7 +1540,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     cap = min(matmul ceiling, max(best published ÷ basis, low)): the best MFU published on the
     GPU generation (``best`` for the model's size when given, else at any size of its class
     ``is_moe``, ``published_any_size``, whose scope the sentences name: dense with dense, MoE
-    with MoE, the context of ``seq_len``; on the BF16 basis, so divided by ``basis`` =
+    with MoE, the context of ``seq_len``; where the generation has none of the class, the best
+    comparable run on any hardware, ``comparable_any_hardware``, said as such:
+    ``cap_reference``; on the BF16 basis, so divided by ``basis`` =
     peak(dtype) ÷ peak(BF16) for an FP8 step, and for an FP8 step whose comparable runs are
     all BF16 their best × r, ``fp8_bound_of_bf16``), never above the accelerator's measured matmul
     ceiling (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
@@ -1471,13 +1550,18 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     inside [low, high]) then never exceeds what a comparable run has measured, and the
     sentence says the prediction is above it. Only when the band's own low end ``low`` =
     p / (1 + c + w) lies above the best run too (the model's whole range beyond every
-    comparable run) is the cap that low end, said so (``low`` None: 0, no such floor). A
+    comparable run) is the cap that low end, said so (``low`` None: 0, no such floor), except
+    where the cap is a run on other hardware: the model has no published run of the class on
+    that generation to have tested its low end against, so the bill stays at or below what a
+    comparable run measured anywhere (a trial: Mixtral 8x7B on A100, predicted 61.0%, its low
+    end 46.9%, capped at the 34.0% of Qwen3 MoE 30B-A3B on 8 H100). A
     prediction above the best published figure of its generation is flagged whatever the
     model's size (a 1B model on A100 as a 70B one), within its class."""
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
-    anyb = published_any_size(accelerator, "fp8" if fp8 else "bf16", seq_len, is_moe)
+    anyb = cap_reference(accelerator, n_params, "fp8" if fp8 else "bf16", seq_len, is_moe)
     any_best, any_src = anyb.mfu_bf16, anyb.source
+    elsewhere = best is None and any_best is not None and ON_ANY_HARDWARE in anyb.rule
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
             f"parameters within {SIZE_FACTOR:g}×{seq})")
@@ -1493,7 +1577,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     ceiling = _ceiling(accelerator)
     floor = 0.0 if low is None else float(low)
     ref_d = None if ref is None else ref / basis
-    cap = min(ceiling, max(ref_d, floor)) if ref_d is not None else ceiling
+    # a run on other hardware caps the band outright: the model's own low end, unchecked on
+    # this generation, does not lift it
+    cap = ceiling if ref_d is None else min(ceiling, ref_d if elsewhere else max(ref_d, floor))
     if high <= cap:
         return high, out
     above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
@@ -1506,12 +1592,15 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            _ceiling_words(accelerator, ceiling))
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
             else "no comparable run has measured more" if best is not None
+            else f"no comparable run on any hardware has measured more, and none is published "
+            f"on {gpu_generation(accelerator)}" if elsewhere
             else "no published run of that scope has measured more, and none of them is "
             f"within {SIZE_FACTOR:g}× this model's size")
     if above and cap < mfu:
         pred_txt, _ = distinct_percents(mfu, cap)
         tail += (f"; the prediction, {pred_txt}{' of the FP8 dense peak' * fp8}, is above "
                  + ("every comparable published run" if best is not None else
+                    "every comparable run published on any hardware" if elsewhere else
                     "every published run of that scope") + ", so a bill uses no more than the cap")
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
@@ -1683,20 +1772,34 @@ def _reference_best(accelerator: str, n_params: float, basis: float = 1.0,
                    is_moe: bool | None = None, seq_len: int | None = None):
     """The published MFU (BF16 basis) a band is capped at: the best comparable run
     (``best_published_mfu``), else the best at any size on the GPU generation
-    (``published_any_size``, the same class); None when neither exists."""
+    (``published_any_size``, the same class), else the best comparable run on any hardware
+    (``cap_reference``); None when none exists."""
     best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
                                  is_moe=is_moe, seq_len=seq_len)
-    return _or_any_size(best, accelerator, basis, seq_len, is_moe)
+    return _or_any_size(best, accelerator, basis, seq_len, is_moe, n_params)
+
+
+def _capped_elsewhere(accelerator: str, n_params: float, basis: float = 1.0,
+                      is_moe: bool | None = None, seq_len: int | None = None) -> bool:
+    """Whether a band's cap is a run on other hardware (``cap_reference``'s last fallback),
+    which the model's low end does not lift (``band_cap``)."""
+    dtype = "fp8" if basis != 1.0 else "bf16"
+    if best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe, seq_len=seq_len)[0] \
+            is not None:
+        return False
+    ref = cap_reference(accelerator, n_params, dtype, seq_len, is_moe)
+    return ref.mfu_bf16 is not None and ON_ANY_HARDWARE in ref.rule
 
 
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
                    is_moe: bool | None = None, low=None, seq_len: int | None = None):
     """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
     low)), the best published of the class ``is_moe`` as ``mfu_band`` takes it; ``low`` each
-    prediction's band low end (None: 0)."""
+    prediction's band low end (None, or a cap set on other hardware, ``_capped_elsewhere``: 0)."""
     best = _reference_best(accelerator, n_params, basis, is_moe, seq_len)
     mfu = np.asarray(mfu, dtype=float)
-    floor = np.zeros_like(mfu) if low is None else np.asarray(low, dtype=float)
+    floor = np.zeros_like(mfu) if low is None or _capped_elsewhere(
+        accelerator, n_params, basis, is_moe, seq_len) else np.asarray(low, dtype=float)
     return np.minimum(_ceiling(accelerator), np.full_like(mfu, np.inf) if best is None else
                       np.maximum(best / basis, floor))
 

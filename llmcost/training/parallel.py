@@ -897,6 +897,10 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
 
 #: The context-parallel sizes a search with ``cp`` free tries (``context_parallel_options``).
 CP_SIZES = (1, 2, 4, 8, 16, 32)
+#: Pipeline bubbles above this share of the ideal compute time are called out (``checks``, its
+#: ``BUBBLE_WARNING``), and a GPU count whose every split has one is not suggested
+#: (``split_hint``): a tenth of the compute idle in the pipeline's fill and drain.
+BUBBLE_WARNING = 0.10
 
 
 def context_parallel_options(seq_len: int, n_gpus: int) -> tuple:
@@ -925,7 +929,8 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
     sp_only = False not in tuple(sp_options)
     hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split,
                       {**fixed, "sequence_parallel": sp_only,
-                       "tp_kv_replication": (opts or {}).get("tp_kv_replication", True)})
+                       "tp_kv_replication": (opts or {}).get("tp_kv_replication", True)},
+                      tp_max=cluster.accelerator.scaleup_domain_size or None)
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
     if hint:  # the hint says what to change; the rule tally would only repeat it in code terms
@@ -985,6 +990,34 @@ def splitting_gpu_counts(model, global_batch: int, seq_len=None, pp_split: str =
     return sorted({d * q for d in dps for q in _rule_products(model, seq, pp_split, fixed)})
 
 
+def least_bubble_splits(model, global_batch: int, seq_len=None, pp_split: str = "even",
+                        fixed: dict | None = None, tp_max: int | None = None) -> dict:
+    """For every GPU count a plan splits (``splitting_gpu_counts``' rule, tp at most ``tp_max``
+    unless ``fixed`` gives it: a TP group inside the scale-up domain, as ``choose_plan``
+    keeps it), the split with the smallest 1F1B pipeline bubble,
+
+        bubble = (pp − 1) / m,   m = global_batch ÷ (dp × micro_batch_size) micro-batches
+
+    (Narayanan et al. 2021 §2.2; ``bubble_fraction``): ``{n: (bubble, (tp, pp, cp, dp))}``.
+    An interleaved schedule can lower the bubble by its virtual stages, so a count whose least
+    1F1B bubble is small has a plan that idles little; memory is not checked."""
+    fixed = dict(fixed or {})
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    mbs = int(fixed.get("micro_batch_size", 1))
+    if global_batch % mbs:
+        return {}
+    dps = [int(d) for d in _divisors(global_batch // mbs) if fixed.get("dp", d) == d]
+    out: dict = {}
+    for t, q, c in _rule_degrees(model, seq, pp_split, fixed):
+        if tp_max is not None and "tp" not in fixed and t > tp_max:
+            continue
+        for d in dps:
+            n, b = d * t * q * c, (q - 1) * d * mbs / global_batch
+            if n not in out or b < out[n][0]:
+                out[n] = (b, (t, q, c, d))
+    return out
+
+
 def fewest_pipeline_stages(model, n_gpus: int, global_batch: int, seq_len=None,
                            pp_split: str = "even", fixed: dict | None = None):
     """The fewest pipeline stages of any split of ``n_gpus`` for ``model`` and a global batch of
@@ -1038,14 +1071,18 @@ def fixed_degrees_hint(n_gpus: int, fixed: dict) -> str:
 
 
 def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
-               fixed: dict | None = None) -> str:
+               fixed: dict | None = None, tp_max: int | None = None) -> str:
     """Why ``n_gpus`` cannot be split for ``model`` and a global batch of ``global_batch``
     sequences, in the words of what to change, or "" when a split exists. A plan needs
     n_gpus = dp × tp·pp·cp with tp·pp·cp a product of ``_split_products`` (the model's rules)
     and dp × micro_batch_size dividing the global batch (``RULES['batch']``); when no dp that
     divides the batch leaves such a product, the GPU count (or the batch) is what to change:
-    the nearest GPU counts below and above that split (the same check) and the batch sizes
-    nearest ``global_batch`` that the smallest dp of a valid product divides are named.
+    the nearest GPU counts below and above (within 4×) that split **with a pipeline bubble of
+    at most ``BUBBLE_WARNING``** (``least_bubble_splits``: 1F1B (pp − 1)/m, tp at most
+    ``tp_max``, the scale-up domain), and the nearer count that splits only with a larger
+    bubble said as such (a count that splits only by a pipeline of a prime number of stages
+    and few micro-batches each would idle most of its GPUs), and the batch sizes nearest
+    ``global_batch`` that the smallest dp of a valid product divides are named.
     ``fixed['sequence_parallel']`` true (what ``choose_plan`` passes when its stack runs no plan
     without sequence parallelism) adds that rule, cp·tp dividing the sequence."""
     fixed = dict(fixed or {})
@@ -1064,8 +1101,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
         return (f"micro_batch_size={mbs} does not divide the global batch of {global_batch} "
                 f"sequences ({RULES['batch']}); use a micro_batch_size that divides "
                 f"{global_batch}, or a global batch that is a multiple of {mbs}")
-    near = [max((n for n in counts if n < n_gpus), default=None),
-            min((n for n in counts if n_gpus < n <= 4 * n_gpus), default=None)]
+    near, bad = _sensible_counts(model, n_gpus, global_batch, seq, pp_split, fixed, tp_max)
     text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} "
             f"{noun(global_batch, 'sequence')}: "
             f"data parallelism"
@@ -1086,6 +1122,10 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             + ") and cp make that product"
             + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
     fixes = [f"{n} GPUs" for n in near if n is not None]
+    if fixes:
+        fixes[-1] += (f" (the nearest {noun(len(fixes), 'count')} with a split whose pipeline "
+                      f"bubble is at most {BUBBLE_WARNING:.0%} of compute time, 1F1B (pp − 1) ÷ "
+                      "micro-batches" + (f"; nearer, {'; '.join(bad)}" if bad else "") + ")")
     need = n_gpus // max(prods) if prods else 0   # the smallest dp a product leaves
     if need and mbs > 1 and global_batch % need == 0:  # a smaller micro-batch lets dp be it
         m = max(int(m) for m in _divisors(global_batch // need) if m < mbs)
@@ -1097,6 +1137,29 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
         fixes.append(f"a global batch divisible by {d} (e.g. "
                      + " or ".join(f"{b:,}" for b in sorted({lo, hi}) if b > 0) + " sequences)")
     return text + (f"; use {' or '.join(fixes)}" if fixes else "")
+
+
+def _sensible_counts(model, n_gpus: int, global_batch: int, seq: int, pp_split: str,
+                     fixed: dict, tp_max: int | None) -> tuple:
+    """``split_hint``'s suggestions: the nearest GPU counts below and above ``n_gpus`` (above:
+    at most 4×) whose least 1F1B bubble (``least_bubble_splits``) is at most
+    ``BUBBLE_WARNING``, and, for each side where a count that splits lies nearer, that count and
+    its least bubble in words: ``([below, above], [words, ...])``."""
+    splits = least_bubble_splits(model, global_batch, seq, pp_split, fixed, tp_max)
+    ok = [n for n, (b, _) in splits.items() if b <= BUBBLE_WARNING]
+    near = [max((n for n in ok if n < n_gpus), default=None),
+            min((n for n in ok if n_gpus < n <= 4 * n_gpus), default=None)]
+    nearest = [max((n for n in splits if n < n_gpus), default=None),
+               min((n for n in splits if n_gpus < n <= 4 * n_gpus), default=None)]
+    bad = []
+    for n, good in zip(nearest, near):
+        if n is not None and n != good:
+            b, (t, q, c, d) = splits[n]
+            m = global_batch // (d * int(fixed.get("micro_batch_size", 1)))
+            bad.append(f"{n} GPUs split at best as TP{t} · PP{q}" + (f" · CP{c}" if c > 1 else "")
+                       + f" · DP{d} with {m:,} {noun(m, 'micro-batch', 'micro-batches')}, "
+                       f"a bubble of {b:.0%}")
+    return near, bad
 
 
 def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
