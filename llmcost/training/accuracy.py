@@ -2257,11 +2257,12 @@ def _fa1_physics(anchor) -> dict:
 @lru_cache(maxsize=2)
 @disk_cached
 def fa1_length_table(anchor: bool | float = True) -> pd.DataFrame:
-    """``validation_table()`` with the FlashAttention-1 length curve on every row
-    (``StepOptions.fa1_length=anchor``: True, ``attention.FA1_LENGTH_ANCHOR``; only the rows of
-    a FlashAttention-1 stack move, llm-foundry's 2023-10 tables, all dense), the MoE host-cost
-    constants as shipped: the curve moves none of the MoE calibration rows they are fitted on
-    (a re-fit would differ from the shipped constants only by their rounding)."""
+    """``validation_table()`` with every row priced with ``StepOptions.fa1_length=anchor``
+    (True: the length curve anchored at ``attention.FA1_LENGTH_ANCHOR``, as shipped; False: the
+    flat FlashAttention-1 fraction at every length; only the rows of a FlashAttention-1 stack
+    move, llm-foundry's 2023-10 tables, all dense), the MoE host-cost constants as shipped: the
+    curve moves none of the MoE calibration rows they are fitted on (a re-fit would differ from
+    the shipped constants only by their rounding)."""
     sv = step_validation
     return _with_regimes(sv.mfu_validation(
         sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS, physics=_fa1_physics(anchor)))
@@ -2291,13 +2292,14 @@ def fa1_anchor_fit() -> tuple:
 
 
 def fa1_length_comparison(split: str = "held-out") -> tuple:
-    """The FlashAttention-1 length curve (``StepOptions.fa1_length``, a candidate off by
-    default) judged by ``mechanism_comparison``'s rule: ``validation_table()`` against
-    ``fa1_length_table()`` on the rows of ``split`` ("held-out", or "calibration": the fit set
-    judged as if held out). Read after the long-context rows' errors were seen (llm-foundry's
-    64K rows 13-21 % too slow, every one above the flat rate: ``benchmarks/validate_mfu.py``
-    item 17); its one constant, the anchor, is fitted on the calibration rows
-    (``fa1_anchor_fit``).
+    """The FlashAttention-1 length curve (``StepOptions.fa1_length``, the series of each row's
+    head dimension) judged by ``mechanism_comparison``'s rule: the flat fraction at every length
+    (``fa1_length_table(False)``) against the curve (``fa1_length_table(True)``, the shipped
+    setting) on the rows of ``split`` ("held-out", or
+    "calibration": the fit set judged as if held out). Read after the long-context rows' errors
+    were seen (llm-foundry's 64K rows 13-21 % too slow, every one above the flat rate:
+    ``benchmarks/validate_mfu.py`` item 17); its one constant, the anchor, is fitted on the
+    calibration rows (``fa1_anchor_fit``).
 
     Returns
     -------
@@ -2309,4 +2311,4 @@ def fa1_length_comparison(split: str = "held-out") -> tuple:
         ``split`` other than "held-out" or "calibration".
     """
     _check_split(split)
-    return _off_on_verdict(*_on_split(validation_table(), fa1_length_table(), split))
+    return _off_on_verdict(*_on_split(fa1_length_table(False), fa1_length_table(True), split))
