@@ -482,7 +482,7 @@ def long_context_kernel_report():
           "attention FLOPs on the FlashAttention basis, causal, backward 2.5 x forward, + 1 x "
           "forward recomputed), the kernel's measured forward + backward rate at the rank's "
           "length (H100: FlashAttention-3 paper curves, burst; FlashAttention-1: FlashAttention-2 "
-          "paper Fig. 4(c)/(d) on A100, head dim 64/128, Fig. 7(d) on H100, head dim 128, up to "
+          "paper Fig. 4(c)/(d) on A100, Fig. 7(c)/(d) on H100, head dim 64/128, up to "
           "16K) and the engine's "
           "sustained rate, fractions of the dense BF16 peak:")
     print(f"   {'run_id':40s} {'split':11s} {'kernel':6s} {'hd':>4s} {'s/cp':>7s} {'AC':>9s} "
@@ -1805,9 +1805,9 @@ def fa1_length_report():
     print("   the long rows that move: " + row_moves(off, on_t, moved))
     print_buckets(tables, width=10)
     print("   the shape is FlashAttention-1's CUDA kernel's, carried to the Triton kernel the rows "
-          "ran (no measurement of it by length exists); each row takes the series of its own head "
-          "dimension, chosen before any row was priced with it; the checkpointed rows keep their "
-          "offset (the recompute, item 22)")
+          "ran (no measurement of it by length exists); each row takes the series measured at the "
+          "head dimension nearer its own (a rule, not a series chosen by the rows' errors); the "
+          "checkpointed rows keep their offset (the recompute, item 22)")
 
 
 if __name__ == "__main__":

@@ -389,7 +389,7 @@ class StepOptions:
     ring_unmasked: bool = True
     cp_ring_compiled: bool = False
     recompute_early_stop: bool = False
-    fa1_length: object = False
+    fa1_length: object = True
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
