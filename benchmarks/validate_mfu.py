@@ -78,10 +78,10 @@ row's error and unexplained time per MoE layer per micro-batch (``moe_gpu_gap``)
 priced one recipe setting at a time toward 26.02.01's recipe (``MB2602_TO_260201_READINGS``).
 
 Item 25 prints the FlashAttention-1 stack's attention rate by sequence length
-(``StepOptions.fa1_length``: the flat fraction scaled as FlashAttention-1's measured bars rise
-with length, anchored at a length fitted on the calibration rows), a candidate off by default,
-regime by regime on both splits, with the rule's verdict, llm-foundry's errors by checkpointing
-and length, the long rows that move and the buckets.
+(``StepOptions.fa1_length``: the flat fraction scaled as FlashAttention-1's measured bars at
+the row's head dimension rise with length, anchored at a length fitted on the calibration rows),
+on by default, flat -> curve regime by regime on both splits, with the rule's verdict,
+llm-foundry's errors by checkpointing and length, the long rows that move and the buckets.
 
 """
 
@@ -416,7 +416,7 @@ def _measured_fwd_bwd(accelerator: str, kernel: str, head_dim, s_rank) -> float:
     length, as a fraction of the device's dense BF16 peak: the FlashAttention-3 paper's H100
     curves (``attention.kernel_curve``, burst), FlashAttention-1's bars of the FlashAttention-2
     paper at the nearer of head dimension 64 and 128 (A100: ``attention.A100_FWD_BWD_CAUSAL_HD64``
-    / ``_HD128``; H100, head dimension 128 only: ``attention.H100_FWD_BWD_CAUSAL_HD128``), the
+    / ``_HD128``; H100: ``attention.H100_FWD_BWD_CAUSAL_HD64`` / ``_HD128``), the
     longest measured length at most the rank's; NaN where none was read."""
     curve = attention.kernel_curve(accelerator, kernel) if kernel in attention.KERNELS else None
     if curve is not None:
@@ -424,6 +424,7 @@ def _measured_fwd_bwd(accelerator: str, kernel: str, head_dim, s_rank) -> float:
         return float(3.5 / (1.0 / f_f + 2.5 / f_b))
     panels = {("A100", 64): attention.A100_FWD_BWD_CAUSAL_HD64,
               ("A100", 128): attention.A100_FWD_BWD_CAUSAL_HD128,
+              ("H100", 64): attention.H100_FWD_BWD_CAUSAL_HD64,
               ("H100", 128): attention.H100_FWD_BWD_CAUSAL_HD128}
     device = "A100" if accelerator.startswith("A100") else \
         "H100" if attention.ATTENTION_FAMILY.get(accelerator) == "H100-SXM" else None
@@ -481,7 +482,7 @@ def long_context_kernel_report():
           "attention FLOPs on the FlashAttention basis, causal, backward 2.5 x forward, + 1 x "
           "forward recomputed), the kernel's measured forward + backward rate at the rank's "
           "length (H100: FlashAttention-3 paper curves, burst; FlashAttention-1: FlashAttention-2 "
-          "paper Fig. 4(c)/(d) on A100, head dim 64/128, Fig. 7(d) on H100, head dim 128, up to "
+          "paper Fig. 4(c)/(d) on A100, Fig. 7(c)/(d) on H100, head dim 64/128, up to "
           "16K) and the engine's "
           "sustained rate, fractions of the dense BF16 peak:")
     print(f"   {'run_id':40s} {'split':11s} {'kernel':6s} {'hd':>4s} {'s/cp':>7s} {'AC':>9s} "
@@ -1770,39 +1771,42 @@ def recipe_path_report(runs, rel):
 
 
 def fa1_length_report():
-    """Item 25: the FlashAttention-1 length curve (``StepOptions.fa1_length``, a candidate off by
-    default; ``attention.fa1_length_curve``): the flat FlashAttention-1 fraction scaled by
-    sequence length as FlashAttention-1's measured bars rise, its anchor fitted on the
-    calibration rows (``accuracy.fa1_anchor_fit``), judged by the rule on both splits, the
-    long rows that move and the buckets. Read after the long-context rows' errors were seen."""
+    """Item 25: the FlashAttention-1 length curve (``StepOptions.fa1_length``;
+    ``attention.fa1_length_curve``): the flat FlashAttention-1 fraction scaled by sequence
+    length as FlashAttention-1's measured bars at the row's own head dimension rise, its anchor
+    fitted on the calibration rows (``accuracy.fa1_anchor_fit``), judged by the rule on both
+    splits (flat -> curve), the long rows that move and the buckets. Read after the
+    long-context rows' errors were seen."""
     anchor, fit, flat = accuracy.fa1_anchor_fit()
-    a100 = [float(attention.fa1_length_factor("A100-80GB", s, anchor))
-            for s in (512, 2048, 16384, 65536)]
-    h100 = [float(attention.fa1_length_factor("H100-SXM", s, anchor))
-            for s in (512, 2048, 16384, 65536)]
-    print("25. The FlashAttention-1 stack's attention rate by sequence length (fa1_length, a "
-          "candidate): llm-foundry's 2023-10 tables ran the Triton FlashAttention kernel "
+    lengths = (512, 2048, 16384, 65536)
+    factors = "; ".join(
+        f"{acc} head dim {hd} " + ", ".join(
+            f"{float(attention.fa1_length_factor(acc, s, hd, anchor)):.2f}" for s in lengths)
+        for acc in ("A100-80GB", "H100-SXM") for hd in (64, 128))
+    on = "on by default" if options.StepOptions().fa1_length is not False else "a candidate, off"
+    print(f"25. The FlashAttention-1 stack's attention rate by sequence length (fa1_length, {on}): "
+          "llm-foundry's 2023-10 tables ran the Triton FlashAttention kernel "
           "(submit_benchmarks.py @ b2a43a147: --attn_impl default 'triton'; sweep.sh passes none; "
           "llmfoundry/models/layers/flash_attn_triton.py @ v0.3.0, 'Copied from HazyResearch/"
           "flash-attention'; TUTORIAL.md @ b2a43a147: 'In our experience, triton is slightly "
           "faster than flash'), whose rate by length is not published: the flat fraction is "
-          "scaled by the shape of FlashAttention-1's measured forward + backward bars (Dao 2023, "
-          "arXiv:2307.08691, Fig. 4(d) A100, Fig. 7(d) H100, causal, head dim 128, 512-16K "
-          "tokens, held beyond), the flat fraction holding at the anchor; the anchor fitted on "
-          f"the calibration rows: {anchor:,.0f} tokens (their mean |error| {flat:.2%} flat -> "
-          f"{fit:.2%}); rate / flat rate at 512, 2K, 16K, 64K tokens: A100 "
-          + ", ".join(f"{x:.2f}" for x in a100) + "; H100 " + ", ".join(f"{x:.2f}" for x in h100)
-          + ". Mean |error| per regime that moves, shipped (flat) -> length curve:")
+          "scaled by the shape of FlashAttention-1's measured forward + backward bars at the "
+          "row's head dimension, the nearer of 64 and 128 (Dao 2023, arXiv:2307.08691, causal, "
+          "512-16K tokens, held beyond: Fig. 4(c) / 4(d) A100, Fig. 7(c) / 7(d) H100), the flat "
+          "fraction holding at the anchor; the anchor fitted on the calibration rows: "
+          f"{anchor:,.0f} tokens (their mean |error| {flat:.2%} flat -> {fit:.2%}); rate / flat "
+          f"rate at 512, 2K, 16K, 64K tokens: {factors}. Mean |error| per regime that moves, "
+          "flat -> length curve:")
     print_comparison(accuracy.fa1_length_comparison)
-    tables = {"shipped": accuracy.validation_table(), "fa1 length": accuracy.fa1_length_table()}
+    tables = {"flat": accuracy.fa1_length_table(False),
+              "fa1 length": accuracy.fa1_length_table(True)}
     foundry_checkpointing_table(tables["fa1 length"], ", length curve")
-    off, on, moved = moved_rows(tables, long_only=True)
-    print("   the long rows that move: " + row_moves(off, on, moved))
+    off, on_t, moved = moved_rows(tables, long_only=True)
+    print("   the long rows that move: " + row_moves(off, on_t, moved))
     print_buckets(tables, width=10)
-    print("   off by default: the shape is FlashAttention-1's CUDA kernel's, carried to the Triton "
-          "kernel the rows ran (no measurement of it by length exists); its head-dimension-128 "
-          "series prices head dimension 64 too, a choice made after a what-if on all rows (the "
-          "head-dimension-64 series put the two 64K head-dimension-64 rows at +15-17%); the "
+    print("   the shape is FlashAttention-1's CUDA kernel's, carried to the Triton kernel the rows "
+          "ran (no measurement of it by length exists); each row takes the series measured at the "
+          "head dimension nearer its own (a rule, not a series chosen by the rows' errors); the "
           "checkpointed rows keep their offset (the recompute, item 22)")
 
 

@@ -99,12 +99,13 @@ def test_two_scale_pilot_fits_the_network():
 def test_scaling_test_whose_second_pilot_runs_the_targets_kernels():
     """llm-foundry's MPT-1B on H100 at 2,048 tokens (mosaicml/llm-foundry
     scripts/train/benchmarking/README.md at 495218376): 8 GPUs at micro-batch 14 (45,455
-    tokens/s per GPU) and 16 at micro-batch 20 (46,037), both about 10 % slower than the engine.
+    tokens/s per GPU) and 16 at micro-batch 20 (46,037), both slower than the engine.
     The 64-GPU run (44,402) runs micro-batch 20, the second pilot's kernels, so its drift is the
     same-kernel one (runs_pilot_kernels) and the agreeing pilots' correction is carried: within
-    5 % (uncalibrated +11.0 %, which a rule looking at the smallest pilot's kernels alone kept;
+    5 % (uncalibrated +7.8 %, which a rule looking at the smallest pilot's kernels alone kept;
     +12.4 % before the llm-foundry-2023 stack's BACKWARD_POST order was priced,
-    comm.fsdp_exposure: regression pin, re-recorded for that change only)."""
+    comm.fsdp_exposure, +11.0 % before its FlashAttention-1 attention was priced by length,
+    StepOptions.fa1_length: regression pin, re-recorded for those changes only)."""
     ps = [cal.published_pilot(f"foundry-h100-mpt-1b-s2048-{n}gpu-bf16") for n in (8, 16)]
     c = cal.calibrate(ps)
     t = cal.published_pilot("foundry-h100-mpt-1b-s2048-64gpu-bf16")
@@ -112,7 +113,7 @@ def test_scaling_test_whose_second_pilot_runs_the_targets_kernels():
     assert cal.runs_pilot_kernels(c.pilots, t.model, t.plan, t.seq_len)
     x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
     meas = cal.measured_mfu(t)
-    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.110, abs=0.005)
+    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.078, abs=0.005)
     assert abs(x.mfu / meas - 1) < 0.05 and x.transfer > 0.5
 
 
@@ -209,7 +210,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
     derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
     dense BF16); the pilot's residual r = log(measured ÷ model) carries
-    w = 1 − 0.058² ÷ r² − shift² of itself to the 2,048-GPU target (same kernels, the same-kernel
+    w = 1 − 0.060² ÷ r² − shift² of itself to the 2,048-GPU target (same kernels, the same-kernel
     drift of calibrate.PILOT_DRIFT; the pilot's
     DP2 crosses nodes, so one scale confounds the kernels with the network and
     shift = |ln(compute share at the target ÷ at the pilot)|, each share compute_s ÷ step_time_s
@@ -246,7 +247,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
         step.step_time(pil.model, cal.Cluster(load_accelerator("H100-SXM"), q.n_gpus), q,
                        4096, options=pil.options) for q in (pil.plan, plan))]
     assert 0 < math.log(share[1] / share[0]) ** 2 < 0.05   # a small shift: most is carried
-    w = 1 - 0.058 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2  # same-kernel drift 0.058
+    w = 1 - 0.060 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2  # same-kernel drift 0.060
     line = next(x for x in lines.splitlines() if x.strip().startswith("MFU "))
     target = float(line.split()[1].rstrip("%")) / 100
     unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
@@ -440,15 +441,17 @@ def test_scaled_efficiency_by_exposure_by_hand():
 
 def test_short_pilot_corrects_the_kernels_it_ran():
     """llm-foundry's MPT-760M on 8 A100s at 512 tokens (mosaicml/llm-foundry
-    scripts/train/benchmarking/README.md at 495218376: 29,446 tokens/s per GPU) spends under a
+    scripts/train/benchmarking/README.md at 495218376: 29,446 tokens/s per GPU) spends about a
     tenth of its modelled step in attention: the pilot's correction lands on the GEMMs (x c) and
-    leaves the attention kernel within a few percent of its catalogue rate (x c ** a, a < 0.1),
+    leaves the attention kernel within a few percent of its catalogue rate (x c ** a, a < 0.11;
+    0.104 with FlashAttention-1's length curve, StepOptions.fa1_length, which prices attention at
+    512 tokens at 0.74 of the flat rate),
     so a 32,768-token target, 81 % attention in the model, is not slowed by what the GEMMs of
     a 512-token run measured."""
     p = cal.published_pilot("foundry-a100-mpt-760m-s512-8gpu-bf16")
     c = cal.calibrate(p)
     a = c.exposure
-    assert a[0] == 1.0 and a[1] < 0.1
+    assert a[0] == 1.0 and a[1] < 0.11
     assert c.efficiency.matmul_fraction == pytest.approx(c.base.matmul_fraction
                                                          * c.compute_factor, rel=1e-9)
     ratio = c.efficiency.attention_fraction / c.base.attention_fraction

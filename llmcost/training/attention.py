@@ -679,9 +679,9 @@ def check_curves() -> pd.DataFrame:
 #: ``4·s²·d·heads``, halved with the causal mask, × 3.5 forward + backward). The values are the
 #: bar labels as read from the figure's vector text (the e-print's
 #: ``figs/flash2_causal_True_hdim_64_fwd_bwd_speed.pdf``) in two transcriptions that agree on
-#: both series. The only A100 panel read: no curve is fitted from it (six points, one head
-#: dimension, one mask), and the engine keeps ``data/flash_attention.csv``'s flat fractions on
-#: Ampere. The figure's "FlashAttention Triton" series is OpenAI Triton's
+#: both series. No curve is fitted from it (six points, one head dimension, one mask): the
+#: engine keeps ``data/flash_attention.csv``'s flat fractions on Ampere, FlashAttention-1's bars
+#: giving only the shape of its length curve (``FA1_LENGTH_BARS``). The figure's "FlashAttention Triton" series is OpenAI Triton's
 #: ``triton.ops.flash_attention`` (Dao-AILab/flash-attention@60499abc
 #: ``benchmarks/benchmark_flash_attention.py``), not the FlashAttention-1-class Triton kernel
 #: llm-foundry ran (``flash_attn_triton.py``: "Overall Triton forward + backward is slightly
@@ -697,8 +697,9 @@ A100_FWD_BWD_CAUSAL_HD64 = {
 #: Dao-AILab/flash-attention@4f285b35 ``assets/flash2_a100_fwd_bwd_benchmark.png``, the figure
 #: the README shows, whose panel (c) carries ``A100_FWD_BWD_CAUSAL_HD64``'s values), TFLOP/s on
 #: the same basis. FlashAttention-1 runs slower at head dimension 128 than at 64 (83 against 97
-#: at 16k); the figure's OpenAI Triton kernel is 50-80 (not kept, as above). A record for the
-#: long-context rows' check (``benchmarks/validate_mfu.py`` item 17); no curve is fitted.
+#: at 16k); the figure's OpenAI Triton kernel is 50-80 (not kept, as above). The long-context
+#: rows' check (``benchmarks/validate_mfu.py`` item 17) and the shape of FlashAttention-1's length
+#: curve at head dimension 128 (``FA1_LENGTH_BARS``); no curve is fitted.
 A100_FWD_BWD_CAUSAL_HD128 = {
     "fa1": {512: 55.0, 1024: 62.0, 2048: 69.0, 4096: 76.0, 8192: 80.0, 16384: 83.0},
     "fa2": {512: 99.0, 1024: 133.0, 2048: 155.0, 4096: 173.0, 8192: 182.0, 16384: 189.0},
@@ -711,49 +712,79 @@ A100_FWD_BWD_CAUSAL_HD128 = {
 #: ``assets/flash2_h100_fwd_bwd_benchmark.png``; FlashAttention-1's bar at 2k, 108, is below its
 #: 1k bar, 109, as drawn). The figure has no Triton series. A record for the long-context rows'
 #: check (``benchmarks/validate_mfu.py`` item 17; ``data/flash_attention.csv``'s FlashAttention-1
-#: Hopper note quotes the same bars); no curve is fitted.
+#: Hopper note quotes the same bars; ``FA1_LENGTH_BARS`` takes their shape); no curve is fitted.
 H100_FWD_BWD_CAUSAL_HD128 = {
     "fa1": {512: 98.0, 1024: 109.0, 2048: 108.0, 4096: 126.0, 8192: 135.0, 16384: 137.0},
     "fa2": {512: 163.0, 1024: 221.0, 2048: 265.0, 4096: 294.0, 8192: 308.0, 16384: 328.0},
 }
 
 
-#: The FlashAttention-1-class length curve (``StepOptions.fa1_length``, a candidate off by
-#: default): FlashAttention-1's forward + backward bars by sequence length, causal, head
-#: dimension 128, on each accelerator it prices (A100: Dao 2023 Fig. 4(d),
-#: ``A100_FWD_BWD_CAUSAL_HD128``; the H100 family: Fig. 7(d), ``H100_FWD_BWD_CAUSAL_HD128``). Only
-#: their shape is used: the kernel llm-foundry's 2023-10 benchmark ran is the Triton kernel
+#: The same figure's panel (c): FlashAttention-1 (CUDA) and FlashAttention-2 forward + backward on
+#: an H100 80GB SXM5, causal mask, head dimension 64, TFLOP/s on the same basis (Dao 2023,
+#: arXiv:2307.08691 §4.1, Fig. 7(c); the bar labels as drawn in Dao-AILab/flash-attention@4f285b35
+#: ``assets/flash2_h100_fwd_bwd_benchmark.png``, its lower-left panel;
+#: ``data/flash_attention.csv``'s FlashAttention-1 Hopper note quotes the range, causal 104-156 at
+#: head dimension 64).
+H100_FWD_BWD_CAUSAL_HD64 = {
+    "fa1": {512: 104.0, 1024: 123.0, 2048: 136.0, 4096: 138.0, 8192: 149.0, 16384: 156.0},
+    "fa2": {512: 141.0, 1024: 192.0, 2048: 232.0, 4096: 257.0, 8192: 273.0, 16384: 284.0},
+}
+
+
+#: The FlashAttention-1-class length curve (``StepOptions.fa1_length``): FlashAttention-1's
+#: forward + backward bars by sequence length, causal, on each accelerator it prices, by head
+#: dimension (64 and 128, the two the paper measured; a row takes the series of the nearer in
+#: log, ``fa1_length_bars``, as the H100 kernel curves do): A100, Dao 2023 Fig. 4(c) and 4(d)
+#: (``A100_FWD_BWD_CAUSAL_HD64`` / ``_HD128``); the H100 family, Fig. 7(c) and 7(d)
+#: (``H100_FWD_BWD_CAUSAL_HD64`` / ``_HD128``). Only their shape is used: the kernel
+#: llm-foundry's 2023-10 benchmark ran is the Triton kernel
 #: (``llmfoundry/models/layers/flash_attn_triton.py`` @ v0.3.0, "Copied from
-#: HazyResearch/flash-attention ... flash_attn_triton.py", with the note "Make the backward for
-#: d=128 much faster by reducing register spilling"), for which no rate by length is published:
-#: the head-dimension-128 series prices every head dimension (the CUDA kernel's 64 / 128 gap is
-#: its register spilling at 128, which the Triton kernel's note says it removed).
-FA1_LENGTH_BARS = {"A100-80GB": A100_FWD_BWD_CAUSAL_HD128["fa1"],
-                   "A100-40GB": A100_FWD_BWD_CAUSAL_HD128["fa1"],
-                   **{h: H100_FWD_BWD_CAUSAL_HD128["fa1"] for h in ATTENTION_FAMILY}}
+#: HazyResearch/flash-attention ... flash_attn_triton.py"), for which no rate by length is
+#: published, so the CUDA kernel's shape at the row's own head dimension stands in for it.
+FA1_LENGTH_BARS = {
+    **{a: {64: A100_FWD_BWD_CAUSAL_HD64["fa1"], 128: A100_FWD_BWD_CAUSAL_HD128["fa1"]}
+       for a in ("A100-80GB", "A100-40GB")},
+    **{h: {64: H100_FWD_BWD_CAUSAL_HD64["fa1"], 128: H100_FWD_BWD_CAUSAL_HD128["fa1"]}
+       for h in ATTENTION_FAMILY},
+}
 
 #: The sequence length (tokens) at which the flat FlashAttention-1 fraction
 #: (``data/flash_attention.csv``, which states none) holds on the length curve: fitted on the
-#: calibration rows of the FlashAttention-1 stack only (``benchmarks/validate_mfu.py`` item 24,
-#: ``accuracy.fa1_anchor_fit``, the best of its grid, 2^11.5 = 2,896 tokens: their mean |error|
+#: calibration rows of the FlashAttention-1 stack only (``benchmarks/validate_mfu.py`` item 25,
+#: ``accuracy.fa1_anchor_fit``, the best of its grid, 2^11.75 = 3,444 tokens: their mean |error|
 #: 10.4 % flat -> 8.2 %), never on a held-out row.
-FA1_LENGTH_ANCHOR = 2.0 ** 11.5
+FA1_LENGTH_ANCHOR = 2.0 ** 11.75
 
 
-def fa1_length_factor(accelerator: str, seq_len, anchor: float = FA1_LENGTH_ANCHOR):
-    """FlashAttention-1's forward + backward rate at ``seq_len`` over its rate at ``anchor``
-    (``FA1_LENGTH_BARS`` of ``accelerator``): log2-linear between the bars, held at the end bars
-    outside 512-16,384 tokens (no bar beyond them; no extrapolation); None where
-    ``accelerator`` has no bars.
+def fa1_length_bars(accelerator: str, head_dim) -> dict | None:
+    """FlashAttention-1's forward + backward bars (``FA1_LENGTH_BARS``) on ``accelerator`` at
+    the measured head dimension nearer (in log) to ``head_dim``; None where ``accelerator`` has
+    none.
 
     Raises
     ------
     ValueError
-        A non-positive ``seq_len`` or ``anchor``.
+        A non-positive ``head_dim``.
+    """
+    as_array(head_dim, "head_dim", positive=True)
+    series = FA1_LENGTH_BARS.get(str(accelerator))
+    return None if series is None else series[_nearest_head_dim(head_dim)]
+
+
+def fa1_length_factor(accelerator: str, seq_len, head_dim, anchor: float = FA1_LENGTH_ANCHOR):
+    """FlashAttention-1's forward + backward rate at ``seq_len`` over its rate at ``anchor``
+    (``fa1_length_bars`` of ``accelerator`` and ``head_dim``): log2-linear between the bars,
+    held at the end bars outside 512-16,384 tokens (no bar beyond them; no extrapolation); None
+    where ``accelerator`` has no bars.
+
+    Raises
+    ------
+    ValueError
+        A non-positive ``seq_len``, ``head_dim`` or ``anchor``.
     """
     s = as_array(seq_len, "seq_len", positive=True)
     a = as_array(anchor, "anchor", positive=True)
-    bars = FA1_LENGTH_BARS.get(str(accelerator))
+    bars = fa1_length_bars(accelerator, head_dim)
     if bars is None:
         return None
     x = np.log2(np.array(sorted(bars), dtype=float))
@@ -772,9 +803,10 @@ class Fa1LengthCurve:
     anchor: float = FA1_LENGTH_ANCHOR
 
     def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
-        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``
-        (``head_dim``, ``causal`` and ``window`` not read: one series prices them all)."""
-        f = self.fraction * fa1_length_factor(self.accelerator, seq_len, self.anchor)
+        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len`` and
+        ``head_dim`` (the series of the nearer measured head dimension; ``causal`` and
+        ``window`` not read: only causal series were read)."""
+        f = self.fraction * fa1_length_factor(self.accelerator, seq_len, head_dim, self.anchor)
         return f, f
 
 

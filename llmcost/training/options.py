@@ -307,14 +307,15 @@ class StepOptions:
         On a FlashAttention-1 stack (llm-foundry's 2023-10 benchmark, which ran the Triton
         FlashAttention kernel: ``data/stacks.csv``), scale the flat attention fraction by the
         sequence length as FlashAttention-1's measured forward + backward bars rise with it
-        (``attention.fa1_length_curve``: Dao 2023, FlashAttention-2, arXiv:2307.08691, Fig. 4(d)
-        on A100, Fig. 7(d) on H100, causal, head dimension 128, 512-16,384 tokens, held beyond
-        them), the flat fraction holding at ``attention.FA1_LENGTH_ANCHOR`` tokens (True; a
-        number sets another anchor), a constant fitted on the stack's calibration rows only
-        (``accuracy.fa1_anchor_fit``). False (the default): the flat fraction at every length.
-        A candidate (``benchmarks/validate_mfu.py`` item 24): the long-context rows show the
-        flat fraction too slow at 16k-64k tokens (item 17: every published run at 64K needs
-        more than the flat rate).
+        (``attention.fa1_length_curve``: Dao 2023, FlashAttention-2, arXiv:2307.08691, causal,
+        512-16,384 tokens, held beyond them; the series of the measured head dimension, 64 or
+        128, nearer the model's: Fig. 4(c) / 4(d) on A100, Fig. 7(c) / 7(d) on H100), the flat
+        fraction holding at ``attention.FA1_LENGTH_ANCHOR`` tokens (True, the default; a number
+        sets another anchor), a constant fitted on the stack's calibration rows only
+        (``accuracy.fa1_anchor_fit``). False: the flat fraction at every length. On by default
+        as it passes the project's rule on both splits (``accuracy.fa1_length_comparison``,
+        ``benchmarks/validate_mfu.py`` item 25; read after the long-context rows showed the flat
+        fraction too slow at 16k-64k tokens, item 17).
     fsdp_copies : bool or "auto"
         Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
         copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
@@ -388,7 +389,7 @@ class StepOptions:
     ring_unmasked: bool = True
     cp_ring_compiled: bool = False
     recompute_early_stop: bool = False
-    fa1_length: object = False
+    fa1_length: object = True
     fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
