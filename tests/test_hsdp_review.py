@@ -243,7 +243,8 @@ def test_enumerate_plans_says_why_a_shard_size_gives_no_hsdp_row():
 
 
 def test_validate_parameters_none_shard_size_names_full_and_auto():
-    with pytest.raises(ValueError, match=r"fsdp_shard_size=None .*'full'.*'auto'"):
+    # a scenario's null is said as the scenario file wrote it, "null", not Python's None
+    with pytest.raises(ValueError, match=r"fsdp_shard_size=null .*'full'.*'auto'"):
         llmcost.validate_parameters(fsdp_shard_size=None)
 
 
