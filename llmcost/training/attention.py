@@ -734,7 +734,7 @@ FA1_LENGTH_BARS = {"A100-80GB": A100_FWD_BWD_CAUSAL_HD128["fa1"],
 
 #: The sequence length (tokens) at which the flat FlashAttention-1 fraction
 #: (``data/flash_attention.csv``, which states none) holds on the length curve: fitted on the
-#: calibration rows of the FlashAttention-1 stack only (``benchmarks/validate_mfu.py`` item 24,
+#: calibration rows of the FlashAttention-1 stack only (``benchmarks/validate_mfu.py`` item 25,
 #: ``accuracy.fa1_anchor_fit``, the best of its grid, 2^11.5 = 2,896 tokens: their mean |error|
 #: 10.4 % flat -> 8.2 %), never on a held-out row.
 FA1_LENGTH_ANCHOR = 2.0 ** 11.5

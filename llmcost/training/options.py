@@ -312,7 +312,7 @@ class StepOptions:
         them), the flat fraction holding at ``attention.FA1_LENGTH_ANCHOR`` tokens (True; a
         number sets another anchor), a constant fitted on the stack's calibration rows only
         (``accuracy.fa1_anchor_fit``). False (the default): the flat fraction at every length.
-        A candidate (``benchmarks/validate_mfu.py`` item 24): the long-context rows show the
+        A candidate (``benchmarks/validate_mfu.py`` item 25): the long-context rows show the
         flat fraction too slow at 16k-64k tokens (item 17: every published run at 64K needs
         more than the flat rate).
     fsdp_copies : bool or "auto"
