@@ -437,7 +437,7 @@ def test_false_position_finds_the_bisections_threshold_in_fewer_bills(s, base, m
         assert fits(lo) and not fits(hi)
     assert abs(np.log(falsi[0] / bisected[0])) <= 2 * width
     assert n_bisect >= 40 and n_falsi <= 10, (n_bisect, n_falsi)
-    # and the public answer is that threshold: half the bill buys just under half the tokens
+    # and the public answer is that threshold: half the bill buys just over half the tokens
     df = lv.fit_budget(s, budget_usd=bud).set_index("quantity")
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(bisected[0], rel=1e-9)
 
