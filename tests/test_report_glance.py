@@ -374,7 +374,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     lower, higher = 1 - 1 / (1 + c + hw), 1 / (1 + c - hw) - 1
     assert band.high == pytest.approx(0.25 / (1 + c - hw))  # below the cap (47%): not capped
     assert glance.caveat_line(w) == (
-        f"the predicted MFU rests on only {band.n} published run(s) like this one: read it as "
+        f"the predicted MFU rests on only {band.n} published run(s) like this one kept out of its fitting: read it as "
         f"{lower:.0%} lower to {higher:.0%} higher")
     # A new-user trial: at 50% (above the best comparable run, Megatron-LM's 47%) the band was
     # capped at the prediction itself and the bill used 50%. The band's top is now the best
@@ -386,7 +386,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert capped.low == pytest.approx(0.47 * (1 + c) / (1 + c + hw))
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
-        f"the predicted MFU rests on only {capped.n} published run(s) like this one and is above "
+        f"the predicted MFU rests on only {capped.n} published run(s) like this one kept out of its fitting and is above "
         f"every comparable published run: read it as 6% to {1 - capped.low / 0.5:.0%} lower "
         "(its range is capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]

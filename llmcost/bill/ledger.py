@@ -487,7 +487,9 @@ def _gpu_hour_price(p: dict, gpu) -> tuple:
 def spot_preemptions_per_node_day(p: dict) -> float:
     """Spot pre-emptions per node-day of scenario ``p``: its
     ``ledger_spot_preemptions_per_node_day``, else the default (``data/ledger_defaults.csv``:
-    each node once a week, an assumption; no provider publishes GPU pre-emption rates)."""
+    each node once a week, an assumption: no provider publishes a per-node rate; AWS's Spot
+    Instance Advisor gives only trailing-month interruption-frequency bands per instance type,
+    from under 5% to over 20%)."""
     given = p.get("ledger_spot_preemptions_per_node_day")
     return default("spot_preemptions_per_node_day") if given is None else given
 

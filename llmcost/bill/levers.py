@@ -2507,25 +2507,33 @@ def _largest_tokens(fits, lo: float, hi: float, steps: int = 40, margin=None) ->
         lo, hi = hi, hi * 2
     width = math.log(hi / lo) / 2 ** steps  # the final bracket's log-width
     a, b = math.log(lo), math.log(hi)
+    ta, tb = lo, hi  # the tokens tested at a and b (exp(log(t)) need not be t: a memo's key)
     fa = fb = None
     while b - a > width * (1 + 1e-9):
         before = b - a
         if margin is not None:
-            fa = margin(math.exp(a)) if fa is None else fa
-            fb = margin(math.exp(b)) if fb is None else fb
-            ta, tb = math.exp(a), math.exp(b)  # the line drawn in tokens, where it is straight
+            fa = margin(ta) if fa is None else fa
+            fb = margin(tb) if fb is None else fb
+            # the line drawn against tokens, where the bill is near-straight
             t = tb - fb * (tb - ta) / (fb - fa) if fb != fa else math.sqrt(ta * tb)
             x = math.log(t) if t > 0 else (a + b) / 2
             for y in sorted({min(max(x - width / 2, a), b - width),
                              min(max(x + width / 2, a + width), b)}):
                 if a < y < b:
                     t = math.exp(y)
-                    a, fa, b, fb = (y, margin(t), b, fb) if fits(t) else (a, fa, y, margin(t))
+                    if fits(t):
+                        a, ta, fa = y, t, margin(t)
+                    else:
+                        b, tb, fb = y, t, margin(t)
         if b - a > before / 2 and b - a > width * (1 + 1e-9):
             y = (a + b) / 2
-            a, b = (y, b) if fits(math.exp(y)) else (a, y)
+            t = math.exp(y)
+            if fits(t):
+                a, ta = y, t
+            else:
+                b, tb = y, t
             fa = fb = None
-    return math.exp(a), math.exp(b)
+    return ta, tb
 
 
 def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:

@@ -644,39 +644,39 @@ CAVEATS = [
     # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
-     "the predicted MFU rests on only {0} published run(s) like this one and is above every "
+     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting and is above every "
      "comparable published run: read it as {1} to {2} lower (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
-     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
+     "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
      "published run: read it as {0} to {1} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
-     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
-     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
+     "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
-     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
-     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
+     "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
-     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
      "lower to {2} higher"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to with no upper",
-     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
      "lower, or much higher"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to (\d+%) above",
-     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
+     "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher)"),
     (r"no held-out run is published in the regime",
-     "no published run matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess"),
+     "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess"),
     (r"^([\d,]+ GPUs?) is more than 4× away",
      "{0} is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
