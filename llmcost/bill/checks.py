@@ -22,7 +22,7 @@ from ..training import parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  dtype_basis, step_error_words, validation_table)
-from ..training.memory import DEFAULT_RESERVE
+from ..training.memory import DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, moe_imbalance_extra_bytes
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS, fixed_degrees_ceiling, scenario_memory
@@ -841,6 +841,28 @@ def _misfit_advice(values: dict) -> str:
     return f"{cp_tip}, or {advise}" if cp_tip else advise
 
 
+def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
+    """One sentence when a MoE plan fits the usable HBM only with a perfectly balanced router:
+    its headroom (usable HBM − the plan's memory, ``mem.total``) is smaller than the activations
+    a router at ``memory.MOE_CHECK_LOAD_FACTOR`` × the mean load adds
+    (``memory.moe_imbalance_extra_bytes``); else None."""
+    reserve = values.get("mem_reserve_fraction", DEFAULT_RESERVE)
+    usable = gpu.hbm_bytes * (1 - reserve)
+    headroom = usable - float(mem.total)
+    lf = MOE_CHECK_LOAD_FACTOR
+    extra = moe_imbalance_extra_bytes(spec, plan, int(values["seq_len"]), lf)
+    if extra <= headroom:
+        return None
+    return (f"the plan {plan.describe()} fits {spec.name} in {float(mem.total) / 1e9:,.1f} GB of "
+            f"the {usable / 1e9:,.0f} GB usable on each {gpu.name} only with a perfectly balanced "
+            f"router: with its busiest experts at {lf}× the mean load (a capacity factor Switch "
+            f"Transformer trained with), the activations grow by about {extra / 1e9:,.1f} GB "
+            f"(memory.moe_imbalance_extra_bytes), more than the {max(headroom, 0) / 1e9:,.1f} GB "
+            "left: expect out-of-memory steps unless the router is forced to balance, or fix a "
+            "plan with more headroom (recompute, a smaller micro-batch, more pipeline or "
+            "expert parallelism).")
+
+
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     try:
         spec, gpu, plan, mem = scenario_plan_memory(values)
@@ -850,6 +872,10 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     misfit = plan_does_not_fit(values)
     if misfit:
         out.append(misfit + "; the costs describe a run that could not start.")
+    elif spec.is_moe:
+        tight = moe_headroom_warning(values, spec, gpu, plan, mem)
+        if tight:
+            out.append(tight)
     bubble = plan_bubble(plan)
     # a pilot's MFU (its measured throughput, or the step model calibrated on it: the step
     # time includes the bubble) already holds the bubble, as a predicted one does

@@ -621,6 +621,12 @@ CAVEATS = [
      r"([\d.]+%).*?the bill's ([\d.]+%)(?: \(on the BF16 basis\))? is ([\d.]+)× it",
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
      "({2}): read the bill as optimistic"),
+    # a MoE plan at its memory limit (checks.moe_headroom_warning)
+    (r"^the plan .+? fits .+? in ([\d.,]+ GB) of the ([\d,]+ GB) usable on each (.+?) only with a "
+     r"perfectly balanced router: with its busiest experts at ([\d.]+)× .*?grow by about "
+     r"([\d.,]+ GB)",
+     "the plan fits in memory ({0} of {1} on each {2}) only if the router balances perfectly: "
+     "busier experts ({3}× the mean load) would add about {4}"),
     # checkpoints and failures (bill.validation)
     (r"^ckpt_async: the bill checkpoints every (.+?), each write taking .*?checkpoints (\d+%) "
      r"of the time \((.+?) a day\)",

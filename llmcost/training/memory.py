@@ -1509,6 +1509,40 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
 
 
+#: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, a
+#: capacity factor Switch Transformer trained with (Fedus et al. 2021, arXiv:2101.03961, Table 1:
+#: capacity factors 1.0, 1.25 and 2.0) and the one notebook 03's lesson draws; for a dropless
+#: router, the busiest GPU's load a quarter above the mean. A presentation threshold for a
+#: warning, not a measured imbalance of any run.
+MOE_CHECK_LOAD_FACTOR = 1.25
+
+
+def moe_imbalance_extra_bytes(model: ModelSpec, plan, seq_len: int,
+                              load_factor: float = MOE_CHECK_LOAD_FACTOR) -> float:
+    """Extra activation bytes a MoE plan's most loaded pipeline stage holds when its routed
+    experts take ``load_factor`` × the mean load (``moe_capacity_extra_bytes_per_layer``, E per
+    MoE layer per micro-batch), beyond the balanced router ``plan_memory`` counts:
+
+        extra = E × ⌈L_moe ÷ pp⌉ × in-flight micro-batches (``in_flight_microbatches``, stage 0)
+
+    with no recompute or selective recompute (the routed experts' activations are stored); with
+    full recompute, E once (only the one layer being recomputed holds them). An upper bound in
+    that every MoE layer is taken at the same imbalance at once. ``plan``: a ``ParallelPlan``.
+
+    Raises
+    ------
+    ValueError for a dense model or a load factor below 1 (``moe_capacity_extra_bytes_per_layer``).
+    """
+    per_layer = float(moe_capacity_extra_bytes_per_layer(
+        model, seq_len, plan.micro_batch_size, plan.tp, plan.cp, load_factor))
+    if plan.recompute == "full":
+        return per_layer
+    layers = -(-model.n_moe_layers // plan.pp)
+    held = float(in_flight_microbatches(plan.schedule, plan.pp, plan.n_microbatches,
+                                        plan.virtual_stages, 0))
+    return per_layer * layers * held
+
+
 def cp_kv_buffer_bytes(model: ModelSpec, seq_len=None, micro_batch_size=1, cp=2, tp=1,
                        method="ring"):
     """Transient K/V bytes one GPU holds in one attention layer under context parallelism.
