@@ -3003,7 +3003,7 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
     unit = _usd_unit(scale)
     n = len(rows)
     size = (DIFFERENCE_TALL_WIDTH_IN if tall else 11.0,
-            (0.8 if tall else 0.55) * n + (4.2 if tall else 2.6))
+            (0.9 if tall else 0.55) * n + (4.2 if tall else 2.6))
     ax = _ax(axes, figsize=size)
     fig = ax.figure
     fig.set_size_inches(size)  # an Axes given in a figure of another size too
@@ -3023,14 +3023,15 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
         starred = starred or star
         text = signed_usd(r.diff) + ("*" if star else "") + (
             f"{gap}({signed_usd(r.p10)} to {signed_usd(r.p90)})" if ranged else "")
-        edge = (min if v < 0 else max)(v, r.p10 / scale, r.p90 / scale)
-        ax.annotate(text, (edge, yi), xytext=(-6 if v < 0 else 6, 0), textcoords="offset points",
-                    ha="right" if v < 0 else "left", va="center", fontsize=11, parse_math=False)
+        # each amount in a column right of the bars, on its row: beside a bar it ran into the
+        # line names (a negative bar) or off the picture (a trial's phone at 390 px)
+        ax.annotate(text, (1.0, yi), xycoords=("axes fraction", "data"), xytext=(8, 0),
+                    textcoords="offset points", ha="left", va="center", fontsize=11,
+                    parse_math=False)
     left, right = min(0.0, np.nanmin([d, lo, hi])), max(0.0, np.nanmax([d, lo, hi]))
-    room = (right - left) * (1.6 if tall else 0.8)  # the labels beside the bars
-    ax.set_xlim(left - (room if left < 0 else 0.05 * room), right + (room if right > 0 else
-                                                                     0.05 * room))
-    ax.set_yticks(y, [textwrap.fill(str(s), 15 if tall else 30, break_long_words=False)
+    pad = 0.05 * (right - left or 1.0)
+    ax.set_xlim(left - pad, right + pad)
+    ax.set_yticks(y, [textwrap.fill(str(s), 13 if tall else 30, break_long_words=False)
                       for s in rows["line"]])
     ax.set_xlabel(f"B − A, {unit}" + (": bar = difference of the point bills, whisker = its "
                                       "P10–P90 per draw" if ranged else ""))
