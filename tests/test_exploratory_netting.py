@@ -228,3 +228,18 @@ def test_a_netted_plural_line_takes_a_plain_apostrophe():
     both = ledger.build_ledger({**_dpo(1000), "ledger_eval_gpu_hours": 1000})
     assert "RL post-training's " in ledger.exploratory_note(both)
     assert "runs's" not in ledger.exploratory_note(both) + ledger.exploratory_words(both)
+
+
+def test_a_ranged_input_that_moves_nothing_is_no_driver():
+    # A trial's RL-heavy scenario showed "exploratory and failed runs 4.42 | 4.42" in the
+    # tornado and "a swing of $0.00" in the first sentences: its exploratory line is netted to
+    # $0 (RL post-training exceeds the multiplier), so the fraction's P10 and P90 give the same
+    # bill. By hand, as above: 3.2 final runs of RL exceed even the fraction's top, 3.0.
+    base = ledger.build_ledger({"price_usd_per_gpu_hour": PRICE})
+    k = math.ceil(3.2 * base.figures["paid_gpu_hours"] / _dpo_gpu_hours(1))
+    draws = ledger.simulate_ledger({**_dpo(k), "ledger_exploratory_fraction": [0.5, 2.0],
+                                    "mfu": [0.35, 0.45]}, samples=2000)
+    tor = draws.tornado()
+    assert list(tor["input"]) == ["mfu"] and (tor["swing_usd"] > 0).all()
+    assert tor.attrs["no_swing"] == ["ledger_exploratory_fraction"]
+    assert "the bill is the same at its P10 and its P90" in tor.attrs["note"]

@@ -109,7 +109,9 @@ class LedgerDraws:
         -------
         DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
         ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
-        is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
+        is the point bill's total. An input whose P10 and P90 give the same total (its line
+        netted to $0, say) is left out and named in ``.attrs['no_swing']`` and ``['note']``.
+        Empty (with ``.attrs['note']``) without ranged inputs, or when none moves the bill.
         """
         cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
                 "swing_usd"]
@@ -132,9 +134,14 @@ class LedgerDraws:
                  "total_at_p90_usd": float(total[2 * j + 1]),
                  "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
                 for j, k in enumerate(keys)]
-        df = pd.DataFrame(rows, columns=cols).sort_values("swing_usd", ascending=False,
-                                                          ignore_index=True)
+        still = [r["input"] for r in rows if r["swing_usd"] == 0]
+        df = pd.DataFrame([r for r in rows if r["swing_usd"] > 0], columns=cols).sort_values(
+            "swing_usd", ascending=False, ignore_index=True)
         df.attrs["point_usd"] = self.point.total_usd
+        if still:  # a drawn input that moves nothing is no driver (a netted-out line's fraction)
+            df.attrs["no_swing"] = still
+            df.attrs["note"] = (f"{', '.join(still)}: ranged, but the bill is the same at "
+                                "its P10 and its P90, so not listed")
         return df
 
     def percentiles(self, key: str = "total") -> dict:
