@@ -2093,13 +2093,17 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
     rate = b.figures["price_usd_per_gpu_hour"]
     stall_h = b.figures["main_ideal_gpu_hours"] * plan.stall_s * (1 / tau - 1 / (k * tau))
     storage = b.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd
+    lam = float(_point(s.get("fail_rate_per_gpu_year", _default("fail_rate_per_gpu_year")),
+                       "fail_rate_per_gpu_year"))
+    gpu_years = int(b.figures["n_gpus"]) * b.figures["wall_clock_days"] / 365.25
+    p_fail = float(-math.expm1(-lam * gpu_years))  # Poisson: P(at least one) = 1 − e^(−λ·n·T)
     return FalseEconomy(
         f"checkpoint {k:g}× less often", stall_h * rate + storage, b.total_usd - after.total_usd,
-        None, None, float(_point(s.get("fail_rate_per_gpu_year",
-                                       _default("fail_rate_per_gpu_year")),
-                                 "fail_rate_per_gpu_year")),
-        "failures are certain at this scale: the scenario's rate per GPU-year (Llama 3: 419 "
-        "unexpected interruptions in 54 days on 16,384 GPUs)",
+        None, None, p_fail,
+        f"the chance of at least one failure during the run, 1 − exp(−λ·n·T) with λ = {lam:g} "
+        f"failures per GPU-year (the scenario's rate; Llama 3: 419 unexpected interruptions in "
+        f"54 days on 16,384 GPUs), n = {int(b.figures['n_gpus']):,} GPUs, T = "
+        f"{b.figures['wall_clock_days']:,.1f} days",
         f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage")
 
 
