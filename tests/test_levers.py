@@ -335,7 +335,9 @@ def test_false_economies(s):
     # the optimum interval minimises expected wall time (Daly 2006), so 4× it must cost more
     # although it looks like a saving (fewer stalls, fewer checkpoints stored)
     assert ck.apparent_usd > 0 > ck.net_usd
-    assert ck.sourced_probability == pytest.approx(0.173)  # Llama 3's rate per GPU-year
+    # the chance of a failure during the run at Llama 3's 0.173 per GPU-year: near certain on
+    # 2,048 GPUs (by hand in test_the_checkpoint_economys_probability_is_a_probability)
+    assert 0.999 < ck.sourced_probability <= 1 and "λ = 0.173" in ck.probability_source
     spot = fe["spot without resumable training"]
     assert spot.apparent_usd > 0 and spot.net_usd == -math.inf
     # CoreWeave's own H100 discount (pricing page: HGX H100 node $49.24/h on demand, spot
@@ -673,7 +675,11 @@ def test_without_pilots_every_row_bills_the_central_estimate_and_says_so(s, swee
     # prediction, p / (1 + c) kept inside the band (accuracy.central_mfu), the figure a
     # `mfu: predict` bill uses; billed_mfu_basis says so on every row (notebook 09 reads it)
     assert "_mfu_pilot" not in s and not s.get("pilot")
-    assert (sweep["billed_mfu_basis"] == lv.BILLED_MFU_BASES[0]).all()
+    # the central estimate, or the band's capped top where the estimate lies above it (a trial
+    # read "34.0% (the prediction's central estimate)" for a cap): a capped row bills its top
+    assert sweep["billed_mfu_basis"].isin([lv.BILLED_MFU_BASES[0], lv.BILLED_MFU_BASES[2]]).all()
+    capped = sweep[sweep["billed_mfu_basis"] == lv.BILLED_MFU_BASES[2]]
+    assert (capped["mfu"] - capped["band_high"]).abs().max() < 1e-12 if len(capped) else True
     own = sweep[sweep["scenario"]]
     _, step_, band, _ = lv.central_prediction(s)
     # by hand: point = min(max(p / (1 + c), low), high), c the regime's median held-out error

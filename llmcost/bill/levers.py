@@ -1789,7 +1789,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "scenario": mine, "plan": plan.describe(), "plan_basis": _sweep_plan_basis(s, sc),
             "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
             "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
-            "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine),
+            "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine, bool(band.central()[2])),
             "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src,
                                           (band.high, band.cap_source())),
@@ -1827,16 +1827,18 @@ def _sweep_mfu_basis(s: dict, mine: bool) -> str:
 
 
 #: ``hardware_sweep``'s ``billed_mfu_basis``: the basis of the MFU a row bills (``mfu``).
-BILLED_MFU_BASES = ("the prediction's central estimate", "the pilots' calibrated MFU")
+BILLED_MFU_BASES = ("the prediction's central estimate", "the pilots' calibrated MFU",
+                    "its band's capped top (the prediction's central estimate is above it)")
 
 
-def _sweep_billed_mfu_basis(s: dict, mine: bool) -> str:
+def _sweep_billed_mfu_basis(s: dict, mine: bool, capped: bool = False) -> str:
     """Where a sweep row's billed ``mfu`` comes from (``BILLED_MFU_BASES``): the central estimate
-    of its prediction (``accuracy.central_mfu``), except on the pilots' own accelerator when
-    pilots set the scenario's MFU, billed at their calibration (``_sweep_row``)."""
+    of its prediction (``accuracy.central_mfu``), or, where that lies above the band's capped
+    top (``capped``, ``MfuBand.central``), the cap; on the pilots' own accelerator when pilots
+    set the scenario's MFU, their calibration (``_sweep_row``)."""
     if mine and "_mfu_pilot" in s:
         return f"{BILLED_MFU_BASES[1]} on {_get(s, 'accelerator')}"
-    return BILLED_MFU_BASES[0]
+    return BILLED_MFU_BASES[2] if capped else BILLED_MFU_BASES[0]
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:
