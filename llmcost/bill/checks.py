@@ -1240,6 +1240,12 @@ def _stack_warnings(values: dict, plan) -> list:
     if values.get("dtype") == "fp8" and not st.fp8:
         out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
                    "prices GEMMs at the FP8 peak all the same.")
+    split = [f"{k}={getattr(plan, k)}" for k in ("tp", "pp", "cp") if getattr(plan, k) > 1]
+    if split and not st.model_parallel:
+        out.append(f"{', '.join(split)}: the {st.name} stack has no tensor, pipeline or context "
+                   "parallelism (data parallelism and ZeRO/FSDP only: data/stacks.csv "
+                   "model_parallel): the plan keeps the scenario's value, but no run on that "
+                   "software could use it.")
     return out
 
 

@@ -122,7 +122,9 @@ class Stack:
     KV head replicated on tp ÷ n_kv_heads ranks (empty = true, today's rule where no source was
     checked); false where the stack's code requires tp to divide them, as Megatron-Core did
     before core_v0.16.0 (``parallel.check_tp_kv_heads``; the row's
-    ``tp_kv_replication_source``), so plan search keeps to such tp;
+    ``tp_kv_replication_source``), so plan search keeps to such tp; ``model_parallel``: the stack
+    has tensor, pipeline and context parallelism (false: data parallelism and ZeRO/FSDP only,
+    ``model_parallel_source``), so plan search keeps tp, pp and cp at 1 where it is false;
     ``measured_on``: the accelerator vendors (``data/accelerators.csv``'s ``vendor``) on which
     the runs and benchmarks its ``source`` cites were measured, the hardware family its
     overlaps, kernels and memory practice describe (every profile so far: NVIDIA, CUDA
@@ -181,6 +183,7 @@ class Stack:
     recompute_regathers: bool = True
     fsdp_backward_prefetch: str | None = None
     tp_kv_replication: bool = True
+    model_parallel: bool = True
 
     @property
     def recompute_modes(self) -> tuple:
@@ -291,7 +294,8 @@ def _stacks() -> dict:
                                                BACKWARD_PREFETCH_MODES)
                 if r.get("fsdp_backward_prefetch") else None,
                 tp_kv_replication=_bool(n, "tp_kv_replication",
-                                        r.get("tp_kv_replication") or "true"))
+                                        r.get("tp_kv_replication") or "true"),
+                model_parallel=_bool(n, "model_parallel", r.get("model_parallel") or "true"))
     return out
 
 
@@ -567,13 +571,15 @@ def plan_options(stack) -> dict:
     parallelism, else ``(False,)``), ``fsdp_shard_size`` (``"auto"``, the pruned hybrid-
     sharding sizes, when the stack has HSDP and ZeRO-3; else ``"full"``, the whole group) and
     ``tp_kv_replication`` (``Stack.tp_kv_replication``: whether tp may be a multiple of the KV
-    heads)."""
+    heads); on a stack without model parallelism (``Stack.model_parallel`` false: data
+    parallelism and ZeRO/FSDP only), ``tp``, ``pp`` and ``cp`` of 1."""
     st = load_stack(stack)
-    return {"schedule": st.schedules, "zero_stage": st.zero_stages,
-            "recompute": st.recompute_modes,
-            "sequence_parallel": (True,) if st.sequence_parallel else (False,),
-            "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full",
-            "tp_kv_replication": st.tp_kv_replication}
+    out = {"schedule": st.schedules, "zero_stage": st.zero_stages,
+           "recompute": st.recompute_modes,
+           "sequence_parallel": (True,) if st.sequence_parallel else (False,),
+           "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full",
+           "tp_kv_replication": st.tp_kv_replication}
+    return out if st.model_parallel else {**out, "tp": (1,), "pp": (1,), "cp": (1,)}
 
 
 def stack_backward_prefetch(st: Stack, fsdp_backward_prefetch="auto") -> str:

@@ -892,8 +892,8 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
                                           f"{fixed['zero_stage']}); leave fsdp_shard_size "
                                           f"'full' for ZeRO-{fixed['zero_stage']}")
         opts["zero_stage"] = (3,)
-    if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
-        opts["cp"] = context_parallel_options(seq, cluster.n_gpus)
+    if "cp" not in fixed and "cp" not in (allowed or {}):  # a free choice (long sequences
+        opts["cp"] = context_parallel_options(seq, cluster.n_gpus)  # need it) unless the stack has none
     return opts
 
 
