@@ -439,9 +439,13 @@ def test_false_position_finds_the_bisections_threshold_in_fewer_bills(s, base, m
         assert fits(lo) and not fits(hi)
     assert abs(np.log(falsi[0] / bisected[0])) <= 2 * width
     assert n_bisect >= 40 and n_falsi <= 10, (n_bisect, n_falsi)
-    # and the public answer is that threshold: half the bill buys just over half the tokens
+    # and the public answer is that threshold to four figures, rounded down where rounding up
+    # would not fit (the tokens stated price within the budget again): half the bill buys just
+    # over half the tokens, 1.000009e12 -> 1.000e12
     df = lv.fit_budget(s, budget_usd=bud).set_index("quantity")
-    assert df.loc["tokens the budget buys", "value"] == pytest.approx(bisected[0], rel=1e-9)
+    got = df.loc["tokens the budget buys", "value"]
+    assert got == pytest.approx(float(f"{bisected[0]:.4g}"), rel=1e-12) and got <= bisected[0]
+    assert lv.bill({**strip, "train_tokens": got}).total_usd <= bud
 
 
 def test_budget_and_deadline_together_obey_both(s, base):
@@ -1687,3 +1691,17 @@ def test_the_checkpoint_economys_probability_is_a_probability(s, base):
     p_small = lv.false_economies(small)[0].sourced_probability
     assert p_small == pytest.approx(1 - math.exp(-lam * 8 * days / 365.25), rel=1e-9)
     assert p_small < 0.5  # a short 8-GPU run: a failure is far from certain
+
+
+def test_the_tokens_a_budget_buys_are_stated_so_that_they_fit(s):
+    # A trial re-priced fit_budget's "1.388T tokens" and found the bill $536 over the budget:
+    # the threshold was 1.3875T, printed rounded up. The budget here is the bill at exactly
+    # 1.3875e12 tokens, so the threshold is 1.3875e12: 1.388e12 breaks it, 1.387e12 fits.
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    bud = lv.bill({**strip, "train_tokens": 1.3875e12}).total_usd
+    df = lv.fit_budget(s, budget_usd=bud).set_index("quantity")
+    got = df.loc["tokens the budget buys", "value"]
+    assert got == 1.387e12
+    assert lv.bill({**strip, "train_tokens": got}).total_usd <= bud
+    assert lv.bill({**strip, "train_tokens": 1.388e12}).total_usd > bud
+    assert lv.floor_significant(1.3875e12, 4) == 1.387e12

@@ -2644,11 +2644,21 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
             "for more GPUs")
 
 
+def floor_significant(x: float, digits: int = 4) -> float:
+    """``x`` > 0 rounded down to ``digits`` significant figures: 1.3875e12 → 1.387e12 (what
+    ``units.fmt_count`` prints it as, never above it)."""
+    e = math.floor(math.log10(x)) - (digits - 1)
+    k = math.floor(round(x / 10.0 ** e, 9))  # round(): 1.387e12 / 1e9 is 1386.9999999999998
+    return k * 10.0 ** e
+
+
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
     with tokens: doubling, then narrowed to the width of 40 geometric bisections by false
-    position, ``_largest_tokens``), the main run's days at those tokens,
+    position, ``_largest_tokens``; stated to four figures, rounded down where rounding up would
+    break a limit, ``floor_significant``, so they price within the limits again), the main
+    run's days at those tokens,
     and the compute-optimal N*, D* for their FLOPs counted as the fit counts them
     (``scaling.compute_optimal``: C = 6·N·D with N the active parameters, Besiroglu et al. 2024;
     not the MFU basis, which adds attention's FLOPs)."""
@@ -2680,6 +2690,11 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
                          f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
                          f"{fmt_gpus(int(_get(s, 'n_gpus')))}")
     lo, hi = _largest_tokens(fits, lo, t0, margin=margin)
+    # the answer as read (four figures, rounded down where rounding up would not fit): the
+    # tokens it states keep within the limits when priced again (a trial re-priced "1.388T" for
+    # a threshold of 1.3875T: $536 over)
+    near = float(f"{lo:.4g}")
+    lo = near if fits(near) else max(floor_significant(lo, 4), 1e-3 * t0)
     led = led_of(lo)
     # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
     flops = led.figures["training_flops_6nd"]
