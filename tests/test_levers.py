@@ -1704,4 +1704,4 @@ def test_the_tokens_a_budget_buys_are_stated_so_that_they_fit(s):
     assert got == 1.387e12
     assert lv.bill({**strip, "train_tokens": got}).total_usd <= bud
     assert lv.bill({**strip, "train_tokens": 1.388e12}).total_usd > bud
-    assert lv.floor_significant(1.3875e12, 4) == 1.387e12
+    assert lv._floor_significant(1.3875e12, 4) == 1.387e12

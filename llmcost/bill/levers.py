@@ -2644,7 +2644,7 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
             "for more GPUs")
 
 
-def floor_significant(x: float, digits: int = 4) -> float:
+def _floor_significant(x: float, digits: int = 4) -> float:
     """``x`` > 0 rounded down to ``digits`` significant figures: 1.3875e12 → 1.387e12 (what
     ``units.fmt_count`` prints it as, never above it)."""
     e = math.floor(math.log10(x)) - (digits - 1)
@@ -2657,7 +2657,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
     with tokens: doubling, then narrowed to the width of 40 geometric bisections by false
     position, ``_largest_tokens``; stated to four figures, rounded down where rounding up would
-    break a limit, ``floor_significant``, so they price within the limits again), the main
+    break a limit, ``_floor_significant``, so they price within the limits again), the main
     run's days at those tokens,
     and the compute-optimal N*, D* for their FLOPs counted as the fit counts them
     (``scaling.compute_optimal``: C = 6·N·D with N the active parameters, Besiroglu et al. 2024;
@@ -2694,7 +2694,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
     # tokens it states keep within the limits when priced again (a trial re-priced "1.388T" for
     # a threshold of 1.3875T: $536 over)
     near = float(f"{lo:.4g}")
-    lo = near if fits(near) else max(floor_significant(lo, 4), 1e-3 * t0)
+    lo = near if fits(near) else max(_floor_significant(lo, 4), 1e-3 * t0)
     led = led_of(lo)
     # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
     flops = led.figures["training_flops_6nd"]
