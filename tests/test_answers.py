@@ -65,6 +65,14 @@ def test_memory_answer_fits_or_not():
     assert "**61 GB of 86 GB**" in text and "(80 GiB; 77 GB usable" in text
     assert llmcost.memory.fits(61e9, hbm, 0.1)
     assert "does **not** fit" in answers.memory("M", "A", 8, "TP1", 75e9, 80e9, 72e9)
+    # a MoE plan at the limit (a trial: 173.7 GB of 174 GB usable, busier experts +24.7 GB):
+    # by hand, 77.3 − 77.0 = 0.3 GB left against 6.2 GB more
+    tight = answers.memory("Mixtral", "A100-80GB", 512, "EP8", 77.0e9, hbm, 0.9 * hbm,
+                           moe_extra_bytes=6.2e9)
+    assert "**Only with a perfectly balanced router:**" in tight
+    assert "about 6.2 GB of activations, more than the 0.3 GB left" in tight
+    assert "balanced" not in answers.memory("M", "H100-SXM", 8, "EP8", 61e9, hbm, 0.9 * hbm,
+                                            moe_extra_bytes=6.2e9)  # 16 GB left: room
 
 
 def test_communication_and_step_time_shares():

@@ -16,6 +16,7 @@ import pandas as pd
 from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, fmt_gpus,
                           fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
+from ..training.memory import MOE_CHECK_LOAD_FACTOR
 
 
 def md_usd(usd: float) -> str:
@@ -47,17 +48,27 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
 
 
 def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: float,
-           hbm_bytes: float, usable_bytes: float) -> str:
+           hbm_bytes: float, usable_bytes: float, moe_extra_bytes: float | None = None) -> str:
     """Notebook 03: whether the plan's busiest GPU holds its weights, gradients, optimizer state
     and activations (``memory.memory_per_gpu(...).total``) within the HBM left after the
     reserve, ``usable_bytes = hbm_bytes × (1 − mem_reserve_fraction)`` (``memory.fits``).
-    Decimal GB; the HBM also in GiB, as datasheets print it."""
+    Decimal GB; the HBM also in GiB, as datasheets print it. ``moe_extra_bytes``: for a MoE
+    model, the activations busier experts add (``memory.moe_imbalance_extra_bytes``); when they
+    exceed what the plan leaves, the sentence says it fits only with a perfectly balanced
+    router."""
     fits = per_gpu_bytes <= usable_bytes
     verb = "fits" if fits else "does **not** fit"
-    return (f"{model} {verb} on {n_gpus:,} × {accelerator} with {plan}: "
-            f"**{per_gpu_bytes / 1e9:.0f} GB of {hbm_bytes / 1e9:.0f} GB** on the busiest GPU "
-            f"({hbm_bytes / 2**30:.0f} GiB; {usable_bytes / 1e9:.0f} GB usable after the "
-            "reserve).")
+    out = (f"{model} {verb} on {n_gpus:,} × {accelerator} with {plan}: "
+           f"**{per_gpu_bytes / 1e9:.0f} GB of {hbm_bytes / 1e9:.0f} GB** on the busiest GPU "
+           f"({hbm_bytes / 2**30:.0f} GiB; {usable_bytes / 1e9:.0f} GB usable after the "
+           "reserve).")
+    left = usable_bytes - per_gpu_bytes
+    if fits and moe_extra_bytes is not None and moe_extra_bytes > left:
+        out += (f" **Only with a perfectly balanced router:** experts at "
+                f"{MOE_CHECK_LOAD_FACTOR}× the mean load would add about "
+                f"{moe_extra_bytes / 1e9:.1f} GB of activations, more than the "
+                f"{left / 1e9:.1f} GB left (section 7).")
+    return out
 
 
 def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggler_s: float
