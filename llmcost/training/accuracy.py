@@ -1433,9 +1433,12 @@ def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool |
     domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
         else ""
     prec = "FP8 or BF16 runs (on the BF16 dense peak)" if fp8 else "BF16 runs"
-    none = (f"no {cls}run is published on {gen}" if seq_len is None or _best_of_scope(
-        gen, True, None, is_moe, accelerator=accelerator)[0] is None else
-        f"no {cls}run on {gen} is at a comparable sequence length")
+    on_gen = _best_of_scope(gen, True, None, is_moe, accelerator=accelerator)[0] is not None
+    fp8_there = not fp8 and _best_of_scope(gen, True, seq_len, is_moe,
+                                           accelerator=accelerator)[0] is not None
+    none = (f"no {cls}run is published on {gen}" if seq_len is None or not on_gen else
+            f"no {cls}BF16 run is published on {gen}, only FP8 ones" if fp8_there else
+            f"no {cls}run on {gen} is at a comparable sequence length")
     rule = (f"{cls}{prec} {ON_ANY_HARDWARE} ({none}){domain}, "
             f"total parameters within {SIZE_FACTOR:g}×{seq}")
     if best is None:
