@@ -536,7 +536,8 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     sc.write_text("title: my run\nmodel: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
                   "mfu: 0.4\n")
     out = tmp_path / "o"
-    report.run_report(sc, out, selection=["01"], timeout_s=300, progress=lambda s: None,
+    said = []
+    report.run_report(sc, out, selection=["01"], timeout_s=300, progress=said.append,
                       compare=other)
     summary = json.loads((out / "summary.json").read_text())
     page = (out / "index.html").read_text()
@@ -564,6 +565,9 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     assert page.index("<a href='#compared'>") < first_table
     warnings_b = report.estimate_ledger(other).warnings
     assert summary["compare"]["warnings"] == list(warnings_b) and warnings_b
+    # the terminal says b's warnings too, as b's (a trial saw only a's there)
+    assert [f"warning (the scenario to compare with, b.yaml): {w}" for w in warnings_b] == \
+        [x for x in said if x.startswith("warning (the scenario to compare with")]
     compared = page[page.index("<h2 id='compared'>Compared"):]
     assert "Read this first about b" in compared
     # the difference as a picture above the comparison's table

@@ -1298,6 +1298,9 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
     warnings += magnitude_warnings(plan.values, plan.bill)
     for w in warnings:
         progress(f"warning: {w}")
+    if other is not None:  # the second scenario's own warnings, said as its (the index has both)
+        for w in other[1].warnings:
+            progress(f"warning (the scenario to compare with, {Path(other[0]).name}): {w}")
     if defaults:
         progress(f"{len(defaults)} parameter(s) not in the scenario take the notebooks' "
                  "defaults (listed in index.html and summary.json)")
