@@ -35,6 +35,14 @@ def test_the_100k_gpu_hint_names_a_count_that_idles_little_and_why_the_nearer_on
            "of 600%" in msg
     assert "100352 GPUs split at best as TP8 · PP49 · DP256 with 8 micro-batches, a bubble " \
            "of 600%" in msg
+    # the batch suggestion too (a second trial: "or a global batch divisible by 100 (e.g.
+    # 2,000 or 2,100 sequences)"): 100,000 = dp 100 × 1,000 and 1,000 = TP8 · PP125, so 2,000
+    # sequences give m = 20, (125 − 1) / 20 = 620%, and 2,100 give m = 21, 124 / 21 = 590%:
+    # not offered, said with its least bubble
+    assert "a global batch divisible by 100 would split them, but only with a pipeline " \
+           "bubble of 590% or more" in msg and "e.g. 2,000" not in msg
+    b, split = P.least_bubble_splits(spec, 2100, 8192, "auto", FIXED, tp_max=8)[100_000]
+    assert b == pytest.approx(124 / 21) and split == (8, 125, 1, 100)
     splits = P.least_bubble_splits(spec, 2048, 8192, "auto", FIXED, tp_max=8)
     assert splits[99_328][0] == pytest.approx(96 / 16)
     assert splits[16_384] == (0.0, (8, 1, 1, 2048))

@@ -1136,8 +1136,19 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     if prods:
         d = mbs * need
         lo, hi = global_batch // d * d, -(-global_batch // d) * d
-        fixes.append(f"a global batch divisible by {d} (e.g. "
-                     + " or ".join(f"{b:,}" for b in sorted({lo, hi}) if b > 0) + " sequences)")
+        batches = [b for b in sorted({lo, hi}) if b > 0]
+        # each batch's least bubble on these GPUs (a trial: 2,000 sequences on 100,000 GPUs
+        # split only as TP8 · PP125 with 20 micro-batches, 620%)
+        bubbles = [least_bubble_splits(model, b, seq, pp_split, fixed, tp_max).get(n_gpus)
+                   for b in batches]
+        good = [b for b, x in zip(batches, bubbles) if x is not None and x[0] <= BUBBLE_WARNING]
+        if good:
+            fixes.append(f"a global batch divisible by {d} (e.g. "
+                         + " or ".join(f"{b:,}" for b in good) + " sequences)")
+        elif any(x is not None for x in bubbles):
+            worst = min(x[0] for x in bubbles if x is not None)
+            text += (f"; a global batch divisible by {d} would split them, but only with a "
+                     f"pipeline bubble of {worst:.0%} or more")
     return text + (f"; use {' or '.join(fixes)}" if fixes else "")
 
 
