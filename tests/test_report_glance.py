@@ -907,3 +907,18 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
         "phases none → 1 (long-context)"]
+
+
+def test_compared_bills_say_their_main_runs_wall_clock():
+    # A trial compared spot with on demand: the table had no days, and spot's run is longer
+    # (pre-emptions). By hand: half the GPUs, the same tokens and MFU: about twice the days.
+    a = ledger.build_ledger(POINT)
+    b = ledger.build_ledger({**POINT, "n_gpus": 1024})
+    words = glance.compare_days_words([a, b])
+    da, db = a.figures["wall_clock_days"], b.figures["wall_clock_days"]
+    assert 1.9 < db / da < 2.1
+    assert words.startswith("main run's wall clock, failures included: A ")
+    assert f"(B − A +{llmcost.fmt_duration((db - da) * 86400)})" in words
+    df = glance.compare_bills([a, b], ("a", "b"))
+    assert report.html.escape("Main run's wall clock") in glance.compare_html(df, ("a", "b"), days=words)
+    assert glance.compare_days_words([a]) == ""

@@ -36,6 +36,7 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     COMPARE_OUTSIDE_NOTE,
     OUTSIDE_NOTE,
     compare_bills,
+    compare_days_words,
     compare_inputs,
     compare_labels,
     difference_outside,
@@ -549,6 +550,9 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
+    days = compare_days_words(bills)
+    if days:  # what the amounts leave out when one runs longer (spot against on demand)
+        out += wrap_lines(days, columns)
     if flagged:
         out += wrap_lines(COMPARE_OUTSIDE_NOTE, columns, "")
     if df.attrs.get("exploratory_note"):  # glance.compare_bills: what the netting moved

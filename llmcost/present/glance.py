@@ -43,7 +43,7 @@ from ..bill.ledger import (
 from ..bill.checks import fp8_over_bf16
 from ..core.catalog import runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fixed_sig2, fmt_count, fmt_fraction_pct, fmt_usd
+from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_usd
 from ..training.accuracy import above_bf16_peak_words
 from . import plots
 
@@ -1033,6 +1033,21 @@ def _mfu_on_basis(bill, mfu: float) -> str:
             f"{above_bf16_peak_words(mfu * r, r)})")
 
 
+def compare_days_words(bills) -> str:
+    """The two bills' main-run wall clock side by side (``Ledger.figures['wall_clock_days']``,
+    failures and restarts included), what a price comparison leaves out when one bill runs longer
+    (spot against on demand): "main run's wall clock, failures included: A 416.8 days, B 374.0
+    days (B − A −42.8 days)"; "" when either bill has none."""
+    days = [getattr(b, "figures", {}).get("wall_clock_days") for b in bills]
+    if len(days) != 2 or any(d is None or d != d for d in days):
+        return ""
+    a, b = (float(d) for d in days)
+    diff = b - a
+    sign = "−" if diff < 0 else "+" if diff > 0 else ""
+    return (f"main run's wall clock, failures included: A {fmt_duration(a * 86400)}, "
+            f"B {fmt_duration(b * 86400)} (B − A {sign}{fmt_duration(abs(diff) * 86400)})")
+
+
 def difference_outside(r: dict) -> bool:
     """A compared line (a record of ``compare_bills``: ``difference usd`` and its P10 and P90 per
     draw, or the same with underscores, ``estimate --compare``'s) whose point difference lies
@@ -1046,7 +1061,7 @@ def difference_outside(r: dict) -> bool:
 
 
 def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
-                 figure: str = "") -> str:
+                 figure: str = "", days: str = "") -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
     B - A, and under it the P10-P90 of the difference per draw when there are ranges; the
     columns are headed A and B as ``estimate --compare`` heads them, the two ``names`` said once
@@ -1054,7 +1069,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
     both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
     ``report.estimate_ledger``), shown as the index shows the first's (``caveats_html``), under
     its name and file ``file_b``. ``figure``: the HTML of the difference's picture
-    (``compare_figure_html``), shown above the table."""
+    (``compare_figure_html``), shown above the table; ``days``: the two main runs' wall clock
+    (``compare_days_words``), said under it."""
     a, b = (f"{n} usd" for n in names)
     ranged = "difference p10 usd" in df.columns
 
@@ -1118,4 +1134,5 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
     return (f"<h2 id='compared'>Compared: {html.escape(names[0])} and {html.escape(names[1])}"
             f"</h2>{legend}{said}{differ}{figure}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
-            f"<p class='note'>{note}</p>")
+            + (f"<p>{html.escape(days[0].upper() + days[1:])}.</p>" if days else "")
+            + f"<p class='note'>{note}</p>")

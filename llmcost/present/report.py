@@ -101,6 +101,7 @@ from .glance import (
     bill_glance,
     caveats_html,
     compare_bills,
+    compare_days_words,
     compare_figure_html,
     compare_html,
     compare_inputs,
@@ -2094,7 +2095,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             figure = ""
             progress(f"warning: the comparison's figure could not be drawn: {e}")
         out["compared"] = compare_html(df, names, bill_b.warnings, path,
-                                       compare_inputs([bill_a, bill_b]), figure=figure)
+                                       compare_inputs([bill_a, bill_b]), figure=figure,
+                                       days=compare_days_words([bill_a, bill_b]))
     return out
 
 
