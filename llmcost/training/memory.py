@@ -1509,9 +1509,10 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
 
 
-#: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, a
-#: capacity factor Switch Transformer trained with (Fedus et al. 2021, arXiv:2101.03961, Table 1:
-#: capacity factors 1.0, 1.25 and 2.0) and the one notebook 03's lesson draws; for a dropless
+#: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, the top
+#: of the capacity factors Switch Transformer trained with (Fedus et al. 2022, arXiv:2101.03961
+#: §2.1: 1.0-1.25 in their runs, as ``comm.MOE_ROUTING`` cites) and the one notebook 03's lesson
+#: draws; for a dropless
 #: router, the busiest GPU's load a quarter above the mean. A presentation threshold for a
 #: warning, not a measured imbalance of any run.
 MOE_CHECK_LOAD_FACTOR = 1.25
