@@ -1237,12 +1237,9 @@ def overlap_unit_cost_reading() -> dict:
     h = (PR1760_B200_BF16_OVERLAP_STEP_S[0] - PR1760_B200_BF16_OVERLAP_STEP_S[1]
          + off.step_time_s - on.step_time_s) / merged_units(8, 1024 // 8, 4)
     out = {"h_unit_s": h}
-    runs = load_published_runs().set_index("run_id")
     for run_id in EP_OVERLAP_OF_ROW:
         r = row_readings(run_id, {}).iloc[0]
-        c, run = _row_config(run_id), runs.loc[run_id]
-        s = int(run["seq_len"])
-        plan = row_plan(c, run, row_model(c, run, s), s)
+        plan = _row_setup(run_id)[3]
         u = merged_units(int(plan.pp), int(plan.n_microbatches), int(plan.virtual_stages))
         e, t = float(r["error"]), float(r["step_time_s"])
         out[run_id] = (e, (1 + e) * t / (t + h * u) - 1, u)
@@ -1254,6 +1251,17 @@ def _row_config(run_id: str) -> pd.Series:
     c = validation_configs().set_index("run_id").loc[run_id].copy()
     c["run_id"] = run_id
     return c
+
+
+def _row_setup(run_id: str) -> tuple:
+    """``(c, run, model, plan)`` of a validation row: its config (``_row_config``), its run in
+    ``data/published_runs.csv``, and ``row_model`` / ``row_plan`` at the run's sequence length:
+    the set-up every reading of a row starts from."""
+    c = _row_config(run_id)
+    run = load_published_runs().set_index("run_id").loc[run_id]
+    s = int(run["seq_len"])
+    model = row_model(c, run, s)
+    return c, run, model, row_plan(c, run, model, s)
 
 
 def moe_host_per_layer_s(n_experts: int, ep: int) -> float:
@@ -1286,9 +1294,7 @@ def per_expert_launch_reading(run_id: str) -> float:
     (``moe_host_s`` over the per-layer host cost). An upper bound on the streams' overlap of
     fixed costs being 4-way, not an engine term."""
     r = row_readings(run_id, {}).iloc[0]
-    c = _row_config(run_id)
-    run = load_published_runs().set_index("run_id").loc[run_id]
-    model = row_model(c, run, int(run["seq_len"]))
+    _, run, model, _ = _row_setup(run_id)
     ep = int(run["ep"])
     n_mb = r["moe_host_s"] / moe_host_per_layer_s(model.n_experts, ep)
     e_loc = model.n_experts // ep
@@ -1364,9 +1370,7 @@ def te_scoped_graph_reading() -> pd.DataFrame:
     for a, b in TE_SCOPED_GRAPH_PAIRS:
         ra, rb = row_readings(a, {}).iloc[0], row_readings(b, {}).iloc[0]
         pub = [r["step_time_s"] * (1.0 + r["error"]) for r in (ra, rb)]
-        c = _row_config(b)
-        run = load_published_runs().set_index("run_id").loc[b]
-        model = row_model(c, run, int(run["seq_len"]))
+        _, run, model, _ = _row_setup(b)
         n = rb["moe_host_s"] / moe_host_per_layer_s(model.n_experts, int(run["ep"]))
         gap = (pub[1] - pub[0]) - (rb["step_time_s"] - ra["step_time_s"])
         rows[b.split("-")[0]] = {"published_gb300_s": pub[0], "published_gb200_s": pub[1],
@@ -1418,13 +1422,9 @@ def moe_gpu_gap(run_ids) -> pd.DataFrame:
     priced = mfu_validation(sets=sets).set_index("run_id")
     bare = mfu_validation(sets=sets, physics={"moe_layer_host_s": 0.0,
                                               "moe_expert_host_s": 0.0}).set_index("run_id")
-    runs = load_published_runs().set_index("run_id")
     rows = {}
     for run_id in run_ids:
-        c, run = _row_config(run_id), runs.loc[run_id]
-        s = int(run["seq_len"])
-        model = row_model(c, run, s)
-        plan = row_plan(c, run, model, s)
+        c, _, model, plan = _row_setup(run_id)
         n = int(round(model.n_moe_layers / plan.pp)) * plan.n_microbatches
         p, b = priced.loc[run_id], bare.loc[run_id]
         published = p["step_time_s"] * (1.0 + p["error"])
@@ -1520,13 +1520,10 @@ def fp8_padding_reading() -> pd.DataFrame:
     ids = tuple(FP8_PADDING_OF_ROW)
     gap = moe_gpu_gap(ids)
     cfg = validation_configs().set_index("run_id")
-    runs = load_published_runs().set_index("run_id")
     rows = {}
     for run_id in ids:
-        c, run = _row_config(run_id), runs.loc[run_id]
+        _, run, model, plan = _row_setup(run_id)
         s = int(run["seq_len"])
-        model = row_model(c, run, s)
-        plan = row_plan(c, run, model, s)
         x = plan.micro_batch_size * s * model.n_experts_active / (plan.tp * plan.cp)
         acc = load_accelerator(run["catalog_accelerator"])
         t_pad = float(moe_layer.fp8_padding_cost_s(x, model.d_model, acc.hbm_bytes_per_s))
@@ -1676,10 +1673,7 @@ def h100_qwen3_priced_setting(run_id: str, key: str):
             "recompute")
     if key not in keys:
         raise ValueError(f"key={key!r} must be one of {keys}")
-    c = _row_config(run_id)
-    run = load_published_runs().set_index("run_id").loc[run_id]
-    s = int(run["seq_len"])
-    plan = row_plan(c, run, row_model(c, run, s), s)
+    c, _, _, plan = _row_setup(run_id)
     opts = row_options(c)
     stack = load_stack(opts.stack or DEFAULT_STACK)
     return {"pp": plan.pp, "vp": plan.virtual_stages, "ep": plan.ep, "dp": plan.dp,
