@@ -102,6 +102,27 @@ def _is_choice(v, choices) -> bool:
     return any(v is o or (isinstance(v, str) and isinstance(o, str) and v == o) for o in choices)
 
 
+#: ``StepOptions``' switches, True or False only: name -> what True turns on, said when another
+#: value is refused ("" says nothing more).
+SWITCHES = {
+    "dropout": "",
+    "straggler": "whether the step waits for its slowest GPU, llmcost.straggler",
+    "fp8_as_run": "LM head and router GEMMs in BF16 under an FP8 dtype",
+    "fp8_split_accumulator": "backward FP8 GEMMs without fast accumulation on Hopper",
+    "fp8_attention": "the attention core in FP8: Transformer Engine's fp8_dot_product_attention",
+    "attention_blackwell": "cuDNN's measured attention rates on Blackwell, "
+                           "llmcost.training.attention.blackwell_curve",
+    "ring_unmasked": "a context-parallel ring's non-causal calls at the kernel's unmasked rate, "
+                     "llmcost.training.attention.ring_unmasked_factors",
+    "cp_ring_compiled": "PyTorch's context-parallel ring traced by torch.compile, its exchanges "
+                        "exposed, llmcost.training.step.torch_ring_exposure",
+    "recompute_early_stop": "a full recomputation stopped before the block's last GEMM, "
+                            "llmcost.training.step.layer_totals",
+    "fp8cs_expert_launches": "FP8 current scaling's quantize launches per local expert, "
+                             "moe_layer.fp8_expert_host_factor",
+}
+
+
 @dataclass(frozen=True)
 class StepOptions:
     """Every setting of the step-time model (``step.step_time``'s docstring gives each one's
@@ -414,47 +435,29 @@ class StepOptions:
     def __post_init__(self):
         if not isinstance(self.dtype, str) or self.dtype not in DTYPES:
             raise ValueError(f"dtype={self.dtype!r} must be one of {DTYPES}")
-        if not isinstance(self.dropout, (bool, np.bool_)):
-            raise ValueError(f"dropout={self.dropout!r} must be True or False")
+        for name, what in SWITCHES.items():  # the options that are True or False only
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise ValueError(f"{name}={v!r} must be True or False" + (f" ({what})" if what
+                                                                          else ""))
         if self.fsdp_backward_prefetch not in ("auto", *stacks.BACKWARD_PREFETCH_MODES):
             raise ValueError(f"fsdp_backward_prefetch={self.fsdp_backward_prefetch!r} must be "
                              f"one of {('auto', *stacks.BACKWARD_PREFETCH_MODES)} (when FSDP "
                              "issues the next unit's backward all-gather)")
-        if not isinstance(self.straggler, (bool, np.bool_)):
-            raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
-                             "step waits for its slowest GPU, llmcost.straggler)")
         if not isinstance(self.gemm_shape, (bool, np.bool_, gemm.GemmShape)):
             raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True, False or a "
                              "gemm.GemmShape (price GEMMs by their shape, "
                              "llmcost.training.gemm)")
-        if not isinstance(self.fp8_as_run, (bool, np.bool_)):
-            raise ValueError(f"fp8_as_run={self.fp8_as_run!r} must be True or False (LM head and "
-                             "router GEMMs in BF16 under an FP8 dtype)")
         if not isinstance(self.fp8_recipe, str) or self.fp8_recipe not in elementwise.FP8_RECIPES:
             raise ValueError(f"fp8_recipe={self.fp8_recipe!r} must be one of "
                              f"{tuple(elementwise.FP8_RECIPES)}")
-        if not isinstance(self.fp8_split_accumulator, (bool, np.bool_)):
-            raise ValueError(f"fp8_split_accumulator={self.fp8_split_accumulator!r} must be True "
-                             "or False (backward FP8 GEMMs without fast accumulation on Hopper)")
         if not (isinstance(self.attention_curve, (bool, np.bool_))
                 or _is_choice(self.attention_curve, attention.KERNELS + ("flash",))):
             raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False, "
                              "'flash' or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
-        if not isinstance(self.fp8_attention, (bool, np.bool_)):
-            raise ValueError(f"fp8_attention={self.fp8_attention!r} must be True or False "
-                             "(the attention core in FP8: Transformer Engine's "
-                             "fp8_dot_product_attention)")
-        if not isinstance(self.attention_blackwell, (bool, np.bool_)):
-            raise ValueError(f"attention_blackwell={self.attention_blackwell!r} must be True or "
-                             "False (cuDNN's measured attention rates on Blackwell, "
-                             "llmcost.training.attention.blackwell_curve)")
         self._check_cp()
-        if not isinstance(self.recompute_early_stop, (bool, np.bool_)):
-            raise ValueError(f"recompute_early_stop={self.recompute_early_stop!r} must be True "
-                             "or False (a full recomputation stopped before the block's last "
-                             "GEMM, llmcost.training.step.layer_totals)")
         if not (isinstance(self.fsdp_copies, (bool, np.bool_))
                 or _is_choice(self.fsdp_copies, ("auto",))):
             raise ValueError(f"fsdp_copies={self.fsdp_copies!r} must be True, False or "
@@ -487,8 +490,8 @@ class StepOptions:
                              "length (tokens: the anchor of the FlashAttention-1 length curve)")
 
     def _check_cp(self) -> None:
-        """The context-parallel options: ``cp_overlap``, ``cp_repeat_kv`` (bools or their
-        choices), ``ring_unmasked`` and ``cp_ring_compiled`` (bools)."""
+        """The context-parallel options that are bools or their choices, ``cp_overlap`` and
+        ``cp_repeat_kv`` (``ring_unmasked`` and ``cp_ring_compiled``: ``SWITCHES``)."""
         if not (isinstance(self.cp_overlap, (bool, np.bool_))
                 or _is_choice(self.cp_overlap, ("auto", "torch_ring"))):
             raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False, 'torch_ring' "
@@ -499,18 +502,10 @@ class StepOptions:
             raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
                              "(whether PyTorch's context-parallel ring carries K and V of all "
                              "query heads, llmcost.training.attention)")
-        if not isinstance(self.ring_unmasked, (bool, np.bool_)):
-            raise ValueError(f"ring_unmasked={self.ring_unmasked!r} must be True or False "
-                             "(a context-parallel ring's non-causal calls at the kernel's "
-                             "unmasked rate, llmcost.training.attention.ring_unmasked_factors)")
-        if not isinstance(self.cp_ring_compiled, (bool, np.bool_)):
-            raise ValueError(f"cp_ring_compiled={self.cp_ring_compiled!r} must be True or False "
-                             "(PyTorch's context-parallel ring traced by torch.compile, its "
-                             "exchanges exposed, llmcost.training.step.torch_ring_exposure)")
 
     def _check_moe_host(self) -> None:
-        """The MoE host-cost options: the two constants (numbers >= 0 or None) and the FP8
-        current-scaling launches switch (a bool)."""
+        """The MoE host-cost constants (numbers >= 0 or None; the FP8 current-scaling launches
+        switch is in ``SWITCHES``)."""
         for name in ("moe_layer_host_s", "moe_expert_host_s"):
             v = getattr(self, name)
             if v is not None:
@@ -518,10 +513,6 @@ class StepOptions:
                         or not np.isfinite(v) or v < 0:
                     raise ValueError(f"{name}={v!r} must be a number >= 0 (seconds) or None "
                                      "(the fitted constant, llmcost.training.moe_layer)")
-        if not isinstance(self.fp8cs_expert_launches, (bool, np.bool_)):
-            raise ValueError(f"fp8cs_expert_launches={self.fp8cs_expert_launches!r} must be True "
-                             "or False (FP8 current scaling's quantize launches per local "
-                             "expert, moe_layer.fp8_expert_host_factor)")
 
     @classmethod
     def names(cls) -> tuple:
