@@ -704,7 +704,7 @@ def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
     except (ValueError, KeyError):
         return None
     reserve = values.get("mem_reserve_fraction", DEFAULT_RESERVE)
-    usable = gpu.hbm_bytes * (1 - reserve)
+    usable = usable_hbm_bytes(values, gpu)
     if mem.total <= usable:
         return None
     return (f"no parallel plan fits: {spec.name} on {values['n_gpus']:,} × {gpu.name} needs at "
@@ -729,10 +729,16 @@ def _fitting_plan(values: dict):
     return plan if memory_fits(values, gpu, mem) else None
 
 
+def usable_hbm_bytes(values: dict, gpu) -> float:
+    """The HBM of ``gpu`` a plan may fill: HBM × (1 − the scenario's ``mem_reserve_fraction``,
+    default ``memory.DEFAULT_RESERVE``)."""
+    return gpu.hbm_bytes * (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
+
+
 def memory_fits(values: dict, gpu, mem) -> bool:
     """Whether a plan's memory ``mem`` (``scenario_plan_memory``) fits the usable HBM of
     ``gpu``: total ≤ HBM × (1 − ``mem_reserve_fraction``), the test of ``plan_does_not_fit``."""
-    return mem.total <= gpu.hbm_bytes * (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
+    return mem.total <= usable_hbm_bytes(values, gpu)
 
 
 #: The scenario's plan keys whose fixed value can keep any plan from fitting, in the order a
@@ -780,8 +786,7 @@ def _fixed_cause(values: dict) -> str:
     if not fixed:
         return ""
     named = ", ".join(f"{k}: {v}" for k, v in fixed.items())
-    usable = load_accelerator(values["accelerator"]).hbm_bytes * \
-        (1 - values.get("mem_reserve_fraction", DEFAULT_RESERVE))
+    usable = usable_hbm_bytes(values, load_accelerator(values["accelerator"]))
     ceiling = fixed_degrees_ceiling(values)
     stuck = ceiling is not None and ceiling[2].total > usable
     n = int(values["n_gpus"])
@@ -846,8 +851,7 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
     its headroom (usable HBM − the plan's memory, ``mem.total``) is smaller than the activations
     a router at ``memory.MOE_CHECK_LOAD_FACTOR`` × the mean load adds
     (``memory.moe_imbalance_extra_bytes``); else None."""
-    reserve = values.get("mem_reserve_fraction", DEFAULT_RESERVE)
-    usable = gpu.hbm_bytes * (1 - reserve)
+    usable = usable_hbm_bytes(values, gpu)
     headroom = usable - float(mem.total)
     lf = MOE_CHECK_LOAD_FACTOR
     extra = moe_imbalance_extra_bytes(spec, plan, int(values["seq_len"]), lf)
