@@ -49,6 +49,7 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     with_headline,
 )
 from .numbering import notebook_number
+from .plots import signed_usd
 from .report import (
     NOTEBOOK_DIR,
     ReportError,
@@ -491,12 +492,6 @@ def _compare_columns(df, names) -> dict:
     return out
 
 
-def _signed_usd(v) -> str:
-    if v is None or v != v:
-        return "not modelled"
-    return ("−" if v < 0 else "+" if v > 0 else "") + format_value(abs(float(v)), "USD")
-
-
 #: What ``estimate --compare``'s P10 to P90 draws (``glance.compare_bills``), said under the table.
 COMPARE_DRAWS_NOTE = ("P10 to P90 of B − A draw by draw, over the ranges each scenario gives "
                       "itself (a predicted MFU's band included) and only those: not the "
@@ -533,9 +528,9 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         star = ranged and difference_outside(r)  # flagged as the single bill flags a point
         flagged = flagged or star
         rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
-                     _signed_usd(r["difference_usd"]) + (" *" if star else "")]
-                    + ([f"{_signed_usd(r['difference_p10_usd'])} to "
-                        f"{_signed_usd(r['difference_p90_usd'])}"] if ranged else []))
+                     signed_usd(r["difference_usd"]) + (" *" if star else "")]
+                    + ([f"{signed_usd(r['difference_p10_usd'])} to "
+                        f"{signed_usd(r['difference_p90_usd'])}"] if ranged else []))
     head = ["line", "A", "B", "B − A"] + (["B − A, P10 to P90 per draw"] if ranged else [])
     w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
 

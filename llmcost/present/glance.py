@@ -1077,11 +1077,6 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
     def usd(v):
         return "not modelled" if v is None or v != v else fmt_usd(float(v))
 
-    def signed(v):  # a difference: −$36.4k, +$863k, $0.00
-        if v is None or v != v:
-            return "not modelled"
-        return ("−" if v < 0 else "+" if v > 0 else "") + fmt_usd(abs(float(v)))
-
     rows, flagged = [], False
     records = df.to_dict("records")
     for i, r in enumerate(records):
@@ -1093,12 +1088,12 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         flagged = flagged or star
         # the per-draw range under the difference, free to wrap on a phone (an amount is one
         # word): a column of its own did not fit a 390-px screen beside A, B and B − A
-        rng = (f"<span class='rg'><span class='n'>{signed(r['difference p10 usd'])}</span> to "
-               f"<span class='n'>{signed(r['difference p90 usd'])}</span></span>" if ranged
+        rng = (f"<span class='rg'><span class='n'>{plots.signed_usd(r['difference p10 usd'])}</span> to "
+               f"<span class='n'>{plots.signed_usd(r['difference p90 usd'])}</span></span>" if ranged
                else "")
         rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
                     f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
-                    f"</{tag}><{tag} class='v r'><span class='n'>{signed(r.get('difference usd'))}"
+                    f"</{tag}><{tag} class='v r'><span class='n'>{plots.signed_usd(r.get('difference usd'))}"
                     f"{'*' if star else ''}</span>{rng}</{tag}>"
                     f"</tr>")
     # the columns called A and B as `estimate --compare` calls them, named once above the table:

@@ -2962,10 +2962,13 @@ def _row_overlap_in(ax, gap_pt: float) -> float:
     return rows * short_px / fig.dpi / ax.get_position().height
 
 
-# ---- published runs (notebook 08, llmcost.claims)
-def signed_usd(amount: float) -> str:
-    """A difference in USD with its sign, as the comparison table writes it: "−$36.4k",
-    "+$863k", "$0.00"."""
+# ---- two bills compared (llmcost report --compare, estimate --compare)
+def signed_usd(amount) -> str:
+    """A difference in USD with its sign, as every comparison writes it (the index's table and
+    figure, ``estimate --compare``): "−$36.4k", "+$863k", "$0.00"; "not modelled" for None or
+    NaN (a line one bill does not price)."""
+    if amount is None or amount != amount:
+        return "not modelled"
     return ("−" if amount < 0 else "+" if amount > 0 else "") + fmt_usd(abs(float(amount)))
 
 
@@ -3055,6 +3058,7 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
     return ax
 
 
+# ---- published runs (notebook 08, llmcost.claims)
 def published_runs_scatter(errors, band: float = 0.20, ax=None):
     """Predicted against published accelerator-hours on log axes with the ±``band`` band, one
     marker per prediction method (``claims.published_run_errors`` rows that are scored; its
