@@ -228,36 +228,31 @@ def _glance_uris(bars, tornado_df, title: str, illustrative: bool, basis, mpl_ve
     """The wide (``False``) and tall (``True``) glance pictures as SVG data URIs. The last three
     arguments are not read: they are the key's record of matplotlib's version, its settings
     and the font file it draws with (its bytes enter the key: ``core.diskcache``)."""
-    import matplotlib
     from matplotlib.figure import Figure
 
     n, k = len(bars), len(tornado_df)
     uris = {}
     for tall in (False, True):
-        # text as SVG text (the browser's sans-serif), not glyph outlines: a few kB per figure
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
-            fig = Figure(figsize=plots.glance_figsize(n, k, tall))
-            axes = fig.subplots(*plots.glance_grid(tall),
-                                gridspec_kw=plots.glance_ratios(n, k, tall))
-            plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
-                                   illustrative=illustrative, tall=tall, basis=basis)
-            buf = io.StringIO()
-            with plots.ticks_computed_once(fig):  # the same picture, drawn faster
-                fig.savefig(buf, format="svg", metadata={"Date": None})
-        # percent-encoded: no whitespace or comma (a srcset candidate), no "#" (a fragment), no "+"
-        uris[tall] = "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
+        fig = Figure(figsize=plots.glance_figsize(n, k, tall))
+        axes = fig.subplots(*plots.glance_grid(tall), gridspec_kw=plots.glance_ratios(n, k, tall))
+        plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
+                               illustrative=illustrative, tall=tall, basis=basis)
+        with plots.ticks_computed_once(fig):  # the same picture, drawn faster
+            uris[tall] = svg_uri(fig, tight=False)
     return uris
 
 
-def svg_uri(fig) -> str:
-    """A Matplotlib figure as an SVG data URI, cropped to what it draws: its text as SVG text
-    (the browser's sans-serif, a few kB per figure, not glyph outlines), percent-encoded with no
-    whitespace or comma (a ``srcset`` candidate), no "#" (a fragment) and no "+"."""
+def svg_uri(fig, tight: bool = True) -> str:
+    """A Matplotlib figure as an SVG data URI (``tight``: cropped to what it draws; else at its
+    size, laid out by the figure's own function): its text as SVG text (the browser's
+    sans-serif, a few kB per figure, not glyph outlines), percent-encoded with no whitespace or
+    comma (a ``srcset`` candidate), no "#" (a fragment) and no "+"."""
     import matplotlib
 
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
-        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+        fig.savefig(buf, format="svg", metadata={"Date": None},
+                    bbox_inches="tight" if tight else None)
     return "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
 
 
@@ -1088,12 +1083,14 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         flagged = flagged or star
         # the per-draw range under the difference, free to wrap on a phone (an amount is one
         # word): a column of its own did not fit a 390-px screen beside A, B and B − A
-        rng = (f"<span class='rg'><span class='n'>{plots.signed_usd(r['difference p10 usd'])}</span> to "
-               f"<span class='n'>{plots.signed_usd(r['difference p90 usd'])}</span></span>" if ranged
+        lo, hi = (plots.signed_usd(r.get(f"difference {q} usd")) for q in ("p10", "p90"))
+        rng = (f"<span class='rg'><span class='n'>{lo}</span> to "
+               f"<span class='n'>{hi}</span></span>" if ranged
                else "")
         rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
                     f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
-                    f"</{tag}><{tag} class='v r'><span class='n'>{plots.signed_usd(r.get('difference usd'))}"
+                    f"</{tag}><{tag} class='v r'><span class='n'>"
+                    f"{plots.signed_usd(r.get('difference usd'))}"
                     f"{'*' if star else ''}</span>{rng}</{tag}>"
                     f"</tr>")
     # the columns called A and B as `estimate --compare` calls them, named once above the table:
