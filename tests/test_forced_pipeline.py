@@ -12,6 +12,7 @@ import math
 import pytest
 
 import llmcost
+from llmcost.bill import checks
 from llmcost.bill import levers as lv
 from llmcost.bill.checks import BUBBLE_WARNING, plan_bubble, scenario_warnings
 from llmcost.core.catalog import load_model
@@ -142,7 +143,7 @@ def test_a_budget_and_deadline_answer_splits_the_default_batch():
     assert "512-sequence global batch of the default scenario" in row["how"]
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(1.67e12, rel=0.01)
     full = lv._plan_scenario(sc)
-    assert lv._plan_stops(full, 1024, lv._plan_searches(full)) == ""
+    assert checks.plan_stops(full, 1024, checks.plan_searches(full)) == ""
 
 
 def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():

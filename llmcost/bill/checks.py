@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
                             discount_price_cap, load_accelerator, load_efficiency,
                             load_model, scenario_cluster, unavailable_prices)
@@ -817,6 +819,107 @@ def _fixed_cause(values: dict) -> str:
     return f"the fixed {named} {'are' if len(fixed) > 1 else 'is'} the cause: " + "; ".join(out)
 
 
+def plan_searches(scenario: dict):
+    """``plan_at(n)``: ``checks.scenario_plan_memory`` of the scenario on ``n`` GPUs, searched
+    once per count (the error it raised, returned, when no plan can be built)."""
+    done: dict = {}
+
+    def plan_at(n: int):
+        if n not in done:
+            try:
+                done[n] = scenario_plan_memory({**scenario, "n_gpus": int(n)})
+            except (ValueError, KeyError) as e:
+                done[n] = e
+        return done[n]
+    return plan_at
+
+
+def plan_stops(scenario: dict, n: int, plan_at) -> str:
+    """Why the scenario cannot run on ``n`` GPUs, or "" when it can: its plan searched there
+    (``plan_at``: ``plan_searches``) can be built, fits in memory (``memory_fits``, the
+    test of the report's ``plan_does_not_fit``) and has a pipeline bubble of at most
+    ``BUBBLE_WARNING`` (``plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021
+    §2.2), the bubble the report warns of."""
+    got = plan_at(n)  # the plan and its memory (``plan_searches``)
+    if isinstance(got, Exception):
+        return f"no plan on {int(n):,} GPUs ({got})"
+    _, gpu, plan, mem = got
+    if not memory_fits(scenario, gpu, mem):
+        return f"no plan fits in memory on {int(n):,} GPUs"
+    bubble = plan_bubble(plan)
+    return "" if bubble <= BUBBLE_WARNING else (
+        f"on {int(n):,} GPUs the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
+        "bubble")
+
+
+def fitting_counts(scenario: dict, counts: list, plan_at) -> list:
+    """The counts (sorted) from the first on which a plan of the scenario fits in memory
+    (``plan_does_not_fit``, the report's own check): bisection, taking the fit as
+    monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
+    ranks). A scenario whose plan cannot be built keeps every count (its checks say why).
+    ``plan_at``: each count's plan and memory (``plan_searches``)."""
+    def fits(n):
+        got = plan_at(n)
+        return isinstance(got, Exception) or memory_fits(scenario, got[1], got[3])
+    if not counts or fits(counts[0]):
+        return counts
+    lo, hi = 0, len(counts) - 1
+    if not fits(counts[hi]):
+        return []
+    while hi - lo > 1:  # counts[lo] does not fit, counts[hi] does
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(counts[mid]) else (mid, hi)
+    return counts[hi:]
+
+
+def fixed_whole_degrees(values: dict) -> dict:
+    """The tp, pp and cp the scenario fixes to a whole number above 0 (0 and absent: chosen)."""
+    return {k: int(v) for k in ("tp", "pp", "cp") if isinstance(v := values.get(k), (
+        int, np.integer)) and not isinstance(v, bool) and v > 0}
+
+
+def splitting_counts(values: dict, seq_len: int | None = None) -> list:
+    """The GPU counts a plan of the scenario splits, sorted (``parallel.splitting_gpu_counts``:
+    dp × tp·pp·cp, dp dividing the global batch of ``global_batch_tokens`` ÷ ``seq_len``
+    sequences, tp, pp and cp at the scenario's values where it fixes them to a whole number),
+    the layers split evenly unless the scenario fixes another split: an uneven split lets pp be
+    any count up to the layers (80 layers: PP 43 and 2,752 GPUs), counts a plan search may rank
+    but no one provisions. Empty when the global batch is not whole sequences."""
+    seq = int(seq_len or values["seq_len"])
+    batch = values.get("global_batch_tokens")
+    if not isinstance(batch, (int, float, np.integer)) or batch % seq:
+        return []
+    fixed = fixed_whole_degrees(values)
+    split = "even" if values.get("pp_split", parallel.PP_SPLIT_AUTO) == \
+        parallel.PP_SPLIT_AUTO else parallel.scenario_pp_split(values)
+    return parallel.splitting_gpu_counts(load_model(values["model"]), int(batch) // seq, seq,
+                                         split, fixed)
+
+
+#: How many GPU counts, from the first on which a plan fits, ``fewest_gpus_that_run`` searches
+#: for one whose pipeline bubble is small (each a plan search).
+RUN_COUNT_SCAN = 12
+
+
+def fewest_gpus_that_run(values: dict):
+    """The fewest GPUs above the scenario's ``n_gpus`` (up to 64×) on which it can run, as the
+    deadline search of ``levers.fit_budget`` answers a count: a count a plan splits
+    (``splitting_counts``), the data-parallel degree following the count, whose plan search
+    finds a plan that fits the usable HBM (``fitting_counts``: bisection, taking the fit as
+    monotone in the GPU count) with a 1F1B pipeline bubble of at most ``BUBBLE_WARNING``
+    (``plan_stops``), among the ``RUN_COUNT_SCAN`` counts from the first that fits. Returns
+    ``(n, plan, memory)``, or None when no such count is found (or the batch is not whole
+    sequences)."""
+    n = int(values["n_gpus"])
+    s = {**values, "dp": 0}  # the data-parallel degree follows the count
+    plan_at = plan_searches(s)
+    counts = [c for c in splitting_counts(s) if n < c <= 64 * n]
+    for c in fitting_counts(s, counts, plan_at)[:RUN_COUNT_SCAN]:
+        if not plan_stops(s, c, plan_at):
+            return c, plan_at(c)[2], plan_at(c)[3]
+    return None
+
+
 def _misfit_advice(values: dict) -> str:
     """What to change when no plan fits: the plan fields the scenario fixes when they are the
     cause (``_fixed_cause``), more GPUs, and the plan fields the scenario fixes that
@@ -840,7 +943,12 @@ def _misfit_advice(values: dict) -> str:
         cp_tip = ""
         searched += ("; " if searched else "") + \
             "context parallelism (cp: 0) does not make a plan fit either"
-    advise = "use more GPUs" + (f" ({searched})" if searched else "")
+    more = fewest_gpus_that_run(values) if not values.get("dp") else None
+    advise = "use more GPUs" + (
+        f": {more[0]:,} is the fewest above {int(values['n_gpus']):,} on which the plan search "
+        f"finds a plan that fits ({more[1].describe()}, {more[2].total / 1e9:,.0f} GB per GPU) "
+        f"with a pipeline bubble of at most {BUBBLE_WARNING:.0%}" if more else "") + (
+        f" ({searched})" if searched else "")
     if not free:
         advise += ", or leave zero_stage and recompute free (-1, auto)"
     return f"{cp_tip}, or {advise}" if cp_tip else advise

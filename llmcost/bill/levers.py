@@ -72,8 +72,9 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
 from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
-from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, memory_fits,
-                     plan_bubble, plan_does_not_fit, scenario_plan_memory)
+from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
+                     fixed_whole_degrees, memory_fits, plan_does_not_fit, plan_searches,
+                     plan_stops, scenario_plan_memory, splitting_counts)
 from .ledger import (Ledger, Line, build_ledger, compute_kind, failure_model,
                      simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
@@ -2288,85 +2289,26 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
     one) is whole sequences, the counts a plan splits (``parallel.splitting_gpu_counts``: dp ×
     tp·pp·cp, dp dividing the batch, tp, pp and cp at the scenario's values where it fixes them
     to a whole number, the layers split evenly unless the scenario fixes another split) from
-    the first on which a plan fits (``_fitting_counts``), and the test ``_plan_stops`` (why
+    the first on which a plan fits (``checks.fitting_counts``), and the test
+    ``checks.plan_stops`` (why
     not, "" when the plan searched there fits and its pipeline bubble is at most
     ``checks.BUBBLE_WARNING``), so that the answer is a count the scenario can run without
     idling its GPUs; else the multiples of
     ``step``. ``batch_given`` false: the description says the batch is the default one."""
     top = 64 * int(_get(s, "n_gpus"))
-    fixed = {k: int(v) for k in ("tp", "pp", "cp") if isinstance(v := scenario.get(k), (
-        int, np.integer)) and not isinstance(v, bool) and v > 0}
+    fixed = fixed_whole_degrees(scenario)
     seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
     batch = scenario.get("global_batch_tokens")
     if gpu_step is None and isinstance(batch, (int, float, np.integer)) and batch % seq == 0:
-        # pp_split auto counts as even here: an uneven split lets pp be any count up to the
-        # layers (80 layers: PP 43 and 2,752 GPUs), counts a plan search may rank but no one
-        # provisions; a scenario that fixes its split keeps it
-        split = "even" if scenario.get("pp_split", parallel.PP_SPLIT_AUTO) == \
-            parallel.PP_SPLIT_AUTO else parallel.scenario_pp_split(scenario)
-        counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
-                                               seq, split, fixed)
+        counts = splitting_counts({**scenario, "model": _get(s, "model")}, seq)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
-        plan_at = _plan_searches(scenario)  # each count's plan searched once for both tests
-        return (_fitting_counts(scenario, [n for n in counts if n <= top], plan_at),
+        plan_at = plan_searches(scenario)  # each count's plan searched once for both tests
+        return (fitting_counts(scenario, [n for n in counts if n <= top], plan_at),
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
                 f"global batch{'' if batch_given else ' of the default scenario'}{named})",
-                lambda n: _plan_stops(scenario, n, plan_at))
+                lambda n: plan_stops(scenario, n, plan_at))
     return list(range(step, top + 1, step)), f"fewest multiple of {step}", None
-
-
-def _plan_searches(scenario: dict):
-    """``plan_at(n)``: ``checks.scenario_plan_memory`` of the scenario on ``n`` GPUs, searched
-    once per count (the error it raised, returned, when no plan can be built)."""
-    done: dict = {}
-
-    def plan_at(n: int):
-        if n not in done:
-            try:
-                done[n] = scenario_plan_memory({**scenario, "n_gpus": int(n)})
-            except (ValueError, KeyError) as e:
-                done[n] = e
-        return done[n]
-    return plan_at
-
-
-def _plan_stops(scenario: dict, n: int, plan_at) -> str:
-    """Why the scenario cannot run on ``n`` GPUs, or "" when it can: its plan searched there
-    (``plan_at``: ``_plan_searches``) can be built, fits in memory (``checks.memory_fits``, the
-    test of the report's ``plan_does_not_fit``) and has a pipeline bubble of at most
-    ``checks.BUBBLE_WARNING`` (``checks.plan_bubble``: 1F1B (p − 1)/m, Narayanan et al. 2021
-    §2.2), the bubble the report warns of."""
-    got = plan_at(n)  # the plan and its memory (``_plan_searches``)
-    if isinstance(got, Exception):
-        return f"no plan on {int(n):,} GPUs ({got})"
-    _, gpu, plan, mem = got
-    if not memory_fits(scenario, gpu, mem):
-        return f"no plan fits in memory on {int(n):,} GPUs"
-    bubble = plan_bubble(plan)
-    return "" if bubble <= BUBBLE_WARNING else (
-        f"on {int(n):,} GPUs the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
-        "bubble")
-
-
-def _fitting_counts(scenario: dict, counts: list, plan_at) -> list:
-    """The counts (sorted) from the first on which a plan of the scenario fits in memory
-    (``checks.plan_does_not_fit``, the report's own check): bisection, taking the fit as
-    monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
-    ranks). A scenario whose plan cannot be built keeps every count (its checks say why).
-    ``plan_at``: each count's plan and memory (``_plan_searches``)."""
-    def fits(n):
-        got = plan_at(n)
-        return isinstance(got, Exception) or memory_fits(scenario, got[1], got[3])
-    if not counts or fits(counts[0]):
-        return counts
-    lo, hi = 0, len(counts) - 1
-    if not fits(counts[hi]):
-        return []
-    while hi - lo > 1:  # counts[lo] does not fit, counts[hi] does
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if fits(counts[mid]) else (mid, hi)
-    return counts[hi:]
 
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
@@ -2420,7 +2362,7 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
 
 def _candidates(counts: tuple, dl: float) -> tuple:
     """``_deadline_counts``' (candidates, description, test), the test ``stops(i)`` read on
-    the candidates' indices ("" everywhere without one: ``_plan_stops``), refused with the
+    the candidates' indices ("" everywhere without one: ``checks.plan_stops``), refused with the
     deadline named when no GPU count up to 64× the scenario's splits its plan."""
     cands, what, test = counts
     if not cands:
@@ -2554,7 +2496,7 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     count with the shortest run), then climb to a neighbouring count while it fits more tokens,
     to a larger one only when it fits more than ``SAME_TOKENS_REL`` more (T is taken as
     unimodal in n: an assumption of this search, true of the two trends above).
-    Only counts that pass ``counts``' test (``_plan_stops``) are answered or named as
+    Only counts that pass ``counts``' test (``checks.plan_stops``) are answered or named as
     neighbours."""
     cands, what, stops = _candidates(counts, dl)
     t0 = float(_get(s, "train_tokens"))
