@@ -516,8 +516,8 @@ def test_compared_sentence_states_b_against_a_by_hand():
     # a hand case: A's whole bill $5M, B's $2M -> B is $3M less; B's $7M -> $2M more
     def summary(b_usd):
         return {"compare": {"names": ["A run", "B run"], "lines": [
-            {"line": "pre-training compute", "A run usd": 4e6, "B run usd": 1e6},
-            {"line": "total", "A run usd": 5e6, "B run usd": b_usd}]}}
+            {"line": "pre-training compute", "a_usd": 4e6, "b_usd": 1e6},
+            {"line": "total", "a_usd": 5e6, "b_usd": b_usd}]}}
     assert glance.compared_sentence(summary(2e6)) == (
         f"This report also compares B run: its whole bill is {fmt_usd(2e6)}, {fmt_usd(3e6)} "
         f"less than this one's {fmt_usd(5e6)} (point estimates; line by line below the bill).")
@@ -554,6 +554,9 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     # named by title (a.yaml's "my run"), else by file stem (b.yaml has none); b's warnings
     # shown as a's are, each in the reader's words with the warning under it
     assert summary["compare"]["names"] == ["my run", "b"]
+    # its lines keyed as `estimate --compare --format json` keys them, whatever the names
+    assert {"line", "a_usd", "b_usd", "difference_usd", "difference_outside"} <= set(
+        summary["compare"]["lines"][-1])
     assert "<h2 id='compared'>Compared: my run and b</h2>" in page
     # the first screen says a second scenario is in the report, with its whole bill, and links
     # to the comparison (b's point total from its own ledger, not from the summary)

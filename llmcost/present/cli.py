@@ -36,6 +36,7 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     COMPARE_OUTSIDE_NOTE,
     OUTSIDE_NOTE,
     compare_bills,
+    compare_columns,
     compare_days_words,
     compare_inputs,
     compare_labels,
@@ -482,16 +483,6 @@ def _compare_head(names, paths) -> str:
             f"B = {names[1]} ({paths[1]})")
 
 
-def _compare_columns(df, names) -> dict:
-    """``glance.compare_bills``'s columns -> short stable names: a_usd, b_usd, difference_usd,
-    difference_p10_usd, ... (the scenarios' names are in the header or ``scenarios``)."""
-    out = {"line": "line", f"{names[0]} usd": "a_usd", f"{names[1]} usd": "b_usd"}
-    for c in df.columns:
-        if c.startswith("difference"):
-            out[c] = c.replace(" ", "_")
-    return out
-
-
 #: What ``estimate --compare``'s P10 to P90 draws (``glance.compare_bills``), said under the table.
 COMPARE_DRAWS_NOTE = ("P10 to P90 of B − A draw by draw, over the ranges each scenario gives "
                       "itself (a predicted MFU's band included) and only those: not the "
@@ -513,7 +504,7 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not. Under the header,
     the inputs on which the two differ (``glance.compare_inputs``)."""
     columns = terminal_columns() if columns is None else columns
-    cols = _compare_columns(df, names)
+    cols = compare_columns(df, names)
     d = df.rename(columns=cols)
     ranged = "difference_p10_usd" in d.columns
 
@@ -576,7 +567,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
     def num(v):
         return None if v is None or v != v else float(v)
 
-    cols = _compare_columns(df, names)
+    cols = compare_columns(df, names)
     records = [{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}
                for r in df.to_dict("records")]
     for r in records:

@@ -491,9 +491,9 @@ def compared_sentence(summary: dict) -> str:
     c = summary.get("compare")
     if not c or not c.get("lines"):
         return ""
-    a, b = c["names"]
+    b = c["names"][1]
     total = c["lines"][-1]
-    usd_a, usd_b = total.get(f"{a} usd"), total.get(f"{b} usd")
+    usd_a, usd_b = total.get("a_usd"), total.get("b_usd")
     if usd_a is None or usd_b is None:
         return ""
     diff = usd_b - usd_a
@@ -1041,6 +1041,17 @@ def compare_days_words(bills) -> str:
     sign = "−" if diff < 0 else "+" if diff > 0 else ""
     return (f"main run's wall clock, failures included: A {fmt_duration(a * 86400)}, "
             f"B {fmt_duration(b * 86400)} (B − A {sign}{fmt_duration(abs(diff) * 86400)})")
+
+
+def compare_columns(df, names) -> dict:
+    """``compare_bills``' columns -> short stable names, the same in ``estimate --compare
+    --format json`` and the report's ``summary.json``: ``line``, ``a_usd``, ``b_usd``,
+    ``difference_usd``, ``difference_p10_usd``, ... (the scenarios' names are in ``names``)."""
+    out = {"line": "line", f"{names[0]} usd": "a_usd", f"{names[1]} usd": "b_usd"}
+    for c in df.columns:
+        if c.startswith("difference"):
+            out[c] = c.replace(" ", "_")
+    return out
 
 
 def difference_outside(r: dict) -> bool:

@@ -102,6 +102,7 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_days_words,
+    compare_columns,
     compare_figure_html,
     compare_html,
     compare_inputs,
@@ -2088,7 +2089,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
                               "warnings": list(bill_b.warnings),
                               "inputs_differ": compare_inputs([bill_a, bill_b]),
                               "lines": [{**r, "difference_outside": difference_outside(r)}
-                                        for r in df.to_dict("records")]}
+                                        for r in df.rename(columns=compare_columns(df, names))
+                                        .to_dict("records")]}
         try:
             figure = compare_figure_html(df, names)
         except ValueError as e:  # the table says it all the same
