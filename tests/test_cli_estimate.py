@@ -213,6 +213,22 @@ def test_rl_line_says_ledger_rl_false():
     assert "rl_iterations and rl_runs not given" in plain
 
 
+def test_rl_line_of_a_file_without_rl_keys_says_they_were_not_given(tmp_path):
+    # A trial: a scenario file with no rl_ key and no ledger_rl was told "ledger_rl: false, so
+    # the campaign of the rl_ keys (1,000 iterations × 5 run(s) ...) is not billed": the report
+    # sets ledger_rl: false itself and fills the rl_ keys with the notebooks' defaults, so the
+    # bill read them as the file's. `llmcost check` and the index said "not given".
+    path = _yaml(tmp_path, "model: llama-2-7b\nprice_usd_per_gpu_hour: 3.99\n")
+    how = estimate_ledger(path).line("post.rl").how
+    assert how.startswith("no RL campaign in the scenario (rl_iterations and rl_runs not given")
+    assert "ledger_rl: false" not in how
+    # a file that says ledger_rl: false with its own rl_ keys is still told its own words
+    path = _yaml(tmp_path, "model: llama-2-7b\nprice_usd_per_gpu_hour: 3.99\n"
+                           "rl_iterations: 200\nledger_rl: false\n")
+    how = estimate_ledger(path).line("post.rl").how
+    assert how.startswith("ledger_rl: false, so the campaign of the rl_ keys (200 iterations")
+
+
 # ---- 8 and 9. the project duration and the summary's labels
 def test_project_months_convention_and_labels_by_hand():
     bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99})

@@ -267,12 +267,16 @@ def _values(scenario: dict) -> dict:
             out.get("mfu") == LEDGER_DEFAULTS["mfu"] and "_mfu_prediction" not in out and \
             "_mfu_calibration" not in out:
         out["_mfu_default"] = True
+    # a report sets ledger_rl: false itself when the file gives no RL campaign
+    # (report.plan_report: _ledger_rl_omitted); the rl_ keys are then the notebooks' defaults
+    said_off = p.get("ledger_rl") is False and not scenario.get("_ledger_rl_omitted")
+    if scenario.get("_ledger_rl_omitted"):
+        out["_ledger_rl_omitted"] = scenario["_ledger_rl_omitted"]
     out["_rl_off_reason"] = (
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
         f" × {out['rl_runs']} run(s), which notebook 05 shows as an illustration) is not billed; "
-        "ledger_rl: true bills it" if rl_keys and
-        p.get("ledger_rl") is False else
-        "ledger_rl: false (no RL campaign billed)" if p.get("ledger_rl") is False else
+        "ledger_rl: true bills it" if rl_keys and said_off else
+        "ledger_rl: false (no RL campaign billed)" if said_off else
         "no RL campaign in the scenario (rl_iterations and rl_runs not given; notebook 05 "
         "prices an illustrative campaign from the notebooks' defaults, not billed here; "
         "ledger_rl: true bills notebook 05's campaign for the rl_ keys)")

@@ -1986,7 +1986,7 @@ def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
     return {k: v for k, v in scenario.items()
-            if k in ("_mfu_prediction", "_mfu_calibration", "_mfu_default")
+            if k in ("_mfu_prediction", "_mfu_calibration", "_mfu_default", "_ledger_rl_omitted")
             or isinstance(v, Range)}
 
 
