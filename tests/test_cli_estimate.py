@@ -229,6 +229,21 @@ def test_rl_line_of_a_file_without_rl_keys_says_they_were_not_given(tmp_path):
     assert how.startswith("ledger_rl: false, so the campaign of the rl_ keys (200 iterations")
 
 
+def test_a_missing_network_figure_with_mfu_predict_names_the_prediction(tmp_path):
+    # A trial: MI325X (no sourced scale-out figure in data/accelerators.csv) with mfu: predict
+    # and no plan key was told to "leave [12 plan keys] out to bill the run at its given mfu":
+    # it gave neither; the prediction is what needs the network figure
+    from llmcost.present.report import plan_report
+    path = _yaml(tmp_path, "model: llama-3.1-70b\naccelerator: MI325X\nn_gpus: 512\n"
+                           "seq_len: 8192\nmfu: predict\nprice_usd_per_gpu_hour: 2.5\n")
+    with pytest.raises(ScenarioError) as e:
+        plan_report(path)
+    msg = str(e.value)
+    assert "It is mfu: predict that needs it" in msg and "give comm_scaleout_bytes_per_s" in msg
+    assert "plan keys" not in msg and "its given mfu" not in msg
+    assert "--notebooks 00,01,07,08,10" in msg
+
+
 # ---- 8 and 9. the project duration and the summary's labels
 def test_project_months_convention_and_labels_by_hand():
     bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99})

@@ -509,6 +509,23 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
                             f"accelerators`: {runnable_notebooks(acc)})") from None
 
 
+def _predict_network_words(e: ValueError) -> str:
+    """A refusal of ``mfu: predict``'s parameters, where the accelerator has no sourced network
+    figure, in the words of what asked for it: the prediction itself (the step-time model prices
+    the plan's communication on the cluster), not plan keys the scenario may not give (the
+    values checked are completed by the notebooks' defaults, which hold every plan key); any
+    other refusal as it is."""
+    text = str(e)
+    if "is missing from data/accelerators.csv" not in text:
+        return text
+    head = text.split(". It is the scenario's plan keys")[0].rstrip(".")
+    return (f"{head}. It is mfu: predict that needs it (the step-time model prices the plan's "
+            "communication on this cluster); or give mfu as a number, which needs no network "
+            "figure (notebooks "
+            f"{', '.join(NETWORK_FREE_NOTEBOOKS)} run then: --notebooks "
+            f"{','.join(NETWORK_FREE_NOTEBOOKS)})")
+
+
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu: predict`` by the step-time model's prediction, once, before notebooks run.
 
@@ -534,7 +551,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     try:  # a bad value of the scenario is its own error, not the prediction's
         validate_parameters(**p)
     except ValueError as e:
-        raise ScenarioError(f"{scenario_path}: {e}") from None
+        raise ScenarioError(f"{scenario_path}: {_predict_network_words(e)}") from None
     try:
         plan, b = scenario_step(p)
     except ValueError as e:
