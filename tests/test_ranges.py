@@ -292,6 +292,26 @@ def test_notebooks_use_the_point_and_say_so(capsys):
         pytest.approx(0.3)
 
 
+def test_a_reports_mfu_band_is_said_as_what_it_is(capsys):
+    # A trial: every page of a `mfu: predict` report opened with "mfu is a range (triangular
+    # 0.1844 / 0.2175 / 0.2652): this page uses its mode 0.2175" though the file said predict.
+    # The pages that declare mfu all declare mfu_band, which the report sets with the band
+    band = {"low": 0.1844, "mode": 0.2175, "high": 0.2652}
+    validate_parameters(mfu=band, mfu_band="predicted", interactive=False)
+    out = capsys.readouterr().out
+    assert ("mfu is the step-time model's prediction (mfu: predict), 21.8% (its band 18.4% to "
+            "26.5%): this page uses 21.8%") in out and "is a range" not in out
+    validate_parameters(mfu=band, mfu_band="pilot", interactive=False)
+    assert "mfu is the pilots' MFU extrapolated to this plan (pilot), 21.8%" in \
+        capsys.readouterr().out
+    validate_parameters(mfu=band, interactive=False)  # the scenario's own range: its words
+    assert "mfu is a range (triangular 0.1844 / 0.2175 / 0.2652)" in capsys.readouterr().out
+    from llmcost.present.report import declared_parameters, list_notebooks
+    for nb in list_notebooks():
+        if "mfu" in declared_parameters(nb):
+            assert "mfu_band" in declared_parameters(nb), nb.stem
+
+
 def test_ranged_bill_labels_the_point_it_prices():
     bill = ledger.build_ledger({"mfu": [0.3, 0.5], **PRICE})
     assert bill.figures["mfu"] == pytest.approx(0.4)

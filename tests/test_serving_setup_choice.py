@@ -96,7 +96,8 @@ def test_notebook_05_is_told_whether_the_bill_carries_its_campaign(tmp_path):
     plan = report.plan_report(path, ["05"])
     given = report.notebook_parameters_for(plan.notebooks[0], plan)
     assert given["ledger_rl"] is False and plan.bill.line("post.rl").status == "not given"
-    assert "notebook 05 shows as an illustration" in plan.bill.line("post.rl").how
+    assert "notebook 05 prices an illustrative campaign" in plan.bill.line("post.rl").how
+    assert "rl_iterations and rl_runs not given" in plan.bill.line("post.rl").how
     assert not rl_campaign_given({**plan.values, **given})
     path.write_text(DSV3 + "rl_iterations: 100\n")
     plan = report.plan_report(path, ["05"])

@@ -857,10 +857,20 @@ def point_scenario(scenario: dict) -> dict:
     return {k: point(v) for k, v in scenario.items()}
 
 
-def range_note(ranged: dict) -> str:
-    """The sentence a page prints when some inputs are ranges and it uses their points."""
+#: What a report's range on ``mfu`` is (``mfu_band``), in a reader's words (``range_note``).
+MFU_BAND_WORDS = {"predicted": "the step-time model's prediction (mfu: predict)",
+                  "pilot": "the pilots' MFU extrapolated to this plan (pilot)"}
+
+
+def range_note(ranged: dict, mfu_band: str | None = None) -> str:
+    """The sentence a page prints when some inputs are ranges and it uses their points. A
+    range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
+    prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
     word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}
-    parts = [f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
+    parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.low:.1%} to "
+             f"{r.high:.1%}): this page uses {r.point:.1%}"
+             if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind == "triangular" else
+             f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
              for k, r in ranged.items()]
     return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "
             "of every line and which inputs drive the spread.")
@@ -891,7 +901,7 @@ def validate_parameters(**params) -> dict:
     out = validate_ranged_parameters(**params)
     ranged = {k: v for k, v in out.items() if is_ranged(v)}
     if ranged and "interactive" in params:
-        print(range_note(ranged))
+        print(range_note(ranged, out.get("mfu_band")))
     return point_scenario(out)
 
 

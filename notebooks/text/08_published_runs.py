@@ -13,6 +13,7 @@ n_gpus: int = 2048  # accelerators in the training job
 train_tokens: float = 2.0e12  # pre-training tokens
 seq_len: int = 4096  # training sequence length in tokens
 mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
+mfu_band: str = None  # what a range on mfu is, set by a report: None, the scenario's own; 'predicted', the step-time model's band; 'pilot', the pilots' band
 dtype: str = "bf16"  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = "on_demand"  # on_demand, reserved, spot or owned
