@@ -246,6 +246,16 @@ def test_curve_front_and_cheapest_set_up():
     meets = c[c["expected_tpot_s"] <= 0.03]
     assert best["expected_tpot_s"] <= 0.03
     assert best["expected_usd_per_m_blended"] == meets["expected_usd_per_m_blended"].min()
+    # one rule with inference.serving_cost: at the chosen tp, serving_cost's batch under the
+    # same target is the largest whose expected TPOT meets it, so at least the chosen batch
+    kw = dict(prompt_tokens=1024, output_tokens=256, weight_dtype="fp8", kv_dtype="fp8",
+              tp=int(best["tp"]), max_tpot_s=0.03)
+    same = inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, **kw)
+    assert same.batch >= int(best["batch"]) and same.expected_tpot_s <= 0.03
+    assert not same.latency_warning and same.limit == "latency target"   # below the capacity
+    over = inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, **dict(kw, max_tpot_s=None),
+                            batch=same.batch + 1)
+    assert over.expected_tpot_s > 0.03
     with pytest.raises(ValueError, match="max_tpot_s"):
         engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=1024,
                                output_tokens=256, max_tpot_s=1e-4)

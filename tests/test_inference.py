@@ -299,7 +299,8 @@ def test_output_tokens_cost_more_than_input_tokens():
     fast = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, prompt_tokens=2000,
                             output_tokens=500, tp=4, max_tpot_s=c.tpot_s * 0.7)
     assert fast.limit == "latency target" and fast.batch < c.batch
-    assert fast.tpot_s <= c.tpot_s * 0.7 and fast.usd_per_m_output > c.usd_per_m_output
+    assert fast.expected_tpot_s <= c.tpot_s * 0.7 and fast.usd_per_m_output > c.usd_per_m_output
+    assert fast.tpot_s < fast.expected_tpot_s   # the target holds for the expected TPOT
 
 
 def test_speculative_decoding_cuts_tpot_at_batch_one():
@@ -310,6 +311,93 @@ def test_speculative_decoding_cuts_tpot_at_batch_one():
     # Leviathan Eq. 1: 3.36 tokens per pass; the draft's 4 steps cost about 4 × 8B/70B ≈ 0.45 of
     # a target step: TPOT falls by about 3.36 / 1.45 ≈ 2.3x.
     assert 1.8 < plain.tpot_s / spec.tpot_s < 2.8
+
+
+#: Llama-3.1-8B in BF16 on one H100 SXM, 1,000-token prompts, 2 output tokens: one decode step
+#: at context 1,001 (``serving_cost``'s mean over ctx = P+1 … P+R−1), memory-bound at any batch.
+LATENCY_CASE = dict(prompt_tokens=1000, output_tokens=2)
+
+
+def test_latency_target_is_met_on_the_expected_tpot_by_hand():
+    # By hand (Llama-3.1-8B config.json: 32 layers, 8 KV heads of 128, vocab 128,256 × 4,096
+    # untied; H100 SXM datasheet 3.35 TB/s × hbm_fraction 0.90 of data/efficiency.csv):
+    #   weights read per step W = (8,030,261,248 − 525,336,576 input embedding) × 2 B
+    #                           = 15,009,849,344 B  ->  W_t = W / 3.015e12 B/s = 4.9784 ms
+    #   KV read per sequence    = (1,001 cached + 1 written) × 2·32·8·128·2 B = 131,334,144 B
+    #                           ->  k_t = 43.560 µs
+    #   roofline TPOT(B) = W_t + B·k_t  (memory-bound: FLOPs per sequence 19.6 µs < k_t; tp 1,
+    #   no all-reduce). The expected TPOT (``inference.meets_tpot_target``, the engine constants
+    #   of data/engine_efficiency.csv, pooled today η_d 0.7687, η_kv 1.0, o 2.65 ms):
+    #   expected(B) = W_t / η_d + B·k_t / η_kv + o = 9.1264 ms + B · 43.560 µs
+    #   largest B meeting 15 ms: floor((15 − 9.1264) ms · η_kv / k_t) = floor(134.84) = 134
+    #   (on the roofline TPOT it would have been floor((15 − 4.9784) / 0.04356) = 230).
+    e = inf.load_engine_efficiency(None, "H100-SXM")
+    w_t = (8_030_261_248 - 525_336_576) * 2 / (3.35e12 * 0.90)
+    k_t = 1002 * (2 * 32 * 8 * 128 * 2) / (3.35e12 * 0.90)
+
+    def expected(b):
+        return w_t / e.decode_fraction + b * k_t / e.kv_read_fraction + e.step_overhead_s
+
+    by_hand = math.floor((0.015 - expected(0)) / (k_t / e.kv_read_fraction))
+    c = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, max_tpot_s=0.015, **LATENCY_CASE)
+    assert c.decode_bound == "HBM bandwidth" and c.max_batch > by_hand   # the premises
+    assert c.batch == by_hand and c.limit == "latency target" and not c.latency_warning
+    assert c.expected_tpot_s == pytest.approx(expected(by_hand), rel=1e-9)
+    assert c.tpot_s == pytest.approx(w_t + by_hand * k_t, rel=1e-9)
+    # two-sided: the chosen batch meets 15 ms, one more sequence misses it
+    one_more = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, batch=c.batch + 1,
+                                **LATENCY_CASE)
+    assert c.expected_tpot_s <= 0.015 < one_more.expected_tpot_s
+    assert one_more.expected_tpot_s == pytest.approx(expected(by_hand + 1), rel=1e-9)
+
+
+def test_a_target_no_batch_meets_on_an_engine_is_said_not_hidden():
+    # By hand (the case above): expected(1) = 9.1264 + 0.0436 = 9.170 ms, roofline(1) = 5.022 ms.
+    kw = dict(LATENCY_CASE, max_tpot_s=0.007)
+    c = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, **kw)
+    assert c.batch == 1 and c.limit == "latency target missed"
+    assert c.tpot_s < 0.007 < c.expected_tpot_s
+    assert "latency target of 7 ms per output token is missed" in c.latency_warning
+    assert "9.17 ms" in c.latency_warning and "5.02 ms" in c.latency_warning
+    # below the roofline floor no engine can meet it: refused, the field named
+    with pytest.raises(ValueError, match="max_tpot_s=0.004"):
+        inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, **dict(kw, max_tpot_s=0.004))
+    # a given batch that misses it on an engine only is kept, and says which batch would meet it
+    g = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, batch=200, **dict(kw, max_tpot_s=0.015))
+    assert g.batch == 200 and g.limit == "as given"
+    assert "the largest batch that meets it is 134" in g.latency_warning
+    ok = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, batch=134, **dict(kw, max_tpot_s=0.015))
+    assert ok.latency_warning == ""
+
+
+def test_choose_serving_tp_prefers_a_set_up_that_meets_the_target():
+    # TP 8 at batch 1 meets the target on an engine, TP 1-4 miss it at every batch; TP 1 at
+    # batch 1 is the cheapest per token (one GPU), but misses: TP 8 is kept.
+    at = {tp: inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, batch=1, tp=tp, **LATENCY_CASE)
+          for tp in (1, 2, 4, 8)}
+    target = at[8].expected_tpot_s * 1.001
+    assert min(at[t].expected_tpot_s for t in (1, 2, 4)) > target          # the premises
+    assert at[1].usd_per_m_blended < at[8].usd_per_m_blended
+    c = inf.choose_serving_tp("llama-3.1-8b", "H100-SXM", 2.0, max_tpot_s=target,
+                              **LATENCY_CASE)
+    assert (c.tp, c.batch, c.latency_warning) == (8, 1, "")
+    # none meets it: the nearest (the lowest expected TPOT) is kept, and says so
+    near = inf.choose_serving_tp("llama-3.1-8b", "H100-SXM", 2.0, max_tpot_s=target * 0.99,
+                                 **LATENCY_CASE)
+    assert (near.tp, near.batch, near.limit) == (8, 1, "latency target missed")
+    assert near.latency_warning
+
+
+def test_the_trial_scenario_meets_its_30_ms_on_the_expected_tpot():
+    # A new-user trial: Qwen3-30B-A3B served in FP8 (weights and KV) on 2 H200, 2,000 in / 500
+    # out, 80 % busy, serve_max_tpot_s 0.03. The bill priced batch 1,969 (the HBM capacity) at
+    # an expected 30.6 ms per output token: above the target it was given.
+    kw = dict(prompt_tokens=2000, output_tokens=500, tp=2, weight_dtype="fp8", kv_dtype="fp8",
+              occupancy=0.8)
+    c = inf.serving_cost("qwen3-30b-a3b", "H200", 3.80, max_tpot_s=0.03, **kw)
+    assert c.limit == "latency target" and c.batch < c.max_batch and not c.latency_warning
+    one_more = inf.serving_cost("qwen3-30b-a3b", "H200", 3.80, batch=c.batch + 1, **kw)
+    assert c.expected_tpot_s <= 0.03 < one_more.expected_tpot_s
 
 
 def test_bad_input_names_the_field():

@@ -178,11 +178,13 @@ from .inference import (
     load_engine_efficiency,
     load_serving_benchmarks,
     max_batch,
+    meets_tpot_target,
     prefill,
     prefill_compute_scale,
     serving_accelerator,
     serving_cost,
     serving_model,
+    tpot_target,
 )
 
 #: Engine versions whose GQA decode attention ran in the masked multi-head attention kernel,
@@ -672,7 +674,8 @@ def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens:
                    occupancy: float = 1.0) -> pd.Series:
     """The set-up (tp, batch) of ``latency_throughput_curve`` with the lowest expected blended
     USD per million tokens whose expected TPOT meets ``max_tpot_s`` (the slots busy at
-    ``occupancy``, as in ``inference.serving_cost``).
+    ``occupancy``, as in ``inference.serving_cost``; the rule, its formula and source:
+    ``inference.meets_tpot_target``, the one ``serving_cost`` applies).
 
     Raises
     ------
@@ -680,14 +683,14 @@ def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens:
         ``max_tpot_s`` not a positive number, or no set-up meets it (the fastest one's TPOT in
         the message).
     """
-    if isinstance(max_tpot_s, bool) or not isinstance(max_tpot_s, (int, float)) \
-            or not np.isfinite(max_tpot_s) or max_tpot_s <= 0:
-        raise ValueError(f"max_tpot_s={max_tpot_s!r} must be a number of seconds > 0")
+    if tpot_target(max_tpot_s) is None:
+        raise ValueError("max_tpot_s=None must be a number of seconds > 0: the cheapest set-up "
+                         "is chosen under a latency target")
     c = latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour,
                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                                  engine=engine, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
                                  occupancy=occupancy)
-    ok = c[c["expected_tpot_s"] <= max_tpot_s]
+    ok = c[meets_tpot_target(c["expected_tpot_s"].to_numpy(), max_tpot_s)]
     if ok.empty:
         raise ValueError(f"max_tpot_s={max_tpot_s!r}: the fastest set-up takes "
                          f"{c['expected_tpot_s'].min():.4g} s per output token")

@@ -826,7 +826,12 @@ def decode_kv_read_s(step: StepTime, model, weight_dtype: str = "bf16"):
 # ------------------------------------------------------------------------------ cost
 @dataclass(frozen=True)
 class ServingCost:
-    """What a served token costs on one replica (see ``serving_cost`` for the formulas)."""
+    """What a served token costs on one replica (see ``serving_cost`` for the formulas).
+
+    ``latency_warning``: "" unless the set-up misses its latency target (``max_tpot_s``) on
+    the expected TPOT; then a sentence saying by how much, in a reader's words (``limit`` is
+    then "latency target missed", or "as given" for a given batch).
+    """
 
     model: str
     accelerator: str
@@ -858,6 +863,7 @@ class ServingCost:
     expected_usd_per_m_output_band: tuple = (math.nan, math.nan)
     expected_usd_per_m_blended: float = math.nan
     expected_usd_per_m_blended_band: tuple = (math.nan, math.nan)
+    latency_warning: str = field(default="", compare=False)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -865,6 +871,55 @@ class ServingCost:
 
 def _price(price):
     return float(as_array(price, "price_usd_per_gpu_hour", positive=True))
+
+
+# ------------------------------------------------------------------------------ latency target
+def tpot_target(max_tpot_s) -> float | None:
+    """``max_tpot_s`` checked: None (no target) or a number of seconds per output token > 0;
+    a ValueError naming it otherwise."""
+    if max_tpot_s is None:
+        return None
+    t = as_array(max_tpot_s, "max_tpot_s", positive=True)
+    if t.ndim:
+        raise ValueError(f"max_tpot_s={max_tpot_s!r} must be one number of seconds > 0")
+    return float(t)
+
+
+def meets_tpot_target(expected_tpot_s, max_tpot_s):
+    """Whether a serving set-up meets a latency target: the one rule of ``serving_cost``,
+    ``choose_serving_tp`` and ``engines.cheapest_setup``.
+
+    Rule: expected TPOT ≤ ``max_tpot_s`` (None: every set-up meets it). The expected TPOT is
+    the one the expected prices are paid at and the pages print (an engine's), not the
+    roofline's. Each decode pass takes its roofline time (``decode_step``) below an engine's
+    achieved fractions plus a fixed per-step cost (``EngineEfficiency.decode_s``)::
+
+        expected pass = (roofline − KV read) / η_d + KV read / η_kv + o
+
+    and the expected TPOT is its mean over the request's decode steps (with speculation the
+    target pass plus γ draft passes, ÷ tokens per pass). (η_d, η_kv, o) are fitted by
+    ``engines.fit_engine_efficiency`` on the train rows of ``data/serving_benchmarks.csv``
+    (each row's source there; the per-step host cost as the vLLM team measured it, "vLLM
+    v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction", 2024-09-05) and stored in
+    ``data/engine_efficiency.csv``. As η ≤ 1 and o ≥ 0 the expected TPOT is at or above the
+    roofline's: a target the expected TPOT meets the roofline meets too, not the reverse.
+
+    Returns
+    -------
+    bool or ndarray of bool, over ``expected_tpot_s``.
+    """
+    target = tpot_target(max_tpot_s)
+    t = np.asarray(expected_tpot_s, dtype=float)
+    ok = np.ones(t.shape, dtype=bool) if target is None else t <= target
+    return bool(ok) if ok.ndim == 0 else ok
+
+
+def largest_batch_meeting(expected_tpot_of, cap: int, max_tpot_s) -> int:
+    """The largest batch in 1 … ``cap`` whose expected TPOT (``expected_tpot_of(batches)``,
+    vectorised over an array of batches) meets ``max_tpot_s`` (``meets_tpot_target``); 0 when
+    none does."""
+    ok = np.nonzero(meets_tpot_target(expected_tpot_of(np.arange(1, cap + 1)), max_tpot_s))[0]
+    return int(ok[-1] + 1) if len(ok) else 0
 
 
 @dataclass(frozen=True)
@@ -884,7 +939,8 @@ class ServingOptions:
     occupancy : float in (0, 1]
         Mean share of the batch slots decoding (continuous batching).
     max_tpot_s : float, optional
-        Latency target on the roofline TPOT.
+        Latency target on the expected TPOT, the engine's (``meets_tpot_target``): the time
+        per output token the expected prices are paid at.
     draft_model, draft_tokens, acceptance_rate
         Speculative decoding: the draft (smaller than the target), γ >= 1 tokens per pass and
         the acceptance rate α (``speculative_tokens_per_pass``); ``draft_tokens`` 0: none.
@@ -929,16 +985,17 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     for the pooled fit; ``load_engine_efficiency``): every pass at its expected time,
     expected TPOT = ((TPOT_roof − KV read)/η_d + KV read/η_kv + o·passes) / tokens per pass,
     expected prefill = prefill_roof/η_p + o (of the batch's prompts: the input price; of one
-    prompt: ``expected_ttft_s``), with the engine's band on throughput (reciprocal on USD). The batch, its limit and the KV capacity are the roofline's: a
-    ``max_tpot_s`` target is met by the roofline TPOT (a lower bound on the engine's);
-    ``serving.engines.cheapest_setup`` meets a target with the expected TPOT.
+    prompt: ``expected_ttft_s``), with the engine's band on throughput (reciprocal on USD).
+    A ``max_tpot_s`` target is met by the expected TPOT, the one the expected prices are paid
+    at (``meets_tpot_target``: its formula and source; ``engines.cheapest_setup``'s rule too).
 
     Formulas (one TP replica of ``tp`` GPUs at ``price`` USD per GPU-hour):
 
     * batch: ``batch`` slots (default: the largest that fits, ``max_batch`` at context P + R,
-      i.e. every sequence's cache reserved for its full length, no preemption; lowered to meet
-      ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
-      ``occupancy`` of the slots, live = occupancy × batch (Kwon et al. 2023, vLLM, SOSP);
+      every sequence's cache reserved for its full length, no preemption; lowered to the largest
+      whose expected TPOT meets ``max_tpot_s``: ``_serving_batch``); continuous batching /
+      PagedAttention enter as the mean ``occupancy`` of the slots, live = occupancy × batch
+      (Kwon et al. 2023, vLLM, SOSP);
     * TPOT = mean over the R−1 decode steps (ctx = P+1 … P+R−1) of the step time at the live
       batch, divided by the tokens per target pass with speculative decoding
       (``speculative_tokens_per_pass``; the draft model's γ steps are added to each pass, and
@@ -949,14 +1006,15 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     * blended USD/M = (P·USD_in + R·USD_out) / (P + R) for the stated input:output ratio P:R.
 
     ``limit`` says what stops the batch: "HBM capacity" (the KV cache of the next sequence does
-    not fit), "latency target", "compute" (the batch is past the compute-bound crossover, so
-    larger batches no longer lower the cost) or "as given".
+    not fit), "latency target", "latency target missed" (no batch meets it on an engine:
+    batch 1, and ``latency_warning`` says so), "compute" (the batch is past the compute-bound
+    crossover, so larger batches no longer lower the cost) or "as given".
 
     Raises
     ------
     ValueError
-        Bad input; a given batch larger than fits; a latency target no batch meets; a
-        ``draft_model`` not smaller (in parameters) than the target.
+        Bad input; a given batch larger than fits; a latency target the roofline misses at
+        batch 1 (or at the given batch); a ``draft_model`` not smaller than the target.
     """
     o = options_with(ServingOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
@@ -975,7 +1033,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     def tpot(bs, engine_eff=None):
         return _mean_tpot(m, acc, bs, ctx, occ, spec, kw, engine_eff)
 
-    b, limit = _serving_batch(tpot, o.batch, cap, o.max_tpot_s, acc, tp, p + r)
+    b, limit, late = _serving_batch(tpot, eng, o.batch, cap, o.max_tpot_s, acc, tp, p + r)
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
     limit = "compute" if limit == "HBM capacity" and cross < b else limit
     live, t_out = occ * b, float(tpot(b))
@@ -994,7 +1052,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         crossover_batch=cross,
         notes=f"{o.weight_dtype} weights, {o.kv_dtype} KV, occupancy {occ:g}"
               + (f", speculative γ={g}, α={o.acceptance_rate}" if g else ""))
-    return _with_expected(base, eng, float(tpot(b, eng)), pst, one)
+    return replace(_with_expected(base, eng, float(tpot(b, eng)), pst, one),
+                   latency_warning=late)
 
 
 def _token_prices(t_out, pre_b, tp, b, live, p, price) -> tuple:
@@ -1047,30 +1106,55 @@ def _mean_tpot(m, acc, bs, ctx, occ, spec, kw, eng=None):
     return t.mean(axis=-1)
 
 
-def _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, seq_tokens) -> tuple:
-    """(batch, limit) of ``serving_cost``: the largest batch that fits (``cap``), lowered to
-    meet ``max_tpot_s``, or the given batch checked against both."""
-    if max_tpot_s is not None:
-        target = float(as_array(max_tpot_s, "max_tpot_s", positive=True))
+def _serving_batch(tpot, eng, batch, cap, max_tpot_s, acc, tp, seq_tokens) -> tuple:
+    """(batch, limit, latency warning) of ``serving_cost``: the largest batch that fits
+    (``cap``), lowered until its expected TPOT (``tpot(bs, eng)``) meets ``max_tpot_s``
+    (``meets_tpot_target``), or the given batch checked against both.
+
+    A target the expected TPOT misses at every batch while the roofline's (``tpot(bs)``, a
+    floor no engine beats) meets it at batch 1: batch 1, the fastest, limit "latency target
+    missed" and a warning; a given batch that misses it on the expected TPOT only: kept, with
+    a warning. A target the roofline misses (at batch 1, or at the given batch) is refused.
+    """
+    target = tpot_target(max_tpot_s)
+    where, words = f"{acc.name} at tp={tp}", f"{tp} × {acc.name}"
     if batch is None:
-        if max_tpot_s is None:
-            return cap, "HBM capacity"
-        ok = np.nonzero(tpot(np.arange(1, cap + 1)) <= target)[0]
-        if not len(ok):
+        if target is None:
+            return cap, "HBM capacity", ""
+        b = largest_batch_meeting(lambda bs: tpot(bs, eng), cap, target)
+        if b:
+            return (b, "latency target", "") if b < cap else (cap, "HBM capacity", "")
+        if float(tpot(1)) > target:
             raise ValueError(f"max_tpot_s={target!r}: even one sequence takes "
-                             f"{float(tpot(1)):.4g} s per output token on {acc.name} "
-                             f"at tp={tp}")
-        if ok[-1] + 1 < cap:
-            return int(ok[-1] + 1), "latency target"
-        return cap, "HBM capacity"
+                             f"{float(tpot(1)):.4g} s per output token on {where} on the "
+                             "roofline, a floor no engine beats")
+        return 1, "latency target missed", _missed_words(
+            target, float(tpot(1, eng)), float(tpot(1)), 1, 0, eng, words)
     b = _int("batch", batch)
     if b > cap:
-        raise BatchDoesNotFit(f"batch={b} does not fit: at most {cap} sequences of {seq_tokens} "
-                         f"tokens fit beside the weights on {acc.name} at tp={tp}")
-    if max_tpot_s is not None and float(tpot(b)) > target:
+        raise BatchDoesNotFit(f"batch={b} does not fit: at most {cap} sequences of "
+                              f"{seq_tokens} tokens fit beside the weights on {where}")
+    if target is None or meets_tpot_target(float(tpot(b, eng)), target):
+        return b, "as given", ""
+    if float(tpot(b)) > target:
         raise ValueError(f"batch={b} misses max_tpot_s={target!r} "
-                         f"({float(tpot(b)):.4g} s per token)")
-    return b, "as given"
+                         f"({float(tpot(b)):.4g} s per token on the roofline, a floor no "
+                         "engine beats)")
+    best = largest_batch_meeting(lambda bs: tpot(bs, eng), b, target)
+    return b, "as given", _missed_words(target, float(tpot(b, eng)), float(tpot(b)), b, best,
+                                        eng, words)
+
+
+def _missed_words(target, expected, roofline, batch, best, eng, where) -> str:
+    """The warning of a set-up whose expected TPOT misses the latency target, in words."""
+    at = ("even one sequence at a time" if batch == 1 and not best else f"batch {batch}")
+    fix = (f"; the largest batch that meets it is {best}" if best else
+           "; no batch meets it on this set-up (a faster accelerator, more GPUs per replica "
+           "or narrower weights may)")
+    return (f"the latency target of {target * 1e3:.3g} ms per output token is missed: {at} "
+            f"on {where} is expected to take {expected * 1e3:.3g} ms per output token on an "
+            f"engine ({eng.family} constants; the roofline floor, which no engine beats, "
+            f"{roofline * 1e3:.3g} ms){fix}")
 
 
 def _with_expected(c: ServingCost, eng: EngineEfficiency, e_out: float,
@@ -1290,13 +1374,15 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
     """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
     the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
     ``batch`` None: each tp at its largest batch (or the latency target's); a given batch must fit
-    the chosen tp.
+    the chosen tp. A set-up whose expected TPOT meets ``max_tpot_s`` (``meets_tpot_target``) is
+    preferred to one that misses it (``latency_warning``), whatever their prices; when every
+    tp misses it, the one of the lowest expected TPOT (the nearest the target) is kept.
 
     Raises
     ------
     DoesNotFit (a ValueError)
-        If no tp fits the weights and a batch, or meets ``max_tpot_s`` (the message gives the
-        largest tp's reason).
+        If no tp fits the weights and a batch, or the roofline misses ``max_tpot_s`` at every
+        tp (the message gives the largest tp's reason).
     ValueError
         A precision not in ``WEIGHT_BYTES`` / ``KV_BYTES`` (checked before any tp is tried).
     """
@@ -1314,7 +1400,7 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
                                  occupancy=occupancy,
                                  max_tpot_s=max_tpot_s, efficiency=efficiency,
                                  window_layers=window_layers)
-                if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
+                if best is None or _tp_rank(c) < _tp_rank(best):
                     best = c
             except ValueError as e:
                 last = e
@@ -1323,6 +1409,12 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
         raise DoesNotFit(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
                          f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
     return best
+
+
+def _tp_rank(c: ServingCost) -> tuple:
+    """``choose_serving_tp``'s order: set-ups meeting the latency target first, by blended
+    USD per million tokens; then those missing it, by expected TPOT (nearest the target)."""
+    return (1, c.expected_tpot_s) if c.latency_warning else (0, c.usd_per_m_blended)
 
 
 def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
