@@ -106,3 +106,21 @@ def test_notebook_05_is_told_whether_the_bill_carries_its_campaign(tmp_path):
     assert rl_campaign_given({**plan.values, **given})
     assert "bill's RL line" in answers.rl_loop("m", "g", 1.0, 10.0, 0.5, 1e5,
                                                billed=rl_campaign_given({**plan.values, **given}))
+
+
+def test_a_missed_latency_target_reaches_the_bills_warnings(tmp_path):
+    # Llama 3.1 8B on one H100, 1,000 prompt and 2 output tokens, a 7 ms target: at batch 1 an
+    # engine is expected to take 9.17 ms per output token (the roofline floor 5.02 ms; the hand
+    # derivation in tests/test_inference.py), so no batch meets it. The served lines are priced at
+    # batch 1 all the same; the bill's warnings say the target is missed, not the line alone
+    path = tmp_path / "lat.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                    "seq_len: 4096\nmfu: 0.4\nprice_usd_per_gpu_hour: 3.0\nserve_tp: 1\n"
+                    "serve_max_tpot_s: 0.007\ninference_prompt_tokens: 1000\n"
+                    "inference_output_tokens: 2\nledger_synthetic_tokens: 1e9\n")
+    said = [w for w in report.estimate_ledger(path).warnings
+            if w.startswith("the latency target of 7 ms per output token is missed")]
+    assert len(said) == 1 and "9.17 ms" in said[0]
+    # a target the engine meets at some batch: no such warning
+    path.write_text(path.read_text().replace("0.007", "0.015"))
+    assert not any("latency target" in w for w in report.estimate_ledger(path).warnings)

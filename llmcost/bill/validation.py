@@ -58,8 +58,9 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
 LOW_MFU_WARNING = 0.01
 
 
-def _serving_check(p: dict, price: float) -> None:
-    """The serving set-up notebook 05 and the bill's served lines use (``serve_`` keys)."""
+def _serving_check(p: dict, price: float):
+    """The serving set-up notebook 05 and the bill's served lines use (``serve_`` keys): its
+    ``inference.ServingCost``, or the refusal naming the scenario keys."""
     kw = dict(prompt_tokens=p["inference_prompt_tokens"],
               output_tokens=p["inference_output_tokens"], weight_dtype=p["serve_weight_dtype"],
               kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"],
@@ -67,9 +68,8 @@ def _serving_check(p: dict, price: float) -> None:
     model, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
     try:
         if p["serve_tp"]:
-            serving_cost(model, gpu, price, tp=p["serve_tp"], **kw)
-        else:
-            choose_serving_tp(model, gpu, price, **kw)
+            return serving_cost(model, gpu, price, tp=p["serve_tp"], **kw)
+        return choose_serving_tp(model, gpu, price, **kw)
     except ValueError as e:
         raise ScenarioError("serving set-up (serve_ and inference_ keys): " + user_words(
             str(e), {"tp": "serve_tp", "batch": "serve_batch",
@@ -205,6 +205,21 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
     return bill
 
 
+def _serving_latency_warning(p: dict, bill: Ledger | None) -> str | None:
+    """The serving set-up's own sentence (``ServingCost.latency_warning``) when a scenario's
+    latency target (``serve_max_tpot_s``) is missed even at batch 1 on an engine's expected time
+    per output token: the served lines (synthetic data, benchmark runs) are priced at that
+    set-up all the same. None without a target, a bill, or a set-up that can be priced."""
+    if p.get("serve_max_tpot_s") is None or bill is None:
+        return None
+    try:
+        cost = _serving_check({**LEDGER_DEFAULTS, **p},
+                              float(bill.figures["price_usd_per_gpu_hour"]))
+    except (ValueError, KeyError, TypeError):  # the report's validation names what is wrong
+        return None
+    return cost.latency_warning or None
+
+
 def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
@@ -232,7 +247,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _long_project_warning(months), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
-                        _partial_rollouts_warning(p, bill),
+                        _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
     return out + money_magnitude_warnings(p)
 

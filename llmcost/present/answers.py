@@ -335,7 +335,9 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
 #: ``inference.ServingCost.limit`` in words: what set the batch of a serving set-up.
 BATCH_LIMIT_WORDS = {"as given": "as given", "HBM capacity": "the largest that fits in HBM",
                      "compute": "the largest that fits in HBM (past the compute-bound crossover)",
-                     "latency target": "the largest that meets the latency target"}
+                     "latency target": "the largest that meets the latency target",
+                     "latency target missed": "1, the fastest, and the latency target is still "
+                                              "missed"}
 
 
 def serving_points(c, best, target_s: float, *, tp_given: bool = False,
@@ -363,9 +365,9 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                "the lowest blended price on the roofline over the tensor-parallel sizes")
         how += ", its batch " + BATCH_LIMIT_WORDS.get(c.limit, f"set by {c.limit}")
         if headline_target_s is not None:
-            how += (f" (the {headline_target_s * 1e3:.0f} ms target met by the roofline TPOT"
-                    + ("; its expected TPOT misses it)" if c.expected_tpot_s > headline_target_s
-                       else ")"))
+            how += (f" (the {headline_target_s * 1e3:.0f} ms target "
+                    + ("missed by its expected TPOT even at batch 1)" if c.latency_warning
+                       else "met by its expected TPOT)"))
         same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
                 f"headline's is {how}; the point above is the lowest expected blended price "
                 f"whose expected TPOT meets {target_s * 1e3:.0f} ms, over the curve's batches")

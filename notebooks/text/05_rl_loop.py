@@ -471,8 +471,9 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 # `engines.cheapest_setup` picks the cheapest point under a latency target. The headline set-up
 # (the answer under the title and the headline figures) is chosen differently:
 # `inf.choose_serving_tp` takes the
-# lowest blended price on the roofline, its batch the largest that fits or the scenario's
-# latency target met by the roofline TPOT. The cell after the cheapest point says whether the
+# lowest blended price on the roofline, its batch the largest that fits or the largest
+# whose expected TPOT meets the scenario's latency target (`inf.meets_tpot_target`, the
+# same test as the cheapest point's). The cell after the cheapest point says whether the
 # two land on the same tensor-parallel size and batch and, where they do, that the prices are
 # the same; where they do not, how each was chosen.
 
