@@ -371,3 +371,22 @@ def test_published_runs_answer_gives_the_error_on_runs_like_the_scenario():
     with pytest.raises(ValueError, match="dtype='fp4' must be 'bf16' or 'fp8'"):
         accuracy.like_scenario_error("H100-SXM", is_moe=False, dtype="fp4", seq_len=4096,
                                      n_params=69e9)
+
+
+def test_caveat_lines_of_rl_warnings_are_sentences_not_keys():
+    # A trial's "Read this first" box showed "rl_partial_rollouts" alone, and a line cut
+    # mid-sentence full of key names (the warnings of checks and validation, as they read)
+    from llmcost.present.glance import caveat_line
+    w = ("rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail of "
+         "response lengths, an upper bound on what they recover (APRIL measured +22.5% rollout "
+         "throughput on average, +44% at most, arXiv:2509.18521): read the RL line as optimistic")
+    assert caveat_line(w) == ("the RL line prices partial rollouts at their best case: read the "
+                              "RL cost as optimistic")
+    w = ("the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = 1,024 + "
+         "16,384 = 17,408 tokens, is beyond the 4,096 tokens the scenario trains its model at "
+         "(seq_len and the phases' seq_len): the policy needs a long-context phase first")
+    assert caveat_line(w) == ("the RL rollouts reach 17,408 tokens, beyond the 4,096 tokens the "
+                              "model is trained at: it needs a long-context phase first")
+    # a warning of no known family that opens with a bare key keeps the key's rule
+    assert caveat_line("some_key: a rule that matters; more detail") == \
+        "some_key: a rule that matters"

@@ -611,6 +611,14 @@ _BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
+    # an RL rollout longer than the model is trained at (checks, the RL context check)
+    (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
+     r"the scenario trains its model at",
+     "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
+     "a long-context phase first"),
+    # partial rollouts priced as an upper bound (validation._partial_rollouts_warning)
+    (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
+     "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%).*?the bill's ([\d.]+%)(?: \(on the BF16 basis\))? is ([\d.]+)× it",
@@ -834,7 +842,10 @@ def caveat_line(warning: str) -> str:
         m = re.search(pattern, w)
         if m:
             return words.format(*(_reader_number(g) for g in m.groups()))
-    first = re.split(r"[:;] ", w, maxsplit=1)[0].strip().rstrip(".")
+    parts = re.split(r"[:;] ", w, maxsplit=2)
+    first = parts[0].strip().rstrip(".")
+    if re.fullmatch(r"[a-z_][a-z0-9_.]*", first) and len(parts) > 1:  # a bare key: its rule
+        first = f"{first}: {parts[1].strip().rstrip('.')}"
     return textwrap.shorten(first, 140, placeholder=" …")  # at a word; the detail holds it all
 
 
