@@ -265,3 +265,21 @@ def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
     # the scenario that models the priced network, or gives its own price, is not warned
     assert price_network_warning({**s, "comm_scaleout_bytes_per_s": 6.25e9}) is None
     assert price_network_warning({**s, "price_usd_per_gpu_hour": 2.74}) is None
+
+
+def test_a_config_json_model_is_named_without_its_authors_folder(tmp_path):
+    # A trial: a report of a config.json model printed the author's absolute path
+    # (/work/.../qwen2.5-3b.json) in the index's parameters, notebook 09 and the comparison,
+    # where every other page says the model's name. A page names it by its model and file.
+    from pathlib import Path
+
+    from llmcost.core.catalog import load_model, model_words
+    from llmcost.present.glance import compare_inputs
+    cfg = Path(__file__).parent / "data" / "hf_configs" / "gemma-2-2b.json"
+    name = load_model(str(cfg)).name
+    assert model_words(str(cfg)) == f"{name} (gemma-2-2b.json)"
+    assert str(cfg.parent) not in model_words(str(cfg))
+    assert model_words("llama-2-70b") == "llama-2-70b"  # a catalogue name as it is
+    bills = [llmcost.build_ledger({"model": m, "price_usd_per_gpu_hour": 3.0})
+             for m in (str(cfg), "llama-2-7b")]
+    assert compare_inputs(bills)[0] == f"model {name} (gemma-2-2b.json) → llama-2-7b"

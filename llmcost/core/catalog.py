@@ -153,6 +153,20 @@ def is_config_path(name: str) -> bool:
     return isinstance(name, str) and (name.endswith(".json") or "/" in name or "\\" in name)
 
 
+def model_words(name) -> str:
+    """A model as a page names it: a catalogue name as it is; a Hugging Face config.json
+    (``is_config_path``) by the name the model takes from it and the file's name, "qwen2.5-3b
+    (qwen2.5-3b.json)", never the folder it was read from (a report is circulated; the path is
+    its author's); a config that cannot be read, by the file's name."""
+    if not is_config_path(name):
+        return str(name)
+    file = Path(name).name
+    try:
+        return f"{load_model(name).name} ({file})"
+    except ValueError:
+        return file
+
+
 # ---------------------------------------------------------------------------------- models
 @lru_cache(maxsize=1)
 def _models() -> dict[str, ModelSpec]:

@@ -41,7 +41,7 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..bill.checks import fp8_over_bf16
-from ..core.catalog import runnable_notebooks, scenario_accelerator
+from ..core.catalog import model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_usd
 from ..training.accuracy import above_bf16_peak_words
@@ -973,6 +973,8 @@ def compare_inputs(bills) -> list:
             return f"${v:.2f}/GPU-h"
         if key == "train_tokens":
             return fmt_count(v, 3)
+        if key == "model":
+            return model_words(v)
         return f"{v:,}" if isinstance(v, int) else str(v)
 
     fp8 = any(getattr(x, "scenario", {}).get("dtype") == "fp8" for x in bills)

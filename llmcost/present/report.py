@@ -84,6 +84,7 @@ from ..core.catalog import (
     NETWORK_FREE_NOTEBOOKS,
     load_accelerator,
     load_model,
+    model_words,
     runnable_notebooks,
     scenario_accelerator,
 )
@@ -2176,6 +2177,16 @@ def _notebook_question(nb: Path) -> str:
     return re.sub(r"^#\s*\d+[a-z]?\s*·\s*", "", first).strip()
 
 
+#: The parameters that name a model (a catalogue name or a config.json: ``model_words``).
+MODEL_KEYS = ("model", "ledger_synthetic_model")
+
+
+def _value_text(key: str, v) -> str:
+    """A parameter's value in the index's "Parameters used" table (``_param_text``; a model by
+    ``model_words``: a config.json by its model's name and file, not its author's path)."""
+    return _param_text(model_words(v) if key in MODEL_KEYS and v is not None else v)
+
+
 def _param_text(v) -> str:
     if hasattr(v, "describe"):  # a range (llmcost.ranges.Range)
         return v.describe()
@@ -2271,7 +2282,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     esc = html.escape
     params = "".join(
         f"<tr><td><code>{esc(k)}</code></td>"
-        f"<td>{esc(_param_text(v['value']) + _resolved(k, v, summary))}</td>"
+        f"<td>{esc(_value_text(k, v['value']) + _resolved(k, v, summary))}</td>"
         f"<td>{esc(v['from'])}</td></tr>" for k, v in summary["parameters"].items())
     links, heads = [], []
     for nb in nbs:
