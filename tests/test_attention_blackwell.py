@@ -328,7 +328,7 @@ def test_fp8_attention_rows_are_the_recipes():
     # DeepSeek-V3 on GB200 (its recipes leave fp8_dot_product_attention False: 26.06, 26.08, and
     # 26.06.01's DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_MX_V2 at v0.5.1 = 5cb3444c4)
     from llmcost.training import step_validation as sv
-    cfg = sv.validation_configs()
+    cfg = sv.validation_configs(include_excluded=True)   # the recipes: every row of the file
     mc26 = set(cfg[cfg["stack"] == "megatron-core-2026"]["run_id"])
     assert sv.FP8_ATTENTION_OF_ROW <= mc26
     assert mc26 - sv.FP8_ATTENTION_OF_ROW == {"mb2606-gb200-deepseek-v3-mxfp8",

@@ -81,3 +81,19 @@ def test_gb300_attention_forward_exceeds_hgx_b300_gemm_ceiling():
     t = _table()["mamf_tflops"]
     assert best["GB300-NVL72"] > t[("B300 SXM", "bf16")]
     assert best["GB200-NVL72"] < t[("GB200 SXM", "bf16")]
+
+
+def test_gb300_differs_from_gb200_by_the_datasheet_alone_and_says_so():
+    # No GB300 GEMM measurement is published (stas00's table above has none), so GB300 and GB200
+    # differ by the datasheet: the same dense BF16 2.5 / FP8 5 PFLOPS (Verda's per-GPU table,
+    # data/accelerators.csv), hence the same priced rate, and its row says the difference is
+    # unvalidated
+    gb300, gb200 = (llmcost.load_accelerator(n) for n in ("GB300-NVL72", "GB200-NVL72"))
+    for dtype, peak in (("bf16", 2.5e15), ("fp8", 5.0e15)):
+        assert gb300.peak_flops_per_s(dtype) == gb200.peak_flops_per_s(dtype) == pytest.approx(peak)
+    assert (llmcost.load_efficiency("GB300-NVL72").matmul_fraction
+            == llmcost.load_efficiency("GB200-NVL72").matmul_fraction)
+    notes = catalog.list_efficiency().set_index("accelerator").loc["GB300-NVL72", "notes"]
+    assert "the difference from GB200 is unvalidated" in notes
+    assert "No GB300 GEMM measurement is published" in notes
+    assert not any("GB300" in a for a in _table().index.get_level_values(0))

@@ -129,7 +129,7 @@ def test_megatron_force_load_balancing_gate_is_uniform_random():
 
 def test_megatron_bridge_rows_price_the_random_gate():
     # every Megatron-Bridge MoE row ran --moe-router-force-load-balancing (its recipe)
-    cfg = llmcost.training.step_validation.validation_configs()
+    cfg = llmcost.training.step_validation.validation_configs(include_excluded=True)
     mb = cfg[cfg["set"].str.startswith("megatron-bridge") & cfg["moe_gate"].notna()
              & (cfg["moe_gate"] != "")]
     # 14 rows of 25.09-26.08, the 26.02 re-run of Qwen3-30B-A3B on H100, the 25 MoE rows of the

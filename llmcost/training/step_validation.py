@@ -196,21 +196,35 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
     return float(a), float(b)
 
 
-def validation_configs() -> pd.DataFrame:
+def validation_configs(include_excluded: bool = False) -> pd.DataFrame:
     """``data/validation_mfu.csv``: each published run's split, micro-batch, schedule,
-    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans.
+    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans;
+    the rows its ``excluded`` column gives a reason for are left out unless
+    ``include_excluded`` (``excluded_configs``: a figure its own source flags as not what the
+    stack does, e.g. hit by a known regression, measures no model and enters no statistic,
+    band or fit; the row stays in the file with the reason, and its settings stay readable).
     Read once per process (``_validation_configs``: the file is data, fixed while it runs);
     each call gets its own copy."""
-    return _validation_configs().copy()
+    df = _validation_configs()
+    return (df if include_excluded else df[df["excluded"] == ""]).reset_index(drop=True)
+
+
+def excluded_configs() -> pd.DataFrame:
+    """The rows of ``data/validation_mfu.csv`` left out of ``validation_configs`` (a non-empty
+    ``excluded`` column: the reason, from the row's source), as ``validation_configs`` gives
+    rows, with that column."""
+    df = _validation_configs()
+    return df[df["excluded"] != ""].reset_index(drop=True)
 
 
 @lru_cache(maxsize=1)
 def _validation_configs() -> pd.DataFrame:
-    """``validation_configs``' frame, read."""
+    """``data/validation_mfu.csv`` read, every row, ``excluded`` as text ("" where empty)."""
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
         df[col] = df[col].astype(str).str.lower().eq("true")
+    df["excluded"] = df["excluded"].fillna("").astype(str).str.strip()
     return df
 
 
