@@ -131,6 +131,10 @@ def main():
                       f"workbook's basis would be {r['causal_basis_mfu']:.1%}, error "
                       f"{r['predicted_mfu'] / r['causal_basis_mfu'] - 1:+.1%}")
         print()
+    for _, r in step_validation.excluded_configs().iterrows():  # in the file, out of every figure below
+        print(f"   left out of every statistic and fit: {r['run_id']} ({r['split']}): "
+              f"{r['excluded']}")
+    print()
     summary = step.set_summary(v)
     print(f"3. Per set and split (calibration set of the one fitted constant: "
           f"{step.CALIBRATION_SET}; absolute relative error on MFU; goal on every held-out set: "
