@@ -762,7 +762,7 @@ rows = [summary_row("bill_total_usd", "the whole bill", bill.total_usd, "USD", "
         summary_row("rl_usd", "RL post-training", line("post.rl").usd, "USD",
                     line("post.rl").status),
         summary_row("bill_mfu", "MFU of the bill", f["mfu"], "", f["mfu_source"]),
-        summary_row("paid_gpu_hours", "paid GPU-hours (pre-training)", f["paid_gpu_hours"],
+        summary_row("paid_gpu_hours", "paid GPU-hours (main run and phases)", f["paid_gpu_hours"],
                     "GPU-h", "ideal / goodput")]
 
 # %%

@@ -782,7 +782,7 @@ rows = [
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("07_checkpoints", rows + [
-    summary_row("paid_gpu_hours", "paid GPU-hours", float(paid["gpu_hours"]), "GPU-h",
+    summary_row("paid_gpu_hours", "paid GPU-hours (main run)", float(paid["gpu_hours"]), "GPU-h",
                 "ideal GPU-hours / goodput"),
     summary_row("failure_cost_usd", "cost of failures and checkpoints", float(lost_usd), "USD",
                 f"${price:.2f} per GPU-hour"),

@@ -209,7 +209,7 @@ plots.table(ranked[cols], {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90
 # %%
 # NBVAL_CHECK_OUTPUT
 top = levers.top_levers(ranked)
-print(f"bill {llmcost.fmt_usd(bill.total_usd)}: {p['model']} on {p['n_gpus']:,} × "
+print(f"bill {llmcost.fmt_usd(bill.total_usd)}: {llmcost.load_model(p['model']).name} on {p['n_gpus']:,} × "
       f"{p['accelerator']}, {bill.figures['wall_clock_days']:.1f} days of main run")
 print("ranges: " + ("per-draw P10-P90 shown" if levers.has_ranges(scenario) else
                     "none in the scenario, so each saving is a point (P10 = P50 = P90; the "
