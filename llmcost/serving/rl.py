@@ -3830,6 +3830,119 @@ def zero3_critic_check() -> tuple:
     return pd.DataFrame(rows), candidate_comparison(df, with_df)[1]
 
 
+#: Where DeepSpeed v0.13.2 (the version of OpenRLHF's benchmark) reduces a ZeRO-1/2 model's
+#: gradients with an all-reduce of each bucket rather than a reduce-scatter: ``reduce_scatter``
+#: True and ``use_multi_rank_bucket_allreduce`` True by default (``deepspeed/runtime/zero/
+#: config.py`` l. 100, 111), so ``stage_1_and_2.py`` ``average_tensor`` (l. 1033-1125) hands
+#: every bucket to ``allreduce_and_scatter`` (l. 1005-1031), which ``dist.all_reduce``s it
+#: (``allreduce_bucket``, l. 1476-1507) and keeps the rank's slice; the switch came with
+#: deepspeedai/DeepSpeed pull request 4695 (2afa1c7f2, 2023-11-21). ZeRO-2 reduces every
+#: micro-batch (``reduce_ready_partitions_and_remove_grads``). Neither DeepSpeed-Chat's
+#: ``get_train_ds_config`` nor OpenRLHF's sets either key.
+DEEPSPEED_ALLREDUCE_SOURCE = ("deepspeedai/DeepSpeed @ v0.13.2 deepspeed/runtime/zero/config.py "
+                              "l. 100, 111 (reduce_scatter, use_multi_rank_bucket_allreduce "
+                              "True); stage_1_and_2.py average_tensor l. 1033-1125, "
+                              "allreduce_and_scatter l. 1005-1031, allreduce_bucket l. 1476-1507 "
+                              "(dist.all_reduce); pull request 4695 (2afa1c7f2)")
+
+
+def deepspeed_allreduce_excess_s(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
+    """Seconds per iteration DeepSpeed v0.13.2's ZeRO-2 gradient all-reduce adds to one model's
+    update beyond the reduce-scatter the step-time model prices at ZeRO-2
+    (``DEEPSPEED_ALLREDUCE_SOURCE``), on the trainer GPUs with ``o.train_plan``, k =
+    ``o.optimizer_steps`` steps of g = ``micro_batches_per_step`` micro-batches::
+
+        excess = k · g · (AR − RS) = k · g · AR / 2
+
+    AR: the step model's all-reduce of the model's 16-bit gradients over the data-parallel
+    group (``step_time`` at the plan's ZeRO-0, its ``dp_comm_s``, one all-reduce per step,
+    exposed: ``o.train_dp_overlap``); RS = AR / 2: a ring all-reduce is a reduce-scatter and an
+    all-gather of the same bytes, (n − 1)/n · Ψ each (Patarasuk & Yuan 2009, "Bandwidth optimal
+    all-reduce algorithms for clusters of workstations", J. Parallel Distrib. Comput. 69(2),
+    §3; NCCL runs all-reduce as that ring at these sizes). Exposed in full: ``overlap_comm`` is
+    off below ZeRO-3 (``deepspeed_dp_overlap``). 0 unless the plan's ZeRO stage is 2. Read
+    after the held-out errors had been seen; nothing fitted.
+
+    Raises
+    ------
+    ValueError
+        A ``train_plan`` of "auto" (the micro-batch is not known here)."""
+    kw = _plan_keywords(o.train_plan) if not isinstance(o.train_plan, str) else None
+    if kw is None:
+        raise ValueError(f"train_plan={o.train_plan!r}: the all-reduce excess needs a given plan")
+    if kw["zero_stage"] != 2:
+        return 0.0
+    x = max(1.0, o.prompt_tokens + float(sample_lengths(o).mean()))
+    b, plan, seq, _ = optimizer_batch(o, math.ceil(x))
+    ar = train_step(m, acc, o.training_gpus, b, seq, train_plan={**plan, "zero_stage": 0},
+                    stack=o.stack, efficiency=o.efficiency, dp_overlap=o.train_dp_overlap,
+                    recipe=o.train_recipe).dp_comm_s
+    return o.optimizer_steps * micro_batches_per_step(o, o.training_gpus) * ar / 2.0
+
+
+def dschat_sourced_seconds(row) -> dict:
+    """What three mechanisms read from the code DeepSpeed-Chat's benchmark ran, left out of the
+    model, add to one ``ZERO3_CRITIC_SYSTEMS`` row's training phase, seconds per iteration:
+
+    * ``allreduce_s``: the actor's ZeRO-2 gradient all-reduce in place of a reduce-scatter
+      (``deepspeed_allreduce_excess_s``; exact on the model's own link rates);
+    * ``gather_s``: the critic's ZeRO-3 parameter all-gathers and gradient reduce-scatters, three
+      gathers per micro-batch, none prefetched (``zero3_critic_seconds``; DeepSpeed-Chat's
+      ``get_train_ds_config`` sets ``stage3_max_live_parameters`` and
+      ``stage3_prefetch_bucket_size`` to 3e7, fewer than one Llama-2-7B MLP matrix, 4096 ·
+      11008 = 4.5e7, so DeepSpeed v0.13.2's ``partitioned_param_coordinator.py``
+      ``fetch_sub_module`` l. 353-377 prefetches at most the next module while fewer than 3e7
+      parameters are live: an upper bound, as the step model prices none prefetched);
+    * ``attention_s``: both models' attention without FlashAttention (Hugging Face
+      transformers 4.38.2's SDPA under DeepSpeed-Chat's padding mask, which rules out the
+      flash kernel and causal skipping: ``step_time`` with ``flash_attention=False``, the
+      score matrix materialised, an upper bound), k · 2 · (step without − step with).
+
+    Also ``lacking_s``: the published training phase less the model's. Nothing fitted."""
+    kw = validation_setup(row)
+    m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
+    o = RLOptions.build(None, **kw)
+    x = max(1.0, o.prompt_tokens + float(sample_lengths(o).mean()))
+    b, plan, seq, _ = optimizer_batch(o, math.ceil(x))
+    steps = []
+    for flash in (True, False):
+        p = make_plan(m, o.training_gpus, math.ceil(b / (o.training_gpus * plan[
+            "micro_batch_size"])) * o.training_gpus * plan["micro_batch_size"], seq_len=seq,
+            **_plan_keywords(plan))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StackFeatureWarning)
+            steps.append(step_time(m, Cluster(acc, o.training_gpus), p, seq, stack=o.stack,
+                                   efficiency=o.efficiency, flash_attention=flash,
+                                   **{k: v for k, v in (("dp_overlap", o.train_dp_overlap),
+                                                        ("recipe", o.train_recipe))
+                                      if v is not None}).step_time_s)
+    return {"allreduce_s": deepspeed_allreduce_excess_s(m, acc, o),
+            "gather_s": zero3_critic_seconds(row)["gather_s"],
+            "attention_s": 2 * o.optimizer_steps * (steps[1] - steps[0])}
+
+
+def dschat_sourced_check() -> tuple:
+    """(per-row frame, {split: (summary without, summary with)}): ``dschat_sourced_seconds``
+    added to the training phase of every ``ZERO3_CRITIC_SYSTEMS`` row of
+    ``rl_validation("model")`` (``candidate_comparison``), each mechanism's seconds and the
+    seconds the row lacks beside them. A check (two of the three at upper bounds), judged by
+    the project's rule in benchmarks/validate_rl.py."""
+    df = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w, rows = df.copy(), []
+    for i, rec in df.iterrows():
+        if d.loc[rec["id"], "system"] not in ZERO3_CRITIC_SYSTEMS or pd.isna(rec["predicted_s"]):
+            continue
+        s = dschat_sourced_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]})
+        add = sum(s.values())
+        for k in ("predicted_s", "predicted_train_s"):
+            w.loc[i, k] = rec[k] + add
+        rows.append({"id": rec["id"], "split": rec["split"],
+                     "lacking_s": rec["measured_train_s"] - rec["predicted_train_s"], **s,
+                     "closed": add / (rec["measured_train_s"] - rec["predicted_train_s"])})
+    return pd.DataFrame(rows), candidate_comparison(df, w)
+
+
 def unpinned_offload_seconds(row, pageable_rate: float | None = None) -> dict:
     """What DeepSpeed's CPU offload with pageable host buffers adds to the update of one
     ``UNPINNED_OFFLOAD_SYSTEMS`` row, beside the model (whose ``optimizer_offload_time`` moves
