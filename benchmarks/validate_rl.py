@@ -120,10 +120,11 @@ And what DeepSpeed-Chat's benchmark ran beside what the engine prices for its tw
 added to their training phase (``rl.dschat_sourced_check``: DeepSpeed v0.13.2's ZeRO-2
 all-reduce in place of a reduce-scatter, exact; the critic's ZeRO-3 all-gathers none
 prefetched and attention without FlashAttention, upper bounds; read after the held-out errors
-had been seen, nothing fitted): it passes the rule but closes at most an eighth of what either
-row lacks, and the lack scales with parameters x optimizer steps, not with ZeRO-3 fetches or
-pageable bytes (``_dschat_lacking_scaling``); left off the model (two of the three are upper
-bounds).
+had been seen, nothing fitted): the all-reduce (``rl.deepspeed_allreduce_check``, every
+DeepSpeed ZeRO-2 row) is on the model by the rule; the other two pass the rule but are upper
+bounds and close at most a tenth of what either row lacks, left off; the lack scales with
+parameters x optimizer steps, not with ZeRO-3 fetches or pageable bytes
+(``_dschat_lacking_scaling``).
 """
 
 import time
@@ -229,6 +230,7 @@ def main():
     dschat_training_terms()
     dschat_source_vs_engine()
     dschat_sourced()
+    deepspeed_allreduce()
     deepspeed_reduction()
     staged_copy()
     shared_uplink()
@@ -958,20 +960,34 @@ def dschat_source_vs_engine():
               f"{o.train_plan['micro_batch_size']} x {g} per step, {o.optimizer_steps} steps of "
               f"{o.train_global_batch} x {seq} tokens per model, recompute "
               f"{o.train_plan['recompute']}, passes: update 6N (+2N recomputed) per token per "
-              f"model; gradient reduce-scatter {'exposed' if not o.train_dp_overlap else 'hidden'}"
-              f"; FlashAttention; CPU Adam at {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST / 1e9:.2f}e9 "
+              f"model; actor gradient "
+              f"{'all-reduce' if o.deepspeed_allreduce else 'reduce-scatter'} per micro-batch, "
+              f"{'exposed' if not o.train_dp_overlap else 'hidden'}; FlashAttention; CPU Adam at {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST / 1e9:.2f}e9 "
               f"parameters/s per host; host copies "
               f"{'pageable' if o.offload_pageable else 'pinned'}")
 
 
+def deepspeed_allreduce():
+    """DeepSpeed v0.13.2's ZeRO-2 all-reduce on the DeepSpeed rows (rl.deepspeed_allreduce_check),
+    without and with: on the model by the rule."""
+    print("\n=== on the model (rl.RLOptions.deepspeed_allreduce on the DeepSpeed rows): DeepSpeed "
+          "v0.13.2 all-reduces every ZeRO-2 gradient bucket each micro-batch where the step model "
+          f"prices a reduce-scatter ({rl.DEEPSPEED_ALLREDUCE_SOURCE}): k x g x AR / 2 per model "
+          "(rl.deepspeed_allreduce_excess_s; ring identity), exposed as DeepSpeed's reduction "
+          "is below ZeRO-3; nothing refitted ===")
+    f, out = rl.deepspeed_allreduce_check()
+    print(f[f["id"].str.startswith("openrlhf")].round(3).to_string(index=False))
+    _print_share_rule_verdict(out)
+
+
 def dschat_sourced():
-    """The three mechanisms of ``DSCHAT_SOURCE`` the engine leaves out (rl.dschat_sourced_check),
-    judged by the rule, and how the seconds the two rows lack scale against each kind of cost."""
+    """The two mechanisms of ``DSCHAT_SOURCE`` the engine still leaves out
+    (rl.dschat_sourced_check), judged by the rule, and how the seconds the two rows lack scale
+    against each kind of cost."""
     print("\n=== candidate: what DeepSpeed-Chat ran and the engine leaves out, added to the "
-          "training phase: the actor's ZeRO-2 all-reduce in place of a reduce-scatter "
-          f"(exact; {rl.DEEPSPEED_ALLREDUCE_SOURCE}), the critic's ZeRO-3 all-gathers none "
-          "prefetched (upper bound) and both models' attention without FlashAttention (upper "
-          "bound) ===")
+          "training phase: the critic's ZeRO-3 all-gathers none prefetched (upper bound) and "
+          "both models' attention without FlashAttention (upper bound); the third, the actor's "
+          "ZeRO-2 all-reduce, is on the model (below) ===")
     t, (f, out) = rl.dschat_sourced_check()
     print(t.round(2).to_string(index=False))
     print(f[f["id"].isin(t["id"])].round(3).to_string(index=False))
@@ -982,11 +998,13 @@ def dschat_sourced():
               f"{w1['worst_share_gap_points']:.1f}, mean {w0['mean_share_gap_points']:.2f} -> "
               f"{w1['mean_share_gap_points']:.2f} points")
     w0, w1 = out["heldout"]
-    ok = (w1["mean_abs_error"] - w0["mean_abs_error"] <= 0.005
+    ok = (w1["mean_abs_error"] - w0["mean_abs_error"] <= SHARE_RULE_MEAN_ALLOWANCE
           and w1["worst_factor"] <= GOAL_WORST)
     print(f"  by the rule (held-out mean |error| worse by <= 0.5 points, worst <= "
           f"{GOAL_WORST}x): {'passes' if ok else 'fails'}; together they close at most "
-          f"{t['closed'].max():.0%} of a row's lacking seconds")
+          f"{t['closed'].max():.0%} of a row's lacking seconds; left off the model (both are "
+          "upper bounds: DeepSpeed prefetches the next module while fewer than 3e7 parameters "
+          "are live, and SDPA's memory-efficient kernel does not materialise the scores)")
     _dschat_lacking_scaling(t)
 
 
