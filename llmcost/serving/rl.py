@@ -2580,8 +2580,8 @@ def deepspeed_allreduce_excess_s(m: ModelSpec, acc: Accelerator, o: RLOptions,
         excess = k · g · (AR − RS) = k · g · AR / 2
 
     AR: the step model's all-reduce of the policy's 16-bit gradients over the data-parallel
-    group (``step_time`` at the plan's ZeRO-0, its ``dp_comm_s``, one all-reduce per step,
-    exposed: ``o.train_dp_overlap``), times ``n_params`` / the policy's parameters (the bytes);
+    group (``step_time`` at the plan's ZeRO-0 with ``dp_overlap`` False, its ``dp_comm_s``: one
+    all-reduce per step, exposed), times ``n_params`` / the policy's parameters (the bytes);
     RS = AR / 2: a ring all-reduce is a reduce-scatter and an all-gather of the same bytes,
     (n − 1)/n · Ψ each (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce algorithms for
     clusters of workstations", J. Parallel Distrib. Comput. 69(2), §3; NCCL runs all-reduce as
