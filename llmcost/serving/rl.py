@@ -1877,6 +1877,10 @@ class RLOptions:
         The update step's precision recipe (``training.memory.RECIPES``: the bytes of the
         gradients the data-parallel ranks reduce); None: ``step_time``'s default. DeepSpeed
         reduces in the 16-bit training type (``DEEPSPEED_RECIPE``).
+    deepspeed_allreduce : bool
+        A ZeRO-2 model's per-micro-batch gradient reduction is an all-reduce (DeepSpeed v0.13.2,
+        ``DEEPSPEED_ALLREDUCE_SOURCE``), not the reduce-scatter the step model prices: each
+        trained model's update adds ``deepspeed_allreduce_times``. Default off.
     """
 
     algorithm: str = "grpo"
@@ -1930,6 +1934,7 @@ class RLOptions:
     train_recipe: str | None = None
     hf_s_per_seq_layer_step: float = 0.0
     rollout_prompt_tokens: int | None = None
+    deepspeed_allreduce: bool = False
 
     def __post_init__(self):
         self._check_counts()
@@ -1989,7 +1994,7 @@ class RLOptions:
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
                      "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
                      "offload_host_shared", "offload_pageable", "offload_staged_copy",
-                     "experience_interleaved"):
+                     "experience_interleaved", "deepspeed_allreduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.host_link_rate is not None:
@@ -2546,6 +2551,86 @@ def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
     return t
 
 
+#: Where DeepSpeed v0.13.2 (the version of OpenRLHF's benchmark) reduces a ZeRO-1/2 model's
+#: gradients with an all-reduce of each bucket rather than a reduce-scatter: ``reduce_scatter``
+#: True and ``use_multi_rank_bucket_allreduce`` True by default (``deepspeed/runtime/zero/
+#: config.py`` l. 100, 111), so ``stage_1_and_2.py`` ``average_tensor`` (l. 1033-1125) hands
+#: every bucket to ``allreduce_and_scatter`` (l. 1005-1031), which ``dist.all_reduce``s it
+#: (``allreduce_bucket``, l. 1476-1507) and keeps the rank's slice; the switch came with
+#: deepspeedai/DeepSpeed pull request 4695 (2afa1c7f2, 2023-11-21). ZeRO-2 reduces every
+#: micro-batch (``reduce_ready_partitions_and_remove_grads``). Neither DeepSpeed-Chat's
+#: ``get_train_ds_config`` nor OpenRLHF's sets either key.
+DEEPSPEED_ALLREDUCE_SOURCE = ("deepspeedai/DeepSpeed @ v0.13.2 deepspeed/runtime/zero/config.py "
+                              "l. 100, 111 (reduce_scatter, use_multi_rank_bucket_allreduce "
+                              "True); stage_1_and_2.py average_tensor l. 1033-1125, "
+                              "allreduce_and_scatter l. 1005-1031, allreduce_bucket l. 1476-1507 "
+                              "(dist.all_reduce); pull request 4695 (2afa1c7f2)")
+
+
+def deepspeed_allreduce_excess_s(m: ModelSpec, acc: Accelerator, o: RLOptions,
+                                 n_gpus: int | None = None, n_params: float | None = None,
+                                 zero_stage: int | None = None) -> float:
+    """Seconds per iteration DeepSpeed v0.13.2's ZeRO-2 gradient all-reduce adds to one model's
+    update beyond the reduce-scatter the step-time model prices at ZeRO-2
+    (``DEEPSPEED_ALLREDUCE_SOURCE``), a model of ``n_params`` parameters (None: the policy's)
+    trained at ``zero_stage`` (None: the plan's) on ``n_gpus`` GPUs (None: the trainer's) with
+    ``o.train_plan``, k = ``o.optimizer_steps`` steps of g = ``micro_batches_per_step``
+    micro-batches::
+
+        excess = k · g · (AR − RS) = k · g · AR / 2
+
+    AR: the step model's all-reduce of the policy's 16-bit gradients over the data-parallel
+    group (``step_time`` at the plan's ZeRO-0 with ``dp_overlap`` False, its ``dp_comm_s``: one
+    all-reduce per step, exposed), times ``n_params`` / the policy's parameters (the bytes);
+    RS = AR / 2: a ring all-reduce is a reduce-scatter and an all-gather of the same bytes,
+    (n − 1)/n · Ψ each (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce algorithms for
+    clusters of workstations", J. Parallel Distrib. Comput. 69(2), §3; NCCL runs all-reduce as
+    that ring at these sizes). Priced where the reduction is exposed, ``o.train_dp_overlap``
+    False (DeepSpeed's ``overlap_comm`` off, its default below ZeRO-3,
+    ``deepspeed_dp_overlap``): in full, on the compute stream; 0 otherwise (with
+    ``overlap_comm`` the all-reduce runs beside the backward on DeepSpeed's reduction stream,
+    not priced), and 0 unless the stage is 2 (ZeRO-1 reduces once per step, also by
+    all-reduce: not priced; ZeRO-3 reduce-scatters). By hand, DeepSpeed-Chat's 13B row: k = 8,
+    g = 8, AR = 0.297 s, 9.5 s per iteration. Read after the held-out errors had been seen;
+    nothing fitted; on the model for the DeepSpeed rows by the rule
+    (``deepspeed_allreduce_check``).
+
+    Raises
+    ------
+    ValueError
+        A ``train_plan`` of "auto" (the micro-batch is not known here)."""
+    if isinstance(o.train_plan, str):
+        raise ValueError(f"train_plan={o.train_plan!r}: the all-reduce excess needs a given plan")
+    kw = _plan_keywords(o.train_plan)
+    if (kw["zero_stage"] if zero_stage is None else zero_stage) != 2 \
+            or o.train_dp_overlap is not False:
+        return 0.0
+    n = o.training_gpus if n_gpus is None else _int("n_gpus", n_gpus)
+    x = max(1.0, o.prompt_tokens + float(sample_lengths(o).mean()))
+    b, plan, seq, _ = optimizer_batch(o, math.ceil(x))
+    ar = train_step(m, acc, n, b, seq, train_plan={**plan, "zero_stage": 0}, stack=o.stack,
+                    efficiency=o.efficiency, dp_overlap=False, recipe=o.train_recipe).dp_comm_s
+    scale = 1.0 if n_params is None else _params("n_params", n_params) / m.n_params
+    return o.optimizer_steps * micro_batches_per_step(o, n) * ar * scale / 2.0
+
+
+def deepspeed_allreduce_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+    """{"actor": s, "critic": s}: ``deepspeed_allreduce_excess_s`` of each trained model on its
+    GPUs (``o.role_gpus``, else all trainer GPUs), the critic (PPO) at ``o.critic_zero_stage``
+    (None: the plan's) with its parameters; zeros without ``o.deepspeed_allreduce``.
+    ``add_offload`` adds them to the updates as it adds the offloaded optimizers' waits."""
+    out = {"actor": 0.0, "critic": 0.0}
+    if not o.deepspeed_allreduce:
+        return out
+    roles = o.role_gpus or {}
+    out["actor"] = deepspeed_allreduce_excess_s(m, acc, o, roles.get("actor"))
+    if o.algorithm == "ppo":
+        n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
+        out["critic"] = deepspeed_allreduce_excess_s(m, acc, o, roles.get("critic"), n_c,
+                                                     o.critic_zero_stage)
+    return out
+
+
 def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
     """(generation wall s, tail s, note): ``rollout_time`` of the replica holding the longest
     response (sequences spread round-robin over ``generation_gpus / rollout_tp`` replicas);
@@ -2658,11 +2743,10 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                each on its model's GPUs with the models side by side (``update_walls``: the
                experience forwards' wall is the slowest model's, the update's the slower of
                actor and critic), MFU (``training_mfu``) = the step-time model's for the policy on
-               the trainer GPUs with ``train_plan`` (``llmcost.step_time``: MFU, on the 6N basis
-               (``six_n_share``), of one optimizer step at P + mean R tokens, packed and padded: ``optimizer_batch``), or
-               ``train_mfu`` if given; an offloaded optimizer (``optimizer_offload``) adds
-               ``optimizer_offload_time`` per optimizer step to the actor's and the critic's
-               update: (N / hosts) / R_host + (2g − 1)·2 bytes · N / GPUs / B_pcie (``offload_times``)
+               the trainer GPUs with ``train_plan`` (``llmcost.step_time``, 6N basis, one optimizer
+               step at P + mean R tokens, packed and padded: ``optimizer_batch``) or ``train_mfu``;
+               each update adds its offloaded optimizer's wait (``offload_times``, per step
+               ``optimizer_offload_time``) and DeepSpeed's ZeRO-2 all-reduce (k·g·AR/2)
         sync (``sync_time``, ``weight_sync_time``): colocated: each GPU re-lays out its
                inference shard W/rollout_tp (bf16) from the training layout over the scale-up
                links if the training model-parallel group (TP·PP) and the rollout replica stay
@@ -2708,6 +2792,7 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
     off = offload_times(m, acc, o)
     t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
+    t_phase = add_offload(t_phase, deepspeed_allreduce_times(m, acc, o), o)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
     exp_wall, upd_wall = update_walls(t_phase, o, gen_wall)
@@ -3470,16 +3555,19 @@ def deepspeed_dp_overlap(zero_stage: int, overlap_comm: bool | None = None) -> b
 def row_deepspeed_reduction(r: dict) -> dict:
     """A validation row's DeepSpeed gradient reduction as ``RLOptions`` keywords:
     ``train_dp_overlap`` = DeepSpeed's default for the row's ZeRO stage
-    (``deepspeed_dp_overlap``, no ``overlap_comm`` set) and ``train_recipe`` =
-    ``DEEPSPEED_RECIPE`` when its system trains with DeepSpeed (``DEEPSPEED_SYSTEMS``); {} for
-    any other (NeMo RL's Megatron trainer keeps the stack's). On the model
+    (``deepspeed_dp_overlap``, no ``overlap_comm`` set), ``train_recipe`` =
+    ``DEEPSPEED_RECIPE`` and ``deepspeed_allreduce`` (its ZeRO-2 all-reduce,
+    ``deepspeed_allreduce_times``; on by the rule, ``deepspeed_allreduce_check``, after the
+    held-out errors had been seen) when its system trains with DeepSpeed
+    (``DEEPSPEED_SYSTEMS``); {} for any other (NeMo RL's Megatron trainer keeps the stack's). On the model
     (``validation_setup``) since after the held-out errors had been seen, by the share goal's
     rule (``deepspeed_overlap_check``)."""
     if r.get("system") not in DEEPSPEED_SYSTEMS:
         return {}
     z = _opt_int(r.get("zero_stage"))
     return {"train_dp_overlap": deepspeed_dp_overlap(
-        DEFAULT_TRAIN_PLAN["zero_stage"] if z is None else z), "train_recipe": DEEPSPEED_RECIPE}
+        DEFAULT_TRAIN_PLAN["zero_stage"] if z is None else z), "train_recipe": DEEPSPEED_RECIPE,
+        "deepspeed_allreduce": True}
 
 
 #: vLLM's default cap on the sequences one engine runs at once (``max_num_seqs``) when the
@@ -3828,6 +3916,85 @@ def zero3_critic_check() -> tuple:
                      "rate_to_close": (z["param_bytes"] + z["grad_bytes"]) / lack
                      if lack > 0 else np.nan})
     return pd.DataFrame(rows), candidate_comparison(df, with_df)[1]
+
+
+#: ``validation_iteration`` keywords for the model without DeepSpeed's ZeRO-2 all-reduce
+#: (``deepspeed_allreduce_check``'s base).
+DEEPSPEED_ALLREDUCE_OFF = {"deepspeed_allreduce": False}
+
+
+def deepspeed_allreduce_check() -> tuple:
+    """DeepSpeed v0.13.2's ZeRO-2 gradient all-reduce (``deepspeed_allreduce_times``) on the
+    DeepSpeed rows (``DEEPSPEED_SYSTEMS``: the DeepSpeed-Chat actor, OpenRLHF's actor and
+    critic; the 70B row trains at ZeRO-3 and does not move), judged against the model without
+    it (``DEEPSPEED_ALLREDUCE_OFF``), nothing refitted (HF generate's host cost is fitted on
+    generation phases it does not move). Returns (frame, {split: (summary without, summary
+    with)}) (``candidate_comparison``). On the model by the rule: held-out mean |error| 13.72 %
+    -> 13.76 %, worst 1.450x -> 1.450x, worst share gap 14.86 -> 14.67 points."""
+    return candidate_comparison(rl_validation("model", change=DEEPSPEED_ALLREDUCE_OFF),
+                                rl_validation("model").copy())
+
+
+def dschat_sourced_seconds(row) -> dict:
+    """What two mechanisms read from the code DeepSpeed-Chat's benchmark ran, left out of the
+    model, add to one ``ZERO3_CRITIC_SYSTEMS`` row's training phase, seconds per iteration (the
+    third read with them, the actor's ZeRO-2 all-reduce, is on the model:
+    ``deepspeed_allreduce_times``):
+
+    * ``gather_s``: the critic's ZeRO-3 parameter all-gathers and gradient reduce-scatters, three
+      gathers per micro-batch, none prefetched (``zero3_critic_seconds``; DeepSpeed-Chat's
+      ``get_train_ds_config`` sets ``stage3_max_live_parameters`` and
+      ``stage3_prefetch_bucket_size`` to 3e7, fewer than one Llama-2-7B MLP matrix, 4096 ·
+      11008 = 4.5e7, so DeepSpeed v0.13.2's ``partitioned_param_coordinator.py``
+      ``fetch_sub_module`` l. 353-377 prefetches at most the next module while fewer than 3e7
+      parameters are live: an upper bound, as the step model prices none prefetched);
+    * ``attention_s``: both models' attention without FlashAttention (Hugging Face
+      transformers 4.38.2's SDPA under DeepSpeed-Chat's padding mask, which rules out the
+      flash kernel and causal skipping: ``step_time`` with ``flash_attention=False``, the
+      score matrix materialised, an upper bound), k · 2 · (step without − step with).
+
+    Also ``lacking_s``: the published training phase less the model's. Nothing fitted."""
+    kw = validation_setup(row)
+    m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
+    o = RLOptions.build(None, **kw)
+    x = max(1.0, o.prompt_tokens + float(sample_lengths(o).mean()))
+    b, plan, seq, _ = optimizer_batch(o, math.ceil(x))
+    steps = []
+    for flash in (True, False):
+        p = make_plan(m, o.training_gpus, math.ceil(b / (o.training_gpus * plan[
+            "micro_batch_size"])) * o.training_gpus * plan["micro_batch_size"], seq_len=seq,
+            **_plan_keywords(plan))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StackFeatureWarning)
+            steps.append(step_time(m, Cluster(acc, o.training_gpus), p, seq, stack=o.stack,
+                                   efficiency=o.efficiency, flash_attention=flash,
+                                   **{k: v for k, v in (("dp_overlap", o.train_dp_overlap),
+                                                        ("recipe", o.train_recipe))
+                                      if v is not None}).step_time_s)
+    return {"gather_s": zero3_critic_seconds(row)["gather_s"],
+            "attention_s": 2 * o.optimizer_steps * (steps[1] - steps[0])}
+
+
+def dschat_sourced_check() -> tuple:
+    """(per-row frame, {split: (summary without, summary with)}): ``dschat_sourced_seconds``
+    added to the training phase of every ``ZERO3_CRITIC_SYSTEMS`` row of
+    ``rl_validation("model")`` (``candidate_comparison``), each mechanism's seconds and the
+    seconds the row lacks beside them. A check (both at upper bounds), judged by the project's
+    rule in benchmarks/validate_rl.py."""
+    df = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    w, rows = df.copy(), []
+    for i, rec in df.iterrows():
+        if d.loc[rec["id"], "system"] not in ZERO3_CRITIC_SYSTEMS or pd.isna(rec["predicted_s"]):
+            continue
+        s = dschat_sourced_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]})
+        add = sum(s.values())
+        for k in ("predicted_s", "predicted_train_s"):
+            w.loc[i, k] = rec[k] + add
+        rows.append({"id": rec["id"], "split": rec["split"],
+                     "lacking_s": rec["measured_train_s"] - rec["predicted_train_s"], **s,
+                     "closed": add / (rec["measured_train_s"] - rec["predicted_train_s"])})
+    return pd.DataFrame(rows), candidate_comparison(df, w)
 
 
 def unpinned_offload_seconds(row, pageable_rate: float | None = None) -> dict:
