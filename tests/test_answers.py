@@ -78,6 +78,11 @@ def test_memory_answer_fits_or_not():
 def test_communication_and_step_time_shares():
     text = answers.communication("TP2", 2.0, 0.25, 0.05)  # 0.25 / 2 = 12.5%, 0.05 / 2 = 2.5%
     assert "**12.5% of every step**" in text and "**2.5%** for the slowest GPU" in text
+    # a trial's 1-GPU run read "and -2.2% for the slowest GPU": below the kernel constant's
+    # 8-GPU fit the wait is removed, said as such (straggler.straggler_slowdown(1) < 0)
+    text = answers.communication("TP1", 2.0, 0.0, -0.044)  # −0.044 / 2 = −2.2%
+    assert "**2.2% less** for the slowest GPU than the kernel constant's 8-GPU fit" in text
+    assert "-2.2%" not in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6)
     assert "**1.82 s**" in text and "fastest plan" in text and "**50.5%**" in text
     assert "(band 41.6%–50.5%)" in text and "2.3M tokens/s" in text

@@ -17,6 +17,7 @@ from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, 
                           fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 from ..training.memory import MOE_CHECK_LOAD_FACTOR
+from ..training.straggler import N_CALIBRATION
 
 
 def md_usd(usd: float) -> str:
@@ -75,10 +76,15 @@ def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggle
                   ) -> str:
     """Notebook 04: the shares of the predicted step (``step.step_time``) spent waiting:
     exposed communication ``exposed_comm_s / step_time_s`` (collectives and sends that no
-    compute hides) and the wait for the slowest GPU ``straggler_s / step_time_s``."""
+    compute hides) and the wait for the slowest GPU ``straggler_s / step_time_s``, which is
+    negative on fewer GPUs than the kernel constant's fit (``straggler.N_CALIBRATION``: its
+    times already hold the wait for the slowest of that many), said as the wait removed."""
+    wait = straggler_s / step_time_s
+    slowest = (f"**{wait:.1%}** for the slowest GPU" if wait >= 0 else
+               f"**{-wait:.1%} less** for the slowest GPU than the kernel constant's "
+               f"{N_CALIBRATION}-GPU fit waited (fewer GPUs, a faster slowest)")
     return (f"On the scenario's plan ({plan}) the GPUs wait **{exposed_comm_s / step_time_s:.1%} "
-            f"of every step** for communication that no compute hides, and "
-            f"**{straggler_s / step_time_s:.1%}** for the slowest GPU.")
+            f"of every step** for communication that no compute hides, and {slowest}.")
 
 
 def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,

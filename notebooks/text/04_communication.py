@@ -840,7 +840,8 @@ publish_summary("04_communication", [summary_row(*r) for r in [
     ("exposed_comm_share", "exposed communication", b.exposed_comm_s / b.step_time_s, "",
      "share of the step"),
     ("straggler_share", "waiting for the slowest GPU", b.straggler_s / b.step_time_s, "",
-     f"share of the step, {llmcost.fmt_gpus(b.n_gpus)}")]])
+     f"share of the step, {llmcost.fmt_gpus(b.n_gpus)}" + (
+         "" if b.straggler_s >= 0 else f": below the {straggler.N_CALIBRATION}-GPU fit's wait"))]])
 
 # %% [markdown]
 # ## Explore
