@@ -395,3 +395,31 @@ def test_caveat_lines_of_rl_warnings_are_sentences_not_keys():
     # a warning of no known family that opens with a bare key keeps the key's rule
     assert caveat_line("some_key: a rule that matters; more detail") == \
         "some_key: a rule that matters"
+
+
+def test_small_gemms_on_a_gpu_without_a_shape_table_are_warned_of(tmp_path):
+    # A trial: a 110M model on A100 was predicted 54.7% MFU at micro-batch 1, 2, 8 and 32
+    # alike (no per-shape kernel table for Ampere: the flat ceiling). By hand, the MLP GEMM of
+    # Llama 2 7B's shape at mbs 1, 1,024 tokens: m = 1,024, n = 11,008, k = 4,096; of a model
+    # of d_model 768, d_ff 2,048: m = 1,024, n = 2,048, k = 768. On H100 (t0 = 6.25 us,
+    # k0 = 70, ceiling 0.801 x 989.4 TFLOPS: gemm.GEMM_SHAPE) the small one takes
+    # 2·1024·2048·768 / 792.5e12 = 4.06 us × (1 + 70/768) + 6.25 = 10.68 us: 38% of the
+    # ceiling's time 4.06 us; the 7B one 116.5 us × 1.017 + 6.25 = 124.7 us: 93%
+    from llmcost.bill.checks import flat_gemm_warning
+    from llmcost.core.catalog import load_accelerator, load_model
+    from llmcost.core.model import ModelSpec
+    from llmcost.present.glance import caveat_line
+    from llmcost.training.parallel import make_plan
+    a100 = load_accelerator("A100-80GB")
+    small = ModelSpec(name="small", n_layers=12, d_model=768, n_heads=12, vocab_size=32000,
+                      d_ff=2048)
+    plan = make_plan(small, 1, 1, seq_len=1024)
+    w = flat_gemm_warning({"seq_len": 1024}, small, a100, plan)
+    assert w and "(1,024 × 2,048 × 768)" in w and "runs at 38% of that GPU's ceiling" in w
+    assert caveat_line(w).startswith("the predicted MFU reads optimistic: A100-80GB's GEMMs")
+    big = load_model("llama-2-7b")
+    assert flat_gemm_warning({"seq_len": 1024}, big, a100, make_plan(big, 1, 1,
+                                                                      seq_len=1024)) is None
+    # a GPU with a measured table is priced by shape: nothing to say
+    h100 = load_accelerator("H100-SXM")
+    assert flat_gemm_warning({"seq_len": 1024}, small, h100, plan) is None

@@ -20,7 +20,7 @@ from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options)
 from ..core.units import fmt_duration, fmt_gpus, noun
-from ..training import parallel
+from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  dtype_basis, step_error_words, validation_table)
@@ -975,6 +975,38 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
             "expert parallelism).")
 
 
+#: The GPU generation whose measured per-shape kernel table stands in for a GPU without one
+#: (``flat_gemm_warning``), and the share of the large-GEMM ceiling below which its GEMM is
+#: called small.
+SHAPE_REFERENCE, SMALL_GEMM_SHARE = "H100-SXM", 0.9
+
+
+def flat_gemm_warning(values: dict, spec, gpu, plan) -> str | None:
+    """One sentence when the step-time model prices the scenario's GEMMs at one flat efficiency
+    (``gemm.gemm_shape`` is None: no per-shape kernel table is published for the accelerator,
+    e.g. A100) and its dense MLP GEMM is small enough that the measured table of
+    ``SHAPE_REFERENCE`` runs it below ``SMALL_GEMM_SHARE`` of that GPU's ceiling: m = the
+    micro-batch's tokens per TP·CP rank (mbs · seq_len ÷ cp), n = d_ff ÷ tp, k = d_model, share
+    = ``gemm.gemm_fraction`` ÷ ``matmul_fraction`` (t = t0 + 2mnk/(f·P)·(1 + k0/k), Hopper's
+    fitted t0 and k0). Small models and micro-batches then read optimistic (a trial: a 110M
+    model on A100 predicted 55% at micro-batch 1 and 32 alike). None otherwise (an MoE's
+    expert GEMMs are priced by their own grouped term)."""
+    dtype = values.get("dtype", "bf16")
+    if gemm.gemm_shape(gpu.name, dtype) is not None or spec.is_moe or not spec.d_ff:
+        return None
+    m = plan.micro_batch_size * int(values["seq_len"]) / max(int(getattr(plan, "cp", 1)), 1)
+    n, k = spec.d_ff / plan.tp, spec.d_model
+    share = float(gemm.gemm_fraction(m, n, k, SHAPE_REFERENCE, dtype)) / \
+        load_efficiency(SHAPE_REFERENCE).matmul_fraction
+    if share >= SMALL_GEMM_SHARE:
+        return None
+    return (f"the step-time model prices every GEMM on {gpu.name} at its large-GEMM ceiling (no "
+            f"per-shape kernel table is published for it), and this plan's MLP GEMM "
+            f"({m:,.0f} × {n:,.0f} × {k:,}) is small: on {SHAPE_REFERENCE}, whose table is "
+            f"measured, it runs at {share:.0%} of that GPU's ceiling (gemm.gemm_fraction). "
+            "Read the predicted MFU as optimistic.")
+
+
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     try:
         spec, gpu, plan, mem = scenario_plan_memory(values)
@@ -1010,6 +1042,9 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
     out.extend(_stack_warnings(values, plan))
+    flat = flat_gemm_warning(values, spec, gpu, plan) if mfu_predicted else None
+    if flat:
+        out.append(flat)
     if plan.zero_stage == 3:
         out.append(zero3_warning())
     mfu = values.get("mfu")
