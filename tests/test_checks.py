@@ -77,6 +77,19 @@ def test_exposed_communication_warning_names_the_exposed_dimension():
     assert "mostly tensor-parallel collectives" in exposed[0]
     assert "cross the scale-out network" in exposed[0]
     assert "all-to-all" not in exposed[0] and "pessimistic" not in exposed[0]
+    # "mostly" only for more than half the exposed time: a trial read "36% of the predicted
+    # step is exposed communication, mostly data-parallel / ZeRO traffic: 15% of the step"
+    from types import SimpleNamespace
+
+    from llmcost.bill.checks import exposed_comm_warning
+    b = SimpleNamespace(step_time_s=1.0, exposed_comm_s=0.36, tp_comm_s=0.11, cp_comm_s=0.0,
+                        ep_comm_s=0.0, pp_comm_s=0.10, dp_comm_s=0.15)
+    plan = SimpleNamespace(tp=8)
+    gpu = SimpleNamespace(scaleup_domain_size=8)
+    said = exposed_comm_warning(b, plan, gpu)
+    assert "its largest part data-parallel / ZeRO traffic: 15% of the step" in said
+    b.dp_comm_s = 0.25
+    assert "mostly data-parallel / ZeRO traffic: 25%" in exposed_comm_warning(b, plan, gpu)
 
 
 def test_a_predicted_mfu_carries_its_band_warnings():

@@ -1353,7 +1353,9 @@ def exposed_comm_warning(b, plan, gpu) -> str:
         where = (f" (tp={plan.tp} spans more than one {domain}-GPU scale-up domain, so its "
                  "collectives cross the scale-out network)")
     return (f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
-            f"communication (notebook 04), mostly {what}: {share:.0%} of the step{where}; "
+            f"communication (notebook 04), "
+            f"{'mostly' if share > b.exposed_comm_s / b.step_time_s / 2 else 'its largest part'} "
+            f"{what}: {share:.0%} of the step{where}; "
             f"{why}.")
 
 
