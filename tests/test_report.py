@@ -203,6 +203,10 @@ def test_list_tables_are_readable_and_machine_readable():
     import io
     rows = list(csv_.DictReader(io.StringIO(_cli("list", "prices", "--format", "csv").stdout)))
     assert rows and "source" in rows[0] and float(rows[0]["price_usd_per_gpu_hour"]) > 0
+    # URLs as they are written (pandas' JSON wrote "https:\/\/", legal but unreadable)
+    text = _cli("list", "prices", "--format", "json").stdout
+    assert "https://" in text and "\\/" not in text
+    assert json.loads(text)[0]["source"] == rows[0]["source"]
     models = json.loads(_cli("list", "models", "--format", "json").stdout)
     assert any(m["name"] == "llama-3.1-8b" and m["n_params"] == 8_030_261_248 for m in models)
 

@@ -936,7 +936,9 @@ def _list(what: str, fmt: str = "table") -> int:
     if fmt == "csv":
         print(df.to_csv(index=False), end="")
     elif fmt == "json":
-        print(df.to_json(orient="records", indent=2))
+        # pandas writes "/" as "\/" (legal JSON, unreadable URLs): through json's own writer
+        print(json.dumps(json.loads(df.to_json(orient="records", force_ascii=False)), indent=2,
+                         ensure_ascii=False))
     else:
         view = TABLE_VIEWS[what]
         rows = [[f(r[col]) if r[col] is not None else "" for col, _, f in view]
