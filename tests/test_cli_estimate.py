@@ -636,3 +636,12 @@ def test_list_stacks_names_every_profile_a_scenario_may_give():
 def test_list_params_is_list_parameters():
     # a trial typed `llmcost list params` and was refused: the alias prints the same table
     assert run_cli("list", "params").stdout == run_cli("list", "parameters").stdout
+
+
+def test_help_examples_continue_lines_as_a_shell_does():
+    # A trial: `llmcost --help` printed "--accelerator H800       --dtype fp8" (a backslash-
+    # newline inside the Python string joined the two lines): a shell continuation is printed
+    from llmcost.present.cli import EPILOG
+    check = [ln for ln in EPILOG.splitlines() if "llmcost check" in ln]
+    assert check and check[0].endswith("--accelerator H800 \\")
+    assert not any("  --" in ln.strip() for ln in EPILOG.splitlines())

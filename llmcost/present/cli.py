@@ -73,7 +73,7 @@ EPILOG = """examples:
   llmcost report --scenario my_run.yaml --out build/reports/my_run --notebooks 01
   llmcost estimate --scenario data/scenarios/default.yaml --compare my_run.yaml
   llmcost list models
-  llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
+  llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \\
       --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
   llmcost twins                        (rewrite notebooks/text/, the notebooks' text twins)
