@@ -409,6 +409,17 @@ def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
     assert n_opt == pytest.approx(float(n_want), rel=1e-6)
     assert 6.0 * n_opt * float(d_want) == pytest.approx(c_6nd, rel=1e-6)
     assert "6·N·D" in df.loc["compute-optimal parameters for those FLOPs", "how"]
+    assert "mixture-of-experts" not in df.loc["compute-optimal parameters for those FLOPs", "how"]
+
+
+def test_fit_budget_says_the_compute_optimal_fit_is_of_dense_models_for_a_moe():
+    # Besiroglu et al. 2024 fit dense models (Chinchilla's runs): a trial read the answer's N*
+    # for Qwen3-30B-A3B with no word on which parameter count it is
+    s = {"model": "qwen3-30b-a3b", "accelerator": "H100-SXM", "n_gpus": 256,
+         "train_tokens": 1e12, "seq_len": 4096, "mfu": 0.3, "price_usd_per_gpu_hour": 3.0}
+    how = lv.fit_budget(s, budget_usd=lv.bill(s).total_usd / 2).set_index("quantity").loc[
+        "compute-optimal parameters for those FLOPs", "how"]
+    assert "a fit of dense models: for the mixture-of-experts qwen3-30b-a3b" in how
 
 
 def test_false_position_finds_the_bisections_threshold_in_fewer_bills(s, base, monkeypatch):

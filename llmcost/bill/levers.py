@@ -2657,7 +2657,10 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
              "value": float(n_opt), "unit": "parameters",
              "how": f"scaling.compute_optimal(C = 6·N·D = {flops:.3g} FLOP of those tokens): "
              f"N* with D* = {fmt_count(float(d_opt), 3)} tokens (Besiroglu et al. 2024's fit, "
-             "whose C is 6·N·D)"}]
+             "whose C is 6·N·D)" + (
+                 f"; a fit of dense models: for the mixture-of-experts {_get(s, 'model')} read "
+                 "N* as dense parameters, not its total or active count"
+                 if load_model(_get(s, "model")).is_moe else "")}]
 
 
 # ------------------------------------------------------------------------------ attribution
