@@ -826,11 +826,13 @@ def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: flo
 
 def same_model(a, b, positions: bool = True) -> bool:
     """Whether two models have the same shape (every ``ModelSpec`` field but the name and the
-    default sequence length; ``positions=False`` skips ``max_position_embeddings`` too: a learned
+    default sequence length, and whether the source states it, ``context_stated``;
+    ``positions=False`` skips ``max_position_embeddings`` too: a learned
     position table sized to the sequence length, as llm-foundry's MPT benchmarks size it,
     follows the sequence length, which ``novelties`` counts on its own)."""
     a, b = as_model(a), as_model(b)
-    skip = {"name", "seq_len"} | (set() if positions else {"max_position_embeddings"})
+    skip = {"name", "seq_len", "context_stated"} | (set() if positions
+                                                     else {"max_position_embeddings"})
     return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a)
                if f.name not in skip)
 
