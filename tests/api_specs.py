@@ -705,7 +705,7 @@ MORE_ARGS_2 = {
                   "moe_layer_interval": "count", "q_lora_rank": "count0",
                   "kv_lora_rank": "count0", "qk_norm": "choice", "norms_per_layer": "count0",
                   "attention_sinks": "flag", "router_bias": "flag", "embedding_norm": "flag",
-                  "glu_limit": "nonnegative",
+                  "glu_limit": "nonnegative", "context_stated": "flag",
                   "train_tokens": "positive|none"},
     "ParallelPlan": {"zero_stage": "choice"},
     "make_plan": {"zero_stage": "choice"},

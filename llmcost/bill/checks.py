@@ -502,7 +502,12 @@ def context_warning(spec, s: int, phase: bool = False) -> str | None:
     a context extension (said as the model's own long-context stage where it declares a longer
     context). ``llmcost estimate`` and the report warn with it, and ``llmcost check`` notes it.
     ``phase``: the length is an extra phase's, which follows the main run (not "from the
-    start")."""
+    start"). A model whose config.json states no context (``ModelSpec.context_stated``
+    False) is said so, at any length: its ``seq_len`` is a default, no figure to compare with."""
+    if not getattr(spec, "context_stated", True):
+        return (f"seq_len={s:,} is not checked against {spec.name}'s context: its config.json "
+                "states none (no max_position_embeddings or other context key), so how far the "
+                "model can attend and the length it was pre-trained at are not known here.")
     if spec.max_position_embeddings and s > spec.max_position_embeddings:
         return (f"seq_len={s:,} is beyond {spec.name}'s context of "
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "

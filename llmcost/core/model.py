@@ -99,6 +99,11 @@ class ModelSpec:
         A norm right after the token embedding (BLOOM).
     seq_len : int
         Pre-training sequence length, the default context for FLOP counts.
+    context_stated : bool
+        Whether the source states the model's context (``seq_len``, ``max_position_embeddings``):
+        False for a Hugging Face ``config.json`` that gives none (``HF_CONTEXT_KEYS``), whose
+        ``seq_len`` is then only a default for FLOP counts (2,048), no figure of the model, and
+        no warning compares a scenario's length with it (``bill.checks.context_warning``).
     n_experts, n_experts_active, n_shared_experts, d_ff_expert : int
         MoE: routed experts per MoE layer, routed experts activated per token (top-k), always-on
         shared experts, and each expert's FFN width (``ffn_type`` applies to experts too).
@@ -197,6 +202,7 @@ class ModelSpec:
     train_tokens: float | None = None
     source: str = field(default="", compare=False)
     notes: str = field(default="", compare=False)
+    context_stated: bool = True
 
     # ------------------------------------------------------------------ validation
     def __post_init__(self):
@@ -227,7 +233,8 @@ class ModelSpec:
         if self.n_sliding_layers and not self.sliding_window:
             raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} needs a "
                              "sliding_window >= 1")
-        for f in ("attention_sinks", "router_bias", "tied_embeddings", "embedding_norm"):
+        for f in ("attention_sinks", "router_bias", "tied_embeddings", "embedding_norm",
+                  "context_stated"):
             if not isinstance(getattr(self, f), (bool, np.bool_)):
                 raise ValueError(f"{self.name}: {f}={getattr(self, f)!r} must be True or False")
         if self.router_bias and not self.n_experts:
@@ -249,6 +256,9 @@ class ModelSpec:
         if self.n_heads % self.n_kv_heads:
             raise ValueError(f"{self.name}: n_heads={self.n_heads} must be a multiple of "
                              f"n_kv_heads={self.n_kv_heads}")
+        if not self.context_stated and self.max_position_embeddings:
+            raise ValueError(f"{self.name}: context_stated=False needs max_position_embeddings=0"
+                             f", got {self.max_position_embeddings} (a stated context)")
         if self.pos_encoding == "learned" and self.max_position_embeddings < 1:
             raise ValueError(f"{self.name}: pos_encoding='learned' needs max_position_embeddings"
                              f" >= 1, got {self.max_position_embeddings}")
@@ -703,8 +713,9 @@ class ModelSpec:
             or the config's ``_name_or_path`` where informative, else ``model_type`` and the
             parameter count: "llama (3.2B parameters)").
         seq_len : int, optional
-            Context for FLOP counts (default: ``max_position_embeddings``, which for long-context
-            models is much longer than the pre-training sequence length: pass it explicitly).
+            Context for FLOP counts (default: the context the config states, ``hf_context``,
+            which for long-context models is much longer than the pre-training sequence length:
+            pass it explicitly; 2,048 where the config states none, ``context_stated`` False).
 
         Returns
         -------
@@ -718,7 +729,7 @@ class ModelSpec:
         """
         c, default_name = read_hf_config(config)
         kw = _hf_common(c, name or default_name or c.mtype or "hf-model", seq_len)
-        notes = []
+        notes = [] if kw["context_stated"] else [HF_NO_CONTEXT_NOTE]
         HF_FAMILY_READERS.get(c.mtype, _hf_dense)(c, kw, notes)
         try:
             spec = cls(**kw, notes=" ".join(notes))
@@ -749,11 +760,13 @@ def hf_key_words(message: str) -> str:
 @dataclass(frozen=True)
 class HFConfig:
     """A Hugging Face ``config.json``, parsed: the mapping (a multimodal wrapper's
-    ``text_config``), where it was read and its ``model_type``."""
+    ``text_config``), where it was read, its ``model_type`` and, for a multimodal config, the
+    wrapper's own mapping (None otherwise)."""
 
     cfg: dict
     where: str
     mtype: str
+    wrapper: dict | None = None
 
     def need(self, key: str):
         """``cfg[key]``, or a ValueError naming the key, the model type and the file."""
@@ -831,11 +844,12 @@ def read_hf_config(config) -> tuple[HFConfig, str]:
         default_name = hf_default_name(cfg, p)
     else:
         raise ValueError(f"config={config!r} must be a path to a config.json or a dict")
+    wrapper = None
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrapper (Gemma 3 4B-27B)
         inner = dict(cfg["text_config"])
         inner.setdefault("model_type", cfg.get("model_type", ""))
-        cfg = inner
-    c = HFConfig(cfg, where, str(cfg.get("model_type", "")))
+        cfg, wrapper = inner, cfg
+    c = HFConfig(cfg, where, str(cfg.get("model_type", "")), wrapper)
     check_hf_family(c)
     return c, default_name
 
@@ -885,10 +899,49 @@ def check_hf_family(c: HFConfig) -> None:
                   stacklevel=4)  # the caller of ModelSpec.from_hf_config
 
 
+#: The keys a Hugging Face ``config.json`` states a model's context under: transformers'
+#: ``PretrainedConfig`` convention ``max_position_embeddings``; GPT-2's ``n_positions``
+#: (``GPT2Config``, whose ``attribute_map`` reads it as ``max_position_embeddings``); MPT's and
+#: DBRX's ``max_seq_len``; ChatGLM's and Qwen (1)'s ``seq_length``.
+HF_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+
+#: ``ModelSpec.notes`` of a model whose ``config.json`` states no context (``hf_context``).
+HF_NO_CONTEXT_NOTE = ("The config.json states no context (none of " + ", ".join(HF_CONTEXT_KEYS)
+                      + "): seq_len defaults to 2,048 for FLOP counts only, and a scenario's "
+                      "length is not checked against the model's.")
+
+
+def hf_context(c: HFConfig) -> tuple[int, str]:
+    """``(tokens, key)``: the context a config states, the first of ``HF_CONTEXT_KEYS`` given in
+    it (a multimodal config's ``text_config``: ``text_config.max_position_embeddings``), else in
+    a multimodal wrapper's top level; ``(0, "")`` where none is (the released Gemma 3 4B
+    ``config.json`` states none: transformers fills its ``Gemma3TextConfig`` default).
+
+    Raises
+    ------
+    ValueError
+        A context key given (not null) that is not a whole number >= 1, naming it and the file.
+    """
+    places = ((("text_config." if c.wrapper is not None else ""), c.cfg), ("", c.wrapper or {}))
+    for prefix, cfg in places:
+        for k in HF_CONTEXT_KEYS:
+            v = cfg.get(k)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) \
+                    or not np.isfinite(v) or v < 1 or v != int(v):
+                raise ValueError(f"{c.where}: {prefix}{k}={v!r} must be a whole number of "
+                                 "tokens >= 1 (the model's context)")
+            return int(v), prefix + k
+    return 0, ""
+
+
 def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
     """The ``ModelSpec`` fields every family shares: shape, vocabulary, tying (Gemma ties by
-    default), RMSNorm, RoPE, context, and a gated FFN for SiLU / GeLU activations."""
+    default), RMSNorm, RoPE, context (``hf_context``; not stated: ``context_stated`` False and
+    ``seq_len`` 2,048 for FLOP counts only), and a gated FFN for SiLU / GeLU activations."""
     mtype = c.mtype
+    context, _ = hf_context(c)
     h, n_heads = c.need("hidden_size"), c.need("num_attention_heads")
     kw = dict(
         name=name,
@@ -899,8 +952,9 @@ def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
         tied_embeddings=bool(c.get("tie_word_embeddings", mtype.startswith("gemma"))),
         norm="rmsnorm",
         pos_encoding="rope",
-        seq_len=int(seq_len or c.get("max_position_embeddings") or 2048),
-        max_position_embeddings=int(c.get("max_position_embeddings") or 0),
+        seq_len=int(seq_len or context or 2048),
+        max_position_embeddings=context,
+        context_stated=bool(context),
         source=f"Hugging Face config.json ({c.where})",
     )
     act = c.get("hidden_activation") or c.get("hidden_act") or "silu"

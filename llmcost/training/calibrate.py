@@ -375,11 +375,13 @@ class Pilot:
 
 
 def _positive(name, v, upper=None):
+    """A ValueError naming ``name`` (the field as the caller's input spells it: ``pilot mfu``,
+    ``gemm[0].m``) unless ``v`` is a finite number > 0 (and at most ``upper`` where given)."""
     if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)) \
             or not math.isfinite(float(v)) or v <= 0:
-        raise ValueError(f"pilot {name}={v!r} must be a positive number")
+        raise ValueError(f"{name}={v!r} must be a positive number")
     if upper is not None and v > upper:
-        raise ValueError(f"pilot {name}={v!r} must be at most {upper}")
+        raise ValueError(f"{name}={v!r} must be at most {upper}")
 
 
 def measured_mfu(p: Pilot) -> float:
@@ -452,7 +454,7 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
         A factor that is not positive, or an exposure outside [0, 1], naming it.
     """
     for name, v in (("compute", compute), ("scaleup", scaleup), ("scaleout", scaleout)):
-        _positive(f"{name} factor", v)
+        _positive(f"pilot {name} factor", v)
     a = tuple(float(x) for x in exposure)
     if len(a) != 3 or not all(0.0 <= x <= 1.0 for x in a):
         raise ValueError(f"exposure={exposure!r} must be three numbers in [0, 1] (matmul, "
@@ -493,9 +495,9 @@ def check_pilot(p: Pilot) -> None:
     acc = as_accelerator(p.accelerator)
     if not isinstance(p.plan, ParallelPlan):
         raise ValueError(f"pilot plan={p.plan!r} must be a ParallelPlan (llmcost.make_plan)")
-    _positive("seq_len", p.seq_len)
+    _positive("pilot seq_len", p.seq_len)
     p.plan.validate(model, seq_len=int(p.seq_len))
-    _positive("tokens_per_s_per_gpu", p.tokens_per_s_per_gpu)
+    _positive("pilot tokens_per_s_per_gpu", p.tokens_per_s_per_gpu)
     m = measured_mfu(p)
     hw = m * float(model.flops_per_token(p.seq_len, causal=False, recompute=p.plan.recompute)) \
         / float(model.flops_per_token(p.seq_len, causal=False))
@@ -504,7 +506,7 @@ def check_pilot(p: Pilot) -> None:
                          f"roofline: it implies MFU {m:.1%} / HFU {hw:.1%} of the "
                          f"{acc.name}'s {p.options.dtype} peak (must be <= 100%)")
     if p.step_time_s is not None:
-        _positive("step_time_s", p.step_time_s)
+        _positive("pilot step_time_s", p.step_time_s)
         implied = p.tokens_per_step / (p.tokens_per_s_per_gpu * p.n_gpus)
         if abs(p.step_time_s / implied - 1) > 0.02:
             raise ValueError(f"pilot step_time_s={p.step_time_s} disagrees with "
@@ -514,7 +516,7 @@ def check_pilot(p: Pilot) -> None:
     if p.mfu_basis not in MFU_BASES:  # checked with or without an mfu: a typo is refused
         raise ValueError(f"pilot mfu_basis={p.mfu_basis!r} must be one of {MFU_BASES}")
     if p.mfu is not None:
-        _positive("mfu", p.mfu, upper=1.0)
+        _positive("pilot mfu", p.mfu, upper=1.0)
         num = {"full": model.flops_per_token(p.seq_len, causal=False),
                "causal": model.flops_per_token(p.seq_len, causal=True),
                "hfu_full": model.flops_per_token(p.seq_len, causal=False, recompute="full")}
@@ -526,7 +528,7 @@ def check_pilot(p: Pilot) -> None:
                              "(must agree within 5%)")
     hbm = acc.hbm_bytes
     if p.peak_memory_bytes is not None:
-        _positive("peak_memory_bytes", p.peak_memory_bytes)
+        _positive("pilot peak_memory_bytes", p.peak_memory_bytes)
         if hbm and p.peak_memory_bytes > hbm:
             raise ValueError(f"pilot peak_memory_bytes={p.peak_memory_bytes:.3g} exceeds the "
                              f"{acc.name}'s HBM ({hbm:.3g} bytes)")
@@ -824,11 +826,13 @@ def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: flo
 
 def same_model(a, b, positions: bool = True) -> bool:
     """Whether two models have the same shape (every ``ModelSpec`` field but the name and the
-    default sequence length; ``positions=False`` skips ``max_position_embeddings`` too: a learned
+    default sequence length, and whether the source states it, ``context_stated``;
+    ``positions=False`` skips ``max_position_embeddings`` too: a learned
     position table sized to the sequence length, as llm-foundry's MPT benchmarks size it,
     follows the sequence length, which ``novelties`` counts on its own)."""
     a, b = as_model(a), as_model(b)
-    skip = {"name", "seq_len"} | (set() if positions else {"max_position_embeddings"})
+    skip = {"name", "seq_len", "context_stated"} | (set() if positions
+                                                     else {"max_position_embeddings"})
     return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a)
                if f.name not in skip)
 
@@ -1722,25 +1726,38 @@ def _scaleup_fraction(acc, allreduce) -> tuple:
 #: OCP format or AMD's ``fnuz`` variants is priced at the FP8 dense peak.
 MAMF_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e4m3fnuz": "fp8",
                "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
-_MAMF_MAX = (re.compile(r"^max:\s*([0-9.]+)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
-             re.compile(r"The best outcome was\s*([0-9.]+)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)"))
+_MAMF_MAX = (re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
+             re.compile(r"The best outcome was\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)"))
+
+#: The lowest fraction of the dtype's dense peak a mamf-finder log is taken at. The published
+#: MAMF table (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul
+#: FLOPS comparison table", its version with B300 and MI355X rows) runs from 51.4% (AMD MI300X,
+#: BF16, torch 2.5.1 on ROCm 6.3) to 96.9% (Intel Gaudi 2) in BF16 and from 70.9% (H100 SXM) in
+#: FP8; the lowest figure its notes mention is the MI300X's 450 TFLOPS on ROCm 6.1, 34.6% of its
+#: 1,300. A log under a tenth of the peak (5x below the least efficient published device) is
+#: from another device than the one named, a throttled or shared GPU, a scan of tiny shapes, or
+#: a unit slip; priced, it would stretch every matmul of the run as much: refused, with the
+#: reason.
+MAMF_MIN_FRACTION = 0.10
 
 
 def parse_mamf_log(text: str) -> dict:
     """The result of a mamf-finder log (stas00/ml-engineering,
-    compute/accelerator/benchmarks/mamf-finder.py): ``{"tflops", "m", "n", "k", "dtype",
+    compute/accelerator/benchmarks/mamf-finder.py): ``{"tflops", "m", "n", "k", "dtype", "line",
     "device", "torch", "shapes_tried"}``. ``tflops`` is the maximum over the shapes tried
     (10^12 FLOP/s, the script's legend), at the ``M × N × K`` shape printed beside it, from the
     script's ``max:`` line (its versions since 2025 print mean, median and max) or its earlier
     ``The best outcome was ... TFLOPS @ MxNxK`` line; ``dtype`` from its ``** Dtype: torch.X``
     header (``MAMF_DTYPES``; ``"bf16"``, the script's default, when the header is absent);
-    ``device`` and ``torch`` from its header where printed, else None.
+    ``device`` and ``torch`` from its header where printed, else None; ``line`` the result line
+    as printed (whitespace collapsed), quoted in errors.
 
     Raises
     ------
     ValueError
-        ``text`` is not a string, holds no result line, or names a dtype the workbook has no
-        peak for.
+        ``text`` is not a string, holds no result line, its TFLOPS is not a number > 0 or a
+        dimension of its shape is not >= 1 (naming the line), or it names a dtype the workbook
+        has no peak for.
     """
     if not isinstance(text, str):
         raise ValueError(f"text={type(text).__name__} must be the text of a mamf-finder log")
@@ -1750,85 +1767,140 @@ def parse_mamf_log(text: str) -> dict:
         if hit:
             break
     if hit is None:
-        raise ValueError("text holds no mamf-finder result line ('max: X TFLOPS @ MxNxK' or "
-                         "'The best outcome was X TFLOPS @ MxNxK')")
+        raise ValueError("no mamf-finder result line ('max: X TFLOPS @ MxNxK' or "
+                         "'The best outcome was X TFLOPS @ MxNxK') in the log")
+    tflops, shape = _mamf_result(hit)
     d = re.search(r"\*\* Dtype:\s*torch\.(\w+)", text)
     dtype = d.group(1) if d else "bfloat16"
     if dtype not in MAMF_DTYPES:
-        raise ValueError(f"text: mamf-finder dtype torch.{dtype} is not one the workbook prices "
+        raise ValueError(f"mamf-finder dtype torch.{dtype} is not one the workbook prices "
                          f"(one of {', '.join('torch.' + k for k in MAMF_DTYPES)})")
     dev = re.search(r"_CudaDeviceProperties\(name='([^']+)'", text)
     tv = re.search(r"^torch=(\S+)", text, re.M)
     tried = re.search(r"[Tt]ried (\d+) shapes", text)
-    return {"tflops": float(hit.group(1)), "m": int(hit.group(2)), "n": int(hit.group(3)),
-            "k": int(hit.group(4)), "dtype": MAMF_DTYPES[dtype],
+    return {"tflops": tflops, "m": shape[0], "n": shape[1], "k": shape[2],
+            "dtype": MAMF_DTYPES[dtype], "line": " ".join(hit.group(0).split()),
             "device": dev.group(1) if dev else None, "torch": tv.group(1) if tv else None,
             "shapes_tried": int(tried.group(1)) if tried else None}
+
+
+def _mamf_result(hit) -> tuple:
+    """``(tflops, (m, n, k))`` of a mamf-finder result line (``parse_mamf_log``'s match): a
+    ValueError quoting the line unless TFLOPS is a finite number > 0 and M, N, K are >= 1."""
+    line = " ".join(hit.group(0).split())
+    raw = hit.group(1)
+    try:
+        tflops = float(raw)
+    except ValueError:
+        tflops = None
+    if tflops is None or not math.isfinite(tflops) or tflops <= 0:
+        raise ValueError(f"TFLOPS={raw} in its result line {line!r} must be a number > 0 (the "
+                         "maximum achievable matmul rate, 10^12 FLOP/s)")
+    shape = tuple(int(hit.group(j)) for j in (2, 3, 4))
+    for name, v in zip("MNK", shape):
+        if v < 1:
+            raise ValueError(f"{name}={v} in its result line {line!r} must be at least 1 (the "
+                             "M x N x K shape of the fastest matmul)")
+    return tflops, shape
+
+
+def _mamf_fraction(accelerator, r: dict) -> float:
+    """The matmul fraction of a parsed mamf-finder log ``r`` (``parse_mamf_log``) on
+    ``accelerator``: ``TFLOPS × 10^12 ÷ peak(dtype)``, the dtype's dense datasheet peak
+    (``Accelerator.peak_flops_per_s``); mamf-finder's "Efficiency" column (MAMF ÷ Theory).
+
+    Raises
+    ------
+    ValueError
+        A fraction above 1 (a faster device's log) or below ``MAMF_MIN_FRACTION`` (its reason
+        there), naming the TFLOPS, the line, the peak and the rule; a dtype the catalogue has no
+        peak for on ``accelerator``.
+    """
+    acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+    peak = acc.peak_flops_per_s(r["dtype"])
+    frac = r["tflops"] * 1e12 / peak
+    said = (f"TFLOPS={r['tflops']:g} in its result line {r['line']!r} is {frac:.1%} of the "
+            f"{acc.name}'s {r['dtype']} dense peak {peak / 1e12:,.1f} TFLOPS")
+    if frac > 1.0:
+        raise ValueError(f"{said}: it must be at most the peak (a matmul fraction above 1: a log "
+                         "of a faster device?)")
+    if frac < MAMF_MIN_FRACTION:
+        raise ValueError(f"{said}: it must be at least {MAMF_MIN_FRACTION:.0%} of the peak "
+                         "(published MAMFs are 51-97% of it): a log of another device, a "
+                         "throttled or shared GPU, a scan of tiny shapes, or a unit slip "
+                         "(mamf-finder prints TFLOPS)")
+    return frac
 
 
 def efficiency_from_mamf_log(accelerator: str, text: str,
                              base: Efficiency | None = None) -> Efficiency:
     """The ``Efficiency`` a mamf-finder log implies for ``accelerator`` (``parse_mamf_log``):
-    its maximum rate as one GEMM timing, ``(m, n, k, 2 m n k ÷ (TFLOPS × 10^12))``, through
-    ``efficiency_from_microbench`` in the log's dtype, i.e. ``matmul_fraction = TFLOPS × 10^12 ÷
-    peak(dtype)``: mamf-finder's "Efficiency" column (MAMF ÷ Theory) on the catalogue's datasheet
-    peak. The other fields stay ``base``'s (the catalogue row by default).
+    ``matmul_fraction = TFLOPS × 10^12 ÷ peak(dtype)`` in the log's dtype (``_mamf_fraction``),
+    as ``efficiency_from_microbench`` would take its maximum rate as one GEMM timing:
+    mamf-finder's "Efficiency" column (MAMF ÷ Theory) on the catalogue's datasheet peak. The
+    other fields stay ``base``'s (the catalogue row by default).
 
     Raises
     ------
     ValueError
-        As ``parse_mamf_log``, or a rate above the dtype's peak (``efficiency_from_microbench``).
+        As ``parse_mamf_log`` and ``_mamf_fraction`` (a rate above the dtype's peak, or below
+        ``MAMF_MIN_FRACTION`` of it).
     """
     r = parse_mamf_log(text)
-    flops = 2.0 * r["m"] * r["n"] * r["k"]
-    eff = efficiency_from_microbench(accelerator, [(r["m"], r["n"], r["k"],
-                                                    flops / (r["tflops"] * 1e12))],
-                                     dtype=r["dtype"], base=base)
-    return eff.replace(source=f"mamf-finder log ({r['device'] or 'device not printed'}, torch "
-                       f"{r['torch'] or '?'}): {r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ "
-                       f"{r['m']}x{r['n']}x{r['k']} = {eff.matmul_fraction:.1%} of the "
-                       f"{r['dtype']} peak; other fields from {eff.accelerator}'s catalogue row")
+    acc = load_accelerator(accelerator)
+    frac = _mamf_fraction(acc, r)
+    eff = base if base is not None else load_efficiency_row(accelerator)
+    return eff.replace(matmul_fraction=frac, source=(
+        f"mamf-finder log ({r['device'] or 'device not printed'}, torch {r['torch'] or '?'}): "
+        f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} = {frac:.1%} "
+        f"of the {r['dtype']} peak; other fields from {eff.accelerator}'s catalogue row"))
 
 
-def mamf_profile(accelerator: str, texts, date: str | None = None) -> dict:
+def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -> dict:
     """The efficiency profile (as ``microbench_profile``) of one or more mamf-finder logs
     (``parse_mamf_log``; say a BF16 and an FP8 scan): ``matmul_fraction`` of each log's dtype
     (``efficiency_from_mamf_log``: MAMF ÷ the dtype's dense peak), the device and torch version
     the logs print, ``date`` (UTC, now by default: when the profile was made, not the scan); the
-    other fields are listed as not measured (the catalogue's stay).
+    other fields are listed as not measured (the catalogue's stay). ``names``: what each log is
+    called in an error (the files ``llmcost calibrate --mamf-log`` read); ``texts[i]`` without.
 
     Raises
     ------
     ValueError
-        No log, two logs of one dtype, or as ``efficiency_from_mamf_log`` (naming the log).
+        An unknown accelerator, no log, two logs of one dtype, or as ``efficiency_from_mamf_log``
+        (naming the log).
     """
     texts = [texts] if isinstance(texts, str) else list(texts) if texts is not None else []
     if not texts:
         raise ValueError("texts=[] must hold at least one mamf-finder log")
+    names = [f"texts[{i}]" for i in range(len(texts))] if names is None else \
+        [names] if isinstance(names, str) else [str(n) for n in names]
+    if len(names) != len(texts):
+        raise ValueError(f"names={names!r} must name each of the {len(texts)} log(s) once")
+    acc = load_accelerator(accelerator)  # an unknown name is refused before any log is read
     mm, logs, sources = {}, [], []
-    for i, text in enumerate(texts):
+    for name, text in zip(names, texts):
         try:
             r = parse_mamf_log(text)
-            eff = efficiency_from_mamf_log(accelerator, text)
+            eff = efficiency_from_mamf_log(acc.name, text)
         except ValueError as e:
-            raise ValueError(f"mamf-finder log {i}: {e}") from None
+            raise ValueError(f"mamf-finder log {name}: {e}") from None
         if r["dtype"] in mm:
-            raise ValueError(f"mamf-finder log {i}: a second {r['dtype']} log (one per dtype)")
+            raise ValueError(f"mamf-finder log {name}: a second {r['dtype']} log (one per dtype)")
         mm[r["dtype"]] = round(eff.matmul_fraction, 4)
         logs.append(r)
         sources.append(eff.source.split("; other fields")[0])
-    out = {"kind": PROFILE_KIND, "accelerator": load_accelerator(accelerator).name,
-           "device": " / ".join(sorted({r["device"] or "?" for r in logs})),
-           "torch": " / ".join(sorted({r["torch"] or "?" for r in logs})),
-           "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
-               "%Y-%m-%dT%H:%M:%SZ"),
-           "matmul_fraction": mm,
-           "not_measured": ["attention_fraction", "hbm_fraction", "scaleup_fraction",
-                            "scaleout_fraction"] + [f"matmul_fraction.{d}" for d in ("bf16", "fp8")
-                                                    if d not in mm],
-           "source": "; ".join(sources) + "; fields not measured keep the catalogue's",
-           "timings": {"mamf": logs}}
-    return out
+    return {"kind": PROFILE_KIND, "accelerator": acc.name,
+            "device": " / ".join(sorted({r["device"] or "?" for r in logs})),
+            "torch": " / ".join(sorted({r["torch"] or "?" for r in logs})),
+            "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"),
+            "matmul_fraction": mm,
+            "not_measured": ["attention_fraction", "hbm_fraction", "scaleup_fraction",
+                             "scaleout_fraction"] + [f"matmul_fraction.{d}"
+                                                     for d in ("bf16", "fp8") if d not in mm],
+            "source": "; ".join(sources) + "; fields not measured keep the catalogue's",
+            "timings": {"mamf": logs}}
 
 
 def microbench_profile(accelerator: str, timings: dict, date: str | None = None) -> dict:
