@@ -896,6 +896,18 @@ def test_mamf_logs_become_a_profile(tmp_path, capsys):
     assert main(["calibrate", "--mamf-log", str(empty), "--accelerator", "H100-SXM"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no mamf-finder result line" in err
+    assert f"mamf-finder log {empty}: " in err  # named as the user gave it
+    # a log that cannot be read, an --out that cannot be written: the path and why, no errno
+    assert main(["calibrate", "--mamf-log", str(tmp_path / "nope.txt"), "--accelerator",
+                 "H100-SXM"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--mamf-log {tmp_path / 'nope.txt'}: cannot be read (No such file or "
+                        "directory)") and "Errno" not in err
+    assert main(["calibrate", "--mamf-log", str(bf16), "--accelerator", "H100-SXM", "--out",
+                 str(tmp_path / "no-such-dir" / "x.yaml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--out {tmp_path / 'no-such-dir' / 'x.yaml'}: cannot be written" in err
+    assert "Errno" not in err
 
 
 def test_mfu_predict_uses_the_efficiency_profile(tmp_path, monkeypatch):

@@ -1243,6 +1243,14 @@ def _profile_footer(profile: dict, out) -> int:
     return 0
 
 
+def _read_log(path: str) -> str:
+    """A mamf-finder log's text; a file that cannot be read is a ValueError naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ValueError(f"--mamf-log {path}: cannot be read ({e.strerror or e})") from None
+
+
 def _mamf_log(args) -> int:
     """``llmcost calibrate --mamf-log LOG``: the matmul fraction(s) of mamf-finder logs and, with
     ``--out``, their efficiency profile (``calibrate.mamf_profile``); one error line otherwise."""
@@ -1254,10 +1262,14 @@ def _mamf_log(args) -> int:
                                     if args.scenario else None)
         if not name:
             raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
-        texts = [Path(f).read_text(encoding="utf-8", errors="replace") for f in args.mamf_log]
-        profile = pilot_calibration.mamf_profile(name, texts)
+        texts = [_read_log(f) for f in args.mamf_log]
+        profile = pilot_calibration.mamf_profile(name, texts, names=args.mamf_log)
         if args.out:
-            write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
+            try:
+                write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
+            except OSError as e:  # the path, not an errno
+                raise ValueError(f"--out {args.out}: cannot be written ({e.strerror or e})") \
+                    from None
     except (ScenarioError, ValueError, OSError) as e:
         return _fail(f"llmcost calibrate --mamf-log: {e}")
     print(f"mamf-finder log(s) on {profile['device']} (torch {profile['torch']}; catalogue "
