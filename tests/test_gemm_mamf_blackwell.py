@@ -93,6 +93,14 @@ def test_gb300_differs_from_gb200_by_the_datasheet_alone_and_says_so():
         assert gb300.peak_flops_per_s(dtype) == gb200.peak_flops_per_s(dtype) == pytest.approx(peak)
     assert (llmcost.load_efficiency("GB300-NVL72").matmul_fraction
             == llmcost.load_efficiency("GB200-NVL72").matmul_fraction)
+    # ... and the same per-shape GEMM term (the Blackwell table's, gemm.GEMM_FAMILY): a GB300
+    # missing from the family was priced at the flat ceiling at every shape, faster than GB200
+    # on small GEMMs (0.698 against 0.616 of the peak at 4096³)
+    from llmcost.training import gemm
+    for dt in ("bf16", "fp8"):
+        assert gemm.gemm_shape("GB300-NVL72", dt) == gemm.gemm_shape("GB200-NVL72", dt)
+        assert gemm.gemm_fraction(4096, 4096, 4096, "GB300-NVL72", dt) == pytest.approx(
+            gemm.gemm_fraction(4096, 4096, 4096, "GB200-NVL72", dt), rel=1e-12)
     notes = catalog.list_efficiency().set_index("accelerator").loc["GB300-NVL72", "notes"]
     assert "the difference from GB200 is unvalidated" in notes
     assert "No GB300 GEMM measurement is published" in notes

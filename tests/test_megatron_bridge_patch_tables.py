@@ -373,8 +373,8 @@ def test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan(csvs):
     assert t.loc[table_plan, "memory_bytes"] > 1.2 * t.loc[table_plan, "hbm_bytes"]
     # regression pins (the engine's own figures, not sourced): the error as priced and under the
     # table's plan, and the table plan's count (about 375 GiB)
-    assert t.loc["as priced", "error"] == pytest.approx(-0.095, abs=0.01)
-    assert t.loc[table_plan, "error"] == pytest.approx(-0.303, abs=0.01)
+    assert t.loc["as priced", "error"] == pytest.approx(-0.114, abs=0.01)
+    assert t.loc[table_plan, "error"] == pytest.approx(-0.317, abs=0.01)
     assert t.loc[table_plan, "memory_bytes"] / 2**30 == pytest.approx(375, abs=2)
 
 
@@ -425,8 +425,8 @@ def test_the_26_02_01_gb300_405b_fp8cs_row_is_its_tag_recipe_plan(csvs):
         ["as priced", table_plan]]).all()
     # regression pins (the engine's own figures, not sourced): the error as priced and under the
     # table's plan
-    assert t.loc["as priced", "error"] == pytest.approx(-0.132, abs=0.01)
-    assert t.loc[table_plan, "error"] == pytest.approx(-0.128, abs=0.01)
+    assert t.loc["as priced", "error"] == pytest.approx(-0.148, abs=0.01)
+    assert t.loc[table_plan, "error"] == pytest.approx(-0.139, abs=0.01)
 
 
 def test_row_readings_replace_the_run_plan_columns_only(csvs):

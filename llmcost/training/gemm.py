@@ -92,7 +92,7 @@ GEMM_BENCHMARKS_CSV = DATA_DIR / "gemm_kernel_benchmarks.csv"
 #: Accelerator catalogue name -> (GPU generation, the table's device it is measured on).
 GEMM_FAMILY = {
     "H100-SXM": "hopper", "H800": "hopper", "H200": "hopper", "H100-96GB-500W": "hopper",
-    "B200": "blackwell", "GB200-NVL72": "blackwell",
+    "B200": "blackwell", "GB200-NVL72": "blackwell", "GB300-NVL72": "blackwell",
 }
 
 #: The benchmarked accelerator of each generation (its peak and ceiling turn TFLOPS into shares).
