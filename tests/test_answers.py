@@ -398,13 +398,14 @@ def test_caveat_lines_of_rl_warnings_are_sentences_not_keys():
 
 
 def test_small_gemms_on_a_gpu_without_a_shape_table_are_warned_of(tmp_path):
-    # A trial: a 110M model on A100 was predicted 54.7% MFU at micro-batch 1, 2, 8 and 32
-    # alike (no per-shape kernel table for Ampere: the flat ceiling). By hand, the MLP GEMM of
-    # Llama 2 7B's shape at mbs 1, 1,024 tokens: m = 1,024, n = 11,008, k = 4,096; of a model
-    # of d_model 768, d_ff 2,048: m = 1,024, n = 2,048, k = 768. On H100 (t0 = 6.25 us,
-    # k0 = 70, ceiling 0.801 x 989.4 TFLOPS: gemm.GEMM_SHAPE) the small one takes
-    # 2·1024·2048·768 / 792.5e12 = 4.06 us × (1 + 70/768) + 6.25 = 10.68 us: 38% of the
-    # ceiling's time 4.06 us; the 7B one 116.5 us × 1.017 + 6.25 = 124.7 us: 93%
+    # A 110M model on A100 was predicted 54.7% MFU at micro-batch 1, 2, 8 and 32 alike (no
+    # per-shape kernel table for Ampere: the flat ceiling). By hand, with H100's fitted shape
+    # (t0 = 6.25 us, k0 = 70: gemm.GEMM_SHAPE) carried to A100 by the dense BF16 rate per SM,
+    # k0 × (312 / 108) / (989.4 / 132) = 70 × 0.3854 = 26.98, at A100's ceiling 0.859 × 312 =
+    # 268.0 TFLOPS: a model of d_model 768, d_ff 2,048 at mbs 1 and 1,024 tokens, m = 1,024,
+    # n = 2,048, k = 768: flat 2·1024·2048·768 / 268.0e12 = 12.02 us, shaped 6.25 + 12.02 ×
+    # (1 + 26.98 / 768) = 18.69 us: 64% of the ceiling; Llama 2 7B's (n = 11,008, k = 4,096):
+    # 344.6 us against 6.25 + 344.6 × 1.0066 = 353.1 us: 98%, not small
     from llmcost.bill.checks import flat_gemm_warning
     from llmcost.core.catalog import load_accelerator, load_model
     from llmcost.core.model import ModelSpec
@@ -415,7 +416,8 @@ def test_small_gemms_on_a_gpu_without_a_shape_table_are_warned_of(tmp_path):
                       d_ff=2048)
     plan = make_plan(small, 1, 1, seq_len=1024)
     w = flat_gemm_warning({"seq_len": 1024}, small, a100, plan)
-    assert w and "(1,024 × 2,048 × 768)" in w and "runs at 38% of that GPU's ceiling" in w
+    assert w and "(1,024 × 2,048 × 768)" in w and "it would run at 64% of that ceiling" in w
+    assert "carried to A100-80GB by its rate per SM" in w
     assert caveat_line(w).startswith("the predicted MFU reads optimistic: A100-80GB's GEMMs")
     big = load_model("llama-2-7b")
     assert flat_gemm_warning({"seq_len": 1024}, big, a100, make_plan(big, 1, 1,
@@ -423,3 +425,6 @@ def test_small_gemms_on_a_gpu_without_a_shape_table_are_warned_of(tmp_path):
     # a GPU with a measured table is priced by shape: nothing to say
     h100 = load_accelerator("H100-SXM")
     assert flat_gemm_warning({"seq_len": 1024}, small, h100, plan) is None
+    # a GPU whose SM count the workbook does not hold is judged on H100's table, said so
+    w = flat_gemm_warning({"seq_len": 1024}, small, load_accelerator("MI300X"), plan)
+    assert w and "by H100-SXM's measured table, on H100-SXM" in w and "at 38% of" in w

@@ -13,6 +13,8 @@ Llama 3.1 405B on 8 H100s (Meta's release: the FP8 405B "fits on a single server
 
 import pytest
 
+import llmcost
+
 from llmcost.bill.scenario import ScenarioError
 from llmcost.bill.validation import fitting_serve_weight_dtype
 from llmcost.present import report
@@ -124,3 +126,26 @@ def test_a_missed_latency_target_reaches_the_bills_warnings(tmp_path):
     # a target the engine meets at some batch: no such warning
     path.write_text(path.read_text().replace("0.007", "0.015"))
     assert not any("latency target" in w for w in report.estimate_ledger(path).warnings)
+
+
+def test_notebook_05_words_a_missed_target_by_what_missed_it():
+    # A given batch of 200 misses a 15 ms target on the expected TPOT (the largest that meets it
+    # is 134: tests/test_inference.py by hand), so the words must not say "even at batch 1";
+    # batch 1 missing a 7 ms target does say it; a met target says met
+    from llmcost.present import answers
+    from llmcost.serving import engines, inference
+    m, g = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
+    kw = dict(prompt_tokens=1000, output_tokens=2)
+
+    def said(c, target):
+        best = engines.cheapest_setup(m, g, 2.0, max_tpot_s=target, **kw)
+        return " ".join(answers.serving_points(c, best, target,
+                                               headline_target_s=target).split())
+    given = inference.serving_cost(m, g, 2.0, batch=200, max_tpot_s=0.015, **kw)
+    assert given.latency_warning and "largest batch that meets it is 134" in given.latency_warning
+    assert "the 15 ms target missed by its expected TPOT at the given batch" in said(given, 0.015)
+    one = inference.serving_cost(m, g, 2.0, max_tpot_s=0.007, **kw)
+    assert one.limit == "latency target missed"
+    assert "the 7 ms target missed by its expected TPOT even at batch 1" in said(one, 0.007)
+    met = inference.serving_cost(m, g, 2.0, max_tpot_s=0.015, **kw)
+    assert "the 15 ms target met by its expected TPOT" in said(met, 0.015)

@@ -244,24 +244,28 @@ def test_the_split_hint_names_the_kv_heads_where_the_stack_needs_them():
 def test_more_gpus_advice_names_the_fewest_count_that_runs(tmp_path):
     # "use more GPUs" alone left a user to guess how many. Llama 3.1 405B (126 layers, 8 KV
     # heads: data/models.csv, Llama Team 2024, arXiv:2407.21783 Table 3) on 100 H100s with the
-    # default batch of 2,048 sequences of 8,192 tokens: by hand, a count the plan rules split
-    # with the layers split evenly is n = dp · tp · pp with dp dividing 2,048 (a power of 2),
-    # tp dividing the 8 KV heads (1, 2, 4, 8) and pp dividing 126 = 2 · 3² · 7, so n = 2^a · pp;
-    # between 100 and 112 none exists (pp 3, 6, 7, 9, 14, 18, 21, 42, 63, 126 give 96, 112, 126,
-    # 144, 84, 168), and 112 = TP8 · PP14. At DP1 every GPU holds 1/112 of the weights, gradients
-    # and Adam states: 405.9e9 parameters × 18 B (BF16 weights 2 + FP32 gradients 4 + FP32 master,
-    # m, v 12: Rajbhandari et al. 2020 §3.1 with FP32 gradients) ÷ 112 = 65.2 GB, under the
-    # 85,899,345,920 B × 0.9 = 77.3 GB usable, so 112 can fit; below 94.5 GPUs the states alone
-    # (405.9e9 × 18 ÷ 77.3e9) cannot.
-    states_gb, usable_gb = 405.9e9 * 18 / 112 / 1e9, 85_899_345_920 * 0.9 / 1e9
-    splits = sorted({2 ** a * pp for a in range(12) for pp in (1, 2, 3, 6, 7, 9, 14, 18, 21, 42,
-                                                               63, 126)})
-    assert [n for n in splits if 100 < n <= 112] == [112]
+    # default batch of 4,194,304 tokens = 512 sequences of 8,192: by hand, a count the plan rules
+    # split with the layers split evenly is n = dp · tp · pp with dp dividing 512 (a power of
+    # 2), tp dividing the 8 KV heads (1, 2, 4, 8) and pp dividing 126 = 2 · 3² · 7, so
+    # n = 2^a · pp with pp in {1, 2, 3, 6, 7, 9, 14, 18, 21, 42, 63, 126}; near 100: pp 3 or 6
+    # give 96 and 192, pp 7 or 14 give 112, pp 9 or 18 give 144, pp 21 or 42 give 84 and 168,
+    # pp 63 or 126 give 126: between 100 and 112 none, and 112 = TP8 · PP14. At DP1 the GPUs
+    # hold the weights, gradients and Adam states in 112 parts (the first and last stages also
+    # the embedding and the head, so this is the average): 405.9e9 parameters × 18 B (BF16
+    # weights 2 + FP32 gradients 4 + FP32 master, m, v 12: Rajbhandari et al. 2020 §3.1 with
+    # FP32 gradients) ÷ 112 = 65.2 GB, under the 85,899,345,920 B × 0.9 = 77.3 GB usable, so 112
+    # can fit; below 94.5 GPUs the states alone (405.9e9 × 18 ÷ 77.3e9) cannot.
+    spec = llmcost.load_model("llama-3.1-405b")
+    states_gb = spec.n_params * 18 / 112 / 1e9
+    usable_gb = 85_899_345_920 * 0.9 / 1e9
+    counts = parallel.splitting_gpu_counts(spec, 512, 8192, "even")
+    assert [n for n in counts if 100 < n <= 112] == [112]  # the rules' counts, as by hand
     msg = _refusal(tmp_path, "train_tokens: 1e12\nseq_len: 8192\nn_gpus: 100\nmodel: "
                              "llama-3.1-405b\naccelerator: H100-SXM\nmfu: 0.4\n")
-    got = re.search(r"use more GPUs: ([\d,]+) is the fewest above 100 on which the plan search "
-                    r"finds a plan that fits \((TP\d+ · PP\d+)[^)]*, ([\d,]+) GB per GPU\) with "
-                    r"a pipeline bubble of at most 10%", msg)
+    got = re.search(r"use more GPUs: ([\d,]+) is the fewest above 100 that splits the layers "
+                    r"evenly over the pipeline stages and on which the plan search finds a plan "
+                    r"that fits \((TP\d+ · PP\d+)[^)]*, ([\d,]+) GB per GPU\) with a pipeline "
+                    r"bubble of at most 10%", msg)
     assert got, msg
     assert got.group(1) == "112" and got.group(2) == "TP8 · PP14"
     assert states_gb <= float(got.group(3)) <= usable_gb  # states plus activations, fitting

@@ -908,8 +908,10 @@ RUN_COUNT_SCAN = 12
 
 def fewest_gpus_that_run(values: dict):
     """The fewest GPUs above the scenario's ``n_gpus`` (up to 64×) on which it can run, as the
-    deadline search of ``levers.fit_budget`` answers a count: a count a plan splits
-    (``splitting_counts``), the data-parallel degree following the count, whose plan search
+    deadline search of ``levers.fit_budget`` answers a count: a count a plan splits with the
+    layers split evenly over the pipeline stages unless the scenario fixes another split
+    (``splitting_counts``: an uneven split may run on fewer GPUs, 405B on 104 H100 as TP8 ·
+    PP13, a count no one provisions for it), the data-parallel degree following the count, whose plan search
     finds a plan that fits the usable HBM (``fitting_counts``: bisection, taking the fit as
     monotone in the GPU count) with a 1F1B pipeline bubble of at most ``BUBBLE_WARNING``
     (``plan_stops``), among the ``RUN_COUNT_SCAN`` counts from the first that fits. Returns
@@ -950,9 +952,10 @@ def _misfit_advice(values: dict) -> str:
             "context parallelism (cp: 0) does not make a plan fit either"
     more = fewest_gpus_that_run(values) if not values.get("dp") else None
     advise = "use more GPUs" + (
-        f": {more[0]:,} is the fewest above {int(values['n_gpus']):,} on which the plan search "
-        f"finds a plan that fits ({more[1].describe()}, {more[2].total / 1e9:,.0f} GB per GPU) "
-        f"with a pipeline bubble of at most {BUBBLE_WARNING:.0%}" if more else "") + (
+        f": {more[0]:,} is the fewest above {int(values['n_gpus']):,} that splits the layers "
+        f"evenly over the pipeline stages and on which the plan search finds a plan that fits "
+        f"({more[1].describe()}, {more[2].total / 1e9:,.0f} GB per GPU) with a pipeline bubble "
+        f"of at most {BUBBLE_WARNING:.0%}" if more else "") + (
         f" ({searched})" if searched else "")
     if not free:
         advise += ", or leave zero_stage and recompute free (-1, auto)"
@@ -980,36 +983,43 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
             "expert parallelism).")
 
 
-#: The GPU generation whose measured per-shape kernel table stands in for a GPU without one
-#: (``flat_gemm_warning``), and the share of the large-GEMM ceiling below which its GEMM is
-#: called small.
+#: The accelerator whose measured per-shape kernel table stands in for a GPU without one
+#: (``flat_gemm_warning``), and the share of the large-GEMM ceiling below which a GEMM is small.
 SHAPE_REFERENCE, SMALL_GEMM_SHARE = "H100-SXM", 0.9
 
 
 def flat_gemm_warning(values: dict, spec, gpu, plan) -> str | None:
     """One sentence when the step-time model prices the scenario's GEMMs at one flat efficiency
-    (``gemm.gemm_shape`` is None: no per-shape kernel table is published for the accelerator,
-    e.g. A100) and its dense MLP GEMM is small enough that the measured table of
-    ``SHAPE_REFERENCE`` runs it below ``SMALL_GEMM_SHARE`` of that GPU's ceiling: m = the
-    micro-batch's tokens per TP·CP rank (mbs · seq_len ÷ cp), n = d_ff ÷ tp, k = d_model, share
-    = ``gemm.gemm_fraction`` ÷ ``matmul_fraction`` (t = t0 + 2mnk/(f·P)·(1 + k0/k), Hopper's
-    fitted t0 and k0). Small models and micro-batches then read optimistic (a trial: a 110M
-    model on A100 predicted 55% at micro-batch 1 and 32 alike). None otherwise (an MoE's
-    expert GEMMs are priced by their own grouped term)."""
+    (``gemm.gemm_shape`` is None: it holds no per-shape kernel table for the accelerator, e.g.
+    A100, AMD) and its dense MLP GEMM is small: m = the micro-batch's tokens per CP rank
+    (mbs · seq_len ÷ cp), n = d_ff ÷ tp, k = d_model, and the share of the ceiling it would run
+    at, flat time ÷ shaped time with t = t0 + 2mnk/(f·P)·(1 + k0/k) (``gemm.gemm_time_s``), is
+    below ``SMALL_GEMM_SHARE``. The shape is ``SHAPE_REFERENCE``'s fitted table carried to the
+    accelerator by its dense rate per SM where its SM count is known (``gemm.stand_in_shape``,
+    the rule of the A100 calibration's stand-in), else the reference's own, said which. Small
+    models and micro-batches then read optimistic (a 110M-parameter model on A100 priced at the
+    same MFU at micro-batch 1 and 32). None otherwise (an MoE's expert GEMMs are priced by their
+    own grouped term)."""
     dtype = values.get("dtype", "bf16")
     if gemm.gemm_shape(gpu.name, dtype) is not None or spec.is_moe or not spec.d_ff:
         return None
+    ref = gemm.gemm_shape(SHAPE_REFERENCE, dtype)
+    on = gpu if gpu.name in gemm.SM_COUNT else load_accelerator(SHAPE_REFERENCE)
+    shape = ref if on is not gpu else gemm.stand_in_shape(
+        ref, gemm.per_sm_rate_ratio(gpu.name, SHAPE_REFERENCE, dtype), "per SM")
+    peak, f = on.peak_flops_per_s(dtype), load_efficiency(on.name).matmul_fraction
     m = plan.micro_batch_size * int(values["seq_len"]) / max(int(getattr(plan, "cp", 1)), 1)
     n, k = spec.d_ff / plan.tp, spec.d_model
-    share = float(gemm.gemm_fraction(m, n, k, SHAPE_REFERENCE, dtype)) / \
-        load_efficiency(SHAPE_REFERENCE).matmul_fraction
+    share = float(gemm.gemm_time_s(m, n, k, peak, f, None) /
+                  gemm.gemm_time_s(m, n, k, peak, f, shape))
     if share >= SMALL_GEMM_SHARE:
         return None
-    return (f"the step-time model prices every GEMM on {gpu.name} at its large-GEMM ceiling (no "
-            f"per-shape kernel table is published for it), and this plan's MLP GEMM "
-            f"({m:,.0f} × {n:,.0f} × {k:,}) is small: on {SHAPE_REFERENCE}, whose table is "
-            f"measured, it runs at {share:.0%} of that GPU's ceiling (gemm.gemm_fraction). "
-            "Read the predicted MFU as optimistic.")
+    basis = (f"by {SHAPE_REFERENCE}'s measured table carried to {gpu.name} by its rate per SM"
+             if on is gpu else f"by {SHAPE_REFERENCE}'s measured table, on {SHAPE_REFERENCE}")
+    return (f"the step-time model holds no per-shape GEMM table for {gpu.name}, so it prices "
+            f"every GEMM at the large-GEMM ceiling, and this plan's MLP GEMM ({m:,.0f} × "
+            f"{n:,.0f} × {k:,}) is small: {basis} (gemm.stand_in_shape), it would run at "
+            f"{share:.0%} of that ceiling. Read the predicted MFU as optimistic.")
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:

@@ -372,7 +372,9 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
         how += ", its batch " + BATCH_LIMIT_WORDS.get(c.limit, f"set by {c.limit}")
         if headline_target_s is not None:
             how += (f" (the {headline_target_s * 1e3:.0f} ms target "
-                    + ("missed by its expected TPOT even at batch 1)" if c.latency_warning
+                    + ("missed by its expected TPOT even at batch 1)"
+                       if c.limit == "latency target missed" else
+                       "missed by its expected TPOT at the given batch)" if c.latency_warning
                        else "met by its expected TPOT)"))
         same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
                 f"headline's is {how}; the point above is the lowest expected blended price "

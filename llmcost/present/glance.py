@@ -612,10 +612,10 @@ _BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
     # GEMMs priced flat on a GPU without a per-shape table (checks.flat_gemm_warning)
-    (r"^the step-time model prices every GEMM on (.+?) at its large-GEMM ceiling .*? it runs at "
-     r"([\d.]+%) of that GPU's ceiling",
+    (r"^the step-time model holds no per-shape GEMM table for (.+?), so .*? it would run at "
+     r"([\d.]+%) of that ceiling",
      "the predicted MFU reads optimistic: {0}'s GEMMs are priced at the large-GEMM rate, and "
-     "this plan's are small (measured on H100, they run at {1} of the ceiling)"),
+     "this plan's are small (by H100's table, about {1} of that rate)"),
     # an RL rollout longer than the model is trained at (checks, the RL context check)
     (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
      r"the scenario trains its model at",
