@@ -88,8 +88,10 @@ def test_exposed_communication_warning_names_the_exposed_dimension():
     gpu = SimpleNamespace(scaleup_domain_size=8)
     said = exposed_comm_warning(b, plan, gpu)
     assert "its largest part data-parallel / ZeRO traffic: 15% of the step" in said
-    b.dp_comm_s = 0.25
+    b.dp_comm_s, b.exposed_comm_s = 0.25, 0.46   # the parts sum to the exposed time
     assert "mostly data-parallel / ZeRO traffic: 25%" in exposed_comm_warning(b, plan, gpu)
+    b.dp_comm_s, b.tp_comm_s, b.pp_comm_s, b.exposed_comm_s = 0.20, 0.10, 0.10, 0.40  # half
+    assert "its largest part data-parallel" in exposed_comm_warning(b, plan, gpu)
 
 
 def test_a_predicted_mfu_carries_its_band_warnings():

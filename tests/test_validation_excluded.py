@@ -23,8 +23,9 @@ from llmcost.training import step_validation as sv
 
 FLAGGED = {"mb260601-gb300-gpt-oss-120b-mxfp8": ("mb2606-gb300-gpt-oss-120b-mxfp8", 20288, 33166),
            "mb260601-gb200-gpt-oss-120b-mxfp8": ("mb2606-gb200-gpt-oss-120b-mxfp8", 18304, 28947)}
-FOOTNOTE = ("Performance regression in GPT-OSS 120B pre-training is a known issue "
-            "(NVIDIA/cudnn-frontend issue 256). It will be resolved with the next container release.")
+# the footnote as rendered (its "known issue" a link to NVIDIA/cudnn-frontend issue 256)
+FOOTNOTE = ("Performance regression in GPT-OSS 120B pre-training is a known issue. It will be "
+            "resolved with the next container release.")
 
 
 def test_the_flagged_rows_are_the_footnoted_ones_and_stay_in_the_file():
@@ -53,8 +54,6 @@ def test_the_flagged_figures_against_the_same_plan_a_release_earlier():
         assert (runs.loc[rid, cols] == runs.loc[earlier, cols]).all()
         ex = sv.excluded_configs().set_index("run_id").loc[rid, "excluded"]
         assert f"{earlier_tokens / tokens:.2f}x" in ex
-    assert 33166 / 20288 == pytest.approx(1.635, abs=5e-4)
-    assert 28947 / 18304 == pytest.approx(1.581, abs=5e-4)
 
 
 def test_flagged_rows_enter_no_table_but_their_settings_stay_readable():
@@ -81,5 +80,7 @@ def test_no_fitted_constant_read_the_flagged_rows():
     from llmcost.core.stacks import load_stack
     assert "megatron-bridge-260601" not in sv.MOE_HOST_FIT_SETS
     ex = sv.excluded_configs()
+    # nor the kernel efficiency's layer times (Korthikanti et al. 2022 Table 4)
+    assert not ex["set"].eq(sv.CALIBRATION_SET.split()[0]).any()
     assert (ex["split"] == "calibration").all()
     assert {load_stack(s).cuda_graphs for s in ex["stack"]} == {"full_iteration"}

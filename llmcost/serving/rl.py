@@ -2554,7 +2554,7 @@ def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
 #: Where DeepSpeed v0.13.2 (the version of OpenRLHF's benchmark) reduces a ZeRO-1/2 model's
 #: gradients with an all-reduce of each bucket rather than a reduce-scatter: ``reduce_scatter``
 #: True and ``use_multi_rank_bucket_allreduce`` True by default (``deepspeed/runtime/zero/
-#: config.py`` l. 100, 111), so ``stage_1_and_2.py`` ``average_tensor`` (l. 1033-1125) hands
+#: config.py`` l. 100, 111), so ``stage_1_and_2.py`` ``average_tensor`` (l. 1033-1133) hands
 #: every bucket to ``allreduce_and_scatter`` (l. 1005-1031), which ``dist.all_reduce``s it
 #: (``allreduce_bucket``, l. 1476-1507) and keeps the rank's slice; the switch came with
 #: deepspeedai/DeepSpeed pull request 4695 (2afa1c7f2, 2023-11-21). ZeRO-2 reduces every
@@ -2562,7 +2562,7 @@ def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
 #: ``get_train_ds_config`` nor OpenRLHF's sets either key.
 DEEPSPEED_ALLREDUCE_SOURCE = ("deepspeedai/DeepSpeed @ v0.13.2 deepspeed/runtime/zero/config.py "
                               "l. 100, 111 (reduce_scatter, use_multi_rank_bucket_allreduce "
-                              "True); stage_1_and_2.py average_tensor l. 1033-1125, "
+                              "True); stage_1_and_2.py average_tensor l. 1033-1133, "
                               "allreduce_and_scatter l. 1005-1031, allreduce_bucket l. 1476-1507 "
                               "(dist.all_reduce); pull request 4695 (2afa1c7f2)")
 
