@@ -4,6 +4,7 @@ budget, --compare labels, the RL line's reason, the project-duration convention 
 summary's labels. Expected values come from data/prices.csv, data/ledger_defaults.csv and hand
 derivations written here."""
 
+import math
 import os
 import re
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import pytest
 from _cli import run_cli
 
+import llmcost
 from llmcost import checks, ledger
 from llmcost.present.cli import bill_text, compare_labels
 from llmcost.present.report import _bill, estimate_ledger
@@ -645,3 +647,26 @@ def test_help_examples_continue_lines_as_a_shell_does():
     check = [ln for ln in EPILOG.splitlines() if "llmcost check" in ln]
     assert check and check[0].endswith("--accelerator H800 \\")
     assert not any("  --" in ln.strip() for ln in EPILOG.splitlines())
+
+
+def test_a_model_no_plan_can_hold_is_refused_without_a_network_figure(tmp_path):
+    # A trial: Llama 3.1 405B on 8 MI325X (no sourced scale-out figure, so no plan is built) was
+    # priced at 1,060 days. By hand, whatever the plan: its states, N × 18 B (BF16 weights,
+    # FP32 gradients, FP32 master, m, v: Rajbhandari et al. 2020 §3.1 with FP32 gradients),
+    # spread over all 8 GPUs, against MI325X's 256 GiB × 0.9 usable
+    from llmcost.present.report import plan_report
+    spec, gpu = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("MI325X")
+    need, usable = spec.n_params * 18, gpu.hbm_bytes * 0.9
+    assert need / 8 > usable
+    path = _yaml(tmp_path, "model: llama-3.1-405b\naccelerator: MI325X\nn_gpus: 8\n"
+                           "seq_len: 8192\nmfu: 0.35\nprice_usd_per_gpu_hour: 2.5\n")
+    with pytest.raises(ScenarioError) as e:
+        estimate_ledger(path)
+    msg = str(e.value)
+    assert f"need {need / 8 / 1e9:,.0f} GB per GPU even spread over all 8 MI325Xs" in msg
+    assert f"use at least {math.ceil(need / usable):,} GPUs" in msg
+    with pytest.raises(ScenarioError, match="no parallel plan can fit"):
+        plan_report(path, ["00", "01"])  # the report refuses it before writing anything
+    # a count that holds the states is priced (the plan itself is not checked there)
+    path.write_text(path.read_text().replace("n_gpus: 8", "n_gpus: 64"))
+    assert estimate_ledger(path).total_usd > 0

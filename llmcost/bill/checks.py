@@ -24,7 +24,8 @@ from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  dtype_basis, step_error_words, validation_table)
-from ..training.memory import DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, moe_imbalance_extra_bytes
+from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
+                               moe_imbalance_extra_bytes)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS, fixed_degrees_ceiling, scenario_memory
@@ -718,6 +719,30 @@ def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
             f"least {mem.total / 1e9:,.0f} GB per GPU (plan {plan.describe()}), more than the "
             f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve)"
             + (f": {_misfit_advice(values)}" if advice else ""))
+
+
+def states_do_not_fit(values: dict) -> str | None:
+    """One sentence when no parallel plan of any kind can hold the model: its weights,
+    gradients and optimizer states, N × b bytes (b the ``optimizer_recipe``'s bytes per
+    parameter, ``memory.PrecisionRecipe.bytes_per_param``: 18 for BF16 with FP32 gradients and
+    Adam, Rajbhandari et al. 2020 §3.1), spread over every one of the ``n_gpus`` (ZeRO-3 over
+    all of them, or tp·pp = n), before any activation, exceed the usable HBM
+    (``usable_hbm_bytes``): N × b ÷ n > usable. A bound that needs no network figure, checked
+    where the plan itself cannot be (an accelerator without a scale-out figure); with it, the
+    fewest GPUs that could hold the states, ⌈N × b ÷ usable⌉. None otherwise."""
+    try:
+        spec, gpu = load_model(values["model"]), load_accelerator(values["accelerator"])
+        per_param = get_recipe(values.get("optimizer_recipe", "bf16_adam_fp32_grads")).bytes_per_param
+        n = int(values["n_gpus"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    need, usable = spec.n_params * per_param, usable_hbm_bytes(values, gpu)
+    if need / n <= usable:
+        return None
+    return (f"no parallel plan can fit: {spec.name}'s weights, gradients and optimizer states "
+            f"({per_param:g} B per parameter, {need / 1e12:,.2f} TB) need {need / n / 1e9:,.0f} GB "
+            f"per GPU even spread over all {n:,} {gpu.name}s, before any activation, more than "
+            f"the {usable / 1e9:,.0f} GB usable: use at least {math.ceil(need / usable):,} GPUs")
 
 
 def _plan_fits(values: dict) -> bool:

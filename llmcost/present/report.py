@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from ..bill.checks import (budget_warning, phase_does_not_fit, plan_does_not_fit,
-                           scenario_warnings)
+                           scenario_warnings, states_do_not_fit)
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     build_ledger,
@@ -328,13 +328,18 @@ class ReportPlan(NamedTuple):
 
 
 def plan_report(scenario_path, selection: list[str] | None = None, *,
-                notebook_setups: bool = True) -> ReportPlan:
+                notebook_setups: bool = True, states: bool = True) -> ReportPlan:
     """Validate a scenario against the notebooks before anything runs.
 
     ``notebook_setups=False`` (``llmcost estimate``: the bill, not the pages) leaves out the
     illustrative RL and serving set-ups notebook 05 builds from its defaults; the set-ups the
     scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, a billed RL campaign) are checked
     either way.
+
+    Where no plan can be built (an accelerator without a network figure: ``_plan_can_be_built``)
+    and no selected notebook builds one, a model whose states no plan could hold is refused all
+    the same (``checks.states_do_not_fit``); ``states=False`` leaves that to the caller
+    (``estimate_ledger``, which checks it where the plan cannot be checked).
 
     Every key must be a parameter of at least one notebook (of all of them, not only the selected
     ones, so that one scenario file serves any ``--notebooks`` selection).
@@ -410,6 +415,10 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
             misfit = plan_does_not_fit(values) or phase_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
+        elif states and not _plan_can_be_built(values):  # nothing else checks the memory
+            misfit = states_do_not_fit(values)
+            if misfit:
+                raise ScenarioError(misfit)
         # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
         # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
         # the RL and serving set-ups run outside the bill in the notebooks that read serve_ keys
@@ -446,7 +455,7 @@ def estimate_ledger(scenario_path):
     ScenarioError, UsageError
         As ``plan_report``.
     """
-    plan = plan_report(scenario_path, ["00"])
+    plan = plan_report(scenario_path, ["00"], states=False)
     extra = []
     try:
         _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
@@ -455,6 +464,9 @@ def estimate_ledger(scenario_path):
     except ScenarioError as e:
         cluster_ok = False
         extra.append(f"the parallel plan is not checked: {e}".split(": choose another")[0])
+        misfit = states_do_not_fit(plan.values)  # what holds without a plan
+        if misfit:
+            raise ScenarioError(f"{scenario_path}: {misfit}")
     if cluster_ok:  # refuses what a full report refuses, notebook 05's illustrations aside
         plan = plan_report(scenario_path, None, notebook_setups=False)
     values, scenario = plan.values, plan.scenario
@@ -481,6 +493,18 @@ def estimate_ledger(scenario_path):
     warnings = warnings + magnitude_warnings(values, bill)
     bill.warnings = list(dict.fromkeys(warnings + extra + ([over] if over else [])))
     return bill
+
+
+def _plan_can_be_built(values: dict) -> bool:
+    """Whether the scenario's accelerator has the network figures a parallel plan needs
+    (``Cluster``): where it has, a report of pages that build no plan still warns when the plan
+    does not fit (``checks.scenario_warnings``); where it has not, nothing but
+    ``checks.states_do_not_fit`` checks the memory."""
+    try:
+        Cluster(scenario_accelerator(values), 1)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return True
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
