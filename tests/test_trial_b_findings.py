@@ -269,3 +269,26 @@ def test_more_gpus_advice_names_the_fewest_count_that_runs(tmp_path):
     assert got, msg
     assert got.group(1) == "112" and got.group(2) == "TP8 · PP14"
     assert states_gb <= float(got.group(3)) <= usable_gb  # states plus activations, fitting
+
+
+def test_the_rows_a_stack_runs_keep_its_tp_rule():
+    # A trial: notebook 03's "top row the stack runs" for a model of 2 KV heads was TP8 on
+    # megatron-core-2024, which refuses tp that does not divide the KV heads (its step then
+    # raised a StackFeatureWarning on the page). By the rule (parallel.check_tp_kv_heads): on
+    # that stack tp in {1, 2}; on megatron-core-2026, which replicates KV heads, also 4, 8
+    import pandas as pd
+
+    from llmcost.core.model import ModelSpec
+    spec = ModelSpec(name="kv2", n_layers=24, d_model=2048, n_heads=16, n_kv_heads=2,
+                     vocab_size=32000, d_ff=8192)
+    rows = pd.DataFrame({"tp": [1, 2, 4, 8], "pp": 1, "cp": 1, "zero_stage": 1,
+                         "schedule": "1f1b"})
+    old = stacks.plan_options("megatron-core-2024")
+    assert not old["tp_kv_replication"]
+    assert list(rows[parallel.stack_runs(rows, old, spec)]["tp"]) == [1, 2]
+    new = stacks.plan_options("megatron-core-2026")
+    assert new["tp_kv_replication"]
+    assert list(rows[parallel.stack_runs(rows, new, spec)]["tp"]) == [1, 2, 4, 8]
+    # a ZeRO stage the stack lacks is not run either (megatron-core-2024: stages 0-2)
+    rows["zero_stage"] = 3
+    assert not parallel.stack_runs(rows, old, spec).any()

@@ -545,6 +545,25 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
                                   f"= {seq_len}/{cp}")
 
 
+def stack_runs(plans: pd.DataFrame, allowed: dict, model) -> pd.Series:
+    """Which rows of ``enumerate_plans`` a stack runs (``allowed``: ``stacks.plan_options``): a
+    ZeRO stage it has, a pipeline schedule it has (pp 1 needs none), tp that divides the model's
+    KV heads or, where the stack replicates them (``tp_kv_replication``), a multiple of them
+    (``check_tp_kv_heads``), and tp, pp, cp within its lists where it gives them (a stack
+    without model parallelism: 1). A boolean Series on ``plans``' index."""
+    g = model.n_kv_heads
+    ok = (plans["zero_stage"].isin(allowed["zero_stage"])
+          & ((plans["pp"] == 1) | plans["schedule"].isin(allowed["schedule"])))
+    kv = g % plans["tp"] == 0
+    if allowed.get("tp_kv_replication", True):
+        kv |= plans["tp"] % g == 0
+    ok &= kv
+    for k in ("tp", "pp", "cp"):
+        if k in allowed:
+            ok &= plans[k].isin(allowed[k])
+    return ok
+
+
 def check_tp_kv_heads(model, tp: int, replication: bool = True, stack: str = "") -> None:
     """Rule ``tp_kv_heads``: tensor parallelism splits attention by heads, so ``tp`` must divide
     the g KV heads (each rank holds g/tp of them); where the stack replicates KV heads

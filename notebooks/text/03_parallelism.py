@@ -574,9 +574,8 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 # %%
 from llmcost import stacks, step
 
-allowed = stacks.plan_options(p["stack"])  # the ZeRO stages and schedules the stack runs
-runnable = fitting[fitting.zero_stage.isin(allowed["zero_stage"])
-                   & ((fitting.pp == 1) | fitting.schedule.isin(allowed["schedule"]))]
+allowed = stacks.plan_options(p["stack"])  # its ZeRO stages, schedules and TP rule
+runnable = fitting[parallel.stack_runs(fitting, allowed, spec)]
 both = {"scenario's plan": plan} | ({"top row the stack runs": parallel.plan_from_row(
     parallel.rank_without_time(runnable).iloc[0], layer_split)} if len(runnable) else {})
 opts = step.scenario_step_options(p)  # the dtype, stack and overlaps 04b prices with
@@ -590,8 +589,8 @@ for k, s in steps.items():
               "pilots)" if plan_how else ""))
 
 # %% [markdown]
-# The table's top row (among the plans the scenario's stack can run: its ZeRO stages and pipeline
-# schedules) usually has the smallest bubble, and pays for it elsewhere: wider tensor parallelism puts
+# The table's top row (among the plans the scenario's stack can run: its ZeRO stages, pipeline
+# schedules and tensor-parallel rule) usually has the smallest bubble, and pays for it elsewhere: wider tensor parallelism puts
 # more all-reduces per layer on the critical path, and more data-parallel replicas reduce their
 # gradients with fewer micro-batches to hide the traffic behind. The chosen plan may pay a small
 # bubble and a few point-to-point sends instead; the lines above give both steps for this scenario.
