@@ -229,6 +229,13 @@ def test_rl_line_of_a_file_without_rl_keys_says_they_were_not_given(tmp_path):
                            "rl_iterations: 200\nledger_rl: false\n")
     how = estimate_ledger(path).line("post.rl").how
     assert how.startswith("ledger_rl: false, so the campaign of the rl_ keys (200 iterations")
+    # a notebook's page gets ledger_rl: false from the report and the rl_ keys at the
+    # notebooks' defaults (1,000 iterations, 5 runs), not who set them: it says both, never
+    # that the file gave a campaign it did not
+    page = ledger.build_ledger({"rl_iterations": 1000, "rl_runs": 5, "ledger_rl": False})
+    how = page.line("post.rl").how
+    assert how.startswith("ledger_rl: false (set in the scenario, or by a report when the "
+                          "scenario gives no rl_iterations or rl_runs): no RL campaign billed")
 
 
 def test_a_missing_network_figure_with_mfu_predict_names_the_prediction(tmp_path):

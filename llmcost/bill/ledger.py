@@ -110,6 +110,7 @@ from .published import range_text as published_range
 from .ranges import Range
 from .scenario import (
     LEDGER_DEFAULTS,
+    RL_CAMPAIGN_KEYS,
     ScenarioError,
     ScenarioNeverFinishes,
     point_scenario,
@@ -272,7 +273,13 @@ def _values(scenario: dict) -> dict:
     said_off = p.get("ledger_rl") is False and not scenario.get("_ledger_rl_omitted")
     if scenario.get("_ledger_rl_omitted"):
         out["_ledger_rl_omitted"] = scenario["_ledger_rl_omitted"]
+    # a notebook's page gets ledger_rl: false from a report without _ledger_rl_omitted: with the
+    # rl_ keys at the notebooks' defaults it cannot tell who set it, and says both
+    at_defaults = all(p.get(k) == LEDGER_DEFAULTS.get(k) for k in RL_CAMPAIGN_KEYS)
     out["_rl_off_reason"] = (
+        "ledger_rl: false (set in the scenario, or by a report when the scenario gives no "
+        "rl_iterations or rl_runs): no RL campaign billed; notebook 05 shows the campaign of the "
+        "rl_ keys as an illustration; ledger_rl: true bills it" if said_off and at_defaults else
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
         f" × {out['rl_runs']} run(s), which notebook 05 shows as an illustration) is not billed; "
         "ledger_rl: true bills it" if rl_keys and said_off else
