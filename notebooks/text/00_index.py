@@ -584,9 +584,8 @@ if bill.figures["rl_gpu_hours"]:
 counts = {"ledger_synthetic_tokens": 1e10, "ledger_eval_requests": 1e6}  # illustrative
 served = ledger.with_changes(bill, **counts)
 lo, hi = ledger.engine_gap()
-print(f"engines measured in notebook 05's validation: {lo:.1f}-{hi:.1f}x slower than the roofline")
-print("illustrative counts, not the scenario's: " + ", ".join(f"{k} {v:.3g}" for k, v in
-                                                               counts.items()))
+print(f"engines measured in notebook 05's validation: {lo:.1f}-{hi:.1f}x slower than the roofline"
+      "; illustrative counts: " + ", ".join(f"{k} {v:,.0f}" for k, v in counts.items()))
 for key in ("data.synthetic", "eval.benchmarks"):
     ln = served.line(key)
     a = ledger.served_amounts(ln)   # each basis on its own: expected, roofline, slowest engine
