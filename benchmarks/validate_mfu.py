@@ -131,7 +131,8 @@ def main():
                       f"workbook's basis would be {r['causal_basis_mfu']:.1%}, error "
                       f"{r['predicted_mfu'] / r['causal_basis_mfu'] - 1:+.1%}")
         print()
-    for _, r in step_validation.excluded_configs().iterrows():  # in the file, out of every figure below
+    # in the file, out of every figure below
+    for _, r in step_validation.excluded_configs().iterrows():
         print(f"   left out of every statistic and fit: {r['run_id']} ({r['split']}): "
               f"{r['excluded']}")
     print()

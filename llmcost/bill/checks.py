@@ -732,7 +732,8 @@ def states_do_not_fit(values: dict) -> str | None:
     fewest GPUs that could hold the states, ⌈N × b ÷ usable⌉. None otherwise."""
     try:
         spec, gpu = load_model(values["model"]), load_accelerator(values["accelerator"])
-        per_param = get_recipe(values.get("optimizer_recipe", "bf16_adam_fp32_grads")).bytes_per_param
+        recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
+        per_param = get_recipe(recipe).bytes_per_param
         n = int(values["n_gpus"])
     except (ValueError, KeyError, TypeError):
         return None
@@ -740,8 +741,9 @@ def states_do_not_fit(values: dict) -> str | None:
     if need / n <= usable:
         return None
     return (f"no parallel plan can fit: {spec.name}'s weights, gradients and optimizer states "
-            f"({per_param:g} B per parameter, {need / 1e12:,.2f} TB) need {need / n / 1e9:,.0f} GB "
-            f"per GPU even spread over all {n:,} {gpu.name}s, before any activation, more than "
+            f"({per_param:g} B per parameter, {need / 1e12:,.2f} TB) need "
+            f"{need / n / 1e9:,.0f} GB per GPU even spread over all {n:,} {gpu.name}s, before "
+            "any activation, more than "
             f"the {usable / 1e9:,.0f} GB usable: use at least {math.ceil(need / usable):,} GPUs")
 
 
@@ -936,7 +938,8 @@ def fewest_gpus_that_run(values: dict):
     deadline search of ``levers.fit_budget`` answers a count: a count a plan splits with the
     layers split evenly over the pipeline stages unless the scenario fixes another split
     (``splitting_counts``: an uneven split may run on fewer GPUs, 405B on 104 H100 as TP8 ·
-    PP13, a count no one provisions for it), the data-parallel degree following the count, whose plan search
+    PP13, a count no one provisions for it), the data-parallel degree following the count,
+    whose plan search
     finds a plan that fits the usable HBM (``fitting_counts``: bisection, taking the fit as
     monotone in the GPU count) with a 1F1B pipeline bubble of at most ``BUBBLE_WARNING``
     (``plan_stops``), among the ``RUN_COUNT_SCAN`` counts from the first that fits. Returns
