@@ -931,10 +931,14 @@ def splitting_counts(values: dict, seq_len: int | None = None) -> list:
 #: How many GPU counts, from the first on which a plan fits, ``fewest_gpus_that_run`` searches
 #: for one whose pipeline bubble is small (each a plan search).
 RUN_COUNT_SCAN = 12
+#: The most GPUs ``fewest_gpus_that_run`` looks at, beside 64× the scenario's (a 70B model with
+#: tp 4 and pp 1 fixed on 4 A100-40GB first fits on 1,024, where ZeRO shards its states).
+RUN_COUNT_TOP = 16_384
 
 
 def fewest_gpus_that_run(values: dict):
-    """The fewest GPUs above the scenario's ``n_gpus`` (up to 64×) on which it can run, as the
+    """The fewest GPUs above the scenario's ``n_gpus`` (up to 64× or ``RUN_COUNT_TOP``, the
+    larger) on which it can run, as the
     deadline search of ``levers.fit_budget`` answers a count: a count a plan splits with the
     layers split evenly over the pipeline stages unless the scenario fixes another split
     (``splitting_counts``: an uneven split may run on fewer GPUs, 405B on 104 H100 as TP8 ·
@@ -948,7 +952,7 @@ def fewest_gpus_that_run(values: dict):
     n = int(values["n_gpus"])
     s = {**values, "dp": 0}  # the data-parallel degree follows the count
     plan_at = plan_searches(s)
-    counts = [c for c in splitting_counts(s) if n < c <= 64 * n]
+    counts = [c for c in splitting_counts(s) if n < c <= max(64 * n, RUN_COUNT_TOP)]
     for c in fitting_counts(s, counts, plan_at)[:RUN_COUNT_SCAN]:
         if not plan_stops(s, c, plan_at):
             return c, plan_at(c)[2], plan_at(c)[3]
