@@ -292,3 +292,23 @@ def test_the_rows_a_stack_runs_keep_its_tp_rule():
     # a ZeRO stage the stack lacks is not run either (megatron-core-2024: stages 0-2)
     rows["zero_stage"] = 3
     assert not parallel.stack_runs(rows, old, spec).any()
+
+
+def test_more_gpus_advice_looks_beyond_64_times_a_tiny_job(tmp_path):
+    # A trial: Llama 3.1 70B with tp 4 and pp 1 fixed on 4 A100-40GB was told only "use more
+    # GPUs". By hand, the default stack (megatron-core-2024) has ZeRO stages 0-2, so every GPU
+    # keeps its TP shard of the BF16 weights, 70.55e9 × 2 / 4 = 35.3 GB, of the 42,949,672,960
+    # B × 0.9 = 38.7 GB usable; the FP32 gradients, master weights and Adam moments (16 B per
+    # parameter) shard over dp under ZeRO-2: 70.55e9 × 16 / 4 / dp ≤ 3.4 GB needs dp ≥ 84,
+    # i.e. more than 4 × 84 = 336 GPUs, beyond 64 × 4 = 256
+    spec = llmcost.load_model("llama-3.1-70b")
+    weights_gb = spec.n_params * 2 / 4 / 1e9
+    usable_gb = 42_949_672_960 * 0.9 / 1e9
+    min_dp = spec.n_params * 16 / 4 / ((usable_gb - weights_gb) * 1e9)
+    assert 64 * 4 < 4 * min_dp
+    msg = _refusal(tmp_path, "model: llama-3.1-70b\naccelerator: A100-40GB\ntrain_tokens: 1e11\n"
+                             "seq_len: 4096\nmfu: 0.4\nglobal_batch_tokens: 4194304\nn_gpus: 4\n"
+                             "tp: 4\npp: 1\n")
+    got = re.search(r"use more GPUs: ([\d,]+) is the fewest above 4 ", msg)
+    assert got, msg
+    assert int(got.group(1).replace(",", "")) >= 4 * min_dp
