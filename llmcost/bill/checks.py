@@ -1399,9 +1399,9 @@ def exposed_comm_warning(b, plan, gpu) -> str:
     if part == "tp_comm_s" and domain and plan.tp > domain:
         where = (f" (tp={plan.tp} spans more than one {domain}-GPU scale-up domain, so its "
                  "collectives cross the scale-out network)")
-    return (f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
-            f"communication (notebook 04), "
-            f"{'mostly' if share > b.exposed_comm_s / b.step_time_s / 2 else 'its largest part'} "
+    exposed = b.exposed_comm_s / b.step_time_s
+    return (f"{exposed:.0%} of the predicted step is exposed communication (notebook 04), "
+            f"{'mostly' if share > exposed / 2 else 'its largest part'} "
             f"{what}: {share:.0%} of the step{where}; "
             f"{why}.")
 

@@ -1044,8 +1044,12 @@ def _cross_check(p: dict) -> None:
         try:
             scenario_plan(p)
         except ValueError as e:
-            raise ScenarioError(str(e) + _fixed_degrees_misfit(p, e)
-                                + _plan_keys_need_network(p, e)) from None
+            err = ScenarioError(str(e) + _fixed_degrees_misfit(p, e)
+                                + _plan_keys_need_network(p, e))
+            # the plan's own refusal, for a caller whose words differ from the plan keys'
+            # (report.resolve_mfu: mfu: predict is what needs the network figure)
+            err.plan_refusal, err.network_missing = str(e), _network_missing(e)
+            raise err from None
     if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
         raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
                             "generate and train at once")
@@ -1062,13 +1066,19 @@ def _cross_check(p: dict) -> None:
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
 
 
+def _network_missing(err: ValueError) -> bool:
+    """Whether a plan's refusal is for a network figure the catalogue lacks
+    (``catalog.scenario_cluster``: TPU v4, MI325X)."""
+    return "is missing from data/accelerators.csv" in str(err)
+
+
 def _plan_keys_need_network(p: dict, err: ValueError) -> str:
     """What a refusal for a network figure the catalogue lacks (``catalog.scenario_cluster``:
     TPU v4, MI325X) adds: which keys asked for the plan that needs it, the scenario's plan
     keys (``PLAN_PARAMETERS``), and that a bill needs none of them (a trial copied
     default.yaml, changed the accelerator, and was asked for a bandwidth without knowing why).
     "" for any other refusal."""
-    if "is missing from data/accelerators.csv" not in str(err):
+    if not _network_missing(err):
         return ""
     keys = [k for k in PLAN_PARAMETERS if k in p]
     rl = any(str(k).startswith("rl_") for k in p) and p.get("rl_train_mfu") is None

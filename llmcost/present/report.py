@@ -540,10 +540,9 @@ def _predict_network_words(e: ValueError) -> str:
     the plan's communication on the cluster), not plan keys the scenario may not give (the
     values checked are completed by the notebooks' defaults, which hold every plan key); any
     other refusal as it is."""
-    text = str(e)
-    if "is missing from data/accelerators.csv" not in text:
-        return text
-    head = text.split(". It is the scenario's plan keys")[0].rstrip(".")
+    if not getattr(e, "network_missing", False):  # scenario._cross_check sets both
+        return str(e)
+    head = e.plan_refusal.rstrip(".")
     return (f"{head}. It is mfu: predict that needs it (the step-time model prices the plan's "
             "communication on this cluster); or give mfu as a number, which needs no network "
             "figure (notebooks "
