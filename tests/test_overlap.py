@@ -114,9 +114,9 @@ def test_group_bandwidth_by_topology(name, g, expected):
 
 def test_topology_table_marks_where_the_switch_figure_is_optimistic():
     t = overlap.topology_table().set_index("accelerator")
-    assert t.loc["MI300X", "group of 2: model ÷ real"] == pytest.approx(7.0)
-    assert t.loc["TPU v4", "group of 8: model ÷ real"] == pytest.approx(3.0)
-    assert t.loc["H100-SXM", "group of 8: model ÷ real"] == pytest.approx(1.0)
+    assert t.loc["MI300X", "group of 2: board ÷ real"] == pytest.approx(7.0)
+    assert t.loc["TPU v4", "group of 8: board ÷ real"] == pytest.approx(3.0)
+    assert t.loc["H100-SXM", "group of 8: board ÷ real"] == pytest.approx(1.0)
     # every catalogue figure agrees with links × per-link bandwidth (the CSVs are consistent)
     topo = overlap.load_topologies()
     for name, r in topo.iterrows():

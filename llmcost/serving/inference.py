@@ -73,6 +73,7 @@ from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, is_number, options_with,
                           scalar_or_array)
+from ..training.comm import mesh_peers, mesh_scaleup_bandwidth
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
 #: weights (group size 128, symmetric: 0.5 + 2/128 B); FP8/INT8 scales are per channel or tensor.
@@ -396,7 +397,9 @@ def tp_allreduce_time(message_bytes, tp: int, accelerator, efficiency: Efficienc
         t_ring = base + 2(n−1)·α_up + 2(n−1)/n · S / (B_w · f_up)
         t      = min(t_LL, t_ring)
 
-    with n = ``tp``, B_w the per-direction scale-up bandwidth, f_up its achievable fraction and
+    with n = ``tp``, B_w the per-direction scale-up bandwidth (on a full-mesh board, MI300X or
+    Gaudi 3, the links among the n members only: ``B_w · (n − 1)/peers``,
+    ``comm.mesh_scaleup_bandwidth``), f_up its achievable fraction and
     the latencies of ``data/efficiency.csv`` (Ring/LL 3.6 µs + 0.47 µs per step on NVLink). A
     decode step's activations (KB) take the LL branch: 4.5 µs at TP2, 6.4 µs at TP4, 10.2 µs
     at TP8; prefill's (MB) the bandwidth branch. Engine-specific one-shot all-reduces
@@ -411,6 +414,7 @@ def tp_allreduce_time(message_bytes, tp: int, accelerator, efficiency: Efficienc
     bw = (acc.scaleup_bytes_per_s_per_dir or 0.0) * eff.scaleup_fraction
     if not bw:
         raise ValueError(f"tp={n}: {acc.name} has no scale-up bandwidth in the catalogue")
+    bw = float(mesh_scaleup_bandwidth(bw, n, mesh_peers(acc.name)))
     vol = 2 * (n - 1) / n * s
     ll = eff.ll_base_latency_s + 2 * (n - 1) * eff.ll_step_latency_s \
         + vol / (bw * LL_BANDWIDTH_SHARE)

@@ -95,13 +95,14 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import load_efficiency
+from ..core.catalog import DATA_DIR, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
@@ -123,6 +124,59 @@ _BUS_FACTORS = {
     "broadcast": lambda n: np.ones_like(n),
     "reduce": lambda n: np.ones_like(n),
 }
+
+
+#: The scale-up topologies of ``data/scaleup_topology.csv``.
+TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
+
+
+def load_topologies() -> pd.DataFrame:
+    """``data/scaleup_topology.csv``: per accelerator, the scale-up topology (switch, full mesh,
+    2D or 3D torus), links per chip and their per-direction bandwidth, links to each mesh peer,
+    torus dimensions, in-switch reduction, with sources."""
+    with (DATA_DIR / "scaleup_topology.csv").open(newline="", encoding="utf-8") as fh:
+        df = pd.DataFrame(list(csv.DictReader(fh)))
+    for col in ("links_per_chip", "link_bytes_per_s_per_dir", "links_per_peer", "torus_dims"):
+        df[col] = pd.to_numeric(df[col].replace("", np.nan))
+    bad = sorted(set(df["topology"]) - set(TOPOLOGIES))
+    if bad:
+        raise ValueError(f"data/scaleup_topology.csv: unknown topology {bad} (one of {TOPOLOGIES})")
+    return df.set_index("accelerator")
+
+
+@lru_cache(maxsize=None)
+def mesh_peers(accelerator_name: str) -> int:
+    """The peers each GPU of a **full-mesh** scale-up domain links to directly
+    (``links_per_chip / links_per_peer`` of ``data/scaleup_topology.csv``: 7 on an MI300X or
+    MI325X board, AMD UBB; 7 on Gaudi 3, Intel HLS-3), or 0 for a switch (NVSwitch), a torus or
+    an accelerator the table does not list (priced as a switch).
+
+    On a full mesh a group of k GPUs of one board moves its bytes over the k − 1 direct links
+    among its members only, ``(k − 1)/peers`` of the catalogue's per-GPU figure (which is all
+    the links, what a collective over the whole board reaches): ``mesh_scaleup_bandwidth``."""
+    topo = load_topologies()
+    if accelerator_name not in topo.index:
+        return 0
+    r = topo.loc[accelerator_name]
+    if r["topology"] != "full_mesh":
+        return 0
+    return int(round(r["links_per_chip"] / r["links_per_peer"]))
+
+
+def mesh_scaleup_bandwidth(up_bw, k, peers: int):
+    """The scale-up bandwidth per GPU of a group with ``k`` members on each board::
+
+        switch (peers = 0):  B_up
+        full mesh:           B_up · min(max(k − 1, 1), peers) / peers
+
+    ``B_up`` the board's per-GPU figure (all ``peers`` links, achievable fraction applied);
+    a member reaches the others of its board over its direct links to them only (AMD Instinct
+    MI300X platform: each GPU linked directly to the 7 others, 64 GB/s per direction each; no
+    switch to carry a ring over the other links). A pair (k = 2, or a send/recv) has one link;
+    ``k`` ≥ the board's GPUs, all of them."""
+    if not peers:
+        return up_bw
+    return up_bw * np.clip(np.asarray(k, dtype=float) - 1.0, 1.0, peers) / peers
 
 
 def _check_op(op):
@@ -277,9 +331,11 @@ def even_domain_members(n, k):
     return best[inverse.ravel()].reshape(nb.shape)
 
 
-def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency):
-    """Two-level collective time (arrays already validated)."""
+def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency, peers: int = 0):
+    """Two-level collective time (arrays already validated); on a full mesh of ``peers`` links
+    per GPU, the scale-up bandwidth of ``k`` members per board (``mesh_scaleup_bandwidth``)."""
     spans = n > k
+    up_bw = mesh_scaleup_bandwidth(up_bw, k, peers)
     if op == "all_to_all":
         inter = s * (n - k) / n / out_bw
         intra = s * (k - 1) / n / up_bw
@@ -404,6 +460,7 @@ class _Figures:
         self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction
         self.out_bw = float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction
         self.domain = int(cluster.scaleup_domain_size)
+        self.peers = mesh_peers(cluster.accelerator.name)
 
     def nccl(self, op, s, n, stride, nic_aggregation=True):
         """NCCL's cost model (``_nccl_time``) for arrays, members per domain as ``time``;
@@ -412,9 +469,9 @@ class _Figures:
         if _is_number(s) and _is_number(n) and _is_number(stride) \
                 and _is_number(nic_aggregation):
             return _nccl_scalar(op, float(s), float(n), float(stride), bool(nic_aggregation),
-                                self.domain, self.up_bw, self.out_bw)
+                                self.domain, self.up_bw, self.out_bw, self.peers)
         return _nccl_group_time(op, s, n, stride, nic_aggregation, self.domain, self.up_bw,
-                                self.out_bw)
+                                self.out_bw, self.peers)
 
     def a2a(self, token_bytes, n, stride, n_experts, top_k, dispatch, gate, node_limit):
         """One MoE all-to-all of ``token_bytes`` per token-copy slot (bytes × tokens × h) with
@@ -428,7 +485,8 @@ class _Figures:
         spans = n > k
         alpha = np.where(spans, self.eff.scaleout_latency_s, self.eff.scaleup_latency_s)
         t = self.eff.base_latency_s + (n - 1) * alpha \
-            + np.maximum(token_bytes * net / self.out_bw, token_bytes * nvl / self.up_bw)
+            + np.maximum(token_bytes * net / self.out_bw,
+                         token_bytes * nvl / mesh_scaleup_bandwidth(self.up_bw, k, self.peers))
         return np.where(n > 1, t, 0.0)
 
     def time(self, op, s, n, stride):
@@ -441,9 +499,9 @@ class _Figures:
         if op == "send_recv":
             k = np.where(st >= self.domain, 1.0, 2.0)
             return _hier_time(op, s, np.full_like(k * n, 2.0), k * np.ones_like(n), self.up_bw,
-                              self.out_bw, self.eff)
+                              self.out_bw, self.eff, self.peers)
         k = np.clip(np.floor(self.domain / st), 1, n)
-        return _hier_time(op, s, n, k, self.up_bw, self.out_bw, self.eff)
+        return _hier_time(op, s, n, k, self.up_bw, self.out_bw, self.eff, self.peers)
 
 
 def _cp_kv_bytes(c, x, tp, cp, repeat_kv=False):
@@ -882,7 +940,7 @@ NCCL_TREE_MAX_BUSBW = 80e9          # beyond two nodes (tuning.cc maxTreeBw, Sim
 NCCL_TREE_MAX_BUSBW_LL128_A100 = 105e9
 
 
-def _nccl_group_time(op, s, n, stride, nic_aggregation, domain, up_bw, out_bw):
+def _nccl_group_time(op, s, n, stride, nic_aggregation, domain, up_bw, out_bw, peers=0):
     """``_nccl_time`` of a group of ``n`` ranks ``stride`` apart on scale-up domains of
     ``domain`` GPUs (``_Figures.nccl``), arrays."""
     n = np.asarray(n, dtype=float)
@@ -890,26 +948,30 @@ def _nccl_group_time(op, s, n, stride, nic_aggregation, domain, up_bw, out_bw):
     k = np.clip(np.floor(domain / st), 1, n)
     if not np.all(nic_aggregation):
         k = np.where(np.asarray(nic_aggregation) | (k >= n), k, 1.0)
-    return _nccl_time(op, s, n, k, up_bw, out_bw)
+    return _nccl_time(op, s, n, k, up_bw, out_bw, peers)
 
 
 @lru_cache(maxsize=1 << 16)
-def _nccl_scalar(op, s, n, stride, nic_aggregation, domain, up_bw, out_bw) -> np.float64:
+def _nccl_scalar(op, s, n, stride, nic_aggregation, domain, up_bw, out_bw,
+                 peers=0) -> np.float64:
     """``_nccl_group_time`` of scalars, memoised, as an immutable ``np.float64`` (the value the
     array path gives as a 0-d array). The engine prices one plan at a time with the same
     collectives again and again: a pilot's calibration solves for a compute factor that leaves
     every collective unchanged (the published series' pilot validation: 58,620 calls, 5,379
     distinct)."""
     return np.float64(_nccl_group_time(op, s, n, stride, nic_aggregation, domain, up_bw,
-                                       out_bw))
+                                       out_bw, peers))
 
 
-def _nccl_time(op, s, n, k, up_bw, out_bw):
+def _nccl_time(op, s, n, k, up_bw, out_bw, peers=0):
     """NCCL's cost model (``NCCL_TUNING``), arrays: ring with LL128 or Simple, and for
     all-reduce the tree, the fastest of them. Ops other than all-reduce, all-gather and
-    reduce-scatter fall back to the ring Simple latency with their ring byte counts."""
+    reduce-scatter fall back to the ring Simple latency with their ring byte counts. On a full
+    mesh of ``peers`` links per GPU the scale-up bandwidth is that of the ``k`` members per
+    board (``mesh_scaleup_bandwidth``)."""
     n = np.asarray(n, dtype=float)
     k = np.minimum(np.asarray(k, dtype=float), n)
+    up_bw = mesh_scaleup_bandwidth(up_bw, k, peers)
     nodes = np.ceil(n / k)
     spans = nodes > 1
     bus = np.where(spans, np.minimum(up_bw, k * out_bw), up_bw)
@@ -1014,7 +1076,8 @@ def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, strid
     fig = _Figures(cluster, efficiency)
     st = np.asarray(as_array(stride, "stride", positive=True, integer=True), dtype=float)
     k = np.clip(np.floor(fig.domain / st), 1, n)
-    bus = np.where(n > k, np.minimum(fig.up_bw, k * fig.out_bw), fig.up_bw)
+    up = mesh_scaleup_bandwidth(fig.up_bw, k, fig.peers)
+    bus = np.where(n > k, np.minimum(up, k * fig.out_bw), up)
     moved, _ = _bw_term(op, s, n, "ring")
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where((n > 1) & (t > 0), (moved / bus) / np.where(t > 0, t, 1.0), 1.0)

@@ -54,32 +54,29 @@ Measured on an H100 board, NVLS reaches a bus bandwidth of about 480 GB/s agains
 2(n−1)/n = 1.75× the byte count allows. The
 step-time model (``llmcost.step``) uses ring figures only.
 
-Topologies that are not a switch. ``llmcost.comm`` treats every scale-up domain as a switch: any
-group gets the full per-GPU bandwidth. That holds for NVSwitch boards. An MI300X board is a
-**full mesh** (7 Infinity Fabric links per GPU, one to each peer) and a TPU pod a **torus** (2
-links per axis); ``group_bandwidth`` gives what a group really gets there, and
-``topology_table`` how far the switch figure is off (``data/scaleup_topology.csv``).
+Topologies that are not a switch. On an NVSwitch board any group gets each GPU's full link
+bandwidth. An MI300X board is a **full mesh** (7 Infinity Fabric links per GPU, one to each
+peer) and a TPU pod a **torus** (2 links per axis); ``group_bandwidth`` gives what a group
+really gets there, and ``topology_table`` how far the whole-board figure is off
+(``data/scaleup_topology.csv``). ``llmcost.comm`` prices a full mesh's groups by their links
+(``comm.mesh_scaleup_bandwidth``); a torus it still prices as a switch (the best case).
 
 Every function broadcasts over numpy arrays and raises ``ValueError`` naming a bad argument.
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_accelerator, load_efficiency
+from ..core.catalog import as_accelerator, as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.shapes import layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
-from .comm import group_layout
+from .comm import TOPOLOGIES, group_layout, load_topologies  # noqa: F401 (re-exported)
 from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
-
-TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
-
 
 @dataclass(frozen=True)
 class Roofline:
@@ -470,20 +467,6 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
 
 
 # ----------------------------------------------------------------------------- topologies
-def load_topologies() -> pd.DataFrame:
-    """``data/scaleup_topology.csv``: per accelerator, the scale-up topology (switch, full mesh,
-    2D or 3D torus), links per chip and their per-direction bandwidth, links to each mesh peer,
-    torus dimensions, in-switch reduction, with sources."""
-    with (DATA_DIR / "scaleup_topology.csv").open(newline="", encoding="utf-8") as fh:
-        df = pd.DataFrame(list(csv.DictReader(fh)))
-    for col in ("links_per_chip", "link_bytes_per_s_per_dir", "links_per_peer", "torus_dims"):
-        df[col] = pd.to_numeric(df[col].replace("", np.nan))
-    bad = sorted(set(df["topology"]) - set(TOPOLOGIES))
-    if bad:
-        raise ValueError(f"data/scaleup_topology.csv: unknown topology {bad} (one of {TOPOLOGIES})")
-    return df.set_index("accelerator")
-
-
 def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
     """Per-GPU, per-direction bandwidth a bandwidth-optimal collective over ``group_size`` GPUs
     of one scale-up domain can use, by topology (``data/scaleup_topology.csv``):
@@ -495,8 +478,9 @@ def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
       ``2 × axes × B_link`` (Jouppi et al. 2023; the scaling book's "Sharded matrices":
       a bidirectional ring per axis).
 
-    ``llmcost.comm`` uses the catalogue's per-GPU figure for any group (a switch); the ratio of
-    the two is how optimistic that is.
+    The catalogue's per-GPU figure is a switch's; ``llmcost.comm`` prices a full mesh's groups
+    as here (``comm.mesh_scaleup_bandwidth``) and a torus as a switch, whose optimism the ratio
+    of the two figures is.
     """
     topo = load_topologies()
     name = getattr(accelerator, "name", accelerator)
@@ -528,22 +512,23 @@ def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
 
 @disk_cached  # the same for every call with these arguments: core.diskcache
 def topology_table(group_sizes=(2, 4, 8)) -> pd.DataFrame:
-    """For each accelerator of ``data/scaleup_topology.csv``: its topology, the per-GPU figure
-    the model uses (``accelerators.csv``), what a group of each size really gets
-    (``group_bandwidth``, one torus axis) and the model's optimism (model ÷ real)."""
+    """For each accelerator of ``data/scaleup_topology.csv``: its topology, the whole board's
+    per-GPU figure (``accelerators.csv``: all of a GPU's links), what a group of each size
+    really gets (``group_bandwidth``, one torus axis) and how optimistic the whole-board figure
+    is for that group (board ÷ real; the step model uses it on a torus only)."""
     rows = []
     for name, r in load_topologies().iterrows():
         acc = load_accelerator(name)
         row = {"accelerator": name, "topology": r["topology"],
                "in-switch reduction": r["in_switch_reduction"],
-               "model GB/s": acc.scaleup_bytes_per_s_per_dir / 1e9}
+               "board GB/s": acc.scaleup_bytes_per_s_per_dir / 1e9}
         for g in group_sizes:
             try:
                 real = float(group_bandwidth(name, g))
             except ValueError:
                 real = np.nan
             row[f"group of {g}: GB/s"] = real / 1e9
-            row[f"group of {g}: model ÷ real"] = acc.scaleup_bytes_per_s_per_dir / real
+            row[f"group of {g}: board ÷ real"] = acc.scaleup_bytes_per_s_per_dir / real
         rows.append(row)
     return pd.DataFrame(rows)
 
