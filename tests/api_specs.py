@@ -349,7 +349,8 @@ def _specs() -> dict:
                              "pricing": "choice", "tolerance": "positive", "left_out": "flag",
                              "exclude_own_runs": "flag",
                              "train_flops": "positive|none"}),
-        "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        "build_ledger": Spec(dict(scenario={"n_gpus": 64}),
+                             {"scenario": "scenario", "check_memory": "flag"}),
         # ---- stragglers: the wait for the slowest GPU
         "straggler": NOT_CALLABLE,
         # ---- GEMM efficiency by shape (issue 28)
@@ -359,7 +360,7 @@ def _specs() -> dict:
                                     "n_calibration": "count"}),
         # ---- ranges on cost inputs
         "LedgerDraws": RESULT, "Range": RESULT,
-        "simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10),
+        "simulate_ledger": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]}, samples=10),
                                 {"scenario": "scenario", "samples": "count", "seed": "count0"}),
         "point_scenario": Spec(dict(scenario={"mfu": [0.3, 0.5]}), {"scenario": "scenario"}),
         "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
@@ -497,9 +498,9 @@ def module_specs() -> dict:
 def _more_module_specs(tiny) -> dict:
     import llmcost
 
-    small = {"n_gpus": 8}
+    small = {"n_gpus": 32}  # a 70B whose states fit (18 B per parameter: 17 GPUs at least)
     bill = llmcost.ledger.build_ledger(small)
-    draws = llmcost.ledger.simulate_ledger({"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10)
+    draws = llmcost.ledger.simulate_ledger({"n_gpus": 32, "mfu": [0.3, 0.5]}, samples=10)
     change = llmcost.levers.dedupe_datasets(small)
     portfolio = llmcost.levers.example_portfolio(small)
     ranked = llmcost.levers.rank_levers(small, keys=["dedupe_datasets"], samples=10)
@@ -513,12 +514,13 @@ def _more_module_specs(tiny) -> dict:
     return {
         "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
         "ledger.difference": Spec(dict(a=1.0, b=2.0), {"a": "number", "b": "number"}),
-        "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario"}),
-        "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
+        "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario",
+                                                            "check_memory": "flag"}),
+        "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]},
                                             samples=10),
                                        {"scenario": "scenario", "samples": "count",
                                         "seed": "count0"}),
-        "ledger.with_changes": Spec(dict(ledger_or_scenario=small, n_gpus=16),
+        "ledger.with_changes": Spec(dict(ledger_or_scenario=small, n_gpus=64),
                                     {"ledger_or_scenario": "scenario", "n_gpus": "count"}),
         "ledger.scenario_ranges": Spec(dict(values={"mfu": 0.4}), {"values": "mapping"}),
         "ledger.claim_questions": Spec(dict(ledger=bill), {"ledger": "ledger",
@@ -542,7 +544,7 @@ def _more_module_specs(tiny) -> dict:
                                          {"before": "ledger", "after": "ledger"}),
         "ledger.unranged_inputs": Spec(dict(bill=bill, ranged=["mfu"]),
                                        {"bill": "ledger", "ranged": "input_names"}),
-        "ledger.headline_draws": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
+        "ledger.headline_draws": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]},
                                            samples=10),
                                       {"scenario": "scenario", "samples": "count",
                                        "seed": "count0"}),

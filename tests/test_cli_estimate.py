@@ -677,3 +677,18 @@ def test_a_model_no_plan_can_hold_is_refused_without_a_network_figure(tmp_path):
     # a count that holds the states is priced (the plan itself is not checked there)
     path.write_text(path.read_text().replace("n_gpus: 8", "n_gpus: 64"))
     assert estimate_ledger(path).total_usd > 0
+
+
+def test_build_ledger_refuses_states_no_plan_can_hold():
+    """A new-user trial: ``llmcost.build_ledger`` priced Llama 3.1 405B on 8 H100 with a
+    numeric MFU at $15.0M where ``estimate`` refuses it. By hand: 405e9 parameters (the
+    catalogue's 405,853,388,800) × 18 B (BF16 weights, FP32 gradients, FP32 master and Adam
+    moments; Rajbhandari et al. 2020) = 7.31 TB, over 8 GPUs 913 GB each, against 80 GB."""
+    sc = {"model": "llama-3.1-405b", "accelerator": "H100-SXM", "n_gpus": 8,
+          "train_tokens": 1e12, "mfu": 0.4, "price_usd_per_gpu_hour": 3.99}
+    with pytest.raises(ScenarioError, match=r"n_gpus=8: no parallel plan can fit: "
+                       r"llama-3\.1-405b's .* need 913 GB per GPU"):
+        llmcost.build_ledger(sc)
+    # the caller that checks the plan itself may skip it; enough GPUs pass
+    assert llmcost.build_ledger(sc, check_memory=False).total_usd > 0
+    assert llmcost.build_ledger({**sc, "n_gpus": 1024}).total_usd > 0

@@ -811,7 +811,11 @@ def test_a_sweep_nothing_can_run_says_why(s):
     # parameter, 6.5 TB) exceeds 8 × 192 GB = 1.5 TB on every device of the catalogue
     with pytest.raises(ValueError, match="no catalogue accelerator can run") as e:
         lv.hardware_sweep({**s, "model": "llama-3.1-405b", "n_gpus": 8})
-    assert "H100-SXM" in str(e.value) and "do not fit" in str(e.value)
+    # the scenario's own H100 by the bill's own refusal (ledger.build_ledger: the states
+    # bound, 405e9 × 18 B / 8 = 913 GB per GPU), not by a line the bill never reaches
+    assert ("H100-SXM: model='llama-3.1-405b' on n_gpus=8: no parallel plan can fit: "
+            "llama-3.1-405b's weights, gradients and optimizer states (18 B per parameter, "
+            "7.31 TB) need 913 GB per GPU") in str(e.value)
     # ... which the sweep checks on each other accelerator (it priced B200 at a plan needing
     # 916 GB per GPU once the RL rollout TP was re-chosen for it)
     assert "B200: no parallel plan fits: llama-3.1-405b on 8 × B200 needs at least" in \

@@ -374,7 +374,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     lower, higher = 1 - 1 / (1 + c + hw), 1 / (1 + c - hw) - 1
     assert band.high == pytest.approx(0.25 / (1 + c - hw))  # below the cap (47%): not capped
     assert glance.caveat_line(w) == (
-        f"the predicted MFU rests on only {band.n} published run(s) like this one kept out of its fitting: read it as "
+        f"the predicted MFU rests on only {band.n} published run(s) like this one, its sharding included, kept out of its fitting: read it as "
         f"{lower:.0%} lower to {higher:.0%} higher")
     # A new-user trial: at 50% (above the best comparable run, Megatron-LM's 47%) the band was
     # capped at the prediction itself and the bill used 50%. The band's top is now the best
@@ -386,7 +386,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert capped.low == pytest.approx(0.47 * (1 + c) / (1 + c + hw))
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
-        f"the predicted MFU rests on only {capped.n} published run(s) like this one kept out of its fitting and is above "
+        f"the predicted MFU rests on only {capped.n} published run(s) like this one, its sharding included, kept out of its fitting and is above "
         f"every comparable published run: read it as 6% to {1 - capped.low / 0.5:.0%} lower "
         "(its range is capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
@@ -782,6 +782,22 @@ def test_a_band_wholly_above_every_comparable_run_in_the_readers_words():
             f"own range, itself above the best comparable published run ({best:.1%}"
             f"{unit[1:]}): the prediction, {kw['mfu']:.1%}{unit[1:]}, is above every "
             f"comparable run, so the bill uses no more than {b.high:.1%}{unit[1:]}")
+
+
+def test_a_capped_prediction_says_so_beside_an_uncapped_one():
+    # A trial: `estimate --compare` of H200 (predicted 55.9%, the bill at the best comparable
+    # published run's 47.0%) and B200 (predicted 54.2%, billed as predicted) read "mfu 47.0%
+    # (predicted) → 54.2% (predicted)": one side capped, the other not, unsaid
+    capped = {"mfu_band": "predicted", "_mfu_prediction": {
+        "value": 0.47, "predicted": 0.559, "center_capped": True,
+        "cap": "the best comparable published run"}}
+    free = {"mfu_band": "predicted", "_mfu_prediction": {
+        "value": 0.542, "predicted": 0.542, "center_capped": False, "cap": ""}}
+    assert glance.mfu_source_words(capped) == (
+        " (predicted 55.9%, capped at the best comparable published run)")
+    assert glance.mfu_source_words(free) == " (predicted)"
+    assert glance.mfu_source_words({"mfu_band": "pilot"}) == " (from the pilots)"
+    assert glance.mfu_source_words({}) == ""
 
 
 def test_compared_mfus_on_different_peaks_say_their_basis():

@@ -71,7 +71,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          fmt_duration, fmt_quantity, fmt_usd)
+                          as_flag, fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import decode_factor_words, scenario_campaign
@@ -87,6 +87,7 @@ from .pricing import (  # noqa: F401
     owned_usd_per_gpu_hour,
     purchase_price_on,
 )
+from .checks import states_do_not_fit
 from .energy import energy_mwh, energy_of, energy_terms, tco2e  # noqa: F401  (notebooks)
 from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
 from .lora import (  # noqa: F401
@@ -290,7 +291,7 @@ def _values(scenario: dict) -> dict:
     return out
 
 
-def build_ledger(scenario: dict) -> Ledger:
+def build_ledger(scenario: dict, *, check_memory: bool = True) -> Ledger:
     """The whole bill of a scenario.
 
     Parameters
@@ -301,6 +302,10 @@ def build_ledger(scenario: dict) -> Ledger:
         take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``), except
         ``price_usd_per_gpu_hour``: an omitted price is null (the catalogue median for the
         accelerator and pricing mode, or the owned amortisation), labelled as a default.
+    check_memory : bool
+        Refuse a run whose model states cannot fit (below); False where the caller checks the
+        memory itself (``report.plan_report``: the parallel plan's fit, whose refusal names the
+        fewest GPUs that run it).
 
     Returns
     -------
@@ -321,9 +326,15 @@ def build_ledger(scenario: dict) -> Ledger:
     ScenarioError (a ValueError)
         A value breaks its rule (a negative FTE, a probability outside [0, 1], an unknown phase
         or line key), or a combination cannot be priced (owned hardware without a price, spot
-        without resumable training that never finishes).
+        without resumable training that never finishes), or a run that cannot start: the
+        model's weights, gradients and optimizer states alone exceed the GPUs' usable memory
+        (``checks.states_do_not_fit``, the bound that needs no plan; ``llmcost estimate`` and a
+        report also refuse a plan that does not fit, ``checks.plan_does_not_fit``).
     """
     p = _values(scenario)
+    cannot = as_flag(check_memory, "check_memory") and states_do_not_fit(point_scenario(p))
+    if cannot:
+        raise ScenarioError(f"model={p['model']!r} on n_gpus={p['n_gpus']}: {cannot}")
     ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
     bill = _point_build({**point_scenario(p), "_ranged": ranged})
     if ranged:

@@ -2336,9 +2336,10 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
         plan, b, band, _ = central_prediction({**scenario, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):
         return ""
-    was = (f"{pred['value']:.1%}, the central estimate of the predicted "
-           f"{pred['predicted']:.1%}" if "predicted" in pred and
-           abs(pred["predicted"] - pred["value"]) >= 5e-4 else f"{pred['value']:.1%}")
+    kind = ("the band's capped top" if pred.get("center_capped") else "the central estimate")
+    was = (f"{pred['value']:.1%}, {kind} of the predicted {pred['predicted']:.1%}"
+           if "predicted" in pred and abs(pred["predicted"] - pred["value"]) >= 5e-4
+           else f"{pred['value']:.1%}")
     return (f"; the MFU is the bill's for the scenario's {int(_get(scenario, 'n_gpus')):,} GPUs "
             f"({was}): on {int(n):,} GPUs "
             + central_mfu_words(b.mfu, band.center, band.n, band.low, band.high,

@@ -158,7 +158,7 @@ def check_money_lines(bill: Ledger) -> None:
 
 @disk_cached  # the same for every call with these arguments: core.diskcache
 def validate_scenario(values: dict, private: dict | None = None, check_plan: bool = True,
-                      check_setups: bool = True) -> Ledger:
+                      check_setups: bool = True, check_memory: bool = True) -> Ledger:
     """Validate a scenario completely and return its bill (module docstring).
 
     Parameters
@@ -176,6 +176,9 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         Also run the RL and serving set-ups (step 3). A report passes False when neither the
         scenario gives an ``rl_``, ``serve_`` or ``inference_`` key nor a selected notebook runs
         them (notebook 05): the notebooks' illustrative defaults then concern no page.
+    check_memory : bool
+        ``build_ledger``'s: refuse model states that no plan can hold; a report passes False
+        (it checks the plan's fit, or the states, itself: ``report.plan_report``).
 
     Returns
     -------
@@ -191,8 +194,8 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
     try:
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
                                    if check_plan or k not in PLAN_PARAMETERS})
-        bill = build_ledger({**bill_values(values),
-                             **(private or {})})
+        bill = build_ledger({**bill_values(values), **(private or {})},
+                            check_memory=check_memory)
         check_money_lines(bill)
         full = {**LEDGER_DEFAULTS, **p}
         price = float(bill.figures["price_usd_per_gpu_hour"])

@@ -158,8 +158,9 @@ def published_runs(summary: pd.DataFrame, like: dict | None = None) -> str:
         return text + (f" No held-out published run is like this scenario's "
                        f"({like['words']}): its MFU rests on runs unlike it.")
     # "(...): a mean 7.2%, at most 21.7%" left the reader to supply what the mean was of
+    # "like this one" on the index counts the MFU band's runs, the sharding included: said
     return text + (f" On the {like['n']} held-out run{'s' if like['n'] > 1 else ''} like this "
-                   f"scenario's ({like['words']}) it is off by a mean "
+                   f"scenario's in all but the sharding ({like['words']}) it is off by a mean "
                    f"**{like['mean_abs_error']:.1%}**, at most {like['max_abs_error']:.1%}.")
 
 

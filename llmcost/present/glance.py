@@ -658,7 +658,7 @@ CAVEATS = [
     # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
-     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting and is above every "
+     "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting and is above every "
      "comparable published run: read it as {1} to {2} lower (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
@@ -666,7 +666,7 @@ CAVEATS = [
      "published run: read it as {0} to {1} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
-     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
@@ -674,17 +674,17 @@ CAVEATS = [
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
-     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher (its range is capped)"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
-     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to with no upper",
-     "the predicted MFU rests on only {0} published run(s) like this one kept out of its fitting: read it as {1} "
+     "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower, or much higher"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
@@ -957,6 +957,20 @@ COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10
 #: ``scenario.PARAMETERS``), in place of that key, which no scenario file writes.
 MFU_BAND_WORDS = {"predicted": " (predicted)", "pilot": " (from the pilots)"}
 
+def mfu_source_words(scenario: dict) -> str:
+    """Where a bill's MFU came from, after the figure (``MFU_BAND_WORDS`` by the report's
+    ``mfu_band``): " (predicted)", or, when the prediction's central estimate lies above its
+    band's capped top and the bill uses the top (``_mfu_prediction``'s ``center_capped``,
+    ``report.resolve_mfu``), " (predicted 55.9%, capped at the best comparable published
+    run)": two predicted bills, one capped, are not on one footing, and the words say so."""
+    band = scenario.get("mfu_band")
+    pred = scenario.get("_mfu_prediction") or {}
+    if band == "predicted" and pred.get("center_capped") and "predicted" in pred:
+        return (f" (predicted {pred['predicted']:.1%}, capped at "
+                f"{pred.get('cap') or 'its band’s top'})")
+    return MFU_BAND_WORDS.get(band, "")
+
+
 #: The inputs ``compare_inputs`` sets side by side: what sizes and prices a run (the MFU and the
 #: price are the bills' own figures, a predicted or catalogue value included).
 COMPARE_INPUTS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "mfu",
@@ -993,8 +1007,8 @@ def compare_inputs(bills) -> list:
         if key == "mfu" and fp8:  # two peaks: each MFU said on its own and the BF16 basis
             sa, sb = (_mfu_on_basis(x, v) for x, v in zip(bills, (a, b)))
         if key == "mfu":  # where each came from, in words (the report's mfu_band, not a key
-            sa, sb = (v + MFU_BAND_WORDS.get(getattr(x, "scenario", {}).get("mfu_band"), "")
-                      for x, v in zip(bills, (sa, sb)))  # a scenario file writes)
+            sa, sb = (v + mfu_source_words(getattr(x, "scenario", {}) or {})  # a file writes)
+                      for x, v in zip(bills, (sa, sb)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
     return out + other_inputs_differing(bills)

@@ -431,7 +431,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
             or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario
                    if f"_{k}_chosen" not in scenario)
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
-                                 check_setups=setups)
+                                 check_setups=setups, check_memory=False)
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "

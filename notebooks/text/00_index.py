@@ -482,7 +482,11 @@ plots.spend_vs_budget(tl);
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days")
+months = bill.figures["project_months"]   # what the people, storage and operations lines pay
+print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days: "
+      "exploration, the final run and post-training one after the other on the cluster; the "
+      f"people, storage and operations lines pay {months:.2g} months: "
+      + bill.figures["project_months_source"])
 for t, day in tl.attrs["alerts"].items():
     print(f"  {t:.0%} alert: " + (f"day {day:,.1f}" if day is not None else "never fires"))
 over = budget_warning(bill.total_usd, p["ledger_budget_usd"])

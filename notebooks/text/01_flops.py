@@ -332,7 +332,10 @@ plots.readable(ax);
 
 # %% [markdown]
 # > **Takeaway.** At one price and one MFU, training compute scales with 6·N·D: a model with ten
-# > times the parameters and tokens costs a hundred times more.
+# > times the parameters and tokens costs a hundred times more. Roughly: the table's
+# > `training_flops` is 6ND, but its GPU-hours count the MFU basis, attention at each model's own
+# > pre-training context included, so a model trained at long context (or a MoE, whose attention
+# > is large beside its few active parameters) needs more GPU-hours than its 6ND alone says.
 
 # %% [markdown]
 # ## 7. The MFU of published runs
@@ -343,6 +346,10 @@ plots.readable(ax);
 # * **steady-state MFU**, from a reported throughput (tokens/s per GPU) while training runs;
 # * **whole-run utilisation**, from the reported GPU-hours of the whole run: failures, restarts,
 #   evaluation, long-context stages and idle time all pull it below the steady state.
+#
+# Every utilisation in the table is a fraction of the accelerator's dense **BF16** peak, the basis
+# published MFUs are stated on, FP8 runs included: an FP8 run's matmuls run at twice that peak, so
+# its figure can pass 1.0 (the notebook's own MFU is on the training dtype's peak).
 
 # %%
 runs = llmcost.published_run_mfu()

@@ -207,33 +207,33 @@ plots.table(pd.DataFrame({
      "achieved (out)": "{:.0%}", "ratio": "{:.0f}×"})
 
 # %% [markdown]
-# **Not every scale-up domain is a switch.** `llmcost.comm` treats the domain as a switch: any
-# group of GPUs in it gets each GPU's full link bandwidth. That is true of NVSwitch boards (A100,
-# H100, H200, B200). It is not true of:
+# **Not every scale-up domain is a switch.** On a switch any group of GPUs gets each GPU's full
+# link bandwidth: that is true of NVSwitch boards (A100, H100, H200, B200). It is not true of:
 #
 # * **AMD MI300X / MI325X**: no switch; the 8 GPUs of a board form a *full mesh*, each GPU with one
 #   Infinity Fabric link (64 GB/s per direction) to each of the other seven. A collective over all
 #   8 can use all seven links (448 GB/s, the catalogue's figure); a TP group of 2 has one link
-#   between its members, 64 GB/s: there the model's TP time is 7× too short (2.3× for a group of 4).
+#   between its members, 64 GB/s, a seventh of it (three sevenths for a group of 4). The step
+#   model prices a mesh's groups so (`comm.mesh_scaleup_bandwidth`: the links among the members).
 # * **Intel Gaudi 3**: also a mesh, 3 × 200 GbE ports to each of 7 peers (75 GB/s per pair).
 # * **Google TPUs**: a *torus* (3D on v4 and v5p, 2D on v5e). A ring along one axis uses the two
 #   links to its neighbours on that axis (90 GB/s per direction on v4); the catalogue's per-chip
 #   figure (all 6 links, 270 GB/s) is reached only by a collective spread over all three axes at
 #   once, and the whole pod counts as one "domain". An all-to-all on a torus is limited by the
-#   bisection, which the model does not price at all. **TPU and mesh figures here are marked
-#   approximate**: read them as the best case.
+#   bisection, which the model does not price at all. **The model prices a torus as a switch**:
+#   read TPU figures as the best case.
 #
 # `overlap.group_bandwidth` gives what a group of each size really gets
-# (`data/scaleup_topology.csv`, with sources); "model ÷ real" is how optimistic the switch figure
-# is for that group's bandwidth term:
+# (`data/scaleup_topology.csv`, with sources); "board ÷ real" is how optimistic the whole-board
+# figure would be for that group's bandwidth term (the model's own figure on a torus):
 
 # %%
 topo = overlap.topology_table()
-plots.table(topo[["accelerator", "topology", "in-switch reduction", "model GB/s",
-                  "group of 2: GB/s", "group of 2: model ÷ real", "group of 8: GB/s",
-                  "group of 8: model ÷ real"]],
-            {"model GB/s": "{:.0f}", "group of 2: GB/s": "{:.0f}", "group of 8: GB/s": "{:.0f}",
-             "group of 2: model ÷ real": "{:.1f}×", "group of 8: model ÷ real": "{:.1f}×"})
+plots.table(topo[["accelerator", "topology", "in-switch reduction", "board GB/s",
+                  "group of 2: GB/s", "group of 2: board ÷ real", "group of 8: GB/s",
+                  "group of 8: board ÷ real"]],
+            {"board GB/s": "{:.0f}", "group of 2: GB/s": "{:.0f}", "group of 8: GB/s": "{:.0f}",
+             "group of 2: board ÷ real": "{:.1f}×", "group of 8: board ÷ real": "{:.1f}×"})
 
 # %%
 sizes = np.logspace(3, 10, 50)

@@ -632,7 +632,8 @@ print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fittin
       f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
 print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, layer_split).describe()}: "
-      f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
+      f"{best['step_time_s']:.3f} s per step, predicted MFU {best['mfu']:.1%}, "
+      f"{best['days']:.1f} days at it (the bill's MFU is {p['mfu']:.1%}: see above)")
 # the same plan as the scenario's, or why the scenario's search did not choose it
 print(f"  {step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
 
@@ -654,13 +655,14 @@ top = accuracy.add_bands(ranked.head(10), spec, cluster, dtype=p["dtype"])  # MF
 plots.table(pd.DataFrame({
     "plan": [parallel.plan_from_row(r, layer_split).describe()
              + (" (upper bound)" if r["upper_bound"] else "") for _, r in top.iterrows()],
-    "step s": top["step_time_s"], "MFU": top["mfu"],
+    "step s": top["step_time_s"], "predicted MFU": top["mfu"],
     "MFU band": [f"{lo:.1%}–{hi:.1%}" for lo, hi in zip(top["mfu_low"], top["mfu_high"])],
     "exposed comm": top["exposed_comm_s"] / top["step_time_s"],
     "bubble": top["pipeline_bubble_s"] / top["step_time_s"],
-    "memory GB": top["memory_bytes"] / 1e9, "days": top["days"], "cost": top["cost_usd"]}),
-    {"step s": "{:.3f}", "MFU": "{:.1%}", "exposed comm": "{:.1%}", "bubble": "{:.1%}",
-     "memory GB": "{:.1f}", "days": "{:.1f}", "cost": "${:,.0f}"})
+    "memory GB": top["memory_bytes"] / 1e9, "days at it": top["days"],
+    "cost at it": top["cost_usd"]}),
+    {"step s": "{:.3f}", "predicted MFU": "{:.1%}", "exposed comm": "{:.1%}", "bubble": "{:.1%}",
+     "memory GB": "{:.1f}", "days at it": "{:.1f}", "cost at it": "${:,.0f}"})
 
 # %%
 # NBVAL_CHECK_OUTPUT
