@@ -1206,7 +1206,8 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     runs = f"({n} run{'s' if n != 1 else ''})"
     if n < MIN_CONFORMAL_ROWS:  # the median shrunk toward 0 (``shift_factor``)
         runs = (f"({n} run{'s' if n != 1 else ''}, too few to measure the model's error from: "
-                f"shrunk by {n} / ({n} + {SHIFT_SHRINK_ROWS:g}) to {abs(center):.1%})")
+                f"shrunk toward 0 by {n} / ({n} + {SHIFT_SHRINK_ROWS:g}), {SHIFT_SHRINK_ROWS:g} "
+                f"runs' worth of what the regimes with enough runs show, to {abs(center):.1%})")
     if capped:
         return (f"{head}; its held-out runs in this regime took a median {how} {runs}, which puts "
                 f"the central estimate at {central:.1%}, above the band's capped top, so the "
