@@ -14,7 +14,7 @@ B/D^β that of finite data. **N counts all parameters, embeddings included** (Ch
 convention; Kaplan et al. 2020 exclude them), and training compute is C = 6·N·D FLOPs.
 
 Minimising L at fixed C = 6·N·D (Lagrange: α·A/N^α = β·B/D^β) gives the closed form
-(Hoffmann et al. App. D.2 Eq. 4)
+(Hoffmann et al. §3.3 Eq. 4)
 
     N*(C) = G·(C/6)^a,   D*(C) = G^−1·(C/6)^b,   G = (α·A/(β·B))^(1/(α+β)),
     a = β/(α+β),   b = α/(α+β).
@@ -153,7 +153,7 @@ class LossFit:
 
     @property
     def a(self) -> float:
-        """Exponent of N*(C) ∝ C^a: a = β/(α+β) (Hoffmann et al. App. D.2)."""
+        """Exponent of N*(C) ∝ C^a: a = β/(α+β) (Hoffmann et al. §3.3 Eq. 4)."""
         return self.beta / (self.alpha + self.beta)
 
     @property
@@ -173,12 +173,18 @@ LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
             "Hoffmann et al. 2022, arXiv:2203.15556, §3.3 / App. D.2 (approach 3, as printed)",
             "Printed constants are rounded and the fit stopped early (Besiroglu et al. 2024); "
             "they imply ~93 tokens/parameter at Chinchilla's compute, against ~20 from "
-            "approaches 1 and 2."),
-    LossFit("hoffmann2022_tex", 1.6934, 406.4, 410.7, 0.3392, 0.2849,
+            "approaches 1 and 2, and miss Hoffmann's own approach-3 projections (App. D.3 "
+            "Table A3, 400M-67B parameters): the compute they make optimal for those sizes is "
+            "57-76% above the table's, the TeX values' 2-10% above."),
+    LossFit("hoffmann2022_tex", float(np.exp(0.5267228)), float(np.exp(6.0073404)),
+            float(np.exp(6.0179186)), 0.33917084, 0.2849083,
             "Hoffmann et al. 2022 TeX source values (log A 6.0073404, log B 6.0179186, "
             "log E 0.5267228, α 0.33917084, β 0.2849083), as read by Besiroglu et al. 2024 "
-            "and in their code (github:epoch-research/analyzing-chinchilla)",
-            "Unrounded; still ~59 tokens/parameter at Chinchilla's compute."),
+            "and in their code (github:epoch-research/analyzing-chinchilla, data_analysis.ipynb, "
+            "true_params)",
+            "Unrounded (E 1.69337, A 406.401, B 410.723); still ~59 tokens/parameter at "
+            "Chinchilla's compute (58.9 at 5.76e23), and N* = 40.4B there, the 40B of "
+            "Hoffmann's Fig. 4 caption."),
     # E 1.8172 is the Huber-loss (grid-started) fit's; A, B, α, β are the maximum-likelihood
     # fit's (arXiv:2404.10102 Table 1), whose own E is 1.81686: a mix as published, the two E
     # differ by 3.4e-4, far below E's standard error (0.026).
@@ -349,7 +355,7 @@ def tokens_for_loss(target_loss, n_params, fit="besiroglu2024"):
 
 # --------------------------------------------------------------------- compute-optimal
 def compute_optimal(compute_flops, fit="besiroglu2024"):
-    """Compute-optimal N*(C) and D*(C) under C = 6·N·D (Hoffmann et al. 2022 App. D.2 Eq. 4).
+    """Compute-optimal N*(C) and D*(C) under C = 6·N·D (Hoffmann et al. 2022 §3.3 Eq. 4).
 
     N* = G·(C/6)^a, D* = G^−1·(C/6)^b, G = (α·A/(β·B))^(1/(α+β)), a = β/(α+β), b = α/(α+β).
 
