@@ -223,6 +223,30 @@ def test_muennighoff_released_examples():
     assert got == pytest.approx([2.2256440889984477, 2.2269634075087867], abs=1e-9)
 
 
+def test_a_run_shorter_than_its_corpus_sees_only_its_own_tokens():
+    # github:huggingface/datablations README, "Parametric Fit": scaling_law(N, D, U) asserts
+    # "U <= D" ("Cannot have more unique tokens than total tokens") and optimal_allocation passes
+    # U = min(U_BASE, D). A 10B model on 20B tokens of a 1T corpus sees 20B unique tokens: its
+    # loss is the loss with U = 20B, both in the data term and in U_N of the parameter term.
+    assert scaling.data_constrained_loss(10e9, 20e9, 1e12) == pytest.approx(
+        scaling.data_constrained_loss(10e9, 20e9, 20e9), rel=1e-12)
+    # ... and, one epoch of fresh data on a model below U_N (1.02e9 at 20B tokens), the plain
+    # fit's loss
+    assert scaling.data_constrained_loss(5e8, 20e9, 1e12) == pytest.approx(
+        scaling.loss(5e8, 20e9, "muennighoff2023"), rel=1e-12)
+
+
+def test_data_constrained_optimum_matches_the_released_allocation():
+    # github:huggingface/datablations README, "Parametric Fit": optimal_allocation(10**22, 25e9)
+    # (a grid search of 500 steps around the Chinchilla point) prints "237336955477.55075
+    # tokens, 9.49347821910203 epochs, 7022364735.879969 parameters". The package minimises
+    # continuously (2.372e11, 9.488, 7.026e9): two-sided 0.2%, the grid's step.
+    out = scaling.data_constrained_optimum(1e22, 25e9)
+    assert out["n_tokens"] == pytest.approx(237336955477.55075, rel=0.002)
+    assert out["epochs"] == pytest.approx(9.49347821910203, rel=0.002)
+    assert out["n_params"] == pytest.approx(7022364735.879969, rel=0.002)
+
+
 def test_repeated_tokens_lose_value_as_the_paper_says():
     # Muennighoff et al. 2023: R*_D ≈ 15.4 (§3.1); "up to 4 epochs of repeated data yields
     # negligible changes to loss compared to having unique data" (abstract). [hand] at 4 epochs

@@ -662,7 +662,9 @@ def effective_params(n_params, unique_tokens, fit="muennighoff2023",
                      r_star=MUENNIGHOFF_R_N_STAR):
     """Muennighoff et al. 2023 Eq. 6-7: parameters beyond U_N, the compute-optimal size for the
     unique data (N at which D*(C) = U_D), are worth less: N′ = U_N + U_N·R*_N·(1 − exp(−R_N/R*_N)),
-    R_N = N/U_N − 1, U_N = min(N, G·(U_D·G)^(β/α))."""
+    R_N = N/U_N − 1, U_N = min(N, G·(U_D·G)^(β/α)). ``unique_tokens`` is U_D, the unique tokens
+    the run sees: min(U, D) for a run of D tokens over a corpus of U (``data_constrained_loss``
+    passes that)."""
     f = get_fit(fit)
     n = as_array(n_params, "n_params", positive=True)
     u = as_array(unique_tokens, "unique_tokens", positive=True)
@@ -674,11 +676,16 @@ def effective_params(n_params, unique_tokens, fit="muennighoff2023",
 
 def data_constrained_loss(n_params, n_tokens, unique_tokens, fit="muennighoff2023"):
     """Muennighoff et al. 2023 Eq. 7: L = E + A/N′^α + B/D′^β with the effective parameters and
-    data of ``effective_params`` and ``effective_tokens``. Equals ``loss`` for a single epoch
-    over fresh data and a model no larger than U_N."""
+    data of ``effective_params`` and ``effective_tokens``, both taken on the unique tokens the
+    run sees, U_D = min(U, D) (a run of D tokens over a larger corpus sees D of them; the
+    authors' ``optimal_allocation`` passes U = min(U_BASE, D) and their ``scaling_law`` asserts
+    U <= D, github:huggingface/datablations README, "Parametric Fit"). Equals ``loss`` for a
+    single epoch over fresh data and a model no larger than U_N."""
     f = get_fit(fit)
-    n_eff = np.asarray(effective_params(n_params, unique_tokens, f))
-    d_eff = np.asarray(effective_tokens(n_tokens, unique_tokens))
+    d = as_array(n_tokens, "n_tokens", positive=True)
+    u = np.minimum(as_array(unique_tokens, "unique_tokens", positive=True), d)
+    n_eff = np.asarray(effective_params(n_params, u, f))
+    d_eff = np.asarray(effective_tokens(d, u))
     return scalar_or_array(f.E + f.A / n_eff ** f.alpha + f.B / d_eff ** f.beta)
 
 
