@@ -242,7 +242,8 @@ MUENNIGHOFF_R_N_STAR = 5.309743
 #: (log A, log B, log E, α, β). The paper and its notebook publish only the marginal standard
 #: errors; this matrix was recomputed with their published method on their published data
 #: (github:epoch-research/analyzing-chinchilla, data/svg_extracted_data.csv) and reproduces
-#: their standard errors of α, β, E and A within 3% (B's distribution is heavy-tailed, see
+#: their standard errors of α, β, E and A within 3%, and the log A and log B ones their notebook
+#: prints (0.258, 0.421) within 3% (B's own distribution is heavy-tailed, see
 #: tests/test_scaling.py). Correlations: A–α 0.9993, B–β 0.9997. Recomputed with
 #: ``scripts/besiroglu_bootstrap.py`` (seed 42; resampling streams differ from theirs).
 BESIROGLU_BOOTSTRAP_PARAMS = ("log_A", "log_B", "log_E", "alpha", "beta")
@@ -727,10 +728,9 @@ def illustrative_unique_tokens(train_tokens) -> float:
     """The corpus notebook 06 §5 illustrates repeated data with when the scenario gives none
     (``scaling_unique_tokens: null``): U = min(100B, 0.05 × D), D the run's tokens. 100B is a
     domain corpus; 0.05 × D is the default scenario's own ratio (100B against 2T tokens: 20
-    epochs at the run's budget), so the illustration binds for any run. A fixed 100B does not
-    bind a smaller run: a 1.3B model on 26B tokens saw the corpus 0.3 times at its whole budget
-    and the section printed '0.0 epochs' and a data-constrained optimum equal to the fresh-data
-    one. An illustration, not a claim about the scenario's data."""
+    epochs at the run's budget), so the illustration binds for any run (a fixed 100B would not
+    bind a smaller one: a 1.3B model on 26B tokens would see it 0.3 times at its whole budget).
+    An illustration, not a claim about the scenario's data."""
     d = float(as_array(train_tokens, "train_tokens", positive=True))
     return min(ILLUSTRATIVE_UNIQUE_TOKENS, ILLUSTRATIVE_UNIQUE_SHARE * d)
 
