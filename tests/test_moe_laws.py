@@ -73,32 +73,60 @@ KRAJEWSKI_TABLE2 = [(100e6, 4.37e9, 8, 2.95e18, 3.133), (1e9, 28.94e9, 16, 1.93e
 @pytest.mark.parametrize("n_act, d, g, flops, ell", KRAJEWSKI_TABLE2)
 def test_moe_optimum_reproduces_table2(n_act, d, g, flops, ell):
     # Krajewski et al. 2024 §6.2 / Table 2, from Eq. 9 (Table 1) under Eq. 10 (c_f 6, c_r 14,
-    # d_model = 64·n_blocks): G exactly, N_act and D two-sided 5%, loss two-sided 1.5%
+    # d_model = 64·n_blocks): G exactly, N_act and D two-sided 3%, loss two-sided 1%, as the
+    # docstring states (measured worst over the rows: N_act +2.52%, D −2.19%, loss −0.85%)
     r = moe.moe_compute_optimal(flops).iloc[0]
     assert r.granularity == g
-    assert n_act * 0.95 < r.active_params < n_act * 1.05
-    assert d * 0.95 < r.train_tokens < d * 1.05
-    assert ell * 0.985 < r.loss < ell * 1.015
+    assert n_act * 0.97 < r.active_params < n_act * 1.03
+    assert d * 0.97 < r.train_tokens < d * 1.03
+    assert ell * 0.99 < r.loss < ell * 1.01
 
 
-def test_table2_flops_identity():
-    # Eq. 10 by hand for the 64x1B row: d = (64·N/(8E+4))^(1/3), F/D = (12d²·6 + d·64·16·14)·d/64
-    n = 1e9 * 516 / 12
+@pytest.mark.parametrize("n_act, d, g, flops, ell", KRAJEWSKI_TABLE2)
+def test_table2_flops_identity(n_act, d, g, flops, ell):
+    # Eq. 10 by hand for each row: N = N_act·516/12, d = (64·N/(8E+4))^(1/3),
+    # F/D = (12d²·6 + d·64·G·14)·d/64; times the row's D it is the row's FLOPs, two-sided 0.5%
+    # (measured worst 0.42%, the 64x3B row; the table prints 3-4 significant figures)
+    n = n_act * 516 / 12
     d_model = (64 * n / 516) ** (1 / 3)
-    fpt = (12 * d_model ** 2 * 6 + d_model * 64 * 16 * 14) * d_model / 64
-    assert moe.krajewski_flops_per_token(n, 16) == pytest.approx(fpt, rel=1e-12)
-    assert fpt * 28.94e9 == pytest.approx(1.93e20, rel=0.03)  # the table's FLOPs
+    fpt = (12 * d_model ** 2 * 6 + d_model * 64 * g * 14) * d_model / 64
+    assert moe.krajewski_flops_per_token(n, g) == pytest.approx(fpt, rel=1e-12)
+    assert fpt * d == pytest.approx(flops, rel=0.005)  # the table's FLOPs
 
 
 def test_moe_compute_multiplier_krajewski_claim():
-    # Krajewski et al. 2024 §1: a compute-optimal MoE at 1e20 FLOPs matches a dense model
-    # trained with 20x the compute (two-sided 16-24x here: 21x), and the saving rises with the
-    # budget. They state "exceeding 40x" past 1e25; this gives 32x at 1e25 (their Fig. 1 dense
-    # curve is not reproduced there): checked only as rising, 25-45x.
+    # Krajewski et al. 2024 §1: "a compute-optimal MoE model trained with a budget of 10^20
+    # FLOPs will achieve the same quality as a dense Transformer trained with a 20x greater
+    # computing budget" (two-sided 16-24x here: 21.3x), "with the compute savings rising
+    # steadily, exceeding 40x when budget of 10^25 FLOPs is surpassed". The second claim is not
+    # reproduced from their Table 1 constants (the module docstring: neither is it by the
+    # authors' own flops_save code): 32.0x at 1e25, below 40x.
     r = moe.moe_compute_optimal([1e20, 1e25])
     assert 16 < r.compute_multiplier[0] < 24
-    assert 25 < r.compute_multiplier[1] < 45
     assert r.compute_multiplier[1] > r.compute_multiplier[0]
+    assert r.compute_multiplier[1] < 40  # the paper's "exceeding 40x": not reproduced
+    # Regression pin (code output, not a source): 32.0x at 1e25.
+    assert r.compute_multiplier[1] == pytest.approx(32.0, abs=0.5)
+
+
+def test_dense_equivalent_lies_outside_the_dense_runs():
+    # Krajewski et al. 2024 App. A Table 4 (dense models): 3M-85M non-embedding parameters,
+    # 16B-66B tokens. The dense model of equal loss to Table 2's smallest optimum (64x100M,
+    # 2.95e18 FLOPs) is already ~448M parameters: the dense side is an extrapolation there and
+    # beyond, and the row is flagged so.
+    assert moe.KRAJEWSKI_DENSE_PARAMS_RANGE == (3e6, 85e6)
+    assert moe.KRAJEWSKI_DENSE_TOKENS_RANGE == (16e9, 66e9)
+    r = moe.moe_compute_optimal([2.95e18, 1e20, 1e25])
+    assert (r.dense_params > 85e6).all() and not r.dense_in_fit_range.any()
+    assert not r.in_fit_range.any()
+    assert (r.in_fit_range == (r.moe_in_fit_range & r.dense_in_fit_range)).all()
+    # [hand] Table 4's runs are long: at least 16B tokens on at most 85M parameters, >= 188
+    # tokens per parameter, while the dense fit's compute-optimal models take 41-46 (1e15-1e27
+    # FLOPs). No dense equivalent lies inside the dense runs at any budget.
+    wide = moe.moe_compute_optimal(np.geomspace(1e15, 1e27, 25))
+    ratio = wide.dense_tokens / wide.dense_params
+    assert (ratio > 40).all() and (ratio < 47).all() and (ratio < 16e9 / 85e6).all()
+    assert not wide.dense_in_fit_range.any()
 
 
 def test_routing_cost_makes_granularity_finite():
@@ -154,6 +182,8 @@ def test_gadre_table6_and_their_optimal_multipliers(name, e, a, b, eta, m_star_p
     assert moe.gadre_loss(c, m, name) == pytest.approx(by_hand, rel=1e-12)
     # Eq. 10 on Eq. 4's coefficients; the paper's own figures plug the printed table into it
     assert g["optimal_multiplier"] == pytest.approx(m_star, rel=0.005)
+    # Transcription check (no package code): the paper's 2.87/4.30/3.79 are (b/a)^(1/(2η))
+    # of the Table 6 values written in the parametrisation above.
     assert (b / a) ** (1 / (2 * eta)) == pytest.approx(m_star_paper, rel=0.005)
 
 

@@ -53,7 +53,7 @@ fit within Table 1's rounding gives both 20× at 1e20 and 40× at 1e25 (at most 
 those five decades). The 40× is therefore not reproducible from the published tables.
 
 Where they disagree: Clark's routing benefit shrinks with size and is gone near a trillion
-parameters; Krajewski's grows with the budget. Krajewski et al. (§6.3) trace the difference to
+parameters; Krajewski's grows with the budget. Krajewski et al. (§1, §6.3) trace the difference to
 Clark's fixed token count (a model of any size on 130B tokens), which undertrains the large
 ones, and to Clark's coarse experts (G = 1).
 
@@ -228,14 +228,20 @@ class GranularFit:
     source: str
 
 
-#: Krajewski et al. 2024 (arXiv:2402.07871) Table 1. Valid over their runs: 129M-3.7B
-#: parameters, 16B-130B tokens, G from 1 to 16, expansion rate 64 (their §5).
+#: Krajewski et al. 2024 (arXiv:2402.07871) Table 1. The MoE fit is valid over their MoE runs:
+#: 129M-3.7B parameters, 16B-130B tokens, G from 1 to 16, expansion rate 64 (their §5 and
+#: App. A Table 3, 64x3M-64x85M); the dense fit over their dense runs: 3M-85M non-embedding
+#: parameters, 16B-66B tokens (App. A Table 4), at least 188 tokens per parameter, where the
+#: dense fit's own compute-optimal models take 41-46: no dense equivalent of
+#: ``moe_compute_optimal`` lies inside those runs.
 KRAJEWSKI_MOE = GranularFit("krajewski2024_moe", 18.1, 0.115, 30.8, 0.147, 2.1, 0.58, 0.47,
                             "Krajewski et al. 2024, arXiv:2402.07871, Eq. 9, Table 1 (MoE)")
 KRAJEWSKI_DENSE = GranularFit("krajewski2024_dense", 16.3, 0.126, 26.7, 0.127, 0.0, 0.0, 0.47,
                               "Krajewski et al. 2024, arXiv:2402.07871, Table 1 (Dense)")
 KRAJEWSKI_PARAMS_RANGE = (129e6, 3.7e9)
 KRAJEWSKI_TOKENS_RANGE = (16e9, 130e9)
+KRAJEWSKI_DENSE_PARAMS_RANGE = (3e6, 85e6)
+KRAJEWSKI_DENSE_TOKENS_RANGE = (16e9, 66e9)
 KRAJEWSKI_GRANULARITY_RANGE = (1.0, 16.0)
 #: Krajewski et al.'s expansion rate (total expert parameters over the dense FFN's) and the
 #: active share of the non-embedding parameters it implies, with d_ff = 4·d_model (attention
@@ -308,15 +314,23 @@ def moe_compute_optimal(compute_flops, granularity=None, c_r: float | None = Non
     a number: that G. Active parameters N_act = 12·d²·n_blocks = N·12/516. The dense equivalent
     is the cheapest dense (N, D) reaching the MoE's loss under the dense fit (C = 6·N·D, their
     c_f = 6); ``compute_multiplier`` = its compute / F. The paper's Table 2 is reproduced to 3%
-    in N_act and D, exactly in G and to 1% in loss (tests/test_moe_laws.py).
+    in N_act and D, exactly in G and to 1% in loss (tests/test_moe_laws.py). The dense fit rests
+    on dense runs of 3M-85M non-embedding parameters and 16B-66B tokens (their App. A Table 4,
+    ``KRAJEWSKI_DENSE_PARAMS_RANGE``, ``KRAJEWSKI_DENSE_TOKENS_RANGE``): the dense equivalent of
+    Table 2's smallest optimum (64x100M at 2.95e18 FLOPs) already has 448M parameters, and at no
+    budget does a compute-optimal dense model (41-46 tokens per parameter) fall inside runs of
+    >= 188: ``dense_in_fit_range`` is False, the dense side and with it ``compute_multiplier``
+    an extrapolation of that fit.
 
     Returns
     -------
     DataFrame, one row per budget: ``compute_flops``, ``granularity``, ``total_params``,
     ``active_params``, ``train_tokens``, ``tokens_per_active_param``, ``flops_per_token``,
     ``loss``, ``dense_params``, ``dense_tokens``, ``dense_compute_flops``,
-    ``compute_multiplier``, ``dense_to_active_params`` and ``in_fit_range`` (total parameters
-    and tokens both inside the runs behind the fit).
+    ``compute_multiplier``, ``dense_to_active_params``, ``moe_in_fit_range`` (total parameters
+    and tokens both inside the MoE runs behind the MoE fit), ``dense_in_fit_range`` (the dense
+    equivalent's parameters and tokens inside the dense runs behind the dense fit) and
+    ``in_fit_range`` (both).
     """
     c = np.atleast_1d(as_array(compute_flops, "compute_flops", positive=True)).astype(float)
     cr = KRAJEWSKI_ROUTING_FLOPS if c_r is None else float(as_array(c_r, "c_r",
@@ -341,14 +355,21 @@ def moe_compute_optimal(compute_flops, granularity=None, c_r: float | None = Non
     nd, dd = (np.asarray(x, dtype=float) for x in
               compute_optimal_for_loss(ell, krajewski_loss_fit(dense=True)))
     cd = TRAIN_FLOPS_PER_PARAM_TOKEN * nd * dd
-    ok = ((n >= KRAJEWSKI_PARAMS_RANGE[0]) & (n <= KRAJEWSKI_PARAMS_RANGE[1])
-          & (d >= KRAJEWSKI_TOKENS_RANGE[0]) & (d <= KRAJEWSKI_TOKENS_RANGE[1]))
+    ok = _inside(n, d, KRAJEWSKI_PARAMS_RANGE, KRAJEWSKI_TOKENS_RANGE)
+    ok_dense = _inside(nd, dd, KRAJEWSKI_DENSE_PARAMS_RANGE, KRAJEWSKI_DENSE_TOKENS_RANGE)
     return pd.DataFrame({"compute_flops": c, "granularity": g, "total_params": n,
                          "active_params": na, "train_tokens": d,
                          "tokens_per_active_param": d / na, "flops_per_token": c / d,
                          "loss": ell, "dense_params": nd, "dense_tokens": dd,
                          "dense_compute_flops": cd, "compute_multiplier": cd / c,
-                         "dense_to_active_params": nd / na, "in_fit_range": ok})
+                         "dense_to_active_params": nd / na, "moe_in_fit_range": ok,
+                         "dense_in_fit_range": ok_dense, "in_fit_range": ok & ok_dense})
+
+
+def _inside(n, d, params_range, tokens_range):
+    """True where parameters n and tokens d both lie inside the runs' ranges."""
+    return ((n >= params_range[0]) & (n <= params_range[1])
+            & (d >= tokens_range[0]) & (d <= tokens_range[1]))
 
 
 def moe_fits_compared(active_params, n_experts: int = 64, clark_fit="s-base"):
@@ -390,7 +411,7 @@ def moe_runs_vs_optimum():
     routing FLOPs of ``krajewski_flops_per_token`` are not counted for them), its expansion
     N_total/N_active, tokens per active parameter, and ``moe_compute_optimal(C)``'s active
     parameters, tokens and G. The fit is at expansion 64 (total/active ≈ 43 with attention);
-    real runs use 8-30, so the comparison places them, it does not grade them.
+    the catalogue's runs use 9-31, so the comparison places them, it does not grade them.
 
     Returns
     -------
@@ -540,6 +561,7 @@ __all__ = [
     "RoutedFit", "CLARK_FITS", "CLARK_TRAIN_TOKENS", "saturated_experts", "routed_loss",
     "effective_params", "routing_cutoff_params", "GranularFit", "KRAJEWSKI_MOE",
     "KRAJEWSKI_DENSE", "KRAJEWSKI_PARAMS_RANGE", "KRAJEWSKI_TOKENS_RANGE",
+    "KRAJEWSKI_DENSE_PARAMS_RANGE", "KRAJEWSKI_DENSE_TOKENS_RANGE",
     "KRAJEWSKI_GRANULARITY_RANGE", "KRAJEWSKI_EXPANSION", "KRAJEWSKI_ACTIVE_FRACTION",
     "KRAJEWSKI_ROUTING_FLOPS", "krajewski_flops_per_token", "GADRE_FITS",
     "krajewski_loss_fit", "moe_compute_optimal",

@@ -14,7 +14,7 @@ B/D^β that of finite data. **N counts all parameters, embeddings included** (Ch
 convention; Kaplan et al. 2020 exclude them), and training compute is C = 6·N·D FLOPs.
 
 Minimising L at fixed C = 6·N·D (Lagrange: α·A/N^α = β·B/D^β) gives the closed form
-(Hoffmann et al. App. D.2 Eq. 4)
+(Hoffmann et al. §3.3 Eq. 4)
 
     N*(C) = G·(C/6)^a,   D*(C) = G^−1·(C/6)^b,   G = (α·A/(β·B))^(1/(α+β)),
     a = β/(α+β),   b = α/(α+β).
@@ -153,7 +153,7 @@ class LossFit:
 
     @property
     def a(self) -> float:
-        """Exponent of N*(C) ∝ C^a: a = β/(α+β) (Hoffmann et al. App. D.2)."""
+        """Exponent of N*(C) ∝ C^a: a = β/(α+β) (Hoffmann et al. §3.3 Eq. 4)."""
         return self.beta / (self.alpha + self.beta)
 
     @property
@@ -173,12 +173,18 @@ LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
             "Hoffmann et al. 2022, arXiv:2203.15556, §3.3 / App. D.2 (approach 3, as printed)",
             "Printed constants are rounded and the fit stopped early (Besiroglu et al. 2024); "
             "they imply ~93 tokens/parameter at Chinchilla's compute, against ~20 from "
-            "approaches 1 and 2."),
-    LossFit("hoffmann2022_tex", 1.6934, 406.4, 410.7, 0.3392, 0.2849,
+            "approaches 1 and 2, and miss Hoffmann's own approach-3 projections (App. D.3 "
+            "Table A3, 400M-67B parameters): the compute they make optimal for those sizes is "
+            "57-76% above the table's, the TeX values' 2-10% above."),
+    LossFit("hoffmann2022_tex", float(np.exp(0.5267228)), float(np.exp(6.0073404)),
+            float(np.exp(6.0179186)), 0.33917084, 0.2849083,
             "Hoffmann et al. 2022 TeX source values (log A 6.0073404, log B 6.0179186, "
             "log E 0.5267228, α 0.33917084, β 0.2849083), as read by Besiroglu et al. 2024 "
-            "and in their code (github:epoch-research/analyzing-chinchilla)",
-            "Unrounded; still ~59 tokens/parameter at Chinchilla's compute."),
+            "and in their code (github:epoch-research/analyzing-chinchilla, data_analysis.ipynb, "
+            "true_params)",
+            "Unrounded (E 1.69337, A 406.401, B 410.723); still ~59 tokens/parameter at "
+            "Chinchilla's compute (58.9 at 5.76e23), and N* = 40.4B there, the 40B of "
+            "Hoffmann's Fig. 4 caption."),
     # E 1.8172 is the Huber-loss (grid-started) fit's; A, B, α, β are the maximum-likelihood
     # fit's (arXiv:2404.10102 Table 1), whose own E is 1.81686: a mix as published, the two E
     # differ by 3.4e-4, far below E's standard error (0.026).
@@ -236,7 +242,8 @@ MUENNIGHOFF_R_N_STAR = 5.309743
 #: (log A, log B, log E, α, β). The paper and its notebook publish only the marginal standard
 #: errors; this matrix was recomputed with their published method on their published data
 #: (github:epoch-research/analyzing-chinchilla, data/svg_extracted_data.csv) and reproduces
-#: their standard errors of α, β, E and A within 3% (B's distribution is heavy-tailed, see
+#: their standard errors of α, β, E and A within 3%, and the log A and log B ones their notebook
+#: prints (0.258, 0.421) within 3% (B's own distribution is heavy-tailed, see
 #: tests/test_scaling.py). Correlations: A–α 0.9993, B–β 0.9997. Recomputed with
 #: ``scripts/besiroglu_bootstrap.py`` (seed 42; resampling streams differ from theirs).
 BESIROGLU_BOOTSTRAP_PARAMS = ("log_A", "log_B", "log_E", "alpha", "beta")
@@ -349,7 +356,7 @@ def tokens_for_loss(target_loss, n_params, fit="besiroglu2024"):
 
 # --------------------------------------------------------------------- compute-optimal
 def compute_optimal(compute_flops, fit="besiroglu2024"):
-    """Compute-optimal N*(C) and D*(C) under C = 6·N·D (Hoffmann et al. 2022 App. D.2 Eq. 4).
+    """Compute-optimal N*(C) and D*(C) under C = 6·N·D (Hoffmann et al. 2022 §3.3 Eq. 4).
 
     N* = G·(C/6)^a, D* = G^−1·(C/6)^b, G = (α·A/(β·B))^(1/(α+β)), a = β/(α+β), b = α/(α+β).
 
@@ -656,7 +663,9 @@ def effective_params(n_params, unique_tokens, fit="muennighoff2023",
                      r_star=MUENNIGHOFF_R_N_STAR):
     """Muennighoff et al. 2023 Eq. 6-7: parameters beyond U_N, the compute-optimal size for the
     unique data (N at which D*(C) = U_D), are worth less: N′ = U_N + U_N·R*_N·(1 − exp(−R_N/R*_N)),
-    R_N = N/U_N − 1, U_N = min(N, G·(U_D·G)^(β/α))."""
+    R_N = N/U_N − 1, U_N = min(N, G·(U_D·G)^(β/α)). ``unique_tokens`` is U_D, the unique tokens
+    the run sees: min(U, D) for a run of D tokens over a corpus of U (``data_constrained_loss``
+    passes that)."""
     f = get_fit(fit)
     n = as_array(n_params, "n_params", positive=True)
     u = as_array(unique_tokens, "unique_tokens", positive=True)
@@ -668,11 +677,16 @@ def effective_params(n_params, unique_tokens, fit="muennighoff2023",
 
 def data_constrained_loss(n_params, n_tokens, unique_tokens, fit="muennighoff2023"):
     """Muennighoff et al. 2023 Eq. 7: L = E + A/N′^α + B/D′^β with the effective parameters and
-    data of ``effective_params`` and ``effective_tokens``. Equals ``loss`` for a single epoch
-    over fresh data and a model no larger than U_N."""
+    data of ``effective_params`` and ``effective_tokens``, both taken on the unique tokens the
+    run sees, U_D = min(U, D) (a run of D tokens over a larger corpus sees D of them; the
+    authors' ``optimal_allocation`` passes U = min(U_BASE, D) and their ``scaling_law`` asserts
+    U <= D, github:huggingface/datablations README, "Parametric Fit"). Equals ``loss`` for a
+    single epoch over fresh data and a model no larger than U_N."""
     f = get_fit(fit)
-    n_eff = np.asarray(effective_params(n_params, unique_tokens, f))
-    d_eff = np.asarray(effective_tokens(n_tokens, unique_tokens))
+    d = as_array(n_tokens, "n_tokens", positive=True)
+    u = np.minimum(as_array(unique_tokens, "unique_tokens", positive=True), d)
+    n_eff = np.asarray(effective_params(n_params, u, f))
+    d_eff = np.asarray(effective_tokens(d, u))
     return scalar_or_array(f.E + f.A / n_eff ** f.alpha + f.B / d_eff ** f.beta)
 
 
@@ -714,10 +728,9 @@ def illustrative_unique_tokens(train_tokens) -> float:
     """The corpus notebook 06 §5 illustrates repeated data with when the scenario gives none
     (``scaling_unique_tokens: null``): U = min(100B, 0.05 × D), D the run's tokens. 100B is a
     domain corpus; 0.05 × D is the default scenario's own ratio (100B against 2T tokens: 20
-    epochs at the run's budget), so the illustration binds for any run. A fixed 100B does not
-    bind a smaller run: a 1.3B model on 26B tokens saw the corpus 0.3 times at its whole budget
-    and the section printed '0.0 epochs' and a data-constrained optimum equal to the fresh-data
-    one. An illustration, not a claim about the scenario's data."""
+    epochs at the run's budget), so the illustration binds for any run (a fixed 100B would not
+    bind a smaller one: a 1.3B model on 26B tokens would see it 0.3 times at its whole budget).
+    An illustration, not a claim about the scenario's data."""
     d = float(as_array(train_tokens, "train_tokens", positive=True))
     return min(ILLUSTRATIVE_UNIQUE_TOKENS, ILLUSTRATIVE_UNIQUE_SHARE * d)
 
