@@ -103,7 +103,7 @@ print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
 # $$-\alpha\frac{A}{N^{\alpha+1}} + \beta\frac{B}{D^{\beta}}\cdot\frac{1}{N} = 0
 # \quad\Longrightarrow\quad \alpha\frac{A}{N^{\alpha}} = \beta\frac{B}{D^{\beta}}$$
 #
-# and solving with ND = C/6 gives the closed form (their App. D.2, Eq. 4):
+# and solving with ND = C/6 gives the closed form (their §3.3, Eq. 4):
 #
 # $$N^*(C) = G\left(\frac{C}{6}\right)^{a},\quad D^*(C) = G^{-1}\left(\frac{C}{6}\right)^{b},\quad
 # G = \left(\frac{\alpha A}{\beta B}\right)^{\frac{1}{\alpha+\beta}},\quad a = \frac{\beta}{\alpha+\beta},\ b = \frac{\alpha}{\alpha+\beta}.$$
@@ -131,7 +131,8 @@ plots.table(pd.DataFrame(rows))
 # 70B/1.4T choice itself. Besiroglu, Erdil, Barnett and You (Epoch AI, 2024, arXiv:2404.10102)
 # reconstructed the data from Hoffmann's Fig. 4, refit the same form and found that the original
 # optimizer had stopped before converging (a poor loss scale) and that the printed constants are
-# rounded (the TeX source has α 0.3392, β 0.2849, still 59 tokens per parameter). Their refit,
+# rounded (the TeX source has α 0.33917, β 0.28491: still 59 tokens per parameter, and the 40B
+# N* of Hoffmann's Fig. 4 caption, printed above). Their refit,
 # E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658, fits the data better and gives **18.4** tokens
 # per parameter, a = 0.513, in line with approaches 1–2. This workbook uses their fit by default.
 #
@@ -336,7 +337,7 @@ else:
 
 # %% [markdown]
 # While a budget needs only a few epochs, the data-constrained optimum is close to the
-# fresh-data one (the smallest budget above, printed next); As the budget outgrows the corpus, the best run repeats it more and more (Muennighoff et al.
+# fresh-data one (the smallest budget, printed above). As the budget outgrows the corpus, the best run repeats it more and more (Muennighoff et al.
 # find that epochs should grow faster than parameters, because parameters beyond the
 # compute-optimal size for the unique data are discounted too, R*_N = 5.3), and the gap to what
 # fresh data would give widens: each tenfold of compute buys less. Muennighoff's losses are on C4
@@ -406,8 +407,8 @@ else:
 # ordinary ratios overstate the value of extra tokens at extreme ones.
 #
 # > **Takeaway.** The more a model will be used, the smaller and longer-trained it should be;
-# > with a few trillion tokens of demand the best model is already several times over-trained
-# > relative to Chinchilla.
+# > at the scenario's lifetime demand the best model is over-trained relative to Chinchilla by
+# > the factor printed above.
 
 # %% [markdown]
 # ## 7. Lifetime cost in dollars: training plus serving
@@ -595,7 +596,9 @@ print(f"engine gap {gap_lo:.2f}× to {gap_hi:.2f}× (published serving figures; 
 #   $N = d^2(8E + 4)\,n_{blocks}$, so $N_{active} = N\cdot 12/516$ and finer experts pay in routing:
 #   the best G is finite. `llmcost.laws.moe.moe_compute_optimal` minimises L over N, D and G at a
 #   budget, as their §6.2 does, and reproduces their Table 2. Their dense fit (same table) gives
-#   the dense model that matches.
+#   the dense model that matches: it was fitted on dense runs far smaller, and trained far longer
+#   per parameter, than any such model (their App. A Table 4, printed below), so the dense side
+#   of every row, and the compute multiplier with it, is an extrapolation (`dense_in_fit_range`).
 #
 # Each fit's loss is on its own data, so only ratios are compared across fits. A later joint law
 # in (N_act, D, E) (Ludziejewski et al. 2025, arXiv:2502.05172) is not used: its constants could not
@@ -613,10 +616,13 @@ plots.table(fits, {"N_cutoff": "{:.3g}"})
 kf = pd.DataFrame([{"fit": f.name, "a": f.a, "alpha": f.alpha, "b": f.b, "beta": f.beta, "g": f.g,
                     "gamma": f.gamma, "c": f.c} for f in (moe.KRAJEWSKI_MOE, moe.KRAJEWSKI_DENSE)])
 plots.table(kf)
-print(f"Krajewski et al.'s runs: {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0])}-"
+print(f"Krajewski et al.'s runs: MoE {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0])}-"
       f"{llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[1])} parameters, {llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[0])}-"
       f"{llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[1])} tokens, "
-      f"G {moe.KRAJEWSKI_GRANULARITY_RANGE[0]:g}-{moe.KRAJEWSKI_GRANULARITY_RANGE[1]:g}; Clark et al.'s: "
+      f"G {moe.KRAJEWSKI_GRANULARITY_RANGE[0]:g}-{moe.KRAJEWSKI_GRANULARITY_RANGE[1]:g}; dense "
+      f"{llmcost.fmt_count(moe.KRAJEWSKI_DENSE_PARAMS_RANGE[0])}-{llmcost.fmt_count(moe.KRAJEWSKI_DENSE_PARAMS_RANGE[1])} "
+      f"parameters, {llmcost.fmt_count(moe.KRAJEWSKI_DENSE_TOKENS_RANGE[0])}-"
+      f"{llmcost.fmt_count(moe.KRAJEWSKI_DENSE_TOKENS_RANGE[1])} tokens; Clark et al.'s: "
       f"{llmcost.fmt_count(moe.CLARK_TRAIN_TOKENS)} tokens, up to 512 experts")
 
 # %% [markdown]
@@ -629,7 +635,8 @@ print(f"Krajewski et al.'s runs: {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0
 budgets_moe = [1e21, 1e22, c_run, 1e24, 1e25]
 mo = moe.moe_compute_optimal(budgets_moe)
 plots.table(mo[["compute_flops", "granularity", "active_params", "total_params", "train_tokens",
-                "tokens_per_active_param", "dense_params", "dense_compute_flops", "compute_multiplier", "in_fit_range"]],
+                "tokens_per_active_param", "dense_params", "dense_compute_flops", "compute_multiplier",
+                "moe_in_fit_range", "dense_in_fit_range"]],
             {"compute_flops": "{:.3g}", "granularity": "{:.0f}", "active_params": "{:.3g}", "total_params": "{:.3g}",
              "train_tokens": "{:.3g}", "tokens_per_active_param": "{:.0f}", "dense_params": "{:.3g}",
              "dense_compute_flops": "{:.3g}", "compute_multiplier": "{:.1f}x"})
@@ -705,7 +712,7 @@ ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(),
 # (section 6's trade-off).
 
 # %%
-small = llmcost.load_model("llama-3.1-8b")  # Meta: 15T tokens, ~75x the ~200B compute-optimal
+small = llmcost.load_model("llama-3.1-8b")  # Meta: 15T tokens (its multiple: below)
 ot = moe.overtraining(small.n_params, (1, 3, 10, 30, 100), fit)
 ot["train_usd"] = ot.train_flops * usd_per_flop
 plots.table(ot[["factor", "train_tokens", "tokens_per_param", "loss", "loss_gain", "train_flops", "train_usd",
@@ -775,7 +782,7 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 #    (17.4%). Break-even: the 7B's extra training, 5.21·10²² − 4.49·10²² = 7.2·10²¹, equals the
 #    serving it saves, 2·(13 − 7)·10⁹·D_inf, so D_inf ≈ 6·10¹¹ tokens.
 # 3. 4 epochs: R = 3, D′ = 100B·(1 + 15.4·(1 − e^(−3/15.4))) ≈ 373B (93% of the 400B seen).
-#    40 epochs: R = 39, D′ = 100B·(1 + 15.4·(1 − e^(−39/15.4))) ≈ 1,517B (38% of 4,000B).
+#    40 epochs: R = 39, D′ = 100B·(1 + 15.4·(1 − e^(−39/15.4))) ≈ 1,518B (38% of 4,000B).
 #
 # </details>
 
