@@ -281,3 +281,12 @@ def test_extreme_inputs_name_their_argument(h100):
         llmcost.hfu_from_mfu(0.4, spec, 1e308)
     with pytest.raises(ValueError, match=r"seq_len=0\.5 must be a whole number"):
         llmcost.hfu_from_mfu(0.4, spec, 0.5)
+    # the smallest subnormal: the ratio underflows to an MFU of 0, refused (it was returned)
+    with pytest.raises(ValueError, match=r"tokens_per_s_per_gpu=4\.94066e-324 implies an MFU "
+                       r"of 0.*must be > 0"):
+        llmcost.mfu_from_throughput(5e-324, spec, h100)
+    with pytest.raises(ValueError, match=r"n_tokens=4\.94066e-324 .*must be > 0"):
+        llmcost.mfu_from_gpu_hours(5e-324, 1e5, spec, h100)
+    # a detailed FLOP count that overflows says the sequence length is in it
+    with pytest.raises(ValueError, match=r"n_tokens × FLOPs per token \(seq_len\) overflow"):
+        llmcost.training_run(spec, h100, 1e12, 0.4, 64, 2.0, seq_len=1e308)

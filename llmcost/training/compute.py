@@ -134,9 +134,11 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
                                  "FLOPs)")
             return finite_result(scalar_or_array(6.0 * model.n_active_params * d), "6·N·D",
                                  "n_tokens")
-        per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
-                                                     recompute=recompute))
-        return finite_result(scalar_or_array(per_token * d), "the FLOP count", "n_tokens")
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+            per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
+                                                         recompute=recompute))
+            return finite_result(scalar_or_array(per_token * d), "the FLOP count",
+                                 "n_tokens × FLOPs per token (seq_len)")
     if method == "detailed":
         raise ValueError(f"model_or_n_params={model_or_n_params!r}: method='detailed' needs a "
                          "ModelSpec (load_model(name)), not a parameter count")
@@ -277,11 +279,16 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 def check_implied_mfu(mfu, given, field: str, subject: str, bound: str, bound_value) -> None:
     """The one rule of an MFU inferred from a measurement (``mfu_from_throughput``,
     ``mfu_from_gpu_hours``): at most 1, since no GPU does more model FLOPs than its dense peak
-    (Chowdhery et al. 2022 App. B define MFU as a fraction of that peak). An implied MFU above 1
+    (Chowdhery et al. 2022 App. B define MFU as a fraction of that peak), and above 0 (an input
+    so small that the ratio underflows is refused too). An implied MFU above 1
     means inconsistent inputs, and is refused with a ValueError naming ``field``, its first
     offending value, the MFU it implies, ``subject`` (model, accelerator, sequence length) and
     ``bound`` filled with that element of ``bound_value`` (what the peak allows)."""
     mfu = np.asarray(mfu)
+    if np.any(mfu <= 0):  # a subnormal input: the ratio underflows
+        value = float(np.broadcast_to(given, mfu.shape)[mfu <= 0].flat[0])
+        raise ValueError(f"{field}={value:g} implies an MFU of 0 for {subject} (below the "
+                         "smallest double): an MFU must be > 0")
     bad = mfu > 1
     if not np.any(bad):
         return
