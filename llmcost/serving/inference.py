@@ -59,12 +59,15 @@ Conventions, stated once:
 * **Counts.** A prompt's length (``prefill``'s ``prompt_tokens``, a generation's prompt and
   output tokens), ``tokens_per_sequence`` and ``tp`` are whole numbers: a prefill's attention
   grows with P², so a mean prompt length would not give the mean prefill. A batch and a context
-  may be fractional, because the serving model passes means there and the bytes and FLOPs grow
-  in proportion to them: a decode step's ``batch`` (continuous batching's mean live sequences,
-  slots × occupancy, > 0) and ``context_tokens`` (a generation's mean context, P + R/2, >= 0),
-  a prefill's ``batch``, a cache's ``context_tokens`` (``kv_cache_bytes``, >= 0) and
-  ``max_batch``'s (the mean length of the sequences held, >= 1: a sequence holds at least one
-  token). Counts so large that the bytes or FLOPs overflow a double are refused by name.
+  may be fractional: a step's bytes and FLOPs are affine in them (a fixed part plus a part per
+  sequence and per token; a sliding window and MoE's touched experts bend it), so a mean count
+  gives about the cost at the mean, and the serving model passes means there: a decode step's
+  ``batch`` (continuous batching's mean live sequences, slots × occupancy, > 0) and
+  ``context_tokens`` (a generation's mean context, P + R/2, >= 0), a cache's
+  ``context_tokens`` (``kv_cache_bytes``, >= 0) and ``max_batch``'s (the mean length of the
+  sequences held in RL rollouts, >= 1: a sequence holds at least one token); a prefill's
+  ``batch`` (> 0) follows the decode step's. Counts so large that the bytes or FLOPs overflow
+  a double are refused by name.
 """
 
 from __future__ import annotations
