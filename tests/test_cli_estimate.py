@@ -182,6 +182,13 @@ def test_csv_rows_are_the_bill_and_its_warnings_go_to_stderr(tmp_path):
     shown = [ln for ln in res.stderr.splitlines() if ln.startswith("warning: ")]
     assert bill.warnings and shown == [f"warning: {w}" for w in bill.warnings]
     assert any("× the budget" in w for w in shown)
+    # two bills: the lines alone on stdout, each bill's warnings on stderr, said whose
+    res = _cli("estimate", "--scenario", "data/scenarios/default.yaml", "--compare", str(path),
+               "--format", "csv")
+    assert res.returncode == 0, res.stderr
+    assert not any(ln.startswith("warning") for ln in res.stdout.splitlines())
+    assert [ln for ln in res.stderr.splitlines() if ln.startswith("warning of B (")] == \
+        [f"warning of B (s): {w}" for w in bill.warnings]
 
 
 def test_the_bill_table_fits_a_40_column_terminal():

@@ -401,8 +401,11 @@ def _estimate(args) -> int:
         if args.format == "json":
             print(json.dumps(compare_json(df, names, paths, titles, bills), indent=1,
                              default=str))
-        elif args.format == "csv":
+        elif args.format == "csv":  # the lines alone; each bill's warnings on stderr
             print(df.to_csv(index=False), end="")
+            for tag, name, b in zip("AB", names, bills):
+                for w in b.warnings:
+                    print(f"warning of {tag} ({name}): {w}", file=sys.stderr)
         else:
             print(compare_text(df, names, paths, bills))
         return 0
