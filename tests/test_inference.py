@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import llmcost
 from llmcost import Efficiency
 from llmcost import inference as inf
+from llmcost.core.hardware import DoesNotFit
 
 IDEAL = Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
 
@@ -180,6 +181,24 @@ def test_counts_follow_one_rule():
     # a prompt's length stays whole (prefill's attention grows with its square)
     with pytest.raises(ValueError, match=r"prompt_tokens=0\.5 must be a whole number"):
         inf.prefill_time("llama-3.1-8b", "H100-SXM", 0.5)
+
+
+def test_serving_cost_names_the_prompt_and_output_it_sums():
+    """serving_cost sizes its batch at prompt + output tokens; a context whose one sequence
+    does not fit was refused as "context_tokens=1e+30", an argument the caller never gave.
+    Llama 3.1 8B on an H100: 131,072 B of BF16 KV per token, so 1,000,250 tokens are 131.1 GB,
+    above the 77.3 GB left of 0.9 × 85.9 GB (hand derivation)."""
+    for prompt, output, message in (
+            (1_000_000, 250, r"prompt_tokens=1,000,000 \+ output_tokens=250 tokens per request: "
+                             r"context_tokens=1,000,250: one sequence's KV cache \(131\.1 GB"),
+            (10**30, 250, r"prompt_tokens=1e\+30 \+ output_tokens=250 .*1\.311e\+26 GB"),
+            (1000, 10**308, r"prompt_tokens=1,000 \+ output_tokens=1e\+308 .*overflow")):
+        with pytest.raises(ValueError, match=message):
+            inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=prompt,
+                             output_tokens=output)
+    # weights that do not fit are the weights' refusal, not the request's
+    with pytest.raises(DoesNotFit, match=r"^model='llama-3\.1-405b': .* do not fit"):
+        inf.serving_cost("llama-3.1-405b", "H100-SXM", 2.0, prompt_tokens=100, output_tokens=100)
 
 
 @pytest.mark.parametrize("call, message", [

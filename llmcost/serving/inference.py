@@ -369,14 +369,19 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
             kv = kv + np.asarray(kv_cache_bytes(d, c, kv_dtype)) * _kv_share(d, tp)
         return kv
 
-    per_seq = per_seq_of(ctx)
-    n = np.floor((usable - w) / per_seq)
-    if np.any(n < 1):
-        worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
-        raise DoesNotFit(f"context_tokens={worst:g}: one sequence's KV cache "
-                         f"({float(per_seq_of(worst)) / 1e9:.1f}"
-                         f" GB per GPU) leaves no room for a batch beside the weights on "
-                         f"{acc.name} at tp={tp}")
+    _window_share(m, window_layers)  # checked first: what follows refuses the context alone
+    try:
+        per_seq = per_seq_of(ctx)
+        n = np.floor((usable - w) / per_seq)
+        if np.any(n < 1):
+            worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
+            raise DoesNotFit(f"context_tokens={worst:,.10g}: one sequence's KV cache "
+                             f"({float(per_seq_of(worst)) / 1e9:,.4g}"
+                             f" GB per GPU) leaves no room for a batch beside the weights on "
+                             f"{acc.name} at tp={tp}")
+    except ValueError as e:  # the context's own refusal, marked for a caller that sums it
+        e.context_refusal = True
+        raise
     return int(n) if n.ndim == 0 else n.astype(int)
 
 
@@ -1075,9 +1080,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     occ = float(as_array(o.occupancy, "occupancy", positive=True, upper=1.0))
     kw, tp = o.engine_keywords(), o.tp
     spec = _speculation(m, o.draft_model, o.draft_tokens, o.acceptance_rate)
-    cap = max_batch(m, acc, p + r, weight_dtype=o.weight_dtype, kv_dtype=o.kv_dtype, tp=tp,
-                    reserve_fraction=o.reserve_fraction, window_layers=o.window_layers,
-                    draft_model=spec[0])
+    cap = _request_capacity(m, acc, p, r, o, spec[0])
     ctx = p + np.arange(1, max(r, 2))
     eng = load_engine_efficiency(o.engine, acc)
 
@@ -1136,6 +1139,26 @@ def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tu
                          f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
                          "large as the target adds its own passes and saves none")
     return dm, g, float(speculative_tokens_per_pass(acceptance_rate, g))
+
+
+def _request_capacity(m, acc, p: int, r: int, o, draft) -> int:
+    """``max_batch`` at a request's whole context, prompt + output tokens; its refusal of that
+    context (one sequence's KV cache beyond the HBM, or its bytes beyond a double) says the
+    ``prompt_tokens`` and ``output_tokens`` the caller gave, which sum to it."""
+    try:
+        return max_batch(m, acc, p + r, weight_dtype=o.weight_dtype, kv_dtype=o.kv_dtype,
+                         tp=o.tp, reserve_fraction=o.reserve_fraction,
+                         window_layers=o.window_layers, draft_model=draft)
+    except ValueError as e:
+        if not getattr(e, "context_refusal", False):
+            raise
+        raise type(e)(f"prompt_tokens={_count(p)} + output_tokens={_count(r)} tokens per "
+                      f"request: {e}") from None
+
+
+def _count(n: int) -> str:
+    """A whole count for a message: every digit up to 10^15 (1,000,000), else 3 figures."""
+    return f"{n:,}" if n < 10**15 else f"{float(n):.3g}"
 
 
 def _mean_tpot(m, acc, bs, ctx, occ, spec, kw, eng=None):
