@@ -161,6 +161,57 @@ def test_estimate_says_the_plan_is_over_budget(tmp_path):
     assert f"{ratio:.1f}× the budget" in _cli("estimate", "--scenario", str(path)).stdout
 
 
+def test_csv_rows_are_the_bill_and_its_warnings_go_to_stderr(tmp_path):
+    """A new-user trial: `estimate --format csv` put the warnings in the table as rows of key
+    "warning" with empty usd and bill_range_state, where the README says bill_range_state is on
+    every row. Every row is now a line of the bill or its total, every one with its state; the
+    warnings go to stderr, each whole, as the text prints them."""
+    import csv as csv_
+    import io
+    path = _yaml(tmp_path, "model: llama-2-70b\nprice_usd_per_gpu_hour: 3.99\n"
+                 "ledger_budget_usd: 300000\n")
+    bill = estimate_ledger(path)
+    res = _cli("estimate", "--scenario", str(path), "--format", "csv", "--samples", "200")
+    assert res.returncode == 0, res.stderr
+    rows = list(csv_.DictReader(io.StringIO(res.stdout)))
+    assert [r["key"] for r in rows] == list(bill.table()["key"])  # the lines, then "total"
+    assert rows[-1]["key"] == "total"
+    assert all(r["usd"] != "" and r["bill_range_state"] != "" for r in rows)
+    assert len({r["bill_range_state"] for r in rows}) == 1
+    assert sum(float(r["usd"]) for r in rows[:-1]) == pytest.approx(float(rows[-1]["usd"]))
+    shown = [ln for ln in res.stderr.splitlines() if ln.startswith("warning: ")]
+    assert bill.warnings and shown == [f"warning: {w}" for w in bill.warnings]
+    assert any("× the budget" in w for w in shown)
+    # two bills: the lines alone on stdout, each bill's warnings on stderr, said whose
+    res = _cli("estimate", "--scenario", "data/scenarios/default.yaml", "--compare", str(path),
+               "--format", "csv")
+    assert res.returncode == 0, res.stderr
+    assert not any(ln.startswith("warning") for ln in res.stdout.splitlines())
+    assert [ln for ln in res.stderr.splitlines() if ln.startswith("warning of B (")] == \
+        [f"warning of B (s): {w}" for w in bill.warnings]
+
+
+def test_the_bill_table_fits_a_40_column_terminal():
+    """A new-user trial: at COLUMNS=40 the table's rows were 43-45 characters (a label of at
+    least 12, then 12 + 2 + 6 + 2 + 9 for the amount, share and "not given" status). Under 45
+    columns each label goes on its own lines and its figures below it: every row fits down to
+    33 columns, the figures' own width, and every word of every label is printed."""
+    bill = estimate_ledger("data/scenarios/default.yaml")
+    head = ledger.headline_draws(bill.scenario, samples=500)
+    for columns in (33, 40, 44):
+        for draws in (None, head.draws):
+            text = bill_text(bill, "data/scenarios/default.yaml", columns=columns,
+                             draws=draws, basis="ranges")
+            assert max(len(ln) for ln in text.splitlines()) <= columns, (columns, draws)
+            flat = " ".join(text.split())
+            for r in bill.table().itertuples():
+                assert r.line in flat and fmt_usd(r.usd) in flat, r.line
+    # at 45 and wider the figures stay beside their label
+    text = bill_text(bill, "data/scenarios/default.yaml", columns=45).splitlines()
+    assert any(ln.startswith("pre-training ") and ln.rstrip().endswith("modelled")
+               for ln in text)
+
+
 def test_deadline_gpu_count_prints_every_digit(tmp_path):
     # A new-user trial: `estimate --deadline-days 2.5` on default.yaml printed "1.638e+04 GPUs"
     # (4 significant figures of 16,384), a count nobody can provision. By hand: the default run

@@ -235,3 +235,58 @@ def test_cluster_by_name():
 def test_flags_conventions_and_overflow_are_checked(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_too_few_gpu_hours_are_refused_as_a_throughput_above_the_peak_is(h100):
+    """An implied MFU above 1 is one rule for both measurements. 1.5e13 tokens of Llama 3.1 8B
+    (6N = 6 × 8.03e9 = 4.818e10 FLOP per token, 6ND = 7.227e23 FLOP) on a 9e14 FLOP/s peak need
+    7.227e23 / 9e14 / 3600 = 223,063 GPU-hours at MFU 1 (hand derivation); 1e5 hours would be
+    an MFU of 2.23. On the MFU basis at 8,192 tokens on an H100 the hours reported by a user
+    implied 2.44 and were returned."""
+    spec = llmcost.load_model("llama-3.1-8b")
+    with pytest.raises(ValueError, match=r"reported_gpu_hours=100,000 is impossible for "
+                       r"n_tokens=1\.5e\+13 of llama-3\.1-8b on H100-SXM.*MFU of 2\.44.*"
+                       r"at most 1"):
+        llmcost.mfu_from_gpu_hours(1.5e13, 1e5, spec, h100)
+    with pytest.raises(ValueError, match=r"MFU of 2\.23.*at least 223,063 GPU-hours"):
+        llmcost.mfu_from_gpu_hours(1.5e13, 1e5, spec, 9e14, method="6ND")
+    # at the bound the hours give MFU 1, a tenth more hours 1/1.1
+    hours = 7.227e23 / 9e14 / 3600 * (6 * spec.n_active_params / 4.818e10)
+    assert llmcost.mfu_from_gpu_hours(1.5e13, hours * 1.1, spec, 9e14, method="6ND") == \
+        pytest.approx(1 / 1.1, rel=1e-3)
+    # an array: the first offending element is named
+    with pytest.raises(ValueError, match="reported_gpu_hours=1,000 is impossible"):
+        llmcost.mfu_from_gpu_hours(1.5e13, [1e6, 1e3], spec, h100)
+
+
+def test_the_published_table_keeps_its_whole_run_mfus():
+    # published_run_mfu reads the unchecked ratio (an FP8 run may pass 1 on the BF16 peak);
+    # Llama 2 70B's model card: 2T tokens in 1,720,320 A100 GPU-hours, 42.8% by 6ND
+    df = compute.published_run_mfu()
+    assert df["mfu_from_gpu_hours_6nd"].between(0.05, 1.0).sum() >= 5
+    assert (df["mfu_from_gpu_hours_6nd"].dropna() > 0).all()
+
+
+def test_extreme_inputs_name_their_argument(h100):
+    spec = llmcost.load_model("llama-3.1-8b")
+    # seq_len=1e30: 12·L·d·s alone is 12 × 32 × 4096 × 1e30 = 1.57e36 FLOP per token, so
+    # 3,000 tokens/s is MFU 4.8e24; the message says at which seq_len and a bound in tokens/s
+    # that is not rounded to 0
+    with pytest.raises(ValueError, match=r"tokens_per_s_per_gpu=3,000 is impossible for "
+                       r"llama-3\.1-8b on H100-SXM's dense bf16 peak at seq_len=1e\+30.*"
+                       r"at most 6\.\d+e-22 tokens/s"):
+        llmcost.mfu_from_throughput(3000.0, spec, h100, seq_len=10**30)
+    # HFU at a sequence length whose FLOPs overflow: a message, not NaN (inf / inf)
+    with pytest.raises(ValueError, match=r"seq_len=1e\+308 overflow"):
+        llmcost.hfu_from_mfu(0.4, spec, 1e308)
+    with pytest.raises(ValueError, match=r"seq_len=0\.5 must be a whole number"):
+        llmcost.hfu_from_mfu(0.4, spec, 0.5)
+    # the smallest subnormal: the ratio underflows to an MFU of 0, refused (it was returned)
+    with pytest.raises(ValueError, match=r"tokens_per_s_per_gpu=4\.94066e-324 implies an MFU "
+                       r"of 0.*must be > 0"):
+        llmcost.mfu_from_throughput(5e-324, spec, h100)
+    with pytest.raises(ValueError, match=r"n_tokens=4\.94066e-324 .*must be > 0"):
+        llmcost.mfu_from_gpu_hours(5e-324, 1e5, spec, h100)
+    # a detailed FLOP count that overflows says the sequence length is in it
+    with pytest.raises(ValueError, match=r"n_tokens × FLOPs per token \(seq_len\) overflow"):
+        llmcost.training_run(spec, h100, 1e12, 0.4, 64, 2.0, seq_len=1e308)

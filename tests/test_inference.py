@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import llmcost
 from llmcost import Efficiency
 from llmcost import inference as inf
+from llmcost.core.hardware import DoesNotFit
 
 IDEAL = Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
 
@@ -156,6 +157,67 @@ def test_capacity_limits():
     assert inf.max_batch("llama-3.1-8b", "H100-SXM", 131072) == 3
     with pytest.raises(ValueError, match="context_tokens.*no room for a batch"):
         inf.max_batch("llama-3.1-8b", "H100-SXM", 1_000_000)
+
+
+def test_counts_follow_one_rule():
+    """The module's "Counts": a sequence holds at least one token, so ``max_batch`` refuses a
+    context below 1 (0.5 returned 934,583 sequences and 5e-324 an OverflowError); a fraction
+    above 1 is a mean length. Llama 3.1 8B in BF16 on an H100 (80 GiB = 85,899,345,920 B, 10%
+    kept free): 32 layers × 8 KV heads × 128 × 2 × 2 B = 131,072 B per token beside
+    8,030,261,248 × 2 B of weights: (77,309,411,328 − 16,060,522,496) / 131,072 = 467,291.3
+    one-token sequences, / 2.5 = 186,916.1 at a mean of 2.5 tokens (hand derivation)."""
+    for bad in (0.5, 5e-324, 0.999):
+        with pytest.raises(ValueError, match=r"context_tokens=.* must be >= 1: a sequence holds "
+                           "at least one token"):
+            inf.max_batch("llama-3.1-8b", "H100-SXM", bad)
+    assert inf.max_batch("llama-3.1-8b", "H100-SXM", 1) == 467_291
+    assert inf.max_batch("llama-3.1-8b", "H100-SXM", 2.5) == 186_916
+    # a cache's and a decode step's counts are means: the mean count gives the mean cost
+    kv = [inf.kv_cache_bytes("llama-3.1-8b", c) for c in (2, 2.5, 3)]
+    assert kv[1] == pytest.approx((kv[0] + kv[2]) / 2, rel=1e-12)
+    t = [inf.decode_step_time("llama-3.1-8b", "H100-SXM", b, 2048, efficiency=IDEAL)
+         for b in (2, 2.5, 3)]
+    assert t[1] == pytest.approx((t[0] + t[2]) / 2, rel=1e-12)  # HBM-bound: bytes ∝ batch
+    # a prompt's length stays whole (prefill's attention grows with its square)
+    with pytest.raises(ValueError, match=r"prompt_tokens=0\.5 must be a whole number"):
+        inf.prefill_time("llama-3.1-8b", "H100-SXM", 0.5)
+
+
+def test_serving_cost_names_the_prompt_and_output_it_sums():
+    """serving_cost sizes its batch at prompt + output tokens; a context whose one sequence
+    does not fit was refused as "context_tokens=1e+30", an argument the caller never gave.
+    Llama 3.1 8B on an H100: 131,072 B of BF16 KV per token, so 1,000,250 tokens are 131.1 GB,
+    above the 77.3 GB left of 0.9 × 85.9 GB (hand derivation)."""
+    for prompt, output, message in (
+            (1_000_000, 250, r"prompt_tokens=1,000,000 \+ output_tokens=250 tokens per request: "
+                             r"context_tokens=1,000,250: one sequence's KV cache \(131\.1 GB"),
+            (10**30, 250, r"prompt_tokens=1e\+30 \+ output_tokens=250 .*1\.311e\+26 GB"),
+            (1000, 10**308, r"prompt_tokens=1,000 \+ output_tokens=1e\+308 .*overflow")):
+        with pytest.raises(ValueError, match=message):
+            inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=prompt,
+                             output_tokens=output)
+    # weights that do not fit are the weights' refusal, not the request's
+    with pytest.raises(DoesNotFit, match=r"^model='llama-3\.1-405b': .* do not fit"):
+        inf.serving_cost("llama-3.1-405b", "H100-SXM", 2.0, prompt_tokens=100, output_tokens=100)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: inf.kv_cache_bytes("llama-3.1-8b", 1e308), r"context_tokens=1e\+308 overflow"),
+    (lambda: inf.prefill_time("llama-3.1-8b", "H100-SXM", 1e308),
+     r"prompt_tokens=1e\+308 × batch=1 overflow"),
+    (lambda: inf.prefill_time("llama-3.1-8b", "H100-SXM", 1000, batch=1e308),
+     r"prompt_tokens=1000 × batch=1e\+308 overflow"),
+    (lambda: inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1e308, 2048),
+     r"batch=1e\+308 × context_tokens=2048 overflow"),
+    (lambda: inf.decode_step_time("llama-3.1-8b", "H100-SXM", 8, 1e308),
+     r"context_tokens=1e\+308 overflow"),
+    (lambda: inf.decode_step_time("qwen3-30b-a3b", "H100-SXM", 1e308, 2048),
+     r"batch=1e\+308 × context_tokens=2048 overflow"),
+])
+def test_counts_that_overflow_are_refused_by_name(call, message):
+    # the bytes or FLOPs of these counts pass 1.8e308: each was a silent NaN or inf
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors():

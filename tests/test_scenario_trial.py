@@ -45,7 +45,8 @@ def test_several_pilot_records_are_accepted(tmp_path):
 def test_estimate_json_and_csv_carry_the_warnings_the_text_prints(tmp_path):
     """An FP8 run's MFU is a fraction of the FP8 peak, twice the BF16 one on Hopper (H100 SXM
     datasheet: 1,979 vs 989 dense TFLOP/s): the text warns of it; the JSON (a ``warnings``
-    list) and the CSV (a ``warning`` row) carry the same warning."""
+    list) carries the same warning, and so does the CSV's stderr (its rows are the bill's lines
+    alone, each with every column the README lists)."""
     path = _write(tmp_path, {**BASE_8B, "dtype": "fp8", "mfu": 0.4})
     text = run_cli("estimate", "--scenario", str(path)).stdout
     assert "warning: dtype=fp8" in text
@@ -54,10 +55,12 @@ def test_estimate_json_and_csv_carry_the_warnings_the_text_prints(tmp_path):
                for w in js["warnings"])
     n_text = text.count("\nwarning: ")
     assert len(js["warnings"]) == n_text
-    rows = run_cli("estimate", "--scenario", str(path), "--format", "csv").stdout.splitlines()
-    warned = [r for r in rows if r.startswith("warning,")]
+    csv = run_cli("estimate", "--scenario", str(path), "--format", "csv")
+    rows = csv.stdout.splitlines()
+    warned = [r for r in csv.stderr.splitlines() if r.startswith("warning: ")]
     assert len(warned) == n_text and "dtype=fp8" in warned[0]
-    assert rows[0].startswith("key,line,category")
+    assert rows[0].startswith("key,line,category") and not any(
+        r.startswith("warning,") for r in rows)
     # a scenario without warnings: an empty list, no row
     clean = _write(tmp_path, {**BASE_8B, "mfu": 0.4}, "clean.yaml")
     js = json.loads(run_cli("estimate", "--scenario", str(clean), "--format", "json").stdout)

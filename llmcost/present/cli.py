@@ -401,8 +401,11 @@ def _estimate(args) -> int:
         if args.format == "json":
             print(json.dumps(compare_json(df, names, paths, titles, bills), indent=1,
                              default=str))
-        elif args.format == "csv":
+        elif args.format == "csv":  # the lines alone; each bill's warnings on stderr
             print(df.to_csv(index=False), end="")
+            for tag, name, b in zip("AB", names, bills):
+                for w in b.warnings:
+                    print(f"warning of {tag} ({name}): {w}", file=sys.stderr)
         else:
             print(compare_text(df, names, paths, bills))
         return 0
@@ -432,11 +435,12 @@ def _estimate(args) -> int:
         for c in ("mean", "p10", "p50", "p90"):
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
         table["bill_range_state"] = head.state if head is not None else "none"
-        # the warnings the text prints, one row each after the lines: key "warning", the text
-        # in "line", status "warning", no dollar figure
-        warn_rows = pd.DataFrame([{"key": "warning", "line": w, "status": "warning"}
-                                  for w in warned], columns=table.columns)
-        print(pd.concat([table, warn_rows], ignore_index=True).to_csv(index=False), end="")
+        # every row a line of the bill (and the total), every column meaning the same on each;
+        # the warnings the text prints go to stderr, one "warning: ..." line each, so that a
+        # file of the CSV holds the table alone (json carries them under "warnings")
+        print(table.to_csv(index=False), end="")
+        for w in warned:
+            print(f"warning: {w}", file=sys.stderr)
         return 0
     ranged = head is not None and head.state != "illustrative"
     print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
@@ -669,15 +673,20 @@ def bill_warnings(bill, warnings=()) -> list[str]:
 
 
 def _table_label_width(t, columns: int, ranged: bool) -> tuple:
-    """(label width, P10-P90 beside the point, the longest row) of ``bill_text``'s table: the
-    longest label, narrowed (wrapped, at least 12 characters) so that a row fits ``columns``; a
-    ranged bill's three percentiles stay beside the point only while that fits with a label
-    of 24 (else they go on the line below)."""
+    """(label width, P10-P90 beside the point, the longest row, stacked) of ``bill_text``'s
+    table: the longest label, narrowed (wrapped, at least 12 characters) so that a row fits
+    ``columns``; a ranged bill's three percentiles stay beside the point only while that fits
+    with a label of 24 (else they go on the line below). Where even a 12-character label leaves
+    no room for the figures (under 45 columns with the usual statuses) the table is stacked:
+    each label on its own lines, wrapped to ``columns``, its figures on the line below, indented
+    (33 characters with a "not given" status: the narrowest the table fits)."""
     natural = max(len(x) for x in t["line"])
     fixed = 2 + 12 + 2 + 6 + 2 + max(len(x) for x in t["status"])  # amount, share, status
+    if 12 + fixed > columns:  # stacked: the figures alone, from column 0
+        return max(20, columns), False, min(max(20, columns), fixed), True
     extra = 31 if ranged and min(natural, 24) + fixed + 31 <= columns else 0  # P10-P90 beside
     width = min(natural, max(12, columns - fixed - extra))
-    return width, extra > 0, width + fixed + extra
+    return width, extra > 0, width + fixed + extra, False
 
 
 #: What a "*" means when the bill was drawn once (``--samples 1``): OUTSIDE_NOTE's "the edge of
@@ -733,7 +742,9 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     (``ledger.range_basis``) says what the ranges come from. Prose lines (the header, the
     figures, the warnings) are wrapped to ``columns`` (default ``glance.terminal_columns``: the
     terminal's width, 80 when piped); so are the table's labels (``_table_label_width``),
-    and on a narrow terminal a ranged line's P10-P90 goes on the line below its point."""
+    and on a narrow terminal a ranged line's P10-P90 goes on the line below its point; under
+    45 columns each line's figures go below its label (down to 33 columns, the figures' own
+    width)."""
     columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
@@ -746,7 +757,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     lines += _exploratory_header(bill)
     lines.append("")
     ranged = draws is not None and bool(draws.ranges)
-    width, inline, rule = _table_label_width(t, columns, ranged)
+    width, inline, rule, stacked = _table_label_width(t, columns, ranged)
+    lead = 0 if stacked else width  # where the figures start: beside the label, or below it
     s = draws.summary() if ranged else None
     outside, zeros = False, 0
 
@@ -754,7 +766,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         return "" if v is None or v != v else format_value(float(v), "USD")
 
     if ranged:
-        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}" + (
+        lines.append(f"{'':<{lead}}  {'point':>12}  {'share':>6}" + (
             f"  {'P10':>9} {'P50':>9} {'P90':>9}" if inline else "") + "  status")
     for r in t.itertuples():
         if r.key == "total":
@@ -769,12 +781,18 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                 point_outside(r.usd, s.loc[r.key, "p10"], s.loc[r.key, "p90"]):
             amount, outside = amount + "*", True
         label = textwrap.wrap(r.line, width, break_long_words=True) or [""]
-        lines.append(f"{label[0]:<{width}}  {amount:>12}  {share:>6}"
-                     + (f"  {pct}" if inline else "") + f"  {r.status}".rstrip())
-        lines += [f"  {x}" for x in label[1:]]  # a long label wraps, never cut
+        figures = f"  {amount:>12}  {share:>6}" + (f"  {pct}" if inline else "") \
+            + f"  {r.status}".rstrip()
+        if stacked:  # the label whole on its lines (continued indented), its figures below
+            lines += textwrap.wrap(r.line, width, subsequent_indent="  ",
+                                   break_on_hyphens=False) + [figures]
+        else:
+            lines.append(f"{label[0]:<{width}}{figures}")
+            lines += [f"  {x}" for x in label[1:]]  # a long label wraps, never cut
         if ranged and not inline and any(p3):  # too narrow for P10-P90 beside: below
-            lines.append(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}" if draws.samples != 1
-                         else f"  the one draw: {p3[0]}")
+            lines += wrap_lines(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}"
+                                if draws.samples != 1 else f"  the one draw: {p3[0]}",
+                                columns, "  ")
     if outside:
         lines += wrap_lines(f"* {OUTSIDE_NOTE if draws.samples != 1 else ONE_DRAW_NOTE}",
                             columns)

@@ -56,6 +56,18 @@ Conventions, stated once:
   them latency-bound.
 * Prices: GPU-seconds × USD per GPU-hour / 3600. Input tokens are priced at prefill time, output
   tokens at decode time (a replica's GPU-seconds per token: step time × tp / tokens per step).
+* **Counts.** A prompt's length (``prefill``'s ``prompt_tokens``, a generation's prompt and
+  output tokens), ``tokens_per_sequence`` and ``tp`` are whole numbers: a prefill's attention
+  grows with P², so a mean prompt length would not give the mean prefill. A batch and a context
+  may be fractional: a step's bytes and FLOPs are affine in them (a fixed part plus a part per
+  sequence and per token; a sliding window and MoE's touched experts bend it), so a mean count
+  gives about the cost at the mean, and the serving model passes means there: a decode step's
+  ``batch`` (continuous batching's mean live sequences, slots × occupancy, > 0) and
+  ``context_tokens`` (a generation's mean context, P + R/2, >= 0), a cache's
+  ``context_tokens`` (``kv_cache_bytes``, >= 0) and ``max_batch``'s (the mean length of the
+  sequences held in RL rollouts, >= 1: a sequence holds at least one token); a prefill's
+  ``batch`` (> 0) follows the decode step's. Counts so large that the bytes or FLOPs overflow
+  a double are refused by name.
 """
 
 from __future__ import annotations
@@ -71,8 +83,8 @@ from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, is_number, options_with,
-                          scalar_or_array)
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, finite_result, is_number,
+                          options_with, scalar_or_array)
 from ..training.comm import mesh_peers, mesh_scaleup_bandwidth
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
@@ -137,6 +149,11 @@ def _int(name, value, minimum=1):
     return int(value)
 
 
+def _named(name: str, value) -> str:
+    """``name=value`` for an overflow message (the name alone for an array)."""
+    return f"{name}={float(value):.6g}" if np.ndim(value) == 0 else name
+
+
 def _tp(tp, accelerator: Accelerator, model: ModelSpec) -> int:
     tp = _int("tp", tp)
     domain = accelerator.scaleup_domain_size or 1
@@ -198,7 +215,8 @@ def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=
     Parameters
     ----------
     model : ModelSpec or str
-    context_tokens : int or array, >= 0
+    context_tokens : float or array, >= 0
+        Tokens in the cache; a fraction is a mean over sequences (see the module's "Counts").
     kv_dtype : {"bf16", "fp16", "fp8"}
     window_layers : float in [0, 1], optional
         Share of layers with the sliding window (default: the model's own,
@@ -207,13 +225,21 @@ def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=
     Returns
     -------
     float or ndarray of bytes.
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite context, or one whose bytes overflow a double (the message
+        names ``context_tokens``).
     """
     m = serving_model(model)
     per_token = kv_cache_bytes_per_token(m, kv_dtype)
     ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
     w, f = m.sliding_window, _window_share(m, window_layers)
     held = f * np.minimum(ctx, w) + (1 - f) * ctx if w else ctx
-    return scalar_or_array(per_token * held)
+    with np.errstate(over="ignore"):  # reported by finite_result
+        return finite_result(scalar_or_array(per_token * held), "the KV cache's bytes",
+                             _named("context_tokens", context_tokens))
 
 
 def _window_share(m: ModelSpec, window_layers=None) -> float:
@@ -299,6 +325,8 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     its weights join the target's and each sequence holds a draft KV cache too:
     floor((HBM·(1 − r) − (W_t + W_d)/tp) / (kv_t·share_t + kv_d·share_d)).
     ``window_layers``: the share of layers with the sliding window (``kv_cache_bytes``).
+    ``context_tokens`` >= 1 (a sequence holds at least one token); a fraction is the mean length
+    of the sequences held (the module's "Counts").
 
     Returns
     -------
@@ -307,14 +335,18 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     Raises
     ------
     ValueError
-        If the weights do not fit the replica's HBM, or a context's KV cache leaves no room for
-        even one sequence (the message names the field and the numbers).
+        A context below one token; the weights do not fit the replica's HBM, or a context's KV
+        cache leaves no room for even one sequence (the message names the field and the
+        numbers).
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     ctx = as_array(context_tokens, "context_tokens", positive=True)
+    if np.any(ctx < 1):
+        raise ValueError(f"context_tokens={float(np.min(ctx)):g} must be >= 1: a sequence holds "
+                         "at least one token (a fraction above 1 is read as a mean length)")
     usable = acc.hbm_bytes * (1 - r)
     d = None if draft_model is None else as_model(draft_model, "draft_model", needs="serving")
     w = (weight_bytes(m, weight_dtype) + (weight_bytes(d, weight_dtype) if d else 0.0)) / tp
@@ -338,14 +370,19 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
             kv = kv + np.asarray(kv_cache_bytes(d, c, kv_dtype)) * _kv_share(d, tp)
         return kv
 
-    per_seq = per_seq_of(ctx)
-    n = np.floor((usable - w) / per_seq)
-    if np.any(n < 1):
-        worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
-        raise DoesNotFit(f"context_tokens={worst:g}: one sequence's KV cache "
-                         f"({float(per_seq_of(worst)) / 1e9:.1f}"
-                         f" GB per GPU) leaves no room for a batch beside the weights on "
-                         f"{acc.name} at tp={tp}")
+    _window_share(m, window_layers)  # checked first: what follows refuses the context alone
+    try:
+        per_seq = per_seq_of(ctx)
+        n = np.floor((usable - w) / per_seq)
+        if np.any(n < 1):
+            worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
+            raise DoesNotFit(f"context_tokens={worst:,.10g}: one sequence's KV cache "
+                             f"({float(per_seq_of(worst)) / 1e9:,.4g}"
+                             f" GB per GPU) leaves no room for a batch beside the weights on "
+                             f"{acc.name} at tp={tp}")
+    except ValueError as e:  # the context's own refusal, marked for a caller that sums it
+        e.context_refusal = True
+        raise
     return int(n) if n.ndim == 0 else n.astype(int)
 
 
@@ -519,10 +556,11 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     model : ModelSpec or str
     accelerator : Accelerator or str
     batch : float or array, > 0
-        Sequences decoding together (may be fractional: a mean occupancy).
+        Sequences decoding together (may be fractional: a mean occupancy, the module's
+        "Counts").
     context_tokens : float or array, >= 0
         Tokens in each sequence's KV cache (0: ignore KV reads, as the ridge-point
-        hand count below does).
+        hand count below does; may be fractional: a mean context).
     weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
     kv_dtype : {"bf16", "fp16", "fp8"}
     tp : int
@@ -550,14 +588,28 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     f = _window_share(m, window_layers)
     keys = f * np.minimum(ctx + q, m.sliding_window) + (1 - f) * (ctx + q) \
         if m.sliding_window else ctx + q
-    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, False, f)
+    inputs = f"{_named('batch', batch)} × {_named('context_tokens', context_tokens)}"
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+        finite_result(b * q, "the tokens of the step", inputs)
+        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, False, f)
+    return _finite_step(st, inputs)
+
+
+def _finite_step(st: StepTime, inputs: str) -> StepTime:
+    """``st`` if its FLOPs, HBM bytes and time are finite, else a ValueError naming ``inputs``
+    (counts so large that a step's FLOPs or bytes overflow a double): never a silent inf or
+    NaN."""
+    for value in (st.flops, st.hbm_bytes, st.time_s):
+        finite_result(value, "the step's FLOPs, bytes or time", inputs)
+    return st
 
 
 def decode_step_time(model, accelerator, batch, context_tokens, *, weight_dtype: str = "bf16",
                      kv_dtype: str = "bf16", tp: int = 1, tokens_per_sequence: int = 1,
                      efficiency: Efficiency | None = None, window_layers=None):
     """Seconds of one decode step: ``decode_step(...).time_s`` (its docstring has the formula:
-    max(compute, HBM bytes / achievable bandwidth) + exposed TP all-reduces)."""
+    max(compute, HBM bytes / achievable bandwidth) + exposed TP all-reduces, and the
+    parameters: ``batch`` > 0 and ``context_tokens`` >= 0 may be fractional, means)."""
     return decode_step(model, accelerator, batch, context_tokens, weight_dtype=weight_dtype,
                        kv_dtype=kv_dtype, tp=tp, tokens_per_sequence=tokens_per_sequence,
                        efficiency=efficiency, window_layers=window_layers).time_s
@@ -593,7 +645,11 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
     b = as_array(batch, "batch", positive=True)
     f = _window_share(m, window_layers)
     keys = f * np.asarray(m.mean_attended_keys(p, causal=True)) + (1 - f) * (p + 1) / 2
-    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, True, f)
+    inputs = f"{_named('prompt_tokens', prompt_tokens)} × {_named('batch', batch)}"
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+        finite_result(b * p, "the tokens of the step", inputs)
+        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, True, f)
+    return _finite_step(st, inputs)
 
 
 def prefill_time(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
@@ -1028,9 +1084,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     occ = float(as_array(o.occupancy, "occupancy", positive=True, upper=1.0))
     kw, tp = o.engine_keywords(), o.tp
     spec = _speculation(m, o.draft_model, o.draft_tokens, o.acceptance_rate)
-    cap = max_batch(m, acc, p + r, weight_dtype=o.weight_dtype, kv_dtype=o.kv_dtype, tp=tp,
-                    reserve_fraction=o.reserve_fraction, window_layers=o.window_layers,
-                    draft_model=spec[0])
+    cap = _request_capacity(m, acc, p, r, o, spec[0])
     ctx = p + np.arange(1, max(r, 2))
     eng = load_engine_efficiency(o.engine, acc)
 
@@ -1089,6 +1143,26 @@ def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tu
                          f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
                          "large as the target adds its own passes and saves none")
     return dm, g, float(speculative_tokens_per_pass(acceptance_rate, g))
+
+
+def _request_capacity(m, acc, p: int, r: int, o, draft) -> int:
+    """``max_batch`` at a request's whole context, prompt + output tokens; its refusal of that
+    context (one sequence's KV cache beyond the HBM, or its bytes beyond a double) says the
+    ``prompt_tokens`` and ``output_tokens`` the caller gave, which sum to it."""
+    try:
+        return max_batch(m, acc, p + r, weight_dtype=o.weight_dtype, kv_dtype=o.kv_dtype,
+                         tp=o.tp, reserve_fraction=o.reserve_fraction,
+                         window_layers=o.window_layers, draft_model=draft)
+    except ValueError as e:
+        if not getattr(e, "context_refusal", False):
+            raise
+        raise type(e)(f"prompt_tokens={_count(p)} + output_tokens={_count(r)} tokens per "
+                      f"request: {e}") from None
+
+
+def _count(n: int) -> str:
+    """A whole count for a message: every digit up to 10^15 (1,000,000), else 3 figures."""
+    return f"{n:,}" if n < 10**15 else f"{float(n):.3g}"
 
 
 def _mean_tpot(m, acc, bs, ctx, occ, spec, kw, eng=None):

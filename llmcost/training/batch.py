@@ -274,6 +274,23 @@ def kaplan_min_steps(loss_nats, n_params):
     return scalar_or_array(KAPLAN_S_C / (loss - floor) ** (1.0 / KAPLAN_ALPHA_S))
 
 
+def check_planned_run(train_tokens, global_batch_tokens) -> None:
+    """The rules of a planned run, else a ValueError naming the count, its first offending value
+    and the rule: a batch of at least one token, and at least one optimizer step (train_tokens
+    >= global_batch_tokens). Without them the steps D/B overflow (B = 5e-324 gave a NaN loss) or
+    fall below one (B = 1e308: a loss of 3e227 nats)."""
+    d, b = np.broadcast_arrays(np.asarray(train_tokens, dtype=float),
+                               np.asarray(global_batch_tokens, dtype=float))
+    if np.any(b < 1):
+        raise ValueError(f"global_batch_tokens={float(b[b < 1].flat[0]):g} must be >= 1: an "
+                         "optimizer step trains on at least one token")
+    if np.any(d < b):
+        i = np.argmax((d < b).ravel())
+        raise ValueError(f"train_tokens={float(d.ravel()[i]):g} must be >= "
+                         f"global_batch_tokens={float(b.ravel()[i]):g}: a run takes at least one "
+                         "optimizer step")
+
+
 def loss_of_planned_run(n_params, train_tokens, global_batch_tokens, b_noise_tokens=None,
                         iterations: int = 200):
     """The loss a run of ``train_tokens`` at a constant batch reaches under Kaplan et al.'s fits.
@@ -293,7 +310,8 @@ def loss_of_planned_run(n_params, train_tokens, global_batch_tokens, b_noise_tok
     n_params : float or array
         Non-embedding parameters.
     train_tokens, global_batch_tokens : float or array
-        Planned tokens D and batch B (tokens per step).
+        Planned tokens D and batch B (tokens per step): B >= 1 (a step trains on at least one
+        token) and D >= B (a run takes at least one step).
     b_noise_tokens : float or array, optional
         Noise scale to use instead of Kaplan's B_crit(L).
     iterations : int
@@ -302,10 +320,16 @@ def loss_of_planned_run(n_params, train_tokens, global_batch_tokens, b_noise_tok
     Returns
     -------
     float or ndarray: loss in nats per token.
+
+    Raises
+    ------
+    ValueError
+        A count that breaks its rule, named with its value.
     """
     n = as_array(n_params, "n_params", positive=True)
     d = as_array(train_tokens, "train_tokens", positive=True)
     b = as_array(global_batch_tokens, "global_batch_tokens", positive=True)
+    check_planned_run(d, b)
     bn = None if b_noise_tokens is None else as_array(b_noise_tokens, "b_noise_tokens",
                                                       positive=True)
     steps = d / b
@@ -408,6 +432,9 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
     """
     n = kaplan_n_params(model_or_n_params) if isinstance(model_or_n_params, ModelSpec) \
         else float(as_array(model_or_n_params, "model_or_n_params", positive=True))
+    if n < 1:
+        raise ValueError(f"model_or_n_params={n:g} must be >= 1: a parameter count (or a "
+                         "ModelSpec)")
     bn = None if b_noise_tokens is None else float(as_array(b_noise_tokens, "b_noise_tokens",
                                                             positive=True))
     if loss_nats is None:
@@ -415,6 +442,12 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
             raise ValueError("loss_nats=None needs train_tokens and global_batch_tokens (the "
                              "planned run whose final loss becomes the target)")
         loss = float(loss_of_planned_run(n, train_tokens, global_batch_tokens, bn))
+        if loss <= float(kaplan_loss_floor(n)):
+            raise ValueError(
+                f"train_tokens={float(train_tokens):g} at global_batch_tokens="
+                f"{float(global_batch_tokens):g}: the planned run's loss under Kaplan et al. "
+                f"2020's fit is within rounding of its irreducible term ({loss:.4g} nats for "
+                f"n_params={n:.3g}), so it sets no target; plan fewer tokens or give loss_nats")
         loss_source = (f"the loss a run of {fmt_count(float(train_tokens), 3)} tokens at "
                        f"{fmt_count(float(global_batch_tokens), 3)} tokens per step reaches under "
                        "Kaplan et al. 2020 Eq. 5.3-5.6")

@@ -134,9 +134,11 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
                                  "FLOPs)")
             return finite_result(scalar_or_array(6.0 * model.n_active_params * d), "6·N·D",
                                  "n_tokens")
-        per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
-                                                     recompute=recompute))
-        return finite_result(scalar_or_array(per_token * d), "the FLOP count", "n_tokens")
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+            per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
+                                                         recompute=recompute))
+            return finite_result(scalar_or_array(per_token * d), "the FLOP count",
+                                 "n_tokens × FLOPs per token (seq_len)")
     if method == "detailed":
         raise ValueError(f"model_or_n_params={model_or_n_params!r}: method='detailed' needs a "
                          "ModelSpec (load_model(name)), not a parameter count")
@@ -267,15 +269,50 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
     """
     t = as_array(tokens_per_s_per_gpu, "tokens_per_s_per_gpu", positive=True)
     mfu, fpt, peak = _throughput_mfu(t, model, accelerator, seq_len, dtype, method, causal)
-    if np.any(mfu > 1):
-        tb = np.broadcast_to(t, np.shape(mfu))
-        bad = float(tb[mfu > 1].flat[0]) if np.ndim(mfu) else float(t)
-        most = float(np.min(peak / fpt))
-        raise ValueError(f"tokens_per_s_per_gpu={bad:,.6g} is impossible: it "
-                         f"implies an MFU of {float(np.max(mfu)):,.3g} (> 1); at most "
-                         f"{most:,.0f} tokens/s per GPU reach the dense peak for this model "
-                         "and accelerator")
+    check_implied_mfu(mfu, t, "tokens_per_s_per_gpu",
+                      _subject(model, accelerator, seq_len, dtype),
+                      "at most {} tokens/s per GPU reach it (often a per-node or per-replica "
+                      "rate given per GPU)", peak / fpt)
     return scalar_or_array(mfu)
+
+
+def check_implied_mfu(mfu, given, field: str, subject: str, bound: str, bound_value) -> None:
+    """The one rule of an MFU inferred from a measurement (``mfu_from_throughput``,
+    ``mfu_from_gpu_hours``): at most 1, since no GPU does more model FLOPs than its dense peak
+    (Chowdhery et al. 2022 App. B define MFU as a fraction of that peak), and above 0 (an input
+    so small that the ratio underflows is refused too). An implied MFU above 1
+    means inconsistent inputs, and is refused with a ValueError naming ``field``, its first
+    offending value, the MFU it implies, ``subject`` (model, accelerator, sequence length) and
+    ``bound`` filled with that element of ``bound_value`` (what the peak allows)."""
+    mfu = np.asarray(mfu)
+    if np.any(mfu <= 0):  # a subnormal input: the ratio underflows
+        value = float(np.broadcast_to(given, mfu.shape)[mfu <= 0].flat[0])
+        raise ValueError(f"{field}={value:g} implies an MFU of 0 for {subject} (below the "
+                         "smallest double): an MFU must be > 0")
+    bad = mfu > 1
+    if not np.any(bad):
+        return
+    i = int(np.argmax(bad.ravel()))
+    value = float(np.broadcast_to(given, bad.shape).ravel()[i])
+    limit = float(np.broadcast_to(bound_value, bad.shape).ravel()[i])
+    raise ValueError(f"{field}={value:,.6g} is impossible for {subject}: it implies an MFU of "
+                     f"{float(mfu.ravel()[i]):,.3g}, and an MFU must be at most 1 (no GPU does "
+                     f"more model FLOPs than its dense peak); "
+                     + bound.format(f"{limit:,.0f}" if limit >= 1000 else f"{limit:.3g}"))
+
+
+def _subject(model, accelerator, seq_len, dtype) -> str:
+    """What an implied MFU is about, for its error message: the model, the accelerator and its
+    dense ``dtype`` peak, and the sequence length when one is given."""
+    name = model.name if isinstance(model, ModelSpec) else (
+        model if isinstance(model, str) else "the given parameter count")
+    acc = f"{accelerator.name}'s dense {dtype} peak" if isinstance(accelerator, Accelerator) \
+        else (f"{accelerator}'s dense {dtype} peak" if isinstance(accelerator, str)
+              else f"a dense peak of {float(np.max(_peak(accelerator, dtype))):.4g} FLOP/s")
+    seq = "" if seq_len is None else (
+        f" at seq_len={float(np.asarray(seq_len).ravel()[0]):,.6g}" if np.ndim(seq_len) == 0
+        else " at the given seq_len")
+    return f"{name} on {acc}{seq}"
 
 
 def _throughput_mfu(t, model, accelerator, seq_len, dtype, method, causal):
@@ -312,15 +349,35 @@ def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerat
     Returns
     -------
     float or ndarray: implied MFU.
+
+    Raises
+    ------
+    ValueError
+        Hours too few for the tokens (an MFU above 1, the rule ``mfu_from_throughput`` applies:
+        the message gives the GPU-hours the dense peak needs), or inputs whose FLOP count
+        overflows.
     """
     d = as_array(n_tokens, "n_tokens", positive=True)
     h = as_array(reported_gpu_hours, "reported_gpu_hours", positive=True)
+    mfu, flops, peak = _gpu_hours_mfu(d, h, model, accelerator, seq_len, dtype, method, causal)
+    tokens = f"n_tokens={float(d):,.6g} of " if np.ndim(d) == 0 else ""
+    check_implied_mfu(mfu, h, "reported_gpu_hours",
+                      tokens + _subject(model, accelerator, seq_len, dtype),
+                      "training them at the dense peak takes at least {} GPU-hours",
+                      flops / (SECONDS_PER_HOUR * peak))
+    return scalar_or_array(mfu)
+
+
+def _gpu_hours_mfu(d, h, model, accelerator, seq_len, dtype, method, causal):
+    """``(MFU, FLOPs, peak)`` of ``d`` tokens in ``h`` GPU-hours: D·F(s) ÷ (H·3600·P)
+    (``mfu_from_gpu_hours`` without its check that the MFU is at most 1)."""
+    peak = _peak(accelerator, dtype)
     with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
         flops = finite_result(np.asarray(model_flops_per_token(model, seq_len, method, causal))
                               * d, "the FLOP count", "n_tokens × FLOPs per token")
-        capacity = finite_result(h * SECONDS_PER_HOUR * _peak(accelerator, dtype),
+        capacity = finite_result(h * SECONDS_PER_HOUR * peak,
                                  "the GPU FLOP capacity", "reported_gpu_hours × peak")
-        return scalar_or_array(flops / capacity)
+        return flops / capacity, flops, peak
 
 
 def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
@@ -342,9 +399,13 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
     """
     m = _mfu(mfu)
     model = _spec(model, needs="HFU (recomputed FLOPs)")
-    hw = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
-                                          recompute=recompute))
-    base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
+    check_count_conventions(seq_len, causal)
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+        hw = finite_result(np.asarray(model.flops_per_token(
+            seq_len, training=True, causal=causal, recompute=recompute)),
+            "the FLOPs per token", f"seq_len={seq_len!r}" if np.ndim(seq_len) == 0
+            else "seq_len")
+        base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
     return scalar_or_array(m * hw / base)
 
 
@@ -454,9 +515,10 @@ def published_run_mfu(runs=None):
                "reported_gpu_hours": r.reported_gpu_hours}
         for method in METHODS:
             key = "6nd" if method == "6ND" else "detailed"
-            row[f"mfu_from_gpu_hours_{key}"] = mfu_from_gpu_hours(
-                r.train_tokens, r.reported_gpu_hours, model, acc, seq, method=method) \
-                if has_hours else float("nan")
+            row[f"mfu_from_gpu_hours_{key}"] = float(_gpu_hours_mfu(
+                as_array(r.train_tokens, "train_tokens", positive=True),
+                as_array(r.reported_gpu_hours, "reported_gpu_hours", positive=True), model, acc,
+                seq, "bf16", method, MFU_CAUSAL)[0]) if has_hours else float("nan")
             row[f"mfu_from_throughput_{key}"] = float(_throughput_mfu(
                 tput, model, acc, seq, "bf16", method, MFU_CAUSAL)[0]) if has_tput else \
                 float("nan")

@@ -81,6 +81,10 @@ GPU_SPEED_CV = SINHA_VARIATION / FENCE_SPAN_SIGMAS
 #: Table 4: one 22B layer with TP = 8 on 8 A100s): the slowest of 8 is already in the fit.
 N_CALIBRATION = 8
 
+#: The largest N ``expected_max_normal`` integrates: its grid, [-12, 12], holds the integrand
+#: for every N up to 10^12 (e(10^12) = 7.11; the largest clusters hold about 10^5 GPUs).
+MAX_N = 10**12
+
 # quadrature grid for e(N): the integrand lives within [-12, 12] for every N up to 10^12
 _X = np.linspace(-12.0, 12.0, 12001)
 _LOG_CDF = np.log(np.array([0.5 * erfc(-x / sqrt(2.0)) for x in _X]))
@@ -102,15 +106,28 @@ def expected_max_normal(n):
 
     ``n``: an integer >= 1 or an array of them. Returns a float (scalar input) or an array.
 
-    Raises ``ValueError`` naming ``n`` unless every value is a whole number >= 1.
+    Raises ``ValueError`` naming ``n`` unless every value is a whole number from 1 to
+    ``MAX_N`` (10^12, the range the quadrature grid covers).
     """
-    arr = as_array(n, "n", positive=True, integer=True)
+    arr = _counts(n, "n")
     if arr.ndim == 0:
         return _e_max(int(arr))
     flat = arr.reshape(-1).astype(np.int64)
     uniq, inv = np.unique(flat, return_inverse=True)
     vals = np.array([_e_max(int(u)) for u in uniq])
     return vals[inv].reshape(arr.shape)
+
+
+def _counts(n, name: str):
+    """``n`` as a float array of whole numbers from 1 to ``MAX_N``, else a ValueError naming
+    ``name``, the value and the rule (an int beyond int64 included: numpy cannot take its log)."""
+    arr = as_array(n, name, positive=True, integer=True)
+    if np.any(arr > MAX_N):
+        bad = float(np.max(arr))
+        raise ValueError(f"{name}={bad:.4g} must be <= {MAX_N:.0e}: the expected maximum of N "
+                         "normals is integrated on a grid that holds it up to 10^12 (the "
+                         "largest clusters hold about 10^5 GPUs)")
+    return arr
 
 
 def straggler_slowdown(n_gpus, cv: float = GPU_SPEED_CV, n_calibration: int = N_CALIBRATION):
@@ -131,12 +148,13 @@ def straggler_slowdown(n_gpus, cv: float = GPU_SPEED_CV, n_calibration: int = N_
     Raises
     ------
     ValueError
-        ``n_gpus`` or ``n_calibration`` not a whole number >= 1; ``cv`` not in [0, 1).
+        ``n_gpus`` or ``n_calibration`` not a whole number from 1 to ``MAX_N`` (10^12);
+        ``cv`` not in [0, 1).
     """
     c = float(as_array(cv, "cv", nonnegative=True, upper=1.0, upper_inclusive=False))
     if np.ndim(n_calibration) != 0:
         raise ValueError(f"n_calibration={n_calibration!r} must be one whole number >= 1")
-    n_cal = int(as_array(n_calibration, "n_calibration", positive=True, integer=True))
-    arr = as_array(n_gpus, "n_gpus", positive=True, integer=True)
+    n_cal = int(_counts(n_calibration, "n_calibration"))
+    arr = _counts(n_gpus, "n_gpus")
     out = c * (np.asarray(expected_max_normal(arr)) - _e_max(n_cal))
     return float(out) if np.ndim(out) == 0 else out
