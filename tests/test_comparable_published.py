@@ -170,9 +170,9 @@ def test_the_mfu_lever_says_the_stack_its_target_ran_on():
                                           is_moe=True, dtype="fp8", seq_len=4096)
     assert "256 GB300" in b.source and b.stack == "megatron-core-2026"
     name = lv.raise_mfu(s).name
-    assert "measured on the megatron-core-2026 stack, not this scenario's megatron-core-2024" \
-        in name and "256 GB300" in name
-    assert b.describe().count("on the megatron-core-2026 stack") == 1
+    assert ("its software priced as the megatron-core-2026 stack profile, not this scenario's "
+            "megatron-core-2024") in name and "256 GB300" in name
+    assert b.describe().count("priced as the megatron-core-2026 stack profile") == 1
 
 
 def test_the_any_size_fallback_keeps_the_class_and_says_its_scope():

@@ -729,9 +729,10 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
                                  dtype=dtype, seq_len=int(_get(s, "seq_len")))
     on = f"{target:.0%}" if b.basis == 1.0 else f"{target:.0%} of the {dtype.upper()} peak"
     mine = str(_get(s, "stack") or "")
-    stack = ("" if not b.stack else f" ({b.source} on the {b.stack} stack)" if b.stack == mine
-             else f" ({b.source}, measured on the {b.stack} stack, not this scenario's "
-             f"{mine}: the target assumes that stack's kernels)")
+    stack = ("" if not b.stack else f" ({b.source}, on the {b.stack} stack profile)"
+             if b.stack == mine else f" ({b.source}, its software priced as the {b.stack} "
+             f"stack profile, not this scenario's {mine}: the target assumes that profile's "
+             "kernels)")
     return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
             f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
             f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}")

@@ -746,7 +746,9 @@ class PublishedBest:
         """One line: the figure on both bases, its run and the rule (or why none)."""
         if self.mfu_bf16 is None:
             return f"nothing comparable published ({self.source}; rule: {self.rule})"
-        on = f" on the {self.stack} stack" if self.stack else ""
+        # a profile of features, named by the year it describes: a 2026 release's run that
+        # used only 2024's features is priced with "megatron-core-2024" (data/stacks.csv)
+        on = f", its software priced as the {self.stack} stack profile" if self.stack else ""
         return f"{self.on_basis()}, {self.source}{on} (rule: {self.rule})"
 
 
