@@ -336,10 +336,11 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, a billed RL campaign) are checked
     either way.
 
-    Where no plan can be built (an accelerator without a network figure: ``_plan_can_be_built``)
-    and no selected notebook builds one, a model whose states no plan could hold is refused all
-    the same (``checks.states_do_not_fit``); ``states=False`` leaves that to the caller
-    (``estimate_ledger``, which checks it where the plan cannot be checked).
+    Where no selected notebook builds the plan (its fit is then only warned of, ``checks``), a
+    model whose states no plan could hold is refused all the same (``checks.states_do_not_fit``:
+    every page would price a run that cannot start, and the bill refuses it,
+    ``ledger.build_ledger``); ``states=False`` leaves that to the caller (``estimate_ledger``,
+    which checks the plan, or the states where the plan cannot be built).
 
     Every key must be a parameter of at least one notebook (of all of them, not only the selected
     ones, so that one scenario file serves any ``--notebooks`` selection).
@@ -415,7 +416,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
             misfit = plan_does_not_fit(values) or phase_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
-        elif states and not _plan_can_be_built(values):  # nothing else checks the memory
+        elif states:  # no selected page builds the plan: the states bound, needing none
             misfit = states_do_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
@@ -493,18 +494,6 @@ def estimate_ledger(scenario_path):
     warnings = warnings + magnitude_warnings(values, bill)
     bill.warnings = list(dict.fromkeys(warnings + extra + ([over] if over else [])))
     return bill
-
-
-def _plan_can_be_built(values: dict) -> bool:
-    """Whether the scenario's accelerator has the network figures a parallel plan needs
-    (``Cluster``): where it has, a report of pages that build no plan still warns when the plan
-    does not fit (``checks.scenario_warnings``); where it has not, nothing but
-    ``checks.states_do_not_fit`` checks the memory."""
-    try:
-        Cluster(scenario_accelerator(values), 1)
-    except (ValueError, TypeError, KeyError):
-        return False
-    return True
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
