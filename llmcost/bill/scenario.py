@@ -1040,9 +1040,6 @@ SPOT_PREEMPTIONS_MISSING = (
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     check_run_rules(p)
-    if p.get("pricing") == "spot" and "ledger_spot_preemptions_per_node_day" in p \
-            and p["ledger_spot_preemptions_per_node_day"] is None:
-        raise ScenarioError(SPOT_PREEMPTIONS_MISSING)
     _check_backward_prefetch(p)
     if "accelerator" in p and "dtype" in p:
         try:
@@ -1077,6 +1074,9 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+    if p.get("pricing") == "spot" and "ledger_spot_preemptions_per_node_day" in p \
+            and p["ledger_spot_preemptions_per_node_day"] is None:  # after the price's refusal
+        raise ScenarioError(SPOT_PREEMPTIONS_MISSING)
 
 
 def _network_missing(err: ValueError) -> bool:
