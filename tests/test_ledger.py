@@ -6,6 +6,7 @@ import json
 import math
 
 import nbformat
+import numpy as np
 import papermill as pm
 import pytest
 from _cli import run_cli
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import ledger
+from llmcost.bill.pricing import default_rows
 from llmcost.bill import lora
 from llmcost.bill.validation import magnitude_warnings
 from llmcost.present.report import NOTEBOOK_DIR
@@ -126,7 +128,11 @@ def test_owned_hardware_amortised_as_cottier_by_hand():
 
 def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     on = ledger.build_ledger({"price_usd_per_gpu_hour": 2.46})
-    spot = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46})
+    # a user's figures: one pre-emption per 8-GPU node a week, 30 minutes to restart (the
+    # workbook has no default: no provider publishes a per-node rate)
+    spot = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46,
+                                "ledger_spot_preemptions_per_node_day": 1 / 7,
+                                "ledger_spot_restart_s": 1800.0})
     # one pre-emption per 8-GPU node a week = 365.25 / 7 / 8 = 6.52 extra failures per GPU-year
     lam = 0.173 + 365.25 / 7 / 8
     # storage sized from the checkpoint plan (reliability.sized_storage_bytes_per_s), at the
@@ -136,7 +142,12 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, bw,
                                    1800.0, gpus_per_node=8, node_bytes_per_s=5e10,
                                    planned_per_day=0.87)
-    assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-5)  # CSV: 0.142857
+    assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-12)
+    # without ledger_spot_restart_s the restart is the scenario's ckpt_restart_s
+    own = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46,
+                               "ledger_spot_preemptions_per_node_day": 1 / 7})
+    assert ledger.failure_model(own.scenario, 8) == pytest.approx((lam, 600.0, 1 / 7),
+                                                                  rel=1e-12)
     assert spot.figures["goodput"] < on.figures["goodput"]
     assert spot.line("compute.failures").usd > 10 * on.line("compute.failures").usd
 
@@ -156,7 +167,8 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     from llmcost.bill.scenario import ScenarioNeverFinishes  # the kind a lever reads as −inf
     with pytest.raises(ScenarioNeverFinishes, match="never finishes"):
         ledger.build_ledger({**sc, "n_gpus": 16384, "train_tokens": 1.5e13, "model":
-                             "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0})
+                             "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+                             "ledger_spot_preemptions_per_node_day": 1 / 7})
     # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
     # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h")
     with pytest.raises(ScenarioNeverFinishes, match=r"MTBF of 3\.04 min"):
@@ -380,7 +392,8 @@ def test_reserve_and_people():
     bill = ledger.build_ledger({"ledger_rerun_probability": 0.25, "ledger_reserve_fraction": 0.1,
                                 "ledger_people": [{"role": "research", "fte": 10,
                                                    "months": 6}]})
-    assert bill.line("people.staff").usd == pytest.approx(10 * 0.5 * 330_000)
+    # $400K per FTE-year, loaded (data/ledger_defaults.csv: Epoch's salary × overhead + equity)
+    assert bill.line("people.staff").usd == pytest.approx(10 * 0.5 * 400_000, rel=1e-12)
     assert bill.line("reserve.rerun").usd == pytest.approx(0.25 * bill.figures["final_run_usd"])
     before = sum(ln.usd for ln in bill.lines if ln.usd is not None
                  and ln.key != "reserve.contingency")
@@ -782,6 +795,7 @@ def test_property_lines_sum_and_more_mfu_costs_less(n_gpus, mfu, pricing, explor
                                                     rerun, fte, sft):
     sc = {"n_gpus": n_gpus, "mfu": mfu, "pricing": pricing,
           "price_usd_per_gpu_hour": None if pricing in ("owned", "spot") else 3.0,
+          "ledger_spot_preemptions_per_node_day": 1 / 7 if pricing == "spot" else None,
           "ledger_exploratory_fraction": explore, "ledger_reserve_fraction": reserve,
           "ledger_rerun_probability": rerun, "ledger_sft_tokens": sft,
           "ledger_people": [{"role": "team", "fte": fte}]}
@@ -878,3 +892,48 @@ def test_owned_purchase_price_stays_on_its_own_accelerator():
     # the same accelerator keeps the scenario's price
     same = ledger.with_changes(bill, accelerator="H100-SXM", mfu=0.5)
     assert same.figures["price_usd_per_gpu_hour"] == pytest.approx(capex + energy, rel=1e-6)
+
+
+def test_staff_cost_is_epochs_loaded_compensation_redrawn():
+    """Epoch AI's training-cost-trends code for Cottier et al. 2024 (development_cost.ipynb at
+    3c6aafa): salary log-normal with 90% CI sqrt(148k × 132k)-sqrt(335k × 210k) (cell 9), equity
+    sqrt(34k × 37k)-sqrt(760k × 331.25k), overhead 1.25-1.4 (cell 13) applied to the salary
+    before equity is added (cell 43: compensation *= overhead; compensation += equity). Re-drawn
+    here: median ≈ $400K, 90% CI ≈ $262K-$770K, the CSV's value and range; salary + equity
+    alone is the paper's $330K (cell 10's printout)."""
+    z95 = 1.6448536269514722
+
+    def lognorm(lo, hi, n, rng):
+        sigma = (math.log(hi) - math.log(lo)) / (2 * z95)
+        return rng.lognormal(math.log(lo) + z95 * sigma, sigma, n)
+
+    rng = np.random.default_rng(0)
+    n = 400_000
+    salary = lognorm(math.sqrt(148e3 * 132e3), math.sqrt(335e3 * 210e3), n, rng)
+    equity = lognorm(math.sqrt(34e3 * 37e3), math.sqrt(760e3 * 331.25e3), n, rng)
+    loaded = salary * lognorm(1.25, 1.4, n, rng) + equity
+    row = default_rows()["staff_usd_per_fte_year"]
+    assert ledger.default("staff_usd_per_fte_year") == pytest.approx(np.median(loaded), rel=0.01)
+    assert np.median(salary + equity) == pytest.approx(330e3, rel=0.015)  # not loaded
+    lo, hi = np.percentile(loaded, [5, 95])
+    assert float(row["low"]) == pytest.approx(lo, rel=0.015)
+    assert float(row["high"]) == pytest.approx(hi, rel=0.015)
+
+
+def test_default_bill_storage_lines_by_hand():
+    """The default scenario's dataset line: 2e12 tokens × 4 B = 8e12 B = 7,450.6 GiB (AWS bills
+    a GB-month as 2^30 bytes, S3 FAQ) × (project months + 12) × $0.023 (S3 Standard)."""
+    bill = ledger.build_ledger({})
+    months = bill.figures["project_months"] + 12
+    assert bill.line("storage.datasets").usd == pytest.approx(8e12 / 2**30 * months * 0.023,
+                                                              rel=1e-12)
+    assert "7,451 GiB" in bill.line("storage.datasets").how
+
+
+def test_a_product_line_names_the_key_missing():
+    got = ledger.build_ledger({"ledger_annotation_samples": 1000}).line("data.annotation")
+    assert got.how == "ledger_annotation_usd_per_sample not given" and got.usd == 0
+    got = ledger.build_ledger({"ledger_human_eval_usd_per_hour": 40.0}).line("eval.human")
+    assert got.how == "ledger_human_eval_hours not given"
+    both = ledger.build_ledger({}).line("eval.human")
+    assert both.how == "ledger_human_eval_hours and ledger_human_eval_usd_per_hour not given"

@@ -420,13 +420,14 @@ def test_money_keys_an_order_of_magnitude_from_the_catalogue_are_warned_not_refu
                                            "times the US industrial average")
     assert "$0.0861" in w[0] and "cents per kWh" in w[0]
     assert magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 0.15}) == []
-    # staff: Cottier et al. 2024 §2.5.1, loaded compensation $330k (90% CI $210k-$690k);
-    # 330 typed in thousands is below $21,000
+    # staff: Epoch's training-cost-trends distributions re-drawn, salary × overhead + equity,
+    # $400k loaded (90% CI $262k-$770k, data/ledger_defaults.csv); 330 typed in thousands is
+    # below $26,200
     people = [{"role": "a", "fte": 1, "usd_per_year": 330},
               {"role": "b", "fte": 1, "usd_per_year": 250_000}, {"role": "c", "fte": 1}]
     w = magnitude_warnings({**h100, "ledger_people": people})
     assert len(w) == 1 and w[0].startswith("ledger_people[0].usd_per_year=330 is below 1/10 "
-                                           "of the $210,000-$690,000")
+                                           "of the $262,000-$770,000")
     # estimate prints it under the owned bill, which is still priced
     bill = estimate_ledger(_yaml(tmp_path, "pricing: owned\nprice_usd_per_gpu_hour: null\n"
                                            "ledger_owned_usd_per_gpu: 15"))
@@ -513,7 +514,10 @@ def test_the_storage_duty_warning_reads_the_bills_own_plan_on_spot(tmp_path):
     # job fails every 33 days and the interval is long; on spot it is pre-empted every 20 h and
     # the interval shrinks towards the write itself.
     ckpt = "ckpt_async: true\nckpt_storage_bytes_per_s: 1.0e9\nprice_usd_per_gpu_hour: 2.0"
-    spot = estimate_ledger(_yaml(tmp_path, "pricing: spot\n" + ckpt, name="spot.yaml"))
+    # a user's pre-emption rate: each 8-GPU node once a week (the workbook has no default)
+    spot = estimate_ledger(_yaml(tmp_path, "pricing: spot\nledger_spot_preemptions_per_node_day: "
+                                 "0.142857\nledger_spot_restart_s: 1800\n" + ckpt,
+                                 name="spot.yaml"))
     calm = estimate_ledger(_yaml(tmp_path, ckpt, name="calm.yaml"))
     for bill, warned in ((spot, True), (calm, False)):
         plan = bill.figures["ckpt_main_plan"]

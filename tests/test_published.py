@@ -60,9 +60,10 @@ def test_llama_405b_every_non_compute_line_is_sourced_or_says_what_was_searched(
     assert bill.line("eval.human").usd == pytest.approx(55_737 * 0.30)
     rate = bill.figures["price_usd_per_gpu_hour"]
     assert bill.line("data.processing").usd == pytest.approx(15.6e12 * 6_000 / 15e12 * rate)
-    # people, Epoch's rule: 561 authors (arXiv:2407.21783) × 0.2 FTE × months / 12 × $330K
+    # people, Epoch's rule: 561 authors (arXiv:2407.21783) × 0.2 FTE × months / 12 × $400K
+    # (salary × overhead + equity, Epoch's distributions re-drawn: data/ledger_defaults.csv)
     months = bill.figures["project_months"]
-    assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * months / 12 * 330_000)
+    assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * months / 12 * 400_000)
     assert "0.05-0.8" in bill.line("people.staff").how
     # without the contributor count the line says what was searched
     bare = ledger.build_ledger({**SC405, "ledger_contributors": None})

@@ -10,13 +10,15 @@ from _inprocess import run_in_process
 import llmcost
 from llmcost import ledger
 from llmcost import reliability as rel
-from llmcost.bill.scenario import LEDGER_DEFAULTS
+from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError
 from llmcost.present.numbering import NOTEBOOK_DIR
 
 YEAR_S = 365.25 * 86400
-#: data/ledger_defaults.csv: spot_preemptions_per_node_day 0.142857 (each 8-GPU node once a week,
-#: an assumption) and spot_restart_s 1800 (30 minutes to regain capacity and restart)
+#: A user's spot figures (the workbook has no default: no provider publishes a per-node rate):
+#: each 8-GPU node pre-empted once a week, 30 minutes to regain capacity and restart
 WEEKLY, SPOT_RESTART_S = 0.142857, 1800.0
+SPOT_RATE = {"ledger_spot_preemptions_per_node_day": WEEKLY,
+             "ledger_spot_restart_s": SPOT_RESTART_S}
 #: data/prices.csv: CoreWeave's H100 spot list price, $19.71 per 8-GPU node-hour / 8, the only
 #: current spot row (the catalogue median); its on-demand HGX H100 node $49.24/h / 8 = $6.155
 H100_SPOT = 19.71 / 8
@@ -24,7 +26,7 @@ H100_SPOT = 19.71 / 8
 
 def test_failure_values_by_hand():
     p = llmcost.validate_parameters(**{**LEDGER_DEFAULTS, "pricing": "spot",
-                                       "price_usd_per_gpu_hour": None})
+                                       "price_usd_per_gpu_hour": None, **SPOT_RATE})
     q = ledger.failure_values(p, 8)
     # λ = 0.173 per GPU-year (Llama 3) + 0.142857 pre-emptions per node-day × 365.25 ÷ 8 GPUs
     assert q["fail_rate_per_gpu_year"] == pytest.approx(0.173 + WEEKLY * 365.25 / 8, rel=1e-9)
@@ -37,6 +39,9 @@ def test_failure_values_by_hand():
     on = {**p, "pricing": "on_demand", "price_usd_per_gpu_hour": 3.99}
     assert ledger.failure_values(on, 8) == on  # off spot: the scenario's own failure model
     assert ledger.spot_preemptions_per_node_day(on) == pytest.approx(WEEKLY, rel=1e-12)
+    # without the rate a spot bill is refused, naming the key (no published per-node rate)
+    with pytest.raises(ScenarioError, match="needs ledger_spot_preemptions_per_node_day"):
+        ledger.failure_model({**p, "ledger_spot_preemptions_per_node_day": None}, 8)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +51,7 @@ def spot_07():
     ns = {"__name__": "__main__", "display": lambda *a, **k: None}
     printed = run_in_process(NOTEBOOK_DIR / "07_checkpoints.ipynb",
                              {"pricing": "spot", "price_usd_per_gpu_hour": None,
-                              "interactive": False}, ns=ns)
+                              "interactive": False, **SPOT_RATE}, ns=ns)
     return ns, printed, ledger.build_ledger(ns["scenario"])
 
 

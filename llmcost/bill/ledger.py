@@ -112,6 +112,7 @@ from .ranges import Range
 from .scenario import (
     LEDGER_DEFAULTS,
     RL_CAMPAIGN_KEYS,
+    SPOT_PREEMPTIONS_MISSING,
     ScenarioError,
     ScenarioNeverFinishes,
     point_scenario,
@@ -508,12 +509,14 @@ def _gpu_hour_price(p: dict, gpu) -> tuple:
 
 def spot_preemptions_per_node_day(p: dict) -> float:
     """Spot pre-emptions per node-day of scenario ``p``: its
-    ``ledger_spot_preemptions_per_node_day``, else the default (``data/ledger_defaults.csv``:
-    each node once a week, an assumption: no provider publishes a per-node rate; AWS's Spot
-    Instance Advisor gives only trailing-month interruption-frequency bands per instance type,
-    from under 5% to over 20%)."""
+    ``ledger_spot_preemptions_per_node_day``. There is no default: no provider publishes a
+    per-node rate (AWS's Spot Instance Advisor gives only trailing-month interruption-frequency
+    bands per instance type, from under 5% to over 20%), so a spot bill without it is refused
+    (``scenario.SPOT_PREEMPTIONS_MISSING``, a ScenarioError naming the key)."""
     given = p.get("ledger_spot_preemptions_per_node_day")
-    return default("spot_preemptions_per_node_day") if given is None else given
+    if given is None:
+        raise ScenarioError(SPOT_PREEMPTIONS_MISSING)
+    return given
 
 
 def failure_model(p: dict, per_node: int) -> tuple:
@@ -525,14 +528,14 @@ def failure_model(p: dict, per_node: int) -> tuple:
 
         rate = fail_rate_per_gpu_year + pre-emptions per node-day × 365.25 ÷ GPUs per node
 
-    (``spot_preemptions_per_node_day``) and the restart takes ``ledger_spot_restart_s``
-    (defaults: ``data/ledger_defaults.csv``)."""
+    (``spot_preemptions_per_node_day``: the scenario's, refused when not given) and the restart
+    takes ``ledger_spot_restart_s`` (not given: ``ckpt_restart_s``)."""
     fail_rate, restart_s = p["fail_rate_per_gpu_year"], p["ckpt_restart_s"]
     if p["pricing"] != "spot":
         return fail_rate, restart_s, None
     preempt = spot_preemptions_per_node_day(p)
-    restart_s = default("spot_restart_s") if p.get("ledger_spot_restart_s") is None \
-        else p["ledger_spot_restart_s"]
+    if p.get("ledger_spot_restart_s") is not None:
+        restart_s = p["ledger_spot_restart_s"]
     return fail_rate + preempt * 365.25 / per_node, restart_s, preempt
 
 
@@ -838,8 +841,10 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
 def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months) -> None:
     """Storage: checkpoints (``_checkpoint_storage_line``), datasets and logs.
 
-        datasets USD = bytes × versions ÷ 10⁹ × (project months + retention months) × $/GB-month
-        logs USD     = ledger_log_bytes ÷ 10⁹ × the same months × $/GB-month
+        datasets USD = bytes × versions ÷ 2³⁰ × (project months + retention months) × $/GB-month
+        logs USD     = ledger_log_bytes ÷ 2³⁰ × the same months × $/GB-month
+
+    (a GB-month is billed as 2³⁰ bytes, ``reliability.BILLED_GB``: AWS S3 FAQ)
 
     bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
     (``data/ledger_defaults.csv``); retention months = ``ledger_dataset_retention_months``
@@ -854,8 +859,9 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     ds_price = rel.storage_price(p["ledger_dataset_tier"])
     lines.append(Line(
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
-        ds_bytes * p["ledger_dataset_versions"] / GB * ds_months * ds_price,
-        f"{ds_bytes / 1e12:,.3g} TB × {p['ledger_dataset_versions']} version(s) × "
+        ds_bytes * p["ledger_dataset_versions"] / rel.BILLED_GB * ds_months * ds_price,
+        f"{ds_bytes / 1e12:,.3g} TB ({ds_bytes / rel.BILLED_GB:,.0f} GiB, the GB a GB-month "
+        f"bills) × {p['ledger_dataset_versions']} version(s) × "
         f"{ds_months:,.1f} months (the project's {project_months:,.1f} months, then "
         f"{p['ledger_dataset_retention_months']:,.4g} more kept after it: "
         "ledger_dataset_retention_months) × "
@@ -864,8 +870,10 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
     log_price = rel.storage_price(p["ledger_dataset_tier"])
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
-                  p["ledger_log_bytes"] / GB * ds_months, log_price, "GB-months", "$/GB-month",
-                  f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}")
+                  p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price, "GB-months",
+                  "$/GB-month",
+                  f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}",
+                  ("ledger_log_bytes", "ledger_dataset_tier"))
 
 
 def _network_lines(lines: list, p: dict) -> None:
@@ -873,11 +881,12 @@ def _network_lines(lines: list, p: dict) -> None:
     (``egress_usd_per_gb``, ``cross_region_usd_per_gb`` in ``data/ledger_defaults.csv``)."""
     _product_line(lines, "network.egress", "internet egress", "network", "elastic",
                   p["ledger_egress_bytes"] / GB, default("egress_usd_per_gb"), "GB", "$/GB",
-                  default_source("egress_usd_per_gb"), given="ledger_egress_bytes")
+                  default_source("egress_usd_per_gb"),
+                  ("ledger_egress_bytes", "egress_usd_per_gb"))
     _product_line(lines, "network.cross_region", "cross-region transfer", "network", "elastic",
                   p["ledger_cross_region_bytes"] / GB, default("cross_region_usd_per_gb"), "GB",
                   "$/GB", default_source("cross_region_usd_per_gb"),
-                  given="ledger_cross_region_bytes")
+                  ("ledger_cross_region_bytes", "cross_region_usd_per_gb"))
 
 
 def _energy_line(lines: list, b: _Basis, all_h) -> dict:
@@ -925,7 +934,8 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
 
 def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:
     """People: Σ over ``ledger_people`` roles of FTE × months (default the project's) ÷ 12 ×
-    loaded cost per FTE-year (default ``staff_usd_per_fte_year``, $330K); with
+    loaded cost per FTE-year (default ``staff_usd_per_fte_year``, $400K: salary × overhead +
+    equity, Epoch's distributions re-drawn); with
     ``ledger_published_defaults`` and ``ledger_contributors``, Epoch's contributor rule
     (``_contributors_line``); else 0 and "not given"."""
     label = "people (roles × FTE × months × loaded cost)"
@@ -956,7 +966,8 @@ def _operations_line(lines: list, p: dict, project_months, project_months_source
     _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
                   "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
                   "months", "$/month", "ledger_operations_usd_per_month × project months ("
-                  + project_months_source + ")")
+                  + project_months_source + ")",
+                  ("ledger_project_months", "ledger_operations_usd_per_month"))
 
 
 def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
@@ -1572,7 +1583,8 @@ def _annotation_line(lines, p) -> None:
     if _given(p["ledger_annotation_samples"]) or not p["ledger_published_defaults"]:
         _product_line(lines, key, label, "data", "elastic", p["ledger_annotation_samples"],
                       p["ledger_annotation_usd_per_sample"], "samples", "$/sample",
-                      "ledger_annotation_samples × usd_per_sample")
+                      "ledger_annotation_samples × usd_per_sample",
+                      ("ledger_annotation_samples", "ledger_annotation_usd_per_sample"))
         return
     lines.append(Line(
         key, label, "data", "data", "elastic", annotation_usd(),
@@ -1594,7 +1606,8 @@ def _human_eval_line(lines, p) -> None:
     if _given(p["ledger_human_eval_hours"]) or not p["ledger_published_defaults"]:
         _product_line(lines, key, label, "evaluation", "elastic", p["ledger_human_eval_hours"],
                       p["ledger_human_eval_usd_per_hour"], "hours", "$/h",
-                      "ledger_human_eval_hours × usd_per_hour")
+                      "ledger_human_eval_hours × usd_per_hour",
+                      ("ledger_human_eval_hours", "ledger_human_eval_usd_per_hour"))
         return
     lines.append(Line(
         key, label, "evaluation", "post-training", "elastic", human_eval_usd(),
@@ -1609,7 +1622,7 @@ def _human_eval_line(lines, p) -> None:
 def _contributors_line(p, project_months, project_months_source) -> Line:
     """People from a paper's contributor list, Epoch's rule (Cottier et al. 2024 §2.5 and their
     code): USD = contributors × 0.2 FTE each (90% CI 0.05-0.8) × project months ÷ 12 × loaded
-    cost per FTE-year ($330K)."""
+    cost per FTE-year (``staff_usd_per_fte_year``, $400K)."""
     n, fte = p["ledger_contributors"], default("fte_per_contributor")
     rate = default("staff_usd_per_fte_year")
     return Line("people.staff", "people (roles × FTE × months × loaded cost)", "people",
@@ -1642,14 +1655,16 @@ def _given_line(lines, key, label, category, kind, usd, source):
 
 
 def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_unit, source,
-                  given=None):
-    """A quantity × rate line; 0 and "not given" when the scenario gives no quantity (``given``
-    names the scenario key)."""
+                  keys):
+    """A quantity × rate line; 0 and "not given" when the scenario gives no quantity or no
+    rate: ``keys`` = (the quantity's scenario key, the rate's), and the line names the missing
+    one (both, when neither is given)."""
     phase = {"data": "data", "evaluation": "post-training", "storage": "whole project",
              "network": "whole project", "operations": "whole project"}[category]
     if not _given(qty) or not _given(rate):
+        missing = [k for k, v in zip(keys, (qty, rate)) if not _given(v)]
         lines.append(Line(key, label, category, phase, kind, 0.0,
-                          f"{given or source.split(' ')[0]} not given", "", "not given"))
+                          " and ".join(missing) + " not given", "", "not given"))
         return
     lines.append(Line(key, label, category, phase, kind, _num(qty * rate),
                       f"{qty:,.4g} {qty_unit} × {rate:,.4g} {rate_unit}", source, "modelled"))
@@ -1908,10 +1923,15 @@ def spot_verdict(bill: Ledger) -> list:
     pre-emptions): the first line is the bill without resumable training, and the comparison is
     with the bill on demand instead, at the catalogue on-demand median without pre-emptions.
     Spot pays iff p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run
-    costs less.
+    costs less. Off spot without ``ledger_spot_preemptions_per_node_day`` (no published rate,
+    no default) nothing is priced: one line says what to give.
     """
     _ledger(bill, "bill")
     on_spot = bill.scenario["pricing"] == "spot"
+    if not on_spot and bill.scenario.get("ledger_spot_preemptions_per_node_day") is None:
+        return ["spot is not priced: give ledger_spot_preemptions_per_node_day (your provider's "
+                "pre-emptions per node per day; no provider publishes one, so there is no "
+                "default) to see whether spot capacity pays for this run"]
     spot = {} if on_spot else dict(pricing="spot", price_usd_per_gpu_hour=None)
     lines = []
     try:

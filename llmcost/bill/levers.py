@@ -84,6 +84,7 @@ from .scenario import (
     LEDGER_DEFAULTS,
     MAGNITUDE_LIMITS,
     PLAN_PARAMETERS,
+    SPOT_PREEMPTIONS_MISSING,
     ScenarioError,
     ScenarioNeverFinishes,
     load_scenario,
@@ -1284,10 +1285,14 @@ def _spot_changes(s: dict) -> tuple:
         {**s, "pricing": "spot", "price_usd_per_gpu_hour": rate["price"],
          "ledger_resumable": True},
         "pre-emptions lengthen the run; capacity may not come back for days",
-        "each node pre-empted about once a week, 30-minute restarts (ledger defaults)" + words,
-        "llmcost.ledger spot model; data/ledger_defaults.csv; data/prices.csv",
-        # no catalogue spot price: the bill cannot price it, and the note says why plainly
-        no_spot_price_words(_get(s, "accelerator")) if rate["price"] is None else "",
+        "the scenario's ledger_spot_preemptions_per_node_day and ledger_spot_restart_s (else "
+        "ckpt_restart_s)" + words,
+        "llmcost.ledger spot model; data/prices.csv",
+        # no catalogue spot price, or no pre-emption rate: the bill cannot price it, and the
+        # note says why plainly
+        no_spot_price_words(_get(s, "accelerator")) if rate["price"] is None else
+        f"not priced: {SPOT_PREEMPTIONS_MISSING}"
+        if _get(s, "ledger_spot_preemptions_per_node_day") is None else "",
         f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
     return c, Change({**c.after, "ledger_resumable": False},
                      "every pre-emption throws away the whole run so far",
@@ -2130,6 +2135,9 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
+    if spot.note.startswith(f"not priced: {SPOT_PREEMPTIONS_MISSING}"):  # no rate: say so
+        return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
+                             None, None, "", f"skipped: {SPOT_PREEMPTIONS_MISSING}")]
     if spot.note:  # the lever does not apply (already spot, ...)
         return []
     try:
@@ -2156,8 +2164,8 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     return [FalseEconomy(
         "spot without resumable training", apparent, -math.inf if never else res.saving_usd,
         None, be, p_run,
-        "the scenario's spot pre-emption rate (ledger default: each node once a week, an "
-        "assumption) and failure rate over the ideal run",
+        "the scenario's spot pre-emption rate (ledger_spot_preemptions_per_node_day) and "
+        "failure rate over the ideal run",
         f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
         + (res.note or "a pre-emption restarts the run"))]
 

@@ -364,11 +364,11 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _storage_tier),
     Param("ckpt_cold_tier", "str", "cold storage tier (data/storage_prices.csv name)",
           _storage_tier),
-    Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year (> 0; a "
-          "job that never fails needs no checkpoints: use a small rate to see that limit)",
-          _positive),
-    Param("fail_planned_per_day", "float", "planned interruptions of the job per day",
-          _nonnegative),
+    Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year (>= 0; 0: "
+          "a job that never fails, an infinite MTBF)", _nonnegative),
+    Param("fail_planned_per_day", "float", "planned interruptions of the whole job per day, "
+          "whatever its size (default 0.87: Llama 3's 47 planned stops in 54 days of one "
+          "16,384-GPU job, not scaled by GPUs or nodes)", _nonnegative),
     # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory). A value of 0
     # (-1 for zero_stage, "auto" for names) leaves that part of the plan to be chosen.
     Param("tp", "int", "tensor-parallel size; 0: chosen", _nonnegative),
@@ -547,13 +547,14 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_owned_usd_per_gpu", "float|none", "purchase price of one accelerator "
           "(pricing: owned); null: the H100 SXM default", _positive),
     Param("ledger_spot_preemptions_per_node_day", "float|none", "spot pre-emptions per node per "
-          "day (pricing: spot); null: one a week", _nonnegative),
+          "day (pricing: spot, where it must be given: no provider publishes a per-node rate)",
+          _nonnegative),
     Param("ledger_spot_restart_s", "float|none", "seconds to regain spot capacity and restart; "
-          "null: 30 min", _nonnegative),
+          "null: ckpt_restart_s", _nonnegative),
     Param("ledger_resumable", "bool", "training resumes from checkpoints (false: a failure "
           "restarts the run from scratch)"),
     Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
-          "project's; usd_per_year: $330k loaded)",
+          "project's; usd_per_year: $400k loaded)",
           _records({"role": ("str", None), "fte": ("float", _nonnegative),
                     "months": ("float", _nonnegative),
                     "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
@@ -1027,6 +1028,15 @@ def _check_backward_prefetch(p: dict) -> None:
             raise ScenarioError(str(e)) from None
 
 
+#: The refusal of a spot bill without its pre-emption rate (``_cross_check``,
+#: ``ledger.spot_preemptions_per_node_day``).
+SPOT_PREEMPTIONS_MISSING = (
+    "pricing='spot' needs ledger_spot_preemptions_per_node_day (your provider's pre-emptions per "
+    "node per day): no provider publishes a per-node rate, so the workbook has no default "
+    "(AWS's Spot Instance Advisor gives only interruption-frequency bands per instance type, "
+    "under 5% to over 20% a month)")
+
+
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     check_run_rules(p)
@@ -1064,6 +1074,9 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+    if p.get("pricing") == "spot" and "ledger_spot_preemptions_per_node_day" in p \
+            and p["ledger_spot_preemptions_per_node_day"] is None:  # after the price's refusal
+        raise ScenarioError(SPOT_PREEMPTIONS_MISSING)
 
 
 def _network_missing(err: ValueError) -> bool:

@@ -21,7 +21,8 @@ Conventions
   order estimate of the optimum checkpoint interval for restart dumps", Future Generation
   Computer Systems 22(3):303-312, for exponential failures (failures may also strike during a
   checkpoint or a restart):  T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ,  goodput = T_s / T_w.
-  The first-order waste δ/τ + (τ/2 + R)/M (Young 1974) is its expansion for τ, δ, R ≪ M.
+  For τ, δ, R ≪ M its expansion is T_w/T_s ≈ 1 + δ/τ + τ/(2M) + (δ + R)/M, so the waste is
+  δ/τ + (τ/2 + R)/M (Young 1974, with Daly's R/M) up to a δ/M term.
 
 All calculation functions broadcast over numpy arrays; bad input raises ``ValueError`` naming
 the field and the rule.
@@ -39,7 +40,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR
 from ..core.units import (
     DAYS_PER_YEAR,
-    GB,
+    GIB,
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
     TIB,
@@ -135,6 +136,13 @@ STORAGE_SHARE_WARNING = 0.10
 #: ``KOKOLIS_RATES_PER_1000_NODE_DAYS``).
 KOKOLIS_MEASURED_MTTF_1024_GPUS_H = 7.9
 KOKOLIS_GPUS_PER_NODE = 8
+#: Bytes in the "GB" of a storage price per GB-month: AWS meters storage in byte-hours and bills
+#: a GB-month as 2^30 bytes for a month of hours (AWS S3 FAQ, storage example:
+#: "42,259,901,212,262,400 Byte-Hours x (1 GB / 1,073,741,824 bytes) x (1 month / 744 hours) =
+#: 52,900 GB-Months"; its
+#: S3 Express One Zone example counts 10 TB as 10,995,116,277,760 bytes, 10 x 2^40). FSx for
+#: Lustre provisions capacity in GiB and TiB. So a decimal gigabyte is 0.931 of a billed one.
+BILLED_GB = GIB
 
 
 def job_storage_bytes_per_s(n_gpus, bytes_per_s_per_gpu=STORAGE_BYTES_PER_S_PER_GPU):
@@ -173,8 +181,14 @@ def storage_share_warning(storage_usd, compute_usd, share=STORAGE_SHARE_WARNING)
 
 
 # ------------------------------------------------------------------------------ validation
+#: The one rule of failures, stated once: a failure rate is >= 0 and finite, 0 for a job that
+#: never fails; an MTBF is its inverse, > 0 seconds, +inf for a job that never fails.
+FAILURE_RULE = ("a failure rate is >= 0 and finite (0: a job that never fails); an MTBF is "
+                "> 0 seconds (inf: a job that never fails)")
+
+
 def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
-    """MTBF in seconds: > 0; +inf allowed (a job that never fails)."""
+    """MTBF in seconds: > 0; +inf allowed (a job that never fails; ``FAILURE_RULE``)."""
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     if isinstance(value, (str, bytes)) or value is None:
@@ -187,8 +201,7 @@ def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
         raise ValueError(f"{name}={value!r} must not be NaN")
     if np.any(arr <= 0):
         bad = value if arr.ndim == 0 else float(arr[arr <= 0].flat[0])
-        raise ValueError(f"{name}={bad!r} must be > 0 (an MTBF; use a failure rate of 0 for a "
-                         "job that never fails)")
+        raise ValueError(f"{name}={bad!r} must be > 0: {FAILURE_RULE}")
     return arr
 
 
@@ -256,7 +269,8 @@ def checkpoint_size(n_params, recipe="bf16-adam", content: str = "full", n_ranks
     Raises
     ------
     ValueError
-        Non-positive ``n_params`` or ``n_ranks``, an unknown recipe or content.
+        Non-positive ``n_params`` or ``n_ranks``, an unknown recipe or content, or a size that
+        overflows a float (``n_params`` × bytes per parameter above 1.8e308).
 
     Examples
     --------
@@ -270,6 +284,12 @@ def checkpoint_size(n_params, recipe="bf16-adam", content: str = "full", n_ranks
     k = as_array(n_ranks, "n_ranks", positive=True, integer=True)
     extra = as_array(loader_rng_bytes_per_rank, "loader_rng_bytes_per_rank", nonnegative=True)
     zero = np.zeros(np.broadcast(n, k, extra).shape)
+    per_param = r.bytes_per_param if content == "full" else r.weights_only_bytes_per_param
+    with np.errstate(over="ignore"):
+        if not np.all(np.isfinite(n * per_param)):
+            raise ValueError(f"n_params={float(np.max(n))!r}: its checkpoint of {per_param:g} "
+                             "B/param overflows a float; must be < "
+                             f"{np.finfo(float).max / per_param:.3g}")
     if content == "full":
         w, m, o, lr = n * r.weights + zero, n * r.master + zero, n * r.moments + zero, \
             k * extra + zero
@@ -530,11 +550,18 @@ def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     Raises
     ------
     ValueError
-        ``fail_rate_per_gpu_year < 0`` or ``n_gpus <= 0``.
+        ``fail_rate_per_gpu_year`` negative, or so large that n·λ overflows (an MTBF of 0 s:
+        ``FAILURE_RULE``), or ``n_gpus <= 0``.
     """
     n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
     lam = as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True)
-    rate_per_s = n * lam / SECONDS_PER_YEAR
+    with np.errstate(over="ignore"):
+        rate_per_s = n * lam / SECONDS_PER_YEAR
+    if np.any(np.isinf(rate_per_s)):  # 1/inf = 0: an MTBF of 0 s
+        worst = float(np.max(np.asarray(lam, dtype=float)))
+        raise ValueError(f"fail_rate_per_gpu_year={worst!r} on {int(np.max(n)):,} GPUs gives "
+                         "a job failure rate n·λ that overflows (an MTBF of 0 s): "
+                         f"{FAILURE_RULE}")
     with np.errstate(divide="ignore"):
         return scalar_or_array(np.where(rate_per_s > 0, 1.0 / np.where(rate_per_s > 0,
                                                                         rate_per_s, 1.0), np.inf))
@@ -624,6 +651,10 @@ def daly_interval(checkpoint_s, mtbf_s):
     return scalar_or_array(np.where(d < 2.0 * m, tau, m))
 
 
+#: δ/M below which ``optimal_interval`` takes Daly's series instead of Newton's method.
+SMALL_RATIO = 1e-9
+
+
 def optimal_interval(checkpoint_s, mtbf_s):
     """The exact optimum interval of Daly's complete model for exponential failures.
 
@@ -642,12 +673,23 @@ def optimal_interval(checkpoint_s, mtbf_s):
     Returns
     -------
     float or ndarray: τ in seconds, in (0, M] (→ M when δ ≫ M).
+
+    Where δ/M < ``SMALL_RATIO`` (1e-9) Newton's residual z − (1 − e^{−z}) − δ/M cancels to
+    rounding (z ≈ √(2δ/M), its terms are z²/2 apart), so τ is Daly's higher-order estimate
+    √(2δM)·(1 + √x/3 + x/9) − δ, x = δ/(2M), whose next term is O(x^{3/2}) < 1e-13 there
+    (a denormal δ of 5e-324 s against M = 10 h once gave NaN, and δ/M = 3e-305 a τ 10^135
+    times too long).
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
     m = _mtbf(mtbf_s)
     d, m = np.broadcast_arrays(d, m)
     finite = np.isfinite(m)
-    r = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
+    ratio = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
+    small = ratio < SMALL_RATIO
+    x = ratio / 2.0
+    series = np.sqrt(2.0 * d) * np.sqrt(np.where(finite, m, 1.0)) * (
+        1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    r = np.where(small, 1.0, ratio)  # Newton on the others
     a = np.sqrt(2.0 * r) + r
     z = np.where(a + np.expm1(-a) - r >= 0, a, r + 1.0)
     z, r, todo = z.ravel().copy(), r.ravel(), np.arange(z.size)  # iterate the unconverged only
@@ -661,7 +703,7 @@ def optimal_interval(checkpoint_s, mtbf_s):
         if not todo.size:
             break
     z = z.reshape(m.shape)
-    tau = np.where(finite, m * -np.expm1(-z), np.inf)
+    tau = np.where(finite, np.where(small, series, m * -np.expm1(-z)), np.inf)
     return scalar_or_array(tau)
 
 
@@ -685,8 +727,13 @@ def waste_fraction_first_order(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
 
 
 def _u(mtbf_s):
+    """1/M (0 for M = inf), at most the largest float: an MTBF below 1/1.8e308 s (a denormal,
+    5e-324) would overflow 1/M to inf and turn the goodput into inf/inf = NaN; its limit, 0, is
+    what the clamp gives."""
     m = _mtbf(mtbf_s)
-    return np.where(np.isfinite(m), 1.0 / np.where(np.isfinite(m), m, 1.0), 0.0)
+    with np.errstate(divide="ignore", over="ignore"):
+        u = np.where(np.isfinite(m), 1.0 / np.where(np.isfinite(m), m, 1.0), 0.0)
+    return np.minimum(u, np.finfo(float).max)
 
 
 def _expm1_over_u(c, u):
@@ -714,7 +761,8 @@ def goodput(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
 
     Returns
     -------
-    float or ndarray in (0, 1].
+    float or ndarray in [0, 1] (0.0 where e^{(τ+δ)/M} overflows: failures far faster than a
+    checkpoint interval).
 
     Raises
     ------
@@ -978,7 +1026,8 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
       weights-only milestones), accumulating over the run (on average half held) and then kept
       ``retention_months`` after it.
 
-    cost = Σ bytes held × months × price per GB-month (decimal GB).
+    cost = Σ bytes held ÷ 2^30 × months × price per GB-month (AWS bills a GB-month as 2^30
+    bytes: ``BILLED_GB``); the bandwidth floor is TiB provisioned × 1,024 GiB.
 
     Returns
     -------
@@ -1000,18 +1049,19 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     months = days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     n_all = days * SECONDS_PER_DAY / tau
     if k == 0:
-        hot_label, hot_n, hot_gbm = "hot: every checkpoint", n_all, n_all / 2 * size / GB * months
+        hot_label, hot_n = "hot: every checkpoint", n_all
+        hot_gbm = n_all / 2 * size / BILLED_GB * months
     else:
-        hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / GB * months
+        hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / BILLED_GB * months
     if hot_bandwidth_bytes_per_s is not None and hot_bytes_per_s_per_tib is not None:
         bw = float(as_array(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True))
         dens = float(as_array(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True))
-        floor_gbm = bw / dens * TIB / GB * months
+        floor_gbm = bw / dens * (TIB / BILLED_GB) * months
         if np.any(floor_gbm > hot_gbm):
             hot_label += f" (provisioned for {gb_per_s_text(bw)})"
             hot_gbm = scalar_or_array(np.maximum(floor_gbm, hot_gbm))
     n_ms = np.floor(days / every)
-    cold_gbm = n_ms * ms / GB * (months / 2 + after)
+    cold_gbm = n_ms * ms / BILLED_GB * (months / 2 + after)
     if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
         return {"usd": hot_gbm * hot_p + cold_gbm * cold_p}
     hot_usd, cold_usd = hot_gbm * hot_p, cold_gbm * cold_p
@@ -1281,7 +1331,7 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     * the hot tier is provisioned for b: a parallel file system sells throughput with capacity
       (``storage_throughput_per_tib``, FSx for Lustre 125 MB/s per TiB), so it holds
       ``max(b ÷ throughput per TiB, keep_last × checkpoint size)`` for the run's wall clock
-      ``H / (g·n) `` hours: ``storage_usd = bytes/GB × months × price per GB-month``
+      ``H / (g·n) `` hours: ``storage_usd = bytes/2^30 × months × price per GB-month``
       (``data/storage_prices.csv``). The cold milestones do not depend on b and are left out;
     * ``total_usd = lost_usd + storage_usd``; the row with the smallest total is the optimum
       (``attrs["optimum_bytes_per_s"]``).
@@ -1394,14 +1444,14 @@ def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
     bandwidth b of the job's goodput ``curve`` (``_goodput_curve``): lost GPU-hours H·(1/g − 1)
     at ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
     (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
-    GB-month."""
+    GB-month (a GB-month billed as 2^30 bytes, ``BILLED_GB``)."""
     rows = []
     for b, g, size in curve:
         lost_h = h * (1.0 / g - 1.0)
         months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
         held = k * size
         provisioned = held if density is None else max(b / density * TIB, held)
-        rows.append((b, g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+        rows.append((b, g, lost_h, lost_h * price, provisioned / BILLED_GB * months * hot_p))
     return rows
 
 
