@@ -61,8 +61,10 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
 scenario = p  # what the bill prices (notebook 00); below, p holds the bill's failure model:
 p = ledger.failure_values(scenario, per_node)  # on spot, pre-emptions are failures of a node
 spot_words = " (spot pre-emptions included)" if p["pricing"] == "spot" else ""
+# the bill sizes storage at its all-in GPU-hour price (owned: hardware + energy): so does 07
+storage_price = ledger.build_ledger(scenario).figures["price_usd_per_gpu_hour"]
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
-    p, spec.n_params, run["gpu_hours"], price, per_node)  # section 7: sized from the checkpoint plan
+    p, spec.n_params, run["gpu_hours"], storage_price, per_node)  # section 7: sized from the plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
 
 # %%
@@ -88,7 +90,7 @@ display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_p
 # 2. size a checkpoint and its write time from bytes per parameter and storage bandwidth;
 # 3. derive Young's optimum checkpoint interval and use Daly's exact form;
 # 4. bound an asynchronous checkpoint by the storage duty cycle, and compare durable, in-memory
-#    (peer) checkpoints and hot spares by what they do to the restart time, which dominates;
+#    (peer) checkpoints and hot spares by what they do to the restart time, the waste no checkpoint interval removes;
 # 5. turn goodput into paid GPU-hours and dollars, and tell when spot capacity pays.
 #
 # **Conventions.** Failures are a Poisson process with a constant per-GPU rate λ (failures per
@@ -214,7 +216,8 @@ display(Markdown(
 
 # %%
 recipes = pd.DataFrame([{"recipe": r.name, "bytes/param": r.bytes_per_param,
-                         "full checkpoint": llmcost.fmt_bytes(r.bytes_per_param * spec.n_params),
+                         "full checkpoint (with loader and RNG state)": llmcost.fmt_bytes(
+                             rel.checkpoint_size(spec.n_params, r, n_ranks=p["n_gpus"]).total_bytes),
                          "source": r.source} for r in rel.CHECKPOINT_RECIPES.values()])
 display(plots.table(recipes))
 parts = pd.Series({k: float(v) for k, v in plan.size.parts().items()}, name="bytes")
@@ -312,9 +315,16 @@ base, capped = list(rows.values())[:2]
 print(f"at the scenario's {fmt_bandwidth(bw)}: duty u = {base.storage_duty:.1%}, interval "
       f"{base.interval_s:,.0f} s; at most 5% for checkpoints: interval {capped.interval_s:,.0f} s, "
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
+tenth = rows[f"a tenth: {fmt_bandwidth(bw / 10)}"]
+print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {tenth.write_s:,.0f} s against the "
+      f"{base.interval_s:,.0f} s interval above, "
+      + (f"so the write itself sets the interval ({tenth.interval_s:,.0f} s) and the storage "
+         f"writes {tenth.storage_duty:.0%} of the time" if tenth.write_s >= base.interval_s else
+         f"the interval becomes {tenth.interval_s:,.0f} s and the storage writes "
+         f"{tenth.storage_duty:.0%} of the time"))
 
 # %% [markdown]
-# At the scenario's bandwidth the sustained write rate and the bytes written a day (printed above the table) are a load the shared file system carries besides the data loader and the cluster's other jobs; capping checkpoints at 5% of it lengthens the interval, at the goodput printed just above (with the duty u, and the interval with and without the cap). On a tenth of the bandwidth the storage is busy most of the time, near the bound (any slower and τ = w), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,
+# At the scenario's bandwidth the sustained write rate and the bytes written a day (printed above the table) are a load the shared file system carries besides the data loader and the cluster's other jobs; capping checkpoints at 5% of it lengthens the interval, at the goodput printed just above (with the duty u, and the interval with and without the cap). On a tenth of the bandwidth a write can outlast the optimum interval; the write then sets the interval itself (τ = w) and the storage writes nearly all the time (the last line above says which holds here), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,
 # not the bytes, is what checkpoint storage must be bought for (section 7).
 #
 # **In-memory and peer checkpoints.** The other way out is not to go to storage on the critical
@@ -350,8 +360,10 @@ for f in (0.0, 0.25):
 # dominates: Kokolis et al. assume 5 minutes of restart overhead; MegaScale (ByteDance,
 # arXiv:2402.15627 §6.3) detects and diagnoses faults in under 10 minutes and catches up within 15.
 #
-# **Restart time dominates the waste.** Once checkpoints are cheap, the term R/M that no interval
-# removes is most of what is left, and R at scale is mostly not the checkpoint read. Phase by phase:
+# **Restart time is the waste no interval removes.** Once checkpoints are cheap, the term R/M is
+# what no checkpoint interval shrinks; how large a share of the waste it is depends on the job (the
+# split is printed below, for this scenario and for a Llama-3-sized job), and R at scale is mostly
+# not the checkpoint read. Phase by phase:
 # the **scheduler** detects the fault, drains and replaces the node and relaunches thousands of
 # processes; **initialisation** builds process groups and NCCL communicators (MegaScale reports about
 # 1,000 s on 2,048 GPUs before fixing it, §3.5; see the table); **checkpoint loading** is the read below; then a
@@ -390,6 +402,15 @@ lost = 1 - b.productive
 print(f"of the {lost:.2%} of wall time lost: restarts after failures {b.restart / lost:.0%}, "
       f"planned interruptions (each a checkpoint + a restart) {b.planned / lost:.0%}, lost work "
       f"{b.lost_work / lost:.0%}, checkpoint stalls {b.checkpoint / lost:.0%}")
+llama_size = rel.checkpoint_plan(405.85e9, 16384, lam_llama, 2e12, 600, node_bytes_per_s=5e10,
+                                 planned_per_day=47 / 54).breakdown  # Llama 3's job (section 6)
+for name, bd in (("this scenario", b), ("a Llama-3-sized job", llama_size)):
+    parts = {"restarts after failures": bd.restart, "planned interruptions": bd.planned,
+             "lost work": bd.lost_work, "checkpoint stalls": bd.checkpoint}
+    top = max(parts, key=parts.get)
+    print(f"{name}: restarts after failures are {bd.restart / (1 - bd.productive):.0%} of the loss; "
+          + ("they are its largest part" if top == "restarts after failures" else
+             f"its largest part is {top} ({parts[top] / (1 - bd.productive):.0%})"))
 
 # %% [markdown]
 # **Hot spares.** A restart that must wait for the scheduler to find a healthy node loses that wait
@@ -490,8 +511,8 @@ print(f"failures, checkpoints and restarts cost {paid['gpu_hours'] - run['gpu_ho
 #
 # Llama 3 405B reports a steady-state BF16 MFU of 38–43% (41% for the 16,384-GPU, 8K-context
 # configuration, Table 4), while the model card's 30.84M H100 GPU-hours for 15.6T tokens imply a
-# whole-run utilisation of about 35% by 6ND and 37% on the workbook's MFU basis (attention over the
-# full matrix; `llmcost.published_run_mfu()`). Multiplying the
+# lower whole-run utilisation, counted by 6ND or on the workbook's MFU basis (attention over the
+# full matrix; `llmcost.published_run_mfu()`; both are printed below). Multiplying the
 # steady-state MFU by the goodput of this notebook's model, with Llama 3's failure rates, Tectonic's
 # bandwidth and a 10-minute restart (an assumption: Meta does not publish it), explains part of
 # the gap:
@@ -508,12 +529,15 @@ for label, whole in (("6ND", published["mfu_from_gpu_hours_6nd"]),
           f"{g['predicted_whole_run']:.1%} vs published {g['published']:.1%}: explains "
           f"{g['explained'] * 100:.1f} of {g['gap'] * 100:.1f} points "
           f"({g['explained_share']:.0%}), {g['unexplained'] * 100:.1f} left")
+llama5 = rel.checkpoint_plan(405.85e9, 16384, lam_llama, 2e12, 300, node_bytes_per_s=5e10,
+                             planned_per_day=47 / 54)
+print(f"with a 5-minute restart instead of 10: goodput {llama5.goodput:.1%}")
 
 # %% [markdown]
-# Goodput, about 92% here and consistent with Meta's ">90% effective training time", explains
-# about half of the gap if the whole-run figure is counted by 6ND and nearly all of it on the MFU
-# basis (Meta does not state its FLOP convention, so both are shown). The explained share rests on
-# the assumed 10-minute restart (with 5 minutes goodput would be about 95%), and the per-GPU
+# Goodput (printed above; Meta reports ">90% effective training time") explains the share of the
+# gap printed for each way of counting the whole-run figure (Meta does not state its FLOP
+# convention, so both are shown). The explained share rests on the assumed 10-minute restart (the
+# goodput with 5 minutes is printed above), and the per-GPU
 # failure rate assumes all 16,384 GPUs for the whole 54 days (the paper says "up to 16K"), so it
 # is a lower bound on the rate. Beyond goodput:
 #
@@ -535,13 +559,23 @@ print(f"405B model FLOPs per token / 6N: {lc['ratio_short']:.3f} at 8K, {lc['rat
       f"128K; a 128K token at 38% MFU takes {lc['cost_ratio']:.2f}x the GPU-time of an 8K token at 41%")
 print(f"800B of 15.6T tokens at 128K would add at most {lc['extra_share']:.1%} GPU-time: whole-run "
       f"MFU {g['predicted_whole_run']:.1%} -> {g['predicted_whole_run'] / (1 + lc['extra_share']):.1%}")
+with_lc = g["predicted_whole_run"] / (1 + lc["extra_share"])
+for label, whole in (("6ND", published["mfu_from_gpu_hours_6nd"]),
+                     ("MFU basis", published["mfu_from_gpu_hours_detailed"])):
+    share = (published["reported_mfu"] - with_lc) / (published["reported_mfu"] - whole)
+    print(f"{label:>9}: {with_lc:.1%} against the published {whole:.1%}: "
+          + (f"{(with_lc - whole) * 100:.1f} points of the gap left ({share:.0%} explained)"
+             if with_lc >= whole else
+             f"{(whole - with_lc) * 100:.1f} points below it ({share:.0%} of the gap): the "
+             "bound overshoots, so the real long-context stages explained less"))
 
 # %% [markdown]
-# With that upper bound, goodput and the long-context stage together reach the published
-# whole-run figure (34.6% by 6ND, 37.3% on the MFU basis): the model card's GPU-hours are
-# accounted for within about a point of MFU, without tuning anything to this run beyond the
-# assumed restart time. The bound is loose in one direction only: shorter long-context stages
-# explain less.
+# With that upper bound the last two lines compare goodput and the long-context stage together
+# with the published whole-run figure on each basis: where the prediction stays above it, the
+# points left are what the stages and slow-downs listed above must explain; where it passes below,
+# the bound overshoots (the stages were shorter than all 800B tokens at 128K). Nothing is tuned to
+# this run beyond the assumed restart time. The bound is loose in one direction only: shorter
+# long-context stages explain less.
 
 # %% [markdown]
 # **Takeaway.** Steady-state MFU × goodput, plus the stages run at other efficiencies, accounts for
@@ -552,7 +586,8 @@ print(f"800B of 15.6T tokens at 128K would add at most {lc['extra_share']:.1%} G
 #
 # Restarts need the newest checkpoint on fast storage; rollbacks after a loss spike need a few
 # older ones; audits, ablations and continued training need milestones, which can live in cold
-# storage. Storage is priced per GB-month (decimal GB), and the tiers differ by two orders of
+# storage. Storage is priced per GB-month, and AWS's GB is 2^30 bytes (its S3 FAQ divides byte-hours by
+# 1,073,741,824 bytes per GB; FSx for Lustre provisions GiB), and the tiers differ by two orders of
 # magnitude (`data/storage_prices.csv`, sources per row):
 
 # %%
@@ -594,7 +629,8 @@ print(warning or f"storage is below the {rel.STORAGE_SHARE_WARNING:.0%} of compu
 # %%
 job_rate = rel.job_storage_bytes_per_s(p["n_gpus"])  # Llama 3's 122 MB/s per GPU
 tradeoff = {a: rel.scenario_storage_tradeoff({**p, "ckpt_async": a}, spec.n_params,
-                                            run["gpu_hours"], price, per_node, also=[job_rate])
+                                            run["gpu_hours"], storage_price, per_node,
+                                            also=[job_rate])
             for a in (False, True)}
 plots.storage_tradeoff_curve(tradeoff[p["ckpt_async"]],
                              marks={f"{p['n_gpus']:,} × 122 MB/s (Llama 3's rate)": job_rate})
@@ -677,17 +713,19 @@ ax.legend(fontsize=11, loc="upper left");
 # NBVAL_CHECK_OUTPUT
 for line in ledger.spot_verdict(ledger.build_ledger(scenario)):  # the bill's spot model (notebook 00)
     print(line)
-n_nodes, r = rel.nodes_for(p["n_gpus"], per_node), ledger.spot_preemptions_per_node_day(scenario)
-for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
-    print(f"reclaims of {k} node{'s' if k > 1 else ''} at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
-          f"job interruptions a day, each replacing {llmcost.fmt_gpus(min(k * per_node, p['n_gpus']))}")
+n_nodes = rel.nodes_for(p["n_gpus"], per_node)
+if scenario.get("ledger_spot_preemptions_per_node_day") is not None:  # no default rate
+    r = ledger.spot_preemptions_per_node_day(scenario)
+    for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
+        print(f"reclaims of {k} node{'s' if k > 1 else ''} at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
+              f"job interruptions a day, each replacing {llmcost.fmt_gpus(min(k * per_node, p['n_gpus']))}")
 
 # %% [markdown]
 # With checkpoints and automatic restarts, pre-emptions are just failures with a higher rate and
 # a longer restart (capacity must be found again): the goodput model of section 4 applies with
 # M = the pre-emption MTBF. Whether spot then pays depends on its discount against the price you
 # would otherwise pay, not against a list price: spot pays when spot price ÷ spot goodput is below
-# your price ÷ your goodput, which the last line checks for this scenario with the bill's own spot pricing (`llmcost.ledger`, notebook 00: set `ledger_spot_preemptions_per_node_day` and `ledger_spot_restart_s` to your provider's figures; the once-a-week default is an assumption, as no provider publishes GPU pre-emption rates) (a GPU cloud's on-demand
+# your price ÷ your goodput, which the last line checks for this scenario with the bill's own spot pricing (`llmcost.ledger`, notebook 00), once you give `ledger_spot_preemptions_per_node_day` (and `ledger_spot_restart_s`, else `ckpt_restart_s` is used) from your provider: none publishes a per-node GPU pre-emption rate, so the workbook has no default and prices spot only with yours (a GPU cloud's on-demand
 # price can be below another provider's spot median). Without resumable training spot almost
 # never pays for a run of days.
 
@@ -699,7 +737,8 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 # found again before the job restarts, takes the peers' host memory with it (so in-memory
 # checkpoints fall back to storage) and can leave the job waiting for capacity for hours. Which
 # effect wins depends on the provider's block size and its time to re-provision, which no provider
-# publishes: the node-by-node line above is the model, the block case a caution.
+# publishes: the node-by-node line above (printed when a pre-emption rate is given) is the model,
+# the block case a caution.
 #
 # **Takeaway.** Spot pays only when its price ÷ its goodput beats yours ÷ yours, and only for a job
 # that resumes from checkpoints.
