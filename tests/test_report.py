@@ -566,7 +566,7 @@ def test_warnings_and_bill_on_the_index(subset_report):
     assert bill["bill.lines"]["post.rl"]["usd"] == 0.0
     assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
     assert bill["bill.total_usd"] == pytest.approx(
-        llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
+        llmcost.ledger.build_ledger({"n_gpus": 17, "mfu": 0.9}).total_usd, rel=1e-9)
 
 
 def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
