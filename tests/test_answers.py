@@ -429,3 +429,14 @@ def test_small_gemms_on_a_gpu_without_a_shape_table_are_warned_of(tmp_path):
     # a GPU whose SM count the workbook does not hold is judged on H100's table, said so
     w = flat_gemm_warning({"seq_len": 1024}, small, load_accelerator("MI300X"), plan)
     assert w and "by H100-SXM's measured table, on H100-SXM" in w and "at 38% of" in w
+
+
+def test_serving_price_and_its_floor_never_print_alike():
+    # a trial: "costs $0.05 per million output tokens on an engine (the roofline's floor:
+    # $0.05)" for prices 20% apart; printed to three significant figures where cents agree
+    text = answers.rl_loop("qwen3-30b-a3b", "B200", 0.0540, 600.0, 0.6, 1e4,
+                           floor_usd_per_m_output=0.0501)
+    assert answers.md_usd(0.0540) == answers.md_usd(0.0501) == "\\$0.05"
+    assert "costs **\\$0.054 per million output tokens** on an engine (the roofline's floor: " \
+        "\\$0.0501)" in text
+    assert answers.distinct_usd(2.5, 1.25) == ("\\$2.50", "\\$1.25")  # apart: as md_usd prints

@@ -117,3 +117,24 @@ def test_serving_tensor_parallel_all_reduce_on_the_mesh():
         eff = load_efficiency(load_accelerator(name))
         hand = eff.base_latency_s + 2 * eff.scaleup_latency_s + S / (link * eff.scaleup_fraction)
         assert float(inference.tp_allreduce_time(S, 2, name)) == pytest.approx(hand, rel=1e-9)
+
+
+def test_notebook_04s_roofline_takes_the_mesh_links_too():
+    # a trial: notebook 04's TP roofline on MI300X at TP 2 read "compute ÷ comm 8.95: hides"
+    # at the whole board's 448 GB/s while the step model priced the pair's one 64 GB/s link;
+    # the table's TP row (overlap.roofline_table) is now tp_roofline at that link: 7× less
+    # bandwidth, 7× smaller a ratio; a pipeline send within the board, one link too
+    from llmcost import load_model
+
+    m = load_model("llama-3.1-70b")
+    t = overlap.roofline_table(m, "MI300X", tokens_per_replica=8192, tokens_per_microbatch=8192,
+                               tp=2, pp=2, dp=2).set_index("kind")
+    d = overlap.model_dims(m)
+    c = load_accelerator("MI300X").peak_flops_per_s("bf16")
+    one_link = overlap.tp_roofline(d["layer_params"], d["d_model"], 2, c, 64 * GB)
+    tp_row = [k for k in t.index if k.startswith("TP")][0]
+    assert t.loc[tp_row, "ratio"] == pytest.approx(float(one_link.ratio), rel=1e-12)
+    board = overlap.tp_roofline(d["layer_params"], d["d_model"], 2, c, 448 * GB)
+    assert float(board.ratio) / t.loc[tp_row, "ratio"] == pytest.approx(7.0, rel=1e-12)
+    w_pp, _ = overlap.pp_bandwidth(4, 8, 448 * GB, 50 * GB, comm.mesh_peers("MI300X"))
+    assert w_pp == pytest.approx(64 * GB, rel=1e-12)

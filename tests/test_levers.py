@@ -1734,20 +1734,25 @@ def test_the_fp8_lever_prices_the_bill_a_predicted_fp8_scenario_gets():
     """A new-user trial: on H200 a ``mfu: predict`` bill used 47.0% (the prediction's central
     estimate, capped at the best comparable published run, of a raw 55.9%) and notebook 09
     offered FP8 at 47.0% × raw(FP8) ÷ raw(BF16), carrying the BF16 cap into FP8: "saves $23.8k"
-    where the same scenario with ``dtype: fp8`` billed $34.2k less. The lever takes the ratio
-    of central estimates (``central_prediction``, as ``move_to`` does), so on a predicted
-    scenario its MFU is the FP8 scenario's own central estimate, whatever either cap."""
+    where the same scenario with ``dtype: fp8`` billed $34.2k less. On a predicted scenario the
+    lever's MFU is now the FP8 scenario's own central estimate (``central_prediction``),
+    whatever either cap; a measured MFU keeps the raw predictions' ratio (its calibration)."""
     s = {"model": "llama-2-13b", "accelerator": "H200", "n_gpus": 256, "train_tokens": 1e11,
          "seq_len": 8192, "global_batch_tokens": 4194304, "dtype": "bf16",
          "pricing": "on_demand"}
     plan, st, band, bf16 = lv.central_prediction(s)
     fp8 = lv.central_prediction({**s, "dtype": "fp8"})[3]
     assert bf16 < st.mfu   # the BF16 point is capped below its raw prediction here
-    s = {**s, "mfu": bf16}  # what report.resolve_mfu gives the bill and the notebooks
+    # what report.resolve_mfu gives the bill and the notebooks (mfu_band: the report's word)
+    s = {**s, "mfu": bf16, "mfu_band": "predicted"}
     after = lv.fp8_training(s).after
     assert after["dtype"] == "fp8" and after["mfu"] == pytest.approx(fp8, rel=1e-12)
     want = llmcost.build_ledger({**s, "dtype": "fp8", "mfu": fp8}).total_usd
     assert lv.bill(after).total_usd == pytest.approx(want, rel=1e-9)
-    # a measured MFU keeps its calibration: scaled by the same ratio
-    assert lv.fp8_training({**s, "mfu": 0.40}).after["mfu"] == pytest.approx(
-        0.40 * fp8 / bf16, rel=1e-12)
+    assert f"MFU {bf16:.1%} of the BF16 peak → {fp8:.1%} of the FP8 peak" in \
+        lv.fp8_training(s).assumptions
+    # a measured MFU keeps its calibration: scaled by the raw predictions' ratio
+    raw = lv.predicted_step({**s, "dtype": "fp8"})[1].mfu / lv.predicted_step(s)[1].mfu
+    m = {k: v for k, v in s.items() if k != "mfu_band"}
+    assert lv.fp8_training({**m, "mfu": 0.40}).after["mfu"] == pytest.approx(
+        0.40 * raw, rel=1e-12)

@@ -312,3 +312,18 @@ def test_more_gpus_advice_looks_beyond_64_times_a_tiny_job(tmp_path):
     got = re.search(r"use more GPUs: ([\d,]+) is the fewest above 4 ", msg)
     assert got, msg
     assert int(got.group(1).replace(",", "")) >= 4 * min_dp
+
+
+def test_the_more_gpus_advice_names_the_fewest_that_fit_with_a_large_bubble(tmp_path):
+    # A trial: DeepSeek-V3 on 160 H100 was told "1,024 is the fewest above 160 ... with a
+    # pipeline bubble of at most 10%" while the same file on 256 GPUs is billed (with a warning
+    # of its bubble). The advice now names both. By hand, the 256-GPU plan's 1F1B bubble:
+    # (p − 1) / m = (16 − 1) / 32 = 46.9% (Narayanan et al. 2021 §2.2).
+    msg = _refusal(tmp_path, "train_tokens: 1e11\nseq_len: 4096\nn_gpus: 160\nmodel: "
+                             "deepseek-v3\naccelerator: H100-SXM\nmfu: 0.3\n")
+    assert "use more GPUs: 1,024 is the fewest above 160" in msg, msg
+    got = re.search(r"a plan already fits on 256 \((TP\d+ · PP(\d+) · [^)]*m=(\d+)[^)]*), "
+                    r"[\d,]+ GB per GPU\), with a pipeline bubble of (\d+)%", msg)
+    assert got, msg
+    p, m = int(got.group(2)), int(got.group(3))
+    assert (p, m) == (16, 32) and int(got.group(4)) == round(100 * (p - 1) / m) == 47

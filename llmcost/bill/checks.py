@@ -949,14 +949,29 @@ def fewest_gpus_that_run(values: dict):
     (``plan_stops``), among the ``RUN_COUNT_SCAN`` counts from the first that fits. Returns
     ``(n, plan, memory)``, or None when no such count is found (or the batch is not whole
     sequences)."""
+    return _fewest_counts(values)[0]
+
+
+def fewest_gpus_that_fit(values: dict):
+    """The fewest GPUs of ``fewest_gpus_that_run``'s counts on which a plan fits the usable HBM,
+    whatever its pipeline bubble (a count the report bills, warning of the bubble):
+    ``(n, plan, memory)`` or None."""
+    return _fewest_counts(values)[1]
+
+
+def _fewest_counts(values: dict) -> tuple:
+    """``(fewest_gpus_that_run, fewest_gpus_that_fit)`` of one search."""
     n = int(values["n_gpus"])
     s = {**values, "dp": 0}  # the data-parallel degree follows the count
     plan_at = plan_searches(s)
     counts = [c for c in splitting_counts(s) if n < c <= max(64 * n, RUN_COUNT_TOP)]
-    for c in fitting_counts(s, counts, plan_at)[:RUN_COUNT_SCAN]:
+    fit = fitting_counts(s, counts, plan_at)
+    first = next(((c, plan_at(c)[2], plan_at(c)[3]) for c in fit[:1]
+                  if not isinstance(plan_at(c), Exception)), None)
+    for c in fit[:RUN_COUNT_SCAN]:
         if not plan_stops(s, c, plan_at):
-            return c, plan_at(c)[2], plan_at(c)[3]
-    return None
+            return (c, plan_at(c)[2], plan_at(c)[3]), first
+    return None, first
 
 
 def _misfit_advice(values: dict) -> str:
@@ -982,12 +997,16 @@ def _misfit_advice(values: dict) -> str:
         cp_tip = ""
         searched += ("; " if searched else "") + \
             "context parallelism (cp: 0) does not make a plan fit either"
-    more = fewest_gpus_that_run(values) if not values.get("dp") else None
+    more, fit = _fewest_counts(values) if not values.get("dp") else (None, None)
+    sooner = (f"; a plan already fits on {fit[0]:,} ({fit[1].describe()}, "
+              f"{fit[2].total / 1e9:,.0f} GB per GPU), with a pipeline bubble of "
+              f"{plan_bubble(fit[1]):.0%}, which the bill prices and warns of"
+              if fit and more and fit[0] < more[0] else "")
     advise = "use more GPUs" + (
         f": {more[0]:,} is the fewest above {int(values['n_gpus']):,} that splits the layers "
         f"evenly over the pipeline stages and on which the plan search finds a plan that fits "
         f"({more[1].describe()}, {more[2].total / 1e9:,.0f} GB per GPU) with a pipeline bubble "
-        f"of at most {BUBBLE_WARNING:.0%}" if more else "") + (
+        f"of at most {BUBBLE_WARNING:.0%}{sooner}" if more else "") + (
         f" ({searched})" if searched else "")
     if not free:
         advise += ", or leave zero_stage and recompute free (-1, auto)"

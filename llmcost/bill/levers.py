@@ -779,15 +779,20 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
 
 
 def fp8_training(s: dict) -> Change:
-    """Train in FP8 (``dtype: fp8``) at the step-time model's predicted change over BF16
-    (the FP8 peak is 2× but not every part of a step runs on it), taken as ``move_to`` takes a
-    change of hardware: MFU(FP8) = MFU × central(FP8) ÷ central(BF16), each the central
-    estimate of its prediction (``central_prediction``: the point a ``mfu: predict`` bill uses,
-    kept inside its regime's band, whose capped top is the best published MFU like it). A
-    ``mfu: predict`` scenario's MFU is central(BF16), so the lever prices the bill the
-    scenario with ``dtype: fp8`` gets; a measured MFU keeps its calibration. (A ratio of raw
-    predictions carried a BF16 cap into FP8: a trial's H200 bill, capped at 47.0% of a
-    predicted 55.9%, was offered $23.8k where the FP8 bill saves $34.2k.)"""
+    """Train in FP8 (``dtype: fp8``) at the step-time model's predicted change over BF16 (the
+    FP8 peak is 2× but not every part of a step runs on it):
+
+    * a measured MFU (given, or a pilot's) keeps its calibration (module docstring):
+      MFU(FP8) = MFU × MFU_pred(FP8) ÷ MFU_pred(BF16), the raw predictions' ratio;
+    * a predicted one (``mfu: predict``: ``_mfu_prediction``, or a report's ``mfu_band`` of
+      "predicted") is what the scenario with ``dtype: fp8`` bills: MFU(FP8) = central(FP8),
+      the central estimate of its prediction (``central_prediction``), whatever either
+      regime's cap (a ratio of raw predictions carried the BF16 bill's published cap into
+      FP8: a trial's H200 bill, capped at 47.0% of a predicted 55.9%, was offered $23.8k
+      where its FP8 twin bills $34.2k less).
+
+    Each MFU on its own dtype's dense peak; the words give the ratio applied and the raw
+    predicted step speed-up."""
     s = _clean(s)
     if _get(s, "dtype") == "fp8":
         return _unchanged(s, "already FP8")
@@ -795,13 +800,21 @@ def fp8_training(s: dict) -> Change:
     if cannot:
         return _unchanged(s, cannot)
     fp8 = {**s, "dtype": "fp8"}
-    after = _with_scaled_mfu(s, fp8, central_prediction(fp8)[3] / central_prediction(s)[3])
-    before_t = predicted_step(s)[1].step_time_s
-    after_t = predicted_step({**s, "dtype": "fp8"})[1].step_time_s
+    (_, b16), (_, b8) = predicted_step(s), predicted_step(fp8)
+    if s.get("_mfu_prediction") or _get(s, "mfu_band") == "predicted":
+        c8, c16 = central_prediction(fp8)[3], central_prediction(s)[3]
+        ratio = c8 / c16
+        how = (f"MFU {c16:.1%} of the BF16 peak → {c8:.1%} of the FP8 peak, each bill's "
+               "central estimate of the step-time model's prediction")
+    else:
+        ratio = b8.mfu / b16.mfu
+        how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
+               "on the scenario's calibration")
+    after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
-                  "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; "
-                  f"step {before_t / after_t:.2f}× faster (llmcost.step)",
-                  "llmcost.step (FP8 peak from data/accelerators.csv)")
+                  "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how}; "
+                  f"predicted step {b16.step_time_s / b8.step_time_s:.2f}× faster "
+                  "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
 
 
 def fp8_unavailable(s: dict) -> str:

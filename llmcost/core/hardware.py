@@ -48,7 +48,9 @@ class Accelerator:
     hbm_bytes, hbm_bytes_per_s : float or None
         HBM capacity (bytes) and bandwidth (bytes/s).
     scaleup_bytes_per_s_per_dir : float or None
-        NVLink / Infinity Fabric / ICI bandwidth per accelerator per direction, bytes/s.
+        NVLink / Infinity Fabric / ICI bandwidth per accelerator per direction, bytes/s: all
+        of its links (on a full-mesh board, MI300X or Gaudi 3, a group of k of its GPUs gets
+        only its members' k − 1 links: ``comm.mesh_scaleup_bandwidth``).
     scaleup_domain_size : int or None
         Accelerators in one scale-up domain (8 on an HGX board).
     scaleout_bytes_per_s_per_dir : float or None
@@ -145,7 +147,9 @@ class Cluster:
     scaleup_domain_size : int, optional
         Accelerators per scale-up domain (default: the accelerator's, e.g. 8 for HGX H100).
     scaleup_bytes_per_s_per_dir, scaleout_bytes_per_s_per_dir : float, optional
-        Override the accelerator's per-direction bandwidths (bytes/s).
+        Override the accelerator's per-direction bandwidths (bytes/s): the scale-up figure is
+        the whole board's, all of a GPU's links (on a full-mesh accelerator, MI300X or Gaudi 3,
+        a group of k GPUs gets (k − 1)/peers of it, ``comm.mesh_scaleup_bandwidth``).
     scaleout_latency_s : float, optional
         Per-step latency of a ring step across scale-up domains, seconds; overrides the
         ``scaleout_latency_s`` of the accelerator's ``data/efficiency.csv`` row in the step-time

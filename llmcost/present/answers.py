@@ -27,6 +27,18 @@ def md_usd(usd: float) -> str:
     return fmt_usd(usd).replace("$", "\\$")
 
 
+def distinct_usd(a: float, b: float) -> tuple[str, str]:
+    """``md_usd`` of ``a`` and ``b``, or, where they print alike (a trial read "$0.05 ... (the
+    roofline's floor: $0.05)" for prices 20% apart), both to three, then four significant
+    figures: "\\$0.0536" against "\\$0.0446"."""
+    x, y = md_usd(a), md_usd(b)
+    for digits in (3, 4):
+        if x != y or a == b:
+            break
+        x, y = (f"\\${v:,.{digits}g}" for v in (a, b))
+    return x, y
+
+
 def md_text(text) -> str:
     """Words for Markdown with every dollar sign escaped, as ``md_usd``'s: a lever named "the
     cheapest listed provider (RunPod, $2.69/GPU-h)" beside a price would open TeX math."""
@@ -330,9 +342,12 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
                 if billed else
                 f"an illustrative RL campaign of the notebooks' defaults would cost "
                 f"**{md_usd(campaign_usd)}**, not in the bill (the scenario gives no RL campaign)")
-    floor = (f" (the roofline's floor: {md_usd(floor_usd_per_m_output)})"
-             if floor_usd_per_m_output is not None else "")
-    return (f"Serving {model} on {accelerator} costs **{md_usd(usd_per_m_output)} per million "
+    price = md_usd(usd_per_m_output)
+    floor = ""
+    if floor_usd_per_m_output is not None:
+        price, low = distinct_usd(usd_per_m_output, floor_usd_per_m_output)
+        floor = f" (the roofline's floor: {low})"
+    return (f"Serving {model} on {accelerator} costs **{price} per million "
             f"output tokens** on an engine{floor}; one RL iteration takes **{iteration_s:,.0f} "
             f"s**, {generation_time_share:.0%} of its wall time generating, and {campaign}."
             + (f" Its generation carries an empirical factor: {decode_note}." if decode_note

@@ -569,8 +569,8 @@ class MfuBand:
         published run, or the matmul ceiling, with its source), or "" when nothing capped it:
         the sentence's parenthesis after "capped at X%"."""
         for w in self.warnings:
-            m = re.match(r"the band's upper end is capped at [^(]*\((.*)\): no (?:step runs|"
-                         r"comparable run|published run)", w)
+            m = re.match(r"the band's upper end is capped at [^(]*\((.*)\): (?:no (?:step runs|"
+                         r"comparable run|published run)|the comparable runs measured less)", w)
             if m:
                 return m.group(1)
         return ""
@@ -1598,7 +1598,10 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            if fp8 and ref_d is not None and cap == ref_d else
            f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and cap == ref_d else
            _ceiling_words(accelerator, ceiling))
+    low_end = ref_d is not None and cap == floor and floor > ref_d
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
+            else "the comparable runs measured less, but a band does not fall below its own "
+            "low end" if low_end
             else "no comparable run has measured more" if best is not None
             else f"no comparable run on any hardware has measured more, and none is published "
             f"on {gpu_generation(accelerator)}" if elsewhere

@@ -75,7 +75,8 @@ from ..core.catalog import as_accelerator, as_model, load_accelerator, load_effi
 from ..core.diskcache import disk_cached
 from ..core.shapes import layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
-from .comm import TOPOLOGIES, group_layout, load_topologies  # noqa: F401 (re-exported)
+from .comm import (TOPOLOGIES, group_layout, load_topologies,  # noqa: F401 (re-exported)
+                   mesh_peers, mesh_scaleup_bandwidth)
 from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
 
 @dataclass(frozen=True)
@@ -360,7 +361,8 @@ def model_dims(model) -> dict:
             "top_k": float(spec.n_experts_active) if moe_model else None}
 
 
-def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float) -> tuple:
+def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float,
+                 peers: int = 0) -> tuple:
     """The per-direction bandwidth W of a data-parallel group of ``dp`` ranks ``tp`` apart
     (ranks ordered TP innermost) on scale-up domains of ``domain_size``, and its link in words,
     as NCCL's cost model takes it (``comm._nccl_time``): with k members per domain
@@ -369,15 +371,18 @@ def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float) -> t
         W = B_up                    when the whole group is inside one domain (k = dp),
         W = min(B_up, k · B_out)    otherwise (the NICs of the k members pooled).
 
-    Returns ``(W, link)``: the link "scale-up: the whole group in one domain" or "network, k
-    NIC(s) pooled"."""
+    On a full-mesh board (``peers`` links per GPU, ``comm.mesh_peers``) B_up is the k members'
+    links among themselves (``comm.mesh_scaleup_bandwidth``). Returns ``(W, link)``: the link
+    "scale-up: the whole group in one domain" or "network, k NIC(s) pooled"."""
     k, domains = group_layout(dp, tp, domain_size)
+    up = float(mesh_scaleup_bandwidth(float(up), k, peers))
     if int(domains) == 1:
-        return float(up), "scale-up: the whole group in one domain"
-    return min(float(up), float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"
+        return up, "scale-up: the whole group in one domain"
+    return min(up, float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"
 
 
-def pp_bandwidth(stride: int, domain_size: int, up: float, out: float) -> tuple:
+def pp_bandwidth(stride: int, domain_size: int, up: float, out: float,
+                 peers: int = 0) -> tuple:
     """The per-direction bandwidth W of a pipeline send between neighbouring stages ``stride``
     ranks apart (ranks ordered TP, CP, DP, PP: stride = tp·cp·dp) on scale-up domains of
     ``domain_size``, and its link in words, as the step model's NCCL model takes it
@@ -387,21 +392,25 @@ def pp_bandwidth(stride: int, domain_size: int, up: float, out: float) -> tuple:
         W = B_up     when stride < domain (both stages in one domain),
         W = B_out    otherwise (one NIC: a send/recv pair cannot pool the domain's NICs).
 
-    Returns ``(W, link)``."""
+    On a full-mesh board the pair's one link, ``B_up / peers``. Returns ``(W, link)``."""
     if int(stride) < int(domain_size):
-        return float(up), "scale-up: the neighbouring stages in one domain"
+        return (float(mesh_scaleup_bandwidth(float(up), 2, peers)),
+                "scale-up: the neighbouring stages in one domain")
     return float(out), "network, 1 NIC"
 
 
-def ep_bandwidths(ep: int, stride: int, domain_size: int, up: float, out: float) -> list:
+def ep_bandwidths(ep: int, stride: int, domain_size: int, up: float, out: float,
+                  peers: int = 0) -> list:
     """The links of an expert-parallel group of ``ep`` ranks ``stride`` apart (ranks ordered
     TP, CP, EP: stride = tp·cp) on scale-up domains of ``domain_size``, as the step model's
     all-to-all takes them (``comm._Figures.a2a``: the group spans domains when it has more
     members than one domain holds, ``comm.group_layout``): ``[(B_up, "scale-up: the whole
     group in one domain")]`` when it does not; else both of its links, ``[(B_up, "scale-up"),
     (B_out, "network, 1 NIC")]`` (its copies inside a domain ride the scale-up links, the rest
-    one NIC each: an all-to-all cannot pool NICs)."""
-    _, domains = group_layout(ep, stride, domain_size)
+    one NIC each: an all-to-all cannot pool NICs); on a full-mesh board B_up is the k members'
+    links (``comm.mesh_scaleup_bandwidth``)."""
+    k, domains = group_layout(ep, stride, domain_size)
+    up = float(mesh_scaleup_bandwidth(float(up), k, peers))
     if int(domains) == 1:
         return [(float(up), "scale-up: the whole group in one domain")]
     return [(float(up), "scale-up"), (float(out), "network, 1 NIC")]
@@ -411,7 +420,8 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                    pp=1, dp=64, ep=8, cp=1, grad_bytes=4.0,
                    in_network: bool = False, achieved: bool = False) -> pd.DataFrame:
     """Every parallelism kind's roofline for one model on one accelerator, over the link the
-    plan's group takes in the step model's NCCL model (``llmcost.comm``; ranks ordered TP, CP,
+    plan's group takes in the step model's NCCL model (``llmcost.comm``; on a full-mesh board
+    the links among a group's members, ``comm.mesh_scaleup_bandwidth``; ranks ordered TP, CP,
     EP/DP, PP): TP and CP inside the scale-up domain; DP and FSDP (``dp`` the data-parallel
     group, CP included) over the network with the NICs of the group's k members per domain
     pooled, ``W = min(B_up, k·B_out)`` (k = domain ÷ tp), or over the scale-up links when the
@@ -437,7 +447,8 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                       out * eff.scaleout_fraction)
     pl, h = d["layer_params"], d["d_model"]
     params_gpu = d["params"] / (tp * pp)
-    w_dp, dp_link = dp_bandwidth(dp, tp, acc.scaleup_domain_size, up, out)
+    dom, peers = acc.scaleup_domain_size, mesh_peers(acc.name)
+    w_dp, dp_link = dp_bandwidth(dp, tp, dom, up, out, peers)
     rows = []
     if dp > 1:
         rows += [(dp_roofline(params_gpu, tokens_per_replica, c, w_dp, group_size=dp,
@@ -446,16 +457,18 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                  (fsdp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
                                 grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
     if tp > 1:
-        rows.append((tp_roofline(pl, h, tp, c, up, in_network=in_network), "scale-up",
+        w_tp = float(mesh_scaleup_bandwidth(up, min(tp, dom), peers))
+        rows.append((tp_roofline(pl, h, tp, c, w_tp, in_network=in_network), "scale-up",
                      "tp_roofline"))
     if pp > 1:
-        w_pp, pp_link = pp_bandwidth(tp * dp, acc.scaleup_domain_size, up, out)
+        w_pp, pp_link = pp_bandwidth(tp * dp, dom, up, out, peers)
         rows.append((pp_roofline(pl, h, d["n_layers"] / pp, c, w_pp, tp=tp), pp_link,
                      "pp_roofline"))
     if d["d_ff_expert"] and ep > 1:
         rows += [(ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, w), link, "ep_roofline")
-                 for w, link in ep_bandwidths(ep, tp * cp, acc.scaleup_domain_size, up, out)]
-    rows.append((cp_roofline(h, d["kv_width"], tokens_per_microbatch, c, up), "scale-up",
+                 for w, link in ep_bandwidths(ep, tp * cp, dom, up, out, peers)]
+    w_cp = float(mesh_scaleup_bandwidth(up, group_layout(max(cp, 2), tp, dom)[0], peers))
+    rows.append((cp_roofline(h, d["kv_width"], tokens_per_microbatch, c, w_cp), "scale-up",
                  "cp_roofline"))
     out_rows = []
     for r, link, fn in rows:
@@ -573,7 +586,8 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
     n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
-    w_dp, dp_link = dp_bandwidth(dp, tp, acc.scaleup_domain_size, up, out)
+    dom, peers = acc.scaleup_domain_size, mesh_peers(acc.name)
+    w_dp, dp_link = dp_bandwidth(dp, tp, dom, up, out, peers)
     pl, h, p_gpu = d["layer_params"], d["d_model"], d["params"] / (tp * pp)
     tok = np.logspace(2, 6, n_points)
     m = d if d["d_ff_expert"] else model_dims(moe_model)
@@ -590,14 +604,16 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     fe = np.logspace(np.log10(256), np.log10(65536), n_points)
     tc = np.logspace(np.log10(64), 5, n_points)
     for link, w in (("scale-up", up), ("network (1 NIC)", out)):
+        w_t = mesh_scaleup_bandwidth(w, np.minimum(t, dom), peers) if link == "scale-up" else w
         curves += [
-            ("TP", link, t, overlap_ratio(tp_roofline(pl, h, t, c, w)), "TP degree", d["name"]),
+            ("TP", link, t, overlap_ratio(tp_roofline(pl, h, t, c, w_t)), "TP degree",
+             d["name"]),
             ("EP", link, fe, overlap_ratio(ep_roofline(m["d_model"], fe, m["top_k"], ep, c, w)),
              "expert FFN width F_e", m["name"]),
             ("CP", link, tc, overlap_ratio(cp_roofline(h, d["kv_width"], tc, c, w)),
              "tokens per CP rank", d["name"]),
         ]
-    w_pp, pp_link = pp_bandwidth(tp * dp, acc.scaleup_domain_size, up, out)
+    w_pp, pp_link = pp_bandwidth(tp * dp, dom, up, out, peers)
     curves.append(("PP", "scale-up" if pp_link.startswith("scale-up") else "network (1 NIC)",
                    ls, overlap_ratio(pp_roofline(pl, h, ls, c, w_pp, tp=tp)),
                    "layers per pipeline stage", d["name"]))

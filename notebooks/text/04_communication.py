@@ -84,8 +84,9 @@ display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed
 # 2. for each kind of parallelism (DP, FSDP, TP, PP, EP, CP) work out the FLOPs it does per byte it
 #    sends and compare that with the hardware's ridge C/W, to say before any simulation whether
 #    its traffic can hide behind compute;
-# 3. name what the model assumes about the links (a switch; ring collectives; no in-switch
-#    reduction) and where that is wrong (MI300X's mesh, TPU tori, NVLink and InfiniBand SHARP);
+# 3. name what the model assumes about the links (a switch, or a full mesh priced by the links
+#    among a group's members; ring collectives; no in-switch reduction) and where that is wrong
+#    (TPU tori, NVLink and InfiniBand SHARP);
 # 4. say why FSDP at a fixed batch, the job's slowest GPU and an expert-parallel group that leaves
 #    the board each cost step time, and estimate how much.
 #
@@ -252,8 +253,8 @@ plots.collective_times(sweep, title=f"{gpu.name}: {g} ranks over the scale-up li
 #
 # > **Takeaway.** An all-reduce moves about $2S$ per rank whatever the group size; a group is as
 # > fast as its slowest tier, and pooling the NICs of a board makes a data-parallel ring about
-# > $k$ times faster than one NIC. The model assumes switches and rings: meshes, tori and
-# > in-switch reductions are where it is approximate.
+# > $k$ times faster than one NIC. The model assumes switches (or full meshes, by their links) and
+# > rings: tori and in-switch reductions are where it is approximate.
 #
 # ## 3. When does the traffic hide? One roofline per kind of parallelism
 #

@@ -560,6 +560,9 @@ print(f"405B model FLOPs per token / 6N: {lc['ratio_short']:.3f} at 8K, {lc['rat
 print(f"800B of 15.6T tokens at 128K would add at most {lc['extra_share']:.1%} GPU-time: whole-run "
       f"MFU {g['predicted_whole_run']:.1%} -> {g['predicted_whole_run'] / (1 + lc['extra_share']):.1%}")
 with_lc = g["predicted_whole_run"] / (1 + lc["extra_share"])
+
+# %%
+# NBVAL_CHECK_OUTPUT
 for label, whole in (("6ND", published["mfu_from_gpu_hours_6nd"]),
                      ("MFU basis", published["mfu_from_gpu_hours_detailed"])):
     share = (published["reported_mfu"] - with_lc) / (published["reported_mfu"] - whole)
