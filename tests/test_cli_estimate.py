@@ -600,20 +600,21 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
 def test_compare_check_and_list_wrap_their_prose_to_a_narrow_terminal(tmp_path, monkeypatch):
     # A new-user trial: at COLUMNS=60, `estimate --compare`'s header and warnings' titles,
     # `check`'s lines and `list parameters`' note ran past the edge while `estimate` wrapped
-    # its prose; the tables may stay wider (a row is not broken)
+    # its prose; a later trial found the table 89 wide at COLUMNS=40: narrower than its
+    # table, the comparison prints each line as a block (cli._compare_block)
     monkeypatch.setenv("COLUMNS", "60")
     b = str(_yaml(tmp_path, "title: 7B on 256 A100s\nmodel: llama-2-7b\naccelerator: A100-80GB\n"
                             "n_gpus: 256\ntrain_tokens: 2.0e12\nprice_usd_per_gpu_hour: 2.0\n",
                   name="b.yaml"))
     out = run_cli("estimate", "--scenario", "data/scenarios/default.yaml", "--compare", b,
                   "--samples", "500").stdout.splitlines()
-    table = out.index(next(ln for ln in out if ln.startswith("line ")))
-    prose = out[:table] + out[out.index(next(ln for ln in out if ln.startswith("total"))) + 1:]
-    assert prose[0].startswith("llmcost estimate --compare: A = ")
+    assert out[0].startswith("llmcost estimate --compare: A = ")
     # every line within 60 characters, but for a word longer than a line (here the temporary
     # scenario's path, which runs past the width whole, so that it can be copied)
-    assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in prose)
-    assert any(f"({b})" in ln for ln in prose)
+    assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in out)
+    assert any(f"({b})" in ln for ln in out)
+    total = out.index("total")  # the total's block: its figures on the next line
+    assert out[total + 1].startswith("  A $") and " B − A " in out[total + 1]
     out = run_cli("check", "--model", "llama-3.1-8b", "--accelerator", "MI300X", "--train-tokens",
                   "1e12", "--n-gpus", "256", "--days", "20").stdout.splitlines()
     assert out[0].startswith("Claim: llama-3.1-8b") and max(len(ln) for ln in out) <= 60
@@ -743,3 +744,32 @@ def test_build_ledger_refuses_states_no_plan_can_hold():
     # the caller that checks the plan itself may skip it; enough GPUs pass
     assert llmcost.build_ledger(sc, check_memory=False).total_usd > 0
     assert llmcost.build_ledger({**sc, "n_gpus": 1024}).total_usd > 0
+
+
+def test_compare_fits_a_narrow_terminal():
+    # A new-user trial: at COLUMNS=40 the comparison table was 89 characters wide. Narrower
+    # than its table, each line is a block: its name, then A, B and B − A, then the per-draw
+    # P10 to P90, every line within the width (a file path, one word, excepted: never cut)
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from llmcost.present.cli import compare_text
+    df = pd.DataFrame({"line": ["failures, checkpoints and restarts", "total"],
+                       "a usd": [5.50e3, 5.87e5], "b usd": [2.48e3, 3.00e5],
+                       "difference usd": [-3.02e3, -2.87e5],
+                       "difference p10 usd": [-5.08e3, -5.05e5],
+                       "difference p90 usd": [-3.05e3, -2.91e5]})
+    quiet = SimpleNamespace(warnings=[])
+    lines = compare_text(df, ("a", "b"), ("a.yaml", "b.yaml"), [quiet, quiet],
+                         columns=40, fit=True).splitlines()
+    assert max(len(ln) for ln in lines) <= 40
+    i = lines.index("failures, checkpoints and restarts")
+    assert lines[i + 1:i + 3] == ["  A $5.50k  B $2.48k  B − A −$3.02k *",
+                                  "  per draw −$5.08k to −$3.05k"]
+    wide = compare_text(df, ("a", "b"), ("a.yaml", "b.yaml"), [quiet, quiet], columns=120,
+                        fit=True)
+    assert "B − A, P10 to P90 per draw" in wide  # wide enough: the table as before
+    piped = compare_text(df, ("a", "b"), ("a.yaml", "b.yaml"), [quiet, quiet], columns=40,
+                         fit=False)
+    assert "B − A, P10 to P90 per draw" in piped  # to a pipe: the table, whatever the width

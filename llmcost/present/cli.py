@@ -499,15 +499,20 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
-def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
+def compare_text(df, names, paths, bills, columns: int | None = None,
+                 fit: bool | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
     (``glance.compare_bills``; lines at $0 in both left out, and said), what the comparison
     draws (``COMPARE_DRAWS_NOTE``: each scenario's own ranges only), then each scenario's
     warnings. The prose (header, note, warnings) is wrapped to ``columns`` (default
-    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not. Under the header,
+    ``glance.terminal_columns``), as ``bill_text`` wraps it; with ``fit`` (None: when the
+    output is a terminal or ``COLUMNS`` is set, not a pipe) a table wider than ``columns`` is
+    printed a line per block (``_compare_block``). Under the header,
     the inputs on which the two differ (``glance.compare_inputs``)."""
     columns = terminal_columns() if columns is None else columns
+    if fit is None:
+        fit = sys.stdout.isatty() or "COLUMNS" in os.environ
     cols = compare_columns(df, names)
     d = df.rename(columns=cols)
     ranged = "difference_p10_usd" in d.columns
@@ -536,8 +541,11 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     differ = compare_inputs(bills)
     out = wrap_lines(_compare_head(names, paths), columns) + (
         wrap_lines("inputs that differ (A → B): " + "; ".join(differ), columns)
-        if differ else []) + ["", fmt(head), "  ".join("-" * x for x in w)]
-    out += [fmt(r) for r in rows]
+        if differ else []) + [""]
+    if not fit or sum(w) + 2 * (len(w) - 1) <= columns:
+        out += [fmt(head), "  ".join("-" * x for x in w)] + [fmt(r) for r in rows]
+    else:  # narrower than the table: each line a block of its own
+        out += [x for r in rows for x in _compare_block(r, columns)]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
     days = compare_days_words(bills)
@@ -558,6 +566,17 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         else:
             out += wrap_lines(f"{tag} ({name}): no warning", columns)
     return "\n".join(out)
+
+
+def _compare_block(cells: list, columns: int) -> list:
+    """One line of ``compare_text``'s table for a terminal narrower than the table: its name
+    (wrapped), then ``A … B … B − A …`` and the per-draw P10 to P90, each wrapped to
+    ``columns`` under a two-space indent."""
+    out = wrap_lines(cells[0], columns)
+    out += wrap_lines(f"  A {cells[1]}  B {cells[2]}  B − A {cells[3]}", columns, "    ")
+    if len(cells) > 4:
+        out += wrap_lines(f"  per draw {cells[4]}", columns, "    ")
+    return out
 
 
 def compare_json(df, names, paths, titles, bills) -> dict:
