@@ -103,6 +103,8 @@ def scenario_yaml(i: int, row: dict) -> str:
         lines.append("fail_rate_per_gpu_year: {low: 0.1, mode: 0.173, high: 0.4}")
     if row["pricing"] in ("reserved", "spot") and i % 2:
         lines.append("price_usd_per_gpu_hour: 2.5")  # a quote, not the catalogue median
+    if row["pricing"] == "spot":  # the user's own pre-emption rate: the workbook has none
+        lines.append("ledger_spot_preemptions_per_node_day: 0.1")
     if row["size"] == "small":
         lines.append("rl_gpus: 8\nrl_iterations: 100\nrl_runs: 1")
     if row["size"] == "large":  # a rollout replica must hold the weights (notebook 05)
