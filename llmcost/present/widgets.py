@@ -507,9 +507,11 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     import ipywidgets as w
     from IPython.display import display
 
-
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
-    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
+    # a new G re-searches the trainer's plan (rl.training_mfu, tenths of a second): priced when
+    # the slider is let go, as the response sliders are, not at every value dragged past
+    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G",
+                    continuous_update=False)
     resp = w.IntSlider(value=p["rl_response_tokens"], min=128, max=32768, step=128,
                        description="mean resp.", continuous_update=False)
     tail = w.FloatSlider(value=p["rl_response_tokens_max"] / p["rl_response_tokens"], min=1.0,
@@ -547,6 +549,8 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
         x.observe(update, names="value")
     update()
     return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+
+
 def collective_explorer(accelerator, n_gpus: int):
     """How long one collective takes on ``n_gpus`` × ``accelerator`` (notebook 04; a catalogue
     name or the notebook's ``Accelerator``, a scenario's with its own scale-out figure):
