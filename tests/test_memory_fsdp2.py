@@ -66,3 +66,28 @@ def test_llama3_405b_stage1_plan_is_under_the_hbm_it_ran_in():
     hbm = llmcost.load_accelerator("H100-SXM").hbm_bytes
     assert m.total < hbm
     assert 70 * GIB < m.total < 80 * GIB
+
+
+def test_fsdp2_kept_weights_hold_the_whole_bf16_model():
+    # reshard_after_forward=False keeps every layer's gathered bf16 weights from the forward to
+    # the backward (PyTorch fully_shard docstring: "False ... does not reshard the parameters
+    # after forward"). Under FSDP2 at ZeRO-3 the rank's own shard is the fp32 master, not a bf16
+    # copy (weights = 0), so the kept bytes are the whole bf16 model 2·N plus one unsharded
+    # gradient buffer of the gathered unit: 2·N + 2·unit. Llama 3.1 8B's unit is its untied
+    # embedding (V·h = 128,256 × 4,096 = 525,336,576 > one layer's ~218M): hand derivation.
+    spec = llmcost.load_model("llama-3.1-8b")
+    plan = parallel.make_plan(spec, 8, 16, tp=1, pp=1, zero_stage=3, micro_batch_size=1,
+                              recompute="full", seq_len=8192)
+    n = float(spec.n_params)
+    unit = 128_256 * 4_096
+    kept = memory.memory_per_gpu(spec, plan, 8192, recipe="fsdp2_bf16_fp32",
+                                 fsdp_reshard_after_forward=False)
+    assert kept.weights == 0.0
+    assert kept.zero3_buffer == pytest.approx(2 * n + 2 * unit, rel=1e-12)
+    # the mixed recipe's own bf16 shard 2N/8 sits in weights; the buffer adds the rest
+    mixed = memory.memory_per_gpu(spec, plan, 8192, recipe="bf16_adam_fp32_grads",
+                                  fsdp_reshard_after_forward=False)
+    assert mixed.weights == pytest.approx(2 * n / 8, rel=1e-12)
+    assert mixed.zero3_buffer == pytest.approx(2 * n * (1 - 1 / 8) + 2 * unit, rel=1e-12)
+    assert kept.weights + kept.zero3_buffer == pytest.approx(
+        mixed.weights + mixed.zero3_buffer, rel=1e-12)

@@ -187,7 +187,7 @@ PART_NOTES = {
     "gradients": "gradient buffer the backward pass writes (+ main-grad copy where kept)",
     "master_weights": "fp32 master copy the optimizer updates",
     "optimizer_states": "optimizer moments (Adam m and v; one momentum for SGD/Muon)",
-    "zero3_buffer": "ZeRO-3: one gathered layer's 16-bit weights and gradients",
+    "zero3_buffer": "ZeRO-3: 2 × weight bytes × largest layer (DeepSpeed), or the kept stage",
     "activations": "activations of every micro-batch in flight on this stage",
     "activation_working_set": "the one layer re-run (or attention core) during backward",
     "embedding_and_logits": "token ids and embedding mask (first stage), fp32 logits (last)",
@@ -917,10 +917,12 @@ def zero3_kept_weights(fsdp_reshard_after_forward, pp):
     them, True frees them after the forward (``"not_pp"``, torchtitan's default policy and NeMo
     AutoModel's ``not pp_enabled``: kept with a pipeline).
 
-    Memory modelled (``zero3_buffer``): reshard True: one gathered layer's 16-bit weights and
-    gradients, ``2·b_w·unit`` (DeepSpeed's ``estimate_zero3_model_states_mem_needs``); kept: the
-    whole stage's 16-bit weights stay gathered, ``b_w·(P_ne·(1 − 1/g) + P_ex·(1 − 1/g_e))``
-    beyond the rank's own shard (already in ``weights``), plus one layer's unsharded gradient
+    Memory modelled (``zero3_buffer``, with ``b_w`` the recipe's working-weight bytes): reshard
+    True: ``2·b_w·unit``, DeepSpeed's ``estimate_zero3_model_states_mem_needs`` (4 bytes × the
+    largest layer's parameters, i.e. ``2·b_w`` at ``b_w = 2``); kept: the whole stage's
+    working weights stay gathered, ``b_w·(P_ne·(1 − 1/g) + P_ex·(1 − 1/g_e))`` beyond the
+    rank's own shard where ``weights`` holds that shard, ``b_w·(P_ne + P_ex)`` with a sharded
+    master (FSDP2 at ZeRO-3, where ``weights`` is 0), plus one layer's unsharded gradient
     buffer ``b_w·unit``. Not modelled: torch.distributed.pipelining also defers the backward's
     reshard and gradient reduce-scatter to a schedule's last micro-batch (stage.py,
     ``backward_maybe_with_nosync``), which keeps unsharded gradients too.
@@ -1142,6 +1144,16 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
         offload=float(practice.offload_layers))
 
 
+def _kept_gathered(rcp: PrecisionRecipe, p_ne, p_ex, s3, e3):
+    """Parameters per rank a kept ZeRO-3 stage holds gathered beyond what ``weights`` counts:
+    the whole stage ``P + P_e`` with a sharded master (FSDP2: ``weights`` is 0, the rank's
+    own shard is fp32 master, not a working copy), else ``P·(1 − 1/s3) + P_e·(1 − 1/e3)``
+    (the rank's own working shard is already in ``weights``)."""
+    if rcp.sharded_master:
+        return p_ne + p_ex
+    return p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3)
+
+
 def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
     """The model states on pipeline stage ``r`` (``nd`` dense and ``nm`` MoE layers; the
     embedding on the first stage, the head and the multi-token-prediction modules on the last,
@@ -1152,8 +1164,9 @@ def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
     sharded master: FSDP2 keeps only gathered working weights), gradients ``b_g·(P/s2 +
     P_e/e2) + b_mg·(P/s1 + P_e/e1)``, master weights ``b_m·(P/s1 + P_e/e1)``, optimizer states
     ``b_o·(P/s1 + P_e/e1)``, and ZeRO-3's gather buffer: the kept weights ``b_w·(P·(1 − 1/s3) +
-    P_e·(1 − 1/e3) + unit)`` where the forward keeps them, else two units ``2·b_w·unit``
-    (prefetch)."""
+    P_e·(1 − 1/e3) + unit)`` where the forward keeps them (``b_w·(P + P_e + unit)`` with a
+    sharded master, ``_kept_gathered``), else ``2·b_w·unit`` (DeepSpeed's estimator,
+    ``zero3_kept_weights``)."""
     rcp, z = k.rcp, k.z
     s1, s2, s3 = k.zero_scales
     e1, e2, e3 = k.expert_scales
@@ -1172,7 +1185,7 @@ def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
         "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),
         "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
         "zero3_buffer": np.where(z == 3, np.where(
-            k.keep, rcp.weights_bytes * (p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3) + unit),
+            k.keep, rcp.weights_bytes * (_kept_gathered(rcp, p_ne, p_ex, s3, e3) + unit),
             2 * rcp.weights_bytes * unit) if k.keep_any else 2 * rcp.weights_bytes * unit,
             0.0),
     }
