@@ -8,7 +8,9 @@ Sources of the expected values:
   2.d/2.e are also re-derived here from the table itself.
 * Megatron-LM's distributed-optimizer guide (docs.nvidia.com/megatron-core, "Distributed
   Optimizer"): bf16 params + fp32 grads 18 B/param, 6 + 12/d sharded; fp16/fp16 20, 4 + 16/d;
-  fp32/fp32 16, 8 + 8/d. DeepSpeed's estimate_zero2_model_states_mem_needs: 2 + 18/d.
+  fp32/fp32 16, 8 + 8/d. DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py,
+  estimate_zero2_model_states_mem_needs without offload: "gpu_mem = 4 * total_params +
+  int(16 * total_params / total_gpus)", i.e. 4 + 16/d (its 16-bit weights and gradients whole).
 * Megatron-LM megatron/training/theoretical_memory_usage.py (read from NVIDIA/Megatron-LM):
   activation memory with SP + selective recompute = s·b·h·(18 + 4·f/h)/t per layer × L on the first
   stage, + (8·s·b·p + s·b·h·p)/t for the embedding input and dropout, + 4·s·b·h·(1 + V/h)/t for the
@@ -77,12 +79,27 @@ def test_vector_2b_and_2c():
     ("bf16_adam_fp32_grads", 1, lambda d: 6 + 12 / d),  # Megatron distributed optimizer
     ("bf16_adam_fp32_grads_copy", 0, lambda d: 20),
     ("bf16_adam_fp32_grads_copy", 1, lambda d: 4 + 16 / d),
-    ("bf16_adam_fp32_grads_copy", 2, lambda d: 2 + 18 / d),  # DeepSpeed ZeRO-2 estimator
+    # ZeRO §5 (Rajbhandari et al. 2020) applied to this recipe: P_os+g also shards the 16-bit
+    # gradients (2 + 18/d; hand derivation: 2 B weights whole, 2 + 4 + 4 + 8 = 18 B sharded)
+    ("bf16_adam_fp32_grads_copy", 2, lambda d: 2 + 18 / d),
     ("fp32_adam", 1, lambda d: 8 + 8 / d),
 ])
 @pytest.mark.parametrize("d", [2, 8, 64, 1024])
 def test_framework_bytes_per_param(recipe, zero, expected, d):
     assert M.zero_model_state_bytes(1.0, d, zero, recipe) == pytest.approx(expected(d))
+
+
+@pytest.mark.parametrize("d", [2, 8, 64, 1024])
+def test_deepspeed_zero2_estimator_is_this_recipe_at_zero1(d):
+    # DeepSpeed's estimate_zero2_model_states_mem_needs (cpu_offload=False): 4·N + 16·N/d bytes
+    # per GPU, the 16-bit weights and gradients whole (4 B) and fp32 grads, master, m and v
+    # sharded (16 B): the 20-byte recipe's ZeRO-1 count, 2·(1 − 1/d) B above its ZeRO-2 count.
+    n = 7e9
+    deepspeed = 4 * n + int(16 * n / d)
+    assert M.zero_model_state_bytes(n, d, 1, "bf16_adam_fp32_grads_copy") == \
+        pytest.approx(deepspeed, rel=1e-12)
+    zero2 = M.zero_model_state_bytes(n, d, 2, "bf16_adam_fp32_grads_copy")
+    assert deepspeed - zero2 == pytest.approx(2 * n * (1 - 1 / d), rel=1e-9)
 
 
 def test_zero_bad_input():

@@ -378,11 +378,13 @@ RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
     PrecisionRecipe(
         "bf16_adam_fp32_grads_copy", 2, 2, 4, 4, 8,
         "16-bit weights and gradients plus an fp32 gradient copy on the optimizer side, fp32 "
-        "master, m and v: 20 B/param (ZeRO-1: 4 + 16/d; ZeRO-2: 2 + 18/d)",
+        "master, m and v: 20 B/param (ZeRO-1: 4 + 16/d; ZeRO-2, ZeRO §5 partitioning the "
+        "16-bit gradients too: 2 + 18/d)",
         "Megatron-LM distributed-optimizer guide ('fp16 parameters, fp16 gradients: 20, "
-        "4 + 16/d'); "
-        "DeepSpeed estimate_zero2_model_states_mem_needs ('18 = 2 grads16 + 4 grads32 + 4 params32 "
-        "+ 8 optimizer', + 2 params16); Ultra-Scale Playbook (+4Ψ with fp32 accumulation)"),
+        "4 + 16/d'); DeepSpeed stage_1_and_2.py estimate_zero2_model_states_mem_needs without "
+        "offload ('gpu_mem = 4 * total_params + int(16 * total_params / total_gpus)': 4 + 16/d, "
+        "the 16-bit weights and gradients left whole); Ultra-Scale Playbook (+4Ψ with fp32 "
+        "accumulation)"),
     PrecisionRecipe(
         "bf16_adam_bf16_moments", 2, 4, 0, 4, 4,
         "DeepSeek-V3 style: bf16 weights, fp32 gradients and master weights, AdamW m and v in "
