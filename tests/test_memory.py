@@ -196,7 +196,10 @@ def test_megatron_theoretical_memory_parity(gpt3):
         extra = (8 * s * b * p + s * b * h * p) / t * min(1, m / p)
         if p == 1:
             extra += s * b * h * 4 * (1 + V / h) / t
-        assert mb.embedding_and_logits == pytest.approx(extra, rel=1e-2)
+        # one known difference: Megatron divides the int64 token ids (8·s·b·p) by t, while every
+        # TP rank holds them whole (the embedding's input is replicated across the TP group)
+        ids_whole = 8 * s * b * p * (1 - 1 / t) * min(1, m / p)
+        assert mb.embedding_and_logits == pytest.approx(extra + ids_whole, rel=1e-12)
 
 
 def test_megatron_weight_and_optimizer_parity(gpt3):
@@ -204,7 +207,7 @@ def test_megatron_weight_and_optimizer_parity(gpt3):
 
     Megatron's estimate leaves out GPT-3's learned position table (2048 × h, replicated on every
     TP rank of the first stage), which is added here; it also ignores biases and divides the
-    norms by t, which this module does not: agreement to 0.2%."""
+    norms by t, which this module does not: agreement to 0.05% (measured 1.8e-4 to 3.3e-4 above)."""
     h, L, V, f = 12288, 96, 50257, 4 * 12288
     block = L * (2 * h * (f + 2) + 4 * h * h) + 2 * h
     for t, p, d in [(8, 8, 16), (8, 16, 8), (4, 4, 64)]:
@@ -212,7 +215,7 @@ def test_megatron_weight_and_optimizer_parity(gpt3):
         plan = ParallelPlan(dp=d, tp=t, pp=p, n_microbatches=1536 // d, zero_stage=1)
         mb = M.memory_per_gpu(gpt3, plan, 2048)
         assert mb.stage == 0
-        assert mb.model_states == pytest.approx(shard * (6 + 12 / d), rel=2e-3)
+        assert mb.model_states == pytest.approx(shard * (6 + 12 / d), rel=5e-4)
 
 
 @pytest.mark.parametrize("name", ["gpt-3-175b", "llama-3.1-8b", "mixtral-8x7b", "deepseek-v3",
@@ -253,7 +256,9 @@ def test_tied_embedding_is_copied_to_the_last_stage(gpt3):
     # The last stage is the most loaded one: the same weights as the first stage but fp32 logits.
     assert mb.stage == 95
     assert mb.weights == pytest.approx(2 * last)
-    assert mb.embedding_and_logits >= 4 * 2048 * gpt3.vocab_size
+    # the last stage's final-norm input 4·s·h and fp32 logits 4·s·V (one micro-batch in flight,
+    # tp 1; Megatron-LM theoretical_memory_usage.py): 100,663,296 + 411,705,344 bytes
+    assert mb.embedding_and_logits == 4 * 2048 * 12288 + 4 * 2048 * 50257 == 512_368_640
 
 
 def test_stage_layers_cover_the_model():
@@ -316,7 +321,9 @@ def test_expert_parallel_and_expert_zero_group():
         assert res[ep].optimizer_states == pytest.approx(res[1].optimizer_states)
 
 
-def test_breakdown_parts_sum_to_total():
+def test_breakdown_table_smoke():
+    # A smoke test of the table's layout: its total is the parts' sum and its shares the parts
+    # over that total by construction (no outside count); the parts are checked elsewhere.
     m = llmcost.load_model("llama-2-70b")
     plan = make_plan(m, 2048, 1024, tp=8, pp=4, zero_stage=3, recompute="full", seq_len=4096)
     df = M.memory_breakdown(m, plan, 4096)

@@ -98,10 +98,12 @@ backward (Narayanan et al. 2021 §2.2; Korthikanti §4.3): GPipe all ``m``; 1F1B
 stage r, so the first stage holds ``min(m, p)``; ZB-H1 the same as 1F1B (Qi et al. 2024 design it
 not to exceed 1F1B's peak); interleaved 1F1B with ``v`` chunks ``min(m·v, 2(p−r−1) + (v−1)p + 1)``
 chunk-micro-batches (Megatron-LM's warm-up count + 1), i.e. ``L·(1 + (p−1)/(p·v))`` layers' worth on
-the first stage when ``m`` is large, Korthikanti's interleaving penalty. The first stage adds the
-token ids (int64) and embedding dropout mask per micro-batch in flight, and the last stage the
-final-LayerNorm and output-layer inputs (4sbh) and **fp32 logits for the loss** (4·s·b·V/t), as
-Megatron-LM's ``theoretical_memory_usage.py`` counts them (GPipe keeps them for all m).
+the first stage once ``m ≥ p + (p−1)/v``, Korthikanti's interleaving penalty. The first stage adds
+the token ids (int64, whole on every TP rank: the embedding's input is replicated across the TP
+group, where Megatron-LM's formula divides them by t) and the embedding dropout mask per
+micro-batch in flight, and the last stage the final-LayerNorm and output-layer inputs (4sbh) and
+**fp32 logits for the loss** (4·s·b·V/t), as Megatron-LM's ``theoretical_memory_usage.py``
+counts them (GPipe keeps them for all m).
 
 **As practised** (``MemoryPractice``). Stacks and runs store less than the count above says,
 and a published plan that ran is the proof: Megatron-Core's ``recompute_modules`` (the norms,
