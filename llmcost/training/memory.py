@@ -162,10 +162,13 @@ PP_SPLITS = ("even", "embedding_and_loss", "uneven")
 
 #: Default fraction of HBM held back for what the model does not count: CUDA context and cuBLAS
 #: workspaces, NCCL buffers, activation gradients and other transients, allocator fragmentation.
-#: Sources for the size: the 5–15% that frameworks typically add (mid-point taken); the EleutherAI
-#: cookbook's calc_transformer_mem.py adds ~5 GiB of "misc" Megatron-DeepSpeed overhead (6.7% of
-#: 80 GB); Megatron-LM's theoretical_memory_usage.py adds 5% to activations. An allowance, not
-#: a measurement: pass your own ``reserve`` if you have profiled your stack.
+#: 0.10 is an unsourced planning allowance, not a measurement: no public source sizes it. The
+#: nearest tools leave it to the user or apply it narrowly: the EleutherAI cookbook's
+#: calc_transformer_mem.py takes it as ``--misc-mem-gib`` ("Miscellaneous memory overhead per GPU
+#: by DL framework(s), communication libraries, etc"), default 0; Megatron-LM's
+#: theoretical_memory_usage.py multiplies activations by 1.05, and only in
+#: ``compute_activation_memory_without_sp``. Pass your own ``reserve`` if you have profiled your
+#: stack.
 DEFAULT_RESERVE = 0.10
 
 #: The reserve policy, stated: ``DEFAULT_RESERVE`` is a *planning* margin, held back when a plan
@@ -176,8 +179,9 @@ DEFAULT_RESERVE = 0.10
 #: overcounting, not a missing margin. No public source sizes that margin for training: PyTorch
 #: documents fragmentation and ``expandable_segments`` (CUDA semantics, "Optimizing memory
 #: usage with PYTORCH_CUDA_ALLOC_CONF") without a figure, and the published plans themselves
-#: leave as little as 1-4% of HBM to it under this model (Llama 3 405B's stage-1 plan, TP8·PP16×v8,
-#: 76.7 GiB of 80: arXiv:2407.21783 Table 4).
+#: leave as little as 2.4-4% of HBM to it under this model (the smallest,
+#: mb2511-gb200-llama-3.1-70b-fp8cs, 2.4%; Llama 3 405B's stage-1 plan, 4.1%: TP 8 · PP 16 from
+#: arXiv:2407.21783 Table 4 with v = 8 assumed, 76.7 GiB of 80 being this model's count of it).
 PUBLISHED_PLAN_RESERVE = 0.0
 
 #: The parts of a per-GPU memory breakdown, in display order.
@@ -744,8 +748,12 @@ def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage
 
 
 def _moe_layers_before(c: _Consts, x):
-    """MoE layers among the first x layers (MoE layers sit at the end of each interval after the
-    dense prefix, which reproduces ``ModelSpec.n_moe_layers`` for x = L)."""
+    """MoE layers among the first x layers: after the dense prefix, the last layer of each
+    interval is MoE (reproduces ``ModelSpec.n_moe_layers`` for x = L). This is Hugging Face
+    Qwen2-MoE's ``decoder_sparse_step`` rule (layer i is MoE when ``(i + 1) % step == 0``);
+    Megatron-Core's integer ``moe_layer_freq`` and DeepSeek's ``moe_layer_freq`` put the MoE
+    layer first in its interval (``i % freq == 0``). The choice moves which stage holds an MoE
+    layer only when the interval is above 1 (every catalogued MoE model has interval 1)."""
     if not c.is_moe:
         return 0
     return max(0, x - c.n_dense_prefix) // c.interval
@@ -1486,9 +1494,12 @@ def expert_capacity_tokens(tokens, top_k, n_experts, capacity_factor):
     """Token slots per expert: C = ⌈capacity_factor × tokens × k / E⌉.
 
     GShard (Lepikhin et al. 2020, §2.2 "expert capacity") and Switch Transformer (Fedus et al.
-    2021, §2.2: expert capacity = tokens per batch / experts × capacity factor, k = 1) size each
-    expert's buffer so; tokens routed beyond it are dropped (pass through the residual). A
-    factor of 1 holds exactly the mean load; Switch used 1.0–1.25 and GShard 2 (top-2).
+    2021, arXiv:2101.03961 §2.2 Eq. 3: expert capacity = tokens per batch / experts × capacity
+    factor, k = 1) size each expert's buffer so; tokens routed beyond it are dropped (pass
+    through the residual). A factor of 1 holds exactly the mean load. Switch ran 1.0, 1.25 and
+    2.0 and found the lower two better (§2.3, Table 1); GShard's top-2 capacity, 2N/(G·E) per
+    group of N/G tokens (§2.2, local group dispatching), is factor 1 with k = 2 here (a factor
+    of 2 only when capacity is written without k).
     """
     t = as_array(tokens, "tokens", positive=True)
     k = as_array(top_k, "top_k", positive=True, integer=True)
@@ -1526,12 +1537,12 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
 
 
-#: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, the top
-#: of the capacity factors Switch Transformer trained with (Fedus et al. 2022, arXiv:2101.03961
-#: §2.1: 1.0-1.25 in their runs, as ``comm.MOE_ROUTING`` cites) and the one notebook 03's lesson
-#: draws; for a dropless
-#: router, the busiest GPU's load a quarter above the mean. A presentation threshold for a
-#: warning, not a measured imbalance of any run.
+#: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, the
+#: larger of the two capacity factors Switch Transformer found best (Fedus et al. 2021,
+#: arXiv:2101.03961 §2.3 and Table 1: "Switch Transformers perform better at lower capacity
+#: factors (1.0, 1.25)"; 2.0 also run; the capacity itself is §2.2's Eq. 3) and the one notebook
+#: 03's lesson draws; for a dropless router, the busiest GPU's load a quarter above the mean. A
+#: presentation threshold for a warning, not a measured imbalance of any run.
 MOE_CHECK_LOAD_FACTOR = 1.25
 
 
