@@ -53,9 +53,11 @@ def test_fsdp2_optimizer_pass_has_no_cast_copy():
 
 
 def test_llama3_405b_stage1_plan_is_under_the_hbm_it_ran_in():
-    # Table 4's first row, no activation checkpointing (§3.3.2), interleaved with v = 8 and
-    # the embedding and loss counted as layers (§3.3.2): the model's most loaded stage must
-    # hold in the 80 GiB of an H100 (it ran). With the default 10% reserve it does not
+    # Table 4's first row, no activation checkpointing (§3.3.2), interleaved with v = 8 assumed
+    # and the embedding and loss counted as layers (§3.3.2): the model's most loaded stage must
+    # hold in the 80 GiB of an H100 (it ran). zero_stage=2 is §3.3.2's FSDP: "Our use of FSDP
+    # for Llama 3 shards optimizer states and gradients, but for model shards we do not reshard
+    # after forward computation". With the default 10% reserve it does not fit
     # (memory.DEFAULT_RESERVE: an allowance, not a measurement).
     spec = llmcost.load_model("llama-3.1-405b")
     plan = parallel.make_plan(spec, 8192, 2048, tp=8, pp=16, zero_stage=2,
@@ -65,7 +67,12 @@ def test_llama3_405b_stage1_plan_is_under_the_hbm_it_ran_in():
     m = memory.memory_per_gpu(spec, plan, 8192)
     hbm = llmcost.load_accelerator("H100-SXM").hbm_bytes
     assert m.total < hbm
-    assert 70 * GIB < m.total < 80 * GIB
+    # 76.7 GiB (82.35 GB): a regression pin of this model's own count (test_memory_published.py
+    # holds the same plan through the validation table), not a published figure
+    assert m.total / GIB == pytest.approx(76.7, abs=0.05)
+    assert memory.fits(m.total, hbm, memory.PUBLISHED_PLAN_RESERVE)
+    # 82.35 GB > 0.9 × 85.9 GB = 77.3 GB usable under the planning reserve
+    assert not memory.fits(m.total, hbm, memory.DEFAULT_RESERVE)
 
 
 def test_fsdp2_kept_weights_hold_the_whole_bf16_model():
