@@ -199,8 +199,9 @@ plots.parallelism_pictures();
 # **The same stages in PyTorch FSDP** (`ShardingStrategy`): `FULL_SHARD` shards parameters,
 # gradients and optimizer states and re-gathers the weights for forward and again for backward:
 # ZeRO-3. `SHARD_GRAD_OP` shards gradients and optimizer states but keeps the gathered weights from
-# forward to the end of backward: ≈ ZeRO-2 in peak memory (Llama 3's "FSDP that shards optimizer
-# states and gradients" is this). `NO_SHARD` is plain DDP. `HYBRID_SHARD` (**HSDP**) runs
+# forward to the end of backward: ≈ ZeRO-2 in peak memory (Llama 3 §3.3.2 runs this: "Our use of FSDP
+# for Llama 3 shards optimizer states and gradients, but for model shards we do not reshard after
+# forward computation"). `NO_SHARD` is plain DDP. `HYBRID_SHARD` (**HSDP**) runs
 # FULL_SHARD inside a shard group (usually a node) and replicates across groups, all-reducing
 # gradients between replicas: the formulas above with N_d = the shard group's size, not the whole
 # DP size (FSDP2's `fully_shard` on a 2-D device mesh; `reshard_after_forward=False` ≈ ZeRO-2).
@@ -284,10 +285,11 @@ plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
 # the step itself: a stage never holds more micro-batches than the step has. In units of one
 # stage's layers, the first stage holds
 #
-# $$n_{\text{1F1B}} = \min(m,\ p), \qquad n_{\text{interleaved}} = \frac{\min\big(m\,v,\ 2(p-1) + (v-1)\,p + 1\big)}{v} \approx p\left(1 + \frac{p-1}{p\,v}\right) \text{ when } m \ge p,$$
+# $$n_{\text{1F1B}} = \min(m,\ p), \qquad n_{\text{interleaved}} = \frac{\min\big(m\,v,\ 2(p-1) + (v-1)\,p + 1\big)}{v} \approx p\left(1 + \frac{p-1}{p\,v}\right) \text{ when } m\,v \ge 2(p-1) + (v-1)\,p + 1,$$
 #
-# (the second is Megatron-LM's warm-up count plus one, `memory.in_flight_microbatches`): with fewer
-# micro-batches than stages the factor never applies.
+# i.e. when m ≥ p + (p−1)/v (the second is Megatron-LM's warm-up count plus one,
+# `memory.in_flight_microbatches`). With m ≤ p micro-batches the factor never applies: Llama 3
+# 405B's m = p = 16 at v = 8 holds 16 on its first stage, not p + (p−1)/v = 17.9.
 
 # %% [markdown]
 # **Takeaway.** Activations grow with tokens per micro-batch and with the micro-batches in flight;
@@ -533,8 +535,8 @@ for cp in (2, 8):
 #
 # `enumerate_plans` tries every combination of TP × PP (DP derived) × virtual stages × micro-batch
 # size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global
-# batch, with numpy over the whole grid at once (a million combinations take well under a second;
-# `benchmarks/bench_plans.py`). A combination is rejected by the first rule it breaks:
+# batch, with numpy over the whole grid at once (`benchmarks/bench_plans.py` prints its
+# speed as a ratio against a per-plan Python loop it times in the same run). A combination is rejected by the first rule it breaks:
 
 # %%
 # NBVAL_CHECK_OUTPUT
