@@ -1242,8 +1242,8 @@ def fsdp_exposure_unchecked(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN, post=Fals
 
 #: The per-GPU routing factor of an MoE layer's all-to-all and expert GEMMs: the busiest
 #: expert-parallel rank's tokens ÷ the average. Token-dropping routers pad every expert's buffer
-#: to ``capacity_factor`` × the average (Fedus et al. 2022, Switch Transformer §2.1: capacity
-#: factor 1.0–1.25 in their runs; Lepikhin et al. 2021, GShard §3.2); dropless routers
+#: to ``capacity_factor`` × the average (Fedus et al. 2022, Switch Transformer §2.2 Eq. 3; §2.3
+#: and Table 1: best at 1.0–1.25, 2.0 also run; Lepikhin et al. 2021, GShard §3.2); dropless routers
 #: (Gale et al. 2023, MegaBlocks; DeepSeek-V3, arXiv:2412.19437 §2.1.2) send every token, so
 #: the busiest rank carries the routing imbalance. Default imbalance 1.0: perfectly balanced, a
 #: lower bound (no published per-rank imbalance figure was found for DeepSeek-V3's
