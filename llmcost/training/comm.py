@@ -210,13 +210,20 @@ def bus_bandwidth(op: str, message_bytes, time_s, group_size):
 
 
 def _bw_term(op, s, n, algorithm):
-    """Bytes a rank must move (in units of S/B_w) and the number of α steps, per op."""
-    ring_steps = {"all_reduce": 2 * (n - 1), "reduce_scatter": n - 1, "all_gather": n - 1,
-                  "all_to_all": n - 1, "send_recv": np.ones_like(n), "broadcast": n - 1,
-                  "reduce": n - 1}[op]
-    ring_bytes = {"all_reduce": 2 * (n - 1) / n * s, "reduce_scatter": (n - 1) / n * s,
-                  "all_gather": (n - 1) / n * s, "all_to_all": (n - 1) / n * s,
-                  "send_recv": s, "broadcast": s, "reduce": s}[op]
+    """Bytes a rank must move (in units of S/B_w) and the number of α steps, per op: ring
+    all-reduce 2(n − 1) steps and 2(n − 1)/n·S; reduce-scatter, all-gather and all-to-all
+    n − 1 steps and (n − 1)/n·S; send/recv one step and S; broadcast and reduce n − 1 steps and
+    S (only the asked op's arrays are computed)."""
+    if op == "all_reduce":
+        ring_steps, ring_bytes = 2 * (n - 1), 2 * (n - 1) / n * s
+    elif op in ("reduce_scatter", "all_gather", "all_to_all"):
+        ring_steps, ring_bytes = n - 1, (n - 1) / n * s
+    elif op == "send_recv":
+        ring_steps, ring_bytes = np.ones_like(n), s
+    elif op in ("broadcast", "reduce"):
+        ring_steps, ring_bytes = n - 1, s
+    else:
+        raise KeyError(op)
     if algorithm == "tree":
         if op != "all_reduce":
             raise ValueError(f"algorithm='tree' is modelled for all_reduce only (got op={op!r})")
