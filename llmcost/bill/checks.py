@@ -952,15 +952,10 @@ def fewest_gpus_that_run(values: dict):
     return _fewest_counts(values)[0]
 
 
-def fewest_gpus_that_fit(values: dict):
-    """The fewest GPUs of ``fewest_gpus_that_run``'s counts on which a plan fits the usable HBM,
-    whatever its pipeline bubble (a count the report bills, warning of the bubble):
-    ``(n, plan, memory)`` or None."""
-    return _fewest_counts(values)[1]
-
-
 def _fewest_counts(values: dict) -> tuple:
-    """``(fewest_gpus_that_run, fewest_gpus_that_fit)`` of one search."""
+    """``(fewest_gpus_that_run, the fewest that fit)`` of one search: the second the fewest of
+    the same counts on which a plan fits the usable HBM whatever its pipeline bubble (a count
+    the report bills, warning of the bubble), ``(n, plan, memory)`` or None."""
     n = int(values["n_gpus"])
     s = {**values, "dp": 0}  # the data-parallel degree follows the count
     plan_at = plan_searches(s)
