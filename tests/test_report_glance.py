@@ -941,3 +941,18 @@ def test_compared_bills_say_their_main_runs_wall_clock():
     df = glance.compare_bills([a, b], ("a", "b"))
     assert report.html.escape("Main run's wall clock") in glance.compare_html(df, ("a", "b"), days=words)
     assert glance.compare_days_words([a]) == ""
+
+
+def test_a_table_in_words_styles_rows_by_their_own_names():
+    # notebook 03's plan table: its colour reads r.min_bubble; shown in a reader's words
+    # ("smallest bubble"), the row style still finds its columns, and the headers are the words
+    import pandas as pd
+
+    from llmcost.present import plots
+    df = pd.DataFrame({"plan": ["a", "b"], "memory_gb": [70.0, 60.0],
+                       "min_bubble": [True, False], "min_memory": [False, True]})
+    colour = lambda r: ["color: red" if r.min_bubble else ""] * len(r)  # noqa: E731
+    html = plots.table(df, {"memory_gb": "{:.1f}"}, row_style=colour,
+                       words=plots.COLUMN_WORDS).data
+    assert "memory per GPU (GB)" in html and "smallest bubble" in html and "70.0" in html
+    assert html.count("color: red") == 1 and ">yes<" in html

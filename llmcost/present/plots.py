@@ -1273,7 +1273,13 @@ COLUMN_WORDS = {
     "tpot_during_prefill_s": "time per output token during the prefill",
     "decode_stall_unchunked_s": "decode stall without chunking",
     "expected_ttft_s": "expected TTFT", "expected_ttft_unchunked_s": "expected TTFT unchunked",
-    "expected_speedup": "expected speed-up"}
+    "expected_speedup": "expected speed-up",
+    # notebook 03's plan tables (``parallel.plan_table``, ``parallel.scaling_frontier``)
+    "memory_gb": "memory per GPU (GB)", "bubble_fraction": "pipeline bubble",
+    "min_memory": "least memory", "min_bubble": "smallest bubble",
+    "n_valid": "valid plans", "n_fitting": "plans that fit",
+    "min_memory_gb": "least memory per GPU (GB)",
+    "best_plan": "first plan (smallest bubble, then least recomputation)"}
 
 
 def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",
@@ -1323,7 +1329,11 @@ STYLER_OPTIONS = ("styler.format.decimal", "styler.format.escape", "styler.forma
 def table_html(df, formats, precision: int, index: bool, na_rep: str, row_style, words,
                options: tuple) -> str:
     """``table``'s markup (its arguments, and ``options``: the ``STYLER_OPTIONS`` in force,
-    as (name, value) pairs, part of the disk cache's key), kept in the disk cache."""
+    as (name, value) pairs, part of the disk cache's key), kept in the disk cache. A
+    ``row_style`` reads a row by the columns' own names, ``words`` or not."""
+    if words and row_style is not None:
+        back = {words.get(c, c): c for c in df.columns}
+        row_style = functools.partial(_row_by_own_names, row_style, back)
     if words:
         df = df.copy()
         flags = {c: lambda x: "yes" if x else "no" for c in df.columns
@@ -1340,6 +1350,11 @@ def table_html(df, formats, precision: int, index: bool, na_rep: str, row_style,
         sty = sty.hide(axis="index")
     key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
     return sty.set_uuid(key).to_html()
+
+
+def _row_by_own_names(row_style, back: dict, row):
+    """``row_style`` of ``row`` with its labels set back to the columns' own names."""
+    return row_style(row.rename(back))
 
 
 #: ``accuracy.regime_table``'s columns notebook 04b shows, in a reader's words (``regime_bands``).

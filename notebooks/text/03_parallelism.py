@@ -565,7 +565,8 @@ rejected
 best = parallel.plan_table(plans, n=12)
 colour = lambda r: ["background-color: #cdebd3" if r.min_bubble else  # noqa: E731
                     "background-color: #fbdcc0" if r.min_memory else ""] * len(r)
-plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_style=colour)
+plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_style=colour,
+            words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
@@ -620,7 +621,8 @@ plots.scaling_frontier(frontier, title=f"Where do more GPUs stop helping? {spec.
                        f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");
 
 # %%
-plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index=True)
+plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index=True,
+            words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # **Takeaway.** Adding GPUs helps while data parallelism can absorb them; beyond global batch × TP
@@ -658,7 +660,7 @@ plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index
 # %%
 # NBVAL_CHECK_OUTPUT
 print(f"The scenario's plan {'fits' if fits else 'does NOT fit'}: it needs {mb.total / 1e9:.1f} GB "
-      f"per GPU of the {usable / 1e9:.0f} GB usable ({hbm / 1e9:.0f} GB of HBM less the "
+      f"per GPU of the {usable / 1e9:.1f} GB usable ({hbm / 1e9:.1f} GB of HBM less the "
       f"{p['mem_reserve_fraction']:.0%} reserve).")
 
 # %%
@@ -668,7 +670,7 @@ rows = [
     summary_row("memory_per_gpu_gb", "memory per GPU, scenario plan", mb.total / 1e9, "GB",
                 plan.describe()),
     summary_row("memory_headroom_gb", "memory headroom per GPU", (usable - mb.total) / 1e9, "GB",
-                f"the {usable / 1e9:.0f} GB usable less the plan's {mb.total / 1e9:.1f} GB; "
+                f"the {usable / 1e9:.1f} GB usable less the plan's {mb.total / 1e9:.1f} GB; "
                 "below 0 it does not fit"),
 ]
 

@@ -493,15 +493,17 @@ plots.table(side[side["difference usd"].fillna(0) != 0],
 # size for the FLOPs that budget buys (`levers.fit_budget`; in a terminal,
 # `llmcost estimate --scenario FILE --budget-usd … --deadline-days …`). The wall clock falls as
 # GPUs are added until failures grow faster than the work shrinks, so some deadlines cannot be met
-# at all, and the function says so. Below: half this bill and half this run's days.
+# at all, and the function says so. Below: the scenario's `ledger_budget_usd` (half this bill when
+# it gives none) and half this run's days.
 
 # %%
 from llmcost.core.units import fmt_amount
 
+budget = p["ledger_budget_usd"] or 0.5 * bill.total_usd   # the scenario's, else half the bill
 try:
-    fit = levers.fit_budget(scenario, budget_usd=0.5 * bill.total_usd,
+    fit = levers.fit_budget(scenario, budget_usd=budget,
                             deadline_days=0.5 * bill.figures["wall_clock_days"])
-    display(plots.table(fit, {"value": fmt_amount}))   # 12,288 GPUs, 1T tokens, 6.561 days
+    display(plots.table(fit, {"value": fmt_amount}))
 except ValueError as e:
     print(f"cannot fit: {e}")
 
