@@ -261,6 +261,24 @@ def test_curve_front_and_cheapest_set_up():
                                output_tokens=256, max_tpot_s=1e-4)
 
 
+def test_curve_ttft_is_serving_costs_with_the_ampere_compute_bound_prefill():
+    # Llama-2-70B on A100-80GB at TP 8, one 4,096-token prompt: the prefill roofline is
+    # compute-bound, so an A100 runs it at η_p × PREFILL_COMPUTE_SCALE["Ampere"] (1.45, fitted
+    # on the train rows; engines module docstring), not at η_p: by hand with the pooled
+    # constants (η_p 0.543, o 2.65 ms), 0.3651 s / (0.543 × 1.45) + 2.65 ms = 0.466 s, against
+    # 0.3651 / 0.543 + 2.65 ms = 0.675 s at η_p alone. The curve's TTFT is serving_cost's.
+    kw = dict(prompt_tokens=4096, output_tokens=256)
+    c = engines.latency_throughput_curve("llama-2-70b", "A100-80GB", 2.0, tps=[8], **kw)
+    s = inf.serving_cost("llama-2-70b", "A100-80GB", 2.0, batch=1, tp=8, **kw)
+    got = float(c.loc[c["batch"] == 1, "expected_ttft_s"].iloc[0])
+    assert got == pytest.approx(s.expected_ttft_s, rel=1e-12)
+    e = inf.load_engine_efficiency(None)
+    assert inf.prefill_compute_scale("A100-80GB") == pytest.approx(1.45, rel=1e-9)
+    by_hand = s.ttft_s / min(1.0, e.prefill_fraction * 1.45) + e.step_overhead_s
+    assert got == pytest.approx(by_hand, rel=1e-9)
+    assert got == pytest.approx(0.466, rel=0.01)
+
+
 @pytest.mark.parametrize("call, field", [
     (lambda: engines.fit_engine_efficiency("TGI"), "engine"),
     (lambda: engines.expected_generation("llama-3.1-8b", "H100-SXM", 10_000, 1024, 1024),
