@@ -467,11 +467,11 @@ def fit_engine_efficiency(engine: str | None = None) -> EngineEfficiency:
     whose ``engine_family`` is ``engine``. A family with fewer than ``MIN_FIT_ROWS`` train rows
     (and ``engine=None``) gets the pooled fit over every family's train rows; ``fitted_on``
     says which. The band is the 10th–90th percentile of measured ÷ expected on those rows (with
-the same source weights).
+    the same source weights).
 
     Parameters
     ----------
-    engine : {"TensorRT-LLM", "vLLM", "SGLang", "HF generate"} or None
+    engine : {"TensorRT-LLM", "vLLM", "SGLang", "HF generate", "NVIDIA NIM"} or None
 
     Returns
     -------

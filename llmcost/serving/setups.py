@@ -66,7 +66,7 @@ over the GPU-hour price.
 PP across stages (and nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
 hops between stages (d_model · 2 B per token per hop, over the NIC between nodes). The formula
 and its limits are in the function's docstring. Against NVIDIA's Llama 3.1 405B H200 TP8-vs-PP8
-comparison it reproduces TP's lower latency (≈ 5.9× vs 5.6×) but not PP's 1.5× higher maximum
+comparison it reproduces TP's lower latency (≈ 5.4× vs 5.6×) but not PP's 1.5× higher maximum
 throughput (the model puts PP below TP there).
 
 **Chunked prefill** (``chunked_prefill``; Sarathi-Serve, Agrawal et al. 2024, OSDI): a prompt
@@ -92,7 +92,8 @@ modules it keeps wider (NVIDIA's NVFP4 DeepSeek-R1: attention, router, LM head a
 in BF16, ``NVFP4_MODELOPT_KEPT``), whose bytes and matmuls are then priced at their own
 precision (``_module_dtypes``, ``_matmul_s``). Under DP attention every GPU holds and reads the
 kept modules whole: for DeepSeek-R1 on 8 B200s that is 13.4e9 BF16 parameters, 19.2 GB more
-read per decode step than an all-NVFP4 pricing.
+resident per GPU than an all-NVFP4 pricing and 17.9 GB more read per decode step (the token
+embedding's 0.93e9 parameters are resident but not read whole).
 """
 
 from __future__ import annotations
@@ -701,7 +702,8 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
     throughput (the formulas are the called functions'):
 
     1. ``model`` on its cheapest tensor-parallel replica of one node, ``weight_dtype`` weights
-       (FP8 unless a narrower precision is needed for the model to fit) and FP8 KV, under
+       (FP8 by default; used as given, never narrowed: a model that fits no replica in it
+       raises ``cheapest_setup``'s error) and FP8 KV, under
        ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
     2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
        rank (``inference.serving_cost``);
@@ -1064,12 +1066,18 @@ def _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw) -> tuple:
 
 
 #: NVIDIA's measured minimum-latency ratio of PP8 to TP8 (batch 1) for Llama 3.1 405B in FP8 on
-#: an HGX H200 node with TensorRT-LLM: TP8 "outperforms pipeline parallelism by 5.6 times".
+#: an HGX H200 node with TensorRT-LLM: in the minimum-latency scenario TP8 outperforms PP8 5.6
+#: times (the blog's Table 1, as its restatements give it: blockchain.news 2024-10-11; the
+#: stored copies of the blog hold its text but not the table). A reader's comment on the blog's
+#: NVIDIA developer-forum thread says Table 1 swaps the TP and PP minimum-latency figures; no
+#: answer is stored, so the ratio is kept as the restatements give it (TP the faster).
 NVIDIA_PP8_OVER_TP8_LATENCY = 5.6
 NVIDIA_PP8_OVER_TP8_SOURCE = (
     "NVIDIA technical blog 'Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 "
-    "Tensor Core GPUs and NVLink Switch' (2024-10-09), as summarised by blockchain.news "
-    "(2024-10-11); the blog's own table was not read")
+    "Tensor Core GPUs and NVLink Switch' (2024-10-09, developer.nvidia.com/blog/boosting-llama-"
+    "3-1-405b-throughput-by-another-1-5x-on-nvidia-h200-tensor-core-gpus-and-nvlink-switch), "
+    "Table 1 as restated by blockchain.news (2024-10-11); a reader on the blog's developer-forum "
+    "thread reports that the table swaps TP's and PP's minimum latencies")
 
 
 def replica_layouts(model, accelerator, *, layouts, batches, prompt_tokens: int,
