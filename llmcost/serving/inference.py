@@ -504,6 +504,19 @@ def compute_dtype(weight_dtype: str, accelerator) -> str:
     return _compute_dtype(weight_dtype, serving_accelerator(accelerator))
 
 
+def attention_peak_flops(accelerator, matmul_dtype: str, kv_dtype: str) -> float:
+    """Peak FLOP/s of the attention core (QKᵀ and AV), one rule for prefill and decode: the
+    KV cache's precision (FP8 tensor cores for an FP8 cache where the device has them, else
+    BF16), capped by the linear layers' format ``matmul_dtype`` (``compute_dtype``; BF16
+    activations stay BF16). Never the weights' FP8/FP4 format alone: FP8 and FP4 weight
+    formats quantise the linear layers only (FlashMLA and FlashAttention-2/3 decode a BF16
+    cache in BF16)."""
+    acc = serving_accelerator(accelerator)
+    as_choice(kv_dtype, "kv_dtype", KV_BYTES)
+    kv_fmt = "fp8" if kv_dtype == "fp8" and acc.peak_fp8_flops_per_s else "bf16"
+    return min(acc.peak_flops_per_s(matmul_dtype), acc.peak_flops_per_s(kv_fmt))
+
+
 def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
           causal_prefill, f_w):
     """Shared roofline: seqs sequences, q_tokens query tokens each (each writes its KV entry),
@@ -515,12 +528,7 @@ def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held
     flops = 2.0 * mm * tokens + attn
     cdt = _compute_dtype(weight_dtype, acc)
     peak = acc.peak_flops_per_s(cdt)
-    # the attention core runs in the KV cache's precision (FP8 tensor cores for an FP8 cache
-    # where the device has them, else BF16), never in the weights' FP8/FP4 format: FP8 and FP4
-    # weight formats quantise the linear layers only (FlashMLA and FlashAttention-2/3 decode a
-    # BF16 cache in BF16)
-    attn_peak = min(peak, acc.peak_flops_per_s(
-        "fp8" if kv_dtype == "fp8" and acc.peak_fp8_flops_per_s else "bf16"))
+    attn_peak = attention_peak_flops(acc, cdt, kv_dtype)
     if causal_prefill:
         compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
             + attn / (tp * attn_peak * eff.attention_fraction)

@@ -115,6 +115,7 @@ from .inference import (
     SERVING_RESERVE,
     WEIGHT_BYTES,
     attention_flops_per_key,
+    attention_peak_flops,
     compute_dtype,
     decode_kv_read_s,
     decode_step,
@@ -379,20 +380,18 @@ def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) ->
 def _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, kv_dtype, read, kv_tok):
     """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
     and memory lines; the matmuls by ``_matmul_s``, each module group at its precision)."""
-    peak = acc.peak_flops_per_s(compute_dtype(dtypes["ffn_routed_experts"], acc))
     matmul = _matmul_s(m, acc, eff, t, dtypes)
+    # the attention core in the KV cache's precision, capped by the routed experts' matmul
+    # format (inference.attention_peak_flops: the one rule of prefill and decode)
+    attn_peak = attention_peak_flops(acc, compute_dtype(dtypes["ffn_routed_experts"], acc),
+                                     kv_dtype)
     if phase == "decode":
-        # the attention core reads the cache in its own precision: an FP8 KV cache may run on
-        # FP8 tensor cores, a BF16 one (FlashMLA's decode kernel on Hopper) on BF16 ones, whatever
-        # the weights' format (FP8 or FP4 peaks apply to the linear layers only)
-        attn_peak = min(peak, acc.peak_flops_per_s("fp8" if kv_dtype == "fp8"
-                                                   and acc.peak_fp8_flops_per_s else "bf16"))
         attn = attention_flops_per_key(m, True) * (ctx + 1) * t
         compute = matmul + attn / (attn_peak * eff.matmul_fraction)
         kv_bytes = t * ctx * kv_tok + t * kv_tok
     else:
         attn = attention_flops_per_key(m, False) * (ctx + 1) / 2 * t
-        compute = matmul + attn / (acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        compute = matmul + attn / (attn_peak * eff.attention_fraction)
         kv_bytes = t * kv_tok
     bw = acc.hbm_bytes_per_s * eff.hbm_fraction
     memory = (read + kv_bytes) / bw
@@ -631,7 +630,8 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
                    or + B·C·kv·share / (tp·HBM·hbm_fraction)                  (memory side)
 
     i.e. ``inference.prefill`` of the S new tokens plus their attention over the C cached keys
-    (a FLOPs per key, ``attention_flops_per_key``) and the read of the cached KV, added to
+    (a FLOPs per key, ``attention_flops_per_key``; peak the attention core's,
+    ``inference.attention_peak_flops``, as in ``prefill``) and the read of the cached KV, added to
     whichever roofline term bounds the step. Uncached input: t(S alone) · tp / (B·S) GPU-s
     per token; cached input: the marginal [t(S | C) − t(S)] · tp / (B·C); USD = GPU-s ×
     price / 3600. Expected times apply the engine's prefill fraction and overhead to both.
@@ -663,7 +663,8 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     base = prefill(m, acc, s, b, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
                    efficiency=eff)
     attn = b * s * attention_flops_per_key(m, False) * c \
-        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        / (tp * attention_peak_flops(acc, compute_dtype(weight_dtype, acc), kv_dtype)
+           * eff.attention_fraction)
     kv = b * c * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) \
         / (acc.hbm_bytes_per_s * eff.hbm_fraction)
     compute, memory = float(base.compute_s) + attn, float(base.memory_s) + kv
@@ -1178,7 +1179,8 @@ def _hybrid_step_terms(m, acc, d, c, prior, kw) -> tuple:
     kv_prior = prior * kv_cache_bytes_per_token(m, kw["kv_dtype"]) * kv_share_per_rank(m, tp) \
         / bw
     attn = c * attention_flops_per_key(m, False) * prior \
-        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        / (tp * attention_peak_flops(acc, compute_dtype(wdt, acc), kw["kv_dtype"])
+           * eff.attention_fraction)
     w = weights_read_bytes
     compute = float(d.compute_s) + float(pc.compute_s) + attn
     hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, wdt)) \
