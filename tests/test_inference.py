@@ -104,6 +104,29 @@ def test_grpo_rollout_step_of_formulas_6g():
     assert t == pytest.approx(hand, rel=1e-3)
 
 
+@pytest.mark.parametrize("acc, f_mm, peak, bw, hand, first", [
+    ("H100-SXM", 0.801, 989.4e12, 3.35e12, 262.9, 262),
+    ("A100-80GB", 0.859, 312e12, 2.039e12, 146.0, 146),
+])
+def test_a_short_prompt_prefill_is_hbm_bound(acc, f_mm, peak, bw, hand, first):
+    # Notebook 05 (section 1): prefill turns compute-bound only past a prompt length. By hand,
+    # BF16 weights (2 B, 2 FLOPs per weight per token) give compute = 2·N·P / (peak·f_mm) and
+    # HBM = 2·N / (bw·f_hbm), equal at P* = peak·f_mm / (bw·f_hbm) (data/efficiency.csv: f_mm
+    # 0.801 on H100, 0.859 on A100, f_hbm 0.90; datasheet peaks and bandwidths): 262.9 tokens on
+    # an H100, 146.0 on an A100 (the attention FLOPs and the unread embedding move it < 1 token).
+    assert peak * f_mm / (bw * 0.9) == pytest.approx(hand, abs=0.05)
+    bound = {p: inf.prefill("llama-2-70b", acc, p, 1, tp=4).bound
+             for p in (128, first - 1, first, 512)}
+    assert bound == {128: "HBM bandwidth", first - 1: "HBM bandwidth", first: "compute",
+                     512: "compute"}
+    # FP8 weights on an H100: half the bytes and twice the peak, the same crossover (within a
+    # token: Llama 3.1 70B's first compute-bound prompt is 261 tokens)
+    if acc == "H100-SXM":
+        fp8 = {p: inf.prefill("llama-3.1-70b", acc, p, 1, tp=4, weight_dtype="fp8").bound
+               for p in (first - 2, first)}
+        assert fp8 == {first - 2: "HBM bandwidth", first: "compute"}
+
+
 def test_ridge_batch_without_and_with_kv_reads():
     # test vector 5.j: B* = ridge ÷ (2 / bytes per weight) = (989.4e12 / 3.35e12) / 1 = 295.
     b0 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 0, efficiency=IDEAL)
@@ -277,6 +300,18 @@ def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors()
     assert (v["regime"] == "roofline").sum() >= 25
 
 
+def test_compute_dtype_of_each_weight_precision():
+    # FP8 weights W8A8 where FP8 tensor cores exist (H100, not A100); NVFP4 / MXFP4 W4A4 on
+    # Blackwell's FP4 tensor cores (B200 datasheet: dense FP4 peak), dequantised to BF16 on
+    # Hopper; INT4 / INT8 weight-only in BF16.
+    assert inf.compute_dtype("fp8", "H100-SXM") == "fp8"
+    assert inf.compute_dtype("fp8", "A100-80GB") == "bf16"
+    assert inf.compute_dtype("nvfp4", "B200") == "fp4"
+    assert inf.compute_dtype("mxfp4", "B200") == "fp4"
+    assert inf.compute_dtype("nvfp4", "H100-SXM") == "bf16"
+    assert inf.compute_dtype("int4", "B200") == "bf16"
+
+
 def test_small_message_all_reduce_is_latency_bound():
     # NCCL tuning.cc (Ring/LL): 3.6 µs + 2(n−1)·0.47 µs; an 8 KB decode activation (batch 1,
     # d_model 4096, BF16) adds 2(n−1)/n·8192 B at a quarter of 370 GB/s (0.18 µs at TP8).
@@ -284,6 +319,9 @@ def test_small_message_all_reduce_is_latency_bound():
     for n, hand in ((2, 3.6 + 0.94), (4, 3.6 + 2.82), (8, 3.6 + 6.58)):
         t = inf.tp_allreduce_time(8192, n, "H100-SXM")
         assert t == pytest.approx(hand * 1e-6 + 2 * (n - 1) / n * 8192 / bw, rel=1e-6)
+    # the figures tp_allreduce_time's docstring gives for 8 KB: 4.6, 6.6 and 10.3 µs
+    assert [inf.tp_allreduce_time(8192, n, "H100-SXM") * 1e6 for n in (2, 4, 8)] == \
+        pytest.approx([4.6, 6.6, 10.3], abs=0.05)
     # A prefill-sized message (2,048 tokens × 8 KB = 16.8 MB) takes the bandwidth-bound ring.
     big = 2048 * 8192
     assert inf.tp_allreduce_time(big, 8, "H100-SXM") == pytest.approx(
