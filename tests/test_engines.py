@@ -79,10 +79,18 @@ def test_vllm_benchmark_builds_show_a_fixed_cost_per_step():
         h200, h100, a100 = (v[f"vllm-bk{b}-{g}-{model}"] for b, g in
                             (("9515", "h200"), ("9555", "h100"), ("9523", "a100")))
         assert h200 < min(h100, a100)
-    for gpu, bw, ms in (("h200", 4.8e12, 833.421), ("h100", 3.35e12, 997.542),
-                        ("a100", 2.039e12, 1579.27)):
+    # the rows and their roofline as engine_validation holds them: 128 decode steps of the
+    # hand read above (within 2 %: the 8 x 32-token prefill and the KV reads are the rest), and
+    # the measured time per token 2.5-4.5 ms over the read
+    rows = engines.engine_validation().set_index("benchmark_id")
+    for build, gpu, bw, ms in (("9515", "h200", 4.8e12, 833.421),
+                               ("9555", "h100", 3.35e12, 997.542),
+                               ("9523", "a100", 2.039e12, 1579.27)):
+        r = rows.loc[f"vllm-bk{build}-{gpu}-8b-tp1"]
         read = (8.03e9 - 128256 * 4096) * 2 / (bw * 0.9)
-        assert 2.5e-3 <= ms / 1e3 / 128 - read <= 4.5e-3
+        assert r["measured"] == pytest.approx(ms / 1e3, rel=1e-9)
+        assert r["roofline"] == pytest.approx(128 * read, rel=0.02)
+        assert 2.5e-3 <= r["measured"] / 128 - read <= 4.5e-3
     # ... and the vLLM fit, which had one CUDA GPU (H200) and put the cost into a fraction
     # (η_d 0.548, o 0.04 ms), now carries it per step (regression pin of the fit: η_d 0.733,
     # o 1.57 ms; 0.746, 1.66 ms since MI300X's hbm_fraction 0.90 -> 0.79 moved its OCI train
@@ -259,6 +267,24 @@ def test_curve_front_and_cheapest_set_up():
     with pytest.raises(ValueError, match="max_tpot_s"):
         engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=1024,
                                output_tokens=256, max_tpot_s=1e-4)
+
+
+def test_curve_ttft_is_serving_costs_with_the_ampere_compute_bound_prefill():
+    # Llama-2-70B on A100-80GB at TP 8, one 4,096-token prompt: the prefill roofline is
+    # compute-bound, so an A100 runs it at η_p × PREFILL_COMPUTE_SCALE["Ampere"] (1.45, fitted
+    # on the train rows; engines module docstring), not at η_p: by hand with the pooled
+    # constants (η_p 0.543, o 2.65 ms), 0.3651 s / (0.543 × 1.45) + 2.65 ms = 0.466 s, against
+    # 0.3651 / 0.543 + 2.65 ms = 0.675 s at η_p alone. The curve's TTFT is serving_cost's.
+    kw = dict(prompt_tokens=4096, output_tokens=256)
+    c = engines.latency_throughput_curve("llama-2-70b", "A100-80GB", 2.0, tps=[8], **kw)
+    s = inf.serving_cost("llama-2-70b", "A100-80GB", 2.0, batch=1, tp=8, **kw)
+    got = float(c.loc[c["batch"] == 1, "expected_ttft_s"].iloc[0])
+    assert got == pytest.approx(s.expected_ttft_s, rel=1e-12)
+    e = inf.load_engine_efficiency(None)
+    assert inf.prefill_compute_scale("A100-80GB") == pytest.approx(1.45, rel=1e-9)
+    by_hand = s.ttft_s / min(1.0, e.prefill_fraction * 1.45) + e.step_overhead_s
+    assert got == pytest.approx(by_hand, rel=1e-9)
+    assert got == pytest.approx(0.466, rel=0.01)
 
 
 @pytest.mark.parametrize("call, field", [

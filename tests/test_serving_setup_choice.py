@@ -4,9 +4,10 @@ weight precision at which the model and a batch fit, BF16 → FP8 → INT4, labe
 the index and summary.json; a precision the scenario gives is kept and checked as given.
 
 Hand derivation (DeepSeek-V3, arXiv:2412.19437: 671B total parameters, trained on 2,048 H800s;
-H800: 80 GB HBM, data/accelerators.csv, less the serving reserve of 10%: 77.3 GB usable): over
+H800: 80 GiB = 85.9 GB of HBM, data/accelerators.csv, less the serving reserve of 10%: 77.3 GB
+usable): over
 TP 8 (one HGX node) the weights per GPU are 671e9 × 2 B ÷ 8 = 167.8 GB in BF16 and
-671e9 × 1 B ÷ 8 = 83.9 GB in FP8, both over 77.3 GB; in INT4 (4 bits and a BF16 scale per 128
+671e9 × 1 B ÷ 8 = 83.9 GB in FP8, both over 77.3 GB; in INT4 (4 bits and an FP16 scale per 128
 weights: 0.5 + 2/128 = 0.515625 B) 671e9 × 0.515625 ÷ 8 = 43.2 GB, leaving 34 GB for the KV cache.
 Llama 3.1 405B on 8 H100s (Meta's release: the FP8 405B "fits on a single server node"): BF16
 405e9 × 2 ÷ 8 = 101.3 GB does not fit, FP8 50.7 GB does."""
@@ -43,7 +44,8 @@ def test_the_widest_precision_that_fits_is_chosen():
     assert fitting_serve_weight_dtype(_defaults(model="llama-3.1-405b")) == "fp8"
     # a given serve_tp is kept: 405B in FP8 over 4 H100s is 101 GB per GPU, INT4 52 GB fits
     assert fitting_serve_weight_dtype(_defaults(model="llama-3.1-405b", serve_tp=4)) == "int4"
-    # 671B in INT4 over 8 A100-40GB: 43.2 GB per GPU over 36 GB usable: nothing fits
+    # 671B in INT4 over 8 A100-40GB: 43.2 GB per GPU over 0.9 x 40 GiB = 38.65 GB usable:
+    # nothing fits
     assert fitting_serve_weight_dtype(_defaults(model="deepseek-v3",
                                                 accelerator="A100-40GB")) is None
 

@@ -153,14 +153,15 @@ def test_decode_batch_past_capacity_names_the_capacity():
 def test_prefix_cached_prefill_adds_the_attention_over_the_cached_keys():
     # Llama 3.1 70B (80 layers, 64 heads, d_head 128): attention FLOPs per query token per key
     # 2·80·64·(128 + 128) = 2,621,440. Eight prompts of 2,000 tokens, 1,000 cached, TP 4 on H100
-    # (989.4 TFLOP/s dense BF16, FlashAttention-2 at 35%, data/efficiency.csv): the 1,000 new
-    # tokens of each prompt also attend to 1,000 cached keys:
-    # 8 · 1000 · 2,621,440 · 1000 / (4 · 989.4e12 · 0.35) = 15.14 ms more prefill, which is
+    # (FP8 weights and cache: the attention core at the 1,978.9 TFLOP/s dense FP8 peak, the rule
+    # of inference.prefill (inference.attention_peak_flops); FlashAttention-2 at 35%,
+    # data/efficiency.csv): the 1,000 new tokens of each prompt also attend to 1,000 cached keys:
+    # 8 · 1000 · 2,621,440 · 1000 / (4 · 1978.9e12 · 0.35) = 7.57 ms more prefill, which is
     # compute-bound (8,000 tokens at 2 × 70.6e9 FLOP each outrun the 17.6 GB FP8 weight read).
     pc = setups.prefix_cached_prefill("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=2000,
                                       cached_tokens=1000, batch=8, weight_dtype="fp8",
                                       kv_dtype="fp8", tp=4)
-    extra = 8 * 1000 * 2_621_440 * 1000 / (4 * 989.4e12 * 0.35)
+    extra = 8 * 1000 * 2_621_440 * 1000 / (4 * 1978.9e12 * 0.35)
     assert pc["prefill_with_cache_s"] - pc["prefill_alone_s"] == pytest.approx(extra, rel=1e-3)
     # A cached token costs that marginal time spread over the 8,000 cached tokens, at $2/GPU-h
     # on 4 GPUs: a few per cent of an uncached token (list prices charge 25-50 %: the

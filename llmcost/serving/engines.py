@@ -467,11 +467,11 @@ def fit_engine_efficiency(engine: str | None = None) -> EngineEfficiency:
     whose ``engine_family`` is ``engine``. A family with fewer than ``MIN_FIT_ROWS`` train rows
     (and ``engine=None``) gets the pooled fit over every family's train rows; ``fitted_on``
     says which. The band is the 10th–90th percentile of measured ÷ expected on those rows (with
-the same source weights).
+    the same source weights).
 
     Parameters
     ----------
-    engine : {"TensorRT-LLM", "vLLM", "SGLang", "HF generate"} or None
+    engine : {"TensorRT-LLM", "vLLM", "SGLang", "HF generate", "NVIDIA NIM"} or None
 
     Returns
     -------
@@ -616,8 +616,9 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
 
     Returns
     -------
-    DataFrame: tp, batch, expected_ttft_s (one prompt's prefill / η_p + o), expected_tpot_s, expected_output_tokens_per_s_per_gpu,
-    band_low, band_high, bound_output_tokens_per_s_per_gpu, expected_usd_per_m_input,
+    DataFrame: tp, batch, expected_ttft_s (``serving_cost``'s: one prompt's prefill at the
+    engine's prefill fraction, scaled on a compute-bound Ampere prefill, plus the step
+    overhead), expected_tpot_s, expected_output_tokens_per_s_per_gpu, band_low, band_high, bound_output_tokens_per_s_per_gpu, expected_usd_per_m_input,
     expected_usd_per_m_output, expected_usd_per_m_blended, pareto; sorted by TPOT.
 
     Raises
@@ -633,7 +634,6 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
             if m.n_heads % t == 0:
                 tps.append(t)
             t *= 2
-    eng = load_engine_efficiency(engine)
     rows, last = [], None
     for tp in tps:
         try:
@@ -646,7 +646,7 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
             c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
                              output_tokens=output_tokens, batch=b, weight_dtype=weight_dtype,
                              kv_dtype=kv_dtype, tp=tp, engine=engine, occupancy=occupancy)
-            rows.append({"tp": tp, "batch": b, "expected_ttft_s": float(eng.prefill_s(c.ttft_s)),
+            rows.append({"tp": tp, "batch": b, "expected_ttft_s": c.expected_ttft_s,
                          "expected_tpot_s": c.expected_tpot_s,
                          "expected_output_tokens_per_s_per_gpu":
                              c.expected_output_tokens_per_s_per_gpu,

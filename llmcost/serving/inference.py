@@ -32,15 +32,17 @@ Conventions, stated once:
   ``mxfp4`` 0.5 + 1/32 (block-scaled FP4, run on FP4 tensor cores at the catalogue's FP4 peak
   where the device has one, else dequantised to BF16), ``int4`` 0.5 + 2/128 =
   0.515625: one FP16 scale per group of 128 INT4 weights (GPTQ/AWQ's usual group size) adds
-  2 B per 64 B, 3.1% (a zero point as well would make it 6.25%; symmetric scales assumed).
+  2 B per 64 B, 3.1% (symmetric scales assumed; an asymmetric checkpoint's zero points, packed
+  at 4 bits eight to an int32 by GPTQ and AWQ, would add 0.5 B more per group:
+  0.5 + 2.5/128 B, 3.9%).
   FP8 and INT8 are per-channel or per-tensor scaled (negligible bytes). FP8 weights run W8A8
   on the FP8 tensor cores where the device has them; INT8 and INT4 are weight-only
   (dequantised to BF16 for the matmul).
 * **KV cache** per token: 2·n_layers·n_kv_heads·d_head·bytes (K and V, MHA/GQA/MQA); MLA caches
   the compressed latent and the shared rotary key, (kv_lora_rank + qk_rope_head_dim)·n_layers·bytes
-  (DeepSeek-V2, arXiv:2405.04434, §2.1.2 and Table 1). Sliding-window layers keep at most the
-  window's tokens; ``window_layers`` is the share of layers that have the window, by default
-  the model's own (``ModelSpec.n_window_layers / n_layers``: 1 for Mistral 7B, 0.5 for
+  (DeepSeek-V2, arXiv:2405.04434, §2.1.2-2.1.3; Table 1, §2.1.4). Sliding-window layers keep
+  at most the window's tokens; ``window_layers`` is the share of layers that have the window,
+  by default the model's own (``ModelSpec.n_window_layers / n_layers``: 1 for Mistral 7B, 0.5 for
   gpt-oss's and Gemma 2's alternation).
 * **FLOPs per token** = 2 × active matmul weights + the attention core, 2·n_heads·(d_qk + d_v)
   per attended key per layer (the conventions of ``llmcost.model``); for MLA decode the
@@ -93,9 +95,10 @@ INT4_GROUP_SIZE = 128
 #: FP4 block formats: NVFP4 = 4-bit E2M1 + one FP8 E4M3 scale per 16 values (+ an FP32 scale
 #: per tensor, negligible): 0.5 + 1/16 = 0.5625 B per weight (NVIDIA NeMo Automodel, nvfp4
 #: module docs: "one float8_e4m3fn scale per 16 contiguous columns ... 0.5625 bytes per
-#: parameter"); MXFP4 (OCP Microscaling) = E2M1 + one E8M0 scale per 32 values: 0.5 + 1/32
-#: (Modular MAX fp4_utils: MXFP4_SF_VECTOR_SIZE = 32, float8_e8m0fnu; NVFP4_SF_VECTOR_SIZE = 16,
-#: float8_e4m3fn).
+#: parameter"); MXFP4 = E2M1 + one E8M0 scale per block of 32 values: 0.5 + 1/32 (OCP
+#: Microscaling Formats (MX) Specification v1.0, 2023: block size k = 32, shared scale E8M0;
+#: implemented so in Modular MAX fp4_utils: MXFP4_SF_VECTOR_SIZE = 32, float8_e8m0fnu;
+#: NVFP4_SF_VECTOR_SIZE = 16, float8_e4m3fn).
 NVFP4_BLOCK, MXFP4_BLOCK = 16, 32
 WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
                 "int4": 0.5 + 2.0 / INT4_GROUP_SIZE,
@@ -184,8 +187,8 @@ def kv_cache_bytes_per_token(model, kv_dtype: str = "bf16") -> float:
 
     Formula: MHA/GQA/MQA ``2 · n_layers · n_kv_heads · d_head · bytes`` (K and V; Pope et al.
     2022 §2; Ainslie et al. 2023 for GQA); MLA ``(kv_lora_rank + qk_rope_head_dim) · n_layers ·
-    bytes`` (DeepSeek-V2, arXiv:2405.04434, §2.1.2, Table 1: the compressed latent c_KV and the
-    decoupled rotary key k^R are cached).
+    bytes`` (DeepSeek-V2, arXiv:2405.04434: the compressed latent c_KV, §2.1.2, and the
+    decoupled rotary key k^R, §2.1.3, are cached; Table 1, §2.1.4).
 
     Parameters
     ----------
@@ -418,9 +421,12 @@ class StepTime:
                 "time_s": self.time_s}
 
 
-#: NCCL's low-latency (LL) protocol moves 8-byte lines of 4 data bytes and 4 flag bytes and
-#: NCCL's model gives ring all-reduce LL a quarter of the bus bandwidth (NVIDIA/nccl
-#: src/graph/tuning.cc: ``busBw *= 1.0/4.0`` for Ring/LL all-reduce).
+#: NCCL's low-latency (LL) protocol moves 8-byte lines of 4 data bytes and 4 flag bytes, and
+#: NCCL's cost model gives a ring all-reduce on LL a quarter of the bus bandwidth in NCCL
+#: 2.7.3 to 2.20 (NVIDIA/nccl src/graph/tuning.cc: ``busBw = std::min(llMaxBw, busBw *
+#: ((nNodes > 1 || coll == ncclFuncAllReduce || coll == ncclFuncReduce) ? 1.0/4.0 :
+#: 1.0/3.0))``); from 2.21.5 it is half (``std::min(llMaxBw, busBw * .5)``). The per-node cap
+#: llMaxBw (87.7 GB/s on one Ampere or Hopper node) is not modelled.
 LL_BANDWIDTH_SHARE = 0.25
 
 
@@ -438,8 +444,9 @@ def tp_allreduce_time(message_bytes, tp: int, accelerator, efficiency: Efficienc
     Gaudi 3, the links among the n members only: ``B_w · (n − 1)/peers``,
     ``comm.mesh_scaleup_bandwidth``), f_up its achievable fraction and
     the latencies of ``data/efficiency.csv`` (Ring/LL 3.6 µs + 0.47 µs per step on NVLink). A
-    decode step's activations (KB) take the LL branch: 4.5 µs at TP2, 6.4 µs at TP4, 10.2 µs
-    at TP8; prefill's (MB) the bandwidth branch. Engine-specific one-shot all-reduces
+    decode step's activations (KB) take the LL branch, whose latency terms alone are 4.5 µs at
+    TP2, 6.4 µs at TP4, 10.2 µs at TP8 (an 8 KB message on an H100: 4.6, 6.6, 10.3 µs);
+    prefill's (MB) the bandwidth branch. Engine-specific one-shot all-reduces
     (TensorRT-LLM's and vLLM's custom kernels) and NVLink SHARP can be faster: not modelled.
     """
     acc = serving_accelerator(accelerator)
@@ -491,9 +498,23 @@ def attention_flops_per_key(model, decode: bool) -> float:
 
 def compute_dtype(weight_dtype: str, accelerator) -> str:
     """The matmul format of a weight precision: FP8 weights run W8A8 on FP8 tensor cores
-    where the device has them; every other precision in BF16."""
+    where the device has them (``"fp8"``), NVFP4 and MXFP4 weights W4A4 on FP4 tensor cores
+    where the device has them (``"fp4"``, Blackwell); every other case in BF16."""
     as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
     return _compute_dtype(weight_dtype, serving_accelerator(accelerator))
+
+
+def attention_peak_flops(accelerator, matmul_dtype: str, kv_dtype: str) -> float:
+    """Peak FLOP/s of the attention core (QKᵀ and AV), one rule for prefill and decode: the
+    KV cache's precision (FP8 tensor cores for an FP8 cache where the device has them, else
+    BF16), capped by the linear layers' format ``matmul_dtype`` (``compute_dtype``; BF16
+    activations stay BF16). Never the weights' FP8/FP4 format alone: FP8 and FP4 weight
+    formats quantise the linear layers only (FlashMLA and FlashAttention-2/3 decode a BF16
+    cache in BF16)."""
+    acc = serving_accelerator(accelerator)
+    as_choice(kv_dtype, "kv_dtype", KV_BYTES)
+    kv_fmt = "fp8" if kv_dtype == "fp8" and acc.peak_fp8_flops_per_s else "bf16"
+    return min(acc.peak_flops_per_s(matmul_dtype), acc.peak_flops_per_s(kv_fmt))
 
 
 def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
@@ -507,12 +528,7 @@ def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held
     flops = 2.0 * mm * tokens + attn
     cdt = _compute_dtype(weight_dtype, acc)
     peak = acc.peak_flops_per_s(cdt)
-    # the attention core runs in the KV cache's precision (FP8 tensor cores for an FP8 cache
-    # where the device has them, else BF16), never in the weights' FP8/FP4 format: FP8 and FP4
-    # weight formats quantise the linear layers only (FlashMLA and FlashAttention-2/3 decode a
-    # BF16 cache in BF16)
-    attn_peak = min(peak, acc.peak_flops_per_s(
-        "fp8" if kv_dtype == "fp8" and acc.peak_fp8_flops_per_s else "bf16"))
+    attn_peak = attention_peak_flops(acc, cdt, kv_dtype)
     if causal_prefill:
         compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
             + attn / (tp * attn_peak * eff.attention_fraction)
@@ -838,7 +854,7 @@ GPU_GENERATION = {"A100-40GB": "Ampere", "A100-80GB": "Ampere"}
 #: ``engines.fit_prefill_compute_scale`` on the pooled *train* rows of
 #: data/serving_benchmarks.csv (1-D grid, step 0.05, each point a pooled refit of (η_d, η_kv,
 #: η_p, o)); the family constants of data/engine_efficiency.csv are then fitted with it held
-#: fixed. The reference fraction η_p is calibrated mostly on Hopper FP8 rows (64 of 86 train
+#: fixed. The reference fraction η_p is calibrated mostly on Hopper FP8 rows (52 of 92 train
 #: rows); A100 FP16 prefills of 2,048 tokens ran ~1.2× faster than it predicted. A memory-bound
 #: prefill (short prompts: the weight read dominates) keeps η_p: the scale is on tensor-core
 #: efficiency, not on bandwidth. DECIDED AFTER SEEING THE HELD-OUT ROWS (review 2026-12-02):
@@ -1342,9 +1358,13 @@ def _predict_row(row) -> float:
 
 
 #: Why the engines sit below the roofline, by regime (``serving_validation``'s ``regime``). Each
-#: rule names a mechanism the sources describe, applied to every row alike; the factor is the
-#: widest roofline speed-up in that regime over ``data/serving_benchmarks.csv`` (all Llama rows
-#: of the cited TensorRT-LLM tables, all Llama-2-7B rows of NeMo's table, one vLLM figure).
+#: rule names a mechanism the sources describe, applied to every row alike; the factor is a
+#: ceiling set just above the widest roofline speed-up in that regime over
+#: ``data/serving_benchmarks.csv`` (widest 1.93, 3.18, 4.09, 2.80 and 3.54 in the order below;
+#: the rows: the Llama rows of the cited TensorRT-LLM v0.5 / v0.6.1 tables, NeMo's Llama-2-7B
+#: table, NVIDIA NIM 1.8.0's Llama ITL tables (55 rows), vLLM's performance benchmark (9 rows:
+#: Llama-3.1-8B, Llama-3.1-70B and Mixtral-8x7B on H200, H100 and A100), OCI's MI300X vLLM runs
+#: (9 rows) and one vLLM 0.23 figure).
 SERVING_REGIMES = {
     "roofline": ("large-batch throughput, long-prompt prefill, TP-1 small-batch latency: the "
                  "HBM or compute line with kernel losses on top", 2.0),
@@ -1392,8 +1412,8 @@ def serving_validation() -> pd.DataFrame:
     ``speedup`` = how much faster the roofline is than the engine (predicted ÷ measured
     throughput, or measured ÷ predicted time): ≥ 1 when the roofline is an upper bound.
     ``regime`` names why the engine is slower (``SERVING_REGIMES``: the rule, the mechanism and
-    the widest factor in it). Over the 131 rows the speed-up runs from 1.03x to 4.1x (median
-    1.8x): within 2.0x in the roofline regime, up to 2.8x for closed-loop inter-token latency
+    its ceiling factor). Over the 137 rows the speed-up runs from 1.03x to 4.1x (median
+    1.71x): within 1.93x in the roofline regime, up to 2.8x for closed-loop inter-token latency
     (prompt chunks the decode-only roofline leaves out), 3.2x for short-prompt TTFT, 3.5x for
     Llama-70B long generation before TensorRT-LLM's XQA kernel and 4.1x for batch 1-8 latency
     at TP 8.

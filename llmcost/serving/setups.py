@@ -66,7 +66,7 @@ over the GPU-hour price.
 PP across stages (and nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
 hops between stages (d_model · 2 B per token per hop, over the NIC between nodes). The formula
 and its limits are in the function's docstring. Against NVIDIA's Llama 3.1 405B H200 TP8-vs-PP8
-comparison it reproduces TP's lower latency (≈ 5.9× vs 5.6×) but not PP's 1.5× higher maximum
+comparison it reproduces TP's lower latency (≈ 5.4× vs 5.6×) but not PP's 1.5× higher maximum
 throughput (the model puts PP below TP there).
 
 **Chunked prefill** (``chunked_prefill``; Sarathi-Serve, Agrawal et al. 2024, OSDI): a prompt
@@ -92,7 +92,8 @@ modules it keeps wider (NVIDIA's NVFP4 DeepSeek-R1: attention, router, LM head a
 in BF16, ``NVFP4_MODELOPT_KEPT``), whose bytes and matmuls are then priced at their own
 precision (``_module_dtypes``, ``_matmul_s``). Under DP attention every GPU holds and reads the
 kept modules whole: for DeepSeek-R1 on 8 B200s that is 13.4e9 BF16 parameters, 19.2 GB more
-read per decode step than an all-NVFP4 pricing.
+resident per GPU than an all-NVFP4 pricing and 17.9 GB more read per decode step (the token
+embedding's 0.93e9 parameters are resident but not read whole).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ from .inference import (
     SERVING_RESERVE,
     WEIGHT_BYTES,
     attention_flops_per_key,
+    attention_peak_flops,
     compute_dtype,
     decode_kv_read_s,
     decode_step,
@@ -378,20 +380,18 @@ def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) ->
 def _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, kv_dtype, read, kv_tok):
     """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
     and memory lines; the matmuls by ``_matmul_s``, each module group at its precision)."""
-    peak = acc.peak_flops_per_s(compute_dtype(dtypes["ffn_routed_experts"], acc))
     matmul = _matmul_s(m, acc, eff, t, dtypes)
+    # the attention core in the KV cache's precision, capped by the routed experts' matmul
+    # format (inference.attention_peak_flops: the one rule of prefill and decode)
+    attn_peak = attention_peak_flops(acc, compute_dtype(dtypes["ffn_routed_experts"], acc),
+                                     kv_dtype)
     if phase == "decode":
-        # the attention core reads the cache in its own precision: an FP8 KV cache may run on
-        # FP8 tensor cores, a BF16 one (FlashMLA's decode kernel on Hopper) on BF16 ones, whatever
-        # the weights' format (FP8 or FP4 peaks apply to the linear layers only)
-        attn_peak = min(peak, acc.peak_flops_per_s("fp8" if kv_dtype == "fp8"
-                                                   and acc.peak_fp8_flops_per_s else "bf16"))
         attn = attention_flops_per_key(m, True) * (ctx + 1) * t
         compute = matmul + attn / (attn_peak * eff.matmul_fraction)
         kv_bytes = t * ctx * kv_tok + t * kv_tok
     else:
         attn = attention_flops_per_key(m, False) * (ctx + 1) / 2 * t
-        compute = matmul + attn / (acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        compute = matmul + attn / (attn_peak * eff.attention_fraction)
         kv_bytes = t * kv_tok
     bw = acc.hbm_bytes_per_s * eff.hbm_fraction
     memory = (read + kv_bytes) / bw
@@ -630,7 +630,8 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
                    or + B·C·kv·share / (tp·HBM·hbm_fraction)                  (memory side)
 
     i.e. ``inference.prefill`` of the S new tokens plus their attention over the C cached keys
-    (a FLOPs per key, ``attention_flops_per_key``) and the read of the cached KV, added to
+    (a FLOPs per key, ``attention_flops_per_key``; peak the attention core's,
+    ``inference.attention_peak_flops``, as in ``prefill``) and the read of the cached KV, added to
     whichever roofline term bounds the step. Uncached input: t(S alone) · tp / (B·S) GPU-s
     per token; cached input: the marginal [t(S | C) − t(S)] · tp / (B·C); USD = GPU-s ×
     price / 3600. Expected times apply the engine's prefill fraction and overhead to both.
@@ -662,7 +663,8 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     base = prefill(m, acc, s, b, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
                    efficiency=eff)
     attn = b * s * attention_flops_per_key(m, False) * c \
-        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        / (tp * attention_peak_flops(acc, compute_dtype(weight_dtype, acc), kv_dtype)
+           * eff.attention_fraction)
     kv = b * c * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) \
         / (acc.hbm_bytes_per_s * eff.hbm_fraction)
     compute, memory = float(base.compute_s) + attn, float(base.memory_s) + kv
@@ -701,7 +703,8 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
     throughput (the formulas are the called functions'):
 
     1. ``model`` on its cheapest tensor-parallel replica of one node, ``weight_dtype`` weights
-       (FP8 unless a narrower precision is needed for the model to fit) and FP8 KV, under
+       (FP8 by default; used as given, never narrowed: a model that fits no replica in it
+       raises ``cheapest_setup``'s error) and FP8 KV, under
        ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
     2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
        rank (``inference.serving_cost``);
@@ -1064,12 +1067,18 @@ def _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw) -> tuple:
 
 
 #: NVIDIA's measured minimum-latency ratio of PP8 to TP8 (batch 1) for Llama 3.1 405B in FP8 on
-#: an HGX H200 node with TensorRT-LLM: TP8 "outperforms pipeline parallelism by 5.6 times".
+#: an HGX H200 node with TensorRT-LLM: in the minimum-latency scenario TP8 outperforms PP8 5.6
+#: times (the blog's Table 1, as its restatements give it: blockchain.news 2024-10-11; the
+#: stored copies of the blog hold its text but not the table). A reader's comment on the blog's
+#: NVIDIA developer-forum thread says Table 1 swaps the TP and PP minimum-latency figures; no
+#: answer is stored, so the ratio is kept as the restatements give it (TP the faster).
 NVIDIA_PP8_OVER_TP8_LATENCY = 5.6
 NVIDIA_PP8_OVER_TP8_SOURCE = (
     "NVIDIA technical blog 'Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 "
-    "Tensor Core GPUs and NVLink Switch' (2024-10-09), as summarised by blockchain.news "
-    "(2024-10-11); the blog's own table was not read")
+    "Tensor Core GPUs and NVLink Switch' (2024-10-09, developer.nvidia.com/blog/boosting-llama-"
+    "3-1-405b-throughput-by-another-1-5x-on-nvidia-h200-tensor-core-gpus-and-nvlink-switch), "
+    "Table 1 as restated by blockchain.news (2024-10-11); a reader on the blog's developer-forum "
+    "thread reports that the table swaps TP's and PP's minimum latencies")
 
 
 def replica_layouts(model, accelerator, *, layouts, batches, prompt_tokens: int,
@@ -1170,7 +1179,8 @@ def _hybrid_step_terms(m, acc, d, c, prior, kw) -> tuple:
     kv_prior = prior * kv_cache_bytes_per_token(m, kw["kv_dtype"]) * kv_share_per_rank(m, tp) \
         / bw
     attn = c * attention_flops_per_key(m, False) * prior \
-        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        / (tp * attention_peak_flops(acc, compute_dtype(wdt, acc), kw["kv_dtype"])
+           * eff.attention_fraction)
     w = weights_read_bytes
     compute = float(d.compute_s) + float(pc.compute_s) + attn
     hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, wdt)) \
