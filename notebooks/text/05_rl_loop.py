@@ -117,7 +117,7 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 # ## 1. Prefill and decode: one roofline, two regimes
 #
 # A request is served in two phases. **Prefill** runs the whole prompt through the model at once:
-# every weight matrix multiplies a block of P tokens, so each weight byte read from HBM feeds about
+# every weight matrix multiplies a block of P tokens, so each weight (β bytes) read from HBM feeds
 # P multiply-adds. **Decode** then produces one token per step per sequence: every weight is read
 # again for every step, but feeds only one multiply-add per sequence in the batch B.
 # With β bytes per weight, the arithmetic intensity of a weight matmul over T tokens is
@@ -131,7 +131,9 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 #
 # with W the weight bytes read (for MoE, the experts the batch's tokens touch), KV(ctx) one
 # sequence's cache and $f$ the achievable fractions. Prefill has T = B·P tokens and is
-# compute-bound for any real prompt; decode has T = B.
+# compute-bound once $I(T)$ passes the ridge point: at the modelled fractions from about 260
+# prompt tokens on an H100 (BF16 or FP8 weights) and 150 on an A100, a shorter prompt staying
+# HBM-bound like a decode step; decode has T = B.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -346,7 +348,7 @@ for b in (1, 32):
 # through each weight read (compute-bound, near the matmul ceiling); a decode step runs one token
 # per sequence per weight read, and the batch it can share that read with is capped by the KV
 # cache, and in practice by latency targets and by how many requests are in flight. At the
-# largest batch that fits, a long-prompt model such as this one pays only somewhat more per output
+# largest batch that fits, a long-prompt request like this one pays only somewhat more per output
 # token (its prefill also pays the TP all-reduces, exposed here); at the batches a latency target
 # or thin traffic leaves, output costs many times input, which is the physics behind list prices
 # that charge several times more for output. These are roofline prices: the engines of section 6
@@ -356,7 +358,8 @@ for b in (1, 32):
 #
 # `data/serving_benchmarks.csv` holds published measurements, each with its source: every Llama
 # row of NVIDIA's TensorRT-LLM H100 and A100 performance tables (peak throughput at large batch,
-# v0.6.1, and batch-1 first-token latency, v0.5), every Llama-2-7B row of NVIDIA NeMo's inference
+# v0.6.1; batch-1 first-token latency, v0.5; v0.5's H100 FP8 high-throughput table at batch
+# 32-64), every Llama-2-7B row of NVIDIA NeMo's inference
 # latency table (batch 1-8 at TP 1-8), NVIDIA NIM 1.8.0's published Llama 3.1 8B and Llama 3.3
 # 70B inter-token latencies by concurrency, and vLLM measurements; GPT-J, Falcon and
 # the L40S rows of the same tables are left out because the catalogue has neither the models nor
@@ -635,8 +638,9 @@ print(f"8 H200, Llama 3.1 405B FP8, batch 1: PP8 time per token ÷ TP8 = {x:.2f}
 # the stages; tensor parallelism splits every layer across the GPUs and pays only small
 # all-reduces, which is why NVIDIA measured TP far ahead at minimum latency and the model agrees
 # (the last line). NVIDIA's other claim, PP8 ahead of TP8 at maximum throughput, is **not**
-# reproduced: here each stage re-reads its weights for every micro-batch, and TensorRT-LLM's
-# exposed all-reduce cost is larger than the modelled NVLink all-reduce.
+# reproduced: here each stage re-reads its weights for every micro-batch. A TP all-reduce that
+# costs TensorRT-LLM more than the modelled NVLink all-reduce would also explain the gap; no
+# source found measures it, so that is a hypothesis.
 #
 # **Chunked prefill.** A long prompt prefilled in one pass stalls every running decode for the whole
 # prefill. vLLM and SGLang instead split it into chunks that ride with the decodes in each engine
