@@ -779,9 +779,11 @@ def sqrt_scaled_adam(base_lr, batch_ratio, beta1: float = 0.9, beta2: float = 0.
     """Square-root scaling rule for Adam/RMSprop (Malladi et al. 2022, arXiv:2205.10287):
     batch × κ → η × √κ, (1 − β1) × κ, (1 − β2) × κ, ε / √κ.
 
-    Stated in the authors' summary of the paper (Malladi, "How to Scale Hyperparameters as Batch
-    Size Increases", 2024) and derived from an SDE approximation valid when gradient noise
-    dominates, i.e. below the critical batch size.
+    The paper's abstract states that it derives a square root scaling rule for the
+    hyperparameters of RMSprop and Adam from their SDE approximations; the rule's four parts as
+    written here are taken from the first author's blog summary of the paper (Malladi, "How to
+    Scale Hyperparameters as Batch Size Increases", 2024), a secondary source. The approximation
+    holds when gradient noise dominates, i.e. below the critical batch size.
 
     Returns
     -------
@@ -847,7 +849,9 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
             sq = sqrt_scaled_adam(base_lr, k, beta1, beta2, eps)
         except ValueError:
             sq = {"lr": None, "beta1": None, "beta2": None, "eps": None}
-            warn.append(f"square-root rule breaks (κ ≥ 1/(1−β1) = {1 / (1 - min(beta1, beta2)):g})")
+            tight = "β1" if beta1 <= beta2 else "β2"  # the smaller β breaks first
+            warn.append(f"square-root rule breaks (κ ≥ 1/(1−{tight}) = "
+                        f"{1 / (1 - min(beta1, beta2)):g})")
         if bi > bn:
             warn.append("above B_noise: a bigger batch buys few steps, linear scaling over-shoots")
         if k > 1:
@@ -1086,7 +1090,8 @@ def published_batch_comparison(runs=None):
     run's final batch), Kaplan's B_crit at that loss, and DeepSeek LLM's B_opt for the run's
     compute (C = M·D).
 
-    Runs that ramped their batch (GPT-3, BLOOM, Llama 3) are evaluated at the final batch.
+    Runs that ramped their batch (GPT-3, BLOOM, Llama 3, DeepSeek-V3: 3,072 to 15,360 sequences
+    over the first 469B tokens, arXiv:2412.19437 §4.2) are evaluated at the final batch.
 
     Returns
     -------
@@ -1149,7 +1154,8 @@ def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "
     # m >= pp: every stage has a micro-batch in flight (the formulas assume it); the
     # interleaved schedule also needs m to be a multiple of pp (Megatron-LM's rule).
     # The candidates are m = pp, pp + step, ... (a million of them), searched in chunks that
-    # grow 16-fold: the first chunk (256) holds the answer for p <= 26 at the 10 % target.
+    # grow 16-fold: the first chunk (256) holds the answer for p <= 33 at the 10 % target
+    # (1F1B needs m >= 9·(p − 1); the chunk's last candidate is m = p + 255, so 8p − 9 < 256).
     step = int(pp) if schedule == "interleaved" else 1
     tokens = int(dp) * int(micro_batch_size) * int(seq_len)
     start, size, n = 0, 256, 1_000_000

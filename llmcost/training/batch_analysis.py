@@ -258,7 +258,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f"wall-clock and reserved GPU-hours by {dt:+.0%} (compute {dh:+.0%}).")
     else:
         lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
-                     f"GPUs) changes wall-clock by {dt:+.0%} and GPU-hours by {dh:+.0%}.")
+                     f"GPUs) changes wall-clock by {dt:+.0%} and compute GPU-hours by {dh:+.0%}.")
     lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {int(crit.n_gpus):,} GPUs) the run "
                  f"takes {fmt_quantity(crit.wall_clock_days)} days and "
                  f"{fmt_count(crit.reserved_gpu_hours, 3)} GPU-hours, against "
@@ -294,9 +294,10 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
       ``low_bubble_batch_tokens``: the least B with that share ≤ ``BUBBLE_TARGET``;
     * ``plan_tokens_over_e_min`` = 1 + B/B_noise; ``plan_steps_over_s_min`` = 1 + B_noise/B
       (McCandlish et al. 2018 §2);
-    * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise with
-      the GPUs it keeps busy: GPU-hours = 2·E_min · F_model / (peak · MFU · 3600), wall-clock =
-      GPU-hours · 3600 / busy GPUs;
+    * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise on
+      n = max(n_gpus, ``gpus_to_fill``(B_noise)) GPUs: compute GPU-hours = 2·E_min · F_model /
+      (peak · MFU · 3600), wall-clock = compute GPU-hours · 3600 / busy GPUs, and the figure is
+      the reserved GPU-hours n · wall-clock (compute plus the hours of GPUs left idle);
     * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with
       C = M·D, M = 72·L·d² + 12·L·d·s (DeepSeek-AI 2024 Eq. 1–2);
     * ``allreduce_exposed_fraction`` = T_ar/(T_ar + T_compute), T_ar = 2·(n−1)/n · G/B_ring
