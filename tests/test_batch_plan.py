@@ -10,11 +10,15 @@ from llmcost.training.batch_analysis import BatchLayout
 
 
 def test_low_bubble_batch_by_hand():
-    # 1F1B, p = 4: bubble share (p-1)/(m+p-1) <= 10%  <=>  m >= 9·(p-1) - (p-1) = 27
+    # 1F1B, p = 4: bubble share (p-1)/(m+p-1) <= 10%  <=>  m + p - 1 >= 10·(p-1)
+    # <=>  m >= 10·(p-1) - (p-1) = 9·(p-1) = 27
     # (Narayanan et al. 2021 §2.2: bubble time ÷ ideal = (p-1)/m; share = b/(1+b)).
     assert batch.low_bubble_batch_tokens(4, 64, 1, 4096) == 27 * 64 * 4096
-    # m = 26 gives 3/29 = 10.3%, above the target: the answer is the least m, not any m.
-    assert 3 / 29 > 0.10 >= 3 / 30
+    # The code's share at m = 26 is 3/29 = 10.3%, above the target, and 3/30 at m = 27: the
+    # answer is the least m, not any m.
+    share = parallel.bubble_fraction(4, [26, 27], relative_to="total")
+    assert list(share) == pytest.approx([3 / 29, 3 / 30], rel=1e-12)
+    assert share[0] > 0.10 >= share[1]
     # Interleaved, p = 4, v = 4: b = 3/(4m) -> m >= 6.75, and m must be a multiple of p -> 8.
     assert batch.low_bubble_batch_tokens(4, 8, 2, 1024, "interleaved", 4) == 8 * 8 * 2 * 1024
     # No pipeline, no bubble: one micro-batch per replica.
