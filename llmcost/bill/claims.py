@@ -914,8 +914,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     ------
     ValueError
         A non-positive or non-numeric figure, an unknown model/accelerator/dtype or figure name,
-        hours that disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a
-        published token count, or ``train_flops`` that disagree with the stated tokens.
+        hours that disagree beyond ``tolerance`` or far above the peak (``_refuse_far_above_peak``),
+        days without n_gpus, no tokens nor FLOPs, or ``train_flops`` that disagree with them.
     """
     left_out = as_flag(left_out, "left_out")
     extra, named = _left_out_keys(ledger_keys, bill_keys)
