@@ -238,13 +238,29 @@ def test_a_claim_is_judged_as_given_with_the_published_split_beside_it():
     assert c3.pretraining_gpu_hours == 2.664e6
 
 
-def test_too_few_hours_is_the_verdict_implausible_not_an_error():
-    # Llama 2 7B on 2T tokens in 1,000 H100-hours. Hand, 6ND: 6 × 6.74e9 × 2e12 = 8.09e22 FLOP
-    # ÷ (1,000 × 3600 × 989.4e12) = 22.7 × the dense BF16 peak: implausible, with a reason
-    c = claims.check_claim("llama-2-7b", 2e12, "H100-SXM", gpu_hours=1000, left_out=False)
-    assert c.whole_run_6nd["bf16"] == pytest.approx(8.09e22 / (1000 * 3600 * H100_BF16),
+def test_too_few_hours_is_implausible_and_far_too_few_are_refused():
+    # Llama 2 7B on 2T tokens. Hand, 6ND: 6 × 6.74e9 × 2e12 = 8.09e22 FLOP; the causal count
+    # adds causal attention, 8.573e22. In 20,000 H100-hours: 8.573e22 ÷ (20,000 × 3600 ×
+    # 989.4e12) = 1.20 × the dense BF16 peak: implausible, with a reason (a claim just above
+    # the peak is judged: its basis may differ)
+    c = claims.check_claim("llama-2-7b", 2e12, "H100-SXM", gpu_hours=20_000, left_out=False)
+    assert c.whole_run_6nd["bf16"] == pytest.approx(8.09e22 / (20_000 * 3600 * H100_BF16),
                                                     rel=0.02)
+    assert c.whole_run_causal["bf16"] == pytest.approx(1.20, abs=0.01)
     assert c.verdict == "implausible" and "above the dense peak itself" in c.reason
+    # A new-user trial: 1,000 H100-hours (24.1× the peak by hand: 8.573e22 ÷ (1,000 × 3600 ×
+    # 989.4e12)) gave a 40-line verdict on a 2,407% MFU; far above the peak (beyond 1.5×, as
+    # mfu_from_throughput refuses an MFU above 1) the figure is refused, the hours named
+    with pytest.raises(ValueError, match=r"gpu_hours=1000.0 imply a whole-run utilisation of "
+                                         r"2,407% of the dense BF16 peak .*must be at most 1.5×"):
+        claims.check_claim("llama-2-7b", 2e12, "H100-SXM", gpu_hours=1000, left_out=False)
+    # the edge, two-sided: 1.45× judged, 1.55× refused (hours = C ÷ (u × 3600 × P))
+    fc = c.flops_causal
+    assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                              gpu_hours=fc / (1.45 * 3600 * H100_BF16)).verdict == "implausible"
+    with pytest.raises(ValueError, match="must be at most 1.5×"):
+        claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                           gpu_hours=fc / (1.55 * 3600 * H100_BF16))
 
 
 def test_a_claim_as_training_flops_or_without_tokens():
@@ -606,8 +622,11 @@ def test_cli_check_text_and_json(capsys):
 
 def test_cli_check_reads_a_scenario_file(capsys):
     path = str(llmcost.SCENARIO_DIR / "default.yaml")  # llama-2-70b, 2T tokens, 2048 H100
-    assert main(["check", "--scenario", path, "--gpu-hours", "1e5"]) == 0  # MFU > 1
+    assert main(["check", "--scenario", path, "--gpu-hours", "2e5"]) == 0  # MFU > 1
     assert "Verdict: IMPLAUSIBLE" in capsys.readouterr().out
+    assert main(["check", "--scenario", path, "--gpu-hours", "1e5"]) == 2  # > 1.5× the peak
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("llmcost: error: --gpu-hours=100000.0 imply")
     assert main(["check", "--scenario", path, "--days", "20"]) == 0
     out = _unwrapped(capsys.readouterr().out)
     assert "Verdict:" in out and "stated MFU 40.0%" in out  # the scenario's mfu, compared
@@ -709,7 +728,7 @@ def test_scenario_claim_of_notebook_08_is_the_bills(capsys, tmp_path):
 def test_cli_check_json_answers_and_errors_are_json(capsys):
     # an impossible claim: a verdict in JSON, not an error
     assert main(["check", "--model", "llama-2-7b", "--train-tokens", "2e12", "--accelerator",
-                 "H100-SXM", "--gpu-hours", "1000", "--format", "json"]) == 0
+                 "H100-SXM", "--gpu-hours", "20000", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "implausible"
     # a bad input with --format json: the error is JSON on stdout too
     assert main(DS_ARGS + ["--days", "30", "--format", "json"]) == 2
@@ -814,7 +833,8 @@ def test_left_out_refuses_an_mfu_above_one_after_goodput():
     c = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=1000, gpu_hours=252_200)
     assert c.whole_run["bf16"] < 1 < c.steady_state["bf16"]
     assert c.verdict == "implausible"
-    assert c.left_out[0]["line"] == "(not priced)" and "(> 1)" in c.left_out[0]["how"]
+    assert c.left_out[0]["line"] == "(not priced)" and \
+        f"steady-state MFU of {c.steady_state['bf16']:.1%} (above 100%)" in c.left_out[0]["how"]
 
 
 def test_a_figure_the_claim_cannot_state_is_named():
@@ -894,7 +914,7 @@ def test_tokens_the_claim_does_not_state_are_said_beside_the_claim():
     """A claim without tokens is judged on the model's published count (Llama 3.1 8B: "over
     15T tokens", Llama Team 2024, arXiv:2407.21783): the line right under the claim says so,
     not only a note after the left-out lines."""
-    c = claims.check_claim("llama-3.1-8b", None, "H100-SXM", n_gpus=64, gpu_hours=1e5,
+    c = claims.check_claim("llama-3.1-8b", None, "H100-SXM", n_gpus=64, gpu_hours=1.46e6,
                            left_out=False)
     assert c.train_tokens == pytest.approx(15e12, rel=0.05)
     lines = c.describe().splitlines()
@@ -1213,7 +1233,7 @@ def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_pat
                                                             "131,072 tokens"),
                               ("mistral-7b", 100_000_000, "beyond the 8,192-token sequence "
                                                           "length mistral-7b was pre-trained")):
-        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=1e5, seq_len=seq,
+        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=1e8, seq_len=seq,
                                left_out=False)
         said = [n for n in c.notes if words in n]
         assert len(said) == 1
@@ -1224,7 +1244,7 @@ def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_pat
     assert not any("seq_len=" in n for n in claims.check_claim(
         "llama-3.1-8b", 1e12, "H100-SXM", gpu_hours=1e5, seq_len=8192, left_out=False).notes)
     assert main(["check", "--model", "llama-3.1-8b", "--train-tokens", "1e12", "--accelerator",
-                 "H100-SXM", "--gpu-hours", "1e5", "--seq-len", "100000000"]) == 0
+                 "H100-SXM", "--gpu-hours", "1e8", "--seq-len", "100000000"]) == 0
     assert "Note: seq_len=100,000,000 is beyond llama-3.1-8b's context of 131,072 tokens" in \
         _unwrapped(capsys.readouterr().out)
 

@@ -22,8 +22,13 @@ the price, then ask what the figure leaves out.
   restart time and checkpoint recipe, ``scenario.LEDGER_DEFAULTS``).
 * **Verdict**, first that applies:
 
-  - ``implausible``: ``MFU_implied`` (stated dtype's peak) above the achievable matmul ceiling
-    ``matmul_fraction`` of ``data/efficiency.csv`` (no real run beats its fastest GEMM);
+  - ``implausible``: ``MFU_implied`` (stated dtype's peak) on the **causal count** (the FLOPs
+    a causal run does: kernels skip the masked half of attention; the cost floor's count too,
+    so the two physical bounds agree) above the achievable matmul ceiling ``matmul_fraction``
+    of ``data/efficiency.csv`` (no real run beats its fastest GEMM); the comparisons with
+    published runs below are on the MFU basis, the one published MFUs are counted on. Hours
+    that imply more than ``MAX_IMPLIED_UTILISATION`` × the dense peak are refused (ValueError)
+    as a mistyped figure;
   - ``optimistic``: ``MFU_implied`` (BF16 peak) above the best figure published comparable to
     the claim (``best_reference``: ``accuracy.comparable_published_mfu``'s rule, the same
     hardware generation, MoE or dense, total parameters within 4×, BF16 runs for a BF16 claim
@@ -137,6 +142,14 @@ LOW_SHARE = 0.5
 #: Default relative tolerance between GPU-hours and days × GPUs × 24 (and between the total and
 #: the sum of the phases).
 HOURS_TOLERANCE = 0.05
+#: An implied whole-run utilisation above this many times the dense peak (causal count, the
+#: stated dtype's peak) is refused as a mistyped figure, not judged: no run exceeds the peak (1),
+#: and a claim just above it (a figure on another FLOP basis, hours rounded down) is judged
+#: ``implausible`` with its reason; far above it (a 6,800% or 8,400,000% implied utilisation,
+#: days typed as hours) the verdict would only say that the figures are wrong. The rule
+#: ``compute.mfu_from_throughput`` applies to a measured throughput (an MFU above 1 refused),
+#: with a margin for the basis a claim does not state. A stated threshold, not a fitted one.
+MAX_IMPLIED_UTILISATION = 1.5
 #: The phase the training tokens refer to, when a claim is split by phase.
 PRETRAINING = "pre-training"
 #: ``not judged``: a claim of money alone (no hours, no MFU) on an accelerator the catalogue
@@ -360,7 +373,10 @@ class ClaimCheck:
     """The answer of ``check_claim``; ``summary()`` for JSON, ``describe()`` for a terminal,
     ``table()`` for a notebook.
 
-    FLOPs: ``flops_6nd`` (6·N_active·D) and ``flops_mfu_basis`` (the workbook's MFU basis).
+    FLOPs: ``flops_6nd`` (6·N_active·D), ``flops_mfu_basis`` (the workbook's MFU basis, full
+    attention mask: the basis of published MFUs) and ``flops_causal`` (the FLOPs a causal run
+    does: the basis of the physical bounds, the matmul ceiling and the cost floor, with
+    ``whole_run_causal`` and ``steady_state_causal`` on it).
     Hours: ``gpu_hours`` (the claim's total), ``phase_gpu_hours`` (by phase when split),
     ``pretraining_gpu_hours`` (what the utilisation uses). Utilisation (fractions of the dense
     peak, MFU basis unless named ``_6nd``): ``whole_run`` (U, per dtype) and ``steady_state``
@@ -370,7 +386,9 @@ class ClaimCheck:
     sum over the draws (``left_out_range_source`` names the ranges); ``left_out_basis``: what
     priced them when the claimed cost is impossible (below ``cost_floor_usd``). ``judgements``:
     for a claim of money and hours, the utilisation, cost and price judgements (dicts of
-    ``aspect``, ``verdict``, ``reason``, worst first), ``verdict`` the worst of them.
+    ``aspect``, ``verdict``, ``reason``, worst first), ``verdict`` the worst of them;
+    ``verdict_basis``: what an ``optimistic`` utilisation rests on when it is not a published
+    run's own figure (a BF16 run scaled for FP8), for the verdict's heading.
     """
 
     model: str
@@ -416,6 +434,10 @@ class ClaimCheck:
     cost_floor_source: str = ""
     judgements: tuple = ()
     left_out_basis: str = ""
+    flops_causal: float = 0.0
+    whole_run_causal: dict = field(default_factory=dict)
+    steady_state_causal: dict = field(default_factory=dict)
+    verdict_basis: str = ""
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -439,35 +461,41 @@ class ClaimCheck:
     def describe(self) -> str:
         """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
         L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
-             f"({self.dtype}), {self.gpu_hours:,.0f} GPU-h ({self.hours_source})"]
+             f"({self.dtype}), {gpu_h(self.gpu_hours)} GPU-h ({self.hours_source})"]
         if self.tokens_source:  # tokens the claim did not state: said beside them
             L.append(f"  tokens: {self.tokens_source}")
         if self.phase_gpu_hours:
-            L.append("  by phase: " + ", ".join(f"{k} {v:,.0f} GPU-h"
+            L.append("  by phase: " + ", ".join(f"{k} {gpu_h(v)} GPU-h"
                                                 for k, v in self.phase_gpu_hours.items()))
         if self.published_phase_gpu_hours:
             L.append("  published split (beside the claim, not applied): " + ", ".join(
                 f"{k} {v:,.0f} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
         L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {self.n_active_6nd / 1e9:.2f}B active "
                  f"parameters, the catalogue count; D = {self.train_tokens:.4g}); MFU basis "
-                 f"(matmul + attention, full attention mask) {self.flops_mfu_basis:.4g}")
+                 f"(matmul + attention, full attention mask, as published MFUs count) "
+                 f"{self.flops_mfu_basis:.4g}; causal (the work a causal run does, what the "
+                 f"ceiling and the cost floor bound) {self.flops_causal:.4g}")
         for dt, u in self.whole_run.items():
             L.append(f"Implied whole-run utilisation vs dense {dt.upper()} peak "
                      f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {u:.1%} "
                      f"(6ND: {self.whole_run_6nd[dt]:.1%}); steady-state MFU = ÷ goodput "
-                     f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}")
-        L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak "
-                 f"({self.ceiling_source}); best published: "
+                     f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}"
+                     + (f" (causal count: {self.steady_state_causal[dt]:.1%})"
+                        if dt == self.dtype and self.steady_state_causal else ""))
+        L += [f"  {n}" for n in self.notes if n.startswith(STATED_MFU_UNUSED)]
+        L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak, on the "
+                 f"causal count ({self.ceiling_source}); best published: "
                  + (f"{self.best_published:.1%} of the BF16 peak{self._on_dtype_basis()} "
                     f"({self.best_source})"
                     if self.best_published is not None else self.best_source))
+        basis = f" ({self.verdict_basis})" if self.verdict_basis else ""
         if len(self.judgements) > 1:  # the worst of several judgements, each on its line
-            L.append(f"Verdict: {self.verdict.upper()}, the worst of its "
+            L.append(f"Verdict: {self.verdict.upper()}{basis}, the worst of its "
                      f"{len(self.judgements)} judgements:")
             L += [f"  {x['aspect']}: {x['verdict'].upper()}: {x['reason']}"
                   for x in self.judgements]
         else:
-            L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
+            L.append(f"Verdict: {self.verdict.upper()}{basis}: {self.reason}")
         if self.implied_usd_per_gpu_hour is not None:
             L.append(f"Implied price: {usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                      f"{self.price_verdict}")
@@ -486,33 +514,53 @@ class ClaimCheck:
             if x["status"] == "not given":
                 usd = f"not given ({first_clause(x['how'])})"
             else:
-                usd = f"${x['usd']:,.0f} ({x['status']})"
+                usd = f"{usd_amount(x['usd'])} ({x['status']})"
                 if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
-                    usd += f", P10–P90 ${x['p10_usd']:,.0f}–${x['p90_usd']:,.0f}"
+                    usd += f", P10–P90 {usd_amount(x['p10_usd'])}–{usd_amount(x['p90_usd'])}"
             L.append(f"  {x['line']}: {usd}")
-        L.append(f"  priced total of these lines: ${self.left_out_usd:,.0f}")
+        L.append(f"  priced total of these lines: {usd_amount(self.left_out_usd)}")
         if self.left_out_range_usd:
-            p10, p50, p90 = self.left_out_range_usd
-            L.append(f"  range of that total: P10 ${p10:,.0f}, P50 ${p50:,.0f}, P90 ${p90:,.0f} "
+            p10, p50, p90 = (usd_amount(x) for x in self.left_out_range_usd)
+            L.append(f"  range of that total: P10 {p10}, P50 {p50}, P90 {p90} "
                      f"({self.left_out_range_source})")
-        L += [f"Note: {n}" for n in self.notes if n != self.tokens_source]
+        L += [f"Note: {n}" for n in self.notes if n != self.tokens_source
+              and not n.startswith(STATED_MFU_UNUSED)]
         return "\n".join(L)
 
     def table(self) -> pd.DataFrame:
         """The headline figures as a two-column table (figure, value)."""
         rows = [("FLOPs, 6ND", f"{self.flops_6nd:.3g}"),
                 ("FLOPs, MFU basis", f"{self.flops_mfu_basis:.3g}"),
-                ("GPU-hours in the claim", f"{self.gpu_hours:,.0f}"),
-                ("GPU-hours used for utilisation", f"{self.pretraining_gpu_hours:,.0f}")]
+                ("FLOPs, causal", f"{self.flops_causal:.3g}"),
+                ("GPU-hours in the claim", gpu_h(self.gpu_hours)),
+                ("GPU-hours used for utilisation", gpu_h(self.pretraining_gpu_hours))]
         for dt, u in self.whole_run.items():
             rows.append((f"whole-run utilisation ({dt} peak)", f"{u:.1%}"))
             rows.append((f"steady-state MFU ({dt} peak, ÷ goodput {self.goodput:.1%})",
                          f"{self.steady_state[dt]:.1%}"))
+        if self.steady_state_causal:
+            rows.append((f"steady-state, causal count ({self.dtype} peak)",
+                         f"{self.steady_state_causal[self.dtype]:.1%}"))
         rows.append(("verdict", f"{self.verdict}: {self.reason}"))
         if self.implied_usd_per_gpu_hour is not None:
             rows.append(("implied price", f"{usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                                           f"{self.price_verdict}"))
         return pd.DataFrame(rows, columns=["figure", "value"])
+
+
+def gpu_h(hours: float) -> str:
+    """GPU-hours for a sentence: whole hours with thousands separators from 100 up
+    ("15,360"), three significant figures below ("0.154"), so that a tiny claim does not read
+    "0 GPU-h"."""
+    x = float(hours)
+    return f"{x:,.0f}" if x >= 100 or x == 0 else f"{x:.3g}"
+
+
+def usd_amount(usd: float) -> str:
+    """Dollars for a sentence: whole dollars from $100 up ("$94,541"), cents below ("$0.95"),
+    so that a tiny cost does not read "$1"."""
+    x = float(usd)
+    return f"${x:,.0f}" if x >= 100 or x == 0 else f"${x:,.2f}"
 
 
 def first_clause(text: str, limit: int = 100) -> str:
@@ -630,9 +678,13 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     derived = fallback(n_gpus) if not candidates and fallback is not None else None
     if derived is not None:
         candidates = [(derived[1], derived[0])]
-    if not candidates and days is not None:  # days alone: say what they lack, not "none"
+    cost_only = derived is not None and derived[1].startswith("cost-only")
+    if days is not None and (not candidates or cost_only):  # days alone or beside a cost:
+        # say what they lack, not "none"; a cost gives no hours, so the days would be dropped
         raise ValueError(f"days={days!r} gives the GPU-hours only with n_gpus (days × n_gpus × "
-                         "24): n_gpus was not given")
+                         "24): n_gpus was not given"
+                         + (" (a cost alone gives no hours: the days would be dropped; give "
+                            "n_gpus, or gpu_hours)" if cost_only else ""))
     if not candidates:
         raise ValueError("a claim needs gpu_hours, or days and n_gpus, or phases (GPU-hours by "
                          "phase), or a stated mfu or usd: none was given")
@@ -711,6 +763,10 @@ class _Judging:
     bound_source: str = ""
     judgements: list = field(default_factory=list)
     chain: str = ""
+    fc: float = 0.0
+    u_causal: dict = field(default_factory=dict)
+    steady_causal: dict = field(default_factory=dict)
+    heading: str = ""
 
 
 #: The figures a claim may state besides the model, its tokens and the accelerator
@@ -858,8 +914,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     ------
     ValueError
         A non-positive or non-numeric figure, an unknown model/accelerator/dtype or figure name,
-        hours that disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a
-        published token count, or ``train_flops`` that disagree with the stated tokens.
+        hours that disagree beyond ``tolerance`` or far above the peak (``_refuse_far_above_peak``),
+        days without n_gpus, no tokens nor FLOPs, or ``train_flops`` that disagree with them.
     """
     left_out = as_flag(left_out, "left_out")
     extra, named = _left_out_keys(ledger_keys, bill_keys)
@@ -888,7 +944,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known, tokens_source=c.token_note,
         cost_floor_source=j.floor_source, judgements=tuple(j.judgements),
-        left_out_basis=basis)
+        left_out_basis=basis, flops_causal=j.fc, whole_run_causal=j.u_causal,
+        steady_state_causal=j.steady_causal, verdict_basis=j.heading)
 
 
 def _claim_verdict(j: _Judging) -> None:
@@ -898,11 +955,14 @@ def _claim_verdict(j: _Judging) -> None:
     (``_money_judgements``)."""
     _mfu_verdict(j)
     if j.phases:
-        j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
+        j.reason += (f" (pre-training share of the claim: {gpu_h(j.pre)} of {gpu_h(j.hours)} "
+                     "GPU-h)")
     if j.hours_source.startswith("cost-only"):  # money, not hours: judge the price it needs
         _cost_only_verdict(j)
     elif j.c.usd is not None:  # money and hours: the cost and the price judged beside the MFU
         _money_judgements(j)
+    if j.verdict != "optimistic":  # the heading's basis is that of an optimistic bound only
+        j.heading = ""
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -988,9 +1048,13 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
         else ceiling
     # a context beyond the model's: said as estimate says it (checks.context_warning)
     notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
+    # the FLOPs a causal run does (kernels skip the masked half of attention): what the
+    # physical bounds, the matmul ceiling and the cost floor, are set against
+    fc = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=True))
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
                     notes, bound=bound, bound_source=bound_src,
-                    chain=scaled_reference_chain(acc.name, spec, best, dtype, c.seq_len, own))
+                    chain=scaled_reference_chain(acc.name, spec, best, dtype, c.seq_len, own),
+                    fc=fc)
 
 
 def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, seq_len,
@@ -1090,8 +1154,10 @@ def _claim_utilisation(j: _Judging) -> None:
     c = j.c
     j.u = {k: j.fm / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
     j.u6 = {k: j.f6 / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
+    j.u_causal = {k: j.fc / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
+    _refuse_far_above_peak(j)
     if j.n_gpus is not None and c.n_gpus is None:
-        j.notes.append(f"n_gpus derived: {j.hours:,.0f} GPU-h ÷ ({j.days:g} days × 24) = "
+        j.notes.append(f"n_gpus derived: {gpu_h(j.hours)} GPU-h ÷ ({j.days:g} days × 24) = "
                        f"{j.n_gpus:,}")
     if c.goodput is not None:
         j.g, j.goodput_source = c.goodput, "given (the scenario's bill: its failure rates and " \
@@ -1105,19 +1171,62 @@ def _claim_utilisation(j: _Judging) -> None:
                                       "steady-state MFU is a lower bound")
         j.notes.append(j.goodput_source)
     j.steady = {k: v / j.g for k, v in j.u.items()}
+    j.steady_causal = {k: v / j.g for k, v in j.u_causal.items()}
     if c.mfu is not None and not j.hours_source.startswith("from the stated MFU"):
-        j.notes.append(f"stated MFU {c.mfu:.1%} against {j.steady[c.dtype]:.1%} implied on the "
-                       f"MFU basis ({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states "
-                       "its FLOP basis")
+        j.notes.append(f"{STATED_MFU_UNUSED} {c.mfu:.1%} is not used: the claim's hours "
+                       f"({j.hours_source}) give the utilisation; it is set beside the "
+                       f"{j.steady[c.dtype]:.1%} they imply on the MFU basis "
+                       f"({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states its FLOP "
+                       "basis")
     if c.spec.is_moe:
         j.notes.append(f"MoE: compared with published MoE runs only, of total parameters "
                        f"within {SIZE_FACTOR:g}× of its {c.spec.n_params:.3g}")
 
 
+#: How the note on a stated MFU that the claim's hours make unused begins (``ClaimCheck.describe``
+#: prints it beside the implied utilisation).
+STATED_MFU_UNUSED = "stated MFU"
+
+
+def _hours_named(j: _Judging) -> str:
+    """The stated figures the claim's pre-training hours come from, as ``key=value`` (for an
+    error that names them)."""
+    c, src = j.c, j.hours_source
+    if j.phases:
+        return f"phases[{PRETRAINING!r}]={j.pre:g}"
+    if src == "gpu_hours":
+        return f"gpu_hours={c.gpu_hours!r}"
+    if src.startswith("days"):
+        return f"days={c.days!r} × n_gpus={c.n_gpus!r} × 24"
+    return src
+
+
+def _refuse_far_above_peak(j: _Judging) -> None:
+    """ValueError when the claim's hours imply a whole-run utilisation (causal count, the stated
+    dtype's dense peak) above ``MAX_IMPLIED_UTILISATION`` × the peak: a mistyped figure, named
+    with the hours it gives and the least hours its FLOPs need at the peak itself,
+    ``C_causal / (P × 3600)``."""
+    dt = j.c.dtype
+    u = j.u_causal[dt]
+    if u <= MAX_IMPLIED_UTILISATION:
+        return
+    at_peak = j.fc / (j.peaks[dt] * SECONDS_PER_HOUR)
+    raise ValueError(
+        f"{_hours_named(j)}"
+        + ("" if j.hours_source == "gpu_hours" and not j.phases else f" = {gpu_h(j.pre)} GPU-h")
+        + f" imply a whole-run utilisation of {u:,.0%} "
+        f"of the dense {dt.upper()} peak ({u:,.3g}× it): must be at most "
+        f"{MAX_IMPLIED_UTILISATION:g}× (no run exceeds the peak; far above it a figure is "
+        f"mistyped): {j.fc:.4g} FLOPs (causal) need {gpu_h(at_peak)} GPU-h at the peak itself")
+
+
 def _mfu_verdict(j: _Judging) -> None:
     """The verdict on the steady-state MFU, the first that applies: ``implausible`` if
-    ``MFU_implied`` (stated dtype) > the matmul ceiling (``_claim_references``), which covers an
-    implied utilisation above the dense peak itself (``U > 1``: too few hours for the FLOPs);
+    ``MFU_implied`` (stated dtype) on the causal count ``C_causal / (H × 3600 × P) / goodput``
+    > the matmul ceiling (``_claim_references``; the count the cost floor uses, ``_cost_floor``,
+    so that the verdict and the floor's GPU-hours agree), which covers an implied utilisation
+    above the dense peak itself (``U > 1``: too few hours for the FLOPs); the rest on the MFU
+    basis, the one published MFUs are counted on:
     ``optimistic`` if (BF16 basis, whatever the dtype: ``best`` counts FP8 runs for an FP8
     claim, each on the BF16 peak) > ``best`` = ``best_reference`` or, with no comparable run,
     > the best of its class at any size (``any_size_bound``, the bound ``llmcost estimate``
@@ -1127,28 +1236,34 @@ def _mfu_verdict(j: _Judging) -> None:
     ref, rsrc = (best, bsrc) if best is not None else (j.bound, j.bound_source)
     what = "comparable run" if best is not None else (
         f"run of its class at any size (none within {SIZE_FACTOR:g}× its size is published)")
-    if steady[dtype] > j.ceiling:
+    if j.steady_causal[dtype] > j.ceiling:  # the causal count, as the cost floor's
         j.verdict = "implausible"
-        j.reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
-                    f"peak (whole-run {j.u[dtype]:.1%} ÷ goodput {j.g:.1%}), above the "
+        j.reason = (f"the claim needs a steady-state utilisation of "
+                    f"{j.steady_causal[dtype]:.1%} of the {dtype} peak on the causal count "
+                    f"(the {j.fc:.4g} FLOPs a causal run does, the cost floor's count; "
+                    f"whole-run {j.u_causal[dtype]:.1%} ÷ goodput {j.g:.1%}), above the "
                     f"achievable matmul ceiling of {j.ceiling:.1%}")
-        if j.u[dtype] > 1:
-            j.reason += (f", and above the dense peak itself: {j.pre:,.0f} GPU-h are too few "
-                         f"for {j.fm:.3g} FLOPs (hours: {j.hours_source})")
+        if j.u_causal[dtype] > 1:
+            j.reason += (f", and above the dense peak itself: {gpu_h(j.pre)} GPU-h are too "
+                         f"few for {j.fc:.3g} FLOPs (hours: {j.hours_source})")
     elif ref is not None and steady["bf16"] > ref:
         j.verdict = "optimistic"
         said = f"{steady['bf16']:.1%} of the BF16 peak" if dtype == "bf16" else \
             f"{steady[dtype]:.1%} of the {dtype} peak ({steady['bf16']:.1%} of the BF16 one)"
-        j.reason = (f"steady-state MFU {said} is above the best published {what}, "
-                    f"{ref:.1%} of the BF16 peak ({steady['bf16'] / ref:.2f}× it; {rsrc})")
+        j.reason = (f"steady-state MFU {said} (MFU basis, as published MFUs count) is above "
+                    f"the best published {what}, {ref:.1%} of the BF16 peak "
+                    f"({steady['bf16'] / ref:.2f}× it; {rsrc})")
         if j.chain and best is not None:  # a scaled BF16 run: its chain and weakness, one line
+            j.heading = (f"its utilisation judged on a bound that is one BF16 run × "
+                         f"{fp8_speedup_bound()[0]:.3g}, no published FP8 run of its class")
             rule = rsrc[rsrc.index("; rule: ") + 2:] if "; rule: " in rsrc else rsrc
-            j.reason = (f"steady-state MFU {said} is above the best published {what}, "
-                        f"{ref:.1%} of the BF16 peak ({steady['bf16'] / ref:.2f}× it); "
-                        f"{j.chain} ({rule})")
+            j.reason = (f"steady-state MFU {said} (MFU basis, as published MFUs count) is "
+                        f"above the best published {what}, {ref:.1%} of the BF16 peak "
+                        f"({steady['bf16'] / ref:.2f}× it); {j.chain} ({rule})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
         j.verdict = "low"
-        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
+        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak (MFU basis, as "
+                    f"published MFUs count) is below "
                     f"{LOW_SHARE:.0%} of the best published {best:.1%} ({bsrc}): the figure "
                     "probably covers more than the final run (other phases, ablations, failed "
                     "runs)")
@@ -1157,8 +1272,10 @@ def _mfu_verdict(j: _Judging) -> None:
         ref = f"the best published {what}, {ref:.1%} of the BF16 peak ({rsrc})" \
             if ref is not None else bsrc
         also = f" ({steady['bf16']:.1%} of BF16)" if dtype != "bf16" else ""
-        j.reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} is under "
-                    f"the {j.ceiling:.1%} ceiling; compared with {ref}")
+        j.reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} (MFU "
+                    f"basis, as published MFUs count), compared with {ref}; on the causal "
+                    f"count, {j.steady_causal[dtype]:.1%}, it is under the {j.ceiling:.1%} "
+                    "ceiling")
 
 
 def usd_rate(usd_per_gpu_hour: float) -> str:
@@ -1255,13 +1372,12 @@ def _cost_floor(j: _Judging) -> tuple:
     price, psrc = least_hour_price(j)
     if price is None:
         return None, f"the least its FLOPs can cost is not priced: {psrc}"
-    fc = float(training_flops(c.spec, c.train_tokens, c.seq_len, method="detailed",
-                              causal=True))
+    fc = j.fc  # the causal count, the basis of the ceiling's judgement too (_mfu_verdict)
     h = fc / (j.peaks[c.dtype] * j.ceiling * SECONDS_PER_HOUR)
     return h * price, (
         f"the least its FLOPs can cost is ${h * price:,.0f} = {fc:.4g} FLOPs (causal) ÷ "
         f"({j.peaks[c.dtype] / 1e12:,.1f} TFLOP/s {c.dtype.upper()} peak × {j.ceiling:.1%} "
-        f"matmul ceiling × 3600 s) = {h:,.0f} GPU-h (every hour at the ceiling, none lost) × "
+        f"matmul ceiling × 3600 s) = {gpu_h(h)} GPU-h (every hour at the ceiling, none lost) × "
         f"{usd_rate(price)}/GPU-h, {psrc}")
 
 
@@ -1283,7 +1399,7 @@ def _cost_only_verdict(j: _Judging) -> None:
     at = (f"{usd_rate(j.needed[0])}–{usd_rate(j.needed[1])}/GPU-h at a steady-state MFU of "
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
-          f"{h_at[m_hi]:,.0f} GPU-h)")
+          f"{gpu_h(h_at[m_hi])} GPU-h)")
     if j.floor is None:
         j.verdict = "not judged"
         j.reason = (f"cost-only claim: its cost cannot be judged: "
@@ -1404,7 +1520,7 @@ def _price_judgement(j: _Judging) -> tuple:
     (neither the accelerator nor its generation is priced)."""
     c, pr = j.c, j.price
     implied = c.usd / j.hours
-    said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {j.hours:,.0f} GPU-h)"
+    said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {gpu_h(j.hours)} GPU-h)"
     least, src = least_hour_price(j)
     if least is None:
         return "not judged", f"{said} is not compared: {src}"
@@ -1468,7 +1584,8 @@ def _price_verdict(j: _Judging) -> tuple:
     given = c.price_usd_per_gpu_hour
     if given is not None and implied is None and needed is None:
         return implied, (f"no cost given; at the given ${given:.2f}/GPU-h "
-                         f"(price_usd_per_gpu_hour) the hours cost ${j.hours * given:,.0f}")
+                         f"(price_usd_per_gpu_hour) the hours cost "
+                         f"{usd_amount(j.hours * given)}")
     if pr["n"] == 0:
         return implied, pr["source"]
     if needed is not None:  # what the claim implies, then the catalogue it is compared with
@@ -1486,7 +1603,7 @@ def _price_verdict(j: _Judging) -> tuple:
     if implied is None:
         what = "owned amortisation" if c.pricing == "owned" else "catalogue median"
         return implied, (f"no cost given; at the {what} ${pr['median']:.2f}/GPU-h the hours "
-                         f"cost ${j.hours * pr['median']:,.0f} ({pr['source']})")
+                         f"cost {usd_amount(j.hours * pr['median'])} ({pr['source']})")
     where = "below" if implied < pr["low"] else "above" if implied > pr["high"] else "within"
     span = price_span(pr)
     if span.startswith("price"):   # one value: no median to add, and "at" rather than "within"
@@ -1599,8 +1716,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
     says so (the main run, its failures, the phases named in ``claimed_phases``). Returns (rows,
     priced total USD, (P10, P50, P90) of the total, range source)."""
     why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
-           f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
-           "cannot price a run at it" if mfu > 1 else
+           f"the claim implies a steady-state MFU of {mfu:.1%} (above 100%) after goodput: the "
+           "ledger cannot price a run at it" if mfu > 1 else
            f"the ledger reads a model by catalogue name or config.json path; {spec.name!r} is a "
            "ModelSpec it cannot name" if ledger_model is None else None)
     if why:

@@ -1194,14 +1194,15 @@ def _bill_phases(args, sc: dict, ledger, claim: dict, phases: dict) -> dict:
     ``{"pre-training": main run's paid hours, <phase>: that phase's paid hours, ...}``, the main
     run's paid hours its ``compute.pretraining.main`` and ``compute.failures`` lines (ideal
     hours ÷ goodput), a phase's its ``compute.pretraining.<name>`` line, each ÷ the bill's
-    GPU-hour rate (the main line's dollars ÷ its ideal hours). {} when the claim gives hours of
-    its own (--gpu-hours, --days, --usd, --phase, --train-flops) or a flag changes the run the
-    bill priced (a run key: the phases' hours belong to the file's run), or when a phase's name
+    GPU-hour rate (the main line's dollars ÷ its ideal hours); a --usd is judged against those
+    hours (a cost, not hours of its own). {} when the claim gives hours or tokens of its own
+    (--gpu-hours, --days, --phase, --train-flops) or a flag changes the run the bill priced (a
+    run key: the phases' hours belong to the file's run), or when a phase's name
     is "pre-training" or repeated (its line cannot be told apart): its lines are then listed as
     left out of the claim."""
     names = [ph["name"] for ph in sc.get("phases") or []]
-    if not names or phases or claim or any(getattr(args, k) is not None
-                                           for k in _CHECK_RUN_KEYS) \
+    if not names or phases or set(claim) - {"usd"} or any(getattr(args, k) is not None
+                                                          for k in _CHECK_RUN_KEYS) \
             or "pre-training" in names or len(set(names)) < len(names):
         return {}
     usd = {ln.key: float(ln.usd) for ln in ledger.lines}
@@ -1215,9 +1216,10 @@ def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) ->
     (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
     ``_mfu_prediction``; ``report.calibrate_pilot_mfu``/``calibrate_mfu``: the step model
     calibrated on the pilots, recorded in ``_mfu_calibration``, returned with ``pilot`` True),
-    when the claim gives nothing else to count hours from (no --gpu-hours, --days, --usd,
-    --phase or --mfu); {} otherwise."""
-    if args.mfu is not None or phases or any(k in claim for k in ("gpu_hours", "days", "usd")):
+    when the claim gives nothing else to count hours from (no --gpu-hours, --days, --phase or
+    --mfu; a --usd is a cost, not hours: the run's MFU is kept beside it, as a numeric ``mfu``
+    is); {} otherwise."""
+    if args.mfu is not None or phases or any(k in claim for k in ("gpu_hours", "days")):
         return {}
     if sc.get("mfu") == MFU_PREDICT:
         return resolved.get("_mfu_prediction") or {}
