@@ -201,17 +201,18 @@ def test_a_band_names_a_publication_series_once():
 
 
 def test_a_claim_whose_lines_cannot_be_priced_says_why_in_full():
-    # Llama 3.1 8B on 15T tokens is 6·8.03e9·15e12 = 7.2e23 FLOPs by 6ND alone; 100 H100-hours
-    # deliver at most 100 × 3,600 × 989.4e12 = 3.6e20: thousands of times the dense peak, so no
-    # line of the bill can be priced. `llmcost check` cut the reason at 100 characters ("...
-    # the ledger cannot price a run a…") under a line labelled "(not priced): not given"
+    # Llama 3.1 8B on 15T tokens is 6·8.03e9·15e12 = 7.2e23 FLOPs by 6ND alone; 1.6e5 H100-hours
+    # deliver at most 1.6e5 × 3,600 × 989.4e12 = 5.7e23: about 1.3× the dense peak (a claim far
+    # beyond it, above claims.MAX_IMPLIED_UTILISATION, is refused in one line), so no line of the
+    # bill can be priced. `llmcost check` cut the reason at 100 characters ("... the ledger
+    # cannot price a run a…") under a line labelled "(not priced): not given"
     from llmcost.bill.claims import check_claim
-    c = check_claim("llama-3.1-8b", 15e12, "H100-SXM", n_gpus=8, gpu_hours=100)
+    c = check_claim("llama-3.1-8b", 15e12, "H100-SXM", n_gpus=8, gpu_hours=1.6e5)
     assert c.verdict == "implausible"
     text = c.describe()
     line = next(ln for ln in text.splitlines() if "none priced" in ln)
     assert line.startswith("  none priced: the claim implies a steady-state MFU of ")
-    assert line.endswith("(> 1) after goodput: the ledger cannot price a run at it")
+    assert line.endswith("(above 100%) after goodput: the ledger cannot price a run at it")
     assert "…" not in line and "(not priced)" not in text
 
 
