@@ -473,8 +473,10 @@ def test_a_missing_mfu_is_labelled_the_default_not_given(tmp_path):
     assert changed.figures["mfu_source"] == "given in the scenario (mfu)"
 
 
-def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_path, capsys):
+def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_path, capsys,
+                                                                          monkeypatch):
     import json
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for the table (narrower: blocks)
     a = "data/scenarios/default.yaml"
     b = str(_yaml(tmp_path, "title: 7B on 256 A100s\nmodel: llama-2-7b\naccelerator: A100-80GB\n"
                             "n_gpus: 256\ntrain_tokens: 2.0e12\nmfu: [0.35, 0.5]\n"
