@@ -221,6 +221,22 @@ def test_lora_time_against_hu_et_al_measured_throughput():
         gpt3, 2048) == pytest.approx(0.676, abs=0.002)
 
 
+def test_electricity_line_says_which_price_includes_it():
+    # A GPU-hour price that carries its electricity: the rented hour, or with pricing: owned the
+    # scenario's own price_usd_per_gpu_hour (no amortisation, no energy split out of it). The
+    # average draw printed is the default's (Cottier et al. 2024 App. A.4: 0.75 of TDP).
+    rented = ledger.build_ledger({"pricing": "on_demand", "price_usd_per_gpu_hour": 2.0})
+    owned_given = ledger.build_ledger({"pricing": "owned", "price_usd_per_gpu_hour": 2.0})
+    owned = ledger.build_ledger({"pricing": "owned", "price_usd_per_gpu_hour": None})
+    assert rented.line("energy.electricity").how.endswith("included in the rented GPU-hour price")
+    assert owned_given.line("energy.electricity").how.endswith(
+        "included in the given price_usd_per_gpu_hour")
+    for b in (rented, owned_given):
+        assert b.line("energy.electricity").usd == 0
+    assert owned.line("energy.electricity").usd > 0
+    assert "× 0.75 average draw × PUE" in owned.line("energy.electricity").how
+
+
 def test_energy_line_against_the_llama_model_cards():
     # Llama 3.1 model card: 1.46M / 7.0M / 30.84M H100-80GB GPU-hours ("TDP of 700W"), 420 /
     # 2,040 / 8,930 t CO2e location-based, 11,390 t in all. The card counts the GPU's TDP only:
