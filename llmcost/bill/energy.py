@@ -25,7 +25,9 @@ def energy_mwh(gpu_hours, watts_per_gpu):
 
 
 def tco2e(mwh, kg_co2e_per_kwh):
-    """Location-based emissions in tonnes CO2e: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t."""
+    """Location-based emissions in tonnes: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t. With the
+    default grid intensity (EIA 2023, 1,532 Mt / 4,183,271 GWh = 0.366 kg/kWh) this is CO2
+    only: EIA counts no methane or N2O, so CO2e is slightly higher."""
     e = as_array(mwh, "mwh", nonnegative=True)
     k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
     return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
@@ -38,7 +40,8 @@ def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
 
         E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
         E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
-        tCO2e  = E_bill × grid kg/kWh       (default US 2023, 0.366: data/ledger_defaults.csv)
+        tCO2e  = E_bill × grid kg/kWh       (default US 2023, 0.366: data/ledger_defaults.csv;
+                                             CO2 only (EIA): CO2e slightly higher)
 
     The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
     1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the

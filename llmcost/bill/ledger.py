@@ -904,7 +904,7 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
                           "data/accelerators.csv (no sourced figure): energy and emissions "
                           "are not computed" + ("" if b.own else
                                                 ", and the electricity is included in the "
-                                                "rented GPU-hour price")
+                                                + _included_in(p))
                           + "; add a sourced TDP to get them",
                           "Cottier et al. 2024 §2.3; data/accelerators.csv",
                           "not given" if b.own else "included"))
@@ -916,7 +916,8 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
     usd_kwh = default("electricity_usd_per_kwh") if \
         p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
     how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
-           f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {_quantity(mwh)} MWh; "
+           f"{gpu.tdp_w:.0f} W × server × {default('power_to_tdp'):g} average draw × PUE) = "
+           f"{_quantity(mwh)} MWh; "
            f"{_quantity(t_co2)} tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× "
            f"a count of GPU TDP alone (the Llama model cards': {_quantity(en['mwh_tdp'])} "
            "MWh for these "
@@ -927,9 +928,17 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
                           "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
     else:
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                          "elastic", 0.0, f"{how}; included in the rented GPU-hour price",
+                          "elastic", 0.0, f"{how}; included in the {_included_in(p)}",
                           "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
     return en
+
+
+def _included_in(p: dict) -> str:
+    """What a GPU-hour price that carries its electricity is: the rented hour, or with
+    ``pricing: owned`` the scenario's own ``price_usd_per_gpu_hour`` (no amortisation, so no
+    energy split out of it)."""
+    return "given price_usd_per_gpu_hour" if p["pricing"] == "owned" else \
+        "rented GPU-hour price"
 
 
 def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:

@@ -60,11 +60,13 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     """The cost of one GPU-hour on owned hardware, amortised as Cottier et al. 2024 do.
 
     Hardware (arXiv:2405.21015 §2.2, App. A): the cluster's value per accelerator is its price ×
-    the server multiplier (1.64: CPUs, memory, board) ÷ (1 − 0.19), interconnect being 19% of
-    cluster cost (their "23% overhead"); it loses r·ln 10 = 0.14·ln 10 = 32% of its value per
-    year of use (the depreciation *rate* of hardware price-performance), so
+    the server multiplier (``server_cost_multiplier``: 1.66 for an A100, 1.64 otherwise; CPUs,
+    memory, board) ÷ (1 − 0.19), interconnect being 19% of cluster cost (their "23% overhead");
+    a year of use is charged r·ln 10 = 0.14·ln 10 = 32% of that start value (Epoch's code:
+    "optimal to replace k·ln 10 per year", r the rate of hardware price-performance); over a
+    whole year the value falls 1 − 10^−0.14 = 28% (to 72%, Cottier et al. §2.2), so
 
-        capex $/GPU-h = price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
+        capex $/GPU-h = price × 1.64 (A100: 1.66) / (1 − 0.19) × 0.14·ln 10 / 8,766 h
 
     (the value at the start of training is taken as the acquisition price: new hardware).
     Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03×
@@ -95,7 +97,7 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     price = scalar_or_array(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu",
                                      positive=True))
     rate = default("depreciation_ooms_per_year") * math.log(10.0)
-    cluster = price * default("server_cost_multiplier") / (1.0 - default("interconnect_share"))
+    cluster = price * server_cost_multiplier(accelerator) / (1.0 - default("interconnect_share"))
     capex = cluster * rate / HOURS_PER_YEAR
     kw = facility_kw_per_gpu(accelerator, pue)
     usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else \
@@ -108,12 +110,13 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
 
 #: The inputs of an owned GPU-hour (``owned_usd_per_gpu_hour``) that ``owned_hour_range``
 #: takes at the ends of their published range in ``data/ledger_defaults.csv``: the purchase
-#: price (Raymond James via Barron's 2023: an H100 sold for $25,000-$30,000) and the PUE
+#: price (a Raymond James estimate reported by Tae Kim of Barron's, 2023-08-16: an H100 sells
+#: for $25,000-$30,000) and the PUE
 #: (Cottier et al. 2024 App. A.4: 1.1 for hyperscalers, 1.25 for others). The others are one
 #: published figure each (the value loss 0.14 OOM/year, the interconnect share, the average
 #: draw, the 2025 electricity price) or a spread across GPU generations, not an uncertainty on
 #: one (the server multiplier's 1.54-1.69 is P100's and V100's; Cottier et al.'s code takes
-#: 1.64 for an H100), so they stay at their value.
+#: 1.66 for an A100 and 1.64 for an H100), so they stay at their value.
 OWNED_RANGED = ("h100_acquisition_usd", "pue")
 
 
@@ -183,14 +186,25 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
         default("power_to_tdp") * pue_
 
 
+def server_cost_multiplier(accelerator) -> float:
+    """A server's price per accelerator ÷ the accelerator's price (CPUs, memory, board): Epoch
+    AI's get_server_cost_overhead for arXiv:2405.21015 (``data/ledger_defaults.csv``), 1.66 for
+    an A100 (a name starting with A100), 1.64 (their average) for every other accelerator.
+    Their 1.69 (V100) and 1.54 (P100) are for accelerators the workbook does not list."""
+    name = as_accelerator(accelerator).name
+    return default("server_cost_multiplier_a100") if name.startswith("A100") \
+        else default("server_cost_multiplier")
+
+
 def server_power_per_tdp(accelerator) -> float:
     """A server's power per accelerator ÷ the accelerator's TDP: host CPUs, memory, NICs and
     fans (Epoch AI's chip_to_server_power for arXiv:2405.21015, ``data/ledger_defaults.csv``):
     DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.03 for an A100, DGX H100 10.2 kW / 8 / 0.7 kW = 1.82
     for every other accelerator. An approximation off the H100: Cottier et al.'s code
-    (epoch-research/training-cost-trends, ``chip_to_server_power``) takes 1.8 for a GPU it does
-    not list and its own figure per TPU generation, so the energy of a B200, GB200 or MI300X
-    is about 1% higher here."""
+    (epoch-research/training-cost-trends, ``chip_to_server_power``) takes 1.82 only for a name
+    containing "H100" (here H100-SXM and H100-96GB-500W), 1.8 for a GPU it does not list and
+    its own figure per TPU generation, so the energy of an H200, H800, B200, GB200, GB300,
+    MI300X or MI325X is about 1% higher here (1.82 / 1.8), and a TPU's differs more."""
     name = as_accelerator(accelerator).name
     return default("chip_to_server_power_a100") if name.startswith("A100") \
         else default("chip_to_server_power_h100")

@@ -155,9 +155,15 @@ def price_performance_trend(kind: str = "purchase") -> dict:
     with the range spanned by consecutive generations' rates (low, high). ``kind`` is
     ``"purchase"`` (acquisition prices) or ``"rent_on_demand"`` (the first on-demand listing of
     each generation). Epoch AI's rate for ML GPUs is 0.14 OOM/year (Cottier et al. 2024 §2.2,
-    ``depreciation_ooms_per_year``), measured at FP32; this series uses each generation's dense
-    16-bit tensor peak, a different quantity (the paper's footnote 2: tensor formats would make the
-    rate faster), so the two are compared as orders of magnitude only.
+    ``depreciation_ooms_per_year``), measured at FP32 over many GPUs; this series uses each
+    generation's dense 16-bit tensor peak, a different quantity (the paper's footnote 2: tensor
+    formats would make the rate faster), so the two are compared as orders of magnitude only.
+    Here it is slower, not faster: 0.097 OOM/year on purchase prices (V100 → A100 0.129,
+    A100 → H100 0.077) and 0.060 on rent (0.012-0.090), computed from
+    ``data/hardware_price_series.csv``. Three points only, V100 (2018) to H100 (2023): the
+    V100 is already a tensor-core GPU, so the step to tensor formats lies before the series
+    starts, while each generation's price rose ($11,458, $15,000, $27,500), the H100's and its
+    first AWS listing ($12.29/GPU-h against the A100's $4.10) at a shortage premium.
 
     Returns
     -------

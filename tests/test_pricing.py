@@ -1,0 +1,86 @@
+"""The owned GPU-hour (``llmcost.bill.pricing``) against hand derivations from its sources:
+Cottier et al. 2024 (arXiv:2405.21015 §2.2-2.3, App. A.4) and Epoch AI's code for it
+(github:epoch-research/training-cost-trends at 3c6aafa: hardware.py get_server_cost_overhead,
+energy.py chip_to_server_power, cost.py estimate_hardware_capex_energy_cost)."""
+
+import math
+
+import pytest
+
+from llmcost.bill import pricing
+
+# Epoch's cost.py: "Hardware progress rate k OOMs/year => optimal to replace k * np.log(10) per
+# year", k = 0.14 (Cottier et al. §2.2); Epoch's interconnect share 0.19; a year of 8,766 h.
+CHARGE_PER_YEAR = 0.14 * math.log(10)  # = 0.3224 of the start value per year of use
+EIA_2025_USD_KWH = 0.0861  # US industrial, mean of 2025's monthly prices (test_ledger.py)
+
+
+def test_server_cost_multiplier_is_epochs_per_generation():
+    # hardware.py get_server_cost_overhead @ 3c6aafa: 'A100' in name -> 1.66, 'V100' 1.69,
+    # 'P100' 1.54, else 1.64 ("average")
+    for name in ("A100-40GB", "A100-80GB"):
+        assert pricing.server_cost_multiplier(name) == pytest.approx(1.66, abs=1e-9)
+    for name in ("H100-SXM", "H200", "B200", "MI300X"):
+        assert pricing.server_cost_multiplier(name) == pytest.approx(1.64, abs=1e-9)
+
+
+def test_server_power_per_tdp_by_hand():
+    # energy.py chip_to_server_power: DGX A100 6.5 kW / 8 GPUs / 0.4 kW = 2.031; DGX H100
+    # 10.2 kW / 8 / 0.7 kW = 1.821 (the CSV rounds to 2 decimals). Epoch takes 1.8 for a name
+    # without "H100" or "A100" (H200, H800, B200): the workbook's 1.82 is 1.1% above it.
+    assert pricing.server_power_per_tdp("A100-40GB") == pytest.approx(6.5 / 8 / 0.4, rel=0.005)
+    assert pricing.server_power_per_tdp("H100-SXM") == pytest.approx(10.2 / 8 / 0.7, rel=0.005)
+    for name in ("H200", "H800", "B200"):
+        assert pricing.server_power_per_tdp(name) / 1.8 - 1 == pytest.approx(0.011, abs=0.002)
+
+
+def test_owned_a100_hour_uses_the_a100_multiplier_by_hand():
+    # $15,000 A100-40GB (the series' list price, data/hardware_price_series.csv):
+    #   capex  = 15,000 × 1.66 / (1 − 0.19) × 0.3224 / 8,766 h = $1.1305/GPU-h
+    #            (1.66 / 1.64 = 1.2% above the same hour at the generic 1.64: $1.1168)
+    #   energy = 0.4 kW × 2.03 × 0.75 × 1.1 (PUE) × $0.0861/kWh = 0.6699 kW × $0.0861 = $0.05768
+    own = pricing.owned_usd_per_gpu_hour("A100-40GB", 15_000)
+    assert own["capex_usd_per_gpu_hour"] == pytest.approx(1.1305, abs=1e-4)
+    assert own["capex_usd_per_gpu_hour"] / (
+        15_000 * 1.64 / 0.81 * CHARGE_PER_YEAR / 8766) == pytest.approx(1.66 / 1.64, rel=1e-9)
+    assert own["kw_per_gpu"] == pytest.approx(0.6699, abs=1e-4)
+    assert own["energy_usd_per_gpu_hour"] == pytest.approx(0.6699 * EIA_2025_USD_KWH, rel=1e-3)
+
+
+def test_a_year_of_use_is_charged_32_percent_of_the_start_value():
+    # The charge is 0.14·ln 10 = 32.2% of the start value per year of use; the value itself
+    # falls 1 − 10^−0.14 = 27.6% over a year (to 72.4%: Cottier et al. §2.2 "approximately
+    # 72%"). The two differ: the charge is a rate on the start value, not the year's loss.
+    own = pricing.owned_usd_per_gpu_hour("H100-SXM")
+    cluster = 27_500 * 1.64 / (1 - 0.19)  # $55,679 per GPU
+    year_charge = own["capex_usd_per_gpu_hour"] * 8766 / cluster
+    assert year_charge == pytest.approx(0.3224, abs=1e-4)
+    assert 1 - 10 ** -pricing.default("depreciation_ooms_per_year") == pytest.approx(
+        0.276, abs=1e-3)
+
+
+def test_owned_hour_range_h100_by_hand():
+    # Ends of the sourced ranges (data/ledger_defaults.csv): $25,000-$30,000 (Raymond James via
+    # Tae Kim, Barron's, 2023-08-16) and PUE 1.1-1.25 (Cottier et al. App. A.4):
+    #   low   $25,000 × 1.64 / 0.81 × 0.3224 / 8,766 = $1.8614 + 0.7 × 1.82 × 0.75 × 1.1
+    #         = 1.05105 kW × $0.0861 = $0.0905  -> $1.952
+    #   point $27,500: $2.0476 + $0.0905 = $2.138
+    #   high  $30,000: $2.2337 + 1.194375 kW (PUE 1.25) × $0.0861 = $0.1028 -> $2.337
+    # (the same figures tests/test_check_trial21.py derives as OWNED_LOW and OWNED_HIGH)
+    r = pricing.owned_hour_range("H100-SXM")
+    assert r["low"] == pytest.approx(1.952, abs=1e-3)
+    assert r["point"] == pytest.approx(2.138, abs=1e-3)
+    assert r["high"] == pytest.approx(2.337, abs=1e-3)
+    assert r["price"] == (25_000, 30_000) and r["pue"] == (1.1, 1.25)
+    assert "$1.95–$2.34" in r["words"]
+
+
+def test_owned_hour_range_refuses_an_unsourced_price():
+    # only the H100-SXM has a sourced purchase price in the workbook
+    with pytest.raises(ValueError, match="A100-40GB needs ledger_owned_usd_per_gpu"):
+        pricing.owned_hour_range("A100-40GB")
+
+
+def test_default_rejects_an_unknown_key():
+    with pytest.raises(ValueError, match="'no_such_key' must be one of"):
+        pricing.default("no_such_key")
