@@ -568,3 +568,33 @@ def test_more_data_parallel_replicas_of_the_pilots_plan_never_bill_above_its_mea
     other = replace(plan, micro_batch_size=2, n_microbatches=plan.n_microbatches // 2)
     assert calibrate.data_parallel_cap(cal, load_model("llama-3.1-70b"), other, 8192,
                                        cal.pilots[0].options, 0.5) is None
+
+
+def test_pages_02_06_07_of_a_pilot_report_say_their_mfu_is_the_pilots(tmp_path, capsys):
+    """A report of a two-pilot scenario (Llama 3.1 70B on 512 H100, pilots of TP8 PP4 on 64 and
+    128 GPUs) injects into every page that says what its MFU is (``mfu_band``) the pilots' band
+    peaked at the calibrated MFU, as a ``mfu: predict`` report injects the model's: 02, 06 and 07
+    then open with "mfu is the pilots' MFU extrapolated to this plan (pilot), X% (its band L% to
+    H%): this page uses X%", X the calibrated MFU the index's bill uses (its point: the mode)."""
+    from llmcost.bill.scenario import validate_parameters
+    sc = {k: v for k, v in _trial_ledger_pilot().items() if not k.startswith("ledger_pilot")}
+    sc["pilot"] = [{"n_gpus": 64, "tokens_per_s_per_gpu": 880.0, "tp": 8, "pp": 4,
+                    "micro_batch_size": 1},
+                   {"n_gpus": 128, "tokens_per_s_per_gpu": 850.0, "tp": 8, "pp": 4,
+                    "micro_batch_size": 1}]
+    path = tmp_path / "pilots.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    plan = report.plan_report(path, ["02", "06", "07"])
+    got = plan.scenario["_mfu_calibration"]
+    m = float(got["value"])
+    for nb in plan.notebooks:
+        params = report.notebook_parameters_for(nb, plan)
+        assert params["mfu_band"] == "pilot", nb.name
+        mfu = params["mfu"]
+        assert (mfu["low"], mfu["mode"], mfu["high"]) == pytest.approx(
+            (min(got["low"], m), m, max(got["high"], m))), nb.name
+        p = validate_parameters(mfu=mfu, mfu_band="pilot", interactive=False)
+        assert p["mfu"] == pytest.approx(m, abs=1e-12)
+        said = capsys.readouterr().out
+        assert said.startswith("mfu is the pilots' MFU extrapolated to this plan (pilot), "
+                               f"{m:.1%} (its band ") and f"this page uses {m:.1%}" in said
