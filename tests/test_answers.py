@@ -440,3 +440,23 @@ def test_serving_price_and_its_floor_never_print_alike():
     assert "costs **\\$0.054 per million output tokens** on an engine (the roofline's floor: " \
         "\\$0.0501)" in text
     assert answers.distinct_usd(2.5, 1.25) == ("\\$2.50", "\\$1.25")  # apart: as md_usd prints
+
+
+def test_step_time_with_pilots_leads_with_the_calibrated_step():
+    """Notebook 04b with pilots (a trial's Llama 3.1 70B on 512 H100): the uncalibrated model
+    predicts 8.77 s at 45.4% MFU; the pilots' calibrated MFU is 39.7% (band 33.7-45.6%). On the
+    same plan and batch the model FLOPs per step are fixed, so the step is 8.77 × 0.454 ÷ 0.397
+    = 10.03 s and the tokens/s 4,194,304 ÷ 10.03 = 418.2k; the answer leads with those (bold),
+    the prediction second, and says no `mfu: predict` figure (the bill is the pilots')."""
+    text = answers.step_time("TP8 · PP4×v10 · DP16", False, 8.77, 0.454, 0.40, 0.50,
+                             4194304 / 8.77, center=0.05, n=12,
+                             calibrated={"value": 0.397, "low": 0.337, "high": 0.456})
+    assert text.startswith("Calibrated on the scenario's pilots, one optimizer step takes "
+                           "**10.0 s** on the plan the scenario fixes, TP8 · PP4×v10 · DP16: an "
+                           "MFU of **39.7%** (band 33.7%–45.6%), 418.2k tokens/s")
+    assert "predicts 8.77 s, an MFU of 45.4% (band 40.0%–50.0%)" in text
+    assert text.index("**39.7%**") < text.index("45.4%")
+    assert "mfu: predict" not in text and "measured less than it prices" in text
+    # without pilots the answer is the prediction's, as before
+    assert answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6).startswith(
+        "One optimizer step takes **1.82 s**")

@@ -531,3 +531,70 @@ def test_a_pilot_larger_than_the_run_is_not_said_to_run_on_part_of_it():
     assert "of 128" not in lines[2]
     # the study extrapolates to the plan the bill prices (the calibrated search's)
     assert s.plan == _calibrated_plan_of(_trial70b(128))
+
+
+def _trial_ledger_pilot() -> dict:
+    """A new-user trial's one-number pilot: Llama 3.1 70B, 2T tokens at 8,192 on 512 H100 SXM,
+    TP8 PP4 micro-batch 1, no recomputation, 4,194,304-token batches; 850 tokens/s per GPU
+    measured on 128 GPUs of the same plan (DP 4 against the run's DP 16)."""
+    return {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 512,
+            "train_tokens": 2.0e12, "seq_len": 8192, "dtype": "bf16",
+            "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "micro_batch_size": 1,
+            "recompute": "none", "price_usd_per_gpu_hour": 3.99,
+            "ledger_pilot_tokens_per_s_per_gpu": 850.0, "ledger_pilot_n_gpus": 128}
+
+
+def test_more_data_parallel_replicas_of_the_pilots_plan_never_bill_above_its_measurement():
+    """The pilot measured 850 x F / peak on 128 GPUs, F = flops_per_token(8192, full mask) of
+    Llama 3.1 70B and the H100's 989.4 TFLOP/s: 850 x 4.8168e11 / 989.4e12 = 41.4 %. The run is
+    its plan at DP 16: the same kernels and bubble per GPU plus a larger gradient ring, so its
+    MFU is at most 41.4 % (calibrate.data_parallel_cap). Before the cap the pilot's correction
+    at 68 % strength billed 42.5 %, above the measurement. Two-sided: the bill's MFU equals the
+    hand figure to 1e-6 (the cap binds: the uncalibrated engine itself gives the run 45.5 %
+    against the pilot's 46.0 %, less), and stays above the correction carried whole (39.2 %)."""
+    sc = _trial_ledger_pilot()
+    hand = 850 * float(load_model("llama-3.1-70b").flops_per_token(8192, causal=False)) / 989.4e12
+    assert hand == pytest.approx(0.414, abs=5e-4)
+    got = pilot_mfu(sc)
+    assert got["value"] == pytest.approx(hand, abs=1e-6)
+    assert got["high"] == pytest.approx(hand, abs=1e-6) and got["low"] < hand
+    assert "held at 41.4%" in got["from"] and "data_parallel_cap" in got["from"]
+    cal, x, plan, _ = calibrate.shorthand_calibration({**sc, **{
+        k: v for k, v in {"cp": 1, "ep": 1, "dp": 0, "zero_stage": 1, "pp_virtual_stages": 0,
+                          "pp_schedule": "auto"}.items() if k not in sc}})
+    assert x.capped_at == pytest.approx(hand, abs=1e-6) and 0 < x.transfer < 1
+    assert cal.uncalibrated_mfu[0] > x.uncalibrated_mfu  # the engine: more replicas, less MFU
+    # a plan the pilot did not run at fewer replicas (another micro-batch) is not capped
+    other = replace(plan, micro_batch_size=2, n_microbatches=plan.n_microbatches // 2)
+    assert calibrate.data_parallel_cap(cal, load_model("llama-3.1-70b"), other, 8192,
+                                       cal.pilots[0].options, 0.5) is None
+
+
+def test_pages_02_06_07_of_a_pilot_report_say_their_mfu_is_the_pilots(tmp_path, capsys):
+    """A report of a two-pilot scenario (Llama 3.1 70B on 512 H100, pilots of TP8 PP4 on 64 and
+    128 GPUs) injects into every page that says what its MFU is (``mfu_band``) the pilots' band
+    peaked at the calibrated MFU, as a ``mfu: predict`` report injects the model's: 02, 06 and 07
+    then open with "mfu is the pilots' MFU extrapolated to this plan (pilot), X% (its band L% to
+    H%): this page uses X%", X the calibrated MFU the index's bill uses (its point: the mode)."""
+    from llmcost.bill.scenario import validate_parameters
+    sc = {k: v for k, v in _trial_ledger_pilot().items() if not k.startswith("ledger_pilot")}
+    sc["pilot"] = [{"n_gpus": 64, "tokens_per_s_per_gpu": 880.0, "tp": 8, "pp": 4,
+                    "micro_batch_size": 1},
+                   {"n_gpus": 128, "tokens_per_s_per_gpu": 850.0, "tp": 8, "pp": 4,
+                    "micro_batch_size": 1}]
+    path = tmp_path / "pilots.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    plan = report.plan_report(path, ["02", "06", "07"])
+    got = plan.scenario["_mfu_calibration"]
+    m = float(got["value"])
+    for nb in plan.notebooks:
+        params = report.notebook_parameters_for(nb, plan)
+        assert params["mfu_band"] == "pilot", nb.name
+        mfu = params["mfu"]
+        assert (mfu["low"], mfu["mode"], mfu["high"]) == pytest.approx(
+            (min(got["low"], m), m, max(got["high"], m))), nb.name
+        p = validate_parameters(mfu=mfu, mfu_band="pilot", interactive=False)
+        assert p["mfu"] == pytest.approx(m, abs=1e-12)
+        said = capsys.readouterr().out
+        assert said.startswith("mfu is the pilots' MFU extrapolated to this plan (pilot), "
+                               f"{m:.1%} (its band ") and f"this page uses {m:.1%}" in said

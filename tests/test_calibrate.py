@@ -229,6 +229,12 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     # "0% strength" beside a calibrated MFU far below the uncalibrated one: a network factor)
     assert re.search(r"the pilots' compute correction \(x[\d.]+\) applied at \d+% strength", text)
     assert "the network factors identified above in full" in text
+    # one account of the strength: the residual against the drift, not "less the more this run
+    # differs" beside a band that says the run adds nothing the pilot did not run
+    assert "less the more this run differs" not in text
+    assert re.search(r"applied at \d+% strength: the pilots' mean residual \(-[\d.]+% in log "
+                     r"MFU\) is shrunk by the share of it the step model's drift from a pilot to "
+                     r"a run like this one \(±6\.0%\) could explain", text)
     p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
          "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
          "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
@@ -572,11 +578,14 @@ def test_mamf_log_bad_input_named():
     with pytest.raises(ValueError, match="text="):
         cal.parse_mamf_log(None)
     # the GH200's 821 TFLOPS on an A100 (312 TFLOPS BF16: 821 / 312 = 263.1%) is refused,
-    # naming the rate, its line and the peak
+    # naming the rate, its line and the peak (its device line removed; with it, the chip is)
+    with pytest.raises(ValueError, match=r"is chip H100, not the A100-80GB's chip A100"):
+        cal.efficiency_from_mamf_log("A100-80GB", MAMF_LOG_GH200_PR60)
+    unnamed = re.sub(r"_CudaDeviceProperties\(name='[^']+'", "", MAMF_LOG_GH200_PR60)
     with pytest.raises(ValueError, match=r"TFLOPS=821 in its result line 'The best outcome was "
                        r"821\.0TFLOPS @ 11264x19712x1536' is 263\.1% of the A100-80GB's bf16 "
                        r"dense peak 312\.0 TFLOPS: it must be at most the peak"):
-        cal.efficiency_from_mamf_log("A100-80GB", MAMF_LOG_GH200_PR60)
+        cal.efficiency_from_mamf_log("A100-80GB", unnamed)
 
 
 def test_attention_hbm_and_fp8_fractions_by_hand():
@@ -1070,3 +1079,62 @@ def test_a_scale_out_factor_below_one_nic_per_node_is_warned_with_its_pilots(tmp
     assert main(["calibrate", "--scenario", str(path)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "warning: scale-out x0.075: the fit puts the network across nodes at 3.6 GB/s" in out
+
+
+#: mamf-finder's newest headline block, as its version measuring the sustainable rate prints it
+#: (stas00/ml-engineering branch fast-mamf, commit 082816f9be8aeb6b65b074c33cb354a7ca1e7087,
+#: compute/accelerator/benchmarks/mamf-finder.py lines 1236-1237, ``format_headline``; the
+#: H200 example of its compute/accelerator/benchmarks/README.md at that commit).
+MAMF_LOG_MSMF_H200 = """** Dtype: torch.bfloat16
+
+** Results:
+
+Tried 24 shapes => the best outcomes were:
+MAMF (max achievable,  boost burst): 842 TFLOPS @ 3072x2816x20480 (MxNxK)  172W 1980MHz
+MSMF (max sustainable, saturated):   722 TFLOPS @ 3072x2816x8192 (MxNxK)  681W 1612MHz
+"""
+
+
+def test_mamf_log_newest_headline_parsed_on_the_burst_rate():
+    """The MAMF/MSMF headline: the MAMF (burst, as the catalogue's fractions are) is priced,
+    842 TFLOPS / H200's 989.4 TFLOPS dense BF16 = 0.851 (±0.001, two-sided); the MSMF is kept
+    (722) and said, not priced; 24 shapes tried. "Tried  4913 shapes" (two spaces, as a 2025
+    log printed it) gives 4,913, not None."""
+    r = cal.parse_mamf_log(MAMF_LOG_MSMF_H200)
+    assert (r["tflops"], r["m"], r["n"], r["k"]) == (842.0, 3072, 2816, 20480)
+    assert r["msmf_tflops"] == 722.0 and r["shapes_tried"] == 24 and r["dtype"] == "bf16"
+    eff = cal.efficiency_from_mamf_log("H200", MAMF_LOG_MSMF_H200)
+    assert eff.matmul_fraction == pytest.approx(842 / 989.4, abs=1e-3)
+    assert eff.matmul_fraction == pytest.approx(0.851, abs=1e-3)
+    assert "MSMF, the sustained rate, 722.0 TFLOPS, is not priced" in eff.source
+    two = "Tried  4913 shapes => the best outcomes were:\nmax:    794.5 TFLOPS @ 6144x4096x8192\n"
+    assert cal.parse_mamf_log(two)["shapes_tried"] == 4913
+    assert cal.parse_mamf_log("max:    794.5 TFLOPS @ 6144x4096x8192\n")["shapes_tried"] is None
+
+
+def test_mamf_log_of_another_chip_is_refused_and_an_unnamed_one_warned(tmp_path, capsys):
+    """An A100's log (its header: ``_CudaDeviceProperties(name='NVIDIA A100-SXM4-80GB'``) priced
+    as an H100-SXM's would set the H100's matmul fraction to 280.1 / 989.4 = 0.283: refused,
+    naming both chips; as an A100-80GB's it is 280.1 / 312 = 0.898. The GH200's GPU is an H100
+    (MAMF_CHIP_ALIASES): accepted as H100-SXM. A log without a device line is warned."""
+    from llmcost.present.cli import main
+    a100 = ("_CudaDeviceProperties(name='NVIDIA A100-SXM4-80GB', major=8, minor=0)\n"
+            "max:    280.1 TFLOPS @ 6144x4096x8192 (MxNxK)\n")
+    with pytest.raises(ValueError, match=r"device='NVIDIA A100-SXM4-80GB' in the log's header "
+                       r"is chip A100, not the H100-SXM's chip H100"):
+        cal.efficiency_from_mamf_log("H100-SXM", a100)
+    assert cal.efficiency_from_mamf_log("A100-80GB", a100).matmul_fraction == \
+        pytest.approx(280.1 / 312.0, abs=1e-3)
+    assert cal.mamf_chip("NVIDIA GH200 480GB") == "H100" == cal.mamf_chip("H100-SXM")
+    assert cal.mamf_chip("AMD Instinct MI300X") == "MI300X" and cal.mamf_chip("TPU v5p") is None
+    log = tmp_path / "a100.txt"
+    log.write_text(a100)
+    assert main(["calibrate", "--mamf-log", str(log), "--accelerator", "H100-SXM"]) == 2
+    err = capsys.readouterr().err
+    assert "chip A100, not the H100-SXM's chip H100" in err and "a100.txt" in err
+    bare = tmp_path / "h200.txt"
+    bare.write_text(MAMF_LOG_MSMF_H200)
+    assert main(["calibrate", "--mamf-log", str(bare), "--accelerator", "H200"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: mamf-finder log" in out and "names no device" in out
+    assert "matmul_fraction (bf16) 0.851" in out

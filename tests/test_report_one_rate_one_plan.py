@@ -126,7 +126,7 @@ def test_a_piloted_report_shows_the_plan_the_bill_prices_in_02_to_04b(tmp_path):
         assert "alone would choose TP8 · PP4×v5 · DP4 · INTERLEAVED m=512 mbs=1 · ZeRO-2" in said
     # 04 and 04b's step-time model is the uncalibrated one: they say so beside its figures
     ns04b, said04b = ns["04b_step_time"]
-    assert (f"MFU {ns04b['b'].mfu:.1%} above are the uncalibrated step-time model's"
+    assert (f"MFU {ns04b['b'].mfu:.1%} of sections 1-5 are the uncalibrated step-time model's"
             in said04b)
     ns04, said04 = ns["04_communication"]
     assert (f"exposed communication {ns04['b'].exposed_comm_s:.3g} s above are the uncalibrated "

@@ -129,7 +129,7 @@ def _pilot_mfu(p: dict) -> dict:
         widened = widened or f" {x.mfu_low:.1%}-{x.mfu_high:.1%}"
         sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
         src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
-               f"(llmcost.training.calibrate): band{widened}"
+               f"(llmcost.training.calibrate): band{widened}{capped_words(x)}"
                f"{said}") if x.half_width else (
             f"the measurement of the pilot at {plan.n_gpus:,} GPUs, which ran the run's plan "
             f"({plan.describe()}): no extrapolation (llmcost.training.calibrate){said}")
@@ -140,12 +140,22 @@ def _pilot_mfu(p: dict) -> dict:
         band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
                 ": the pilot's own measurement, no extrapolation")
         src = (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {how}, extrapolated to "
-               f"{plan.describe()} (llmcost.training.calibrate){band}{said}")
+               f"{plan.describe()} (llmcost.training.calibrate){band}{capped_words(x)}{said}")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
             "warning": warning, "factor_warnings": tuple(cal.warnings)}
+
+
+def capped_words(x) -> str:
+    """"" unless the extrapolation ``x`` was held at a pilot's measured MFU
+    (``calibrate.data_parallel_cap``); then that, in words."""
+    if x.capped_at is None:
+        return ""
+    return (f"; held at {x.capped_at:.1%}, the MFU the pilot measured on this plan at fewer "
+            "data-parallel replicas: more replicas add gradient traffic and never raise the MFU "
+            "(llmcost.training.calibrate.data_parallel_cap)")
 
 
 #: The plan keys that mean something only to a fully sharded plan (ZeRO-3 / FSDP).

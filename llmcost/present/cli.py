@@ -1316,6 +1316,8 @@ def _mamf_log(args) -> int:
     print(f"  {profile['source']}")
     print("  " + ", ".join(f"matmul_fraction ({k}) {v:.3f}"
                            for k, v in profile["matmul_fraction"].items()))
+    for line in profile.get("warnings", ()):  # a log whose device could not be checked
+        print(f"warning: {line}")
     return _profile_footer(profile, args.out)
 
 
@@ -1406,17 +1408,18 @@ def _calibrate(args) -> int:
             f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}" if x.half_width
             else "no band: a pilot ran this very plan, its measurement is the figure")
     say(f"  MFU {x.mfu:.1%} ({band}); "
-          f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilots' compute correction "
-          f"(x{cal.compute_factor:.3f}) applied at {x.transfer:.0%} strength (less the more this "
-          "run differs from the pilots), the network factors identified above in full")
+          f"uncalibrated model {x.uncalibrated_mfu:.1%}; "
+          f"{x.describe_transfer(cal.compute_factor)}; the network factors identified above "
+          "in full")
     say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
     if x.half_width:
-        none = ("nothing it counts (its parallel dimensions, scale-out network, sequence, "
-                "recomputation and model, calibrate.novelties, are the pilot's)")
+        none = ("no novelty: its parallel dimensions, scale-out network, sequence, "
+                "recomputation and model are the pilot's (calibrate.novelties); the band is the "
+                "narrowest, the drift of the step model from a pilot to a larger run")
         say(f"  the band widens for{ref}: "
             + ("; ".join(x.novelties) if x.novelties else none))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure

@@ -1532,7 +1532,9 @@ def critical_batch_vs_loss(losses, runs=None, ax=None, labels=LABELLED_RUNS):
 def batch_time_and_gpu_hours(sweep, b_noise_tokens, plan_tokens, fill_tokens=None, axes=None,
                              elastic=None):
     """Wall-clock and reserved GPU-hours to reach the target against the global batch, one line
-    per cluster size in ``sweep`` (``batch.batch_sweep``), with B_noise and the plan marked.
+    per cluster size in ``sweep`` (``batch.batch_sweep``), with B_noise and the plan marked, both
+    on log axes; the plan's batch and ``fill_tokens`` (the batch that fills the scenario's GPUs)
+    one line, labelled as both, when they are within 2% of each other.
 
     ``elastic`` (optional): a sweep whose GPU count grows with the batch (every GPU busy), drawn
     in black: the lower envelope of time, and pure compute in GPU-hours.
@@ -1552,19 +1554,26 @@ def batch_time_and_gpu_hours(sweep, b_noise_tokens, plan_tokens, fill_tokens=Non
         lab = f"{n:,} GPUs"
         ax_t.plot(g.batch_tokens, g.wall_clock_days, color=f"C{i}", label=lab)
         ax_h.plot(g.batch_tokens, g.reserved_gpu_hours, color=f"C{i}", label=lab)
+    # the plan's batch and the one that fills the scenario's GPUs drawn as one line when they
+    # coincide (within 2%: a 405B plan's 16.8M tokens fill its 16,384 GPUs), so both are seen
+    same = fill_tokens is not None and abs(fill_tokens / plan_tokens - 1) <= 0.02
     for ax in axes:
         ax.set_xscale("log")
         ax.axvline(b_noise_tokens, color="C3", ls="--", lw=1, label="B_noise (critical batch)")
-        ax.axvline(plan_tokens, color="0.3", ls=":", lw=1, label="the plan's batch")
-        if fill_tokens is not None:
+        ax.axvline(plan_tokens, color="0.3", ls=":", lw=1.5 if same else 1,
+                   label="the plan's batch, which fills the scenario's GPUs" if same
+                   else "the plan's batch")
+        if fill_tokens is not None and not same:
             ax.axvline(fill_tokens, color="C2", ls="-.", lw=0.8,
                        label="fills the scenario's GPUs")
         ax.set_xlabel("global batch (tokens per step)")
     ax_t.set_yscale("log")
     ax_t.set_ylabel("wall-clock to the target (days)")
     ax_t.set_title("Time to the target")
-    ax_h.set_ylabel("GPU-hours reserved (busy + idle)")
-    ax_h.set_ylim(bottom=0)
+    ax_h.set_ylabel("GPU-hours reserved (busy + idle, log scale)")
+    # log: the largest cluster's idle hours at small batches run to 100x the run's own (a 405B
+    # run's 3e7 beside 65,536 GPUs' 2.8e9), and a linear axis from 0 flattens the run onto it
+    ax_h.set_yscale("log")
     ax_h.set_title("GPU-hours to the target")
     ax_h.legend(fontsize=SMALL_PT)
     _source(ax_t, "McCandlish et al. 2018 trade-off; Kaplan et al. 2020 B_crit; llmcost.compute "

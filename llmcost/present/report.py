@@ -1471,13 +1471,20 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict) -> dict:
         # (tp and the rest) would extrapolate them again to the notebooks' default plan
         # (bill.pilot.pilot_mfu)
         params["pilot"] = []
-        band = pilot_mfu_range(scenario["_mfu_calibration"])
-        if "mfu" in params and isinstance(band, Range):
-            # ... and draws it over the pilots' band, as the index's bill does
-            # (ledger._pilot_mfu_range: low-high peaked at the calibrated MFU)
-            params["mfu"] = band.to_yaml()
-            if "mfu_band" in declared[nb]:
-                params["mfu_band"] = "pilot"
+        cleared = True
+    else:
+        cleared = False
+    band = pilot_mfu_range(scenario["_mfu_calibration"]) \
+        if "_mfu_calibration" in scenario else None
+    if "mfu" in params and isinstance(band, Range) and (cleared or (
+            "mfu_band" in declared[nb] and not isinstance(scenario.get("mfu"), Range))):
+        # ... and every page that says what its MFU is (mfu_band) draws it over the pilots'
+        # band, as the index's bill does (its point, the mode, the calibrated MFU every page
+        # uses), so it opens with "mfu is the pilots' MFU ...: this page uses X%" as a page of a
+        # mfu: predict report does (scenario.range_note)
+        params["mfu"] = band.to_yaml()
+        if "mfu_band" in declared[nb]:
+            params["mfu_band"] = "pilot"
     return params
 
 

@@ -912,6 +912,10 @@ class Extrapolation:
     half_width: float
     novelties: tuple
     breakdown: object = None
+    residual: float = 0.0
+    drift: float = 0.0
+    shift: float = 0.0
+    capped_at: float | None = None
 
     def gpu_hours(self, train_tokens: float, n_gpus: int, tokens_per_step: float) -> tuple:
         """GPU-hours (central, low, high) for ``train_tokens`` at this step time:
@@ -923,6 +927,32 @@ class Extrapolation:
     def describe(self) -> str:
         return (f"MFU {self.mfu:.1%} [{self.mfu_low:.1%}, {self.mfu_high:.1%}] "
                 f"(uncalibrated {self.uncalibrated_mfu:.1%})")
+
+    def describe_transfer(self, compute_factor: float) -> str:
+        """How much of the pilots' compute correction (``compute_factor``) this prediction
+        carries and why, in one sentence (``transfer_weight``'s terms: the pilots' mean
+        residual ``residual`` against the drift ``drift``, less ``shift²`` for a pilot that did
+        not separate its kernels from the scale-out network), and the cap of
+        ``data_parallel_cap`` when it applied."""
+        if self.half_width == 0:
+            return "a pilot ran this very plan: its measurement is the figure"
+        head = f"the pilots' compute correction (x{compute_factor:.3f}) applied at " \
+               f"{self.transfer:.0%} strength"
+        if self.residual == 0 or self.drift == 0:
+            why = ""
+        else:
+            why = (f": the pilots' mean residual ({self.residual:+.1%} in log MFU) is shrunk "
+                   f"by the share of it the step model's drift from a pilot to a run like this "
+                   f"one (±{self.drift:.1%}) could explain")
+            if round(self.shift ** 2, 2) > 0:  # said when it takes a whole point
+                why += (f", less {self.shift ** 2:.0%} because the pilot's correction mixes its "
+                        "kernels with the scale-out network it did not separate and this run's "
+                        "step has another compute share")
+        cap = ("" if self.capped_at is None else
+               f"; capped at the measured MFU {self.capped_at:.1%} of the pilot that ran this "
+               "plan at fewer data-parallel replicas (more replicas add gradient traffic "
+               "and never raise the MFU)")
+        return head + why + cap
 
     def describe_band(self) -> str:
         """Why the band is as wide as it is, in words (``novelties``)."""
@@ -953,6 +983,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     Band: ``mfu × (1 ± h)``, ``h =
     band_half_width(*band_terms(...))`` = ``BAND_HALF_WIDTH[min(k, 3)] + BAND_PER_SEQ_DOUBLING ×
     |log2(seq_len ÷ pilot seq_len)|``, ``k`` the novelties other than the sequence length.
+    A target that is a pilot's plan at more data-parallel replicas is held (MFU and band top)
+    at ``data_parallel_cap``.
 
     Raises
     ------
@@ -996,9 +1028,43 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     b = _step(model, p0.accelerator, plan, seq_len, opts, eff)
     nov = novelties(p0, model, plan, seq_len)
     h = band_half_width(*band_terms(p0, model, plan, seq_len))
-    return Extrapolation(mfu=b.mfu, mfu_low=b.mfu * (1 - h), mfu_high=b.mfu * (1 + h),
-                         step_time_s=b.step_time_s, uncalibrated_mfu=u.mfu, transfer=w,
-                         half_width=h, novelties=nov, breakdown=b)
+    cap = data_parallel_cap(cal, model, plan, seq_len, opts, u.mfu)
+    m = b.mfu if cap is None else min(b.mfu, cap)
+    return Extrapolation(mfu=m, mfu_low=m * (1 - h), mfu_high=min(m * (1 + h), cap or math.inf),
+                         step_time_s=b.step_time_s * b.mfu / m, uncalibrated_mfu=u.mfu,
+                         transfer=w, half_width=h, novelties=nov, breakdown=b, residual=r,
+                         drift=drift_at(runs_pilot_kernels(cal.pilots, model, plan, seq_len),
+                                        abs(math.log2(int(seq_len) / int(p0.seq_len))), drift),
+                         shift=shift, capped_at=cap if cap is not None and b.mfu > cap else None)
+
+
+def data_parallel_cap(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
+                      options: StepOptions, target_mfu: float) -> float | None:
+    """The most MFU a target can have when a pilot ran its very plan at fewer data-parallel
+    replicas: that pilot's measured MFU (the least of them when several did), or None when no
+    pilot did.
+
+    "Its very plan": every ``ParallelPlan`` field but ``dp`` equal (TP, PP, CP, EP, micro-batch,
+    micro-batches per replica, schedule, virtual stages, ZeRO stage, recomputation, layer
+    placement), with the same model, sequence length, step options and accelerator, and
+    ``dp`` at the target at least the pilot's. Each GPU then runs the same kernels on the same
+    micro-batches with the same pipeline bubble; what more replicas add is the gradient
+    reduction's traffic, whose ring bytes per GPU, ``2 (d − 1) ÷ d`` × the gradient bytes
+    (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009, J. Parallel Distrib. Comput.
+    69(2): the bandwidth lower bound of an all-reduce; ``comm``), grow with the ``d`` replicas
+    and cross more of the scale-out network: the step is no faster, the MFU no higher. The
+    one term that shrinks with ``d``, a ZeRO-sharded optimizer update (1 ÷ d of the states per
+    GPU), is the engine's to price: the cap is the measured MFU × ``max(1, target_mfu ÷ the
+    pilot's uncalibrated MFU)``, so it moves above the measurement only where the uncalibrated
+    engine itself predicts the target faster than the pilot."""
+    caps, p0 = [], min(cal.pilots, key=lambda q: q.n_gpus)  # extrapolate prices on p0's GPU
+    for q, meas, unc in zip(cal.pilots, cal.measured_mfu, cal.uncalibrated_mfu):
+        if (plan.dp >= q.plan.dp and dataclasses.replace(q.plan, dp=plan.dp) == plan
+                and int(seq_len) == int(q.seq_len) and options == q.options
+                and same_model(model, q.model)
+                and accelerator_name(q.accelerator) == accelerator_name(p0.accelerator)):
+            caps.append(meas * max(1.0, target_mfu / unc))
+    return min(caps) if caps else None
 
 
 @lru_cache(maxsize=1)
@@ -1729,8 +1795,19 @@ def _scaleup_fraction(acc, allreduce) -> tuple:
 #: OCP format or AMD's ``fnuz`` variants is priced at the FP8 dense peak.
 MAMF_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e4m3fnuz": "fp8",
                "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
-_MAMF_MAX = (re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
+_MAMF_MAX = (re.compile(r"^MAMF \(max achievable,\s*boost burst\):\s*(\S+?)\s*TFLOPS\s*@\s*"
+                        r"(\d+)x(\d+)x(\d+)", re.M),
+             re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
              re.compile(r"The best outcome was\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)"))
+_MSMF = re.compile(r"^MSMF \(max sustainable,\s*saturated\):\s*(\S+?)\s*TFLOPS\s*@\s*"
+                   r"(\d+)x(\d+)x(\d+)", re.M)
+#: The chip a device or catalogue name names: NVIDIA's (A100, H100, H200, B200, GB200, L40S,
+#: GH200), AMD's (MI300X) and Intel's (Gaudi 3) model numbers.
+_CHIP = re.compile(r"(?<![A-Za-z0-9])(G[BH]\d{3}|[ABHLV]\d{2,3}S?|MI\d{3}X?|Gaudi ?\d)(?![0-9])",
+                   re.I)
+#: Device names whose GPU is another catalogue chip: a GH200 Grace Hopper Superchip's GPU is an
+#: H100 (NVIDIA GH200 Grace Hopper Superchip datasheet: "NVIDIA H100 Tensor Core GPU").
+MAMF_CHIP_ALIASES = {"GH200": "H100"}
 
 #: The lowest fraction of the dtype's dense peak a mamf-finder log is taken at. The published
 #: MAMF table (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul
@@ -1749,8 +1826,14 @@ def parse_mamf_log(text: str) -> dict:
     compute/accelerator/benchmarks/mamf-finder.py): ``{"tflops", "m", "n", "k", "dtype", "line",
     "device", "torch", "shapes_tried"}``. ``tflops`` is the maximum over the shapes tried
     (10^12 FLOP/s, the script's legend), at the ``M × N × K`` shape printed beside it, from the
-    script's ``max:`` line (its versions since 2025 print mean, median and max) or its earlier
-    ``The best outcome was ... TFLOPS @ MxNxK`` line; ``dtype`` from its ``** Dtype: torch.X``
+    script's ``MAMF (max achievable,  boost burst): X TFLOPS @ MxNxK`` headline (its version
+    that measures the sustainable rate too, stas00/ml-engineering branch fast-mamf, commit
+    082816f9be8aeb6b65b074c33cb354a7ca1e7087, compute/accelerator/benchmarks/mamf-finder.py
+    lines 1236-1237 and ``format_headline``; its ``MSMF (max sustainable, saturated)`` rate is
+    kept as ``msmf_tflops``, else None: the catalogue's fractions are burst rates, so the MAMF is
+    the one priced), its ``max:`` line (its versions since 2025 print mean, median and max) or its
+    earlier ``The best outcome was ... TFLOPS @ MxNxK`` line; ``shapes_tried`` from ``Tried N
+    shapes`` (any spacing: a log printed ``Tried  4913 shapes``); ``dtype`` from its ``** Dtype: torch.X``
     header (``MAMF_DTYPES``; ``"bf16"``, the script's default, when the header is absent);
     ``device`` and ``torch`` from its header where printed, else None; ``line`` the result line
     as printed (whitespace collapsed), quoted in errors.
@@ -1770,21 +1853,24 @@ def parse_mamf_log(text: str) -> dict:
         if hit:
             break
     if hit is None:
-        raise ValueError("no mamf-finder result line ('max: X TFLOPS @ MxNxK' or "
-                         "'The best outcome was X TFLOPS @ MxNxK') in the log")
+        raise ValueError("no mamf-finder result line ('MAMF (max achievable, boost burst): X "
+                         "TFLOPS @ MxNxK', 'max: X TFLOPS @ MxNxK' or 'The best outcome was X "
+                         "TFLOPS @ MxNxK') in the log")
     tflops, shape = _mamf_result(hit)
     d = re.search(r"\*\* Dtype:\s*torch\.(\w+)", text)
     dtype = d.group(1) if d else "bfloat16"
     if dtype not in MAMF_DTYPES:
         raise ValueError(f"mamf-finder dtype torch.{dtype} is not one the workbook prices "
                          f"(one of {', '.join('torch.' + k for k in MAMF_DTYPES)})")
-    dev = re.search(r"_CudaDeviceProperties\(name='([^']+)'", text)
-    tv = re.search(r"^torch=(\S+)", text, re.M)
-    tried = re.search(r"[Tt]ried (\d+) shapes", text)
+    dev = re.search(r"_\w*DeviceProperties\(name='([^']+)'", text)
+    tv = re.search(r"^(?:- )?torch=(\S+)", text, re.M)
+    tried = re.search(r"[Tt]ried\s+(\d+)\s+shapes", text)
+    ms = _MSMF.search(text)
     return {"tflops": tflops, "m": shape[0], "n": shape[1], "k": shape[2],
             "dtype": MAMF_DTYPES[dtype], "line": " ".join(hit.group(0).split()),
             "device": dev.group(1) if dev else None, "torch": tv.group(1) if tv else None,
-            "shapes_tried": int(tried.group(1)) if tried else None}
+            "shapes_tried": int(tried.group(1)) if tried else None,
+            "msmf_tflops": _mamf_result(ms)[0] if ms else None}
 
 
 def _mamf_result(hit) -> tuple:
@@ -1846,17 +1932,53 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
     Raises
     ------
     ValueError
-        As ``parse_mamf_log`` and ``_mamf_fraction`` (a rate above the dtype's peak, or below
-        ``MAMF_MIN_FRACTION`` of it).
+        As ``parse_mamf_log``, ``mamf_device_check`` (a log of another chip) and
+        ``_mamf_fraction`` (a rate above the dtype's peak, or below ``MAMF_MIN_FRACTION`` of it).
     """
     r = parse_mamf_log(text)
     acc = load_accelerator(accelerator)
+    mamf_device_check(acc.name, r["device"])
     frac = _mamf_fraction(acc, r)
     eff = base if base is not None else load_efficiency_row(accelerator)
     return eff.replace(matmul_fraction=frac, source=(
         f"mamf-finder log ({r['device'] or 'device not printed'}, torch {r['torch'] or '?'}): "
         f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} = {frac:.1%} "
-        f"of the {r['dtype']} peak; other fields from {eff.accelerator}'s catalogue row"))
+        f"of the {r['dtype']} peak"
+        + (f" (its MSMF, the sustained rate, {r['msmf_tflops']:.1f} TFLOPS, is not priced: the "
+           "catalogue's fractions are burst rates)" if r.get("msmf_tflops") else "")
+        + f"; other fields from {eff.accelerator}'s catalogue row"))
+
+
+def mamf_chip(name: str | None) -> str | None:
+    """The chip a device or catalogue accelerator name names (``_CHIP``, upper case, through
+    ``MAMF_CHIP_ALIASES``): "NVIDIA A100-SXM4-80GB" -> "A100", "H100-SXM" -> "H100", "NVIDIA
+    GH200 480GB" -> "H100"; None when it names none."""
+    hit = _CHIP.search(name or "")
+    if hit is None:
+        return None
+    chip = hit.group(1).upper().replace(" ", "")
+    return MAMF_CHIP_ALIASES.get(chip, chip)
+
+
+def mamf_device_check(accelerator: str, device: str | None) -> str | None:
+    """Whether a mamf-finder log's ``device`` (its header's device name, ``parse_mamf_log``) is
+    the catalogue ``accelerator`` it is priced on: a ValueError naming both when their chips
+    differ (``mamf_chip``: a log of an A100 read as an H100's would price the H100's matmuls at
+    the A100's rate), a warning in words when the log names no device or either name no chip
+    (nothing to compare), None when they agree."""
+    if not device:
+        return (f"the mamf-finder log names no device (its header's device line is absent): "
+                f"it is taken as the {accelerator}'s, unchecked")
+    mine, theirs = mamf_chip(accelerator), mamf_chip(device)
+    if mine is None or theirs is None:
+        return (f"the mamf-finder log's device {device!r} cannot be compared with the catalogue's "
+                f"{accelerator}: it is taken as the {accelerator}'s, unchecked")
+    if mine != theirs:
+        raise ValueError(f"device={device!r} in the log's header is chip {theirs}, not the "
+                         f"{accelerator}'s chip {mine} it would be priced on: give a log of the "
+                         f"{mine}, or the {theirs}'s catalogue name as --accelerator (llmcost "
+                         "list accelerators)")
+    return None
 
 
 def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -> dict:
@@ -1881,7 +2003,7 @@ def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -
     if len(names) != len(texts):
         raise ValueError(f"names={names!r} must name each of the {len(texts)} log(s) once")
     acc = load_accelerator(accelerator)  # an unknown name is refused before any log is read
-    mm, logs, sources = {}, [], []
+    mm, logs, sources, warnings = {}, [], [], []
     for name, text in zip(names, texts):
         try:
             r = parse_mamf_log(text)
@@ -1891,6 +2013,8 @@ def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -
         if r["dtype"] in mm:
             raise ValueError(f"mamf-finder log {name}: a second {r['dtype']} log (one per dtype)")
         mm[r["dtype"]] = round(eff.matmul_fraction, 4)
+        said = mamf_device_check(acc.name, r["device"])
+        warnings += [f"mamf-finder log {name}: {said}"] if said else []
         logs.append(r)
         sources.append(eff.source.split("; other fields")[0])
     return {"kind": PROFILE_KIND, "accelerator": acc.name,
@@ -1903,7 +2027,7 @@ def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -
                              "scaleout_fraction"] + [f"matmul_fraction.{d}"
                                                      for d in ("bf16", "fp8") if d not in mm],
             "source": "; ".join(sources) + "; fields not measured keep the catalogue's",
-            "timings": {"mamf": logs}}
+            "timings": {"mamf": logs}, "warnings": warnings}
 
 
 def microbench_profile(accelerator: str, timings: dict, date: str | None = None) -> dict:
