@@ -90,7 +90,7 @@ def test_an_owned_report_prices_notebooks_01_and_07_at_the_bills_hardware_rate(t
     plan = report.plan_report(path)
     bill = ledger.build_ledger(plan.scenario)
     # by hand, Cottier et al. 2024 (arXiv:2405.21015 §2.2): the cluster's value per GPU is its
-    # price × 1.64 (server) ÷ (1 − 0.19) (interconnect), losing 0.14·ln 10 of it per year
+    # price × 1.64 (server) ÷ (1 − 0.19) (interconnect), charged 0.14·ln 10 of it per year of use
     hardware = 25_000 * 1.64 / (1 - 0.19) * 0.14 * math.log(10) / (365.25 * 24)
     assert hardware == pytest.approx(1.861, abs=1e-3)
     assert bill.figures["price_usd_per_gpu_hour"] > 1.01 * hardware  # + energy: its own line

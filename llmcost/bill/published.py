@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator
-from .pricing import default, default_range, default_rows, owned_usd_per_gpu_hour
+from .pricing import (default, default_range, default_rows, owned_usd_per_gpu_hour,
+                      server_cost_multiplier)
 
 #: Lines for which no public default exists, and the sources searched for one (shown in the bill).
 NOT_PUBLISHED = {
@@ -227,16 +228,17 @@ def repriced_forecast(bill, years=(0, 1, 2, 3), kind: str = "purchase") -> pd.Da
 def acquisition_vs_amortised(bill) -> dict:
     """What buying the cluster costs against what the run is charged for it (Epoch's method):
 
-        acquisition = n_gpus × price × 1.64 / (1 − 0.19)
-        amortised   = all GPU-hours × price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
+        acquisition = n_gpus × price × s / (1 − 0.19)
+        amortised   = all GPU-hours × price × s / (1 − 0.19) × 0.14·ln 10 / 8,766 h
 
-    Both on the accelerator's purchase price (``ledger_owned_usd_per_gpu`` or the H100
-    default). Returns ``acquisition_usd``, ``amortised_usd`` and their ratio."""
+    s the server cost multiplier (``pricing.server_cost_multiplier``: 1.66 for an A100, 1.64
+    otherwise). Both on the accelerator's purchase price (``ledger_owned_usd_per_gpu`` or the
+    H100 default). Returns ``acquisition_usd``, ``amortised_usd`` and their ratio."""
     f = bill.figures
     gpu = as_accelerator(f["accelerator"])
     own = owned_usd_per_gpu_hour(gpu, bill.scenario.get("ledger_owned_usd_per_gpu"))
-    cluster_per_gpu = float(own["acquisition_usd_per_gpu"]) * default(
-        "server_cost_multiplier") / (1.0 - default("interconnect_share"))
+    cluster_per_gpu = float(own["acquisition_usd_per_gpu"]) * server_cost_multiplier(gpu) / (
+        1.0 - default("interconnect_share"))
     acq = f["n_gpus"] * cluster_per_gpu
     amort = float(f["all_gpu_hours"]) * float(own["capex_usd_per_gpu_hour"])
     return {"acquisition_usd": acq, "amortised_usd": amort, "ratio": acq / amort,

@@ -105,6 +105,8 @@ comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per directi
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -112,6 +114,7 @@ import llmcost
 from llmcost import ledger, plots
 from llmcost.bill import published, validation
 from llmcost.bill.checks import budget_warning
+from llmcost.bill.pricing import server_cost_multiplier
 from llmcost.present.report import publish_summary, summary_row
 
 scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: the bill draws them
@@ -674,26 +677,34 @@ if can_own:
 
 # %% [markdown]
 # **Why the bill differs.** Energy is computed with Epoch's own power model (TDP × server
-# overhead × 75 % draw × PUE), so it lands in or near their range. Staff is the line the
-# bill cannot default without a team: no paper publishes FTE-months by role, so it is
-# `ledger_people`, or a paper's contributor count × Epoch's FTE fraction, or zero; and a
-# scenario without `ledger_project_months` pays people only for the final run's wall clock,
-# where Epoch counts the months from the project's start to publication. The FTE-years
-# printed above are the team Epoch's shares imply for this much hardware. The bill's
-# hardware also counts every GPU-hour it prices (exploration, post-training, benchmark
-# runs), as Epoch's amortised hardware includes their exploration multiplier.
+# overhead × average draw × PUE, each a default of `data/ledger_defaults.csv`), so it lands
+# in or near their range. Staff is the line the bill cannot default without a team: no paper
+# publishes FTE-months by role, so it is `ledger_people`, or a paper's contributor count ×
+# Epoch's FTE fraction, or zero; and a scenario without `ledger_project_months` pays people
+# only for the final run's wall clock, where Epoch counts the months from the project's start
+# to publication. The FTE-years printed above are the team Epoch's shares imply for this much
+# hardware. The bill's hardware also counts every GPU-hour it prices (exploration,
+# post-training, benchmark runs), as Epoch's amortised hardware includes their exploration
+# multiplier.
 
 # %% [markdown]
 # ## The cost of hardware over time
 #
 # **Acquisition or amortised?** Buying the cluster costs its price; a run is charged only the
 # value it uses up. Epoch's method, the basis of `pricing: owned`: the cluster (accelerator ×
-# 1.64 for the server ÷ (1 − 0.19) for the interconnect) loses 0.14 · ln 10 = 32 % of its
-# value per year of use, the rate at which price-performance improves
-# (`published.acquisition_vs_amortised`):
+# the server multiplier ÷ (1 − the interconnect's share)) is charged r · ln 10 of its start
+# value per year of use, r the rate at which price-performance improves (orders of magnitude a
+# year); over a whole year the value itself falls by less, 1 − 10^−r
+# (`published.acquisition_vs_amortised`; the figures, from `data/ledger_defaults.csv`, printed
+# below):
 
 # %%
 # NBVAL_CHECK_OUTPUT
+r_oom = ledger.default("depreciation_ooms_per_year")
+print(f"{gpu.name}: server × {server_cost_multiplier(gpu):g} ÷ (1 − "
+      f"{ledger.default('interconnect_share'):g}) interconnect; charged {r_oom:g} · ln 10 = "
+      f"{r_oom * math.log(10):.0%} of the start value per year of use, while the value falls "
+      f"1 − 10^−{r_oom:g} = {1 - 10 ** -r_oom:.0%} over a whole year")
 if can_own:
     a = published.acquisition_vs_amortised(owned)
     print(f"buying {p['n_gpus']:,} GPUs as a cluster: {llmcost.fmt_usd(a['acquisition_usd'])} "
@@ -791,14 +802,15 @@ publish_summary("00_index", rows + [
 # * GPU-hours, not FLOPs, are what is paid: MFU and goodput each move the bill as much as the
 #   price does, and one MFU must hold across every notebook of a report.
 # * A rented GPU-hour includes energy, cooling and depreciation; an owned one is amortised
-#   (about 32% of the cluster's value per year of use) plus electricity.
+#   (about a third of the cluster's start value charged per year of use, the figure above) plus
+#   electricity.
 # * Storage and network are small lines unless the storage is provisioned for peak bandwidth.
 # * Annotation, data processing, evaluation and people have published anchors (Llama 2's
 #   comparisons, FineWeb's classifier pass, HELM's suite, a paper's contributor list × Epoch's
 #   FTE fraction), each a lower bound; a data licence is priced per deal and has no default.
-# * Hardware gets cheaper per FLOP every year (Epoch: 0.14 orders of magnitude for ML GPUs), at
-#   a rate that varies by generation: the same run re-priced next year, or on the next
-#   generation, is a range, not a number.
+# * Hardware gets cheaper per FLOP every year (Epoch's rate for ML GPUs and this workbook's
+#   slower V100-H100 series are printed above), at a rate that varies by generation: the same
+#   run re-priced next year, or on the next generation, is a range, not a number.
 # * A budget without a reserve assumes no rerun; the alerts say when reality departs from plan.
 #
 # ## Exercises

@@ -148,7 +148,8 @@ print(f"{p['global_batch_tokens'] / p['seq_len']:,.0f} sequences per step = "
 # \left(\frac{S}{S_\min} - 1\right)\left(\frac{E}{E_\min} - 1\right) = 1,$$
 #
 # where S_min is the least number of steps (an infinitely large batch), E_min the least number of
-# tokens (an infinitely small one) and B_noise = E_min/S_min the *gradient noise scale*. The first
+# tokens (an infinitely small one) and B_noise the *gradient noise scale*; the critical batch
+# B_crit = E_min/S_min ≈ B_noise is where the trade-off turns. The first
 # form follows from one SGD step: with a gradient of per-example noise variance tr(Σ), a batch of
 # B improves the loss by a fraction 1/(1 + B_noise/B) of what the exact gradient would; E = B·S
 # gives the second. At B = B_noise the run needs **2·S_min steps and 2·E_min tokens**: the knee of
@@ -295,7 +296,8 @@ print(f"a bubble of at most {batch.BUBBLE_TARGET:.0%} needs at least "
 
 # %% [markdown]
 # The scenario's plan, and three batches around the critical batch, each with the GPUs it can keep
-# busy (at least the scenario's cluster). Reserved GPU-hours = compute + idle; cost at the
+# busy (at least the scenario's cluster). Reserved GPU-hours = compute + idle, the ideal
+# run's (no failures, restarts or checkpoints: the bill, notebook 00, pays more); cost at the
 # scenario's price.
 
 # %%
@@ -306,7 +308,13 @@ plots.table(a.key_batches[["case", "batch_tokens", "n_gpus", "batch_over_b_noise
                            "reserved_gpu_hours", "compute_cost_usd"]], {
     "batch_tokens": "{:.3g}", "n_gpus": "{:,}", "batch_over_b_noise": "{:.2f}",
     "steps_over_s_min": "{:.2f}", "tokens_over_e_min": "{:.2f}", "wall_clock_days": fmt_quantity,
-    "reserved_gpu_hours": "{:,.0f}", "compute_cost_usd": "${:,.0f}"})
+    "reserved_gpu_hours": "{:,.0f}", "compute_cost_usd": "${:,.0f}"}, words={
+    "case": "case", "batch_tokens": "batch (tokens per step)", "n_gpus": "GPUs",
+    "batch_over_b_noise": "batch ÷ B_noise", "steps_over_s_min": "steps ÷ S_min",
+    "tokens_over_e_min": "tokens ÷ E_min", "wall_clock_days": "wall clock, days (ideal)",
+    "reserved_gpu_hours": "GPU-hours reserved (ideal: compute + idle, before failures and "
+                          "restarts; the bill pays more)",
+    "compute_cost_usd": "compute cost, USD (ideal GPU-hours × price)"})
 
 # %% [markdown]
 # > **Takeaway.** A fixed cluster gains nothing from a batch past the one that fills it without
@@ -326,8 +334,9 @@ plots.table(a.key_batches[["case", "batch_tokens", "n_gpus", "batch_over_b_noise
 # \;\approx\; t \quad \text{FLOP/byte for } t \ll d,$$
 #
 #  The GPU is compute-bound only when the intensity exceeds its
-# **ridge point**, peak FLOP/s ÷ HBM bytes/s (Williams et al. 2009): 295 FLOP/byte for an H100 SXM
-# in bf16. In training each GPU feeds its weight shard micro-batch × sequence tokens per matmul
+# **ridge point**, peak FLOP/s ÷ HBM bytes/s (Williams et al. 2009), printed below the figure for
+# the scenario's accelerator and number format. In training each GPU feeds its weight shard
+# micro-batch × sequence tokens per matmul
 # (the two backward matmuls have the same intensity). The curves bound the fraction of peak the
 # weight matmuls can reach: a dense model at a 4K-token sequence is compute-bound even at a
 # micro-batch of one sequence, but a fine-grained mixture of experts sends each expert only k/E
@@ -467,15 +476,16 @@ print(f"\nthis scenario: C = M·D = {ds['compute_flops']:.3g} FLOPs -> B_opt "
       f"η_opt {ds['lr']:.3g}")
 
 # %% [markdown]
-# > **Takeaway.** A fitted B_opt(C) is a second, independent estimate; it agrees with Kaplan's
-# > B_crit within a factor of about two for the runs below.
+# > **Takeaway.** A fitted B_opt(C) is a second, independent estimate; for every published run
+# > of section 8 it comes out above Kaplan's B_crit, by the factors printed there.
 
 # %% [markdown]
 # ## 7. When the batch changes, so must the learning rate
 #
 # * **Linear scaling** (Goyal et al. 2017, §2.1): multiply the batch by k, multiply the learning rate
-#   by k. Derived and validated for SGD with momentum (ResNet-50: η = 0.1·batch/256, up to 8k
-#   images) and only with a **gradual warm-up** (§2.2), because the early, fast-changing phase of
+#   by k. Derived and validated for SGD with momentum (ResNet-50: η = 0.1·batch/256, §5.1, up to
+#   8k images and η = 3.2, §5.2 and Table 1) and only with a **gradual warm-up** (§2.2), because
+#   the early, fast-changing phase of
 #   training cannot take the large rate.
 # * **Square-root scaling** for Adam and RMSprop (Malladi et al. 2022): for a batch κ times larger,
 #   multiply the learning rate by √κ, (1 − β1) and (1 − β2) by κ, and divide Adam's ε (its
@@ -498,7 +508,12 @@ lr = batch.lr_scaling_table(p["batch_base_lr"], p["global_batch_tokens"],
                             a.target.b_noise_tokens)
 plots.table(lr, {"batch_tokens": "{:.3g}", "batch_ratio": "{:g}", "lr_linear": "{:.3g}",
                  "lr_sqrt": "{:.3g}", "beta1_sqrt": "{:.3f}", "beta2_sqrt": "{:.3f}",
-                 "eps_sqrt": "{:.2g}", "lr_noise_scale": "{:.3g}"})
+                 "eps_sqrt": "{:.2g}", "lr_noise_scale": "{:.3g}"}, words={
+    "batch_tokens": "batch (tokens per step)", "batch_ratio": "κ = batch ÷ the scenario's",
+    "lr_linear": "LR, linear rule (Goyal)", "lr_sqrt": "LR, square-root rule (Malladi)",
+    "beta1_sqrt": "β1, square-root rule", "beta2_sqrt": "β2, square-root rule",
+    "eps_sqrt": "ε, square-root rule", "lr_noise_scale": "LR, noise-scale rule (McCandlish)",
+    "warnings": "warnings"})
 
 # %% [markdown]
 # > **Takeaway.** Linear for SGD, square root for Adam, and neither past the critical batch: a
@@ -518,21 +533,47 @@ plots.table(runs[["run_id", "train_tokens", "global_batch_tokens", "kaplan_loss"
                    "batch_over_deepseek"]], {
     "train_tokens": "{:.3g}", "global_batch_tokens": "{:.3g}", "kaplan_loss": "{:.3f}",
     "kaplan_b_crit_tokens": "{:.3g}", "batch_over_b_crit": "{:.2f}",
-    "deepseek_b_opt_tokens": "{:.3g}", "batch_over_deepseek": "{:.2f}"})
+    "deepseek_b_opt_tokens": "{:.3g}", "batch_over_deepseek": "{:.2f}"}, words={
+    "run_id": "run", "train_tokens": "training tokens", "global_batch_tokens": "batch (tokens)",
+    "kaplan_loss": "loss (Kaplan fit, nats/token)", "kaplan_b_crit_tokens": "B_crit, Kaplan (tokens)",
+    "batch_over_b_crit": "batch ÷ B_crit", "deepseek_b_opt_tokens": "B_opt, DeepSeek (tokens)",
+    "batch_over_deepseek": "batch ÷ B_opt"})
 
 # %%
 plots.readable(plots.published_batches(runs));
 
+
+# %%
+# NBVAL_CHECK_OUTPUT
+def span(col):  # one run: its value; several: their range
+    return f"{col.min():.2f}" if col.min() == col.max() else f"{col.min():.2f}–{col.max():.2f}"
+
+
+is_v3 = runs.run_id == "deepseek-v3-pretrain"
+for label, sel in (("dense runs", runs[~is_v3]), ("DeepSeek-V3 (MoE)", runs[is_v3])):
+    print(f"{label}: batch / Kaplan's B_crit {span(sel.batch_over_b_crit)}; batch / DeepSeek's "
+          f"B_opt {span(sel.batch_over_deepseek)}; B_opt / B_crit "
+          f"{span(sel.deepseek_b_opt_tokens / sel.kaplan_b_crit_tokens)}")
+v3r, v3m = runs[is_v3].iloc[0], llmcost.load_model("deepseek-v3")
+m_ds = v3r.compute_flops / v3r.train_tokens  # DeepSeek's M = 72·L·d² + 12·L·d·s
+m_mfu = [llmcost.compute.model_flops_per_token(v3m, v3m.seq_len, causal=c) for c in (True, False)]
+low = [1 - (m_ds / m) ** batch.DEEPSEEK_BATCH[1] for m in m_mfu]  # B_opt ∝ (M·D)^0.3271
+print(f"DeepSeek-V3: DeepSeek's M = {m_ds:.3g} FLOPs/token, {m_mfu[0]:.3g}–{m_mfu[1]:.3g} on the "
+      f"MFU basis (causal, full mask): B_opt {low[0]:.0%}–{low[1]:.0%} lower with DeepSeek's M")
+
 # %% [markdown]
-# All of them ended below both estimates, at 0.15–0.66 of Kaplan's critical batch: published
+# Every dense run ended below both estimates (the first line above): published dense
 # pre-training runs favour compute efficiency over wall-clock. The two independent estimates, one
-# from the noise scale (Kaplan) and one from a hyper-parameter search (DeepSeek), agree within a
-# factor of 1.1 to 2.4. (DeepSeek's fit is for dense models: for a mixture of experts its M, built
-# from d_model and the layer count, undercounts the FLOPs of the activated experts, so its B_opt
-# comes out low.)
+# from the noise scale (Kaplan) and one from a hyper-parameter search (DeepSeek), differ run by
+# run by the factors printed as B_opt / B_crit: DeepSeek's is the larger. DeepSeek-V3, a
+# mixture of experts, is the exception: its final batch, after a ramp, is above both. DeepSeek's
+# fit was made on dense models, and its M, built from d_model and the layer count, counts about
+# V3's activated parameters; against the FLOPs per token of this workbook's MFU basis it moves
+# V3's B_opt by a few percent (the last line), far less than the gap between V3's batch and
+# B_opt: DeepSeek-V3 chose a batch above both estimates.
 #
-# > **Takeaway.** Published runs chose batches below both estimates: they bought compute
-# > efficiency with wall-clock.
+# > **Takeaway.** Published dense runs chose batches below both estimates: they bought compute
+# > efficiency with wall-clock. DeepSeek-V3 chose one above both.
 
 # %% [markdown]
 # ## So how big should the batch be?
@@ -615,7 +656,7 @@ if interactive:
 # Training*, arXiv:1812.06162 (§2). Kaplan et al. 2020, *Scaling Laws for Neural Language Models*,
 # arXiv:2001.08361 (§5.1–5.2, Eq. 5.1–5.6, Table 3). DeepSeek-AI 2024, *DeepSeek LLM*,
 # arXiv:2401.02954 (§3.1 Eq. 1, §3.2 Eq. 2, Tables 2–3). Goyal et al. 2017, *Accurate, Large
-# Minibatch SGD*, arXiv:1706.02677 (§2.1–2.2). Malladi, Lyu, Panigrahi, Arora 2022, *On the SDEs
+# Minibatch SGD*, arXiv:1706.02677 (§2.1–2.2, §5.1–5.2, Table 1). Malladi, Lyu, Panigrahi, Arora 2022, *On the SDEs
 # and Scaling Rules for Adaptive Gradient Algorithms*, arXiv:2205.10287. Williams, Waterman,
 # Patterson 2009, *Roofline*, CACM 52(4). Korthikanti et al. 2022, *Reducing Activation
 # Recomputation in Large Transformer Models*, arXiv:2205.05198 (Table 2). Patarasuk & Yuan 2009

@@ -68,13 +68,19 @@ price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for
 # %%
 from IPython.display import Markdown
 
+from llmcost.bill.pilot import pilot_given, pilot_mfu
 from llmcost.present import answers
 
 band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
                               seq_len=p["seq_len"])   # sections 1 and 3
+# with pilots the bill's MFU is theirs, calibrated (bill.pilot.pilot_mfu, as notebook 00's):
+# the answer leads with it, the uncalibrated prediction second
+piloted = pilot_mfu(p) if pilot_given(p) else \
+    {"value": p["mfu"]} if p.get("mfu_band") == "pilot" else None
+bill_mfu = piloted["value"] if piloted else p["mfu"]   # the MFU every other page uses
 display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
                                    b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s,
-                                   center=band.center, n=band.n)))
+                                   center=band.center, n=band.n, calibrated=piloted)))
 
 # %% [markdown]
 # Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, notebook 03 found
@@ -109,8 +115,9 @@ print(f"plan: {plan.describe()}")
 print(f"chosen by predicted step time (llmcost.parallel.choose_plan): {', '.join(free)}" if free
       else "plan fixed by the scenario")
 if plan_how:  # the step and MFU of sections 1-5 are the uncalibrated model's on that plan
-    print(f"{plan_how}; its step {b.step_time_s:.3g} s and MFU {b.mfu:.1%} above are the "
-          "uncalibrated step-time model's; the MFU calibrated on the pilots: section 6")
+    print(f"{plan_how}; the answer above leads with the MFU calibrated on the pilots, "
+          f"{bill_mfu:.1%} (section 6); the step {b.step_time_s:.3g} s and MFU {b.mfu:.1%} of "
+          "sections 1-5 are the uncalibrated step-time model's")
 print(f"stack: {llmcost.stacks.load_stack(p['stack']).describe()}")
 print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'off'}, "
       f"DP {'on' if opts['dp_overlap'] else 'off'} (auto = the stack's)")
@@ -315,21 +322,24 @@ plots.step_breakdown(compare);
 
 # %%
 # NBVAL_CHECK_OUTPUT
-budget = step.time_budget(b)
 run_s = p["train_tokens"] / b.tokens_per_s
 gpu_h = run_s * p["n_gpus"] / 3600
-bill = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
+bill = llmcost.training_run(spec, gpu, p["train_tokens"], bill_mfu, p["n_gpus"], price,
                             seq_len=p["seq_len"], dtype=p["dtype"])  # notebook 01's, the bill's
-print(f"at the predicted MFU {b.mfu:.1%}: {p['train_tokens']:.3g} tokens at "
-      f"{b.tokens_per_s:,.0f} tokens/s, {run_s / 86400:.1f} days on {llmcost.fmt_gpus(p['n_gpus'])}, "
-      f"{llmcost.fmt_count(gpu_h, 3)} GPU-hours, {llmcost.fmt_usd(gpu_h * price)} at "
-      f"${price:.2f}/GPU-h ({price_source})")
-print(f"the bill (notebook 00 and every other page) uses MFU {p['mfu']:.1%}: "
-      f"{bill['wall_clock_days']:.1f} days, {llmcost.fmt_count(bill['gpu_hours'], 3)} GPU-hours, "
-      f"{llmcost.fmt_usd(bill['compute_cost_usd'])} before failures (notebook 01)")
+said_bill = (f"the bill (notebook 00 and every other page) uses MFU {bill_mfu:.1%}"
+             f"{', calibrated on the pilots' if piloted else ''}: {bill['wall_clock_days']:.1f} days, "
+             f"{llmcost.fmt_count(bill['gpu_hours'], 3)} GPU-hours, {llmcost.fmt_usd(bill['compute_cost_usd'])} before failures (notebook 01)")
+said_predicted = (f"at the predicted MFU {b.mfu:.1%}{' (uncalibrated)' if piloted else ''}: "
+                  f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s, "
+                  f"{run_s / 86400:.1f} days on {llmcost.fmt_gpus(p['n_gpus'])}, "
+                  f"{llmcost.fmt_count(gpu_h, 3)} GPU-hours, {llmcost.fmt_usd(gpu_h * price)} at "
+                  f"${price:.2f}/GPU-h ({price_source})")
+print(*((said_bill, said_predicted) if piloted else (said_predicted, said_bill)),
+      sep="\n")  # with pilots the bill's figures first (the answer's), the prediction second
 
 # %%
 # NBVAL_CHECK_OUTPUT
+budget = step.time_budget(b)
 print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
       f"{1 / b.mfu:.2f}× the compute the model needs")
 lost = budget.iloc[1:].sort_values("share", ascending=False)
@@ -771,8 +781,12 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 
 # %%
 # the step, its band, the fastest ranked plan and this regime's error (formulas: the docstring)
-publish_summary("04b_step_time", [summary_row(*r) for r in step_scenario.headline_figures(
-    b, plan, band, best, layer_split)])
+calibrated_rows = [summary_row(
+    "pilot_calibrated_mfu", "MFU calibrated on the pilots (the bill's)", bill_mfu, "",
+    "bill.pilot.pilot_mfu; the predicted MFU rows below are the uncalibrated step-time model's"
+)] if piloted else []   # with pilots, the bill's MFU first
+publish_summary("04b_step_time", calibrated_rows + [
+    summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split)])
 
 # %% [markdown]
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after

@@ -253,7 +253,11 @@ plots.table(view[["n_params", "n_active_params", "train_tokens", "tokens_per_par
                   "optimal_tokens_per_param", "compute_flops", "moe"]],
             {"n_params": "{:.3g}", "n_active_params": "{:.3g}", "train_tokens": "{:.3g}",
              "tokens_per_param": "{:,.1f}", "optimal_tokens_per_param": "{:.1f}",
-             "compute_flops": "{:.2e}"}, index=True)
+             "compute_flops": "{:.2e}"}, index=True, words={
+                 "n_params": "parameters", "n_active_params": "active parameters",
+                 "train_tokens": "training tokens", "tokens_per_param": "tokens per parameter",
+                 "optimal_tokens_per_param": "compute-optimal tokens per parameter (this fit)",
+                 "compute_flops": "training compute (FLOPs)", "moe": "MoE"})
 
 # %% [markdown]
 # Before Chinchilla, large models were trained on ~300B tokens whatever their size (GPT-3 at 1.7
@@ -495,6 +499,10 @@ else:
 # same-quality choices, priced:
 
 # %%
+COST_WORDS = {"choice": "choice", "engine_gap": "engine gap", "n_params": "parameters",
+        "train_tokens": "training tokens", "tokens_per_param": "tokens per parameter",
+        "train_usd": "training cost (USD)", "inference_usd": "serving cost (USD)",
+        "total_usd": "total cost (USD)", "vs_flop_optimum": "against the FLOP optimum"}  # the cost tables' headers
 opt_usd = sc.inference_adjusted_optimum_usd(target, p["inference_tokens_lifetime"], usd_per_flop, serve, fit)
 sizes = np.array([opt.chinchilla_n_params, opt_usd.n_params, opt.n_params,
                   opt.chinchilla_n_params / 4, n_run])
@@ -504,7 +512,8 @@ opts = sc.same_loss_options(target, sizes, p["inference_tokens_lifetime"], fit, 
 opts.insert(0, "choice", labels[np.isfinite(sc.tokens_for_loss(target, sizes, fit))])
 plots.table(opts.drop(columns=["train_flops", "inference_flops", "total_flops"]),
             {"n_params": "{:.3g}", "train_tokens": "{:.3g}", "tokens_per_param": "{:,.0f}",
-             "train_usd": "${:,.0f}", "inference_usd": "${:,.0f}", "total_usd": "${:,.0f}"})
+             "train_usd": "${:,.0f}", "inference_usd": "${:,.0f}", "total_usd": "${:,.0f}"},
+            words=COST_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -533,7 +542,7 @@ gaps = sc.optimum_across_engine_gap(target, p["inference_tokens_lifetime"], usd_
                                     [1.0, gap_lo, np.sqrt(gap_lo * gap_hi), gap_hi], fit)
 display(plots.table(gaps.drop(columns=["flop_optimum_n_params"]),
                     {"engine_gap": "{:.2f}×", "n_params": "{:.3g}", "train_tokens": "{:.3g}",
-                     "tokens_per_param": "{:,.0f}", "total_usd": "${:,.0f}"}))
+                     "tokens_per_param": "{:,.0f}", "total_usd": "${:,.0f}"}, words=COST_WORDS))
 first, last = gaps.iloc[1], gaps.iloc[-1]
 print(f"engine gap {gap_lo:.2f}× to {gap_hi:.2f}× (published serving figures; the table's rows 2 and 4): the dollar optimum "
       f"moves from {first.n_params:.3g} to {last.n_params:.3g} parameters, "
@@ -639,7 +648,13 @@ plots.table(mo[["compute_flops", "granularity", "active_params", "total_params",
                 "moe_in_fit_range", "dense_in_fit_range"]],
             {"compute_flops": "{:.3g}", "granularity": "{:.0f}", "active_params": "{:.3g}", "total_params": "{:.3g}",
              "train_tokens": "{:.3g}", "tokens_per_active_param": "{:.0f}", "dense_params": "{:.3g}",
-             "dense_compute_flops": "{:.3g}", "compute_multiplier": "{:.1f}x"})
+             "dense_compute_flops": "{:.3g}", "compute_multiplier": "{:.1f}x"}, words={
+                "compute_flops": "compute (FLOPs)", "granularity": "granularity G",
+                "active_params": "active parameters", "total_params": "total parameters",
+                "train_tokens": "training tokens", "tokens_per_active_param": "tokens per active",
+                "dense_params": "dense parameters (same loss)", "dense_compute_flops":
+                "dense compute (FLOPs)", "compute_multiplier": "dense ÷ MoE compute",
+                "moe_in_fit_range": "MoE in fit range", "dense_in_fit_range": "dense in fit range"})
 
 # %%
 r = mo.iloc[budgets_moe.index(c_run)]
@@ -719,12 +734,18 @@ plots.table(ot[["factor", "train_tokens", "tokens_per_param", "loss", "loss_gain
                 "optimal_n_params", "penalty", "break_even_inference_tokens"]],
             {"train_tokens": "{:.3g}", "tokens_per_param": "{:,.0f}", "loss": "{:.4f}", "loss_gain": "{:.4f}",
              "train_flops": "{:.3g}", "train_usd": "${:,.0f}", "optimal_n_params": "{:.3g}",
-             "penalty": "{:.2f}x", "break_even_inference_tokens": "{:.3g}"})
+             "penalty": "{:.2f}x", "break_even_inference_tokens": "{:.3g}"}, words={
+                "factor": "tokens × the optimum", "train_tokens": "training tokens",
+                "tokens_per_param": "tokens per parameter", "loss": "loss",
+                "loss_gain": "loss gained", "train_flops": "training FLOPs",
+                "train_usd": "training cost (USD)",
+                "optimal_n_params": "compute-optimal parameters (same loss)",
+                "penalty": "compute penalty", "break_even_inference_tokens": "break-even served tokens"})
 
 # %%
 k_llama = small.train_tokens / ot.train_tokens[0]
 print(f"{small.name} trained on {llmcost.fmt_count(small.train_tokens)} tokens: {k_llama:.0f}x its compute-optimal "
-      f"{llmcost.fmt_count(ot.train_tokens[0])} under {fit.name}")
+      f"{llmcost.fmt_count(ot.train_tokens[0])} tokens under {fit.name}")
 for _, row in ot[ot.factor.isin([10, 100])].iterrows():
     print(f"{row.factor:.0f}x: loss {row.loss:.4f} (-{row.loss_gain:.4f}) for {row.factor:.0f}x the FLOPs "
           f"({llmcost.fmt_usd(row.train_usd)}); a compute-optimal {llmcost.fmt_count(row.optimal_n_params)} model "
