@@ -234,9 +234,11 @@ display(Markdown(answers.published_runs_gaps(errors, goodputs, fp8_x)))
 # `check_claim` applies section 1 to a claim and gives a verdict, compared like with like:
 # **implausible** (the steady-state MFU the claim needs, $U/\text{goodput}$, is above the
 # achievable matmul ceiling of `data/efficiency.csv`), **optimistic** (above the best published
-# MFU for that generation and size, `accuracy.best_published_mfu`), **low** (below
-# `claims.LOW_SHARE` = half of it: the figure probably covers more than the final run), else
-# **plausible**. A claim of money and hours is judged on two more things, and its verdict is the worst of the three, each stated (`claims.worst_verdict`): its cost (**implausible** below the least its FLOPs can cost, every hour at the matmul ceiling at the least an hour of the accelerator or its generation can cost: the cheapest current catalogue hour of any pricing mode or the low end of the owned hour, `pricing.owned_hour_range`) and its price per GPU-hour (**optimistic** only below that same least hour; a price below today's list prices of its pricing mode but not below it is plausible, and the judgement says what it is below: a run of thousands of GPUs for months is bought on a long reservation or owned, and the catalogue holds few prices committed for a year or more). It also lists what the claim leaves out.
+# MFU comparable to the claim, `claims.best_reference`: the same hardware generation, MoE or dense,
+# total parameters within 4×, a comparable context and precision), **low** (below
+# `claims.LOW_SHARE` = half of it: either the figure covers more than the final run or the
+# run was that far below the best published one; published final runs sit there too, Pythia's
+# and BloombergGPT's on A100), else **plausible**. A claim of money and hours is judged on two more things, and its verdict is the worst of the three, each stated (`claims.worst_verdict`): its cost (**implausible** below the least its FLOPs can cost, every hour at the matmul ceiling at the least an hour of the accelerator or its generation can cost: the cheapest current catalogue hour of any pricing mode or the low end of the owned hour, `pricing.owned_hour_range`) and its price per GPU-hour (**optimistic** only below that same least hour; a price below today's list prices of its pricing mode but not below it is plausible, and the judgement says what it is below: a run of thousands of GPUs for months is bought on a long reservation or owned, and the catalogue holds few prices committed for a year or more). It also lists what the claim leaves out.
 #
 # **Claim 1: DeepSeek-V3, "$5.576M".** The report's own words (arXiv:2412.19437, Table 1 and §1):
 # 2,664K H800 GPU-hours of pre-training, 119K of context extension and 5K of post-training,
