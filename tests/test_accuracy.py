@@ -896,8 +896,8 @@ def test_the_bill_words_of_a_thin_regime_say_the_median_and_the_shrunk_shift():
     c = -0.086 * 2 / 4.4
     words = accuracy.central_mfu_words(0.519, c, 2, 0.36, 0.47, plan="TP4")
     assert "a median 8.6% less time per step than predicted (2 runs, too few to measure the " \
-        "model's error from: shrunk toward 0 by 2 / (2 + 2.4), 2.4 runs' worth of what the " \
-        "regimes with enough runs show, to 3.9%)" in words
+        "model's error from: shrunk toward no error by 2 / (2 + 2.4), a prior weighted as 2.4 " \
+        "runs by the regimes with enough runs, to 3.9%)" in words
     assert f"central estimate at {0.519 / (1 + c):.1%}" in words and "54.0%" in words
     assert "the bill uses the top, 47.0%" in words
     # a measured regime (n >= 9) says its median as before, with no shrinkage

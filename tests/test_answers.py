@@ -438,8 +438,9 @@ def test_serving_price_and_its_floor_never_print_alike():
                            floor_usd_per_m_output=0.0501)
     assert answers.md_usd(0.0540) == answers.md_usd(0.0501) == "\\$0.05"
     assert "costs **\\$0.054 per million output tokens** on an engine (the roofline's floor: " \
-        "\\$0.0501)" in text
+        "\\$0.050)" in text
     assert answers.distinct_usd(2.5, 1.25) == ("\\$2.50", "\\$1.25")  # apart: as md_usd prints
+    assert answers.distinct_usd(15.004, 15.001) == ("\\$15.004", "\\$15.001")  # no "e+", no fewer
 
 
 def test_step_time_with_pilots_leads_with_the_calibrated_step():

@@ -75,15 +75,25 @@ def test_the_engine_agrees_with_the_topology_table(name, g):
 
 
 def test_a_data_parallel_group_strided_by_tp_on_the_mesh():
-    # TP 2 on 16 MI300X: a DP group of 8 ranks 2 apart has 4 members per board, 3 links among
-    # them within the board, and 4 NICs out of it: bus = min(3 × 64 GB/s · f_up, 4 × 50 GB/s
-    # · f_out) (the hierarchical ring of comm.cluster_collective_time)
+    # TP 2 on 16 MI300X: a DP group of 8 ranks 2 apart has k = 4 members per board. Its ring
+    # across boards runs k channels, one entering through each member's NIC and making k − 1
+    # hops inside the board: the k(k − 1) directed links among the members carry one channel
+    # each, so each member moves k channels, each at most one link (64 GB/s · f_up) and one NIC
+    # (50 GB/s · f_out): bus = k · min(64 GB/s · f_up, 50 GB/s · f_out), k = 4
     acc = load_accelerator("MI300X")
     eff = load_efficiency(acc)
-    bus = min(3 * 64 * GB * eff.scaleup_fraction,
-              4 * acc.scaleout_bytes_per_s_per_dir * eff.scaleout_fraction)
+    link = 64 * GB * eff.scaleup_fraction
+    nic = acc.scaleout_bytes_per_s_per_dir * eff.scaleout_fraction
+    bus = 4 * min(link, nic)
     assert _bw_time("MI300X", "all_reduce", 8, stride=2, n_gpus=16) == pytest.approx(
         2 * 7 / 8 * S / bus, rel=1e-9)
+    # TP 4 on 32 GPUs: k = 2 members per board, bus = 2 · min(link, NIC)
+    assert _bw_time("MI300X", "all_reduce", 8, stride=4, n_gpus=32) == pytest.approx(
+        2 * 7 / 8 * S / (2 * min(link, nic)), rel=1e-9)
+    # the same group on one board of a switch (H100, its NICs the bound): as before
+    assert comm.mesh_scaleup_bandwidth(1.0, 4, 0, True) == 1.0
+    # a ring across boards with all 8 members on each: the whole board
+    assert comm.mesh_scaleup_bandwidth(1.0, 8, 7, True) == 1.0
 
 
 def test_tensor_parallel_time_on_the_mesh_in_a_step():

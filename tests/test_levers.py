@@ -820,7 +820,7 @@ def test_a_sweep_nothing_can_run_says_why(s):
     with pytest.raises(ValueError, match="no catalogue accelerator can run") as e:
         lv.hardware_sweep({**s, "model": "llama-3.1-405b", "n_gpus": 8})
     # the scenario's own H100 by the bill's own refusal (ledger.build_ledger: the states
-    # bound, 405e9 × 18 B / 8 = 913 GB per GPU), not by a line the bill never reaches
+    # bound, 405,853,388,800 × 18 B / 8 = 913 GB per GPU), not by a line the bill never reaches
     assert ("H100-SXM: model='llama-3.1-405b' on n_gpus=8: no parallel plan can fit: "
             "llama-3.1-405b's weights, gradients and optimizer states (18 B per parameter, "
             "7.31 TB) need 913 GB per GPU") in str(e.value)
@@ -1749,8 +1749,14 @@ def test_the_fp8_lever_prices_the_bill_a_predicted_fp8_scenario_gets():
     assert after["dtype"] == "fp8" and after["mfu"] == pytest.approx(fp8, rel=1e-12)
     want = llmcost.build_ledger({**s, "dtype": "fp8", "mfu": fp8}).total_usd
     assert lv.bill(after).total_usd == pytest.approx(want, rel=1e-9)
-    assert f"MFU {bf16:.1%} of the BF16 peak → {fp8:.1%} of the FP8 peak" in \
-        lv.fp8_training(s).assumptions
+    words = lv.fp8_training(s).assumptions
+    assert f"MFU {bf16:.1%} of the BF16 peak → {fp8:.1%} of the FP8 peak" in words
+    # the speed-up applied is the bill's: FP8 peak ÷ BF16 peak (H200's datasheet: 1,978.9 /
+    # 989.4 TFLOP/s) × the MFU ratio, as the two bills' ideal GPU-hours give it
+    peaks = 1978.9 / 989.4
+    hours = [lv.bill(x).figures["ideal_gpu_hours"] for x in (s, after)]
+    assert f"the run {peaks * fp8 / bf16:.2f}× faster" in words
+    assert hours[0] / hours[1] == pytest.approx(peaks * fp8 / bf16, rel=1e-6)
     # a measured MFU keeps its calibration: scaled by the raw predictions' ratio
     raw = lv.predicted_step({**s, "dtype": "fp8"})[1].mfu / lv.predicted_step(s)[1].mfu
     m = {k: v for k, v in s.items() if k != "mfu_band"}

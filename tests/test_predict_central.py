@@ -92,8 +92,8 @@ def test_the_bills_point_is_p_over_1_plus_c_with_c_from_the_validation_table(fil
     assert f"predicts {p:.1%}" in pred["words"] and f"uses the top, {pred['value']:.1%}" in \
         pred["words"]
     assert f"median {median:.1%} more time per step than predicted (3 runs, too few to measure " \
-        f"the model's error from: shrunk toward 0 by 3 / (3 + 2.4), 2.4 runs' worth of what " \
-        f"the regimes with enough runs show, to {c:.1%})" in pred["words"]
+        f"the model's error from: shrunk toward no error by 3 / (3 + 2.4), a prior weighted as " \
+        f"2.4 runs by the regimes with enough runs, to {c:.1%})" in pred["words"]
 
 
 def test_a_centre_above_the_capped_top_bills_the_top_and_says_so(files):

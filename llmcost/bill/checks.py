@@ -725,7 +725,8 @@ def states_do_not_fit(values: dict) -> str | None:
     """One sentence when no parallel plan of any kind can hold the model: its weights,
     gradients and optimizer states, N × b bytes (b the ``optimizer_recipe``'s bytes per
     parameter, ``memory.PrecisionRecipe.bytes_per_param``: 18 for BF16 with FP32 gradients and
-    Adam, Rajbhandari et al. 2020 §3.1), spread over every one of the ``n_gpus`` (ZeRO-3 over
+    Adam, 2 + 4 + 12; Rajbhandari et al. 2020 §3.1 count 16, 2 + 2 + 12, with 16-bit
+    gradients), spread over every one of the ``n_gpus`` (ZeRO-3 over
     all of them, or tp·pp = n), before any activation, exceed the usable HBM
     (``usable_hbm_bytes``): N × b ÷ n > usable. A bound that needs no network figure, checked
     where the plan itself cannot be (an accelerator without a scale-out figure); with it, the

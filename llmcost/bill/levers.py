@@ -791,8 +791,8 @@ def fp8_training(s: dict) -> Change:
       FP8: a trial's H200 bill, capped at 47.0% of a predicted 55.9%, was offered $23.8k
       where its FP8 twin bills $34.2k less).
 
-    Each MFU on its own dtype's dense peak; the words give the ratio applied and the raw
-    predicted step speed-up."""
+    Each MFU on its own dtype's dense peak; the words give the speed-up applied, peak(FP8) ÷
+    peak(BF16) × the MFU ratio, and with a predicted MFU the uncalibrated model's."""
     s = _clean(s)
     if _get(s, "dtype") == "fp8":
         return _unchanged(s, "already FP8")
@@ -801,19 +801,22 @@ def fp8_training(s: dict) -> Change:
         return _unchanged(s, cannot)
     fp8 = {**s, "dtype": "fp8"}
     (_, b16), (_, b8) = predicted_step(s), predicted_step(fp8)
+    gpu = load_accelerator(_get(s, "accelerator"))
+    peaks = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+    raw = b16.step_time_s / b8.step_time_s
     if s.get("_mfu_prediction") or _get(s, "mfu_band") == "predicted":
         c8, c16 = central_prediction(fp8)[3], central_prediction(s)[3]
         ratio = c8 / c16
         how = (f"MFU {c16:.1%} of the BF16 peak → {c8:.1%} of the FP8 peak, each bill's "
-               "central estimate of the step-time model's prediction")
+               f"central estimate of the step-time model's prediction: the run "
+               f"{peaks * ratio:.2f}× faster (the uncalibrated model's step {raw:.2f}×)")
     else:
         ratio = b8.mfu / b16.mfu
         how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
-               "on the scenario's calibration")
+               f"on the scenario's calibration: the run {peaks * ratio:.2f}× faster")
     after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
-                  "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how}; "
-                  f"predicted step {b16.step_time_s / b8.step_time_s:.2f}× faster "
+                  "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how} "
                   "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
 
 

@@ -29,13 +29,16 @@ def md_usd(usd: float) -> str:
 
 def distinct_usd(a: float, b: float) -> tuple[str, str]:
     """``md_usd`` of ``a`` and ``b``, or, where they print alike (a trial read "$0.05 ... (the
-    roofline's floor: $0.05)" for prices 20% apart), both to three, then four significant
-    figures: "\\$0.0536" against "\\$0.0446"."""
+    roofline's floor: $0.05)" for $0.054 and $0.050), both with more decimals (up to three
+    more below $1,000: "\\$0.054" against "\\$0.050"; never fewer than ``md_usd`` gives, never
+    in scientific notation); prices of $1,000 and more as ``md_usd`` prints them."""
     x, y = md_usd(a), md_usd(b)
-    for digits in (3, 4):
-        if x != y or a == b:
+    if x != y or a == b or max(abs(a), abs(b)) >= 1000:
+        return x, y
+    for d in (3, 4, 5):
+        x, y = (f"\\${v:,.{d}f}" for v in (a, b))
+        if x != y:
             break
-        x, y = (f"\\${v:,.{digits}g}" for v in (a, b))
     return x, y
 
 

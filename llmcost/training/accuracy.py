@@ -570,7 +570,8 @@ class MfuBand:
         the sentence's parenthesis after "capped at X%"."""
         for w in self.warnings:
             m = re.match(r"the band's upper end is capped at [^(]*\((.*)\): (?:no (?:step runs|"
-                         r"comparable run|published run)|the comparable runs measured less)", w)
+                         r"comparable run|published run)|the (?:comparable|published) runs"
+                         r"[^:]*? measured less)", w)
             if m:
                 return m.group(1)
         return ""
@@ -1208,8 +1209,9 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     runs = f"({n} run{'s' if n != 1 else ''})"
     if n < MIN_CONFORMAL_ROWS:  # the median shrunk toward 0 (``shift_factor``)
         runs = (f"({n} run{'s' if n != 1 else ''}, too few to measure the model's error from: "
-                f"shrunk toward 0 by {n} / ({n} + {SHIFT_SHRINK_ROWS:g}), {SHIFT_SHRINK_ROWS:g} "
-                f"runs' worth of what the regimes with enough runs show, to {abs(center):.1%})")
+                f"shrunk toward no error by {n} / ({n} + {SHIFT_SHRINK_ROWS:g}), a prior weighted "
+                f"as {SHIFT_SHRINK_ROWS:g} runs by the regimes with enough runs, to "
+                f"{abs(center):.1%})")
     if capped:
         return (f"{head}; its held-out runs in this regime took a median {how} {runs}, which puts "
                 f"the central estimate at {central:.1%}, above the band's capped top, so the "
@@ -1600,8 +1602,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            _ceiling_words(accelerator, ceiling))
     low_end = ref_d is not None and cap == floor and floor > ref_d
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
-            else "the comparable runs measured less, but a band does not fall below its own "
-            "low end" if low_end
+            else ("the comparable runs measured less" if best is not None else
+                  "the published runs of that scope measured less")
+            + ", but a band does not fall below its own low end" if low_end
             else "no comparable run has measured more" if best is not None
             else f"no comparable run on any hardware has measured more, and none is published "
             f"on {gpu_generation(accelerator)}" if elsewhere

@@ -163,20 +163,29 @@ def mesh_peers(accelerator_name: str) -> int:
     return int(round(r["links_per_chip"] / r["links_per_peer"]))
 
 
-def mesh_scaleup_bandwidth(up_bw, k, peers: int):
+def mesh_scaleup_bandwidth(up_bw, k, peers: int, spans=False):
     """The scale-up bandwidth per GPU of a group with ``k`` members on each board::
 
-        switch (peers = 0):  B_up
-        full mesh:           B_up · min(max(k − 1, 1), peers) / peers
+        switch (peers = 0):            B_up
+        full mesh, inside one board:   B_up · min(max(k − 1, 1), peers) / peers
+        full mesh, a ring across boards (``spans``):
+                                       B_up · min(k, peers) / peers
 
     ``B_up`` the board's per-GPU figure (all ``peers`` links, achievable fraction applied);
     a member reaches the others of its board over its direct links to them only (AMD Instinct
-    MI300X platform: each GPU linked directly to the 7 others, 64 GB/s per direction each; no
-    switch to carry a ring over the other links). A pair (k = 2, or a send/recv) has one link;
-    ``k`` ≥ the board's GPUs, all of them."""
+    MI300X platform: each GPU linked directly to the 7 others, 64 GB/s per direction each, "up
+    to 64 GB/s for each point-to-point link": AMD ROCm blog, Understanding RCCL Bandwidth and
+    xGMI Performance on AMD Instinct MI300X, 2025-03-02; ROCm/rccl README: "When using less
+    than 8 GPUs, one can only achieve a fraction of the potential bandwidth"). A pair (k = 2,
+    or a send/recv) has one link; ``k`` ≥ the board's GPUs, all of them. A ring across boards
+    runs k channels, one entering through each member's NIC, each making k − 1 hops inside the
+    board: the k(k − 1) directed links among the members carry one channel each, so every
+    member moves k channels at the link's rate, k links' worth (the whole board at k ≥ peers),
+    against k NICs (``_nccl_time``'s min(B_up, k·B_out))."""
     if not peers:
         return up_bw
-    return up_bw * np.clip(np.asarray(k, dtype=float) - 1.0, 1.0, peers) / peers
+    k = np.asarray(k, dtype=float)
+    return up_bw * np.clip(np.where(spans, k, k - 1.0), 1.0, peers) / peers
 
 
 def _check_op(op):
@@ -342,6 +351,7 @@ def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency, peers: int = 0):
     """Two-level collective time (arrays already validated); on a full mesh of ``peers`` links
     per GPU, the scale-up bandwidth of ``k`` members per board (``mesh_scaleup_bandwidth``)."""
     spans = n > k
+    ring_up = mesh_scaleup_bandwidth(up_bw, k, peers, spans)  # a ring across boards: k links
     up_bw = mesh_scaleup_bandwidth(up_bw, k, peers)
     if op == "all_to_all":
         inter = s * (n - k) / n / out_bw
@@ -352,7 +362,7 @@ def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency, peers: int = 0):
         moved_t = np.where(spans, s / out_bw, s / up_bw)
         steps = np.ones_like(n)
     else:
-        bus = np.where(spans, np.minimum(up_bw, k * out_bw), up_bw)
+        bus = np.where(spans, np.minimum(ring_up, k * out_bw), up_bw)
         moved, steps = _bw_term(op, s, n, "ring")
         moved_t = moved / bus
     alpha = np.where(spans, eff.scaleout_latency_s, eff.scaleup_latency_s)
@@ -978,9 +988,9 @@ def _nccl_time(op, s, n, k, up_bw, out_bw, peers=0):
     board (``mesh_scaleup_bandwidth``)."""
     n = np.asarray(n, dtype=float)
     k = np.minimum(np.asarray(k, dtype=float), n)
-    up_bw = mesh_scaleup_bandwidth(up_bw, k, peers)
     nodes = np.ceil(n / k)
     spans = nodes > 1
+    up_bw = mesh_scaleup_bandwidth(up_bw, k, peers, spans)
     bus = np.where(spans, np.minimum(up_bw, k * out_bw), up_bw)
     moved, steps = _bw_term(op, np.asarray(s, dtype=float), n, "ring")
     inter = {"all_reduce": 2 * (nodes - 1)}.get(op, nodes - 1)
@@ -1083,7 +1093,7 @@ def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, strid
     fig = _Figures(cluster, efficiency)
     st = np.asarray(as_array(stride, "stride", positive=True, integer=True), dtype=float)
     k = np.clip(np.floor(fig.domain / st), 1, n)
-    up = mesh_scaleup_bandwidth(fig.up_bw, k, fig.peers)
+    up = mesh_scaleup_bandwidth(fig.up_bw, k, fig.peers, n > k)
     bus = np.where(n > k, np.minimum(up, k * fig.out_bw), up)
     moved, _ = _bw_term(op, s, n, "ring")
     with np.errstate(divide="ignore", invalid="ignore"):

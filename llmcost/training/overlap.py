@@ -372,10 +372,11 @@ def dp_bandwidth(dp: int, tp: int, domain_size: int, up: float, out: float,
         W = min(B_up, k · B_out)    otherwise (the NICs of the k members pooled).
 
     On a full-mesh board (``peers`` links per GPU, ``comm.mesh_peers``) B_up is the k members'
-    links among themselves (``comm.mesh_scaleup_bandwidth``). Returns ``(W, link)``: the link
+    links among themselves, k links' worth for a ring across boards
+    (``comm.mesh_scaleup_bandwidth``). Returns ``(W, link)``: the link
     "scale-up: the whole group in one domain" or "network, k NIC(s) pooled"."""
     k, domains = group_layout(dp, tp, domain_size)
-    up = float(mesh_scaleup_bandwidth(float(up), k, peers))
+    up = float(mesh_scaleup_bandwidth(float(up), k, peers, int(domains) > 1))
     if int(domains) == 1:
         return up, "scale-up: the whole group in one domain"
     return min(up, float(k) * float(out)), f"network, {int(k)} NIC(s) pooled"

@@ -643,7 +643,7 @@ print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fittin
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
 print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, layer_split).describe()}: "
       f"{best['step_time_s']:.3f} s per step, predicted MFU {best['mfu']:.1%}, "
-      f"{best['days']:.1f} days at it (the bill's MFU is {p['mfu']:.1%}: see above)")
+      f"{best['days']:.1f} days at it (the bill's MFU is {bill_mfu:.1%}: see above)")
 # the same plan as the scenario's, or why the scenario's search did not choose it
 print(f"  {step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
 
