@@ -798,11 +798,17 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
     months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
+    people = p.get("ledger_people") or []
+    own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
+                                      for r in people)  # every role its own months: not these
     return months, (
         f"convention, ledger_project_months not given: the final run's wall clock{with_phases} "
         f"({months:,.2f} months) only; the exploratory runs before it, data work and "
-        "post-training after it are not counted, so people, operations and dataset storage "
-        "are lower bounds: set ledger_project_months")
+        "post-training after it are not counted, so "
+        + ("operations and dataset storage are lower bounds (every ledger_people role gives "
+           "its own months)" if own_months else
+           "people, operations and dataset storage are lower bounds")
+        + ": set ledger_project_months")
 
 
 def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:

@@ -84,7 +84,7 @@ from .scenario import (
     LEDGER_DEFAULTS,
     MAGNITUDE_LIMITS,
     PLAN_PARAMETERS,
-    SPOT_PREEMPTIONS_MISSING,
+    SPOT_LEVER_NEEDS_RATE,
     ScenarioError,
     ScenarioNeverFinishes,
     load_scenario,
@@ -807,9 +807,10 @@ def fp8_training(s: dict) -> Change:
     if s.get("_mfu_prediction") or _get(s, "mfu_band") == "predicted":
         c8, c16 = central_prediction(fp8)[3], central_prediction(s)[3]
         ratio = c8 / c16
-        how = (f"MFU {c16:.1%} of the BF16 peak → {c8:.1%} of the FP8 peak, each bill's "
-               f"central estimate of the step-time model's prediction: the run "
-               f"{peaks * ratio:.2f}× faster (the uncalibrated model's step {raw:.2f}×)")
+        how = (f"MFU {c16:.1%} of the BF16 peak → {c8:.1%} of the FP8 peak, each bill's own "
+               f"MFU (its prediction's central estimate, kept within its band: a band capped at "
+               f"the best comparable published run caps it): the run {peaks * ratio:.2f}× "
+               f"faster, where the uncalibrated model's step is {raw:.2f}× faster")
     else:
         ratio = b8.mfu / b16.mfu
         how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
@@ -1307,7 +1308,7 @@ def _spot_changes(s: dict) -> tuple:
         # no catalogue spot price, or no pre-emption rate: the bill cannot price it, and the
         # note says why plainly
         no_spot_price_words(_get(s, "accelerator")) if rate["price"] is None else
-        f"not priced: {SPOT_PREEMPTIONS_MISSING}"
+        f"not priced: {SPOT_LEVER_NEEDS_RATE}"
         if _get(s, "ledger_spot_preemptions_per_node_day") is None else "",
         f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
     return c, Change({**c.after, "ledger_resumable": False},
@@ -2151,9 +2152,9 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
-    if spot.note.startswith(f"not priced: {SPOT_PREEMPTIONS_MISSING}"):  # no rate: say so
+    if spot.note.startswith(f"not priced: {SPOT_LEVER_NEEDS_RATE}"):  # no rate: say so
         return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
-                             None, None, "", f"skipped: {SPOT_PREEMPTIONS_MISSING}")]
+                             None, None, "", f"skipped: {SPOT_LEVER_NEEDS_RATE}")]
     if spot.note:  # the lever does not apply (already spot, ...)
         return []
     try:

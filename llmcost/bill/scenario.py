@@ -1035,6 +1035,11 @@ SPOT_PREEMPTIONS_MISSING = (
     "node per day): no provider publishes a per-node rate, so the workbook has no default "
     "(AWS's Spot Instance Advisor gives only interruption-frequency bands per instance type, "
     "under 5% to over 20% a month)")
+#: The same for a spot lever of a scenario that is not spot (it never asked for spot).
+SPOT_LEVER_NEEDS_RATE = (
+    "spot capacity is priced only with your provider's pre-emption rate: give "
+    "ledger_spot_preemptions_per_node_day (pre-emptions per node per day; no provider publishes "
+    "one, so the workbook has no default)")
 
 
 def _cross_check(p: dict) -> None:

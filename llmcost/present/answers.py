@@ -159,7 +159,7 @@ def step_time_pilots(plan: str, chosen: bool, step_time_s: float, mfu: float, mf
     lo, hi = float(calibrated.get("low", m)), float(calibrated.get("high", m))
     how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
            "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
-    band = f" (band {lo:.1%}–{hi:.1%})" if hi > lo else " (a pilot ran this plan: its measurement)"
+    band = f" (band {lo:.1%}–{hi:.1%})" if hi > lo else " (the pilots' measured MFU, no band)"
     capped_below = (", capped below the prediction at the best comparable published run"
                     if mfu > mfu_high else "")
     return (f"Calibrated on the scenario's pilots, one optimizer step takes "
