@@ -1,6 +1,6 @@
 """`llmcost check` after an eighth new-user trial: a GPT-NeoX config.json read as its own
 (plain GeLU MLP, LayerNorms, biases, untied tables), not as a gated Llama MLP, and its count
-said to come from the config.json."""
+said to come from the config.json; a price the scenario gives judged as the run's own price."""
 
 import json
 import warnings
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from llmcost import ModelSpec, claims
+from llmcost.present.cli import main
 
 HF = Path(__file__).parent / "data" / "hf_configs"
 PYTHIA_12B = HF / "pythia-12b.json"
@@ -80,3 +81,46 @@ def test_check_says_the_count_comes_from_the_config_json():
     own = claims.check_claim(ModelSpec.from_hf_config(PYTHIA_12B).replace(name="mine"), 3e11,
                              "A100-40GB", gpu_hours=72_300, left_out=False)
     assert own.count_source == "counted from its config.json"
+
+
+def _price(c) -> dict:
+    return {x["aspect"]: x for x in c.judgements}["price"]
+
+
+def test_a_given_price_is_the_one_the_implied_price_is_judged_against():
+    # The trial: MI300X spot at a given $1.50/GPU-h; $25,000 over 14,552 GPU-h implies
+    # $1.72/GPU-h, which was judged OPTIMISTIC against DigitalOcean's $2.59 (the catalogue's
+    # least MI300X hour) though the run pays $1.50. Against the given price: not below it.
+    kw = dict(n_gpus=128, gpu_hours=14_552, pricing="spot", price_usd_per_gpu_hour=1.5,
+              left_out=False)
+    c = claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=25_000, **kw)
+    p = _price(c)
+    assert c.implied_usd_per_gpu_hour == pytest.approx(25_000 / 14_552, rel=1e-12)
+    assert p["verdict"] == "plausible"
+    assert "not below the given $1.50/GPU-h" in p["reason"]
+    assert "is not the price this run pays" in p["reason"]
+    # $20,000 ÷ 14,552 = $1.374 < $1.50: optimistic; at $1.50 it buys 20,000 ÷ 1.5 = 13,333 h
+    d = claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=20_000, **kw)
+    q = _price(d)
+    assert q["verdict"] == "optimistic"
+    assert "below the given $1.50/GPU-h" in q["reason"] and "13,333 GPU-h" in q["reason"]
+    # exactly the given price (the cost computed from it): not below it
+    e = claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=1.5 * 14_552, **kw)
+    assert _price(e)["verdict"] == "plausible"
+    # without a given price, the catalogue's least hour as before: $1.72 < $2.59, optimistic
+    kw.pop("price_usd_per_gpu_hour")
+    f = claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=25_000, **kw)
+    assert _price(f)["verdict"] == "optimistic" and "least an hour" in _price(f)["reason"]
+
+
+def test_check_scenario_judges_against_its_own_price(tmp_path, capsys):
+    y = tmp_path / "mi300x_given.yaml"
+    y.write_text("model: llama-3.1-70b\naccelerator: MI300X\nn_gpus: 128\n"
+                 "train_tokens: 5.0e10\nseq_len: 8192\nmfu: 0.38\ndtype: bf16\n"
+                 "pricing: on_demand\nprice_usd_per_gpu_hour: 1.5\n")
+    assert main(["check", "--scenario", str(y), "--usd", "25000", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    price = {x["aspect"]: x for x in out["judgements"]}["price"]
+    implied = out["implied_usd_per_gpu_hour"]
+    assert implied > 1.5 and price["verdict"] == "plausible"
+    assert "the given $1.50/GPU-h" in price["reason"]

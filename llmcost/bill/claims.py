@@ -1544,10 +1544,14 @@ def _price_judgement(j: _Judging) -> tuple:
     of accelerators for months is bought reserved for a long term or owned, and the catalogue
     holds no 1–3-year committed price for most accelerators (``committed_prices``; said when
     none), so the owned hour stands for that price. ``not judged`` when ``p_min`` is unknown
-    (neither the accelerator nor its generation is priced)."""
+    (neither the accelerator nor its generation is priced). A claim that states its own price
+    (a scenario's ``price_usd_per_gpu_hour``, the user's quote) is judged against that price
+    instead (``_given_price_judgement``)."""
     c, pr = j.c, j.price
     implied = c.usd / j.hours
     said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {gpu_h(j.hours)} GPU-h)"
+    if c.price_usd_per_gpu_hour is not None:
+        return _given_price_judgement(j, implied, said)
     least, src = least_hour_price(j)
     if least is None:
         return "not judged", f"{said} is not compared: {src}"
@@ -1578,6 +1582,30 @@ def _price_judgement(j: _Judging) -> tuple:
         f": the catalogue holds no 1–3-year committed price of the {generation(c.acc.name)} "
         "generation")
     return "plausible", f"{said} is below {mode}, not below {tail}{committed}"
+
+
+#: Relative rounding slack of ``_given_price_judgement``: an implied price this close below the
+#: given one is that price (a cost computed from it and divided back), not below it.
+GIVEN_PRICE_SLACK = 1e-6
+
+
+def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
+    """``(verdict, sentence)`` on the implied price of a claim that states its own GPU-hour
+    price ``p_given`` (a scenario's ``price_usd_per_gpu_hour``: the user's quote, what the
+    bill prices the run at): ``optimistic`` when the implied price is below it (beyond
+    ``GIVEN_PRICE_SLACK``: the claimed cost buys fewer hours than the claim says at the price
+    it pays), else ``plausible``; the catalogue's least hour (``least_hour_price``) said beside
+    it, not judged against."""
+    given = j.c.price_usd_per_gpu_hour
+    least, src = least_hour_price(j)
+    beside = "" if least is None else (
+        f"; the catalogue's least hour of {j.c.acc.name}, {usd_rate(least)}/GPU-h ({src}), is "
+        "not the price this run pays")
+    quote = f"the given {usd_rate(given)}/GPU-h (price_usd_per_gpu_hour: the run's own price)"
+    if implied < given * (1 - GIVEN_PRICE_SLACK):
+        return "optimistic", (f"{said} is below {quote}: at that price the claimed cost buys "
+                              f"{gpu_h(j.c.usd / given)} GPU-h, not {gpu_h(j.hours)}{beside}")
+    return "plausible", f"{said} is not below {quote}{beside}"
 
 
 def _left_out_basis(j: _Judging) -> str:
