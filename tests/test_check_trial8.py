@@ -1,6 +1,7 @@
 """`llmcost check` after an eighth new-user trial: a GPT-NeoX config.json read as its own
 (plain GeLU MLP, LayerNorms, biases, untied tables), not as a gated Llama MLP, and its count
-said to come from the config.json; a price the scenario gives judged as the run's own price."""
+said to come from the config.json; a price the scenario gives judged as the run's own price;
+spot pricing given its pre-emption rate by a flag."""
 
 import json
 import warnings
@@ -124,3 +125,46 @@ def test_check_scenario_judges_against_its_own_price(tmp_path, capsys):
     implied = out["implied_usd_per_gpu_hour"]
     assert implied > 1.5 and price["verdict"] == "plausible"
     assert "the given $1.50/GPU-h" in price["reason"]
+
+
+SPOT = ["check", "--model", "llama-3.1-70b", "--accelerator", "H100-SXM", "--train-tokens",
+        "5e10", "--n-gpus", "128", "--gpu-hours", "20000", "--pricing", "spot"]
+
+
+def test_spot_without_a_rate_names_the_flag(capsys):
+    assert main(SPOT) == 2
+    err = capsys.readouterr().err
+    assert "needs --spot-preemptions-per-node-day RATE" in err
+    assert "llmcost check --scenario FILE" in err
+
+
+def test_spot_with_the_rate_flag_is_priced(capsys):
+    assert main(SPOT + ["--spot-preemptions-per-node-day", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "Not in the figure (--spot-preemptions-per-node-day, else the ledger's defaults)" \
+        in _unwrapped(out)
+    assert main(SPOT + ["--spot-preemptions-per-node-day", "0.05", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["left_out_keys"] == ["ledger_spot_preemptions_per_node_day"]
+    # the rate is read: more pre-emptions lose more of each run, and the exploratory runs
+    # (a multiple of the final run's paid hours) cost more (measured: $64,724 at 0.05 a
+    # node-day, $99,358 at 2)
+    assert main(SPOT + ["--spot-preemptions-per-node-day", "2", "--format", "json"]) == 0
+    more = json.loads(capsys.readouterr().out)
+    assert more["left_out_usd"] > 1.2 * out["left_out_usd"]
+
+
+@pytest.mark.parametrize("value, words", [
+    ("-1", "--spot-preemptions-per-node-day=-1.0 must be a finite number >= 0"),
+    ("nan", "--spot-preemptions-per-node-day=nan must be a finite number >= 0"),
+    ("x", "--spot-preemptions-per-node-day='x' must be a number"),
+])
+def test_the_rate_flag_is_validated(value, words, capsys):
+    assert main(SPOT + ["--spot-preemptions-per-node-day", value]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_the_rate_flag_needs_spot_pricing(capsys):
+    on_demand = [a for a in SPOT if a not in ("--pricing", "spot")]
+    assert main(on_demand + ["--spot-preemptions-per-node-day", "0.05"]) == 2
+    assert "--pricing is 'on_demand', not 'spot'" in capsys.readouterr().err
