@@ -398,6 +398,7 @@ class ClaimCheck:
     ``aspect``, ``verdict``, ``reason``, worst first), ``verdict`` the worst of them;
     ``verdict_basis``: what an ``optimistic`` utilisation rests on when it is not a published
     run's own figure (a BF16 run scaled for FP8), for the verdict's heading.
+    ``count_source``: where the parameter count N comes from (``count_words``).
     """
 
     model: str
@@ -447,6 +448,7 @@ class ClaimCheck:
     whole_run_causal: dict = field(default_factory=dict)
     steady_state_causal: dict = field(default_factory=dict)
     verdict_basis: str = ""
+    count_source: str = "the catalogue count"
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -455,8 +457,8 @@ class ClaimCheck:
     @property
     def n_active_6nd(self) -> float:
         """N of the 6ND count, N = flops_6nd ÷ (6·D), D = ``train_tokens``: the active
-        parameters the claim's FLOPs were counted with (the catalogue's count; Kaplan et al.
-        2020, C ≈ 6ND)."""
+        parameters the claim's FLOPs were counted with (``count_source`` says whose count;
+        Kaplan et al. 2020, C ≈ 6ND)."""
         return self.flops_6nd / (6 * self.train_tokens)
 
     def _on_dtype_basis(self) -> str:
@@ -480,7 +482,7 @@ class ClaimCheck:
             L.append("  published split (beside the claim, not applied): " + ", ".join(
                 f"{k} {v:,.0f} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
         L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {self.n_active_6nd / 1e9:.2f}B active "
-                 f"parameters, the catalogue count; D = {self.train_tokens:.4g}); MFU basis "
+                 f"parameters, {self.count_source}; D = {self.train_tokens:.4g}); MFU basis "
                  f"(matmul + attention, full attention mask, as published MFUs count) "
                  f"{self.flops_mfu_basis:.4g}; causal (the work a causal run does, what the "
                  f"ceiling and the cost floor bound) {self.flops_causal:.4g}")
@@ -936,8 +938,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     implied, pv = _unavailable_price_note(j, _price_verdict(j))
     rows, total, band, band_src = _claim_left_out(c, j, implied, extra) if left_out \
         else ([], 0.0, None, "")
-    basis = _left_out_basis(j) if left_out and rows and rows[0]["line"] != "(not priced)" \
-        else ""
+    basis, words = _left_out_basis(j) if left_out and rows and rows[0]["line"] != \
+        "(not priced)" else "", count_words(c.spec)
     return ClaimCheck(
         model=c.spec.name, accelerator=c.acc.name, dtype=c.dtype, train_tokens=c.train_tokens,
         seq_len=c.seq_len, n_gpus=j.n_gpus, days=j.days, gpu_hours=j.hours,
@@ -954,7 +956,22 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         published_phase_gpu_hours=j.known, tokens_source=c.token_note,
         cost_floor_source=j.floor_source, judgements=tuple(j.judgements),
         left_out_basis=basis, flops_causal=j.fc, whole_run_causal=j.u_causal,
-        steady_state_causal=j.steady_causal, verdict_basis=j.heading)
+        steady_state_causal=j.steady_causal, verdict_basis=j.heading, count_source=words)
+
+
+def count_words(spec: ModelSpec) -> str:
+    """Where a claim's parameter count comes from, for its FLOPs line: "the catalogue count"
+    for a catalogue model (``load_model`` gives the same spec), "counted from its config.json"
+    for one read from a Hugging Face config.json (``ModelSpec.from_hf_config``), else "counted
+    from the given architecture" (a ``ModelSpec`` or a scenario's own model)."""
+    if spec.source.startswith("Hugging Face config.json"):
+        return "counted from its config.json"
+    try:
+        if load_model(spec.name) == spec:
+            return "the catalogue count"
+    except ValueError:
+        pass
+    return "counted from the given architecture"
 
 
 def _claim_verdict(j: _Judging) -> None:
@@ -1527,10 +1544,14 @@ def _price_judgement(j: _Judging) -> tuple:
     of accelerators for months is bought reserved for a long term or owned, and the catalogue
     holds no 1–3-year committed price for most accelerators (``committed_prices``; said when
     none), so the owned hour stands for that price. ``not judged`` when ``p_min`` is unknown
-    (neither the accelerator nor its generation is priced)."""
+    (neither the accelerator nor its generation is priced). A claim that states its own price
+    (a scenario's ``price_usd_per_gpu_hour``, the user's quote) is judged against that price
+    instead (``_given_price_judgement``)."""
     c, pr = j.c, j.price
     implied = c.usd / j.hours
     said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {gpu_h(j.hours)} GPU-h)"
+    if c.price_usd_per_gpu_hour is not None:
+        return _given_price_judgement(j, implied, said)
     least, src = least_hour_price(j)
     if least is None:
         return "not judged", f"{said} is not compared: {src}"
@@ -1561,6 +1582,30 @@ def _price_judgement(j: _Judging) -> tuple:
         f": the catalogue holds no 1–3-year committed price of the {generation(c.acc.name)} "
         "generation")
     return "plausible", f"{said} is below {mode}, not below {tail}{committed}"
+
+
+#: Relative rounding slack of ``_given_price_judgement``: an implied price this close below the
+#: given one is that price (a cost computed from it and divided back), not below it.
+GIVEN_PRICE_SLACK = 1e-6
+
+
+def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
+    """``(verdict, sentence)`` on the implied price of a claim that states its own GPU-hour
+    price ``p_given`` (a scenario's ``price_usd_per_gpu_hour``: the user's quote, what the
+    bill prices the run at): ``optimistic`` when the implied price is below it (beyond
+    ``GIVEN_PRICE_SLACK``: the claimed cost buys fewer hours than the claim says at the price
+    it pays), else ``plausible``; the catalogue's least hour (``least_hour_price``) said beside
+    it, not judged against."""
+    given = j.c.price_usd_per_gpu_hour
+    least, src = least_hour_price(j)
+    beside = "" if least is None else (
+        f"; the catalogue's least hour of {j.c.acc.name}, {usd_rate(least)}/GPU-h ({src}), is "
+        "not the price this run pays")
+    quote = f"the given {usd_rate(given)}/GPU-h (price_usd_per_gpu_hour: the run's own price)"
+    if implied < given * (1 - GIVEN_PRICE_SLACK):
+        return "optimistic", (f"{said} is below {quote}: at that price the claimed cost buys "
+                              f"{gpu_h(j.c.usd / given)} GPU-h, not {gpu_h(j.hours)}{beside}")
+    return "plausible", f"{said} is not below {quote}{beside}"
 
 
 def _left_out_basis(j: _Judging) -> str:

@@ -675,11 +675,12 @@ class ModelSpec:
         """Build a ``ModelSpec`` from a Hugging Face ``config.json`` (a path or a dict; no network).
 
         Families read (``model_type``): llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, phi3,
-        olmo2, gemma2, gemma3 / gemma3_text, gpt_oss, deepseek_v2, deepseek_v3. Any other
+        olmo2, gemma2, gemma3 / gemma3_text, gpt_oss, deepseek_v2, deepseek_v3, gpt_neox. Any other
         ``model_type`` whose config has the Llama keys (``hidden_size``, ``num_hidden_layers``,
         ``num_attention_heads``, ``intermediate_size``, ``vocab_size``) is read as a Llama-style
-        decoder with a ``UserWarning`` listing the keys used, so check its count; one that sets
-        an expert count above 1 (``HF_MOE_KEYS``) is refused.
+        decoder with a ``UserWarning`` listing the keys used, so check its count (its FFN gated
+        only for a SiLU activation, ``hf_gated``); one that sets an expert count above 1
+        (``HF_MOE_KEYS``) is refused.
 
         What each family adds to a Llama-style decoder (from each family's ``modeling_*.py`` in
         Hugging Face transformers):
@@ -703,6 +704,8 @@ class ModelSpec:
           set, and joint KV factors with their norms); ``first_k_dense_replace`` dense layers.
           DeepSeek-V3's multi-token-prediction module (``num_nextn_predict_layers``) is read as
           ``mtp_depth``: in training FLOPs, not in ``n_params`` (its 671B excludes it).
+        * gpt_neox (Pythia): a plain GeLU MLP, not gated; LayerNorms; biases on every linear
+          layer; untied ``embed_in`` and ``embed_out`` (``_hf_gpt_neox``).
 
         Parameters
         ----------
@@ -939,7 +942,8 @@ def hf_context(c: HFConfig) -> tuple[int, str]:
 def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
     """The ``ModelSpec`` fields every family shares: shape, vocabulary, tying (Gemma ties by
     default), RMSNorm, RoPE, context (``hf_context``; not stated: ``context_stated`` False and
-    ``seq_len`` 2,048 for FLOP counts only), and a gated FFN for SiLU / GeLU activations."""
+    ``seq_len`` 2,048 for FLOP counts only), and a gated FFN where the family gates it
+    (``hf_gated``)."""
     mtype = c.mtype
     context, _ = hf_context(c)
     h, n_heads = c.need("hidden_size"), c.need("num_attention_heads")
@@ -957,9 +961,34 @@ def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
         context_stated=bool(context),
         source=f"Hugging Face config.json ({c.where})",
     )
-    act = c.get("hidden_activation") or c.get("hidden_act") or "silu"
-    kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") else "mlp"
+    kw["ffn_type"] = "gated" if hf_gated(c) else "mlp"
     return kw
+
+
+#: Families whose FFN has no gate whatever the activation (two matrices, ``fc_in`` / ``fc_out``
+#: or ``dense_h_to_4h`` / ``dense_4h_to_h``): transformers' ``modeling_gpt_neox.py``,
+#: ``modeling_gpt2.py``, ``modeling_gpt_neo.py``, ``modeling_gptj.py``, ``modeling_opt.py``,
+#: ``modeling_bloom.py``, ``modeling_falcon.py``, ``modeling_mpt.py``,
+#: ``modeling_gpt_bigcode.py``, ``modeling_phi.py``.
+HF_PLAIN_MLP_FAMILIES = ("gpt_neox", "gpt2", "gpt_neo", "gptj", "opt", "bloom", "falcon", "mpt",
+                         "gpt_bigcode", "phi")
+
+#: Activations read as gated for a family outside ``HF_FAMILY_READERS``: SiLU (SwiGLU, Llama's
+#: ``gate_proj``). A GeLU is gated only in the families that gate it (Gemma's GeGLU).
+HF_GATED_ACTS = ("silu", "swish", "swiglu")
+
+
+def hf_gated(c: HFConfig) -> bool:
+    """Whether a config's FFN is gated (three matrices): every family ``HF_FAMILY_READERS``
+    reads gates it (Llama, Mistral, Qwen, Phi-3, OLMo 2, Gemma, gpt-oss, DeepSeek) except
+    ``HF_PLAIN_MLP_FAMILIES``; any Gemma; another family when its activation is SiLU
+    (``HF_GATED_ACTS``), not a plain GeLU / ReLU (GPT-NeoX, GPT-2, OPT, BLOOM, Falcon)."""
+    if c.mtype in HF_PLAIN_MLP_FAMILIES:
+        return False
+    if c.mtype in HF_FAMILY_READERS or c.mtype.startswith("gemma"):
+        return True
+    act = str(c.get("hidden_activation") or c.get("hidden_act") or "silu")
+    return act in HF_GATED_ACTS
 
 
 #: Per-head (``"head"``) or whole-projection (``"full"``) RMSNorm on Q and K, by family
@@ -1089,6 +1118,20 @@ def _hf_mla(c: HFConfig, kw: dict, notes: list) -> None:
         "training FLOPs, not in the parameter count." if kw.get("mtp_depth") else ""))
 
 
+def _hf_gpt_neox(c: HFConfig, kw: dict, notes: list) -> None:
+    """GPT-NeoX (Pythia, GPT-NeoX-20B; transformers' ``modeling_gpt_neox.py``): full multi-head
+    attention with a fused QKV projection, biases on every linear layer, a plain GeLU MLP of
+    width ``intermediate_size``, LayerNorms (weight and bias: two per layer and a final one),
+    separate ``embed_in`` and ``embed_out`` tables (``tie_word_embeddings`` false by default)
+    and rotary embeddings on ``rotary_pct`` of each head (no parameters). The parallel
+    residual (``use_parallel_residual``) changes neither the count nor the FLOPs."""
+    kw["n_kv_heads"] = kw["n_heads"]
+    kw.update(norm="layernorm", bias="all", ffn_type="mlp", d_ff=c.need("intermediate_size"))
+    if c.get("attention_bias") is False:
+        notes.append("attention_bias=false: the attention biases (4 x hidden_size per layer, "
+                     "< 0.01% of the count) are counted all the same.")
+
+
 #: The ``model_type`` families ``ModelSpec.from_hf_config`` reads -> the reader that adds the
 #: family's attention and FFN to ``_hf_common``'s fields; any other type with the Llama keys is
 #: read by ``_hf_dense``.
@@ -1097,6 +1140,7 @@ HF_FAMILY_READERS = {
     "qwen3": _hf_dense, "qwen3_moe": _hf_qwen3_moe, "phi3": _hf_dense, "olmo2": _hf_dense,
     "gemma2": _hf_dense, "gemma3": _hf_dense, "gemma3_text": _hf_dense,
     "gpt_oss": _hf_gpt_oss, "deepseek_v2": _hf_mla, "deepseek_v3": _hf_mla,
+    "gpt_neox": _hf_gpt_neox,
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import os
 import re
 import signal
@@ -1019,6 +1020,10 @@ def _check_parser(sub) -> None:
     c.add_argument("--phase", action="append", default=[], metavar="NAME=GPU_HOURS",
                    help="GPU-hours of one phase where the source splits the claim (repeat; one "
                    "must be pre-training), e.g. --phase pre-training=2.664e6")
+    c.add_argument("--spot-preemptions-per-node-day", dest="spot_preemptions_per_node_day",
+                   metavar="RATE", help="with --pricing spot: your provider's spot pre-emptions "
+                   "per node per day (the scenario key ledger_spot_preemptions_per_node_day, a "
+                   "number >= 0; no default: no provider publishes a per-node rate)")
     c.add_argument("--tolerance", default="0.05", metavar="FRACTION",
                    help="relative tolerance of days x GPUs x 24 against GPU-hours (default 0.05)")
     c.add_argument("--format", choices=["text", "json"], default="text")
@@ -1080,6 +1085,10 @@ def _check(args) -> int:
                 flag = k.replace("_", "-")
                 run[k] = number(flag, v, k in ("n_gpus", "seq_len")) \
                     if k in ("n_gpus", "train_tokens", "seq_len", "mfu") else v
+        if args.spot_preemptions_per_node_day is not None:  # the spot bill's rate, as a flag
+            left_keys["ledger_spot_preemptions_per_node_day"] = _spot_rate(
+                number("spot-preemptions-per-node-day", args.spot_preemptions_per_node_day),
+                run.get("pricing", "on_demand"))
         for k in ("model", "accelerator"):
             if k not in run:
                 raise ValueError(f"--{k.replace('_', '-')} is required (or a --scenario that "
@@ -1122,7 +1131,11 @@ def _check(args) -> int:
             msg = _check_flags_named(msg, args)  # as the flag
         if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
             msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
-        if not args.scenario:  # a model given as a flag: its path as a flag too
+        if not args.scenario:  # a model given as a flag: its path as a flag too; the spot
+            msg = msg.replace(  # rate the refusal names, as this command's flag
+                "needs ledger_spot_preemptions_per_node_day",
+                "needs --spot-preemptions-per-node-day RATE (or a scenario file that sets "
+                "ledger_spot_preemptions_per_node_day: llmcost check --scenario FILE)")
             msg = msg.replace("(e.g. model: path/to/config.json)",
                               "(e.g. --model path/to/config.json)")
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
@@ -1151,13 +1164,30 @@ def _check(args) -> int:
                           **({"warnings": warned} if args.scenario else {})},
                          indent=1, default=str))
     else:  # the prose wrapped to the terminal, as estimate's; its warnings as estimate's
-        print(wrap_prose("".join(x + "\n" for x in (said, hours_from) if x) + c.describe()))
+        text = c.describe()
+        if not args.scenario:  # the one key a claim without a scenario gives: its flag's
+            text = text.replace("the scenario's ledger_spot_preemptions_per_node_day",
+                                "--spot-preemptions-per-node-day")
+        print(wrap_prose("".join(x + "\n" for x in (said, hours_from) if x) + text))
         warned = [w for w in warned if w not in c.notes]  # one sentence said once
         if warned:
             print("\nthe scenario file's warnings (as llmcost estimate prints them):")
         for w in warned:
             print("\n".join(wrap_lines(f"warning: {w}", terminal_columns())))
     return 0
+
+
+def _spot_rate(rate: float, pricing: str) -> float:
+    """``llmcost check --spot-preemptions-per-node-day``: a finite number >= 0, given with
+    ``--pricing spot`` (the only bill that reads it); a ValueError naming the flag, the value
+    and the rule otherwise."""
+    if not math.isfinite(rate) or rate < 0:
+        raise ValueError(f"--spot-preemptions-per-node-day={rate!r} must be a finite number "
+                         ">= 0 (pre-emptions per node per day)")
+    if pricing != "spot":
+        raise ValueError(f"--spot-preemptions-per-node-day={rate!r} prices spot pre-emptions; "
+                         f"--pricing is {pricing!r}, not 'spot'")
+    return rate
 
 
 def _ranged_mfu_words(r: Range) -> str:
