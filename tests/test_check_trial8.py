@@ -105,6 +105,13 @@ def test_a_given_price_is_the_one_the_implied_price_is_judged_against():
     q = _price(d)
     assert q["verdict"] == "optimistic"
     assert "below the given $1.50/GPU-h" in q["reason"] and "13,333 GPU-h" in q["reason"]
+    # the cost floor prices its hours at that given price too (the run's own, below the
+    # catalogue's $2.59): floor = hours at the ceiling × $1.50, so $20,000 is not below it
+    assert d.cost_floor_usd == pytest.approx(
+        claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=20_000,
+                           **{**kw, "price_usd_per_gpu_hour": 2.59}).cost_floor_usd * 1.5 / 2.59,
+        rel=1e-9)
+    assert d.cost_floor_usd < 20_000 and "given price" in d.cost_floor_source
     # exactly the given price (the cost computed from it): not below it
     e = claims.check_claim("llama-3.1-70b", 5e10, "MI300X", usd=1.5 * 14_552, **kw)
     assert _price(e)["verdict"] == "plausible"

@@ -1371,11 +1371,16 @@ def least_hour_price(j: _Judging) -> tuple:
     current hour of any pricing mode of the accelerator or, unpriced itself, of its hardware
     generation, the low end of the owned hour included (``cheapest_price``), or the claim's
     own owned hour if lower (``pricing: owned`` with the scenario's purchase price, energy
-    price or PUE: the hour its bill charges, ``price_range``); ``(None, reason)`` when none."""
+    price or PUE: the hour its bill charges, ``price_range``), or the run's own given price if
+    lower (a scenario's ``price_usd_per_gpu_hour``: what it pays, the price
+    ``_given_price_judgement`` judges by); ``(None, reason)`` when none."""
     x, src = cheapest_price(j.c.acc)
     pr = j.price
     if j.c.pricing == "owned" and pr["n"] and (x is None or pr["low"] < x):
-        return pr["low"], f"the claim's owned hour, {pr['source']}"
+        x, src = pr["low"], f"the claim's owned hour, {pr['source']}"
+    given = j.c.price_usd_per_gpu_hour
+    if given is not None and (x is None or given < x):
+        return given, "the run's own given price (price_usd_per_gpu_hour)"
     return x, src
 
 
