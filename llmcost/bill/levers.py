@@ -2132,12 +2132,15 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
                        "fail_rate_per_gpu_year"))
     gpu_years = int(b.figures["n_gpus"]) * b.figures["wall_clock_days"] / 365.25
     p_fail = float(-math.expm1(-lam * gpu_years))  # Poisson: P(at least one) = 1 − e^(−λ·n·T)
+    llama3 = ("; Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs"
+              if lam == float(_default("fail_rate_per_gpu_year")) else "")
+    name = f"checkpoint {k:g}× less often" if k >= 1 else f"checkpoint {1 / k:g}× more often"
     return FalseEconomy(
-        f"checkpoint {k:g}× less often", stall_h * rate + storage, b.total_usd - after.total_usd,
+        name, stall_h * rate + storage, b.total_usd - after.total_usd,
         None, None, p_fail,
         f"the chance of at least one failure during the run, 1 − exp(−λ·n·T) with λ = {lam:g} "
-        f"failures per GPU-year (the scenario's rate; Llama 3: 419 unexpected interruptions in "
-        f"54 days on 16,384 GPUs), n = {int(b.figures['n_gpus']):,} GPUs, T = "
+        f"failures per GPU-year (the scenario's rate{llama3}), "
+        f"n = {int(b.figures['n_gpus']):,} GPUs, T = "
         f"{b.figures['wall_clock_days']:,.1f} days",
         f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage")
 
@@ -2181,7 +2184,8 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     return [FalseEconomy(
         "spot without resumable training", apparent, -math.inf if never else res.saving_usd,
         None, be, p_run,
-        "the scenario's spot pre-emption rate (ledger_spot_preemptions_per_node_day) and "
+        "modelled, not published: the scenario's spot pre-emption rate "
+        "(ledger_spot_preemptions_per_node_day, the user's; no provider publishes one) and "
         "failure rate over the ideal run",
         f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
         + (res.note or "a pre-emption restarts the run"))]
@@ -2189,8 +2193,10 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
 
 def _unstable_precision(s: dict, b: Ledger, precision_restart_fraction) -> list:
     """FP8 that destabilises training: a divergence throws away a share f of the FP8 final run
-    C and the run is redone in BF16, so the saving S is forgone too: L = S + f·C,
-    p* = S / (S + f·C) (``break_even_probability``). No published probability."""
+    C (f an assumption: no published figure) and the final run is redone in BF16, so the final
+    run's part S_final of the saving S is forgone (the exploratory runs, done, keep theirs):
+    L = S_final + f·C, p* = S / L, capped at 1 (``break_even_probability``: above it the saving
+    wins even if the divergence is certain). No published probability."""
     fp8 = fp8_training(s)
     if fp8.note.startswith("skipped"):  # the hardware cannot take the lever: say why
         return [FalseEconomy("FP8 that destabilises training", math.nan, math.nan, None, None,
@@ -2199,13 +2205,15 @@ def _unstable_precision(s: dict, b: Ledger, precision_restart_fraction) -> list:
         return []
     fb = bill(fp8.after)
     saving = b.total_usd - fb.total_usd
-    loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
+    final_saving = b.figures["final_run_usd"] - fb.figures["final_run_usd"]
+    loss = max(final_saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
     return [FalseEconomy(
         "FP8 that destabilises training", saving, saving, loss,
         break_even_probability(max(saving, 0.0), loss), None,
         "none published: instabilities are reported (e.g. FP8 outliers at trillion-token "
         "scale) without a rate", f"a divergence wastes {precision_restart_fraction:.0%} of "
-        "the FP8 final run and the run is redone in BF16 (the saving forgone); net at p = 0")]
+        "the FP8 final run (an assumption, not sourced) and the final run is redone in BF16 "
+        "(its saving forgone; the exploratory runs keep theirs); net at p = 0")]
 
 
 def _cut_evaluation(b: Ledger, eval_rework_fraction) -> FalseEconomy:
@@ -2221,7 +2229,8 @@ def _cut_evaluation(b: Ledger, eval_rework_fraction) -> FalseEconomy:
         "none published" + ("" if ev else "; the scenario bills no evaluation (eval lines not "
                             "given), so there is nothing to cut"),
         f"rework = post-training {post:,.0f} + evaluation {ev:,.0f} + "
-        f"{eval_rework_fraction:.0%} of the final run; net shown at p = 0")
+        f"{eval_rework_fraction:.0%} of the final run (an assumption, not sourced); net shown "
+        "at p = 0")
 
 
 def checkpoint_plan_of(scenario: dict):

@@ -269,7 +269,7 @@ plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "a
 #
 # GPU-hours are $H = F / (P \cdot \text{MFU} \cdot g)$ for $F$ model FLOPs on a peak $P$ with
 # goodput $g$, so $\partial H / H = -\partial \text{MFU} / \text{MFU}$: ten points of MFU at 40% are
-# a quarter of the compute bill. Three levers change the MFU: reaching the best published MFU on
+# a fifth of the compute bill ($H \times 0.4/0.5$; the first-order slope would say a quarter). Three levers change the MFU: reaching the best published MFU on
 # this hardware (`levers.raise_mfu`, the target from `accuracy.best_published_mfu`, called "the
 # best published" only when a published run of this run's regime exists, `levers.mfu_target`;
 # otherwise the lever's name says the target comes from other kinds of runs), FP8 training
@@ -306,7 +306,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # Each catalogue accelerator with the figures the step-time model needs and a catalogue price for
 # this pricing mode (`levers.hardware_sweep`), at the **central estimate of its predicted MFU**
 # (`mfu`: the prediction `predicted_mfu` ÷ (1 + the median held-out error of that hardware's
-# regime), kept inside its band, the figure a `mfu: predict` bill uses, so that every row and the
+# regime, shrunk toward 0 where the regime has few runs), kept inside its band, the figure a `mfu: predict` bill uses, so that every row and the
 # scenario's own bill are priced on one rule) with the plan re-chosen for that hardware (a plan
 # the scenario fixes is kept where it fits there, column *parallel plan*; and the
 # RL rollout TP, `rollout_tp`, where the scenario's cannot hold the policy there:
@@ -415,6 +415,9 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 # activations overflow is priced in section 3: the memory model refuses a plan that does not fit
 # (recomputation is then the price of fewer GPUs); the retries of a job that overflows *at run time*
 # (memory fragmentation, a longer batch) are **not modelled**, so no break-even is given for them.
+# The losses of FP8 divergence (half the FP8 final run wasted) and of cut evaluation (a quarter of
+# the final run reworked) are **assumptions**, not published figures: the break-even probabilities
+# they give show the shape of the gamble, not its odds.
 
 # %%
 fe = pd.DataFrame([f.row() for f in levers.false_economies(scenario)])
