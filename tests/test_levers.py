@@ -1767,3 +1767,16 @@ def test_the_fp8_lever_prices_the_bill_a_predicted_fp8_scenario_gets():
     m = {k: v for k, v in s.items() if k != "mfu_band"}
     assert lv.fp8_training({**m, "mfu": 0.40}).after["mfu"] == pytest.approx(
         0.40 * raw, rel=1e-12)
+
+
+def test_spot_for_ablations_draws_on_the_rankings_draws(s):
+    # an audit: the lever drew its own 20,000 samples (seed 0) whatever rank_levers was asked
+    # for, so its P10-P90 was not on the other levers' draws; now rank_levers passes its own
+    ranged = {**s, "ledger_exploratory_fraction": {"low": 0.5, "mode": 1.19, "high": 3.0}}
+    a = lv.spot_for_ablations(ranged, samples=2_000, seed=1)
+    b = lv.spot_for_ablations(ranged, samples=2_000, seed=1)
+    c = lv.spot_for_ablations(ranged, samples=2_000, seed=2)
+    assert (a.saving_p10, a.saving_p90) == (b.saving_p10, b.saving_p90)
+    assert a.saving_p10 != c.saving_p10 and a.saving_usd == c.saving_usd  # the point: no draw
+    row = lv.rank_levers(ranged, samples=2_000, seed=1).set_index("key").loc["spot_for_ablations"]
+    assert row["saving_p10_usd"] == pytest.approx(a.saving_p10, rel=1e-12)

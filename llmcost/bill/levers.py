@@ -1503,7 +1503,8 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
             rows.append({"lever": name, "group": group, "saving_usd": float("nan"),
                          "note": f"not priced: {e}", "beyond_line": "", "key": k})
     if keys is None:
-        rows.append(spot_for_ablations(scenario, before_bill=base).row())
+        rows.append(spot_for_ablations(scenario, before_bill=base, samples=samples,
+                                       seed=seed).row())
         sweep = hardware_sweep(scenario) if sweep is None else sweep
         best = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd").head(1)
         if len(best):
@@ -1551,20 +1552,26 @@ def top_levers(ranked, n: int = 3):
 
 
 # ------------------------------------------------------------------------------ composite levers
-def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Ledger | None = None
-                       ) -> LeverResult:
+def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Ledger | None = None,
+                       samples: int = 20_000, seed: int = 0) -> LeverResult:
     """Run the exploratory and ablation runs on spot capacity (with checkpoints), keep the final
     run on the scenario's pricing.
 
     The exploratory line's GPU-hours H are small jobs of ``ablation_gpus`` GPUs; on spot each
     costs the spot price p_s ÷ the spot goodput g_s of such a job (``build_ledger`` of the scenario
-    at ``pricing: spot`` on ``ablation_gpus`` GPUs: its price and goodput). The ideal GPU-hours of
-    the exploratory line were paid at the scenario's rate p, so
+    at ``pricing: spot`` on ``ablation_gpus`` GPUs: its price and goodput). The exploratory line
+    is priced as a multiple of the final run's paid GPU-hours at the scenario's rate p; those
+    hours are taken as the ablations' ideal ones (an approximation: they already carry the large
+    job's failure overhead, a few percent, which g_s counts again for the small jobs), so
 
         saving = H·p − H·p_s / g_s                        (H·p = the exploratory line)
-    """
+
+    With ranges, per draw of ``simulate_ledger`` (``samples``, ``seed``: ``rank_levers``'s, so
+    the row is on the other levers' draws)."""
     g = validate_parameter("n_gpus", int(_scalar(ablation_gpus, "ablation_gpus", positive=True,
                                                  integer=True)))
+    samples = int(_scalar(samples, "samples", positive=True, integer=True))
+    seed = int(_scalar(seed, "seed", nonnegative=True, integer=True))
     s = _clean(scenario)
     b = _bill_arg(before_bill, "before_bill") if before_bill is not None else bill(s)
     risk = "ablations pre-empted and restarted; results later"
@@ -1597,7 +1604,7 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
     p10 = p50 = p90 = saving
     ranged = has_ranges(s)
     if ranged:  # per draw: the exploratory line's draws, repriced at spot
-        d = simulate_ledger(ledger_scenario(s), samples=20_000, seed=0)
+        d = simulate_ledger(ledger_scenario(s), samples=samples, seed=seed)
         x = np.asarray(d.line_usd["compute.exploratory"], dtype=float)
         r = np.asarray(d.inputs.get("price_usd_per_gpu_hour", rate), dtype=float)
         p10, p50, p90 = (float(v) for v in np.percentile(x - x / r * per_h, PERCENTILES))
