@@ -1780,3 +1780,24 @@ def test_spot_for_ablations_draws_on_the_rankings_draws(s):
     assert a.saving_p10 != c.saving_p10 and a.saving_usd == c.saving_usd  # the point: no draw
     row = lv.rank_levers(ranged, samples=2_000, seed=1).set_index("key").loc["spot_for_ablations"]
     assert row["saving_p10_usd"] == pytest.approx(a.saving_p10, rel=1e-12)
+
+
+def test_the_deadline_search_looks_between_its_last_two_doublings(monkeypatch):
+    # an audit: the doubling stopped at the first count no faster than the one before and
+    # refused the deadline, though the fastest count lay between them. A wall clock that falls,
+    # then rises, (1,448 / n + n / 1,448) / 2 days, least (1.0) at n = 1,448; candidates every
+    # 64 GPUs. From 512 the doubling sees 1,024 (1.0607 days) then 2,048 (1.0607, no faster):
+    # the least lies between them. By hand a deadline of 1.01 days is met from n ≥ 1,448 /
+    # 1.1513 = 1,257.7: the first candidate 1,280 ((1.1313 + 0.8840) / 2 = 1.0076), not 1,216
+    # (1.0153)
+    from types import SimpleNamespace
+    wall = lambda n: (1448 / n + n / 1448) / 2  # noqa: E731
+    monkeypatch.setattr(lv, "bill", lambda sc: SimpleNamespace(
+        figures={"wall_clock_days": wall(sc["n_gpus"])}))
+    cands = tuple(range(64, 32_769, 64))
+    assert wall(2048) >= wall(1024) > 1.01
+    got = lv._gpus_for_deadline({"n_gpus": 512}, 1.01, (cands, "multiples of 64", None))
+    assert got["value"] == 1_280.0
+    # under the least wall clock: refused, naming the shortest run found
+    with pytest.raises(ValueError, match="cannot be met"):
+        lv._gpus_for_deadline({"n_gpus": 512}, 0.9999, (cands, "multiples of 64", None))

@@ -2423,6 +2423,15 @@ def _candidates(counts: tuple, dl: float) -> tuple:
     return cands, what, (lambda i: "") if test is None else (lambda i: test(cands[i]))
 
 
+def _unimodal_min(f, a: int, b: int) -> int:
+    """The index in [a, b] where ``f`` (falling, then rising: the wall clock against the GPU
+    count) is least, by ternary search on the integers: about 2·log₁.₅(b − a) calls."""
+    while b - a > 2:
+        m1, m2 = a + (b - a) // 3, b - (b - a) // 3
+        a, b = (a, m2) if f(m1) <= f(m2) else (m1, b)
+    return min(range(a, b + 1), key=f)
+
+
 def _next_running(stops, i: int, way: int, size: int):
     """The index nearest ``i`` in direction ``way`` (±1) among ``size`` candidates on which
     the scenario runs (``stops`` says nothing: ``_candidates``), or None."""
@@ -2451,6 +2460,12 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
     while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
         nxt = bisect.bisect_left(cands, 2 * cands[hi])  # the first candidate >= 2× hi's
         if nxt >= len(cands) or days(nxt) >= days(hi):
+            # the fastest count may lie between hi and nxt (the wall clock falls, then rises
+            # as failures of the larger job outweigh the GPUs): searched before refusing
+            m = _unimodal_min(days, hi, min(nxt, len(cands) - 1))
+            if days(m) <= dl:
+                lo, hi = hi, m
+                break
             best = min(memo, key=memo.get)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
