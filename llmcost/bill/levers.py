@@ -1159,7 +1159,10 @@ def reserved_pricing(s: dict) -> Change:
                                                                      _get(s, "pricing"))[0],
                                                     f)},
                   "committed capacity is paid when idle; a commitment outlives a cancelled run",
-                  f"{words}; price × {f:.3f}", "data/prices.csv (reserved rows, min_term_days)",
+                  f"{words}; price × {f:.3f}, on every GPU-hour of the bill (exploration and "
+                  "post-training taken to run on the same committed capacity; the term's idle "
+                  "time charged over the main run's days)",
+                  "data/prices.csv (reserved rows, min_term_days)",
                   "", f"reserve capacity ({best.provider}'s own discount, its term paid)")
 
 
