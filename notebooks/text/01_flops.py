@@ -236,7 +236,7 @@ publish_summary("01_flops", [
     summary_row("model_flops", "model FLOPs (MFU basis)", run["model_flops"], "FLOP",
                 "matmuls + full-matrix attention"),
     summary_row("gpu_hours", "GPU-hours", run["gpu_hours"], "GPU-h",
-                f"MFU {p['mfu']:.2f} of dense {p['dtype']} peak, no failures"),
+                f"MFU {p['mfu']:.1%} of dense {p['dtype']} peak, no failures"),
     summary_row("wall_clock_days", "wall-clock with no failures (100% goodput)",
                 run["wall_clock_days"], "days", f"on {p['n_gpus']:,} × {gpu.name}; the paid "
                 "run, failures and restarts included: notebook 00"),
@@ -273,7 +273,7 @@ ceiling = eff.matmul_fraction
 measured = ("" if eff.accelerator != "default" else
             " (no measurement for this accelerator: data/efficiency.csv's generic row)")
 print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense peak{measured}; "
-      f"the scenario's MFU {p['mfu']:.2f} is {p['mfu'] / ceiling:.0%} of that ceiling")
+      f"the scenario's MFU {p['mfu']:.1%} is {p['mfu'] / ceiling:.0%} of that ceiling")
 
 # %% [markdown]
 # **Hardware FLOPs utilisation (HFU)** also counts the FLOPs of recomputed activations, so it is
@@ -284,7 +284,7 @@ print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense p
 for mode in ("selective", "full"):
     hfu = llmcost.hfu_from_mfu(p["mfu"], spec, p["seq_len"], recompute=mode)
     warn = "  (above 1: impossible, this MFU cannot be reached with it)" if hfu > 1 else ""
-    print(f"MFU {p['mfu']:.2f} with {mode} recomputation is HFU {hfu:.3f}{warn}")
+    print(f"MFU {p['mfu']:.1%} with {mode} recomputation is HFU {hfu:.1%}{warn}")
 
 # %% [markdown]
 # Cost is proportional to 1/MFU, not to MFU. It is tempting to read a rise from 30% to 50% as
@@ -326,7 +326,7 @@ plots.table(costs, {"n_active_params": "{:.3g}", "train_tokens": "{:.3g}",
 
 # %%
 ax = plots.bar_h(costs["model"], costs["compute_cost_usd"] / 1e6, log=True,
-                 xlabel=f"compute cost (million USD) at ${price:.2f}/GPU-h, MFU {p['mfu']:.2f}",
+                 xlabel=f"compute cost (million USD) at ${price:.2f}/GPU-h, MFU {p['mfu']:.1%}",
                  title=f"Compute cost of training catalogue models on {gpu.name}", fmt="{:,.2g}")
 plots.readable(ax);
 
@@ -440,7 +440,7 @@ print(f"against the FP8 peak it used: {v3_range['fp8']} over the whole run (6ND 
 
 # %%
 target = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], p["dtype"])
-print(f"MFU {p['mfu']:.2f} on {gpu.name} means {target:,.0f} tokens/s per GPU for {spec.name} "
+print(f"MFU {p['mfu']:.1%} on {gpu.name} means {target:,.0f} tokens/s per GPU for {spec.name} "
       f"at {p['seq_len']:,} tokens of context, {llmcost.fmt_count(target * p['n_gpus'], 3)} tokens/s on "
       f"{llmcost.fmt_gpus(p['n_gpus'])}")
 

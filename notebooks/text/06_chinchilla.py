@@ -439,7 +439,7 @@ else:
 # NBVAL_CHECK_OUTPUT
 usd_per_flop = sc.train_usd_per_flop(gpu, p["mfu"], price, p["dtype"], spec, p["seq_len"])
 f_6n = sc.model_flops_per_token_ratio(spec, p["seq_len"])  # MFU basis: full-attention model FLOPs
-print(f"training: ${price:.2f}/GPU-h ({price_source}), MFU {p['mfu']:.0%} on model FLOPs "
+print(f"training: ${price:.2f}/GPU-h ({price_source}), MFU {p['mfu']:.1%} on model FLOPs "
       f"(F/6N = {f_6n:.3f} at {p['seq_len']:,} tokens) -> ${usd_per_flop * 1e18:.3f} per 1e18 6ND-FLOPs")
 print(f"the scenario's training: {llmcost.fmt_usd(usd_per_flop * c_run)} (notebook 01's compute line; "
       f"6ND alone would say {llmcost.fmt_usd(usd_per_flop / f_6n * c_run)})")
