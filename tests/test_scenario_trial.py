@@ -624,7 +624,7 @@ def test_notebook_01_prints_a_small_runs_throughput_whole(tmp_path):
     plan = report.plan_report(_write(tmp_path, sc), ["01"])
     (nb,) = plan.notebooks
     out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
-    line = next(x for x in out.splitlines() if x.startswith("MFU 0.50 on A100-80GB means "))
+    line = next(x for x in out.splitlines() if x.startswith("MFU 50.0% on A100-80GB means "))
     per_gpu = float(line.split(" means ")[1].split(" tokens/s")[0].replace(",", ""))
     got = re.search(r"context, ([0-9.]+)k tokens/s on 8 GPUs$", line)
     assert got, line  # per GPU as printed, rounded to a whole token/s: within 0.5 %
