@@ -510,11 +510,11 @@ def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
     if r["topology"] == "switch":
         bw = np.full_like(g, total)
     elif r["topology"] == "full_mesh":
-        peers = r["links_per_chip"] / r["links_per_peer"]
+        peers = mesh_peers(name)  # (g − 1) links of links_per_peer each: the engine's figure
         if np.any(g - 1 > peers):
             raise ValueError(f"group_size={float(np.max(g)):g} exceeds the {peers + 1:g} GPUs of "
                              f"{name}'s mesh")
-        bw = (g - 1) * r["links_per_peer"] * link
+        bw = mesh_scaleup_bandwidth(total, g, peers)
     else:
         dims = int(r["torus_dims"])
         if not isinstance(torus_axes, (int, np.integer)) or not 1 <= torus_axes <= dims:
