@@ -933,13 +933,18 @@ def test_cap_source_names_what_set_the_capped_top():
     # band_cap's rule, cap = min(matmul ceiling, max(best ÷ basis, low)), case by case, and
     # MfuBand.cap_source's short name of it (04b's note, the bill's MFU "from"): a trial read
     # "above the best comparable published run (37.6%)" where 37.6% was the model's low end
-    from dataclasses import replace
-    band = accuracy.mfu_band(0.45, "H100-SXM", 1024, n_params=70e9, seq_len=4096)
     ceiling = accuracy.load_efficiency("H100-SXM").matmul_fraction
 
     def source(**kw):
-        cap, said = accuracy.band_cap(accelerator="H100-SXM", **kw)
-        return cap, replace(band, mfu=kw["mfu"], high=cap, warnings=tuple(said)).cap_source()
+        got = accuracy.band_cap_detail(accelerator="H100-SXM", **kw)
+        # band_cap gives the same top and sentences; the capped sentence holds the reason
+        assert accuracy.band_cap(accelerator="H100-SXM", **kw) == (got.high, got.warnings)
+        if got.reason:
+            assert f"capped at {got.high:.1%}" in got.warnings[-1]
+            assert f"({got.reason}): " in got.warnings[-1]
+        else:
+            assert got.source == ""
+        return got.high, got.source
     # best 99% > ceiling: the ceiling caps
     assert source(mfu=0.9, high=0.95, best=0.99) == (ceiling, "the matmul ceiling")
     # best 47% above the low end 40%: the run caps

@@ -97,9 +97,9 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -519,6 +519,9 @@ class MfuBand:
     regime_best: float | None = None
     regime_best_source: str = ""
     mfu_bf16_basis: float | None = None
+    #: what capped the top (``band_cap_detail``'s ``reason`` and ``source``; "" when uncapped)
+    cap_why: str = ""
+    cap_from: str = ""
 
     def basis(self) -> str:
         """Where the band comes from, in words that do not repeat it (``step_error_words``:
@@ -565,39 +568,20 @@ class MfuBand:
         return self.high / self.mfu - 1 if self.high < uncapped else None
 
     def cap_reason(self) -> str:
-        """What capped the band's top, in ``band_cap``'s own words (the best comparable
+        """What capped the band's top, in ``band_cap_detail``'s own words (the best comparable
         published run, or the matmul ceiling, with its source), or "" when nothing capped it:
-        the sentence's parenthesis after "capped at X%"."""
-        for w in self.warnings:
-            m = re.match(r"the band's upper end is capped at [^(]*\((.*)\): (?:no (?:step runs|"
-                         r"comparable run|published run)|the (?:comparable|published) runs"
-                         r"[^:]*? measured less)", w)
-            if m:
-                return m.group(1)
-        return ""
+        the sentence's parenthesis after "capped at X%" (the field ``cap_why``)."""
+        return self.cap_why
 
     def cap_source(self) -> str:
         """What set the band's capped top, in a few words for a figure's note (``cap_reason``
-        without its comparison rule): "the best comparable published run"; "the model's low end
-        before the cap, itself above the best comparable published run, 31.5%" (the model's
-        whole band p / (1 + c ± w) above every comparable run, so the cap is the model's own
-        figure p / (1 + c + w), not a published one);
-        "the best published run of its class at any size"; "the matmul ceiling"; "" when
-        nothing capped it."""
-        reason = self.cap_reason()
-        if not reason:
-            return ""
-        if "published MFU" not in reason:
-            return "the matmul ceiling"
-        ref = ("the best comparable published run on any hardware" if ON_ANY_HARDWARE in reason
-               else "the best published run of its class at any size" if "published MFU among"
-               in reason else "the best comparable published run")
-        if not reason.startswith("the band's low end"):
-            return ref
-        # band_cap's own figure of that run, on the step's basis (its last clause)
-        got = re.search(r", ([\d.]+%(?: of the FP8 dense peak)?)(?: \([^()]*\))?$", reason)
-        return f"the model's low end before the cap, itself above {ref}" + (
-            f", {got.group(1)}" if got else "")
+        without its comparison rule; the field ``cap_from``): "the best comparable published
+        run"; "the model's low end before the cap, itself above the best comparable published
+        run, 31.5%" (the model's whole band p / (1 + c ± w) above every comparable run, so the
+        cap is the model's own figure p / (1 + c + w), not a published one); "the best
+        published run of its class at any size"; "the matmul ceiling"; "" when nothing capped
+        it (``CAP_REFERENCES``)."""
+        return self.cap_from
 
     def cap_words(self) -> str:
         """The band in a reader's words where its ends were moved (``band_cap``): "its top
@@ -1040,9 +1024,10 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe), seq_len=seq_len)
-    high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
-                          low=low, seq_len=seq_len, is_moe=bool(is_moe)) if capped \
-        else (uncapped, [])
+    cap = band_cap_detail(mfu, uncapped, accelerator, n_params, best, basis=basis, low=low,
+                          seq_len=seq_len, is_moe=bool(is_moe)) if capped \
+        else BandCap(uncapped, [])
+    high = cap.high
     low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w,
                                     bool(is_moe), n_params)
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
@@ -1052,7 +1037,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
                         "read the predicted MFU as an upper bound.")
     rule = comparable_rule(accelerator, bool(is_moe), dtype, seq_len)
-    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, rule) + said)
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, rule) + cap.warnings)
     top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
@@ -1061,7 +1046,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    best_published=best, best_source=source, warnings=tuple(warnings),
                    regime_best=None if top is None else float(top["reported_mfu"]),
                    regime_best_source="" if top is None else str(top["model"]),
-                   mfu_bf16_basis=float(mfu * basis))
+                   mfu_bf16_basis=float(mfu * basis), cap_why=cap.reason, cap_from=cap.source)
 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
@@ -1541,9 +1526,32 @@ def _ceiling_words(accelerator: str, ceiling: float) -> str:
             f"none measured on {accelerator})")
 
 
+class BandCap(NamedTuple):
+    """``band_cap_detail``'s answer: the band's upper end ``high``, the ``warnings`` that say it,
+    ``reason`` (the capped top's parenthesis in the warning, "" when nothing capped it:
+    ``MfuBand.cap_reason``) and ``source`` (what set it in a few words: "the matmul ceiling",
+    "the best comparable published run", ... ``MfuBand.cap_source``)."""
+
+    high: float
+    warnings: list
+    reason: str = ""
+    source: str = ""
+
+
 def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None,
              basis: float = 1.0, low: float | None = None,
              seq_len: int | None = None, is_moe: bool | None = None) -> tuple:
+    """``band_cap_detail``'s ``(high, warnings)``: the upper end of a predicted MFU's band,
+    capped where no measurement goes, and the sentences that say so (the rule, its formula and
+    sources: ``band_cap_detail``)."""
+    got = band_cap_detail(mfu, high, accelerator, n_params, best, basis=basis, low=low,
+                          seq_len=seq_len, is_moe=is_moe)
+    return got.high, got.warnings
+
+
+def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, best=None,
+                    basis: float = 1.0, low: float | None = None,
+                    seq_len: int | None = None, is_moe: bool | None = None) -> BandCap:
     """The upper end of a predicted MFU's band, capped where no measurement goes, and the
     sentences that say so: ``(high, warnings)``.
 
@@ -1591,16 +1599,14 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     # this generation, does not lift it
     cap = ceiling if ref_d is None else min(ceiling, ref_d if elsewhere else max(ref_d, floor))
     if high <= cap:
-        return high, out
+        return BandCap(high, out)
     above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
-    why = (f"the band's low end, itself above the best published {ref_src}, "
-           f"{on(ref, '.1%')}" if ref_d is not None and cap == floor and floor > ref_d else
-           f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
-           f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}"
-           if fp8 and ref_d is not None and cap == ref_d else
-           f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and cap == ref_d else
-           _ceiling_words(accelerator, ceiling))
     low_end = ref_d is not None and cap == floor and floor > ref_d
+    kind = "comparable" if best is not None else \
+        "any_hardware" if ON_ANY_HARDWARE in anyb.rule else "any_size"
+    why, source = _cap_why(cap, ref, basis, ref_src, low_end, kind, on) if ref_d is not None \
+        and (low_end or cap == ref_d) else (_ceiling_words(accelerator, ceiling),
+                                            "the matmul ceiling")
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
             else ("the comparable runs measured less" if best is not None else
                   "the published runs of that scope measured less")
@@ -1618,7 +1624,31 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
                     "every published run of that scope") + ", so a bill uses no more than the cap")
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
-    return cap, out
+    return BandCap(cap, out, why, source)
+
+
+#: What a band's capped top was set by, by the kind of published run (``band_cap_detail``)
+CAP_REFERENCES = {"comparable": "the best comparable published run",
+                  "any_size": "the best published run of its class at any size",
+                  "any_hardware": "the best comparable published run on any hardware"}
+
+
+def _cap_why(cap: float, ref: float, basis: float, ref_src: str, low_end: bool, kind: str,
+             on) -> tuple:
+    """(the cap sentence's parenthesis, the short source) of ``band_cap_detail`` where a published
+    run ``ref`` (BF16 basis; ``ref_src`` its rule and run) set the top, or the band's own low end
+    ``cap`` above it (``low_end``); ``kind`` a key of ``CAP_REFERENCES``; ``on(x, fmt)`` says a
+    BF16-basis figure on the step's basis (FP8: both)."""
+    name = CAP_REFERENCES[kind]
+    if low_end:
+        figure = f"{ref / basis:.1%} of the FP8 dense peak" if basis != 1.0 else f"{ref:.1%}"
+        return (f"the band's low end, itself above the best published {ref_src}, "
+                f"{on(ref, '.1%')}", f"the model's low end before the cap, itself above {name}, "
+                f"{figure}")
+    if basis != 1.0:
+        return (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
+                f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}", name)
+    return f"the best published {ref_src}, {ref:.1%}", name
 
 
 def published_ceiling(accelerator: str, n_params: float, dtype: str = "bf16",
