@@ -1295,6 +1295,15 @@ def no_spot_price_words(accelerator: str) -> str:
             f"{load_accelerator(accelerator).name}, so there is no spot rate to compare with")
 
 
+def _spot_needs_rate(s: dict, offer: dict | None) -> bool:
+    """Whether the spot levers of ``s`` wait for the user's pre-emption rate: a catalogue spot
+    price ``offer`` (``_spot_rate``; None when ``s`` is already spot) exists, and the scenario
+    gives no ``ledger_spot_preemptions_per_node_day`` (``SPOT_LEVER_NEEDS_RATE``: no default
+    rate is sourced)."""
+    return offer is not None and offer["price"] is not None and \
+        _get(s, "ledger_spot_preemptions_per_node_day") is None
+
+
 def _spot_changes(s: dict) -> tuple:
     """``(spot_pricing, spot_without_checkpoints, _spot_rate)`` of ``s``, the rate taken once
     (None, with both changes unchanged, when ``s`` is already spot)."""
@@ -1311,8 +1320,7 @@ def _spot_changes(s: dict) -> tuple:
         # no catalogue spot price, or no pre-emption rate: the bill cannot price it, and the
         # note says why plainly
         no_spot_price_words(_get(s, "accelerator")) if rate["price"] is None else
-        f"not priced: {SPOT_LEVER_NEEDS_RATE}"
-        if _get(s, "ledger_spot_preemptions_per_node_day") is None else "",
+        f"not priced: {SPOT_LEVER_NEEDS_RATE}" if _spot_needs_rate(s, rate) else "",
         f"spot capacity with checkpoints ({rate['name']})" if rate["name"] else "")
     return c, Change({**c.after, "ledger_resumable": False},
                      "every pre-emption throws away the whole run so far",
@@ -2165,7 +2173,7 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
-    if spot.note.startswith(f"not priced: {SPOT_LEVER_NEEDS_RATE}"):  # no rate: say so
+    if _spot_needs_rate(s, offer):  # no pre-emption rate given: say so
         return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
                              None, None, "", f"skipped: {SPOT_LEVER_NEEDS_RATE}")]
     if spot.note:  # the lever does not apply (already spot, ...)
