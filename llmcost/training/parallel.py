@@ -830,6 +830,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
 ZERO3_STEP_MARGIN = 0.16
 
 
+def sequence_splits(seq_len, tp, cp, sequence_parallel):
+    """Whether a sequence of ``seq_len`` tokens splits over a plan's context and tensor ranks,
+    the two rules on the sequence ``enumerate_plans`` checks: 2·cp divides it where cp > 1
+    (``RULES['cp_seq']``) and, with sequence parallelism and tp > 1, cp·tp divides it
+    (``RULES['sp_seq']``). Scalars or arrays (elementwise)."""
+    s, t, c = (np.asarray(x, dtype=np.int64) for x in (seq_len, tp, cp))
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    return ((c == 1) | (s % (2 * c) == 0)) & (~sp | (t == 1) | (s % (c * t) == 0))
+
+
 def margin_weighted_step_s(step_time_s, zero_stage):
     """The step time a plan search compares: a ZeRO-3 step lengthened by
     ``ZERO3_STEP_MARGIN``, any other as predicted::
