@@ -772,3 +772,21 @@ def test_per_call_batches_wait_for_each_calls_longest_response():
         rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, per_call="yes")
     with pytest.raises(ValueError, match="rollout_per_call=1"):
         rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=8, rollout_per_call=1)
+
+
+def test_sequence_splits_is_the_plan_searchs_rule_on_the_sequence():
+    # By hand, RULES['cp_seq'] (2·cp divides the length) and RULES['sp_seq'] (with sequence
+    # parallelism, cp·tp divides it): the rule the RL update's padded-length search uses to
+    # rank each plan at the shortest length it splits (rl.training_mfu)
+    from llmcost.training.parallel import enumerate_plans, sequence_splits
+    assert sequence_splits(4608, 8, 2, True)         # 4 | 4608 and 16 | 4608
+    assert not sequence_splits(4609, 2, 1, True)     # 2 ∤ 4609
+    assert sequence_splits(4609, 2, 1, False)        # no sequence parallelism: no rule on tp
+    assert not sequence_splits(4612, 1, 4, True)     # 8 ∤ 4612 (576.5)
+    assert list(sequence_splits(4612, [1, 2, 4], [1, 2, 1], True)) == [True, True, True]
+    # every row the plan search keeps at a length splits it (Llama 2 13B, 64 H100, 4,612
+    # tokens: 4 | 4612, so TP ≤ 4 and CP 2 at TP ≤ 2 are kept)
+    m, acc = llmcost.load_model("llama-2-13b"), llmcost.load_accelerator("H100-SXM")
+    f = enumerate_plans(m, llmcost.Cluster(acc, 64), 64, 4612)
+    assert len(f) and sequence_splits(4612, f["tp"], f["cp"], f["sequence_parallel"]).all()
+    assert set(f["tp"]) <= {1, 2, 4}
