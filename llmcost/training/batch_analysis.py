@@ -317,8 +317,8 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
         ("fill_batch_tokens", "batch that gives every GPU work", analysis.fill_batch_tokens,
          "tokens", f"{fmt_gpus(analysis.n_gpus)}, micro-batch {analysis.micro_batch_size}, "
          f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
-        ("plan_bubble_fraction", "pipeline bubble at the plan's batch", analysis.bubble_fraction,
-         "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} "
+        ("plan_bubble_fraction", "pipeline bubble, share of the step", analysis.bubble_fraction,
+         "", f"at the plan's batch, PP {analysis.pp}, {analysis.micro_batches_per_step} "
          f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')}"),
         ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
          analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
