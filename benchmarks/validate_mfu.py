@@ -34,6 +34,11 @@ DeepSeek: one network copy per destination node), the fake gate's locality, FSDP
 reshard_after_forward and one pipeline schedule per GA step; item 8 records each row's error
 before these features and with each one alone.
 
+Item 6 also prints each regime's and bucket's held-out mean / max |error| over the rows without a
+calibration twin (``step_validation.calibration_twins``: the split is by row, and Megatron-Bridge
+re-measures the same configuration at each release) and over the rows whose plan was not corrected
+after their error was seen (``step_validation.PLAN_CORRECTED_AFTER_ERROR``), beside all rows.
+
 Item 17 (long context, > 32K) prints the attention rate each published run implies (a floor:
 every other FLOP at its GEMMs' dense peak, ``attention.attention_rate_floor``) beside the kernel's
 measured rate (FlashAttention-3 paper curves on H100; FlashAttention-2 paper Fig. 4(c) on A100)
@@ -1460,6 +1465,43 @@ def regime_report():
         worst = g.reindex(g["error"].abs().sort_values(ascending=False).index).head(3)
         print(f"   {'':28s} its largest: " + "; ".join(
             f"{r['run_id']} {r['error']:+.1%}" for _, r in worst.iterrows()))
+    independence_report(held, t)
+
+
+def independence_report(held, t):
+    """Item 6, continued: each regime's and bucket's held-out mean / max |error| over all its
+    held-out rows, over those without a calibration twin (``step_validation.calibration_twins``)
+    and over those whose plan was not corrected after their error was seen
+    (``step_validation.PLAN_CORRECTED_AFTER_ERROR``)."""
+    flags = step_validation.calibration_twins()
+    held = held.join(flags, on="run_id")
+    print("   the split is by row (md5 of the run id), not by configuration: Megatron-Bridge "
+          "re-measures the same system, model, precision, GPUs and plan release after release, "
+          f"so {int(held['has_twin'].sum())} of the {len(held)} held-out rows have a "
+          "calibration twin (the same configuration among the calibration rows, whose errors "
+          "the constants were written with) and are not independent of them; and "
+          f"{int((held['plan_corrected_after_error'] != '').sum())} held-out rows had their "
+          "priced plan corrected from the table's to the release's recipe after their error "
+          "was seen. Held-out mean / max |error|: all rows | without a calibration twin | "
+          "without a corrected plan:")
+
+    def cells(g):
+        out = []
+        for sub in (g, g[~g["has_twin"]], g[g["plan_corrected_after_error"] == ""]):
+            e = sub["error"].abs()
+            out.append(f"n {len(sub):3d} {e.mean():6.1%} / {e.max():6.1%}" if len(sub)
+                       else f"n {0:3d} {'-':>6s} / {'-':>6s}")
+        return " | ".join(out)
+
+    for label in t.index:
+        print(f"   {label:56s} " + cells(held[held["regime"] == label]))
+    for name, f in BUCKETS.items():
+        print(f"   bucket {name:49s} " + cells(held[f(held)]))
+    print(f"   {'all held-out rows':56s} " + cells(held))
+    for rid, why in step_validation.PLAN_CORRECTED_AFTER_ERROR.items():
+        e = held.set_index("run_id")["error"].get(rid)
+        print(f"   plan corrected after its error was seen: {rid} ({why}): error now "
+              + (f"{e:+.1%}" if e is not None else "not held out"))
 
 
 def same_plan_pairs(v):

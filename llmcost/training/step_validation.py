@@ -565,6 +565,71 @@ def row_fp8_recipe(c: pd.Series) -> str:
     return FP8_RECIPE_OF_SET.get(str(c["set"]), "current")
 
 
+#: What a validation row measures, for ``calibration_twins``: the system, the model, the
+#: precision (``dtype``, and for FP8 ``row_fp8_recipe``), the GPUs, the plan (TP, PP, CP, EP,
+#: micro-batch, virtual stages) and the batch (global batch tokens, sequence length); not the
+#: release, its stack or its recipe's other settings, which is what a re-measurement changes.
+CONFIGURATION_KEY = ("catalog_accelerator", "model", "precision", "n_accelerators", "tp", "pp",
+                     "cp", "ep", "global_batch_tokens", "seq_len", "micro_batch_size",
+                     "pp_virtual_stages")
+
+#: Held-out rows whose priced plan was corrected, from the published table's plan columns to the
+#: plan of the release's recipe, after their error under the table's plan had been seen (each
+#: row's notes in data/validation_mfu.csv give the sources; only rows with large errors were
+#: re-read so): run id -> the correction.
+PLAN_CORRECTED_AFTER_ERROR = {
+    "mb2511-h100-qwen3-30b-a3b-fp8cs": "table MBS 2, VP 24 -> the dropless recipe's MBS 1, VP 12",
+    "mb260201-h100-qwen3-30b-a3b-fp8cs": "table PP 2, VP 12, EP 8 -> the v0.3.1 recipe's PP 1, "
+                                         "EP 16",
+    "mb260201-gb300-llama-3.1-70b-mxfp8": "table MBS 2, no VP -> the v0.3.1 recipe's MBS 1, VP 5",
+    "mb260201-gb300-llama-3.1-405b-fp8cs": "table TP 2, CP 2 -> the v0.3.1 recipe's TP 4, CP 1",
+}
+
+
+def row_configuration(c, r) -> tuple:
+    """A validation row's ``CONFIGURATION_KEY`` (``c`` its row of ``validation_configs``, ``r``
+    its run in ``data/published_runs.csv``): a run id's measurement, whatever its release. CP and
+    EP empty count as 1; the model is the catalogue's, or the run's label for a model built from
+    its shape."""
+    def whole(x):
+        return 1 if x is None or (isinstance(x, float) and not np.isfinite(x)) else int(x)
+
+    model = r["catalog_model"] if isinstance(r["catalog_model"], str) else r["model"]
+    precision = str(c["dtype"]) + ("-" + row_fp8_recipe(c) if c["dtype"] == "fp8" else "")
+    return (str(r["catalog_accelerator"]), str(model), precision, whole(r["n_accelerators"]),
+            whole(r["tp"]), whole(r["pp"]), whole(r["cp"]), whole(r["ep"]),
+            whole(r["global_batch_tokens"]), whole(r["seq_len"]), whole(c["micro_batch_size"]),
+            whole(c["pp_virtual_stages"]))
+
+
+def calibration_twins() -> pd.DataFrame:
+    """The held-out rows of ``validation_configs`` that have a calibration twin: a calibration
+    row of the same ``row_configuration`` (the same system, model, precision, GPUs, plan and
+    batch), e.g. the same Megatron-Bridge table line re-measured at another release. The split
+    is by row (md5 of the run id), not by configuration, so such a held-out row is not
+    independent of the calibration rows its constants were written with.
+
+    Returns
+    -------
+    DataFrame indexed by the held-out rows' ``run_id``: ``twins`` (the calibration twins' run
+    ids, "; "-separated, "" for none), ``has_twin``, and ``plan_corrected_after_error``
+    (``PLAN_CORRECTED_AFTER_ERROR``'s correction, "" for none).
+    """
+    cfg = validation_configs()
+    runs = load_published_runs().set_index("run_id")
+    key = {rid: row_configuration(c, runs.loc[rid]) for rid, c in
+           zip(cfg["run_id"], cfg.to_dict("records"))}
+    cal = {}
+    for rid in cfg.loc[cfg["split"] == "calibration", "run_id"]:
+        cal.setdefault(key[rid], []).append(rid)
+    held = cfg.loc[cfg["split"] == "held-out", "run_id"]
+    twins = ["; ".join(sorted(cal.get(key[rid], []))) for rid in held]
+    return pd.DataFrame({"twins": twins, "has_twin": [t != "" for t in twins],
+                         "plan_corrected_after_error": [PLAN_CORRECTED_AFTER_ERROR.get(rid, "")
+                                                        for rid in held]},
+                        index=pd.Index(held, name="run_id"))
+
+
 #: Validation sets whose runs exchanged K and V for context parallelism by one all-gather before
 #: the attention (``StepOptions.cp_overlap=False``) whatever their stack profile: Llama 3's
 #: (arXiv:2407.21783 §3.3.2: "we first all-gather the key (K) and value (V) tensors, and then
