@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import llmcost
 from llmcost import Efficiency, rl
 from llmcost.core.stacks import DEFAULT_STACK, load_stack
+from llmcost.training.memory import DEFAULT_RESERVE
 from llmcost.training.options import StepOptions
 from llmcost.training.parallel import SCHEDULES, ZERO3_STEP_MARGIN, choose_plan
 from llmcost.training.ranking import time_ranking
@@ -790,3 +791,70 @@ def test_sequence_splits_is_the_plan_searchs_rule_on_the_sequence():
     f = enumerate_plans(m, llmcost.Cluster(acc, 64), 64, 4612)
     assert len(f) and sequence_splits(4612, f["tp"], f["cp"], f["sequence_parallel"]).all()
     assert set(f["tp"]) <= {1, 2, 4}
+
+
+def test_the_update_plan_holds_the_longest_micro_batch():
+    # Every synchronous GRPO step trains its longest responses, padded per micro-batch to the
+    # longest (DeepSpeed/OpenRLHF collate, Megatron's fixed-length micro-batches, veRL/NeMo RL
+    # token budgets that must hold one longest sequence): Qwen2.5-7B on 8 H100s, 128 × 8
+    # samples, prompt 512, mean response 4,096, longest 8,192 -> longest micro-batch sequences
+    # of 512 + 8,192 = 8,704 tokens, the mean ones 4,608.
+    kw = dict(prompts_per_step=128, samples_per_prompt=8, prompt_tokens=512,
+              response_tokens=4096, response_tokens_max=8192, n_gpus=8)
+    m, acc = llmcost.load_model("qwen2.5-7b"), llmcost.load_accelerator("H100-SXM")
+    plan = dict(tp=1, cp=2, zero_stage=2, recompute="none")
+    mem = {}
+    for mbs, seq in ((4, 4608), (4, 8704), (2, 8704)):
+        p = llmcost.make_plan(m, 8, 1024, seq_len=seq, micro_batch_size=mbs, **plan)
+        mem[mbs, seq] = llmcost.memory_per_gpu(m, p, seq).total
+    # FlashAttention keeps activations linear in tokens (Korthikanti et al. 2022, 34·s·b·h per
+    # layer without recompute): 4 × 8,704 tokens hold 8,704 / 4,608 = 1.889x the activations
+    # of 4 × 4,608, while weights, gradients and optimizer states do not grow, so the growth
+    # is below 1.889x and well above 1x (77 GB -> 119 GB).
+    assert 1.3 < mem[4, 8704] / mem[4, 4608] < 8704 / 4608
+    usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
+    assert mem[4, 4608] < usable < acc.hbm_bytes < mem[4, 8704]   # fits the mean only
+    assert mem[2, 8704] < usable                                    # half the micro-batch fits
+    # a given plan that does not hold the longest micro-batch is refused, naming it and lengths
+    with pytest.raises(ValueError, match=r"train_plan=.*prompt 512 \+ longest response 8,192"
+                                         r".*4 × 8,704 tokens"):
+        rl.rl_iteration("qwen2.5-7b", "H100-SXM", train_plan={**plan, "micro_batch_size": 4},
+                        **kw)
+    it = rl.rl_iteration("qwen2.5-7b", "H100-SXM", train_plan={**plan, "micro_batch_size": 2},
+                         **kw)
+    assert it.wall_s > 0
+    # the automatic plan fits at the longest micro-batch; its step is priced at the mean
+    o = rl.RLOptions.build(train_plan="auto", **kw)
+    r = rl.response_lengths(4096, 8192, o.samples)
+    assert rl.longest_tokens(o, r) == 512 + int(r.max()) == 8704
+    bd, chosen = rl._auto_step(m, acc, 8, o.samples, 4608, None, None, {}, (), 8704)
+    f = 2 * chosen.cp * chosen.tp if chosen.cp > 1 else chosen.tp
+    at_longest = llmcost.memory_per_gpu(m, chosen, math.ceil(8704 / f) * f)
+    assert at_longest.total < usable
+    same = rl._quiet_step(m, llmcost.Cluster(acc, 8), chosen, 4608, None, None)
+    assert bd.step_time_s == pytest.approx(same.step_time_s, rel=1e-12)
+    # searched at the mean length alone, the plan does not hold the longest micro-batch
+    _, mean_only = rl._auto_step(m, acc, 8, o.samples, 4608, None, None, {}, ())
+    assert llmcost.memory_per_gpu(m, mean_only, 8704).total > acc.hbm_bytes
+
+
+def test_the_shipped_default_scenario_prices_its_rl_iteration_and_campaign():
+    # load_scenario keeps only the keys the file gives: data/scenarios/default.yaml gives no
+    # rl_train_mfu, so the iteration takes ITERATION_DEFAULTS, the scenario registry's own
+    # defaults (LEDGER_DEFAULTS), and prices what the full defaults price.
+    from llmcost.bill.scenario import LEDGER_DEFAULTS, load_scenario
+    p = load_scenario(llmcost.core.catalog.DATA_DIR / "scenarios" / "default.yaml")
+    assert "rl_train_mfu" not in p
+    for k, v in rl.ITERATION_DEFAULTS.items():
+        if k != "stack":
+            assert LEDGER_DEFAULTS[k] == v, k
+    it = rl.scenario_iteration(p)
+    full = rl.scenario_iteration({**LEDGER_DEFAULTS, **p})
+    assert it.wall_s == pytest.approx(full.wall_s, rel=1e-12)
+    df = rl.scenario_campaign(p, 3.99)
+    assert df.attrs["iterations"] == p["rl_iterations"] and df.attrs["runs"] == p["rl_runs"]
+    # a key with no default is refused by name, not a KeyError
+    with pytest.raises(ValueError, match="gives no rl_prompt_tokens"):
+        rl.scenario_iteration({k: v for k, v in p.items() if k != "rl_prompt_tokens"})
+    with pytest.raises(ValueError, match="gives no rl_runs"):
+        rl.scenario_campaign({k: v for k, v in p.items() if k != "rl_runs"}, 3.99)

@@ -77,9 +77,11 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
-from ..training.memory import DEFAULT_RESERVE, RECIPES, memory_per_gpu
+from ..training.memory import (DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu,
+                               plan_memory_arrays)
 from ..training.options import StepOptions
 from ..training.parallel import (choose_plan, make_plan, margin_weighted_step_s, sequence_splits,
                                 stack_plan_search)
@@ -966,35 +968,135 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
 
 
 def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, options: dict,
-               shorter: tuple = ()) -> tuple:
+               shorter: tuple = (), longest: int | None = None) -> tuple:
     """``(step, plan)`` of ``train_step``'s ``train_plan="auto"``: the searched plan
-    (``_auto_plan_padded``; ``shorter`` as ``_auto_train_plan``'s), refused when it does not fit
-    (``_check_train_plan_fits``), priced by ``step_time`` with ``options`` (its keywords)."""
+    (``_auto_plan_padded``; ``shorter`` and ``longest`` as ``_auto_train_plan``'s), refused when
+    it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at ``longest``), priced by
+    ``step_time`` at ``seq_len`` with ``options`` (its keywords)."""
     try:
-        plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter)
+        plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter,
+                                 longest)
         _check_train_plan_fits(m, acc, n, plan, seq_len)
+        if longest is not None:
+            _check_longest_fits(m, acc, plan, longest, stack, "train_plan='auto' chose "
+                                f"{plan.describe()}, which")
     except ValueError as e:
         raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
     return _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options), plan
 
 
 def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int, stack=None,
-                      efficiency: Efficiency | None = None, shorter: tuple = ()):
+                      efficiency: Efficiency | None = None, shorter: tuple = (),
+                      longest: int | None = None):
     """``_auto_train_plan`` for exactly ``sequences``; a batch that no data-parallel width of the
     ``n`` GPUs divides is padded up to the next multiple of ``n``, as a given train_plan's batch
     is padded to dp × micro-batch (frameworks pad or split unevenly; the padded step sets the
     MFU). A batch that neither splits nor pads to a plan raises the exact batch's error.
-    ``shorter``: as ``_auto_train_plan``'s."""
+    ``shorter``, ``longest``: as ``_auto_train_plan``'s."""
     try:
-        return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency, shorter)
+        return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency, shorter,
+                                    longest)
     except ValueError as exact:
         padded = math.ceil(sequences / n) * n
         if padded == sequences:
             raise
         try:
-            return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency, shorter)
+            return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency, shorter,
+                                    longest)
         except ValueError:
             raise exact from None
+
+
+def longest_tokens(o: RLOptions, r: np.ndarray) -> int:
+    """Tokens per sequence of the update's longest micro-batch, the length whose memory its plan
+    must fit (``training_mfu``): P + max R, the prompt and the longest response of the
+    iteration (``r``), rounded up to a whole token.
+
+    Every synchronous step trains on its longest responses, and the frameworks pad a
+    micro-batch to its longest sequence: DeepSpeed-Chat and OpenRLHF collate each micro-batch
+    padded to its longest sample (``zero_pad_sequences``), Megatron-LM's micro-batches are of
+    one length, and veRL's and NeMo RL's dynamic batching caps a micro-batch by a token budget
+    (``ppo_max_token_len_per_gpu``, ``max_total_sequence_length × train_micro_batch_size``),
+    which must hold at least one longest sequence. So a micro-batch of ``micro_batch_size``
+    sequences of P + max R tokens is the one the plan must hold; with sequence packing
+    (``o.pack_tokens`` = B) one bin of max(B, P + max R) tokens (``longest_micro_batch``)."""
+    return int(math.ceil(o.prompt_tokens + float(np.max(r))))
+
+
+def _pad_factor(tp, cp):
+    """NeMo RL's sequence padding of a plan (``training_mfu``): 2·cp·tp with CP, else tp."""
+    tp, cp = np.asarray(tp, dtype=np.int64), np.asarray(cp, dtype=np.int64)
+    return np.where(cp > 1, 2 * cp * tp, tp)
+
+
+def _longest_fit_rank(rank, model, acc, longest: int, practice):
+    """``rank`` over the rows of a plan frame whose memory fits at ``longest`` tokens per
+    sequence (padded to each plan's factor, ``_pad_factor``), counted as the frame's own
+    (``memory.plan_memory_arrays`` with its recipe, attention, layer split and ``practice``);
+    the step times are still ``rank``'s at the frame's length. A ``ValueError`` when none does
+    (the message names the lengths)."""
+    def ranked(frame):
+        if frame.empty:
+            return rank(frame)
+        total = longest_memory(frame, model, longest, practice)
+        keep = np.asarray(fits(total, acc.hbm_bytes, frame.attrs.get("reserve",
+                                                                     DEFAULT_RESERVE)))
+        if not keep.any():
+            least = float(np.min(total))
+            raise ValueError(f"no plan that fits at the mean length fits the longest micro-"
+                             f"batch ({longest:,} tokens per sequence: the prompt and the "
+                             f"longest response): the least needs {least / 1e9:,.0f} GB per "
+                             f"GPU, more than the {acc.hbm_bytes * (1 - DEFAULT_RESERVE) / 1e9:,.0f}"
+                             f" GB usable; give the RL job more GPUs or shorten the longest "
+                             "response")
+        return rank(frame[keep])
+    return ranked
+
+
+def longest_memory(frame: pd.DataFrame, model, longest: int, practice) -> np.ndarray:
+    """Per-GPU memory (bytes) of each plan row of an ``enumerate_plans`` frame at ``longest``
+    tokens per sequence padded up to the row's factor (``_pad_factor``), with the frame's recipe,
+    attention, dropout and layer split (``frame.attrs``, as ``parallel.recount_memory``)."""
+    a = frame.attrs
+    f = _pad_factor(frame["tp"].to_numpy(), frame["cp"].to_numpy())
+    lengths = -(-int(longest) // f) * f
+    total = np.empty(len(frame))
+    cols = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
+            "n_microbatches", "zero_stage", "sequence_parallel", "fsdp_shard_size")
+    for length in np.unique(lengths):
+        sel = lengths == length
+        rows = frame[sel]
+        arr = plan_memory_arrays(
+            model, **{k: rows[k].to_numpy() for k in cols},
+            recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
+            schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
+            pp_split=rows["pp_split"].cat.codes.to_numpy().astype(np.int64),
+            seq_len=int(length), recipe=a["recipe"], flash_attention=a["flash_attention"],
+            dropout=a["dropout"], practice=practice)
+        total[sel] = arr["total"]
+    return total
+
+
+def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
+                        recipe: str | None = None, reserve: float = DEFAULT_RESERVE) -> None:
+    """A ``ValueError`` (``who`` names the plan) when ``plan`` does not hold a micro-batch of
+    its ``micro_batch_size`` sequences of ``longest`` tokens padded to its factor
+    (``_pad_factor``) in the HBM after ``reserve``, memory as the plan search counts it for
+    ``stack`` (``parallel.stack_plan_search``'s practice) with ``recipe`` (None: bf16 with fp32
+    gradients, the search's)."""
+    f = int(_pad_factor(plan.tp, plan.cp))
+    length = -(-int(longest) // f) * f
+    mem = memory_per_gpu(model, plan, length, recipe=recipe or "bf16_adam_fp32_grads",
+                         practice=stack_plan_search(stack)["practice"])
+    if mem.fits(acc.hbm_bytes, reserve):
+        return
+    usable = acc.hbm_bytes * (1 - reserve)
+    held = f"{reserve:.0%} reserve" if reserve else "the whole HBM"
+    raise ValueError(f"{who} needs {mem.total / 1e9:,.0f} GB per GPU at the longest micro-batch "
+                     f"({plan.micro_batch_size} × {length:,} tokens: the prompt and the longest "
+                     f"response, padded), more than the {usable / 1e9:,.0f} GB usable ({held}); "
+                     "the update runs its longest responses too: a plan with more model "
+                     "parallelism, recomputation or a smaller micro-batch, or more GPUs")
 
 
 def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
@@ -1020,7 +1122,8 @@ class NoNewPlan(Exception):
 
 @lru_cache(maxsize=256)
 def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=None,
-                     efficiency: Efficiency | None = None, shorter: tuple = ()):
+                     efficiency: Efficiency | None = None, shorter: tuple = (),
+                     longest: int | None = None):
     """``train_plan="auto"``'s plan (``train_step``): among the plans the stack runs
     (``parallel.stack_plan_search``, the rule of a scenario's own plan search: the stack's
     schedules, ZeRO stages, recomputation modes, sequence parallelism and layer splits; None:
@@ -1030,14 +1133,19 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
     memoised on them (model, accelerator, stack and efficiency are frozen dataclasses or names,
     compared field by field). ``shorter``: padded lengths already searched (``training_mfu``);
     the plans whose sequence split one of them (``parallel.sequence_splits``) are left out, as
-    the same plan's step at a shorter length is shorter (``NoNewPlan`` when none is left)."""
+    the same plan's step at a shorter length is shorter (``NoNewPlan`` when none is left).
+    ``longest``: tokens per sequence of the update's longest micro-batch (``longest_tokens``);
+    the plans whose memory does not fit there are left out before the ranking
+    (``_longest_fit_rank``), the step still ranked at ``seq_len``."""
     cluster = Cluster(acc, n)
     opts = StepOptions(stack=stack, efficiency=efficiency)
     rank = time_ranking(model, cluster, seq_len, options=opts)
     if shorter:
         rank = _new_plans_only(rank, shorter)
-    return choose_plan(model, cluster, sequences, seq_len, **stack_plan_search(stack),
-                       rank=rank)
+    search = stack_plan_search(stack)
+    if longest is not None:
+        rank = _longest_fit_rank(rank, model, acc, longest, search["practice"])
+    return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank)
 
 
 def _new_plans_only(rank, shorter: tuple):
@@ -2244,16 +2352,21 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     the nearest whole length made a longer response cheaper where the rounding crossed;
     searching at x alone left out every TP > 1 plan at an odd length).
 
+    The plan must also hold the longest micro-batch, P + max R per sequence
+    (``longest_tokens``): the automatic search keeps only the plans that fit there, a given plan
+    that does not is refused (``longest_micro_batch``); the time stays priced at the padded mean.
+
     ``o.train_dp_overlap`` and ``o.train_recipe`` (DeepSpeed's ``overlap_comm`` and reduction
     type, ``deepspeed_dp_overlap``) set the update's step only: the forward MFU is the HFU of
     the step priced with the defaults, as a forward-only pass reduces no gradient."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
+    longest = longest_tokens(o, r)
     try:
         if isinstance(o.train_plan, str) and o.train_plan == "auto":
-            return _auto_training_mfu(m, acc, o, x)
-        return _given_plan_training_mfu(m, acc, o, x)
+            return _auto_training_mfu(m, acc, o, x, longest)
+        return _given_plan_training_mfu(m, acc, o, x, longest)
     except ValueError as e:
         raise trainer_gpus_error(o, e) from None
 
@@ -2273,12 +2386,15 @@ def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
                       f"{o.n_gpus} − rollout_gpus={o.rollout_gpus}): {msg}")
 
 
-def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
-    """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring)."""
+def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                             longest: int) -> tuple:
+    """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring),
+    refused when the plan does not hold the longest micro-batch (``longest_micro_batch``)."""
     kw = _plan_keywords(o.train_plan)
     f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
     seq = math.ceil(x / f) * f
     b, plan, priced, fill = optimizer_batch(o, seq, f)
+    longest_micro_batch(m, acc, o, kw, b, longest)
     bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
                     efficiency=o.efficiency, dp_overlap=o.train_dp_overlap,
                     recipe=o.train_recipe)
@@ -2288,6 +2404,39 @@ def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: fl
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 0.995 else ")"
     return bd.mfu * fill * k, fwd.hfu * fill * k, note
+
+
+def longest_micro_batch(m: ModelSpec, acc: Accelerator, o: RLOptions, kw: dict, sequences: int,
+                        longest: int) -> None:
+    """Refuses a given ``train_plan`` (keywords ``kw``) whose memory does not hold the update's
+    longest micro-batch (``longest_tokens``): ``micro_batch_size`` sequences of ``longest``
+    tokens, or with sequence packing (``o.pack_tokens`` = B) one bin of max(B, ``longest``)
+    tokens (micro-batch 1), padded to the plan's factor; the ``ValueError`` names
+    ``train_plan`` and the lengths. Memory as the plan search counts it (``memory_per_gpu``
+    with the stack's practice, ``o.train_recipe`` or bf16 with fp32 gradients), against the
+    whole HBM: the search's ``DEFAULT_RESERVE`` is its margin in choosing, and a published plan
+    that ran comes within it (NeMo RL v0.3's Llama 3.1 8B, DP 8 without recomputation in
+    4,096-token bins on 8 H100s: 81 GB counted of 86 GB, over the 77 GB after the reserve); with
+    ``o.optimizer_offload`` (DeepSpeed's optimizer states in host memory) not checked, as the
+    HBM count has no offload."""
+    if o.optimizer_offload:
+        return
+    n = o.training_gpus
+    mb, response = kw["micro_batch_size"], longest - o.prompt_tokens
+    if o.pack_tokens is not None:
+        longest, mb = max(o.pack_tokens, longest), 1
+    dp = max(1, n // (kw["tp"] * kw["pp"] * kw["cp"]))
+    gbs = math.ceil(sequences / (dp * mb)) * dp * mb
+    f = int(_pad_factor(kw["tp"], kw["cp"]))
+    try:
+        plan = make_plan(m, n, gbs, seq_len=-(-longest // f) * f,
+                         **{**kw, "micro_batch_size": mb})
+    except ValueError:
+        return  # a plan that breaks a rule: train_step names it
+    who = (f"train_plan={kw} on {n} {acc.name} GPUs (prompt {o.prompt_tokens:,} + longest "
+           f"response {response:,} tokens" + (f", packed in bins of {o.pack_tokens:,}"
+                                              if o.pack_tokens is not None else "") + ")")
+    _check_longest_fits(m, acc, plan, longest, o.stack, who, o.train_recipe, reserve=0.0)
 
 
 def _forward_step(bd, m: ModelSpec, acc: Accelerator, o: RLOptions, sequences, priced: int,
@@ -2314,12 +2463,15 @@ def six_n_share(m: ModelSpec, seq: int) -> float:
 AUTO_PAD_FACTORS = (1, 2, 4, 8, 16, 32, 64)
 
 
-def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
+def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                       longest: int | None = None) -> tuple:
     """``training_mfu`` under ``train_plan="auto"``: the plan search at each padded length
     ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the padded length with the shortest step, ZeRO-3
     steps × (1 + ``ZERO3_STEP_MARGIN``), the shorter padding on a tie; its MFU and HFU × x /
     priced × ``six_n_share`` (its docstring; the HFU from the step with the defaults when
-    ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there).
+    ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there). Each search keeps only the
+    plans whose memory holds the longest micro-batch (``longest`` tokens per sequence,
+    ``longest_tokens``; None: the priced length only).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     best, error = None, None
     lengths = sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS})
@@ -2327,7 +2479,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
         try:
             bd, plan = _auto_step(m, acc, o.training_gpus, o.samples, priced, o.stack,
                                   o.efficiency, dict(dp_overlap=o.train_dp_overlap,
-                                                     recipe=o.train_recipe), tuple(lengths[:i]))
+                                                     recipe=o.train_recipe), tuple(lengths[:i]),
+                                  longest)
         except NoNewPlan:
             continue
         except ValueError as e:
@@ -2973,16 +3126,32 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
                   "serve_weight_dtype", "serve_kv_dtype", "stack")
-#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken.
-ITERATION_DEFAULTS = {"stack": DEFAULT_STACK}
+#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken: the scenario
+#: registry's defaults (``bill.scenario.LEDGER_DEFAULTS``, the default scenario's values; a
+#: test checks they agree) for the keys whose default is "not given" (null: the weight sync
+#: estimated from the links, the update's MFU predicted) or the plain set-up (colocated,
+#: synchronous, no partial rollouts, a free verifier, bf16 rollouts), and the training stack
+#: (``stacks.DEFAULT_STACK``). The set-up's size (model, GPUs, batch, lengths) has none: a
+#: scenario without one of those keys is refused by name (``_scenario_iteration``).
+ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
+                      "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
+                      "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
+                      "serve_kv_dtype": "bf16"}
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
     """The iteration of ``scenario_iteration``, computed once per set of ``ITERATION_KEYS``
     values (a bill's levers and ranges change prices and sizes far more often than the RL
     set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
-    hashed are computed each time."""
-    key = tuple({**ITERATION_DEFAULTS, **p}[k] for k in ITERATION_KEYS)
+    hashed are computed each time. A key of ``ITERATION_KEYS`` neither given nor in
+    ``ITERATION_DEFAULTS`` is refused by name."""
+    given = {**ITERATION_DEFAULTS, **p}
+    missing = [k for k in ITERATION_KEYS if k not in given]
+    if missing:
+        raise ValueError(f"the scenario gives no {', '.join(missing)}: an RL iteration needs "
+                         "them (set them in the scenario, or start from the notebooks' "
+                         "defaults, bill.scenario.LEDGER_DEFAULTS)")
+    key = tuple(given[k] for k in ITERATION_KEYS)
     if p.get("comm_scaleout_bytes_per_s") is not None:  # the scenario's own network figure
         key = key[:1] + (scenario_accelerator(p),) + key[2:]
     try:
@@ -3012,8 +3181,12 @@ _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
     """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price.
-    Errors name the scenario keys, as ``scenario_iteration``."""
+    Errors name the scenario keys, as ``scenario_iteration``; a scenario without
+    ``rl_iterations`` or ``rl_runs`` is refused by name (the campaign's size has no default)."""
     it = scenario_iteration(p)
+    missing = [k for k in ("rl_iterations", "rl_runs") if k not in p]
+    if missing:
+        raise ValueError(f"the scenario gives no {', '.join(missing)}: an RL campaign needs them")
     try:
         return rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
     except ValueError as e:
