@@ -356,7 +356,13 @@ def test_parts_sum_to_the_total(s):
 @settings(max_examples=20, deadline=None)
 @given(SETUPS, st.floats(1.1, 3.0))
 def test_longer_responses_never_make_an_iteration_cheaper(s, factor):
-    assert _run(s, factor).gpu_s >= _run(s).gpu_s * (1 - 1e-9)
+    base = _run(s)
+    try:
+        longer = _run(s, factor)
+    except ValueError as e:  # no plan of the 8B update holds the longer longest micro-batch
+        assert "longest micro-batch" in str(e)
+        return
+    assert longer.gpu_s >= base.gpu_s * (1 - 1e-9)
 
 
 def test_the_scenarios_stack_prices_its_rl_update():

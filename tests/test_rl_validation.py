@@ -2132,3 +2132,27 @@ def test_deepspeed_allreduce_check_moves_deepspeed_zero2_rows_only():
     assert 0.0 <= w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
     assert w1["worst_factor"] <= 1.5
     assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
+
+
+def test_a_separate_set_up_inside_one_node_syncs_over_nvlink():
+    # NCCL carries the ranks of one node over its P2P transport ("CUDA direct access between
+    # GPUs, using NVLink or PCI", NCCL User Guide, NCCL_P2P_DISABLE), not the NIC: OpenRLHF's
+    # Ray + vLLM 7B set-up (8 A800s: 4 rollout + 4 trainer GPUs in one node) moves Llama 2 7B's
+    # 2 × 6.74e9 B = 13.5 GB whole over the A800's 200 GB/s NVLink per direction at the
+    # achievable fraction: 13.5 / (200 × f) ≈ 0.07-0.08 s, against 13.5 / (25 × f) ≈ 0.56 s
+    # over one 200 Gb/s NIC.
+    acc = rl.a800()
+    eff = rl.inf.serving_efficiency(None, acc)   # the fractions weight_sync_time takes
+    w = 2 * llmcost.load_model("llama-2-7b").n_params
+    inside = rl.weight_sync_time("llama-2-7b", acc, colocated=False, n_train_gpus=4,
+                                 n_rollout_gpus=4)
+    assert inside == pytest.approx(w / (acc.scaleup_bytes_per_s_per_dir * eff.scaleup_fraction),
+                                   rel=1e-9)
+    assert acc.scaleup_bytes_per_s_per_dir == pytest.approx(200e9, rel=0.01)
+    assert 0.06 < inside < 0.09
+    # one GPU past the domain: the NIC
+    across = rl.weight_sync_time("llama-2-7b", acc, colocated=False, n_train_gpus=5,
+                                 n_rollout_gpus=4)
+    assert across == pytest.approx(w / (acc.scaleout_bytes_per_s_per_dir
+                                        * eff.scaleout_fraction), rel=1e-9)
+    assert across > 5 * inside

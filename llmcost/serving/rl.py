@@ -1173,7 +1173,8 @@ def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
                      n_train_gpus: int | None = None, train_plan=None,
-                     efficiency: Efficiency | None = None) -> float:
+                     efficiency: Efficiency | None = None,
+                     n_rollout_gpus: int | None = None) -> float:
     """Seconds to bring the updated policy's weights to the rollout engine, sized by bytes and
     links.
 
@@ -1199,7 +1200,13 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
       each parameter, gathered under ZeRO-3, broadcast from rank 0 to all vLLM ranks at its
       full shape). Pipelined, each link carries W once, so the time does not grow with the
       number of replicas. (This bytes rule was corrected after the held-out errors of the
-      asynchronous rows had been seen; it is read from the code, not fitted.)
+      asynchronous rows had been seen; it is read from the code, not fitted.) The link is the
+      scale-up link when the trainer and rollout GPUs (``n_train_gpus`` + ``n_rollout_gpus``,
+      both given) sit in one scale-up domain, as OpenRLHF's 8-GPU set-ups do: NCCL carries
+      a communicator's ranks within a node over its peer-to-peer transport, not the network
+      (NCCL User Guide, Environment Variables, ``NCCL_P2P_DISABLE``: "the peer to peer (P2P)
+      transport, which uses CUDA direct access between GPUs, using NVLink or PCI";
+      ``NCCL_P2P_LEVEL`` ``NVL``: "Use P2P when GPUs are connected through NVLink"); else one NIC.
 
     Fractions: ``scaleup_fraction`` / ``scaleout_fraction`` of ``data/efficiency.csv``. Not
     modelled: the engine's own refit bookkeeping (tensor-by-tensor launches, KV-cache
@@ -1215,7 +1222,12 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
     group = kw["tp"] * kw["pp"]
     if kw["zero_stage"] == 3 and n_train_gpus is not None:
         group = _int("n_train_gpus", n_train_gpus)
-    in_domain = colocated and group <= domain and tp <= domain
+    if colocated:
+        in_domain = group <= domain and tp <= domain
+    else:  # one communicator of every trainer and rollout rank
+        ranks = [_int(k, v) for k, v in (("n_train_gpus", n_train_gpus),
+                                         ("n_rollout_gpus", n_rollout_gpus)) if v is not None]
+        in_domain = len(ranks) == 2 and sum(ranks) <= domain
     if in_domain:
         bw, link = (acc.scaleup_bytes_per_s_per_dir or 0) * eff.scaleup_fraction, "scale-up"
     else:
@@ -2880,7 +2892,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
         return nemo_rl_refit_time(m, o.refit, colocated=False)
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
-                            efficiency=o.efficiency)
+                            efficiency=o.efficiency,
+                            n_rollout_gpus=None if o.colocated else o.generation_gpus)
 
 
 def wall_and_parts(o: RLOptions, gen_wall: float, tail: float, t_phase: dict,
