@@ -264,7 +264,11 @@ def test_bad_input_is_refused_with_the_field_named():
         (dict(response_tokens=float("nan")), "response_tokens"),
         (dict(prompt_tokens="512"), "prompt_tokens"),
         (dict(rollout_tp=3), "rollout_tp"),
-        (dict(response_tokens=4096, response_tokens_max=1000), "max_tokens"),
+        (dict(response_tokens=4096, response_tokens_max=1024),
+         r"response_tokens_max=1024 must be >= response_tokens=4096"),
+        # a packed bin holds whole sequences: at least prompt + longest response
+        (dict(prompt_tokens=512, response_tokens=1024, response_tokens_max=2048,
+              pack_tokens=2559), r"pack_tokens=2559 must be >= 2,560"),
     ]
     for kw, field in cases:
         with pytest.raises(ValueError, match=field):
@@ -275,6 +279,11 @@ def test_bad_input_is_refused_with_the_field_named():
         rl.rl_iteration("llama-3.1-8b", "H100-SXM", response_tokens=1_000_000, **base)
     with pytest.raises(ValueError, match="iterations"):
         rl.rl_campaign(rl.rl_iteration("llama-3.1-8b", "H100-SXM", **base), 0)
+    with pytest.raises(ValueError, match=r"engine='vLLMx' must be one of"):
+        rl.vllm_decode_factor("vLLMx", "GB200-NVL72")
+    # a bin of exactly one longest sequence is accepted
+    rl.RLOptions.build(prompt_tokens=512, response_tokens=1024, response_tokens_max=2048,
+                       pack_tokens=2560)
 
 
 

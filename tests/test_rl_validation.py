@@ -996,7 +996,8 @@ def test_optimizer_batch_packing_by_hand():
     # sequences per bin, each priced at ceil(4096 / 3) = 1,366 tokens; 512 sequences pad to
     # ceil(512 / 24) * 24 = 528; fill = 1060 / 1366 * 512 / 528 = 0.7525.
     o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=32, n_gpus=16,
-                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096)
+                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096,
+                     prompt_tokens=256, response_tokens=804, response_tokens_max=3840)
     b, plan, priced, fill = rl.optimizer_batch(o, 1060)
     assert (b, plan["micro_batch_size"], priced) == (512, 3, 1366)
     assert fill == pytest.approx(1060 / 1366 * 512 / 528, rel=1e-12)

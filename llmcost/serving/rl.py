@@ -688,7 +688,14 @@ class RolloutSetup:
 def vllm_decode_factor(engine: str, accelerator) -> float:
     """The factor on each decode step of a rollout replica (``VLLM_DECODE_FACTORS``): the
     accelerator's entry for the "vLLM" engine, 1 for any other engine or accelerator. By hand:
-    vLLM on GB200-NVL72 2.459, on H100-SXM 1, SGLang on GB200-NVL72 1."""
+    vLLM on GB200-NVL72 2.459, on H100-SXM 1, SGLang on GB200-NVL72 1.
+
+    Raises
+    ------
+    ValueError
+        An engine not in ``ROLLOUT_ENGINES`` (named, with the known ones)."""
+    if not isinstance(engine, str) or engine not in ROLLOUT_ENGINES:
+        raise ValueError(f"engine={engine!r} must be one of {ROLLOUT_ENGINES}")
     if engine != "vLLM":
         return 1.0
     return VLLM_DECODE_FACTORS.get(inf.serving_accelerator(accelerator).name, 1.0)
@@ -1972,7 +1979,8 @@ class RLOptions:
         each paying the offloaded optimizer's time. None: one step per PPO epoch.
     pack_tokens : int, optional
         Sequence packing (NeMo RL's ``sequence_packing.train_mb_tokens``): each training
-        micro-batch packs ⌊pack_tokens / (P + mean R)⌋ sequences (at least one), padded to
+        micro-batch packs ⌊pack_tokens / (P + mean R)⌋ sequences (at least one: pack_tokens
+        must hold the prompt and the longest response, else refused), padded to
         ``pack_tokens`` under pipeline parallelism (``optimizer_batch``). None: micro-batches of
         ``train_plan``'s micro_batch_size sequences, unpadded.
     rollout_decode_factor : float > 0, optional
@@ -2197,12 +2205,34 @@ class RLOptions:
             if r.size != self.samples:
                 raise ValueError(f"lengths has {r.size} values; prompts_per_step × samples = "
                                  f"{self.samples}")
+            self._check_pack()
             return
         object.__setattr__(self, "response_tokens",
                            _float("response_tokens", self.response_tokens, positive=True))
         if self.response_tokens_max is not None:
             object.__setattr__(self, "response_tokens_max", _float(
                 "response_tokens_max", self.response_tokens_max, positive=True))
+            if self.response_tokens_max < self.response_tokens:
+                raise ValueError(f"response_tokens_max={self.response_tokens_max:g} must be >= "
+                                 f"response_tokens={self.response_tokens:g} (the longest "
+                                 "response is at least the mean)")
+        self._check_pack()
+
+    def _check_pack(self):
+        """A packed bin (``pack_tokens``) holds whole sequences, so at least the longest, the
+        prompt and the longest response (NeMo RL's ``train_mb_tokens`` =
+        ``max_total_sequence_length × train_micro_batch_size``)."""
+        if self.pack_tokens is None:
+            return
+        if self.lengths is not None:
+            longest = float(np.max(as_array(self.lengths, "lengths")))
+        else:
+            longest = self.response_tokens_max or self.response_tokens
+        need = math.ceil(self.prompt_tokens + longest)
+        if self.pack_tokens < need:
+            raise ValueError(f"pack_tokens={self.pack_tokens} must be >= {need:,} (prompt_tokens="
+                             f"{self.prompt_tokens} + the longest response, {longest:g}): a "
+                             "packed micro-batch holds whole sequences, at least one")
 
     @classmethod
     def names(cls) -> list:
