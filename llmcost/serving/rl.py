@@ -197,12 +197,10 @@ def hf_host_overlaps(attention: str) -> bool:
 #: accelerator (NeMo RL's v0.5 GB200 rows, Llama 3.1 8B and Qwen3-30B-A3B, on-policy and one
 #: step off: ``added`` "v4", committed as calibration before any of their errors was
 #: computed), the whole step time attributed to generation. An empirical factor, not a
-#: mechanism: the rows publish no phase split; their asynchronous rows (where generation and
-#: training overlap, so only the slower phase shows) fit a slower generation rather than a
-#: slower training (checked ad hoc: one factor on GB200's training passes instead fits the
-#: four rows at 2.06 with Σ log² 0.221, against 0.075 for this one, the Llama 3.1 8B 1-step-off
-#: row then 1.41x over), and the step-time model meets its own 27 GB200 pre-training rows
-#: (mean MFU error +1.0 %), so the miss is put on the rollout. 2.459 is near the catalogue's
+#: mechanism: the rows publish no phase split, and the miss is put on the rollout because the
+#: step-time model meets its own GB200 pre-training rows (their count and signed mean MFU
+#: error: ``benchmarks/validate_rl.py`` prints them, "the step model on its ... GB200
+#: validation rows"). 2.459 is near the catalogue's
 #: GB200 : H100 HBM bandwidth (2.39x), as if the decode ran at Hopper's bandwidth; why vLLM runs
 #: slower there (Grace's host, unquantized kernels untuned for SM100, NeMo RL's worker
 #: overheads) no public figure prices. Nor is it known to be GB200's alone: NeMo RL's H100
