@@ -94,9 +94,10 @@ PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs",
 #: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
 #: large training runs, e.g. Llama 3 405B 38-43%, arXiv:2407.21783 Table 4).
 DEFAULT_TRAIN_MFU = 0.40
-#: Partial rollouts' measured rollout-throughput gain: +22.5% on average, +44% at most (APRIL,
-#: Zhou et al. 2025, arXiv:2509.18521, abstract). The model removes the whole tail instead
-#: (``RLOptions.partial_rollouts``), an upper bound on that gain.
+#: Partial rollouts' measured rollout-throughput gain: +22.5% on average (APRIL, Zhou et al.
+#: 2025, arXiv:2509.18521v3, abstract: "improves rollout throughput by 22.5% on average"), +44%
+#: at most (the same paper's v1 abstract: "by at most 44%"). The model removes the whole tail
+#: instead (``RLOptions.partial_rollouts``), an upper bound on that gain.
 PARTIAL_ROLLOUT_GAIN_MEAN, PARTIAL_ROLLOUT_GAIN_MAX = 0.225, 0.44
 #: Rollout engines: the serving engine families (``llmcost.serving.inference.ENGINE_FAMILIES``,
 #: their fitted share of the roofline and per-step overhead) and "roofline" (the bound itself).
@@ -1048,12 +1049,12 @@ def _longest_fit_rank(rank, model, acc, longest: int, practice):
                                                                      DEFAULT_RESERVE)))
         if not keep.any():
             least = float(np.min(total))
+            usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
             raise ValueError(f"no plan that fits at the mean length fits the longest micro-"
                              f"batch ({longest:,} tokens per sequence: the prompt and the "
                              f"longest response): the least needs {least / 1e9:,.0f} GB per "
-                             f"GPU, more than the {acc.hbm_bytes * (1 - DEFAULT_RESERVE) / 1e9:,.0f}"
-                             f" GB usable; give the RL job more GPUs or shorten the longest "
-                             "response")
+                             f"GPU, more than the {usable / 1e9:,.0f} GB usable; give the RL "
+                             "job more GPUs or shorten the longest response")
         return rank(frame[keep])
     return ranked
 
@@ -1336,9 +1337,12 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     parameter update of arXiv:2101.06840 §5.2 is not what DeepSpeed-Chat or OpenRLHF run;
     ``CPU_ADAM_SOURCE``). Every parameter is updated (all experts of a MoE). ZeRO-3's parameter
     offload (the shards fetched over PCIe for every forward and backward, DeepSpeed-Chat's
-    ZeRO-3 critic) is not priced here: ``zero3_param_offload_time`` prices it as a check
-    (``zero3_critic_check``), left off the model (it closes under a tenth of what those rows'
-    training phase lacks; benchmarks/validate_rl.py prints the figures).
+    ZeRO-3 critic) is not in this formula; with ``RLOptions.offload_pageable`` (DeepSpeed-Chat's
+    rows) ``deepspeed_offload_bytes`` prices those fetches as pinned host copies in its place
+    (``offload_times``, the critic at ``RLOptions.critic_zero_stage``). Left off the model:
+    ZeRO-3's all-gathers after each fetch (the critic trains at the actor's plan), which
+    ``zero3_critic_check`` adds with the fetches as a check (benchmarks/validate_rl.py prints
+    its figures).
 
     Raises
     ------
@@ -3365,7 +3369,12 @@ PUBLISHED_SHARES = [
                       "--rollout-batch-size 32, --n-samples-per-prompt 8, "
                       "--rollout-max-response-len 16384, SGLang 2 GPUs per engine, "
                       "--sglang-mem-fraction-static 0.6. Mean response 4096 and prompt 512 are "
-                      "assumptions (not stated): the share is rerun at means of 1,024-8,192"),
+                      "assumptions (not stated): the share is rerun at means of 1,024-8,192. "
+                      "The accelerator is an assumption too: the script runs on AMD GPUs "
+                      "(HIP_VISIBLE_DEVICES, Megatron-LM-amd_version) without naming the model, "
+                      "and its trainer runs TP 2 with sequence parallelism and full "
+                      "recomputation; priced on H100-SXM with the default update plan "
+                      "(DEFAULT_TRAIN_PLAN), not the script's GPU or plan"),
 ]
 
 
