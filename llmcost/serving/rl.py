@@ -920,7 +920,7 @@ def _plan_keywords(train_plan) -> dict:
 
 def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=None, stack=None,
                efficiency: Efficiency | None = None, dp_overlap: bool | None = None,
-               recipe: str | None = None):
+               recipe: str | None = None, longest_tokens: int | None = None):
     """The predicted optimizer step of the policy's update on the trainer GPUs.
 
     ``llmcost.step_time`` (the step-time model: matmuls, attention, recomputation, TP/PP/DP
@@ -944,7 +944,9 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     automatic plan takes only what the stack has. ``dp_overlap``: whether the gradient
     collectives overlap the backward (``step_time``'s option; None: the stack's) and
     ``recipe`` its precision recipe (None: ``step_time``'s); the automatic plan is searched
-    with the defaults.
+    with the defaults. ``longest_tokens``: tokens per sequence of the update's longest
+    micro-batch (``rl.longest_tokens``, P + max R); the automatic plan must also hold a
+    micro-batch of them, its step still priced at ``seq_len`` (None: ``seq_len`` only).
 
     Raises
     ------
@@ -957,8 +959,9 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
     if isinstance(train_plan, str) and train_plan == "auto":
+        longest = None if longest_tokens is None else _int("longest_tokens", longest_tokens)
         return _auto_step(m, acc, n, b, seq, stack, efficiency,
-                          dict(dp_overlap=dp_overlap, recipe=recipe))[0]
+                          dict(dp_overlap=dp_overlap, recipe=recipe), (), longest)[0]
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
