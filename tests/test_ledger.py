@@ -501,10 +501,14 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     from llmcost.serving.rl import six_n_share
     from llmcost.training.parallel import ZERO3_STEP_MARGIN
     x = 512 + resp / samples
+    # the plan must also hold the longest micro-batch, 512 + the longest response (3,584)
+    longest = 512 + int(response_lengths(1024, 3584, samples).max())
+    assert longest == 4096
     steps = {}
     for f in (1, 2, 4, 8, 16, 32, 64):
         priced = math.ceil(x / f) * f
-        bd = train_step("llama-2-70b", "H100-SXM", 64, samples, priced, train_plan="auto")
+        bd = train_step("llama-2-70b", "H100-SXM", 64, samples, priced, train_plan="auto",
+                        longest_tokens=longest)
         steps[priced] = (bd.step_time_s * (1 + ZERO3_STEP_MARGIN if "ZeRO-3" in bd.plan else 1),
                          bd)
     priced = min(steps, key=lambda p: (steps[p][0], p))

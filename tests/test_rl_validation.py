@@ -168,13 +168,17 @@ def test_gb200_vllm_decode_factor_is_its_calibration_fit():
 def test_heldout_openrlhf_13b_ray_within_15_percent():
     # Held-out: OpenRLHF(ray), Llama-2-13B, 8 A800, HF generate on the actor's 4 GPUs,
     # end to end 3,671.61 s (benchmark README); generation phase (with the experience
-    # forwards) 2,722.51 s: predicted 1.06 and 1.16 of them (0.93 and 0.99 before the HF host
-    # cost was refitted with DeepSpeed-Chat's SDPA steps overlapping, rl.hf_host_overlaps:
-    # OpenRLHF's FlashAttention-2 steps keep the sum, at the larger shared constant).
+    # forwards) 2,722.51 s: the iteration within 15%, the phase within 20% (the held-out goal
+    # of benchmarks/validate_rl.py is 25% on average; OpenRLHF's FlashAttention-2 steps keep
+    # the HF host cost summed with the GPU's, at the shared constant, rl.hf_host_overlaps).
     df = rl.rl_validation("model", split="heldout").set_index("id")
     r = df.loc["openrlhf-bench-13b-ray"]
     assert r["predicted_s"] == pytest.approx(3671.61, rel=0.15)
     assert r["predicted_gen_s"] == pytest.approx(2722.51, rel=0.20)
+    # Regression pins (today's values, tight): 1.028 and 1.104 of the table (1.06 and 1.16 in
+    # an earlier version of the model; 0.93 and 0.99 before the host cost's refit).
+    assert r["predicted_s"] / 3671.61 == pytest.approx(1.028, abs=0.005)
+    assert r["predicted_gen_s"] / 2722.51 == pytest.approx(1.104, abs=0.005)
 
 
 def test_model_beats_before_on_heldout_rows():
@@ -996,7 +1000,8 @@ def test_optimizer_batch_packing_by_hand():
     # sequences per bin, each priced at ceil(4096 / 3) = 1,366 tokens; 512 sequences pad to
     # ceil(512 / 24) * 24 = 528; fill = 1060 / 1366 * 512 / 528 = 0.7525.
     o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=32, n_gpus=16,
-                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096)
+                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096,
+                     prompt_tokens=256, response_tokens=804, response_tokens_max=3840)
     b, plan, priced, fill = rl.optimizer_batch(o, 1060)
     assert (b, plan["micro_batch_size"], priced) == (512, 3, 1366)
     assert fill == pytest.approx(1060 / 1366 * 512 / 528, rel=1e-12)
@@ -1424,17 +1429,25 @@ def test_deepspeed_chat_generation_with_sdpa_overlap_against_the_table():
     # OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd, DeepspeedChat rows: Generation Latency
     # 697.12 s (Llama-2-7B, calibration) and 2,590.72 s (Llama-2-13B, held out); end to end
     # 1,189.13 s and 3,809.36 s. With DeepSpeed-Chat's SDPA steps priced max(GPU, host)
-    # (rl.hf_host_overlaps), the 7B phase is within 10% and the 13B within 30% (1.26x; 1.53x
-    # with the sum); the 13B iteration within 10% (0.97x; 1.15x with the sum).
+    # (rl.hf_host_overlaps), the 7B phase is within 10% and the 13B within 30%; the 13B
+    # iteration within 10%. With the host cost summed instead, both 13B figures are further off.
     df = rl.rl_validation("model").set_index("id")
     r7, r13 = df.loc["openrlhf-bench-7b-dschat"], df.loc["openrlhf-bench-13b-dschat"]
     assert r7["predicted_gen_s"] == pytest.approx(697.12, rel=0.10)
     assert r13["predicted_gen_s"] == pytest.approx(2590.72, rel=0.30)
     assert r13["predicted_s"] == pytest.approx(3809.36, rel=0.10)
     row = rl.load_rl_validation().set_index("id").loc["openrlhf-bench-13b-dschat"].to_dict()
-    summed = rl.validation_phases(rl.validation_iteration(row, hf_host_overlap=False),
-                                  "generate|update")[1]
+    total, summed, _ = rl.validation_phases(rl.validation_iteration(row, hf_host_overlap=False),
+                                            "generate|update")
     assert abs(math.log(summed / 2590.72)) > abs(math.log(r13["predicted_gen_s"] / 2590.72))
+    assert abs(math.log(total / 3809.36)) > abs(math.log(r13["predicted_s"] / 3809.36))
+    # Regression pins (today's values, tight): the 13B phase 1.290x and iteration 1.061x with
+    # the overlap (1.26x and 0.97x in an earlier version of the model); 1.922x and 1.491x with
+    # the sum (1.53x and 1.15x then).
+    assert r13["predicted_gen_s"] / 2590.72 == pytest.approx(1.290, abs=0.005)
+    assert r13["predicted_s"] / 3809.36 == pytest.approx(1.061, abs=0.005)
+    assert summed / 2590.72 == pytest.approx(1.922, abs=0.005)
+    assert total / 3809.36 == pytest.approx(1.491, abs=0.005)
 
 
 def test_hf_overlap_check_fits_calibration_rows_and_is_left_off(monkeypatch):
@@ -2132,3 +2145,27 @@ def test_deepspeed_allreduce_check_moves_deepspeed_zero2_rows_only():
     assert 0.0 <= w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
     assert w1["worst_factor"] <= 1.5
     assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
+
+
+def test_a_separate_set_up_inside_one_node_syncs_over_nvlink():
+    # NCCL carries the ranks of one node over its P2P transport ("CUDA direct access between
+    # GPUs, using NVLink or PCI", NCCL User Guide, NCCL_P2P_DISABLE), not the NIC: OpenRLHF's
+    # Ray + vLLM 7B set-up (8 A800s: 4 rollout + 4 trainer GPUs in one node) moves Llama 2 7B's
+    # 2 × 6.74e9 B = 13.5 GB whole over the A800's 200 GB/s NVLink per direction at the
+    # achievable fraction: 13.5 / (200 × f) ≈ 0.07-0.08 s, against 13.5 / (25 × f) ≈ 0.56 s
+    # over one 200 Gb/s NIC.
+    acc = rl.a800()
+    eff = rl.inf.serving_efficiency(None, acc)   # the fractions weight_sync_time takes
+    w = 2 * llmcost.load_model("llama-2-7b").n_params
+    inside = rl.weight_sync_time("llama-2-7b", acc, colocated=False, n_train_gpus=4,
+                                 n_rollout_gpus=4)
+    assert inside == pytest.approx(w / (acc.scaleup_bytes_per_s_per_dir * eff.scaleup_fraction),
+                                   rel=1e-9)
+    assert acc.scaleup_bytes_per_s_per_dir == pytest.approx(200e9, rel=0.01)
+    assert 0.06 < inside < 0.09
+    # one GPU past the domain: the NIC
+    across = rl.weight_sync_time("llama-2-7b", acc, colocated=False, n_train_gpus=5,
+                                 n_rollout_gpus=4)
+    assert across == pytest.approx(w / (acc.scaleout_bytes_per_s_per_dir
+                                        * eff.scaleout_fraction), rel=1e-9)
+    assert across > 5 * inside

@@ -77,9 +77,11 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
-from ..training.memory import DEFAULT_RESERVE, RECIPES, memory_per_gpu
+from ..training.memory import (DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu,
+                               plan_memory_arrays)
 from ..training.options import StepOptions
 from ..training.parallel import (choose_plan, make_plan, margin_weighted_step_s, sequence_splits,
                                 stack_plan_search)
@@ -92,9 +94,10 @@ PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs",
 #: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
 #: large training runs, e.g. Llama 3 405B 38-43%, arXiv:2407.21783 Table 4).
 DEFAULT_TRAIN_MFU = 0.40
-#: Partial rollouts' measured rollout-throughput gain: +22.5% on average, +44% at most (APRIL,
-#: Zhou et al. 2025, arXiv:2509.18521, abstract). The model removes the whole tail instead
-#: (``RLOptions.partial_rollouts``), an upper bound on that gain.
+#: Partial rollouts' measured rollout-throughput gain: +22.5% on average (APRIL, Zhou et al.
+#: 2025, arXiv:2509.18521v3, abstract: "improves rollout throughput by 22.5% on average"), +44%
+#: at most (the same paper's v1 abstract: "by at most 44%"). The model removes the whole tail
+#: instead (``RLOptions.partial_rollouts``), an upper bound on that gain.
 PARTIAL_ROLLOUT_GAIN_MEAN, PARTIAL_ROLLOUT_GAIN_MAX = 0.225, 0.44
 #: Rollout engines: the serving engine families (``llmcost.serving.inference.ENGINE_FAMILIES``,
 #: their fitted share of the roofline and per-step overhead) and "roofline" (the bound itself).
@@ -195,12 +198,10 @@ def hf_host_overlaps(attention: str) -> bool:
 #: accelerator (NeMo RL's v0.5 GB200 rows, Llama 3.1 8B and Qwen3-30B-A3B, on-policy and one
 #: step off: ``added`` "v4", committed as calibration before any of their errors was
 #: computed), the whole step time attributed to generation. An empirical factor, not a
-#: mechanism: the rows publish no phase split; their asynchronous rows (where generation and
-#: training overlap, so only the slower phase shows) fit a slower generation rather than a
-#: slower training (checked ad hoc: one factor on GB200's training passes instead fits the
-#: four rows at 2.06 with Σ log² 0.221, against 0.075 for this one, the Llama 3.1 8B 1-step-off
-#: row then 1.41x over), and the step-time model meets its own 27 GB200 pre-training rows
-#: (mean MFU error +1.0 %), so the miss is put on the rollout. 2.459 is near the catalogue's
+#: mechanism: the rows publish no phase split, and the miss is put on the rollout because the
+#: step-time model meets its own GB200 pre-training rows (their count and signed mean MFU
+#: error: ``benchmarks/validate_rl.py`` prints them, "the step model on its ... GB200
+#: validation rows"). 2.459 is near the catalogue's
 #: GB200 : H100 HBM bandwidth (2.39x), as if the decode ran at Hopper's bandwidth; why vLLM runs
 #: slower there (Grace's host, unquantized kernels untuned for SM100, NeMo RL's worker
 #: overheads) no public figure prices. Nor is it known to be GB200's alone: NeMo RL's H100
@@ -686,7 +687,14 @@ class RolloutSetup:
 def vllm_decode_factor(engine: str, accelerator) -> float:
     """The factor on each decode step of a rollout replica (``VLLM_DECODE_FACTORS``): the
     accelerator's entry for the "vLLM" engine, 1 for any other engine or accelerator. By hand:
-    vLLM on GB200-NVL72 2.459, on H100-SXM 1, SGLang on GB200-NVL72 1."""
+    vLLM on GB200-NVL72 2.459, on H100-SXM 1, SGLang on GB200-NVL72 1.
+
+    Raises
+    ------
+    ValueError
+        An engine not in ``ROLLOUT_ENGINES`` (named, with the known ones)."""
+    if not isinstance(engine, str) or engine not in ROLLOUT_ENGINES:
+        raise ValueError(f"engine={engine!r} must be one of {ROLLOUT_ENGINES}")
     if engine != "vLLM":
         return 1.0
     return VLLM_DECODE_FACTORS.get(inf.serving_accelerator(accelerator).name, 1.0)
@@ -912,7 +920,7 @@ def _plan_keywords(train_plan) -> dict:
 
 def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=None, stack=None,
                efficiency: Efficiency | None = None, dp_overlap: bool | None = None,
-               recipe: str | None = None):
+               recipe: str | None = None, longest_tokens: int | None = None):
     """The predicted optimizer step of the policy's update on the trainer GPUs.
 
     ``llmcost.step_time`` (the step-time model: matmuls, attention, recomputation, TP/PP/DP
@@ -936,7 +944,9 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     automatic plan takes only what the stack has. ``dp_overlap``: whether the gradient
     collectives overlap the backward (``step_time``'s option; None: the stack's) and
     ``recipe`` its precision recipe (None: ``step_time``'s); the automatic plan is searched
-    with the defaults.
+    with the defaults. ``longest_tokens``: tokens per sequence of the update's longest
+    micro-batch (``rl.longest_tokens``, P + max R); the automatic plan must also hold a
+    micro-batch of them, its step still priced at ``seq_len`` (None: ``seq_len`` only).
 
     Raises
     ------
@@ -949,8 +959,9 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
     if isinstance(train_plan, str) and train_plan == "auto":
+        longest = None if longest_tokens is None else _int("longest_tokens", longest_tokens)
         return _auto_step(m, acc, n, b, seq, stack, efficiency,
-                          dict(dp_overlap=dp_overlap, recipe=recipe))[0]
+                          dict(dp_overlap=dp_overlap, recipe=recipe), (), longest)[0]
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -966,35 +977,135 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
 
 
 def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, options: dict,
-               shorter: tuple = ()) -> tuple:
+               shorter: tuple = (), longest: int | None = None) -> tuple:
     """``(step, plan)`` of ``train_step``'s ``train_plan="auto"``: the searched plan
-    (``_auto_plan_padded``; ``shorter`` as ``_auto_train_plan``'s), refused when it does not fit
-    (``_check_train_plan_fits``), priced by ``step_time`` with ``options`` (its keywords)."""
+    (``_auto_plan_padded``; ``shorter`` and ``longest`` as ``_auto_train_plan``'s), refused when
+    it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at ``longest``), priced by
+    ``step_time`` at ``seq_len`` with ``options`` (its keywords)."""
     try:
-        plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter)
+        plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter,
+                                 longest)
         _check_train_plan_fits(m, acc, n, plan, seq_len)
+        if longest is not None:
+            _check_longest_fits(m, acc, plan, longest, stack, "train_plan='auto' chose "
+                                f"{plan.describe()}, which")
     except ValueError as e:
         raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
     return _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options), plan
 
 
 def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int, stack=None,
-                      efficiency: Efficiency | None = None, shorter: tuple = ()):
+                      efficiency: Efficiency | None = None, shorter: tuple = (),
+                      longest: int | None = None):
     """``_auto_train_plan`` for exactly ``sequences``; a batch that no data-parallel width of the
     ``n`` GPUs divides is padded up to the next multiple of ``n``, as a given train_plan's batch
     is padded to dp × micro-batch (frameworks pad or split unevenly; the padded step sets the
     MFU). A batch that neither splits nor pads to a plan raises the exact batch's error.
-    ``shorter``: as ``_auto_train_plan``'s."""
+    ``shorter``, ``longest``: as ``_auto_train_plan``'s."""
     try:
-        return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency, shorter)
+        return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency, shorter,
+                                    longest)
     except ValueError as exact:
         padded = math.ceil(sequences / n) * n
         if padded == sequences:
             raise
         try:
-            return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency, shorter)
+            return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency, shorter,
+                                    longest)
         except ValueError:
             raise exact from None
+
+
+def longest_tokens(o: RLOptions, r: np.ndarray) -> int:
+    """Tokens per sequence of the update's longest micro-batch, the length whose memory its plan
+    must fit (``training_mfu``): P + max R, the prompt and the longest response of the
+    iteration (``r``), rounded up to a whole token.
+
+    Every synchronous step trains on its longest responses, and the frameworks pad a
+    micro-batch to its longest sequence: DeepSpeed-Chat and OpenRLHF collate each micro-batch
+    padded to its longest sample (``zero_pad_sequences``), Megatron-LM's micro-batches are of
+    one length, and veRL's and NeMo RL's dynamic batching caps a micro-batch by a token budget
+    (``ppo_max_token_len_per_gpu``, ``max_total_sequence_length × train_micro_batch_size``),
+    which must hold at least one longest sequence. So a micro-batch of ``micro_batch_size``
+    sequences of P + max R tokens is the one the plan must hold; with sequence packing
+    (``o.pack_tokens`` = B) one bin of max(B, P + max R) tokens (``longest_micro_batch``)."""
+    return int(math.ceil(o.prompt_tokens + float(np.max(r))))
+
+
+def _pad_factor(tp, cp):
+    """NeMo RL's sequence padding of a plan (``training_mfu``): 2·cp·tp with CP, else tp."""
+    tp, cp = np.asarray(tp, dtype=np.int64), np.asarray(cp, dtype=np.int64)
+    return np.where(cp > 1, 2 * cp * tp, tp)
+
+
+def _longest_fit_rank(rank, model, acc, longest: int, practice):
+    """``rank`` over the rows of a plan frame whose memory fits at ``longest`` tokens per
+    sequence (padded to each plan's factor, ``_pad_factor``), counted as the frame's own
+    (``memory.plan_memory_arrays`` with its recipe, attention, layer split and ``practice``);
+    the step times are still ``rank``'s at the frame's length. A ``ValueError`` when none does
+    (the message names the lengths)."""
+    def ranked(frame):
+        if frame.empty:
+            return rank(frame)
+        total = longest_memory(frame, model, longest, practice)
+        keep = np.asarray(fits(total, acc.hbm_bytes, frame.attrs.get("reserve",
+                                                                     DEFAULT_RESERVE)))
+        if not keep.any():
+            least = float(np.min(total))
+            usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
+            raise ValueError(f"no plan that fits at the mean length fits the longest micro-"
+                             f"batch ({longest:,} tokens per sequence: the prompt and the "
+                             f"longest response): the least needs {least / 1e9:,.0f} GB per "
+                             f"GPU, more than the {usable / 1e9:,.0f} GB usable; give the RL "
+                             "job more GPUs or shorten the longest response")
+        return rank(frame[keep])
+    return ranked
+
+
+def longest_memory(frame: pd.DataFrame, model, longest: int, practice) -> np.ndarray:
+    """Per-GPU memory (bytes) of each plan row of an ``enumerate_plans`` frame at ``longest``
+    tokens per sequence padded up to the row's factor (``_pad_factor``), with the frame's recipe,
+    attention, dropout and layer split (``frame.attrs``, as ``parallel.recount_memory``)."""
+    a = frame.attrs
+    f = _pad_factor(frame["tp"].to_numpy(), frame["cp"].to_numpy())
+    lengths = -(-int(longest) // f) * f
+    total = np.empty(len(frame))
+    cols = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
+            "n_microbatches", "zero_stage", "sequence_parallel", "fsdp_shard_size")
+    for length in np.unique(lengths):
+        sel = lengths == length
+        rows = frame[sel]
+        arr = plan_memory_arrays(
+            model, **{k: rows[k].to_numpy() for k in cols},
+            recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
+            schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
+            pp_split=rows["pp_split"].cat.codes.to_numpy().astype(np.int64),
+            seq_len=int(length), recipe=a["recipe"], flash_attention=a["flash_attention"],
+            dropout=a["dropout"], practice=practice)
+        total[sel] = arr["total"]
+    return total
+
+
+def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
+                        recipe: str | None = None, reserve: float = DEFAULT_RESERVE) -> None:
+    """A ``ValueError`` (``who`` names the plan) when ``plan`` does not hold a micro-batch of
+    its ``micro_batch_size`` sequences of ``longest`` tokens padded to its factor
+    (``_pad_factor``) in the HBM after ``reserve``, memory as the plan search counts it for
+    ``stack`` (``parallel.stack_plan_search``'s practice) with ``recipe`` (None: bf16 with fp32
+    gradients, the search's)."""
+    f = int(_pad_factor(plan.tp, plan.cp))
+    length = -(-int(longest) // f) * f
+    mem = memory_per_gpu(model, plan, length, recipe=recipe or "bf16_adam_fp32_grads",
+                         practice=stack_plan_search(stack)["practice"])
+    if mem.fits(acc.hbm_bytes, reserve):
+        return
+    usable = acc.hbm_bytes * (1 - reserve)
+    held = f"{reserve:.0%} reserve" if reserve else "the whole HBM"
+    raise ValueError(f"{who} needs {mem.total / 1e9:,.0f} GB per GPU at the longest micro-batch "
+                     f"({plan.micro_batch_size} × {length:,} tokens: the prompt and the longest "
+                     f"response, padded), more than the {usable / 1e9:,.0f} GB usable ({held}); "
+                     "the update runs its longest responses too: a plan with more model "
+                     "parallelism, recomputation or a smaller micro-batch, or more GPUs")
 
 
 def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
@@ -1020,7 +1131,8 @@ class NoNewPlan(Exception):
 
 @lru_cache(maxsize=256)
 def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=None,
-                     efficiency: Efficiency | None = None, shorter: tuple = ()):
+                     efficiency: Efficiency | None = None, shorter: tuple = (),
+                     longest: int | None = None):
     """``train_plan="auto"``'s plan (``train_step``): among the plans the stack runs
     (``parallel.stack_plan_search``, the rule of a scenario's own plan search: the stack's
     schedules, ZeRO stages, recomputation modes, sequence parallelism and layer splits; None:
@@ -1030,14 +1142,19 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
     memoised on them (model, accelerator, stack and efficiency are frozen dataclasses or names,
     compared field by field). ``shorter``: padded lengths already searched (``training_mfu``);
     the plans whose sequence split one of them (``parallel.sequence_splits``) are left out, as
-    the same plan's step at a shorter length is shorter (``NoNewPlan`` when none is left)."""
+    the same plan's step at a shorter length is shorter (``NoNewPlan`` when none is left).
+    ``longest``: tokens per sequence of the update's longest micro-batch (``longest_tokens``);
+    the plans whose memory does not fit there are left out before the ranking
+    (``_longest_fit_rank``), the step still ranked at ``seq_len``."""
     cluster = Cluster(acc, n)
     opts = StepOptions(stack=stack, efficiency=efficiency)
     rank = time_ranking(model, cluster, seq_len, options=opts)
     if shorter:
         rank = _new_plans_only(rank, shorter)
-    return choose_plan(model, cluster, sequences, seq_len, **stack_plan_search(stack),
-                       rank=rank)
+    search = stack_plan_search(stack)
+    if longest is not None:
+        rank = _longest_fit_rank(rank, model, acc, longest, search["practice"])
+    return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank)
 
 
 def _new_plans_only(rank, shorter: tuple):
@@ -1065,7 +1182,8 @@ def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
                      n_train_gpus: int | None = None, train_plan=None,
-                     efficiency: Efficiency | None = None) -> float:
+                     efficiency: Efficiency | None = None,
+                     n_rollout_gpus: int | None = None) -> float:
     """Seconds to bring the updated policy's weights to the rollout engine, sized by bytes and
     links.
 
@@ -1091,7 +1209,13 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
       each parameter, gathered under ZeRO-3, broadcast from rank 0 to all vLLM ranks at its
       full shape). Pipelined, each link carries W once, so the time does not grow with the
       number of replicas. (This bytes rule was corrected after the held-out errors of the
-      asynchronous rows had been seen; it is read from the code, not fitted.)
+      asynchronous rows had been seen; it is read from the code, not fitted.) The link is the
+      scale-up link when the trainer and rollout GPUs (``n_train_gpus`` + ``n_rollout_gpus``,
+      both given) sit in one scale-up domain, as OpenRLHF's 8-GPU set-ups do: NCCL carries
+      a communicator's ranks within a node over its peer-to-peer transport, not the network
+      (NCCL User Guide, Environment Variables, ``NCCL_P2P_DISABLE``: "the peer to peer (P2P)
+      transport, which uses CUDA direct access between GPUs, using NVLink or PCI";
+      ``NCCL_P2P_LEVEL`` ``NVL``: "Use P2P when GPUs are connected through NVLink"); else one NIC.
 
     Fractions: ``scaleup_fraction`` / ``scaleout_fraction`` of ``data/efficiency.csv``. Not
     modelled: the engine's own refit bookkeeping (tensor-by-tensor launches, KV-cache
@@ -1107,7 +1231,12 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
     group = kw["tp"] * kw["pp"]
     if kw["zero_stage"] == 3 and n_train_gpus is not None:
         group = _int("n_train_gpus", n_train_gpus)
-    in_domain = colocated and group <= domain and tp <= domain
+    if colocated:
+        in_domain = group <= domain and tp <= domain
+    else:  # one communicator of every trainer and rollout rank
+        ranks = [_int(k, v) for k, v in (("n_train_gpus", n_train_gpus),
+                                         ("n_rollout_gpus", n_rollout_gpus)) if v is not None]
+        in_domain = len(ranks) == 2 and sum(ranks) <= domain
     if in_domain:
         bw, link = (acc.scaleup_bytes_per_s_per_dir or 0) * eff.scaleup_fraction, "scale-up"
     else:
@@ -1211,9 +1340,12 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     parameter update of arXiv:2101.06840 §5.2 is not what DeepSpeed-Chat or OpenRLHF run;
     ``CPU_ADAM_SOURCE``). Every parameter is updated (all experts of a MoE). ZeRO-3's parameter
     offload (the shards fetched over PCIe for every forward and backward, DeepSpeed-Chat's
-    ZeRO-3 critic) is not priced here: ``zero3_param_offload_time`` prices it as a check
-    (``zero3_critic_check``), left off the model (it closes under a tenth of what those rows'
-    training phase lacks; benchmarks/validate_rl.py prints the figures).
+    ZeRO-3 critic) is not in this formula; with ``RLOptions.offload_pageable`` (DeepSpeed-Chat's
+    rows) ``deepspeed_offload_bytes`` prices those fetches as pinned host copies in its place
+    (``offload_times``, the critic at ``RLOptions.critic_zero_stage``). Left off the model:
+    ZeRO-3's all-gathers after each fetch (the critic trains at the actor's plan), which
+    ``zero3_critic_check`` adds with the fetches as a check (benchmarks/validate_rl.py prints
+    its figures).
 
     Raises
     ------
@@ -1852,7 +1984,8 @@ class RLOptions:
         each paying the offloaded optimizer's time. None: one step per PPO epoch.
     pack_tokens : int, optional
         Sequence packing (NeMo RL's ``sequence_packing.train_mb_tokens``): each training
-        micro-batch packs ⌊pack_tokens / (P + mean R)⌋ sequences (at least one), padded to
+        micro-batch packs ⌊pack_tokens / (P + mean R)⌋ sequences (at least one: pack_tokens
+        must hold the prompt and the longest response, else refused), padded to
         ``pack_tokens`` under pipeline parallelism (``optimizer_batch``). None: micro-batches of
         ``train_plan``'s micro_batch_size sequences, unpadded.
     rollout_decode_factor : float > 0, optional
@@ -2077,12 +2210,34 @@ class RLOptions:
             if r.size != self.samples:
                 raise ValueError(f"lengths has {r.size} values; prompts_per_step × samples = "
                                  f"{self.samples}")
+            self._check_pack()
             return
         object.__setattr__(self, "response_tokens",
                            _float("response_tokens", self.response_tokens, positive=True))
         if self.response_tokens_max is not None:
             object.__setattr__(self, "response_tokens_max", _float(
                 "response_tokens_max", self.response_tokens_max, positive=True))
+            if self.response_tokens_max < self.response_tokens:
+                raise ValueError(f"response_tokens_max={self.response_tokens_max:g} must be >= "
+                                 f"response_tokens={self.response_tokens:g} (the longest "
+                                 "response is at least the mean)")
+        self._check_pack()
+
+    def _check_pack(self):
+        """A packed bin (``pack_tokens``) holds whole sequences, so at least the longest, the
+        prompt and the longest response (NeMo RL's ``train_mb_tokens`` =
+        ``max_total_sequence_length × train_micro_batch_size``)."""
+        if self.pack_tokens is None:
+            return
+        if self.lengths is not None:
+            longest = float(np.max(as_array(self.lengths, "lengths")))
+        else:
+            longest = self.response_tokens_max or self.response_tokens
+        need = math.ceil(self.prompt_tokens + longest)
+        if self.pack_tokens < need:
+            raise ValueError(f"pack_tokens={self.pack_tokens} must be >= {need:,} (prompt_tokens="
+                             f"{self.prompt_tokens} + the longest response, {longest:g}): a "
+                             "packed micro-batch holds whole sequences, at least one")
 
     @classmethod
     def names(cls) -> list:
@@ -2244,16 +2399,21 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     the nearest whole length made a longer response cheaper where the rounding crossed;
     searching at x alone left out every TP > 1 plan at an odd length).
 
+    The plan must also hold the longest micro-batch, P + max R per sequence
+    (``longest_tokens``): the automatic search keeps only the plans that fit there, a given plan
+    that does not is refused (``longest_micro_batch``); the time stays priced at the padded mean.
+
     ``o.train_dp_overlap`` and ``o.train_recipe`` (DeepSpeed's ``overlap_comm`` and reduction
     type, ``deepspeed_dp_overlap``) set the update's step only: the forward MFU is the HFU of
     the step priced with the defaults, as a forward-only pass reduces no gradient."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
+    longest = longest_tokens(o, r)
     try:
         if isinstance(o.train_plan, str) and o.train_plan == "auto":
-            return _auto_training_mfu(m, acc, o, x)
-        return _given_plan_training_mfu(m, acc, o, x)
+            return _auto_training_mfu(m, acc, o, x, longest)
+        return _given_plan_training_mfu(m, acc, o, x, longest)
     except ValueError as e:
         raise trainer_gpus_error(o, e) from None
 
@@ -2273,12 +2433,15 @@ def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
                       f"{o.n_gpus} − rollout_gpus={o.rollout_gpus}): {msg}")
 
 
-def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
-    """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring)."""
+def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                             longest: int) -> tuple:
+    """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring),
+    refused when the plan does not hold the longest micro-batch (``longest_micro_batch``)."""
     kw = _plan_keywords(o.train_plan)
     f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
     seq = math.ceil(x / f) * f
     b, plan, priced, fill = optimizer_batch(o, seq, f)
+    longest_micro_batch(m, acc, o, kw, b, longest)
     bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
                     efficiency=o.efficiency, dp_overlap=o.train_dp_overlap,
                     recipe=o.train_recipe)
@@ -2288,6 +2451,39 @@ def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: fl
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 0.995 else ")"
     return bd.mfu * fill * k, fwd.hfu * fill * k, note
+
+
+def longest_micro_batch(m: ModelSpec, acc: Accelerator, o: RLOptions, kw: dict, sequences: int,
+                        longest: int) -> None:
+    """Refuses a given ``train_plan`` (keywords ``kw``) whose memory does not hold the update's
+    longest micro-batch (``longest_tokens``): ``micro_batch_size`` sequences of ``longest``
+    tokens, or with sequence packing (``o.pack_tokens`` = B) one bin of max(B, ``longest``)
+    tokens (micro-batch 1), padded to the plan's factor; the ``ValueError`` names
+    ``train_plan`` and the lengths. Memory as the plan search counts it (``memory_per_gpu``
+    with the stack's practice, ``o.train_recipe`` or bf16 with fp32 gradients), against the
+    whole HBM: the search's ``DEFAULT_RESERVE`` is its margin in choosing, and a published plan
+    that ran comes within it (NeMo RL v0.3's Llama 3.1 8B, DP 8 without recomputation in
+    4,096-token bins on 8 H100s: 81 GB counted of 86 GB, over the 77 GB after the reserve); with
+    ``o.optimizer_offload`` (DeepSpeed's optimizer states in host memory) not checked, as the
+    HBM count has no offload."""
+    if o.optimizer_offload:
+        return
+    n = o.training_gpus
+    mb, response = kw["micro_batch_size"], longest - o.prompt_tokens
+    if o.pack_tokens is not None:
+        longest, mb = max(o.pack_tokens, longest), 1
+    dp = max(1, n // (kw["tp"] * kw["pp"] * kw["cp"]))
+    gbs = math.ceil(sequences / (dp * mb)) * dp * mb
+    f = int(_pad_factor(kw["tp"], kw["cp"]))
+    try:
+        plan = make_plan(m, n, gbs, seq_len=-(-longest // f) * f,
+                         **{**kw, "micro_batch_size": mb})
+    except ValueError:
+        return  # a plan that breaks a rule: train_step names it
+    who = (f"train_plan={kw} on {n} {acc.name} GPUs (prompt {o.prompt_tokens:,} + longest "
+           f"response {response:,} tokens" + (f", packed in bins of {o.pack_tokens:,}"
+                                              if o.pack_tokens is not None else "") + ")")
+    _check_longest_fits(m, acc, plan, longest, o.stack, who, o.train_recipe, reserve=0.0)
 
 
 def _forward_step(bd, m: ModelSpec, acc: Accelerator, o: RLOptions, sequences, priced: int,
@@ -2314,12 +2510,15 @@ def six_n_share(m: ModelSpec, seq: int) -> float:
 AUTO_PAD_FACTORS = (1, 2, 4, 8, 16, 32, 64)
 
 
-def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
+def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                       longest: int | None = None) -> tuple:
     """``training_mfu`` under ``train_plan="auto"``: the plan search at each padded length
     ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the padded length with the shortest step, ZeRO-3
     steps × (1 + ``ZERO3_STEP_MARGIN``), the shorter padding on a tie; its MFU and HFU × x /
     priced × ``six_n_share`` (its docstring; the HFU from the step with the defaults when
-    ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there).
+    ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there). Each search keeps only the
+    plans whose memory holds the longest micro-batch (``longest`` tokens per sequence,
+    ``longest_tokens``; None: the priced length only).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     best, error = None, None
     lengths = sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS})
@@ -2327,7 +2526,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
         try:
             bd, plan = _auto_step(m, acc, o.training_gpus, o.samples, priced, o.stack,
                                   o.efficiency, dict(dp_overlap=o.train_dp_overlap,
-                                                     recipe=o.train_recipe), tuple(lengths[:i]))
+                                                     recipe=o.train_recipe), tuple(lengths[:i]),
+                                  longest)
         except NoNewPlan:
             continue
         except ValueError as e:
@@ -2727,7 +2927,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
         return nemo_rl_refit_time(m, o.refit, colocated=False)
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
-                            efficiency=o.efficiency)
+                            efficiency=o.efficiency,
+                            n_rollout_gpus=None if o.colocated else o.generation_gpus)
 
 
 def wall_and_parts(o: RLOptions, gen_wall: float, tail: float, t_phase: dict,
@@ -2973,16 +3174,32 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
                   "serve_weight_dtype", "serve_kv_dtype", "stack")
-#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken.
-ITERATION_DEFAULTS = {"stack": DEFAULT_STACK}
+#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken: the scenario
+#: registry's defaults (``bill.scenario.LEDGER_DEFAULTS``, the default scenario's values; a
+#: test checks they agree) for the keys whose default is "not given" (null: the weight sync
+#: estimated from the links, the update's MFU predicted) or the plain set-up (colocated,
+#: synchronous, no partial rollouts, a free verifier, bf16 rollouts), and the training stack
+#: (``stacks.DEFAULT_STACK``). The set-up's size (model, GPUs, batch, lengths) has none: a
+#: scenario without one of those keys is refused by name (``_scenario_iteration``).
+ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
+                      "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
+                      "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
+                      "serve_kv_dtype": "bf16"}
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
     """The iteration of ``scenario_iteration``, computed once per set of ``ITERATION_KEYS``
     values (a bill's levers and ranges change prices and sizes far more often than the RL
     set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
-    hashed are computed each time."""
-    key = tuple({**ITERATION_DEFAULTS, **p}[k] for k in ITERATION_KEYS)
+    hashed are computed each time. A key of ``ITERATION_KEYS`` neither given nor in
+    ``ITERATION_DEFAULTS`` is refused by name."""
+    given = {**ITERATION_DEFAULTS, **p}
+    missing = [k for k in ITERATION_KEYS if k not in given]
+    if missing:
+        raise ValueError(f"the scenario gives no {', '.join(missing)}: an RL iteration needs "
+                         "them (set them in the scenario, or start from the notebooks' "
+                         "defaults, bill.scenario.LEDGER_DEFAULTS)")
+    key = tuple(given[k] for k in ITERATION_KEYS)
     if p.get("comm_scaleout_bytes_per_s") is not None:  # the scenario's own network figure
         key = key[:1] + (scenario_accelerator(p),) + key[2:]
     try:
@@ -3012,8 +3229,12 @@ _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
     """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price.
-    Errors name the scenario keys, as ``scenario_iteration``."""
+    Errors name the scenario keys, as ``scenario_iteration``; a scenario without
+    ``rl_iterations`` or ``rl_runs`` is refused by name (the campaign's size has no default)."""
     it = scenario_iteration(p)
+    missing = [k for k in ("rl_iterations", "rl_runs") if k not in p]
+    if missing:
+        raise ValueError(f"the scenario gives no {', '.join(missing)}: an RL campaign needs them")
     try:
         return rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
     except ValueError as e:
@@ -3151,7 +3372,12 @@ PUBLISHED_SHARES = [
                       "--rollout-batch-size 32, --n-samples-per-prompt 8, "
                       "--rollout-max-response-len 16384, SGLang 2 GPUs per engine, "
                       "--sglang-mem-fraction-static 0.6. Mean response 4096 and prompt 512 are "
-                      "assumptions (not stated): the share is rerun at means of 1,024-8,192"),
+                      "assumptions (not stated): the share is rerun at means of 1,024-8,192. "
+                      "The accelerator is an assumption too: the script runs on AMD GPUs "
+                      "(HIP_VISIBLE_DEVICES, Megatron-LM-amd_version) without naming the model, "
+                      "and its trainer runs TP 2 with sequence parallelism and full "
+                      "recomputation; priced on H100-SXM with the default update plan "
+                      "(DEFAULT_TRAIN_PLAN), not the script's GPU or plan"),
 ]
 
 
