@@ -571,10 +571,10 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
     (5 matmuls against 2, Dao 2023 Alg. 2), at ``peak16 · keff.attention_fraction``, or with a
     curve (``rates.attention``, ``StepOptions.attention_curve``) at its forward and backward
     fractions for the rank's sequence length ``s / cp`` and head dimension ``d_qk``
-    (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
-    steps' output merges (``attention.ring_merge_bytes``), as does the flat rate when the CP is a
-    ring (``rates.cp_ring``; an all-gather computes the local queries' attention in one pass,
-    no merge); PyTorch's ring (``rates.cp_torch_ring``) pays ``attention.torch_ring_bytes``
+    (``attention.KernelCurve.fractions``); under context parallelism a ring
+    (``rates.cp_ring``) adds its steps' output merges (``attention.ring_merge_bytes``), with the
+    curve or the flat rate alike; an all-gather computes the local queries' attention in one
+    pass, no merge (Llama 3, §3.3.2); PyTorch's ring (``rates.cp_torch_ring``) pays ``attention.torch_ring_bytes``
     instead, its K and V of all the rank's query heads where the model repeats them before SDPA
     (``rates.cp_repeat_kv``: torchtitan's ``repeat_kv``), else of its KV heads. Without
     FlashAttention (Megatron-LM
@@ -589,12 +589,11 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
         core_flops_f = 2.0 * x * heads * (c.dqk + c.dv) * keys
         if rates.attention is not None:
             t_core_f, t_core_b = _curve_core_times(model, c, g, rates, core_flops_f, keys)
-            ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
         else:
             t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
             t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
-            if rates.cp_ring:                   # the ring's per-step output merges
-                ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
+        if rates.cp_ring:                       # the ring's per-step output merges
+            ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
         if rates.cp_torch_ring:                 # PyTorch's merges and fp32 gradient buffers
             kv_heads = heads if (rates.cp_repeat_kv or c.mla) else c.g * g.kvf
             ring = attention.torch_ring_bytes(x * heads * c.dqk,
