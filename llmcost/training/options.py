@@ -194,8 +194,9 @@ class StepOptions:
         stacks, else the stack's FlashAttention version), ``"flash"`` the stack's kernel only
         where it is a FlashAttention one (the flat fraction on the Transformer Engine stacks;
         ``accuracy.flash_curve_comparison``), a name picks one. Under context
-        parallelism the kernel runs at the rank's ``s / cp`` and the ring steps' output merges
-        are priced (``attention.ring_merge_bytes``). No effect where no curve exists
+        parallelism the kernel runs at the rank's ``s / cp``, and a ring's steps' output merges
+        are priced (``attention.ring_merge_bytes``, as with the flat fraction; an all-gather CP
+        has none). No effect where no curve exists
         (``attention.kernel_curve`` is None: Ampere, Blackwell, AMD) or without FlashAttention.
 
         A mechanism is on by default only if, priced on the published runs with the MoE host
@@ -371,7 +372,7 @@ class StepOptions:
     fp8cs_expert_launches : bool
         FP8 current scaling's extra quantize launches per local expert (amax, scale, cast for
         each expert's split, where the fitted constant counts one cast kernel): the per-expert
-        host constant × ``moe_layer.fp8_expert_host_factor`` (1.444 under ``dtype="fp8"``,
+        host constant × ``moe_layer.fp8_expert_host_factor`` (1.8 under ``dtype="fp8"``,
         ``fp8_recipe="current"``, else 1). Off by default: judged by
         ``benchmarks/validate_mfu.py`` item 12 (``accuracy.fp8cs_launch_comparison``: it
         fails the rule).
