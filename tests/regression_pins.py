@@ -70,6 +70,15 @@ default and FP8 option sets (35 of its 60 plans, attention up to 9.8 % faster), 
 row (CP 2; predicted MFU 37.22 % → 37.54 %); every ranking, every other grid, step and
 validation pin unchanged. The sourced checks are in ``tests/test_ring_unmasked.py``.
 
+Re-blessed for Hopper's split accumulator measured (``gemm.FP8_SLOW_ACCUMULATION`` 1.15 → 1.133,
+the H100 SXM's BF16 / FP8 MAMF share, stas00/ml-engineering @ 744d01e; a deliberate change of
+the model's constant): only the FP8 option set on the H100 grids moved (step time up to 0.73 %
+shorter) and the DeepSeek-V3 (H800, FP8) validation row (predicted MFU 46.12 % → 46.22 %); the
+attention curve's merges under an all-gather CP, the MoE layer's routed tokens under a routing
+factor and an FP8 router's backward (``step._moe_compute``) moved no pin (their defaults are
+unchanged). The sourced checks are in ``tests/test_fp8_split_accumulator.py``,
+``tests/test_moe_routed_tokens.py`` and ``tests/test_attention.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

@@ -105,7 +105,8 @@ def test_ring_merges_under_context_parallelism():
     c = model_shapes(model)
     eff = load_efficiency("H100-SXM")
     hbm = H100.hbm_bytes_per_s
-    rates = KernelRates(PEAK, PEAK, hbm, eff, attention=attention.kernel_curve("H100-SXM", "fa2"))
+    curve = attention.kernel_curve("H100-SXM", "fa2")
+    rates = KernelRates(PEAK, PEAK, hbm, eff, attention=curve, cp_ring=True)
     s, cp = 131072.0, 4.0
     x = s / cp
     args = {"s": s, "x": x, "xs": x, "tp": 1.0, "ep": 1.0, "mbs": 1, "kvf": 1.0}
@@ -118,6 +119,14 @@ def test_ring_merges_under_context_parallelism():
     bw = hbm * eff.hbm_fraction
     assert with_cp["core_ew_f_t"] - flat["core_ew_f_t"] == pytest.approx(10 * 3 * out / bw)
     assert with_cp["core_ew_b_t"] - flat["core_ew_b_t"] == pytest.approx(4 * 3 * out / bw)
+    # an all-gather CP (Llama 3 §3.3.2: K and V gathered, the local queries' attention in one
+    # pass) merges nothing, with the curve as with the flat rate
+    gather = layer_compute(model, c, LayerGeometry(cp=cp, **args),
+                           KernelRates(PEAK, PEAK, hbm, eff, attention=curve),
+                           flash_attention=True, dropout=False)
+    assert gather["core_ew_f_t"] == flat["core_ew_f_t"]
+    assert gather["core_ew_b_t"] == flat["core_ew_b_t"]
+    assert gather["t_core_f"] == with_cp["t_core_f"]
 
 
 def test_step_option_on_hopper_only():

@@ -403,18 +403,18 @@ def test_a_pilot_whose_residual_stands_out_carries_nothing_where_the_drift_excee
     2,048 with the same 49,152-token micro-batch): the engine is about 28 % fast at the pilot,
     r = ln(0.450 / 0.576) ~ -0.25, the largest pilot residual of the published series, yet
     within 2 % at 2,048 tokens. Every other run of the sweep runs other kernels (another sequence
-    length and learned position table), whose drift, 0.111 at the least (calibrate.PILOT_DRIFT),
+    length and learned position table), whose drift, 0.112 at the least (calibrate.PILOT_DRIFT),
     exceeds the spread of the pilots' residuals, sqrt(0.0118) = 0.109: by hand
-    1 - 0.111^2 / 0.0118 = -0.044 < 0, nothing carried, so every calibrated error equals the
+    1 - 0.112^2 / 0.0118 = -0.063 < 0, nothing carried, so every calibrated error equals the
     uncalibrated one (before, 39 % was carried to 2,048 tokens, -8.6 % against +0.1 %, and the
     series' mean was worse than uncalibrated). Narayanan et al. 2021 Table 2's GPT 529.6B (560
     GPUs pilot, residual ~ +0.03): the pooled spread would carry 1 - 0.060^2 / 0.0118 = 69 % of
     it to a same-kernel run; its own r^2 = 0.0009 < 0.060^2 carries none."""
     d = cal.PILOT_DRIFT
-    assert (d["other_kernels"], d["same_kernels"], d["pilot_residual_var"]) == (0.111, 0.060,
+    assert (d["other_kernels"], d["same_kernels"], d["pilot_residual_var"]) == (0.112, 0.060,
                                                                                 0.0118)
     v = d["pilot_residual_var"]
-    assert 1 - d["other_kernels"] ** 2 / v == pytest.approx(-0.044, abs=0.005)
+    assert 1 - d["other_kernels"] ** 2 / v == pytest.approx(-0.063, abs=0.005)
     assert 1 - d["same_kernels"] ** 2 / v == pytest.approx(0.695, abs=1e-3)
     assert cal.PILOT_DRIFT["other_kernels"] ** 2 > cal.PILOT_DRIFT["pilot_residual_var"]
     g = pv.series_table(sets=("llm-foundry-mpt",))["llm-foundry-mpt · MPT 760m · A100-80GB · bf16"]

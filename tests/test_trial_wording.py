@@ -426,8 +426,24 @@ def test_the_fp8_ceiling_names_the_fp8_sweep():
     # a trial: "no fp8 GEMM measurement in data/efficiency.csv" beside a shipped FP8 GEMM sweep.
     # By hand (gemm.hopper_fp8_stand_in_check's source, tilelang at K = 16,384 on H800): FP8
     # 1,541 of 1,978.9 TFLOPS = 77.9%, FP16 766 of 989.4 = 77.4%
+    # Hopper adds stas00/ml-engineering's MAMF rows (compute/accelerator/README.md @ 744d01e, FP8
+    # without fast accumulation): H100 SXM 1,402.6 / 1,979 = 70.9% against BF16 794.5 / 989 =
+    # 80.3%, H200 1,453.4 / 1,979 = 73.4%, GH200 1,535.0 / 1,979 = 77.6% against 828.6 / 989 =
+    # 83.8%. Blackwell quotes the same table's own rows (data/gemm_mamf_blackwell.csv): B200 SXM
+    # FP8 3,432.5 / 4,500 = 76.3% against BF16 1,745.0 / 2,250 = 77.6%; GB200 SXM 3,615.6 /
+    # 5,000 = 72.3% against 1,822.0 / 2,500 = 72.9%; GB300 has no row and says so
     from llmcost.training.gemm import fp8_ceiling_words
     w = fp8_ceiling_words("H800")
     assert "data/gemm_hopper_fp8_sweep.csv" in w and \
         "77.9% of the FP8 peak and 77.4% of the FP16 one at K = 16,384" in w
-    assert fp8_ceiling_words("B200").startswith("no FP8 GEMM ceiling measured for B200")
+    assert "H100 SXM 70.9% of the FP8 peak against 80.3% in BF16" in w
+    assert "H200 SXM 73.4%" in w and "GH200 77.6% against 83.8%" in w
+    b = fp8_ceiling_words("B200")
+    assert "B200 SXM FP8 3,432.5 of 4,500 TFLOPS (76.3%) against 77.6% in BF16" in b
+    assert "no FP8 GEMM ceiling" not in b and "GB200" not in b
+    gb = fp8_ceiling_words("GB200-NVL72")
+    assert "GB200 SXM FP8 3,615.6 of 5,000 TFLOPS (72.3%) against 72.9% in BF16" in gb
+    gb3 = fp8_ceiling_words("GB300-NVL72")
+    assert gb3.startswith("no GEMM measurement of GB300-NVL72 is published")
+    assert "(76.3%)" in gb3 and "(72.3%)" in gb3
+    assert fp8_ceiling_words("A100-80GB").startswith("no FP8 GEMM ceiling measured for A100-80GB")

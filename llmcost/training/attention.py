@@ -27,7 +27,11 @@ arXiv:2407.08608, Fig. 5 (forward) and Fig. 6 (backward), H100 80GB SXM5, BF16, 
 sequence length = 16k tokens, hidden size 2048 (16 heads of 128 or 32 of 64), for
 FlashAttention-2 (``fa2``), cuDNN (``cudnn``) and FlashAttention-3 (``fa3``), sequence lengths
 512 to 16k: forward with and without a causal mask at head dimension 128, forward without a mask
-at 64, backward without a mask at 128 and 64 (90 points). The values were read from a
+at 64, backward without a mask at 128 and 64 (90 points). Fig. 5 also has forward panels that
+are not transcribed here: with a causal mask at head dimension 64, and at head dimension 256
+with and without the mask; their bar labels were not at hand from a primary reading (the
+figures are images), so the stand-ins below price those series and their error against the
+paper's panels is unknown. The values were read from a
 transcription of the figures' labels; the paper's versions differ in places (its abstract's
 "up to 740 TFLOPs/s" is above these head-dimension-128 figures), so the table is one version's.
 Two readings of the head-dimension-128 unmasked forward figure disagree on two bars (at 512
@@ -51,11 +55,13 @@ clock example is an H200's, whose SMs and clocks are the H100 SXM's). No curve i
 8.5 % (mean 4.2 %), the causal backward pass (a stand-in below, not in the paper's figures)
 included, and the curves' long-sequence plateaus beyond the paper's 16k hold to 64k.
 
-Series the paper does not give, stated: a causal backward pass is the unmasked backward rate ×
-the forward's causal / unmasked ratio at the same length (the same diagonal-block loss); a head
-dimension not in the table takes the nearest measured one on a log scale (64 or 128; MLA's 192
-takes 128); head dimension 64 with a causal mask takes the 64 unmasked curve × the 128 causal /
-unmasked ratio.
+Series not in the table, stated: a causal backward pass is the unmasked backward rate × the
+forward's causal / unmasked ratio at the same length (the same diagonal-block loss); a head
+dimension not in the table takes the nearest transcribed one on a log scale (64 or 128; MLA's
+192 and a head dimension of 256 take 128, though Fig. 5 measures 256); head dimension 64 with a
+causal mask (measured in Fig. 5, not transcribed) takes the 64 unmasked curve × the 128 causal /
+unmasked ratio. The default engine does not read these curves (``StepOptions.attention_curve``
+is off by default).
 
 Which kernel
 ------------
@@ -253,7 +259,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator
-from ..core.units import as_array
+from ..core.units import as_array, as_flag
 
 #: The kernel table (``data/attention_kernel_benchmarks.csv``).
 ATTENTION_BENCHMARKS_CSV = DATA_DIR / "attention_kernel_benchmarks.csv"
@@ -408,12 +414,14 @@ def attention_tflops(kernel: str, pass_: str, causal: bool, head_dim, seq_len):
     Raises
     ------
     ValueError
-        An unknown kernel or pass, a non-positive head dimension or sequence length.
+        An unknown kernel or pass, a ``causal`` not True or False, a non-positive head dimension
+        or sequence length.
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel={kernel!r} must be one of {KERNELS}")
     if pass_ not in ("forward", "backward"):
         raise ValueError(f"pass_={pass_!r} must be 'forward' or 'backward'")
+    causal = as_flag(causal, "causal")
     as_array(head_dim, "head_dim", positive=True)
     s = as_array(seq_len, "seq_len", positive=True)
     return _tflops(kernel, pass_, causal, head_dim, s)
@@ -461,11 +469,26 @@ def stack_kernel(flash_version: str, stack: str | None = None) -> str | None:
     return kernel
 
 
+def _cp_size(cp) -> np.ndarray:
+    """``cp`` as a float array, each a whole number >= 1 (else a ValueError naming it)."""
+    a = as_array(cp, "cp", positive=True, integer=True)
+    if np.any(a < 1.0):
+        raise ValueError(f"cp={cp!r} must be >= 1 (the context-parallel size)")
+    return a
+
+
 def ring_merge_bytes(out_elements, cp):
     """HBM bytes of the ring-attention merges of one layer on one rank (forward, backward):
     ``(cp − 1)`` merges of the rank's output (``out_elements`` = its tokens × heads × d_v) at
-    ``RING_MERGE_BYTES`` per element (module docstring); 0 without context parallelism."""
-    steps = np.maximum(np.asarray(cp, float) - 1.0, 0.0)
+    ``RING_MERGE_BYTES`` per element (module docstring); 0 without context parallelism.
+
+    Raises
+    ------
+    ValueError
+        A negative ``out_elements``; a ``cp`` not a whole number >= 1.
+    """
+    out_elements = as_array(out_elements, "out_elements", nonnegative=True)
+    steps = _cp_size(cp) - 1.0
     return (RING_MERGE_BYTES[0] * steps * out_elements,
             RING_MERGE_BYTES[1] * steps * out_elements)
 
@@ -479,8 +502,16 @@ def torch_ring_bytes(q_elements, kv_elements, cp):
 
     ``q_elements``: the rank's query (= output) elements, tokens × heads × head dim;
     ``kv_elements``: its K and V elements as SDPA receives them (repeated heads); 0 without
-    context parallelism (``cp`` = 1: no ring)."""
-    cp = np.asarray(cp, float)
+    context parallelism (``cp`` = 1: no ring).
+
+    Raises
+    ------
+    ValueError
+        A negative element count; a ``cp`` not a whole number >= 1.
+    """
+    q_elements = as_array(q_elements, "q_elements", nonnegative=True)
+    kv_elements = as_array(kv_elements, "kv_elements", nonnegative=True)
+    cp = _cp_size(cp)
     ring = cp > 1.0
     fwd = RING_MERGE_BYTES[0] * np.maximum(cp - 1.0, 0.0) * q_elements
     bwd = (cp * TORCH_RING_GRAD_BYTES + TORCH_RING_GRAD_FIXED_BYTES) * (q_elements + kv_elements)
@@ -813,10 +844,18 @@ class Fa1LengthCurve:
 def fa1_length_curve(accelerator: str, fraction: float,
                      anchor: float = FA1_LENGTH_ANCHOR) -> Fa1LengthCurve | None:
     """The FlashAttention-1 length curve on ``accelerator`` (``Fa1LengthCurve``), None where it
-    has no bars (the flat fraction stays)."""
+    has no bars (the flat fraction stays).
+
+    Raises
+    ------
+    ValueError
+        A ``fraction`` outside (0, 1] (a share of the dense peak); a non-positive ``anchor``.
+    """
+    f = float(as_array(fraction, "fraction", positive=True, upper=1.0))
+    a = float(as_array(anchor, "anchor", positive=True))
     if str(accelerator) not in FA1_LENGTH_BARS:
         return None
-    return Fa1LengthCurve(str(accelerator), float(fraction), float(anchor))
+    return Fa1LengthCurve(str(accelerator), f, a)
 
 
 def fwd_bwd_tflops(kernel: str, causal: bool, head_dim, seq_len):
@@ -953,7 +992,18 @@ def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0
     ``seq_len`` long is the causal kernel; any shorter window, whatever its head dimension,
     runs at the widest measured head-dimension-64 band not wider than it (1,024 tokens in BF16
     from 1,024 on, else the 128-token band in ``dtype``: a wider band fills its tiles better, an
-    upper bound on its time)."""
+    upper bound on its time).
+
+    Raises
+    ------
+    ValueError
+        A non-positive ``seq_len`` or ``head_dim``; a negative ``window``; a series not measured
+        (device, pass, dtype).
+    """
+    seq_len = as_array(seq_len, "seq_len", positive=True)
+    as_array(head_dim, "head_dim", positive=True)
+    as_array(window, "window", nonnegative=True)
+
     def at(key, dt=dtype, w=0):
         s_i, r_i = _blackwell_series(*key, dt, w)
         return np.interp(np.log(seq_len), np.log(s_i), r_i)

@@ -127,6 +127,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.units import as_array
+
 #: Bytes per element of one FP8 cast of a 16-bit tensor, by scaling recipe: read 2 B, write the
 #: rowwise and columnwise 1-byte copies (4 B); current scaling's amax pass reads 2 B more;
 #: MXFP8's 1-byte scale per 32 elements on each copy adds 2/32 B; DeepSeek-V3's blockwise
@@ -184,13 +186,14 @@ def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0, transpose: 
     Raises
     ------
     ValueError
-        An unknown recipe.
+        An unknown recipe; a ``weight_share`` outside (0, 1]; a negative dimension or count.
     """
     bpe = cast_bytes_per_element(recipe, transpose)
+    weight_share = as_array(weight_share, "weight_share", positive=True, upper=1.0)
     fwd = bwd = 0.0
     for gemm in gemms:
-        m, k, n = gemm[:3]
-        count = gemm[3] if len(gemm) > 3 else 1.0
+        m, k, n = (as_array(v, name, nonnegative=True) for v, name in zip(gemm[:3], "mkn"))
+        count = as_array(gemm[3], "count", nonnegative=True) if len(gemm) > 3 else 1.0
         fwd = fwd + count * bpe * (np.asarray(m, float) * k
                                    + weight_share * np.asarray(k, float) * n)
         bwd = bwd + count * bpe * np.asarray(m, float) * n
@@ -250,10 +253,17 @@ def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", 
     Raises
     ------
     ValueError
-        An unknown recipe.
+        An unknown recipe; a non-positive ``x`` or ``xs``; an ``xs`` above ``x`` (a shard is at
+        most the rank's tokens); a ``weight_share`` outside [0, 1] (0: the activations' casts
+        alone).
     """
     bpe = cast_bytes_per_element(recipe, transpose)
-    x, xs = np.asarray(x, float), np.asarray(xs, float)
+    x = as_array(x, "x", positive=True)
+    xs = as_array(xs, "xs", positive=True)
+    weight_share = as_array(weight_share, "weight_share", nonnegative=True, upper=1.0)
+    if np.any(xs > x):
+        raise ValueError(f"xs={xs!r} must be <= x={x!r} (the sequence shard of the rank's "
+                         "tokens)")
     gathered = xs < x
     fwd = bwd = 0.0 * x
 
@@ -307,15 +317,15 @@ def expert_bias_bytes(elements, probs_bytes: float) -> tuple:
     Raises
     ------
     ValueError
-        ``probs_bytes`` not 2 or 4.
+        ``probs_bytes`` not 2 or 4; a negative ``elements``.
     """
     if probs_bytes not in (2, 4):
         raise ValueError(f"probs_bytes={probs_bytes!r} must be 2 (BF16) or 4 (FP32)")
+    e = as_array(elements, "elements", nonnegative=True)
     r = float(probs_bytes)
     cast = 1.0 if probs_bytes == 4 else 0.0
     fwd = r + (2.0 + 2.0 * r) + 2.0 * r + cast * (r + 2.0)
     bwd = cast * 2.0 * (2.0 + r) + 2.0 * 3.0 * r + (2.0 + 2.0)
-    e = np.asarray(elements, float)
     return fwd * e, bwd * e
 
 
@@ -372,6 +382,11 @@ def clamped_glu_bytes(elements) -> tuple:
     autograd keeps (it saves its input, a view of that output) beside the concatenation the
     fused function saves: 2 B more per fc1-output element per MoE layer in flight (gpt-oss-120b
     at 4,096 tokens, top-4, fc1 width 5,760: about 189 MB per layer per micro-batch).
+
+    Raises
+    ------
+    ValueError
+        A negative ``elements``.
     """
-    e = np.asarray(elements, float)
+    e = as_array(elements, "elements", nonnegative=True)
     return 8.0 * e, 15.0 * e

@@ -57,10 +57,13 @@ Stand-ins where no table is measured (``stand_in_shape``), one rule, stated: ``t
 measured fixed costs do not move with the math rate: 6.25 µs on H100 BF16, 6.25 / 6.0 µs on B200
 BF16 / FP8) and ``k0`` is scaled by the ratio of the dense math rate **per SM**: ``k0`` is a
 fixed per-tile pipeline time counted in inner-dimension elements, and a faster SM consumes more
-of them in that time. The tables show it: B200 BF16 → FP8, the same SMs at twice the rate,
-``k0`` 220 → 410 (× 1.86); H100 → B200 BF16, a GPU × 2.27 faster (2,250 / 989.4 TFLOPS),
-``k0`` 70 → 220 (× 3.1). The rule takes ``k0`` proportional to the per-SM rate. Hopper FP8 (the table's H100 FP8 series is unusable) takes Hopper BF16's
-``t0`` and ``k0`` × 2 (the FP8 tensor-core rate per SM is twice BF16's); a measured sweep of one
+of them in that time. The tables bear out the direction, not the proportion: B200 BF16 →
+FP8, the same SMs at twice the rate, ``k0`` 220 → 410 (× 1.86, 7 % below the rule's × 2);
+H100 → B200 BF16, a per-SM rate × 2.03 ((2,250 / 148) / (989.4 / 132): B200's 148 SMs, 74 per
+die, Chips and Cheese, "Nvidia's B200: Keeping the CUDA Juggernaut Rolling", 2025-12), but
+``k0`` 70 → 220 (× 3.14, 55 % above the rule). A stand-in's ``k0`` is therefore uncertain by
+about that much (the rule is what is stated, not what the tables fit). Hopper FP8 (the
+table's H100 FP8 series is unusable) takes Hopper BF16's ``t0`` and ``k0`` × 2 (the FP8 tensor-core rate per SM is twice BF16's); a measured sweep of one
 kernel generator in FP8 and FP16 on an H800 (tilelang, ``hopper_fp8_stand_in_check``) gives the
 FP8:BF16 speed ratio by K within 5 % of this stand-in, and the same ceiling share of the peak
 for both dtypes (77.9 % and 77.4 %); the A100 stand-in of
@@ -82,7 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
+from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf
 from ..core.hardware import DTYPES
 from ..core.units import as_array
 
@@ -156,24 +159,70 @@ GEMM_SHAPE = {
 #: the tensor cores are promoted to FP32 periodically ("split accumulator"), which the forward
 #: GEMM skips. Transformer Engine sets ``_2X_ACC_FPROP = False``, ``_2X_ACC_DGRAD = True``,
 #: ``_2X_ACC_WGRAD = True`` (NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/base.py``
-#: at v0.10, the version llm-foundry's FP8 benchmarks installed, and at d0067d0da, 2026; passed as ``use_split_accumulator`` to every FP8 GEMM of ``Linear``, ``LayerNormLinear``,
+#: at v0.10, the version llm-foundry's FP8 benchmarks installed, and at d0067d0da, 2026; passed
+#: as ``use_split_accumulator`` to every FP8 GEMM of ``Linear``, ``LayerNormLinear``,
 #: ``LayerNormMLP``), torchao's float8 training the same (``torchao/float8/config.py``:
 #: ``use_fast_accum=True`` for the output GEMM only, the grad-input and grad-weight GEMMs
 #: without; pytorch/ao issue #2377, maintainer: "The default setting we have reflect a perf vs
 #: accuracy tradeoff"). cuBLASLt documents the cost qualitatively
 #: (``CUBLASLT_MATMUL_DESC_FAST_ACCUM``: "When enabled, problem execution might be faster but at
 #: the cost of lower accuracy because intermediate results will not periodically be promoted to
-#: a higher precision"); the one quantified report found is a user's H100 benchmark in pytorch/ao
-#: issue #2377 (2025-06-14): "enabling fast accumulation can lead to a 1.1x to 1.2x speedup".
-#: ``FP8_SLOW_ACCUMULATION`` takes the middle of that range, 1.15, as the backward FP8 GEMMs'
-#: time over the forward's rate (a user's measurement, not a sweep by shape: stated, with its
-#: range 1.1-1.2). Hopper only: the imprecise accumulation is the Hopper tensor cores'
-#: (DeepSeek-AI 2024, arXiv:2412.19437 §3.3.2: "the accumulation precision of FP8 GEMM on
-#: NVIDIA H800 GPUs is limited to retaining around 14 bits"; triton-lang/triton PR #2300: "This
-#: only affect Hopper fp8 dot"). Added after the held-out FP8 rows' errors and the published
-#: FP8:BF16 pairs were seen (the pairs' predicted FP8 gains were all too large); its value is a
-#: kernel measurement, not fitted to a run.
-FP8_SLOW_ACCUMULATION = 1.15
+#: a higher precision").
+#:
+#: The measurement (``HOPPER_MAMF``, ``hopper_mamf_ratios``): stas00/ml-engineering's MAMF table
+#: runs its FP8 GEMMs through ``torch._scaled_mm`` without ``use_fast_accum`` (PyTorch's default,
+#: False: ``compute/accelerator/benchmarks/mamf-finder.py`` @ 744d01e, line 349), the split
+#: accumulator, and its BF16 ones through ``torch.mm``. The BF16 share of the dense peak over the
+#: FP8 one is the slow accumulation's time over the forward rate, the forward's fast-accumulation
+#: FP8 GEMMs reaching BF16's share (the assumption ``matmul_fraction`` on the FP8 peak makes,
+#: which a same-kernel sweep supports: ``fp8_ceiling_words``): H100 SXM 80.3 % / 70.9 % = 1.133,
+#: H200 73.4 % against H100's BF16 row ("H200 is the same") 1.094, GH200 83.8 % / 77.6 % = 1.080.
+#: ``FP8_SLOW_ACCUMULATION`` is the H100 SXM's, the generation's benchmarked device
+#: (``FAMILY_DEVICE``: its BF16 and FP8 rows on the same torch, 2.7.0+cu126), rounded to 0.001;
+#: the other two Hopper parts measure less, so it is the top of the measured 1.08-1.13. The one
+#: other quantified report, pytorch/ao issue #2377 (2025-06-14, a user, no GPU named):
+#: "enabling fast accumulation can lead to a 1.1x to 1.2x speedup", brackets it. A ceiling ratio
+#: at each dtype's best shape, not a sweep by shape. Hopper only: the imprecise accumulation is
+#: the Hopper tensor cores' (DeepSeek-AI 2024, arXiv:2412.19437 §3.3.2: "the accumulation
+#: precision of FP8 GEMM on NVIDIA H800 GPUs is limited to retaining around 14 bits";
+#: triton-lang/triton PR #2300: "This only affect Hopper fp8 dot"), and the same table's
+#: Blackwell rows show no such loss (BF16 / FP8 share: B200 SXM 77.6 % / 76.3 % = 1.017, GB200
+#: SXM 72.9 % / 72.3 % = 1.008; ``data/gemm_mamf_blackwell.csv``). The mechanism was added after
+#: the held-out FP8 rows' errors and the published FP8:BF16 pairs were seen (the pairs'
+#: predicted FP8 gains were all too large); its value is a kernel measurement, not fitted to a
+#: run.
+FP8_SLOW_ACCUMULATION = 1.133
+
+#: stas00/ml-engineering ``compute/accelerator/README.md`` @ 744d01e18b79 (2026-08-22),
+#: "Maximum Achievable Matmul FLOPS comparison table", Hopper rows: (GPU, dtype) ->
+#: (MAMF TFLOPS, the table's theoretical dense TFLOPS). BF16 by ``torch.mm``, FP8
+#: (``float8_e4m3fn``) by ``torch._scaled_mm`` without fast accumulation; mean of 100
+#: iterations after 50 warm-up at the best shape found. H100 SXM 2.7.0+cu126 (both dtypes; its
+#: BF16 row notes "H200 is the same"), H200 SXM FP8 2.7.1+cu128, GH200 SXM (900 W) 2.6.0+cu126.
+HOPPER_MAMF = {
+    ("H100 SXM", "bf16"): (794.5, 989.0), ("H100 SXM", "fp8"): (1402.6, 1979.0),
+    ("H200 SXM", "fp8"): (1453.4, 1979.0),
+    ("GH200 SXM", "bf16"): (828.6, 989.0), ("GH200 SXM", "fp8"): (1535.0, 1979.0),
+}
+
+
+def hopper_mamf_share(gpu: str, dtype: str) -> float:
+    """The MAMF share of the dense peak of ``gpu`` ("H100 SXM", "H200 SXM", "GH200 SXM") in
+    ``dtype`` (``HOPPER_MAMF``); H200's BF16 is H100 SXM's row, as the table notes."""
+    key = ("H100 SXM", dtype) if (gpu, dtype) == ("H200 SXM", "bf16") else (gpu, dtype)
+    if key not in HOPPER_MAMF:
+        raise ValueError(f"gpu={gpu!r}, dtype={dtype!r}: not in HOPPER_MAMF "
+                         f"(known: {sorted(HOPPER_MAMF)})")
+    mamf, theory = HOPPER_MAMF[key]
+    return mamf / theory
+
+
+def hopper_mamf_ratios() -> dict:
+    """BF16 share over the FP8 (split-accumulator) share of each Hopper GPU of ``HOPPER_MAMF``:
+    the slow accumulation's time over the forward rate it measures (``FP8_SLOW_ACCUMULATION``
+    is the H100 SXM's, rounded to 0.001)."""
+    return {gpu: hopper_mamf_share(gpu, "bf16") / hopper_mamf_share(gpu, "fp8")
+            for gpu in ("H100 SXM", "H200 SXM", "GH200 SXM")}
 
 #: GPU generations (``GEMM_FAMILY`` values) whose backward FP8 GEMMs pay ``FP8_SLOW_ACCUMULATION``.
 FP8_SLOW_ACCUMULATION_FAMILIES = frozenset({"hopper"})
@@ -203,10 +252,18 @@ def gemm_shape(accelerator: str, dtype: str = "bf16") -> GemmShape | None:
 def gemm_time_s(m, n, k, peak_flops_per_s, matmul_fraction, shape: GemmShape | None, batch=1.0):
     """Kernel time (s) of ``batch × (m×k)·(k×n)``:
     ``t = t0 + 2·b·m·n·k / (matmul_fraction × peak) × (1 + k0/k)`` (``shape=None``: ``t0 = k0 =
-    0``, the flat ceiling). Compute only: the engine takes the max with the HBM roofline."""
+    0``, the flat ceiling). Compute only: the engine takes the max with the HBM roofline.
+
+    Raises
+    ------
+    ValueError
+        A non-positive ``m``, ``n``, ``k``, ``batch`` or ``peak_flops_per_s``; a
+        ``matmul_fraction`` outside (0, 1]."""
     m, n, k, b = (as_array(v, name, positive=True)
                   for v, name in ((m, "m"), (n, "n"), (k, "k"), (batch, "batch")))
-    base = 2.0 * b * m * n * k / (peak_flops_per_s * matmul_fraction)
+    peak = as_array(peak_flops_per_s, "peak_flops_per_s", positive=True)
+    frac = as_array(matmul_fraction, "matmul_fraction", positive=True, upper=1.0)
+    base = 2.0 * b * m * n * k / (peak * frac)
     if shape is None:
         return base
     return shape.t0_s + base * (1.0 + shape.k0 / k)
@@ -232,6 +289,9 @@ def load_gemm_benchmarks(usable_only: bool = True) -> pd.DataFrame:
 
 
 def _series(family: str, dtype: str):
+    if family not in FAMILY_DEVICE:
+        raise ValueError(f"family={family!r} must be one of {tuple(FAMILY_DEVICE)} (the "
+                         "generations with a kernel table)")
     dev = FAMILY_DEVICE[family]
     df = load_gemm_benchmarks()
     d = df[(df.accelerator == dev) & (df.dtype == dtype)]
@@ -243,7 +303,12 @@ def _series(family: str, dtype: str):
 def fit_gemm_shape(family: str, dtype: str = "bf16") -> tuple[float, float]:
     """Re-derive ``(t0_s, k0)`` for ``family`` ("hopper", "blackwell") and ``dtype`` from the
     kernel table: the grid point minimising ``Σ (ln t_model − ln t_measured)²`` with ``f_max``
-    held at the benchmarked accelerator's ``matmul_fraction`` (see the module docstring)."""
+    held at the benchmarked accelerator's ``matmul_fraction`` (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        A ``family`` not in ``FAMILY_DEVICE``; no usable measurements for ``dtype``."""
     d, peak, fmax = _series(family, dtype)
     flops = 2.0 * d.b.to_numpy() * d.m.to_numpy() * d.n.to_numpy() * d.k.to_numpy()
     t = flops / (d.tflops.to_numpy() * 1e12)
@@ -281,22 +346,61 @@ HOPPER_FP8_SWEEP_CSV = DATA_DIR / "gemm_hopper_fp8_sweep.csv"
 
 def fp8_ceiling_words(accelerator: str) -> str:
     """What stands behind applying ``matmul_fraction`` (data/efficiency.csv, measured on BF16
-    GEMMs) to an FP8 peak, in words: on a Hopper GPU (``GEMM_FAMILY``), the FP8 and FP16 shares
-    of their dense peaks at the sweep's largest K (``HOPPER_FP8_SWEEP_CSV``: tilelang, H800,
+    GEMMs) to an FP8 peak, in words. On a Hopper GPU (``GEMM_FAMILY``): the FP8 and FP16 shares
+    of their dense peaks at the tilelang sweep's largest K (``HOPPER_FP8_SWEEP_CSV``: H800,
     M = N = 8,192; share = TFLOPS ÷ the H100 SXM's dense peak of that dtype, FP16 at BF16's
-    rate), which the same fraction assumes equal; elsewhere, that no FP8 GEMM ceiling is in the
-    catalogue (neither data/efficiency.csv nor a sweep for that generation)."""
-    if GEMM_FAMILY.get(accelerator) != "hopper":
+    rate), which the same fraction assumes equal, and the MAMF table's FP8 rows without fast
+    accumulation below BF16's share (``HOPPER_MAMF``: the backward GEMMs' loss,
+    ``FP8_SLOW_ACCUMULATION``). On a Blackwell GPU: the MAMF table's FP8 and BF16 rows of that
+    GPU (``core.catalog.load_gemm_mamf``, data/gemm_mamf_blackwell.csv), or, where it has none
+    (GB300), of the Blackwell GPUs it measures. Elsewhere: that no FP8 GEMM ceiling is in the
+    catalogue."""
+    fam = GEMM_FAMILY.get(accelerator)
+    if fam == "blackwell":
+        return _blackwell_fp8_words(accelerator)
+    if fam != "hopper":
         return (f"no FP8 GEMM ceiling measured for {accelerator}: data/efficiency.csv measures "
-                "BF16 GEMMs and the FP8 sweep, data/gemm_hopper_fp8_sweep.csv, is Hopper's")
+                "BF16 GEMMs, and the FP8 measurements (data/gemm_hopper_fp8_sweep.csv, "
+                "data/gemm_mamf_blackwell.csv) are Hopper's and Blackwell's")
     d = pd.read_csv(HOPPER_FP8_SWEEP_CSV)
     top = d[d["k"] == d["k"].max()].set_index("dtype")["tflops"]
     acc = load_accelerator(FAMILY_DEVICE["hopper"])
     f8 = float(top["fp8"]) * 1e12 / acc.peak_flops_per_s("fp8")
     f16 = float(top["fp16"]) * 1e12 / acc.peak_flops_per_s("bf16")
+    sh = {g: (hopper_mamf_share(g, "fp8"), hopper_mamf_share(g, "bf16"))
+          for g in ("H100 SXM", "H200 SXM", "GH200 SXM")}
     return (f"data/gemm_hopper_fp8_sweep.csv, an FP8 and FP16 GEMM sweep on H800 (tilelang, "
             f"M = N = 8,192), reaches {f8:.1%} of the FP8 peak and {f16:.1%} of the FP16 one at "
-            f"K = {int(d['k'].max()):,}: about the same share, as the assumption takes it")
+            f"K = {int(d['k'].max()):,}: about the same share, as the assumption takes it; "
+            "stas00/ml-engineering's MAMF table (compute/accelerator/README.md @ 744d01e), FP8 "
+            "without fast accumulation, measures less: H100 SXM "
+            f"{sh['H100 SXM'][0]:.1%} of the FP8 peak against {sh['H100 SXM'][1]:.1%} in BF16, "
+            f"H200 SXM {sh['H200 SXM'][0]:.1%} (BF16 as H100's), GH200 "
+            f"{sh['GH200 SXM'][0]:.1%} against {sh['GH200 SXM'][1]:.1%}: the backward GEMMs' "
+            f"split accumulator, priced at x{FP8_SLOW_ACCUMULATION} their forward time")
+
+
+def _blackwell_fp8_words(accelerator: str) -> str:
+    """``fp8_ceiling_words`` on a Blackwell GPU: the MAMF rows of ``accelerator``, else (no row
+    of its own) of every Blackwell GPU with a catalogue row."""
+    m = load_gemm_mamf()
+    own = m[m["catalogue_accelerator"] == accelerator]
+    rows = own if not own.empty else m[m["catalogue_accelerator"] != ""]
+
+    def share(gpu, dtype):
+        r = rows[(rows["accelerator_measured"] == gpu) & (rows["dtype"] == dtype)].iloc[0]
+        return r["mamf_tflops"], r["theory_tflops"], r["mamf_tflops"] / r["theory_tflops"]
+
+    parts = []
+    for gpu in dict.fromkeys(rows["accelerator_measured"]):
+        (f8, p8, s8), (_, _, s16) = share(gpu, "fp8"), share(gpu, "bf16")
+        parts.append(f"{gpu} FP8 {f8:,.1f} of {p8:,.0f} TFLOPS ({s8:.1%}) against "
+                     f"{s16:.1%} in BF16")
+    head = ("" if not own.empty else
+            f"no GEMM measurement of {accelerator} is published; of the Blackwell GPUs it "
+            "has, ")
+    return (head + "stas00/ml-engineering's MAMF table (data/gemm_mamf_blackwell.csv) measures "
+            + " and ".join(parts) + ": about the same share, as the assumption takes it")
 
 
 def hopper_fp8_stand_in_check() -> pd.DataFrame:

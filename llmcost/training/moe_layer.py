@@ -245,7 +245,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.units import as_array
+from ..core.units import as_array, as_choice
+from .elementwise import FP8_RECIPES
 
 #: Host time per MoE layer per micro-batch, forward + backward, of a dropless dispatch (the
 #: host–device synchronisation on the token counts and the launches the GPU then waits for),
@@ -298,10 +299,11 @@ def fp8_expert_host_factor(dtype: str, fp8_recipe: str) -> float:
     Raises
     ------
     ValueError
-        An unknown dtype.
+        An unknown dtype or FP8 recipe (``elementwise.FP8_RECIPES``).
     """
     if dtype not in ("bf16", "fp16", "fp32", "fp8"):
         raise ValueError(f"dtype={dtype!r} must be 'bf16', 'fp16', 'fp32' or 'fp8'")
+    as_choice(fp8_recipe, "fp8_recipe", tuple(FP8_RECIPES))
     if dtype == "fp8" and fp8_recipe == "current":
         return 1.0 + FP8CS_EXTRA_LAUNCHES_PER_TENSOR * EXPERT_QUANTIZED_TENSORS / EXPERT_LAUNCHES
     return 1.0
@@ -363,8 +365,8 @@ def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert
     Raises
     ------
     ValueError
-        A non-positive expert count or EP size, an unknown recompute mode or routing, a
-        negative constant.
+        A non-positive expert count or EP size, an EP size above the expert count, an unknown
+        recompute mode or routing, a negative constant.
 
     Examples
     --------
@@ -375,6 +377,9 @@ def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert
     """
     E = as_array(n_experts, "n_experts", positive=True)
     e = as_array(ep, "ep", positive=True)
+    if np.any(e > E):
+        raise ValueError(f"ep={ep!r} must be <= n_experts={n_experts!r} (each EP rank holds at "
+                         "least one expert)")
     a = MOE_LAYER_HOST_S if layer_s is None else float(as_array(layer_s, "layer_s", nonnegative=True))
     b = MOE_EXPERT_HOST_S if expert_s is None else float(as_array(expert_s, "expert_s",
                                                                   nonnegative=True))

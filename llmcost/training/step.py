@@ -357,7 +357,10 @@ class KernelRates:
     16-bit peak, attention), ``hbm`` (bytes/s) and ``keff`` (sustained fractions,
     ``Efficiency`` × ``KERNEL_EFFICIENCY``) and ``gemm_shape`` (the GEMMs' shape term,
     ``gemm.GemmShape``, or None for the flat ``matmul_fraction``); ``edge_peak`` and
-    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others);
+    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others),
+    ``edge_backward_gemm`` its backward GEMMs' time over the forward rate (the step's
+    ``fp8_backward_gemm`` when the router runs in FP8, else 1; None: 1 where ``edge_peak`` is
+    given, a BF16 router, else ``fp8_backward_gemm``);
     ``attention`` the attention core's curve (``attention.KernelCurve``, sustained; None: the
     flat ``keff.attention_fraction``); ``fp8_casts`` the FP8 recipe whose casts are priced
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
@@ -386,6 +389,7 @@ class KernelRates:
     gemm_shape: object = None
     edge_peak: float | None = None
     edge_gemm_shape: object = None
+    edge_backward_gemm: float | None = None
     attention: object = None
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
@@ -425,8 +429,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
       dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward, × the FP8
       backward factor ``f = rates.fp8_backward_gemm`` for the GEMMs that run in FP8 (Hopper's
-      split accumulator, ``gemm.FP8_SLOW_ACCUMULATION``; the BF16 router keeps 2 ×):
-      ``gemm_b_dense = 2f·G_dense``, ``gemm_b_moe = 2f·(G_moe − router) + 2·router``. With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
+      split accumulator, ``gemm.FP8_SLOW_ACCUMULATION``; the router's ``f_r =
+      rates.edge_backward_gemm``, 1 when it runs in BF16 under ``fp8_as_run``):
+      ``gemm_b_dense = 2f·G_dense``, ``gemm_b_moe = 2f·(G_moe − router) + 2·f_r·router``. With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
       time is ``t0 + 2mkn / (peak·matmul_fraction) · (1 + k0/k)`` (``gemm.gemm_time_s``, kernel
       benchmarks by shape), the local experts sharing one ``t0`` (a grouped GEMM).
     * Attention core with FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs at
@@ -436,7 +441,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       and AV per head and sequence over all s keys at the roofline, backward 2 × forward.
     * Memory-bound work: ``_elementwise_bytes`` ÷ (HBM · hbm_fraction); MoE layers replace the
       dense FFN's activation bytes by the experts' (k + shared) widths and add the token
-      permutation, permute + unpermute read + write ``2·2·2·x·k·h`` bytes, and, for experts with
+      permutation, permute + unpermute read + write ``2·2·2·r·h`` bytes, the activations and the
+      permutation over the rank's routed tokens ``r`` = its local experts × their tokens, as its
+      expert GEMMs count them (``x·k·moe_factor``), and, for experts with
       output biases on a stack that applies them unfused, ``elementwise.expert_bias_bytes`` of
       the rank's routed tokens × h (Megatron-Core ``TEGroupedMLP._apply_bias``), and for a
       clamped gated activation there ``elementwise.clamped_glu_bytes`` of the routed tokens ×
@@ -533,27 +540,31 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
     t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
                           rates.edge_gemm_shape if rates.edge_peak else gs)
-    # dense FFN activation bytes replaced by the experts' (k + shared) widths
+    # the routed tokens of the busiest EP rank, as its expert GEMMs count them (x·k·moe_factor
+    # when x·k·ep/E >= 1): its activations and permutations run over the same tokens
+    routed = tok_exp * n_local
+    # dense FFN activation bytes replaced by the experts' (routed + shared) widths
     act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
                  (10.0 if c.gated else 6.0) * x * c.f / tp)
-    act_moe = ((6.0 if c.gated else 4.0) * x * fe * (c.k + c.ns) / tp,
-               (10.0 if c.gated else 6.0) * x * fe * (c.k + c.ns) / tp)
-    perm = 2 * 2.0 * 2 * x * c.k * c.h       # permute + unpermute, read + write, 2 B
+    act_moe = ((6.0 if c.gated else 4.0) * (routed + x * c.ns) * fe / tp,
+               (10.0 if c.gated else 6.0) * (routed + x * c.ns) * fe / tp)
+    perm = 2 * 2.0 * 2 * routed * c.h        # permute + unpermute, read + write, 2 B
     # the experts' output bias, unfused (Megatron-Core TEGroupedMLP._apply_bias), over the
     # rank's routed tokens x h
-    bias = elementwise.expert_bias_bytes(tok_exp * n_local * c.h, rates.expert_bias_probs) \
+    bias = elementwise.expert_bias_bytes(routed * c.h, rates.expert_bias_probs) \
         if rates.expert_bias_probs else (0.0, 0.0)
     # a clamped gated activation's eager clamp over the routed experts' fc1 output
-    clamp = elementwise.clamped_glu_bytes(tok_exp * n_local * ffn_mult * fe / tp) \
+    clamp = elementwise.clamped_glu_bytes(routed * ffn_mult * fe / tp) \
         if rates.glu_clamp else (0.0, 0.0)
     # FP8 casts: the routed and shared experts' GEMMs replace the dense FFN's
     ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / tp, n_local),
                             (tok_exp, fe / tp, c.h, n_local),
                             (x, c.h, ffn_mult * fe / tp, c.ns), (x, fe / tp, c.h, c.ns)))
     bw_e = hbm * keff.hbm_fraction
-    # backward: 2 x forward, x the FP8 factor for the FP8 GEMMs (the BF16 router keeps 2 x)
+    # backward: 2 x forward, x the FP8 factor for the FP8 GEMMs (a BF16 router keeps 2 x)
     f_b = rates.fp8_backward_gemm
-    f_router = 1.0 if rates.edge_peak else f_b
+    f_router = rates.edge_backward_gemm if rates.edge_backward_gemm is not None else (
+        1.0 if rates.edge_peak else f_b)
     return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
             "gemm_b_moe": 2.0 * (f_b * (t_attn_proj + t_exp + t_shared) + f_router * t_router),
             "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm + bias[0] + clamp[0]
@@ -571,10 +582,10 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
     (5 matmuls against 2, Dao 2023 Alg. 2), at ``peak16 · keff.attention_fraction``, or with a
     curve (``rates.attention``, ``StepOptions.attention_curve``) at its forward and backward
     fractions for the rank's sequence length ``s / cp`` and head dimension ``d_qk``
-    (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
-    steps' output merges (``attention.ring_merge_bytes``), as does the flat rate when the CP is a
-    ring (``rates.cp_ring``; an all-gather computes the local queries' attention in one pass,
-    no merge); PyTorch's ring (``rates.cp_torch_ring``) pays ``attention.torch_ring_bytes``
+    (``attention.KernelCurve.fractions``); under context parallelism a ring
+    (``rates.cp_ring``) adds its steps' output merges (``attention.ring_merge_bytes``), with the
+    curve or the flat rate alike; an all-gather computes the local queries' attention in one
+    pass, no merge (Llama 3, §3.3.2); PyTorch's ring (``rates.cp_torch_ring``) pays ``attention.torch_ring_bytes``
     instead, its K and V of all the rank's query heads where the model repeats them before SDPA
     (``rates.cp_repeat_kv``: torchtitan's ``repeat_kv``), else of its KV heads. Without
     FlashAttention (Megatron-LM
@@ -589,12 +600,11 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
         core_flops_f = 2.0 * x * heads * (c.dqk + c.dv) * keys
         if rates.attention is not None:
             t_core_f, t_core_b = _curve_core_times(model, c, g, rates, core_flops_f, keys)
-            ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
         else:
             t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
             t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
-            if rates.cp_ring:                   # the ring's per-step output merges
-                ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
+        if rates.cp_ring:                       # the ring's per-step output merges
+            ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
         if rates.cp_torch_ring:                 # PyTorch's merges and fp32 gradient buffers
             kv_heads = heads if (rates.cp_repeat_kv or c.mla) else c.g * g.kvf
             ring = attention.torch_ring_bytes(x * heads * c.dqk,
@@ -1338,6 +1348,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    keff=keff, gemm_shape=o.gemm_shape,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
                                    edge_gemm_shape=o.edge_gemm_shape,
+                                   edge_backward_gemm=(o.fp8_backward_gemm
+                                                       if o.edge_dtype == "fp8" else 1.0),
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
                                    fp8_transpose=o.fp8_transpose,
