@@ -751,9 +751,11 @@ def fp8_accumulation_report():
     rows' errors were seen."""
     per_regime, verdict = accuracy.fp8_split_accumulator_comparison()
     print(f"15. Hopper's backward FP8 GEMMs (input and weight gradients) without fast "
-          f"accumulation: x{gemm.FP8_SLOW_ACCUMULATION:.2f} the forward's time (Transformer "
-          "Engine _2X_ACC_DGRAD / _2X_ACC_WGRAD, torchao's grad GEMMs; pytorch/ao #2377: 1.1-1.2x), "
-          "held-out mean |error| per regime that moves, without -> with:")
+          f"accumulation: x{gemm.FP8_SLOW_ACCUMULATION:.3f} the forward's time (Transformer "
+          "Engine _2X_ACC_DGRAD / _2X_ACC_WGRAD, torchao's grad GEMMs; H100 SXM's BF16 / FP8 "
+          "matmul share in stas00/ml-engineering's mamf-finder table, torch._scaled_mm without "
+          "fast accumulation; pytorch/ao #2377 reports 1.1-1.2x), held-out mean |error| per "
+          "regime that moves, without -> with:")
     print_moved(per_regime)
     print(f"   all held-out rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%}; "
           f"FP8 rows {verdict['fp8_mean'][0]:.1%} -> {verdict['fp8_mean'][1]:.1%}; FP8:BF16 "
