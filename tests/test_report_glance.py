@@ -956,3 +956,29 @@ def test_a_table_in_words_styles_rows_by_their_own_names():
                        words=plots.COLUMN_WORDS).data
     assert "memory per GPU (GB)" in html and "smallest bubble" in html and "70.0" in html
     assert html.count("color: red") == 1 and ">yes<" in html
+
+
+def test_a_pilot_smaller_than_the_run_keeps_its_band_in_the_index(tmp_path):
+    # A pilot of the scenario's plan measured on 64 GPUs of a 2,048-GPU run (Llama 2 70B, H100,
+    # 900 tokens/s per GPU, no mfu): the report calibrates the MFU once (report.calibrate_mfu)
+    # and leaves the notebooks no throughput to extrapolate again. The index's MFU range is then
+    # the pilot's extrapolation band (bill.pilot.pilot_mfu on the same scenario: its low and high
+    # ends, peaked at the calibrated MFU), not the regime's illustrative error band, whose top
+    # (47%) lay above the pilot's own ceiling (the MFU it measured at fewer replicas).
+    from llmcost.bill.pilot import pilot_mfu
+    sc = tmp_path / "pilot.yaml"
+    sc.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+                  "seq_len: 4096\nglobal_batch_tokens: 4194304\nprice_usd_per_gpu_hour: 3.0\n"
+                  "ledger_pilot_tokens_per_s_per_gpu: 900\nledger_pilot_n_gpus: 64\n")
+    plan = report.plan_report(sc, None, notebook_setups=False)
+    assert plan.scenario["ledger_pilot_tokens_per_s_per_gpu"] is None  # calibrated away
+    g = glance.bill_glance(report.bill_inputs(plan.values, plan.scenario))[0]
+    mfu = g["ranges"]["mfu"]
+    assert mfu["kind"] == "pilot" and mfu["illustrative"] is False
+    got = pilot_mfu({**plan.values, "ledger_pilot_tokens_per_s_per_gpu": 900.0,
+                     "ledger_pilot_n_gpus": 64, "pilot": []})
+    low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
+    assert low == pytest.approx(got["low"], abs=5e-5) and high == pytest.approx(got["high"],
+                                                                                abs=5e-5)
+    assert mode == pytest.approx(got["value"], abs=5e-5) and low < mode <= high
+    assert high < 0.47  # below the comparable runs' cap the illustrative band reached

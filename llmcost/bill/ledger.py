@@ -2453,11 +2453,14 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     given = point.scenario
     own = scenario_ranges(_values(given))
     ill = {k: v for k, v in illustrative_ranges(point).items() if k not in own}
-    if "mfu" in ill and pilot_given(given):
+    # a pilot smaller than the run leaves no throughput once the report calibrated it
+    # (report.calibrate_mfu): its calibration record still says a pilot set the MFU
+    piloted = pilot_given(given) or "_mfu_calibration" in given
+    if "mfu" in ill and piloted:
         ill, given = _pilot_mfu_range(ill, given, float(point.figures["mfu"]))
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
              **{k: "illustrative" for k in ill}}
-    if "mfu" in ill and pilot_given(point.scenario):
+    if "mfu" in ill and piloted:
         kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
     if kinds.get("mfu") == "scenario" and given.get("mfu_band"):
         kinds["mfu"] = given["mfu_band"]  # a page's band, passed as a range by the report
