@@ -304,6 +304,47 @@ def test_a_project_longer_than_ten_years_is_warned_not_refused(tmp_path):
 
 
 
+def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
+    # A new-user trial: Llama 2 13B on 512 H100 with 1e15 tokens (77,000 per parameter) billed
+    # a 13.9-year run without a word. By hand, the ideal days are 6·N·D ÷ (GPUs · peak · MFU):
+    # 6 × 13.0e9 × 1e15 ÷ (512 × 989.4e12 × 0.4) ÷ 86,400 ≈ 4,460 days, already over 10 years
+    # (3,652.5 days); the bill's run (failures, restarts and attention included) is longer, by
+    # less than a goodput of 80% and the attention FLOPs of 4,096-token sequences explain. Over
+    # LONG_PROJECT_MONTHS (the same reason as a long project: Cottier et al. 2024) it is warned.
+    from llmcost.bill.validation import LONG_PROJECT_MONTHS
+    from llmcost.core.catalog import load_model
+    sc = "model: llama-2-13b\nn_gpus: 512\ntrain_tokens: 1.0e15"
+    bill = estimate_ledger(_yaml(tmp_path, sc, name="long.yaml"))
+    n = load_model("llama-2-13b").n_params
+    ideal = 6 * n * 1e15 / (512 * 989.4e12 * 0.4) / 86_400
+    assert ideal == pytest.approx(4_460, rel=0.01) and ideal > LONG_PROJECT_MONTHS * 365.25 / 12
+    days = bill.figures["run_wall_clock_days"]
+    assert ideal < days < ideal / 0.8 * 1.1
+    (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
+    assert w.startswith(f"the training run's wall clock is {days / 365.25:,.3g} years "
+                        f"({days:,.0f} days on 512 GPUs), over 10 years")
+    assert "Cottier et al. 2024" in w and math.isfinite(bill.total_usd)
+    # 1e13 tokens: a hundredth of it, about 50 days: no warning
+    short = estimate_ledger(_yaml(tmp_path, sc.replace("1.0e15", "1.0e13"), name="s2.yaml"))
+    assert short.figures["run_wall_clock_days"] < 100
+    assert not any(x.startswith("the training run's wall clock") for x in short.warnings)
+
+
+def test_more_tokens_than_the_public_text_there_is_is_warned():
+    # Villalobos et al. 2024 (arXiv:2211.04325 v2) estimate the stock of public human text at
+    # "on the order of 300 trillion tokens" (90% interval 100T to 1,000T): 1e15 tokens is that
+    # stock read 1e15 ÷ 3e14 = 3.33 times over, which is repetition (Muennighoff et al. 2023).
+    from llmcost.bill.validation import PUBLIC_TEXT_STOCK_TOKENS
+    assert PUBLIC_TEXT_STOCK_TOKENS == 300e12
+    (w,) = magnitude_warnings({"train_tokens": 1e15})
+    assert w.startswith("train_tokens=1e+15 (1,000T tokens) is above the estimated stock of "
+                        "public human text, about 300T tokens (Villalobos et al. 2024, "
+                        "arXiv:2211.04325; 90% interval 100T-1,000T)")
+    assert "about 3.33 times" in w and "Muennighoff et al. 2023" in w
+    assert magnitude_warnings({"train_tokens": 3.0e14}) == []  # the stock itself: no warning
+    assert magnitude_warnings({"train_tokens": 15e12}) == []  # Llama 3's 15T
+
+
 def test_an_rl_campaign_longer_than_ten_years_is_warned_not_refused(tmp_path):
     # A new-user trial: rl_iterations: 1e9 billed a $125B RL line, 100% of the bill, without a
     # word. The campaign's wall clock on the RL job's GPUs is its GPU-hours ÷ rl_gpus (every

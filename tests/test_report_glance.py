@@ -982,3 +982,78 @@ def test_a_pilot_smaller_than_the_run_keeps_its_band_in_the_index(tmp_path):
                                                                                 abs=5e-5)
     assert mode == pytest.approx(got["value"], abs=5e-5) and low < mode <= high
     assert high < 0.47  # below the comparable runs' cap the illustrative band reached
+
+
+def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_path):
+    # A price above every listed one, a project over ten years, owned-hardware keys a given price
+    # ignores, money keys ten times from the catalogue, an RL campaign over ten years, a plan the
+    # catalogue cannot check, a run over ten years and more tokens than the public text there
+    # is: each warning, as its own function writes it, has a family of glance.CAVEATS (before,
+    # the first clause was cut at a colon inside a parenthesis: "... for H100-SXM (11 row(s)").
+    def warnings(name, body):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text("model: llama-2-7b\nseq_len: 4096\nmfu: 0.4\n" + body)
+        return report.estimate_ledger(path).warnings
+    got = (warnings("six", "accelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                    "pricing: owned\nprice_usd_per_gpu_hour: 31.92\n"
+                    "ledger_owned_usd_per_gpu: 15\nledger_electricity_usd_per_kwh: 12\n"
+                    "ledger_project_months: 1.0e9\nledger_people:\n"
+                    "  - {role: researcher, fte: 2, usd_per_year: 5.0e7}\n")
+           + warnings("rl", "accelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                      "price_usd_per_gpu_hour: 2.5\nrl_gpus: 8\nrl_rollout_tp: 1\nrl_runs: 1\n"
+                      "rl_iterations: 1.0e9\n")
+           + warnings("l40s", "accelerator: L40S\nn_gpus: 8\ntrain_tokens: 1e10\n"
+                      "price_usd_per_gpu_hour: 1.0\n")
+           + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
+                      "price_usd_per_gpu_hour: 2.5\n"))
+    assert len(got) == 10
+    for w in got:
+        assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
+        line = glance.caveat_line(w)
+        assert line.count("(") == line.count(")") and "\n" not in line
+    lines = [glance.caveat_line(w) for w in got]
+    assert lines[0] == ("the project lasts 8.33e+07 years (ledger_project_months=1e+09), over "
+                        "120 months: no one dated GPU-hour price describes it; check the unit")
+    assert lines[1] == ("the GPU-hour price, $31.92, is above every listed price for H100-SXM "
+                        "(the dearest $12.29): check the unit (one GPU, one hour, dollars)")
+    assert lines[2].startswith("ledger_owned_usd_per_gpu, ledger_electricity_usd_per_kwh change "
+                               "nothing: the given price, $31.92/GPU-h, is the whole GPU-hour")
+    assert lines[3:6] == [
+        "ledger_owned_usd_per_gpu=15 is below the catalogue's sourced figure by more than 10×: "
+        "check the unit (the key is the purchase price of one accelerator in USD)",
+        "ledger_electricity_usd_per_kwh=12 is above the catalogue's sourced figure by more than "
+        "10×: check the unit (the key is USD per kWh)",
+        "ledger_people[0].usd_per_year=5e+07 is above the catalogue's sourced figure by more than "
+        "10×: check the unit (the key is USD per full-time person per year)"]
+    assert lines[6].startswith("the RL campaign alone runs ") and lines[6].endswith(
+        " years on its 8 GPUs: check rl_iterations and rl_runs")
+    assert lines[7] == ("the parallel plan is not checked: data/accelerators.csv has no "
+                        "scale-out bandwidth for L40S")
+    assert re.fullmatch(r"the training run alone takes \d\d\.\d years \([\d,]+ days\): no one dated "
+                        r"GPU-hour price describes it; check the tokens, GPUs and MFU", lines[8])
+    assert lines[9] == ("the 2,000T training tokens exceed the estimated stock of public human "
+                        "text (about 300T): the data would be repeated, and repeats are worth "
+                        "less than fresh tokens")
+    # a warning of no family: its first clause, without a parenthesis it never closes
+    assert glance.caveat_line("x is above every price (11 row(s): the key") == \
+        "x is above every price"
+
+
+def test_only_an_mfu_fraction_reads_as_a_percentage():
+    # "ledger_project_months=0.5" read "the project (50% months)", and 0.07 months of staff
+    # "7% months": a figure is a fraction only where the warning writes it as mfu=...; months
+    # keep their own digits, thousands separators and exponents included.
+    assert glance.caveat_line("ledger_project_months=0.5 is shorter than the run's wall clock") \
+        == "the project (0.5 months) is shorter than the training run itself"
+    assert glance.caveat_line("ledger_project_months=1e-05 is shorter than the run's") == \
+        "the project (1e-05 months) is shorter than the training run itself"
+    for months in ("0.07", "1,234.50"):
+        assert glance.caveat_line(f"ledger_people: a, b without months are priced for {months} "
+                                  "months, the final run's wall clock only") == (
+            f"staff are priced for {months} months, the training run alone: give the project's "
+            "length")
+    # an MFU after mfu= is a percentage: 0.5649 is 56.49%, 1e-05 is 0.001%
+    assert glance.caveat_line("mfu=0.5649 is above any published run").startswith(
+        "the assumed MFU, 56.5%,")
+    assert glance.caveat_line("mfu=1e-05 is below every published run's MFU").startswith(
+        "the MFU, 0.001%, is lower")

@@ -227,7 +227,9 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
-    (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
+    (``_long_project_warning``); a run whose own wall clock is longer than that
+    (``_long_run_warning``); more training tokens than the estimated stock of public human text
+    (``_data_stock_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
     (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
     accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
@@ -247,7 +249,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"{phases} ({run_months:.2f} months): people, operations and storage are "
                        "billed for less time than the GPUs run")
     out += [w for w in (own_published_run_warning(p),
-                        _long_project_warning(months), _checkpoint_interval_warning(p, bill),
+                        _long_project_warning(months), _long_run_warning(p, bill),
+                        _data_stock_warning(p), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
@@ -443,6 +446,53 @@ def _long_project_warning(months) -> str | None:
             "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
             "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
             "hours)")
+
+
+def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the run's own wall clock (``bill.figures["run_wall_clock_days"]``: the
+    main run, its failures and restarts, and its pre-training phases, on ``n_gpus``) exceeds
+    ``LONG_PROJECT_MONTHS``, months = days ÷ (365.25 ÷ 12): the same reason as a long project
+    (``_long_project_warning``: 0.14 orders of magnitude of hardware price-performance a year,
+    Cottier et al. 2024, so one dated GPU-hour price cannot describe a decade), and more likely
+    a slip in ``train_tokens``, ``n_gpus`` or ``mfu``. None without a bill."""
+    days = bill.figures.get("run_wall_clock_days") if bill is not None else None
+    if not isinstance(days, (int, float)) or not math.isfinite(days):
+        return None
+    months = days / (365.25 / 12)
+    if months <= LONG_PROJECT_MONTHS:
+        return None
+    gpus = p.get("n_gpus")
+    on = f" on {fmt_gpus(gpus)}" if isinstance(gpus, int) and gpus > 0 else ""
+    return (f"the training run's wall clock is {months / 12:,.3g} years ({days:,.0f} days"
+            f"{on}), over {LONG_PROJECT_MONTHS / 12:.0f} years: hardware price-performance "
+            "moves 0.14 orders of magnitude a year (Cottier et al. 2024), so one dated GPU-hour "
+            "price cannot describe it; check train_tokens, n_gpus and mfu")
+
+
+#: The estimated stock of public human-generated text, in tokens (``_data_stock_warning``):
+#: Villalobos et al. 2024, "Will we run out of data? Limits of LLM scaling based on
+#: human-generated data", arXiv:2211.04325 v2, as its authors summarise it: "the total effective
+#: stock of human-generated public text data is on the order of 300 trillion tokens, with a 90%
+#: confidence interval of 100T to 1000T" (Epoch AI, June 2024).
+PUBLIC_TEXT_STOCK_TOKENS = 300e12
+
+
+def _data_stock_warning(p: dict) -> str | None:
+    """One sentence when ``train_tokens`` (its point) exceeds ``PUBLIC_TEXT_STOCK_TOKENS``:
+    no corpus of fresh public text that large is estimated to exist, so the run repeats its
+    data, and repeated tokens are worth less than fresh ones (Muennighoff et al. 2023, "Scaling
+    Data-Constrained Language Models", arXiv:2305.16264: up to about 4 epochs cost little, and
+    the value of more repetition decays to zero). None below it or without a number."""
+    d = p.get("train_tokens")
+    if not isinstance(d, (int, float)) or isinstance(d, bool) or d <= PUBLIC_TEXT_STOCK_TOKENS:
+        return None
+    stock = PUBLIC_TEXT_STOCK_TOKENS
+    return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated stock of "
+            f"public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. 2024, "
+            f"arXiv:2211.04325; 90% interval 100T-1,000T): even all of it would be read about "
+            f"{d / stock:,.3g} times, and repeated tokens are worth less than fresh ones "
+            "(Muennighoff et al. 2023, arXiv:2305.16264: little is lost up to about 4 epochs, "
+            "and more repetition's value decays to zero); check train_tokens")
 
 
 def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -818,10 +818,40 @@ CAVEATS = [
      "the plan's {0} is not offered by the {1} software"),
     (r"^the bill, (\$[\d,]+), is ([\d.]+×) the budget",
      "the bill, {0}, is {1} the budget"),
-    (r"^ledger_project_months=([\d.]+) is shorter",
+    (r"^ledger_project_months=([\d.e+-]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
-    (r"^ledger_people: .*? are priced for ([\d.]+) months",
+    (r"^ledger_people: .*? are priced for ([\d.,]+) months",
      "staff are priced for {0} months, the training run alone: give the project's length"),
+    # a run, a project or an RL campaign longer than ten years (bill.validation)
+    (r"^the training run's wall clock is ([\d.,e+]+) years \(([\d,]+) days",
+     "the training run alone takes {0} years ({1} days): no one dated GPU-hour price describes "
+     "it; check the tokens, GPUs and MFU"),
+    (r"^ledger_project_months=([\d.e+-]+) is over ([\d,]+) months \(\d+ years; this is "
+     r"([\d.,e+]+) years\)",
+     "the project lasts {2} years (ledger_project_months={0}), over {1} months: no one dated "
+     "GPU-hour price describes it; check the unit"),
+    (r"^the RL campaign runs ([\d.,e+]+) years on its ([\d,]+) GPUs",
+     "the RL campaign alone runs {0} years on its {1} GPUs: check rl_iterations and rl_runs"),
+    # more training tokens than the public text there is (bill.validation)
+    (r"^train_tokens=\S+ \(([\d.,]+[kMBT]?) tokens\) is above the estimated stock of public "
+     r"human text, about ([\d.,]+[kMBT]?) tokens",
+     "the {0} training tokens exceed the estimated stock of public human text (about {1}): the "
+     "data would be repeated, and repeats are worth less than fresh tokens"),
+    # prices and money keys that look like unit slips (bill.validation)
+    (r"^price_usd_per_gpu_hour=([\d.e+-]+) is above every price data/prices\.csv lists for "
+     r"(\S+) \(.*?the dearest (\$[\d.,]*\d)",
+     "the GPU-hour price, ${0}, is above every listed price for {1} (the dearest {2}): check the "
+     "unit (one GPU, one hour, dollars)"),
+    (r"^(.+?) (?:is|are) ignored: pricing: owned with price_usd_per_gpu_hour=([\d.e+-]+)",
+     "{0} change nothing: the given price, ${1}/GPU-h, is the whole GPU-hour, hardware and "
+     "energy included"),
+    (r"^(\S+?)=([\d.e+-]+) is (below|above) (?:1/)?([\d.]+)(?: times)? .*?: (the key is "
+     r"[^;]+); check the unit",
+     "{0}={1} is {2} the catalogue's sourced figure by more than {3}×: check the unit ({4})"),
+    # a bill whose plan could not be checked (report.estimate_ledger)
+    (r"^the parallel plan is not checked: accelerator='(.+?)': the (.+?) is missing from "
+     r"data/accelerators\.csv",
+     "the parallel plan is not checked: data/accelerators.csv has no {1} for {0}"),
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
@@ -832,10 +862,28 @@ CAVEATS = [
 ]
 
 
-def _reader_number(s: str) -> str:
-    """A fraction as the warning writes it (mfu=0.40, mfu=0.425) as a percentage (40%, 42.5%);
-    else itself."""
-    return fmt_fraction_pct(float(s)) if re.fullmatch(r"0\.\d+", s) else s
+def _balanced(text: str) -> str:
+    """``text`` cut before the first parenthesis it opens and never closes (a first clause cut at
+    a colon inside it: "x is above every price (11 row(s)" reads "x is above every price")."""
+    opened = []
+    for i, c in enumerate(text):
+        if c == "(":
+            opened.append(i)
+        elif c == ")" and opened:
+            opened.pop()
+    return text[:opened[0]].rstrip(" ,;") if opened else text
+
+
+def _reader_number(s: str, mfu: bool = False) -> str:
+    """An MFU fraction as the warning writes it after ``mfu=`` (0.40, 0.425, 1e-05) as a
+    percentage (40%, 42.5%, 0.001%); any other figure (months, prices, factors) itself."""
+    try:
+        v = float(s)
+    except ValueError:
+        return s
+    if not mfu or not 0 < v <= 1:
+        return s
+    return fmt_fraction_pct(v) if v >= 1e-3 else f"{v * 100:.2g}%"
 
 
 def caveat_line(warning: str) -> str:
@@ -846,12 +894,13 @@ def caveat_line(warning: str) -> str:
     for pattern, words in CAVEATS:
         m = re.search(pattern, w)
         if m:
-            return words.format(*(_reader_number(g) for g in m.groups()))
+            return words.format(*(_reader_number(g, w[:m.start(i)].endswith("mfu="))
+                                  for i, g in enumerate(m.groups(), 1)))
     parts = re.split(r"[:;] ", w, maxsplit=2)
     first = parts[0].strip().rstrip(".")
     if re.fullmatch(r"[a-z_][a-z0-9_.]*", first) and len(parts) > 1:  # a bare key: its rule
         first = f"{first}: {parts[1].strip().rstrip('.')}"
-    return textwrap.shorten(first, 140, placeholder=" …")  # at a word; the detail holds it all
+    return textwrap.shorten(_balanced(first), 140, placeholder=" …")  # the detail holds it all
 
 
 def caveats_html(warnings: list) -> str:
