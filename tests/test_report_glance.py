@@ -273,6 +273,12 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert ledger.input_words(top["input"]) in second
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
     assert fmt_usd(lo) in second and fmt_usd(hi) in second
+    # "Most of that range" only when the top input carries over half its variance, s0² / Σ s²
+    swings = tor["swing_usd"].to_numpy()
+    share = swings[0] ** 2 / (swings ** 2).sum()
+    assert glance.top_share(g["tornado"]) == pytest.approx(share, rel=1e-12)
+    assert second.startswith("Most of that range" if share > 0.5 else
+                             "The largest single part of that range")
     assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2.00M "
                      "(25% of the whole bill); its risk: loss divergence.")
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
@@ -1057,3 +1063,26 @@ def test_only_an_mfu_fraction_reads_as_a_percentage():
         "the assumed MFU, 56.5%,")
     assert glance.caveat_line("mfu=1e-05 is below every published run's MFU").startswith(
         "the MFU, 0.001%, is lower")
+
+
+def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it():
+    # A trial's swings of $55k, $48k and $44k: the price's share of the variance is
+    # 55² / (55² + 48² + 44²) = 3,025 / 7,265 = 41.6%, so "Most of that range" was false; it
+    # reads "The largest single part". Swings of $90k, $30k and $20k: 8,100 / 9,400 = 86.2%.
+    def g(swings):
+        tor = [{"input": k, "swing_usd": s, "total_at_p10_usd": 1e6 - s / 2,
+                "total_at_p90_usd": 1e6 + s / 2}
+               for k, s in zip(("price_usd_per_gpu_hour", "mfu", "ledger_exploratory_fraction"),
+                               swings)]
+        total = {"key": "total", "point_usd": 1e6, "p10_usd": 9e5, "p50_usd": 1e6,
+                 "p90_usd": 1.1e6}
+        return {"lines": [total], "tornado": tor}
+    assert glance.top_share(g([55e3, 48e3, 44e3])["tornado"]) == pytest.approx(0.4164, abs=1e-4)
+    second = glance.plain_sentences(_summary(g([55e3, 48e3, 44e3])))[1]
+    assert second.startswith("The largest single part of that range comes from the GPU-hour "
+                             "price: between its low and high ends the bill moves from "
+                             "$972k to $1.03M; next comes")
+    assert glance.top_share(g([90e3, 30e3, 20e3])["tornado"]) == pytest.approx(0.8617, abs=1e-4)
+    assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(
+        "Most of that range comes from the GPU-hour price:")
+    assert glance.top_share([{"swing_usd": 0.0}]) == 0.0

@@ -545,7 +545,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
     if tor:
         top = tor[0]
         lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
-        second = (f"Most of that range comes from {input_words(top['input'])}: between its low "
+        lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
+        second = (f"{lead} that range comes from {input_words(top['input'])}: between its low "
                   f"and high ends the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
@@ -555,6 +556,16 @@ def plain_sentences(summary: dict, failed=()) -> list:
     else:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
+
+
+def top_share(tornado: list) -> float:
+    """The tornado's top input's share of the range, s₀² ÷ Σ sᵢ² over its swings sᵢ (each the
+    bill's move between that input's P10 and P90, the others at their points): the share of
+    the total's variance it carries when the inputs are independent and the bill is near-linear
+    in each (variances of independent terms add; a swing is proportional to its term's standard
+    deviation). "Most of that range" is said only above one half. 0 when nothing swings."""
+    sq = [float(r["swing_usd"]) ** 2 for r in tornado]
+    return sq[0] / sum(sq) if sq and sum(sq) > 0 else 0.0
 
 
 #: A line held at one number is named under the sentences when it is at least this share of
