@@ -1086,3 +1086,17 @@ def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it()
     assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(
         "Most of that range comes from the GPU-hour price:")
     assert glance.top_share([{"swing_usd": 0.0}]) == 0.0
+
+
+def test_every_rangeable_input_has_a_readers_name_and_unit():
+    # 19 of the keys a scenario may range printed as raw keys in the index ("ledger_sft_tokens"
+    # drives the range): each now has its words and unit, and an egress range reads in bytes.
+    from llmcost.bill.ranges import RANGEABLE_KEYS
+    assert set(RANGEABLE_KEYS) <= set(ledger.INPUT_WORDS)
+    assert set(RANGEABLE_KEYS) <= set(ledger.INPUT_UNITS)
+    assert all(ledger.input_words(k) != k for k in RANGEABLE_KEYS)
+    assert ledger.input_words("ledger_egress_bytes") == "the data sent to the internet"
+    assert ledger.input_range_words("ledger_egress_bytes", 1e12, 1e14) == \
+        "P10–P90: 1e+12–1e+14 bytes"
+    assert ledger.input_range_words("ledger_data_licensing_usd", 1e5, 2.5e6) == \
+        "P10–P90: 100,000–2,500,000 USD"
