@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 
 import matplotlib
@@ -349,10 +350,24 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     owned = {**nop, "pricing": "owned"}
     assert glance.bill_gaps(ledger.build_ledger({**owned, "ledger_owned_usd_per_gpu": 30_000})
                             )["price_default"] is None
-    go = glance.bill_gaps(ledger.build_ledger(owned))
-    assert go["price_default"] is not None
-    assert "is the workbook's H100 purchase price amortised, not a quote" in \
+    ob = ledger.build_ledger(owned)
+    go = glance.bill_gaps(ob)
+    # the rate the compute lines charge, by hand (Cottier et al. 2024 as data/ledger_defaults.csv
+    # holds it): $27,500 × 1.64 (server) ÷ (1 − 0.19) (interconnect) × 0.14·ln 10 ÷ 8,766 h =
+    # $2.0476 per GPU-hour, the hardware alone; the energy is the electricity line's, so the
+    # index no longer names the price with it ($2.14) beside lines charging $2.05
+    hand = 27_500 * 1.64 / (1 - 0.19) * 0.14 * math.log(10) / 8_766
+    assert go["price_default"] == pytest.approx(hand, rel=1e-3)
+    assert go["price_default"] == pytest.approx(ob.figures["gpu_rate_usd_per_gpu_hour"],
+                                                rel=1e-12)
+    assert ob.figures["price_usd_per_gpu_hour"] > go["price_default"] + 0.05  # energy apart
+    assert ("The GPU-hour price, $2.05, is the workbook's H100 purchase price amortised (the "
+            "hardware; its energy is on the electricity line), not a quote") in \
         glance.gaps_sentence(go)
+    # compared with a rented bill, the owned one shows the rate its lines charge
+    rented = ledger.build_ledger({**nop, "price_usd_per_gpu_hour": 2.5})
+    assert "price_usd_per_gpu_hour $2.05/GPU-h hardware (+ energy on its own line) → " \
+           "$2.50/GPU-h" in glance.compare_inputs([ob, rented])
     # a bill that leaves nothing out is the whole project's
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})

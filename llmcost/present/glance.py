@@ -113,8 +113,10 @@ def bill_gaps(bill) -> dict:
     figures (status "default", above $0), largest first, as ``{"line", "usd"}``; and
     ``price_default``, the GPU-hour price when the scenario gives none (the catalogue's median,
     ``figures['price_source']`` "default, ..."; owned hardware: the workbook's H100 purchase
-    price amortised, None when the scenario gives ``ledger_owned_usd_per_gpu``, its own),
-    else None, with ``price_default_words`` saying which."""
+    price amortised, the rate its compute lines charge, ``gpu_rate_usd_per_gpu_hour``, its
+    energy billed on the electricity line; None when the scenario gives
+    ``ledger_owned_usd_per_gpu``, its own), else None, with ``price_default_words`` saying
+    which."""
     cats: dict = {}
     for ln in bill.lines:
         cats.setdefault(ln.category, []).append(ln.status == "not given")
@@ -126,9 +128,11 @@ def bill_gaps(bill) -> dict:
     return {"whole": [c for c, v in cats.items() if all(v)],
             "partly": [c for c, v in cats.items() if any(v) and not all(v)],
             "defaults": defaults,
-            "price_default": (float(bill.figures["price_usd_per_gpu_hour"]) if price_default
-                              else None),
-            "price_default_words": ("the workbook's H100 purchase price amortised" if owned
+            "price_default": (float(bill.figures["gpu_rate_usd_per_gpu_hour" if owned else
+                                                 "price_usd_per_gpu_hour"])
+                              if price_default else None),
+            "price_default_words": ("the workbook's H100 purchase price amortised (the "
+                                    "hardware; its energy is on the electricity line)" if owned
                                     else "the catalogue's median")}
 
 
@@ -1045,11 +1049,13 @@ def compare_inputs(bills) -> list:
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
 
-    def shown(key, v):
+    def shown(key, v, figures):
         if key == "mfu":
             return f"{v:.1%}"
-        if key == "price_usd_per_gpu_hour":
-            return f"${v:.2f}/GPU-h"
+        if key == "price_usd_per_gpu_hour":  # owned: the compute lines' rate, energy apart
+            rate = figures.get("gpu_rate_usd_per_gpu_hour", v)
+            return (f"${v:.2f}/GPU-h" if rate is None or abs(rate - v) < 5e-3 else
+                    f"${rate:.2f}/GPU-h hardware (+ energy on its own line)")
         if key == "train_tokens":
             return fmt_count(v, 3)
         if key == "model":
@@ -1063,7 +1069,8 @@ def compare_inputs(bills) -> list:
                         else "scenario", {}).get(key) for x in bills)
         if a is None or b is None:
             continue
-        sa, sb = shown(key, a), shown(key, b)
+        sa, sb = (shown(key, v, getattr(x, "figures", {}) or {})
+                  for x, v in zip(bills, (a, b)))
         if key == "mfu" and fp8:  # two peaks: each MFU said on its own and the BF16 basis
             sa, sb = (_mfu_on_basis(x, v) for x, v in zip(bills, (a, b)))
         if key == "mfu":  # where each came from, in words (the report's mfu_band, not a key
