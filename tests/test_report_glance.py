@@ -1115,3 +1115,32 @@ def test_every_rangeable_input_has_a_readers_name_and_unit():
         "P10–P90: 1e+12–1e+14 bytes"
     assert ledger.input_range_words("ledger_data_licensing_usd", 1e5, 2.5e6) == \
         "P10–P90: 100,000–2,500,000 USD"
+
+
+def test_a_total_outside_its_own_range_says_why_in_the_first_sentence():
+    # A trial: "add up to $712k, likely $135k to $481k" read as a contradiction. The point bill
+    # takes each range at its mode: MFU triangular 0.15/0.15/0.6 (its mode the slowest, dearest
+    # end) and price 1/8/8 (its mode the dearest), so the point lies above the P90; mirrored
+    # (MFU mode 0.6, price mode 1) below the P10. The clause's side comes from the comparison.
+    dear = {**POINT, "mfu": {"dist": "triangular", "low": 0.15, "mode": 0.15, "high": 0.6},
+            "price_usd_per_gpu_hour": {"dist": "triangular", "low": 1, "mode": 8, "high": 8}}
+    g, bars, _ = glance.bill_glance(dear, samples=20_000)
+    t = bars.loc["total"]
+    assert t["point_usd"] > t["p90_usd"]
+    first = glance.plain_sentences(_summary(g))[0]
+    assert first.endswith(f"likely {fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])}; the "
+                          "point lies above that range because it takes each input at its "
+                          "point, and the GPU-hour price and how fast the GPUs really run (the "
+                          "MFU) are given at the dear end of their ranges.")
+    cheap = {**dear, "mfu": {"dist": "triangular", "low": 0.15, "mode": 0.6, "high": 0.6},
+             "price_usd_per_gpu_hour": {"dist": "triangular", "low": 1, "mode": 1, "high": 8},
+             "ledger_exploratory_fraction": 0.2}
+    g, bars, _ = glance.bill_glance(cheap, samples=20_000)
+    t = bars.loc["total"]
+    assert t["point_usd"] < t["p10_usd"]
+    first = glance.plain_sentences(_summary(g))[0]
+    assert "; the point lies below that range because it takes each input at its point, and " \
+           in first and first.endswith("at the cheap end of their ranges.")
+    assert "how fast the GPUs really run (the MFU)" in first and "GPU-hour price" in first
+    # a point inside its range: no clause (the RANGED scenario's symmetric MFU range)
+    assert ";" not in glance.plain_sentences(_summary(glance.bill_glance(RANGED)[0]))[0]

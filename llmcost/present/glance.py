@@ -96,7 +96,9 @@ def glance_summary(head):
            "samples": head.draws.samples, "seed": head.draws.seed,
            "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, ""),
                           "kind": head.kinds.get(k, ""),
-                          "illustrative": head.kinds.get(k) == "illustrative"}
+                          "illustrative": head.kinds.get(k) == "illustrative",
+                          # where the point bill takes it against its draws' median
+                          "point": float(r.point), "median": float(r.quantile(0.5))}
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
            "final_run": final_run(head.draws),
@@ -528,6 +530,35 @@ def capped_mfu_sentence(summary: dict) -> str:
             "estimate sits at the optimistic end of its range.")
 
 
+def outside_clause(g: dict) -> str:
+    """Why the total's point lies outside its own P10-P90, when it does (``point_outside``): the
+    point bill takes each ranged input at its point (a triangle's mode), and the inputs whose
+    points sit at the dear end of their ranges (above the bill's P90) or the cheap end (below
+    its P10) pull it there. An input's point is at the dear end when it lies on the side of its
+    draws' median that raises the bill (the tornado: the total at the input's P90 above the
+    total at its P10 means more of it costs more). "" when the point is inside."""
+    t = {r["key"]: r for r in g["lines"]}["total"]
+    if not t.get("point_outside", point_outside(t["point_usd"], t["p10_usd"], t["p90_usd"])):
+        return ""
+    dear = t["point_usd"] > t["p90_usd"]
+    ranges = g.get("ranges") or {}
+    names = []
+    for row in g.get("tornado") or []:
+        r = ranges.get(row["input"], {})
+        pt, med = r.get("point"), r.get("median")
+        if pt is None or med is None or pt == med:
+            continue
+        raises = row["total_at_p90_usd"] > row["total_at_p10_usd"]
+        if ((pt > med) == raises) == dear:
+            names.append(input_words(row["input"]))
+    end, side = ("dear", "above") if dear else ("cheap", "below")
+    who = (f"{_and(names)} {'is' if len(names) == 1 else 'are'} given at the {end} end of "
+           f"{'its range' if len(names) == 1 else 'their ranges'}" if names else
+           f"the inputs' points sit at the {end} end of their ranges")
+    return (f"; the point lies {side} that range because it takes each input at its point, "
+            f"and {who}")
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three short sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs, its point
@@ -544,7 +575,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
     what = ("The lines this scenario prices add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
     first = (f"{what} {fmt_usd(t['point_usd'])}, likely {fmt_usd(t['p10_usd'])} to "
-             f"{fmt_usd(t['p90_usd'])}.")
+             f"{fmt_usd(t['p90_usd'])}{outside_clause(g)}.")
     tor = g["tornado"]
     if tor:
         top = tor[0]
