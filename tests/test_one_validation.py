@@ -601,3 +601,26 @@ def test_owned_keys_a_given_price_ignores_are_warned_of():
     assert not [w for w in magnitude_warnings({**sc, "price_usd_per_gpu_hour": None})
                 if "ignored" in w]
     assert not [w for w in magnitude_warnings({**sc, "pricing": "on_demand"}) if "ignored" in w]
+
+
+@pytest.mark.parametrize("extra, said", [
+    ("ledger_eval_requests: 1.0e6\nserve_tp: 3", "benchmark line (serve_ keys): serve_tp=3 must "
+     "divide n_heads=32 of llama-2-7b"),
+    ("ledger_synthetic_tokens: 1.0e9\nserve_tp: 3", "synthetic data line (ledger_synthetic_model, "
+     "serve_ keys): serve_tp=3 must divide n_heads=32"),
+    ("ledger_eval_requests: 1.0e6\nserve_max_tpot_s: 1.0e-6\nserve_batch: 64",
+     "serve_batch=64 misses serve_max_tpot_s=1e-06"),
+    ("ledger_eval_requests: 1.0e6\nserve_max_tpot_s: 1.0e-6", "serve_max_tpot_s=1e-06: even one "
+     "sequence takes"),
+    ("serve_max_tpot_s: 1.0e-6\nserve_batch: 64", "serving set-up (serve_ and inference_ keys)"),
+], ids=["eval-tp", "synthetic-tp", "eval-batch-tpot", "eval-tpot", "setup-tpot"])
+def test_served_line_refusals_name_the_serve_keys(tmp_path, extra, said):
+    # A served line's refusal spoke of the serving layer's arguments ("tp=3 must divide n_heads",
+    # "batch=64 misses max_tpot_s=1e-06"): the scenario's keys are serve_tp, serve_batch and
+    # serve_max_tpot_s (Llama 2 7B's 32 heads: 3 divides none of them; 1 µs per output token is
+    # under the roofline's floor at any TP).
+    with pytest.raises(ScenarioError) as e:
+        estimate_ledger(_yaml(tmp_path, extra + "\nprice_usd_per_gpu_hour: 2.5"))
+    msg = str(e.value)
+    assert said in msg
+    assert not re.search(r"(?<![\w.])(tp|batch|max_tpot_s|weight_dtype)=", msg), msg

@@ -119,6 +119,7 @@ from .scenario import (
     resolve_price,
     rl_campaign_given,
     scenario_error,
+    SERVE_USER_WORDS,
     user_words,
 )
 from .scenario import (
@@ -1490,7 +1491,8 @@ def _synthetic_line(lines, p, spec, gpu, rate, kind) -> float:
         c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise scenario_error(
-            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}; or give "
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): "
+            f"{user_words(str(e), SERVE_USER_WORDS)}; or give "
             "ledger_synthetic_usd_per_mtok (USD per million generated tokens, e.g. an API's "
             "price) instead of serving the generator on the scenario's accelerator", e) from None
     ratio = c.prompt_tokens / c.output_tokens
@@ -1540,8 +1542,10 @@ def _eval_line(lines, p, spec, gpu, rate, kind) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise scenario_error(f"benchmark line (serve_ keys): {e}; or give ledger_eval_gpu_hours "
-                             "(the benchmark runs' GPU-hours) instead of serving them", e) from None
+        raise scenario_error(f"benchmark line (serve_ keys): "
+                             f"{user_words(str(e), SERVE_USER_WORDS)}; or give "
+                             "ledger_eval_gpu_hours (the benchmark runs' GPU-hours) instead of "
+                             "serving them", e) from None
     usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
                + c.output_tokens * c.expected_usd_per_m_output) / 1e6
     bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6

@@ -917,6 +917,11 @@ USER_WORDS = {
              "ckpt_restart_s)",
 }
 
+#: The serving layer's argument names in a served line's or the serving set-up's refusal
+#: (``inference.serving_cost`` / ``choose_serving_tp``), as the scenario's ``serve_`` keys.
+SERVE_USER_WORDS = {"tp": "serve_tp", "batch": "serve_batch", "max_tpot_s": "serve_max_tpot_s",
+                    "weight_dtype": "serve_weight_dtype"}
+
 
 def user_words(message: str, extra: dict | None = None) -> str:
     """``message`` with the lower layers' argument names replaced by the scenario's keys

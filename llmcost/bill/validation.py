@@ -45,6 +45,7 @@ from .ranges import Range
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
+    SERVE_USER_WORDS,
     ScenarioError,
     bill_values,
     check_run_rules,
@@ -72,8 +73,7 @@ def _serving_check(p: dict, price: float):
         return choose_serving_tp(model, gpu, price, **kw)
     except ValueError as e:
         raise ScenarioError("serving set-up (serve_ and inference_ keys): " + user_words(
-            str(e), {"tp": "serve_tp", "batch": "serve_batch",
-                     "weight_dtype": "serve_weight_dtype"})) from None
+            str(e), SERVE_USER_WORDS)) from None
 
 
 #: The serving weight precisions a report tries, widest first, when a scenario gives no
