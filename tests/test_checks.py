@@ -506,3 +506,30 @@ def test_a_ranged_failure_rate_is_judged_at_its_point():
                                           "n_gpus": 1})
     single = checks.failure_rate_warning({"fail_rate_per_gpu_year": 1000, "n_gpus": 1})
     assert ranged == single and ranged is not None and "on 1 GPU the job" in ranged
+
+
+def test_a_served_request_longer_than_the_models_context_is_warned():
+    # Llama 2 7B attends 4,096 tokens (pre-trained at 4k, Touvron et al. 2023, arXiv:2307.09288
+    # §2.2; the catalogue records its seq_len and no longer context): a request of 100,000 prompt + 250 output tokens = 100,250 is
+    # beyond it, and was priced without a word. At 3,846 + 250 = 4,096 it fits; trained at
+    # 131,072 (seq_len, a context extension) the same request fits too.
+    from llmcost.bill.checks import served_context_warning
+    from llmcost.core.catalog import load_model
+    spec = load_model("llama-2-7b")
+    assert (spec.max_position_embeddings or spec.seq_len) == 4096
+    base = {"model": "llama-2-7b", "seq_len": 4096, "inference_output_tokens": 250}
+    w = served_context_warning({**base, "inference_prompt_tokens": 100_000})
+    assert w.startswith("a served request, inference_prompt_tokens + inference_output_tokens = "
+                        "100,000 + 250 = 100,250 tokens, is beyond the 4,096 tokens llama-2-7b "
+                        "can attend")
+    assert served_context_warning({**base, "inference_prompt_tokens": 3_846}) is None
+    assert served_context_warning({**base, "inference_prompt_tokens": 3_847}) is not None
+    assert served_context_warning({**base, "inference_prompt_tokens": 100_000,
+                                   "seq_len": 131_072}) is None
+    said = scenario_warnings(_values(model="llama-2-7b", seq_len=4096, inference_prompt_tokens=
+                                     100_000, ledger_eval_requests=1000.0))
+    assert any(x.startswith("a served request, inference_prompt_tokens") for x in said)
+    from llmcost.present import glance
+    assert glance.caveat_line(w) == ("a served request of 100,250 tokens is longer than the "
+                                     "4,096 tokens llama-2-7b can attend: its serving cost "
+                                     "describes a model that does not exist")

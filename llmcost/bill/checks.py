@@ -339,6 +339,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     rl_long = rl_context_warning(values, defaults)
     if rl_long:
         out.append(rl_long)
+    served_long = served_context_warning(values)
+    if served_long:
+        out.append(served_long)
     dpo = dpo_ignored_warning(values, defaults)
     if dpo:
         out.append(dpo)
@@ -617,6 +620,36 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             "scenario trains its model at (seq_len and the phases' seq_len): the policy needs a "
             "long-context phase first (phases: [{name: long-context, tokens: ..., seq_len: "
             "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
+
+
+def served_context_warning(values: dict) -> str | None:
+    """One sentence when a served request, ``inference_prompt_tokens + inference_output_tokens``
+    (the prompt and the whole response a request holds in its KV cache: the bill's benchmark and
+    synthetic-data lines and notebook 05's serving), is longer than the scenario's model can
+    attend: the longest of its declared context (``max_position_embeddings``, else the catalogue's
+    pre-training length) and the lengths the scenario trains it at (``seq_len``, the ``phases``'
+    ``seq_len``: an extension). None otherwise, or when the model states no context."""
+    n = [values.get(k) for k in ("inference_prompt_tokens", "inference_output_tokens")]
+    if not all(isinstance(x, int) for x in n) or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+    except (ValueError, KeyError, OSError):
+        return None
+    if not getattr(spec, "context_stated", True):
+        return None
+    context = spec.max_position_embeddings or spec.seq_len
+    lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
+                                         if isinstance(ph, dict)]
+    trained = max([context] + [x for x in lengths if isinstance(x, int)])
+    if n[0] + n[1] <= trained:
+        return None
+    return (f"a served request, inference_prompt_tokens + inference_output_tokens = {n[0]:,} + "
+            f"{n[1]:,} = {n[0] + n[1]:,} tokens, is beyond the {trained:,} tokens "
+            f"{spec.name} can attend (its {context:,}-token context, or the longest seq_len the "
+            "scenario trains it at): the served lines (benchmarks, synthetic data) and notebook 05's serving "
+            "price a KV cache and attention the model cannot use; shorten the request or extend "
+            "the context (phases)")
 
 
 def _other_length_phases(values: dict):
