@@ -1049,6 +1049,7 @@ SPOT_LEVER_NEEDS_RATE = (
 
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
+    exploratory_given_once(p)
     check_run_rules(p)
     _check_backward_prefetch(p)
     if "accelerator" in p and "dtype" in p:
@@ -1406,15 +1407,39 @@ def _check_given_once(out: dict, p) -> None:
 
 
 def _check_exploratory(out: dict, p) -> None:
-    """A scenario file gives the exploratory compute once: ``ledger_exploratory_fraction`` or
+    """``exploratory_given_once`` of a scenario file, its path ``p`` before the refusal."""
+    try:
+        exploratory_given_once(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
+
+
+def exploratory_given_once(out: dict) -> None:
+    """A scenario gives the exploratory compute once: ``ledger_exploratory_fraction`` or
     ``ledger_exploratory_runs``, whose listed runs replace the fraction in the bill
-    (``ledger``'s exploratory line), so a fraction beside them would be silently ignored."""
+    (``ledger``'s exploratory line), so a fraction beside them would be silently ignored.
+    Checked by ``load_scenario`` and by every ``validate_parameters`` (``_cross_check``)."""
     if out.get("ledger_exploratory_fraction") is not None and out.get("ledger_exploratory_runs"):
         frac = out["ledger_exploratory_fraction"]
         given = ("ledger_exploratory_fraction is a range" if isinstance(frac, Range)
                  else f"ledger_exploratory_fraction={frac:g}")
-        raise ScenarioError(f"{p}: {given} and ledger_exploratory_runs are both given: the "
-                            "listed runs replace the fraction in the bill; give one or the other")
+        raise ScenarioError(f"{given} and ledger_exploratory_runs are both given: the listed "
+                            "runs replace the fraction in the bill; give one or the other")
+
+
+def pilot_scale_given_with_throughput(out: dict) -> None:
+    """``ledger_pilot_n_gpus`` says where a pilot throughput was measured: it is given only
+    beside ``ledger_pilot_tokens_per_s_per_gpu``, or beside the calibration a report made of
+    them (``_mfu_calibration``: the report keeps the scale, which notebooks 00 and 09 declare,
+    and drops the throughput it has extrapolated). Checked by ``load_scenario`` and
+    ``validation.validate_scenario`` (with the report's private keys); not by a notebook's
+    ``validate_parameters``, which receives the kept scale without the calibration record."""
+    if out.get("ledger_pilot_n_gpus") is not None and \
+            out.get("ledger_pilot_tokens_per_s_per_gpu") is None and \
+            "_mfu_calibration" not in out:
+        raise ScenarioError(f"ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
+                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
+                            "pilot throughput was measured; give both or neither")
 
 
 def _check_mfu_and_pilot(out: dict, p) -> None:
@@ -1436,11 +1461,10 @@ def _check_mfu_and_pilot(out: dict, p) -> None:
         raise ScenarioError(f"{p}: give either ledger_pilot_tokens_per_s_per_gpu or pilot, not "
                             "both: each is a pilot measurement that sets the MFU (the records "
                             "of `pilot:` say which plan and GPU count ran)")
-    if out.get("ledger_pilot_n_gpus") is not None and \
-            out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
-                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
-                            "pilot throughput was measured; give both or neither")
+    try:
+        pilot_scale_given_with_throughput(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
 
 
 def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"

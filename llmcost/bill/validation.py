@@ -49,6 +49,7 @@ from .scenario import (  # noqa: F401  (user_words: report imports it from here 
     ScenarioError,
     bill_values,
     check_run_rules,
+    pilot_scale_given_with_throughput,
     point_scenario,
     user_words,
     validate_parameters,
@@ -192,6 +193,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         raise ScenarioError(f"scenario={values!r:.60} must be a mapping of parameter names to "
                             "values")
     try:
+        pilot_scale_given_with_throughput({**values, **(private or {})})
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
                                    if check_plan or k not in PLAN_PARAMETERS})
         bill = build_ledger({**bill_values(values), **(private or {})},
