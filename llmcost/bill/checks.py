@@ -48,8 +48,6 @@ EXPOSED_COMM_WARNING = 0.30
 #: one: an order of magnitude beyond every published cluster, where a rate per cluster or per
 #: GPU-hour typed as one per GPU-year is likelier than a fleet.
 FAILURE_RATE_WARNING_FACTOR = 10.0
-#: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
-DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
 def catalogue_price_warning(values: dict) -> str | None:
@@ -302,7 +300,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     # and `llmcost estimate` list beside these: a second, large-scale-only bound here contradicted
     # them (a 1B run on A100 capped at a comparable 63.7% and said "at most 56%")
     if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted:
-        out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
+        out.append(f"mfu={mfu:.3g} is above any published large-scale training MFU (at most "
                    f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
@@ -319,12 +317,6 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         foreign = stack_hardware_warning(values, mfu_predicted, defaults)
         if foreign:
             out.append(foreign)
-    if "price_usd_per_gpu_hour" in defaults and values.get("price_usd_per_gpu_hour") is not None \
-            and values.get("accelerator", DEFAULT_PRICE_ACCELERATOR) != DEFAULT_PRICE_ACCELERATOR:
-        out.append(f"price_usd_per_gpu_hour is the notebooks' default "
-                   f"(${values['price_usd_per_gpu_hour']:.2f}, an H100 SXM on-demand price) but "
-                   f"the accelerator is {values['accelerator']}: set a price, or null for the "
-                   "catalogue median.")
     context = _context_warning(values)
     if context:
         out.append(context)

@@ -823,8 +823,6 @@ CAVEATS = [
      "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
-    (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",
-     "the GPU price is an H100 price, not one for {0}: set a price"),
     (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
      r"there the step-time model predicts ([\d.]+%), on \S+ ([\d.]+%)",
      "{0} is priced on the {2} software, not on its own ({1}), which the model predicts at {4} "
