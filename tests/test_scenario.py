@@ -246,3 +246,39 @@ def test_a_percent_slip_is_refused_with_the_rule(key, value, words):
     assert f"{key}={float(value)!r}" in str(e.value) and words in str(e.value)
     # the published ends pass: Cottier et al.'s 0.2-3.0, and PUE 1.1-1.25 (their App. A.4)
     assert validate_parameters(ledger_exploratory_fraction=3.0, ledger_pue=1.25)
+
+
+@pytest.mark.parametrize("key, given, read", [
+    ("fsdp_shard_size", "FULL", "full"), ("fsdp_shard_size", "Auto", "auto"),
+    ("comm_pp_overlap", "AUTO", "auto"), ("comm_tp_overlap", "Auto", "auto"),
+    ("stack", "MEGATRON-CORE-2024", "megatron-core-2024"),
+    ("dtype", "FP8", "fp8"), ("pricing", "Spot", "spot")])
+def test_a_word_differing_only_in_case_is_that_word(key, given, read):
+    # dtype: FP8 and pricing: Spot were read as fp8 and spot while FULL, AUTO and
+    # MEGATRON-CORE-2024 were refused: every word a key takes is read whatever its case.
+    from llmcost.bill.scenario import validate_parameter
+    assert validate_parameter(key, given) == read
+
+
+def test_a_true_false_or_auto_key_states_its_rule_for_a_number():
+    from llmcost.bill.scenario import validate_parameter
+    with pytest.raises(ScenarioError, match=r"^comm_pp_overlap=1 must be true, false or 'auto'$"):
+        validate_parameter("comm_pp_overlap", 1)
+    with pytest.raises(ScenarioError, match=r"^comm_pp_overlap='yes' must be true, false or "):
+        validate_parameter("comm_pp_overlap", "yes")
+
+
+@pytest.mark.parametrize("given, number", [("2.5 $/h", "2.5"), ("$2.50", "2.50"),
+                                           ("3 USD", "3")])
+def test_a_price_written_with_its_unit_is_refused_with_the_number_to_write(given, number):
+    # mfu: 40% and train_tokens: 15T are refused with what to write; a price with its unit
+    # ("2.5 $/h") said only "must be a number".
+    from llmcost.bill.scenario import validate_parameter
+    with pytest.raises(ScenarioError) as e:
+        validate_parameter("price_usd_per_gpu_hour", given)
+    assert str(e.value) == (f"price_usd_per_gpu_hour={given!r} must be a number (write {number}: "
+                            "the number alone, in the key's unit, USD per accelerator-hour)")
+    # a magnitude suffix is not a unit: "2k GPUs" is not 2 GPUs, and no hint is made up
+    with pytest.raises(ScenarioError) as e:
+        validate_parameter("n_gpus", "2k GPUs")
+    assert "write 2:" not in str(e.value)

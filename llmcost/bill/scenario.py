@@ -221,22 +221,28 @@ def _recipe(name, v):
 
 
 def _stack(name, v):
+    """A stack profile's name (``data/stacks.csv``), in its spelling there whatever the case
+    (``MEGATRON-CORE-2024`` is ``megatron-core-2024``, as ``dtype: FP8`` is ``fp8``)."""
     try:
-        return load_stack(v).name
+        return load_stack(v.casefold() if isinstance(v, str) else v).name
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 
 
 def _auto_or_bool(name, v):
-    if isinstance(v, bool) or v == "auto":
+    """true, false or 'auto' (any case)."""
+    if isinstance(v, bool):
         return v
+    if isinstance(v, str) and v.casefold() == "auto":
+        return "auto"
     raise ScenarioError(f"{name}={v!r} must be true, false or 'auto'")
 
 
 def _fsdp_shard(name, v):
+    """'full', 'auto' (any case), 0 (chosen) or a whole number >= 1."""
     if isinstance(v, str):
-        if v in ("full", "auto"):
-            return v
+        if v.casefold() in ("full", "auto"):
+            return v.casefold()
         raise ScenarioError(f"{name}={v!r} must be 'full', 'auto', 0 (chosen) or a whole number "
                             ">= 1")
     if v < 0:
@@ -708,6 +714,8 @@ def _coerce(p: Param, value):
         if isinstance(value, bool) and "bool" in kind.split("|"):
             return value
         if not isinstance(value, str):
+            if "bool" in kind.split("|") and p.check is not None:
+                p.check(p.name, value)  # its rule says what it takes (true, false or 'auto')
             raise ScenarioError(f"{p.name}={value!r} must be a string")
         return value
     if "str" in kind.split("|") and isinstance(value, str):
@@ -716,6 +724,9 @@ def _coerce(p: Param, value):
         hint = ""
         if isinstance(value, str) and re.fullmatch(r"\s*[\d.]+\s*[kKmMbBtT%]\s*", value):
             hint = " (write 15e12 for 15T, 2048 for 2k, 0.40 for 40%)"
+        elif isinstance(value, str) and _unit_number(value) is not None:
+            hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
+                    f"{p.doc.split(';')[0]})")
         what = "a whole number" if base == "int" else "a number"
         if "str" in kind.split("|") and p.name == "fsdp_shard_size":
             what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
@@ -810,6 +821,15 @@ def _validate_parameter(name: str, value):
     if v is not None and p.check is not None:
         v = p.check(name, v)
     return v
+
+
+def _unit_number(text: str) -> str | None:
+    """The number of a value written with its unit or currency ("2.5 $/h", "$2.50", "3 USD",
+    "512 GPUs"), or None when the text is not one number and a unit (a magnitude suffix such as
+    "2k GPUs" is not a unit: the number is not 2)."""
+    m = re.fullmatch(r"\s*\$?\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*"
+                     r"(?:(?:[$€/]|[a-zA-Z]{2,})[^\d]*)?", text)
+    return m.group(1) if m and not re.fullmatch(r"\s*[\d.eE+-]+\s*", text) else None
 
 
 def _validate_range(p: Param, value) -> Range:
