@@ -624,3 +624,37 @@ def test_served_line_refusals_name_the_serve_keys(tmp_path, extra, said):
     msg = str(e.value)
     assert said in msg
     assert not re.search(r"(?<![\w.])(tp|batch|max_tpot_s|weight_dtype)=", msg), msg
+
+
+def test_money_above_world_gdp_and_staff_above_the_largest_employer_are_warned(tmp_path):
+    # A trial's ledger_data_licensing_usd: 1e29 and a staff record of 1e20 FTE were priced
+    # without a word. World GDP was about $110 trillion in 2024 (IMF World Economic Outlook,
+    # October 2024); the largest private employer, Walmart, had about 2.1 million associates
+    # (its 10-K for fiscal 2024). Any money key above the first, any record above the second,
+    # is warned; $100 trillion and 2 million are not (the bounds themselves, not a guess).
+    from llmcost.bill.validation import LARGEST_EMPLOYER_FTE, WORLD_GDP_USD
+    from llmcost.present.glance import caveat_line
+    assert WORLD_GDP_USD == 110e12 and LARGEST_EMPLOYER_FTE == 2.1e6
+    extra = ("ledger_data_licensing_usd: 1.0e29\nledger_project_months: 12\nledger_people:\n"
+             "  - {role: researcher, fte: 1.0e20}")
+    bill = estimate_ledger(_yaml(tmp_path, extra))
+    said = [w for w in bill.warnings if "world GDP" in w or "largest private employer" in w]
+    assert said == [
+        "ledger_data_licensing_usd=1e+29 is above world GDP, about $110 trillion a year (IMF "
+        "World Economic Outlook, October 2024, for 2024): no project spends that; check the "
+        "exponent and the unit",
+        "ledger_people[0].fte=1e+20 is more people than the world's largest private employer "
+        "has (2.1 million, Walmart 10-K for fiscal 2024): check the exponent (fte is full-time "
+        "people)"]
+    assert [caveat_line(w) for w in said] == [
+        "ledger_data_licensing_usd=1e+29 is more than the world's GDP ($110 trillion a year): "
+        "check the exponent and the unit",
+        "staff record 0 counts 1e+20 full-time people, more than the world's largest employer: "
+        "check the exponent"]
+    # every money key, and a person's salary, by the same bound; the bounds themselves pass
+    assert len(magnitude_warnings({"ledger_budget_usd": 2e14})) == 1
+    assert len(magnitude_warnings({"ledger_operations_usd_per_month": 1.2e14})) == 1
+    assert any("world GDP" in w for w in magnitude_warnings(
+        {"ledger_people": [{"role": "r", "fte": 1, "usd_per_year": 1e15}]}))
+    assert magnitude_warnings({"ledger_data_licensing_usd": 1e14,
+                               "ledger_people": [{"role": "r", "fte": 2e6}]}) == []

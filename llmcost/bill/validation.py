@@ -235,7 +235,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
     (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
     accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
-    figures (``money_magnitude_warnings``). Warnings, not refusals: each is a legal scenario."""
+    figures (``money_magnitude_warnings``); money above world GDP and staff above the largest
+    employer (``world_scale_warnings``). Warnings, not refusals: each is a legal scenario."""
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
@@ -257,7 +258,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
-    return out + money_magnitude_warnings(p)
+    return out + money_magnitude_warnings(p) + world_scale_warnings(p)
 
 
 #: The owned-hardware keys the bill reads only when ``pricing: owned`` gives no
@@ -380,6 +381,41 @@ def money_magnitude_warnings(p: dict) -> list[str]:
             ("the key is USD per full-time person per year", "thousands of dollars, or a "
              "monthly salary", "cents, or a team's total")))
     return [w for w in out if w]
+
+
+#: World GDP at current prices, USD: about $110 trillion in 2024 (IMF, World Economic Outlook
+#: database, October 2024, "Gross domestic product, current prices, U.S. dollars", World). No
+#: money input of one training project comes near it; a value above it is a slip in the
+#: exponent or the unit (``world_scale_warnings``).
+WORLD_GDP_USD = 110e12
+#: The workforce of the world's largest private employer: Walmart's "approximately 2.1 million
+#: associates" (Walmart Inc., Annual Report on Form 10-K for the fiscal year ended January 31,
+#: 2024). A staff record (``ledger_people``) with more full-time people than that is a slip.
+LARGEST_EMPLOYER_FTE = 2.1e6
+
+
+def world_scale_warnings(p: dict) -> list[str]:
+    """Money inputs above ``WORLD_GDP_USD`` (every top-level key whose name holds ``usd``, each
+    staff record's ``usd_per_year``) and staff records with more full-time people than
+    ``LARGEST_EMPLOYER_FTE``, as sentences naming the key, its value and the bound: legal (the
+    bill prices them) but no project's figure. Warnings, not refusals."""
+    out = []
+    money = [(k, v) for k, v in p.items() if "usd" in k and not k.startswith("_")]
+    people = [x for x in p.get("ledger_people") or [] if isinstance(x, dict)]
+    money += [(f"ledger_people[{i}].usd_per_year", x.get("usd_per_year"))
+              for i, x in enumerate(people)]
+    for k, v in money:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > WORLD_GDP_USD:
+            out.append(f"{k}={v:g} is above world GDP, about ${WORLD_GDP_USD / 1e12:,.0f} "
+                       "trillion a year (IMF World Economic Outlook, October 2024, for 2024): no "
+                       "project spends that; check the exponent and the unit")
+    for i, x in enumerate(people):
+        f = x.get("fte")
+        if isinstance(f, (int, float)) and not isinstance(f, bool) and f > LARGEST_EMPLOYER_FTE:
+            out.append(f"ledger_people[{i}].fte={f:g} is more people than the world's largest "
+                       f"private employer has ({LARGEST_EMPLOYER_FTE / 1e6:.1f} million, Walmart "
+                       "10-K for fiscal 2024): check the exponent (fte is full-time people)")
+    return out
 
 
 def _short_source(key: str) -> str:

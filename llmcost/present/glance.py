@@ -897,6 +897,11 @@ CAVEATS = [
     (r"^(\S+?)=([\d.e+-]+) is (below|above) (?:1/)?([\d.]+)(?: times)? .*?: (the key is "
      r"[^;]+); check the unit",
      "{0}={1} is {2} the catalogue's sourced figure by more than {3}×: check the unit ({4})"),
+    (r"^(\S+?)=([\d.e+-]+) is above world GDP, about (\$[\d,]+ trillion)",
+     "{0}={1} is more than the world's GDP ({2} a year): check the exponent and the unit"),
+    (r"^ledger_people\[(\d+)\]\.fte=([\d.e+-]+) is more people than the world's largest",
+     "staff record {0} counts {1} full-time people, more than the world's largest employer: "
+     "check the exponent"),
     # a bill whose plan could not be checked (report.estimate_ledger)
     (r"^the parallel plan is not checked: accelerator='(.+?)': the (.+?) is missing from "
      r"data/accelerators\.csv",
