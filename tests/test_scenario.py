@@ -290,3 +290,28 @@ def test_a_price_written_with_its_unit_is_refused_with_the_number_to_write(given
     with pytest.raises(ScenarioError) as e:
         validate_parameter("n_gpus", "2k GPUs")
     assert "write 2:" not in str(e.value)
+
+
+def test_the_readme_lists_the_ledger_keys_a_range_is_refused_on():
+    # README's "Ranges" said every `ledger_` line input may be a range, while 15 are refused:
+    # the paragraph now names them, and the list is the parameters' own truth.
+    import re
+    from llmcost.bill.ranges import NOT_YET_RANGEABLE_KEYS, RANGEABLE_KEYS
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    para = readme.split("### Ranges", 1)[1].split("```", 1)[0]
+    named = set(re.findall(r"`(ledger_[a-z_0-9]+)`", para))
+    refused = {k for k in PARAMETERS if k.startswith("ledger_") and k not in RANGEABLE_KEYS}
+    assert named == refused and len(refused) == 15
+    assert set(re.findall(r"`((?:rl|serve)_[a-z_]+)`", para)) == set(NOT_YET_RANGEABLE_KEYS)
+    from llmcost.bill.scenario import validate_ranged_parameters
+    for k in refused:
+        with pytest.raises(ScenarioError):
+            validate_ranged_parameters(**{k: [1, 2]})
+
+
+def test_fsdp_shard_size_takes_what_the_readme_says():
+    from llmcost.bill.scenario import validate_parameter
+    assert [validate_parameter("fsdp_shard_size", v) for v in ("full", "auto", 0, 8)] == \
+        ["full", "auto", 0, 8]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "`auto` or `0`: chosen among the sizes the stack offers" in readme

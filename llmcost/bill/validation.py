@@ -340,7 +340,7 @@ def _price_unit_warning(p: dict) -> str | None:
 #: all larger (cents for dollars 100×, thousands of dollars 1,000×, a whole 8-GPU server's price
 #: for one GPU's at least 8 × 1.64 = 13×, the server multiplier of ``data/ledger_defaults.csv``),
 #: while the catalogue's own figures for one thing span less (H100 SXM $25,000-$30,000; staff
-#: $210k-$690k a year, a 3.3× interval).
+#: $262k-$770k a year loaded, data/ledger_defaults.csv's 90% interval, a 2.9× one).
 MONEY_MAGNITUDE_FACTOR = 10.0
 #: Accelerators of ``data/accelerators.csv`` whose purchase price ``data/hardware_price_series.csv``
 #: lists under its source's name (the same board: A100 SXM4 40 GB, 400 W, NVLink 600 GB/s).
@@ -359,7 +359,8 @@ def money_magnitude_warnings(p: dict) -> list[str]:
       ``data/ledger_defaults.csv`` (US EIA industrial average of 2025, the mean of its monthly
       prices);
     * each ``ledger_people`` record's ``usd_per_year`` against ``staff_usd_per_fte_year``'s 90%
-      interval (Cottier et al. 2024, arXiv:2405.21015 §2.5.1: $210k-$690k loaded).
+      interval (data/ledger_defaults.csv: $262k-$770k loaded, from the Epoch AI code for
+      Cottier et al. 2024, arXiv:2405.21015).
 
     The other money keys (licensing, processing, synthetic tokens, annotation, human evaluation,
     operations, the budget) have no catalogue figure for a value of their kind, and are not
