@@ -542,3 +542,45 @@ def test_a_served_request_longer_than_the_models_context_is_warned():
     assert glance.caveat_line(w) == ("a served request of 100,250 tokens is longer than the "
                                      "4,096 tokens llama-2-7b can attend: its serving cost "
                                      "describes a model that does not exist")
+
+
+def test_an_mfu_above_a_capped_band_is_said_above_its_capped_top_not_the_prediction():
+    # A trial (Llama 2 13B, 256 B200, FP8, mfu 0.40): the index read "the assumed MFU, 40%, is
+    # above what the model predicts for this plan (43%)". "Above" is decided against the band's
+    # top, capped at 39% by the best comparable published run, below the raw prediction of 43%:
+    # both figures are said, each for what it is. Made by hand (accuracy.MfuBand): prediction
+    # 43%, band 33%-39% capped by "the best comparable published run".
+    from dataclasses import replace
+    from llmcost.bill.checks import given_vs_predicted_mfu
+    from llmcost.present.glance import caveat_line
+    from llmcost.training.accuracy import MfuBand
+    band = MfuBand(mfu=0.43, low=0.33, high=0.39, half_width=0.1, regime="R", n=2,
+                   validated=False, regime_best=0.55, regime_best_source="run X",
+                   mfu_bf16_basis=0.43, cap_why="the best published MFU of a comparable run, 39%",
+                   cap_from="the best comparable published run")
+
+    class B:
+        mfu = 0.43
+
+    class P:
+        @staticmethod
+        def describe():
+            return "TP1"
+
+    w = given_vs_predicted_mfu(0.40, B, band, P)
+    assert w.startswith("the scenario's mfu=0.40 is above the band's capped top, 39% (the best "
+                        "comparable published run), of what the step-time model expects of this "
+                        "plan (TP1); the raw prediction, 43%, is above that cap (band 33%–39%, "
+                        "capped below the prediction where no measurement goes: the best "
+                        "published MFU of a comparable run, 39%)")
+    assert caveat_line(w) == ("the assumed MFU, 40%, is above the band's capped top, 39% (the "
+                              "best comparable published run); the raw prediction, 43%, is "
+                              "above that cap")
+    # below the band, or a band around the prediction: the line names the prediction as before
+    assert given_vs_predicted_mfu(0.30, B, band, P).startswith(
+        "the scenario's mfu=0.30 is below what the step-time model expects of this plan (TP1): "
+        "43%, band 33%–39% capped below that prediction")
+    around = replace(band, high=0.47)
+    assert given_vs_predicted_mfu(0.50, B, around, P).startswith(
+        "the scenario's mfu=0.50 is above what the step-time model expects of this plan (TP1): "
+        "43%, band 33%–47% around that prediction")

@@ -1350,7 +1350,9 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
     band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
     published run, or the matmul ceiling) is said to be capped below it, not "around" it, and a
-    capped top is said with what capped it (``MfuBand.cap_reason``)."""
+    capped top is said with what capped it (``MfuBand.cap_reason``); a given MFU above such a
+    band is said to be above its capped top (``MfuBand.high``, from ``cap_source``), and the raw
+    prediction above that cap, since "above" is decided against the top, not the prediction."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
@@ -1361,6 +1363,16 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
               else min(12, 1 - math.floor(math.log10(mfu))))
     shown = f"{mfu:.{places}f}"
     reason = band.cap_reason()
+    if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
+        return (f"the scenario's mfu={shown} is above the band's capped top, {band.high:.0%} "
+                f"({band.cap_source() or 'where no measurement goes'}), of what the step-time "
+                f"model expects of this plan ({plan.describe()}); the raw prediction, "
+                f"{b.mfu:.0%}, is above that cap (band {band.low:.0%}–{band.high:.0%}, capped "
+                f"below the prediction where no measurement goes" +
+                (f": {reason}" if reason else "") + ") (not the range the bill draws around the "
+                f"scenario's own figure); {prediction_evidence(band)}; the bill uses the given "
+                "figure (notebook 04b shows where the time goes; `mfu: predict` uses the "
+                "prediction).")
     where = ("capped below that prediction, where no measurement goes" +
              (f" ({reason})" if reason else "") if band.high < b.mfu else
              "around that prediction" +

@@ -795,6 +795,10 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
+    (r"^the scenario's mfu=([\d.]+) is above the band's capped top, (\d+%) \((.+?)\), of what "
+     r"the step-time model expects.*?; the raw prediction, (\d+%), is above that cap",
+     "the assumed MFU, {0}, is above the band's capped top, {1} ({2}); the raw prediction, "
+     "{3}, is above that cap"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
      r"(\d+%),.*above every one of the (\d+) held-out",
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction beyond all {3} published "
