@@ -1156,3 +1156,26 @@ def test_a_total_outside_its_own_range_says_why_in_the_first_sentence():
     assert "how fast the GPUs really run (the MFU)" in first and "GPU-hour price" in first
     # a point inside its range: no clause (the RANGED scenario's symmetric MFU range)
     assert ";" not in glance.plain_sentences(_summary(glance.bill_glance(RANGED)[0]))[0]
+
+
+def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10():
+    # A trial's mfu 0.9: the MFU's source read "cut to 47.0%-69.2% by a cap ... drawn as a
+    # triangle from 47.0% to 90.0%" and "the bill's point is ... below its own P10", while the
+    # pre-training line's point lay inside its P10-P90 (the price's range moves it too). The
+    # words now say the triangle runs from the capped band's low end up to the bill's MFU, and
+    # that the point is the cheapest end on the MFU alone; the figures stated are those drawn.
+    sc = {**POINT, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.9,
+          "price_usd_per_gpu_hour": 2.5}
+    g, bars, _ = glance.bill_glance(sc, samples=20_000)
+    mfu = g["ranges"]["mfu"]
+    low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
+    assert mode == high == pytest.approx(0.9, abs=1e-9) and low < 0.9
+    why = mfu["why"]
+    assert f"drawn as a triangle from {low:.1%} to 90.0%, peaked at the bill's 90.0%: the " \
+           "bill's MFU lies above the capped band (" in why
+    assert "so the triangle runs from the band's low end up to the bill's MFU, its top; every " \
+           "draw's MFU is at most the bill's, so on the MFU alone the bill's point is the " \
+           "cheapest end of its range" in why
+    assert "below its own P10" not in why
+    main = bars.loc["compute.pretraining.main"]
+    assert main["p10_usd"] <= main["point_usd"] <= main["p90_usd"]  # as the trial saw it

@@ -2085,8 +2085,10 @@ def given_mfu_range(bill: Ledger) -> tuple:
         triangular(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
 
     peaked at m so that the point stays the bill's. A cap below m (m above every comparable
-    published run) leaves m as the range's top: the range only reaches down and the point is
-    its cheapest end (below its own P10), said so. The sentence states m, the band before and
+    published run) leaves m as the range's top, above the capped band: the triangle runs from
+    the band's low end up to m, every draw's MFU is at most m, and on the MFU alone the point is
+    the range's cheapest end, said so (a line's point can still lie inside its P10-P90 when
+    other ranged inputs, such as the price, move it). The sentence states m, the band before and
     after any cap (and what capped it), and the numbers drawn. The model's own prediction for
     the plan is not computed here: the bill's keys (``LEDGER_DEFAULTS``) do not hold the plan's
     (batch, stack); the report's checks compare it with m (``checks.given_vs_predicted_mfu``)."""
@@ -2108,9 +2110,11 @@ def given_mfu_range(bill: Ledger) -> tuple:
                   f"({band.cap_reason()})")
     words += f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
     if band.high < m:
-        words += (f": the bill's MFU lies above the cap, so it is the range's top, the range only "
-                  "reaches down and the bill's point is the cheapest end of its range (below its "
-                  "own P10)")
+        words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
+                  f"so the triangle runs from the band's low end up to the bill's MFU, its top; "
+                  "every draw's MFU is at most the bill's, so on the MFU alone the bill's point "
+                  "is the cheapest end of its range (with other ranged inputs, such as the "
+                  "price, a line's point can still lie inside its P10-P90)")
     words += ("; a band around the bill's figure, not around the model's prediction for the plan "
               "(notebook 04b; a warning when the bill's figure lies outside that prediction's "
               "band)")
