@@ -519,9 +519,10 @@ def test_a_ranged_failure_rate_is_judged_at_its_point():
 
 def test_a_served_request_longer_than_the_models_context_is_warned():
     # Llama 2 7B attends 4,096 tokens (pre-trained at 4k, Touvron et al. 2023, arXiv:2307.09288
-    # §2.2; the catalogue records its seq_len and no longer context): a request of 100,000 prompt + 250 output tokens = 100,250 is
-    # beyond it, and was priced without a word. At 3,846 + 250 = 4,096 it fits; trained at
-    # 131,072 (seq_len, a context extension) the same request fits too.
+    # §2.2; the catalogue records its seq_len and no longer context): a request of 100,000
+    # prompt + 250 output tokens = 100,250 is beyond it, and was priced without a word. At
+    # 3,846 + 250 = 4,096 it fits; trained at 131,072 (seq_len, a context extension) the same
+    # request fits too.
     from llmcost.bill.checks import served_context_warning
     from llmcost.core.catalog import load_model
     spec = load_model("llama-2-7b")

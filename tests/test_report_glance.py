@@ -1062,8 +1062,9 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
         " years on its 8 GPUs: check rl_iterations and rl_runs")
     assert lines[7] == ("the parallel plan is not checked: data/accelerators.csv has no "
                         "scale-out bandwidth for L40S")
-    assert re.fullmatch(r"the training run alone takes \d\d\.\d years \([\d,]+ days\): no one dated "
-                        r"GPU-hour price describes it; check the tokens, GPUs and MFU", lines[8])
+    assert re.fullmatch(r"the training run alone takes \d\d\.\d years \([\d,]+ days\): no one "
+                        r"dated GPU-hour price describes it; check the tokens, GPUs and MFU",
+                        lines[8])
     assert lines[9] == ("the 2,000T training tokens exceed the estimated stock of public human "
                         "text (about 300T): the data would be repeated, and repeats are worth "
                         "less than fresh tokens")

@@ -639,9 +639,9 @@ def served_context_warning(values: dict) -> str | None:
     return (f"a served request, inference_prompt_tokens + inference_output_tokens = {n[0]:,} + "
             f"{n[1]:,} = {n[0] + n[1]:,} tokens, is beyond the {trained:,} tokens "
             f"{spec.name} can attend (its {context:,}-token context, or the longest seq_len the "
-            "scenario trains it at): the served lines (benchmarks, synthetic data) and notebook 05's serving "
-            "price a KV cache and attention the model cannot use; shorten the request or extend "
-            "the context (phases)")
+            "scenario trains it at): the served lines (benchmarks, synthetic data) and notebook "
+            "05's serving price a KV cache and attention the model cannot use; shorten the "
+            "request or extend the context (phases)")
 
 
 def _other_length_phases(values: dict):
