@@ -275,10 +275,12 @@ def test_a_predicted_mfu_gets_one_verdict_on_published_runs():
     assert not any("large-scale" in w for w in scenario_warnings(values, mfu_predicted=True))
     assert any(w.startswith("mfu=0.629 is above any published large-scale")
                for w in scenario_warnings(values))
-    # three figures: 0.5649 read "mfu=0.56 is above ... (at most 56%)", the bound itself
+    # its own digits: 0.5649 read "mfu=0.56 is above ... (at most 56%)", the bound itself
     (w,) = [x for x in scenario_warnings({**values, "mfu": 0.5649}) if "large-scale" in x]
-    assert w.startswith("mfu=0.565 is above any published large-scale training MFU (at most "
+    assert w.startswith("mfu=0.5649 is above any published large-scale training MFU (at most "
                         "56%")
+    assert [x for x in scenario_warnings({**values, "mfu": 0.9}) if "large-scale" in x][0] \
+        .startswith("mfu=0.90 is above")
     band = llmcost.accuracy.mfu_band(0.629, "A100-40GB", 8, n_params=1.3e9, seq_len=2048)
     said = [w for w in band.warnings if "capped at" in w or "optimistic" in w]
     assert len(said) == 1 and "no comparable run has measured more" in said[0]

@@ -300,8 +300,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     # and `llmcost estimate` list beside these: a second, large-scale-only bound here contradicted
     # them (a 1B run on A100 capped at a comparable 63.7% and said "at most 56%")
     if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted:
-        out.append(f"mfu={mfu:.3g} is above any published large-scale training MFU (at most "
-                   f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
+        out.append(f"mfu={mfu_text(mfu)} is above any published large-scale training MFU (at "
+                   f"most {PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
         else None
@@ -1344,6 +1344,15 @@ def zero3_warning() -> str:
             "rows' 90% upper error): read the predicted MFU with its band.")
 
 
+def mfu_text(mfu: float) -> str:
+    """A given MFU as a warning writes it: two decimals, three or four when the value has them
+    (a range's midpoint 0.425 is not "0.42" beside the header's 42.5%, and 0.5649 is not "0.56"
+    beside a bound of 56%), or as many as show a tiny MFU's first digit (1e-9 is not "0.00")."""
+    places = (next((d for d in (2, 3) if abs(round(mfu, d) - mfu) < 1e-9), 4) if mfu >= 0.01
+              else min(12, 1 - math.floor(math.log10(mfu))))
+    return f"{mfu:.{places}f}"
+
+
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     """One plain line when a scenario's given MFU is not what the step-time model expects of its
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
@@ -1356,12 +1365,7 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    # two decimals, three or four when the value has them (a range's midpoint 0.425 is not
-    # "0.42" beside the header's 42.5%), or as many as show a tiny MFU's first digit (1e-9 is
-    # not "0.00")
-    places = (next((d for d in (2, 3) if abs(round(mfu, d) - mfu) < 1e-9), 4) if mfu >= 0.01
-              else min(12, 1 - math.floor(math.log10(mfu))))
-    shown = f"{mfu:.{places}f}"
+    shown = mfu_text(mfu)
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
         return (f"the scenario's mfu={shown} is above the band's capped top, {band.high:.0%} "
