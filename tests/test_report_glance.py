@@ -625,7 +625,7 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
     # beyond Llama 1's 2,048, MI300X's price listed without capacity, TP16 over 8-GPU domains,
     # ZeRO-3 on a stack without it, ZeRO-3's few runs, exposed communication, the MFU against
     # the model's, the budget)
-    starts = ["mfu=0.6 is above any published", "dtype=fp8: the MFU is a fraction",
+    starts = ["mfu=0.60 is above any published", "dtype=fp8: the MFU is a fraction",
               "the step-time model priced this MI300X", "seq_len=8,192 is beyond the 2,048",
               "price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X",
               "tp=16 spans more than one 8-GPU", "zero_stage=3 is not offered",
