@@ -118,6 +118,9 @@ def scenario_yaml(i: int, row: dict) -> str:
 #: cannot run, not a defect): every other row runs every notebook.
 REFUSED = {14: "no spot price for MI300X", 17: "do not fit TPU v5e", 18: "no spot price for TPU",
            19: "TPU v5e' has no tdp_w"}
+#: The key each refused row's line names first after the path.
+REFUSED_KEY = {14: "price_usd_per_gpu_hour: ", 17: "RL set-up (rl_ keys): ",
+               18: "price_usd_per_gpu_hour: ", 19: "accelerator='TPU v5e'"}
 
 
 def check_row(i: int, folder) -> str:
@@ -138,8 +141,10 @@ def check_row(i: int, folder) -> str:
     except ScenarioError as e:
         msg = str(e)
         assert len(msg.splitlines()) == 1 and "Traceback" not in msg, msg
-        assert "=" in msg or "_" in msg, msg  # names the key
         assert i in REFUSED and REFUSED[i] in msg, msg
+        # the line names the refused key first after the file's path (its value or its rule)
+        rest = msg.removeprefix(f"{path}: ")
+        assert rest != msg and rest.startswith(REFUSED_KEY[i]), msg
         return "refused: " + msg
     assert i not in REFUSED, f"row {i} was expected to be refused ({REFUSED.get(i)})"
     for nb in list_notebooks():

@@ -51,16 +51,21 @@ def test_each_warning_fires():
     assert any("spans more than one 8-GPU scale-up domain" in w for w in wide)
 
 
-def test_default_h100_price_on_another_accelerator_is_flagged():
-    values = _values(accelerator="A100-80GB")
-    assert values["price_usd_per_gpu_hour"] == 3.99  # the notebooks' H100 on-demand default
-    w = scenario_warnings(values, defaults={"price_usd_per_gpu_hour"})
-    assert any(x.startswith("price_usd_per_gpu_hour is the notebooks' default ($3.99") and
-               "A100-80GB" in x for x in w)
-    # given in the scenario, or on an H100, it is the user's price: nothing to say
-    assert not any("price_usd_per_gpu_hour" in x for x in scenario_warnings(values))
-    h100 = scenario_warnings(_values(), defaults={"price_usd_per_gpu_hour"})
-    assert not any("price_usd_per_gpu_hour" in x for x in h100)
+def test_an_omitted_price_is_the_catalogue_median_not_the_notebooks_h100_default(tmp_path):
+    # A scenario that gives no price is priced at the catalogue's median for its accelerator
+    # (report.plan_report makes an omitted price null in every notebook and the bill), never at
+    # the notebooks' H100 default, $3.99: so no warning says the price is that default. By hand
+    # from data/prices.csv: the median of the current on-demand A100-80GB rows.
+    from llmcost.core.catalog import catalogue_price
+    from llmcost.present.report import estimate_ledger
+    sc = tmp_path / "a100.yaml"
+    sc.write_text("model: llama-2-7b\naccelerator: A100-80GB\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                  "seq_len: 4096\nmfu: 0.4\n")
+    bill = estimate_ledger(sc)
+    median = catalogue_price("A100-80GB")[0]
+    assert bill.figures["price_usd_per_gpu_hour"] == pytest.approx(median, rel=1e-12)
+    assert median != 3.99
+    assert not any("notebooks' default ($3.99" in w for w in bill.warnings)
 
 
 def test_exposed_communication_warning_names_the_exposed_dimension():
@@ -268,8 +273,14 @@ def test_a_predicted_mfu_gets_one_verdict_on_published_runs():
     values = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 8, "seq_len": 2048,
               "mfu": 0.629}
     assert not any("large-scale" in w for w in scenario_warnings(values, mfu_predicted=True))
-    assert any(w.startswith("mfu=0.63 is above any published large-scale")
+    assert any(w.startswith("mfu=0.629 is above any published large-scale")
                for w in scenario_warnings(values))
+    # its own digits: 0.5649 read "mfu=0.56 is above ... (at most 56%)", the bound itself
+    (w,) = [x for x in scenario_warnings({**values, "mfu": 0.5649}) if "large-scale" in x]
+    assert w.startswith("mfu=0.5649 is above any published large-scale training MFU (at most "
+                        "56%")
+    assert [x for x in scenario_warnings({**values, "mfu": 0.9}) if "large-scale" in x][0] \
+        .startswith("mfu=0.90 is above")
     band = llmcost.accuracy.mfu_band(0.629, "A100-40GB", 8, n_params=1.3e9, seq_len=2048)
     said = [w for w in band.warnings if "capped at" in w or "optimistic" in w]
     assert len(said) == 1 and "no comparable run has measured more" in said[0]
@@ -506,3 +517,73 @@ def test_a_ranged_failure_rate_is_judged_at_its_point():
                                           "n_gpus": 1})
     single = checks.failure_rate_warning({"fail_rate_per_gpu_year": 1000, "n_gpus": 1})
     assert ranged == single and ranged is not None and "on 1 GPU the job" in ranged
+
+
+def test_a_served_request_longer_than_the_models_context_is_warned():
+    # Llama 2 7B attends 4,096 tokens (pre-trained at 4k, Touvron et al. 2023, arXiv:2307.09288
+    # §2.2; the catalogue records its seq_len and no longer context): a request of 100,000
+    # prompt + 250 output tokens = 100,250 is beyond it, and was priced without a word. At
+    # 3,846 + 250 = 4,096 it fits; trained at 131,072 (seq_len, a context extension) the same
+    # request fits too.
+    from llmcost.bill.checks import served_context_warning
+    from llmcost.core.catalog import load_model
+    spec = load_model("llama-2-7b")
+    assert (spec.max_position_embeddings or spec.seq_len) == 4096
+    base = {"model": "llama-2-7b", "seq_len": 4096, "inference_output_tokens": 250}
+    w = served_context_warning({**base, "inference_prompt_tokens": 100_000})
+    assert w.startswith("a served request, inference_prompt_tokens + inference_output_tokens = "
+                        "100,000 + 250 = 100,250 tokens, is beyond the 4,096 tokens llama-2-7b "
+                        "can attend")
+    assert served_context_warning({**base, "inference_prompt_tokens": 3_846}) is None
+    assert served_context_warning({**base, "inference_prompt_tokens": 3_847}) is not None
+    assert served_context_warning({**base, "inference_prompt_tokens": 100_000,
+                                   "seq_len": 131_072}) is None
+    said = scenario_warnings(_values(model="llama-2-7b", seq_len=4096, inference_prompt_tokens=
+                                     100_000, ledger_eval_requests=1000.0))
+    assert any(x.startswith("a served request, inference_prompt_tokens") for x in said)
+    from llmcost.present import glance
+    assert glance.caveat_line(w) == ("a served request of 100,250 tokens is longer than the "
+                                     "4,096 tokens llama-2-7b can attend: its serving cost "
+                                     "describes a model that does not exist")
+
+
+def test_an_mfu_above_a_capped_band_is_said_above_its_capped_top_not_the_prediction():
+    # A trial (Llama 2 13B, 256 B200, FP8, mfu 0.40): the index read "the assumed MFU, 40%, is
+    # above what the model predicts for this plan (43%)". "Above" is decided against the band's
+    # top, capped at 39% by the best comparable published run, below the raw prediction of 43%:
+    # both figures are said, each for what it is. Made by hand (accuracy.MfuBand): prediction
+    # 43%, band 33%-39% capped by "the best comparable published run".
+    from dataclasses import replace
+    from llmcost.bill.checks import given_vs_predicted_mfu
+    from llmcost.present.glance import caveat_line
+    from llmcost.training.accuracy import MfuBand
+    band = MfuBand(mfu=0.43, low=0.33, high=0.39, half_width=0.1, regime="R", n=2,
+                   validated=False, regime_best=0.55, regime_best_source="run X",
+                   mfu_bf16_basis=0.43, cap_why="the best published MFU of a comparable run, 39%",
+                   cap_from="the best comparable published run")
+
+    class B:
+        mfu = 0.43
+
+    class P:
+        @staticmethod
+        def describe():
+            return "TP1"
+
+    w = given_vs_predicted_mfu(0.40, B, band, P)
+    assert w.startswith("the scenario's mfu=0.40 is above the band's capped top, 39% (the best "
+                        "comparable published run), of what the step-time model expects of this "
+                        "plan (TP1); the raw prediction, 43%, is above that cap (band 33%–39%, "
+                        "capped below the prediction where no measurement goes: the best "
+                        "published MFU of a comparable run, 39%)")
+    assert caveat_line(w) == ("the assumed MFU, 40%, is above the band's capped top, 39% (the "
+                              "best comparable published run); the raw prediction, 43%, is "
+                              "above that cap")
+    # below the band, or a band around the prediction: the line names the prediction as before
+    assert given_vs_predicted_mfu(0.30, B, band, P).startswith(
+        "the scenario's mfu=0.30 is below what the step-time model expects of this plan (TP1): "
+        "43%, band 33%–39% capped below that prediction")
+    around = replace(band, high=0.47)
+    assert given_vs_predicted_mfu(0.50, B, around, P).startswith(
+        "the scenario's mfu=0.50 is above what the step-time model expects of this plan (TP1): "
+        "43%, band 33%–47% around that prediction")

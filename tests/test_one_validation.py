@@ -304,6 +304,47 @@ def test_a_project_longer_than_ten_years_is_warned_not_refused(tmp_path):
 
 
 
+def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
+    # A new-user trial: Llama 2 13B on 512 H100 with 1e15 tokens (77,000 per parameter) billed
+    # a 13.9-year run without a word. By hand, the ideal days are 6·N·D ÷ (GPUs · peak · MFU):
+    # 6 × 13.0e9 × 1e15 ÷ (512 × 989.4e12 × 0.4) ÷ 86,400 ≈ 4,460 days, already over 10 years
+    # (3,652.5 days); the bill's run (failures, restarts and attention included) is longer, by
+    # less than a goodput of 80% and the attention FLOPs of 4,096-token sequences explain. Over
+    # LONG_PROJECT_MONTHS (the same reason as a long project: Cottier et al. 2024) it is warned.
+    from llmcost.bill.validation import LONG_PROJECT_MONTHS
+    from llmcost.core.catalog import load_model
+    sc = "model: llama-2-13b\nn_gpus: 512\ntrain_tokens: 1.0e15"
+    bill = estimate_ledger(_yaml(tmp_path, sc, name="long.yaml"))
+    n = load_model("llama-2-13b").n_params
+    ideal = 6 * n * 1e15 / (512 * 989.4e12 * 0.4) / 86_400
+    assert ideal == pytest.approx(4_460, rel=0.01) and ideal > LONG_PROJECT_MONTHS * 365.25 / 12
+    days = bill.figures["run_wall_clock_days"]
+    assert ideal < days < ideal / 0.8 * 1.1
+    (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
+    assert w.startswith(f"the training run's wall clock is {days / 365.25:,.3g} years "
+                        f"({days:,.0f} days on 512 GPUs), over 10 years")
+    assert "Cottier et al. 2024" in w and math.isfinite(bill.total_usd)
+    # 1e13 tokens: a hundredth of it, about 50 days: no warning
+    short = estimate_ledger(_yaml(tmp_path, sc.replace("1.0e15", "1.0e13"), name="s2.yaml"))
+    assert short.figures["run_wall_clock_days"] < 100
+    assert not any(x.startswith("the training run's wall clock") for x in short.warnings)
+
+
+def test_more_tokens_than_the_public_text_there_is_is_warned():
+    # Villalobos et al. 2024 (arXiv:2211.04325 v2) estimate the stock of public human text at
+    # "on the order of 300 trillion tokens" (90% interval 100T to 1,000T): 1e15 tokens is that
+    # stock read 1e15 ÷ 3e14 = 3.33 times over, which is repetition (Muennighoff et al. 2023).
+    from llmcost.bill.validation import PUBLIC_TEXT_STOCK_TOKENS
+    assert PUBLIC_TEXT_STOCK_TOKENS == 300e12
+    (w,) = magnitude_warnings({"train_tokens": 1e15})
+    assert w.startswith("train_tokens=1e+15 (1,000T tokens) is above the estimated stock of "
+                        "public human text, about 300T tokens (Villalobos et al. 2024, "
+                        "arXiv:2211.04325; 90% interval 100T-1,000T)")
+    assert "about 3.33 times" in w and "Muennighoff et al. 2023" in w
+    assert magnitude_warnings({"train_tokens": 3.0e14}) == []  # the stock itself: no warning
+    assert magnitude_warnings({"train_tokens": 15e12}) == []  # Llama 3's 15T
+
+
 def test_an_rl_campaign_longer_than_ten_years_is_warned_not_refused(tmp_path):
     # A new-user trial: rl_iterations: 1e9 billed a $125B RL line, 100% of the bill, without a
     # word. The campaign's wall clock on the RL job's GPUs is its GPU-hours ÷ rl_gpus (every
@@ -560,3 +601,60 @@ def test_owned_keys_a_given_price_ignores_are_warned_of():
     assert not [w for w in magnitude_warnings({**sc, "price_usd_per_gpu_hour": None})
                 if "ignored" in w]
     assert not [w for w in magnitude_warnings({**sc, "pricing": "on_demand"}) if "ignored" in w]
+
+
+@pytest.mark.parametrize("extra, said", [
+    ("ledger_eval_requests: 1.0e6\nserve_tp: 3", "benchmark line (serve_ keys): serve_tp=3 must "
+     "divide n_heads=32 of llama-2-7b"),
+    ("ledger_synthetic_tokens: 1.0e9\nserve_tp: 3", "synthetic data line (ledger_synthetic_model, "
+     "serve_ keys): serve_tp=3 must divide n_heads=32"),
+    ("ledger_eval_requests: 1.0e6\nserve_max_tpot_s: 1.0e-6\nserve_batch: 64",
+     "serve_batch=64 misses serve_max_tpot_s=1e-06"),
+    ("ledger_eval_requests: 1.0e6\nserve_max_tpot_s: 1.0e-6", "serve_max_tpot_s=1e-06: even one "
+     "sequence takes"),
+    ("serve_max_tpot_s: 1.0e-6\nserve_batch: 64", "serving set-up (serve_ and inference_ keys)"),
+], ids=["eval-tp", "synthetic-tp", "eval-batch-tpot", "eval-tpot", "setup-tpot"])
+def test_served_line_refusals_name_the_serve_keys(tmp_path, extra, said):
+    # A served line's refusal spoke of the serving layer's arguments ("tp=3 must divide n_heads",
+    # "batch=64 misses max_tpot_s=1e-06"): the scenario's keys are serve_tp, serve_batch and
+    # serve_max_tpot_s (Llama 2 7B's 32 heads: 3 divides none of them; 1 µs per output token is
+    # under the roofline's floor at any TP).
+    with pytest.raises(ScenarioError) as e:
+        estimate_ledger(_yaml(tmp_path, extra + "\nprice_usd_per_gpu_hour: 2.5"))
+    msg = str(e.value)
+    assert said in msg
+    assert not re.search(r"(?<![\w.])(tp|batch|max_tpot_s|weight_dtype)=", msg), msg
+
+
+def test_money_above_world_gdp_and_staff_above_the_largest_employer_are_warned(tmp_path):
+    # A trial's ledger_data_licensing_usd: 1e29 and a staff record of 1e20 FTE were priced
+    # without a word. World GDP was about $110 trillion in 2024 (IMF World Economic Outlook,
+    # October 2024); the largest private employer, Walmart, had about 2.1 million associates
+    # (its 10-K for fiscal 2024). Any money key above the first, any record above the second,
+    # is warned; $100 trillion and 2 million are not (the bounds themselves, not a guess).
+    from llmcost.bill.validation import LARGEST_EMPLOYER_FTE, WORLD_GDP_USD
+    from llmcost.present.glance import caveat_line
+    assert WORLD_GDP_USD == 110e12 and LARGEST_EMPLOYER_FTE == 2.1e6
+    extra = ("ledger_data_licensing_usd: 1.0e29\nledger_project_months: 12\nledger_people:\n"
+             "  - {role: researcher, fte: 1.0e20}")
+    bill = estimate_ledger(_yaml(tmp_path, extra))
+    said = [w for w in bill.warnings if "world GDP" in w or "largest private employer" in w]
+    assert said == [
+        "ledger_data_licensing_usd=1e+29 is above world GDP, about $110 trillion a year (IMF "
+        "World Economic Outlook, October 2024, for 2024): no project spends that; check the "
+        "exponent and the unit",
+        "ledger_people[0].fte=1e+20 is more people than the world's largest private employer "
+        "has (2.1 million, Walmart 10-K for fiscal 2024): check the exponent (fte is full-time "
+        "people)"]
+    assert [caveat_line(w) for w in said] == [
+        "ledger_data_licensing_usd=1e+29 is more than the world's GDP ($110 trillion a year): "
+        "check the exponent and the unit",
+        "staff record 0 counts 1e+20 full-time people, more than the world's largest employer: "
+        "check the exponent"]
+    # every money key, and a person's salary, by the same bound; the bounds themselves pass
+    assert len(magnitude_warnings({"ledger_budget_usd": 2e14})) == 1
+    assert len(magnitude_warnings({"ledger_operations_usd_per_month": 1.2e14})) == 1
+    assert any("world GDP" in w for w in magnitude_warnings(
+        {"ledger_people": [{"role": "r", "fte": 1, "usd_per_year": 1e15}]}))
+    assert magnitude_warnings({"ledger_data_licensing_usd": 1e14,
+                               "ledger_people": [{"role": "r", "fte": 2e6}]}) == []

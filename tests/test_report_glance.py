@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 
 import matplotlib
@@ -273,6 +274,12 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert ledger.input_words(top["input"]) in second
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
     assert fmt_usd(lo) in second and fmt_usd(hi) in second
+    # "Most of that range" only when the top input carries over half its variance, s0² / Σ s²
+    swings = tor["swing_usd"].to_numpy()
+    share = swings[0] ** 2 / (swings ** 2).sum()
+    assert glance.top_share(g["tornado"]) == pytest.approx(share, rel=1e-12)
+    assert second.startswith("Most of that range" if share > 0.5 else
+                             "The largest single part of that range")
     assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2.00M "
                      "(25% of the whole bill); its risk: loss divergence.")
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
@@ -343,10 +350,24 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     owned = {**nop, "pricing": "owned"}
     assert glance.bill_gaps(ledger.build_ledger({**owned, "ledger_owned_usd_per_gpu": 30_000})
                             )["price_default"] is None
-    go = glance.bill_gaps(ledger.build_ledger(owned))
-    assert go["price_default"] is not None
-    assert "is the workbook's H100 purchase price amortised, not a quote" in \
+    ob = ledger.build_ledger(owned)
+    go = glance.bill_gaps(ob)
+    # the rate the compute lines charge, by hand (Cottier et al. 2024 as data/ledger_defaults.csv
+    # holds it): $27,500 × 1.64 (server) ÷ (1 − 0.19) (interconnect) × 0.14·ln 10 ÷ 8,766 h =
+    # $2.0476 per GPU-hour, the hardware alone; the energy is the electricity line's, so the
+    # index no longer names the price with it ($2.14) beside lines charging $2.05
+    hand = 27_500 * 1.64 / (1 - 0.19) * 0.14 * math.log(10) / 8_766
+    assert go["price_default"] == pytest.approx(hand, rel=1e-3)
+    assert go["price_default"] == pytest.approx(ob.figures["gpu_rate_usd_per_gpu_hour"],
+                                                rel=1e-12)
+    assert ob.figures["price_usd_per_gpu_hour"] > go["price_default"] + 0.05  # energy apart
+    assert ("The GPU-hour price, $2.05, is the workbook's H100 purchase price amortised (the "
+            "hardware; its energy is on the electricity line), not a quote") in \
         glance.gaps_sentence(go)
+    # compared with a rented bill, the owned one shows the rate its lines charge
+    rented = ledger.build_ledger({**nop, "price_usd_per_gpu_hour": 2.5})
+    assert "price_usd_per_gpu_hour $2.05/GPU-h hardware (+ energy on its own line) → " \
+           "$2.50/GPU-h" in glance.compare_inputs([ob, rented])
     # a bill that leaves nothing out is the whole project's
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [],
                               "price_default": None})
@@ -599,7 +620,19 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
                   "seq_len: 8192\ndtype: fp8\nmfu: 0.6\npp: 1\ntp: 16\nzero_stage: 3\n"
                   "ledger_budget_usd: 1000\n")
     warnings = report.estimate_ledger(sc).warnings
-    assert len(warnings) >= 8
+    # one warning per thing wrong, in the order the checks run (each start below is its family:
+    # the MFU above 56%, FP8's peak, the stack measured on NVIDIA, the 8,192-token sequences
+    # beyond Llama 1's 2,048, MI300X's price listed without capacity, TP16 over 8-GPU domains,
+    # ZeRO-3 on a stack without it, ZeRO-3's few runs, exposed communication, the MFU against
+    # the model's, the budget)
+    starts = ["mfu=0.60 is above any published", "dtype=fp8: the MFU is a fraction",
+              "the step-time model priced this MI300X", "seq_len=8,192 is beyond the 2,048",
+              "price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X",
+              "tp=16 spans more than one 8-GPU", "zero_stage=3 is not offered",
+              "the plan uses ZeRO-3", "47% of the predicted step is exposed",
+              "the scenario's mfu=0.60 is above what", "the bill, $"]
+    assert len(warnings) == len(starts) == 11
+    assert [w.startswith(x) for w, x in zip(warnings, starts)] == [True] * 11, warnings
     for w in warnings:
         assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
         line = glance.caveat_line(w)
@@ -956,3 +989,194 @@ def test_a_table_in_words_styles_rows_by_their_own_names():
                        words=plots.COLUMN_WORDS).data
     assert "memory per GPU (GB)" in html and "smallest bubble" in html and "70.0" in html
     assert html.count("color: red") == 1 and ">yes<" in html
+
+
+def test_a_pilot_smaller_than_the_run_keeps_its_band_in_the_index(tmp_path):
+    # A pilot of the scenario's plan measured on 64 GPUs of a 2,048-GPU run (Llama 2 70B, H100,
+    # 900 tokens/s per GPU, no mfu): the report calibrates the MFU once (report.calibrate_mfu)
+    # and leaves the notebooks no throughput to extrapolate again. The index's MFU range is then
+    # the pilot's extrapolation band (bill.pilot.pilot_mfu on the same scenario: its low and high
+    # ends, peaked at the calibrated MFU), not the regime's illustrative error band, whose top
+    # (47%) lay above the pilot's own ceiling (the MFU it measured at fewer replicas).
+    from llmcost.bill.pilot import pilot_mfu
+    sc = tmp_path / "pilot.yaml"
+    sc.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+                  "seq_len: 4096\nglobal_batch_tokens: 4194304\nprice_usd_per_gpu_hour: 3.0\n"
+                  "ledger_pilot_tokens_per_s_per_gpu: 900\nledger_pilot_n_gpus: 64\n")
+    plan = report.plan_report(sc, None, notebook_setups=False)
+    assert plan.scenario["ledger_pilot_tokens_per_s_per_gpu"] is None  # calibrated away
+    g = glance.bill_glance(report.bill_inputs(plan.values, plan.scenario))[0]
+    mfu = g["ranges"]["mfu"]
+    assert mfu["kind"] == "pilot" and mfu["illustrative"] is False
+    got = pilot_mfu({**plan.values, "ledger_pilot_tokens_per_s_per_gpu": 900.0,
+                     "ledger_pilot_n_gpus": 64, "pilot": []})
+    low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
+    assert low == pytest.approx(got["low"], abs=5e-5) and high == pytest.approx(got["high"],
+                                                                                abs=5e-5)
+    assert mode == pytest.approx(got["value"], abs=5e-5) and low < mode <= high
+    assert high < 0.47  # below the comparable runs' cap the illustrative band reached
+
+
+def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_path):
+    # A price above every listed one, a project over ten years, owned-hardware keys a given price
+    # ignores, money keys ten times from the catalogue, an RL campaign over ten years, a plan the
+    # catalogue cannot check, a run over ten years and more tokens than the public text there
+    # is: each warning, as its own function writes it, has a family of glance.CAVEATS (before,
+    # the first clause was cut at a colon inside a parenthesis: "... for H100-SXM (11 row(s)").
+    def warnings(name, body):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text("model: llama-2-7b\nseq_len: 4096\nmfu: 0.4\n" + body)
+        return report.estimate_ledger(path).warnings
+    got = (warnings("six", "accelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                    "pricing: owned\nprice_usd_per_gpu_hour: 31.92\n"
+                    "ledger_owned_usd_per_gpu: 15\nledger_electricity_usd_per_kwh: 12\n"
+                    "ledger_project_months: 1.0e9\nledger_people:\n"
+                    "  - {role: researcher, fte: 2, usd_per_year: 5.0e7}\n")
+           + warnings("rl", "accelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+                      "price_usd_per_gpu_hour: 2.5\nrl_gpus: 8\nrl_rollout_tp: 1\nrl_runs: 1\n"
+                      "rl_iterations: 1.0e9\n")
+           + warnings("l40s", "accelerator: L40S\nn_gpus: 8\ntrain_tokens: 1e10\n"
+                      "price_usd_per_gpu_hour: 1.0\n")
+           + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
+                      "price_usd_per_gpu_hour: 2.5\n"))
+    assert len(got) == 10
+    for w in got:
+        assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
+        line = glance.caveat_line(w)
+        assert line.count("(") == line.count(")") and "\n" not in line
+    lines = [glance.caveat_line(w) for w in got]
+    assert lines[0] == ("the project lasts 8.33e+07 years (ledger_project_months=1e+09), over "
+                        "120 months: no one dated GPU-hour price describes it; check the unit")
+    assert lines[1] == ("the GPU-hour price, $31.92, is above every listed price for H100-SXM "
+                        "(the dearest $12.29): check the unit (one GPU, one hour, dollars)")
+    assert lines[2].startswith("ledger_owned_usd_per_gpu, ledger_electricity_usd_per_kwh change "
+                               "nothing: the given price, $31.92/GPU-h, is the whole GPU-hour")
+    assert lines[3:6] == [
+        "ledger_owned_usd_per_gpu=15 is below the catalogue's sourced figure by more than 10×: "
+        "check the unit (the key is the purchase price of one accelerator in USD)",
+        "ledger_electricity_usd_per_kwh=12 is above the catalogue's sourced figure by more than "
+        "10×: check the unit (the key is USD per kWh)",
+        "ledger_people[0].usd_per_year=5e+07 is above the catalogue's sourced figure by more than "
+        "10×: check the unit (the key is USD per full-time person per year)"]
+    assert lines[6].startswith("the RL campaign alone runs ") and lines[6].endswith(
+        " years on its 8 GPUs: check rl_iterations and rl_runs")
+    assert lines[7] == ("the parallel plan is not checked: data/accelerators.csv has no "
+                        "scale-out bandwidth for L40S")
+    assert re.fullmatch(r"the training run alone takes \d\d\.\d years \([\d,]+ days\): no one "
+                        r"dated GPU-hour price describes it; check the tokens, GPUs and MFU",
+                        lines[8])
+    assert lines[9] == ("the 2,000T training tokens exceed the estimated stock of public human "
+                        "text (about 300T): the data would be repeated, and repeats are worth "
+                        "less than fresh tokens")
+    # a warning of no family: its first clause, without a parenthesis it never closes
+    assert glance.caveat_line("x is above every price (11 row(s): the key") == \
+        "x is above every price"
+
+
+def test_only_an_mfu_fraction_reads_as_a_percentage():
+    # "ledger_project_months=0.5" read "the project (50% months)", and 0.07 months of staff
+    # "7% months": a figure is a fraction only where the warning writes it as mfu=...; months
+    # keep their own digits, thousands separators and exponents included.
+    assert glance.caveat_line("ledger_project_months=0.5 is shorter than the run's wall clock") \
+        == "the project (0.5 months) is shorter than the training run itself"
+    assert glance.caveat_line("ledger_project_months=1e-05 is shorter than the run's") == \
+        "the project (1e-05 months) is shorter than the training run itself"
+    for months in ("0.07", "1,234.50"):
+        assert glance.caveat_line(f"ledger_people: a, b without months are priced for {months} "
+                                  "months, the final run's wall clock only") == (
+            f"staff are priced for {months} months, the training run alone: give the project's "
+            "length")
+    # an MFU after mfu= is a percentage: 0.5649 is 56.49%, 1e-05 is 0.001%
+    assert glance.caveat_line("mfu=0.5649 is above any published run").startswith(
+        "the assumed MFU, 56.5%,")
+    assert glance.caveat_line("mfu=1e-05 is below every published run's MFU").startswith(
+        "the MFU, 0.001%, is lower")
+
+
+def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it():
+    # A trial's swings of $55k, $48k and $44k: the price's share of the variance is
+    # 55² / (55² + 48² + 44²) = 3,025 / 7,265 = 41.6%, so "Most of that range" was false; it
+    # reads "The largest single part". Swings of $90k, $30k and $20k: 8,100 / 9,400 = 86.2%.
+    def g(swings):
+        tor = [{"input": k, "swing_usd": s, "total_at_p10_usd": 1e6 - s / 2,
+                "total_at_p90_usd": 1e6 + s / 2}
+               for k, s in zip(("price_usd_per_gpu_hour", "mfu", "ledger_exploratory_fraction"),
+                               swings)]
+        total = {"key": "total", "point_usd": 1e6, "p10_usd": 9e5, "p50_usd": 1e6,
+                 "p90_usd": 1.1e6}
+        return {"lines": [total], "tornado": tor}
+    assert glance.top_share(g([55e3, 48e3, 44e3])["tornado"]) == pytest.approx(0.4164, abs=1e-4)
+    second = glance.plain_sentences(_summary(g([55e3, 48e3, 44e3])))[1]
+    assert second.startswith("The largest single part of that range comes from the GPU-hour "
+                             "price: between its low and high ends the bill moves from "
+                             "$972k to $1.03M; next comes")
+    assert glance.top_share(g([90e3, 30e3, 20e3])["tornado"]) == pytest.approx(0.8617, abs=1e-4)
+    assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(
+        "Most of that range comes from the GPU-hour price:")
+    assert glance.top_share([{"swing_usd": 0.0}]) == 0.0
+
+
+def test_every_rangeable_input_has_a_readers_name_and_unit():
+    # 19 of the keys a scenario may range printed as raw keys in the index ("ledger_sft_tokens"
+    # drives the range): each now has its words and unit, and an egress range reads in bytes.
+    from llmcost.bill.ranges import RANGEABLE_KEYS
+    assert set(RANGEABLE_KEYS) <= set(ledger.INPUT_WORDS)
+    assert set(RANGEABLE_KEYS) <= set(ledger.INPUT_UNITS)
+    assert all(ledger.input_words(k) != k for k in RANGEABLE_KEYS)
+    assert ledger.input_words("ledger_egress_bytes") == "the data sent to the internet"
+    assert ledger.input_range_words("ledger_egress_bytes", 1e12, 1e14) == \
+        "P10–P90: 1e+12–1e+14 bytes"
+    assert ledger.input_range_words("ledger_data_licensing_usd", 1e5, 2.5e6) == \
+        "P10–P90: 100,000–2,500,000 USD"
+
+
+def test_a_total_outside_its_own_range_says_why_in_the_first_sentence():
+    # A trial: "add up to $712k, likely $135k to $481k" read as a contradiction. The point bill
+    # takes each range at its mode: MFU triangular 0.15/0.15/0.6 (its mode the slowest, dearest
+    # end) and price 1/8/8 (its mode the dearest), so the point lies above the P90; mirrored
+    # (MFU mode 0.6, price mode 1) below the P10. The clause's side comes from the comparison.
+    dear = {**POINT, "mfu": {"dist": "triangular", "low": 0.15, "mode": 0.15, "high": 0.6},
+            "price_usd_per_gpu_hour": {"dist": "triangular", "low": 1, "mode": 8, "high": 8}}
+    g, bars, _ = glance.bill_glance(dear, samples=20_000)
+    t = bars.loc["total"]
+    assert t["point_usd"] > t["p90_usd"]
+    first = glance.plain_sentences(_summary(g))[0]
+    assert first.endswith(f"likely {fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])}; the "
+                          "point lies above that range because it takes each input at its "
+                          "point, and the GPU-hour price and how fast the GPUs really run (the "
+                          "MFU) are given at the dear end of their ranges.")
+    cheap = {**dear, "mfu": {"dist": "triangular", "low": 0.15, "mode": 0.6, "high": 0.6},
+             "price_usd_per_gpu_hour": {"dist": "triangular", "low": 1, "mode": 1, "high": 8},
+             "ledger_exploratory_fraction": 0.2}
+    g, bars, _ = glance.bill_glance(cheap, samples=20_000)
+    t = bars.loc["total"]
+    assert t["point_usd"] < t["p10_usd"]
+    first = glance.plain_sentences(_summary(g))[0]
+    assert "; the point lies below that range because it takes each input at its point, and " \
+           in first and first.endswith("at the cheap end of their ranges.")
+    assert "how fast the GPUs really run (the MFU)" in first and "GPU-hour price" in first
+    # a point inside its range: no clause (the RANGED scenario's symmetric MFU range)
+    assert ";" not in glance.plain_sentences(_summary(glance.bill_glance(RANGED)[0]))[0]
+
+
+def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10():
+    # A trial's mfu 0.9: the MFU's source read "cut to 47.0%-69.2% by a cap ... drawn as a
+    # triangle from 47.0% to 90.0%" and "the bill's point is ... below its own P10", while the
+    # pre-training line's point lay inside its P10-P90 (the price's range moves it too). The
+    # words now say the triangle runs from the capped band's low end up to the bill's MFU, and
+    # that the point is the cheapest end on the MFU alone; the figures stated are those drawn.
+    sc = {**POINT, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.9,
+          "price_usd_per_gpu_hour": 2.5}
+    g, bars, _ = glance.bill_glance(sc, samples=20_000)
+    mfu = g["ranges"]["mfu"]
+    low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
+    assert mode == high == pytest.approx(0.9, abs=1e-9) and low < 0.9
+    why = mfu["why"]
+    assert f"drawn as a triangle from {low:.1%} to 90.0%, peaked at the bill's 90.0%: the " \
+           "bill's MFU lies above the capped band (" in why
+    assert "so the triangle runs from the band's low end up to the bill's MFU, its top; every " \
+           "draw's MFU is at most the bill's, so on the MFU alone the bill's point is the " \
+           "cheapest end of its range" in why
+    assert "below its own P10" not in why
+    main = bars.loc["compute.pretraining.main"]
+    assert main["p10_usd"] <= main["point_usd"] <= main["p90_usd"]  # as the trial saw it

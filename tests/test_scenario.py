@@ -164,7 +164,15 @@ def test_every_parameter_is_documented():
 def test_resolve_price():
     assert llmcost.resolve_price("H100-SXM", 2.5) == (2.5, "given as price_usd_per_gpu_hour")
     price, where = llmcost.resolve_price("H100-SXM", None, "reserved")
-    assert price > 0 and "reserved" in where
+    assert "reserved" in where
+    # the median of the current reserved H100 SXM rows of data/prices.csv, read by hand: one
+    # row, Hyperstack's reserved rate card (2026-08), $2.72, below the on-demand median (so no
+    # cap applies)
+    from llmcost.core.catalog import list_prices
+    rows = list_prices("H100-SXM", "reserved", current_only=True)
+    assert list(rows["provider"]) == ["Hyperstack"]
+    assert price == pytest.approx(float(rows["price_usd_per_gpu_hour"].median()), rel=1e-12)
+    assert price == pytest.approx(2.72, abs=1e-9)  # regression pin: the row above
     # owned hardware without a price: amortised as Cottier et al. 2024 where the workbook has a
     # sourced purchase price (H100 SXM; hand derivation in tests/test_ledger.py), else an error
     price, where = llmcost.resolve_price("H100-SXM", None, "owned")
@@ -246,3 +254,64 @@ def test_a_percent_slip_is_refused_with_the_rule(key, value, words):
     assert f"{key}={float(value)!r}" in str(e.value) and words in str(e.value)
     # the published ends pass: Cottier et al.'s 0.2-3.0, and PUE 1.1-1.25 (their App. A.4)
     assert validate_parameters(ledger_exploratory_fraction=3.0, ledger_pue=1.25)
+
+
+@pytest.mark.parametrize("key, given, read", [
+    ("fsdp_shard_size", "FULL", "full"), ("fsdp_shard_size", "Auto", "auto"),
+    ("comm_pp_overlap", "AUTO", "auto"), ("comm_tp_overlap", "Auto", "auto"),
+    ("stack", "MEGATRON-CORE-2024", "megatron-core-2024"),
+    ("dtype", "FP8", "fp8"), ("pricing", "Spot", "spot")])
+def test_a_word_differing_only_in_case_is_that_word(key, given, read):
+    # dtype: FP8 and pricing: Spot were read as fp8 and spot while FULL, AUTO and
+    # MEGATRON-CORE-2024 were refused: every word a key takes is read whatever its case.
+    from llmcost.bill.scenario import validate_parameter
+    assert validate_parameter(key, given) == read
+
+
+def test_a_true_false_or_auto_key_states_its_rule_for_a_number():
+    from llmcost.bill.scenario import validate_parameter
+    with pytest.raises(ScenarioError, match=r"^comm_pp_overlap=1 must be true, false or 'auto'$"):
+        validate_parameter("comm_pp_overlap", 1)
+    with pytest.raises(ScenarioError, match=r"^comm_pp_overlap='yes' must be true, false or "):
+        validate_parameter("comm_pp_overlap", "yes")
+
+
+@pytest.mark.parametrize("given, number", [("2.5 $/h", "2.5"), ("$2.50", "2.50"),
+                                           ("3 USD", "3")])
+def test_a_price_written_with_its_unit_is_refused_with_the_number_to_write(given, number):
+    # mfu: 40% and train_tokens: 15T are refused with what to write; a price with its unit
+    # ("2.5 $/h") said only "must be a number".
+    from llmcost.bill.scenario import validate_parameter
+    with pytest.raises(ScenarioError) as e:
+        validate_parameter("price_usd_per_gpu_hour", given)
+    assert str(e.value) == (f"price_usd_per_gpu_hour={given!r} must be a number (write {number}: "
+                            "the number alone, in the key's unit, USD per accelerator-hour)")
+    # a magnitude suffix is not a unit: "2k GPUs" is not 2 GPUs, and no hint is made up
+    with pytest.raises(ScenarioError) as e:
+        validate_parameter("n_gpus", "2k GPUs")
+    assert "write 2:" not in str(e.value)
+
+
+def test_the_readme_lists_the_ledger_keys_a_range_is_refused_on():
+    # README's "Ranges" said every `ledger_` line input may be a range, while 15 are refused:
+    # the paragraph now names them, and the list is the parameters' own truth.
+    import re
+    from llmcost.bill.ranges import NOT_YET_RANGEABLE_KEYS, RANGEABLE_KEYS
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    para = readme.split("### Ranges", 1)[1].split("```", 1)[0]
+    named = set(re.findall(r"`(ledger_[a-z_0-9]+)`", para))
+    refused = {k for k in PARAMETERS if k.startswith("ledger_") and k not in RANGEABLE_KEYS}
+    assert named == refused and len(refused) == 15
+    assert set(re.findall(r"`((?:rl|serve)_[a-z_]+)`", para)) == set(NOT_YET_RANGEABLE_KEYS)
+    from llmcost.bill.scenario import validate_ranged_parameters
+    for k in refused:
+        with pytest.raises(ScenarioError):
+            validate_ranged_parameters(**{k: [1, 2]})
+
+
+def test_fsdp_shard_size_takes_what_the_readme_says():
+    from llmcost.bill.scenario import validate_parameter
+    assert [validate_parameter("fsdp_shard_size", v) for v in ("full", "auto", 0, 8)] == \
+        ["full", "auto", 0, 8]
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "`auto` or `0`: chosen among the sizes the stack offers" in readme

@@ -472,6 +472,33 @@ def test_an_exploratory_fraction_beside_listed_runs_is_refused(tmp_path):
     bill = llmcost.build_ledger(load_scenario(_write(tmp_path, sc, "runs.yaml")))
     # 5,000 GPU-h at the scenario's $2.50: the listed run, no fraction
     assert bill.line("compute.exploratory").usd == pytest.approx(5000 * 2.5)
+    # the same rule where no file is read: validate_parameters, validate_scenario and the bill
+    # of a dict (the path before the refusal only when a file was read)
+    from llmcost.bill.validation import validate_scenario
+    both = {**sc, "ledger_exploratory_fraction": 0.5}
+    for check in (lambda: llmcost.validate_parameters(**both), lambda: validate_scenario(both),
+                  lambda: llmcost.build_ledger(both)):
+        with pytest.raises(ScenarioError, match=r"^ledger_exploratory_fraction=0.5 and "
+                                                r"ledger_exploratory_runs are both given"):
+            check()
+
+
+def test_a_pilot_scale_without_its_throughput_is_refused_without_a_file(tmp_path):
+    """``ledger_pilot_n_gpus`` says where the pilot's throughput was measured: alone it is
+    refused by a scenario file (load_scenario) and by validate_scenario of a dict alike. A
+    report that has calibrated the MFU keeps the scale for notebooks 00 and 09 and records the
+    calibration (``_mfu_calibration``, validate_scenario's private keys): accepted there."""
+    from llmcost.bill.validation import validate_scenario
+    sc = {**BASE_8B, "mfu": 0.4, "ledger_pilot_n_gpus": 64}
+    with pytest.raises(ScenarioError, match=r"ledger_pilot_n_gpus=64 is given without "
+                                            r"ledger_pilot_tokens_per_s_per_gpu"):
+        load_scenario(_write(tmp_path, sc))
+    with pytest.raises(ScenarioError, match=r"^ledger_pilot_n_gpus=64 is given without "
+                                            r"ledger_pilot_tokens_per_s_per_gpu"):
+        validate_scenario(sc)
+    cal = {"value": 0.4, "tokens_per_s_per_gpu": 900.0, "from": "a pilot", "low": 0.35,
+           "high": 0.4}
+    assert validate_scenario(sc, {"_mfu_calibration": cal}).total_usd > 0
 
 
 def test_an_rl_update_that_fits_no_plan_is_refused_not_priced(tmp_path):

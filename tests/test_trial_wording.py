@@ -361,7 +361,8 @@ def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path)
         "cut to 23.7%-30.8% by a cap where no measurement goes (the best published" in words
     assert "Llama 2 7B" in words and "61.6% of the BF16 dense peak" in words
     assert "drawn as a triangle from 23.7% to 35.0%, peaked at the bill's 35.0%: the bill's " \
-        "MFU lies above the cap, so it is the range's top" in words
+        "MFU lies above the capped band (23.7%-30.8%), so the triangle runs from the band's " \
+        "low end up to the bill's MFU, its top" in words
     assert "prediction, 35.0%" not in words and "uncapped" not in words
     # the numbers stated are the numbers drawn
     m = re.search(r"drawn as a triangle from ([\d.]+)% to ([\d.]+)%, peaked at the bill's "

@@ -139,3 +139,12 @@ def test_fmt_amount_and_huge_dollars():
     # "1000B" tokens for a budget's 999,999,999,999.99)
     assert fmt_count(999_999_999_999.99) == "1T" and fmt_count(999_940, 4) == "999.9k"
     assert fmt_count(999_960, 4) == "1M" and fmt_count(1234.5) == "1.234k"
+
+
+def test_a_count_past_the_largest_suffix_keeps_its_digits():
+    # `llmcost estimate`'s header read "1e+03T tokens" for 1e15: past the T suffix the count is
+    # written whole with separators, rounded to its significant figures (1.2345e15 to 3 figures
+    # is 1,230T); below 1,000T nothing changes.
+    assert fmt_count(1e15, 3) == "1,000T" and fmt_count(1.2345e15, 3) == "1,230T"
+    assert fmt_count(1e16, 4) == "10,000T" and fmt_count(-1e15, 3) == "-1,000T"
+    assert fmt_count(999.4e12, 3) == "999T" and fmt_count(3e14, 3) == "300T"

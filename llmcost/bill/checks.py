@@ -48,8 +48,6 @@ EXPOSED_COMM_WARNING = 0.30
 #: one: an order of magnitude beyond every published cluster, where a rate per cluster or per
 #: GPU-hour typed as one per GPU-year is likelier than a fleet.
 FAILURE_RATE_WARNING_FACTOR = 10.0
-#: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
-DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
 def catalogue_price_warning(values: dict) -> str | None:
@@ -302,8 +300,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     # and `llmcost estimate` list beside these: a second, large-scale-only bound here contradicted
     # them (a 1B run on A100 capped at a comparable 63.7% and said "at most 56%")
     if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted:
-        out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
-                   f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
+        out.append(f"mfu={mfu_text(mfu)} is above any published large-scale training MFU (at "
+                   f"most {PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
         else None
@@ -319,12 +317,6 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         foreign = stack_hardware_warning(values, mfu_predicted, defaults)
         if foreign:
             out.append(foreign)
-    if "price_usd_per_gpu_hour" in defaults and values.get("price_usd_per_gpu_hour") is not None \
-            and values.get("accelerator", DEFAULT_PRICE_ACCELERATOR) != DEFAULT_PRICE_ACCELERATOR:
-        out.append(f"price_usd_per_gpu_hour is the notebooks' default "
-                   f"(${values['price_usd_per_gpu_hour']:.2f}, an H100 SXM on-demand price) but "
-                   f"the accelerator is {values['accelerator']}: set a price, or null for the "
-                   "catalogue median.")
     context = _context_warning(values)
     if context:
         out.append(context)
@@ -339,6 +331,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     rl_long = rl_context_warning(values, defaults)
     if rl_long:
         out.append(rl_long)
+    served_long = served_context_warning(values)
+    if served_long:
+        out.append(served_long)
     dpo = dpo_ignored_warning(values, defaults)
     if dpo:
         out.append(dpo)
@@ -617,6 +612,36 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             "scenario trains its model at (seq_len and the phases' seq_len): the policy needs a "
             "long-context phase first (phases: [{name: long-context, tokens: ..., seq_len: "
             "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
+
+
+def served_context_warning(values: dict) -> str | None:
+    """One sentence when a served request, ``inference_prompt_tokens + inference_output_tokens``
+    (the prompt and the whole response a request holds in its KV cache: the bill's benchmark and
+    synthetic-data lines and notebook 05's serving), is longer than the scenario's model can
+    attend: the longest of its declared context (``max_position_embeddings``, else the catalogue's
+    pre-training length) and the lengths the scenario trains it at (``seq_len``, the ``phases``'
+    ``seq_len``: an extension). None otherwise, or when the model states no context."""
+    n = [values.get(k) for k in ("inference_prompt_tokens", "inference_output_tokens")]
+    if not all(isinstance(x, int) for x in n) or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+    except (ValueError, KeyError, OSError):
+        return None
+    if not getattr(spec, "context_stated", True):
+        return None
+    context = spec.max_position_embeddings or spec.seq_len
+    lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
+                                         if isinstance(ph, dict)]
+    trained = max([context] + [x for x in lengths if isinstance(x, int)])
+    if n[0] + n[1] <= trained:
+        return None
+    return (f"a served request, inference_prompt_tokens + inference_output_tokens = {n[0]:,} + "
+            f"{n[1]:,} = {n[0] + n[1]:,} tokens, is beyond the {trained:,} tokens "
+            f"{spec.name} can attend (its {context:,}-token context, or the longest seq_len the "
+            "scenario trains it at): the served lines (benchmarks, synthetic data) and notebook "
+            "05's serving price a KV cache and attention the model cannot use; shorten the "
+            "request or extend the context (phases)")
 
 
 def _other_length_phases(values: dict):
@@ -1319,23 +1344,39 @@ def zero3_warning() -> str:
             "rows' 90% upper error): read the predicted MFU with its band.")
 
 
+def mfu_text(mfu: float) -> str:
+    """A given MFU as a warning writes it: two decimals, three or four when the value has them
+    (a range's midpoint 0.425 is not "0.42" beside the header's 42.5%, and 0.5649 is not "0.56"
+    beside a bound of 56%), or as many as show a tiny MFU's first digit (1e-9 is not "0.00")."""
+    places = (next((d for d in (2, 3) if abs(round(mfu, d) - mfu) < 1e-9), 4) if mfu >= 0.01
+              else min(12, 1 - math.floor(math.log10(mfu))))
+    return f"{mfu:.{places}f}"
+
+
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     """One plain line when a scenario's given MFU is not what the step-time model expects of its
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
     ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
     band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
     published run, or the matmul ceiling) is said to be capped below it, not "around" it, and a
-    capped top is said with what capped it (``MfuBand.cap_reason``)."""
+    capped top is said with what capped it (``MfuBand.cap_reason``); a given MFU above such a
+    band is said to be above its capped top (``MfuBand.high``, from ``cap_source``), and the raw
+    prediction above that cap, since "above" is decided against the top, not the prediction."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    # two decimals, three or four when the value has them (a range's midpoint 0.425 is not
-    # "0.42" beside the header's 42.5%), or as many as show a tiny MFU's first digit (1e-9 is
-    # not "0.00")
-    places = (next((d for d in (2, 3) if abs(round(mfu, d) - mfu) < 1e-9), 4) if mfu >= 0.01
-              else min(12, 1 - math.floor(math.log10(mfu))))
-    shown = f"{mfu:.{places}f}"
+    shown = mfu_text(mfu)
     reason = band.cap_reason()
+    if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
+        return (f"the scenario's mfu={shown} is above the band's capped top, {band.high:.0%} "
+                f"({band.cap_source() or 'where no measurement goes'}), of what the step-time "
+                f"model expects of this plan ({plan.describe()}); the raw prediction, "
+                f"{b.mfu:.0%}, is above that cap (band {band.low:.0%}–{band.high:.0%}, capped "
+                f"below the prediction where no measurement goes" +
+                (f": {reason}" if reason else "") + ") (not the range the bill draws around the "
+                f"scenario's own figure); {prediction_evidence(band)}; the bill uses the given "
+                "figure (notebook 04b shows where the time goes; `mfu: predict` uses the "
+                "prediction).")
     where = ("capped below that prediction, where no measurement goes" +
              (f" ({reason})" if reason else "") if band.high < b.mfu else
              "around that prediction" +

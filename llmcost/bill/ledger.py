@@ -119,6 +119,7 @@ from .scenario import (
     resolve_price,
     rl_campaign_given,
     scenario_error,
+    SERVE_USER_WORDS,
     user_words,
 )
 from .scenario import (
@@ -1490,7 +1491,8 @@ def _synthetic_line(lines, p, spec, gpu, rate, kind) -> float:
         c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise scenario_error(
-            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}; or give "
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): "
+            f"{user_words(str(e), SERVE_USER_WORDS)}; or give "
             "ledger_synthetic_usd_per_mtok (USD per million generated tokens, e.g. an API's "
             "price) instead of serving the generator on the scenario's accelerator", e) from None
     ratio = c.prompt_tokens / c.output_tokens
@@ -1540,8 +1542,10 @@ def _eval_line(lines, p, spec, gpu, rate, kind) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise scenario_error(f"benchmark line (serve_ keys): {e}; or give ledger_eval_gpu_hours "
-                             "(the benchmark runs' GPU-hours) instead of serving them", e) from None
+        raise scenario_error(f"benchmark line (serve_ keys): "
+                             f"{user_words(str(e), SERVE_USER_WORDS)}; or give "
+                             "ledger_eval_gpu_hours (the benchmark runs' GPU-hours) instead of "
+                             "serving them", e) from None
     usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
                + c.output_tokens * c.expected_usd_per_m_output) / 1e6
     bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
@@ -2081,8 +2085,10 @@ def given_mfu_range(bill: Ledger) -> tuple:
         triangular(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
 
     peaked at m so that the point stays the bill's. A cap below m (m above every comparable
-    published run) leaves m as the range's top: the range only reaches down and the point is
-    its cheapest end (below its own P10), said so. The sentence states m, the band before and
+    published run) leaves m as the range's top, above the capped band: the triangle runs from
+    the band's low end up to m, every draw's MFU is at most m, and on the MFU alone the point is
+    the range's cheapest end, said so (a line's point can still lie inside its P10-P90 when
+    other ranged inputs, such as the price, move it). The sentence states m, the band before and
     after any cap (and what capped it), and the numbers drawn. The model's own prediction for
     the plan is not computed here: the bill's keys (``LEDGER_DEFAULTS``) do not hold the plan's
     (batch, stack); the report's checks compare it with m (``checks.given_vs_predicted_mfu``)."""
@@ -2104,9 +2110,11 @@ def given_mfu_range(bill: Ledger) -> tuple:
                   f"({band.cap_reason()})")
     words += f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
     if band.high < m:
-        words += (f": the bill's MFU lies above the cap, so it is the range's top, the range only "
-                  "reaches down and the bill's point is the cheapest end of its range (below its "
-                  "own P10)")
+        words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
+                  f"so the triangle runs from the band's low end up to the bill's MFU, its top; "
+                  "every draw's MFU is at most the bill's, so on the MFU alone the bill's point "
+                  "is the cheapest end of its range (with other ranged inputs, such as the "
+                  "price, a line's point can still lie inside its P10-P90)")
     words += ("; a band around the bill's figure, not around the model's prediction for the plan "
               "(notebook 04b; a warning when the bill's figure lies outside that prediction's "
               "band)")
@@ -2270,6 +2278,25 @@ INPUT_WORDS = {
     "ledger_owned_usd_per_gpu": "the price of an owned GPU",
     "ledger_pue": "the data centre's PUE",
     "ledger_spot_preemptions_per_node_day": "spot pre-emptions",
+    "ledger_spot_restart_s": "the time to restart after a spot pre-emption",
+    "ledger_sft_tokens": "the supervised fine-tuning tokens",
+    "ledger_cpt_tokens": "the continued pre-training tokens",
+    "ledger_lora_tokens": "the LoRA fine-tuning tokens",
+    "ledger_data_licensing_usd": "the data licensing cost",
+    "ledger_data_processing_usd": "the data processing cost",
+    "ledger_synthetic_tokens": "the synthetic-data tokens",
+    "ledger_synthetic_usd_per_mtok": "the price of synthetic data per million tokens",
+    "ledger_annotation_samples": "the number of annotated samples",
+    "ledger_annotation_usd_per_sample": "the price per annotated sample",
+    "ledger_eval_gpu_hours": "the GPU-hours of benchmark runs",
+    "ledger_eval_requests": "the number of benchmark requests",
+    "ledger_human_eval_hours": "the hours of human evaluation",
+    "ledger_human_eval_usd_per_hour": "the hourly price of human evaluation",
+    "ledger_dataset_bytes": "the dataset's size",
+    "ledger_log_bytes": "the logs kept",
+    "ledger_egress_bytes": "the data sent to the internet",
+    "ledger_cross_region_bytes": "the data moved between regions",
+    "ledger_operations_usd_per_month": "the monthly operations cost",
 }
 
 
@@ -2296,6 +2323,25 @@ INPUT_UNITS = {
     "ledger_owned_usd_per_gpu": ("{:,.0f}", "USD per GPU"),
     "ledger_pue": ("{:.3g}", "(PUE)"),
     "ledger_spot_preemptions_per_node_day": ("{:.3g}", "per node-day"),
+    "ledger_spot_restart_s": ("{:,.0f}", "seconds"),
+    "ledger_sft_tokens": ("{:.3g}", "tokens"),
+    "ledger_cpt_tokens": ("{:.3g}", "tokens"),
+    "ledger_lora_tokens": ("{:.3g}", "tokens"),
+    "ledger_data_licensing_usd": ("{:,.0f}", "USD"),
+    "ledger_data_processing_usd": ("{:,.0f}", "USD"),
+    "ledger_synthetic_tokens": ("{:.3g}", "tokens"),
+    "ledger_synthetic_usd_per_mtok": ("{:.3g}", "USD per million tokens"),
+    "ledger_annotation_samples": ("{:,.0f}", "samples"),
+    "ledger_annotation_usd_per_sample": ("{:.3g}", "USD per sample"),
+    "ledger_eval_gpu_hours": ("{:,.0f}", "GPU-hours"),
+    "ledger_eval_requests": ("{:.3g}", "requests"),
+    "ledger_human_eval_hours": ("{:,.0f}", "hours"),
+    "ledger_human_eval_usd_per_hour": ("{:.3g}", "USD per hour"),
+    "ledger_dataset_bytes": ("{:.3g}", "bytes"),
+    "ledger_log_bytes": ("{:.3g}", "bytes"),
+    "ledger_egress_bytes": ("{:.3g}", "bytes"),
+    "ledger_cross_region_bytes": ("{:.3g}", "bytes"),
+    "ledger_operations_usd_per_month": ("{:,.0f}", "USD per month"),
 }
 
 
@@ -2453,11 +2499,14 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     given = point.scenario
     own = scenario_ranges(_values(given))
     ill = {k: v for k, v in illustrative_ranges(point).items() if k not in own}
-    if "mfu" in ill and pilot_given(given):
+    # a pilot smaller than the run leaves no throughput once the report calibrated it
+    # (report.calibrate_mfu): its calibration record still says a pilot set the MFU
+    piloted = pilot_given(given) or "_mfu_calibration" in given
+    if "mfu" in ill and piloted:
         ill, given = _pilot_mfu_range(ill, given, float(point.figures["mfu"]))
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
              **{k: "illustrative" for k in ill}}
-    if "mfu" in ill and pilot_given(point.scenario):
+    if "mfu" in ill and piloted:
         kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
     if kinds.get("mfu") == "scenario" and given.get("mfu_band"):
         kinds["mfu"] = given["mfu_band"]  # a page's band, passed as a range by the report

@@ -2830,17 +2830,19 @@ def example_portfolio(scenario: dict) -> list:
     "evaluation"). Every run is the scenario with a few keys changed; every number is priced by
     ``bill``."""
     s = _clean(scenario)
-    none = {"ledger_exploratory_fraction": 0.0, "ledger_rl": False}
+    # no exploratory compute in any run (the ablations are runs of their own): the fraction 0
+    # and no listed runs, which would replace it (scenario.exploratory_given_once)
+    none = {"ledger_exploratory_fraction": 0.0, "ledger_exploratory_runs": [], "ledger_rl": False}
     small = {**s, **none, "model": "llama-2-7b", "train_tokens": 1e11, "n_gpus": 256,
              **{k: _default_free(k) for k in PLAN_PARAMETERS if k != "cp"}}
     proj = "flagship"
     runs = [Run(f"ablation-{i}", "research", proj, "ablation", small) for i in (1, 2, 3)]
     runs.append(Run("pretrain", "pretraining", proj, "pre-training",
-                    {**s, "ledger_exploratory_fraction": 0.0, "ledger_rl": False}))
+                    {**s, **none}))
     runs.append(Run("long-context", "pretraining", proj, "context extension",
                     {**s, **none, "train_tokens": 5e10, "seq_len": 32768}))
     runs.append(Run("sft-rl", "post-training", proj, "post-training",
-                    {**s, "ledger_exploratory_fraction": 0.0, "train_tokens": 1e9,
+                    {**s, **none, "train_tokens": 1e9,
                      "ledger_sft_tokens": 2e10, "ledger_rl": True}))
     runs.append(Run("evals", "evaluation", "flagship", "evaluation",
                     {**s, **none, "train_tokens": 1e8, "ledger_eval_requests": 2e6}))

@@ -221,22 +221,28 @@ def _recipe(name, v):
 
 
 def _stack(name, v):
+    """A stack profile's name (``data/stacks.csv``), in its spelling there whatever the case
+    (``MEGATRON-CORE-2024`` is ``megatron-core-2024``, as ``dtype: FP8`` is ``fp8``)."""
     try:
-        return load_stack(v).name
+        return load_stack(v.casefold() if isinstance(v, str) else v).name
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 
 
 def _auto_or_bool(name, v):
-    if isinstance(v, bool) or v == "auto":
+    """true, false or 'auto' (any case)."""
+    if isinstance(v, bool):
         return v
+    if isinstance(v, str) and v.casefold() == "auto":
+        return "auto"
     raise ScenarioError(f"{name}={v!r} must be true, false or 'auto'")
 
 
 def _fsdp_shard(name, v):
+    """'full', 'auto' (any case), 0 (chosen) or a whole number >= 1."""
     if isinstance(v, str):
-        if v in ("full", "auto"):
-            return v
+        if v.casefold() in ("full", "auto"):
+            return v.casefold()
         raise ScenarioError(f"{name}={v!r} must be 'full', 'auto', 0 (chosen) or a whole number "
                             ">= 1")
     if v < 0:
@@ -708,6 +714,8 @@ def _coerce(p: Param, value):
         if isinstance(value, bool) and "bool" in kind.split("|"):
             return value
         if not isinstance(value, str):
+            if "bool" in kind.split("|") and p.check is not None:
+                p.check(p.name, value)  # its rule says what it takes (true, false or 'auto')
             raise ScenarioError(f"{p.name}={value!r} must be a string")
         return value
     if "str" in kind.split("|") and isinstance(value, str):
@@ -716,6 +724,9 @@ def _coerce(p: Param, value):
         hint = ""
         if isinstance(value, str) and re.fullmatch(r"\s*[\d.]+\s*[kKmMbBtT%]\s*", value):
             hint = " (write 15e12 for 15T, 2048 for 2k, 0.40 for 40%)"
+        elif isinstance(value, str) and _unit_number(value) is not None:
+            hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
+                    f"{p.doc.split(';')[0]})")
         what = "a whole number" if base == "int" else "a number"
         if "str" in kind.split("|") and p.name == "fsdp_shard_size":
             what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
@@ -810,6 +821,15 @@ def _validate_parameter(name: str, value):
     if v is not None and p.check is not None:
         v = p.check(name, v)
     return v
+
+
+def _unit_number(text: str) -> str | None:
+    """The number of a value written with its unit or currency ("2.5 $/h", "$2.50", "3 USD",
+    "512 GPUs"), or None when the text is not one number and a unit (a magnitude suffix such as
+    "2k GPUs" is not a unit: the number is not 2)."""
+    m = re.fullmatch(r"\s*\$?\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*"
+                     r"(?:(?:[$€/]|[a-zA-Z]{2,})[^\d]*)?", text)
+    return m.group(1) if m and not re.fullmatch(r"\s*[\d.eE+-]+\s*", text) else None
 
 
 def _validate_range(p: Param, value) -> Range:
@@ -916,6 +936,11 @@ USER_WORDS = {
     "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
              "ckpt_restart_s)",
 }
+
+#: The serving layer's argument names in a served line's or the serving set-up's refusal
+#: (``inference.serving_cost`` / ``choose_serving_tp``), as the scenario's ``serve_`` keys.
+SERVE_USER_WORDS = {"tp": "serve_tp", "batch": "serve_batch", "max_tpot_s": "serve_max_tpot_s",
+                    "weight_dtype": "serve_weight_dtype"}
 
 
 def user_words(message: str, extra: dict | None = None) -> str:
@@ -1044,6 +1069,7 @@ SPOT_LEVER_NEEDS_RATE = (
 
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
+    exploratory_given_once(p)
     check_run_rules(p)
     _check_backward_prefetch(p)
     if "accelerator" in p and "dtype" in p:
@@ -1401,15 +1427,39 @@ def _check_given_once(out: dict, p) -> None:
 
 
 def _check_exploratory(out: dict, p) -> None:
-    """A scenario file gives the exploratory compute once: ``ledger_exploratory_fraction`` or
+    """``exploratory_given_once`` of a scenario file, its path ``p`` before the refusal."""
+    try:
+        exploratory_given_once(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
+
+
+def exploratory_given_once(out: dict) -> None:
+    """A scenario gives the exploratory compute once: ``ledger_exploratory_fraction`` or
     ``ledger_exploratory_runs``, whose listed runs replace the fraction in the bill
-    (``ledger``'s exploratory line), so a fraction beside them would be silently ignored."""
+    (``ledger``'s exploratory line), so a fraction beside them would be silently ignored.
+    Checked by ``load_scenario`` and by every ``validate_parameters`` (``_cross_check``)."""
     if out.get("ledger_exploratory_fraction") is not None and out.get("ledger_exploratory_runs"):
         frac = out["ledger_exploratory_fraction"]
         given = ("ledger_exploratory_fraction is a range" if isinstance(frac, Range)
                  else f"ledger_exploratory_fraction={frac:g}")
-        raise ScenarioError(f"{p}: {given} and ledger_exploratory_runs are both given: the "
-                            "listed runs replace the fraction in the bill; give one or the other")
+        raise ScenarioError(f"{given} and ledger_exploratory_runs are both given: the listed "
+                            "runs replace the fraction in the bill; give one or the other")
+
+
+def pilot_scale_given_with_throughput(out: dict) -> None:
+    """``ledger_pilot_n_gpus`` says where a pilot throughput was measured: it is given only
+    beside ``ledger_pilot_tokens_per_s_per_gpu``, or beside the calibration a report made of
+    them (``_mfu_calibration``: the report keeps the scale, which notebooks 00 and 09 declare,
+    and drops the throughput it has extrapolated). Checked by ``load_scenario`` and
+    ``validation.validate_scenario`` (with the report's private keys); not by a notebook's
+    ``validate_parameters``, which receives the kept scale without the calibration record."""
+    if out.get("ledger_pilot_n_gpus") is not None and \
+            out.get("ledger_pilot_tokens_per_s_per_gpu") is None and \
+            "_mfu_calibration" not in out:
+        raise ScenarioError(f"ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
+                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
+                            "pilot throughput was measured; give both or neither")
 
 
 def _check_mfu_and_pilot(out: dict, p) -> None:
@@ -1431,11 +1481,10 @@ def _check_mfu_and_pilot(out: dict, p) -> None:
         raise ScenarioError(f"{p}: give either ledger_pilot_tokens_per_s_per_gpu or pilot, not "
                             "both: each is a pilot measurement that sets the MFU (the records "
                             "of `pilot:` say which plan and GPU count ran)")
-    if out.get("ledger_pilot_n_gpus") is not None and \
-            out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
-                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
-                            "pilot throughput was measured; give both or neither")
+    try:
+        pilot_scale_given_with_throughput(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
 
 
 def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"

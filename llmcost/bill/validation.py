@@ -45,9 +45,11 @@ from .ranges import Range
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
+    SERVE_USER_WORDS,
     ScenarioError,
     bill_values,
     check_run_rules,
+    pilot_scale_given_with_throughput,
     point_scenario,
     user_words,
     validate_parameters,
@@ -72,8 +74,7 @@ def _serving_check(p: dict, price: float):
         return choose_serving_tp(model, gpu, price, **kw)
     except ValueError as e:
         raise ScenarioError("serving set-up (serve_ and inference_ keys): " + user_words(
-            str(e), {"tp": "serve_tp", "batch": "serve_batch",
-                     "weight_dtype": "serve_weight_dtype"})) from None
+            str(e), SERVE_USER_WORDS)) from None
 
 
 #: The serving weight precisions a report tries, widest first, when a scenario gives no
@@ -192,6 +193,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         raise ScenarioError(f"scenario={values!r:.60} must be a mapping of parameter names to "
                             "values")
     try:
+        pilot_scale_given_with_throughput({**values, **(private or {})})
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
                                    if check_plan or k not in PLAN_PARAMETERS})
         bill = build_ledger({**bill_values(values), **(private or {})},
@@ -227,11 +229,14 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
-    (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
+    (``_long_project_warning``); a run whose own wall clock is longer than that
+    (``_long_run_warning``); more training tokens than the estimated stock of public human text
+    (``_data_stock_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
     (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
     accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
-    figures (``money_magnitude_warnings``). Warnings, not refusals: each is a legal scenario."""
+    figures (``money_magnitude_warnings``); money above world GDP and staff above the largest
+    employer (``world_scale_warnings``). Warnings, not refusals: each is a legal scenario."""
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
@@ -247,12 +252,13 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"{phases} ({run_months:.2f} months): people, operations and storage are "
                        "billed for less time than the GPUs run")
     out += [w for w in (own_published_run_warning(p),
-                        _long_project_warning(months), _checkpoint_interval_warning(p, bill),
+                        _long_project_warning(months), _long_run_warning(p, bill),
+                        _data_stock_warning(p), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
-    return out + money_magnitude_warnings(p)
+    return out + money_magnitude_warnings(p) + world_scale_warnings(p)
 
 
 #: The owned-hardware keys the bill reads only when ``pricing: owned`` gives no
@@ -334,7 +340,7 @@ def _price_unit_warning(p: dict) -> str | None:
 #: all larger (cents for dollars 100×, thousands of dollars 1,000×, a whole 8-GPU server's price
 #: for one GPU's at least 8 × 1.64 = 13×, the server multiplier of ``data/ledger_defaults.csv``),
 #: while the catalogue's own figures for one thing span less (H100 SXM $25,000-$30,000; staff
-#: $210k-$690k a year, a 3.3× interval).
+#: $262k-$770k a year loaded, data/ledger_defaults.csv's 90% interval, a 2.9× one).
 MONEY_MAGNITUDE_FACTOR = 10.0
 #: Accelerators of ``data/accelerators.csv`` whose purchase price ``data/hardware_price_series.csv``
 #: lists under its source's name (the same board: A100 SXM4 40 GB, 400 W, NVLink 600 GB/s).
@@ -353,7 +359,8 @@ def money_magnitude_warnings(p: dict) -> list[str]:
       ``data/ledger_defaults.csv`` (US EIA industrial average of 2025, the mean of its monthly
       prices);
     * each ``ledger_people`` record's ``usd_per_year`` against ``staff_usd_per_fte_year``'s 90%
-      interval (Cottier et al. 2024, arXiv:2405.21015 §2.5.1: $210k-$690k loaded).
+      interval (data/ledger_defaults.csv: $262k-$770k loaded, from the Epoch AI code for
+      Cottier et al. 2024, arXiv:2405.21015).
 
     The other money keys (licensing, processing, synthetic tokens, annotation, human evaluation,
     operations, the budget) have no catalogue figure for a value of their kind, and are not
@@ -375,6 +382,41 @@ def money_magnitude_warnings(p: dict) -> list[str]:
             ("the key is USD per full-time person per year", "thousands of dollars, or a "
              "monthly salary", "cents, or a team's total")))
     return [w for w in out if w]
+
+
+#: World GDP at current prices, USD: about $110 trillion in 2024 (IMF, World Economic Outlook
+#: database, October 2024, "Gross domestic product, current prices, U.S. dollars", World). No
+#: money input of one training project comes near it; a value above it is a slip in the
+#: exponent or the unit (``world_scale_warnings``).
+WORLD_GDP_USD = 110e12
+#: The workforce of the world's largest private employer: Walmart's "approximately 2.1 million
+#: associates" (Walmart Inc., Annual Report on Form 10-K for the fiscal year ended January 31,
+#: 2024). A staff record (``ledger_people``) with more full-time people than that is a slip.
+LARGEST_EMPLOYER_FTE = 2.1e6
+
+
+def world_scale_warnings(p: dict) -> list[str]:
+    """Money inputs above ``WORLD_GDP_USD`` (every top-level key whose name holds ``usd``, each
+    staff record's ``usd_per_year``) and staff records with more full-time people than
+    ``LARGEST_EMPLOYER_FTE``, as sentences naming the key, its value and the bound: legal (the
+    bill prices them) but no project's figure. Warnings, not refusals."""
+    out = []
+    money = [(k, v) for k, v in p.items() if "usd" in k and not k.startswith("_")]
+    people = [x for x in p.get("ledger_people") or [] if isinstance(x, dict)]
+    money += [(f"ledger_people[{i}].usd_per_year", x.get("usd_per_year"))
+              for i, x in enumerate(people)]
+    for k, v in money:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > WORLD_GDP_USD:
+            out.append(f"{k}={v:g} is above world GDP, about ${WORLD_GDP_USD / 1e12:,.0f} "
+                       "trillion a year (IMF World Economic Outlook, October 2024, for 2024): no "
+                       "project spends that; check the exponent and the unit")
+    for i, x in enumerate(people):
+        f = x.get("fte")
+        if isinstance(f, (int, float)) and not isinstance(f, bool) and f > LARGEST_EMPLOYER_FTE:
+            out.append(f"ledger_people[{i}].fte={f:g} is more people than the world's largest "
+                       f"private employer has ({LARGEST_EMPLOYER_FTE / 1e6:.1f} million, Walmart "
+                       "10-K for fiscal 2024): check the exponent (fte is full-time people)")
+    return out
 
 
 def _short_source(key: str) -> str:
@@ -443,6 +485,53 @@ def _long_project_warning(months) -> str | None:
             "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
             "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
             "hours)")
+
+
+def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the run's own wall clock (``bill.figures["run_wall_clock_days"]``: the
+    main run, its failures and restarts, and its pre-training phases, on ``n_gpus``) exceeds
+    ``LONG_PROJECT_MONTHS``, months = days ÷ (365.25 ÷ 12): the same reason as a long project
+    (``_long_project_warning``: 0.14 orders of magnitude of hardware price-performance a year,
+    Cottier et al. 2024, so one dated GPU-hour price cannot describe a decade), and more likely
+    a slip in ``train_tokens``, ``n_gpus`` or ``mfu``. None without a bill."""
+    days = bill.figures.get("run_wall_clock_days") if bill is not None else None
+    if not isinstance(days, (int, float)) or not math.isfinite(days):
+        return None
+    months = days / (365.25 / 12)
+    if months <= LONG_PROJECT_MONTHS:
+        return None
+    gpus = p.get("n_gpus")
+    on = f" on {fmt_gpus(gpus)}" if isinstance(gpus, int) and gpus > 0 else ""
+    return (f"the training run's wall clock is {months / 12:,.3g} years ({days:,.0f} days"
+            f"{on}), over {LONG_PROJECT_MONTHS / 12:.0f} years: hardware price-performance "
+            "moves 0.14 orders of magnitude a year (Cottier et al. 2024), so one dated GPU-hour "
+            "price cannot describe it; check train_tokens, n_gpus and mfu")
+
+
+#: The estimated stock of public human-generated text, in tokens (``_data_stock_warning``):
+#: Villalobos et al. 2024, "Will we run out of data? Limits of LLM scaling based on
+#: human-generated data", arXiv:2211.04325 v2, as its authors summarise it: "the total effective
+#: stock of human-generated public text data is on the order of 300 trillion tokens, with a 90%
+#: confidence interval of 100T to 1000T" (Epoch AI, June 2024).
+PUBLIC_TEXT_STOCK_TOKENS = 300e12
+
+
+def _data_stock_warning(p: dict) -> str | None:
+    """One sentence when ``train_tokens`` (its point) exceeds ``PUBLIC_TEXT_STOCK_TOKENS``:
+    no corpus of fresh public text that large is estimated to exist, so the run repeats its
+    data, and repeated tokens are worth less than fresh ones (Muennighoff et al. 2023, "Scaling
+    Data-Constrained Language Models", arXiv:2305.16264: up to about 4 epochs cost little, and
+    the value of more repetition decays to zero). None below it or without a number."""
+    d = p.get("train_tokens")
+    if not isinstance(d, (int, float)) or isinstance(d, bool) or d <= PUBLIC_TEXT_STOCK_TOKENS:
+        return None
+    stock = PUBLIC_TEXT_STOCK_TOKENS
+    return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated stock of "
+            f"public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. 2024, "
+            f"arXiv:2211.04325; 90% interval 100T-1,000T): even all of it would be read about "
+            f"{d / stock:,.3g} times, and repeated tokens are worth less than fresh ones "
+            "(Muennighoff et al. 2023, arXiv:2305.16264: little is lost up to about 4 epochs, "
+            "and more repetition's value decays to zero); check train_tokens")
 
 
 def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:

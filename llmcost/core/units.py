@@ -153,6 +153,9 @@ def fmt_count(n: float, digits: int = 4) -> str:
         # a value that rounds up to the next suffix takes it: 999,999,999,999.9 is "1T",
         # not "1000B"
         if abs(float(f"{v:.{digits}g}")) >= scale:
+            x = float(f"{v / scale:.{digits}g}")
+            if abs(x) >= 10 ** digits:  # past the largest suffix: 1,000T, not 1e+03T
+                return f"{x:,.0f}{suffix}"
             return f"{v / scale:.{digits}g}{suffix}"
     return f"{v:.{digits}g}"
 

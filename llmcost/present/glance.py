@@ -96,7 +96,9 @@ def glance_summary(head):
            "samples": head.draws.samples, "seed": head.draws.seed,
            "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, ""),
                           "kind": head.kinds.get(k, ""),
-                          "illustrative": head.kinds.get(k) == "illustrative"}
+                          "illustrative": head.kinds.get(k) == "illustrative",
+                          # where the point bill takes it against its draws' median
+                          "point": float(r.point), "median": float(r.quantile(0.5))}
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
            "final_run": final_run(head.draws),
@@ -113,8 +115,10 @@ def bill_gaps(bill) -> dict:
     figures (status "default", above $0), largest first, as ``{"line", "usd"}``; and
     ``price_default``, the GPU-hour price when the scenario gives none (the catalogue's median,
     ``figures['price_source']`` "default, ..."; owned hardware: the workbook's H100 purchase
-    price amortised, None when the scenario gives ``ledger_owned_usd_per_gpu``, its own),
-    else None, with ``price_default_words`` saying which."""
+    price amortised, the rate its compute lines charge, ``gpu_rate_usd_per_gpu_hour``, its
+    energy billed on the electricity line; None when the scenario gives
+    ``ledger_owned_usd_per_gpu``, its own), else None, with ``price_default_words`` saying
+    which."""
     cats: dict = {}
     for ln in bill.lines:
         cats.setdefault(ln.category, []).append(ln.status == "not given")
@@ -126,9 +130,11 @@ def bill_gaps(bill) -> dict:
     return {"whole": [c for c, v in cats.items() if all(v)],
             "partly": [c for c, v in cats.items() if any(v) and not all(v)],
             "defaults": defaults,
-            "price_default": (float(bill.figures["price_usd_per_gpu_hour"]) if price_default
-                              else None),
-            "price_default_words": ("the workbook's H100 purchase price amortised" if owned
+            "price_default": (float(bill.figures["gpu_rate_usd_per_gpu_hour" if owned else
+                                                 "price_usd_per_gpu_hour"])
+                              if price_default else None),
+            "price_default_words": ("the workbook's H100 purchase price amortised (the "
+                                    "hardware; its energy is on the electricity line)" if owned
                                     else "the catalogue's median")}
 
 
@@ -524,6 +530,35 @@ def capped_mfu_sentence(summary: dict) -> str:
             "estimate sits at the optimistic end of its range.")
 
 
+def outside_clause(g: dict) -> str:
+    """Why the total's point lies outside its own P10-P90, when it does (``point_outside``): the
+    point bill takes each ranged input at its point (a triangle's mode), and the inputs whose
+    points sit at the dear end of their ranges (above the bill's P90) or the cheap end (below
+    its P10) pull it there. An input's point is at the dear end when it lies on the side of its
+    draws' median that raises the bill (the tornado: the total at the input's P90 above the
+    total at its P10 means more of it costs more). "" when the point is inside."""
+    t = {r["key"]: r for r in g["lines"]}["total"]
+    if not t.get("point_outside", point_outside(t["point_usd"], t["p10_usd"], t["p90_usd"])):
+        return ""
+    dear = t["point_usd"] > t["p90_usd"]
+    ranges = g.get("ranges") or {}
+    names = []
+    for row in g.get("tornado") or []:
+        r = ranges.get(row["input"], {})
+        pt, med = r.get("point"), r.get("median")
+        if pt is None or med is None or pt == med:
+            continue
+        raises = row["total_at_p90_usd"] > row["total_at_p10_usd"]
+        if ((pt > med) == raises) == dear:
+            names.append(input_words(row["input"]))
+    end, side = ("dear", "above") if dear else ("cheap", "below")
+    who = (f"{_and(names)} {'is' if len(names) == 1 else 'are'} given at the {end} end of "
+           f"{'its range' if len(names) == 1 else 'their ranges'}" if names else
+           f"the inputs' points sit at the {end} end of their ranges")
+    return (f"; the point lies {side} that range because it takes each input at its point, "
+            f"and {who}")
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three short sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs, its point
@@ -540,12 +575,13 @@ def plain_sentences(summary: dict, failed=()) -> list:
     what = ("The lines this scenario prices add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
     first = (f"{what} {fmt_usd(t['point_usd'])}, likely {fmt_usd(t['p10_usd'])} to "
-             f"{fmt_usd(t['p90_usd'])}.")
+             f"{fmt_usd(t['p90_usd'])}{outside_clause(g)}.")
     tor = g["tornado"]
     if tor:
         top = tor[0]
         lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
-        second = (f"Most of that range comes from {input_words(top['input'])}: between its low "
+        lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
+        second = (f"{lead} that range comes from {input_words(top['input'])}: between its low "
                   f"and high ends the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
@@ -555,6 +591,16 @@ def plain_sentences(summary: dict, failed=()) -> list:
     else:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
+
+
+def top_share(tornado: list) -> float:
+    """The tornado's top input's share of the range, s₀² ÷ Σ sᵢ² over its swings sᵢ (each the
+    bill's move between that input's P10 and P90, the others at their points): the share of
+    the total's variance it carries when the inputs are independent and the bill is near-linear
+    in each (variances of independent terms add; a swing is proportional to its term's standard
+    deviation). "Most of that range" is said only above one half. 0 when nothing swings."""
+    sq = [float(r["swing_usd"]) ** 2 for r in tornado]
+    return sq[0] / sum(sq) if sq and sum(sq) > 0 else 0.0
 
 
 #: A line held at one number is named under the sentences when it is at least this share of
@@ -621,6 +667,11 @@ CAVEATS = [
      r"the scenario trains its model at",
      "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "a long-context phase first"),
+    # a served request longer than the model attends (checks.served_context_warning)
+    (r"^a served request, inference_prompt_tokens \+ inference_output_tokens = .*? = ([\d,]+) "
+     r"tokens, is beyond the ([\d,]+) tokens (\S+) can attend",
+     "a served request of {0} tokens is longer than the {1} tokens {2} can attend: its serving "
+     "cost describes a model that does not exist"),
     # partial rollouts priced as an upper bound (validation._partial_rollouts_warning)
     (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
@@ -744,6 +795,10 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
+    (r"^the scenario's mfu=([\d.]+) is above the band's capped top, (\d+%) \((.+?)\), of what "
+     r"the step-time model expects.*?; the raw prediction, (\d+%), is above that cap",
+     "the assumed MFU, {0}, is above the band's capped top, {1} ({2}); the raw prediction, "
+     "{3}, is above that cap"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
      r"(\d+%),.*above every one of the (\d+) held-out",
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction beyond all {3} published "
@@ -772,8 +827,6 @@ CAVEATS = [
      "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
-    (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",
-     "the GPU price is an H100 price, not one for {0}: set a price"),
     (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
      r"there the step-time model predicts ([\d.]+%), on \S+ ([\d.]+%)",
      "{0} is priced on the {2} software, not on its own ({1}), which the model predicts at {4} "
@@ -818,10 +871,45 @@ CAVEATS = [
      "the plan's {0} is not offered by the {1} software"),
     (r"^the bill, (\$[\d,]+), is ([\d.]+×) the budget",
      "the bill, {0}, is {1} the budget"),
-    (r"^ledger_project_months=([\d.]+) is shorter",
+    (r"^ledger_project_months=([\d.e+-]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
-    (r"^ledger_people: .*? are priced for ([\d.]+) months",
+    (r"^ledger_people: .*? are priced for ([\d.,]+) months",
      "staff are priced for {0} months, the training run alone: give the project's length"),
+    # a run, a project or an RL campaign longer than ten years (bill.validation)
+    (r"^the training run's wall clock is ([\d.,e+]+) years \(([\d,]+) days",
+     "the training run alone takes {0} years ({1} days): no one dated GPU-hour price describes "
+     "it; check the tokens, GPUs and MFU"),
+    (r"^ledger_project_months=([\d.e+-]+) is over ([\d,]+) months \(\d+ years; this is "
+     r"([\d.,e+]+) years\)",
+     "the project lasts {2} years (ledger_project_months={0}), over {1} months: no one dated "
+     "GPU-hour price describes it; check the unit"),
+    (r"^the RL campaign runs ([\d.,e+]+) years on its ([\d,]+) GPUs",
+     "the RL campaign alone runs {0} years on its {1} GPUs: check rl_iterations and rl_runs"),
+    # more training tokens than the public text there is (bill.validation)
+    (r"^train_tokens=\S+ \(([\d.,]+[kMBT]?) tokens\) is above the estimated stock of public "
+     r"human text, about ([\d.,]+[kMBT]?) tokens",
+     "the {0} training tokens exceed the estimated stock of public human text (about {1}): the "
+     "data would be repeated, and repeats are worth less than fresh tokens"),
+    # prices and money keys that look like unit slips (bill.validation)
+    (r"^price_usd_per_gpu_hour=([\d.e+-]+) is above every price data/prices\.csv lists for "
+     r"(\S+) \(.*?the dearest (\$[\d.,]*\d)",
+     "the GPU-hour price, ${0}, is above every listed price for {1} (the dearest {2}): check the "
+     "unit (one GPU, one hour, dollars)"),
+    (r"^(.+?) (?:is|are) ignored: pricing: owned with price_usd_per_gpu_hour=([\d.e+-]+)",
+     "{0} change nothing: the given price, ${1}/GPU-h, is the whole GPU-hour, hardware and "
+     "energy included"),
+    (r"^(\S+?)=([\d.e+-]+) is (below|above) (?:1/)?([\d.]+)(?: times)? .*?: (the key is "
+     r"[^;]+); check the unit",
+     "{0}={1} is {2} the catalogue's sourced figure by more than {3}×: check the unit ({4})"),
+    (r"^(\S+?)=([\d.e+-]+) is above world GDP, about (\$[\d,]+ trillion)",
+     "{0}={1} is more than the world's GDP ({2} a year): check the exponent and the unit"),
+    (r"^ledger_people\[(\d+)\]\.fte=([\d.e+-]+) is more people than the world's largest",
+     "staff record {0} counts {1} full-time people, more than the world's largest employer: "
+     "check the exponent"),
+    # a bill whose plan could not be checked (report.estimate_ledger)
+    (r"^the parallel plan is not checked: accelerator='(.+?)': the (.+?) is missing from "
+     r"data/accelerators\.csv",
+     "the parallel plan is not checked: data/accelerators.csv has no {1} for {0}"),
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
@@ -832,10 +920,28 @@ CAVEATS = [
 ]
 
 
-def _reader_number(s: str) -> str:
-    """A fraction as the warning writes it (mfu=0.40, mfu=0.425) as a percentage (40%, 42.5%);
-    else itself."""
-    return fmt_fraction_pct(float(s)) if re.fullmatch(r"0\.\d+", s) else s
+def _balanced(text: str) -> str:
+    """``text`` cut before the first parenthesis it opens and never closes (a first clause cut at
+    a colon inside it: "x is above every price (11 row(s)" reads "x is above every price")."""
+    opened = []
+    for i, c in enumerate(text):
+        if c == "(":
+            opened.append(i)
+        elif c == ")" and opened:
+            opened.pop()
+    return text[:opened[0]].rstrip(" ,;") if opened else text
+
+
+def _reader_number(s: str, mfu: bool = False) -> str:
+    """An MFU fraction as the warning writes it after ``mfu=`` (0.40, 0.425, 1e-05) as a
+    percentage (40%, 42.5%, 0.001%); any other figure (months, prices, factors) itself."""
+    try:
+        v = float(s)
+    except ValueError:
+        return s
+    if not mfu or not 0 < v <= 1:
+        return s
+    return fmt_fraction_pct(v) if v >= 1e-3 else f"{v * 100:.2g}%"
 
 
 def caveat_line(warning: str) -> str:
@@ -846,12 +952,13 @@ def caveat_line(warning: str) -> str:
     for pattern, words in CAVEATS:
         m = re.search(pattern, w)
         if m:
-            return words.format(*(_reader_number(g) for g in m.groups()))
+            return words.format(*(_reader_number(g, w[:m.start(i)].endswith("mfu="))
+                                  for i, g in enumerate(m.groups(), 1)))
     parts = re.split(r"[:;] ", w, maxsplit=2)
     first = parts[0].strip().rstrip(".")
     if re.fullmatch(r"[a-z_][a-z0-9_.]*", first) and len(parts) > 1:  # a bare key: its rule
         first = f"{first}: {parts[1].strip().rstrip('.')}"
-    return textwrap.shorten(first, 140, placeholder=" …")  # at a word; the detail holds it all
+    return textwrap.shorten(_balanced(first), 140, placeholder=" …")  # the detail holds it all
 
 
 def caveats_html(warnings: list) -> str:
@@ -985,11 +1092,13 @@ def compare_inputs(bills) -> list:
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
 
-    def shown(key, v):
+    def shown(key, v, figures):
         if key == "mfu":
             return f"{v:.1%}"
-        if key == "price_usd_per_gpu_hour":
-            return f"${v:.2f}/GPU-h"
+        if key == "price_usd_per_gpu_hour":  # owned: the compute lines' rate, energy apart
+            rate = figures.get("gpu_rate_usd_per_gpu_hour", v)
+            return (f"${v:.2f}/GPU-h" if rate is None or abs(rate - v) < 5e-3 else
+                    f"${rate:.2f}/GPU-h hardware (+ energy on its own line)")
         if key == "train_tokens":
             return fmt_count(v, 3)
         if key == "model":
@@ -1003,7 +1112,8 @@ def compare_inputs(bills) -> list:
                         else "scenario", {}).get(key) for x in bills)
         if a is None or b is None:
             continue
-        sa, sb = shown(key, a), shown(key, b)
+        sa, sb = (shown(key, v, getattr(x, "figures", {}) or {})
+                  for x, v in zip(bills, (a, b)))
         if key == "mfu" and fp8:  # two peaks: each MFU said on its own and the BF16 basis
             sa, sb = (_mfu_on_basis(x, v) for x, v in zip(bills, (a, b)))
         if key == "mfu":  # where each came from, in words (the report's mfu_band, not a key
