@@ -250,7 +250,8 @@ def test_qwen3_context_is_the_reports_and_the_configs(name):
 
 
 def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
-    # The only A100-40GB price is AWS p4d.24xlarge: 400 Gbps EFA per instance of 8 A100
+    # The AWS A100-40GB price is p4d.24xlarge (Lambda's 8x A100 SXM 40 GB, $1.99, records no
+    # network figure): 400 Gbps EFA per instance of 8 A100
     # (https://aws.amazon.com/ec2/instance-types/p4/) = 400e9 / 8 GPUs / 8 bits = 6.25e9 B/s per
     # GPU; the catalogue's scale-out is DGX A100's 200 Gb/s HDR NIC per GPU = 2.5e10 B/s
     # (data/accelerators.csv). A trial found the price and the network from different machines.
