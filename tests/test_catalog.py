@@ -79,9 +79,10 @@ def test_mi300x_hbm_fraction_is_its_measured_babelstream_copy():
     # Microsoft Azure AI benchmarking guide, Azure_Results/ND_MI300X_v5_results.md
     # (samuel-bohman/AI-benchmarking-guide @2b25b69): Copy 4.15 TB/s on an ND MI300X v5 VM.
     # Datasheet: 5.3 TB/s (AMD Instinct MI300X data sheet).
+    # The two sources agree within 3 % (4.263 / 4.15 = 1.027); the catalogue's figure is
+    # checked against each below.
     amd = (4_255_995.148e6 + 4_269_126.275e6) / 2
     azure = 4.15e12
-    assert amd / azure == pytest.approx(1.0, abs=0.05)  # the two sources agree within 5 %
     eff = llmcost.load_efficiency("MI300X")
     achieved = eff.hbm_fraction * llmcost.load_accelerator("MI300X").hbm_bytes_per_s
     for measured in (amd, azure, 4_177_285e6):
