@@ -24,8 +24,8 @@ BASE = {"model": "llama-2-13b", "accelerator": "H200", "n_gpus": 512, "dtype": "
 
 def test_the_fp8_copy_is_named_where_it_is_left_out():
     w = fp8_weight_copy_warning(BASE)
-    assert w.startswith("dtype=fp8 with optimizer_recipe=bf16_adam_fp32_grads: the memory per "
-                        "GPU counts 2-byte working weights only")
+    assert w.startswith("the memory per GPU leaves out the FP8 weight copy: dtype=fp8 with "
+                        "optimizer_recipe=bf16_adam_fp32_grads counts 2-byte working weights only")
     assert "1 byte per parameter, 2 on Hopper" in w and "fp8_mixed" in w
     assert "--fp8-param-gather" in w
     # counted by fp8_mixed; not cached by an FSDP stack (it casts per micro-batch); not FP8
@@ -37,6 +37,9 @@ def test_the_fp8_copy_is_named_where_it_is_left_out():
     values = llmcost.validate_parameters(**{**BASE, "train_tokens": 1e11, "seq_len": 4096,
                                             "mfu": 0.4})
     assert sum(s == w for s in scenario_warnings(values)) == 1
+    from llmcost.present import glance
+    line = glance.caveat_line(w)
+    assert line == "memory leaves out the FP8 weight copy (1-2 B/param): fp8_mixed counts it"
 
 
 def test_fp8_mixed_counts_exactly_the_one_byte_copy():

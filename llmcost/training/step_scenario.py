@@ -298,8 +298,9 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
     stack = p.get("stack") or DEFAULT_STACK
     if recipe.name in FP8_CACHE_RECIPES or stack not in FP8_WEIGHT_CACHE_STACKS:
         return None
-    return (f"dtype=fp8 with optimizer_recipe={recipe.name}: the memory per GPU counts "
-            f"{recipe.weights_bytes:g}-byte working weights only; on {stack} Transformer "
+    return (f"the memory per GPU leaves out the FP8 weight copy: dtype=fp8 with optimizer_recipe="
+            f"{recipe.name} counts {recipe.weights_bytes:g}-byte working weights only; on {stack} "
+            "Transformer "
             "Engine also keeps the FP8 copy of the weights across a step's micro-batches "
             "(1 byte per parameter, 2 on Hopper with its transposed copy), which is not "
             "counted. optimizer_recipe: fp8_mixed counts the 1-byte copy; a run that keeps FP8 "
