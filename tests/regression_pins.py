@@ -79,6 +79,15 @@ factor and an FP8 router's backward (``step._moe_compute``) moved no pin (their 
 unchanged). The sourced checks are in ``tests/test_fp8_split_accumulator.py``,
 ``tests/test_moe_routed_tokens.py`` and ``tests/test_attention.py``.
 
+Re-blessed for the stacks as their projects run them (a deliberate change of the model's
+catalogue): Megatron-Core 2024 runs ZeRO 0-1 (its distributed optimizer shards the optimizer
+state only, NVIDIA/Megatron-LM docs/source/api-guide/dist_optimizer.md), Megatron-Core overlaps
+the pipeline's sends only under the interleaved schedule (``stacks.PP_OVERLAP_MODES``; schedules.py
+refuses ``overlap_p2p_comm`` without it), DeepSpeed runs a pipeline with ZeRO <= 1 (its
+PipelineEngine asserts it), and the MoE host constants re-fitted on the calibration rows those
+changes moved. Rankings on the default stack take ZeRO-1 plans; 1F1B plans on Megatron-Core pay
+their sends. The sourced checks are in ``tests/test_stacks.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

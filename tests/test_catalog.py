@@ -79,9 +79,10 @@ def test_mi300x_hbm_fraction_is_its_measured_babelstream_copy():
     # Microsoft Azure AI benchmarking guide, Azure_Results/ND_MI300X_v5_results.md
     # (samuel-bohman/AI-benchmarking-guide @2b25b69): Copy 4.15 TB/s on an ND MI300X v5 VM.
     # Datasheet: 5.3 TB/s (AMD Instinct MI300X data sheet).
+    # The two sources agree within 3 % (4.263 / 4.15 = 1.027); the catalogue's figure is
+    # checked against each below.
     amd = (4_255_995.148e6 + 4_269_126.275e6) / 2
     azure = 4.15e12
-    assert amd / azure == pytest.approx(1.0, abs=0.05)  # the two sources agree within 5 %
     eff = llmcost.load_efficiency("MI300X")
     achieved = eff.hbm_fraction * llmcost.load_accelerator("MI300X").hbm_bytes_per_s
     for measured in (amd, azure, 4_177_285e6):
@@ -250,7 +251,8 @@ def test_qwen3_context_is_the_reports_and_the_configs(name):
 
 
 def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
-    # The only A100-40GB price is AWS p4d.24xlarge: 400 Gbps EFA per instance of 8 A100
+    # The AWS A100-40GB price is p4d.24xlarge (Lambda's 8x A100 SXM 40 GB, $1.99, records no
+    # network figure): 400 Gbps EFA per instance of 8 A100
     # (https://aws.amazon.com/ec2/instance-types/p4/) = 400e9 / 8 GPUs / 8 bits = 6.25e9 B/s per
     # GPU; the catalogue's scale-out is DGX A100's 200 Gb/s HDR NIC per GPU = 2.5e10 B/s
     # (data/accelerators.csv). A trial found the price and the network from different machines.

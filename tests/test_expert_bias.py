@@ -128,8 +128,11 @@ def test_gpt_oss_h100_rows_against_the_published_tables():
 # the model is right; the sourced checks are above and in tests/test_attention_blackwell.py).
 # Re-recorded when the backward gained torch.split's gradient concatenation (4 B per element:
 # 0.026 -> 0.021, 0.398 -> 0.389, 0.432 -> 0.422, 0.256 -> 0.251; the MXFP8 row, fused, unmoved).
-PINNED = {"mb2602-h100-gpt-oss-120b-bf16": -0.028, "mb2604-gb200-gpt-oss-120b-bf16": 0.292,
-          "mb260401-gb200-gpt-oss-120b-bf16": 0.317, "mb2604-b200-gpt-oss-120b-bf16": 0.198,
+# Re-recorded when Megatron-Core's 1F1B plans paid their pipeline sends (the H100 row, PP 4 at
+# v = 1: -0.028 -> -0.033) and the MoE host constants were re-fitted on that account
+# (moe_layer: the GB200 rows 0.292 -> 0.288, 0.317 -> 0.313).
+PINNED = {"mb2602-h100-gpt-oss-120b-bf16": -0.033, "mb2604-gb200-gpt-oss-120b-bf16": 0.288,
+          "mb260401-gb200-gpt-oss-120b-bf16": 0.313, "mb2604-b200-gpt-oss-120b-bf16": 0.198,
           "mb2606-gb300-gpt-oss-120b-mxfp8": 0.048}
 
 

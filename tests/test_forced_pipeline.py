@@ -150,7 +150,9 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     # a trial raised default.yaml's seq_len to 32,768 and kept its cp: 1: 128 sequences per
     # step on 2,048 GPUs. Llama 2 70B at 32k needs TP8·PP2 without CP (memory), so dp = 128 and
     # each replica gets m = 128 / (128 · 1) = 1 micro-batch: 1F1B's bubble (p − 1)/m = 100%
-    # (Narayanan et al. 2021 §2.2.1). With cp free the sequence is split instead, no pipeline.
+    # (Narayanan et al. 2021 §2.2.1). With cp free the sequence is split instead: more
+    # micro-batches per replica, a smaller bubble (ZeRO-1, the default stack's, still needs a
+    # short pipeline for the weights and fp32 gradients it keeps whole).
     base = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
     sc = {k: v for k, v in base.items() if k not in ("title", "description")}
     declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
@@ -162,7 +164,7 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     (w,) = [x for x in scenario_warnings(values) if "pipeline bubble" in x]
     freed, there = scenario_step({**values, "cp": 0})
     _, here = scenario_step(values)
-    assert freed.cp > 1 and freed.pp == 1 and there.mfu > here.mfu
+    assert freed.cp > 1 and plan_bubble(freed) < plan_bubble(plan) and there.mfu > here.mfu
     assert w.endswith(f"within the scenario's fixed cp: 1; with cp: 0 (chosen) it finds "
                       f"{freed.describe()}, predicted {there.mfu:.1%} against this plan's "
                       f"{here.mfu:.1%}.")

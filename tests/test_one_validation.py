@@ -398,7 +398,7 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     # (AWS p5.48xlarge, 8 GPUs, $98.32/h at its 2023 launch: 98.32 / 8 = 12.29; Azure lists the
     # same in 2026). An 8-GPU node's price given as the GPU's, 8 × $3.99 = $31.92 (Lambda's
     # H100 node), is above it and warned; $12.29 itself and prices below are not; an
-    # accelerator without catalogue prices (L40S) says nothing; the bill is still priced.
+    # accelerator without catalogue prices (MI325X) says nothing; the bill is still priced.
     assert 98.32 / 8 == pytest.approx(12.29)
     w = magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 31.92})
     assert len(w) == 1
@@ -407,7 +407,7 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     assert "the dearest $12.29" in w[0] and "check the unit" in w[0]
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 12.29}) == []
     assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}) == []
-    assert magnitude_warnings({"accelerator": "L40S", "price_usd_per_gpu_hour": 100.0}) == []
+    assert magnitude_warnings({"accelerator": "MI325X", "price_usd_per_gpu_hour": 100.0}) == []
     # above the dearest but under 8x the cheapest: a plausible quote, not a unit slip (a second
     # trial: MI300X at $3.00, where data/prices.csv lists DigitalOcean at $2.59, and at $1.99
     # in its superseded 2026-05 row; 8 x 1.99 = 15.92); at 8x the cheapest, an 8-GPU node's

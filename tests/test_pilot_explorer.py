@@ -26,7 +26,8 @@ def test_the_panel_opens_on_the_studys_own_extrapolation(study, capsys):
 
 
 def test_a_moved_plan_is_extrapolated_as_calibrate_does_and_a_bad_one_named(study, capsys):
-    """TP 2 -> 4 at the run's GPU count: the line is ``calibrate.extrapolate`` of that plan,
+    """TP moved at the run's GPU count (4 -> 8 from the default stack's ZeRO-1 plan, else to
+    4): the line is ``calibrate.extrapolate`` of that plan,
     by hand (``make_plan`` with the study's other plan fields); TP 128 breaks a model rule."""
     from llmcost.present.widgets import pilot_explorer
     p, s = study
@@ -35,11 +36,13 @@ def test_a_moved_plan_is_extrapolated_as_calibrate_does_and_a_bad_one_named(stud
     box = pilot_explorer(s, seq, options=opts)
     capsys.readouterr()
     gpu_w, tp_w, pp_w, mbs_w = box.children[0].children
-    tp_w.value = 4
-    out = capsys.readouterr().out
     b = s.plan
+    new_tp = 8 if b.tp == 4 else 4
+    tp_w.value = new_tp
+    out = capsys.readouterr().out
     model = llmcost.load_model(p["model"])
-    plan = parallel.make_plan(model, b.n_gpus, gb // seq, tp=4, pp=b.pp, zero_stage=b.zero_stage,
+    plan = parallel.make_plan(model, b.n_gpus, gb // seq, tp=new_tp, pp=b.pp,
+                              zero_stage=b.zero_stage,
                               recompute=b.recompute, micro_batch_size=b.micro_batch_size,
                               schedule=b.schedule, virtual_stages=b.virtual_stages,
                               pp_split=b.pp_split, cp=b.cp, seq_len=seq)

@@ -586,18 +586,23 @@ def test_training_mfu_prices_the_padded_length_and_counts_real_tokens():
     # at 2,561 tokens (odd: no TP > 1 plan divides it) the search also runs at 2,562, 2,564, ...
     # 2,624 tokens; Llama 2 70B's update on 128 TPU v5e chips (16 GB) fits only with TP > 1.
     # On the default stack (Megatron-Core 2024) tp divides the 8 KV heads (parallel.
-    # check_tp_kv_heads), so the plan is TP4 at 2,564 tokens (the shortest padding TP4 divides:
-    # 2,561 → 4 · ⌈2,561 / 4⌉), and the MFU counts the real 2,561 of each 2,564 tokens; before,
-    # the search took TP16 (a multiple of the KV heads) at 2,576 tokens.
+    # check_tp_kv_heads), so the plan is TP4: at 2,564 tokens (the shortest padding TP4 divides:
+    # 2,561 → 4 · ⌈2,561 / 4⌉) a 32-stage 1F1B pipeline, whose sends Megatron-Core does not
+    # overlap without the interleaved schedule (stacks.PP_OVERLAP_MODES), is slower than
+    # TP4 · CP2 interleaved at 2,568 (tp·cp = 8 divides 8 · ⌈2,561 / 8⌉ = 2,568), which is
+    # taken, and the MFU counts the real 2,561 of each 2,568 tokens; before, the search took
+    # TP16 (a multiple of the KV heads) at 2,576 tokens, then TP4 at 2,564 with its sends hidden.
     m70, v5e = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("TPU v5e")
     with pytest.raises(ValueError, match="no training plan of llama-2-70b fits"):
         rl.train_step(m70, v5e, 128, 512, 2561, train_plan="auto")
     o70 = rl.RLOptions.build(prompt_tokens=2561, prompts_per_step=32, samples_per_prompt=16,
                              rollout_gpus=0, n_gpus=128, train_plan="auto")
     mfu, _, note = rl.training_mfu(m70, v5e, o70, np.array([0.0]))
-    step = rl.train_step(m70, v5e, 128, 512, 4 * math.ceil(2561 / 4), train_plan="auto")
-    assert step.plan.startswith("TP4 ") and step.plan in note
-    assert mfu == pytest.approx(step.mfu * 2561 / 2564 * rl.six_n_share(m70, 2564), rel=1e-12)
+    step4 = rl.train_step(m70, v5e, 128, 512, 4 * math.ceil(2561 / 4), train_plan="auto")
+    step = rl.train_step(m70, v5e, 128, 512, 8 * math.ceil(2561 / 8), train_plan="auto")
+    assert "1F1B" in step4.plan and step.step_time_s < step4.step_time_s
+    assert step.plan.startswith("TP4 ") and "CP2" in step.plan and step.plan in note
+    assert mfu == pytest.approx(step.mfu * 2561 / 2568 * rl.six_n_share(m70, 2568), rel=1e-12)
 
 
 def test_auto_training_mfu_takes_the_padding_with_the_shortest_step():

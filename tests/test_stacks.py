@@ -51,23 +51,35 @@ def test_profiles_agree_with_the_sourced_validation_settings():
     # the profile it names must not contradict them (DP overlap excepted: the SC21 scripts
     # choose --DDP-impl per run).
     cfg = step_validation.validation_configs()
+    pp_of = llmcost.load_published_runs().set_index("run_id")["pp"]
+    newer = 0
     for _, r in cfg[cfg["stack"].fillna("") != ""].iterrows():
         st = stacks.load_stack(r["stack"])
+        v = int(r["pp_virtual_stages"])
         assert r["flash_attention"] == (st.flash_attention != "none"), r["run_id"]
         assert (not r["sequence_parallel"]) or st.sequence_parallel, r["run_id"]
         assert r["recompute"] in st.recompute_modes, r["run_id"]
-        assert r["comm_pp_overlap"] == st.pp_overlap, r["run_id"]
-        sched = "interleaved" if int(r["pp_virtual_stages"]) > 1 else "1f1b"
+        if pp_of[r["run_id"]] > 1:
+            # the P2P overlap as the stack runs it at the row's v (Megatron-Core: only with the
+            # interleaved schedule; the non-interleaved schedule raises ValueError
+            # "Non-interleaved pipeline parallelism does not support overlapping p2p
+            # communication", NVIDIA/Megatron-LM@00611e6e schedules.py)
+            assert r["comm_pp_overlap"] == stacks.pp_overlap_on(st, v), r["run_id"]
+            # and a ZeRO stage the stack runs with a pipeline (DeepSpeed: ZeRO-0/1 only)
+            assert int(r["zero_stage"]) <= st.zero_max_with_pp, r["run_id"]
+        sched = "interleaved" if v > 1 else "1f1b"
         assert sched in st.schedules, r["run_id"]
+        # every row runs a ZeRO stage its profile has (Megatron-Bridge's 70B+ recipes shard
+        # with Megatron-FSDP, on megatron-core-2025 and later)
+        assert int(r["zero_stage"]) in st.zero_stages, r["run_id"]
         if r["set"] in step.NEWER_SETS:
             # The 2024-2025 rows set TP overlap per run (NeMo / Megatron-Bridge recipes set
-            # tp_comm_overlap per model; torchtitan turns async TP on per run), and
-            # Megatron-Bridge's 70B+ recipes shard with Megatron-FSDP (ZeRO-3), which the closest
-            # profile in data/stacks.csv (megatron-core-2024) lacks: no 2025 Megatron-Core
-            # profile is catalogued yet, so these rows are checked on the rest only.
+            # tp_comm_overlap per model; torchtitan turns async TP on per run)
+            newer += 1
             continue
         assert r["comm_tp_overlap"] == st.tp_overlap, r["run_id"]
-        assert int(r["zero_stage"]) in st.zero_stages, r["run_id"]
+    assert newer > 200          # the newer rows' ZeRO stages are checked too (297 rows)
+
 
 
 def test_a_2021_stack_reproduces_the_2021_run_settings():
@@ -91,9 +103,39 @@ def test_an_older_stack_is_slower_and_overrides_win():
     new = step.step_time(spec, cl, plan, 4096)
     old = step.step_time(spec, cl, plan, 4096, stack="megatron-lm-2021")
     assert new.stack == stacks.DEFAULT_STACK and old.mfu < new.mfu
+    # the 1F1B plan (v = 1): Megatron-Core does not overlap its P2P (stacks.PP_OVERLAP_MODES)
     forced = step.step_time(spec, cl, plan, 4096, stack="megatron-lm-2021", tp_overlap="backward",
-                            pp_overlap=True, dp_overlap=True, flash_attention=True)
+                            pp_overlap=False, dp_overlap=True, flash_attention=True)
     assert forced.mfu == pytest.approx(new.mfu, rel=1e-12)
+
+
+def test_megatron_core_overlaps_p2p_only_with_the_interleaved_schedule():
+    # NVIDIA/Megatron-LM@00611e6e megatron/core/pipeline_parallel/schedules.py:
+    # forward_backward_pipelining_without_interleaving raises ValueError("Non-interleaved
+    # pipeline parallelism does not support overlapping p2p communication"), and
+    # megatron/training/arguments.py turns --overlap-p2p-communication off without virtual
+    # stages. The profile's "interleaved" is on at v > 1 and off at v = 1.
+    for name in ("megatron-core-2024", "megatron-core-2025", "megatron-core-2026"):
+        assert stacks.load_stack(name).pp_overlap == "interleaved"
+        assert not stacks.pp_overlap_on(name, 1) and stacks.pp_overlap_on(name, 2)
+    # DualPipe overlaps its P2P whatever v (arXiv:2412.19437 §3.2.1); megatron-lm-2021 never
+    assert stacks.pp_overlap_on("deepseek-hai-llm-2024", 1)
+    assert not stacks.pp_overlap_on("megatron-lm-2021", 4)
+    spec = llmcost.load_model("llama-2-70b")
+    cl = Cluster(H100, 512)
+    for v, on in ((1, False), (5, True)):
+        plan = parallel.make_plan(spec, 512, 256, tp=8, pp=4, zero_stage=1, seq_len=4096,
+                                  virtual_stages=v,
+                                  schedule="interleaved" if v > 1 else "1f1b")
+        auto = step.step_time(spec, cl, plan, 4096)
+        same = step.step_time(spec, cl, plan, 4096, pp_overlap=on)
+        other = step.step_time(spec, cl, plan, 4096, pp_overlap=not on)
+        assert auto.step_time_s == pytest.approx(same.step_time_s, rel=1e-12)
+        assert auto.step_time_s != pytest.approx(other.step_time_s, rel=1e-6)
+    with pytest.raises(ValueError, match="pp_overlap='sometimes' must be one of"):
+        stacks.step_options("megatron-core-2024", "H100-SXM", pp_overlap="sometimes")
+    with pytest.raises(ValueError, match="pp_overlap='x' must be true, false or interleaved"):
+        stacks._pp_overlap("s", "x")
 
 
 def test_plan_search_only_uses_the_stacks_features():
@@ -131,3 +173,53 @@ def test_bad_stack_inputs_name_the_argument():
         stacks.step_options("megatron-core-2024", "H100-SXM", tp_overlaps="all")
     with pytest.raises(ValueError, match="stack=None is not a profile"):
         stacks.plan_options(None)
+
+
+def test_megatron_core_2024_has_the_distributed_optimizer_only():
+    # NVIDIA/Megatron-LM docs/source/api-guide/dist_optimizer.md: the distributed optimizer
+    # "[yes] distribute all 'non-overlapping' optimizer state", "[no] distribute model
+    # gradients", "[no] distribute model parameters"; bytes per parameter with bf16 parameters
+    # and fp32 gradients: 18 without it, 6 + 12/d with it. That is ZeRO-1.
+    st = stacks.load_stack("megatron-core-2024")
+    assert st.zero_stages == (0, 1)
+    d = 128
+    z1 = llmcost.memory.zero_model_state_bytes(1, d, 1, "bf16_adam_fp32_grads")
+    z0 = llmcost.memory.zero_model_state_bytes(1, d, 0, "bf16_adam_fp32_grads")
+    assert z0 == pytest.approx(18.0, rel=1e-9)
+    assert z1 == pytest.approx(6 + 12 / d, rel=1e-9)
+    # Megatron-FSDP (2025 profiles) brings ZeRO-2 ("optim_grads") and ZeRO-3
+    for name in ("megatron-core-2025", "megatron-core-2026"):
+        assert stacks.load_stack(name).zero_stages == (0, 1, 2, 3)
+        assert "optim_grads" in stacks.load_stack(name).notes
+    # the default scenario's search (llama-2-70b, 2,048 H100, 1,024 x 4,096-token sequences):
+    # no ZeRO-2 plan is offered on the default stack
+    plan, _ = step.scenario_step(llmcost.load_scenario("data/scenarios/default.yaml"))
+    assert plan.zero_stage in (0, 1)
+
+
+def test_deepspeed_runs_pipelines_with_zero_1_at_most():
+    # microsoft/DeepSpeed deepspeed/runtime/pipe/engine.py, PipelineEngine.__init__: assert
+    # zero_optimization_stage() < ZeroStageEnum.gradients, "ZeRO-2 and ZeRO-3 are incompatible
+    # with pipeline parallelism"
+    st = stacks.load_stack("deepspeed-zero3-2021")
+    assert st.zero_max_with_pp == 1
+    assert stacks.plan_options(st)["zero_max_with_pp"] == 1
+    assert stacks.load_stack("megatron-core-2025").zero_max_with_pp == 3
+    spec = llmcost.load_model("llama-2-70b")
+    cl = Cluster(A100, 512)
+    r = step.rank_plans(spec, cl, 256, 4096, stack="deepspeed-zero3-2021")
+    assert len(r) and (r["pp"] > 1).any() and (r["zero_stage"] >= 2).any()
+    assert not ((r["pp"] > 1) & (r["zero_stage"] >= 2)).any()
+    assert set(r.loc[r["pp"] > 1, "zero_stage"]) <= {0, 1}
+    # the grid says why: rule zero_pp
+    t = parallel.enumerate_plans(spec, cl, 256, 4096, zero_max_with_pp=1, include_rejected=True)
+    assert t.attrs["rejected"]["zero_pp"] > 0
+    bad = t[t["rejected_rule"] == "zero_pp"]
+    assert (bad["pp"] > 1).all() and (bad["zero_stage"] >= 2).all()
+    msgs = stacks.missing_features("deepspeed-zero3-2021", 3, "1f1b", 4)
+    assert msgs == ["zero_stage=3 with pp=4: the stack 'deepspeed-zero3-2021' runs pipeline "
+                    "parallelism with ZeRO stages up to 1 only (rule zero_max_with_pp)"]
+    assert stacks.missing_features("deepspeed-zero3-2021", 1, "1f1b", 4) == []
+    assert stacks.missing_features("deepspeed-zero3-2021", 3, "1f1b", 1) == []
+    with pytest.raises(ValueError, match="zero_max_with_pp=4 must be a ZeRO stage"):
+        parallel.enumerate_plans(spec, cl, 256, 4096, zero_max_with_pp=4)

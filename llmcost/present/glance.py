@@ -818,6 +818,8 @@ CAVEATS = [
      "them on one basis"),
     (r"^dtype=fp8: the MFU is a fraction of .*FP8 peak",
      "the MFU counts against the FP8 peak: one copied from a BF16 run understates the cost"),
+    (r"^the memory per GPU leaves out the FP8 weight copy: .*optimizer_recipe=(\S+) counts",
+     "memory leaves out the FP8 weight copy (1-2 B/param): fp8_mixed counts it"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
     (r"^the step-time model priced this (.+?) \((.+?)\) run on the (\S+) stack profile",

@@ -63,6 +63,7 @@ import math
 import numbers
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -76,6 +77,7 @@ from ..core.catalog import (
     load_published_runs,
     scenario_accelerator,
 )
+from ..core import stacks
 from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import fmt_gpus
@@ -480,9 +482,16 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
 @lru_cache(maxsize=8192)
 def _step(p_model, accelerator, plan, seq_len, options, eff):
     """The engine's step on ``plan`` with ``eff`` (cached: the model, plan, options and
-    efficiency are frozen dataclasses; the validation prices each target several times)."""
-    return step.step_time(p_model, _cluster(accelerator, plan.n_gpus), plan, seq_len,
-                          options=options.replace(efficiency=eff))
+    efficiency are frozen dataclasses; the validation prices each target several times). A
+    published run whose stack data/stacks.csv does not profile (``options.stack`` None, e.g.
+    Meta's for Llama 3) is priced on the default profile with the settings it ran, without
+    ``stacks.StackFeatureWarning`` for those the profile lacks (``step_validation`` does the
+    same)."""
+    with warnings.catch_warnings():
+        if options.stack is None:
+            warnings.simplefilter("ignore", stacks.StackFeatureWarning)
+        return step.step_time(p_model, _cluster(accelerator, plan.n_gpus), plan, seq_len,
+                              options=options.replace(efficiency=eff))
 
 
 def _uses_scaleout(plan: ParallelPlan, accelerator: str) -> bool:

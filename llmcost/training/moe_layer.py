@@ -71,10 +71,12 @@ Qwen3-30B-A3B MXFP8 on 8 GB200, DeepSeek-V3 MXFP8 on 256 B200 at EP 8, 32 local 
 Qwen3-235B-A22B FP8 on 64 B200 at EP 8, 16 local experts). The token-dropping rows pay the
 per-expert term only, so they pin it and the dropless rows give the sync term. Under the
 engine's default kernel mechanisms (GEMMs by shape and FP8 as run, ``StepOptions``, and
-Blackwell's attention at cuDNN's measured rates, ``attention_blackwell``) the fit is 1.52 ms per
-MoE layer per micro-batch (the sync) and 0.28 ms per local expert (1.59 and 0.25 ms before the
-Blackwell attention rates); with the GEMM and FP8 mechanisms off, 1.28 ms and 0.35 ms (1.37 and
-0.33 ms before the Blackwell attention rates). The routing rule was **decided after seeing the
+Blackwell's attention at cuDNN's measured rates, ``attention_blackwell``) the fit is 1.59 ms per
+MoE layer per micro-batch (the sync) and 0.27 ms per local expert (1.52 and 0.28 ms before the
+1F1B calibration rows paid their pipeline sends, which Megatron-Core overlaps only under the
+interleaved schedule, ``stacks.PP_OVERLAP_MODES``; 1.59 and 0.25 ms before the Blackwell
+attention rates); with the GEMM and FP8 mechanisms off, 1.35 ms and 0.35 ms (1.28 and 0.35 ms
+before the 1F1B sends; 1.37 and 0.33 ms before the Blackwell attention rates). The routing rule was **decided after seeing the
 held-out rows**: before it, the two 25.11 rows alone gave 0 ms per layer and 0.38 ms per expert, and
 every row of a stack paid both terms whatever its routing; the rule and the re-fit were made
 with the held-out errors of the 25.11 rows and of the published 25.09 / 25.11 pairs in view.
@@ -253,11 +255,11 @@ from .elementwise import FP8_RECIPES
 #: seconds; 0 under token-dropping routing padded to capacity (``sync_applies``). Fitted on the
 #: eager-stack MoE calibration rows of ``data/validation_mfu.csv``
 #: (``step.calibrate_moe_host_overhead``; module docstring).
-MOE_LAYER_HOST_S = 1.521e-3
+MOE_LAYER_HOST_S = 1.588e-3
 #: Host time per local expert per MoE layer per micro-batch, forward + backward (the grouped
 #: GEMM's per-expert split, quantize and launches), seconds, whatever the routing. Fitted with
 #: ``MOE_LAYER_HOST_S``.
-MOE_EXPERT_HOST_S = 0.2786e-3
+MOE_EXPERT_HOST_S = 0.2739e-3
 
 
 #: Host calls per local expert per MoE layer and micro-batch behind ``MOE_EXPERT_HOST_S``, as

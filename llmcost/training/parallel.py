@@ -100,6 +100,8 @@ RULES = {
     "ep_experts": "ep must divide n_experts (ep > 1 needs an MoE model)",
     "cp_seq": "2·cp must divide seq_len",
     "sp_seq": "with sequence parallelism tp must divide seq_len / cp",
+    "zero_pp": "with pp > 1 the ZeRO stage must not exceed the stack's zero_max_with_pp "
+               "(DeepSpeed's pipeline engine refuses ZeRO-2 and ZeRO-3)",
     "fsdp_shard": "fsdp_shard_size (HSDP) needs zero_stage 3 and must divide dp·cp; with "
                   "ep > 1, ep·cp must divide it (a shard group holds whole expert groups)",
     "duplicate_schedule": "duplicate: with pp = 1 there is no pipeline schedule (kept as 1f1b)",
@@ -547,13 +549,16 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
 
 def stack_runs(plans: pd.DataFrame, allowed: dict, model) -> pd.Series:
     """Which rows of ``enumerate_plans`` a stack runs (``allowed``: ``stacks.plan_options``): a
-    ZeRO stage it has, a pipeline schedule it has (pp 1 needs none), tp that divides the model's
+    ZeRO stage it has (with pp > 1 none above its ``zero_max_with_pp``: DeepSpeed's pipeline
+    engine refuses ZeRO-2 and ZeRO-3, ``stacks.Stack.zero_max_with_pp``), a pipeline schedule it
+    has (pp 1 needs none), tp that divides the model's
     KV heads or, where the stack replicates them (``tp_kv_replication``), a multiple of them
     (``check_tp_kv_heads``), and tp, pp, cp within its lists where it gives them (a stack
     without model parallelism: 1). A boolean Series on ``plans``' index."""
     g = model.n_kv_heads
     ok = (plans["zero_stage"].isin(allowed["zero_stage"])
-          & ((plans["pp"] == 1) | plans["schedule"].isin(allowed["schedule"])))
+          & ((plans["pp"] == 1) | plans["schedule"].isin(allowed["schedule"]))
+          & ((plans["pp"] == 1) | (plans["zero_stage"] <= allowed.get("zero_max_with_pp", 3))))
     kv = g % plans["tp"] == 0
     if allowed.get("tp_kv_replication", True):
         kv |= plans["tp"] % g == 0
@@ -909,6 +914,8 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
     for k, vals in (allowed or {}).items():
         if k == "tp_kv_replication":     # a stack's rule, not an option list
             opts[k] = bool(vals)
+        elif k == "zero_max_with_pp":    # a stack's rule, not an option list
+            opts[k] = int(vals)
         elif k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
     if isinstance(shard_opt, tuple):
@@ -1330,6 +1337,10 @@ class PlanGrid:
         Default True: a tp that is a multiple of the KV heads is valid (each KV head replicated
         on tp/g ranks); False (a stack that does not replicate them,
         ``stacks.Stack.tp_kv_replication``): tp must divide them (``check_tp_kv_heads``).
+    zero_max_with_pp : int
+        Default 3: the highest ZeRO stage a plan with pp > 1 may use (rule ``zero_pp``;
+        ``stacks.Stack.zero_max_with_pp``: DeepSpeed's ``PipelineEngine`` refuses ZeRO-2 and
+        ZeRO-3, so 1 on its profile).
     fsdp_shard_size : None, "full", "auto" or a sequence of int / "full"
         Hybrid sharding (HSDP) sizes to add to every valid ZeRO-3 row (``hsdp_shard_sizes``).
         None or "full" (default): ZeRO-3 over the whole dp·cp group only, today's table.
@@ -1352,6 +1363,7 @@ class PlanGrid:
     sequence_parallel: object = (True,)
     fsdp_shard_size: object = None
     tp_kv_replication: object = True
+    zero_max_with_pp: object = 3
 
     @classmethod
     def build(cls, grid: PlanGrid | None = None, **axes) -> PlanGrid:
@@ -1368,10 +1380,23 @@ class PlanGrid:
             "pp_split, recipe, flash_attention, dropout, reserve, hbm_bytes, include_rejected)"))
 
     def choices(self) -> dict:
-        """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size`` and
-        ``tp_kv_replication``), for ``plan_axes``."""
+        """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``,
+        ``tp_kv_replication`` and ``zero_max_with_pp``), for ``plan_axes``."""
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in ("fsdp_shard_size", "tp_kv_replication")}
+                if f.name not in ("fsdp_shard_size", "tp_kv_replication", "zero_max_with_pp")}
+
+
+def _zero_max(v) -> int:
+    """``PlanGrid.zero_max_with_pp`` checked: a ZeRO stage 0-3.
+
+    Raises
+    ------
+    ValueError
+        Not a whole number 0-3.
+    """
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 3:
+        raise ValueError(f"zero_max_with_pp={v!r} must be a ZeRO stage, 0, 1, 2 or 3")
+    return int(v)
 
 
 def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *,
@@ -1438,7 +1463,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
          "include_rejected": include_rejected})
     axes_ = plan_axes(model, n, gb, pp_split, g.choices())
     cols, codes, reason, n_total = _grid_rows(model, n, gb, s, axes_, pp_split, include_rejected,
-                                              as_flag(g.tp_kv_replication, "tp_kv_replication"))
+                                              g)
     valid = codes == 0
     frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
                     reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
@@ -1612,20 +1637,24 @@ def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -
     }
 
 
-def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, kv_replication=True):
+def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, grid=None):
     """The Cartesian product of ``axes`` with each combination's rejection code (0 = valid,
     else the 1-based index of the first ``RULES`` entry it breaks), as numpy masks over the
     whole grid. Returns ``(cols, codes, reason, n_total)``: the columns of the kept rows (every
     row with ``include_rejected``, else the valid ones, in the grid's C order) with
     ``dp = n / (tp·pp·cp)`` and ``n_microbatches = gb / (mbs·dp)`` (0 for a rejected row), the
     kept rows' codes, the codes over the axes the rules read (``_reject_codes``) and the grid's
-    size. ``kv_replication``: ``PlanGrid.tp_kv_replication``."""
+    size. ``grid``: the ``PlanGrid`` whose stack rules apply (``tp_kv_replication``,
+    ``zero_max_with_pp``; None: the defaults)."""
+    grid = PlanGrid() if grid is None else grid
+    kv_replication = as_flag(grid.tp_kv_replication, "tp_kv_replication")
+    zero_max_with_pp = _zero_max(grid.zero_max_with_pp)
     names = list(axes)
     shape = tuple(len(axes[k]) for k in names)
     g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
          for i, k in enumerate(names)}
     reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"],
-                           kv_replication)
+                           kv_replication, zero_max_with_pp)
     if include_rejected:
         codes = np.broadcast_to(reason, shape).ravel()
         rows = np.arange(codes.size)
@@ -1794,9 +1823,11 @@ def empty_reason(attrs: dict) -> str:
             f"furthest break rule '{rule}' ({RULES[rule]}); rules broken most often: {tally}")
 
 
-def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=True):
+def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=True,
+                  zero_max_with_pp=3):
     """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``
-    (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``). The codes are worked
+    (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``; ``zero_pp`` with
+    ``zero_max_with_pp``, ``PlanGrid.zero_max_with_pp``). The codes are worked
     out with the axes reordered by size, the longest innermost (``_inner_longest``: numpy's
     broadcast loops over a short innermost axis run an order of magnitude slower), and returned
     as a view in ``g``'s axis order (not C-contiguous: read it with ``np.ravel(order="K")``)."""
@@ -1831,6 +1862,7 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=
         ("ep_experts", (ep > 1) & ((not model.is_moe) | (max(model.n_experts, 1) % ep != 0))),
         ("cp_seq", (cp > 1) & (s % (2 * cp) != 0)),
         ("sp_seq", sp & (tp > 1) & (s % (cp * tp) != 0)),
+        ("zero_pp", (pp > 1) & (z > zero_max_with_pp)),
         ("duplicate_schedule", (pp == 1) & (sched != 0)),
         ("duplicate_zero", (z > 0) & (dp * cp == 1)),
         ("duplicate_sp", (tp == 1) & ~sp & sp_true_in_grid),

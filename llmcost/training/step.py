@@ -1509,7 +1509,9 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     # more head), the pipeline P2P and the groups the optimizer's shards span
     mtp_d, mtp_m = mtp * (1 - mtp_moe), mtp * mtp_moe
     last_mm, last_mem = (1 + mtp) * head_mm, (1 + mtp) * head_mem
-    pp_part = _pick(o.pp_overlap, 0.0, _pick(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0))
+    # "interleaved" (stacks.PP_OVERLAP_MODES): overlapped only with v > 1 (stacks.pp_overlap_on)
+    pp_on = (v > 1) if isinstance(o.pp_overlap, str) else o.pp_overlap
+    pp_part = _pick(pp_on, 0.0, _pick(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0))
     opt_ne, opt_ex = _pick(z == 3, dp.f_ne, dp.g_dp), _pick(z == 3, dp.f_ex, dp.g_ex)
     per_stage = []
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):

@@ -17,6 +17,7 @@ from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
 from . import memory
+from .elementwise import FP8_WEIGHT_CACHE_STACKS
 from .accuracy import MfuBand, regime_error
 from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions, stack_memory_practice
@@ -266,6 +267,44 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
         where = "beyond"
     ranked.attrs["tp_domain"] = where
     return ranked
+
+
+#: Bytes per parameter of the FP8 weight copy that ``optimizer_recipe: fp8_mixed`` counts
+#: (``memory.RECIPES``: its 3-byte working weights, the 16-bit copy and the 1-byte FP8 cache).
+FP8_CACHE_RECIPES = ("fp8_mixed",)
+
+
+def fp8_weight_copy_warning(p: dict) -> str | None:
+    """What the memory per GPU leaves out under ``dtype: fp8`` on a stack that caches the FP8
+    weights (``elementwise.FP8_WEIGHT_CACHE_STACKS``: Megatron-Core with Transformer Engine's
+    ``is_first_microbatch``, "during FP8 training, it allows caching of the FP8 versions of the
+    weights", NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/linear.py``), the
+    cache the step-time model's once-per-step weight cast assumes: a recipe that counts 16-bit
+    working weights only omits the 1-byte FP8 copy per parameter (2 bytes on Hopper, which also
+    keeps its transposed copy), unless the run keeps FP8 primary weights instead (Megatron-Core
+    ``--fp8-param-gather``, off by default: "Keep the compute param in fp8 ... and perform the
+    param all-gather in fp8"). ``optimizer_recipe: fp8_mixed`` counts the 1-byte copy. None
+    for a BF16 run, another stack, or a recipe that counts it; ``p`` the scenario's values (its
+    ``dtype``, ``stack`` and ``optimizer_recipe``, their defaults where absent).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``optimizer_recipe``.
+    """
+    if p.get("dtype") != "fp8":
+        return None
+    recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+    stack = p.get("stack") or DEFAULT_STACK
+    if recipe.name in FP8_CACHE_RECIPES or stack not in FP8_WEIGHT_CACHE_STACKS:
+        return None
+    return (f"the memory per GPU leaves out the FP8 weight copy: dtype=fp8 with optimizer_recipe="
+            f"{recipe.name} counts {recipe.weights_bytes:g}-byte working weights only; on {stack} "
+            "Transformer "
+            "Engine also keeps the FP8 copy of the weights across a step's micro-batches "
+            "(1 byte per parameter, 2 on Hopper with its transposed copy), which is not "
+            "counted. optimizer_recipe: fp8_mixed counts the 1-byte copy; a run that keeps FP8 "
+            "primary weights instead (Megatron-Core --fp8-param-gather) needs less.")
 
 
 def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) -> list[tuple]:
