@@ -263,6 +263,8 @@ plots.readable(plots.critical_batch_vs_loss(np.linspace(1.4, 3.2, 100), runs));
 #
 # "Work" is not "busy": the 1F1B pipeline still idles a share (p−1)/(v·m + p − 1) of each step
 # (the **bubble**, Narayanan et al. 2021 §2.2), 3/7 = 43% for PP 4 at m = 4 without interleaving.
+# That is its share of the step; notebook 03 states the same idle time over the ideal compute
+# time, (p − 1)/(v·m), 3/4 = 75% for the same pipeline: one bubble, two bases, each named where it is shown.
 # The analysis reports the bubble at the plan's batch and the smallest batch whose bubble is at most
 # 10% (`batch.low_bubble_batch_tokens`). The sweep below holds the scenario's MFU fixed, which
 # includes the plan's own bubble; at other batches on the same cluster the bubble changes with m and

@@ -677,8 +677,9 @@ rows = [
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("03_parallelism", rows + [
-    summary_row("bubble_fraction", "pipeline bubble", plan.bubble_fraction(), "",
-                f"of ideal compute time, {plan.schedule if plan.pp > 1 else 'no pipeline'}"),
+    summary_row("bubble_fraction", "pipeline bubble ÷ ideal compute time",
+                plan.bubble_fraction(), "",
+                plan.schedule if plan.pp > 1 else "no pipeline"),
     summary_row("n_valid_plans", "valid plans", len(plans), "",
                 f"of {plans.attrs['n_candidates']:,} combinations"),
     summary_row("n_fitting_plans", "fitting plans, TP in domain", len(fitting), "",

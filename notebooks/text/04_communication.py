@@ -110,7 +110,8 @@ if plan_how:  # the times of sections 1-5 are the uncalibrated model's on that p
     print(f"{plan_how}; its step {b.step_time_s:.3g} s and exposed communication "
           f"{b.exposed_comm_s:.3g} s above are the uncalibrated step-time model's")
 print(f"stack: {llmcost.stacks.load_stack(p['stack']).describe()}")
-print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'off'}, "
+ppo = plan.virtual_stages > 1 if opts["pp_overlap"] == "interleaved" else opts["pp_overlap"]
+print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if ppo else 'off'}, "
       f"DP {'on' if opts['dp_overlap'] else 'off'} (auto = the stack's)")
 
 # %% [markdown]
@@ -845,17 +846,6 @@ publish_summary("04_communication", [summary_row(*r) for r in [
          "" if b.straggler_s >= 0 else f": below the {straggler.N_CALIBRATION}-GPU fit's wait"))]])
 
 # %% [markdown]
-# ## Explore
-#
-# How long does one collective take on this cluster? Pick the collective, the message size, the group size and where its ranks sit (consecutive ranks use NVLink first; one rank per scale-up domain sends every hop over the network); the time, the algorithm and bus bandwidth and the share of the time that is latency follow (`comm.cluster_collective_time`, section 2's model). (In a report these widgets are switched off; run the notebook in Jupyter to use them.)
-
-# %%
-if interactive:
-    from llmcost.present.widgets import collective_explorer
-
-    display(collective_explorer(gpu, p["n_gpus"]))
-
-# %% [markdown]
 # ## Exercises
 #
 # Worked by hand with the teaching accelerator (`Teaching-1PF`: $C$ = 1 PFLOP/s dense, 450 GB/s
@@ -929,6 +919,17 @@ if interactive:
 # > maximum: a synchronous job pays for its slowest GPU, and the expected slowest of $N$ grows like
 # > $\sqrt{2\ln N}$.
 #
+
+# %% [markdown]
+# ## Explore
+#
+# How long does one collective take on this cluster? Pick the collective, the message size, the group size and where its ranks sit (consecutive ranks use NVLink first; one rank per scale-up domain sends every hop over the network); the time, the algorithm and bus bandwidth and the share of the time that is latency follow (`comm.cluster_collective_time`, section 2's model). (In a report these widgets are switched off; run the notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.present.widgets import collective_explorer
+
+    display(collective_explorer(gpu, p["n_gpus"]))
 
 # %% [markdown]
 # ---

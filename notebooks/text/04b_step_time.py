@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 04b · How long does a training step take, and which plan is fastest?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb)
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -119,7 +119,8 @@ if plan_how:  # the step and MFU of sections 1-5 are the uncalibrated model's on
           f"{bill_mfu:.1%} (section 6); the step {b.step_time_s:.3g} s and MFU {b.mfu:.1%} of "
           "sections 1-5 are the uncalibrated step-time model's")
 print(f"stack: {llmcost.stacks.load_stack(p['stack']).describe()}")
-print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'off'}, "
+ppo = plan.virtual_stages > 1 if opts["pp_overlap"] == "interleaved" else opts["pp_overlap"]
+print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if ppo else 'off'}, "
       f"DP {'on' if opts['dp_overlap'] else 'off'} (auto = the stack's)")
 
 # %% [markdown]
@@ -302,7 +303,9 @@ compare = {
         spec, llmcost.Cluster(gpu, p["n_gpus"], scaleout_bytes_per_s_per_dir=
                               cluster.scaleout_bytes_per_s_per_dir / 8), plan, p["seq_len"],
         **opts),
-    "Llama 3 405B, published plan": step.step_time(l3, l3_cluster, l3_plan, 8192),
+    # its ZeRO-2 on a Megatron-Core profile that has one (2025: Megatron-FSDP's optim_grads)
+    "Llama 3 405B, published plan": step.step_time(l3, l3_cluster, l3_plan, 8192,
+                                                   stack="megatron-core-2025"),
 }
 plots.step_breakdown(compare);
 
@@ -812,7 +815,7 @@ if interactive:
     display(step_explorer(spec.name, gpu, p["n_gpus"], p["global_batch_tokens"],
                           p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size,
                           plan.zero_stage, plan.recompute, p["optimizer_recipe"],
-                          opts["tp_overlap"], opts["pp_overlap"], opts["dp_overlap"],
+                          opts["tp_overlap"], ppo, opts["dp_overlap"],
                           schedule=plan.schedule, virtual_stages=plan.virtual_stages,
                           pp_split=plan.pp_split, cp=plan.cp, stack=p["stack"]))   # the notebook's plan
 
@@ -830,5 +833,5 @@ if interactive:
 # comparison figures. Constants and their sources: `llmcost.catalog.list_efficiency()`; the
 # communication model and its sources: notebook 04.
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb)
 #

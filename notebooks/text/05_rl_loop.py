@@ -2,7 +2,7 @@
 # Edit the notebook, not this file; the twin exists so that a change reads as a diff.
 
 # %% [markdown]
-# # 05 · Why is RL post-training hard to budget?
+# # 05 · What does a generated token cost, and why is RL post-training hard to budget?
 #
 # [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
 
@@ -1017,9 +1017,9 @@ for rid, r in ph.iterrows():
 # their own GPU while the actor and critic wait, and the actor and critic update side by side.
 # Comparing each source's phases as its code times them changes what is judged: DeepSpeed-Chat's
 # published end-to-end has no experience forwards in it, and OpenRLHF's generation phase has them;
-# once compared so, both systems' generation phases are predicted slower, and their training
-# phases faster, than published (the table's `gen_ratio` and `train_ratio`), which the earlier,
-# mismatched comparison hid in the iteration total. DeepSeek-V3's two colocated v0.6 rows (256 and 512 GPUs) differ by much less than their
+# once compared so, the table's `gen_ratio` and `train_ratio` say which way each phase is off
+# (counted for both systems just below), which the earlier, mismatched comparison hid in the
+# iteration total. DeepSeek-V3's two colocated v0.6 rows (256 and 512 GPUs) differ by much less than their
 # generation should: a per-step cost that does not shrink with GPUs. One candidate is what NeMo
 # RL's blog calls the **refit**, each policy worker gathering the full parameters and handing them
 # to vLLM (the blog does not say how it scales with the GPU count); the blog measured it for
@@ -1061,9 +1061,23 @@ for rid, r in ph.iterrows():
 # both it and OpenRLHF's example scripts train with the optimizer in CPU memory (`--offload`,
 # `--adam_offload`). The model prices that wait at DeepSpeed's own measured rate, synchronous as
 # DeepSpeed runs it (`rl.CPU_ADAM_SOURCE`); the offload printout above says how much of their
-# training phases it explains and how much is still missing (ZeRO-3's parameter offload, which
-# DeepSpeed-Chat's ZeRO-3 critic also runs, is not priced). No RL row beyond these
+# training phases it explains and how much is still missing (DeepSpeed-Chat's ZeRO-3 critic also
+# fetches its offloaded parameters over PCIe for every pass: priced, as pinned host copies,
+# `rl.deepspeed_offload_bytes`; the all-gathers after each fetch are not, and
+# `rl.zero3_critic_check` adds them as a check only). No RL row beyond these
 # two sources states its set-up well enough to be priced.
+
+# %%
+# DeepSpeed-Chat's and OpenRLHF's rows, each phase as its code times it (the table above)
+system = rl.load_rl_validation().set_index("id")["system"]
+both = val["model"][val["model"]["id"].map(system).isin(["DeepSpeed-Chat", "OpenRLHF"])]
+both = both.dropna(subset=["gen_ratio", "train_ratio"])
+print(f"DeepSpeed-Chat and OpenRLHF, {len(both)} rows: generation predicted slower than "
+      f"published in {(both['gen_ratio'] > 1).sum()}, faster in {(both['gen_ratio'] < 1).sum()} "
+      f"(gen_ratio {both['gen_ratio'].min():.2f}-{both['gen_ratio'].max():.2f}); training "
+      f"predicted faster in {(both['train_ratio'] < 1).sum()}, slower in "
+      f"{(both['train_ratio'] > 1).sum()} (train_ratio {both['train_ratio'].min():.2f}-"
+      f"{both['train_ratio'].max():.2f})")
 
 # %%
 r0 = p["rl_response_tokens"]
@@ -1091,7 +1105,8 @@ plots.table(grid.drop(columns="idle_share"),
 # Two remedies: **asynchronous** RL generates the next batch on separate rollout GPUs while the
 # trainer updates on the last (the policy is off by one step; verl, OpenRLHF and AReaL offer such
 # modes); **partial rollouts** over-provision requests and carry unfinished responses to the next
-# iteration (Kimi k1.5; APRIL measured +22.5% rollout throughput on average, up to +44%). The model
+# iteration (Kimi k1.5; APRIL measured the rollout-throughput gains printed in this section,
+# `rl.PARTIAL_ROLLOUT_GAIN_MEAN` and `rl.PARTIAL_ROLLOUT_GAIN_MAX`). The model
 # removes the whole tail for partial rollouts, an upper bound on what they recover.
 
 # %%
@@ -1125,14 +1140,16 @@ part_a = rl.rl_iteration("qwen3-4b", "H100-SXM", partial_rollouts=True, **april)
 gain = sync_a.generation_wall_s / part_a.generation_wall_s - 1
 print(f"APRIL set-up: rollout {sync_a.generation_wall_s:.0f} s synchronous, "
       f"{part_a.generation_wall_s:.0f} s with the whole tail removed: +{gain:.0%} throughput")
-print("APRIL measured: +22.5% on average, at most +44% (arXiv:2509.18521): the model's "
-      f"upper bound is {gain / 0.44:.1f}x the best measured gain")
+best = rl.PARTIAL_ROLLOUT_GAIN_MAX
+print(f"APRIL measured: +{rl.PARTIAL_ROLLOUT_GAIN_MEAN:.1%} on average (arXiv:2509.18521v3), "
+      f"at most +{best:.0%} (v1): the model's upper bound is {gain / best:.1f}x the best "
+      "measured gain")
 
 # %% [markdown]
 # The upper bound is loose: buffered partial responses still have to be decoded in a later
 # iteration, at the engine's batch, and over-provisioned requests compete for KV-cache memory, so
 # measured gains are a fraction of the idle time the tail causes. Treat "no tail" as the limit a
-# scheduler can approach, and APRIL's +22–44% as what one achieved.
+# scheduler can approach, and APRIL's measured gains (printed above) as what one achieved.
 #
 # ## 12. Post-training against pre-training
 #
@@ -1174,16 +1191,31 @@ print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-trai
       f"GPU-hours share is {tot['gpu_hours'] / run['gpu_hours'] / (rl_flops / run['model_flops']):.1f}x "
       "its FLOPs share")
 
+# %%
+# the Llama 3.1 405B scenario's RL iteration: reasoning-length responses
+from llmcost.bill.scenario import load_scenario
+big = load_scenario(llmcost.catalog.DATA_DIR / "scenarios" / "llama-3.1-405b.yaml")
+it_big = rl.scenario_iteration(big)
+print(f"Llama 3.1 405B scenario (data/scenarios/llama-3.1-405b.yaml): mean response "
+      f"{big['rl_response_tokens']:,}, longest {big['rl_response_tokens_max']:,} tokens on "
+      f"{big['rl_gpus']} GPUs: generation {it_big.generation_time_share:.0%} of the iteration's "
+      "time")
+
 # %% [markdown]
 # Post-training is a small share of the compute and a larger share of the GPU-hours, because it
 # runs at a fraction of pre-training's utilisation. It is hard to budget because its cost is a
 # product of choices that change between runs (G, response length and its tail, the number of
 # iterations and of experiments) and because its largest line, generation, is set by memory
-# bandwidth and stragglers that FLOP counts do not see. Reasoning-style RL moves it up fast: the
-# 405B scenario's responses (4K mean, 32K max) make generation over 90% of the time.
+# bandwidth and stragglers that FLOP counts do not see. Reasoning-style RL moves it up fast: with
+# the Llama 3.1 405B scenario's long responses, generation takes the share of the time printed
+# above.
 #
-# **Not modelled here:** the trainer's memory (the policy, reference and critic must fit the
-# trainer GPUs with their optimizer states: notebook 03's tools apply), reward-model training,
+# **The trainer's memory** counts the policy only: the update's plan is the fastest that holds
+# the policy's training state and its longest micro-batch (the prompt and the longest response;
+# the frameworks pad a micro-batch to its longest sequence), its time priced at the mean length;
+# a given plan that does not hold it is refused. The reference, critic and reward models are
+# taken to be offloaded or on other GPUs (notebook 03's tools size them). **Not modelled here:**
+# reward-model training,
 # data generation and filtering outside the loop and evaluation runs (the bill prices them as
 # served tokens with this notebook's `serving_cost`: notebook 00), and failures (notebook 07).
 #

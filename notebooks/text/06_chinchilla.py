@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 06 · Train bigger or train longer?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
 
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
@@ -859,4 +859,4 @@ if interactive:
                              p["seq_len"]))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · previous: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)

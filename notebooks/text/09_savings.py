@@ -570,60 +570,6 @@ print(f"each step's cost per point ÷ the previous step's: "
 #    break-even probability you should be able to defend.
 
 # %% [markdown]
-# ## Exercises
-#
-# Use the teaching accelerator (`Teaching-1PF`: 1 PFLOP/s dense BF16) and round numbers.
-#
-# 1. **A stalled loader.** A 7B model trained on 1T tokens (6ND: $4.2\times10^{22}$ FLOP) at 40%
-#    MFU on Teaching-1PF. What does a 10% data-loader stall cost at $2 per GPU-hour?
-# 2. **Cutting red-teaming.** Skipping a $200k red-teaming budget risks a problem after release
-#    that forces post-training to be redone ($1.5M) plus a quarter of an $8M final run. Above what
-#    probability of such a problem is the cut a false economy?
-# 3. **Spot without checkpoints.** At a 60% spot discount, does a job whose ideal length is twice
-#    its MTBF pay off without checkpoints? What is the break-even probability of a pre-emption?
-#
-# <details><summary>Worked answers</summary>
-#
-# 1. $H = 4.2\times10^{22} / (10^{15} \times 0.4) / 3600 = 29{,}167$ GPU-hours. With the stall the
-#    MFU is $0.4 \times 0.9 = 0.36$ and $H' = H/0.9 = 32{,}407$: the stall costs
-#    $H\,s/(1-s) = 3{,}241$ GPU-hours, **$6,481**, 11% more than without it (not 10%).
-# 2. $L = 1.5 + 0.25 \times 8 = \$3.5$M; $p^\ast = S/L = 0.2/3.5 =$ **5.7%**. Above a 1-in-18
-#    chance the cut loses money in expectation.
-# 3. $x = T/M = 2$: the expected slowdown is $(e^2 - 1)/2 = 3.19$, and $(1 - 0.6) \times 3.19 =
-#    1.28 > 1$: the spot run costs **28% more** than on-demand. Break-even: $(e^x - 1)/x = 2.5$ at
-#    $x^\ast \approx 1.62$, so $p^\ast = 1 - e^{-1.62} \approx$ **80%**; this job's
-#    $p = 1 - e^{-2} = 86\%$ is above it. The cell below checks 1 and 3 with the package.
-# </details>
-
-# %%
-h = llmcost.gpu_hours(4.2e22, "Teaching-1PF", 0.4)
-print(f"1. {h:,.0f} GPU-h; stall costs {h * 0.1 / 0.9:,.0f} GPU-h = ${h * 0.1 / 0.9 * 2:,.0f}")
-print(f"2. p* = {levers.break_even_probability(0.2e6, 3.5e6):.1%}")
-se = levers.spot_break_even(0.6)
-print(f"3. x* = {se['x']:.3f}, p* = {se['break_even_probability']:.1%}")
-
-# %% [markdown]
-# ## Headline figures
-#
-# The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
-
-# %%
-# NBVAL_CHECK_OUTPUT
-rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
-                   "every line of the bill plus the GPU-hours of failed and forgotten jobs "
-                   "(levers.bill)")]
-for i, r in enumerate(top.itertuples(), 1):
-    rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
-                            "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"
-                            + (f"; it {r.beyond_line}" if r.beyond_line else "")))
-# the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
-# 4), each at its calibrated MFU; the other side and every accelerator left out, in the note
-hw = levers.hardware_headline(sweep)
-rows.append(summary_row("cheapest_accelerator_bill_usd", hw["label"], hw["usd"], "USD",
-                        hw["note"]))
-publish_summary("09_savings", rows)
-
-# %% [markdown]
 # ## 10. Train, fine-tune, distil or retrieve?
 #
 # Before any lever: does the goal need a pre-training run at all? "不是所有项目都需要从头训练一个最大模型，
@@ -684,6 +630,60 @@ plots.table(routes[["route", "cannot_do", "not_priced"]])
 #
 # > **Takeaway.** Price the goal, not the run: compare routes that can meet the quality bar, with
 # > serving included, before pricing any lever of a pre-training run.
+
+# %% [markdown]
+# ## Exercises
+#
+# Use the teaching accelerator (`Teaching-1PF`: 1 PFLOP/s dense BF16) and round numbers.
+#
+# 1. **A stalled loader.** A 7B model trained on 1T tokens (6ND: $4.2\times10^{22}$ FLOP) at 40%
+#    MFU on Teaching-1PF. What does a 10% data-loader stall cost at $2 per GPU-hour?
+# 2. **Cutting red-teaming.** Skipping a $200k red-teaming budget risks a problem after release
+#    that forces post-training to be redone ($1.5M) plus a quarter of an $8M final run. Above what
+#    probability of such a problem is the cut a false economy?
+# 3. **Spot without checkpoints.** At a 60% spot discount, does a job whose ideal length is twice
+#    its MTBF pay off without checkpoints? What is the break-even probability of a pre-emption?
+#
+# <details><summary>Worked answers</summary>
+#
+# 1. $H = 4.2\times10^{22} / (10^{15} \times 0.4) / 3600 = 29{,}167$ GPU-hours. With the stall the
+#    MFU is $0.4 \times 0.9 = 0.36$ and $H' = H/0.9 = 32{,}407$: the stall costs
+#    $H\,s/(1-s) = 3{,}241$ GPU-hours, **$6,481**, 11% more than without it (not 10%).
+# 2. $L = 1.5 + 0.25 \times 8 = \$3.5$M; $p^\ast = S/L = 0.2/3.5 =$ **5.7%**. Above a 1-in-18
+#    chance the cut loses money in expectation.
+# 3. $x = T/M = 2$: the expected slowdown is $(e^2 - 1)/2 = 3.19$, and $(1 - 0.6) \times 3.19 =
+#    1.28 > 1$: the spot run costs **28% more** than on-demand. Break-even: $(e^x - 1)/x = 2.5$ at
+#    $x^\ast \approx 1.62$, so $p^\ast = 1 - e^{-1.62} \approx$ **80%**; this job's
+#    $p = 1 - e^{-2} = 86\%$ is above it. The cell below checks 1 and 3 with the package.
+# </details>
+
+# %%
+h = llmcost.gpu_hours(4.2e22, "Teaching-1PF", 0.4)
+print(f"1. {h:,.0f} GPU-h; stall costs {h * 0.1 / 0.9:,.0f} GPU-h = ${h * 0.1 / 0.9 * 2:,.0f}")
+print(f"2. p* = {levers.break_even_probability(0.2e6, 3.5e6):.1%}")
+se = levers.spot_break_even(0.6)
+print(f"3. x* = {se['x']:.3f}, p* = {se['break_even_probability']:.1%}")
+
+# %% [markdown]
+# ## Headline figures
+#
+# The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
+                   "every line of the bill plus the GPU-hours of failed and forgotten jobs "
+                   "(levers.bill)")]
+for i, r in enumerate(top.itertuples(), 1):
+    rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
+                            "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"
+                            + (f"; it {r.beyond_line}" if r.beyond_line else "")))
+# the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
+# 4), each at its calibrated MFU; the other side and every accelerator left out, in the note
+hw = levers.hardware_headline(sweep)
+rows.append(summary_row("cheapest_accelerator_bill_usd", hw["label"], hw["usd"], "USD",
+                        hw["note"]))
+publish_summary("09_savings", rows)
 
 # %% [markdown]
 # ## Explore
