@@ -862,9 +862,10 @@ def test_the_update_plan_holds_the_longest_micro_batch():
     assert at_longest.total < usable
     same = rl._quiet_step(m, llmcost.Cluster(acc, 8), chosen, 4608, None, None)
     assert bd.step_time_s == pytest.approx(same.step_time_s, rel=1e-12)
-    # searched at the mean length alone, the plan does not hold the longest micro-batch
+    # searched at the mean length alone, the plan does not hold the longest micro-batch in the
+    # HBM the search allows (after the reserve; on the default stack's ZeRO-1, 79.2 GB > 77.3)
     _, mean_only = rl._auto_step(m, acc, 8, o.samples, 4608, None, None, {}, ())
-    assert llmcost.memory_per_gpu(m, mean_only, 8704).total > acc.hbm_bytes
+    assert llmcost.memory_per_gpu(m, mean_only, 8704).total > usable
 
 
 def test_the_shipped_default_scenario_prices_its_rl_iteration_and_campaign():
