@@ -97,8 +97,8 @@ display(Markdown(answers.batch_size(p["global_batch_tokens"], a.target.b_noise_t
 # attention over the full matrix, as in notebook 01; MFU is held fixed across batch sizes unless a
 # section says otherwise. No failures (notebook 07).
 #
-# **The plan notation.** A parallel plan is written `TP2 · PP4×v20 · DP256 · INTERLEAVED m=4 mbs=1
-# · ZeRO-2`: TP = tensor-parallel GPUs sharing each matrix, PP = pipeline stages (×v = model chunks
+# **The plan notation.** A parallel plan is written like `TP8 · PP2×v4 · DP16 · INTERLEAVED m=8 mbs=1
+# · ZeRO-1` (an example of the notation; the scenario's own plan is printed below): TP = tensor-parallel GPUs sharing each matrix, PP = pipeline stages (×v = model chunks
 # per stage of the interleaved schedule), CP = context-parallel GPUs sharing a sequence, DP = data-
 # parallel replicas (n_GPUs = TP·PP·CP·DP), m = micro-batches per replica per step (gradient
 # accumulation), mbs = sequences per micro-batch, ZeRO-k = how far optimizer state, gradients and
