@@ -62,12 +62,14 @@ def test_backward_gemms_pay_the_factor_and_the_forward_does_not():
 def test_step_matmul_grows_by_the_backward_share_on_hopper_only():
     model = load_model("llama-3.1-8b")
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
+    st = dict(stack="megatron-core-2025")  # a Megatron-Core profile with ZeRO-3 (Megatron-FSDP)
     for acc, factor in (("H100-SXM", gemm.FP8_SLOW_ACCUMULATION), ("B200", 1.0)):
         cl = Cluster(load_accelerator(acc), 8)
-        on = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_split_accumulator=True)
-        off = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_split_accumulator=False)
-        bf16_on = step.step_time(model, cl, plan, 4096, fp8_split_accumulator=True)
-        bf16_off = step.step_time(model, cl, plan, 4096, fp8_split_accumulator=False)
+        on = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_split_accumulator=True, **st)
+        off = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_split_accumulator=False,
+                             **st)
+        bf16_on = step.step_time(model, cl, plan, 4096, fp8_split_accumulator=True, **st)
+        bf16_off = step.step_time(model, cl, plan, 4096, fp8_split_accumulator=False, **st)
         assert bf16_on.step_time_s == bf16_off.step_time_s            # BF16: no effect
         # the layers' matmul G + 2fG grows by 2(f - 1)/3 of itself; the LM head (BF16 under
         # fp8_as_run, outside the layers) does not, so the step's matmul grows by less

@@ -28,8 +28,16 @@ def test_the_fp8_copy_is_named_where_it_is_left_out():
                         "optimizer_recipe=bf16_adam_fp32_grads counts 2-byte working weights only")
     assert "1 byte per parameter, 2 on Hopper" in w and "fp8_mixed" in w
     assert "--fp8-param-gather" in w
-    # counted by fp8_mixed; not cached by an FSDP stack (it casts per micro-batch); not FP8
-    assert fp8_weight_copy_warning({**BASE, "optimizer_recipe": "fp8_mixed"}) is None
+    # fp8_mixed counts the 1-byte copy: on Blackwell nothing is left out (MXFP8 GEMMs read
+    # either layout, Transformer Engine's docs, "Handling transposes"); on Hopper (H200) the
+    # transposed copy, 1 more byte per parameter, still is; not cached by an FSDP stack (it
+    # casts per micro-batch); not FP8
+    mixed = {**BASE, "optimizer_recipe": "fp8_mixed"}
+    assert fp8_weight_copy_warning({**mixed, "accelerator": "B200"}) is None
+    t = fp8_weight_copy_warning(mixed)
+    assert t.startswith("the memory per GPU leaves out the FP8 weights' transposed copy: "
+                        "optimizer_recipe=fp8_mixed counts the 1-byte FP8 copy")
+    assert "on Hopper (H200)" in t and "1 more byte per parameter" in t
     assert fp8_weight_copy_warning({**BASE, "stack": "pytorch-fsdp2-2024"}) is None
     assert fp8_weight_copy_warning({**BASE, "dtype": "bf16"}) is None
     with pytest.raises(ValueError):
@@ -53,3 +61,10 @@ def test_fp8_mixed_counts_exactly_the_one_byte_copy():
     fp8 = memory.memory_per_gpu(spec, plan, 4096, recipe="fp8_mixed")
     assert spec.n_params == pytest.approx(13.016e9, rel=1e-3)
     assert fp8.total - base.total == pytest.approx(spec.n_params, rel=1e-9)
+
+
+def test_hoppers_transposed_copy_has_its_readers_line():
+    from llmcost.present import glance
+    t = fp8_weight_copy_warning({**BASE, "optimizer_recipe": "fp8_mixed"})
+    assert glance.caveat_line(t) == \
+        "memory leaves out Hopper's transposed FP8 weight copy (1 B/param)"

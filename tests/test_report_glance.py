@@ -1068,8 +1068,7 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
                         r"dated GPU-hour price describes it; check the tokens, GPUs and MFU",
                         lines[8])
     assert lines[9] == ("the 2,000T training tokens exceed the estimated stock of public human "
-                        "text (about 300T): the data would be repeated, and repeats are worth "
-                        "less than fresh tokens")
+                        "text (about 300T): repeated further, data are worth less and less")
     # a warning of no family: its first clause, without a parenthesis it never closes
     assert glance.caveat_line("x is above every price (11 row(s): the key") == \
         "x is above every price"

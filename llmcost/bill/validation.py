@@ -512,26 +512,31 @@ def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
 #: Villalobos et al. 2024, "Will we run out of data? Limits of LLM scaling based on
 #: human-generated data", arXiv:2211.04325 v2, as its authors summarise it: "the total effective
 #: stock of human-generated public text data is on the order of 300 trillion tokens, with a 90%
-#: confidence interval of 100T to 1000T" (Epoch AI, June 2024).
+#: confidence interval of 100T to 1000T. This estimate includes only data that is sufficiently
+#: high-quality to be used for training, and accounts for the possibility of training models
+#: for multiple epochs" (Epoch AI, June 2024).
 PUBLIC_TEXT_STOCK_TOKENS = 300e12
 
 
 def _data_stock_warning(p: dict) -> str | None:
-    """One sentence when ``train_tokens`` (its point) exceeds ``PUBLIC_TEXT_STOCK_TOKENS``:
-    no corpus of fresh public text that large is estimated to exist, so the run repeats its
-    data, and repeated tokens are worth less than fresh ones (Muennighoff et al. 2023, "Scaling
-    Data-Constrained Language Models", arXiv:2305.16264: up to about 4 epochs cost little, and
-    the value of more repetition decays to zero). None below it or without a number."""
+    """One sentence when ``train_tokens`` (its point) exceeds ``PUBLIC_TEXT_STOCK_TOKENS``, the
+    estimated *effective* stock of public human text (quality-filtered, and already counting the
+    few epochs a run can repeat it: Epoch AI's summary of Villalobos et al. 2024): beyond it the
+    run repeats its data further, where more compute buys less and less (Muennighoff et al.
+    2023, "Scaling Data-Constrained Language Models", arXiv:2305.16264: up to about 4 epochs of
+    repeated data are worth almost as much as fresh data, and beyond, the value of adding
+    compute decays to zero). None below it or without a number."""
     d = p.get("train_tokens")
     if not isinstance(d, (int, float)) or isinstance(d, bool) or d <= PUBLIC_TEXT_STOCK_TOKENS:
         return None
     stock = PUBLIC_TEXT_STOCK_TOKENS
-    return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated stock of "
-            f"public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. 2024, "
-            f"arXiv:2211.04325; 90% interval 100T-1,000T): even all of it would be read about "
-            f"{d / stock:,.3g} times, and repeated tokens are worth less than fresh ones "
-            "(Muennighoff et al. 2023, arXiv:2305.16264: little is lost up to about 4 epochs, "
-            "and more repetition's value decays to zero); check train_tokens")
+    return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated effective "
+            f"stock of public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. "
+            "2024, arXiv:2211.04325; 90% interval 100T-1,000T; quality-filtered, and already "
+            "counting the few epochs a run can repeat it): beyond it the run repeats its data "
+            "further, where more compute buys less and less (Muennighoff et al. 2023, "
+            "arXiv:2305.16264: about 4 epochs of repeated data are worth almost as much as fresh "
+            "data; beyond, the value of adding compute decays to zero); check train_tokens")
 
 
 def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:

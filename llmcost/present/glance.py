@@ -820,6 +820,8 @@ CAVEATS = [
      "the MFU counts against the FP8 peak: one copied from a BF16 run understates the cost"),
     (r"^the memory per GPU leaves out the FP8 weight copy: .*optimizer_recipe=(\S+) counts",
      "memory leaves out the FP8 weight copy (1-2 B/param): fp8_mixed counts it"),
+    (r"^the memory per GPU leaves out the FP8 weights' transposed copy",
+     "memory leaves out Hopper's transposed FP8 weight copy (1 B/param)"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
     (r"^the step-time model priced this (.+?) \((.+?)\) run on the (\S+) stack profile",
@@ -888,10 +890,10 @@ CAVEATS = [
     (r"^the RL campaign runs ([\d.,e+]+) years on its ([\d,]+) GPUs",
      "the RL campaign alone runs {0} years on its {1} GPUs: check rl_iterations and rl_runs"),
     # more training tokens than the public text there is (bill.validation)
-    (r"^train_tokens=\S+ \(([\d.,]+[kMBT]?) tokens\) is above the estimated stock of public "
-     r"human text, about ([\d.,]+[kMBT]?) tokens",
-     "the {0} training tokens exceed the estimated stock of public human text (about {1}): the "
-     "data would be repeated, and repeats are worth less than fresh tokens"),
+    (r"^train_tokens=\S+ \(([\d.,]+[kMBT]?) tokens\) is above the estimated effective stock "
+     r"of public human text, about ([\d.,]+[kMBT]?) tokens",
+     "the {0} training tokens exceed the estimated stock of public human text (about {1}): "
+     "repeated further, data are worth less and less"),
     # prices and money keys that look like unit slips (bill.validation)
     (r"^price_usd_per_gpu_hour=([\d.e+-]+) is above every price data/prices\.csv lists for "
      r"(\S+) \(.*?the dearest (\$[\d.,]*\d)",

@@ -1048,11 +1048,11 @@ def _longest_fit_rank(rank, model, acc, longest: int, practice):
         if frame.empty:
             return rank(frame)
         total = longest_memory(frame, model, longest, practice)
-        keep = np.asarray(fits(total, acc.hbm_bytes, frame.attrs.get("reserve",
-                                                                     DEFAULT_RESERVE)))
+        reserve = frame.attrs.get("reserve", DEFAULT_RESERVE)
+        keep = np.asarray(fits(total, acc.hbm_bytes, reserve))
         if not keep.any():
             least = float(np.min(total))
-            usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
+            usable = acc.hbm_bytes * (1 - reserve)
             raise ValueError(f"no plan that fits at the mean length fits the longest micro-"
                              f"batch ({longest:,} tokens per sequence: the prompt and the "
                              f"longest response): the least needs {least / 1e9:,.0f} GB per "
@@ -1216,6 +1216,10 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
       (NCCL User Guide, Environment Variables, ``NCCL_P2P_DISABLE``: "the peer to peer (P2P)
       transport, which uses CUDA direct access between GPUs, using NVLink or PCI";
       ``NCCL_P2P_LEVEL`` ``NVL``: "Use P2P when GPUs are connected through NVLink"); else one NIC.
+      Those quotes cover one OS node; a domain spanning trays (GB200 NVL72's 4-GPU trays) is one
+      NVLink domain to NCCL only through multi-node NVLink (NCCL 2.25.2 or later, with NVIDIA's
+      IMEX service set up on the cluster: NCCL's multi-node NVLink tuning guide), which this
+      takes a GB200 RL job to run; a cluster without it syncs over the NIC.
 
     Fractions: ``scaleup_fraction`` / ``scaleout_fraction`` of ``data/efficiency.csv``. Not
     modelled: the engine's own refit bookkeeping (tensor-by-tensor launches, KV-cache

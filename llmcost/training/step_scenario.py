@@ -18,7 +18,7 @@ from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
 from . import memory
 from .elementwise import FP8_WEIGHT_CACHE_STACKS
-from .accuracy import MfuBand, regime_error
+from .accuracy import MfuBand, gpu_generation, regime_error
 from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions, stack_memory_practice
 from .parallel import (
@@ -283,9 +283,12 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
     working weights only omits the 1-byte FP8 copy per parameter (2 bytes on Hopper, which also
     keeps its transposed copy), unless the run keeps FP8 primary weights instead (Megatron-Core
     ``--fp8-param-gather``, off by default: "Keep the compute param in fp8 ... and perform the
-    param all-gather in fp8"). ``optimizer_recipe: fp8_mixed`` counts the 1-byte copy. None
-    for a BF16 run, another stack, or a recipe that counts it; ``p`` the scenario's values (its
-    ``dtype``, ``stack`` and ``optimizer_recipe``, their defaults where absent).
+    param all-gather in fp8"). ``optimizer_recipe: fp8_mixed`` counts the 1-byte copy; on a
+    Hopper accelerator the sentence then names the transposed copy it leaves out (Hopper's FP8
+    GEMMs take their operands in one layout only, so Transformer Engine caches the transpose for
+    the backward; Blackwell's MXFP8 GEMMs do not need it). None for a BF16 run, another stack,
+    or a recipe that counts every copy on that generation; ``p`` the scenario's values (its
+    ``dtype``, ``stack``, ``optimizer_recipe`` and ``accelerator``, defaults where absent).
 
     Raises
     ------
@@ -296,8 +299,15 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
         return None
     recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
     stack = p.get("stack") or DEFAULT_STACK
-    if recipe.name in FP8_CACHE_RECIPES or stack not in FP8_WEIGHT_CACHE_STACKS:
+    if stack not in FP8_WEIGHT_CACHE_STACKS:
         return None
+    if recipe.name in FP8_CACHE_RECIPES:
+        if gpu_generation(str(p.get("accelerator", ""))) != "Hopper":
+            return None
+        return (f"the memory per GPU leaves out the FP8 weights' transposed copy: "
+                f"optimizer_recipe={recipe.name} counts the 1-byte FP8 copy of the weights, but "
+                f"on Hopper ({p.get('accelerator')}) Transformer Engine also keeps its transpose "
+                "for the backward GEMMs (1 more byte per parameter), which is not counted.")
     return (f"the memory per GPU leaves out the FP8 weight copy: dtype=fp8 with optimizer_recipe="
             f"{recipe.name} counts {recipe.weights_bytes:g}-byte working weights only; on {stack} "
             "Transformer "
