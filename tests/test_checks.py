@@ -533,7 +533,14 @@ def test_a_served_request_longer_than_the_models_context_is_warned():
     w = served_context_warning({**base, "inference_prompt_tokens": 100_000})
     assert w.startswith("a served request, inference_prompt_tokens + inference_output_tokens = "
                         "100,000 + 250 = 100,250 tokens, is beyond the 4,096 tokens llama-2-7b "
-                        "can attend")
+                        "was pre-trained at")
+    assert "records no longer released context" in w
+    # a recorded context (Llama 3.1 8B's 131,072, its config's max_position_embeddings): the
+    # limit is said as the model's
+    long = served_context_warning({"model": "llama-3.1-8b", "seq_len": 8192,
+                                   "inference_prompt_tokens": 140_000,
+                                   "inference_output_tokens": 250})
+    assert "beyond the 131,072 tokens llama-3.1-8b can attend" in long
     assert served_context_warning({**base, "inference_prompt_tokens": 3_846}) is None
     assert served_context_warning({**base, "inference_prompt_tokens": 3_847}) is not None
     assert served_context_warning({**base, "inference_prompt_tokens": 100_000,
@@ -543,8 +550,11 @@ def test_a_served_request_longer_than_the_models_context_is_warned():
     assert any(x.startswith("a served request, inference_prompt_tokens") for x in said)
     from llmcost.present import glance
     assert glance.caveat_line(w) == ("a served request of 100,250 tokens is longer than the "
-                                     "4,096 tokens llama-2-7b can attend: its serving cost "
-                                     "describes a model that does not exist")
+                                     "4,096 tokens llama-2-7b was pre-trained at: check the "
+                                     "released model's context")
+    assert glance.caveat_line(long) == ("a served request of 140,250 tokens is longer than the "
+                                        "131,072 tokens llama-3.1-8b can attend: its serving cost "
+                                        "describes a model that does not exist")
 
 
 def test_an_mfu_above_a_capped_band_is_said_above_its_capped_top_not_the_prediction():

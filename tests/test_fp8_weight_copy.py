@@ -68,3 +68,21 @@ def test_hoppers_transposed_copy_has_its_readers_line():
     t = fp8_weight_copy_warning({**BASE, "optimizer_recipe": "fp8_mixed"})
     assert glance.caveat_line(t) == \
         "memory leaves out Hopper's transposed FP8 weight copy (1 B/param)"
+
+
+def test_the_copy_is_set_against_the_plans_headroom(tmp_path):
+    # The trial's plan: Llama 2 13B on 512 H200, FP8, TP1 PP1 ZeRO-1 mbs2, 127.5 GB of the
+    # 136.3 GB usable (8.8 GB of headroom). Its FP8 copy on Hopper is 2 bytes (the copy and its
+    # transpose) per parameter held: every weight at TP1 PP1, 2 x 13.016e9 = 26.0 GB by hand,
+    # more than the headroom: the warning says the plan may not fit.
+    from llmcost.present import report
+    sc = tmp_path / "a1.yaml"
+    sc.write_text("model: llama-2-13b\naccelerator: H200\nn_gpus: 512\ntrain_tokens: 2.0e12\n"
+                  "seq_len: 4096\ndtype: fp8\nmfu: 0.4\ntp: 1\npp: 1\nzero_stage: 1\n"
+                  "micro_batch_size: 2\nrecompute: none\n")
+    (w,) = [x for x in report.estimate_ledger(sc).warnings
+            if x.startswith("the memory per GPU leaves")]
+    assert "On this plan (TP1 · PP1 · DP512" in w
+    got = float(w.split("that is ")[1].split(" GB")[0])
+    assert got == pytest.approx(2 * 13.016, rel=2e-3)
+    assert w.endswith("GB of headroom: the plan may not fit.")

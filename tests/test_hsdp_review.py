@@ -29,7 +29,7 @@ def _default_scenario(**kw):
 
 # ----------------------------------------------------------------------------- finding 1
 def test_fixed_shard_size_with_free_zero_stage_fixes_zero_stage_3_and_warns():
-    # megatron-core-2024 offers ZeRO 0-2 only; a fixed fsdp_shard_size is a ZeRO-3 plan, so it
+    # megatron-core-2024 offers ZeRO 0-1 only; a fixed fsdp_shard_size is a ZeRO-3 plan, so it
     # fixes the free zero_stage to 3 (kept and warned, as a fixed zero_stage 3 would be).
     p = _default_scenario(fsdp_shard_size=32)
     plan = step.scenario_plan(p)

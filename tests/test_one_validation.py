@@ -659,3 +659,34 @@ def test_money_above_world_gdp_and_staff_above_the_largest_employer_are_warned(t
         {"ledger_people": [{"role": "r", "fte": 1, "usd_per_year": 1e15}]}))
     assert magnitude_warnings({"ledger_data_licensing_usd": 1e14,
                                "ledger_people": [{"role": "r", "fte": 2e6}]}) == []
+
+
+def test_the_phases_tokens_count_toward_the_public_text_stock():
+    # A trial: 250T tokens and a pre-training phase of 100T (350T in all, above the ~300T
+    # effective stock of Villalobos et al. 2024) were said nothing, while the run's length
+    # counted the phase. Below the stock in all (250T + 40T), nothing.
+    (w,) = [x for x in magnitude_warnings({"train_tokens": 2.5e14, "phases": [
+        {"name": "long", "tokens": 1.0e14, "seq_len": 32768}]}) if "public human text" in x]
+    assert w.startswith("train_tokens=2.5e+14 and the phases' 1e+14 tokens (350T tokens in all) "
+                        "are above the estimated effective stock of public human text")
+    assert not [x for x in magnitude_warnings({"train_tokens": 2.5e14, "phases": [
+        {"name": "long", "tokens": 4.0e13, "seq_len": 32768}]}) if "public human text" in x]
+
+
+def test_a_bill_above_world_gdp_is_warned_even_when_no_input_is():
+    # A trial: 1e12 annotation samples at $200 each bill $200T, above world GDP (~$110T in
+    # 2024, IMF WEO October 2024), with no input above it: the bill's total is checked too
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.bill.validation import WORLD_GDP_USD, _world_bill_warning
+    b = build_ledger({"model": "llama-2-7b", "accelerator": "H100-SXM", "n_gpus": 64,
+                      "train_tokens": 1e11, "mfu": 0.4, "ledger_annotation_samples": 1e12,
+                      "ledger_annotation_usd_per_sample": 200.0})
+    assert b.total_usd > 1e12 * 200 > WORLD_GDP_USD
+    (w,) = _world_bill_warning(b)
+    assert w.startswith("the bill, $2e+14, is above world GDP, about $110 trillion a year")
+    from llmcost.present.glance import caveat_line
+    assert caveat_line(w) == ("the bill, $2e+14, is above world GDP: check the inputs' exponents "
+                              "and units")
+    assert _world_bill_warning(build_ledger({"model": "llama-2-7b", "accelerator": "H100-SXM",
+                                             "n_gpus": 64, "train_tokens": 1e11,
+                                             "mfu": 0.4})) == []

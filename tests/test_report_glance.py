@@ -1041,7 +1041,7 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
                       "price_usd_per_gpu_hour: 1.0\n")
            + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
                       "price_usd_per_gpu_hour: 2.5\n"))
-    assert len(got) == 10
+    assert len(got) == 11
     for w in got:
         assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
         line = glance.caveat_line(w)
@@ -1060,15 +1060,18 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
         "10×: check the unit (the key is USD per kWh)",
         "ledger_people[0].usd_per_year=5e+07 is above the catalogue's sourced figure by more than "
         "10×: check the unit (the key is USD per full-time person per year)"]
-    assert lines[6].startswith("the RL campaign alone runs ") and lines[6].endswith(
+    # the bill above world GDP from inputs each below it (1e9 months of a $5e7/yr staff)
+    assert re.fullmatch(r"the bill, \$[\d.e+]+, is above world GDP: check the inputs' "
+                        r"exponents and units", lines[6])
+    assert lines[7].startswith("the RL campaign alone runs ") and lines[7].endswith(
         " years on its 8 GPUs: check rl_iterations and rl_runs")
-    assert lines[7] == ("the parallel plan is not checked: data/accelerators.csv has no "
+    assert lines[8] == ("the parallel plan is not checked: data/accelerators.csv has no "
                         "scale-out bandwidth for L40S")
     assert re.fullmatch(r"the training run alone takes \d\d\.\d years \([\d,]+ days\): no one "
                         r"dated GPU-hour price describes it; check the tokens, GPUs and MFU",
-                        lines[8])
-    assert lines[9] == ("the 2,000T training tokens exceed the estimated stock of public human "
-                        "text (about 300T): repeated further, data are worth less and less")
+                        lines[9])
+    assert lines[10] == ("the 2,000T training tokens exceed the estimated stock of public human "
+                         "text (about 300T): repeated further, data are worth less and less")
     # a warning of no family: its first clause, without a parenthesis it never closes
     assert glance.caveat_line("x is above every price (11 row(s): the key") == \
         "x is above every price"

@@ -23,7 +23,8 @@ from ..core.units import fmt_duration, fmt_gpus, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
-                                 dtype_basis, step_error_words, validation_table)
+                                 dtype_basis, gpu_generation, step_error_words,
+                                 validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
                                moe_imbalance_extra_bytes)
 from ..training.parallel import fixed_plan_fields
@@ -311,7 +312,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
         copy = fp8_weight_copy_warning(values)
         if copy:
-            out.append(copy)
+            out.append(copy + _fp8_copy_headroom(values, copy))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default" and step_model_runs(values):
@@ -624,7 +625,10 @@ def served_context_warning(values: dict) -> str | None:
     synthetic-data lines and notebook 05's serving), is longer than the scenario's model can
     attend: the longest of its declared context (``max_position_embeddings``, else the catalogue's
     pre-training length) and the lengths the scenario trains it at (``seq_len``, the ``phases``'
-    ``seq_len``: an extension). None otherwise, or when the model states no context."""
+    ``seq_len``: an extension). None otherwise, or when the model states no context. Where the
+    catalogue records no released context, the sentence says the length is the pre-training
+    one only: a released model may attend far longer (DeepSeek-V3, pre-trained at 4K, was
+    extended to 128K: DeepSeek-AI 2024, arXiv:2412.19437 §4.3)."""
     n = [values.get(k) for k in ("inference_prompt_tokens", "inference_output_tokens")]
     if not all(isinstance(x, int) for x in n) or "model" not in values:
         return None
@@ -640,12 +644,17 @@ def served_context_warning(values: dict) -> str | None:
     trained = max([context] + [x for x in lengths if isinstance(x, int)])
     if n[0] + n[1] <= trained:
         return None
-    return (f"a served request, inference_prompt_tokens + inference_output_tokens = {n[0]:,} + "
-            f"{n[1]:,} = {n[0] + n[1]:,} tokens, is beyond the {trained:,} tokens "
-            f"{spec.name} can attend (its {context:,}-token context, or the longest seq_len the "
-            "scenario trains it at): the served lines (benchmarks, synthetic data) and notebook "
-            "05's serving price a KV cache and attention the model cannot use; shorten the "
-            "request or extend the context (phases)")
+    head = (f"a served request, inference_prompt_tokens + inference_output_tokens = {n[0]:,} + "
+            f"{n[1]:,} = {n[0] + n[1]:,} tokens, is beyond the {trained:,} tokens ")
+    if not spec.max_position_embeddings:   # no released context recorded: say what is known
+        return (head + f"{spec.name} was pre-trained at or the scenario trains it at; the "
+                "catalogue records no longer released context, and a released model may attend "
+                "longer (check its config's max_position_embeddings): if it cannot, the served "
+                "lines price a KV cache and attention it cannot use")
+    return (head + f"{spec.name} can attend (its {context:,}-token context, or the longest "
+            "seq_len the scenario trains it at): the served lines (benchmarks, synthetic data) "
+            "and notebook 05's serving price a KV cache and attention the model cannot use; "
+            "shorten the request or extend the context (phases)")
 
 
 def _other_length_phases(values: dict):
@@ -719,6 +728,29 @@ def phase_does_not_fit(values: dict) -> str | None:
 #: What a phase the main run's MFU does not describe should do (``_phase_warnings``).
 _PHASE_ADVICE = ("and plan: give the phase its own mfu, or model it as a scenario of its own "
                  "with a plan that runs it (e.g. context parallelism, cp)")
+
+
+def _fp8_copy_headroom(values: dict, copy: str) -> str:
+    """The FP8 weight copy ``fp8_weight_copy_warning`` names, on the scenario's plan, against the
+    plan's headroom: per GPU the copy is the plan's working weights ÷ the recipe's bytes per
+    parameter × the copy's bytes (the warning's "2 on Hopper" or the one transposed byte under
+    ``fp8_mixed``; else 1), and when that exceeds the usable HBM less the plan's memory
+    (``usable_hbm_bytes``), a clause saying the plan may not fit (a trial: Llama 2 13B on 512 H200 with
+    8.8 GB of headroom and 13-26 GB of FP8 copies left out). "" when the plan cannot be built
+    or the copy fits."""
+    try:
+        _, gpu, plan, mem = scenario_plan_memory(values)
+    except (ValueError, KeyError):
+        return ""
+    per_param = get_recipe(values.get("optimizer_recipe") or "bf16_adam_fp32_grads").weights_bytes
+    hopper = gpu_generation(gpu.name) == "Hopper"
+    only_transpose = copy.startswith("the memory per GPU leaves out the FP8 weights' transposed")
+    extra = mem.weights / per_param * (2 if hopper and not only_transpose else 1)
+    room = usable_hbm_bytes(values, gpu) - mem.total
+    if extra <= room:
+        return ""
+    return (f" On this plan ({plan.describe()}) that is {extra / 1e9:,.1f} GB per GPU, more than "
+            f"its {max(room, 0.0) / 1e9:,.1f} GB of headroom: the plan may not fit.")
 
 
 def scenario_plan_memory(values: dict):

@@ -258,7 +258,21 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
-    return out + money_magnitude_warnings(p) + world_scale_warnings(p)
+    world = world_scale_warnings(p)  # an input above world GDP already explains the bill
+    return out + money_magnitude_warnings(p) + world + ([] if world else
+                                                        _world_bill_warning(bill))
+
+
+def _world_bill_warning(bill: Ledger | None) -> list[str]:
+    """One sentence when the bill's total exceeds ``WORLD_GDP_USD`` (a bill can get there from
+    inputs each below it: 1e12 annotation samples at $200); none without a bill."""
+    total = getattr(bill, "total_usd", None)
+    if not isinstance(total, float) or not math.isfinite(total) or total <= WORLD_GDP_USD:
+        return []
+    return [f"the bill, ${total:.3g}, is above world GDP, about "
+            f"${WORLD_GDP_USD / 1e12:,.0f} trillion a year (IMF World Economic Outlook, October "
+            "2024, for 2024): no project spends that; check the inputs' exponents and units "
+            "(the largest lines lead the bill)"]
 
 
 #: The owned-hardware keys the bill reads only when ``pricing: owned`` gives no
@@ -519,7 +533,8 @@ PUBLIC_TEXT_STOCK_TOKENS = 300e12
 
 
 def _data_stock_warning(p: dict) -> str | None:
-    """One sentence when ``train_tokens`` (its point) exceeds ``PUBLIC_TEXT_STOCK_TOKENS``, the
+    """One sentence when ``train_tokens`` (its point) and the pre-training ``phases``' tokens
+    together exceed ``PUBLIC_TEXT_STOCK_TOKENS``, the
     estimated *effective* stock of public human text (quality-filtered, and already counting the
     few epochs a run can repeat it: Epoch AI's summary of Villalobos et al. 2024): beyond it the
     run repeats its data further, where more compute buys less and less (Muennighoff et al.
@@ -527,9 +542,21 @@ def _data_stock_warning(p: dict) -> str | None:
     repeated data are worth almost as much as fresh data, and beyond, the value of adding
     compute decays to zero). None below it or without a number."""
     d = p.get("train_tokens")
-    if not isinstance(d, (int, float)) or isinstance(d, bool) or d <= PUBLIC_TEXT_STOCK_TOKENS:
+    if not isinstance(d, (int, float)) or isinstance(d, bool):
+        return None
+    extra = [ph.get("tokens") for ph in p.get("phases") or [] if isinstance(ph, dict)]
+    extra = sum(x for x in extra if isinstance(x, (int, float)) and not isinstance(x, bool))
+    if d + extra <= PUBLIC_TEXT_STOCK_TOKENS:
         return None
     stock = PUBLIC_TEXT_STOCK_TOKENS
+    if extra:  # the pre-training phases' tokens count too (the run reads them all)
+        return (f"train_tokens={d:g} and the phases' {extra:g} tokens ({fmt_count(d + extra, 3)} "
+                "tokens in all) are above the estimated effective stock of public human text, "
+                f"about {fmt_count(stock, 3)} tokens (Villalobos et al. 2024, arXiv:2211.04325; "
+                "90% interval 100T-1,000T; quality-filtered, and already counting the few "
+                "epochs a run can repeat it): beyond it the run repeats its data further, where "
+                "more compute buys less and less (Muennighoff et al. 2023, arXiv:2305.16264); "
+                "check train_tokens and phases")
     return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated effective "
             f"stock of public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. "
             "2024, arXiv:2211.04325; 90% interval 100T-1,000T; quality-filtered, and already "

@@ -667,11 +667,18 @@ CAVEATS = [
      r"the scenario trains its model at",
      "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "a long-context phase first"),
+    # a bill above world GDP from inputs each below it (validation._world_bill_warning)
+    (r"^the bill, \$(\S+), is above world GDP",
+     "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
     # a served request longer than the model attends (checks.served_context_warning)
     (r"^a served request, inference_prompt_tokens \+ inference_output_tokens = .*? = ([\d,]+) "
      r"tokens, is beyond the ([\d,]+) tokens (\S+) can attend",
      "a served request of {0} tokens is longer than the {1} tokens {2} can attend: its serving "
      "cost describes a model that does not exist"),
+    (r"^a served request, inference_prompt_tokens \+ inference_output_tokens = .*? = ([\d,]+) "
+     r"tokens, is beyond the ([\d,]+) tokens (\S+) was pre-trained at",
+     "a served request of {0} tokens is longer than the {1} tokens {2} was pre-trained at: "
+     "check the released model's context"),
     # partial rollouts priced as an upper bound (validation._partial_rollouts_warning)
     (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),

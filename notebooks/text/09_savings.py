@@ -559,15 +559,6 @@ print(f"each step's cost per point ÷ the previous step's: "
 # %% [markdown]
 # **Takeaway.** Each further MMLU point cost more than the last (the cell above prints by how many
 # times, step by step): "is the next, bigger run worth it" has a number, and it rises.
-#
-# ## The rule the numbers teach
-#
-# 1. **Waste first**: money that buys nothing, removed at no risk.
-# 2. **Utilisation second**: the same FLOPs in fewer GPU-hours (MFU, precision, the plan, the
-#    hardware), each with an engineering cost and a band.
-# 3. **Never savings that weaken recovery**: fewer checkpoints, spot without resumable training and
-#    cut evaluation look cheaper line by line and lose on the whole bill, or win only below a
-#    break-even probability you should be able to defend.
 
 # %% [markdown]
 # ## 10. Train, fine-tune, distil or retrieve?
@@ -630,6 +621,16 @@ plots.table(routes[["route", "cannot_do", "not_priced"]])
 #
 # > **Takeaway.** Price the goal, not the run: compare routes that can meet the quality bar, with
 # > serving included, before pricing any lever of a pre-training run.
+
+# %% [markdown]
+# ## The rule the numbers teach
+#
+# 1. **Waste first**: money that buys nothing, removed at no risk.
+# 2. **Utilisation second**: the same FLOPs in fewer GPU-hours (MFU, precision, the plan, the
+#    hardware), each with an engineering cost and a band.
+# 3. **Never savings that weaken recovery**: fewer checkpoints, spot without resumable training and
+#    cut evaluation look cheaper line by line and lose on the whole bill, or win only below a
+#    break-even probability you should be able to defend.
 
 # %% [markdown]
 # ## Exercises
