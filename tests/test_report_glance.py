@@ -1184,3 +1184,18 @@ def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10(
     assert "below its own P10" not in why
     main = bars.loc["compute.pretraining.main"]
     assert main["p10_usd"] <= main["point_usd"] <= main["p90_usd"]  # as the trial saw it
+
+
+def test_the_parameters_table_splits_an_owned_price_as_the_sentences_do():
+    # A trial: the index's sentence named the $2.05 the compute lines charge (the H100 purchase
+    # amortised) while its parameter table said "$2.14/GPU-h, the bill's (owned)", hardware and
+    # energy together: the table now gives both parts, $2.05 + $0.09 = $2.14
+    bill = {"bill.figures.price_usd_per_gpu_hour": 2.1375, "bill.figures.pricing": "owned",
+            "bill.figures.gpu_rate_usd_per_gpu_hour": 2.0475}
+    got = report._resolved("price_usd_per_gpu_hour", {"value": None}, {"bill": bill})
+    assert got == (" → $2.05/GPU-h of hardware, the compute lines' rate, + $0.09 of energy = "
+                   "$2.14, the bill's (owned)")
+    rented = {"bill.figures.price_usd_per_gpu_hour": 3.99, "bill.figures.pricing": "on_demand",
+              "bill.figures.gpu_rate_usd_per_gpu_hour": 3.99}
+    assert report._resolved("price_usd_per_gpu_hour", {"value": None}, {"bill": rented}) == \
+        " → $3.99/GPU-h, the bill's (on_demand)"

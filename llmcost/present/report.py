@@ -2275,14 +2275,21 @@ def _resolved(key: str, used: dict, summary: dict) -> str:
     """What a null parameter became in the bill, for the index's "Parameters used" table: a
     null ``price_usd_per_gpu_hour`` is the price the bill used (``figures`` of
     ``summary['bill']``: the catalogue median for the accelerator and pricing mode, or the
-    owned amortisation), " → $6.16/GPU-h"; empty otherwise (the headline figures give it with
-    its source)."""
+    owned amortisation), " → $6.16/GPU-h"; owned, the hardware rate the compute lines charge
+    and the energy beside it; empty otherwise (the headline figures give it with its source)."""
     bill = summary.get("bill") or {}
     price = bill.get("bill.figures.price_usd_per_gpu_hour")
     if key != "price_usd_per_gpu_hour" or used.get("value") is not None or \
             not isinstance(price, (int, float)):
         return ""
-    return f" → {fmt_usd(price)}/GPU-h, the bill's ({bill.get('bill.figures.pricing', 'pricing')})"
+    pricing = bill.get("bill.figures.pricing", "pricing")
+    rate = bill.get("bill.figures.gpu_rate_usd_per_gpu_hour")
+    if pricing == "owned" and isinstance(rate, (int, float)) and abs(rate - price) > 0.005:
+        # owned: the compute lines charge the amortised hardware; the energy line bills the rest
+        # (the rate the index's sentences name, glance.bill_glance)
+        return (f" → {fmt_usd(rate)}/GPU-h of hardware, the compute lines' rate, + "
+                f"{fmt_usd(price - rate)} of energy = {fmt_usd(price)}, the bill's (owned)")
+    return f" → {fmt_usd(price)}/GPU-h, the bill's ({pricing})"
 
 
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
