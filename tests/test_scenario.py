@@ -43,8 +43,9 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("n_gpus: -8\n", "n_gpus=-8 must be > 0"),
     ("n_gpus: 8.5\n", "n_gpus=8.5 must be a whole number"),
     ("n_gpus: lots\n", "n_gpus='lots' must be a whole number"),
-    ("n_gpus: 2k\n", r"n_gpus='2k' must be a whole number \(write 15e12 for 15T, 2048 for 2k"),
-    ("train_tokens: 15T\n", r"train_tokens='15T' must be a number \(write 15e12"),
+    # the hint writes out the number the suffix stands for (k 1e3, T 1e12, % 0.01)
+    ("n_gpus: 2k\n", r"n_gpus='2k' must be a whole number \(write 2000 for 2k\)"),
+    ("train_tokens: 15T\n", r"train_tokens='15T' must be a number \(write 1\.5e\+13 for 15T\)"),
     # a fine-tune-only bill is not modelled: said, not a bare "must be > 0"
     ("train_tokens: 0\n", r"train_tokens=0.0 must be > 0: every bill prices a pre-training run "
      r"\(a bill of fine-tuning or RL alone on a released model is not modelled yet"),

@@ -723,8 +723,12 @@ def _coerce(p: Param, value):
         return value
     if not is_number(value):
         hint = ""
-        if isinstance(value, str) and re.fullmatch(r"\s*[\d.]+\s*[kKmMbBtT%]\s*", value):
-            hint = " (write 15e12 for 15T, 2048 for 2k, 0.40 for 40%)"
+        short = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*([kKmMbBtT%])\s*", value) \
+            if isinstance(value, str) else None
+        if short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
+            scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
+            hint = "" if p.name == "mfu" and short[2] == "%" else \
+                f" (write {float(short[1]) * scale:g} for {value.strip()})"
         elif isinstance(value, str) and _unit_number(value) is not None:
             hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                     f"{p.doc.split(';')[0]})")
