@@ -2169,3 +2169,11 @@ def test_a_separate_set_up_inside_one_node_syncs_over_nvlink():
     assert across == pytest.approx(w / (acc.scaleout_bytes_per_s_per_dir
                                         * eff.scaleout_fraction), rel=1e-9)
     assert across > 5 * inside
+
+
+def test_an_unknown_split_is_refused_by_name():
+    # 'held-out' (the MFU validation's spelling) selected no row and failed deep in pandas
+    # (KeyError 'predicted_s'); the RL table's splits are 'calibration' and 'heldout'
+    with pytest.raises(ValueError, match=r"split='held-out' must be None .* one of "
+                                         r"\['calibration', 'heldout'\]"):
+        rl.rl_validation(split="held-out")

@@ -3957,6 +3957,10 @@ def rl_validation(mode: str = "model", split: str | None = None,
     enters it).
     """
     d = load_rl_validation()
+    splits = sorted(set(d["split"]) - {"not_evaluated"})
+    if split is not None and split not in splits:
+        raise ValueError(f"split={split!r} must be None (every evaluated row) or one of "
+                         f"{splits} (data/rl_iterations.csv)")
     d = d[d["split"] != "not_evaluated"] if split is None else d[d["split"] == split]
     out = []
     for _, r in d.iterrows():
