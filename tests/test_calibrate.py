@@ -556,18 +556,61 @@ def test_mamf_log_published_gh200_parsed_and_fitted():
 
 
 def test_mamf_log_current_format_fp8():
-    """mamf-finder.py since 2025 prints ``max:    X TFLOPS @ MxNxK (MxNxK)`` (stas00/ml-engineering
-    compute/accelerator/benchmarks/mamf-finder.py at 744d01e18b79512572f64a6bbd8b5f4a725203a7,
-    the ``Tried {num_shapes} shapes => the best outcomes were`` block) and ``** Dtype: torch.X``.
-    No full FP8 log of that format is published; the two lines the parser reads carry the
-    compute/accelerator/README.md FP8 table's H100 SXM row at the same commit: 1402.6 TFLOPS
-    @ 1024x9216x14336, "Theory 1979, Efficiency 70.9%". Fitted at the catalogue's FP8 dense
-    peak 1,978.9 TFLOPS: 1402.6 / 1978.9 = 0.7088, against the published 70.9 % within ±0.001."""
-    log = "** Dtype: torch.float8_e4m3fn\n\nmax:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+    """mamf-finder.py since 2025 prints ``mean:``, ``median:`` and ``max:    X TFLOPS @ MxNxK
+    (MxNxK)`` lines (stas00/ml-engineering compute/accelerator/benchmarks/mamf-finder.py at
+    744d01e18b79512572f64a6bbd8b5f4a725203a7, the ``Tried {num_shapes} shapes => the best
+    outcomes were`` block: ``max`` from each shape's fastest iteration, ``np.amin(times)``) and
+    ``** Dtype: torch.X``. The catalogue's fractions are the README's MAMF table, "a mean of 100
+    iterations after 50 warmup iterations", so the ``mean:`` line is the one read. No full FP8
+    log of that format is published; the ``mean:`` line carries the compute/accelerator/README.md
+    FP8 table's H100 SXM row at the same commit: 1402.6 TFLOPS @ 1024x9216x14336, "Theory 1979,
+    Efficiency 70.9%". Fitted at the catalogue's FP8 dense peak 1,978.9 TFLOPS: 1402.6 / 1978.9
+    = 0.7088, against the published 70.9 % within ±0.001. The ``max:`` line's 1500.0 is
+    illustrative (no published max): read, it would give 0.758, and it is not."""
+    log = ("** Dtype: torch.float8_e4m3fn\n\nTried 1 shapes => the best outcomes were:\n"
+           "mean:   1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+           "median: 1450.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+           "max:    1500.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
     r = cal.parse_mamf_log(log)
     assert r["dtype"] == "fp8" and (r["m"], r["n"], r["k"]) == (1024, 9216, 14336)
+    assert r["tflops"] == 1402.6 and r["basis"] == "mean"
     eff = cal.efficiency_from_mamf_log("H100-SXM", log)
     assert eff.matmul_fraction == pytest.approx(0.709, abs=1e-3)
+    assert "(mean) = 70.9% of the fp8 peak" in eff.source
+    no_mean = log.replace("mean:   1402.6", "ignored 0")
+    assert cal.parse_mamf_log(no_mean)["basis"] == "median"
+    only_max = cal.parse_mamf_log("max:    1500.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+    assert only_max["tflops"] == 1500.0 and only_max["basis"].startswith("max (each shape's")
+    # the first version's 'The best outcome was X(max)/Y(median)' (mamf-finder.py at 9057122):
+    # its median is read
+    first = cal.parse_mamf_log("The best outcome was 794.5(max)/780.2(median) TFLOPS @ "
+                               "6144x4096x8192 (MxNxK) (tried 5 shapes)")
+    assert (first["tflops"], first["basis"]) == (780.2, "median")
+
+
+def test_mamf_log_form_factor_must_agree():
+    """An H100 PCIe or NVL log priced as the H100-SXM's: 600 TFLOPS is 0.606 of the SXM's
+    989.4 TFLOPS dense BF16 peak but about 0.79 of the PCIe's 756 (NVIDIA H100 datasheet:
+    1,979 and 1,513 TFLOPS with sparsity): refused, naming both names, the rule and that the
+    catalogue has no H100 PCIe row. The SXM's own device name ('NVIDIA H100 80GB HBM3') states
+    no form factor and passes; an A100-SXM4 log on the A100-80GB (no form factor in its name)
+    passes; GB200-NVL72's 'NVL72' is a rack, not the NVL card."""
+    pcie = ("_CudaDeviceProperties(name='NVIDIA H100 PCIe', major=9, minor=0)\n"
+            "mean:   600.0 TFLOPS @ 8192x8192x8192 (MxNxK)\n")
+    with pytest.raises(ValueError, match=r"device='NVIDIA H100 PCIe' in the log's header is an "
+                       r"H100 PCIe, not the H100-SXM's SXM .*the rule: when both names state a "
+                       r"form factor.*the catalogue has no H100 PCIe row"):
+        cal.efficiency_from_mamf_log("H100-SXM", pcie)
+    with pytest.raises(ValueError, match=r"H100 NVL, not the H100-SXM's SXM"):
+        cal.mamf_device_check("H100-SXM", "NVIDIA H100 NVL")
+    with pytest.raises(ValueError, match=r"H200 NVL, not the H200's SXM"):
+        cal.mamf_device_check("H200", "NVIDIA H200 NVL")
+    assert cal.mamf_device_check("H100-SXM", "NVIDIA H100 80GB HBM3") is None
+    assert cal.mamf_device_check("A100-80GB", "NVIDIA A100-PCIE-40GB") is None
+    assert cal.mamf_device_check("GB200-NVL72", "NVIDIA GB200") is None
+    assert [cal.mamf_form_factor(n) for n in ("NVIDIA A100-SXM4-80GB", "GB200-NVL72",
+                                              "NVIDIA H100 NVL", "H100-SXM")] == \
+        ["SXM", None, "NVL", "SXM"]
 
 
 def test_mamf_log_bad_input_named():
@@ -885,7 +928,7 @@ def test_mamf_logs_become_a_profile(tmp_path, capsys):
     bf16, fp8 = tmp_path / "bf16.txt", tmp_path / "fp8.txt"
     bf16.write_text(MAMF_LOG_GH200_PR60)
     fp8.write_text("** Dtype: torch.float8_e4m3fn\n"
-                   "max:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+                   "mean:   1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
     out = tmp_path / "profile.yaml"
     assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(fp8),
                  "--accelerator", "H100-SXM", "--out", str(out)]) == 0
