@@ -1084,6 +1084,30 @@ def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys
             "scale-out network not in the pilot") in out
 
 
+def test_cli_calibrate_says_whose_band_it_shows_when_widened(tmp_path, capsys):
+    """The README's pilot example (Llama 2 70B on 2,048 H100 SXM, pilots of TP8 PP4 at 64 and
+    256 GPUs, 900 and 860 tokens/s per GPU) with the plan left to the search: the run's plan
+    runs none of the pilots' kernels, 0 % of their correction is carried and the band is
+    widened to the step-time model's own (``bill.pilot.uncarried_band``). The printout said
+    "band widened from A to B" and then "the band widens for: ...", as if B were the pilots'
+    band; it now says the band shown is at least the model's own and that the novelties widen
+    the pilots' band A, the one the widened line names."""
+    from llmcost.present.cli import main
+    path = tmp_path / "readme.yaml"
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+                    "seq_len: 4096\ntp: 8\npp: 4\npilot:\n"
+                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4}\n"
+                    "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4}\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    was = re.search(r"band widened from (\S+%-\S+%) to", out)
+    assert was, out
+    assert ("none of the pilots' compute correction was carried, so the band shown is at least "
+            "the step-time model's own for this plan; the pilots' band before that "
+            f"({was.group(1)}) widens for (what the run adds to the smallest pilot, 64 GPUs") in out
+    assert "32x the pilot's GPUs" in out and "the band widens for" not in out
+
+
 def test_a_scale_out_factor_below_one_nic_per_node_is_warned_with_its_pilots(tmp_path, capsys):
     """A new-user trial: two pilots of Llama 3.1 70B on H100 (TP8 PP4, 2,048 sequences of 8,192
     tokens per step) at 64 GPUs, 850 tokens/s per GPU, and 256 GPUs, 800, were fitted with
