@@ -210,8 +210,8 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
     derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
     dense BF16); the pilot's residual r = log(measured ÷ model) carries
-    w = 1 − 0.060² ÷ min(r², V) − shift² of itself to the 2,048-GPU target (same kernels, the same-kernel
-    drift of calibrate.PILOT_DRIFT; the pilot's
+    w = 1 − 0.060² ÷ min(r², V) − shift² of itself to the 2,048-GPU target (same kernels, the
+    same-kernel drift of calibrate.PILOT_DRIFT; the pilot's
     DP2 crosses nodes, so one scale confounds the kernels with the network and
     shift = |ln(compute share at the target ÷ at the pilot)|, each share compute_s ÷ step_time_s
     of the uncalibrated engine; r² = 0.0069 is below the pilots' spread V = 0.0118, so r² is the
