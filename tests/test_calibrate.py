@@ -279,6 +279,35 @@ def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
     assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err
     code, out = _run_cli(tmp_path, capsys, tps="fast")
     assert code == 2 and "pilot[0].tokens_per_s_per_gpu" in out.err
+    # far too slow (1 token/s per GPU): named by its record, as the other pilot refusals are
+    code, out = _run_cli(tmp_path, capsys, tps=1)
+    assert code == 2 and "pilot[0].tokens_per_s_per_gpu=1 (the 64-GPU pilot" in out.err
+
+
+def test_bad_band_and_transfer_input_is_refused_by_name():
+    """A non-finite residual carried a number (``transfer_weight(nan)`` is 1 − σ²/nan); a
+    negative novelty count indexed the band table from its end (k = −1 gave the 3+-novelty
+    width) and negative doublings narrowed the band; a missing target plan raised
+    AttributeError; ``extrapolate``'s ``n_gpus`` was checked and otherwise unused (no caller
+    passed it): removed."""
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError, match=r"residual=.* must be a finite number"):
+            cal.transfer_weight(bad, True)
+    for k in (-1, 1.5, True):
+        with pytest.raises(ValueError, match=rf"k={k!r} must be a whole number >= 0"):
+            cal.band_half_width(k, 0.0)
+    for d in (-3, math.nan, math.inf):
+        with pytest.raises(ValueError, match=r"doublings=.* must be a finite number >= 0"):
+            cal.band_half_width(0, d)
+    # the accepted inputs, by the rule h = base[min(k, 3)] + per_doubling × doublings
+    assert cal.band_half_width(5, 2.0) == pytest.approx(
+        cal.BAND_HALF_WIDTH[3] + 2 * cal.BAND_PER_SEQ_DOUBLING, abs=1e-12)
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    c = cal.calibrate(p)
+    with pytest.raises(ValueError, match=r"target plan=None must be a ParallelPlan"):
+        cal.extrapolate(c, p.model, None, 2048)
+    with pytest.raises(TypeError, match="n_gpus"):
+        cal.extrapolate(c, p.model, p.plan, 2048, n_gpus=4096)
 
 
 def test_bill_uses_the_extrapolated_mfu(tmp_path):

@@ -211,6 +211,9 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     variance ``(r × shift)²`` added to ``σ² ÷ n`` (hence ``− shift²`` in ``w``).
     ``doublings``: ``|log2(target sequence ÷ pilot sequence)|`` (``drift_at``)."""
     r = float(residual)
+    if not math.isfinite(r):
+        raise ValueError(f"residual={residual!r} must be a finite number (the log of measured ÷ "
+                         "predicted MFU at the pilot)")
     if isinstance(n_pilots, bool) or int(n_pilots) != n_pilots or n_pilots < 1:
         raise ValueError(f"n_pilots={n_pilots!r} must be a whole number >= 1")
     if isinstance(shift, bool) or not math.isfinite(float(shift)):
@@ -323,10 +326,18 @@ def band_half_width(k: int, doublings: float, base: tuple | None = None,
                     per_doubling: float | None = None) -> float:
     """Half-width of the band (fraction of the MFU):
     ``h = base[min(k, len(base) − 1)] + per_doubling × doublings`` (``BAND_HALF_WIDTH`` and
-    ``BAND_PER_SEQ_DOUBLING`` by default; ``band_terms`` gives ``k`` and ``doublings``)."""
+    ``BAND_PER_SEQ_DOUBLING`` by default; ``band_terms`` gives ``k`` and ``doublings``): a
+    ValueError unless ``k`` is a whole number >= 0 and ``doublings`` a finite number >= 0."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+        raise ValueError(f"k={k!r} must be a whole number >= 0 (how many novelties the target "
+                         "adds to the pilot, band_terms)")
+    x = float(doublings)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"doublings={doublings!r} must be a finite number >= 0 "
+                         "(|log2(target sequence ÷ pilot sequence)|, band_terms)")
     b = BAND_HALF_WIDTH if base is None else tuple(base)
     beta = BAND_PER_SEQ_DOUBLING if per_doubling is None else float(per_doubling)
-    return float(b[min(int(k), len(b) - 1)] + beta * float(doublings))
+    return float(b[min(int(k), len(b) - 1)] + beta * x)
 
 
 #: The keys of a scenario's ``pilot:`` records and their kinds (``pilots_from_scenario``).
@@ -706,7 +717,10 @@ def calibrate(pilots) -> Calibration:
 
     big = max(pilots, key=lambda p: p.n_gpus)
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
-    msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
+    # a scenario's pilot by its record ("pilot[1].tokens_per_s_per_gpu"), others as a pilot's
+    field = (f"{p0.label}.tokens_per_s_per_gpu" if p0.label.startswith("pilot[")
+             else "pilot tokens_per_s_per_gpu")
+    msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
            f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
            f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
            f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
@@ -980,7 +994,7 @@ class Extrapolation:
 
 
 def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
-                options: StepOptions | None = None, n_gpus: int | None = None,
+                options: StepOptions | None = None,
                 drift: dict | None = None) -> Extrapolation:
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
@@ -1004,13 +1018,16 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     Raises
     ------
     ValueError
-        A target smaller than the smallest pilot (``n_gpus``), or a plan breaking a model rule.
+        A target smaller than the smallest pilot (``plan.n_gpus``), a ``plan`` that is not a
+        ``ParallelPlan``, or a plan breaking a model rule.
     """
     if not isinstance(cal, Calibration):
         raise ValueError(f"cal={cal!r} must be a Calibration (llmcost.calibrate)")
+    if not isinstance(plan, ParallelPlan):
+        raise ValueError(f"target plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     p0 = min(cal.pilots, key=lambda p: p.n_gpus)
     model = as_model(model)
-    n = plan.n_gpus if n_gpus is None else int(n_gpus)
+    n = plan.n_gpus
     if n < p0.n_gpus:
         raise ValueError(f"target n_gpus={n} is smaller than the pilot's {p0.n_gpus}: a pilot "
                          "must be smaller than (or as large as) the run it extrapolates to")
