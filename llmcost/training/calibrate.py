@@ -182,8 +182,14 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     themselves, ``σ² >= n V``, has no transferable part a pilot could identify, however large
     this pilot's residual: on the published series the targets running other kernels than the
     pilot's drift by 0.112 against pilots spread by √0.0118 = 0.109, and carrying their pilots'
-    corrections to them made them worse in sum). The pooled ``V`` alone carried 83 % of a 3 %
-    pilot residual to same-kernel targets and made Narayanan et al. 2021 Table 2's GPT 529.6B
+    corrections to them made them worse in sum). That margin is thin: measured 2026-12-05, the
+    other-kernel drift's square is 0.11155² = 0.01244 against ``V`` = 0.011841 (ratio 1.05; the
+    shipped constants 0.112² = 0.01254 against 0.0118, 1.06), so a re-measurement that moved
+    ``V`` up or the drift down by about 5 % would start carrying a single pilot's correction to
+    targets of other kernels; ``tests/test_pilot_study.py`` pins ``other_kernels² > V``.
+    The pooled ``V`` alone carried 83 % of a 3 % pilot residual to same-kernel targets when this
+    rule was chosen (2026-12-02: ``1 − 0.054² ÷ 0.0174``; 69.5 % with the constants of
+    2026-12-05, ``1 − 0.060² ÷ 0.0118``) and made Narayanan et al. 2021 Table 2's GPT 529.6B
     worse; ``r²`` alone carried 39 % of llm-foundry's MPT-760M A100 512-token residual to its
     2,048-token run (``benchmarks/validate_pilot.py``'s docstring).
 
