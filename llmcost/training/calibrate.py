@@ -1847,17 +1847,25 @@ MAMF_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e4m3fnuz": "f
 #: line, then the first versions' ``The best outcome was X(max)/Y(median)`` (its median) or
 #: ``The best outcome was X``, each named.
 _MAMF_MAX = (
-    ("MAMF headline (median of the best shape's 5 fastest boost iterations)",
+    ("MAMF headline",
      re.compile(r"^MAMF \(max achievable,\s*boost burst\):\s*(\S+?)\s*TFLOPS\s*@\s*"
                 r"(\d+)x(\d+)x(\d+)", re.M)),
     ("mean", re.compile(r"^mean:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
     ("median", re.compile(r"^median:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
     ("median", re.compile(r"The best outcome was\s*\S+?\(max\)/(\S+?)\(median\)\s*TFLOPS\s*@\s*"
                           r"(\d+)x(\d+)x(\d+)")),
-    ("max (each shape's fastest iteration, above the mean the catalogue's fractions are)",
+    ("max",
      re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
-    ("max (each shape's fastest iteration, above the mean the catalogue's fractions are)",
+    ("max",
      re.compile(r"The best outcome was\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)")))
+#: Each basis of ``_MAMF_MAX`` in a profile's source.
+MAMF_BASIS_WORDS = {
+    "MAMF headline": "its MAMF headline, the median of the best shape's 5 fastest boost "
+                     "iterations",
+    "mean": "its mean line, as the catalogue's fractions",
+    "median": "its median line: no mean line in the log",
+    "max": "its max line, each shape's fastest iteration: above the per-shape mean the "
+           "catalogue's fractions are; no mean or median line in the log"}
 _MSMF = re.compile(r"^MSMF \(max sustainable,\s*saturated\):\s*(\S+?)\s*TFLOPS\s*@\s*"
                    r"(\d+)x(\d+)x(\d+)", re.M)
 #: The chip a device or catalogue name names: NVIDIA's (A100, H100, H200, B200, GB200, L40S,
@@ -2004,7 +2012,8 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
     return eff.replace(matmul_fraction=frac, source=(
         f"mamf-finder log ({r['device'] or 'device not printed'}, torch {r['torch'] or '?'}): "
         f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} "
-        f"({r.get('basis') or 'max'}) = {frac:.1%} of the {r['dtype']} peak"
+        f"({MAMF_BASIS_WORDS.get(r.get('basis'), r.get('basis') or 'max')}) = {frac:.1%} of "
+        f"the {r['dtype']} peak"
         + (f" (its MSMF, the sustained rate, {r['msmf_tflops']:.1f} TFLOPS, is not priced: the "
            "catalogue's fractions are burst rates)" if r.get("msmf_tflops") else "")
         + f"; other fields from {eff.accelerator}'s catalogue row"))
