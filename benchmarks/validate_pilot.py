@@ -41,19 +41,22 @@ history says the two rows are that re-run's own: its A100-80GB table was re-meas
 PURE, same micro-batches and accumulation) ran the 760M at 36,719 / 34,888 / 31,763 tokens/s per
 GPU at 512 / 1,024 / 2,048 tokens, the expected order. Between the two tables the 760M's 512-
 and 1,024-token rows lost 19.8 % and 14.7 %, while the other 38 rows of the 125M-3B models moved
-by -1.9 % to +3.9 % (one +10.6 %, the 350M at 32,768 tokens). The engine is 31 % fast at the pilot
-and right at 2,048 tokens (+0.1 %), so no kernel rate carried from the pilot can be right at both.
+by -1.9 % to +3.9 % (one +10.6 %, the 350M at 32,768 tokens). The engine was 31 % fast at the
+pilot and right at 2,048 tokens (+0.1 %) when the rule below was chosen (2026-12-02; measured
+2026-12-05: 28.0 % fast and 1.8 % slow), so no kernel rate carried from the pilot can be right at
+both.
 
 What resolved it is not a rule about that series but how the shrinkage estimates the residual's
 mean square (``calibrate.transfer_weight``): the smaller of the pilot's own r² and the pilots'
 spread over the series, ``pilot_residual_var`` (Efron & Morris's S ÷ (k - 2), re-measured
 leave-one-series-out with the drift). The targets running other kernels than their pilot drift by
-more (0.170) than the pilots' residuals spread (0.133), so no pilot's correction is carried to
-them, however large; measured over the 130 such targets, the corrections the pilot's r² alone
-carried there (to 14 of them) made them worse in sum (13.6 points of |error|). Rules tried, each
-judged as here (one-scale mean in-sample / LOSO; series worse than uncalibrated; two-scale LOSO in
-its definition; band coverage LOSO): r² alone (before) 8.6 / 8.7 %, MPT-760M A100, 2.8 / 8.0 %,
-93.2 %; the pooled spread alone (Efron-Morris) 8.4 / 8.5 %, Megatron-LM GPT 529.6B (1.2 % -> 1.6 %:
+more than the pilots' residuals spread (0.170 against 0.133 when the rule was chosen,
+2026-12-02; 0.112 against √0.0118 = 0.109 with the constants of 2026-12-05, a thin margin), so
+no pilot's correction is carried to them, however large; measured then over the 130 such
+targets, the corrections the pilot's r² alone carried there (to 14 of them) made them worse in
+sum (13.6 points of |error|). Rules tried on 2026-12-02, each judged as here (one-scale mean
+in-sample / LOSO; series worse than uncalibrated; two-scale LOSO in its definition; band
+coverage LOSO): r² alone (before) 8.6 / 8.7 %, MPT-760M A100, 2.8 / 8.0 %, 93.2 %; the pooled spread alone (Efron-Morris) 8.4 / 8.5 %, Megatron-LM GPT 529.6B (1.2 % -> 1.6 %:
 83 % of its +3 % residual carried to same-kernel runs), 3.1 / 6.8 %, 92.6 %; the pooled mean
 square without the k - 2 correction the same miss; the smaller of the two (shipped) 8.5 / 8.5 %,
 none, 3.1 / 8.0 %, 92.6 %. The MPT-760M A100 series is now calibrated to exactly its uncalibrated

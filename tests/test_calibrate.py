@@ -210,12 +210,13 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
     derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
     dense BF16); the pilot's residual r = log(measured ÷ model) carries
-    w = 1 − 0.060² ÷ r² − shift² of itself to the 2,048-GPU target (same kernels, the same-kernel
-    drift of calibrate.PILOT_DRIFT; the pilot's
+    w = 1 − 0.060² ÷ min(r², V) − shift² of itself to the 2,048-GPU target (same kernels, the
+    same-kernel drift of calibrate.PILOT_DRIFT; the pilot's
     DP2 crosses nodes, so one scale confounds the kernels with the network and
     shift = |ln(compute share at the target ÷ at the pilot)|, each share compute_s ÷ step_time_s
-    of the uncalibrated engine), so to first order (compute dominates the step) the target's MFU
-    is the model's × (measured ÷ model at the pilot)^w, within 3 %."""
+    of the uncalibrated engine; r² = 0.0069 is below the pilots' spread V = 0.0118, so r² is the
+    one used): the transfer weight is that w within 0.001, and to first order (compute dominates
+    the step) the target's MFU is the model's × (measured ÷ model at the pilot)^w, within 1 %."""
     code, out = _run_cli(tmp_path, capsys)
     assert code == 0, out.err
     lines = out.out
@@ -253,11 +254,19 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
         step.step_time(pil.model, cal.Cluster(load_accelerator("H100-SXM"), q.n_gpus), q,
                        4096, options=pil.options) for q in (pil.plan, plan))]
     assert 0 < math.log(share[1] / share[0]) ** 2 < 0.05   # a small shift: most is carried
-    w = 1 - 0.060 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2  # same-kernel drift 0.060
+    # same-kernel drift 0.060, the pilots' residual spread V = 0.0118 (calibrate.PILOT_DRIFT):
+    # r = -0.0832, r² = 0.0069 < V, so w = 1 - 0.0036 / 0.0069 - shift² = 0.457
+    w = 1 - 0.060 ** 2 / min(r ** 2, 0.0118) - math.log(share[1] / share[0]) ** 2
+    x = cal.extrapolate(c, pil.model, plan, 4096)
+    assert x.transfer == pytest.approx(w, abs=1e-3)
     line = next(x for x in lines.splitlines() if x.strip().startswith("MFU "))
     target = float(line.split()[1].rstrip("%")) / 100
     unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
-    assert target == pytest.approx(unc * (mfu / c.uncalibrated_mfu[0]) ** w, rel=0.03)
+    assert target == pytest.approx(x.mfu, abs=0.0005)   # printed to 0.1 %
+    assert unc == pytest.approx(x.uncalibrated_mfu, abs=0.0005)
+    # first order: the carried factor c^w moves the MFU as the pilot's ratio^w (0.4 % apart here)
+    assert x.mfu == pytest.approx(x.uncalibrated_mfu * (mfu / c.uncalibrated_mfu[0]) ** w,
+                                  rel=0.01)
     assert f"applied at {w:.0%} strength" in text
     assert "32x the pilot's GPUs" in text
 
@@ -270,6 +279,35 @@ def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
     assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err
     code, out = _run_cli(tmp_path, capsys, tps="fast")
     assert code == 2 and "pilot[0].tokens_per_s_per_gpu" in out.err
+    # far too slow (1 token/s per GPU): named by its record, as the other pilot refusals are
+    code, out = _run_cli(tmp_path, capsys, tps=1)
+    assert code == 2 and "pilot[0].tokens_per_s_per_gpu=1 (the 64-GPU pilot" in out.err
+
+
+def test_bad_band_and_transfer_input_is_refused_by_name():
+    """A non-finite residual carried a number (``transfer_weight(nan)`` is 1 − σ²/nan); a
+    negative novelty count indexed the band table from its end (k = −1 gave the 3+-novelty
+    width) and negative doublings narrowed the band; a missing target plan raised
+    AttributeError; ``extrapolate``'s ``n_gpus`` was checked and otherwise unused (no caller
+    passed it): removed."""
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError, match=r"residual=.* must be a finite number"):
+            cal.transfer_weight(bad, True)
+    for k in (-1, 1.5, True):
+        with pytest.raises(ValueError, match=rf"k={k!r} must be a whole number >= 0"):
+            cal.band_half_width(k, 0.0)
+    for d in (-3, math.nan, math.inf):
+        with pytest.raises(ValueError, match=r"doublings=.* must be a finite number >= 0"):
+            cal.band_half_width(0, d)
+    # the accepted inputs, by the rule h = base[min(k, 3)] + per_doubling × doublings
+    assert cal.band_half_width(5, 2.0) == pytest.approx(
+        cal.BAND_HALF_WIDTH[3] + 2 * cal.BAND_PER_SEQ_DOUBLING, abs=1e-12)
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    c = cal.calibrate(p)
+    with pytest.raises(ValueError, match=r"target plan=None must be a ParallelPlan"):
+        cal.extrapolate(c, p.model, None, 2048)
+    with pytest.raises(TypeError, match="n_gpus"):
+        cal.extrapolate(c, p.model, p.plan, 2048, n_gpus=4096)
 
 
 def test_bill_uses_the_extrapolated_mfu(tmp_path):
@@ -556,18 +594,61 @@ def test_mamf_log_published_gh200_parsed_and_fitted():
 
 
 def test_mamf_log_current_format_fp8():
-    """mamf-finder.py since 2025 prints ``max:    X TFLOPS @ MxNxK (MxNxK)`` (stas00/ml-engineering
-    compute/accelerator/benchmarks/mamf-finder.py at 744d01e18b79512572f64a6bbd8b5f4a725203a7,
-    the ``Tried {num_shapes} shapes => the best outcomes were`` block) and ``** Dtype: torch.X``.
-    No full FP8 log of that format is published; the two lines the parser reads carry the
-    compute/accelerator/README.md FP8 table's H100 SXM row at the same commit: 1402.6 TFLOPS
-    @ 1024x9216x14336, "Theory 1979, Efficiency 70.9%". Fitted at the catalogue's FP8 dense
-    peak 1,978.9 TFLOPS: 1402.6 / 1978.9 = 0.7088, against the published 70.9 % within ±0.001."""
-    log = "** Dtype: torch.float8_e4m3fn\n\nmax:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+    """mamf-finder.py since 2025 prints ``mean:``, ``median:`` and ``max:    X TFLOPS @ MxNxK
+    (MxNxK)`` lines (stas00/ml-engineering compute/accelerator/benchmarks/mamf-finder.py at
+    744d01e18b79512572f64a6bbd8b5f4a725203a7, the ``Tried {num_shapes} shapes => the best
+    outcomes were`` block: ``max`` from each shape's fastest iteration, ``np.amin(times)``) and
+    ``** Dtype: torch.X``. The catalogue's fractions are the README's MAMF table, "a mean of 100
+    iterations after 50 warmup iterations", so the ``mean:`` line is the one read. No full FP8
+    log of that format is published; the ``mean:`` line carries the compute/accelerator/README.md
+    FP8 table's H100 SXM row at the same commit: 1402.6 TFLOPS @ 1024x9216x14336, "Theory 1979,
+    Efficiency 70.9%". Fitted at the catalogue's FP8 dense peak 1,978.9 TFLOPS: 1402.6 / 1978.9
+    = 0.7088, against the published 70.9 % within ±0.001. The ``max:`` line's 1500.0 is
+    illustrative (no published max): read, it would give 0.758, and it is not."""
+    log = ("** Dtype: torch.float8_e4m3fn\n\nTried 1 shapes => the best outcomes were:\n"
+           "mean:   1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+           "median: 1450.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+           "max:    1500.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
     r = cal.parse_mamf_log(log)
     assert r["dtype"] == "fp8" and (r["m"], r["n"], r["k"]) == (1024, 9216, 14336)
+    assert r["tflops"] == 1402.6 and r["basis"] == "mean"
     eff = cal.efficiency_from_mamf_log("H100-SXM", log)
     assert eff.matmul_fraction == pytest.approx(0.709, abs=1e-3)
+    assert "(its mean line, as the catalogue's fractions) = 70.9% of the fp8 peak" in eff.source
+    no_mean = log.replace("mean:   1402.6", "ignored 0")
+    assert cal.parse_mamf_log(no_mean)["basis"] == "median"
+    only_max = cal.parse_mamf_log("max:    1500.0 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+    assert only_max["tflops"] == 1500.0 and only_max["basis"] == "max"
+    # the first version's 'The best outcome was X(max)/Y(median)' (mamf-finder.py at 9057122):
+    # its median is read
+    first = cal.parse_mamf_log("The best outcome was 794.5(max)/780.2(median) TFLOPS @ "
+                               "6144x4096x8192 (MxNxK) (tried 5 shapes)")
+    assert (first["tflops"], first["basis"]) == (780.2, "median")
+
+
+def test_mamf_log_form_factor_must_agree():
+    """An H100 PCIe or NVL log priced as the H100-SXM's: 600 TFLOPS is 0.606 of the SXM's
+    989.4 TFLOPS dense BF16 peak but about 0.79 of the PCIe's 756 (NVIDIA H100 datasheet:
+    1,979 and 1,513 TFLOPS with sparsity): refused, naming both names, the rule and that the
+    catalogue has no H100 PCIe row. The SXM's own device name ('NVIDIA H100 80GB HBM3') states
+    no form factor and passes; an A100-SXM4 log on the A100-80GB (no form factor in its name)
+    passes; GB200-NVL72's 'NVL72' is a rack, not the NVL card."""
+    pcie = ("_CudaDeviceProperties(name='NVIDIA H100 PCIe', major=9, minor=0)\n"
+            "mean:   600.0 TFLOPS @ 8192x8192x8192 (MxNxK)\n")
+    with pytest.raises(ValueError, match=r"device='NVIDIA H100 PCIe' in the log's header is an "
+                       r"H100 PCIe, not the H100-SXM's SXM .*the rule: when both names state a "
+                       r"form factor.*the catalogue has no H100 PCIe row"):
+        cal.efficiency_from_mamf_log("H100-SXM", pcie)
+    with pytest.raises(ValueError, match=r"H100 NVL, not the H100-SXM's SXM"):
+        cal.mamf_device_check("H100-SXM", "NVIDIA H100 NVL")
+    with pytest.raises(ValueError, match=r"H200 NVL, not the H200's SXM"):
+        cal.mamf_device_check("H200", "NVIDIA H200 NVL")
+    assert cal.mamf_device_check("H100-SXM", "NVIDIA H100 80GB HBM3") is None
+    assert cal.mamf_device_check("A100-80GB", "NVIDIA A100-PCIE-40GB") is None
+    assert cal.mamf_device_check("GB200-NVL72", "NVIDIA GB200") is None
+    assert [cal.mamf_form_factor(n) for n in ("NVIDIA A100-SXM4-80GB", "GB200-NVL72",
+                                              "NVIDIA H100 NVL", "H100-SXM")] == \
+        ["SXM", None, "NVL", "SXM"]
 
 
 def test_mamf_log_bad_input_named():
@@ -885,7 +966,7 @@ def test_mamf_logs_become_a_profile(tmp_path, capsys):
     bf16, fp8 = tmp_path / "bf16.txt", tmp_path / "fp8.txt"
     bf16.write_text(MAMF_LOG_GH200_PR60)
     fp8.write_text("** Dtype: torch.float8_e4m3fn\n"
-                   "max:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+                   "mean:   1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
     out = tmp_path / "profile.yaml"
     assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(fp8),
                  "--accelerator", "H100-SXM", "--out", str(out)]) == 0
@@ -1039,6 +1120,30 @@ def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys
     assert ("the band widens for (what the run adds to the smallest pilot, 8 GPUs, the pilot the "
             "band is fitted against, even where a larger pilot ran it): 32x the pilot's GPUs; "
             "scale-out network not in the pilot") in out
+
+
+def test_cli_calibrate_says_whose_band_it_shows_when_widened(tmp_path, capsys):
+    """The README's pilot example (Llama 2 70B on 2,048 H100 SXM, pilots of TP8 PP4 at 64 and
+    256 GPUs, 900 and 860 tokens/s per GPU) with the plan left to the search: the run's plan
+    runs none of the pilots' kernels, 0 % of their correction is carried and the band is
+    widened to the step-time model's own (``bill.pilot.uncarried_band``). The printout said
+    "band widened from A to B" and then "the band widens for: ...", as if B were the pilots'
+    band; it now says the band shown is at least the model's own and that the novelties widen
+    the pilots' band A, the one the widened line names."""
+    from llmcost.present.cli import main
+    path = tmp_path / "readme.yaml"
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+                    "seq_len: 4096\ntp: 8\npp: 4\npilot:\n"
+                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4}\n"
+                    "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4}\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    was = re.search(r"band widened from (\S+%-\S+%) to", out)
+    assert was, out
+    assert ("none of the pilots' compute correction was carried, so the band shown is at least "
+            "the step-time model's own for this plan; the pilots' band before that "
+            f"({was.group(1)}) widens for (what the run adds to the smallest pilot, 64 GPUs") in out
+    assert "32x the pilot's GPUs" in out and "the band widens for" not in out
 
 
 def test_a_scale_out_factor_below_one_nic_per_node_is_warned_with_its_pilots(tmp_path, capsys):

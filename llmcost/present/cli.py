@@ -1446,7 +1446,12 @@ def _calibrate(args) -> int:
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
-    if x.half_width:
+    if x.half_width and widened:  # the band shown is not the pilots': say whose it is
+        say(f"  none of the pilots' compute correction was carried, so the band shown is at "
+            f"least the step-time model's own for this plan; the pilots' band before that "
+            f"({x0.mfu_low:.1%}-{x0.mfu_high:.1%}) widens for{ref}: "
+            + ("; ".join(x.novelties) if x.novelties else "no novelty (calibrate.novelties)"))
+    elif x.half_width:
         none = ("no novelty: its parallel dimensions, scale-out network, sequence, "
                 "recomputation and model are the pilot's (calibrate.novelties); the band is the "
                 "narrowest, the drift of the step model from a pilot to a larger run")

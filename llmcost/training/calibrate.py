@@ -72,6 +72,7 @@ import numpy as np
 from ..core.catalog import (
     as_accelerator,
     as_model,
+    list_accelerators,
     load_accelerator,
     load_model,
     load_published_runs,
@@ -181,8 +182,14 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     themselves, ``σ² >= n V``, has no transferable part a pilot could identify, however large
     this pilot's residual: on the published series the targets running other kernels than the
     pilot's drift by 0.112 against pilots spread by √0.0118 = 0.109, and carrying their pilots'
-    corrections to them made them worse in sum). The pooled ``V`` alone carried 83 % of a 3 %
-    pilot residual to same-kernel targets and made Narayanan et al. 2021 Table 2's GPT 529.6B
+    corrections to them made them worse in sum). That margin is thin: measured 2026-12-05, the
+    other-kernel drift's square is 0.11155² = 0.01244 against ``V`` = 0.011841 (ratio 1.05; the
+    shipped constants 0.112² = 0.01254 against 0.0118, 1.06), so a re-measurement that moved
+    ``V`` up or the drift down by about 5 % would start carrying a single pilot's correction to
+    targets of other kernels; ``tests/test_pilot_study.py`` pins ``other_kernels² > V``.
+    The pooled ``V`` alone carried 83 % of a 3 % pilot residual to same-kernel targets when this
+    rule was chosen (2026-12-02: ``1 − 0.054² ÷ 0.0174``; 69.5 % with the constants of
+    2026-12-05, ``1 − 0.060² ÷ 0.0118``) and made Narayanan et al. 2021 Table 2's GPT 529.6B
     worse; ``r²`` alone carried 39 % of llm-foundry's MPT-760M A100 512-token residual to its
     2,048-token run (``benchmarks/validate_pilot.py``'s docstring).
 
@@ -210,6 +217,9 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     variance ``(r × shift)²`` added to ``σ² ÷ n`` (hence ``− shift²`` in ``w``).
     ``doublings``: ``|log2(target sequence ÷ pilot sequence)|`` (``drift_at``)."""
     r = float(residual)
+    if not math.isfinite(r):
+        raise ValueError(f"residual={residual!r} must be a finite number (the log of measured ÷ "
+                         "predicted MFU at the pilot)")
     if isinstance(n_pilots, bool) or int(n_pilots) != n_pilots or n_pilots < 1:
         raise ValueError(f"n_pilots={n_pilots!r} must be a whole number >= 1")
     if isinstance(shift, bool) or not math.isfinite(float(shift)):
@@ -322,10 +332,18 @@ def band_half_width(k: int, doublings: float, base: tuple | None = None,
                     per_doubling: float | None = None) -> float:
     """Half-width of the band (fraction of the MFU):
     ``h = base[min(k, len(base) − 1)] + per_doubling × doublings`` (``BAND_HALF_WIDTH`` and
-    ``BAND_PER_SEQ_DOUBLING`` by default; ``band_terms`` gives ``k`` and ``doublings``)."""
+    ``BAND_PER_SEQ_DOUBLING`` by default; ``band_terms`` gives ``k`` and ``doublings``): a
+    ValueError unless ``k`` is a whole number >= 0 and ``doublings`` a finite number >= 0."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+        raise ValueError(f"k={k!r} must be a whole number >= 0 (how many novelties the target "
+                         "adds to the pilot, band_terms)")
+    x = float(doublings)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"doublings={doublings!r} must be a finite number >= 0 "
+                         "(|log2(target sequence ÷ pilot sequence)|, band_terms)")
     b = BAND_HALF_WIDTH if base is None else tuple(base)
     beta = BAND_PER_SEQ_DOUBLING if per_doubling is None else float(per_doubling)
-    return float(b[min(int(k), len(b) - 1)] + beta * float(doublings))
+    return float(b[min(int(k), len(b) - 1)] + beta * x)
 
 
 #: The keys of a scenario's ``pilot:`` records and their kinds (``pilots_from_scenario``).
@@ -705,7 +723,10 @@ def calibrate(pilots) -> Calibration:
 
     big = max(pilots, key=lambda p: p.n_gpus)
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
-    msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
+    # a scenario's pilot by its record ("pilot[1].tokens_per_s_per_gpu"), others as a pilot's
+    field = (f"{p0.label}.tokens_per_s_per_gpu" if p0.label.startswith("pilot[")
+             else "pilot tokens_per_s_per_gpu")
+    msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
            f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
            f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
            f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
@@ -979,7 +1000,7 @@ class Extrapolation:
 
 
 def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
-                options: StepOptions | None = None, n_gpus: int | None = None,
+                options: StepOptions | None = None,
                 drift: dict | None = None) -> Extrapolation:
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
@@ -1003,13 +1024,16 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     Raises
     ------
     ValueError
-        A target smaller than the smallest pilot (``n_gpus``), or a plan breaking a model rule.
+        A target smaller than the smallest pilot (``plan.n_gpus``), a ``plan`` that is not a
+        ``ParallelPlan``, or a plan breaking a model rule.
     """
     if not isinstance(cal, Calibration):
         raise ValueError(f"cal={cal!r} must be a Calibration (llmcost.calibrate)")
+    if not isinstance(plan, ParallelPlan):
+        raise ValueError(f"target plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     p0 = min(cal.pilots, key=lambda p: p.n_gpus)
     model = as_model(model)
-    n = plan.n_gpus if n_gpus is None else int(n_gpus)
+    n = plan.n_gpus
     if n < p0.n_gpus:
         raise ValueError(f"target n_gpus={n} is smaller than the pilot's {p0.n_gpus}: a pilot "
                          "must be smaller than (or as large as) the run it extrapolates to")
@@ -1668,9 +1692,12 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
     * ``gemm``: ``(m, n, k, seconds)`` timings of ``(m × k) · (k × n)`` products in ``dtype``
       (``"bf16"`` or ``"fp8"``): achieved rate ``2 m n k ÷ seconds`` (one multiply-add = 2 FLOP),
       and ``matmul_fraction = max over shapes (rate) ÷ peak(dtype)`` (the dtype's dense datasheet
-      peak, ``Accelerator.peak_flops_per_s``): the maximum achievable matmul FLOP/s over the
-      shapes, as stas00's mamf-finder reports it (ml-engineering,
-      compute/accelerator/benchmarks/mamf-finder.py), the quantity the catalogue's fraction is.
+      peak, ``Accelerator.peak_flops_per_s``): the best matmul FLOP/s over the shapes, as
+      stas00's mamf-finder reports it (ml-engineering,
+      compute/accelerator/benchmarks/mamf-finder.py). The catalogue's fraction is the best over
+      shapes of each shape's mean time (stas00's MAMF table, "a mean of 100 iterations after 50
+      warmup iterations"): give each shape's mean (or median) time, not its fastest iteration,
+      for the fraction to be the same quantity (``run_microbench`` gives the median).
       The engine applies ``matmul_fraction`` to the peak of the run's dtype: an FP8 fraction is
       for FP8 runs, a BF16 one for BF16 runs.
     * ``attention``: ``(batch, heads, seq_len, head_dim, seconds)`` timings of a causal BF16
@@ -1809,10 +1836,36 @@ def _scaleup_fraction(acc, allreduce) -> tuple:
 #: OCP format or AMD's ``fnuz`` variants is priced at the FP8 dense peak.
 MAMF_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e4m3fnuz": "fp8",
                "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
-_MAMF_MAX = (re.compile(r"^MAMF \(max achievable,\s*boost burst\):\s*(\S+?)\s*TFLOPS\s*@\s*"
-                        r"(\d+)x(\d+)x(\d+)", re.M),
-             re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
-             re.compile(r"The best outcome was\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)"))
+#: mamf-finder's result lines, the first present read (``parse_mamf_log``), each with its basis:
+#: what the catalogue's matmul fractions are (data/efficiency.csv: stas00's MAMF table,
+#: compute/accelerator/README.md, "Reporting a mean of 100 iterations after 50 warmup
+#: iterations for each shape") is the best over shapes of each shape's mean, the ``mean:`` line
+#: of the versions that print mean, median and max (mamf-finder.py at 744d01e, benchmark version
+#: 2: ``max:`` is each shape's fastest single iteration, ``np.amin(times)``, a burst above the
+#: mean). Version 4's headline (the median of a shape's 5 fastest boost-clock iterations) is read
+#: when present; a log without a ``mean:`` line falls back to its ``median:``, then ``max:``
+#: line, then the first versions' ``The best outcome was X(max)/Y(median)`` (its median) or
+#: ``The best outcome was X``, each named.
+_MAMF_MAX = (
+    ("MAMF headline",
+     re.compile(r"^MAMF \(max achievable,\s*boost burst\):\s*(\S+?)\s*TFLOPS\s*@\s*"
+                r"(\d+)x(\d+)x(\d+)", re.M)),
+    ("mean", re.compile(r"^mean:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
+    ("median", re.compile(r"^median:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
+    ("median", re.compile(r"The best outcome was\s*\S+?\(max\)/(\S+?)\(median\)\s*TFLOPS\s*@\s*"
+                          r"(\d+)x(\d+)x(\d+)")),
+    ("max",
+     re.compile(r"^max:\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M)),
+    ("max",
+     re.compile(r"The best outcome was\s*(\S+?)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)")))
+#: Each basis of ``_MAMF_MAX`` in a profile's source.
+MAMF_BASIS_WORDS = {
+    "MAMF headline": "its MAMF headline, the median of the best shape's 5 fastest boost "
+                     "iterations",
+    "mean": "its mean line, as the catalogue's fractions",
+    "median": "its median line: no mean line in the log",
+    "max": "its max line, each shape's fastest iteration: above the per-shape mean the "
+           "catalogue's fractions are; no mean or median line in the log"}
 _MSMF = re.compile(r"^MSMF \(max sustainable,\s*saturated\):\s*(\S+?)\s*TFLOPS\s*@\s*"
                    r"(\d+)x(\d+)x(\d+)", re.M)
 #: The chip a device or catalogue name names: NVIDIA's (A100, H100, H200, B200, GB200, L40S,
@@ -1838,15 +1891,17 @@ MAMF_MIN_FRACTION = 0.10
 def parse_mamf_log(text: str) -> dict:
     """The result of a mamf-finder log (stas00/ml-engineering,
     compute/accelerator/benchmarks/mamf-finder.py): ``{"tflops", "m", "n", "k", "dtype", "line",
-    "device", "torch", "shapes_tried"}``. ``tflops`` is the maximum over the shapes tried
-    (10^12 FLOP/s, the script's legend), at the ``M × N × K`` shape printed beside it, from the
-    script's ``MAMF (max achievable,  boost burst): X TFLOPS @ MxNxK`` headline (its version
+    "device", "torch", "shapes_tried", "basis"}``. ``tflops`` is the best over the shapes tried
+    (10^12 FLOP/s, the script's legend), at the ``M × N × K`` shape printed beside it, of the
+    first result line ``_MAMF_MAX`` finds, ``basis`` naming which: the script's
+    ``MAMF (max achievable,  boost burst): X TFLOPS @ MxNxK`` headline (its version
     that measures the sustainable rate too, stas00/ml-engineering branch fast-mamf, commit
     082816f9be8aeb6b65b074c33cb354a7ca1e7087, compute/accelerator/benchmarks/mamf-finder.py
     lines 1236-1237 and ``format_headline``; its ``MSMF (max sustainable, saturated)`` rate is
     kept as ``msmf_tflops``, else None: the catalogue's fractions are burst rates, so the MAMF is
-    the one priced), its ``max:`` line (its versions since 2025 print mean, median and max) or its
-    earlier ``The best outcome was ... TFLOPS @ MxNxK`` line; ``shapes_tried`` from ``Tried N
+    the one priced), its ``mean:`` line (its versions since 2025 print mean, median and max; the
+    catalogue's fractions are means of 100 iterations), else its ``median:`` or ``max:`` line,
+    or its earlier ``The best outcome was ... TFLOPS @ MxNxK`` line; ``shapes_tried`` from ``Tried N
     shapes`` (any spacing: a log printed ``Tried  4913 shapes``); ``dtype`` from its ``** Dtype: torch.X``
     header (``MAMF_DTYPES``; ``"bf16"``, the script's default, when the header is absent);
     ``device`` and ``torch`` from its header where printed, else None; ``line`` the result line
@@ -1861,15 +1916,15 @@ def parse_mamf_log(text: str) -> dict:
     """
     if not isinstance(text, str):
         raise ValueError(f"text={type(text).__name__} must be the text of a mamf-finder log")
-    hit = None
-    for pattern in _MAMF_MAX:
+    hit = basis = None
+    for basis, pattern in _MAMF_MAX:
         hit = pattern.search(text)
         if hit:
             break
     if hit is None:
         raise ValueError("no mamf-finder result line ('MAMF (max achievable, boost burst): X "
-                         "TFLOPS @ MxNxK', 'max: X TFLOPS @ MxNxK' or 'The best outcome was X "
-                         "TFLOPS @ MxNxK') in the log")
+                         "TFLOPS @ MxNxK', 'mean: X TFLOPS @ MxNxK', 'median: ...', 'max: ...' "
+                         "or 'The best outcome was X TFLOPS @ MxNxK') in the log")
     tflops, shape = _mamf_result(hit)
     d = re.search(r"\*\* Dtype:\s*torch\.(\w+)", text)
     dtype = d.group(1) if d else "bfloat16"
@@ -1880,7 +1935,7 @@ def parse_mamf_log(text: str) -> dict:
     tv = re.search(r"^(?:- )?torch=(\S+)", text, re.M)
     tried = re.search(r"[Tt]ried\s+(\d+)\s+shapes", text)
     ms = _MSMF.search(text)
-    return {"tflops": tflops, "m": shape[0], "n": shape[1], "k": shape[2],
+    return {"tflops": tflops, "m": shape[0], "n": shape[1], "k": shape[2], "basis": basis,
             "dtype": MAMF_DTYPES[dtype], "line": " ".join(hit.group(0).split()),
             "device": dev.group(1) if dev else None, "torch": tv.group(1) if tv else None,
             "shapes_tried": int(tried.group(1)) if tried else None,
@@ -1956,8 +2011,9 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
     eff = base if base is not None else load_efficiency_row(accelerator)
     return eff.replace(matmul_fraction=frac, source=(
         f"mamf-finder log ({r['device'] or 'device not printed'}, torch {r['torch'] or '?'}): "
-        f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} = {frac:.1%} "
-        f"of the {r['dtype']} peak"
+        f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} "
+        f"({MAMF_BASIS_WORDS.get(r.get('basis'), r.get('basis') or 'max')}) = {frac:.1%} of "
+        f"the {r['dtype']} peak"
         + (f" (its MSMF, the sustained rate, {r['msmf_tflops']:.1f} TFLOPS, is not priced: the "
            "catalogue's fractions are burst rates)" if r.get("msmf_tflops") else "")
         + f"; other fields from {eff.accelerator}'s catalogue row"))
@@ -1974,12 +2030,38 @@ def mamf_chip(name: str | None) -> str | None:
     return MAMF_CHIP_ALIASES.get(chip, chip)
 
 
+#: The form factor a device or catalogue name states: PCIe card, NVL (NVIDIA's dual-slot PCIe
+#: card bridged by NVLink, "H100 NVL", not a rack's "NVL72") or SXM module (any generation,
+#: "A100-SXM4"). One chip at two form factors runs at two clocks and power limits: the H100 SXM's
+#: dense BF16 peak is 989.4 TFLOPS, the H100 PCIe's about 756 (NVIDIA H100 datasheet: 1,979 and
+#: 1,513 TFLOPS with sparsity): a PCIe log priced on the SXM row would read its matmul rate as a
+#: fraction of the wrong peak (600 TFLOPS: 0.606 of the SXM's peak, 0.79 of the PCIe's).
+_FORM = re.compile(r"(?<![A-Za-z])(PCIE|SXM\d?|NVL(?!\d))(?![A-Za-z])", re.I)
+#: Catalogue rows whose name states no form factor though their source does (data/accelerators.csv:
+#: H200's figures are the H200 SXM's, H800's the H800 SXM's).
+MAMF_CATALOGUE_FORM = {"H200": "SXM", "H800": "SXM"}
+
+
+def mamf_form_factor(name: str | None) -> str | None:
+    """The form factor a device or catalogue name states (``_FORM``): "PCIe", "NVL" or "SXM"
+    ("NVIDIA H100 PCIe" -> "PCIe", "NVIDIA A100-SXM4-80GB" -> "SXM", "H100-SXM" -> "SXM",
+    "GB200-NVL72" -> None, a rack, not the NVL card), through ``MAMF_CATALOGUE_FORM`` for a
+    catalogue name; None when it states none."""
+    hit = _FORM.search(name or "")
+    if hit is None:
+        return MAMF_CATALOGUE_FORM.get((name or "").strip().upper())
+    form = hit.group(1).upper()
+    return "SXM" if form.startswith("SXM") else "PCIe" if form == "PCIE" else form
+
+
 def mamf_device_check(accelerator: str, device: str | None) -> str | None:
     """Whether a mamf-finder log's ``device`` (its header's device name, ``parse_mamf_log``) is
     the catalogue ``accelerator`` it is priced on: a ValueError naming both when their chips
     differ (``mamf_chip``: a log of an A100 read as an H100's would price the H100's matmuls at
-    the A100's rate), a warning in words when the log names no device or either name no chip
-    (nothing to compare), None when they agree."""
+    the A100's rate) or when both state a form factor and they differ (``mamf_form_factor``:
+    an H100 PCIe or NVL log read as the H100-SXM's would be a fraction of the SXM's higher
+    peak), a warning in words when the log names no device or either name no chip (nothing to
+    compare), None when they agree."""
     if not device:
         return (f"the mamf-finder log names no device (its header's device line is absent): "
                 f"it is taken as the {accelerator}'s, unchecked")
@@ -1992,6 +2074,19 @@ def mamf_device_check(accelerator: str, device: str | None) -> str | None:
                          f"{accelerator}'s chip {mine} it would be priced on: give a log of the "
                          f"{mine}, or the {theirs}'s catalogue name as --accelerator (llmcost "
                          "list accelerators)")
+    form, their_form = mamf_form_factor(accelerator), mamf_form_factor(device)
+    if form and their_form and form != their_form:
+        rows = [n for n in list_accelerators()["name"]
+                if mamf_chip(n) == theirs and mamf_form_factor(n) == their_form]
+        fix = (f"give its catalogue name {rows[0]} as --accelerator" if rows else
+               f"the catalogue has no {theirs} {their_form} row (llmcost list accelerators): give "
+               f"a log of an {theirs} {form}, or leave --mamf-log out and price the "
+               f"{accelerator} at its catalogue fractions")
+        raise ValueError(
+            f"device={device!r} in the log's header is an {theirs} {their_form}, not the "
+            f"{accelerator}'s {form} it would be priced on (the rule: when both names state a "
+            "form factor, PCIe, NVL or SXM, they must agree; one chip's forms run at other "
+            f"clocks and peaks): {fix}")
     return None
 
 
@@ -2131,7 +2226,9 @@ def _fp8_supported(torch) -> bool:
 
 
 def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
-    """Time, on the current CUDA device (CUDA events, after a warm-up, best of ``repeats``):
+    """Time, on the current CUDA device (CUDA events, after a warm-up, the median of ``repeats``:
+    the catalogue's matmul fractions are means over iterations, stas00's MAMF table, not a
+    fastest iteration, and the median is that mean robust to an outlier):
     square BF16 GEMMs of ``sizes``; the same in FP8 (``torch._scaled_mm``, e4m3 operands, BF16
     output, unit scales) where the device has FP8 tensor cores (``_fp8_supported``); a causal BF16
     ``scaled_dot_product_attention`` forward + backward (``MICROBENCH_ATTENTION``); a
@@ -2152,7 +2249,7 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
         raise ValueError(missing)
     torch = importlib.import_module("torch")
 
-    def best_time(fn):
+    def median_time(fn):
         fn()
         torch.cuda.synchronize()
         out = []
@@ -2163,7 +2260,7 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
             b.record()
             torch.cuda.synchronize()
             out.append(a.elapsed_time(b) / 1e3)
-        return min(out)
+        return float(np.median(out))
 
     gemm, gemm_fp8 = [], []
     fp8 = _fp8_supported(torch)
@@ -2171,13 +2268,13 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
     for s in sizes:
         x = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         y = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
-        gemm.append((s, s, s, best_time(lambda x=x, y=y: x @ y)))
+        gemm.append((s, s, s, median_time(lambda x=x, y=y: x @ y)))
         if fp8 and fp8_note is None:
             one = torch.ones((), device="cuda", dtype=torch.float32)
             x8 = x.to(torch.float8_e4m3fn)
             y8 = y.to(torch.float8_e4m3fn).t().contiguous().t()  # column-major, as cuBLASLt wants
             try:  # _scaled_mm is a private op whose signature changed across PyTorch 2.x
-                gemm_fp8.append((s, s, s, best_time(lambda x8=x8, y8=y8, one=one: (
+                gemm_fp8.append((s, s, s, median_time(lambda x8=x8, y8=y8, one=one: (
                     torch._scaled_mm(x8, y8, scale_a=one, scale_b=one,
                                      out_dtype=torch.bfloat16)))))
             except (RuntimeError, TypeError) as e:
@@ -2188,11 +2285,11 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
                for _ in range(3))
     grad = torch.randn(b, h, sl, d, device="cuda", dtype=torch.bfloat16)
     sdpa = torch.nn.functional.scaled_dot_product_attention
-    attention = [(b, h, sl, d, best_time(  # autograd.grad: no .grad accumulation timed
+    attention = [(b, h, sl, d, median_time(  # autograd.grad: no .grad accumulation timed
         lambda: torch.autograd.grad(sdpa(q, k, v, is_causal=True), (q, k, v), grad)))]
     src = torch.empty(MICROBENCH_COPY_BYTES, device="cuda", dtype=torch.uint8)
     dst = torch.empty_like(src)
-    hbm_copy = [(MICROBENCH_COPY_BYTES, best_time(lambda: dst.copy_(src)))]
+    hbm_copy = [(MICROBENCH_COPY_BYTES, median_time(lambda: dst.copy_(src)))]
     allreduce = []
     dist = torch.distributed
     if dist.is_available() and "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
@@ -2201,7 +2298,7 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
         buf = torch.empty(128 * 2 ** 20, device="cuda", dtype=torch.bfloat16)
         allreduce.append((buf.numel() * 2, dist.get_world_size(),
-                          best_time(lambda: dist.all_reduce(buf))))
+                          median_time(lambda: dist.all_reduce(buf))))
     return {"gemm": gemm, "gemm_fp8": gemm_fp8, "fp8_note": fp8_note, "attention": attention,
             "hbm_copy": hbm_copy, "allreduce": allreduce,
             "device": torch.cuda.get_device_name(), "torch": str(torch.__version__)}

@@ -218,9 +218,14 @@ def conformal_quantile(scores, alpha: float = accuracy.ALPHA) -> float:
     """The split-conformal quantile of ``scores``: the ``⌈(n + 1)(1 − alpha)⌉``-th smallest of
     the ``n`` scores (the largest when that rank passes ``n``) (Vovk et al. 2005; Angelopoulos &
     Bates 2021, "A Gentle Introduction to Conformal Prediction", §1: a new exchangeable score is
-    below it with probability ``>= 1 − alpha``). The scores here have no fitted centre, so the
-    split rule's guarantee holds as is; ``accuracy``'s MFU bands, centred on a median, take the
-    full-conformal set instead."""
+    below it with probability ``>= 1 − alpha``, for exchangeable scores). The scores here have
+    no fitted centre, but they are not exchangeable: the rows of one series share its pilot,
+    and so its residual, so the guarantee is not claimed, only the rule; and below
+    ``⌈1 ÷ alpha⌉ − 1`` scores (9 at 90 %) the rank passes ``n`` and the largest score is
+    taken, with no guarantee at all. The check of the band is its leave-one-series-out
+    coverage (``PilotValidation.coverage_loso``: each series judged by a band fitted without
+    it; ``benchmarks/validate_pilot.py`` prints it). ``accuracy``'s MFU bands, centred on a
+    median, take the full-conformal set instead."""
     x = np.sort(np.asarray(scores, dtype=float))
     if not len(x):
         raise ValueError("scores=[] must hold at least one score")

@@ -701,7 +701,7 @@ if len(z3):
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
 # (`calibrate.PILOT_DRIFT`: smaller where the full run runs the pilot's kernels, and wider by a
-# measured amount per doubling of the sequence length between the two, `calibrate.drift_at`), $V$ the spread of the pilots' own residuals over those series (Efron and Morris's $S \div (k-2)$, `calibrate.PILOT_DRIFT`: a kind of run whose drift exceeds it gets none of the correction, however large the pilot's $r$), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
+# measured amount per doubling of the sequence length between the two, `calibrate.drift_at`), $V$ the spread of the pilots' own residuals over those series (Efron and Morris's $S \div (k-2)$, `calibrate.PILOT_DRIFT`: with one pilot, a kind of run whose drift exceeds it gets none of the correction, however large the pilot's $r$; with $n$ pilots, one whose $\sigma^2 \ge nV$), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(\phi_\text{run} \div \phi_\text{pilot})\rvert$, the change in the step's compute share $\phi$ (`calibrate.network_shift`). The band $\pm h$ widens with the things
 # the full run adds to the pilot (many times its GPUs, a parallel dimension, the scale-out network,
 # recomputation or model: $k$ of them, `calibrate.novelties`) and with each doubling of the
 # sequence length, which the pilot's attention kernels did not run at:
@@ -716,7 +716,7 @@ if len(z3):
 # in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
 # GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
-# ranks): then the count is doubled until they fit. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
+# ranks): then the count is doubled until they fit. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 
