@@ -366,7 +366,11 @@ def _run(s, longer=1.0):
 @settings(max_examples=25, deadline=None)
 @given(SETUPS)
 def test_parts_sum_to_the_total(s):
-    it = _run(s)
+    try:
+        it = _run(s)
+    except ValueError as e:  # a set-up whose given update plan cannot hold its longest responses
+        assert "longest micro-batch" in str(e)
+        return
     assert it.gpu_s == pytest.approx(it.wall_s * it.n_gpus, rel=1e-9)
     assert min(it.parts_gpu_s.values()) >= 0
     assert it.parts()["share"].sum() == pytest.approx(1.0)
@@ -375,7 +379,11 @@ def test_parts_sum_to_the_total(s):
 @settings(max_examples=20, deadline=None)
 @given(SETUPS, st.floats(1.1, 3.0))
 def test_longer_responses_never_make_an_iteration_cheaper(s, factor):
-    base = _run(s)
+    try:
+        base = _run(s)
+    except ValueError as e:  # a set-up whose given update plan cannot hold its longest responses
+        assert "longest micro-batch" in str(e)
+        return
     try:
         longer = _run(s, factor)
     except ValueError as e:  # no plan of the 8B update holds the longer longest micro-batch
