@@ -960,3 +960,32 @@ def test_a_product_line_names_the_key_missing():
     assert got.how == "ledger_human_eval_hours not given"
     both = ledger.build_ledger({}).line("eval.human")
     assert both.how == "ledger_human_eval_hours and ledger_human_eval_usd_per_hour not given"
+
+
+def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_errors():
+    # A trial: the bill's RL line was ranged by the price alone while the RL model's own
+    # held-out errors (measured ÷ predicted iteration time 0.86-1.45, rl.RL_TIME_FACTOR_RANGE)
+    # were not drawn. rl_time_factor multiplies the campaign's GPU-hours (the verifier's
+    # per-sample cost is not time); the bill draws it over that spread when the scenario gives
+    # none; notebook 05's campaign (rl.scenario_campaign) carries the same factor.
+    from llmcost.bill.ledger import build_ledger, illustrative_ranges
+    from llmcost.serving import rl
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+            "train_tokens": 1e11, "mfu": 0.4, "price_usd_per_gpu_hour": 2.0,
+            "rl_iterations": 100, "rl_runs": 2, "rl_gpus": 8, "rl_rollout_tp": 1,
+            "rl_verifier_usd_per_sample": 0.001}
+    one, more = build_ledger(base), build_ledger({**base, "rl_time_factor": 1.5})
+    h1, h2 = one.figures["rl_gpu_hours"], more.figures["rl_gpu_hours"]
+    assert h2 == pytest.approx(1.5 * h1, rel=1e-12)
+    verifier = 0.001 * 16 * 32 * 100 * 2       # per sample × G × prompts × iterations × runs
+    assert one.line("post.rl").usd == pytest.approx(h1 * 2.0 + verifier, rel=1e-9)
+    assert more.line("post.rl").usd == pytest.approx(1.5 * h1 * 2.0 + verifier, rel=1e-9)
+    camp = rl.scenario_campaign(more.scenario, 2.0)   # the bill's values, defaults filled
+    assert float(camp.loc["total", "gpu_hours"]) == pytest.approx(h2, rel=1e-12)
+    r, why = illustrative_ranges(one)["rl_time_factor"]
+    assert (r.low, r.mode, r.high) == pytest.approx((0.86, 1.0, 1.45))
+    assert "held-out" in why
+    assert "rl_time_factor" not in illustrative_ranges(build_ledger(
+        {k: v for k, v in base.items() if not k.startswith("rl_")}))   # no RL billed
+    with pytest.raises(ValueError, match="rl_time_factor=0"):
+        build_ledger({**base, "rl_time_factor": 0})

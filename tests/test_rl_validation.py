@@ -2177,3 +2177,13 @@ def test_an_unknown_split_is_refused_by_name():
     with pytest.raises(ValueError, match=r"split='held-out' must be None .* one of "
                                          r"\['calibration', 'heldout'\]"):
         rl.rl_validation(split="held-out")
+
+
+def test_the_rl_time_factor_range_is_the_held_out_spread():
+    # rl.RL_TIME_FACTOR_RANGE, the spread the bill draws rl_time_factor over, is the held-out
+    # rows' least and largest measured ÷ predicted iteration time (1 / ratio), rounded to two
+    # digits (regression pin of the constant against its rule: a model change that moves the
+    # rows must re-measure it)
+    lo, med, hi = rl.held_out_time_factors()
+    assert rl.RL_TIME_FACTOR_RANGE == (pytest.approx(lo, abs=0.005), pytest.approx(hi, abs=0.005))
+    assert lo < 1 < med < hi       # the model runs short more often than long

@@ -74,7 +74,7 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           as_flag, fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import decode_factor_words, scenario_campaign
+from ..serving.rl import RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -746,18 +746,26 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
 
 def _rl_line(lines: list, b: _Basis) -> tuple:
     """RL post-training: notebook 05's campaign (``_rl_campaign``: ``rl.scenario_campaign``),
-    USD = its GPU-hours × the GPU-hour rate + the verifier's cost; returns (GPU-hours,
-    campaign or None). Drawn prices: the campaign is timed at $1/GPU-h and priced per draw."""
+    USD = its GPU-hours × ``rl_time_factor`` × the GPU-hour rate + the verifier's cost; returns
+    (GPU-hours, campaign or None). Drawn prices: the campaign is timed at $1/GPU-h and priced per
+    draw; a drawn ``rl_time_factor`` multiplies the model's GPU-hours per draw (a point factor
+    is already in the campaign, ``rl.scale_campaign``)."""
     p, rate = b.p, b.gpu_rate
     label = "RL post-training (rollouts, reward, policy update)"
-    camp = _rl_campaign(p, rate if not np.ndim(rate) else 1.0)
+    factor = p.get("rl_time_factor", 1.0)
+    # the model's campaign; a point factor scales it there, drawn factors here, per draw
+    camp = _rl_campaign({**p, "rl_time_factor": factor if not np.ndim(factor) else 1.0},
+                        rate if not np.ndim(rate) else 1.0)
     if camp is None:
         lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
                           0.0, p["_rl_off_reason"], "", "not given", "05_rl_loop"))
         return 0.0, None
     rl_h = float(camp.loc["total", "gpu_hours"])
-    usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) else \
-        rl_h * rate + float(camp.loc["verifier", "usd"])  # GPU-h × price + verifier
+    verifier = float(camp.loc["verifier", "usd"])
+    if np.ndim(factor):
+        rl_h = _num(rl_h * np.asarray(factor, dtype=float))
+    usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) and not np.ndim(factor) else \
+        _num(rl_h * rate + verifier)  # GPU-h × price + verifier
     lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
                       usd, _rl_how(p, camp, rate)
                       + ("; owned hardware: its energy is on the energy line" if b.own else ""),
@@ -2122,7 +2130,7 @@ def given_mfu_range(bill: Ledger) -> tuple:
 
 
 def illustrative_ranges(bill: Ledger) -> dict:
-    """Sourced spreads for three inputs of a bill, as ranges around its own points: what
+    """Sourced spreads for the inputs of a bill below, as ranges around its own points: what
     notebook 00 shows when a scenario gives every input as a number (an illustration; a
     scenario's own ranges replace it).
 
@@ -2150,6 +2158,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
       ``exploratory_all_clamped``, the line $0 in every draw, a spread that moves nothing.
       The interval's ends are taken as the triangle's ends, so this range is narrower than
       theirs (their 5th-95th percentiles become its 0th and 100th).
+
+    * ``rl_time_factor``, when the bill prices an RL campaign: triangular, peaked at the
+      scenario's factor k (1: the model's own prediction), over k × the RL validation's held-out
+      measured ÷ predicted iteration times (``rl.RL_TIME_FACTOR_RANGE``): the RL model's error
+      on the campaign's GPU-hours, which the price alone left out.
 
     Returns
     -------
@@ -2188,7 +2201,23 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"the scenario's {mode:.3g} spread as Cottier et al. 2024's 90% interval of "
                 f"development compute spreads around their median ({lo:g}-{hi:g} around "
                 f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}")
+    out.update(_rl_time_range(f, p))
     return out
+
+
+def _rl_time_range(figures: dict, p: dict) -> dict:
+    """``illustrative_ranges``' ``rl_time_factor`` entry (its docstring), or {} when the bill
+    prices no RL campaign or the scenario ranges the factor itself."""
+    rl_h = figures.get("rl_gpu_hours", 0.0)
+    if np.ndim(rl_h) or float(rl_h) <= 0 or isinstance(p.get("rl_time_factor"), Range):
+        return {}
+    k = float(p.get("rl_time_factor", 1.0))
+    lo, hi = RL_TIME_FACTOR_RANGE
+    return {"rl_time_factor": (
+        Range("triangular", low=k * lo, mode=k, high=k * hi),
+        f"the RL iteration model's held-out errors: measured ÷ predicted iteration time "
+        f"{lo:g}-{hi:g} on its held-out published runs (llmcost.rl.RL_TIME_FACTOR_RANGE, "
+        f"benchmarks/validate_rl.py), around the scenario's {k:g}")}
 
 
 def unranged_inputs(bill: Ledger, ranged) -> dict:
@@ -2277,6 +2306,7 @@ INPUT_WORDS = {
     "ledger_electricity_usd_per_kwh": "the electricity price",
     "ledger_owned_usd_per_gpu": "the price of an owned GPU",
     "ledger_pue": "the data centre's PUE",
+    "rl_time_factor": "the RL iteration time against the model's",
     "ledger_spot_preemptions_per_node_day": "spot pre-emptions",
     "ledger_spot_restart_s": "the time to restart after a spot pre-emption",
     "ledger_sft_tokens": "the supervised fine-tuning tokens",
@@ -2320,6 +2350,7 @@ INPUT_UNITS = {
     "ledger_reserve_fraction": ("{:.0%}", "of the other lines"),
     "ledger_project_months": ("{:.3g}", "months"),
     "ledger_electricity_usd_per_kwh": ("{:.3g}", "USD per kWh"),
+    "rl_time_factor": ("{:.2f}×", "the RL model's iteration time"),
     "ledger_owned_usd_per_gpu": ("{:,.0f}", "USD per GPU"),
     "ledger_pue": ("{:.3g}", "(PUE)"),
     "ledger_spot_preemptions_per_node_day": ("{:.3g}", "per node-day"),

@@ -109,8 +109,8 @@ class LedgerDraws:
         -------
         DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
         ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
-        is the point bill's total. An input whose P10 and P90 give the same total (its line
-        netted to $0, say) is left out and named in ``.attrs['no_swing']`` and ``['note']``.
+        is the point bill's total. An input whose P10 and P90 give the same total, to rounding
+        (1e-9 of the bill: its line netted against another, say), is left out and named in ``.attrs['no_swing']`` and ``['note']``.
         Empty (with ``.attrs['note']``) without ranged inputs, or when none moves the bill.
         """
         cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
@@ -134,8 +134,11 @@ class LedgerDraws:
                  "total_at_p90_usd": float(total[2 * j + 1]),
                  "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
                 for j, k in enumerate(keys)]
-        still = [r["input"] for r in rows if r["swing_usd"] == 0]
-        df = pd.DataFrame([r for r in rows if r["swing_usd"] > 0], columns=cols).sort_values(
+        # a swing within floating-point rounding of the bill (1e-9 of it) is none: a netted
+        # line moves money between lines, and the sum differs in its last bits
+        tol = 1e-9 * max(abs(float(self.point.total_usd)), 1.0)
+        still = [r["input"] for r in rows if r["swing_usd"] <= tol]
+        df = pd.DataFrame([r for r in rows if r["swing_usd"] > tol], columns=cols).sort_values(
             "swing_usd", ascending=False, ignore_index=True)
         df.attrs["point_usd"] = self.point.total_usd
         if still:  # a drawn input that moves nothing is no driver (a netted-out line's fraction)

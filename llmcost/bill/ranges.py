@@ -51,7 +51,7 @@ RANGEABLE_KEYS = (
     "ledger_dataset_bytes", "ledger_log_bytes", "ledger_egress_bytes",
     "ledger_cross_region_bytes", "ledger_operations_usd_per_month", "ledger_project_months",
     "ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh",
-    "ledger_pue",
+    "ledger_pue", "rl_time_factor",
 )
 #: Continuous inputs that cannot take a range yet: the RL campaign (notebook 05) and the
 #: serving configuration search (llmcost.inference) work on one value at a time, so their

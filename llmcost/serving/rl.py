@@ -3231,18 +3231,58 @@ def _iteration_of(key: tuple) -> RLIteration:
 _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 
+#: Measured ÷ predicted iteration time over the held-out rows of the RL validation
+#: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 24 rows of OpenRLHF,
+#: DeepSpeed-Chat and NeMo RL, ``benchmarks/validate_rl.py``), rounded to two digits: the spread
+#: the bill draws ``rl_time_factor`` over when a scenario gives none (``ledger.
+#: illustrative_ranges``). The model runs short more often than long (median 1.12).
+#: ``tests/test_rl_validation.py`` holds it to the measurement.
+RL_TIME_FACTOR_RANGE = (0.86, 1.45)
+
+
+def held_out_time_factors() -> tuple:
+    """(least, median, largest) measured ÷ predicted RL iteration time on the held-out rows of
+    the RL validation (``rl_validation``), the derivation of ``RL_TIME_FACTOR_RANGE``."""
+    r = 1.0 / rl_validation(split="heldout")["ratio"].dropna()
+    return float(r.min()), float(r.median()), float(r.max())
+
+
 def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
-    """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price.
+    """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price,
+    every part's GPU-hours and USD × ``rl_time_factor`` (measured ÷ predicted iteration time, 1
+    by default: the model's own prediction; the verifier's per-sample cost is not scaled).
     Errors name the scenario keys, as ``scenario_iteration``; a scenario without
     ``rl_iterations`` or ``rl_runs`` is refused by name (the campaign's size has no default)."""
     it = scenario_iteration(p)
     missing = [k for k in ("rl_iterations", "rl_runs") if k not in p]
     if missing:
         raise ValueError(f"the scenario gives no {', '.join(missing)}: an RL campaign needs them")
+    factor = p.get("rl_time_factor", 1.0)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or \
+            not math.isfinite(factor) or factor <= 0:
+        raise ValueError(f"rl_time_factor={factor!r} must be a number > 0 (measured ÷ predicted "
+                         "iteration time; a range is drawn by the bill, not here)")
     try:
-        return rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
+        camp = rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
     except ValueError as e:
         raise _scenario_error(e) from None
+    return scale_campaign(camp, float(factor))
+
+
+def scale_campaign(camp: pd.DataFrame, factor: float) -> pd.DataFrame:
+    """``camp`` (``rl_campaign``) with every part's GPU-hours and USD × ``factor`` (the
+    verifier's USD, per sample, kept) and the ``total`` row summed again; ``camp`` itself when
+    the factor is 1."""
+    if factor == 1.0:
+        return camp
+    out = camp.copy()
+    parts = [r for r in out.index if r not in ("verifier", "total")]
+    out.loc[parts, "gpu_hours"] *= factor
+    out.loc["total", "gpu_hours"] = out.loc[parts, "gpu_hours"].sum()
+    if "usd" in out:
+        out.loc[parts, "usd"] *= factor
+        out.loc["total", "usd"] = out.loc[parts + ["verifier"], "usd"].sum()
+    return out
 
 
 @disk_cached  # the same for every call with these arguments: core.diskcache

@@ -46,6 +46,7 @@ rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-t
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
+rl_time_factor: float = 1.0  # measured ÷ predicted RL iteration time: multiplies the campaign's GPU-hours
 ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
