@@ -631,8 +631,8 @@ def test_mamf_log_form_factor_must_agree():
     989.4 TFLOPS dense BF16 peak but about 0.79 of the PCIe's 756 (NVIDIA H100 datasheet:
     1,979 and 1,513 TFLOPS with sparsity): refused, naming both names, the rule and that the
     catalogue has no H100 PCIe row. The SXM's own device name ('NVIDIA H100 80GB HBM3') states
-    no form factor and passes; an A100-SXM4 log on the A100-80GB (no form factor in its name)
-    passes; GB200-NVL72's 'NVL72' is a rack, not the NVL card."""
+    no form factor and passes; an A100-SXM4 log on the A100-80GB (an SXM row) passes, an A100
+    PCIe log does not; GB200-NVL72's 'NVL72' is a rack, not the NVL card."""
     pcie = ("_CudaDeviceProperties(name='NVIDIA H100 PCIe', major=9, minor=0)\n"
             "mean:   600.0 TFLOPS @ 8192x8192x8192 (MxNxK)\n")
     with pytest.raises(ValueError, match=r"device='NVIDIA H100 PCIe' in the log's header is an "
@@ -644,7 +644,11 @@ def test_mamf_log_form_factor_must_agree():
     with pytest.raises(ValueError, match=r"H200 NVL, not the H200's SXM"):
         cal.mamf_device_check("H200", "NVIDIA H200 NVL")
     assert cal.mamf_device_check("H100-SXM", "NVIDIA H100 80GB HBM3") is None
-    assert cal.mamf_device_check("A100-80GB", "NVIDIA A100-PCIE-40GB") is None
+    # both A100 rows are the SXM module's (400 W, NVLink 600 GB/s): a PCIe card runs at its own
+    # 250-300 W limit, so its log is refused there too; an SXM4 log passes
+    with pytest.raises(ValueError, match=r"A100 PCIe, not the A100-80GB's SXM"):
+        cal.mamf_device_check("A100-80GB", "NVIDIA A100-PCIE-40GB")
+    assert cal.mamf_device_check("A100-80GB", "NVIDIA A100-SXM4-80GB") is None
     assert cal.mamf_device_check("GB200-NVL72", "NVIDIA GB200") is None
     assert [cal.mamf_form_factor(n) for n in ("NVIDIA A100-SXM4-80GB", "GB200-NVL72",
                                               "NVIDIA H100 NVL", "H100-SXM")] == \

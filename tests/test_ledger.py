@@ -982,9 +982,28 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
     assert more.line("post.rl").usd == pytest.approx(1.5 * h1 * 2.0 + verifier, rel=1e-9)
     camp = rl.scenario_campaign(more.scenario, 2.0)   # the bill's values, defaults filled
     assert float(camp.loc["total", "gpu_hours"]) == pytest.approx(h2, rel=1e-12)
+    # a run lasts its factor longer too (notebook 05's "one run: ... days")
+    model_camp = rl.scenario_campaign(one.scenario, 2.0)
+    assert camp.attrs["wall_clock_days_per_run"] == pytest.approx(
+        1.5 * model_camp.attrs["wall_clock_days_per_run"], rel=1e-12)
+    assert "× rl_time_factor 1.5" in more.line("post.rl").how
     r, why = illustrative_ranges(one)["rl_time_factor"]
     assert (r.low, r.mode, r.high) == pytest.approx((0.86, 1.0, 1.45))
     assert "held-out" in why
+    # a factor the scenario gives is its own measurement: not redrawn over the model's errors
+    assert "rl_time_factor" not in illustrative_ranges(more)
+    # set without an RL campaign, it changes nothing, and is said to
+    from llmcost.bill.validation import magnitude_warnings
+    plain = {k: v for k, v in base.items() if not k.startswith("rl_")}
+    b = build_ledger({**plain, "rl_time_factor": 1.3})
+    assert "rl_time_factor is set but the bill prices no RL campaign" in " ".join(
+        magnitude_warnings(b.scenario, b))
+    assert not any("rl_time_factor" in w for w in magnitude_warnings(one.scenario, one))
+    # a campaign made decades long by the factor names the factor among the keys to check
+    huge = build_ledger({**base, "rl_time_factor": 1e6})
+    (w,) = [x for x in magnitude_warnings(huge.scenario, huge) if x.startswith("the RL campaign")]
+    assert "× rl_time_factor=1e+06" in w and w.endswith("check rl_iterations and rl_runs and "
+                                                        "rl_time_factor")
     assert "rl_time_factor" not in illustrative_ranges(build_ledger(
         {k: v for k, v in base.items() if not k.startswith("rl_")}))   # no RL billed
     with pytest.raises(ValueError, match="rl_time_factor=0"):

@@ -766,8 +766,10 @@ def _rl_line(lines: list, b: _Basis) -> tuple:
         rl_h = _num(rl_h * np.asarray(factor, dtype=float))
     usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) and not np.ndim(factor) else \
         _num(rl_h * rate + verifier)  # GPU-h × price + verifier
+    scaled = f"; × rl_time_factor {factor:g} (measured ÷ predicted iteration time)" \
+        if not np.ndim(factor) and factor != 1.0 else ""
     lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
-                      usd, _rl_how(p, camp, rate)
+                      usd, _rl_how(p, camp, rate) + scaled
                       + ("; owned hardware: its energy is on the energy line" if b.own else ""),
                       "llmcost.rl.scenario_campaign (rollouts timed with the "
                       "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
@@ -2159,10 +2161,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
       The interval's ends are taken as the triangle's ends, so this range is narrower than
       theirs (their 5th-95th percentiles become its 0th and 100th).
 
-    * ``rl_time_factor``, when the bill prices an RL campaign: triangular, peaked at the
-      scenario's factor k (1: the model's own prediction), over k × the RL validation's held-out
+    * ``rl_time_factor``, when the bill prices an RL campaign at the model's own prediction
+      (factor 1, the default): triangular, peaked at 1, over the RL validation's held-out
       measured ÷ predicted iteration times (``rl.RL_TIME_FACTOR_RANGE``): the RL model's error
-      on the campaign's GPU-hours, which the price alone left out.
+      on the campaign's GPU-hours, which the price alone left out. A factor the scenario gives
+      is its own measurement and is not redrawn.
 
     Returns
     -------
@@ -2209,15 +2212,15 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
     """``illustrative_ranges``' ``rl_time_factor`` entry (its docstring), or {} when the bill
     prices no RL campaign or the scenario ranges the factor itself."""
     rl_h = figures.get("rl_gpu_hours", 0.0)
-    if np.ndim(rl_h) or float(rl_h) <= 0 or isinstance(p.get("rl_time_factor"), Range):
-        return {}
-    k = float(p.get("rl_time_factor", 1.0))
+    k = p.get("rl_time_factor", 1.0)
+    if np.ndim(rl_h) or float(rl_h) <= 0 or isinstance(k, Range) or float(k) != 1.0:
+        return {}   # no campaign, or the scenario's own factor (a measurement): not redrawn
     lo, hi = RL_TIME_FACTOR_RANGE
     return {"rl_time_factor": (
-        Range("triangular", low=k * lo, mode=k, high=k * hi),
+        Range("triangular", low=lo, mode=1.0, high=hi),
         f"the RL iteration model's held-out errors: measured ÷ predicted iteration time "
         f"{lo:g}-{hi:g} on its held-out published runs (llmcost.rl.RL_TIME_FACTOR_RANGE, "
-        f"benchmarks/validate_rl.py), around the scenario's {k:g}")}
+        "benchmarks/validate_rl.py), around the model's prediction (1)")}
 
 
 def unranged_inputs(bill: Ledger, ranged) -> dict:

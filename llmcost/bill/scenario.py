@@ -731,8 +731,7 @@ def _coerce(p: Param, value):
             if isinstance(value, str) else None
         if short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
             scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
-            hint = "" if p.name == "mfu" and short[2] == "%" else \
-                f" (write {float(short[1]) * scale:g} for {value.strip()})"
+            hint = f" (write {float(short[1]) * scale:g} for {value.strip()})"
         elif isinstance(value, str) and _unit_number(value) is not None:
             hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                     f"{p.doc.split(';')[0]})")
@@ -740,8 +739,9 @@ def _coerce(p: Param, value):
         if "str" in kind.split("|") and p.name == "fsdp_shard_size":
             what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
                     "stack's sizes), 0 (chosen) or a whole number >= 1")
-        if p.name == "mfu":
-            what = "a number (0.40 for 40%), a range such as [0.35, 0.45], or predict"
+        if p.name == "mfu":   # its own figure's fraction when written as one (35%: 0.35)
+            what = "a number" + ("" if hint else " (0.40 for 40%)") + \
+                ", a range such as [0.35, 0.45], or predict"
         shown = "null" if value is None else repr(value)  # as the scenario file wrote it
         raise ScenarioError(f"{p.name}={shown} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core.catalog import list_prices, load_accelerator, load_model
 from ..core.diskcache import disk_cached
 from ..core.stacks import generation
@@ -258,9 +260,23 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
+    out += _rl_factor_unused_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
     return out + money_magnitude_warnings(p) + world + ([] if world else
                                                         _world_bill_warning(bill))
+
+
+def _rl_factor_unused_warning(p: dict, bill: Ledger | None) -> list[str]:
+    """One sentence when the scenario sets ``rl_time_factor`` (a number other than 1, or a
+    range) but the bill prices no RL campaign: the key then changes nothing."""
+    k = p.get("rl_time_factor", 1.0)
+    if bill is None or k == 1.0 or k is None:
+        return []
+    h = bill.figures.get("rl_gpu_hours", 0.0)
+    if np.ndim(h) or float(h) > 0:
+        return []
+    return ["rl_time_factor is set but the bill prices no RL campaign (no rl_iterations or "
+            "rl_runs, or ledger_rl false): it changes nothing"]
 
 
 def _world_bill_warning(bill: Ledger | None) -> list[str]:
@@ -599,10 +615,13 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
     months = hours / p["rl_gpus"] / 24 / (365.25 / 12)
     if months <= LONG_PROJECT_MONTHS:
         return None
+    k = p.get("rl_time_factor", 1.0)
+    scaled = isinstance(k, (int, float)) and not isinstance(k, bool) and k != 1.0
     return (f"the RL campaign runs {months / 12:,.3g} years on its {p['rl_gpus']:,} GPUs "
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
-            f"{p.get('rl_iterations'):,.3g}), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated "
-            "GPU-hour price describes it; check rl_iterations and rl_runs")
+            f"{p.get('rl_iterations'):,.3g}" + (f" × rl_time_factor={k:g}" if scaled else "")
+            + f"), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated GPU-hour price describes "
+            "it; check rl_iterations and rl_runs" + (" and rl_time_factor" if scaled else ""))
 
 
 #: A bill MFU above this multiple of its model's own published whole-run utilisation on the

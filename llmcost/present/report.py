@@ -372,6 +372,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         # (the default scenario's H100 on-demand $3.99)
         scenario = {**scenario, "price_usd_per_gpu_hour": None,
                     "_price_usd_per_gpu_hour_omitted": (
+                        "not in the scenario: null, the purchase price amortised with its "
+                        "energy (owned pricing)" if scenario.get("pricing") == "owned" else
                         "not in the scenario: null, the catalogue median for its accelerator "
                         "and pricing")}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one

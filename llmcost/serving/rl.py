@@ -3271,11 +3271,13 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
 
 def scale_campaign(camp: pd.DataFrame, factor: float) -> pd.DataFrame:
     """``camp`` (``rl_campaign``) with every part's GPU-hours and USD × ``factor`` (the
-    verifier's USD, per sample, kept) and the ``total`` row summed again; ``camp`` itself when
-    the factor is 1."""
+    verifier's USD, per sample, kept), the ``total`` row summed again and a run's wall clock
+    (``attrs['wall_clock_days_per_run']``) × ``factor``; ``camp`` itself when the factor is 1."""
     if factor == 1.0:
         return camp
     out = camp.copy()
+    if "wall_clock_days_per_run" in out.attrs:   # a run lasts its measured ÷ predicted time too
+        out.attrs["wall_clock_days_per_run"] = out.attrs["wall_clock_days_per_run"] * factor
     parts = [r for r in out.index if r not in ("verifier", "total")]
     out.loc[parts, "gpu_hours"] *= factor
     out.loc["total", "gpu_hours"] = out.loc[parts, "gpu_hours"].sum()

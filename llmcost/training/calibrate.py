@@ -2038,8 +2038,9 @@ def mamf_chip(name: str | None) -> str | None:
 #: fraction of the wrong peak (600 TFLOPS: 0.606 of the SXM's peak, 0.79 of the PCIe's).
 _FORM = re.compile(r"(?<![A-Za-z])(PCIE|SXM\d?|NVL(?!\d))(?![A-Za-z])", re.I)
 #: Catalogue rows whose name states no form factor though their source does (data/accelerators.csv:
-#: H200's figures are the H200 SXM's, H800's the H800 SXM's).
-MAMF_CATALOGUE_FORM = {"H200": "SXM", "H800": "SXM"}
+#: H200's figures are the H200 SXM's, H800's the H800 SXM's, both A100 rows the SXM module's: 400 W
+#: and NVLink at 600 GB/s, the datasheet's SXM column).
+MAMF_CATALOGUE_FORM = {"H200": "SXM", "H800": "SXM", "A100-40GB": "SXM", "A100-80GB": "SXM"}
 
 
 def mamf_form_factor(name: str | None) -> str | None:
