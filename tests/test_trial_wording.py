@@ -358,7 +358,8 @@ def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path)
     r, words = ledger.illustrative_ranges(estimate_ledger(path))["mfu"]
     assert (r.low, r.mode, r.high) == pytest.approx((0.308 / 1.3, 0.35, 0.35), abs=6e-4)
     assert "applied to the bill's own MFU, 35.0% (given in the scenario (mfu)): 26.9%-50.0%, " \
-        "cut to 23.7%-30.8% by a cap where no measurement goes (the best published" in words
+        "its top capped at 30.8% where no measurement goes (the best published" in words
+    assert "and its low end lowered with it to 23.7%" in words
     assert "Llama 2 7B" in words and "61.6% of the BF16 dense peak" in words
     assert "drawn as a triangle from 23.7% to 35.0%, peaked at the bill's 35.0%: the bill's " \
         "MFU lies above the capped band (23.7%-30.8%), so the triangle runs from the band's " \

@@ -2116,8 +2116,10 @@ def given_mfu_range(bill: Ledger) -> tuple:
              f"({f.get('mfu_source') or 'the bill'}): {m / (1 + c + w):.1%}-"
              f"{uncapped_high(m, c, w):.1%}")
     if band.capped_above() is not None:
-        words += (f", cut to {band.low:.1%}-{band.high:.1%} by a cap where no measurement goes "
-                  f"({band.cap_reason()})")
+        lowered = band.floored_below() is not None  # the cap moved the low end down with it
+        words += (f", its top capped at {band.high:.1%} where no measurement goes "
+                  f"({band.cap_reason()})" + (f" and its low end lowered with it to "
+                                               f"{band.low:.1%}" if lowered else ""))
     words += f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
     if band.high < m:
         words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
