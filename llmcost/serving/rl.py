@@ -77,14 +77,12 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
-from ..training.memory import (DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu,
-                               plan_memory_arrays)
+from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
-from ..training.parallel import (choose_plan, make_plan, margin_weighted_step_s, sequence_splits,
-                                stack_plan_search)
+from ..training.parallel import (choose_plan, frame_memory_arrays, make_plan,
+                                margin_weighted_step_s, sequence_splits, stack_plan_search)
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -1038,10 +1036,16 @@ def _pad_factor(tp, cp):
     return np.where(cp > 1, 2 * cp * tp, tp)
 
 
+def _padded(length, tp, cp):
+    """``length`` tokens padded up to a multiple of the plan's ``_pad_factor``: ⌈L / f⌉ · f."""
+    f = _pad_factor(tp, cp)
+    return -(-int(length) // f) * f
+
+
 def _longest_fit_rank(rank, model, acc, longest: int, practice):
     """``rank`` over the rows of a plan frame whose memory fits at ``longest`` tokens per
     sequence (padded to each plan's factor, ``_pad_factor``), counted as the frame's own
-    (``memory.plan_memory_arrays`` with its recipe, attention, layer split and ``practice``);
+    (``longest_memory``: its recipe, attention, layer split, and ``practice``);
     the step times are still ``rank``'s at the frame's length. A ``ValueError`` when none does
     (the message names the lengths)."""
     def ranked(frame):
@@ -1065,24 +1069,12 @@ def _longest_fit_rank(rank, model, acc, longest: int, practice):
 def longest_memory(frame: pd.DataFrame, model, longest: int, practice) -> np.ndarray:
     """Per-GPU memory (bytes) of each plan row of an ``enumerate_plans`` frame at ``longest``
     tokens per sequence padded up to the row's factor (``_pad_factor``), with the frame's recipe,
-    attention, dropout and layer split (``frame.attrs``, as ``parallel.recount_memory``)."""
-    a = frame.attrs
-    f = _pad_factor(frame["tp"].to_numpy(), frame["cp"].to_numpy())
-    lengths = -(-int(longest) // f) * f
+    attention, dropout and layer split (``parallel.frame_memory_arrays``)."""
+    lengths = _padded(longest, frame["tp"].to_numpy(), frame["cp"].to_numpy())
     total = np.empty(len(frame))
-    cols = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
-            "n_microbatches", "zero_stage", "sequence_parallel", "fsdp_shard_size")
     for length in np.unique(lengths):
         sel = lengths == length
-        rows = frame[sel]
-        arr = plan_memory_arrays(
-            model, **{k: rows[k].to_numpy() for k in cols},
-            recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
-            schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
-            pp_split=rows["pp_split"].cat.codes.to_numpy().astype(np.int64),
-            seq_len=int(length), recipe=a["recipe"], flash_attention=a["flash_attention"],
-            dropout=a["dropout"], practice=practice)
-        total[sel] = arr["total"]
+        total[sel] = frame_memory_arrays(frame[sel], model, practice, int(length))["total"]
     return total
 
 
@@ -1093,8 +1085,7 @@ def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
     (``_pad_factor``) in the HBM after ``reserve``, memory as the plan search counts it for
     ``stack`` (``parallel.stack_plan_search``'s practice) with ``recipe`` (None: bf16 with fp32
     gradients, the search's)."""
-    f = int(_pad_factor(plan.tp, plan.cp))
-    length = -(-int(longest) // f) * f
+    length = int(_padded(longest, plan.tp, plan.cp))
     mem = memory_per_gpu(model, plan, length, recipe=recipe or "bf16_adam_fp32_grads",
                          practice=stack_plan_search(stack)["practice"])
     if mem.fits(acc.hbm_bytes, reserve):
@@ -2442,7 +2433,7 @@ def _given_plan_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: fl
     """``training_mfu`` with a given ``o.train_plan`` at the mean length ``x`` (its docstring),
     refused when the plan does not hold the longest micro-batch (``longest_micro_batch``)."""
     kw = _plan_keywords(o.train_plan)
-    f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
+    f = int(_pad_factor(kw["tp"], kw["cp"]))
     seq = math.ceil(x / f) * f
     b, plan, priced, fill = optimizer_batch(o, seq, f)
     longest_micro_batch(m, acc, o, kw, b, longest)
@@ -2478,9 +2469,8 @@ def longest_micro_batch(m: ModelSpec, acc: Accelerator, o: RLOptions, kw: dict, 
         longest, mb = max(o.pack_tokens, longest), 1
     dp = max(1, n // (kw["tp"] * kw["pp"] * kw["cp"]))
     gbs = math.ceil(sequences / (dp * mb)) * dp * mb
-    f = int(_pad_factor(kw["tp"], kw["cp"]))
     try:
-        plan = make_plan(m, n, gbs, seq_len=-(-longest // f) * f,
+        plan = make_plan(m, n, gbs, seq_len=int(_padded(longest, kw["tp"], kw["cp"])),
                          **{**kw, "micro_batch_size": mb})
     except ValueError:
         return  # a plan that breaks a rule: train_step names it

@@ -1481,6 +1481,27 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     return df
 
 
+def frame_memory_arrays(rows: pd.DataFrame, model: ModelSpec, practice: MemoryPractice,
+                        seq_len: int) -> dict:
+    """``memory.plan_memory_arrays`` of rows of an ``enumerate_plans`` table at ``seq_len``
+    tokens per sequence, with the table's own recipe, FlashAttention, dropout and layer split
+    (``rows.attrs``; a ``pp_split`` column's codes where the table has one) and ``practice``:
+    the memory parts per row (``recount_memory``; the RL update's count at its longest
+    micro-batch, ``rl.longest_memory``)."""
+    a = rows.attrs
+    return plan_memory_arrays(
+        model, **{k: rows[k].to_numpy() for k in ("tp", "pp", "dp", "cp", "ep",
+                                                   "virtual_stages", "micro_batch_size",
+                                                   "n_microbatches", "zero_stage",
+                                                   "sequence_parallel", "fsdp_shard_size")},
+        recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
+        schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
+        pp_split=(rows["pp_split"].cat.codes.to_numpy().astype(np.int64)
+                  if "pp_split" in rows else a["pp_split"]),
+        seq_len=seq_len, recipe=a["recipe"], flash_attention=a["flash_attention"],
+        dropout=a["dropout"], practice=practice)
+
+
 def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPractice
                    ) -> pd.DataFrame:
     """``enumerate_plans``' table with its memory columns (``<part>_bytes``, ``memory_bytes``,
@@ -1507,18 +1528,8 @@ def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPracti
         return plans
     out = plans.copy()
     out.attrs["memory_practice"] = practice.describe()
-    a, rows = out.attrs, out[done]
-    arr = plan_memory_arrays(
-        model, **{k: rows[k].to_numpy() for k in ("tp", "pp", "dp", "cp", "ep",
-                                                   "virtual_stages", "micro_batch_size",
-                                                   "n_microbatches", "zero_stage",
-                                                   "sequence_parallel", "fsdp_shard_size")},
-        recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
-        schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
-        pp_split=(rows["pp_split"].cat.codes.to_numpy().astype(np.int64)
-                  if "pp_split" in rows else a["pp_split"]),
-        seq_len=a["seq_len"], recipe=a["recipe"],
-        flash_attention=a["flash_attention"], dropout=a["dropout"], practice=practice)
+    a = out.attrs
+    arr = frame_memory_arrays(out[done], model, practice, a["seq_len"])
     for p in PARTS:
         out.loc[done, f"{p}_bytes"] = arr[p]
     out.loc[done, "memory_bytes"] = arr["total"]
