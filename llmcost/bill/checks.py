@@ -23,13 +23,12 @@ from ..core.units import fmt_duration, fmt_gpus, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
-                                 dtype_basis, gpu_generation, step_error_words,
-                                 validation_table)
+                                 dtype_basis, step_error_words, validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
                                moe_imbalance_extra_bytes)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
+from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling, fp8_copy_bytes_left_out,
                                       fp8_weight_copy_warning, scenario_memory)
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
@@ -312,7 +311,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
         copy = fp8_weight_copy_warning(values)
         if copy:
-            out.append(copy + _fp8_copy_headroom(values, copy))
+            out.append(copy + _fp8_copy_headroom(values))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default" and step_model_runs(values):
@@ -730,22 +729,20 @@ _PHASE_ADVICE = ("and plan: give the phase its own mfu, or model it as a scenari
                  "with a plan that runs it (e.g. context parallelism, cp)")
 
 
-def _fp8_copy_headroom(values: dict, copy: str) -> str:
+def _fp8_copy_headroom(values: dict) -> str:
     """The FP8 weight copy ``fp8_weight_copy_warning`` names, on the scenario's plan, against the
     plan's headroom: per GPU the copy is the plan's working weights ÷ the recipe's bytes per
-    parameter × the copy's bytes (the warning's "2 on Hopper" or the one transposed byte under
-    ``fp8_mixed``; else 1), and when that exceeds the usable HBM less the plan's memory
-    (``usable_hbm_bytes``), a clause saying the plan may not fit (a trial: Llama 2 13B on 512 H200 with
-    8.8 GB of headroom and 13-26 GB of FP8 copies left out). "" when the plan cannot be built
-    or the copy fits."""
+    parameter × the bytes per parameter left out (``step_scenario.fp8_copy_bytes_left_out``: 2
+    on Hopper, 1 elsewhere, 1 for Hopper's transpose under ``fp8_mixed``), and when that exceeds
+    the usable HBM less the plan's memory (``usable_hbm_bytes``), a clause saying the plan may
+    not fit (a trial: Llama 2 13B on 512 H200 with 8.8 GB of headroom and 13-26 GB of FP8 copies
+    left out). "" when the plan cannot be built or the copy fits."""
     try:
         _, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
         return ""
     per_param = get_recipe(values.get("optimizer_recipe") or "bf16_adam_fp32_grads").weights_bytes
-    hopper = gpu_generation(gpu.name) == "Hopper"
-    only_transpose = copy.startswith("the memory per GPU leaves out the FP8 weights' transposed")
-    extra = mem.weights / per_param * (2 if hopper and not only_transpose else 1)
+    extra = mem.weights / per_param * fp8_copy_bytes_left_out(values)
     room = usable_hbm_bytes(values, gpu) - mem.total
     if extra <= room:
         return ""

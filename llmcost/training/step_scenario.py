@@ -295,15 +295,12 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
     ValueError
         An unknown ``optimizer_recipe``.
     """
-    if p.get("dtype") != "fp8":
+    left = fp8_copy_bytes_left_out(p)
+    if not left:
         return None
     recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
     stack = p.get("stack") or DEFAULT_STACK
-    if stack not in FP8_WEIGHT_CACHE_STACKS:
-        return None
-    if recipe.name in FP8_CACHE_RECIPES:
-        if gpu_generation(str(p.get("accelerator", ""))) != "Hopper":
-            return None
+    if recipe.name in FP8_CACHE_RECIPES:   # Hopper's transpose only (fp8_copy_bytes_left_out)
         return (f"the memory per GPU leaves out the FP8 weights' transposed copy: "
                 f"optimizer_recipe={recipe.name} counts the 1-byte FP8 copy of the weights, but "
                 f"on Hopper ({p.get('accelerator')}) Transformer Engine also keeps its transpose "
@@ -315,6 +312,30 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
             "(1 byte per parameter, 2 on Hopper with its transposed copy), which is not "
             "counted. optimizer_recipe: fp8_mixed counts the 1-byte copy; a run that keeps FP8 "
             "primary weights instead (Megatron-Core --fp8-param-gather) needs less.")
+
+
+def fp8_copy_bytes_left_out(p: dict) -> int:
+    """Bytes per parameter of the FP8 weight copies Transformer Engine caches that the
+    scenario's memory count leaves out (``fp8_weight_copy_warning``'s rule, the figure
+    ``checks`` sets against a plan's headroom): 0 for a BF16 run or a stack that caches none
+    (``elementwise.FP8_WEIGHT_CACHE_STACKS``); under a recipe that counts the 1-byte copy
+    (``FP8_CACHE_RECIPES``) Hopper's transposed copy, 1, else 0; under any other recipe the
+    copy, 1, and on Hopper its transpose too, 2.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``optimizer_recipe`` of an FP8 run.
+    """
+    if p.get("dtype") != "fp8":
+        return 0
+    recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+    if (p.get("stack") or DEFAULT_STACK) not in FP8_WEIGHT_CACHE_STACKS:
+        return 0
+    hopper = gpu_generation(str(p.get("accelerator", ""))) == "Hopper"
+    if recipe.name in FP8_CACHE_RECIPES:
+        return 1 if hopper else 0
+    return 2 if hopper else 1
 
 
 def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) -> list[tuple]:
