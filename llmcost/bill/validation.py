@@ -285,10 +285,8 @@ def _world_bill_warning(bill: Ledger | None) -> list[str]:
     total = getattr(bill, "total_usd", None)
     if not isinstance(total, float) or not math.isfinite(total) or total <= WORLD_GDP_USD:
         return []
-    return [f"the bill, ${total:.3g}, is above world GDP, about "
-            f"${WORLD_GDP_USD / 1e12:,.0f} trillion a year (IMF World Economic Outlook, October "
-            "2024, for 2024): no project spends that; check the inputs' exponents and units "
-            "(the largest lines lead the bill)"]
+    return [f"the bill, ${total:.3g}, is {ABOVE_WORLD_GDP}; check the inputs' exponents and "
+            "units (the largest lines lead the bill)"]
 
 
 #: The owned-hardware keys the bill reads only when ``pricing: owned`` gives no
@@ -419,6 +417,10 @@ def money_magnitude_warnings(p: dict) -> list[str]:
 #: money input of one training project comes near it; a value above it is a slip in the
 #: exponent or the unit (``world_scale_warnings``).
 WORLD_GDP_USD = 110e12
+#: How a money figure above ``WORLD_GDP_USD`` is said (an input's, ``world_scale_warnings``, or
+#: the whole bill's, ``_world_bill_warning``).
+ABOVE_WORLD_GDP = (f"above world GDP, about ${WORLD_GDP_USD / 1e12:,.0f} trillion a year (IMF "
+                   "World Economic Outlook, October 2024, for 2024): no project spends that")
 #: The workforce of the world's largest private employer: Walmart's "approximately 2.1 million
 #: associates" (Walmart Inc., Annual Report on Form 10-K for the fiscal year ended January 31,
 #: 2024). A staff record (``ledger_people``) with more full-time people than that is a slip.
@@ -437,9 +439,7 @@ def world_scale_warnings(p: dict) -> list[str]:
               for i, x in enumerate(people)]
     for k, v in money:
         if isinstance(v, (int, float)) and not isinstance(v, bool) and v > WORLD_GDP_USD:
-            out.append(f"{k}={v:g} is above world GDP, about ${WORLD_GDP_USD / 1e12:,.0f} "
-                       "trillion a year (IMF World Economic Outlook, October 2024, for 2024): no "
-                       "project spends that; check the exponent and the unit")
+            out.append(f"{k}={v:g} is {ABOVE_WORLD_GDP}; check the exponent and the unit")
     for i, x in enumerate(people):
         f = x.get("fte")
         if isinstance(f, (int, float)) and not isinstance(f, bool) and f > LARGEST_EMPLOYER_FTE:
@@ -565,21 +565,17 @@ def _data_stock_warning(p: dict) -> str | None:
     if d + extra <= PUBLIC_TEXT_STOCK_TOKENS:
         return None
     stock = PUBLIC_TEXT_STOCK_TOKENS
-    if extra:  # the pre-training phases' tokens count too (the run reads them all)
-        return (f"train_tokens={d:g} and the phases' {extra:g} tokens ({fmt_count(d + extra, 3)} "
-                "tokens in all) are above the estimated effective stock of public human text, "
-                f"about {fmt_count(stock, 3)} tokens (Villalobos et al. 2024, arXiv:2211.04325; "
-                "90% interval 100T-1,000T; quality-filtered, and already counting the few "
-                "epochs a run can repeat it): beyond it the run repeats its data further, where "
-                "more compute buys less and less (Muennighoff et al. 2023, arXiv:2305.16264); "
-                "check train_tokens and phases")
-    return (f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is above the estimated effective "
-            f"stock of public human text, about {fmt_count(stock, 3)} tokens (Villalobos et al. "
-            "2024, arXiv:2211.04325; 90% interval 100T-1,000T; quality-filtered, and already "
-            "counting the few epochs a run can repeat it): beyond it the run repeats its data "
-            "further, where more compute buys less and less (Muennighoff et al. 2023, "
-            "arXiv:2305.16264: about 4 epochs of repeated data are worth almost as much as fresh "
-            "data; beyond, the value of adding compute decays to zero); check train_tokens")
+    head = (f"train_tokens={d:g} and the phases' {extra:g} tokens ({fmt_count(d + extra, 3)} "
+            "tokens in all) are" if extra else  # the phases' tokens count too (all are read)
+            f"train_tokens={d:g} ({fmt_count(d, 3)} tokens) is")
+    return (f"{head} above the estimated effective stock of public human text, about "
+            f"{fmt_count(stock, 3)} tokens (Villalobos et al. 2024, arXiv:2211.04325; 90% "
+            "interval 100T-1,000T; quality-filtered, and already counting the few epochs a run "
+            "can repeat it): beyond it the run repeats its data further, where more compute buys "
+            "less and less (Muennighoff et al. 2023, arXiv:2305.16264" + (
+                "); check train_tokens and phases" if extra else
+                ": about 4 epochs of repeated data are worth almost as much as fresh data; "
+                "beyond, the value of adding compute decays to zero); check train_tokens"))
 
 
 def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:
