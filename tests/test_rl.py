@@ -12,6 +12,7 @@ import math
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -829,6 +830,29 @@ def test_sequence_splits_is_the_plan_searchs_rule_on_the_sequence():
     f = enumerate_plans(m, llmcost.Cluster(acc, 64), 64, 4612)
     assert len(f) and sequence_splits(4612, f["tp"], f["cp"], f["sequence_parallel"]).all()
     assert set(f["tp"]) <= {1, 2, 4}
+
+
+def test_searched_lengths_rejects_the_plans_a_shorter_length_splits():
+    # By hand (sequence_splits): at 4,612 tokens after 4,609 and 4,610 were searched, a plan is
+    # new when 4,612 splits over it and neither shorter length does: TP4 with sequence
+    # parallelism (4 | 4612, 4 ∤ 4609, 4 ∤ 4610) and CP2 at TP ≤ 2 (2·cp = 4 and cp·tp ≤ 4
+    # divide 4,612, 4 divides neither shorter length; TP4 · CP2 needs 8 | 4612, which fails);
+    # TP1 · CP1 splits every length and TP2 · CP1 splits 4,610. The table with searched_lengths is the full table without
+    # the old rows, row for row (memory counted alike), the old rows counted under their rule.
+    from llmcost.training.parallel import RULES, enumerate_plans, sequence_splits
+    m, acc = llmcost.load_model("llama-2-13b"), llmcost.load_accelerator("H100-SXM")
+    cl = llmcost.Cluster(acc, 64)
+    full = enumerate_plans(m, cl, 64, 4612, cp=(1, 2))
+    new = enumerate_plans(m, cl, 64, 4612, cp=(1, 2), searched_lengths=(4609, 4610))
+    tp, cp, sp = (full[k].to_numpy() for k in ("tp", "cp", "sequence_parallel"))
+    old = sequence_splits(4609, tp, cp, sp) | sequence_splits(4610, tp, cp, sp)
+    assert 0 < (~old).sum() < len(full)
+    pd.testing.assert_frame_equal(new.reset_index(drop=True),
+                                  full[~old].reset_index(drop=True))
+    assert set(zip(new["tp"], new["cp"])) == {(4, 1), (1, 2), (2, 2)}
+    assert new.attrs["rejected"]["searched_shorter"] == old.sum()
+    assert "searched_shorter" in RULES
+    assert new.attrs["n_valid"] == len(new)
 
 
 def test_the_update_plan_holds_the_longest_micro_batch():

@@ -508,8 +508,9 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     from IPython.display import display
 
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
-    # a new G re-searches the trainer's plan (rl.training_mfu, tenths of a second): priced when
-    # the slider is let go, as the response sliders are, not at every value dragged past
+    # a new G re-searches the trainer's plan (rl.training_mfu, near a tenth of a second):
+    # priced when the slider is let go, as the response sliders are, not at every value
+    # dragged past
     g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G",
                     continuous_update=False)
     resp = w.IntSlider(value=p["rl_response_tokens"], min=128, max=32768, step=128,

@@ -81,8 +81,8 @@ from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
-from ..training.parallel import (choose_plan, frame_memory_arrays, make_plan,
-                                margin_weighted_step_s, sequence_splits, stack_plan_search)
+from ..training.parallel import (PlanError, choose_plan, frame_memory_arrays, make_plan,
+                                margin_weighted_step_s, stack_plan_search)
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -975,21 +975,31 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
 
 
 def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, options: dict,
-               shorter: tuple = (), longest: int | None = None) -> tuple:
+               shorter: tuple = (), longest: int | None = None,
+               beat: float | None = None) -> tuple:
     """``(step, plan)`` of ``train_step``'s ``train_plan="auto"``: the searched plan
     (``_auto_plan_padded``; ``shorter`` and ``longest`` as ``_auto_train_plan``'s), refused when
     it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at ``longest``), priced by
-    ``step_time`` at ``seq_len`` with ``options`` (its keywords)."""
+    ``step_time`` at ``seq_len`` with ``options`` (its keywords). ``beat``: the best margin-
+    weighted step a caller has (``_auto_training_mfu``); a plan whose own
+    (``margin_weighted_step_s``) is not below it is returned unchecked, as it cannot be taken."""
     try:
         plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter,
                                  longest)
+        step = None
+        if beat is not None:
+            step = _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options)
+            if float(margin_weighted_step_s(step.step_time_s, plan.zero_stage)) >= beat:
+                return step, plan
         _check_train_plan_fits(m, acc, n, plan, seq_len)
         if longest is not None:
             _check_longest_fits(m, acc, plan, longest, stack, "train_plan='auto' chose "
                                 f"{plan.describe()}, which")
     except ValueError as e:
         raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
-    return _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options), plan
+    if step is None:
+        step = _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options)
+    return step, plan
 
 
 def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int, stack=None,
@@ -1115,8 +1125,8 @@ def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
 
 
 class NoNewPlan(Exception):
-    """``_auto_train_plan`` at a padded length: every plan that fits there also splits a
-    shorter length the search has priced (``shorter``), where its step is shorter; not an
+    """``_auto_train_plan`` at a padded length: every plan valid there also splits a shorter
+    length the search has priced (``shorter``), where its step is shorter; not an
     error of the input (so not a ``ValueError``: the search skips the length)."""
 
 
@@ -1133,33 +1143,26 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
     memoised on them (model, accelerator, stack and efficiency are frozen dataclasses or names,
     compared field by field). ``shorter``: padded lengths already searched (``training_mfu``);
     the plans whose sequence split one of them (``parallel.sequence_splits``) are left out, as
-    the same plan's step at a shorter length is shorter (``NoNewPlan`` when none is left).
+    the same plan's step at a shorter length is shorter: rejected with the grid's rules
+    (``PlanGrid.searched_lengths``), before their memory is counted, so a length after the
+    first costs a search over its new plans only (``NoNewPlan`` when no valid plan is new).
     ``longest``: tokens per sequence of the update's longest micro-batch (``longest_tokens``);
     the plans whose memory does not fit there are left out before the ranking
     (``_longest_fit_rank``), the step still ranked at ``seq_len``."""
     cluster = Cluster(acc, n)
     opts = StepOptions(stack=stack, efficiency=efficiency)
     rank = time_ranking(model, cluster, seq_len, options=opts)
-    if shorter:
-        rank = _new_plans_only(rank, shorter)
     search = stack_plan_search(stack)
+    if shorter:   # the old plans are rejected with the grid's rules, before memory is counted
+        search = {**search, "allowed": {**search["allowed"], "searched_lengths": shorter}}
     if longest is not None:
         rank = _longest_fit_rank(rank, model, acc, longest, search["practice"])
-    return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank)
-
-
-def _new_plans_only(rank, shorter: tuple):
-    """``rank`` over the rows of a plan frame whose sequence splits none of the ``shorter``
-    lengths (``parallel.sequence_splits``); ``NoNewPlan`` when every row splits one."""
-    def ranked(frame):
-        tp, cp, sp = (frame[k].to_numpy() for k in ("tp", "cp", "sequence_parallel"))
-        old = np.zeros(len(frame), dtype=bool)
-        for length in shorter:
-            old |= sequence_splits(length, tp, cp, sp)
-        if old.all():
-            raise NoNewPlan
-        return rank(frame[~old])
-    return ranked
+    try:
+        return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank)
+    except PlanError as e:
+        if e.rule == "searched_shorter":   # every plan valid here splits a shorter length
+            raise NoNewPlan from None
+        raise
 
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
@@ -2385,9 +2388,11 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     itself counts it (``parallel.best_ranked_row``), the shorter padding on a tie. A plan is
     ranked at the shortest of those lengths its sequence splits over
     (``parallel.sequence_splits``) only: the same plan's step at a longer padding does more
-    work and is never shorter, so the searches at longer paddings rank only the plans new to
-    them (the same plan as searching every plan at every length, in about a third of the
-    time; ``_auto_train_plan``'s ``shorter``). Not the highest MFU per real token: the step's MFU counts the attention FLOPs of the padded
+    work and is never shorter, so the searches at longer paddings count and rank only the
+    plans new to them (the same plan as searching every plan at every length, with fewer rows
+    to count and price; ``_auto_train_plan``'s ``shorter``, ``PlanGrid.searched_lengths``), and
+    a length whose plan cannot beat the best so far is not checked for fit (``_auto_step``'s
+    ``beat``). Not the highest MFU per real token: the step's MFU counts the attention FLOPs of the padded
     length (the workbook's basis, ``step_time``), so that rule preferred the longest padding
     for a longer step, and it took a ZeRO-3 plan the search had set aside at the same length.
     The update's time is then the padded step's, which does not fall as x grows (rounding x to
@@ -2521,7 +2526,7 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
             bd, plan = _auto_step(m, acc, o.training_gpus, o.samples, priced, o.stack,
                                   o.efficiency, dict(dp_overlap=o.train_dp_overlap,
                                                      recipe=o.train_recipe), tuple(lengths[:i]),
-                                  longest)
+                                  longest, None if best is None else best[0])
         except NoNewPlan:
             continue
         except ValueError as e:

@@ -107,6 +107,9 @@ RULES = {
     "duplicate_schedule": "duplicate: with pp = 1 there is no pipeline schedule (kept as 1f1b)",
     "duplicate_zero": "duplicate: ZeRO shards nothing when dp·cp = 1 (kept as zero_stage 0)",
     "duplicate_sp": "duplicate: sequence parallelism is a no-op at tp = 1 (kept as True)",
+    "searched_shorter": "the sequence split (2·cp, and cp·tp with sequence parallelism) also "
+                        "splits a shorter length the search has priced, where the same plan's "
+                        "step is shorter (searched_lengths)",
 }
 _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
 
@@ -1337,6 +1340,11 @@ class PlanGrid:
         Default True: a tp that is a multiple of the KV heads is valid (each KV head replicated
         on tp/g ranks); False (a stack that does not replicate them,
         ``stacks.Stack.tp_kv_replication``): tp must divide them (``check_tp_kv_heads``).
+    searched_lengths : sequence of int
+        Default ``()``: sequence lengths a search has already priced (the RL update's padded-
+        length search, ``rl._auto_train_plan``); a plan whose sequence split one of them
+        (``sequence_splits``) is rejected (rule ``searched_shorter``) before its memory is
+        counted, as its step at the shorter length is shorter.
     zero_max_with_pp : int
         Default 3: the highest ZeRO stage a plan with pp > 1 may use (rule ``zero_pp``;
         ``stacks.Stack.zero_max_with_pp``: DeepSpeed's ``PipelineEngine`` refuses ZeRO-2 and
@@ -1364,6 +1372,7 @@ class PlanGrid:
     fsdp_shard_size: object = None
     tp_kv_replication: object = True
     zero_max_with_pp: object = 3
+    searched_lengths: object = ()
 
     @classmethod
     def build(cls, grid: PlanGrid | None = None, **axes) -> PlanGrid:
@@ -1381,9 +1390,11 @@ class PlanGrid:
 
     def choices(self) -> dict:
         """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``,
-        ``tp_kv_replication`` and ``zero_max_with_pp``), for ``plan_axes``."""
+        ``tp_kv_replication``, ``zero_max_with_pp`` and ``searched_lengths``), for
+        ``plan_axes``."""
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in ("fsdp_shard_size", "tp_kv_replication", "zero_max_with_pp")}
+                if f.name not in ("fsdp_shard_size", "tp_kv_replication", "zero_max_with_pp",
+                                  "searched_lengths")}
 
 
 def _zero_max(v) -> int:
@@ -1481,6 +1492,16 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     return df
 
 
+def bare_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A shallow copy of ``frame`` without its ``attrs``, to read many columns from: pandas
+    deep-copies a frame's ``attrs`` into every column it hands out (``NDFrame.__finalize__``),
+    which in a plan search took longer than the reads themselves. The same rows, columns and
+    data (not copied)."""
+    out = frame.copy(deep=False)
+    out.attrs = {}
+    return out
+
+
 def frame_memory_arrays(rows: pd.DataFrame, model: ModelSpec, practice: MemoryPractice,
                         seq_len: int) -> dict:
     """``memory.plan_memory_arrays`` of rows of an ``enumerate_plans`` table at ``seq_len``
@@ -1488,7 +1509,7 @@ def frame_memory_arrays(rows: pd.DataFrame, model: ModelSpec, practice: MemoryPr
     (``rows.attrs``; a ``pp_split`` column's codes where the table has one) and ``practice``:
     the memory parts per row (``recount_memory``; the RL update's count at its longest
     micro-batch, ``rl.longest_memory``)."""
-    a = rows.attrs
+    a, rows = rows.attrs, bare_frame(rows)
     return plan_memory_arrays(
         model, **{k: rows[k].to_numpy() for k in ("tp", "pp", "dp", "cp", "ep",
                                                    "virtual_stages", "micro_batch_size",
@@ -1666,6 +1687,7 @@ def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, grid=None):
          for i, k in enumerate(names)}
     reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"],
                            kv_replication, zero_max_with_pp)
+    reason = _reject_searched(reason, g, grid.searched_lengths)
     if include_rejected:
         codes = np.broadcast_to(reason, shape).ravel()
         rows = np.arange(codes.size)
@@ -1678,6 +1700,19 @@ def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, grid=None):
     cols["n_microbatches"] = np.where(codes == 0, gb // np.maximum(
         cols["micro_batch_size"] * np.maximum(cols["dp"], 1), 1), 0)
     return cols, codes, reason, int(np.prod(shape, dtype=np.int64))
+
+
+def _reject_searched(reason, g, searched) -> np.ndarray:
+    """``reason`` with the valid combinations whose sequence split one of the ``searched``
+    lengths (``sequence_splits`` of ``g``'s tp, cp and sequence parallelism) coded
+    ``searched_shorter``; ``reason`` itself when none is given."""
+    lengths = [int(x) for x in (searched or ())]
+    if not lengths:
+        return reason
+    old = np.zeros(1, dtype=bool)
+    for x in lengths:
+        old = old | sequence_splits(x, g["tp"], g["cp"], g["sequence_parallel"])
+    return np.where((reason == 0) & old, np.uint8(_RULE_CODES["searched_shorter"]), reason)
 
 
 def _valid_rows(reason, shape) -> np.ndarray:
@@ -1910,17 +1945,16 @@ def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
 
 
 def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):
-    out = pd.DataFrame({k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
-                                             "micro_batch_size", "n_microbatches",
-                                             "zero_stage")})
+    data = {k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
+                                 "micro_batch_size", "n_microbatches", "zero_stage")}
     # the ZeRO-3 shard group (HSDP when below dp·cp); dp·cp, the whole group, otherwise
-    out["fsdp_shard_size"] = cols.get("fsdp_shard_size", cols["dp"] * cols["cp"])
-    out["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
-    out["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
-    out["sequence_parallel"] = cols["sequence_parallel"]
+    data["fsdp_shard_size"] = cols.get("fsdp_shard_size", cols["dp"] * cols["cp"])
+    data["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
+    data["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
+    data["sequence_parallel"] = cols["sequence_parallel"]
     split = _split_column(model, pp_split, cols)
-    out["pp_split"] = pd.Categorical.from_codes(split, PP_SPLITS)
-    n = len(out)
+    data["pp_split"] = pd.Categorical.from_codes(split, PP_SPLITS)
+    n = len(cols["tp"])
     mem = {p: np.full(n, np.nan) for p in PARTS}
     total = np.full(n, np.nan)
     stage = np.full(n, -1, dtype=np.int64)
@@ -1941,13 +1975,11 @@ def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, 
         stage[valid] = arr["stage"]
         bubble[valid] = bubble_fraction(sel["pp"], sel["n_microbatches"], sel["schedule"],
                                         sel["virtual_stages"])
-    for p in PARTS:
-        out[f"{p}_bytes"] = mem[p]
-    out["memory_bytes"] = total
-    out["peak_stage"] = stage
-    out["fits"] = np.asarray(fits(np.nan_to_num(total, nan=np.inf), hbm, reserve)) & valid
-    out["bubble_fraction"] = bubble
-    return out
+    data.update({f"{p}_bytes": mem[p] for p in PARTS})
+    data.update(memory_bytes=total, peak_stage=stage,
+                fits=np.asarray(fits(np.nan_to_num(total, nan=np.inf), hbm, reserve)) & valid,
+                bubble_fraction=bubble)
+    return pd.DataFrame(data)      # built at once: a column inserted at a time cost more
 
 
 def plan_table(plans: pd.DataFrame, n: int = 12, within_scaleup_domain: bool = True

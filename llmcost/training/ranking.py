@@ -32,8 +32,8 @@ from ..core.units import SECONDS_PER_HOUR, as_array
 from .comm import node_limit_routable
 from .memory import PP_SPLITS, memory_per_gpu
 from .options import StepOptions, stack_memory_practice
-from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, best_ranked_row, empty_reason,
-                       enumerate_plans, make_plan, plan_from_row, recount_memory)
+from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, bare_frame, best_ranked_row,
+                       empty_reason, enumerate_plans, make_plan, plan_from_row, recount_memory)
 from .step import PARTS, TP_OVERLAP, check_step_inputs, step_arrays, step_time
 
 
@@ -49,10 +49,11 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
     pipeline schedules runs m / f micro-batches, ``step._check_flushes``'s rule)."""
     opts = StepOptions.build(options, **keywords)
     keep = _routable(plans, model, cluster, opts) & _flushes_divide(plans, opts)
-    out = plans[keep].copy()
+    out = bare_frame(plans)[keep].copy()       # its columns read without copying the attrs
     if out.empty:
         for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
             out[k] = pd.Series(dtype=float)
+        out.attrs = dict(plans.attrs)
         return out
     rc = out["recompute"]
     sch = out["schedule"]
@@ -71,12 +72,16 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         n_microbatches=out["n_microbatches"].to_numpy(),
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
-        seq_len=plans.attrs.get("seq_len", seq_len), pp_split=_split_of(out),
+        seq_len=plans.attrs.get("seq_len", seq_len), pp_split=_split_of(out, plans.attrs),
         fsdp_shard_size=shard, options=opts)
-    for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
+    added = ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS
+    for k in (k for k in added if k in out):     # a ranked frame ranked again: in place
         out[k] = res[k]
+    out = pd.concat([out, pd.DataFrame({k: res[k] for k in added if k not in out},
+                                       index=out.index)], axis=1)   # one insert, not one each
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
     # shards less: lower ZeRO stage, then less memory
+    out.attrs = dict(plans.attrs)
     return out.sort_values(["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
 
 
@@ -101,15 +106,16 @@ def _flushes_divide(plans: pd.DataFrame, opts: StepOptions) -> np.ndarray:
     return plans["n_microbatches"].to_numpy() % np.asarray(f, dtype=np.int64) == 0
 
 
-def _split_of(plans: pd.DataFrame):
+def _split_of(plans: pd.DataFrame, attrs: dict):
     """The rows' layer splits for ``step_arrays``: the ``pp_split`` column of
-    ``enumerate_plans`` (its codes, positions in ``memory.PP_SPLITS``), else the table's."""
+    ``enumerate_plans`` (its codes, positions in ``memory.PP_SPLITS``), else the table's
+    (``attrs``, the table's ``attrs``)."""
     col = plans.get("pp_split")
     if col is not None and hasattr(col, "cat") and list(col.cat.categories) == list(PP_SPLITS):
         return col.cat.codes.to_numpy().astype(np.int64)
     if col is not None:
         return col.astype(str).to_numpy()
-    return plans.attrs.get("pp_split", "even")
+    return attrs.get("pp_split", "even")
 
 
 def time_ranking(model: ModelSpec, cluster: Cluster, seq_len=None,
