@@ -128,13 +128,14 @@ from ZeRO-3 fetches (5.00x) or pageable bytes (6.57x) (``_dschat_lacking_scaling
 """
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 
 import llmcost
 from llmcost import rl
-from llmcost.core.stacks import load_stack
+from llmcost.core.stacks import StackFeatureWarning, load_stack
 from llmcost.serving import inference
 from llmcost.training import step, step_validation
 from llmcost.training.parallel import make_plan
@@ -1058,9 +1059,12 @@ def sourced_upper_bounds():
         seq = o.prompt_tokens + int(rl.sample_lengths(o).mean())
         plan = make_plan(m, o.training_gpus, o.train_global_batch, seq_len=seq, **o.train_plan)
         cl = llmcost.Cluster(acc, o.training_gpus)
-        a, b = (step.step_time(m, cl, plan, seq, efficiency=o.efficiency, flash_attention=f,
-                               dp_overlap=o.train_dp_overlap, recipe=o.train_recipe)
-                for f in (True, False))
+        with warnings.catch_warnings():  # priced as the RL engine prices the row (its
+            warnings.simplefilter("ignore", StackFeatureWarning)  # stack, warning silenced)
+            a, b = (step.step_time(m, cl, plan, seq, stack=o.stack, efficiency=o.efficiency,
+                                   flash_attention=f, dp_overlap=o.train_dp_overlap,
+                                   recipe=o.train_recipe)
+                    for f in (True, False))
         pub = float(r["measured_train_s"])
         red = (t.loc[i, "train_ratio_with"] - t.loc[i, "train_ratio_without"]) * pub
         crit = z3.loc[i, "gather_s"]
