@@ -16,6 +16,7 @@ shard groups). The formulas are the engine's, in ``llmcost.training.step``.
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -53,7 +54,7 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
     if out.empty:
         for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
             out[k] = pd.Series(dtype=float)
-        out.attrs = dict(plans.attrs)
+        out.attrs = copy.deepcopy(plans.attrs)     # its own, as a pandas copy's
         return out
     rc = out["recompute"]
     sch = out["schedule"]
@@ -81,7 +82,7 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
                                        index=out.index)], axis=1)   # one insert, not one each
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
     # shards less: lower ZeRO stage, then less memory
-    out.attrs = dict(plans.attrs)
+    out.attrs = copy.deepcopy(plans.attrs)
     return out.sort_values(["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
 
 
