@@ -2396,9 +2396,10 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     plans new to them (the same plan as searching every plan at every length, with fewer rows
     to count and price; ``_auto_train_plan``'s ``shorter``, ``PlanGrid.searched_lengths``), and
     a length whose plan cannot beat the best so far is not checked for fit (``_auto_step``'s
-    ``beat``). Not the highest MFU per real token: the step's MFU counts the attention FLOPs of the padded
-    length (the workbook's basis, ``step_time``), so that rule preferred the longest padding
-    for a longer step, and it took a ZeRO-3 plan the search had set aside at the same length.
+    ``beat``). Not the highest MFU per real token: the step's MFU counts the attention FLOPs of
+    the padded length (the workbook's basis, ``step_time``), so that rule preferred the longest
+    padding for a longer step, and it took a ZeRO-3 plan the search had set aside at the same
+    length.
     The update's time is then the padded step's, which does not fall as x grows (rounding x to
     the nearest whole length made a longer response cheaper where the rounding crossed;
     searching at x alone left out every TP > 1 plan at an odd length).
