@@ -223,3 +223,13 @@ def test_deepspeed_runs_pipelines_with_zero_1_at_most():
     assert stacks.missing_features("deepspeed-zero3-2021", 3, "1f1b", 1) == []
     with pytest.raises(ValueError, match="zero_max_with_pp=4 must be a ZeRO stage"):
         parallel.enumerate_plans(spec, cl, 256, 4096, zero_max_with_pp=4)
+    # a scenario fixing both pp > 1 and ZeRO-2 on that stack is refused by the rule itself,
+    # before a search (not with the tally of rules the searched combinations broke)
+    search = parallel.stack_plan_search("deepspeed-zero3-2021")
+    with pytest.raises(parallel.PlanError, match=r"^zero_stage=2 with pp=4: the stack runs at "
+                                                 r"most ZeRO-1 with a pipeline") as e:
+        parallel.choose_plan(spec, cl, 256, 4096, fixed={"pp": 4, "zero_stage": 2},
+                             rank=parallel.rank_without_time, **search)
+    assert e.value.rule == "zero_pp" and "broken most often" not in str(e.value)
+    assert parallel.choose_plan(spec, cl, 256, 4096, fixed={"pp": 4, "zero_stage": 1},
+                                rank=parallel.rank_without_time, **search).zero_stage == 1

@@ -911,6 +911,13 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
     _check_model_rules(model, t, q, c, fixed.get("ep", 1), fixed.get("virtual_stages", 1), False,
                        pp_split, seq)
     check_tp_kv_heads(model, t, bool((allowed or {}).get("tp_kv_replication", True)))
+    z_max = int((allowed or {}).get("zero_max_with_pp", 3))
+    if q > 1 and fixed.get("zero_stage", 0) > z_max:
+        raise PlanError("zero_pp", f"zero_stage={fixed['zero_stage']} with pp={q}: the stack "
+                                   f"runs at most ZeRO-{z_max} with a pipeline "
+                                   f"(zero_max_with_pp; {RULES['zero_pp']}); set zero_stage "
+                                   f"<= {z_max}, pp 1, or a stack that pipelines ZeRO-"
+                                   f"{fixed['zero_stage']}")
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
