@@ -806,3 +806,29 @@ def test_the_headline_says_which_input_it_holds_at_one_number():
                          "needs two)")
     # the default scenario ranges all three: nothing held
     assert ledger.headline_draws(PRICE, samples=500).held == ""
+
+
+def test_range_quantile_and_draws_refuse_bad_input():
+    # Range is public (llmcost.Range): its quantile levels, sample count, seed and key are
+    # checked with a ValueError naming the value and the rule, not numpy's or statistics' own
+    # errors, a NaN or a value outside the range
+    tri = Range("triangular", low=1.0, mode=2.0, high=4.0)
+    logn = Range("lognormal", p10=1.0, p90=4.0)
+    uni = Range("uniform", low=0.0, high=1.0)
+    for call, message in ((lambda: tri.quantile("0.1"), r"q='0\.1' must be numbers in \[0, 1\]"),
+                          (lambda: uni.quantile(1.5), r"q=1\.5 must be a number in \[0, 1\]"),
+                          (lambda: tri.quantile(-0.2), r"q=-0\.2 must be a number in \[0, 1\]"),
+                          (lambda: tri.quantile(float("nan")), r"q=nan must be a number"),
+                          (lambda: logn.quantile(0), r"q=0\.0 must be a number in \(0, 1\)"),
+                          (lambda: tri.draws(-5, 0, "mfu"), r"samples=-5 must be a whole"),
+                          (lambda: tri.draws(2.5, 0, "mfu"), r"samples=2\.5 must be a whole"),
+                          (lambda: tri.draws(0, 0, "mfu"), r"samples=0 must be a whole"),
+                          (lambda: tri.draws(10, -1, "mfu"), r"seed=-1 must be a whole"),
+                          (lambda: tri.draws(10, 0, None), r"key=None must be the input's name")):
+        with pytest.raises(ValueError, match=message):
+            call()
+    # by hand: the triangle 1 / 2 / 4 has F(2) = (2 − 1) / (4 − 1) = 1/3, so its 1/3-quantile
+    # is the mode and its ends are the 0- and 1-quantiles; the lognormal's P10 is its p10
+    assert tri.quantile([0.0, 1 / 3, 1.0]) == pytest.approx([1.0, 2.0, 4.0])
+    assert logn.quantile(0.1) == pytest.approx(1.0)
+    assert len(tri.draws(np.int64(5), np.int64(3), "mfu")) == 5

@@ -281,7 +281,8 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert second.startswith("Most of that range" if share > 0.5 else
                              "The largest single part of that range")
     assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2.00M "
-                     "(25% of the whole bill); its risk: loss divergence.")
+                     "at the bill's point estimate (25% of the whole bill); its risk: loss "
+                     "divergence.")
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
     # 1% of the bill is no headline (by hand: 16.56 / 2.3e6 = 0.0007%)
     tiny = {"09_savings": [dict(nine["09_savings"][0], value=2.3e6),
@@ -1112,8 +1113,11 @@ def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it()
     assert glance.top_share(g([55e3, 48e3, 44e3])["tornado"]) == pytest.approx(0.4164, abs=1e-4)
     second = glance.plain_sentences(_summary(g([55e3, 48e3, 44e3])))[1]
     assert second.startswith("The largest single part of that range comes from the GPU-hour "
-                             "price: between its low and high ends the bill moves from "
+                             "price: between its P10 and P90 the bill moves from "
                              "$972k to $1.03M; next comes")
+    # the tornado's totals are at the input's P10 and P90, the others at their points
+    # (glance_text's words), not at the range's ends: the sentence says so
+    assert "low and high ends" not in second
     assert glance.top_share(g([90e3, 30e3, 20e3])["tornado"]) == pytest.approx(0.8617, abs=1e-4)
     assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(
         "Most of that range comes from the GPU-hour price:")

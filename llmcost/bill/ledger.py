@@ -2199,13 +2199,16 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 Range("triangular", low=lo, mode=med, high=hi),
                 f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} "
                 "final runs beyond the final run (data/ledger_defaults.csv), mode their median "
-                f"{med:.2f}")
+                f"{med:.2f}; the interval's ends taken as the triangle's, so the range is "
+                "narrower than theirs (their log-normal's 5th and 95th percentiles are its "
+                "0th and 100th)")
         elif mode > 0:
             out["ledger_exploratory_fraction"] = (
                 Range("triangular", low=low, mode=mode, high=high),
                 f"the scenario's {mode:.3g} spread as Cottier et al. 2024's 90% interval of "
                 f"development compute spreads around their median ({lo:g}-{hi:g} around "
-                f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}")
+                f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}, the interval's "
+                "ends taken as the triangle's (a narrower range than theirs)")
     out.update(_rl_time_range(f, p))
     return out
 

@@ -106,8 +106,17 @@ class Range:
     def quantile(self, q):
         """The q-quantile (q in [0, 1], array or scalar), from the inverse CDF:
         uniform low + q(high − low); triangular low + √(q(h − l)(m − l)) for q ≤ (m − l)/(h − l),
-        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q))."""
-        q = np.asarray(q, dtype=float)
+        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1).
+
+        Raises
+        ------
+        ValueError
+            ``q`` not numbers in [0, 1] (in (0, 1) for a lognormal, unbounded at both ends).
+        """
+        return self._quantile(_quantile_levels(q, open_ends=self.kind == "lognormal"))
+
+    def _quantile(self, q: np.ndarray):
+        """``quantile`` of levels already checked (``draws``' uniform draws in [0, 1))."""
         if self.kind == "uniform":
             return self.low + q * (self.high - self.low)
         if self.kind == "triangular":
@@ -131,11 +140,20 @@ class Range:
 
     def draws(self, samples: int, seed: int, key: str) -> np.ndarray:
         """``samples`` draws, from ``default_rng([seed, crc32(key)])`` (common random numbers:
-        the same seed and key give the same draws in any scenario)."""
+        the same seed and key give the same draws in any scenario).
+
+        Raises
+        ------
+        ValueError
+            ``samples`` not a whole number >= 1, ``seed`` not a whole number >= 0 or ``key``
+            not a string.
+        """
+        if not _whole(samples) or samples < 1:
+            raise ValueError(f"samples={samples!r} must be a whole number >= 1")
         rng = rng_for(seed, key)
         if self.kind == "lognormal":
             return np.exp(self._mu + self._sigma * rng.standard_normal(samples))
-        return np.asarray(self.quantile(rng.random(samples)), dtype=float)
+        return np.asarray(self._quantile(rng.random(samples)), dtype=float)
 
     def describe(self) -> str:
         """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07'."""
@@ -158,8 +176,41 @@ class Range:
 
 
 def rng_for(seed: int, key: str) -> np.random.Generator:
-    """The generator of input ``key``'s draws: ``default_rng([seed, zlib.crc32(key)])``."""
+    """The generator of input ``key``'s draws: ``default_rng([seed, zlib.crc32(key)])``.
+
+    Raises
+    ------
+    ValueError
+        ``seed`` not a whole number >= 0, or ``key`` not a string.
+    """
+    if not _whole(seed) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be a whole number >= 0")
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be the input's name, a string")
     return np.random.default_rng([int(seed), zlib.crc32(key.encode())])
+
+
+def _whole(v) -> bool:
+    """A whole number: an int or numpy integer, not a bool."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _quantile_levels(q, open_ends: bool) -> np.ndarray:
+    """``q`` as a float array, checked: numbers (not strings or booleans) in [0, 1], or in
+    (0, 1) with ``open_ends``; a ``ValueError`` naming the value and the rule otherwise."""
+    rule = "in (0, 1)" if open_ends else "in [0, 1]"
+    numeric = isinstance(q, np.ndarray) and q.dtype.kind in "iuf" or all(
+        isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+        for x in np.asarray(q, dtype=object).ravel())
+    if not numeric:
+        raise ValueError(f"q={q!r} must be numbers {rule} (quantile levels)")
+    out = np.asarray(q, dtype=float)
+    bad = ~np.isfinite(out) | (out <= 0 if open_ends else out < 0) | \
+        (out >= 1 if open_ends else out > 1)
+    if np.any(bad):
+        first = float(out.ravel()[np.argmax(bad.ravel())])
+        raise ValueError(f"q={first!r} must be a number {rule} (a quantile level)")
+    return out
 
 
 def _number(name, field, v) -> float:

@@ -459,7 +459,8 @@ def _cannot_run_savings(summary: dict) -> str | None:
 
 def lever_sentence(summary: dict, failed=()) -> str:
     """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
-    its ``bill_usd``), or why there is none: 09 not run, failed, or no lever saves money."""
+    its ``bill_usd``; a saving at the inputs' points, said so), or why there is none: 09 not
+    run, failed, or no lever saves money."""
     if "09_savings" in failed:
         return ("Which lever saves the most is not known here: notebook 09 (savings) failed in "
                 "this report (its page says where).")
@@ -483,8 +484,10 @@ def lever_sentence(summary: dict, failed=()) -> str:
                 f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
     share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
     risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
+    # a lever's saving is bill(before) − bill(after) at the inputs' points (levers.Lever),
+    # while the first sentence gives the bill's range: said, so the two are not read alike
     return (f"The biggest lever (notebook 09): {name}, which would save about "
-            f"{fmt_usd(lever['value'])}{share}"
+            f"{fmt_usd(lever['value'])} at the bill's point estimate{share}"
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
 
 
@@ -581,8 +584,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
         top = tor[0]
         lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
         lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
-        second = (f"{lead} that range comes from {input_words(top['input'])}: between its low "
-                  f"and high ends the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
+        second = (f"{lead} that range comes from {input_words(top['input'])}: between its P10 "
+                  f"and P90 the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
             second += (f"; next comes {input_words(nxt['input'])}, a swing of "
