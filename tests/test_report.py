@@ -480,6 +480,8 @@ def test_html_links_point_to_html_pages(full_report):
 @pytest.mark.parametrize("value, unit, text", [
     (9.93e7, "USD", "$99.3M"), (2.6e7, "GPU-h", "26.0M GPU-h"), (3.8e25, "FLOP", "3.80e25 FLOP"),
     (580964.3, "GPU-h", "580,964 GPU-h"), (66.15, "days", "66.2 days"), (412.0, "USD", "$412"), (41.2, "USD", "$41.20"),
+    # a rate keeps its unit on the index (a trial read "price | $1.13" beside the bill's totals)
+    (1.13, "USD/GPU-h", "$1.13/GPU-h"), (3.99, "USD/GPU-h", "$3.99/GPU-h"),
 ])
 def test_format_value(value, unit, text):
     assert report.format_value(value, unit) == text
@@ -630,3 +632,38 @@ def test_no_command_prints_the_commands_and_exits_2():
     # convention for a missing argument), with the commands listed on stderr
     res = _cli()
     assert res.returncode == 2 and "report" in res.stderr and "estimate" in res.stderr
+
+
+OWNED_KEYS = ("ledger_owned_usd_per_gpu", "ledger_pue", "ledger_electricity_usd_per_kwh")
+
+
+def test_every_page_that_prices_gpu_hours_declares_the_owned_keys(tmp_path, monkeypatch):
+    # A trial's owned A100-80GB lab (purchase price $15,000, $0.12/kWh, PUE 1.3) passed the
+    # report's checks, then failed in notebook 04's kernel: 04 declared `pricing` and the price
+    # but not the purchase price, so its own first check asked for the key the scenario gave.
+    # Every page declaring `pricing` declares the owned keys, and the report checks each page on
+    # the keys it declares before anything is written.
+    for nb in report.list_notebooks(None):
+        keys = report.declared_parameters(nb)
+        if "pricing" in keys:
+            assert set(OWNED_KEYS) <= set(keys), nb.stem
+    lab = tmp_path / "lab.yaml"
+    lab.write_text("model: llama-2-13b\naccelerator: A100-80GB\nn_gpus: 64\n"
+                   "train_tokens: 3.0e11\nmfu: 0.45\npricing: owned\n"
+                   "ledger_owned_usd_per_gpu: 15000\nledger_electricity_usd_per_kwh: 0.12\n"
+                   "ledger_pue: 1.3\n")
+    plan = report.plan_report(str(lab), ["04"])
+    assert report.notebook_parameters_for(plan.notebooks[0], plan)[
+        "ledger_owned_usd_per_gpu"] == 15000
+    # a page without them is refused by name before a report is written
+    real = report.declared_parameters
+
+    def without_owned(nb):
+        keys = real(nb)
+        return {k: v for k, v in keys.items() if k not in OWNED_KEYS} \
+            if nb.stem.startswith("04_") else keys
+    monkeypatch.setattr(report, "declared_parameters", without_owned)
+    with pytest.raises(ValueError, match=r"notebook 04_communication cannot run it: "
+                                         r"pricing='owned' on A100-80GB needs "
+                                         r"ledger_owned_usd_per_gpu"):
+        report.plan_report(str(lab), ["01", "04"])   # 01 declares them: the union passes

@@ -413,6 +413,11 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         values = point_scenario({k: validate_parameter(k, v["value"]) for k, v in used.items()})
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
+        for nb in nbs:   # each page's own first check, on the keys it declares (a page
+            try:         # pricing owned GPU-hours without the purchase price failed in its kernel)
+                validate_parameters(**{k: v for k, v in values.items() if k in declared_all[nb]})
+            except ScenarioError as e:
+                raise ScenarioError(f"notebook {Path(nb).stem} cannot run it: {e}") from None
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
             # and each extra phase priced at the main run's MFU (checks.phase_does_not_fit)
             misfit = plan_does_not_fit(values) or phase_does_not_fit(values)
@@ -1966,7 +1971,8 @@ def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
     66.2 days, three significant figures from a million up (a value that rounds up to the next
     suffix takes it: 1.00B GPU-h, not 1.00e+03M; from 10^15 up in exponent form); a value whose
-    unit is ``"fraction"`` as a percentage (0.466 -> 46.6%)."""
+    unit is ``"fraction"`` as a percentage (0.466 -> 46.6%); a ``"USD/GPU-h"`` rate as
+    $3.99/GPU-h."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
@@ -1981,6 +1987,8 @@ def format_value(value, unit: str = "") -> str:
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
         return fmt_usd(v)
+    if unit == "USD/GPU-h":   # a rate: never a bare dollar figure beside the bill's totals
+        return f"{fmt_usd(v)}/GPU-h"
     if abs(v) >= 999.5e12:  # beyond trillions a suffix would carry an exponent
         return f"{v:.2e} {unit}".replace("e+", "e").strip()
     for scale, suffix in scales:

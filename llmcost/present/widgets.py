@@ -13,7 +13,7 @@ import pandas as pd
 from ..bill import levers
 from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
-from ..bill.scenario import PRICING
+from ..bill.scenario import PRICING, scenario_price, validate_parameter
 from ..core.catalog import (
     as_model,
     list_accelerators,
@@ -35,6 +35,50 @@ from ..training.reliability import checkpoint_plan, checkpoint_size
 from ..training.step import step_time
 from . import plots
 from .glossary import load_glossary
+
+
+def _checked(**values) -> dict:
+    """Each widget argument named after a scenario key, checked by that key's rule
+    (``bill.scenario.validate_parameter``): a ``ValueError`` naming the key, the value and the
+    rule, as a scenario would get, not a panel computing a clamped or nonsensical value."""
+    return {k: validate_parameter(k, v) for k, v in values.items()}
+
+
+def _span(value, lo, hi) -> tuple:
+    """(min, max) of a slider that must show ``value``: [lo, hi] widened to hold it (ipywidgets
+    clamps a value outside a slider's range to its end without a word)."""
+    v = float(value)
+    return min(lo, v), max(hi, v)
+
+
+def _log_span(value, lo_exp, hi_exp) -> tuple:
+    """``_span`` of a log slider, in exponents of 10 (floor and ceiling of log10 value)."""
+    e = math.log10(float(value))
+    return min(lo_exp, math.floor(e)), max(hi_exp, math.ceil(e))
+
+
+def _rate(price_usd_per_gpu_hour) -> float:
+    """The widget's GPU-hour price, checked (``price_usd_per_gpu_hour``'s rule) and required:
+    None (the catalogue median) is resolved by the notebook before a widget prices with it."""
+    v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
+    if v is None:
+        raise ValueError("price_usd_per_gpu_hour=None: the widget prices with a rate; pass the "
+                         "notebook's resolved price (scenario_price)")
+    return float(v)
+
+
+def _needs(p: dict, keys, who: str) -> None:
+    """A ``ValueError`` naming the keys ``p`` lacks, and each present value checked by its
+    scenario rule (``_checked``)."""
+    if not isinstance(p, dict):
+        raise ValueError(f"{who}: p={p!r} must be the notebook's validated parameters (a dict: "
+                         "llmcost.notebook_parameters(globals()))")
+    missing = [k for k in keys if k not in p]
+    if missing:
+        raise ValueError(f"{who}: p lacks {missing}: pass the notebook's validated parameters "
+                         "(llmcost.notebook_parameters(globals())), or the scenario with the "
+                         "notebooks' defaults (`llmcost list parameters`)")
+    _checked(**{k: p[k] for k in keys})
 
 
 def _log_int_slider(w, value, lo_exp, hi_exp, description):
@@ -84,18 +128,22 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     import ipywidgets as w
     from IPython.display import display
 
-
+    _checked(model=model, accelerator=accelerator, train_tokens=train_tokens, mfu=mfu,
+             n_gpus=n_gpus, price_usd_per_gpu_hour=price_usd_per_gpu_hour, dtype=dtype)
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
                        description="accelerator")
-    tok_w = w.FloatLogSlider(value=train_tokens, base=10, min=9, max=14, step=0.05,
+    lo, hi = _log_span(train_tokens, 9, 14)
+    tok_w = w.FloatLogSlider(value=train_tokens, base=10, min=lo, max=hi, step=0.05,
                              description="tokens", readout_format=".3g",
                              continuous_update=False)
-    ceiling = mfu_slider_max(accelerator)  # no MFU above the measured matmul ceiling
-    mfu_w = w.FloatSlider(value=min(mfu, ceiling), min=0.01, max=ceiling, step=0.01,
+    ceiling = mfu_slider_max(accelerator)  # no MFU above the measured matmul ceiling: a
+    # scenario's MFU above it starts the slider at the ceiling, and the panel says so
+    mfu_w = w.FloatSlider(value=min(mfu, ceiling), min=min(0.01, mfu), max=ceiling, step=0.01,
                           description="MFU", readout_format=".2f", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 3, 17, "GPUs")
-    price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=0.01, max=100, step=0.1,
+    plo, phi = _span(_rate(price_usd_per_gpu_hour), 0.01, 100)
+    price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=plo, max=phi, step=0.1,
                                  description="$/GPU-h")
     out = w.Output()
     live = plots.LiveFigure((6, 3.2))
@@ -111,6 +159,10 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
             except ValueError as e:  # e.g. no fp8 peak on this accelerator
                 print(f"cannot compute: {e}")
                 return
+            if mfu > mfu_w.max and acc.name == accelerator:
+                print(f"the scenario's MFU, {mfu:.0%}, is above {acc.name}'s measured matmul "
+                      f"ceiling, {mfu_w.max:.0%}: the slider stops at the ceiling (the page's "
+                      f"bill keeps {mfu:.0%})")
             display(pd.DataFrame({
                 "training FLOPs (6ND)": [fmt_flops(run["training_flops_6nd"])],
                 "model FLOPs (MFU basis)": [fmt_flops(run["model_flops"])],
@@ -145,20 +197,29 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     from IPython.display import display
 
 
+    _checked(n_gpus=n_gpus, fail_rate_per_gpu_year=fail_rate_per_gpu_year,
+             ckpt_storage_bytes_per_s=storage_bytes_per_s, ckpt_async=async_,
+             ckpt_restart_s=restart_s, ckpt_node_bytes_per_s=node_bytes_per_s,
+             ckpt_d2h_bytes_per_s=d2h_bytes_per_s, fail_planned_per_day=planned_per_day)
+    price = _rate(price_usd_per_gpu_hour)
     size0 = float(checkpoint_size(n_params, recipe).total_bytes)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
-    rate_w = w.FloatLogSlider(value=max(fail_rate_per_gpu_year, 1e-3), base=10, min=-3, max=1,
+    # a log slider cannot hold 0 failures: it starts at 10^-3 per GPU-year (said in the table)
+    rate0 = max(fail_rate_per_gpu_year, 1e-3)
+    lo, hi = _log_span(rate0, -3, 1)
+    rate_w = w.FloatLogSlider(value=rate0, base=10, min=lo, max=hi,
                               step=0.05, description="fail/GPU-yr", readout_format=".3g",
                               continuous_update=False)
     size_w = w.FloatLogSlider(value=size0 / 1e12, base=10, min=-2, max=2, step=0.02,
                               description="ckpt TB", readout_format=".3g",
                               continuous_update=False)
-    bw_w = w.FloatLogSlider(value=storage_bytes_per_s / 1e9, base=10, min=0, max=4, step=0.05,
+    lo, hi = _log_span(storage_bytes_per_s / 1e9, 0, 4)
+    bw_w = w.FloatLogSlider(value=storage_bytes_per_s / 1e9, base=10, min=lo, max=hi, step=0.05,
                             description="storage GB/s", readout_format=".3g",
                             continuous_update=False)
     async_w = w.Checkbox(value=bool(async_), description="asynchronous checkpoints")
-    restart_w = w.FloatSlider(value=restart_s / 60, min=0, max=120, step=1,
-                              description="restart min", continuous_update=False)
+    restart_w = w.FloatSlider(value=restart_s / 60, min=0, max=_span(restart_s / 60, 0, 120)[1],
+                              step=1, description="restart min", continuous_update=False)
     out = w.Output()
     live = plots.LiveFigure((6.5, 3.4))
 
@@ -182,7 +243,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                 "interval": [fmt_duration(plan.interval_s)],
                 "goodput": [f"{plan.goodput:.1%}"],
                 "paid GPU-hours": [fmt_count(paid)],
-                "lost to failures": [fmt_usd((paid - ideal_gpu_hours) * price_usd_per_gpu_hour)],
+                "lost to failures": [fmt_usd((paid - ideal_gpu_hours) * price)],
             }, index=[f"{gpu_w.value:,} GPUs"]))
             if plan.mtbf_s != float("inf"):
                 live.clear()
@@ -498,6 +559,12 @@ def pilot_explorer(study, seq_len: int, options=None):
     return w.VBox([w.HBox([gpu_w, tp_w, pp_w, mbs_w]), out])
 
 
+#: The parameters ``rl_explorer`` reads from its ``p`` (notebook 05's).
+RL_EXPLORER_KEYS = ("rl_algorithm", "rl_prompts_per_step", "rl_samples_per_prompt",
+                    "rl_prompt_tokens", "rl_response_tokens", "rl_response_tokens_max",
+                    "rl_gpus", "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_train_mfu")
+
+
 def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float):
     """Algorithm, G, response length, tail ratio, rollout GPUs, async and accelerator widgets
     updating the per-iteration ledger of ``llmcost.rl.rl_iteration`` (other settings from ``p``,
@@ -507,16 +574,24 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     import ipywidgets as w
     from IPython.display import display
 
+    _needs(p, RL_EXPLORER_KEYS, "rl_explorer")
+    _checked(model=model, **({} if isinstance(accelerator, Accelerator) else
+                             {"accelerator": accelerator}))
+    price = _rate(price_usd_per_gpu_hour)
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     # a new G re-searches the trainer's plan (rl.training_mfu, near a tenth of a second):
     # priced when the slider is let go, as the response sliders are, not at every value
-    # dragged past
-    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G",
+    # dragged past; every slider's range holds the scenario's own value (_span)
+    g_lo, g_hi = _span(p["rl_samples_per_prompt"], 2, 64)
+    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=g_lo, max=g_hi, description="G",
                     continuous_update=False)
-    resp = w.IntSlider(value=p["rl_response_tokens"], min=128, max=32768, step=128,
+    r_lo, r_hi = _span(p["rl_response_tokens"], 128, 32768)
+    resp = w.IntSlider(value=p["rl_response_tokens"], min=r_lo, max=r_hi, step=128,
                        description="mean resp.", continuous_update=False)
-    tail = w.FloatSlider(value=p["rl_response_tokens_max"] / p["rl_response_tokens"], min=1.0,
-                         max=16.0, step=0.5, description="tail ×", continuous_update=False)
+    ratio = p["rl_response_tokens_max"] / p["rl_response_tokens"]
+    t_lo, t_hi = _span(ratio, 1.0, 16.0)
+    tail = w.FloatSlider(value=ratio, min=t_lo, max=t_hi, step=0.5, description="tail ×",
+                         continuous_update=False)
     roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0, max=max(p["rl_gpus"] - 1, 0),
                        step=p["rl_rollout_tp"], description="rollout GPUs")
     asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
@@ -541,8 +616,8 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
                 return
             print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
                   f"FLOPs, {it.generation_time_share:.0%} of time; "
-                  f"{fmt_usd(it.gpu_hours * price_usd_per_gpu_hour)} per iteration")
-            display(plots.table(it.parts(price_usd_per_gpu_hour),
+                  f"{fmt_usd(it.gpu_hours * price)} per iteration")
+            display(plots.table(it.parts(price),
                                 {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
                                  "usd": "${:,.2f}"}))
 
@@ -610,13 +685,19 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
     A claim the check refuses prints the reason. Returns the ``VBox``."""
     import ipywidgets as w
 
+    _checked(model=model, accelerator=accelerator, dtype=dtype, train_tokens=tokens,
+             n_gpus=n_gpus)
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0 \
+            or not math.isfinite(days):
+        raise ValueError(f"days={days!r} must be a finite number > 0 (the claimed wall-clock)")
     spec, gpu = load_model(model), load_accelerator(accelerator)
-    tok = w.FloatSlider(value=tokens / 1e12, min=0.1, max=max(20.0, tokens / 1e12), step=0.1,
-                        description="tokens (T)", continuous_update=False)
-    gpus = w.IntSlider(value=n_gpus, min=8, max=max(16384, n_gpus), step=8, description="GPUs",
-                       continuous_update=False)
-    d = w.FloatSlider(value=days, min=1.0, max=max(180.0, days), step=1.0, description="days",
-                      continuous_update=False)
+    tok = w.FloatSlider(value=tokens / 1e12, min=min(0.1, tokens / 1e12),
+                        max=max(20.0, tokens / 1e12), step=0.1, description="tokens (T)",
+                        continuous_update=False)
+    gpus = w.IntSlider(value=n_gpus, min=min(8, n_gpus), max=max(16384, n_gpus), step=8,
+                       description="GPUs", continuous_update=False)
+    d = w.FloatSlider(value=days, min=min(1.0, days), max=max(180.0, days), step=1.0,
+                      description="days", continuous_update=False)
     out = w.Output()
 
     def update(_=None):
@@ -634,6 +715,11 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
     return w.VBox([w.HBox([tok, gpus, d]), out])
 
 
+#: The parameters ``ledger_explorer`` reads from its scenario (notebook 00's).
+LEDGER_EXPLORER_KEYS = ("n_gpus", "mfu", "price_usd_per_gpu_hour", "pricing",
+                        "ledger_exploratory_fraction", "ledger_reserve_fraction")
+
+
 def ledger_explorer(scenario: dict):
     """The main inputs of the bill (GPUs, MFU, price, pricing mode, exploratory fraction,
     reserve, people) with the bill's table and waterfall updating (``llmcost.ledger``).
@@ -644,25 +730,36 @@ def ledger_explorer(scenario: dict):
     from IPython.display import display
 
 
+    _needs(scenario, LEDGER_EXPLORER_KEYS, "ledger_explorer")
     gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
-    mfu = w.FloatSlider(value=scenario["mfu"], min=0.1, max=0.7, step=0.01, description="MFU",
+    mfu = w.FloatSlider(value=scenario["mfu"], min=_span(scenario["mfu"], 0.1, 0.7)[0],
+                        max=_span(scenario["mfu"], 0.1, 0.7)[1], step=0.01, description="MFU",
                         continuous_update=False)
-    price = w.FloatSlider(value=scenario["price_usd_per_gpu_hour"] or 2.5, min=0.5, max=12,
-                          step=0.05, description="$/GPU-h", continuous_update=False)
+    # the bill's own rate when the scenario leaves the price to the catalogue (its median), so
+    # that the panel opens on the page's bill; given back to the bill as None until moved
+    given = scenario["price_usd_per_gpu_hour"]
+    price0 = float(given) if given is not None else scenario_price(scenario)[0]
+    price = w.FloatSlider(value=price0, min=_span(price0, 0.5, 12)[0],
+                          max=_span(price0, 0.5, 12)[1], step=0.05, description="$/GPU-h",
+                          continuous_update=False)
     pricing = w.Dropdown(options=PRICING, value=scenario["pricing"], description="pricing")
-    explore = w.FloatSlider(value=1.19 if scenario["ledger_exploratory_fraction"] is None
-                            else scenario["ledger_exploratory_fraction"], min=0, max=3,
-                            step=0.05, description="explore ×", continuous_update=False)
-    reserve = w.FloatSlider(value=scenario["ledger_reserve_fraction"], min=0, max=0.5,
-                            step=0.01, description="reserve", continuous_update=False)
+    f0 = scenario["ledger_exploratory_fraction"]
+    f0 = 1.19 if f0 is None else f0
+    explore = w.FloatSlider(value=f0, min=0, max=_span(f0, 0, 3)[1], step=0.05,
+                            description="explore ×", continuous_update=False)
+    r0 = scenario["ledger_reserve_fraction"]
+    reserve = w.FloatSlider(value=r0, min=0, max=_span(r0, 0, 0.5)[1], step=0.01,
+                            description="reserve", continuous_update=False)
     fte = w.FloatSlider(value=0, min=0, max=200, step=1, description="staff FTE",
                         continuous_update=False)
     out = w.Output()
     live = plots.LiveFigure((8, 4))
 
     def update(*_):
+        unmoved = given is None and abs(price.value - price0) < price.step / 2
         changes = dict(n_gpus=gpus.value, mfu=mfu.value, pricing=pricing.value,
-                       price_usd_per_gpu_hour=None if pricing.value == "owned" else price.value,
+                       price_usd_per_gpu_hour=None if pricing.value == "owned" or unmoved
+                       else price.value,
                        ledger_exploratory_fraction=explore.value,
                        ledger_reserve_fraction=reserve.value,
                        ledger_people=[{"role": "staff", "fte": fte.value}] if fte.value else [])

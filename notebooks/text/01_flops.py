@@ -240,7 +240,7 @@ publish_summary("01_flops", [
     summary_row("wall_clock_days", "wall-clock with no failures (100% goodput)",
                 run["wall_clock_days"], "days", f"on {p['n_gpus']:,} × {gpu.name}; the paid "
                 "run, failures and restarts included: notebook 00"),
-    summary_row("price_usd_per_gpu_hour", "price", price, "USD", price_source),
+    summary_row("price_usd_per_gpu_hour", "price", price, "USD/GPU-h", price_source),
     summary_row("compute_cost_usd", "compute cost", run["compute_cost_usd"], "USD",
                 f"{p['pricing']} pricing"),
 ])

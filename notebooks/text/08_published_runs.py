@@ -31,6 +31,8 @@ fail_planned_per_day: float = 0.87  # planned interruptions of the job per day
 ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
 ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
 ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
+ledger_pue: float = None  # data-centre PUE
+ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardware)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%

@@ -1,0 +1,95 @@
+"""The Explore panels (llmcost.present.widgets) are public entry points: a value outside its
+scenario rule is refused with a ValueError naming the key, the value and the rule, and a
+scenario's own value is shown as given, never clamped to a slider's end (ipywidgets clamps a
+value outside a slider's range without a word: a trial's 65,536-token responses were priced at
+the slider's 32,768, 2,078 s for an iteration of 7,330 s)."""
+import warnings
+
+import pytest
+
+import llmcost
+from llmcost import SCENARIO_DIR
+from llmcost.present import report
+from llmcost.present import widgets
+
+pytest.importorskip("ipywidgets")
+
+
+def _sliders(box, out=None):
+    import ipywidgets as w
+    out = [] if out is None else out
+    for c in getattr(box, "children", ()):
+        if isinstance(c, w.Box):
+            _sliders(c, out)
+        elif hasattr(c, "value") and hasattr(c, "max"):
+            out.append(c)
+    return out
+
+
+def _by_name(box):
+    return {s.description: s for s in _sliders(box)}
+
+
+def test_flops_explorer_refuses_bad_input_and_shows_the_scenarios_mfu(capsys):
+    kw = dict(model="llama-2-70b", accelerator="H100-SXM", train_tokens=2e12, mfu=0.4,
+              n_gpus=2048, price_usd_per_gpu_hour=3.99)
+    for bad, message in ((dict(mfu=0), r"mfu=0\.0 must be in \(0, 1\]"),
+                         (dict(mfu=1.5), r"mfu=1\.5 must be in \(0, 1\]"),
+                         (dict(train_tokens=-1), r"train_tokens=-1\.0 must be > 0"),
+                         (dict(price_usd_per_gpu_hour=-1),
+                          r"price_usd_per_gpu_hour=-1\.0 must be > 0"),
+                         (dict(price_usd_per_gpu_hour=None), r"price_usd_per_gpu_hour=None"),
+                         (dict(n_gpus=2.5), r"n_gpus=2\.5 must be a whole number")):
+        with pytest.raises(ValueError, match=message):
+            widgets.flops_explorer(**{**kw, **bad})
+    # 10^8 tokens, below the slider's 10^9, are shown as given
+    s = _by_name(widgets.flops_explorer(**{**kw, "train_tokens": 1e8}))
+    assert s["tokens"].value == pytest.approx(1e8) and s["tokens"].min <= 8
+    # an MFU of 0.85, a valid scenario value above H100's measured matmul ceiling (0.80,
+    # data/efficiency.csv): the slider stops at the ceiling and the panel says so
+    capsys.readouterr()
+    box = widgets.flops_explorer(**{**kw, "mfu": 0.85})   # outside a kernel, the panel's
+    assert _by_name(box)["MFU"].value == 0.80              # output goes to stdout
+    printed = capsys.readouterr().out
+    assert "the scenario's MFU, 85%, is above H100-SXM's measured matmul ceiling, 80%" in printed
+
+
+def _rl_parameters():
+    plan = report.plan_report(str(SCENARIO_DIR / "default.yaml"), ["05"])
+    p = report.notebook_parameters_for(plan.notebooks[0], plan)
+    return llmcost.validate_parameters(**{"rl_train_mfu": None, **p})  # the notebook's default
+
+
+def test_rl_explorer_needs_its_keys_and_holds_long_responses():
+    warnings.simplefilter("ignore")
+    p = _rl_parameters()
+    with pytest.raises(ValueError, match=r"rl_explorer: p lacks \['rl_algorithm'"):
+        widgets.rl_explorer("llama-2-70b", "H100-SXM", {}, 3.99)
+    with pytest.raises(ValueError, match=r"accelerator='bogus' is not in the catalogue"):
+        widgets.rl_explorer("llama-2-70b", "bogus", p, 3.99)
+    with pytest.raises(ValueError, match=r"price_usd_per_gpu_hour='3\.99' must be a number"):
+        widgets.rl_explorer("llama-2-70b", "H100-SXM", p, "3.99")
+    with pytest.raises(ValueError, match=r"rl_samples_per_prompt=nan must be finite"):
+        widgets.rl_explorer("llama-2-70b", "H100-SXM", {**p, "rl_samples_per_prompt":
+                                                        float("nan")}, 3.99)
+    long = {**p, "rl_response_tokens": 65536, "rl_response_tokens_max": 131072}
+    s = _by_name(widgets.rl_explorer("llama-2-70b", "H100-SXM", long, 3.99))
+    assert s["mean resp."].value == 65536 and s["tail ×"].value == 2.0
+
+
+def test_claim_and_reliability_explorers_refuse_bad_input():
+    with pytest.raises(ValueError, match=r"n_gpus=0 must be"):
+        widgets.claim_explorer("llama-2-70b", "H100-SXM", n_gpus=0)
+    with pytest.raises(ValueError, match=r"days=0 must be a finite number > 0"):
+        widgets.claim_explorer("llama-2-70b", "H100-SXM", days=0)
+    with pytest.raises(ValueError, match=r"train_tokens=-1\.0 must be > 0"):
+        widgets.claim_explorer("llama-2-70b", "H100-SXM", tokens=-1)
+    kw = dict(n_params=7e10, n_gpus=2048, fail_rate_per_gpu_year=0.1, storage_bytes_per_s=1e11,
+              async_=False, restart_s=600.0, ideal_gpu_hours=1e6, price_usd_per_gpu_hour=3.99)
+    for bad, key in ((dict(price_usd_per_gpu_hour=-1), "price_usd_per_gpu_hour=-1"),
+                     (dict(fail_rate_per_gpu_year=-1), "fail_rate_per_gpu_year=-1"),
+                     (dict(restart_s=-5), "ckpt_restart_s=-5"),
+                     (dict(storage_bytes_per_s=0), "ckpt_storage_bytes_per_s=0"),
+                     (dict(async_="yes"), "ckpt_async='yes'")):
+        with pytest.raises(ValueError, match=key):
+            widgets.reliability_explorer(**{**kw, **bad})
