@@ -84,3 +84,21 @@ def test_owned_hour_range_refuses_an_unsourced_price():
 def test_default_rejects_an_unknown_key():
     with pytest.raises(ValueError, match="'no_such_key' must be one of"):
         pricing.default("no_such_key")
+
+
+def test_owned_hardware_without_a_power_figure_says_what_to_give(tmp_path):
+    # TPU v5p has no published TDP in data/accelerators.csv: owned pricing cannot price its
+    # energy, and the refusal names the two scenario keys that price the run without it
+    # (it said only "the energy line needs it", which no key can supply)
+    from llmcost.bill.pricing import facility_kw_per_gpu
+    import llmcost
+    from llmcost.present import report
+    with pytest.raises(ValueError, match=r"accelerator='TPU v5p' has no tdp_w .*give the owned "
+                                         r"hourly rate with its energy included "
+                                         r"\(price_usd_per_gpu_hour with pricing: owned\), or "
+                                         r"price the run rented"):
+        facility_kw_per_gpu(llmcost.load_accelerator("TPU v5p"))
+    sc = tmp_path / "v5p.yaml"
+    sc.write_text("model: llama-2-13b\naccelerator: TPU v5p\nn_gpus: 64\ntrain_tokens: 3e11\n"
+                  "mfu: 0.45\npricing: owned\nprice_usd_per_gpu_hour: 1.5\n")
+    assert report.estimate_ledger(str(sc)).total_usd > 0   # the advice works

@@ -93,3 +93,4 @@ def test_claim_and_reliability_explorers_refuse_bad_input():
                      (dict(async_="yes"), "ckpt_async='yes'")):
         with pytest.raises(ValueError, match=key):
             widgets.reliability_explorer(**{**kw, **bad})
+

@@ -176,7 +176,10 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
     accelerator = as_accelerator(accelerator)
     if not accelerator.tdp_w:
         raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
-                         "data/accelerators.csv: the energy line needs it")
+                         "data/accelerators.csv (no published power figure): the energy of "
+                         "owned hardware needs it; give the owned hourly rate with its energy "
+                         "included (price_usd_per_gpu_hour with pricing: owned), or price the "
+                         "run rented (pricing: on_demand, reserved or spot)")
     pue_ = default("pue") if pue is None else as_array(pue, "ledger_pue", positive=True)
     pue_ = float(pue_) if np.ndim(pue_) == 0 else pue_  # an array of draws broadcasts
     if np.any(np.asarray(pue_) < 1):

@@ -2123,6 +2123,12 @@ class RLOptions:
         if self.algorithm == "grpo" and self.samples_per_prompt < 2:
             raise ValueError(f"samples_per_prompt={self.samples_per_prompt} must be >= 2 for "
                              "GRPO (advantages are normalised within each group of samples)")
+        if self.samples > MAX_SAMPLES_PER_ITERATION:
+            raise ValueError(f"prompts_per_step × samples = {self.samples:,} sequences per "
+                             f"iteration must be <= {MAX_SAMPLES_PER_ITERATION:,}: each "
+                             "sequence's response length is drawn (response_lengths), in "
+                             "time and memory that grow with the count; a larger batch is "
+                             "several iterations")
         if self.max_concurrent is not None:
             fix(self, "max_concurrent", _int("max_concurrent", self.max_concurrent))
         if self.train_global_batch is not None:
@@ -2508,6 +2514,12 @@ def six_n_share(m: ModelSpec, seq: int) -> float:
     on F's basis times it is the MFU on the 6N basis of the same step (``training_mfu``)."""
     return 6.0 * m.n_active_params / float(m.flops_per_token(seq, causal=False))
 
+
+#: The most sequences (prompts × samples) an iteration may hold (``RLOptions``): each one's
+#: response length is drawn (``response_lengths``, a normal score per sequence), so time and
+#: memory grow with the count (a million: under a second; a trial's 7·10^12 ran out of memory);
+#: a bound of the computation, not of practice.
+MAX_SAMPLES_PER_ITERATION = 1_000_000
 
 #: The paddings ``train_plan="auto"`` searches at (``training_mfu``): a multiple of each TP
 #: (and 2·CP·TP) the plan search tries.
