@@ -94,3 +94,19 @@ def test_claim_and_reliability_explorers_refuse_bad_input():
         with pytest.raises(ValueError, match=key):
             widgets.reliability_explorer(**{**kw, **bad})
 
+
+
+def test_plan_panels_refuse_bad_and_unsettled_plan_fields():
+    # a ZeRO stage of 7 or a recompute mode "most" raised ipywidgets' TraitError; a scenario's
+    # "chosen" settings (tp 0, ZeRO -1, recompute auto) are the search's, not one plan's
+    kw = dict(model="llama-2-70b", accelerator="H100-SXM", n_gpus=64,
+              global_batch_tokens=4194304, seq_len=4096, tp=8, pp=1, micro_batch_size=1,
+              zero_stage=1, recompute="none")
+    for bad, message in ((dict(zero_stage=7), r"zero_stage=7 must be one of"),
+                         (dict(recompute="most"), r"recompute='most' must be one of"),
+                         (dict(tp=0), r"tp=0 is a setting the search chooses"),
+                         (dict(zero_stage=-1), r"zero_stage=-1 is a setting the search chooses"),
+                         (dict(recompute="auto"), r"recompute='auto' is a setting the search")):
+        for panel in (widgets.step_explorer, widgets.memory_explorer):
+            with pytest.raises(ValueError, match=message):
+                panel(**{**kw, **bad})

@@ -57,6 +57,20 @@ def _log_span(value, lo_exp, hi_exp) -> tuple:
     return min(lo_exp, math.floor(e)), max(hi_exp, math.ceil(e))
 
 
+def _one_plan(model, n_gpus, global_batch_tokens, seq_len, **plan) -> None:
+    """``_checked`` for a panel that opens on one plan, which also refuses the scenario's
+    "chosen" settings (0 for a size, -1 for the ZeRO stage, "auto" for recomputation): the
+    panel shows the notebook's plan, whose fields are settled."""
+    _checked(model=model, n_gpus=n_gpus, global_batch_tokens=global_batch_tokens,
+             seq_len=seq_len, **plan)
+    for k, v in plan.items():
+        settled = v in (0, 1, 2, 3) if k == "zero_stage" else \
+            v in ("none", "selective", "full") if k == "recompute" else v >= 1
+        if not settled:
+            raise ValueError(f"{k}={v!r} is a setting the search chooses; the panel opens on one "
+                             f"plan: pass the notebook's plan's {k}")
+
+
 def _rate(price_usd_per_gpu_hour) -> float:
     """The widget's GPU-hour price, checked (``price_usd_per_gpu_hour``'s rule) and required:
     None (the catalogue median) is resolved by the notebook before a widget prices with it."""
@@ -386,7 +400,9 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     import ipywidgets as w
     from IPython.display import display
 
-
+    _one_plan(model, n_gpus, global_batch_tokens, seq_len, tp=tp, pp=pp,
+              zero_stage=zero_stage, recompute=recompute, micro_batch_size=micro_batch_size,
+              cp=cp, ep=ep)
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=15,
         min_batch_log2=16)
@@ -451,6 +467,9 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
     import ipywidgets as w
     from IPython.display import display
 
+    _one_plan(model, n_gpus, global_batch_tokens, seq_len, tp=tp, pp=pp,
+              zero_stage=zero_stage, recompute=recompute, micro_batch_size=micro_batch_size,
+              cp=cp)
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, device_name(accelerator), n_gpus, global_batch_tokens, tp, pp,
         max_gpus_log2=16, min_batch_log2=18)
