@@ -1116,8 +1116,13 @@ def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it()
                              "price: between its P10 and P90 the bill moves from "
                              "$972k to $1.03M; next comes")
     # the tornado's totals are at the input's P10 and P90, the others at their points
-    # (glance_text's words), not at the range's ends: the sentence says so
+    # (glance_text's words), not at the range's ends: the sentence says so, in that order, so
+    # an input that lowers the bill (a higher MFU) reads as moving it down
     assert "low and high ends" not in second
+    down = g([55e3, 48e3, 44e3])
+    down["tornado"][0].update(total_at_p10_usd=1.03e6, total_at_p90_usd=0.97e6)
+    assert "between its P10 and P90 the bill moves from $1.03M to $970k" in \
+        glance.plain_sentences(_summary(down))[1]
     assert glance.top_share(g([90e3, 30e3, 20e3])["tornado"]) == pytest.approx(0.8617, abs=1e-4)
     assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(
         "Most of that range comes from the GPU-hour price:")

@@ -282,7 +282,8 @@ def test_bad_input_is_refused_with_the_field_named():
               pack_tokens=2559), r"pack_tokens=2559 must be >= 2,560"),
         # a trial's 10^12 prompts ran out of memory drawing one response length each
         (dict(prompts_per_step=10**12, samples_per_prompt=7),
-         r"prompts_per_step × samples = 7,000,000,000,000 sequences per iteration must be "
+         r"prompts_per_step × samples per prompt \(2 for DPO\) = 7,000,000,000,000 sequences "
+         r"per iteration must be "
          r"<= 1,000,000"),
     ]
     for kw, field in cases:

@@ -110,3 +110,46 @@ def test_plan_panels_refuse_bad_and_unsettled_plan_fields():
         for panel in (widgets.step_explorer, widgets.memory_explorer):
             with pytest.raises(ValueError, match=message):
                 panel(**{**kw, **bad})
+
+
+def _page_parameters(scenario_text, nb, tmp_path):
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario_text)
+    plan = report.plan_report(str(path), [nb])
+    p = report.notebook_parameters_for(plan.notebooks[0], plan)
+    declared = report.declared_parameters(plan.notebooks[0])
+    return llmcost.validate_parameters(**{**{k: v for k, v in LEDGER_DEFAULTS.items()
+                                             if k in declared}, **p})
+
+
+def test_panels_open_on_their_pages_numbers(tmp_path, capsys):
+    # A review: the bill panel dropped an owned scenario's given rate ($2.86M on page 00, $3.06M
+    # in the panel) and its people; the RL panel priced the 405B scenario's rollouts in BF16
+    # where page 05 takes FP8 ("101.5 GB of bf16 weights per GPU do not fit"). Each panel's
+    # first render is its page's number.
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.core.units import fmt_usd
+    from llmcost.serving import rl
+    warnings.simplefilter("ignore")
+    base = (SCENARIO_DIR / "default.yaml").read_text()
+    for extra in ("pricing: owned\nprice_usd_per_gpu_hour: 2.0\n",
+                  "ledger_people: [{role: staff, fte: 10}]\n",
+                  "ledger_exploratory_runs: [{name: ablations, gpu_hours: 200000}]\n"):
+        kept = "\n".join(line for line in base.splitlines()
+                         if line.split(":")[0] not in extra)
+        p = _page_parameters(kept + "\n" + extra, "00", tmp_path)
+        capsys.readouterr()
+        widgets.ledger_explorer(p)
+        assert f"total {fmt_usd(build_ledger(p).total_usd)};" in capsys.readouterr().out
+    p = _page_parameters((SCENARIO_DIR / "llama-3.1-405b.yaml").read_text(), "05", tmp_path)
+    capsys.readouterr()
+    widgets.rl_explorer(p["model"], p["accelerator"], p, 3.99)
+    out = capsys.readouterr().out
+    assert f"iteration {rl.scenario_iteration(p).wall_s:,.0f} s;" in out and "cannot" not in out
+
+
+def test_a_panel_with_a_model_dropdown_names_the_catalogue_rule():
+    with pytest.raises(ValueError, match=r"flops_explorer: model='my-model' is not a catalogue "
+                                         r"model"):
+        widgets.flops_explorer("my-model", "H100-SXM", 2e12, 0.4, 2048, 3.99)

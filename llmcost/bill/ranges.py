@@ -127,6 +127,8 @@ class Range:
             c = (m - lo) / w
             return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
                             hi - np.sqrt((1 - q) * w * (hi - m)))
+        if q.size == 0:
+            return np.empty(q.shape)
         z = np.vectorize(NormalDist().inv_cdf)(q) if q.ndim else NormalDist().inv_cdf(float(q))
         return np.exp(self._mu + self._sigma * z)
 

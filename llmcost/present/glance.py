@@ -582,10 +582,11 @@ def plain_sentences(summary: dict, failed=()) -> list:
     tor = g["tornado"]
     if tor:
         top = tor[0]
-        lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
+        at10, at90 = top["total_at_p10_usd"], top["total_at_p90_usd"]  # in that order: an
+        # input that lowers the bill (the MFU) moves it down from its P10 to its P90
         lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
         second = (f"{lead} that range comes from {input_words(top['input'])}: between its P10 "
-                  f"and P90 the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
+                  f"and P90 the bill moves from {fmt_usd(at10)} to {fmt_usd(at90)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
             second += (f"; next comes {input_words(nxt['input'])}, a swing of "

@@ -61,14 +61,24 @@ def _one_plan(model, n_gpus, global_batch_tokens, seq_len, **plan) -> None:
     """``_checked`` for a panel that opens on one plan, which also refuses the scenario's
     "chosen" settings (0 for a size, -1 for the ZeRO stage, "auto" for recomputation): the
     panel shows the notebook's plan, whose fields are settled."""
-    _checked(model=model, n_gpus=n_gpus, global_batch_tokens=global_batch_tokens,
-             seq_len=seq_len, **plan)
+    _checked(n_gpus=n_gpus, global_batch_tokens=global_batch_tokens, seq_len=seq_len, **plan)
+    _catalogue_model(model, "the plan panel")
     for k, v in plan.items():
         settled = v in (0, 1, 2, 3) if k == "zero_stage" else \
             v in ("none", "selective", "full") if k == "recompute" else v >= 1
         if not settled:
             raise ValueError(f"{k}={v!r} is a setting the search chooses; the panel opens on one "
                              f"plan: pass the notebook's plan's {k}")
+
+
+def _catalogue_model(model, who: str) -> None:
+    """A ``ValueError`` when ``model`` is not a catalogue name: the panel's model dropdown (or
+    its claim check) offers catalogue models only; a model from a Hugging Face config.json is
+    priced on the page around the panel, not in it."""
+    if not isinstance(model, str) or model not in set(list_models()["name"]):
+        raise ValueError(f"{who}: model={model!r} is not a catalogue model (`llmcost list "
+                         "models`); this panel offers catalogue models only (a model from a "
+                         "config.json is priced on the page, not in the panel)")
 
 
 def _rate(price_usd_per_gpu_hour) -> float:
@@ -142,8 +152,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     import ipywidgets as w
     from IPython.display import display
 
-    _checked(model=model, accelerator=accelerator, train_tokens=train_tokens, mfu=mfu,
-             n_gpus=n_gpus, price_usd_per_gpu_hour=price_usd_per_gpu_hour, dtype=dtype)
+    _checked(accelerator=accelerator, train_tokens=train_tokens, mfu=mfu, n_gpus=n_gpus,
+             price_usd_per_gpu_hour=price_usd_per_gpu_hour, dtype=dtype)
+    _catalogue_model(model, "flops_explorer")
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
                        description="accelerator")
@@ -218,7 +229,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     price = _rate(price_usd_per_gpu_hour)
     size0 = float(checkpoint_size(n_params, recipe).total_bytes)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
-    # a log slider cannot hold 0 failures: it starts at 10^-3 per GPU-year (said in the table)
+    # a log slider cannot hold 0 failures: it starts at 10^-3 per GPU-year, said above the table
     rate0 = max(fail_rate_per_gpu_year, 1e-3)
     lo, hi = _log_span(rate0, -3, 1)
     rate_w = w.FloatLogSlider(value=rate0, base=10, min=lo, max=hi,
@@ -250,6 +261,9 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                 print(f"cannot compute: {e}")
                 return
             paid = ideal_gpu_hours / plan.goodput
+            if fail_rate_per_gpu_year < rate0 and rate_w.value == rate0:
+                print(f"the scenario's failure rate, {fail_rate_per_gpu_year:g} per GPU-year, "
+                      f"cannot sit on the log slider: the panel starts at its lowest, {rate0:g}")
             display(pd.DataFrame({
                 "checkpoint": [fmt_bytes(size_w.value * 1e12)],
                 "stall per checkpoint": [fmt_duration(plan.stall_s)],
@@ -586,16 +600,17 @@ RL_EXPLORER_KEYS = ("rl_algorithm", "rl_prompts_per_step", "rl_samples_per_promp
 
 def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float):
     """Algorithm, G, response length, tail ratio, rollout GPUs, async and accelerator widgets
-    updating the per-iteration ledger of ``llmcost.rl.rl_iteration`` (other settings from ``p``,
-    the notebook's validated parameters; ``accelerator`` a catalogue name or the notebook's
-    ``Accelerator``, its scenario's network figure kept while the dropdown shows it:
-    ``chosen_device``). Returns the ``VBox``."""
+    updating the per-iteration ledger of ``llmcost.rl.scenario_iteration``, the iteration page
+    05 prices (other settings from ``p``, the notebook's validated parameters, its ``model``
+    taking precedence over ``model``, e.g. a Hugging Face config.json's path; ``accelerator`` a
+    catalogue name or the notebook's ``Accelerator``, its scenario's network figure kept while
+    the dropdown shows it: ``chosen_device``). Returns the ``VBox``."""
     import ipywidgets as w
     from IPython.display import display
 
     _needs(p, RL_EXPLORER_KEYS, "rl_explorer")
-    _checked(model=model, **({} if isinstance(accelerator, Accelerator) else
-                             {"accelerator": accelerator}))
+    if not isinstance(accelerator, Accelerator):
+        _checked(accelerator=accelerator)
     price = _rate(price_usd_per_gpu_hour)
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     # a new G re-searches the trainer's plan (rl.training_mfu, near a tenth of a second):
@@ -621,15 +636,17 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     def update(_=None):
         with out:
             out.clear_output(wait=True)
+            # page 05's iteration (rl.scenario_iteration: the scenario's rollout precision,
+            # stack, reward, epochs...) with the panel's values; the scenario's network figure
+            # is in chosen_device's accelerator while the dropdown shows it
+            moved = {"rl_algorithm": alg.value, "rl_samples_per_prompt": g.value,
+                     "rl_response_tokens": resp.value,
+                     "rl_response_tokens_max": resp.value * tail.value,
+                     "rl_rollout_gpus": roll.value, "rl_async": asyn.value and roll.value > 0,
+                     "accelerator": chosen_device(acc.value, accelerator),
+                     "comm_scaleout_bytes_per_s": None}
             try:
-                it = rl.rl_iteration(
-                    model, chosen_device(acc.value, accelerator), algorithm=alg.value,
-                    prompts_per_step=p["rl_prompts_per_step"],
-                    samples_per_prompt=g.value, prompt_tokens=p["rl_prompt_tokens"],
-                    response_tokens=resp.value, response_tokens_max=resp.value * tail.value,
-                    n_gpus=p["rl_gpus"], rollout_gpus=roll.value, rollout_tp=p["rl_rollout_tp"],
-                    asynchronous=asyn.value and roll.value > 0, train_mfu=p["rl_train_mfu"],
-                    train_plan="auto" if p["rl_train_mfu"] is None else None)
+                it = rl.scenario_iteration({"model": model, **p, **moved})
             except ValueError as e:
                 print(f"cannot compute: {e}")
                 return
@@ -704,8 +721,8 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
     A claim the check refuses prints the reason. Returns the ``VBox``."""
     import ipywidgets as w
 
-    _checked(model=model, accelerator=accelerator, dtype=dtype, train_tokens=tokens,
-             n_gpus=n_gpus)
+    _checked(accelerator=accelerator, dtype=dtype, train_tokens=tokens, n_gpus=n_gpus)
+    _catalogue_model(model, "claim_explorer")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0 \
             or not math.isfinite(days):
         raise ValueError(f"days={days!r} must be a finite number > 0 (the claimed wall-clock)")
@@ -775,13 +792,20 @@ def ledger_explorer(scenario: dict):
     live = plots.LiveFigure((8, 4))
 
     def update(*_):
-        unmoved = given is None and abs(price.value - price0) < price.step / 2
+        # a control left where it opened gives the bill the scenario's own input back (its
+        # price or none, its exploratory runs, its people), so the panel opens on the page's
+        # bill; a moved one gives its value
         changes = dict(n_gpus=gpus.value, mfu=mfu.value, pricing=pricing.value,
-                       price_usd_per_gpu_hour=None if pricing.value == "owned" or unmoved
-                       else price.value,
-                       ledger_exploratory_fraction=explore.value,
-                       ledger_reserve_fraction=reserve.value,
-                       ledger_people=[{"role": "staff", "fte": fte.value}] if fte.value else [])
+                       ledger_reserve_fraction=reserve.value)
+        if abs(price.value - price0) >= price.step / 2:
+            changes["price_usd_per_gpu_hour"] = price.value
+        elif pricing.value != scenario["pricing"]:
+            changes["price_usd_per_gpu_hour"] = None   # the new mode's own rate
+        if abs(explore.value - f0) >= explore.step / 2:
+            changes.update(ledger_exploratory_fraction=explore.value,
+                           ledger_exploratory_runs=[])
+        if fte.value:
+            changes["ledger_people"] = [{"role": "staff", "fte": fte.value}]
         out.clear_output(wait=True)
         with out:
             try:

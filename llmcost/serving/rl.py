@@ -2124,7 +2124,8 @@ class RLOptions:
             raise ValueError(f"samples_per_prompt={self.samples_per_prompt} must be >= 2 for "
                              "GRPO (advantages are normalised within each group of samples)")
         if self.samples > MAX_SAMPLES_PER_ITERATION:
-            raise ValueError(f"prompts_per_step × samples = {self.samples:,} sequences per "
+            raise ValueError(f"prompts_per_step × samples per prompt (2 for DPO) = "
+                             f"{self.samples:,} sequences per "
                              f"iteration must be <= {MAX_SAMPLES_PER_ITERATION:,}: each "
                              "sequence's response length is drawn (response_lengths), in "
                              "time and memory that grow with the count; a larger batch is "
