@@ -3245,7 +3245,7 @@ _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 
 #: Measured ÷ predicted iteration time over the held-out rows of the RL validation
-#: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 24 rows of OpenRLHF,
+#: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 26 rows of OpenRLHF,
 #: DeepSpeed-Chat and NeMo RL, ``benchmarks/validate_rl.py``), rounded to two digits: the spread
 #: the bill draws ``rl_time_factor`` over when a scenario gives none (``ledger.
 #: illustrative_ranges``). The model runs short more often than long (median 1.12).
