@@ -832,3 +832,19 @@ def test_range_quantile_and_draws_refuse_bad_input():
     assert tri.quantile([0.0, 1 / 3, 1.0]) == pytest.approx([1.0, 2.0, 4.0])
     assert logn.quantile(0.1) == pytest.approx(1.0)
     assert len(tri.draws(np.int64(5), np.int64(3), "mfu")) == 5
+
+
+def test_draws_of_every_kind_are_paired_rank_for_rank():
+    # Common random numbers across kinds: a log-normal and a triangular range on the same key
+    # and seed are the quantiles of the same uniform draws, so they rise and fall together (an
+    # audit measured a rank correlation of -0.003 when the log-normal drew its own normals);
+    # the log-normal still draws its own distribution: P10 and P90 of 200,000 draws within 2%
+    # of the given p10 and p90 (by definition of the range; a sample quantile's standard error
+    # is √(0.09 / n) / f(x) = 0.34% of P90 here, so 2% is about 6 of them: the uniform draws'
+    # own P90 at this seed is 0.897, 3.9 errors low)
+    logn = Range("lognormal", p10=0.05, p90=0.5)
+    tri = Range("triangular", low=0.05, mode=0.1, high=0.5)
+    a = logn.draws(200_000, 7, "fail_rate_per_gpu_year")
+    b = tri.draws(200_000, 7, "fail_rate_per_gpu_year")
+    assert (np.argsort(a) == np.argsort(b)).all()
+    assert np.percentile(a, [10, 90]) == pytest.approx([0.05, 0.5], rel=0.02)

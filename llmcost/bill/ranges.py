@@ -142,7 +142,9 @@ class Range:
 
     def draws(self, samples: int, seed: int, key: str) -> np.ndarray:
         """``samples`` draws, from ``default_rng([seed, crc32(key)])`` (common random numbers:
-        the same seed and key give the same draws in any scenario).
+        the same seed and key give the same draws in any scenario), each the range's quantile
+        of one uniform draw (inverse-CDF sampling), whatever the kind: a log-normal range and a
+        triangular one on the same key are paired draw by draw (rank for rank).
 
         Raises
         ------
@@ -152,10 +154,10 @@ class Range:
         """
         if not _whole(samples) or samples < 1:
             raise ValueError(f"samples={samples!r} must be a whole number >= 1")
-        rng = rng_for(seed, key)
-        if self.kind == "lognormal":
-            return np.exp(self._mu + self._sigma * rng.standard_normal(samples))
-        return np.asarray(self._quantile(rng.random(samples)), dtype=float)
+        u = rng_for(seed, key).random(samples)
+        if self.kind == "lognormal":   # Φ⁻¹ needs u > 0: a draw of exactly 0 (odds 2^-53) is
+            u = np.where(u > 0, u, np.nextafter(0.0, 1.0))   # taken as the smallest double
+        return np.asarray(self._quantile(u), dtype=float)
 
     def describe(self) -> str:
         """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07'."""
