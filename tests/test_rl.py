@@ -884,7 +884,8 @@ def test_the_update_plan_holds_the_longest_micro_batch():
     assert mem[2, 8704] < usable                                    # half the micro-batch fits
     # a given plan that does not hold the longest micro-batch is refused, naming it and lengths
     with pytest.raises(ValueError, match=r"train_plan=.*prompt 512 \+ longest response 8,192"
-                                         r".*4 × 8,704 tokens"):
+                                         r".*4 × 8,704 tokens.*\(train_plan='auto' searches for "
+                                         r"the fastest plan that holds it\)$"):
         rl.rl_iteration("qwen2.5-7b", "H100-SXM", train_plan={**plan, "micro_batch_size": 4},
                         **kw)
     it = rl.rl_iteration("qwen2.5-7b", "H100-SXM", train_plan={**plan, "micro_batch_size": 2},

@@ -1102,11 +1102,14 @@ def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
         return
     usable = acc.hbm_bytes * (1 - reserve)
     held = f"{reserve:.0%} reserve" if reserve else "the whole HBM"
+    searched = who.startswith("train_plan='auto'")
     raise ValueError(f"{who} needs {mem.total / 1e9:,.0f} GB per GPU at the longest micro-batch "
                      f"({plan.micro_batch_size} × {length:,} tokens: the prompt and the longest "
                      f"response, padded), more than the {usable / 1e9:,.0f} GB usable ({held}); "
                      "the update runs its longest responses too: a plan with more model "
-                     "parallelism, recomputation or a smaller micro-batch, or more GPUs")
+                     "parallelism, recomputation or a smaller micro-batch, or more GPUs"
+                     + ("" if searched else " (train_plan='auto' searches for the fastest plan "
+                                            "that holds it)"))
 
 
 def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
