@@ -88,12 +88,16 @@ def test_deepseek_v3_left_out_is_priced_from_the_ledger_defaults(deepseek):
 
 
 def test_deepseek_v3_left_out_range(deepseek):
-    # The exploratory default drawn over Cottier et al.'s 0.2-3.0 (triangular, mode 1.19;
-    # ledger.illustrative_ranges). Hand quantiles of that triangle: P10 = 0.2 + sqrt(0.1 × 2.8 ×
-    # 0.99) = 0.7265, P90 = 3 - sqrt(0.1 × 2.8 × 1.81) = 2.288, × 2.664e6 GPU-h × $2.
+    # The exploratory default drawn as Cottier et al.'s log-normal of the multiplier M = 1 + x,
+    # 90% CI 1.2-4 (App. A.6), median 2.19 (the default 1.19 + 1), cut to x in [0, 10]
+    # (ledger.illustrative_ranges). By hand: μ = ln 2.19 = 0.78390, σ = ln(4 / 1.2) / (2 ×
+    # 1.64485) = 0.36598; the cut keeps Φ((ln 1 − μ)/σ) = Φ(−2.1419) = 0.01610 to
+    # Φ((ln 11 − μ)/σ) = 0.99999; P10 at 0.01610 + 0.1 × 0.98390 = 0.11449, Φ⁻¹ = −1.2030,
+    # M = exp(μ − 1.2030 σ) = 1.4101, x = 0.4101; P90 at 0.90161, Φ⁻¹ = 1.2908, M = 3.5124,
+    # x = 2.512; × 2.664e6 GPU-h × $2.
     ex = {x["key"]: x for x in deepseek.left_out}["compute.exploratory"]
-    assert ex["p10_usd"] == pytest.approx(0.7265 * 2.664e6 * 2, rel=0.02)
-    assert ex["p90_usd"] == pytest.approx(2.288 * 2.664e6 * 2, rel=0.02)
+    assert ex["p10_usd"] == pytest.approx(0.4101 * 2.664e6 * 2, rel=0.02)
+    assert ex["p90_usd"] == pytest.approx(2.512 * 2.664e6 * 2, rel=0.02)
     p10, p50, p90 = deepseek.left_out_range_usd
     assert p10 < deepseek.left_out_usd < p90 and p10 < p50 < p90
     assert "Cottier" in deepseek.left_out_range_source

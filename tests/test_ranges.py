@@ -362,7 +362,8 @@ def test_estimate_json_and_csv_carry_percentiles_per_line(ranged_yaml):
     assert js["bill.range_kinds"] == {"mfu": "scenario", "price_usd_per_gpu_hour": "scenario",
                                       "fail_rate_per_gpu_year": "scenario",
                                       "ledger_exploratory_fraction": "illustrative"}
-    assert js["bill.ranges"]["ledger_exploratory_fraction"] == "triangular 0.2 / 1.19 / 3"
+    assert js["bill.ranges"]["ledger_exploratory_fraction"] == (
+        "lognormal of x + 1, P10 1.37, P90 3.501, cut to 0-10")   # Cottier et al.'s own
     csv = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000", "--format",
                "csv").stdout.splitlines()
     assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd,bill_range_state")
@@ -408,14 +409,30 @@ def test_illustrative_ranges_come_from_the_sources():
     # ... Azure, as tests/test_cli_estimate.py lists them): by hand, P25 = 3.99 and P75 = 6.88
     # (linear quantiles of five values: the 2nd and 4th), median 6.155, so r = (6.88 - 3.99) /
     # (2 × 6.155) = 0.23477 and the range is 3.99 × (1 ± r) = 3.0533-4.9267 around the
-    # scenario's $3.99, which stays in its middle; Cottier et al. 2024 §2.5: 0.2-3.0
+    # scenario's $3.99, which stays in its middle. Cottier et al. 2024 (App. A.6): development
+    # compute "a log-normal distribution ... defined by a 90% CI of 1.2x to 4x, leading to a
+    # median of 2.2x": the multiplier 1 + x drawn so, x cut to its rule's [0, 10]; by hand the
+    # uncut multiplier's median is 1 + 1.19 (data/ledger_defaults.csv: √(1.2 × 4) = 2.191
+    # rounded) and its P5 and P95 2.19 × (4 / 1.2)^∓½ = 1.1995 and 3.998
     bill = ledger.build_ledger(PRICE)
     ill = ledger.illustrative_ranges(bill)
     price, why = ill["price_usd_per_gpu_hour"]
     assert (price.low, price.mode, price.high) == pytest.approx((3.0533, 3.99, 4.9267), abs=1e-4)
     assert "interquartile" in why and "$12.29" in why and "±23%" in why
-    frac = ill["ledger_exploratory_fraction"][0]
-    assert (frac.low, frac.mode, frac.high) == (0.2, 1.19, 3.0)
+    frac, why = ill["ledger_exploratory_fraction"]
+    assert frac.kind == "shifted_lognormal" and (frac.shift, frac.low, frac.high) == (1, 0, 10)
+    assert frac.point == pytest.approx(1.19, rel=1e-12)   # the bill's default, exactly
+    mu = math.log(2.19)
+    sigma = math.log(4.0 / 1.2) / (2 * 1.6448536269514722)
+    assert (frac.p10, frac.p90) == pytest.approx(
+        (math.exp(mu - 1.2815515655446004 * sigma), math.exp(mu + 1.2815515655446004 * sigma)),
+        rel=1e-12)
+    # the cut removes Φ((ln 1 − μ)/σ) = 1.6% below 0 (and 5e-6 above 10), drawn inside: the
+    # drawn x's P5 and P95 sit near the source's 0.2 and 3.0, a little above (1.6% redrawn)
+    d = frac.draws(200_000, 0, "ledger_exploratory_fraction")
+    assert d.min() >= 0 and d.max() <= 10
+    assert np.percentile(d, [5, 95]) == pytest.approx([0.26, 3.01], abs=0.03)
+    assert "1.6% of the log-normal lies below 0" in why and "1.2-4 times" in why
     mfu = ill["mfu"][0]
     assert mfu.mode == 0.4 and mfu.low < 0.4 < mfu.high <= 1.0
 
@@ -449,9 +466,10 @@ def test_a_given_exploratory_fraction_keeps_its_range_around_it():
     # 3.0 made a given 5 the top of its own range, every draw below the point)
     assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 5.0}) == \
         pytest.approx((5.0 * 0.2 / 1.19, 5.0, 5.0 * 3.0 / 1.19), rel=1e-9)
-    # no fraction given: the interval itself, mode the median
+    # no fraction given: the source's own log-normal (test_illustrative_ranges_come_from_the_
+    # sources), its point the median 1.19
     base = ledger.illustrative_ranges(ledger.build_ledger(PRICE))["ledger_exploratory_fraction"][0]
-    assert (base.low, base.mode, base.high) == (0.2, 1.19, 3.0)
+    assert base.kind == "shifted_lognormal" and base.point == pytest.approx(1.19, abs=0.001)
 
 
 def test_predicted_mfu_band_reaches_estimate(tmp_path):
@@ -848,3 +866,24 @@ def test_draws_of_every_kind_are_paired_rank_for_rank():
     b = tri.draws(200_000, 7, "fail_rate_per_gpu_year")
     assert (np.argsort(a) == np.argsort(b)).all()
     assert np.percentile(a, [10, 90]) == pytest.approx([0.05, 0.5], rel=0.02)
+
+
+def test_a_shifted_lognormal_range_is_a_scenario_form_bounded_by_its_cut():
+    # {dist: shifted_lognormal, p10, p90, shift, low, high}: x + shift lognormal, cut to
+    # [low, high]; its ends obey the key's rule (the exploratory fraction's [0, 10]) and it is
+    # allowed on a bounded key (a plain lognormal is not); by hand its point is the uncut
+    # median √(1.37 × 3.5) − 1 = 1.1897 and its quantile 0 and 1 are its cut's ends
+    from llmcost.bill.scenario import validate_ranged_parameters
+    r = validate_ranged_parameters(ledger_exploratory_fraction={
+        "dist": "shifted_lognormal", "p10": 1.37, "p90": 3.5, "shift": 1, "low": 0,
+        "high": 10})["ledger_exploratory_fraction"]
+    assert r.point == pytest.approx(math.sqrt(1.37 * 3.5) - 1, rel=1e-12)
+    assert r.quantile([0.0, 1.0]) == pytest.approx([0.0, 10.0], abs=1e-12)
+    assert r.to_yaml()["dist"] == "shifted_lognormal"
+    with pytest.raises(ScenarioError, match=r"range high: ledger_exploratory_fraction=20\.0 "
+                                            r"must be in \[0, 10\]"):
+        validate_parameters(ledger_exploratory_fraction={
+            "dist": "shifted_lognormal", "p10": 1.37, "p90": 3.5, "shift": 1, "low": 0,
+            "high": 20})
+    with pytest.raises(ValueError, match=r"needs -shift <= low <= high"):
+        Range("shifted_lognormal", p10=1.37, p90=3.5, shift=1.0, low=-2.0, high=10.0)

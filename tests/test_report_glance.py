@@ -72,14 +72,18 @@ def _sourced_spreads(price: float) -> dict:
     """The illustrative spreads by hand from their sources: the price P × (1 ± r), r half the
     P25-P75 of the current on-demand H100-SXM rows of data/prices.csv (numpy's linear
     quantiles) over their median, peaked at the scenario's price P; the exploratory fraction
-    over Cottier et al. 2024's 0.2-3.0 final runs, peaked at the sourced default 1.19
-    (data/ledger_defaults.csv)."""
+    as Cottier et al. 2024's log-normal of the multiplier 1 + x, 90% CI 1.2-4.0 (P10 / P90
+    exp(μ ∓ z₀.₉ σ), μ = ln 2.19, σ = ln(4 / 1.2) / (2 z₀.₉₅)), x cut to [0, 10]
+    (data/ledger_defaults.csv's 0.2-3.0 and the input's rule)."""
     from llmcost.core.catalog import list_prices
     rows = list_prices("H100-SXM", "on_demand", current_only=True)["price_usd_per_gpu_hour"]
     q25, q75 = np.quantile(rows.to_numpy(dtype=float), [0.25, 0.75])
     r = (q75 - q25) / (2 * np.median(rows.to_numpy(dtype=float)))
-    return {"price_usd_per_gpu_hour": (price * (1 - r), price, price * (1 + r)),
-            "ledger_exploratory_fraction": (0.2, 1.19, 3.0)}
+    mu, sigma = math.log(2.19), math.log(4.0 / 1.2) / (2 * 1.6448536269514722)
+    z90 = 1.2815515655446004
+    return {"price_usd_per_gpu_hour": ("triangular", price * (1 - r), price, price * (1 + r)),
+            "ledger_exploratory_fraction": ("shifted_lognormal", math.exp(mu - z90 * sigma),
+                                            math.exp(mu + z90 * sigma), 0.0, 10.0)}
 
 
 @pytest.mark.parametrize("case", ["scenario", "predicted", "illustrative"])
@@ -95,9 +99,12 @@ def test_headline_ranges_price_and_exploration_unless_the_scenario_does(ranged, 
     assert head.kinds == {"mfu": mfu_kind[case], "price_usd_per_gpu_hour": "illustrative",
                           "ledger_exploratory_fraction": "illustrative"}
     assert head.state == case and head.illustrative == (case == "illustrative")
-    for k, (lo, mode, hi) in _sourced_spreads(4.0).items():
-        r = head.draws.ranges[k]
-        assert (r.kind, r.low, r.mode, r.high) == pytest.approx(("triangular", lo, mode, hi))
+    spreads = _sourced_spreads(4.0)
+    r = head.draws.ranges["price_usd_per_gpu_hour"]
+    assert (r.kind, r.low, r.mode, r.high) == pytest.approx(spreads["price_usd_per_gpu_hour"])
+    r = head.draws.ranges["ledger_exploratory_fraction"]
+    assert (r.kind, r.p10, r.p90, r.low, r.high) == pytest.approx(
+        spreads["ledger_exploratory_fraction"])
     if case == "predicted":  # the band the prediction carries, as a triangle at the prediction
         r = head.draws.ranges["mfu"]
         assert (r.low, r.mode, r.high) == pytest.approx((0.4, 0.45, 0.5))

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from statistics import NormalDist
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from functools import lru_cache
@@ -108,8 +109,9 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import Range
+from .ranges import Z90, Z95, Range
 from .scenario import (
+    EXPLORATORY_FRACTION_MAX,
     LEDGER_DEFAULTS,
     RL_CAMPAIGN_KEYS,
     SPOT_PREEMPTIONS_MISSING,
@@ -346,7 +348,8 @@ def build_ledger(scenario: dict, *, check_memory: bool = True) -> Ledger:
 
 def point_word(r) -> str:
     """What the point of a range is: 'midpoint', 'mode' or 'median'."""
-    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}[r.kind]
+    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median",
+            "shifted_lognormal": "median"}[r.kind]
 
 
 def _range_source(p: dict, key: str) -> str | None:
@@ -2152,16 +2155,17 @@ def illustrative_ranges(bill: Ledger) -> dict:
       its range (the market's P25-P75 itself would put a cheap provider's price at the range's
       floor). Not cheapest to dearest: one outlying provider would then set the page's
       conclusion;
-    * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
-      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode their median 1.19 (the default's
-      value); a fraction f the scenario gives keeps the interval's spread relative to the
-      median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19) (``exploratory_fraction_bounds``),
+    * ``ledger_exploratory_fraction``: Cottier et al. 2024's own log-normal of the multiplier
+      1 + x, 90% interval 1.2-4.0 (``data/ledger_defaults.csv`` low/high 0.2-3.0), cut to the
+      input's [0, 10] (``_exploratory_fraction_range``; its point the median 1.19, the
+      default's value); a fraction f the scenario gives keeps the interval's spread relative to
+      the median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19) (``exploratory_fraction_bounds``),
       so that the range stays the scenario's and never puts most of its mass above a small
       given fraction (a given 0: no range, one number). Only when the bill prices exploration as a fraction, and not when
       the post-training and benchmark lines it nets out exceed even the top of that range:
       ``exploratory_all_clamped``, the line $0 in every draw, a spread that moves nothing.
-      The interval's ends are taken as the triangle's ends, so this range is narrower than
-      theirs (their 5th-95th percentiles become its 0th and 100th).
+      That triangle takes the interval's ends as its own, so it is narrower than the source's
+      spread (their 5th-95th percentiles become its 0th and 100th; its sentence says so).
 
     * ``rl_time_factor``, when the bill prices an RL campaign at the model's own prediction
       (factor 1, the default): triangular, peaked at 1, over the RL validation's held-out
@@ -2191,26 +2195,65 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
                 "left out)")
     if exploratory_as_fraction(bill) and not exploratory_all_clamped(bill):
-        row = default_rows()["exploratory_fraction"]
-        lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
-        low, mode, high = exploratory_fraction_bounds(p)
-        if (low, mode, high) == (lo, med, hi):
-            out["ledger_exploratory_fraction"] = (
-                Range("triangular", low=lo, mode=med, high=hi),
-                f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} "
-                "final runs beyond the final run (data/ledger_defaults.csv), mode their median "
-                f"{med:.2f}; the interval's ends taken as the triangle's, so the range is "
-                "narrower than theirs (their log-normal's 5th and 95th percentiles are its "
-                "0th and 100th)")
-        elif mode > 0:
-            out["ledger_exploratory_fraction"] = (
-                Range("triangular", low=low, mode=mode, high=high),
-                f"the scenario's {mode:.3g} spread as Cottier et al. 2024's 90% interval of "
-                f"development compute spreads around their median ({lo:g}-{hi:g} around "
-                f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}, the interval's "
-                "ends taken as the triangle's (a narrower range than theirs)")
+        out.update(_exploratory_range(p))
     out.update(_rl_time_range(f, p))
     return out
+
+
+def _exploratory_range(p: dict) -> dict:
+    """``illustrative_ranges``' ``ledger_exploratory_fraction`` entry (its docstring): the
+    source's log-normal for the default fraction, the scaled triangle for a given one, none
+    for a given 0."""
+    row = default_rows()["exploratory_fraction"]
+    lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
+    low, mode, high = exploratory_fraction_bounds(p)
+    if (low, mode, high) == (lo, med, hi):
+        r = _exploratory_fraction_range(lo, med, hi)
+        below = _lognormal_cdf(r, r.low + r.shift)
+        return {"ledger_exploratory_fraction": (
+            r, f"Cottier et al. 2024's log-normal of development compute, {1 + lo:g}-"
+            f"{1 + hi:g} times the final run as its 90% interval (median {1 + r.point:.2f}; "
+            f"data/ledger_defaults.csv), less the final run: {r.point:.2f} final runs beyond it "
+            f"at the median, cut to the input's [0, {r.high:g}] ({below:.1%} of the log-normal "
+            "lies below 0 and is drawn inside)")}
+    if mode > 0:
+        return {"ledger_exploratory_fraction": (
+            Range("triangular", low=low, mode=mode, high=high),
+            f"the scenario's {mode:.3g} spread as Cottier et al. 2024's 90% interval of "
+            f"development compute spreads around their median ({lo:g}-{hi:g} around "
+            f"{med:.2f}, data/ledger_defaults.csv): {low:.3g}-{high:.3g}, the interval's "
+            "ends taken as the triangle's (a narrower range than theirs)")}
+    return {}
+
+
+def _exploratory_fraction_range(lo: float, med: float, hi: float) -> Range:
+    """The development-compute multiplier M = 1 + x as Cottier et al. 2024 (arXiv:2405.21015,
+    App. A.6: "a log-normal distribution ... defined by a 90% CI of 1.2x to 4x, leading to a
+    median of 2.2x") draw it, carried to the exploratory fraction x::
+
+        ln M ~ Normal(μ, σ),  μ = ln(1 + med),  σ = ln((1 + hi)/(1 + lo)) / (2 z₀.₉₅)
+        x = M − 1, cut to [0, EXPLORATORY_FRACTION_MAX] (the input's rule)
+
+    with ``lo``, ``med``, ``hi`` the fractions of data/ledger_defaults.csv (0.2, 1.19, 3.0; the
+    median 1 + 1.19 = √(1.2 × 4) rounded, so that the range's point is the bill's default
+    exactly and its 90% interval 1.1995-3.998): a ``shifted_lognormal`` range (``ranges``),
+    P10 and P90 of M = exp(μ ∓ z₀.₉ σ). Drawn whole, its P10-P90 of x is about 0.41-2.51; a
+    triangle 0.2 / 1.19 / 3.0 (the interval's ends as the triangle's, as before) gave
+    0.73-2.29."""
+    mu = math.log(1 + med)
+    sigma = math.log((1 + hi) / (1 + lo)) / (2 * Z95)
+    return Range("shifted_lognormal", p10=math.exp(mu - Z90 * sigma),
+                 p90=math.exp(mu + Z90 * sigma), shift=1.0, low=0.0,
+                 high=EXPLORATORY_FRACTION_MAX)
+
+
+def _lognormal_cdf(r: Range, y: float) -> float:
+    """The uncut lognormal CDF of a shifted_lognormal range's x + shift at ``y``."""
+    if y <= 0:
+        return 0.0
+    mu = (math.log(r.p10) + math.log(r.p90)) / 2
+    sigma = (math.log(r.p90) - math.log(r.p10)) / (2 * Z90)
+    return NormalDist().cdf((math.log(y) - mu) / sigma)
 
 
 def _rl_time_range(figures: dict, p: dict) -> dict:

@@ -11,6 +11,12 @@ number. Three forms, one meaning each (``parse_range``):
   percentiles, for inputs that span orders of magnitude: ln x ~ Normal(μ, σ) with
   μ = (ln p10 + ln p90) / 2 and σ = (ln p90 − ln p10) / (2 z₀.₉), z₀.₉ = Φ⁻¹(0.9) = 1.28155;
   its point is the median, √(p10 · p90).
+* ``x: {dist: shifted_lognormal, p10, p90, shift, low, high}``: x + shift lognormal with those
+  10th and 90th percentiles, cut to [low, high] (renormalised: the mass outside is redrawn
+  inside, not piled at the ends): a multiplier's log-normal carried to the fraction beyond it
+  (development compute 1.2-4x the final run, Cottier et al. 2024 App. A.6, is an exploratory
+  fraction x = multiplier − 1, cut to its rule's [0, 10]); its point is the uncut median
+  √(p10 · p90) − shift (kept inside [low, high]).
 
 A range whose ends are equal is that number. Draws are the inverse CDF of a uniform variate
 (uniform, triangular) or exp(μ + σ·Z) of a standard normal Z (lognormal), with the generator
@@ -31,9 +37,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-KINDS = ("uniform", "triangular", "lognormal")
+KINDS = ("uniform", "triangular", "lognormal", "shifted_lognormal")
 #: Φ⁻¹(0.9), the standard normal's 90th percentile (Abramowitz & Stegun 1964, Table 26.5).
 Z90 = 1.2815515655446004
+#: Φ⁻¹(0.95), its 95th (the same table): the half-width of a 90% interval in σ.
+Z95 = 1.6448536269514722
 
 #: Continuous cost inputs that may be given as a range. Plan integers (tp, pp, dp, ...), GPU
 #: counts, token counts of the run and names never may: a range there is a ScenarioError.
@@ -74,7 +82,8 @@ BOUNDED_KEYS = ("mfu", "ledger_rerun_probability", "ledger_reserve_fraction",
 @dataclass(frozen=True)
 class Range:
     """A range on one input: ``kind`` uniform (``low``, ``high``), triangular (``low``,
-    ``mode``, ``high``) or lognormal (``p10``, ``p90``)."""
+    ``mode``, ``high``), lognormal (``p10``, ``p90``) or shifted_lognormal (``p10``, ``p90``
+    of x + ``shift``, cut to [``low``, ``high``]; module docstring)."""
 
     kind: str
     low: float | None = None
@@ -82,6 +91,7 @@ class Range:
     high: float | None = None
     p10: float | None = None
     p90: float | None = None
+    shift: float | None = None
 
     def __post_init__(self):
         check_range(self)
@@ -89,11 +99,14 @@ class Range:
     # -------------------------------------------------------------------------- summaries
     @property
     def point(self) -> float:
-        """Midpoint (uniform), mode (triangular) or median √(p10·p90) (lognormal)."""
+        """Midpoint (uniform), mode (triangular), median √(p10·p90) (lognormal) or the uncut
+        median √(p10·p90) − shift kept inside [low, high] (shifted_lognormal)."""
         if self.kind == "uniform":
             return (self.low + self.high) / 2.0
         if self.kind == "triangular":
             return self.mode
+        if self.kind == "shifted_lognormal":
+            return min(max(math.sqrt(self.p10 * self.p90) - self.shift, self.low), self.high)
         return math.sqrt(self.p10 * self.p90)
 
     @property
@@ -106,7 +119,9 @@ class Range:
     def quantile(self, q):
         """The q-quantile (q in [0, 1], array or scalar), from the inverse CDF:
         uniform low + q(high − low); triangular low + √(q(h − l)(m − l)) for q ≤ (m − l)/(h − l),
-        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1).
+        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1);
+        shifted_lognormal exp(μ + σ Φ⁻¹(a + q(b − a))) − shift, a and b the uncut CDF of
+        x + shift at low + shift and high + shift (F(y) = Φ((ln y − μ)/σ), 0 for y <= 0).
 
         Raises
         ------
@@ -127,10 +142,26 @@ class Range:
             c = (m - lo) / w
             return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
                             hi - np.sqrt((1 - q) * w * (hi - m)))
+        if self.kind == "shifted_lognormal":
+            return self._cut_quantile(q)
         if q.size == 0:
             return np.empty(q.shape)
         z = np.vectorize(NormalDist().inv_cdf)(q) if q.ndim else NormalDist().inv_cdf(float(q))
         return np.exp(self._mu + self._sigma * z)
+
+    def _cut_quantile(self, q: np.ndarray):
+        """``_quantile`` of a shifted_lognormal range (its docstring)."""
+        nd = NormalDist()
+
+        def cdf(y):
+            return 0.0 if y <= 0 else nd.cdf((math.log(y) - self._mu) / self._sigma)
+        a, b = cdf(self.low + self.shift), cdf(self.high + self.shift)
+        if b <= a:                       # a range of zero width, or no mass inside it
+            return self.point + 0 * np.asarray(q, dtype=float)
+        p = np.clip(a + np.asarray(q, dtype=float) * (b - a), np.nextafter(0.0, 1.0),
+                    np.nextafter(1.0, 0.0))
+        z = np.vectorize(nd.inv_cdf, otypes=[float])(p) if p.ndim else nd.inv_cdf(float(p))
+        return np.clip(np.exp(self._mu + self._sigma * z) - self.shift, self.low, self.high)
 
     @property
     def _mu(self):
@@ -160,11 +191,15 @@ class Range:
         return np.asarray(self._quantile(u), dtype=float)
 
     def describe(self) -> str:
-        """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07'."""
+        """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07',
+        'lognormal of x + 1, P10 1.37, P90 3.5, cut to 0-10'."""
         if self.kind == "uniform":
             return f"uniform {self.low:.4g}-{self.high:.4g}"
         if self.kind == "triangular":
             return f"triangular {self.low:.4g} / {self.mode:.4g} / {self.high:.4g}"
+        if self.kind == "shifted_lognormal":
+            return (f"lognormal of x + {self.shift:.4g}, P10 {self.p10:.4g}, P90 "
+                    f"{self.p90:.4g}, cut to {self.low:.4g}-{self.high:.4g}")
         return f"lognormal P10 {self.p10:.4g}, P90 {self.p90:.4g}"
 
     def __str__(self):
@@ -176,6 +211,9 @@ class Range:
             return [self.low, self.high]
         if self.kind == "triangular":
             return {"low": self.low, "mode": self.mode, "high": self.high}
+        if self.kind == "shifted_lognormal":
+            return {"dist": "shifted_lognormal", "p10": self.p10, "p90": self.p90,
+                    "shift": self.shift, "low": self.low, "high": self.high}
         return {"dist": "lognormal", "p10": self.p10, "p90": self.p90}
 
 
@@ -225,7 +263,8 @@ def _number(name, field, v) -> float:
 
 
 _FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
-           "lognormal": ("p10", "p90")}
+           "lognormal": ("p10", "p90"),
+           "shifted_lognormal": ("p10", "p90", "shift", "low", "high")}
 
 
 def check_range(r: Range, name: str = "range", shown=None) -> None:
@@ -235,7 +274,7 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
     if r.kind not in KINDS:
         raise ValueError(f"{name}: kind={r.kind!r} must be one of {', '.join(KINDS)}")
     need = _FIELDS[r.kind]
-    given = {f: getattr(r, f) for f in ("low", "mode", "high", "p10", "p90")}
+    given = {f: getattr(r, f, None) for f in ("low", "mode", "high", "p10", "p90", "shift")}
     if shown is None:
         shown = {"kind": r.kind, **{f: v for f, v in given.items() if v is not None}}
     missing = [f for f in need if given[f] is None]
@@ -250,8 +289,11 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
         raise ValueError(f"{name}={shown!r}: a uniform range [low, high] needs low <= high")
     if r.kind == "triangular" and not v["low"] <= v["mode"] <= v["high"]:
         raise ValueError(f"{name}={shown!r}: a triangular range needs low <= mode <= high")
-    if r.kind == "lognormal" and not 0 < v["p10"] <= v["p90"]:
-        raise ValueError(f"{name}={shown!r}: a lognormal range needs 0 < p10 <= p90")
+    if r.kind in ("lognormal", "shifted_lognormal") and not 0 < v["p10"] <= v["p90"]:
+        raise ValueError(f"{name}={shown!r}: a {r.kind} range needs 0 < p10 <= p90")
+    if r.kind == "shifted_lognormal" and not -v["shift"] <= v["low"] <= v["high"]:
+        raise ValueError(f"{name}={shown!r}: a shifted_lognormal range needs -shift <= low <= "
+                         "high (x + shift is positive)")
 
 
 def parse_range(name: str, value) -> Range | None:
@@ -283,8 +325,8 @@ def parse_range(name: str, value) -> Range | None:
         fields = _FIELDS
         if dist not in fields:
             raise ValueError(f"{name}={value!r}: a range is [low, high], {{low, mode, high}} or "
-                             "{dist: lognormal, p10, p90} (dist must be uniform, triangular or "
-                             "lognormal)")
+                             "{dist: lognormal, p10, p90} (dist must be uniform, triangular, "
+                             "lognormal or shifted_lognormal)")
         extra = set(value) - set(fields[dist]) - {"dist"}
         missing = [f for f in fields[dist] if f not in value]
         if extra or missing:
@@ -301,7 +343,7 @@ def parse_range(name: str, value) -> Range | None:
 def _made(name, shown, kind, **fields) -> Range:
     """``Range(kind, **fields)``, its ValueError naming ``name`` and the scenario value."""
     unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in
-                                              ("low", "mode", "high", "p10", "p90")})
+                                              ("low", "mode", "high", "p10", "p90", "shift")})
     check_range(unchecked, name, shown)
     return Range(kind, **fields)
 
@@ -318,4 +360,6 @@ def is_ranged(value) -> bool:
 
 def is_point_range(r: Range) -> bool:
     """A range of zero width (low = high, or p10 = p90): it is its point."""
+    if r.kind == "shifted_lognormal":
+        return r.p10 == r.p90 or r.low == r.high
     return (r.p10 == r.p90) if r.kind == "lognormal" else (r.low == r.high)

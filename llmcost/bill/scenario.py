@@ -11,13 +11,17 @@ Numbers may be written as ``2e12`` (YAML 1.2 style) as well as ``2.0e+12``.
 
 **Ranges.** A continuous cost input (``llmcost.ranges.RANGEABLE_KEYS``: ``mfu``, the GPU-hour
 price, failure rates, restart times, overhead fractions, the ledger's line inputs) may be given
-as a range instead of a number, in one of three forms:
+as a range instead of a number, in one of four forms:
 
 * ``mfu: [0.30, 0.50]``: uniform on [low, high]; its point is the midpoint;
 * ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: triangular; its point is the mode;
 * ``ledger_egress_bytes: {dist: lognormal, p10: 1e12, p90: 1e14}``: lognormal with those
   10th and 90th percentiles, for inputs that span orders of magnitude; its point is the median
-  √(p10·p90). A lognormal is refused on a bounded input (``mfu``, probabilities, fractions).
+  √(p10·p90). A lognormal is refused on a bounded input (``mfu``, probabilities, fractions);
+* ``ledger_exploratory_fraction: {dist: shifted_lognormal, p10: 1.37, p90: 3.5, shift: 1,
+  low: 0, high: 10}``: x + shift lognormal with those percentiles, cut to [low, high] (a
+  multiplier's log-normal carried to the fraction beyond it); its point is the uncut median
+  √(p10·p90) − shift. Bounded by its cut, so allowed on a bounded input.
 
 Each end (low, mode, high, p10, p90) must obey the key's own rule (``mfu`` in (0, 1], a price
 > 0, ...). A range on any other key (a plan integer such as ``tp``, a GPU count, a token count
@@ -136,8 +140,9 @@ _pue = _refuse_if(lambda v: not 1 <= v <= 3,
 #: The exploratory fraction: Cottier et al. 2024's 90% interval is 0.2-3.0 final runs beyond
 #: the final run (data/ledger_defaults.csv); above 10, over three times that interval's top, is
 #: refused as a slip (119 meaning 1.19 written as a percent).
+EXPLORATORY_FRACTION_MAX = 10.0
 _exploratory_fraction = _refuse_if(
-    lambda v: not 0 <= v <= 10,
+    lambda v: not 0 <= v <= EXPLORATORY_FRACTION_MAX,
     "be in [0, 10]: final runs of development compute beyond the final run (Cottier et al. "
     "2024's 90% interval: 0.2-3.0; 119% is 1.19)")
 #: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
@@ -863,6 +868,7 @@ def _validate_range(p: Param, value) -> Range:
     if r.kind == "lognormal" and name in BOUNDED_KEYS:
         raise ScenarioError(f"{name}={value!r}: a lognormal range is unbounded above, and {name} "
                             "is bounded: give [low, high] or {low, mode, high}")
+    # the ends a draw can reach: a shifted lognormal is cut to [low, high]
     ends = ("p10", "p90") if r.kind == "lognormal" else ("low", "mode", "high")
     for end in ends:
         v = getattr(r, end)
@@ -896,7 +902,8 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     """The sentence a page prints when some inputs are ranges and it uses their points. A
     range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
-    word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}
+    word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median",
+            "shifted_lognormal": "median"}
     parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.low:.1%} to "
              f"{r.high:.1%}): this page uses {r.point:.1%}"
              if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind == "triangular" else

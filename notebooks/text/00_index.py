@@ -227,10 +227,11 @@ plots.bill_waterfall(table);
 # (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band for runs
 # like this one; the price over the **interquartile** spread (P25–P75) of the current catalogue
 # prices for the accelerator and pricing mode (at least two of them), not cheapest to dearest (one outlying provider would set the
-# conclusion); the exploratory fraction over Cottier et al. 2024's 0.2–3.0 final runs. That
-# interval is a **90%** one (their P5 and P95); taken as a triangle's ends it becomes this range's
-# P0 and P100, so the range here is **narrower** than theirs. The illustrative spreads are
-# illustrations, not a forecast. Which inputs are ranged here, from what, and which are not?
+# conclusion); the exploratory fraction as Cottier et al. 2024 draw it: development compute a
+# **log-normal** multiple of the final run, 1.2–4× as its 90% interval, the fraction beyond
+# the final run cut to the input's 0–10 (a `shifted_lognormal` range, `llmcost.ranges`), so its
+# P10–P90 is wider than the 90% interval's ends would be as a triangle's. The illustrative
+# spreads are illustrations, not a forecast. Which inputs are ranged here, from what, and which are not?
 
 # %%
 ranged = bool(head.draws.ranges)  # always, by the rule above
