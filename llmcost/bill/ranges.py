@@ -18,11 +18,11 @@ number. Three forms, one meaning each (``parse_range``):
   fraction x = multiplier − 1, cut to its rule's [0, 10]); its point is the uncut median
   √(p10 · p90) − shift (kept inside [low, high]).
 
-A range whose ends are equal is that number. Draws are the inverse CDF of a uniform variate
-(uniform, triangular) or exp(μ + σ·Z) of a standard normal Z (lognormal), with the generator
-``numpy.random.default_rng([seed, zlib.crc32(key)])``: the draws of one input depend only on the
-seed and the input's name, so two scenarios that range the same input get the same draws of it
-(common random numbers), and a difference of their bills is a difference per draw.
+A range whose ends are equal is that number. Draws are the range's inverse CDF of a uniform
+variate, whatever the kind (so two kinds on one input are paired rank for rank), with the
+generator ``numpy.random.default_rng([seed, zlib.crc32(key)])``: the draws of one input depend
+only on the seed and the input's name, so two scenarios that range the same input get the same
+draws of it (common random numbers), and a difference of their bills is a difference per draw.
 
 This module imports no other part of llmcost (``scenario`` and ``ledger`` import it).
 """
