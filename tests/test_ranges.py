@@ -887,3 +887,17 @@ def test_a_shifted_lognormal_range_is_a_scenario_form_bounded_by_its_cut():
             "high": 20})
     with pytest.raises(ValueError, match=r"needs -shift <= low <= high"):
         Range("shifted_lognormal", p10=1.37, p90=3.5, shift=1.0, low=-2.0, high=10.0)
+
+
+def test_uncut_cdf_is_the_mass_the_cut_redraws():
+    # By hand (the exploratory default): μ = ln 2.19, σ = ln(4 / 1.2) / (2 × 1.64485) = 0.36598,
+    # Φ((ln 1 − μ)/σ) = Φ(−2.1419) = 0.0161 below x = 0, the share ledger's sentence states
+    r = Range("shifted_lognormal", p10=2.19 * math.exp(-1.2815515655446004 * 0.365976),
+              p90=2.19 * math.exp(1.2815515655446004 * 0.365976), shift=1.0, low=0.0,
+              high=10.0)
+    assert r.uncut_cdf(0.0) == pytest.approx(0.0161, abs=5e-4)
+    assert r.uncut_cdf(-2.0) == 0.0 and r.uncut_cdf(10.0) > 0.99999
+    with pytest.raises(ValueError, match=r"uncut_cdf: a triangular range has no cut"):
+        Range("triangular", low=0.0, mode=1.0, high=2.0).uncut_cdf(1.0)
+    with pytest.raises(ValueError, match=r"uncut_cdf: range x='1' must be a finite number"):
+        r.uncut_cdf("1")

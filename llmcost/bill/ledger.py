@@ -57,7 +57,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from statistics import NormalDist
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from functools import lru_cache
@@ -2209,7 +2208,7 @@ def _exploratory_range(p: dict) -> dict:
     low, mode, high = exploratory_fraction_bounds(p)
     if (low, mode, high) == (lo, med, hi):
         r = _exploratory_fraction_range(lo, med, hi)
-        below = _lognormal_cdf(r, r.low + r.shift)
+        below = r.uncut_cdf(r.low)
         return {"ledger_exploratory_fraction": (
             r, f"Cottier et al. 2024's log-normal of development compute, {1 + lo:g}-"
             f"{1 + hi:g} times the final run as its 90% interval (median {1 + r.point:.2f}; "
@@ -2245,15 +2244,6 @@ def _exploratory_fraction_range(lo: float, med: float, hi: float) -> Range:
     return Range("shifted_lognormal", p10=math.exp(mu - Z90 * sigma),
                  p90=math.exp(mu + Z90 * sigma), shift=1.0, low=0.0,
                  high=EXPLORATORY_FRACTION_MAX)
-
-
-def _lognormal_cdf(r: Range, y: float) -> float:
-    """The uncut lognormal CDF of a shifted_lognormal range's x + shift at ``y``."""
-    if y <= 0:
-        return 0.0
-    mu = (math.log(r.p10) + math.log(r.p90)) / 2
-    sigma = (math.log(r.p90) - math.log(r.p10)) / (2 * Z90)
-    return NormalDist().cdf((math.log(y) - mu) / sigma)
 
 
 def _rl_time_range(figures: dict, p: dict) -> dict:

@@ -149,13 +149,19 @@ class Range:
         z = np.vectorize(NormalDist().inv_cdf)(q) if q.ndim else NormalDist().inv_cdf(float(q))
         return np.exp(self._mu + self._sigma * z)
 
+    def uncut_cdf(self, x: float) -> float:
+        """P(X <= x) of a shifted_lognormal range before its cut: Φ((ln(x + shift) − μ)/σ),
+        0 where x + shift <= 0 (so ``uncut_cdf(low)`` is the mass the cut redraws from below)."""
+        if self.kind != "shifted_lognormal":
+            raise ValueError(f"uncut_cdf: a {self.kind} range has no cut (shifted_lognormal "
+                             "only)")
+        y = _number("uncut_cdf", "x", x) + self.shift
+        return 0.0 if y <= 0 else NormalDist().cdf((math.log(y) - self._mu) / self._sigma)
+
     def _cut_quantile(self, q: np.ndarray):
         """``_quantile`` of a shifted_lognormal range (its docstring)."""
         nd = NormalDist()
-
-        def cdf(y):
-            return 0.0 if y <= 0 else nd.cdf((math.log(y) - self._mu) / self._sigma)
-        a, b = cdf(self.low + self.shift), cdf(self.high + self.shift)
+        a, b = self.uncut_cdf(self.low), self.uncut_cdf(self.high)
         if b <= a:                       # a range of zero width, or no mass inside it
             return self.point + 0 * np.asarray(q, dtype=float)
         p = np.clip(a + np.asarray(q, dtype=float) * (b - a), np.nextafter(0.0, 1.0),
