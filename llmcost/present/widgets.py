@@ -768,15 +768,15 @@ def ledger_explorer(scenario: dict):
 
     _needs(scenario, LEDGER_EXPLORER_KEYS, "ledger_explorer")
     gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
-    mfu = w.FloatSlider(value=scenario["mfu"], min=_span(scenario["mfu"], 0.1, 0.7)[0],
-                        max=_span(scenario["mfu"], 0.1, 0.7)[1], step=0.01, description="MFU",
+    lo, hi = _span(scenario["mfu"], 0.1, 0.7)
+    mfu = w.FloatSlider(value=scenario["mfu"], min=lo, max=hi, step=0.01, description="MFU",
                         continuous_update=False)
     # the bill's own rate when the scenario leaves the price to the catalogue (its median), so
     # that the panel opens on the page's bill; given back to the bill as None until moved
     given = scenario["price_usd_per_gpu_hour"]
     price0 = float(given) if given is not None else scenario_price(scenario)[0]
-    price = w.FloatSlider(value=price0, min=_span(price0, 0.5, 12)[0],
-                          max=_span(price0, 0.5, 12)[1], step=0.05, description="$/GPU-h",
+    lo, hi = _span(price0, 0.5, 12)
+    price = w.FloatSlider(value=price0, min=lo, max=hi, step=0.05, description="$/GPU-h",
                           continuous_update=False)
     pricing = w.Dropdown(options=PRICING, value=scenario["pricing"], description="pricing")
     f0 = scenario["ledger_exploratory_fraction"]
