@@ -1106,20 +1106,28 @@ def test_a_predicted_mfu_names_the_efficiency_profile_it_used(tmp_path):
     assert "kernels at the efficiency profile gpu.yaml" in out
 
 
+def _calibrate_printout(tmp_path, capsys, scenario_text: str) -> str:
+    """`llmcost calibrate` on a scenario file holding ``scenario_text``: its printout with the
+    whitespace collapsed (it must exit 0)."""
+    from llmcost.present.cli import main
+    path = tmp_path / "pilots.yaml"
+    path.write_text(scenario_text)
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
 def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys):
     # A new-user trial: pilots at 8 and 64 B200s identified the scale-out network ("from 8 -> 64
     # GPUs"), and the target's band then "widens for: 32x the pilot's GPUs; scale-out network not
     # in the pilot", the novelties counted against the smallest pilot (calibrate.extrapolate's
     # p0, the rule the band's constants are fitted with): 256 ÷ 8 = 32, and the 8-GPU pilot
     # stays in one node. The line now names that reference.
-    from llmcost.present.cli import main
-    path = tmp_path / "two.yaml"
-    path.write_text("model: llama-3.1-8b\naccelerator: B200\nn_gpus: 256\ntrain_tokens: 2e12\n"
-                    "seq_len: 8192\ntp: 1\npp: 1\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
-                    "  - {n_gpus: 8, tokens_per_s_per_gpu: 20000}\n"
-                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 19000}\n")
-    assert main(["calibrate", "--scenario", str(path)]) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    out = _calibrate_printout(
+        tmp_path, capsys,
+        "model: llama-3.1-8b\naccelerator: B200\nn_gpus: 256\ntrain_tokens: 2e12\n"
+        "seq_len: 8192\ntp: 1\npp: 1\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
+        "  - {n_gpus: 8, tokens_per_s_per_gpu: 20000}\n"
+        "  - {n_gpus: 64, tokens_per_s_per_gpu: 19000}\n")
     assert "from 8 -> 64 GPUs" in out
     assert ("the band widens for (what the run adds to the smallest pilot, 8 GPUs, the pilot the "
             "band is fitted against, even where a larger pilot ran it): 32x the pilot's GPUs; "
@@ -1134,14 +1142,12 @@ def test_cli_calibrate_says_whose_band_it_shows_when_widened(tmp_path, capsys):
     "band widened from A to B" and then "the band widens for: ...", as if B were the pilots'
     band; it now says the band shown is at least the model's own and that the novelties widen
     the pilots' band A, the one the widened line names."""
-    from llmcost.present.cli import main
-    path = tmp_path / "readme.yaml"
-    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
-                    "seq_len: 4096\ntp: 8\npp: 4\npilot:\n"
-                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4}\n"
-                    "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4}\n")
-    assert main(["calibrate", "--scenario", str(path)]) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    out = _calibrate_printout(
+        tmp_path, capsys,
+        "model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+        "seq_len: 4096\ntp: 8\npp: 4\npilot:\n"
+        "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4}\n"
+        "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4}\n")
     was = re.search(r"band widened from (\S+%-\S+%) to", out)
     assert was, out
     assert ("none of the pilots' compute correction was carried, so the band shown is at least "
