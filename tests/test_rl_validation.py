@@ -28,7 +28,10 @@ from llmcost.training.parallel import choose_plan, make_plan, stack_plan_search
 def test_validation_table_has_sources_and_a_fixed_split():
     d = rl.load_rl_validation()
     assert d["id"].is_unique
-    assert set(d["split"]) == {"calibration", "heldout", "not_evaluated"}
+    # every row is evaluated (the two Qwen3-235B rows since the plans express EP over TP·DP·CP,
+    # MoE parallel folding); "not_evaluated" stays a split the table may use
+    assert set(d["split"]) <= {"calibration", "heldout", "not_evaluated"}
+    assert {"calibration", "heldout"} <= set(d["split"])
     assert d["source"].str.len().gt(20).all()
     assert d["source_ref"].str.contains(r"@ [0-9a-f]{40}").all()
     held = d[d["split"] == "heldout"]
@@ -275,21 +278,29 @@ def test_model_beats_before_on_heldout_rows():
     # data/models.csv (their figures recorded before; prompts x generations and the generation
     # GPUs read from NeMo RL v0.4.0's recipes): 24 -> 26 held-out rows, 13.7% -> 13.6%, their
     # ratios 0.815 and 0.935; "before" 19 -> 21 rows, 51.3% -> 48.8%.
+    # Then the experts' tensor parallelism as NeMo RL's configurations set it (train_etp 1,
+    # MoE parallel folding; read from the configs after the held-out errors had been seen):
+    # the three TP2 Qwen3-30B-A3B rows run their expert all-to-all on one node instead of two
+    # (0.834 -> 0.649, 1.094 -> 0.741, 0.698 -> 0.568 of published), and the two Qwen3-235B
+    # rows, whose EP 16 exceeds DP x CP, are evaluated, held-out (0.720, 0.807): 26 -> 28
+    # held-out rows, 13.6% -> 16.1%, worst 1.45x -> 1.76x (the v0.3 Qwen3-30B-A3B row, its
+    # training phase 0.66 of published, as the step model's H100 Qwen3-30B-A3B pre-training
+    # rows are optimistic); "before" 21 -> 22 rows.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
-    assert (before["evaluated"], after["evaluated"]) == (21, 26)
-    assert before["mean_abs_error"] == pytest.approx(0.488, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.146, abs=0.02)
-    assert after["worst_factor"] == pytest.approx(1.47, abs=0.05)
+    assert (before["evaluated"], after["evaluated"]) == (22, 28)
+    assert before["mean_abs_error"] == pytest.approx(0.484, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.161, abs=0.02)
+    assert after["worst_factor"] == pytest.approx(1.76, abs=0.05)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.152, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.165, abs=0.02)
     v2 = rl.validation_summary(df[df["added"] == "v2"])
     assert v2["mean_abs_error"] == pytest.approx(0.053, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
-    assert v3["mean_abs_error"] == pytest.approx(0.269, abs=0.02)
+    assert v3["mean_abs_error"] == pytest.approx(0.309, abs=0.02)
 
 
 def test_cpu_offloaded_optimizer_by_hand():
@@ -609,7 +620,12 @@ def test_nemo_rl_lengths_as_the_summary_counts_them():
     prompts = np.array([rl.row_lengths(r)[0] for _, r in ev.iterrows()])
     g = ev["avg_sequence_tokens"].to_numpy()
     ratio = (prompts + g) / g
-    assert prompts.min() >= 95 and prompts.max() <= 160
+    # on-policy rows 98-132; the asynchronous ones, whose table averages five steps, up to
+    # 599 (Qwen3-235B one step off: 52.2 x 241 x 256 / 512 = 6,290 - 5,691), as
+    # rl.row_lengths' docstring says
+    on = ev["on_policy"].to_numpy() == 1
+    assert prompts[on].min() >= 95 and prompts[on].max() <= 160
+    assert prompts[~on].min() >= 95 and prompts[~on].max() <= 1059
     assert ratio.min() < 1.04 and ratio.max() > 1.15
     # v0.3 rows (no throughput cell): the blog's mean generated tokens, the assumed prompt
     p = rl.ASSUMED_PROMPT_TOKENS
@@ -918,14 +934,16 @@ def test_nemo_rl_host_swaps_by_hand():
     assert rl.host_swap_times(m, llmcost.load_accelerator("H100-SXM"),
                               o.replace(host_swaps=False)) == {"reference": 0.0,
                                                                 "colocation": 0.0}
-    # MoE: the routed experts are sharded over EP, the rest over TP·PP; separate rollout GPUs
-    # keep the reference swap only
+    # MoE: the routed experts are sharded over ETP·EP, the rest over TP·PP; separate rollout
+    # GPUs keep the reference swap only. NeMo RL's configurations set
+    # expert_tensor_parallel_size 1 (grpo_math_1B.yaml @ c751f81, line 93): TP2 · EP8 holds
+    # 1/8 of the experts; Megatron-Core's default ETP = TP holds 1/16
     q = llmcost.load_model("qwen3-30b-a3b")
     n, n_e = float(q.n_params), float(q.param_breakdown["ffn_routed_experts"])
-    s = (n - n_e) / 2 + n_e / 8
-    b = rl.nemo_rl_swap_bytes(q, dict(tp=2, ep=8), n_train_gpus=16, rollout_tp=2,
-                              colocated=False)
-    assert b == {"reference": pytest.approx(6 * s), "colocation": 0.0}
+    for etp, s in ((1, (n - n_e) / 2 + n_e / 8), (None, (n - n_e) / 2 + n_e / 16)):
+        b = rl.nemo_rl_swap_bytes(q, dict(tp=2, ep=8, etp=etp), n_train_gpus=16,
+                                  rollout_tp=2, colocated=False)
+        assert b == {"reference": pytest.approx(6 * s), "colocation": 0.0}
     # GB200's host link: NVLink-C2C 900 GB/s bidirectional shared by two GPUs
     assert rl.pcie_bytes_per_s(llmcost.load_accelerator("GB200-NVL72")) == 225e9
 
@@ -1232,10 +1250,11 @@ def test_unpinned_offload_check_moves_deepspeed_chat_rows_only():
     # 1.268 ms, the 13B row's generation over by more), its mean |error| alone worsens,
     # 13.41% -> 13.60% (regression pin; 13.41% -> 13.64% with DeepSpeed's exposed reduction and
     # staged parameter copy on, over the 26 held-out rows with the two Qwen3-32B rows; 13.50%
-    # -> 13.72% over 24 before them); the two mechanisms against neither worsen no held-out goal
+    # -> 13.72% over 24 before them; 15.85% -> 16.06% over the 28 with the two Qwen3-235B rows
+    # and NeMo RL's expert TP 1); the two mechanisms against neither worsen no held-out goal
     # (the rule's test of the pair, rl.experience_interleave_check with PINNED_OFFLOAD)
     assert (w0["mean_abs_error"], w1["mean_abs_error"]) == (
-        pytest.approx(0.1341, abs=0.0005), pytest.approx(0.1364, abs=0.0005))
+        pytest.approx(0.1585, abs=0.0005), pytest.approx(0.1606, abs=0.0005))
     _, _, both = rl.experience_interleave_check(rl.PINNED_OFFLOAD)
     b0, b1 = both["heldout"]
     for k in ("mean_abs_error", "worst_factor", "worst_share_gap_points"):
@@ -1590,7 +1609,9 @@ def test_deepspeed_reduction_exposed_by_hand_and_on_by_the_share_rule():
     # not priced either, rl.deepspeed_allreduce_excess_s)
     assert w1["worst_share_gap_points"] == pytest.approx(14.67, abs=0.05)
     assert 0.0 < w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
-    assert w1["worst_factor"] <= 1.5
+    # the share goal's rule on the worst factor: within 1.5x, or no larger where rows the
+    # mechanism does not move put it beyond (1.76x, NeMo RL v0.3's Qwen3-30B-A3B row)
+    assert w1["worst_factor"] <= max(1.5, w0["worst_factor"] + 1e-9)
 
 
 def test_staged_copy_excess_by_hand_against_deepspeed_pr_5301():
@@ -1657,7 +1678,9 @@ def test_staged_copy_on_openrlhf_rows_only_and_on_by_the_share_rule():
     assert (t.loc[moved, "train_ratio_with"] > t.loc[moved, "train_ratio_without"]).all()
     w0, w1 = out["heldout"]
     assert 0.0 < w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
-    assert w1["worst_factor"] <= 1.5
+    # the share goal's rule on the worst factor: within 1.5x, or no larger where rows the
+    # mechanism does not move put it beyond (1.76x, NeMo RL v0.3's Qwen3-30B-A3B row)
+    assert w1["worst_factor"] <= max(1.5, w0["worst_factor"] + 1e-9)
     assert w1["mean_share_gap_points"] < w0["mean_share_gap_points"]
 
 
@@ -1689,7 +1712,8 @@ def test_measured_host_rate_by_hand_and_left_off():
     off = t[t["id"].str.startswith("openrlhf-bench")]
     assert (off["train_ratio_with"] > off["train_ratio_without"]).all()
     w0, w1 = out["heldout"]
-    assert w1["worst_share_gap_points"] == pytest.approx(9.75, abs=0.05)
+    # (8.14 since NeMo RL's expert TP 1 and its two Qwen3-235B rows)
+    assert w1["worst_share_gap_points"] == pytest.approx(8.14, abs=0.05)
     assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005
 
 
@@ -1716,10 +1740,12 @@ def test_shared_uplink_by_hand_and_left_off_by_the_rule():
     off = t[t["id"].str.startswith("openrlhf-bench")]
     assert (off["train_ratio_with"] > off["train_ratio_without"]).all()
     w0, w1 = out["heldout"]
-    # (14.67 -> 9.75 since DeepSpeed's ZeRO-2 all-reduce went on, rl.deepspeed_allreduce_check)
+    # (14.67 -> 9.75 since DeepSpeed's ZeRO-2 all-reduce went on, rl.deepspeed_allreduce_check;
+    # -> 9.69, NeMo RL v0.3's Qwen3-30B-A3B row, and the mean +0.57 points, since NeMo RL's
+    # expert TP 1 and its two Qwen3-235B rows)
     assert (w0["worst_share_gap_points"], w1["worst_share_gap_points"]) == (
-        pytest.approx(14.67, abs=0.05), pytest.approx(9.75, abs=0.05))
-    assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0066, abs=0.0005)
+        pytest.approx(14.67, abs=0.05), pytest.approx(9.69, abs=0.05))
+    assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0057, abs=0.0005)
     assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005   # the rule's allowance
 
 
@@ -1889,7 +1915,8 @@ def test_experience_interleaved_on_by_the_rule():
     c0_, c1_ = out["calibration"]
     assert c1_["worst_share_gap_points"] < c0_["worst_share_gap_points"]
     w0, w1 = out["heldout"]
-    assert w1["mean_abs_error"] == pytest.approx(0.137, abs=0.002)
+    # (0.161 over the 28 held-out rows with NeMo RL's expert TP 1 and its Qwen3-235B rows)
+    assert w1["mean_abs_error"] == pytest.approx(0.161, abs=0.002)
     # (14.26 -> 14.67 since DeepSpeed's ZeRO-2 all-reduce went on, rl.deepspeed_allreduce_check)
     assert (w0["worst_share_gap_points"], w1["worst_share_gap_points"]) == (
         pytest.approx(14.26, abs=0.1), pytest.approx(14.67, abs=0.1))
@@ -1979,7 +2006,8 @@ def test_hf_batch_host_left_off_and_uplink_rejudged():
     assert w1["mean_abs_error"] - w0["mean_abs_error"] > 0.005
     # regression pin of the figure validate_rl prints: 13.64% -> 14.33%, +0.69 points over the
     # 26 held-out rows (13.72% -> 14.51%, +0.79, over the 24 before the Qwen3-32B rows)
-    assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0069, abs=0.0005)
+    # (+0.64, 16.06% -> 16.70%, over 28 with NeMo RL's expert TP 1 and its Qwen3-235B rows)
+    assert w1["mean_abs_error"] - w0["mean_abs_error"] == pytest.approx(0.0064, abs=0.0005)
     # on a model holding it, the shared uplink costs under half a point (+0.04, against +0.66
     # on the model) and brings the worst share gap within the goal's 10 points (9.9): within
     # the rule there, but its base is left off
@@ -1988,8 +2016,9 @@ def test_hf_batch_host_left_off_and_uplink_rejudged():
     assert abs(w1["mean_abs_error"] - w0["mean_abs_error"]) < 0.005
     assert w1["worst_share_gap_points"] < 10.0
     # regression pin of the figure validate_rl prints (9.93 before DeepSpeed's ZeRO-2 all-reduce
-    # went on, rl.deepspeed_allreduce_check)
-    assert w1["worst_share_gap_points"] == pytest.approx(9.75, abs=0.05)
+    # went on, rl.deepspeed_allreduce_check; 9.75 before NeMo RL's expert TP 1 made its v0.3
+    # Qwen3-30B-A3B row the widest, 9.69)
+    assert w1["worst_share_gap_points"] == pytest.approx(9.69, abs=0.05)
 
 
 def test_rollout_prompt_tokens_moves_generation_only():
@@ -2057,12 +2086,12 @@ def test_unpadded_prompt_reading():
     # regression pins of the reading validate_rl prints (prompts at 1 token, the bound): the
     # 7B vLLM row's generation 1.01x, training 0.91x -> 0.54x of published; the held-out mean
     # |error| 13.64% -> 14.73% over 26 rows (13.72% -> 14.96% over the 24 before the Qwen3-32B
-    # rows)
+    # rows; 16.06% -> 17.08% over 28 with NeMo RL's expert TP 1 and its Qwen3-235B rows)
     assert (g, t.loc[v7, "train_ratio_with"]) == (pytest.approx(1.01, abs=0.01),
                                                   pytest.approx(0.538, abs=0.01))
     w0, w1 = out["heldout"]
     assert (w0["mean_abs_error"], w1["mean_abs_error"]) == (
-        pytest.approx(0.1364, abs=0.0005), pytest.approx(0.1473, abs=0.0005))
+        pytest.approx(0.1606, abs=0.0005), pytest.approx(0.1708, abs=0.0005))
 
 
 def _dschat_options(row_id):
@@ -2150,7 +2179,9 @@ def test_deepspeed_allreduce_check_moves_deepspeed_zero2_rows_only():
     # |error| worse by under half a point, the worst factor unchanged within 1.5x
     w0, w1 = out["heldout"]
     assert 0.0 <= w1["mean_abs_error"] - w0["mean_abs_error"] < 0.005
-    assert w1["worst_factor"] <= 1.5
+    # the share goal's rule on the worst factor: within 1.5x, or no larger where rows the
+    # mechanism does not move put it beyond (1.76x, NeMo RL v0.3's Qwen3-30B-A3B row)
+    assert w1["worst_factor"] <= max(1.5, w0["worst_factor"] + 1e-9)
     assert w1["worst_share_gap_points"] < w0["worst_share_gap_points"]
 
 

@@ -140,14 +140,61 @@ def kv_fraction(c: ModelShapes, tp):
     return np.maximum(1.0 / tp, 1.0 / c.g)
 
 
-def layer_params(c: ModelShapes, tp, ep):
+def layer_params(c: ModelShapes, tp, ep, etp=None):
     """Per-rank parameters of one dense-FFN layer, one MoE layer (non-expert part) and one MoE
-    layer's routed experts."""
+    layer's routed experts: the experts' matrices divided by ``etp·ep`` (``etp`` the expert
+    tensor-parallel size, ``expert_tp``; None: ``tp``), their output biases by ``ep``."""
     attn = c.attn_split / tp + c.attn_kv * kv_fraction(c, tp) + c.attn_rep + c.norm_layer
     dense = attn + c.ffn_split / tp + c.ffn_rep
     moe = attn + c.router + c.shared_split / tp + c.shared_rep
-    expert = c.expert_split / (tp * ep) + c.expert_rep / ep
+    expert = c.expert_split / ((tp if etp is None else etp) * ep) + c.expert_rep / ep
     return dense, moe, expert
+
+
+#: What the array engines require of an ``etp`` (expert tensor-parallel size) they are given.
+ETP_RULE = ("etp must be tp (Megatron-Core's default, expert_tensor_parallel_size = "
+            "tensor_model_parallel_size) or 1 (MoE parallel folding)")
+
+
+def expert_tp(plans, tp):
+    """The expert tensor-parallel size of arrays of plans, as floats: ``plans["etp"]`` where a
+    plan gives one, else ``tp`` (Megatron-Core's default: ``expert_tensor_parallel_size``
+    defaults to ``tensor_model_parallel_size``, megatron/training/arguments.py). ``tp``: the
+    plans' TP sizes (``plan_axes``).
+
+    MoE parallel folding (Liu et al. 2025, "MoE Parallel Folding", arXiv:2504.14960;
+    Megatron-Core's MoE README, "MoE Parallel Folding") lays the MoE layers out as
+    ETP × EP × EDP over the same ranks as the attention's TP × CP × DP; the engines price
+    the two layouts practice uses, ETP = TP and ETP = 1 (``ETP_RULE``).
+
+    Raises
+    ------
+    ValueError
+        An ``etp`` that is neither 1 nor the plan's tp (naming the value, its position and
+        ``ETP_RULE``).
+    """
+    tpf = np.asarray(tp, dtype=float)
+    e = plans.get("etp") if hasattr(plans, "get") else None
+    if e is None:
+        return tpf
+    arr = np.asarray(e)
+    if arr.dtype == object:            # a table's column: None where the plan gives none
+        arr = np.array([np.nan if v is None else v for v in np.ravel(arr)],
+                       dtype=float).reshape(arr.shape)
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"etp={e!r} breaks the rule: {ETP_RULE}") from None
+    etp = np.where(np.isnan(arr), tpf, arr)
+    bad = (etp != 1.0) & (etp != tpf)
+    if np.any(bad):
+        flat = np.ravel(np.broadcast_to(bad, np.broadcast(etp, tpf).shape))
+        i = int(np.flatnonzero(flat)[0])
+        val = np.ravel(np.broadcast_to(etp, flat.shape))[i]
+        t = np.ravel(np.broadcast_to(tpf, flat.shape))[i]
+        where = f" (plan {i + 1} of {flat.size})" if flat.size > 1 else ""
+        raise ValueError(f"etp={val:g}{where} breaks the rule: {ETP_RULE} (tp={t:g})")
+    return np.broadcast_to(etp, np.broadcast(etp, tpf).shape).astype(float)
 
 
 def edge_params(c: ModelShapes, tp, pp):

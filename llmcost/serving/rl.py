@@ -215,7 +215,7 @@ VLLM_DECODE_FACTORS = {"GB200-NVL72": 2.459}
 #: Llama-3.1-8B and DeepSeek-V3 recipes, false for Qwen3-30B-A3B: the validation rows give
 #: their own, ``row_recompute``).
 DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size=1,
-                          recompute="full", pp_split="even")
+                          recompute="full", pp_split="even", etp=None)
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
 #: (``weight_sync_time``); "nemo-rl", NeMo RL v0.3's measured colocated refit (CUDA-IPC handles
 #: per parameter group, ``NEMO_RL_REFIT_S``; separate rollout GPUs by links); "nemo-rl-v0.4",
@@ -906,7 +906,7 @@ def _plan_keywords(train_plan) -> dict:
     if train_plan is not None and not isinstance(train_plan, dict):
         raise ValueError(f"train_plan={train_plan!r} must be \"auto\" or a dict of "
                          "parallel.make_plan keywords (tp, pp, cp, ep, zero_stage, "
-                         "micro_batch_size, recompute, pp_split)")
+                         "micro_batch_size, recompute, pp_split, etp)")
     kw = {**DEFAULT_TRAIN_PLAN, **(train_plan or {})}
     extra = sorted(set(kw) - set(DEFAULT_TRAIN_PLAN))
     if extra:
@@ -1766,7 +1766,7 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     errors had been seen: the gradients' 2 · 2 B · S round trip counted before is dropped).
     With S the policy's parameters per trainer GPU and N all its parameters::
 
-        S = (N − N_e) / (tp · pp) + N_e / (ep · pp)      N_e: routed-expert parameters
+        S = (N − N_e) / (tp · pp) + N_e / (etp · ep · pp)    N_e: routed-expert parameters
         reference  = 3 · 2 B · S                         (out, reference in, policy back)
         colocation = 2 · 2 B · S  +  2 · 8 B · N / n_train_gpus
                      + 2 · 2 B · N / rollout_tp          (weights; Adam moments; vLLM weights)
@@ -1777,7 +1777,9 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     the v0.4 tables) ``prepare_for_lp_inference`` calls ``offload_before_refit`` on separate GPUs
     too, so those versions also move the Adam moments out and back, 2 · 8 B · N / n_train_gpus
     more per GPU (0.25-0.65 s on the v0.4 one-step-off-policy rows, under 1 % of their steps).
-    Assumptions, stated: expert tensor parallelism 1; the distributed optimizer's Adam moments
+    ``etp`` the plan's expert tensor parallelism (its ``etp``, else tp: Megatron-Core's default;
+    NeMo RL's configurations set 1, and its rows say so). Assumptions, stated: the distributed
+    optimizer's Adam moments
     sharded over every trainer GPU (``NEMO_RL_SWAP_ADAM_BYTES``; its FP32 master weights not
     moved); a ``train_plan`` of "auto" or None counts the default plan's shard (tp = pp = ep =
     1). Added after the held-out errors had been seen (read from the code, not fitted).
@@ -1794,7 +1796,8 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
         raise ValueError(f"colocated={colocated!r} must be True or False")
     kw = _plan_keywords(train_plan)
     n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
-    shard = (n - n_e) / (kw["tp"] * kw["pp"]) + n_e / (kw["ep"] * kw["pp"])
+    etp = kw["tp"] if kw.get("etp") is None else kw["etp"]
+    shard = (n - n_e) / (kw["tp"] * kw["pp"]) + n_e / (etp * kw["ep"] * kw["pp"])
     w = NEMO_RL_SWAP_WEIGHT_BYTES
     reference = 3 * w * shard
     if not colocated:
@@ -3248,12 +3251,13 @@ _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 
 #: Measured ÷ predicted iteration time over the held-out rows of the RL validation
-#: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 26 rows of OpenRLHF,
+#: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 28 rows of OpenRLHF,
 #: DeepSpeed-Chat and NeMo RL, ``benchmarks/validate_rl.py``), rounded to two digits: the spread
 #: the bill draws ``rl_time_factor`` over when a scenario gives none (``ledger.
-#: illustrative_ranges``). The model runs short more often than long (median 1.12).
-#: ``tests/test_rl_validation.py`` holds it to the measurement.
-RL_TIME_FACTOR_RANGE = (0.86, 1.45)
+#: illustrative_ranges``). The model runs short more often than long (median 1.18; the
+#: largest, 1.76, NeMo RL v0.3's Qwen3-30B-A3B row). ``tests/test_rl_validation.py`` holds it
+#: to the measurement.
+RL_TIME_FACTOR_RANGE = (0.86, 1.76)
 
 
 def held_out_time_factors() -> tuple:
@@ -3650,7 +3654,7 @@ def validation_setup(row) -> dict:
     colocated = r["placement"] == "colocated"
     plan = dict(tp=int(r["train_tp"]), pp=int(r["train_pp"]), cp=int(r["train_cp"]),
                 ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]),
-                recompute=row_recompute(r))
+                recompute=row_recompute(r), etp=_opt_int(r.get("train_etp")))
     if _opt_int(r.get("zero_stage")) is not None:
         plan["zero_stage"] = int(r["zero_stage"])
     n_layers = inf.serving_model(r["catalog_model"]).n_layers
@@ -4901,7 +4905,8 @@ def hf_batch_host_change(fit: tuple[float, float] | None = None) -> dict:
 def hf_batch_host_check() -> tuple:
     """A candidate for the generation share of DeepSpeed-Chat's rows, judged and left off by
     the share goal's rule (on only if the held-out mean |error| worsens by at most 0.5 points
-    and the worst factor stays within 1.5x): HF generate's host cost per layer per decode
+    and the worst factor stays within 1.5x, or no larger where other rows put it beyond): HF
+    generate's host cost per layer per decode
     step a + c · b (``HF_BATCH_HOST_FIT``, fitted by ``fit_hf_batch_host``) instead of the one
     constant, against the model. The held-out 13B DeepSpeed-Chat row generates in batches of 2
     (the calibration rows in 8 and 16): the published step there, 2,590.72 / 64 / 1,024 s =
@@ -4994,7 +4999,8 @@ def deepspeed_overlap_check() -> tuple:
     has it; nothing refitted (HF generate's host cost is fitted on generation phases it does
     not move). Left off while the rule was "no held-out goal worsens" (held-out mean |error|
     13.60 % -> 13.68 %); put on under the share goal's rule (a sourced mechanism, the held-out
-    mean |error| worse by under half a point, the worst factor within 1.5x), which it meets:
+    mean |error| worse by under half a point, the worst factor within 1.5x or, where rows it
+    does not move put it beyond, no larger), which it meets:
     the held-out worst share gap 15.3 -> 14.9 points. Returns (frame, {split: (summary without,
     summary with)}): per evaluated row ratio, train_ratio and the share gap in points, each
     ``_without`` / ``_with`` (``candidate_comparison``)."""

@@ -423,7 +423,9 @@ def check_plan_on_cluster(plan, cluster: Cluster) -> None:
 def placement(plan, cluster: Cluster) -> pd.DataFrame:
     """Which parallel dimensions sit inside a scale-up domain and which cross the network.
 
-    Rank order TP, CP, EP/DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``). Returns one row per
+    Rank order TP, CP, EP/DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``); under MoE parallel folding
+    (``etp=1`` below tp) the EP group is ``ep`` consecutive ranks (the experts' own order
+    etp-ep-edp, Megatron-Core ``initialize_model_parallel``). Returns one row per
     dimension with ``group_size``, ``stride``, ``members_per_domain``, ``domains`` and ``links``
     ("scale-up" when the whole group fits in one domain, "scale-out" when it has one member per
     domain, "both" otherwise; PP lists where its neighbouring stages are). A hybrid-sharded plan
@@ -438,7 +440,7 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
     check_plan_on_cluster(plan, cluster)
     dom = int(cluster.scaleup_domain_size)
     dims = [("TP", plan.tp, 1), ("CP", plan.cp, plan.tp),
-            ("EP", plan.ep, plan.tp * plan.cp),
+            ("EP", plan.ep, 1 if getattr(plan, "etp", None) == 1 else plan.tp * plan.cp),
             ("DP (dense, with CP)", plan.dp * plan.cp, plan.tp),
             ("PP", plan.pp, plan.tp * plan.cp * plan.dp)]
     if getattr(plan, "fsdp_shard_size", None) is not None:     # HSDP: shard group, replicas
@@ -551,7 +553,7 @@ class CommOptions:
 
 
 def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, tp, cp, ep, dp,
-                     sp) -> dict:
+                     sp, etp=None) -> dict:
     """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
     plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
     dimension sends. ``options``: the link efficiency and MoE dispatch (``CommOptions``). Keys:
@@ -559,24 +561,32 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     (embedding or LM-head boundary collectives of the first/last stage), ``cp_fwd_s``/
     ``cp_bwd_s``, ``cp_dkv_s`` (one ring step's point-to-point send of the rank's dK and dV in
     fp32, PyTorch's ring backward: ``step.torch_ring_exposure``), ``ep_fwd_s``/``ep_bwd_s``
-    (per MoE layer), ``pp_p2p_s`` (one transfer between stages), and ``fig`` (the link
-    figures, to time DP collectives of the caller's sizes).
+    (per MoE layer), ``tp_moe_fwd_s``/``tp_moe_bwd_s`` (an MoE layer's TP collectives),
+    ``pp_p2p_s`` (one transfer between stages), and ``fig`` (the link figures, to time DP
+    collectives of the caller's sizes).
+
+    ``etp``: the routed experts' tensor-parallel size (``shapes.expert_tp``; None: ``tp``).
+    Under MoE parallel folding (etp = 1 < tp, with sequence parallelism) each rank dispatches
+    its own ``x/tp`` tokens over an EP group of consecutive ranks (Megatron-Core's expert
+    ranks in the order etp-ep-edp), and the MoE block has no TP collective: its layer keeps
+    the attention's all-gather and reduce-scatter, half the dense layer's.
 
     One plan (``s`` a float, ``x`` … ``dp`` float64 numbers, ``sp`` a bool: what ``step_time``
     passes) is answered from a memo (``_step_comm_scalar``: the same values, each a
     ``np.float64``); arrays of plans are computed (``_step_comm_times``)."""
-    key = _scalar_plan_key(s, x, tp, cp, ep, dp, sp)
+    etp = tp if etp is None else etp
+    key = _scalar_plan_key(s, x, tp, cp, ep, dp, sp, etp)
     if key is not None:
         return _step_comm_scalar(c, cluster, options, key)
-    return _step_comm_times(c, cluster, options, s, x, tp, cp, ep, dp, sp)
+    return _step_comm_times(c, cluster, options, s, x, tp, cp, ep, dp, sp, etp)
 
 
-def _scalar_plan_key(s, x, tp, cp, ep, dp, sp):
-    """``(s, x, tp, cp, ep, dp, sp)`` as Python floats and a bool when every size is one
+def _scalar_plan_key(s, x, tp, cp, ep, dp, sp, etp):
+    """``(s, x, tp, cp, ep, dp, sp, etp)`` as Python floats and a bool when every size is one
     float64 number (a Python float, ``np.float64`` or a 0-d float64 array) and ``sp`` one bool;
     else None."""
     vals = []
-    for v in (s, x, tp, cp, ep, dp):
+    for v in (s, x, tp, cp, ep, dp, etp):
         if type(v) is float or (isinstance(v, (np.ndarray, np.float64)) and v.ndim == 0
                                 and v.dtype == np.float64):
             vals.append(float(v))
@@ -585,7 +595,7 @@ def _scalar_plan_key(s, x, tp, cp, ep, dp, sp):
     if not (isinstance(sp, (bool, np.bool_))
             or (isinstance(sp, np.ndarray) and sp.ndim == 0 and sp.dtype == bool)):
         return None
-    return (*vals, bool(sp))
+    return (*vals[:6], bool(sp), vals[6])
 
 
 #: ``_step_comm_scalar``'s memo (emptied when it holds ``_STEP_COMM_MEMO_SIZE`` plans) and what
@@ -612,9 +622,10 @@ def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, key: tuple) -> 
                 *(getattr(e, f) for f in STEP_COMM_EFFICIENCY_FIELDS), key)
     times = _STEP_COMM_MEMO.get(memo_key)
     if times is None:
-        s, x, tp, cp, ep, dp, sp = key
+        s, x, tp, cp, ep, dp, sp, etp = key
         out = _step_comm_times(c, cluster, options, s, np.float64(x), np.asarray(tp),
-                               np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp))
+                               np.asarray(cp), np.asarray(ep), np.asarray(dp), np.asarray(sp),
+                               np.asarray(etp))
         times = tuple((k, v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
                       for k, v in out.items() if k != "fig")
         if len(_STEP_COMM_MEMO) >= _STEP_COMM_MEMO_SIZE:
@@ -624,7 +635,7 @@ def _step_comm_scalar(c, cluster: Cluster, options: CommOptions, key: tuple) -> 
 
 
 def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep, dp,
-                     sp) -> dict:
+                     sp, etp) -> dict:
     """``step_comm_arrays``' times, computed (its docstring gives the keys)."""
     o = options
     moe_dispatch, moe_gate, moe_node_limit, moe_dispatch_dtype = (
@@ -647,16 +658,19 @@ def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep
     # a deduplicating dispatcher sends (moe_dispatch_copies); the dispatch in
     # MOE_DISPATCH_BYTES[moe_dispatch_dtype] per element, the combine in BF16 (forward and
     # backward alike, DeepSeek-V3 §3.3.3): one dispatch + one combine each way
+    # (MoE parallel folding, etp < tp: each rank's own x/tp tokens over consecutive ranks)
+    folded = etp < tp
+    x_e, ep_stride = x * etp / tp, np.where(folded, etp, tp * cp)
     if not c.is_moe:
         a2a_pair = 0.0 * x
     else:
         b_d = MOE_DISPATCH_BYTES[moe_dispatch_dtype]
         if moe_dispatch == "per_expert":
-            a2a_pair = fig.time("all_to_all", b_d * x * c.k * c.h, ep, tp * cp) \
-                + fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp)
+            a2a_pair = fig.time("all_to_all", b_d * x_e * c.k * c.h, ep, ep_stride) \
+                + fig.time("all_to_all", 2.0 * x_e * c.k * c.h, ep, ep_stride)
         else:
-            a2a_pair = sum(fig.a2a(b * x * c.h, ep, tp * cp, c.E, c.k, moe_dispatch, moe_gate,
-                                   moe_node_limit) for b in (b_d, 2.0))
+            a2a_pair = sum(fig.a2a(b * x_e * c.h, ep, ep_stride, c.E, c.k, moe_dispatch,
+                                   moe_gate, moe_node_limit) for b in (b_d, 2.0))
     # PP: activation (1/tp of it with SP or Megatron's scatter/gather), peer in another domain
     # when the inner dimensions fill one; without SP the receiver re-gathers it over NVLink
     p2p_bytes = np.where(tp > 1, act / tp, act)
@@ -667,6 +681,8 @@ def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep
         "tp_fwd_s": tp_fwd, "tp_bwd_s": tp_bwd, "edge_tp_s": edge,
         "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs, "cp_dkv_s": np.where(cp > 1, cp_dkv, 0.0),
         "ep_fwd_s": a2a_pair, "ep_bwd_s": a2a_pair,
+        "tp_moe_fwd_s": np.where(folded, tp_fwd / 2.0, tp_fwd),
+        "tp_moe_bwd_s": np.where(folded, tp_bwd / 2.0, tp_bwd),
         "pp_p2p_s": p2p + regather, "fig": fig,
     }
 
@@ -710,8 +726,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     st = _volume_stage(model, plan, s)
     cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(st.x),
                           tp=np.asarray(st.t), cp=np.asarray(st.cp), ep=np.asarray(st.ep),
-                          dp=np.asarray(st.dp), sp=np.asarray(st.sp))
-    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, st.t, st.ep))
+                          dp=np.asarray(st.dp), sp=np.asarray(st.sp), etp=np.asarray(st.etp))
+    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, st.t, st.ep,
+                                                                          st.etp))
     p_ne = st.nd * p_dense + st.nm * p_moe
     p_ex = st.nm * p_exp
     dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, st.layers,
@@ -730,8 +747,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
 class _VolumeStage:
     """``comm_volume``'s plan sizes as floats (t, cp, ep, dp, pp, v, m), its flags (``sp``:
     sequence parallelism with tp > 1; ``full``: full recomputation; ``rc`` = 1 under it, else
-    0), tokens per micro-batch on a rank ``x = s/cp·b``, and the layers of the most loaded
-    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm)."""
+    0), tokens per micro-batch on a rank ``x = s/cp·b``, the layers of the most loaded
+    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm) and the experts'
+    tensor-parallel size ``etp`` (``ParallelPlan.expert_tp``)."""
 
     t: float
     cp: float
@@ -747,6 +765,12 @@ class _VolumeStage:
     nd: float
     nm: float
     layers: float
+    etp: float = 1.0
+
+    @property
+    def folded(self) -> bool:
+        """MoE parallel folding: the experts' TP below the attention's."""
+        return self.etp < self.t
 
 
 def _volume_stage(model, plan, s: float) -> _VolumeStage:
@@ -761,7 +785,8 @@ def _volume_stage(model, plan, s: float) -> _VolumeStage:
     nd, nm = float(dense[r]), float(moe[r])
     return _VolumeStage(t, cp, ep, dp, pp, v, m, sp=plan.sequence_parallel and plan.tp > 1,
                         full=full, rc=1.0 if full else 0.0, x=s / cp * plan.micro_batch_size,
-                        nd=nd, nm=nm, layers=nd + nm)
+                        nd=nd, nm=nm, layers=nd + nm,
+                        etp=float(getattr(plan, "expert_tp", plan.tp)))
 
 
 def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
@@ -771,15 +796,19 @@ def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
     micro-batch (two all-reduces, or two all-gathers + two reduce-scatters with SP), ×(1 + rc)
     under full recomputation; backward 4 units (6 with SP: the LayerNorm output re-gathered).
     ``bytes = (t−1)/t · A · (4·(1 + rc) + 4 or 6) · layers · m``; collectives per step
-    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``."""
+    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``. Under MoE
+    parallel folding an MoE layer counts half a layer (its attention's collectives only:
+    ``layers = nd + nm/2``)."""
     t, rc, sp = st.t, st.rc, st.sp
     act = 2.0 * st.x * c.h
     tp_units_f = 4.0
     tp_units_b = (6.0 if sp else 4.0)
-    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * st.layers * st.m
-    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * st.layers * st.m
+    layers = st.nd + (0.5 if st.folded else 1.0) * st.nm
+    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * st.m
+    tp_time = ((float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * st.nd
+               + (float(cm["tp_moe_fwd_s"]) * (1 + rc) + float(cm["tp_moe_bwd_s"])) * st.nm) * st.m
     return ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
-            ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * st.layers * st.m
+            ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * st.m
             if t > 1 else 0, tp_bytes, tp_time, place["TP"])
 
 
@@ -801,9 +830,10 @@ def _ep_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
     """``comm_volume``'s EP row (Lepikhin et al. 2020; Fedus et al. 2021): per MoE layer and
     micro-batch a dispatch and a combine all-to-all forward and the transposed pair backward,
     the k routed copies of each token, ``2·x·k·h`` bytes each: ``bytes = (ep−1)/ep · 2xkh ·
-    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives."""
+    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives. Under MoE
+    parallel folding the rank sends its own ``x/t`` tokens (``x·etp/t``)."""
     ep, rc = st.ep, st.rc
-    a2a = 2.0 * st.x * c.k * c.h
+    a2a = 2.0 * st.x * st.etp / st.t * c.k * c.h
     ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * st.nm * st.m if c.is_moe else 0.0
     ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * st.nm * st.m \
         if c.is_moe else 0.0
@@ -836,13 +866,17 @@ def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: 
     step engine prices by the stack) and a gradient reduce-scatter, over the shard group; with
     HSDP once per step an all-reduce of each rank's gradient shard over the replicas. Bytes per
     collective as the module docstring's ring formulas, times by NCCL's cost model
-    (``fig.nccl``), as the step engine times them."""
+    (``fig.nccl``), as the step engine times them. The routed experts' group is the
+    expert-data-parallel one, ``g·t/(etp·ep)`` ranks (``g/ep`` at stride t·cp·ep at etp = t;
+    ``g·t/ep`` at stride ep under MoE parallel folding)."""
     t, cp, ep, dp = float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp)
+    et = float(getattr(plan, "expert_tp", plan.tp))
     m = float(plan.n_microbatches)
     g = dp * cp
-    gx = max(g / ep, 1.0)
+    gx = max(g * t / (et * ep), 1.0)
+    stx0 = et * ep if et < t else t * cp * ep
 
-    def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=t * cp * ep, p_ne=p_ne, p_ex=p_ex):
+    def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=stx0, p_ne=p_ne, p_ex=p_ex):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
         # NCCL's cost model, as the step engine times DP / ZeRO collectives
@@ -866,7 +900,7 @@ def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: 
     else:
         # ZeRO-3 over the shard group (the whole group unless HSDP: f ranks, r = g/f replicas)
         f = float(plan.shard_group_size)
-        fx, r = max(f / ep, 1.0), g / f
+        fx, r = max(f * t / (et * ep), 1.0), g / f
         sh = dict(g=f, gx=fx)
         b1, t1 = dp_bytes_time("reduce_scatter", gb, **sh)
         b2, t2 = dp_bytes_time("all_gather", wb, **sh)

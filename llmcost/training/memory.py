@@ -29,7 +29,10 @@ hold the same parameters (the *ZeRO group*):
 ranks (CP ranks hold the same weights and all-reduce their gradients, as in Megatron-LM's
 ``get_data_parallel_group(with_context_parallel=True)``), so their ZeRO group has ``dp·cp`` ranks.
 Routed-expert parameters are divided by ``ep`` ranks carved out of that group, so their ZeRO group
-has ``dp·cp/ep`` ranks (Megatron-LM's expert-data-parallel group with expert TP = TP).
+has ``dp·cp/ep`` ranks (Megatron-LM's expert-data-parallel group with expert TP = TP). Under MoE
+parallel folding (``ParallelPlan.etp`` = 1 below tp; Liu et al. 2025, arXiv:2504.14960) the
+experts are laid out as ETP × EP × EDP over all tp·dp·cp ranks of a stage: each rank holds
+``E/ep`` whole experts, and their ZeRO group has ``tp·dp·cp/ep`` ranks.
 
 **What each rank holds** (exact per part, from ``ModelSpec.param_breakdown``): TP divides the
 attention and FFN matrices (Shoeybi et al. 2019), and the vocabulary of the embedding and output
@@ -38,7 +41,7 @@ biases, learned position tables and MLA's down-projections are replicated on eve
 With GQA, TP divides the KV heads when ``tp`` divides ``n_kv_heads``; when ``tp`` is a multiple
 of ``n_kv_heads`` each rank holds one KV head, replicated ``tp/n_kv_heads`` times (vLLM's
 ``QKVParallelLinear``; Megatron-LM itself requires ``tp | n_kv_heads``). Routed experts are divided
-by ``tp·ep``. PP gives each stage its layers; the first stage also holds the token embedding
+by ``etp·ep`` (``etp`` = tp unless the plan folds, above). PP gives each stage its layers; the first stage also holds the token embedding
 (and learned positions), the last the output layer and final norm, and the multi-token-prediction
 modules (``ModelSpec.mtp_depth``; DeepSeek-V3 §2.2: each a transformer block, a 2d → d
 projection and three norms, with their states and activations: ``mtp_stage_params``). With
@@ -133,6 +136,7 @@ from ..core.stacks import STACK_RECOMPUTE_MODULES
 from ..core.shapes import (  # noqa: F401  (SCHEDULES re-exported)
     SCHEDULES,
     check_plan_arrays,
+    expert_tp,
     plan_axes,
 )
 from ..core.shapes import ModelShapes as _Consts
@@ -956,10 +960,11 @@ def zero3_kept_weights(fsdp_reshard_after_forward, pp):
 
 
 #: The plan fields ``plan_memory_arrays`` takes as keyword arrays (``ParallelPlan.to_dict``'s
-#: names): all needed but ``pp_split`` ("even") and ``fsdp_shard_size`` (None: the whole group).
+#: names): all needed but ``pp_split`` ("even"), ``fsdp_shard_size`` (None: the whole group)
+#: and ``etp`` (None: tp, ``shapes.expert_tp``).
 PLAN_ARRAY_FIELDS = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
                      "n_microbatches", "zero_stage", "recompute", "schedule",
-                     "sequence_parallel", "pp_split", "fsdp_shard_size")
+                     "sequence_parallel", "pp_split", "fsdp_shard_size", "etp")
 
 
 def plan_memory_arrays(model: ModelSpec, *, seq_len=None, recipe="bf16_adam_fp32_grads",
@@ -1017,14 +1022,14 @@ def plan_memory_arrays(model: ModelSpec, *, seq_len=None, recipe="bf16_adam_fp32
 
 def _plan_array_fields(plan: dict) -> dict:
     """``plan_memory_arrays``' plan keywords checked by name (a ValueError for an unknown or a
-    missing one), with the defaults of ``pp_split`` and ``fsdp_shard_size``."""
+    missing one), with the defaults of ``pp_split``, ``fsdp_shard_size`` and ``etp``."""
     bad = sorted(set(plan) - set(PLAN_ARRAY_FIELDS))
     missing = [f for f in PLAN_ARRAY_FIELDS[:12] if f not in plan]
     if bad or missing:
         what = "; ".join(([f"unknown plan field(s) {bad}"] if bad else [])
                          + ([f"missing plan field(s) {missing}"] if missing else []))
         raise ValueError(f"plan_memory_arrays: {what}; the plan fields are {PLAN_ARRAY_FIELDS}")
-    return {"pp_split": "even", "fsdp_shard_size": None, **plan}
+    return {"pp_split": "even", "fsdp_shard_size": None, "etp": None, **plan}
 
 
 @dataclass(frozen=True)
@@ -1063,21 +1068,22 @@ class _PlanMemory:
     offload: float = 0.0
 
 
-def zero3_module_unit(c: _Consts, tp, ep, head_mat):
+def zero3_module_unit(c: _Consts, tp, ep, head_mat, etp=None):
     """The largest single module's parameters per rank: what DeepSpeed ZeRO-3 gathers at a time
     (``MemoryPractice.zero3_gather_unit="module"``; DeepSpeed
     ``estimate_zero3_model_states_mem_needs`` sizes its buffer as 4 bytes × this count). The
     modules, as Megatron-DeepSpeed's GPT builds them: the fused QKV projection ``h·(a·d_qk +
     2·g·d_h)/t`` (MLA: all attention matrices, an upper bound), the output projection
     ``a·d_v·h/t``, the FFN's first linear ``h·f·(2 if gated)/t`` (gate and up fused) and second
-    ``f·h/t``, one expert's first linear ``h·f_e·(2 if gated)/t``, the embedding split ``/t``
-    and the LM head's matrix ``/t``."""
+    ``f·h/t``, one expert's first linear ``h·f_e·(2 if gated)/etp`` (``etp`` the expert
+    tensor-parallel size, None: ``t``), the embedding split ``/t`` and the LM head's matrix
+    ``/t``."""
     gate = 2.0 if c.gated else 1.0
     qkv = c.attn_split if c.mla else c.h * (c.a * c.dqk + 2 * c.g * c.dh)
     mods = [qkv / tp, c.a * c.dv * c.h / tp, gate * c.h * c.f / tp, c.f * c.h / tp,
             c.emb_split / tp, head_mat / tp]
     if c.is_moe:
-        mods.append(gate * c.h * c.fe / tp + 0.0 * ep)
+        mods.append(gate * c.h * c.fe / (tp if etp is None else etp) + 0.0 * ep)
     return np.maximum.reduce([np.broadcast_to(np.asarray(m, dtype=float), np.shape(tp))
                               for m in mods])
 
@@ -1112,9 +1118,12 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
                         fsdp_reshard_after_forward,
                         practice: MemoryPractice = DEFAULT_PRACTICE) -> _PlanMemory:
     """The plans' per-rank sizes: parameters per dense / MoE layer and per expert block
-    (``shapes.layer_params``: 1/tp of the matrices, the experts over ep), activations per layer
-    of ``x = s/cp · mbs`` tokens (``_layer_activations``), the ZeRO divisors of the dense
-    states over the shard group and of the expert states over group/ep (``_zero_scales``;
+    (``shapes.layer_params``: 1/tp of the matrices, the experts over etp·ep, ``etp`` the expert
+    tensor-parallel size, ``shapes.expert_tp``), activations per layer of ``x = s/cp · mbs``
+    tokens (``_layer_activations``: the same under MoE parallel folding, etp = 1, whose rank
+    takes x/tp tokens at the experts' full width where etp = tp takes x at 1/tp of it), the
+    ZeRO divisors of the dense states over the shard group and of the expert states over the
+    expert-data-parallel group, group·tp/(etp·ep) (``_zero_scales``;
     under HSDP the group is the f ranks of a replica, ``shapes.shard_group_arrays``), the
     embedding and head parameters of the edge stages (``shapes.edge_params``), ZeRO-3's
     gathered unit (the largest of a dense layer, an MoE layer, the embedding split and the head
@@ -1126,12 +1135,13 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
     s = float(model.seq_len if seq_len is None else seq_len)
     tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plan)
     tpf, ppf = tp.astype(float), pp.astype(float)
-    p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
+    etf = expert_tp(plan, tpf)
+    p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float), etf)
     x = s / cp * mbs
     group, _ = _shard_group_arrays(dp, cp, ep, z, plan["fsdp_shard_size"])
     emb, head_mat, head = _edge_params(c, tpf, ppf)
     if practice.zero3_gather_unit == "module":
-        unit = zero3_module_unit(c, tpf, ep.astype(float), head_mat)
+        unit = zero3_module_unit(c, tpf, ep.astype(float), head_mat, etf)
     else:
         unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
                                   np.where(c.is_moe, p_moe + p_expert, 0.0),
@@ -1149,7 +1159,7 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
         tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout,
                                              practice),
         dropout=dropout, zero_scales=_zero_scales(z, group),
-        expert_scales=_zero_scales(z, group / ep), p_dense=p_dense, p_moe=p_moe,
+        expert_scales=_zero_scales(z, group * tpf / (etf * ep)), p_dense=p_dense, p_moe=p_moe,
         p_expert=p_expert, emb=emb, head=head, unit=unit, keep=keep,
         keep_any=bool(np.any(keep)), div=np.where(sp, tpf, 1.0), mtp=float(model.mtp_depth),
         mtp_moe=bool(model.mtp_block_is_moe), p_mtp=p_mtp, p_mtp_expert=p_mtp_ex,

@@ -23,7 +23,12 @@ combination):
   others need ``virtual_stages = 1``;
 * ``interleaved_microbatches``: Megatron-LM's interleaved (depth-first) schedule needs
   ``n_microbatches`` divisible by ``pp`` (Llama 3 §3.3.2 names this constraint);
-* ``ep_group``: ``ep`` divides ``dp·cp`` (expert ranks come from the data-parallel group);
+* ``ep_group``: ``ep`` divides ``dp·cp`` (expert ranks come from the data-parallel group); under
+  MoE parallel folding (``etp=1`` below tp) ``ep`` divides ``tp·dp·cp``;
+* ``etp``: the experts' tensor-parallel size ``etp`` is tp (None, Megatron-Core's default) or 1
+  (MoE parallel folding: Liu et al. 2025, "MoE Parallel Folding", arXiv:2504.14960, the
+  attention's TP × CP × DP and the experts' ETP × EP × EDP over the same ranks), with sequence
+  parallelism when tp > 1 and no HSDP shard group;
 * ``tp_heads``: ``tp`` divides the query heads (Megatron-LM splits attention by heads);
 * ``tp_kv_heads``: ``tp`` divides the KV heads, or, on a stack that replicates them
   (``stacks.Stack.tp_kv_replication``), is a multiple of them, in which case each KV head is
@@ -89,7 +94,9 @@ RULES = {
     "schedule": "interleaved needs pp >= 2 and virtual_stages >= 2; other schedules need "
                 "virtual_stages = 1",
     "interleaved_microbatches": "the interleaved schedule needs n_microbatches divisible by pp",
-    "ep_group": "ep must divide dp·cp",
+    "ep_group": "ep must divide dp·cp (tp·dp·cp with etp=1: MoE parallel folding)",
+    "etp": "etp (the experts' tensor parallelism) must be tp (None) or 1 (MoE parallel "
+           "folding, which needs sequence parallelism when tp > 1 and no HSDP shard group)",
     "tp_heads": "tp must divide n_heads",
     "tp_kv_heads": "tp must divide n_kv_heads, or be a multiple of it (KV heads replicated) on "
                    "a stack that replicates them",
@@ -335,7 +342,8 @@ class ParallelPlan:
     ----------
     dp, tp, pp, cp, ep : int
         Data-, tensor-, pipeline-, context- and expert-parallel sizes. GPUs = dp·tp·pp·cp; the
-        ``ep`` expert ranks are carved out of the dp·cp group (expert TP = tp).
+        ``ep`` expert ranks are carved out of the dp·cp group (expert TP = tp), or, with
+        ``etp=1``, out of the tp·dp·cp ranks.
     virtual_stages : int
         Model chunks per pipeline stage (v; > 1 only with ``schedule="interleaved"``).
     micro_batch_size : int
@@ -361,6 +369,15 @@ class ParallelPlan:
         whole dp·cp group, i.e. plain ZeRO-3 / FSDP ``FULL_SHARD``; a value equal to dp·cp is
         stored as ``None``. Only meaningful with ``zero_stage=3``. Rules: ``fsdp_shard``
         (see ``RULES``).
+    etp : int or None
+        The routed experts' tensor-parallel size (Megatron-Core's
+        ``expert_tensor_parallel_size``). ``None`` (the default) = tp, Megatron-Core's default
+        (a value equal to tp is stored as None); ``1`` = MoE parallel folding (Liu et al. 2025,
+        arXiv:2504.14960; Megatron-Core's MoE README, "MoE Parallel Folding"): the MoE layers
+        run as ETP1 × EP × EDP over the same tp·dp·cp ranks as the attention's TP × CP × DP, so
+        ``ep`` may exceed dp·cp (e.g. TP4 · CP2 · DP8 allows EP up to 64 instead of 8), each rank
+        holds whole experts and dispatches its own x/tp tokens, and the MoE block has no TP
+        collective. Rule ``etp`` (see ``RULES``).
 
     Raises
     ------
@@ -392,6 +409,7 @@ class ParallelPlan:
     sequence_parallel: bool = True
     pp_split: str = "even"
     fsdp_shard_size: int | None = None
+    etp: int | None = None
 
     def __post_init__(self):
         for f in ("dp", "tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size",
@@ -419,9 +437,18 @@ class ParallelPlan:
             raise PlanError("interleaved_microbatches",
                             f"n_microbatches={self.n_microbatches} must be divisible by pp={p} "
                             "for the interleaved schedule (Megatron-LM's depth-first order)")
-        if (self.dp * self.cp) % self.ep:
+        if self.etp is not None:
+            self._check_etp()
+        if self.etp is not None and (self.tp * self.dp * self.cp) % self.ep:
+            raise PlanError("ep_group", f"ep={self.ep} must divide tp·dp·cp = {self.tp}·"
+                                        f"{self.dp}·{self.cp} = {self.tp * self.dp * self.cp} "
+                                        "(etp=1, MoE parallel folding)")
+        if self.etp is None and (self.dp * self.cp) % self.ep:
+            hint = (f"; with etp=1 (MoE parallel folding) ep may divide tp·dp·cp = "
+                    f"{self.tp * self.dp * self.cp}"
+                    if self.tp > 1 and (self.tp * self.dp * self.cp) % self.ep == 0 else "")
             raise PlanError("ep_group", f"ep={self.ep} must divide dp·cp = {self.dp}·{self.cp} "
-                                        f"= {self.dp * self.cp}")
+                                        f"= {self.dp * self.cp}{hint}")
         if self.fsdp_shard_size is not None:
             f = self.fsdp_shard_size
             _whole("fsdp_shard_size", f)
@@ -431,7 +458,31 @@ class ParallelPlan:
             if f == self.dp * self.cp:          # the whole group: plain ZeRO-3 (the default)
                 object.__setattr__(self, "fsdp_shard_size", None)
 
+    def _check_etp(self):
+        """``etp``'s rule (``RULES["etp"]``): 1 or tp (tp stored as None); at 1 below tp,
+        sequence parallelism and no HSDP shard group."""
+        _whole("etp", self.etp)
+        e = int(self.etp)
+        if e == self.tp:                            # Megatron-Core's default: stored as None
+            object.__setattr__(self, "etp", None)
+            return
+        if e != 1:
+            raise PlanError("etp", f"etp={e} must be tp={self.tp} (the default) or 1 (MoE "
+                                   "parallel folding)")
+        object.__setattr__(self, "etp", 1)
+        if not self.sequence_parallel:
+            raise PlanError("etp", f"etp=1 below tp={self.tp} needs sequence_parallel=True (each "
+                                   "rank dispatches its own x/tp tokens)")
+        if self.fsdp_shard_size is not None and self.fsdp_shard_size != self.dp * self.cp:
+            raise PlanError("etp", "etp=1 below tp is not priced with an HSDP shard group "
+                                   f"(fsdp_shard_size={self.fsdp_shard_size})")
+
     # ---- derived sizes
+    @property
+    def expert_tp(self) -> int:
+        """The routed experts' tensor-parallel size: ``etp``, or tp where it is None."""
+        return self.tp if self.etp is None else self.etp
+
     @property
     def n_gpus(self) -> int:
         """GPUs the plan uses: dp·tp·pp·cp."""
@@ -473,7 +524,7 @@ class ParallelPlan:
             dims.append(f"CP{self.cp}")
         dims.append(f"DP{self.dp}")
         if self.ep > 1:
-            dims.append(f"EP{self.ep}")
+            dims.append(f"EP{self.ep}" + (f"·ETP{self.etp}" if self.etp is not None else ""))
         sched = self.schedule.upper() if self.pp > 1 else "no pipeline"
         zero = f"ZeRO-{self.zero_stage}" if self.zero_stage else "no ZeRO"
         if self.is_hsdp:        # replicas × shard group, as FSDP2's 2-D mesh (replicate, shard)
@@ -620,7 +671,8 @@ def _split_hint(n_layers: int, pp: int, v: int) -> str:
 #: The ``ParallelPlan`` fields ``make_plan`` takes as keywords (``dp`` apart, since it is derived
 #: when not given; ``n_microbatches`` follows from the global batch).
 MAKE_PLAN_FIELDS = ("tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
-                    "recompute", "schedule", "sequence_parallel", "pp_split", "fsdp_shard_size")
+                    "recompute", "schedule", "sequence_parallel", "pp_split", "fsdp_shard_size",
+                    "etp")
 
 
 def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None, seq_len=None,
@@ -643,7 +695,7 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     **plan_fields
         The other ``ParallelPlan`` fields (``MAKE_PLAN_FIELDS``: tp, pp, cp, ep,
         virtual_stages, micro_batch_size, zero_stage, recompute, schedule, sequence_parallel,
-        pp_split: also "auto", ``row_pp_split``; fsdp_shard_size), each with
+        pp_split: also "auto", ``row_pp_split``; fsdp_shard_size; etp), each with
         ``ParallelPlan``'s default (``fsdp_shard_size``:
         hybrid sharding, ZeRO-3 over that many ranks of the dp·cp group; None = the whole
         group).

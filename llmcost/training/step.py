@@ -184,6 +184,7 @@ from ..core.shapes import (
     SCHEDULES,
     check_plan_arrays,
     edge_params,
+    expert_tp,
     kv_fraction,
     layer_params,
     model_shapes,
@@ -338,8 +339,9 @@ def _elementwise_bytes(c, x, xs, tp, s_keys, flash, dropout, rope, kvf):
 class LayerGeometry:
     """The arrays of a batch of plans that ``layer_compute`` reads: sequence length ``s``,
     tokens per micro-batch on a rank ``x`` (``xs``: per TP rank under sequence parallelism),
-    ``tp``, ``ep``, ``cp`` (floats), micro-batch size ``mbs`` and the rank's KV-head share
-    ``kvf`` (``shapes.kv_fraction``)."""
+    ``tp``, ``ep``, ``cp`` (floats), micro-batch size ``mbs``, the rank's KV-head share
+    ``kvf`` (``shapes.kv_fraction``) and the expert tensor-parallel size ``etp`` (floats,
+    ``shapes.expert_tp``; None: ``tp``)."""
 
     s: float
     x: object
@@ -349,6 +351,7 @@ class LayerGeometry:
     cp: object
     mbs: object
     kvf: object
+    etp: object = None
 
 
 @dataclass(frozen=True)
@@ -488,7 +491,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
     if c.is_moe:
         out.update(_moe_compute(c, x, tp, ep, rates, moe_factor, t_attn_proj, (ew_f, ew_b),
-                                casts_ffn))
+                                casts_ffn, tp if g.etp is None else g.etp))
     else:
         out["gemm_f_moe"] = out["gemm_b_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
     return out
@@ -520,21 +523,30 @@ def _every_other_mm_time(c, x, kvf, tp, out_n, rates: KernelRates):
     return t_wk + t_wo + t_ffn
 
 
-def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn):
+def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn,
+                 etp):
     """An MoE layer's GEMM and memory-bound times (``layer_compute``'s docstring gives the
     formulas): ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
     bytes (forward, backward), ``casts_ffn`` its FFN's FP8 cast bytes, both replaced by the
-    experts'."""
+    experts'.
+
+    ``etp``: the routed experts' tensor-parallel size (``shapes.expert_tp``). An expert-TP group
+    of ``etp`` ranks holds ``x_e = x·etp/tp`` tokens (the sequence-parallel shards of its
+    ranks; ``x`` at etp = tp, each rank's own ``x/tp`` at etp = 1, MoE parallel folding), sends
+    them over the EP group, and each local expert receives ``x_e·k·ep/E`` tokens of width
+    ``f_e/etp``; the shared experts keep the attention's TP (``f_e/tp`` over ``x`` tokens). The
+    rank's expert FLOPs, ``x·k·f_e/tp``, are the same at either size."""
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
     ffn_mult = 2.0 if c.gated else 1.0
     fe = c.fe
+    x_e = x * etp / tp                       # tokens of the rank's expert-TP group
     # tokens per local expert on the busiest EP rank (comm.moe_routing_factor)
-    tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0) * moe_factor
+    tok_exp = np.maximum(x_e * c.k * ep / max(c.E, 1), 1.0) * moe_factor
     n_local = max(c.E, 1) / ep
     # the local experts run as one grouped GEMM per projection: one fixed kernel cost
-    t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs,
+    t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / etp, peak, keff, hbm, gs,
                                   n_local)
-                       + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm, gs, n_local))
+                       + _gemm_time(tok_exp, fe / etp, c.h, peak, keff, hbm, gs, n_local))
     t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs)
                        + _gemm_time(x, fe / tp, c.h, peak, keff, hbm, gs)) if c.ns else 0.0 * x
     # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
@@ -546,19 +558,19 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     # dense FFN activation bytes replaced by the experts' (routed + shared) widths
     act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
                  (10.0 if c.gated else 6.0) * x * c.f / tp)
-    act_moe = ((6.0 if c.gated else 4.0) * (routed + x * c.ns) * fe / tp,
-               (10.0 if c.gated else 6.0) * (routed + x * c.ns) * fe / tp)
+    act_moe = ((6.0 if c.gated else 4.0) * (routed / etp + x * c.ns / tp) * fe,
+               (10.0 if c.gated else 6.0) * (routed / etp + x * c.ns / tp) * fe)
     perm = 2 * 2.0 * 2 * routed * c.h        # permute + unpermute, read + write, 2 B
     # the experts' output bias, unfused (Megatron-Core TEGroupedMLP._apply_bias), over the
     # rank's routed tokens x h
     bias = elementwise.expert_bias_bytes(routed * c.h, rates.expert_bias_probs) \
         if rates.expert_bias_probs else (0.0, 0.0)
     # a clamped gated activation's eager clamp over the routed experts' fc1 output
-    clamp = elementwise.clamped_glu_bytes(routed * ffn_mult * fe / tp) \
+    clamp = elementwise.clamped_glu_bytes(routed * ffn_mult * fe / etp) \
         if rates.glu_clamp else (0.0, 0.0)
     # FP8 casts: the routed and shared experts' GEMMs replace the dense FFN's
-    ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / tp, n_local),
-                            (tok_exp, fe / tp, c.h, n_local),
+    ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / etp, n_local),
+                            (tok_exp, fe / etp, c.h, n_local),
                             (x, c.h, ffn_mult * fe / tp, c.ns), (x, fe / tp, c.h, c.ns)))
     bw_e = hbm * keff.hbm_fraction
     # backward: 2 x forward, x the FP8 factor for the FP8 GEMMs (a BF16 router keeps 2 x)
@@ -1272,7 +1284,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
 PLAN_ARRAY_FIELDS = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
                      "n_microbatches", "zero_stage", "recompute", "schedule",
                      "sequence_parallel")
-PLAN_ARRAY_DEFAULTS = {"pp_split": "even", "fsdp_shard_size": None}
+PLAN_ARRAY_DEFAULTS = {"pp_split": "even", "fsdp_shard_size": None, "etp": None}
 
 
 def step_arrays(model: ModelSpec, cluster: Cluster, *, seq_len=None,
@@ -1336,6 +1348,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plans)
     sp = sp & (tp > 1)
     tpf, cpf, epf, dpf = (a.astype(float) for a in (tp, cp, ep, dp))
+    etf = _checked_folding(plans, tpf, sp, dpf * cpf, epf, replicas)
     full = rc == 2
     flushes = _check_flushes(o.pipeline_flushes, m)
 
@@ -1343,7 +1356,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     kvf = kv_fraction(c, tpf)
     lc = layer_compute(model, c,
                        LayerGeometry(s=s, x=x, xs=_pick(sp, x / tpf, x), tp=tpf, ep=epf,
-                                     cp=cpf, mbs=mbs, kvf=kvf),
+                                     cp=cpf, mbs=mbs, kvf=kvf, etp=etf),
                        KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
                                    keff=keff, gemm_shape=o.gemm_shape,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
@@ -1365,14 +1378,14 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
-                               dp=dpf, sp=sp)
+                               dp=dpf, sp=sp, etp=etf)
     dense, moe, tp_d = _layer_parts(c, lc, cm, sp, rc, o, epf, 0.0 * x,
                                     unpaired_share(sched, pp, m, v), cpf)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=_pick(sp, x / tpf, x), peak=peak, hbm=hbm,
                              shard=shard, replicas=replicas,
-                             head_peak=acc.peak_flops_per_s(o.edge_dtype))
+                             head_peak=acc.peak_flops_per_s(o.edge_dtype), etp=etf)
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
@@ -1389,6 +1402,33 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     out["layer_bwd_s"] = _shaped(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
                                  - out["layer_fwd_s"], shape)
     return out
+
+
+def _checked_folding(plans: dict, tpf, sp, dp_cp, epf, replicas):
+    """The plans' expert tensor-parallel sizes (``shapes.expert_tp``), with the rules MoE
+    parallel folding (etp = 1 < tp) adds checked: sequence parallelism (the MoE layer takes the
+    rank's own ``x/tp`` tokens, as Megatron-Core's folded layout does), no HSDP shard group
+    (not priced), and ``ep`` dividing ``tp·dp·cp`` (ETP × EP × EDP = TP × CP × DP; at etp = tp
+    ``ep`` divides dp·cp, ``parallel.RULES["ep_group"]``). ``ValueError`` naming the first
+    broken rule."""
+    etf = expert_tp(plans, tpf)
+    folded = etf < tpf
+    if not np.any(folded):
+        return etf
+    checks = (
+        (~np.asarray(sp, dtype=bool), "etp=1 below tp needs sequence_parallel=True (the MoE "
+                                      "layer takes each rank's own x/tp tokens)"),
+        (np.asarray(replicas) > 1, "etp=1 below tp is not priced with an HSDP shard group "
+                                   "(fsdp_shard_size below dp·cp)"),
+        (np.fmod(tpf * dp_cp, epf) != 0, "with etp=1, ep must divide tp·dp·cp"),
+    )
+    for bad, rule in checks:
+        bad = np.broadcast_to(folded & bad, np.broadcast(folded, bad).shape)
+        if np.any(bad):
+            i = int(np.flatnonzero(np.ravel(bad))[0])
+            where = f" (plan {i + 1} of {bad.size})" if bad.size > 1 else ""
+            raise ValueError(f"etp=1{where} breaks the rule: {rule}")
+    return etf
 
 
 def _with_backward_gemms(totals: tuple, gemm_f, gemm_b) -> tuple:
@@ -1423,7 +1463,7 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
         lc["gemm_f_dense"], lc["gemm_b_dense"])
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
-    tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
+    tp_m = tp_exposure(cm["tp_moe_fwd_s"], cm["tp_moe_bwd_s"], lc["gemm_f_moe"],
                        col_frac * lc["gemm_f_moe"], sp, o.tp_overlap)
     ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * o.moe_factor, cm["ep_bwd_s"] * o.moe_factor,
                              lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
@@ -1445,8 +1485,9 @@ class StageGeometry:
     rank ``x``, the sizes (``tp``, ``pp`` integer; ``dp``, ``cp``, ``ep`` float), virtual stages
     ``v``, ZeRO stage ``z``, full recomputation ``full``, the broadcast ``shape``, ``pp_split``,
     the LM head's tokens ``sp_tokens``, the GEMM ``peak`` (FLOP/s) and ``hbm`` (bytes/s), and the
-    HSDP ``shard`` / ``replicas`` (None without hybrid sharding) and the LM head's
-    ``head_peak`` (FLOP/s; None: ``peak``)."""
+    HSDP ``shard`` / ``replicas`` (None without hybrid sharding), the LM head's
+    ``head_peak`` (FLOP/s; None: ``peak``) and the expert tensor-parallel size ``etp``
+    (``shapes.expert_tp``; None: ``tp``)."""
 
     x: object
     tp: object
@@ -1465,6 +1506,7 @@ class StageGeometry:
     shard: object = None
     replicas: object = None
     head_peak: float | None = None
+    etp: object = None
 
 
 def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions) -> list:
@@ -1492,7 +1534,7 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     opt_bytes = optimizer_bytes_per_param(o.recipe)
     # per-rank parameters (for DP traffic and the optimizer): a dense layer, an MoE layer's
     # non-expert part, its routed experts, the embedding and the LM head
-    p_dense, p_moe, p_exp = layer_params(c, tpf, g.ep)
+    p_dense, p_moe, p_exp = layer_params(c, tpf, g.ep, g.etp)
     p_emb, _, p_head = edge_params(c, tpf, ppf)
     dp = _DPTraffic(cm["fig"], g, o, tpf)
 
@@ -1575,19 +1617,24 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
 
 class _DPTraffic:
     """A stage's data-parallel and ZeRO traffic (``_stage_parts``): the ZeRO groups of the dense
-    parameters (dp·cp ranks at stride tp) and of the routed experts (dp·cp/ep at stride
-    tp·cp·ep), ZeRO-3's shard groups (HSDP: f < dp·cp) and their replicas, and the collectives'
-    times through NCCL's cost model (``comm.nccl_collective_time``)."""
+    parameters (dp·cp ranks at stride tp) and of the routed experts (the expert-data-parallel
+    group, ``tp·dp·cp / (etp·ep)`` ranks: dp·cp/ep at stride tp·cp·ep at etp = tp, tp·dp·cp/ep
+    at stride ep under MoE parallel folding, etp = 1, whose expert ranks run in the order
+    etp-ep-edp: Megatron-Core ``parallel_state.initialize_model_parallel``'s expert rank
+    generator), ZeRO-3's shard groups (HSDP: f < dp·cp) and their replicas, and the
+    collectives' times through NCCL's cost model (``comm.nccl_collective_time``)."""
 
     def __init__(self, fig, g: StageGeometry, o: ResolvedOptions, tpf):
         self.fig, self.o, self.z = fig, o, g.z
+        etp = tpf if g.etp is None else g.etp
+        folded = etp < tpf
         self.g_dp = g.dp * g.cp                            # ZeRO group of the dense parameters
-        self.g_ex = np.maximum(self.g_dp / g.ep, 1.0)      # ... of the routed experts
-        self.st_dp, st_ex = tpf, tpf * g.cp * g.ep
+        self.g_ex = np.maximum(self.g_dp * tpf / (etp * g.ep), 1.0)   # ... of the routed experts
+        self.st_dp, st_ex = tpf, _pick(folded, etp * g.ep, tpf * g.cp * g.ep)
         self.gb, self.wb = float(o.recipe.grads_bytes), 2.0  # reduced grad, gathered 16-bit weight
         # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
         self.f_ne = self.g_dp if g.shard is None else g.shard
-        self.f_ex = np.maximum(self.f_ne / g.ep, 1.0)
+        self.f_ex = np.maximum(self.f_ne * tpf / (etp * g.ep), 1.0)
         self.reps = np.ones_like(self.f_ne) if g.replicas is None else g.replicas
         self.hsdp = bool(np.any(self.reps > 1))
         self.zero_groups = (self.g_dp, self.st_dp, self.g_ex, st_ex)

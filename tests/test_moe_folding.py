@@ -1,0 +1,138 @@
+"""MoE parallel folding (``ParallelPlan.etp``): the routed experts' tensor parallelism set apart
+from the attention's, checked against its sources and hand derivations.
+
+Sources:
+
+* Megatron-Core's MoE README, "MoE Parallel Folding" (NVIDIA/Megatron-LM
+  ``megatron/core/transformer/moe/README.md`` @ d98e8a64): the attention runs on TP × CP × DP ×
+  PP, the MoE layers on ETP × EP × EDP × PP over the same ranks; "Traditional: TP=4, CP=2, DP=8,
+  PP=4 → max EP=8 / With Folding: Same attention config, but MoE uses ETP=1, EP=64, EDP=1";
+  "Keeps High-Bandwidth Communication in NVLink Domain". Liu et al. 2025, arXiv:2504.14960.
+* ``megatron/training/arguments.py`` @ d98e8a64: ``expert_tensor_parallel_size`` defaults to
+  ``tensor_model_parallel_size``; ``megatron/core/parallel_state.py``: the experts' rank
+  generator orders tp (= ETP), ep, dp, so an EP group is ETP-strided.
+* Qwen/Qwen3-235B-A22B ``config.json``: hidden_size 4096, moe_intermediate_size 1536,
+  num_experts 128, num_experts_per_tok 8, num_hidden_layers 94 (every layer MoE).
+  Qwen/Qwen3-30B-A3B ``config.json``: hidden_size 2048, num_experts 128, num_experts_per_tok 8,
+  num_hidden_layers 48 (every layer MoE).
+"""
+
+import pytest
+
+from llmcost.core.catalog import load_accelerator, load_model
+from llmcost.core.hardware import Cluster
+from llmcost.serving import rl
+from llmcost.training import step
+from llmcost.training.comm import comm_volume, placement
+from llmcost.training.memory import memory_per_gpu
+from llmcost.training.parallel import ParallelPlan, PlanError
+
+H100 = load_accelerator("H100-SXM")
+# Qwen3-235B-A22B (config.json): one routed expert is gate, up and down, 3 · 4096 · 1536
+EXPERT_235B = 3 * 4096 * 1536
+Q235 = dict(tp=2, pp=8, cp=2, dp=4, micro_batch_size=1, n_microbatches=8, zero_stage=1,
+            recompute="full", pp_split="embedding_and_loss")
+
+
+def test_the_readme_example_folding_lifts_ep_above_dp():
+    """TP=4, CP=2, DP=8, PP=4: EP at most 8 (it divides dp·cp = 16 only up to 16, and the
+    README's 'max EP=8' for its DP=8 is reached); with ETP=1 EP=64 (EDP = 1) runs."""
+    attn = dict(tp=4, cp=2, dp=8, pp=4)
+    assert ParallelPlan(ep=8, **attn).etp is None
+    with pytest.raises(PlanError, match=r"ep=64 must divide dp·cp = 8·2 = 16; with etp=1"):
+        ParallelPlan(ep=64, **attn)
+    plan = ParallelPlan(ep=64, etp=1, **attn)
+    assert plan.expert_tp == 1 and "EP64·ETP1" in plan.describe()
+    # ETP × EP × EDP = TP × CP × DP: EDP = 4·2·8 / (1·64) = 1; EP 128 cannot fit
+    with pytest.raises(PlanError, match=r"ep=128 must divide tp·dp·cp = 4·8·2 = 64"):
+        ParallelPlan(ep=128, etp=1, **attn)
+
+
+def test_etp_is_tp_or_one_with_its_conditions():
+    assert ParallelPlan(tp=4, dp=2, ep=2, etp=4).etp is None      # Megatron's default, stored
+    assert ParallelPlan(tp=1, dp=8, ep=8, etp=1).etp is None      # ETP = TP = 1
+    with pytest.raises(PlanError, match=r"etp=2 must be tp=4"):
+        ParallelPlan(tp=4, dp=2, etp=2)
+    with pytest.raises(PlanError, match="needs sequence_parallel=True"):
+        ParallelPlan(tp=2, dp=4, ep=8, etp=1, sequence_parallel=False)
+    with pytest.raises(PlanError, match="HSDP shard group"):
+        ParallelPlan(tp=2, dp=8, ep=2, etp=1, zero_stage=3, fsdp_shard_size=4)
+    for bad in (0, -1, 2.5, "1"):
+        with pytest.raises(ValueError, match="etp"):
+            ParallelPlan(tp=2, dp=4, etp=bad)
+
+
+def test_expert_weights_per_gpu_by_hand():
+    """A middle stage of Qwen3-235B on PP8 with the embedding and the loss as a stage's worth
+    of layers holds (94 + 2) / 8 = 12 MoE layers. Each rank holds 128/ep experts of the layer,
+    split over etp: EP8·ETP1 holds 16 whole experts, EP8·ETP2 16 halves, so its 16-bit weights
+    are 12 · 16 · 3·4096·1536 · (1 − 1/2) · 2 B = 3,623,878,656 B more; EP16·ETP1 holds 8 whole
+    experts, the same count as EP8·ETP2."""
+    m = load_model("qwen3-235b-a22b")
+    w = {key: memory_per_gpu(m, ParallelPlan(ep=ep, etp=etp, **Q235), seq_len=8192,
+                             stage=1)
+         for key, (ep, etp) in {"ep8": (8, None), "ep8_etp1": (8, 1),
+                                "ep16_etp1": (16, 1)}.items()}
+    hand = 12 * 16 * EXPERT_235B * 0.5 * 2
+    assert w["ep8_etp1"].weights - w["ep8"].weights == pytest.approx(hand, rel=1e-9)
+    assert w["ep16_etp1"].weights == pytest.approx(w["ep8"].weights, rel=1e-12)
+    # ZeRO-1 over the expert-data-parallel group, tp·dp·cp/(etp·ep) ranks: EP8·ETP1 has
+    # 16/8 = 2 of them, EP8·ETP2 8/8 = 1, so each rank's expert optimizer shard is
+    # 1/(8·2) = 1/(16·1) of the stage's experts either way
+    assert w["ep8_etp1"].optimizer_states == pytest.approx(w["ep8"].optimizer_states, rel=1e-12)
+    assert w["ep8_etp1"].master_weights == pytest.approx(w["ep8"].master_weights, rel=1e-12)
+
+
+def test_folded_traffic_by_hand():
+    """Qwen3-30B-A3B on 64 H100s, TP2 · DP32 · EP8, 4,096 tokens, micro-batch 1, 16
+    micro-batches, no recomputation. Folded, each rank sends its own x/tp = 2,048 tokens: EP
+    bytes = (ep−1)/ep · 2 · (x/tp) · k · h · 4 · layers · m, half the unfolded layout's; its
+    MoE blocks have no TP collective, so with every layer MoE the TP bytes halve too."""
+    m = load_model("qwen3-30b-a3b")
+    cl = Cluster(H100, 64)
+    base = dict(tp=2, dp=32, ep=8, micro_batch_size=1, n_microbatches=16, zero_stage=1)
+    v_fold = comm_volume(m, cl, ParallelPlan(etp=1, **base), seq_len=4096)
+    v_tp = comm_volume(m, cl, ParallelPlan(**base), seq_len=4096)
+    hand = 7 / 8 * 2 * 2048 * 8 * 2048 * 4 * 48 * 16
+    assert v_fold.loc["EP", "bytes_per_gpu"] == pytest.approx(hand, rel=1e-12)
+    assert v_tp.loc["EP", "bytes_per_gpu"] == pytest.approx(2 * hand, rel=1e-12)
+    assert v_fold.loc["TP", "bytes_per_gpu"] == pytest.approx(
+        0.5 * v_tp.loc["TP", "bytes_per_gpu"], rel=1e-12)
+    # where the EP group sits: consecutive ranks folded (one 8-GPU node); every 2nd rank
+    # otherwise (16 ranks, two nodes), over the network
+    p_fold = placement(ParallelPlan(etp=1, **base), cl).set_index("dimension").loc["EP"]
+    p_tp = placement(ParallelPlan(**base), cl).set_index("dimension").loc["EP"]
+    assert (p_fold["stride"], p_fold["links"]) == (1, "scale-up")
+    assert (p_tp["stride"], p_tp["domains"]) == (2, 2)
+    # and the step prices the all-to-all on NVLink: its EP time falls
+    t_fold = step.step_time(m, cl, ParallelPlan(etp=1, **base), seq_len=4096)
+    t_tp = step.step_time(m, cl, ParallelPlan(**base), seq_len=4096)
+    assert t_fold.ep_comm_s < 0.5 * t_tp.ep_comm_s
+
+
+def test_array_engine_refuses_a_bad_etp():
+    m = load_model("qwen3-30b-a3b")
+    cl = Cluster(H100, 64)
+    plan = ParallelPlan(tp=2, dp=32, ep=8, micro_batch_size=1, n_microbatches=16).to_dict()
+    with pytest.raises(ValueError, match=r"etp=3 breaks the rule: etp must be tp"):
+        step.step_arrays(m, cl, seq_len=4096, **{**plan, "etp": 3})
+    with pytest.raises(ValueError, match=r"etp=1 breaks the rule: etp=1 below tp needs "
+                                         r"sequence_parallel=True"):
+        step.step_arrays(m, cl, seq_len=4096, **{**plan, "etp": 1, "sequence_parallel": False})
+
+
+def test_nemo_rl_rows_carry_their_configs_etp():
+    """NeMo RL's Qwen3-235B row: TP2 · PP8 · CP2, EP16 (over DP·CP = 8) with the base config's
+    expert_tensor_parallel_size 1; its host swap counts each rank's experts as
+    N_e / (etp · ep · pp)."""
+    rows = rl.load_rl_validation().set_index("id", drop=False)
+    plan = rl.validation_setup(rows.loc["nemo-rl-v0.4-qwen3-235b-on"].to_dict())["train_plan"]
+    assert (plan["tp"], plan["pp"], plan["cp"], plan["ep"], plan["etp"]) == (2, 8, 2, 16, 1)
+    m = load_model("qwen3-235b-a22b")
+    n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
+    assert n_e == pytest.approx(94 * 128 * EXPERT_235B, rel=1e-12)
+    swap = rl.nemo_rl_swap_bytes("qwen3-235b-a22b", plan, n_train_gpus=128, rollout_tp=16,
+                                 colocated=False)
+    shard = (n - n_e) / (2 * 8) + n_e / (1 * 16 * 8)
+    assert swap["reference"] == pytest.approx(3 * rl.NEMO_RL_SWAP_WEIGHT_BYTES * shard,
+                                              rel=1e-12)
