@@ -136,3 +136,50 @@ def test_nemo_rl_rows_carry_their_configs_etp():
     shard = (n - n_e) / (2 * 8) + n_e / (1 * 16 * 8)
     assert swap["reference"] == pytest.approx(3 * rl.NEMO_RL_SWAP_WEIGHT_BYTES * shard,
                                               rel=1e-12)
+
+
+def test_the_plan_search_folds_on_request():
+    """``enumerate_plans(etp=1)``: every candidate folds the experts, so EP 32 over TP4 · PP8
+    on 256 GPUs (DP 8) is valid there (ep divides tp·dp·cp = 32) and nowhere without it; a
+    folded candidate without sequence parallelism breaks rule ``etp``; the ranking prices each
+    row as ``step_time`` prices its plan."""
+    from llmcost.training import parallel, ranking
+    m = load_model("qwen3-235b-a22b")
+    cl = Cluster(H100, 256)
+    axes = dict(tp=(4,), pp=(8,), ep=(32,), virtual_stages=(1,), micro_batch_size=(1,),
+                zero_stage=(1,), recompute=("full",), schedule=("1f1b",),
+                sequence_parallel=(True, False), pp_split="embedding_and_loss")
+    with pytest.warns(parallel.EmptyPlanTable, match="ep_group"):
+        plain = parallel.enumerate_plans(m, cl, 512, 4096, **axes)
+    assert plain.empty
+    folded = parallel.enumerate_plans(m, cl, 512, 4096, etp=1, include_rejected=True, **axes)
+    ok = folded[folded["valid"]]
+    assert len(ok) == 1 and bool(ok["sequence_parallel"].iloc[0])
+    assert (folded["etp"] == 1).all()
+    assert set(folded.loc[~folded["valid"], "rejected_rule"]) == {"etp"}
+    plan = parallel.plan_from_row(ok.iloc[0], "embedding_and_loss")
+    assert (plan.etp, plan.ep, plan.dp) == (1, 32, 8)
+    ranked = ranking.rank_by_step_time(ok, m, cl, 4096)
+    assert ranked["step_time_s"].iloc[0] == pytest.approx(
+        step.step_time(m, cl, plan, seq_len=4096).step_time_s, rel=1e-9)
+    with pytest.raises(ValueError, match="etp=2 must be None"):
+        parallel.enumerate_plans(m, cl, 512, 4096, etp=2, **axes)
+
+
+def test_a_scenario_folds_its_plan():
+    """A scenario's ``etp: 1`` reaches its plan, fixed or searched; any other value is refused
+    by name."""
+    from llmcost.bill.scenario import validate_parameter
+    from llmcost.training import step_scenario
+    p = dict(model="qwen3-235b-a22b", accelerator="H100-SXM", n_gpus=256, seq_len=4096,
+             global_batch_tokens=512 * 4096, train_tokens=1e12, tp=4, pp=8, ep=32, etp=1,
+             dp=0, cp=1, zero_stage=1, recompute="full", micro_batch_size=1,
+             pp_schedule="1f1b", pp_virtual_stages=1, pp_split="embedding_and_loss",
+             mem_reserve_fraction=0.1, stack="megatron-core-2024")
+    assert step_scenario.scenario_plan(p).describe().startswith(
+        "TP4 · PP8 · DP8 · EP32·ETP1")
+    free = {**p, "micro_batch_size": 0, "recompute": "auto"}
+    plan = step_scenario.scenario_plan(free)
+    assert (plan.tp, plan.ep, plan.etp) == (4, 32, 1)
+    with pytest.raises(ValueError, match="etp"):
+        validate_parameter("etp", 2)

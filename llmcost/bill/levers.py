@@ -891,16 +891,17 @@ RL_BATCH_KEYS = ("n_gpus", "seq_len", "global_batch_tokens")
 
 
 def _free_plan(s: dict, keep=("cp",)) -> dict:
-    """The scenario with every plan parameter but ``keep`` (and ``pp_split``) left free."""
+    """The scenario with every plan parameter but ``keep`` (and ``pp_split`` and ``etp``, the
+    experts' layout) left free."""
     return {**s, **{k: _default_free(k) for k in PLAN_PARAMETERS
-                    if k not in keep and k != "pp_split"}}
+                    if k not in keep and k not in ("pp_split", "etp")}}
 
 
 def fixed_plan_keys(s: dict) -> tuple:
     """The plan parameters the scenario fixes: those of ``parallel.PLAN_PARAMETER_FIELDS`` set
     to anything but their "choose" value (0, -1 for ``zero_stage``, "auto"), and
     ``fsdp_shard_size`` when it is a whole number (``parallel.fixed_plan_fields``' rule);
-    ``cp`` and ``pp_split`` excepted (every lever keeps them, ``_free_plan``). Empty: the
+    ``cp``, ``pp_split`` and ``etp`` excepted (every lever keeps them, ``_free_plan``). Empty: the
     scenario leaves its plan to the search."""
     s = _clean(s)
     out = [k for k, (_, free) in parallel.PLAN_PARAMETER_FIELDS.items()

@@ -387,7 +387,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("dp", "int", "data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen",
           _nonnegative),
     Param("cp", "int", "context-parallel size; 0: chosen", _nonnegative),
-    Param("ep", "int", "expert-parallel size (carved out of dp·cp); 0: chosen", _nonnegative),
+    Param("ep", "int", "expert-parallel size (carved out of dp·cp; of tp·dp·cp with etp 1); "
+          "0: chosen", _nonnegative),
+    Param("etp", "int", "the routed experts' tensor-parallel size: 0 (default) = tp, "
+          "Megatron-Core's default; 1 = MoE parallel folding (the experts run ETP1 × EP over "
+          "the attention's TP × CP × DP ranks, so ep may exceed dp·cp; arXiv:2504.14960)",
+          _one_of(0, 1)),
     Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP); -1: chosen",
           _one_of(-1, 0, 1, 2, 3)),
     Param("recompute", "str", "activation recomputation",
@@ -699,7 +704,7 @@ def resolve_ledger_rl(scenario: dict) -> dict:
 #: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
 #: values are left free) and its rules are checked too.
 PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
-                   "pp_schedule", "pp_virtual_stages", "pp_split", "fsdp_shard_size")
+                   "pp_schedule", "pp_virtual_stages", "pp_split", "fsdp_shard_size", "etp")
 
 
 #: The value of ``mfu`` that asks the report to predict it with the step-time model.

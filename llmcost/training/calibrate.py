@@ -1320,6 +1320,7 @@ def pilots_plan_at(p: dict, cal: Calibration) -> ParallelPlan:
     """
     big = max(cal.pilots, key=lambda q: q.n_gpus)
     fixed = {k: getattr(big.plan, f) for k, (f, _) in PLAN_PARAMETER_FIELDS.items()}
+    fixed["etp"] = 1 if big.plan.etp == 1 else 0      # MoE parallel folding, as the pilots ran
     return step_scenario.scenario_plan({**p, **fixed, "dp": 0, "pp_split": big.plan.pp_split},
                                        load_model(p["model"]))
 

@@ -760,6 +760,13 @@ PLAN_PARAMETER_FIELDS = {
 #: a whole number (fixed). Not in ``PLAN_PARAMETER_FIELDS``: absent means "full", not "chosen".
 FSDP_SHARD_KEY = "fsdp_shard_size"
 
+#: The scenario key of the experts' tensor parallelism (``ParallelPlan.etp``): 0 (the default:
+#: tp, Megatron-Core's default) or 1 (MoE parallel folding, whichever tp the plan has). Not in
+#: ``PLAN_PARAMETER_FIELDS``: absent or 0 means tp, not "chosen".
+ETP_KEY = "etp"
+#: The ``choose_plan(fixed=...)`` keys beside ``PLAN_PARAMETER_FIELDS``' fields.
+SEARCH_KEYS = frozenset({FSDP_SHARD_KEY, ETP_KEY})
+
 
 def _scenario_shard(p: dict):
     """The scenario's ``fsdp_shard_size``: None (whole group), "auto" or an int."""
@@ -777,7 +784,8 @@ def fixed_plan_fields(p: dict) -> dict:
     value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
     when absent (context parallelism is for long contexts, so it is fixed unless asked for);
     ``fsdp_shard_size`` when the scenario gives a whole number (hybrid sharding; "full", the
-    default, and "auto" are search options: ``plan_from_parameters``)."""
+    default, and "auto" are search options: ``plan_from_parameters``); ``etp`` when the
+    scenario folds the experts (``ETP_KEY`` = 1)."""
     fixed = {} if "cp" in p else {"cp": 1}
     for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
         if name in p and p[name] != free:
@@ -785,6 +793,8 @@ def fixed_plan_fields(p: dict) -> dict:
     shard = _scenario_shard(p)
     if shard not in (None, "auto"):
         fixed[FSDP_SHARD_KEY] = shard
+    if p.get(ETP_KEY, 0) == 1:         # MoE parallel folding (0: the experts' TP is tp)
+        fixed[ETP_KEY] = 1
     return fixed
 
 
@@ -805,8 +815,8 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
     lists; a fixed ``dp`` filters the rows). Candidates are the plans that fit; unless ``tp`` is
-    fixed, only those with TP inside the scale-up domain. If none fits, the valid plan needing the
-    least memory is returned (check it with ``memory_per_gpu(...).fits``).
+    fixed, only those with TP inside the scale-up domain; if none fits, the valid plan needing
+    the least memory (check it with ``memory_per_gpu(...).fits``).
 
     Parameters
     ----------
@@ -817,7 +827,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         zero_stage, recompute, schedule, fsdp_shard_size: None = ZeRO-3 over the whole group,
         an int = that HSDP shard size, which is a ZeRO-3 plan: it fixes a free ``zero_stage``
         to 3, even when ``allowed`` has no ZeRO-3 (``checks`` warns), and a fixed
-        ``zero_stage`` other than 3 raises the ``fsdp_shard`` rule).
+        ``zero_stage`` other than 3 raises the ``fsdp_shard`` rule; etp 1: ``PlanGrid.etp``).
     recipe, reserve, pp_split
         As ``enumerate_plans`` (``pp_split="auto"``: the even split where pp·virtual_stages
         divides the layers, the uneven one elsewhere, plan by plan; the returned plan has the
@@ -844,7 +854,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         that any combination reached before being rejected.
     """
     fixed = dict(fixed or {})
-    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()} - {FSDP_SHARD_KEY}
+    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()} - SEARCH_KEYS
     if unknown:
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
     shard_opt = _shard_option(fixed, allowed)
@@ -973,6 +983,8 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
+    if fixed.get(ETP_KEY) is not None:     # MoE parallel folding on every candidate
+        opts[ETP_KEY] = fixed[ETP_KEY]
     for k, vals in (allowed or {}).items():
         if k == "tp_kv_replication":     # a stack's rule, not an option list
             opts[k] = bool(vals)
@@ -1307,7 +1319,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     stack = load_stack(p.get("stack", DEFAULT_STACK))
     if "tp" in fixed:    # the stack's rule, named with the stack
         check_tp_kv_heads(model, int(fixed["tp"]), stack.tp_kv_replication, stack.name)
-    plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
+    plan_fixed = {k: v for k, v in fixed.items() if k not in (FSDP_SHARD_KEY, ETP_KEY)}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
             len(set(plan_fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1 and \
             (shard != "auto" or plan_fixed.get("zero_stage") != 3):
@@ -1416,6 +1428,11 @@ class PlanGrid:
         added only to ZeRO-3 rows that fit (a smaller shard group holds more state per GPU, so
         none would fit where the whole group does not). A sequence: those sizes where they
         divide dp·cp (and, with ep > 1, are multiples of ep·cp).
+    etp : None or 1
+        The experts' tensor parallelism of every candidate: None (default) = tp, Megatron-Core's
+        default; 1 = MoE parallel folding on every candidate (``ParallelPlan.etp``: ep divides
+        tp·dp·cp, sequence parallelism where tp > 1, no HSDP rows), the table's ``etp``
+        column 1.
     """
 
     tp: object = None
@@ -1432,6 +1449,7 @@ class PlanGrid:
     tp_kv_replication: object = True
     zero_max_with_pp: object = 3
     searched_lengths: object = ()
+    etp: object = None
 
     @classmethod
     def build(cls, grid: PlanGrid | None = None, **axes) -> PlanGrid:
@@ -1449,11 +1467,27 @@ class PlanGrid:
 
     def choices(self) -> dict:
         """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``,
-        ``tp_kv_replication``, ``zero_max_with_pp`` and ``searched_lengths``), for
+        ``tp_kv_replication``, ``zero_max_with_pp``, ``searched_lengths`` and ``etp``), for
         ``plan_axes``."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name not in ("fsdp_shard_size", "tp_kv_replication", "zero_max_with_pp",
-                                  "searched_lengths")}
+                                  "searched_lengths", "etp")}
+
+    def folds(self) -> bool:
+        """Whether every candidate folds the experts (``etp`` 1; None: tp).
+
+        Raises
+        ------
+        ValueError
+            An ``etp`` that is neither None nor 1.
+        """
+        if self.etp is None:
+            return False
+        if isinstance(self.etp, (bool, np.bool_)) or self.etp != 1:
+            raise ValueError(f"etp={self.etp!r} must be None (the experts' TP = tp, "
+                             "Megatron-Core's default) or 1 (MoE parallel folding on every "
+                             "candidate)")
+        return True
 
 
 def _zero_max(v) -> int:
@@ -1537,7 +1571,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     valid = codes == 0
     frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
                     reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
-    hsdp = _hsdp_option(g.fsdp_shard_size)
+    hsdp = _folded_rows(g, _hsdp_option(g.fsdp_shard_size), cols)
     df, valid, codes, n_hsdp = _with_hsdp_rows(frame(cols, valid), cols, valid, codes,
                                                hsdp, int(cluster.scaleup_domain_size), frame)
     _label_rows(df, int(cluster.scaleup_domain_size), valid, codes, include_rejected)
@@ -1628,6 +1662,19 @@ def _label_rows(df: pd.DataFrame, scaleup_domain: int, valid, codes,
         df["valid"] = valid
         labels = [""] + list(RULES)
         df["rejected_rule"] = pd.Categorical.from_codes(codes.astype(np.int64), labels)
+
+
+def _folded_rows(g: PlanGrid, hsdp, cols: dict):
+    """Under MoE parallel folding (``g.etp`` 1), in place: every row's ``etp`` column 1, and no
+    HSDP copies (the option returned None; given sizes refused). Else ``hsdp`` as it is."""
+    if not g.folds():
+        return hsdp
+    if isinstance(hsdp, tuple):
+        raise ValueError(f"fsdp_shard_size={g.fsdp_shard_size!r} with etp=1: hybrid sharding "
+                         "is not priced under MoE parallel folding (leave fsdp_shard_size "
+                         "'full' or etp None)")
+    cols["etp"] = np.ones(len(cols["tp"]), dtype=np.int64)
+    return None
 
 
 def _with_hsdp_rows(df: pd.DataFrame, cols: dict, valid, codes, hsdp, scaleup_domain: int,
@@ -1745,7 +1792,7 @@ def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected, grid=None):
     g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
          for i, k in enumerate(names)}
     reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"],
-                           kv_replication, zero_max_with_pp)
+                           kv_replication, zero_max_with_pp, grid.folds())
     reason = _reject_searched(reason, g, grid.searched_lengths)
     if include_rejected:
         codes = np.broadcast_to(reason, shape).ravel()
@@ -1929,10 +1976,11 @@ def empty_reason(attrs: dict) -> str:
 
 
 def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=True,
-                  zero_max_with_pp=3):
+                  zero_max_with_pp=3, folds=False):
     """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``
     (``tp_kv_heads`` as ``check_tp_kv_heads`` with ``kv_replication``; ``zero_pp`` with
-    ``zero_max_with_pp``, ``PlanGrid.zero_max_with_pp``). The codes are worked
+    ``zero_max_with_pp``, ``PlanGrid.zero_max_with_pp``; ``ep_group`` and ``etp`` under MoE
+    parallel folding when ``folds``, ``PlanGrid.etp``). The codes are worked
     out with the axes reordered by size, the longest innermost (``_inner_longest``: numpy's
     broadcast loops over a short innermost axis run an order of magnitude slower), and returned
     as a view in ``g``'s axis order (not C-contiguous: read it with ``np.ravel(order="K")``)."""
@@ -1954,7 +2002,8 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid, kv_replication=
         ("batch", batch_bad),
         ("schedule", np.where(inter, (pp < 2) | (v < 2), v != 1)),
         ("interleaved_microbatches", inter & (m % pp != 0)),
-        ("ep_group", (dp * cp) % ep != 0),
+        ("ep_group", ((tp * dp * cp) if folds else (dp * cp)) % ep != 0),
+        ("etp", np.asarray(folds) & (tp > 1) & ~sp),
         ("tp_heads", a % tp != 0),
         ("tp_kv_heads", (kv % tp != 0) & ((tp % kv != 0) | (not kv_replication))),
         ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven"
@@ -2011,6 +2060,8 @@ def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, 
     data["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
     data["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
     data["sequence_parallel"] = cols["sequence_parallel"]
+    if "etp" in cols:            # MoE parallel folding (PlanGrid.etp)
+        data["etp"] = cols["etp"]
     split = _split_column(model, pp_split, cols)
     data["pp_split"] = pd.Categorical.from_codes(split, PP_SPLITS)
     n = len(cols["tp"])
@@ -2027,7 +2078,7 @@ def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, 
             recompute=sel["recompute"], schedule=sel["schedule"],
             sequence_parallel=sel["sequence_parallel"], seq_len=s, recipe=recipe,
             pp_split=split[valid], flash_attention=flash, dropout=dropout,
-            fsdp_shard_size=sel.get("fsdp_shard_size"))
+            fsdp_shard_size=sel.get("fsdp_shard_size"), etp=sel.get("etp"))
         for p in PARTS:
             mem[p][valid] = arr[p]
         total[valid] = arr["total"]
@@ -2130,7 +2181,8 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
 
 def plan_from_row(row, pp_split="even") -> ParallelPlan:
     """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict; an
-    ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group). The row's
+    ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group; an ``etp``
+    column, MoE parallel folding, its ``etp``). The row's
     own ``pp_split`` column, when it has one, is the plan's layer split; else ``pp_split``."""
     own = row.get("pp_split") if hasattr(row, "get") else None
     if isinstance(own, str):
@@ -2147,13 +2199,15 @@ def plan_from_row(row, pp_split="even") -> ParallelPlan:
                          "the whole dp·cp group; 0 is refused, not read as the whole group)")
     else:
         f = int(f)
+    e = row.get("etp") if hasattr(row, "get") else None
+    e = None if e is None or (isinstance(e, (float, np.floating)) and np.isnan(e)) else int(e)
     return ParallelPlan(
         dp=int(row["dp"]), tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
         ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
         micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
         recompute=str(row["recompute"]), n_microbatches=int(row["n_microbatches"]),
         schedule=str(row["schedule"]), sequence_parallel=bool(row["sequence_parallel"]),
-        pp_split=pp_split, fsdp_shard_size=f)
+        pp_split=pp_split, fsdp_shard_size=f, etp=e)
 
 
 # ----------------------------------------------------------------------------- scale-up domains

@@ -74,7 +74,8 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
         seq_len=plans.attrs.get("seq_len", seq_len), pp_split=_split_of(out, plans.attrs),
-        fsdp_shard_size=shard, options=opts)
+        fsdp_shard_size=shard, etp=out["etp"].to_numpy() if "etp" in out else None,
+        options=opts)
     added = ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS
     for k in (k for k in added if k in out):     # a ranked frame ranked again: in place
         out[k] = res[k]
@@ -93,9 +94,12 @@ def _routable(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, opts: Ste
     limit = opts.resolve(cluster.accelerator.name).comm.moe_node_limit
     if plans.empty or not model.is_moe or limit is None:
         return np.ones(len(plans), dtype=bool)
+    # the EP group's stride: tp·cp, or 1 under MoE parallel folding (an etp column of 1)
+    stride = (plans["tp"] * plans["cp"]).to_numpy()
+    if "etp" in plans:
+        stride = np.where(plans["etp"].to_numpy() < plans["tp"].to_numpy(), 1, stride)
     return node_limit_routable(model.n_experts, model.n_experts_active, plans["ep"].to_numpy(),
-                               (plans["tp"] * plans["cp"]).to_numpy(),
-                               cluster.scaleup_domain_size, limit)
+                               stride, cluster.scaleup_domain_size, limit)
 
 
 def _flushes_divide(plans: pd.DataFrame, opts: StepOptions) -> np.ndarray:

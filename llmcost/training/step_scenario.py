@@ -22,6 +22,7 @@ from .accuracy import MfuBand, gpu_generation, regime_error
 from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions, stack_memory_practice
 from .parallel import (
+    ETP_KEY,
     FSDP_SHARD_KEY,
     PLAN_PARAMETER_FIELDS,
     ParallelPlan,
@@ -39,7 +40,7 @@ from .step import step_time
 #: ranking's inputs); ``scenario_plan`` memoises its plans on them.
 PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
              "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
-             "comm_scaleout_latency_s", FSDP_SHARD_KEY, "dtype", "comm_tp_overlap",
+             "comm_scaleout_latency_s", FSDP_SHARD_KEY, ETP_KEY, "dtype", "comm_tp_overlap",
              "comm_pp_overlap", "comm_dp_overlap", "fsdp_backward_prefetch", "efficiency_profile",
              *PLAN_PARAMETER_FIELDS)
 _PLAN_MEMO: dict = {}
@@ -223,7 +224,7 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
     fast = plan_from_row(best, scenario_pp_split(p))   # read as notebook 04b reads it
     if fast.describe() == plan.describe():
         return "the scenario's plan: the one the other notebooks use"
-    fixed = {k: v for k, v in fixed_plan_fields(p).items() if k != FSDP_SHARD_KEY}
+    fixed = {k: v for k, v in fixed_plan_fields(p).items() if k not in (FSDP_SHARD_KEY, ETP_KEY)}
     changed = [f"{k} {getattr(fast, k)} (fixed at {v})" for k, v in fixed.items()
                if getattr(fast, k, v) != v]
     head = f"not the scenario's plan ({plan.describe()}, which the other notebooks use): "
@@ -260,6 +261,8 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
         kw["cp"] = context_parallel_options(int(seq_len), cluster.n_gpus)
     elif int(p.get("cp") or 1) > 1:  # cp fixed: its plans beside CP 1's, the scenario's among
         kw["cp"] = (1, int(p["cp"]))
+    if p.get(ETP_KEY) == 1:  # MoE parallel folding, as the scenario's own plan search
+        kw[ETP_KEY] = 1
     gb = p["global_batch_tokens"] // seq_len   # sequences per step
     ranked, where = rank_plans(model, cluster, gb, seq_len, **kw), "inside"
     if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
