@@ -183,3 +183,27 @@ def test_a_scenario_folds_its_plan():
     assert (plan.tp, plan.ep, plan.etp) == (4, 32, 1)
     with pytest.raises(ValueError, match="etp"):
         validate_parameter("etp", 2)
+
+
+def test_a_folded_scenario_ranks_and_pilots_as_it_folds():
+    """Notebook 04b's ranking folds as the scenario does; a pilot of a folded plan needs whole
+    expert-parallel groups over tp·dp·cp only: EP32 over TP4 takes DP in multiples of
+    32 / gcd(32, 4) = 8, where the unfolded rule (EP inside DP) would take 32."""
+    from llmcost.training import calibrate, parallel, step_scenario
+    p = dict(model="qwen3-235b-a22b", accelerator="H100-SXM", n_gpus=256, seq_len=4096,
+             global_batch_tokens=512 * 4096, train_tokens=1e12, tp=4, pp=8, ep=32, etp=1,
+             dp=0, cp=1, zero_stage=1, recompute="full", micro_batch_size=1,
+             pp_schedule="1f1b", pp_virtual_stages=1, pp_split="embedding_and_loss",
+             mem_reserve_fraction=0.1, stack="megatron-core-2024")
+    ranked = step_scenario.scenario_rank_plans(p)
+    assert len(ranked) and (ranked["etp"] == 1).all()
+    plan = step_scenario.scenario_plan(p)
+    assert calibrate.ep_dp_unit(plan) == 8
+    assert calibrate.ep_dp_unit(parallel.ParallelPlan(tp=4, dp=32, ep=32)) == 32
+    rec, _ = calibrate.shorthand_pilot({**p, "ledger_pilot_tokens_per_s_per_gpu": 500.0,
+                                        "ledger_pilot_n_gpus": 256}, plan)
+    assert (rec["n_gpus"], rec["ep"], rec["etp"]) == (256, 32, 1)
+    with pytest.raises(ValueError, match="DP a multiple of 8 for EP=32"):
+        calibrate.shorthand_pilot({**p, "ledger_pilot_tokens_per_s_per_gpu": 500.0,
+                                   "ledger_pilot_n_gpus": 128}, plan)
+    assert calibrate.illustrative_pilot_gpus(plan, 8) == 4 * 8 * 8

@@ -351,7 +351,16 @@ PILOT_KEYS = {"n_gpus": "int", "tokens_per_s_per_gpu": "float", "tp": "int", "pp
               "cp": "int", "ep": "int", "zero_stage": "int", "micro_batch_size": "int",
               "virtual_stages": "int", "recompute": "str", "seq_len": "int",
               "global_batch_tokens": "int", "step_time_s": "float", "mfu": "float",
-              "mfu_basis": "str", "peak_memory_gb": "float"}
+              "mfu_basis": "str", "peak_memory_gb": "float", "etp": "int"}
+
+
+def ep_dp_unit(plan: ParallelPlan) -> int:
+    """The data-parallel ranks a plan's expert parallelism needs a whole number of: EP (a pilot
+    keeps whole EP groups inside its DP ranks, ``ep`` dividing dp), or, under MoE parallel
+    folding (``etp`` 1, ``ep`` dividing tp·dp·cp), ``ep / gcd(ep, tp·cp)``."""
+    if plan.etp == 1:
+        return plan.ep // math.gcd(plan.ep, plan.tp * plan.cp)
+    return max(1, plan.ep)
 
 
 @dataclass(frozen=True)
@@ -1157,8 +1166,8 @@ def pilots_from_scenario(p: dict) -> list:
     stack, recipe, overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1; ZeRO
     stage and recompute default to the scenario's ``zero_stage`` and ``recompute`` where it
-    fixes them, else 0 and none; sequence length, global batch tokens and the layer placement
-    ``pp_split`` the scenario's).
+    fixes them, else 0 and none; sequence length, global batch tokens, the layer placement
+    ``pp_split`` and the experts' TP ``etp`` (1 where the scenario folds) the scenario's).
 
     Raises
     ------
@@ -1192,7 +1201,8 @@ def pilots_from_scenario(p: dict) -> list:
                              micro_batch_size=int(r.get("micro_batch_size", 1)),
                              zero_stage=int(r.get("zero_stage", zero)),
                              recompute=r.get("recompute", recompute), seq_len=s,
-                             pp_split=r.get("pp_split", p.get("pp_split", "even")))
+                             pp_split=r.get("pp_split", p.get("pp_split", "even")),
+                             etp=r.get("etp", 1 if p.get("etp") == 1 else None))
             mem = r.get("peak_memory_gb")
             hbm = acc.hbm_bytes
             if mem is not None and hbm and float(mem) * 1e9 > hbm:
@@ -1422,10 +1432,11 @@ def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
             raise ValueError(f"ledger_pilot_n_gpus={n} is above the scenario's n_gpus="
                              f"{plan.n_gpus}: a pilot must be smaller than (or as large as) the "
                              "run it extrapolates to")
-        if n % group or (n // group) % plan.ep and plan.ep > 1:
+        if n % group or (n // group) % ep_dp_unit(plan):
             raise ValueError(f"ledger_pilot_n_gpus={n} must be a whole number of the plan's "
                              f"model-parallel groups (TP x PP x CP = {group} GPUs, DP a multiple "
-                             f"of EP={plan.ep}) to run {plan.describe()}")
+                             f"of {ep_dp_unit(plan)} for EP={plan.ep}) to run "
+                             f"{plan.describe()}")
     dp = n // group
     seqs = plan.global_batch_size // plan.dp * dp
     rec = {"n_gpus": n, "tokens_per_s_per_gpu": float(tps), "tp": plan.tp, "pp": plan.pp,
@@ -1433,6 +1444,8 @@ def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
            "micro_batch_size": plan.micro_batch_size, "virtual_stages": plan.virtual_stages,
            "recompute": plan.recompute, "pp_split": plan.pp_split, "seq_len": int(p["seq_len"]),
            "global_batch_tokens": int(seqs * int(p["seq_len"]))}
+    if plan.etp is not None:
+        rec["etp"] = plan.etp
     return rec, said
 
 
@@ -1543,7 +1556,8 @@ ILLUSTRATIVE_PILOT_MAX_SHARE = 1 / 8
 
 def illustrative_pilot_gpus(plan: ParallelPlan, published_gpus: int) -> int:
     """The GPU count of an illustrative pilot of ``plan``: the published run's count rounded up
-    to whole model-parallel groups of g = TP × PP × CP × EP GPUs, and at most
+    to whole model-parallel groups of g = TP × PP × CP × u GPUs (u = ``ep_dp_unit``: EP, or
+    under MoE parallel folding EP ÷ gcd(EP, TP·CP)), and at most
     ``ILLUSTRATIVE_PILOT_MAX_SHARE`` of the run's GPUs in whole groups (at least one group):
 
         n = g × max(1, min(⌈n_published ÷ g⌉, ⌊share × n_gpus ÷ g⌋)).
@@ -1552,7 +1566,7 @@ def illustrative_pilot_gpus(plan: ParallelPlan, published_gpus: int) -> int:
     if isinstance(published_gpus, bool) or not isinstance(published_gpus, numbers.Integral) \
             or published_gpus < 1:
         raise ValueError(f"published_gpus={published_gpus!r} must be a whole number >= 1")
-    group = plan.tp * plan.pp * plan.cp * max(1, plan.ep)
+    group = plan.tp * plan.pp * plan.cp * ep_dp_unit(plan)
     most = math.floor(ILLUSTRATIVE_PILOT_MAX_SHARE * plan.n_gpus / group)
     return group * max(1, min(math.ceil(published_gpus / group), most))
 

@@ -2004,7 +2004,7 @@ def time_budget(b: StepBreakdown) -> pd.DataFrame:
 #: The keyword options ``rank_plans`` passes on to ``parallel.enumerate_plans``.
 ENUMERATE_OPTIONS = ("tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
                      "recompute", "schedule", "sequence_parallel", "pp_split", "reserve",
-                     "hbm_bytes", "include_rejected", "fsdp_shard_size")
+                     "hbm_bytes", "include_rejected", "fsdp_shard_size", "etp")
 
 
 def check_step_inputs(*, dropout=False, efficiency=None, within_scaleup_domain=True,

@@ -543,7 +543,8 @@ for cp in (2, 8):
 # NBVAL_CHECK_OUTPUT
 plans = parallel.enumerate_plans(spec, cluster, p["global_batch_tokens"] // p["seq_len"],
                                  p["seq_len"], pp_split=layer_split, recipe=recipe,
-                                 reserve=p["mem_reserve_fraction"])
+                                 reserve=p["mem_reserve_fraction"],
+                                 etp=p["etp"] or None)   # 1: the experts folded, as the scenario
 fitting = plans[plans.fits & plans.tp_in_scaleup_domain]
 print(f"{plans.attrs['n_candidates']:,} combinations, {len(plans):,} valid plans, "
       f"{int(plans.fits.sum()):,} fit in {usable / 1e9:.0f} GB, {len(fitting):,} of them with "
@@ -617,7 +618,7 @@ for k, s in steps.items():
 counts = 2 ** np.arange(3, 16)
 frontier = parallel.scaling_frontier(spec, gpu, counts, p["global_batch_tokens"] // p["seq_len"],
                                      p["seq_len"], pp_split=layer_split, recipe=recipe,
-                                     reserve=p["mem_reserve_fraction"])
+                                     reserve=p["mem_reserve_fraction"], etp=p["etp"] or None)
 plots.scaling_frontier(frontier, title=f"Where do more GPUs stop helping? {spec.name}, global batch "
                        f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");
 
