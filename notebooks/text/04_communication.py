@@ -780,6 +780,39 @@ for run, (pp, m, v) in {"GPT-OSS 120B, PP 1, GA 5": (1, 5, 1),
     print(f"{run}: {u:.1%} of the all-to-all passes have no partner (exposed)")
 
 # %% [markdown]
+# **Folding the experts: why can expert parallelism exceed data parallelism?** With the experts
+# at the attention's TP (Megatron-Core's default: `expert_tensor_parallel_size` equals
+# `tensor_model_parallel_size`), expert parallelism is carved out of the data-parallel ranks, so EP
+# is at most DP·CP, and its ranks sit TP apart: at TP 4 an EP group of 8 spans four 8-GPU nodes and
+# its all-to-all crosses the network. MoE parallel folding (Liu et al. 2025, arXiv:2504.14960;
+# Megatron-Core's MoE README) lays the experts out on their own, ETP × EP × EDP over the same
+# ranks as the attention's TP × CP × DP: at ETP 1 each rank holds whole experts and sends its own
+# 1/TP of the tokens, the MoE block needs no TP collective, and EP may reach TP·DP·CP (a plan's
+# `etp=1`, a scenario's `etp: 1`). Qwen3-235B-A22B on 256 H100s at TP 4 · PP 8 (DP 8), its experts
+# laid out three ways (`comm.placement`, `step.step_time`, `llmcost.memory_per_gpu`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+h100_fold = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 256)
+fold_plans = {f"EP{ep}" + (" ETP1" if etp else " ETP4 (Megatron-Core's default)"):
+              parallel.make_plan(q235, 256, 512, tp=4, pp=8, ep=ep, etp=etp, zero_stage=1,
+                                 seq_len=4096, pp_split="embedding_and_loss", recompute="full")
+              for ep, etp in ((8, None), (8, 1), (32, 1))}
+for k, pl in fold_plans.items():
+    ep_row = comm.placement(pl, h100_fold).set_index("dimension").loc["EP"]
+    sb = step.step_time(q235, h100_fold, pl, 4096)
+    mem = llmcost.memory_per_gpu(q235, pl, 4096)
+    print(f"{k}: EP group every {ep_row.stride} rank(s), {ep_row.domains} node(s); weights "
+          f"{mem.weights / 1e9:.1f} GB, all-to-all {sb.ep_comm_s:.1f} s and TP "
+          f"{sb.tp_comm_s:.1f} s of a {sb.step_time_s:.1f} s step, MFU {sb.mfu:.1%}")
+
+# %% [markdown]
+# Folded at EP 8, the group is eight consecutive ranks, one node, and its all-to-all rides
+# NVLink, for more expert weights per GPU; folded at EP 32, the experts are spread as thin as in
+# the default layout while the group spans nodes again. The lines above give each figure; notebook
+# 04b breaks the steps down.
+
+# %% [markdown]
 # The MoE run the model misses most, Megatron-Bridge 25.11's Qwen3-30B-A3B on 16 H100 (FP8
 # current scaling, dropless), is priced as its shipped recipe ran: one sequence per micro-batch,
 # 12 model chunks per stage, and the batch-level EP overlap (`moe_a2a_overlap`), where
