@@ -35,10 +35,12 @@ Q235 = dict(tp=2, pp=8, cp=2, dp=4, micro_batch_size=1, n_microbatches=8, zero_s
 
 
 def test_the_readme_example_folding_lifts_ep_above_dp():
-    """TP=4, CP=2, DP=8, PP=4: EP at most 8 (it divides dp·cp = 16 only up to 16, and the
-    README's 'max EP=8' for its DP=8 is reached); with ETP=1 EP=64 (EDP = 1) runs."""
+    """TP=4, CP=2, DP=8, PP=4: the README's 'max EP=8' is the older EP <= DP rule; Megatron-Core
+    since 0.10, and the engine, carve EP out of dp·cp = 16 at ETP = TP; with ETP=1 EP=64
+    (EDP = 1) runs."""
     attn = dict(tp=4, cp=2, dp=8, pp=4)
     assert ParallelPlan(ep=8, **attn).etp is None
+    assert ParallelPlan(ep=16, **attn).etp is None
     with pytest.raises(PlanError, match=r"ep=64 must divide dp·cp = 8·2 = 16; with etp=1"):
         ParallelPlan(ep=64, **attn)
     plan = ParallelPlan(ep=64, etp=1, **attn)
@@ -85,9 +87,13 @@ def test_expert_weights_per_gpu_by_hand():
 
 def test_folded_traffic_by_hand():
     """Qwen3-30B-A3B on 64 H100s, TP2 · DP32 · EP8, 4,096 tokens, micro-batch 1, 16
-    micro-batches, no recomputation. Folded, each rank sends its own x/tp = 2,048 tokens: EP
-    bytes = (ep−1)/ep · 2 · (x/tp) · k · h · 4 · layers · m, half the unfolded layout's; its
-    MoE blocks have no TP collective, so with every layer MoE the TP bytes halve too."""
+    micro-batches, no recomputation. Megatron-Core's alltoall dispatcher with sequence
+    parallelism (``token_dispatcher.py`` ``MoEAlltoAllTokenDispatcher`` @ d98e8a64): each rank
+    sends its own x/tp = 2,048 tokens' k copies over EP, folded or not: EP bytes = (ep−1)/ep ·
+    2 · (x/tp) · k · h · 4 · layers · m. At ETP = TP the expert-TP group then all-gathers the
+    routed copies and reduce-scatters them back, each way: (tp−1)/tp · k · 2·x·h · 4 · layers ·
+    m = 206,158,430,208 B more on the TP links; folded (ETP 1), none. The attention's TP
+    collectives are the same in both (Qwen3-30B-A3B has no shared expert)."""
     m = load_model("qwen3-30b-a3b")
     cl = Cluster(H100, 64)
     base = dict(tp=2, dp=32, ep=8, micro_batch_size=1, n_microbatches=16, zero_stage=1)
@@ -95,11 +101,13 @@ def test_folded_traffic_by_hand():
     v_tp = comm_volume(m, cl, ParallelPlan(**base), seq_len=4096)
     hand = 7 / 8 * 2 * 2048 * 8 * 2048 * 4 * 48 * 16
     assert v_fold.loc["EP", "bytes_per_gpu"] == pytest.approx(hand, rel=1e-12)
-    assert v_tp.loc["EP", "bytes_per_gpu"] == pytest.approx(2 * hand, rel=1e-12)
-    assert v_fold.loc["TP", "bytes_per_gpu"] == pytest.approx(
-        0.5 * v_tp.loc["TP", "bytes_per_gpu"], rel=1e-12)
-    # where the EP group sits: consecutive ranks folded (one 8-GPU node); every 2nd rank
-    # otherwise (16 ranks, two nodes), over the network
+    assert v_tp.loc["EP", "bytes_per_gpu"] == pytest.approx(hand, rel=1e-12)
+    gather = 1 / 2 * 8 * (2 * 4096 * 2048) * 4 * 48 * 16
+    assert gather == 206_158_430_208
+    assert v_tp.loc["TP", "bytes_per_gpu"] - v_fold.loc["TP", "bytes_per_gpu"] == \
+        pytest.approx(gather, rel=1e-12)
+    # where the EP group sits: consecutive ranks folded (one 8-GPU node); the experts' TP apart
+    # otherwise, every 2nd rank (16 ranks, two nodes), over the network
     p_fold = placement(ParallelPlan(etp=1, **base), cl).set_index("dimension").loc["EP"]
     p_tp = placement(ParallelPlan(**base), cl).set_index("dimension").loc["EP"]
     assert (p_fold["stride"], p_fold["links"]) == (1, "scale-up")
@@ -200,6 +208,7 @@ def test_a_folded_scenario_ranks_and_pilots_as_it_folds():
     plan = step_scenario.scenario_plan(p)
     assert calibrate.ep_dp_unit(plan) == 8
     assert calibrate.ep_dp_unit(parallel.ParallelPlan(tp=4, dp=32, ep=32)) == 32
+    assert calibrate.ep_dp_unit(parallel.ParallelPlan(tp=4, cp=2, dp=16, ep=32)) == 16
     rec, _ = calibrate.shorthand_pilot({**p, "ledger_pilot_tokens_per_s_per_gpu": 500.0,
                                         "ledger_pilot_n_gpus": 256}, plan)
     assert (rec["n_gpus"], rec["ep"], rec["etp"]) == (256, 32, 1)
@@ -207,3 +216,38 @@ def test_a_folded_scenario_ranks_and_pilots_as_it_folds():
         calibrate.shorthand_pilot({**p, "ledger_pilot_tokens_per_s_per_gpu": 500.0,
                                    "ledger_pilot_n_gpus": 128}, plan)
     assert calibrate.illustrative_pilot_gpus(plan, 8) == 4 * 8 * 8
+
+
+def test_shared_experts_and_routed_copies_by_hand():
+    """Megatron-Core's ``SharedExpertMLP`` keeps the attention's TP group and its own
+    all-gather / reduce-scatter under sequence parallelism (``shared_experts.py`` @ d98e8a64):
+    a folded layer of DeepSeek-V3 (one shared expert) keeps the whole dense layer's TP
+    collectives, one of Qwen3-30B-A3B (none) half of them. The routed copies a rank keeps for
+    its experts' backward, 2 B · k · h per token: its own x/tp tokens' folded, the x tokens its
+    expert-TP group gathered at ETP = TP; Qwen3-30B-A3B at TP2, 4,096 tokens, no pipeline and
+    no recomputation (one micro-batch's 48 layers held): 48 · 2 · 4,096 · 8 · 2,048 · (1 − 1/2)
+    = 3,221,225,472 B more at ETP = TP."""
+    from llmcost.core.shapes import model_shapes
+    from llmcost.training import comm
+    cl = Cluster(H100, 64)
+    eff = step.StepOptions().resolve("H100-SXM").comm
+    for name, share in (("deepseek-v3", 1.0), ("qwen3-30b-a3b", 0.5)):
+        m = load_model(name)
+        cm = comm.step_comm_arrays(model_shapes(m), m, cl, eff, s=4096.0, x=4096.0, tp=2.0,
+                                   cp=1.0, ep=8.0, dp=32.0, sp=True, etp=1.0)
+        assert cm["tp_moe_fwd_s"] == pytest.approx(share * cm["tp_fwd_s"], rel=1e-12), name
+        assert cm["tp_moe_bwd_s"] == pytest.approx(share * cm["tp_bwd_s"], rel=1e-12), name
+    m = load_model("qwen3-30b-a3b")
+    base = dict(tp=2, dp=32, ep=8, micro_batch_size=1, n_microbatches=16, zero_stage=1)
+    a_tp = memory_per_gpu(m, ParallelPlan(**base), seq_len=4096).activations
+    a_fold = memory_per_gpu(m, ParallelPlan(etp=1, **base), seq_len=4096).activations
+    assert a_tp - a_fold == pytest.approx(48 * 2 * 4096 * 8 * 2048 * 0.5, rel=1e-12)
+
+
+def test_the_ep_group_sits_the_experts_tp_apart_with_cp():
+    """Megatron-Core since 0.10 gives the experts their own rank generator (cp = 1, order
+    tp-ep-dp over the expert TP; ``parallel_state.py`` @ d98e8a64): at TP2 · CP2 · DP8 · EP4
+    an EP group's ranks are 2 apart, 8 ranks in one node, not tp·cp = 4 apart."""
+    ep_row = placement(ParallelPlan(tp=2, cp=2, dp=8, ep=4), Cluster(H100, 32)).set_index(
+        "dimension").loc["EP"]
+    assert (ep_row["stride"], ep_row["domains"], ep_row["links"]) == (2, 1, "scale-up")

@@ -59,6 +59,15 @@ overlap_p2p_comm without it) and the MoE host constants were re-fitted on that a
 dense steps with pp > 1 at v = 1 slow by their sends (e.g. 3.398 -> 3.404 s); interleaved and
 pp = 1 dense plans unchanged.
 
+Re-recorded when an MoE layer at TP > 1 followed Megatron-Core's alltoall dispatcher
+(``token_dispatcher.py`` @ d98e8a64: each rank sends its own x/tp tokens' copies over EP, then
+the expert-TP group all-gathers the routed copies and reduce-scatters them back; the shared
+experts keep their TP collectives; the rank keeps x·k·h·etp/tp routed copies; the experts' own
+rank order etp-ep-edp) and MoE parallel folding (``ParallelPlan.etp``) came in: only the two MoE
+grids with TP > 1 move (their all-to-all halves at TP 2, the TP links gain the gather; their
+memory grows by the gathered copies) and the rankings, fewer plans fitting (17,724 -> 14,841);
+every step, validation and layer-table pin unchanged.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

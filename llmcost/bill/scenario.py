@@ -167,6 +167,15 @@ def _one_of(*allowed):
     return check
 
 
+def _etp(name, v):
+    """The experts' tensor parallelism: 0 (tp, the default) or 1 (MoE parallel folding)."""
+    if isinstance(v, bool) or v not in (0, 1):
+        raise ScenarioError(f"{name}={v!r} must be 0 (the experts' TP equal to tp: Megatron-Core's "
+                            "default, what expert_tensor_parallel_size = tensor_model_parallel_size "
+                            "means) or 1 (MoE parallel folding: expert_tensor_parallel_size 1)")
+    return v
+
+
 def _model(name, v):
     """A catalogue name (its catalogue spelling) or a Hugging Face config: the absolute path of
     the ``config.json`` read, also when ``v`` names the folder holding it (the folder of a
@@ -317,11 +326,13 @@ def _phases(name, v):
 def _pilot(name, v):
     """A list of pilot runs (``llmcost.training.calibrate.PILOT_KEYS``): the GPU count and the
     measured tokens/s per GPU required; the plan fields default to 1 (``tp``, ``pp``, ``cp``,
-    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage``, ``recompute`` to the
-    scenario's (0 and none where it leaves them to the search);
+    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage``, ``recompute`` and
+    ``etp`` (0 or 1, as the scenario's key) to the scenario's (0 and none where it leaves them
+    to the search);
     ``seq_len`` and ``global_batch_tokens`` default to the scenario's. The deep checks
     (roofline, memory, plan rules) run when the pilot is calibrated."""
-    return _records({k: (kind, _positive if kind in ("int", "float") and k != "zero_stage"
+    return _records({k: (kind, _etp if k == "etp" else _positive
+                         if kind in ("int", "float") and k != "zero_stage"
                          else None) for k, kind in PILOT_KEYS.items()},
                     ("n_gpus", "tokens_per_s_per_gpu"))(name, v)
 
@@ -389,10 +400,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("cp", "int", "context-parallel size; 0: chosen", _nonnegative),
     Param("ep", "int", "expert-parallel size (carved out of dp·cp; of tp·dp·cp with etp 1); "
           "0: chosen", _nonnegative),
-    Param("etp", "int", "the routed experts' tensor-parallel size: 0 (default) = tp, "
-          "Megatron-Core's default; 1 = MoE parallel folding (the experts run ETP1 × EP over "
-          "the attention's TP × CP × DP ranks, so ep may exceed dp·cp; arXiv:2504.14960)",
-          _one_of(0, 1)),
+    Param("etp", "int", "experts' tensor parallelism: 0 = tp (default); 1 = MoE parallel "
+          "folding, ep over tp·dp·cp (Megatron-Core expert_tensor_parallel_size 1; "
+          "arXiv:2504.14960)", _etp),
     Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP); -1: chosen",
           _one_of(-1, 0, 1, 2, 3)),
     Param("recompute", "str", "activation recomputation",

@@ -355,12 +355,12 @@ PILOT_KEYS = {"n_gpus": "int", "tokens_per_s_per_gpu": "float", "tp": "int", "pp
 
 
 def ep_dp_unit(plan: ParallelPlan) -> int:
-    """The data-parallel ranks a plan's expert parallelism needs a whole number of: EP (a pilot
-    keeps whole EP groups inside its DP ranks, ``ep`` dividing dp), or, under MoE parallel
-    folding (``etp`` 1, ``ep`` dividing tp·dp·cp), ``ep / gcd(ep, tp·cp)``."""
+    """The data-parallel ranks a plan's expert parallelism needs a whole number of, for ``ep``
+    to divide the ranks it is carved from: ``ep / gcd(ep, cp)`` (dp·cp, the experts' TP equal
+    to tp), or, under MoE parallel folding (``etp`` 1: tp·dp·cp), ``ep / gcd(ep, tp·cp)``."""
     if plan.etp == 1:
         return plan.ep // math.gcd(plan.ep, plan.tp * plan.cp)
-    return max(1, plan.ep)
+    return plan.ep // math.gcd(plan.ep, plan.cp)
 
 
 @dataclass(frozen=True)
@@ -1202,7 +1202,7 @@ def pilots_from_scenario(p: dict) -> list:
                              zero_stage=int(r.get("zero_stage", zero)),
                              recompute=r.get("recompute", recompute), seq_len=s,
                              pp_split=r.get("pp_split", p.get("pp_split", "even")),
-                             etp=r.get("etp", 1 if p.get("etp") == 1 else None))
+                             etp=1 if r.get("etp", p.get("etp")) == 1 else None)
             mem = r.get("peak_memory_gb")
             hbm = acc.hbm_bytes
             if mem is not None and hbm and float(mem) * 1e9 > hbm:

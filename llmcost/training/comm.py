@@ -423,9 +423,11 @@ def check_plan_on_cluster(plan, cluster: Cluster) -> None:
 def placement(plan, cluster: Cluster) -> pd.DataFrame:
     """Which parallel dimensions sit inside a scale-up domain and which cross the network.
 
-    Rank order TP, CP, EP/DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``); under MoE parallel folding
-    (``etp=1`` below tp) the EP group is ``ep`` consecutive ranks (the experts' own order
-    etp-ep-edp, Megatron-Core ``initialize_model_parallel``). Returns one row per
+    Rank order TP, CP, DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``) for the attention; the experts
+    have their own order, etp-ep-edp (Megatron-Core since core 0.10,
+    ``parallel_state.initialize_model_parallel``'s expert rank generator), so the EP group's
+    ranks are the experts' TP (``etp``: tp, or 1 under MoE parallel folding) apart. Returns one
+    row per
     dimension with ``group_size``, ``stride``, ``members_per_domain``, ``domains`` and ``links``
     ("scale-up" when the whole group fits in one domain, "scale-out" when it has one member per
     domain, "both" otherwise; PP lists where its neighbouring stages are). A hybrid-sharded plan
@@ -440,7 +442,7 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
     check_plan_on_cluster(plan, cluster)
     dom = int(cluster.scaleup_domain_size)
     dims = [("TP", plan.tp, 1), ("CP", plan.cp, plan.tp),
-            ("EP", plan.ep, 1 if getattr(plan, "etp", None) == 1 else plan.tp * plan.cp),
+            ("EP", plan.ep, getattr(plan, "expert_tp", plan.tp)),
             ("DP (dense, with CP)", plan.dp * plan.cp, plan.tp),
             ("PP", plan.pp, plan.tp * plan.cp * plan.dp)]
     if getattr(plan, "fsdp_shard_size", None) is not None:     # HSDP: shard group, replicas
@@ -566,10 +568,15 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     collectives of the caller's sizes).
 
     ``etp``: the routed experts' tensor-parallel size (``shapes.expert_tp``; None: ``tp``).
-    Under MoE parallel folding (etp = 1 < tp, with sequence parallelism) each rank dispatches
-    its own ``x/tp`` tokens over an EP group of consecutive ranks (Megatron-Core's expert
-    ranks in the order etp-ep-edp), and the MoE block has no TP collective: its layer keeps
-    the attention's all-gather and reduce-scatter, half the dense layer's.
+    An MoE layer as Megatron-Core's alltoall dispatcher runs it (``token_dispatcher.py``
+    ``MoEAlltoAllTokenDispatcher``, NVIDIA/Megatron-LM @ d98e8a64; its experts' own rank
+    generator since core 0.10, ``parallel_state.initialize_model_parallel``, orders them
+    etp-ep-edp): with sequence parallelism each rank sends its own ``x/tp`` tokens' ``k``
+    copies over an EP group of ranks ``etp`` apart, then the expert-TP group all-gathers what
+    its ranks received (``2·k·x·h`` bytes gathered; reduce-scattered on the way back), none at
+    etp = 1 (MoE parallel folding); the layer's other TP collectives are its attention's
+    all-gather and reduce-scatter (half the dense layer's) and, with shared experts, theirs
+    (the other half: ``SharedExpertMLP`` keeps the attention's TP).
 
     One plan (``s`` a float, ``x`` … ``dp`` float64 numbers, ``sp`` a bool: what ``step_time``
     passes) is answered from a memo (``_step_comm_scalar``: the same values, each a
@@ -658,9 +665,8 @@ def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep
     # a deduplicating dispatcher sends (moe_dispatch_copies); the dispatch in
     # MOE_DISPATCH_BYTES[moe_dispatch_dtype] per element, the combine in BF16 (forward and
     # backward alike, DeepSeek-V3 §3.3.3): one dispatch + one combine each way
-    # (MoE parallel folding, etp < tp: each rank's own x/tp tokens over consecutive ranks)
-    folded = etp < tp
-    x_e, ep_stride = x * etp / tp, np.where(folded, etp, tp * cp)
+    # each rank's own x/tp tokens (sequence parallelism) over an EP group etp ranks apart
+    x_e, ep_stride = np.where(sp, x / tp, x), etp
     if not c.is_moe:
         a2a_pair = 0.0 * x
     else:
@@ -681,10 +687,24 @@ def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep
         "tp_fwd_s": tp_fwd, "tp_bwd_s": tp_bwd, "edge_tp_s": edge,
         "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs, "cp_dkv_s": np.where(cp > 1, cp_dkv, 0.0),
         "ep_fwd_s": a2a_pair, "ep_bwd_s": a2a_pair,
-        "tp_moe_fwd_s": np.where(folded, tp_fwd / 2.0, tp_fwd),
-        "tp_moe_bwd_s": np.where(folded, tp_bwd / 2.0, tp_bwd),
+        **_moe_tp_times(c, fig, act, tp, etp, sp, tp_fwd, tp_bwd),
         "pp_p2p_s": p2p + regather, "fig": fig,
     }
+
+
+def _moe_tp_times(c, fig, act, tp, etp, sp, tp_fwd, tp_bwd) -> dict:
+    """An MoE layer's TP collectives per micro-batch, forward and backward
+    (``step_comm_arrays``' docstring): the attention's half of the dense layer's
+    (``tp_fwd``, ``tp_bwd``), the shared experts' other half where the model has them, and the
+    expert-TP group's all-gather and reduce-scatter of the routed copies (``k · act`` bytes
+    over ``etp`` ranks) each way: ``{"tp_moe_fwd_s", "tp_moe_bwd_s"}``."""
+    share = 1.0 if c.ns else 0.5
+    if not c.is_moe:
+        return {"tp_moe_fwd_s": share * tp_fwd, "tp_moe_bwd_s": share * tp_bwd}
+    routed = fig.time("all_gather", c.k * act, etp, 1) + fig.time("reduce_scatter", c.k * act,
+                                                                  etp, 1)
+    routed = np.where(etp > 1, routed, 0.0)
+    return {"tp_moe_fwd_s": share * tp_fwd + routed, "tp_moe_bwd_s": share * tp_bwd + routed}
 
 
 def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
@@ -749,7 +769,7 @@ class _VolumeStage:
     sequence parallelism with tp > 1; ``full``: full recomputation; ``rc`` = 1 under it, else
     0), tokens per micro-batch on a rank ``x = s/cp·b``, the layers of the most loaded
     pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm) and the experts'
-    tensor-parallel size ``etp`` (``ParallelPlan.expert_tp``)."""
+    tensor-parallel size ``etp`` (``ParallelPlan.expert_tp``; None: t)."""
 
     t: float
     cp: float
@@ -765,12 +785,12 @@ class _VolumeStage:
     nd: float
     nm: float
     layers: float
-    etp: float = 1.0
+    etp: float | None = None
 
     @property
-    def folded(self) -> bool:
-        """MoE parallel folding: the experts' TP below the attention's."""
-        return self.etp < self.t
+    def et(self) -> float:
+        """The experts' TP: ``etp``, else t."""
+        return self.t if self.etp is None else self.etp
 
 
 def _volume_stage(model, plan, s: float) -> _VolumeStage:
@@ -796,20 +816,25 @@ def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
     micro-batch (two all-reduces, or two all-gathers + two reduce-scatters with SP), ×(1 + rc)
     under full recomputation; backward 4 units (6 with SP: the LayerNorm output re-gathered).
     ``bytes = (t−1)/t · A · (4·(1 + rc) + 4 or 6) · layers · m``; collectives per step
-    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``. Under MoE
-    parallel folding an MoE layer counts half a layer (its attention's collectives only:
-    ``layers = nd + nm/2``)."""
-    t, rc, sp = st.t, st.rc, st.sp
+    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``. An MoE
+    layer counts half a layer (its attention's collectives), a whole one with shared experts,
+    ``layers = nd + nm·(1/2 or 1)``, and its expert-TP group (``e = etp`` ranks, above 1)
+    all-gathers and reduce-scatters the routed copies each way, ``(e−1)/e · k·A · (2·(1 + rc)
+    + 2) · nm · m`` bytes more (Megatron-Core's alltoall dispatcher; ``_moe_tp_times``)."""
+    t, rc, sp, e = st.t, st.rc, st.sp, st.et
     act = 2.0 * st.x * c.h
     tp_units_f = 4.0
     tp_units_b = (6.0 if sp else 4.0)
-    layers = st.nd + (0.5 if st.folded else 1.0) * st.nm
-    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * st.m
+    layers = st.nd + (1.0 if c.ns else 0.5) * st.nm if c.is_moe else st.layers
+    routed = (e - 1) / e * c.k * act * (2.0 * (1 + rc) + 2.0) * st.nm * st.m \
+        if c.is_moe else 0.0
+    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * st.m + routed
     tp_time = ((float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * st.nd
                + (float(cm["tp_moe_fwd_s"]) * (1 + rc) + float(cm["tp_moe_bwd_s"])) * st.nm) * st.m
+    count = ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * st.m \
+        + ((2.0 * (1 + rc) + 2.0) * st.nm * st.m if c.is_moe and e > 1 else 0.0)
     return ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
-            ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * st.m
-            if t > 1 else 0, tp_bytes, tp_time, place["TP"])
+            count if t > 1 else 0, tp_bytes, tp_time, place["TP"])
 
 
 def _cp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
@@ -830,10 +855,11 @@ def _ep_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
     """``comm_volume``'s EP row (Lepikhin et al. 2020; Fedus et al. 2021): per MoE layer and
     micro-batch a dispatch and a combine all-to-all forward and the transposed pair backward,
     the k routed copies of each token, ``2·x·k·h`` bytes each: ``bytes = (ep−1)/ep · 2xkh ·
-    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives. Under MoE
-    parallel folding the rank sends its own ``x/t`` tokens (``x·etp/t``)."""
+    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives. With
+    sequence parallelism the rank sends its own ``x/t`` tokens (Megatron-Core's alltoall
+    dispatcher, at either expert TP)."""
     ep, rc = st.ep, st.rc
-    a2a = 2.0 * st.x * st.etp / st.t * c.k * c.h
+    a2a = 2.0 * (st.x / st.t if st.sp else st.x) * c.k * c.h
     ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * st.nm * st.m if c.is_moe else 0.0
     ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * st.nm * st.m \
         if c.is_moe else 0.0
@@ -867,14 +893,15 @@ def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: 
     HSDP once per step an all-reduce of each rank's gradient shard over the replicas. Bytes per
     collective as the module docstring's ring formulas, times by NCCL's cost model
     (``fig.nccl``), as the step engine times them. The routed experts' group is the
-    expert-data-parallel one, ``g·t/(etp·ep)`` ranks (``g/ep`` at stride t·cp·ep at etp = t;
-    ``g·t/ep`` at stride ep under MoE parallel folding)."""
+    expert-data-parallel one, ``g·t/(etp·ep)`` ranks at stride etp·ep (the experts' rank order
+    etp-ep-edp: ``g/ep`` at stride t·ep at etp = t; ``g·t/ep`` at stride ep under MoE parallel
+    folding)."""
     t, cp, ep, dp = float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp)
     et = float(getattr(plan, "expert_tp", plan.tp))
     m = float(plan.n_microbatches)
     g = dp * cp
     gx = max(g * t / (et * ep), 1.0)
-    stx0 = et * ep if et < t else t * cp * ep
+    stx0 = et * ep
 
     def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=stx0, p_ne=p_ne, p_ex=p_ex):
         units = 2.0 if op == "all_reduce" else 1.0

@@ -561,11 +561,16 @@ def _check_recompute(recompute):
 
 
 def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout,
-                       practice: MemoryPractice = DEFAULT_PRACTICE):
+                       practice: MemoryPractice = DEFAULT_PRACTICE, etp=None):
     """Per-rank activation bytes of one layer per micro-batch: (dense stored by recompute mode,
     moe stored by mode, score term, lse term, checkpoint, the selective working set).
 
     ``x`` = tokens per micro-batch on this rank before TP (s/cp·b); ``s`` = keys per query.
+    The routed token copies an MoE layer keeps (its experts' fc1 input, ``k·h`` per token): with
+    sequence parallelism each rank dispatches its own ``x/tp`` tokens, and the expert-TP group
+    (``etp`` ranks; None: tp) all-gathers what its ranks received, so a rank holds
+    ``x·k·h·etp/tp`` of them (Megatron-Core ``MoEAlltoAllTokenDispatcher``: all-to-all over EP,
+    then all-gather over the expert-TP group); without it, ``x·k·h``.
     Returns dicts keyed by recompute mode for dense and MoE layers, and the per-layer working set
     for each mode.
 
@@ -614,9 +619,10 @@ def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout,
     rep_dense = rep_attn + norms + ln_b * x * h + mask
     split_dense = split_attn + (act_in + fc2_b) * x * c.f / tp
     tok_b = 1.0 if fp8 else 2.0             # each dispatched token copy, the experts' fc1 input
-    rep_moe = rep_attn + norms + ln2_moe_b * x * h + mask + tok_b * x * h * c.k + 4 * x * c.E
-    split_moe = split_attn + x * c.fe * ((act_in + moe_fc2_b) * c.k
-                                         + (act_in + fc2_b) * c.ns) / tp
+    rep_moe = rep_attn + norms + ln2_moe_b * x * h + mask + 4 * x * c.E
+    copies = tok_b * x * h * c.k * np.where(sp, (tp if etp is None else etp) / tp, 1.0)
+    split_moe = split_attn + copies + x * c.fe * ((act_in + moe_fc2_b) * c.k
+                                                  + (act_in + fc2_b) * c.ns) / tp
     core = lse if flash else score          # what selective recomputation drops
     sel_dense = rep_dense / div + split_dense
     sel_moe = rep_moe / div + split_moe
@@ -1157,7 +1163,7 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
     return _PlanMemory(
         c=c, rcp=get_recipe(recipe), shape=shape, pp=pp, v=v, m=m, z=z, rc=rc, sched=sched,
         tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout,
-                                             practice),
+                                             practice, etp=etf),
         dropout=dropout, zero_scales=_zero_scales(z, group),
         expert_scales=_zero_scales(z, group * tpf / (etf * ep)), p_dense=p_dense, p_moe=p_moe,
         p_expert=p_expert, emb=emb, head=head, unit=unit, keep=keep,
@@ -1519,7 +1525,7 @@ def expert_capacity_tokens(tokens, top_k, n_experts, capacity_factor):
 
 
 def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=1,
-                                       tp=1, cp=1, load_factor=1.25):
+                                       tp=1, cp=1, load_factor=1.25, etp=None):
     """Extra activation bytes one MoE layer keeps per micro-batch on one GPU when the routed
     experts' buffers hold ``load_factor`` × the mean load instead of the mean.
 
@@ -1528,7 +1534,11 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     dispatch copy (2·h bytes) and the expert FFN's activations (2·(3 if gated else 2)·f_e bytes,
     ÷ tp). Under EP each GPU's experts receive (E/ep) × C tokens, C = ``expert_capacity_tokens``
     over the ep ranks' x·ep tokens, i.e. capacity_factor × x·k, independent of ep. So the extra
-    is (load_factor − 1) × x·k × (2h + 2·m·f_e/tp), m = 3 gated, 2 plain. ``load_factor`` is the
+    is (load_factor − 1) × x·k × (2h + 2·m·f_e/tp), m = 3 gated, 2 plain. With the experts' own
+    tensor parallelism ``etp`` (None: tp; 1 under MoE parallel folding) a rank holds x·k·etp/tp
+    copies (sequence parallelism: its own x/tp tokens' copies, all-gathered over the etp
+    ranks) at width f_e/etp: (load_factor − 1) × x·k × (2h·etp/tp + 2·m·f_e/tp).
+    ``load_factor`` is the
     capacity factor with token dropping, or the busiest GPU's load ÷ the mean for dropless
     routing (whose buffers follow the real load: memory peaks on the most loaded rank).
 
@@ -1542,9 +1552,12 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     if np.any(lf < 1):
         raise ValueError(f"load_factor={load_factor!r} must be >= 1 (buffers at least the mean)")
     c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
+    e = t if etp is None else as_array(etp, "etp", positive=True, integer=True)
+    if np.any((e != 1) & (e != t)):
+        raise ValueError(f"etp={etp!r} must be tp or 1 (MoE parallel folding)")
     x = s / cpa * b
     ffn_mult = 6 if c.gated else 4
-    return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
+    return scalar_or_array((lf - 1) * x * c.k * (2 * c.h * e / t + ffn_mult * c.fe / t))
 
 
 #: The load factor ``moe_imbalance_extra_bytes`` checks a plan against by default: 1.25, the
@@ -1573,7 +1586,8 @@ def moe_imbalance_extra_bytes(model: ModelSpec, plan, seq_len: int,
     ValueError for a dense model or a load factor below 1 (``moe_capacity_extra_bytes_per_layer``).
     """
     per_layer = float(moe_capacity_extra_bytes_per_layer(
-        model, seq_len, plan.micro_batch_size, plan.tp, plan.cp, load_factor))
+        model, seq_len, plan.micro_batch_size, plan.tp, plan.cp, load_factor,
+        getattr(plan, "expert_tp", plan.tp)))
     if plan.recompute == "full":
         return per_layer
     layers = -(-model.n_moe_layers // plan.pp)

@@ -95,8 +95,9 @@ RULES = {
                 "virtual_stages = 1",
     "interleaved_microbatches": "the interleaved schedule needs n_microbatches divisible by pp",
     "ep_group": "ep must divide dp·cp (tp·dp·cp with etp=1: MoE parallel folding)",
-    "etp": "etp (the experts' tensor parallelism) must be tp (None) or 1 (MoE parallel "
-           "folding, which needs sequence parallelism when tp > 1 and no HSDP shard group)",
+    "etp": "etp (the experts' tensor parallelism) must be tp (a scenario's etp 0) or 1 (MoE "
+           "parallel folding, for an MoE model; at tp > 1 it needs sequence parallelism, which "
+           "some stacks lack, and no HSDP shard group)",
     "tp_heads": "tp must divide n_heads",
     "tp_kv_heads": "tp must divide n_kv_heads, or be a multiple of it (KV heads replicated) on "
                    "a stack that replicates them",
@@ -375,9 +376,10 @@ class ParallelPlan:
         (a value equal to tp is stored as None); ``1`` = MoE parallel folding (Liu et al. 2025,
         arXiv:2504.14960; Megatron-Core's MoE README, "MoE Parallel Folding"): the MoE layers
         run as ETP1 × EP × EDP over the same tp·dp·cp ranks as the attention's TP × CP × DP, so
-        ``ep`` may exceed dp·cp (e.g. TP4 · CP2 · DP8 allows EP up to 64 instead of 8), each rank
-        holds whole experts and dispatches its own x/tp tokens, and the MoE block has no TP
-        collective. Rule ``etp`` (see ``RULES``).
+        ``ep`` may exceed dp·cp (e.g. TP4 · CP2 · DP8 allows EP up to 64 instead of dp·cp =
+        16), each rank holds whole experts, its EP group is consecutive ranks, and the routed
+        tokens need no all-gather over TP (shared experts keep theirs). Rule ``etp`` (see
+        ``RULES``).
 
     Raises
     ------
@@ -560,7 +562,21 @@ class ParallelPlan:
         _check_model_rules(model, self.tp, self.pp, self.cp, self.ep, self.virtual_stages,
                            self.sequence_parallel, self.pp_split,
                            model.seq_len if seq_len is None else int(seq_len))
+        check_etp_model(model, self.etp)
         return self
+
+
+def check_etp_model(model, etp) -> None:
+    """Rule ``etp`` on the model: folding the experts (``etp`` 1) needs routed experts.
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        ``etp`` 1 for a dense model, naming it.
+    """
+    if etp == 1 and not model.is_moe:
+        raise PlanError("etp", f"etp=1: {model.name} is dense (no experts to fold), so etp "
+                               "must be 0 (tp)")
 
 
 def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
@@ -972,6 +988,7 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
                                    f"n_gpus={cluster.n_gpus}")
     _check_model_rules(model, t, q, c, fixed.get("ep", 1), fixed.get("virtual_stages", 1), False,
                        pp_split, seq)
+    check_etp_model(model, fixed.get(ETP_KEY))
     check_tp_kv_heads(model, t, bool((allowed or {}).get("tp_kv_replication", True)))
     z_max = int((allowed or {}).get("zero_max_with_pp", 3))
     if q > 1 and fixed.get("zero_stage", 0) > z_max:
@@ -1670,9 +1687,10 @@ def _folded_rows(g: PlanGrid, hsdp, cols: dict):
     if not g.folds():
         return hsdp
     if isinstance(hsdp, tuple):
-        raise ValueError(f"fsdp_shard_size={g.fsdp_shard_size!r} with etp=1: hybrid sharding "
-                         "is not priced under MoE parallel folding (leave fsdp_shard_size "
-                         "'full' or etp None)")
+        sizes = ", ".join(str(v) for v in hsdp)
+        raise ValueError(f"fsdp_shard_size {sizes} with etp=1: hybrid sharding is not priced "
+                         "under MoE parallel folding (leave fsdp_shard_size 'full', or set "
+                         "etp 0)")
     cols["etp"] = np.ones(len(cols["tp"]), dtype=np.int64)
     return None
 

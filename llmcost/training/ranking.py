@@ -94,10 +94,10 @@ def _routable(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, opts: Ste
     limit = opts.resolve(cluster.accelerator.name).comm.moe_node_limit
     if plans.empty or not model.is_moe or limit is None:
         return np.ones(len(plans), dtype=bool)
-    # the EP group's stride: tp·cp, or 1 under MoE parallel folding (an etp column of 1)
-    stride = (plans["tp"] * plans["cp"]).to_numpy()
+    # the EP group's stride: the experts' TP (tp, or an etp column's 1: MoE parallel folding)
+    stride = plans["tp"].to_numpy()
     if "etp" in plans:
-        stride = np.where(plans["etp"].to_numpy() < plans["tp"].to_numpy(), 1, stride)
+        stride = np.minimum(plans["etp"].to_numpy(), stride)
     return node_limit_routable(model.n_experts, model.n_experts_active, plans["ep"].to_numpy(),
                                stride, cluster.scaleup_domain_size, limit)
 

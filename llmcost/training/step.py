@@ -1618,19 +1618,18 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
 class _DPTraffic:
     """A stage's data-parallel and ZeRO traffic (``_stage_parts``): the ZeRO groups of the dense
     parameters (dp·cp ranks at stride tp) and of the routed experts (the expert-data-parallel
-    group, ``tp·dp·cp / (etp·ep)`` ranks: dp·cp/ep at stride tp·cp·ep at etp = tp, tp·dp·cp/ep
-    at stride ep under MoE parallel folding, etp = 1, whose expert ranks run in the order
-    etp-ep-edp: Megatron-Core ``parallel_state.initialize_model_parallel``'s expert rank
-    generator), ZeRO-3's shard groups (HSDP: f < dp·cp) and their replicas, and the
-    collectives' times through NCCL's cost model (``comm.nccl_collective_time``)."""
+    group, ``tp·dp·cp / (etp·ep)`` ranks at stride etp·ep, the experts' own rank order
+    etp-ep-edp since Megatron-Core 0.10, ``parallel_state.initialize_model_parallel``'s expert
+    rank generator: dp·cp/ep at stride tp·ep at etp = tp, tp·dp·cp/ep at stride ep under MoE
+    parallel folding, etp = 1), ZeRO-3's shard groups (HSDP: f < dp·cp) and their replicas,
+    and the collectives' times through NCCL's cost model (``comm.nccl_collective_time``)."""
 
     def __init__(self, fig, g: StageGeometry, o: ResolvedOptions, tpf):
         self.fig, self.o, self.z = fig, o, g.z
         etp = tpf if g.etp is None else g.etp
-        folded = etp < tpf
         self.g_dp = g.dp * g.cp                            # ZeRO group of the dense parameters
         self.g_ex = np.maximum(self.g_dp * tpf / (etp * g.ep), 1.0)   # ... of the routed experts
-        self.st_dp, st_ex = tpf, _pick(folded, etp * g.ep, tpf * g.cp * g.ep)
+        self.st_dp, st_ex = tpf, etp * g.ep
         self.gb, self.wb = float(o.recipe.grads_bytes), 2.0  # reduced grad, gathered 16-bit weight
         # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
         self.f_ne = self.g_dp if g.shard is None else g.shard

@@ -175,7 +175,8 @@ plots.parallelism_pictures();
 
 # %% [markdown]
 # GPUs in a plan = DP × TP × PP × CP. EP does not add GPUs: the expert ranks are carved out of the
-# DP × CP group (as in Megatron-LM). A plan must also keep a few divisibility rules (section 8
+# DP × CP group (as in Megatron-LM), or, with the experts folded (`etp: 1`, notebook 04), out of all
+# TP × DP × CP ranks of a pipeline stage. A plan must also keep a few divisibility rules (section 8
 # lists them); a plan that breaks one raises an error naming it, e.g.
 # `tp=3 must divide n_heads=64`.
 #
@@ -208,7 +209,8 @@ plots.parallelism_pictures();
 # DP size (FSDP2's `fully_shard` on a 2-D device mesh; `reshard_after_forward=False` ≈ ZeRO-2).
 #
 # **Which group?** Dense weights are the same on all DP *and* CP ranks, so their ZeRO group has
-# dp·cp ranks; routed experts are divided over ep ranks inside that group, so theirs has dp·cp/ep.
+# dp·cp ranks; routed experts are divided over ep ranks inside that group, so theirs has dp·cp/ep
+# (tp·dp·cp/ep with the experts folded, `etp: 1`).
 # With TP and PP, Ψ is the parameters of one model shard. The ZeRO paper's own example, 7.5B
 # parameters on 64 GPUs (Fig. 1: 120, 31.4, 16.6 and 1.9 GB):
 
@@ -446,7 +448,7 @@ print(f"pipeline bubble: {plan.bubble_fraction():.1%} of the ideal compute time 
 #
 # Expert parallelism divides the routed experts of an MoE model, which hold most of its
 # parameters (Mixtral 8x7B: 45 of its 47B). With ZeRO, the experts' optimizer states are sharded
-# over dp·cp/ep ranks, so EP mainly removes weight and gradient copies:
+# over dp·cp/ep ranks (tp·dp·cp/ep folded), so EP mainly removes weight and gradient copies:
 
 # %%
 mx = llmcost.load_model("mixtral-8x7b")

@@ -366,8 +366,10 @@ plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does
 #
 # ## 4. What each parallel dimension sends
 #
-# Ranks are numbered with TP innermost, then CP, then EP and DP, then PP (Megatron-LM's order), so
-# a TP group of up to 8 sits on one NVLink board and the other groups stride across boards:
+# Ranks are numbered with TP innermost, then CP, then DP, then PP (Megatron-LM's order), so a TP
+# group of up to 8 sits on one NVLink board and the other groups stride across boards; the experts
+# have their own order (expert TP, then EP; Megatron-Core since 0.10), so an EP group's ranks sit
+# the experts' TP apart:
 
 # %%
 plots.table(comm.placement(plan, cluster))
@@ -784,12 +786,15 @@ for run, (pp, m, v) in {"GPT-OSS 120B, PP 1, GA 5": (1, 5, 1),
 # at the attention's TP (Megatron-Core's default: `expert_tensor_parallel_size` equals
 # `tensor_model_parallel_size`), expert parallelism is carved out of the data-parallel ranks, so EP
 # is at most DP·CP, and its ranks sit TP apart: at TP 4 an EP group of 8 spans four 8-GPU nodes and
-# its all-to-all crosses the network. MoE parallel folding (Liu et al. 2025, arXiv:2504.14960;
-# Megatron-Core's MoE README) lays the experts out on their own, ETP × EP × EDP over the same
-# ranks as the attention's TP × CP × DP: at ETP 1 each rank holds whole experts and sends its own
-# 1/TP of the tokens, the MoE block needs no TP collective, and EP may reach TP·DP·CP (a plan's
-# `etp=1`, a scenario's `etp: 1`). Qwen3-235B-A22B on 256 H100s at TP 4 · PP 8 (DP 8), its experts
-# laid out three ways (`comm.placement`, `step.step_time`, `llmcost.memory_per_gpu`):
+# its all-to-all crosses the network; each rank then all-gathers, over its TP group, the routed
+# tokens the others received (Megatron-Core's alltoall dispatcher). MoE parallel folding (Liu et
+# al. 2025, arXiv:2504.14960; Megatron-Core's MoE README) lays the experts out on their own, ETP ×
+# EP × EDP over the same ranks as the attention's TP × CP × DP: at ETP 1 each rank holds whole
+# experts, its EP group is consecutive ranks, the routed tokens need no TP gather (shared experts
+# keep theirs), and EP may reach TP·DP·CP (a plan's `etp=1`, a scenario's `etp: 1`).
+# Qwen3-235B-A22B on 256 H100s at TP 4 · PP 8 (DP 8), 512 sequences of 4,096 tokens, full
+# recomputation, 1F1B (an illustration, not the scenario), its experts laid out three ways
+# (`comm.placement`, `step.step_time`, `llmcost.memory_per_gpu`):
 
 # %%
 # NBVAL_CHECK_OUTPUT

@@ -607,9 +607,10 @@ for regime, g in vt.loc[fd][vt.loc[fd, "split"] == "held-out"].groupby("regime")
 # %%
 counts = 2 ** np.arange(6, 16)
 gb = p["global_batch_tokens"] // p["seq_len"]
-strong = step.scaling_study(spec, gpu, counts, p["seq_len"], global_batch=gb, **opts)
+fold = {"etp": p["etp"] or None}   # 1: the experts folded, as the scenario's plan
+strong = step.scaling_study(spec, gpu, counts, p["seq_len"], global_batch=gb, **opts, **fold)
 weak = step.scaling_study(spec, gpu, counts, p["seq_len"], batch_per_gpu=gb / p["n_gpus"],
-                          **opts)
+                          **opts, **fold)
 plots.scaling_curves(strong, weak, title=f"{spec.name} on {gpu.name}");
 
 # %%
