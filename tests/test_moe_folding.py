@@ -191,6 +191,10 @@ def test_a_scenario_folds_its_plan():
     assert (plan.tp, plan.ep, plan.etp) == (4, 32, 1)
     with pytest.raises(ValueError, match="etp"):
         validate_parameter("etp", 2)
+    # unfolded, EP 32 exceeds DP·CP = 8: the search's refusal names the key that would run it
+    with pytest.raises(PlanError, match=r"ep_group.*with etp: 1 \(MoE parallel folding\) ep "
+                                        r"need only divide tp·dp·cp"):
+        step_scenario.scenario_plan({**free, "etp": 0})
 
 
 def test_a_folded_scenario_ranks_and_pilots_as_it_folds():
@@ -251,3 +255,14 @@ def test_the_ep_group_sits_the_experts_tp_apart_with_cp():
     ep_row = placement(ParallelPlan(tp=2, cp=2, dp=8, ep=4), Cluster(H100, 32)).set_index(
         "dimension").loc["EP"]
     assert (ep_row["stride"], ep_row["domains"], ep_row["links"]) == (2, 1, "scale-up")
+
+
+def test_folding_a_dense_model_or_an_odd_value_is_refused_by_name():
+    from llmcost.bill.scenario import validate_parameter
+    from llmcost.training import parallel
+    dense = load_model("llama-3.1-8b")
+    with pytest.raises(PlanError, match="llama-3.1-8b is dense .*etp must be 0"):
+        parallel.make_plan(dense, 8, 8, tp=2, etp=1)
+    with pytest.raises(ValueError, match=r"etp=4 must be 0 \(the experts' TP equal to tp"):
+        validate_parameter("etp", 4)
+    assert validate_parameter("etp", 1) == 1

@@ -1062,6 +1062,9 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
                       tp_max=cluster.accelerator.scaleup_domain_size or None)
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
+    if rule == "ep_group" and fixed.get(ETP_KEY) != 1 and fixed.get("tp", 2) > 1:
+        detail += ("; with etp: 1 (MoE parallel folding) ep need only divide tp·dp·cp, so it may "
+                   "exceed the data-parallel group")
     if hint:  # the hint says what to change; the rule tally would only repeat it in code terms
         return PlanError("batch", f"no valid plan for {model.name} on {cluster.n_gpus} GPUs: "
                                   f"{hint}")
