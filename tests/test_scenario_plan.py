@@ -393,3 +393,19 @@ def test_every_notebook_that_shows_the_plan_reads_every_key_that_chooses_it():
     assert len(showing) >= 5, showing  # 02, 03, 04, 04b, 09
     for nb in showing:
         assert plan_keys <= declared[nb], (nb, sorted(plan_keys - declared[nb]))
+
+
+def test_a_scenarios_validation_and_its_step_search_its_plan_once(monkeypatch):
+    # bill.scenario's cross-check builds the scenario's plan, and step_scenario.scenario_step
+    # prices it: both give the model, so the plan memo (keyed by it) searches the plan once
+    searched = []
+    real = step_scenario.plan_from_parameters
+    monkeypatch.setattr(step_scenario, "_PLAN_MEMO", {})
+    monkeypatch.setattr(step_scenario, "plan_from_parameters",
+                        lambda p, model=None, **k: searched.append(p["n_gpus"])
+                        or real(p, model, **k))
+    p = validate_parameters(model="llama-2-7b", accelerator="H100-SXM", n_gpus=96,
+                            seq_len=4096, global_batch_tokens=4096 * 96, tp=0)
+    assert searched == [96]
+    plan, _ = step_scenario.scenario_step(p)
+    assert searched == [96] and plan.n_gpus == 96

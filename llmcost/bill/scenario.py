@@ -1113,8 +1113,9 @@ def _cross_check(p: dict) -> None:
         _check_batch_feeds_gpus(p)  # of a report without a plan (00, 01, 07) counts these GPUs too
     if batch_known and any(k in p for k in PLAN_PARAMETERS):
         _check_fixed_product(p)
-        try:
-            scenario_plan(p)
+        try:  # with its model, as the plan's other callers ask (``step_scenario.scenario_step``,
+            # ``checks.scenario_plan_memory``): the plan memo is keyed by it, so one search
+            scenario_plan(p, load_model(p["model"]))
         except ValueError as e:
             err = ScenarioError(str(e) + _fixed_degrees_misfit(p, e)
                                 + _plan_keys_need_network(p, e))
