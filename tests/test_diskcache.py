@@ -417,3 +417,29 @@ def test_a_scenarios_hardware_sweep_from_disk_equals_the_computed_one(folder):
     pd.testing.assert_frame_equal(stored, fresh)
     levers.hardware_sweep({**sc, "n_gpus": 128})
     assert len(list(folder.glob("hardware_sweep-*.pickle"))) == 2
+
+
+def test_an_rl_iteration_is_read_from_disk_by_a_scenario_that_changes_only_the_run(
+        folder, monkeypatch):
+    # rl.scenario_iteration reads only rl.ITERATION_KEYS (the RL set-up, model and hardware):
+    # a scenario with other training tokens and GPUs, in another process (its memo empty),
+    # reads the iteration the first computed, the same numbers; a changed RL key is computed
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+    from llmcost.serving import rl
+
+    p = {**LEDGER_DEFAULTS, "model": "llama-3.1-8b", "accelerator": "H100-SXM", "rl_gpus": 8,
+         "rl_rollout_tp": 1}
+    rl._iteration_cached.cache_clear()
+    first = rl.scenario_iteration(p)
+    assert len(list(folder.glob("_iteration_of-*.pickle"))) == 1
+    rl._iteration_cached.cache_clear()  # a new process
+    with monkeypatch.context() as m:
+        m.setattr(rl, "rl_iteration", lambda *a, **k: pytest.fail("computed again"))
+        again = rl.scenario_iteration({**p, "n_gpus": p["n_gpus"] // 2,
+                                       "train_tokens": 0.75 * p["train_tokens"]})
+    assert again == first and again is not first
+    longer = rl.scenario_iteration({**p, "rl_response_tokens": 2 * p["rl_response_tokens"],
+                                    "rl_response_tokens_max": 4 * p["rl_response_tokens"]})
+    assert longer.wall_s > first.wall_s
+    assert len(list(folder.glob("_iteration_of-*.pickle"))) == 2
+    rl._iteration_cached.cache_clear()

@@ -3247,7 +3247,11 @@ def _iteration_of(key: tuple) -> RLIteration:
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"])
 
 
-_iteration_cached = lru_cache(maxsize=256)(_iteration_of)
+#: ``_iteration_of`` once per process (the memo) and once per code and data (the disk cache,
+#: ``core.diskcache``): the iteration depends on ``ITERATION_KEYS`` only, so every report
+#: and kernel that prices the same RL set-up (notebooks 00, 05 and 09, the report's bill, a
+#: scenario that changes the run's tokens or GPUs) reads the first one's.
+_iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 
 
 #: Measured ÷ predicted iteration time over the held-out rows of the RL validation
