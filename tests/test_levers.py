@@ -790,6 +790,27 @@ def sweep(s):
     return lv.hardware_sweep(s)
 
 
+def test_the_sweep_fits_no_rl_job_to_hardware_the_step_model_refuses(s, sweep, monkeypatch):
+    # L40S, MI325X and TPU v4 have no scale-out bandwidth in data/accelerators.csv: the step
+    # model refuses them and the sweep leaves them out with that reason before it fits the RL
+    # job to them (rollout TPs and RL GPU counts, a search that changes no key of the step);
+    # every other row is priced on on_hardware's scenario, its RL job fitted
+    fitted = []
+    real = lv._with_fitting_rl_job
+    monkeypatch.setattr(lv, "_with_fitting_rl_job",
+                        lambda moved: fitted.append(moved["accelerator"]) or real(moved))
+    again = lv.hardware_sweep.uncached(s)
+    pd.testing.assert_frame_equal(again, sweep)
+    assert again.attrs["skipped"] == sweep.attrs["skipped"]
+    refused = {a for a, why in again.attrs["skipped"] if why.startswith("step-time model")}
+    assert refused == {"L40S", "MI325X", "TPU v4"} and not refused & set(fitted)
+    others = again[~again["scenario"]]
+    assert set(others["accelerator"]) <= set(fitted)
+    tps = {a: lv.on_hardware(s, a)["rl_rollout_tp"] for a in others["accelerator"]}
+    assert list(others["rollout_tp"]) == [tps[a] for a in others["accelerator"]]
+    assert tps["TPU v5e"] == 16 and tps["H200"] == s["rl_rollout_tp"] == 4  # 70B over 14.4 GB
+
+
 def test_a_price_nobody_can_pay_is_not_ranked(s, sweep):
     # data/prices.csv: DigitalOcean's MI300X droplet ($2.59, 2026-10) was listed as "not
     # available at collection time" (available=false), and it is MI300X's only current

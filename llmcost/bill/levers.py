@@ -870,9 +870,21 @@ def on_hardware(s: dict, accelerator: str) -> dict:
     from it by doubling on which the iteration prices (``validation.fitting_rl_gpus``: 64 TPU
     v5e chips hold no training plan of Llama 2 70B, 68.98e9 × 18 B / 64 = 19.4 GB above their
     14.4 GB usable), else the scenario's (the bill then names the key)."""
+    return _with_fitting_rl_job(_moved_to(s, accelerator))
+
+
+def _moved_to(s: dict, accelerator: str) -> dict:
+    """``on_hardware``'s scenario before its RL job is fitted to the hardware: the plan as
+    ``kept_plan`` rules and the hardware's price."""
     s, accelerator = _clean(s), load_accelerator(accelerator).name
-    moved = {**kept_plan(s, {"accelerator": accelerator})[0], "price_usd_per_gpu_hour": None,
-             **purchase_price_on(s, accelerator)}  # an owned purchase price is its hardware's
+    return {**kept_plan(s, {"accelerator": accelerator})[0], "price_usd_per_gpu_hour": None,
+            **purchase_price_on(s, accelerator)}  # an owned purchase price is its hardware's
+
+
+def _with_fitting_rl_job(moved: dict) -> dict:
+    """``moved`` (``_moved_to``) with the RL job ``on_hardware`` fits to its hardware: the
+    smallest rollout TP that fits, else the smallest RL job by doubling; ``moved`` itself
+    without an RL campaign, when the scenario's fits, or when none does. Never raises."""
     if not rl_campaign_given(moved):
         return moved
     p = {k: _get(moved, k) for k in rl.ITERATION_KEYS + RL_BATCH_KEYS}
@@ -1809,10 +1821,14 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
         load_accelerator(acc).peak_flops_per_s(_get(s, "dtype") or "bf16")  # the format first
-        sc = on_hardware(s, acc)
+        sc = _moved_to(s, acc)  # on_hardware's, its RL job fitted below
         misfit = plan_does_not_fit(sc, advice=False)  # the reason, not "use more GPUs"
         if misfit:
             raise DoesNotFit(misfit)
+        # the step model's refusal (no network figure) before the RL job's search, which reads
+        # no key of the step and raises nothing: a row left out does not search it
+        predicted_step(sc)
+        sc = _with_fitting_rl_job(sc)
     plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
     hw_point = point
     if mine and "_mfu_pilot" in s:  # the step model calibrated on the pilots: its prediction
