@@ -1215,3 +1215,36 @@ def test_the_parameters_table_splits_an_owned_price_as_the_sentences_do():
               "bill.figures.gpu_rate_usd_per_gpu_hour": 3.99}
     assert report._resolved("price_usd_per_gpu_hour", {"value": None}, {"bill": rented}) == \
         " → $3.99/GPU-h, the bill's (on_demand)"
+
+
+def test_the_glance_pictures_share_text_measures_and_leave_matplotlib_as_it_was(ranged):
+    """``glance._glance_uris`` draws its two pictures with each text measured once
+    (``plots.text_measures_shared``): the same SVG bytes as matplotlib's own measures give,
+    and after it (and after a block where the measures were installed already, as in a report
+    kernel) matplotlib's methods are those before it."""
+    import contextlib
+    from unittest import mock
+
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
+
+    def methods():
+        return (RendererAgg.get_text_width_height_descent,
+                TextToPath.get_text_width_height_descent, MathTextParser._parse_cached)
+
+    bars, tor = ledger.bill_bars(ranged), ranged.tornado()
+    args = (bars, tor, "my scenario", True, None, "", "", "")
+    before = methods()
+    with mock.patch.object(plots, "text_measures_shared", contextlib.nullcontext):
+        plain = glance._glance_uris.uncached(*args)  # matplotlib's own measures
+    with mock.patch.object(plots, "share_text_measures", wraps=plots.share_text_measures) as w:
+        shared = glance._glance_uris.uncached(*args)
+    assert w.call_count == 1 and shared == plain and methods() == before
+    with plots.text_measures_shared() as installed:
+        assert installed and methods() != before
+        inside = methods()
+        with plots.text_measures_shared() as again:  # installed already: left as it is
+            assert not again
+        assert methods() == inside
+    assert methods() == before

@@ -233,18 +233,23 @@ def _glance_uris(bars, tornado_df, title: str, illustrative: bool, basis, mpl_ve
                  rc: str, font: str) -> dict:
     """The wide (``False``) and tall (``True``) glance pictures as SVG data URIs. The last three
     arguments are not read: they are the key's record of matplotlib's version, its settings
-    and the font file it draws with (its bytes enter the key: ``core.diskcache``)."""
+    and the font file it draws with (its bytes enter the key: ``core.diskcache``). Each text
+    is measured once while they are drawn (``plots.text_measures_shared``: the same pictures;
+    their layout, crop and print measure the same labels again: for one scenario's two
+    pictures 684 FreeType layouts, 271 with the measures shared, 0.55 -> 0.41 CPU-s)."""
     from matplotlib.figure import Figure
 
     n, k = len(bars), len(tornado_df)
     uris = {}
-    for tall in (False, True):
-        fig = Figure(figsize=plots.glance_figsize(n, k, tall))
-        axes = fig.subplots(*plots.glance_grid(tall), gridspec_kw=plots.glance_ratios(n, k, tall))
-        plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
-                               illustrative=illustrative, tall=tall, basis=basis)
-        with plots.ticks_computed_once(fig):  # the same picture, drawn faster
-            uris[tall] = svg_uri(fig, tight=False)
+    with plots.text_measures_shared():
+        for tall in (False, True):
+            fig = Figure(figsize=plots.glance_figsize(n, k, tall))
+            axes = fig.subplots(*plots.glance_grid(tall),
+                                gridspec_kw=plots.glance_ratios(n, k, tall))
+            plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
+                                   illustrative=illustrative, tall=tall, basis=basis)
+            with plots.ticks_computed_once(fig):  # the same picture, drawn faster
+                uris[tall] = svg_uri(fig, tight=False)
     return uris
 
 
@@ -270,10 +275,11 @@ def compare_figure_html(df, names: tuple) -> str:
     from matplotlib.figure import Figure
 
     uris = {}
-    for tall in (False, True):
-        fig = Figure()
-        plots.bill_difference(df, names, tall=tall, axes=fig.add_subplot())
-        uris[tall] = svg_uri(fig)
+    with plots.text_measures_shared():  # each text measured once, as the glance's
+        for tall in (False, True):
+            fig = Figure()
+            plots.bill_difference(df, names, tall=tall, axes=fig.add_subplot())
+            uris[tall] = svg_uri(fig)
     rows = plots.difference_rows(df)
     top = "; ".join(f"{r.line} {plots.signed_usd(r.diff)}" for r in rows.iloc[:-1].head(3)
                     .itertuples())

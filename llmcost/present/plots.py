@@ -769,6 +769,30 @@ def share_text_measures() -> bool:
     return True
 
 
+@contextlib.contextmanager
+def text_measures_shared():
+    """``share_text_measures`` for the block only, where a process draws a few figures outside a
+    report kernel (the report's own, which draws the index's glance): within it each text is
+    measured once, and after it the methods are those before it, so that nothing else in the
+    process (a test's figure, whose reference is matplotlib's own) finds them changed. Already
+    installed (a report kernel: ``kernels.remember_state``), it is left as it is. Yields whether
+    it was installed for the block."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
+
+    places = ((RendererAgg, "get_text_width_height_descent"),
+              (TextToPath, "get_text_width_height_descent"), (MathTextParser, "_parse_cached"))
+    before = [vars(cls)[name] for cls, name in places]
+    installed = share_text_measures()
+    try:
+        yield installed
+    finally:
+        if installed:
+            for (cls, name), method in zip(places, before):
+                setattr(cls, name, method)
+
+
 @functools.lru_cache(maxsize=1)
 def _fonts_digest() -> str:
     """The fonts matplotlib's font manager knows (their files, sorted), hashed: part of
