@@ -87,7 +87,7 @@ def test_llm_foundry_pure_rows_reduce_their_gradients_in_bf16(rid, error):
 
 def test_mb2509_fp8_rows_are_fp8_current_scaling_as_their_perf_matrix_says():
     rows = RAW[RAW.index.str.startswith("mb2509-") & RAW.index.str.endswith("-fp8")]
-    assert len(rows) == 6
+    assert len(rows) == 8
     cfg = sv.validation_configs().set_index("run_id", drop=False)
     for rid, r in rows.iterrows():
         assert "delayed or current, is not stated" not in r["notes"]
@@ -97,24 +97,41 @@ def test_mb2509_fp8_rows_are_fp8_current_scaling_as_their_perf_matrix_says():
     assert RAW.loc["mb2509-h100-qwen3-30b-a3b-fp8", "micro_batch_size"] == 2
 
 
-FOLDED = ("mb2509-gb200-deepseek-v3-fp8mx", "mb2509-gb200-qwen3-235b-a22b-fp8",
-          "mb2509-gb200-qwen3-235b-a22b-fp8mx", "mb2509-h100-qwen3-235b-a22b-fp8")
+FOLDED = ("mb2509-gb200-qwen3-235b-a22b-fp8", "mb2509-gb200-qwen3-235b-a22b-fp8mx",
+          "mb2509-h100-qwen3-235b-a22b-fp8")
 
 
 @pytest.mark.parametrize("rid", FOLDED)
-def test_runs_left_out_for_moe_parallel_folding_say_why(rid):
+def test_runs_with_moe_parallel_folding_carry_their_etp(rid):
+    """EP above DP x CP is MoE parallel folding: the three Qwen3-235B-A22B lines at TP 2 run
+    etp 1 (Megatron-Bridge's qwen3_235b_a22b_llm_pretrain.yaml @ fa0315ae2), which the plans
+    express since ParallelPlan.etp: they are validation rows; unfolded, the plan is refused."""
     r = RUNS.loc[rid]
-    assert rid not in RAW.index
-    # by hand: DP = GPUs / (TP x PP x CP); EP above DP x CP is folding
+    assert rid in RAW.index and r["etp"] == 1
+    # by hand: DP = GPUs / (TP x PP x CP); EP above DP x CP, dividing TP x DP x CP
     dp = r["n_accelerators"] / (r["tp"] * r["pp"] * r["cp"])
-    assert dp == r["dp"] and r["ep"] > dp * r["cp"]
-    assert "MoE parallel folding" in r["notes"] and "ep_group" in r["notes"]
+    assert dp == r["dp"] and r["ep"] > dp * r["cp"] and (r["tp"] * dp * r["cp"]) % r["ep"] == 0
+    assert "MoE parallel folding" in r["notes"] and "'etp: 1'" in r["notes"]
     model = load_model(r["catalog_model"])
-    with pytest.raises(ValueError, match=r"ep=\d+ must divide dp·cp"):
-        parallel.make_plan(model, int(r["n_accelerators"]),
-                           int(r["global_batch_tokens"]) // int(r["seq_len"]), tp=int(r["tp"]),
-                           pp=int(r["pp"]), cp=int(r["cp"]), ep=int(r["ep"]), micro_batch_size=1,
-                           seq_len=int(r["seq_len"]))
+    kw = dict(tp=int(r["tp"]), pp=int(r["pp"]), cp=int(r["cp"]), ep=int(r["ep"]),
+              micro_batch_size=1, seq_len=int(r["seq_len"]),
+              pp_split="embedding_and_loss" if r["pp"] > 1 else "even")
+    gb = int(r["global_batch_tokens"]) // int(r["seq_len"])
+    with pytest.raises(ValueError, match=r"ep=\d+ must divide dp·cp.*with etp=1"):
+        parallel.make_plan(model, int(r["n_accelerators"]), gb, **kw)
+    assert parallel.make_plan(model, int(r["n_accelerators"]), gb, etp=1, **kw).etp == 1
+
+
+def test_a_run_whose_ep_exceeds_even_the_folded_group_stays_out():
+    """Megatron-Bridge 25.09's GB200 DeepSeek-V3 FP8-MX line: EP 64 over TP1 · PP8 on 256 GPUs
+    exceeds even TP x DP x CP = 32: no plan expresses it, folded or not."""
+    rid = "mb2509-gb200-deepseek-v3-fp8mx"
+    r = RUNS.loc[rid]
+    assert rid not in RAW.index and r["ep"] > r["tp"] * r["dp"] * r["cp"]
+    assert "MoE parallel folding" in r["notes"] and "ep_group" in r["notes"]
+    # at TP 1 folding is the default layout (etp = tp = 1): EP 64 must divide DP x CP = 32
+    with pytest.raises(ValueError, match=r"ep=64 must divide dp·cp = 32·1 = 32"):
+        parallel.ParallelPlan(tp=1, pp=8, dp=32, ep=64, etp=1)
 
 
 def test_nemo_automodel_70b_cites_the_file_at_its_commit():

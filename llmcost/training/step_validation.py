@@ -526,16 +526,19 @@ def row_model(c: pd.Series, r: pd.Series, s: int) -> ModelSpec:
 
 def row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPlan:
     """The ``ParallelPlan`` of a validation row (``make_plan`` with the run's TP, PP, CP, EP,
-    global batch and the row's micro-batch, interleaving, recomputation, SP and ZeRO stage)."""
+    the experts' TP ``etp``, global batch and the row's micro-batch, interleaving,
+    recomputation, SP and ZeRO stage)."""
     v = int(c["pp_virtual_stages"])
     cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
     ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
+    etp = r.get("etp", np.nan)        # the experts' TP (1: MoE parallel folding); empty: tp
     return make_plan(model, int(r["n_accelerators"]), int(r["global_batch_tokens"]) // s,
                      tp=int(r["tp"]), pp=int(r["pp"]), cp=cp, ep=ep,
                      micro_batch_size=int(c["micro_batch_size"]),
                      virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
                      recompute=c["recompute"], sequence_parallel=bool(c["sequence_parallel"]),
-                     zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
+                     zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"],
+                     etp=int(etp) if np.isfinite(etp) else None)
 
 
 #: The FP8 scaling recipe each FP8 validation set ran (``StepOptions.fp8_recipe``, the casts
