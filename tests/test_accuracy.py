@@ -106,8 +106,8 @@ def test_the_band_follows_the_sign_of_the_errors():
     rows = pd.DataFrame({"error": [0.2, 0.3, 0.25], "predicted_mfu": [0.5, 0.5, 0.5]})
     rows["causal_basis_mfu"] = rows["predicted_mfu"] / (1 + rows["error"])
     b = accuracy.band_from_rows(rows)
-    # n = 3 < 9: the median 0.25 shrunk by 3 / (3 + 2.6) (shift_factor) = 0.1389; the rows'
-    # largest score about it, 0.30 - 0.1389 = 0.161, is inside the default 0.30
+    # n = 3 < 9: the median 0.25 shrunk by 3 / (3 + 2.6) (shift_factor) = 0.1339; the rows'
+    # largest score about it, 0.30 - 0.1339 = 0.166, is inside the default 0.30
     assert b["center"] == pytest.approx(0.25 * 3 / 5.6, rel=1e-12) and not b["conformal"]
     assert b["half_width"] == accuracy.DEFAULT_BAND_FRACTION
     p = 0.5
@@ -866,7 +866,7 @@ def test_a_thin_regime_shrinks_its_shift_and_a_measured_one_keeps_it():
         rows8 = pd.DataFrame({"error": e8, "predicted_mfu": 0.5,
                               "causal_basis_mfu": 0.5 / (1 + e8)})
         b8 = accuracy.band_from_rows(rows8)
-        # by hand: ±0.10 × 8 / 10.6 = ±0.076923; largest score |±0.14 ∓ 0.0769| = 0.063 < 0.30
+        # by hand: ±0.10 × 8 / 10.6 = ±0.075472; largest score |±0.14 ∓ 0.0755| = 0.0645 < 0.30
         assert not b8["conformal"] and b8["center"] == pytest.approx(sign * 0.8 / 10.6, rel=1e-12)
         assert b8["half_width"] == accuracy.DEFAULT_BAND_FRACTION
         e9 = np.append(e8, sign * 0.10)             # n = 9: the median itself, conformal
@@ -884,8 +884,8 @@ def test_a_thin_regime_shrinks_its_shift_and_a_measured_one_keeps_it():
 
 
 def test_a_thin_regimes_far_rows_widen_its_band_instead_of_moving_it():
-    # two rows at -0.60 and -0.50: before, c = -0.55 ± 0.30; now c = -0.55 × 2 / 4.6 = -0.2500 and
-    # the rows' largest score about it, |-0.60 + 0.2500| = 0.3500, widens the band past the default
+    # two rows at -0.60 and -0.50: before, c = -0.55 ± 0.30; now c = -0.55 × 2 / 4.6 = -0.2391 and
+    # the rows' largest score about it, |-0.60 + 0.2391| = 0.3609, widens the band past the default
     e = np.array([-0.60, -0.50])
     rows = pd.DataFrame({"error": e, "predicted_mfu": 0.5, "causal_basis_mfu": 0.5 / (1 + e)})
     b = accuracy.band_from_rows(rows)

@@ -261,8 +261,33 @@ def test_folding_a_dense_model_or_an_odd_value_is_refused_by_name():
     from llmcost.bill.scenario import validate_parameter
     from llmcost.training import parallel
     dense = load_model("llama-3.1-8b")
-    with pytest.raises(PlanError, match="llama-3.1-8b is dense .*etp must be 0"):
+    with pytest.raises(PlanError, match=r"llama-3.1-8b is dense .*etp must be None \(= tp"):
         parallel.make_plan(dense, 8, 8, tp=2, etp=1)
     with pytest.raises(ValueError, match=r"etp=4 must be 0 \(the experts' TP equal to tp"):
         validate_parameter("etp", 4)
     assert validate_parameter("etp", 1) == 1
+
+
+def test_review_edges_are_refused_or_priced_as_megatron_runs_them():
+    """Without sequence parallelism each rank dispatches all x tokens and the expert-TP group
+    gathers none (the gather of routed copies is sequence parallelism's); folding a dense model
+    is refused by the plan search as by the plan; a mis-shaped etp array and a pilot's odd etp
+    are refused by name."""
+    from llmcost.core.shapes import expert_tp, model_shapes
+    from llmcost.training import calibrate, comm, parallel
+    m = load_model("qwen3-30b-a3b")
+    cl = Cluster(H100, 64)
+    eff = step.StepOptions().resolve("H100-SXM").comm
+    cm = comm.step_comm_arrays(model_shapes(m), m, cl, eff, s=4096.0, x=4096.0, tp=2.0, cp=1.0,
+                               ep=8.0, dp=32.0, sp=False, etp=2.0)
+    assert cm["tp_moe_fwd_s"] == pytest.approx(0.5 * cm["tp_fwd_s"], rel=1e-12)
+    with pytest.raises(PlanError, match="dense .*etp must be None"):
+        parallel.enumerate_plans(load_model("llama-3.1-8b"), Cluster(H100, 8), 8, 2048, etp=1)
+    import numpy as np
+    with pytest.raises(ValueError, match=r"etp: an array of shape \(3,\) for plans of shape"):
+        expert_tp({"etp": np.array([1, 1, 1])}, np.array([2.0, 2.0]))
+    for bad in (2, True, "x"):
+        with pytest.raises(ValueError, match="etp="):
+            calibrate._pilot_etp(bad)
+    assert (calibrate._pilot_etp(0), calibrate._pilot_etp(None), calibrate._pilot_etp(1)) == \
+        (None, None, 1)

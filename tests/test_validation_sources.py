@@ -129,6 +129,10 @@ def test_a_run_whose_ep_exceeds_even_the_folded_group_stays_out():
     r = RUNS.loc[rid]
     assert rid not in RAW.index and r["ep"] > r["tp"] * r["dp"] * r["cp"]
     assert "MoE parallel folding" in r["notes"] and "ep_group" in r["notes"]
+    assert "folded or not" in r["notes"] and "cannot express" not in r["notes"]
+    with pytest.raises(ValueError, match=r"ep=64 must divide dp·cp"):
+        parallel.make_plan(load_model("deepseek-v3"), 256, 2048, tp=1, pp=8, ep=64, etp=1,
+                           seq_len=4096, pp_split="uneven")
     # at TP 1 folding is the default layout (etp = tp = 1): EP 64 must divide DP x CP = 32
     with pytest.raises(ValueError, match=r"ep=64 must divide dp·cp = 32·1 = 32"):
         parallel.ParallelPlan(tp=1, pp=8, dp=32, ep=64, etp=1)

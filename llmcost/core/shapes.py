@@ -185,6 +185,13 @@ def expert_tp(plans, tp):
         arr = arr.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"etp={e!r} breaks the rule: {ETP_RULE}") from None
+    try:
+        fits = np.broadcast_shapes(arr.shape, tpf.shape) == tpf.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"etp: an array of shape {arr.shape} for plans of shape {tpf.shape} "
+                         "breaks the rule: one etp per plan, or one for all")
     etp = np.where(np.isnan(arr), tpf, arr)
     bad = (etp != 1.0) & (etp != tpf)
     if np.any(bad):

@@ -236,7 +236,7 @@ def _glance_uris(bars, tornado_df, title: str, illustrative: bool, basis, mpl_ve
     and the font file it draws with (its bytes enter the key: ``core.diskcache``). Each text
     is measured once while they are drawn (``plots.text_measures_shared``: the same pictures;
     their layout, crop and print measure the same labels again: for one scenario's two
-    pictures 684 FreeType layouts, 271 with the measures shared, 0.55 -> 0.41 CPU-s)."""
+    pictures 684 FreeType layouts, 271 with the measures shared)."""
     from matplotlib.figure import Figure
 
     n, k = len(bars), len(tornado_df)

@@ -695,15 +695,18 @@ def _step_comm_times(c, cluster: Cluster, options: CommOptions, s, x, tp, cp, ep
 def _moe_tp_times(c, fig, act, tp, etp, sp, tp_fwd, tp_bwd) -> dict:
     """An MoE layer's TP collectives per micro-batch, forward and backward
     (``step_comm_arrays``' docstring): the attention's half of the dense layer's
-    (``tp_fwd``, ``tp_bwd``), the shared experts' other half where the model has them, and the
-    expert-TP group's all-gather and reduce-scatter of the routed copies (``k · act`` bytes
-    over ``etp`` ranks) each way: ``{"tp_moe_fwd_s", "tp_moe_bwd_s"}``."""
+    (``tp_fwd``, ``tp_bwd``), the shared experts' other half where the model has them, and,
+    with sequence parallelism (``sp``), the expert-TP group's all-gather and reduce-scatter of
+    the routed copies (``k · act`` bytes over ``etp`` ranks) each way; without it every rank
+    already dispatches all x tokens and gathers none (Megatron-Core refuses MoE with TP > 1
+    and no sequence parallelism in training, ``moe_layer.py``; other stacks replicate the
+    tokens): ``{"tp_moe_fwd_s", "tp_moe_bwd_s"}``."""
     share = 1.0 if c.ns else 0.5
     if not c.is_moe:
         return {"tp_moe_fwd_s": share * tp_fwd, "tp_moe_bwd_s": share * tp_bwd}
     routed = fig.time("all_gather", c.k * act, etp, 1) + fig.time("reduce_scatter", c.k * act,
                                                                   etp, 1)
-    routed = np.where(etp > 1, routed, 0.0)
+    routed = np.where((etp > 1) & np.asarray(sp, dtype=bool), routed, 0.0)
     return {"tp_moe_fwd_s": share * tp_fwd + routed, "tp_moe_bwd_s": share * tp_bwd + routed}
 
 

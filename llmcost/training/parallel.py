@@ -17,7 +17,8 @@ The rules a plan must keep (``RULES``; a broken rule raises ``PlanError``, a ``V
 message names the rule, and ``enumerate_plans`` reports the same rule id for a rejected
 combination):
 
-* ``product``: dp·tp·pp·cp = n_gpus (EP is carved out of dp·cp, it adds no GPUs);
+* ``product``: dp·tp·pp·cp = n_gpus (EP is carved out of dp·cp, or of tp·dp·cp when the
+  experts are folded, ``etp``: it adds no GPUs);
 * ``batch``: global batch = micro_batch_size × n_microbatches × dp (sequences);
 * ``schedule``: the interleaved schedule needs ``pp >= 2`` and ``virtual_stages >= 2``; the
   others need ``virtual_stages = 1``;
@@ -576,7 +577,7 @@ def check_etp_model(model, etp) -> None:
     """
     if etp == 1 and not model.is_moe:
         raise PlanError("etp", f"etp=1: {model.name} is dense (no experts to fold), so etp "
-                               "must be 0 (tp)")
+                               "must be None (= tp; a scenario's etp 0)")
 
 
 def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
@@ -1591,7 +1592,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     valid = codes == 0
     frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
                     reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
-    hsdp = _folded_rows(g, _hsdp_option(g.fsdp_shard_size), cols)
+    hsdp = _folded_rows(g, _hsdp_option(g.fsdp_shard_size), cols, model)
     df, valid, codes, n_hsdp = _with_hsdp_rows(frame(cols, valid), cols, valid, codes,
                                                hsdp, int(cluster.scaleup_domain_size), frame)
     _label_rows(df, int(cluster.scaleup_domain_size), valid, codes, include_rejected)
@@ -1684,11 +1685,13 @@ def _label_rows(df: pd.DataFrame, scaleup_domain: int, valid, codes,
         df["rejected_rule"] = pd.Categorical.from_codes(codes.astype(np.int64), labels)
 
 
-def _folded_rows(g: PlanGrid, hsdp, cols: dict):
+def _folded_rows(g: PlanGrid, hsdp, cols: dict, model):
     """Under MoE parallel folding (``g.etp`` 1), in place: every row's ``etp`` column 1, and no
-    HSDP copies (the option returned None; given sizes refused). Else ``hsdp`` as it is."""
+    HSDP copies (the option returned None; given sizes refused; a dense ``model`` refused by
+    rule ``etp``, ``check_etp_model``). Else ``hsdp`` as it is."""
     if not g.folds():
         return hsdp
+    check_etp_model(model, 1)
     if isinstance(hsdp, tuple):
         sizes = ", ".join(str(v) for v in hsdp)
         raise ValueError(f"fsdp_shard_size {sizes} with etp=1: hybrid sharding is not priced "

@@ -429,8 +429,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       (``_gemm_time``). Forward GEMMs: QKV ``x × h × (attention weights per rank − a·d_v·h/t)/h``,
       output projection ``x × a·d_v/t × h``, FFN ``x × h × (2 if gated)·f/t`` and ``x × f/t × h``;
       MoE layers add the router ``x × h × E``, the shared experts and ``E/ep`` local experts of
-      ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
-      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward, × the FP8
+      ``max(x_e·k·ep/E, 1) × moe_factor`` tokens each at width ``f_e/etp`` (``x_e = x·etp/tp``
+      the tokens of the rank's expert-TP group, ``_moe_compute``; the busiest EP rank: capacity
+      factor or dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward, × the FP8
       backward factor ``f = rates.fp8_backward_gemm`` for the GEMMs that run in FP8 (Hopper's
       split accumulator, ``gemm.FP8_SLOW_ACCUMULATION``; the router's ``f_r =
       rates.edge_backward_gemm``, 1 when it runs in BF16 under ``fp8_as_run``):
@@ -552,8 +553,8 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
     t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
                           rates.edge_gemm_shape if rates.edge_peak else gs)
-    # the routed tokens of the busiest EP rank, as its expert GEMMs count them (x·k·moe_factor
-    # when x·k·ep/E >= 1): its activations and permutations run over the same tokens
+    # the routed tokens of the busiest EP rank, as its expert GEMMs count them (x_e·k·moe_factor
+    # when x_e·k·ep/E >= 1): its activations and permutations run over the same tokens
     routed = tok_exp * n_local
     # dense FFN activation bytes replaced by the experts' (routed + shared) widths
     act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
@@ -1103,8 +1104,9 @@ def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_g
                    bytes_per_param, hbm_bytes_per_s):
     """Seconds of the optimizer step on one rank: the parameters of its shard × the bytes each
     costs (``optimizer_bytes_per_param``) ÷ the sustained HBM bandwidth. ZeRO-1 and above shard
-    the optimizer over the ZeRO group (``dp·cp`` ranks for dense parameters, ``dp·cp/ep`` for
-    routed experts; Rajbhandari et al. 2020 §5):
+    the optimizer over the ZeRO group (``dp·cp`` ranks for dense parameters, the
+    expert-data-parallel ``tp·dp·cp/(etp·ep)`` for routed experts, ``dp·cp/ep`` at etp = tp;
+    Rajbhandari et al. 2020 §5):
     ``(P_dense / g + P_expert / g_e) · bytes_per_param / HBM``, ``g = g_e = 1`` at ZeRO-0."""
     shard_ne = _pick(zero_stage >= 1, zero_group, 1.0)
     shard_ex = _pick(zero_stage >= 1, expert_group, 1.0)
