@@ -716,7 +716,9 @@ if len(z3):
 # (`calibrate.illustrative_pilot_match`: named in the output, which says so when none matches and
 # what was taken instead), on that run's GPU count
 # in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
-# GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from it,
+# GPUs (`calibrate.illustrative_pilot_gpus`; printed below; one group at least, TP × PP × CP × the
+# data-parallel ranks its EP needs, `calibrate.ep_dp_unit`: where one group is the whole run, so is
+# the pilot, and it carries no band), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
 # ranks): then the count is doubled until they fit. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
