@@ -274,7 +274,7 @@ def test_review_edges_are_refused_or_priced_as_megatron_runs_them():
     is refused by the plan search as by the plan; a mis-shaped etp array and a pilot's odd etp
     are refused by name."""
     from llmcost.core.shapes import expert_tp, model_shapes
-    from llmcost.training import calibrate, comm, parallel
+    from llmcost.training import comm, parallel
     m = load_model("qwen3-30b-a3b")
     cl = Cluster(H100, 64)
     eff = step.StepOptions().resolve("H100-SXM").comm
@@ -286,8 +286,7 @@ def test_review_edges_are_refused_or_priced_as_megatron_runs_them():
     import numpy as np
     with pytest.raises(ValueError, match=r"etp: an array of shape \(3,\) for plans of shape"):
         expert_tp({"etp": np.array([1, 1, 1])}, np.array([2.0, 2.0]))
-    for bad in (2, True, "x"):
+    for bad in (2, True, "x", None):
         with pytest.raises(ValueError, match="etp="):
-            calibrate._pilot_etp(bad)
-    assert (calibrate._pilot_etp(0), calibrate._pilot_etp(None), calibrate._pilot_etp(1)) == \
-        (None, None, 1)
+            parallel.etp_of_key(bad)
+    assert (parallel.etp_of_key(0), parallel.etp_of_key(1)) == (None, 1)

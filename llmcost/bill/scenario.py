@@ -53,6 +53,7 @@ from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
 from ..training.memory import DEFAULT_RESERVE, RECIPES
+from ..training.parallel import etp_of_key
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
 from ..training.step_scenario import fixed_degrees_ceiling
@@ -168,11 +169,12 @@ def _one_of(*allowed):
 
 
 def _etp(name, v):
-    """The experts' tensor parallelism: 0 (tp, the default) or 1 (MoE parallel folding)."""
-    if isinstance(v, bool) or v not in (0, 1):
-        raise ScenarioError(f"{name}={v!r} must be 0 (the experts' TP equal to tp: Megatron-Core's "
-                            "default, what expert_tensor_parallel_size = tensor_model_parallel_size "
-                            "means) or 1 (MoE parallel folding: expert_tensor_parallel_size 1)")
+    """The experts' tensor parallelism: 0 (tp, the default) or 1 (MoE parallel folding), the
+    rule of ``parallel.etp_of_key``."""
+    try:
+        etp_of_key(v, name)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
     return v
 
 

@@ -89,7 +89,13 @@ from .efficiency_profile import (
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
 )
 from .options import StepOptions
-from .parallel import PLAN_PARAMETER_FIELDS, ParallelPlan, make_plan, plan_from_parameters
+from .parallel import (
+    PLAN_PARAMETER_FIELDS,
+    ParallelPlan,
+    etp_of_key,
+    make_plan,
+    plan_from_parameters,
+)
 from .ranking import time_ranking
 
 #: FLOP conventions a framework may print its MFU on: ``full`` (the workbook's: full attention
@@ -1159,17 +1165,6 @@ def _reworded(e: ValueError, message: str) -> ValueError:
     return (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(message)
 
 
-def _pilot_etp(v):
-    """A pilot record's ``etp`` (the scenario key's convention): 0 or None -> None (= tp), 1 ->
-    1 (MoE parallel folding); anything else a ValueError naming it."""
-    if v is None or (v == 0 and not isinstance(v, bool)):
-        return None
-    if v == 1 and not isinstance(v, bool):
-        return 1
-    raise ValueError(f"etp={v!r} must be 0 (the experts' TP equal to tp) or 1 (MoE parallel "
-                     "folding)")
-
-
 def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
     (``catalog.scenario_accelerator``: with the scale-out bandwidth ``comm_scaleout_bytes_per_s``
@@ -1213,7 +1208,7 @@ def pilots_from_scenario(p: dict) -> list:
                              zero_stage=int(r.get("zero_stage", zero)),
                              recompute=r.get("recompute", recompute), seq_len=s,
                              pp_split=r.get("pp_split", p.get("pp_split", "even")),
-                             etp=_pilot_etp(r.get("etp", p.get("etp"))))
+                             etp=etp_of_key(r.get("etp", p.get("etp", 0))))
             mem = r.get("peak_memory_gb")
             hbm = acc.hbm_bytes
             if mem is not None and hbm and float(mem) * 1e9 > hbm:

@@ -1552,9 +1552,7 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     if np.any(lf < 1):
         raise ValueError(f"load_factor={load_factor!r} must be >= 1 (buffers at least the mean)")
     c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
-    e = t if etp is None else as_array(etp, "etp", positive=True, integer=True)
-    if np.any((e != 1) & (e != t)):
-        raise ValueError(f"etp={etp!r} must be tp or 1 (MoE parallel folding)")
+    e = expert_tp({"etp": etp}, t)
     x = s / cpa * b
     ffn_mult = 6 if c.gated else 4
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h * e / t + ffn_mult * c.fe / t))

@@ -785,6 +785,22 @@ ETP_KEY = "etp"
 SEARCH_KEYS = frozenset({FSDP_SHARD_KEY, ETP_KEY})
 
 
+def etp_of_key(v, name: str = ETP_KEY):
+    """The ``ParallelPlan.etp`` a scenario's (or a pilot record's) ``etp`` stands for: 0 ->
+    None (the experts' TP equal to tp), 1 -> 1 (MoE parallel folding).
+
+    Raises
+    ------
+    ValueError
+        Anything but 0 or 1 (a bool too), naming ``name``, the value and what each means.
+    """
+    if isinstance(v, bool) or v not in (0, 1):
+        raise ValueError(f"{name}={v!r} must be 0 (the experts' TP equal to tp: Megatron-Core's "
+                         "default, what expert_tensor_parallel_size = tensor_model_parallel_size "
+                         "means) or 1 (MoE parallel folding: expert_tensor_parallel_size 1)")
+    return 1 if v == 1 else None
+
+
 def _scenario_shard(p: dict):
     """The scenario's ``fsdp_shard_size``: None (whole group), "auto" or an int."""
     v = p.get(FSDP_SHARD_KEY, "full")
@@ -810,7 +826,7 @@ def fixed_plan_fields(p: dict) -> dict:
     shard = _scenario_shard(p)
     if shard not in (None, "auto"):
         fixed[FSDP_SHARD_KEY] = shard
-    if p.get(ETP_KEY, 0) == 1:         # MoE parallel folding (0: the experts' TP is tp)
+    if etp_of_key(p.get(ETP_KEY, 0)) == 1:   # MoE parallel folding (0: the experts' TP is tp)
         fixed[ETP_KEY] = 1
     return fixed
 
