@@ -290,3 +290,96 @@ def test_review_edges_are_refused_or_priced_as_megatron_runs_them():
         with pytest.raises(ValueError, match="etp="):
             parallel.etp_of_key(bad)
     assert (parallel.etp_of_key(0), parallel.etp_of_key(1)) == (None, 1)
+
+
+def test_a_folded_frame_recounts_its_memory_folded():
+    """A plan table's memory counted again under a stack's practice (``recount_memory``, the
+    plan search's count; ``rl.longest_memory``, the RL update's at its longest micro-batch)
+    reads the table's ``etp`` column: each folded row's count is its plan's own
+    (``memory_per_gpu``, held to the hand derivation of ``test_expert_weights_per_gpu_by_hand``),
+    not the unfolded layout's (EP8·ETP1 at TP2 holds twice the routed-expert weights of EP8·ETP2:
+    the recount once priced the folded rows unfolded, and an RL update's search picked a folded
+    plan that did not fit)."""
+    from llmcost.training import parallel
+    m = load_model("qwen3-235b-a22b")
+    cl = Cluster(H100, 128)
+    # an FP8 run's practice (saved inputs in FP8) differs from the default count, so the
+    # table's memory is counted again (under the default practice it is the table's own)
+    practice = parallel.stack_plan_search("megatron-core-2024", dtype="fp8")["practice"]
+    axes = dict(tp=(2,), pp=(8,), ep=(8,), virtual_stages=(1,), micro_batch_size=(1,),
+                zero_stage=(1,), recompute=("full",), schedule=("1f1b",),
+                sequence_parallel=(True,), pp_split="embedding_and_loss")
+    frames = {etp: parallel.recount_memory(parallel.enumerate_plans(m, cl, 256, 4096, etp=etp,
+                                                                    **axes), m, practice)
+              for etp in (None, 1)}
+    for etp, frame in frames.items():
+        assert len(frame) == 1
+        plan = parallel.plan_from_row(frame.iloc[0], "embedding_and_loss")
+        assert plan.etp == etp
+        own = memory_per_gpu(m, plan, seq_len=4096, practice=practice)
+        assert frame.attrs.get("memory_practice") == practice.describe()
+        assert frame["memory_bytes"].iloc[0] == pytest.approx(own.total, rel=1e-9)
+        assert frame["weights_bytes"].iloc[0] == pytest.approx(own.weights, rel=1e-9)
+    assert frames[1]["weights_bytes"].iloc[0] > frames[None]["weights_bytes"].iloc[0]
+
+
+def test_the_rl_update_folds_as_its_scenario_does():
+    """A scenario's ``etp: 1`` reaches its RL update's plan search (``rl.ITERATION_KEYS``,
+    ``RLOptions.train_etp``), as NeMo RL's Qwen3-235B configs fold their experts
+    (expert_tensor_parallel_size 1, ``test_nemo_rl_rows_carry_their_configs_etp``): on 64 H100s
+    the folded search takes a TP > 1 plan with its experts at ETP 1, which holds the longest
+    micro-batch (the update runs it), and prices the iteration as ``rl_iteration`` with
+    ``train_etp=1`` does; ``etp: 0`` searches the experts at TP, as before. The bill keeps the key
+    (``bill_values``)."""
+    import math
+    import yaml
+    from llmcost.bill.scenario import bill_values
+    from llmcost.core.catalog import SCENARIO_DIR
+    p = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    p = {**p, "model": "qwen3-235b-a22b", "rl_gpus": 64, "rl_rollout_tp": 8}
+    folded = rl.scenario_iteration({**p, "etp": 1})
+    plain = rl.scenario_iteration({**p, "etp": 0})
+    assert "·ETP1" in folded.notes and "ETP" not in plain.notes
+    direct = rl.rl_iteration(
+        "qwen3-235b-a22b", "H100-SXM", n_gpus=64, rollout_tp=8, train_plan="auto", train_etp=1,
+        algorithm=p["rl_algorithm"], prompts_per_step=p["rl_prompts_per_step"],
+        samples_per_prompt=p["rl_samples_per_prompt"], prompt_tokens=p["rl_prompt_tokens"],
+        response_tokens=p["rl_response_tokens"], response_tokens_max=p["rl_response_tokens_max"],
+        ppo_epochs=p["rl_ppo_epochs"], stack=p["stack"])
+    assert direct.wall_s == pytest.approx(folded.wall_s, rel=1e-12)
+    # the searched plan holds a micro-batch of the longest sequences (prompt + longest response,
+    # padded to 2·tp), memory as the search counts it on the scenario's stack
+    from llmcost.training.parallel import stack_plan_search
+    m = load_model("qwen3-235b-a22b")
+    o = rl.RLOptions(algorithm=p["rl_algorithm"], prompts_per_step=p["rl_prompts_per_step"],
+                     samples_per_prompt=p["rl_samples_per_prompt"],
+                     prompt_tokens=p["rl_prompt_tokens"], response_tokens=p["rl_response_tokens"],
+                     response_tokens_max=p["rl_response_tokens_max"], n_gpus=64, rollout_tp=8,
+                     train_plan="auto", train_etp=1, stack=p["stack"])
+    r = rl.response_lengths(o.response_tokens, o.response_tokens_max, o.samples)
+    x = o.prompt_tokens + float(r.mean())
+    longest = rl.longest_tokens(o, r)
+    _, plan = rl._auto_step(m, H100, 64, o.samples, math.ceil(x), p["stack"], None, {}, (),
+                            longest, etp=1)
+    assert plan.tp > 1 and plan.etp == 1
+    f = 2 * plan.tp
+    mem = memory_per_gpu(m, plan, math.ceil(longest / f) * f,
+                         practice=stack_plan_search(p["stack"])["practice"])
+    assert mem.fits(H100.hbm_bytes)
+    assert bill_values({**p, "etp": 1})["etp"] == 1
+
+
+def test_the_rl_update_refuses_a_fold_it_cannot_search():
+    """``train_etp``: None or 1, with ``train_plan="auto"`` only (a given plan carries its own
+    ``etp``), for an MoE policy only; each refusal names the field."""
+    kw = dict(n_gpus=8, prompts_per_step=8, samples_per_prompt=4, response_tokens=512)
+    for bad, words in ((2, "must be None"), (True, "must be None")):
+        with pytest.raises(ValueError, match=f"train_etp={bad!r} {words}"):
+            rl.RLOptions(train_plan="auto", train_etp=bad, **kw)
+    with pytest.raises(ValueError, match=r"train_etp=1 sets the automatic plan search's.*put "
+                                         r"'etp' in train_plan"):
+        rl.RLOptions(train_etp=1, **kw)
+    with pytest.raises(ValueError, match=r"train_etp=1: llama-3.1-8b is dense"):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", train_plan="auto", train_etp=1, **kw)
+    with pytest.raises(ValueError, match=r"etp=1 .*a given train_plan carries its own"):
+        rl.train_step("qwen3-30b-a3b", "H100-SXM", 8, 64, 1024, etp=1)

@@ -911,12 +911,13 @@ def test_the_shipped_default_scenario_prices_its_rl_iteration_and_campaign():
     # load_scenario keeps only the keys the file gives: data/scenarios/default.yaml gives no
     # rl_train_mfu, so the iteration takes ITERATION_DEFAULTS, the scenario registry's own
     # defaults (LEDGER_DEFAULTS), and prices what the full defaults price.
-    from llmcost.bill.scenario import LEDGER_DEFAULTS, load_scenario
+    from llmcost.bill.scenario import BILL_EXTRA_KEYS, LEDGER_DEFAULTS, load_scenario
     p = load_scenario(llmcost.core.catalog.DATA_DIR / "scenarios" / "default.yaml")
     assert "rl_train_mfu" not in p
     for k, v in rl.ITERATION_DEFAULTS.items():
-        if k != "stack":
+        if k not in BILL_EXTRA_KEYS:     # the stack and the experts' layout: the default file's
             assert LEDGER_DEFAULTS[k] == v, k
+    assert rl.ITERATION_DEFAULTS["etp"] == p["etp"] == 0   # the experts' TP equal to tp
     it = rl.scenario_iteration(p)
     full = rl.scenario_iteration({**LEDGER_DEFAULTS, **p})
     assert it.wall_s == pytest.approx(full.wall_s, rel=1e-12)

@@ -623,10 +623,11 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
 ]}
 
 #: Scenario keys beyond ``LEDGER_DEFAULTS`` that the bill reads when given: the software stack
-#: the RL campaign's update runs on (``rl.ITERATION_KEYS``; left out, ``stacks.DEFAULT_STACK``).
-#: ``bill_values`` keeps them, so that the headline, notebook 09 and ``build_ledger`` of the
-#: scenario price one bill.
-BILL_EXTRA_KEYS = ("stack",)
+#: the RL campaign's update runs on (left out, ``stacks.DEFAULT_STACK``) and the experts' layout
+#: its plan search takes (``etp``; left out, 0: the experts' TP equal to tp), both
+#: ``rl.ITERATION_KEYS``. ``bill_values`` keeps them, so that the headline, notebook 09 and
+#: ``build_ledger`` of the scenario price one bill.
+BILL_EXTRA_KEYS = ("stack", "etp")
 
 
 def bill_values(values: dict) -> dict:

@@ -81,8 +81,9 @@ from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
-from ..training.parallel import (PlanError, choose_plan, frame_memory_arrays, make_plan,
-                                margin_weighted_step_s, stack_plan_search)
+from ..training.parallel import (ETP_KEY, PlanError, choose_plan, etp_of_key,
+                                frame_memory_arrays, make_plan, margin_weighted_step_s,
+                                stack_plan_search)
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -918,7 +919,8 @@ def _plan_keywords(train_plan) -> dict:
 
 def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=None, stack=None,
                efficiency: Efficiency | None = None, dp_overlap: bool | None = None,
-               recipe: str | None = None, longest_tokens: int | None = None):
+               recipe: str | None = None, longest_tokens: int | None = None,
+               etp: int | None = None):
     """The predicted optimizer step of the policy's update on the trainer GPUs.
 
     ``llmcost.step_time`` (the step-time model: matmuls, attention, recomputation, TP/PP/DP
@@ -945,21 +947,29 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     with the defaults. ``longest_tokens``: tokens per sequence of the update's longest
     micro-batch (``rl.longest_tokens``, P + max R); the automatic plan must also hold a
     micro-batch of them, its step still priced at ``seq_len`` (None: ``seq_len`` only).
+    ``etp``: the routed experts' tensor parallelism of every plan the automatic search tries
+    (``ParallelPlan.etp``: None, the experts' TP equal to tp, Megatron-Core's default; 1, MoE
+    parallel folding, the layout a scenario's ``etp: 1`` asks for); a given plan carries its
+    own (its ``etp`` key), so ``etp`` with one is refused.
 
     Raises
     ------
     ValueError
         A plan that does not divide the GPUs, does not fit or breaks the model's rules (the
-        message names ``train_plan``), or bad input (the field named).
+        message names ``train_plan``), ``etp`` other than None or 1, or with a given plan, or
+        bad input (the field named).
     """
     m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
     n = _int("n_gpus", n_gpus)
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
-    if isinstance(train_plan, str) and train_plan == "auto":
+    auto = isinstance(train_plan, str) and train_plan == "auto"
+    _check_auto_etp(etp, auto, m, "etp")
+    if auto:
         longest = None if longest_tokens is None else _int("longest_tokens", longest_tokens)
         return _auto_step(m, acc, n, b, seq, stack, efficiency,
-                          dict(dp_overlap=dp_overlap, recipe=recipe), (), longest)[0]
+                          dict(dp_overlap=dp_overlap, recipe=recipe), (), longest,
+                          etp=etp)[0]
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -974,18 +984,43 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
 
 
+def _check_auto_etp(etp, auto: bool, model, name: str) -> None:
+    """The experts' TP an automatic update plan is searched with (``train_step``'s ``etp``,
+    ``RLOptions.train_etp``): None or 1 (``ParallelPlan.etp``), 1 only for an MoE policy
+    (``parallel.check_etp_model``) and only with ``train_plan="auto"`` (a given plan carries its
+    own ``etp``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the value and the rule broken.
+    """
+    if etp is None:
+        return
+    if isinstance(etp, bool) or etp != 1:
+        raise ValueError(f"{name}={etp!r} must be None (the experts' TP equal to tp) or 1 (MoE "
+                         "parallel folding: expert_tensor_parallel_size 1)")
+    if not auto:
+        raise ValueError(f"{name}={etp!r} sets the automatic plan search's experts' TP "
+                         "(train_plan='auto'); a given train_plan carries its own: put 'etp' "
+                         "in train_plan")
+    if model is not None and not model.is_moe:
+        raise ValueError(f"{name}={etp!r}: {model.name} is dense (no experts to fold), so "
+                         "the experts' TP must be left None (a scenario's etp 0)")
+
+
 def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, options: dict,
                shorter: tuple = (), longest: int | None = None,
-               beat: float | None = None) -> tuple:
+               beat: float | None = None, etp: int | None = None) -> tuple:
     """``(step, plan)`` of ``train_step``'s ``train_plan="auto"``: the searched plan
-    (``_auto_plan_padded``; ``shorter`` and ``longest`` as ``_auto_train_plan``'s), refused when
+    (``_auto_plan_padded``; ``shorter``, ``longest`` and ``etp`` as ``_auto_train_plan``'s), refused when
     it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at ``longest``), priced by
     ``step_time`` at ``seq_len`` with ``options`` (its keywords). ``beat``: the best margin-
     weighted step a caller has (``_auto_training_mfu``); a plan whose own
     (``margin_weighted_step_s``) is not below it is returned unchecked, as it cannot be taken."""
     try:
         plan = _auto_plan_padded(m, acc, n, sequences, seq_len, stack, efficiency, shorter,
-                                 longest)
+                                 longest, etp)
         step = None
         if beat is not None:
             step = _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options)
@@ -1004,22 +1039,22 @@ def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, 
 
 def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int, stack=None,
                       efficiency: Efficiency | None = None, shorter: tuple = (),
-                      longest: int | None = None):
+                      longest: int | None = None, etp: int | None = None):
     """``_auto_train_plan`` for exactly ``sequences``; a batch that no data-parallel width of the
     ``n`` GPUs divides is padded up to the next multiple of ``n``, as a given train_plan's batch
     is padded to dp × micro-batch (frameworks pad or split unevenly; the padded step sets the
     MFU). A batch that neither splits nor pads to a plan raises the exact batch's error.
-    ``shorter``, ``longest``: as ``_auto_train_plan``'s."""
+    ``shorter``, ``longest``, ``etp``: as ``_auto_train_plan``'s."""
     try:
         return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency, shorter,
-                                    longest)
+                                longest, etp)
     except ValueError as exact:
         padded = math.ceil(sequences / n) * n
         if padded == sequences:
             raise
         try:
             return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency, shorter,
-                                    longest)
+                                    longest, etp)
         except ValueError:
             raise exact from None
 
@@ -1136,7 +1171,7 @@ class NoNewPlan(Exception):
 @lru_cache(maxsize=256)
 def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=None,
                      efficiency: Efficiency | None = None, shorter: tuple = (),
-                     longest: int | None = None):
+                     longest: int | None = None, etp: int | None = None):
     """``train_plan="auto"``'s plan (``train_step``): among the plans the stack runs
     (``parallel.stack_plan_search``, the rule of a scenario's own plan search: the stack's
     schedules, ZeRO stages, recomputation modes, sequence parallelism and layer splits; None:
@@ -1155,7 +1190,9 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
     result was the same on the 480 searches compared, eight model and GPU pairs).
     ``longest``: tokens per sequence of the update's longest micro-batch (``longest_tokens``);
     the plans whose memory does not fit there are left out before the ranking
-    (``_longest_fit_rank``), the step still ranked at ``seq_len``."""
+    (``_longest_fit_rank``), the step still ranked at ``seq_len``. ``etp`` 1: every candidate
+    folds its experts (``choose_plan(fixed={"etp": 1})``, as a scenario's ``etp: 1`` searches);
+    None: the experts' TP equal to tp."""
     cluster = Cluster(acc, n)
     opts = StepOptions(stack=stack, efficiency=efficiency)
     rank = time_ranking(model, cluster, seq_len, options=opts)
@@ -1165,7 +1202,8 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
     if longest is not None:
         rank = _longest_fit_rank(rank, model, acc, longest, search["practice"])
     try:
-        return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank)
+        return choose_plan(model, cluster, sequences, seq_len, **search, rank=rank,
+                           fixed=None if etp is None else {ETP_KEY: etp})
     except PlanError as e:
         if e.rule == "searched_shorter":   # every plan valid here splits a shorter length
             raise NoNewPlan from None
@@ -1957,6 +1995,11 @@ class RLOptions:
         micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest);
         "auto": the fastest plan that fits by the step-time model among those the stack runs
         (``train_step``).
+    train_etp : None or 1, optional
+        With ``train_plan="auto"``: the routed experts' tensor parallelism of every plan the
+        search tries (None: equal to tp, Megatron-Core's default; 1: MoE parallel folding,
+        Liu et al. 2025, arXiv:2504.14960, what a scenario's ``etp: 1`` asks for; an MoE
+        policy only). A given plan carries its own ``etp``.
     stack : str, optional
         Training software stack for the step-time model and the automatic plan's search
         (``data/stacks.csv``; None: ``stacks.DEFAULT_STACK``).
@@ -2090,6 +2133,7 @@ class RLOptions:
     efficiency: Efficiency | None = None
     engine: str = "vLLM"
     train_plan: dict | None = None
+    train_etp: int | None = None
     stack: object = None
     hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
     role_gpus: dict | None = None
@@ -2159,6 +2203,7 @@ class RLOptions:
         if not isinstance(self.refit, str) or self.refit not in REFIT_MODELS:
             raise ValueError(f"refit={self.refit!r} must be one of {REFIT_MODELS}")
         _plan_keywords(self.train_plan)
+        _check_auto_etp(self.train_etp, isinstance(self.train_plan, str), None, "train_etp")
         for name in ("verifier_s", "verifier_usd_per_sample", "hf_s_per_layer_step",
                      "hf_s_per_seq_layer_step"):
             fix(self, name, _float(name, getattr(self, name), nonnegative=True))
@@ -2543,6 +2588,7 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
     plans whose memory holds the longest micro-batch (``longest`` tokens per sequence,
     ``longest_tokens``; None: the priced length only).
     Raises the unpadded search's error when no padded length has a plan that fits."""
+    _check_auto_etp(o.train_etp, True, m, "train_etp")
     best, error = None, None
     lengths = sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS})
     for i, priced in enumerate(lengths):
@@ -2550,7 +2596,7 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
             bd, plan = _auto_step(m, acc, o.training_gpus, o.samples, priced, o.stack,
                                   o.efficiency, dict(dp_overlap=o.train_dp_overlap,
                                                      recipe=o.train_recipe), tuple(lengths[:i]),
-                                  longest, None if best is None else best[0])
+                                  longest, None if best is None else best[0], o.train_etp)
         except NoNewPlan:
             continue
         except ValueError as e:
@@ -3140,7 +3186,7 @@ SCENARIO_KEYS = {
     "mean_tokens": "rl_response_tokens", "ppo_epochs": "rl_ppo_epochs", "reward": "rl_reward",
     "n_gpus": "rl_gpus", "rollout_gpus": "rl_rollout_gpus", "rollout_tp": "rl_rollout_tp",
     "asynchronous": "rl_async", "partial_rollouts": "rl_partial_rollouts",
-    "weight_sync_s": "rl_weight_sync_s", "train_mfu": "rl_train_mfu",
+    "weight_sync_s": "rl_weight_sync_s", "train_mfu": "rl_train_mfu", "train_etp": ETP_KEY,
     "verifier_usd_per_sample": "rl_verifier_usd_per_sample",
     "weight_dtype": "serve_weight_dtype", "kv_dtype": "serve_kv_dtype",
     "iterations": "rl_iterations", "runs": "rl_runs",
@@ -3162,7 +3208,8 @@ def scenario_iteration(p: dict) -> RLIteration:
     Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
     step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``)
     among those the scenario's ``stack`` runs, priced on that stack (the trainer taken to run
-    the scenario's training stack; absent: ``stacks.DEFAULT_STACK``).
+    the scenario's training stack; absent: ``stacks.DEFAULT_STACK``), its experts folded when
+    the scenario's ``etp`` is 1 (``RLOptions.train_etp``), as the scenario's own plan is.
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
     rollout GPUs (rl_gpus=4, colocated)``."""
@@ -3196,18 +3243,19 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
-                  "serve_weight_dtype", "serve_kv_dtype", "stack")
+                  "serve_weight_dtype", "serve_kv_dtype", "stack", ETP_KEY)
 #: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken: the scenario
 #: registry's defaults (``bill.scenario.LEDGER_DEFAULTS``, the default scenario's values; a
 #: test checks they agree) for the keys whose default is "not given" (null: the weight sync
 #: estimated from the links, the update's MFU predicted) or the plain set-up (colocated,
-#: synchronous, no partial rollouts, a free verifier, bf16 rollouts), and the training stack
-#: (``stacks.DEFAULT_STACK``). The set-up's size (model, GPUs, batch, lengths) has none: a
+#: synchronous, no partial rollouts, a free verifier, bf16 rollouts), the training stack
+#: (``stacks.DEFAULT_STACK``) and the experts' layout (``etp`` 0: their TP equal to tp; 1: the
+#: update's plan search folds them, as the scenario's own search does). The set-up's size (model, GPUs, batch, lengths) has none: a
 #: scenario without one of those keys is refused by name (``_scenario_iteration``).
 ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
                       "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
                       "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
-                      "serve_kv_dtype": "bf16"}
+                      "serve_kv_dtype": "bf16", ETP_KEY: 0}
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
@@ -3243,6 +3291,7 @@ def _iteration_of(key: tuple) -> RLIteration:
         asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
         train_plan="auto" if p["rl_train_mfu"] is None else None,
+        train_etp=etp_of_key(p[ETP_KEY]) if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"])
 

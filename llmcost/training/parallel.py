@@ -1636,9 +1636,10 @@ def frame_memory_arrays(rows: pd.DataFrame, model: ModelSpec, practice: MemoryPr
                         seq_len: int) -> dict:
     """``memory.plan_memory_arrays`` of rows of an ``enumerate_plans`` table at ``seq_len``
     tokens per sequence, with the table's own recipe, FlashAttention, dropout and layer split
-    (``rows.attrs``; a ``pp_split`` column's codes where the table has one) and ``practice``:
-    the memory parts per row (``recount_memory``; the RL update's count at its longest
-    micro-batch, ``rl.longest_memory``)."""
+    (``rows.attrs``; a ``pp_split`` column's codes where the table has one; an ``etp`` column's
+    expert TP where the table folds the experts, ``PlanGrid.etp``) and ``practice``: the memory
+    parts per row (``recount_memory``; the RL update's count at its longest micro-batch,
+    ``rl.longest_memory``)."""
     a, rows = rows.attrs, bare_frame(rows)
     return plan_memory_arrays(
         model, **{k: rows[k].to_numpy() for k in ("tp", "pp", "dp", "cp", "ep",
@@ -1650,7 +1651,8 @@ def frame_memory_arrays(rows: pd.DataFrame, model: ModelSpec, practice: MemoryPr
         pp_split=(rows["pp_split"].cat.codes.to_numpy().astype(np.int64)
                   if "pp_split" in rows else a["pp_split"]),
         seq_len=seq_len, recipe=a["recipe"], flash_attention=a["flash_attention"],
-        dropout=a["dropout"], practice=practice)
+        dropout=a["dropout"], practice=practice,
+        etp=rows["etp"].to_numpy() if "etp" in rows else None)
 
 
 def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPractice
