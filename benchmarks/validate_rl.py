@@ -1342,9 +1342,12 @@ def per_call():
         f"{s['mean_share_gap_points']:.1f}" for s in out["heldout"][1:]) + " points")
     meets = [m <= 0.25 and w <= 1.5 and g <= 10 for m, w, g in rest]
     helps = [m <= m0 and w <= w0 and g <= g0 for m, w, g in rest]
-    held = t[t["split"] == "heldout"].set_index("id")
-    low = held["ratio_with"].idxmin()
     d = rl.load_rl_validation().set_index("id")
+    # the lowest held-out row among those whose rollout calls have a published batch (the
+    # sentence below compares it with the calibration row's)
+    held = t[t["split"] == "heldout"].set_index("id")
+    held = held[d.loc[held.index, "gen_micro_batch"].notna().to_numpy()]
+    low = held["ratio_with"].idxmin()
     cal = d[(d["split"] == "calibration") & (d["engine"] == "vLLM")
             & d["system"].isin(rl.EOS_LENGTH_SYSTEMS)]
     b_low, b_cal = int(d.loc[low, "gen_micro_batch"]), int(cal["gen_micro_batch"].iloc[0])
@@ -1354,7 +1357,7 @@ def per_call():
           f"all three met: {' / '.join(str(x) for x in meets)}; none worse: "
           f"{' / '.join(str(x) for x in helps)}")
     print(f"  verdict: {'left off the model' if not any(helps) else 'see above'}; the lowest "
-          f"held-out row with it is {low} at {held.loc[low, 'ratio_with']:.2f} of published "
+          f"held-out row with a published rollout batch, with it, is {low} at {held.loc[low, 'ratio_with']:.2f} of published "
           f"(generation {held.loc[low, 'gen_ratio_without']:.2f} -> "
           f"{held.loc[low, 'gen_ratio_with']:.2f}: its calls hold {b_low} sequences against "
           f"the vLLM calibration row's {b_cal}, so the longest-response wait the fit reads "

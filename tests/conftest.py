@@ -41,7 +41,7 @@ LONG_FIRST = DEFAULT_SCENARIO + [
     "test_scenario_matrix_b.py", "test_notebooks_in_process.py", "test_diskcache.py",
     "test_step.py", "test_trial_wording.py", "test_scenario_predict.py", "05_rl_loop.ipynb",
     "test_report_glance.py", "test_ranges.py", "04b_step_time.ipynb", "00_index.ipynb",
-    "04_communication.ipynb", "test_browser_lab_b.py"]
+    "04_communication.ipynb", "test_browser_lab_b.py", "test_benchmark_scripts.py"]
 
 
 def pytest_configure(config):
