@@ -718,10 +718,17 @@ def test_notebook_00_declares_the_ledger_defaults():
     nb = NOTEBOOK_DIR / "00_index.ipynb"
     declared = pm.inspect_notebook(str(nb))
     import ast
-    # and the global batch, which only its claim questions read (ledger.plan_questions)
-    assert set(declared) - {"interactive", "global_batch_tokens"} == set(LEDGER_DEFAULTS)
+    # and the global batch, which only its claim questions read (ledger.plan_questions); the
+    # keys beyond LEDGER_DEFAULTS the bill reads (the RL update's stack and experts' layout),
+    # at the default scenario's values
+    from llmcost.bill.scenario import BILL_EXTRA_KEYS, load_scenario
+    assert set(declared) - {"interactive", "global_batch_tokens"} == \
+        set(LEDGER_DEFAULTS) | set(BILL_EXTRA_KEYS)
     for k, v in LEDGER_DEFAULTS.items():
         assert ast.literal_eval(declared[k]["default"]) == v, k
+    default = load_scenario(NOTEBOOK_DIR.parent / "data" / "scenarios" / "default.yaml")
+    for k in BILL_EXTRA_KEYS:
+        assert ast.literal_eval(declared[k]["default"]) == default[k], k
     text = "\n".join(c.source for c in nbformat.read(nb, as_version=4).cells)
     assert "What does it cost to train this model?" in text
 

@@ -383,3 +383,45 @@ def test_the_rl_update_refuses_a_fold_it_cannot_search():
         rl.rl_iteration("llama-3.1-8b", "H100-SXM", train_plan="auto", train_etp=1, **kw)
     with pytest.raises(ValueError, match=r"etp=1 .*a given train_plan carries its own"):
         rl.train_step("qwen3-30b-a3b", "H100-SXM", 8, 64, 1024, etp=1)
+
+
+def test_every_page_that_prices_the_rl_iteration_prices_the_bills(tmp_path):
+    """The pages that price the scenario's RL iteration (notebooks 00, 05, 09: the bill's RL line
+    or ``rl.scenario_iteration`` itself) declare every scenario key the iteration reads
+    (``rl.ITERATION_KEYS``), so a report hands them the scenario's ``etp`` and ``stack``: notebook
+    05's campaign, computed from the parameters a report injects, is the bill's RL line
+    (``build_ledger``, what ``llmcost estimate`` and the index show). A trial found 00 and 05
+    without ``etp`` and ``stack``: their RL line 7,804 GPU-hours against the bill's 6,679 for a
+    folded Qwen3-235B-A22B scenario."""
+    import yaml
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.bill.scenario import load_scenario, scenario_price
+    from llmcost.core.catalog import SCENARIO_DIR
+    from llmcost.present import report
+    keys = [k for k in rl.ITERATION_KEYS if k != "accelerator"]   # accelerator: every page's
+    # a page that takes the RL campaign (declares rl_iterations: its bill has the RL line) or
+    # prices the iteration itself
+    pages = [nb for nb in report.list_notebooks()
+             if "rl_iterations" in report.declared_parameters(nb)
+             or "rl.scenario_iteration(" in nb.read_text()]
+    assert {nb.stem for nb in pages} >= {"00_index", "05_rl_loop", "09_savings"}
+    for nb in pages:
+        missing = set(keys) - set(report.declared_parameters(nb))
+        assert not missing, (nb.stem, missing)
+    sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    sc.update(model="qwen3-235b-a22b", etp=1, stack="megatron-core-2025", rl_gpus=64,
+              rl_rollout_tp=8)
+    path = tmp_path / "folded.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    plan = report.plan_report(path, ["05"])
+    params = report.notebook_parameters_for(plan.notebooks[0], plan)
+    assert (params["etp"], params["stack"]) == (1, "megatron-core-2025")
+    price = scenario_price(params)[0]
+    camp = rl.scenario_campaign(params, price)
+    bill = build_ledger(load_scenario(path))
+    assert float(camp.loc["total", "usd"]) == pytest.approx(bill.line("post.rl").usd, rel=1e-9)
+    assert float(camp.loc["total", "gpu_hours"]) == pytest.approx(
+        bill.figures["rl_gpu_hours"], rel=1e-9)
+    unfolded = rl.scenario_campaign({**params, "etp": 0, "stack": "megatron-core-2024"}, price)
+    assert float(unfolded.loc["total", "gpu_hours"]) != pytest.approx(
+        bill.figures["rl_gpu_hours"], rel=1e-3)

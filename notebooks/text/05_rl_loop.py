@@ -47,6 +47,8 @@ rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
 rl_time_factor: float = 1.0  # measured ÷ predicted RL iteration time: multiplies the campaign's GPU-hours
+stack: str = "megatron-core-2024"  # software-stack profile the RL update is priced on (data/stacks.csv, llmcost.stacks)
+etp: int = 0  # tensor-parallel size of the routed experts in the RL update plan; 0: tp (the Megatron-Core default); 1: MoE parallel folding
 ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
@@ -756,6 +758,8 @@ print(f"generation {it.generation_flops_share:.1%} of the FLOPs but "
       f"{it.parts_gpu_s['tail'] / it.gpu_s:.1%} of the GPU-time)")
 print(f"parts sum to the total: {sum(it.parts_gpu_s.values()):,.0f} = "
       f"{it.wall_s * it.n_gpus:,.0f} GPU-s")
+print("how it is priced: " + (it.notes or "scoring and update passes at the scenario rl_train_mfu"))
+
 
 # %% [markdown]
 # ## 9. FLOPs share against time share: what the sources report
