@@ -690,3 +690,34 @@ def test_a_bill_above_world_gdp_is_warned_even_when_no_input_is():
     assert _world_bill_warning(build_ledger({"model": "llama-2-7b", "accelerator": "H100-SXM",
                                              "n_gpus": 64, "train_tokens": 1e11,
                                              "mfu": 0.4})) == []
+
+
+def test_ledger_rl_false_leaves_the_rl_set_up_to_notebook_05(tmp_path):
+    # DeepSeek-V3 on 1,024 H100 (671B parameters: 1,342 GB of BF16 weights, 168 GB a GPU over one
+    # 8-GPU node, more than an H100's 80 GB), its rl_ keys kept from the default scenario as a
+    # team would, and `ledger_rl: false`: the bill bills no RL campaign, so the estimate answers
+    # (a trial found it refused on the RL set-up). A bill line that serves the model (synthetic
+    # data from it) is refused by the bill itself.
+    keys = ("model: deepseek-v3\naccelerator: H100-SXM\nn_gpus: 1024\ntrain_tokens: 14.8e12\n"
+            "dtype: fp8\nmfu: 0.2\nprice_usd_per_gpu_hour: 2.0\nrl_gpus: 256\n"
+            "rl_rollout_tp: 8\nrl_iterations: 1000\nledger_rl: false\n")
+    path = tmp_path / "ds.yaml"
+    path.write_text(keys)
+    bill = estimate_ledger(path)
+    assert bill.line("post.rl").usd == 0 and bill.total_usd > 0
+    path.write_text(keys + "ledger_synthetic_tokens: 1.0e10\nledger_synthetic_model: deepseek-v3\n"
+                    "serve_weight_dtype: bf16\n")
+    with pytest.raises(ScenarioError, match=r"synthetic data line.*serve_tp up to 8"):
+        estimate_ledger(path)
+
+
+def test_a_report_says_notebook_05_prices_an_rl_set_up_the_bill_does_not(tmp_path):
+    # rl_rollout_tp 3 divides neither the 64 rollout GPUs nor Llama-2-7B's 32 heads: under
+    # `ledger_rl: false` the bill bills no campaign, so the estimate answers; a report that runs
+    # notebook 05 refuses, saying that leaving 05 out reports without it, and one without 05 runs
+    path = _yaml(tmp_path, "rl_rollout_tp: 3\nledger_rl: false")
+    bill = estimate_ledger(path)
+    with pytest.raises(ScenarioError, match=r"rl_rollout_tp=3 must divide.*`--notebooks` "
+                                            r"without 05 reports without it"):
+        plan_report(path, ["05"])
+    assert plan_report(path, ["00", "03"]).bill.total_usd == pytest.approx(bill.total_usd)

@@ -152,9 +152,10 @@ def _waste(s: dict) -> dict:
 
 #: Keys the bill does not read: the parallel plan and the batch (their effect on the bill is
 #: through the MFU). ``ledger_scenario`` leaves them out, so pricing a scenario does not search
-#: its plan again; ``predicted_step`` (and ``validate_parameters``) check the plan.
-_NOT_BILLED = frozenset(PLAN_PARAMETERS) | {"global_batch_tokens", "optimizer_recipe",
-                                            "mem_reserve_fraction"}
+#: its plan again; ``predicted_step`` (and ``validate_parameters``) check the plan. The experts'
+#: layout (``etp``) stays: the RL line's update searches its plan with it (``rl.ITERATION_KEYS``).
+_NOT_BILLED = (frozenset(PLAN_PARAMETERS) - {"etp"}) | {"global_batch_tokens", "optimizer_recipe",
+                                                        "mem_reserve_fraction"}
 
 
 def ledger_scenario(scenario: dict) -> dict:

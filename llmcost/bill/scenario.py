@@ -1114,7 +1114,9 @@ def _cross_check(p: dict) -> None:
     batch_known = all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens"))
     if batch_known:  # a rule of n_gpus and the batch, whether or not a plan is built: the bill
         _check_batch_feeds_gpus(p)  # of a report without a plan (00, 01, 07) counts these GPUs too
-    if batch_known and any(k in p for k in PLAN_PARAMETERS):
+    # the experts' layout alone builds no plan: pages that price only the RL update's search
+    # (00, 05) declare it beside no other plan key
+    if batch_known and any(k in p for k in PLAN_PARAMETERS if k != "etp"):
         _check_fixed_product(p)
         try:  # with its model, as the plan's other callers ask (``step_scenario.scenario_step``,
             # ``checks.scenario_plan_memory``): the plan memo is keyed by it, so one search

@@ -333,8 +333,10 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
 
     ``notebook_setups=False`` (``llmcost estimate``: the bill, not the pages) leaves out the
     illustrative RL and serving set-ups notebook 05 builds from its defaults; the set-ups the
-    scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, a billed RL campaign) are checked
-    either way.
+    scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, ``_asks_for_setups``; its
+    ``rl_`` keys not under ``ledger_rl: false``, which says the bill bills no RL campaign) and a
+    billed RL campaign are checked either way. A refused set-up of a report that runs notebook
+    05 says that leaving 05 out reports without it.
 
     Where no selected notebook builds the plan (its fit is then only warned of, ``checks``), a
     model whose states no plan could hold is refused all the same (``checks.states_do_not_fit``:
@@ -429,23 +431,50 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
                 raise ScenarioError(misfit)
         # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
         # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
-        # the RL and serving set-ups run outside the bill in the notebooks that read serve_ keys
-        # but do not build the whole bill (05, 06: they declare only the owned-hardware keys
-        # they price GPU-hours with, not the bill's other lines, e.g. its annotation line's);
-        # the bill runs them only when it bills them
-        setups = (notebook_setups and any(
-            "serve_tp" in declared_all[nb] and "ledger_annotation_samples" not in declared_all[nb]
-            for nb in nbs)) \
-            or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario
-                   if f"_{k}_chosen" not in scenario)
+        setups = (notebook_setups and _runs_setups(nbs, declared_all)) \
+            or _asks_for_setups(scenario)
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
                                  check_setups=setups, check_memory=False)
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
+        hint += _notebook_05_hint(e, scenario, nbs)
         raise ScenarioError(f"{scenario_path}: {user_words(str(e))}{hint}") from None
     return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values, bill)
+
+
+def _runs_setups(nbs: list, declared_all: dict) -> bool:
+    """Whether a selected notebook runs the RL and serving set-ups outside the bill: one that
+    reads ``serve_`` keys but does not build the whole bill (05, 06: they declare only the
+    owned-hardware keys they price GPU-hours with, not the bill's other lines, e.g. its
+    annotation line's)."""
+    return any("serve_tp" in declared_all[nb] and "ledger_annotation_samples" not in
+               declared_all[nb] for nb in nbs)
+
+
+def _asks_for_setups(scenario: dict, prefixes=("rl_", "serve_", "inference_")) -> bool:
+    """Whether the scenario itself gives an RL or serving set-up (a key of ``prefixes`` it wrote,
+    not one the report chose), so that a report and ``llmcost estimate`` check it whichever
+    pages run; its ``rl_`` keys do not count under a written ``ledger_rl: false`` (the bill bills
+    no RL campaign: they describe notebook 05's example, checked when 05 runs), though they do
+    when the report set it false for want of a campaign (``_ledger_rl_omitted``)."""
+    skip_rl = scenario.get("ledger_rl") is False and "_ledger_rl_omitted" not in scenario
+    return any(k.startswith(tuple(prefixes)) for k in scenario
+               if f"_{k}_chosen" not in scenario and not (skip_rl and k.startswith("rl_")))
+
+
+def _notebook_05_hint(e: ScenarioError, scenario: dict, nbs: list) -> str:
+    """The words a refused RL or serving set-up gets when notebook 05 runs and ``llmcost
+    estimate`` would not refuse it (the scenario does not ask for that set-up: ``_asks_for_
+    setups``, and bills no RL campaign): leaving 05 out reports without it. Else ""."""
+    kind = {"RL set-up": ("rl_",), "serving set-up": ("serve_", "inference_")}
+    asked = next((pre for words, pre in kind.items() if str(e).startswith(words)), None)
+    if asked is None or not any(Path(nb).stem == "05_rl_loop" for nb in nbs) or \
+            _asks_for_setups(scenario, asked) or (asked == ("rl_",) and scenario.get("ledger_rl")):
+        return ""
+    return ("; notebook 05 prices this set-up whether or not the bill does: `--notebooks` "
+            "without 05 reports without it")
 
 
 def estimate_ledger(scenario_path):
@@ -463,7 +492,7 @@ def estimate_ledger(scenario_path):
     ScenarioError, UsageError
         As ``plan_report``.
     """
-    plan = plan_report(scenario_path, ["00"], states=False)
+    plan = plan_report(scenario_path, ["00"], states=False, notebook_setups=False)
     extra = []
     try:
         _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
