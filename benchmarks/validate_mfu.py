@@ -895,7 +895,8 @@ def grace_host_reading():
     """A reading, not an engine term: the MoE layer's host cost (``moe_layer``) scaled on
     Grace-hosted rows by the published Grace / x86 host-time ratio of one eager op
     (``LINEAR_HOST_US``), its two constants re-fitted on the same MoE calibration rows as
-    ``step.calibrate_moe_host_overhead`` (eager stacks of ``MOE_HOST_FIT_SETS``, least squares
+    ``step.calibrate_moe_host_overhead`` (eager stacks of ``MOE_HOST_FIT_SETS`` less
+    ``MOE_HOST_FIT_LATER_ROWS``, least squares
     on the relative step-time error, non-negative). The step time is linear in the two
     constants (the host time enters each micro-batch additively), so each row's
     ``T = T0 + g·(a·A + b·B)``, ``A``, ``B`` its slopes from three engine runs, ``g`` the ratio
@@ -913,7 +914,8 @@ def grace_host_reading():
     published = v["step_time_s"] * (1.0 + v["error"])
     eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
     cal = ((v["kind"] == "moe") & (v["split"] == "calibration") & eager
-           & v["set"].isin(step_validation.MOE_HOST_FIT_SETS))
+           & v["set"].isin(step_validation.MOE_HOST_FIT_SETS)
+           & ~v.index.isin(step_validation.MOE_HOST_FIT_LATER_ROWS))
     held = v["split"] == "held-out"
     buckets = {"MoE": v["kind"] == "moe",
                "Blackwell": v["accelerator"].isin(("B200",) + GRACE_HOSTED),

@@ -47,8 +47,9 @@ def test_validation_rows_share_the_published_runs_id_space(table):
     # 26.02.01 GB300 Qwen3-235B-A22B line, the 26.02 line copied figure for figure (kept in
     # data/validation_mfu.csv, left out: step_validation.excluded_configs), + the three
     # Megatron-Bridge 25.09 Qwen3-235B-A22B rows at TP 2 with EP over DP (etp 1, MoE parallel
-    # folding, once the plans expressed it)
-    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3
+    # folding, once the plans expressed it), + the four Megatron-Bridge 25.11 Qwen3-235B-A22B
+    # rows (GB300 and GB200 BF16, B200 FP8-MX, H100 FP8-CS folded)
+    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3 + 4
     assert not set(new["run_id"]) & set(step_validation.excluded_configs()["run_id"])
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
@@ -106,9 +107,9 @@ def test_the_band_follows_the_sign_of_the_errors():
     rows = pd.DataFrame({"error": [0.2, 0.3, 0.25], "predicted_mfu": [0.5, 0.5, 0.5]})
     rows["causal_basis_mfu"] = rows["predicted_mfu"] / (1 + rows["error"])
     b = accuracy.band_from_rows(rows)
-    # n = 3 < 9: the median 0.25 shrunk by 3 / (3 + 2.6) (shift_factor) = 0.1339; the rows'
-    # largest score about it, 0.30 - 0.1339 = 0.166, is inside the default 0.30
-    assert b["center"] == pytest.approx(0.25 * 3 / 5.6, rel=1e-12) and not b["conformal"]
+    # n = 3 < 9: the median 0.25 shrunk by 3 / (3 + 3) (shift_factor) = 0.125; the rows'
+    # largest score about it, 0.30 - 0.125 = 0.175, is inside the default 0.30
+    assert b["center"] == pytest.approx(0.25 * 3 / 6, rel=1e-12) and not b["conformal"]
     assert b["half_width"] == accuracy.DEFAULT_BAND_FRACTION
     p = 0.5
     assert p - p / (1 + b["center"] + b["half_width"]) > p / (1 + b["center"] - b["half_width"]) - p
@@ -242,11 +243,11 @@ def test_full_conformal_band_by_hand():
     ec[-1] = 0.25
     # k = 10: L = 0.00 - 0.25 = -0.25, U = 0.02 + 0.23 = 0.25
     assert accuracy.full_conformal_interval(e, ec) == pytest.approx((-0.25, 0.25))
-    # fewer than MIN_CONFORMAL_ROWS: the stated default, the median -0.05 shrunk by 3 / (3 + 2.6)
-    # to -0.0268 (shift_factor), w = max(0.30, largest score about it, |-0.12 + 0.0268| = 0.093)
+    # fewer than MIN_CONFORMAL_ROWS: the stated default, the median -0.05 shrunk by 3 / (3 + 3)
+    # to -0.025 (shift_factor), w = max(0.30, largest score about it, |-0.12 + 0.025| = 0.095)
     b3 = accuracy.band_from_rows(rows.iloc[:3])
     assert not b3["conformal"] and (b3["center"], b3["half_width"]) == pytest.approx(
-        (-0.05 * 3 / 5.6, 0.30))
+        (-0.05 * 3 / 6, 0.30))
 
 
 def test_full_conformal_interval_is_the_definitions_set():
@@ -367,9 +368,9 @@ def test_a_row_of_unstated_flop_basis_must_be_covered_on_both(table):
     assert -0.30 < causal_error < -0.15 and row["error"] > causal_error
     rows = table[table["run_id"] == "llama3-t4-405b-128k"]
     b = accuracy.band_from_rows(rows)
-    # one row: its error shrunk by 1 / (1 + 2.6) is the centre (shift_factor), and the band's
+    # one row: its error shrunk by 1 / (1 + 3) is the centre (shift_factor), and the band's
     # half-width is the default or the row's larger score about it, on either basis
-    c = row["error"] / 3.6
+    c = row["error"] / 4
     assert b["center"] == pytest.approx(c, rel=1e-12)
     assert b["half_width"] == pytest.approx(max(accuracy.DEFAULT_BAND_FRACTION,
                                                 abs(causal_error - c), abs(row["error"] - c)))
@@ -646,8 +647,8 @@ def test_a_regime_quotes_one_figure_per_basis_on_every_page():
     assert list(rows["reported_mfu"].round(3)) == [0.435, 0.404]    # Table 4's TFLOP/s basis
     e = rows["error"]
     # two runs, too few to measure the model's error from: the centre is their median shrunk
-    # by 2 / (2 + 2.6) (shift_factor), and every page says both
-    assert band.center == pytest.approx(float(e.median()) * 2 / 4.6, rel=1e-12)
+    # by 2 / (2 + 3) (shift_factor), and every page says both
+    assert band.center == pytest.approx(float(e.median()) * 2 / 5, rel=1e-12)
     warning = next(w for w in band.warnings if w.startswith("only 2 held-out"))
     published = f"signed errors {e.min():+.1%} to {e.max():+.1%} on the FLOP count as published"
     assert published in warning
@@ -655,7 +656,7 @@ def test_a_regime_quotes_one_figure_per_basis_on_every_page():
     assert f"{causal.min():+.1%} to {causal.max():+.1%} if attention is counted with a causal " \
         "mask" in warning
     median = (f"{band.center:+.1%} (the median signed error of its 2 held-out runs, "
-              f"{e.median():+.1%}, × 2 / (2 + 2.6): shrunk toward 0")
+              f"{e.median():+.1%}, × 2 / (2 + 3): shrunk toward 0")
     assert median in warning and median in band.basis()
     assert band.error_note().startswith(f"median step-time error {e.median():+.1%} (signed) on "
                                         f"2 held-out runs, too few to centre the band on: "
@@ -816,10 +817,12 @@ def test_any_size_optimism_and_cap_name_the_same_best_figure():
     # MFU at any size, best_published_any_size, to one decimal: the same figure, not 35% in one
     # and 35.3% in the other.
     # (an MoE of 30B total parameters: none within 4× on Blackwell; the best MoE BF16 run at any
-    # size is DeepSeek-V3's, the class kept)
+    # size, the class kept, is Megatron-Bridge 25.11's Qwen3-235B-A22B on 256 GB300: 6,131
+    # tokens/s/GPU, 41.0% of the BF16 peak; DeepSeek-V3's before that row)
     from llmcost.training.accuracy import band_cap, best_published_any_size
     best, source = best_published_any_size("GB200-NVL72", "bf16", is_moe=True)
-    assert "DeepSeekV3" in source
+    assert "Qwen3_235B_a22B (Megatron-Bridge 25.11" in source and "256 GB300" in source
+    assert best == pytest.approx(0.410, abs=0.0005)
     high, said = band_cap(best + 0.013, 0.52, "GB200-NVL72", 30e9, None, is_moe=True)
     assert high == pytest.approx(best, rel=1e-12)
     assert len(said) == 2
@@ -837,7 +840,8 @@ def test_a_band_capped_above_its_prediction_says_its_lowered_low_end():
     # and high / p − 1. The regime's 8 rows are fewer than 9, so c is now the median shrunk by
     # 8 / (8 + k) (shift_factor): about -8.6% at k = 2.4, where a prediction of 37.2% (37.2% /
     # 0.914 = 40.7%) kept the case this test checks; about -8.1% at k = 2.6, where 37.5%
-    # (37.5% / 0.919 = 40.8%) keeps it.
+    # (37.5% / 0.919 = 40.8%) kept it; about -7.8% at k = 3, where 37.5% (37.5% / 0.922 =
+    # 40.7%) keeps it.
     from llmcost.present import glance
     spec = llmcost.load_model("llama-3.1-70b")
     p = 0.375
@@ -846,7 +850,7 @@ def test_a_band_capped_above_its_prediction_says_its_lowered_low_end():
     c, w = b.center, b.half_width
     v = accuracy.validation_table()
     e = v[(v["regime"] == b.regime) & (v["split"] == "held-out")]["error"]
-    assert b.n == len(e) == 8 and c == pytest.approx(float(e.median()) * 8 / 10.6, rel=1e-12)
+    assert b.n == len(e) == 8 and c == pytest.approx(float(e.median()) * 8 / 11, rel=1e-12)
     assert b.high > p and b.high < p / (1 + c)
     assert b.low == pytest.approx(b.high * (1 + c) / (1 + c + w))
     after = f"{1 - b.low / p:.0%} below to {b.high / p - 1:.0%} above after it"
@@ -858,7 +862,7 @@ def test_a_band_capped_above_its_prediction_says_its_lowered_low_end():
 
 def test_a_thin_regime_shrinks_its_shift_and_a_measured_one_keeps_it():
     # The rule (module docstring, "Fewer rows"): below MIN_CONFORMAL_ROWS = 9 held-out rows the
-    # median error is shrunk toward 0 by n / (n + 2.6); from 9 rows on it is the centre as
+    # median error is shrunk toward 0 by n / (n + 3); from 9 rows on it is the centre as
     # before. Both signs: an optimistic (+) and a pessimistic (-) regime.
     d = np.array([-0.04, -0.02, -0.01, 0.0, 0.0, 0.01, 0.02, 0.04])   # median 0
     for sign in (1.0, -1.0):
@@ -866,8 +870,8 @@ def test_a_thin_regime_shrinks_its_shift_and_a_measured_one_keeps_it():
         rows8 = pd.DataFrame({"error": e8, "predicted_mfu": 0.5,
                               "causal_basis_mfu": 0.5 / (1 + e8)})
         b8 = accuracy.band_from_rows(rows8)
-        # by hand: ±0.10 × 8 / 10.6 = ±0.075472; largest score |±0.14 ∓ 0.0755| = 0.0645 < 0.30
-        assert not b8["conformal"] and b8["center"] == pytest.approx(sign * 0.8 / 10.6, rel=1e-12)
+        # by hand: ±0.10 × 8 / 11 = ±0.072727; largest score |±0.14 ∓ 0.0727| = 0.0673 < 0.30
+        assert not b8["conformal"] and b8["center"] == pytest.approx(sign * 0.8 / 11, rel=1e-12)
         assert b8["half_width"] == accuracy.DEFAULT_BAND_FRACTION
         e9 = np.append(e8, sign * 0.10)             # n = 9: the median itself, conformal
         rows9 = pd.DataFrame({"error": e9, "predicted_mfu": 0.5,
@@ -877,32 +881,32 @@ def test_a_thin_regime_shrinks_its_shift_and_a_measured_one_keeps_it():
         assert b9["conformal"] and b9["center"] == pytest.approx(sign * 0.10, rel=1e-12)
         assert b9["half_width"] == pytest.approx(max(sign * 0.10 - lo, hi - sign * 0.10))
     assert accuracy.shift_factor(0) == 0.0 and accuracy.shift_factor(9) == 1.0
-    assert accuracy.shift_factor(2) == pytest.approx(2 / 4.6, rel=1e-12)
+    assert accuracy.shift_factor(2) == pytest.approx(2 / 5, rel=1e-12)
     for bad in (-1, 2.5, "2", None, True):
         with pytest.raises(ValueError, match="n="):
             accuracy.shift_factor(bad)
 
 
 def test_a_thin_regimes_far_rows_widen_its_band_instead_of_moving_it():
-    # two rows at -0.60 and -0.50: before, c = -0.55 ± 0.30; now c = -0.55 × 2 / 4.6 = -0.2391 and
-    # the rows' largest score about it, |-0.60 + 0.2391| = 0.3609, widens the band past the default
+    # two rows at -0.60 and -0.50: before, c = -0.55 ± 0.30; now c = -0.55 × 2 / 5 = -0.22 and
+    # the rows' largest score about it, |-0.60 + 0.22| = 0.38, widens the band past the default
     e = np.array([-0.60, -0.50])
     rows = pd.DataFrame({"error": e, "predicted_mfu": 0.5, "causal_basis_mfu": 0.5 / (1 + e)})
     b = accuracy.band_from_rows(rows)
-    assert (b["center"], b["half_width"]) == pytest.approx((-0.55 * 2 / 4.6, 0.60 - 0.55 * 2 / 4.6),
+    assert (b["center"], b["half_width"]) == pytest.approx((-0.55 * 2 / 5, 0.60 - 0.55 * 2 / 5),
                                                        rel=1e-12)
     assert b["center"] - b["half_width"] <= e.min() and e.max() <= b["center"] + b["half_width"]
 
 
 def test_the_bill_words_of_a_thin_regime_say_the_median_and_the_shrunk_shift():
-    # p = 51.9%, two runs a median 8.6% faster than predicted: c = -0.086 × 2 / 4.6 = -0.0374,
-    # central = 51.9% / 0.9626 = 53.9%; above a cap at 47.0%, the bill uses 47.0%
-    c = -0.086 * 2 / 4.6
+    # p = 51.9%, two runs a median 8.6% faster than predicted: c = -0.086 × 2 / 5 = -0.0344,
+    # central = 51.9% / 0.9656 = 53.7%; above a cap at 47.0%, the bill uses 47.0%
+    c = -0.086 * 2 / 5
     words = accuracy.central_mfu_words(0.519, c, 2, 0.36, 0.47, plan="TP4")
     assert "a median 8.6% less time per step than predicted (2 runs, too few to measure the " \
-        "model's error from: shrunk toward no error by 2 / (2 + 2.6), a prior weighted as 2.6 " \
-        "runs by the regimes with enough runs, to 3.7%)" in words
-    assert f"central estimate at {0.519 / (1 + c):.1%}" in words and "53.9%" in words
+        "model's error from: shrunk toward no error by 2 / (2 + 3), a prior weighted as 3 runs " \
+        "by the regimes with enough runs, to 3.4%)" in words
+    assert f"central estimate at {0.519 / (1 + c):.1%}" in words and "53.7%" in words
     assert "the bill uses the top, 47.0%" in words
     # a measured regime (n >= 9) says its median as before, with no shrinkage
     words = accuracy.central_mfu_words(0.40, -0.05, 12, 0.30, 0.50)
@@ -929,7 +933,7 @@ def test_the_shrinkage_k_is_its_empirical_bayes_derivation():
     # the shipped constant is the derivation on the validation table's conformal regimes
     # (2.56 when set, rounded to 2.6; 2.87 before the FlashAttention-1 length curve; 2.43 with
     # GB300 priced as GB200, 2.4; 2.56 with the three 25.09 Qwen3-235B-A22B rows at TP 2,
-    # 2.6): a change
+    # 2.6; 2.95 with the four 25.11 Qwen3-235B-A22B rows, 3.0): a change
     # of the table that moves k is seen here
     live = accuracy.shift_shrink_rows()
     assert abs(live["k"] - accuracy.SHIFT_SHRINK_ROWS) < 0.15, live

@@ -171,11 +171,12 @@ def _readme_check_argv() -> list:
 def test_the_readme_deepseek_check_says_its_evidence_chain_and_its_weakness(capsys):
     # DeepSeek-V3 (arXiv:2412.19437, Table 1): 2.788M H800 GPU-h for 14.8T tokens in FP8.
     # Steady-state MFU on the BF16 peak: 4.319e24 MFU-basis FLOPs / (2.788e6 × 3600 × 989.4e12)
-    # = 43.5% ÷ goodput 95.8% = 45.4%. The best comparable run, its own runs left out: Kimi K2
-    # on NeMo AutoModel, 256 H100, BF16, 20.6% of the BF16 peak (data/validation_mfu.csv): the
-    # claim is 2.20× it. Its class now has a published FP8 run (Megatron-Bridge 25.09's
-    # Qwen3-235B-A22B on 256 H100, FP8-CS, 20.4%), so the bound is a run's own figure, not one
-    # BF16 run × 1.345 (27.7%, 1.64× before that row; the chain's words are tested in
+    # = 43.5% ÷ goodput 95.8% = 45.4%. The best comparable run, its own runs left out:
+    # Megatron-Bridge 25.11's Qwen3-235B-A22B on 256 H100, FP8-CS, 1,575 tokens/s/GPU, 26.6% of
+    # the BF16 peak (data/validation_mfu.csv): the claim is 1.71× it (2.20× Kimi K2's BF16
+    # 20.6%, the best before that row). Its class has published FP8 runs (Megatron-Bridge
+    # 25.09's and 25.11's Qwen3-235B-A22B on 256 H100), so the bound is a run's own figure, not
+    # one BF16 run × 1.345 (27.7%, 1.64× before the 25.09 row; the chain's words are tested in
     # tests/test_fp8_ratio.py)
     argv = _readme_check_argv()
     assert argv[:3] == ["check", "--model", "deepseek-v3"] and "--usd" in argv
@@ -183,8 +184,8 @@ def test_the_readme_deepseek_check_says_its_evidence_chain_and_its_weakness(caps
     out = _unwrapped(capsys.readouterr().out)
     assert "utilisation: OPTIMISTIC: steady-state MFU 22.7% of the fp8 peak (45.4% of the BF16 " \
            "one) (MFU basis, as published MFUs count) is above the best published comparable " \
-           "run, 20.6% of the BF16 peak (2.20× it; Kimi K2 (NeMo AutoModel pre-training " \
-           "benchmark, 256 H100)" in out
+           "run, 26.6% of the BF16 peak (1.71× it; Qwen3_235B_a22B (Megatron-Bridge 25.11 " \
+           "pre-training benchmark, 256 H100)" in out
     assert "Verdict: OPTIMISTIC, the worst of its 3 judgements" in out
     assert "that bound is one BF16 run" not in out and "× 1.35" not in out
     # a BF16 claim against a BF16 run's own figure: no scaled chain to state

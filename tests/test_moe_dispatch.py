@@ -133,9 +133,9 @@ def test_megatron_bridge_rows_price_the_random_gate():
     mb = cfg[cfg["set"].str.startswith("megatron-bridge") & cfg["moe_gate"].notna()
              & (cfg["moe_gate"] != "")]
     # 14 rows of 25.09-26.08, the 26.02 re-run of Qwen3-30B-A3B on H100, the 25 MoE rows of the
-    # 26.04 (14) and 26.06 (11) tables, and the patch tables' 50 (the rest of 26.02: 13;
-    # 26.02.01: 14; 26.04.01: 15; 26.06.01: 8)
-    assert len(mb) == 15 + 25 + 50 and set(mb["moe_gate"]) == {"random"}
+    # 26.04 (14) and 26.06 (11) tables, the patch tables' 50 (the rest of 26.02: 13;
+    # 26.02.01: 14; 26.04.01: 15; 26.06.01: 8) and 25.11's four Qwen3-235B-A22B rows
+    assert len(mb) == 15 + 25 + 50 + 4 and set(mb["moe_gate"]) == {"random"}
 
 
 def test_dispatch_copies_by_hand():

@@ -80,15 +80,21 @@ def test_overlap_host_cost_reading():
     for run_id in first:
         before, after = r[run_id]
         assert before > 0.25 and 0.0 < after < before
-    # the overlap row of the 26.04.01 tables (added after it was read; DeepSeek-V3 on 256 B200,
-    # PP 8 x VP 2, a calibration row) is pessimistic already and it moves it further: evidence
-    # against it as an engine term (26.02.01's H100 Qwen3-30B-A3B row, once here, ran the PP 1 /
-    # EP 16 HybridEP recipe without the overlap: its notes)
-    assert set(step_validation.EP_OVERLAP_OF_ROW) - set(first) == {
-        "mb260401-b200-deepseek-v3-mxfp8"}
-    for run_id in set(step_validation.EP_OVERLAP_OF_ROW) - set(first):
-        before, after = r[run_id]
-        assert after < before < 0
+    # the overlap rows added after it was read: the 26.04.01 tables' (DeepSeek-V3 on 256 B200,
+    # PP 8 x VP 2, a calibration row) is pessimistic already and it moves it further, as it does
+    # 25.11's Qwen3-235B-A22B on 256 H100 (a calibration row, +0.1% -> -4.6%): evidence against
+    # it as an engine term (26.02.01's H100 Qwen3-30B-A3B row, once here, ran the PP 1 / EP 16
+    # HybridEP recipe without the overlap: its notes); 25.11's Qwen3-235B-A22B on 64 B200
+    # (held-out) it brings nearer (+12.6% -> -0.1%): mixed evidence, the reading stays one
+    later = ("mb260401-b200-deepseek-v3-mxfp8", "mb2511-h100-qwen3-235b-a22b-fp8cs",
+             "mb2511-b200-qwen3-235b-a22b-fp8mx")
+    assert set(step_validation.EP_OVERLAP_OF_ROW) - set(first) == set(later)
+    before, after = r["mb260401-b200-deepseek-v3-mxfp8"]
+    assert after < before < 0
+    before, after = r["mb2511-h100-qwen3-235b-a22b-fp8cs"]
+    assert after < 0 < before < -after
+    before, after = r["mb2511-b200-qwen3-235b-a22b-fp8mx"]
+    assert 0.10 < before and abs(after) < 0.01
     # the H100 controlled pair (overlap helped 3.7 s) comes out worse with it: why it is a
     # reading and not an engine term
     before, after = r["h100 bf16 ep16 overlap check"]
@@ -122,10 +128,11 @@ def test_fp8cs_quantize_launch_reading_by_hand():
     # 11.0 s) ...
     for run_id in ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs"):
         assert r.loc[run_id, "error"] > 0.35 and 0.0 < r.loc[run_id, "error_with"] < 0.30
-    # ... but moves every FP8-CS calibration row (already pessimistic) further away: a reading,
-    # not an engine term
+    # ... but moves every FP8-CS calibration row further away (each pessimistic already, or, 25.11's
+    # Qwen3-235B-A22B on 256 H100, at +0.1%: to -5.6%): a reading, not an engine term
     cal = r[r["split"] == "calibration"]
-    assert len(cal) >= 2
-    assert (cal["error_with"] < cal["error"]).all() and (cal["error"] < 0).all()
+    assert len(cal) >= 3
+    assert (cal["error_with"] < cal["error"]).all() and (cal["error"] < 0.01).all()
+    assert (cal["error_with"].abs() > cal["error"].abs()).all()
     # only FP8 current-scaling MoE rows on eager stacks (no MXFP8, BF16 or graphed rows)
     assert not any(k.endswith(("fp8mx", "mxfp8", "bf16")) for k in r.index)

@@ -137,7 +137,7 @@ from .scenario import PRICING, load_scenario, point_scenario
 #: more than the final run from a final run well below the best published one. The published
 #: whole runs' shares (``whole_run_rows``' steady MFU ÷ ``best_reference``, the run's own model
 #: left out; tests/test_claims.py recomputes each figure quoted here): BLOOM 176B 0.60, Llama 2
-#: 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 2.30 (FP8, against a BF16 run); final runs under
+#: 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 1.79 (FP8, against an FP8 run); final runs under
 #: half too: Pythia 12B 0.43, Pythia 70M 0.35, Pythia 160M 0.48, Pythia 410M 0.48 (GPU-hours
 #: from the run's logged iteration time, Biderman et al. 2023) and BloombergGPT 50B 0.44 (53
 #: days on 512 GPUs, Wu et al. 2023), each against an llm-foundry MPT throughput benchmark on 8
