@@ -635,7 +635,12 @@ def own_published_run_warning(values: dict) -> str | None:
     ``OWN_RUN_FACTOR`` × that run's whole-run utilisation U = D · F(s) / (H · 3600 · P_bf16)
     (the MFU basis). A whole-run U counts failures, restarts and every phase, so a steady-state
     MFU above it is expected, but not by that much (a trial: Llama 2 13B on 256 A100 billed at a
-    predicted 64.1% while Meta's own run implies 42.1%). None otherwise."""
+    predicted 64.1% while Meta's own run implies 42.1%). None otherwise.
+
+    Runs at other context lengths are compared on the work done, the causal count:
+    MFU_full(s) · c(s), c(s) = F_causal(s) / F_full(s) (``ModelSpec.flops_per_token``; the MFU
+    basis counts the full attention matrix, so the same achieved rate reads higher at a longer
+    context: Llama 3.1 8B's c is 0.89 at 8,192 tokens, 0.59 at 131,072). At one length c cancels."""
     mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
     if acc is None or model is None or mfu is None or isinstance(mfu, str):
         return None
@@ -651,15 +656,28 @@ def own_published_run_warning(values: dict) -> str | None:
         return None
     r = runs.loc[runs["published_mfu"].idxmax()]
     u = float(r["published_mfu"])
-    if not m16 > OWN_RUN_FACTOR * u:
+    s_bill, s_run = int(values.get("seq_len") or r["seq_len"]), int(r["seq_len"])
+    ratio = m16 * _causal_share(spec, s_bill) / (u * _causal_share(spec, s_run))
+    if not ratio > OWN_RUN_FACTOR:
         return None
+    at = "" if s_bill == s_run else (
+        f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
+        "attention work done)")
     return (f"mfu: the catalogue holds {r['model']}'s own published run on "
             f"{r['accelerator']}: {r['published_gpu_hours']:,.0f} GPU-hours for "
             f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
             "restarts and every phase included; notebook 08); the bill's "
             f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
-            f"{m16 / u:.2f}× it, more than goodput explains (large runs keep about 90% of their "
-            "time): read the bill as optimistic, or set mfu from that run")
+            f"{ratio:.2f}× it{at}, more than goodput explains (large runs keep about 90% of "
+            "their time): read the bill as optimistic" + (", or set mfu from that run" if
+                                                           s_bill == s_run else ""))
+
+
+def _causal_share(spec, seq_len: int) -> float:
+    """c(s) = F_causal(s) / F_full(s): the share of the MFU basis's FLOPs per training token
+    (full attention matrix) a causal model computes (``ModelSpec.flops_per_token``)."""
+    return float(spec.flops_per_token(seq_len, causal=True)) / float(
+        spec.flops_per_token(seq_len, causal=False))
 
 
 #: Goodput below which the bill's failures line is said (``_low_goodput_warning``): a
