@@ -261,7 +261,8 @@ def test_folding_a_dense_model_or_an_odd_value_is_refused_by_name():
     from llmcost.bill.scenario import validate_parameter
     from llmcost.training import parallel
     dense = load_model("llama-3.1-8b")
-    with pytest.raises(PlanError, match=r"llama-3.1-8b is dense .*etp must be None \(= tp"):
+    with pytest.raises(PlanError, match=r"llama-3.1-8b is dense .*leave the experts. TP at tp "
+                                        r"\(etp 0 in a scenario"):
         parallel.make_plan(dense, 8, 8, tp=2, etp=1)
     with pytest.raises(ValueError, match=r"etp=4 must be 0 \(the experts' TP equal to tp"):
         validate_parameter("etp", 4)
@@ -281,7 +282,7 @@ def test_review_edges_are_refused_or_priced_as_megatron_runs_them():
     cm = comm.step_comm_arrays(model_shapes(m), m, cl, eff, s=4096.0, x=4096.0, tp=2.0, cp=1.0,
                                ep=8.0, dp=32.0, sp=False, etp=2.0)
     assert cm["tp_moe_fwd_s"] == pytest.approx(0.5 * cm["tp_fwd_s"], rel=1e-12)
-    with pytest.raises(PlanError, match="dense .*etp must be None"):
+    with pytest.raises(PlanError, match="dense .*leave the experts. TP at tp"):
         parallel.enumerate_plans(load_model("llama-3.1-8b"), Cluster(H100, 8), 8, 2048, etp=1)
     import numpy as np
     with pytest.raises(ValueError, match=r"etp: an array of shape \(3,\) for plans of shape"):

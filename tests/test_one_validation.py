@@ -721,3 +721,18 @@ def test_a_report_says_notebook_05_prices_an_rl_set_up_the_bill_does_not(tmp_pat
                                             r"without 05 reports without it"):
         plan_report(path, ["05"])
     assert plan_report(path, ["00", "03"]).bill.total_usd == pytest.approx(bill.total_usd)
+
+
+def test_rollout_replicas_without_a_sequence_are_said(tmp_path):
+    # A trial: rl_gpus 4,096 for an RL batch of 32 prompts × 16 samples = 512 sequences at
+    # rollout TP 4: 4,096 / 4 = 1,024 replicas, 512 of them without a sequence (by hand), their
+    # GPUs billed as generation. 2,048 GPUs (512 replicas) is the edge, not said.
+    rl = ("rl_prompts_per_step: 32\nrl_samples_per_prompt: 16\nrl_rollout_tp: 4\n"
+          "rl_iterations: 10\nrl_runs: 1\n")
+    bill = estimate_ledger(_yaml(tmp_path, rl + "rl_gpus: 4096\nn_gpus: 4096"))
+    said = [w for w in bill.warnings if "rollout replicas" in w]
+    assert len(said) == 1 and said[0].startswith(
+        "rl_gpus=4,096 at rl_rollout_tp=4 is 1,024 rollout replicas for 512 sequences")
+    assert "512 of them generate nothing" in said[0]
+    bill = estimate_ledger(_yaml(tmp_path, rl + "rl_gpus: 2048\nn_gpus: 4096"))
+    assert not [w for w in bill.warnings if "rollout replicas" in w]

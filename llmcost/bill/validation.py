@@ -236,7 +236,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     (``_data_stock_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
     (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
-    accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
+    accelerator (``_price_unit_warning``); rollout replicas that hold no sequence
+    (``_idle_rollout_replicas_warning``); money keys an order of magnitude from the catalogue's
     figures (``money_magnitude_warnings``); money above world GDP and staff above the largest
     employer (``world_scale_warnings``). Warnings, not refusals: each is a legal scenario."""
     out = []
@@ -259,6 +260,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
+                        _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
@@ -590,6 +592,32 @@ def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:
             f"+{PARTIAL_ROLLOUT_GAIN_MEAN:.1%} rollout throughput on average, "
             f"+{PARTIAL_ROLLOUT_GAIN_MAX:.0%} at most, arXiv:2509.18521): read the RL line as "
             "optimistic (notebook 05 compares the modes)")
+
+
+def _idle_rollout_replicas_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the billed RL campaign has more rollout replicas than sequences per
+    iteration: replicas = rollout GPUs ÷ ``rl_rollout_tp`` (the rollout GPUs: ``rl_rollout_gpus``
+    when given, else ``rl_gpus``, colocated), sequences = ``rl_prompts_per_step`` ×
+    ``rl_samples_per_prompt``; a replica without a sequence generates nothing while its GPUs are
+    held and billed as generation (a trial: rl_gpus 4,096 at rollout TP 4, 1,024 replicas for
+    512 sequences, billed without a word). None otherwise."""
+    hours = bill.figures.get("rl_gpu_hours") if bill is not None else None
+    if not isinstance(hours, (int, float)) or hours <= 0:
+        return None
+    try:
+        gpus = int(p.get("rl_rollout_gpus") or p["rl_gpus"])
+        replicas = gpus // int(p["rl_rollout_tp"])
+        seqs = int(p["rl_prompts_per_step"]) * int(p["rl_samples_per_prompt"])
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if replicas <= seqs:
+        return None
+    key = "rl_rollout_gpus" if p.get("rl_rollout_gpus") else "rl_gpus"
+    return (f"{key}={gpus:,} at rl_rollout_tp={int(p['rl_rollout_tp'])} is {replicas:,} rollout "
+            f"replicas for {seqs:,} sequences an iteration (rl_prompts_per_step × "
+            f"rl_samples_per_prompt): {replicas - seqs:,} of them generate nothing while their "
+            f"GPUs are billed; {seqs * int(p['rl_rollout_tp']):,} rollout GPUs at most would "
+            "serve the batch")
 
 
 def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -576,8 +576,8 @@ def check_etp_model(model, etp) -> None:
         ``etp`` 1 for a dense model, naming it.
     """
     if etp == 1 and not model.is_moe:
-        raise PlanError("etp", f"etp=1: {model.name} is dense (no experts to fold), so etp "
-                               "must be None (= tp; a scenario's etp 0)")
+        raise PlanError("etp", f"etp=1: {model.name} is dense (no experts to fold): leave the "
+                               "experts' TP at tp (etp 0 in a scenario, None in a ParallelPlan)")
 
 
 def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
