@@ -688,3 +688,23 @@ def test_a_model_that_fits_no_scale_up_domain_names_the_limit():
         inference.max_batch(llmcost.load_model("deepseek-v3"), "H100-SXM", 2048,
                             weight_dtype="fp8", tp=8)
     assert "83.9 GB" in str(e.value) and "more HBM per GPU" in str(e.value)
+
+
+def test_a_replica_that_cannot_fit_names_only_the_precisions_that_would():
+    # DeepSeek-V3 (671B parameters, data/models.csv) over one 8-GPU H100 node, 80 GB less the
+    # 10% serving reserve = 77.3 GB a GPU (by hand, the weights alone): BF16 671e9 × 2 / 8 =
+    # 168 GB and FP8 671e9 / 8 = 84 GB do not fit; INT4 (0.5 B + a BF16 scale per 128 weights)
+    # 43 GB does. A trial read "a lower serve_weight_dtype" for a scenario already at INT4, the
+    # smallest: on A100-40GB (36 GB usable) not even INT4 fits, and none is suggested.
+    from llmcost.serving import inference as inf
+    spec = llmcost.load_model("deepseek-v3")
+    usable = llmcost.load_accelerator("H100-SXM").hbm_bytes * (1 - 0.10)
+    assert usable == pytest.approx(77.3e9, rel=1e-3)
+    assert spec.n_params * 1.0 / 8 > usable > spec.n_params * (0.5 + 2 / 128) / 8  # FP8, INT4
+    with pytest.raises(ValueError) as bf16:
+        inf.max_batch(spec, "H100-SXM", 1000, tp=8, weight_dtype="bf16")
+    words = str(bf16.value).split("Workarounds: ")[1]
+    assert words.startswith("a lower weight_dtype (int4, ") and "fp8" not in words
+    with pytest.raises(ValueError) as int4:
+        inf.max_batch(spec, "A100-40GB", 1000, tp=8, weight_dtype="int4")
+    assert str(int4.value).split("Workarounds: ")[1].startswith("an accelerator with more HBM")

@@ -316,6 +316,18 @@ def kv_share_per_rank(model, tp: int) -> float:
     return _kv_share(serving_model(model), _int("tp", tp))
 
 
+
+def _lower_dtype_words(weight_dtype: str, weights_fit) -> str:
+    """"a lower weight_dtype (…), or " naming the precisions of ``WEIGHT_BYTES`` with fewer
+    bytes per weight than ``weight_dtype`` at which the weights fit (``weights_fit(dtype)``);
+    "" when none does (INT4 with its group scales is the smallest), so that a refusal never
+    suggests what cannot help."""
+    now = WEIGHT_BYTES.get(weight_dtype)
+    lower = [k for k, v in WEIGHT_BYTES.items()
+             if now is not None and v < now and weights_fit(k)]
+    return f"a lower weight_dtype ({', '.join(lower)}), or " if lower else ""
+
+
 def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
               kv_dtype: str = "bf16", tp: int = 1, reserve_fraction: float = SERVING_RESERVE,
               window_layers=None, draft_model=None):
@@ -363,9 +375,13 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
                                          f"{acc.scaleup_domain_size}-GPU scale-up domain, and "
                                          "serving across nodes (pipeline or expert parallelism "
                                          "over the network) is not modelled: one replica must "
-                                         "fit one scale-up domain. Workarounds: a lower "
-                                         "weight_dtype, or an accelerator with more HBM per GPU "
-                                         "or a larger scale-up domain (data/accelerators.csv)"))
+                                         "fit one scale-up domain. Workarounds: "
+                                         + _lower_dtype_words(weight_dtype, lambda k: (
+                                             weight_bytes(m, k) + (weight_bytes(d, k) if d
+                                                                   else 0.0)) / tp < usable)
+                                         + "an accelerator "
+                                         "with more HBM per GPU or a larger scale-up domain "
+                                         "(data/accelerators.csv)"))
 
     def per_seq_of(c):
         kv = np.asarray(kv_cache_bytes(m, c, kv_dtype, window_layers)) * _kv_share(m, tp)
