@@ -483,7 +483,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("rl_response_tokens_max", "int", "longest response (the generation limit)", _positive),
     Param("rl_ppo_epochs", "int", "passes over each batch per iteration", _positive),
     Param("rl_gpus", "int", "GPUs of the RL job", _positive),
-    Param("rl_rollout_gpus", "int", "GPUs of a separate rollout engine; 0: colocated",
+    Param("rl_rollout_gpus", "int", "GPUs of a separate rollout engine, taken out of rl_gpus "
+          "(the rest train); 0: colocated",
           _nonnegative),
     Param("rl_rollout_tp", "int", "tensor-parallel GPUs per rollout replica", _positive),
     Param("rl_async", "bool", "asynchronous RL: generation overlaps training (off-policy by one "

@@ -1087,8 +1087,14 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
                                   f"{hint}")
     return PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
                            f"global batch of {global_batch} {noun(global_batch, 'sequence')} "
-                           f"and fixed {fixed}: "
+                           + (f"and {_fixed_words(fixed)} fixed: " if fixed else "(nothing "
+                                                                                  "fixed): ")
                            + detail)
+
+
+def _fixed_words(fixed: dict) -> str:
+    """A plan's fixed fields as a reader writes them: "tp 4, pp 8, cp 1, ep 64"."""
+    return ", ".join(f"{k} {v}" for k, v in fixed.items())
 
 
 def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
