@@ -53,6 +53,9 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
     ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),
     ("model: no/such/config.json\n", "model='.*no/such/config.json': no config.json found"),
+    # a Hugging Face repository id is no file: the catalogue's name for it is suggested (a trial)
+    ("model: Qwen/Qwen3-30B-A3B\n", r"model='.*Qwen/Qwen3-30B-A3B': no config.json found; did "
+                                     r"you mean 'qwen3-30b-a3b' \(the catalogue's"),
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
     ("mfu: predicted\n", "mfu='predicted' must be a number"),

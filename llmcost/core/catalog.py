@@ -183,6 +183,20 @@ def _config_reason(msg: str) -> str:
     return (": " if m.group(2) == ": " else " ") + msg[m.end():]
 
 
+def _repo_id_hint(name: str, msg: str) -> str:
+    """For a model written as a Hugging Face repository id ("Qwen/Qwen3-30B-A3B") that is no
+    file here: the catalogue names its last part is, or is close to ("; did you mean
+    'qwen3-30b-a3b' (the catalogue's)?"); "" otherwise."""
+    if "no config.json found" not in msg or str(name).endswith(".json"):
+        return ""
+    last = Path(str(name)).name
+    table = _models()
+    folded = {k.lower(): k for k in table}
+    close = [folded[last.lower()]] if last.lower() in folded else suggest(last, table)
+    return (f"; did you mean {', '.join(map(repr, close))} (the catalogue's; a model outside it "
+            "takes the path of a config.json file)?") if close else ""
+
+
 def load_model(name: str) -> ModelSpec:
     """The catalogue ``ModelSpec`` called ``name`` (case-insensitive), or, when ``name`` is a
     path to a Hugging Face ``config.json`` (or a folder holding one), the model it describes.
@@ -197,7 +211,8 @@ def load_model(name: str) -> ModelSpec:
         try:
             return ModelSpec.from_hf_config(name)
         except ValueError as e:  # the user wrote it as the model: name that key
-            raise ValueError(f"model={str(name)!r}{_config_reason(str(e))}") from None
+            raise ValueError(f"model={str(name)!r}{_config_reason(str(e))}"
+                             f"{_repo_id_hint(name, str(e))}") from None
     return _lookup(name, _models(), "model", "llmcost list models",
                    "; a model outside it: give the path of its Hugging Face config.json "
                    "(e.g. model: path/to/config.json)")
