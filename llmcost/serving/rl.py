@@ -1013,8 +1013,9 @@ def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, 
                shorter: tuple = (), longest: int | None = None,
                beat: float | None = None, etp: int | None = None) -> tuple:
     """``(step, plan)`` of ``train_step``'s ``train_plan="auto"``: the searched plan
-    (``_auto_plan_padded``; ``shorter``, ``longest`` and ``etp`` as ``_auto_train_plan``'s), refused when
-    it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at ``longest``), priced by
+    (``_auto_plan_padded``; ``shorter``, ``longest`` and ``etp`` as ``_auto_train_plan``'s),
+    refused when it does not fit (``_check_train_plan_fits``, at ``seq_len`` and at
+    ``longest``), priced by
     ``step_time`` at ``seq_len`` with ``options`` (its keywords). ``beat``: the best margin-
     weighted step a caller has (``_auto_training_mfu``); a plan whose own
     (``margin_weighted_step_s``) is not below it is returned unchecked, as it cannot be taken."""
@@ -3250,8 +3251,9 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
 #: estimated from the links, the update's MFU predicted) or the plain set-up (colocated,
 #: synchronous, no partial rollouts, a free verifier, bf16 rollouts), the training stack
 #: (``stacks.DEFAULT_STACK``) and the experts' layout (``etp`` 0: their TP equal to tp; 1: the
-#: update's plan search folds them, as the scenario's own search does). The set-up's size (model, GPUs, batch, lengths) has none: a
-#: scenario without one of those keys is refused by name (``_scenario_iteration``).
+#: update's plan search folds them, as the scenario's own search does). The set-up's size
+#: (model, GPUs, batch, lengths) has none: a scenario without one of those keys is refused by
+#: name (``_scenario_iteration``).
 ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
                       "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
                       "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
