@@ -17,8 +17,8 @@ Sources (NVIDIA-NeMo/Megatron-Bridge at the commits named):
     1575 | 233 |'
 
   At the table's first commit 97ad8cc6f the GB300 line read '| Qwen3_235B_a22B | 64 | FP8-MX |
-  1024 | 1 | 4096 | 0 | 2 | 1 | 1 | 1 | 64 | 32 | 5350 | 792 |': 5776a6d90 replaced it, GA 32
-  kept.
+  1024 | 1 | 4096 | 0 | 2 | 1 | 1 | 1 | 64 | 32 | 5350 | 792 |': 1804c076f ('Ko3n1g/instinct79/patch
+  1 (#1669)', 2025-12-09) replaced it, GA 32 kept.
 * scripts/performance/configs/qwen/qwen3_workload_base_configs.py at 5776a6d90: line 23
   'expert_tensor_parallel_size=1' (BASE_QWEN3_235B_A22B_CONFIG); the B200 FP8-CS config (= FP8-MX,
   line 120), lines 109-117: 'num_gpus=64, pipeline_model_parallel_size=8,
@@ -87,7 +87,7 @@ def test_each_row_holds_its_table_line(line):
 
 
 def test_the_gb300_lines_ga_is_the_replaced_lines():
-    # by hand: GBS 8192 = MBS 2 x DP 64 x GA 64, not 32; the line 5776a6d90 replaced, GBS 1024,
+    # by hand: GBS 8192 = MBS 2 x DP 64 x GA 64, not 32; the line 1804c076f replaced, GBS 1024,
     # MBS 1, TP 2 on 64 GPUs (DP 32), had GA 1024 / 32 = 32; the row says so
     r = RUNS.loc["mb2511-gb300-qwen3-235b-a22b-bf16"]
     assert 8192 // (2 * int(r["dp"])) == 64 and 1024 // (1 * 64 // 2) == 32

@@ -756,7 +756,9 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: ``QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_BASE_CONFIG`` and
 #: ``QWEN3_235B_A22B_PRETRAIN_CONFIG_B200_FP8_CS_BASE_CONFIG`` (= ``..._FP8_MX_...``) in
 #: scripts/performance/configs/qwen/qwen3_workload_base_configs.py at 5776a6d90 (the table's
-#: reading) and at v0.2.0: ``moe_a2a_overlap=True``, added with the dropless recipes (cb62f8620).
+#: reading; at v0.2.0 the same settings in scripts/performance/configs/qwen3/
+#: workload_base_configs.py, ``QWEN3_235B_A22B_{H100,B200}_FP8_CS_BASE_CONFIG``):
+#: ``moe_a2a_overlap=True``, added with the dropless recipes (cb62f8620).
 EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
                      "mb2511-h100-qwen3-235b-a22b-fp8cs": "merged_1f1b",
                      "mb2511-b200-qwen3-235b-a22b-fp8mx": "merged_1f1b",
