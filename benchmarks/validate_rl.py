@@ -1357,7 +1357,8 @@ def per_call():
           f"all three met: {' / '.join(str(x) for x in meets)}; none worse: "
           f"{' / '.join(str(x) for x in helps)}")
     print(f"  verdict: {'left off the model' if not any(helps) else 'see above'}; the lowest "
-          f"held-out row with a published rollout batch, with it, is {low} at {held.loc[low, 'ratio_with']:.2f} of published "
+          f"held-out row with a published rollout batch, with it, is {low} at "
+          f"{held.loc[low, 'ratio_with']:.2f} of published "
           f"(generation {held.loc[low, 'gen_ratio_without']:.2f} -> "
           f"{held.loc[low, 'gen_ratio_with']:.2f}: its calls hold {b_low} sequences against "
           f"the vLLM calibration row's {b_cal}, so the longest-response wait the fit reads "

@@ -695,7 +695,8 @@ def test_a_replica_that_cannot_fit_names_only_the_precisions_that_would():
     # 10% serving reserve = 77.3 GB a GPU (by hand, the weights alone): BF16 671e9 × 2 / 8 =
     # 168 GB and FP8 671e9 / 8 = 84 GB do not fit; INT4 (0.5 B + a BF16 scale per 128 weights)
     # 43 GB does. A trial read "a lower serve_weight_dtype" for a scenario already at INT4, the
-    # smallest: on A100-40GB (36 GB usable) not even INT4 fits, and none is suggested.
+    # smallest: on A100-40GB (40 GiB less 10%: 38.7 GB usable; INT4 needs 43.2 GB) not even INT4
+    # fits, and none is suggested.
     from llmcost.serving import inference as inf
     spec = llmcost.load_model("deepseek-v3")
     usable = llmcost.load_accelerator("H100-SXM").hbm_bytes * (1 - 0.10)

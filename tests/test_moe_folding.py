@@ -374,9 +374,12 @@ def test_the_rl_update_refuses_a_fold_it_cannot_search():
     """``train_etp``: None or 1, with ``train_plan="auto"`` only (a given plan carries its own
     ``etp``), for an MoE policy only; each refusal names the field."""
     kw = dict(n_gpus=8, prompts_per_step=8, samples_per_prompt=4, response_tokens=512)
-    for bad, words in ((2, "must be None"), (True, "must be None")):
-        with pytest.raises(ValueError, match=f"train_etp={bad!r} {words}"):
+    import numpy as np
+    for bad in (2, True, 1.0, 1 + 0j, np.array([1])):     # a review: the last three were taken
+        with pytest.raises(ValueError, match=r"train_etp=.* must be None \(the experts' TP"):
             rl.RLOptions(train_plan="auto", train_etp=bad, **kw)
+    o = rl.RLOptions(train_plan="auto", train_etp=np.int64(1), **kw)
+    assert o.train_etp == 1 and type(o.train_etp) is int
     with pytest.raises(ValueError, match=r"train_etp=1 sets the automatic plan search's.*put "
                                          r"'etp' in train_plan"):
         rl.RLOptions(train_etp=1, **kw)
@@ -384,6 +387,8 @@ def test_the_rl_update_refuses_a_fold_it_cannot_search():
         rl.rl_iteration("llama-3.1-8b", "H100-SXM", train_plan="auto", train_etp=1, **kw)
     with pytest.raises(ValueError, match=r"etp=1 .*a given train_plan carries its own"):
         rl.train_step("qwen3-30b-a3b", "H100-SXM", 8, 64, 1024, etp=1)
+    with pytest.raises(ValueError, match=r"etp=1.0 must be None"):
+        rl.train_step("qwen3-30b-a3b", "H100-SXM", 8, 64, 1024, train_plan="auto", etp=1.0)
 
 
 def test_every_page_that_prices_the_rl_iteration_prices_the_bills(tmp_path):
@@ -392,8 +397,8 @@ def test_every_page_that_prices_the_rl_iteration_prices_the_bills(tmp_path):
     (``rl.ITERATION_KEYS``), so a report hands them the scenario's ``etp`` and ``stack``: notebook
     05's campaign, computed from the parameters a report injects, is the bill's RL line
     (``build_ledger``, what ``llmcost estimate`` and the index show). A trial found 00 and 05
-    without ``etp`` and ``stack``: their RL line 7,804 GPU-hours against the bill's 6,679 for a
-    folded Qwen3-235B-A22B scenario."""
+    without ``etp`` and ``stack``: their RL line priced unfolded on the default stack where the
+    bill's was folded on the scenario's."""
     import yaml
     from llmcost.bill.ledger import build_ledger
     from llmcost.bill.scenario import load_scenario, scenario_price
@@ -423,6 +428,7 @@ def test_every_page_that_prices_the_rl_iteration_prices_the_bills(tmp_path):
     assert float(camp.loc["total", "usd"]) == pytest.approx(bill.line("post.rl").usd, rel=1e-9)
     assert float(camp.loc["total", "gpu_hours"]) == pytest.approx(
         bill.figures["rl_gpu_hours"], rel=1e-9)
-    unfolded = rl.scenario_campaign({**params, "etp": 0, "stack": "megatron-core-2024"}, price)
-    assert float(unfolded.loc["total", "gpu_hours"]) != pytest.approx(
-        bill.figures["rl_gpu_hours"], rel=1e-3)
+    for other in ({"etp": 0}, {"stack": "megatron-core-2024"}):   # each key moves the line
+        moved = rl.scenario_campaign({**params, **other}, price)
+        assert float(moved.loc["total", "gpu_hours"]) != pytest.approx(
+            bill.figures["rl_gpu_hours"], rel=1e-3), other

@@ -714,13 +714,16 @@ def test_ledger_rl_false_leaves_the_rl_set_up_to_notebook_05(tmp_path):
 def test_a_report_says_notebook_05_prices_an_rl_set_up_the_bill_does_not(tmp_path):
     # rl_rollout_tp 3 divides neither the 64 rollout GPUs nor Llama-2-7B's 32 heads: under
     # `ledger_rl: false` the bill bills no campaign, so the estimate answers; a report that runs
-    # notebook 05 refuses, saying that leaving 05 out reports without it, and one without 05 runs
+    # notebook 05 refuses, saying that leaving 05 out reports without it, and one of every other
+    # page runs (a review: 06 ran the RL check too, so the advice did not work)
     path = _yaml(tmp_path, "rl_rollout_tp: 3\nledger_rl: false")
     bill = estimate_ledger(path)
     with pytest.raises(ScenarioError, match=r"rl_rollout_tp=3 must divide.*`--notebooks` "
                                             r"without 05 reports without it"):
         plan_report(path, ["05"])
-    assert plan_report(path, ["00", "03"]).bill.total_usd == pytest.approx(bill.total_usd)
+    # every other page, 06 (which runs the serving set-up, not the RL one) among them
+    others = ["00", "01", "02", "03", "04", "04b", "06", "07", "08", "09", "10"]
+    assert plan_report(path, others).bill.total_usd == pytest.approx(bill.total_usd)
 
 
 def test_rollout_replicas_without_a_sequence_are_said(tmp_path):
@@ -736,3 +739,21 @@ def test_rollout_replicas_without_a_sequence_are_said(tmp_path):
     assert "512 of them generate nothing" in said[0]
     bill = estimate_ledger(_yaml(tmp_path, rl + "rl_gpus: 2048\nn_gpus: 4096"))
     assert not [w for w in bill.warnings if "rollout replicas" in w]
+
+
+@pytest.mark.parametrize("extra", ["", "rl_iterations: 10\nrl_runs: 1\n"])
+def test_folding_a_dense_model_is_refused_by_every_entry_point_alike(tmp_path, extra):
+    # A review: once the experts' layout alone stopped building a plan, `etp: 1` on a dense
+    # model (Llama-2-7B has no experts) passed the reports of 00 and 05 and validate_parameters,
+    # while estimate refused it, and with an RL campaign in other words. One rule, one message.
+    path = _yaml(tmp_path, "global_batch_tokens: 4194304\netp: 1\n" + extra)
+    with pytest.raises(ScenarioError) as by_estimate:
+        estimate_ledger(path)
+    msg = str(by_estimate.value)
+    assert "etp=1: llama-2-7b is dense" in msg and "etp 0 in a scenario" in msg
+    for selection in (["00"], ["05"], None):
+        with pytest.raises(ScenarioError) as by_report:
+            plan_report(path, selection)
+        assert str(by_report.value) == msg
+    with pytest.raises(ScenarioError, match="is dense"):
+        validate_parameters(model="llama-2-7b", etp=1)

@@ -2330,9 +2330,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     if isinstance(scenario, dict) and scenario.get("dp"):  # follows the count: n = TP·PP·CP·DP
         scenario = {**scenario, "dp": 0}
     # the bill does not read the plan; a GPU count without a valid plan is still priced (the
-    # MFU is held at the scenario's), so the plan keys and the batch are left out here
+    # MFU is held at the scenario's), so the plan keys and the batch are left out here, but for
+    # the experts' layout, which the RL line's update search reads (``_NOT_BILLED``)
     s = {k: v for k, v in _clean(scenario).items()
-         if k not in PLAN_PARAMETERS and k != "global_batch_tokens"}
+         if (k not in PLAN_PARAMETERS or k == "etp") and k != "global_batch_tokens"}
     bud = None if budget_usd is None else float(as_array(budget_usd, "budget_usd",
                                                          positive=True))
     dl = None if deadline_days is None else float(as_array(deadline_days, "deadline_days",

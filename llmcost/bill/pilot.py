@@ -12,7 +12,8 @@ run's own plan at its GPU count (``ledger_pilot_n_gpus`` not given) is the run's
 
 with F(s) the model FLOPs per token on a full attention mask (``compute.mfu_from_throughput``),
 computed without a plan. A pilot at another GPU count needs the run's plan: the plan keys the
-values do not give (``BILL_PLAN_KEYS``: notebook 00 declares none of them, notebook 09 all) take
+values do not give (``BILL_PLAN_KEYS``: notebook 00 declares only the batch, for its claims,
+and the stack and the experts' layout, for its RL line; notebook 09 all) take
 the notebooks' defaults, the default scenario's values (``data/scenarios/default.yaml``; the
 notebooks' tests check they agree), as ``levers.predicted_step`` completes them, and the source
 says so.

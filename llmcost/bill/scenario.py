@@ -53,7 +53,7 @@ from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
 from ..training.memory import DEFAULT_RESERVE, RECIPES
-from ..training.parallel import etp_of_key
+from ..training.parallel import check_etp_model, etp_of_key
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
 from ..training.step_scenario import fixed_degrees_ceiling
@@ -1115,6 +1115,11 @@ def _cross_check(p: dict) -> None:
     batch_known = all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens"))
     if batch_known:  # a rule of n_gpus and the batch, whether or not a plan is built: the bill
         _check_batch_feeds_gpus(p)  # of a report without a plan (00, 01, 07) counts these GPUs too
+    if "model" in p and p.get("etp") == 1:  # folding needs experts, plan or no plan
+        try:
+            check_etp_model(load_model(p["model"]), 1)
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
     # the experts' layout alone builds no plan: pages that price only the RL update's search
     # (00, 05) declare it beside no other plan key
     if batch_known and any(k in p for k in PLAN_PARAMETERS if k != "etp"):

@@ -159,9 +159,14 @@ def check_money_lines(bill: Ledger) -> None:
                             "magnitudes are out of range (check the exponents)")
 
 
+#: The set-ups ``validate_scenario`` can run beside the bill: notebook 05's RL campaign and its
+#: serving replica (the one the bill's served lines price).
+SETUP_KINDS = ("rl", "serving")
+
+
 @disk_cached  # the same for every call with these arguments: core.diskcache
 def validate_scenario(values: dict, private: dict | None = None, check_plan: bool = True,
-                      check_setups: bool = True, check_memory: bool = True) -> Ledger:
+                      check_setups=True, check_memory: bool = True) -> Ledger:
     """Validate a scenario completely and return its bill (module docstring).
 
     Parameters
@@ -175,10 +180,12 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
     check_plan : bool
         Also build the parallel plan (``PLAN_PARAMETERS``); a report of notebooks that build
         none (00, 01, 07, 08, 10 on an accelerator without network figures) passes False.
-    check_setups : bool
-        Also run the RL and serving set-ups (step 3). A report passes False when neither the
-        scenario gives an ``rl_``, ``serve_`` or ``inference_`` key nor a selected notebook runs
-        them (notebook 05): the notebooks' illustrative defaults then concern no page.
+    check_setups : bool or tuple of str
+        Also run the RL and serving set-ups (step 3): True both, False neither, or a tuple of
+        ``SETUP_KINDS`` ("rl", "serving"). A report names those a selected notebook runs (05
+        both, 06 serving) or the scenario gives keys of (``rl_``; ``serve_``, ``inference_``):
+        the notebooks' illustrative defaults otherwise concern no page. A billed RL campaign is
+        checked either way.
     check_memory : bool
         ``build_ledger``'s: refuse model states that no plan can hold; a report passes False
         (it checks the plan's fit, or the states, itself: ``report.plan_report``).
@@ -196,16 +203,18 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
                             "values")
     try:
         pilot_scale_given_with_throughput({**values, **(private or {})})
+        # the experts' layout stays without the plan: the RL set-up's update search folds with it
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
-                                   if check_plan or k not in PLAN_PARAMETERS})
+                                   if check_plan or k not in PLAN_PARAMETERS or k == "etp"})
         bill = build_ledger({**bill_values(values), **(private or {})},
                             check_memory=check_memory)
         check_money_lines(bill)
         full = {**LEDGER_DEFAULTS, **p}
         price = float(bill.figures["price_usd_per_gpu_hour"])
-        if check_setups or bill.line("post.rl").usd:
+        kinds = SETUP_KINDS if check_setups is True else tuple(check_setups or ())
+        if "rl" in kinds or bill.line("post.rl").usd:
             _rl_check(full, price)
-        if check_setups:
+        if "serving" in kinds:
             _serving_check(full, price)
     except ScenarioError as e:
         raise ScenarioError(user_words(str(e))) from None

@@ -190,9 +190,13 @@ def _repo_id_hint(name: str, msg: str) -> str:
     if "no config.json found" not in msg or str(name).endswith(".json"):
         return ""
     last = Path(str(name)).name
+    if len(last) < 3:  # "/", "a/b/": nothing to match a name on
+        return ""
     table = _models()
     folded = {k.lower(): k for k in table}
-    close = [folded[last.lower()]] if last.lower() in folded else suggest(last, table)
+    close = ([folded[last.lower()]] if last.lower() in folded else
+             difflib.get_close_matches(last.lower(), list(folded), n=3, cutoff=0.8))
+    close = [folded.get(c, c) for c in close]
     return (f"; did you mean {', '.join(map(repr, close))} (the catalogue's; a model outside it "
             "takes the path of a config.json file)?") if close else ""
 

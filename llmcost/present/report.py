@@ -71,6 +71,7 @@ from ..bill.scenario import (
 )
 from ..bill.validation import (
     SERVE_WEIGHT_DTYPE_ORDER,
+    SETUP_KINDS,
     fitting_rl_gpus,
     fitting_serve_weight_dtype,
     magnitude_warnings,
@@ -335,8 +336,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     illustrative RL and serving set-ups notebook 05 builds from its defaults; the set-ups the
     scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, ``_asks_for_setups``; its
     ``rl_`` keys not under ``ledger_rl: false``, which says the bill bills no RL campaign) and a
-    billed RL campaign are checked either way. A refused set-up of a report that runs notebook
-    05 says that leaving 05 out reports without it.
+    billed RL campaign are checked either way; a report checks each set-up its selected pages
+    run (``_setup_pages``: 05 both, 06 serving), and a refusal that only those pages cause says
+    which to leave out.
 
     Where no selected notebook builds the plan (its fit is then only warned of, ``checks``), a
     model whose states no plan could hold is refused all the same (``checks.states_do_not_fit``:
@@ -431,26 +433,32 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
                 raise ScenarioError(misfit)
         # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
         # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
-        setups = (notebook_setups and _runs_setups(nbs, declared_all)) \
-            or _asks_for_setups(scenario)
+        setups = tuple(k for k in SETUP_KINDS
+                       if (notebook_setups and _setup_pages(k, nbs, declared_all))
+                       or _asks_for_setups(scenario, SETUP_PREFIXES[k]))
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
                                  check_setups=setups, check_memory=False)
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
-        hint += _notebook_05_hint(e, scenario, nbs)
+        hint += _setup_pages_hint(e, scenario, nbs, declared_all)
         raise ScenarioError(f"{scenario_path}: {user_words(str(e))}{hint}") from None
     return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values, bill)
 
 
-def _runs_setups(nbs: list, declared_all: dict) -> bool:
-    """Whether a selected notebook runs the RL and serving set-ups outside the bill: one that
-    reads ``serve_`` keys but does not build the whole bill (05, 06: they declare only the
+#: The scenario keys that describe each set-up of ``validation.SETUP_KINDS``.
+SETUP_PREFIXES = {"rl": ("rl_",), "serving": ("serve_", "inference_")}
+
+
+def _setup_pages(kind: str, nbs: list, declared_all: dict) -> list:
+    """The selected notebooks that run a set-up outside the bill: the serving set-up, those that
+    read ``serve_`` keys but do not build the whole bill (05, 06: they declare only the
     owned-hardware keys they price GPU-hours with, not the bill's other lines, e.g. its
-    annotation line's)."""
-    return any("serve_tp" in declared_all[nb] and "ledger_annotation_samples" not in
-               declared_all[nb] for nb in nbs)
+    annotation line's); the RL set-up, those of them that read the RL job (``rl_gpus``: 05)."""
+    pages = [nb for nb in nbs if "serve_tp" in declared_all[nb]
+             and "ledger_annotation_samples" not in declared_all[nb]]
+    return [nb for nb in pages if kind == "serving" or "rl_gpus" in declared_all[nb]]
 
 
 def _asks_for_setups(scenario: dict, prefixes=("rl_", "serve_", "inference_")) -> bool:
@@ -464,17 +472,22 @@ def _asks_for_setups(scenario: dict, prefixes=("rl_", "serve_", "inference_")) -
                if f"_{k}_chosen" not in scenario and not (skip_rl and k.startswith("rl_")))
 
 
-def _notebook_05_hint(e: ScenarioError, scenario: dict, nbs: list) -> str:
-    """The words a refused RL or serving set-up gets when notebook 05 runs and ``llmcost
-    estimate`` would not refuse it (the scenario does not ask for that set-up: ``_asks_for_
-    setups``, and bills no RL campaign): leaving 05 out reports without it. Else ""."""
-    kind = {"RL set-up": ("rl_",), "serving set-up": ("serve_", "inference_")}
-    asked = next((pre for words, pre in kind.items() if str(e).startswith(words)), None)
-    if asked is None or not any(Path(nb).stem == "05_rl_loop" for nb in nbs) or \
-            _asks_for_setups(scenario, asked) or (asked == ("rl_",) and scenario.get("ledger_rl")):
+def _setup_pages_hint(e: ScenarioError, scenario: dict, nbs: list, declared_all: dict) -> str:
+    """The words a refused RL or serving set-up gets when only the selected pages that run it
+    (``_setup_pages``) ask for it and ``llmcost estimate`` would not refuse it (the scenario
+    gives no key of it, ``_asks_for_setups``, and bills no RL campaign): the notebooks to leave
+    out to report without it. Else ""."""
+    kind = next((k for k, words in (("rl", "RL set-up"), ("serving", "serving set-up"))
+                 if str(e).startswith(words)), None)
+    pages = [] if kind is None else _setup_pages(kind, nbs, declared_all)
+    if not pages or _asks_for_setups(scenario, SETUP_PREFIXES[kind]) or \
+            (kind == "rl" and scenario.get("ledger_rl")):
         return ""
-    return ("; notebook 05 prices this set-up whether or not the bill does: `--notebooks` "
-            "without 05 reports without it")
+    names = " and ".join(Path(nb).stem[:2] for nb in pages)
+    many = len(pages) > 1
+    return (f"; notebook{'s' if many else ''} {names} price{'' if many else 's'} this set-up "
+            f"whether or not the bill does: `--notebooks` without {'them' if many else names} "
+            "reports without it")
 
 
 def estimate_ledger(scenario_path):

@@ -316,7 +316,6 @@ def kv_share_per_rank(model, tp: int) -> float:
     return _kv_share(serving_model(model), _int("tp", tp))
 
 
-
 def _lower_dtype_words(weight_dtype: str, weights_fit) -> str:
     """"a lower weight_dtype (…), or " naming the precisions of ``WEIGHT_BYTES`` with fewer
     bytes per weight than ``weight_dtype`` at which the weights fit (``weights_fit(dtype)``);
@@ -369,7 +368,10 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
         raise DoesNotFit(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
                          + (f"(with the draft {d.name}) " if d else "")
                          + f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM at "
-                         f"tp={tp}: " + ("raise tp or lower weight_dtype"
+                         f"tp={tp}: " + ("raise tp" + (" or lower weight_dtype" if
+                                                       _lower_dtype_words(weight_dtype,
+                                                                          lambda k: True)
+                                                       else "")
                                          if tp < (acc.scaleup_domain_size or 1) else
                                          "tp is already the whole "
                                          f"{acc.scaleup_domain_size}-GPU scale-up domain, and "

@@ -964,7 +964,7 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
     auto = isinstance(train_plan, str) and train_plan == "auto"
-    _check_auto_etp(etp, auto, m, "etp")
+    etp = _check_auto_etp(etp, auto, m, "etp")
     if auto:
         longest = None if longest_tokens is None else _int("longest_tokens", longest_tokens)
         return _auto_step(m, acc, n, b, seq, stack, efficiency,
@@ -984,11 +984,11 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
 
 
-def _check_auto_etp(etp, auto: bool, model, name: str) -> None:
+def _check_auto_etp(etp, auto: bool, model, name: str):
     """The experts' TP an automatic update plan is searched with (``train_step``'s ``etp``,
-    ``RLOptions.train_etp``): None or 1 (``ParallelPlan.etp``), 1 only for an MoE policy
-    (``parallel.check_etp_model``) and only with ``train_plan="auto"`` (a given plan carries its
-    own ``etp``).
+    ``RLOptions.train_etp``): None or the whole number 1 (``ParallelPlan.etp``; returned as
+    the int 1), 1 only for an MoE policy (``parallel.check_etp_model``) and only with
+    ``train_plan="auto"`` (a given plan carries its own ``etp``).
 
     Raises
     ------
@@ -996,8 +996,8 @@ def _check_auto_etp(etp, auto: bool, model, name: str) -> None:
         Naming ``name``, the value and the rule broken.
     """
     if etp is None:
-        return
-    if isinstance(etp, bool) or etp != 1:
+        return None
+    if isinstance(etp, (bool, np.bool_)) or not isinstance(etp, (int, np.integer)) or etp != 1:
         raise ValueError(f"{name}={etp!r} must be None (the experts' TP equal to tp) or 1 (MoE "
                          "parallel folding: expert_tensor_parallel_size 1)")
     if not auto:
@@ -1005,8 +1005,9 @@ def _check_auto_etp(etp, auto: bool, model, name: str) -> None:
                          "(train_plan='auto'); a given train_plan carries its own: put 'etp' "
                          "in train_plan")
     if model is not None and not model.is_moe:
-        raise ValueError(f"{name}={etp!r}: {model.name} is dense (no experts to fold), so "
-                         "the experts' TP must be left None (a scenario's etp 0)")
+        raise ValueError(f"{name}=1: {model.name} is dense (no experts to fold): leave the "
+                         "experts' TP at tp (etp 0 in a scenario, None here)")
+    return 1
 
 
 def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, options: dict,
@@ -2204,7 +2205,8 @@ class RLOptions:
         if not isinstance(self.refit, str) or self.refit not in REFIT_MODELS:
             raise ValueError(f"refit={self.refit!r} must be one of {REFIT_MODELS}")
         _plan_keywords(self.train_plan)
-        _check_auto_etp(self.train_etp, isinstance(self.train_plan, str), None, "train_etp")
+        fix(self, "train_etp", _check_auto_etp(self.train_etp, isinstance(self.train_plan, str),
+                                               None, "train_etp"))
         for name in ("verifier_s", "verifier_usd_per_sample", "hf_s_per_layer_step",
                      "hf_s_per_seq_layer_step"):
             fix(self, name, _float(name, getattr(self, name), nonnegative=True))

@@ -1093,8 +1093,10 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
 
 
 def _fixed_words(fixed: dict) -> str:
-    """A plan's fixed fields as a reader writes them: "tp 4, pp 8, cp 1, ep 64"."""
-    return ", ".join(f"{k} {v}" for k, v in fixed.items())
+    """A plan's fixed fields under the names a scenario writes them (``PLAN_PARAMETER_FIELDS``:
+    "tp 4, pp 8, pp_schedule 1f1b, pp_virtual_stages 2"), not the plan's field names."""
+    key = {field: name for name, (field, _) in PLAN_PARAMETER_FIELDS.items()}
+    return ", ".join(f"{key.get(k, k)} {v}" for k, v in fixed.items())
 
 
 def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
