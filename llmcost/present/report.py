@@ -2079,13 +2079,14 @@ class IndexWork:
         self.thread.start()
 
     def _work(self) -> None:
-        try:  # the draws both use; where they cannot be drawn, each says why as it did alone
-            head = headline_draws(bill_inputs(self.values, self.scenario), samples=SAMPLES)
+        try:  # the draws both use; where they cannot be drawn, each runs as it did alone
+            drawn = (headline_draws(bill_inputs(self.values, self.scenario), samples=SAMPLES),)
         except Exception:  # noqa: BLE001 (each step below raises it again, and keeps it)
-            head = None
-        for name, fn in (("bill", lambda: _bill(self.values, self.scenario, SAMPLES, head)),
+            drawn = ()
+        for name, fn in (("bill", lambda: _bill(self.values, self.scenario,
+                                                *((SAMPLES,) + drawn if drawn else ()))),
                          ("glance", lambda: _glance(self.values, self.scenario, self.title,
-                                                    head))):
+                                                    *drawn))):
             try:
                 self.done[name] = (fn(), None)
             except ValueError as e:

@@ -824,12 +824,14 @@ def _scope_columns(v: pd.DataFrame) -> dict:
     """The columns of ``v`` (the validation table) that ``_published_in_scope`` compares, as
     numpy arrays, read once per table: ``validation_table`` returns the same frame for the
     whole process (its ``lru_cache``), and a hardware sweep asks for the comparable runs of
-    every accelerator, twice (the row's ceiling and its band's cap)."""
-    if _SCOPE_COLUMNS.get("table") is not v:
-        _SCOPE_COLUMNS.clear()
-        _SCOPE_COLUMNS.update(table=v, columns={k: v[k].to_numpy() for k in (
-            "run_id", "gpu_generation", "precision", "seq_len", "params", "moe")})
-    return _SCOPE_COLUMNS["columns"]
+    every accelerator, twice (the row's ceiling and its band's cap). The table and its columns
+    are kept as one pair, replaced at once (a report's index thread may ask meanwhile)."""
+    kept = _SCOPE_COLUMNS.get("kept")
+    if kept is None or kept[0] is not v:
+        kept = (v, {k: v[k].to_numpy() for k in ("run_id", "gpu_generation", "precision",
+                                                 "seq_len", "params", "moe")})
+        _SCOPE_COLUMNS["kept"] = kept
+    return kept[1]
 
 
 def _published_in_scope(gen: str | None, fp8: bool, seq_range: tuple, is_moe,
