@@ -301,3 +301,31 @@ def test_an_fp8_figure_above_the_bf16_peak_is_explained_not_left_to_read_as_an_e
                                    basis=b.basis, low=0.40, seq_len=8192, is_moe=False)
     assert high == pytest.approx(b.mfu_bf16 / 2, rel=1e-12)
     assert "above 100% because FP8 matmuls run at 2× the BF16 peak" in " ".join(said)
+
+
+def test_scope_filter_matches_the_rules_on_the_table():
+    """``accuracy._published_in_scope`` (the rows both ``comparable_published_mfu`` and
+    ``_best_of_scope`` search, filtered on numpy arrays) selects exactly the rows the rules
+    select written out with pandas on the validation table: generation, BF16 only unless FP8,
+    sequences and total parameters within their ranges (ends included), the class, the
+    excluded runs left out; in the table's order."""
+    v = accuracy.validation_table()
+    excluded = tuple(v["run_id"].iloc[::7])
+    for gen in (None, "Hopper", "Ampere", "Blackwell"):
+        for fp8 in (False, True):
+            for seq in ((0.0, float("inf")), (1024.0, 16384.0), (4096.0, 4096.0)):
+                for moe in (None, True, False):
+                    for size in ((0.0, float("inf")), (70e9 / 4, 70e9 * 4)):
+                        for excl in ((), excluded):
+                            want = v[((v["gpu_generation"] == gen) | (gen is None))
+                                     & (fp8 | (v["precision"] == "BF16"))
+                                     & (v["seq_len"] >= seq[0]) & (v["seq_len"] <= seq[1])
+                                     & (v["params"] >= size[0]) & (v["params"] <= size[1])
+                                     & ((v["moe"] == ("MoE" if moe else "dense"))
+                                        | (moe is None))
+                                     & ~v["run_id"].isin(list(excl))]
+                            got = accuracy._published_in_scope(gen, fp8, seq, moe, excl, size)
+                            assert list(got.index) == list(want.index)
+    # the scopes are not empty: Hopper BF16 dense runs of a 70B-class model at 1k-16k tokens
+    assert len(accuracy._published_in_scope("Hopper", False, (1024.0, 16384.0), False, (),
+                                            (70e9 / 4, 70e9 * 4))) > 0

@@ -901,3 +901,40 @@ def test_uncut_cdf_is_the_mass_the_cut_redraws():
         Range("triangular", low=0.0, mode=1.0, high=2.0).uncut_cdf(1.0)
     with pytest.raises(ValueError, match=r"uncut_cdf: range x='1' must be a finite number"):
         r.uncut_cdf("1")
+
+
+def test_the_index_draws_its_headline_once_for_the_bill_and_the_glance(monkeypatch):
+    """The report's index work (``report.IndexWork``: summary.json's bill and the glance with its
+    figure) draws the headline draws once and gives both what each gave drawing its own
+    (``_bill``, ``_glance``: the same 100,000 draws, seed 0); a scenario whose headline cannot
+    be drawn still has its bill, from its own ranges (``simulate_ledger``), as before."""
+    from llmcost import SCENARIO_DIR, report
+    from llmcost.present import glance
+
+    plan = report.plan_report(SCENARIO_DIR / "default.yaml", ["00"])
+    alone_bill = report._bill(plan.values, plan.scenario)
+    alone_glance = report._glance(plan.values, plan.scenario, "t")
+    calls = []
+    real = report.headline_draws
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("samples"))
+        return real(*args, **kwargs)
+
+    for module in (report, glance):  # the bill draws with the report's, the glance with its own
+        monkeypatch.setattr(module, "headline_draws", counted)
+    work = report.IndexWork(plan.values, plan.scenario, "t")
+    assert work.result("bill") == alone_bill
+    assert work.result("glance") == alone_glance
+    assert calls == [100_000]  # one draw of the glance's SAMPLES, not one each
+
+    def refused(*args, **kwargs):
+        raise ValueError("a sourced spread breaks a rule in some draws")
+
+    for module in (report, glance):
+        monkeypatch.setattr(module, "headline_draws", refused)
+    work = report.IndexWork(plan.values, plan.scenario, "t")
+    fallback = work.result("bill")  # the scenario's own ranges: none, so the point bill
+    assert fallback["bill.total_usd"] == pytest.approx(alone_bill["bill.total_usd"], rel=1e-12)
+    with pytest.raises(ValueError, match="sourced spread"):
+        work.result("glance")

@@ -259,3 +259,45 @@ def test_storage_sized_from_the_checkpoint_plan():
     assert full.loc[best, "total_usd"] < t.loc[2.5e11, "total_usd"] / 2
     # asynchronous checkpoints need less bandwidth for the same job
     assert rel.sized_storage_bytes_per_s(**kw, async_=True) < best
+
+
+def test_sized_storage_is_the_tradeoff_tables_optimum():
+    """The bill's storage sizing (``sized_storage_bytes_per_s``) reads the optimum from the
+    trade-off's rows without building its table: the same bandwidth as
+    ``storage_tradeoff(...).attrs["optimum_bytes_per_s"]`` for jobs from 64 to 16,384 GPUs, on
+    a tier sold with capacity (FSx for Lustre) and one that is not (S3, where the fastest
+    bandwidth tried wins: ``TRADEOFF_BANDWIDTHS``' last, 10 TB/s), and the same refusal where
+    no bandwidth leaves goodput."""
+    for n_params, n_gpus, hours, tier in ((8e9, 64, 2e4, "fsx-lustre-ssd"),
+                                          (70e9, 2048, 1.7e6, "fsx-lustre-ssd"),
+                                          (405.85e9, 16384, 3.1e7, "fsx-lustre-ssd"),
+                                          (70e9, 2048, 1.7e6, "s3-standard")):
+        kw = dict(n_params=n_params, n_gpus=n_gpus, fail_rate_per_gpu_year=0.173,
+                  restart_overhead_s=600, ideal_gpu_hours=hours, price_usd_per_gpu_hour=2.5,
+                  hot_tier=tier, keep_last=3, node_bytes_per_s=5e10, d2h_bytes_per_s=5e10,
+                  planned_per_day=0.87)
+        table = rel.storage_tradeoff(**kw)
+        assert rel.sized_storage_bytes_per_s(**kw) == table.attrs["optimum_bytes_per_s"]
+        if tier == "s3-standard":
+            assert rel.sized_storage_bytes_per_s(**kw) == rel.TRADEOFF_BANDWIDTHS[-1]
+    # 50 failures per GPU-year on 16,384 GPUs, a job MTBF of 3.156e7 s / 819,200 = 38.5 s,
+    # with ten-hour restarts: no bandwidth leaves any goodput (e^(-R/M) underflows to 0)
+    hopeless = dict(n_params=405.85e9, n_gpus=16384, fail_rate_per_gpu_year=50.0,
+                    restart_overhead_s=36000, ideal_gpu_hours=3e7, price_usd_per_gpu_hour=2.5)
+    for f in (rel.storage_tradeoff, rel.sized_storage_bytes_per_s):
+        with pytest.raises(ValueError, match="no bandwidth tried gives the job any goodput"):
+            f(**hopeless)
+
+
+def test_optimum_of_rows_is_idxmin():
+    """``optimum_of_rows`` picks as pandas' ``idxmin`` over lost $ + storage $ does: the
+    smallest total, the first of equal totals, a NaN total passed over, NaN when all are NaN.
+    Rows are (bandwidth, goodput, lost GPU-hours, lost $, storage $)."""
+    nan = float("nan")
+    rows = [(1e9, 0.5, 0, 30.0, 1.0), (2e9, 0.6, 0, 10.0, 5.0), (3e9, 0.7, 0, 5.0, 10.0),
+            (4e9, 0.8, 0, nan, 0.0), (5e9, 0.9, 0, 1.0, 20.0)]
+    assert rel.optimum_of_rows(rows) == 2e9  # 15 = 15: the first
+    assert rel.optimum_of_rows(rows[3:4]) != rel.optimum_of_rows(rows[3:4])  # NaN
+    import pandas as pd
+    df = pd.DataFrame(rows, columns=["b", "g", "h", "lost", "storage"]).set_index("b")
+    assert (df["lost"] + df["storage"]).idxmin() == rel.optimum_of_rows(rows)

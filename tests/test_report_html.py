@@ -113,11 +113,12 @@ def test_cached_markdown_cells_are_nbconverts(tmp_path, monkeypatch):
 def test_index_work_raises_where_the_report_reads_it(monkeypatch):
     """The bill computed beside the notebooks (``report.IndexWork``) gives its value, or raises
     its ``ValueError`` when the report reads it; the glance is computed all the same."""
-    def bad_bill(values, scenario):
+    def bad_bill(values, scenario, *drawn):  # drawn: the samples and headline draws, if made
         raise ValueError("no price")
 
     monkeypatch.setattr(report, "_bill", bad_bill)
-    monkeypatch.setattr(report, "_glance", lambda values, scenario, title: (values, title))
+    monkeypatch.setattr(report, "_glance",
+                        lambda values, scenario, title, *drawn: (values, title))
     work = report.IndexWork({"a": 1}, {}, "t")
     with pytest.raises(ValueError, match="no price"):
         work.result("bill")

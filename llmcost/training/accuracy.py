@@ -816,6 +816,50 @@ def seq_range_words(seq_len: int) -> str:
     return f"{lo:,.0f}–{hi:,.0f}"
 
 
+#: The validation table's columns the comparable-run rules filter on, as numpy arrays, kept
+#: with the table they were read from (``_scope_columns``).
+_SCOPE_COLUMNS: dict = {}
+
+
+def _scope_columns(v: pd.DataFrame) -> dict:
+    """The columns of ``v`` (the validation table) that ``_published_in_scope`` compares, as
+    numpy arrays, read once per table: ``validation_table`` returns the same frame for the
+    whole process (its ``lru_cache``), and a hardware sweep asks for the comparable runs of
+    every accelerator, twice (the row's ceiling and its band's cap). The table and its columns
+    are kept as one pair, replaced at once (a report's index thread may ask meanwhile)."""
+    kept = _SCOPE_COLUMNS.get("kept")
+    if kept is None or kept[0] is not v:
+        kept = (v, {k: v[k].to_numpy() for k in ("run_id", "gpu_generation", "precision",
+                                                 "seq_len", "params", "moe")})
+        _SCOPE_COLUMNS["kept"] = kept
+    return kept[1]
+
+
+def _published_in_scope(gen: str | None, fp8: bool, seq_range: tuple, is_moe,
+                        exclude_runs=(), size_range: tuple = (0.0, math.inf)) -> pd.DataFrame:
+    """The validation table's rows, in its order, of GPU generation ``gen`` (None: every one),
+    BF16 rows only unless ``fp8``, sequences within ``seq_range`` (low, high: both included),
+    total parameters within ``size_range``, class ``is_moe`` (None: both), runs of
+    ``exclude_runs`` left out: the scope of ``comparable_published_mfu``'s rules (1)-(5) and of
+    ``_best_of_scope``. The comparisons are made on numpy arrays (``_scope_columns``), the same
+    element by element as pandas' on the columns, and the table is indexed once."""
+    v = validation_table()
+    c = _scope_columns(v)
+    mask = (c["seq_len"] >= seq_range[0]) & (c["seq_len"] <= seq_range[1]) \
+        & (c["params"] >= size_range[0]) & (c["params"] <= size_range[1])
+    if gen is not None:
+        mask &= c["gpu_generation"] == gen
+    if not fp8:
+        mask &= c["precision"] == "BF16"
+    if is_moe is not None:
+        mask &= c["moe"] == ("MoE" if is_moe else "dense")
+    excluded = set(exclude_runs)
+    if excluded:
+        mask &= np.fromiter((r not in excluded for r in c["run_id"]), dtype=bool,
+                            count=len(v))
+    return v[mask]
+
+
 def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool | None,
                              dtype: str = "bf16", exclude_runs=(),
                              seq_len: int | None = None, fp8_bound: bool = True) -> PublishedBest:
@@ -865,15 +909,10 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     if isinstance(n_params, bool) or not (isinstance(n_params, numbers.Real) and n_params > 0):
         raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
     gen = gpu_generation(accelerator)
-    v = validation_table()
     fp8 = str(dtype).lower().startswith("fp8")
-    same = v[(v["gpu_generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
-             & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))
-             & ~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
-    same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
-    if is_moe is not None:
-        same = same[same["moe"] == ("MoE" if is_moe else "dense")]
+    same = _published_in_scope(gen, fp8, (lo_s, hi_s), is_moe, exclude_runs,
+                               (n_params / SIZE_FACTOR, n_params * SIZE_FACTOR))
     same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
@@ -1363,16 +1402,10 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
     ``exclude_runs`` left out: ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an
     FP8 step) and no FP8 row in scope, the best row × r (``fp8_bound_of_bf16``). With
     ``accelerator``, an MoE's rows of its scale-up class only (``same_scaleup_class``, rule 6)."""
-    v = validation_table()
-    v = v[~v["run_id"].isin(list(exclude_runs))]
     lo_s, hi_s = _seq_range(seq_len)
     lo_n, hi_n = (0.0, math.inf) if n_params is None else (n_params / SIZE_FACTOR,
                                                             n_params * SIZE_FACTOR)
-    same = v[((v["gpu_generation"] == gen) | (gen is None)) & (fp8 | (v["precision"] == "BF16"))
-             & (v["seq_len"] >= lo_s) & (v["seq_len"] <= hi_s)
-             & (v["params"] >= lo_n) & (v["params"] <= hi_n)]
-    if is_moe is not None:
-        same = same[same["moe"] == ("MoE" if is_moe else "dense")]
+    same = _published_in_scope(gen, fp8, (lo_s, hi_s), is_moe, exclude_runs, (lo_n, hi_n))
     if accelerator is not None:
         same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     best, source = None, None

@@ -1363,6 +1363,27 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     ``lost_usd``, ``storage_usd`` and ``total_usd``; ``attrs``: ``optimum_bytes_per_s``,
     ``optimum`` (its row as a dict) and ``note``.
     """
+    rows, density = _tradeoff_of(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
+                                 ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier, keep_last,
+                                 bandwidths, plan_options)
+    df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
+                                     "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
+    _mark_optimum(df, hot_tier, density)
+    return df
+
+
+#: The refusal of a job no bandwidth tried gives any goodput (``_tradeoff_of``).
+NO_GOODPUT = ("no bandwidth tried gives the job any goodput: interruptions come faster than a "
+              "checkpoint and a restart at every bandwidth in bandwidths")
+
+
+def _tradeoff_of(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s, ideal_gpu_hours,
+                 price_usd_per_gpu_hour, hot_tier, keep_last, bandwidths,
+                 plan_options: dict) -> tuple:
+    """``storage_tradeoff``'s arguments checked (draws at their median) and its rows
+    (``_tradeoff_rows``), with the hot tier's throughput per TiB: ``(rows, density)``; the
+    ``ValueError`` of ``NO_GOODPUT`` when no row is left. ``plan_options`` is the caller's own
+    dict (its ``planned_per_day`` is replaced by its point)."""
     n = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     h = _point(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True), "ideal_gpu_hours")
     price = _point(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True),
@@ -1381,16 +1402,23 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
         as_array(bandwidths, "bandwidths", positive=True))
     hot_p = storage_price(hot_tier)
     density = storage_throughput_per_tib(hot_tier)
-
     curve = _goodput_curve(n_params, n, rate, restart, bws, plan_options)
     rows = _tradeoff_rows(curve, h, n, price, k, hot_p, density)
-    df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
-                                     "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
-    if df.empty:
-        raise ValueError("no bandwidth tried gives the job any goodput: interruptions come faster "
-                         "than a checkpoint and a restart at every bandwidth in bandwidths")
-    _mark_optimum(df, hot_tier, density)
-    return df
+    if not rows:
+        raise ValueError(NO_GOODPUT)
+    return rows, density
+
+
+def optimum_of_rows(rows) -> float:
+    """The bandwidth of the row of ``_tradeoff_rows`` with the smallest total, lost $ + storage
+    $: what ``_mark_optimum`` reads from the table (``idxmin``: the first of equal totals, a
+    NaN total passed over; NaN when every total is NaN), without building it."""
+    best, best_total = float("nan"), None
+    for b, _, _, lost_usd, storage_usd in rows:
+        total = lost_usd + storage_usd
+        if total == total and (best_total is None or total < best_total):
+            best, best_total = b, total
+    return float(best)
 
 
 def _mark_optimum(df: pd.DataFrame, hot_tier: str, density) -> None:
@@ -1472,8 +1500,13 @@ def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_
 
 @lru_cache(maxsize=1024)
 def _sized(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last, options):
-    return storage_tradeoff(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last,
-                            **dict(options)).attrs["optimum_bytes_per_s"]
+    """``storage_tradeoff(...).attrs["optimum_bytes_per_s"]`` from its rows, without the table
+    (``optimum_of_rows``): the bill sizes its storage at every MFU and price it is built
+    with (a hardware sweep, a lever ranking, a budget search: some seventy sizings a report),
+    and the table's construction was half of each."""
+    rows, _ = _tradeoff_of(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last,
+                           None, dict(options))
+    return optimum_of_rows(rows)
 
 
 def storage_duty_cycle(write_s, interval_s, stall_s=0.0):
