@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -229,7 +230,14 @@ def _ckpt_recipe(name, v):
 
 
 def _storage_tier(name, v):
-    return _one_of(*load_storage_prices()["name"])(name, v)
+    return _one_of(*_storage_tier_names())(name, v)
+
+
+@lru_cache(maxsize=1)
+def _storage_tier_names() -> tuple:
+    """The tiers of ``data/storage_prices.csv``, read once (a bill's validation checks two tier
+    keys per scenario, and a hardware sweep validates hundreds)."""
+    return tuple(load_storage_prices()["name"])
 
 
 def _recipe(name, v):
