@@ -758,7 +758,8 @@ print(f"generation {it.generation_flops_share:.1%} of the FLOPs but "
       f"{it.parts_gpu_s['tail'] / it.gpu_s:.1%} of the GPU-time)")
 print(f"parts sum to the total: {sum(it.parts_gpu_s.values()):,.0f} = "
       f"{it.wall_s * it.n_gpus:,.0f} GPU-s")
-print("how it is priced: " + (it.notes or "scoring and update passes at the scenario rl_train_mfu"))
+given = "scoring and update passes at the scenario rl_train_mfu" if p["rl_train_mfu"] else ""
+print("how it is priced: " + "; ".join(w for w in (given, it.notes) if w))
 
 
 # %% [markdown]
