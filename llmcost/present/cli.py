@@ -1122,9 +1122,12 @@ def _check(args) -> int:
                         price_usd_per_gpu_hour=run.get("price_usd_per_gpu_hour"),
                         goodput=run.get("goodput"), ledger_keys=left_keys or None,
                         bill_keys=sized or None,  # priced, not named as the scenario's
-                        # a scenario is judged against the figure 04b and 09 show (its model's
-                        # own runs kept); a published claim never against itself
-                        exclude_own_runs=not getattr(args, "scenario", None), **claim)
+                        # a scenario's own bill is judged against the figure 04b and 09 show
+                        # (its model's own runs kept); a stated figure (--gpu-hours, --days,
+                        # --usd, --train-flops), with or without a scenario, is a claim, never
+                        # judged against itself
+                        exclude_own_runs=not getattr(args, "scenario", None) or bool(claim),
+                        **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if judging:  # a key the user gave as a flag (every key, without a scenario) is named

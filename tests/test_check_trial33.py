@@ -1,0 +1,33 @@
+"""`llmcost check` after a new-user trial: a claim stated on top of a scenario is judged as the
+same claim stated by flags, against the best published run of its class without its model's
+own runs (a claim is never judged against itself); a scenario's own bill (no stated figure)
+keeps them, as notebooks 04b and 09 do."""
+
+from llmcost.present.cli import main
+
+# DeepSeek-V3's published run (arXiv:2412.19437 §1 and Table 1: 2,788K H800 GPU-hours for
+# 14.8T tokens on 2,048 H800, FP8 training, 4K sequences)
+DSV3 = ("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 14.8e12\n"
+        "seq_len: 4096\nmfu: 0.2\ndtype: fp8\nglobal_batch_tokens: 62914560\n"
+        "price_usd_per_gpu_hour: 2.0\n")
+
+
+def _verdict(text: str) -> str:
+    return " ".join(text.split()).split("Verdict: ")[1].split(":")[0]
+
+
+def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, capsys):
+    path = tmp_path / "ds.yaml"
+    path.write_text(DSV3)
+    assert main(["check", "--model", "deepseek-v3", "--accelerator", "H800", "--n-gpus", "2048",
+                 "--train-tokens", "14.8e12", "--seq-len", "4096", "--dtype", "fp8",
+                 "--gpu-hours", "2.788e6"]) == 0
+    flags = capsys.readouterr().out
+    assert main(["check", "--scenario", str(path), "--gpu-hours", "2.788e6"]) == 0
+    scenario = capsys.readouterr().out
+    own = "deepseek-v3's own published runs left out"
+    assert own in " ".join(flags.split()) and own in " ".join(scenario.split())
+    assert _verdict(flags) == _verdict(scenario)
+    # the scenario's own bill (no stated figure) is judged with its model's own runs
+    assert main(["check", "--scenario", str(path)]) == 0
+    assert own not in " ".join(capsys.readouterr().out.split())
