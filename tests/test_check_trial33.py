@@ -31,3 +31,21 @@ def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, ca
     # the scenario's own bill (no stated figure) is judged with its model's own runs
     assert main(["check", "--scenario", str(path)]) == 0
     assert own not in " ".join(capsys.readouterr().out.split())
+
+
+def test_stated_hours_on_a_scenario_with_phases_say_whose_they_are(tmp_path, capsys):
+    # A trial read --gpu-hours on a scenario with a long-context phase as the whole run's, while
+    # check judged it as the main run's and listed the phase as left out, without a word on how
+    # to state a figure that covers it
+    path = tmp_path / "ph.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\n"
+                    "train_tokens: 1.0e11\nseq_len: 8192\nmfu: 0.4\nprice_usd_per_gpu_hour: 2.0\n"
+                    "phases: [{name: long-context, tokens: 1.0e10, seq_len: 32768}]\n")
+    assert main(["check", "--scenario", str(path), "--gpu-hours", "2.0e5"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the stated figure is judged as the main run's; the scenario's phases (long-context)" \
+           " are listed below as left out of it" in out
+    assert "--phase pre-training=GPU_HOURS --phase long-context=GPU_HOURS" in out
+    assert main(["check", "--scenario", str(path), "--phase", "pre-training=1.8e5",
+                 "--phase", "long-context=2.0e4"]) == 0
+    assert "judged as the main run's" not in capsys.readouterr().out

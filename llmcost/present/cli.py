@@ -1002,8 +1002,8 @@ def _check_parser(sub) -> None:
         "out first), the implied price against the catalogue, and what the figure leaves out "
         "priced from the ledger's defaults. Run flags are named as the scenario keys; --scenario "
         "reads them from a scenario file (flags override), judges the run its bill prices (the "
-        "main run and its phases, as estimate bills them) and prints that file's warnings as "
-        "estimate prints them. Give any of --gpu-hours, --days with --n-gpus, "
+        "main run and its phases, as estimate bills them; stated hours without --phase are "
+        "the main run's) and prints that file's warnings as estimate prints them. Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
 
@@ -1160,7 +1160,8 @@ def _check(args) -> int:
         said, said_key = _ranged_mfu_words(ranged_mfu), "mfu_range"
     hours_from = (f"hours: the scenario's run as `llmcost estimate` bills it, its main run at "
                   f"MFU {bill['mfu']:.1%} and its phases, each paid (ideal ÷ its goodput, the "
-                  f"main run's {bill['goodput']:.1%})") if billed else ""
+                  f"main run's {bill['goodput']:.1%})") if billed else _phases_apart(
+                      args, sc if args.scenario else {}, claim, phases)
     if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
         print(json.dumps({**c.summary(), **({said_key: said} if said else {}),
                           **({"hours_from": hours_from} if hours_from else {}),
@@ -1242,6 +1243,20 @@ def _bill_phases(args, sc: dict, ledger, claim: dict, phases: dict) -> dict:
     rate = usd["compute.pretraining.main"] / ledger.figures["main_ideal_gpu_hours"]
     return {"pre-training": (usd["compute.pretraining.main"] + usd["compute.failures"]) / rate,
             **{n: usd[PHASE_LINE_PREFIX + n] / rate for n in names}}
+
+
+def _phases_apart(args, sc: dict, claim: dict, phases: dict) -> str:
+    """The sentence of ``llmcost check --scenario`` when the scenario has ``phases`` and the
+    claim states hours of its own (--gpu-hours or --days) without a split (--phase): those hours
+    are judged as the main run's, the phases' lines listed as left out of the figure; a figure
+    that covers them is stated by phase. "" otherwise."""
+    names = [ph["name"] for ph in (sc.get("phases") or [])] if args.scenario else []
+    if not names or phases or not any(k in claim for k in ("gpu_hours", "days")):
+        return ""
+    split = " ".join(f"--phase {n}=GPU_HOURS" for n in ["pre-training", *names])
+    return (f"hours: the stated figure is judged as the main run's; the scenario's phases "
+            f"({', '.join(names)}) are listed below as left out of it. If the figure covers "
+            f"them, state the split: {split}")
 
 
 def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
