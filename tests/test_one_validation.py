@@ -757,3 +757,25 @@ def test_folding_a_dense_model_is_refused_by_every_entry_point_alike(tmp_path, e
         assert str(by_report.value) == msg
     with pytest.raises(ScenarioError, match="is dense"):
         validate_parameters(model="llama-2-7b", etp=1)
+
+
+def test_a_refused_set_up_names_the_key_the_scenario_wrote_in_its_way(tmp_path):
+    # A trial copied the default scenario's serve_weight_dtype: bf16 for DeepSeek-V3 on H800:
+    # 1,342 GB of BF16 weights over one 8-GPU node does not fit (168 GB a GPU), FP8 neither
+    # (84 GB over 77.3 usable), INT4 does (43 GB): the refusal says that left out, the key is
+    # chosen (int4); an RL campaign the scenario bills says `ledger_rl: false` bills none
+    keys = ("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 14.8e12\n"
+            "dtype: fp8\nmfu: 0.2\nprice_usd_per_gpu_hour: 2.0\nserve_weight_dtype: bf16\n")
+    path = tmp_path / "ds.yaml"
+    path.write_text(keys)
+    with pytest.raises(ScenarioError, match=r"serving set-up .*the scenario writes "
+                                            r"serve_weight_dtype: bf16: left out, the report "
+                                            r"takes the widest precision that fits, int4$"):
+        estimate_ledger(path)
+    path.write_text(keys.replace("serve_weight_dtype: bf16\n", "") + "rl_iterations: 100\n"
+                    "rl_rollout_tp: 3\n")
+    with pytest.raises(ScenarioError, match=r"rl_rollout_tp=3.*`ledger_rl: false` bills no RL "
+                                            r"campaign$"):
+        estimate_ledger(path)
+    path.write_text(keys.replace("serve_weight_dtype: bf16\n", ""))
+    assert estimate_ledger(path).total_usd > 0

@@ -444,7 +444,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
-        hint += _setup_pages_hint(e, scenario, nbs, declared_all)
+        hint += _setup_pages_hint(e, scenario, nbs, declared_all) + _way_out_hint(e, scenario,
+                                                                                  used)
         raise ScenarioError(f"{scenario_path}: {user_words(str(e))}{hint}") from None
     return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values, bill)
 
@@ -490,6 +491,29 @@ def _setup_pages_hint(e: ScenarioError, scenario: dict, nbs: list, declared_all:
     return (f"; notebook{'s' if many else ''} {names} price{'' if many else 's'} this set-up "
             f"whether or not the bill does: `--notebooks` without {'them' if many else names} "
             "reports without it")
+
+
+def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
+    """The scenario key that lifts a refused RL or serving set-up, when the scenario wrote the
+    key in the way: a ``serve_weight_dtype`` it gives at which the model does not fit, where
+    left out the report takes the widest precision that fits (``fitting_serve_weight_dtype``,
+    named); an RL campaign it bills (``ledger_rl: false`` bills none). Else "" (a trial copied
+    the default scenario's ``serve_weight_dtype: bf16`` for DeepSeek-V3 and read only "a lower
+    serve_weight_dtype")."""
+    msg, out = str(e), ""
+    if msg.startswith(("serving set-up", "RL set-up", "RL post-training line")) and \
+            "serve_weight_dtype" in scenario and "_serve_weight_dtype_chosen" not in scenario:
+        try:
+            fit = fitting_serve_weight_dtype({k: v["value"] for k, v in used.items()})
+        except (ValueError, KeyError, TypeError):
+            fit = None
+        if fit and fit != scenario["serve_weight_dtype"]:
+            out += (f"; the scenario writes serve_weight_dtype: {scenario['serve_weight_dtype']}"
+                    f": left out, the report takes the widest precision that fits, {fit}")
+    if msg.startswith(("RL set-up", "RL post-training line")) and scenario.get("ledger_rl") \
+            is not False and "_ledger_rl_omitted" not in scenario:
+        out += "; `ledger_rl: false` bills no RL campaign"
+    return out
 
 
 def estimate_ledger(scenario_path):
