@@ -27,7 +27,10 @@ def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, ca
     scenario = capsys.readouterr().out
     own = "deepseek-v3's own published runs left out"
     assert own in " ".join(flags.split()) and own in " ".join(scenario.split())
-    assert _verdict(flags) == _verdict(scenario)
+    assert _verdict(flags) == _verdict(scenario) == "OPTIMISTIC"
+    # said as notebook 08 says it: no comparable published run reaches it, not a false claim
+    assert "(optimistic: no comparable published run has measured this utilisation; it does " \
+           "not say the claim is false)" in " ".join(flags.split())
     # the scenario's own bill (no stated figure) is judged with its model's own runs
     assert main(["check", "--scenario", str(path)]) == 0
     assert own not in " ".join(capsys.readouterr().out.split())

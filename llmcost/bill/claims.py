@@ -507,6 +507,10 @@ class ClaimCheck:
                   for x in self.judgements]
         else:
             L.append(f"Verdict: {self.verdict.upper()}{basis}: {self.reason}")
+        if any(x["verdict"] == "optimistic" for x in self.judgements) or \
+                self.verdict == "optimistic":
+            L.append("  (optimistic: no comparable published run has measured this "
+                     "utilisation; it does not say the claim is false)")
         if self.implied_usd_per_gpu_hour is not None:
             L.append(f"Implied price: {usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                      f"{self.price_verdict}")
