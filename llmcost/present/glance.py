@@ -1142,7 +1142,21 @@ def compare_inputs(bills) -> list:
                       for x, v in zip(bills, (sa, sb)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
-    return out + other_inputs_differing(bills)
+    return out + _same_given_mfu(bills) + other_inputs_differing(bills)
+
+
+def _same_given_mfu(bills) -> list:
+    """``["mfu 40.0% on both: ..."]`` when two bills on different accelerators run at one MFU
+    neither predicted nor measured (no ``mfu_band`` from a report): a fraction of each GPU's own
+    peak that does not carry over between accelerators (a trial compared H100 and MI300X at one
+    given 40%); [] otherwise."""
+    acc = [getattr(x, "scenario", {}).get("accelerator") for x in bills]
+    mfu = [getattr(x, "figures", {}).get("mfu") for x in bills]
+    bands = [getattr(x, "scenario", {}).get("mfu_band") for x in bills]
+    if None in acc or acc[0] == acc[1] or None in mfu or mfu[0] != mfu[1] or any(bands):
+        return []
+    return [f"mfu {mfu[0]:.1%} on both, as given: a fraction of each accelerator's own peak, "
+            "which does not carry over between accelerators (`mfu: predict` predicts each)"]
 
 
 def other_inputs_differing(bills, most: int = 8) -> list:

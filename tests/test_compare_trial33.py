@@ -1,0 +1,25 @@
+"""Comparing two bills on different accelerators at one given MFU says that the MFU does not
+carry over (a new-user trial compared H100 and MI300X at one 40%: 40% of 989 and 40% of 1,307
+dense BF16 TFLOP/s are different throughputs, and nothing said so)."""
+
+from llmcost.bill.ledger import build_ledger
+from llmcost.bill.scenario import load_scenario
+from llmcost.core.catalog import SCENARIO_DIR
+from llmcost.present.glance import compare_inputs
+
+WORDS = "on both, as given: a fraction of each accelerator's own peak"
+
+
+def test_one_given_mfu_on_two_accelerators_is_said():
+    a = load_scenario(SCENARIO_DIR / "default.yaml")
+    on_mi300x = build_ledger({**a, "accelerator": "MI300X", "price_usd_per_gpu_hour": 2.59})
+    said = compare_inputs([build_ledger(a), on_mi300x])
+    assert said[0] == "accelerator H100-SXM → MI300X"
+    assert [x for x in said if WORDS in x] == [
+        f"mfu {a['mfu']:.1%} {WORDS}, which does not carry over between accelerators "
+        "(`mfu: predict` predicts each)"]
+    # the same accelerator, or an MFU a report predicted: nothing to say
+    same = build_ledger({**a, "price_usd_per_gpu_hour": 2.59})
+    assert not [x for x in compare_inputs([build_ledger(a), same]) if WORDS in x]
+    predicted = build_ledger({**a, "accelerator": "MI300X", "mfu_band": "predicted"})
+    assert not [x for x in compare_inputs([build_ledger(a), predicted]) if WORDS in x]
