@@ -52,3 +52,28 @@ def test_stated_hours_on_a_scenario_with_phases_say_whose_they_are(tmp_path, cap
     assert main(["check", "--scenario", str(path), "--phase", "pre-training=1.8e5",
                  "--phase", "long-context=2.0e4"]) == 0
     assert "judged as the main run's" not in capsys.readouterr().out
+
+
+def test_a_pilot_plan_warning_names_every_key_of_the_pilots_plan(tmp_path, capsys):
+    # A trial pinned the keys the warning named (micro-batch, recompute) and the search moved to
+    # TP8: still none of the pilots' kernels, none of their correction carried. The warning
+    # names the pilots' plan as scenario keys with their values, TP and PP included; pinned as
+    # said, the run runs the pilots' kernels and the warning is gone.
+    import yaml
+    from llmcost.core.catalog import SCENARIO_DIR
+    sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    sc.pop("mfu", None)
+    sc["pilot"] = [{"n_gpus": 32, "tokens_per_s_per_gpu": 700, "tp": 4, "pp": 8,
+                    "micro_batch_size": 2, "recompute": "selective"}]
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    pinned = out.split("Pin the plan the pilots ran (")[1].split(")")[0]
+    keys = dict(kv.split(": ") for kv in pinned.split(", "))
+    assert (keys["tp"], keys["pp"], keys["micro_batch_size"], keys["recompute"]) == \
+        ("4", "8", "2", "selective")
+    sc.update({k: (v if not v.lstrip("-").isdigit() else int(v)) for k, v in keys.items()})
+    path.write_text(yaml.safe_dump(sc))
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    assert "Pin the plan the pilots ran" not in capsys.readouterr().out
