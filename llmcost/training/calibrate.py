@@ -994,6 +994,11 @@ class Extrapolation:
             why = (f": the pilots' mean residual ({self.residual:+.1%} in log MFU) is shrunk "
                    f"by the share of it the step model's drift from a pilot to a run like this "
                    f"one (±{self.drift:.1%}) could explain")
+            v = PILOT_DRIFT["pilot_residual_var"]
+            if self.transfer == 0 and self.drift ** 2 >= v:  # transfer_weight's min(r², V)
+                why += (f", all of it: that drift is at least the spread of pilots' residuals "
+                        f"over the published series (±{math.sqrt(v):.1%}), however large this "
+                        "pilot's own")
             if round(self.shift ** 2, 2) > 0:  # said when it takes a whole point
                 why += (f", less {self.shift ** 2:.0%} because the pilot's correction mixes its "
                         "kernels with the scale-out network it did not separate and this run's "
