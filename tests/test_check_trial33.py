@@ -3,6 +3,10 @@ same claim stated by flags, against the best published run of its class without 
 own runs (a claim is never judged against itself); a scenario's own bill (no stated figure)
 keeps them, as notebooks 04b and 09 do."""
 
+import pytest
+import yaml
+
+from llmcost.core.catalog import SCENARIO_DIR
 from llmcost.present.cli import main
 
 # DeepSeek-V3's published run (arXiv:2412.19437 §1 and Table 1: 2,788K H800 GPU-hours for
@@ -59,8 +63,6 @@ def test_a_pilot_plan_warning_names_every_key_of_the_pilots_plan(tmp_path, capsy
     # TP8: still none of the pilots' kernels, none of their correction carried. The warning
     # names the pilots' plan as scenario keys with their values, TP and PP included; pinned as
     # said, the run runs the pilots' kernels and the warning is gone.
-    import yaml
-    from llmcost.core.catalog import SCENARIO_DIR
     sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
     sc.pop("mfu", None)
     sc["pilot"] = [{"n_gpus": 32, "tokens_per_s_per_gpu": 700, "tp": 4, "pp": 8,
@@ -81,3 +83,32 @@ def test_a_pilot_plan_warning_names_every_key_of_the_pilots_plan(tmp_path, capsy
     path.write_text(yaml.safe_dump(sc))
     assert main(["calibrate", "--scenario", str(path)]) == 0
     assert "Pin the plan the pilots ran" not in capsys.readouterr().out
+
+
+OWN = "deepseek-v3's own published runs left out"
+
+
+@pytest.mark.parametrize("flags, judged_as_claim", [
+    (["--days", "56.7"], True), (["--gpu-hours", "2.788e6"], True),
+    (["--phase", "pre-training=2.664e6", "--phase", "context=1.19e5"], True),
+    (["--mfu", "0.25"], True),
+    # a cost or a FLOP count alone prices or counts the scenario's own run: its bill is judged
+    (["--usd", "5.576e6"], False), (["--train-flops", "3.3e24"], False)])
+def test_which_flags_on_a_scenario_make_a_claim(tmp_path, capsys, flags, judged_as_claim):
+    # a review: --usd or --train-flops alone left the model's own runs out of the scenario's own
+    # utilisation (PLAUSIBLE turned OPTIMISTIC by adding a price), and --phase kept them for
+    # stated hours (a claim judged against itself)
+    path = tmp_path / "ds.yaml"
+    path.write_text(DSV3)
+    assert main(["check", "--scenario", str(path), *flags]) == 0
+    assert (OWN in " ".join(capsys.readouterr().out.split())) is judged_as_claim
+
+
+def test_the_optimistic_sentence_is_about_the_utilisation(capsys):
+    # a review: a price judged optimistic ($5,000 for 64 H100s' hours) beside a plausible
+    # utilisation printed the sentence on utilisation
+    assert main(["check", "--model", "llama-3.1-8b", "--accelerator", "H100-SXM", "--n-gpus",
+                 "64", "--train-tokens", "1e11", "--mfu", "0.35", "--usd", "5000"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "price: OPTIMISTIC" in out and "utilisation: PLAUSIBLE" in out
+    assert "(optimistic: no comparable published run" not in out

@@ -23,3 +23,6 @@ def test_one_given_mfu_on_two_accelerators_is_said():
     assert not [x for x in compare_inputs([build_ledger(a), same]) if WORDS in x]
     predicted = build_ledger({**a, "accelerator": "MI300X", "mfu_band": "predicted"})
     assert not [x for x in compare_inputs([build_ledger(a), predicted]) if WORDS in x]
+    # estimate's resolved prediction (a private key, not mfu_band): predicted too
+    resolved = build_ledger({**a, "accelerator": "MI300X", "_mfu_prediction": {"value": 0.4}})
+    assert not [x for x in compare_inputs([build_ledger(a), resolved]) if WORDS in x]

@@ -779,3 +779,9 @@ def test_a_refused_set_up_names_the_key_the_scenario_wrote_in_its_way(tmp_path):
         estimate_ledger(path)
     path.write_text(keys.replace("serve_weight_dtype: bf16\n", ""))
     assert estimate_ledger(path).total_usd > 0
+    # a review: a written precision that fits is not blamed for another key's refusal
+    small = _yaml(tmp_path, "serve_weight_dtype: fp8\nrl_rollout_tp: 3\nrl_iterations: 10\n"
+                            "rl_runs: 1", name="small.yaml")
+    with pytest.raises(ScenarioError, match="rl_rollout_tp=3") as e:
+        estimate_ledger(small)
+    assert "serve_weight_dtype: fp8: left out" not in str(e.value)

@@ -507,8 +507,9 @@ class ClaimCheck:
                   for x in self.judgements]
         else:
             L.append(f"Verdict: {self.verdict.upper()}{basis}: {self.reason}")
-        if any(x["verdict"] == "optimistic" for x in self.judgements) or \
-                self.verdict == "optimistic":
+        if any(x["verdict"] == "optimistic" and x["aspect"] == "utilisation"
+               for x in self.judgements) or (len(self.judgements) <= 1 and
+                                             self.verdict == "optimistic"):
             L.append("  (optimistic: no comparable published run has measured this "
                      "utilisation; it does not say the claim is false)")
         if self.implied_usd_per_gpu_hour is not None:

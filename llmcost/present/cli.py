@@ -1003,8 +1003,8 @@ def _check_parser(sub) -> None:
         "priced from the ledger's defaults. Run flags are named as the scenario keys; --scenario "
         "reads them from a scenario file (flags override), judges the run its bill prices (the "
         "main run and its phases, as estimate bills them; stated hours without --phase are "
-        "the main run's) and prints that file's warnings as estimate prints them. Give any of --gpu-hours, --days with --n-gpus, "
-        "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
+        "the main run's) and prints that file's warnings as estimate prints them. Give any of "
+        "--gpu-hours, --days with --n-gpus, --phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
 
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
@@ -1123,11 +1123,12 @@ def _check(args) -> int:
                         goodput=run.get("goodput"), ledger_keys=left_keys or None,
                         bill_keys=sized or None,  # priced, not named as the scenario's
                         # a scenario's own bill is judged against the figure 04b and 09 show
-                        # (its model's own runs kept); a stated figure (--gpu-hours, --days,
-                        # --usd, --train-flops), with or without a scenario, is a claim, never
-                        # judged against itself
-                        exclude_own_runs=not getattr(args, "scenario", None) or bool(claim),
-                        **claim)
+                        # (its model's own runs kept); stated hours or utilisation (--gpu-hours,
+                        # --days, --phase, --mfu), with or without a scenario, are a claim,
+                        # never judged against itself (--usd or --train-flops alone judge the
+                        # scenario's own utilisation)
+                        exclude_own_runs=not getattr(args, "scenario", None)
+                        or _states_hours(args, claim), **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if judging:  # a key the user gave as a flag (every key, without a scenario) is named
@@ -1245,14 +1246,25 @@ def _bill_phases(args, sc: dict, ledger, claim: dict, phases: dict) -> dict:
             **{n: usd[PHASE_LINE_PREFIX + n] / rate for n in names}}
 
 
+def _states_hours(args, claim: dict) -> bool:
+    """Whether ``llmcost check`` states the run's hours or utilisation itself (--gpu-hours,
+    --days, --phase or --mfu), so that on a scenario it judges a claim, not the scenario's own
+    bill."""
+    return bool(getattr(args, "phase", None)) or getattr(args, "mfu", None) is not None or \
+        any(k in claim for k in ("gpu_hours", "days"))
+
+
 def _phases_apart(args, sc: dict, claim: dict, phases: dict) -> str:
     """The sentence of ``llmcost check --scenario`` when the scenario has ``phases`` and the
     claim states hours of its own (--gpu-hours or --days) without a split (--phase): those hours
     are judged as the main run's, the phases' lines listed as left out of the figure; a figure
     that covers them is stated by phase. "" otherwise."""
     names = [ph["name"] for ph in (sc.get("phases") or [])] if args.scenario else []
-    if not names or phases or not any(k in claim for k in ("gpu_hours", "days")):
+    if not names or phases or not any(k in claim for k in ("gpu_hours", "days", "train_flops")):
         return ""
+    if "pre-training" in names or len(set(names)) < len(names):  # --phase cannot split them
+        return (f"hours: the stated figure is judged as the main run's; the scenario's phases "
+                f"({', '.join(names)}) are listed below as left out of it")
     split = " ".join(f"--phase {n}=GPU_HOURS" for n in ["pre-training", *names])
     return (f"hours: the stated figure is judged as the main run's; the scenario's phases "
             f"({', '.join(names)}) are listed below as left out of it. If the figure covers "

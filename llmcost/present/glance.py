@@ -1147,15 +1147,20 @@ def compare_inputs(bills) -> list:
 
 def _same_given_mfu(bills) -> list:
     """``["mfu 40.0% on both: ..."]`` when two bills on different accelerators run at one MFU
-    neither predicted nor measured (no ``mfu_band`` from a report): a fraction of each GPU's own
+    neither predicted nor measured (no ``mfu_band`` from a report, no ``_mfu_prediction`` or
+    ``_mfu_calibration`` from estimate's resolution): a fraction of each GPU's own
     peak that does not carry over between accelerators (a trial compared H100 and MI300X at one
     given 40%); [] otherwise."""
-    acc = [getattr(x, "scenario", {}).get("accelerator") for x in bills]
+    sc = [getattr(x, "scenario", {}) or {} for x in bills]
+    acc = [x.get("accelerator") for x in sc]
     mfu = [getattr(x, "figures", {}).get("mfu") for x in bills]
-    bands = [getattr(x, "scenario", {}).get("mfu_band") for x in bills]
-    if None in acc or acc[0] == acc[1] or None in mfu or mfu[0] != mfu[1] or any(bands):
+    # predicted or measured by a report (its mfu_band; estimate's private keys)
+    derived = any(x.get(k) for x in sc for k in ("mfu_band", "_mfu_prediction",
+                                                  "_mfu_calibration"))
+    if None in acc or acc[0] == acc[1] or None in mfu or mfu[0] != mfu[1] or derived:
         return []
-    return [f"mfu {mfu[0]:.1%} on both, as given: a fraction of each accelerator's own peak, "
+    how = ("the notebooks' default" if all(x.get("_mfu_default") for x in sc) else "as given")
+    return [f"mfu {mfu[0]:.1%} on both, {how}: a fraction of each accelerator's own peak, "
             "which does not carry over between accelerators (`mfu: predict` predicts each)"]
 
 

@@ -95,7 +95,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
 from ..core.version import __version__
 from ..serving import rl
-from ..serving.inference import weight_bytes
+from ..serving.inference import WEIGHT_BYTES, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
@@ -507,7 +507,8 @@ def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
             fit = fitting_serve_weight_dtype({k: v["value"] for k, v in used.items()})
         except (ValueError, KeyError, TypeError):
             fit = None
-        if fit and fit != scenario["serve_weight_dtype"]:
+        wider = WEIGHT_BYTES.get(scenario["serve_weight_dtype"], 0) > WEIGHT_BYTES.get(fit, 0)
+        if fit and wider:  # the written precision is the one that does not fit
             out += (f"; the scenario writes serve_weight_dtype: {scenario['serve_weight_dtype']}"
                     f": left out, the report takes the widest precision that fits, {fit}")
     if msg.startswith(("RL set-up", "RL post-training line")) and scenario.get("ledger_rl") \

@@ -1365,7 +1365,6 @@ def pilot_plan_warning(p: dict, cal: Calibration, x: Extrapolation,
     if runs_pilot_kernels(cal.pilots, model, plan, s):
         return None
     big = max(cal.pilots, key=lambda q: q.n_gpus)
-    keys = "tp, pp, cp, micro_batch_size, pp_virtual_stages, pp_schedule, zero_stage, recompute"
     try:
         theirs = pilots_plan_at(p, cal)
         y = extrapolate(cal, model, theirs, s, options=step_scenario.scenario_step_options(p))
@@ -1375,14 +1374,17 @@ def pilot_plan_warning(p: dict, cal: Calibration, x: Extrapolation,
                          PLAN_PARAMETER_FIELDS.items() if k != "dp")
     except ValueError as e:
         alt = f"the pilots' plan cannot run the {plan.n_gpus:,}-GPU job ({e})"
+        keys = None
     measured = ", ".join(f"{m:.1%}" for m in cal.measured_mfu)
     return (f"pilot: the run's plan ({plan.describe()}) runs none of the pilots' kernels "
             f"(theirs: {big.plan.describe()}; {kernel_differences(big, plan, s)}), so "
             f"{x.transfer:.0%} of the pilots' compute correction (x{cal.compute_factor:.3f}) "
             f"is carried: the bill's MFU {x.mfu:.1%} (uncalibrated model {x.uncalibrated_mfu:.1%}"
             f") is {_versus_measured(x.mfu, cal.measured_mfu)} what the pilots measured "
-            f"({measured}); {alt}. Pin the plan the pilots ran ({keys}) to bill it, or give "
-            "those keys in the pilot records if the pilots ran the run's plan")
+            f"({measured}); {alt}" + (
+                f". Pin the plan the pilots ran ({keys}) to bill it, or, if the pilots ran the "
+                "run's plan, give its keys (tp, pp, micro_batch_size, ...) in the pilot "
+                "records" if keys else ""))
 
 
 def kernel_differences(pilot: Pilot, plan: ParallelPlan, seq_len: int) -> str:
