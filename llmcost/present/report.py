@@ -486,7 +486,7 @@ def _setup_pages_hint(e: ScenarioError, scenario: dict, nbs: list, declared_all:
     if not pages or _asks_for_setups(scenario, SETUP_PREFIXES[kind]) or \
             (kind == "rl" and scenario.get("ledger_rl")):
         return ""
-    names = " and ".join(Path(nb).stem[:2] for nb in pages)
+    names = " and ".join(Path(nb).stem.split("_")[0] for nb in pages)
     many = len(pages) > 1
     return (f"; notebook{'s' if many else ''} {names} price{'' if many else 's'} this set-up "
             f"whether or not the bill does: `--notebooks` without {'them' if many else names} "
