@@ -1004,8 +1004,8 @@ def _check_parser(sub) -> None:
         "reads them from a scenario file (flags override), judges the run its bill prices (the "
         "main run and its phases, as estimate bills them; stated hours without --phase are "
         "the main run's) and prints that file's warnings as estimate prints them. Give any of "
-        "--gpu-hours, --days with --n-gpus, --phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
-        "hours when none are stated.")
+        "--gpu-hours, --days with --n-gpus, --phase, --usd; a stated --mfu (steady-state, of "
+        "the dtype's dense peak) gives the hours when none are stated.")
 
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
@@ -1256,9 +1256,10 @@ def _states_hours(args, claim: dict) -> bool:
 
 def _phases_apart(args, sc: dict, claim: dict, phases: dict) -> str:
     """The sentence of ``llmcost check --scenario`` when the scenario has ``phases`` and the
-    claim states hours of its own (--gpu-hours or --days) without a split (--phase): those hours
-    are judged as the main run's, the phases' lines listed as left out of the figure; a figure
-    that covers them is stated by phase. "" otherwise."""
+    claim states a figure of its own (--gpu-hours, --days, --train-flops) without a split
+    (--phase): that figure is judged as the main run's, the phases' lines listed as left out
+    of it; a figure that covers them is stated by phase (not when a phase is named
+    pre-training or twice, which --phase cannot split). "" otherwise."""
     names = [ph["name"] for ph in (sc.get("phases") or [])] if args.scenario else []
     if not names or phases or not any(k in claim for k in ("gpu_hours", "days", "train_flops")):
         return ""
