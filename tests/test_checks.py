@@ -230,8 +230,10 @@ def test_a_tpu_priced_on_a_gpu_stack_profile_is_named():
                         "stack), measured on NVIDIA hardware only")
     assert "its predicted MFU and the plan it chose as rough" in x
     assert x.endswith("the catalogue has no stack profile measured on Google.")
+    # a given MFU: the model chose the plan and checks the MFU, it did not price the bill (a
+    # trial read "priced" beside a given mfu)
     (y,) = [s for s in scenario_warnings({"accelerator": "MI300X", "stack": "pytorch-fsdp2-2024"})
-            if s.startswith("the step-time model priced this")]
+            if s.startswith("the step-time model planned and checked this")]
     assert "MI300X (AMD) run on the pytorch-fsdp2-2024 stack profile, measured on" in y
     # an NVIDIA GPU, or the teaching entry (not a real device), is priced without the word
     for acc in ("H100-SXM", "A100-40GB", "Teaching-1PF"):
@@ -348,10 +350,10 @@ def test_no_step_model_warning_where_no_step_is_priced():
     v = {"model": "llama-3.1-70b", "accelerator": "MI325X", "n_gpus": 1024, "mfu": 0.35,
          "price_usd_per_gpu_hour": 2.5}
     assert not step_model_runs(v)
-    assert not any("step-time model priced this" in w for w in scenario_warnings(v))
+    assert not any("step-time model" in w and "this MI325X" in w for w in scenario_warnings(v))
     v = {**v, "comm_scaleout_bytes_per_s": 5e10}
     assert step_model_runs(v)
-    assert any(w.startswith("the step-time model priced this MI325X (AMD) run")
+    assert any(w.startswith("the step-time model planned and checked this MI325X (AMD) run")
                for w in scenario_warnings(v))
     # TPU v4: no scale-out figure and no efficiency row; nothing is predicted, nothing said
     assert llmcost.load_accelerator("TPU v4").scaleout_bytes_per_s_per_dir is None

@@ -636,7 +636,8 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
     # the model's, the budget)
     starts = ["mfu=0.60 is above any published", "dtype=fp8: the MFU is a fraction",
               "the memory per GPU leaves out the FP8 weight copy",
-              "the step-time model priced this MI300X", "seq_len=8,192 is beyond the 2,048",
+              "the step-time model planned and checked this MI300X",
+              "seq_len=8,192 is beyond the 2,048",
               "price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X",
               "tp=16 spans more than one 8-GPU", "zero_stage=3 is not offered",
               "the plan uses ZeRO-3", "47% of the predicted step is exposed",

@@ -174,7 +174,8 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
     what = ("its predicted MFU and the plan it chose" if mfu_predicted else
             "the plan it chose and its checks of the MFU")
     fam = "/".join(st.measured_on)
-    return (f"the step-time model priced this {gpu.name} ({vendor}) run on the {st.name} stack "
+    did = "priced" if mfu_predicted else "planned and checked"   # a given MFU prices the bill
+    return (f"the step-time model {did} this {gpu.name} ({vendor}) run on the {st.name} stack "
             f"profile{'' if given else ' (the default: the scenario sets no stack)'}, measured "
             f"on {fam} hardware only (data/stacks.csv, measured_on): its overlaps, attention "
             f"kernels and memory practice are {fam} software's, not measured on {vendor} "

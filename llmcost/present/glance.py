@@ -841,7 +841,8 @@ CAVEATS = [
      "memory leaves out Hopper's transposed FP8 weight copy (1 B/param)"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
-    (r"^the step-time model priced this (.+?) \((.+?)\) run on the (\S+) stack profile",
+    (r"^the step-time model (?:priced|planned and checked) this (.+?) \((.+?)\) run on the "
+     r"(\S+) stack profile",
      "the speed model uses {2}, software measured on other hardware than {1}'s"),
     (r"^price_usd_per_gpu_hour: the catalogue's \w+ price for (.+?), (\$[\d.]+) per GPU-hour, "
      r"rests on \d+ row\(s\) listed, not available",
