@@ -707,7 +707,9 @@ def own_published_run_warning(values: dict) -> str | None:
             f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
             f"{ratio:.2f}× it{at}, more than goodput explains (large runs keep about 90% of "
             "their time): read the bill as optimistic" + (", or set mfu from that run" if
-                                                           s_bill == s_run else ""))
+                                                           s_bill == s_run else "")
+            + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
+            "bill against the best comparable published run instead, and may find it plausible)")
 
 
 def _causal_share(spec, seq_len: int) -> float:
