@@ -85,6 +85,7 @@ from .scenario import (
     MAGNITUDE_LIMITS,
     PLAN_PARAMETERS,
     SPOT_LEVER_NEEDS_RATE,
+    UNBILLED_PLAN_KEYS,
     ScenarioError,
     ScenarioNeverFinishes,
     load_scenario,
@@ -154,8 +155,8 @@ def _waste(s: dict) -> dict:
 #: through the MFU). ``ledger_scenario`` leaves them out, so pricing a scenario does not search
 #: its plan again; ``predicted_step`` (and ``validate_parameters``) check the plan. The experts'
 #: layout (``etp``) stays: the RL line's update searches its plan with it (``rl.ITERATION_KEYS``).
-_NOT_BILLED = (frozenset(PLAN_PARAMETERS) - {"etp"}) | {"global_batch_tokens", "optimizer_recipe",
-                                                        "mem_reserve_fraction"}
+_NOT_BILLED = frozenset(UNBILLED_PLAN_KEYS) | {"global_batch_tokens", "optimizer_recipe",
+                                               "mem_reserve_fraction"}
 
 
 def ledger_scenario(scenario: dict) -> dict:
@@ -2333,7 +2334,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     # MFU is held at the scenario's), so the plan keys and the batch are left out here, but for
     # the experts' layout, which the RL line's update search reads (``_NOT_BILLED``)
     s = {k: v for k, v in _clean(scenario).items()
-         if (k not in PLAN_PARAMETERS or k == "etp") and k != "global_batch_tokens"}
+         if k not in UNBILLED_PLAN_KEYS and k != "global_batch_tokens"}
     bud = None if budget_usd is None else float(as_array(budget_usd, "budget_usd",
                                                          positive=True))
     dl = None if deadline_days is None else float(as_array(deadline_days, "deadline_days",

@@ -727,6 +727,10 @@ def resolve_ledger_rl(scenario: dict) -> dict:
 #: values are left free) and its rules are checked too.
 PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
                    "pp_schedule", "pp_virtual_stages", "pp_split", "fsdp_shard_size", "etp")
+#: The plan keys the bill does not read (their effect is through the MFU, and they build the
+#: parallel plan): every one but the experts' layout (``etp``), which the RL line's update search
+#: reads (``rl.ITERATION_KEYS``) and which alone builds no plan.
+UNBILLED_PLAN_KEYS = tuple(k for k in PLAN_PARAMETERS if k != "etp")
 
 
 #: The value of ``mfu`` that asks the report to predict it with the step-time model.
@@ -1130,7 +1134,7 @@ def _cross_check(p: dict) -> None:
             raise ScenarioError(str(e)) from None
     # the experts' layout alone builds no plan: pages that price only the RL update's search
     # (00, 05) declare it beside no other plan key
-    if batch_known and any(k in p for k in PLAN_PARAMETERS if k != "etp"):
+    if batch_known and any(k in p for k in UNBILLED_PLAN_KEYS):
         _check_fixed_product(p)
         try:  # with its model, as the plan's other callers ask (``step_scenario.scenario_step``,
             # ``checks.scenario_plan_memory``): the plan memo is keyed by it, so one search

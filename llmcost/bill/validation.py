@@ -46,8 +46,8 @@ from .published import hardware_price_series
 from .ranges import Range
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
-    PLAN_PARAMETERS,
     SERVE_USER_WORDS,
+    UNBILLED_PLAN_KEYS,
     ScenarioError,
     bill_values,
     check_run_rules,
@@ -178,7 +178,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         The resolved scenario's private keys and ranges the bill labels with and draws
         (``_mfu_prediction``, ``llmcost.ranges.Range`` values).
     check_plan : bool
-        Also build the parallel plan (``PLAN_PARAMETERS``); a report of notebooks that build
+        Also build the parallel plan (``UNBILLED_PLAN_KEYS``); a report of notebooks that build
         none (00, 01, 07, 08, 10 on an accelerator without network figures) passes False.
     check_setups : bool or tuple of str
         Also run the RL and serving set-ups (step 3): True both, False neither, or a tuple of
@@ -205,7 +205,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         pilot_scale_given_with_throughput({**values, **(private or {})})
         # the experts' layout stays without the plan: the RL set-up's update search folds with it
         p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
-                                   if check_plan or k not in PLAN_PARAMETERS or k == "etp"})
+                                   if check_plan or k not in UNBILLED_PLAN_KEYS})
         bill = build_ledger({**bill_values(values), **(private or {})},
                             check_memory=check_memory)
         check_money_lines(bill)

@@ -1106,7 +1106,7 @@ def _check(args) -> int:
                  for k in ("gpu_hours", "days", "usd", "train_flops")
                  if getattr(args, k) is not None}
         predicted = _predicted_mfu(args, sc if args.scenario else {}, planned.scenario
-                                   if args.scenario else {}, claim, phases)
+                                   if args.scenario else {}, claim)
         if predicted:  # the claim is the run at the step-time model's MFU, as the report's
             run["mfu"] = predicted["value"]
         billed = _bill_phases(args, sc, ledger, claim, phases) if args.scenario else {}
@@ -1272,15 +1272,15 @@ def _phases_apart(args, sc: dict, claim: dict, phases: dict) -> str:
             f"them, state the split: {split}")
 
 
-def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
+def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict) -> dict:
     """The scenario's ``mfu: predict`` or pilots resolved as the report resolves them
     (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
     ``_mfu_prediction``; ``report.calibrate_pilot_mfu``/``calibrate_mfu``: the step model
     calibrated on the pilots, recorded in ``_mfu_calibration``, returned with ``pilot`` True),
-    when the claim gives nothing else to count hours from (no --gpu-hours, --days, --phase or
-    --mfu; a --usd is a cost, not hours: the run's MFU is kept beside it, as a numeric ``mfu``
-    is); {} otherwise."""
-    if args.mfu is not None or phases or any(k in claim for k in ("gpu_hours", "days")):
+    when the claim gives nothing else to count hours from (``_states_hours``: no --gpu-hours,
+    --days, --phase or --mfu; a --usd is a cost, not hours: the run's MFU is kept beside it, as
+    a numeric ``mfu`` is); {} otherwise."""
+    if _states_hours(args, claim):
         return {}
     if sc.get("mfu") == MFU_PREDICT:
         return resolved.get("_mfu_prediction") or {}
