@@ -636,3 +636,12 @@ def test_a_long_context_bill_is_held_to_its_models_run_on_the_work_done():
     assert "compared on the causal count" in long and "set mfu from that run" not in long
     assert validation.own_published_run_warning({**base, "mfu": 0.30, "seq_len": 8192})
     assert validation.own_published_run_warning({**base, "mfu": 0.30, "seq_len": 131072}) is None
+    # A trial: an 8-GPU, 10-hour job was set against Meta's 1.46M GPU-hour run. The run's GPUs
+    # are not published: at least H ÷ (9 months × 730.5 h) = 1.46e6 ÷ 6,574 = 222 (runs over 9
+    # months may be inefficient, Emberson and Edelman 2025); 8 GPUs × 8 < 222: not compared;
+    # 32 × 8 = 256 >= 222: compared
+    assert 1.46e6 / (9 * 365.25 / 12 * 24) == pytest.approx(222.1, abs=0.1)
+    assert validation.own_published_run_warning({**base, "mfu": 0.396, "seq_len": 8192,
+                                                 "n_gpus": 8}) is None
+    assert validation.own_published_run_warning({**base, "mfu": 0.396, "seq_len": 8192,
+                                                 "n_gpus": 32}) is not None

@@ -759,6 +759,28 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
     assert "--gpu-hours, --days with --n-gpus" in capsys.readouterr().err
 
 
+def test_a_predicted_mfu_capped_at_the_best_run_is_not_above_it(capsys):
+    # A new-user trial: the default scenario with `mfu: predict` is capped at the best comparable
+    # published run, Megatron-LM's 47% (the band's cap); `check --scenario` then said
+    # "OPTIMISTIC ... 47.0% ... above the best published comparable run, 47.0% (1.00x it)": the
+    # MFU carried through GPU-hours and back is 0.47000000000000003 > 0.47. Equal is not above.
+    import yaml
+    from llmcost import SCENARIO_DIR
+    from llmcost.bill import claims
+    assert claims._above(0.47000000000000003, 0.47) is False
+    assert claims._above(0.4701, 0.47) is True and claims._above(0.47, 0.4701) is False
+    sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    assert sc["model"] == "llama-2-70b" and sc["accelerator"] == "H100-SXM"
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "predict.yaml"
+        f.write_text(yaml.safe_dump({**sc, "mfu": "predict"}))
+        assert main(["check", "--scenario", str(f)]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "the bill uses the top, 47.0%" in out and "its top set by the best comparable" in out
+    assert "Verdict: PLAUSIBLE" in out and "OPTIMISTIC" not in out
+
+
 def test_cli_check_scenario_left_out_lines_are_the_bills(capsys, tmp_path):
     # A new-user trial: `check --scenario` listed checkpoint storage ~10x the bill's ($4,698
     # vs $416 on 64 MI300X) and exploratory runs slightly off: its ledger of the left-out lines

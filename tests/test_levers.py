@@ -315,6 +315,12 @@ def test_break_even_probability_by_hand():
     # S − p·L = 0 ⇒ p* = S / L = 100,000 / 1,000,000 = 0.1
     assert lv.break_even_probability(1e5, 1e6) == pytest.approx(0.1)
     assert lv.break_even_probability(2e6, 1e6) == 1.0  # the saving always wins
+    # as a reader takes it: at the cap the saving pays even if the bad outcome is certain (a
+    # trial read "100.0%" as "you must be certain it will not happen")
+    assert lv.break_even_words(lv.break_even_probability(1e5, 1e6)) == "10.0%"
+    assert lv.break_even_words(lv.break_even_probability(2e6, 1e6)) == \
+        "none: pays even if certain"
+    assert lv.break_even_words(None) == "n/a"
 
 
 def test_pilot_run_by_hand():
@@ -1661,6 +1667,46 @@ def test_a_phase_with_its_own_mfu_moves_with_the_main_run():
     main = b.line("compute.pretraining.main").usd / a.line("compute.pretraining.main").usd
     phase = b.line("compute.pretraining.long").usd / a.line("compute.pretraining.long").usd
     assert phase == pytest.approx(main, rel=1e-9) and 0.5 < main < 1.0
+
+
+def test_the_hardware_table_prices_a_phased_move_as_the_lever_does():
+    """A new-user trial: page 09's hardware table put H100 at $27,359,666 and the "move to
+    H100" lever, said to use the same rule, at $27,737,137 for a scenario whose 131k-token
+    phase gives its own MFU: the lever scaled that phase's MFU by the predicted ratio, the
+    table did not. Both now do: the table's calibrated bill on B200 is the lever's bill."""
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 512,
+          "train_tokens": 1e12, "mfu": 0.4, "pricing": "on_demand",
+          "phases": [{"name": "long", "tokens": 5e10, "seq_len": 131072, "mfu": 0.3}]}
+    sweep = lv.hardware_sweep(sc).set_index("accelerator")
+    lever = llmcost.build_ledger(lv.move_to(sc, "B200").after).total_usd
+    assert sweep.loc["B200", "bill_calibrated_usd"] == pytest.approx(lever, rel=1e-9)
+    # the scenario's own row keeps its phase as given
+    own = sweep[sweep["scenario"]].iloc[0]
+    assert own["calibrated_mfu"] == pytest.approx(0.4)
+
+
+def test_a_move_that_saves_only_on_the_prices_bases_is_never_the_headline_lever():
+    """A new-user trial: 70B on 2,048 H200 at reserved prices, whose H200 reserved rows lie
+    above its on-demand median (the bill prices H200 at that median, flagged): the index's
+    biggest lever was "move to H100-SXM ... at both on-demand medians ... the move costs $14.2M
+    more ..., which would save about $20.5M": H100's one cheap reserved row against H200's
+    on-demand median. A move that costs more at both on-demand medians is listed last, with its
+    words, and never ranked first."""
+    from llmcost.bill.checks import catalogue_price_warning
+    sc = {"model": "llama-3.1-70b", "accelerator": "H200", "n_gpus": 2048,
+          "train_tokens": 15e12, "mfu": 0.4, "pricing": "reserved", "seq_len": 8192,
+          "global_batch_tokens": 16777216, "price_usd_per_gpu_hour": None}
+    assert catalogue_price_warning(sc)
+    c = lv.move_to(sc, "H100-SXM")
+    assert c.price_basis_only and "the saving rests on H200's flagged price" in c.name
+    df = lv.rank_levers(sc, samples=500)
+    move = df[df["lever"].str.startswith("move to H100-SXM")]
+    assert len(move) == 1 and bool(move["price_basis_only"].iloc[0])
+    assert move["saving_usd"].iloc[0] > df["saving_usd"].iloc[0] > 0   # the larger, yet after
+    finite = df["saving_usd"].notna() & ~df["price_basis_only"]
+    assert move.index[0] > finite[finite].index.max()
+    # a move on one price basis keeps its rank: the scenario's own price, no flag
+    assert not lv.move_to({**sc, "price_usd_per_gpu_hour": 6.0}, "H100-SXM").price_basis_only
 
 
 def test_the_headline_and_the_savings_page_price_one_bill_with_the_scenarios_stack(tmp_path):

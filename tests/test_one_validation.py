@@ -330,6 +330,34 @@ def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
     assert not any(x.startswith("the training run's wall clock") for x in short.warnings)
 
 
+def test_a_training_run_longer_than_nine_months_is_warned_as_likely_outclassed(tmp_path):
+    # A new-user trial: a 375-day run was billed without a word. Emberson and Edelman 2025
+    # (Epoch AI data insight "Frontier training runs will likely stop getting longer by around
+    # 2027", 2025-07-25): "training runs lasting more than 9 months may be inefficient" (outclassed
+    # by runs that start later on better hardware and algorithms). By hand, Llama 2 13B on 512
+    # H100 at the default MFU 0.4 with 1e14 tokens: 6·N·D ÷ (GPUs · peak · MFU) ÷ 86,400 ≈
+    # 446 ideal days, 14.7 months: over 9 months, under 10 years.
+    from llmcost.bill.validation import LONG_PROJECT_MONTHS, LONG_RUN_MONTHS
+    from llmcost.core.catalog import load_model
+    assert LONG_RUN_MONTHS == 9.0
+    sc = "model: llama-2-13b\nn_gpus: 512\ntrain_tokens: 1.0e14"
+    bill = estimate_ledger(_yaml(tmp_path, sc, name="year.yaml"))
+    ideal = 6 * load_model("llama-2-13b").n_params * 1e14 / (512 * 989.4e12 * 0.4) / 86_400
+    assert ideal == pytest.approx(446, rel=0.01)
+    days = bill.figures["run_wall_clock_days"]
+    assert ideal < days < ideal / 0.8 * 1.1
+    months = days / (365.25 / 12)
+    assert LONG_RUN_MONTHS < months < LONG_PROJECT_MONTHS
+    (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
+    assert w.startswith(f"the training run's wall clock is {months:,.1f} months ({days:,.0f} "
+                        "days on 512 GPUs), over 9 months: a run that long is likely outclassed")
+    assert "Emberson and Edelman 2025" in w and "n_gpus" in w
+    # 8 times the GPUs: about 56 days, under 9 months: no warning
+    wide = estimate_ledger(_yaml(tmp_path, sc.replace("512", "4096"), name="wide.yaml"))
+    assert wide.figures["run_wall_clock_days"] < 9 * 365.25 / 12
+    assert not any(x.startswith("the training run's wall clock") for x in wide.warnings)
+
+
 def test_more_tokens_than_the_public_text_there_is_is_warned():
     # Villalobos et al. 2024 (arXiv:2211.04325 v2) estimate the stock of public human text at
     # "on the order of 300 trillion tokens" (90% interval 100T to 1,000T), an effective stock

@@ -29,7 +29,8 @@ from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recip
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling, fp8_copy_bytes_left_out,
-                                      fp8_weight_copy_warning, scenario_memory)
+                                      fp8_weight_copy_warning, roomy_scenario_plan,
+                                      scenario_memory)
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 from .ranges import Range
@@ -1072,7 +1073,9 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
     """One sentence when a MoE plan fits the usable HBM only with a perfectly balanced router:
     its headroom (usable HBM − the plan's memory, ``mem.total``) is smaller than the activations
     a router at ``memory.MOE_CHECK_LOAD_FACTOR`` × the mean load adds
-    (``memory.moe_imbalance_extra_bytes``); else None."""
+    (``memory.moe_imbalance_extra_bytes``); else None. The plan search counts a balanced router,
+    as practice plans; where the scenario leaves the plan to it, the sentence names the fastest
+    plan with that room and its predicted MFU (``_roomy_words``)."""
     usable = usable_hbm_bytes(values, gpu)
     headroom = usable - float(mem.total)
     lf = MOE_CHECK_LOAD_FACTOR
@@ -1086,7 +1089,27 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
             f"(memory.moe_imbalance_extra_bytes), more than the {max(headroom, 0) / 1e9:,.1f} GB "
             "left: expect out-of-memory steps unless the router is forced to balance, or fix a "
             "plan with more headroom (recompute, a smaller micro-batch, more pipeline or "
-            "expert parallelism).")
+            "expert parallelism)" + _roomy_words(values, spec, plan) + ".")
+
+
+def _roomy_words(values: dict, spec, plan) -> str:
+    """``"; the fastest plan with that room is … at a predicted MFU of x% against y%"`` when the
+    scenario leaves plan fields to the search (``fixed_plan_fields`` short of every field) and
+    the search among plans with room for the busy router (``step_scenario.roomy_scenario_plan``)
+    finds another plan; "; no plan the search may choose has that room" when it finds none; ""
+    when the plan is fixed or the search fails."""
+    if len(_fixed_shape(values)) == len(_SHAPE_KEYS):
+        return ""
+    try:
+        alt = roomy_scenario_plan(values, spec)
+        if alt == plan:
+            return "; no plan the search may choose on these GPUs has that room"
+        mine, theirs = (scenario_step(values, spec, plan=x)[1].mfu for x in (plan, alt))
+    except (ValueError, KeyError):
+        return ""
+    return (f"; the fastest plan with that room is {alt.describe()}, at a predicted MFU of "
+            f"{theirs:.1%} against this plan's {mine:.1%} (the bill prices this plan, as the "
+            "search counts a balanced router)")
 
 
 #: The accelerator whose measured per-shape kernel table stands in for a GPU without one

@@ -1251,6 +1251,13 @@ def _refuse_far_above_peak(j: _Judging) -> None:
         f"mistyped): {j.fc:.4g} FLOPs (causal) need {gpu_h(at_peak)} GPU-h at the peak itself")
 
 
+def _above(value: float, bound: float) -> bool:
+    """``value > bound`` beyond float rounding (relative 1e-9): an MFU a band capped at a
+    published run's figure, carried through hours and back, is that figure, not above it (a
+    trial's `mfu: predict` bill capped at 47.0% was judged optimistic against that 47.0%)."""
+    return value > bound and not math.isclose(value, bound, rel_tol=1e-9)
+
+
 def _mfu_verdict(j: _Judging) -> None:
     """The verdict on the steady-state MFU, the first that applies: ``implausible`` if
     ``MFU_implied`` (stated dtype) on the causal count ``C_causal / (H × 3600 × P) / goodput``
@@ -1277,7 +1284,7 @@ def _mfu_verdict(j: _Judging) -> None:
         if j.u_causal[dtype] > 1:
             j.reason += (f", and above the dense peak itself: {gpu_h(j.pre)} GPU-h are too "
                          f"few for {j.fc:.3g} FLOPs (hours: {j.hours_source})")
-    elif ref is not None and steady["bf16"] > ref:
+    elif ref is not None and _above(steady["bf16"], ref):
         j.verdict = "optimistic"
         said = f"{steady['bf16']:.1%} of the BF16 peak" if dtype == "bf16" else \
             f"{steady[dtype]:.1%} of the {dtype} peak ({steady['bf16']:.1%} of the BF16 one)"

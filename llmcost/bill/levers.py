@@ -362,6 +362,9 @@ class Change:
     note: str = ""
     #: the lever's name on this scenario when it differs from ``LEVERS``' (what it is based on)
     name: str = ""
+    #: the saving exists only on the prices' bases: a move that costs more at both
+    #: accelerators' on-demand medians (``_move_price_words``); ``rank_levers`` lists it last
+    price_basis_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -391,6 +394,8 @@ class LeverResult:
     #: ``beyond_line_words``: when the saving exceeds the bill line the lever acts on, where the
     #: rest comes from (multiplied lines such as exploratory compute); "" otherwise
     beyond_line: str = ""
+    #: ``Change.price_basis_only``: the saving rests on the two prices' bases alone
+    price_basis_only: bool = False
 
     @property
     def within_uncertainty(self) -> bool:
@@ -406,7 +411,8 @@ class LeverResult:
                 "within_uncertainty": self.within_uncertainty, "risk": self.risk,
                 "assumptions": self.assumptions,
                 "note": "; ".join(x for x in (self.note, self.beyond_line) if x),
-                "beyond_line": self.beyond_line, "key": self.key}
+                "beyond_line": self.beyond_line, "key": self.key,
+                "price_basis_only": self.price_basis_only}
 
 
 def saving_summary(before_draws, after_draws) -> tuple:
@@ -530,7 +536,8 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                            gpu_hours(b) - gpu_hours(a),
                            b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                            saving / total if total else 0.0, change.risk, change.assumptions,
-                           change.source, "; ".join(x for x in (note, change.note) if x), True)
+                           change.source, "; ".join(x for x in (note, change.note) if x), True,
+                           "", change.price_basis_only)
     if db is not None or da is not None:  # a side without ranges is its point bill in every draw
         db = np.full(samples, total) if db is None else db
         da = np.full(samples, a.total_usd) if da is None else da
@@ -541,7 +548,8 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
                        saving / total if total else 0.0, change.risk, change.assumptions,
                        change.source, "; ".join(x for x in (change.note, storage_moved_words(
-                           b, a)) if x), ranged, beyond_line_words(b, a))
+                           b, a)) if x), ranged, beyond_line_words(b, a),
+                       change.price_basis_only)
 
 
 def storage_moved_words(before: Ledger, after: Ledger) -> str:
@@ -1381,7 +1389,8 @@ def hardware_change(before: str, after: str) -> str:
 
 
 def _move_price_words(s: dict, target: str, after: dict) -> tuple:
-    """(name suffix, assumption) of ``move_to``'s price basis. Before: the scenario's own
+    """(name suffix, assumption, the saving rests on the prices alone) of ``move_to``'s price
+    basis. Before: the scenario's own
     price, or the catalogue median of its pricing mode; after (``after``): the target at its
     catalogue median for the same mode, the price ``hardware_sweep`` gives it (one price per
     accelerator on a page). When the scenario's catalogue rows of its mode lie above its
@@ -1400,9 +1409,9 @@ def _move_price_words(s: dict, target: str, after: dict) -> tuple:
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
-        return "", f"; before: the scenario's own price for {acc}"
+        return "", f"; before: the scenario's own price for {acc}", False
     if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
-        return "", f"; before: {acc} on the same basis"
+        return "", f"; before: {acc} on the same basis", False
     mode = _get(s, "pricing")
     price, there = (catalogue_price(a, mode)[0] for a in (acc, target))
     flagged = (f" (at {target}'s catalogue {mode} median ${there:.2f}/GPU-h, against {acc}'s "
@@ -1413,13 +1422,13 @@ def _move_price_words(s: dict, target: str, after: dict) -> tuple:
         od_here, od_there = (catalogue_price(a, "on_demand")[0] for a in (acc, target))
         s_od = bill({**s, **od}).total_usd - bill({**after, **od}).total_usd
     except ValueError:  # no on-demand catalogue price for one of the two (a ScenarioError)
-        return flagged + ")", f"; before: {acc} at a flagged catalogue price"
+        return flagged + ")", f"; before: {acc} at a flagged catalogue price", False
     verdict = (f"saves {fmt_usd(s_od)} too" if s_od >= 0 else
                f"costs {fmt_usd(-s_od)} more: the saving rests on {acc}'s flagged price; get "
                "a quote for it first")
     return (flagged + f"; at both on-demand medians, ${od_here:.2f} and ${od_there:.2f}, the "
             f"move {verdict})",
-            f"; before: {acc} at a flagged catalogue price")
+            f"; before: {acc} at a flagged catalogue price", s_od < 0)
 
 
 def move_to(s: dict, accelerator: str) -> Change:
@@ -1450,11 +1459,12 @@ def move_to(s: dict, accelerator: str) -> Change:
         after = {**_with_phase_mfus_scaled(theirs, float(ratio)), "mfu": _scale(m, float(ratio))}
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate; a phase's own MFU too)")
-    suffix, before = _move_price_words(s, name, after)
+    suffix, before, basis_only = _move_price_words(s, name, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; plan: {plan}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
-                  name=f"move to {name}{suffix}" if suffix else "")
+                  name=f"move to {name}{suffix}" if suffix else "",
+                  price_basis_only=basis_only)
 
 
 #: The scenario → scenario levers, in the order the notebook teaches them:
@@ -1537,8 +1547,13 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
             acc = best.iloc[0]["accelerator"]
             rows.append(price_lever("move_to", f"move to {acc}", "hardware", scenario,
                                     move_to(scenario, acc), samples, seed, base).row())
-    df = pd.DataFrame(_same_saving_notes(rows)).sort_values("saving_usd", ascending=False,
-                                                           na_position="last")
+    df = pd.DataFrame(_same_saving_notes(rows))
+    df["price_basis_only"] = df.get("price_basis_only", False)
+    df["price_basis_only"] = df["price_basis_only"].fillna(False).astype(bool)
+    # a saving that rests on the prices' bases alone (a move that costs more at both on-demand
+    # medians) goes last: listed with its words, never the headline lever
+    df = df.assign(_key=df["saving_usd"].where(~df["price_basis_only"], -np.inf)).sort_values(
+        ["_key", "saving_usd"], ascending=False, na_position="last").drop(columns="_key")
     df.attrs["bill_usd"] = base.total_usd
     return df.reset_index(drop=True)
 
@@ -1833,6 +1848,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         sc = _with_fitting_rl_job(sc)
     plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
     hw_point = point
+    if not mine:  # a phase's own MFU moves with the main run's, as move_to prices it
+        sc = _with_phase_mfus_scaled(sc, hw_point / own)
     if mine and "_mfu_pilot" in s:  # the step model calibrated on the pilots: its prediction
         got = s["_mfu_pilot"]
         band = replace(band, low=got["low"], high=got["high"])
@@ -2094,6 +2111,17 @@ def break_even_probability(saving_usd: float, loss_usd: float) -> float:
     s = float(as_array(saving_usd, "saving_usd", nonnegative=True))
     loss = float(as_array(loss_usd, "loss_usd", positive=True))
     return min(1.0, s / loss)
+
+
+def break_even_words(p: float | None) -> str:
+    """A break-even probability (``break_even_probability``, capped at 1) as a reader takes it:
+    "n/a" when the outcome is no chance event (None); at the cap, the sure saving S is at least
+    the loss L, so it pays even if the bad outcome is certain: "none: pays even if certain"
+    (a trial read "100.0%" as "you must be certain it will not happen", the opposite); else
+    the percentage, one decimal."""
+    if p is None:
+        return "n/a"
+    return "none: pays even if certain" if p >= 1.0 else f"{p:.1%}"
 
 
 def spot_break_even(discount: float) -> dict:

@@ -240,8 +240,9 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
-    (``_long_project_warning``); a run whose own wall clock is longer than that
-    (``_long_run_warning``); more training tokens than the estimated stock of public human text
+    (``_long_project_warning``); a run whose own wall clock is longer than 9 months
+    (``_long_run_warning``, ``LONG_RUN_MONTHS``: likely outclassed by a later start); more
+    training tokens than the estimated stock of public human text
     (``_data_stock_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
     (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
@@ -528,21 +529,46 @@ def _long_project_warning(months) -> str | None:
             "hours)")
 
 
+#: Runs longer than this many months are warned of as likely inefficient
+#: (``_long_run_warning``): Emberson and Edelman 2025, "Frontier training runs will likely stop
+#: getting longer by around 2027", Epoch AI data insight (2025-07-25, epoch.ai/data-insights/
+#: longest-training-run): "training runs that last too long are outclassed by training runs
+#: that start later and benefit from additional hardware and algorithmic improvements. Based on
+#: our latest numbers, this suggests that training runs lasting more than 9 months may be
+#: inefficient" (their earlier estimate, Sevilla et al. 2022, "The Longest Training Run", was 14-15
+#: months, before algorithmic progress was re-estimated at about 3x a year).
+LONG_RUN_MONTHS = 9.0
+
+
 def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when the run's own wall clock (``bill.figures["run_wall_clock_days"]``: the
-    main run, its failures and restarts, and its pre-training phases, on ``n_gpus``) exceeds
-    ``LONG_PROJECT_MONTHS``, months = days ÷ (365.25 ÷ 12): the same reason as a long project
-    (``_long_project_warning``: 0.14 orders of magnitude of hardware price-performance a year,
-    Cottier et al. 2024, so one dated GPU-hour price cannot describe a decade), and more likely
-    a slip in ``train_tokens``, ``n_gpus`` or ``mfu``. None without a bill."""
+    main run, its failures and restarts, and its pre-training phases, on ``n_gpus``), in months
+    = days ÷ (365.25 ÷ 12), exceeds
+
+    * ``LONG_PROJECT_MONTHS`` (10 years): the same reason as a long project
+      (``_long_project_warning``: 0.14 orders of magnitude of hardware price-performance a
+      year, Cottier et al. 2024, so one dated GPU-hour price cannot describe a decade), and
+      more likely a slip in ``train_tokens``, ``n_gpus`` or ``mfu``;
+    * else ``LONG_RUN_MONTHS`` (9 months): a run that long is likely outclassed by one that
+      starts later on better hardware and algorithms (Emberson and Edelman 2025, Epoch AI);
+      more GPUs shorten it.
+
+    None without a bill or under 9 months."""
     days = bill.figures.get("run_wall_clock_days") if bill is not None else None
     if not isinstance(days, (int, float)) or not math.isfinite(days):
         return None
     months = days / (365.25 / 12)
-    if months <= LONG_PROJECT_MONTHS:
+    if months <= LONG_RUN_MONTHS:
         return None
     gpus = p.get("n_gpus")
     on = f" on {fmt_gpus(gpus)}" if isinstance(gpus, int) and gpus > 0 else ""
+    if months <= LONG_PROJECT_MONTHS:
+        return (f"the training run's wall clock is {months:,.1f} months ({days:,.0f} days{on}), "
+                f"over {LONG_RUN_MONTHS:.0f} months: a run that long is likely outclassed by one "
+                "that starts later on better hardware and algorithms (Emberson and Edelman 2025, "
+                "Epoch AI, 'Frontier training runs will likely stop getting longer by around "
+                "2027': runs over about 9 months may be inefficient); more GPUs (n_gpus) "
+                "shorten it")
     return (f"the training run's wall clock is {months / 12:,.3g} years ({days:,.0f} days"
             f"{on}), over {LONG_PROJECT_MONTHS / 12:.0f} years: hardware price-performance "
             "moves 0.14 orders of magnitude a year (Cottier et al. 2024), so one dated GPU-hour "
@@ -663,6 +689,11 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
 #: arXiv:2407.21783 §3.3.4, i.e. a steady-state MFU at most about 1.1× the whole-run one), not a
 #: constant of the model.
 OWN_RUN_FACTOR = 1.25
+#: A scenario on fewer than 1/8 of its model's published run's GPUs is not set against that
+#: run's whole-run MFU (``own_published_run_warning``): a small job avoids much of what lowers a
+#: large run's (failures and restarts, data-parallel communication over many nodes). A reader's
+#: threshold (a trial: an 8-GPU, 10-hour job warned against Llama 3 8B's 1.3M GPU-hour run).
+OWN_RUN_SCALE = 8
 
 
 def own_published_run_warning(values: dict) -> str | None:
@@ -677,7 +708,9 @@ def own_published_run_warning(values: dict) -> str | None:
     Runs at other context lengths are compared on the work done, the causal count:
     MFU_full(s) · c(s), c(s) = F_causal(s) / F_full(s) (``ModelSpec.flops_per_token``; the MFU
     basis counts the full attention matrix, so the same achieved rate reads higher at a longer
-    context: Llama 3.1 8B's c is 0.89 at 8,192 tokens, 0.59 at 131,072). At one length c cancels."""
+    context: Llama 3.1 8B's c is 0.89 at 8,192 tokens, 0.59 at 131,072). At one length c cancels.
+    Not said for a job on fewer than 1/``OWN_RUN_SCALE`` of the run's GPUs
+    (``_run_gpus_at_least``): a small job's MFU is no measure against a large run's."""
     mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
     if acc is None or model is None or mfu is None or isinstance(mfu, str):
         return None
@@ -692,6 +725,9 @@ def own_published_run_warning(values: dict) -> str | None:
     if runs.empty:
         return None
     r = runs.loc[runs["published_mfu"].idxmax()]
+    n = values.get("n_gpus")
+    if isinstance(n, int) and n * OWN_RUN_SCALE < _run_gpus_at_least(r):
+        return None
     u = float(r["published_mfu"])
     s_bill, s_run = int(values.get("seq_len") or r["seq_len"]), int(r["seq_len"])
     ratio = m16 * _causal_share(spec, s_bill) / (u * _causal_share(spec, s_run))
@@ -710,6 +746,17 @@ def own_published_run_warning(values: dict) -> str | None:
                                                            s_bill == s_run else "")
             + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
             "bill against the best comparable published run instead, and may find it plausible)")
+
+
+def _run_gpus_at_least(r) -> float:
+    """The GPUs a published whole run (a ``claims.whole_run_rows`` row) ran on: its ``n_gpus``
+    where published, else at least its GPU-hours over ``LONG_RUN_MONTHS`` of wall clock,
+    H ÷ (9 × 730.5 h), runs being shorter (Emberson and Edelman 2025: runs over about 9 months
+    may be inefficient; Llama 3 8B's 1.3M H100-hours: at least 198 GPUs)."""
+    n = r["n_gpus"]
+    if n == n and n:  # published (not NaN)
+        return float(n)
+    return float(r["published_gpu_hours"]) / (LONG_RUN_MONTHS * 365.25 / 12 * 24)
 
 
 def _causal_share(spec, seq_len: int) -> float:

@@ -170,7 +170,7 @@ class LossFit:
 #: Named, sourced parameter sets. Keys are the values of the scenario key ``scaling_fit``.
 LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
     LossFit("hoffmann2022", 1.69, 406.4, 410.7, 0.34, 0.28,
-            "Hoffmann et al. 2022, arXiv:2203.15556, §3.3 / App. D.2 (approach 3, as printed)",
+            "Hoffmann et al. 2022, arXiv:2203.15556, App. D.2 Eq. 10 (approach 3, as printed)",
             "Printed constants are rounded and the fit stopped early (Besiroglu et al. 2024); "
             "they imply ~93 tokens/parameter at Chinchilla's compute, against ~20 from "
             "approaches 1 and 2, and miss Hoffmann's own approach-3 projections (App. D.3 "

@@ -1570,28 +1570,47 @@ MOE_CHECK_LOAD_FACTOR = 1.25
 def moe_imbalance_extra_bytes(model: ModelSpec, plan, seq_len: int,
                               load_factor: float = MOE_CHECK_LOAD_FACTOR) -> float:
     """Extra activation bytes a MoE plan's most loaded pipeline stage holds when its routed
-    experts take ``load_factor`` × the mean load (``moe_capacity_extra_bytes_per_layer``, E per
-    MoE layer per micro-batch), beyond the balanced router ``plan_memory`` counts:
-
-        extra = E × ⌈L_moe ÷ pp⌉ × in-flight micro-batches (``in_flight_microbatches``, stage 0)
-
-    with no recompute or selective recompute (the routed experts' activations are stored); with
-    full recompute, E once (only the one layer being recomputed holds them). An upper bound in
-    that every MoE layer is taken at the same imbalance at once. ``plan``: a ``ParallelPlan``.
+    experts take ``load_factor`` × the mean load, beyond the balanced router ``plan_memory``
+    counts: ``moe_imbalance_extra_arrays`` (its formula) of one ``ParallelPlan``.
 
     Raises
     ------
     ValueError for a dense model or a load factor below 1 (``moe_capacity_extra_bytes_per_layer``).
     """
-    per_layer = float(moe_capacity_extra_bytes_per_layer(
-        model, seq_len, plan.micro_batch_size, plan.tp, plan.cp, load_factor,
-        getattr(plan, "expert_tp", plan.tp)))
-    if plan.recompute == "full":
-        return per_layer
-    layers = -(-model.n_moe_layers // plan.pp)
-    held = float(in_flight_microbatches(plan.schedule, plan.pp, plan.n_microbatches,
-                                        plan.virtual_stages, 0))
-    return per_layer * layers * held
+    return float(moe_imbalance_extra_arrays(
+        model, seq_len, tp=plan.tp, cp=plan.cp, pp=plan.pp,
+        micro_batch_size=plan.micro_batch_size, n_microbatches=plan.n_microbatches,
+        virtual_stages=plan.virtual_stages, schedule=plan.schedule,
+        full_recompute=plan.recompute == "full", etp=getattr(plan, "expert_tp", plan.tp),
+        load_factor=load_factor))
+
+
+def moe_imbalance_extra_arrays(model: ModelSpec, seq_len: int, *, tp, cp, pp, micro_batch_size,
+                               n_microbatches, virtual_stages, schedule, full_recompute,
+                               etp=None, load_factor: float = MOE_CHECK_LOAD_FACTOR):
+    """Extra activation bytes the most loaded pipeline stage of MoE plans (scalars or arrays,
+    elementwise) holds when the routed experts take ``load_factor`` × the mean load:
+
+        extra = E × ⌈L_moe ÷ pp⌉ × in-flight micro-batches (``in_flight_microbatches``, stage 0)
+
+    E per MoE layer per micro-batch (``moe_capacity_extra_bytes_per_layer``), with no recompute
+    or selective recompute (the routed experts' activations are stored); with full recompute
+    (``full_recompute`` True), E once (only the one layer being recomputed holds them). An
+    upper bound in that every MoE layer is taken at the same imbalance at once. ``etp``: the
+    experts' TP (None: tp); ``schedule``: a name, or codes (``SCHEDULES``).
+
+    Raises
+    ------
+    ValueError for a dense model or a load factor below 1 (``moe_capacity_extra_bytes_per_layer``).
+    """
+    per_layer = np.asarray(moe_capacity_extra_bytes_per_layer(
+        model, seq_len, micro_batch_size, tp, cp, load_factor, etp), dtype=float)
+    p = np.asarray(pp, dtype=float)
+    layers = np.ceil(model.n_moe_layers / p)
+    held = np.asarray(in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages, 0),
+                      dtype=float)
+    return scalar_or_array(np.where(np.asarray(full_recompute, dtype=bool), per_layer,
+                                    per_layer * layers * held))
 
 
 def cp_kv_buffer_bytes(model: ModelSpec, seq_len=None, micro_batch_size=1, cp=2, tp=1,

@@ -82,6 +82,7 @@ from .memory import (
     PP_SPLITS,
     fits,
     get_recipe,
+    moe_imbalance_extra_arrays,
     plan_memory_arrays,
 )
 from .options import stack_memory_practice
@@ -919,6 +920,30 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     row = best_ranked_row(rank(ok), "zero_stage" not in fixed) if len(ok) else \
         df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
+
+
+def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
+    """Of fitting rows of an ``enumerate_plans`` table (its ``attrs``: ``hbm_bytes``,
+    ``reserve``, ``seq_len``), for an MoE model, those whose memory leaves room for an
+    imbalanced router: ``memory_bytes`` + the extra activations of the busiest experts at
+    ``memory.MOE_CHECK_LOAD_FACTOR`` × the mean load (``memory.moe_imbalance_extra_arrays``)
+    ≤ HBM × (1 − reserve); every row when none does, and for a dense model. The plan search
+    itself counts a balanced router, as practice plans (DeepSeek-V3's published plan, 16-way
+    pipeline, no recompute, fits only so: ``step_validation.published_plan_memory``);
+    ``step_scenario.roomy_scenario_plan`` searches among these rows, the alternative the
+    report's imbalance warning names (``checks.moe_headroom_warning``)."""
+    if not model.is_moe or rows.empty:
+        return rows
+    a = rows.attrs
+    extra = moe_imbalance_extra_arrays(
+        model, int(a["seq_len"]), **{k: rows[k].to_numpy() for k in (
+            "tp", "cp", "pp", "micro_batch_size", "n_microbatches", "virtual_stages")},
+        schedule=rows["schedule"].map(SCHEDULES.index).to_numpy(),
+        full_recompute=rows["recompute"].to_numpy() == "full",
+        etp=rows["etp"].to_numpy() if "etp" in rows else None)
+    room = rows["memory_bytes"].to_numpy() + np.asarray(extra) \
+        <= float(a["hbm_bytes"]) * (1.0 - float(a["reserve"]))
+    return rows[room] if room.any() else rows
 
 
 #: How much longer than predicted a ZeRO-3 (FSDP) step may run: the 90 % upper error of the step

@@ -94,8 +94,9 @@ CHECKPOINT_RECIPES: dict[str, CheckpointRecipe] = {r.name: r for r in [
                      "from the master on load (ZeRO K=12 model states)"),
     CheckpointRecipe("bf16-adam-bf16-moments", 2, 4, 4,
                      "bf16 weights + fp32 master + bf16 Adam m, v = 10 B/param (DeepSeek-V3 "
-                     "technical report, arXiv:2412.19437 §3.3: BF16 optimizer moments, FP32 master"
-                     " weights)"),
+                     "technical report, arXiv:2412.19437 §3.3.3: BF16 optimizer moments, FP32 "
+                     "master weights; the saved bf16 copy of the weights is this workbook's "
+                     "assumption, the report does not say what a checkpoint holds)"),
     CheckpointRecipe("fp32-adam", 4, 0, 8,
                      "fp32 weights (no separate master) + fp32 Adam m, v = 12 B/param: plain fp32 "
                      "training (Kingma & Ba 2015 Adam state = 2 × parameters)"),
@@ -123,9 +124,11 @@ LOADER_RNG_BYTES_PER_RANK = 1e6
 #: them.
 KOKOLIS_RATES_PER_1000_NODE_DAYS = {"RSC-1": 6.50, "RSC-2": 2.34}
 
-#: Sustained checkpoint-storage bandwidth per GPU of the job, bytes/s: Llama 3 405B's Tectonic
-#: file system sustained 2 TB/s for 16,384 H100 (Llama Team 2024, arXiv:2407.21783 §3.3.1),
-#: 2e12 / 16,384 = 122 MB/s per GPU (0.98 GB/s per 8-GPU node). The one published frontier
+#: Sustained checkpoint-storage bandwidth per GPU of the job, bytes/s, derived here (Meta states
+#: only the whole fabric's figure): Llama 3 405B's Tectonic file system sustained 2 TB/s
+#: (Llama Team 2024, arXiv:2407.21783 §3.3.1), divided over the 16,384 H100 of the training
+#: cluster (an assumption: the paper trains "on up to 16K" GPUs), 2e12 / 16,384 = 122 MB/s per
+#: GPU (0.98 GB/s per 8-GPU node). The one published frontier
 #: figure found; used to size a job's storage when a scenario does not state it.
 STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384
 #: A storage bill above this share of the ideal compute cost is called out
@@ -482,8 +485,11 @@ def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days,
     return scalar_or_array(r / 1000.0 * DAYS_PER_YEAR / g)
 
 
-#: Llama 3 405B's pre-training snapshot (arXiv:2407.21783 §3.3.4): 54 days on 16,384 H100; its
-#: 419 unexpected interruptions are the counts of data/llama3_interruptions.csv (Table 5).
+#: Llama 3 405B's pre-training snapshot (arXiv:2407.21783 §3.3.4): a "54-day snapshot" of its
+#: "16K GPU training"; 16,384 H100 throughout the 54 days is this workbook's assumption (the paper
+#: trains "on up to 16K" GPUs and lists an 8,192-GPU stage in Table 4: fewer GPUs would make
+#: the rate higher). Its 419 unexpected interruptions are the counts of
+#: data/llama3_interruptions.csv (Table 5).
 LLAMA3_SNAPSHOT_DAYS, LLAMA3_SNAPSHOT_GPUS = 54, 16384
 
 
@@ -1666,7 +1672,9 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     h·replace_s, h the share of failures that need a new node (Llama 3, arXiv:2407.21783, §3.3.4:
     the rows of Table 5 its caption counts as confirmed or suspected hardware issues, GPU, host
     and unplanned host maintenance, add up to 321 of the 419 unexpected interruptions, 76.6%;
-    the caption rounds it to "about 78%"). Spares are paid while idle, so the cost per kept
+    the caption's "About 78% of unexpected interruptions were attributed to confirmed or
+    suspected hardware issues" is reached only with the 7 NCCL watchdog timeouts, 328 of 419).
+    Spares are paid while idle, so the cost per kept
     GPU-hour is (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares
     covers the failures until repaired nodes return; that the pool never runs dry is assumed
     here.

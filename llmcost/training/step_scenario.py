@@ -28,6 +28,7 @@ from .parallel import (
     ParallelPlan,
     context_parallel_options,
     fixed_plan_fields,
+    imbalance_roomy,
     plan_from_parameters,
     plan_from_row,
     scenario_pp_split,
@@ -91,6 +92,27 @@ def scenario_ranking(p: dict):
     def factory(model, cluster, seq_len, recipe):
         return time_ranking(model, cluster, seq_len, recipe, options=opts)
     return factory
+
+
+def roomy_scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+    """The plan ``scenario_plan`` would choose among those with room for an imbalanced router
+    (``parallel.imbalance_roomy``: memory + the busiest experts' extra activations at
+    ``memory.MOE_CHECK_LOAD_FACTOR`` × the mean load within the usable HBM), ranked by the same
+    predicted step time (``scenario_ranking``); the scenario's own plan when none has that room
+    (or for a dense model). Not memoised: only the imbalance warning asks for it.
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        As ``parallel.plan_from_parameters``.
+    """
+    ranking = scenario_ranking(p)
+
+    def factory(model_, cluster, seq_len, recipe):
+        rank = ranking(model_, cluster, seq_len, recipe)
+        return lambda rows: rank(imbalance_roomy(rows, model_))
+    model = model if model is not None else load_model(p["model"])
+    return plan_from_parameters(p, model, rank_factory=factory)
 
 
 #: Scenario parameters of the step-time model (notebook 04b) and their defaults: the stack and

@@ -424,7 +424,8 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 # %%
 fe = pd.DataFrame([f.row() for f in levers.false_economies(scenario)])
 plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
-                 "loss_if_it_happens_usd": usd, "break_even_probability": "{:.1%}",
+                 "loss_if_it_happens_usd": usd,
+                 "break_even_probability": levers.break_even_words,
                  "sourced_probability": "{:.3g}"}, words=plots.COLUMN_WORDS)
 
 # %%
@@ -433,7 +434,7 @@ for f in levers.false_economies(scenario):
     if f.apparent_usd != f.apparent_usd:  # not priced (skipped, or does not apply): say why
         print(f"{f.name}: {f.how}")
         continue
-    be = "n/a" if f.break_even_probability is None else f"{f.break_even_probability:.1%}"
+    be = levers.break_even_words(f.break_even_probability)
     print(f"{f.name}: looks like {usd(f.apparent_usd)}; net of its risk: {usd(f.net_usd)}; "
           f"break-even probability {be}")
 
@@ -441,7 +442,8 @@ for f in levers.false_economies(scenario):
 # **Takeaway.** Never buy a saving that weakens recovery: fewer checkpoints and spot capacity
 # without resumable training look cheaper line by line and cost more on the whole bill. For the
 # gambles (FP8 instability, cut evaluation) no published rate exists; the break-even probability
-# tells you how confident you must be.
+# tells you how confident you must be that the bad outcome will not happen ("none": the saving
+# is at least the loss, so it pays even if the bad outcome is certain).
 
 # %% [markdown]
 # ## 7. Validate small first, and whether to pre-train at all
