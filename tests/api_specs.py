@@ -454,6 +454,7 @@ def module_specs() -> dict:
         "levers.break_even_probability": Spec(dict(saving_usd=1e5, loss_usd=1e6),
                                               {"saving_usd": "nonnegative",
                                                "loss_usd": "positive"}),
+        "levers.break_even_words": Spec(dict(p=0.2), {"p": "share"}),
         "levers.spot_break_even": Spec(dict(discount=0.6), {"discount": "fraction"}),
         "levers.reservation_cost_usd": Spec(
             dict(rate_usd_per_gpu_hour=2.72, n_gpus=8, job_hours=16.0, term_hours=24.0),

@@ -463,6 +463,26 @@ def test_explorer_updates_and_reports_bad_layouts(capsys):
     assert "plan = 1.00·B_noise" in capsys.readouterr().out
 
 
+def test_explorer_says_a_micro_batch_whose_activations_pass_the_hbm(capsys):
+    # A trial: the default scenario's panel at micro-batch 8 read "activations ≈ 180 GB per GPU
+    # (estimate)" on an 80 GiB H100 and priced it without a word. Activations alone above the
+    # HBM (batch.activation_bytes_per_gpu, at the panel's TP 8) are said; at micro-batch 1
+    # they are not above it.
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import batch_explorer
+    spec, gpu = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    act = batch.activation_bytes_per_gpu(spec, 8, 4096, 8)
+    assert act > gpu.hbm_bytes >= batch.activation_bytes_per_gpu(spec, 1, 4096, 8)
+    # 128 GPUs at TP 8: 1,024 sequences over 16 replicas, 64 each, so micro-batch 8 divides
+    box = batch_explorer("llama-2-70b", "H100-SXM", 128, 2e12, 4096, 4194304, 0.4, 3.99, 8, 1, 1)
+    first = capsys.readouterr().out
+    assert "micro-batch 1:" in first and "does not fit without recomputation" not in first
+    box.children[1].children[1].value = 8
+    out = capsys.readouterr().out
+    assert "micro-batch 8:" in out and "cannot compute" not in out
+    assert "does not fit without recomputation, and the costs below assume it ran" in out
+
+
 def test_verdict_days_are_written_whole_for_a_long_run(h100):
     # A teacher's trial read "2.15e+03 days". Llama 2 70B on 16 H100s, 2T tokens at 40% MFU:
     # by hand 6·N·D / (n · peak · MFU) = 6 · 68.98e9 · 2e12 / (16 · 989.4e12 · 0.4) s

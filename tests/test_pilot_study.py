@@ -120,7 +120,13 @@ def test_illustrative_pilot_from_a_published_row():
     assert s.calibration.measured_mfu[0] == pytest.approx(row_mfu, rel=2e-3)
     x = s.extrapolation
     assert x.mfu_low < x.mfu < x.mfu_high and x.half_width > 0
-    assert x.describe_band() == f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs"
+    # the pilot ran this very plan at 64 GPUs: its measured MFU holds the band's top
+    # (calibrate.data_parallel_cap), said with the band
+    assert x.describe_band() == (f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs; its top "
+                                 f"held at {x.mfu_high:.1%}, the measured MFU of the pilot that "
+                                 "ran this plan at fewer data-parallel replicas (more replicas "
+                                 "never raise the MFU)")
+    assert x.mfu_high < x.mfu * (1 + x.half_width)
     hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
     assert s.gpu_hours[0] == pytest.approx(hours, rel=1e-9)
     assert s.gpu_hours[1] < hours < s.gpu_hours[2]
@@ -460,7 +466,8 @@ def test_notebook_04b_pilot_lines_word_the_study():
                                f"{c.measured_mfu[0]:.1%} measured, "
                                f"{c.uncalibrated_mfu[0]:.1%} predicted; calibrated on 1 pilot")
     assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, "
-                        f"{x.describe()}; band ±{x.half_width:.0%} for: 32x the pilot's GPUs")
+                        f"{x.describe()}; {x.describe_band()}")
+    assert x.describe_band().startswith(f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs")
     assert lines[3].startswith(f"main run at the pilot's MFU: {fmt_count(hours, 3)} ideal "
                                "GPU-hours")
     assert f"compute {fmt_usd(2.0 * hours)} (" in lines[3]
@@ -507,3 +514,19 @@ def test_the_illustrative_pilot_keeps_the_generation_and_precision():
                          "n_gpus": 8, "train_tokens": 1e11, "tp": 0, "pp": 0,
                          "zero_stage": 0})
     assert "megatron21-t1-7p5b" in s.source and "no published run on A100-40GB" in s.source
+
+
+def test_a_band_top_held_by_the_data_parallel_cap_says_why():
+    # A trial: 04b read "MFU 42.2% [35.8%, 42.2%] ... band ±15% for: 32x the pilot's GPUs",
+    # its top at the point with no reason: data_parallel_cap held it (a pilot ran this plan at
+    # fewer replicas and measured 42.2%). By hand: ±15% of 42.2% would reach 48.5%.
+    x = cal.Extrapolation(mfu=0.422, mfu_low=0.422 * 0.85, mfu_high=0.422, step_time_s=1.0,
+                          uncalibrated_mfu=0.479, transfer=0.5, half_width=0.15,
+                          novelties=("32x the pilot's GPUs",))
+    assert x.describe_band() == ("band ±15% for: 32x the pilot's GPUs; its top held at 42.2%, "
+                                 "the measured MFU of the pilot that ran this plan at fewer "
+                                 "data-parallel replicas (more replicas never raise the MFU)")
+    free = cal.Extrapolation(mfu=0.422, mfu_low=0.422 * 0.85, mfu_high=0.422 * 1.15,
+                             step_time_s=1.0, uncalibrated_mfu=0.479, transfer=0.5,
+                             half_width=0.15, novelties=("32x the pilot's GPUs",))
+    assert free.describe_band() == "band ±15% for: 32x the pilot's GPUs"

@@ -51,3 +51,65 @@ def test_step_explorer_opens_on_the_notebooks_plan(capsys):
     out = capsys.readouterr().out
     assert f"{plan.describe()}: " in out
     assert f"predicted MFU {b.mfu:.1%}" in out
+
+
+def _page(tmp_path, text):
+    """The plan, step and parameters notebook 04b shows for a scenario file of ``text``."""
+    from llmcost.present import report
+    from llmcost.training import step_scenario
+    f = tmp_path / "s.yaml"
+    f.write_text(text)
+    p = report.plan_report(f, ["04b"], notebook_setups=False).values
+    plan, b = step_scenario.scenario_step(p)
+    return p, plan, b
+
+
+@pytest.mark.parametrize("text", [
+    # a trial: Mixtral 8x7B on 512 H200, the page at EP 8, the panel at EP 1 (51.9% vs 52.7%)
+    "model: mixtral-8x7b\naccelerator: H200\nn_gpus: 512\ntrain_tokens: 1.0e12\nseq_len: 4096\n"
+    "mfu: predict\n",
+    # and an FP8 scenario priced in BF16 by the panel (47.8% against the page's 34.1%)
+    "model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
+    "seq_len: 4096\nmfu: predict\ndtype: fp8\n"], ids=["moe-ep", "fp8"])
+def test_the_panel_opens_on_the_pages_expert_parallel_or_fp8_step(tmp_path, capsys, text):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcost.present.widgets import step_explorer
+    from llmcost.training import step_scenario
+    p, plan, b = _page(tmp_path, text)
+    opts = step_scenario.scenario_options(p)
+    step_explorer(p["model"], p["accelerator"], p["n_gpus"], p["global_batch_tokens"],
+                  p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size, plan.zero_stage,
+                  plan.recompute, p["optimizer_recipe"], opts["tp_overlap"],
+                  plan.virtual_stages > 1 if opts["pp_overlap"] == "interleaved"
+                  else opts["pp_overlap"], opts["dp_overlap"], schedule=plan.schedule,
+                  virtual_stages=plan.virtual_stages, pp_split=plan.pp_split, cp=plan.cp,
+                  stack=p["stack"], ep=plan.ep, etp=plan.etp,
+                  options=step_scenario.scenario_step_options(p),
+                  practice=step_scenario.scenario_memory_practice(p),
+                  reserve=p["mem_reserve_fraction"])
+    out = capsys.readouterr().out
+    assert f"{plan.describe()}: " in out and f"predicted MFU {b.mfu:.1%}" in out
+    assert "does NOT fit" not in out     # the page's plan fits: the search chose it
+
+
+def test_a_plan_that_does_not_fit_is_priced_and_said_so(capsys):
+    # A trial: 04b's panel at 16 GPUs priced TP4 · PP4 · DP1 of Llama 2 70B at 53.9% MFU
+    # without a word, a plan needing 124.9 GB on an 86 GB H100. By hand: that plan's memory
+    # (memory_per_gpu) is above HBM × 0.9.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import llmcost
+    from llmcost import parallel
+    from llmcost.present.widgets import step_explorer
+    spec, gpu = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    plan = parallel.make_plan(spec, 16, 1024, tp=4, pp=4, zero_stage=1, recompute="none",
+                              micro_batch_size=1, seq_len=4096)
+    mem = llmcost.memory_per_gpu(spec, plan, 4096)
+    assert mem.total > gpu.hbm_bytes * 0.9
+    step_explorer("llama-2-70b", "H100-SXM", 16, 4194304, 4096, 4, 4, 1, 1, "none")
+    out = capsys.readouterr().out
+    assert f"does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the " \
+           f"{gpu.hbm_bytes * 0.9 / 1e9:,.0f} GB usable on H100-SXM" in out

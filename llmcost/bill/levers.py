@@ -2118,10 +2118,17 @@ def break_even_words(p: float | None) -> str:
     "n/a" when the outcome is no chance event (None); at the cap, the sure saving S is at least
     the loss L, so it pays even if the bad outcome is certain: "none: pays even if certain"
     (a trial read "100.0%" as "you must be certain it will not happen", the opposite); else
-    the percentage, one decimal."""
+    the percentage, one decimal.
+
+    Raises
+    ------
+    ValueError
+        A ``p`` that is not None or a number in [0, 1].
+    """
     if p is None:
         return "n/a"
-    return "none: pays even if certain" if p >= 1.0 else f"{p:.1%}"
+    v = float(as_array(p, "p", nonnegative=True, upper=1.0))
+    return "none: pays even if certain" if v >= 1.0 else f"{v:.1%}"
 
 
 def spot_break_even(discount: float) -> dict:

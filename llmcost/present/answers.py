@@ -104,7 +104,7 @@ def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggle
 
 def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,
               mfu_high: float, tokens_per_s: float, center: float = 0.0, n: int = 0,
-              calibrated: dict | None = None) -> str:
+              calibrated: dict | None = None, cap_from: str = "") -> str:
     """Notebook 04b: the predicted step time of the busiest GPU and the MFU it implies,
     MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
     band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
@@ -116,20 +116,21 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     and its ``n`` held-out runs (n > 0), also the MFU a
     ``mfu: predict`` bill uses, the band's central estimate p / (1 + c) kept inside it
     (``accuracy.central_mfu``). A band whose top is under the prediction (capped by the best
-    comparable published run, ``accuracy.mfu_band``) says so.
+    comparable published run, ``accuracy.mfu_band``) says so, in ``cap_from``'s words (the band's
+    ``MfuBand.cap_source``: the best comparable run, or the model's own low end where that is
+    above it; "" reads "the best comparable published run").
 
     ``calibrated``: the MFU the bill uses when the scenario gives pilots (``bill.pilot.pilot_mfu``:
     ``value``, ``low``, ``high``); the answer then leads with it, at its step time on the same
     plan and batch, ``step_time_s × mfu ÷ value`` (MFU ∝ 1 ÷ step time), and gives the
     uncalibrated prediction second (``step_time_pilots``)."""
+    capped_below = (f", capped below the prediction at "
+                    f"{cap_from or 'the best comparable published run'}" if mfu > mfu_high else "")
     if calibrated is not None:
         return step_time_pilots(plan, chosen, step_time_s, mfu, mfu_low, mfu_high, tokens_per_s,
-                                calibrated)
+                                calibrated, capped_below)
     how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
            "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
-    # a band capped by the best comparable published run can end below the prediction
-    capped_below = (", capped below the prediction at the best comparable published run"
-                    if mfu > mfu_high else "")
     text = (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
             f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}{capped_below}), "
             f"{fmt_count(tokens_per_s)} tokens/s.")
@@ -150,18 +151,18 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
 
 
 def step_time_pilots(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,
-                     mfu_high: float, tokens_per_s: float, calibrated: dict) -> str:
+                     mfu_high: float, tokens_per_s: float, calibrated: dict,
+                     capped_below: str = "") -> str:
     """Notebook 04b's answer with pilots (``step_time``'s ``calibrated``): the bill's step,
     ``t = step_time_s × mfu ÷ m`` at the pilots' calibrated MFU ``m`` on the same plan and batch
     (model FLOPs per step fixed, so MFU ∝ 1 ÷ step time; tokens/s × m ÷ mfu), with the
-    calibration's band, then the uncalibrated step-time model's prediction and its band."""
+    calibration's band, then the uncalibrated step-time model's prediction and its band
+    (``capped_below``: ``step_time``'s words for a band capped under the prediction)."""
     m = float(calibrated["value"])
     lo, hi = float(calibrated.get("low", m)), float(calibrated.get("high", m))
     how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
            "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
     band = f" (band {lo:.1%}–{hi:.1%})" if hi > lo else " (the pilots' measured MFU, no band)"
-    capped_below = (", capped below the prediction at the best comparable published run"
-                    if mfu > mfu_high else "")
     return (f"Calibrated on the scenario's pilots, one optimizer step takes "
             f"**{step_time_s * mfu / m:#.3g} s** on {how}, {plan}: an MFU of **{m:.1%}**{band}, "
             f"{fmt_count(tokens_per_s * m / mfu)} tokens/s, the MFU the bill uses (section 6). "

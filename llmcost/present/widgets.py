@@ -15,6 +15,7 @@ from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
 from ..bill.scenario import PRICING, scenario_price, validate_parameter
 from ..core.catalog import (
+    as_accelerator,
     as_model,
     list_accelerators,
     list_models,
@@ -29,7 +30,7 @@ from ..serving import rl
 from ..training import batch, batch_analysis, calibrate
 from ..training import comm
 from ..training.compute import training_run
-from ..training.memory import memory_table
+from ..training.memory import memory_per_gpu, memory_table
 from ..training.parallel import make_plan
 from ..training.reliability import checkpoint_plan, checkpoint_size
 from ..training.step import step_time
@@ -354,8 +355,13 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
             print(f"B_noise {fmt_count(t.b_noise_tokens)} tokens ({t.b_noise_source}); "
                   f"fills {gpu_w.value:,} GPUs from {fmt_count(a.fill_batch_tokens)} tokens; "
                   f"plan = {global_batch_tokens / t.b_noise_tokens:.2f}·B_noise")
+            # activations alone above the HBM: no plan of this micro-batch runs unrecomputed
+            over = "" if act <= acc.hbm_bytes else (
+                f", more than the {fmt_bytes(acc.hbm_bytes)} of HBM on {acc.name} before any "
+                "weight: this micro-batch does not fit without recomputation, and the costs "
+                "below assume it ran")
             print(f"micro-batch {mbs_w.value}: matmuls reach ≤ {util:.0%} of peak (roofline), "
-                  f"activations ≈ {fmt_bytes(act)} per GPU (estimate); all-reduce "
+                  f"activations ≈ {fmt_bytes(act)} per GPU (estimate{over}); all-reduce "
                   f"{a.allreduce_s:.2f} s per step")
             kb = a.key_batches
             display(kb[["case", "batch_tokens", "n_gpus", "steps_over_s_min",
@@ -401,13 +407,15 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
                     seq_len: int, tp: int, pp: int, zero_stage: int, recompute: str,
                     micro_batch_size: int = 1, recipe: str = "bf16_adam_fp32_grads",
                     reserve: float = 0.1, pp_split: str = "even", cp: int = 1, ep: int = 1,
-                    schedule: str = "1f1b", virtual_stages: int = 1):
+                    schedule: str = "1f1b", virtual_stages: int = 1, etp=None, practice=None):
     """Model, accelerator, GPU count, global batch, TP/PP/ZeRO/recompute widgets updating the
     per-GPU memory bars, the fits verdict and the pipeline bubble.
 
-    ``cp``, ``ep``, ``schedule`` and ``virtual_stages`` are kept from the notebook's plan (the
-    schedule falls back to 1F1B with one chunk when the PP widget leaves the plan's PP), so the
-    panel opens on exactly the plan above it.
+    ``cp``, ``ep``, ``etp``, ``schedule`` and ``virtual_stages`` are kept from the notebook's
+    plan (the schedule falls back to 1F1B with one chunk when the PP widget leaves the plan's
+    PP), and ``practice`` is how the scenario's stack stores memory
+    (``step_scenario.scenario_memory_practice``: FP8 saved inputs under FP8, say), so the panel
+    opens on exactly the plan and the count above it.
 
     Returns the ``VBox``. A plan that breaks a rule shows the rule instead of the bars.
     """
@@ -433,14 +441,15 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
             try:
                 same_pp = pp_w.value == pp
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
-                                 tp=tp_w.value, pp=pp_w.value, cp=cp, ep=ep,
+                                 tp=tp_w.value, pp=pp_w.value, cp=cp, ep=ep, etp=etp,
                                  zero_stage=zero_w.value, recompute=rc_w.value,
                                  micro_batch_size=micro_batch_size,
                                  schedule=schedule if same_pp else "1f1b",
                                  virtual_stages=virtual_stages if same_pp else 1,
                                  pp_split=pp_split if pp_w.value > 1 else "even",
                                  seq_len=seq_len)
-                table = memory_table(spec, {plan.describe(): plan}, seq_len, recipe)
+                table = memory_table(spec, {plan.describe(): plan}, seq_len, recipe,
+                                     practice=practice)
             except ValueError as e:
                 print(f"not a valid plan: {e}")
                 return
@@ -465,25 +474,29 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                   recompute: str, recipe: str = "bf16_adam_fp32_grads",
                   tp_overlap: str = "backward", pp_overlap: bool = True,
                   dp_overlap: bool = True, schedule: str = "1f1b", virtual_stages: int = 1,
-                  pp_split: str = "even", cp: int = 1, stack=None):
+                  pp_split: str = "even", cp: int = 1, stack=None, ep: int = 1, etp=None,
+                  options=None, practice=None, reserve: float = 0.1):
     """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute, pipeline
     schedule and overlap widgets updating the step-time breakdown and the predicted MFU
-    (``llmcost.step``).
+    (``llmcost.step``), and whether the plan fits the usable HBM (``memory_per_gpu`` under
+    ``practice``, HBM × (1 − ``reserve``)): a plan that does not fit is priced and said so.
 
     The panel opens on the plan it is given (pass the notebook's ``schedule``,
-    ``virtual_stages``, ``pp_split``, ``cp`` and ``stack`` so that it shows the notebook's
-    prediction; ``accelerator`` a catalogue name or the notebook's ``Accelerator``, whose
-    scale-out figure, a scenario's, the panel keeps while its dropdown shows it). The
-    interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
-    (×1 = the datasheet, or the scenario's figure). Returns the ``VBox``; a plan that breaks a
-    rule shows the rule instead of the bars.
+    ``virtual_stages``, ``pp_split``, ``cp``, ``ep``, ``etp`` and ``stack``, and the
+    scenario's ``options`` (``step_scenario.scenario_step_options``: its dtype, efficiency
+    profile...; the panel's own widgets replace their fields) and memory ``practice``, so that
+    it shows the notebook's prediction; ``accelerator`` a catalogue name or the notebook's
+    ``Accelerator``, whose scale-out figure, a scenario's, the panel keeps while its dropdown
+    shows it). The interconnect sliders scale the accelerator's NVLink and NIC bandwidth per
+    direction (×1 = the datasheet, or the scenario's figure). Returns the ``VBox``; a plan that
+    breaks a rule shows the rule instead of the bars.
     """
     import ipywidgets as w
     from IPython.display import display
 
     _one_plan(model, n_gpus, global_batch_tokens, seq_len, tp=tp, pp=pp,
               zero_stage=zero_stage, recompute=recompute, micro_batch_size=micro_batch_size,
-              cp=cp)
+              cp=cp, ep=ep)
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, device_name(accelerator), n_gpus, global_batch_tokens, tp, pp,
         max_gpus_log2=16, min_batch_log2=18)
@@ -516,21 +529,28 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
                                  recompute=rc_w.value, micro_batch_size=mbs_w.value,
                                  schedule=sched_w.value, virtual_stages=v_w.value,
-                                 pp_split=pp_split, cp=cp, seq_len=seq_len)
+                                 pp_split=pp_split, cp=cp, ep=ep, etp=etp, seq_len=seq_len)
                 cl = Cluster(acc, gpu_w.value)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
                              * up_w.value,
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
-                b = step_time(spec, cl, plan, seq_len, recipe=recipe, tp_overlap=tpo_w.value,
-                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value, stack=stack)
+                b = step_time(spec, cl, plan, seq_len, options=options, recipe=recipe,
+                              tp_overlap=tpo_w.value, pp_overlap=ppo_w.value,
+                              dp_overlap=dpo_w.value,
+                              **({} if stack is None else {"stack": stack}))
+                mem = memory_per_gpu(spec, plan, seq_len, recipe, practice=practice)
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return
+            usable = acc.hbm_bytes * (1 - reserve)
+            fit = "" if mem.total <= usable else (
+                f"; does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the "
+                f"{usable / 1e9:,.0f} GB usable on {acc.name}, a run that could not start")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
-                  f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step")
+                  f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step{fit}")
             live.clear()
             plots.step_breakdown({"this plan": b}, ax=live.axes)
             display(live.image())
@@ -545,7 +565,8 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                    tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
 
 
-def pilot_explorer(study, seq_len: int, options=None):
+def pilot_explorer(study, seq_len: int, options=None, practice=None, reserve: float = 0.1,
+                   recipe: str = "bf16_adam_fp32_grads"):
     """Move the target of a pilot's extrapolation (``calibrate.pilot_study``'s ``PilotStudy``):
     its GPU count, TP, PP and micro-batch (the rest of the run's plan kept, its global batch
     included; ``seq_len`` the run's tokens per sequence); each update prints
@@ -554,7 +575,9 @@ def pilot_explorer(study, seq_len: int, options=None):
     band ``mfu × (1 ± h)``, h = ``BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × doublings``), and
     the uncalibrated prediction beside it. ``options``: the step options the study extrapolated
     with (``step_scenario.scenario_step_options`` of the scenario), so that the panel opens on
-    the study's own figure. Returns the ``VBox``."""
+    the study's own figure; the run's expert parallelism (``ep``, ``etp``) is kept. A target
+    plan that does not fit the usable HBM (``memory_per_gpu`` under ``practice`` and
+    ``recipe``, HBM × (1 − ``reserve``)) is extrapolated and said so. Returns the ``VBox``."""
     import ipywidgets as w
 
     base, cal = study.plan, study.calibration
@@ -577,14 +600,20 @@ def pilot_explorer(study, seq_len: int, options=None):
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=base.zero_stage,
                                  recompute=base.recompute, micro_batch_size=mbs_w.value,
                                  schedule=base.schedule, virtual_stages=base.virtual_stages,
-                                 pp_split=base.pp_split, cp=base.cp, seq_len=seq_len)
+                                 pp_split=base.pp_split, cp=base.cp, ep=base.ep,
+                                 etp=base.etp, seq_len=seq_len)
                 x = calibrate.extrapolate(cal, model, plan, seq_len, options=options)
+                mem = memory_per_gpu(model, plan, seq_len, recipe, practice=practice)
             except ValueError as e:
                 print(f"cannot extrapolate: {e}")
                 return
+            usable = as_accelerator(cal.pilots[0].accelerator).hbm_bytes * (1 - reserve)
+            fit = "" if mem.total <= usable else (
+                f"; does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the {usable / 1e9:,.0f} "
+                "GB usable, a run that could not start")
             print(f"{plan.describe()} on {gpu_w.value:,} GPUs: {x.describe()}; "
                   f"{x.describe_band()}; pilot's correction carried at "
-                  f"{x.transfer:.0%} strength")
+                  f"{x.transfer:.0%} strength{fit}")
 
     for widget in (gpu_w, tp_w, pp_w, mbs_w):
         widget.observe(update, names="value")

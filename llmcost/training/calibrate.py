@@ -1010,13 +1010,18 @@ class Extrapolation:
         return head + why + cap
 
     def describe_band(self) -> str:
-        """Why the band is as wide as it is, in words (``novelties``)."""
+        """Why the band is as wide as it is, in words (``novelties``), and, where its top is
+        under ``mfu × (1 + half_width)``, that ``data_parallel_cap`` held it (a trial read
+        "[35.8%, 42.2%] ... band ±15%" with the top at the point and no reason)."""
         if self.half_width == 0:
             return "no band: the target is the pilot's own run (its measurement)"
+        held = "" if self.mfu_high >= self.mfu * (1 + self.half_width) * (1 - 1e-9) else (
+            f"; its top held at {self.mfu_high:.1%}, the measured MFU of the pilot that ran "
+            "this plan at fewer data-parallel replicas (more replicas never raise the MFU)")
         if not self.novelties:
             return (f"band ±{self.half_width:.0%}, the narrowest: the target adds nothing the "
-                    "pilot did not exercise")
-        return f"band ±{self.half_width:.0%} for: " + "; ".join(self.novelties)
+                    "pilot did not exercise" + held)
+        return f"band ±{self.half_width:.0%} for: " + "; ".join(self.novelties) + held
 
 
 def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,

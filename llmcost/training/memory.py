@@ -1445,12 +1445,15 @@ def memory_breakdown(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp3
 
 
 def memory_table(model: ModelSpec, plans: dict, seq_len=None, recipe="bf16_adam_fp32_grads",
-                 flash_attention=True, dropout=False) -> pd.DataFrame:
+                 flash_attention=True, dropout=False, practice=None) -> pd.DataFrame:
     """Per-GPU memory of several plans side by side: one row per plan (the dict's labels), one
-    column per part (bytes), plus ``total`` and ``stage``. Parts add up to ``total``."""
+    column per part (bytes), plus ``total`` and ``stage``. Parts add up to ``total``.
+    ``practice``: how a stack stores memory (``memory_per_gpu``'s; None: the count as
+    written)."""
     rows = {}
     for label, plan in plans.items():
-        mb = memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout)
+        mb = memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout,
+                            practice=practice)
         rows[label] = {**{p: getattr(mb, p) for p in PARTS}, "total": mb.total,
                        "stage": mb.stage}
     return pd.DataFrame.from_dict(rows, orient="index")

@@ -712,7 +712,8 @@ if interactive:
                             p["seq_len"], plan.tp, plan.pp, plan.zero_stage, plan.recompute,
                             plan.micro_batch_size, recipe.name, p["mem_reserve_fraction"],
                             plan.pp_split, plan.cp, plan.ep, plan.schedule,
-                            plan.virtual_stages))
+                            plan.virtual_stages, plan.etp,
+                            step_scenario.scenario_memory_practice(p)))
 
 # %% [markdown]
 # ---

@@ -81,7 +81,8 @@ piloted = pilot_mfu(p) if pilot_given(p) else \
 bill_mfu = piloted["value"] if piloted else p["mfu"]   # the MFU every other page uses
 display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
                                    b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s,
-                                   center=band.center, n=band.n, calibrated=piloted)))
+                                   center=band.center, n=band.n, calibrated=piloted,
+                                   cap_from=band.cap_source())))
 
 # %% [markdown]
 # Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, notebook 03 found
@@ -741,7 +742,9 @@ print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"]))
 if interactive:
     from llmcost.present.widgets import pilot_explorer
 
-    display(pilot_explorer(study, p["seq_len"], options=step_scenario.scenario_step_options(p)))
+    display(pilot_explorer(study, p["seq_len"], options=step_scenario.scenario_step_options(p),
+                           practice=step_scenario.scenario_memory_practice(p),
+                           reserve=p["mem_reserve_fraction"], recipe=p["optimizer_recipe"]))
 
 # %% [markdown]
 # **Does it work on published runs?** Each published scaling series in `data/validation_mfu.csv`
@@ -821,7 +824,10 @@ if interactive:
                           plan.zero_stage, plan.recompute, p["optimizer_recipe"],
                           opts["tp_overlap"], ppo, opts["dp_overlap"],
                           schedule=plan.schedule, virtual_stages=plan.virtual_stages,
-                          pp_split=plan.pp_split, cp=plan.cp, stack=p["stack"]))   # the notebook's plan
+                          pp_split=plan.pp_split, cp=plan.cp, stack=p["stack"], ep=plan.ep,
+                          etp=plan.etp, options=step_scenario.scenario_step_options(p),
+                          practice=step_scenario.scenario_memory_practice(p),
+                          reserve=p["mem_reserve_fraction"]))   # the notebook's plan
 
 # %% [markdown]
 # ---
