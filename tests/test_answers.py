@@ -73,6 +73,15 @@ def test_memory_answer_fits_or_not():
     assert "about 6.2 GB of activations, more than the 0.3 GB left" in tight
     assert "balanced" not in answers.memory("M", "H100-SXM", 8, "EP8", 61e9, hbm, 0.9 * hbm,
                                             moe_extra_bytes=6.2e9)  # 16 GB left: room
+    # a trial: 70B FP8 on H200 "fits" here while the report warned its FP8 weight copies, 18.2 GB
+    # per GPU, are more than the 0.5 GB of headroom: the answer says the plan may not fit
+    h200 = 141e9
+    fp8 = answers.memory("70B", "H200", 2048, "TP2 · PP4", 0.9 * h200 - 0.5e9, h200,
+                         0.9 * h200, fp8_copy_bytes=18.2e9)
+    assert "**It may not fit under FP8:**" in fp8 and "(18.2 GB per GPU)" in fp8
+    assert "more than the 0.5 GB left" in fp8
+    assert "FP8" not in answers.memory("70B", "H200", 2048, "TP2", 100e9, h200, 0.9 * h200,
+                                       fp8_copy_bytes=18.2e9)   # 26.9 GB left: room
 
 
 def test_communication_and_step_time_shares():

@@ -1425,3 +1425,20 @@ def test_a_cost_only_claim_without_a_comparable_run_is_timed_at_the_any_size_bou
     # published run FP8) is timed at the ceiling, and says so
     b = claims.check_claim("opt-1.3b", 3e11, "B200", usd=20_000, left_out=False)
     assert "at the matmul ceiling 77.6%" in b.hours_source
+
+
+def test_a_claim_on_more_gpus_than_can_keep_any_work_is_refused_by_name():
+    # A trial: check_claim(n_gpus=2**45) raised ZeroDivisionError from the goodput. At the
+    # default failure rate (0.173 per GPU-year, Llama 3) the job's MTBF is 3.15e7 s ÷ (0.173 ×
+    # 3.5e13) ≈ 5e-6 s, shorter than any checkpoint: goodput 0, refused naming n_gpus.
+    with pytest.raises(ValueError, match=r"n_gpus=35,184,372,088,832: .* \(goodput 0,"):
+        llmcost.check_claim(model="llama-2-7b", accelerator="H100-SXM", gpu_hours=1e5,
+                            train_tokens=1e12, n_gpus=2**45)
+
+
+def test_resolve_price_takes_a_range_at_its_point():
+    # A trial: resolve_price("H100-SXM", [2.0, 3.0]), a range as scenarios allow, raised
+    # TypeError; its point (the mode of the triangular draw, 2.5 for [2, 3]) is the price
+    price, how = llmcost.resolve_price("H100-SXM", [2.0, 3.0])
+    assert price == pytest.approx(2.5) and "the point of the range" in how
+    assert llmcost.resolve_price("H100-SXM", 3.0) == (3.0, "given as price_usd_per_gpu_hour")

@@ -904,6 +904,11 @@ def test_the_new_warnings_read_as_one_line_each():
     assert glance.caveat_line(own) == (
         "the bill's MFU, 60.0%, is 1.43× the whole-run MFU of Llama 2 13B's own published run "
         "on A100-80GB (42.1%): read the bill as optimistic")
+    # an FP8 bill's MFU is set against the run on the BF16 basis: the short line keeps the basis
+    # (a trial read "the bill's MFU, 60.0%" beside a table saying 30.0%)
+    fp8 = own.replace("the bill's 60.0% is", "the bill's 60.0% (on the BF16 basis) is")
+    assert glance.caveat_line(fp8).startswith(
+        "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the whole-run MFU")
     duty = ("ckpt_async: the bill checkpoints every 52.4 s, each write taking 52.4 s at "
             "2.15 GB/s, so the storage writes checkpoints 100% of the time (186 TB a day) and")
     assert glance.caveat_line(duty) == (

@@ -148,3 +148,20 @@ def test_a_count_past_the_largest_suffix_keeps_its_digits():
     assert fmt_count(1e15, 3) == "1,000T" and fmt_count(1.2345e15, 3) == "1,230T"
     assert fmt_count(1e16, 4) == "10,000T" and fmt_count(-1e15, 3) == "-1,000T"
     assert fmt_count(999.4e12, 3) == "999T" and fmt_count(3e14, 3) == "300T"
+
+
+def test_as_scalar_names_an_array_given_for_one_number():
+    # A trial: checkpoint_plan(n_gpus=[8, 16]), rl_iteration, serving_cost(price=array) raised
+    # numpy's "only 0-dimensional arrays can be converted to Python scalars" TypeError; an
+    # argument that takes one number now says so by name
+    from llmcost.core.units import as_scalar
+    assert as_scalar(3, "x", positive=True) == 3.0
+    assert as_scalar(np.array([2.5]), "x") == 2.5      # one value in an array is one number
+    with pytest.raises(ValueError, match=r"n_gpus=\[8, 16\] must be one number, not an array "
+                                         r"of 2 values"):
+        as_scalar([8, 16], "n_gpus", positive=True, integer=True)
+    with pytest.raises(ValueError, match="n_gpus=-1 must be > 0"):
+        as_scalar(-1, "n_gpus", positive=True)
+    from llmcost.training import reliability as rel
+    with pytest.raises(ValueError, match=r"^n_gpus=\[8, 16\] must be one number"):
+        rel.checkpoint_plan(7e9, [8, 16], 0.173, 1e10, 600)

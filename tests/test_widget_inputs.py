@@ -77,6 +77,40 @@ def test_rl_explorer_needs_its_keys_and_holds_long_responses():
     assert s["mean resp."].value == 65536 and s["tail ×"].value == 2.0
 
 
+def test_rl_explorer_rollout_slider_ends_on_whole_replicas_and_says_async_needs_them(capsys):
+    # A trial: rl_gpus 64 at rollout TP 4 put the slider's end at 63, which no replica count
+    # prices; and "asynchronous" with 0 rollout GPUs was priced synchronous without a word
+    warnings.simplefilter("ignore")
+    p = {**_rl_parameters(), "rl_gpus": 64, "rl_rollout_tp": 4, "rl_rollout_gpus": 0,
+         "rl_async": False}
+    import ipywidgets as w
+    box = widgets.rl_explorer("llama-2-70b", "H100-SXM", p, 3.99)
+    s = _by_name(box)
+    assert s["rollout GPUs"].max == 60 and s["rollout GPUs"].max % 4 == 0
+    capsys.readouterr()
+
+    def boxes(b):
+        for c in getattr(b, "children", ()):
+            yield c
+            yield from boxes(c)
+    (asyn,) = [c for c in boxes(box) if isinstance(c, w.Checkbox)
+               and c.description == "asynchronous"]
+    asyn.value = True
+    assert "asynchronous needs rollout GPUs of its own" in capsys.readouterr().out
+
+
+def test_scaling_explorer_opens_on_the_pages_values_beyond_its_default_ranges(capsys):
+    # A trial: a $12.5 GPU-hour opened at $10, 3e27 FLOPs at 1e27, a serving price 3.0 at 1.0
+    import matplotlib
+    matplotlib.use("Agg")
+    box = widgets.scaling_explorer(3e27, "besiroglu2024", 1e12, 12.5, 3.0, "H100-SXM", 0.4)
+    s = _by_name(box)
+    assert s["FLOPs"].value == pytest.approx(3e27, rel=1e-9)
+    assert s["$/GPU-h"].value == 12.5
+    assert s["$/M tok/B"].value == pytest.approx(3.0, rel=1e-9)
+    capsys.readouterr()
+
+
 def test_claim_and_reliability_explorers_refuse_bad_input():
     with pytest.raises(ValueError, match=r"n_gpus=0 must be"):
         widgets.claim_explorer("llama-2-70b", "H100-SXM", n_gpus=0)

@@ -28,8 +28,9 @@ from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recip
                                moe_imbalance_extra_bytes)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling, fp8_copy_bytes_left_out,
-                                      fp8_weight_copy_warning, roomy_scenario_plan,
+from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
+                                      fp8_copy_bytes_per_gpu, fp8_weight_copy_warning,
+                                      roomy_scenario_plan,
                                       scenario_memory)
 from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
@@ -743,8 +744,7 @@ def _fp8_copy_headroom(values: dict) -> str:
         _, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
         return ""
-    per_param = get_recipe(values.get("optimizer_recipe") or "bf16_adam_fp32_grads").weights_bytes
-    extra = mem.weights / per_param * fp8_copy_bytes_left_out(values)
+    extra = fp8_copy_bytes_per_gpu(values, mem)
     room = usable_hbm_bytes(values, gpu) - mem.total
     if extra <= room:
         return ""

@@ -1195,6 +1195,11 @@ def _claim_utilisation(j: _Judging) -> None:
             "checkpoint plan)"
     elif j.n_gpus is not None:
         j.g = goodput_for(c.spec.n_params, j.n_gpus)
+        if not j.g > 0:  # failures faster than a checkpoint and a restart: no work kept
+            raise ValueError(f"n_gpus={j.n_gpus:,}: at the ledger's default failure rate a job "
+                             "that large fails faster than it can checkpoint and restart "
+                             "(goodput 0, reliability.checkpoint_plan), so no utilisation can be "
+                             "implied; check n_gpus")
         j.goodput_source = (f"reliability.checkpoint_plan on {j.n_gpus:,} GPUs with the "
                             "ledger's default failure rate, restart time and checkpoint recipe")
     else:

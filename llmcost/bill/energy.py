@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.catalog import as_accelerator
-from ..core.units import as_array
+from ..core.units import as_array, as_scalar
 from .pricing import default, facility_kw_per_gpu, server_power_per_tdp
 
 
@@ -85,7 +85,7 @@ def energy_terms(accelerator, pue=None) -> dict:
         raise ValueError(f"ledger_pue={pue!r} must be one number (energy_terms describes one "
                          "facility; facility_kw_per_gpu takes arrays of draws)")
     kw = facility_kw_per_gpu(acc, pue)
-    pue_ = default("pue") if pue is None else float(as_array(pue, "ledger_pue", positive=True))
+    pue_ = default("pue") if pue is None else float(as_scalar(pue, "ledger_pue", positive=True))
     server, draw = server_power_per_tdp(acc), default("power_to_tdp")
     return {"tdp_w": acc.tdp_w, "server_per_tdp": server, "draw": draw, "pue": pue_,
             "kw_per_gpu": kw, "factor": kw * 1e3 / acc.tdp_w}

@@ -71,7 +71,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, fmt_duration, fmt_quantity, fmt_usd)
+                          as_flag, as_scalar, fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign
@@ -1187,7 +1187,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     given = scenario.get("ledger_exploratory_fraction")
     if given is None or isinstance(given, Range):
         return lo, med, hi
-    g = float(as_array(given, "ledger_exploratory_fraction", nonnegative=True))
+    g = float(as_scalar(given, "ledger_exploratory_fraction", nonnegative=True))
     return g * lo / med, g, g * hi / med
 
 
@@ -1786,7 +1786,7 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     ``.attrs['budget_usd']`` holds the budget (default: the bill's total).
     """
     _ledger(ledger)
-    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
+    n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
     budget = ledger.total_usd if budget_usd is None else float(
         as_array(budget_usd, "budget_usd", positive=True))
     th = as_array(thresholds, "thresholds", positive=True)

@@ -59,8 +59,8 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
-from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_bytes,
-                          fmt_count, fmt_duration, fmt_gpus, fmt_usd)
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_scalar, as_text,
+                          fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -133,8 +133,8 @@ def _draw_args(samples, seed) -> tuple:
     for name, v in (("samples", samples), ("seed", seed)):
         if isinstance(v, (bool, np.ndarray)):
             raise ValueError(f"{name}={v!r} must be a whole number")
-    n = int(as_array(samples, "samples", positive=True, integer=True))
-    return n, int(as_array(seed, "seed", nonnegative=True, integer=True))
+    n = int(as_scalar(samples, "samples", positive=True, integer=True))
+    return n, int(as_scalar(seed, "seed", nonnegative=True, integer=True))
 
 
 def _frame(x, name: str, columns=()) -> pd.DataFrame:
@@ -691,7 +691,7 @@ def dedupe_datasets(s: dict) -> Change:
 def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
     """Keep only the last ``keep_last`` checkpoints hot when the scenario keeps every one
     (``ckpt_keep_last: 0``); milestones still go to the cold tier."""
-    k = int(as_array(keep_last, "keep_last", positive=True, integer=True))
+    k = int(as_scalar(keep_last, "keep_last", positive=True, integer=True))
     if _get(s, "ckpt_keep_last") != 0:
         after, note = dict(_clean(s)), (f"already cleaned: the scenario keeps the last "
                                         f"{_get(s, 'ckpt_keep_last')} checkpoints hot")
@@ -1039,7 +1039,7 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     scenario's ``ckpt_retention_months``: it moves the checkpoint-storage line only (datasets and
     logs keep ``ledger_dataset_retention_months``), so it saves nothing on a run shorter than
     ``ckpt_milestone_every_days`` (no milestone is written)."""
-    r = float(as_array(retention_months, "retention_months", nonnegative=True))
+    r = float(as_scalar(retention_months, "retention_months", nonnegative=True))
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
         return _unchanged(_clean(s), f"milestone checkpoints already kept {cur:g} months ≤ {r:g}")
@@ -1588,7 +1588,7 @@ def _same_saving_notes(rows: list) -> list:
 def top_levers(ranked, n: int = 3):
     """The ``n`` levers with the largest positive saving (what to do first)."""
     _frame(ranked, "ranked", ("saving_usd",))
-    n = int(as_array(n, "n", positive=True, integer=True))
+    n = int(as_scalar(n, "n", positive=True, integer=True))
     return ranked[ranked["saving_usd"] > 0].head(n)
 
 
@@ -1968,8 +1968,8 @@ def pilot_run(final_run_usd: float, p_bug: float, pilot_usd: float,
 
     Returns dict with ``expected_saving_usd``, ``break_even_probability`` and the inputs.
     """
-    c_run = float(as_array(final_run_usd, "final_run_usd", positive=True))
-    c = float(as_array(pilot_usd, "pilot_usd", nonnegative=True))
+    c_run = float(as_scalar(final_run_usd, "final_run_usd", positive=True))
+    c = float(as_scalar(pilot_usd, "pilot_usd", nonnegative=True))
     p = _prob(p_bug, "p_bug")
     f = _prob(found_after_fraction, "found_after_fraction")
     if f == 0:
@@ -2001,8 +2001,8 @@ def fine_tune_instead(scenario: dict, fine_tune_tokens: float,
     compute (Cottier et al. 2024's low end, 0.2: a fine-tune needs fewer ablations) and no extra
     phases. Returns ``(bill before, bill of the fine-tune)``: the two ledgers side by side
     (``ledger.compare``)."""
-    t = float(as_array(fine_tune_tokens, "fine_tune_tokens", positive=True))
-    x = float(as_array(exploratory_fraction, "exploratory_fraction", nonnegative=True))
+    t = float(as_scalar(fine_tune_tokens, "fine_tune_tokens", positive=True))
+    x = float(as_scalar(exploratory_fraction, "exploratory_fraction", nonnegative=True))
     s = _clean(scenario)
     ft = {**s, "train_tokens": t, "phases": [], "ledger_exploratory_fraction": x,
           "ledger_exploratory_runs": []}
@@ -2108,8 +2108,8 @@ def break_even_probability(saving_usd: float, loss_usd: float) -> float:
 
         net = S − p·L = 0   ⇒   p* = S / L    (capped at 1: above it the saving always wins)
     """
-    s = float(as_array(saving_usd, "saving_usd", nonnegative=True))
-    loss = float(as_array(loss_usd, "loss_usd", positive=True))
+    s = float(as_scalar(saving_usd, "saving_usd", nonnegative=True))
+    loss = float(as_scalar(loss_usd, "loss_usd", positive=True))
     return min(1.0, s / loss)
 
 
@@ -2127,7 +2127,7 @@ def break_even_words(p: float | None) -> str:
     """
     if p is None:
         return "n/a"
-    v = float(as_array(p, "p", nonnegative=True, upper=1.0))
+    v = float(as_scalar(p, "p", nonnegative=True, upper=1.0))
     return "none: pays even if certain" if v >= 1.0 else f"{v:.1%}"
 
 
@@ -2194,7 +2194,7 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
     δ·(1/τ − 1/(kτ)) × the main run's ideal GPU-hours × price, + the storage line's difference;
     net = bill(before) − bill(after)."""
     plan = checkpoint_plan_of(s)
-    k = float(as_array(checkpoint_factor, "checkpoint_factor", positive=True))
+    k = float(as_scalar(checkpoint_factor, "checkpoint_factor", positive=True))
     tau = plan.interval_s
     after = bill({**s, "ckpt_interval_s": k * tau})
     rate = b.figures["price_usd_per_gpu_hour"]
@@ -2370,9 +2370,9 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     # the experts' layout, which the RL line's update search reads (``_NOT_BILLED``)
     s = {k: v for k, v in _clean(scenario).items()
          if k not in UNBILLED_PLAN_KEYS and k != "global_batch_tokens"}
-    bud = None if budget_usd is None else float(as_array(budget_usd, "budget_usd",
+    bud = None if budget_usd is None else float(as_scalar(budget_usd, "budget_usd",
                                                          positive=True))
-    dl = None if deadline_days is None else float(as_array(deadline_days, "deadline_days",
+    dl = None if deadline_days is None else float(as_scalar(deadline_days, "deadline_days",
                                                            positive=True))
     rows = []
     if dl is not None:
@@ -2933,7 +2933,7 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
         acc = accelerator or df["accelerator"].iloc[0]
         price, _ = catalogue_price(acc, "on_demand")
     else:
-        price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+        price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
     df = df.sort_values("gpu_hours").reset_index(drop=True)
     df["usd"] = df["gpu_hours"] * price
     df["delta_usd"] = df["usd"].diff()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.catalog import as_model
-from ..core.units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array, as_scalar
 from ..training.compute import model_flops_per_token
 from .montecarlo import number_or_draws
 from .pricing import default
@@ -27,7 +27,7 @@ def lora_adapter_params(model, rank: int) -> int:
         A rank that is not a positive whole number, or an MLA model (its projections are
         low-rank already; give the count yourself).
     """
-    r = int(as_array(rank, "rank", positive=True, integer=True))
+    r = int(as_scalar(rank, "rank", positive=True, integer=True))
     model = as_model(model)
     if model.attention != "gqa":
         raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
@@ -54,7 +54,7 @@ def check_lora_rank(model, rank, field: str = "rank") -> None:
         raise ValueError(f"field={field!r} must be the rank's name, a string")
     if isinstance(rank, str):
         raise ValueError(f"{field}={rank!r} must be a whole number >= 1")
-    rank = int(as_array(rank, field, positive=True, integer=True))
+    rank = int(as_scalar(rank, field, positive=True, integer=True))
     top = max_lora_rank(model)
     if rank > top:
         raise ValueError(f"{field}={int(rank)} must be at most {top:,} for {as_model(model).name} "
@@ -108,7 +108,7 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     """
     model = as_model(model)
     t = number_or_draws(as_array(tokens, "tokens", nonnegative=True))
-    peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
+    peak = float(as_scalar(peak_flops_per_s, "peak_flops_per_s", positive=True))
     m = number_or_draws(as_array(mfu, "mfu", positive=True))
     g = number_or_draws(as_array(goodput, "goodput", positive=True))
     if np.any(m > 1) or np.any(g > 1):

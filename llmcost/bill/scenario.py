@@ -1544,7 +1544,8 @@ def _check_mfu_and_pilot(out: dict, p) -> None:
 
 def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"
                   ) -> tuple[float, str]:
-    """The price to use and where it comes from: the explicit value, or the catalogue median.
+    """The price to use and where it comes from: the explicit value (a range's point, the mode
+    of its triangular draw), or the catalogue median.
 
     Returns
     -------
@@ -1558,6 +1559,9 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
         raise ScenarioError(f"pricing={pricing!r} must be one of {', '.join(map(repr, PRICING))}")
     if price_usd_per_gpu_hour is not None:
         v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
+        if isinstance(v, Range):  # a range, as a scenario may give it: its point
+            return float(v.point), (f"given as price_usd_per_gpu_hour, the point of the range "
+                                    f"{v.describe()}")
         return float(v), "given as price_usd_per_gpu_hour"
     if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.pricing)
         try:

@@ -286,6 +286,25 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     return arr
 
 
+def as_scalar(value, name: str, **rules) -> float:
+    """``as_array`` (its ``rules``: positive, nonnegative, integer, upper...) for an argument
+    that takes one number: the validated value as a float. A 1-element array counts as one
+    number.
+
+    Raises
+    ------
+    ValueError
+        As ``as_array``; and for an array of more than one value, naming the argument (numpy's
+        "only 0-dimensional arrays can be converted to Python scalars" TypeError before).
+    """
+    arr = as_array(value, name, **rules)
+    if arr.size != 1:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise ValueError(f"{name}={shown} must be one number, not an array of {arr.size} "
+                         "values: this argument takes no array")
+    return float(arr.reshape(-1)[0])
+
+
 def _scalar_array(value, name, positive, nonnegative, integer, upper,
                   upper_inclusive) -> np.ndarray:
     """``as_array`` for a Python float or int: the same rules and messages, compared in Python

@@ -64,14 +64,18 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
 
 
 def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: float,
-           hbm_bytes: float, usable_bytes: float, moe_extra_bytes: float | None = None) -> str:
+           hbm_bytes: float, usable_bytes: float, moe_extra_bytes: float | None = None,
+           fp8_copy_bytes: float = 0.0) -> str:
     """Notebook 03: whether the plan's busiest GPU holds its weights, gradients, optimizer state
     and activations (``memory.memory_per_gpu(...).total``) within the HBM left after the
     reserve, ``usable_bytes = hbm_bytes × (1 − mem_reserve_fraction)`` (``memory.fits``).
     Decimal GB; the HBM also in GiB, as datasheets print it. ``moe_extra_bytes``: for a MoE
     model, the activations busier experts add (``memory.moe_imbalance_extra_bytes``); when they
     exceed what the plan leaves, the sentence says it fits only with a perfectly balanced
-    router."""
+    router. ``fp8_copy_bytes``: the FP8 weight copies the count leaves out
+    (``step_scenario.fp8_copy_bytes_per_gpu``); when they exceed what the plan leaves, the
+    sentence says the plan may not fit (a trial read "fits" here beside the report's warning
+    that the copy does not)."""
     fits = per_gpu_bytes <= usable_bytes
     verb = "fits" if fits else "does **not** fit"
     out = (f"{model} {verb} on {n_gpus:,} × {accelerator} with {plan}: "
@@ -84,6 +88,11 @@ def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: 
                 f"{MOE_CHECK_LOAD_FACTOR}× the mean load would add about "
                 f"{moe_extra_bytes / 1e9:.1f} GB of activations, more than the "
                 f"{left / 1e9:.1f} GB left (section 7).")
+    if fits and fp8_copy_bytes > left:
+        out += (f" **It may not fit under FP8:** the FP8 weight copies Transformer Engine caches "
+                f"({fp8_copy_bytes / 1e9:.1f} GB per GPU) are not in this count and are more "
+                f"than the {left / 1e9:.1f} GB left (`optimizer_recipe: fp8_mixed` counts the "
+                "1-byte copy).")
     return out
 
 

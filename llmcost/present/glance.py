@@ -694,7 +694,7 @@ CAVEATS = [
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%).*?the bill's ([\d.]+%)(?: \(on the BF16 basis\))? is ([\d.]+)× it",
+     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
      "({2}): read the bill as optimistic"),
     # a MoE plan at its memory limit (checks.moe_headroom_warning)

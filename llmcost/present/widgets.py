@@ -176,9 +176,13 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
 
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
-        mfu_w.max = mfu_slider_max(acc.name)
+        before = mfu_w.value
+        mfu_w.max = mfu_slider_max(acc.name)   # ipywidgets clamps the value to it: said below
         with out:
             out.clear_output(wait=True)
+            if mfu_w.value < before and acc.name != accelerator:
+                print(f"MFU {before:.0%} is above {acc.name}'s measured matmul ceiling: the "
+                      f"slider moved to it, {mfu_w.value:.0%}")
             try:
                 run = training_run(spec, acc, tok_w.value, mfu_w.value, gpu_w.value,
                                    price_w.value, dtype=dtype)
@@ -655,8 +659,12 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     t_lo, t_hi = _span(ratio, 1.0, 16.0)
     tail = w.FloatSlider(value=ratio, min=t_lo, max=t_hi, step=0.5, description="tail ×",
                          continuous_update=False)
-    roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0, max=max(p["rl_gpus"] - 1, 0),
-                       step=p["rl_rollout_tp"], description="rollout GPUs")
+    # its end a whole number of rollout replicas below the job's GPUs (a trial's max 63 at TP 4
+    # could not be priced)
+    tp_r = p["rl_rollout_tp"]
+    roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0,
+                       max=max((p["rl_gpus"] - 1) // tp_r * tp_r, p["rl_rollout_gpus"], 0),
+                       step=tp_r, description="rollout GPUs")
     asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
     acc = w.Dropdown(options=list(list_accelerators()["name"]),
                      value=device_name(accelerator), description="accelerator")
@@ -674,6 +682,9 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
                      "rl_rollout_gpus": roll.value, "rl_async": asyn.value and roll.value > 0,
                      "accelerator": chosen_device(acc.value, accelerator),
                      "comm_scaleout_bytes_per_s": None}
+            if asyn.value and not roll.value:
+                print("asynchronous needs rollout GPUs of its own (rollout GPUs > 0): priced "
+                      "synchronous, as generation and training share the GPUs")
             try:
                 it = rl.scenario_iteration({"model": model, **p, **moved})
             except ValueError as e:
@@ -872,17 +883,26 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
     from IPython.display import display
 
 
-    c_w = w.FloatLogSlider(value=compute_flops, base=10, min=19, max=27, step=0.1,
+    # every slider's range holds the page's own value (_span, _log_span: ipywidgets clamps a
+    # value outside it without a word; a trial opened 3e27 FLOPs at 1e27, $12.5 at $10)
+    c_lo, c_hi = _log_span(compute_flops, 19, 27)
+    c_w = w.FloatLogSlider(value=compute_flops, base=10, min=c_lo, max=c_hi, step=0.1,
                            description="FLOPs", readout_format=".2e", continuous_update=False)
     fit_w = w.Dropdown(options=list(sc.LOSS_FITS), value=fit, description="fit")
-    d_w = w.FloatLogSlider(value=max(inference_tokens, 1e9), base=10, min=9, max=16, step=0.1,
-                           description="served tokens", readout_format=".2e",
+    d_lo, d_hi = _log_span(max(inference_tokens, 1e9), 9, 16)
+    d_w = w.FloatLogSlider(value=max(inference_tokens, 1e9), base=10, min=d_lo, max=d_hi,
+                           step=0.1, description="served tokens", readout_format=".2e",
                            continuous_update=False)
-    price_w = w.FloatSlider(value=price_usd_per_gpu_hour, min=0.5, max=10, step=0.05,
+    p_lo, p_hi = _span(price_usd_per_gpu_hour, 0.5, 10)
+    price_w = w.FloatSlider(value=price_usd_per_gpu_hour, min=p_lo, max=p_hi, step=0.05,
                             description="$/GPU-h", continuous_update=False)
-    serve_w = w.FloatLogSlider(value=serve_usd_per_m_tokens_per_b_params, base=10, min=-4,
-                               max=0, step=0.05, description="$/M tok/B", readout_format=".3g",
-                               continuous_update=False)
+    s_lo, s_hi = _log_span(serve_usd_per_m_tokens_per_b_params, -4, 0)
+    serve_w = w.FloatLogSlider(value=serve_usd_per_m_tokens_per_b_params, base=10, min=s_lo,
+                               max=s_hi, step=0.05, description="$/M tok/B",
+                               readout_format=".3g", continuous_update=False)
+    if inference_tokens < 1e9:   # a log slider has no 0: the panel starts at its floor, said
+        print(f"served tokens {inference_tokens:.3g} is below the slider's floor, 1e9: the "
+              "panel starts there (the page above prices the scenario's own demand)")
     out = w.Output()
     live = plots.LiveFigure((6.5, 3.4), twinx=True)
 

@@ -85,8 +85,8 @@ from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, finite_result, is_number,
-                          options_with, scalar_or_array)
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, as_scalar, finite_result,
+                          is_number, options_with, scalar_or_array)
 from ..training.comm import mesh_peers, mesh_scaleup_bandwidth
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
@@ -253,7 +253,7 @@ def _window_share(m: ModelSpec, window_layers=None) -> float:
     ``n_sliding_layers``), and 0 without a window."""
     if window_layers is None:
         return m.n_window_layers / m.n_layers if m.sliding_window else 0.0
-    f = float(as_array(window_layers, "window_layers", nonnegative=True, upper=1.0))
+    f = float(as_scalar(window_layers, "window_layers", nonnegative=True, upper=1.0))
     if f and not m.sliding_window:
         raise ValueError(f"window_layers={window_layers!r}: {m.name} has no sliding_window")
     return f
@@ -355,7 +355,7 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
-    r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+    r = float(as_scalar(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     ctx = as_array(context_tokens, "context_tokens", positive=True)
     if np.any(ctx < 1):
@@ -717,7 +717,7 @@ def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: 
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     eff = serving_efficiency(efficiency, acc)
-    ctx = float(as_array(context_tokens, "context_tokens", nonnegative=True))
+    ctx = float(as_scalar(context_tokens, "context_tokens", nonnegative=True))
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff,
               window_layers=window_layers)
     one = decode_step(m, acc, 1.0, ctx, **kw)
@@ -773,7 +773,7 @@ def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
     ``output_tokens_per_s_per_gpu``, ``tpot_s`` (mean decode step).
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
-    b = float(as_array(batch, "batch", positive=True))
+    b = float(as_scalar(batch, "batch", positive=True))
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency,
@@ -964,7 +964,7 @@ class ServingCost:
 
 
 def _price(price):
-    return float(as_array(price, "price_usd_per_gpu_hour", positive=True))
+    return float(as_scalar(price, "price_usd_per_gpu_hour", positive=True))
 
 
 # ------------------------------------------------------------------------------ latency target
@@ -1115,7 +1115,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
-    occ = float(as_array(o.occupancy, "occupancy", positive=True, upper=1.0))
+    occ = float(as_scalar(o.occupancy, "occupancy", positive=True, upper=1.0))
     kw, tp = o.engine_keywords(), o.tp
     spec = _speculation(m, o.draft_model, o.draft_tokens, o.acceptance_rate)
     cap = _request_capacity(m, acc, p, r, o, spec[0])

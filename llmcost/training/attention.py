@@ -259,7 +259,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator
-from ..core.units import as_array, as_flag
+from ..core.units import as_array, as_scalar, as_flag
 
 #: The kernel table (``data/attention_kernel_benchmarks.csv``).
 ATTENTION_BENCHMARKS_CSV = DATA_DIR / "attention_kernel_benchmarks.csv"
@@ -851,8 +851,8 @@ def fa1_length_curve(accelerator: str, fraction: float,
     ValueError
         A ``fraction`` outside (0, 1] (a share of the dense peak); a non-positive ``anchor``.
     """
-    f = float(as_array(fraction, "fraction", positive=True, upper=1.0))
-    a = float(as_array(anchor, "anchor", positive=True))
+    f = float(as_scalar(fraction, "fraction", positive=True, upper=1.0))
+    a = float(as_scalar(anchor, "anchor", positive=True))
     if str(accelerator) not in FA1_LENGTH_BARS:
         return None
     return Fa1LengthCurve(str(accelerator), f, a)

@@ -61,7 +61,7 @@ from ..core.units import (
     BYTES_PER_DTYPE,
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
-    as_array,
+    as_array, as_scalar,
     finite_result,
     fmt_count,
     noun,
@@ -431,11 +431,11 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
         model; neither a loss nor a planned run given.
     """
     n = kaplan_n_params(model_or_n_params) if isinstance(model_or_n_params, ModelSpec) \
-        else float(as_array(model_or_n_params, "model_or_n_params", positive=True))
+        else float(as_scalar(model_or_n_params, "model_or_n_params", positive=True))
     if n < 1:
         raise ValueError(f"model_or_n_params={n:g} must be >= 1: a parameter count (or a "
                          "ModelSpec)")
-    bn = None if b_noise_tokens is None else float(as_array(b_noise_tokens, "b_noise_tokens",
+    bn = None if b_noise_tokens is None else float(as_scalar(b_noise_tokens, "b_noise_tokens",
                                                             positive=True))
     if loss_nats is None:
         if train_tokens is None or global_batch_tokens is None:
@@ -452,7 +452,7 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
                        f"{fmt_count(float(global_batch_tokens), 3)} tokens per step reaches under "
                        "Kaplan et al. 2020 Eq. 5.3-5.6")
     else:
-        loss = float(as_array(loss_nats, "loss_nats", positive=True))
+        loss = float(as_scalar(loss_nats, "loss_nats", positive=True))
         loss_source = "given"
     s_min = float(kaplan_min_steps(loss, n))
     if bn is None:
@@ -473,9 +473,9 @@ def data_parallel_degree(n_gpus, tp: int = 1, pp: int = 1) -> int:
     ValueError
         If tp·pp does not divide n_gpus.
     """
-    n = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
-    t = int(as_array(tp, "tp", positive=True, integer=True))
-    p = int(as_array(pp, "pp", positive=True, integer=True))
+    n = int(as_scalar(n_gpus, "n_gpus", positive=True, integer=True))
+    t = int(as_scalar(tp, "tp", positive=True, integer=True))
+    p = int(as_scalar(pp, "pp", positive=True, integer=True))
     if n % (t * p):
         raise ValueError(f"tp={t} × pp={p} = {t * p} must divide n_gpus={n} (every data-parallel "
                          "replica holds tp·pp GPUs)")
@@ -839,8 +839,8 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
     the learning rate rises (Goyal et al. §2.2). Treat the table as starting points for a sweep.
     """
     b = np.atleast_1d(as_array(batch_tokens, "batch_tokens", positive=True))
-    b0 = float(as_array(base_batch_tokens, "base_batch_tokens", positive=True))
-    bn = float(as_array(b_noise_tokens, "b_noise_tokens", positive=True))
+    b0 = float(as_scalar(base_batch_tokens, "base_batch_tokens", positive=True))
+    bn = float(as_scalar(b_noise_tokens, "b_noise_tokens", positive=True))
     rows = []
     for bi in b:
         k = bi / b0
@@ -897,7 +897,7 @@ def model_matmul_shapes(model: ModelSpec, tp: int = 1):
     ``token_fraction`` (share of the micro-batch's tokens each matrix sees: k/E for routed experts,
     1 otherwise). The LM head and embedding are excluded.
     """
-    t = int(as_array(tp, "tp", positive=True, integer=True))
+    t = int(as_scalar(tp, "tp", positive=True, integer=True))
     h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
     rows = []
     if model.attention == "gqa":
@@ -1022,7 +1022,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     dp = data_parallel_degree(n_gpus, tp, pp)
     b = np.atleast_1d(as_array(global_batch_tokens, "global_batch_tokens", positive=True))
     bw = accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None \
-        else float(as_array(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True))
+        else float(as_scalar(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True))
     if not bw:
         raise ValueError(f"{accelerator.name} has no scale-out bandwidth in the catalogue; pass "
                          "bandwidth_bytes_per_s")
@@ -1145,7 +1145,7 @@ def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "
     ValueError
         Non-positive sizes, an unknown schedule, or ``target`` outside (0, 1).
     """
-    t = float(as_array(target, "target", positive=True, upper=1.0))
+    t = float(as_scalar(target, "target", positive=True, upper=1.0))
     if t >= 1.0:
         raise ValueError(f"target={target!r} must be below 1 (a share of the step)")
     for name, v in (("pp", pp), ("dp", dp), ("micro_batch_size", micro_batch_size),
@@ -1214,8 +1214,8 @@ def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: i
     ValueError
         Sizes below 1, or an accelerator without the bandwidth figure the ring needs.
     """
-    k = int(as_array(members_per_domain, "members_per_domain", positive=True, integer=True))
-    nd = int(as_array(domains, "domains", positive=True, integer=True))
+    k = int(as_scalar(members_per_domain, "members_per_domain", positive=True, integer=True))
+    nd = int(as_scalar(domains, "domains", positive=True, integer=True))
     up, out = accelerator.scaleup_bytes_per_s_per_dir, accelerator.scaleout_bytes_per_s_per_dir
     if nd == 1:
         if not up:

@@ -107,7 +107,7 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
 from ..core.stacks import BACKWARD_PREFETCH_MODES
-from ..core.units import as_array, options_with, scalar_or_array
+from ..core.units import as_array, as_scalar, options_with, scalar_or_array
 from .memory import get_recipe, stage_layers
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
@@ -1343,8 +1343,8 @@ def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
     """
     if routing not in MOE_ROUTING:
         raise ValueError(f"moe_routing={routing!r} must be one of {MOE_ROUTING}")
-    cf = float(as_array(capacity_factor, "moe_capacity_factor", positive=True))
-    im = float(as_array(imbalance, "moe_imbalance", positive=True))
+    cf = float(as_scalar(capacity_factor, "moe_capacity_factor", positive=True))
+    im = float(as_scalar(imbalance, "moe_imbalance", positive=True))
     for name, v in (("moe_capacity_factor", cf), ("moe_imbalance", im)):
         if v < 1.0:
             raise ValueError(f"{name}={v} must be >= 1 (the busiest rank carries at least the "
@@ -1438,8 +1438,8 @@ def _node_limited_destinations(E, k, G, g, M):
 
 
 def _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit):
-    E = int(as_array(n_experts, "n_experts", positive=True, integer=True))
-    k = int(as_array(top_k, "top_k", positive=True, integer=True))
+    E = int(as_scalar(n_experts, "n_experts", positive=True, integer=True))
+    k = int(as_scalar(top_k, "top_k", positive=True, integer=True))
     G = np.asarray(as_array(ep, "ep", positive=True, integer=True), dtype=float)
     g = np.asarray(as_array(ranks_per_node, "ranks_per_node", positive=True, integer=True),
                    dtype=float)
@@ -1783,7 +1783,7 @@ def a2a_bytes_per_element(phase, dispatch_dtype, bytes_per_element=None, n_exper
     if phase == "dispatch" and dispatch_dtype == "fp8":
         raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
                          "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
-    return float(as_array(bytes_per_element, "bytes_per_element", positive=True))
+    return float(as_scalar(bytes_per_element, "bytes_per_element", positive=True))
 
 
 def _dedup_a2a_time(nbytes, k, ep, cluster: Cluster, stride, efficiency, o: MoeA2AOptions):

@@ -87,7 +87,7 @@ import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf
 from ..core.hardware import DTYPES
-from ..core.units import as_array
+from ..core.units import as_array, as_scalar
 
 #: The kernel table (``data/gemm_kernel_benchmarks.csv``).
 GEMM_BENCHMARKS_CSV = DATA_DIR / "gemm_kernel_benchmarks.csv"
@@ -135,7 +135,7 @@ def stand_in_shape(shape: GemmShape, rate_ratio: float, source: str) -> GemmShap
     """The shape term of an unmeasured accelerator or dtype from a measured one (module
     docstring, "Stand-ins"): ``t0`` kept, ``k0 × rate_ratio`` (the per-SM dense rate ratio),
     ``measured`` False."""
-    r = float(as_array(rate_ratio, "rate_ratio", positive=True))
+    r = float(as_scalar(rate_ratio, "rate_ratio", positive=True))
     return GemmShape(shape.t0_s, shape.k0 * r, False, source)
 
 

@@ -146,7 +146,7 @@ from ..core.shapes import layer_params as _layer_params
 from ..core.shapes import model_shapes as _consts
 from ..core.shapes import schedule_code as _schedule_code
 from ..core.shapes import shard_group_arrays as _shard_group_arrays
-from ..core.units import GB, GIB, as_array, as_flag, scalar_or_array
+from ..core.units import GB, GIB, as_array, as_scalar, as_flag, scalar_or_array
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
@@ -1367,7 +1367,7 @@ def _check_entry(model, plan, seq_len, stage=None):
     if seq_len is None:
         s = model.seq_len
     else:
-        s = int(as_array(seq_len, "seq_len", positive=True, integer=True))
+        s = int(as_scalar(seq_len, "seq_len", positive=True, integer=True))
         if np.ndim(seq_len):
             raise ValueError(f"seq_len={seq_len!r} must be one whole number (use "
                              "activations_vs_seq_len for many)")

@@ -74,7 +74,7 @@ import pandas as pd
 from ..core.catalog import as_accelerator, as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.shapes import layer_params, model_shapes
-from ..core.units import as_array, scalar_or_array
+from ..core.units import as_array, as_scalar, scalar_or_array
 from .comm import (TOPOLOGIES, group_layout, load_topologies,  # noqa: F401 (re-exported)
                    mesh_peers, mesh_scaleup_bandwidth)
 from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
@@ -586,7 +586,7 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     """
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
-    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
+    n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
     dom, peers = acc.scaleup_domain_size, mesh_peers(acc.name)
     w_dp, dp_link = dp_bandwidth(dp, tp, dom, up, out, peers)
     pl, h, p_gpu = d["layer_params"], d["d_model"], d["params"] / (tp * pp)

@@ -73,7 +73,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
-from ..core.units import as_array, as_flag, noun, options_with, scalar_or_array
+from ..core.units import as_array, as_scalar, as_flag, noun, options_with, scalar_or_array
 from .memory import (
     DEFAULT_PRACTICE,
     DEFAULT_RESERVE,
@@ -742,7 +742,7 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     if seq_len is not None:
         if np.ndim(seq_len):
             raise ValueError(f"seq_len={seq_len!r} must be one whole number")
-        seq_len = int(as_array(seq_len, "seq_len", positive=True, integer=True))
+        seq_len = int(as_scalar(seq_len, "seq_len", positive=True, integer=True))
     if dp is None:
         if n_gpus % (tp * pp * cp):
             raise PlanError("product", f"tp·pp·cp = {tp}·{pp}·{cp} = {tp * pp * cp} must divide "
@@ -1791,7 +1791,7 @@ def _enumerate_inputs(model, cluster, global_batch, seq_len, pp_split, recipe, h
     to the accelerator's)."""
     model = as_model(model, needs="enumerating plans")
     n = int(as_cluster(cluster).n_gpus)
-    gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
+    gb = int(as_scalar(global_batch, "global_batch", positive=True, integer=True))
     s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
                                                             integer=True))
     if pp_split not in SEARCH_PP_SPLITS:

@@ -29,7 +29,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK
-from ..core.units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array, as_scalar
 from .comm import node_limit_routable
 from .memory import PP_SPLITS, memory_per_gpu
 from .options import StepOptions, stack_memory_practice
@@ -320,7 +320,7 @@ def add_run_cost(ranked: pd.DataFrame, cluster: Cluster, train_tokens=None,
     ranked["days"] = wall / 86400.0
     ranked["gpu_hours"] = wall * cluster.n_gpus / SECONDS_PER_HOUR
     if price_usd_per_gpu_hour is not None:
-        price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+        price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
         ranked["cost_usd"] = ranked["gpu_hours"] * price
 
 #: Overlap modes in order of dominance: a later mode never exposes more communication than an

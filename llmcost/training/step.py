@@ -193,7 +193,7 @@ from ..core.shapes import (
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
-from ..core.units import as_array, as_flag, options_with
+from ..core.units import as_array, as_scalar, as_flag, options_with
 from . import attention, comm, elementwise, moe_layer
 from .memory import get_recipe, in_flight_microbatches, stage_candidates
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions  # noqa: F401  (re-exported)
@@ -1921,7 +1921,7 @@ def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     comm.check_plan_on_cluster(plan, cluster)
-    s = model.seq_len if seq_len is None else int(as_array(seq_len, "seq_len", positive=True,
+    s = model.seq_len if seq_len is None else int(as_scalar(seq_len, "seq_len", positive=True,
                                                            integer=True))
     plan.validate(model, seq_len=s)
     return model, cluster, s

@@ -363,6 +363,24 @@ def fp8_copy_bytes_left_out(p: dict) -> int:
     return 2 if hopper else 1
 
 
+def fp8_copy_bytes_per_gpu(p: dict, mem) -> float:
+    """Per-GPU bytes of the FP8 weight copies the scenario's memory count leaves out, on a plan
+    whose memory is ``mem`` (``scenario_memory``): the plan's working weights ÷ the recipe's
+    bytes per parameter × ``fp8_copy_bytes_left_out(p)`` (2 on Hopper, 1 elsewhere, Hopper's
+    transpose alone under ``fp8_mixed``; 0 for a BF16 run or a stack that caches none).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``optimizer_recipe`` of an FP8 run.
+    """
+    left = fp8_copy_bytes_left_out(p)
+    if not left:
+        return 0.0
+    per_param = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads").weights_bytes
+    return float(mem.weights) / per_param * left
+
+
 def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) -> list[tuple]:
     """Notebook 04b's headline figures as (key, label, value, unit, note) tuples, for
     ``report.summary_row``: the scenario's step ``b`` (``scenario_step``) of ``plan``, its MFU

@@ -64,7 +64,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ..core.units import as_array
+from ..core.units import as_array, as_scalar
 
 #: Sinha et al. SC22 (arXiv:2208.11035 v3, abstract): the average performance variation between
 #: GPUs of one SKU in one cluster ("8% (max 22%) average performance variation"), the span of
@@ -151,7 +151,7 @@ def straggler_slowdown(n_gpus, cv: float = GPU_SPEED_CV, n_calibration: int = N_
         ``n_gpus`` or ``n_calibration`` not a whole number from 1 to ``MAX_N`` (10^12);
         ``cv`` not in [0, 1).
     """
-    c = float(as_array(cv, "cv", nonnegative=True, upper=1.0, upper_inclusive=False))
+    c = float(as_scalar(cv, "cv", nonnegative=True, upper=1.0, upper_inclusive=False))
     if np.ndim(n_calibration) != 0:
         raise ValueError(f"n_calibration={n_calibration!r} must be one whole number >= 1")
     n_cal = int(_counts(n_calibration, "n_calibration"))

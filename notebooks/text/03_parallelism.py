@@ -68,7 +68,8 @@ hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 mb = step_scenario.scenario_memory(p, plan, spec)   # derived in sections 1-5
 busy = memory.moe_imbalance_extra_bytes(spec, plan, p["seq_len"]) if spec.is_moe else None
 display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
-                                hbm, usable, moe_extra_bytes=busy)))
+                                hbm, usable, moe_extra_bytes=busy,
+                                fp8_copy_bytes=step_scenario.fp8_copy_bytes_per_gpu(p, mb))))
 
 # %% [markdown]
 # Notebook 01 turned FLOPs into GPU-hours as if any number of GPUs could share the work perfectly.
