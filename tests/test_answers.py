@@ -84,6 +84,15 @@ def test_memory_answer_fits_or_not():
                                        fp8_copy_bytes=18.2e9)   # 26.9 GB left: room
 
 
+def test_checkpoint_answer_says_an_interval_longer_than_the_run():
+    # A trial: "checkpointing every 2,119 min" on an 8-GPU run of about 10 hours. By hand: the
+    # ideal run is 81.3 GPU-hours / 8 GPUs = 10.2 h = 610 min < 2,119 min: said
+    text = answers.checkpoints(8, 5e6, 0.87, 2119 * 60, 0.7, 81.3, 3.0)
+    assert "checkpointing every 2,119 min, longer than the ideal run's 10.2 h itself" in text
+    short = answers.checkpoints(2048, 2e4, 0.87, 30 * 60, 0.95, 1e6, 3.0)
+    assert "longer than the ideal run" not in short
+
+
 def test_communication_and_step_time_shares():
     text = answers.communication("TP2", 2.0, 0.25, 0.05)  # 0.25 / 2 = 12.5%, 0.05 / 2 = 2.5%
     assert "**12.5% of every step**" in text and "**2.5%** for the slowest GPU" in text

@@ -507,6 +507,31 @@ def test_a_bill_far_above_its_models_own_published_run_is_said():
                                              "accelerator": "H100-SXM"}) is None
 
 
+def test_an_fp8_bill_is_set_against_its_bf16_own_run_at_the_fp8_bound():
+    # A trial: Llama 3.1 70B in FP8 on H200 was called 1.89x Meta's BF16 whole run (60% of the
+    # BF16 peak against 31.7%) while another warning said its MFU was below what the step model
+    # expects. An FP8 step runs at most r times the same plan in BF16 (the largest published
+    # pair: llm-foundry MPT 1B at 512 tokens, 70,315 / 52,275 tokens/s/GPU = 1.345), so the run
+    # bounds it at U x r; by hand 0.60 / (U x 1.345) at one length.
+    from llmcost.bill import validation
+    from llmcost.bill.claims import whole_run_rows
+    from llmcost.training.accuracy import fp8_speedup_bound
+    r8 = fp8_speedup_bound()[0]
+    assert r8 == pytest.approx(70315 / 52275, rel=1e-3)
+    from llmcost.core.stacks import generation
+    runs = whole_run_rows()
+    u = float(runs[(runs["catalog_model"] == "llama-3.1-70b")
+                   & (runs["generation"] == generation("H200"))]["published_mfu"].max())
+    assert u == pytest.approx(0.317, abs=0.001)   # Llama 3 70B: 6.4M H100-hours for 15T tokens
+    base = {"model": "llama-3.1-70b", "accelerator": "H200", "n_gpus": 2048, "seq_len": 8192}
+    w = validation.own_published_run_warning({**base, "mfu": 0.30, "dtype": "fp8"})
+    assert w is not None and f"{u * r8:.1%} in FP8 at most (× {r8:.3g}" in w
+    assert f"the bill's 60.0% (on the BF16 basis) is {0.60 / (u * r8):.2f}× it" in w
+    # a BF16 bill is set against the run itself
+    w16 = validation.own_published_run_warning({**base, "mfu": 0.45, "dtype": "bf16"})
+    assert w16 is not None and "in FP8 at most" not in w16 and f"is {0.45 / u:.2f}× it" in w16
+
+
 def test_a_ranged_failure_rate_is_judged_at_its_point():
     # A review: failure_rate_warning called Range.point, a property, as a method, so a ranged
     # fail_rate_per_gpu_year raised TypeError. Its point (the mode of a triangular range) is

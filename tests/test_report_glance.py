@@ -909,6 +909,13 @@ def test_the_new_warnings_read_as_one_line_each():
     fp8 = own.replace("the bill's 60.0% is", "the bill's 60.0% (on the BF16 basis) is")
     assert glance.caveat_line(fp8).startswith(
         "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the whole-run MFU")
+    # and against a BF16 run, the FP8 figure it is set against (the run × the FP8 bound)
+    bound = fp8.replace("notebook 08);", "notebook 08), 56.8% in FP8 at most (× 1.35, the "
+                        "largest published FP8 ÷ BF16 speed-up of one plan: the run was BF16);")
+    assert glance.caveat_line(bound) == (
+        "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the whole-run MFU of Llama 2 13B's "
+        "own published run on A100-80GB (42.1%, 56.8% in FP8 at most): read the bill as "
+        "optimistic")
     duty = ("ckpt_async: the bill checkpoints every 52.4 s, each write taking 52.4 s at "
             "2.15 GB/s, so the storage writes checkpoints 100% of the time (186 TB a day) and")
     assert glance.caveat_line(duty) == (

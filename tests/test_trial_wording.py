@@ -336,7 +336,8 @@ def test_notebook_07_takeaway_computes_its_failure_figures():
     assert f"at the scenario's 0.173 failures per GPU-year, its 2,048-GPU job fails every " \
            f"{mtbf_h:.3g} h" in said[0]
     failures = float(re.search(r"h: ([\d.]+) unexpected failures", said[0]).group(1))
-    chance = float(re.search(r"a chance of ([\d.e+-]+) that the whole run", said[0]).group(1))
+    chance = float(re.search(r"a chance of ([\d.e+-]+)% that the whole run",
+                             said[0]).group(1)) / 100   # units.fmt_probability: a percentage
     # both printed rounded (failures to ±0.05, the chance to two figures)
     assert chance == pytest.approx(math.exp(-failures), rel=0.08)
 

@@ -165,3 +165,14 @@ def test_as_scalar_names_an_array_given_for_one_number():
     from llmcost.training import reliability as rel
     with pytest.raises(ValueError, match=r"^n_gpus=\[8, 16\] must be one number"):
         rel.checkpoint_plan(7e9, [8, 16], 0.173, 1e10, 600)
+
+
+def test_fmt_probability_never_reads_a_near_certainty_as_1():
+    # A trial: 07 said "a chance of 1 that the whole run passes without one" at 0.99996
+    from llmcost.core.units import fmt_probability
+    assert fmt_probability(0.99996) == "over 99.99%"
+    assert fmt_probability(0.69) == "69%" and fmt_probability(0.995) == "99.5%"
+    assert fmt_probability(0.00123) == "0.123%" and fmt_probability(4.5e-6) == "0.00045%"
+    assert fmt_probability(1.0) == "100%" and fmt_probability(0.0) == "0%"
+    with pytest.raises(ValueError, match="p=1.5 must be <= 1"):
+        fmt_probability(1.5)

@@ -38,6 +38,7 @@ from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
                           scenario_campaign, scenario_iteration)
 from ..training import reliability as rel
+from ..training.accuracy import fp8_speedup_bound
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger, failure_values
@@ -710,7 +711,9 @@ def own_published_run_warning(values: dict) -> str | None:
     basis counts the full attention matrix, so the same achieved rate reads higher at a longer
     context: Llama 3.1 8B's c is 0.89 at 8,192 tokens, 0.59 at 131,072). At one length c cancels.
     Not said for a job on fewer than 1/``OWN_RUN_SCALE`` of the run's GPUs
-    (``_run_gpus_at_least``): a small job's MFU is no measure against a large run's."""
+    (``_run_gpus_at_least``): a small job's MFU is no measure against a large run's. An FP8
+    bill against a BF16 run compares with U × r (``accuracy.fp8_speedup_bound``: an FP8 step
+    runs at most r times as fast as the same plan in BF16)."""
     mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
     if acc is None or model is None or mfu is None or isinstance(mfu, str):
         return None
@@ -729,17 +732,23 @@ def own_published_run_warning(values: dict) -> str | None:
     if isinstance(n, int) and n * OWN_RUN_SCALE < _run_gpus_at_least(r):
         return None
     u = float(r["published_mfu"])
+    # an FP8 bill against a BF16 run: the run × the largest published FP8 speed-up of one plan
+    # (accuracy.fp8_bound_of_bf16, the comparable-run rule's (4)), not the BF16 figure alone
+    fp8_vs_bf16 = values.get("dtype") == "fp8" and str(r["precision"]).upper() != "FP8"
+    r8 = fp8_speedup_bound()[0] if fp8_vs_bf16 else 1.0
     s_bill, s_run = int(values.get("seq_len") or r["seq_len"]), int(r["seq_len"])
-    ratio = m16 * _causal_share(spec, s_bill) / (u * _causal_share(spec, s_run))
+    ratio = m16 * _causal_share(spec, s_bill) / (u * r8 * _causal_share(spec, s_run))
     if not ratio > OWN_RUN_FACTOR:
         return None
     at = "" if s_bill == s_run else (
         f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
         "attention work done)")
+    as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
+              "speed-up of one plan: the run was BF16)" if fp8_vs_bf16 else "")
     return (f"mfu: the catalogue holds {r['model']}'s own published run on "
             f"{r['accelerator']}: {r['published_gpu_hours']:,.0f} GPU-hours for "
             f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
-            "restarts and every phase included; notebook 08); the bill's "
+            f"restarts and every phase included; notebook 08){as_fp8}; the bill's "
             f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
             f"{ratio:.2f}× it{at}, more than goodput explains (large runs keep about 90% of "
             "their time): read the bill as optimistic" + (", or set mfu from that run" if

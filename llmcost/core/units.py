@@ -194,6 +194,24 @@ def fmt_fraction_pct(fraction: float) -> str:
     return f"{v:.0%}" if abs(v * 100 - round(v * 100)) < 1e-9 else f"{v:.1%}"
 
 
+def fmt_probability(p: float) -> str:
+    """A probability in prose: three significant figures of its percentage ("69%", "99.5%",
+    "0.00045%"), with "over 99.99%" at the top, so a near-certain event never reads "1" (a
+    trial read "a chance of 1 that the whole run passes without one").
+
+    Raises
+    ------
+    ValueError
+        A value that is not a number in [0, 1].
+    """
+    v = float(as_scalar(p, "p", nonnegative=True, upper=1.0))
+    if v in (0.0, 1.0):
+        return f"{v:.0%}"
+    if v > 0.9999:
+        return "over 99.99%"
+    return f"{v * 100:.3g}%"
+
+
 def fmt_quantity(value: float, digits: int = 3) -> str:
     """A plain quantity for prose: whole with thousands separators from 10^(digits−1) up
     ("21,588"), else ``digits`` significant figures ("0.317", "42.5"; an exponent only below

@@ -185,13 +185,18 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
     (``CheckpointPlan.mtbf_s``), its planned interruptions per day, its checkpoint interval and
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
-    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
+    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour. An interval
+    longer than the ideal run (ideal GPU-hours ÷ n_gpus) is said so."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
     every = f"{mtbf_s / 3600:,.1f} h" if mtbf_s >= 3600 else fmt_duration(mtbf_s)  # not "0.0 h"
+    run_s = ideal_gpu_hours / n_gpus * 3600   # the ideal run's wall clock
+    # an optimum interval longer than the run itself (a trial: every 2,119 min on a 10-hour run)
+    beyond = (f", longer than the ideal run's {fmt_duration(run_s)} itself (a restart then "
+              "replays from the start)" if interval_s > run_s else "")
     return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
-            f"{interval_s / 60:,.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
-            f"and checkpoints add **{extra:,.0f} GPU-hours** "
+            f"{interval_s / 60:,.0f} min{beyond} keeps goodput at **{goodput:.1%}**, so failures, "
+            f"restarts and checkpoints add **{extra:,.0f} GPU-hours** "
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 

@@ -694,9 +694,10 @@ CAVEATS = [
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
-     "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
-     "({2}): read the bill as optimistic"),
+     r"([\d.]+%) \([^)]*\)((?:, [\d.]+% in FP8 at most)?).*?the bill's "
+     r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
+     "the bill's MFU, {4}, is {5}× the whole-run MFU of {0}'s own published run on {1} "
+     "({2}{3}): read the bill as optimistic"),
     # a MoE plan at its memory limit (checks.moe_headroom_warning)
     (r"^the plan .+? fits .+? in ([\d.,]+ GB) of the ([\d,]+ GB) usable on each (.+?) only with a "
      r"perfectly balanced router: with its busiest experts at ([\d.]+)× .*?grow by about "

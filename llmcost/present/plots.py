@@ -1306,6 +1306,15 @@ COLUMN_WORDS = {
     "best_plan": "first plan (smallest bubble, then least recomputation)"}
 
 
+def signed_tenths(value) -> str:
+    """A signed figure to one decimal for a table cell ("+1.2", "-0.3"), "0.0" where it rounds
+    to zero (Python's "{:+.1f}" writes −0.01 as "-0.0", read as a loss), "–" for NaN."""
+    v = float(value)
+    if v != v:
+        return "–"
+    return "0.0" if round(v, 1) == 0 else f"{v:+.1f}"
+
+
 def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",
           row_style=None, words: dict | None = None):
     """A DataFrame as a formatted HTML table for notebooks and reports.

@@ -47,7 +47,7 @@ import pandas as pd
 import llmcost
 from llmcost import ledger, plots
 from llmcost import reliability as rel
-from llmcost.core.units import fmt_bandwidth, fmt_quantity
+from llmcost.core.units import fmt_bandwidth, fmt_probability, fmt_quantity
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
@@ -186,7 +186,8 @@ print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_o
 print(f"expected unexpected failures over the ideal run's "
       f"{llmcost.fmt_duration(run['wall_clock_s'])}: "
       f"{fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)}, plus "
-      f"{p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned interruptions")
+      f"{fmt_quantity(p['fail_planned_per_day'] * run['wall_clock_days'], 3)} planned "
+      "interruptions")
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -194,10 +195,10 @@ display(Markdown(
     f"**Takeaway.** The job's MTBF falls as 1/n: at the scenario's "
     f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words}, its {p['n_gpus']:,}-GPU job fails "
     f"every {llmcost.fmt_duration(plan.mtbf_s)}: {fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)} "
-    f"unexpected failures and {p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned "
-    f"interruptions to expect over its ideal {llmcost.fmt_duration(run['wall_clock_s'])}, and "
-    f"a chance of "
-    f"{run_ok:.2g} that the whole run passes without one. What each interruption costs is "
+    f"unexpected failures and {fmt_quantity(p['fail_planned_per_day'] * run['wall_clock_days'], 3)} "
+    f"planned interruptions to expect over its ideal {llmcost.fmt_duration(run['wall_clock_s'])},"
+    f" and a chance of {fmt_probability(run_ok)} that the whole run passes without an unexpected failure. "
+    "What each interruption costs is "
     "the question of the sections that follow."))
 
 # %% [markdown]

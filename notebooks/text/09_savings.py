@@ -205,7 +205,7 @@ usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
 cols = ["lever", "group", "saving_usd", "saving_p10_usd", "saving_p90_usd", "share_of_bill",
         "days_saved", "within_uncertainty", "risk", "note"]
 plots.table(ranked[cols], {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90_usd": usd,
-                           "share_of_bill": "{:.1%}", "days_saved": "{:+.1f}"},
+                           "share_of_bill": "{:.1%}", "days_saved": plots.signed_tenths},
             words=plots.COLUMN_WORDS)
 
 # %%
@@ -294,7 +294,7 @@ for label, rc, n in cases + [("full, the same GPUs", "full", p["n_gpus"])]:
                      "plan": r.assumptions, "note": r.note})
     except llmcost.ScenarioError as e:
         rows.append({"recompute": label, "note": f"does not fit or cannot run: {e}"})
-plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
+plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": plots.signed_tenths},
             words=plots.COLUMN_WORDS)
 
 # %% [markdown]
@@ -393,7 +393,7 @@ for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
 sub = ranked[ranked["group"].isin(["checkpoints", "pricing"])]
 plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "assumptions",
                  "note"]], {"saving_usd": usd, "share_of_bill": "{:.2%}",
-                            "days_saved": "{:+.1f}"}, words=plots.COLUMN_WORDS)
+                            "days_saved": plots.signed_tenths}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # ## 6. False economies
