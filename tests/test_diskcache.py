@@ -87,7 +87,9 @@ KERNEL = _filters(("ignore", "numpy.ndarray size changed", Warning),
 def test_an_entry_is_read_under_filters_that_hide_all_its_writer_hid():
     # the writer's reachable ignores: pytest's ``ignore DeprecationWarning`` comes after its
     # ``always DeprecationWarning`` (the first matching filter decides), so only ImportWarning
-    assert diskcache.writer_ignores(PYTEST) == ((None, ("builtins", "ImportWarning"), None, 0),)
+    # (each ignore keeps the reachable filters ahead of it, which no warning it hid matched)
+    assert diskcache.writer_ignores(PYTEST) == ((None, ("builtins", "ImportWarning"), None, 0, (
+        ("always", None, ("builtins", "DeprecationWarning"), None, 0),)),)
     ignores = diskcache.writer_ignores(PYTEST)
     assert diskcache.usable_under(ignores, PYTEST)
     assert diskcache.usable_under(ignores, KERNEL)  # the kernel hides ImportWarning too
@@ -112,6 +114,33 @@ def test_an_entry_is_read_under_filters_that_hide_all_its_writer_hid():
     assert not diskcache.usable_under(diskcache.writer_ignores(
         _filters(("ignore", None, _Mine))), _filters(("default", None, RuntimeWarning),
                                                      ("ignore", None, Warning)))
+
+
+# Python's own first filter (``python -W`` none): deprecations of ``__main__`` shown, its module
+# a plain string, matched whole (warnings module docs, "Default Warning Filter")
+MAIN = [("default", None, DeprecationWarning, "__main__", 0)]
+
+
+def test_a_kernel_reads_what_a_report_process_computed():
+    """A report's process (the command line's ``always`` filter for the package's warnings in
+    front of Python's defaults) and a notebook's kernel (IPython's and numpy's filters, an
+    ``error`` filter among them, in front of the same defaults) both show the deprecations of
+    ``__main__`` and hide the others: the kernel reads what the process wrote. The filter
+    both have ahead of the writer's ``ignore DeprecationWarning`` decided no warning that
+    ignore hid, and is passed over; a reader that has it and the writer did not is not."""
+    report = [("always", None, UserWarning, re.compile(r"llmcost(\.|$)"), 0)] + MAIN + DEFAULTS
+    kernel = KERNEL[:2] + MAIN + DEFAULTS
+    assert diskcache.usable_under(diskcache.writer_ignores(report), kernel)
+    # the writer hid the deprecations of __main__ too: a reader that shows them may not read
+    assert not diskcache.usable_under(diskcache.writer_ignores(DEFAULTS), kernel)
+    # the same module as a pattern (matched at the start: __main__x too) is another filter
+    as_pattern = [("default", None, DeprecationWarning, re.compile("__main__"), 0)]
+    assert not diskcache.usable_under(diskcache.writer_ignores(MAIN + DEFAULTS),
+                                      as_pattern + DEFAULTS)
+    # a reader whose other filter comes first (shows every deprecation of the package) may not
+    shows_ours = [("always", None, DeprecationWarning, re.compile("llmcost"), 0)]
+    assert not diskcache.usable_under(diskcache.writer_ignores(report),
+                                      shows_ours + MAIN + DEFAULTS)
 
 
 def test_a_kernels_call_reads_what_a_test_process_computed_and_not_back(folder):

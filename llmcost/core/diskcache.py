@@ -30,10 +30,14 @@ filters when that is what its own call would give (``usable_under``): the entry 
 writer's reachable ``ignore`` filters (a warning its computation raised was hidden by one of
 them, or shown and the entry not kept), and the reader's filters must ignore every warning
 those ignore (checked conservatively: the reader's first filter that may match such a warning,
-by category, must be an ``ignore`` that covers it). A writer with an ``error`` filter shares
-nothing (a warning raised as an exception may have been caught inside the computation). So a
-notebook's kernel, whose filters hide deprecations, reads what a test process that shows them
-computed, and not the other way round.
+by category, must be an ``ignore`` that covers it; a filter that stood ahead of the writer's
+ignore in the writer's own list matched none of the warnings that ignore hid, and is passed
+over). A writer with an ``error`` filter shares nothing (a warning raised as an exception may
+have been caught inside the computation). So a notebook's kernel, whose filters hide
+deprecations, reads what a test process that shows them computed, and not the other way round;
+and what a report's process computed (both show the deprecations of ``__main__`` only, by
+Python's own filter), the validation table of its scenario's checks: measured, 1.4 CPU-s of a
+cold report's kernels.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
@@ -219,23 +223,38 @@ def _category(name: tuple[str, str]):
 
 
 def _pattern(regex) -> tuple | None:
-    return None if regex is None else (regex.pattern, regex.flags)
+    """A filter's message or module pattern as data: ``(pattern, flags)`` for a regular
+    expression (matched at the start), ``(text, None)`` for a plain string (matched whole: the
+    interpreter's own ``default::DeprecationWarning:__main__`` holds its module so)."""
+    if regex is None:
+        return None
+    if isinstance(regex, str):
+        return (regex, None)
+    return (regex.pattern, regex.flags)
+
+
+def _filter_key(action, msg, cat, mod, line) -> tuple:
+    """A filter as data: ``(action, message pattern, category name, module pattern, line)``."""
+    return (action, _pattern(msg), _category_name(cat), _pattern(mod), line)
 
 
 def writer_ignores(filters=None) -> tuple | None:
     """The ``ignore`` filters a warning can reach under ``filters`` (default: the current ones),
-    as ``(message pattern, category name, module pattern, line)`` tuples; a filter is out of
-    reach when an earlier one matches every message, module and line of a superclass of its
-    category (Python's first matching filter decides). None when an ``error`` filter is within
-    reach: such an entry is read only under its own filters."""
-    found, seen = [], []
+    as ``(message pattern, category name, module pattern, line, ahead)`` tuples, ``ahead`` the
+    reachable filters before it (``_filter_key``s: a warning this ignore decides matches none
+    of them); a filter is out of reach when an earlier one matches every message, module and
+    line of a superclass of its category (Python's first matching filter decides). None when
+    an ``error`` filter is within reach: such an entry is read only under its own filters."""
+    found, seen, ahead = [], [], []
     for action, msg, cat, mod, line in (warnings.filters if filters is None else filters):
         if any(issubclass(cat, c) for c in seen):
             continue
         if action == "error":
             return None
         if action == "ignore":
-            found.append((_pattern(msg), _category_name(cat), _pattern(mod), line))
+            found.append((_pattern(msg), _category_name(cat), _pattern(mod), line,
+                          tuple(ahead)))
+        ahead.append(_filter_key(action, msg, cat, mod, line))
         if msg is None and mod is None and line == 0:
             seen.append(cat)
     return tuple(found)
@@ -257,15 +276,21 @@ def _may_share_a_class(a, b) -> bool:
 
 def _ignored_by(ignore: tuple, filters) -> bool:
     """Whether ``filters`` ignore every warning the ``ignore`` filter (``writer_ignores``'s
-    form) matches: the first of them that may match such a warning (its category may share a
+    form) decided: the first of them that may match such a warning (its category may share a
     class) is an ``ignore`` covering it (a superclass, any or the same message, module and
-    line), or an ``ignore`` covering part of it, the rest decided by the later ones."""
-    msg, name, mod, line = ignore
+    line), or an ``ignore`` covering part of it, the rest decided by the later ones. A filter
+    that was ahead of the ignore in the writer's list is passed over: no warning the ignore
+    decided matched it: a report's process and its notebooks' kernels both show the
+    deprecations of ``__main__`` (Python's own filter) and ignore the others, and a kernel
+    reads the scenario-free tables the report's process computed while the kernel started."""
+    msg, name, mod, line, ahead = ignore
     cat = _category(name)
     if cat is None:
         return False
     for action, f_msg, f_cat, f_mod, f_line in filters:
         if not _may_share_a_class(cat, f_cat):
+            continue
+        if _filter_key(action, f_msg, f_cat, f_mod, f_line) in ahead:
             continue
         if action != "ignore":
             return False
@@ -342,7 +367,7 @@ def _read(path: Path):
 
 
 #: The first item of an entry: (``_FORMAT``, the writer's ``writer_ignores()``, the result).
-_FORMAT = "llmcost-entry-2"
+_FORMAT = "llmcost-entry-3"
 
 
 def _result(path: Path, ignores_ok) -> object:
