@@ -472,3 +472,36 @@ def test_an_rl_iteration_is_read_from_disk_by_a_scenario_that_changes_only_the_r
     assert longer.wall_s > first.wall_s
     assert len(list(folder.glob("_iteration_of-*.pickle"))) == 2
     rl._iteration_cached.cache_clear()
+
+
+@diskcache.disk_cached
+def _inner(n: int) -> float:
+    total = 0.0
+    for i in range(n):  # CPU work of its own
+        total += i ** 0.5
+    return total
+
+
+@diskcache.disk_cached
+def _outer(n: int) -> float:
+    return _inner(n) + 1.0
+
+
+def test_the_compute_log_names_each_computed_entry_with_its_own_cpu(folder, monkeypatch):
+    """``LLMCOST_CACHE_LOG``: one line per entry computed (process id, function, own CPU
+    seconds, wall seconds), the nested entry's CPU counted in its own line and not again in
+    its caller's; an entry read back writes none, and without the variable nothing is
+    written."""
+    log = folder / "computed.log"
+    monkeypatch.setenv("LLMCOST_CACHE_LOG", str(log))
+    assert _outer(1_000_000) == _outer.uncached(1_000_000)
+    lines = [line.split("\t") for line in log.read_text().splitlines()]
+    assert [f[1] for f in lines] == [f"{__name__}._inner", f"{__name__}._outer"]
+    assert all(f[0] == str(os.getpid()) and len(f) == 4 for f in lines)
+    inner_cpu, outer_cpu = float(lines[0][2]), float(lines[1][2])
+    assert inner_cpu > 0 and 0 <= outer_cpu < inner_cpu / 2  # the loop is _inner's alone
+    _outer(1_000_000)  # read back: no line
+    assert len(log.read_text().splitlines()) == 2
+    monkeypatch.delenv("LLMCOST_CACHE_LOG")
+    _outer(7)
+    assert len(log.read_text().splitlines()) == 2

@@ -52,6 +52,10 @@ process that needs the same entry meanwhile (a report's kernels, a test suite's 
 for it and reads it, instead of computing it a second time; so does a process under other
 filters that could read the entry being computed (``_computing``).
 
+``LLMCOST_CACHE_LOG=<file>`` appends one line per computed entry to ``<file>`` (``_logged``: the
+process, the function, its own CPU seconds, its wall seconds): what a report computed, and
+what it cost, where its cache was cold.
+
 What the key cannot see: a module constant changed at run time (``step.KERNEL_EFFICIENCY = x``
 in a session) is not an argument; a function is cached only if it reads no such state that a
 caller is meant to change.
@@ -69,6 +73,7 @@ import pickle
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -499,6 +504,37 @@ def _write(folder: Path, path: Path, result) -> None:
         pass
 
 
+_NESTED = threading.local()  # per thread: the CPU seconds of the computations nested in each
+
+
+def _logged(fn, args: tuple, kwargs: dict):
+    """``fn(*args, **kwargs)``; where ``$LLMCOST_CACHE_LOG`` names a file, one line is appended
+    to it per computed entry: the process id, the function (module and qualified name), the
+    CPU seconds of this thread spent in it less those of the entries computed inside it (which
+    have lines of their own), and its wall seconds, tab-separated. A benchmark reads it
+    (``benchmarks/cold_breakdown.py``: where a cold report's CPU goes)."""
+    log = os.environ.get("LLMCOST_CACHE_LOG")
+    if not log:
+        return fn(*args, **kwargs)
+    stack = _NESTED.__dict__.setdefault("stack", [])
+    stack.append(0.0)
+    c0, w0 = time.thread_time(), time.perf_counter()
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        cpu, nested = time.thread_time() - c0, stack.pop()
+        if stack:
+            stack[-1] += cpu
+    line = (f"{os.getpid()}\t{fn.__module__}.{fn.__qualname__}\t{cpu - nested:.4f}\t"
+            f"{time.perf_counter() - w0:.4f}\n")
+    try:
+        with open(log, "a", encoding="utf-8") as fh:  # one short append: not interleaved
+            fh.write(line)
+    except OSError:  # a log that cannot be written is not the computation's error
+        pass
+    return result
+
+
 def disk_cached(fn):
     """Decorate a function of its arguments and the package's code and data only (a picklable
     result; see the module's docstring for the key): its result is read from the disk cache
@@ -522,7 +558,7 @@ def disk_cached(fn):
             if found is not _MISSING:
                 return found
             with _noting_warnings() as shown:
-                result = fn(*args, **kwargs)
+                result = _logged(fn, args, kwargs)
             if shown:  # a result that showed a warning shows it again next time
                 _WARNED.add(path)
             elif path not in _WARNED:
