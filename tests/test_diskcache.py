@@ -87,7 +87,9 @@ KERNEL = _filters(("ignore", "numpy.ndarray size changed", Warning),
 def test_an_entry_is_read_under_filters_that_hide_all_its_writer_hid():
     # the writer's reachable ignores: pytest's ``ignore DeprecationWarning`` comes after its
     # ``always DeprecationWarning`` (the first matching filter decides), so only ImportWarning
-    assert diskcache.writer_ignores(PYTEST) == ((None, ("builtins", "ImportWarning"), None, 0),)
+    # (each ignore keeps the reachable filters ahead of it, which no warning it hid matched)
+    assert diskcache.writer_ignores(PYTEST) == ((None, ("builtins", "ImportWarning"), None, 0, (
+        ("always", None, ("builtins", "DeprecationWarning"), None, 0),)),)
     ignores = diskcache.writer_ignores(PYTEST)
     assert diskcache.usable_under(ignores, PYTEST)
     assert diskcache.usable_under(ignores, KERNEL)  # the kernel hides ImportWarning too
@@ -112,6 +114,33 @@ def test_an_entry_is_read_under_filters_that_hide_all_its_writer_hid():
     assert not diskcache.usable_under(diskcache.writer_ignores(
         _filters(("ignore", None, _Mine))), _filters(("default", None, RuntimeWarning),
                                                      ("ignore", None, Warning)))
+
+
+# Python's own first filter (``python -W`` none): deprecations of ``__main__`` shown, its module
+# a plain string, matched whole (warnings module docs, "Default Warning Filter")
+MAIN = [("default", None, DeprecationWarning, "__main__", 0)]
+
+
+def test_a_kernel_reads_what_a_report_process_computed():
+    """A report's process (the command line's ``always`` filter for the package's warnings in
+    front of Python's defaults) and a notebook's kernel (IPython's and numpy's filters, an
+    ``error`` filter among them, in front of the same defaults) both show the deprecations of
+    ``__main__`` and hide the others: the kernel reads what the process wrote. The filter
+    both have ahead of the writer's ``ignore DeprecationWarning`` decided no warning that
+    ignore hid, and is passed over; a reader that has it and the writer did not is not."""
+    report = [("always", None, UserWarning, re.compile(r"llmcost(\.|$)"), 0)] + MAIN + DEFAULTS
+    kernel = KERNEL[:2] + MAIN + DEFAULTS
+    assert diskcache.usable_under(diskcache.writer_ignores(report), kernel)
+    # the writer hid the deprecations of __main__ too: a reader that shows them may not read
+    assert not diskcache.usable_under(diskcache.writer_ignores(DEFAULTS), kernel)
+    # the same module as a pattern (matched at the start: __main__x too) is another filter
+    as_pattern = [("default", None, DeprecationWarning, re.compile("__main__"), 0)]
+    assert not diskcache.usable_under(diskcache.writer_ignores(MAIN + DEFAULTS),
+                                      as_pattern + DEFAULTS)
+    # a reader whose other filter comes first (shows every deprecation of the package) may not
+    shows_ours = [("always", None, DeprecationWarning, re.compile("llmcost"), 0)]
+    assert not diskcache.usable_under(diskcache.writer_ignores(report),
+                                      shows_ours + MAIN + DEFAULTS)
 
 
 def test_a_kernels_call_reads_what_a_test_process_computed_and_not_back(folder):
@@ -443,3 +472,36 @@ def test_an_rl_iteration_is_read_from_disk_by_a_scenario_that_changes_only_the_r
     assert longer.wall_s > first.wall_s
     assert len(list(folder.glob("_iteration_of-*.pickle"))) == 2
     rl._iteration_cached.cache_clear()
+
+
+@diskcache.disk_cached
+def _inner(n: int) -> float:
+    total = 0.0
+    for i in range(n):  # CPU work of its own
+        total += i ** 0.5
+    return total
+
+
+@diskcache.disk_cached
+def _outer(n: int) -> float:
+    return _inner(n) + 1.0
+
+
+def test_the_compute_log_names_each_computed_entry_with_its_own_cpu(folder, monkeypatch):
+    """``LLMCOST_CACHE_LOG``: one line per entry computed (process id, function, own CPU
+    seconds, wall seconds), the nested entry's CPU counted in its own line and not again in
+    its caller's; an entry read back writes none, and without the variable nothing is
+    written."""
+    log = folder / "computed.log"
+    monkeypatch.setenv("LLMCOST_CACHE_LOG", str(log))
+    assert _outer(1_000_000) == _outer.uncached(1_000_000)
+    lines = [line.split("\t") for line in log.read_text().splitlines()]
+    assert [f[1] for f in lines] == [f"{__name__}._inner", f"{__name__}._outer"]
+    assert all(f[0] == str(os.getpid()) and len(f) == 4 for f in lines)
+    inner_cpu, outer_cpu = float(lines[0][2]), float(lines[1][2])
+    assert inner_cpu > 0 and 0 <= outer_cpu < inner_cpu / 2  # the loop is _inner's alone
+    _outer(1_000_000)  # read back: no line
+    assert len(log.read_text().splitlines()) == 2
+    monkeypatch.delenv("LLMCOST_CACHE_LOG")
+    _outer(7)
+    assert len(log.read_text().splitlines()) == 2

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import nbformat
@@ -368,6 +369,40 @@ def test_parallel_report_names_each_notebook_and_keeps_the_failed_one(tmp_path, 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == ["02_fail.ipynb"] and list(summary["notebooks"]) == [
         "01_ok", "02_fail"]                                # reading order, not finishing order
+
+
+def test_kernels_run_their_first_notebooks_while_the_warnings_are_computed(tmp_path,
+                                                                          monkeypatch):
+    # with a cold disk cache the scenario's warnings take a second (the step model's validation
+    # table): the kernels, warm before that, run their first notebooks meanwhile, and the
+    # warnings still read before the lines that say the notebooks started
+    _tiny_notebooks(tmp_path / "nbs")
+    monkeypatch.setattr(report, "NOTEBOOK_DIR", tmp_path / "nbs")
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    running, seen, real_run, real_warn = threading.Event(), {}, report._run_one, \
+        report.scenario_warnings
+
+    def run_one(*args, **kwargs):  # a worker's run of one notebook, in its own thread
+        running.set()
+        return real_run(*args, **kwargs)
+
+    def warn(*args, **kwargs):  # waits for a notebook to run (it never would, run after)
+        seen["running"] = running.wait(timeout=30)
+        return real_warn(*args, **kwargs) + ["a warning of this test"]
+
+    monkeypatch.setattr(report, "_run_one", run_one)
+    monkeypatch.setattr(report, "scenario_warnings", warn)
+    lines = []
+    with pytest.raises(report.ReportError, match="02_fail"):
+        report.run_report(sc, tmp_path / "out", timeout_s=TIMEOUT_S, progress=lines.append,
+                          jobs=2)
+    assert seen["running"]
+    first = next(i for i, line in enumerate(lines) if line.startswith("[1/2] started"))
+    assert lines.index("warning: a warning of this test") < first
+    assert [line[:6] for line in lines[first:first + 2]] == ["[1/2] ", "[2/2] "]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert "a warning of this test" in summary["warnings"]
 
 
 def test_notebooks_start_costliest_first():

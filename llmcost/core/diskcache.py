@@ -30,10 +30,14 @@ filters when that is what its own call would give (``usable_under``): the entry 
 writer's reachable ``ignore`` filters (a warning its computation raised was hidden by one of
 them, or shown and the entry not kept), and the reader's filters must ignore every warning
 those ignore (checked conservatively: the reader's first filter that may match such a warning,
-by category, must be an ``ignore`` that covers it). A writer with an ``error`` filter shares
-nothing (a warning raised as an exception may have been caught inside the computation). So a
-notebook's kernel, whose filters hide deprecations, reads what a test process that shows them
-computed, and not the other way round.
+by category, must be an ``ignore`` that covers it; a filter that stood ahead of the writer's
+ignore in the writer's own list matched none of the warnings that ignore hid, and is passed
+over). A writer with an ``error`` filter shares nothing (a warning raised as an exception may
+have been caught inside the computation). So a notebook's kernel, whose filters hide
+deprecations, reads what a test process that shows them computed, and not the other way round;
+and what a report's process computed (both show the deprecations of ``__main__`` only, by
+Python's own filter), the validation table of its scenario's checks: measured, 1.4 CPU-s of a
+cold report's kernels.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
@@ -47,6 +51,10 @@ lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
 for it and reads it, instead of computing it a second time; so does a process under other
 filters that could read the entry being computed (``_computing``).
+
+``LLMCOST_CACHE_LOG=<file>`` appends one line per computed entry to ``<file>`` (``_logged``: the
+process, the function, its own CPU seconds, its wall seconds): what a report computed, and
+what it cost, where its cache was cold.
 
 What the key cannot see: a module constant changed at run time (``step.KERNEL_EFFICIENCY = x``
 in a session) is not an argument; a function is cached only if it reads no such state that a
@@ -65,6 +73,7 @@ import pickle
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -219,23 +228,38 @@ def _category(name: tuple[str, str]):
 
 
 def _pattern(regex) -> tuple | None:
-    return None if regex is None else (regex.pattern, regex.flags)
+    """A filter's message or module pattern as data: ``(pattern, flags)`` for a regular
+    expression (matched at the start), ``(text, None)`` for a plain string (matched whole: the
+    interpreter's own ``default::DeprecationWarning:__main__`` holds its module so)."""
+    if regex is None:
+        return None
+    if isinstance(regex, str):
+        return (regex, None)
+    return (regex.pattern, regex.flags)
+
+
+def _filter_key(action, msg, cat, mod, line) -> tuple:
+    """A filter as data: ``(action, message pattern, category name, module pattern, line)``."""
+    return (action, _pattern(msg), _category_name(cat), _pattern(mod), line)
 
 
 def writer_ignores(filters=None) -> tuple | None:
     """The ``ignore`` filters a warning can reach under ``filters`` (default: the current ones),
-    as ``(message pattern, category name, module pattern, line)`` tuples; a filter is out of
-    reach when an earlier one matches every message, module and line of a superclass of its
-    category (Python's first matching filter decides). None when an ``error`` filter is within
-    reach: such an entry is read only under its own filters."""
-    found, seen = [], []
+    as ``(message pattern, category name, module pattern, line, ahead)`` tuples, ``ahead`` the
+    reachable filters before it (``_filter_key``s: a warning this ignore decides matches none
+    of them); a filter is out of reach when an earlier one matches every message, module and
+    line of a superclass of its category (Python's first matching filter decides). None when
+    an ``error`` filter is within reach: such an entry is read only under its own filters."""
+    found, seen, ahead = [], [], []
     for action, msg, cat, mod, line in (warnings.filters if filters is None else filters):
         if any(issubclass(cat, c) for c in seen):
             continue
         if action == "error":
             return None
         if action == "ignore":
-            found.append((_pattern(msg), _category_name(cat), _pattern(mod), line))
+            found.append((_pattern(msg), _category_name(cat), _pattern(mod), line,
+                          tuple(ahead)))
+        ahead.append(_filter_key(action, msg, cat, mod, line))
         if msg is None and mod is None and line == 0:
             seen.append(cat)
     return tuple(found)
@@ -257,15 +281,21 @@ def _may_share_a_class(a, b) -> bool:
 
 def _ignored_by(ignore: tuple, filters) -> bool:
     """Whether ``filters`` ignore every warning the ``ignore`` filter (``writer_ignores``'s
-    form) matches: the first of them that may match such a warning (its category may share a
+    form) decided: the first of them that may match such a warning (its category may share a
     class) is an ``ignore`` covering it (a superclass, any or the same message, module and
-    line), or an ``ignore`` covering part of it, the rest decided by the later ones."""
-    msg, name, mod, line = ignore
+    line), or an ``ignore`` covering part of it, the rest decided by the later ones. A filter
+    that was ahead of the ignore in the writer's list is passed over: no warning the ignore
+    decided matched it: a report's process and its notebooks' kernels both show the
+    deprecations of ``__main__`` (Python's own filter) and ignore the others, and a kernel
+    reads the scenario-free tables the report's process computed while the kernel started."""
+    msg, name, mod, line, ahead = ignore
     cat = _category(name)
     if cat is None:
         return False
     for action, f_msg, f_cat, f_mod, f_line in filters:
         if not _may_share_a_class(cat, f_cat):
+            continue
+        if _filter_key(action, f_msg, f_cat, f_mod, f_line) in ahead:
             continue
         if action != "ignore":
             return False
@@ -342,7 +372,7 @@ def _read(path: Path):
 
 
 #: The first item of an entry: (``_FORMAT``, the writer's ``writer_ignores()``, the result).
-_FORMAT = "llmcost-entry-2"
+_FORMAT = "llmcost-entry-3"
 
 
 def _result(path: Path, ignores_ok) -> object:
@@ -474,6 +504,37 @@ def _write(folder: Path, path: Path, result) -> None:
         pass
 
 
+_NESTED = threading.local()  # per thread: the CPU seconds of the computations nested in each
+
+
+def _logged(fn, args: tuple, kwargs: dict):
+    """``fn(*args, **kwargs)``; where ``$LLMCOST_CACHE_LOG`` names a file, one line is appended
+    to it per computed entry: the process id, the function (module and qualified name), the
+    CPU seconds of this thread spent in it less those of the entries computed inside it (which
+    have lines of their own), and its wall seconds, tab-separated. A benchmark reads it
+    (``benchmarks/cold_breakdown.py``: where a cold report's CPU goes)."""
+    log = os.environ.get("LLMCOST_CACHE_LOG")
+    if not log:
+        return fn(*args, **kwargs)
+    stack = _NESTED.__dict__.setdefault("stack", [])
+    stack.append(0.0)
+    c0, w0 = time.thread_time(), time.perf_counter()
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        cpu, nested = time.thread_time() - c0, stack.pop()
+        if stack:
+            stack[-1] += cpu
+    line = (f"{os.getpid()}\t{fn.__module__}.{fn.__qualname__}\t{cpu - nested:.4f}\t"
+            f"{time.perf_counter() - w0:.4f}\n")
+    try:
+        with open(log, "a", encoding="utf-8") as fh:  # one short append: not interleaved
+            fh.write(line)
+    except OSError:  # a log that cannot be written is not the computation's error
+        pass
+    return result
+
+
 def disk_cached(fn):
     """Decorate a function of its arguments and the package's code and data only (a picklable
     result; see the module's docstring for the key): its result is read from the disk cache
@@ -497,7 +558,7 @@ def disk_cached(fn):
             if found is not _MISSING:
                 return found
             with _noting_warnings() as shown:
-                result = fn(*args, **kwargs)
+                result = _logged(fn, args, kwargs)
             if shown:  # a result that showed a warning shows it again next time
                 _WARNED.add(path)
             elif path not in _WARNED:

@@ -37,6 +37,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
@@ -1379,8 +1380,8 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int, progress,
                   jobs, t_start: float, other=None) -> ReportResult:
     """``run_report`` once the scenario is valid and the folder is ready and locked: the
-    workers' kernels start first (``_Workers``), then the warnings are printed while they
-    warm up."""
+    workers' kernels start first (``_Workers``); each runs its first notebook as soon as it is
+    warm, while the warnings are computed and printed (``_report_warnings``)."""
     jobs = default_jobs() if jobs is None else jobs
     workers = _Workers(len(plan.notebooks), jobs, plan.notebooks[0].parent)
     try:
@@ -1401,29 +1402,25 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
         progress(f"mfu: predict -> {scenario['mfu']:.1%}: "
                  f"{predicted_mfu_words(scenario['_mfu_prediction'])}")
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
-    warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
-                                 defaults=set(defaults))
-    warnings += magnitude_warnings(plan.values, plan.bill)
-    for w in warnings:
-        progress(f"warning: {w}")
-    if other is not None:  # the second scenario's own warnings, said as its (the index has both)
-        for w in other[1].warnings:
-            progress(f"warning (the scenario to compare with, {Path(other[0]).name}): {w}")
-    if defaults:
-        progress(f"{len(defaults)} parameter(s) not in the scenario take the notebooks' "
-                 "defaults (listed in index.html and summary.json)")
-    summary = {"scenario": {k: v for k, v in scenario.items() if not k.startswith("_")},
-               "scenario_file": str(scenario_path), "parameters": used,
-               "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
-               "notebooks": {}}
+    filters = list(warnings.filters)  # the report's, before the runners' imports add theirs
     # while the workers' kernels start and warm up (processes of their own), this thread
     # imports what each run needs first (about a second of CPU: nbformat's JSON-schema
     # validator), instead of each worker before its kernel starts; and before the index's
     # thread starts: see ``_import_runners``
     _import_runners()
-    # while the notebooks run
-    index_work = IndexWork(plan.values, scenario, index_title(scenario, scenario_path))
-    runs = _run_notebooks(nbs, out_dir, scenario, declared, timeout_s, workers, progress)
+    summary, index = {}, {}
+
+    def meanwhile():  # the first notebooks run: the warnings, then the index's thread starts
+        said = _report_warnings(plan, defaults, other, progress, filters)
+        summary.update({"scenario": {k: v for k, v in scenario.items() if not k.startswith("_")},
+                        "scenario_file": str(scenario_path), "parameters": used,
+                        "llmcost_version": _version(), "generated": _now(), "warnings": said,
+                        "notebooks": {}})
+        index["work"] = IndexWork(plan.values, scenario, index_title(scenario, scenario_path))
+
+    runs = _run_notebooks(nbs, out_dir, scenario, declared, timeout_s, workers, progress,
+                          meanwhile)
+    index_work = index["work"]
     failures = []  # listed first in the index's "Read this first" box
     for nb in nbs:  # reading order, whatever order the notebooks finished in
         run = runs[nb]
@@ -1772,8 +1769,42 @@ def _kernel_failed_note(node, reason: str) -> None:
         "another program may hold the kernel's ports."))
 
 
+def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters) -> list:
+    """The scenario's warnings, printed, then the second scenario's (``other``) and the line
+    naming how many parameters take the notebooks' defaults; returns the scenario's.
+
+    Computed while the workers run their first notebooks (``_run_notebooks``' ``meanwhile``):
+    with a cold disk cache they read the step model's validation table (1.0 CPU-s of the
+    default scenario's), and the kernels, warm before it was done, waited for it with nothing
+    to run (0.9 s each, measured with ``benchmarks/report_timeline.py``). Under ``filters``,
+    the report's warnings filters before ``_import_runners`` added the libraries' own: the
+    entries they look up in the disk cache are those a report computed before its runners'
+    imports, as it did before, which a kernel reads (``core.diskcache``: the filters the
+    imports add name classes a kernel has not imported, so a kernel could not read an entry
+    written under them). Holding ``_EXPORTER_LOCK``: no page is exported meanwhile, whose
+    markdown's lookup (``rendered_markdown``) would see these filters and not the runners'."""
+    with _EXPORTER_LOCK, warnings.catch_warnings():
+        warnings.filters[:] = filters
+        mutated = getattr(warnings, "_filters_mutated", None)
+        if mutated is not None:  # what ``warnings.filterwarnings`` does after a change
+            mutated()
+        said = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in plan.scenario,
+                                 defaults=set(defaults))
+        said += magnitude_warnings(plan.values, plan.bill)
+    for w in said:
+        progress(f"warning: {w}")
+    if other is not None:  # the second scenario's own warnings, said as its (the index has both)
+        for w in other[1].warnings:
+            progress(f"warning (the scenario to compare with, {Path(other[0]).name}): {w}")
+    if defaults:
+        progress(f"{len(defaults)} parameter(s) not in the scenario take the notebooks' "
+                 "defaults (listed in index.html and summary.json)")
+    return said
+
+
 def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict,
-                   timeout_s: int, workers: _Workers, progress) -> dict:
+                   timeout_s: int, workers: _Workers, progress,
+                   meanwhile: Callable[[], None] | None = None) -> dict:
     """Run the notebooks on ``workers`` (each with its own kernel); one progress line when a
     notebook starts and one when it finishes or fails, with how many are left.
 
@@ -1784,7 +1815,7 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict,
     cwd = os.getcwd()
     try:
         return _run_notebooks_in(nbs, Path(out_dir).absolute(), scenario, declared,
-                                 timeout_s, workers, progress)
+                                 timeout_s, workers, progress, meanwhile)
     finally:
         os.chdir(cwd)
 
@@ -1911,8 +1942,9 @@ def _worker_key() -> tuple:
 class _Workers:
     """``jobs`` workers (no more than there are notebooks), each a thread with its own warm
     kernel (``workers.Worker``), started as soon as the scenario is valid and the folder ready,
-    so that the kernels start and import (their own processes) while this process prints the
-    warnings and starts the index's work; with ``keep_kernels``, kept ones are taken first,
+    so that the kernels start and import (their own processes) while this process imports
+    what the runs need, then run their first notebooks while it prints the warnings and starts
+    the index's work; with ``keep_kernels``, kept ones are taken first,
     then those ``python -m llmcost report`` started before it imported the package
     (``workers.take_early``: already warming up while this process validated the scenario).
     ``submit(inbox, nb, run)`` has the worker of ``inbox`` call ``run(kernel)`` and put
@@ -1969,19 +2001,27 @@ class _Workers:
 
 
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict,
-                      timeout_s: int, workers: _Workers, progress) -> dict:
+                      timeout_s: int, workers: _Workers, progress,
+                      meanwhile: Callable[[], None] | None = None) -> dict:
     """Hand each idle worker of ``workers`` the next notebook (``start_order``) and print the
-    progress lines; returns each notebook's ``_NotebookRun``."""
+    progress lines; returns each notebook's ``_NotebookRun``. ``meanwhile``, when given, is
+    called once every worker has its first notebook, and their lines are printed after it
+    returns (it prints lines that read before them: the scenario's warnings)."""
     n, written = len(nbs), {nb.stem for nb in nbs}
     title = scenario.get("title", "")
     runs, pending, left_to_start = {}, {}, start_order(nbs)
+    held: list | None = [] if meanwhile is not None else None
 
     def start_next(inbox):
         nb = left_to_start.pop(0)
         started = n - len(left_to_start)
         running = [p.stem for p in pending.values()] + [nb.stem]
-        progress(f"[{started}/{n}] started {nb.stem} ({len(left_to_start)} left to start; "
-                 f"running: {', '.join(running)})")
+        line = (f"[{started}/{n}] started {nb.stem} ({len(left_to_start)} left to start; "
+                f"running: {', '.join(running)})")
+        if held is None:
+            progress(line)
+        else:
+            held.append(line)
         pending[id(inbox)] = nb
         params = _notebook_parameters(nb, scenario, declared)
         workers.submit(inbox, nb, lambda kernel: _run_one(
@@ -1990,6 +2030,11 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict,
     try:
         for inbox in workers.inboxes[:n]:
             start_next(inbox)
+        if meanwhile is not None:
+            meanwhile()
+            lines, held = held, None
+            for line in lines:
+                progress(line)
         while pending:
             inbox, nb, value = workers.events.get()
             if nb is None:
