@@ -120,3 +120,13 @@ def test_a_config_json_model_prices_every_route(tmp_path):
     assert r.loc["full fine-tune (SFT)", "one_off_usd"] == pytest.approx(
         hours * s["price_usd_per_gpu_hour"], rel=1e-6)
     assert np.isfinite(r.serving_usd_per_request).all()
+
+
+def test_route_limits_type_no_ranking_the_prices_can_contradict():
+    # A trial: an 8-GPU, 2B-token scenario priced "pre-train from scratch" at $1.14k, below
+    # continued pre-training's $5.12k, beside words calling it "the most expensive and the
+    # slowest": the routes are priced per scenario, so their words state no ranking.
+    from llmcost.bill.alternatives import ROUTE_LIMITS
+    for route, words in ROUTE_LIMITS.items():
+        for typed in ("most expensive", "cheapest", "slowest", "fastest"):
+            assert typed not in words, (route, typed)

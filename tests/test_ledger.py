@@ -798,6 +798,28 @@ def test_estimate_rejects_bad_scenarios_with_one_line(tmp_path, text, message):
     assert message in err[0]
 
 
+def test_a_phase_with_its_own_mfu_is_drawn_with_the_main_runs():
+    # A trial: a 131k phase with its own mfu 0.22 priced $3.93M-$3.93M in every draw while the
+    # main run's MFU had a range. In each draw the phase's MFU moves with the main run's,
+    # m_ph × m_draw ÷ m_point; by hand the phase's ideal GPU-hours scale as 1 / MFU, so the
+    # phase line and the main line rise and fall together, and the point bill is unchanged.
+    from llmcost.bill.ranges import Range
+    sc = {**PRICE, "phases": [{"name": "long", "tokens": 1e11, "seq_len": 32768, "mfu": 0.3}]}
+    point = ledger.build_ledger(sc)
+    d = ledger.simulate_ledger({**sc, "mfu": Range("triangular", low=0.3, mode=0.4, high=0.5)},
+                               samples=2000)
+    phase, main = (np.asarray(d.line_usd[k]) for k in ("compute.pretraining.long",
+                                                       "compute.pretraining.main"))
+    assert phase.min() < phase.max()
+    assert (np.argsort(phase) == np.argsort(main)).mean() > 0.99   # one order: correlated
+    # main line ∝ 1 / m, the phase's ideal hours ∝ 1 / (0.3 · m / 0.4): their ratio barely moves
+    # (the phase's goodput moves a little with its hours)
+    ratio = phase / main
+    assert ratio.max() / ratio.min() < 1.02
+    assert d.point.line("compute.pretraining.long").usd == pytest.approx(
+        point.line("compute.pretraining.long").usd, rel=1e-12)
+
+
 def test_published_run_with_its_phases_is_an_upper_bound():
     # The long-context stage is counted as if all ~800B tokens were at 128K (an upper bound,
     # §3.4.2) and on top of the 15.6T (which already include them at 8K), so the paid GPU-hours

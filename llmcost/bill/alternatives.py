@@ -50,9 +50,10 @@ from .scenario import load_scenario, point_scenario
 
 #: What each route cannot do, in words (the reason a cheaper route may not be an option).
 ROUTE_LIMITS = {
-    "pre-train from scratch": "Nothing in principle, but the most expensive and the slowest; "
-    "it needs trillions of tokens of data and a team that has trained models before, and it "
-    "still needs post-training (SFT, preference tuning) to follow instructions.",
+    "pre-train from scratch": "Nothing in principle, but a capable model needs trillions of "
+    "tokens of data (this route prices the scenario's own run, whatever its size) and a team "
+    "that has trained models before, and it still needs post-training (SFT, preference "
+    "tuning) to follow instructions.",
     "continued pre-training": "Needs an open base model whose licence allows it and a large "
     "domain corpus; can make the model forget general skills (catastrophic forgetting) unless "
     "general data is mixed back in; cannot change the architecture, tokenizer or context length "

@@ -617,13 +617,19 @@ def _check_goodput(b: _Basis, ph: dict, g) -> None:
 def _pretraining_phases(b: _Basis) -> list:
     """The main run, then the scenario's ``phases`` (context extension, annealing, ...), each
     with its tokens, sequence length, GPUs (default the main run's) and MFU (default the
-    bill's)."""
+    bill's). In a Monte Carlo draw of the bill's MFU (``simulate_ledger``: the key
+    ``_mfu_point`` holds the point it was drawn around), a phase that gives its own MFU m_ph
+    moves with it, m_ph × m_draw ÷ m_point (perfectly correlated: the same model, hardware and
+    software; a trial's 128k phase kept one figure in every draw, $3.93M–$3.93M, while the
+    main run had a range), as the levers scale it (``levers._with_phase_mfus_scaled``)."""
     p = b.p
+    moved = b.mfu / p["_mfu_point"] if p.get("_mfu_point") else 1.0
     phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
                "n_gpus": p["n_gpus"], "mfu": b.mfu}]
     for ph in p["phases"]:
         phases.append({"name": ph["name"], "tokens": ph["tokens"], "seq_len": ph["seq_len"],
-                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", b.mfu)})
+                       "n_gpus": ph.get("n_gpus", p["n_gpus"]),
+                       "mfu": ph["mfu"] * moved if "mfu" in ph else b.mfu})
     return phases
 
 
@@ -2043,6 +2049,8 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     if ranges:
         point.scenario = values
     pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
+    if "mfu" in ranges and any("mfu" in ph for ph in pts.get("phases") or ()):
+        pts = {**pts, "_mfu_point": float(pts["mfu"])}   # a phase's own MFU moves with it
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
         line_usd, total = price_draws(_safe_build, pts, inputs, int(samples), ranges)
