@@ -1,6 +1,10 @@
-"""Shared by the benchmarks: a best-of timer, the Calculon baseline figure and the naive
-one-plan-at-a-time construction both benchmarks time against."""
+"""Shared by the benchmarks: a best-of timer, the Calculon baseline figure, the naive
+one-plan-at-a-time construction both benchmarks time against, and the report benchmarks'
+"another scenario"."""
 import time
+from pathlib import Path
+
+import yaml
 
 from llmcost import parallel
 
@@ -29,3 +33,17 @@ def make_plan_from_row(model, n_gpus, global_batch, row):
         recompute=str(row["recompute"]), schedule=str(row["schedule"]),
         sequence_parallel=bool(row["sequence_parallel"]),
         pp_split=str(row.get("pp_split", "even")))
+
+
+def other_scenario(scenario: str, folder: Path) -> str:
+    """The report benchmarks' "another scenario": ``scenario`` with 3/4 of its training tokens
+    and, where its data-parallel degree is left free (``dp`` 0 or absent), half its GPUs,
+    written to ``folder``: every result keyed by the scenario changes, its plans too, and the
+    scenario-free tables do not."""
+    sc = yaml.safe_load(Path(scenario).read_text())
+    sc["train_tokens"] = 0.75 * float(sc["train_tokens"])  # PyYAML reads 2.0e12 as a string
+    if not sc.get("dp") and int(sc.get("n_gpus", 0)) >= 16:
+        sc["n_gpus"] = int(sc["n_gpus"]) // 2
+    path = Path(folder) / "other.yaml"
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return str(path)

@@ -38,9 +38,9 @@ from pathlib import Path
 
 import nbformat
 import papermill as pm
-import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 
+from _shared import other_scenario
 from llmcost import SCENARIO_DIR, report
 
 ap = argparse.ArgumentParser()
@@ -84,21 +84,9 @@ def report_run(cache: Path, *extra, scenario: str = args.scenario) -> tuple[floa
     return time.perf_counter() - t0, children_cpu() - c0
 
 
-def other_scenario() -> str:
-    """The benchmark's scenario with 3/4 of its training tokens and, where its data-parallel
-    degree is left free (``dp`` 0 or absent), half its GPUs, written beside the work files: every
-    result keyed by the scenario changes, its plans too, and the scenario-free tables do not."""
-    sc = yaml.safe_load(Path(args.scenario).read_text())
-    sc["train_tokens"] = 0.75 * float(sc["train_tokens"])  # PyYAML reads 2.0e12 as a string
-    if not sc.get("dp") and int(sc.get("n_gpus", 0)) >= 16:
-        sc["n_gpus"] = int(sc["n_gpus"]) // 2
-    path = work / "other.yaml"
-    path.write_text(yaml.safe_dump(sc, sort_keys=False))
-    return str(path)
-
-
 def other_run(filled: Path, i: int) -> tuple[float, float]:
-    """``report_run`` of ``other_scenario()`` with a copy of the cache ``filled`` (a cold run's):
+    """``report_run`` of ``other`` (``_shared.other_scenario``) with a copy of the cache
+    ``filled`` (a cold run's):
     each repeat starts from the same state."""
     cache = work / f"cache-other-{i}"
     shutil.copytree(filled, cache)
@@ -116,7 +104,7 @@ cores = report.default_jobs()
 t_empty = min(empty_run() for _ in range(3))
 caches = [work / f"cache-{i}" for i in range(args.repeat)]
 cold = best([report_run(c) for c in caches])  # each its own empty cache
-other = other_scenario()
+other = other_scenario(args.scenario, work)
 another = best([other_run(caches[0], i) for i in range(args.repeat)])
 warm = best([report_run(caches[0]) for _ in range(args.repeat)])
 serial = None if args.no_serial else best(

@@ -21,8 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
+from _shared import other_scenario
 from llmcost import SCENARIO_DIR
 
 ap = argparse.ArgumentParser()
@@ -48,17 +47,6 @@ def report(scenario: str, cache: Path, log: Path) -> float:
     return children_cpu() - c0
 
 
-def other_scenario() -> str:
-    """``bench_report.other_scenario``: fewer tokens, and half the GPUs where dp is free."""
-    sc = yaml.safe_load(Path(args.scenario).read_text())
-    sc["train_tokens"] = 0.75 * float(sc["train_tokens"])
-    if not sc.get("dp") and int(sc.get("n_gpus", 0)) >= 16:
-        sc["n_gpus"] = int(sc["n_gpus"]) // 2
-    path = work / "other.yaml"
-    path.write_text(yaml.safe_dump(sc, sort_keys=False))
-    return str(path)
-
-
 def read(log: Path) -> tuple[dict, dict]:
     """(calls, own CPU seconds) per function of a compute log."""
     calls, cpu = collections.Counter(), collections.defaultdict(float)
@@ -71,7 +59,8 @@ def read(log: Path) -> tuple[dict, dict]:
 
 cold_cpu = report(args.scenario, work / "cache", work / "cold.log")
 shutil.copytree(work / "cache", work / "cache-other")
-other_cpu = report(other_scenario(), work / "cache-other", work / "other.log")
+other_cpu = report(other_scenario(args.scenario, work), work / "cache-other",
+                   work / "other.log")
 (n_cold, c_cold), (n_other, c_other) = read(work / "cold.log"), read(work / "other.log")
 print(f"cold report: {cold_cpu:.1f} CPU-s, of which {sum(c_cold.values()):.1f} computing "
       f"{sum(n_cold.values())} cache entries")

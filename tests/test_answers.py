@@ -231,6 +231,12 @@ def test_scaling_answer_direction():
     assert "**1.8×** that size" in text and "train longer" in text
     assert "train bigger" in answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12)
     assert "outside the fits" in answers.scaling("M", 7e9, 2e12, "f", 40e9, 3.5e12, is_moe=True)
+    # a trial: a serving-heavy scenario read "train bigger" while section 7's dollar optimum was
+    # smaller than its model; with lifetime demand the answer says serving moves it smaller
+    heavy = answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12, served_tokens=5e15)
+    assert "for training alone: train bigger" in heavy
+    assert "Serving 5e+15 tokens over its lifetime moves the cheapest model smaller" in heavy
+    assert "Serving" not in answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12)
 
 
 def test_rl_answer():

@@ -661,12 +661,18 @@ def test_a_long_context_bill_is_held_to_its_models_run_on_the_work_done():
     assert "compared on the causal count" in long and "set mfu from that run" not in long
     assert validation.own_published_run_warning({**base, "mfu": 0.30, "seq_len": 8192})
     assert validation.own_published_run_warning({**base, "mfu": 0.30, "seq_len": 131072}) is None
-    # A trial: an 8-GPU, 10-hour job was set against Meta's 1.46M GPU-hour run. The run's GPUs
-    # are not published: at least H ÷ (9 months × 730.5 h) = 1.46e6 ÷ 6,574 = 222 (runs over 9
-    # months may be inefficient, Emberson and Edelman 2025); 8 GPUs × 8 < 222: not compared;
-    # 32 × 8 = 256 >= 222: compared
-    assert 1.46e6 / (9 * 365.25 / 12 * 24) == pytest.approx(222.1, abs=0.1)
-    assert validation.own_published_run_warning({**base, "mfu": 0.396, "seq_len": 8192,
-                                                 "n_gpus": 8}) is None
-    assert validation.own_published_run_warning({**base, "mfu": 0.396, "seq_len": 8192,
-                                                 "n_gpus": 32}) is not None
+    # A trial: an 8-GPU, 10-hour job was set against a published 8B run. The warning takes the
+    # highest-MFU own run, Llama 3 8B (1.3M H100-hours; its GPUs not published): at least
+    # H ÷ (9 months × 730.5 h) = 1.3e6 ÷ 6,574 = 197.7 GPUs (validation.
+    # PUBLISHED_RUN_MONTHS_AT_MOST, an assumption); 24 × 8 = 192 < 197.7: not compared;
+    # 25 × 8 = 200 >= 197.7: compared
+    from llmcost.bill.claims import whole_run_rows
+    runs = whole_run_rows()
+    mine = runs[runs["catalog_model"] == "llama-3.1-8b"]
+    top = mine.loc[mine["published_mfu"].idxmax()]
+    assert top["published_gpu_hours"] == 1.3e6 and top["n_gpus"] != top["n_gpus"]   # NaN
+    assert 1.3e6 / (9 * 365.25 / 12 * 24) == pytest.approx(197.7, abs=0.1)
+    for n, said in ((24, False), (25, True)):
+        w = validation.own_published_run_warning({**base, "mfu": 0.396, "seq_len": 8192,
+                                                  "n_gpus": n})
+        assert (w is not None) is said, n

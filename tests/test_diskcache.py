@@ -355,6 +355,26 @@ def test_an_argument_it_cannot_encode_is_computed_and_not_kept(folder):
         diskcache.input_digest(lambda: 0)
 
 
+def test_a_module_level_function_of_the_package_is_keyed_by_its_name():
+    # A review: page 09's tables formatted with plots.signed_tenths and levers.break_even_words
+    # were rendered every report (a function kept a table out of the cache). A module-level
+    # function of the package is keyed by its name (its code is in source_fingerprint); two
+    # different ones differ; a lambda, a nested function or another package's still refuse.
+    import math
+
+    from llmcost.bill import levers
+    from llmcost.present import plots
+    one = diskcache.input_digest({"days_saved": plots.signed_tenths})
+    assert one == diskcache.input_digest({"days_saved": plots.signed_tenths})
+    assert one != diskcache.input_digest({"days_saved": levers.break_even_words})
+
+    def nested(v):
+        return str(v)
+    for f in (nested, lambda v: v, math.sqrt):
+        with pytest.raises(diskcache.Uncacheable):
+            diskcache.input_digest({"x": f})
+
+
 warned_calls = []
 
 

@@ -1705,6 +1705,10 @@ def test_a_move_that_saves_only_on_the_prices_bases_is_never_the_headline_lever(
     assert move["saving_usd"].iloc[0] > df["saving_usd"].iloc[0] > 0   # the larger, yet after
     finite = df["saving_usd"].notna() & ~df["price_basis_only"]
     assert move.index[0] > finite[finite].index.max()
+    # what to do first (the headline, 09's lever_1): never it, even where it alone saves
+    assert not lv.top_levers(df, 50)["lever"].str.startswith("move to").any()
+    alone = df[df["price_basis_only"]]
+    assert lv.top_levers(alone, 3).empty
     # a move on one price basis keeps its rank: the scenario's own price, no flag
     assert not lv.move_to({**sc, "price_usd_per_gpu_hour": 6.0}, "H100-SXM").price_basis_only
 

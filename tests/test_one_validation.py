@@ -330,7 +330,7 @@ def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
     assert not any(x.startswith("the training run's wall clock") for x in short.warnings)
 
 
-def test_a_training_run_longer_than_nine_months_is_warned_as_likely_outclassed(tmp_path):
+def test_a_training_run_longer_than_nine_months_is_warned_as_maybe_inefficient(tmp_path):
     # A new-user trial: a 375-day run was billed without a word. Emberson and Edelman 2025
     # (Epoch AI data insight "Frontier training runs will likely stop getting longer by around
     # 2027", 2025-07-25): "training runs lasting more than 9 months may be inefficient" (outclassed
@@ -350,7 +350,7 @@ def test_a_training_run_longer_than_nine_months_is_warned_as_likely_outclassed(t
     assert LONG_RUN_MONTHS < months < LONG_PROJECT_MONTHS
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
     assert w.startswith(f"the training run's wall clock is {months:,.1f} months ({days:,.0f} "
-                        "days on 512 GPUs), over 9 months: a run that long is likely outclassed")
+                        "days on 512 GPUs), over 9 months: a run that long may be inefficient")
     assert "Emberson and Edelman 2025" in w and "n_gpus" in w
     # 8 times the GPUs: about 56 days, under 9 months: no warning
     wide = estimate_ledger(_yaml(tmp_path, sc.replace("512", "4096"), name="wide.yaml"))

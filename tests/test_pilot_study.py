@@ -123,9 +123,10 @@ def test_illustrative_pilot_from_a_published_row():
     # the pilot ran this very plan at 64 GPUs: its measured MFU holds the band's top
     # (calibrate.data_parallel_cap), said with the band
     assert x.describe_band() == (f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs; its top "
-                                 f"held at {x.mfu_high:.1%}, the measured MFU of the pilot that "
-                                 "ran this plan at fewer data-parallel replicas (more replicas "
-                                 "never raise the MFU)")
+                                 f"held at {x.mfu_high:.1%} by the pilot that ran this plan at "
+                                 "fewer data-parallel replicas (its measured MFU, raised only as "
+                                 "far as the engine itself predicts this plan faster: more "
+                                 "replicas add gradient traffic)")
     assert x.mfu_high < x.mfu * (1 + x.half_width)
     hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
     assert s.gpu_hours[0] == pytest.approx(hours, rel=1e-9)
@@ -523,9 +524,11 @@ def test_a_band_top_held_by_the_data_parallel_cap_says_why():
     x = cal.Extrapolation(mfu=0.422, mfu_low=0.422 * 0.85, mfu_high=0.422, step_time_s=1.0,
                           uncalibrated_mfu=0.479, transfer=0.5, half_width=0.15,
                           novelties=("32x the pilot's GPUs",))
-    assert x.describe_band() == ("band ±15% for: 32x the pilot's GPUs; its top held at 42.2%, "
-                                 "the measured MFU of the pilot that ran this plan at fewer "
-                                 "data-parallel replicas (more replicas never raise the MFU)")
+    assert x.describe_band() == ("band ±15% for: 32x the pilot's GPUs; its top held at 42.2% "
+                                 "by the pilot that ran this plan at fewer data-parallel "
+                                 "replicas (its measured MFU, raised only as far as the engine "
+                                 "itself predicts this plan faster: more replicas add gradient "
+                                 "traffic)")
     free = cal.Extrapolation(mfu=0.422, mfu_low=0.422 * 0.85, mfu_high=0.422 * 1.15,
                              step_time_s=1.0, uncalibrated_mfu=0.479, transfer=0.5,
                              half_width=0.15, novelties=("32x the pilot's GPUs",))

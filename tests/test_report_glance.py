@@ -913,9 +913,15 @@ def test_the_new_warnings_read_as_one_line_each():
     bound = fp8.replace("notebook 08);", "notebook 08), 56.8% in FP8 at most (× 1.35, the "
                         "largest published FP8 ÷ BF16 speed-up of one plan: the run was BF16);")
     assert glance.caveat_line(bound) == (
-        "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the whole-run MFU of Llama 2 13B's "
-        "own published run on A100-80GB (42.1%, 56.8% in FP8 at most): read the bill as "
-        "optimistic")
+        "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the most Llama 2 13B's own "
+        "published run on A100-80GB would reach in FP8, 56.8% (the run: 42.1%): read the bill "
+        "as optimistic")
+    # a run over 9 months has its own line (validation._long_run_warning)
+    long = ("the training run's wall clock is 14.9 months (454 days on 512 GPUs), over 9 months: "
+            "a run that long may be inefficient")
+    assert glance.caveat_line(long) == (
+        "the training run takes 14.9 months (454 days), past the 9 after which a later start "
+        "on better hardware may finish first: more GPUs shorten it")
     duty = ("ckpt_async: the bill checkpoints every 52.4 s, each write taking 52.4 s at "
             "2.15 GB/s, so the storage writes checkpoints 100% of the time (186 TB a day) and")
     assert glance.caveat_line(duty) == (

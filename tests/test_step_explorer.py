@@ -113,3 +113,18 @@ def test_a_plan_that_does_not_fit_is_priced_and_said_so(capsys):
     out = capsys.readouterr().out
     assert f"does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the " \
            f"{gpu.hbm_bytes * 0.9 / 1e9:,.0f} GB usable on H100-SXM" in out
+
+
+def test_another_model_in_an_moe_pages_panel_starts_at_ep_1(capsys):
+    # A review: with the page's EP 8 kept on every update, choosing a dense model in the panel of
+    # a Mixtral page printed "cannot predict: ep=8: llama-2-7b is dense"; another model starts at
+    # EP 1, as the panel priced it before
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcost.present.widgets import step_explorer
+    box = step_explorer("mixtral-8x7b", "H200", 512, 4194304, 4096, 1, 1, 1, 1, "none", ep=8)
+    assert "EP8" in capsys.readouterr().out
+    box.children[0].children[0].value = "llama-2-7b"
+    out = capsys.readouterr().out
+    assert "cannot predict" not in out and "predicted MFU" in out and "EP" not in out

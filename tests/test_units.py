@@ -170,9 +170,23 @@ def test_as_scalar_names_an_array_given_for_one_number():
 def test_fmt_probability_never_reads_a_near_certainty_as_1():
     # A trial: 07 said "a chance of 1 that the whole run passes without one" at 0.99996
     from llmcost.core.units import fmt_probability
-    assert fmt_probability(0.99996) == "over 99.99%"
+    assert fmt_probability(0.99996) == "over 99.9%"
+    assert fmt_probability(0.9995) == "over 99.9%" and fmt_probability(0.9994) == "99.9%"
+    assert fmt_probability(1e-7) == "under 0.0001%" and fmt_probability(1e-6) == "0.0001%"
     assert fmt_probability(0.69) == "69%" and fmt_probability(0.995) == "99.5%"
     assert fmt_probability(0.00123) == "0.123%" and fmt_probability(4.5e-6) == "0.00045%"
     assert fmt_probability(1.0) == "100%" and fmt_probability(0.0) == "0%"
     with pytest.raises(ValueError, match="p=1.5 must be <= 1"):
         fmt_probability(1.5)
+
+
+def test_storage_tradeoff_still_sizes_draws_at_their_median():
+    # A review: the as_scalar change refused storage_tradeoff's draws, which its docstring
+    # sizes at their median: three draws of the ideal GPU-hours give the median's trade-off
+    from llmcost.training import reliability as rel
+    args = (7e10, 2048, 0.173, 600.0)
+    drawn = rel.storage_tradeoff(*args, np.array([1e6, 2e6, 3e6]), 3.99)
+    median = rel.storage_tradeoff(*args, 2e6, 3.99)
+    assert drawn.attrs.get("optimum_bytes_per_s", None) == median.attrs.get(
+        "optimum_bytes_per_s", None)
+    assert drawn.equals(median)

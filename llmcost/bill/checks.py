@@ -1094,7 +1094,7 @@ def moe_headroom_warning(values: dict, spec, gpu, plan, mem) -> str | None:
 
 def _roomy_words(values: dict, spec, plan) -> str:
     """``"; the fastest plan with that room is … at a predicted MFU of x% against y%"`` when the
-    scenario leaves plan fields to the search (``fixed_plan_fields`` short of every field) and
+    scenario leaves a shape key to the search (``_fixed_shape`` short of ``_SHAPE_KEYS``) and
     the search among plans with room for the busy router (``step_scenario.roomy_scenario_plan``)
     finds another plan; "; no plan the search may choose has that room" when it finds none; ""
     when the plan is fixed or the search fails."""

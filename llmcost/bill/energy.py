@@ -85,7 +85,7 @@ def energy_terms(accelerator, pue=None) -> dict:
         raise ValueError(f"ledger_pue={pue!r} must be one number (energy_terms describes one "
                          "facility; facility_kw_per_gpu takes arrays of draws)")
     kw = facility_kw_per_gpu(acc, pue)
-    pue_ = default("pue") if pue is None else float(as_scalar(pue, "ledger_pue", positive=True))
+    pue_ = default("pue") if pue is None else as_scalar(pue, "ledger_pue", positive=True)
     server, draw = server_power_per_tdp(acc), default("power_to_tdp")
     return {"tdp_w": acc.tdp_w, "server_per_tdp": server, "draw": draw, "pue": pue_,
             "kw_per_gpu": kw, "factor": kw * 1e3 / acc.tdp_w}

@@ -1193,7 +1193,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     given = scenario.get("ledger_exploratory_fraction")
     if given is None or isinstance(given, Range):
         return lo, med, hi
-    g = float(as_scalar(given, "ledger_exploratory_fraction", nonnegative=True))
+    g = as_scalar(given, "ledger_exploratory_fraction", nonnegative=True)
     return g * lo / med, g, g * hi / med
 
 
@@ -1793,8 +1793,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     """
     _ledger(ledger)
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
-    budget = ledger.total_usd if budget_usd is None else float(
-        as_array(budget_usd, "budget_usd", positive=True))
+    budget = ledger.total_usd if budget_usd is None else \
+        as_scalar(budget_usd, "budget_usd", positive=True)
     th = as_array(thresholds, "thresholds", positive=True)
     run_days = ledger.figures["wall_clock_days"]
     explore = ledger.usd("compute.exploratory")

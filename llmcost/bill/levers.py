@@ -1039,7 +1039,7 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     scenario's ``ckpt_retention_months``: it moves the checkpoint-storage line only (datasets and
     logs keep ``ledger_dataset_retention_months``), so it saves nothing on a run shorter than
     ``ckpt_milestone_every_days`` (no milestone is written)."""
-    r = float(as_scalar(retention_months, "retention_months", nonnegative=True))
+    r = as_scalar(retention_months, "retention_months", nonnegative=True)
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
         return _unchanged(_clean(s), f"milestone checkpoints already kept {cur:g} months ≤ {r:g}")
@@ -1516,7 +1516,8 @@ def apply_levers(scenario: dict, keys) -> dict:
 def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
     """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest *rankable*
     accelerator of ``hardware_sweep``: a buyable price and an MFU no higher than published) priced on the scenario by ``price_lever`` (saving = B(before) −
-    B(after), per draw when the scenario has ranges), largest point saving first.
+    B(after), per draw when the scenario has ranges), largest point saving first, a saving that
+    rests on the prices' bases alone (``price_basis_only``) after every priced one.
 
     Returns
     -------
@@ -1586,10 +1587,15 @@ def _same_saving_notes(rows: list) -> list:
 
 
 def top_levers(ranked, n: int = 3):
-    """The ``n`` levers with the largest positive saving (what to do first)."""
+    """The ``n`` levers with the largest positive saving (what to do first), leaving out a saving
+    that rests on the prices' bases alone (``price_basis_only``: a move that costs more at both
+    on-demand medians; listed in the ranking, never a lever to do first)."""
     _frame(ranked, "ranked", ("saving_usd",))
     n = int(as_scalar(n, "n", positive=True, integer=True))
-    return ranked[ranked["saving_usd"] > 0].head(n)
+    keep = ranked["saving_usd"] > 0
+    if "price_basis_only" in ranked:
+        keep &= ~ranked["price_basis_only"].fillna(False).astype(bool)
+    return ranked[keep].head(n)
 
 
 # ------------------------------------------------------------------------------ composite levers
@@ -1968,8 +1974,8 @@ def pilot_run(final_run_usd: float, p_bug: float, pilot_usd: float,
 
     Returns dict with ``expected_saving_usd``, ``break_even_probability`` and the inputs.
     """
-    c_run = float(as_scalar(final_run_usd, "final_run_usd", positive=True))
-    c = float(as_scalar(pilot_usd, "pilot_usd", nonnegative=True))
+    c_run = as_scalar(final_run_usd, "final_run_usd", positive=True)
+    c = as_scalar(pilot_usd, "pilot_usd", nonnegative=True)
     p = _prob(p_bug, "p_bug")
     f = _prob(found_after_fraction, "found_after_fraction")
     if f == 0:
@@ -2001,8 +2007,8 @@ def fine_tune_instead(scenario: dict, fine_tune_tokens: float,
     compute (Cottier et al. 2024's low end, 0.2: a fine-tune needs fewer ablations) and no extra
     phases. Returns ``(bill before, bill of the fine-tune)``: the two ledgers side by side
     (``ledger.compare``)."""
-    t = float(as_scalar(fine_tune_tokens, "fine_tune_tokens", positive=True))
-    x = float(as_scalar(exploratory_fraction, "exploratory_fraction", nonnegative=True))
+    t = as_scalar(fine_tune_tokens, "fine_tune_tokens", positive=True)
+    x = as_scalar(exploratory_fraction, "exploratory_fraction", nonnegative=True)
     s = _clean(scenario)
     ft = {**s, "train_tokens": t, "phases": [], "ledger_exploratory_fraction": x,
           "ledger_exploratory_runs": []}
@@ -2108,8 +2114,8 @@ def break_even_probability(saving_usd: float, loss_usd: float) -> float:
 
         net = S − p·L = 0   ⇒   p* = S / L    (capped at 1: above it the saving always wins)
     """
-    s = float(as_scalar(saving_usd, "saving_usd", nonnegative=True))
-    loss = float(as_scalar(loss_usd, "loss_usd", positive=True))
+    s = as_scalar(saving_usd, "saving_usd", nonnegative=True)
+    loss = as_scalar(loss_usd, "loss_usd", positive=True)
     return min(1.0, s / loss)
 
 
@@ -2127,7 +2133,7 @@ def break_even_words(p: float | None) -> str:
     """
     if p is None:
         return "n/a"
-    v = float(as_scalar(p, "p", nonnegative=True, upper=1.0))
+    v = as_scalar(p, "p", nonnegative=True, upper=1.0)
     return "none: pays even if certain" if v >= 1.0 else f"{v:.1%}"
 
 
@@ -2194,7 +2200,7 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
     δ·(1/τ − 1/(kτ)) × the main run's ideal GPU-hours × price, + the storage line's difference;
     net = bill(before) − bill(after)."""
     plan = checkpoint_plan_of(s)
-    k = float(as_scalar(checkpoint_factor, "checkpoint_factor", positive=True))
+    k = as_scalar(checkpoint_factor, "checkpoint_factor", positive=True)
     tau = plan.interval_s
     after = bill({**s, "ckpt_interval_s": k * tau})
     rate = b.figures["price_usd_per_gpu_hour"]
@@ -2370,10 +2376,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     # the experts' layout, which the RL line's update search reads (``_NOT_BILLED``)
     s = {k: v for k, v in _clean(scenario).items()
          if k not in UNBILLED_PLAN_KEYS and k != "global_batch_tokens"}
-    bud = None if budget_usd is None else float(as_scalar(budget_usd, "budget_usd",
-                                                         positive=True))
-    dl = None if deadline_days is None else float(as_scalar(deadline_days, "deadline_days",
-                                                           positive=True))
+    bud = None if budget_usd is None else as_scalar(budget_usd, "budget_usd",
+                                                         positive=True)
+    dl = None if deadline_days is None else as_scalar(deadline_days, "deadline_days",
+                                                           positive=True)
     rows = []
     if dl is not None:
         step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
@@ -2933,7 +2939,7 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
         acc = accelerator or df["accelerator"].iloc[0]
         price, _ = catalogue_price(acc, "on_demand")
     else:
-        price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+        price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     df = df.sort_values("gpu_hours").reset_index(drop=True)
     df["usd"] = df["gpu_hours"] * price
     df["delta_usd"] = df["usd"].diff()

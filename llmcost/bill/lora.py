@@ -108,7 +108,7 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     """
     model = as_model(model)
     t = number_or_draws(as_array(tokens, "tokens", nonnegative=True))
-    peak = float(as_scalar(peak_flops_per_s, "peak_flops_per_s", positive=True))
+    peak = as_scalar(peak_flops_per_s, "peak_flops_per_s", positive=True)
     m = number_or_draws(as_array(mfu, "mfu", positive=True))
     g = number_or_draws(as_array(goodput, "goodput", positive=True))
     if np.any(m > 1) or np.any(g > 1):

@@ -72,6 +72,7 @@ import os
 import pickle
 import sys
 import tempfile
+import types
 import threading
 import time
 import warnings
@@ -175,6 +176,11 @@ def _encode(h, obj) -> None:
             getattr(obj.dtype, "hasobject", True) is False:  # an array or scalar of numbers
         h.update(f"numpy:{type(obj).__name__}:{obj.dtype.str}:{getattr(obj, 'shape', ())}:".encode()
                  + obj.tobytes())
+    elif isinstance(obj, types.FunctionType) and obj.__module__.split(".")[0] == "llmcost" \
+            and "<" not in obj.__qualname__:
+        # a module-level function of the package (a table's formatter, plots.signed_tenths): its
+        # name, its code being in source_fingerprint(); a lambda or a nested function is not
+        h.update(f"function:{obj.__module__}.{obj.__qualname__};".encode())
     elif type(obj).__module__.split(".")[0] == "pandas" and hasattr(obj, "to_pickle"):
         try:  # a DataFrame or Series, whole (values, index, dtypes, attrs)
             data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)

@@ -169,7 +169,7 @@ def noun(n, singular: str, plural: str | None = None) -> str:
 
 def fmt_gpus(n) -> str:
     """A GPU count in prose, the noun agreeing with it: "1 GPU", "8 GPUs", "16,384 GPUs"."""
-    k = int(as_array(n, "n", positive=True, integer=True))
+    k = int(as_scalar(n, "n", positive=True, integer=True))
     return f"{k:,} GPU" + ("" if k == 1 else "s")
 
 
@@ -196,20 +196,24 @@ def fmt_fraction_pct(fraction: float) -> str:
 
 def fmt_probability(p: float) -> str:
     """A probability in prose: three significant figures of its percentage ("69%", "99.5%",
-    "0.00045%"), with "over 99.99%" at the top, so a near-certain event never reads "1" (a
-    trial read "a chance of 1 that the whole run passes without one").
+    "0.00045%"), "over 99.9%" where that would round to 100 and "under 0.0001%" below 1e-6,
+    so a near-certain event never reads "1" or "100%" (a trial read "a chance of 1 that the
+    whole run passes without one").
 
     Raises
     ------
     ValueError
         A value that is not a number in [0, 1].
     """
-    v = float(as_scalar(p, "p", nonnegative=True, upper=1.0))
+    v = as_scalar(p, "p", nonnegative=True, upper=1.0)
     if v in (0.0, 1.0):
         return f"{v:.0%}"
-    if v > 0.9999:
-        return "over 99.99%"
-    return f"{v * 100:.3g}%"
+    pct = f"{v * 100:.3g}"
+    if float(pct) >= 100:   # 0.9995 and up round to "100": a near-certainty is not one
+        return "over 99.9%"
+    if v < 1e-6:            # "1e-05%" reads as a typo in prose
+        return "under 0.0001%"
+    return f"{pct}%"
 
 
 def fmt_quantity(value: float, digits: int = 3) -> str:

@@ -259,7 +259,7 @@ def krajewski_loss_fit(granularity=1.0, dense: bool = False) -> LossFit:
     non-embedding parameters) and D. For the MoE's compute use ``krajewski_flops_per_token``
     (``scaling.compute_optimal`` assumes 6·N·D, right for the dense fit only)."""
     f = KRAJEWSKI_DENSE if dense else KRAJEWSKI_MOE
-    g = float(as_scalar(granularity, "granularity", positive=True))
+    g = as_scalar(granularity, "granularity", positive=True)
     if g < 1:
         raise ValueError(f"granularity={g!r} must be >= 1 (G = 1: one expert the size of the "
                          "dense FFN)")
@@ -277,8 +277,8 @@ def krajewski_flops_per_token(n_params, granularity, expansion: int = KRAJEWSKI_
     N = d²·(8E + 4)·n_blocks (non-embedding, all experts, §6.1). Embeddings are excluded."""
     n = as_array(n_params, "n_params", positive=True)
     g = as_array(granularity, "granularity", positive=True)
-    e = float(as_scalar(expansion, "expansion", positive=True))
-    cr = float(as_scalar(c_r, "c_r", nonnegative=True))
+    e = as_scalar(expansion, "expansion", positive=True)
+    cr = as_scalar(c_r, "c_r", nonnegative=True)
     d = (64.0 * n / (8.0 * e + 4.0)) ** (1.0 / 3.0)
     return scalar_or_array((12.0 * d ** 2 * 6.0 + d * e * g * cr) * d / 64.0)
 
@@ -333,8 +333,8 @@ def moe_compute_optimal(compute_flops, granularity=None, c_r: float | None = Non
     ``in_fit_range`` (both).
     """
     c = np.atleast_1d(as_array(compute_flops, "compute_flops", positive=True)).astype(float)
-    cr = KRAJEWSKI_ROUTING_FLOPS if c_r is None else float(as_scalar(c_r, "c_r",
-                                                                     nonnegative=True))
+    cr = KRAJEWSKI_ROUTING_FLOPS if c_r is None else as_scalar(c_r, "c_r",
+                                                                     nonnegative=True)
     if granularity is None:
         gs = 2.0 ** np.arange(0, 9)
     else:
@@ -535,7 +535,7 @@ def overtraining(n_params, factors=(1.0, 10.0, 100.0), fit="besiroglu2024"):
     ``params_ratio`` (N*/N) and ``break_even_inference_tokens`` (NaN at k = 1).
     """
     f = _fit(fit)
-    n = float(as_scalar(n_params, "n_params", positive=True))
+    n = as_scalar(n_params, "n_params", positive=True)
     k = np.atleast_1d(as_array(factors, "factors", positive=True))
     if np.any(k < 1):
         raise ValueError(f"factors={k.tolist()!r} must be >= 1 (1 = compute-optimal tokens)")

@@ -731,7 +731,7 @@ def illustrative_unique_tokens(train_tokens) -> float:
     epochs at the run's budget), so the illustration binds for any run (a fixed 100B would not
     bind a smaller one: a 1.3B model on 26B tokens would see it 0.3 times at its whole budget).
     An illustration, not a claim about the scenario's data."""
-    d = float(as_scalar(train_tokens, "train_tokens", positive=True))
+    d = as_scalar(train_tokens, "train_tokens", positive=True)
     return min(ILLUSTRATIVE_UNIQUE_TOKENS, ILLUSTRATIVE_UNIQUE_SHARE * d)
 
 
@@ -876,7 +876,7 @@ def inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_
         As ``inference_adjusted_optimum``; if the price is not positive or ``serve_usd_per_token``
         is not callable or returns negative or non-finite costs.
     """
-    c = float(as_scalar(train_usd_per_flop, "train_usd_per_flop", positive=True))
+    c = as_scalar(train_usd_per_flop, "train_usd_per_flop", positive=True)
     if not callable(serve_usd_per_token):
         raise ValueError(f"serve_usd_per_token={serve_usd_per_token!r} must be a callable of "
                          "n_params returning USD per served token")
@@ -985,10 +985,10 @@ def serving_cost_per_token(usd_per_m_output_tokens, usd_per_m_input_tokens, outp
     -------
     callable N → USD per token.
     """
-    p_out = float(as_scalar(usd_per_m_output_tokens, "usd_per_m_output_tokens", nonnegative=True))
-    p_in = float(as_scalar(usd_per_m_input_tokens, "usd_per_m_input_tokens", nonnegative=True))
-    frac = float(as_scalar(output_fraction, "output_fraction", nonnegative=True, upper=1.0))
-    n_ref = float(as_scalar(reference_params, "reference_params", positive=True))
+    p_out = as_scalar(usd_per_m_output_tokens, "usd_per_m_output_tokens", nonnegative=True)
+    p_in = as_scalar(usd_per_m_input_tokens, "usd_per_m_input_tokens", nonnegative=True)
+    frac = as_scalar(output_fraction, "output_fraction", nonnegative=True, upper=1.0)
+    n_ref = as_scalar(reference_params, "reference_params", positive=True)
     blended = (frac * p_out + (1.0 - frac) * p_in) / 1e6
 
     def s(n):
@@ -1130,7 +1130,7 @@ def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu202
     """
     f = get_fit(fit)
     n = np.atleast_1d(as_array(n_params, "n_params", positive=True))
-    d_inf = float(as_scalar(inference_tokens, "inference_tokens", nonnegative=True))
+    d_inf = as_scalar(inference_tokens, "inference_tokens", nonnegative=True)
     d = np.asarray(tokens_for_loss(target_loss, n, f))
     ok = np.isfinite(d)
     n, d = n[ok], d[ok]
@@ -1142,7 +1142,7 @@ def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu202
         raise ValueError("train_usd_per_flop and serve_usd_per_token must be given together "
                          "(both for dollar columns, neither for FLOPs only)")
     if train_usd_per_flop is not None:
-        c = float(as_scalar(train_usd_per_flop, "train_usd_per_flop", positive=True))
+        c = as_scalar(train_usd_per_flop, "train_usd_per_flop", positive=True)
         if not callable(serve_usd_per_token):
             raise ValueError(f"serve_usd_per_token={serve_usd_per_token!r} must be a callable "
                              "of n_params returning USD per served token")
@@ -1170,9 +1170,9 @@ def replace_with_smaller(n_large, n_small, inference_tokens, fit="sardana2024"):
         If ``n_small`` cannot reach the large model's loss, or an input is not positive.
     """
     f = get_fit(fit)
-    nl = float(as_scalar(n_large, "n_large", positive=True))
-    ns = float(as_scalar(n_small, "n_small", positive=True))
-    d_inf = float(as_scalar(inference_tokens, "inference_tokens", nonnegative=True))
+    nl = as_scalar(n_large, "n_large", positive=True)
+    ns = as_scalar(n_small, "n_small", positive=True)
+    d_inf = as_scalar(inference_tokens, "inference_tokens", nonnegative=True)
     # compute-optimal D for N = nl: invert N*(C) = G·(C/6)^a  ⇒  C/6 = (N/G)^(1/a)
     c6 = (nl / f.G) ** (1.0 / f.a)
     dl = c6 ** f.b / f.G

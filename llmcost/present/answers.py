@@ -91,8 +91,7 @@ def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: 
     if fits and fp8_copy_bytes > left:
         out += (f" **It may not fit under FP8:** the FP8 weight copies Transformer Engine caches "
                 f"({fp8_copy_bytes / 1e9:.1f} GB per GPU) are not in this count and are more "
-                f"than the {left / 1e9:.1f} GB left (`optimizer_recipe: fp8_mixed` counts the "
-                "1-byte copy).")
+                f"than the {left / 1e9:.1f} GB left (the report's warnings say which copies).")
     return out
 
 
@@ -358,11 +357,14 @@ def batch_size(batch_tokens: float, b_noise_tokens: float, fill_batch_tokens: fl
 
 
 def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: float,
-            d_opt: float, is_moe: bool = False) -> str:
+            d_opt: float, is_moe: bool = False, served_tokens: float = 0.0) -> str:
     """Notebook 06: the compute-optimal split (N*, D*) of the scenario's compute C = 6·N·D under
     the loss fit ``fit`` (``scaling.compute_optimal``) against the scenario's N and D. A model
     smaller than N* should train bigger on fewer tokens, a larger one smaller on more tokens (for
-    training alone; serving demand moves the optimum smaller)."""
+    training alone; serving demand moves the optimum smaller: with ``served_tokens`` > 0 the
+    sentence says so, section 7 pricing it, so "train bigger" is not read as the answer for a
+    model that will serve much (a trial: 5e15 served tokens, whose dollar optimum was smaller
+    than the scenario's model))."""
     c = 6 * n_params * train_tokens
     head = (f"For its compute, C = 6ND = {c:.3g} FLOPs, the {fit} fit's optimum is "
             f"**{fmt_count(n_opt)} parameters on {fmt_count(d_opt)} tokens** "
@@ -370,8 +372,11 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
     if is_moe:
         return head + f"; {model} is a mixture of experts, outside the fits."
     way = "train bigger (on fewer tokens)" if n_params < n_opt else "train longer (a smaller model)"
+    serving = (f" Serving {served_tokens:.3g} tokens over its lifetime moves the cheapest model "
+               "smaller and longer-trained than this: section 7 prices that optimum in dollars."
+               if served_tokens > 0 else "")
     return (head + f"; {model} at {fmt_count(train_tokens)} tokens is **{n_params / n_opt:.2g}×** "
-            f"that size, so for training alone: {way}.")
+            f"that size, so for training alone: {way}.{serving}")
 
 
 def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: float,

@@ -693,11 +693,16 @@ CAVEATS = [
     (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
+    # an FP8 bill against a BF16 own run: the multiple is of the run's FP8 bound
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%) \([^)]*\)((?:, [\d.]+% in FP8 at most)?).*?the bill's "
+     r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
      r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
-     "the bill's MFU, {4}, is {5}× the whole-run MFU of {0}'s own published run on {1} "
-     "({2}{3}): read the bill as optimistic"),
+     "the bill's MFU, {4}, is {5}× the most {0}'s own published run on {1} would reach in FP8, "
+     "{3} (the run: {2}): read the bill as optimistic"),
+    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
+     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
+     "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
+     "({2}): read the bill as optimistic"),
     # a MoE plan at its memory limit (checks.moe_headroom_warning)
     (r"^the plan .+? fits .+? in ([\d.,]+ GB) of the ([\d,]+ GB) usable on each (.+?) only with a "
      r"perfectly balanced router: with its busiest experts at ([\d.]+)× .*?grow by about "
@@ -902,6 +907,10 @@ CAVEATS = [
     (r"^the training run's wall clock is ([\d.,e+]+) years \(([\d,]+) days",
      "the training run alone takes {0} years ({1} days): no one dated GPU-hour price describes "
      "it; check the tokens, GPUs and MFU"),
+    # a run over 9 months (validation._long_run_warning, Emberson and Edelman 2025)
+    (r"^the training run's wall clock is ([\d.,]+) months \(([\d,]+) days",
+     "the training run takes {0} months ({1} days), past the 9 after which a later start on "
+     "better hardware may finish first: more GPUs shorten it"),
     (r"^ledger_project_months=([\d.e+-]+) is over ([\d,]+) months \(\d+ years; this is "
      r"([\d.,e+]+) years\)",
      "the project lasts {2} years (ledger_project_months={0}), over {1} months: no one dated "

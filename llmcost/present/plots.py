@@ -1341,8 +1341,10 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
     The markup is kept in the disk cache (``table_html``), keyed by the table, these
     arguments and pandas' ``styler.*`` options: a table an earlier report showed is read back,
     not rendered again (the default scenario's 96 tables: 0.30 CPU-s of its kernels' time,
-    0.23 of it ``Styler.to_html``). A ``formats`` or ``row_style`` that is a function is not
-    part of a key: such a table is rendered every time.
+    0.23 of it ``Styler.to_html``). A ``formats`` or ``row_style`` that is a module-level
+    function of the package (``signed_tenths``, ``levers.break_even_words``) is keyed by its
+    name; any other function (a lambda, a notebook's own) is not part of a key: such a table is
+    rendered every time.
     """
     from IPython.display import HTML
 

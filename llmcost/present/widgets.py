@@ -6,6 +6,7 @@ Imported only inside ``if interactive:`` cells; report runs never create widgets
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,7 @@ from ..serving import rl
 from ..training import batch, batch_analysis, calibrate
 from ..training import comm
 from ..training.compute import training_run
-from ..training.memory import memory_per_gpu, memory_table
+from ..training.memory import DEFAULT_RESERVE, memory_per_gpu, memory_table
 from ..training.parallel import make_plan
 from ..training.reliability import checkpoint_plan, checkpoint_size
 from ..training.step import step_time
@@ -410,7 +411,8 @@ def _run_shape_widgets(w, model, accelerator, n_gpus, global_batch_tokens, tp, p
 def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
                     seq_len: int, tp: int, pp: int, zero_stage: int, recompute: str,
                     micro_batch_size: int = 1, recipe: str = "bf16_adam_fp32_grads",
-                    reserve: float = 0.1, pp_split: str = "even", cp: int = 1, ep: int = 1,
+                    reserve: float = DEFAULT_RESERVE, pp_split: str = "even", cp: int = 1,
+                    ep: int = 1,
                     schedule: str = "1f1b", virtual_stages: int = 1, etp=None, practice=None):
     """Model, accelerator, GPU count, global batch, TP/PP/ZeRO/recompute widgets updating the
     per-GPU memory bars, the fits verdict and the pipeline bubble.
@@ -444,8 +446,10 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
             out.clear_output(wait=True)
             try:
                 same_pp = pp_w.value == pp
+                same_model = model_w.value == model   # its experts: the page's EP, else 1
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
-                                 tp=tp_w.value, pp=pp_w.value, cp=cp, ep=ep, etp=etp,
+                                 tp=tp_w.value, pp=pp_w.value, cp=cp,
+                                 ep=ep if same_model else 1, etp=etp if same_model else None,
                                  zero_stage=zero_w.value, recompute=rc_w.value,
                                  micro_batch_size=micro_batch_size,
                                  schedule=schedule if same_pp else "1f1b",
@@ -479,7 +483,7 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                   tp_overlap: str = "backward", pp_overlap: bool = True,
                   dp_overlap: bool = True, schedule: str = "1f1b", virtual_stages: int = 1,
                   pp_split: str = "even", cp: int = 1, stack=None, ep: int = 1, etp=None,
-                  options=None, practice=None, reserve: float = 0.1):
+                  options=None, practice=None, reserve: float = DEFAULT_RESERVE):
     """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute, pipeline
     schedule and overlap widgets updating the step-time breakdown and the predicted MFU
     (``llmcost.step``), and whether the plan fits the usable HBM (``memory_per_gpu`` under
@@ -526,6 +530,12 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
 
     def update(_=None):
         spec, acc = load_model(model_w.value), chosen_device(acc_w.value, accelerator)
+        # the page's expert layout while the panel shows the page's model (another model, dense
+        # or with other experts, starts at EP 1); the page's step options while it shows the
+        # page's accelerator (a measured efficiency profile is that GPU's only)
+        same_model = model_w.value == model
+        opts = options if options is None or acc_w.value == device_name(accelerator) else \
+            replace(options, efficiency=None)
         with out:
             out.clear_output(wait=True)
             try:
@@ -533,14 +543,15 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
                                  recompute=rc_w.value, micro_batch_size=mbs_w.value,
                                  schedule=sched_w.value, virtual_stages=v_w.value,
-                                 pp_split=pp_split, cp=cp, ep=ep, etp=etp, seq_len=seq_len)
+                                 pp_split=pp_split, cp=cp, ep=ep if same_model else 1,
+                                 etp=etp if same_model else None, seq_len=seq_len)
                 cl = Cluster(acc, gpu_w.value)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
                              * up_w.value,
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
-                b = step_time(spec, cl, plan, seq_len, options=options, recipe=recipe,
+                b = step_time(spec, cl, plan, seq_len, options=opts, recipe=recipe,
                               tp_overlap=tpo_w.value, pp_overlap=ppo_w.value,
                               dp_overlap=dpo_w.value,
                               **({} if stack is None else {"stack": stack}))
@@ -569,7 +580,8 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                    tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
 
 
-def pilot_explorer(study, seq_len: int, options=None, practice=None, reserve: float = 0.1,
+def pilot_explorer(study, seq_len: int, options=None, practice=None,
+                   reserve: float = DEFAULT_RESERVE,
                    recipe: str = "bf16_adam_fp32_grads"):
     """Move the target of a pilot's extrapolation (``calibrate.pilot_study``'s ``PilotStudy``):
     its GPU count, TP, PP and micro-batch (the rest of the run's plan kept, its global batch

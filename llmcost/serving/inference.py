@@ -253,7 +253,7 @@ def _window_share(m: ModelSpec, window_layers=None) -> float:
     ``n_sliding_layers``), and 0 without a window."""
     if window_layers is None:
         return m.n_window_layers / m.n_layers if m.sliding_window else 0.0
-    f = float(as_scalar(window_layers, "window_layers", nonnegative=True, upper=1.0))
+    f = as_scalar(window_layers, "window_layers", nonnegative=True, upper=1.0)
     if f and not m.sliding_window:
         raise ValueError(f"window_layers={window_layers!r}: {m.name} has no sliding_window")
     return f
@@ -355,8 +355,8 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
-    r = float(as_scalar(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
-                       upper_inclusive=False))
+    r = as_scalar(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False)
     ctx = as_array(context_tokens, "context_tokens", positive=True)
     if np.any(ctx < 1):
         raise ValueError(f"context_tokens={float(np.min(ctx)):g} must be >= 1: a sequence holds "
@@ -717,7 +717,7 @@ def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: 
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     eff = serving_efficiency(efficiency, acc)
-    ctx = float(as_scalar(context_tokens, "context_tokens", nonnegative=True))
+    ctx = as_scalar(context_tokens, "context_tokens", nonnegative=True)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff,
               window_layers=window_layers)
     one = decode_step(m, acc, 1.0, ctx, **kw)
@@ -773,7 +773,7 @@ def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
     ``output_tokens_per_s_per_gpu``, ``tpot_s`` (mean decode step).
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
-    b = float(as_scalar(batch, "batch", positive=True))
+    b = as_scalar(batch, "batch", positive=True)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency,
@@ -964,7 +964,7 @@ class ServingCost:
 
 
 def _price(price):
-    return float(as_scalar(price, "price_usd_per_gpu_hour", positive=True))
+    return as_scalar(price, "price_usd_per_gpu_hour", positive=True)
 
 
 # ------------------------------------------------------------------------------ latency target
@@ -1115,7 +1115,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
-    occ = float(as_scalar(o.occupancy, "occupancy", positive=True, upper=1.0))
+    occ = as_scalar(o.occupancy, "occupancy", positive=True, upper=1.0)
     kw, tp = o.engine_keywords(), o.tp
     spec = _speculation(m, o.draft_model, o.draft_tokens, o.acceptance_rate)
     cap = _request_capacity(m, acc, p, r, o, spec[0])

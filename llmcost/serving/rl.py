@@ -363,7 +363,7 @@ def _int(name, v, minimum=1):
 
 
 def _float(name, v, *, positive=False, nonnegative=False, upper=None):
-    return float(as_scalar(v, name, positive=positive, nonnegative=nonnegative, upper=upper))
+    return as_scalar(v, name, positive=positive, nonnegative=nonnegative, upper=upper)
 
 
 def _params(name, v, active: bool = True) -> float:
@@ -3378,7 +3378,7 @@ def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> 
 
     A change that raises ``rl_response_tokens`` past ``rl_response_tokens_max`` raises the
     maximum with it (the longest response is at least the mean)."""
-    price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     if not isinstance(changes, dict) or not all(isinstance(c, dict) for c in changes.values()):
         raise ValueError(f"changes={changes!r} must map each label to a dict of scenario keys")
     rows = []

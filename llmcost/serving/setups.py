@@ -282,10 +282,10 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     as_choice(o.kv_dtype, "kv_dtype", KV_BYTES)
     ep = _whole("ep", ep)
     red = _whole("redundant_experts", o.redundant_experts, minimum=0)
-    t = float(as_scalar(tokens_per_gpu, "tokens_per_gpu", positive=True))
+    t = as_scalar(tokens_per_gpu, "tokens_per_gpu", positive=True)
     ctx = _whole("context_tokens", context_tokens)
-    r = float(as_scalar(o.reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
-                       upper_inclusive=False))
+    r = as_scalar(o.reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False)
     resident, read = _ep_weight_bytes(m, ep, red, dtypes, t)
     kv_tok = kv_cache_bytes_per_token(m, o.kv_dtype)
     cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, o.weight_dtype)
@@ -474,7 +474,7 @@ def disaggregated_serving(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     experts only).
     """
     o = options_with(EPOptions, "options", options, keywords)
-    price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     p = _whole("prompt_tokens", prompt_tokens)
     r = _whole("output_tokens", output_tokens)
     pre = ep_step(model, accelerator, ep=prefill_ep, phase="prefill",
@@ -652,7 +652,7 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(efficiency, acc)
     eng = load_engine_efficiency(engine, acc)
-    price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     p = _whole("prompt_tokens", prompt_tokens)
     c = _whole("cached_tokens", cached_tokens, minimum=1)
     if c >= p:
@@ -1010,8 +1010,8 @@ def _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype, reserve_fr
     Raises naming the field: weights that do not fit, a batch past the capacity (named)."""
     wb = WEIGHT_BYTES[as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)]
     as_choice(kv_dtype, "kv_dtype", KV_BYTES)
-    r = float(as_scalar(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
-                       upper_inclusive=False))
+    r = as_scalar(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False)
     share = math.ceil(m.n_layers / pp) / m.n_layers
     usable = acc.hbm_bytes * (1 - r)
     w = m.n_params * wb * share / tp

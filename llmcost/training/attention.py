@@ -851,8 +851,8 @@ def fa1_length_curve(accelerator: str, fraction: float,
     ValueError
         A ``fraction`` outside (0, 1] (a share of the dense peak); a non-positive ``anchor``.
     """
-    f = float(as_scalar(fraction, "fraction", positive=True, upper=1.0))
-    a = float(as_scalar(anchor, "anchor", positive=True))
+    f = as_scalar(fraction, "fraction", positive=True, upper=1.0)
+    a = as_scalar(anchor, "anchor", positive=True)
     if str(accelerator) not in FA1_LENGTH_BARS:
         return None
     return Fa1LengthCurve(str(accelerator), f, a)

@@ -431,12 +431,12 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
         model; neither a loss nor a planned run given.
     """
     n = kaplan_n_params(model_or_n_params) if isinstance(model_or_n_params, ModelSpec) \
-        else float(as_scalar(model_or_n_params, "model_or_n_params", positive=True))
+        else as_scalar(model_or_n_params, "model_or_n_params", positive=True)
     if n < 1:
         raise ValueError(f"model_or_n_params={n:g} must be >= 1: a parameter count (or a "
                          "ModelSpec)")
-    bn = None if b_noise_tokens is None else float(as_scalar(b_noise_tokens, "b_noise_tokens",
-                                                            positive=True))
+    bn = None if b_noise_tokens is None else as_scalar(b_noise_tokens, "b_noise_tokens",
+                                                            positive=True)
     if loss_nats is None:
         if train_tokens is None or global_batch_tokens is None:
             raise ValueError("loss_nats=None needs train_tokens and global_batch_tokens (the "
@@ -452,7 +452,7 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
                        f"{fmt_count(float(global_batch_tokens), 3)} tokens per step reaches under "
                        "Kaplan et al. 2020 Eq. 5.3-5.6")
     else:
-        loss = float(as_scalar(loss_nats, "loss_nats", positive=True))
+        loss = as_scalar(loss_nats, "loss_nats", positive=True)
         loss_source = "given"
     s_min = float(kaplan_min_steps(loss, n))
     if bn is None:
@@ -839,8 +839,8 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
     the learning rate rises (Goyal et al. §2.2). Treat the table as starting points for a sweep.
     """
     b = np.atleast_1d(as_array(batch_tokens, "batch_tokens", positive=True))
-    b0 = float(as_scalar(base_batch_tokens, "base_batch_tokens", positive=True))
-    bn = float(as_scalar(b_noise_tokens, "b_noise_tokens", positive=True))
+    b0 = as_scalar(base_batch_tokens, "base_batch_tokens", positive=True)
+    bn = as_scalar(b_noise_tokens, "b_noise_tokens", positive=True)
     rows = []
     for bi in b:
         k = bi / b0
@@ -1022,7 +1022,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     dp = data_parallel_degree(n_gpus, tp, pp)
     b = np.atleast_1d(as_array(global_batch_tokens, "global_batch_tokens", positive=True))
     bw = accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None \
-        else float(as_scalar(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True))
+        else as_scalar(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True)
     if not bw:
         raise ValueError(f"{accelerator.name} has no scale-out bandwidth in the catalogue; pass "
                          "bandwidth_bytes_per_s")
@@ -1145,7 +1145,7 @@ def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "
     ValueError
         Non-positive sizes, an unknown schedule, or ``target`` outside (0, 1).
     """
-    t = float(as_scalar(target, "target", positive=True, upper=1.0))
+    t = as_scalar(target, "target", positive=True, upper=1.0)
     if t >= 1.0:
         raise ValueError(f"target={target!r} must be below 1 (a share of the step)")
     for name, v in (("pp", pp), ("dp", dp), ("micro_batch_size", micro_batch_size),

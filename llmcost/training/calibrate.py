@@ -1016,8 +1016,9 @@ class Extrapolation:
         if self.half_width == 0:
             return "no band: the target is the pilot's own run (its measurement)"
         held = "" if self.mfu_high >= self.mfu * (1 + self.half_width) * (1 - 1e-9) else (
-            f"; its top held at {self.mfu_high:.1%}, the measured MFU of the pilot that ran "
-            "this plan at fewer data-parallel replicas (more replicas never raise the MFU)")
+            f"; its top held at {self.mfu_high:.1%} by the pilot that ran this plan at fewer "
+            "data-parallel replicas (its measured MFU, raised only as far as the engine itself "
+            "predicts this plan faster: more replicas add gradient traffic)")
         if not self.novelties:
             return (f"band ±{self.half_width:.0%}, the narrowest: the target adds nothing the "
                     "pilot did not exercise" + held)

@@ -1343,8 +1343,8 @@ def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
     """
     if routing not in MOE_ROUTING:
         raise ValueError(f"moe_routing={routing!r} must be one of {MOE_ROUTING}")
-    cf = float(as_scalar(capacity_factor, "moe_capacity_factor", positive=True))
-    im = float(as_scalar(imbalance, "moe_imbalance", positive=True))
+    cf = as_scalar(capacity_factor, "moe_capacity_factor", positive=True)
+    im = as_scalar(imbalance, "moe_imbalance", positive=True)
     for name, v in (("moe_capacity_factor", cf), ("moe_imbalance", im)):
         if v < 1.0:
             raise ValueError(f"{name}={v} must be >= 1 (the busiest rank carries at least the "
@@ -1783,7 +1783,7 @@ def a2a_bytes_per_element(phase, dispatch_dtype, bytes_per_element=None, n_exper
     if phase == "dispatch" and dispatch_dtype == "fp8":
         raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
                          "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
-    return float(as_scalar(bytes_per_element, "bytes_per_element", positive=True))
+    return as_scalar(bytes_per_element, "bytes_per_element", positive=True)
 
 
 def _dedup_a2a_time(nbytes, k, ep, cluster: Cluster, stride, efficiency, o: MoeA2AOptions):

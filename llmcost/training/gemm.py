@@ -135,7 +135,7 @@ def stand_in_shape(shape: GemmShape, rate_ratio: float, source: str) -> GemmShap
     """The shape term of an unmeasured accelerator or dtype from a measured one (module
     docstring, "Stand-ins"): ``t0`` kept, ``k0 × rate_ratio`` (the per-SM dense rate ratio),
     ``measured`` False."""
-    r = float(as_scalar(rate_ratio, "rate_ratio", positive=True))
+    r = as_scalar(rate_ratio, "rate_ratio", positive=True)
     return GemmShape(shape.t0_s, shape.k0 * r, False, source)
 
 

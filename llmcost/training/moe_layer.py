@@ -383,8 +383,8 @@ def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert
         raise ValueError(f"ep={ep!r} must be <= n_experts={n_experts!r} (each EP rank holds at "
                          "least one expert)")
     a = MOE_LAYER_HOST_S if layer_s is None else as_scalar(layer_s, "layer_s", nonnegative=True)
-    b = MOE_EXPERT_HOST_S if expert_s is None else float(as_scalar(expert_s, "expert_s",
-                                                                  nonnegative=True))
+    b = MOE_EXPERT_HOST_S if expert_s is None else as_scalar(expert_s, "expert_s",
+                                                                  nonnegative=True)
     codes = {"none": 0, "selective": 1, "full": 2}
     if isinstance(recompute, str):
         if recompute not in codes:

@@ -320,7 +320,7 @@ def add_run_cost(ranked: pd.DataFrame, cluster: Cluster, train_tokens=None,
     ranked["days"] = wall / 86400.0
     ranked["gpu_hours"] = wall * cluster.n_gpus / SECONDS_PER_HOUR
     if price_usd_per_gpu_hour is not None:
-        price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+        price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
         ranked["cost_usd"] = ranked["gpu_hours"] * price
 
 #: Overlap modes in order of dominance: a later mode never exposes more communication than an

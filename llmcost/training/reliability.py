@@ -173,9 +173,9 @@ def storage_share_warning(storage_usd, compute_usd, share=STORAGE_SHARE_WARNING)
     ValueError
         Negative costs or a share outside (0, 1].
     """
-    st = float(as_scalar(storage_usd, "storage_usd", nonnegative=True))
-    co = float(as_scalar(compute_usd, "compute_usd", positive=True))
-    sh = float(as_scalar(share, "share", positive=True, upper=1.0))
+    st = as_scalar(storage_usd, "storage_usd", nonnegative=True)
+    co = as_scalar(compute_usd, "compute_usd", positive=True)
+    sh = as_scalar(share, "share", positive=True, upper=1.0)
     if st <= sh * co:
         return None
     return (f"checkpoint storage costs {st / co:.0%} of the ideal compute bill (above the "
@@ -902,8 +902,8 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     ``.attrs`` holds ``goodput``, ``interval_s``, ``wall_clock_days``, ``expected_failures``
     and ``mtbf_s``.
     """
-    h = float(as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
-    n = float(as_scalar(n_gpus, "n_gpus", positive=True, integer=True))
+    h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
+    n = as_scalar(n_gpus, "n_gpus", positive=True, integer=True)
     tau = optimal_interval(checkpoint_s, mtbf_s) if interval_s is None else interval_s
     b = goodput_breakdown(tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
     paid = h / float(b.productive)
@@ -915,8 +915,8 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     df = pd.DataFrame(rows, columns=["line", "gpu_hours"])
     df["share"] = df["gpu_hours"] / paid
     if price_usd_per_gpu_hour is not None:
-        df["usd"] = df["gpu_hours"] * float(as_scalar(price_usd_per_gpu_hour,
-                                                      "price_usd_per_gpu_hour", positive=True))
+        df["usd"] = df["gpu_hours"] * as_scalar(price_usd_per_gpu_hour,
+                                                      "price_usd_per_gpu_hour", positive=True)
     wall_s = paid / n * SECONDS_PER_HOUR
     u = float(_u(mtbf_s))
     df.attrs.update(goodput=float(b.productive), interval_s=float(tau),
@@ -944,9 +944,9 @@ def mfu_gap(steady_state_mfu, goodput_, published_whole_run_mfu):
     (predicted − published) and ``explained_share`` (explained ÷ gap). ``explained +
     unexplained == gap``.
     """
-    m = float(as_scalar(steady_state_mfu, "steady_state_mfu", positive=True, upper=1.0))
-    pub = float(as_scalar(published_whole_run_mfu, "published_whole_run_mfu", positive=True,
-                         upper=1.0))
+    m = as_scalar(steady_state_mfu, "steady_state_mfu", positive=True, upper=1.0)
+    pub = as_scalar(published_whole_run_mfu, "published_whole_run_mfu", positive=True,
+                         upper=1.0)
     pred = float(whole_run_mfu(m, goodput_))
     gap = m - pub
     return {"steady_state": m, "predicted_whole_run": pred, "published": pub, "gap": gap,
@@ -1042,16 +1042,16 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     ``interval_s`` an array (draws of the bill, ``ledger.simulate_ledger``): a dict with the
     total ``usd`` per element.
     """
-    size = float(as_scalar(checkpoint_bytes, "checkpoint_bytes", positive=True))
+    size = as_scalar(checkpoint_bytes, "checkpoint_bytes", positive=True)
     days = scalar_or_array(as_array(run_days, "run_days", positive=True))
     tau = scalar_or_array(as_array(interval_s, "interval_s", positive=True))
-    k = float(as_scalar(keep_last, "keep_last", nonnegative=True, integer=True))
-    every = float(as_scalar(milestone_every_days, "milestone_every_days", positive=True))
-    after = float(as_scalar(retention_months, "retention_months", nonnegative=True))
-    hot_p = float(as_scalar(hot_usd_per_gb_month, "hot_usd_per_gb_month", nonnegative=True))
-    cold_p = float(as_scalar(cold_usd_per_gb_month, "cold_usd_per_gb_month", nonnegative=True))
-    ms = size if milestone_bytes is None else float(as_scalar(milestone_bytes,
-                                                             "milestone_bytes", positive=True))
+    k = as_scalar(keep_last, "keep_last", nonnegative=True, integer=True)
+    every = as_scalar(milestone_every_days, "milestone_every_days", positive=True)
+    after = as_scalar(retention_months, "retention_months", nonnegative=True)
+    hot_p = as_scalar(hot_usd_per_gb_month, "hot_usd_per_gb_month", nonnegative=True)
+    cold_p = as_scalar(cold_usd_per_gb_month, "cold_usd_per_gb_month", nonnegative=True)
+    ms = size if milestone_bytes is None else as_scalar(milestone_bytes,
+                                                             "milestone_bytes", positive=True)
     months = days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     n_all = days * SECONDS_PER_DAY / tau
     if k == 0:
@@ -1060,8 +1060,8 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     else:
         hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / BILLED_GB * months
     if hot_bandwidth_bytes_per_s is not None and hot_bytes_per_s_per_tib is not None:
-        bw = float(as_scalar(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True))
-        dens = float(as_scalar(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True))
+        bw = as_scalar(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True)
+        dens = as_scalar(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True)
         floor_gbm = bw / dens * (TIB / BILLED_GB) * months
         if np.any(floor_gbm > hot_gbm):
             hot_label += f" (provisioned for {gb_per_s_text(bw)})"
@@ -1210,8 +1210,8 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     if np.ndim(n_params):
         raise ValueError(f"n_params={n_params!r} must be a single number for one plan")
     size = checkpoint_size(n_params, recipe, "full", n_gpus_)
-    total = float(size.total_bytes) if checkpoint_bytes is None else float(
-        as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
+    total = float(size.total_bytes) if checkpoint_bytes is None else \
+        as_scalar(checkpoint_bytes, "checkpoint_bytes", positive=True)
     n_nodes = int(nodes_for(n_gpus_, gpn))
     if storage_bytes_per_s is None:
         storage_bytes_per_s = job_storage_bytes_per_s(n_gpus_)
@@ -1226,11 +1226,11 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     if interval_s is None:
         blocking = snap if async_ else snap + write
         tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
-        u_max = float(as_scalar(max_storage_duty, "max_storage_duty", positive=True, upper=1.0))
+        u_max = as_scalar(max_storage_duty, "max_storage_duty", positive=True, upper=1.0)
         tau = np.maximum(tau, max(write / u_max - snap, write)) if async_ else tau
         tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
     else:
-        tau = float(as_scalar(interval_s, "interval_s", positive=True))
+        tau = as_scalar(interval_s, "interval_s", positive=True)
     stall = scalar_or_array(checkpoint_stall_s(write, snap, async_, tau))
     b = goodput_breakdown(tau, stall, m, r, planned_per_day)
     return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
@@ -1391,12 +1391,12 @@ def _tradeoff_of(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s, i
     ``ValueError`` of ``NO_GOODPUT`` when no row is left. ``plan_options`` is the caller's own
     dict (its ``planned_per_day`` is replaced by its point)."""
     n = int(as_scalar(n_gpus, "n_gpus", positive=True, integer=True))
-    h = _point(as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True), "ideal_gpu_hours")
-    price = _point(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True),
+    h = _point(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True), "ideal_gpu_hours")
+    price = _point(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True),
                    "price_usd_per_gpu_hour")
-    rate = _point(as_scalar(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True),
+    rate = _point(as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True),
                   "fail_rate_per_gpu_year")
-    restart = _point(as_scalar(restart_overhead_s, "restart_overhead_s", nonnegative=True),
+    restart = _point(as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True),
                      "restart_overhead_s")
     CheckpointSettings.build(**{k: v for k, v in plan_options.items()      # names checked
                                 if k not in ("recipe", "gpus_per_node", "node_bytes_per_s")})
@@ -1496,7 +1496,7 @@ def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_
     bandwidth, bytes/s, that minimises storage cost + the cost of the GPU time lost to writes
     and restores. Draws (arrays) are sized at their median; the answer is cached per inputs."""
     point = {k: _point(v, k) if np.ndim(v) else v for k, v in plan_options.items()}
-    return _sized(float(as_scalar(n_params, "n_params", positive=True)), n_gpus,
+    return _sized(as_scalar(n_params, "n_params", positive=True), n_gpus,
                   _point(fail_rate_per_gpu_year, "fail_rate_per_gpu_year"),
                   _point(restart_overhead_s, "restart_overhead_s"),
                   _point(ideal_gpu_hours, "ideal_gpu_hours"),
@@ -1641,13 +1641,13 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
     ------
     ValueError naming the field (negative bytes, bandwidths ≤ 0, fallback_share outside [0, 1]).
     """
-    b = float(as_scalar(per_rank_bytes, "per_rank_bytes", nonnegative=True))
+    b = as_scalar(per_rank_bytes, "per_rank_bytes", nonnegative=True)
     n = int(as_scalar(n_gpus, "n_gpus", positive=True, integer=True))
-    bw = float(as_scalar(peer_bytes_per_s, "peer_bytes_per_s", positive=True))
-    o = float(as_scalar(restart_overhead_s, "restart_overhead_s", nonnegative=True))
+    bw = as_scalar(peer_bytes_per_s, "peer_bytes_per_s", positive=True)
+    o = as_scalar(restart_overhead_s, "restart_overhead_s", nonnegative=True)
     k = int(as_scalar(peer_copies, "peer_copies", positive=True, integer=True))
-    f = float(as_scalar(fallback_share, "fallback_share", nonnegative=True, upper=1.0))
-    fb = float(as_scalar(fallback_restart_s, "fallback_restart_s", nonnegative=True))
+    f = as_scalar(fallback_share, "fallback_share", nonnegative=True, upper=1.0)
+    fb = as_scalar(fallback_restart_s, "fallback_restart_s", nonnegative=True)
     snap = float(snapshot_time_s(b, d2h_bytes_per_s))
     copy = k * b / bw
     m = float(cluster_mtbf_s(n, fail_rate_per_gpu_year))
@@ -1657,7 +1657,7 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
         tau = max(float(optimal_interval(max(snap, 1e-9), m)), copy)
         tau = min(tau, 365.25 * SECONDS_PER_DAY)
     else:
-        tau = float(as_scalar(interval_s, "interval_s", positive=True))
+        tau = as_scalar(interval_s, "interval_s", positive=True)
     stall = snap + max(0.0, copy - tau)
     return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m,
                               goodput_breakdown(tau, stall, m, r, planned_per_day))
@@ -1673,7 +1673,8 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     the rows of Table 5 its caption counts as confirmed or suspected hardware issues, GPU, host
     and unplanned host maintenance, add up to 321 of the 419 unexpected interruptions, 76.6%;
     the caption's "About 78% of unexpected interruptions were attributed to confirmed or
-    suspected hardware issues" is reached only with the 7 NCCL watchdog timeouts, 328 of 419).
+    suspected hardware issues" counts more rows than these, e.g. the network switch and cable,
+    324 of 419, or the 7 NCCL watchdog timeouts, 328).
     Spares are paid while idle, so the cost per kept
     GPU-hour is (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares
     covers the failures until repaired nodes return; that the pool never runs dry is assumed
@@ -1685,8 +1686,8 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     ``cost_per_kept_gpu_hour`` (× the ideal), ``vs_no_spares`` (ratio to the first row).
     """
     gpn = int(as_scalar(gpus_per_node, "gpus_per_node", positive=True, integer=True))
-    t = float(as_scalar(replace_s, "replace_s", nonnegative=True))
-    h = float(as_scalar(hardware_share, "hardware_share", nonnegative=True, upper=1.0))
+    t = as_scalar(replace_s, "replace_s", nonnegative=True)
+    h = as_scalar(hardware_share, "hardware_share", nonnegative=True, upper=1.0)
     if h * t > plan.restart_s:
         raise ValueError(f"replace_s={replace_s!r}: hardware_share × replace_s must not exceed "
                          f"the plan's restart time {plan.restart_s:.0f} s")
@@ -1765,7 +1766,7 @@ def restart_phases_s(scheduler_s, init_s, load_s, warmup_s=0.0):
     parts = {"scheduler: detect, replace node, relaunch": scheduler_s,
              "initialisation: process groups, NCCL": init_s, "checkpoint load": load_s,
              "warm-up: data loader, first steps": warmup_s}
-    out = {k: float(as_scalar(v, k.split(":")[0] + "_s", nonnegative=True))
+    out = {k: as_scalar(v, k.split(":")[0] + "_s", nonnegative=True)
            for k, v in parts.items()}
     out["total"] = sum(out.values())
     return out
@@ -1798,12 +1799,12 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
     For each k: τ = k·τ*, goodput g_k (``scenario_checkpoint_plan``, Daly 2006), paid GPU-hours
     = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
     """
-    h = float(as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
-    price = float(as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
+    price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     base = scenario_checkpoint_plan(p, n_params, gpus_per_node)
     rows = []
     for k in multiples:
-        k = float(as_scalar(k, "multiples", positive=True))
+        k = as_scalar(k, "multiples", positive=True)
         pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s)
         rows.append({"interval": f"{k:g}x optimum ({pl.interval_s / 60:,.0f} min)",
                      "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
@@ -1827,10 +1828,10 @@ def long_context_extra_share(model, short_seq_len, long_seq_len, short_mfu, long
     dict with ``ratio_short`` and ``ratio_long`` (F / 6N at each length), ``cost_ratio`` (c) and
     ``extra_share``.
     """
-    ms = float(as_scalar(short_mfu, "short_mfu", positive=True, upper=1.0))
-    ml = float(as_scalar(long_mfu, "long_mfu", positive=True, upper=1.0))
-    lt = float(as_scalar(long_tokens, "long_tokens", nonnegative=True))
-    tt = float(as_scalar(total_tokens, "total_tokens", positive=True))
+    ms = as_scalar(short_mfu, "short_mfu", positive=True, upper=1.0)
+    ml = as_scalar(long_mfu, "long_mfu", positive=True, upper=1.0)
+    lt = as_scalar(long_tokens, "long_tokens", nonnegative=True)
+    tt = as_scalar(total_tokens, "total_tokens", positive=True)
     if lt > tt:
         raise ValueError(f"long_tokens={long_tokens!r} must be <= total_tokens={total_tokens!r}")
     six_n = 6 * model.n_active_params

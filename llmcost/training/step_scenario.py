@@ -299,6 +299,18 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
 FP8_CACHE_RECIPES = ("fp8_mixed",)
 
 
+def scenario_recipe(p: dict) -> memory.PrecisionRecipe:
+    """The scenario's precision recipe (``optimizer_recipe``; ``memory.RECIPES``), the default
+    ``bf16_adam_fp32_grads`` where it gives none.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``optimizer_recipe``.
+    """
+    return memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+
+
 def fp8_weight_copy_warning(p: dict) -> str | None:
     """What the memory per GPU leaves out under ``dtype: fp8`` on a stack that caches the FP8
     weights (``elementwise.FP8_WEIGHT_CACHE_STACKS``: Megatron-Core with Transformer Engine's
@@ -323,7 +335,7 @@ def fp8_weight_copy_warning(p: dict) -> str | None:
     left = fp8_copy_bytes_left_out(p)
     if not left:
         return None
-    recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+    recipe = scenario_recipe(p)
     stack = p.get("stack") or DEFAULT_STACK
     if recipe.name in FP8_CACHE_RECIPES:   # Hopper's transpose only (fp8_copy_bytes_left_out)
         return (f"the memory per GPU leaves out the FP8 weights' transposed copy: "
@@ -354,7 +366,7 @@ def fp8_copy_bytes_left_out(p: dict) -> int:
     """
     if p.get("dtype") != "fp8":
         return 0
-    recipe = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+    recipe = scenario_recipe(p)
     if (p.get("stack") or DEFAULT_STACK) not in FP8_WEIGHT_CACHE_STACKS:
         return 0
     hopper = gpu_generation(str(p.get("accelerator", ""))) == "Hopper"
@@ -377,7 +389,7 @@ def fp8_copy_bytes_per_gpu(p: dict, mem) -> float:
     left = fp8_copy_bytes_left_out(p)
     if not left:
         return 0.0
-    per_param = memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads").weights_bytes
+    per_param = scenario_recipe(p).weights_bytes
     return float(mem.weights) / per_param * left
 
 

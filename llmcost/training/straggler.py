@@ -151,7 +151,7 @@ def straggler_slowdown(n_gpus, cv: float = GPU_SPEED_CV, n_calibration: int = N_
         ``n_gpus`` or ``n_calibration`` not a whole number from 1 to ``MAX_N`` (10^12);
         ``cv`` not in [0, 1).
     """
-    c = float(as_scalar(cv, "cv", nonnegative=True, upper=1.0, upper_inclusive=False))
+    c = as_scalar(cv, "cv", nonnegative=True, upper=1.0, upper_inclusive=False)
     if np.ndim(n_calibration) != 0:
         raise ValueError(f"n_calibration={n_calibration!r} must be one whole number >= 1")
     n_cal = int(_counts(n_calibration, "n_calibration"))

@@ -182,7 +182,8 @@ ax.axvline(p["n_gpus"], color="0.6", lw=0.8, ls="--");
 day_ok = rel.probability_failure_free(86400, plan.mtbf_s)
 run_ok = rel.probability_failure_free(run["wall_clock_s"], plan.mtbf_s)
 print(f"job MTBF on {llmcost.fmt_gpus(p['n_gpus'])}: {llmcost.fmt_duration(plan.mtbf_s)}")
-print(f"P(a day without failure) = {day_ok:.3g}; P(the whole ideal run) = {run_ok:.3g}")
+print(f"P(a day without failure) = {fmt_probability(day_ok)}; "
+      f"P(the whole ideal run) = {fmt_probability(run_ok)}")
 print(f"expected unexpected failures over the ideal run's "
       f"{llmcost.fmt_duration(run['wall_clock_s'])}: "
       f"{fmt_quantity(run['wall_clock_s'] / plan.mtbf_s, 3)}, plus "
