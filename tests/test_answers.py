@@ -235,7 +235,8 @@ def test_scaling_answer_direction():
     # smaller than its model; with lifetime demand the answer says serving moves it smaller
     heavy = answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12, served_tokens=5e15)
     assert "for training alone: train bigger" in heavy
-    assert "Serving 5e+15 tokens over its lifetime moves the cheapest model smaller" in heavy
+    assert "Serving 5e+15 tokens over its lifetime moves the cheapest model below this " \
+        "optimum, trained on more tokens" in heavy
     assert "Serving" not in answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12)
 
 

@@ -139,8 +139,9 @@ def test_compare_says_the_rl_line_moved_money_out_of_the_exploratory_line():
     note = df.attrs["exploratory_note"]
     assert note == ledger.exploratory_shift_words(a, b)
     assert (f"RL post-training's GPU-hours cost {llmcost.fmt_usd(rl_usd)} more in B than in A, "
-            f"and the exploratory line is {llmcost.fmt_usd(rl_usd)} less, so RL post-training "
-            "moves the total by $0.00") in note
+            f"and the exploratory line deducts {llmcost.fmt_usd(rl_usd)} more of them (beside "
+            "what the final run's own change moves it), so RL post-training moves the total by "
+            "$0.00") in note
     text = " ".join(compare_text(df, ("A", "B"), ("a.yaml", "b.yaml"), [a, b],
                                  columns=1000).split())
     assert f"exploratory and failed runs: {note}." in text
@@ -153,7 +154,7 @@ def test_compare_says_the_rl_line_moved_money_out_of_the_exploratory_line():
     with pytest.raises(ValueError, match="names="):
         ledger.exploratory_shift_words(a, b, names=("only one",))
     # back the other way: the money goes back into the exploratory line
-    assert "less in B than in A, and the exploratory line is" in \
+    assert "less in B than in A, and the exploratory line deducts" in \
         ledger.exploratory_shift_words(b, a)
     assert ledger.exploratory_shift_words(a, a) is None
 

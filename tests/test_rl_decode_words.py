@@ -86,3 +86,18 @@ def test_notebook_05s_headline_carries_the_note():
     plain = answers.rl_loop("L", "B200", 1.0, 35.7, 0.6, 1e5,
                             decode_note=rl.decode_factor_words("B200"))
     assert "empirical" not in plain and plain.endswith(".")
+
+
+def test_the_iteration_shape_in_words_names_dpo_pairs():
+    # A trial: a DPO campaign's bill line read "64 prompts × 16 samples of 512 + 2048 tokens
+    # (max 7680)", GRPO's settings DPO ignores; DPO trains a chosen and a rejected response per
+    # prompt (RLOptions.samples: 2 per pair)
+    from llmcost.serving import rl
+    p = {"rl_algorithm": "grpo", "rl_prompts_per_step": 64, "rl_samples_per_prompt": 16,
+         "rl_prompt_tokens": 512, "rl_response_tokens": 2048, "rl_response_tokens_max": 7680,
+         "rl_gpus": 64}
+    assert rl.shape_words(p) == ("GRPO, 64 prompts × 16 samples of 512 + 2048 tokens (max 7680) "
+                                 "on 64 GPUs")
+    dpo = rl.shape_words({**p, "rl_algorithm": "dpo", "rl_response_tokens": 1024})
+    assert dpo == "DPO, 64 pairs (chosen and rejected) of 512 + 1024 tokens on 64 GPUs"
+    assert "samples" not in dpo and "max" not in dpo

@@ -74,7 +74,8 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           as_flag, as_scalar, fmt_duration, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign
+from ..serving.rl import (RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign,
+                          shape_words)
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -1251,8 +1252,10 @@ def exploratory_note(bill: Ledger) -> str:
 def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | None:
     """Why two compared bills' exploratory lines differ by what their post-training and
     benchmark lines differ, in a reader's words ("net of RL post-training (...): RL
-    post-training's GPU-hours cost $292k more in B than in A, and the exploratory line is $292k
-    less, so RL post-training moves the total by $0.00"; ``estimate --compare``, the index's
+    post-training's GPU-hours cost $292k more in B than in A, and the exploratory line deducts
+    $292k more of them (beside what the final run's own change moves it), so RL post-training
+    moves the total by $0.00"; a trial read "the exploratory line is $3.03k more" beside a
+    table whose exploratory line fell $48.9k with the final run; ``estimate --compare``, the index's
     comparison); None when neither nets anything out or both net the same amount. ``names``:
     the two bills' names as the comparison's columns have them.
 
@@ -1288,10 +1291,11 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     return (f"net of {what} (Cottier et al. 2024's multiplier already "
             f"counts fine-tuning and evaluation): {_possessive(what)} GPU-hours cost "
             f"{fmt_usd(abs(d))} {'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
-            "exploratory line is "
-            + (f"{fmt_usd(abs(moved))} {'less' if moved > 0 else 'more'}" if moved else
-               "unchanged") + f", so {what} move{'' if ' and ' in what else 's'} the total by "
-            f"{signed(rest)}")
+            "exploratory line "
+            + (f"deducts {fmt_usd(abs(moved))} {'more' if moved > 0 else 'less'} of them" if moved
+               else "deducts no more of them")
+            + f" (beside what the final run's own change moves it), so {what} "
+            f"move{'' if ' and ' in what else 's'} the total by {signed(rest)}")
 
 
 def scenario_mfu_source(p: dict) -> str:
@@ -1401,10 +1405,7 @@ def _rl_how(p, camp, rate) -> str:
     parts = _rl_parts(camp)
     total = float(camp.loc["total", "gpu_hours"])
     verifier = float(camp.loc["verifier", "usd"])
-    shape = (f"{p['rl_algorithm'].upper()}, {p['rl_prompts_per_step']} prompts × "
-             f"{p['rl_samples_per_prompt']} samples of {p['rl_prompt_tokens']} + "
-             f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
-             f"{p['rl_gpus']} GPUs")
+    shape = shape_words(p)
     split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
     decode = decode_factor_words(p["accelerator"], algorithm=p["rl_algorithm"])
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "

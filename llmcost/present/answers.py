@@ -373,7 +373,7 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
         return head + f"; {model} is a mixture of experts, outside the fits."
     way = "train bigger (on fewer tokens)" if n_params < n_opt else "train longer (a smaller model)"
     serving = (f" Serving {served_tokens:.3g} tokens over its lifetime moves the cheapest model "
-               "smaller and longer-trained than this: section 7 prices that optimum in dollars."
+               "below this optimum, trained on more tokens: section 7 prices it in dollars."
                if served_tokens > 0 else "")
     return (head + f"; {model} at {fmt_count(train_tokens)} tokens is **{n_params / n_opt:.2g}×** "
             f"that size, so for training alone: {way}.{serving}")

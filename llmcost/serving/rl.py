@@ -699,6 +699,22 @@ def vllm_decode_factor(engine: str, accelerator) -> float:
     return VLLM_DECODE_FACTORS.get(inf.serving_accelerator(accelerator).name, 1.0)
 
 
+def shape_words(p: dict) -> str:
+    """An RL iteration's shape in words from scenario values ``p``: "GRPO, 64 prompts × 16
+    samples of 512 + 2048 tokens (max 7680) on 64 GPUs"; for DPO, which generates nothing and
+    trains on a chosen and a rejected response per prompt (``RLOptions.samples``), "DPO, 64
+    pairs (chosen and rejected) of 512 + 1024 tokens on 16 GPUs" (a trial read DPO's line in
+    GRPO's words: "64 prompts × 16 samples")."""
+    if p["rl_algorithm"] == "dpo":
+        return (f"DPO, {p['rl_prompts_per_step']} pairs (chosen and rejected) of "
+                f"{p['rl_prompt_tokens']} + {p['rl_response_tokens']} tokens on "
+                f"{p['rl_gpus']} GPUs")
+    return (f"{p['rl_algorithm'].upper()}, {p['rl_prompts_per_step']} prompts × "
+            f"{p['rl_samples_per_prompt']} samples of {p['rl_prompt_tokens']} + "
+            f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
+            f"{p['rl_gpus']} GPUs")
+
+
 def decode_factor_words(accelerator, engine: str = "vLLM", algorithm: str | None = None) -> str:
     """The decode factor of a rollout on ``accelerator`` (``vllm_decode_factor``) in words, for
     the bill's RL line, ``llmcost estimate`` and notebook 05: "" when it is 1; else the factor,

@@ -721,10 +721,8 @@ iters["PPO, same samples"] = rl.scenario_iteration(ppo)
 rows = {k: {"wall (s)": it.wall_s, "GPU-hours": it.gpu_hours, "USD": it.gpu_hours * price,
             "gen. share of FLOPs": it.generation_flops_share,
             "gen. share of time": it.generation_time_share} for k, it in iters.items()}
-print(f"{p['rl_algorithm'].upper()}: {p['rl_prompts_per_step']} prompts × "
-      f"{p['rl_samples_per_prompt']} samples, {p['rl_prompt_tokens']} + "
-      f"{p['rl_response_tokens']} (max {p['rl_response_tokens_max']}) tokens, {p['rl_gpus']} × "
-      f"{gpu.name}, rollout TP {p['rl_rollout_tp']}")
+print(f"{rl.shape_words(p)} ({gpu.name})"
+      + ("" if p["rl_algorithm"] == "dpo" else f", rollout TP {p['rl_rollout_tp']}"))
 plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}", "USD": llmcost.fmt_usd,
                                    "gen. share of FLOPs": "{:.1%}", "gen. share of time": "{:.1%}"},
             index=True)
