@@ -839,10 +839,13 @@ publish_summary("06_chinchilla", rows + [
     summary_row("lifetime_optimal_tokens_per_param", "its tokens per parameter",
                 float(opt_usd.tokens_per_param), "", "same loss as the scenario"),
     summary_row("lifetime_cost_usd", "lifetime cost at the optimum", float(opt_usd.total_cost), "USD",
-                "training + serving"),
+                "training + serving at the roofline's floor; engines run slower, section 7"),
     summary_row("lifetime_saving_vs_chinchilla", "saving vs Chinchilla-optimal", float(opt_usd.saving_fraction),
                 "fraction", "of the lifetime USD, same loss"),
-])
+] + ([] if scen is None else [
+    summary_row("lifetime_saving_vs_scenario", "saving vs the scenario's own model",
+                1 - float(opt_usd.total_cost) / float(scen.total_usd), "fraction",
+                f"of its lifetime USD, {llmcost.fmt_usd(float(scen.total_usd))}, same loss")]))
 
 # %% [markdown]
 # ## Explore
