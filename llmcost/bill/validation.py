@@ -530,7 +530,7 @@ def _long_project_warning(months) -> str | None:
             "hours)")
 
 
-#: Runs longer than this many months are warned of as likely inefficient
+#: Runs longer than this many months are warned of as possibly inefficient
 #: (``_long_run_warning``): Emberson and Edelman 2025, "Frontier training runs will likely stop
 #: getting longer by around 2027", Epoch AI data insight (2025-07-25, epoch.ai/data-insights/
 #: longest-training-run): "training runs that last too long are outclassed by training runs

@@ -295,6 +295,9 @@ kw = dict(prompt_tokens=P, output_tokens=R, batch=1, tp=c.tp, **sv)
 plain = inf.serving_cost(spec, gpu, price, **kw)
 e_tok = inf.speculative_tokens_per_pass(0.8, 4)
 print(f"Leviathan Eq. 1, α = 0.8, γ = 4: {e_tok:.2f} tokens per target pass")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 draft = "llama-2-7b" if spec.name.startswith("llama-2") else "llama-3.1-8b"
 if llmcost.load_model(draft).n_params >= spec.n_params:  # a draft is smaller than its target
     print(f"speculative decoding not priced for {spec.name}: the example draft, {draft}, "
