@@ -198,3 +198,15 @@ def test_a_template_cache_that_cannot_be_written_is_not_an_error(tmp_path, monke
     nb = _notebook()
     page = report.page_exporter()(**kw).from_notebook_node(nb)[0]
     assert "A page" in page and list((tmp_path / "jinja2").glob("__jinja2_*.cache")) == []
+
+
+def test_the_parameters_table_writes_lists_as_a_scenario_file_does():
+    # A trial: the index's "Parameters used" printed phases as a Python repr,
+    # [{'name': 'long-context', 'tokens': 800000000000.0, ...}]; now as YAML's flow style
+    from llmcost.present import report
+    phases = [{"name": "long-context", "tokens": 8e11, "seq_len": 131072, "mfu": 0.22},
+              {"name": "annealing", "tokens": 4e10, "seq_len": 8192}]
+    assert report._value_text("phases", phases) == (
+        "[{name: long-context, tokens: 8e11, seq_len: 131072, mfu: 0.22}, "
+        "{name: annealing, tokens: 4e10, seq_len: 8192}]")
+    assert report._value_text("ckpt_async", False) == "false"

@@ -481,7 +481,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "none", _positive),
     Param("inference_prompt_tokens", "int", "input tokens per request", _positive),
     Param("inference_output_tokens", "int", "output tokens per request", _positive),
-    Param("rl_algorithm", "str", "RL post-training algorithm", _one_of("grpo", "ppo", "dpo")),
+    Param("rl_algorithm", "str", "RL post-training algorithm: grpo, ppo or dpo (preference "
+          "pairs, no generation)", _one_of("grpo", "ppo", "dpo")),
     Param("rl_reward", "str", "scoring: a rule-based verifier or a reward model of the "
           "policy's size", _one_of("verifier", "reward_model")),
     Param("rl_prompts_per_step", "int", "prompts per RL iteration", _positive),

@@ -353,7 +353,8 @@ def batch_size(batch_tokens: float, b_noise_tokens: float, fill_batch_tokens: fl
     return (f"The scenario's batch of **{fmt_count(batch_tokens)} tokens** is **{r:.2g}×** the "
             f"critical batch at its target loss (B_noise ≈ {fmt_count(b_noise_tokens)} tokens): "
             f"the run takes {1 + r:.2f}× the fewest tokens and {1 + 1 / r:.2f}× the fewest "
-            f"steps, and every GPU has work from {fmt_count(fill_batch_tokens)} tokens per step.")
+            f"steps; a batch of at least {fmt_count(fill_batch_tokens)} tokens per step fills "
+            "every GPU (a smaller one leaves some idle).")
 
 
 def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: float,

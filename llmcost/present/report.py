@@ -2352,6 +2352,10 @@ def _param_text(v) -> str:
             "e+", "e")
     if v is None:
         return "null"
+    if isinstance(v, (list, tuple)):  # phases, people: as a scenario file writes a flow list
+        return "[" + ", ".join(_param_text(x) for x in v) + "]"
+    if isinstance(v, dict):           # one phase: {name: long-context, tokens: 8e11, ...}
+        return "{" + ", ".join(f"{k}: {_param_text(x)}" for k, x in v.items()) + "}"
     return str(v)
 
 

@@ -182,8 +182,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
         with out:
             out.clear_output(wait=True)
             if mfu_w.value < before and acc.name != accelerator:
-                print(f"MFU {before:.0%} is above {acc.name}'s measured matmul ceiling: the "
-                      f"slider moved to it, {mfu_w.value:.0%}")
+                print(f"MFU {before:.0%} is above the slider's ceiling for {acc.name} "
+                      f"(mfu_slider_max: its matmul ceiling): the slider moved to it, "
+                      f"{mfu_w.value:.0%}")
             try:
                 run = training_run(spec, acc, tok_w.value, mfu_w.value, gpu_w.value,
                                    price_w.value, dtype=dtype)

@@ -642,7 +642,7 @@ print(f"Krajewski et al.'s runs: MoE {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RAN
 # would need.
 
 # %%
-budgets_moe = [1e21, 1e22, c_run, 1e24, 1e25]
+budgets_moe = sorted([1e21, 1e22, c_run, 1e24, 1e25])   # the scenario's C in its place
 mo = moe.moe_compute_optimal(budgets_moe)
 plots.table(mo[["compute_flops", "granularity", "active_params", "total_params", "train_tokens",
                 "tokens_per_active_param", "dense_params", "dense_compute_flops", "compute_multiplier",
