@@ -813,3 +813,15 @@ def test_a_refused_set_up_names_the_key_the_scenario_wrote_in_its_way(tmp_path):
     with pytest.raises(ScenarioError, match="rl_rollout_tp=3") as e:
         estimate_ledger(small)
     assert "serve_weight_dtype: fp8: left out" not in str(e.value)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # numpy's overflow, before the refusal
+def test_an_input_beyond_a_float_is_refused_by_name_not_a_nan_bill():
+    # A trial: ckpt_retention_months (or ledger_project_months, ledger_dataset_retention_months)
+    # at 1e308 gave an infinite storage line and a NaN total without a word: refused, naming the
+    # lines and the input
+    for key, line in (("ckpt_retention_months", "storage.checkpoints"),
+                      ("ledger_dataset_retention_months", "storage.datasets")):
+        with pytest.raises(ScenarioError, match=rf"{line}.* not finite .*check {key}=1e\+308"):
+            build_ledger({key: 1e308})
+    assert math.isfinite(build_ledger({"ckpt_retention_months": 12}).total_usd)

@@ -439,7 +439,25 @@ def _build(p: dict) -> Ledger:
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h}, rl_camp)
     figures["exploratory_netting"] = explore and {k: v for k, v in explore.items()
                                                   if k != "gpu_hours"}
+    _check_finite(lines, p)
     return Ledger(lines, figures, p)
+
+
+def _check_finite(lines: list, p: dict) -> None:
+    """A ``ScenarioError`` naming the bill's lines whose amount is not finite (in any draw) and
+    the scenario's numbers above 1e100, the likely cause: an input beyond what the arithmetic
+    holds (a trial: a retention or a project of 1e308 months gave an infinite storage line and a
+    NaN total without a word)."""
+    bad = [ln.key for ln in lines
+           if ln.usd is not None and not np.all(np.isfinite(np.asarray(ln.usd, dtype=float)))]
+    if not bad:
+        return
+    huge = [f"{k}={v:g}" for k, v in p.items() if isinstance(v, (int, float))
+            and not isinstance(v, bool) and abs(v) > 1e100]
+    raise ScenarioError(f"the bill cannot be priced: {', '.join(bad)} "
+                        f"{'is' if len(bad) == 1 else 'are'} not finite (an input beyond what "
+                        "a float holds); check "
+                        + (", ".join(huge) if huge else "the scenario's largest values"))
 
 
 def _basis(p: dict) -> _Basis:
