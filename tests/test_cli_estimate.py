@@ -145,6 +145,8 @@ def test_budget_warning_by_hand():
     # $1.20M against $300k: 1,200,000 / 300,000 = 4.0× the budget, over by $900,000
     w = checks.budget_warning(1.2e6, 3e5)
     assert "4.0×" in w and "$900,000" in w
+    # a trial: the budget key alone did not point to the command that answers "what fits"
+    assert "`--budget-usd 300000` on `llmcost estimate` says how many tokens fit" in w
     assert checks.budget_warning(2e5, 3e5) is None
     assert checks.budget_warning(2e5, None) is None
     with pytest.raises(ValueError, match="budget_usd"):

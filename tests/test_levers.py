@@ -1880,3 +1880,16 @@ def test_the_deadline_search_looks_between_its_last_two_doublings(monkeypatch):
     # under the least wall clock: refused, naming the shortest run found
     with pytest.raises(ValueError, match="cannot be met"):
         lv._gpus_for_deadline({"n_gpus": 512}, 0.9999, (cands, "multiples of 64", None))
+
+
+def test_a_budget_below_what_does_not_shrink_names_the_largest_lines():
+    # A trial: "budget_usd=3000000.0 is below the bill of 0.1% of the scenario's tokens
+    # ($8,740,735): the fixed lines alone exceed it" named no line and wrote a raw float. A
+    # 128k phase of 8e11 tokens does not shrink with the main run's tokens.
+    sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
+          "train_tokens": 15e12, "mfu": 0.4, "price_usd_per_gpu_hour": 3.0, "seq_len": 8192,
+          "phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072, "mfu": 0.3}]}
+    with pytest.raises(ValueError, match=r"budget_usd=3,000,000 is below the bill of 0\.1% .*"
+                                         r"the largest lines are .*pre-training phase: "
+                                         r"long-context \$"):
+        lv.fit_budget(sc, budget_usd=3e6)

@@ -1581,4 +1581,5 @@ def budget_warning(total_usd: float, budget_usd) -> str | None:
         return None
     return (f"the bill, ${total_usd:,.0f}, is {total_usd / budget_usd:.1f}× the budget "
             f"(ledger_budget_usd ${budget_usd:,.0f}): over by ${total_usd - budget_usd:,.0f}; cut "
-            "the plan (tokens, exploration, price) or raise the budget.")
+            f"the plan (tokens, exploration, price) or raise the budget (`--budget-usd "
+            f"{budget_usd:.0f}` on `llmcost estimate` says how many tokens fit).")

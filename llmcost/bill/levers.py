@@ -2764,8 +2764,12 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
 
     lo = 1e-3 * t0
     if led_of(lo).total_usd > bud:
-        raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
-                         f"tokens (${led_of(lo).total_usd:,.0f}): the fixed lines alone exceed it")
+        small = led_of(lo)   # its largest lines: what does not shrink with the tokens
+        top = sorted((ln for ln in small.lines if ln.usd), key=lambda ln: -ln.usd)[:3]
+        raise ValueError(f"budget_usd={bud:,.0f} is below the bill of 0.1% of the scenario's "
+                         f"tokens (${small.total_usd:,.0f}): what does not shrink with them "
+                         "exceeds it; at that size the largest lines are "
+                         + ", ".join(f"{ln.line} {fmt_usd(ln.usd)}" for ln in top))
     if not fits(lo):
         raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
                          f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
