@@ -112,6 +112,12 @@ class Spec:
     shown: dict = field(default_factory=dict)
 
 
+def _ranked_levers():
+    import pandas as pd
+    return pd.DataFrame({"lever": ["a"], "saving_usd": [1.0], "saving_p10_usd": [0.5],
+                         "saving_p90_usd": [2.0]})
+
+
 def _tiny():
     from llmcost import ModelSpec
     return ModelSpec(name="tiny", n_layers=4, d_model=256, n_heads=4, vocab_size=1000,
@@ -455,6 +461,7 @@ def module_specs() -> dict:
                                               {"saving_usd": "nonnegative",
                                                "loss_usd": "positive"}),
         "levers.break_even_words": Spec(dict(p=0.2), {"p": "share"}),
+        "levers.mark_outside": Spec(dict(ranked=_ranked_levers()), {"ranked": "frame"}),
         "levers.spot_break_even": Spec(dict(discount=0.6), {"discount": "fraction"}),
         "levers.reservation_cost_usd": Spec(
             dict(rate_usd_per_gpu_hour=2.72, n_gpus=8, job_hours=16.0, term_hours=24.0),

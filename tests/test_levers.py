@@ -1893,3 +1893,18 @@ def test_a_budget_below_what_does_not_shrink_names_the_largest_lines():
                                          r"the largest lines are .*pre-training phase: "
                                          r"long-context \$"):
         lv.fit_budget(sc, budget_usd=3e6)
+
+
+def test_a_lever_whose_point_is_outside_its_p10_p90_is_marked():
+    # A trial: FP8 saved $1,762,482 with a P10 of $1,783,369 and the table said nothing, where the
+    # bill marks such a line with "*" (ledger.point_outside: beyond its end by more than half a
+    # unit of the end's third significant figure, 0.5 × 10^(6 − 2) = $5,000 here)
+    ranked = pd.DataFrame({"lever": ["FP8", "inside", "never"],
+                           "saving_usd": [1_762_482.0, 1e6, -math.inf],
+                           "saving_p10_usd": [1_783_369.0, 0.9e6, -math.inf],
+                           "saving_p90_usd": [2_100_000.0, 1.1e6, -math.inf]})
+    shown = lv.mark_outside(ranked)
+    assert list(shown["lever"]) == ["FP8*", "inside", "never"]
+    assert shown.attrs["outside"] == 1 and shown.attrs["note"].startswith("* point outside")
+    assert list(ranked["lever"]) == ["FP8", "inside", "never"]   # the ranking itself unchanged
+    assert lv.mark_outside(ranked.iloc[1:2]).attrs["note"] == ""

@@ -75,8 +75,8 @@ from ..training.step_scenario import PLAN_KEYS
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
                      fixed_whole_degrees, memory_fits, plan_does_not_fit, plan_searches,
                      plan_stops, scenario_plan_memory, splitting_counts)
-from .ledger import (Ledger, Line, build_ledger, compute_kind, failure_model,
-                     simulate_ledger)
+from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
+                     point_outside, simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -1596,6 +1596,24 @@ def top_levers(ranked, n: int = 3):
     if "price_basis_only" in ranked:
         keep &= ~ranked["price_basis_only"].fillna(False).astype(bool)
     return ranked[keep].head(n)
+
+
+def mark_outside(ranked: pd.DataFrame) -> pd.DataFrame:
+    """``ranked`` (``rank_levers``' columns ``lever``, ``saving_usd``, ``saving_p10_usd``,
+    ``saving_p90_usd``) with "*" after a lever's name where its point saving lies outside its
+    own P10–P90 (``ledger.point_outside``, the rule the bill's lines are marked by: a trial read
+    FP8's $1,762,482 beside a P10 of $1,783,369, unmarked); ``attrs['outside']`` how many, and
+    ``attrs['note']`` the footnote (``ledger.OUTSIDE_NOTE``) when any. A saving that is not a
+    finite amount (not priced, never finishes) is not marked."""
+    _frame(ranked, "ranked", ("lever", "saving_usd", "saving_p10_usd", "saving_p90_usd"))
+    out = ranked.copy()
+    marks = [all(np.isfinite(float(v)) for v in (r.saving_usd, r.saving_p10_usd, r.saving_p90_usd))
+             and point_outside(float(r.saving_usd), float(r.saving_p10_usd),
+                               float(r.saving_p90_usd)) for r in out.itertuples()]
+    out["lever"] = [f"{name}*" if m else name for name, m in zip(out["lever"], marks)]
+    out.attrs["outside"] = int(sum(marks))
+    out.attrs["note"] = f"* {OUTSIDE_NOTE}" if any(marks) else ""
+    return out
 
 
 # ------------------------------------------------------------------------------ composite levers

@@ -204,9 +204,12 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
 cols = ["lever", "group", "saving_usd", "saving_p10_usd", "saving_p90_usd", "share_of_bill",
         "days_saved", "within_uncertainty", "risk", "note"]
-plots.table(ranked[cols], {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90_usd": usd,
-                           "share_of_bill": "{:.1%}", "days_saved": plots.signed_tenths},
-            words=plots.COLUMN_WORDS)
+shown = levers.mark_outside(ranked[cols])   # "*": a point outside its own P10–P90
+display(plots.table(shown, {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90_usd": usd,
+                            "share_of_bill": "{:.1%}", "days_saved": plots.signed_tenths},
+                    words=plots.COLUMN_WORDS))
+if shown.attrs["note"]:
+    print(shown.attrs["note"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
