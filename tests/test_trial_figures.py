@@ -91,7 +91,7 @@ def test_notebook_06_states_the_allocation_overhead_as_its_prose_does():
     nb = Path(__file__).resolve().parents[1] / "notebooks" / "06_chinchilla.ipynb"
     out = run_in_process(nb)
     prose = re.search(r"the run's allocation costs ([\d.]+%) extra training compute", out)
-    table = re.search(r"extra training compute of the allocation +(\S+)", out)
+    table = re.search(r"extra training compute vs compute-optimal \(same loss\) +(\S+)", out)
     assert prose and table, out[-2000:]
     assert table.group(1) == prose.group(1)
 

@@ -825,8 +825,8 @@ rows = [
                 "Besiroglu et al. bootstrap (joint)"),
     summary_row("optimal_tokens_per_param_high", "  95% band, high", float(b["tokens_per_param_q97.5"]), "",
                 "Besiroglu et al. bootstrap (joint)"),
-    summary_row("optimal_n_params", "compute-optimal parameters", float(eff["optimal_n_params"]), "", fit.name),
-    summary_row("allocation_compute_overhead", "extra training compute of the allocation",
+    summary_row("optimal_n_params", "compute-optimal parameters at this compute", float(eff["optimal_n_params"]), "", fit.name),
+    summary_row("allocation_compute_overhead", "extra training compute vs compute-optimal (same loss)",
                 float(eff["compute_overhead"]), "fraction", "vs compute-optimal at the same loss" + moe),
 ]
 
