@@ -31,7 +31,7 @@ from ..serving import rl
 from ..training import batch, batch_analysis, calibrate
 from ..training import comm
 from ..training.compute import training_run
-from ..training.memory import DEFAULT_RESERVE, memory_per_gpu, memory_table
+from ..training.memory import DEFAULT_RESERVE, fits, memory_per_gpu, memory_table
 from ..training.parallel import make_plan
 from ..training.reliability import checkpoint_plan, checkpoint_size
 from ..training.step import step_time
@@ -57,6 +57,16 @@ def _log_span(value, lo_exp, hi_exp) -> tuple:
     """``_span`` of a log slider, in exponents of 10 (floor and ceiling of log10 value)."""
     e = math.log10(float(value))
     return min(lo_exp, math.floor(e)), max(hi_exp, math.ceil(e))
+
+
+def _misfit_words(total_bytes, hbm_bytes, reserve, on: str = "") -> str:
+    """"; does NOT fit: X GB per GPU of the Y GB usable{on}, a run that could not start" when a
+    plan's memory passes the usable HBM (``memory.fits``: HBM × (1 − reserve)); "" when it fits.
+    The step and pilot panels append it to the line they print."""
+    if fits(total_bytes, hbm_bytes, reserve):
+        return ""
+    return (f"; does NOT fit: {total_bytes / 1e9:,.1f} GB per GPU of the "
+            f"{hbm_bytes * (1 - reserve) / 1e9:,.0f} GB usable{on}, a run that could not start")
 
 
 def _one_plan(model, n_gpus, global_batch_tokens, seq_len, **plan) -> None:
@@ -560,10 +570,7 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return
-            usable = acc.hbm_bytes * (1 - reserve)
-            fit = "" if mem.total <= usable else (
-                f"; does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the "
-                f"{usable / 1e9:,.0f} GB usable on {acc.name}, a run that could not start")
+            fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
                   f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step{fit}")
@@ -624,10 +631,8 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
             except ValueError as e:
                 print(f"cannot extrapolate: {e}")
                 return
-            usable = as_accelerator(cal.pilots[0].accelerator).hbm_bytes * (1 - reserve)
-            fit = "" if mem.total <= usable else (
-                f"; does NOT fit: {mem.total / 1e9:,.1f} GB per GPU of the {usable / 1e9:,.0f} "
-                "GB usable, a run that could not start")
+            fit = _misfit_words(mem.total, as_accelerator(cal.pilots[0].accelerator).hbm_bytes,
+                                reserve)
             print(f"{plan.describe()} on {gpu_w.value:,} GPUs: {x.describe()}; "
                   f"{x.describe_band()}; pilot's correction carried at "
                   f"{x.transfer:.0%} strength{fit}")
