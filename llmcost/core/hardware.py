@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .units import as_array, as_text
+from .units import as_array, as_scalar, as_text
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
@@ -183,7 +183,7 @@ class Cluster:
             n = int(n)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
-        object.__setattr__(self, "n_gpus", int(n))
+        object.__setattr__(self, "n_gpus", int(as_scalar(n, "n_gpus", integer=True)))
         for f in ("scaleup_domain_size", "scaleup_bytes_per_s_per_dir",
                   "scaleout_bytes_per_s_per_dir"):
             v = getattr(self, f)

@@ -241,6 +241,14 @@ def fmt_bandwidth(bytes_per_s: float) -> str:
     return f"{fmt_quantity(v / GB, 2)} GB/s"
 
 
+#: The largest whole number every smaller one of which a double holds exactly (IEEE 754 binary64:
+#: a 53-bit significand). ``as_array`` converts to float64, so a count beyond it would be
+#: silently rounded (and a cast back to int64 may wrap): a whole-number input above it is refused.
+MAX_EXACT_INTEGER = 2**53
+_EXACT_RULE = ("a double, which every calculation here uses, holds whole numbers exactly only "
+               "up to there")
+
+
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
              integer: bool = False, upper: float | None = None,
              upper_inclusive: bool = True) -> np.ndarray:
@@ -259,7 +267,7 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     positive, nonnegative : bool
         Require ``> 0`` or ``>= 0``.
     integer : bool
-        Require whole numbers.
+        Require whole numbers, at most 2**53 in size (``MAX_EXACT_INTEGER``).
     upper : float, optional
         Require ``<= upper`` (or ``< upper`` when ``upper_inclusive`` is False).
 
@@ -285,7 +293,8 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         # numpy's reductions below only to word a broken rule
         v = float(value)
         if math.isfinite(v) and not (positive and v <= 0) and not (nonnegative and v < 0) \
-                and not (integer and not v.is_integer()) and not (
+                and not (integer and not (v.is_integer() and abs(v) <= MAX_EXACT_INTEGER)) \
+                and not (
                     upper is not None and (v > upper if upper_inclusive else v >= upper)):
             return np.asarray(v)
     try:
@@ -300,6 +309,10 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         raise ValueError(f"{name}={_show(value, arr, arr < 0)} must be >= 0")
     if integer and np.any(arr != np.round(arr)):
         raise ValueError(f"{name}={_show(value, arr, arr != np.round(arr))} must be a whole number")
+    if integer and np.any(np.abs(arr) > MAX_EXACT_INTEGER):
+        big = np.abs(arr) > MAX_EXACT_INTEGER
+        raise ValueError(f"{name}={_show(value, arr, big)} must be at most 2**53 in size "
+                         f"({_EXACT_RULE})")
     if upper is not None:
         bad = arr > upper if upper_inclusive else arr >= upper
         if np.any(bad):
@@ -345,6 +358,8 @@ def _scalar_array(value, name, positive, nonnegative, integer, upper,
         raise ValueError(f"{name}={value} must be >= 0")
     if integer and not v.is_integer():
         raise ValueError(f"{name}={value} must be a whole number")
+    if integer and abs(v) > MAX_EXACT_INTEGER:
+        raise ValueError(f"{name}={value} must be at most 2**53 in size ({_EXACT_RULE})")
     if upper is not None and (v > upper if upper_inclusive else v >= upper):
         raise ValueError(f"{name}={value} must be {'<=' if upper_inclusive else '<'} {upper:g}")
     return np.asarray(v)

@@ -75,7 +75,7 @@ import pandas as pd
 
 from ..core.catalog import as_model, list_models, load_model, load_published_runs
 from ..core.hardware import DoesNotFit
-from ..core.units import as_array, as_scalar, scalar_or_array
+from ..core.units import as_array, as_scalar, finite_result, scalar_or_array
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 from ..training.compute import compute_cost_usd, gpu_hours, model_flops_per_token
@@ -805,6 +805,9 @@ def _lifetime(target_loss, inference_tokens, fit, train_cost_per_flop, serve_cos
         return (train_cost_per_flop * TRAIN_FLOPS_PER_PARAM_TOKEN * n * d
                 + d_inf[..., None] * serve_cost(n))
 
+    with np.errstate(over="ignore"):  # refused below, by name, if the cost overflows
+        finite_result(total(n_c[..., None]), "the lifetime cost at the compute-optimal model",
+                      "target_loss, inference_tokens, cost per FLOP or per token")
     # More demand never favours a larger model: the optimum lies in (N_min, N_chinchilla].
     n = _argmin_log(total, n_min * (1 + 1e-6), n_c * 1.0001)
     n = np.minimum(n, n_c)
@@ -845,7 +848,8 @@ def inference_adjusted_optimum(target_loss, inference_tokens, fit="besiroglu2024
     Raises
     ------
     ValueError
-        If ℓ <= E (unreachable) or D_inf < 0.
+        If ℓ <= E (unreachable) or D_inf < 0, or the lifetime cost overflows a double (a demand
+        of 1e308 tokens).
     """
     return _lifetime(target_loss, inference_tokens, fit, 1.0,
                      lambda n: INFERENCE_FLOPS_PER_PARAM_TOKEN * n, "flops")

@@ -104,7 +104,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import load_accelerator, load_efficiency
+from ..core.catalog import as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.units import fmt_gpus
 from . import step_validation
@@ -1795,7 +1795,19 @@ def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = No
     """``mfu_band`` of a ``StepBreakdown`` ``b`` of ``plan`` for ``model`` on ``accelerator``
     (``dtype``: the step's GEMM precision; ``seq_len``: the step's tokens per sequence, default
     ``model.seq_len``; ``exclude_run``: a validation run left out of the regime, for a
-    leave-one-out check)."""
+    leave-one-out check).
+
+    Raises
+    ------
+    ValueError
+        ``b`` not a step (no ``mfu``: ``step.step_time``'s ``StepBreakdown``), ``plan`` not a
+        plan (no ``n_gpus``: ``parallel.make_plan``'s ``ParallelPlan``); as ``mfu_band``.
+    """
+    if not hasattr(b, "mfu"):
+        raise ValueError(f"b={b!r} must be a StepBreakdown (step.step_time's result)")
+    if not all(hasattr(plan, k) for k in ("n_gpus", "zero_stage", "cp", "ep")):
+        raise ValueError(f"plan={plan!r} must be a ParallelPlan (parallel.make_plan's result)")
+    model = as_model(model, needs="an MFU band")
     seq_len = int(seq_len) if seq_len is not None else int(model.seq_len)
     return mfu_band(float(b.mfu), accelerator, int(plan.n_gpus), zero_stage=plan.zero_stage,
                     cp=plan.cp, ep=plan.ep, is_moe=model.is_moe, n_params=float(model.n_params),

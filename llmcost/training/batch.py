@@ -137,12 +137,16 @@ def steps_to_target(batch_tokens, s_min, b_noise_tokens):
     Raises
     ------
     ValueError
-        If an input is not positive and finite.
+        If an input is not positive and finite, or the steps overflow a double (a batch of
+        5e-324 tokens).
     """
     b = as_array(batch_tokens, "batch_tokens", positive=True)
     s = as_array(s_min, "s_min", positive=True)
     bn = as_array(b_noise_tokens, "b_noise_tokens", positive=True)
-    return scalar_or_array(s * (1.0 + bn / b))
+    with np.errstate(over="ignore"):
+        steps = s * (1.0 + bn / b)
+    return scalar_or_array(finite_result(steps, "S = S_min·(1 + B_noise/B)",
+                                         "batch_tokens, s_min, b_noise_tokens"))
 
 
 def tokens_to_target(batch_tokens, e_min_tokens, b_noise_tokens):
@@ -166,12 +170,15 @@ def tokens_to_target(batch_tokens, e_min_tokens, b_noise_tokens):
     Raises
     ------
     ValueError
-        If an input is not positive and finite.
+        If an input is not positive and finite, or the tokens overflow a double.
     """
     b = as_array(batch_tokens, "batch_tokens", positive=True)
     e = as_array(e_min_tokens, "e_min_tokens", positive=True)
     bn = as_array(b_noise_tokens, "b_noise_tokens", positive=True)
-    return scalar_or_array(e * (1.0 + b / bn))
+    with np.errstate(over="ignore"):
+        tokens = e * (1.0 + b / bn)
+    return scalar_or_array(finite_result(tokens, "E = E_min·(1 + B/B_noise)",
+                                         "batch_tokens, e_min_tokens, b_noise_tokens"))
 
 
 def critical_batch_size(e_min_tokens, s_min):

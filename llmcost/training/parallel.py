@@ -60,6 +60,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, fields
 from functools import partial
@@ -1419,10 +1420,32 @@ def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
 
 
 # ----------------------------------------------------------------------------- enumeration
+def _prime_factors(n: int) -> dict:
+    """{prime: exponent} of ``n`` >= 1 by trial division, the candidates tested a block at a
+    time in numpy (a Python loop to sqrt(n) took minutes for a batch of 2**70 sequences); a
+    divisor found is divided out at once, so the search stops at the square root of what is
+    left."""
+    factors: dict = {}
+    start, block = 2, 1 << 16
+    while start * start <= n:
+        stop = min(math.isqrt(n) + 1, start + block)
+        cand = np.arange(start, stop, dtype=np.int64)
+        for p in (int(c) for c in cand[np.int64(n) % cand == 0]):
+            while n % p == 0:  # ascending: a composite's primes are already divided out
+                factors[p] = factors.get(p, 0) + 1
+                n //= p
+        start = stop
+    if n > 1:
+        factors[n] = factors.get(n, 0) + 1
+    return factors
+
+
 def _divisors(n: int) -> np.ndarray:
-    n = int(n)
-    small = [d for d in range(1, int(n ** 0.5) + 1) if n % d == 0]
-    return np.array(sorted(set(small + [n // d for d in small])), dtype=np.int64)
+    """Every divisor of ``n`` >= 1, ascending (from ``_prime_factors``)."""
+    divs = [1]
+    for p, k in _prime_factors(int(n)).items():
+        divs = [d * p ** e for d in divs for e in range(k + 1)]
+    return np.array(sorted(divs), dtype=np.int64)
 
 
 def _int_axis(name, values, default):
