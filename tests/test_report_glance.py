@@ -232,6 +232,16 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     assert f"{fmt_usd(main['point_usd'])}* ({fmt_usd(main['p10_usd'])}" in row
     assert "* point outside its P10–P90: the stated value is at the edge of its range" in \
         " ".join(ln.strip() for ln in text.splitlines())
+    # summary.json's bill (the report's) marks such lines as `estimate --format json` does; its
+    # headline draws spread a point MFU, so the MFU is ranged here too, its mode at its high
+    # end: every draw then costs at least the point
+    summary = report._bill({**sc, "mfu": {"low": 0.3, "mode": 0.4, "high": 0.4}},
+                           samples=20_000)
+    assert summary["bill.lines"]["compute.pretraining.main"]["point_outside"]
+    assert "P10–P90" in summary["bill.point_outside_note"]
+    assert summary["bill.total_point_outside"] == glance.point_outside(  # the exploratory
+        summary["bill.total_usd"], summary["bill.total_p10_usd"],       # spread widens it
+        summary["bill.total_p90_usd"])
     # a line whose point lies inside carries no marker, and no footnote without one
     inside = ledger.bill_bars(ledger.simulate_ledger(RANGED, samples=20_000))
     assert not inside["point_outside"].any()

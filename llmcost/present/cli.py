@@ -43,6 +43,7 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     compare_labels,
     difference_outside,
     glance_summary,
+    mark_points_outside,
     glance_text,
     point_outside,
     scenario_names,
@@ -465,22 +466,6 @@ def _estimate(args) -> int:
     if routes is not None:
         print(alternatives_text(routes))
     return 0
-
-
-def mark_points_outside(out: dict) -> dict:
-    """Each line of a JSON bill with ``point_outside`` (``glance.point_outside``: its point,
-    ``usd``, is not within its own ``p10_usd``-``p90_usd``), the total's as
-    ``bill.total_point_outside``, and ``bill.point_outside_note`` when any is."""
-    any_ = False
-    for ln in out["bill.lines"].values():
-        ok = None not in (ln.get("usd"), ln.get("p10_usd"), ln.get("p90_usd"))
-        ln["point_outside"] = bool(ok and point_outside(ln["usd"], ln["p10_usd"], ln["p90_usd"]))
-        any_ = any_ or ln["point_outside"]
-    out["bill.total_point_outside"] = point_outside(
-        out["bill.total_usd"], out["bill.total_p10_usd"], out["bill.total_p90_usd"])
-    if any_ or out["bill.total_point_outside"]:
-        out["bill.point_outside_note"] = OUTSIDE_NOTE
-    return out
 
 
 def _compare_head(names, paths) -> str:

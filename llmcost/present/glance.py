@@ -195,6 +195,22 @@ def with_headline(out: dict, head) -> dict:
     return out
 
 
+def mark_points_outside(out: dict) -> dict:
+    """Each line of a JSON bill with ``point_outside`` (``glance.point_outside``: its point,
+    ``usd``, is not within its own ``p10_usd``-``p90_usd``), the total's as
+    ``bill.total_point_outside``, and ``bill.point_outside_note`` when any is."""
+    any_ = False
+    for ln in out["bill.lines"].values():
+        ok = None not in (ln.get("usd"), ln.get("p10_usd"), ln.get("p90_usd"))
+        ln["point_outside"] = bool(ok and point_outside(ln["usd"], ln["p10_usd"], ln["p90_usd"]))
+        any_ = any_ or ln["point_outside"]
+    out["bill.total_point_outside"] = point_outside(
+        out["bill.total_usd"], out["bill.total_p10_usd"], out["bill.total_p90_usd"])
+    if any_ or out["bill.total_point_outside"]:
+        out["bill.point_outside_note"] = OUTSIDE_NOTE
+    return out
+
+
 def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
                        basis: str | None = None) -> str:
     """``plots.bill_at_a_glance`` as an ``<img>`` holding an SVG (a data URI: the index stays one

@@ -114,6 +114,7 @@ from .glance import (
     difference_outside,
     glance_figure_html,
     glance_summary,
+    mark_points_outside,
     lead_details,
     note_html,
     plain_sentences,
@@ -2169,8 +2170,8 @@ def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000,
     try:
         head = headline_draws(inputs, samples=samples) if head is None else head
     except ValueError:  # a sourced spread breaks a rule in some draws: the scenario's own ranges
-        return simulate_ledger(inputs, samples=samples).bill_summary()
-    return with_headline(head.point.summary(), head)
+        return mark_points_outside(simulate_ledger(inputs, samples=samples).bill_summary())
+    return mark_points_outside(with_headline(head.point.summary(), head))
 
 
 class IndexWork:
