@@ -49,7 +49,7 @@ from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_p
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
-from ..core.units import is_number
+from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, is_number
 from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
@@ -791,6 +791,9 @@ def _coerce(p: Param, value):
         raise ScenarioError(f"{p.name}: a {len(str(abs(value)))}-digit number is out of range "
                             f"(every parameter is below {MAX_WHOLE_NUMBER:.0e})")
     if base == "int":
+        if abs(value) > MAX_EXACT_INTEGER:  # a count a double would round (and int64 wrap)
+            raise ScenarioError(f"{p.name}={value} must be at most 2**53 in size "
+                                f"({EXACT_INTEGER_RULE})")
         return int(value)
     return float(value)
 

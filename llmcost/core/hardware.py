@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .units import as_array, as_scalar, as_text
+from .units import as_array, as_count, as_scalar, as_text
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
@@ -97,6 +97,8 @@ class Accelerator:
                 self.scaleup_domain_size:
             raise ValueError(f"{self.name}: scaleup_domain_size={self.scaleup_domain_size} must be"
                              " a whole number")
+        if self.scaleup_domain_size is not None:
+            as_count(self.scaleup_domain_size, f"{self.name}: scaleup_domain_size")
         for f in ("vendor", "source", "notes"):
             as_text(getattr(self, f), f)
         if self.year is not None:
@@ -190,6 +192,8 @@ class Cluster:
             if v is None:
                 v = getattr(acc, f)
                 object.__setattr__(self, f, v)
+            if f == "scaleup_domain_size" and isinstance(v, int) and not isinstance(v, bool):
+                as_count(v, f)  # a Python int beyond a double: refused before numpy sees it
             if v is None:
                 raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
                                  "explicitly")

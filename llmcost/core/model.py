@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .units import as_array, as_flag, as_text, fmt_count, scalar_or_array
+from .units import (EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, as_array, as_flag, as_text, fmt_count,
+                    scalar_or_array)
 
 FFN_TYPES = ("gated", "mlp")
 NORMS = ("rmsnorm", "layernorm")
@@ -323,6 +324,9 @@ class ModelSpec:
                 raise ValueError(f"{self.name}: {f}={v!r} must be a whole number")
         if v < minimum:
             raise ValueError(f"{self.name}: {f}={v} must be >= {minimum}")
+        if v > MAX_EXACT_INTEGER:
+            raise ValueError(f"{self.name}: {f}={v} must be at most 2**53 "
+                             f"({EXACT_INTEGER_RULE})")
 
     # ------------------------------------------------------------------ layer bookkeeping
     @property

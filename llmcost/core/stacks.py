@@ -33,7 +33,7 @@ import numpy as np
 
 from .catalog import DATA_DIR, load_efficiency
 from .shapes import SCHEDULES
-from .units import as_flag
+from .units import as_count, as_flag
 
 #: The stack scenarios use unless they name one: Megatron-Core as of 2024, the framework of the
 #: H100-era published runs (Megatron-LM README, NeMo). Its options equal the step-time model's
@@ -585,6 +585,7 @@ def _stack_fsdp_pieces(st: Stack, q: dict) -> tuple:
                         ("fsdp_collectives_per_layer", pieces, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ValueError(f"{name}={v!r} must be a whole number >= {lo} or 'auto'")
+        as_count(v, name, lo, floats=False)  # and at most 2**53
     return prefetch, pieces
 
 
@@ -609,6 +610,8 @@ def _stack_moe(st: Stack, q: dict) -> tuple:
                               or limit < 1):
         raise ValueError(f"moe_node_limit={moe_node_limit!r} must be a whole number >= 1, None "
                          "(no limit) or 'auto'")
+    if limit is not None:
+        as_count(limit, "moe_node_limit", floats=False)  # and at most 2**53
     return dispatch, ddt, limit
 
 

@@ -245,8 +245,8 @@ def fmt_bandwidth(bytes_per_s: float) -> str:
 #: a 53-bit significand). ``as_array`` converts to float64, so a count beyond it would be
 #: silently rounded (and a cast back to int64 may wrap): a whole-number input above it is refused.
 MAX_EXACT_INTEGER = 2**53
-_EXACT_RULE = ("a double, which every calculation here uses, holds whole numbers exactly only "
-               "up to there")
+EXACT_INTEGER_RULE = ("a double, which every calculation here uses, holds whole numbers exactly "
+                      "only up to there")
 
 
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
@@ -312,13 +312,34 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     if integer and np.any(np.abs(arr) > MAX_EXACT_INTEGER):
         big = np.abs(arr) > MAX_EXACT_INTEGER
         raise ValueError(f"{name}={_show(value, arr, big)} must be at most 2**53 in size "
-                         f"({_EXACT_RULE})")
+                         f"({EXACT_INTEGER_RULE})")
     if upper is not None:
         bad = arr > upper if upper_inclusive else arr >= upper
         if np.any(bad):
             op = "<=" if upper_inclusive else "<"
             raise ValueError(f"{name}={_show(value, arr, bad)} must be {op} {upper:g}")
     return arr
+
+
+def as_count(value, name: str, minimum: int = 1, floats: bool = True) -> int:
+    """A whole number (a count: GPUs, layers, tokens of a sequence, iterations) as an ``int``:
+    an ``int`` or numpy integer, or with ``floats`` an integral finite float; at least
+    ``minimum`` and at most ``MAX_EXACT_INTEGER`` (2**53: beyond it a double, which the
+    calculations use, rounds whole numbers, and an int64 cast may wrap).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the value and the rule broken.
+    """
+    ok = isinstance(value, (int, np.integer)) or (
+        floats and isinstance(value, (float, np.floating)) and math.isfinite(value)
+        and float(value).is_integer())
+    if isinstance(value, bool) or not ok or value < minimum:
+        raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
+    if abs(value) > MAX_EXACT_INTEGER:
+        raise ValueError(f"{name}={value!r} must be at most 2**53 ({EXACT_INTEGER_RULE})")
+    return int(value)
 
 
 def as_scalar(value, name: str, **rules) -> float:
@@ -359,7 +380,7 @@ def _scalar_array(value, name, positive, nonnegative, integer, upper,
     if integer and not v.is_integer():
         raise ValueError(f"{name}={value} must be a whole number")
     if integer and abs(v) > MAX_EXACT_INTEGER:
-        raise ValueError(f"{name}={value} must be at most 2**53 in size ({_EXACT_RULE})")
+        raise ValueError(f"{name}={value} must be at most 2**53 in size ({EXACT_INTEGER_RULE})")
     if upper is not None and (v > upper if upper_inclusive else v >= upper):
         raise ValueError(f"{name}={value} must be {'<=' if upper_inclusive else '<'} {upper:g}")
     return np.asarray(v)

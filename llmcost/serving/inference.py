@@ -85,8 +85,8 @@ from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, as_scalar, finite_result,
-                          is_number, options_with, scalar_or_array)
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, as_count, as_scalar,
+                          finite_result, options_with, scalar_or_array)
 from ..training.comm import mesh_peers, mesh_scaleup_bandwidth
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
@@ -146,10 +146,7 @@ def serving_efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
 
 
 def _int(name, value, minimum=1):
-    if isinstance(value, bool) or not is_number(value) or not math.isfinite(value) \
-            or value != int(value) or value < minimum:
-        raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
-    return int(value)
+    return as_count(value, name, minimum)
 
 
 def _named(name: str, value) -> str:

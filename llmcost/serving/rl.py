@@ -78,7 +78,7 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
-from ..core.units import SECONDS_PER_HOUR, as_array, as_scalar, is_number, options_with
+from ..core.units import SECONDS_PER_HOUR, as_array, as_count, as_scalar, options_with
 from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
 from ..training.parallel import (ETP_KEY, PlanError, choose_plan, etp_of_key,
@@ -356,10 +356,7 @@ NEMO_RL_SWAP_WEIGHT_BYTES, NEMO_RL_SWAP_ADAM_BYTES = 2.0, 8.0
 
 # ------------------------------------------------------------------------------ helpers
 def _int(name, v, minimum=1):
-    if isinstance(v, bool) or not is_number(v) or not math.isfinite(v) or v != int(v) \
-            or v < minimum:
-        raise ValueError(f"{name}={v!r} must be a whole number >= {minimum}")
-    return int(v)
+    return as_count(v, name, minimum)
 
 
 def _float(name, v, *, positive=False, nonnegative=False, upper=None):

@@ -101,12 +101,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR
 from ..core.hardware import BatchDoesNotFit, Cluster, DoesNotFit, Efficiency
-from ..core.units import SECONDS_PER_HOUR, as_array, as_scalar, as_choice, options_with
+from ..core.units import SECONDS_PER_HOUR, as_array, as_count, as_scalar, as_choice, options_with
 from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
 from .inference import (
@@ -164,10 +163,7 @@ FP8_DEEPSEEK_KEPT = {"router": "bf16", "lm_head": "bf16", "embedding": "bf16"}
 
 
 def _whole(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer)) \
-            or not math.isfinite(value) or value != int(value) or value < minimum:
-        raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
-    return int(value)
+    return as_count(value, name, minimum)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
-from ..core.units import as_array, as_scalar, as_flag, noun, options_with, scalar_or_array
+from ..core.units import as_array, as_count, as_scalar, as_flag, noun, options_with, scalar_or_array
 from .memory import (
     DEFAULT_PRACTICE,
     DEFAULT_RESERVE,
@@ -326,8 +326,7 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
 
 # ----------------------------------------------------------------------------- the plan
 def _whole(name, v, minimum=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ValueError(f"{name}={v!r} must be a whole number >= {minimum}")
+    as_count(v, name, minimum, floats=False)
 
 
 def recompute_words(recompute: str) -> str:
