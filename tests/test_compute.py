@@ -269,15 +269,17 @@ def test_the_published_table_keeps_its_whole_run_mfus():
 
 def test_extreme_inputs_name_their_argument(h100):
     spec = llmcost.load_model("llama-3.1-8b")
-    # seq_len=1e30: 12·L·d·s alone is 12 × 32 × 4096 × 1e30 = 1.57e36 FLOP per token, so
-    # 3,000 tokens/s is MFU 4.8e24; the message says at which seq_len and a bound in tokens/s
-    # that is not rounded to 0
+    # seq_len=2**53 (the largest count taken; 1e30 is refused by name): 12·L·d·s alone is
+    # 12 × 32 × 4096 × 2**53 = 1.417e22 FLOP per token, so at the 989.4 TFLOP/s peak at most
+    # 6.98e-8 tokens/s; the message says at which seq_len and a bound not rounded to 0
     with pytest.raises(ValueError, match=r"tokens_per_s_per_gpu=3,000 is impossible for "
-                       r"llama-3\.1-8b on H100-SXM's dense bf16 peak at seq_len=1e\+30.*"
-                       r"at most 6\.\d+e-22 tokens/s"):
+                       r"llama-3\.1-8b on H100-SXM's dense bf16 peak at seq_len=9\.0072e\+15.*"
+                       r"at most 6\.98e-08 tokens/s"):
+        llmcost.mfu_from_throughput(3000.0, spec, h100, seq_len=2**53)
+    with pytest.raises(ValueError, match=r"seq_len=10{30} must be at most 2\*\*53"):
         llmcost.mfu_from_throughput(3000.0, spec, h100, seq_len=10**30)
-    # HFU at a sequence length whose FLOPs overflow: a message, not NaN (inf / inf)
-    with pytest.raises(ValueError, match=r"seq_len=1e\+308 overflow"):
+    # HFU at a sequence length past what a double counts: a message, not NaN (inf / inf)
+    with pytest.raises(ValueError, match=r"seq_len=1e\+308 must be at most 2\*\*53"):
         llmcost.hfu_from_mfu(0.4, spec, 1e308)
     with pytest.raises(ValueError, match=r"seq_len=0\.5 must be a whole number"):
         llmcost.hfu_from_mfu(0.4, spec, 0.5)
