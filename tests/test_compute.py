@@ -289,6 +289,7 @@ def test_extreme_inputs_name_their_argument(h100):
         llmcost.mfu_from_throughput(5e-324, spec, h100)
     with pytest.raises(ValueError, match=r"n_tokens=4\.94066e-324 .*must be > 0"):
         llmcost.mfu_from_gpu_hours(5e-324, 1e5, spec, h100)
-    # a detailed FLOP count that overflows says the sequence length is in it
+    # a detailed FLOP count that overflows says the sequence length is in it: 1e290 tokens ×
+    # 1.4e22 FLOP per token at seq_len 2**53 pass 1.8e308 (6ND alone, 4.8e300, does not)
     with pytest.raises(ValueError, match=r"n_tokens × FLOPs per token \(seq_len\) overflow"):
-        llmcost.training_run(spec, h100, 1e12, 0.4, 64, 2.0, seq_len=1e308)
+        llmcost.training_run(spec, h100, 1e290, 0.4, 64, 2.0, seq_len=2**53)
