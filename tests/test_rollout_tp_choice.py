@@ -6,6 +6,8 @@ Hand derivation (Qwen3-235B-A22B, Qwen3 report Table 2: 235B parameters): 235e9 
 weights = 470 GB; over TP 4 that is 117.5 GB per GPU, over an H100-SXM's 80 GiB (85.9 GB,
 data/accelerators.csv) less its runtime reserve; over TP 8, 58.7 GB, which fits."""
 
+import json
+
 import pytest
 
 from llmcost.bill.scenario import ScenarioError
@@ -44,3 +46,27 @@ def test_fitting_rollout_tp_doubles_from_the_given_size():
     assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 8}) == 8
     # 2 rollout GPUs cannot hold 470 GB at any TP up to 2
     assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 1, "rl_gpus": 2}) is None
+
+
+#: SmolLM-135M's architecture (HuggingFaceTB/SmolLM-135M config.json on the Hugging Face Hub:
+#: 30 layers, hidden 576, 9 attention heads, 3 KV heads, FFN 1536, vocabulary 49,152, tied).
+SMOLLM_135M = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 576,
+               "intermediate_size": 1536, "max_position_embeddings": 2048,
+               "num_attention_heads": 9, "num_hidden_layers": 30, "num_key_value_heads": 3,
+               "tie_word_embeddings": True, "vocab_size": 49152, "hidden_act": "silu"}
+
+
+def test_a_model_whose_heads_the_default_tp_does_not_divide_gets_one_that_does(tmp_path):
+    # a trial: a report of a 9-head model on 8 GPUs stopped on "rl_rollout_tp=4 must divide
+    # n_heads=9" though the scenario bills no RL; of 9's divisors (1, 3, 9) only 1 divides the
+    # notebooks' 8 RL GPUs
+    (tmp_path / "smollm.json").write_text(json.dumps(SMOLLM_135M))
+    path = tmp_path / "tiny.yaml"
+    path.write_text("model: smollm.json\naccelerator: H100-SXM\nn_gpus: 8\n"
+                    "train_tokens: 6.0e11\nseq_len: 2048\n")
+    plan = report.plan_report(path)
+    assert plan.values["rl_rollout_tp"] == 1
+    used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
+                                                       for nb in report.list_notebooks()})
+    assert "divides the model's 9 attention heads" in used["rl_rollout_tp"]["from"]
+    assert "the notebooks' 4 does not divide them" in used["rl_rollout_tp"]["from"]

@@ -745,7 +745,8 @@ def choose_rl_gpus(scenario: dict, used: dict) -> dict:
 def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     """When the scenario gives no ``rl_rollout_tp``, notebook 05's RL campaign (an illustration
     unless the scenario has ``rl_`` keys) takes the notebooks' default; if the policy's weights
-    do not fit at that TP, the smallest that fits (``rl.fitting_rollout_tp``) instead, recorded
+    do not fit at that TP, or it does not divide the model's heads, the nearest that can be
+    priced (``rl.fitting_rollout_tp``) instead, recorded
     as chosen (private key ``_rl_rollout_tp_chosen``, shown where the index lists the
     parameters), so that a report never stops on a setting the scenario did not give. Returns the
     scenario unchanged when the default fits or nothing does (the check then names the key)."""
@@ -757,9 +758,14 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
         return scenario
     if tp is None or tp == p["rl_rollout_tp"]:
         return scenario
+    default = int(p["rl_rollout_tp"])
+    why = ("the smallest rollout TP at which the policy fits (the notebooks' "
+           f"{default} does not" if tp > default and tp % default == 0 else
+           f"the rollout TP nearest the notebooks' {default} that divides the model's "
+           f"{load_model(p['model']).n_heads} attention heads and fits (the notebooks' "
+           f"{default} does not divide them")
     return {**scenario, "rl_rollout_tp": tp, "_rl_rollout_tp_chosen": (
-        f"chosen: the smallest rollout TP at which the policy fits (the notebooks' "
-        f"{p['rl_rollout_tp']} does not; give rl_rollout_tp to set it)")}
+        f"chosen: {why}; give rl_rollout_tp to set it)")}
 
 
 def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:

@@ -3236,20 +3236,28 @@ def scenario_iteration(p: dict) -> RLIteration:
 
 
 def fitting_rollout_tp(p: dict) -> int | None:
-    """The smallest rollout tensor-parallel size, from the scenario's ``rl_rollout_tp`` up by
-    doubling, at which the scenario's RL iteration can be priced (``scenario_iteration``: the
-    rollout weights and KV cache fit each replica's HBM, the TP divides the rollout GPUs and
-    the model's heads); None when none up to the rollout GPU count does. A report uses it when a
-    scenario gives no ``rl_rollout_tp`` and the notebooks' default cannot hold the model (e.g. a
-    235B policy's 470 GB of BF16 weights over 4 H100s)."""
+    """The rollout tensor-parallel size nearest the scenario's ``rl_rollout_tp`` at which the
+    scenario's RL iteration can be priced (``scenario_iteration``: the rollout weights and KV
+    cache fit each replica's HBM, the TP divides the rollout GPUs and the model's heads); None
+    when none up to the rollout GPU count does. Tried in this order: ``rl_rollout_tp`` and its
+    doublings (a larger TP holds a larger model), then the other divisors of the model's
+    attention heads above it, then those below it, largest first (a TP must divide the heads:
+    vLLM's ``verify_with_parallel_config``; a 9-head model takes no TP of 4 or 8). A report uses
+    it when a scenario gives no ``rl_rollout_tp`` and the notebooks' default cannot be priced
+    (e.g. a 235B policy's 470 GB of BF16 weights over 4 H100s; SmolLM-135M's 9 heads at TP 4)."""
     tp = int(p["rl_rollout_tp"])
     limit = int(p["rl_rollout_gpus"] or p["rl_gpus"])
-    while tp <= limit:
+    heads = int(inf.serving_model(p["model"]).n_heads)
+    doubling = [tp * 2 ** k for k in range(64) if tp * 2 ** k <= limit]
+    above = [t for t in range(tp + 1, min(limit, heads) + 1)
+             if heads % t == 0 and t not in doubling]
+    below = [t for t in range(min(tp - 1, limit), 0, -1) if heads % t == 0]
+    for t in doubling + above + below:
         try:
-            scenario_iteration({**p, "rl_rollout_tp": tp})
-            return tp
+            scenario_iteration({**p, "rl_rollout_tp": t})
+            return t
         except ValueError:
-            tp *= 2
+            continue
     return None
 
 
