@@ -97,6 +97,7 @@ from ..core.catalog import (
     as_model,
     current_prices,
     as_published_runs,
+    discount_price_cap,
     list_accelerators,
     list_prices,
     load_accelerator,
@@ -226,14 +227,21 @@ def price_range(accelerator, pricing: str = "on_demand", owned: Mapping | None =
                     used = other
                     break
     if df.empty:
-        return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
+        return {"low": None, "median": None, "high": None, "default": None,
+                "default_words": "", "default_note": "", "n": 0, "priced_as": None,
                 "source": f"no current {pricing} catalogue price for {acc.name} or its "
                           "generation"}
     p = df["price_usd_per_gpu_hour"]
     src = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
                     + ("" if r.available else f" ({NOT_AVAILABLE})") for r in df.itertuples())
     note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
+    cap = discount_price_cap(used, pricing)
     return {"low": float(p.min()), "median": float(p.median()), "high": float(p.max()),
+            "default": float(p.median()) if cap is None else cap["on_demand"],
+            "default_words": "catalogue median" if cap is None else f"bill's {pricing} price",
+            "default_note": "" if cap is None else (
+                f"the on-demand median: the catalogue's {pricing} median, ${cap['listed']:.2f}, "
+                "lies above it"),
             "n": len(df), "priced_as": used,
             "source": (f"{len(df)} current {pricing} price{'' if len(df) == 1 else 's'} of "
                        f"{used}{note}: {src}"),
@@ -259,11 +267,14 @@ def _owned_range(acc, owned: Mapping | None) -> dict:
         except ValueError as e:
             why = why or str(e)
     if own is None:
-        return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
+        return {"low": None, "median": None, "high": None, "default": None,
+                "default_words": "", "default_note": "", "n": 0, "priced_as": None,
                 "source": f"no catalogue comparison for owned hardware: {why}"}
     x = float(own["usd_per_gpu_hour"])
     note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
-    return {"low": x, "median": x, "high": x, "n": 1, "priced_as": used,
+    return {"low": x, "median": x, "high": x, "default": x,
+            "default_words": "owned amortisation", "default_note": "", "n": 1,
+            "priced_as": used,
             "source": (f"owned {used}{note} amortised as Cottier et al. 2024 "
                        f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU"
                        + (f", the scenario's {', '.join(given)}" if given else "")
@@ -1026,7 +1037,7 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
     it, the lines are priced as a claim without a cost (the stated price, else the catalogue
     median), and ``_left_out_basis`` says so."""
     price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
-        else j.price["median"]
+        else j.price["default"]
     if not below_floor(j):
         price = implied if implied is not None else j.needed[1] if j.needed is not None \
             else price
@@ -1637,9 +1648,10 @@ def _left_out_basis(j: _Judging) -> str:
         return ""
     c = j.c
     price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
-        else j.price["median"]
+        else j.price["default"]
     what = "the given price" if c.price_usd_per_gpu_hour is not None else \
-        f"the catalogue's {c.pricing} median"
+        f"the catalogue's {c.pricing} median" if not j.price.get("default_note") else \
+        f"the {j.price['default_words']} ({j.price['default_note']})"
     return (f"priced at {what}, {usd_rate(price)}/GPU-h: the claimed ${c.usd:,.0f} is below "
             f"the least its FLOPs can cost, ${j.floor:,.0f}, so no line is derived from it")
 
@@ -1678,9 +1690,10 @@ def _price_verdict(j: _Judging) -> tuple:
         return implied, (f"{'below' if implied < pr['low'] else 'above'} the owned "
                          f"amortisation ${pr['low']:.2f}/GPU-h ({pr['source']})")
     if implied is None:
-        what = "owned amortisation" if c.pricing == "owned" else "catalogue median"
-        return implied, (f"no cost given; at the {what} ${pr['median']:.2f}/GPU-h the hours "
-                         f"cost {usd_amount(j.hours * pr['median'])} ({pr['source']})")
+        what = "owned amortisation" if c.pricing == "owned" else pr["default_words"]
+        note = f" ({pr['default_note']})" if pr.get("default_note") else ""
+        return implied, (f"no cost given; at the {what}, ${pr['default']:.2f}/GPU-h{note}, the "
+                         f"hours cost {usd_amount(j.hours * pr['default'])} ({pr['source']})")
     where = "below" if implied < pr["low"] else "above" if implied > pr["high"] else "within"
     span = price_span(pr)
     if span.startswith("price"):   # one value: no median to add, and "at" rather than "within"

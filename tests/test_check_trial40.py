@@ -1,0 +1,38 @@
+"""`llmcost check` after a new-user trial: a scenario on reserved H200 with no price of its own
+was priced by `estimate` at the on-demand median (the catalogue's reserved median lies above it:
+``core.catalog.discount_price_cap``) and by `check` at that reserved median, so the two
+commands gave two costs for one file.
+
+The rows (data/prices.csv, current): H200 reserved AWS 2026-10 $7.89 (an EC2 Capacity Block);
+on-demand CoreWeave 2026-09 $6.30 and Hyperstack 2026-08 $3.99: median (6.30 + 3.99) / 2 =
+$5.145 (hand derivation)."""
+
+import pytest
+
+from llmcost.bill import claims, ledger
+from llmcost.core.catalog import current_prices
+
+RUN = {"model": "deepseek-v3", "accelerator": "H200", "n_gpus": 512, "train_tokens": 2e12,
+       "seq_len": 4096, "mfu": 0.3, "dtype": "fp8", "pricing": "reserved"}
+
+
+def test_check_prices_a_reserved_run_at_the_bills_price():
+    od = current_prices("H200", "on_demand")["price_usd_per_gpu_hour"]
+    rs = current_prices("H200", "reserved")["price_usd_per_gpu_hour"]
+    assert rs.median() > od.median()  # the case: a listed block above on-demand
+    assert od.median() == pytest.approx((6.30 + 3.99) / 2, abs=0.005)
+    pr = claims.price_range("H200", "reserved")
+    assert pr["median"] == pytest.approx(rs.median()) and pr["default"] == od.median()
+    bill = ledger.build_ledger(RUN)
+    assert bill.figures["price_usd_per_gpu_hour"] == pytest.approx(pr["default"])  # estimate
+    c = claims.check_claim("deepseek-v3", 2e12, "H200", n_gpus=512, mfu=0.3, dtype="fp8",
+                           seq_len=4096, pricing="reserved")
+    text = " ".join(c.describe().split())
+    assert (f"at the bill's reserved price, ${od.median():.2f}/GPU-h (the on-demand median: "
+            f"the catalogue's reserved median, ${rs.median():.2f}, lies above it), the hours "
+            "cost") in text
+    # an on-demand run keeps the catalogue median, said so
+    c = claims.check_claim("deepseek-v3", 2e12, "H200", n_gpus=512, mfu=0.3, dtype="fp8",
+                           seq_len=4096)
+    assert f"at the catalogue median, ${od.median():.2f}/GPU-h, the hours cost" in \
+        " ".join(c.describe().split())
