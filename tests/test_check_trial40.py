@@ -36,3 +36,14 @@ def test_check_prices_a_reserved_run_at_the_bills_price():
                            seq_len=4096)
     assert f"at the catalogue median, ${od.median():.2f}/GPU-h, the hours cost" in \
         " ".join(c.describe().split())
+
+
+def test_check_says_why_its_ranges_differ_from_estimates():
+    # check draws the exploratory fraction alone (the claim's MFU and price are the claim);
+    # estimate's headline draws spread a point MFU too, so its P10-P90 differ: said, not hidden
+    c = claims.check_claim("deepseek-v3", 2e12, "H200", n_gpus=512, mfu=0.3, dtype="fp8",
+                           seq_len=4096)
+    text = " ".join(c.describe().split())
+    assert "the claim's MFU and price held at the claim's" in text
+    assert "(the P10–P90 of `llmcost estimate` draw the scenario's MFU and price too" in text
+    assert "draws fall inside it: the 1.6% of the log-normal below 0 is left out" in text

@@ -432,7 +432,7 @@ def test_illustrative_ranges_come_from_the_sources():
     d = frac.draws(200_000, 0, "ledger_exploratory_fraction")
     assert d.min() >= 0 and d.max() <= 10
     assert np.percentile(d, [5, 95]) == pytest.approx([0.26, 3.01], abs=0.03)
-    assert "1.6% of the log-normal lies below 0" in why and "1.2-4 times" in why
+    assert "1.6% of the log-normal below 0 is left out" in why and "1.2-4 times" in why
     mfu = ill["mfu"][0]
     assert mfu.mode == 0.4 and mfu.low < 0.4 < mfu.high <= 1.0
 

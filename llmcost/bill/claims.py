@@ -1846,6 +1846,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
     own = sorted(k for k, v in (extra or {}).items() if isinstance(v, Range))
     src = "; ".join(([f"the scenario's ranges of {', '.join(own)}"] if own else [])
                     + [f"{k}: {txt}" for k, (_, txt) in ranges.items()]) or "no ranged default"
+    src += ("; the claim's MFU and price held at the claim's, as they are the claim (the P10–P90 "
+            "of `llmcost estimate` draw the scenario's MFU and price too, so its ranges differ)")
     return rows, total, band, src
 
 

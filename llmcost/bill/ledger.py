@@ -2240,8 +2240,8 @@ def _exploratory_range(p: dict) -> dict:
             r, f"Cottier et al. 2024's log-normal of development compute, {1 + lo:g}-"
             f"{1 + hi:g} times the final run as its 90% interval (median {1 + r.point:.2f}; "
             f"data/ledger_defaults.csv), less the final run: {r.point:.2f} final runs beyond it "
-            f"at the median, cut to the input's [0, {r.high:g}] ({below:.1%} of the log-normal "
-            "lies below 0 and is drawn inside)")}
+            f"at the median, cut to the input's [0, {r.high:g}] (draws fall inside it: the "
+            f"{below:.1%} of the log-normal below 0 is left out)")}
     if mode > 0:
         return {"ledger_exploratory_fraction": (
             Range("triangular", low=low, mode=mode, high=high),
