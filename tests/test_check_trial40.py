@@ -7,6 +7,8 @@ The rows (data/prices.csv, current): H200 reserved AWS 2026-10 $7.89 (an EC2 Cap
 on-demand CoreWeave 2026-09 $6.30 and Hyperstack 2026-08 $3.99: median (6.30 + 3.99) / 2 =
 $5.145 (hand derivation)."""
 
+import re
+
 import pytest
 
 from llmcost.bill import claims, ledger
@@ -47,3 +49,20 @@ def test_check_says_why_its_ranges_differ_from_estimates():
     assert "the claim's MFU and price held at the claim's" in text
     assert "(the P10–P90 of `llmcost estimate` draw the scenario's MFU and price too" in text
     assert "draws fall inside it: the 1.6% of the log-normal below 0 is left out" in text
+
+
+def test_a_bound_above_the_ceiling_says_the_ceiling_alone_judges():
+    # Llama 3.1 70B in BF16 on GB200: no dense BF16 Blackwell run is published, so the bound is
+    # the best dense FP8 run on the BF16 peak, above 100% of it (FP8 GEMMs run at up to twice
+    # the BF16 peak) and above GB200's measured BF16 GEMM ceiling (data/efficiency.csv)
+    c = claims.check_claim("llama-3.1-70b", 8e12, "GB200-NVL72", n_gpus=1152, mfu=0.4,
+                           seq_len=8192)
+    text = " ".join(c.describe().split())
+    bound = re.search(r"at any size, ([\d.]+)% of the BF16 peak", c.best_source)
+    assert c.best_published is None and float(bound.group(1)) > 100.0 > 100 * c.ceiling
+    assert (f"above the {c.ceiling:.1%} ceiling, so no utilisation the ceiling admits is above "
+            "it: the ceiling alone judges this claim") in text
+    # a claim with a comparable BF16 run of its own class keeps that run as its reference
+    h100 = claims.check_claim("llama-3.1-70b", 8e12, "H100-SXM", n_gpus=1024, mfu=0.4,
+                              seq_len=8192)
+    assert "the ceiling alone judges" not in " ".join(h100.describe().split())

@@ -1084,6 +1084,9 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
         acc.name, spec.is_moe, dtype, c.seq_len, own)
     if best is None and bound is not None:
         bsrc += f"; at any size, {bound:.1%} of the BF16 peak ({bound_src})"
+        if bound * peaks["bf16"] / peaks[dtype] > ceiling:  # an FP8 run bounding a BF16 claim
+            bsrc += (f"; above the {ceiling:.1%} ceiling, so no utilisation the ceiling admits "
+                     "is above it: the ceiling alone judges this claim")
     # an unknown best: the best at any size of the class (the verdict's bound), no higher than
     # the ceiling (a BF16 claim's bound may be an FP8 run's MFU on the BF16 peak, above it)
     mfu_hi = best if best is not None else min(bound, ceiling) if bound is not None \
