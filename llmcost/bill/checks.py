@@ -188,14 +188,22 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
 
 @disk_cached  # two plan searches, the same for every call with these values: core.diskcache
 def stack_mfus(values: dict, other: str) -> tuple:
-    """``(m_here, m_other, plan)``: the step-time model's MFU for the scenario's plan on its own
-    stack (``values["stack"]``, default ``DEFAULT_STACK``) and on the stack ``other``
-    (``scenario_step``: the plan search with the scenario's fixed fields on each stack), and the
-    plan chosen on ``other`` in words (``ParallelPlan.describe``)."""
+    """``(m_here, m_other, plan, bill_here, bill_other)``: the step-time model's MFU for the
+    scenario's plan on its own stack (``values["stack"]``, default ``DEFAULT_STACK``) and on the
+    stack ``other`` (``scenario_step``: the plan search with the scenario's fixed fields on each
+    stack), the plan chosen on ``other`` in words (``ParallelPlan.describe``), and the MFU a
+    bill of ``mfu: predict`` takes from each prediction (``MfuBand.central``: p / (1 + c) kept
+    inside its band, capped at the best comparable published run: what ``report.resolve_mfu``
+    prices)."""
     spec = load_model(values["model"])
-    _, here = scenario_step(values, spec)
-    plan, there = scenario_step({**values, "stack": other}, spec)
-    return float(here.mfu), float(there.mfu), plan.describe()
+    acc, dtype = values.get("accelerator", "H100-SXM"), values.get("dtype", "bf16")
+    out = []
+    for v in (values, {**values, "stack": other}):
+        plan, b = scenario_step(v, spec)
+        band = band_for_step(b, plan, spec, acc, dtype=dtype, seq_len=v.get("seq_len"))
+        out.append((float(b.mfu), float(band.central()[0]), plan.describe()))
+    (m_here, bill_here, _), (m_other, bill_other, plan) = out
+    return m_here, m_other, plan, bill_here, bill_other
 
 
 def own_stack_hint(values: dict, mfu_predicted: bool = False,
@@ -205,7 +213,9 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
     ``deepseek-hai-llm-2024``): the step-time model's MFU for the scenario's plan search on
     both stacks, m_default and m_own (``scenario_step``, the same model, GPUs and fixed plan
     fields), and the key that selects the model's own. The step time scales as 1 ÷ MFU, so the
-    run's days scale by m_default ÷ m_own. None when the scenario names a stack, the MFU is not
+    run's days scale by m_default ÷ m_own; where a bill's MFU differs from the prediction (the
+    band's centre, capped at the best comparable published run: ``stack_mfus``), by the ratio
+    of the bills' MFUs, said so. None when the scenario names a stack, the MFU is not
     predicted, the model has no such run, or either search fails."""
     if not mfu_predicted or ("stack" in values and "stack" not in defaults):
         return None
@@ -214,15 +224,21 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
     if own is None or own[0] == here:
         return None
     try:
-        m_here, m_own, plan = stack_mfus(values, own[0])
+        m_here, m_own, plan, bill_here, bill_own = stack_mfus(values, own[0])
     except (ValueError, KeyError, TypeError):
         return None
+    billed = (f"the same run in {m_here / m_own:.2f}× the time" if
+              math.isclose(bill_here, m_here, rel_tol=1e-4) and
+              math.isclose(bill_own, m_own, rel_tol=1e-4) else
+              f"a bill takes {bill_here:.1%} and {bill_own:.1%}, each prediction's band centre "
+              "kept within its band, whose top is capped at the best comparable published run: "
+              "the same run in "
+              f"{bill_here / bill_own:.2f}× the time")
     return (f"{values['model']}'s own published pre-training ran on the {own[0]} stack "
             f"(data/validation_mfu.csv: {own[1]}); the scenario sets no stack, so it is "
             f"priced on {here}: "
             f"there the step-time model predicts {m_here:.1%}, on {own[0]} {m_own:.1%} "
-            f"({plan}; the same run in {m_here / m_own:.2f}× the time): set "
-            f"`stack: {own[0]}` to price it on its own software.")
+            f"({plan}; {billed}): set `stack: {own[0]}` to price it on its own software.")
 
 
 def fp8_over_bf16(accelerator) -> float:
