@@ -804,11 +804,18 @@ def test_own_stack_and_phase_extension_caveats_in_the_readers_words():
     v = {"model": "deepseek-v3", "accelerator": "H800", "n_gpus": 512, "seq_len": 4096,
          "global_batch_tokens": 4096 * 15360, "dtype": "fp8", "mfu": 0.2}
     hint = own_stack_hint(v, True, defaults={"stack"})
-    here, own = re.search(r"predicts ([\d.]+%), on deepseek-hai-llm-2024 ([\d.]+%)",
-                          hint).groups()
+    # where a bill's MFU is not the prediction (the band's centre) the line gives the bills'
+    here, own = re.search(r"a bill takes ([\d.]+%) and ([\d.]+%)", hint).groups()
     assert glance.caveat_line(hint) == (
         f"deepseek-v3 is priced on the megatron-core-2024 software, not on its own "
-        f"(deepseek-hai-llm-2024), which the model predicts at {own} MFU, not {here}: set "
+        f"(deepseek-hai-llm-2024), where its bill would take {own} MFU, not {here}: set "
+        "`stack: deepseek-hai-llm-2024`")
+    raw = hint.split(" (TP")[0] + " (a plan; the same run in 0.5× the time)"  # bill = prediction
+    p_here, p_own = re.search(r"predicts ([\d.]+%), on deepseek-hai-llm-2024 ([\d.]+%)",
+                              raw).groups()
+    assert glance.caveat_line(raw) == (
+        f"deepseek-v3 is priced on the megatron-core-2024 software, not on its own "
+        f"(deepseek-hai-llm-2024), which the model predicts at {p_own} MFU, not {p_here}: set "
         "`stack: deepseek-hai-llm-2024`")
     ws = scenario_warnings({"model": "deepseek-v3", "seq_len": 4096, "train_tokens": 14.8e12,
                             "phases": [{"name": "long-context", "tokens": 1.2e11,

@@ -872,6 +872,10 @@ CAVEATS = [
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
+     r".*?a bill takes ([\d.]+%) and ([\d.]+%)",
+     "{0} is priced on the {2} software, not on its own ({1}), where its bill would take {4} "
+     "MFU, not {3}: set `stack: {1}`"),
+    (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
      r"there the step-time model predicts ([\d.]+%), on \S+ ([\d.]+%)",
      "{0} is priced on the {2} software, not on its own ({1}), which the model predicts at {4} "
      "MFU, not {3}: set `stack: {1}`"),
