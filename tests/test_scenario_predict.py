@@ -70,7 +70,7 @@ def test_a_capped_prediction_says_so_where_the_mfu_comes_from(tmp_path):
     assert f"predicts {pred['predicted']:.1%}" in said
     assert f"so the bill uses the top, {pred['value']:.1%}" in said
     assert said.endswith(f"its top set by {pred['cap']}")
-    assert pred["cap"].startswith("the model's low end before the cap, itself above the best "
+    assert pred["cap"].startswith("the model's own low end: its whole band lies above the best "
                                   "comparable published run, ")
 
 

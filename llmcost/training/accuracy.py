@@ -578,8 +578,8 @@ class MfuBand:
     def cap_source(self) -> str:
         """What set the band's capped top, in a few words for a figure's note (``cap_reason``
         without its comparison rule; the field ``cap_from``): "the best comparable published
-        run"; "the model's low end before the cap, itself above the best comparable published
-        run, 31.5%" (the model's whole band p / (1 + c ± w) above every comparable run, so the
+        run"; "the model's own low end: its whole band lies above the best comparable published
+        run, 31.5%, and so does the bill's MFU" (the model's whole band p / (1 + c ± w) above every comparable run, so the
         cap is the model's own figure p / (1 + c + w), not a published one); "the best
         published run of its class at any size"; "the matmul ceiling"; "" when nothing capped
         it (``CAP_REFERENCES``)."""
@@ -1678,8 +1678,8 @@ def _cap_why(cap: float, ref: float, basis: float, ref_src: str, low_end: bool, 
     if low_end:
         figure = f"{ref / basis:.1%} of the FP8 dense peak" if basis != 1.0 else f"{ref:.1%}"
         return (f"the band's low end, itself above the best published {ref_src}, "
-                f"{on(ref, '.1%')}", f"the model's low end before the cap, itself above {name}, "
-                f"{figure}")
+                f"{on(ref, '.1%')}", f"the model's own low end: its whole band lies above "
+                f"{name}, {figure}, and so does the bill's MFU")
     if basis != 1.0:
         return (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
                 f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}", name)
