@@ -325,7 +325,7 @@ class ModelSpec:
         if v < minimum:
             raise ValueError(f"{self.name}: {f}={v} must be >= {minimum}")
         if v > MAX_EXACT_INTEGER:
-            raise ValueError(f"{self.name}: {f}={v} must be at most 2**53 "
+            raise ValueError(f"{self.name}: {f}={v} must be at most 2**53 in size "
                              f"({EXACT_INTEGER_RULE})")
 
     # ------------------------------------------------------------------ layer bookkeeping

@@ -338,7 +338,7 @@ def as_count(value, name: str, minimum: int = 1, floats: bool = True) -> int:
     if isinstance(value, bool) or not ok or value < minimum:
         raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
     if abs(value) > MAX_EXACT_INTEGER:
-        raise ValueError(f"{name}={value!r} must be at most 2**53 ({EXACT_INTEGER_RULE})")
+        raise ValueError(f"{name}={value!r} must be at most 2**53 in size ({EXACT_INTEGER_RULE})")
     return int(value)
 
 
