@@ -1432,7 +1432,8 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
     band whose cap lies below the prediction itself (``accuracy.band_cap``: the best comparable
     published run, or the matmul ceiling) is said to be capped below it, not "around" it, and a
-    capped top is said with what capped it (``MfuBand.cap_reason``); a given MFU above such a
+    capped top is said with what capped it (``MfuBand.cap_source``: the run itself is named by
+    ``prediction_evidence``, no parenthesis inside another); a given MFU above such a
     band is said to be above its capped top (``MfuBand.high``, from ``cap_source``), and the raw
     prediction above that cap, since "above" is decided against the top, not the prediction."""
     if band.low <= mfu <= band.high:
@@ -1450,13 +1451,13 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
                 f"scenario's own figure); {prediction_evidence(band)}; the bill uses the given "
                 "figure (notebook 04b shows where the time goes; `mfu: predict` uses the "
                 "prediction).")
-    where = ("capped below that prediction, where no measurement goes" +
-             (f" ({reason})" if reason else "") if band.high < b.mfu else
-             "around that prediction" +
-             (f", its top capped at {band.high:.1%} ({reason})" if reason else ""))
+    capper = band.cap_source() or "what has been measured"
+    where = (f"capped below that prediction, where no measurement goes, by {capper}"
+             if band.high < b.mfu else "around that prediction" +
+             (f", its top capped at {band.high:.1%} by {capper}" if reason else ""))
     return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
             f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} "
-            f"{where} (not the range the bill draws around the scenario's own figure); "
+            f"{where}, not the range the bill draws around the scenario's own figure; "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
 

@@ -579,8 +579,9 @@ class MfuBand:
         """What set the band's capped top, in a few words for a figure's note (``cap_reason``
         without its comparison rule; the field ``cap_from``): "the best comparable published
         run"; "the model's own low end: its whole band lies above the best comparable published
-        run, 31.5%, and so does the bill's MFU" (the model's whole band p / (1 + c ± w) above every comparable run, so the
-        cap is the model's own figure p / (1 + c + w), not a published one); "the best
+        run, 31.5%, and so does the bill's MFU" (the model's whole band p / (1 + c ± w) above
+        every comparable run, so the cap is the model's own figure p / (1 + c + w), not a
+        published one); "the best
         published run of its class at any size"; "the matmul ceiling"; "" when nothing capped
         it (``CAP_REFERENCES``)."""
         return self.cap_from
