@@ -574,7 +574,7 @@ def test_a_correction_not_carried_is_not_called_a_calibration():
                         f"model's: the pilot's compute correction (x{c.compute_factor:.3f}) is "
                         "not carried (the fit is at its bound: no kernel rate explains the "
                         f"pilot); {x.describe_band()}")
-    assert lines[3].startswith("main run at that uncalibrated MFU: ")
+    assert lines[3].startswith("main run at that MFU: ")
     assert "(uncalibrated" not in "\n".join(lines)
 
 
@@ -597,3 +597,28 @@ def test_no_published_run_of_the_class_skips_the_illustrative_pilot(monkeypatch)
     assert all(math.isnan(v) for v in s.gpu_hours + s.compute_usd)
     assert answers.pilot_study(s, 512, 5.15, 0.158) == \
         f"ILLUSTRATIVE pilot (the scenario gives none): {words}."
+
+
+def test_a_correction_carried_too_little_to_show_is_said_so():
+    """A trial's c_70b_gb200_rl (Llama 3.1 70B on 1,152 GB200, the plan its report chose): the
+    illustrative pilot measured 41.5% against 39.1% predicted, r = ln(measured ÷ predicted) =
+    +0.0604, within the drift sigma = 0.060 (calibrate.PILOT_DRIFT), so by hand
+    w = 1 - sigma^2 / r^2 = 1 - 0.0036 / 0.003646 = 0.0127: the full run's MFU prints as the
+    uncalibrated model's, 38.3%, and the lines say it is that, at 1% strength, and why."""
+    from llmcost.present import answers
+    q = {**_P, "model": "llama-3.1-70b", "accelerator": "GB200-NVL72", "n_gpus": 1152,
+         "seq_len": 8192, "train_tokens": 8e12, "global_batch_tokens": 16777216, "tp": 4,
+         "pp": 9, "recompute": "none", "pp_schedule": "1f1b"}
+    s = cal.pilot_study(q, price_usd_per_gpu_hour=10.5)
+    c, x = s.calibration, s.extrapolation
+    r = math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0])
+    assert x.residual == pytest.approx(r, rel=1e-9) and x.drift == pytest.approx(0.06)
+    assert x.transfer == pytest.approx(1 - 0.06 ** 2 / r ** 2, rel=1e-9)
+    assert x.transfer == pytest.approx(0.0127, abs=5e-4)
+    lines = answers.pilot_study(s, 1152, 10.5, 0.4).splitlines()
+    assert lines[1].endswith(f"{c.describe()}, carried to the full run at 1% strength")
+    assert lines[2].startswith(
+        f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, MFU {x.mfu:.1%} "
+        f"[{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's to the 0.1 %: "
+        f"{x.describe_transfer(c.compute_factor)}; band")
+    assert f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}" and "(uncalibrated" not in lines[2]

@@ -506,25 +506,33 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
             f"({what} {bill_mfu:.1%})")
 
 
-def _not_carried(x) -> bool:
-    """None of the pilot's correction reaches the full run (``transfer`` 0,
+def _uncarried(c, x) -> str | None:
+    """Why the full run's MFU shows none of the pilot's correction, or None where it does (or
+    where the run is the pilot's own, or a cap moved it): none carried (``transfer`` 0,
     ``calibrate.extrapolate``: a fit at its bound, ``Calibration.saturated``, or a residual the
-    drift explains), no cap moved it and the run is not the pilot's own: its MFU is the
-    uncalibrated model's."""
-    return x.half_width > 0 and x.transfer == 0 and x.capped_at is None
+    drift explains), or so little that the MFU prints as the uncalibrated model's to 0.1 %
+    (``Extrapolation.describe_transfer`` says how much and why). A trial read "compute x1.245"
+    then "MFU 15.5% (uncalibrated 15.5%)"."""
+    if x.half_width == 0 or x.capped_at is not None:
+        return None
+    if x.transfer == 0:
+        why = ("the fit is at its bound: no kernel rate explains the pilot" if c.saturated > 0
+               else f"the drift of the model's error from a pilot to a run like this one "
+               f"(±{x.drift:.1%}) could explain all of the pilot's residual ({x.residual:+.1%} "
+               "in log MFU)")
+        return f"the pilot's compute correction (x{c.compute_factor:.3f}) is not carried ({why})"
+    if f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}":
+        return x.describe_transfer(c.compute_factor)
+    return None
 
 
-def _full_run_mfu(c, x) -> str:
-    """The full run's MFU and band (``Extrapolation.describe``); where ``_not_carried``, said as
-    the uncalibrated model's with the reason, not as a calibrated figure (a trial read "compute
-    x1.245" then "MFU 15.5% (uncalibrated 15.5%)")."""
-    if not _not_carried(x):
+def _full_run_mfu(x, off: str | None) -> str:
+    """The full run's MFU and band (``Extrapolation.describe``); where the correction does not
+    show (``_uncarried``'s words ``off``), said as the uncalibrated model's, with why."""
+    if off is None:
         return x.describe()
-    why = ("the fit is at its bound: no kernel rate explains the pilot" if c.saturated > 0 else
-           f"the drift of the model's error from a pilot to a run like this one (±{x.drift:.1%})"
-           f" could explain all of the pilot's residual ({x.residual:+.1%} in log MFU)")
-    return (f"MFU {x.mfu:.1%} [{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's: "
-            f"the pilot's compute correction (x{c.compute_factor:.3f}) is not carried ({why})")
+    return (f"MFU {x.mfu:.1%} [{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's"
+            + (": " if x.transfer == 0 else " to the 0.1 %: ") + off)
 
 
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
@@ -533,8 +541,8 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     ``n_gpus``, or more than it) with its measured and uncalibrated predicted MFU, the
     calibration's factors
     (``Calibration.describe``), the full run's step and MFU with its band
-    (``Extrapolation.describe``, ``describe_band``; ``_full_run_mfu``: a correction not carried
-    said as such), the main run's ideal GPU-hours and compute
+    (``Extrapolation.describe``, ``describe_band``; ``_uncarried``: a correction that does not
+    show in it said as such), the main run's ideal GPU-hours and compute
     at ``price_usd_per_gpu_hour`` (central, low–high: ``pilot_study``'s GPU-hours = train_tokens
     ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600, × the price), what the bill does with it
     (an illustrative pilot: the bill keeps the scenario's ``scenario_mfu``) and what the pilot
@@ -543,7 +551,9 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
     if c is None:  # no published pilot of the scenario's class: nothing calibrated
         return f"ILLUSTRATIVE pilot (the scenario gives none): {study.source}."
-    off = _not_carried(x)
+    off = _uncarried(c, x)
+    carried = ("" if off is None else ", not carried to the full run" if x.transfer == 0 else
+               f", carried to the full run at {x.transfer:.0%} strength")
     lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
               "pilot: ") + study.source]
     lines += [f"pilot {q.plan.describe()} on "
@@ -551,13 +561,13 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
                  f"{fmt_gpus(q.n_gpus)} (more than the run's {n_gpus:,})") + ": MFU "
               f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
-              + (", not carried to the full run" if i == len(c.pilots) - 1 and off else "")
+              + (carried if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]
     lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
-                 f"{_full_run_mfu(c, x)}; " + x.describe_band())
+                 f"{_full_run_mfu(x, off)}; " + x.describe_band())
     bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
             "its MFU calibrated on this pilot, failures added")
-    at = "that uncalibrated MFU" if off else "the pilot's MFU"
+    at = "the pilot's MFU" if off is None else "that MFU"
     lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours "
                  f"({fmt_count(h[1], 3)}-{fmt_count(h[2], 3)}), compute {fmt_usd(usd[0])} "
                  f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "

@@ -724,8 +724,8 @@ if len(z3):
 # the pilot, and it carries no band), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
 # ranks): then the count is doubled until they fit. Where the model carries none of the pilot's
-# correction (a fit at its bound, or a residual the drift explains), the output says the full run
-# is the uncalibrated model's. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
+# correction (a fit at its bound, or a residual the drift explains), or too little to change the
+# printed MFU, the output says the full run is the uncalibrated model's, and why. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 
