@@ -112,3 +112,15 @@ def test_odd_input_is_refused_by_name():
     bill = ledger.build_ledger(D2_TINY)
     with pytest.raises(ValueError, match="model="):
         ex.long_context_exercise(bill, 3e9)
+
+
+def test_a_shorter_declared_context_sets_the_length_and_a_ranged_mfu_its_point():
+    """The toy model at 1,024-token sequences: its config declares 2,048 positions, so the
+    phase runs at 2,048 (said as its declared context, short of Llama 3's 131,072), with no
+    warning; the trial's ranged MFU (uniform 0.25-0.45) gives the bill's point, 0.35, and the
+    phase 0.35 × 38/41 = 0.32439."""
+    bill, x = _exercise({**D2_TINY, "seq_len": 1024, "mfu": [0.25, 0.45]})
+    assert x.phase["seq_len"] == 2048 and x.warning is None
+    assert x.phase["mfu"] == pytest.approx(0.35 * 38 / 41, rel=1e-9)
+    assert "(smollm-135m's declared context, short of Llama 3's 131,072)" in x.describe()
+    assert x.added_usd > 0
