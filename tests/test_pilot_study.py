@@ -597,6 +597,9 @@ def test_no_published_run_of_the_class_skips_the_illustrative_pilot(monkeypatch)
     assert all(math.isnan(v) for v in s.gpu_hours + s.compute_usd)
     assert answers.pilot_study(s, 512, 5.15, 0.158) == \
         f"ILLUSTRATIVE pilot (the scenario gives none): {words}."
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import pilot_explorer
+    assert pilot_explorer(s, 4096).children[0].value == words   # the panel: the sentence alone
 
 
 def test_a_correction_carried_too_little_to_show_is_said_so():

@@ -765,7 +765,7 @@ def example_draft(model) -> tuple:
     the same vocabulary size and the same family name, the name's leading letters ("llama",
     "qwen", "opt": sizes alone mix tokenizers, Llama 2's and Mistral 7B's both have 32,000
     entries). Of those smaller than the target, the smallest (the cheapest proposals; Leviathan
-    et al.'s drafts for T5-XXL are the small, base and large T5 of the same family, §4.1),
+    et al.'s drafts for T5-XXL are the small, base and large T5 of the same family, Table 2),
     ties to the name sharing the longest start with the target's (``llama-2-7b`` for
     ``llama-2-70b``, over ``llama-1-7b`` of the same count and tokenizer). A model with no such
     catalogue model (Llama 3.2 3B: the smallest Llama 3 here is the 8B) gets ``None``.
