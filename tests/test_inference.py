@@ -710,3 +710,33 @@ def test_a_replica_that_cannot_fit_names_only_the_precisions_that_would():
     with pytest.raises(ValueError) as int4:
         inf.max_batch(spec, "A100-40GB", 1000, tp=8, weight_dtype="int4")
     assert str(int4.value).split("Workarounds: ")[1].startswith("an accelerator with more HBM")
+
+
+def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
+    """Notebook 05's example draft (``inference.example_draft``). A trial's Llama 3.2 3B
+    (vocabulary 128,256) and SmolLM 135M (vocabulary 49,152), their config.json in
+    tests/data/trial_configs, were offered llama-3.1-8b, larger than both and refused. The
+    smallest model of the Llama 3 tokenizer in the catalogue is the 8B (8.03e9 parameters, Llama
+    Team 2024, arXiv:2407.21783, Table 3), so a 3B has none; none shares SmolLM's 49,152 entries.
+    Llama 2 70B takes llama-2-7b (6.74e9; Touvron et al. 2023, arXiv:2307.09288, §2.1: Llama 2
+    uses Llama 1's tokenizer), Llama 3.1 405B llama-3.1-8b, Qwen3-235B-A22B qwen3-4b (vocabulary
+    151,936, Qwen Team 2025, arXiv:2505.09388, Table 1); Mistral 7B is not drafted by Llama 2 7B
+    (6.74e9) although both have 32,000 entries."""
+    from pathlib import Path
+    configs = Path(__file__).parent / "data" / "trial_configs"
+    assert inf.example_draft("llama-2-70b")[0] == "llama-2-7b"
+    assert inf.example_draft("llama-3.1-405b")[0] == "llama-3.1-8b"
+    assert inf.example_draft("qwen3-235b-a22b")[0] == "qwen3-4b"
+    assert inf.example_draft("mistral-7b")[0] is None
+    draft, why = inf.example_draft(llmcost.load_model(str(configs / "llama-3.2-3b.json")))
+    assert draft is None and why.startswith("no catalogue model smaller than ") and why.endswith(
+        " (3.21e+09 parameters) shares its tokenizer (vocabulary 128,256, family llama)")
+    assert inf.example_draft(llmcost.load_model(str(configs / "smollm-135m.json")))[0] is None
+    # the draft it names is one serving_cost prices (smaller than the target)
+    name, why = inf.example_draft("llama-2-70b")
+    assert why == ("llama-2-7b, the smallest catalogue model of llama-2-70b's tokenizer "
+                   "(vocabulary 32,000, family llama)")
+    inf.serving_cost("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=512, output_tokens=128,
+                     batch=1, tp=4, draft_model=name, draft_tokens=4, acceptance_rate=0.8)
+    with pytest.raises(ValueError, match="model=3000000000.0 is a parameter count"):
+        inf.example_draft(3e9)

@@ -500,21 +500,23 @@ def test_the_illustrative_pilot_keeps_the_generation_and_precision():
     # the class counts within a tier: a dense 30.5B model on H100 in BF16 takes llm-foundry's
     # dense MPT-30B run, not NeMo AutoModel's Qwen3-30B-A3B (an MoE with 30.5B parameters in
     # all, 3.3B activated: its Hugging Face model card, Qwen/Qwen3-30B-A3B), which an MoE of
-    # that size takes; where a tier has no run of the class (no dense B200 BF16 run is
-    # published), the other class's run is taken and said so
+    # that size takes; where a tier has no run of the class (no dense Blackwell BF16 run is
+    # published), the next tier's run of the class is taken, never the other class's
     assert cal.illustrative_pilot_match("H100-SXM", "bf16", 30.5e9, False)[0] == \
         "foundry-h100-mpt-30b-s8192-8gpu-bf16"
     assert cal.illustrative_pilot_match("H100-SXM", "bf16", 30.5e9, True)[0] == \
         "nemo-automodel-qwen3-30b-a3b-h100"
     run, words = cal.illustrative_pilot_match("B200", "bf16", 405e9, False)
-    assert words.startswith("a mixture-of-experts model's run, none of the scenario's class")
+    assert run == "mb2511-b200-llama-3.1-405b-fp8cs"   # Llama 3.1 405B, dense
+    assert words == ("no published dense run of the Blackwell generation in bf16: taken from "
+                     "B200 in fp8")
     # a precision the generation never published (FP8 on Ampere): said, and the generation kept
     run, words = cal.illustrative_pilot_match("A100-40GB", "fp8", 8.03e9)
     assert run.startswith("megatron21") and "Ampere generation in fp8" in words
     s = cal.pilot_study({**_P, "model": "llama-3.1-8b", "accelerator": "A100-40GB",
                          "n_gpus": 8, "train_tokens": 1e11, "tp": 0, "pp": 0,
                          "zero_stage": 0})
-    assert "megatron21-t1-7p5b" in s.source and "no published run on A100-40GB" in s.source
+    assert "megatron21-t1-7p5b" in s.source and "no published dense run on A100-40GB" in s.source
 
 
 def test_a_band_top_held_by_the_data_parallel_cap_says_why():
@@ -533,3 +535,93 @@ def test_a_band_top_held_by_the_data_parallel_cap_says_why():
                              step_time_s=1.0, uncalibrated_mfu=0.479, transfer=0.5,
                              half_width=0.15, novelties=("32x the pilot's GPUs",))
     assert free.describe_band() == "band ±15% for: 32x the pilot's GPUs"
+
+
+# A trial's b_moe_h200.yaml: DeepSeek-V3 on 512 H200 in FP8, at the plan its report chose.
+_DSV3_H200 = {**_P, "model": "deepseek-v3", "accelerator": "H200", "n_gpus": 512,
+              "dtype": "fp8", "global_batch_tokens": 15728640, "tp": 1, "pp": 8, "ep": 8,
+              "recompute": "full", "micro_batch_size": 2}
+
+
+def test_an_moe_scenarios_illustrative_pilot_is_an_moe_run():
+    """The trial's DeepSeek-V3 on 512 H200 in FP8 took the dense Llama 3 8B H200 FP8 run's MFU
+    (torchtitan-trainy-h200-8b-32gpu-fp8: "a dense model's run"). No MoE run is published on the
+    H200; of the Hopper FP8 MoE runs the closest in parameters is DeepSeek's own pre-training of
+    the same 671B model on 2,048 H800 in FP8 (DeepSeek-AI 2024, arXiv:2412.19437, sections 3.1
+    and 3.3), |ln(671/671)| = 0."""
+    run, words = cal.illustrative_pilot_match("H200", "fp8", 671e9, True)
+    assert run == "deepseek-v3-pretrain"
+    assert words == ("no published mixture-of-experts run on H200 in fp8: one of the same "
+                     "generation (Hopper) and precision, taken from H800 in fp8")
+    s = cal.pilot_study(_DSV3_H200, price_usd_per_gpu_hour=5.15)
+    assert "deepseek-v3-pretrain (2048 x H800" in s.source and "dense" not in s.source
+
+
+def test_a_correction_not_carried_is_not_called_a_calibration():
+    """The same trial's page read "calibrated on 1 pilot at 128 GPUs: compute x1.245" and then
+    "MFU 15.5% [13.2%, 17.8%] (uncalibrated 15.5%)": the fit was at its bound (the engine with
+    the pilot's kernels at the datasheet rate still slower than the pilot), so calibrate.extrapolate
+    carried none of it (w = 0). The lines now say so: the factor is not carried, the full run's
+    MFU is the uncalibrated model's and the main run is priced at that MFU."""
+    from llmcost.present import answers
+    s = cal.pilot_study(_DSV3_H200, price_usd_per_gpu_hour=5.15)
+    c, x = s.calibration, s.extrapolation
+    assert c.saturated > 0 and x.transfer == 0 and x.mfu == pytest.approx(x.uncalibrated_mfu)
+    lines = answers.pilot_study(s, 512, 5.15, 0.158).splitlines()
+    assert lines[1].endswith(f"{c.describe()}, not carried to the full run")
+    assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, MFU "
+                        f"{x.mfu:.1%} [{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated "
+                        f"model's: the pilot's compute correction (x{c.compute_factor:.3f}) is "
+                        "not carried (the fit is at its bound: no kernel rate explains the "
+                        f"pilot); {x.describe_band()}")
+    assert lines[3].startswith("main run at that MFU: ")
+    assert "(uncalibrated" not in "\n".join(lines)
+
+
+def test_no_published_run_of_the_class_skips_the_illustrative_pilot(monkeypatch):
+    """With no MoE run in data/validation_mfu.csv, an MoE scenario gets no illustrative pilot:
+    the match says so in one sentence, the study carries no calibration, the page prints that
+    sentence alone (a dense run's MFU is no MoE step's)."""
+    from llmcost.present import answers
+    full = cal.step_validation.validation_configs()
+    runs = cal.load_published_runs().set_index("run_id")
+    dense = full[full["run_id"].map(runs["params_active"]).astype(float)
+                 >= full["run_id"].map(runs["params_total"]).astype(float)]
+    monkeypatch.setattr(cal.step_validation, "validation_configs", lambda: dense)
+    run, words = cal.illustrative_pilot_match("H200", "fp8", 671e9, True)
+    assert run is None and words == (
+        "no published mixture-of-experts run is in data/validation_mfu.csv, so no illustrative "
+        "pilot of this scenario's class is calibrated here")
+    s = cal.pilot_study(_DSV3_H200, price_usd_per_gpu_hour=5.15)
+    assert s.calibration is None and s.pilot is None and s.source == words
+    assert all(math.isnan(v) for v in s.gpu_hours + s.compute_usd)
+    assert answers.pilot_study(s, 512, 5.15, 0.158) == \
+        f"ILLUSTRATIVE pilot (the scenario gives none): {words}."
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import pilot_explorer
+    assert pilot_explorer(s, 4096).children[0].value == words   # the panel: the sentence alone
+
+
+def test_a_correction_carried_too_little_to_show_is_said_so():
+    """A trial's c_70b_gb200_rl (Llama 3.1 70B on 1,152 GB200, the plan its report chose): the
+    illustrative pilot measured 41.5% against 39.1% predicted, r = ln(measured ÷ predicted) =
+    +0.0604, within the drift sigma = 0.060 (calibrate.PILOT_DRIFT), so by hand
+    w = 1 - sigma^2 / r^2 = 1 - 0.0036 / 0.003646 = 0.0127: the full run's MFU prints as the
+    uncalibrated model's, 38.3%, and the lines say it is that, at 1% strength, and why."""
+    from llmcost.present import answers
+    q = {**_P, "model": "llama-3.1-70b", "accelerator": "GB200-NVL72", "n_gpus": 1152,
+         "seq_len": 8192, "train_tokens": 8e12, "global_batch_tokens": 16777216, "tp": 4,
+         "pp": 9, "recompute": "none", "pp_schedule": "1f1b"}
+    s = cal.pilot_study(q, price_usd_per_gpu_hour=10.5)
+    c, x = s.calibration, s.extrapolation
+    r = math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0])
+    assert x.residual == pytest.approx(r, rel=1e-9) and x.drift == pytest.approx(0.06)
+    assert x.transfer == pytest.approx(1 - 0.06 ** 2 / r ** 2, rel=1e-9)
+    assert x.transfer == pytest.approx(0.0127, abs=5e-4)
+    lines = answers.pilot_study(s, 1152, 10.5, 0.4).splitlines()
+    assert lines[1].endswith(f"{c.describe()}, carried to the full run at 1% strength")
+    assert lines[2].startswith(
+        f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, MFU {x.mfu:.1%} "
+        f"[{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's to the 0.1 %: "
+        f"{x.describe_transfer(c.compute_factor)}; band")
+    assert f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}" and "(uncalibrated" not in lines[2]

@@ -506,18 +506,54 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
             f"({what} {bill_mfu:.1%})")
 
 
+def _uncarried(c, x) -> str | None:
+    """Why the full run's MFU shows none of the pilot's correction, or None where it does (or
+    where the run is the pilot's own, or a cap moved it): none carried (``transfer`` 0,
+    ``calibrate.extrapolate``: a fit at its bound, ``Calibration.saturated``, or a residual the
+    drift explains), or so little that the MFU prints as the uncalibrated model's to 0.1 %
+    (``Extrapolation.describe_transfer`` says how much and why). A trial read "compute x1.245"
+    then "MFU 15.5% (uncalibrated 15.5%)"."""
+    if x.half_width == 0 or x.capped_at is not None:
+        return None
+    if x.transfer == 0:
+        why = ("the fit is at its bound: no kernel rate explains the pilot" if c.saturated > 0
+               else f"the drift of the model's error from a pilot to a run like this one "
+               f"(±{x.drift:.1%}) could explain all of the pilot's residual ({x.residual:+.1%} "
+               "in log MFU)")
+        return f"the pilot's compute correction (x{c.compute_factor:.3f}) is not carried ({why})"
+    if f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}":
+        return x.describe_transfer(c.compute_factor)
+    return None
+
+
+def _full_run_mfu(x, off: str | None) -> str:
+    """The full run's MFU and band (``Extrapolation.describe``); where the correction does not
+    show (``_uncarried``'s words ``off``), said as the uncalibrated model's, with why."""
+    if off is None:
+        return x.describe()
+    return (f"MFU {x.mfu:.1%} [{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's"
+            + (": " if x.transfer == 0 else " to the 0.1 %: ") + off)
+
+
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
     """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
     pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
     ``n_gpus``, or more than it) with its measured and uncalibrated predicted MFU, the
     calibration's factors
     (``Calibration.describe``), the full run's step and MFU with its band
-    (``Extrapolation.describe``, ``describe_band``), the main run's ideal GPU-hours and compute
+    (``Extrapolation.describe``, ``describe_band``; ``_uncarried``: a correction that does not
+    show in it said as such), the main run's ideal GPU-hours and compute
     at ``price_usd_per_gpu_hour`` (central, low–high: ``pilot_study``'s GPU-hours = train_tokens
     ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600, × the price), what the bill does with it
     (an illustrative pilot: the bill keeps the scenario's ``scenario_mfu``) and what the pilot
-    does not identify."""
+    does not identify. A study with no calibration (no published run of the scenario's class)
+    is its one sentence."""
     c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
+    if c is None:  # no published pilot of the scenario's class: nothing calibrated
+        return f"ILLUSTRATIVE pilot (the scenario gives none): {study.source}."
+    off = _uncarried(c, x)
+    carried = ("" if off is None else ", not carried to the full run" if x.transfer == 0 else
+               f", carried to the full run at {x.transfer:.0%} strength")
     lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
               "pilot: ") + study.source]
     lines += [f"pilot {q.plan.describe()} on "
@@ -525,12 +561,14 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
                  f"{fmt_gpus(q.n_gpus)} (more than the run's {n_gpus:,})") + ": MFU "
               f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
+              + (carried if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]
     lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
-                 f"{x.describe()}; " + x.describe_band())
+                 f"{_full_run_mfu(x, off)}; " + x.describe_band())
     bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
             "its MFU calibrated on this pilot, failures added")
-    lines.append(f"main run at the pilot's MFU: {fmt_count(h[0], 3)} ideal GPU-hours "
+    at = "the pilot's MFU" if off is None else "that MFU"
+    lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours "
                  f"({fmt_count(h[1], 3)}-{fmt_count(h[2], 3)}), compute {fmt_usd(usd[0])} "
                  f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
                  f"the bill: {bill}")

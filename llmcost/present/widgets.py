@@ -605,6 +605,8 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
     import ipywidgets as w
 
     base, cal = study.plan, study.calibration
+    if cal is None:  # no published pilot of the scenario's class: nothing to move
+        return w.VBox([w.Label(study.source)])
     model = as_model(cal.pilots[0].model)
     smallest = min(q.n_gpus for q in cal.pilots)
     gpu_w = w.IntSlider(value=base.n_gpus, min=smallest, max=max(base.n_gpus * 8, smallest),

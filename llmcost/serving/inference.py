@@ -75,13 +75,15 @@ Conventions, stated once:
 from __future__ import annotations
 
 import math
+import os
+import re
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
+from ..core.catalog import DATA_DIR, as_accelerator, as_model, list_models, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
@@ -750,6 +752,43 @@ def speculative_tokens_per_pass(acceptance_rate, draft_tokens):
     with np.errstate(divide="ignore", invalid="ignore"):
         e = np.where(a < 1, (1 - a ** (g + 1)) / np.where(a < 1, 1 - a, 1), g + 1)
     return scalar_or_array(e)
+
+
+def example_draft(model) -> tuple:
+    """A catalogue draft model for ``model``'s speculative decoding, for an example:
+    ``(name, words)``, or ``(None, words)`` saying why there is none.
+
+    Rule: a draft proposes tokens the target accepts by comparing both models' probabilities of
+    the same token (Leviathan, Kalman, Matias 2023, arXiv:2211.17192, §2.3, Algorithm 1), so it
+    must share the target's tokenizer; and it must be smaller than the target (``serving_cost``
+    refuses one that is not: it would add its own passes and save none). Same tokenizer here:
+    the same vocabulary size and the same family name, the name's leading letters ("llama",
+    "qwen", "opt": sizes alone mix tokenizers, Llama 2's and Mistral 7B's both have 32,000
+    entries). Of those smaller than the target, the smallest (the cheapest proposals; Leviathan
+    et al.'s drafts for T5-XXL are the small, base and large T5 of the same family, Table 2),
+    ties to the name sharing the longest start with the target's (``llama-2-7b`` for
+    ``llama-2-70b``, over ``llama-1-7b`` of the same count and tokenizer). A model with no such
+    catalogue model (Llama 3.2 3B: the smallest Llama 3 here is the 8B) gets ``None``.
+
+    Raises
+    ------
+    ValueError
+        ``model`` not a ``ModelSpec`` or catalogue name.
+    """
+    m = as_model(model, "model", needs="a draft's choice")
+    family = re.match(r"[a-z]*", m.name.lower()).group()
+    t = list_models()
+    t = t[(t["vocab_size"] == m.vocab_size) & (t["n_params"] < m.n_params)
+          & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
+             else False)]
+    if not len(t):
+        return None, (f"no catalogue model smaller than {m.name} ({m.n_params:.3g} parameters) "
+                      f"shares its tokenizer (vocabulary {m.vocab_size:,}"
+                      + (f", family {family}" if family else "") + ")")
+    common = t["name"].map(lambda n: len(os.path.commonprefix([n, m.name])))
+    best = t.assign(c=common).sort_values(["n_params", "c"], ascending=[True, False]).iloc[0]
+    return str(best["name"]), (f"{best['name']}, the smallest catalogue model of {m.name}'s "
+                               f"tokenizer (vocabulary {m.vocab_size:,}, family {family})")
 
 
 # ------------------------------------------------------------------------------ generation

@@ -1510,20 +1510,22 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
                              is_moe: bool | None = None) -> tuple:
     """The published run an illustrative pilot takes its MFU from, and how well it matches the
     scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
-    the first non-empty of
+    of the scenario's class (``is_moe``: dense or mixture-of-experts, where given) the first
+    non-empty of
 
         1. the scenario's accelerator and dtype;
         2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell) and dtype;
         3. its accelerator, any dtype;   4. its generation, any dtype;
         5. any accelerator, its dtype;   6. any row,
 
-    the one of the same class (``is_moe``: dense or mixture-of-experts, where given) whose
-    model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs; a run of the
-    other class only where the tier has none of the scenario's. A generation's kernels, memory
-    bandwidth and FP8 support set its MFU, so a run of another generation or precision is the
-    last resort (an FP8 Blackwell run's MFU is not an A100 BF16 pilot's), and an MoE step's
-    dispatch and grouped GEMMs are no dense model's. Returns ``(run_id, words)``: ``words`` is
-    "" in tier 1, else says which match failed and what was taken."""
+    the one whose model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs.
+    A generation's kernels, memory bandwidth and FP8 support set its MFU, so a run of another
+    generation or precision is a late resort (an FP8 Blackwell run's MFU is not an A100 BF16
+    pilot's); an MoE step's dispatch and grouped GEMMs are no dense model's, so a run of the
+    other class is never taken (a trial's DeepSeek-V3 on H200 took a dense 8B H200 run's MFU,
+    where DeepSeek's own H800 FP8 run is published). Returns ``(run_id, words)``: ``words`` is
+    "" in tier 1, else says which match failed and what was taken; ``(None, words)`` when no
+    run of the class is published, ``words`` saying so in one sentence."""
     cfg = step_validation.validation_configs()
     runs = load_published_runs().set_index("run_id")
     cfg = cfg[cfg["run_id"].isin(runs.index)].copy()
@@ -1531,10 +1533,9 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
     cfg["params"] = cfg["run_id"].map(runs["params_total"]).astype(float)
     cfg["n_gpus"] = cfg["run_id"].map(runs["n_accelerators"]).astype(float)
     active = cfg["run_id"].map(runs["params_active"]).astype(float)
-    other = (active < cfg["params"]) != bool(is_moe) if is_moe is not None else False
-    cfg["other_class"] = other
-    cfg["moe"] = active < cfg["params"]
-    cfg = cfg[cfg["params"] > 0]
+    cfg = cfg[(cfg["params"] > 0) & ((active < cfg["params"]) == bool(is_moe)
+                                     if is_moe is not None else True)]
+    kind = "" if is_moe is None else "mixture-of-experts " if is_moe else "dense "
     gen = gpu_generation(accelerator)
     same_gen = cfg["accelerator"].map(gpu_generation) == gen
     same_acc, same_dtype = cfg["accelerator"] == accelerator, cfg["dtype"] == dtype
@@ -1543,30 +1544,27 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
         pick = cfg[mask]
         if len(pick):
             d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
-            row = pick.assign(d=d).sort_values(["other_class", "d", "n_gpus"]).iloc[0]
-            return str(row["run_id"]), _match_words(tier, accelerator, gen, dtype, row)
+            row = pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]
+            return str(row["run_id"]), _match_words(tier, accelerator, gen, dtype, row, kind)
+    if kind:
+        return None, (f"no published {kind}run is in data/validation_mfu.csv, so no "
+                      "illustrative pilot of this scenario's class is calibrated here")
     raise ValueError("data/validation_mfu.csv has no published run with a parameter count")
 
 
-def _match_words(tier: int, accelerator: str, gen: str, dtype: str, row) -> str:
+def _match_words(tier: int, accelerator: str, gen: str, dtype: str, row, kind: str = "") -> str:
     """What ``illustrative_pilot_match``'s tier says: "" on the scenario's accelerator and dtype;
-    else the match that failed and the run taken (its accelerator and dtype); and a run of the
-    other class (dense or MoE), said as such."""
+    else the match that failed (of the scenario's class ``kind``, "dense " or
+    "mixture-of-experts ", where known) and the run taken (its accelerator and dtype)."""
     taken = f"taken from {row['accelerator']} in {row['dtype']}"
-    if row.get("other_class", False):  # the tier had no run of the scenario's class
-        kind = "a mixture-of-experts" if bool(row.get("moe", False)) else "a dense"
-        cls = f"{kind} model's run, none of the scenario's class being published there"
-        if tier == 1:
-            return f"{cls} ({taken})"
-        taken = f"{taken}, {cls}"
+    run = f"no published {kind}run"
     return {1: "",
-            2: f"no published run on {accelerator} in {dtype}: one of the same generation "
+            2: f"{run} on {accelerator} in {dtype}: one of the same generation "
                f"({gen}) and precision, {taken}",
-            3: f"no published run of the {gen} generation in {dtype}: {taken}",
-            4: f"no published run on {accelerator} nor of the {gen} generation in {dtype}: "
-               f"{taken}",
-            5: f"no published run of the {gen} generation: {taken}",
-            6: f"no published run of the {gen} generation nor in {dtype}: {taken}"}[tier]
+            3: f"{run} of the {gen} generation in {dtype}: {taken}",
+            4: f"{run} on {accelerator} nor of the {gen} generation in {dtype}: {taken}",
+            5: f"{run} of the {gen} generation: {taken}",
+            6: f"{run} of the {gen} generation nor in {dtype}: {taken}"}[tier]
 
 
 #: The largest share of the run's GPUs an illustrative pilot takes (an illustration's choice,
@@ -1597,7 +1595,9 @@ class PilotStudy:
     """A pilot calibrated and extrapolated to a scenario's run (``pilot_study``):
     ``calibration``, ``extrapolation``, the target ``plan``, the assumption ``said``, whether the
     pilot is ``illustrative`` and where its throughput comes from (``source``); ``gpu_hours`` and
-    ``compute_usd`` are the main run's (central, low, high) at the band's MFU bounds."""
+    ``compute_usd`` are the main run's (central, low, high) at the band's MFU bounds. With no
+    published run of the scenario's class (``illustrative_pilot_match``) ``calibration`` and
+    ``extrapolation`` are None, the figures NaN and ``source`` says why."""
 
     calibration: Calibration
     extrapolation: Extrapolation
@@ -1609,8 +1609,8 @@ class PilotStudy:
     compute_usd: tuple
 
     @property
-    def pilot(self) -> Pilot:
-        return self.calibration.pilots[0]
+    def pilot(self) -> Pilot | None:
+        return None if self.calibration is None else self.calibration.pilots[0]
 
 
 def pilot_study(p: dict, plan: ParallelPlan | None = None,
@@ -1618,7 +1618,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     """What a pilot says about the full run: the scenario's own pilots (its ``pilot:`` records,
     calibrated and extrapolated by ``scenario_calibration``, as the bill uses them; else
     ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
-    an **illustrative** one: the scenario's plan at the GPU count of the published run
+    an **illustrative** one (none, said in ``source``, where no run of the scenario's class,
+    dense or MoE, is published): the scenario's plan at the GPU count of the published run
     ``illustrative_pilot_row`` picks, in whole model-parallel groups and at most an eighth of the
     run (``illustrative_pilot_gpus``; doubled, up to the run's count, while the plan's model
     states do not fit at it: a ZeRO plan on 8 GPUs shards them over 8 ranks, not over the one
@@ -1656,6 +1657,10 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     elif illustrative:
         row, match = illustrative_pilot_match(p["accelerator"], p.get("dtype", "bf16"),
                                               float(model.n_params), model.is_moe)
+        if row is None:  # no published run of the scenario's class: no calibration
+            return PilotStudy(calibration=None, extrapolation=None, plan=plan, said="",
+                              illustrative=True, source=match, gpu_hours=(math.nan,) * 3,
+                              compute_usd=(math.nan,) * 3)
         pub = published_pilot(row)
         mfu_row = measured_mfu(pub)
         n = illustrative_pilot_gpus(plan, pub.n_gpus)

@@ -823,9 +823,11 @@ publish_summary("00_index", rows + [
 #
 # 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None`. Which lines change, and why
 #    does the energy line now have an amount?
-# 2. Add a long-context phase, `phases = [{"name": "long-context", "tokens": 8e11, "seq_len":
-#    131072, "mfu": 0.38}]` (Llama 3's, §3.4.2 and Table 4). How much does it add, and why more
-#    per token than the main run?
+# 2. Add a long-context phase scaled from Llama 3's (about 800B of its 15.6T tokens, ending at
+#    131,072 tokens, §3.4.2; MFU 38 % there against 41 % at 8,192 tokens on the same GPUs,
+#    Table 4): `phases = [{"name": "long-context", "tokens": ..., "seq_len": ..., "mfu": ...}]`
+#    with that share of this scenario's tokens, at a length its model supports, and the bill's
+#    MFU × 38/41. How much does it add, and why more per token than the main run?
 # 3. With `ledger_people = [{"role": "research", "fte": 50, "months": 12}]`, how does the final
 #    run's share of the bill change?
 # 4. Find the `ledger_pilot_tokens_per_s_per_gpu` at which the bill equals the one at the
@@ -861,18 +863,16 @@ else:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-lc = {"name": "long-context", "tokens": 8e11, "seq_len": 131072, "mfu": 0.38}
-others = [ph for ph in p["phases"] if ph["name"] != lc["name"]]  # the scenario's own, if any
-without, longer = (ledger.with_changes(bill, phases=others + extra) for extra in ([], [lc]))
-per_token = [llmcost.model_flops_per_token(spec, s) for s in (p["seq_len"], 131072)]
-print(f"adds {llmcost.fmt_usd(longer.total_usd - without.total_usd)}; a 131,072-token "
-      f"sequence costs {per_token[1] / per_token[0]:.2f}× the FLOPs per token of a "
-      f"{p['seq_len']:,}-token one, at MFU 0.38 against {bill.figures['mfu']:.2f}")
+from llmcost.bill.exercises import long_context_exercise
+
+lc = long_context_exercise(bill, spec)  # Llama 3's phase scaled to this scenario (docstring)
+print(lc.describe())  # replacing the scenario's own long-context phase where it has one
 
 # %% [markdown]
 # Attention's score and value matmuls grow with the sequence length, so each token costs more
-# FLOPs, and at a lower MFU (Llama 3's Table 4: 38 % with CP 16); exploration and the
-# reserves scale with the larger final run.
+# FLOPs, and at a lower MFU (Llama 3's Table 4: 38 % with CP 16 against 41 % at 8,192 tokens);
+# exploration and the reserves scale with the larger final run. A model whose declared context is
+# no longer than the run's sequences gets no phase: it would need a context extension first.
 #
 # **3. Fifty researchers for a year.**
 

@@ -713,15 +713,19 @@ if len(z3):
 #
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
 # when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
-# closest published run in `data/validation_mfu.csv` of the scenario's GPU generation and precision
-# (`calibrate.illustrative_pilot_match`: named in the output, which says so when none matches and
-# what was taken instead), on that run's GPU count
+# closest published run in `data/validation_mfu.csv` of the scenario's class (dense or
+# mixture-of-experts: an MoE step's dispatch and grouped GEMMs are no dense model's), GPU generation
+# and precision (`calibrate.illustrative_pilot_match`: named in the output, which says so when none
+# matches and what was taken instead; with no published run of the class, the output says so and
+# nothing is calibrated), on that run's GPU count
 # in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
 # GPUs (`calibrate.illustrative_pilot_gpus`; printed below; one group at least, TP × PP × CP × the
 # data-parallel ranks its EP needs, `calibrate.ep_dp_unit`: where one group is the whole run, so is
 # the pilot, and it carries no band), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
-# ranks): then the count is doubled until they fit. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
+# ranks): then the count is doubled until they fit. Where the model carries none of the pilot's
+# correction (a fit at its bound, or a residual the drift explains), or too little to change the
+# printed MFU, the output says the full run is the uncalibrated model's, and why. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 

@@ -273,6 +273,8 @@ for k in (4096, 32768, 131072):
 # Speculative decoding trades FLOPs for steps: a small draft model proposes γ tokens and the target
 # verifies them in one pass; with acceptance rate α the expected tokens per pass are
 # $E = (1-\alpha^{\gamma+1})/(1-\alpha)$ (Leviathan et al. 2023, Eq. 1).
+# The example draft below is the smallest catalogue model smaller than the target with its
+# tokenizer (`inference.example_draft`: the same vocabulary and family), or none, said so.
 
 # %%
 rows = []
@@ -298,16 +300,18 @@ print(f"Leviathan Eq. 1, α = 0.8, γ = 4: {e_tok:.2f} tokens per target pass")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-draft = "llama-2-7b" if spec.name.startswith("llama-2") else "llama-3.1-8b"
-try:  # refused when the draft is no smaller than the target (inference.serving_cost says why)
+draft, why = inf.example_draft(spec)  # smaller, same tokenizer (the docstring says how)
+try:  # serving_cost refuses a draft it cannot price and says why
+    if draft is None:
+        raise ValueError(why)
     spec_c = inf.serving_cost(spec, gpu, price, draft_model=draft, draft_tokens=4,
                               acceptance_rate=0.8, **kw)
     x = plain.tpot_s / spec_c.tpot_s
     verdict = f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
-    print(f"batch 1 with a {draft} draft: TPOT {plain.tpot_s * 1e3:.1f} -> "
+    print(f"batch 1, draft {why}: TPOT {plain.tpot_s * 1e3:.1f} -> "
           f"{spec_c.tpot_s * 1e3:.1f} ms ({verdict})")
 except ValueError as e:
-    print(f"speculative decoding not priced with this page's example draft, {draft}: {e}")
+    print(f"speculative decoding not priced for this scenario: {e}")
 
 # %% [markdown]
 # **Takeaway.** Quantisation is a serving lever on both terms of the roofline; speculative
