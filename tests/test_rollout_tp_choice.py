@@ -6,7 +6,7 @@ Hand derivation (Qwen3-235B-A22B, Qwen3 report Table 2: 235B parameters): 235e9 
 weights = 470 GB; over TP 4 that is 117.5 GB per GPU, over an H100-SXM's 80 GiB (85.9 GB,
 data/accelerators.csv) less its runtime reserve; over TP 8, 58.7 GB, which fits."""
 
-import json
+from pathlib import Path
 
 import pytest
 
@@ -48,21 +48,17 @@ def test_fitting_rollout_tp_doubles_from_the_given_size():
     assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 1, "rl_gpus": 2}) is None
 
 
-#: SmolLM-135M's architecture (HuggingFaceTB/SmolLM-135M config.json on the Hugging Face Hub:
-#: 30 layers, hidden 576, 9 attention heads, 3 KV heads, FFN 1536, vocabulary 49,152, tied).
-SMOLLM_135M = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 576,
-               "intermediate_size": 1536, "max_position_embeddings": 2048,
-               "num_attention_heads": 9, "num_hidden_layers": 30, "num_key_value_heads": 3,
-               "tie_word_embeddings": True, "vocab_size": 49152, "hidden_act": "silu"}
+#: SmolLM-135M's config.json (HuggingFaceTB/SmolLM-135M on the Hugging Face Hub: 30 layers,
+#: hidden 576, 9 attention heads, 3 KV heads), as a trial passed it
+SMOLLM_135M = Path(__file__).parent / "data" / "trial_configs" / "smollm-135m.json"
 
 
 def test_a_model_whose_heads_the_default_tp_does_not_divide_gets_one_that_does(tmp_path):
     # a trial: a report of a 9-head model on 8 GPUs stopped on "rl_rollout_tp=4 must divide
     # n_heads=9" though the scenario bills no RL; of 9's divisors (1, 3, 9) only 1 divides the
     # notebooks' 8 RL GPUs
-    (tmp_path / "smollm.json").write_text(json.dumps(SMOLLM_135M))
     path = tmp_path / "tiny.yaml"
-    path.write_text("model: smollm.json\naccelerator: H100-SXM\nn_gpus: 8\n"
+    path.write_text(f"model: {SMOLLM_135M}\naccelerator: H100-SXM\nn_gpus: 8\n"
                     "train_tokens: 6.0e11\nseq_len: 2048\n")
     plan = report.plan_report(path)
     assert plan.values["rl_rollout_tp"] == 1
