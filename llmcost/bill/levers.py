@@ -2193,7 +2193,7 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       certain, not a chance event: no break-even probability).
     * **spot without resumable training**: apparent: the spot discount on the final run's paid
       GPU-hours; net: the ledger's (−inf when the run never finishes); break-even
-      ``spot_break_even`` beside the scenario's own P(pre-emption during the run) = 1 − e^{−T/M}.
+      ``spot_break_even`` beside the scenario's own P(an interruption during the run) = 1 − e^{−T/M}.
     * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
       if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
       the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
@@ -2246,7 +2246,8 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     the final run (p_s the spot lever's price, ``_spot_rate``); net = the ledger's
     (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
-    P(pre-emption during the run) = 1 − e^{−T/M}. When spot costs as much as the scenario's own
+    P(an interruption during the run) = 1 − e^{−T/M}, M the mean time between pre-emptions,
+    failures and planned stops (``reliability.interruption_mtbf_s``): each restarts the run. When spot costs as much as the scenario's own
     price or more (d ≤ 0: owned hardware, a cheap contract) there is no apparent saving: the row
     says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
@@ -2273,7 +2274,11 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     res = price_lever("spot_nockpt", "", "", s, without, before_bill=b)
     sp = bill(spot.after)
     t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
-    p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
+    # every interruption restarts a run without checkpoints: failures, pre-emptions and the
+    # planned stops (reliability.interruption_mtbf_s, as the bill of ``without`` counts them)
+    m_all = rel.interruption_mtbf_s(sp.figures["job_mtbf_s"],
+                                    sp.scenario["fail_planned_per_day"])
+    p_run = -math.expm1(-t_s / float(m_all))
     be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
     # a run that never finishes in some draws has no finite expected bill: the net is −inf
     never = res.saving_p10 == -math.inf or (res.ranged and math.isnan(res.saving_p10))
@@ -2281,8 +2286,8 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
         "spot without resumable training", apparent, -math.inf if never else res.saving_usd,
         None, be, p_run,
         "modelled, not published: the scenario's spot pre-emption rate "
-        "(ledger_spot_preemptions_per_node_day, the user's; no provider publishes one) and "
-        "failure rate over the ideal run",
+        "(ledger_spot_preemptions_per_node_day, the user's; no provider publishes one), "
+        "failure rate and planned stops (fail_planned_per_day) over the ideal run",
         f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
         + (res.note or "a pre-emption restarts the run"))]
 
