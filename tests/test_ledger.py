@@ -10,6 +10,7 @@ import numpy as np
 import papermill as pm
 import pytest
 from _cli import run_cli
+from _trial_scenarios import trial_8gpu_yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -177,38 +178,14 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
     # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h"); with 0.87
     # planned stops a day, 1 / (1/182.4 + 0.87/86,400) = 182.07 s between interruptions
-    with pytest.raises(ScenarioNeverFinishes, match=r"interruptions of 3\.03 min \(failures: "
-                       r"MTBF 3\.04 min; planned stops: fail_planned_per_day=0\.87\)"):
+    with pytest.raises(ScenarioNeverFinishes, match=r"interruptions of 3\.03 min, counting failures "
+                       r"\(MTBF 3\.04 min\) and planned stops \(fail_planned_per_day=0\.87\)"):
         ledger.build_ledger({**sc, "n_gpus": 1_000_000, "train_tokens": 1.5e13,
                              "model": "llama-3.1-405b"})
 
 
-#: SmolLM-135M's config.json (HuggingFaceTB/SmolLM-135M), as a new-user trial gave it.
-SMOLLM_135M = {"architectures": ["LlamaForCausalLM"], "hidden_size": 576,
-               "intermediate_size": 1536, "max_position_embeddings": 2048,
-               "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
-               "num_key_value_heads": 3, "tie_word_embeddings": True, "vocab_size": 49152,
-               "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000.0}
-#: The trial's scenario (135M on one 8 x H100 node), which printed a cheaper bill without
-#: checkpoints ($4.54k, failures $10.49) than with them ($4.56k, failures $13.85).
-TRIAL_8GPU = """model: smollm-135m-config.json
-accelerator: H100-SXM
-n_gpus: 8
-train_tokens: 6.0e11
-seq_len: 2048
-mfu: [0.25, 0.45]
-price_usd_per_gpu_hour: {low: 2.0, mode: 3.0, high: 4.5}
-pricing: on_demand
-global_batch_tokens: 1048576
-rl_rollout_tp: 1
-"""
-
-
 def _trial_8gpu(tmp_path, extra=""):
-    (tmp_path / "smollm-135m-config.json").write_text(json.dumps(SMOLLM_135M))
-    path = tmp_path / "trial.yaml"
-    path.write_text(TRIAL_8GPU + extra, encoding="utf-8")
-    return llmcost.load_scenario(path)
+    return llmcost.load_scenario(trial_8gpu_yaml(tmp_path, extra))
 
 
 def test_no_checkpoints_is_never_cheaper_than_checkpoints_trial_8gpu(tmp_path):

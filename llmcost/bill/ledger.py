@@ -71,7 +71,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, as_scalar, fmt_duration, fmt_quantity, fmt_usd)
+                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign,
@@ -607,10 +607,11 @@ def _restart_from_scratch_goodput(b: _Basis, n_gpus, ideal_gpu_hours):
         wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
     if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
         raise ScenarioNeverFinishes(
-            f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-            f"GPUs with a mean time between interruptions of {_least_duration(m)} (failures: "
-            f"MTBF {_least_duration(m_fail)}; planned stops: fail_planned_per_day="
-            f"{_most(p['fail_planned_per_day'])}) must restart from scratch after "
+            f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {fmt_gpus(n_gpus)} "
+            f"with a mean time between interruptions of {_least_duration(m)}, counting "
+            f"failures (MTBF {_least_duration(m_fail)}) and planned stops "
+            f"(fail_planned_per_day={_most(p['fail_planned_per_day'])}), must restart from "
+            "scratch after "
             f"every interruption and is expected to take over a million times as long: it "
             f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
     return t / wall

@@ -2477,8 +2477,8 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     was = (f"{pred['value']:.1%}, {kind} of the predicted {pred['predicted']:.1%}"
            if "predicted" in pred and abs(pred["predicted"] - pred["value"]) >= 5e-4
            else f"{pred['value']:.1%}")
-    return (f"; the MFU is the bill's for the scenario's {int(_get(scenario, 'n_gpus')):,} GPUs "
-            f"({was}): on {int(n):,} GPUs "
+    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(_get(scenario, 'n_gpus'))} "
+            f"({was}): on {fmt_gpus(n)} "
             + central_mfu_words(b.mfu, band.center, band.n, band.low, band.high,
                                 plan.describe()).replace(", so the bill uses", ", so a bill "
                                                          "there would use")
@@ -2500,8 +2500,8 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
         here, there = pilot_mfu(full), pilot_mfu({**full, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):
         return ""
-    return (f"; the MFU is the bill's for the scenario's {n0:,} GPUs (the pilots' "
-            f"{here['value']:.1%}, extrapolated): on {int(n):,} GPUs the pilots extrapolate "
+    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(n0)} (the pilots' "
+            f"{here['value']:.1%}, extrapolated): on {fmt_gpus(n)} the pilots extrapolate "
             f"to {there['value']:.1%} (band {there['low']:.1%}–{there['high']:.1%}) for "
             f"{there['plan']}, the MFU a "
             f"bill there would use; re-price with n_gpus: {int(n)}")
@@ -2564,7 +2564,7 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
             best = min(memo, key=memo.get)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                f"{_days_text(memo[best])} on {cands[best]:,} GPUs (more GPUs fail more "
+                f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} (more GPUs fail more "
                 "often, up to 64× the scenario's count tried)")
         lo, hi = hi, nxt
     while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
@@ -2699,7 +2699,7 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
         raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: even 0.1% of the "
                          f"scenario's tokens do not fit both: "
                          f"{_days_text(led.figures['wall_clock_days'])} and "
-                         f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
+                         f"${led.total_usd:,.0f} on {fmt_gpus(cands[i])}")
     best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30,
                              margin=lambda t: margin(cands[i], t))[0]
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens; to more GPUs only
@@ -2739,12 +2739,12 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
     over = [w for w, bad in (("the budget", led.total_usd > bud),
                              ("the deadline", led.figures["wall_clock_days"] > dl)) if bad]
     if over:
-        return f"on {n:,} GPUs {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
+        return f"on {fmt_gpus(n)} {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
     if not larger:
-        return f"on {n:,} GPUs it fits as many"
+        return f"on {fmt_gpus(n)} it fits as many"
     more = _largest_tokens(lambda t: fits(n, t), best_t * (1 + 1e-6),
                            best_t * (1 + SAME_TOKENS_REL), 30)[0] / best_t - 1
-    return (f"on {n:,} GPUs {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
+    return (f"on {fmt_gpus(n)} {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
             "for more GPUs")
 
 
