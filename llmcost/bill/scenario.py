@@ -70,6 +70,10 @@ from .ranges import (
 )
 
 METADATA_KEYS = ("title", "description")
+#: Parameters a scenario file cannot set (``load_scenario`` refuses them; `llmcost list
+#: parameters` says "not in a scenario file"): a report sets them, ``interactive`` off and
+#: ``mfu_band`` to the band it passes as the range on mfu.
+REPORT_SET_KEYS = ("interactive", "mfu_band")
 PRICING = ("on_demand", "reserved", "spot", "owned")
 #: What a range on ``mfu`` passed to a page by a report is (``mfu_band``), besides the
 #: scenario's own range (null): the step-time model's band, or the pilots' band.
