@@ -598,7 +598,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_spot_restart_s", "float|none", "seconds to regain spot capacity and restart; "
           "null: ckpt_restart_s", _nonnegative),
     Param("ledger_resumable", "bool", "training resumes from checkpoints (false: a failure "
-          "restarts the run from scratch)"),
+          "or a planned stop restarts the run from scratch)"),
     Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
           "project's; usd_per_year: $400k loaded)",
           _records({"role": ("str", None), "fte": ("float", _nonnegative),
