@@ -178,8 +178,9 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
     # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h"); with 0.87
     # planned stops a day, 1 / (1/182.4 + 0.87/86,400) = 182.07 s between interruptions
-    with pytest.raises(ScenarioNeverFinishes, match=r"interruptions of 3\.03 min, counting failures "
-                       r"\(MTBF 3\.04 min\) and planned stops \(fail_planned_per_day=0\.87\)"):
+    with pytest.raises(ScenarioNeverFinishes, match=r"interruptions of 3\.03 min, counting "
+                       r"failures \(MTBF 3\.04 min\) and planned stops "
+                       r"\(fail_planned_per_day=0\.87\)"):
         ledger.build_ledger({**sc, "n_gpus": 1_000_000, "train_tokens": 1.5e13,
                              "model": "llama-3.1-405b"})
 

@@ -2193,7 +2193,8 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       certain, not a chance event: no break-even probability).
     * **spot without resumable training**: apparent: the spot discount on the final run's paid
       GPU-hours; net: the ledger's (−inf when the run never finishes); break-even
-      ``spot_break_even`` beside the scenario's own P(an interruption during the run) = 1 − e^{−T/M}.
+      ``spot_break_even`` beside the scenario's own P(an interruption during the run) =
+      1 − e^{−T/M}.
     * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
       if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
       the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
@@ -2247,9 +2248,9 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
     P(an interruption during the run) = 1 − e^{−T/M}, M the mean time between pre-emptions,
-    failures and planned stops (``reliability.interruption_mtbf_s``): each restarts the run. When spot costs as much as the scenario's own
-    price or more (d ≤ 0: owned hardware, a cheap contract) there is no apparent saving: the row
-    says it does not apply, unpriced (NaN)."""
+    failures and planned stops (``reliability.interruption_mtbf_s``): each restarts the run.
+    When spot costs as much as the scenario's own price or more (d ≤ 0: owned hardware, a cheap
+    contract) there is no apparent saving: the row says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
     if _spot_needs_rate(s, offer):  # no pre-emption rate given: say so
@@ -2739,7 +2740,8 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
     over = [w for w, bad in (("the budget", led.total_usd > bud),
                              ("the deadline", led.figures["wall_clock_days"] > dl)) if bad]
     if over:
-        return f"on {fmt_gpus(n)} {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
+        verb = "allows" if len(over) == 1 else "allow"
+        return f"on {fmt_gpus(n)} {' and '.join(over)} {verb} fewer"
     if not larger:
         return f"on {fmt_gpus(n)} it fits as many"
     more = _largest_tokens(lambda t: fits(n, t), best_t * (1 + 1e-6),

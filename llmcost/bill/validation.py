@@ -793,10 +793,11 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     ``reliability.checkpoint_plan``) is below ``LOW_GOODPUT_WARNING``: the run pays 1 ÷ goodput
     of its ideal hours, interrupted every job MTBF (spot pre-emptions included on spot; without
     checkpoints, ``ledger_resumable: false``, the mean time between failures and planned stops,
-    ``reliability.interruption_mtbf_s``, since either restarts the run), and the exploratory line, a multiple of the final run's paid hours (Cottier et al. 2024), carries
-    the same losses although smaller exploratory jobs are interrupted less often (notebook 09
-    prices them as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every
-    38 minutes, said nowhere. None without a bill or above the threshold."""
+    ``reliability.interruption_mtbf_s``, since either restarts the run), and the exploratory
+    line, a multiple of the final run's paid hours (Cottier et al. 2024), carries the same
+    losses although smaller exploratory jobs are interrupted less often (notebook 09 prices them
+    as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every 38 minutes,
+    said nowhere. None without a bill or above the threshold."""
     if bill is None:
         return None
     g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
