@@ -1,5 +1,7 @@
 """Scenarios new-user trials wrote, shared by the tests that check what those trials found."""
 
+import json
+
 #: A dense 70B model in FP8 at 128k context with context parallelism on 1,024 H100s, as a trial
 #: wrote it (its MFU given, not predicted).
 LLAMA_70B_FP8_128K = """model: llama-3.1-70b
@@ -16,3 +18,33 @@ tp: 8
 cp: 8
 pp: 0
 """
+
+#: SmolLM-135M's config.json (HuggingFaceTB/SmolLM-135M), as a new-user trial gave it.
+SMOLLM_135M = {"architectures": ["LlamaForCausalLM"], "hidden_size": 576,
+               "intermediate_size": 1536, "max_position_embeddings": 2048,
+               "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
+               "num_key_value_heads": 3, "tie_word_embeddings": True, "vocab_size": 49152,
+               "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000.0}
+#: The trial's scenario (135M on one 8 x H100 node), which printed a cheaper bill without
+#: checkpoints ($4.54k, failures $10.49) than with them ($4.56k, failures $13.85).
+TRIAL_8GPU = """model: smollm-135m-config.json
+accelerator: H100-SXM
+n_gpus: 8
+train_tokens: 6.0e11
+seq_len: 2048
+mfu: [0.25, 0.45]
+price_usd_per_gpu_hour: {low: 2.0, mode: 3.0, high: 4.5}
+pricing: on_demand
+global_batch_tokens: 1048576
+rl_rollout_tp: 1
+"""
+
+
+def trial_8gpu_yaml(directory, extra: str = ""):
+    """``TRIAL_8GPU`` (plus the YAML lines ``extra``) written to ``directory`` beside the model
+    file it names; returns the scenario's path."""
+    (directory / "smollm-135m-config.json").write_text(json.dumps(SMOLLM_135M),
+                                                        encoding="utf-8")
+    path = directory / "trial.yaml"
+    path.write_text(TRIAL_8GPU + extra, encoding="utf-8")
+    return path

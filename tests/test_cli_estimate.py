@@ -12,10 +12,11 @@ import sys
 
 import pytest
 from _cli import run_cli
+from _trial_scenarios import trial_8gpu_yaml
 
 import llmcost
 from llmcost import checks, ledger
-from llmcost.present.cli import bill_text, compare_labels
+from llmcost.present.cli import _unit_of, bill_text, compare_labels
 from llmcost.present.report import _bill, estimate_ledger
 from llmcost.bill.scenario import ScenarioError
 from llmcost.core.units import fmt_usd
@@ -231,6 +232,20 @@ def test_deadline_gpu_count_prints_every_digit(tmp_path):
                "--deadline-days", "3").stdout
     assert "GPUs to meet the deadline: 16,384 GPUs" in " ".join(out.split())
     assert "e+04 GPUs" not in out
+
+
+def test_deadline_gpu_count_of_one_reads_one_gpu(tmp_path):
+    # A new-user trial: the 135M toy model (tests/_trial_scenarios.TRIAL_8GPU) with
+    # `--deadline-days 90` printed "GPUs to meet the deadline: 1 GPUs". By hand the main run
+    # is 592.74 ideal GPU-hours (tests/test_ledger.py), 592.74 / 24 = 24.7 days on one GPU at
+    # full goodput, well within 90: one GPU is the fewest, and reads "1 GPU".
+    out = " ".join(_cli("estimate", "--scenario", str(trial_8gpu_yaml(tmp_path)),
+                        "--deadline-days", "90").stdout.split())
+    assert "GPUs to meet the deadline: 1 GPU (" in out and "1 GPUs" not in out
+    # the other units of fit_budget's rows agree with their printed value too
+    assert [_unit_of(v, u) for v, u in (("1", "GPUs"), ("16,384", "GPUs"), ("1", "days"),
+                                        ("1.5", "days"), ("664.5B", "tokens"), ("1", "USD"))
+            ] == ["GPU", "GPUs", "day", "days", "tokens", "USD"]
 
 
 # ---- 6. --compare labels

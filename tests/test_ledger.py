@@ -10,6 +10,7 @@ import numpy as np
 import papermill as pm
 import pytest
 from _cli import run_cli
+from _trial_scenarios import trial_8gpu_yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ import llmcost
 from llmcost import ledger
 from llmcost.bill.pricing import default_rows
 from llmcost.bill import lora
+from llmcost.training import reliability as rel
 from llmcost.bill.validation import magnitude_warnings
 from llmcost.present.report import NOTEBOOK_DIR
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError
@@ -156,13 +158,15 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
 
 def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     # A short job that cannot resume: expected wall time M·e^{R/M}·(e^{T/M} − 1) (Daly 2006 with
-    # a single segment τ = T and no checkpoint cost).
+    # a single segment τ = T and no checkpoint cost), M the mean time between interruptions of
+    # any kind: failures (n·λ) and the default 0.87 planned stops a day (Llama 3's 47 in 54
+    # days, arXiv:2407.21783 §3.3.4), each of which restarts a job that cannot resume.
     sc = {"model": "llama-3.1-8b", "n_gpus": 64, "train_tokens": 2e9, "seq_len": 4096,
           "ledger_resumable": False}
     bill = ledger.build_ledger(sc)
     f = bill.figures
     t = f["main_ideal_gpu_hours"] / 64 * 3600
-    m = 365.25 * 86400 / (64 * 0.173)
+    m = 1 / (64 * 0.173 / (365.25 * 86400) + 0.87 / 86400)
     wall = m * math.exp(600 / m) * math.expm1(t / m)
     assert f["goodput"] == pytest.approx(t / wall, rel=1e-9)
     assert bill.line("storage.checkpoints").usd == 0
@@ -172,10 +176,84 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
                              "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0,
                              "ledger_spot_preemptions_per_node_day": 1 / 7})
     # the job's MTBF in a unit that fits it: M = 1 / (n·λ) = 31,557,600 s / (1e6 × 0.173)
-    # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h")
-    with pytest.raises(ScenarioNeverFinishes, match=r"MTBF of 3\.04 min"):
+    # = 182.4 s on a million GPUs (a teacher's trial printed "an MTBF of 0.0 h"); with 0.87
+    # planned stops a day, 1 / (1/182.4 + 0.87/86,400) = 182.07 s between interruptions
+    with pytest.raises(ScenarioNeverFinishes, match=r"interruptions of 3\.03 min, counting "
+                       r"failures \(MTBF 3\.04 min\) and planned stops "
+                       r"\(fail_planned_per_day=0\.87\)"):
         ledger.build_ledger({**sc, "n_gpus": 1_000_000, "train_tokens": 1.5e13,
                              "model": "llama-3.1-405b"})
+
+
+def _trial_8gpu(tmp_path, extra=""):
+    return llmcost.load_scenario(trial_8gpu_yaml(tmp_path, extra))
+
+
+def test_no_checkpoints_is_never_cheaper_than_checkpoints_trial_8gpu(tmp_path):
+    """A new-user trial: ``ledger_resumable: false`` made the bill cheaper, because the run
+    without checkpoints counted only the unexpected failures while the checkpointed one also
+    paid the planned interruptions (``fail_planned_per_day``). Llama 3 (Dubey et al. 2024,
+    arXiv:2407.21783 §3.3.4) counts 466 interruptions in 54 days: 419 unexpected (its Table 5,
+    data/llama3_interruptions.csv) and 47 planned (automated maintenance), the default 0.87 a
+    day = 47/54. A planned stop also restarts a job that cannot resume.
+
+    By hand (a textbook result: a job of T seconds that restarts from scratch at every event of
+    a Poisson process of rate λ takes E = (e^{λT} − 1)/λ; with a restart R after each event,
+    itself exposed to events, E = e^{λR}(e^{λT} − 1)/λ, Daly 2006 with one segment):
+    λ = 8 × 0.173 / 365.25 + 0.87 = 0.873789 per day; T = 592.74 GPU-h / 8 = 3.0872 days at
+    the MFU point 0.35, λT = 2.6976, e^{λT} = 14.845, (e^{λT} − 1)/(λT) = 5.1325;
+    R = 600 s: e^{λR} = e^{0.006068} = 1.006086, E/T = 5.1637, goodput = 1/5.1637 = 19.37%.
+    The checkpointed run of the same scenario keeps 99.2%."""
+    bare = _trial_8gpu(tmp_path, "ledger_resumable: false\n")
+    off, on = ledger.build_ledger(bare), ledger.build_ledger({**bare, "ledger_resumable": True})
+    ideal = off.figures["main_ideal_gpu_hours"]
+    assert ideal == pytest.approx(592.74, rel=1e-4)  # the trial's 593 ideal GPU-h
+    lam = (8 * 0.173 / 365.25 + 0.87) / 86400  # per second
+    t = ideal / 8 * 3600
+    wall = math.exp(lam * 600) * math.expm1(lam * t) / lam
+    assert off.figures["goodput"] == pytest.approx(t / wall, rel=1e-9)
+    assert off.figures["goodput"] == pytest.approx(0.1937, abs=1e-4)  # the hand figures above
+    assert on.figures["goodput"] == pytest.approx(0.992, abs=1e-3)
+    assert off.figures["goodput"] <= on.figures["goodput"]
+    # the failures line is the paid − ideal GPU-hours of the main run at the price point $3
+    fail = off.line("compute.failures")
+    assert fail.usd == pytest.approx((ideal / off.figures["goodput"] - ideal) * 3.0, rel=1e-9)
+    assert fail.usd > on.line("compute.failures").usd
+    assert "a failure or a planned stop restarts the run" in fail.how
+    assert "interruption_mtbf_s" in fail.source
+    assert off.total_usd > on.total_usd
+    # without planned stops (fail_planned_per_day: 0) the order holds too: only failures, at
+    # λ = 8 × 0.173 / 365.25 per day, restart either run
+    quiet = {**bare, "fail_planned_per_day": 0.0}
+    g_off = ledger.build_ledger(quiet).figures["goodput"]
+    lam = 8 * 0.173 / 365.25 / 86400
+    assert g_off == pytest.approx(t / (math.exp(lam * 600) * math.expm1(lam * t) / lam),
+                                  rel=1e-9)
+    assert g_off <= ledger.build_ledger({**quiet, "ledger_resumable": True}).figures["goodput"]
+
+
+@given(st.one_of(st.just(0.0), st.floats(1e-6, 5.0)),
+       st.one_of(st.just(0.0), st.floats(1e-6, 50.0)), st.integers(1, 4096))
+@settings(max_examples=60, deadline=None)
+def test_interruption_mtbf_adds_the_rates(planned_per_day, rate_per_gpu_year, n_gpus):
+    """Superposition of independent Poisson processes (Ross, Introduction to Probability
+    Models, §5.3): the rates add, 1/M_all = 1/M + p/86,400; no planned stops leave M alone."""
+    m = llmcost.cluster_mtbf_s(n_gpus, rate_per_gpu_year)
+    got = rel.interruption_mtbf_s(m, planned_per_day)
+    want = n_gpus * rate_per_gpu_year / (365.25 * 86400) + planned_per_day / 86400
+    assert (got == math.inf) if want == 0 else got == pytest.approx(1 / want, rel=1e-12)
+    assert rel.interruption_mtbf_s(m, 0.0) == m
+    assert got <= m
+
+
+@pytest.mark.parametrize("m, p, name", [(0.0, 1.0, "mtbf_s"), (-5.0, 1.0, "mtbf_s"),
+                                        (100.0, -1.0, "planned_per_day"),
+                                        (100.0, math.nan, "planned_per_day"),
+                                        (100.0, math.inf, "planned_per_day"),
+                                        (100.0, "1", "planned_per_day")])
+def test_interruption_mtbf_refuses_bad_input(m, p, name):
+    with pytest.raises(ValueError, match=name):
+        rel.interruption_mtbf_s(m, p)
 
 
 def test_lora_adapter_count_against_hu_et_al():

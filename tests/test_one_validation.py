@@ -17,7 +17,7 @@ from llmcost.core.catalog import list_prices
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
 from llmcost.bill.validation import magnitude_warnings, user_words
-from llmcost.present import cli
+from llmcost.present import cli, glance
 from llmcost.present.report import estimate_ledger, plan_report
 from llmcost.training import reliability as rel
 
@@ -573,6 +573,20 @@ def test_a_low_goodput_is_warned_with_its_interruption_rate(tmp_path):
     (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
     assert said.startswith(f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal")
     assert "interrupted every 2.74 h on 64 GPUs" in said and "spot" not in said
+
+
+def test_a_low_goodput_without_checkpoints_counts_the_planned_stops(tmp_path):
+    # Without checkpoints a planned stop restarts the run as a failure does
+    # (reliability.interruption_mtbf_s), so the warning's interval is the mean time between
+    # both: by hand 1 / (64 × 0.173 / 365.25 + 0.87) days = 1 / 0.900313 = 1.11072 days
+    # = 26.66 h (0.87 = Llama 3's 47 planned stops in 54 days, arXiv:2407.21783 §3.3.4),
+    # not the failures' MTBF alone, 8,766 h ÷ (64 × 0.173) = 791.7 h.
+    bill = estimate_ledger(_yaml(tmp_path, "ledger_resumable: false", name="n.yaml"))
+    assert bill.figures["goodput"] < 0.75
+    (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
+    assert "interrupted every 26.7 h on 64 GPUs (failures and planned stops);" in said
+    assert glance.caveat_line(said).startswith(
+        f"goodput {bill.figures['goodput']:.0%}: interrupted every 26.7 h on 64 GPUs, the run")
 
 
 def test_the_storage_duty_warning_reads_the_bills_own_plan_on_spot(tmp_path):

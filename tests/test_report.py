@@ -474,14 +474,41 @@ def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):
     used = json.loads((out / "summary.json").read_text())["parameters"]
     assert used["model"] == {"value": "llama-3.1-8b", "from": "scenario"}
     assert used["n_gpus"]["from"] == "notebook default"
-    n_defaults = sum(v["from"] == "notebook default" for v in used.values())
+    # mfu_band takes its notebook default too, but no scenario file can set it (a report does:
+    # `llmcost list parameters`, "not in a scenario file"), so it is no default the scenario
+    # left out: neither counted nor listed (a new-user trial read "mfu_band = null" there)
+    assert used["mfu_band"] == {"value": None, "from": "notebook default"}
+    n_defaults = sum(v["from"] == "notebook default" for k, v in used.items()
+                     if k != "mfu_band")
     assert any(f"{n_defaults} parameter(s) not in the scenario take the notebooks' defaults" in
                line for line in lines)
     index = (out / "index.html").read_text()
     assert "notebook default" in index
     assert f"Defaults used ({n_defaults})" in index and "<code>accelerator</code> = H100-SXM" \
         in index
+    listed = index.split("<h2>Defaults used")[1].split("</ul>")[0]
+    assert "<code>accelerator</code>" in listed and "<code>mfu_band</code>" not in listed
     assert "<p></p>" not in index  # a scenario without a description gets no empty paragraph
+
+
+def test_defaults_used_leave_out_what_a_scenario_file_cannot_set(tmp_path):
+    """The index's "Defaults used" list: the parameters the scenario leaves out, not those no
+    scenario file can set (``scenario.REPORT_SET_KEYS``), which a report sets itself."""
+    from llmcost.bill.scenario import REPORT_SET_KEYS, ScenarioError
+    declared = {nb: report.declared_parameters(nb) for nb in report.list_notebooks()}
+    used = report.effective_parameters({"model": "llama-3.1-8b"}, declared)
+    assert used["mfu_band"]["from"] == "notebook default"
+    defaults = report._defaults_used(used)
+    assert "n_gpus" in defaults and "accelerator" in defaults
+    assert not set(REPORT_SET_KEYS) & set(defaults)
+    assert len(defaults) == sum(v["from"] == "notebook default" for v in used.values()) - 1
+    # the world: a scenario file that sets either is refused (`llmcost list parameters`:
+    # mfu_band is "not in a scenario file"; reports always run without widgets)
+    for key, value in (("mfu_band", "predicted"), ("interactive", "false")):
+        sc = tmp_path / f"{key}.yaml"
+        sc.write_text(f"model: llama-3.1-8b\n{key}: {value}\n")
+        with pytest.raises(ScenarioError, match=f"{key} cannot be set in a scenario"):
+            llmcost.load_scenario(sc)
 
 
 def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path):

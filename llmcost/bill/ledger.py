@@ -71,7 +71,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, as_scalar, fmt_duration, fmt_quantity, fmt_usd)
+                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign,
@@ -586,28 +586,61 @@ def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
 NEVER_FINISHES = "never finishes"
 
 
+#: What the failures line adds to its figures, and its source, for a run without checkpoints
+#: (``ledger_resumable: false``, ``_restart_from_scratch_goodput``).
+NO_CHECKPOINTS_WORDS = "; no checkpoints: a failure or a planned stop restarts the run"
+NO_CHECKPOINTS_SOURCE = ("reliability.expected_wall_time_s (Daly 2006, one segment) at "
+                         "reliability.interruption_mtbf_s: failures and planned stops of the "
+                         "scenario")
+
+
+def _restart_from_scratch_goodput(b: _Basis, n_gpus, ideal_gpu_hours):
+    """Goodput T ÷ E[wall] of a phase that cannot resume (``_phase_goodput``): one segment
+    τ = T, δ = 0 of ``reliability.expected_wall_time_s``, M the mean time between failures
+    and planned stops (``reliability.interruption_mtbf_s``), R the restart; with R = 0,
+    E[wall] = (e^{λT} − 1)/λ, λ = 1/M. Refused (``ScenarioNeverFinishes``) when E[wall] > 10⁶ T."""
+    p = b.p
+    m_fail = _num(rel.cluster_mtbf_s(n_gpus, b.fail_rate))
+    m = _num(rel.interruption_mtbf_s(m_fail, p["fail_planned_per_day"]))
+    t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
+    with np.errstate(over="ignore"):
+        wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
+    if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
+        raise ScenarioNeverFinishes(
+            f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {fmt_gpus(n_gpus)} "
+            f"with a mean time between interruptions of {_least_duration(m)}, counting "
+            f"failures (MTBF {_least_duration(m_fail)}) and planned stops "
+            f"(fail_planned_per_day={_most(p['fail_planned_per_day'])}), must restart from "
+            "scratch after "
+            f"every interruption and is expected to take over a million times as long: it "
+            f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
+    return t / wall
+
+
+def _least_duration(m) -> str:
+    """``fmt_duration`` of a duration, or of the least of an array of them ("down to ...")."""
+    return fmt_duration(m) if np.ndim(m) == 0 else "down to " + fmt_duration(np.min(m))
+
+
+def _most(x) -> str:
+    """A number, or the largest of an array of them ("up to ...")."""
+    return f"{x:g}" if np.ndim(x) == 0 else f"up to {float(np.max(x)):g}"
+
+
 def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
     """(goodput, checkpoint plan or None) of one phase of ``ideal_gpu_hours`` on ``n_gpus``.
 
     Resumable training: ``reliability.checkpoint_plan``'s goodput (Daly 2006's interval, the
-    scenario's checkpoint recipe and storage). Without checkpoints a failure restarts the job:
-    goodput = T ÷ E[wall], E[wall] of ``reliability.expected_wall_time_s`` with the job's MTBF
-    (``reliability.cluster_mtbf_s``); refused when E[wall] > 10⁶ T (it never finishes)."""
+    scenario's checkpoint recipe and storage; a planned stop costs a checkpoint and a restart).
+    Without checkpoints every interruption restarts the job, a failure or a planned stop alike
+    (``fail_planned_per_day``; Llama 3 counted 47 planned besides its 419 unexpected ones):
+    goodput = T ÷ E[wall], E[wall] of ``reliability.expected_wall_time_s`` with the job's mean
+    time between interruptions (``reliability.interruption_mtbf_s`` of the failures' MTBF,
+    ``reliability.cluster_mtbf_s``, and the planned stops); refused when E[wall] > 10⁶ T (it
+    never finishes)."""
+    if not b.p["ledger_resumable"]:
+        return _restart_from_scratch_goodput(b, n_gpus, ideal_gpu_hours), None
     p = b.p
-    if not p["ledger_resumable"]:
-        m = _num(rel.cluster_mtbf_s(n_gpus, b.fail_rate))
-        t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
-        with np.errstate(over="ignore"):
-            wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
-        if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
-            raise ScenarioNeverFinishes(
-                f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-                f"GPUs with an MTBF of "
-                f"{fmt_duration(m) if np.ndim(m) == 0 else 'down to ' + fmt_duration(np.min(m))}"
-                " must restart from scratch after every "
-                f"failure and is expected to take over a million times as long: it "
-                f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
-        return t / wall, None
     plan = rel.checkpoint_plan(
         b.spec.n_params, n_gpus, b.fail_rate, _storage_for(b, ideal_gpu_hours), b.restart_s,
         recipe=p["ckpt_recipe"], gpus_per_node=b.per_node,
@@ -705,9 +738,9 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
             f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
             f"(goodput {g:.2%}"
             f"{'; spot pre-emptions included' if p['pricing'] == 'spot' else ''}"
-            f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
-            "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
-            "modelled", "07_checkpoints"))
+            f"{'' if p['ledger_resumable'] else NO_CHECKPOINTS_WORDS})",
+            "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario"
+            if p["ledger_resumable"] else NO_CHECKPOINTS_SOURCE, "modelled", "07_checkpoints"))
     return run
 
 

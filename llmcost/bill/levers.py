@@ -2193,7 +2193,8 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       certain, not a chance event: no break-even probability).
     * **spot without resumable training**: apparent: the spot discount on the final run's paid
       GPU-hours; net: the ledger's (−inf when the run never finishes); break-even
-      ``spot_break_even`` beside the scenario's own P(pre-emption during the run) = 1 − e^{−T/M}.
+      ``spot_break_even`` beside the scenario's own P(an interruption during the run) =
+      1 − e^{−T/M}.
     * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
       if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
       the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
@@ -2246,9 +2247,10 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     the final run (p_s the spot lever's price, ``_spot_rate``); net = the ledger's
     (``spot_without_checkpoints``; −inf when the run never finishes in some draws of the
     ranges: no finite expected bill survives that); break-even ``spot_break_even(d)`` beside
-    P(pre-emption during the run) = 1 − e^{−T/M}. When spot costs as much as the scenario's own
-    price or more (d ≤ 0: owned hardware, a cheap contract) there is no apparent saving: the row
-    says it does not apply, unpriced (NaN)."""
+    P(an interruption during the run) = 1 − e^{−T/M}, M the mean time between pre-emptions,
+    failures and planned stops (``reliability.interruption_mtbf_s``): each restarts the run.
+    When spot costs as much as the scenario's own price or more (d ≤ 0: owned hardware, a cheap
+    contract) there is no apparent saving: the row says it does not apply, unpriced (NaN)."""
     rate = b.figures["price_usd_per_gpu_hour"]
     spot, without, offer = _spot_changes(s)
     if _spot_needs_rate(s, offer):  # no pre-emption rate given: say so
@@ -2273,7 +2275,11 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
     res = price_lever("spot_nockpt", "", "", s, without, before_bill=b)
     sp = bill(spot.after)
     t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
-    p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
+    # every interruption restarts a run without checkpoints: failures, pre-emptions and the
+    # planned stops (reliability.interruption_mtbf_s, as the bill of ``without`` counts them)
+    m_all = rel.interruption_mtbf_s(sp.figures["job_mtbf_s"],
+                                    sp.scenario["fail_planned_per_day"])
+    p_run = -math.expm1(-t_s / float(m_all))
     be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
     # a run that never finishes in some draws has no finite expected bill: the net is −inf
     never = res.saving_p10 == -math.inf or (res.ranged and math.isnan(res.saving_p10))
@@ -2281,8 +2287,8 @@ def _spot_without_resumable(s: dict, b: Ledger) -> list:
         "spot without resumable training", apparent, -math.inf if never else res.saving_usd,
         None, be, p_run,
         "modelled, not published: the scenario's spot pre-emption rate "
-        "(ledger_spot_preemptions_per_node_day, the user's; no provider publishes one) and "
-        "failure rate over the ideal run",
+        "(ledger_spot_preemptions_per_node_day, the user's; no provider publishes one), "
+        "failure rate and planned stops (fail_planned_per_day) over the ideal run",
         f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
         + (res.note or "a pre-emption restarts the run"))]
 
@@ -2472,8 +2478,8 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     was = (f"{pred['value']:.1%}, {kind} of the predicted {pred['predicted']:.1%}"
            if "predicted" in pred and abs(pred["predicted"] - pred["value"]) >= 5e-4
            else f"{pred['value']:.1%}")
-    return (f"; the MFU is the bill's for the scenario's {int(_get(scenario, 'n_gpus')):,} GPUs "
-            f"({was}): on {int(n):,} GPUs "
+    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(_get(scenario, 'n_gpus'))} "
+            f"({was}): on {fmt_gpus(n)} "
             + central_mfu_words(b.mfu, band.center, band.n, band.low, band.high,
                                 plan.describe()).replace(", so the bill uses", ", so a bill "
                                                          "there would use")
@@ -2495,8 +2501,8 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
         here, there = pilot_mfu(full), pilot_mfu({**full, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):
         return ""
-    return (f"; the MFU is the bill's for the scenario's {n0:,} GPUs (the pilots' "
-            f"{here['value']:.1%}, extrapolated): on {int(n):,} GPUs the pilots extrapolate "
+    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(n0)} (the pilots' "
+            f"{here['value']:.1%}, extrapolated): on {fmt_gpus(n)} the pilots extrapolate "
             f"to {there['value']:.1%} (band {there['low']:.1%}–{there['high']:.1%}) for "
             f"{there['plan']}, the MFU a "
             f"bill there would use; re-price with n_gpus: {int(n)}")
@@ -2559,7 +2565,7 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
             best = min(memo, key=memo.get)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                f"{_days_text(memo[best])} on {cands[best]:,} GPUs (more GPUs fail more "
+                f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} (more GPUs fail more "
                 "often, up to 64× the scenario's count tried)")
         lo, hi = hi, nxt
     while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
@@ -2694,7 +2700,7 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
         raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: even 0.1% of the "
                          f"scenario's tokens do not fit both: "
                          f"{_days_text(led.figures['wall_clock_days'])} and "
-                         f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
+                         f"${led.total_usd:,.0f} on {fmt_gpus(cands[i])}")
     best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30,
                              margin=lambda t: margin(cands[i], t))[0]
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens; to more GPUs only
@@ -2734,12 +2740,13 @@ def _neighbour_words(n: int, larger: bool, best_t: float, led_of, fits, bud: flo
     over = [w for w, bad in (("the budget", led.total_usd > bud),
                              ("the deadline", led.figures["wall_clock_days"] > dl)) if bad]
     if over:
-        return f"on {n:,} GPUs {' and '.join(over)} {'allows' if len(over) == 1 else 'allow'} fewer"
+        verb = "allows" if len(over) == 1 else "allow"
+        return f"on {fmt_gpus(n)} {' and '.join(over)} {verb} fewer"
     if not larger:
-        return f"on {n:,} GPUs it fits as many"
+        return f"on {fmt_gpus(n)} it fits as many"
     more = _largest_tokens(lambda t: fits(n, t), best_t * (1 + 1e-6),
                            best_t * (1 + SAME_TOKENS_REL), 30)[0] / best_t - 1
-    return (f"on {n:,} GPUs {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
+    return (f"on {fmt_gpus(n)} {more:.2%} more tokens fit, within {SAME_TOKENS_REL:.1%}: no reason "
             "for more GPUs")
 
 

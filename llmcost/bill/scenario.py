@@ -70,6 +70,10 @@ from .ranges import (
 )
 
 METADATA_KEYS = ("title", "description")
+#: Parameters a scenario file cannot set (``load_scenario`` refuses them; `llmcost list
+#: parameters` says "not in a scenario file"): a report sets them, ``interactive`` off and
+#: ``mfu_band`` to the band it passes as the range on mfu.
+REPORT_SET_KEYS = ("interactive", "mfu_band")
 PRICING = ("on_demand", "reserved", "spot", "owned")
 #: What a range on ``mfu`` passed to a page by a report is (``mfu_band``), besides the
 #: scenario's own range (null): the step-time model's band, or the pilots' band.
@@ -594,7 +598,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_spot_restart_s", "float|none", "seconds to regain spot capacity and restart; "
           "null: ckpt_restart_s", _nonnegative),
     Param("ledger_resumable", "bool", "training resumes from checkpoints (false: a failure "
-          "restarts the run from scratch)"),
+          "or a planned stop restarts the run from scratch)"),
     Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
           "project's; usd_per_year: $400k loaded)",
           _records({"role": ("str", None), "fte": ("float", _nonnegative),

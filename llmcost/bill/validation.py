@@ -791,17 +791,22 @@ LOW_GOODPUT_WARNING = 0.75
 def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when the bill's goodput (ideal ÷ paid GPU-hours of the pre-training runs,
     ``reliability.checkpoint_plan``) is below ``LOW_GOODPUT_WARNING``: the run pays 1 ÷ goodput
-    of its ideal hours, interrupted every job MTBF (spot pre-emptions included on spot), and
-    the exploratory line, a multiple of the final run's paid hours (Cottier et al. 2024), carries
-    the same losses although smaller exploratory jobs are interrupted less often (notebook 09
-    prices them as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every
-    38 minutes, said nowhere. None without a bill or above the threshold."""
+    of its ideal hours, interrupted every job MTBF (spot pre-emptions included on spot; without
+    checkpoints, ``ledger_resumable: false``, the mean time between failures and planned stops,
+    ``reliability.interruption_mtbf_s``, since either restarts the run), and the exploratory
+    line, a multiple of the final run's paid hours (Cottier et al. 2024), carries the same
+    losses although smaller exploratory jobs are interrupted less often (notebook 09 prices them
+    as smaller jobs). A trial: 2,048 H100 on spot, goodput 41%, a pre-emption every 38 minutes,
+    said nowhere. None without a bill or above the threshold."""
     if bill is None:
         return None
     g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
         return None
     spot = " (spot pre-emptions included)" if p.get("pricing") == "spot" else ""
+    if not bill.scenario["ledger_resumable"]:  # a planned stop restarts it too
+        mtbf = rel.interruption_mtbf_s(mtbf, bill.scenario["fail_planned_per_day"])
+        spot = f" ({'spot pre-emptions, ' if spot else ''}failures and planned stops)"
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted every {fmt_duration(float(mtbf))} on "
             f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the "

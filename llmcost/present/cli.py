@@ -28,7 +28,7 @@ from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_amount, fmt_count, fmt_quantity
+from ..core.units import fmt_amount, fmt_count, fmt_quantity, noun
 from ..core.version import __version__
 from ..serving.rl import decode_factor_words
 from ..training import calibrate as pilot_calibration
@@ -459,13 +459,21 @@ def _estimate(args) -> int:
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
             value = fmt_amount(r.value)  # 16,384 GPUs exact, 664.5B tokens: no exponent
-            print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {r.unit} ({r.how})",
+            print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {_unit_of(value, r.unit)} "
+                                           f"({r.how})",
                                            max(20, terminal_columns() - 1),
                                            initial_indent="  ", subsequent_indent="    ",
                                            break_on_hyphens=False)))
     if routes is not None:
         print(alternatives_text(routes))
     return 0
+
+
+def _unit_of(value: str, unit: str) -> str:
+    """The plural ``unit`` of a ``fit_budget`` row ("GPUs", "days", "tokens") agreeing with its
+    printed ``value``: singular after a value that reads "1" ("1 GPU", "1 day"), as
+    ``units.noun``; a unit without a plural s is left as it is."""
+    return noun(1 if value == "1" else 2, unit.removesuffix("s"), unit)
 
 
 def _compare_head(names, paths) -> str:

@@ -731,7 +731,7 @@ CAVEATS = [
      "asynchronous checkpoints, one every {0}, keep the storage writing {1} of the time ({2} "
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
-     r"every (.+?) on (.+?)(?: \(spot pre-emptions included\))?;",
+     r"every (.+?) on (.+?)(?: \((?:spot pre-emptions included|[^)]*planned stops)\))?;",
      "goodput {0}: interrupted every {2} on {3}, the run pays {1}× its ideal GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
     (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "

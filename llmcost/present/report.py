@@ -61,6 +61,7 @@ from ..bill.ranges import Range
 from ..bill.scenario import (
     METADATA_KEYS,
     MFU_PREDICT,
+    REPORT_SET_KEYS,
     ScenarioError,
     bill_values,
     check_run_rules,
@@ -556,7 +557,7 @@ def estimate_ledger(scenario_path):
         raise ScenarioError(f"{scenario_path}: {e}") from None
     used = effective_parameters(scenario, {nb: declared_parameters(nb) for nb in
                                            list_notebooks()})
-    defaults = {k for k, v in used.items() if v["from"] == "notebook default"}
+    defaults = set(_defaults_used(used))
     pred = scenario.get("_mfu_prediction")
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
     if pred:
@@ -845,6 +846,15 @@ def _predicted_mfu_from(pred: dict) -> str:
     said = pred["from"].replace(f" for {pred['plan']}", "", 1) if pred.get("plan") \
         else pred["from"]
     return f"{said}: {predicted_mfu_words(pred)}"
+
+
+def _defaults_used(used: dict) -> list:
+    """The parameters of ``used`` (``effective_parameters``) that take a notebook's default
+    because the scenario leaves them out, those a scenario file cannot set left out
+    (``scenario.REPORT_SET_KEYS``: ``mfu_band``, which only a report sets, is no default the
+    scenario left out; `llmcost list parameters` says "not in a scenario file")."""
+    return [k for k, v in used.items()
+            if v["from"] == "notebook default" and k not in REPORT_SET_KEYS]
 
 
 def effective_parameters(scenario: dict, declared: dict) -> dict:
@@ -1408,7 +1418,7 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}: "
                  f"{predicted_mfu_words(scenario['_mfu_prediction'])}")
-    defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
+    defaults = _defaults_used(used)
     filters = list(warnings.filters)  # the report's, before the runners' imports add theirs
     # while the workers' kernels start and warm up (processes of their own), this thread
     # imports what each run needs first (about a second of CPU: nbformat's JSON-schema
@@ -2472,7 +2482,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
             val = index_value(r)
             heads.append(f"<tr><td>{esc(r['label'])}</td><td class='v'>{esc(val)}</td>"
                          f"<td>{note_html(r['note'])}</td></tr>")
-    defaults = [k for k, v in summary["parameters"].items() if v["from"] == "notebook default"]
+    defaults = _defaults_used(summary["parameters"])
     defaults_html = ""
     if defaults:
         items = "".join(f"<li><code>{esc(k)}</code> = "

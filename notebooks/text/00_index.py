@@ -913,12 +913,15 @@ for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
         print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 
 # %% [markdown]
-# Without checkpoints a job of t seconds on a cluster with MTBF m expects a wall clock of
-# m·(e^(t/m) − 1) plus restarts (`reliability.expected_wall_time_s`). Both t and m scale as
-# 1 / GPUs, so t/m = GPU-hours × failures per GPU-hour does not depend on the GPU count:
-# adding GPUs neither saves nor dooms the run. What stops it finishing is the size of the
-# *job* in GPU-hours: past a few MTBFs' worth of work, e^(t/m) explodes (the bill refuses a
-# job expected to take a million times its length).
+# Without checkpoints every interruption restarts the job from scratch, a failure (MTBF m) or a
+# planned stop (`fail_planned_per_day`, p a day: Llama 3 had 47 besides its 419 unexpected
+# interruptions in 54 days) alike. At λ = 1/m + p interruptions per unit time a job of t expects
+# a wall clock of (e^(λt) − 1)/λ plus restarts (`reliability.expected_wall_time_s` at
+# `reliability.interruption_mtbf_s`). The failures' share of λt, t/m = GPU-hours × failures per
+# GPU-hour, does not depend on the GPU count; the planned stops' share, p·t, falls as more GPUs
+# shorten the job, so adding GPUs helps, but only that far. What stops the run finishing is the
+# size of the *job*: past a few interruptions' worth of work, e^(λt) explodes (the bill refuses
+# a job expected to take a million times its length).
 
 # %% [markdown]
 # ## Explore
