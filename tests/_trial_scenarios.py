@@ -1,6 +1,7 @@
 """Scenarios new-user trials wrote, shared by the tests that check what those trials found."""
 
-import json
+import shutil
+from pathlib import Path
 
 #: A dense 70B model in FP8 at 128k context with context parallelism on 1,024 H100s, as a trial
 #: wrote it (its MFU given, not predicted).
@@ -20,11 +21,7 @@ pp: 0
 """
 
 #: SmolLM-135M's config.json (HuggingFaceTB/SmolLM-135M), as a new-user trial gave it.
-SMOLLM_135M = {"architectures": ["LlamaForCausalLM"], "hidden_size": 576,
-               "intermediate_size": 1536, "max_position_embeddings": 2048,
-               "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
-               "num_key_value_heads": 3, "tie_word_embeddings": True, "vocab_size": 49152,
-               "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 10000.0}
+SMOLLM_135M = Path(__file__).parent / "data" / "trial_configs" / "smollm-135m.json"
 #: The trial's scenario (135M on one 8 x H100 node), which printed a cheaper bill without
 #: checkpoints ($4.54k, failures $10.49) than with them ($4.56k, failures $13.85).
 TRIAL_8GPU = """model: smollm-135m-config.json
@@ -43,8 +40,7 @@ rl_rollout_tp: 1
 def trial_8gpu_yaml(directory, extra: str = ""):
     """``TRIAL_8GPU`` (plus the YAML lines ``extra``) written to ``directory`` beside the model
     file it names; returns the scenario's path."""
-    (directory / "smollm-135m-config.json").write_text(json.dumps(SMOLLM_135M),
-                                                        encoding="utf-8")
+    shutil.copyfile(SMOLLM_135M, directory / "smollm-135m-config.json")
     path = directory / "trial.yaml"
     path.write_text(TRIAL_8GPU + extra, encoding="utf-8")
     return path

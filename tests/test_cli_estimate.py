@@ -609,10 +609,10 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     assert "above every one" in given_vs_predicted_mfu(0.30, B, band, P)
     # a band that reaches the 50% prediction is around it; one capped at 47% (a comparable
     # run's best, accuracy.band_cap) lies wholly below it, and the line says so
-    assert ": 50%, band 42%–50% around that prediction (not" in \
+    assert ": 50%, band 42%–50% around that prediction, not" in \
         given_vs_predicted_mfu(0.30, B, band, P)
     capped = given_vs_predicted_mfu(0.30, B, replace(band, high=0.47), P)
-    assert ": 50%, band 42%–47% capped below that prediction, where no measurement goes (" in \
+    assert ": 50%, band 42%–47% capped below that prediction, where no measurement goes, by " in \
         capped and "around that prediction" not in capped
 
 
