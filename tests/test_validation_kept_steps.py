@@ -1,4 +1,4 @@
-"""The validation rows' steps kept per process (``step_validation._kept_step``): a what-if of
+"""The validation rows' steps kept per process (``step_validation._KEPT_STEPS``): a what-if of
 ``mfu_validation`` (``physics``, ``moe_host``) reuses the step of a row whose engine inputs it
 leaves unchanged (``step_validation._engine_inputs``). Checked against the full computation:
 every table of the variants the report's notebooks price (notebook 04b's mechanism, CP-overlap
@@ -10,8 +10,10 @@ import pickle
 import pandas as pd
 import pytest
 
+from llmcost.core import diskcache
 from llmcost.core.catalog import load_accelerator
 from llmcost.core.hardware import Cluster
+from llmcost.core.stacks import StackFeatureWarning
 from llmcost.training import accuracy, pilot_validation, step_validation as sv
 from llmcost.training.step_validation import row_model, row_options, row_plan
 
@@ -49,7 +51,7 @@ def test_every_report_variant_equals_its_full_computation(no_disk_cache, monkeyp
     assert len(calls) >= 25
     assert len(sv._KEPT_STEPS) > 0
     kept = [sv.mfu_validation.uncached(*a, **k) for a, k in calls]
-    monkeypatch.setattr(sv, "_kept_step", lambda *args: None)  # every step priced afresh
+    monkeypatch.setattr(sv, "_engine_inputs", lambda *args: None)  # every step priced afresh
     for (args, kwargs), fast in zip(calls, kept):
         full = sv.mfu_validation.uncached(*args, **kwargs)
         pd.testing.assert_frame_equal(fast, full, check_exact=True)
@@ -92,17 +94,25 @@ def test_engine_inputs_leave_out_only_what_the_engine_does_not_read():
 
 
 def test_a_kept_step_is_the_step_and_a_warning_step_is_not_kept(monkeypatch):
-    monkeypatch.setattr(sv, "_KEPT_STEPS", {})
+    store = {}
     model, cluster, plan, s, opts = _row("megatron21-t1-1p7b")
-    b = sv._kept_step(model, cluster, plan, s, opts)
-    assert b == sv.step_time(model, cluster, plan, s, options=opts)
-    assert sv._kept_step(model, cluster, plan, s, opts.replace(fp8_as_run=False)) is b
+
+    def step(o):
+        return lambda: sv.step_time(model, cluster, plan, s, options=o)
+
+    key = sv._engine_inputs(model, cluster, plan, s, opts)
+    b = diskcache.kept_if_quiet(store, key, step(opts))
+    assert b == step(opts)() and list(store) == [key]
+    other = opts.replace(fp8_as_run=False)  # the same engine inputs: the kept step
+    assert diskcache.kept_if_quiet(store, sv._engine_inputs(model, cluster, plan, s, other),
+                                   step(other)) is b
     # Llama 3's 405B on 16K H100s (Table 4): Meta's stack is not profiled, and the default
     # profile (megatron-core-2024) has no ZeRO-2 path, so step_time warns
-    # (StackFeatureWarning; mfu_validation hides it for such a row): the step is priced by the
-    # caller each time, never kept
-    n = len(sv._KEPT_STEPS)
+    # (StackFeatureWarning; mfu_validation hides it for such a row): priced again under the
+    # caller's filters, its warning shown, nothing kept
     model, cluster, plan, s, opts = _row("llama3-405b")
     assert opts.stack is None and plan.zero_stage == 2
-    assert sv._kept_step(model, cluster, plan, s, opts) is None
-    assert len(sv._KEPT_STEPS) == n
+    with pytest.warns(StackFeatureWarning, match="no ZeRO-2 path"):
+        diskcache.kept_if_quiet(store, sv._engine_inputs(model, cluster, plan, s, opts),
+                                step(opts))
+    assert len(store) == 1

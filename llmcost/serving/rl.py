@@ -57,6 +57,8 @@ idle (GPUs of one role waiting for the other).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import heapq
 import math
 import re
@@ -74,7 +76,7 @@ from ..core.catalog import (
     load_efficiency,
     scenario_accelerator,
 )
-from ..core.diskcache import disk_cached
+from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
@@ -2978,13 +2980,41 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
     k = o.off_policy_steps if o.asynchronous else 1
     setup = o.rollout_setup()
     p = o.prompt_tokens if o.rollout_prompt_tokens is None else o.rollout_prompt_tokens
-    ro = rollout_time(m, acc, p, np.tile(share, k), setup)
+    ro = _rollout(m, acc, p, np.tile(share, k), setup)
     actual = ro["total_s"] / k
     flat = np.full(share.size * k, max(1, round(float(r.mean()))))
-    ideal = rollout_time(m, acc, p, flat, setup)["total_s"] / k
+    ideal = _rollout(m, acc, p, flat, setup)["total_s"] / k
     tail = 0.0 if o.partial_rollouts else max(0.0, actual - ideal)
     gen_wall = (ideal if o.partial_rollouts else max(actual, ideal))
     return gen_wall, tail, ro["note"]
+
+
+#: The rollouts ``generation_time`` priced in this process while a disk-cached validation table
+#: is computed (``_rollouts_kept``), by their inputs (``core.diskcache.kept_if_quiet``): the
+#: variants of ``validation_variants`` and ``rl_validation(change=...)`` that leave the
+#: generation as it was (the trainer's MFU, the refit, the optimizer's place) price it once.
+_KEPT_ROLLOUTS: dict = {}
+_KEEP_ROLLOUTS = contextvars.ContextVar("llmcost_keep_rollouts", default=False)
+
+
+@contextlib.contextmanager
+def _rollouts_kept():
+    """Within: ``_rollout`` reads and keeps ``_KEPT_ROLLOUTS`` (for the disk-cached validation
+    tables only, which like the memo do not see a module constant changed at run time)."""
+    token = _KEEP_ROLLOUTS.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_ROLLOUTS.reset(token)
+
+
+def _rollout(m: ModelSpec, acc: Accelerator, p: int, lengths: np.ndarray,
+             setup: RolloutSetup) -> dict:
+    """``rollout_time(m, acc, p, lengths, setup)`` (a copy of its dict), priced once per set of
+    inputs within ``_rollouts_kept``."""
+    key = value_key(m, acc, p, lengths, setup) if _KEEP_ROLLOUTS.get() else None
+    return dict(kept_if_quiet(_KEPT_ROLLOUTS, key,
+                              lambda: rollout_time(m, acc, p, lengths, setup)))
 
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
@@ -4105,7 +4135,8 @@ def rl_validation(mode: str = "model", split: str | None = None,
                "measured_gen_s": r["measured_generation_s"],
                "measured_train_s": r["measured_train_s"], "error": ""}
         try:
-            it = validation_iteration(r, mode, **(change or {}))
+            with _rollouts_kept():
+                it = validation_iteration(r, mode, **(change or {}))
             total, gen, train = validation_phases(it, r["phases_measured"])
             rec.update(predicted_s=total, predicted_gen_s=gen, predicted_train_s=train,
                        predicted_sync_s=it.parts_gpu_s["weight_sync"] / it.n_gpus)
@@ -4136,7 +4167,8 @@ def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
         col = {}
         for _, r in d.iterrows():
             try:
-                it = validation_iteration(r, **change)
+                with _rollouts_kept():
+                    it = validation_iteration(r, **change)
                 col[r["id"]] = validation_phases(it, r["phases_measured"])[0] \
                     / r["measured_iteration_s"]
             except ValueError:
@@ -4173,8 +4205,9 @@ def validation_generation_bound() -> pd.DataFrame:
     for _, r in d.iterrows():
         kw = validation_setup(r)
         pol, acc = kw.pop("policy"), kw.pop("accelerator")
-        roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
-        it = rl_iteration(pol, acc, **kw)
+        with _rollouts_kept():
+            roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
+            it = rl_iteration(pol, acc, **kw)
         holds = r["phases_measured"] == "experience|update"
         fwd = it.experience_wall_s if holds else 0.0
         mfu = training_mfu(inf.serving_model(pol), inf.serving_accelerator(acc),

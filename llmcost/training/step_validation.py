@@ -13,12 +13,8 @@ benchmark.
 
 from __future__ import annotations
 
-import io
-import pickle
 import re
 import warnings
-import dataclasses
-import hashlib
 from dataclasses import fields
 from functools import lru_cache
 
@@ -26,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator, load_model, load_published_runs
-from ..core.diskcache import disk_cached
+from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, StackFeatureWarning, load_stack
@@ -34,7 +30,7 @@ from . import memory, moe_layer
 from .gemm import GEMM_SHAPE, per_sm_rate_ratio, stand_in_shape
 from .options import StepOptions, stack_memory_practice, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
-from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, StepBreakdown, step_arrays, step_time
+from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
 
 #: Korthikanti et al. 2022 Table 4: forward and backward time of one transformer layer of their
 #: 22B GPT model (h 6144, 64 heads, s 2048, micro-batch 4, TP 8 on one DGX A100), in ms. Values
@@ -432,7 +428,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     (``calibrate_moe_host_overhead(physics=...)``). None: the shipped constants.
 
     A row whose engine inputs an earlier call in this process priced (another ``physics`` that
-    leaves them unchanged) takes that step (``_kept_step``): the same figures, not priced twice.
+    leaves them unchanged) takes that step (``_KEPT_STEPS``): the same figures, not priced twice.
 
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
@@ -455,7 +451,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
-    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host)
+    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host, keep=True)
                          for c, r in _config_run_rows(cfg, runs)])
 
 
@@ -515,7 +511,7 @@ def _mfu_validation_on(accelerator: str | None, ids: tuple, stack: str | None) -
             r["catalog_accelerator"] = accelerator
         if stack is not None:
             c["stack"] = stack
-        rows.append(_validation_row(c, r, {}, None))
+        rows.append(_validation_row(c, r, {}, None, keep=True))
     return pd.DataFrame(rows)
 
 
@@ -878,9 +874,11 @@ def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float)
 
 
 def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
-                    moe_host=None) -> dict:
+                    moe_host=None, keep: bool = False) -> dict:
     """One row of ``mfu_validation``: the row's run priced by ``step.step_time`` and set against
-    its reported figure."""
+    its reported figure. ``keep``: the step is taken from, or kept for, the other rows of the
+    process with the same engine inputs (``_KEPT_STEPS``; only for the disk-cached tables,
+    which like it do not see a module constant changed at run time)."""
     s = int(r["seq_len"])
     model = row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])
@@ -900,10 +898,10 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
             # for Llama 3) is priced on the default profile with the settings it ran (its ZeRO
             # stage among them), which that profile's features need not include
             warnings.simplefilter("ignore", StackFeatureWarning)
-        priced = opts.replace(**over)
-        b = _kept_step(model, Cluster(acc, n), plan, s, priced)
-        if b is None:  # a step that warns: priced here, as every time, its warnings shown
-            b = step_time(model, Cluster(acc, n), plan, s, options=priced)
+        priced, cluster = opts.replace(**over), Cluster(acc, n)
+        key = _engine_inputs(model, cluster, plan, s, priced) if keep else None
+        b = kept_if_quiet(_KEPT_STEPS, key,
+                          lambda: step_time(model, cluster, plan, s, options=priced))
     # the values priced: a physics override replaces the row's
     gate = over.get("moe_gate", opts.moe_gate)
     flushes = over.get("pipeline_flushes", opts.pipeline_flushes)
@@ -933,72 +931,28 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
             "step_time_s": b.step_time_s,
             **{part: getattr(b, part) for part in PARTS}}
 
-#: The steps ``_kept_step`` priced in this process, by their engine inputs (``_engine_inputs``),
-#: at most ``_KEPT_STEPS_MAX`` (then emptied): the rows of ``mfu_validation``'s variants.
+#: The steps of ``mfu_validation``'s rows priced in this process, by their engine inputs
+#: (``_engine_inputs``; ``core.diskcache.kept_if_quiet``): a what-if (``physics``, ``moe_host``)
+#: leaves many rows' inputs as they were (an FP8 setting on a BF16 row, the MoE host constants
+#: on a dense model), and those rows are not priced again.
 _KEPT_STEPS: dict = {}
-_KEPT_STEPS_MAX = 4096
-
-
-def _kept_step(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, s: int,
-               options: StepOptions) -> StepBreakdown | None:
-    """``step_time(model, cluster, plan, s, options=options)``, priced once per process for
-    equal engine inputs (``_engine_inputs``): a what-if of ``mfu_validation`` (``physics``,
-    ``moe_host``) leaves many rows' inputs as they were (an FP8 setting on a BF16 row, the
-    MoE host constants on a dense model), and those rows are not priced again. None where the
-    step warns under ``warnings.simplefilter("always")`` (nothing is kept; the caller prices
-    it itself, its warnings shown as before) or has inputs that do not pickle.
-    Like the disk cache (``core.diskcache``), it does not see a module constant changed at
-    run time."""
-    key = _engine_inputs(model, cluster, plan, s, options)
-    if key is None:
-        return None
-    b = _KEPT_STEPS.get(key)
-    if b is None:
-        with warnings.catch_warnings(record=True) as shown:
-            warnings.simplefilter("always")
-            b = step_time(model, cluster, plan, s, options=options)
-        if shown:
-            return None
-        if len(_KEPT_STEPS) >= _KEPT_STEPS_MAX:
-            _KEPT_STEPS.clear()
-        _KEPT_STEPS[key] = b
-    return b
-
-
-class _FieldsPickler(pickle.Pickler):
-    """A pickler that writes a dataclass as its class and its fields' values only (not what a
-    ``functools.cached_property`` added to it once read, as ``ModelSpec.param_breakdown``):
-    ``_engine_inputs``'s bytes, never read back."""
-
-    def reducer_override(self, obj):
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return type(obj), tuple(getattr(obj, f.name) for f in fields(obj))
-        return NotImplemented
 
 
 def _engine_inputs(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, s: int,
                   options: StepOptions) -> bytes | None:
-    """What ``step.step_time`` prices a step from, as the sha256 of its pickle (equal bytes,
-    equal values of equal types: a float bit for bit, ``1`` not ``1.0`` nor ``True``): the
-    model, cluster, plan, sequence length, the options' ``efficiency`` (its efficiency row's
-    name) and the options resolved for the accelerator (``StepOptions.resolve``: what the
-    engine reads; ``step._engine`` reads no raw option), NumPy's floating-point error
-    handling. Left out, as the engine never reads them: the raw options the resolved ones
-    carry, and for a dense model the MoE layer's host costs (``step._layer_parts`` returns a
-    dense model's parts before it reads them). Equal keys, equal steps. None for inputs that
-    do not pickle."""
+    """What ``step.step_time`` prices a step from, as a key (``core.diskcache.value_key``: equal
+    keys, equal values of equal types): the model, cluster, plan, sequence length, the
+    options' ``efficiency`` (its efficiency row's name) and the options resolved for the
+    accelerator (``StepOptions.resolve``: what the engine reads; ``step._engine`` reads no raw
+    option), NumPy's floating-point error handling. Left out, as the engine never reads them:
+    the raw options the resolved ones carry, and for a dense model the MoE layer's host costs
+    (``step._layer_parts`` returns a dense model's parts before it reads them). Equal keys,
+    equal steps. None for inputs that do not pickle."""
     o = options.resolve(cluster.accelerator.name)
     skip = {"options"} | (set() if model.is_moe else {"moe_layer_host_s", "moe_expert_host_s"})
-    out = io.BytesIO()
-    pickler = _FieldsPickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True  # no memo: a value shared twice is written twice, as an equal copy is
-    try:
-        pickler.dump((model, cluster, plan, s, options.efficiency,
-                      [(f.name, getattr(o, f.name)) for f in fields(o) if f.name not in skip],
-                      sorted(np.geterr().items())))
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError):
-        return None
-    return hashlib.sha256(out.getvalue()).digest()
+    return value_key(model, cluster, plan, s, options.efficiency,
+                     [(f.name, getattr(o, f.name)) for f in fields(o) if f.name not in skip],
+                     sorted(np.geterr().items()))
 
 
 def set_summary(validation: pd.DataFrame) -> pd.DataFrame:
