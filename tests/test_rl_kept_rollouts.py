@@ -1,6 +1,7 @@
-"""The rollouts kept per process while the RL validation tables are computed
-(``rl._rollouts_kept``, ``rl._KEPT_ROLLOUTS``): a variant that leaves a row's generation as it
-was (the trainer's MFU, the refit, the optimizer's place) reuses its rollout. Checked against
+"""The rollouts, trainer steps and longest micro-batches' memory kept per process while the RL
+validation tables are computed (``rl._priced_once``): a variant that leaves a row's generation
+(the trainer's MFU, the refit, the optimizer's place) or its update (the rollout engine, the
+refit) as it was reuses them. Checked against
 the full computation: notebook 05's tables (both validation modes, the optimizer-offload
 what-if, the generation bound and the nine variants of the model) are the same, value for
 value and type for type, with every rollout priced afresh."""
@@ -30,29 +31,35 @@ def _tables() -> list:
             rl.rl_validation.uncached("model", change={"optimizer_offload": False})]
 
 
+STORES = ("_KEPT_ROLLOUTS", "_KEPT_STEPS", "_KEPT_MEMORY")
+
+
 def test_notebook_05_tables_equal_their_full_computation(monkeypatch):
-    monkeypatch.setattr(rl, "_KEPT_ROLLOUTS", {})
+    for store in STORES:
+        monkeypatch.setattr(rl, store, {})
     kept = _tables()
-    assert len(rl._KEPT_ROLLOUTS) > 0
-    monkeypatch.setattr(rl, "_rollouts_kept", contextlib.nullcontext)  # every rollout afresh
-    monkeypatch.setattr(rl, "_KEPT_ROLLOUTS", {})
+    assert all(len(getattr(rl, store)) > 0 for store in STORES)
+    monkeypatch.setattr(rl, "_priced_once", contextlib.nullcontext)  # every one afresh
+    for store in STORES:
+        monkeypatch.setattr(rl, store, {})
     full = _tables()
-    assert not rl._KEPT_ROLLOUTS
+    assert not any(getattr(rl, store) for store in STORES)
     for a, b in zip(kept, full):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
         assert pickle.dumps(a) == pickle.dumps(b)
 
 
 def test_rollouts_are_kept_only_within_the_validation_tables(monkeypatch):
-    monkeypatch.setattr(rl, "_KEPT_ROLLOUTS", {})
+    for store in STORES:
+        monkeypatch.setattr(rl, store, {})
     row = rl.load_rl_validation().query("split == 'heldout'").iloc[0]
     rl.validation_iteration(row)  # a caller's own what-if: nothing kept
-    assert not rl._KEPT_ROLLOUTS
-    with rl._rollouts_kept():
+    assert not any(getattr(rl, store) for store in STORES)
+    with rl._priced_once():
         a = rl.validation_iteration(row)
     n = len(rl._KEPT_ROLLOUTS)
     assert n > 0
-    with rl._rollouts_kept():  # the same row again: every rollout read, none priced
+    with rl._priced_once():  # the same row again: every rollout read, none priced
         b = rl.validation_iteration(row)
     assert len(rl._KEPT_ROLLOUTS) == n
     assert a == b and a.notes == b.notes

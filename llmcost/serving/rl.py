@@ -1151,8 +1151,10 @@ def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
     ``stack`` (``parallel.stack_plan_search``'s practice) with ``recipe`` (None: bf16 with fp32
     gradients, the search's)."""
     length = int(_padded(longest, plan.tp, plan.cp))
-    mem = memory_per_gpu(model, plan, length, recipe=recipe or "bf16_adam_fp32_grads",
-                         practice=stack_plan_search(stack)["practice"])
+    recipe, practice = recipe or "bf16_adam_fp32_grads", stack_plan_search(stack)["practice"]
+    key = value_key(model, plan, length, recipe, practice) if _PRICE_ONCE.get() else None
+    mem = kept_if_quiet(_KEPT_MEMORY, key, lambda: memory_per_gpu(
+        model, plan, length, recipe=recipe, practice=practice))  # read only here
     if mem.fits(acc.hbm_bytes, reserve):
         return
     usable = acc.hbm_bytes * (1 - reserve)
@@ -1232,11 +1234,19 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
     """``step_time`` of ``train_step``, without the stack-feature warning (its docstring);
-    ``options``: ``step_time`` keywords, those None left at their defaults."""
+    ``options``: ``step_time`` keywords, those None left at their defaults. Priced once per
+    set of inputs within ``_priced_once`` (``_KEPT_STEPS``)."""
     kw = {k: v for k, v in (options or {}).items() if v is not None}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", StackFeatureWarning)
-        return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency, **kw)
+
+    def step():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StackFeatureWarning)
+            return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency,
+                             **kw)
+
+    key = value_key(model, cluster, plan, seq_len, stack, efficiency, sorted(kw.items())) \
+        if _PRICE_ONCE.get() else None
+    return kept_if_quiet(_KEPT_STEPS, key, step)
 
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
@@ -2990,29 +3000,36 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 
 #: The rollouts ``generation_time`` priced in this process while a disk-cached validation table
-#: is computed (``_rollouts_kept``), by their inputs (``core.diskcache.kept_if_quiet``): the
+#: is computed (``_priced_once``), by their inputs (``core.diskcache.kept_if_quiet``): the
 #: variants of ``validation_variants`` and ``rl_validation(change=...)`` that leave the
-#: generation as it was (the trainer's MFU, the refit, the optimizer's place) price it once.
+#: generation as it was (the trainer's MFU, the refit, the optimizer's place) price it once;
+#: likewise the trainer's steps (``_quiet_step``), for the variants that leave the update as
+#: it was (the rollout engine, the refit).
 _KEPT_ROLLOUTS: dict = {}
-_KEEP_ROLLOUTS = contextvars.ContextVar("llmcost_keep_rollouts", default=False)
+_KEPT_STEPS: dict = {}
+#: And the memory of the update's longest micro-batch (``_check_longest_fits``).
+_KEPT_MEMORY: dict = {}
+_PRICE_ONCE = contextvars.ContextVar("llmcost_price_once", default=False)
 
 
 @contextlib.contextmanager
-def _rollouts_kept():
-    """Within: ``_rollout`` reads and keeps ``_KEPT_ROLLOUTS`` (for the disk-cached validation
-    tables only, which like the memo do not see a module constant changed at run time)."""
-    token = _KEEP_ROLLOUTS.set(True)
+def _priced_once():
+    """Within: ``_rollout``, ``_quiet_step`` and ``_check_longest_fits`` read and keep their
+    results (``_KEPT_ROLLOUTS``, ``_KEPT_STEPS``, ``_KEPT_MEMORY``), for the disk-cached
+    validation tables only, which like these memos do not see a module constant changed at
+    run time."""
+    token = _PRICE_ONCE.set(True)
     try:
         yield
     finally:
-        _KEEP_ROLLOUTS.reset(token)
+        _PRICE_ONCE.reset(token)
 
 
 def _rollout(m: ModelSpec, acc: Accelerator, p: int, lengths: np.ndarray,
              setup: RolloutSetup) -> dict:
     """``rollout_time(m, acc, p, lengths, setup)`` (a copy of its dict), priced once per set of
-    inputs within ``_rollouts_kept``."""
-    key = value_key(m, acc, p, lengths, setup) if _KEEP_ROLLOUTS.get() else None
+    inputs within ``_priced_once``."""
+    key = value_key(m, acc, p, lengths, setup) if _PRICE_ONCE.get() else None
     return dict(kept_if_quiet(_KEPT_ROLLOUTS, key,
                               lambda: rollout_time(m, acc, p, lengths, setup)))
 
@@ -4135,7 +4152,7 @@ def rl_validation(mode: str = "model", split: str | None = None,
                "measured_gen_s": r["measured_generation_s"],
                "measured_train_s": r["measured_train_s"], "error": ""}
         try:
-            with _rollouts_kept():
+            with _priced_once():
                 it = validation_iteration(r, mode, **(change or {}))
             total, gen, train = validation_phases(it, r["phases_measured"])
             rec.update(predicted_s=total, predicted_gen_s=gen, predicted_train_s=train,
@@ -4167,7 +4184,7 @@ def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
         col = {}
         for _, r in d.iterrows():
             try:
-                with _rollouts_kept():
+                with _priced_once():
                     it = validation_iteration(r, **change)
                 col[r["id"]] = validation_phases(it, r["phases_measured"])[0] \
                     / r["measured_iteration_s"]
@@ -4205,7 +4222,7 @@ def validation_generation_bound() -> pd.DataFrame:
     for _, r in d.iterrows():
         kw = validation_setup(r)
         pol, acc = kw.pop("policy"), kw.pop("accelerator")
-        with _rollouts_kept():
+        with _priced_once():
             roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
             it = rl_iteration(pol, acc, **kw)
         holds = r["phases_measured"] == "experience|update"
