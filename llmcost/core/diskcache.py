@@ -207,9 +207,19 @@ class _FieldsPickler(pickle.Pickler):
     ``value_key``'s bytes, never read back."""
 
     def reducer_override(self, obj):
-        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-            return type(obj), tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))
+        cls = type(obj)
+        names = _FIELD_NAMES.get(cls)
+        if names is None:
+            names = _FIELD_NAMES[cls] = (tuple(f.name for f in dataclasses.fields(cls))
+                                         if dataclasses.is_dataclass(cls) else ())
+        if names:
+            return cls, tuple([getattr(obj, n) for n in names])
         return NotImplemented
+
+
+#: The field names of each class ``_FieldsPickler`` met (``()`` for a class that is no
+#: dataclass, or one without fields, pickled as usual).
+_FIELD_NAMES: dict = {}
 
 
 def value_key(*parts) -> bytes | None:
