@@ -562,4 +562,14 @@ def test_kept_if_quiet_keeps_quiet_results_only():
     with pytest.warns(UserWarning, match="a warning"):
         assert diskcache.kept_if_quiet(store, b"l", loud) == 3.0
     assert b"l" not in store and len(calls) == 3  # computed again under the caller's filters
-    assert diskcache.kept_if_quiet(store, None, quiet) == 2.0 and len(calls) == 4
+
+    def loud_error():
+        calls.append(1)
+        warnings.warn("before the error", UserWarning)
+        raise ValueError("bad input")
+
+    with pytest.warns(UserWarning, match="before the error"), \
+            pytest.raises(ValueError, match="bad input"):
+        diskcache.kept_if_quiet(store, b"e", loud_error)
+    assert b"e" not in store and len(calls) == 5
+    assert diskcache.kept_if_quiet(store, None, quiet) == 2.0 and len(calls) == 6

@@ -245,16 +245,21 @@ def kept_if_quiet(store: dict, key, compute, limit: int = 4096):
     ``value_key``; None: computed, not kept), at most ``limit`` entries (then emptied). A
     computation that shows any warning under ``warnings.simplefilter("always")`` is not kept
     and is computed again under the caller's filters, so its warnings show as they would
-    without the memo (a kept one showed none: a hit shows none either). ``compute`` must be a
-    function of what ``key`` encodes, and return something never changed in place (or the
-    caller copies it)."""
+    without the memo (a kept one showed none: a hit shows none either), whether it returns or
+    raises. ``compute`` must be a function of what ``key`` encodes, and return something never
+    changed in place (or the caller copies it)."""
     if key is None:
         return compute()
     if key in store:
         return store[key]
-    with warnings.catch_warnings(record=True) as shown:
-        warnings.simplefilter("always")
-        value = compute()
+    try:
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("always")
+            value = compute()
+    except Exception:
+        if shown:
+            return compute()
+        raise
     if shown:
         return compute()
     if len(store) >= limit:
