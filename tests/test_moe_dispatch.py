@@ -101,6 +101,20 @@ def test_node_limited_count_equals_the_selection_over_all_experts(layout):
     assert all(type(x) is type(y) for x, y in zip(fast, slow))
 
 
+def test_node_limited_tie_is_the_selections_pick():
+    # one token, two nodes of four experts (one per GPU), both nodes kept, top 2: the largest
+    # affinity 0.9 on node 0 and a tie at 0.5 between node 0's expert 1 and node 1's expert 4.
+    # All affinities at or above the 2nd largest would be three experts; the selection over
+    # all experts (np.argpartition) takes one of the two, and the count must take the same
+    # one: 1 node if it is expert 1, 2 nodes if it is expert 4
+    a = np.array([[[0.9, 0.5, 0.1, 0.2], [0.5, 0.3, 0.0, 0.4]]], dtype=np.float32)
+    keep = np.array([[0, 1]])
+    picked = np.argpartition(-a.reshape(1, 8), 1, axis=1)[0, :2]
+    nodes_by_selection = len(set(picked // 4))
+    gpus, nodes = comm._node_limited_counts(a, keep, 2, 1)
+    assert (gpus, nodes) == (2.0, float(nodes_by_selection))
+
+
 def test_fp8_dispatch_bytes_by_hand():
     # DeepEP README (Performance): "FP8 dispatching and BF16 combining"; DeepSeek-V3 §3.3.3.
     # FP8: 1 byte per element + one FP32 scale (4 bytes) per 1x128 tile: 1 + 4/128 = 1.03125
