@@ -25,36 +25,54 @@ def no_disk_cache(monkeypatch):
     monkeypatch.setattr(sv, "_KEPT_STEPS", {})
 
 
-def _report_variants(monkeypatch) -> list:
-    """The ``(args, kwargs)`` of every ``mfu_validation`` call of the comparisons notebook 04b
-    (and 04) show and of the pilot validation's series, computed as the report computes them
-    (the kept steps shared between the variants)."""
-    calls, real = [], sv.mfu_validation
+def _report_variants(monkeypatch) -> tuple:
+    """The ``(args, kwargs)`` of every table (``step_validation._validation_table``: the whole
+    tables of ``mfu_validation``, the calibration rows of the MoE host-cost re-fits) and the
+    ``physics`` of every re-fit (``calibrate_moe_host_overhead``) of the comparisons notebook
+    04b (and 04) show and of the pilot validation's series, computed as the report computes
+    them (the kept steps shared between the variants)."""
+    calls, fits = [], []
+    table, refit = sv._validation_table, sv.calibrate_moe_host_overhead
 
     def recording(*args, **kwargs):
         calls.append((args, kwargs))
-        return real(*args, **kwargs)
+        return table(*args, **kwargs)
 
-    monkeypatch.setattr(sv, "mfu_validation", recording)
+    def recording_fit(*args, **kwargs):
+        fits.append((args, kwargs))
+        return refit(*args, **kwargs)
+
+    monkeypatch.setattr(sv, "_validation_table", recording)
+    monkeypatch.setattr(sv, "calibrate_moe_host_overhead", recording_fit)
     accuracy.mechanism_comparison.uncached()
     accuracy.cp_overlap_comparison.uncached()
     accuracy.straggler_comparison.uncached()
     pilot_validation.series_table()
-    monkeypatch.setattr(sv, "mfu_validation", real)
-    return calls
+    monkeypatch.setattr(sv, "_validation_table", table)
+    monkeypatch.setattr(sv, "calibrate_moe_host_overhead", refit)
+    return calls, fits
 
 
 def test_every_report_variant_equals_its_full_computation(no_disk_cache, monkeypatch):
-    calls = _report_variants(monkeypatch)
+    calls, fits = _report_variants(monkeypatch)
     # the shipped table, the mechanisms off / alone / together with their MoE host re-fits,
-    # the CP overlap off, the straggler wait off, and the re-fits' own small tables
-    assert len(calls) >= 25
+    # the CP overlap off, the straggler wait off, and the re-fits' own tables (3 each)
+    assert len(calls) >= 25 and len(fits) >= 6
     assert len(sv._KEPT_STEPS) > 0
-    kept = [sv.mfu_validation.uncached(*a, **k) for a, k in calls]
+    kept = [sv._validation_table(*a, **k) for a, k in calls]
+    refits = [sv.calibrate_moe_host_overhead.uncached(*a, **k) for a, k in fits]
     monkeypatch.setattr(sv, "_engine_inputs", lambda *args: None)  # every step priced afresh
     for (args, kwargs), fast in zip(calls, kept):
-        full = sv.mfu_validation.uncached(*args, **kwargs)
+        full = sv._validation_table(*args, **kwargs)
         pd.testing.assert_frame_equal(fast, full, check_exact=True)
+        assert pickle.dumps(fast) == pickle.dumps(full), (args, kwargs)
+    # a re-fit prices its calibration rows only: the constants are those fitted on the
+    # whole tables, bit for bit
+    table = sv._validation_table
+    monkeypatch.setattr(sv, "_validation_table", lambda sets, physics=None, ke=None, mh=None,
+                        rows=None: table(sets, physics, ke, mh))
+    for (args, kwargs), fast in zip(fits, refits):
+        full = sv.calibrate_moe_host_overhead.uncached(*args, **kwargs)
         assert pickle.dumps(fast) == pickle.dumps(full), (args, kwargs)
 
 

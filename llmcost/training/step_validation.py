@@ -166,10 +166,13 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
                          if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
 
     extra = _check_physics(dict(physics or {}))
+    # the fit reads the calibration rows only: the sets' other rows are not priced
+    fit_rows = tuple(cfg[(cfg["split"] == "calibration")
+                         & ~cfg["run_id"].isin(MOE_HOST_FIT_LATER_ROWS)]["run_id"])
 
     def run(a, b):
-        v = mfu_validation(sets=sets, physics={**extra, "moe_layer_host_s": a,
-                                               "moe_expert_host_s": b})
+        v = _validation_table(sets, {**extra, "moe_layer_host_s": a, "moe_expert_host_s": b},
+                              rows=fit_rows)
         # only the rows of eager stacks: a full-iteration CUDA graph has no host cost to fit
         eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
         v = v[(v["kind"] == "moe") & (v["split"] == "calibration") & eager
@@ -447,9 +450,18 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     regime), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
+    return _validation_table(sets, physics, kernel_efficiency, moe_host)
+
+
+def _validation_table(sets, physics: dict | None = None, kernel_efficiency=None,
+                      moe_host: tuple | None = None, rows=None) -> pd.DataFrame:
+    """``mfu_validation``'s table, computed; ``rows``: only the rows of these run ids (None:
+    every row of ``sets``), each priced as in the whole table (a row depends on itself only)."""
     over = _check_physics(dict(physics or {}))
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
+    if rows is not None:
+        cfg = cfg[cfg["run_id"].isin(list(rows))]
     runs = load_published_runs().set_index("run_id")
     return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host, keep=True)
                          for c, r in _config_run_rows(cfg, runs)])
