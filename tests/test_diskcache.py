@@ -525,3 +525,51 @@ def test_the_compute_log_names_each_computed_entry_with_its_own_cpu(folder, monk
     monkeypatch.delenv("LLMCOST_CACHE_LOG")
     _outer(7)
     assert len(log.read_text().splitlines()) == 2
+
+
+def test_value_key_is_exact_and_ignores_how_values_share_objects():
+    # a float bit for bit, a type by name: 0.0 and -0.0, 1 and 1.0 and True are other keys
+    k = diskcache.value_key
+    assert k(0.0) != k(-0.0) and len({k(1), k(1.0), k(True)}) == 3
+    assert k(np.arange(3)) != k(np.arange(3.0)) and k(np.arange(3)) == k(np.arange(3))
+    # a value written twice or an equal copy: the same bytes (no pickle memo)
+    s = "bf16" * 3
+    assert k((s, s)) == k((s, "".join(["bf16"] * 3)))
+    # a dataclass by its fields: a cached_property read in between changes nothing
+    from llmcost import load_model
+    m = load_model("llama-2-7b")
+    before = k(m)
+    _ = m.param_breakdown
+    assert "param_breakdown" in vars(m) and k(m) == before
+    assert k(m) != k(load_model("llama-2-13b"))
+    assert k(lambda: 0) is None  # a lambda does not pickle: no key
+
+
+def test_kept_if_quiet_keeps_quiet_results_only():
+    store, calls = {}, []
+
+    def quiet():
+        calls.append(1)
+        return 2.0
+
+    def loud():
+        calls.append(1)
+        warnings.warn("a warning", UserWarning)
+        return 3.0
+
+    assert diskcache.kept_if_quiet(store, b"q", quiet) == 2.0
+    assert diskcache.kept_if_quiet(store, b"q", quiet) == 2.0 and len(calls) == 1
+    with pytest.warns(UserWarning, match="a warning"):
+        assert diskcache.kept_if_quiet(store, b"l", loud) == 3.0
+    assert b"l" not in store and len(calls) == 3  # computed again under the caller's filters
+
+    def loud_error():
+        calls.append(1)
+        warnings.warn("before the error", UserWarning)
+        raise ValueError("bad input")
+
+    with pytest.warns(UserWarning, match="before the error"), \
+            pytest.raises(ValueError, match="bad input"):
+        diskcache.kept_if_quiet(store, b"e", loud_error)
+    assert b"e" not in store and len(calls) == 5
+    assert diskcache.kept_if_quiet(store, None, quiet) == 2.0 and len(calls) == 6

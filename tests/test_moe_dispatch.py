@@ -63,6 +63,58 @@ def test_node_limited_rule_by_hand():
     assert comm.moe_destinations(256, 8, 64, 8, node_limit=4) == (gpus, nodes)
 
 
+def _node_limited_by_selection(E, k, G, g, M):
+    """The node-limited count as first written (each token's top k selected over all E
+    experts, the others masked to -1), which ``comm._node_limited_destinations`` (a comparison
+    against each token's k-th largest affinity) must reproduce exactly."""
+    N, per_node, e = G // g, E // (G // g), E // G
+    top = max(k // M, 1)
+    rng = np.random.default_rng(comm.NODE_LIMITED_SEED)
+    gpus = nodes = 0.0
+    chunk = 10_000
+    for _ in range(comm.NODE_LIMITED_TOKENS // chunk):
+        a = rng.random((chunk, N, per_node), dtype=np.float32)
+        score = np.partition(a, per_node - top, axis=2)[:, :, per_node - top:].sum(axis=2)
+        keep = np.argpartition(-score, M - 1, axis=1)[:, :M]
+        masked = np.full_like(a, -1.0)
+        rows = np.arange(chunk)[:, None]
+        masked[rows, keep] = a[rows, keep]
+        chosen = np.argpartition(-masked.reshape(chunk, E), k - 1, axis=1)[:, :k]
+        gpus += (1.0 + (np.diff(np.sort(chosen // e, axis=1), axis=1) != 0).sum(axis=1)).sum()
+        nodes += (1.0 + (np.diff(np.sort(chosen // per_node, axis=1), axis=1) != 0)
+                  .sum(axis=1)).sum()
+    total = (comm.NODE_LIMITED_TOKENS // chunk) * chunk
+    return gpus / total, nodes / total
+
+
+@pytest.mark.parametrize("layout", [(256, 8, 64, 8, 4), (256, 8, 128, 8, 4), (256, 8, 256, 8, 4),
+                                    (16, 2, 4, 1, 2), (256, 8, 64, 8, 1), (128, 8, 32, 4, 3)])
+def test_node_limited_count_equals_the_selection_over_all_experts(layout):
+    # the layouts the default report prices (DeepSeek-V3's 256 experts, top 8, M = 4, at EP
+    # 64, 128 and 256 over 8-GPU nodes) and the hand-derived ones above: the same figures to
+    # the last bit as selecting each token's top 8 among all 256 experts; (256, 8, 64, 8, 4)
+    # has one token whose 8th-largest affinity is tied (float32 draws), taken as the
+    # selection takes it (comm._node_limited_tied)
+    fast = comm._node_limited_destinations.__wrapped__.uncached(*layout)
+    slow = _node_limited_by_selection(*layout)
+    assert fast == slow
+    assert all(type(x) is type(y) for x, y in zip(fast, slow))
+
+
+def test_node_limited_tie_is_the_selections_pick():
+    # one token, two nodes of four experts (one per GPU), both nodes kept, top 2: the largest
+    # affinity 0.9 on node 0 and a tie at 0.5 between node 0's expert 1 and node 1's expert 4.
+    # All affinities at or above the 2nd largest would be three experts; the selection over
+    # all experts (np.argpartition) takes one of the two, and the count must take the same
+    # one: 1 node if it is expert 1, 2 nodes if it is expert 4
+    a = np.array([[[0.9, 0.5, 0.1, 0.2], [0.5, 0.3, 0.0, 0.4]]], dtype=np.float32)
+    keep = np.array([[0, 1]])
+    picked = np.argpartition(-a.reshape(1, 8), 1, axis=1)[0, :2]
+    nodes_by_selection = len(set(picked // 4))
+    gpus, nodes = comm._node_limited_counts(a, keep, 2, 1)
+    assert (gpus, nodes) == (2.0, float(nodes_by_selection))
+
+
 def test_fp8_dispatch_bytes_by_hand():
     # DeepEP README (Performance): "FP8 dispatching and BF16 combining"; DeepSeek-V3 §3.3.3.
     # FP8: 1 byte per element + one FP32 scale (4 bytes) per 1x128 tile: 1 + 4/128 = 1.03125

@@ -57,6 +57,8 @@ idle (GPUs of one role waiting for the other).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import heapq
 import math
 import re
@@ -74,7 +76,7 @@ from ..core.catalog import (
     load_efficiency,
     scenario_accelerator,
 )
-from ..core.diskcache import disk_cached
+from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
@@ -1146,8 +1148,10 @@ def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
     ``stack`` (``parallel.stack_plan_search``'s practice) with ``recipe`` (None: bf16 with fp32
     gradients, the search's)."""
     length = int(_padded(longest, plan.tp, plan.cp))
-    mem = memory_per_gpu(model, plan, length, recipe=recipe or "bf16_adam_fp32_grads",
-                         practice=stack_plan_search(stack)["practice"])
+    recipe, practice = recipe or "bf16_adam_fp32_grads", stack_plan_search(stack)["practice"]
+    key = value_key(model, plan, length, recipe, practice) if _PRICE_ONCE.get() else None
+    mem = kept_if_quiet(_KEPT_MEMORY, key, lambda: memory_per_gpu(
+        model, plan, length, recipe=recipe, practice=practice))  # read only here
     if mem.fits(acc.hbm_bytes, reserve):
         return
     usable = acc.hbm_bytes * (1 - reserve)
@@ -1227,11 +1231,19 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
     """``step_time`` of ``train_step``, without the stack-feature warning (its docstring);
-    ``options``: ``step_time`` keywords, those None left at their defaults."""
+    ``options``: ``step_time`` keywords, those None left at their defaults. Priced once per
+    set of inputs within ``_priced_once`` (``_KEPT_STEPS``)."""
     kw = {k: v for k, v in (options or {}).items() if v is not None}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", StackFeatureWarning)
-        return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency, **kw)
+
+    def step():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StackFeatureWarning)
+            return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency,
+                             **kw)
+
+    key = value_key(model, cluster, plan, seq_len, stack, efficiency, sorted(kw.items())) \
+        if _PRICE_ONCE.get() else None
+    return kept_if_quiet(_KEPT_STEPS, key, step)
 
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
@@ -2975,13 +2987,48 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
     k = o.off_policy_steps if o.asynchronous else 1
     setup = o.rollout_setup()
     p = o.prompt_tokens if o.rollout_prompt_tokens is None else o.rollout_prompt_tokens
-    ro = rollout_time(m, acc, p, np.tile(share, k), setup)
+    ro = _rollout(m, acc, p, np.tile(share, k), setup)
     actual = ro["total_s"] / k
     flat = np.full(share.size * k, max(1, round(float(r.mean()))))
-    ideal = rollout_time(m, acc, p, flat, setup)["total_s"] / k
+    ideal = _rollout(m, acc, p, flat, setup)["total_s"] / k
     tail = 0.0 if o.partial_rollouts else max(0.0, actual - ideal)
     gen_wall = (ideal if o.partial_rollouts else max(actual, ideal))
     return gen_wall, tail, ro["note"]
+
+
+#: The rollouts ``generation_time`` priced in this process while a disk-cached validation table
+#: is computed (``_priced_once``), by their inputs (``core.diskcache.kept_if_quiet``): the
+#: variants of ``validation_variants`` and ``rl_validation(change=...)`` that leave the
+#: generation as it was (the trainer's MFU, the refit, the optimizer's place) price it once;
+#: likewise the trainer's steps (``_quiet_step``), for the variants that leave the update as
+#: it was (the rollout engine, the refit).
+_KEPT_ROLLOUTS: dict = {}
+_KEPT_STEPS: dict = {}
+#: And the memory of the update's longest micro-batch (``_check_longest_fits``).
+_KEPT_MEMORY: dict = {}
+_PRICE_ONCE = contextvars.ContextVar("llmcost_price_once", default=False)
+
+
+@contextlib.contextmanager
+def _priced_once():
+    """Within: ``_rollout``, ``_quiet_step`` and ``_check_longest_fits`` read and keep their
+    results (``_KEPT_ROLLOUTS``, ``_KEPT_STEPS``, ``_KEPT_MEMORY``), for the disk-cached
+    validation tables only, which like these memos do not see a module constant changed at
+    run time."""
+    token = _PRICE_ONCE.set(True)
+    try:
+        yield
+    finally:
+        _PRICE_ONCE.reset(token)
+
+
+def _rollout(m: ModelSpec, acc: Accelerator, p: int, lengths: np.ndarray,
+             setup: RolloutSetup) -> dict:
+    """``rollout_time(m, acc, p, lengths, setup)`` (a copy of its dict), priced once per set of
+    inputs within ``_priced_once``."""
+    key = value_key(m, acc, p, lengths, setup) if _PRICE_ONCE.get() else None
+    return dict(kept_if_quiet(_KEPT_ROLLOUTS, key,
+                              lambda: rollout_time(m, acc, p, lengths, setup)))
 
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
@@ -4110,7 +4157,8 @@ def rl_validation(mode: str = "model", split: str | None = None,
                "measured_gen_s": r["measured_generation_s"],
                "measured_train_s": r["measured_train_s"], "error": ""}
         try:
-            it = validation_iteration(r, mode, **(change or {}))
+            with _priced_once():
+                it = validation_iteration(r, mode, **(change or {}))
             total, gen, train = validation_phases(it, r["phases_measured"])
             rec.update(predicted_s=total, predicted_gen_s=gen, predicted_train_s=train,
                        predicted_sync_s=it.parts_gpu_s["weight_sync"] / it.n_gpus)
@@ -4141,7 +4189,8 @@ def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
         col = {}
         for _, r in d.iterrows():
             try:
-                it = validation_iteration(r, **change)
+                with _priced_once():
+                    it = validation_iteration(r, **change)
                 col[r["id"]] = validation_phases(it, r["phases_measured"])[0] \
                     / r["measured_iteration_s"]
             except ValueError:
@@ -4178,8 +4227,9 @@ def validation_generation_bound() -> pd.DataFrame:
     for _, r in d.iterrows():
         kw = validation_setup(r)
         pol, acc = kw.pop("policy"), kw.pop("accelerator")
-        roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
-        it = rl_iteration(pol, acc, **kw)
+        with _priced_once():
+            roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
+            it = rl_iteration(pol, acc, **kw)
         holds = r["phases_measured"] == "experience|update"
         fwd = it.experience_wall_s if holds else 0.0
         mfu = training_mfu(inf.serving_model(pol), inf.serving_accelerator(acc),

@@ -1137,6 +1137,13 @@ def _validation_configs():
     return step_validation.validation_configs().set_index("run_id")
 
 
+@lru_cache(maxsize=1)
+def _published_runs():
+    """``load_published_runs()`` indexed by run, read once (read-only here: ``published_pilot``
+    reads one row per call, 296 calls in ``pilot_validation.validate``)."""
+    return load_published_runs().set_index("run_id")
+
+
 def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     """A published run of ``data/validation_mfu.csv`` as a ``Pilot``: the plan and settings
     ``step_validation.mfu_validation`` prices it with, and its measured throughput, tokens/s per
@@ -1154,7 +1161,7 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
         raise ValueError(f"run_id={run_id!r} is not in data/validation_mfu.csv")
     c = cfg.loc[run_id].copy()
     c["run_id"] = run_id
-    r = load_published_runs().set_index("run_id").loc[run_id]
+    r = _published_runs().loc[run_id]
     s = int(r["seq_len"])
     model = step_validation.row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])

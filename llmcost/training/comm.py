@@ -1412,8 +1412,9 @@ def _node_limited_destinations(E, k, G, g, M):
     affinities, then the top-k experts among those nodes' experts), affinities i.i.d. across
     experts (only their ranks matter, so any continuous distribution gives the same counts).
     A seeded Monte-Carlo over ``NODE_LIMITED_TOKENS`` tokens, computed once per layout and per
-    code (``core.diskcache.disk_cached``: it does not depend on the scenario)."""
-    N, per_node, e = G // g, E // (G // g), E // G
+    code (``core.diskcache.disk_cached``: it does not depend on the scenario); each chunk's
+    top k by ``_node_limited_counts``."""
+    N, per_node = G // g, E // (G // g)
     top = max(k // M, 1)
     rng = np.random.default_rng(NODE_LIMITED_SEED)
     gpus = nodes = 0.0
@@ -1422,19 +1423,45 @@ def _node_limited_destinations(E, k, G, g, M):
         a = rng.random((chunk, N, per_node), dtype=np.float32)
         score = np.partition(a, per_node - top, axis=2)[:, :, per_node - top:].sum(axis=2)
         keep = np.argpartition(-score, M - 1, axis=1)[:, :M]
-        masked = np.full_like(a, -1.0)
-        rows = np.arange(chunk)[:, None]
-        masked[rows, keep] = a[rows, keep]
-        chosen = np.argpartition(-masked.reshape(chunk, E), k - 1, axis=1)[:, :k]
-        for unit, acc in ((e, "g"), (per_node, "n")):
-            d = np.sort(chosen // unit, axis=1)
-            count = 1.0 + (np.diff(d, axis=1) != 0).sum(axis=1)
-            if acc == "g":
-                gpus += count.sum()
-            else:
-                nodes += count.sum()
+        n_gpus, n_nodes = _node_limited_counts(a, keep, k, E // G)
+        gpus += n_gpus
+        nodes += n_nodes
     total = (NODE_LIMITED_TOKENS // chunk) * chunk
     return gpus / total, nodes / total
+
+
+def _node_limited_counts(a, keep, k: int, e: int) -> tuple:
+    """(distinct GPUs, distinct nodes) summed over the tokens of ``a`` (affinities, tokens ×
+    nodes × experts per node) sent to their nodes ``keep`` (tokens × M) and there to their top
+    ``k`` affinities, ``e`` experts per GPU. The top k is the affinities at or above each
+    token's k-th largest among its M nodes' (a comparison, not a selection over all E
+    experts); a token whose k-th largest is tied has no unique top k, and takes the one
+    ``_node_limited_tied`` picks."""
+    rows = np.arange(len(a))[:, None]
+    flat = a[rows, keep].reshape(len(a), -1)  # the kept nodes' affinities, node by node
+    cut = flat.shape[1] - k
+    chosen = flat >= np.partition(flat, cut, axis=1)[:, cut:cut + 1]
+    tied = np.flatnonzero(chosen.sum(axis=1) != k)
+    if tied.size:
+        chosen[tied] = _node_limited_tied(a[tied], keep[tied], k)
+    chosen = chosen.reshape(len(a), keep.shape[1], -1)
+    gpus = chosen.reshape(*chosen.shape[:2], -1, e).any(axis=3).sum()
+    return np.float64(gpus), np.float64(chosen.any(axis=2).sum())
+
+
+def _node_limited_tied(a, keep, k: int):
+    """The top ``k`` (a mask over the kept nodes' experts, node by node, as
+    ``_node_limited_counts`` lays them) of tokens whose k-th largest affinity is tied: the k
+    experts ``np.argpartition`` picks over all experts, the others' affinities masked to −1,
+    as the count was first written (an affinity is in [0, 1))."""
+    n, N, per_node = a.shape
+    masked = np.full_like(a, -1.0)
+    rows = np.arange(n)[:, None]
+    masked[rows, keep] = a[rows, keep]
+    picked = np.argpartition(-masked.reshape(n, N * per_node), k - 1, axis=1)[:, :k]
+    mask = np.zeros((n, N, per_node), dtype=bool)
+    np.put_along_axis(mask.reshape(n, -1), picked, True, axis=1)
+    return mask[rows, keep].reshape(n, -1)
 
 
 def _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit):

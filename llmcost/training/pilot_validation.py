@@ -136,6 +136,33 @@ def drift_of(frames) -> dict:
             else math.inf}
 
 
+def _loso_drifts(frames: dict) -> dict:
+    """For each name of ``frames`` (name -> ``predict`` frame), ``drift_of`` the other frames (in
+    their order): the same figures, the same values in the same order through the same NumPy
+    reductions (``_drift_of_columns``), from each frame's columns read once instead of a
+    concatenation of the others per name (49 series: 0.23 of ``validate``'s 2.3 CPU-s)."""
+    cols = {n: (f["same"].astype(bool).to_numpy(), f["drift"].to_numpy(dtype=float),
+                f["doublings"].to_numpy(dtype=float),
+                f["pilot_residual"].iloc[0] if len(f) else None) for n, f in frames.items()}
+    return {name: _drift_of_columns([c for k, c in cols.items() if k != name])
+            for name in frames}
+
+
+def _drift_of_columns(cols: list) -> dict:
+    """``drift_of`` of frames given as ``(same, drift, doublings, first pilot_residual or
+    None)`` columns (``_loso_drifts``), one series per frame."""
+    same = np.concatenate([c[0] for c in cols])
+    drift = np.concatenate([c[1] for c in cols])
+    doublings = np.concatenate([c[2] for c in cols])
+    o = _rms(drift[~same])
+    seq = ~same & (doublings > 0)
+    r = np.array([c[3] for c in cols if c[3] is not None])
+    return {"same_kernels": _rms(drift[same]), "other_kernels": o,
+            "per_seq_doubling": _rms(np.maximum(0.0, np.abs(drift[seq]) - o) / doublings[seq]),
+            "pilot_residual_var": float((r ** 2).sum() / (len(r) - 2)) if len(r) >= 3
+            else math.inf}
+
+
 def _rms(x) -> float:
     """Root mean square of ``x`` (0 for no value)."""
     x = np.asarray(x, dtype=float)
@@ -329,9 +356,9 @@ def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> Pilot
             idx = list(same_s.index[:2])
             two_idx[name] = (cal.calibrate(pilots_of(g, idx)), targets_of(g, idx))
             two[name] = predict(*two_idx[name]) if extras else None
-    frames = []
+    frames, loso = [], _loso_drifts(one)
     for name, e in one.items():
-        d = drift_of([x for k, x in one.items() if k != name])   # without the series
+        d = loso[name]   # drift_of without the series
         g = table[name].set_index("run_id")
         f = pd.DataFrame({"series": name, "run_id": e["run_id"],
                           "n_gpus": g.loc[e["run_id"], "n_gpus"].to_numpy(),

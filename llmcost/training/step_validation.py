@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import fields
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator, load_model, load_published_runs
-from ..core.diskcache import disk_cached
+from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, StackFeatureWarning, load_stack
@@ -165,10 +166,13 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
                          if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
 
     extra = _check_physics(dict(physics or {}))
+    # the fit reads the calibration rows only: the sets' other rows are not priced
+    fit_rows = tuple(cfg[(cfg["split"] == "calibration")
+                         & ~cfg["run_id"].isin(MOE_HOST_FIT_LATER_ROWS)]["run_id"])
 
     def run(a, b):
-        v = mfu_validation(sets=sets, physics={**extra, "moe_layer_host_s": a,
-                                               "moe_expert_host_s": b})
+        v = _validation_table(sets, {**extra, "moe_layer_host_s": a, "moe_expert_host_s": b},
+                              rows=fit_rows)
         # only the rows of eager stacks: a full-iteration CUDA graph has no host cost to fit
         eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
         v = v[(v["kind"] == "moe") & (v["split"] == "calibration") & eager
@@ -426,6 +430,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     full-iteration CUDA graph); a re-fit under another engine setting
     (``calibrate_moe_host_overhead(physics=...)``). None: the shipped constants.
 
+    A row whose engine inputs an earlier call in this process priced (another ``physics`` that
+    leaves them unchanged) takes that step (``_KEPT_STEPS``): the same figures, not priced twice.
+
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
     regression pins were written with these rows' errors in view.
@@ -443,11 +450,20 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     regime), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
+    return _validation_table(sets, physics, kernel_efficiency, moe_host)
+
+
+def _validation_table(sets, physics: dict | None = None, kernel_efficiency=None,
+                      moe_host: tuple | None = None, rows=None) -> pd.DataFrame:
+    """``mfu_validation``'s table, computed; ``rows``: only the rows of these run ids (None:
+    every row of ``sets``), each priced as in the whole table (a row depends on itself only)."""
     over = _check_physics(dict(physics or {}))
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
+    if rows is not None:
+        cfg = cfg[cfg["run_id"].isin(list(rows))]
     runs = load_published_runs().set_index("run_id")
-    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host)
+    return pd.DataFrame([_validation_row(c, r, over, kernel_efficiency, moe_host, keep=True)
                          for c, r in _config_run_rows(cfg, runs)])
 
 
@@ -507,7 +523,7 @@ def _mfu_validation_on(accelerator: str | None, ids: tuple, stack: str | None) -
             r["catalog_accelerator"] = accelerator
         if stack is not None:
             c["stack"] = stack
-        rows.append(_validation_row(c, r, {}, None))
+        rows.append(_validation_row(c, r, {}, None, keep=True))
     return pd.DataFrame(rows)
 
 
@@ -870,9 +886,11 @@ def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float)
 
 
 def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
-                    moe_host=None) -> dict:
+                    moe_host=None, keep: bool = False) -> dict:
     """One row of ``mfu_validation``: the row's run priced by ``step.step_time`` and set against
-    its reported figure."""
+    its reported figure. ``keep``: the step is taken from, or kept for, the other rows of the
+    process with the same engine inputs (``_KEPT_STEPS``; only for the disk-cached tables,
+    which like it do not see a module constant changed at run time)."""
     s = int(r["seq_len"])
     model = row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])
@@ -892,7 +910,10 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
             # for Llama 3) is priced on the default profile with the settings it ran (its ZeRO
             # stage among them), which that profile's features need not include
             warnings.simplefilter("ignore", StackFeatureWarning)
-        b = step_time(model, Cluster(acc, n), plan, s, options=opts.replace(**over))
+        priced, cluster = opts.replace(**over), Cluster(acc, n)
+        key = _engine_inputs(model, cluster, plan, s, priced) if keep else None
+        b = kept_if_quiet(_KEPT_STEPS, key,
+                          lambda: step_time(model, cluster, plan, s, options=priced))
     # the values priced: a physics override replaces the row's
     gate = over.get("moe_gate", opts.moe_gate)
     flushes = over.get("pipeline_flushes", opts.pipeline_flushes)
@@ -921,6 +942,30 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
             "cp": plan.cp, "ep": plan.ep, "is_moe": bool(model.is_moe), "seq_len": s,
             "step_time_s": b.step_time_s,
             **{part: getattr(b, part) for part in PARTS}}
+
+#: The steps of ``mfu_validation``'s rows priced in this process, by their engine inputs
+#: (``_engine_inputs``; ``core.diskcache.kept_if_quiet``): a what-if (``physics``, ``moe_host``)
+#: leaves many rows' inputs as they were (an FP8 setting on a BF16 row, the MoE host constants
+#: on a dense model), and those rows are not priced again.
+_KEPT_STEPS: dict = {}
+
+
+def _engine_inputs(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, s: int,
+                  options: StepOptions) -> bytes | None:
+    """What ``step.step_time`` prices a step from, as a key (``core.diskcache.value_key``: equal
+    keys, equal values of equal types): the model, cluster, plan, sequence length, the
+    options' ``efficiency`` (its efficiency row's name) and the options resolved for the
+    accelerator (``StepOptions.resolve``: what the engine reads; ``step._engine`` reads no raw
+    option), NumPy's floating-point error handling. Left out, as the engine never reads them:
+    the raw options the resolved ones carry, and for a dense model the MoE layer's host costs
+    (``step._layer_parts`` returns a dense model's parts before it reads them). Equal keys,
+    equal steps. None for inputs that do not pickle."""
+    o = options.resolve(cluster.accelerator.name)
+    skip = {"options"} | (set() if model.is_moe else {"moe_layer_host_s", "moe_expert_host_s"})
+    return value_key(model, cluster, plan, s, options.efficiency,
+                     [(f.name, getattr(o, f.name)) for f in fields(o) if f.name not in skip],
+                     sorted(np.geterr().items()))
+
 
 def set_summary(validation: pd.DataFrame) -> pd.DataFrame:
     """Per validation set and split: ``n``, ``mean_abs_error``, ``max_abs_error``,
