@@ -66,7 +66,7 @@ ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardwar
 ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
 ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
 ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
-ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure restarts the run from scratch)
+ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure or a planned stop restarts the run from scratch)
 ledger_people: list = []  # people as {role, fte, months?, usd_per_year?} (months: the project's
 ledger_contributors: float = None  # ledger_contributors
 ledger_operations_usd_per_month: float = 0.0  # operations (cluster ops, monitoring, support), USD per month
@@ -910,7 +910,7 @@ for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
         print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
               f"{b.figures['wall_clock_days']:,.1f} days")
     except ValueError as e:
-        print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped
+        print(textwrap.fill(f"{llmcost.fmt_gpus(n)}: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 
 # %% [markdown]
 # Without checkpoints every interruption restarts the job from scratch, a failure (MTBF m) or a
