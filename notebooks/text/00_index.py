@@ -904,7 +904,7 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 
 # %%
 # NBVAL_CHECK_OUTPUT
-for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
+for n in sorted({max(1, p["n_gpus"] // 4), p["n_gpus"], p["n_gpus"] * 4}):
     try:
         b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
         print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
