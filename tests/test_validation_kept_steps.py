@@ -23,6 +23,10 @@ def no_disk_cache(monkeypatch):
     """Every table computed in this process (``LLMCOST_CACHE_DIR=off``), from no kept step."""
     monkeypatch.setenv("LLMCOST_CACHE_DIR", "off")
     monkeypatch.setattr(sv, "_KEPT_STEPS", {})
+    # and no table an earlier test in this process kept in memory (their lru_caches): each
+    # variant is computed here, whatever ran before on this worker
+    accuracy.validation_table.cache_clear()
+    accuracy.fa1_length_table.cache_clear()
 
 
 def _report_variants(monkeypatch) -> tuple:
