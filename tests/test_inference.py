@@ -740,3 +740,21 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
                      batch=1, tp=4, draft_model=name, draft_tokens=4, acceptance_rate=0.8)
     with pytest.raises(ValueError, match="model=3000000000.0 is a parameter count"):
         inf.example_draft(3e9)
+
+
+def test_serving_tp_follows_vllms_head_rules():
+    # vLLM: the attention heads divisible by TP (ModelConfig.verify_with_parallel_config) and
+    # QKVParallelLinear's divide(total_num_kv_heads, tp) below the KV-head count, divide(tp,
+    # total_num_kv_heads) at or above it. Llama 3.2 3B (meta-llama/Llama-3.2-3B config.json):
+    # 24 heads, 8 KV heads: TP 6 and 12 divide 24 but neither divides 8 nor is a multiple of it
+    from pathlib import Path
+    m = llmcost.load_model(str(Path(__file__).parent / "data" / "trial_configs"
+                               / "llama-3.2-3b.json"))
+    assert (m.n_heads, m.n_kv_heads) == (24, 8)
+    for tp in (1, 2, 4, 8, 24):
+        inf.check_tp_heads(tp, m)
+    for tp in (6, 12):
+        with pytest.raises(ValueError, match=rf"tp={tp} and n_kv_heads=8 .*one must divide"):
+            inf.check_tp_heads(tp, m)
+    with pytest.raises(ValueError, match="tp=5 must divide n_heads=24"):
+        inf.check_tp_heads(5, m)

@@ -64,5 +64,5 @@ def test_a_model_whose_heads_the_default_tp_does_not_divide_gets_one_that_does(t
     assert plan.values["rl_rollout_tp"] == 1
     used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
                                                        for nb in report.list_notebooks()})
-    assert "divides the model's 9 attention heads" in used["rl_rollout_tp"]["from"]
-    assert "the notebooks' 4 does not divide them" in used["rl_rollout_tp"]["from"]
+    assert ("the rollout TP nearest the notebooks' 4 that suits the model's heads and fits "
+            "(at 4: tp=4 must divide n_heads=9 of ") in used["rl_rollout_tp"]["from"]

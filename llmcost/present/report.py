@@ -97,7 +97,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
 from ..core.version import __version__
 from ..serving import rl
-from ..serving.inference import WEIGHT_BYTES, weight_bytes
+from ..serving.inference import WEIGHT_BYTES, check_tp_heads, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
@@ -760,11 +760,15 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     if tp is None or tp == p["rl_rollout_tp"]:
         return scenario
     default = int(p["rl_rollout_tp"])
-    why = ("the smallest rollout TP at which the policy fits (the notebooks' "
-           f"{default} does not" if tp > default and tp % default == 0 else
-           f"the rollout TP nearest the notebooks' {default} that divides the model's "
-           f"{load_model(p['model']).n_heads} attention heads and fits (the notebooks' "
-           f"{default} does not divide them")
+    try:
+        check_tp_heads(default, load_model(p["model"]))
+        heads = ""
+    except ValueError as e:  # the default breaks vLLM's head rules: that is why
+        heads = str(e)
+    why = (f"the rollout TP nearest the notebooks' {default} that suits the model's heads and "
+           f"fits (at {default}: {heads}" if heads else
+           "the smallest rollout TP at which the policy fits (the notebooks' "
+           f"{default} does not")
     return {**scenario, "rl_rollout_tp": tp, "_rl_rollout_tp_chosen": (
         f"chosen: {why}; give rl_rollout_tp to set it)")}
 

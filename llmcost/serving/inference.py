@@ -157,6 +157,12 @@ def _named(name: str, value) -> str:
 
 
 def _tp(tp, accelerator: Accelerator, model: ModelSpec) -> int:
+    """A serving TP degree as vLLM takes it: within one scale-up domain, dividing the attention
+    heads (``ModelConfig.verify_with_parallel_config``: "Total number of attention heads ... must
+    be divisible by tensor parallel size") and either dividing the KV heads or a multiple of them
+    (``QKVParallelLinear``: ``divide(total_num_kv_heads, tp_size)`` below the KV-head count,
+    ``divide(tp_size, total_num_kv_heads)`` replicas at or above it; vllm/config.py and
+    vllm/model_executor/layers/linear.py)."""
     tp = _int("tp", tp)
     domain = accelerator.scaleup_domain_size or 1
     if tp > domain:
@@ -164,9 +170,20 @@ def _tp(tp, accelerator: Accelerator, model: ModelSpec) -> int:
                          "scale-up domain (serving TP stays on NVLink)")
     if tp > 1 and not accelerator.scaleup_bytes_per_s_per_dir:
         raise ValueError(f"tp={tp}: {accelerator.name} has no scale-up bandwidth in the catalogue")
+    check_tp_heads(tp, model)
+    return tp
+
+
+def check_tp_heads(tp: int, model: ModelSpec) -> None:
+    """``_tp``'s head rules (vLLM's, its docstring): ``tp`` divides the attention heads, and
+    divides the KV heads or is a multiple of them; a ValueError naming both otherwise."""
     if model.n_heads % tp:
         raise ValueError(f"tp={tp} must divide n_heads={model.n_heads} of {model.name}")
-    return tp
+    kv = int(model.n_kv_heads)
+    if tp % kv and kv % tp:  # vLLM's QKVParallelLinear: divide(kv, tp), or divide(tp, kv)
+        raise ValueError(f"tp={tp} and n_kv_heads={kv} of {model.name}: one must divide the "
+                         "other (each GPU holds a whole share of the KV heads, or whole "
+                         "replicas of them)")
 
 
 def _compute_dtype(weight_dtype: str, accelerator: Accelerator) -> str:

@@ -3288,8 +3288,9 @@ def fitting_rollout_tp(p: dict) -> int | None:
     cache fit each replica's HBM, the TP divides the rollout GPUs and the model's heads); None
     when none up to the rollout GPU count does. Tried in this order: ``rl_rollout_tp`` and its
     doublings (a larger TP holds a larger model), then the other divisors of the model's
-    attention heads above it, then those below it, largest first (a TP must divide the heads:
-    vLLM's ``verify_with_parallel_config``; a 9-head model takes no TP of 4 or 8). A report uses
+    attention heads above it, then those below it, largest first (a TP must divide the heads,
+    and divide the KV heads or be a multiple of them: ``inference.check_tp_heads``, vLLM's rules;
+    a 9-head model takes no TP of 4 or 8). A report uses
     it when a scenario gives no ``rl_rollout_tp`` and the notebooks' default cannot be priced
     (e.g. a 235B policy's 470 GB of BF16 weights over 4 H100s; SmolLM-135M's 9 heads at TP 4)."""
     tp = int(p["rl_rollout_tp"])

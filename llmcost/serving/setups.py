@@ -115,6 +115,7 @@ from .inference import (
     WEIGHT_BYTES,
     attention_flops_per_key,
     attention_peak_flops,
+    check_tp_heads,
     compute_dtype,
     decode_kv_read_s,
     decode_step,
@@ -990,8 +991,7 @@ def _replica_layout(m, acc, tp, pp) -> tuple:
     if tp > domain and tp % domain:
         raise ValueError(f"tp={tp} must be <= {domain}, the GPUs of one {acc.name} node, or a "
                          f"multiple of {domain} (whole nodes, TP across nodes)")
-    if m.n_heads % tp:
-        raise ValueError(f"tp={tp} must divide n_heads={m.n_heads} of {m.name}")
+    check_tp_heads(tp, m)
     if pp > m.n_layers:
         raise ValueError(f"pp={pp} must be <= n_layers={m.n_layers} of {m.name}")
     return tp, pp
