@@ -719,14 +719,22 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
     smallest model of the Llama 3 tokenizer in the catalogue is the 8B (8.03e9 parameters, Llama
     Team 2024, arXiv:2407.21783, Table 3), so a 3B has none; none shares SmolLM's 49,152 entries.
     Llama 2 70B takes llama-2-7b (6.74e9; Touvron et al. 2023, arXiv:2307.09288, §2.1: Llama 2
-    uses Llama 1's tokenizer), Llama 3.1 405B llama-3.1-8b, Qwen3-235B-A22B qwen3-4b (vocabulary
-    151,936, Qwen Team 2025, arXiv:2505.09388, Table 1); Mistral 7B is not drafted by Llama 2 7B
-    (6.74e9) although both have 32,000 entries."""
+    uses Llama 1's tokenizer), Llama 3.1 405B llama-3.1-8b; Mistral 7B is not drafted by Llama 2
+    7B (6.74e9) although both have 32,000 entries. Size is in the parameters a token's pass
+    computes with (a review: Qwen3-30B-A3B, 3.3B activated, was offered the dense Qwen3-4B,
+    4.0B, a dearer pass than its own; Qwen Team 2025, arXiv:2505.09388, Tables 1-2, vocabulary
+    151,936): Qwen3-235B-A22B (22B activated) takes qwen3-30b-a3b, and Qwen3-30B-A3B none."""
     from pathlib import Path
     configs = Path(__file__).parent / "data" / "trial_configs"
     assert inf.example_draft("llama-2-70b")[0] == "llama-2-7b"
     assert inf.example_draft("llama-3.1-405b")[0] == "llama-3.1-8b"
-    assert inf.example_draft("qwen3-235b-a22b")[0] == "qwen3-4b"
+    assert inf.example_draft("qwen3-235b-a22b")[0] == "qwen3-30b-a3b"
+    assert inf.example_draft("qwen3-30b-a3b")[0] is None
+    with pytest.raises(ValueError, match=r"qwen3-4b.*4\.02e\+09 active parameters\) must be "
+                                         r"smaller than the target 'qwen3-30b-a3b'"):
+        inf.serving_cost("qwen3-30b-a3b", "H100-SXM", 3.99, prompt_tokens=512,
+                         output_tokens=128, batch=1, draft_model="qwen3-4b", draft_tokens=4,
+                         acceptance_rate=0.8)
     assert inf.example_draft("mistral-7b")[0] is None
     draft, why = inf.example_draft(llmcost.load_model(str(configs / "llama-3.2-3b.json")))
     assert draft is None and why.startswith("no catalogue model smaller than ") and why.endswith(

@@ -236,8 +236,9 @@ def test_no_checkpoints_is_never_cheaper_than_checkpoints_trial_8gpu(tmp_path):
        st.one_of(st.just(0.0), st.floats(1e-6, 50.0)), st.integers(1, 4096))
 @settings(max_examples=60, deadline=None)
 def test_interruption_mtbf_adds_the_rates(planned_per_day, rate_per_gpu_year, n_gpus):
-    """Superposition of independent Poisson processes (Ross, Introduction to Probability
-    Models, §5.3): the rates add, 1/M_all = 1/M + p/86,400; no planned stops leave M alone."""
+    """Superposition of independent Poisson processes (Tijms, A First Course in Stochastic
+    Models, 2003, §1.1.2): the rates add, 1/M_all = 1/M + p/86,400; no planned stops leave M
+    alone."""
     m = llmcost.cluster_mtbf_s(n_gpus, rate_per_gpu_year)
     got = rel.interruption_mtbf_s(m, planned_per_day)
     want = n_gpus * rate_per_gpu_year / (365.25 * 86400) + planned_per_day / 86400

@@ -18,8 +18,10 @@ from .ledger import Ledger, with_changes
 from .scenario import point_scenario
 
 #: Llama 3's long-context stage: "approximately 800B training tokens" (Llama Team 2024, The
-#: Llama 3 Herd of Models, arXiv:2407.21783, §3.4.2) of its 15.6T pre-training tokens (§1,
-#: §3.1), a share of 5.13 %.
+#: Llama 3 Herd of Models, arXiv:2407.21783, §3.4.2), after its 8K-context pre-training on
+#: 15.6T tokens (§1: "on 15.6T tokens using a context window of 8K tokens. This standard
+#: pre-training stage is followed by a continued pre-training stage"): 5.13 % of that stage's
+#: tokens, added to it.
 LLAMA3_LONG_CONTEXT_SHARE = 800e9 / 15.6e12
 
 #: The length Llama 3's long-context stage ends at, 128K = 131,072 tokens (§3.4.2: six stages
@@ -65,7 +67,7 @@ class LongContextExercise:
             return self.why
         ph = self.phase
         head = (f"{fmt_count(ph['tokens'], 3)} tokens ({LLAMA3_LONG_CONTEXT_SHARE:.2%} of the "
-                f"scenario's {fmt_count(self.train_tokens, 3)}, as Llama 3's 800B of 15.6T) at "
+                f"scenario's {fmt_count(self.train_tokens, 3)}, as Llama 3's 800B after 15.6T) at "
                 f"{ph['seq_len']:,} tokens ({self.why}), MFU {ph['mfu']:.3f} (the bill's "
                 f"{self.bill_mfu:.3f} × 38/41, Llama 3's Table 4, on the bill's peak)")
         if self.replaced is None:
@@ -107,7 +109,7 @@ def long_context_exercise(bill: Ledger, model) -> LongContextExercise:
     """Notebook 00's exercise 2, a long-context phase scaled to the scenario of ``bill``
     (``model``: its ``ModelSpec`` or catalogue name, the scenario's model):
 
-        tokens  = LLAMA3_LONG_CONTEXT_SHARE × train_tokens      (800B of 15.6T, §3.4.2)
+        tokens  = LLAMA3_LONG_CONTEXT_SHARE × train_tokens      (800B after 15.6T, §1, §3.4.2)
         seq_len = min(131,072, the model's max_position_embeddings)   (131,072 where none)
         mfu     = the bill's MFU × 38/41                         (Table 4, the bill's basis)
 

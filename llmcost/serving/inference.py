@@ -777,8 +777,10 @@ def example_draft(model) -> tuple:
 
     Rule: a draft proposes tokens the target accepts by comparing both models' probabilities of
     the same token (Leviathan, Kalman, Matias 2023, arXiv:2211.17192, §2.3, Algorithm 1), so it
-    must share the target's tokenizer; and it must be smaller than the target (``serving_cost``
-    refuses one that is not: it would add its own passes and save none). Same tokenizer here:
+    must share the target's tokenizer; and it must be smaller than the target in the parameters
+    a token's pass computes with, active ones for a MoE (``serving_cost`` refuses one that is
+    not: it would add its own passes and save none; a dense 4B draft costs a 3.3B-active MoE
+    more per token than its own pass). Same tokenizer here:
     the same vocabulary size and the same family name, the name's leading letters ("llama",
     "qwen", "opt": sizes alone mix tokenizers, Llama 2's and Mistral 7B's both have 32,000
     entries). Of those smaller than the target, the smallest (the cheapest proposals; Leviathan
@@ -795,15 +797,17 @@ def example_draft(model) -> tuple:
     m = as_model(model, "model", needs="a draft's choice")
     family = re.match(r"[a-z]*", m.name.lower()).group()
     t = list_models()
-    t = t[(t["vocab_size"] == m.vocab_size) & (t["n_params"] < m.n_params)
+    t = t[(t["vocab_size"] == m.vocab_size) & (t["n_active_params"] < m.n_active_params)
           & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
              else False)]
     if not len(t):
-        return None, (f"no catalogue model smaller than {m.name} ({m.n_params:.3g} parameters) "
+        return None, (f"no catalogue model smaller than {m.name} ({m.n_active_params:.3g} "
+                      f"{'active ' if m.is_moe else ''}parameters) "
                       f"shares its tokenizer (vocabulary {m.vocab_size:,}"
                       + (f", family {family}" if family else "") + ")")
     common = t["name"].map(lambda n: len(os.path.commonprefix([n, m.name])))
-    best = t.assign(c=common).sort_values(["n_params", "c"], ascending=[True, False]).iloc[0]
+    best = t.assign(c=common).sort_values(["n_active_params", "c"],
+                                          ascending=[True, False]).iloc[0]
     return str(best["name"]), (f"{best['name']}, the smallest catalogue model of {m.name}'s "
                                f"tokenizer (vocabulary {m.vocab_size:,}, family {family})")
 
@@ -1161,7 +1165,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     ------
     ValueError
         Bad input; a given batch larger than fits; a latency target the roofline misses at
-        batch 1 (or at the given batch); a ``draft_model`` not smaller than the target.
+        batch 1 (or at the given batch); a ``draft_model`` not smaller than the target (active
+        parameters).
     """
     o = options_with(ServingOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
@@ -1225,10 +1230,11 @@ def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tu
     if draft_model is None or acceptance_rate is None:
         raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
     dm = as_model(draft_model, "draft_model", needs="serving")
-    if dm.n_params >= m.n_params:
-        raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
-                         f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
-                         "large as the target adds its own passes and saves none")
+    if dm.n_active_params >= m.n_active_params:  # the parameters a token's pass computes with
+        raise ValueError(f"draft_model={dm.name!r} ({dm.n_active_params:.3g} active parameters) "
+                         f"must be smaller than the target {m.name!r} "
+                         f"({m.n_active_params:.3g} active): a draft as large as the target "
+                         "adds its own passes and saves none")
     return dm, g, float(speculative_tokens_per_pass(acceptance_rate, g))
 
 

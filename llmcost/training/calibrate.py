@@ -1674,7 +1674,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
         peak = load_accelerator(p["accelerator"]).peak_flops_per_s(p.get("dtype", "bf16"))
         tps = mfu_row * peak / float(model.flops_per_token(int(p["seq_len"]), causal=False))
         q.update(ledger_pilot_tokens_per_s_per_gpu=tps, ledger_pilot_n_gpus=n)
-        source = (f"illustrative: the MFU {mfu_row:.1%} of the published run {row} "
+        source = (f"illustrative: the MFU {mfu_row:.1%} (on the {pub.options.dtype.upper()} "
+                  f"peak) of the published run {row} "
                   f"({pub.n_gpus} x {pub.accelerator}, data/validation_mfu.csv), as "
                   f"{tps:,.0f} tokens/s per GPU of the scenario's model"
                   + (f"; {match}" if match else ""))

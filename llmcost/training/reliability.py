@@ -581,12 +581,14 @@ def interruption_mtbf_s(mtbf_s, planned_per_day=0.0):
         M_all = 1 / (1/M + p/86,400)
 
     Two independent Poisson processes merge into one whose rate is the sum of theirs (the
-    superposition of Poisson processes: S. M. Ross, *Introduction to Probability Models*, §5.3).
+    superposition of Poisson processes: H. C. Tijms, *A First Course in Stochastic Models*, 2003,
+    §1.1.2 "Merging and Splitting of Poisson Processes").
     A checkpointed job loses only δ + R to a planned stop (``goodput_breakdown``); a job that
     cannot resume loses all its work to it, as to a failure, so its expected wall time
     (``expected_wall_time_s`` with one segment) takes this M_all. Llama 3 (Dubey et al. 2024,
     arXiv:2407.21783, §3.3.4) counts the two apart: 466 interruptions in 54 days, 47 planned
-    (automated maintenance: firmware upgrades, configuration or dataset updates) and 419
+    ("automated maintenance operations such as firmware upgrades or operator-initiated
+    operations like configuration or dataset updates") and 419
     unexpected (its Table 5, ``interruption_table``); the scenario default
     ``fail_planned_per_day`` 0.87 is 47/54. Assumption: planned stops arrive as a Poisson
     process at that average rate (Llama 3 gives only their count); a job short enough to fit
