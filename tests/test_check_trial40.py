@@ -66,3 +66,29 @@ def test_a_bound_above_the_ceiling_says_the_ceiling_alone_judges():
     h100 = claims.check_claim("llama-3.1-70b", 8e12, "H100-SXM", n_gpus=1024, mfu=0.4,
                               seq_len=8192)
     assert "the ceiling alone judges" not in " ".join(h100.describe().split())
+
+
+def test_an_fp8_cost_claims_range_compares_the_ceiling_on_the_bf16_peak():
+    # a review: a cost-only FP8 claim's MFU range is on the BF16 peak (the hours it needs are
+    # FLOPs ÷ (peak(BF16) × MFU)), the ceiling a fraction of the FP8 peak; on GB200 the FP8 peak
+    # is twice the BF16 one (data/accelerators.csv), so the 69.8% ceiling is 139.6% of the BF16
+    # peak and the best FP8 run, 110.1% of it, is below it: the range tops at that run
+    c = claims.check_claim("llama-3.1-70b", 2e12, "GB200-NVL72", n_gpus=1024, usd=5e6,
+                           dtype="fp8", seq_len=4096)
+    r = c.peak_flops_per_s["fp8"] / c.peak_flops_per_s["bf16"]
+    assert r == pytest.approx(2.0, rel=1e-3)
+    bound = float(re.search(r"at any size, ([\d.]+)% of the BF16 peak", c.best_source).group(1))
+    assert bound / 100 < c.ceiling * r
+    assert c.needed_mfu_range[1] == pytest.approx(bound / 100, abs=5e-4)
+    assert c.needed_mfu_range[0] == pytest.approx(0.5 * bound / 100, abs=5e-4)
+    assert "the ceiling alone judges" not in " ".join(c.describe().split())
+
+
+def test_an_impossible_owned_cost_is_priced_at_the_owned_amortisation():
+    # owned GPUs have no catalogue: their price is the ledger's amortisation (a review read
+    # "the catalogue's owned median")
+    c = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", n_gpus=64, usd=100,
+                           pricing="owned", seq_len=4096)
+    assert c.left_out_basis.startswith(
+        f"priced at the owned amortisation, ${claims.price_range('H100-SXM', 'owned')['low']:.2f}"
+        "/GPU-h: the claimed $100 is below the least its FLOPs can cost")

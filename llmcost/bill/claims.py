@@ -1082,15 +1082,18 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
                                 is_moe=spec.is_moe, dtype=dtype, seq_len=c.seq_len)
     bound, bound_src = (best, bsrc) if best is not None else any_size_bound(
         acc.name, spec.is_moe, dtype, c.seq_len, own)
+    # the ceiling on the BF16 peak, the basis of published MFUs and of the hours a cost-only
+    # claim needs (``_needed``: ÷ peak(BF16)); a fraction of the claim's own dtype peak above
+    ceiling_bf16 = ceiling * peaks[dtype] / peaks["bf16"]
     if best is None and bound is not None:
         bsrc += f"; at any size, {bound:.1%} of the BF16 peak ({bound_src})"
-        if bound * peaks["bf16"] / peaks[dtype] > ceiling:  # an FP8 run bounding a BF16 claim
+        if bound > ceiling_bf16:  # e.g. an FP8 run bounding a BF16 claim
             bsrc += (f"; above the {ceiling:.1%} ceiling, so no utilisation the ceiling admits "
                      "is above it: the ceiling alone judges this claim")
     # an unknown best: the best at any size of the class (the verdict's bound), no higher than
     # the ceiling (a BF16 claim's bound may be an FP8 run's MFU on the BF16 peak, above it)
-    mfu_hi = best if best is not None else min(bound, ceiling) if bound is not None \
-        else ceiling
+    mfu_hi = best if best is not None else min(bound, ceiling_bf16) if bound is not None \
+        else ceiling_bf16
     # a context beyond the model's: said as estimate says it (checks.context_warning)
     notes = [x for x in (c.token_note, context_warning(spec, c.seq_len)) if x]
     # the FLOPs a causal run does (kernels skip the masked half of attention): what the
@@ -1652,9 +1655,10 @@ def _left_out_basis(j: _Judging) -> str:
     c = j.c
     price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
         else j.price["default"]
+    words, note = j.price.get("default_words"), j.price.get("default_note")
     what = "the given price" if c.price_usd_per_gpu_hour is not None else \
-        f"the catalogue's {c.pricing} median" if not j.price.get("default_note") else \
-        f"the {j.price['default_words']} ({j.price['default_note']})"
+        f"the catalogue's {c.pricing} median" if words == "catalogue median" else \
+        f"the {words}" + (f" ({note})" if note else "")
     return (f"priced at {what}, {usd_rate(price)}/GPU-h: the claimed ${c.usd:,.0f} is below "
             f"the least its FLOPs can cost, ${j.floor:,.0f}, so no line is derived from it")
 
