@@ -287,6 +287,8 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     if isinstance(value, (str, bytes)):
         raise ValueError(f"{name}={value!r} must be a number, not a string")
+    if integer:
+        _exact_integers(value, name)
     if isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
             and value.dtype.kind in "fiu":
         # one number held by numpy (an engine's 0-d plan field): the rules checked in Python,
@@ -361,12 +363,31 @@ def as_scalar(value, name: str, **rules) -> float:
     return float(arr.reshape(-1)[0])
 
 
+def _exact_integers(value, name: str) -> None:
+    """The 2**53 rule (``MAX_EXACT_INTEGER``) on whole numbers held as integers (a Python int,
+    numpy integers, an integer array), compared exactly before ``as_array``'s float cast, which
+    would round 2**53 + 1 to 2**53 and pass it; floats are checked after the cast."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        big = abs(int(value)) > MAX_EXACT_INTEGER
+    elif isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size:
+        big = bool(np.any(np.abs(value.astype(object)) > MAX_EXACT_INTEGER))
+    else:
+        return
+    if big:
+        raise ValueError(f"{name}={int(value)} must be at most 2**53 in size "
+                         f"({EXACT_INTEGER_RULE})" if np.ndim(value) == 0 else f"{name} (an array of shape "
+                         f"{np.shape(value)}) holds a whole number above 2**53 "
+                         f"({EXACT_INTEGER_RULE})")
+
+
 def _scalar_array(value, name, positive, nonnegative, integer, upper,
                   upper_inclusive) -> np.ndarray:
     """``as_array`` for a Python float or int: the same rules and messages, compared in Python
     (a scenario's validation calls ``as_array`` on hundreds of thousands of scalars; numpy's
     reductions cost microseconds each). One difference: an int beyond the float range is a
     ValueError ("must be finite") here, where numpy's conversion raised an OverflowError."""
+    if integer and type(value) is int:
+        _exact_integers(value, name)  # before the float cast rounds 2**53 + 1 to 2**53
     try:
         v = float(value)
     except OverflowError:  # an int beyond the float range
