@@ -803,16 +803,31 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     g, mtbf = bill.figures.get("goodput"), bill.figures.get("job_mtbf_s")
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
         return None
-    spot = " (spot pre-emptions included)" if p.get("pricing") == "spot" else ""
-    if not bill.scenario["ledger_resumable"]:  # a planned stop restarts it too
-        mtbf = rel.interruption_mtbf_s(mtbf, bill.scenario["fail_planned_per_day"])
-        spot = f" ({'spot pre-emptions, ' if spot else ''}failures and planned stops)"
+    on_spot = p.get("pricing") == "spot"
+    spot = " (spot pre-emptions included)" if on_spot else ""
+    check = "the failure rate" + (", the pre-emption rate" if on_spot else "")
+    if bill.scenario["ledger_resumable"]:
+        check += ", the checkpoint interval and the restart time (notebook 07)"
+    else:  # a planned stop restarts it too
+        planned = bill.scenario["fail_planned_per_day"]
+        mtbf = rel.interruption_mtbf_s(mtbf, planned)
+        spot = f" ({'spot pre-emptions, ' if on_spot else ''}failures and planned stops)"
+        check += f" and the planned stops, {_planned_words(planned)}" + (
+            " (Llama 3's rate on its 16,384-GPU job, 47 in 54 days, arXiv:2407.21783 §3.3.4, "
+            "applied whatever the job's size: set fail_planned_per_day to your cluster's)"
+            if np.all(planned == LEDGER_DEFAULTS["fail_planned_per_day"]) else
+            " (fail_planned_per_day)") + ", or make training resumable"
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted every {fmt_duration(float(mtbf))} on "
             f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the "
             "final run's paid hours, carries the same losses, though smaller exploratory jobs "
-            "are interrupted less often: check the failure and pre-emption rates, checkpoint "
-            "interval and restart time (notebook 07)")
+            f"are interrupted less often: check {check}")
+
+
+def _planned_words(planned) -> str:
+    """A planned-stop rate (a number, or the largest of a range's draws) in words: "0.87 a
+    day"."""
+    return f"{float(np.max(planned)):.3g} a day"
 
 
 #: The share of wall time above which the bill's asynchronous checkpoints are said to occupy

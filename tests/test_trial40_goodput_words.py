@@ -1,0 +1,30 @@
+"""The low-goodput warning names only what the scenario's bill counts (a second new-user trial:
+an on-demand run without checkpoints was told to check "the failure and pre-emption rates,
+checkpoint interval and restart time"; its planned stops, 97% of its interruptions, went
+unsaid). Llama 3 (arXiv:2407.21783 §3.3.4): 47 planned interruptions in a 54-day snapshot of
+its 16,384-GPU job, the default 0.87 a day."""
+
+from llmcost.bill import ledger
+from llmcost.bill.validation import magnitude_warnings
+
+NO_CKPT = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 64,
+           "train_tokens": 1.0e10, "seq_len": 4096, "mfu": 0.4, "pricing": "on_demand",
+           "price_usd_per_gpu_hour": 3.99, "global_batch_tokens": 4194304,
+           "ledger_resumable": False}
+
+
+def _goodput_warning(scenario):
+    ws = [w for w in magnitude_warnings(scenario, bill=ledger.build_ledger(scenario))
+          if w.startswith("goodput ")]
+    return ws[0] if ws else None
+
+
+def test_a_run_without_checkpoints_is_told_of_its_planned_stops():
+    w = _goodput_warning(NO_CKPT)
+    assert w is not None and "(failures and planned stops)" in w
+    assert ("check the failure rate and the planned stops, 0.87 a day (Llama 3's rate on its "
+            "16,384-GPU job, 47 in 54 days") in w and w.endswith("or make training resumable")
+    assert "pre-emption" not in w and "checkpoint interval" not in w
+    own = _goodput_warning({**NO_CKPT, "fail_planned_per_day": 0.5})
+    assert "the planned stops, 0.5 a day (fail_planned_per_day)" in own
+    assert "Llama 3's rate" not in own
