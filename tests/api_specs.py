@@ -520,7 +520,8 @@ def _more_module_specs(tiny) -> dict:
                     "fix_data_loading",
                     "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs",
                     "optimal_checkpoint_interval", "release_failed_allocations",
-                    "reserved_pricing", "spot_pricing", "spot_without_checkpoints")
+                    "resumable_training", "reserved_pricing", "spot_pricing",
+                    "spot_without_checkpoints")
     one_named = ("bill", "checkpoint_plan_of", "example_portfolio", "hardware_sweep",
                  "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")
     return {

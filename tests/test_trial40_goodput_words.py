@@ -4,6 +4,8 @@ checkpoint interval and restart time"; its planned stops, 97% of its interruptio
 unsaid). Llama 3 (arXiv:2407.21783 §3.3.4): 47 planned interruptions in a 54-day snapshot of
 its 16,384-GPU job, the default 0.87 a day."""
 
+import pytest
+
 from llmcost.bill import ledger
 from llmcost.bill.validation import magnitude_warnings
 
@@ -28,3 +30,31 @@ def test_a_run_without_checkpoints_is_told_of_its_planned_stops():
     own = _goodput_warning({**NO_CKPT, "fail_planned_per_day": 0.5})
     assert "the planned stops, 0.5 a day (fail_planned_per_day)" in own
     assert "Llama 3's rate" not in own
+
+
+def test_a_run_without_checkpoints_gets_the_resumable_lever_first():
+    # a second trial: 09 said "the scenario already checkpoints at the optimum" of a run that
+    # takes none, and left out the lever `estimate --compare` priced at -$50.1k
+    from llmcost.bill import levers
+    ranked = levers.rank_levers(NO_CKPT)
+    top = ranked.iloc[0]
+    assert top["lever"] == "make training resumable"
+    resumable = ledger.build_ledger({**NO_CKPT, "ledger_resumable": True})
+    assert top["saving_usd"] == pytest.approx(
+        ledger.build_ledger(NO_CKPT).total_usd - resumable.total_usd, rel=1e-9)
+    for name in ("checkpoint at the optimum interval", "asynchronous checkpoints"):
+        row = ranked[ranked["lever"] == name].iloc[0]
+        assert row["saving_usd"] == 0 and "takes no checkpoints" in row["note"]
+    default = levers.rank_levers({**NO_CKPT, "ledger_resumable": True})
+    row = default[default["lever"] == "make training resumable"].iloc[0]
+    assert row["saving_usd"] == 0 and row["note"].startswith("already resumable")
+
+
+def test_the_no_checkpoint_answer_is_the_bills():
+    # paid = ideal ÷ goodput; the saving of checkpoints at goodput g_c, by hand
+    from llmcost.present import answers
+    text = answers.no_checkpoints(64, 0.25, 1000.0, 12000.0, 7200.0, 0.95, 4.0)
+    assert "goodput is **25.0%** and they add **3,000 GPU-hours** (\\$12.0k" in text
+    saving = 1000.0 * (1 / 0.25 - 1 / 0.95) * 4.0  # 11,789
+    assert f"goodput would be 95.0%: \\${saving / 1e3:.1f}k less." in text
+    assert "every **2.0 h**" in text

@@ -648,6 +648,11 @@ _SETTING_LEVERS = {
         "none: the optimum minimises expected lost work plus stalls",
         "Daly (2006) model of failures at the scenario's rate",
         "llmcost.reliability.optimal_interval"),
+    "resumable_training": (
+        {"ledger_resumable": True}, "already resumable (it takes checkpoints)",
+        "none in cost; checkpoint code and storage to maintain",
+        "checkpoints at the optimum interval (Daly 2006) replace restarts from scratch after "
+        "every failure or planned stop", "llmcost.reliability.checkpoint_plan"),
     "async_checkpoints": (
         {"ckpt_async": True}, "already asynchronous",
         "the newest checkpoint is durable only after its write: a failure loses the write time "
@@ -1023,14 +1028,32 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
 
 
 # ---- checkpoint governance
+#: What a checkpoint lever says of a scenario that takes none (``ledger_resumable: false``).
+NO_CHECKPOINTS = ("the scenario takes no checkpoints (ledger_resumable: false): 'make training "
+                  "resumable' prices them")
+
+
+def resumable_training(s: dict) -> Change:
+    """Make training resumable (``ledger_resumable: true``): checkpoints at the optimum interval
+    instead of a restart from scratch after every failure or planned stop
+    (``ledger._restart_from_scratch_goodput`` against ``reliability.checkpoint_plan``)."""
+    return _setting_lever("resumable_training", s)
+
+
 def optimal_checkpoint_interval(s: dict) -> Change:
     """Checkpoint at the optimum interval for the job's MTBF (``ckpt_interval_s: null``, Daly's
-    model solved exactly, ``reliability.optimal_interval``)."""
+    model solved exactly, ``reliability.optimal_interval``); nothing for a scenario that takes
+    no checkpoints (``NO_CHECKPOINTS``)."""
+    if not _get(s, "ledger_resumable"):
+        return _unchanged(s, NO_CHECKPOINTS)
     return _setting_lever("optimal_checkpoint_interval", s)
 
 
 def async_checkpoints(s: dict) -> Change:
-    """Asynchronous checkpoints (only the device-to-host snapshot blocks training)."""
+    """Asynchronous checkpoints (only the device-to-host snapshot blocks training); nothing for a
+    scenario that takes no checkpoints (``NO_CHECKPOINTS``)."""
+    if not _get(s, "ledger_resumable"):
+        return _unchanged(s, NO_CHECKPOINTS)
     return _setting_lever("async_checkpoints", s)
 
 
@@ -1482,6 +1505,7 @@ LEVERS = {
                              lambda s: activation_recompute(s, "full", max(1, _get(s, "n_gpus")
                                                                            // 2))),
     "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
+    "resumable_training": ("make training resumable", "checkpoints", resumable_training),
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
                                     optimal_checkpoint_interval),
     "async_checkpoints": ("asynchronous checkpoints", "checkpoints", async_checkpoints),

@@ -199,6 +199,26 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 
+def no_checkpoints(n_gpus: int, goodput: float, ideal_gpu_hours: float, failures_usd: float,
+                   interrupt_s: float, ckpt_goodput: float, price_usd_per_gpu_hour: float) -> str:
+    """Notebook 07 for a scenario that takes no checkpoints (``ledger_resumable: false``): the
+    bill's figures first, since every failure or planned stop restarts the run from scratch
+    (``ledger._restart_from_scratch_goodput``: goodput T ÷ E[wall]; paid = ideal ÷ goodput; the
+    failures line ``failures_usd``), then what the checkpoint plan this page derives would keep,
+    ``ckpt_goodput``, and the difference priced at the GPU-hour:
+    saving = ideal × (1 / goodput − 1 / ckpt_goodput) × price."""
+    saving = ideal_gpu_hours * (1 / goodput - 1 / ckpt_goodput) * price_usd_per_gpu_hour
+    every = f"{interrupt_s / 3600:,.1f} h" if interrupt_s >= 3600 else fmt_duration(interrupt_s)
+    return (f"The scenario takes **no checkpoints** (`ledger_resumable: false`): on "
+            f"{fmt_gpus(n_gpus)} a failure or a planned stop comes every **{every}** and "
+            f"restarts the run from scratch, so its goodput is **{goodput:.1%}** and they add "
+            f"**{ideal_gpu_hours * (1 / goodput - 1):,.0f} GPU-hours** "
+            f"({md_usd(failures_usd)}, the bill's failures line). With the checkpoints this "
+            f"page derives, goodput would be {ckpt_goodput:.1%}: "
+            + (f"{md_usd(saving)} less." if saving > 0 else
+               f"{md_usd(-saving)} more (checkpoints cost this short run more than they save)."))
+
+
 def published_runs(summary: pd.DataFrame, like: dict | None = None) -> str:
     """Notebook 08: the median absolute relative error |predicted / published − 1| of the
     held-out steady-state MFUs and of the whole runs' GPU-hours predicted on their published
