@@ -823,7 +823,7 @@ publish_summary("00_index", rows + [
 #
 # 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None`. Which lines change, and why
 #    does the energy line now have an amount?
-# 2. Add a long-context phase scaled from Llama 3's (about 800B of its 15.6T tokens, ending at
+# 2. Add a long-context phase scaled from Llama 3's (about 800B after its 15.6T tokens, ending at
 #    131,072 tokens, §3.4.2; MFU 38 % there against 41 % at 8,192 tokens on the same GPUs,
 #    Table 4): `phases = [{"name": "long-context", "tokens": ..., "seq_len": ..., "mfu": ...}]`
 #    with that share of this scenario's tokens, at a length its model supports, and the bill's

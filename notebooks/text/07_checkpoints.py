@@ -34,6 +34,7 @@ ckpt_hot_tier: str = "fsx-lustre-ssd"  # hot storage tier (data/storage_prices.c
 ckpt_cold_tier: str = "s3-glacier-deep-archive"  # cold storage tier (data/storage_prices.csv)
 fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (Llama 3)
 fail_planned_per_day: float = 0.87  # planned interruptions of the job per day (Llama 3)
+ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure or a planned stop restarts the run from scratch)
 ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
 ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
@@ -72,8 +73,16 @@ from IPython.display import Markdown
 
 from llmcost.present import answers
 
-display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
-                                     plan.interval_s, plan.goodput, run["gpu_hours"], price)))
+bill = ledger.build_ledger(scenario)  # the bill notebook 00 shows
+if scenario["ledger_resumable"]:
+    display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
+                                         plan.interval_s, plan.goodput, run["gpu_hours"], price)))
+else:  # every failure or planned stop restarts the run: the bill's goodput, not the plan's
+    display(Markdown(answers.no_checkpoints(
+        p["n_gpus"], bill.figures["goodput"], bill.figures["main_ideal_gpu_hours"],
+        bill.line("compute.failures").usd,
+        rel.interruption_mtbf_s(bill.figures["job_mtbf_s"], p["fail_planned_per_day"]),
+        plan.goodput, price)))
 
 # %% [markdown]
 # The ideal estimate of notebook 01 assumes every GPU computes from the first step to the last.
@@ -559,7 +568,7 @@ lc = rel.long_context_extra_share(llmcost.load_model("llama-3.1-405b"), 8192, 13
                                   0.41, 0.38, 0.8e12, 15.6e12)  # Table 4 MFUs; §3.4.2 tokens
 print(f"405B model FLOPs per token / 6N: {lc['ratio_short']:.3f} at 8K, {lc['ratio_long']:.3f} at "
       f"128K; a 128K token at 38% MFU takes {lc['cost_ratio']:.2f}x the GPU-time of an 8K token at 41%")
-print(f"800B of 15.6T tokens at 128K would add at most {lc['extra_share']:.1%} GPU-time: whole-run "
+print(f"800B after 15.6T tokens at 128K would add at most {lc['extra_share']:.1%} GPU-time: whole-run "
       f"MFU {g['predicted_whole_run']:.1%} -> {g['predicted_whole_run'] / (1 + lc['extra_share']):.1%}")
 with_lc = g["predicted_whole_run"] / (1 + lc["extra_share"])
 
@@ -811,6 +820,8 @@ if scenario.get("ledger_spot_preemptions_per_node_day") is not None:  # no defau
 # The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
 
 # %%
+resumable = scenario["ledger_resumable"]  # else the bill's figures (no checkpoints)
+kept = plan.goodput if resumable else bill.figures["goodput"]
 rows = [
     summary_row("checkpoint_bytes", "checkpoint size", float(plan.size.total_bytes), "B",
                 f"{p['ckpt_recipe']}, full (weights, master, moments, loader/RNG)"),
@@ -820,21 +831,24 @@ rows = [
                 f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words} × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
                 "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
-    summary_row("goodput", "goodput", plan.goodput, "", "share of paid GPU-time kept"),
+    summary_row("goodput", "goodput", kept, "", "share of paid GPU-time kept" + (
+        "" if resumable else "; no checkpoints: a failure or planned stop restarts the run")),
 ]
 
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("07_checkpoints", rows + [
-    summary_row("paid_gpu_hours", "paid GPU-hours (main run)", float(paid["gpu_hours"]), "GPU-h",
+    summary_row("paid_gpu_hours", "paid GPU-hours (main run)", float(
+        paid["gpu_hours"] if resumable else run["gpu_hours"] / kept), "GPU-h",
                 "ideal GPU-hours / goodput"),
-    summary_row("failure_cost_usd", "cost of failures and checkpoints", float(lost_usd), "USD",
+    summary_row("failure_cost_usd", "cost of failures and checkpoints", float(
+        lost_usd if resumable else bill.line("compute.failures").usd), "USD",
                 f"${price:.2f} per GPU-hour"),
     summary_row("expected_failures", "expected failures", wf.attrs["expected_failures"], "",
                 "unexpected, over the run"),
-    summary_row("storage_cost_usd", "checkpoint storage", float(scen_storage), "USD",
+    summary_row("storage_cost_usd", "checkpoint storage", float(scen_storage) * resumable, "USD",
                 f"{p['ckpt_hot_tier']} + {p['ckpt_cold_tier']}"),
-    summary_row("whole_run_mfu", "whole-run utilisation", p["mfu"] * plan.goodput, "",
+    summary_row("whole_run_mfu", "whole-run utilisation", p["mfu"] * kept, "",
                 "steady-state MFU × goodput"),
 ])
 
