@@ -24,7 +24,9 @@ def test_a_report_chooses_the_smallest_rollout_tp_that_fits(tmp_path):
     assert plan.values["rl_rollout_tp"] == 8
     used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
                                                        for nb in report.list_notebooks()})
-    assert used["rl_rollout_tp"]["from"].startswith("chosen: the smallest rollout TP")
+    assert used["rl_rollout_tp"]["from"].startswith(
+        "chosen: the rollout TP nearest the notebooks' 4 at which the RL iteration can be priced "
+        "(at 4: model='qwen3-235b-a22b'")  # the iteration's own refusal: weights do not fit
     nb05 = next(nb for nb in plan.notebooks if nb.stem == "05_rl_loop")
     given = report.notebook_parameters_for(nb05, plan)
     assert given["rl_rollout_tp"] == 8 and "_rl_rollout_tp_chosen" not in given
@@ -64,5 +66,18 @@ def test_a_model_whose_heads_the_default_tp_does_not_divide_gets_one_that_does(t
     assert plan.values["rl_rollout_tp"] == 1
     used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
                                                        for nb in report.list_notebooks()})
-    assert ("the rollout TP nearest the notebooks' 4 that suits the model's heads and fits "
+    assert ("the rollout TP nearest the notebooks' 4 at which the RL iteration can be priced "
             "(at 4: tp=4 must divide n_heads=9 of ") in used["rl_rollout_tp"]["from"]
+
+
+def test_the_chosen_tp_says_the_defaults_own_reason(tmp_path):
+    # a review: 2 RL GPUs cannot hold a TP of 4; the model fits at 4, and the note said it did not
+    path = tmp_path / "two.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 8\n"
+                    "train_tokens: 1.0e11\nrl_gpus: 2\n")
+    plan = report.plan_report(path)
+    assert plan.values["rl_rollout_tp"] == 2
+    used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
+                                                       for nb in report.list_notebooks()})
+    said = used["rl_rollout_tp"]["from"]
+    assert "(at 4: " in said and "fit" not in said.split("(at 4: ")[1].split(")")[0]

@@ -97,7 +97,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
 from ..core.version import __version__
 from ..serving import rl
-from ..serving.inference import WEIGHT_BYTES, check_tp_heads, weight_bytes
+from ..serving.inference import WEIGHT_BYTES, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
@@ -760,17 +760,14 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     if tp is None or tp == p["rl_rollout_tp"]:
         return scenario
     default = int(p["rl_rollout_tp"])
-    try:
-        check_tp_heads(default, load_model(p["model"]))
-        heads = ""
-    except ValueError as e:  # the default breaks vLLM's head rules: that is why
-        heads = str(e)
-    why = (f"the rollout TP nearest the notebooks' {default} that suits the model's heads and "
-           f"fits (at {default}: {heads}" if heads else
-           "the smallest rollout TP at which the policy fits (the notebooks' "
-           f"{default} does not")
+    try:  # why the default cannot be priced, in the iteration's own words
+        rl.scenario_iteration(p)
+        why = "it could not be priced"
+    except ValueError as e:
+        why = str(e)
     return {**scenario, "rl_rollout_tp": tp, "_rl_rollout_tp_chosen": (
-        f"chosen: {why}; give rl_rollout_tp to set it)")}
+        f"chosen: the rollout TP nearest the notebooks' {default} at which the RL iteration can "
+        f"be priced (at {default}: {why}); give rl_rollout_tp to set it")}
 
 
 def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:

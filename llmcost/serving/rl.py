@@ -3295,18 +3295,27 @@ def fitting_rollout_tp(p: dict) -> int | None:
     (e.g. a 235B policy's 470 GB of BF16 weights over 4 H100s; SmolLM-135M's 9 heads at TP 4)."""
     tp = int(p["rl_rollout_tp"])
     limit = int(p["rl_rollout_gpus"] or p["rl_gpus"])
-    heads = int(inf.serving_model(p["model"]).n_heads)
+    model = inf.serving_model(p["model"])
+    heads = int(model.n_heads)
     doubling = [tp * 2 ** k for k in range(64) if tp * 2 ** k <= limit]
-    above = [t for t in range(tp + 1, min(limit, heads) + 1)
-             if heads % t == 0 and t not in doubling]
-    below = [t for t in range(min(tp - 1, limit), 0, -1) if heads % t == 0]
-    for t in doubling + above + below:
+    above = [t for t in range(tp + 1, min(limit, heads) + 1) if t not in doubling]
+    below = list(range(min(tp - 1, limit, heads), 0, -1))
+    for t in (t for t in doubling + above + below if _suits_heads(t, model)):
         try:
             scenario_iteration({**p, "rl_rollout_tp": t})
             return t
         except ValueError:
             continue
     return None
+
+
+def _suits_heads(tp: int, model) -> bool:
+    """Whether ``tp`` meets vLLM's head rules for ``model`` (``inference.check_tp_heads``)."""
+    try:
+        inf.check_tp_heads(tp, model)
+        return True
+    except ValueError:
+        return False
 
 
 #: The scenario keys an RL iteration reads (``_scenario_iteration``): the price is not one.
