@@ -89,7 +89,7 @@ def test_an_fp8_run_keeps_one_mfu_basis_and_the_bills_warning():
     carries the bill's phase warning (checks.context_warning)."""
     bill, x = _exercise(B_MOE)
     assert x.phase["mfu"] == pytest.approx(0.158 * 38 / 41, rel=1e-12)
-    assert "at MFU 0.146 against 0.158" in x.describe()
+    assert "at MFU 14.6% against 15.8%" in x.describe()
     assert x.warning.startswith("seq_len=131,072 is beyond the 4,096-token sequence length "
                                 "deepseek-v3 was pre-trained at")
 
@@ -124,3 +124,11 @@ def test_a_shorter_declared_context_sets_the_length_and_a_ranged_mfu_its_point()
     assert x.phase["mfu"] == pytest.approx(0.35 * 38 / 41, rel=1e-9)
     assert "(smollm-135m's declared context, short of Llama 3's 131,072)" in x.describe()
     assert x.added_usd > 0
+
+
+def test_the_scenarios_phase_is_found_in_any_spelling():
+    # a review: a phase named "Long-context" was added beside the example, not replaced
+    sc = {**C_70B, "phases": [{**C_70B["phases"][0], "name": "Long context"}]}
+    _, x = _exercise(sc)
+    assert x.replaced is not None and x.replaced["name"] == "Long context"
+    assert ex._is_long_context("long_context") and not ex._is_long_context("annealing")

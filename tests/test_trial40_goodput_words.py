@@ -58,3 +58,19 @@ def test_the_no_checkpoint_answer_is_the_bills():
     saving = 1000.0 * (1 / 0.25 - 1 / 0.95) * 4.0  # 11,789
     assert f"goodput would be 95.0%: \\${saving / 1e3:.1f}k less." in text
     assert "every **2.0 h**" in text
+
+
+def test_two_pilots_are_said_as_two(tmp_path):
+    # a second trial: "calibrated on a pilot at 64, 256 GPUs"
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pilots.yaml"
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\n"
+                    "train_tokens: 2.0e12\nseq_len: 4096\nprice_usd_per_gpu_hour: 3.99\n"
+                    "global_batch_tokens: 4194304\ntp: 8\npp: 4\nmicro_batch_size: 1\n"
+                    "recompute: none\npilot:\n"
+                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4, "
+                    "micro_batch_size: 1}\n"
+                    "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4, "
+                    "micro_batch_size: 1}\n")
+    src = estimate_ledger(path).figures["mfu_source"]
+    assert src.startswith("calibrated on pilots at 64 and 256 GPUs, extrapolated")

@@ -8,6 +8,8 @@ replacing or adding to the scenario's own long-context phase.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from ..core.catalog import as_model
@@ -68,8 +70,8 @@ class LongContextExercise:
         ph = self.phase
         head = (f"{fmt_count(ph['tokens'], 3)} tokens ({LLAMA3_LONG_CONTEXT_SHARE:.2%} of the "
                 f"scenario's {fmt_count(self.train_tokens, 3)}, as Llama 3's 800B after 15.6T) at "
-                f"{ph['seq_len']:,} tokens ({self.why}), MFU {ph['mfu']:.3f} (the bill's "
-                f"{self.bill_mfu:.3f} × 38/41, Llama 3's Table 4, on the bill's peak)")
+                f"{ph['seq_len']:,} tokens ({self.why}), MFU {ph['mfu']:.1%} (the bill's "
+                f"{self.bill_mfu:.1%} × 38/41, Llama 3's Table 4, on the bill's peak)")
         if self.replaced is None:
             adds = f"in addition to the scenario's phases: adds {fmt_usd(self.added_usd)}"
         else:
@@ -80,8 +82,14 @@ class LongContextExercise:
                     f"{fmt_usd(self.vs_bill_usd)} to the bill")
         lines = [head, f"{adds}; a {ph['seq_len']:,}-token sequence costs "
                  f"{self.flops_ratio:.2f}× the FLOPs per token of a {self.seq_len:,}-token one, "
-                 f"at MFU {ph['mfu']:.3f} against {self.bill_mfu:.3f}"]
+                 f"at MFU {ph['mfu']:.1%} against {self.bill_mfu:.1%}"]
         return "\n".join(lines + ([f"warning: {self.warning}"] if self.warning else []))
+
+
+def _is_long_context(name: str) -> bool:
+    """Whether a phase's name is ``LONG_CONTEXT`` in any case, with a space, hyphen or
+    underscore between its words."""
+    return re.sub(r"[\s_-]+", "-", str(name).strip().lower()) == LONG_CONTEXT
 
 
 def _example_length(spec, seq_len: int) -> tuple:
@@ -134,8 +142,11 @@ def long_context_exercise(bill: Ledger, model) -> LongContextExercise:
     length, why = _example_length(spec, s)
     if length is None:
         return LongContextExercise(phase=None, why=why, seq_len=s)
-    own = [ph for ph in p.get("phases") or [] if ph["name"] == LONG_CONTEXT]
-    others = [ph for ph in p.get("phases") or [] if ph["name"] != LONG_CONTEXT]
+    # the scenario's own long-context phase by its name, in any case or spelling ("Long
+    # context", "long_context": a review's "Long-context" was added beside the example); not by
+    # length: Llama 3.1 405B's annealing phase runs at 131,072 tokens too
+    own = [ph for ph in p.get("phases") or [] if _is_long_context(ph["name"])]
+    others = [ph for ph in p.get("phases") or [] if not _is_long_context(ph["name"])]
     phase = {"name": LONG_CONTEXT, "tokens": LLAMA3_LONG_CONTEXT_SHARE * p["train_tokens"],
              "seq_len": length,
              "mfu": bill.figures["mfu"] * LLAMA3_LONG_CONTEXT_MFU_RATIO}

@@ -2261,7 +2261,7 @@ def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
         None, None, p_fail,
         f"the chance of at least one failure during the run, 1 − exp(−λ·n·T) with λ = {lam:g} "
         f"failures per GPU-year (the scenario's rate{llama3}), "
-        f"n = {int(b.figures['n_gpus']):,} GPUs, T = "
+        f"n = {fmt_gpus(int(b.figures['n_gpus']))}, T = "
         f"{b.figures['wall_clock_days']:,.1f} days",
         f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage")
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
+from ..core.units import fmt_gpus
 from ..training import accuracy, calibrate, step_scenario
 from ..training.compute import mfu_from_throughput
 from .ranges import Range
@@ -128,8 +129,10 @@ def _pilot_mfu(p: dict) -> dict:
         warning = calibrate.pilot_plan_warning(p, cal, x, plan)
         x, widened = uncarried_band(p, x, plan)
         widened = widened or f" {x.mfu_low:.1%}-{x.mfu_high:.1%}"
-        sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
-        src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
+        sizes = [f"{q.n_gpus:,}" for q in cal.pilots]
+        at = (f"a pilot at {fmt_gpus(cal.pilots[0].n_gpus)}" if len(sizes) == 1 else
+              f"pilots at {', '.join(sizes[:-1])} and {sizes[-1]} GPUs")
+        src = (f"calibrated on {at}, extrapolated to {plan.describe()} "
                f"(llmcost.training.calibrate): band{widened}{capped_words(x)}"
                f"{said}") if x.half_width else (
             f"the measurement of the pilot at {plan.n_gpus:,} GPUs, which ran the run's plan "

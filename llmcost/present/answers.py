@@ -552,7 +552,7 @@ def _full_run_mfu(x, off: str | None) -> str:
     if off is None:
         return x.describe()
     return (f"MFU {x.mfu:.1%} [{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's"
-            + (": " if x.transfer == 0 else " to the 0.1 %: ") + off)
+            + (": " if x.transfer == 0 else " to the 0.1%: ") + off)
 
 
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
