@@ -398,17 +398,18 @@ def test_own_stack_hint_for_deepseek_v3_on_the_default_stack():
     # published run (report.resolve_mfu); a trial followed a hint of "0.57x the time" to a bill
     # capped at 22.8%, 0.69x: the hint now gives the bills' ratio where they differ
     spec = llmcost.load_model("deepseek-v3")
-    bill_here, bill_own = (
-        band_for_step(b, p, spec, "H800", dtype="fp8", seq_len=4096).central()[0]
+    (bill_here, _, c_here), (bill_own, _, c_own) = (
+        band_for_step(b, p, spec, "H800", dtype="fp8", seq_len=4096).central()
         for p, b in (scenario_step(v), (plan, own)))
     assert abs(bill_own / own.mfu - 1) > 1e-3  # the bill is not the prediction
+    assert not (c_here or c_own)  # neither at its band's capped top: no cap said
     assert hint == (
         "deepseek-v3's own published pre-training ran on the deepseek-hai-llm-2024 stack "
         "(data/validation_mfu.csv: DeepSeek-V3 (pre-training throughput)); the scenario sets no "
         f"stack, so it is priced on megatron-core-2024: there the step-time model predicts "
         f"{here.mfu:.1%}, on deepseek-hai-llm-2024 {own.mfu:.1%} ({plan.describe()}; a bill "
         f"takes {bill_here:.1%} and {bill_own:.1%}, each prediction's band centre kept within "
-        "its band, whose top is capped at the best comparable published run: the same run in "
+        "its band: the same run in "
         f"{bill_here / bill_own:.2f}× the time): set `stack: deepseek-hai-llm-2024` to "
         "price it on its own software.")
     # DualPipe hides the EP all-to-all that megatron-core-2024 exposes: the own stack is faster

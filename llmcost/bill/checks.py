@@ -188,22 +188,23 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
 
 @disk_cached  # two plan searches, the same for every call with these values: core.diskcache
 def stack_mfus(values: dict, other: str) -> tuple:
-    """``(m_here, m_other, plan, bill_here, bill_other)``: the step-time model's MFU for the
-    scenario's plan on its own stack (``values["stack"]``, default ``DEFAULT_STACK``) and on the
-    stack ``other`` (``scenario_step``: the plan search with the scenario's fixed fields on each
-    stack), the plan chosen on ``other`` in words (``ParallelPlan.describe``), and the MFU a
-    bill of ``mfu: predict`` takes from each prediction (``MfuBand.central``: p / (1 + c) kept
-    inside its band, capped at the best comparable published run: what ``report.resolve_mfu``
-    prices)."""
+    """``(m_here, m_other, plan, bill_here, bill_other, capped)``: the step-time model's MFU
+    for the scenario's plan on its own stack (``values["stack"]``, default ``DEFAULT_STACK``)
+    and on the stack ``other`` (``scenario_step``: the plan search with the scenario's fixed
+    fields on each stack), the plan chosen on ``other`` in words (``ParallelPlan.describe``),
+    the MFU a bill of ``mfu: predict`` takes from each prediction (``MfuBand.central``:
+    p / (1 + c) kept inside its band, whose top may be capped at the best comparable published
+    run: what ``report.resolve_mfu`` prices), and whether either is its band's capped top."""
     spec = load_model(values["model"])
     acc, dtype = values.get("accelerator", "H100-SXM"), values.get("dtype", "bf16")
     out = []
     for v in (values, {**values, "stack": other}):
         plan, b = scenario_step(v, spec)
-        band = band_for_step(b, plan, spec, acc, dtype=dtype, seq_len=v.get("seq_len"))
-        out.append((float(b.mfu), float(band.central()[0]), plan.describe()))
-    (m_here, bill_here, _), (m_other, bill_other, plan) = out
-    return m_here, m_other, plan, bill_here, bill_other
+        point, _, capped = band_for_step(b, plan, spec, acc, dtype=dtype,
+                                         seq_len=v.get("seq_len")).central()
+        out.append((float(b.mfu), float(point), plan.describe(), bool(capped)))
+    (m_here, bill_here, _, c_here), (m_other, bill_other, plan, c_other) = out
+    return m_here, m_other, plan, bill_here, bill_other, c_here or c_other
 
 
 def own_stack_hint(values: dict, mfu_predicted: bool = False,
@@ -224,16 +225,16 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
     if own is None or own[0] == here:
         return None
     try:
-        m_here, m_own, plan, bill_here, bill_own = stack_mfus(values, own[0])
+        m_here, m_own, plan, bill_here, bill_own, capped = stack_mfus(values, own[0])
     except (ValueError, KeyError, TypeError):
         return None
     billed = (f"the same run in {m_here / m_own:.2f}× the time" if
               math.isclose(bill_here, m_here, rel_tol=1e-4) and
               math.isclose(bill_own, m_own, rel_tol=1e-4) else
               f"a bill takes {bill_here:.1%} and {bill_own:.1%}, each prediction's band centre "
-              "kept within its band, whose top is capped at the best comparable published run: "
-              "the same run in "
-              f"{bill_here / bill_own:.2f}× the time")
+              "kept within its band" + (", whose top is capped at the best comparable "
+                                        "published run" if capped else "") +
+              f": the same run in {bill_here / bill_own:.2f}× the time")
     return (f"{values['model']}'s own published pre-training ran on the {own[0]} stack "
             f"(data/validation_mfu.csv: {own[1]}); the scenario sets no stack, so it is "
             f"priced on {here}: "
