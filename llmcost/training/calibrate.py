@@ -1507,9 +1507,10 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
 
 
 def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float,
-                           is_moe: bool | None = None) -> str:
+                           is_moe: bool | None = None) -> str | None:
     """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot
-    (``illustrative_pilot_match``'s run)."""
+    (``illustrative_pilot_match``'s run; None where no run of the scenario's class is
+    published)."""
     return illustrative_pilot_match(accelerator, dtype, n_params, is_moe)[0]
 
 

@@ -1440,9 +1440,11 @@ def _prime_factors(n: int) -> dict:
 
 
 def _divisors(n: int) -> np.ndarray:
-    """Every divisor of ``n`` >= 1, ascending (from ``_prime_factors``)."""
+    """Every divisor of ``n`` >= 1, ascending (from ``_prime_factors``); a ValueError for n < 1
+    (a count of GPUs, heads, layers or sequences has none then)."""
+    n = as_count(n, "n", floats=False)
     divs = [1]
-    for p, k in _prime_factors(int(n)).items():
+    for p, k in _prime_factors(n).items():
         divs = [d * p ** e for d in divs for e in range(k + 1)]
     return np.array(sorted(divs), dtype=np.int64)
 
