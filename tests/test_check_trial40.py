@@ -92,3 +92,16 @@ def test_an_impossible_owned_cost_is_priced_at_the_owned_amortisation():
     assert c.left_out_basis.startswith(
         f"priced at the owned amortisation, ${claims.price_range('H100-SXM', 'owned')['low']:.2f}"
         "/GPU-h: the claimed $100 is below the least its FLOPs can cost")
+
+
+def test_a_claim_with_nothing_comparable_is_said_unverified():
+    # a second trial: Llama 2 70B on 512 MI300X read "PLAUSIBLE" from check and "unverified:
+    # nothing comparable published" from notebook 09; the catalogue has no published MI300X run
+    c = claims.check_claim("llama-2-70b", 1e12, "MI300X", n_gpus=512, mfu=0.30, seq_len=4096)
+    text = " ".join(c.describe().split())
+    assert c.verdict == "plausible" and c.best_published is None
+    assert text.count("Verdict: PLAUSIBLE (unverified: no comparable published run; only the "
+                      "matmul ceiling judged it)") == 1
+    h100 = claims.check_claim("llama-2-70b", 1e12, "H100-SXM", n_gpus=512, mfu=0.30,
+                              seq_len=4096)
+    assert "unverified" not in " ".join(h100.describe().split())

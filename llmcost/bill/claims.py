@@ -408,7 +408,9 @@ class ClaimCheck:
     for a claim of money and hours, the utilisation, cost and price judgements (dicts of
     ``aspect``, ``verdict``, ``reason``, worst first), ``verdict`` the worst of them;
     ``verdict_basis``: what an ``optimistic`` utilisation rests on when it is not a published
-    run's own figure (a BF16 run scaled for FP8), for the verdict's heading.
+    run's own figure (a BF16 run scaled for FP8), for the verdict's heading; for a
+    ``plausible`` one with no comparable published run at all, that only the ceiling judged
+    it (unverified).
     ``count_source``: where the parameter count N comes from (``count_words``).
     """
 
@@ -1005,6 +1007,10 @@ def _claim_verdict(j: _Judging) -> None:
         _money_judgements(j)
     if j.verdict != "optimistic":  # the heading's basis is that of an optimistic bound only
         j.heading = ""
+    if j.verdict == "plausible" and j.best is None and j.bound is None:
+        # nothing comparable published: only the physical ceiling judged it (notebook 09 calls
+        # such a figure unverified; a second trial read PLAUSIBLE here and "unverified" there)
+        j.heading = "unverified: no comparable published run; only the matmul ceiling judged it"
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
