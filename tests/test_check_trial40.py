@@ -89,9 +89,12 @@ def test_an_impossible_owned_cost_is_priced_at_the_owned_amortisation():
     # "the catalogue's owned median")
     c = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", n_gpus=64, usd=100,
                            pricing="owned", seq_len=4096)
+    pr = claims.price_range("H100-SXM", "owned")
     assert c.left_out_basis.startswith(
-        f"priced at the owned amortisation, ${claims.price_range('H100-SXM', 'owned')['low']:.2f}"
-        "/GPU-h: the claimed $100 is below the least its FLOPs can cost")
+        f"priced at the owned amortisation's hardware ({pr['default_note']}), "
+        f"${pr['default']:.2f}/GPU-h: the claimed $100 is below the least its FLOPs can cost")
+    # the lines are the bill's: energy on the electricity line, as `estimate` prices it
+    assert next(x for x in c.left_out if x["line"] == "electricity")["status"] == "modelled"
 
 
 def test_a_claim_with_nothing_comparable_is_said_unverified():
@@ -105,3 +108,24 @@ def test_a_claim_with_nothing_comparable_is_said_unverified():
     h100 = claims.check_claim("llama-2-70b", 1e12, "H100-SXM", n_gpus=512, mfu=0.30,
                               seq_len=4096)
     assert "unverified" not in " ".join(h100.describe().split())
+
+
+def test_an_owned_runs_lines_are_the_bills():
+    # a second trial: owned A100s at $15,000 each: check priced the hours and the exploratory
+    # runs at the all-in $1.19/GPU-h with electricity "included", estimate at the hardware's
+    # $1.13 with energy on its own line; the totals agreed, the lines did not
+    sc = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
+          "train_tokens": 1.0e12, "seq_len": 4096, "mfu": 0.45, "pricing": "owned",
+          "ledger_owned_usd_per_gpu": 15000.0, "global_batch_tokens": 4194304}
+    bill = ledger.build_ledger(sc)
+    c = claims.check_claim("llama-2-13b", 1e12, "A100-80GB", n_gpus=256, mfu=0.45,
+                           seq_len=4096, pricing="owned",
+                           ledger_keys={"ledger_owned_usd_per_gpu": 15000.0},
+                           goodput=bill.figures["goodput"],  # and its storage, as the CLI
+                           bill_keys={"ckpt_storage_bytes_per_s":
+                                      bill.figures["ckpt_storage_bytes_per_s"]})
+    lines = {x["key"]: x["usd"] for x in c.left_out}
+    for key in ("compute.exploratory", "energy.electricity"):
+        assert lines[key] == pytest.approx(bill.line(key).usd, rel=1e-9), key
+    assert c.price["default"] == pytest.approx(bill.figures["gpu_rate_usd_per_gpu_hour"],
+                                               rel=1e-9)

@@ -272,8 +272,12 @@ def _owned_range(acc, owned: Mapping | None) -> dict:
                 "source": f"no catalogue comparison for owned hardware: {why}"}
     x = float(own["usd_per_gpu_hour"])
     note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
-    return {"low": x, "median": x, "high": x, "default": x,
-            "default_words": "owned amortisation", "default_note": "", "n": 1,
+    # the hours of a claim without a cost priced as the bill prices them: the hardware on the
+    # GPU-hour lines, the energy on the electricity line (ledger: gpu_rate = price - energy)
+    return {"low": x, "median": x, "high": x, "default": float(own["capex_usd_per_gpu_hour"]),
+            "default_words": "owned amortisation's hardware",
+            "default_note": (f"its energy, ${float(own['energy_usd_per_gpu_hour']):.2f}/GPU-h, "
+                             "is on the electricity line, as the bill puts it"), "n": 1,
             "priced_as": used,
             "source": (f"owned {used}{note} amortised as Cottier et al. 2024 "
                        f"(${own['acquisition_usd_per_gpu']:,.0f} per GPU"
@@ -1047,6 +1051,9 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
     if not below_floor(j):
         price = implied if implied is not None else j.needed[1] if j.needed is not None \
             else price
+    if c.pricing == "owned" and c.price_usd_per_gpu_hour is None and price == j.price["default"]:
+        price = None  # amortised by the ledger as the bill is: hardware on the GPU-hour lines,
+        #               energy on its own line
     return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
                      c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra,
                      tuple(j.phases))
@@ -1703,7 +1710,7 @@ def _price_verdict(j: _Judging) -> tuple:
         return implied, (f"{'below' if implied < pr['low'] else 'above'} the owned "
                          f"amortisation ${pr['low']:.2f}/GPU-h ({pr['source']})")
     if implied is None:
-        what = "owned amortisation" if c.pricing == "owned" else pr["default_words"]
+        what = pr["default_words"]
         note = f" ({pr['default_note']})" if pr.get("default_note") else ""
         return implied, (f"no cost given; at the {what}, ${pr['default']:.2f}/GPU-h{note}, the "
                          f"hours cost {usd_amount(j.hours * pr['default'])} ({pr['source']})")
@@ -1818,7 +1825,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
     ``ledger.simulate_ledger``. A line is the claim's, not left out, when ``final_run_line``
     says so (the main run, its failures, the phases named in ``claimed_phases``). Returns (rows,
     priced total USD, (P10, P50, P90) of the total, range source)."""
-    why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
+    why = ("the ledger needs n_gpus and a price" if n_gpus is None or (
+        price is None and pricing != "owned") else
            f"the claim implies a steady-state MFU of {mfu:.1%} (above 100%) after goodput: the "
            "ledger cannot price a run at it" if mfu > 1 else
            f"the ledger reads a model by catalogue name or config.json path; {spec.name!r} is a "
@@ -1830,7 +1838,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
             "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(mfu), "dtype": dtype,
-            "price_usd_per_gpu_hour": float(price), "pricing": pricing,
+            "price_usd_per_gpu_hour": None if price is None else float(price),
+            "pricing": pricing,
             # the storage goodput_for assumed, so that the ledger's final run is the claim's
             # hours, unless the scenario gives its own
             "ckpt_storage_bytes_per_s": (extra or {}).get(
