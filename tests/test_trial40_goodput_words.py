@@ -74,3 +74,15 @@ def test_two_pilots_are_said_as_two(tmp_path):
                     "micro_batch_size: 1}\n")
     src = estimate_ledger(path).figures["mfu_source"]
     assert src.startswith("calibrated on pilots at 64 and 256 GPUs, extrapolated")
+
+
+def test_an_unpriced_risk_is_not_called_net_of_its_risk():
+    # a second trial: "FP8 that destabilises training: looks like $736,599; net of its risk:
+    # $736,599" - the net at p = 0, no probability being published
+    from llmcost.bill import levers
+    fe = {f.name: f for f in levers.false_economies(NO_CKPT | {"ledger_resumable": True})}
+    fp8 = fe["FP8 that destabilises training"]
+    assert fp8.sourced_probability is None and fp8.break_even_probability is not None
+    assert fp8.net_label == "net at p = 0 (no published probability: its risk is not priced)"
+    priced = [f for f in fe.values() if f.sourced_probability is not None]
+    assert priced and all(f.net_label == "net of its risk" for f in priced)

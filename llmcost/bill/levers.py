@@ -2143,6 +2143,15 @@ class FalseEconomy:
     probability_source: str
     how: str
 
+    @property
+    def net_label(self) -> str:
+        """What ``net_usd`` is, for a reader: "net of its risk", or, for a chance event with
+        no published probability (net at p = 0, the risk unpriced), said so (a trial read "net
+        of its risk" beside a net equal to the apparent saving)."""
+        if self.break_even_probability is not None and self.sourced_probability is None:
+            return "net at p = 0 (no published probability: its risk is not priced)"
+        return "net of its risk"
+
     def row(self) -> dict:
         return {"false economy": self.name, "apparent_saving_usd": self.apparent_usd,
                 "net_saving_usd": self.net_usd, "loss_if_it_happens_usd":
