@@ -713,7 +713,7 @@ print(f"{gpu.name}: server × {server_cost_multiplier(gpu):g} ÷ (1 − "
       f"1 − 10^−{r_oom:g} = {1 - 10 ** -r_oom:.0%} over a whole year")
 if can_own:
     a = published.acquisition_vs_amortised(owned)
-    print(f"buying {p['n_gpus']:,} GPUs as a cluster: {llmcost.fmt_usd(a['acquisition_usd'])} "
+    print(f"buying {llmcost.fmt_gpus(p['n_gpus'])} as a cluster: {llmcost.fmt_usd(a['acquisition_usd'])} "
           f"({llmcost.fmt_usd(a['cluster_usd_per_gpu'])} per GPU); the bill's amortised "
           f"hardware: {llmcost.fmt_usd(a['amortised_usd'])}, {a['ratio']:.1f}× less")
 
@@ -826,7 +826,8 @@ publish_summary("00_index", rows + [
 # 2. Add a long-context phase scaled from Llama 3's (about 800B after its 15.6T tokens, ending at
 #    131,072 tokens, §3.4.2; MFU 38 % there against 41 % at 8,192 tokens on the same GPUs,
 #    Table 4): `phases = [{"name": "long-context", "tokens": ..., "seq_len": ..., "mfu": ...}]`
-#    with that share of this scenario's tokens, at a length its model supports, and the bill's
+#    with that share of this scenario's tokens, at 131,072 tokens or the model's declared context
+#    where shorter (a model that declares none is extended to it: the bill warns), and the bill's
 #    MFU × 38/41. How much does it add, and why more per token than the main run?
 # 3. With `ledger_people = [{"role": "research", "fte": 50, "months": 12}]`, how does the final
 #    run's share of the bill change?

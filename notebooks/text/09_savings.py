@@ -438,7 +438,7 @@ for f in levers.false_economies(scenario):
         print(f"{f.name}: {f.how}")
         continue
     be = levers.break_even_words(f.break_even_probability)
-    print(f"{f.name}: looks like {usd(f.apparent_usd)}; net of its risk: {usd(f.net_usd)}; "
+    print(f"{f.name}: looks like {usd(f.apparent_usd)}; {f.net_label}: {usd(f.net_usd)}; "
           f"break-even probability {be}")
 
 # %% [markdown]
