@@ -371,8 +371,8 @@ def test_llmcost_check_resolves_the_pilots_mfu_as_report_does(tmp_path, capsys):
     path.write_text(yaml.safe_dump(sc))
     assert main(["check", "--scenario", str(path), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["mfu_predicted"].startswith("mfu from the scenario's pilots: calibrated on a "
-                                           "pilot at 64, 256 GPUs")
+    assert out["mfu_predicted"].startswith("mfu from the scenario's pilots: calibrated on "
+                                           "pilots at 64 and 256 GPUs")
     assert f"that MFU, {pilot_mfu(sc)['value']:.1%}" in out["mfu_predicted"]
 
 

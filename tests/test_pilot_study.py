@@ -622,6 +622,6 @@ def test_a_correction_carried_too_little_to_show_is_said_so():
     assert lines[1].endswith(f"{c.describe()}, carried to the full run at 1% strength")
     assert lines[2].startswith(
         f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, MFU {x.mfu:.1%} "
-        f"[{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's to the 0.1 %: "
+        f"[{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's to the 0.1%: "
         f"{x.describe_transfer(c.compute_factor)}; band")
     assert f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}" and "(uncalibrated" not in lines[2]
