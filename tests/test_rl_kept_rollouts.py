@@ -14,15 +14,8 @@ import pytest
 
 from llmcost.serving import rl
 
-#: notebook 05's variants of the model (notebooks/text/05_rl_loop.py)
-VARIANTS = {"model": {}, "roofline generation": dict(engine="roofline"),
-            "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU),
-            "one iteration in flight": dict(off_policy_steps=1),
-            "weight sync by links": dict(refit="links"),
-            "models share the GPUs": dict(role_gpus=None),
-            "optimizer on the GPUs": dict(optimizer_offload=False),
-            "no NeMo RL host swaps": dict(host_swaps=False),
-            "no GB200 vLLM decode factor": dict(rollout_decode_factor=1.0)}
+#: notebook 05's variants of the model
+VARIANTS = rl.NOTEBOOK_VARIANTS
 
 
 def _tables() -> list:

@@ -4185,6 +4185,19 @@ def rl_validation(mode: str = "model", split: str | None = None,
     return df
 
 
+#: The variants of the model notebook 05 compares on the held-out rows
+#: (``validation_variants``): each names the keywords of ``validation_iteration`` it changes,
+#: one mechanism switched back to its earlier or simpler form.
+NOTEBOOK_VARIANTS = {"model": {}, "roofline generation": dict(engine="roofline"),
+                     "flat 40% MFU training": dict(train_mfu=DEFAULT_TRAIN_MFU),
+                     "one iteration in flight": dict(off_policy_steps=1),
+                     "weight sync by links": dict(refit="links"),
+                     "models share the GPUs": dict(role_gpus=None),
+                     "optimizer on the GPUs": dict(optimizer_offload=False),
+                     "no NeMo RL host swaps": dict(host_swaps=False),
+                     "no GB200 vLLM decode factor": dict(rollout_decode_factor=1.0)}
+
+
 @disk_cached
 def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
     """Predicted ÷ measured iteration time of the ``split`` rows of ``load_rl_validation``

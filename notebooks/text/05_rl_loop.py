@@ -958,14 +958,7 @@ ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="published iterati
 ax.legend(title="model (band: 1.5x)");
 
 # %%
-variants = {"model": {}, "roofline generation": dict(engine="roofline"),
-            "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU),
-            "one iteration in flight": dict(off_policy_steps=1),
-            "weight sync by links": dict(refit="links"),
-            "models share the GPUs": dict(role_gpus=None),
-            "optimizer on the GPUs": dict(optimizer_offload=False),
-            "no NeMo RL host swaps": dict(host_swaps=False),
-            "no GB200 vLLM decode factor": dict(rollout_decode_factor=1.0)}
+variants = rl.NOTEBOOK_VARIANTS  # each switches one mechanism back: its keywords
 ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
 common = ratio.dropna().index
 for name, v in ratio.items():
