@@ -822,7 +822,7 @@ def states_do_not_fit(values: dict) -> str | None:
             f"({per_param:g} B per parameter, {need / 1e12:,.2f} TB) need "
             f"{need / n / 1e9:,.0f} GB per GPU even spread over all {n:,} {gpu.name}s, before "
             "any activation, more than "
-            f"the {usable / 1e9:,.0f} GB usable: use at least {math.ceil(need / usable):,} GPUs")
+            f"the {usable / 1e9:,.0f} GB usable: use at least {fmt_gpus(math.ceil(need / usable))}")
 
 
 def _plan_fits(values: dict) -> bool:
@@ -909,21 +909,21 @@ def _fixed_cause(values: dict) -> str:
         no_z3 = 3 not in load_stack(stack).zero_stages and values.get("zero_stage") != 3
         out.append(
             "more GPUs do not help ("
-            + (f"even {n_max:,} GPUs, the most the batch splits over with them, need "
+            + (f"even {fmt_gpus(n_max)}, the most the batch splits over with them, need "
                f"{mem.total / 1e9:,.0f} GB per GPU: plan {plan.describe()}" if n_max > n else
-               f"the batch splits over no more than these {n_max:,} GPUs with them")
+               f"the batch splits over no more than these {fmt_gpus(n_max)} with them")
             + (f"; the stack {stack} has no ZeRO-3 to shard the weights over data "
                "parallelism" if no_z3 else "") + ")")
     small = _smallest_fitting_tp_pp(values) if {"tp", "pp"} & set(fixed) else None
     if small is not None:
-        out.append(f"tp·pp = {small.tp * small.pp} fits on these {n:,} GPUs (tp: {small.tp}, "
+        out.append(f"tp·pp = {small.tp * small.pp} fits on these {fmt_gpus(n)} (tp: {small.tp}, "
                    f"pp: {small.pp}: plan {small.describe()})")
     everything = {**values, **{k: parallel.PLAN_PARAMETER_FIELDS[k][1] for k in fixed}}
     free = _fitting_plan(everything)
     if free is not None:
         out.append(("or, w" if small is not None else "w") + f"ith {', '.join(fixed)} left "
                    "free, the search finds "
-                   f"{free.describe()} on these {n:,} GPUs")
+                   f"{free.describe()} on these {fmt_gpus(n)}")
     if not out:
         return ""
     return f"the fixed {named} {'are' if len(fixed) > 1 else 'is'} the cause: " + "; ".join(out)
@@ -952,13 +952,13 @@ def plan_stops(scenario: dict, n: int, plan_at) -> str:
     §2.2), the bubble the report warns of."""
     got = plan_at(n)  # the plan and its memory (``plan_searches``)
     if isinstance(got, Exception):
-        return f"no plan on {int(n):,} GPUs ({got})"
+        return f"no plan on {fmt_gpus(int(n))} ({got})"
     _, gpu, plan, mem = got
     if not memory_fits(scenario, gpu, mem):
-        return f"no plan fits in memory on {int(n):,} GPUs"
+        return f"no plan fits in memory on {fmt_gpus(int(n))}"
     bubble = plan_bubble(plan)
     return "" if bubble <= BUBBLE_WARNING else (
-        f"on {int(n):,} GPUs the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
+        f"on {fmt_gpus(int(n))} the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
         "bubble")
 
 
@@ -1328,7 +1328,7 @@ def pipeline_advice(values: dict) -> str:
                 "the step-time model" + _freed_plan_words(values, spec))
     g = math.gcd(n, batch)
     why = (f"; the GPU count forces it: dp must divide the global batch of {batch:,} "
-           f"sequences ({prime_factors_text(batch)}), so on {n:,} GPUs "
+           f"sequences ({prime_factors_text(batch)}), so on {fmt_gpus(n)} "
            f"({prime_factors_text(n)}) dp ≤ gcd = {g:,} and tp·pp·cp is a multiple of "
            f"{n // g:,}, which no tp (dividing the {spec.n_heads} attention heads) and cp "
            f"carry: every split has at least {got[0]} pipeline stages")
@@ -1341,7 +1341,7 @@ def pipeline_advice(values: dict) -> str:
                       "and a higher predicted MFU")
     return (why + f"; without it (a bubble of at most {BUBBLE_WARNING:.0%} and a higher "
             f"predicted MFU than this plan's {here.mfu:.1%}): "
-            + " or ".join(counts + ([f"on these {n:,} GPUs a global batch of "
+            + " or ".join(counts + ([f"on these {fmt_gpus(n)} a global batch of "
                                      + " or ".join(batches)] if batches else []))
             + "; n_gpus and global_batch_tokens are priced as given (a batch change must suit "
             "the run's convergence: notebook 02)")
@@ -1360,7 +1360,7 @@ def _pipeline_free_counts(values: dict, spec, batch: int, fixed: dict, mfu: floa
         for c in side[:PIPELINE_ADVICE_TRIES]:
             words = _better_plan({**values, "n_gpus": int(c)}, spec, mfu)
             if words:
-                out.append(f"{c:,} GPUs ({words})")
+                out.append(f"{fmt_gpus(c)} ({words})")
                 break
     return out
 

@@ -109,7 +109,7 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.model import ModelSpec
 from ..core.stacks import generation
-from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
+from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus
 from ..training import reliability as rel
 from ..training.accuracy import (
     SEQ_FACTOR,
@@ -1230,7 +1230,7 @@ def _claim_utilisation(j: _Judging) -> None:
                              "that large fails faster than it can checkpoint and restart "
                              "(goodput 0, reliability.checkpoint_plan), so no utilisation can be "
                              "implied; check n_gpus")
-        j.goodput_source = (f"reliability.checkpoint_plan on {j.n_gpus:,} GPUs with the "
+        j.goodput_source = (f"reliability.checkpoint_plan on {fmt_gpus(j.n_gpus)} with the "
                             "ledger's default failure rate, restart time and checkpoint recipe")
     else:
         j.g, j.goodput_source = 1.0, ("n_gpus not given: goodput taken as 1, so the implied "

@@ -657,7 +657,7 @@ def _check_goodput(b: _Basis, ph: dict, g) -> None:
         p = b.p
         raise ScenarioNeverFinishes(
             f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
-            f"{ph['n_gpus']:,} GPUs: interruptions "
+            f"{fmt_gpus(ph['n_gpus'])}: interruptions "
             f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
             + (f", ledger_spot_preemptions_per_node_day={b.preempt}" if p["pricing"] == "spot"
                else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
@@ -718,7 +718,7 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
                 f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}",
                 "compute", "pre-training", b.kind_compute, hours / g * rate,
                 f"{per_token}) ÷ ({b.peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
-                f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
+                f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {fmt_gpus(ph['n_gpus'])} × "
                 f"${rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
                 f"{b.price_source}", "modelled", "01_flops"))
             continue

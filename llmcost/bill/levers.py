@@ -864,7 +864,7 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
     after, how = kept_plan(s, {"recompute": recompute, "n_gpus": n}, forced)
     return Change(_with_scaled_mfu(s, after),
                   "none to recovery; fewer GPUs mean a longer run (later results)",
-                  f"recompute={recompute} on {n:,} GPUs, {how}", "llmcost.memory; llmcost.step")
+                  f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
 
 
 def _default_free(key: str):

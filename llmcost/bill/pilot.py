@@ -117,7 +117,7 @@ def _pilot_mfu(p: dict) -> dict:
                 "pilot_n_gpus": int(p["n_gpus"]), "n_gpus": int(p["n_gpus"]),
                 "extrapolated": False, "warning": None,
                 "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, assumed to have "
-                        f"run the scenario's plan at its {int(p['n_gpus']):,} GPUs "
+                        f"run the scenario's plan at its {fmt_gpus(int(p['n_gpus']))} "
                         "(ledger_pilot_n_gpus not given): the pilot's own measurement, no "
                         "extrapolation (compute.mfu_from_throughput)"}
     missing = [k for k in BILL_PLAN_KEYS if k not in p]
@@ -135,7 +135,7 @@ def _pilot_mfu(p: dict) -> dict:
         src = (f"calibrated on {at}, extrapolated to {plan.describe()} "
                f"(llmcost.training.calibrate): band{widened}{capped_words(x)}"
                f"{said}") if x.half_width else (
-            f"the measurement of the pilot at {plan.n_gpus:,} GPUs, which ran the run's plan "
+            f"the measurement of the pilot at {fmt_gpus(plan.n_gpus)}, which ran the run's plan "
             f"({plan.describe()}): no extrapolation (llmcost.training.calibrate){said}")
         tps = None
     else:

@@ -49,7 +49,7 @@ from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_p
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
-from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, is_number
+from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number
 from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
@@ -1215,7 +1215,7 @@ def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:
     n_max, plan, mem = ceiling
     named = ", ".join(f"{k}: {p[k]}" for k in ("tp", "pp"))
     return (f"; but with the fixed {named} no plan fits on any GPU count the batch splits "
-            f"over: on {n_max:,} GPUs, the most it splits over with them, a plan needs "
+            f"over: on {fmt_gpus(n_max)}, the most it splits over with them, a plan needs "
             f"{mem.total / 1e9:,.0f} GB per GPU ({plan.describe()}), more than the "
             f"{usable / 1e9:,.0f} GB usable on {gpu.name}; leave tp and pp free (0) or fix a "
             "larger tp·pp")
@@ -1261,7 +1261,7 @@ def _check_batch_feeds_gpus(p: dict) -> None:
             f"n_gpus={p['n_gpus']:,} is more than the scenario's global batch can feed: "
             f"global_batch_tokens={p['global_batch_tokens']:,} is {seqs:,} sequences of "
             f"{p['seq_len']:,} tokens, each data-parallel replica needs at least one, and one "
-            f"sequence of {spec.name} spreads over at most {per_seq:,} GPUs (tp ≤ "
+            f"sequence of {spec.name} spreads over at most {fmt_gpus(per_seq)} (tp ≤ "
             f"{spec.n_heads} heads × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
             "global_batch_tokens or use fewer GPUs")
 

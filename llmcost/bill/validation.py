@@ -676,7 +676,7 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     k = p.get("rl_time_factor", 1.0)
     scaled = isinstance(k, (int, float)) and not isinstance(k, bool) and k != 1.0
-    return (f"the RL campaign runs {months / 12:,.3g} years on its {p['rl_gpus']:,} GPUs "
+    return (f"the RL campaign runs {months / 12:,.3g} years on its {fmt_gpus(p['rl_gpus'])} "
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
             f"{p.get('rl_iterations'):,.3g}" + (f" × rl_time_factor={k:g}" if scaled else "")
             + f"), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated GPU-hour price describes "

@@ -285,7 +285,7 @@ def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: floa
     scored = errors[errors["scored"] == "gpu_hours"]
     plan = scored[scored["has_plan"]]
     lines = ["- **Whole runs with a published plan** (goodput, then the error in GPU-hours): "
-             + "; ".join(f"{r['model']} on {int(r['n_gpus']):,} GPUs: goodput "
+             + "; ".join(f"{r['model']} on {fmt_gpus(int(r['n_gpus']))}: goodput "
                          f"{goodput[r['run_id']]:.1%}, error {r['error']:+.1%} ("
                          + ("too many hours" if r["error"] > 0 else "too few hours") + ")"
                          for _, r in plan.iterrows()) + "."]

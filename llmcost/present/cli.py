@@ -28,7 +28,7 @@ from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_amount, fmt_count, fmt_quantity, noun
+from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, noun
 from ..core.version import __version__
 from ..serving.rl import decode_factor_words
 from ..training import calibrate as pilot_calibration
@@ -1468,7 +1468,7 @@ def _calibrate(args) -> int:
     say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
-    ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
+    ref = (f" (what the run adds to the smallest pilot, {fmt_gpus(p0.n_gpus)}, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
     if x.half_width and widened:  # the band shown is not the pilots': say whose it is
         say(f"  none of the pilots' compute correction was carried, so the band shown is at "

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
-from ..core.units import SECONDS_PER_HOUR, fmt_usd
+from ..core.units import SECONDS_PER_HOUR, fmt_gpus, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -1586,7 +1586,7 @@ def batch_time_and_gpu_hours(sweep, b_noise_tokens, plan_tokens, fill_tokens=Non
                     label="GPUs grow with the batch")
     for i, (n, g) in enumerate(sweep.groupby("n_gpus")):
         g = g.sort_values("batch_tokens")
-        lab = f"{n:,} GPUs"
+        lab = f"{fmt_gpus(n)}"
         ax_t.plot(g.batch_tokens, g.wall_clock_days, color=f"C{i}", label=lab)
         ax_h.plot(g.batch_tokens, g.reserved_gpu_hours, color=f"C{i}", label=lab)
     # the plan's batch and the one that fills the scenario's GPUs drawn as one line when they
@@ -2675,7 +2675,7 @@ def straggler_slowdown_curves(n_gpus, curves: dict, ax=None, title: str = "",
     for n in marks:
         y = float(np.interp(np.log(n), np.log(np.asarray(n_gpus, float)), first)) * 100
         ax.plot([n], [y], "o", color="C0")
-        ax.annotate(f"{n:,} GPUs: +{y:.1f}%", (n, y), xytext=(-10, 12),
+        ax.annotate(f"{fmt_gpus(n)}: +{y:.1f}%", (n, y), xytext=(-10, 12),
                     textcoords="offset points", ha="right", fontsize=11)
     ax.set_xscale("log")
     return _finish_axes(ax, "GPUs in the job (log scale)", "added compute time (%)",

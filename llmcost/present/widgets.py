@@ -25,7 +25,7 @@ from ..core.catalog import (
     load_model,
 )
 from ..core.hardware import Accelerator, Cluster
-from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
+from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
 from ..training import batch, batch_analysis, calibrate
@@ -289,7 +289,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                 "goodput": [f"{plan.goodput:.1%}"],
                 "paid GPU-hours": [fmt_count(paid)],
                 "lost to failures": [fmt_usd((paid - ideal_gpu_hours) * price)],
-            }, index=[f"{gpu_w.value:,} GPUs"]))
+            }, index=[f"{fmt_gpus(gpu_w.value)}"]))
             if plan.mtbf_s != float("inf"):
                 live.clear()
                 t = plan.interval_s * np.geomspace(0.05, 20, 200)
@@ -369,7 +369,7 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                 return
             t = a.target
             print(f"B_noise {fmt_count(t.b_noise_tokens)} tokens ({t.b_noise_source}); "
-                  f"fills {gpu_w.value:,} GPUs from {fmt_count(a.fill_batch_tokens)} tokens; "
+                  f"fills {fmt_gpus(gpu_w.value)} from {fmt_count(a.fill_batch_tokens)} tokens; "
                   f"plan = {global_batch_tokens / t.b_noise_tokens:.2f}·B_noise")
             # activations alone above the HBM: no plan of this micro-batch runs unrecomputed
             over = "" if act <= acc.hbm_bytes else (
@@ -635,7 +635,7 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
                 return
             fit = _misfit_words(mem.total, as_accelerator(cal.pilots[0].accelerator).hbm_bytes,
                                 reserve)
-            print(f"{plan.describe()} on {gpu_w.value:,} GPUs: {x.describe()}; "
+            print(f"{plan.describe()} on {fmt_gpus(gpu_w.value)}: {x.describe()}; "
                   f"{x.describe_band()}; pilot's correction carried at "
                   f"{x.transfer:.0%} strength{fit}")
 
@@ -755,7 +755,7 @@ def collective_explorer(accelerator, n_gpus: int):
             n = int(group_w.value)
             stride = 1 if place_w.value == "consecutive ranks" else dom
             if stride > 1 and n * dom > n_gpus:
-                print(f"{n} ranks one per domain need {n * dom:,} GPUs; the cluster has "
+                print(f"{n} ranks one per domain need {fmt_gpus(n * dom)}; the cluster has "
                       f"{n_gpus:,}")
                 return
             t = float(comm.cluster_collective_time(op_w.value, size_w.value, n, cluster, stride))

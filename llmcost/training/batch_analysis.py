@@ -234,8 +234,9 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
         lines.append("That is above the critical batch: the extra batch buys little time and "
                      "spends extra tokens.")
     if b < fill * (1 - 1e-9):
-        lines.append(f"It is too small to keep {n_gpus:,} GPUs busy: only {plan.busy_gpus / n_gpus:.0%}"
-                     f" of them work; the smallest batch that fills the cluster is "
+        lines.append(f"It is too small to keep {fmt_gpus(n_gpus)} busy: only "
+                     f"{plan.busy_gpus / n_gpus:.0%} of them work; the smallest batch that fills "
+                     "the cluster is "
                      f"{fmt_count(fill, 3)} tokens.")
     else:
         who = f"all {fmt_gpus(n_gpus)}" if n_gpus > 1 else "its one GPU"
@@ -259,7 +260,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     else:
         lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
                      f"GPUs) changes wall-clock by {dt:+.0%} and compute GPU-hours by {dh:+.0%}.")
-    lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {int(crit.n_gpus):,} GPUs) the run "
+    lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {fmt_gpus(int(crit.n_gpus))}) the run "
                  f"takes {fmt_quantity(crit.wall_clock_days)} days and "
                  f"{fmt_count(crit.reserved_gpu_hours, 3)} GPU-hours, against "
                  f"{fmt_quantity(plan.wall_clock_days)} days and "
@@ -271,10 +272,10 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f"to about {fmt_count(bn, 3)} (the critical batch); below it GPUs idle, "
                      "above it compute is wasted.")
     else:
-        lines.append(f"No good window: filling {n_gpus:,} GPUs takes {fmt_count(fill, 3)} tokens "
-                     f"per step, {fill / bn:.2g}× the critical batch, so the cluster is larger "
-                     "than this target can use efficiently (fewer GPUs, more tensor parallelism, "
-                     "or a lower loss target, where B_noise is larger).")
+        lines.append(f"No good window: filling {fmt_gpus(n_gpus)} takes {fmt_count(fill, 3)} "
+                     f"tokens per step, {fill / bn:.2g}× the critical batch, so the cluster is "
+                     "larger than this target can use efficiently (fewer GPUs, more tensor "
+                     "parallelism, or a lower loss target, where B_noise is larger).")
     return lines
 
 
@@ -327,7 +328,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
         ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "",
          "S/S_min = 1 + B_noise/B, McCandlish et al. 2018 §2 (Kaplan et al. 2020 Eq. 5.4)"),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
-         f"{int(crit.n_gpus):,} GPUs; plan: {fmt_quantity(plan.wall_clock_days)} days"),
+         f"{fmt_gpus(int(crit.n_gpus))}; plan: {fmt_quantity(plan.wall_clock_days)} days"),
         ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
          f"plan: {plan.reserved_gpu_hours:,.0f}"),
         ("deepseek_b_opt_tokens", "DeepSeek LLM B_opt", analysis.deepseek["batch_tokens"],

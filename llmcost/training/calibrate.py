@@ -1381,7 +1381,7 @@ def pilot_plan_warning(p: dict, cal: Calibration, x: Extrapolation,
     try:
         theirs = pilots_plan_at(p, cal)
         y = extrapolate(cal, model, theirs, s, options=step_scenario.scenario_step_options(p))
-        alt = (f"with the pilots' plan at {plan.n_gpus:,} GPUs ({theirs.describe()}) the MFU "
+        alt = (f"with the pilots' plan at {fmt_gpus(plan.n_gpus)} ({theirs.describe()}) the MFU "
                f"would be {y.mfu:.1%} (band {y.mfu_low:.1%}-{y.mfu_high:.1%})")
         keys = ", ".join(f"{k}: {getattr(theirs, f)}" for k, (f, _) in
                          PLAN_PARAMETER_FIELDS.items() if k != "dp")
@@ -1660,7 +1660,7 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     if records:  # the scenario's pilot runs, as the bill calibrates on them
         c, x, plan = scenario_calibration(q, plan=plan)
         said, source = "", (f"the scenario's {len(c.pilots)} pilot run(s), " + "; ".join(
-            f"{r.n_gpus:,} GPUs at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
+            f"{fmt_gpus(r.n_gpus)} at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
             for r in c.pilots))
     elif illustrative:
         row, match = illustrative_pilot_match(p["accelerator"], p.get("dtype", "bf16"),
