@@ -47,6 +47,7 @@ from ..core.units import (
     as_array, as_scalar,
     as_flag,
     fmt_bandwidth,
+    fmt_gpus,
     options_with,
     scalar_or_array,
 )
@@ -565,7 +566,7 @@ def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
         rate_per_s = n * lam / SECONDS_PER_YEAR
     if np.any(np.isinf(rate_per_s)):  # 1/inf = 0: an MTBF of 0 s
         worst = float(np.max(np.asarray(lam, dtype=float)))
-        raise ValueError(f"fail_rate_per_gpu_year={worst!r} on {int(np.max(n)):,} GPUs gives "
+        raise ValueError(f"fail_rate_per_gpu_year={worst!r} on {fmt_gpus(int(np.max(n)))} gives "
                          "a job failure rate n·λ that overflows (an MTBF of 0 s): "
                          f"{FAILURE_RULE}")
     with np.errstate(divide="ignore"):
