@@ -3014,7 +3014,9 @@ def _priced_once():
     """Within: ``_rollout``, ``_quiet_step`` and ``_check_longest_fits`` read and keep their
     results (``_KEPT_ROLLOUTS``, ``_KEPT_STEPS``, ``_KEPT_MEMORY``), for the disk-cached
     validation tables only, which like these memos do not see a module constant changed at
-    run time."""
+    run time. Their keys (``value_key``) hold the inputs by value, not numpy's error state
+    (``np.geterr``) nor the bytes of a file a string names (an efficiency profile edited within
+    one table's computation would be read stale): the tables set neither."""
     token = _PRICE_ONCE.set(True)
     try:
         yield
