@@ -86,3 +86,18 @@ def test_an_unpriced_risk_is_not_called_net_of_its_risk():
     assert fp8.net_label == "net at p = 0 (no published probability: its risk is not priced)"
     priced = [f for f in fe.values() if f.sourced_probability is not None]
     assert priced and all(f.net_label == "net of its risk" for f in priced)
+
+
+def test_a_compared_dollar_input_reads_as_dollars():
+    # a second trial: "ledger_owned_usd_per_gpu 15k → null" and "triangular 1e+04 / 1.5e+04 /
+    # 2e+04" in the compare header
+    from llmcost.bill.ranges import Range
+    from llmcost.present import glance
+    owned = {"model": "llama-2-13b", "accelerator": "A100-80GB", "n_gpus": 256,
+             "train_tokens": 1.0e11, "mfu": 0.45, "pricing": "owned"}
+    a = ledger.build_ledger({**owned, "ledger_owned_usd_per_gpu": 15000.0})
+    b = ledger.build_ledger({**owned, "ledger_owned_usd_per_gpu":
+                             Range("triangular", low=1e4, mode=1.5e4, high=2e4)})
+    got = glance.other_inputs_differing([a, b])
+    assert "ledger_owned_usd_per_gpu $15.0k → triangular $10.0k / $15.0k / $20.0k" in got
+    assert Range("uniform", low=0.3, high=0.5).describe() == "uniform 0.3-0.5"

@@ -196,17 +196,19 @@ class Range:
             u = np.where(u > 0, u, np.nextafter(0.0, 1.0))   # taken as the smallest double
         return np.asarray(self._quantile(u), dtype=float)
 
-    def describe(self) -> str:
+    def describe(self, fmt=None) -> str:
         """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07',
-        'lognormal of x + 1, P10 1.37, P90 3.5, cut to 0-10'."""
+        'lognormal of x + 1, P10 1.37, P90 3.5, cut to 0-10'; ``fmt`` (a function of a number,
+        e.g. ``units.fmt_usd``) formats each figure instead of four significant digits."""
+        f = fmt or (lambda x: f"{x:.4g}")
         if self.kind == "uniform":
-            return f"uniform {self.low:.4g}-{self.high:.4g}"
+            return f"uniform {f(self.low)}-{f(self.high)}"
         if self.kind == "triangular":
-            return f"triangular {self.low:.4g} / {self.mode:.4g} / {self.high:.4g}"
+            return f"triangular {f(self.low)} / {f(self.mode)} / {f(self.high)}"
         if self.kind == "shifted_lognormal":
-            return (f"lognormal of x + {self.shift:.4g}, P10 {self.p10:.4g}, P90 "
-                    f"{self.p90:.4g}, cut to {self.low:.4g}-{self.high:.4g}")
-        return f"lognormal P10 {self.p10:.4g}, P90 {self.p90:.4g}"
+            return (f"lognormal of x + {f(self.shift)}, P10 {f(self.p10)}, P90 "
+                    f"{f(self.p90)}, cut to {f(self.low)}-{f(self.high)}")
+        return f"lognormal P10 {f(self.p10)}, P90 {f(self.p90)}"
 
     def __str__(self):
         return self.describe()

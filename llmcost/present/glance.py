@@ -41,6 +41,7 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..bill.checks import fp8_over_bf16
+from ..bill.ranges import Range
 from ..core.catalog import model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_usd
@@ -1210,6 +1211,10 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     def cut(d, k):
         x = d.get(k, "default")
+        if "usd" in str(k) and isinstance(x, Range):  # dollars as dollars (a trial read
+            x = x.describe(fmt=fmt_usd)                # "triangular 1e+04 / 1.5e+04 / 2e+04")
+        elif "usd" in str(k) and isinstance(x, (int, float)) and not isinstance(x, bool):
+            x = fmt_usd(x)                             # and "15k" for $15,000
         if isinstance(x, (list, tuple)):  # phases, people, runs: their count and names
             x = "none" if not x else f"{len(x)} (" + ", ".join(
                 str(i.get("name", i.get("role", "…"))) if isinstance(i, dict) else str(i)
