@@ -845,7 +845,7 @@ publish_summary("07_checkpoints", rows + [
         lost_usd if resumable else bill.line("compute.failures").usd), "USD",
                 f"${price:.2f} per GPU-hour"),
     summary_row("expected_failures", "expected failures", wf.attrs["expected_failures"], "",
-                "unexpected, over the run"),
+                "unexpected, over the paid wall clock, restarts and stalls included"),
     summary_row("storage_cost_usd", "checkpoint storage", float(scen_storage) * resumable, "USD",
                 f"{p['ckpt_hot_tier']} + {p['ckpt_cold_tier']}"),
     summary_row("whole_run_mfu", "whole-run utilisation", p["mfu"] * kept, "",
