@@ -102,3 +102,11 @@ def test_band_for_step_names_a_missing_step():
     m = llmcost.load_model("Llama-3.1-8B")
     with pytest.raises(ValueError, match=r"b=None must be a StepBreakdown"):
         accuracy.band_for_step(None, None, m, "H100-SXM")
+
+
+def test_none_is_refused_as_not_a_number():
+    # numpy reads None as NaN, which read "x=None must be finite" (a review)
+    with pytest.raises(ValueError, match=r"^planned_per_day=None must be a number$"):
+        llmcost.reliability.interruption_mtbf_s(3600.0, None)
+    with pytest.raises(ValueError, match=r"^x=None must be a number$"):
+        as_array(None, "x")

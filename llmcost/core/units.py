@@ -287,6 +287,8 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     if isinstance(value, (str, bytes)):
         raise ValueError(f"{name}={value!r} must be a number, not a string")
+    if value is None:  # numpy reads None as NaN: said as what it is
+        raise ValueError(f"{name}=None must be a number")
     if integer:
         _exact_integers(value, name)
     if isinstance(value, (np.ndarray, np.generic)) and value.ndim == 0 \
