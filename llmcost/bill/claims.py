@@ -1045,15 +1045,17 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
     claim needs, else the stated price, else the catalogue median of its pricing mode. A cost
     below the least its FLOPs can cost (``below_floor``) is impossible: no line is derived from
     it, the lines are priced as a claim without a cost (the stated price, else the catalogue
-    median), and ``_left_out_basis`` says so."""
-    price = c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
-        else j.price["default"]
-    if not below_floor(j):
-        price = implied if implied is not None else j.needed[1] if j.needed is not None \
-            else price
-    if c.pricing == "owned" and c.price_usd_per_gpu_hour is None and price == j.price["default"]:
-        price = None  # amortised by the ledger as the bill is: hardware on the GPU-hour lines,
-        #               energy on its own line
+    median), and ``_left_out_basis`` says so. Owned hardware without a stated or derived price
+    is left to the ledger's amortisation (None), as the bill prices it: the hardware on the
+    GPU-hour lines, the energy on its own line."""
+    if not below_floor(j) and implied is not None:
+        price = implied
+    elif not below_floor(j) and j.needed is not None:
+        price = j.needed[1]
+    elif c.price_usd_per_gpu_hour is not None:
+        price = c.price_usd_per_gpu_hour
+    else:
+        price = None if c.pricing == "owned" else j.price["default"]
     return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
                      c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra,
                      tuple(j.phases))

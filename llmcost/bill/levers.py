@@ -661,11 +661,20 @@ _SETTING_LEVERS = {
 }
 
 
+#: What a checkpoint lever says of a scenario that takes none (``ledger_resumable: false``),
+#: and the levers that say it (``_setting_lever``).
+NO_CHECKPOINTS = ("the scenario takes no checkpoints (ledger_resumable: false): 'make training "
+                  "resumable' prices them")
+_CHECKPOINT_SETTINGS = ("optimal_checkpoint_interval", "async_checkpoints")
+
+
 def _setting_lever(key: str, s: dict) -> Change:
     """The lever ``key`` of ``_SETTING_LEVERS`` on scenario ``s``: its keys set, with its risk,
     assumptions and source; ``note`` says when the scenario already has them."""
     if key not in _SETTING_LEVERS:
         raise ValueError(f"key={key!r} must be one of {', '.join(_SETTING_LEVERS)}")
+    if key in _CHECKPOINT_SETTINGS and not _get(s, "ledger_resumable"):
+        return _unchanged(s, NO_CHECKPOINTS)
     changes, same, risk, assumptions, source = _SETTING_LEVERS[key]
     after, note = _set(s, same, **changes)
     return Change(after, risk, assumptions, source, note)
@@ -1028,9 +1037,6 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
 
 
 # ---- checkpoint governance
-#: What a checkpoint lever says of a scenario that takes none (``ledger_resumable: false``).
-NO_CHECKPOINTS = ("the scenario takes no checkpoints (ledger_resumable: false): 'make training "
-                  "resumable' prices them")
 
 
 def resumable_training(s: dict) -> Change:
@@ -1044,16 +1050,12 @@ def optimal_checkpoint_interval(s: dict) -> Change:
     """Checkpoint at the optimum interval for the job's MTBF (``ckpt_interval_s: null``, Daly's
     model solved exactly, ``reliability.optimal_interval``); nothing for a scenario that takes
     no checkpoints (``NO_CHECKPOINTS``)."""
-    if not _get(s, "ledger_resumable"):
-        return _unchanged(s, NO_CHECKPOINTS)
     return _setting_lever("optimal_checkpoint_interval", s)
 
 
 def async_checkpoints(s: dict) -> Change:
     """Asynchronous checkpoints (only the device-to-host snapshot blocks training); nothing for a
     scenario that takes no checkpoints (``NO_CHECKPOINTS``)."""
-    if not _get(s, "ledger_resumable"):
-        return _unchanged(s, NO_CHECKPOINTS)
     return _setting_lever("async_checkpoints", s)
 
 

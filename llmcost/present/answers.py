@@ -179,6 +179,12 @@ def step_time_pilots(plan: str, chosen: bool, step_time_s: float, mfu: float, mf
             f"pilots measured {'less' if m < mfu else 'more'} than it prices.")
 
 
+def _every(interval_s: float) -> str:
+    """A mean time between interruptions in hours from an hour up ("791.7 h"), else as
+    ``fmt_duration`` (never "0.0 h")."""
+    return f"{interval_s / 3600:,.1f} h" if interval_s >= 3600 else fmt_duration(interval_s)
+
+
 def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,
                 goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
     """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
@@ -187,7 +193,7 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour. An interval
     longer than the ideal run (ideal GPU-hours ÷ n_gpus) is said so."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    every = f"{mtbf_s / 3600:,.1f} h" if mtbf_s >= 3600 else fmt_duration(mtbf_s)  # not "0.0 h"
+    every = _every(mtbf_s)
     run_s = ideal_gpu_hours / n_gpus * 3600   # the ideal run's wall clock
     # an optimum interval longer than the run itself (a trial: every 2,119 min on a 10-hour run)
     beyond = (f", longer than the ideal run's {fmt_duration(run_s)} itself (a restart then "
@@ -208,7 +214,7 @@ def no_checkpoints(n_gpus: int, goodput: float, ideal_gpu_hours: float, failures
     ``ckpt_goodput``, and the difference priced at the GPU-hour:
     saving = ideal × (1 / goodput − 1 / ckpt_goodput) × price."""
     saving = ideal_gpu_hours * (1 / goodput - 1 / ckpt_goodput) * price_usd_per_gpu_hour
-    every = f"{interrupt_s / 3600:,.1f} h" if interrupt_s >= 3600 else fmt_duration(interrupt_s)
+    every = _every(interrupt_s)
     return (f"The scenario takes **no checkpoints** (`ledger_resumable: false`): on "
             f"{fmt_gpus(n_gpus)} a failure or a planned stop comes every **{every}** and "
             f"restarts the run from scratch, so its goodput is **{goodput:.1%}** and they add "
