@@ -63,7 +63,8 @@ scenario = p  # what the bill prices (notebook 00); below, p holds the bill's fa
 p = ledger.failure_values(scenario, per_node)  # on spot, pre-emptions are failures of a node
 spot_words = " (spot pre-emptions included)" if p["pricing"] == "spot" else ""
 # the bill sizes storage at its all-in GPU-hour price (owned: hardware + energy): so does 07
-storage_price = ledger.build_ledger(scenario).figures["price_usd_per_gpu_hour"]
+bill = ledger.build_ledger(scenario)  # the bill notebook 00 shows
+storage_price = bill.figures["price_usd_per_gpu_hour"]
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
     p, spec.n_params, run["gpu_hours"], storage_price, per_node)  # section 7: sized from the plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
@@ -73,7 +74,6 @@ from IPython.display import Markdown
 
 from llmcost.present import answers
 
-bill = ledger.build_ledger(scenario)  # the bill notebook 00 shows
 if scenario["ledger_resumable"]:
     display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
                                          plan.interval_s, plan.goodput, run["gpu_hours"], price)))
@@ -725,7 +725,7 @@ ax.legend(fontsize=11, loc="upper left");
 
 # %%
 # NBVAL_CHECK_OUTPUT
-for line in ledger.spot_verdict(ledger.build_ledger(scenario)):  # the bill's spot model (notebook 00)
+for line in ledger.spot_verdict(bill):  # the bill's spot model (notebook 00)
     print(line)
 n_nodes = rel.nodes_for(p["n_gpus"], per_node)
 if scenario.get("ledger_spot_preemptions_per_node_day") is not None:  # no default rate
