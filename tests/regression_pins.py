@@ -88,6 +88,13 @@ PipelineEngine asserts it), and the MoE host constants re-fitted on the calibrat
 changes moved. Rankings on the default stack take ZeRO-1 plans; 1F1B plans on Megatron-Core pay
 their sends. The sourced checks are in ``tests/test_stacks.py``.
 
+Re-blessed for NCCL's LL128 base latencies as the cited commit has them (a correction of the
+model's constants: ``comm.NCCL_TUNING`` had 14.0 µs for the ring and the tree, which NCCL set
+only from 2.18; NVIDIA/nccl src/graph/tuning.cc @ 01afd20, NCCL 2.7.5, ``baseLat``: Ring/LL128
+10.0 µs, Tree/LL128 4.4 µs): the ZeRO-3 grids' DP collectives moved, step times by under
+0.01 %; every other pin unchanged. The sourced check is ``tests/test_comm.py``'s tuning model
+by hand.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

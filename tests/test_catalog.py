@@ -267,6 +267,10 @@ def test_a100_40gb_price_says_its_instance_network_is_not_the_modelled_one():
     # the scenario that models the priced network, or gives its own price, is not warned
     assert price_network_warning({**s, "comm_scaleout_bytes_per_s": 6.25e9}) is None
     assert price_network_warning({**s, "price_usd_per_gpu_hour": 2.74}) is None
+    # nor a job inside one 8-GPU HGX board, which sends nothing over the scale-out network (a
+    # trial's 1-GPU and 8-GPU runs opened their page on this warning); 16 GPUs span two boards
+    assert price_network_warning({**s, "n_gpus": 8}) is None
+    assert "differs from the 25 GB/s" in price_network_warning({**s, "n_gpus": 16})
 
 
 def test_a_config_json_model_is_named_without_its_authors_folder(tmp_path):

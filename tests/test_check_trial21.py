@@ -79,19 +79,20 @@ def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
     assert f"cost: IMPLAUSIBLE: the claimed $10,000 is below the least its FLOPs can cost: " \
            f"${c.cost_floor_usd:,.0f}" in out
     assert "price: OPTIMISTIC: the implied $0.0022/GPU-h ($10,000 ÷ 4,500,000 GPU-h) is below " \
-           "the least an hour of H100-SXM can cost, $1.95/GPU-h: the low end of the owned " \
-           "amortisation of H100-SXM, $1.95–$2.34" in out
+           "the cheapest hour of H100-SXM the catalogue knows, $1.95/GPU-h: the low end of the " \
+           "owned amortisation of H100-SXM, $1.95–$2.34" in out
     assert "it is below every current on_demand list price of H100-SXM ($2.69–$12.29) too" \
         in out
     assert "utilisation: PLAUSIBLE: steady-state MFU" in out
 
 
 @pytest.mark.parametrize("usd_per_hour, price, words", [
-    (1.50, "optimistic", "is below the least an hour of H100-SXM can cost, $1.95/GPU-h"),
+    (1.50, "optimistic", "is below the cheapest hour of H100-SXM the catalogue knows, "
+                         "$1.95/GPU-h"),
     (2.00, "plausible", "is below every current on_demand list price of H100-SXM ($2.69–$12.29), "
                         "not below what an owned or long-reserved hour can cost"),
-    (3.00, "plausible", "is not below the least an hour of H100-SXM can cost, $1.95/GPU-h, nor "
-                        "below every current on_demand list price of H100-SXM ($2.69–$12.29)")])
+    (3.00, "plausible", "is not below the cheapest hour of H100-SXM the catalogue knows, "
+                        "$1.95/GPU-h, nor below every current on_demand list price of H100-SXM ($2.69–$12.29)")])
 def test_a_price_below_the_least_an_hour_can_cost_is_in_the_verdict(usd_per_hour, price, words):
     # 4.5e6 GPU-h at $1.50 = $6.75M, at $2.00 = $9.0M and at $3.00 = $13.5M, all above the
     # $4.61M floor; $1.50 is below the least an H100-SXM hour can cost (the owned hour's low end,
@@ -280,5 +281,6 @@ def test_a_cost_only_claims_needed_price_is_judged_by_the_same_least_hour(usd, v
     assert (usd / hours < OWNED_LOW) == (verdict == "optimistic") and usd / hours < 2.69
     assert c.verdict == verdict
     said = _unwrapped(c.reason)
-    assert ("but not below the least an hour of H100-SXM can cost, $1.95/GPU-h" in said) == \
+    assert ("but not below the cheapest hour of H100-SXM the catalogue knows, $1.95/GPU-h"
+            in said) == \
         (verdict == "plausible")

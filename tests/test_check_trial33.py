@@ -112,3 +112,17 @@ def test_the_optimistic_sentence_is_about_the_utilisation(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "price: OPTIMISTIC" in out and "utilisation: PLAUSIBLE" in out
     assert "(optimistic: no comparable published run" not in out
+
+
+def test_a_scenario_without_a_model_takes_the_default_as_estimate_does(tmp_path, capsys):
+    # A trial: a one-line scenario (inference_prompt_tokens: 3000) was refused by check with
+    # "--model is required (or a --scenario that sets it)" where estimate and report bill it on
+    # the notebooks' default model and accelerator (README: keys left out take the defaults).
+    # With a stated figure the claim is judged on those defaults, as the same flags judge it.
+    path = tmp_path / "one.yaml"
+    path.write_text("inference_prompt_tokens: 3000\n")
+    assert main(["check", "--scenario", str(path), "--gpu-hours", "6.2e5"]) == 0
+    on_scenario = _verdict(capsys.readouterr().out)
+    assert main(["check", "--model", "llama-2-70b", "--accelerator", "H100-SXM",
+                 "--gpu-hours", "6.2e5"]) == 0
+    assert on_scenario == _verdict(capsys.readouterr().out)

@@ -4,6 +4,7 @@ budget, --compare labels, the RL line's reason, the project-duration convention 
 summary's labels. Expected values come from data/prices.csv, data/ledger_defaults.csv and hand
 derivations written here."""
 
+import json
 import math
 import os
 import re
@@ -360,7 +361,8 @@ def test_a_missing_network_figure_names_the_plan_keys_that_need_it(tmp_path):
     with pytest.raises(ScenarioError) as e:
         load_scenario(_yaml(tmp_path, head + "tp: 0\npp: 1\n"))
     assert "comm_scaleout_bytes_per_s" in str(e.value)
-    assert "plan keys (tp, pp) that build a parallel plan" in str(e.value)
+    assert "plan keys (tp, pp: the scenario's, or a notebook's defaults when it runs on its " \
+           "own) that build a parallel plan" in str(e.value)
     assert load_scenario(_yaml(tmp_path, head))["mfu"] == 0.4
     # with RL keys and no rl_train_mfu, the campaign needs the cluster too: said at once
     with pytest.raises(ScenarioError) as e:
@@ -792,3 +794,38 @@ def test_compare_fits_a_narrow_terminal():
     piped = compare_text(df, ("a", "b"), ("a.yaml", "b.yaml"), [quiet, quiet], columns=40,
                          fit=False)
     assert "B − A, P10 to P90 per draw" in piped  # to a pipe: the table, whatever the width
+
+
+def test_compare_says_when_the_rl_lines_decode_at_different_factors(tmp_path):
+    # A trial: the same MoE scenario on GB200 and on B200 billed RL at 2.4x on GB200 and the
+    # comparison did not say why: rl.VLLM_DECODE_FACTORS holds a factor fitted on NeMo RL's
+    # published GB200 step times (2.459) and none for B200 (1). The comparison names both.
+    from llmcost.present.cli import compare_decode_note
+    from llmcost.serving.rl import VLLM_DECODE_FACTORS
+    assert VLLM_DECODE_FACTORS == {"GB200-NVL72": 2.459}
+    base = ("model: llama-2-7b\nn_gpus: 512\ntrain_tokens: 1.0e11\nprice_usd_per_gpu_hour: 5.0\n"
+            "rl_iterations: 100\nrl_gpus: 64\n")
+    a = _yaml(tmp_path, base + "accelerator: GB200-NVL72\n", name="gb200.yaml")
+    b = _yaml(tmp_path, base + "accelerator: B200\n", name="b200.yaml")
+    r = _cli("estimate", "--scenario", str(a), "--compare", str(b), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    note = json.loads(r.stdout)["rl_decode_note"]
+    assert "A (gb200) on GB200-NVL72 at 2.46×; B (b200) on B200 at 1×" in note
+    assert "not the hardware" in note
+    bills = [estimate_ledger(a), estimate_ledger(a)]
+    assert compare_decode_note(bills, ("a", "a")) == ""  # the same factor: nothing to say
+
+
+def test_rollout_gpus_above_the_default_rl_job_are_refused_everywhere(tmp_path):
+    # A trial: rl_rollout_gpus 100 with rl_gpus left at the notebooks' 64 was billed by estimate
+    # on an RL job grown to 128 GPUs without a word, by check on another figure, and refused by
+    # build_ledger: one rule for all three, the bill's (the trainer needs GPUs).
+    from llmcost.bill.scenario import ScenarioError, load_scenario
+    path = _yaml(tmp_path, "model: llama-3.1-8b\nn_gpus: 64\nmfu: 0.4\nrl_rollout_gpus: 100\n"
+                 "rl_iterations: 100\n")
+    rule = "rl_rollout_gpus=100 must be < rl_gpus=64 (the trainer needs GPUs)"
+    for command in ("estimate", "check"):
+        r = _cli(command, "--scenario", str(path))
+        assert r.returncode == 2 and rule in r.stderr, (command, r.stderr)
+    with pytest.raises(ScenarioError, match=re.escape(rule)):
+        llmcost.build_ledger(load_scenario(path))

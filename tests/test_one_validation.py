@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from llmcost.bill import levers
 from llmcost.bill.ledger import build_ledger
 from llmcost.core.catalog import list_prices
+from llmcost.core.units import fmt_amount
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
 from llmcost.bill.validation import magnitude_warnings, user_words
@@ -296,8 +297,9 @@ def test_a_project_longer_than_ten_years_is_warned_not_refused(tmp_path):
     from llmcost.bill.pricing import default
     assert 10 ** (default("depreciation_ooms_per_year") * 10) == pytest.approx(25.1, abs=0.1)
     bill = estimate_ledger(_yaml(tmp_path, "ledger_project_months: 1.0e9", name="m.yaml"))
+    # 1e9 months ÷ 12 = 83,333,333 years, written with a suffix (units.fmt_amount)
     assert any(w.startswith("ledger_project_months=1e+09 is over 120 months (10 years; this is "
-                            "8.33e+07 years)") for w in bill.warnings)
+                            "83.3M years)") for w in bill.warnings)
     assert math.isfinite(bill.total_usd)
     assert magnitude_warnings({"ledger_project_months": 120}) == []
     assert len(magnitude_warnings({"ledger_project_months": 121})) == 1
@@ -321,7 +323,7 @@ def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
     days = bill.figures["run_wall_clock_days"]
     assert ideal < days < ideal / 0.8 * 1.1
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
-    assert w.startswith(f"the training run's wall clock is {days / 365.25:,.3g} years "
+    assert w.startswith(f"the training run's wall clock is {fmt_amount(days / 365.25, 3)} years "
                         f"({days:,.0f} days on 512 GPUs), over 10 years")
     assert "Cottier et al. 2024" in w and math.isfinite(bill.total_usd)
     # 1e13 tokens: a hundredth of it, about 50 days: no warning
@@ -386,7 +388,8 @@ def test_an_rl_campaign_longer_than_ten_years_is_warned_not_refused(tmp_path):
     years = hours / 8 / 24 / 365.25
     assert years > 10
     (w,) = [x for x in bill.warnings if x.startswith("the RL campaign runs")]
-    assert w == (f"the RL campaign runs {years:,.3g} years on its 8 GPUs ({hours:,.3g} GPU-hours "
+    assert w == (f"the RL campaign runs {fmt_amount(years, 3)} years on its 8 GPUs ({hours:,.3g} "
+                 "GPU-hours "
                  "for rl_runs=1 × rl_iterations=1e+09), over 10 years: no dated GPU-hour price "
                  "describes it; check rl_iterations and rl_runs")
     assert math.isfinite(bill.total_usd)

@@ -1091,7 +1091,7 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
         line = glance.caveat_line(w)
         assert line.count("(") == line.count(")") and "\n" not in line
     lines = [glance.caveat_line(w) for w in got]
-    assert lines[0] == ("the project lasts 8.33e+07 years (ledger_project_months=1e+09), over "
+    assert lines[0] == ("the project lasts 83.3M years (ledger_project_months=1e+09), over "
                         "120 months: no one dated GPU-hour price describes it; check the unit")
     assert lines[1] == ("the GPU-hour price, $31.92, is above every listed price for H100-SXM "
                         "(the dearest $12.29): check the unit (one GPU, one hour, dollars)")

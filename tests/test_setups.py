@@ -13,6 +13,7 @@ import pytest
 
 import llmcost
 from llmcost import inference as inf
+from llmcost.core.hardware import DoesNotFit
 from llmcost.serving import setups
 
 
@@ -444,6 +445,24 @@ def test_setups_side_by_side_rows_are_the_called_set_ups():
     assert t.loc[2, col] == ep.expected_output_tokens_per_s_per_gpu
     assert t.attrs["disaggregated"].usd_per_m_output == t.loc[2, "USD per M output"]
     assert t.loc[0, "set-up"].startswith("llama-2-70b: TP")
+
+
+def test_setups_side_by_side_keeps_an_example_that_does_not_fit_as_a_row():
+    # A trial: a scenario with inference_prompt_tokens 3000 stopped notebook 05 (and its
+    # report) on "tokens_per_gpu=256 does not fit", the EP72 decode pool of DeepSeek-V3 that
+    # MOE_DEPLOYMENT fixes: 256 sequences of 3,000 + 126 tokens per GPU overflow the KV cache
+    # beside its weights (the error's own figure: room for 227). The example row stays, priced
+    # NaN, its set-up saying why and naming the model; the scenario's own row is priced.
+    kw = dict(prompt_tokens=3000, output_tokens=250)
+    with pytest.raises(DoesNotFit, match="tokens_per_gpu=256 does not fit"):
+        setups.disaggregated_serving("deepseek-v3", "H100-SXM", 3.0, **kw,
+                                     **setups.MOE_DEPLOYMENT)
+    t = setups.setups_side_by_side("llama-2-70b", "H100-SXM", 3.0, max_tpot_s=0.05, **kw)
+    assert len(t) == 3 and t.attrs["disaggregated"] is None
+    assert t.loc[2, "set-up"].startswith("deepseek-v3: P/D disaggregated") and \
+        "does not fit at 3,000 in / 250 out: tokens_per_gpu=256" in t.loc[2, "set-up"]
+    assert t.loc[2, ["batch per replica or GPU", "USD per M output"]].isna().all()
+    assert t.loc[0, "USD per M output"] > 0 and t.loc[1, "USD per M output"] > 0
 
 
 def test_ep_options_object_and_keywords_give_the_same_set_up():

@@ -138,6 +138,12 @@ def test_an_rl_rollout_longer_than_the_trained_context_is_warned():
     phase = [{"name": "long-context", "tokens": 1e11, "seq_len": 32768}]
     assert rl_context_warning({**long, "phases": phase}, defaults=set()) is None
     assert rl_context_warning({**long, "ledger_rl": False}, defaults=set()) is None
+    # a scenario that has a phase too short for the rollouts is asked to lengthen it, not to
+    # add the phase it has (a trial: 1,024 + 32,768 = 33,792 against its phase at 32,768)
+    short = [{"name": "long-context", "tokens": 1e11, "seq_len": 8192}]
+    w = rl_context_warning({**long, "phases": short}, defaults=set())
+    assert "beyond the 8,192 tokens" in w and "its longest phase at seq_len >= 16,896" in w
+    assert "phases: [{name: long-context" not in w
     # rl_iterations and rl_runs both the notebooks' defaults, ledger_rl null: not billed
     assert rl_context_warning(long, defaults={"rl_iterations", "rl_runs"}) is None
 

@@ -91,7 +91,9 @@ def price_network_warning(values: dict) -> str | None:
     https://aws.amazon.com/ec2/instance-types/p4/) differs by more than 1% from the one the
     step-time model uses (``comm_scaleout_bytes_per_s``, else data/accelerators.csv's
     ``scaleout_bytes_per_s_per_dir``): the price buys another network than the one modelled.
-    Named with its rows; None otherwise (a price the scenario gives is its own)."""
+    Named with its rows; None otherwise (a price the scenario gives is its own), and for a job
+    inside one scale-up domain (``n_gpus`` at most the accelerator's ``scaleup_domain_size``),
+    which sends nothing over the scale-out network."""
     pricing, acc = values.get("pricing", "on_demand"), values.get("accelerator")
     if values.get("price_usd_per_gpu_hour") is not None or pricing == "owned" or acc is None:
         return None
@@ -99,6 +101,9 @@ def price_network_warning(values: dict) -> str | None:
         gpu = load_accelerator(acc)
         rows = current_prices(gpu.name, pricing)
     except ValueError:
+        return None
+    n = values.get("n_gpus")
+    if isinstance(n, (int, float)) and gpu.scaleup_domain_size and n <= gpu.scaleup_domain_size:
         return None
     given = values.get("comm_scaleout_bytes_per_s")
     modelled = given if isinstance(given, (int, float)) else gpu.scaleout_bytes_per_s_per_dir
@@ -631,11 +636,16 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     longest, trained = n[0] + n[1], max(lengths)
     if longest <= trained:
         return None
+    # a scenario with phases already has its longest one: lengthen it (a trial was asked for
+    # the long-context phase its scenario held, at 32,768 for a 33,792-token rollout)
+    need = ("a long-context phase first (phases: [{name: long-context, tokens: ..., "
+            "seq_len: ...}])" if len(lengths) == 1 else
+            f"its longest phase at seq_len >= {longest:,} first")
     return (f"the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = "
             f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
-            "scenario trains its model at (seq_len and the phases' seq_len): the policy needs a "
-            "long-context phase first (phases: [{name: long-context, tokens: ..., seq_len: "
-            "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
+            f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "
+            f"{need}, and the generation time and KV cache the RL line prices are "
+            "extrapolated.")
 
 
 def served_context_warning(values: dict) -> str | None:

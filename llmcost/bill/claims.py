@@ -109,7 +109,7 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.model import ModelSpec
 from ..core.stacks import generation
-from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus
+from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus, fmt_quantity
 from ..training import reliability as rel
 from ..training.accuracy import (
     SEQ_FACTOR,
@@ -497,7 +497,7 @@ class ClaimCheck:
                                                 for k, v in self.phase_gpu_hours.items()))
         if self.published_phase_gpu_hours:
             L.append("  published split (beside the claim, not applied): " + ", ".join(
-                f"{k} {v:,.0f} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
+                f"{k} {fmt_quantity(v)} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
         L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {self.n_active_6nd / 1e9:.2f}B active "
                  f"parameters, {self.count_source}; D = {self.train_tokens:.4g}); MFU basis "
                  f"(matmul + attention, full attention mask, as published MFUs count) "
@@ -680,7 +680,8 @@ def published_split_note(model_name: str, claimed, tolerance, tokens=None,
     total = sum(known.values())
     if claimed is not None and isinstance(tolerance, numbers.Real) and \
             abs(claimed / total - 1) <= tolerance:
-        what = (f"the claimed {claimed:,.0f} GPU-h is judged as given; it matches the published "
+        what = (f"the claimed {fmt_quantity(claimed)} GPU-h is judged as given; it matches the "
+                f"published "
                 f"total {total:,.0f}")
     else:
         what = "the claim's hours are judged as given"
@@ -1501,15 +1502,16 @@ def _cost_only_verdict(j: _Judging) -> None:
             f"{j.floor_source.removeprefix('the least its FLOPs can cost is ')}")
     elif j.needed[1] < (least := least_hour_price(j))[0]:
         j.verdict = "optimistic"
-        j.reason = (f"cost-only claim: it needs {at}, below the least an hour of {c.acc.name} "
-                    f"can cost, {usd_rate(least[0])}/GPU-h ({least[1]}), even at the best "
+        j.reason = (f"cost-only claim: it needs {at}, below the cheapest hour of {c.acc.name} "
+                    f"the catalogue knows, {usd_rate(least[0])}/GPU-h ({least[1]}), even at the "
+                    "best "
                     f"published MFU; the catalogue's lowest {c.pricing} price is "
                     f"${pr['low']:.2f}")
     elif j.needed[1] < pr["low"]:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
-                    f"{c.pricing} price ${pr['low']:.2f} but not below the least an hour of "
-                    f"{c.acc.name} can cost, {usd_rate(least[0])}/GPU-h ({least[1]})")
+                    f"{c.pricing} price ${pr['low']:.2f} but not below the cheapest hour of "
+                    f"{c.acc.name} the catalogue knows, {usd_rate(least[0])}/GPU-h ({least[1]})")
     elif j.needed[0] > pr["high"]:
         j.verdict = "low"
         j.reason = (f"cost-only claim: it needs {at}, above the catalogue's highest "
@@ -1618,18 +1620,19 @@ def _price_judgement(j: _Judging) -> tuple:
                 if c.pricing == "owned" else
                 f"every current {c.pricing} list price of {pr['priced_as']} ({rng})")
     if implied < least:
-        return "optimistic", (f"{said} is below the least an hour of {c.acc.name} can cost, "
-                              f"{usd_rate(least)}/GPU-h: {src}"
+        return "optimistic", (f"{said} is below the cheapest hour of {c.acc.name} the "
+                              f"catalogue knows, {usd_rate(least)}/GPU-h: {src}"
                               + (f"; it is below {mode} too" if mode else ""))
     if not mode or implied >= pr["low"]:
-        return "plausible", (f"{said} is not below the least an hour of {c.acc.name} can "
-                             f"cost, {usd_rate(least)}/GPU-h"
+        return "plausible", (f"{said} is not below the cheapest hour of {c.acc.name} the "
+                             f"catalogue knows, {usd_rate(least)}/GPU-h"
                              + (f", nor below {mode}" if mode else f": {src}"))
     try:
         own = owned_hour_range(load_accelerator(pr["priced_as"] or c.acc.name))
     except ValueError:
         own = None
-    tail = f"the least an hour of {c.acc.name} can cost, {usd_rate(least)}/GPU-h ({src})" \
+    tail = (f"the cheapest hour of {c.acc.name} the catalogue knows, {usd_rate(least)}/GPU-h "
+            f"({src})") \
         if own is None or implied < own["low"] else \
         f"what an owned or long-reserved hour can cost ({own['words']})"
     committed = "" if not committed_prices(c.acc).empty else (

@@ -76,10 +76,11 @@ class LongContextExercise:
             adds = f"in addition to the scenario's phases: adds {fmt_usd(self.added_usd)}"
         else:
             r = self.replaced
+            moves = "rises" if self.vs_bill_usd >= 0 else "falls"
             adds = (f"replaces the scenario's own {r['name']} phase ({fmt_count(r['tokens'], 3)}"
-                    f" tokens at {r['seq_len']:,}, {fmt_usd(self.own_usd)} of the bill): adds "
-                    f"{fmt_usd(self.added_usd)} to the bill without it, "
-                    f"{fmt_usd(self.vs_bill_usd)} to the bill")
+                    f" tokens at {r['seq_len']:,}, {fmt_usd(self.own_usd)} of the bill): it adds "
+                    f"{fmt_usd(self.added_usd)} to the bill without that phase, so the bill "
+                    f"{moves} by {fmt_usd(abs(self.vs_bill_usd))}")
         lines = [head, f"{adds}; a {ph['seq_len']:,}-token sequence costs "
                  f"{self.flops_ratio:.2f}× the FLOPs per token of a {self.seq_len:,}-token one, "
                  f"at MFU {ph['mfu']:.1%} against {self.bill_mfu:.1%}"]

@@ -718,7 +718,8 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
                 f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}",
                 "compute", "pre-training", b.kind_compute, hours / g * rate,
                 f"{per_token}) ÷ ({b.peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
-                f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {fmt_gpus(ph['n_gpus'])} × "
+                f"= {_quantity(hours)} ideal GPU-h ÷ goodput {g:.2%} on "
+                f"{fmt_gpus(ph['n_gpus'])} × "
                 f"${rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
                 f"{b.price_source}", "modelled", "01_flops"))
             continue
@@ -729,13 +730,13 @@ def _pretraining_lines(lines: list, b: _Basis) -> dict:
             "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
             b.kind_compute, hours * rate,
             f"{per_token}, MFU basis) ÷ ({b.peak:.3g} FLOP/s × MFU "
-            f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${rate:.2f}",
+            f"{ph['mfu']:.1%}) = {_quantity(hours)} ideal GPU-h × ${rate:.2f}",
             f"compute.training_run; MFU {b.mfu_source}; {b.price_source}", "modelled",
             "01_flops"))
         lines.append(Line(
             "compute.failures", "failures, checkpoints and restarts", "compute",
             "pre-training", b.kind_compute, (hours / g - hours) * rate,
-            f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
+            f"paid − ideal GPU-hours of the main run = {_quantity(hours / g - hours)} GPU-h "
             f"(goodput {g:.2%}"
             f"{'; spot pre-emptions included' if p['pricing'] == 'spot' else ''}"
             f"{'' if p['ledger_resumable'] else NO_CHECKPOINTS_WORDS})",
@@ -755,7 +756,7 @@ def _exploratory_runs_line(lines: list, b: _Basis):
     h = sum(r["gpu_hours"] for r in runs)
     lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
                       "development", b.kind_compute, h * b.gpu_rate,
-                      f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${b.gpu_rate:.2f}: "
+                      f"{len(runs)} listed run(s), {_quantity(h)} GPU-h × ${b.gpu_rate:.2f}: "
                       + ", ".join(r["name"] for r in runs),
                       "ledger_exploratory_runs (scenario)", "modelled"))
     return h
@@ -798,7 +799,7 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
             f"post.{key}", label, "post-training", "post-training", b.kind_compute,
             hours * b.gpu_rate,
             f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
-            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${b.gpu_rate:.2f}",
+            f"{main_goodput:.1%} = {_quantity(hours)} GPU-h × ${b.gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
     return post_h
@@ -977,7 +978,8 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
     if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", 0.0,
-                          f"{all_h:,.0f} GPU-h, but accelerator={gpu.name!r} has no tdp_w in "
+                          f"{_quantity(all_h)} GPU-h, but accelerator={gpu.name!r} has no "
+                          "tdp_w in "
                           "data/accelerators.csv (no sourced figure): energy and emissions "
                           "are not computed" + ("" if b.own else
                                                 ", and the electricity is included in the "
@@ -992,7 +994,7 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
     kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
     usd_kwh = default("electricity_usd_per_kwh") if \
         p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
-    how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
+    how = (f"{_quantity(all_h)} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
            f"{gpu.tdp_w:.0f} W × server × {default('power_to_tdp'):g} average draw × PUE) = "
            f"{_quantity(mwh)} MWh; "
            f"{_quantity(t_co2)} tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× "
@@ -1174,12 +1176,14 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
     label = ("exploratory and failed runs" + (f", net of {what}" if netted and not clamped else "")
              + (f" (none left: {what} exceed{'s' if len(netted) == 1 else ''} the "
                 "multiplier)" if clamped else ""))
-    how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
-           f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
+    how = (f"development compute beyond the final run, {frac:.2f} × {_quantity(paid_h)} paid "
+           f"GPU-h (Cottier et al.'s range {row['low']}-{row['high']}: total development "
+           "compute is "
            "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
-           f"together), less the {netted_h:,.0f} GPU-h of post-training and benchmark lines "
+           f"together), less the {_quantity(netted_h)} GPU-h of post-training and benchmark "
+           "lines "
            "billed separately" + (" (they exceed it: 0)" if clamped else "")
-           + f" = {h:,.0f} GPU-h × ${rate:.2f}")
+           + f" = {_quantity(h)} GPU-h × ${rate:.2f}")
     lines.insert(ix, Line("compute.exploratory", label, "compute",
                           "development", kind, h * rate, how,
                           "ledger_exploratory_fraction (scenario); " + row["source"] if given
@@ -1197,7 +1201,7 @@ def _netted_words(n: dict) -> str:
     """"RL post-training's 73,322 GPU-h ($292k)" for each part an exploratory line nets out
     (``figures['exploratory_netting']``), joined with "and"."""
     rate = n["usd_per_gpu_hour"]
-    return _and([f"{_possessive(k)} {float(h):,.0f} GPU-h ({fmt_usd(float(h) * rate)})"
+    return _and([f"{_possessive(k)} {_quantity(float(h))} GPU-h ({fmt_usd(float(h) * rate)})"
                  for k, h in n["netted"].items()])
 
 
@@ -1266,7 +1270,8 @@ def exploratory_words(bill: Ledger) -> str | None:
         return None
     rate, gross = n["usd_per_gpu_hour"], float(n["gross_gpu_hours"])
     what, many = _and(list(n["netted"])), len(n["netted"]) > 1
-    mult = f"{float(n['fraction']):.2f}x that run: {gross:,.0f} GPU-h, {fmt_usd(gross * rate)}"
+    mult = (f"{float(n['fraction']):.2f}x that run: {_quantity(gross)} GPU-h, "
+            f"{fmt_usd(gross * rate)}")
     if not n["clamped"]:
         return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
                 f"counts (its part beyond the final run, {mult}), as "
@@ -1419,9 +1424,10 @@ def predicted_mfu_source(pred: dict) -> str:
 
 
 def _quantity(x) -> str:
-    """A quantity of the bill's prose (``units.fmt_quantity``); Monte Carlo draws as their own
-    format gives them."""
-    return fmt_quantity(x) if isinstance(x, (int, float)) else f"{x:,.0f}"
+    """A quantity of the bill's prose (``units.fmt_quantity``: three significant figures below
+    100, whole numbers above); Monte Carlo draws by their first, as their own format gives them
+    (``montecarlo.Draws``)."""
+    return fmt_quantity(float(np.ravel(x)[0]) if np.ndim(x) else x)
 
 
 def _rl_campaign(p: dict, usd_per_gpu_hour: float):
@@ -1460,7 +1466,7 @@ def _rl_how(p, camp, rate) -> str:
     split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
     decode = decode_factor_words(p["accelerator"], algorithm=p["rl_algorithm"])
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
-            f"= {total:,.0f} GPU-h × ${rate:.2f}"
+            f"= {_quantity(total)} GPU-h × ${rate:.2f}"
             + (f" + verifier ${verifier:,.0f}" if verifier else "")
             + " (notebook 05's campaign; failures of the RL job not added)"
             + (f"; generation: {decode}" if decode else ""))
@@ -1657,7 +1663,8 @@ def _processing_line(lines, p, rate, kind) -> float:
     lines.append(Line(key, label, "data", "data", kind, _num(h * rate),
                       f"published default: {tokens:.3g} training tokens × "
                       f"{published_range('data_processing_gpu_hours_per_token')} GPU-h/token = "
-                      f"{h:,.0f} GPU-h × ${rate:.2f}/GPU-h; a lower bound (the classifier pass "
+                      f"{_quantity(h)} GPU-h × ${rate:.2f}/GPU-h; a lower bound (the classifier "
+                      "pass "
                       "only: extraction and MinHash dedup run on CPUs, hours not published)",
                       "data/ledger_defaults.csv data_processing_gpu_hours_per_token: "
                       + default_source("data_processing_gpu_hours_per_token"), "default"))
@@ -1903,7 +1910,9 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
          "restarts and checkpoint stalls are paid for"),
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
-         "6ND and attention-inclusive counts differ by 5-20%"),
+         "6ND and the attention-inclusive count differ by "
+         f"{f['training_flops_mfu_basis'] / f['training_flops_6nd'] - 1:+.1%} here "
+         "(the attention core grows with the sequence, the 6ND count does not)"),
         ("How many tokens, so how many FLOPs?", f"{f['training_flops_mfu_basis']:.3g} FLOP (MFU "
          f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases", "N × D × 6 is the floor; long context adds attention"),
         ("Does it include exploratory, ablation and failed runs?",
@@ -2350,9 +2359,10 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             n, hi = f["exploratory_netting"], exploratory_fraction_bounds(p)[2]
             whose = ("the range around the scenario's fraction" if
                      p.get("ledger_exploratory_fraction") is not None else "Cottier et al.'s range")
-            out[k] = (f"the {float(n['netted_gpu_hours']):,.0f} GPU-h of "
+            out[k] = (f"the {_quantity(float(n['netted_gpu_hours']))} GPU-h of "
                       f"{_and(list(n['netted']))} it nets out exceed even the top of {whose} "
-                      f"({hi:.3g} × the final run's {f['paid_gpu_hours']:,.0f} paid GPU-h), so "
+                      f"({hi:.3g} × the final run's "
+                      f"{_quantity(f['paid_gpu_hours'])} paid GPU-h), so "
                       "the exploratory line is $0 at every fraction of that range")
         elif k == "ledger_exploratory_fraction":
             out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"

@@ -60,7 +60,8 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_scalar, as_text,
-                          fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_usd)
+                          fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
+                          fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -201,7 +202,8 @@ def bill(scenario: dict) -> Ledger:
         h = float(w[k])
         lines.append(Line(key, label, "compute", "development",
                           compute_kind(led.figures["pricing"]), h * price,
-                          f"{h:,.0f} GPU-h × ${price:.2f}/GPU-h" if h else f"{k} not given",
+                          f"{fmt_quantity(h)} GPU-h × ${price:.2f}/GPU-h" if h
+                          else f"{k} not given",
                           f"{k} (scenario); llmcost.levers.bill", "modelled" if h else "not given",
                           "09_savings"))
     figures = {**led.figures, "waste_gpu_hours": float(w["waste_failed_job_gpu_hours"]
@@ -876,6 +878,16 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
                   f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
 
 
+def _recompute_on_half(s: dict) -> Change:
+    """``activation_recompute`` with full recomputation on half the scenario's GPUs (``n // 2``:
+    the activations recomputed fit a model on fewer GPUs, which then run longer); a scenario on
+    1 GPU has no half and the lever does not apply (it priced 1 GPU as its half)."""
+    n = int(_get(_clean(s), "n_gpus"))
+    if n < 2:
+        return _unchanged(s, f"the scenario runs on {fmt_gpus(n)}, which cannot be halved")
+    return activation_recompute(s, "full", n // 2)
+
+
 def _default_free(key: str):
     """The value that leaves a plan parameter to be chosen (``pp_split`` has none: kept)."""
     return {"zero_stage": -1, "recompute": "auto", "pp_schedule": "auto"}.get(key, 0)
@@ -1504,8 +1516,7 @@ LEVERS = {
     "raise_mfu": ("raise MFU to the best published", "utilisation", raise_mfu),
     "fp8_training": ("train in FP8", "utilisation", fp8_training),
     "activation_recompute": ("full recomputation on half the GPUs", "utilisation",
-                             lambda s: activation_recompute(s, "full", max(1, _get(s, "n_gpus")
-                                                                           // 2))),
+                             _recompute_on_half),
     "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
     "resumable_training": ("make training resumable", "checkpoints", resumable_training),
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",

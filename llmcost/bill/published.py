@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator
+from ..core.units import fmt_quantity
 from .pricing import (default, default_range, default_rows, owned_usd_per_gpu_hour,
                       server_cost_multiplier)
 
@@ -81,12 +82,12 @@ def range_text(key: str) -> str:
     if low is None and high is None:
         rng = "a single published figure"
     elif high is None:
-        rng = f"the low end, {low:g}: no published high"
+        rng = f"the low end, {fmt_quantity(low)}: no published high"
     elif low is None:
-        rng = f"the high end, {high:g}: no published low"
+        rng = f"the high end, {fmt_quantity(high)}: no published low"
     else:
-        rng = f"range {low:g}-{high:g}"
-    return f"{value:g} ({rng}; {row['date']}; {row['source'].split(',')[0]})"
+        rng = f"range {fmt_quantity(low)}-{fmt_quantity(high)}"
+    return f"{fmt_quantity(value)} ({rng}; {row['date']}; {row['source'].split(',')[0]})"
 
 
 # ------------------------------------------------------------------------------ defaults

@@ -1189,9 +1189,11 @@ def _plan_keys_need_network(p: dict, err: ValueError) -> str:
         return ""
     keys = [k for k in PLAN_PARAMETERS if k in p]
     rl = any(str(k).startswith("rl_") for k in p) and p.get("rl_train_mfu") is None
-    return (f". It is the scenario's plan keys ({', '.join(keys)}) that build a parallel plan "
-            "on this cluster: leave them out to bill the run at its given mfu, which needs no "
-            f"network figure (notebooks {', '.join(NETWORK_FREE_NOTEBOOKS)} run then)"
+    return (f". It is the plan keys ({', '.join(keys)}: the scenario's, or a notebook's "
+            "defaults when it runs on its own) that build a parallel plan on this cluster: "
+            "give comm_scaleout_bytes_per_s, or leave them out to bill the run at its given mfu, "
+            f"which needs no network figure (notebooks {', '.join(NETWORK_FREE_NOTEBOOKS)} run "
+            "then)"
             + ("; its RL campaign (the rl_ keys) plans its update on the same cluster too: "
                "give rl_train_mfu, or leave the rl_ keys out" if rl else ""))
 

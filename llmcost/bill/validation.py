@@ -33,7 +33,7 @@ import numpy as np
 from ..core.catalog import list_prices, load_accelerator, load_model
 from ..core.diskcache import disk_cached
 from ..core.stacks import generation
-from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_gpus
+from ..core.units import fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
                           scenario_campaign, scenario_iteration)
@@ -523,7 +523,8 @@ def _long_project_warning(months) -> str | None:
     if not isinstance(months, (int, float)) or months <= LONG_PROJECT_MONTHS:
         return None
     return (f"ledger_project_months={months:g} is over {LONG_PROJECT_MONTHS:.0f} months "
-            f"({LONG_PROJECT_MONTHS / 12:.0f} years; this is {months / 12:,.3g} years): people, "
+            f"({LONG_PROJECT_MONTHS / 12:.0f} years; this is {fmt_amount(months / 12, 3)} years): "
+            "people, "
             "operations and storage are billed per month for all of it, and hardware "
             "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
             "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
@@ -554,14 +555,20 @@ def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
       later on better hardware and algorithms finishing first (Emberson and Edelman 2025, Epoch
       AI); more GPUs shorten it.
 
-    None without a bill or under 9 months."""
+    None without a bill or under 9 months (``long_run_words``)."""
     days = bill.figures.get("run_wall_clock_days") if bill is not None else None
+    return long_run_words(days, p.get("n_gpus"))
+
+
+def long_run_words(days, gpus=None) -> str | None:
+    """``_long_run_warning``'s sentence for a run of ``days`` of wall clock on ``gpus`` (None
+    when not a finite number of days, or under ``LONG_RUN_MONTHS``): what notebook 01 adds to
+    its answer where a scenario's bill would warn."""
     if not isinstance(days, (int, float)) or not math.isfinite(days):
         return None
     months = days / (365.25 / 12)
     if months <= LONG_RUN_MONTHS:
         return None
-    gpus = p.get("n_gpus")
     on = f" on {fmt_gpus(gpus)}" if isinstance(gpus, int) and gpus > 0 else ""
     if months <= LONG_PROJECT_MONTHS:
         return (f"the training run's wall clock is {months:,.1f} months ({days:,.0f} days{on}), "
@@ -569,7 +576,7 @@ def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
                 "that starts later on better hardware and algorithms can finish first "
                 "(Emberson and Edelman 2025, Epoch AI, 'Frontier training runs will likely stop "
                 "getting longer by around 2027'); more GPUs (n_gpus) shorten it")
-    return (f"the training run's wall clock is {months / 12:,.3g} years ({days:,.0f} days"
+    return (f"the training run's wall clock is {fmt_amount(months / 12, 3)} years ({days:,.0f} days"
             f"{on}), over {LONG_PROJECT_MONTHS / 12:.0f} years: hardware price-performance "
             "moves 0.14 orders of magnitude a year (Cottier et al. 2024), so one dated GPU-hour "
             "price cannot describe it; check train_tokens, n_gpus and mfu")
@@ -676,7 +683,8 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     k = p.get("rl_time_factor", 1.0)
     scaled = isinstance(k, (int, float)) and not isinstance(k, bool) and k != 1.0
-    return (f"the RL campaign runs {months / 12:,.3g} years on its {fmt_gpus(p['rl_gpus'])} "
+    return (f"the RL campaign runs {fmt_amount(months / 12, 3)} years on its "
+            f"{fmt_gpus(p['rl_gpus'])} "
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
             f"{p.get('rl_iterations'):,.3g}" + (f" × rl_time_factor={k:g}" if scaled else "")
             + f"), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated GPU-hour price describes "
@@ -745,7 +753,7 @@ def own_published_run_warning(values: dict) -> str | None:
     as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
               "speed-up of one plan: the run was BF16)" if fp8_vs_bf16 else "")
     return (f"mfu: the catalogue holds {r['model']}'s own published run on "
-            f"{r['accelerator']}: {r['published_gpu_hours']:,.0f} GPU-hours for "
+            f"{r['accelerator']}: {fmt_quantity(r['published_gpu_hours'])} GPU-hours for "
             f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
             f"restarts and every phase included; notebook 08){as_fp8}; the bill's "
             f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "

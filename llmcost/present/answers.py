@@ -13,8 +13,10 @@ import textwrap
 
 import pandas as pd
 
+from ..bill.scenario import LEDGER_DEFAULTS
+from ..bill.validation import long_run_words
 from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, fmt_gpus,
-                          fmt_usd)
+                          fmt_quantity, fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 from ..training.memory import MOE_CHECK_LOAD_FACTOR
 from ..training.straggler import N_CALIBRATION
@@ -57,10 +59,20 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
             f" (counted as MFU counts them, attention included; 6ND: "
             f"{fmt_flops(run['training_flops_6nd'])})"
-            f": at {fmt_fraction_pct(mfu)} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
-            f"({run['wall_clock_days']:.1f} days on {fmt_gpus(n_gpus)} with no failures) and "
+            f": at {fmt_fraction_pct(mfu)} MFU on {accelerator} that is "
+            f"**{fmt_quantity(run['gpu_hours'])} GPU-hours** "
+            f"({fmt_quantity(run['wall_clock_days'])} days on {fmt_gpus(n_gpus)} with no "
+            "failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
-            "GPU-hour.")
+            "GPU-hour." + _long_run_note(run["wall_clock_days"], n_gpus))
+
+
+def _long_run_note(days: float, n_gpus: int) -> str:
+    """The bill's long-run warning (``validation.long_run_words``) as a closing sentence, or
+    "" for a run under 9 months: notebook 01 alone (papermill, a class) said a 2,600-year run
+    without a word where ``llmcost estimate`` warns."""
+    words = long_run_words(days, n_gpus)
+    return f" **Note:** {md_text(words[0].upper() + words[1:])}." if words else ""
 
 
 def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: float,
@@ -199,9 +211,13 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     beyond = (f", longer than the ideal run's {fmt_duration(run_s)} itself (a restart then "
               "replays from the start)" if interval_s > run_s else "")
     return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
-            f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
+            f"(and stops {planned_per_day:g} times a day for planned work"
+            + (", `fail_planned_per_day`'s default: Llama 3's rate for its whole 16,384-GPU "
+               "job, applied whatever the job's size" if planned_per_day ==
+               LEDGER_DEFAULTS["fail_planned_per_day"] else "")
+            + "); checkpointing every "
             f"{interval_s / 60:,.0f} min{beyond} keeps goodput at **{goodput:.1%}**, so failures, "
-            f"restarts and checkpoints add **{extra:,.0f} GPU-hours** "
+            f"restarts and checkpoints add **{fmt_quantity(extra)} GPU-hours** "
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 
@@ -218,7 +234,7 @@ def no_checkpoints(n_gpus: int, goodput: float, ideal_gpu_hours: float, failures
     return (f"The scenario takes **no checkpoints** (`ledger_resumable: false`): on "
             f"{fmt_gpus(n_gpus)} a failure or a planned stop comes every **{every}** and "
             f"restarts the run from scratch, so its goodput is **{goodput:.1%}** and they add "
-            f"**{ideal_gpu_hours * (1 / goodput - 1):,.0f} GPU-hours** "
+            f"**{fmt_quantity(ideal_gpu_hours * (1 / goodput - 1))} GPU-hours** "
             f"({md_usd(failures_usd)}, the bill's failures line). With the checkpoints this "
             f"page derives, goodput would be {ckpt_goodput:.1%}: "
             + (f"{md_usd(saving)} less." if saving > 0 else

@@ -30,7 +30,7 @@ from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioE
 from ..core import catalog
 from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, noun
 from ..core.version import __version__
-from ..serving.rl import decode_factor_words
+from ..serving.rl import decode_factor_words, vllm_decode_factor
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
@@ -551,6 +551,9 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
         out += wrap_lines(f"exploratory and failed runs: {df.attrs['exploratory_note']}.",
                           columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
+    decode = compare_decode_note(bills, names)
+    if decode:  # the RL lines differ by a calibration, not only by the hardware
+        out += wrap_lines(decode, columns, "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
         if b.warnings:
@@ -560,6 +563,27 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
         else:
             out += wrap_lines(f"{tag} ({name}): no warning", columns)
     return "\n".join(out)
+
+
+def compare_decode_note(bills, names) -> str:
+    """One sentence when the two bills' RL lines decode their rollouts at different empirical
+    factors (``rl.vllm_decode_factor``, ``rl.VLLM_DECODE_FACTORS``: fitted on published runs on
+    one accelerator, 1 elsewhere): part of the RL line's difference is that calibration, not the
+    hardware (a trial read GB200's RL line at 2.4× B200's as GB200 being worse for RL). ""
+    when neither bill has an RL line or the factors are equal."""
+    factors = []
+    for b in bills:  # a bill without an RL line (or a stand-in without lines) has no factor
+        rl = [ln.usd for ln in getattr(b, "lines", ()) if ln.key == "post.rl"]
+        rl = rl and rl[0] and (b.scenario or {}).get("rl_algorithm") != "dpo"
+        factors.append(vllm_decode_factor("vLLM", b.figures["accelerator"]) if rl else None)
+    if None in factors or factors[0] == factors[1]:
+        return ""
+    said = "; ".join(f"{tag} ({name}) on {b.figures['accelerator']} at {f:.3g}×"
+                     for tag, name, b, f in zip("AB", names, bills, factors))
+    return ("RL post-training: the rollouts' decode steps are priced at the serving model's time "
+            f"× an empirical factor per accelerator (rl.VLLM_DECODE_FACTORS): {said}. A factor "
+            "above 1 is fitted on published step times on that accelerator, one of 1 has none "
+            "to fit: part of the RL line's difference is that calibration, not the hardware.")
 
 
 def _compare_block(cells: list, columns: int) -> list:
@@ -597,6 +621,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
             "inputs_differ": compare_inputs(bills),
             "lines": records,
             "exploratory_note": df.attrs.get("exploratory_note"),
+            "rl_decode_note": compare_decode_note(bills, names) or None,
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")
                               for q in (10, 50, 90)},
@@ -828,16 +853,19 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
             lines.append(row)
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
-              f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
+              f"energy of all {fmt_quantity(f['all_gpu_hours'])} GPU-h (every line's compute) "
               f"{fmt_quantity(f['energy_mwh'])} MWh, {fmt_quantity(f['tco2e'])} tCO2e")
     lines += [""] + [x for ln in [
-              f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
-              f"ideal, {f['paid_gpu_hours']:,.0f} paid (goodput {f['goodput']:.1%}); "
-              f"{f['all_gpu_hours']:,.0f} GPU-h with exploration, post-training and evaluation",
-              f"wall clock of the main run: {f['wall_clock_days']:,.1f} days paid "
-              f"({f['main_ideal_days']:,.1f} days at 100% goodput, as notebook 01 counts it)",
+              "pre-training GPU-hours (main run and phases): "
+              f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
+              f"paid (goodput {f['goodput']:.1%}); "
+              f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training and "
+              "evaluation",
+              f"wall clock of the main run: {fmt_quantity(f['wall_clock_days'])} days paid "
+              f"({fmt_quantity(f['main_ideal_days'])} days at 100% goodput, as notebook 01 counts "
+              "it)",
               energy,
-              f"project duration: {f['project_months']:,.2f} months "
+              f"project duration: {fmt_quantity(f['project_months'])} months "
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]
@@ -1045,6 +1073,10 @@ def _check(args) -> int:
             planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
+            # the model and accelerator a scenario leaves out are the notebooks' defaults, as
+            # estimate and report take them (a trial's one-line scenario was refused here)
+            run.update({k: planned.values[k] for k in ("model", "accelerator")
+                        if k not in run and planned.values.get(k) is not None})
             # the lines the claim leaves out are the scenario's where it gives them, as the
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
@@ -1465,7 +1497,7 @@ def _calibrate(args) -> int:
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; "
           f"{x.describe_transfer(cal.compute_factor)}; the network factors identified above "
           "in full")
-    say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
+    say(f"  step time {x.step_time_s:.2f} s; {fmt_quantity(hours[0])} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {fmt_gpus(p0.n_gpus)}, the pilot the band "

@@ -691,9 +691,10 @@ CAVEATS = [
      "this plan's are small (by H100's table, about {1} of that rate)"),
     # an RL rollout longer than the model is trained at (checks, the RL context check)
     (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
-     r"the scenario trains its model at",
+     r"the scenario trains its model at .*?the policy needs (a long-context phase|its longest "
+     r"phase at seq_len >= [\d,]+) first",
      "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
-     "a long-context phase first"),
+     "{2} first"),
     # a bill above world GDP from inputs each below it (validation._world_bill_warning)
     (r"^the bill, \$(\S+), is above world GDP",
      "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
@@ -925,7 +926,7 @@ CAVEATS = [
     (r"^ledger_people: .*? are priced for ([\d.,]+) months",
      "staff are priced for {0} months, the training run alone: give the project's length"),
     # a run, a project or an RL campaign longer than ten years (bill.validation)
-    (r"^the training run's wall clock is ([\d.,e+]+) years \(([\d,]+) days",
+    (r"^the training run's wall clock is ([\d.,e+]+[kMBT]?) years \(([\d,]+) days",
      "the training run alone takes {0} years ({1} days): no one dated GPU-hour price describes "
      "it; check the tokens, GPUs and MFU"),
     # a run over 9 months (validation._long_run_warning, Emberson and Edelman 2025)
@@ -933,10 +934,10 @@ CAVEATS = [
      "the training run takes {0} months ({1} days), past the 9 after which a later start on "
      "better hardware may finish first: more GPUs shorten it"),
     (r"^ledger_project_months=([\d.e+-]+) is over ([\d,]+) months \(\d+ years; this is "
-     r"([\d.,e+]+) years\)",
+     r"([\d.,e+]+[kMBT]?) years\)",
      "the project lasts {2} years (ledger_project_months={0}), over {1} months: no one dated "
      "GPU-hour price describes it; check the unit"),
-    (r"^the RL campaign runs ([\d.,e+]+) years on its ([\d,]+) GPUs",
+    (r"^the RL campaign runs ([\d.,e+]+[kMBT]?) years on its ([\d,]+) GPUs",
      "the RL campaign alone runs {0} years on its {1} GPUs: check rl_iterations and rl_runs"),
     # more training tokens than the public text there is (bill.validation)
     (r"^train_tokens=\S+ \(([\d.,]+[kMBT]?) tokens\) is above the estimated effective stock "

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
-from ..core.units import SECONDS_PER_HOUR, fmt_gpus, fmt_usd
+from ..core.units import SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -1479,12 +1479,16 @@ def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s
     return ax
 
 
-def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
-                      scale_label: str = "million"):
-    """Waterfall from ideal to paid GPU-hours (``reliability.run_reliability``)."""
+def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float | None = None,
+                      scale_label: str | None = None):
+    """Waterfall from ideal to paid GPU-hours (``reliability.run_reliability``), in
+    ``scale`` (default: the power of 1,000 that fits the paid hours, ``usd_scale``)."""
     ax = _ax(ax, figsize=(7, 3.6))
     parts = df[df["line"] != "paid"]
     paid = float(df.loc[df["line"] == "paid", "gpu_hours"].iloc[0])
+    scale = _scale_of(scale, paid)
+    if scale_label is None:
+        scale_label = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(scale, "")
     x = np.arange(len(parts) + 1)
     bottom = 0.0
     for i, (label, h) in enumerate(zip(parts["line"], parts["gpu_hours"])):
@@ -1497,7 +1501,7 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
                 fontsize=11, textcoords="offset points", xytext=(0, 2))
 
     ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=11)
-    ax.set_ylabel(f"{unit} ({scale_label})")
+    ax.set_ylabel(f"{unit} ({scale_label})" if scale_label else unit)
     ideal = float(parts["gpu_hours"].iloc[0])
     lo = max(0.0, ideal - 1.5 * (paid - ideal))  # zoom on the losses: they are a few percent
     ax.set_ylim(lo / scale, (paid + 0.35 * (paid - lo)) / scale)
@@ -1996,8 +2000,8 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     mfu = float(budget["share"].iloc[0])
     what = f"of the ideal GPU time at the predicted MFU {mfu:.1%}"
     if gpu_hours is not None:
-        what += f" ({gpu_hours / 1e6:,.3g}M GPU-h"
-        what += f", ${cost_usd / 1e6:,.3g}M" if cost_usd is not None else ""
+        what += f" ({fmt_count(gpu_hours, 3)} GPU-h"
+        what += f", {fmt_usd(cost_usd)}" if cost_usd is not None else ""
         what += "; no failures or restarts)"
     ax.set_xlabel(f"share {what}")
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
@@ -2249,13 +2253,14 @@ def generation_shares(df, ax=None):
     _source(ax, "DeepSpeed-Chat blog §5; OpenRLHF README and benchmark table; APRIL "
                 "arXiv:2509.18521; llmcost.rl.PUBLISHED_SHARES")
 # ---- the whole bill (notebook 00, llmcost.ledger)
-def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001):
+def bill_waterfall(table, ax=None, scale: float | None = None, min_share: float = 0.001):
     """Waterfall of a bill (``Ledger.table()``): each line stacked on the ones before it, the
     total last. Lines below ``min_share`` of the total are merged into "other lines"; lines that
     are not modelled are listed in the title, not drawn."""
     ax = _ax(ax, figsize=(8, 4))
     body = table[table["key"] != "total"]
     total = float(table.loc[table["key"] == "total", "usd"].iloc[0])
+    scale = _scale_of(scale, total)
     missing = body[body["usd"].isna()]["line"].tolist()
     body = body.dropna(subset=["usd"])
     big = body[body["usd"] >= min_share * total]
@@ -2280,7 +2285,7 @@ def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001)
     ax.set_xticks(range(len(values) + 1),
                   [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
                   fontsize=SMALL_PT)
-    ax.set_ylabel("USD (millions)")
+    ax.set_ylabel(_usd_unit(scale))
     title = "Where does the money go? The whole bill, line by line"
     if missing:
         title += f"\n(not modelled yet: {', '.join(missing)})"
@@ -2289,10 +2294,11 @@ def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001)
     return ax
 
 
-def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
+def spend_vs_budget(timeline, ax=None, scale: float | None = None):
     """Expected cumulative spend (``ledger.spend_timeline``) against the budget's alert
     thresholds, with the day each alert fires."""
     ax = _ax(ax, figsize=(7, 3.6))
+    scale = _scale_of(scale, timeline["cumulative_usd"], timeline.attrs["budget_usd"])
     ax.plot(timeline["day"], timeline["cumulative_usd"] / scale, color="C0",
             label="expected cumulative spend")
     budget = timeline.attrs["budget_usd"]
@@ -2302,7 +2308,7 @@ def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
         ax.annotate(f"{t:.0%} alert: {when}", (timeline["day"].iloc[0], t * budget / scale),
                     fontsize=SMALL_PT, va="bottom", color="C3")
     ax.set_xlabel("days from the start of the project")
-    ax.set_ylabel("USD (millions)")
+    ax.set_ylabel(_usd_unit(scale))
     ax.set_title("When do the budget alerts fire?")
     ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "llmcost.ledger.spend_timeline")
@@ -2710,8 +2716,9 @@ _GROUP_COLOURS = {"waste": "C2", "utilisation": "C0", "plan": "C9", "checkpoints
                   "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8"}
 
 
-def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
-    """Net saving of each lever (``levers.rank_levers``), in millions of USD, with its P10-P90
+def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
+    """Net saving of each lever (``levers.rank_levers``) in ``scale`` USD (default: the unit
+    that fits the largest, ``usd_scale``), with its P10-P90
     range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
     that never finishes, as an arrow at the left edge)."""
     df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
@@ -2719,6 +2726,7 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
     ax = _ax(ax, figsize=(9, 0.3 * sum(n.count("\n") + 1 for n in names) + 1.6))
     y = np.arange(len(df))
     finite = np.isfinite(df["saving_usd"].to_numpy(dtype=float))
+    scale = _scale_of(scale, df["saving_usd"], df["saving_p10_usd"], df["saving_p90_usd"])
     vals = np.where(finite, df["saving_usd"].to_numpy(dtype=float), 0.0) / scale
     lo = np.where(finite, df["saving_p10_usd"].to_numpy(dtype=float), 0.0) / scale
     hi = np.where(finite, df["saving_p90_usd"].to_numpy(dtype=float), 0.0) / scale
@@ -2733,7 +2741,7 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
                         va="center", color="C3")
     ax.set_yticks(y, names)  # long names (a lever that names its target) wrapped
     ax.axvline(0, color="0.3", lw=0.8)
-    ax.set_xlabel(f"net saving, million USD (bill before − after; bar: P10-P90)")
+    ax.set_xlabel(f"net saving, {_usd_unit(scale)} (bill before − after; bar: P10-P90)")
     ax.set_title(title or "Which changes save the most on this bill?")
     handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
                if g in set(df["group"])]
@@ -2742,13 +2750,14 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
     return ax
 
 
-def hardware_bills(sweep, ax=None, scale: float = 1e6):
+def hardware_bills(sweep, ax=None, scale: float | None = None):
     """The bill on each accelerator (``levers.hardware_sweep``) at the central estimate of its
     predicted MFU (``mfu``; ``accuracy.central_mfu``), with the
     MFU band's bills as the error bar; the scenario's accelerator hatched."""
     df = sweep.iloc[::-1]
     ax = _ax(ax, figsize=(7.5, 0.4 * len(df) + 1.4))
     y = np.arange(len(df))
+    scale = _scale_of(scale, df["bill_usd"])
     v = df["bill_usd"].to_numpy(dtype=float) / scale
     lo = df["bill_low_usd"].to_numpy(dtype=float) / scale
     hi = df["bill_high_usd"].to_numpy(dtype=float) / scale
@@ -2769,8 +2778,8 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
     ax.set_yticks(y, [f"{r['accelerator']} (MFU {r.get('mfu', r['predicted_mfu']):.0%}"
                       f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
-    ax.set_xlabel("whole bill, million USD (at the predicted MFU's central estimate; bar: the "
-                  "MFU band)")
+    ax.set_xlabel(f"whole bill, {_usd_unit(scale)} (at the predicted MFU's central estimate; "
+                  "bar: the MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
     _source(ax, "llmcost.levers.hardware_sweep; every row at the catalogue median price "
             "(data/prices.csv), the scenario's accelerator (hatched) also at its own price;\n"
@@ -2784,10 +2793,11 @@ def _usd_unit(scale: float) -> str:
     return names.get(float(scale), f"USD (× {scale:g})")
 
 
-def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
+def bill_distribution(draws, ax=None, scale: float | None = None, bins: int = 80):
     """Histogram of the whole bill over its Monte Carlo draws (``ledger.simulate_ledger``),
     with its P10, P50 and P90 and the point bill marked."""
     ax = _ax(ax, figsize=(7, 3.6))
+    scale = _scale_of(scale, draws.point.total_usd)
     unit = _usd_unit(scale)
     x = np.asarray(draws.total_usd) / scale
     ax.hist(x, bins=bins, color="C0", alpha=0.6, density=True)
@@ -2814,13 +2824,15 @@ def _range_label(row) -> str:
     return str(row["range"])
 
 
-def tornado(tornado_df, ax=None, scale: float = 1e6, source: bool = True):
+def tornado(tornado_df, ax=None, scale: float | None = None, source: bool = True):
     """Tornado chart of ``LedgerDraws.tornado()``: for each ranged input (largest swing on
     top), the bill with that input at its P10 and at its P90, the others at their points
     (``source=False``: no source line, for a figure that writes one of its own). Each row is
     labelled with the input and its P10 and P90 in its unit (``ledger.input_range_words``, from
     the ``p10`` and ``p90`` columns; the ``range`` column where they are absent)."""
     ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
+    scale = _scale_of(scale, tornado_df.attrs.get("point_usd", 0.0),
+                      tornado_df["total_at_p10_usd"], tornado_df["total_at_p90_usd"])
     unit = _usd_unit(scale)
     point = tornado_df.attrs.get("point_usd", 0.0) / scale
     rows = tornado_df.iloc[::-1].reset_index(drop=True)
@@ -2852,6 +2864,16 @@ def usd_scale(amount: float) -> float:
         if abs(amount) >= scale:
             return scale
     return 1.0
+
+
+def _scale_of(scale, *amounts) -> float:
+    """``scale`` if given, else ``usd_scale`` of the largest finite |amount| (a $48 bill drawn
+    in USD, a $48M one in millions: an axis in millions made a small bill read 4.8e-05)."""
+    if scale is not None:
+        return float(scale)
+    a = np.abs(np.concatenate([np.ravel(np.asarray(x, dtype=float)) for x in amounts]))
+    a = a[np.isfinite(a)]
+    return usd_scale(float(a.max()) if a.size else 0.0)
 
 
 #: The width (inches) of ``bill_at_a_glance``'s phone picture: drawn in a 390-px-wide screen's
@@ -3265,11 +3287,12 @@ def overtraining_tradeoff(table, ax=None, usd_per_flop=None):
     return ax
 
 
-def route_bills(routes, ax=None, scale: float = 1e6):
+def route_bills(routes, ax=None, scale: float | None = None):
     """Train, fine-tune, distil or retrieve? One stacked bar per route
     (``bill.alternatives.price_routes``): one-off cost and lifetime serving, in ``scale`` USD."""
     ax = _ax(ax, figsize=(8, 4.5))
     y = np.arange(len(routes))[::-1]
+    scale = _scale_of(scale, routes.one_off_usd + routes.serving_usd)
     one, serve = routes.one_off_usd / scale, routes.serving_usd / scale
     ax.barh(y, one, color="C0", label="one-off (training, data, index)")
     ax.barh(y, serve, left=one, color="C1", alpha=0.8, label="lifetime serving")
@@ -3312,7 +3335,7 @@ def epoch_shares(decomposition, ax=None):
     return ax
 
 
-def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
+def hardware_price_performance(series, forecast, axes=None, scale: float | None = None):
     """Left: dense peak FLOP/s per dollar of each generation over time (purchase and the first
     on-demand GPU-hour), log scale. Right: the bill's GPU-hour lines re-priced on the trend
     (``published.repriced_forecast``), the band from the slowest to the fastest generation
@@ -3336,6 +3359,7 @@ def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
     left.set_title("What does a FLOP/s cost, per generation?", fontsize=13)
     left.legend(fontsize=9, loc="upper left")
     f = forecast
+    scale = _scale_of(scale, f["gpu_usd_high"], f["gpu_usd_trend"])
     right.fill_between(f["years"], f["gpu_usd_low"] / scale, f["gpu_usd_high"] / scale,
                        color="C0", alpha=0.2, label="slowest to fastest generation step")
     right.plot(f["years"], f["gpu_usd_trend"] / scale, "C0-o", label="fitted trend")

@@ -730,6 +730,12 @@ def choose_rl_gpus(scenario: dict, used: dict) -> dict:
     unchanged when the default prices or no count does (the check then names the key)."""
     p = {k: v["value"] for k, v in used.items()}
     default = p["rl_gpus"]
+    rollout = scenario.get("rl_rollout_gpus")
+    if isinstance(rollout, (int, float)) and rollout >= default:
+        # the scenario's rollout GPUs leave no trainer in the default job: refused by the bill
+        # with both keys named, not grown in silence (a trial's rl_rollout_gpus 100 was billed
+        # on 128 GPUs by estimate and on 64 + 100 by check)
+        return scenario
     try:
         check_run_rules(p)
         found = fitting_rl_gpus(p, keep_tp="rl_rollout_tp" in scenario)

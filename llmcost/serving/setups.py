@@ -710,24 +710,38 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
 
     Columns: set-up, batch per replica or GPU, expected output tok/s per GPU of the whole
     deployment, USD per M output at ``price_usd_per_gpu_hour``; ``attrs["disaggregated"]``
-    holds the third set-up's ``DisaggregatedServing``.
+    holds the third set-up's ``DisaggregatedServing``. A DeepSeek-V3 example that does not fit
+    at these lengths (the EP72 decode pool's 256 sequences per GPU beside its weights: a
+    3,000-token prompt leaves room for 227) keeps its row, its figures NaN and its set-up saying
+    why, and ``attrs["disaggregated"]`` is then None (a report of a long-prompt scenario stopped
+    on it, naming no model the scenario had).
     """
     kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     m = serving_model(model)
     dense = cheapest_setup(m, accelerator, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
                            weight_dtype=weight_dtype, kv_dtype="fp8", **kw)
-    moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
-                          weight_dtype="fp8", kv_dtype="bf16", **kw)
-    moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
-                                   **kw, **MOE_DEPLOYMENT)
+    tp_name = "deepseek-v3: TP8 on 8 H200 (latent cache on every rank)"
+    ep_name = "deepseek-v3: P/D disaggregated, EP32 prefill + EP72 decode on H100, DP attention"
     rows = [(f"{m.name}: TP{int(dense['tp'])} replica, {weight_dtype.upper()}, one node",
              dense["batch"],
-             dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"]),
-            ("deepseek-v3: TP8 on 8 H200 (latent cache on every rank)", moe_tp.batch,
-             moe_tp.expected_output_tokens_per_s_per_gpu, moe_tp.expected_usd_per_m_output),
-            ("deepseek-v3: P/D disaggregated, EP32 prefill + EP72 decode on H100, DP attention",
-             moe_ep.decode.tokens_per_gpu, moe_ep.expected_output_tokens_per_s_per_gpu,
-             moe_ep.usd_per_m_output)]
+             dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"])]
+    try:
+        moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
+                              weight_dtype="fp8", kv_dtype="bf16", **kw)
+        rows.append((tp_name, moe_tp.batch, moe_tp.expected_output_tokens_per_s_per_gpu,
+                     moe_tp.expected_usd_per_m_output))
+    except DoesNotFit as e:
+        rows.append((f"{tp_name}: does not fit at {prompt_tokens:,} in / {output_tokens:,} "
+                     f"out: {e}", math.nan, math.nan, math.nan))
+    try:
+        moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
+                                       **kw, **MOE_DEPLOYMENT)
+        rows.append((ep_name, moe_ep.decode.tokens_per_gpu,
+                     moe_ep.expected_output_tokens_per_s_per_gpu, moe_ep.usd_per_m_output))
+    except DoesNotFit as e:
+        moe_ep = None
+        rows.append((f"{ep_name}: does not fit at {prompt_tokens:,} in / {output_tokens:,} "
+                     f"out: {e}", math.nan, math.nan, math.nan))
     out = pd.DataFrame(rows, columns=["set-up", "batch per replica or GPU",
                                       "expected output tok/s per GPU (whole deployment)",
                                       "USD per M output"])

@@ -1007,12 +1007,14 @@ def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group
 #: tree (all-reduce only) ``base + 2·((n/N − 1)·nvlink + log2(N)·net)``. LL128's bandwidth is
 #: 0.92 of the bus bandwidth, capped at 18.3 (all-gather), 15.2 (reduce-scatter) or 16.7
 #: (all-reduce) GB/s per channel; the tree's bus bandwidth is 0.9 of the ring's, capped at
-#: 80 GB/s beyond two nodes (105 with LL128 on A100). NCCL picks the fastest (algorithm,
-#: protocol) per call; ``nccl_collective_time`` does the same over these.
+#: 80 GB/s beyond two nodes (105 with LL128: NCCL's A100 value, applied here to every GPU;
+#: simplified: NCCL's LL128 tree rule, its caps within two nodes and its one-GPU-per-node
+#: factor are not modelled). NCCL picks the fastest (algorithm, protocol) per call;
+#: ``nccl_collective_time`` does the same over these.
 NCCL_TUNING = {
     # protocol: (ring base, ring NVLink step, ring network step,
     #            tree base, tree NVLink step, tree network step), seconds
-    "ll128": (14.0e-6, 1.9e-6, 4.0e-6, 14.0e-6, 1.2e-6, 8.5e-6),
+    "ll128": (10.0e-6, 1.9e-6, 4.0e-6, 4.4e-6, 1.2e-6, 8.5e-6),
     "simple": (8.4e-6, 3.4e-6, 9.6e-6, 0.0, 28e-6, 50e-6),
 }
 NCCL_LL128_MAX_BW_PER_CHANNEL = {"all_gather": 18.3e9, "reduce_scatter": 15.2e9,

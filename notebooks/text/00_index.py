@@ -342,10 +342,12 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 
 # %%
 # NBVAL_CHECK_OUTPUT
+from llmcost.core.units import fmt_quantity as qty  # 3 significant figures below 100
+
 f = bill.figures
-print(f"ideal {f['ideal_gpu_hours']:,.0f} GPU-h; paid {f['paid_gpu_hours']:,.0f} GPU-h "
-      f"(goodput {f['goodput']:.2%}); {f['run_wall_clock_days']:.1f} days of wall clock"
-      + (f" ({f['wall_clock_days']:.1f} the main run, then its phases)"
+print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])} GPU-h "
+      f"(goodput {f['goodput']:.2%}); {qty(f['run_wall_clock_days'])} days of wall clock"
+      + (f" ({qty(f['wall_clock_days'])} the main run, then its phases)"
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
 for m in (0.3, 0.4, 0.5):   # the phases kept: one without its own mfu runs at m too
     b = ledger.with_changes(bill, mfu=m)

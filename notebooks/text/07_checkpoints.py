@@ -113,7 +113,8 @@ else:  # every failure or planned stop restarts the run: the bill's goodput, not
 print(f"checkpoint storage: {fmt_bandwidth(p['ckpt_storage_bytes_per_s'])} ({storage_source})")
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
       f"${price:.2f}/GPU-h ({price_source})")
-print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
+print(f"ideal: {fmt_quantity(run['gpu_hours'])} GPU-hours, {fmt_quantity(run['wall_clock_days'])} "
+      "days (notebook 01)")
 
 # %% [markdown]
 # ## 1. Why failures are certain at scale
@@ -354,7 +355,7 @@ print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {tenth.write_s:,.0f}
 peer_bw = gpu.scaleout_bytes_per_s_per_dir or p["ckpt_node_bytes_per_s"] / per_node
 peer_bw = p["ckpt_node_bytes_per_s"] / per_node if np.isnan(peer_bw) else peer_bw
 fallback_s = plan.restart_s + plan.interval_s / 2  # durable restart + its older checkpoint's lost work
-for f in (0.0, 0.25):
+for f in (0.0, 0.25) if p["n_gpus"] > per_node else ():  # Gemini copies to other machines
     pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"],
                                   p["fail_rate_per_gpu_year"], peer_bw, p["ckpt_restart_s"],
                                   p["ckpt_d2h_bytes_per_s"], fallback_share=f,
@@ -362,6 +363,9 @@ for f in (0.0, 0.25):
     print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
           f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
           f"(durable synchronous: {plan.goodput:.2%})")
+if p["n_gpus"] <= per_node:  # one machine: no peer to hold a copy
+    print(f"peer checkpoints: no peer machine for {llmcost.fmt_gpus(p['n_gpus'])} on one "
+          "node (Gemini keeps copies in other machines' memory)")
 
 # %% [markdown]
 # Restoring is the reverse trip plus everything around it: detect the failure, swap the bad
