@@ -380,3 +380,24 @@ def test_memo_key_holds_what_the_times_read():
         other = comm.CommOptions(efficiency=eff.replace(**{f: getattr(eff, f) * 0.5}))
         assert (times(other) != ref) == (f in comm.STEP_COMM_EFFICIENCY_FIELDS), f
         assert _one_plan_comm(other, False)["fig"].eff == other.efficiency  # the caller's own
+
+
+def test_nccl_ll128_base_latencies_are_the_cited_commits():
+    # NVIDIA/nccl src/graph/tuning.cc @ 01afd20 (NCCL 2.7.5): baseLat Ring/LL128 10.0 us,
+    # Tree/LL128 4.4 us; hwLat Ring/LL128 NVLink 1.9, net 4.0; Tree/LL128 NVLink 1.2, net 8.5.
+    # Messages small enough that LL128 wins, so the base latency is in the figure (the 3.6 GB
+    # all-gather above is won by Simple and does not see it). A100-80GB, 8 GPUs per node;
+    # ring bus bandwidth min(300 x 0.767, 8 x 25 x 0.96) = 192 GB/s (data/efficiency.csv).
+    c = comm.Cluster(llmcost.load_accelerator("A100-80GB"), 512)
+    # Ring: all-gather of 1 MB over 16 GPUs (2 nodes): 15 steps, 1 across the network.
+    # LL128: 10.0 + 14 x 1.9 + 1 x 4.0 = 40.6 us + 1e6 x 15/16 / min(0.92 x 192,
+    # 8 x 18.3 = 146.4) GB/s = 6.40 us -> 47.0 us; Simple: 8.4 + 14 x 3.4 + 9.6 = 65.6 us
+    # + 4.88 us. With the 14.0 us of NCCL 2.18 it would be 51.0 us.
+    ring = (10.0 + 14 * 1.9 + 4.0) * 1e-6 + 1e6 * 15 / 16 / 146.4e9
+    assert comm.nccl_collective_time("all_gather", 1e6, 16, c) == pytest.approx(ring, rel=1e-3)
+    # Tree: all-reduce of 64 KiB over 512 GPUs (64 nodes): 4.4 + 2 x (7 x 1.2 + log2(64) x
+    # 8.5) = 123.2 us + 2 x 65,536 / min(0.9 x 192, 105) GB/s = 1.25 us -> 124.4 us; the
+    # ring LL128 pays 10 + 896 x 1.9 + 126 x 4.0 = 2,216 us, the tree Simple 992 us.
+    tree = (4.4 + 2 * (7 * 1.2 + 6 * 8.5)) * 1e-6 + 2 * 65536 / 105e9
+    assert comm.nccl_collective_time("all_reduce", 65536, 512, c) == pytest.approx(tree,
+                                                                                   rel=1e-3)
