@@ -138,6 +138,12 @@ def test_checkpoint_answer_extra_gpu_hours():
     text = answers.checkpoints(1024, 9000.0, 0.87, 1800.0, 0.8, 1000.0, 2.0)
     assert "every **2.5 h**" in text and "every 30 min" in text and "**80.0%**" in text
     assert "stops 0.87 times a day" in text
+    # 0.87 a day is Llama 3's 47 planned stops in 54 days of one 16,384-GPU job (arXiv:2407.21783
+    # §3.3.4): a trial's 1-GPU page read it as its own job's rate; the answer says whose it is,
+    # and another rate is the scenario's own, said without it
+    assert "Llama 3's rate for its whole 16,384-GPU job" in text and 47 / 54 == \
+        pytest.approx(0.87, abs=0.005)
+    assert "Llama 3" not in answers.checkpoints(1024, 9000.0, 0.1, 1800.0, 0.8, 1000.0, 2.0)
     # Llama 3 405B's rate as the default scenario's: 0.173 failures per GPU-year on 2,048 GPUs is
     # M = 8,766 h / (2,048 × 0.173) = 24.7 h, what the checkpoint plan carries
     from llmcost.training import reliability as rel
@@ -492,3 +498,19 @@ def test_step_time_with_pilots_leads_with_the_calibrated_step():
     # without pilots the answer is the prediction's, as before
     assert answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6).startswith(
         "One optimizer step takes **1.82 s**")
+
+
+def test_notebook_01_says_a_run_past_nine_months():
+    # 1e15 tokens of opt-1.3b on 1 A100 at 35% MFU: a trial's 961,693-day run was answered
+    # without a word where estimate warns. Over 10 years (120 months) the bill's warning
+    # (validation.long_run_words: 961,693 / 365.25 = 2,633 years) closes the answer; past 9
+    # months the shorter one; under them none.
+    run = {"model_flops": 1e25, "training_flops_6nd": 9e24, "gpu_hours": 23.08e6,
+           "wall_clock_days": 961693.1, "compute_cost_usd": 4.6e7}
+    text = answers.flops("opt-1.3b", "A100-40GB", 1, 1e15, 0.35, 2.0, run)
+    assert "**Note:** The training run's wall clock is 2,633 years (961,693 days on 1 GPU)" \
+        in text and 961693.1 / 365.25 == pytest.approx(2633, abs=0.5)
+    nine = answers.flops("x", "H100-SXM", 8, 1e12, 0.4, 2.0, {**run, "wall_clock_days": 300.0})
+    assert "wall clock is 9.9 months (300 days on 8 GPUs), over 9 months" in nine  # 300 / 30.44
+    assert "Note" not in answers.flops("x", "H100-SXM", 8, 1e12, 0.4, 2.0,
+                                       {**run, "wall_clock_days": 30.0})

@@ -92,7 +92,8 @@ def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
     (2.00, "plausible", "is below every current on_demand list price of H100-SXM ($2.69–$12.29), "
                         "not below what an owned or long-reserved hour can cost"),
     (3.00, "plausible", "is not below the cheapest hour of H100-SXM the catalogue knows, "
-                        "$1.95/GPU-h, nor below every current on_demand list price of H100-SXM ($2.69–$12.29)")])
+                        "$1.95/GPU-h, nor below every current on_demand list price of H100-SXM "
+                        "($2.69–$12.29)")])
 def test_a_price_below_the_least_an_hour_can_cost_is_in_the_verdict(usd_per_hour, price, words):
     # 4.5e6 GPU-h at $1.50 = $6.75M, at $2.00 = $9.0M and at $3.00 = $13.5M, all above the
     # $4.61M floor; $1.50 is below the least an H100-SXM hour can cost (the owned hour's low end,

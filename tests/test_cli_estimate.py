@@ -829,3 +829,23 @@ def test_rollout_gpus_above_the_default_rl_job_are_refused_everywhere(tmp_path):
         assert r.returncode == 2 and rule in r.stderr, (command, r.stderr)
     with pytest.raises(ScenarioError, match=re.escape(rule)):
         llmcost.build_ledger(load_scenario(path))
+
+
+def test_a_reserved_price_whose_term_outlasts_the_run_is_warned(tmp_path):
+    # A trial: pricing reserved on TPU v5p took GCP's 1-year committed-use rate ($2.94 per
+    # chip-hour, min_term_days 365 in data/prices.csv) and billed only the 7.8 days the run
+    # used, where notebook 09's lever prices a term as max(T, d) x rate x GPUs. The bill says
+    # so, with that figure: 365 x 24 h x $2.94 x 128 chips = $3.30M.
+    from llmcost.present import glance
+    base = ("model: llama-2-13b\naccelerator: TPU v5p\nn_gpus: 128\ntrain_tokens: 2.0e11\n"
+            "seq_len: 4096\nmfu: 0.45\nglobal_batch_tokens: 4194304\n")
+    bill = estimate_ledger(_yaml(tmp_path, base + "pricing: reserved\n"))
+    assert bill.figures["price_usd_per_gpu_hour"] == pytest.approx(2.94)
+    assert bill.figures["run_wall_clock_days"] < 365
+    (w,) = [x for x in bill.warnings if x.startswith("pricing: reserved takes")]
+    assert f"= {llmcost.fmt_usd(365 * 24 * 2.94 * 128)}:" in w and "$3.30M" in w
+    assert "365-day commitment" in glance.caveat_line(w)
+    # priced on demand, or at a quote for the term bought: not warned
+    for tail in ("pricing: on_demand\n", "pricing: reserved\nprice_usd_per_gpu_hour: 2.5\n"):
+        bill = estimate_ledger(_yaml(tmp_path, base + tail, name="other.yaml"))
+        assert not any(x.startswith("pricing: reserved takes") for x in bill.warnings)

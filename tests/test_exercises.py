@@ -11,6 +11,7 @@ import pytest
 import llmcost
 from llmcost import ledger
 from llmcost.bill import exercises as ex
+from llmcost.core.units import fmt_usd
 
 CONFIGS = Path(__file__).parent / "data" / "trial_configs"
 
@@ -104,6 +105,11 @@ def test_a_scenario_with_its_own_phase_is_told_replaced():
     assert x.own_usd == pytest.approx(x.added_usd - x.vs_bill_usd, rel=1e-9)
     assert "replaces the scenario's own long-context phase (100B tokens at 131,072" in \
         x.describe()
+    # said as what it adds without that phase, then how the bill moves (a trial read "adds
+    # $361k to the bill without it, $241k to the bill" as garbled)
+    moves = "rises" if x.vs_bill_usd >= 0 else "falls"
+    assert (f"it adds {fmt_usd(x.added_usd)} to the bill without that phase, so the bill "
+            f"{moves} by {fmt_usd(abs(x.vs_bill_usd))}") in " ".join(x.describe().split())
 
 
 def test_odd_input_is_refused_by_name():

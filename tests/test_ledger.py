@@ -1117,3 +1117,36 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
         {k: v for k, v in base.items() if not k.startswith("rl_")}))   # no RL billed
     with pytest.raises(ValueError, match="rl_time_factor=0"):
         build_ledger({**base, "rl_time_factor": 0})
+
+
+def test_the_claim_questions_say_which_count_is_larger():
+    # The 6ND vs attention-inclusive answer, by hand for llama-3.1-8b (32 layers, d 4,096,
+    # vocab 128,256, untied head; N = 8.03B active parameters): per token the matmuls are
+    # 6 x (N - 128,256 x 4,096) (the input embedding is a lookup), the attention core
+    # 12 x 32 x 4,096 x s (PaLM App. B, full mask). At s = 512 that is 4.9% below 6N (the
+    # embedding outweighs the core); at s = 8,192 the core, 12.9 GFLOP, puts it 20.2% above.
+    from llmcost.bill.ledger import claim_questions
+    spec = llmcost.load_model("llama-3.1-8b")
+    n, emb = spec.n_active_params, 128256 * 4096
+    for s, word in ((512, "below"), (8192, "above")):
+        gap = (6 * (n - emb) + 12 * 32 * 4096 * s) / (6 * n) - 1
+        bill = llmcost.build_ledger({"model": "llama-3.1-8b", "n_gpus": 8, "train_tokens": 1e10,
+                             "seq_len": s, "mfu": 0.4, "global_batch_tokens": 262144})
+        said = claim_questions(bill).set_index("question")["why it matters"]
+        words = said["At what MFU, and on which FLOP count?"]
+        assert f"{abs(gap):.1%} {word} 6ND here" in words, (words, gap)
+    assert gap == pytest.approx(0.202, abs=0.005) and word == "above"  # (45.0 + 12.9) / 48.2 - 1
+
+
+def test_the_spend_timeline_lasts_as_long_as_its_people_are_paid():
+    # A trial: a team of 2 FTE for 1.5 months on a 0.4-day fine-tune read "budget $150k over
+    # 0.4 days; 50% alert: day 0.3" (the project's length defaulted to the run's wall clock,
+    # while the people line pays 1.5 months). 1.5 months = 1.5 x 30.4375 = 45.7 days.
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8, "train_tokens": 1e8,
+          "seq_len": 8192, "global_batch_tokens": 1048576, "mfu": 0.38,
+          "price_usd_per_gpu_hour": 2.5,
+          "ledger_people": [{"role": "ml-engineer", "fte": 2, "months": 1.5}]}
+    tl = ledger.spend_timeline(llmcost.build_ledger(sc))
+    assert tl["day"].iloc[-1] == pytest.approx(1.5 * 30.4375, rel=1e-9)
+    bare = ledger.spend_timeline(llmcost.build_ledger({**sc, "ledger_people": []}))
+    assert bare["day"].iloc[-1] < 1.0

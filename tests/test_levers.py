@@ -1919,3 +1919,34 @@ def test_a_lever_whose_point_is_outside_its_p10_p90_is_marked():
     assert shown.attrs["outside"] == 1 and shown.attrs["note"].startswith("* point outside")
     assert list(ranked["lever"]) == ["FP8", "inside", "never"]   # the ranking itself unchanged
     assert lv.mark_outside(ranked.iloc[1:2]).attrs["note"] == ""
+
+
+def test_the_recompute_lever_has_no_half_of_one_gpu():
+    # A trial's 1-GPU run: "full recomputation on half the GPUs" was priced on the same 1 GPU
+    # (max(1, 1 // 2)) beside notebook 09's own table saying 1 GPU cannot be halved; now the
+    # lever does not apply there, and 3 GPUs go to 1 (3 // 2), as 2,048 go to 1,024.
+    from llmcost.bill import levers
+    lever = levers.LEVERS["activation_recompute"][2]
+    one = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 1, "train_tokens": 2.6e9,
+           "mfu": 0.35, "global_batch_tokens": 262144}
+    c = lever(one)
+    assert c.note == "the scenario runs on 1 GPU, which cannot be halved" and c.after == one
+    assert "recompute=full on 1 GPU" in lever({**one, "n_gpus": 3}).assumptions
+
+
+def test_the_example_portfolio_prices_the_projects_team_once():
+    # A trial: a two-person team (2 FTE for 1.5 months, $100k) was billed in each of the 7
+    # synthetic runs ($758k around a $100k bill); the project's own lines are the pre-training
+    # run's alone, so the portfolio's people line is the scenario's bill's.
+    from llmcost.bill import levers
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8, "train_tokens": 1e8,
+          "seq_len": 8192, "global_batch_tokens": 1048576, "mfu": 0.38,
+          "price_usd_per_gpu_hour": 2.5,
+          "ledger_people": [{"role": "ml-engineer", "fte": 2, "months": 1.5}]}
+    own = llmcost.build_ledger(sc)
+    people = [ln.usd for ln in own.lines if ln.category == "people" and ln.usd]
+    assert people, "the scenario's bill has a people line"
+    f = levers.portfolio(levers.example_portfolio(sc))
+    by_run = f[f["category"] == "people"].groupby("run")["usd"].sum()
+    assert by_run["pretrain"] == pytest.approx(sum(people), rel=1e-12)
+    assert (by_run.drop("pretrain") == 0).all() and len(by_run) == 7

@@ -842,3 +842,21 @@ def test_an_input_beyond_a_float_is_refused_by_name_not_a_nan_bill():
         with pytest.raises(ScenarioError, match=rf"{line}.* not finite .*check {key}=1e\+308"):
             build_ledger({key: 1e308})
     assert math.isfinite(build_ledger({"ckpt_retention_months": 12}).total_usd)
+
+
+def test_a_price_ten_times_below_every_listed_one_is_warned(tmp_path):
+    # A trial: price_usd_per_gpu_hour 0.01 on A100-80GB passed without a word, where the
+    # catalogue's cheapest row is CoreWeave's spot $1.21 (data/prices.csv): 121x below, past
+    # the money keys' 10x rule (MONEY_MAGNITUDE_FACTOR); $0.20 (6x below) is a plausible quote.
+    from llmcost.bill.validation import MONEY_MAGNITUDE_FACTOR
+    cheapest = float(list_prices("A100-80GB")["price_usd_per_gpu_hour"].astype(float).min())
+    assert cheapest == pytest.approx(1.206, abs=1e-3) and MONEY_MAGNITUDE_FACTOR == 10
+    sc = "model: llama-2-13b\naccelerator: A100-80GB\nn_gpus: 128\nmfu: 0.45\n"
+    bill = estimate_ledger(_yaml(tmp_path, sc + "price_usd_per_gpu_hour: 0.01\n"))
+    (w,) = [x for x in bill.warnings if "or more below every price" in x]
+    assert w.startswith("price_usd_per_gpu_hour=0.01 is 10× or more below every price "
+                        "data/prices.csv lists for A100-80GB") and "the cheapest $1.21" in w
+    assert glance.caveat_line(w).startswith("the GPU-hour price, $0.01, is far below every "
+                                            "listed price for A100-80GB (the cheapest $1.21)")
+    bill = estimate_ledger(_yaml(tmp_path, sc + "price_usd_per_gpu_hour: 0.2\n", name="b.yaml"))
+    assert not any("or more below every price" in x for x in bill.warnings)

@@ -6,3 +6,31 @@ def test_signed_tenths_writes_no_negative_zero():
     assert plots.signed_tenths(-0.01) == "0.0" and plots.signed_tenths(0.04) == "0.0"
     assert plots.signed_tenths(1.25) == "+1.2" and plots.signed_tenths(-0.36) == "-0.4"
     assert plots.signed_tenths(float("nan")) == "–"
+
+
+def test_a_small_bill_is_drawn_in_its_own_unit():
+    # A trial's $48.32 bill on 1 GPU was drawn in "USD (millions)" (bars of 4.8e-05, a 1e-5
+    # offset) and its 8.46 GPU-hours in "GPU-hours (million)". Each figure now takes the
+    # power of 1,000 at or below its largest amount (usd_scale): $48 in USD, $4.8M in
+    # millions; a caller's own scale keeps a name ("× 2e+06" where none is standard).
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    import pytest
+    from llmcost.present import plots
+    for total, unit in ((48.32, "USD"), (4.832e6, "USD (millions)"), (2.5e9, "USD (billions)")):
+        table = pd.DataFrame({"key": ["compute", "storage", "total"],
+                              "line": ["compute", "storage", "total"],
+                              "category": ["compute", "storage", "total"],
+                              "usd": [0.9 * total, 0.1 * total, total], "status": ["modelled"] * 3})
+        ax = plots.bill_waterfall(table)
+        assert ax.get_ylabel() == unit
+        plt.close(ax.figure)
+    wf = pd.DataFrame({"line": ["ideal", "failures", "paid"], "gpu_hours": [8.46, 0.06, 8.52]})
+    ax = plots.goodput_waterfall(wf)
+    assert ax.get_ylabel() == "GPU-hours"
+    plt.close(ax.figure)
+    assert plots.usd_unit(2e6) == "USD (× 2e+06)" and plots.scale_words(1e3) == "thousands"
+    with pytest.raises(ValueError, match="scale=0 must be > 0"):
+        plots.bill_waterfall(table, scale=0)

@@ -180,3 +180,16 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
         f"4,194,304 tokens per step, {2e12 / 4194304:,.0f} steps")
     part = ledger.plan_questions(ledger.build_ledger({"n_gpus": 256, "tp": 8, "cp": 8}))
     assert part[1][1].startswith("TP 8 × CP 8 fixed by the scenario; the rest chosen")
+
+
+def test_published_defaults_read_as_their_sources_give_them():
+    # Llama 2's 1,418,091 preference comparisons (arXiv:2307.09288 Table 6) read "1.41809e+06"
+    # and the human-evaluation ratings "55737 (the low end, 12000: ...)"; FineWeb's 6,000 H100
+    # GPU-hours for 15T tokens (Penedo et al. 2024) is 4e-10 GPU-h per token, not "4.00e-10"
+    from llmcost.bill.published import range_text
+    assert range_text("preference_comparisons").startswith("1,418,091 (a single published")
+    assert range_text("human_eval_ratings").startswith("55,737 (the low end, 12,000: no "
+                                                       "published high")
+    assert 6000 / 15e12 == pytest.approx(4e-10)
+    assert range_text("data_processing_gpu_hours_per_token").startswith("4e-10 (")
+    assert range_text("exploratory_fraction").startswith("1.19 (range 0.2-3;")

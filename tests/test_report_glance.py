@@ -1284,3 +1284,30 @@ def test_the_glance_pictures_share_text_measures_and_leave_matplotlib_as_it_was(
             assert not again
         assert methods() == inside
     assert methods() == before
+
+
+def test_a_point_low_in_its_range_is_said_with_its_median():
+    # A trial: "add up to $3.73M, likely $3.68M to $5.70M" with a median of $4.32M: the point
+    # sat at its draws' 12th percentile, (4.32 - 3.73) / (5.70 - 3.68) = 0.29 of the span from
+    # the median, and a manager took it for the central figure. From a quarter of the span on
+    # (glance.OFF_CENTRE_SHARE) the median is said; a centred point is not.
+    low = {"point_usd": 3.73e6, "p10_usd": 3.68e6, "p50_usd": 4.32e6, "p90_usd": 5.70e6}
+    assert (low["p50_usd"] - low["point_usd"]) / (low["p90_usd"] - low["p10_usd"]) == \
+        pytest.approx(0.292, abs=1e-3)
+    assert glance.median_clause(low) == ", median $4.32M"
+    centred = {**low, "point_usd": 4.40e6}
+    assert glance.median_clause(centred) == ""
+    assert glance.median_clause({**low, "p50_usd": None}) == ""
+    g = {"lines": [{"key": "total", **low, "point_outside": False}], "tornado": [],
+         "ranges": {}}
+    first = glance.plain_sentences({"bill_glance": g})[0]
+    assert first == "The whole project costs $3.73M, likely $3.68M to $5.70M, median $4.32M."
+
+
+def test_a_narrow_range_keeps_the_digits_that_tell_its_ends_apart():
+    # A trial's $100k team with a small GPU bill: "likely $100k to $100k" and "moves from $100k
+    # to $100k". Where three significant figures read alike, whole dollars; where those do too,
+    # the range is said to be under a dollar.
+    assert glance.usd_span(3.68e6, 5.70e6) == "$3.68M to $5.70M"
+    assert glance.usd_span(100_163.0, 100_412.0) == "$100,163 to $100,412"
+    assert glance.usd_span(100.2, 100.4) == "$100 either way (a range under a dollar)"

@@ -460,7 +460,7 @@ def test_setups_side_by_side_keeps_an_example_that_does_not_fit_as_a_row():
     t = setups.setups_side_by_side("llama-2-70b", "H100-SXM", 3.0, max_tpot_s=0.05, **kw)
     assert len(t) == 3 and t.attrs["disaggregated"] is None
     assert t.loc[2, "set-up"].startswith("deepseek-v3: P/D disaggregated") and \
-        "does not fit at 3,000 in / 250 out: tokens_per_gpu=256" in t.loc[2, "set-up"]
+        "not at 3,000 in / 250 out: tokens_per_gpu=256 does not fit" in t.loc[2, "set-up"]
     assert t.loc[2, ["batch per replica or GPU", "USD per M output"]].isna().all()
     assert t.loc[0, "USD per M output"] > 0 and t.loc[1, "USD per M output"] > 0
 

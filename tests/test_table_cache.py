@@ -47,7 +47,7 @@ def test_another_table_or_setting_is_rendered_again(renders):
     plots.table(_frame(), {"saving_usd": "${:,.0f}"})
     other = _frame()
     other.loc[1, "saving_usd"] = 1.0  # one cell changed: a new key
-    assert "$1<" in plots.table(other, {"saving_usd": "${:,.0f}"}).data
+    assert "$1.00<" in plots.table(other, {"saving_usd": "${:,.0f}"}).data  # cents below $100
     with pd.option_context("styler.html.mathjax", False):  # a Styler option: a new key
         assert "mathjax_ignore" in plots.table(_frame()).data
     assert "mathjax_ignore" not in plots.table(_frame()).data
@@ -61,3 +61,14 @@ def test_a_function_formatter_is_rendered_every_time(renders):
     for _ in range(2):
         assert "1234 dollars" in plots.table(_frame(), {"saving_usd": usd}).data
     assert len(renders) == 2
+
+
+def test_whole_number_formats_keep_a_small_runs_digits():
+    # A trial's $48 bill on 1 GPU: its checkpoint line $0.14 read "$0" and its 8.46 GPU-hours
+    # "8" under the tables' "${:,.0f}" and "{:,.0f}". From 100 up the same text; below, cents
+    # and three significant figures; zero stays "$0" / "0".
+    df = pd.DataFrame({"usd": [0.0, 0.14, 48.32, 623963.4], "h": [0.0, 8.46, 12.0, 2048.0]})
+    html = plots.table(df, {"usd": "${:,.0f}", "h": "{:,.0f}"}).data
+    cells = [c for c in html.split("</td>")]
+    for want in ("$0<", "$0.14<", "$48.32<", "$623,963<", ">0<", "8.46<", "12<", "2,048<"):
+        assert any(want in c + "<" for c in cells), want

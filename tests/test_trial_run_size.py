@@ -144,6 +144,10 @@ def test_an_rl_rollout_longer_than_the_trained_context_is_warned():
     w = rl_context_warning({**long, "phases": short}, defaults=set())
     assert "beyond the 8,192 tokens" in w and "its longest phase at seq_len >= 16,896" in w
     assert "phases: [{name: long-context" not in w
+    # a shorter warm-up phase is no long-context phase: one is still asked for
+    warm = [{"name": "warm-up", "tokens": 1e9, "seq_len": 2048}]
+    assert "a long-context phase first" in rl_context_warning({**long, "phases": warm},
+                                                             defaults=set())
     # rl_iterations and rl_runs both the notebooks' defaults, ledger_rl null: not billed
     assert rl_context_warning(long, defaults={"rl_iterations", "rl_runs"}) is None
 

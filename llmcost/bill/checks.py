@@ -638,9 +638,12 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
         return None
     # a scenario with phases already has its longest one: lengthen it (a trial was asked for
     # the long-context phase its scenario held, at 32,768 for a 33,792-token rollout)
-    need = ("a long-context phase first (phases: [{name: long-context, tokens: ..., "
-            "seq_len: ...}])" if len(lengths) == 1 else
-            f"its longest phase at seq_len >= {longest:,} first")
+    phase_lengths = lengths[1:] if isinstance(values.get("seq_len"), int) else lengths
+    from_phase = bool(phase_lengths) and max(phase_lengths) == trained and \
+        max(phase_lengths) > (values.get("seq_len") or 0)
+    need = (f"its longest phase at seq_len >= {longest:,} first" if from_phase else
+            "a long-context phase first (phases: [{name: long-context, tokens: ..., "
+            "seq_len: ...}])")
     return (f"the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = "
             f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
             f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "

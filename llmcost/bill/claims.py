@@ -676,13 +676,12 @@ def published_split_note(model_name: str, claimed, tolerance, tokens=None,
     if tokens is not None and published_tokens and isinstance(tolerance, numbers.Real) and \
             abs(float(tokens) / float(published_tokens) - 1) > tolerance:
         return {}, ""
-    split = ", ".join(f"{k} {v:,.0f}" for k, v in known.items())
+    split = ", ".join(f"{k} {fmt_quantity(v)}" for k, v in known.items())
     total = sum(known.values())
     if claimed is not None and isinstance(tolerance, numbers.Real) and \
             abs(claimed / total - 1) <= tolerance:
         what = (f"the claimed {fmt_quantity(claimed)} GPU-h is judged as given; it matches the "
-                f"published "
-                f"total {total:,.0f}")
+                f"published total {fmt_quantity(total)}")
     else:
         what = "the claim's hours are judged as given"
     return known, (f"{what}; a source splits {model_name}'s GPU-hours by phase ({split}; {ksrc}): "

@@ -875,7 +875,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
                                       for r in people)  # every role its own months: not these
     return months, (
         f"convention, ledger_project_months not given: the final run's wall clock{with_phases} "
-        f"({months:,.2f} months) only; the exploratory runs before it, data work and "
+        f"({_quantity(months)} months) only; the exploratory runs before it, data work and "
         "post-training after it are not counted, so "
         + ("operations and dataset storage are lower bounds (every ledger_people role gives "
            "its own months)" if own_months else
@@ -938,9 +938,9 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
     lines.append(Line(
         "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
         ds_bytes * p["ledger_dataset_versions"] / rel.BILLED_GB * ds_months * ds_price,
-        f"{ds_bytes / 1e12:,.3g} TB ({ds_bytes / rel.BILLED_GB:,.0f} GiB, the GB a GB-month "
+        f"{ds_bytes / 1e12:,.3g} TB ({_quantity(ds_bytes / rel.BILLED_GB)} GiB, the GB a GB-month "
         f"bills) × {p['ledger_dataset_versions']} version(s) × "
-        f"{ds_months:,.1f} months (the project's {project_months:,.1f} months, then "
+        f"{_quantity(ds_months)} months (the project's {_quantity(project_months)} months, then "
         f"{p['ledger_dataset_retention_months']:,.4g} more kept after it: "
         "ledger_dataset_retention_months) × "
         f"${ds_price}/GB-month ({p['ledger_dataset_tier']})",
@@ -1463,11 +1463,11 @@ def _rl_how(p, camp, rate) -> str:
     total = float(camp.loc["total", "gpu_hours"])
     verifier = float(camp.loc["verifier", "usd"])
     shape = shape_words(p)
-    split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
+    split = ", ".join(f"{k} {_quantity(v)}" for k, v in parts.items())
     decode = decode_factor_words(p["accelerator"], algorithm=p["rl_algorithm"])
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {_quantity(total)} GPU-h × ${rate:.2f}"
-            + (f" + verifier ${verifier:,.0f}" if verifier else "")
+            + (f" + verifier {fmt_usd(verifier)}" if verifier else "")
             + " (notebook 05's campaign; failures of the RL job not added)"
             + (f"; generation: {decode}" if decode else ""))
 
@@ -1835,13 +1835,24 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
     return pd.DataFrame(rows)
 
 
+def _longest_role_months(ledger: Ledger) -> float:
+    """The longest ``months`` a ``ledger_people`` role of the bill's scenario gives (0 when
+    none does): the people line pays each such role for its own months."""
+    roles = (ledger.scenario or {}).get("ledger_people") or []
+    return max([float(r["months"]) for r in roles
+                if isinstance(r, dict) and isinstance(r.get("months"), (int, float))] or [0.0])
+
+
 def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), n_points=200):
     """Expected cumulative spend over the project against budget alert thresholds.
 
     Fixed lines (storage, people, operations, reserves, reserved or owned compute) accrue evenly
     over the project; elastic compute accrues as it runs on the scenario's cluster: exploratory
     runs first, then the final run over its wall-clock days, then post-training. The project
-    lasts ``ledger_project_months`` or as long as that schedule, whichever is longer. This is the
+    lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock) or
+    the longest ``months`` of a ``ledger_people`` role (whose pay the people line counts for
+    those months: a trial's 1.5-month team was spent in 0.4 days), or as long as that schedule,
+    whichever is longest. This is the
     spend a budget alert (e.g. a cloud budget with 50/80/100% thresholds) watches.
 
     Returns
@@ -1863,7 +1874,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     # schedule on the same cluster: exploration first, then the final run, then post-training
     explore_days = explore / per_day if per_day else 0.0
     post_days = post / per_day if per_day else 0.0
-    project_days = ledger.figures["project_months"] * SECONDS_PER_MONTH / SECONDS_PER_DAY
+    project_days = max(ledger.figures["project_months"], _longest_role_months(ledger)) \
+        * SECONDS_PER_MONTH / SECONDS_PER_DAY
     days_total = max(project_days, explore_days + run_days + post_days)
     elastic_other = sum(ln.usd or 0 for ln in ledger.lines if ln.kind == "elastic"
                         and not ln.key.startswith(("compute.", "post.")))
@@ -1910,11 +1922,13 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
          "restarts and checkpoint stalls are paid for"),
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
-         "6ND and the attention-inclusive count differ by "
-         f"{f['training_flops_mfu_basis'] / f['training_flops_6nd'] - 1:+.1%} here "
-         "(the attention core grows with the sequence, the 6ND count does not)"),
+         _count_gap_words(f)),
         ("How many tokens, so how many FLOPs?", f"{f['training_flops_mfu_basis']:.3g} FLOP (MFU "
-         f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases", "N × D × 6 is the floor; long context adds attention"),
+         f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases",
+         "N × D × 6 is the floor; long context adds attention"
+         if f["training_flops_mfu_basis"] >= f["training_flops_6nd"] else
+         "6ND's N counts the embedding table, which does no matmul; long context adds "
+         "attention"),
         ("Does it include exploratory, ablation and failed runs?",
          f"{explore.status}: {format_usd(explore.usd)} ({explore.how})",
          "Cottier et al. 2024: development compute is 1.2-4× the final run"),
@@ -1927,6 +1941,20 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
          "a headline 'training cost' is usually the first number"),
     ] + plan_questions(ledger, scenario)
     return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
+
+
+def _count_gap_words(f: dict) -> str:
+    """How the bill's FLOP count on the MFU basis (matmuls a token passes through + the
+    attention core, ``compute.MFU_METHOD``) sits against 6·N·D, in per cent of 6ND: above it
+    by the attention core (it grows with the sequence; 6ND has none), or below it where 6ND's N
+    (the active parameters, the input embedding table included) counts more weights than a
+    token multiplies (short sequences, large vocabularies: llama-3.1-8b at 512 tokens)."""
+    gap = f["training_flops_mfu_basis"] / f["training_flops_6nd"] - 1
+    if gap >= 0:
+        return (f"the attention-inclusive count is {gap:.1%} above 6ND here (the attention "
+                "core grows with the sequence; 6ND has none)")
+    return (f"the attention-inclusive count is {-gap:.1%} below 6ND here (6ND's N counts the "
+            "input embedding table, which does no matmul, more than the attention core adds)")
 
 
 def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
@@ -2417,7 +2445,7 @@ INPUT_WORDS = {
     "ledger_electricity_usd_per_kwh": "the electricity price",
     "ledger_owned_usd_per_gpu": "the price of an owned GPU",
     "ledger_pue": "the data centre's PUE",
-    "rl_time_factor": "the RL iteration time against the model's",
+    "rl_time_factor": "the RL iteration time against the model's prediction",
     "ledger_spot_preemptions_per_node_day": "spot pre-emptions",
     "ledger_spot_restart_s": "the time to restart after a spot pre-emption",
     "ledger_sft_tokens": "the supervised fine-tuning tokens",

@@ -882,7 +882,7 @@ def _recompute_on_half(s: dict) -> Change:
     """``activation_recompute`` with full recomputation on half the scenario's GPUs (``n // 2``:
     the activations recomputed fit a model on fewer GPUs, which then run longer); a scenario on
     1 GPU has no half and the lever does not apply (it priced 1 GPU as its half)."""
-    n = int(_get(_clean(s), "n_gpus"))
+    n = int(_get(s, "n_gpus"))
     if n < 2:
         return _unchanged(s, f"the scenario runs on {fmt_gpus(n)}, which cannot be halved")
     return activation_recompute(s, "full", n // 2)
@@ -2958,23 +2958,39 @@ def attribute(frame, by=("team",)):
     return pd.concat([g, pd.DataFrame([tot])], ignore_index=True)
 
 
+#: The keys of a bill's project lines, at their "none" values: what ``example_portfolio``'s runs
+#: other than the pre-training one leave out, so that the portfolio counts them once.
+PROJECT_ONCE = {"ledger_people": [], "ledger_contributors": None,
+                "ledger_operations_usd_per_month": 0.0, "ledger_data_licensing_usd": 0.0,
+                "ledger_data_processing_usd": 0.0, "ledger_annotation_samples": 0.0,
+                "ledger_human_eval_hours": 0.0, "ledger_egress_bytes": 0.0,
+                "ledger_cross_region_bytes": 0.0, "ledger_log_bytes": 0.0,
+                "ledger_rerun_probability": 0.0, "ledger_reserve_fraction": 0.0,
+                "ledger_budget_usd": None}
+
+
 def example_portfolio(scenario: dict) -> list:
     """A **synthetic** portfolio around the scenario (labelled as such wherever shown): three
     ablations of a 7B model (100B tokens on 256 GPUs each, team "research"), the scenario's
     pre-training run (team "pretraining"), a 32K context extension (50B tokens, team
     "pretraining"), SFT + RL post-training (team "post-training") and benchmark runs (team
     "evaluation"). Every run is the scenario with a few keys changed; every number is priced by
-    ``bill``."""
+    ``bill``. The project's own lines (people, operations, data licensing and processing,
+    annotation, human evaluation, transfers, logs, the reserve: ``PROJECT_ONCE``) are the
+    pre-training run's alone, priced once (a trial's $100k team was billed in each of the 7
+    runs, a $758k portfolio around a $100k bill)."""
     s = _clean(scenario)
     # no exploratory compute in any run (the ablations are runs of their own): the fraction 0
-    # and no listed runs, which would replace it (scenario.exploratory_given_once)
-    none = {"ledger_exploratory_fraction": 0.0, "ledger_exploratory_runs": [], "ledger_rl": False}
+    # and no listed runs, which would replace it (scenario.exploratory_given_once); the
+    # project's own lines in the pre-training run only
+    none = {"ledger_exploratory_fraction": 0.0, "ledger_exploratory_runs": [], "ledger_rl": False,
+            **PROJECT_ONCE}
     small = {**s, **none, "model": "llama-2-7b", "train_tokens": 1e11, "n_gpus": 256,
              **{k: _default_free(k) for k in PLAN_PARAMETERS if k != "cp"}}
     proj = "flagship"
     runs = [Run(f"ablation-{i}", "research", proj, "ablation", small) for i in (1, 2, 3)]
     runs.append(Run("pretrain", "pretraining", proj, "pre-training",
-                    {**s, **none}))
+                    {**s, **{k: v for k, v in none.items() if k not in PROJECT_ONCE}}))
     runs.append(Run("long-context", "pretraining", proj, "context extension",
                     {**s, **none, "train_tokens": 5e10, "seq_len": 32768}))
     runs.append(Run("sft-rl", "post-training", proj, "post-training",

@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator
-from ..core.units import fmt_quantity
 from .pricing import (default, default_range, default_rows, owned_usd_per_gpu_hour,
                       server_cost_multiplier)
 
@@ -82,12 +81,19 @@ def range_text(key: str) -> str:
     if low is None and high is None:
         rng = "a single published figure"
     elif high is None:
-        rng = f"the low end, {fmt_quantity(low)}: no published high"
+        rng = f"the low end, {_figure(low)}: no published high"
     elif low is None:
-        rng = f"the high end, {fmt_quantity(high)}: no published low"
+        rng = f"the high end, {_figure(high)}: no published low"
     else:
-        rng = f"range {fmt_quantity(low)}-{fmt_quantity(high)}"
-    return f"{fmt_quantity(value)} ({rng}; {row['date']}; {row['source'].split(',')[0]})"
+        rng = f"range {_figure(low)}-{_figure(high)}"
+    return f"{_figure(value)} ({rng}; {row['date']}; {row['source'].split(',')[0]})"
+
+
+def _figure(x: float) -> str:
+    """A published figure as its source gives it: whole numbers from 1,000 up with separators
+    ("1,418,091" comparisons, "407,000,000" tokens, where ``:g`` wrote "1.41809e+06"), any
+    other as ``:g`` ("0.3", "1.19", "4e-10": no digits the source does not have)."""
+    return f"{x:,.0f}" if abs(x) >= 1000 and float(x).is_integer() else f"{x:g}"
 
 
 # ------------------------------------------------------------------------------ defaults

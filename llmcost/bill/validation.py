@@ -29,11 +29,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
-from ..core.catalog import list_prices, load_accelerator, load_model
+from ..core.catalog import current_prices, list_prices, load_accelerator, load_model
 from ..core.diskcache import disk_cached
 from ..core.stacks import generation
-from ..core.units import fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity
+from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
+                          fmt_usd)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
                           scenario_campaign, scenario_iteration)
@@ -272,7 +274,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
-                        _people_months_warning(p, bill), owned_keys_ignored_warning(p)) if w]
+                        _people_months_warning(p, bill), owned_keys_ignored_warning(p),
+                        reserved_term_warning(p, bill)) if w]
     out += _rl_factor_unused_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
     return out + money_magnitude_warnings(p) + world + ([] if world else
@@ -323,6 +326,35 @@ def owned_keys_ignored_warning(p: dict) -> str | None:
             "price_usd_per_gpu_hour to amortise the purchase price and bill the electricity")
 
 
+def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``pricing: reserved`` takes its price from the catalogue
+    (``price_usd_per_gpu_hour`` not given) and the rows of its median commit to a term longer
+    than the run's wall clock (``min_term_days``, data/prices.csv; ``catalog.current_prices``):
+    the bill charges the GPU-hours the run uses at the committed rate, as if the rest of the
+    term were used by other work; a term bought for this run alone costs
+    max(T, d) × rate × GPUs (``levers.reservation_cost_usd``), said with that figure for the
+    shortest term. None otherwise, or without a bill."""
+    if bill is None or p.get("pricing") != "reserved" or \
+            p.get("price_usd_per_gpu_hour") is not None:
+        return None
+    try:
+        rows = current_prices(p["accelerator"], "reserved")
+    except ValueError:
+        return None
+    terms = pd.to_numeric(rows.get("min_term_days", pd.Series(dtype=float)).replace("", None),
+                          errors="coerce")
+    days = bill.figures["run_wall_clock_days"]
+    if terms.empty or terms.isna().any() or terms.min() <= days:  # a row without a term: unsized
+        return None
+    t, rate, n = float(terms.min()), bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
+    return (f"pricing: reserved takes the catalogue's committed rate, ${rate:.2f}/GPU-h, whose "
+            f"rows commit to {t:g} days or more, and bills the GPU-hours this "
+            f"{fmt_quantity(days)}-day run uses, as if the rest of the term were used by other "
+            f"work; bought for this run alone, {t:g} days of {fmt_gpus(n)} cost "
+            f"max(T, d) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
+            "price_usd_per_gpu_hour (a quote for the term you buy), or price it on demand")
+
+
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``ledger_people`` gives roles without ``months`` and the scenario no
     ``ledger_project_months``: those roles are then priced for the final run's wall clock only
@@ -355,8 +387,10 @@ def _price_unit_warning(p: dict) -> str | None:
     hourly price given as one GPU's would be (8 × $3.99 = $31.92 for Lambda's H100 node) or
     cents ($399 for $3.99). A price merely above the catalogue's dearest, but below
     ``NODE_GPUS`` times its cheapest, is a plausible quote (MI300X at $3.00 where the catalogue
-    lists one provider at $2.59) and is not warned of. None also when the scenario gives no
-    price or the catalogue has no row for the accelerator."""
+    lists one provider at $2.59) and is not warned of. Below: ``MONEY_MAGNITUDE_FACTOR``
+    (10) times or more under the cheapest listed (A100 at $0.01 against $1.21), the same rule
+    as ``money_magnitude_warnings``. None also when the scenario gives no price or the catalogue
+    has no row for the accelerator."""
     price, acc = p.get("price_usd_per_gpu_hour"), p.get("accelerator")
     if not isinstance(price, (int, float)) or isinstance(price, bool) or not acc:
         return None
@@ -365,6 +399,13 @@ def _price_unit_warning(p: dict) -> str | None:
     except ValueError:
         return None
     listed = rows["price_usd_per_gpu_hour"].astype(float)
+    if not rows.empty and 0 < price * MONEY_MAGNITUDE_FACTOR <= float(listed.min()):
+        low = rows.loc[listed.idxmin()]
+        return (f"price_usd_per_gpu_hour={price:g} is {MONEY_MAGNITUDE_FACTOR:g}× or more below "
+                f"every price data/prices.csv lists for {low['accelerator']} ({len(rows)} row(s); "
+                f"the cheapest ${float(low['price_usd_per_gpu_hour']):.2f}, {low['provider']} "
+                f"{low['pricing']} {low['date']}): the key is USD per GPU per hour; check the "
+                "unit (a price per GPU-minute, or per chip-second)")
     if rows.empty or price <= float(listed.max()) or price < NODE_GPUS * float(listed.min()):
         return None
     top = rows.loc[rows["price_usd_per_gpu_hour"].astype(float).idxmax()]

@@ -212,8 +212,8 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
               "replays from the start)" if interval_s > run_s else "")
     return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
             f"(and stops {planned_per_day:g} times a day for planned work"
-            + (", `fail_planned_per_day`'s default: Llama 3's rate for its whole 16,384-GPU "
-               "job, applied whatever the job's size" if planned_per_day ==
+            + (": Llama 3's rate for its whole 16,384-GPU job, `fail_planned_per_day`'s "
+               "default, applied whatever the job's size" if planned_per_day ==
                LEDGER_DEFAULTS["fail_planned_per_day"] else "")
             + "); checkpointing every "
             f"{interval_s / 60:,.0f} min{beyond} keeps goodput at **{goodput:.1%}**, so failures, "

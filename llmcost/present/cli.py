@@ -570,7 +570,7 @@ def compare_decode_note(bills, names) -> str:
     factors (``rl.vllm_decode_factor``, ``rl.VLLM_DECODE_FACTORS``: fitted on published runs on
     one accelerator, 1 elsewhere): part of the RL line's difference is that calibration, not the
     hardware (a trial read GB200's RL line at 2.4× B200's as GB200 being worse for RL). ""
-    when neither bill has an RL line or the factors are equal."""
+    when either bill has no RL line or runs DPO (no rollouts), or the factors are equal."""
     factors = []
     for b in bills:  # a bill without an RL line (or a stand-in without lines) has no factor
         rl = [ln.usd for ln in getattr(b, "lines", ()) if ln.key == "post.rl"]
@@ -598,13 +598,15 @@ def _compare_block(cells: list, columns: int) -> list:
 
 
 def compare_json(df, names, paths, titles, bills) -> dict:
-    """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title, total and
-    warnings), ``inputs_differ`` (``glance.compare_inputs``: "train_tokens 15T → 2T", ...),
-    ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
+    """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title,
+    total_usd and warnings), ``inputs_differ`` (``glance.compare_inputs``: "train_tokens 15T →
+    2T", ...), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
     ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
     the percentiles of the difference per draw, and ``difference_outside``: the point
     difference lies outside its own P10-P90, the line the text marks with ``*``; the total
-    last) and ``difference`` (the total's B − A and its percentiles, null without ranges)."""
+    last), ``exploratory_note`` (what the exploratory line's netting moved, else null),
+    ``rl_decode_note`` (``compare_decode_note``, else null) and ``difference`` (the total's
+    B − A and its percentiles, null without ranges; ``outside`` as a line's)."""
     def num(v):
         return None if v is None or v != v else float(v)
 
@@ -1498,7 +1500,8 @@ def _calibrate(args) -> int:
           f"{x.describe_transfer(cal.compute_factor)}; the network factors identified above "
           "in full")
     say(f"  step time {x.step_time_s:.2f} s; {fmt_quantity(hours[0])} GPU-hours for "
-          f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
+          f"{float(p['train_tokens']):.3g} tokens (band {fmt_quantity(hours[1])} to "
+          f"{fmt_quantity(hours[2])})")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {fmt_gpus(p0.n_gpus)}, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")

@@ -585,6 +585,32 @@ def outside_clause(g: dict) -> str:
             f"and {who}")
 
 
+def usd_span(a: float, b: float) -> str:
+    """"$A to $B" in ``fmt_usd``'s three significant figures, in whole dollars where those read
+    alike ("$100,163 to $100,512", where a trial's small team read "$100k to $100k")."""
+    if fmt_usd(a) != fmt_usd(b):
+        return f"{fmt_usd(a)} to {fmt_usd(b)}"
+    return f"${a:,.0f} to ${b:,.0f}" if f"{a:,.0f}" != f"{b:,.0f}" else \
+        f"{fmt_usd(a)} either way (a range under a dollar)"
+
+
+#: The point bill is said with its median when it lies this share of its P10-P90 span or more
+#: away from it (a presentation threshold: a trial read a point at its draws' 12th percentile,
+#: $3.73M against a median of $4.32M, as the central figure).
+OFF_CENTRE_SHARE = 0.25
+
+
+def median_clause(t: dict) -> str:
+    """", median $X" when the total's point lies inside its P10-P90 but ``OFF_CENTRE_SHARE`` of
+    that span or more from its P50 (the point takes each ranged input at its point, and skewed
+    ranges leave it low or high among the draws); "" otherwise or without a P50."""
+    p50 = t.get("p50_usd")
+    span = t["p90_usd"] - t["p10_usd"]
+    if p50 is None or not span > 0 or abs(t["point_usd"] - p50) < OFF_CENTRE_SHARE * span:
+        return ""
+    return f", median {fmt_usd(p50)}"
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three short sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs, its point
@@ -600,8 +626,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
     # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
     what = ("The lines this scenario prices add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
-    first = (f"{what} {fmt_usd(t['point_usd'])}, likely {fmt_usd(t['p10_usd'])} to "
-             f"{fmt_usd(t['p90_usd'])}{outside_clause(g)}.")
+    first = (f"{what} {fmt_usd(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
+             f"{outside_clause(g) or median_clause(t)}.")
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -609,7 +635,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
         # input that lowers the bill (the MFU) moves it down from its P10 to its P90
         lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
         second = (f"{lead} that range comes from {input_words(top['input'])}: between its P10 "
-                  f"and P90 the bill moves from {fmt_usd(at10)} to {fmt_usd(at90)}")
+                  f"and P90 the bill moves from {usd_span(at10, at90)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
             second += (f"; next comes {input_words(nxt['input'])}, a swing of "
@@ -695,6 +721,11 @@ CAVEATS = [
      r"phase at seq_len >= [\d,]+) first",
      "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "{2} first"),
+    # a reserved price whose term outlasts the run (validation.reserved_term_warning)
+    (r"^pricing: reserved takes the catalogue's committed rate, (\$[\d.]+)/GPU-h, whose rows "
+     r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
+     "the reserved price, {0}/GPU-h, is a {1}-day commitment the bill charges only for the "
+     "hours this run uses; bought for this run alone the term costs {2}: give a quote"),
     # a bill above world GDP from inputs each below it (validation._world_bill_warning)
     (r"^the bill, \$(\S+), is above world GDP",
      "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
@@ -949,6 +980,10 @@ CAVEATS = [
      r"(\S+) \(.*?the dearest (\$[\d.,]*\d)",
      "the GPU-hour price, ${0}, is above every listed price for {1} (the dearest {2}): check the "
      "unit (one GPU, one hour, dollars)"),
+    (r"^price_usd_per_gpu_hour=([\d.e+-]+) is [\d.]+× or more below every price "
+     r"data/prices\.csv lists for (\S+) \(.*?the cheapest (\$[\d.,]*\d)",
+     "the GPU-hour price, ${0}, is far below every listed price for {1} (the cheapest {2}): "
+     "check the unit (one GPU, one hour, dollars)"),
     (r"^(.+?) (?:is|are) ignored: pricing: owned with price_usd_per_gpu_hour=([\d.e+-]+)",
      "{0} change nothing: the given price, ${1}/GPU-h, is the whole GPU-hour, hardware and "
      "energy included"),

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
-from ..core.units import SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_usd
+from ..core.units import SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_quantity, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -1378,13 +1378,48 @@ def table_html(df, formats, precision: int, index: bool, na_rep: str, row_style,
         if isinstance(formats, dict):
             formats = {words.get(k, k): v for k, v in formats.items()}
         df = df.rename(columns=words)
-    sty = df.style.format(formats, precision=precision, na_rep=na_rep)
+    sty = df.style.format(_small_aware(formats), precision=precision, na_rep=na_rep)
     if row_style is not None:
         sty = sty.apply(row_style, axis=1)
     if not index:
         sty = sty.hide(axis="index")
     key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
     return sty.set_uuid(key).to_html()
+
+
+def whole_usd(v) -> str:
+    """A USD amount as ``"${:,.0f}"`` writes it from $100 up ("$623,963"), to the cent below
+    ("$48.32", "$0.14": a $48 bill's checkpoint line read "$0"); zero as "$0"."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return f"${x:,.0f}" if x == 0 or not abs(x) < 100 else f"${x:,.2f}"
+
+
+def whole_quantity(v) -> str:
+    """A quantity as ``"{:,.0f}"`` writes it from 100 up ("623,963" GPU-hours), three
+    significant figures below (``units.fmt_quantity``: "8.46", where a 1-GPU run read "8")."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return f"{x:,.0f}" if not abs(x) < 100 or not np.isfinite(x) else fmt_quantity(x)
+
+
+#: The whole-number formats ``table`` reads as their small-amount-aware functions.
+_SMALL_AWARE = {"${:,.0f}": whole_usd, "{:,.0f}": whole_quantity}
+
+
+def _small_aware(formats):
+    """``formats`` with its whole-number format strings as ``whole_usd`` / ``whole_quantity``
+    (which write them alike from 100 up, and keep the digits of a small run below)."""
+    if isinstance(formats, str):
+        return _SMALL_AWARE.get(formats, formats)
+    if isinstance(formats, dict):
+        return {k: _SMALL_AWARE.get(v, v) if isinstance(v, str) else v
+                for k, v in formats.items()}
+    return formats
 
 
 def _row_by_own_names(row_style, back: dict, row):
@@ -1488,7 +1523,7 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float | None 
     paid = float(df.loc[df["line"] == "paid", "gpu_hours"].iloc[0])
     scale = _scale_of(scale, paid)
     if scale_label is None:
-        scale_label = {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(scale, "")
+        scale_label = "" if scale == 1.0 else scale_words(scale)
     x = np.arange(len(parts) + 1)
     bottom = 0.0
     for i, (label, h) in enumerate(zip(parts["line"], parts["gpu_hours"])):
@@ -2285,7 +2320,7 @@ def bill_waterfall(table, ax=None, scale: float | None = None, min_share: float 
     ax.set_xticks(range(len(values) + 1),
                   [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
                   fontsize=SMALL_PT)
-    ax.set_ylabel(_usd_unit(scale))
+    ax.set_ylabel(usd_unit(scale))
     title = "Where does the money go? The whole bill, line by line"
     if missing:
         title += f"\n(not modelled yet: {', '.join(missing)})"
@@ -2308,7 +2343,7 @@ def spend_vs_budget(timeline, ax=None, scale: float | None = None):
         ax.annotate(f"{t:.0%} alert: {when}", (timeline["day"].iloc[0], t * budget / scale),
                     fontsize=SMALL_PT, va="bottom", color="C3")
     ax.set_xlabel("days from the start of the project")
-    ax.set_ylabel(_usd_unit(scale))
+    ax.set_ylabel(usd_unit(scale))
     ax.set_title("When do the budget alerts fire?")
     ax.legend(fontsize=SMALL_PT, loc="lower right")
     _source(ax, "llmcost.ledger.spend_timeline")
@@ -2741,7 +2776,7 @@ def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
                         va="center", color="C3")
     ax.set_yticks(y, names)  # long names (a lever that names its target) wrapped
     ax.axvline(0, color="0.3", lw=0.8)
-    ax.set_xlabel(f"net saving, {_usd_unit(scale)} (bill before − after; bar: P10-P90)")
+    ax.set_xlabel(f"net saving, {usd_unit(scale)} (bill before − after; bar: P10-P90)")
     ax.set_title(title or "Which changes save the most on this bill?")
     handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
                if g in set(df["group"])]
@@ -2778,7 +2813,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
     ax.set_yticks(y, [f"{r['accelerator']} (MFU {r.get('mfu', r['predicted_mfu']):.0%}"
                       f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
-    ax.set_xlabel(f"whole bill, {_usd_unit(scale)} (at the predicted MFU's central estimate; "
+    ax.set_xlabel(f"whole bill, {usd_unit(scale)} (at the predicted MFU's central estimate; "
                   "bar: the MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
     _source(ax, "llmcost.levers.hardware_sweep; every row at the catalogue median price "
@@ -2787,10 +2822,17 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
 
 
 # ---- ranges on the bill (llmcost.ledger.simulate_ledger)
-def _usd_unit(scale: float) -> str:
-    """The axis unit of amounts divided by ``scale``: 'USD (millions)' for 1e6, and so on."""
-    names = {1.0: "USD", 1e3: "USD (thousands)", 1e6: "USD (millions)", 1e9: "USD (billions)"}
-    return names.get(float(scale), f"USD (× {scale:g})")
+def usd_unit(scale: float) -> str:
+    """The axis unit of amounts divided by ``scale``: 'USD (millions)' for 1e6, 'USD' for 1,
+    'USD (× 2e+06)' for a scale without a name (``scale_words``)."""
+    return "USD" if float(scale) == 1.0 else f"USD ({scale_words(scale)})"
+
+
+def scale_words(scale: float) -> str:
+    """The words of a power-of-1,000 axis scale: 'thousands', 'millions', 'billions', else
+    '× <scale>'."""
+    return {1e3: "thousands", 1e6: "millions", 1e9: "billions"}.get(float(scale),
+                                                                    f"× {scale:g}")
 
 
 def bill_distribution(draws, ax=None, scale: float | None = None, bins: int = 80):
@@ -2798,7 +2840,7 @@ def bill_distribution(draws, ax=None, scale: float | None = None, bins: int = 80
     with its P10, P50 and P90 and the point bill marked."""
     ax = _ax(ax, figsize=(7, 3.6))
     scale = _scale_of(scale, draws.point.total_usd)
-    unit = _usd_unit(scale)
+    unit = usd_unit(scale)
     x = np.asarray(draws.total_usd) / scale
     ax.hist(x, bins=bins, color="C0", alpha=0.6, density=True)
     q = np.quantile(x, [0.1, 0.5, 0.9])
@@ -2833,7 +2875,7 @@ def tornado(tornado_df, ax=None, scale: float | None = None, source: bool = True
     ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
     scale = _scale_of(scale, tornado_df.attrs.get("point_usd", 0.0),
                       tornado_df["total_at_p10_usd"], tornado_df["total_at_p90_usd"])
-    unit = _usd_unit(scale)
+    unit = usd_unit(scale)
     point = tornado_df.attrs.get("point_usd", 0.0) / scale
     rows = tornado_df.iloc[::-1].reset_index(drop=True)
     for i, r in rows.iterrows():
@@ -2870,6 +2912,8 @@ def _scale_of(scale, *amounts) -> float:
     """``scale`` if given, else ``usd_scale`` of the largest finite |amount| (a $48 bill drawn
     in USD, a $48M one in millions: an axis in millions made a small bill read 4.8e-05)."""
     if scale is not None:
+        if not float(scale) > 0:
+            raise ValueError(f"scale={scale!r} must be > 0 (the amounts are divided by it)")
         return float(scale)
     a = np.abs(np.concatenate([np.ravel(np.asarray(x, dtype=float)) for x in amounts]))
     a = a[np.isfinite(a)]
@@ -2921,7 +2965,7 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
     below the bars (a phone's page). Returns the two Axes."""
     total = bars.loc["total"]
     scale = scale or usd_scale(max(total["p90_usd"], total["point_usd"]))
-    unit = _usd_unit(scale)
+    unit = usd_unit(scale)
     n = len(bars)
     if axes is None:
         import matplotlib.pyplot as plt
@@ -3084,7 +3128,7 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
     total_a = float(df[f"{names[0]} usd"].iloc[-1])
     big = float(np.nanmax(np.abs(rows[["diff", "p10", "p90"]].to_numpy(dtype=float))))
     scale = usd_scale(big)
-    unit = _usd_unit(scale)
+    unit = usd_unit(scale)
     n = len(rows)
     size = (DIFFERENCE_TALL_WIDTH_IN if tall else 11.0,
             (0.9 if tall else 0.55) * n + (4.2 if tall else 2.6))
@@ -3298,7 +3342,7 @@ def route_bills(routes, ax=None, scale: float | None = None):
     ax.barh(y, serve, left=one, color="C1", alpha=0.8, label="lifetime serving")
     ax.set_yticks(y, routes.route)
     ax.set_xlim(0, 1.5 * float((one + serve).max()))  # room for the legend beside the bars
-    ax.set_xlabel(f"cost, {_usd_unit(scale)}", fontsize=12)
+    ax.set_xlabel(f"cost, {usd_unit(scale)}", fontsize=12)
     ax.set_title("The bill of each route to the same goal (quality not modelled)", fontsize=13)
     ax.legend(fontsize=9, loc="center right")
     _source(ax, "llmcost.bill.alternatives.price_routes (ledger lines; serving: "
@@ -3367,7 +3411,7 @@ def hardware_price_performance(series, forecast, axes=None, scale: float | None 
     right.set_ylim(bottom=0)
     right.set_xticks(list(f["years"]))
     right.set_xlabel("years from now", fontsize=12)
-    right.set_ylabel(f"GPU-hour lines, {_usd_unit(scale)}", fontsize=12)
+    right.set_ylabel(f"GPU-hour lines, {usd_unit(scale)}", fontsize=12)
     right.set_title("What will this run cost next year?", fontsize=13)
     right.legend(fontsize=9, loc="lower left")
     # the source line as the figure's footer: the layout keeps room for it below both axes
@@ -3407,7 +3451,7 @@ def storage_tradeoff_curve(tradeoff, ax=None, marks=()):
     ax.set_xscale("log")
     ax.set_ylim(0, top / scale * 1.1)
     ax.set_xlabel("aggregate checkpoint-storage bandwidth (GB/s)", fontsize=12)
-    ax.set_ylabel(f"{_usd_unit(scale)} over the run", fontsize=12)
+    ax.set_ylabel(f"{usd_unit(scale)} over the run", fontsize=12)
     ax.set_title("How fast should checkpoint storage be?", fontsize=13)
     ax.legend(fontsize=9, loc="upper center")
     _source(ax, "llmcost.reliability.storage_tradeoff (Daly 2006 goodput; storage prices and "

@@ -288,7 +288,7 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, o.weight_dtype)
     if phase == "decode" and t > cap:
         raise BatchDoesNotFit(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
-                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
+                         f"most {cap:,} sequences of {ctx + 1:,} tokens per GPU beside the weights "
                          f"at ep={ep}")
     compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, o.kv_dtype,
                                              read, kv_tok)
@@ -731,8 +731,8 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
         rows.append((tp_name, moe_tp.batch, moe_tp.expected_output_tokens_per_s_per_gpu,
                      moe_tp.expected_usd_per_m_output))
     except DoesNotFit as e:
-        rows.append((f"{tp_name}: does not fit at {prompt_tokens:,} in / {output_tokens:,} "
-                     f"out: {e}", math.nan, math.nan, math.nan))
+        rows.append((f"{tp_name}: not at {prompt_tokens:,} in / {output_tokens:,} out: "
+                     f"{e}", math.nan, math.nan, math.nan))
     try:
         moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
                                        **kw, **MOE_DEPLOYMENT)
@@ -740,8 +740,8 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
                      moe_ep.expected_output_tokens_per_s_per_gpu, moe_ep.usd_per_m_output))
     except DoesNotFit as e:
         moe_ep = None
-        rows.append((f"{ep_name}: does not fit at {prompt_tokens:,} in / {output_tokens:,} "
-                     f"out: {e}", math.nan, math.nan, math.nan))
+        rows.append((f"{ep_name}: not at {prompt_tokens:,} in / {output_tokens:,} out: "
+                     f"{e}", math.nan, math.nan, math.nan))
     out = pd.DataFrame(rows, columns=["set-up", "batch per replica or GPU",
                                       "expected output tok/s per GPU (whole deployment)",
                                       "USD per M output"])

@@ -118,6 +118,7 @@ from llmcost import ledger, plots
 from llmcost.bill import published, validation
 from llmcost.bill.checks import budget_warning
 from llmcost.bill.pricing import server_cost_multiplier
+from llmcost.core.units import fmt_quantity as qty  # 3 significant figures below 100
 from llmcost.present.report import publish_summary, summary_row
 
 scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: the bill draws them
@@ -342,8 +343,6 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 
 # %%
 # NBVAL_CHECK_OUTPUT
-from llmcost.core.units import fmt_quantity as qty  # 3 significant figures below 100
-
 f = bill.figures
 print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])} GPU-h "
       f"(goodput {f['goodput']:.2%}); {qty(f['run_wall_clock_days'])} days of wall clock"
@@ -883,7 +882,7 @@ print(lc.describe())  # replacing the scenario's own long-context phase where it
 # NBVAL_CHECK_OUTPUT
 staffed = ledger.with_changes(bill, ledger_people=[{"role": "research", "fte": 50,
                                                     "months": 12}])
-for name, b in (("without staff", bill), ("with 50 FTE", staffed)):
+for name, b in (("the scenario's staff", bill), ("50 FTE instead", staffed)):
     print(f"{name}: final run {b.figures['final_run_usd'] / b.total_usd:.1%} of "
           f"{llmcost.fmt_usd(b.total_usd)}; people {ledger.format_usd(b.line('people.staff').usd)}")
 

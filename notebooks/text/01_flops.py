@@ -29,6 +29,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import plots
+from llmcost.core.units import fmt_quantity
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
@@ -140,7 +141,7 @@ parts = pd.DataFrame({"forward (GFLOP/token)": fwd, "training = 3 × forward (GF
 parts = parts.drop(index="recompute") / 1e9
 parts.loc["6·N_active (rule of thumb)"] = [2 * spec.n_active_params / 1e9,
                                            6 * spec.n_active_params / 1e9]
-plots.table(parts, "{:,.1f}", index=True)
+plots.table(parts, lambda v: fmt_quantity(v, 4), index=True)  # 4 significant figures
 
 # %% [markdown]
 # The matmul rows are 2 (forward) or 6 (training) FLOP per active weight; the LM head counts

@@ -415,8 +415,9 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 # $$(1-d)\,\frac{e^{x}-1}{x} < 1,\quad x = T/M, \qquad p^\ast = 1 - e^{-x^\ast}$$
 #
 # is the break-even probability of at least one pre-emption during the run (`levers.spot_break_even`).
-# Fewer checkpoints are not a gamble at all: failures at this scale are certain (Llama 3: 419
-# unexpected interruptions in 54 days), so the ledger's net is the answer. Cutting GPUs until
+# Fewer checkpoints are no gamble on an unknown probability: failures arrive at the rate the
+# bill uses (Llama 3: 419 unexpected interruptions in 54 days on 16,384 GPUs, a rate per
+# GPU), so the ledger's expected net (Daly's model) is the answer at any scale. Cutting GPUs until
 # activations overflow is priced in section 3: the memory model refuses a plan that does not fit
 # (recomputation is then the price of fewer GPUs); the retries of a job that overflows *at run time*
 # (memory fragmentation, a longer batch) are **not modelled**, so no break-even is given for them.
@@ -536,7 +537,8 @@ frame = levers.portfolio(levers.example_portfolio(scenario))
 by_team = levers.attribute(frame, "team")
 display(plots.table(by_team, {"usd": "${:,.0f}", "gpu_hours": "{:,.0f}", "share": "{:.1%}"}))
 by_phase = levers.attribute(frame, "phase")
-plots.bar_h(by_phase["phase"][:-1], by_phase["usd"][:-1] / 1e6, xlabel="million USD",
+scale = plots.usd_scale(by_phase["usd"][:-1].abs().max())  # the unit that fits the bars
+plots.bar_h(by_phase["phase"][:-1], by_phase["usd"][:-1] / scale, xlabel=plots.usd_unit(scale),
             title="Synthetic portfolio: spend by phase (llmcost.levers.attribute)");
 
 # %% [markdown]
