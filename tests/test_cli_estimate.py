@@ -849,3 +849,17 @@ def test_a_reserved_price_whose_term_outlasts_the_run_is_warned(tmp_path):
     for tail in ("pricing: on_demand\n", "pricing: reserved\nprice_usd_per_gpu_hour: 2.5\n"):
         bill = estimate_ledger(_yaml(tmp_path, base + tail, name="other.yaml"))
         assert not any(x.startswith("pricing: reserved takes") for x in bill.warnings)
+
+
+def test_a_budget_flag_beside_the_scenarios_budget_says_which_is_which(tmp_path):
+    # A trial: "budget: $600,000 (ledger_budget_usd); the bill is 80% of it" then, below,
+    # "the whole bill ≤ $400,000" from --budget-usd, with no word on which budget is which.
+    path = _yaml(tmp_path, "model: llama-2-7b\nn_gpus: 64\ntrain_tokens: 2.0e10\nmfu: 0.4\n"
+                 "price_usd_per_gpu_hour: 2.0\nledger_budget_usd: 600000\n")
+    r = _cli("estimate", "--scenario", str(path), "--budget-usd", "400000")
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert "budget: $600,000 (ledger_budget_usd)" in said
+    assert ("working backwards (llmcost.levers.fit_budget); --budget-usd $400,000 sets this "
+            "search, the scenario's ledger_budget_usd $600,000 the bill's budget line above:"
+            ) in said

@@ -190,3 +190,12 @@ def test_storage_tradeoff_still_sizes_draws_at_their_median():
     assert drawn.attrs.get("optimum_bytes_per_s", None) == median.attrs.get(
         "optimum_bytes_per_s", None)
     assert drawn.equals(median)
+
+
+def test_a_signed_percent_never_reads_minus_zero():
+    # A trial: "changes wall-clock by -0%" for a doubling that changes it by -0.1%
+    from llmcost.core.units import fmt_signed_pct
+    assert fmt_signed_pct(-0.001) == "0%" and fmt_signed_pct(0.004) == "0%"
+    assert fmt_signed_pct(0.05) == "+5%" and fmt_signed_pct(-0.034) == "−3%"
+    with pytest.raises(ValueError, match="fraction"):
+        fmt_signed_pct("x")

@@ -194,6 +194,16 @@ def fmt_fraction_pct(fraction: float) -> str:
     return f"{v:.0%}" if abs(v * 100 - round(v * 100)) < 1e-9 else f"{v:.1%}"
 
 
+def fmt_signed_pct(fraction: float) -> str:
+    """A change as a signed whole percent, "+5%", "−3%" (a minus sign), and "0%" for any change
+    that rounds to zero, never "-0%" (a trial read "changes wall-clock by -0%")."""
+    v = _number(fraction, "fraction")
+    if not math.isfinite(v):
+        return not_finite_text(v)
+    r = round(v * 100)
+    return "0%" if r == 0 else f"{'+' if r > 0 else '−'}{abs(r)}%"
+
+
 def fmt_probability(p: float) -> str:
     """A probability in prose: three significant figures of its percentage ("69%", "99.5%",
     "0.00045%"), "over 99.9%" where that would round to 100 and "under 0.0001%" below 1e-6,

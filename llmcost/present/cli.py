@@ -456,7 +456,13 @@ def _estimate(args) -> int:
                                  outside_note=ONE_DRAW_NOTE if
                                  getattr(head.draws, "samples", 0) == 1 else OUTSIDE_NOTE))
     if fit is not None:  # levers.fit_budget
-        print("\nworking backwards (llmcost.levers.fit_budget):")
+        own = bill.figures.get("budget_usd")
+        head_words = "working backwards (llmcost.levers.fit_budget)" + (
+            f"; --budget-usd ${args.budget_usd:,.0f} sets this search, the scenario's "
+            f"ledger_budget_usd ${own:,.0f} the bill's budget line above"
+            if own is not None and args.budget_usd is not None else "") + ":"
+        print("\n" + "\n".join(textwrap.wrap(head_words, max(20, terminal_columns() - 1),
+                                              subsequent_indent="  ")))
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
             value = fmt_amount(r.value)  # 16,384 GPUs exact, 664.5B tokens: no exponent
             print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {_unit_of(value, r.unit)} "

@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
-from ..core.units import SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_quantity, fmt_usd
+from ..core.units import (SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_quantity,
+                          fmt_signed_pct, fmt_usd)
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -3164,8 +3165,7 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
     ax.set_xlabel(f"B − A, {unit}" + (": bar = difference of the point bills, whisker = its "
                                       "P10–P90 per draw" if ranged else ""))
     t = float(rows["diff"].iloc[-1])
-    pct = f"{abs(t / total_a):.0%}" if total_a else ""
-    share = f" ({'−' if t < 0 else '+' if t > 0 else ''}{pct} of A)" if total_a else ""
+    share = f" ({fmt_signed_pct(t / total_a)} of A)" if total_a else ""
     head = f"What changes from A to B? B\u00a0−\u00a0A\u00a0= {signed_usd(t)}{share}"
     # a phone's picture: the title right-aligned over the bars, wrapped, reaching over the labels
     ax.set_title(textwrap.fill(head, 28) if tall else head, fontweight="bold", parse_math=False,

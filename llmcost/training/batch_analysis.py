@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.catalog import as_model, scenario_cluster
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import fmt_count, fmt_gpus, fmt_quantity, noun
+from ..core.units import fmt_count, fmt_gpus, fmt_quantity, fmt_signed_pct, noun
 from .batch import (
     BUBBLE_TARGET,
     BatchTarget,
@@ -256,10 +256,12 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     dh = float(t.tokens(2 * b) / t.tokens(b)) - 1
     if 2 * b <= fill * (1 + 1e-9):  # idle GPUs take the extra work: same step time, fewer steps
         lines.append(f"Doubling the batch on the same GPUs ({fmt_count(2 * b, 3)} tokens) changes "
-                     f"wall-clock and reserved GPU-hours by {dt:+.0%} (compute {dh:+.0%}).")
+                     f"wall-clock and reserved GPU-hours by {fmt_signed_pct(dt)} (compute "
+                     f"{fmt_signed_pct(dh)}).")
     else:
         lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
-                     f"GPUs) changes wall-clock by {dt:+.0%} and compute GPU-hours by {dh:+.0%}.")
+                     f"GPUs) changes wall-clock by {fmt_signed_pct(dt)} and compute GPU-hours by "
+                     f"{fmt_signed_pct(dh)}.")
     lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {fmt_gpus(int(crit.n_gpus))}) the run "
                  f"takes {fmt_quantity(crit.wall_clock_days)} days and "
                  f"{fmt_count(crit.reserved_gpu_hours, 3)} GPU-hours, against "

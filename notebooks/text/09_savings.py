@@ -479,7 +479,8 @@ print(f"pilot at 1% of a {llmcost.fmt_usd(final)} final run: expected saving "
       f"{pilot['break_even_probability']:.1%}")
 before, ft = levers.fine_tune_instead(scenario, 2e10)
 print(f"fine-tune on 20B tokens instead: {llmcost.fmt_usd(ft.total_usd)} against "
-      f"{llmcost.fmt_usd(before.total_usd)} ({ft.total_usd / before.total_usd:.1%})")
+      f"{llmcost.fmt_usd(before.total_usd)} (the fine-tune's bill is "
+      f"{ft.total_usd / before.total_usd:.1%} of the scenario's)")
 
 # %%
 sm = levers.smaller_model_longer(scenario)
