@@ -126,3 +126,18 @@ def test_a_scenario_without_a_model_takes_the_default_as_estimate_does(tmp_path,
     assert main(["check", "--model", "llama-2-70b", "--accelerator", "H100-SXM",
                  "--gpu-hours", "6.2e5"]) == 0
     assert on_scenario == _verdict(capsys.readouterr().out)
+
+
+def test_a_scenario_without_gpus_is_checked_on_the_bills_default_gpus(tmp_path, capsys):
+    # A trial: without n_gpus, check priced 40,648 GPU-h "÷ goodput 100.0%" (no GPUs, no
+    # failures) where estimate bills the notebooks' 2,048 GPUs at its goodput: 41,550 paid.
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "nogpus.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\ntrain_tokens: 1.0e12\n"
+                    "seq_len: 8192\nmfu: 0.4\n")
+    bill = estimate_ledger(path)
+    assert bill.figures["n_gpus"] == 2048 and bill.figures["goodput"] < 1
+    assert main(["check", "--scenario", str(path)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    paid = f"{bill.figures['main_ideal_gpu_hours'] / bill.figures['goodput']:,.0f} GPU-h"
+    assert paid in said and f"goodput {bill.figures['goodput']:.1%}" in said

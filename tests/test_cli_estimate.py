@@ -863,3 +863,35 @@ def test_a_budget_flag_beside_the_scenarios_budget_says_which_is_which(tmp_path)
     assert ("working backwards (llmcost.levers.fit_budget); --budget-usd $400,000 sets this "
             "search, the scenario's ledger_budget_usd $600,000 the bill's budget line above:"
             ) in said
+
+
+def test_a_reserved_price_from_rows_without_a_term_says_the_term_is_unknown(tmp_path):
+    # A trial: the 405B scenario on reserved H100s took Hyperstack's rate, whose row states no
+    # contract term (data/prices.csv: min_term_days empty, "may be shorter than 1 yr"), and
+    # nothing said a term might outlast the 92-day run.
+    from llmcost.core.catalog import current_prices
+    from llmcost.present import glance
+    rows = current_prices("H100-SXM", "reserved")
+    assert rows["min_term_days"].replace("", None).isna().any()
+    bill = estimate_ledger(_yaml(tmp_path, "model: llama-2-70b\naccelerator: H100-SXM\n"
+                                 "n_gpus: 1024\nmfu: 0.4\npricing: reserved\n"))
+    (w,) = [x for x in bill.warnings if x.startswith("pricing: reserved takes")]
+    assert "states no term" in w or "state no term" in w
+    assert "a term that outlasts the run is not priced" in glance.caveat_line(w)
+
+
+def test_an_interleaved_plan_short_of_micro_batches_names_the_batch_that_fits(tmp_path):
+    # A trial moved Llama 3.1 405B's scenario (TP8 · PP16 interleaved, a 16M-token batch of
+    # 8,192-token sequences) to 32,768 GPUs: DP 256, 2,048 sequences ÷ 256 = 8 micro-batches
+    # per replica, not a multiple of pp = 16, refused in words the scenario never sets. The
+    # refusal names the batch that gives 16: 16,777,216 × 16 / 8 = 33,554,432 tokens.
+    from llmcost import SCENARIO_DIR
+    from llmcost.bill.scenario import ScenarioError, load_scenario
+    text = (SCENARIO_DIR / "llama-3.1-405b.yaml").read_text()
+    text = re.sub(r"(?m)^n_gpus:.*$", "n_gpus: 32768", text)
+    text = re.sub(r"(?m)^dp:.*$", "dp: 0", text)
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(_yaml(tmp_path, text))
+    said = " ".join(str(e.value).split())
+    assert "n_microbatches=8 must be divisible by pp=16" in said
+    assert "global_batch_tokens=33,554,432 gives 16, a multiple of pp=16" in said

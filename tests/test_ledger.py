@@ -1150,3 +1150,16 @@ def test_the_spend_timeline_lasts_as_long_as_its_people_are_paid():
     assert tl["day"].iloc[-1] == pytest.approx(1.5 * 30.4375, rel=1e-9)
     bare = ledger.spend_timeline(llmcost.build_ledger({**sc, "ledger_people": []}))
     assert bare["day"].iloc[-1] < 1.0
+
+
+def test_a_compared_line_is_named_by_the_words_both_bills_complete():
+    # A trial: one bill nets SFT out of its exploratory line, the other RL post-training; the
+    # comparison named the line "exploratory and failed runs, net of" (their common prefix)
+    from types import SimpleNamespace as L
+    from llmcost.bill.ledger import _shared_label
+    a = L(line="exploratory and failed runs, net of supervised fine-tuning (SFT)")
+    b = L(line="exploratory and failed runs, net of RL post-training")
+    assert _shared_label(a, b) == "exploratory and failed runs"
+    c = L(line="exploratory and failed runs (none left: RL post-training exceeds the multiplier)")
+    assert _shared_label(a, c) == "exploratory and failed runs"
+    assert _shared_label(a, L(line=a.line)) == a.line and _shared_label(None, b) == b.line

@@ -193,3 +193,27 @@ def test_published_defaults_read_as_their_sources_give_them():
     assert 6000 / 15e12 == pytest.approx(4e-10)
     assert range_text("data_processing_gpu_hours_per_token").startswith("4e-10 (")
     assert range_text("exploratory_fraction").startswith("1.19 (range 0.2-3;")
+
+
+def test_ranged_energy_and_purchase_inputs_read_at_their_points(tmp_path):
+    # A trial: ledger_pue, ledger_electricity_usd_per_kwh or ledger_owned_usd_per_gpu given as
+    # a range (README: they may be) stopped notebook 00 in epoch_decomposition with "must be a
+    # number": the bill keeps the ranges in its scenario, and these read them raw. At their
+    # points they equal the same bill with the points given (uniform [a, b]: (a + b) / 2).
+    from llmcost.bill import published
+    from llmcost.bill.scenario import load_scenario
+    from llmcost.bill.validation import validate_scenario
+    base = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1.0e11\n"
+            "seq_len: 4096\nmfu: 0.4\npricing: owned\n")
+    ranged = tmp_path / "r.yaml"
+    ranged.write_text(base + "ledger_pue: [1.1, 1.25]\nledger_electricity_usd_per_kwh: "
+                      "[0.06, 0.12]\nledger_owned_usd_per_gpu: [25000, 35000]\n")
+    points = tmp_path / "p.yaml"
+    points.write_text(base + "ledger_pue: 1.175\nledger_electricity_usd_per_kwh: 0.09\n"
+                      "ledger_owned_usd_per_gpu: 30000\n")
+    bills = [validate_scenario(load_scenario(x), check_plan=False, check_setups=False)
+             for x in (ranged, points)]
+    d = [published.epoch_decomposition(b) for b in bills]
+    assert d[0]["usd"].tolist() == pytest.approx(d[1]["usd"].tolist(), rel=1e-9)
+    a = [published.acquisition_vs_amortised(b) for b in bills]
+    assert a[0]["acquisition_usd"] == pytest.approx(a[1]["acquisition_usd"], rel=1e-12)

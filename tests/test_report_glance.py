@@ -1311,3 +1311,20 @@ def test_a_narrow_range_keeps_the_digits_that_tell_its_ends_apart():
     assert glance.usd_span(3.68e6, 5.70e6) == "$3.68M to $5.70M"
     assert glance.usd_span(100_163.0, 100_412.0) == "$100,163 to $100,412"
     assert glance.usd_span(100.2, 100.4) == "$100 either way (a range under a dollar)"
+    # the point and the median in the same digits as their range ("add up to $100k, likely
+    # $100,179 to $100,234, median $100k" read as a point below its range)
+    t = {"key": "total", "point_usd": 100_190.0, "p10_usd": 100_179.0, "p50_usd": 100_215.0,
+         "p90_usd": 100_234.0, "point_outside": False}
+    first = glance.plain_sentences({"bill_glance": {"lines": [t], "tornado": [],
+                                                    "ranges": {}}})[0]
+    assert first == ("The whole project costs $100,190, likely $100,179 to $100,234, median "
+                     "$100,215.")
+
+
+def test_compared_people_say_their_fte_and_months():
+    # A trial: "ledger_people 1 (research) → 1 (research)" for 4 FTE × 3 months against 10 × 6
+    from types import SimpleNamespace as B
+    a = B(scenario={"ledger_people": [{"role": "research", "fte": 4, "months": 3}]})
+    b = B(scenario={"ledger_people": [{"role": "research", "fte": 10, "months": 6}]})
+    assert glance.other_inputs_differing([a, b]) == [
+        "ledger_people 1 (research 4 FTE × 3 mo) → 1 (research 10 FTE × 6 mo)"]

@@ -1792,15 +1792,18 @@ def difference(a, b):
 def _shared_label(la, lb) -> str:
     """A compared line's label, true of both bills: the one label where they agree (or only one
     bill has the line), else the words they share up to the first difference, without its
-    trailing punctuation ("exploratory and failed runs" of "..., net of RL post-training" and
-    "... (none left: ...)": a trial read A's "none left" beside B's $3.06M), else both."""
+    trailing punctuation and the clause the two complete differently ("exploratory and failed
+    runs" of "..., net of RL post-training" and "... (none left: ...)": a trial read A's "none
+    left" beside B's $3.06M; of "..., net of SFT" and "..., net of RL", not "..., net of"),
+    else both."""
     if la is None or lb is None or la.line == lb.line:
         return (la or lb).line
     shared = os.path.commonprefix([la.line, lb.line])
     n = len(shared)
     if any(n < len(x) and x[n].isalnum() for x in (la.line, lb.line)):  # ends inside a word
         shared = shared[:shared.rfind(" ")] if " " in shared else ""
-    shared = shared.rstrip(" ,(:;")
+    cut = max(shared.rfind(c) for c in ",(:;")  # a clause the two complete differently
+    shared = (shared[:cut] if cut > 0 else shared).rstrip(" ,(:;")
     return shared if len(shared.split()) >= 2 else f"{la.line} | {lb.line}"
 
 

@@ -38,6 +38,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, as_accelerator
 from .pricing import (default, default_range, default_rows, owned_usd_per_gpu_hour,
                       server_cost_multiplier)
+from .scenario import point_scenario
 
 #: Lines for which no public default exists, and the sources searched for one (shown in the bill).
 NOT_PUBLISHED = {
@@ -241,9 +242,9 @@ def acquisition_vs_amortised(bill) -> dict:
     s the server cost multiplier (``pricing.server_cost_multiplier``: 1.66 for an A100, 1.64
     otherwise). Both on the accelerator's purchase price (``ledger_owned_usd_per_gpu`` or the
     H100 default). Returns ``acquisition_usd``, ``amortised_usd`` and their ratio."""
-    f = bill.figures
+    f, sc = bill.figures, point_scenario(bill.scenario or {})  # a range at its point
     gpu = as_accelerator(f["accelerator"])
-    own = owned_usd_per_gpu_hour(gpu, bill.scenario.get("ledger_owned_usd_per_gpu"))
+    own = owned_usd_per_gpu_hour(gpu, sc.get("ledger_owned_usd_per_gpu"))
     cluster_per_gpu = float(own["acquisition_usd_per_gpu"]) * server_cost_multiplier(gpu) / (
         1.0 - default("interconnect_share"))
     acq = f["n_gpus"] * cluster_per_gpu
@@ -273,9 +274,9 @@ def epoch_decomposition(bill) -> pd.DataFrame:
         raise ValueError(f"pricing={f.get('pricing')!r}: the Epoch comparison needs "
                          "pricing='owned' (their amortised-hardware basis)")
     gpu = as_accelerator(f["accelerator"])
-    own = owned_usd_per_gpu_hour(gpu, bill.scenario.get("ledger_owned_usd_per_gpu"),
-                                 bill.scenario.get("ledger_electricity_usd_per_kwh"),
-                                 bill.scenario.get("ledger_pue"))
+    sc = point_scenario(bill.scenario or {})  # a ranged input at its point, as the bill's
+    own = owned_usd_per_gpu_hour(gpu, sc.get("ledger_owned_usd_per_gpu"),
+                                 sc.get("ledger_electricity_usd_per_kwh"), sc.get("ledger_pue"))
     usd = {"hardware": float(f["all_gpu_hours"]) * float(own["capex_usd_per_gpu_hour"]),
            "staff": float(bill.line("people.staff").usd or 0.0),
            "energy": float(bill.line("energy.electricity").usd or 0.0)}

@@ -1149,7 +1149,7 @@ def _cross_check(p: dict) -> None:
             scenario_plan(p, load_model(p["model"]))
         except ValueError as e:
             err = ScenarioError(str(e) + _fixed_degrees_misfit(p, e)
-                                + _plan_keys_need_network(p, e))
+                                + _interleaved_misfit(p, e) + _plan_keys_need_network(p, e))
             # the plan's own refusal, for a caller whose words differ from the plan keys'
             # (report.resolve_mfu: mfu: predict is what needs the network figure)
             err.plan_refusal, err.network_missing = str(e), _network_missing(e)
@@ -1196,6 +1196,26 @@ def _plan_keys_need_network(p: dict, err: ValueError) -> str:
             "then)"
             + ("; its RL campaign (the rl_ keys) plans its update on the same cluster too: "
                "give rl_train_mfu, or leave the rl_ keys out" if rl else ""))
+
+
+def _interleaved_misfit(p: dict, err: ValueError) -> str:
+    """What a refusal of the interleaved schedule's micro-batch count (rule
+    ``interleaved_microbatches``: m not a multiple of pp) adds: where m comes from (the global
+    batch per data-parallel replica, in micro-batches) and the global batch that gives the next
+    multiple of pp on these GPUs, m' = ⌈m / pp⌉ · pp, B' = B · m' / m (a trial moved Llama 3.1
+    405B's scenario to 32,768 GPUs: m = 8 for pp = 16, refused in words it never set). ""
+    otherwise."""
+    got = re.search(r"n_microbatches=(\d+) must be divisible by pp=(\d+)", str(err))
+    b = p.get("global_batch_tokens")
+    if getattr(err, "rule", None) != "interleaved_microbatches" or not got or \
+            not isinstance(b, (int, float)):
+        return ""
+    m, pp = int(got[1]), int(got[2])
+    m2 = -(-m // pp) * pp
+    return (f"; n_microbatches is the global batch per data-parallel replica in micro-batches "
+            f"(global_batch_tokens={b:,.0f} on {fmt_gpus(p['n_gpus'])}): global_batch_tokens="
+            f"{b * m2 / m:,.0f} gives {m2}, a multiple of pp={pp}, as do fewer GPUs or "
+            "pp_schedule: 1f1b")
 
 
 def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:

@@ -332,8 +332,9 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     than the run's wall clock (``min_term_days``, data/prices.csv; ``catalog.current_prices``):
     the bill charges the GPU-hours the run uses at the committed rate, as if the rest of the
     term were used by other work; a term bought for this run alone costs
-    max(T, d) × rate × GPUs (``levers.reservation_cost_usd``), said with that figure for the
-    shortest term. None otherwise, or without a bill."""
+    max(T, d) × rate × GPUs (T the term, d the run's wall clock: ``levers.reservation_cost_usd``),
+    said with that figure for the shortest term. Rows that state no term: said so, the term
+    unknown. None otherwise, or without a bill."""
     if bill is None or p.get("pricing") != "reserved" or \
             p.get("price_usd_per_gpu_hour") is not None:
         return None
@@ -344,15 +345,34 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     terms = pd.to_numeric(rows.get("min_term_days", pd.Series(dtype=float)).replace("", None),
                           errors="coerce")
     days = bill.figures["run_wall_clock_days"]
-    if terms.empty or terms.isna().any() or terms.min() <= days:  # a row without a term: unsized
+    rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
+    if not terms.empty and terms.isna().any():  # a row without a term: the term unknown
+        return (f"pricing: reserved takes the catalogue's rate, ${rate:.2f}/GPU-h, from rows "
+                f"of which {_count_states(int(terms.isna().sum()))} no term (data/prices.csv; "
+                f"{_rows_providers(rows, terms.isna())}), and bills the GPU-hours this "
+                f"{fmt_quantity(days)}-day run uses: a reservation's term may outlast the run, "
+                "its idle part unpriced; give price_usd_per_gpu_hour from a quote for the "
+                "term you buy")
+    if terms.empty or terms.min() <= days:
         return None
-    t, rate, n = float(terms.min()), bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
+    t = float(terms.min())
     return (f"pricing: reserved takes the catalogue's committed rate, ${rate:.2f}/GPU-h, whose "
             f"rows commit to {t:g} days or more, and bills the GPU-hours this "
             f"{fmt_quantity(days)}-day run uses, as if the rest of the term were used by other "
             f"work; bought for this run alone, {t:g} days of {fmt_gpus(n)} cost "
-            f"max(T, d) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
+            f"max(term, run) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
             "price_usd_per_gpu_hour (a quote for the term you buy), or price it on demand")
+
+
+def _count_states(k: int) -> str:
+    """ "1 states" / "2 state": the verb agreeing with a count of rows."""
+    return f"{k} states" if k == 1 else f"{k} state"
+
+
+def _rows_providers(rows, mask) -> str:
+    """The providers and dates of the price ``rows`` where ``mask`` holds ("Hyperstack
+    2026-08")."""
+    return ", ".join(f"{r.provider} {r.date}" for r in rows[mask.to_numpy()].itertuples())
 
 
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -1081,10 +1081,12 @@ def _check(args) -> int:
             planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
-            # the model and accelerator a scenario leaves out are the notebooks' defaults, as
-            # estimate and report take them (a trial's one-line scenario was refused here)
-            run.update({k: planned.values[k] for k in ("model", "accelerator")
-                        if k not in run and planned.values.get(k) is not None})
+            # the run's keys a scenario leaves out are the notebooks' defaults, as estimate and
+            # report take them (a trial's one-line scenario was refused here, another's
+            # 2,048 default GPUs were none: goodput 100%); not the mfu, which would read as
+            # a stated figure
+            run.update({k: planned.values[k] for k in _CHECK_RUN_KEYS
+                        if k != "mfu" and k not in run and planned.values.get(k) is not None})
             # the lines the claim leaves out are the scenario's where it gives them, as the
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
@@ -1105,7 +1107,7 @@ def _check(args) -> int:
             warned = bill_warnings(ledger)  # the scenario's warnings, as estimate prints them
             if sc.get("price_usd_per_gpu_hour") is not None:
                 run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
-            if "n_gpus" in sc and args.n_gpus is None:
+            if args.n_gpus is None:  # the scenario's GPUs, or the default's, as billed
                 run["goodput"] = bill["goodput"]
                 # and the storage the bill provisioned for that goodput (sized from its
                 # checkpoint plan when the scenario gives none), so that the lines the claim

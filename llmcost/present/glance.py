@@ -588,10 +588,14 @@ def outside_clause(g: dict) -> str:
 def usd_span(a: float, b: float) -> str:
     """"$A to $B" in ``fmt_usd``'s three significant figures, in whole dollars where those read
     alike ("$100,163 to $100,512", where a trial's small team read "$100k to $100k")."""
-    if fmt_usd(a) != fmt_usd(b):
-        return f"{fmt_usd(a)} to {fmt_usd(b)}"
-    return f"${a:,.0f} to ${b:,.0f}" if f"{a:,.0f}" != f"{b:,.0f}" else \
+    money = _span_money(a, b)
+    return f"{money(a)} to {money(b)}" if money(a) != money(b) else \
         f"{fmt_usd(a)} either way (a range under a dollar)"
+
+
+def _span_money(a: float, b: float):
+    """The USD format that tells ``a`` and ``b`` apart: ``fmt_usd``, else whole dollars."""
+    return fmt_usd if fmt_usd(a) != fmt_usd(b) else (lambda v: f"${v:,.0f}")
 
 
 #: The point bill is said with its median when it lies this share of its P10-P90 span or more
@@ -600,15 +604,16 @@ def usd_span(a: float, b: float) -> str:
 OFF_CENTRE_SHARE = 0.25
 
 
-def median_clause(t: dict) -> str:
+def median_clause(t: dict, money=fmt_usd) -> str:
     """", median $X" when the total's point lies inside its P10-P90 but ``OFF_CENTRE_SHARE`` of
     that span or more from its P50 (the point takes each ranged input at its point, and skewed
-    ranges leave it low or high among the draws); "" otherwise or without a P50."""
+    ranges leave it low or high among the draws), written by ``money``; "" otherwise or without
+    a P50."""
     p50 = t.get("p50_usd")
     span = t["p90_usd"] - t["p10_usd"]
     if p50 is None or not span > 0 or abs(t["point_usd"] - p50) < OFF_CENTRE_SHARE * span:
         return ""
-    return f", median {fmt_usd(p50)}"
+    return f", median {money(p50)}"
 
 
 def plain_sentences(summary: dict, failed=()) -> list:
@@ -626,8 +631,9 @@ def plain_sentences(summary: dict, failed=()) -> list:
     # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
     what = ("The lines this scenario prices add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
-    first = (f"{what} {fmt_usd(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
-             f"{outside_clause(g) or median_clause(t)}.")
+    money = _span_money(t["p10_usd"], t["p90_usd"])  # the point in its range's digits
+    first = (f"{what} {money(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
+             f"{outside_clause(g) or median_clause(t, money)}.")
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -726,6 +732,10 @@ CAVEATS = [
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
      "the reserved price, {0}/GPU-h, is a {1}-day commitment the bill charges only for the "
      "hours this run uses; bought for this run alone the term costs {2}: give a quote"),
+    (r"^pricing: reserved takes the catalogue's rate, (\$[\d.]+)/GPU-h, from rows of which "
+     r"\d+ states? no term",
+     "the reserved price, {0}/GPU-h, comes from rows that state no term: a term that outlasts "
+     "the run is not priced; give a quote"),
     # a bill above world GDP from inputs each below it (validation._world_bill_warning)
     (r"^the bill, \$(\S+), is above world GDP",
      "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
@@ -1253,8 +1263,7 @@ def other_inputs_differing(bills, most: int = 8) -> list:
             x = fmt_usd(x)                             # and "15k" for $15,000
         if isinstance(x, (list, tuple)):  # phases, people, runs: their count and names
             x = "none" if not x else f"{len(x)} (" + ", ".join(
-                str(i.get("name", i.get("role", "…"))) if isinstance(i, dict) else str(i)
-                for i in x) + ")"
+                _item_words(i) if isinstance(i, dict) else str(i) for i in x) + ")"
         v = ("null" if x is None else str(x).lower() if isinstance(x, bool) else  # YAML's words
              f"{x:,}" if isinstance(x, int) else
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
@@ -1264,6 +1273,17 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     out = [f"{k} {cut(sa, k)} → {cut(sb, k)}" for k in keys[:most]]
     return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
+
+
+def _item_words(item: dict) -> str:
+    """An item of a listed key in a comparison: a phase or run by its name, a ``ledger_people``
+    role with its FTE and months ("research 4 FTE × 3 mo": a trial read "1 (research) → 1
+    (research)" for 4 FTE × 3 months against 10 × 6)."""
+    if "role" in item and "name" not in item:
+        fte, months = item.get("fte"), item.get("months")
+        return (str(item["role"]) + (f" {fte:g} FTE" if isinstance(fte, (int, float)) else "")
+                + (f" × {months:g} mo" if isinstance(months, (int, float)) else ""))
+    return str(item.get("name", item.get("role", "…")))
 
 
 def _mfu_on_basis(bill, mfu: float) -> str:
