@@ -107,6 +107,10 @@ def test_a_scenario_with_its_own_phase_is_told_replaced():
         x.describe()
     # said as what it adds without that phase, then how the bill moves (a trial read "adds
     # $361k to the bill without it, $241k to the bill" as garbled)
+    # its own phase's share is the bill with it less the bill without it, exploration and
+    # storage included (a trial set "$22.8M of the bill" beside the phase's line at $9.90M)
+    assert f"{fmt_usd(x.own_usd)} of the bill with the lines that scale with it" in \
+        " ".join(x.describe().split())
     moves = "rises" if x.vs_bill_usd >= 0 else "falls"
     assert (f"it adds {fmt_usd(x.added_usd)} to the bill without that phase, so the bill "
             f"{moves} by {fmt_usd(abs(x.vs_bill_usd))}") in " ".join(x.describe().split())

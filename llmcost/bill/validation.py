@@ -40,6 +40,7 @@ from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
                           scenario_campaign, scenario_iteration)
 from ..training import reliability as rel
+from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
@@ -275,7 +276,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p),
-                        reserved_term_warning(p, bill)) if w]
+                        reserved_term_warning(p, bill), short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
     return out + money_magnitude_warnings(p) + world + ([] if world else
@@ -367,6 +368,38 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
 def _count_states(k: int) -> str:
     """ "1 states" / "2 state": the verb agreeing with a count of rows."""
     return f"{k} states" if k == 1 else f"{k} state"
+
+
+#: Kaplan et al. 2020 fit their losses on GPT-2's byte-pair encoding, 50,257 tokens (§2.3,
+#: Radford et al. 2019): a model that guesses every token uniformly scores ln 50,257 = 10.8
+#: nats, the most a loss on that scale can mean.
+KAPLAN_VOCAB = 50257
+
+
+def short_run_warning(p: dict) -> str | None:
+    """One sentence when the run's tokens are too few for the loss-based pages: the loss a
+    from-scratch run of ``train_tokens`` at ``global_batch_tokens`` reaches under Kaplan et al.
+    2020's fits (``batch.loss_of_planned_run``, Eq. 5.4 and 5.6) is above ln ``KAPLAN_VOCAB``,
+    a uniform guess, so notebook 02's target loss and critical batch and notebook 06's
+    compute-optimal comparison describe no real run (a trial's 100M-token warm-up of an 8B
+    model read "target loss 12.5 nats", "6,166% more compute than optimal"): a fine-tune or
+    continued pre-training of a released model is billed right, those pages do not apply to it.
+    None otherwise, or where the inputs are not numbers."""
+    try:
+        spec = load_model(p["model"])
+        n = kaplan_n_params(spec)
+        loss = float(loss_of_planned_run(n, float(p["train_tokens"]),
+                                         float(p["global_batch_tokens"])))
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not loss > math.log(KAPLAN_VOCAB):
+        return None
+    return (f"train_tokens={float(p['train_tokens']):.3g} is too few for the loss-based pages: "
+            f"a from-scratch run of {spec.name} that short ends at {loss:.1f} nats under Kaplan "
+            f"et al. 2020's fits, above a uniform guess over their vocabulary (ln 50,257 = "
+            f"{math.log(KAPLAN_VOCAB):.1f}), so notebook 02's target loss and critical batch and "
+            "notebook 06's compute-optimal comparison describe no real run; the bill prices the "
+            "tokens as given (a fine-tune or warm-up of a released model)")
 
 
 def _rows_providers(rows, mask) -> str:

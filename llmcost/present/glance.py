@@ -736,6 +736,11 @@ CAVEATS = [
      r"\d+ states? no term",
      "the reserved price, {0}/GPU-h, comes from rows that state no term: a term that outlasts "
      "the run is not priced; give a quote"),
+    # a run too short for the loss-based pages (validation.short_run_warning)
+    (r"^train_tokens=(\S+) is too few for the loss-based pages: .*? ends at ([\d.]+) nats",
+     "{0} tokens is too few for the loss-based pages (a run that short ends at {1} nats, above "
+     "a uniform guess): pages 02 and 06 describe no real run; the bill prices the tokens as "
+     "given"),
     # a bill above world GDP from inputs each below it (validation._world_bill_warning)
     (r"^the bill, \$(\S+), is above world GDP",
      "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
