@@ -867,7 +867,7 @@ def test_a_budget_flag_beside_the_scenarios_budget_says_which_is_which(tmp_path)
 
 def test_a_reserved_price_from_rows_without_a_term_says_the_term_is_unknown(tmp_path):
     # A trial: the 405B scenario on reserved H100s took Hyperstack's rate, whose row states no
-    # contract term (data/prices.csv: min_term_days empty, "may be shorter than 1 yr"), and
+    # contract term (data/prices.csv: min_term_days empty, "a defined duration"), and
     # nothing said a term might outlast the 92-day run.
     from llmcost.core.catalog import current_prices
     from llmcost.present import glance
@@ -894,4 +894,5 @@ def test_an_interleaved_plan_short_of_micro_batches_names_the_batch_that_fits(tm
         load_scenario(_yaml(tmp_path, text))
     said = " ".join(str(e.value).split())
     assert "n_microbatches=8 must be divisible by pp=16" in said
-    assert "global_batch_tokens=33,554,432 gives 16, a multiple of pp=16" in said
+    assert "global_batch_tokens=33,554,432 gives 16, a multiple of pp=16, as does n_gpus=16,384" \
+        in said  # 32,768 × 8 / 16

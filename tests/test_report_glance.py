@@ -1001,10 +1001,11 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     assert glance.other_inputs_differing([a, b]) == ["rl_async false → true"]
     assert glance.compare_inputs([a, b]) == ["mfu 40.0% → 47.0% (predicted)",
                                              "rl_async false → true"]
-    # a list (a trial read a Python dict cut at 40 characters for phases): its count and names
+    # a list (a trial read a Python dict cut at 40 characters for phases): its count and names,
+    # a phase with its tokens (a review: two phases of different tokens read alike)
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
-        "phases none → 1 (long-context)"]
+        "phases none → 1 (long-context 800B tokens)"]
 
 
 def test_compared_bills_say_their_main_runs_wall_clock():

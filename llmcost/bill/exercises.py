@@ -79,7 +79,7 @@ class LongContextExercise:
             moves = "rises" if self.vs_bill_usd >= 0 else "falls"
             adds = (f"replaces the scenario's own {r['name']} phase ({fmt_count(r['tokens'], 3)}"
                     f" tokens at {r['seq_len']:,}: {fmt_usd(self.own_usd)} of the bill with "
-                    "the lines that scale with it, exploration and storage): it adds "
+                    "the lines that scale with it, such as exploration): it adds "
                     f"{fmt_usd(self.added_usd)} to the bill without that phase, so the bill "
                     f"{moves} by {fmt_usd(abs(self.vs_bill_usd))}")
         lines = [head, f"{adds}; a {ph['seq_len']:,}-token sequence costs "

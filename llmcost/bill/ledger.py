@@ -1804,6 +1804,8 @@ def _shared_label(la, lb) -> str:
         shared = shared[:shared.rfind(" ")] if " " in shared else ""
     cut = max(shared.rfind(c) for c in ",(:;")  # a clause the two complete differently
     shared = (shared[:cut] if cut > 0 else shared).rstrip(" ,(:;")
+    while shared.count("(") > shared.count(")"):  # never a parenthesis left open
+        shared = shared[:shared.rfind("(")].rstrip(" ,(:;")
     return shared if len(shared.split()) >= 2 else f"{la.line} | {lb.line}"
 
 

@@ -1210,11 +1210,12 @@ def _interleaved_misfit(p: dict, err: ValueError) -> str:
     if getattr(err, "rule", None) != "interleaved_microbatches" or not got or \
             not isinstance(b, (int, float)):
         return ""
-    m, pp = int(got[1]), int(got[2])
+    m, pp, n = int(got[1]), int(got[2]), int(p["n_gpus"])
     m2 = -(-m // pp) * pp
+    fewer = f"n_gpus={n * m // m2:,}" if (n * m) % m2 == 0 else "fewer GPUs"
     return (f"; n_microbatches is the global batch per data-parallel replica in micro-batches "
-            f"(global_batch_tokens={b:,.0f} on {fmt_gpus(p['n_gpus'])}): global_batch_tokens="
-            f"{b * m2 / m:,.0f} gives {m2}, a multiple of pp={pp}, as do fewer GPUs or "
+            f"(global_batch_tokens={b:,.0f} on {fmt_gpus(n)}): global_batch_tokens="
+            f"{b * m2 / m:,.0f} gives {m2}, a multiple of pp={pp}, as does {fewer}, or "
             "pp_schedule: 1f1b")
 
 

@@ -348,8 +348,10 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     days = bill.figures["run_wall_clock_days"]
     rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
     if not terms.empty and terms.isna().any():  # a row without a term: the term unknown
-        return (f"pricing: reserved takes the catalogue's rate, ${rate:.2f}/GPU-h, from rows "
-                f"of which {_count_states(int(terms.isna().sum()))} no term (data/prices.csv; "
+        which = ("a row that states" if len(terms) == 1 else
+                 f"rows of which {_count_states(int(terms.isna().sum()))}")
+        return (f"pricing: reserved takes the catalogue's rate, ${rate:.2f}/GPU-h, from "
+                f"{which} no term (data/prices.csv; "
                 f"{_rows_providers(rows, terms.isna())}), and bills the GPU-hours this "
                 f"{fmt_quantity(days)}-day run uses: a reservation's term may outlast the run, "
                 "its idle part unpriced; give price_usd_per_gpu_hour from a quote for the "
@@ -370,15 +372,16 @@ def _count_states(k: int) -> str:
     return f"{k} states" if k == 1 else f"{k} state"
 
 
-#: Kaplan et al. 2020 fit their losses on GPT-2's byte-pair encoding, 50,257 tokens (§2.3,
-#: Radford et al. 2019): a model that guesses every token uniformly scores ln 50,257 = 10.8
-#: nats, the most a loss on that scale can mean.
+#: Kaplan et al. 2020 fit their losses on a byte-pair encoding of 50,257 tokens (§2, "Background
+#: and Methods": "n_vocab = 50257"): a model that guesses every token uniformly scores
+#: ln 50,257 = 10.8 nats, the most a loss on that scale can mean.
 KAPLAN_VOCAB = 50257
 
 
 def short_run_warning(p: dict) -> str | None:
-    """One sentence when the run's tokens are too few for the loss-based pages: the loss a
-    from-scratch run of ``train_tokens`` at ``global_batch_tokens`` reaches under Kaplan et al.
+    """One sentence when the run's optimizer steps (``train_tokens`` ÷ ``global_batch_tokens``:
+    the fit turns on them) are too few for the loss-based pages: the loss a from-scratch run of
+    ``train_tokens`` at ``global_batch_tokens`` reaches under Kaplan et al.
     2020's fits (``batch.loss_of_planned_run``, Eq. 5.4 and 5.6) is above ln ``KAPLAN_VOCAB``,
     a uniform guess, so notebook 02's target loss and critical batch and notebook 06's
     compute-optimal comparison describe no real run (a trial's 100M-token warm-up of an 8B
@@ -394,9 +397,11 @@ def short_run_warning(p: dict) -> str | None:
         return None
     if not loss > math.log(KAPLAN_VOCAB):
         return None
-    return (f"train_tokens={float(p['train_tokens']):.3g} is too few for the loss-based pages: "
-            f"a from-scratch run of {spec.name} that short ends at {loss:.1f} nats under Kaplan "
-            f"et al. 2020's fits, above a uniform guess over their vocabulary (ln 50,257 = "
+    d, b = float(p["train_tokens"]), float(p["global_batch_tokens"])
+    return (f"train_tokens={fmt_count(d, 3)} at global_batch_tokens={b:,.0f} is {d / b:,.0f} "
+            f"optimizer steps, too few for the loss-based pages: a from-scratch run of "
+            f"{spec.name} that short ends at {loss:.1f} nats under Kaplan et al. 2020's fits, "
+            f"above a uniform guess over their vocabulary (ln 50,257 = "
             f"{math.log(KAPLAN_VOCAB):.1f}), so notebook 02's target loss and critical batch and "
             "notebook 06's compute-optimal comparison describe no real run; the bill prices the "
             "tokens as given (a fine-tune or warm-up of a released model)")

@@ -1081,12 +1081,18 @@ def _check(args) -> int:
             planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
-            # the run's keys a scenario leaves out are the notebooks' defaults, as estimate and
-            # report take them (a trial's one-line scenario was refused here, another's
-            # 2,048 default GPUs were none: goodput 100%); not the mfu, which would read as
-            # a stated figure
+            # the model and accelerator a scenario leaves out are the notebooks' defaults, as
+            # estimate and report take them (a trial's one-line scenario was refused here);
+            # the rest of the run's keys too when no figure is claimed, the scenario's own bill
+            # judged (another's 2,048 default GPUs were none: goodput 100%), never the mfu,
+            # which would read as a stated figure, nor under a claim, whose hours, days or
+            # FLOPs state the GPUs and tokens themselves (a review: --days with --gpu-hours was
+            # judged against 2,048 GPUs, --train-flops against 2T default tokens)
+            claimed = args.phase or any(getattr(args, k) is not None
+                                        for k in ("gpu_hours", "days", "usd", "train_flops"))
             run.update({k: planned.values[k] for k in _CHECK_RUN_KEYS
-                        if k != "mfu" and k not in run and planned.values.get(k) is not None})
+                        if k not in run and planned.values.get(k) is not None
+                        and (k in ("model", "accelerator") or not claimed and k != "mfu")})
             # the lines the claim leaves out are the scenario's where it gives them, as the
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
@@ -1107,7 +1113,7 @@ def _check(args) -> int:
             warned = bill_warnings(ledger)  # the scenario's warnings, as estimate prints them
             if sc.get("price_usd_per_gpu_hour") is not None:
                 run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
-            if args.n_gpus is None:  # the scenario's GPUs, or the default's, as billed
+            if "n_gpus" in run and args.n_gpus is None:  # the scenario's or its bill's GPUs
                 run["goodput"] = bill["goodput"]
                 # and the storage the bill provisioned for that goodput (sized from its
                 # checkpoint plan when the scenario gives none), so that the lines the claim

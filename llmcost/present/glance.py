@@ -594,8 +594,11 @@ def usd_span(a: float, b: float) -> str:
 
 
 def _span_money(a: float, b: float):
-    """The USD format that tells ``a`` and ``b`` apart: ``fmt_usd``, else whole dollars."""
-    return fmt_usd if fmt_usd(a) != fmt_usd(b) else (lambda v: f"${v:,.0f}")
+    """The USD format that tells ``a`` and ``b`` apart: ``fmt_usd``, else whole dollars where
+    those differ; ``fmt_usd`` when nothing does (a range under a dollar, P10 = P90)."""
+    if fmt_usd(a) != fmt_usd(b) or f"{a:,.0f}" == f"{b:,.0f}":
+        return fmt_usd
+    return lambda v: f"${v:,.0f}"
 
 
 #: The point bill is said with its median when it lies this share of its P10-P90 span or more
@@ -732,15 +735,16 @@ CAVEATS = [
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
      "the reserved price, {0}/GPU-h, is a {1}-day commitment the bill charges only for the "
      "hours this run uses; bought for this run alone the term costs {2}: give a quote"),
-    (r"^pricing: reserved takes the catalogue's rate, (\$[\d.]+)/GPU-h, from rows of which "
-     r"\d+ states? no term",
+    (r"^pricing: reserved takes the catalogue's rate, (\$[\d.]+)/GPU-h, from (?:a row that "
+     r"states|rows of which \d+ states?) no term",
      "the reserved price, {0}/GPU-h, comes from rows that state no term: a term that outlasts "
      "the run is not priced; give a quote"),
     # a run too short for the loss-based pages (validation.short_run_warning)
-    (r"^train_tokens=(\S+) is too few for the loss-based pages: .*? ends at ([\d.]+) nats",
-     "{0} tokens is too few for the loss-based pages (a run that short ends at {1} nats, above "
-     "a uniform guess): pages 02 and 06 describe no real run; the bill prices the tokens as "
-     "given"),
+    (r"^train_tokens=(\S+) at global_batch_tokens=\S+ is ([\d,]+) optimizer steps, too few for "
+     r"the loss-based pages: .*? ends at ([\d.]+) nats",
+     "{0} tokens in {1} optimizer steps are too few for the loss-based pages (a run that short "
+     "ends at {2} nats, above a uniform guess): pages 02 and 06 describe no real run; the bill "
+     "prices the tokens as given"),
     # a bill above world GDP from inputs each below it (validation._world_bill_warning)
     (r"^the bill, \$(\S+), is above world GDP",
      "the bill, ${0}, is above world GDP: check the inputs' exponents and units"),
@@ -1281,14 +1285,18 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
 
 def _item_words(item: dict) -> str:
-    """An item of a listed key in a comparison: a phase or run by its name, a ``ledger_people``
-    role with its FTE and months ("research 4 FTE × 3 mo": a trial read "1 (research) → 1
-    (research)" for 4 FTE × 3 months against 10 × 6)."""
+    """An item of a listed key in a comparison: a ``ledger_people`` role with its FTE and
+    months ("research 4 FTE × 3 mo": a trial read "1 (research) → 1 (research)" for 4 FTE × 3
+    months against 10 × 6), a phase or run by its name with its tokens or GPU-hours ("long-context
+    100B tokens")."""
     if "role" in item and "name" not in item:
         fte, months = item.get("fte"), item.get("months")
         return (str(item["role"]) + (f" {fte:g} FTE" if isinstance(fte, (int, float)) else "")
                 + (f" × {months:g} mo" if isinstance(months, (int, float)) else ""))
-    return str(item.get("name", item.get("role", "…")))
+    size = next(((k, item[k]) for k in ("tokens", "gpu_hours")
+                 if isinstance(item.get(k), (int, float))), None)
+    return str(item.get("name", item.get("role", "…"))) + (
+        f" {fmt_count(size[1], 3)} {size[0].replace('gpu_hours', 'GPU-h')}" if size else "")
 
 
 def _mfu_on_basis(bill, mfu: float) -> str:
