@@ -896,3 +896,14 @@ def test_an_interleaved_plan_short_of_micro_batches_names_the_batch_that_fits(tm
     assert "n_microbatches=8 must be divisible by pp=16" in said
     assert "global_batch_tokens=33,554,432 gives 16, a multiple of pp=16, as does n_gpus=16,384" \
         in said  # 32,768 × 8 / 16
+
+
+def test_a_scenario_that_is_not_utf8_text_is_refused_in_one_line(tmp_path):
+    # A trial: a binary file and a UTF-16 YAML got Python's "'utf-8' codec can't decode byte
+    # 0xff in position 0: invalid start byte"; the scenario is said to be no UTF-8 text
+    from llmcost.bill.scenario import ScenarioError, load_scenario
+    path = tmp_path / "u16.yaml"
+    path.write_text("model: llama-2-7b\n", encoding="utf-16")
+    with pytest.raises(ScenarioError, match=r"u16\.yaml: not a UTF-8 text file \(byte 0: "
+                                            r"invalid start byte\); save the scenario as UTF-8"):
+        load_scenario(path)

@@ -19,7 +19,7 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options)
-from ..core.units import fmt_duration, fmt_gpus, noun
+from ..core.units import fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
@@ -1423,8 +1423,9 @@ def zero3_warning() -> str:
     e = v.loc[(v["zero_stage"] == 3) & (v["split"] == "held-out"), "error"]
     return (f"the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer gathers and "
             f"reduce-scatters layer by layer (comm.fsdp_exposure), checked on {len(e)} held-out "
-            f"published ZeRO-3 runs (predicted ÷ published MFU − 1 from {e.min():+.0%} to "
-            f"{e.max():+.0%}, median {e.median():+.1%}, every regime together: the band "
+            f"published ZeRO-3 runs (predicted ÷ published MFU − 1 from "
+            f"{fmt_signed_pct(e.min())} to {fmt_signed_pct(e.max())}, median "
+            f"{e.median():+.1%}, every regime together: the band "
             "around a prediction uses its own regime's runs alone, whose median may differ); "
             "the plan search counts a ZeRO-3 step "
             f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the calibration "

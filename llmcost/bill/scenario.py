@@ -1426,6 +1426,25 @@ def _mfu_word(path, value) -> bool:
     return False
 
 
+def _read_yaml(p: Path):
+    """The YAML 1.2 document of scenario file ``p``; a ``ScenarioError`` naming the file for a
+    file that is not UTF-8 text (a trial: Python's own "'utf-8' codec can't decode byte 0xd0 in
+    position 24"), for YAML that does not parse (line and column), and for a value the loader
+    refuses."""
+    try:
+        return yaml.load(p.read_text(encoding="utf-8"), Loader=_Yaml12Loader)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
+    except UnicodeDecodeError as e:  # a binary file, or another encoding
+        raise ScenarioError(f"{p}: not a UTF-8 text file (byte {e.start}: {e.reason}); save the "
+                            "scenario as UTF-8 YAML") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or "cannot be parsed"
+        raise ScenarioError(f"{p}: not valid YAML{where}: {problem}") from None
+
+
 def load_scenario(path) -> dict:
     """Read and validate a scenario YAML file.
 
@@ -1453,15 +1472,7 @@ def load_scenario(path) -> dict:
         raise ScenarioError(f"path={str(path)!r}: scenario file {str(path)!r} does not exist")
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
-    try:
-        data = yaml.load(p.read_text(encoding="utf-8"), Loader=_Yaml12Loader)
-    except ScenarioError as e:
-        raise ScenarioError(f"{p}: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "cannot be parsed"
-        raise ScenarioError(f"{p}: not valid YAML{where}: {problem}") from None
+    data = _read_yaml(p)
     if not isinstance(data, dict) or not data:
         raise ScenarioError(f"{p}: must be a non-empty mapping of parameter names to values")
     out = {}

@@ -16,7 +16,7 @@ import pandas as pd
 from ..bill.scenario import LEDGER_DEFAULTS
 from ..bill.validation import long_run_words
 from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, fmt_gpus,
-                          fmt_quantity, fmt_usd)
+                          fmt_quantity, fmt_signed_pct, fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 from ..training.memory import MOE_CHECK_LOAD_FACTOR
 from ..training.straggler import N_CALIBRATION
@@ -319,7 +319,7 @@ def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: floa
         lines.append(f"- **{r['model']}**: U {u:.1%} of the BF16 peak (MFU basis), "
                      f"{u / fp8_over_bf16:.1%} of the FP8 peak. The median of the "
                      f"{len(others)} other {r['generation']} whole runs is {med:.1%}: without "
-                     f"its plan it would be predicted {u / med - 1:+.0%} in GPU-hours "
+                     f"its plan it would be predicted {fmt_signed_pct(u / med - 1)} in GPU-hours "
                      f"({u:.1%} ÷ {med:.1%}), not the FP8 factor {fp8_over_bf16:.0f}×; the "
                      "lowest of those runs: "
                      + ", ".join(f"{o['model']} {o['published_mfu']:.1%}"

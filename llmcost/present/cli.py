@@ -25,8 +25,8 @@ from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import Range, is_ranged
-from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
-                             load_scenario, point_scenario)
+from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
+                             ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
 from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, noun
 from ..core.version import __version__
@@ -1020,6 +1020,13 @@ _CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", 
                    "mfu")
 
 
+def _scenario_accelerator(path) -> str:
+    """The accelerator a scenario file bills: its own, else the notebooks' default
+    (``scenario.LEDGER_DEFAULTS``), as estimate takes it (a trial's pilot scenario without
+    ``accelerator:`` gave ``calibrate --mamf-log`` a KeyError traceback)."""
+    return load_scenario(path).get("accelerator") or LEDGER_DEFAULTS["accelerator"]
+
+
 def _check_parser(sub) -> None:
     c = sub.add_parser(
         "check", help="check a training-cost claim: FLOPs, implied MFU, verdict, price, omissions",
@@ -1341,7 +1348,7 @@ def _microbench(args) -> int:
     if missing:
         return _fail(f"llmcost calibrate --microbench: {missing}")
     try:
-        name = args.accelerator or (load_scenario(args.scenario)["accelerator"]
+        name = args.accelerator or (_scenario_accelerator(args.scenario)
                                     if args.scenario else None)
         if not name:
             raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
@@ -1399,7 +1406,7 @@ def _mamf_log(args) -> int:
         return _fail(f"llmcost calibrate --mamf-log: --out {args.out} exists (give --overwrite "
                      "to replace it)")
     try:
-        name = args.accelerator or (load_scenario(args.scenario)["accelerator"]
+        name = args.accelerator or (_scenario_accelerator(args.scenario)
                                     if args.scenario else None)
         if not name:
             raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
@@ -1513,22 +1520,25 @@ def _calibrate(args) -> int:
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; "
           f"{x.describe_transfer(cal.compute_factor)}; the network factors identified above "
           "in full")
+    band = (f" (band {fmt_quantity(hours[1])} to {fmt_quantity(hours[2])})"
+            if fmt_quantity(hours[1]) != fmt_quantity(hours[2]) else "")  # "no band" said above
     say(f"  step time {x.step_time_s:.2f} s; {fmt_quantity(hours[0])} GPU-hours for "
-          f"{float(p['train_tokens']):.3g} tokens (band {fmt_quantity(hours[1])} to "
-          f"{fmt_quantity(hours[2])})")
+          f"{float(p['train_tokens']):.3g} tokens{band}")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
     ref = (f" (what the run adds to the smallest pilot, {fmt_gpus(p0.n_gpus)}, the pilot the band "
            "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
     if x.half_width and widened:  # the band shown is not the pilots': say whose it is
         say(f"  none of the pilots' compute correction was carried, so the band shown is at "
             f"least the step-time model's own for this plan; the pilots' band before that "
-            f"({x0.mfu_low:.1%}-{x0.mfu_high:.1%}) widens for{ref}: "
+            f"({x0.mfu_low:.1%}-{x0.mfu_high:.1%}) is sized for{ref} (calibrate."
+            f"BAND_HALF_WIDTH, by how many the pilots did not exercise): "
             + ("; ".join(x.novelties) if x.novelties else "no novelty (calibrate.novelties)"))
     elif x.half_width:
         none = ("no novelty: its parallel dimensions, scale-out network, sequence, "
                 "recomputation and model are the pilot's (calibrate.novelties); the band is the "
                 "narrowest, the drift of the step model from a pilot to a larger run")
-        say(f"  the band widens for{ref}: "
+        say(f"  the band (±{x.half_width:.1%}) is sized for{ref} (calibrate.BAND_HALF_WIDTH, "
+            "by how many the pilots did not exercise): "
             + ("; ".join(x.novelties) if x.novelties else none))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
