@@ -1282,3 +1282,29 @@ def test_a_mamf_log_with_a_scenario_without_its_accelerator_takes_the_default(tm
     out = capsys.readouterr().out
     assert "matmul_fraction (bf16) 0.768" in out and 760.3 / 989.4 == pytest.approx(0.768,
                                                                                  abs=5e-4)
+
+
+@pytest.mark.parametrize("first, second", [(900, 700), (700, 900)])
+def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, second):
+    # A trial: two pilots of one plan at 64 GPUs, 900 and 700 tokens/s per GPU, gave the first
+    # one's calibration in either order without a word; the other is now named. Their MFUs by
+    # hand: Llama 2 70B at 4,096 tokens is 4.44e11 FLOP per token (6 × 68.7e9 matmul weights +
+    # 12 × 80 × 8,192 × 4,096 attention), × 900 ÷ 989.4e12 = 40.4%, × 700 = 31.4%.
+    from llmcost.present.cli import main
+    path = tmp_path / "tie.yaml"
+    path.write_text("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
+                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {first}, tp: 8, pp: 4, "
+                    "micro_batch_size: 1}\n"
+                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {second}, tp: 8, pp: 4, "
+                    "micro_batch_size: 1}\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert (f"1 of 2 pilots not fitted: pilot[1] on 64 GPUs, {second} tokens/s per GPU "
+            f"(MFU {31.4 if second == 700 else 40.4}%). The calibration solves on pilot[0] "
+            f"(64 GPUs, {first},") in said
+    # the README's pilots, at 64 and 256 GPUs across nodes, are both fitted: nothing said
+    ok = _calibrate_printout(tmp_path, capsys, "tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: "
+                             "none\npilot:\n  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, "
+                             "pp: 4, micro_batch_size: 1}\n  - {n_gpus: 256, "
+                             "tokens_per_s_per_gpu: 860, tp: 8, pp: 4, micro_batch_size: 1}\n")
+    assert "not fitted" not in ok

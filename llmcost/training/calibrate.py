@@ -755,14 +755,37 @@ def calibrate(pilots) -> Calibration:
                       base).mfu for p in pilots)
     warn = scaleout_warning(p0, big, base, k, (resid(p0, c, 1.0), resid(big, c, 1.0))) \
         if two_scale and net_ok else None
+    unfit = unfitted_pilots_warning(pilots, p0, big if two_scale else p0)
     return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
                        scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
                        measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
-                       saturated=saturated, warnings=(warn,) if warn else (),
+                       saturated=saturated, warnings=tuple(w for w in (warn, unfit) if w),
                        network_confounded=bool(
                            any(_uses_scaleout(p.plan, p.accelerator) for p in pilots)
                            and not (two_scale and net_ok)))
+
+
+def unfitted_pilots_warning(pilots, p0: Pilot, big: Pilot) -> str | None:
+    """A sentence naming the pilots ``calibrate`` does not fit: it solves the compute factor on
+    the smallest pilot ``p0`` (the first listed of those at its GPU count) and the scale-out
+    factor on the largest ``big`` (where two scales cross nodes), so a pilot at a middle scale,
+    or a second one at the same count, enters only the mean residual (a trial: two pilots at 64
+    GPUs, 900 and 700 tokens/s per GPU, gave the first one's calibration in either order);
+    each with its throughput and measured MFU, so that disagreeing repeats show. None when
+    every pilot is fitted."""
+    unused = [q for q in pilots if q is not p0 and q is not big]
+    if not unused:
+        return None
+    said = "; ".join(f"{q.label or 'a pilot'} on {fmt_gpus(q.n_gpus)}, "
+                     f"{q.tokens_per_s_per_gpu:,.4g} tokens/s per GPU (MFU {measured_mfu(q):.1%})"
+                     for q in unused)
+    fitted = f"{p0.label or 'the smallest pilot'} ({fmt_gpus(p0.n_gpus)}, " \
+        f"{p0.tokens_per_s_per_gpu:,.4g}, MFU {measured_mfu(p0):.1%})" + (
+            "" if big is p0 else f" and {big.label or 'the largest'} ({fmt_gpus(big.n_gpus)})")
+    return (f"{len(unused)} of {len(pilots)} pilots not fitted: {said}. The calibration solves "
+            f"on {fitted} and counts the others in the mean residual only; give one pilot per "
+            "scale (the mean of repeated measurements)")
 
 
 def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
