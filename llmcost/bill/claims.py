@@ -104,6 +104,7 @@ from ..core.catalog import (
     load_efficiency,
     load_model,
     load_published_runs,
+    term_days,
     unavailable_prices,
 )
 from ..core.diskcache import disk_cached
@@ -1580,9 +1581,7 @@ def committed_prices(accelerator) -> pd.DataFrame:
     gen = generation(as_accelerator(accelerator).name)
     df = list_prices(current_only=True)
     df = df[[generation(a) == gen for a in df["accelerator"]]]
-    term = pd.to_numeric(df["min_term_days"].replace("", None), errors="coerce") \
-        if "min_term_days" in df else pd.Series(float("nan"), index=df.index)
-    return df[term >= 365].reset_index(drop=True)
+    return df[term_days(df) >= 365].reset_index(drop=True)
 
 
 def _price_judgement(j: _Judging) -> tuple:

@@ -56,6 +56,7 @@ from ..core.catalog import (
     list_prices,
     load_accelerator,
     load_model,
+    term_days,
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
@@ -1146,9 +1147,8 @@ def _own_provider_offers(accelerator: str, mode: str) -> pd.DataFrame:
     od = list_prices(accelerator, "on_demand", current_only=True)
     out = pd.DataFrame(
         [{"provider": r.provider, mode: float(r.price_usd_per_gpu_hour),
-          "on_demand": _own_on_demand(od, r),
-          "term_days": float(str(getattr(r, "min_term_days", "") or "") or "nan"),
-          "source": r.source} for r in rows.itertuples()],
+          "on_demand": _own_on_demand(od, r), "term_days": float(t),
+          "source": r.source} for r, t in zip(rows.itertuples(), term_days(rows))],
         columns=["provider", mode, "on_demand", "term_days", "source"])
     out.insert(3, "discount", 1 - out[mode] / out["on_demand"])
     return out

@@ -1202,15 +1202,14 @@ def _interleaved_misfit(p: dict, err: ValueError) -> str:
     """What a refusal of the interleaved schedule's micro-batch count (rule
     ``interleaved_microbatches``: m not a multiple of pp) adds: where m comes from (the global
     batch per data-parallel replica, in micro-batches) and the global batch that gives the next
-    multiple of pp on these GPUs, m' = ⌈m / pp⌉ · pp, B' = B · m' / m (a trial moved Llama 3.1
-    405B's scenario to 32,768 GPUs: m = 8 for pp = 16, refused in words it never set). ""
-    otherwise."""
-    got = re.search(r"n_microbatches=(\d+) must be divisible by pp=(\d+)", str(err))
-    b = p.get("global_batch_tokens")
-    if getattr(err, "rule", None) != "interleaved_microbatches" or not got or \
+    multiple of pp on these GPUs (the refusal's ``PlanError.values``), m' = ⌈m / pp⌉ · pp,
+    B' = B · m' / m (a trial moved Llama 3.1 405B's scenario to 32,768 GPUs: m = 8 for pp = 16,
+    refused in words it never set). "" otherwise."""
+    got, b = getattr(err, "values", {}), p.get("global_batch_tokens")
+    if getattr(err, "rule", None) != "interleaved_microbatches" or "pp" not in got or \
             not isinstance(b, (int, float)):
         return ""
-    m, pp, n = int(got[1]), int(got[2]), int(p["n_gpus"])
+    m, pp, n = int(got["n_microbatches"]), int(got["pp"]), int(p["n_gpus"])
     m2 = -(-m // pp) * pp
     fewer = f"n_gpus={n * m // m2:,}" if (n * m) % m2 == 0 else "fewer GPUs"
     return (f"; n_microbatches is the global batch per data-parallel replica in micro-batches "

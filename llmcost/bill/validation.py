@@ -29,13 +29,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
-from ..core.catalog import current_prices, list_prices, load_accelerator, load_model
+from ..core.catalog import (current_prices, list_prices, load_accelerator, load_model,
+                            price_rows_words, term_days)
 from ..core.diskcache import disk_cached
 from ..core.stacks import generation
 from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
-                          fmt_usd)
+                          fmt_usd, noun)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
                           scenario_campaign, scenario_iteration)
@@ -343,16 +343,16 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
         rows = current_prices(p["accelerator"], "reserved")
     except ValueError:
         return None
-    terms = pd.to_numeric(rows.get("min_term_days", pd.Series(dtype=float)).replace("", None),
-                          errors="coerce")
+    terms = term_days(rows)
     days = bill.figures["run_wall_clock_days"]
     rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
     if not terms.empty and terms.isna().any():  # a row without a term: the term unknown
+        k = int(terms.isna().sum())
         which = ("a row that states" if len(terms) == 1 else
-                 f"rows of which {_count_states(int(terms.isna().sum()))}")
+                 f"rows of which {k} {noun(k, 'states', 'state')}")
         return (f"pricing: reserved takes the catalogue's rate, ${rate:.2f}/GPU-h, from "
                 f"{which} no term (data/prices.csv; "
-                f"{_rows_providers(rows, terms.isna())}), and bills the GPU-hours this "
+                f"{price_rows_words(rows[terms.isna()])}), and bills the GPU-hours this "
                 f"{fmt_quantity(days)}-day run uses: a reservation's term may outlast the run, "
                 "its idle part unpriced; give price_usd_per_gpu_hour from a quote for the "
                 "term you buy")
@@ -365,11 +365,6 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
             f"work; bought for this run alone, {t:g} days of {fmt_gpus(n)} cost "
             f"max(term, run) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
             "price_usd_per_gpu_hour (a quote for the term you buy), or price it on demand")
-
-
-def _count_states(k: int) -> str:
-    """ "1 states" / "2 state": the verb agreeing with a count of rows."""
-    return f"{k} states" if k == 1 else f"{k} state"
 
 
 #: Kaplan et al. 2020 fit their losses on a byte-pair encoding of 50,257 tokens (§2, "Background
@@ -405,12 +400,6 @@ def short_run_warning(p: dict) -> str | None:
             f"{math.log(KAPLAN_VOCAB):.1f}), so notebook 02's target loss and critical batch and "
             "notebook 06's compute-optimal comparison describe no real run; the bill prices the "
             "tokens as given (a fine-tune or warm-up of a released model)")
-
-
-def _rows_providers(rows, mask) -> str:
-    """The providers and dates of the price ``rows`` where ``mask`` holds ("Hyperstack
-    2026-08")."""
-    return ", ".join(f"{r.provider} {r.date}" for r in rows[mask.to_numpy()].itertuples())
 
 
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -531,7 +531,7 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
     return _median_price(df, pricing)
 
 
-def _rows_words(df: pd.DataFrame) -> str:
+def price_rows_words(df: pd.DataFrame) -> str:
     """Price rows in a few words each: provider, date, price, and "listed, not available"."""
     return "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
                      + ("" if r.available else f" ({NOT_AVAILABLE})") for r in df.itertuples())
@@ -540,7 +540,8 @@ def _rows_words(df: pd.DataFrame) -> str:
 def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
     """The median of price rows ``df`` of one pricing mode, with its provenance."""
     price = float(df["price_usd_per_gpu_hour"].median())
-    return price, f"median of {len(df)} current {pricing} catalogue price(s): {_rows_words(df)}"
+    return price, (f"median of {len(df)} current {pricing} catalogue price(s): "
+                   f"{price_rows_words(df)}")
 
 
 #: The pricing modes that are a discount on paying by the hour (``discount_price_cap``).
@@ -586,8 +587,8 @@ def discount_price_cap(accelerator: str, pricing: str) -> dict | None:
     hourly = float(od["price_usd_per_gpu_hour"].median())
     if listed <= hourly:
         return None
-    return {"listed": listed, "listed_n": len(rows), "listed_where": _rows_words(rows),
-            "on_demand": hourly, "on_demand_n": len(od), "on_demand_where": _rows_words(od)}
+    return {"listed": listed, "listed_n": len(rows), "listed_where": price_rows_words(rows),
+            "on_demand": hourly, "on_demand_n": len(od), "on_demand_where": price_rows_words(od)}
 
 
 def current_prices(accelerator: str, pricing: str) -> pd.DataFrame:
@@ -605,13 +606,21 @@ def current_prices(accelerator: str, pricing: str) -> pd.DataFrame:
     return _one_term_per_provider(list_prices(accelerator, pricing, current_only=True))
 
 
+def term_days(df: pd.DataFrame) -> pd.Series:
+    """The price rows' published minimum terms in days (``min_term_days`` of data/prices.csv) as
+    numbers, NaN where a row states none or the column is absent."""
+    if "min_term_days" not in df:
+        return pd.Series(float("nan"), index=df.index)
+    return pd.to_numeric(df["min_term_days"].replace("", None), errors="coerce")
+
+
 def _one_term_per_provider(df: pd.DataFrame) -> pd.DataFrame:
     """Price rows with each provider's rows of the same pricing mode cut to its shortest
     published term (``min_term_days``; a row without one sorts first), order kept
     (``catalogue_price``)."""
     if "min_term_days" not in df or df.empty:
         return df
-    term = pd.to_numeric(df["min_term_days"].replace("", None), errors="coerce")
+    term = term_days(df)
     keep = (df.assign(_term=term.fillna(-1.0)).sort_values("_term", kind="stable")
             .drop_duplicates(["provider", "pricing"]).index)
     return df.loc[sorted(keep)]

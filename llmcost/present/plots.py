@@ -1399,13 +1399,13 @@ def whole_usd(v) -> str:
 
 
 def whole_quantity(v) -> str:
-    """A quantity as ``"{:,.0f}"`` writes it from 100 up ("623,963" GPU-hours), three
-    significant figures below (``units.fmt_quantity``: "8.46", where a 1-GPU run read "8")."""
+    """A quantity as ``units.fmt_quantity`` writes it: as ``"{:,.0f}"`` from 100 up ("623,963"
+    GPU-hours), three significant figures below ("8.46", where a 1-GPU run read "8")."""
     try:
         x = float(v)
     except (TypeError, ValueError):
         return str(v)
-    return f"{x:,.0f}" if not abs(x) < 100 or not np.isfinite(x) else fmt_quantity(x)
+    return fmt_quantity(x) if np.isfinite(x) else f"{x:,.0f}"
 
 
 #: The whole-number formats ``table`` reads as their small-amount-aware functions.
@@ -3127,8 +3127,7 @@ def bill_difference(df, names: tuple, tall: bool = False, axes=None):
     labelled with its signed amount. ``tall``: a phone's narrow picture. Returns the Axes."""
     rows = difference_rows(df)
     total_a = float(df[f"{names[0]} usd"].iloc[-1])
-    big = float(np.nanmax(np.abs(rows[["diff", "p10", "p90"]].to_numpy(dtype=float))))
-    scale = usd_scale(big)
+    scale = _scale_of(None, rows[["diff", "p10", "p90"]].to_numpy(dtype=float))
     unit = usd_unit(scale)
     n = len(rows)
     size = (DIFFERENCE_TALL_WIDTH_IN if tall else 11.0,

@@ -231,11 +231,13 @@ def stack_plan_search(stack=None, pp_split=PP_SPLIT_AUTO, *, hsdp: bool = False,
 
 
 class PlanError(ValueError):
-    """A parallel plan breaks a rule. ``rule`` is the id in ``RULES``."""
+    """A parallel plan breaks a rule. ``rule`` is the id in ``RULES``; ``values`` the figures
+    the rule was broken with, for a caller that says what would meet it (``{}`` if none)."""
 
-    def __init__(self, rule: str, message: str):
+    def __init__(self, rule: str, message: str, values: dict | None = None):
         super().__init__(message)
         self.rule = rule
+        self.values = dict(values or {})
 
 
 def check_fsdp_shard(fsdp_shard_size, dp, cp=1, ep=1, zero_stage=3) -> None:
@@ -440,7 +442,8 @@ class ParallelPlan:
         if self.schedule == "interleaved" and self.n_microbatches % p:
             raise PlanError("interleaved_microbatches",
                             f"n_microbatches={self.n_microbatches} must be divisible by pp={p} "
-                            "for the interleaved schedule (Megatron-LM's depth-first order)")
+                            "for the interleaved schedule (Megatron-LM's depth-first order)",
+                            {"n_microbatches": self.n_microbatches, "pp": p})
         if self.etp is not None:
             self._check_etp()
         if self.etp is not None and (self.tp * self.dp * self.cp) % self.ep:
@@ -2379,7 +2382,8 @@ def pipeline_schedule(pp: int, n_microbatches: int, schedule: str = "1f1b",
         raise PlanError("schedule", "interleaved needs virtual_stages >= 2; the others need 1")
     if schedule == "interleaved" and m % p:
         raise PlanError("interleaved_microbatches",
-                        f"n_microbatches={m} must be divisible by pp={p}")
+                        f"n_microbatches={m} must be divisible by pp={p}",
+                        {"n_microbatches": m, "pp": p})
     tf, tb = float(t_forward) / v, float(t_backward) / v
     orders = [_stage_order(schedule, p, m, v, r) for r in range(p)]
     rows = _run_stages(orders, p, v, tf, tb)
