@@ -86,11 +86,15 @@ def test_memory_answer_fits_or_not():
 
 def test_checkpoint_answer_says_an_interval_longer_than_the_run():
     # A trial: "checkpointing every 2,119 min" on an 8-GPU run of about 10 hours. By hand: the
-    # ideal run is 81.3 GPU-hours / 8 GPUs = 10.2 h = 610 min < 2,119 min: said
+    # ideal run is 81.3 GPU-hours / 8 GPUs = 10.2 h = 610 min < 2,119 min: it takes no
+    # checkpoint (⌈T/τ⌉ − 1 = 0), said so
     text = answers.checkpoints(8, 5e6, 0.87, 2119 * 60, 0.7, 81.3, 3.0)
-    assert "checkpointing every 2,119 min, longer than the ideal run's 10.2 h itself" in text
+    assert "with no checkpoint during the ideal run's 10.2 h (a failure replays it from the " \
+           "start)" in text and "every 2,119" not in text
+    # 1e6 GPU-h on 2,048 GPUs = 488.3 h = 29,297 min of work; every 30 min: ⌈976.6⌉ − 1 = 976
     short = answers.checkpoints(2048, 2e4, 0.87, 30 * 60, 0.95, 1e6, 3.0)
-    assert "longer than the ideal run" not in short
+    assert "no checkpoint" not in short
+    assert "checkpointing every 30.0 min (976 checkpoints in the run)" in short
 
 
 def test_communication_and_step_time_shares():
@@ -136,7 +140,7 @@ def test_checkpoint_answer_extra_gpu_hours():
     # paid = ideal / goodput: 1,000 ideal GPU-hours at 80% goodput are 1,250 paid, 250 extra,
     # $500 at $2/GPU-h; MTBF 9,000 s = 2.5 h; interval 1,800 s = 30 min
     text = answers.checkpoints(1024, 9000.0, 0.87, 1800.0, 0.8, 1000.0, 2.0)
-    assert "every **2.5 h**" in text and "every 30 min" in text and "**80.0%**" in text
+    assert "every **2.5 h**" in text and "every 30.0 min" in text and "**80.0%**" in text
     assert "stops 0.87 times a day" in text
     # 0.87 a day is Llama 3's 47 planned stops in 54 days of one 16,384-GPU job (arXiv:2407.21783
     # §3.3.4): a trial's 1-GPU page read it as its own job's rate; the answer says whose it is,
@@ -156,7 +160,10 @@ def test_checkpoint_answer_extra_gpu_hours():
     # (it printed "6333.8 h" and "every 1526 min")
     small = answers.checkpoints(8, 365.25 * 24 * 3600 / (8 * 0.173), 0.87, 91560.0, 0.986,
                                 600.0, 2.74)
-    assert "fails every **6,333.8 h**" in small and "checkpointing every 1,526 min" in small
+    # and its 600 GPU-h on 8 GPUs are 75 h = 4,500 min of work: ⌈4,500 / 1,526⌉ − 1 = 2
+    # checkpoints
+    assert "fails every **6,333.8 h**" in small and \
+        "checkpointing every 1,526.0 min (2 checkpoints in the run)" in small
     # 100,000 GPUs: M = 8,766 h / (100,000 × 0.173) = 1,824 s, about 30.4 min (a trial read
     # "every **0.0 h**")
     big = answers.checkpoints(100_000, 365.25 * 24 * 3600 / (1e5 * 0.173), 0.87, 300.0, 0.5,

@@ -1109,18 +1109,24 @@ def test_check_scenario_reads_the_whole_bill(capsys, tmp_path):
     # the claim's figure: the bill's paid pre-training hours, main run and phase
     assert got["gpu_hours"] == pytest.approx(ledger.figures["paid_gpu_hours"], rel=1e-9)
     assert got["phase_gpu_hours"] == pytest.approx(paid, rel=1e-9)
-    assert got["steady_state"]["bf16"] == pytest.approx(0.4, rel=1e-9)  # the file's MFU
+    # the file's MFU, backed out through the bill's pooled goodput: each phase has the goodput
+    # of its own length (reliability.finite_run_breakdown: the phase's 0.8 days of work at
+    # 95.80%, the main run's 21 days a little under), so the pooled one is not the main run's
+    # exactly (a relative 3e-5 here)
+    assert got["steady_state"]["bf16"] == pytest.approx(0.4, rel=1e-4)
     assert got["goodput"] == pytest.approx(ledger.figures["goodput"], rel=1e-12)
     # its lines left out: the bill's, exploratory and checkpoints included, and the phase not
     # among them (it is the claim's)
+    # (priced from the claim's steady-state MFU, backed out through the pooled goodput above:
+    # the exploratory line, a multiple of the final run, moves with it, by 3e-5 here)
     rows = {r["key"]: r for r in got["left_out"]}
     assert "compute.pretraining.long-context" not in rows
     for k, r in rows.items():
         if r["usd"] is not None and r["status"] != "included":
-            assert r["usd"] == pytest.approx(bill[k], rel=1e-9, abs=1e-6), k
+            assert r["usd"] == pytest.approx(bill[k], rel=1e-4, abs=1e-6), k
     # so the claim priced at the file's $3.00 plus what it leaves out is estimate's total
     assert got["gpu_hours"] * 3.0 + got["left_out_usd"] == pytest.approx(
-        sum(bill.values()), rel=1e-9)
+        sum(bill.values()), rel=1e-4)
     assert got["hours_from"].startswith("hours: the scenario's run as `llmcost estimate` bills")
     # a flag that changes the run: the phase is no longer the claim's hours, and its line is
     # listed as left out (priced with the file's keys)

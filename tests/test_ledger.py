@@ -145,7 +145,8 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     assert "sized from the checkpoint plan" in spot.figures["ckpt_storage_source"]
     plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, bw,
                                    1800.0, gpus_per_node=8, node_bytes_per_s=5e10,
-                                   planned_per_day=0.87)
+                                   planned_per_day=0.87,
+                                   run_s=spot.figures["main_ideal_days"] * 86400)
     assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-12)
     # without ledger_spot_restart_s the restart is the scenario's ckpt_restart_s
     own = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46,

@@ -1675,7 +1675,9 @@ def test_a_phase_with_its_own_mfu_moves_with_the_main_run():
     b = llmcost.build_ledger(lv.fp8_training(sc).after)
     main = b.line("compute.pretraining.main").usd / a.line("compute.pretraining.main").usd
     phase = b.line("compute.pretraining.long").usd / a.line("compute.pretraining.long").usd
-    assert phase == pytest.approx(main, rel=1e-9) and 0.5 < main < 1.0
+    # the phase's line is paid hours, ÷ the goodput of a run of its length
+    # (reliability.finite_run_breakdown), which a shorter run moves a little: 7e-5 here
+    assert phase == pytest.approx(main, rel=1e-3) and 0.5 < main < 1.0
 
 
 def test_the_hardware_table_prices_a_phased_move_as_the_lever_does():

@@ -630,8 +630,10 @@ def _most(x) -> str:
 def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
     """(goodput, checkpoint plan or None) of one phase of ``ideal_gpu_hours`` on ``n_gpus``.
 
-    Resumable training: ``reliability.checkpoint_plan``'s goodput (Daly 2006's interval, the
-    scenario's checkpoint recipe and storage; a planned stop costs a checkpoint and a restart).
+    Resumable training: ``reliability.checkpoint_plan``'s goodput of a run of this phase's
+    length (``reliability.finite_run_breakdown``: Daly 2006's segments, ⌈T/τ⌉ − 1 checkpoints
+    at the whole split of T nearest his optimum, none at the end; the scenario's checkpoint
+    recipe and storage; a planned stop costs a checkpoint and a restart).
     Without checkpoints every interruption restarts the job, a failure or a planned stop alike
     (``fail_planned_per_day``; Llama 3 counted 47 planned besides its 419 unexpected ones):
     goodput = T ÷ E[wall], E[wall] of ``reliability.expected_wall_time_s`` with the job's mean
@@ -646,7 +648,7 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
         recipe=p["ckpt_recipe"], gpus_per_node=b.per_node,
         node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
         async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
-        interval_s=p["ckpt_interval_s"])
+        interval_s=p["ckpt_interval_s"], run_s=rel.run_work_s(ideal_gpu_hours, n_gpus))
     return _num(plan.goodput), plan
 
 

@@ -2261,15 +2261,17 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
 
 
 def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
-    """Checkpoint every k × the optimum τ: apparent = the stalls no longer paid,
-    δ·(1/τ − 1/(kτ)) × the main run's ideal GPU-hours × price, + the storage line's difference;
+    """Checkpoint every k × the optimum τ: apparent = the stalls no longer paid, δ × (the
+    checkpoints the run takes at τ − those at kτ, ⌈T/τ⌉ − 1 each,
+    ``reliability.checkpoints_in_run``) × its GPUs × price, + the storage line's difference;
     net = bill(before) − bill(after)."""
     plan = checkpoint_plan_of(s)
     k = as_scalar(checkpoint_factor, "checkpoint_factor", positive=True)
     tau = plan.interval_s
     after = bill({**s, "ckpt_interval_s": k * tau})
     rate = b.figures["price_usd_per_gpu_hour"]
-    stall_h = b.figures["main_ideal_gpu_hours"] * plan.stall_s * (1 / tau - 1 / (k * tau))
+    fewer = plan.n_checkpoints - rel.checkpoints_in_run(plan.run_s, k * tau)
+    stall_h = int(b.figures["n_gpus"]) * plan.stall_s * fewer / SECONDS_PER_HOUR
     storage = b.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd
     lam = float(_point(s.get("fail_rate_per_gpu_year", _default("fail_rate_per_gpu_year")),
                        "fail_rate_per_gpu_year"))
@@ -2389,15 +2391,17 @@ def checkpoint_plan_of(scenario: dict):
     gpu = load_accelerator(s["accelerator"])
     per_node = min(gpu.scaleup_domain_size or 8, 8)
     rate, restart, _ = failure_model(s, per_node)  # the bill's: spot pre-emptions included
+    figures = build_ledger(scenario).figures  # the run's length; the storage the ledger sized
     bw = s["ckpt_storage_bytes_per_s"]
     if bw is None:  # sized from the checkpoint plan by the ledger (ledger.sized_storage)
-        bw = build_ledger(scenario).figures["ckpt_storage_bytes_per_s"]
+        bw = figures["ckpt_storage_bytes_per_s"]
     return rel.checkpoint_plan(
         load_model(s["model"]).n_params, int(s["n_gpus"]), float(rate), bw,
         restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
         node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
         async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],
-        interval_s=s["ckpt_interval_s"])
+        interval_s=s["ckpt_interval_s"],
+        run_s=rel.run_work_s(figures["main_ideal_gpu_hours"], int(s["n_gpus"])))
 
 
 # ------------------------------------------------------------------------------ working backwards

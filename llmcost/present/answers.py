@@ -19,6 +19,7 @@ from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, 
                           fmt_quantity, fmt_signed_pct, fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 from ..training.memory import MOE_CHECK_LOAD_FACTOR
+from ..training import reliability as rel
 from ..training.straggler import N_CALIBRATION
 
 
@@ -202,21 +203,23 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
     (``CheckpointPlan.mtbf_s``), its planned interruptions per day, its checkpoint interval and
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
-    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour. An interval
-    longer than the ideal run (ideal GPU-hours ÷ n_gpus) is said so."""
+    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour. The checkpoints
+    the ideal run (ideal GPU-hours ÷ n_gpus) takes are counted, ⌈T/τ⌉ − 1
+    (``reliability.checkpoints_in_run``), and a run that takes none is said so."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
     every = _every(mtbf_s)
-    run_s = ideal_gpu_hours / n_gpus * 3600   # the ideal run's wall clock
-    # an optimum interval longer than the run itself (a trial: every 2,119 min on a 10-hour run)
-    beyond = (f", longer than the ideal run's {fmt_duration(run_s)} itself (a restart then "
-              "replays from the start)" if interval_s > run_s else "")
+    run_s = rel.run_work_s(ideal_gpu_hours, n_gpus)   # the ideal run's wall clock
+    # a run shorter than an interval (a trial: every 2,119 min on a 10-hour run) takes none
+    how = ("checkpointing " + rel.checkpoint_interval_words(interval_s, run_s)
+           if rel.checkpoints_in_run(run_s, interval_s) else
+           f"with no checkpoint during the ideal run's {fmt_duration(run_s)} (a failure "
+           "replays it from the start)")
     return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
             f"(and stops {planned_per_day:g} times a day for planned work"
             + (": Llama 3's rate for its whole 16,384-GPU job, `fail_planned_per_day`'s "
                "default, applied whatever the job's size" if planned_per_day ==
                LEDGER_DEFAULTS["fail_planned_per_day"] else "")
-            + "); checkpointing every "
-            f"{interval_s / 60:,.0f} min{beyond} keeps goodput at **{goodput:.1%}**, so failures, "
+            + f"); {how} keeps goodput at **{goodput:.1%}**, so failures, "
             f"restarts and checkpoints add **{fmt_quantity(extra)} GPU-hours** "
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 

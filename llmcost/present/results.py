@@ -132,7 +132,8 @@ def _nb07(p, private):
                        seq_len=p["seq_len"], dtype=p["dtype"])
     q["ckpt_storage_bytes_per_s"], _ = rel.scenario_storage_bytes_per_s(
         q, spec.n_params, run["gpu_hours"], _price(p), per_node)
-    plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node)
+    plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node,
+                                        run_s=rel.run_work_s(run["gpu_hours"], p["n_gpus"]))
     spares = rel.hot_spare_table(plan, per_node, rel.NODE_REPLACEMENT_S_ASSUMED,
                                  planned_per_day=q["fail_planned_per_day"])
     return {"goodput": float(spares["goodput"].iloc[0]), "interval_s": plan.interval_s,

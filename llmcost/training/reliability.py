@@ -851,6 +851,17 @@ class GoodputBreakdown:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+def _planned_share(p, d, r, planned_per_day):
+    """The share of wall time planned interruptions take, p·(δ + R) per second (p per day), or a
+    ValueError when they would take all of it."""
+    planned = p / SECONDS_PER_DAY * (d + r)
+    if np.any(planned >= 1):
+        raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
+                         f"δ + R = {float(np.max(d + r)):,.4g} s each would take all of the "
+                         "wall-clock time (must be < 1/(δ+R))")
+    return planned
+
+
 def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
                       planned_per_day=0.0) -> GoodputBreakdown:
     """Split wall-clock time into productive, checkpoint, lost work, restart and planned parts.
@@ -878,11 +889,7 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     p = as_array(planned_per_day, "planned_per_day", nonnegative=True)
     u = _u(mtbf_s)
     g = np.asarray(goodput(t, d, mtbf_s, r))
-    planned = p / SECONDS_PER_DAY * (d + r)
-    if np.any(planned >= 1):
-        raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
-                         f"δ + R = {float(np.max(d + r)):,.4g} s each would take all of the "
-                         "wall-clock time (must be < 1/(δ+R))")
+    planned = _planned_share(p, d, r, planned_per_day)
     keep = 1.0 - planned
     e = np.exp(-r * u)
     ck = g * d / t
@@ -891,6 +898,128 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     shape = np.broadcast(*parts).shape
     return GoodputBreakdown(*(scalar_or_array(np.broadcast_to(x, shape).astype(float))
                               for x in parts))
+
+
+def _segment_wall_s(work_s, u, restart_s):
+    """Expected wall seconds of one segment of ``work_s`` seconds (its work and, if it ends with
+    one, its checkpoint) restarted after every failure: e^{R·u}·(e^{x·u} − 1)/u (Daly 2006's
+    segment; x at M = inf)."""
+    with np.errstate(over="ignore"):
+        return np.exp(restart_s * u) * _expm1_over_u(work_s, u)
+
+
+def checkpoints_in_run(run_s, interval_s):
+    """Checkpoints a run of ``run_s`` seconds of work takes at an interval τ: ⌈T/τ⌉ − 1, one
+    after each full interval but none at its end (the run's final save is its product, not
+    insurance against a failure; a run shorter than τ takes none)."""
+    t = as_array(run_s, "run_s", positive=True)
+    tau = as_array(interval_s, "interval_s", positive=True)
+    return scalar_or_array(np.maximum(np.ceil(t / tau * (1 - 1e-12)) - 1.0, 0.0))
+
+
+def run_work_s(ideal_gpu_hours, n_gpus):
+    """The work T of a run, in seconds of its job's wall clock without failures or checkpoints:
+    ideal GPU-hours × 3,600 ÷ GPUs (``compute.gpu_hours``' hours, all GPUs busy together)."""
+    h = as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
+    n = as_scalar(n_gpus, "n_gpus", positive=True, integer=True)
+    return scalar_or_array(h * SECONDS_PER_HOUR / n)
+
+
+def checkpoint_interval_words(interval_s, run_s=None) -> str:
+    """How often a run checkpoints, in words: "every 149 min (86 checkpoints in the run)" from
+    ``checkpoints_in_run``, or "no checkpoint during the run's 54 min" when it takes none; the
+    interval alone for a run without a stated length."""
+    every = f"every {float(interval_s) / 60:,.1f} min"
+    if run_s is None:
+        return every
+    n = int(checkpoints_in_run(run_s, interval_s))
+    if n == 0:
+        return f"no checkpoint during the run's {float(run_s) / 60:,.1f} min of work"
+    return f"{every} ({n:,} checkpoint{'s' if n != 1 else ''} in the run)"
+
+
+def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
+                         planned_per_day=0.0) -> GoodputBreakdown:
+    """``goodput_breakdown`` of a run of T = ``run_s`` seconds of work, not of a run without end.
+
+    Daly's (2006) steady state charges δ/τ of every interval, as if the run went on for ever; a
+    run of T seconds takes k = ⌈T/τ⌉ − 1 checkpoints (``checkpoints_in_run``: none at its end)
+    and so runs k segments of τ + δ and a last one of T − k·τ without a checkpoint, each
+    restarted from its start after a failure. With u = 1/M and E(x) = e^{R·u}·(e^{x·u} − 1)/u the
+    expected wall time of a segment of x seconds (Daly's, failures striking work, checkpoints
+    and restarts alike):
+
+        T_w = k·E(τ + δ) + E(T − k·τ)
+        productive = T / T_w,   checkpoint = k·δ / T_w,   restart = 1 − e^{−R·u}
+        lost work = 1 − productive − checkpoint − restart
+
+    (the restart share is Daly's: u failures per wall second, each M·(1 − e^{−R/M}) seconds of
+    restart). As T/τ grows it tends to ``goodput_breakdown``'s steady state (relative difference
+    of order τ/T); a run shorter than τ takes no checkpoint and is restarted from scratch after a
+    failure, as ``expected_wall_time_s`` with ``interval_s = work_s`` and no checkpoint. Planned
+    interruptions as ``goodput_breakdown`` (each a checkpoint on demand and a restart).
+
+    Raises
+    ------
+    ValueError
+        As ``goodput_breakdown``; ``run_s <= 0``.
+    """
+    T = as_array(run_s, "run_s", positive=True)
+    t = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
+    r = as_array(restart_s, "restart_s", nonnegative=True)
+    p = as_array(planned_per_day, "planned_per_day", nonnegative=True)
+    u = _u(mtbf_s)
+    k = np.asarray(checkpoints_in_run(T, t))
+    with np.errstate(invalid="ignore"):
+        wall = np.where(k > 0, k * _segment_wall_s(t + d, u, r), 0.0) + \
+            _segment_wall_s(T - k * t, u, r)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        productive = np.where(np.isfinite(wall), T / wall, 0.0)
+        ck = np.where(np.isfinite(wall), k * d / wall, 0.0)
+    planned = _planned_share(p, d, r, planned_per_day)
+    keep, e = 1.0 - planned, np.exp(-r * u)
+    lost = np.maximum(e - productive - ck, 0.0)
+    parts = [productive * keep, ck * keep, lost * keep, (1.0 - e) * keep, planned]
+    shape = np.broadcast(*parts).shape
+    return GoodputBreakdown(*(scalar_or_array(np.broadcast_to(x, shape).astype(float))
+                              for x in parts))
+
+
+def finite_run_interval(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
+                        at_least_s=0.0):
+    """The interval T/k of a run of T = ``run_s`` seconds of work split into k equal segments
+    (k − 1 checkpoints), k whole, minimising ``finite_run_breakdown``'s expected wall time
+
+        T_w(k) = (k − 1)·E(T/k + δ) + E(T/k)
+
+    among k = 1 and the k near T/τ* (τ* = ``interval_s``, the steady-state optimum,
+    ``optimal_interval``: ⌊T/τ*⌋ − 1 to ⌊T/τ*⌋ + 2, at least 1); a run shorter than about τ*
+    takes k = 1: no checkpoint. ``at_least_s`` bounds T/k from below (an asynchronous write's
+    duty cycle, ``checkpoint_plan``) unless k = 1.
+
+    Returns
+    -------
+    float or ndarray: seconds, T/k.
+    """
+    T = as_array(run_s, "run_s", positive=True)
+    tau = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
+    r = as_array(restart_s, "restart_s", nonnegative=True)
+    low = as_array(at_least_s, "at_least_s", nonnegative=True)
+    u = _u(mtbf_s)
+    T, tau, d, r, u, low = np.broadcast_arrays(T, tau, d, r, u, low)
+    base = np.floor(T / tau)
+    with np.errstate(divide="ignore", over="ignore"):  # no bound: any k
+        most = np.where(low > 0, np.maximum(np.floor(T / np.where(low > 0, low, 1.0)), 1.0),
+                        np.inf)
+    ks = np.stack([np.ones_like(base)] + [np.clip(base + j, 1.0, most) for j in (-1, 0, 1, 2)])
+    with np.errstate(invalid="ignore", over="ignore"):
+        walls = np.where(ks > 1, (ks - 1) * _segment_wall_s(T / ks + d, u, r), 0.0) + \
+            _segment_wall_s(T / ks, u, r)
+    walls = np.where(np.isnan(walls), np.inf, walls)
+    k = np.take_along_axis(ks, np.argmin(walls, axis=0)[None], axis=0)[0]
+    return scalar_or_array(T / k)
 
 
 def expected_wall_time_s(work_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
@@ -918,7 +1047,8 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
 
     The ideal GPU-hours (``compute.gpu_hours``: FLOPs at the steady-state MFU, no failures) are
     the productive part; paid GPU-hours = ideal / goodput, because every GPU of the job is held
-    (and paid) through checkpoints, recomputation and restarts.
+    (and paid) through checkpoints, recomputation and restarts. The goodput is that of a run of
+    T = ideal GPU-hours ÷ GPUs of work (``finite_run_breakdown``: ⌈T/τ⌉ − 1 checkpoints).
 
     Parameters
     ----------
@@ -928,7 +1058,8 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     checkpoint_s, mtbf_s, restart_s, planned_per_day
         As ``goodput_breakdown``.
     interval_s : float, optional
-        Checkpoint interval τ (default: ``optimal_interval``).
+        Checkpoint interval τ (default: the run's whole split nearest ``optimal_interval``,
+        ``finite_run_interval``).
     price_usd_per_gpu_hour : float, optional
         Adds a ``usd`` column.
 
@@ -942,8 +1073,10 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     """
     h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
     n = as_scalar(n_gpus, "n_gpus", positive=True, integer=True)
-    tau = optimal_interval(checkpoint_s, mtbf_s) if interval_s is None else interval_s
-    b = goodput_breakdown(tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
+    work = run_work_s(h, n)
+    tau = finite_run_interval(work, optimal_interval(checkpoint_s, mtbf_s), checkpoint_s,
+                              mtbf_s, restart_s) if interval_s is None else interval_s
+    b = finite_run_breakdown(work, tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
     paid = h / float(b.productive)
     labels = {"productive": "ideal (productive)", "checkpoint": "checkpoint stalls",
               "lost_work": "lost work (recomputed)", "restart": "restarts after failures",
@@ -1132,6 +1265,13 @@ class CheckpointPlan:
     interval_s: float
     breakdown: GoodputBreakdown
     storage_bytes_per_s: float | None = None  # the bandwidth used (sized from the job if unset)
+    run_s: object = None  # the run's work T in seconds (or its draws) when given, else None
+
+    @property
+    def n_checkpoints(self):
+        """Checkpoints the run takes, ⌈T/τ⌉ − 1 (``checkpoints_in_run``), or None for a run
+        without a stated length (the steady state of ``goodput_breakdown``)."""
+        return None if self.run_s is None else checkpoints_in_run(self.run_s, self.interval_s)
 
     @property
     def goodput(self) -> float:
@@ -1172,6 +1312,11 @@ class CheckpointSettings:
     max_storage_duty : float in (0, 1]
         Largest share of wall time an asynchronous job may keep the storage busy writing
         (``storage_duty_cycle``); bounds the optimum interval from below. Default 1.
+    run_s : float, optional
+        The run's work T in seconds (its ideal GPU-hours ÷ GPUs): the goodput of a run of that
+        length (``finite_run_breakdown``: ⌈T/τ⌉ − 1 checkpoints, none at its end) and, without
+        ``interval_s``, the interval T/k of ``finite_run_interval``. Default None: the steady
+        state of a run without end (``goodput_breakdown``).
     """
 
     d2h_bytes_per_s: float = 50e9
@@ -1181,6 +1326,7 @@ class CheckpointSettings:
     reshard_fraction: float = 0.0
     checkpoint_bytes: float | None = None
     max_storage_duty: float = 1.0
+    run_s: float | None = None
 
     @classmethod
     def build(cls, settings: CheckpointSettings | None = None, **keywords) -> CheckpointSettings:
@@ -1261,18 +1407,32 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     # ledger.simulate_ledger): the figures below are then arrays of the same shape
     m = scalar_or_array(cluster_mtbf_s(n_gpus_, fail_rate_per_gpu_year))
     r = scalar_or_array(np.asarray(restart.total_s) + (write if async_ else 0.0))
-    if interval_s is None:
-        blocking = snap if async_ else snap + write
-        tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
-        u_max = as_scalar(max_storage_duty, "max_storage_duty", positive=True, upper=1.0)
-        tau = np.maximum(tau, max(write / u_max - snap, write)) if async_ else tau
-        tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
-    else:
-        tau = as_scalar(interval_s, "interval_s", positive=True)
+    run_s = None if o.run_s is None else scalar_or_array(as_array(o.run_s, "run_s",
+                                                                     positive=True))
+    tau = _plan_interval(interval_s, run_s, write, snap, async_, max_storage_duty, m, r)
     stall = scalar_or_array(checkpoint_stall_s(write, snap, async_, tau))
-    b = goodput_breakdown(tau, stall, m, r, planned_per_day)
+    b = goodput_breakdown(tau, stall, m, r, planned_per_day) if run_s is None else \
+        finite_run_breakdown(run_s, tau, stall, m, r, planned_per_day)
     return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
-                          float(storage_bytes_per_s))
+                          float(storage_bytes_per_s), run_s)
+
+
+def _plan_interval(interval_s, run_s, write, snap, async_, max_storage_duty, m, r):
+    """``checkpoint_plan``'s interval τ: the one given; else Daly's optimum
+    (``optimal_interval`` of the blocking time), bounded below for an asynchronous write by the
+    storage duty cycle, at most a year, and for a run of ``run_s`` seconds of work the whole
+    split of it nearest in expected wall time (``finite_run_interval``)."""
+    if interval_s is not None:
+        return as_scalar(interval_s, "interval_s", positive=True)
+    blocking = snap if async_ else snap + write
+    tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
+    u_max = as_scalar(max_storage_duty, "max_storage_duty", positive=True, upper=1.0)
+    low = max(write / u_max - snap, write) if async_ else 0.0
+    tau = np.maximum(tau, low) if async_ else tau
+    tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
+    if run_s is None:
+        return tau
+    return finite_run_interval(run_s, tau, blocking, m, r, at_least_s=low)
 
 
 # ------------------------------------------------------------------------------ scenario helpers
@@ -1324,7 +1484,9 @@ def scenario_storage_tradeoff(p: dict, n_params, ideal_gpu_hours, price_usd_per_
 def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> CheckpointPlan:
     """``checkpoint_plan`` for a validated scenario ``p`` (the ``ckpt_*`` and ``fail_*`` keys),
     with keyword arguments of ``checkpoint_plan`` overriding single settings, e.g.
-    ``scenario_checkpoint_plan(p, spec.n_params, async_=True, interval_s=None)``.
+    ``scenario_checkpoint_plan(p, spec.n_params, async_=True, interval_s=None)``; ``run_s``
+    (the run's work, ``run_work_s``) prices a run of that length (``finite_run_breakdown``),
+    as the bill does.
 
     The formulas are ``checkpoint_plan``'s (Young 1974 / Daly 2006; see the module docstring).
     """
@@ -1343,7 +1505,7 @@ def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> C
               d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
               planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
     unknown = set(changes) - set(kw) - {"reshard_fraction", "checkpoint_bytes",
-                                        "max_storage_duty"}
+                                        "max_storage_duty", "run_s"}
     if unknown:
         raise ValueError(f"changes={sorted(unknown)!r}: not arguments of checkpoint_plan")
     kw.update(changes)
@@ -1654,7 +1816,7 @@ class PeerCheckpointPlan:
 def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_bytes_per_s,
                          restart_overhead_s, d2h_bytes_per_s=50e9, peer_copies=1,
                          fallback_share=0.0, fallback_restart_s=0.0, planned_per_day=0.0,
-                         interval_s=None) -> PeerCheckpointPlan:
+                         interval_s=None, run_s=None) -> PeerCheckpointPlan:
     """Checkpoints held in host memory, the node's own and ``peer_copies`` peers' (Gemini).
 
     Gemini (Wang et al., SOSP 2023, "Fast Failure Recovery in Distributed Training with
@@ -1673,7 +1835,9 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
       restarts from durable storage: R = (1 − f)·R_mem + f·``fallback_restart_s`` (which should
       include the extra lost work of the older durable checkpoint);
     * goodput is ``goodput_breakdown`` (Daly 2006) with δ, τ (default ``optimal_interval``,
-      kept ≥ c) and R. Durable copies drained in the background are assumed not to block.
+      kept ≥ c) and R; given the run's work ``run_s``, that of a run of that length
+      (``finite_run_breakdown``, τ from ``finite_run_interval``). Durable copies drained in the
+      background are assumed not to block.
 
     Raises
     ------
@@ -1691,14 +1855,29 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
     m = float(cluster_mtbf_s(n, fail_rate_per_gpu_year))
     r_mem = o + b / bw + copy
     r = (1.0 - f) * r_mem + f * fb
+    work = None if run_s is None else as_scalar(run_s, "run_s", positive=True)
     if interval_s is None:
         tau = max(float(optimal_interval(max(snap, 1e-9), m)), copy)
         tau = min(tau, 365.25 * SECONDS_PER_DAY)
+        if work is not None:
+            tau = float(finite_run_interval(work, tau, snap, m, r, at_least_s=copy))
     else:
         tau = as_scalar(interval_s, "interval_s", positive=True)
     stall = snap + max(0.0, copy - tau)
-    return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m,
-                              goodput_breakdown(tau, stall, m, r, planned_per_day))
+    b = goodput_breakdown(tau, stall, m, r, planned_per_day) if work is None else \
+        finite_run_breakdown(work, tau, stall, m, r, planned_per_day)
+    return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m, b)
+
+
+def plan_breakdown(plan, restart_s, planned_per_day=0.0) -> GoodputBreakdown:
+    """A checkpoint plan's goodput breakdown with another restart time R: its run's
+    (``finite_run_breakdown``) when the plan was made for a run of stated length
+    (``plan.run_s``), else the steady state (``goodput_breakdown``, Daly 2006)."""
+    if getattr(plan, "run_s", None) is None:
+        return goodput_breakdown(plan.interval_s, plan.stall_s, plan.mtbf_s, restart_s,
+                                 planned_per_day)
+    return finite_run_breakdown(plan.run_s, plan.interval_s, plan.stall_s, plan.mtbf_s,
+                                restart_s, planned_per_day)
 
 
 def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=(0, 1, 2, 4),
@@ -1734,8 +1913,7 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     for s in spare_nodes:
         s = int(as_scalar(s, "spare_nodes", nonnegative=True, integer=True))
         r = plan.restart_s - (h * t if s > 0 else 0.0)
-        g = float(goodput_breakdown(plan.interval_s, plan.stall_s, plan.mtbf_s, r,
-                                    planned_per_day).productive)
+        g = float(plan_breakdown(plan, r, planned_per_day).productive)
         # goodput 0 (interruptions outpace a checkpoint and a restart): no GPU-hour is kept,
         # so the cost per kept GPU-hour is infinite, not a division error
         rows.append({"spare_nodes": s, "spare_gpus": s * gpn, "restart_s": r, "goodput": g,
@@ -1834,16 +2012,19 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
                          price_usd_per_gpu_hour, multiples=(1, 4, 16)):
     """Goodput and cost of checkpointing k times less often than the optimum (notebook 07 §8).
 
-    For each k: τ = k·τ*, goodput g_k (``scenario_checkpoint_plan``, Daly 2006), paid GPU-hours
-    = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
+    For each k: τ = k·τ*, goodput g_k of the run's length (``scenario_checkpoint_plan`` with
+    ``run_s``: ``finite_run_breakdown``, Daly 2006's segments), paid GPU-hours = ideal / g_k and
+    the extra cost (ideal/g_k − ideal/g_1) × price.
     """
     h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
     price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
-    base = scenario_checkpoint_plan(p, n_params, gpus_per_node)
+    work = run_work_s(h, p["n_gpus"])
+    base = scenario_checkpoint_plan(p, n_params, gpus_per_node, run_s=work)
     rows = []
     for k in multiples:
         k = as_scalar(k, "multiples", positive=True)
-        pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s)
+        pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s,
+                                      run_s=work)
         rows.append({"interval": f"{k:g}x optimum ({pl.interval_s / 60:,.0f} min)",
                      "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
                      "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price})

@@ -67,7 +67,8 @@ bill = ledger.build_ledger(scenario)  # the bill notebook 00 shows
 storage_price = bill.figures["price_usd_per_gpu_hour"]
 p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
     p, spec.n_params, run["gpu_hours"], storage_price, per_node)  # section 7: sized from the plan
-plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
+work_s = rel.run_work_s(run["gpu_hours"], p["n_gpus"])  # the run's work T, seconds
+plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, run_s=work_s)  # the bill's plan
 
 # %%
 from IPython.display import Markdown
@@ -281,7 +282,8 @@ print(f"this scenario: {llmcost.fmt_bytes(plan.size.total_bytes)}, "
 # %%
 rows = {}
 for label, a in (("synchronous", False), ("asynchronous", True)):
-    pl = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=a, interval_s=None)
+    pl = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=a, interval_s=None,
+                                      run_s=work_s)
     rows[label] = {"stall per checkpoint (s)": pl.stall_s, "write (s)": pl.write_s,
                    "interval (min)": pl.interval_s / 60, "restart incl. durability lag (s)":
                    pl.restart_s, "storage duty": pl.storage_duty, "goodput": pl.goodput}
@@ -300,7 +302,8 @@ plots.table(pd.DataFrame(rows).T, {"goodput": "{:.2%}", "storage duty": "{:.1%}"
 
 # %%
 # NBVAL_CHECK_OUTPUT
-a = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None)
+a = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
+                                 run_s=work_s)
 print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of {a.write_s:.1f} s "
       f"every {a.interval_s:.0f} s keeps the storage busy {a.storage_duty:.1%} of the time: "
       f"{fmt_bandwidth(a.sustained_write_bytes_per_s)} sustained, "
@@ -313,7 +316,7 @@ cases = {f"the scenario's, {fmt_bandwidth(bw)}": (bw, 1.0), "same, at most 5% fo
          f"a tenth: {fmt_bandwidth(bw / 10)}": (bw / 10, 1.0),
          f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {fmt_bandwidth(small)}": (small, 1.0)}
 rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
-                                        storage_bytes_per_s=b, max_storage_duty=u)
+                                        storage_bytes_per_s=b, max_storage_duty=u, run_s=work_s)
         for k, (b, u) in cases.items()}
 plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval_s,
                               "storage duty": v.storage_duty, "restart (s)": v.restart_s,
@@ -356,10 +359,10 @@ peer_bw = gpu.scaleout_bytes_per_s_per_dir or p["ckpt_node_bytes_per_s"] / per_n
 peer_bw = p["ckpt_node_bytes_per_s"] / per_node if np.isnan(peer_bw) else peer_bw
 fallback_s = plan.restart_s + plan.interval_s / 2  # durable restart + its older checkpoint's lost work
 for f in (0.0, 0.25) if p["n_gpus"] > per_node else ():  # Gemini copies to other machines
-    pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"],
-                                  p["fail_rate_per_gpu_year"], peer_bw, p["ckpt_restart_s"],
-                                  p["ckpt_d2h_bytes_per_s"], fallback_share=f,
-                                  fallback_restart_s=fallback_s, planned_per_day=p["fail_planned_per_day"])
+    pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"], p["fail_rate_per_gpu_year"],
+                                  peer_bw, p["ckpt_restart_s"], p["ckpt_d2h_bytes_per_s"], fallback_share=f,
+                                  fallback_restart_s=fallback_s, planned_per_day=p["fail_planned_per_day"],
+                                  run_s=work_s)
     print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
           f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
           f"(durable synchronous: {plan.goodput:.2%})")
@@ -476,7 +479,7 @@ plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept
 print(f"δ = 60 s, M = 10,800 s: Young {rel.young_interval(60, 10_800):.1f} s, "
       f"Daly {rel.daly_interval(60, 10_800):.1f} s, exact {rel.optimal_interval(60, 10_800):.1f} s")
 print(f"scenario: δ = {plan.stall_s:.2f} s, M = {plan.mtbf_s / 3600:.2f} h, "
-      f"R = {plan.restart_s / 60:.1f} min -> checkpoint every {plan.interval_s / 60:.1f} min, "
+      f"R = {plan.restart_s / 60:.1f} min -> {rel.checkpoint_interval_words(plan.interval_s, work_s)}, "
       f"goodput {plan.goodput:.2%}")
 
 # %%
