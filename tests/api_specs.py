@@ -527,6 +527,8 @@ def _more_module_specs(tiny) -> dict:
     return {
         "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
         "ledger.difference": Spec(dict(a=1.0, b=2.0), {"a": "number", "b": "number"}),
+        "ledger.changed_lines": Spec(dict(side=llmcost.ledger.compare(bill, bill)),
+                                     {"side": "frame"}),
         "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario",
                                                             "check_memory": "flag"}),
         "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]},

@@ -54,7 +54,9 @@ def test_caveat_states_a_range_midpoint_mfu_as_given():
          "66%, band 58%–64% capped below that prediction; that prediction is above every one "
          "of the 16 held-out published run(s) of its regime (R)")
     assert caveat_line(w) == ("the assumed MFU, 42.5%, is below the model's 66%, a prediction "
-                              "beyond all 16 published runs like it")
+                              "above all 16 published runs its error band was measured on "
+                              "(held-out runs of its regime; the MFU lever's best comparable "
+                              "run is another set)")
     assert caveat_line(w.replace("0.425", "0.40")).startswith("the assumed MFU, 40%, is below")
 
 def test_memory_answer_fits_or_not():
@@ -521,3 +523,23 @@ def test_notebook_01_says_a_run_past_nine_months():
     assert "wall clock is 9.9 months (300 days on 8 GPUs), over 9 months" in nine  # 300 / 30.44
     assert "Note" not in answers.flops("x", "H100-SXM", 8, 1e12, 0.4, 2.0,
                                        {**run, "wall_clock_days": 30.0})
+
+
+def test_scaling_answer_at_the_optimum_does_not_advise_a_move():
+    # A reader's trial: OPT-1.3B on 30B tokens is 0.99× the Epoch fit's optimum for its compute
+    # and its allocation costs 0.0% extra compute (scaling.run_efficiency), yet 06 read "train
+    # bigger (on fewer tokens)". By hand, the fit's optimum for C = 6 × 1.3e9 × 3e10 is the run
+    # itself within 1%: the answer says it is at the optimum.
+    from llmcost.laws import scaling as sc
+    n, d = 1.3e9, 3e10
+    n_opt, d_opt = sc.compute_optimal(6 * n * d, "besiroglu2024")
+    eff = sc.run_efficiency(n, d, "besiroglu2024")
+    assert abs(n / n_opt - 1) < 0.05 and eff["compute_overhead"] < answers.AT_OPTIMUM_OVERHEAD
+    text = answers.scaling("opt-1.3b", n, d, "besiroglu2024", n_opt, d_opt,
+                           compute_overhead=eff["compute_overhead"])
+    assert "at the compute-optimal split" in text and "train bigger" not in text
+    # a model a tenth of the optimum is told to train bigger (Hoffmann et al. 2022 §3)
+    far = sc.run_efficiency(n / 10, d * 10, "besiroglu2024")
+    assert far["compute_overhead"] > answers.AT_OPTIMUM_OVERHEAD
+    assert "train bigger" in answers.scaling("x", n / 10, d * 10, "besiroglu2024", n_opt, d_opt,
+                                             compute_overhead=far["compute_overhead"])

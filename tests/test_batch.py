@@ -495,3 +495,22 @@ def test_verdict_days_are_written_whole_for_a_long_run(h100):
     assert hand == pytest.approx(1513, rel=0.01) and 1.0 < days / hand < 1.15
     text = "\n".join(batch.batch_verdict(a))
     assert f"against {days:,.0f} days" in text and "e+0" not in text
+
+
+def test_no_good_window_says_which_fill_it_means(h100):
+    # A reader's trial (Llama 3.1 405B's page 02): "It gives all 16,384 GPUs work (1× the
+    # 16.8M-token minimum)" and then "No good window: filling 16,384 GPUs takes 33.6M tokens":
+    # two meanings of "filling". By hand: 16,384 / (8 · 16) = 128 replicas × 16 stages ×
+    # 8,192 tokens = 16.8M tokens keep every GPU busy; the bubble b/(1 + b), b = (p − 1)/(v·m)
+    # (Narayanan et al. 2021 §2.2), with p = 16, v = 8 and m a multiple of p (the interleaved
+    # schedule's rule): m = 16 idles 15/128 / (1 + 15/128) = 10.5%, m = 32 5.5%, so a bubble of
+    # at most 10% takes 32 × 128 × 8,192 = 33.6M tokens
+    m = llmcost.load_model("llama-3.1-405b")
+    a = batch_analysis.analyse_batch(m, h100, 16384, 15.6e12, 8192, 16_777_216, 0.41, 3.99,
+                                     BatchLayout(tp=8, pp=16, pp_schedule="interleaved",
+                                                 virtual_stages=8))
+    assert a.fill_batch_tokens == 128 * 16 * 8192
+    assert a.low_bubble_batch_tokens == 32 * 128 * 8192
+    text = "\n".join(batch.batch_verdict(a))
+    assert "No good window: on 16,384 GPUs, filling them with a bubble of at most 10% takes " \
+           "33.6M tokens per step" in text

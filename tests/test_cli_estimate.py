@@ -559,7 +559,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     assert len(w) == 1
     assert "above every one of the 2 held-out published run(s) of its regime" in w[0]
     assert "the highest of them 43%, Llama 3.1 405B" in w[0]
-    assert "beyond all 2 published runs like it" in caveat_line(w[0])
+    assert "above all 2 published runs its error band was measured on" in caveat_line(w[0])
     # the rule on bands made by hand (accuracy.MfuBand): none, above all, within
     from llmcost.training.accuracy import MfuBand
     band = MfuBand(mfu=0.50, low=0.42, high=0.50, half_width=0.1, regime="R", n=2,
@@ -587,7 +587,15 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)
     assert "no held-out published run in its regime (R)" in prediction_evidence(none)
     assert "published step times +0.0% ± 50% from the predicted" in prediction_evidence(none)
-    assert "no published run like it checks" in caveat_line(
+    # a reader read "beyond all 3 published runs like it" beside the MFU lever's "best published
+    # run" at 64%: two sets (the band's held-out regime runs, the lever's comparable runs), now
+    # named apart
+    assert "a prediction above all 2 published runs its error band was measured on" in \
+        caveat_line("the scenario's mfu=0.40 is below what the step-time model expects of this "
+                    "plan (P): 50%, band 42%–50%; "
+                    f"{prediction_evidence(replace(band, best_published=0.47))}; the bill uses "
+                    "the given figure.")
+    assert "no published run of its regime checks" in caveat_line(
         "the scenario's mfu=0.40 is below what the step-time model expects of this plan (P): "
         f"50%, band 42%–50%; {prediction_evidence(none)}; the bill uses the given figure.")
 

@@ -1164,3 +1164,21 @@ def test_a_compared_line_is_named_by_the_words_both_bills_complete():
     c = L(line="exploratory and failed runs (none left: RL post-training exceeds the multiplier)")
     assert _shared_label(a, c) == "exploratory and failed runs"
     assert _shared_label(a, L(line=a.line)) == a.line and _shared_label(None, b) == b.line
+
+
+def test_changed_lines_keep_the_rows_adding_up_to_each_total():
+    # A reader's trial: 09's "fine-tune instead" table listed the lines that changed, whose sum
+    # ($4,611,501) fell short of the total beside them ($4,878,437): the RL line, the same on
+    # both sides, was dropped. By hand: every row but the total sums to each bill's total.
+    a = ledger.build_ledger({"price_usd_per_gpu_hour": 3.0})
+    b = ledger.with_changes(a, train_tokens=a.scenario["train_tokens"] / 2)
+    side = ledger.compare(a, b, names=("A", "B"))
+    shown = ledger.changed_lines(side)
+    assert shown["line"].iloc[-1] == "total"
+    rest = shown[shown["line"].str.startswith("the other")]
+    assert len(rest) == 1 and rest["difference usd"].iloc[0] == 0.0
+    for col, bill in (("A usd", a), ("B usd", b)):
+        assert shown[col].iloc[:-1].sum() == pytest.approx(bill.total_usd, rel=1e-9)
+    assert len(shown) < len(side)  # the unchanged lines are one row
+    with pytest.raises(ValueError, match="side"):
+        ledger.changed_lines(side.drop(columns=["difference usd"]))

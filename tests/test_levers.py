@@ -1933,7 +1933,34 @@ def test_the_recompute_lever_has_no_half_of_one_gpu():
            "mfu": 0.35, "global_batch_tokens": 262144}
     c = lever(one)
     assert c.note == "the scenario runs on 1 GPU, which cannot be halved" and c.after == one
-    assert "recompute=full on 1 GPU" in lever({**one, "n_gpus": 3}).assumptions
+    # 3 GPUs go to 1: OPT-1.3B's states, 1.3e9 × 16 B = 21 GB, leave room on a 40 GB A100 for
+    # activations without recomputing, so none is paid for (the least recomputation that fits)
+    three = lever({**one, "n_gpus": 3})
+    assert "recompute=none on 1 GPU" in three.assumptions
+    assert three.name == "half the GPUs (no recomputation needed)"
+
+
+def test_the_recompute_lever_recomputes_only_what_half_the_gpus_need():
+    # A reader's trial: "full recomputation on half the GPUs" saved $137k where half the GPUs
+    # without recomputation saved $770k (its plan fitted n/2 without it), so the lever named and
+    # priced the wrong thing. Rule: the least recomputation, none < selective < full (each
+    # recomputes more of the forward pass, Korthikanti et al. 2022 §4-5), that runs on n/2.
+    from llmcost.bill import levers
+    lever = levers.LEVERS["activation_recompute"][2]
+    free = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+            "train_tokens": 1e12, "mfu": 0.4, "price_usd_per_gpu_hour": 3.0}
+    c = lever(free)
+    assert c.name == "half the GPUs (no recomputation needed)" and c.after["recompute"] == "none"
+    assert levers.bill(c.after).total_usd == pytest.approx(
+        levers.bill(levers.activation_recompute(free, "none", 128).after).total_usd, rel=1e-12)
+    # Llama 3 405B's own plan (TP8 · PP16×v8, no recompute) on half its GPUs: DP 128 → 64 doubles
+    # each rank's micro-batches in flight, and without recomputation it needs 82 GB of an H100's
+    # 80 (the assumptions say it); selective does not fit either; full keeps the plan
+    s405 = levers.load_scenario(levers.SCENARIO_DIR / "llama-3.1-405b.yaml")
+    c405 = lever(s405)
+    assert c405.name == "full recomputation on half the GPUs"
+    assert "the scenario's plan otherwise kept" in c405.assumptions
+    assert "does not fit" in levers.activation_recompute(s405, "none", 8192).assumptions
 
 
 def test_the_example_portfolio_prices_the_projects_team_once():
@@ -1952,3 +1979,41 @@ def test_the_example_portfolio_prices_the_projects_team_once():
     by_run = f[f["category"] == "people"].groupby("run")["usd"].sum()
     assert by_run["pretrain"] == pytest.approx(sum(people), rel=1e-12)
     assert (by_run.drop("pretrain") == 0).all() and len(by_run) == 7
+
+
+def test_the_mfu_target_says_when_it_was_measured_on_a_much_smaller_job():
+    # A reader's trial: a 1,024-GPU Qwen3-30B-A3B FP8 run on B200 was offered "raise MFU to 17%
+    # of the FP8 peak, the best published MoE run on Blackwell" without a word that the figure
+    # is Megatron-Bridge 26.04.01's benchmark on one 8-GPU B200 server (data/published_runs.csv,
+    # mb260401-b200-qwen3-30b-a3b-mxfp8: DP8, no scale-out traffic); now the name says so
+    from llmcost.bill import levers
+    from llmcost.training.accuracy import comparable_published_mfu
+    s = {"model": "qwen3-30b-a3b", "accelerator": "B200", "n_gpus": 1024, "dtype": "fp8",
+         "train_tokens": 2e13, "seq_len": 4096, "mfu": 0.1, "price_usd_per_gpu_hour": 5.0}
+    b = comparable_published_mfu("B200", levers.load_model("qwen3-30b-a3b").n_params,
+                                 is_moe=True, dtype="fp8", seq_len=4096)
+    assert b.n_gpus == 8
+    name = levers.raise_mfu(s).name
+    assert name.endswith("; measured on 8 GPUs, this run is 1,024 GPUs: the larger job's "
+                         "scale-out communication is not in that figure")
+    # a job under 8× the benchmark's is not remarked on
+    assert "measured on" not in levers.raise_mfu({**s, "n_gpus": 32}).name
+
+
+def test_a_hardware_row_without_a_reserved_price_below_on_demand_says_so():
+    # A reader's trial: 09's table put H100 at a true reserved rate beside H200 and B200 at their
+    # on-demand medians, all labelled "catalogue median (reserved)". By the catalogue
+    # (data/prices.csv): B200's one reserved row, AWS's Capacity Block $14.21, lies above its
+    # on-demand median (CoreWeave $8.60, Lambda $6.69: $7.645), so its default is that median
+    # (catalog.discount_price_cap) and the row now says so
+    from llmcost.core import catalog
+    cap = catalog.discount_price_cap("B200", "reserved")
+    assert cap is not None and cap["on_demand"] == pytest.approx((8.60 + 6.69) / 2, abs=0.01)
+    assert catalog.price_mode_words("B200", "reserved") == \
+        "on-demand median (no reserved price below it)"
+    assert catalog.price_mode_words("H100-SXM", "reserved") == "reserved"
+    assert catalog.price_mode_words("B200", "on_demand") == "on_demand"
+    s = {"pricing": "reserved", "price_usd_per_gpu_hour": None}
+    assert lv._sweep_price_basis(s, "B200") == \
+        "catalogue on-demand median (no reserved price below it)"
+    assert lv._sweep_price_basis(s, "H100-SXM") == "catalogue median (reserved)"

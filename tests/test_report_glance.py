@@ -158,6 +158,25 @@ def test_figure_draws_each_bar_at_its_point_and_whisker_at_p10_p90(ranged):
     matplotlib.pyplot.close("all")
 
 
+def test_a_long_scenario_title_stays_inside_the_wide_figure(ranged):
+    # A reader's trial: the 65-character title "Qwen3-30B-A3B-style MoE, 20T tokens, 1,024 x
+    # B200, FP8, with GRPO" with the bill's range ran past both edges of the 1,080-pt figure
+    # ("wen3-30B-A3B-style MoE, ... (P50 $4.73"); wrapped now, every line inside the figure and
+    # the axes below the title
+    bars, tor = ledger.bill_bars(ranged), ranged.tornado()
+    title = "Qwen3-30B-A3B-style MoE, 20T tokens, 1,024 x B200, FP8, with GRPO"
+    ax, ax2 = plots.bill_at_a_glance(bars, tor, title=title)
+    fig = ax.figure
+    sup = fig._suptitle
+    assert sup.get_text().count("\n") >= 1 and title.split(",")[0] in sup.get_text()
+    fig.canvas.draw()
+    box, frame = sup.get_window_extent(), fig.bbox
+    assert box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1
+    for a in (ax, ax2):  # the axes' titles under the suptitle
+        assert a.title.get_window_extent().y1 <= box.y0
+    matplotlib.pyplot.close("all")
+
+
 def _bar_cells(row: str, width: int) -> str:
     """The ``width`` bar cells of a row of ``glance_text``: from the first bar character."""
     start = min(i for i, ch in enumerate(row) if ch in "█├─┤│")

@@ -56,6 +56,7 @@ from ..core.catalog import (
     list_prices,
     load_accelerator,
     load_model,
+    price_mode_words,
     term_days,
 )
 from ..core.diskcache import disk_cached
@@ -763,7 +764,24 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
              "kernels)")
     return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
             f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
-            f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}")
+            f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}"
+            + _smaller_job_words(b.n_gpus, int(_get(s, "n_gpus"))))
+
+
+#: A published run on this many times fewer GPUs than the scenario's is said to be a smaller
+#: job (``_smaller_job_words``): one 8-GPU server against a 64-GPU job already adds the
+#: scale-out network to every data-parallel collective.
+SMALLER_JOB_FACTOR = 8
+
+
+def _smaller_job_words(published_gpus: int | None, n_gpus: int) -> str:
+    """What the MFU lever's target was measured on, when that job was ``SMALLER_JOB_FACTOR`` or
+    more times smaller than the scenario's (a trial: a 1,024-GPU MoE run offered the MFU of an
+    8-GPU benchmark without a word): the scale-out traffic of the larger job is not in it."""
+    if not published_gpus or n_gpus < SMALLER_JOB_FACTOR * published_gpus:
+        return ""
+    return (f"; measured on {fmt_gpus(published_gpus)}, this run is {fmt_gpus(n_gpus)}: the "
+            "larger job's scale-out communication is not in that figure")
 
 
 #: A target MFU within this relative distance of the scenario's is the scenario's own
@@ -879,14 +897,40 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
                   f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
 
 
+#: The recomputation modes, least recomputed FLOPs first (``_recompute_on_half``).
+RECOMPUTE_LEAST_FIRST = ("none", "selective", "full")
+
+
 def _recompute_on_half(s: dict) -> Change:
-    """``activation_recompute`` with full recomputation on half the scenario's GPUs (``n // 2``:
-    the activations recomputed fit a model on fewer GPUs, which then run longer); a scenario on
-    1 GPU has no half and the lever does not apply (it priced 1 GPU as its half)."""
+    """Half the scenario's GPUs (``n // 2``: fewer GPUs, which then run longer) with the least
+    recomputation that fits there, none, selective, then full (``RECOMPUTE_LEAST_FIRST``:
+    recomputing costs a forward pass's FLOPs, so it is paid only where the activations need it):
+    ``activation_recompute`` with the first mode whose plan runs on n/2 GPUs (the scenario's
+    plan kept, DP halved, when it fixes one, ``_plan_misfit``; else the fastest plan that fits).
+    The lever is named after that mode (a trial: "full recomputation on half the GPUs" saved
+    $137k where half the GPUs without recomputing saved $770k). A scenario on 1 GPU has no half
+    and the lever does not apply (it priced 1 GPU as its half)."""
     n = int(_get(s, "n_gpus"))
     if n < 2:
         return _unchanged(s, f"the scenario runs on {fmt_gpus(n)}, which cannot be halved")
-    return activation_recompute(s, "full", n // 2)
+    s, half = _clean(s), n // 2
+    for mode in RECOMPUTE_LEAST_FIRST:
+        if fixed_plan_keys(s) and _plan_misfit({**s, "dp": 0, "recompute": mode,
+                                                "n_gpus": half}):
+            continue
+        try:
+            change = activation_recompute(s, mode, half)
+        except (ScenarioError, ValueError):
+            continue
+        return replace(change, name=_half_lever_name(mode))
+    return replace(activation_recompute(s, "full", half), name=_half_lever_name("full"))
+
+
+def _half_lever_name(mode: str) -> str:
+    """``_recompute_on_half``'s name on a scenario, after the mode that fits."""
+    return {"none": "half the GPUs (no recomputation needed)",
+            "selective": "selective recomputation on half the GPUs"}.get(
+        mode, "full recomputation on half the GPUs")
 
 
 def _default_free(key: str):
@@ -1515,7 +1559,7 @@ LEVERS = {
     "clean_checkpoints": ("clean old checkpoints", "waste", clean_checkpoints),
     "raise_mfu": ("raise MFU to the best published", "utilisation", raise_mfu),
     "fp8_training": ("train in FP8", "utilisation", fp8_training),
-    "activation_recompute": ("full recomputation on half the GPUs", "utilisation",
+    "activation_recompute": ("the least recomputation that fits half the GPUs", "utilisation",
                              _recompute_on_half),
     "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
     "resumable_training": ("make training resumable", "checkpoints", resumable_training),
@@ -1926,9 +1970,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
                                    dtype=_get(sc, "dtype") or "bf16",
                                    seq_len=int(_get(sc, "seq_len")))
     ceiling, ceiling_src = pub.mfu, pub.describe()   # on the row's own dtype basis
-    basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
-             "owned (amortised)" if _get(sc, "pricing") == "owned" else
-             f"catalogue median ({_get(sc, 'pricing')})")
+    basis = _sweep_price_basis(sc, acc)
     return {"accelerator": acc, "predicted_mfu": float(st.mfu), "mfu": point, "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
@@ -1987,6 +2029,21 @@ def _sweep_billed_mfu_basis(s: dict, mine: bool, capped: bool = False) -> str:
     if mine and "_mfu_pilot" in s:
         return f"{BILLED_MFU_BASES[1]} on {_get(s, 'accelerator')}"
     return BILLED_MFU_BASES[2] if capped else BILLED_MFU_BASES[0]
+
+
+def _sweep_price_basis(sc: dict, acc: str) -> str:
+    """What a hardware row's GPU-hour price is: the scenario's, an owned amortisation, or the
+    catalogue median of the scenario's pricing mode, said as the on-demand median where that
+    mode's median lies above it and the default takes the on-demand one instead
+    (``catalog.discount_price_cap``; a trial compared H100's reserved $2.72 with H200's and
+    B200's on-demand medians labelled "(reserved)")."""
+    if _get(sc, "price_usd_per_gpu_hour") is not None:
+        return "the scenario's price"
+    mode = _get(sc, "pricing")
+    if mode == "owned":
+        return "owned (amortised)"
+    words = price_mode_words(acc, mode)
+    return f"catalogue median ({mode})" if words == mode else f"catalogue {words}"
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:

@@ -548,6 +548,19 @@ def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
 DISCOUNT_MODES = ("reserved", "spot")
 
 
+def price_mode_words(accelerator: str, pricing: str) -> str:
+    """The basis of ``accelerator``'s default catalogue price for ``pricing``, in a reader's
+    words: the mode itself ("reserved"), or "on-demand median (no reserved price below it)"
+    where the mode's median lies above the on-demand one and the default is that instead
+    (``discount_price_cap``; a trial read H200's on-demand median labelled "reserved" beside
+    H100's true reserved rate). An accelerator without catalogue rows of the mode: the mode."""
+    try:
+        capped = discount_price_cap(accelerator, pricing) is not None
+    except ValueError:
+        capped = False
+    return f"on-demand median (no {pricing} price below it)" if capped else pricing
+
+
 def discount_price_cap(accelerator: str, pricing: str) -> dict | None:
     """Where a discount mode's catalogue median lies above the on-demand median of the same
     accelerator, what the default price is instead: a reservation is "a billing discount

@@ -402,15 +402,25 @@ def batch_size(batch_tokens: float, b_noise_tokens: float, fill_batch_tokens: fl
             "every GPU (a smaller one leaves some idle).")
 
 
+#: Below this extra training compute for the run's loss (``scaling.run_efficiency``'s
+#: ``compute_overhead``), notebook 06's answer calls the run's split compute-optimal rather than
+#: advising a way to move (a convention, not a fitted figure: a trial read "train bigger" for a
+#: model at 0.99× the optimum, whose allocation cost 0.0% extra).
+AT_OPTIMUM_OVERHEAD = 0.01
+
+
 def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: float,
-            d_opt: float, is_moe: bool = False, served_tokens: float = 0.0) -> str:
+            d_opt: float, is_moe: bool = False, served_tokens: float = 0.0,
+            compute_overhead: float | None = None) -> str:
     """Notebook 06: the compute-optimal split (N*, D*) of the scenario's compute C = 6·N·D under
     the loss fit ``fit`` (``scaling.compute_optimal``) against the scenario's N and D. A model
     smaller than N* should train bigger on fewer tokens, a larger one smaller on more tokens (for
     training alone; serving demand moves the optimum smaller: with ``served_tokens`` > 0 the
     sentence says so, section 7 pricing it, so "train bigger" is not read as the answer for a
     model that will serve much (a trial: 5e15 served tokens, whose dollar optimum was smaller
-    than the scenario's model))."""
+    than the scenario's model)). With ``compute_overhead`` (``scaling.run_efficiency``: C ÷ the
+    compute of the cheapest run to the same loss − 1) below ``AT_OPTIMUM_OVERHEAD``, the run is
+    said to be at the optimum instead."""
     c = 6 * n_params * train_tokens
     head = (f"For its compute, C = 6ND = {c:.3g} FLOPs, the {fit} fit's optimum is "
             f"**{fmt_count(n_opt)} parameters on {fmt_count(d_opt)} tokens** "
@@ -418,6 +428,9 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
     if is_moe:
         return head + f"; {model} is a mixture of experts, outside the fits."
     way = "train bigger (on fewer tokens)" if n_params < n_opt else "train longer (a smaller model)"
+    if compute_overhead is not None and compute_overhead < AT_OPTIMUM_OVERHEAD:
+        way = (f"it is at the compute-optimal split (its allocation costs "
+               f"{fmt_fraction_pct(compute_overhead)} extra compute for its loss)")
     serving = (f" Serving {served_tokens:.3g} tokens over its lifetime moves the cheapest model "
                "below this optimum, trained on more tokens: section 7 prices it in dollars."
                if served_tokens > 0 else "")

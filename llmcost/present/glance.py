@@ -892,12 +892,13 @@ CAVEATS = [
      "{3}, is above that cap"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
      r"(\d+%),.*above every one of the (\d+) held-out",
-     "the assumed MFU, {0}, is {1} the model's {2}, a prediction beyond all {3} published "
-     "runs like it"),
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction above all {3} published "
+     "runs its error band was measured on (held-out runs of its regime; the MFU lever's best "
+     "comparable run is another set)"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
      r"(\d+%),.*no held-out published run in its regime",
-     "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run like it "
-     "checks"),
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run of its "
+     "regime checks"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below every published run's MFU.*typed as a fraction",

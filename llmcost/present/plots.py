@@ -2949,6 +2949,12 @@ def glance_ratios(n_lines: int, n_inputs: int, tall: bool = False) -> dict:
     return {"width_ratios": (1.25, 1)}
 
 
+#: Characters per line of the wide glance figure's title (``bill_at_a_glance``): its 15-pt bold
+#: title spans the figure's width at about 120 (a trial's 65-character scenario title with the
+#: bill's range, 130, lost its first and last characters); wrapped below that with room to spare.
+GLANCE_TITLE_CHARS = 95
+
+
 def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = None,
                      axes=None, illustrative: bool = False, tall: bool = False,
                      basis: str | None = None):
@@ -3030,8 +3036,7 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         f"the whole bill {fmt_usd(total['point_usd'])}, P10–P90 {fmt_usd(total['p10_usd'])}–"
         f"{fmt_usd(total['p90_usd'])}"
         + (f" (P50 {fmt_usd(total['p50_usd'])})" if "p50_usd" in total else ""))
-    if tall:
-        head = textwrap.fill(head, 30, break_long_words=False)
+    head = textwrap.fill(head, 30 if tall else GLANCE_TITLE_CHARS, break_long_words=False)
     fig.suptitle(head, fontsize=15, fontweight="bold", parse_math=False)
     if basis is None:
         basis = ("illustrative ranges: the scenario gives every input as one number"
@@ -3061,8 +3066,8 @@ def _glance_layout(fig, head: str, tall: bool) -> None:
     title's height (about 0.45 in a line at 15 pt) kept free at the top."""
     readable(fig)  # tight layout leaves the foot room
     lines = head.count("\n") + 1
-    fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
-                                / fig.get_figheight()))
+    room = (0.45 * lines + 0.4) if tall else max(0.9, 0.45 * lines + 0.45)
+    fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - room / fig.get_figheight()))
 
 
 def _row_overlap_in(ax, gap_pt: float) -> float:

@@ -703,7 +703,8 @@ class PublishedBest:
     run was measured on (``data/stacks.csv``; "" for a claim without one); ``fp8_rows``:
     whether the comparable published runs include an FP8 one; ``run``: the best comparable
     run as published, ``(mfu on the BF16 peak, its name)``, before any FP8 bound and without
-    the vendor claims (None: no comparable run)."""
+    the vendor claims (None: no comparable run); ``n_gpus``: the GPUs of the run the figure
+    comes from (None for a claim or none)."""
 
     mfu_bf16: float | None
     basis: float
@@ -713,6 +714,7 @@ class PublishedBest:
     stack: str = ""
     fp8_rows: bool = False
     run: tuple | None = None
+    n_gpus: int | None = None
 
     @property
     def mfu(self) -> float | None:
@@ -921,19 +923,20 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
                                  f"{SIZE_FACTOR:g}× this size"
                                  + ("" if seq_len is None else " at a comparable sequence "
                                     "length")), ""
-    run, fp8_rows = None, bool((same["precision"] == "FP8").any())
+    run, fp8_rows, n_gpus = None, bool((same["precision"] == "FP8").any()), None
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         run, stack = (float(row["reported_mfu"]), str(row["model"])), str(row["stack"])
         best, source = fp8_bound_of_bf16(*run) if fp8 and fp8_bound and not fp8_rows else run
+        n_gpus = int(row["n_gpus"]) if pd.notna(row["n_gpus"]) else None
     for g, lo, hi, moe, mfu, src, s_claim in MFU_CLAIMS:
         if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
                 lo_s <= s_claim <= hi_s and (best is None or mfu > best):
-            best, source, stack = mfu, src, ""
+            best, source, stack, n_gpus = mfu, src, "", None
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype),
                          "fp8" if fp8 else "bf16", source,
                          comparable_rule(accelerator, is_moe, dtype, seq_len), stack,
-                         fp8_rows, run)
+                         fp8_rows, run, n_gpus)
 
 
 def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",

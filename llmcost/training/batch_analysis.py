@@ -274,7 +274,10 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f"to about {fmt_count(bn, 3)} (the critical batch); below it GPUs idle, "
                      "above it compute is wasted.")
     else:
-        lines.append(f"No good window: filling {fmt_gpus(n_gpus)} takes {fmt_count(fill, 3)} "
+        how = ("filling them with a bubble of at most "
+               f"{BUBBLE_TARGET:.0%}" if analysis.pp > 1 and
+               analysis.low_bubble_batch_tokens > analysis.fill_batch_tokens else "filling them")
+        lines.append(f"No good window: on {fmt_gpus(n_gpus)}, {how} takes {fmt_count(fill, 3)} "
                      f"tokens per step, {fill / bn:.2g}× the critical batch, so the cluster is "
                      "larger than this target can use efficiently (fewer GPUs, more tensor "
                      "parallelism, or a lower loss target, where B_noise is larger).")

@@ -536,11 +536,11 @@ post = ledger.with_changes(bill, ledger_sft_tokens=1e10, ledger_lora_tokens=lora
                            ledger_annotation_samples=1e5, ledger_annotation_usd_per_sample=5.0,
                            ledger_human_eval_hours=2000, ledger_human_eval_usd_per_hour=60.0)
 t = post.table().set_index("key")
-rows = {"pre-training (final run)": ["compute.pretraining.main", "compute.failures"],
+final = [k for k in t.index if k.startswith("compute.pretraining.")] + ["compute.failures"]
+rows = {"pre-training (final run)": final,  # its phases too, as the bill's "final run"
         "post-training compute": ["post.sft", "post.cpt", "post.lora", "post.rl"],
         "post-training people and data": ["data.annotation", "eval.human"]}
-side = pd.DataFrame({k: {"USD": t.loc[v, "usd"].sum(min_count=1),
-                         "lines": ", ".join(f"{t.loc[x, 'line']}" for x in v)}
+side = pd.DataFrame({k: {"USD": t.loc[v, "usd"].sum(min_count=1), "lines": ", ".join(t.loc[v, "line"])}
                      for k, v in rows.items()}).T
 plots.table(side.reset_index(names="part"), {"USD": "${:,.0f}"})
 
@@ -758,7 +758,8 @@ print(f"next year: GPU-hour lines {llmcost.fmt_usd(r1.gpu_usd_trend)} (range "
 try:  # the next generation at the same MFU and its catalogue price
     nxt = ledger.with_changes(bill, accelerator="B200", price_usd_per_gpu_hour=None)
     print(f"on B200 at the same MFU (${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
-          f"{nxt.figures['pricing']}): {llmcost.fmt_usd(nxt.total_usd)}")
+          f"{llmcost.catalog.price_mode_words('B200', nxt.figures['pricing'])}): "
+          f"{llmcost.fmt_usd(nxt.total_usd)}")
 except ValueError as e:
     print(f"on B200: not priced here ({e})")
 

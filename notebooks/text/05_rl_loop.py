@@ -1288,16 +1288,17 @@ rows += [summary_row("tpot_s", "time per output token", c.expected_tpot_s, "s",
 # %%
 # NBVAL_CHECK_OUTPUT
 it, billed, total = iters["scenario"], rl_campaign_given(p), camp.loc["total"]
+tag = "" if billed else " (illustrative)"  # no RL campaign in the scenario: an example
 publish_summary("05_rl_loop", rows + [
-    summary_row("rl_iteration_s", "RL iteration wall time", it.wall_s, "s",
+    summary_row("rl_iteration_s", "RL iteration wall time" + tag, it.wall_s, "s",
                 f"{it.algorithm.upper()}, {it.n_gpus} GPUs"),
-    summary_row("rl_generation_flops_share", "generation share of FLOPs",
+    summary_row("rl_generation_flops_share", "generation share of FLOPs" + tag,
                 it.generation_flops_share, "", "2N/6N accounting"),
-    summary_row("rl_generation_time_share", "generation share of time",
+    summary_row("rl_generation_time_share", "generation share of time" + tag,
                 it.generation_time_share, "", "tail included"),
-    summary_row("rl_campaign_gpu_hours", "RL campaign GPU-hours", float(total["gpu_hours"]),
+    summary_row("rl_campaign_gpu_hours", "RL campaign GPU-hours" + tag, float(total["gpu_hours"]),
                 "GPU-h", f"{p['rl_runs']} runs × {p['rl_iterations']:,} iterations"),
-    summary_row("rl_campaign_usd", "RL campaign cost" + ("" if billed else " (illustrative)"),
+    summary_row("rl_campaign_usd", "RL campaign cost" + tag,
                 float(total["usd"]), "USD", f"${price:.2f} per GPU-hour; " + (
                     "the bill's RL line" if billed else "not in the bill: no RL campaign given"))])
 

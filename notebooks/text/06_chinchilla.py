@@ -56,8 +56,9 @@ from llmcost.present import answers
 
 n_opt, d_opt = sc.compute_optimal(c_run, fit)   # derived in sections 1-3
 display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, n_opt, d_opt,
-                                 is_moe=spec.is_moe,
-                                 served_tokens=p["inference_tokens_lifetime"])))
+                                 is_moe=spec.is_moe, served_tokens=p["inference_tokens_lifetime"],
+                                 compute_overhead=sc.run_efficiency(n_run, p["train_tokens"],
+                                                                    fit)["compute_overhead"])))
 
 # %% [markdown]
 # A compute budget buys FLOPs, and FLOPs can go into a bigger model or into more training tokens:

@@ -248,13 +248,14 @@ plots.lever_savings(ranked);
 # so fixing a stall of share $s$ saves $H\,s/(1-s)$ of the MFU-priced GPU-hours $H$. Removing waste
 # risks almost nothing, which is why it comes first. When the scenario gives no waste figures, the
 # table below prices an **illustrative audit** (assumed numbers, not measurements): a 5% loader
-# stall, failed jobs holding 2% of the main run's GPU-hours, 64 GPUs left in a debug job for three
-# days, two duplicate dataset copies and every checkpoint kept hot.
+# stall, failed jobs holding 2% of the main run's GPU-hours, a debug job on an eighth of the run's
+# GPUs (at least 1, at most 64) left for three days, two duplicate dataset copies and every
+# checkpoint kept hot.
 
 # %%
 illustrative = {"waste_dataloader_stall_fraction": 0.05, "waste_dataset_copies": 2,
                 "waste_failed_job_gpu_hours": 0.02 * bill.figures["main_ideal_gpu_hours"],
-                "waste_debug_gpu_hours": 64 * 72.0, "ckpt_keep_last": 0}
+                "waste_debug_gpu_hours": min(64, max(1, p["n_gpus"] // 8)) * 72.0, "ckpt_keep_last": 0}
 given = any(p[k] for k in levers.WASTE_KEYS)
 audit = scenario if given else {**scenario, **illustrative}
 waste = levers.rank_levers(audit, keys=[k for k, v in levers.LEVERS.items() if v[1] == "waste"])
@@ -316,8 +317,9 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": plots.signed_t
 # the scenario fixes is kept where it fits there, column *parallel plan*; and the
 # RL rollout TP, `rollout_tp`, where the scenario's cannot hold the policy there:
 # `levers.on_hardware`; hardware on which no plan fits is left out, and said), priced by the bill
-# at the catalogue median price for this pricing mode: every row on that one basis, so rows
-# compare like for like. When the scenario gives its own price, its
+# at the catalogue median price for this pricing mode, or at its on-demand median where that mode's
+# median lies above it (a reservation or spot price is a discount on on-demand: `catalog.discount_price_cap`;
+# column *price basis* says which), so a row without a true discount is not compared at one it lacks. When the scenario gives its own price, its
 # accelerator appears twice (column *price basis*): at the catalogue price, to compare with the others, and
 # at the scenario's price, which is this bill's. The error bar is the bill at the
 # ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
@@ -493,7 +495,7 @@ if sm["applies"]:
 else:
     print(f"smaller model, longer: {sm['reason']}")
 side = ledger.compare(before, ft, names=("pre-train", "fine-tune"))
-plots.table(side[side["difference usd"].fillna(0) != 0],
+plots.table(ledger.changed_lines(side),  # the lines that move; the rest summed in one row
             {c: usd for c in side.columns if c != "line"})
 
 # %% [markdown]
