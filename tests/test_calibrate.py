@@ -783,6 +783,11 @@ def test_profile_bad_files_named(tmp_path):
     bad.write_text(yaml.safe_dump({**prof, "kind": "something else"}))
     with pytest.raises(ValueError, match="kind='something else'"):
         load_efficiency_profile(bad)
+    # a misspelt fraction was silently ignored (a trial's hbm_fractoin: 0.01): refused, named
+    bad.write_text(yaml.safe_dump({**prof, "hbm_fractoin": 0.01}))
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['hbm_fractoin'\]; "
+                                         r"'hbm_fractoin': did you mean 'hbm_fraction'\?"):
+        load_efficiency_profile(bad)
 
 
 def test_scenario_efficiency_profile_prices_the_step(tmp_path):

@@ -467,8 +467,15 @@ def test_a_given_exploratory_fraction_keeps_its_range_around_it():
                                            "(no exploratory compute)")
     # the same relative spread at any given fraction: 2.5 → 0.42-6.3 (a cap at the interval's
     # 3.0 made a given 5 the top of its own range, every draw below the point)
+    assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 2.5}) == \
+        pytest.approx((2.5 * 0.2 / 1.19, 2.5, 2.5 * 3.0 / 1.19), rel=1e-9)
+    # but never above the key's own bound, 10 (a trial's 5 drew to 5 × 3.0 / 1.19 = 12.6, a
+    # range ledger_exploratory_fraction refuses, and stopped notebook 00)
     assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 5.0}) == \
-        pytest.approx((5.0 * 0.2 / 1.19, 5.0, 5.0 * 3.0 / 1.19), rel=1e-9)
+        pytest.approx((5.0 * 0.2 / 1.19, 5.0, 10.0), rel=1e-9)
+    assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 10.0})[2] == 10.0
+    high = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 5.0})
+    assert ledger.headline_draws(high.scenario, samples=200, seed=0) is not None
     # no fraction given: the source's own log-normal (test_illustrative_ranges_come_from_the_
     # sources), its point the median 1.19
     base = ledger.illustrative_ranges(ledger.build_ledger(PRICE))["ledger_exploratory_fraction"][0]

@@ -291,9 +291,18 @@ def test_no_resume_grows_exponentially():
 
 def test_storage_cost():
     # a 1e12-byte checkpoint is 1e12 / 2^30 = 931.3 billed GB (a GB-month is 2^30 bytes)
+    # 60 days at one checkpoint an hour write n = 1,440; the last 3 are held as written,
+    # min(3, n·x) over the run's fraction x: on average 3 − 3²/(2n) = 2.996875
     df = rel.retention_storage_cost(1e12, 60, 3600, 3, 7, 12, 0.1, 0.001).set_index("policy")
     months = 60 * 86400 / (365.25 * 86400 / 12)
-    assert df.loc["hot: last 3", "usd"] == pytest.approx(3 * 931.32 * months * 0.1, rel=1e-5)
+    held = 3 - 9 / (2 * 1440)
+    assert df.loc["hot: last 3", "usd"] == pytest.approx(held * 931.32 * months * 0.1, rel=1e-5)
+    # keeping more than the run writes holds what it writes, as keeping every one (a trial's
+    # last 1,000 of 652 cost twice "every checkpoint")
+    every = rel.retention_storage_cost(1e12, 60, 3600, 0, 7, 12, 0.1, 0.001)
+    more = rel.retention_storage_cost(1e12, 60, 3600, 10_000, 7, 12, 0.1, 0.001)
+    assert more.iloc[0]["usd"] == pytest.approx(every.iloc[0]["usd"], rel=1e-12)
+    assert more.iloc[0]["checkpoints"] == 1440
     assert df.loc["cold: milestones", "checkpoints"] == 8
     assert df.loc["cold: milestones", "usd"] == pytest.approx(
         8 * 931.32 * (months / 2 + 12) * 1e-3, rel=1e-5)
@@ -431,9 +440,12 @@ def test_hot_tier_priced_as_the_vendor_sells_it():
     hot = df.iloc[0]
     assert hot["gb_months"] == pytest.approx(32_000, rel=1e-9)
     assert hot["usd"] == pytest.approx(4_640, rel=1e-9)
-    # Without the bandwidth floor, capacity is the bytes kept: 3 × 14e9 B = 39.12 GiB for a month.
+    # Without the bandwidth floor, capacity is the bytes kept: 3 × 14e9 B = 39.12 GiB for a month,
+    # less the first three's ramp (3 − 3²/(2n), n = 730.5 hourly checkpoints in the month)
     plain = rel.retention_storage_cost(14e9, month_days, 3600, 3, 1e9, 0, 0.145, 0.001)
-    assert plain.iloc[0]["gb_months"] == pytest.approx(42e9 / 1_073_741_824, rel=1e-12)
+    n = month_days * 86400 / 3600
+    assert plain.iloc[0]["gb_months"] == pytest.approx(
+        14e9 * (3 - 9 / (2 * n)) / 1_073_741_824, rel=1e-12)
 
 
 def test_a_gb_month_is_billed_as_two_to_the_thirty_bytes():
@@ -446,9 +458,11 @@ def test_a_gb_month_is_billed_as_two_to_the_thirty_bytes():
     assert byte_hours == 42_259_901_212_262_400
     assert byte_hours / rel.BILLED_GB / 744 == pytest.approx(52_900, rel=1e-12)
     month_days = rel.SECONDS_PER_MONTH / 86400
-    df = rel.retention_storage_cost(107_374_182_400, month_days, 3600, 1, 1e9, 0, 0.023, 0.0)
-    assert df.iloc[0]["gb_months"] == pytest.approx(100, rel=1e-12)
-    assert df.iloc[0]["usd"] == pytest.approx(2.30, rel=1e-12)
+    # the last checkpoint held through the month, one a second (its first second's ramp,
+    # 1 − 1/(2n), below 1e-6)
+    df = rel.retention_storage_cost(107_374_182_400, month_days, 1, 1, 1e9, 0, 0.023, 0.0)
+    assert df.iloc[0]["gb_months"] == pytest.approx(100, rel=1e-6)
+    assert df.iloc[0]["usd"] == pytest.approx(2.30, rel=1e-6)
 
 
 def test_storage_share_warning():

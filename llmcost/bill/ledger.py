@@ -1238,7 +1238,9 @@ def exploratory_fraction_bounds(scenario) -> tuple:
 
         (f · lo / med,  f,  f · hi / med)
 
-    so that the range stays around the scenario's number (0 gives (0, 0, 0)).
+    so that the range stays around the scenario's number (0 gives (0, 0, 0)), its high end cut
+    to the input's own bound, ``EXPLORATORY_FRACTION_MAX`` (10), as the default's range is (a
+    trial's fraction 5 drew to 12.6, a range the key refuses, and stopped notebook 00).
 
     Raises
     ------
@@ -1252,7 +1254,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     if given is None or isinstance(given, Range):
         return lo, med, hi
     g = as_scalar(given, "ledger_exploratory_fraction", nonnegative=True)
-    return g * lo / med, g, g * hi / med
+    return g * lo / med, g, max(g, min(g * hi / med, EXPLORATORY_FRACTION_MAX))
 
 
 def exploratory_words(bill: Ledger) -> str | None:

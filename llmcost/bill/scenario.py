@@ -51,6 +51,7 @@ from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
 from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number
 from ..laws.scaling import LOSS_FITS
+from ..training.batch import kaplan_loss_floor, kaplan_n_params
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
 from ..training.memory import DEFAULT_RESERVE, RECIPES
@@ -136,6 +137,10 @@ _fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
 _reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
 _probability = _refuse_if(lambda v: not 0 <= v <= 1, "be a probability in [0, 1]")
 _at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
+#: A training sequence of n tokens has n − 1 next-token targets: one token has none (a trial's
+#: ``seq_len: 1`` was billed at 40% MFU while its own step-time page predicted 0.3%).
+_sequence = _refuse_if(lambda v: v < 2, "be >= 2: a sequence of one token has no next token "
+                       "to train on")
 #: PUE = facility power ÷ IT power, >= 1 by definition; the Uptime Institute's industry
 #: average was 1.58 in 2023 (its Global Data Center Survey; "Large data centers are mostly
 #: more efficient, analysis confirms", Uptime Intelligence update 221, 2023-11-23), so above
@@ -328,12 +333,15 @@ def _phases(name, v):
                                 "to price it at the main run's MFU and plan, or give a number "
                                 "in (0, 1]")
     v = _records({"name": ("str", None), "tokens": ("float", _positive),
-                  "seq_len": ("int", _positive), "n_gpus": ("int", _positive),
+                  "seq_len": ("int", _sequence), "n_gpus": ("int", _positive),
                   "mfu": ("float", _mfu)}, ("name", "tokens", "seq_len"))(name, v)
     for i, ph in enumerate(v):
         if ph["name"] == "main":
             raise ScenarioError(f"{name}[{i}]: name 'main' is the pre-training run itself "
                                 "(train_tokens); name the extra phase otherwise")
+        if not ph["name"].strip():  # its bill line would read "pre-training phase: "
+            raise ScenarioError(f"{name}[{i}].name={ph['name']!r} must name the phase (its bill "
+                                "line's label), e.g. long-context")
     return v
 
 
@@ -359,7 +367,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _accelerator),
     Param("n_gpus", "int", "accelerators in the training job", _positive),
     Param("train_tokens", "float", "pre-training tokens", _pretraining_tokens),
-    Param("seq_len", "int", "training sequence length in tokens", _positive),
+    Param("seq_len", "int", "training sequence length in tokens", _sequence),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
     Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
           "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
@@ -470,8 +478,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
           "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
           _positive),
-    Param("comm_scaleout_latency_s", "float|none", "latency of one ring step across scale-up "
-          "domains, s; null: data/efficiency.csv", _nonnegative),
+    Param("comm_scaleout_latency_s", "float|none", "latency of one step across scale-up "
+          "domains of the α-β collectives (pipeline sends, the MoE all-to-all), s; the "
+          "data- and tensor-parallel collectives take NCCL's own per-protocol latencies "
+          "(tuning.cc); null: data/efficiency.csv", _nonnegative),
     # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
     Param("serve_weight_dtype", "str", "serving weight precision", _one_of(*_WEIGHT_DTYPES)),
     Param("serve_kv_dtype", "str", "KV-cache precision", _one_of("bf16", "fp16", "fp8")),
@@ -917,9 +927,20 @@ def _validate_range(p: Param, value) -> Range:
             checked = _coerce(p, v)
             if p.check is not None:
                 p.check(name, checked)
+            _check_magnitude(name, checked)
         except ScenarioError as e:
             raise ScenarioError(f"{name}: range {end}: {e}") from None
     return r
+
+
+def _check_magnitude(key: str, value) -> None:
+    """``MAGNITUDE_LIMITS``' rule on one value of ``key`` (a number, or an end of its range: a
+    trial's ``ledger_sft_tokens: {low: 0, mode: 1e9, high: 1e30}`` passed at its mode and billed
+    a P90 of $8.9e23)."""
+    top, why = MAGNITUDE_LIMITS.get(key, (None, ""))
+    if top is not None and isinstance(value, (int, float)) and value > top:
+        limit = f"{top:.0e}" if top >= 1e5 else f"{top:,g}"
+        raise ScenarioError(f"{key}={value:.3g} is above {limit}: {why}; check the exponent")
 
 
 def point_scenario(scenario: dict) -> dict:
@@ -1304,7 +1325,35 @@ MAGNITUDE_LIMITS = {
        for k in ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
                  "ledger_synthetic_tokens")},
     "price_usd_per_gpu_hour": (1e4, "hundreds of times any GPU-hour price in data/prices.csv"),
+    "batch_noise_tokens": (1e16, "a batch over 600× the largest published pre-training corpus "
+                           "(Llama 3: 15.6T tokens, arXiv:2407.21783)"),
+    "ledger_grid_kg_co2e_per_kwh": (10.0, "over 10× coal power's lifecycle emissions (IPCC AR5 "
+                                    "WGIII 2014: a median of 0.82 kg CO2e/kWh)"),
+    **{k: (1200.0, "a century of storage (the key is in months)")
+       for k in ("ckpt_retention_months", "ledger_dataset_retention_months")},
 }
+
+
+def _check_target_loss(p: dict) -> None:
+    """``batch_target_loss`` above the irreducible term (N_c/N)^α_N of Kaplan et al. 2020's
+    L(N, S_min) fit for the scenario's model (``batch.kaplan_loss_floor`` of its non-embedding
+    parameters, ``batch.kaplan_n_params``): no run of that model reaches a loss at or below it
+    under the fit, and notebook 02 stops on it (a trial's 1.5 nats against 1.695)."""
+    loss = point(p.get("batch_target_loss"))
+    if not isinstance(loss, (int, float)) or "model" not in p:
+        return
+    try:
+        spec = load_model(p["model"])
+    except ValueError:
+        return
+    n = float(kaplan_n_params(spec))
+    floor = float(kaplan_loss_floor(n))
+    if loss <= floor:
+        raise ScenarioError(f"batch_target_loss={loss:g} must be above {floor:.4g} nats, the "
+                            "irreducible term (N_c/N)^alpha_N of Kaplan et al. 2020's L(N, S_min) "
+                            f"fit for {spec.name} ({n:.3g} non-embedding parameters): no run of "
+                            "this model reaches it under that fit (notebook 02); give a higher "
+                            "target, or null for the loss the planned run reaches")
 
 
 def _check_phase_rules(p: dict) -> None:
@@ -1357,10 +1406,8 @@ def check_run_rules(p: dict) -> None:
     Checked wherever the keys are present (``validate_parameters``, hence every notebook's
     parameter cell, ``load_scenario`` and the report).
     """
-    for key, (top, why) in MAGNITUDE_LIMITS.items():
-        v = point(p.get(key))
-        if isinstance(v, (int, float)) and v > top:
-            raise ScenarioError(f"{key}={v:.3g} is above {top:.0e}: {why}; check the exponent")
+    for key in MAGNITUDE_LIMITS:
+        _check_magnitude(key, point(p.get(key)))
     d, b = point(p.get("train_tokens")), p.get("global_batch_tokens")
     if isinstance(d, (int, float)) and isinstance(b, (int, float)) and 0 < d < b:
         raise ScenarioError(f"train_tokens={d:,.0f} is less than one step: global_batch_tokens="
@@ -1368,6 +1415,7 @@ def check_run_rules(p: dict) -> None:
                             "at least one global batch (check the exponent) or a smaller "
                             "global_batch_tokens")
     _check_phase_rules(p)
+    _check_target_loss(p)
     rl = ("model", "rl_prompts_per_step", "rl_samples_per_prompt", "rl_prompt_tokens",
           "rl_response_tokens")
     if all(k in p for k in rl):

@@ -509,3 +509,19 @@ def options_with(cls, name: str, obj, keywords: dict, unknown=None):
     if obj is None:
         return cls(**keywords)
     return dataclasses.replace(obj, **keywords) if keywords else obj
+
+
+def json_finite(obj):
+    """``obj`` with every non-finite number (inf, −inf, NaN, numpy's too) replaced by None,
+    through dicts, lists and tuples: JSON has no Infinity or NaN (RFC 8259 §6), and a trial's
+    ``fail_rate_per_gpu_year: 0`` wrote ``"job_mtbf_s": Infinity``, which JSON.parse refuses
+    and jq reads as 1.8e308. Dump the result with ``allow_nan=False``."""
+    if isinstance(obj, dict):
+        return {k: json_finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_finite(v) for v in obj]
+    if isinstance(obj, float) or (type(obj).__module__ == "numpy" and hasattr(obj, "dtype")
+                                  and getattr(obj, "ndim", 1) == 0
+                                  and obj.dtype.kind == "f"):
+        return float(obj) if math.isfinite(float(obj)) else None
+    return obj

@@ -28,7 +28,7 @@ from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, noun
+from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, json_finite, noun
 from ..core.version import __version__
 from ..serving.rl import decode_factor_words, vllm_decode_factor
 from ..training import calibrate as pilot_calibration
@@ -401,8 +401,8 @@ def _estimate(args) -> int:
         except ValueError as e:
             return _fail(str(e))
         if args.format == "json":
-            print(json.dumps(compare_json(df, names, paths, titles, bills), indent=1,
-                             default=str))
+            print(json.dumps(json_finite(compare_json(df, names, paths, titles, bills)),
+                             indent=1, default=str, allow_nan=False))
         elif args.format == "csv":  # the lines alone; each bill's warnings on stderr
             print(df.to_csv(index=False), end="")
             for tag, name, b in zip("AB", names, bills):
@@ -429,7 +429,7 @@ def _estimate(args) -> int:
         if routes is not None:
             out = {**out, "alternatives": routes.astype(object).where(routes.notna(), None)
                    .to_dict(orient="records")}
-        print(json.dumps(out, indent=1, default=str))
+        print(json.dumps(json_finite(out), indent=1, default=str, allow_nan=False))
         return 0
     if args.format == "csv":  # the same draws as the JSON (one range per bill)
         s = (head.draws if head is not None else draws).summary()
@@ -1212,10 +1212,10 @@ def _check(args) -> int:
                   f"main run's {bill['goodput']:.1%})") if billed else _phases_apart(
                       args, sc if args.scenario else {}, claim, phases)
     if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
-        print(json.dumps({**c.summary(), **({said_key: said} if said else {}),
-                          **({"hours_from": hours_from} if hours_from else {}),
-                          **({"warnings": warned} if args.scenario else {})},
-                         indent=1, default=str))
+        print(json.dumps(json_finite({**c.summary(), **({said_key: said} if said else {}),
+                                      **({"hours_from": hours_from} if hours_from else {}),
+                                      **({"warnings": warned} if args.scenario else {})}),
+                         indent=1, default=str, allow_nan=False))
     else:  # the prose wrapped to the terminal, as estimate's; its warnings as estimate's
         text = c.describe()
         if not args.scenario:  # the one key a claim without a scenario gives: its flag's

@@ -94,7 +94,7 @@ from ..core.catalog import (
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
-from ..core.units import fmt_bytes, fmt_usd, not_finite_text, sig3
+from ..core.units import fmt_bytes, fmt_usd, json_finite, not_finite_text, sig3
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import WEIGHT_BYTES, weight_bytes
@@ -656,6 +656,14 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     # top stays inside it
     point, central, capped = band.central()
     value = math.floor(point * 1e6) / 1e6
+    if value <= 0:  # below a millionth of the peak: "mfu=0.0 must be in (0, 1]" blamed the file
+        part, secs = max(b.parts.items(), key=lambda kv: kv[1])
+        raise ScenarioError(
+            f"{scenario_path}: mfu: predict: the step-time model predicts an MFU of "
+            f"{float(b.mfu):.2g} for {plan.describe()} (a {b.step_time_s:,.4g}-s step, "
+            f"{part.replace('_s', '').replace('_', ' ')} {secs:,.4g} s of it): below a "
+            "millionth of the peak; check the figures that drive that part (e.g. "
+            "comm_scaleout_bytes_per_s, efficiency_profile)")
     out["mfu"] = value
     out["_mfu_prediction"] = {
         "value": value, "predicted": float(b.mfu), "center": central, "center_capped": capped,
@@ -2157,8 +2165,8 @@ def index_value(row: dict) -> str:
 
 def _write_summary(out_dir: Path, summary: dict) -> None:
     (out_dir / "summary.json").write_text(json.dumps(  # a range in its scenario-file form
-        summary, indent=2, default=lambda o: o.to_yaml() if hasattr(o, "to_yaml") else str(o))
-        + "\n")
+        json_finite(summary), indent=2, allow_nan=False,
+        default=lambda o: o.to_yaml() if hasattr(o, "to_yaml") else str(o)) + "\n")
     with (out_dir / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["notebook", "key", "label", "value", "unit", "note"])

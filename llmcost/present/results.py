@@ -134,7 +134,7 @@ def _nb07(p, private):
         q, spec.n_params, run["gpu_hours"], _price(p), per_node)
     plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node,
                                         run_s=rel.run_work_s(run["gpu_hours"], p["n_gpus"]))
-    spares = rel.hot_spare_table(plan, per_node, rel.NODE_REPLACEMENT_S_ASSUMED,
+    spares = rel.hot_spare_table(plan, per_node, rel.node_replacement_s(q["ckpt_restart_s"]),
                                  planned_per_day=q["fail_planned_per_day"])
     return {"goodput": float(spares["goodput"].iloc[0]), "interval_s": plan.interval_s,
             "plan_goodput": float(plan.goodput)}

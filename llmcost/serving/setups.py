@@ -802,7 +802,9 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
 def _api_row_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens, output_tokens,
                   max_tpot_s, engine) -> tuple:
     """``api_price_comparison``'s modelled (USD per M input, cached input, output, set-up) of
-    one listed model (see there); ``ValueError`` when its deployment does not fit the GPU."""
+    one listed model (see there), the cached input NaN for a prompt of one token (no prefix to
+    cache; a trial's ``inference_prompt_tokens: 1`` stopped notebook 05); ``ValueError`` when
+    its deployment does not fit the GPU."""
     cached = math.nan
     if m.is_moe:
         d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
@@ -817,12 +819,13 @@ def _api_row_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens, output_
                               max_tpot_s=max_tpot_s, engine=engine, weight_dtype="fp8",
                               kv_dtype="fp8")
         usd_in, usd_out = best["expected_usd_per_m_input"], best["expected_usd_per_m_output"]
-        pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
-                                   prompt_tokens=prompt_tokens,
-                                   cached_tokens=prompt_tokens // 2,
-                                   batch=int(best["batch"]), weight_dtype="fp8",
-                                   kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
-        cached = pc["expected_usd_per_m_cached_input"]
+        if prompt_tokens >= 2:  # half the prompt cached; a 1-token prompt has no prefix to cache
+            pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
+                                       prompt_tokens=prompt_tokens,
+                                       cached_tokens=prompt_tokens // 2,
+                                       batch=int(best["batch"]), weight_dtype="fp8",
+                                       kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
+            cached = pc["expected_usd_per_m_cached_input"]
         how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
                f"{best['expected_tpot_s'] * 1e3:.0f} ms")
     return usd_in, cached, usd_out, how

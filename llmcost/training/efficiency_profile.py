@@ -23,6 +23,7 @@ a profile measured on one GPU says nothing about the scale-out network.
 
 from __future__ import annotations
 
+import difflib
 import math
 from pathlib import Path
 
@@ -37,6 +38,13 @@ PROFILE_KIND = "llmcost efficiency profile"
 #: The ``Efficiency`` fields a profile may set; ``matmul_fraction`` per GEMM dtype.
 PROFILE_FRACTIONS = ("attention_fraction", "hbm_fraction", "scaleup_fraction")
 PROFILE_DTYPES = ("bf16", "fp8")
+#: Every key a profile may hold (``calibrate.microbench_profile`` writes them): the fractions,
+#: then what records where they came from. Any other key is refused (``check_profile``): a
+#: misspelt fraction (a trial's ``hbm_fractoin: 0.01``) was silently ignored, as a scenario's
+#: misspelt key is not.
+PROFILE_KEYS = ("kind", "accelerator", "device", "date", "torch", "matmul_fraction",
+                *PROFILE_FRACTIONS, "not_measured", "source", "catalogue_row", "timings",
+                "warnings")
 
 
 def _fraction(where: str, v) -> float:
@@ -76,6 +84,12 @@ def check_profile(profile, where: str = "efficiency_profile") -> dict:
     if profile.get("kind") != PROFILE_KIND:
         raise ValueError(f"{where}: kind={profile.get('kind')!r} must be {PROFILE_KIND!r} (a file "
                          "written by `llmcost calibrate --microbench --out`)")
+    unknown = [k for k in profile if k not in PROFILE_KEYS]
+    if unknown:
+        near = {k: difflib.get_close_matches(str(k), PROFILE_KEYS, n=1) for k in unknown}
+        raise ValueError(f"{where}: unknown key(s) {unknown}"
+                         + "".join(f"; {k!r}: did you mean {m[0]!r}?" for k, m in near.items() if m)
+                         + f" (a profile's keys: {', '.join(PROFILE_KEYS)})")
     acc = profile.get("accelerator")
     if not isinstance(acc, str):
         raise ValueError(f"{where}: accelerator={acc!r} must be a catalogue accelerator name")

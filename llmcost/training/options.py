@@ -20,12 +20,13 @@ the MoE routing factor and the comm engine's ``comm.CommOptions``).
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 import numpy as np
 
 from ..core import stacks
+from ..core.catalog import load_efficiency
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array, options_with
@@ -645,6 +646,19 @@ class StepOptions:
         except TypeError:
             return self._resolve(accelerator)
         return _resolved(self, key)
+
+    def resolve_on(self, cluster) -> ResolvedOptions:
+        """``resolve`` on ``cluster``'s accelerator, with the cluster's scale-out latency
+        (``Cluster.scaleout_latency_s``: a scenario's ``comm_scaleout_latency_s``) in place of
+        the efficiency row's, or of ``efficiency``'s when that is given (a trial set it to 1e30 s
+        and the predicted step did not move: the engine read the catalogue row again)."""
+        lat = getattr(cluster, "scaleout_latency_s", None)
+        name = cluster.accelerator.name
+        if lat is None:
+            return self.resolve(name)
+        base = self.efficiency if self.efficiency is not None else \
+            load_efficiency(cluster.accelerator)
+        return replace(self, efficiency=base.replace(scaleout_latency_s=float(lat))).resolve(name)
 
     def _resolve(self, accelerator: str) -> ResolvedOptions:
         """``resolve``, computed."""

@@ -91,7 +91,7 @@ def _routable(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, opts: Ste
     """The rows of ``plans`` whose EP layout the node limit of ``opts`` (its stack's
     ``moe_node_limit`` or its own) can route (``comm.node_limit_routable``); all for a dense
     model, an empty frame or no limit."""
-    limit = opts.resolve(cluster.accelerator.name).comm.moe_node_limit
+    limit = opts.resolve_on(cluster).comm.moe_node_limit
     if plans.empty or not model.is_moe or limit is None:
         return np.ones(len(plans), dtype=bool)
     # the EP group's stride: the experts' TP (tp, or an etp column's 1: MoE parallel folding)
@@ -274,7 +274,7 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
     scale-up domain are pruned before enumeration (they would never be ranked); when nothing is
     left the whole space is enumerated again, so that ``plans`` says why.
     """
-    o = step_opts.resolve(cluster.accelerator.name)
+    o = step_opts.resolve_on(cluster)
     stack, recipe, dropout = step_opts.stack, step_opts.recipe, step_opts.dropout
     if stack is not None:
         enumerate_options = {**stacks.plan_options(stack), **enumerate_options}

@@ -852,8 +852,8 @@ class GoodputBreakdown:
 
 
 def _planned_share(p, d, r, planned_per_day):
-    """The share of wall time planned interruptions take, p·(δ + R) per second (p per day), or a
-    ValueError when they would take all of it."""
+    """The share of wall time planned interruptions take, p·(δ + R) per second (p per day, R
+    the restart a planned stop takes), or a ValueError when they would take all of it."""
     planned = p / SECONDS_PER_DAY * (d + r)
     if np.any(planned >= 1):
         raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
@@ -863,7 +863,7 @@ def _planned_share(p, d, r, planned_per_day):
 
 
 def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
-                      planned_per_day=0.0) -> GoodputBreakdown:
+                      planned_per_day=0.0, planned_restart_s=None) -> GoodputBreakdown:
     """Split wall-clock time into productive, checkpoint, lost work, restart and planned parts.
 
     From Daly's complete model (see ``goodput``), per unit of wall time, with g the goodput of
@@ -872,7 +872,9 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     itself be cut short by a failure); lost work = e^{−R·u} − g·(1 + δ/τ). Planned interruptions
     (firmware upgrades, configuration changes: Llama 3 had 47 in 54 days) happen at
     ``planned_per_day`` per wall-clock day and each costs one checkpoint on demand plus a restart
-    (δ + R, no lost work); their share p·(δ + R) scales the other parts by (1 − p·(δ + R)).
+    (δ + R, no lost work; R is ``planned_restart_s`` when given, e.g. a restart from in-memory
+    copies where a failure's restart also pays a fallback's lost work, ``peer_checkpoint_plan``);
+    their share p·(δ + R) scales the other parts by (1 − p·(δ + R)).
 
     Returns
     -------
@@ -889,7 +891,8 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     p = as_array(planned_per_day, "planned_per_day", nonnegative=True)
     u = _u(mtbf_s)
     g = np.asarray(goodput(t, d, mtbf_s, r))
-    planned = _planned_share(p, d, r, planned_per_day)
+    planned = _planned_share(p, d, r if planned_restart_s is None else as_array(
+        planned_restart_s, "planned_restart_s", nonnegative=True), planned_per_day)
     keep = 1.0 - planned
     e = np.exp(-r * u)
     ck = g * d / t
@@ -939,7 +942,7 @@ def checkpoint_interval_words(interval_s, run_s=None) -> str:
 
 
 def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
-                         planned_per_day=0.0) -> GoodputBreakdown:
+                         planned_per_day=0.0, planned_restart_s=None) -> GoodputBreakdown:
     """``goodput_breakdown`` of a run of T = ``run_s`` seconds of work, not of a run without end.
 
     Daly's (2006) steady state charges δ/τ of every interval, as if the run went on for ever; a
@@ -957,7 +960,8 @@ def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     restart). As T/τ grows it tends to ``goodput_breakdown``'s steady state (relative difference
     of order τ/T); a run shorter than τ takes no checkpoint and is restarted from scratch after a
     failure, as ``expected_wall_time_s`` with ``interval_s = work_s`` and no checkpoint. Planned
-    interruptions as ``goodput_breakdown`` (each a checkpoint on demand and a restart).
+    interruptions as ``goodput_breakdown`` (each a checkpoint on demand and a restart,
+    ``planned_restart_s`` when given).
 
     Raises
     ------
@@ -977,7 +981,8 @@ def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     with np.errstate(invalid="ignore", divide="ignore"):
         productive = np.where(np.isfinite(wall), T / wall, 0.0)
         ck = np.where(np.isfinite(wall), k * d / wall, 0.0)
-    planned = _planned_share(p, d, r, planned_per_day)
+    planned = _planned_share(p, d, r if planned_restart_s is None else as_array(
+        planned_restart_s, "planned_restart_s", nonnegative=True), planned_per_day)
     keep, e = 1.0 - planned, np.exp(-r * u)
     lost = np.maximum(e - productive - ck, 0.0)
     parts = [productive * keep, ck * keep, lost * keep, (1.0 - e) * keep, planned]
@@ -1192,13 +1197,16 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
                            hot_bandwidth_bytes_per_s=None, hot_bytes_per_s_per_tib=None):
     """Storage cost of a retention policy: keep the last k checkpoints hot, copy milestones cold.
 
-    * Hot tier (restarts read from it): the last ``keep_last`` checkpoints for the whole run
-      (``keep_last`` × size × run months); ``keep_last = 0`` means *keep every checkpoint* hot,
-      which grows linearly to run_s/τ checkpoints (on average half of them held). A parallel file
+    * Hot tier (restarts read from it): the last k = ``keep_last`` of the n = run_s/τ
+      checkpoints the run writes, held as they are written: min(k, n·x) at the run's fraction
+      x, on average k − k²/(2n) for k < n (k × size × run months but the first k's ramp) and
+      n/2 for k ≥ n, the same as ``keep_last = 0``, *keep every checkpoint* (a trial's k =
+      1,000 above the 652 written cost twice "every checkpoint"). A parallel file
       system sells throughput with capacity (FSx for Lustre: 125 MB/s per TiB): with
       ``hot_bandwidth_bytes_per_s`` and ``hot_bytes_per_s_per_tib`` the hot tier is provisioned
-      for at least bandwidth ÷ throughput-per-TiB, which for fast checkpoints is far more than the
-      checkpoints held.
+      for the larger of bandwidth ÷ throughput-per-TiB (for fast checkpoints far more than the
+      checkpoints held) and the most it ever holds, min(k, n) checkpoints (n for k = 0), for
+      the whole run, as ``storage_tradeoff`` sizes it.
     * Cold tier: one milestone every ``milestone_every_days`` (full, or ``milestone_bytes`` for
       weights-only milestones), accumulating over the run (on average half held) and then kept
       ``retention_months`` after it.
@@ -1229,14 +1237,19 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
         hot_label, hot_n = "hot: every checkpoint", n_all
         hot_gbm = n_all / 2 * size / BILLED_GB * months
     else:
-        hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / BILLED_GB * months
+        held = np.where(k >= n_all, n_all / 2, k - k * k / (2 * np.maximum(n_all, k)))
+        hot_label, hot_n = f"hot: last {k:.0f}", np.minimum(k, n_all)
+        hot_gbm = scalar_or_array(held * size / BILLED_GB * months)
     if hot_bandwidth_bytes_per_s is not None and hot_bytes_per_s_per_tib is not None:
         bw = as_scalar(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True)
         dens = as_scalar(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True)
         floor_gbm = bw / dens * (TIB / BILLED_GB) * months
-        if np.any(floor_gbm > hot_gbm):
+        # provisioned, not billed by the byte: capacity for the most it ever holds, all run
+        peak_gbm = np.maximum(np.minimum(k, n_all) if k else n_all, 1.0) * size / BILLED_GB \
+            * months
+        if np.any(floor_gbm > peak_gbm):
             hot_label += f" (provisioned for {gb_per_s_text(bw)})"
-            hot_gbm = scalar_or_array(np.maximum(floor_gbm, hot_gbm))
+        hot_gbm = scalar_or_array(np.maximum(floor_gbm, peak_gbm))
     n_ms = np.floor(days / every)
     cold_gbm = n_ms * ms / BILLED_GB * (months / 2 + after)
     if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
@@ -1536,7 +1549,8 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
       ideal GPU-hours, costing ``lost_usd = H·(1/g − 1)·price``;
     * the hot tier is provisioned for b: a parallel file system sells throughput with capacity
       (``storage_throughput_per_tib``, FSx for Lustre 125 MB/s per TiB), so it holds
-      ``max(b ÷ throughput per TiB, keep_last × checkpoint size)`` for the run's wall clock
+      ``max(b ÷ throughput per TiB, keep_last × checkpoint size)`` (keep_last at most the
+      checkpoints the run writes, 0: all of them) for the run's wall clock
       ``H / (g·n) `` hours: ``storage_usd = bytes/2^30 × months × price per GB-month``
       (``data/storage_prices.csv``). The cold milestones do not depend on b and are left out;
     * ``total_usd = lost_usd + storage_usd``; the row with the smallest total is the optimum
@@ -1556,7 +1570,7 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     hot_tier : str
         A ``data/storage_prices.csv`` tier.
     keep_last : int
-        Checkpoints held in the hot tier (0: every one; sized here as ``keep_last`` = 1).
+        Checkpoints held in the hot tier (0: every one), at most those the run writes.
     bandwidths : array, optional
         Aggregate bandwidths to try, bytes/s.
     **plan_options
@@ -1603,7 +1617,7 @@ def _tradeoff_of(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s, i
     if "planned_per_day" in plan_options:
         plan_options["planned_per_day"] = _point(plan_options["planned_per_day"],
                                                  "planned_per_day")
-    k = max(1, int(as_scalar(keep_last, "keep_last", nonnegative=True, integer=True)))
+    k = int(as_scalar(keep_last, "keep_last", nonnegative=True, integer=True))
     bws = TRADEOFF_BANDWIDTHS if bandwidths is None else np.atleast_1d(
         as_array(bandwidths, "bandwidths", positive=True))
     hot_p = storage_price(hot_tier)
@@ -1665,7 +1679,7 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
             continue
         g = float(plan.goodput)
         if g > 0:
-            out.append((b, g, float(plan.size.total_bytes)))
+            out.append((b, g, float(plan.size.total_bytes), float(plan.interval_s)))
     return tuple(out)
 
 
@@ -1677,13 +1691,18 @@ def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
     """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
     bandwidth b of the job's goodput ``curve`` (``_goodput_curve``): lost GPU-hours H·(1/g − 1)
     at ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
-    (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
-    GB-month (a GB-month billed as 2^30 bytes, ``BILLED_GB``)."""
+    (k × size when throughput is not sold with capacity), k at most the checkpoints the run
+    writes at that bandwidth's interval τ (``checkpoints_in_run`` of its H/n hours of work; k = 0,
+    every checkpoint, all of them; at least 1: a trial's k = 10⁹ provisioned 10⁹ checkpoints,
+    and "every checkpoint" was sized as one), for H / (g·n) hours at ``hot_p`` $
+    per GB-month (a GB-month billed as 2^30 bytes, ``BILLED_GB``)."""
     rows = []
-    for b, g, size in curve:
+    work_s = h / n * SECONDS_PER_HOUR
+    for b, g, size, tau in curve:
         lost_h = h * (1.0 / g - 1.0)
         months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
-        held = k * size
+        written = float(checkpoints_in_run(work_s, tau))
+        held = max(1.0, written if k == 0 else min(k, written)) * size
         provisioned = held if density is None else max(b / density * TIB, held)
         rows.append((b, g, lost_h, lost_h * price, provisioned / BILLED_GB * months * hot_p))
     return rows
@@ -1833,7 +1852,8 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
       peer bandwidth (read back from a peer) + c (the durability lag, as ``checkpoint_plan``);
     * a share f of failures (correlated: a rack, a bulk spot reclaim) loses the peers too and
       restarts from durable storage: R = (1 − f)·R_mem + f·``fallback_restart_s`` (which should
-      include the extra lost work of the older durable checkpoint);
+      include the extra lost work of the older durable checkpoint); a planned stop, which
+      takes a checkpoint on demand and loses nothing, restarts from memory, R_mem;
     * goodput is ``goodput_breakdown`` (Daly 2006) with δ, τ (default ``optimal_interval``,
       kept ≥ c) and R; given the run's work ``run_s``, that of a run of that length
       (``finite_run_breakdown``, τ from ``finite_run_interval``). Durable copies drained in the
@@ -1864,8 +1884,8 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
     else:
         tau = as_scalar(interval_s, "interval_s", positive=True)
     stall = snap + max(0.0, copy - tau)
-    b = goodput_breakdown(tau, stall, m, r, planned_per_day) if work is None else \
-        finite_run_breakdown(work, tau, stall, m, r, planned_per_day)
+    b = goodput_breakdown(tau, stall, m, r, planned_per_day, r_mem) if work is None else \
+        finite_run_breakdown(work, tau, stall, m, r, planned_per_day, r_mem)
     return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m, b)
 
 
@@ -1878,6 +1898,22 @@ def plan_breakdown(plan, restart_s, planned_per_day=0.0) -> GoodputBreakdown:
                                  planned_per_day)
     return finite_run_breakdown(plan.run_s, plan.interval_s, plan.stall_s, plan.mtbf_s,
                                 restart_s, planned_per_day)
+
+
+def lost_time_words(breakdown: GoodputBreakdown) -> str:
+    """Where the wall time a plan does not keep goes, as shares of it: restarts after failures,
+    planned interruptions, lost work, checkpoint stalls (``GoodputBreakdown``'s parts ÷ (1 −
+    productive)); a plan that loses none says so (a run without failures, planned stops or
+    checkpoints: a trial's ``fail_rate_per_gpu_year: 0`` divided 0 by 0)."""
+    b = breakdown
+    lost = 1.0 - float(b.productive)
+    if lost <= 1e-12:
+        return ("no wall time lost: no failure, planned interruption or checkpoint stall is "
+                "expected in this run")
+    return (f"of the {lost:.2%} of wall time lost: restarts after failures "
+            f"{float(b.restart) / lost:.0%}, planned interruptions (each a checkpoint + a "
+            f"restart) {float(b.planned) / lost:.0%}, lost work {float(b.lost_work) / lost:.0%}, "
+            f"checkpoint stalls {float(b.checkpoint) / lost:.0%}")
 
 
 def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=(0, 1, 2, 4),
@@ -1928,6 +1964,18 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
 #: hot spare removes. An assumption (half of the scenario default's 10-minute restart overhead):
 #: no run publishes this split; notebook 07 labels it so.
 NODE_REPLACEMENT_S_ASSUMED = 300.0
+#: The same assumption as a share of any restart overhead (``node_replacement_s``): half of it.
+NODE_REPLACEMENT_SHARE_ASSUMED = 0.5
+
+
+def node_replacement_s(restart_overhead_s) -> float:
+    """Seconds of a restart spent waiting for a replacement node, the part a hot spare removes:
+    ``NODE_REPLACEMENT_SHARE_ASSUMED`` (half, an assumption: no run publishes the split) of the
+    scenario's restart overhead (``ckpt_restart_s``), 300 s of the default 600 s
+    (``NODE_REPLACEMENT_S_ASSUMED``). A fixed 300 s exceeded a 120 s restart, which
+    ``hot_spare_table`` refuses (a trial's notebook 07 stopped on it)."""
+    return NODE_REPLACEMENT_SHARE_ASSUMED * as_scalar(restart_overhead_s, "restart_overhead_s",
+                                                      nonnegative=True)
 #: Job initialisation (process groups, NCCL communicators) on 2,048 GPUs before and after
 #: MegaScale's fixes, seconds. Jiang et al. 2024, MegaScale, arXiv:2402.15627v1 §3.5 "Collective
 #: Communication Group Initialization" (read in a transcription of the paper's text): "the

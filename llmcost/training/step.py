@@ -1327,7 +1327,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, seq_len=None,
     plans = {k: plans_and_options.pop(k) for k in PLAN_ARRAY_FIELDS}
     plans.update({k: plans_and_options.pop(k, v) for k, v in PLAN_ARRAY_DEFAULTS.items()})
     opts = StepOptions.build(options, **plans_and_options)
-    return _engine(model, cluster, plans, seq_len, opts.resolve(cluster.accelerator.name))
+    return _engine(model, cluster, plans, seq_len, opts.resolve_on(cluster))
 
 
 def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
@@ -1904,7 +1904,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     """
     model, cluster, s = checked_step_inputs(model, cluster, plan, seq_len, keywords)
     opts = StepOptions.build(options, **keywords)
-    o = opts.resolve(cluster.accelerator.name)
+    o = opts.resolve_on(cluster)
     warn_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,

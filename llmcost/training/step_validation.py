@@ -965,7 +965,7 @@ def _engine_inputs(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, s: in
     the raw options the resolved ones carry, and for a dense model the MoE layer's host costs
     (``step._layer_parts`` returns a dense model's parts before it reads them). Equal keys,
     equal steps. None for inputs that do not pickle."""
-    o = options.resolve(cluster.accelerator.name)
+    o = options.resolve_on(cluster)
     skip = {"options"} | (set() if model.is_moe else {"moe_layer_host_s", "moe_expert_host_s"})
     return value_key(model, cluster, plan, s, options.efficiency,
                      [(f.name, getattr(o, f.name)) for f in fields(o) if f.name not in skip],

@@ -408,7 +408,7 @@ plots.table(restore, "{:,.1f} s", index=True)
 
 # %%
 phases = pd.DataFrame({f"initialisation {when} MegaScale's fixes": rel.restart_phases_s(
-    rel.NODE_REPLACEMENT_S_ASSUMED, init_s, plan.restart.read_s + plan.restart.reshard_s)
+    rel.node_replacement_s(p["ckpt_restart_s"]), init_s, plan.restart.read_s + plan.restart.reshard_s)
     for when, init_s in (("before", rel.MEGASCALE_INIT_S["before"]),
                          ("after", rel.MEGASCALE_INIT_S["after"]))})
 plots.table(phases, "{:,.0f} s", index=True)
@@ -416,13 +416,12 @@ plots.table(phases, "{:,.0f} s", index=True)
 # %%
 # NBVAL_CHECK_OUTPUT
 b = plan.breakdown
-lost = 1 - b.productive
-print(f"of the {lost:.2%} of wall time lost: restarts after failures {b.restart / lost:.0%}, "
-      f"planned interruptions (each a checkpoint + a restart) {b.planned / lost:.0%}, lost work "
-      f"{b.lost_work / lost:.0%}, checkpoint stalls {b.checkpoint / lost:.0%}")
+print(rel.lost_time_words(b))
 llama_size = rel.checkpoint_plan(405.85e9, 16384, lam_llama, 2e12, 600, node_bytes_per_s=5e10,
                                  planned_per_day=47 / 54).breakdown  # Llama 3's job (section 6)
 for name, bd in (("this scenario", b), ("a Llama-3-sized job", llama_size)):
+    if 1 - bd.productive <= 1e-12:  # nothing lost: no share to give
+        continue
     parts = {"restarts after failures": bd.restart, "planned interruptions": bd.planned,
              "lost work": bd.lost_work, "checkpoint stalls": bd.checkpoint}
     top = max(parts, key=parts.get)
@@ -434,14 +433,15 @@ for name, bd in (("this scenario", b), ("a Llama-3-sized job", llama_size)):
 # **Hot spares.** A restart that must wait for the scheduler to find a healthy node loses that wait
 # on every hardware failure (about 77% of Llama 3's unexpected interruptions, Table 5). Nodes kept
 # idle and ready remove it, at the price of paying for them all run long. `rel.hot_spare_table`
-# assumes here that 5 of the 10 restart minutes are that wait (`rel.NODE_REPLACEMENT_S_ASSUMED`,
-# an assumption: no run publishes the split), for the scenario and for a Llama-3-sized job:
+# assumes here that half of the scenario's restart overhead, `ckpt_restart_s`, is that wait
+# (`rel.node_replacement_s`, an assumption: no run publishes the split), for the scenario and for a
+# Llama-3-sized job:
 
 # %%
 big = rel.checkpoint_plan(spec.n_params, 16384, p["fail_rate_per_gpu_year"], None,
                          p["ckpt_restart_s"], p["ckpt_recipe"], per_node, p["ckpt_node_bytes_per_s"],
                          planned_per_day=p["fail_planned_per_day"])
-spares = pd.concat({f"{n:,} GPUs": rel.hot_spare_table(pl, per_node, rel.NODE_REPLACEMENT_S_ASSUMED, planned_per_day=
+spares = pd.concat({f"{n:,} GPUs": rel.hot_spare_table(pl, per_node, rel.node_replacement_s(p["ckpt_restart_s"]), planned_per_day=
                                                        p["fail_planned_per_day"])
                     for n, pl in ((p["n_gpus"], plan), (16384, big))})
 plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept_gpu_hour": "{:.4f}",
@@ -483,8 +483,12 @@ print(f"scenario: δ = {plan.stall_s:.2f} s, M = {plan.mtbf_s / 3600:.2f} h, "
       f"goodput {plan.goodput:.2%}")
 
 # %%
-taus = np.geomspace(0.02, 50, 300) * rel.young_interval(max(plan.stall_s, 1e-3), plan.mtbf_s)
-plots.waste_vs_interval(taus, max(plan.stall_s, 1e-3), plan.mtbf_s, plan.restart_s);
+if np.isfinite(plan.mtbf_s):  # around Young's interval
+    taus = np.geomspace(0.02, 50, 300) * rel.young_interval(max(plan.stall_s, 1e-3), plan.mtbf_s)
+    plots.waste_vs_interval(taus, max(plan.stall_s, 1e-3), plan.mtbf_s, plan.restart_s);
+else:  # fail_rate_per_gpu_year: 0
+    print("no failures: the waste is δ/τ alone, falling as τ grows, so no interval is optimal "
+          "and the run takes no checkpoint")
 
 # %% [markdown]
 # The curve is flat near its minimum (halving or doubling τ costs little) and steep on the
