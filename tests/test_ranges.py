@@ -365,8 +365,11 @@ def test_estimate_json_and_csv_carry_percentiles_per_line(ranged_yaml):
     assert js["bill.range_kinds"] == {"mfu": "scenario", "price_usd_per_gpu_hour": "scenario",
                                       "fail_rate_per_gpu_year": "scenario",
                                       "ledger_exploratory_fraction": "illustrative"}
+    # Cottier et al.'s own; by hand, the cut at x = 0 (x + 1 = 1) removes Φ(−μ/σ) = 1.6% of
+    # the mass (μ = ln √(1.37 · 3.501) = 0.784, σ = ln(3.501 / 1.37) / 2.563 = 0.366), so x's
+    # own P10 is e^{μ + σ Φ⁻¹(0.016 + 0.1 × 0.984)} − 1 = 0.41, its P90 2.51 (the tornado's)
     assert js["bill.ranges"]["ledger_exploratory_fraction"] == (
-        "lognormal of x + 1, P10 1.37, P90 3.501, cut to 0-10")   # Cottier et al.'s own
+        "lognormal of x + 1, P10 1.37, P90 3.501, cut to 0-10 (x drawn: P10 0.4101, P90 2.512)")
     csv = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000", "--format",
                "csv").stdout.splitlines()
     assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd,bill_range_state")

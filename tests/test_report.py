@@ -544,6 +544,9 @@ def test_html_links_point_to_html_pages(full_report):
     (580964.3, "GPU-h", "580,964 GPU-h"), (66.15, "days", "66.2 days"), (412.0, "USD", "$412"), (41.2, "USD", "$41.20"),
     # a rate keeps its unit on the index (a trial read "price | $1.13" beside the bill's totals)
     (1.13, "USD/GPU-h", "$1.13/GPU-h"), (3.99, "USD/GPU-h", "$3.99/GPU-h"),
+    # below one day or month, in the unit that fits (a trial read "0.0183 days"): 0.0183 × 1,440
+    # = 26.4 min; 0.0563 months × 30.44 days × 24 = 41.1 h
+    (0.0183, "days", "26.4 min"), (0.0563, "months", "41.1 h"), (1.5, "months", "1.5 months"),
 ])
 def test_format_value(value, unit, text):
     assert report.format_value(value, unit) == text

@@ -199,3 +199,14 @@ def test_a_signed_percent_never_reads_minus_zero():
     assert fmt_signed_pct(0.05) == "+5%" and fmt_signed_pct(-0.034) == "−3%"
     with pytest.raises(ValueError, match="fraction"):
         fmt_signed_pct("x")
+
+
+def test_fmt_period_says_a_short_span_in_a_smaller_unit():
+    # a trial's small run read "0.0183 days" (26.4 min) and "0.0563 months": by hand,
+    # 0.0183 × 1,440 = 26.4 min; 0.0563 × 365.25 / 12 × 24 = 41.1 h
+    from llmcost.core.units import fmt_period
+    assert fmt_period(0.0183, "days") == "26.4 min"
+    assert fmt_period(0.0563, "months") == "41.1 h"
+    assert fmt_period(66.15, "days") == "66.2 days" and fmt_period(1.5, "months") == "1.5 months"
+    with pytest.raises(ValueError, match="unit='weeks'"):
+        fmt_period(1.0, "weeks")

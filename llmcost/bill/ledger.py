@@ -71,7 +71,8 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_quantity, fmt_usd)
+                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period, fmt_quantity,
+                          fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign,
@@ -617,6 +618,12 @@ def _restart_from_scratch_goodput(b: _Basis, n_gpus, ideal_gpu_hours):
     return t / wall
 
 
+def _period(x, unit: str) -> str:
+    """``units.fmt_period`` of a number; draws of the bill (``simulate_ledger``) as
+    ``_quantity`` gives them, in ``unit``."""
+    return fmt_period(x, unit) if np.ndim(x) == 0 else f"{_quantity(x)} {unit}"
+
+
 def _least_duration(m) -> str:
     """``fmt_duration`` of a duration, or of the least of an array of them ("down to ...")."""
     return fmt_duration(m) if np.ndim(m) == 0 else "down to " + fmt_duration(np.min(m))
@@ -877,7 +884,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
                                       for r in people)  # every role its own months: not these
     return months, (
         f"convention, ledger_project_months not given: the final run's wall clock{with_phases} "
-        f"({_quantity(months)} months) only; the exploratory runs before it, data work and "
+        f"({_period(months, 'months')}) only; the exploratory runs before it, data work and "
         "post-training after it are not counted, so "
         + ("operations and dataset storage are lower bounds (every ledger_people role gives "
            "its own months)" if own_months else

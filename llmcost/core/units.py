@@ -525,3 +525,20 @@ def json_finite(obj):
                                   and obj.dtype.kind == "f"):
         return float(obj) if math.isfinite(float(obj)) else None
     return obj
+
+
+#: Seconds in one of ``fmt_period``'s units.
+PERIOD_SECONDS = {"days": SECONDS_PER_DAY, "months": SECONDS_PER_DAY * DAYS_PER_YEAR / 12}
+
+
+def fmt_period(value: float, unit: str) -> str:
+    """A span in ``unit`` ("days" or "months", ``PERIOD_SECONDS``) as a reader says it: "66.2
+    days", "1.5 months" (``fmt_quantity``), and below one in the unit that fits
+    (``fmt_duration``: a trial's small run read "0.0183 days" for 26.4 min and "0.0563
+    months" for 41.1 h)."""
+    if unit not in PERIOD_SECONDS:
+        raise ValueError(f"unit={unit!r} must be one of {sorted(PERIOD_SECONDS)}")
+    v = _number(value, "value")
+    if math.isfinite(v) and 0 < abs(v) < 1:
+        return fmt_duration(v * PERIOD_SECONDS[unit])
+    return f"{fmt_quantity(v)} {unit}"

@@ -28,7 +28,8 @@ from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_amount, fmt_count, fmt_gpus, fmt_quantity, json_finite, noun
+from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
+                          json_finite, noun)
 from ..core.version import __version__
 from ..serving.rl import decode_factor_words, vllm_decode_factor
 from ..training import calibrate as pilot_calibration
@@ -869,11 +870,11 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"paid (goodput {f['goodput']:.1%}); "
               f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training and "
               "evaluation",
-              f"wall clock of the main run: {fmt_quantity(f['wall_clock_days'])} days paid "
-              f"({fmt_quantity(f['main_ideal_days'])} days at 100% goodput, as notebook 01 counts "
-              "it)",
+              f"wall clock of the main run: {fmt_period(f['wall_clock_days'], 'days')} paid "
+              f"({fmt_period(f['main_ideal_days'], 'days')} at 100% goodput, as notebook 01 "
+              "counts it)",
               energy,
-              f"project duration: {fmt_quantity(f['project_months'])} months "
+              f"project duration: {fmt_period(f['project_months'], 'months')} "
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]

@@ -94,7 +94,8 @@ from ..core.catalog import (
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
-from ..core.units import fmt_bytes, fmt_usd, json_finite, not_finite_text, sig3
+from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_period, fmt_usd, json_finite,
+                          not_finite_text, sig3)
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import WEIGHT_BYTES, weight_bytes
@@ -2115,7 +2116,9 @@ def _now() -> str:
 
 def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
-    66.2 days, three significant figures from a million up (a value that rounds up to the next
+    66.2 days (below one day or month in the unit that fits, ``units.fmt_period``: 26.4
+    min), three significant
+    figures from a million up (a value that rounds up to the next
     suffix takes it: 1.00B GPU-h, not 1.00e+03M; from 10^15 up in exponent form); a value whose
     unit is ``"fraction"`` as a percentage (0.466 -> 46.6%); a ``"USD/GPU-h"`` rate as
     $3.99/GPU-h."""
@@ -2135,6 +2138,8 @@ def format_value(value, unit: str = "") -> str:
         return fmt_usd(v)
     if unit == "USD/GPU-h":   # a rate: never a bare dollar figure beside the bill's totals
         return f"{fmt_usd(v)}/GPU-h"
+    if unit in PERIOD_SECONDS and 0 < abs(v) < 1:  # "0.0183 days" is 26.4 min
+        return fmt_period(v, unit)
     if abs(v) >= 999.5e12:  # beyond trillions a suffix would carry an exponent
         return f"{v:.2e} {unit}".replace("e+", "e").strip()
     for scale, suffix in scales:
