@@ -909,7 +909,8 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
         p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
         rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
         hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
-        hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
+        hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot),
+        n_checkpoints=main_plan.n_checkpoints)  # those the goodput counts
     # a table (policy rows, the total last), or the total per draw
     usd, hot_label = (st["usd"], "hot tier") if isinstance(st, dict) else (
         st["usd"].iloc[-1], st["policy"].iloc[0])
@@ -1954,8 +1955,8 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
         ("Which accelerator, how many, at what precision?",
          f"{f['n_gpus']:,} × {f['accelerator']}", "peak FLOP/s differ several-fold"),
         ("How many days: of steady training, or of wall clock with failures?",
-         f"{f['main_ideal_gpu_hours'] / f['n_gpus'] / 24:,.1f} days ideal, "
-         f"{f['wall_clock_days']:,.1f} with failures (goodput {f['goodput']:.1%})",
+         f"{_period(f['main_ideal_gpu_hours'] / f['n_gpus'] / 24, 'days')} ideal, "
+         f"{_period(f['wall_clock_days'], 'days')} with failures (goodput {f['goodput']:.1%})",
          "restarts and checkpoint stalls are paid for"),
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",

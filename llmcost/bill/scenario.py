@@ -1312,23 +1312,24 @@ def _check_batch_feeds_gpus(p: dict) -> None:
 #: Integers at or above this are refused by every parameter (a 400-digit count is a typo, and
 #: float() of it overflows): no count, token total or byte figure of a training run comes near.
 MAX_WHOLE_NUMBER = 10 ** 30
-#: Magnitudes refused as typos rather than scenarios: key -> (highest accepted, why). The largest
-#: published pre-training corpus is Llama 3's 15.6T tokens (arXiv:2407.21783 §1); 1e16 is 640×
-#: that; the bill's other token counts (fine-tuning, continued pre-training, generated data)
-#: take the same limit: no post-training corpus is larger than the largest pre-training one. The
-#: dearest GPU-hour in data/prices.csv is tens of dollars; 1e4 is hundreds of times it.
+#: Magnitudes refused as typos rather than scenarios: key -> (highest accepted, why). Qwen3
+#: reports pre-training on 36T tokens (arXiv:2505.09388), the most a published run states (Llama
+#: 3: 15.6T, arXiv:2407.21783 §1); 1e16 is 278× that; the bill's other token counts
+#: (fine-tuning, continued pre-training, generated data) take the same limit: no post-training
+#: corpus is larger than the largest pre-training one. The dearest GPU-hour in data/prices.csv
+#: is tens of dollars; 1e4 is hundreds of times it.
+_CORPUS_WORDS = ("over 250× the 36T tokens Qwen3 reports pre-training on (arXiv:2505.09388), "
+                 "the most a published run states")
 MAGNITUDE_LIMITS = {
-    "train_tokens": (1e16, "over 600× the largest published pre-training corpus (Llama 3: 15.6T "
-                     "tokens, arXiv:2407.21783)"),
-    **{k: (1e16, "over 600× the largest published pre-training corpus (Llama 3: 15.6T tokens, "
-           "arXiv:2407.21783), and more than any fine-tuning or generated corpus")
+    "train_tokens": (1e16, _CORPUS_WORDS),
+    **{k: (1e16, f"{_CORPUS_WORDS}, and more than any fine-tuning or generated corpus")
        for k in ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
                  "ledger_synthetic_tokens")},
     "price_usd_per_gpu_hour": (1e4, "hundreds of times any GPU-hour price in data/prices.csv"),
-    "batch_noise_tokens": (1e16, "a batch over 600× the largest published pre-training corpus "
-                           "(Llama 3: 15.6T tokens, arXiv:2407.21783)"),
+    "batch_noise_tokens": (1e16, f"a batch {_CORPUS_WORDS}"),
     "ledger_grid_kg_co2e_per_kwh": (10.0, "over 10× coal power's lifecycle emissions (IPCC AR5 "
-                                    "WGIII 2014: a median of 0.82 kg CO2e/kWh)"),
+                                    "WGIII 2014, Annex III, Table A.III.2: a median of 0.82 kg "
+                                    "CO2e/kWh)"),
     **{k: (1200.0, "a century of storage (the key is in months)")
        for k in ("ckpt_retention_months", "ledger_dataset_retention_months")},
 }

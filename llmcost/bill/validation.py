@@ -961,6 +961,25 @@ def _storage_duty_warning(p: dict, bill: Ledger | None) -> str | None:
             "can give (notebook 07, the storage duty cycle)")
 
 
+#: A set checkpoint interval is warned of when it keeps this much less of the paid GPU time
+#: than the optimum (``_interval_cost_words``; a convention: a trial's 10-s synchronous
+#: interval lost 16% of a 70B run's GPU time, and bought 562 GB/s of storage, without a word).
+INTERVAL_COST_WARNING = 0.01
+
+
+def _interval_cost_words(tau: float, plan, best) -> str | None:
+    """One sentence when the scenario's interval τ costs more GPU time than the optimum τ* of
+    the same job and run (``reliability.finite_run_interval``): paid ÷ ideal = 1/g, so the
+    extra share is g*/g − 1, said when above ``INTERVAL_COST_WARNING``."""
+    g, g_best = float(plan.goodput), float(best.goodput)
+    extra = g_best / g - 1 if g > 0 else float("inf")
+    if not extra > INTERVAL_COST_WARNING:
+        return None
+    return (f"ckpt_interval_s={tau:g} pays {extra:.1%} more GPU time than the optimum interval "
+            f"for this job and run, {fmt_duration(float(best.interval_s))} (goodput "
+            f"{g:.1%} against {g_best:.1%}): ckpt_interval_s: null takes the optimum")
+
+
 def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``ckpt_interval_s`` (compute seconds between checkpoints, τ) is shorter
     than the time to write one checkpoint, w (``reliability.checkpoint_write_time_s`` in the
@@ -972,7 +991,9 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
     runs, so with τ < w each checkpoint waits for the last (``reliability.checkpoint_stall_s``).
     The optimum interval is far above δ whenever the job's MTBF M is: Young 1974's first-order
     √(2δM), and the exact optimum of Daly 2006's complete model (``reliability``), the one the
-    scenario gets with ``ckpt_interval_s: null``. None for a bill without
+    scenario gets with ``ckpt_interval_s: null``. An interval at least w that still pays
+    ``INTERVAL_COST_WARNING`` more GPU time than that optimum is said too
+    (``_interval_cost_words``). None for a bill without
     checkpoints (``ledger_resumable: false``) or when the plan cannot be built."""
     tau = p.get("ckpt_interval_s")
     if bill is None or not isinstance(tau, (int, float)) or not p.get("ledger_resumable", True):
@@ -989,7 +1010,7 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
         return None
     w = float(plan.write_s)
     if tau >= w:
-        return None
+        return _interval_cost_words(tau, plan, best)
     how = ("each checkpoint waits for the last one's write" if p.get("ckpt_async") else
            "the run spends more time writing checkpoints than training")
     best = f" ({float(best.interval_s):,.0f} s)"  # spot pre-emptions included, as the bill's

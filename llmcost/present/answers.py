@@ -9,6 +9,7 @@ number is written here and in the function that computed it (two hops).
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import pandas as pd
@@ -207,15 +208,17 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     the ideal run (ideal GPU-hours ÷ n_gpus) takes are counted, ⌈T/τ⌉ − 1
     (``reliability.checkpoints_in_run``), and a run that takes none is said so."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    every = _every(mtbf_s)
+    fails = math.isfinite(mtbf_s)  # fail_rate_per_gpu_year: 0 read "fails every inf h"
     run_s = rel.run_work_s(ideal_gpu_hours, n_gpus)   # the ideal run's wall clock
     # a run shorter than an interval (a trial: every 2,119 min on a 10-hour run) takes none
     how = ("checkpointing " + rel.checkpoint_interval_words(interval_s, run_s)
            if rel.checkpoints_in_run(run_s, interval_s) else
-           f"with no checkpoint during the ideal run's {fmt_duration(run_s)} (a failure "
-           "replays it from the start)")
-    return (f"On {fmt_gpus(n_gpus)} the job fails every **{every}** on average "
-            f"(and stops {planned_per_day:g} times a day for planned work"
+           f"with no checkpoint during the ideal run's {fmt_duration(run_s)}"
+           + (" (a failure replays it from the start)" if fails else ""))
+    return (f"On {fmt_gpus(n_gpus)} the job "
+            + (f"fails every **{_every(mtbf_s)}** on average" if fails else
+               "is not expected to fail (a failure rate of 0)")
+            + f" (and stops {planned_per_day:g} times a day for planned work"
             + (": Llama 3's rate for its whole 16,384-GPU job, `fail_planned_per_day`'s "
                "default, applied whatever the job's size" if planned_per_day ==
                LEDGER_DEFAULTS["fail_planned_per_day"] else "")

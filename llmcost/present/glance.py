@@ -972,6 +972,9 @@ CAVEATS = [
      "the plan's {0} is not offered by the {1} software"),
     (r"^the bill, (\$[\d,]+), is ([\d.]+×) the budget",
      "the bill, {0}, is {1} the budget"),
+    (r"^ckpt_interval_s=([\d.e+-]+) pays ([\d.]+%) more GPU time than the optimum interval "
+     r"for this job and run, (.+?) \(",
+     "the checkpoint interval set, {0} s, pays {1} more GPU time than the optimum, {2}"),
     (r"^ledger_project_months=([\d.e+-]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
     (r"^ledger_people: .*? are priced for ([\d.,]+) months",

@@ -383,19 +383,20 @@ RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
         "bf16_adam_fp32_grads", 2, 4, 0, 4, 8,
         "bf16 weights, gradients accumulated and reduced in fp32, fp32 master, m and v: 18 B/param "
         "(ZeRO-1: 6 + 12/d)",
-        "Megatron-LM distributed-optimizer guide (docs/source/api-guide/dist_optimizer.md: "
-        "'float16 param, fp32 grads | 18 | 6 + 12/d', bf16 alike); "
+        "Megatron-LM distributed-optimizer guide (docs/source/api-guide/dist_optimizer.md @ "
+        "46736de11f, 2024-08: 'float16 param, fp32 grads | 18 | 6 + 12/d'; from 6701e08337 "
+        "'bf16 parameters, fp32 gradients | 18 | 6 + 12/d'); "
         "Llama 3 §3.3.2 (FP32 gradient accumulation and reduce-scatter)"),
     PrecisionRecipe(
         "bf16_adam_fp32_grads_copy", 2, 2, 4, 4, 8,
         "16-bit weights and gradients plus an fp32 gradient copy on the optimizer side, fp32 "
         "master, m and v: 20 B/param (ZeRO-1: 4 + 16/d; ZeRO-2, ZeRO §5 partitioning the "
         "16-bit gradients too: 2 + 18/d)",
-        "Megatron-LM distributed-optimizer guide ('float16 param, float16 grads | 20 | "
-        "4 + 16/d'); DeepSpeed stage_1_and_2.py estimate_zero2_model_states_mem_needs without "
-        "offload ('gpu_mem = 4 * total_params + int(16 * total_params / total_gpus)': 4 + 16/d, "
-        "the 16-bit weights and gradients left whole); Ultra-Scale Playbook (+4Ψ with fp32 "
-        "accumulation)"),
+        "Megatron-LM distributed-optimizer guide (@ 46736de11f: 'float16 param, float16 grads "
+        "| 20 | 4 + 16/d'); DeepSpeed stage_1_and_2.py estimate_zero2_model_states_mem_needs "
+        "without offload ('gpu_mem = 4 * total_params + int(16 * total_params / "
+        "total_gpus)': 4 + 16/d, the 16-bit weights and gradients left whole); Ultra-Scale "
+        "Playbook (+4Ψ with fp32 accumulation)"),
     PrecisionRecipe(
         "bf16_adam_bf16_moments", 2, 4, 0, 4, 4,
         "DeepSeek-V3 style: bf16 weights, fp32 gradients and master weights, AdamW m and v in "

@@ -23,7 +23,9 @@ combination):
 * ``schedule``: the interleaved schedule needs ``pp >= 2`` and ``virtual_stages >= 2``; the
   others need ``virtual_stages = 1``;
 * ``interleaved_microbatches``: Megatron-LM's interleaved (depth-first) schedule needs
-  ``n_microbatches`` divisible by ``pp`` (Llama 3 §3.3.2 names this constraint);
+  ``n_microbatches`` divisible by ``pp`` (Llama 3 §3.3.2 names this constraint; Megatron-LM
+  since 2024-11 relaxes it with ``--microbatch-group-size-per-virtual-pipeline-stage``, whose
+  default, pp, keeps it: ``schedules.py``, ``model_parallel_config.py``);
 * ``ep_group``: ``ep`` divides ``dp·cp`` (expert ranks come from the data-parallel group); under
   MoE parallel folding (``etp=1`` below tp) ``ep`` divides ``tp·dp·cp``;
 * ``etp``: the experts' tensor-parallel size ``etp`` is tp (None, Megatron-Core's default) or 1

@@ -47,6 +47,7 @@ from ..core.units import (
     as_array, as_scalar,
     as_flag,
     fmt_bandwidth,
+    fmt_duration,
     fmt_gpus,
     options_with,
     scalar_or_array,
@@ -872,7 +873,8 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     itself be cut short by a failure); lost work = e^{−R·u} − g·(1 + δ/τ). Planned interruptions
     (firmware upgrades, configuration changes: Llama 3 had 47 in 54 days) happen at
     ``planned_per_day`` per wall-clock day and each costs one checkpoint on demand plus a restart
-    (δ + R, no lost work; R is ``planned_restart_s`` when given, e.g. a restart from in-memory
+    (δ + R, no lost work: an assumption, Llama 3 §3.3.4 gives the count, not how each stop was
+    taken; R is ``planned_restart_s`` when given, e.g. a restart from in-memory
     copies where a failure's restart also pays a fallback's lost work, ``peer_checkpoint_plan``);
     their share p·(δ + R) scales the other parts by (1 − p·(δ + R)).
 
@@ -1191,22 +1193,44 @@ def gb_per_s_text(bytes_per_s: float) -> str:
     return fmt_bandwidth(float(bytes_per_s))
 
 
+def hot_average_gb(floor_gb, plateau_gb, held, written):
+    """Average GB a hot tier holds over a run whose checkpoints accumulate to ``held`` of the
+    ``written`` ones and stay there (the last k: min(k, n·x) at the run's fraction x, the ramp
+    r = held ÷ written of the run), never below ``floor_gb`` (a tier provisioned for its
+    bandwidth, grown with the bytes above it; 0 for a tier billed by the byte). With P the
+    plateau's GB and F the floor:
+
+        F                                  when F ≥ P
+        r·(F²/(2P) + P/2) + (1 − r)·P      otherwise (F = 0: P·(1 − r/2), k − k²/(2n) of size)
+
+    (the ramp's part below F costs F, its part above the line it climbs, P·x/r)."""
+    f, top = np.asarray(floor_gb, dtype=float), np.asarray(plateau_gb, dtype=float)
+    n = np.asarray(written, dtype=float)
+    r = np.where(n > 0, np.minimum(np.asarray(held, dtype=float) / np.where(n > 0, n, 1.0),
+                                   1.0), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        climb = r * (f * f / (2 * np.where(top > 0, top, 1.0)) + top / 2) + (1 - r) * top
+    return scalar_or_array(np.where(f >= top, f, climb))
+
+
 def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
                            milestone_every_days, retention_months, hot_usd_per_gb_month,
                            cold_usd_per_gb_month, milestone_bytes=None,
-                           hot_bandwidth_bytes_per_s=None, hot_bytes_per_s_per_tib=None):
+                           hot_bandwidth_bytes_per_s=None, hot_bytes_per_s_per_tib=None,
+                           n_checkpoints=None):
     """Storage cost of a retention policy: keep the last k checkpoints hot, copy milestones cold.
 
-    * Hot tier (restarts read from it): the last k = ``keep_last`` of the n = run_s/τ
-      checkpoints the run writes, held as they are written: min(k, n·x) at the run's fraction
-      x, on average k − k²/(2n) for k < n (k × size × run months but the first k's ramp) and
-      n/2 for k ≥ n, the same as ``keep_last = 0``, *keep every checkpoint* (a trial's k =
-      1,000 above the 652 written cost twice "every checkpoint"). A parallel file
-      system sells throughput with capacity (FSx for Lustre: 125 MB/s per TiB): with
-      ``hot_bandwidth_bytes_per_s`` and ``hot_bytes_per_s_per_tib`` the hot tier is provisioned
-      for the larger of bandwidth ÷ throughput-per-TiB (for fast checkpoints far more than the
-      checkpoints held) and the most it ever holds, min(k, n) checkpoints (n for k = 0), for
-      the whole run, as ``storage_tradeoff`` sizes it.
+    * Hot tier (restarts read from it): the last k = ``keep_last`` of the n checkpoints the run
+      writes (``n_checkpoints``, e.g. ``CheckpointPlan.n_checkpoints``; default run_s/τ), held
+      as they are written: min(k, n·x) at the run's fraction x, k = 0 keeping every one (n),
+      so the bytes held average ``hot_average_gb`` of that ramp (k − k²/(2n) checkpoints for
+      k < n, n/2 for k ≥ n or k = 0: a trial's k = 1,000 above the 652 written cost twice
+      "every checkpoint"). A parallel file system sells throughput with capacity (FSx for
+      Lustre: 125 MB/s per TiB): with ``hot_bandwidth_bytes_per_s`` and
+      ``hot_bytes_per_s_per_tib`` it holds at least bandwidth ÷ throughput-per-TiB (for fast
+      checkpoints far more than the checkpoints held) and grows with what it holds above that
+      (its capacity can be increased, not decreased: AWS FSx for Lustre User Guide, "Managing
+      storage capacity"), as ``storage_tradeoff`` sizes it.
     * Cold tier: one milestone every ``milestone_every_days`` (full, or ``milestone_bytes`` for
       weights-only milestones), accumulating over the run (on average half held) and then kept
       ``retention_months`` after it.
@@ -1232,24 +1256,19 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     ms = size if milestone_bytes is None else as_scalar(milestone_bytes,
                                                              "milestone_bytes", positive=True)
     months = days * SECONDS_PER_DAY / SECONDS_PER_MONTH
-    n_all = days * SECONDS_PER_DAY / tau
-    if k == 0:
-        hot_label, hot_n = "hot: every checkpoint", n_all
-        hot_gbm = n_all / 2 * size / BILLED_GB * months
-    else:
-        held = np.where(k >= n_all, n_all / 2, k - k * k / (2 * np.maximum(n_all, k)))
-        hot_label, hot_n = f"hot: last {k:.0f}", np.minimum(k, n_all)
-        hot_gbm = scalar_or_array(held * size / BILLED_GB * months)
+    n_all = days * SECONDS_PER_DAY / tau if n_checkpoints is None else \
+        as_array(n_checkpoints, "n_checkpoints", nonnegative=True)
+    hot_n = n_all if k == 0 else np.minimum(k, n_all)
+    hot_label = "hot: every checkpoint" if k == 0 else f"hot: last {k:.0f}"
+    floor_gb = 0.0
     if hot_bandwidth_bytes_per_s is not None and hot_bytes_per_s_per_tib is not None:
         bw = as_scalar(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True)
         dens = as_scalar(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True)
-        floor_gbm = bw / dens * (TIB / BILLED_GB) * months
-        # provisioned, not billed by the byte: capacity for the most it ever holds, all run
-        peak_gbm = np.maximum(np.minimum(k, n_all) if k else n_all, 1.0) * size / BILLED_GB \
-            * months
-        if np.any(floor_gbm > peak_gbm):
+        floor_gb = bw / dens * (TIB / BILLED_GB)
+        if np.any(floor_gb > hot_n * size / BILLED_GB):
             hot_label += f" (provisioned for {gb_per_s_text(bw)})"
-        hot_gbm = scalar_or_array(np.maximum(floor_gbm, peak_gbm))
+    hot_gbm = scalar_or_array(hot_average_gb(floor_gb, hot_n * size / BILLED_GB, hot_n, n_all)
+                              * months)
     n_ms = np.floor(days / every)
     cold_gbm = n_ms * ms / BILLED_GB * (months / 2 + after)
     if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
@@ -1549,8 +1568,8 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
       ideal GPU-hours, costing ``lost_usd = H·(1/g − 1)·price``;
     * the hot tier is provisioned for b: a parallel file system sells throughput with capacity
       (``storage_throughput_per_tib``, FSx for Lustre 125 MB/s per TiB), so it holds
-      ``max(b ÷ throughput per TiB, keep_last × checkpoint size)`` (keep_last at most the
-      checkpoints the run writes, 0: all of them) for the run's wall clock
+      at least b ÷ throughput per TiB and the last ``keep_last`` checkpoints as they
+      accumulate above it (``hot_average_gb``; 0: all the run writes) for the run's wall clock
       ``H / (g·n) `` hours: ``storage_usd = bytes/2^30 × months × price per GB-month``
       (``data/storage_prices.csv``). The cold milestones do not depend on b and are left out;
     * ``total_usd = lost_usd + storage_usd``; the row with the smallest total is the optimum
@@ -1617,6 +1636,9 @@ def _tradeoff_of(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s, i
     if "planned_per_day" in plan_options:
         plan_options["planned_per_day"] = _point(plan_options["planned_per_day"],
                                                  "planned_per_day")
+    # the goodput of a run of this length, as the bill's (a trial's 1-hour run read 97.92%
+    # here against the bill's 98.51%: the steady state)
+    plan_options["run_s"] = float(run_work_s(h, n))
     k = int(as_scalar(keep_last, "keep_last", nonnegative=True, integer=True))
     bws = TRADEOFF_BANDWIDTHS if bandwidths is None else np.atleast_1d(
         as_array(bandwidths, "bandwidths", positive=True))
@@ -1690,11 +1712,12 @@ def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
                    density) -> list:
     """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
     bandwidth b of the job's goodput ``curve`` (``_goodput_curve``): lost GPU-hours H·(1/g − 1)
-    at ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
-    (k × size when throughput is not sold with capacity), k at most the checkpoints the run
-    writes at that bandwidth's interval τ (``checkpoints_in_run`` of its H/n hours of work; k = 0,
-    every checkpoint, all of them; at least 1: a trial's k = 10⁹ provisioned 10⁹ checkpoints,
-    and "every checkpoint" was sized as one), for H / (g·n) hours at ``hot_p`` $
+    at ``price``; the hot tier holds the last k checkpoints as they accumulate, never below
+    b ÷ ``density`` (bytes/s per TiB) where throughput is sold with capacity (``hot_average_gb``;
+    k at most the checkpoints the run writes at that bandwidth's interval τ,
+    ``checkpoints_in_run`` of its H/n hours of work, k = 0 all of them: a trial's k = 10⁹
+    provisioned 10⁹ checkpoints, and "every checkpoint" was sized as one), for H / (g·n) hours
+    at ``hot_p`` $
     per GB-month (a GB-month billed as 2^30 bytes, ``BILLED_GB``)."""
     rows = []
     work_s = h / n * SECONDS_PER_HOUR
@@ -1702,9 +1725,10 @@ def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
         lost_h = h * (1.0 / g - 1.0)
         months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
         written = float(checkpoints_in_run(work_s, tau))
-        held = max(1.0, written if k == 0 else min(k, written)) * size
-        provisioned = held if density is None else max(b / density * TIB, held)
-        rows.append((b, g, lost_h, lost_h * price, provisioned / BILLED_GB * months * hot_p))
+        held = written if k == 0 else min(k, written)
+        floor = 0.0 if density is None else b / density * TIB / BILLED_GB
+        gb = float(hot_average_gb(floor, held * size / BILLED_GB, held, written))
+        rows.append((b, g, lost_h, lost_h * price, gb * months * hot_p))
     return rows
 
 
@@ -1768,10 +1792,12 @@ def retention_policies(plan: CheckpointPlan, p: dict, run_days, n_params):
                   milestone_every_days=p["ckpt_milestone_every_days"],
                   retention_months=p["ckpt_retention_months"], hot_usd_per_gb_month=hot,
                   hot_bandwidth_bytes_per_s=plan.storage_bytes_per_s,
-                  hot_bytes_per_s_per_tib=storage_throughput_per_tib(p["ckpt_hot_tier"]))
+                  hot_bytes_per_s_per_tib=storage_throughput_per_tib(p["ckpt_hot_tier"]),
+                  n_checkpoints=plan.n_checkpoints)
     weights = float(checkpoint_size(n_params, p["ckpt_recipe"], "weights").total_bytes)
     policies = {
-        f"scenario: last {p['ckpt_keep_last']} hot + full milestones cold":
+        (f"scenario: last {p['ckpt_keep_last']} hot + full milestones cold"
+         if p["ckpt_keep_last"] else "scenario: every checkpoint hot + full milestones cold"):
             retention_storage_cost(size, keep_last=p["ckpt_keep_last"],
                                    cold_usd_per_gb_month=cold, **common),
         "last 3 hot + weights-only milestones cold":
@@ -1853,7 +1879,8 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
     * a share f of failures (correlated: a rack, a bulk spot reclaim) loses the peers too and
       restarts from durable storage: R = (1 − f)·R_mem + f·``fallback_restart_s`` (which should
       include the extra lost work of the older durable checkpoint); a planned stop, which
-      takes a checkpoint on demand and loses nothing, restarts from memory, R_mem;
+      takes a checkpoint on demand and loses nothing, restarts from memory, R_mem (assumed: a
+      firmware upgrade that reboots its hosts would lose their memory's copies);
     * goodput is ``goodput_breakdown`` (Daly 2006) with δ, τ (default ``optimal_interval``,
       kept ≥ c) and R; given the run's work ``run_s``, that of a run of that length
       (``finite_run_breakdown``, τ from ``finite_run_interval``). Durable copies drained in the
@@ -1889,15 +1916,17 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
     return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m, b)
 
 
-def plan_breakdown(plan, restart_s, planned_per_day=0.0) -> GoodputBreakdown:
-    """A checkpoint plan's goodput breakdown with another restart time R: its run's
-    (``finite_run_breakdown``) when the plan was made for a run of stated length
-    (``plan.run_s``), else the steady state (``goodput_breakdown``, Daly 2006)."""
+def plan_breakdown(plan, restart_s, planned_per_day=0.0,
+                   planned_restart_s=None) -> GoodputBreakdown:
+    """A checkpoint plan's goodput breakdown with another restart time R after a failure
+    (``planned_restart_s``: a planned stop's, default R): its run's (``finite_run_breakdown``)
+    when the plan was made for a run of stated length (``plan.run_s``), else the steady state
+    (``goodput_breakdown``, Daly 2006)."""
     if getattr(plan, "run_s", None) is None:
         return goodput_breakdown(plan.interval_s, plan.stall_s, plan.mtbf_s, restart_s,
-                                 planned_per_day)
+                                 planned_per_day, planned_restart_s)
     return finite_run_breakdown(plan.run_s, plan.interval_s, plan.stall_s, plan.mtbf_s,
-                                restart_s, planned_per_day)
+                                restart_s, planned_per_day, planned_restart_s)
 
 
 def lost_time_words(breakdown: GoodputBreakdown) -> str:
@@ -1949,7 +1978,8 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     for s in spare_nodes:
         s = int(as_scalar(s, "spare_nodes", nonnegative=True, integer=True))
         r = plan.restart_s - (h * t if s > 0 else 0.0)
-        g = float(plan_breakdown(plan, r, planned_per_day).productive)
+        # a spare replaces a failed node; a planned stop replaces none: its restart is kept
+        g = float(plan_breakdown(plan, r, planned_per_day, plan.restart_s).productive)
         # goodput 0 (interruptions outpace a checkpoint and a restart): no GPU-hour is kept,
         # so the cost per kept GPU-hour is infinite, not a division error
         rows.append({"spare_nodes": s, "spare_gpus": s * gpn, "restart_s": r, "goodput": g,
@@ -2060,23 +2090,28 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
                          price_usd_per_gpu_hour, multiples=(1, 4, 16)):
     """Goodput and cost of checkpointing k times less often than the optimum (notebook 07 §8).
 
-    For each k: τ = k·τ*, goodput g_k of the run's length (``scenario_checkpoint_plan`` with
-    ``run_s``: ``finite_run_breakdown``, Daly 2006's segments), paid GPU-hours = ideal / g_k and
-    the extra cost (ideal/g_k − ideal/g_1) × price.
+    For each k: τ = k·τ*, τ* the optimum whatever the scenario sets (its own
+    ``ckpt_interval_s``, when set, a row of its own), goodput g_k of the run's length
+    (``scenario_checkpoint_plan`` with ``run_s``: ``finite_run_breakdown``, Daly 2006's
+    segments), paid GPU-hours = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
     """
     h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
     price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     work = run_work_s(h, p["n_gpus"])
-    base = scenario_checkpoint_plan(p, n_params, gpus_per_node, run_s=work)
+    base = scenario_checkpoint_plan(p, n_params, gpus_per_node, run_s=work, interval_s=None)
     rows = []
     for k in multiples:
         k = as_scalar(k, "multiples", positive=True)
         pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s,
                                       run_s=work)
-        rows.append({"interval": f"{k:g}x optimum ({pl.interval_s / 60:,.0f} min)",
-                     "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
-                     "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price})
-    return pd.DataFrame(rows)
+        rows.append((f"{k:g}x optimum ({fmt_duration(pl.interval_s)})", pl))
+    if p.get("ckpt_interval_s"):  # the scenario's own interval beside them (a trial read it as
+        pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, run_s=work)  # "1x optimum")
+        rows.append((f"the scenario's ({fmt_duration(pl.interval_s)})", pl))
+    return pd.DataFrame([{"interval": name, "goodput": pl.goodput,
+                          "paid GPU-hours": h / pl.goodput,
+                          "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price}
+                         for name, pl in rows])
 
 
 def long_context_extra_share(model, short_seq_len, long_seq_len, short_mfu, long_mfu,

@@ -118,7 +118,7 @@ from llmcost import ledger, plots
 from llmcost.bill import published, validation
 from llmcost.bill.checks import budget_warning
 from llmcost.bill.pricing import server_cost_multiplier
-from llmcost.core.units import fmt_quantity as qty  # 3 significant figures below 100
+from llmcost.core.units import fmt_period, fmt_quantity as qty  # 3 significant figures below 100
 from llmcost.present.report import publish_summary, summary_row
 
 scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: the bill draws them
@@ -904,7 +904,7 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 # scenario's MFU gives back that MFU and the same bill: a pilot replaces the guess with a
 # measurement on the same FLOP count.
 #
-# **5. No checkpoints.** When does the run stop finishing?
+# **5. Not resumable** (`ledger_resumable: false`: no restart from a checkpoint, planned stops included). When does the run stop finishing?
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -912,7 +912,7 @@ for n in sorted({max(1, p["n_gpus"] // 4), p["n_gpus"], p["n_gpus"] * 4}):
     try:
         b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
         print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
-              f"{b.figures['wall_clock_days']:,.1f} days")
+              f"{fmt_period(b.figures['wall_clock_days'], 'days')}")
     except ValueError as e:
         print(textwrap.fill(f"{llmcost.fmt_gpus(n)}: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 

@@ -48,7 +48,7 @@ import pandas as pd
 import llmcost
 from llmcost import ledger, plots
 from llmcost import reliability as rel
-from llmcost.core.units import fmt_bandwidth, fmt_probability, fmt_quantity
+from llmcost.core.units import fmt_bandwidth, fmt_period, fmt_probability, fmt_quantity
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
@@ -312,7 +312,7 @@ print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of
 # %%
 bw, held = p["ckpt_storage_bytes_per_s"], max(p["ckpt_keep_last"], 1) * float(plan.size.total_bytes)
 small = rel.tier_bandwidth_bytes_per_s(p["ckpt_hot_tier"], held)  # a tier sized for capacity only
-cases = {f"the scenario's, {fmt_bandwidth(bw)}": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
+cases = {f"the scenario's storage, {fmt_bandwidth(bw)}": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
          f"a tenth: {fmt_bandwidth(bw / 10)}": (bw / 10, 1.0),
          f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {fmt_bandwidth(small)}": (small, 1.0)}
 rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
@@ -327,7 +327,7 @@ plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval
 # %%
 # NBVAL_CHECK_OUTPUT
 base, capped = list(rows.values())[:2]
-print(f"at the scenario's {fmt_bandwidth(bw)}: duty u = {base.storage_duty:.1%}, interval "
+print(f"asynchronous at the optimum interval, on the scenario's {fmt_bandwidth(bw)}: duty u = {base.storage_duty:.1%}, interval "
       f"{base.interval_s:,.0f} s; at most 5% for checkpoints: interval {capped.interval_s:,.0f} s, "
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
 tenth = rows[f"a tenth: {fmt_bandwidth(bw / 10)}"]
@@ -365,7 +365,7 @@ for f in (0.0, 0.25) if p["n_gpus"] > per_node else ():  # Gemini copies to othe
                                   run_s=work_s)
     print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
           f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
-          f"(durable synchronous: {plan.goodput:.2%})")
+          f"(durable checkpoints: {plan.goodput:.2%})")
 if p["n_gpus"] <= per_node:  # one machine: no peer to hold a copy
     print(f"peer checkpoints: no peer machine for {llmcost.fmt_gpus(p['n_gpus'])} on one "
           "node (Gemini keeps copies in other machines' memory)")
@@ -510,16 +510,16 @@ else:  # fail_rate_per_gpu_year: 0
 # %%
 wf = rel.run_reliability(run["gpu_hours"], p["n_gpus"], plan.stall_s, plan.mtbf_s,
                          plan.restart_s, plan.interval_s, p["fail_planned_per_day"], price)
-display(plots.table(wf, {"gpu_hours": "{:,.0f}", "share": "{:.2%}", "usd": "${:,.0f}"}))
+display(plots.table(wf, {"gpu_hours": fmt_quantity, "share": "{:.2%}", "usd": plots.whole_usd}))
 plots.goodput_waterfall(wf);
 
 # %%
 # NBVAL_CHECK_OUTPUT
 paid = wf.set_index("line").loc["paid"]
 lost_usd = paid["usd"] - run["compute_cost_usd"]
-print(f"goodput {wf.attrs['goodput']:.2%}: paid {paid['gpu_hours']:,.0f} GPU-hours for "
-      f"{run['gpu_hours']:,.0f} ideal; {wf.attrs['wall_clock_days']:.1f} days of wall clock")
-print(f"failures, checkpoints and restarts cost {paid['gpu_hours'] - run['gpu_hours']:,.0f} "
+print(f"goodput {wf.attrs['goodput']:.2%}: paid {fmt_quantity(paid['gpu_hours'])} GPU-hours for "
+      f"{fmt_quantity(run['gpu_hours'])} ideal; {fmt_period(wf.attrs['wall_clock_days'], 'days')} of wall clock")
+print(f"failures, checkpoints and restarts cost {fmt_quantity(paid['gpu_hours'] - run['gpu_hours'])} "
       f"GPU-hours = {llmcost.fmt_usd(lost_usd)} at ${price:.2f}/GPU-h; "
       f"{fmt_quantity(wf.attrs['expected_failures'], 3)} failures expected over the real "
       "(longer) run")
@@ -841,7 +841,8 @@ rows = [
     summary_row("job_mtbf_hours", "job MTBF", plan.mtbf_s / 3600, "h",
                 f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words} × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
-                "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
+                ("set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)")
+                + ("" if plan.n_checkpoints else "; the run is shorter: no checkpoint taken")),
     summary_row("goodput", "goodput", kept, "", "share of paid GPU-time kept" + (
         "" if resumable else "; no checkpoints: a failure or planned stop restarts the run")),
 ]

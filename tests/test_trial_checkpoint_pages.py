@@ -1,0 +1,84 @@
+"""A trial of the checkpoint and failure pages on small, spot, asynchronous and failure-free runs
+(a 1-hour fine-tune on 8 H100s, a 3-day 1B run on spot A100s, a 2-week 70B run on 1,024 H200s
+with a 5-minute asynchronous interval, a run with no failures keeping every checkpoint): each
+test is one finding, checked by hand."""
+import math
+
+import pytest
+
+from llmcost.bill import levers as lv
+from llmcost.core.units import fmt_duration
+from llmcost.training import reliability as rel
+
+
+def test_a_hot_tier_grows_with_what_it_holds_above_its_floor():
+    # By hand: a tier whose checkpoints climb linearly to P = 100 GB over the whole run (r = 1)
+    # and a floor F = 40 GB: below F it costs F (for 40% of the run), above it the line:
+    # 0.4 × 40 + ∫_0.4^1 100x dx = 16 + 50 × (1 − 0.16) = 58 = (F² + P²)/(2P)
+    assert rel.hot_average_gb(40.0, 100.0, 10, 10) == pytest.approx(58.0, rel=1e-12)
+    # billed by the byte (F = 0): P/2 for every checkpoint, k − k²/(2n) of them for the last k
+    assert rel.hot_average_gb(0.0, 100.0, 10, 10) == pytest.approx(50.0, rel=1e-12)
+    assert rel.hot_average_gb(0.0, 3.0, 3, 1440) == pytest.approx(3 - 9 / 2880, rel=1e-12)
+    # a floor above the plateau is the floor all run
+    assert rel.hot_average_gb(500.0, 100.0, 10, 10) == 500.0
+
+
+def test_hot_spares_do_not_shorten_planned_stops():
+    # With no failures, a spare node replaces nothing: the trial's failure-free run read 99.21%
+    # -> 99.44% goodput with one spare. By hand: no failure, so the goodput is the planned
+    # stops' share alone, the same with or without spares.
+    plan = rel.checkpoint_plan(8e9, 256, 0.0, None, 600.0, planned_per_day=0.87, run_s=5.7e5)
+    df = rel.hot_spare_table(plan, 8, rel.node_replacement_s(600.0), planned_per_day=0.87)
+    assert df["goodput"].nunique() == 1
+    assert df["goodput"].iloc[0] == pytest.approx(float(plan.goodput), rel=1e-12)
+
+
+def test_the_interval_table_starts_from_the_optimum_and_adds_the_scenarios_own():
+    # A trial's 5-minute interval was printed as "1x optimum (5 min)"; the optimum is now the
+    # base whatever the scenario sets, and its own interval a row of its own
+    p = {"n_gpus": 1024, "fail_rate_per_gpu_year": 0.173, "ckpt_restart_s": 600.0,
+         "ckpt_recipe": "bf16-adam", "ckpt_node_bytes_per_s": 5e10,
+         "ckpt_d2h_bytes_per_s": 5e10, "ckpt_async": True, "fail_planned_per_day": 0.87,
+         "ckpt_interval_s": 300.0, "ckpt_storage_bytes_per_s": 1e10}
+    df = rel.interval_sensitivity(p, 70.6e9, 8, 3.0e5, 3.0)
+    opt = rel.scenario_checkpoint_plan(p, 70.6e9, 8, interval_s=None,
+                                       run_s=rel.run_work_s(3.0e5, 1024))
+    assert df["interval"].iloc[0] == f"1x optimum ({fmt_duration(opt.interval_s)})"
+    assert df["extra cost vs optimum"].iloc[0] == 0.0
+    assert df["interval"].iloc[-1] == "the scenario's (5 min)"
+    assert df["goodput"].iloc[-1] <= df["goodput"].iloc[0]
+
+
+def test_the_synthetic_portfolio_does_not_copy_the_scenarios_interval():
+    # ckpt_interval_s: 1e6 on a spot 1B run stopped page 09: the synthetic 256-GPU ablations
+    # took the scenario's interval, longer than themselves, and at 32 nodes × 0.5 pre-emptions
+    # a day never finished. The scenario's own run keeps it; the others take their optimum.
+    s = {"model": "opt-1.3b", "accelerator": "A100-80GB", "n_gpus": 32, "train_tokens": 1.3e11,
+         "seq_len": 2048, "mfu": 0.4, "pricing": "spot", "global_batch_tokens": 1048576,
+         "ledger_spot_preemptions_per_node_day": 0.5, "ckpt_interval_s": 1.0e6}
+    runs = lv.example_portfolio(s)
+    own = [r for r in runs if r.name == "pretrain"][0]
+    assert own.scenario["ckpt_interval_s"] == 1.0e6
+    assert all(r.scenario.get("ckpt_interval_s") is None for r in runs if r.name != "pretrain")
+    assert math.isfinite(lv.portfolio(runs)["usd"].sum())
+
+
+def test_a_costly_set_interval_is_warned(tmp_path):
+    # A trial's 10-s synchronous interval on a 70B run lost 16% of its GPU time (and bought
+    # 562 GB/s of storage) without a word. The warning's extra share is g*/g − 1 of the two
+    # goodputs it prints (paid = ideal ÷ goodput)
+    import re
+
+    from llmcost.present import glance
+    from llmcost.present.cli import estimate_ledger
+    f = tmp_path / "k.yaml"
+    body = ("model: llama-3.1-70b\naccelerator: H200\nn_gpus: 1024\ntrain_tokens: 1.17e12\n"
+            "seq_len: 8192\nmfu: 0.4\nckpt_async: false\n")
+    f.write_text(body + "ckpt_interval_s: 10\n")
+    (w,) = [x for x in estimate_ledger(f).warnings if "more GPU time than the optimum" in x]
+    extra, g, g_best = (float(x) / 100 for x in re.search(
+        r"pays ([\d.]+)% more .*\(goodput ([\d.]+)% against ([\d.]+)%\)", w).groups())
+    assert extra == pytest.approx(g_best / g - 1, abs=0.002)
+    assert glance.caveat_line(w).startswith("the checkpoint interval set, 10 s, pays")
+    f.write_text(body)   # the optimum: nothing to say
+    assert not [x for x in estimate_ledger(f).warnings if "than the optimum interval" in x]
