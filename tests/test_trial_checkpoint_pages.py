@@ -43,9 +43,10 @@ def test_the_interval_table_starts_from_the_optimum_and_adds_the_scenarios_own()
     df = rel.interval_sensitivity(p, 70.6e9, 8, 3.0e5, 3.0)
     opt = rel.scenario_checkpoint_plan(p, 70.6e9, 8, interval_s=None,
                                        run_s=rel.run_work_s(3.0e5, 1024))
-    assert df["interval"].iloc[0] == f"1x optimum ({fmt_duration(opt.interval_s)})"
+    assert df["interval"].iloc[0] == (f"1x optimum ({fmt_duration(opt.interval_s)}, "
+                                      f"{int(opt.n_checkpoints):,} checkpoints)")
     assert df["extra cost vs optimum"].iloc[0] == 0.0
-    assert df["interval"].iloc[-1] == "the scenario's (5 min)"
+    assert df["interval"].iloc[-1].startswith("the scenario's (5 min, ")
     assert df["goodput"].iloc[-1] <= df["goodput"].iloc[0]
 
 

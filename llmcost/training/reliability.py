@@ -934,10 +934,12 @@ def checkpoint_interval_words(interval_s, run_s=None) -> str:
     """How often a run checkpoints, in words: "every 149 min (86 checkpoints in the run)" from
     ``checkpoints_in_run``, or "no checkpoint during the run's 54 min" when it takes none; the
     interval alone for a run without a stated length."""
-    every = f"every {float(interval_s) / 60:,.1f} min"
+    tau = as_scalar(interval_s, "interval_s", positive=True)
+    every = f"every {tau / 60:,.1f} min"
     if run_s is None:
         return every
-    n = int(checkpoints_in_run(run_s, interval_s))
+    run_s = as_scalar(run_s, "run_s", positive=True)
+    n = int(checkpoints_in_run(run_s, tau))
     if n == 0:
         return f"no checkpoint during the run's {float(run_s) / 60:,.1f} min of work"
     return f"{every} ({n:,} checkpoint{'s' if n != 1 else ''} in the run)"
@@ -1081,8 +1083,9 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
     n = as_scalar(n_gpus, "n_gpus", positive=True, integer=True)
     work = run_work_s(h, n)
-    tau = finite_run_interval(work, optimal_interval(checkpoint_s, mtbf_s), checkpoint_s,
-                              mtbf_s, restart_s) if interval_s is None else interval_s
+    steady = np.minimum(optimal_interval(checkpoint_s, mtbf_s), 365.25 * SECONDS_PER_DAY)
+    tau = finite_run_interval(work, steady, checkpoint_s, mtbf_s, restart_s) \
+        if interval_s is None else interval_s  # (no failures: τ* infinite, capped at a year)
     b = finite_run_breakdown(work, tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
     paid = h / float(b.productive)
     labels = {"productive": "ideal (productive)", "checkpoint": "checkpoint stalls",
@@ -1336,7 +1339,8 @@ class CheckpointSettings:
     planned_per_day : float
         Planned interruptions per day (``goodput_breakdown``), default 0.
     interval_s : float, optional
-        Checkpoint interval τ (default: the exact optimum ``optimal_interval``).
+        Checkpoint interval τ (default: the exact optimum ``optimal_interval``; with ``run_s``,
+        the whole split of the run nearest it, ``finite_run_interval``).
     reshard_fraction : float
         Share of the checkpoint re-sharded at restart (``restart_time_s``), default 0.
     checkpoint_bytes : float, optional
@@ -1408,7 +1412,9 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
         The checkpointing settings in one object; the ``**keywords`` replace its fields.
     **keywords
         ``CheckpointSettings`` fields: ``d2h_bytes_per_s``, ``async_``, ``planned_per_day``,
-        ``interval_s``, ``reshard_fraction``, ``checkpoint_bytes``, ``max_storage_duty``.
+        ``interval_s``, ``reshard_fraction``, ``checkpoint_bytes``, ``max_storage_duty``,
+        ``run_s`` (the run's work: its goodput ``finite_run_breakdown``'s, its default interval
+        the whole split of it nearest the optimum, ``finite_run_interval``).
 
     Returns
     -------
@@ -1679,11 +1685,12 @@ def _mark_optimum(df: pd.DataFrame, hot_tier: str, density) -> None:
 
 
 def _goodput_curve(n_params, n: int, rate: float, restart: float, bws, plan_options: dict):
-    """``(b, goodput g, checkpoint bytes)`` of the job's ``checkpoint_plan`` on storage of each
-    bandwidth b of ``bws`` (a bandwidth so slow that checkpoints and restarts take all the time,
-    or that leaves no goodput, is skipped). The curve depends on the job and its checkpoints,
-    not on the price or the run's length, so it is computed once per job (``lru_cache``; inputs
-    that cannot be hashed, such as draws, are computed each time)."""
+    """``(b, goodput g, checkpoint bytes, interval τ)`` of the job's ``checkpoint_plan`` on
+    storage of each bandwidth b of ``bws`` (a bandwidth so slow that checkpoints and restarts
+    take all the time, or that leaves no goodput, is skipped). The
+    curve depends on the job, its checkpoints and (``plan_options``' ``run_s``) the run's length,
+    not on the price, so it is computed once per job (``lru_cache``; inputs that cannot be
+    hashed, such as draws, are computed each time)."""
     key = (n_params, n, rate, restart, tuple(float(b) for b in bws),
            tuple(sorted(plan_options.items())))
     try:
@@ -1934,6 +1941,9 @@ def lost_time_words(breakdown: GoodputBreakdown) -> str:
     planned interruptions, lost work, checkpoint stalls (``GoodputBreakdown``'s parts ÷ (1 −
     productive)); a plan that loses none says so (a run without failures, planned stops or
     checkpoints: a trial's ``fail_rate_per_gpu_year: 0`` divided 0 by 0)."""
+    if not isinstance(breakdown, GoodputBreakdown):
+        raise ValueError(f"breakdown={breakdown!r:.60} must be a GoodputBreakdown "
+                         "(CheckpointPlan.breakdown)")
     b = breakdown
     lost = 1.0 - float(b.productive)
     if lost <= 1e-12:
@@ -2086,6 +2096,14 @@ def tier_bandwidth_bytes_per_s(tier: str, provisioned_bytes):
     return scalar_or_array(b / TIB * dens)
 
 
+def _interval_label(plan) -> str:
+    """A plan's interval and the checkpoints its run takes: "5 min, 629 checkpoints" (rows past
+    the run's end take none and price alike: a review read three equal rows)."""
+    n = plan.n_checkpoints
+    return fmt_duration(float(plan.interval_s)) + (
+        "" if n is None else f", {int(n):,} checkpoint{'s' if int(n) != 1 else ''}")
+
+
 def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
                          price_usd_per_gpu_hour, multiples=(1, 4, 16)):
     """Goodput and cost of checkpointing k times less often than the optimum (notebook 07 §8).
@@ -2104,10 +2122,10 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
         k = as_scalar(k, "multiples", positive=True)
         pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s,
                                       run_s=work)
-        rows.append((f"{k:g}x optimum ({fmt_duration(pl.interval_s)})", pl))
+        rows.append((f"{k:g}x optimum ({_interval_label(pl)})", pl))
     if p.get("ckpt_interval_s"):  # the scenario's own interval beside them (a trial read it as
         pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, run_s=work)  # "1x optimum")
-        rows.append((f"the scenario's ({fmt_duration(pl.interval_s)})", pl))
+        rows.append((f"the scenario's ({_interval_label(pl)})", pl))
     return pd.DataFrame([{"interval": name, "goodput": pl.goodput,
                           "paid GPU-hours": h / pl.goodput,
                           "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price}

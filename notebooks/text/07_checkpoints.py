@@ -503,7 +503,13 @@ else:  # fail_rate_per_gpu_year: 0
 # ## 5. From ideal GPU-hours to paid GPU-hours
 #
 # Every GPU of the job is held, and paid, through checkpoint stalls, recomputed work, restarts and
-# planned interruptions. With goodput g,
+# planned interruptions. The run is finite: T seconds of work take k = ⌈T/τ⌉ − 1 checkpoints (none at
+# its end), so it runs k segments of τ + δ and a last one of T − kτ, each restarted from its start
+# after a failure, with Daly's expected wall time of a segment of x seconds,
+# E(x) = e^{R/M}·M·(e^{x/M} − 1): T_w = k·E(τ + δ) + E(T − kτ) and g = T / T_w
+# (`rel.finite_run_breakdown`; τ is the whole split of T nearest Daly's optimum,
+# `rel.finite_run_interval`). A run many intervals long has Daly's steady state; a run shorter
+# than one interval takes no checkpoint at all. With goodput g,
 #
 # $$\text{paid GPU-hours} = \frac{\text{ideal GPU-hours}}{g}, \qquad \text{whole-run utilisation} = \text{MFU} \times g .$$
 
@@ -841,8 +847,8 @@ rows = [
     summary_row("job_mtbf_hours", "job MTBF", plan.mtbf_s / 3600, "h",
                 f"{p['fail_rate_per_gpu_year']:.3g} failures per GPU-year{spot_words} × {llmcost.fmt_gpus(p['n_gpus'])}"),
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
-                ("set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)")
-                + ("" if plan.n_checkpoints else "; the run is shorter: no checkpoint taken")),
+                ("set in the scenario" if p["ckpt_interval_s"] else "Daly's optimum as a whole split of the run")
+                + f"; {rel.checkpoint_interval_words(plan.interval_s, work_s)}"),
     summary_row("goodput", "goodput", kept, "", "share of paid GPU-time kept" + (
         "" if resumable else "; no checkpoints: a failure or planned stop restarts the run")),
 ]
