@@ -78,3 +78,19 @@ def test_the_interval_table_counts_each_rows_checkpoints():
     df = rel.interval_sensitivity(p, 6.74e9, 8, 647.0, 3.99)
     assert all("checkpoint" in x for x in df["interval"])
     assert df["interval"].iloc[-1].endswith(", 0 checkpoints)")
+
+
+@pytest.mark.parametrize("async_", [False, True])
+def test_the_storage_curve_of_a_finite_run_is_checkpoint_plans(async_):
+    # the curve for a run of T is computed from the steady-state plans, vectorised over the
+    # bandwidths (one cached set per job); each row must be checkpoint_plan(..., run_s=T)'s
+    opts = {"recipe": "bf16-adam", "gpus_per_node": 8, "node_bytes_per_s": 5e10,
+            "d2h_bytes_per_s": 5e10, "async_": async_, "planned_per_day": 0.87,
+            "interval_s": None, "run_s": 3.6e4}
+    bws = (3e8, 1e9, 1e10, 1e11)
+    curve = rel._goodput_curve_of(6.74e9, 64, 0.173, 600.0, bws, tuple(sorted(opts.items())))
+    assert len(curve) == len(bws)
+    for b, g, size, tau in curve:
+        plan = rel.checkpoint_plan(6.74e9, 64, 0.173, b, 600.0, **opts)
+        assert g == pytest.approx(float(plan.goodput), rel=1e-12)
+        assert tau == pytest.approx(float(plan.interval_s), rel=1e-12)

@@ -1700,15 +1700,56 @@ def _goodput_curve(n_params, n: int, rate: float, restart: float, bws, plan_opti
 
 
 def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) -> tuple:
+    """``_goodput_curve``'s rows. With ``run_s`` among the options, each row is the same job's
+    plan for a run of that length (``checkpoint_plan(..., run_s=T)``), computed from the plans
+    of the steady state (one per job, cached: every lever's run of another length reuses them)
+    by the steps ``checkpoint_plan`` takes, vectorised over the bandwidths: the interval
+    ``finite_run_interval`` of the steady optimum (kept when the options set one), the stall at
+    it (``checkpoint_stall_s``) and ``finite_run_breakdown``'s goodput."""
+    opts = dict(options)
+    run_s = opts.pop("run_s", None)
+    key = (n_params, n, rate, restart, bws, tuple(sorted(opts.items())))
+    try:
+        plans = _steady_plans(*key)
+    except TypeError:  # unhashable (an array): no cache
+        plans = _steady_plans.__wrapped__(*key)
+    if run_s is None:
+        rows = [(b, float(pl.goodput), float(pl.size.total_bytes), float(pl.interval_s))
+                for b, pl in plans]
+        return tuple(r for r in rows if r[1] > 0)
+    if not plans:
+        return ()
+    pls = [pl for _, pl in plans]
+    snap, write, m, r = (np.array([float(getattr(pl, f)) for pl in pls])
+                         for f in ("snapshot_s", "write_s", "mtbf_s", "restart_s"))
+    async_ = bool(opts.get("async_", False))
+    if opts.get("interval_s") is not None:
+        tau = np.array([float(pl.interval_s) for pl in pls])
+    else:
+        u_max = float(opts.get("max_storage_duty", 1.0))
+        low = np.maximum(write / u_max - snap, write) if async_ else np.zeros_like(write)
+        tau = np.asarray(finite_run_interval(run_s, [float(pl.interval_s) for pl in pls],
+                                             snap if async_ else snap + write, m, r,
+                                             at_least_s=low))
+    stall = np.asarray(checkpoint_stall_s(write, snap, async_, tau))
+    g = np.asarray(finite_run_breakdown(run_s, tau, stall, m, r,
+                                        opts.get("planned_per_day", 0.0)).productive)
+    return tuple((b, float(gi), float(pl.size.total_bytes), float(ti))
+                 for (b, pl), gi, ti in zip(plans, np.atleast_1d(g), np.atleast_1d(tau))
+                 if gi > 0)
+
+
+@lru_cache(maxsize=1024)
+def _steady_plans(n_params, n, rate, restart, bws: tuple, options: tuple) -> tuple:
+    """``(b, checkpoint_plan)`` of the job on storage of each bandwidth b (steady state: no
+    ``run_s``); a bandwidth so slow that checkpoints and restarts take all the time is
+    skipped."""
     out = []
     for b in bws:
-        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
-            plan = checkpoint_plan(n_params, n, rate, b, restart, **dict(options))
+        try:
+            out.append((b, checkpoint_plan(n_params, n, rate, b, restart, **dict(options))))
         except ValueError:
             continue
-        g = float(plan.goodput)
-        if g > 0:
-            out.append((b, g, float(plan.size.total_bytes), float(plan.interval_s)))
     return tuple(out)
 
 
