@@ -945,6 +945,14 @@ def checkpoint_interval_words(interval_s, run_s=None) -> str:
     return f"{every} ({n:,} checkpoint{'s' if n != 1 else ''} in the run)"
 
 
+def _run_inputs(run_s, interval_s, checkpoint_s, restart_s, mtbf_s) -> tuple:
+    """A finite run's inputs checked (a ValueError naming each): (T, τ, δ, R, u = 1/M)."""
+    return (as_array(run_s, "run_s", positive=True),
+            as_array(interval_s, "interval_s", positive=True),
+            as_array(checkpoint_s, "checkpoint_s", nonnegative=True),
+            as_array(restart_s, "restart_s", nonnegative=True), _u(mtbf_s))
+
+
 def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
                          planned_per_day=0.0, planned_restart_s=None) -> GoodputBreakdown:
     """``goodput_breakdown`` of a run of T = ``run_s`` seconds of work, not of a run without end.
@@ -972,12 +980,8 @@ def finite_run_breakdown(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     ValueError
         As ``goodput_breakdown``; ``run_s <= 0``.
     """
-    T = as_array(run_s, "run_s", positive=True)
-    t = as_array(interval_s, "interval_s", positive=True)
-    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
-    r = as_array(restart_s, "restart_s", nonnegative=True)
+    T, t, d, r, u = _run_inputs(run_s, interval_s, checkpoint_s, restart_s, mtbf_s)
     p = as_array(planned_per_day, "planned_per_day", nonnegative=True)
-    u = _u(mtbf_s)
     k = np.asarray(checkpoints_in_run(T, t))
     with np.errstate(invalid="ignore"):
         wall = np.where(k > 0, k * _segment_wall_s(t + d, u, r), 0.0) + \
@@ -1011,12 +1015,8 @@ def finite_run_interval(run_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     -------
     float or ndarray: seconds, T/k.
     """
-    T = as_array(run_s, "run_s", positive=True)
-    tau = as_array(interval_s, "interval_s", positive=True)
-    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
-    r = as_array(restart_s, "restart_s", nonnegative=True)
+    T, tau, d, r, u = _run_inputs(run_s, interval_s, checkpoint_s, restart_s, mtbf_s)
     low = as_array(at_least_s, "at_least_s", nonnegative=True)
-    u = _u(mtbf_s)
     T, tau, d, r, u, low = np.broadcast_arrays(T, tau, d, r, u, low)
     base = np.floor(T / tau)
     with np.errstate(divide="ignore", over="ignore"):  # no bound: any k
