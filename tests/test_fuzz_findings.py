@@ -142,3 +142,16 @@ def test_a_predicted_mfu_below_a_millionth_names_the_prediction(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "the step-time model predicts an MFU of" in r.stderr and "mfu=0.0" not in r.stderr
+
+
+def test_refusals_name_the_scenario_keys_not_the_layers_fields(tmp_path):
+    # pp_virtual_stages: 1000 was refused as "virtual_stages=1000", rl_prompts_per_step as
+    # "prompts_per_step": names the scenario file never had
+    for body, key in (("pp_virtual_stages: 1000\n", "pp_virtual_stages=1000"),
+                      ("rl_prompts_per_step: 100000000\nrl_iterations: 10\n",
+                       "rl_prompts_per_step ×")):
+        f = tmp_path / "f.yaml"
+        f.write_text("model: llama-3.1-8b\nn_gpus: 64\ntrain_tokens: 1e12\n" + body)
+        r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f)],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and key in r.stderr, r.stderr

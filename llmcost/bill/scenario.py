@@ -1009,6 +1009,8 @@ USER_WORDS = {
     "mean_tokens": "rl_response_tokens",
     "pp_layers": "pp (pp must divide the model's layers)",
     "scaleout_bytes_per_s_per_dir": "comm_scaleout_bytes_per_s",
+    "virtual_stages": "pp_virtual_stages",  # a fuzz trial read the plan's field names
+    "prompts_per_step": "rl_prompts_per_step",
     "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
              "ckpt_restart_s)",
 }
@@ -1026,7 +1028,8 @@ def user_words(message: str, extra: dict | None = None) -> str:
     twice, by the bill and then by the report, reads the same as once)."""
     for old, new in {**USER_WORDS, **(extra or {})}.items():
         done = rf"(?!{re.escape(new[len(old):])})" if new.startswith(old) else ""
-        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w]){done}", new, message)
+        # not inside a formula's product ("pp·virtual_stages") nor a longer name
+        message = re.sub(rf"(?<![\w.·]){re.escape(old)}(?![\w]){done}", new, message)
     return message
 
 
