@@ -175,3 +175,15 @@ def test_the_rate_flag_needs_spot_pricing(capsys):
     on_demand = [a for a in SPOT if a not in ("--pricing", "spot")]
     assert main(on_demand + ["--spot-preemptions-per-node-day", "0.05"]) == 2
     assert "--pricing is 'on_demand', not 'spot'" in capsys.readouterr().err
+
+
+def test_a_dense_family_with_an_expert_count_is_refused():
+    # A fuzz trial: model_type llama with num_local_experts 8 and num_experts_per_tok 20 was read
+    # as a dense 6.7B model without a word; a dense reading of a MoE counts neither its total
+    # nor its active parameters (as for an unknown family), so it is refused, named
+    base = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000}
+    with pytest.raises(ValueError, match=r"model_type='llama' .* is read as a dense family and "
+                                         r"has num_local_experts=8: a mixture of experts"):
+        ModelSpec.from_hf_config({**base, "num_local_experts": 8, "num_experts_per_tok": 20})
+    assert ModelSpec.from_hf_config({**base, "num_local_experts": 1}).n_params > 6e9

@@ -878,21 +878,25 @@ def check_hf_family(c: HFConfig) -> None:
     """A ``model_type`` outside ``HF_FAMILY_READERS``: read as a Llama-style decoder when its
     config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError; a
     ValueError too when it sets an expert count above 1 (``HF_MOE_KEYS``): a dense reading of
-    a MoE counts neither its total nor its active parameters."""
-    if c.mtype in HF_FAMILY_READERS:
-        return
+    a MoE counts neither its total nor its active parameters; and so for a dense family that
+    sets one (a trial's ``model_type: llama`` with ``num_local_experts: 8`` was read as a dense
+    6.7B model without a word)."""
     known = tuple(HF_FAMILY_READERS)
+    experts = [(k, c.get(k)) for k in HF_MOE_KEYS
+               if isinstance(c.get(k), (int, float)) and c.get(k) > 1]
+    if c.mtype in HF_FAMILY_READERS and (c.mtype in HF_MOE_FAMILIES or not experts):
+        return
     missing = [k for k in HF_LLAMA_KEYS if c.get(k) is None]
-    if missing:
+    if missing and c.mtype not in HF_FAMILY_READERS:
         raise ValueError(f"model_type={c.mtype!r} in {c.where} is not supported (supported: "
                          f"{', '.join(known)}) and the config lacks the Llama keys "
                          f"{missing}, so it cannot be read as a Llama-style decoder")
-    experts = [(k, c.get(k)) for k in HF_MOE_KEYS
-               if isinstance(c.get(k), (int, float)) and c.get(k) > 1]
     if experts:
         k, n = experts[0]
         moe = ", ".join(t for t in known if t in HF_MOE_FAMILIES)
-        raise ValueError(f"model_type={c.mtype!r} in {c.where} is not supported and has "
+        what = ("is read as a dense family" if c.mtype in HF_FAMILY_READERS else
+                "is not supported")
+        raise ValueError(f"model_type={c.mtype!r} in {c.where} {what} and has "
                          f"{k}={n}: a mixture of experts, which a Llama-style reading would "
                          "count as one dense FFN (its total and active parameters both wrong); "
                          f"the mixture-of-experts families read are {moe}")
