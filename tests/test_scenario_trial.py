@@ -391,7 +391,11 @@ def test_an_unknown_moe_family_is_refused_not_read_as_dense(tmp_path):
            "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
            "num_experts": 60, "num_experts_per_tok": 4, "vocab_size": 151936,
            "max_position_embeddings": 8192, "tie_word_embeddings": False}
-    dense = llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "llama"})
+    # (a dense family given the expert count is refused too: the dense reading, without it)
+    with pytest.raises(ValueError, match="num_experts=60: a mixture of experts"):
+        llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "llama"})
+    dense = llmcost.ModelSpec.from_hf_config({**{k: v for k, v in cfg.items()
+                                                 if k != "num_experts"}, "model_type": "llama"})
     hand = 24 * (4 * 2048**2 + 3 * 2048 * 5632) + 2 * 151936 * 2048
     assert dense.n_params == pytest.approx(hand, rel=0.01)
     assert dense.n_params < 2.7e9 < 14.3e9
