@@ -98,3 +98,23 @@ def test_bad_run_lengths_are_refused_with_the_field_named():
         rel.checkpoint_plan(8e9, 8, 0.173, None, 600.0, run_s=-5.0)
     with pytest.raises(ValueError, match="run_s"):
         rel.finite_run_interval(float("nan"), 100.0, 10.0, 1e5)
+
+
+def test_a_short_fine_tune_line_has_its_own_runs_goodput():
+    # A review: a minute-long SFT on the default scenario's 2,048 GPUs was charged the main
+    # run's goodput (96.7%: its checkpoint stalls and lost work over 13 days). By hand: the
+    # line is ideal ÷ g, ideal = tokens × F ÷ (peak × MFU) ÷ 3600, g the goodput of a run of
+    # ideal ÷ 2,048 hours of work on the bill's checkpoint plan (no checkpoint in a minute)
+    from llmcost.bill import ledger
+    bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.0, "ledger_sft_tokens": 1e8})
+    spec = llmcost.load_model(bill.scenario["model"])
+    fpt = llmcost.model_flops_per_token(spec, bill.scenario["seq_len"])
+    ideal = 1e8 * fpt / (989.4e12 * bill.figures["mfu"]) / 3600
+    plan = rel.checkpoint_plan(spec.n_params, 2048, 0.173,
+                               bill.figures["ckpt_storage_bytes_per_s"], 600.0,
+                               gpus_per_node=8, node_bytes_per_s=5e10, planned_per_day=0.87,
+                               run_s=ideal * 3600 / 2048)
+    assert plan.n_checkpoints == 0
+    g = float(plan.goodput)
+    assert bill.line("post.sft").usd == pytest.approx(ideal / g * 3.0, rel=1e-6)
+    assert g > bill.figures["goodput"]   # the main run's, with its stalls and lost work

@@ -416,7 +416,7 @@ def _build(p: dict) -> Ledger:
     lines: list[Line] = []
     run = _pretraining_lines(lines, b)
     explore_ix, explore_h = len(lines), _exploratory_runs_line(lines, b)
-    tune_h = _post_training_lines(lines, b, run["main_goodput"])
+    tune_h = _post_training_lines(lines, b)
     rl_h, rl_camp = _rl_line(lines, b)
     post_h = tune_h + rl_h
     proc_h, syn_h = _data_lines(lines, b)
@@ -771,14 +771,16 @@ def _exploratory_runs_line(lines: list, b: _Basis):
     return h
 
 
-def _post_training_lines(lines: list, b: _Basis, main_goodput):
+def _post_training_lines(lines: list, b: _Basis):
     """Supervised fine-tuning, continued pre-training and LoRA; returns their GPU-hours.
 
     SFT and CPT (full fine-tunes, 3 × forward): GPU-h = tokens × F(s) ÷ (peak × MFU) ÷ 3600 ÷
-    goodput, F(s) of ``compute.model_flops_per_token``, at the main run's MFU and goodput.
-    LoRA: ``lora.lora_gpu_hours``, the full fine-tune's time × 0.754 (Hu et al. 2021,
-    arXiv:2106.09685, §4.2, footnote 5: 43.1 against 32.5 tokens/s per GPU). Each × the
-    GPU-hour rate; a line without tokens is 0 and "not given"."""
+    goodput, F(s) of ``compute.model_flops_per_token``, at the main run's MFU; the goodput of
+    a run of that length on the main run's GPUs (``_phase_goodput``: a minute-long fine-tune
+    takes no checkpoint, where the main run's goodput charged it the main run's stalls and lost
+    work). LoRA: ``lora.lora_gpu_hours``, the full fine-tune's time × 0.754 (Hu et al. 2021,
+    arXiv:2106.09685, §4.2, footnote 5: 43.1 against 32.5 tokens/s per GPU), at its own
+    goodput likewise. Each × the GPU-hour rate; a line without tokens is 0 and "not given"."""
     p, spec, mfu, peak = b.p, b.spec, b.mfu, b.peak
     post_h = 0.0
     for key, label, tokens, fpt, how in (
@@ -795,23 +797,34 @@ def _post_training_lines(lines: list, b: _Basis, main_goodput):
             continue
         if fpt is None:  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
             check_lora_rank(spec, p["ledger_lora_rank"], "ledger_lora_rank")
-            lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu,
-                                main_goodput)
-            fpt, hours = lo["flops_per_token"], lo["gpu_hours"]
+            lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu)
+            fpt, ideal = lo["flops_per_token"], lo["gpu_hours"]
             at = (f"at {lo['time_ratio']:.3f} × the full fine-tune's time (measured, Hu et al. "
                   f"§4.2 fn. 5), i.e. MFU {lo['mfu_lora']:.1%} on this count")
         else:
-            hours = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR / main_goodput
+            ideal = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR
             at = f"at MFU {mfu:.1%}"
+        if np.all(np.asarray(ideal) > 0):
+            g, _ = _phase_goodput(b, p["n_gpus"], ideal)
+            _check_goodput(b, {"name": f"{key} post-training", "n_gpus": p["n_gpus"]}, g)
+        else:  # tokens so few the hours underflow (5e-324): no time, nothing lost
+            g = 1.0
+        hours = ideal / g
         post_h += hours
         lines.append(Line(
             f"post.{key}", label, "post-training", "post-training", b.kind_compute,
             hours * b.gpu_rate,
             f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
-            f"{main_goodput:.1%} = {_quantity(hours)} GPU-h × ${b.gpu_rate:.2f}",
+            f"{_goodput_words(g)} (a run of its length on {fmt_gpus(p['n_gpus'])}) = "
+            f"{_quantity(hours)} GPU-h × ${b.gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
     return post_h
+
+
+def _goodput_words(g) -> str:
+    """A goodput as a percentage; draws of the bill as their median ("median 98.6%")."""
+    return f"{float(g):.1%}" if np.ndim(g) == 0 else f"median {float(np.median(g)):.1%}"
 
 
 def _rl_line(lines: list, b: _Basis) -> tuple:
