@@ -155,3 +155,16 @@ def test_refusals_name_the_scenario_keys_not_the_layers_fields(tmp_path):
         r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(f)],
                            capture_output=True, text=True)
         assert r.returncode == 2 and key in r.stderr, r.stderr
+
+
+def test_a_phase_on_too_few_gpus_to_hold_the_model_is_refused():
+    # A phase's n_gpus skipped the main run's memory rule: a 3-GPU phase of Llama 2 70B was
+    # billed. By hand: 68.98e9 parameters × 18 B (BF16 weights, FP32 gradients, Adam) = 1.24 TB,
+    # 414 GB per GPU over 3 H100s, above the 77 GB usable (80 GiB less the 10% reserve)
+    with pytest.raises(ScenarioError, match=r"phases\[0\] \('ext'\) on n_gpus=3: no parallel "
+                                            r"plan can fit: .* use at least 17 GPUs"):
+        ledger.build_ledger({"phases": [{"name": "ext", "tokens": 1e11, "seq_len": 4096,
+                                         "n_gpus": 3}]})
+    ok = ledger.build_ledger({"phases": [{"name": "ext", "tokens": 1e11, "seq_len": 4096,
+                                          "n_gpus": 64}]})
+    assert ok.line("compute.pretraining.ext").usd > 0

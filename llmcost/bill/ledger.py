@@ -337,14 +337,27 @@ def build_ledger(scenario: dict, *, check_memory: bool = True) -> Ledger:
         report also refuse a plan that does not fit, ``checks.plan_does_not_fit``).
     """
     p = _values(scenario)
-    cannot = as_flag(check_memory, "check_memory") and states_do_not_fit(point_scenario(p))
-    if cannot:
-        raise ScenarioError(f"model={p['model']!r} on n_gpus={p['n_gpus']}: {cannot}")
+    if as_flag(check_memory, "check_memory"):
+        _check_states_fit(point_scenario(p))
     ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
     bill = _point_build({**point_scenario(p), "_ranged": ranged})
     if ranged:
         bill.scenario = p  # the ranges kept: with_changes and simulate_ledger see them
     return bill
+
+
+def _check_states_fit(p: dict) -> None:
+    """``checks.states_do_not_fit`` on the main run's GPUs and on each phase's own
+    (``phases[i].n_gpus``: a fuzz trial's 3-GPU phase of a model whose states need 18 was
+    billed); a ``ScenarioError`` naming the run."""
+    cannot = states_do_not_fit(p)
+    if cannot:
+        raise ScenarioError(f"model={p['model']!r} on n_gpus={p['n_gpus']}: {cannot}")
+    for i, ph in enumerate(p.get("phases") or []):
+        n = ph.get("n_gpus") if isinstance(ph, dict) else None
+        cannot = n is not None and states_do_not_fit({**p, "n_gpus": n})
+        if cannot:
+            raise ScenarioError(f"phases[{i}] ({ph['name']!r}) on n_gpus={n}: {cannot}")
 
 
 def point_word(r) -> str:
