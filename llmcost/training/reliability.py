@@ -1459,13 +1459,14 @@ def _plan_interval(interval_s, run_s, write, snap, async_, max_storage_duty, m, 
     """``checkpoint_plan``'s interval τ: the one given; else Daly's optimum
     (``optimal_interval`` of the blocking time), bounded below for an asynchronous write by the
     storage duty cycle, at most a year, and for a run of ``run_s`` seconds of work the whole
-    split of it nearest in expected wall time (``finite_run_interval``)."""
+    split of it nearest in expected wall time (``finite_run_interval``). Arrays broadcast (the
+    storage curve's bandwidths, ``_goodput_curve_of``)."""
     if interval_s is not None:
         return as_scalar(interval_s, "interval_s", positive=True)
     blocking = snap if async_ else snap + write
-    tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
+    tau = np.asarray(optimal_interval(np.maximum(blocking, 1e-9), m))
     u_max = as_scalar(max_storage_duty, "max_storage_duty", positive=True, upper=1.0)
-    low = max(write / u_max - snap, write) if async_ else 0.0
+    low = np.maximum(write / u_max - snap, write) if async_ else 0.0
     tau = np.maximum(tau, low) if async_ else tau
     tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
     if run_s is None:
@@ -1704,8 +1705,8 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
     plan for a run of that length (``checkpoint_plan(..., run_s=T)``), computed from the plans
     of the steady state (one per job, cached: every lever's run of another length reuses them)
     by the steps ``checkpoint_plan`` takes, vectorised over the bandwidths: the interval
-    ``finite_run_interval`` of the steady optimum (kept when the options set one), the stall at
-    it (``checkpoint_stall_s``) and ``finite_run_breakdown``'s goodput."""
+    (``_plan_interval``, its own function), the stall at it (``checkpoint_stall_s``) and
+    ``finite_run_breakdown``'s goodput."""
     opts = dict(options)
     run_s = opts.pop("run_s", None)
     key = (n_params, n, rate, restart, bws, tuple(sorted(opts.items())))
@@ -1719,18 +1720,11 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
         return tuple(r for r in rows if r[1] > 0)
     if not plans:
         return ()
-    pls = [pl for _, pl in plans]
-    snap, write, m, r = (np.array([float(getattr(pl, f)) for pl in pls])
+    snap, write, m, r = (np.array([float(getattr(pl, f)) for _, pl in plans])
                          for f in ("snapshot_s", "write_s", "mtbf_s", "restart_s"))
     async_ = bool(opts.get("async_", False))
-    if opts.get("interval_s") is not None:
-        tau = np.array([float(pl.interval_s) for pl in pls])
-    else:
-        u_max = float(opts.get("max_storage_duty", 1.0))
-        low = np.maximum(write / u_max - snap, write) if async_ else np.zeros_like(write)
-        tau = np.asarray(finite_run_interval(run_s, [float(pl.interval_s) for pl in pls],
-                                             snap if async_ else snap + write, m, r,
-                                             at_least_s=low))
+    tau = np.broadcast_to(_plan_interval(opts.get("interval_s"), run_s, write, snap, async_,
+                                         opts.get("max_storage_duty", 1.0), m, r), write.shape)
     stall = np.asarray(checkpoint_stall_s(write, snap, async_, tau))
     g = np.asarray(finite_run_breakdown(run_s, tau, stall, m, r,
                                         opts.get("planned_per_day", 0.0)).productive)
