@@ -1842,38 +1842,60 @@ def test_the_tokens_a_budget_buys_are_stated_so_that_they_fit(s):
     assert lv._floor_significant(1.3875e12, 4) == 1.387e12
 
 
-def test_the_fp8_lever_prices_the_bill_a_predicted_fp8_scenario_gets():
-    """A new-user trial: on H200 a ``mfu: predict`` bill used 47.0% (the prediction's central
-    estimate, capped at the best comparable published run, of a raw 55.9%) and notebook 09
-    offered FP8 at 47.0% × raw(FP8) ÷ raw(BF16), carrying the BF16 cap into FP8: "saves $23.8k"
-    where the same scenario with ``dtype: fp8`` billed $34.2k less. On a predicted scenario the
-    lever's MFU is now the FP8 scenario's own central estimate (``central_prediction``),
-    whatever either cap; a measured MFU keeps the raw predictions' ratio (its calibration)."""
+def test_the_fp8_lever_takes_the_models_change_not_two_sets_of_published_runs():
+    """Two new-user trials. (1) On H200 a ``mfu: predict`` bill used 47.0% (its central
+    estimate, capped at the best comparable BF16 run, of a raw 55.9%) and the lever carried that
+    cap into FP8 by the raw predictions' ratio, where the same scenario with ``dtype: fp8``
+    billed more saving. (2) An 8B run at 131,072 tokens on H100: BF16 capped at 35.8% by
+    llm-foundry's BF16 runs, the FP8 twin uncapped at 51.4% of the BF16 peak (a NeMo FP8 run
+    at 32K tokens sets its class's best), so a lever priced at the twin's own MFU offered the
+    run 1.43× faster where the model's step is 1.03× faster (at 131k tokens attention, which
+    FP8 does not speed up, is most of the step: hand check below). On a predicted scenario the
+    lever now scales the bill's MFU by u(FP8) ÷ u(BF16), each the regime's central estimate
+    p ÷ (1 + c) before any cap (``accuracy.central_mfu``), and names the twin's own figure where
+    it differs; a measured MFU keeps the raw predictions' ratio (its calibration)."""
     s = {"model": "llama-2-13b", "accelerator": "H200", "n_gpus": 256, "train_tokens": 1e11,
          "seq_len": 8192, "global_batch_tokens": 4194304, "dtype": "bf16",
          "pricing": "on_demand"}
-    plan, st, band, bf16 = lv.central_prediction(s)
-    fp8 = lv.central_prediction({**s, "dtype": "fp8"})[3]
+    _, st, band16, bf16 = lv.central_prediction(s)
+    band8 = lv.central_prediction({**s, "dtype": "fp8"})[2]
     assert bf16 < st.mfu   # the BF16 point is capped below its raw prediction here
-    # what report.resolve_mfu gives the bill and the notebooks (mfu_band: the report's word)
-    s = {**s, "mfu": bf16, "mfu_band": "predicted"}
-    after = lv.fp8_training(s).after
-    assert after["dtype"] == "fp8" and after["mfu"] == pytest.approx(fp8, rel=1e-12)
-    want = llmcost.build_ledger({**s, "dtype": "fp8", "mfu": fp8}).total_usd
-    assert lv.bill(after).total_usd == pytest.approx(want, rel=1e-9)
-    words = lv.fp8_training(s).assumptions
-    assert f"MFU {bf16:.1%} of the BF16 peak → {fp8:.1%} of the FP8 peak" in words
-    # the speed-up applied is the bill's: FP8 peak ÷ BF16 peak (H200's datasheet: 1,978.9 /
-    # 989.4 TFLOP/s) × the MFU ratio, as the two bills' ideal GPU-hours give it
+    u16, u8 = band16.central()[1], band8.central()[1]   # p / (1 + c), no cap
+    assert u16 == pytest.approx(band16.mfu / (1 + band16.center), rel=1e-12)
+    s = {**s, "mfu": bf16, "mfu_band": "predicted"}   # as report.resolve_mfu gives the pages
+    change = lv.fp8_training(s)
+    assert change.after["dtype"] == "fp8"
+    assert change.after["mfu"] == pytest.approx(bf16 * u8 / u16, rel=1e-12)
+    # the speed-up applied: FP8 peak ÷ BF16 peak (H200's datasheet: 1,978.9 / 989.4 TFLOP/s)
+    # × the MFU ratio, as the two bills' ideal GPU-hours give it
     peaks = 1978.9 / 989.4
-    hours = [lv.bill(x).figures["ideal_gpu_hours"] for x in (s, after)]
-    assert f"the run {peaks * fp8 / bf16:.2f}× faster" in words
-    assert hours[0] / hours[1] == pytest.approx(peaks * fp8 / bf16, rel=1e-6)
+    hours = [lv.bill(x).figures["ideal_gpu_hours"] for x in (s, change.after)]
+    assert hours[0] / hours[1] == pytest.approx(peaks * u8 / u16, rel=1e-6)
+    assert f"the run {peaks * u8 / u16:.2f}× faster" in change.assumptions
     # a measured MFU keeps its calibration: scaled by the raw predictions' ratio
     raw = lv.predicted_step({**s, "dtype": "fp8"})[1].mfu / lv.predicted_step(s)[1].mfu
     m = {k: v for k, v in s.items() if k != "mfu_band"}
     assert lv.fp8_training({**m, "mfu": 0.40}).after["mfu"] == pytest.approx(
         0.40 * raw, rel=1e-12)
+    # (2) the long-context run: the lever's speed-up within the model's step ratio times its
+    # regimes' median-error corrections, far from 1.43
+    c = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256, "tp": 8, "cp": 8,
+         "train_tokens": 1e11, "seq_len": 131072, "global_batch_tokens": 4194304,
+         "dtype": "bf16", "pricing": "on_demand"}
+    _, st16, b16, m16 = lv.central_prediction(c)
+    _, st8, b8, m8 = lv.central_prediction({**c, "dtype": "fp8"})
+    step_ratio = st16.step_time_s / st8.step_time_s
+    # hand check: FP8 speeds the GEMMs only; attention (BF16) is most of a 131k-token step
+    assert st16.attention_s > st16.matmul_s
+    assert 1.0 < step_ratio < 1.0 + st16.matmul_s / st16.step_time_s
+    change = lv.fp8_training({**c, "mfu": m16, "mfu_band": "predicted"})
+    speedup = lv.bill({**c, "mfu": m16}).figures["ideal_gpu_hours"] / \
+        lv.bill(change.after).figures["ideal_gpu_hours"]
+    corr = (1 + b16.center) / (1 + b8.center)   # the regimes' median errors, no cap
+    assert speedup == pytest.approx(step_ratio * corr, rel=1e-6)
+    assert speedup < 1.2
+    assert "a scenario with dtype: fp8 would bill its own central estimate" in \
+        change.assumptions   # the twin's 1.4×, named
 
 
 def test_spot_for_ablations_draws_on_the_rankings_draws(s):
