@@ -544,6 +544,7 @@ def _more_module_specs(tiny) -> dict:
                                                           "scenario": "optional_mapping"}),
         "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.given_mfu_range": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.own_ranged_scenario": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_words": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_note": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_all_clamped": Spec(dict(bill=bill), {"bill": "ledger"}),

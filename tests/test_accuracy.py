@@ -722,7 +722,9 @@ def test_a_prediction_just_above_the_best_published_does_not_read_as_equal():
     assert "the prediction, 47.03%, is above every comparable" in words[-1]
     # a band whose low end is itself above the best run: capped at that low end, said so
     cap, words = acc.band_cap(0.70, 0.9, "H100-SXM", best=0.47, low=0.54)
-    assert cap == 0.54 and "the band's low end, itself above the best published" in words[-1]
+    assert cap == 0.54
+    assert "the uncapped band's low end, itself above the best published" in words[-1]
+    assert "the top is not set below the model's own low end" in words[-1]
 
 
 def test_a_band_wholly_above_every_comparable_run_keeps_a_width():
@@ -741,7 +743,7 @@ def test_a_band_wholly_above_every_comparable_run_keeps_a_width():
     assert b.low == pytest.approx(min(best, 0.441 / 1.3 / 1.3))
     assert b.low < b.high and b.floored_below() == pytest.approx(b.low / 0.441 - 1)
     below_top, below_low = 1 - b.high / 0.441, 1 - b.low / 0.441  # 23% and 41%
-    assert f"{below_top:.0%} to {below_low:.0%} below it after it" in b.describe()
+    assert f"{below_low:.0%} to {below_top:.0%} below it after it" in b.describe()
     # a band the cap leaves wider than a point keeps its low end at p / (1 + c + w)
     wide = accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
     assert wide.floored_below() is None

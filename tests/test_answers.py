@@ -5,6 +5,7 @@ import pytest
 
 import llmcost
 from llmcost.present import answers
+from llmcost.training import reliability as rel
 
 
 def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
@@ -91,8 +92,12 @@ def test_checkpoint_answer_says_an_interval_longer_than_the_run():
     # ideal run is 81.3 GPU-hours / 8 GPUs = 10.2 h = 610 min < 2,119 min: it takes no
     # checkpoint (⌈T/τ⌉ − 1 = 0), said so
     text = answers.checkpoints(8, 5e6, 0.87, 2119 * 60, 0.7, 81.3, 3.0)
-    assert "with no checkpoint during the ideal run's 10.2 h (a failure replays it from the " \
-           "start)" in text and "every 2,119" not in text
+    assert "with no checkpoint during the ideal run's 10.2 h of work (a failure replays it " \
+           "from the start)" in text and "every 2,119" not in text
+    # the same words as the plan's (reliability.checkpoint_interval_words), the run's length in
+    # the unit that fits: 9,527 min of work (a trial) is 6.62 days
+    assert rel.checkpoint_interval_words(1e9, 9527 * 60) == \
+        "no checkpoint during the run's 6.62 days of work"
     # 1e6 GPU-h on 2,048 GPUs = 488.3 h = 29,297 min of work; every 30 min: ⌈976.6⌉ − 1 = 976
     short = answers.checkpoints(2048, 2e4, 0.87, 30 * 60, 0.95, 1e6, 3.0)
     assert "no checkpoint" not in short

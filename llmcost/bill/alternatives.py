@@ -56,8 +56,9 @@ ROUTE_LIMITS = {
     "tuning) to follow instructions.",
     "continued pre-training": "Needs an open base model whose licence allows it and a large "
     "domain corpus; can make the model forget general skills (catastrophic forgetting) unless "
-    "general data is mixed back in; cannot change the architecture, tokenizer or context length "
-    "cheaply.",
+    "general data is mixed back in; can extend the context length (a long-context stage: Fu et "
+    "al. 2024, arXiv:2402.10171, reach 128K tokens with 0.5-5B tokens of continued "
+    "pre-training) but cannot change the architecture or tokenizer cheaply.",
     "full fine-tune (SFT)": "Teaches format, style and task behaviour from labelled examples; "
     "adds little new knowledge, can overwrite general skills, and each variant is a full copy "
     "of the weights to store and serve.",

@@ -2708,6 +2708,22 @@ def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
     return ill, {**given, "mfu": m, "ledger_pilot_tokens_per_s_per_gpu": None, "pilot": []}
 
 
+def own_ranged_scenario(bill: Ledger) -> dict:
+    """The scenario whose ranges are a bill's own (what ``estimate --compare`` and the report's
+    comparison draw, ``glance.compare_bills``): the bill's scenario, its ``Range`` values and a
+    predicted MFU's band (``scenario_ranges``), and where a pilot set the MFU, the pilot's
+    extrapolation band on ``mfu`` in place of the pilot keys (``_pilot_mfu_range``, as
+    ``headline_draws`` draws it): a trial's pilot bill drew 26.4%-35.7% on its own page and was
+    compared as "neither scenario gives a range of its own". A pilot that ran the run's own
+    plan has no band: the scenario as it is."""
+    given = _ledger(bill, "bill").scenario
+    if not (pilot_given(given) or "_mfu_calibration" in given) or \
+            isinstance(given.get("mfu"), Range):
+        return given
+    ill, drawn = _pilot_mfu_range({}, given, float(bill.figures["mfu"]))
+    return {**drawn, "mfu": ill["mfu"][0]} if "mfu" in ill else given
+
+
 #: Where a range on ``mfu`` comes from when it is not the scenario's own (``headline_draws``'
 #: sources; ``scenario.MFU_BANDS``, the kind a report passes a page as ``mfu_band``).
 BAND_SOURCES = {"predicted": "the step-time model's error band on its predicted MFU",
@@ -2748,7 +2764,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
                **{k: why for k, (_, why) in ill.items()}}
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
-    return Headline(draws, sources, not own, kinds, point)
+    # a pilot's band is the scenario's own measurement, not an illustrative spread
+    return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)
 
 
 #: How far outside its P10-P90 a point must lie to be marked (``point_outside``), in units of

@@ -370,6 +370,36 @@ def scenario_cluster(p: dict):
     return Cluster(acc, int(p["n_gpus"]), scaleout_latency_s=p.get("comm_scaleout_latency_s"))
 
 
+def next_generation(accelerator, dtype: str = "bf16") -> Accelerator | None:
+    """The catalogue's next generation after ``accelerator``, or None where it has none: of the
+    same vendor's accelerators released in a later year (``year``, data/accelerators.csv) with
+    a higher dense peak in ``dtype`` (a refresh at the same peak, H200 after H100 or GB300
+    after GB200 in BF16, is not a new generation of compute), those of the earliest such year;
+    among them the one with the same scale-up domain size (an 8-GPU server stays one: B200
+    after H100, not GB200-NVL72), then the highest peak. A trial read "on B200" as the next
+    generation of a GB200 run, which B200 follows in neither year nor peak.
+
+    Raises
+    ------
+    ValueError
+        An accelerator not in the catalogue, or no ``dtype`` peak on it."""
+    acc = as_accelerator(accelerator)
+    peak = acc.peak_flops_per_s(dtype)
+
+    def faster(a: Accelerator) -> bool:
+        v = getattr(a, f"peak_{dtype}_flops_per_s")
+        return v is not None and float(v) > peak
+    later = [a for a in _accelerators().values()
+             if a.vendor == acc.vendor and a.year is not None and acc.year is not None
+             and a.year > acc.year and faster(a)]
+    if not later:
+        return None
+    first = min(a.year for a in later)
+    return max((a for a in later if a.year == first),
+               key=lambda a: (a.scaleup_domain_size == acc.scaleup_domain_size,
+                              a.peak_flops_per_s(dtype)))
+
+
 def list_accelerators() -> pd.DataFrame:
     """One row per catalogue accelerator with every datasheet column (dense peaks, SI units) and
     ``notebooks``: which notebooks its figures can run (``runnable_notebooks``)."""

@@ -211,10 +211,9 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     fails = math.isfinite(mtbf_s)  # fail_rate_per_gpu_year: 0 read "fails every inf h"
     run_s = rel.run_work_s(ideal_gpu_hours, n_gpus)   # the ideal run's wall clock
     # a run shorter than an interval (a trial: every 2,119 min on a 10-hour run) takes none
-    how = ("checkpointing " + rel.checkpoint_interval_words(interval_s, run_s)
-           if rel.checkpoints_in_run(run_s, interval_s) else
-           f"with no checkpoint during the ideal run's {fmt_duration(run_s)}"
-           + (" (a failure replays it from the start)" if fails else ""))
+    words = rel.checkpoint_interval_words(interval_s, run_s, run="the ideal run's")
+    how = ("checkpointing " + words if rel.checkpoints_in_run(run_s, interval_s) else
+           "with " + words + (" (a failure replays it from the start)" if fails else ""))
     return (f"On {fmt_gpus(n_gpus)} the job "
             + (f"fails every **{_every(mtbf_s)}** on average" if fails else
                "is not expected to fail (a failure rate of 0)")

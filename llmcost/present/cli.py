@@ -490,9 +490,9 @@ def _compare_head(names, paths) -> str:
 
 #: What ``estimate --compare``'s P10 to P90 draws (``glance.compare_bills``), said under the table.
 COMPARE_DRAWS_NOTE = ("P10 to P90 of B − A draw by draw, over the ranges each scenario gives "
-                      "itself (a predicted MFU's band included) and only those: not the "
-                      "illustrative spreads the single-scenario bill adds on inputs given as one "
-                      "number. Both bills see the same draws of the inputs they both range "
+                      "itself (a predicted MFU's band or a pilot's included) and only those: not "
+                      "the illustrative spreads the single-scenario bill adds on inputs given "
+                      "as one number. Both bills see the same draws of the inputs they both range "
                       "(common random numbers).")
 #: The same when neither scenario ranges anything.
 COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is one number per "
@@ -541,8 +541,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
 
     differ = compare_inputs(bills)
     out = wrap_lines(_compare_head(names, paths), columns) + (
-        wrap_lines("inputs that differ (A → B): " + "; ".join(differ), columns)
-        if differ else []) + [""]
+        wrap_lines("inputs that differ (A → B): " + ("; ".join(differ) or "none"), columns)
+        ) + [""]
     if not fit or sum(w) + 2 * (len(w) - 1) <= columns:
         out += [fmt(head), "  ".join("-" * x for x in w)] + [fmt(r) for r in rows]
     else:  # narrower than the table: each line a block of its own
@@ -1040,7 +1040,11 @@ def _check_parser(sub) -> None:
         "priced from the ledger's defaults. Run flags are named as the scenario keys; --scenario "
         "reads them from a scenario file (flags override), judges the run its bill prices (the "
         "main run and its phases, as estimate bills them; stated hours without --phase are "
-        "the main run's) and prints that file's warnings as estimate prints them. Give any of "
+        "the main run's) and prints that file's warnings as estimate prints them; the "
+        "scenario's own MFU is judged against comparable runs its model's own published runs "
+        "included, as notebooks 04b and 09 judge it, while stated hours or utilisation (--gpu-"
+        "hours, --days, --phase, --mfu) are a claim, judged with the model's own runs left out "
+        "(so one MFU can read differently by the two routes). Give any of "
         "--gpu-hours, --days with --n-gpus, --phase, --usd; a stated --mfu (steady-state, of "
         "the dtype's dense peak) gives the hours when none are stated.")
 

@@ -36,6 +36,7 @@ from ..bill.ledger import (
     compare_draws,
     exploratory_shift_words,
     headline_draws,
+    own_ranged_scenario,
     input_words,
     point_outside,
     simulate_ledger,
@@ -44,7 +45,7 @@ from ..bill.checks import fp8_over_bf16
 from ..bill.ranges import Range
 from ..core.catalog import model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_usd
+from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd
 from ..training.accuracy import above_bf16_peak_words
 from . import plots
 
@@ -801,11 +802,11 @@ CAVEATS = [
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting and is above every "
-     "comparable published run: read it as {1} to {2} lower (its range is capped)"),
+     "comparable published run: read it as {2} to {1} lower (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
      r"after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
-     "published run: read it as {0} to {1} lower (its range capped)"),
+     "published run: read it as {1} to {0} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
@@ -847,8 +848,9 @@ CAVEATS = [
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     # the cap and its reason (accuracy.band_cap)
-    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the band's low "
-     r"end, itself above the best published .*?, ([\d.]+%(?: of the FP8 dense peak)?).*?the "
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the uncapped "
+     r"band's low end, itself above the best published .*?, "
+     r"([\d.]+%(?: of the FP8 dense peak)?).*?the "
      r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every (?:comparable|published "
      r"run of that scope)",
      "the MFU's range is capped at {0}, the low end of the model's own range, itself above "
@@ -1156,7 +1158,8 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     ``estimate --compare``'s table calls them; ``'exploratory_note_named'``: with ``names``."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
-    draws = [simulate_ledger(b.scenario, samples=samples, seed=seed) for b in bills]
+    draws = [simulate_ledger(own_ranged_scenario(b), samples=samples, seed=seed)
+             for b in bills]
     df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
           else compare(*bills, names=names))
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
@@ -1265,6 +1268,8 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     (``null``, ``true``, ``false``)."""
     sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
     skip = set(COMPARE_INPUTS) | {"title", "description", "mfu_band"}  # mfu_band: in mfu's words
+    if not any(_rl_billed(x) for x in bills):  # the RL job's size, chosen for the policy
+        skip |= set(RL_JOB_SIZE_KEYS)            # where not given, prices nothing without RL
     keys = sorted(k for k in set(sa) | set(sb)
                   if not str(k).startswith("_") and k not in skip and sa.get(k) != sb.get(k))
 
@@ -1288,11 +1293,32 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
 
 
+#: The RL job's size, which a report chooses from the policy's size where a scenario gives
+#: none (``report``'s ``_rl_gpus_chosen``, ``_rl_rollout_tp_chosen``): not said to differ
+#: between two bills without an RL line (``other_inputs_differing``).
+RL_JOB_SIZE_KEYS = ("rl_gpus", "rl_rollout_tp")
+
+
+def _rl_billed(bill) -> bool:
+    """Whether a bill prices an RL campaign (its ``post.rl`` line above $0): the RL job's size a
+    report chose where the scenario gave none (``report``'s ``_rl_gpus_chosen``,
+    ``_rl_rollout_tp_chosen``) prices nothing without one (a trial read "rl_gpus 128 → 64"
+    between two bills with no RL line); True where the bill has no such line to ask."""
+    try:
+        return (bill.line("post.rl").usd or 0) > 0
+    except (AttributeError, KeyError, ValueError):
+        return True
+
+
 def _item_words(item: dict) -> str:
     """An item of a listed key in a comparison: a ``ledger_people`` role with its FTE and
     months ("research 4 FTE × 3 mo": a trial read "1 (research) → 1 (research)" for 4 FTE × 3
     months against 10 × 6), a phase or run by its name with its tokens or GPU-hours ("long-context
     100B tokens")."""
+    if "tokens_per_s_per_gpu" in item and "name" not in item:  # a pilot (read "…" before)
+        n, tps = item.get("n_gpus"), item.get("tokens_per_s_per_gpu")
+        return (f"{fmt_gpus(n)} " if isinstance(n, int) else "") + (
+            f"{tps:,.0f} tok/s/GPU" if isinstance(tps, (int, float)) else str(tps))
     if "role" in item and "name" not in item:
         fte, months = item.get("fte"), item.get("months")
         return (str(item["role"]) + (f" {fte:g} FTE" if isinstance(fte, (int, float)) else "")
@@ -1402,9 +1428,10 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
             + ("<span class='rg'>P10 to P90 per draw</span>" if ranged else "") + "</th>")
     legend = (f"<p><b>A</b>: {html.escape(names[0])}; <b>B</b>: {html.escape(names[1])}.</p>")
     note = ("The P10 and P90 of the difference are taken draw by draw, over the ranges each "
-            "scenario gives itself (a predicted MFU's band included) and only those, not the "
-            "illustrative spreads the bill above adds on inputs given as one number: both bills "
-            "see the same draws of the inputs they both range (common random numbers), so the "
+            "scenario gives itself (a predicted MFU's band or a pilot's included) and only "
+            "those, not the illustrative spreads the bill above adds on inputs given as one "
+            "number: both bills see the same draws of the inputs they both range (common "
+            "random numbers), so the "
             "spread is that of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range of its own, so the difference is one number per "
             "line (the illustrative spreads of the bill above are not drawn here).")

@@ -672,7 +672,7 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     if capped_above is not None and capped_above < 0:  # capped below the prediction itself
         near, far = sorted((-capped_above, below if floored_below is None else -floored_below))
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
-                f"{near:.0%} to {far:.0%} below it after it")
+                f"{far:.0%} to {near:.0%} below it after it")  # low end first, as before
     if capped_above is not None and floored_below is not None:  # low end lowered too
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{-floored_below:.0%} below to {capped_above:.0%} above after it")
@@ -1649,7 +1649,8 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
             else ("the comparable runs measured less" if best is not None else
                   "the published runs of that scope measured less")
-            + ", but a band does not fall below its own low end" if low_end
+            + ", but the top is not set below the model's own low end, the uncapped band's"
+            if low_end
             else "no comparable run has measured more" if best is not None
             else f"no comparable run on any hardware has measured more, and none is published "
             f"on {gpu_generation(accelerator)}" if elsewhere
@@ -1681,7 +1682,7 @@ def _cap_why(cap: float, ref: float, basis: float, ref_src: str, low_end: bool, 
     name = CAP_REFERENCES[kind]
     if low_end:
         figure = f"{ref / basis:.1%} of the FP8 dense peak" if basis != 1.0 else f"{ref:.1%}"
-        return (f"the band's low end, itself above the best published {ref_src}, "
+        return (f"the uncapped band's low end, itself above the best published {ref_src}, "
                 f"{on(ref, '.1%')}", f"the model's own low end: its whole band lies above "
                 f"{name}, {figure}, and so does the bill's MFU")
     if basis != 1.0:

@@ -930,10 +930,12 @@ def run_work_s(ideal_gpu_hours, n_gpus):
     return scalar_or_array(h * SECONDS_PER_HOUR / n)
 
 
-def checkpoint_interval_words(interval_s, run_s=None) -> str:
+def checkpoint_interval_words(interval_s, run_s=None, run: str = "the run's") -> str:
     """How often a run checkpoints, in words: "every 149 min (86 checkpoints in the run)" from
-    ``checkpoints_in_run``, or "no checkpoint during the run's 54 min" when it takes none; the
-    interval alone for a run without a stated length."""
+    ``checkpoints_in_run``, or "no checkpoint during the run's 54.2 min of work" when it takes
+    none, the run's length in the unit that fits (``units.fmt_duration``: a multi-day run read
+    "9,527 min"); the interval alone for a run without a stated length. ``run``: how the
+    run is named ("the ideal run's": notebook 07's answer, ``answers.checkpoints``)."""
     tau = as_scalar(interval_s, "interval_s", positive=True)
     every = f"every {tau / 60:,.1f} min"
     if run_s is None:
@@ -941,7 +943,7 @@ def checkpoint_interval_words(interval_s, run_s=None) -> str:
     run_s = as_scalar(run_s, "run_s", positive=True)
     n = int(checkpoints_in_run(run_s, tau))
     if n == 0:
-        return f"no checkpoint during the run's {float(run_s) / 60:,.1f} min of work"
+        return f"no checkpoint during {run} {fmt_duration(float(run_s))} of work"
     return f"{every} ({n:,} checkpoint{'s' if n != 1 else ''} in the run)"
 
 

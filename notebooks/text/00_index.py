@@ -755,13 +755,22 @@ r1 = fc.set_index("years").loc[1]
 print(f"next year: GPU-hour lines {llmcost.fmt_usd(r1.gpu_usd_trend)} (range "
       f"{llmcost.fmt_usd(r1.gpu_usd_low)}-{llmcost.fmt_usd(r1.gpu_usd_high)}), whole bill "
       f"{llmcost.fmt_usd(r1.total_usd_trend)} against {llmcost.fmt_usd(bill.total_usd)} today")
-try:  # the next generation at the same MFU and its catalogue price
-    nxt = ledger.with_changes(bill, accelerator="B200", price_usd_per_gpu_hour=None)
-    print(f"on B200 at the same MFU (${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
-          f"{llmcost.catalog.price_mode_words('B200', nxt.figures['pricing'])}): "
-          f"{llmcost.fmt_usd(nxt.total_usd)}")
-except ValueError as e:
-    print(f"on B200: not priced here ({e})")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+gen = llmcost.catalog.next_generation(p["accelerator"], p["dtype"])  # later year, faster
+if gen is None:
+    print(f"next generation: none in the catalogue after {p['accelerator']} (no later, faster "
+          "accelerator of its vendor)")
+else:
+    try:  # the next generation at the same MFU (notebook 09 predicts each GPU's own)
+        nxt = ledger.with_changes(bill, accelerator=gen.name, price_usd_per_gpu_hour=None)
+        print(f"on {gen.name}, the next generation, at the same MFU "
+              f"(${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
+              f"{llmcost.catalog.price_mode_words(gen.name, nxt.figures['pricing'])}): "
+              f"{llmcost.fmt_usd(nxt.total_usd)}")
+    except ValueError as e:
+        print(f"on {gen.name}: not priced here ({e})")
 
 # %% [markdown]
 # ## Questions to ask of any "trained on N GPUs for D days" claim

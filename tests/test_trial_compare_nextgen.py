@@ -1,0 +1,95 @@
+"""A new-user trial of comparisons and of 00's next generation: a pilot's band dropped from a
+comparison, inputs that price nothing listed as differences, a pilot shown as "…", two identical
+scenarios compared without a word, and B200 called the next generation of a GB200 run."""
+import math
+
+import pytest
+import yaml
+
+from llmcost.bill.ledger import build_ledger, headline_draws, own_ranged_scenario
+from llmcost.bill.ranges import Range
+from llmcost.core import catalog
+from llmcost.present import cli, glance, report
+
+PILOTED = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+           "train_tokens": 2.0e12, "global_batch_tokens": 4194304, "tp": 8, "pp": 4,
+           "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1, "dtype": "bf16",
+           "price_usd_per_gpu_hour": 3.99, "ledger_pilot_tokens_per_s_per_gpu": 850.0,
+           "ledger_pilot_n_gpus": 64}
+
+
+def _estimate(tmp_path, sc: dict, name: str):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    return report.estimate_ledger(path)
+
+
+def test_a_pilots_band_is_drawn_in_a_comparison(tmp_path):
+    """The pilot's extrapolation band is the scenario's own range (its measurement carried to the
+    run's scale): the bill's headline draws it, and so must B − A. It was compared as "neither
+    scenario gives a range of its own"."""
+    piloted = _estimate(tmp_path, PILOTED, "piloted")
+    given = {k: v for k, v in PILOTED.items() if not k.startswith("ledger_pilot")}
+    plain = _estimate(tmp_path, {**given, "mfu": 0.40}, "plain")
+    drawn = own_ranged_scenario(piloted)
+    assert isinstance(drawn["mfu"], Range)   # the band, peaked at the bill's MFU
+    assert drawn["mfu"].mode == pytest.approx(piloted.figures["mfu"], rel=1e-9)
+    assert drawn["mfu"].low < drawn["mfu"].mode < drawn["mfu"].high
+    head = headline_draws(piloted.scenario, samples=2_000)
+    assert head.kinds["mfu"] == "pilot" and not head.illustrative  # measured, not illustrative
+    # the same band as the headline draws (its P10 and P90 of the MFU)
+    assert head.draws.inputs["mfu"].min() >= drawn["mfu"].low - 1e-12
+    df = glance.compare_bills([plain, piloted], ("A", "B"), samples=2_000)
+    total = df[df["line"] == "total"].iloc[0]
+    assert total["difference p10 usd"] < total["difference p90 usd"]   # a spread, drawn
+    # a scenario without a pilot is drawn as it is
+    assert own_ranged_scenario(plain) is plain.scenario
+
+
+def test_inputs_that_price_nothing_are_not_said_to_differ():
+    """The RL job's keys are derived from the main run's when a scenario leaves them: two bills
+    without an RL line differ in no RL input a reader gave ("rl_gpus 128 → 64" was listed).
+    A pilot is said by its GPUs and throughput, not "…"."""
+    a = build_ledger({**PILOTED, "mfu": 0.4, "ledger_pilot_tokens_per_s_per_gpu": None,
+                      "ledger_pilot_n_gpus": None})
+    b = build_ledger({**a.scenario, "n_gpus": 1024, "rl_gpus": 64})
+    assert (a.line("post.rl").usd or 0) == 0 and (b.line("post.rl").usd or 0) == 0
+    said = glance.other_inputs_differing([a, b])
+    assert not [x for x in said if x.startswith("rl_")]
+    assert glance._item_words({"n_gpus": 64, "tokens_per_s_per_gpu": 800}) == \
+        "64 GPUs 800 tok/s/GPU"
+
+
+def test_two_identical_scenarios_say_no_input_differs(tmp_path):
+    sc = {k: v for k, v in PILOTED.items() if not k.startswith("ledger_pilot")}
+    path = tmp_path / "same.yaml"
+    path.write_text(yaml.safe_dump({**sc, "mfu": 0.4}))
+    bills = [report.estimate_ledger(path), report.estimate_ledger(path)]
+    df = glance.compare_bills(bills, ("A", "B"), samples=200)
+    out = cli.compare_text(df, ("A", "B"), (str(path), str(path)), bills, columns=100)
+    assert "inputs that differ (A → B): none" in out
+
+
+@pytest.mark.parametrize("acc, want", [
+    ("A100-80GB", "H100-SXM"),      # Ampere 2020 -> Hopper 2022 (312 -> 989 dense BF16 TFLOP/s)
+    ("H100-SXM", "B200"),           # 2022 -> 2024: B200, an 8-GPU server as H100's
+    ("GB200-NVL72", None),          # GB300's dense BF16 peak is GB200's: no faster successor
+    ("TPU v4", "TPU v5p"),          # v5e (2023) is slower than v4: not a next generation
+])
+def test_the_next_generation_is_later_and_faster(acc, want):
+    """``catalog.next_generation``: the same vendor's, a later year, a higher dense peak
+    (data/accelerators.csv, from the vendors' datasheets: A100 312, H100 SXM 989.4, B200 2,250,
+    GB200 and GB300 2,500 dense BF16 TFLOP/s; TPU v4 275, v5e 197, v5p 459)."""
+    got = catalog.next_generation(acc)
+    assert (got.name if got else None) == want
+    if got:
+        a = catalog.load_accelerator(acc)
+        assert got.year > a.year and got.peak_bf16_flops_per_s > a.peak_bf16_flops_per_s
+
+
+def test_the_next_generation_refuses_what_it_cannot_answer():
+    with pytest.raises(ValueError, match="accelerator"):
+        catalog.next_generation("H1000")
+    with pytest.raises(ValueError, match="fp8"):
+        catalog.next_generation("A100-80GB", "fp8")   # no FP8 tensor cores: no FP8 peak
+    assert math.isfinite(catalog.next_generation("H100-SXM", "fp8").peak_fp8_flops_per_s)
