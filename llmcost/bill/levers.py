@@ -872,22 +872,27 @@ FP8_TWIN_NOTE_TOLERANCE = 0.05
 
 def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
     """``fp8_training``'s MFU ratio for a predicted MFU, u(FP8) ÷ u(BF16) (each band's central
-    estimate before its cap), and its words; the ratio of the two bills' own MFUs (each its
-    capped central estimate) said beside it where it differs by more than
+    estimate before its cap), kept so that the lever's FP8 MFU m × ratio stays at or below the
+    FP8 band's top (``accuracy.band_cap``: a bill never exceeds what a comparable run has
+    measured), and its words: the bill's MFU and the lever's, and the ratio of the two bills'
+    own MFUs (each its capped central estimate) where it differs by more than
     ``FP8_TWIN_NOTE_TOLERANCE``."""
     (_, _, band8, c8), (_, _, band16, c16) = central_prediction(fp8), central_prediction(s)
     u8, u16 = band8.central()[1], band16.central()[1]
-    ratio = u8 / u16
-    how = (f"MFU × {ratio:.3f} (of the FP8 peak): the step-time model's FP8 ÷ BF16 change, each "
-           f"at its regime's central estimate before any cap ({u16:.1%} of the BF16 peak → "
-           f"{u8:.1%} of the FP8 one; a cap is the best published run of each dtype, which does "
-           f"not measure FP8's effect on this step): the run {peaks * ratio:.2f}× faster, the "
-           f"uncalibrated model's step {raw:.2f}× faster")
+    m = float(_get(s, "mfu")) if isinstance(_get(s, "mfu"), (int, float)) else c16
+    ratio = min(u8 / u16, float(band8.high) / m)
+    how = (f"MFU {m:.1%} of the BF16 peak → {m * ratio:.1%} of the FP8 one, × {ratio:.3f}: the "
+           f"step-time model's FP8 ÷ BF16 change, each dtype at its regime's central estimate "
+           f"before any cap ({u16:.1%} → {u8:.1%}; a cap is the best published run of each "
+           "dtype, which does not measure FP8's effect on this step)")
+    if ratio < u8 / u16:
+        how += f", held at the FP8 band's top, {band8.high:.1%} ({band8.cap_source()})"
+    how += f": the run {peaks * ratio:.2f}× faster, the uncalibrated model's step {raw:.2f}×"
     if abs((c8 / c16) / ratio - 1) > FP8_TWIN_NOTE_TOLERANCE:
         twin = peaks * c8 / c16
         how += (f"; a scenario with dtype: fp8 would bill its own central estimate, {c8:.1%} of "
                 f"the FP8 peak against this bill's {c16:.1%} of the BF16 one ({twin:.2f}× "
-                "faster), its band centred and capped on other published runs")
+                "faster), the two bands capped by different published runs")
     return ratio, how
 
 

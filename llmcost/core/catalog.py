@@ -372,12 +372,13 @@ def scenario_cluster(p: dict):
 
 def next_generation(accelerator, dtype: str = "bf16") -> Accelerator | None:
     """The catalogue's next generation after ``accelerator``, or None where it has none: of the
-    same vendor's accelerators released in a later year (``year``, data/accelerators.csv) with
-    a higher dense peak in ``dtype`` (a refresh at the same peak, H200 after H100 or GB300
-    after GB200 in BF16, is not a new generation of compute), those of the earliest such year;
-    among them the one with the same scale-up domain size (an 8-GPU server stays one: B200
-    after H100, not GB200-NVL72), then the highest peak. A trial read "on B200" as the next
-    generation of a GB200 run, which B200 follows in neither year nor peak.
+    same vendor's accelerators released in the same or a later year (``year``,
+    data/accelerators.csv) with a higher dense peak in ``dtype`` (a refresh at the same peak,
+    H200 after H100 or GB300 after GB200 in BF16, is not a new generation of compute), the one
+    with the same scale-up domain size first (an 8-GPU server stays one: B200 after H100 or
+    H200, not GB200-NVL72), then the earliest year, then the highest peak (ties: the
+    catalogue's order). A trial read "on B200" as the next generation of a GB200 run, which B200
+    follows in neither year nor peak. An accelerator without a year has none.
 
     Raises
     ------
@@ -391,13 +392,11 @@ def next_generation(accelerator, dtype: str = "bf16") -> Accelerator | None:
         return v is not None and float(v) > peak
     later = [a for a in _accelerators().values()
              if a.vendor == acc.vendor and a.year is not None and acc.year is not None
-             and a.year > acc.year and faster(a)]
+             and a.year >= acc.year and faster(a)]
     if not later:
         return None
-    first = min(a.year for a in later)
-    return max((a for a in later if a.year == first),
-               key=lambda a: (a.scaleup_domain_size == acc.scaleup_domain_size,
-                              a.peak_flops_per_s(dtype)))
+    return min(later, key=lambda a: (a.scaleup_domain_size != acc.scaleup_domain_size, a.year,
+                                     -a.peak_flops_per_s(dtype)))
 
 
 def list_accelerators() -> pd.DataFrame:

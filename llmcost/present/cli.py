@@ -21,7 +21,7 @@ from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
 from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_draws,
-                           predicted_mfu_words, simulate_ledger)
+                           own_ranged_scenario, predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import Range, is_ranged
@@ -360,8 +360,8 @@ def _estimate(args) -> int:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
             bills.append(estimate_ledger(args.compare))
-        draws = [simulate_ledger(b.scenario, samples=args.samples, seed=args.seed)
-                 for b in bills]
+        draws = [simulate_ledger(own_ranged_scenario(b), samples=args.samples,
+                                 seed=args.seed) for b in bills]  # a pilot's band its own
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     fit = None

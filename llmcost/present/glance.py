@@ -36,8 +36,8 @@ from ..bill.ledger import (
     compare_draws,
     exploratory_shift_words,
     headline_draws,
-    own_ranged_scenario,
     input_words,
+    own_ranged_scenario,
     point_outside,
     simulate_ledger,
 )
@@ -1268,8 +1268,6 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     (``null``, ``true``, ``false``)."""
     sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
     skip = set(COMPARE_INPUTS) | {"title", "description", "mfu_band"}  # mfu_band: in mfu's words
-    if not any(_rl_billed(x) for x in bills):  # the RL job's size, chosen for the policy
-        skip |= set(RL_JOB_SIZE_KEYS)            # where not given, prices nothing without RL
     keys = sorted(k for k in set(sa) | set(sb)
                   if not str(k).startswith("_") and k not in skip and sa.get(k) != sb.get(k))
 
@@ -1291,23 +1289,6 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     out = [f"{k} {cut(sa, k)} → {cut(sb, k)}" for k in keys[:most]]
     return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
-
-
-#: The RL job's size, which a report chooses from the policy's size where a scenario gives
-#: none (``report``'s ``_rl_gpus_chosen``, ``_rl_rollout_tp_chosen``): not said to differ
-#: between two bills without an RL line (``other_inputs_differing``).
-RL_JOB_SIZE_KEYS = ("rl_gpus", "rl_rollout_tp")
-
-
-def _rl_billed(bill) -> bool:
-    """Whether a bill prices an RL campaign (its ``post.rl`` line above $0): the RL job's size a
-    report chose where the scenario gave none (``report``'s ``_rl_gpus_chosen``,
-    ``_rl_rollout_tp_chosen``) prices nothing without one (a trial read "rl_gpus 128 → 64"
-    between two bills with no RL line); True where the bill has no such line to ask."""
-    try:
-        return (bill.line("post.rl").usd or 0) > 0
-    except (AttributeError, KeyError, ValueError):
-        return True
 
 
 def _item_words(item: dict) -> str:
