@@ -220,6 +220,7 @@ def main():
               f"over {ratio.notna().sum()} rows")
     lengths_as_counted()
     engine_cap()
+    piecewise_graphs()
     gb200_against_h100()
     offload_and_phases()
     share_gaps()
@@ -346,6 +347,29 @@ def engine_cap():
     for name, ratio in (("without", without), ("with", with_cap)):
         print(f"  {name:7s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
               f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
+
+
+def piecewise_graphs():
+    """vLLM's piecewise CUDA graphs (V1 before v0.11.0, rl.vllm_piecewise_graphs) on the MoE
+    policies of the rows whose system pinned such a release: each moved row's ratio without ->
+    with, and the held-out and calibration goals."""
+    c = rl.VLLM_PIECEWISE_S_PER_LAYER_STEP
+    print("\n=== vLLM's piecewise CUDA graphs (V1 before v0.11.0: NeMo RL v0.3's 0.9.0, v0.4's "
+          f"0.10.0) on MoE policies, {c * 1e3:.3f} ms per layer per decode step (vllm-project/"
+          f"vllm pull request 25444: Qwen3-Coder-30B-A3B-FP8 on 1 H100, "
+          f"{rl.VLLM_PIECEWISE_REQ_PER_S[0]} -> {rl.VLLM_PIECEWISE_REQ_PER_S[1]} req/s at 10 "
+          "requests of 1,024 + 128 tokens; not fitted), without -> with ===")
+    for split in ("calibration", "heldout"):
+        w = rl.rl_validation("model", split=split).set_index("id")
+        wo = rl.rl_validation("model", split=split,
+                              change={"rollout_piecewise_graphs": False}).set_index("id")
+        for rid in w.index[(w["ratio"] - wo["ratio"]).abs() > 1e-9]:
+            print(f"  {rid:40s} {split:11s} {wo.loc[rid, 'ratio']:.3f} -> "
+                  f"{w.loc[rid, 'ratio']:.3f}")
+        a, b = (rl.validation_summary(x.reset_index()) for x in (wo, w))
+        print(f"  {split:11s}: mean |error| {a['mean_abs_error']:.1%} -> {b['mean_abs_error']:.1%},"
+              f" worst {a['worst_factor']:.2f}x -> {b['worst_factor']:.2f}x, share gap worst "
+              f"{a['worst_share_gap_points']:.1f} -> {b['worst_share_gap_points']:.1f} points")
 
 
 #: NeMo RL v0.6's GB200 rows beside the H100 row of the same model and schedule (the v0.6

@@ -211,6 +211,52 @@ def hf_host_overlaps(attention: str) -> bool:
 #: separates the two. Added after the held-out GB200 rows' errors had been seen (the v0.6
 #: rows, held out; the factor is not fitted on them). Accelerators not listed: 1.
 VLLM_DECODE_FACTORS = {"GB200-NVL72": 2.459}
+
+#: vLLM's V1 engine (the default from v0.8.0: vllm-project/vllm pull request 13726, in the
+#: v0.8.0 release) captured **piecewise** CUDA graphs by default until v0.11.0, split at every
+#: layer's attention (``CompilationConfig.full_cuda_graph = False``), so each decode step
+#: launches the attention between graph pieces from the host; v0.11.0 made FULL_AND_PIECEWISE
+#: the default (vllm-project/vllm pull request 25444, "[Perf] Change default CUDAGraphMode from
+#: PIECEWISE to FULL_AND_PIECEWISE", 2025-09-23: "especially for low latency with small models or
+#: MoEs"). Its measurement, Qwen3-Coder-30B-A3B-Instruct-FP8 (48 layers, 128 experts) on one
+#: H100, 10 requests of 1,024 prompt and 128 output tokens: default (PIECEWISE) 4.07 req/s,
+#: FULL_AND_PIECEWISE 5.98 req/s. The prefill is alike under both (attention outside the graph
+#: either way), so the difference is the 127 decode steps', per layer:
+#:
+#:     (10 / 4.07 − 10 / 5.98) s / 127 steps / 48 layers = 0.129 ms per layer per decode step
+#:
+#: ``VLLM_PIECEWISE_S_PER_LAYER_STEP``; an MoE policy's cost only (``rollout_time``): dense
+#: models gain little from full graphs (pull request 16072: "reduces median TPOT by 7% for small
+#: models like Qwen 2.5 1.5B"; pull request 20050: Qwen2.5-7B-GPTQ mean TPOT 16.85 → 16.57 ms).
+#: The engine's efficiency (``data/engine_efficiency.csv``) was fitted on V0-era builds, whose
+#: decode ran in full graphs, so it holds none of this. Measured at batch 10 on one GPU; applied
+#: per layer (the split is per layer) at any batch. Added after the held-out NeMo RL v0.3 and
+#: v0.4 MoE rows (vLLM 0.9.0 and 0.10.0) were seen predicted short; nothing fitted on them.
+VLLM_PIECEWISE_REQ_PER_S = (4.07, 5.98)   # PIECEWISE, FULL_AND_PIECEWISE (pull request 25444)
+VLLM_PIECEWISE_S_PER_LAYER_STEP = (10 / VLLM_PIECEWISE_REQ_PER_S[0]
+                                   - 10 / VLLM_PIECEWISE_REQ_PER_S[1]) / 127 / 48
+#: The vLLM releases whose V1 engine decodes in piecewise CUDA graphs by default: from v0.8.0
+#: (V1 the default) to before v0.11.0 (FULL_AND_PIECEWISE the default).
+VLLM_PIECEWISE_VERSIONS = ((0, 8, 0), (0, 11, 0))
+
+
+def vllm_piecewise_graphs(version) -> bool:
+    """Whether a vLLM release decodes in piecewise CUDA graphs by default (its V1 engine before
+    v0.11.0, ``VLLM_PIECEWISE_VERSIONS``): "0.9.0" and "0.10.0" True; "0.3.1" (V0, whole
+    decode graphs), "0.11.2" False. None or "": False (a current vLLM).
+
+    Raises
+    ------
+    ValueError
+        A version that is not dotted integers ("0.10.0", "0.9")."""
+    if version is None or (isinstance(version, float) and math.isnan(version)) or version == "":
+        return False
+    parts = str(version).strip().split(".")
+    if not all(x.isdigit() for x in parts) or not 1 <= len(parts) <= 3:
+        raise ValueError(f"vllm_version={version!r} must be a release such as '0.10.0'")
+    v = tuple(int(x) for x in parts) + (0,) * (3 - len(parts))
+    lo, hi = VLLM_PIECEWISE_VERSIONS
+    return lo <= v < hi
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
 #: activation recomputation and micro-batch 1 (the RL frameworks' common settings: OpenRLHF
 #: and DeepSpeed-Chat ZeRO stages with gradient checkpointing, NeMo RL's Megatron distributed
@@ -629,6 +675,11 @@ class RolloutSetup:
         call before the next (OpenRLHF @ 0baf3dd: one ``llm.generate`` per micro-rollout
         batch), so a freed slot is not refilled: each call ends with its longest response
         (``_call_batches``). False: continuous batching (HF generate: its static batches).
+    piecewise_graphs : bool
+        The engine decodes in piecewise CUDA graphs (vLLM's V1 before v0.11.0,
+        ``vllm_piecewise_graphs``): an MoE policy's decode step pays
+        ``VLLM_PIECEWISE_S_PER_LAYER_STEP`` per layer more (no effect on a dense policy or
+        another engine).
     hf_host_overlap : bool
         HF generate's host cost overlaps the GPU's work of the step (max, not sum:
         ``_engine_step_s``): true where the attention implementation does not synchronise host
@@ -651,11 +702,12 @@ class RolloutSetup:
     per_call: bool = False
     hf_host_overlap: bool = False
     hf_s_per_seq_layer_step: float = 0.0
+    piecewise_graphs: bool = False
 
     def __post_init__(self):
         fix = object.__setattr__
         fix(self, "samples_per_prompt", _int("samples_per_prompt", self.samples_per_prompt))
-        for name in ("per_call", "hf_host_overlap"):
+        for name in ("per_call", "hf_host_overlap", "piecewise_graphs"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.decode_factor is not None:
@@ -908,6 +960,11 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetu
         dec *= f
         note = "; ".join(x for x in (note, f"decode steps x {f:.3g} ({s.engine} on {acc.name})")
                          if x)
+    if s.piecewise_graphs and m.is_moe and eng is not None and eng.family == "vLLM":
+        per_step = VLLM_PIECEWISE_S_PER_LAYER_STEP * m.n_layers
+        dec += per_step * steps
+        note = "; ".join(x for x in (note, f"piecewise CUDA graphs: +{per_step * 1e3:.2f} ms "
+                                           "per decode step") if x)
     return {"prefill_s": pre, "decode_s": dec, "total_s": pre + dec, "steps": steps,
             "concurrency": c, "mean_live": mean_live, "tokens": int(r.sum()),
             "engine": s.engine, "note": note}
@@ -2069,6 +2126,11 @@ class RLOptions:
     rollout_decode_factor : float > 0, optional
         Multiplies every decode step of the rollout (``RolloutSetup.decode_factor``); None: the
         engine's and accelerator's ``VLLM_DECODE_FACTORS`` entry (``vllm_decode_factor``).
+    rollout_piecewise_graphs : bool
+        The rollout engine decodes in piecewise CUDA graphs (vLLM's V1 before v0.11.0,
+        ``vllm_piecewise_graphs``; ``RolloutSetup.piecewise_graphs``): an MoE policy pays
+        ``VLLM_PIECEWISE_S_PER_LAYER_STEP`` per layer per decode step. False (default): a
+        current vLLM, whose default graphs cover the whole decode.
     host_swaps : bool
         The trainer moves model state between GPU and host memory every iteration as NeMo RL's
         Megatron policy worker does (``nemo_rl_swap_bytes``: the reference model swapped in
@@ -2169,6 +2231,7 @@ class RLOptions:
     host_swaps: bool = False
     pack_tokens: int | None = None
     rollout_decode_factor: float | None = None
+    rollout_piecewise_graphs: bool = False
     rollout_per_call: bool = False
     hf_host_overlap: bool = False
     offload_pageable: bool = False
@@ -2250,7 +2313,8 @@ class RLOptions:
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
                      "optimizer_offload", "host_swaps", "rollout_per_call", "hf_host_overlap",
                      "offload_host_shared", "offload_pageable", "offload_staged_copy",
-                     "experience_interleaved", "deepspeed_allreduce"):
+                     "experience_interleaved", "deepspeed_allreduce",
+                     "rollout_piecewise_graphs"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.host_link_rate is not None:
@@ -2385,7 +2449,8 @@ class RLOptions:
                             decode_factor=self.rollout_decode_factor,
                             per_call=self.rollout_per_call,
                             hf_host_overlap=self.hf_host_overlap,
-                            hf_s_per_seq_layer_step=self.hf_s_per_seq_layer_step)
+                            hf_s_per_seq_layer_step=self.hf_s_per_seq_layer_step,
+                            piecewise_graphs=self.rollout_piecewise_graphs)
 
 
 def sample_lengths(o: RLOptions) -> np.ndarray:
@@ -3391,10 +3456,10 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 #: (``rl_validation(split="heldout")``: 1 / ratio, its least and largest; 28 rows of OpenRLHF,
 #: DeepSpeed-Chat and NeMo RL, ``benchmarks/validate_rl.py``), rounded to two digits: the spread
 #: the bill draws ``rl_time_factor`` over when a scenario gives none (``ledger.
-#: illustrative_ranges``). The model runs short more often than long (median 1.18; the
-#: largest, 1.76, NeMo RL v0.3's Qwen3-30B-A3B row). ``tests/test_rl_validation.py`` holds it
-#: to the measurement.
-RL_TIME_FACTOR_RANGE = (0.86, 1.76)
+#: illustrative_ranges``). The model runs short more often than long (median 1.09; the
+#: largest, 1.45, NeMo RL v0.6's Qwen3-30B-A3B on-policy row). ``tests/test_rl_validation.py``
+#: holds it to the measurement.
+RL_TIME_FACTOR_RANGE = (0.84, 1.45)
 
 
 def held_out_time_factors() -> tuple:
@@ -3694,7 +3759,9 @@ def load_rl_validation() -> pd.DataFrame:
     stated), recompute / recompute_source (``row_recompute``), vllm_api / vllm_api_source (the
     vLLM engine object each NeMo RL recipe builds: ``row_max_concurrent``),
     tokens_per_s_per_gpu / tokens_per_s_per_gpu_quote (NeMo RL v0.4/v0.6's "Tokens / sec /
-    GPU" cell, prompt and response counted: ``row_lengths``).
+    GPU" cell, prompt and response counted: ``row_lengths``), vllm_version /
+    vllm_version_source (the vLLM release the system pinned, blank without vLLM:
+    ``vllm_piecewise_graphs``).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
 
@@ -3783,7 +3850,8 @@ def validation_setup(row) -> dict:
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
     been seen, not fitted). Sequence packing: ``row_pack_tokens``; activation recomputation as
     each row's configuration sets it: ``row_recompute``; the engine's cap on concurrent
-    sequences: ``row_max_concurrent``; DeepSpeed's reduction: ``row_deepspeed_reduction``."""
+    sequences: ``row_max_concurrent``; DeepSpeed's reduction: ``row_deepspeed_reduction``;
+    the rollout's CUDA graphs: ``vllm_piecewise_graphs`` of the row's ``vllm_version``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -3811,18 +3879,23 @@ def validation_setup(row) -> dict:
                 rollout_tp=int(r["rollout_tp"]), max_concurrent=row_max_concurrent(r),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
                 off_policy_steps=_opt_int(r.get("off_policy_steps")) or 1,
-                rollout_reserve_fraction=inf.SERVING_RESERVE if _opt_float(
-                    r.get("gen_memory_utilization")) is None
-                else 1.0 - float(r["gen_memory_utilization"]),
-                recompute_old_logprobs=True,
-                refit=row_refit(r),
+                rollout_reserve_fraction=row_reserve_fraction(r),
+                recompute_old_logprobs=True, refit=row_refit(r),
                 role_gpus=_role_gpus(r), **row_offload(r), **row_deepspeed_reduction(r),
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
+                rollout_piecewise_graphs=vllm_piecewise_graphs(r.get("vllm_version")),
                 pack_tokens=row_pack_tokens(r),
                 hf_host_overlap=row_hf_host_overlap(r),
                 experience_interleaved=row_experience_interleaved(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
+
+
+def row_reserve_fraction(r: dict) -> float:
+    """The HBM a row's rollout engine leaves unused: 1 − its ``gen_memory_utilization`` (vLLM's
+    ``gpu_memory_utilization``), blank: ``inference.SERVING_RESERVE`` (vLLM's default 0.9)."""
+    util = _opt_float(r.get("gen_memory_utilization"))
+    return inf.SERVING_RESERVE if util is None else 1.0 - util
 
 
 def row_lengths(r: dict) -> tuple:
@@ -4197,7 +4270,8 @@ NOTEBOOK_VARIANTS = {"model": {}, "roofline generation": dict(engine="roofline")
                      "models share the GPUs": dict(role_gpus=None),
                      "optimizer on the GPUs": dict(optimizer_offload=False),
                      "no NeMo RL host swaps": dict(host_swaps=False),
-                     "no GB200 vLLM decode factor": dict(rollout_decode_factor=1.0)}
+                     "no GB200 vLLM decode factor": dict(rollout_decode_factor=1.0),
+                     "vLLM's full CUDA graphs": dict(rollout_piecewise_graphs=False)}
 
 
 @disk_cached

@@ -1036,9 +1036,13 @@ for rid, r in ph.iterrows():
 # sends: every tensor whole to every rollout GPU (`rl.weight_sync_time`); NeMo RL's v0.4 and v0.6
 # rows take the measured refit of their version, which overlaps packing with the broadcast
 # (`rl.NEMO_RL_NCCL_REFIT_S`, `rl.NEMO_RL_NCCL_REFIT_SOURCE`: for DeepSeek-V3 half the time the
-# bytes over one NIC would take, so its asynchronous rows are now predicted faster than measured). Qwen3-30B-A3B's v0.4 asynchronous row stays the
-# worst, and the same recipe ran much faster in v0.6: a difference of software versions, not of
-# schedule. The colocated refit is priced by the path each row's version runs: v0.3's measured
+# bytes over one NIC would take, so its asynchronous rows are now predicted faster than measured). Qwen3-30B-A3B's v0.4 asynchronous row
+# ran much slower than the same recipe in v0.6: a difference of software versions, not of
+# schedule, partly priced: NeMo RL v0.3 and v0.4 pinned vLLM 0.9.0 and 0.10.0, whose V1 engine
+# decodes in piecewise CUDA graphs (attention launched between graph pieces in every layer), which
+# vLLM's own A/B on a 48-layer MoE measured at `rl.VLLM_PIECEWISE_S_PER_LAYER_STEP` per layer per
+# decode step (`rl.vllm_piecewise_graphs`; MoE policies only, the "vLLM's full CUDA graphs"
+# variant above switches it off). The colocated refit is priced by the path each row's version runs: v0.3's measured
 # refit of DeepSeek-V3 (`rl.NEMO_RL_REFIT_S`), and from v0.4.0 the streamed refit its author
 # measured (`rl.NEMO_RL_ZMQ_REFIT_S`, `rl.NEMO_RL_ZMQ_REFIT_SOURCE`), with the offload around it
 # at its measured time (`rl.NEMO_RL_OFFLOAD_S`, `rl.NEMO_RL_OFFLOAD_SOURCE`); each row's trainer recomputes activations as its recipe sets
