@@ -353,9 +353,9 @@ def piecewise_graphs():
     """vLLM's piecewise CUDA graphs (V1 before v0.11.0, rl.vllm_piecewise_graphs) on the MoE
     policies of the rows whose system pinned such a release: each moved row's ratio without ->
     with, and the held-out and calibration goals."""
-    c = rl.VLLM_PIECEWISE_S_PER_LAYER_STEP
+    c = rl.VLLM_PIECEWISE_S_PER_STEP
     print("\n=== vLLM's piecewise CUDA graphs (V1 before v0.11.0: NeMo RL v0.3's 0.9.0, v0.4's "
-          f"0.10.0) on MoE policies, {c * 1e3:.3f} ms per layer per decode step (vllm-project/"
+          f"0.10.0) on MoE policies, {c * 1e3:.2f} ms per decode step (vllm-project/"
           f"vllm pull request 25444: Qwen3-Coder-30B-A3B-FP8 on 1 H100, "
           f"{rl.VLLM_PIECEWISE_REQ_PER_S[0]} -> {rl.VLLM_PIECEWISE_REQ_PER_S[1]} req/s at 10 "
           "requests of 1,024 + 128 tokens; not fitted), without -> with ===")

@@ -930,28 +930,27 @@ def test_the_shipped_default_scenario_prices_its_rl_iteration_and_campaign():
         rl.scenario_campaign({k: v for k, v in p.items() if k != "rl_runs"}, 3.99)
 
 
-def test_vllm_piecewise_cuda_graphs_cost_per_layer_and_step():
+def test_vllm_piecewise_cuda_graphs_cost_per_decode_step():
     # vllm-project/vllm pull request 25444 (2025-09-23), Qwen3-Coder-30B-A3B-Instruct-FP8 (48
     # layers, 128 experts) on 1 H100, 10 requests of 1,024 in and 128 out: `vllm serve` default
     # (PIECEWISE) 4.07 req/s, -O.cudagraph_mode=FULL_AND_PIECEWISE 5.98 req/s. By hand:
-    # 10/4.07 = 2.457 s, 10/5.98 = 1.672 s, 0.785 s over 127 decode steps = 6.18 ms a step,
-    # 0.129 ms a layer.
-    assert rl.VLLM_PIECEWISE_S_PER_LAYER_STEP * 48 * 127 == pytest.approx(
-        10 / 4.07 - 10 / 5.98, rel=1e-12)
-    assert rl.VLLM_PIECEWISE_S_PER_LAYER_STEP * 48 == pytest.approx(6.18e-3, abs=0.005e-3)
-    # an MoE policy on vLLM pays it per layer per decode step; its prefill does not
+    # 10/4.07 = 2.457 s, 10/5.98 = 1.672 s, 0.785 s over 127 decode steps = 6.18 ms a step.
+    assert rl.VLLM_PIECEWISE_S_PER_STEP * 127 == pytest.approx(10 / 4.07 - 10 / 5.98,
+                                                               rel=1e-12)
+    assert rl.VLLM_PIECEWISE_S_PER_STEP == pytest.approx(6.18e-3, abs=0.005e-3)
+    # an MoE policy on vLLM pays it per decode step, whatever its size; its prefill does not
     kw = dict(engine="vLLM", samples_per_prompt=1)
-    moe = llmcost.load_model("qwen3-30b-a3b")
-    assert moe.is_moe and moe.n_layers == 48
-    off = rl.rollout_time("qwen3-30b-a3b", "H100-SXM", 256, [100] * 8, **kw)
-    on = rl.rollout_time("qwen3-30b-a3b", "H100-SXM", 256, [100] * 8, piecewise_graphs=True,
-                         **kw)
-    assert on["steps"] == off["steps"] == 100 and on["prefill_s"] == off["prefill_s"]
-    assert on["decode_s"] - off["decode_s"] == pytest.approx(
-        100 * 48 * rl.VLLM_PIECEWISE_S_PER_LAYER_STEP, rel=1e-9)
-    assert "piecewise CUDA graphs" in on["note"]
-    # a dense policy (full graphs gain a dense model a few percent: pull requests 16072,
-    # 20050) and another engine pay nothing
+    for model in ("qwen3-30b-a3b", "qwen3-235b-a22b"):
+        assert llmcost.load_model(model).is_moe
+        off = rl.rollout_time(model, "H100-SXM", 256, [100] * 8, tp=8, **kw)
+        on = rl.rollout_time(model, "H100-SXM", 256, [100] * 8, tp=8, piecewise_graphs=True,
+                             **kw)
+        assert on["steps"] == off["steps"] == 100 and on["prefill_s"] == off["prefill_s"]
+        assert on["decode_s"] - off["decode_s"] == pytest.approx(
+            100 * rl.VLLM_PIECEWISE_S_PER_STEP, rel=1e-9)
+        assert "piecewise CUDA graphs" in on["note"]
+    # a dense policy (full graphs gain a dense model a few percent: pull request 16072) and
+    # another engine pay nothing
     for model, engine in (("llama-3.1-8b", "vLLM"), ("qwen3-30b-a3b", "roofline")):
         a = rl.rollout_time(model, "H100-SXM", 256, [100] * 8, engine=engine)
         b = rl.rollout_time(model, "H100-SXM", 256, [100] * 8, engine=engine,
@@ -982,7 +981,7 @@ def test_a_vllm_version_that_is_not_a_release_is_refused():
 
 def test_the_rows_vllm_versions_are_their_systems_pins():
     # NVIDIA-NeMo/RL pyproject.toml at the tags: v0.3.0 "vllm==0.9.0", v0.4.0 "vllm==0.10.0",
-    # v0.5.0 "vllm==0.11.2", v0.6.0 "vllm==0.17.1"; OpenRLHF's benchmark table: vllm 0.3.1
+    # v0.5.0 "vllm==0.11.2", v0.6.0 "vllm==0.17.1"; OpenRLHF's benchmark software list: vllm==0.3.1
     d = rl.load_rl_validation()
     want = {"nemo-rl-v0.3-": "0.9.0", "nemo-rl-v0.4-": "0.10.0", "nemo-rl-v0.5-": "0.11.2",
             "nemo-rl-v0.6-": "0.17.1", "openrlhf-bench-": "0.3.1"}

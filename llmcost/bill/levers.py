@@ -838,7 +838,9 @@ def fp8_training(s: dict) -> Change:
       was offered 1.43× (BF16 capped at 35.8% by llm-foundry's runs, FP8 at 51.4% of the BF16
       peak uncapped) where the model's step is 1.03× faster, attention being most of it. When
       a scenario with ``dtype: fp8`` would bill another MFU (each bill's own central estimate,
-      capped), the words say so.
+      capped), the words say so. A move to other hardware (``move_to``, ``hardware_sweep``)
+      keeps each accelerator's capped central estimate: there the caps are each GPU
+      generation's published runs, evidence about the very thing the lever changes.
 
     Each MFU on its own dtype's dense peak; the words give the speed-up applied, peak(FP8) ÷
     peak(BF16) × the MFU ratio, and the uncalibrated model's."""

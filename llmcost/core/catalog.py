@@ -373,7 +373,8 @@ def scenario_cluster(p: dict):
 def next_generation(accelerator, dtype: str = "bf16") -> Accelerator | None:
     """The catalogue's next generation after ``accelerator``, or None where it has none: of the
     same vendor's accelerators released in the same or a later year (``year``,
-    data/accelerators.csv) with a higher dense peak in ``dtype`` (a refresh at the same peak,
+    data/accelerators.csv, whose notes say per row whether it is the announcement or the first
+    shipping year) with a higher dense peak in ``dtype`` (a refresh at the same peak,
     H200 after H100 or GB300 after GB200 in BF16, is not a new generation of compute), the one
     with the same scale-up domain size first (an 8-GPU server stays one: B200 after H100 or
     H200, not GB200-NVL72), then the earliest year, then the highest peak (ties: the

@@ -1040,8 +1040,8 @@ for rid, r in ph.iterrows():
 # ran much slower than the same recipe in v0.6: a difference of software versions, not of
 # schedule, partly priced: NeMo RL v0.3 and v0.4 pinned vLLM 0.9.0 and 0.10.0, whose V1 engine
 # decodes in piecewise CUDA graphs (attention launched between graph pieces in every layer), which
-# vLLM's own A/B on a 48-layer MoE measured at `rl.VLLM_PIECEWISE_S_PER_LAYER_STEP` per layer per
-# decode step (`rl.vllm_piecewise_graphs`; MoE policies only, the "vLLM's full CUDA graphs"
+# vLLM's own A/B on a 48-layer MoE measured at `rl.VLLM_PIECEWISE_S_PER_STEP` per decode step
+# (an upper bound for larger MoE models, which hide more of it) (`rl.vllm_piecewise_graphs`; MoE policies only, the "vLLM's full CUDA graphs"
 # variant above switches it off). The colocated refit is priced by the path each row's version runs: v0.3's measured
 # refit of DeepSeek-V3 (`rl.NEMO_RL_REFIT_S`), and from v0.4.0 the streamed refit its author
 # measured (`rl.NEMO_RL_ZMQ_REFIT_S`, `rl.NEMO_RL_ZMQ_REFIT_SOURCE`), with the offload around it
