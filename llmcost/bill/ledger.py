@@ -2417,9 +2417,10 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
     lo, hi = RL_TIME_FACTOR_RANGE
     return {"rl_time_factor": (
         Range("triangular", low=lo, mode=1.0, high=hi),
-        f"the RL iteration model's held-out errors: measured ÷ predicted iteration time "
-        f"{lo:g}-{hi:g} on its held-out published runs (llmcost.rl.RL_TIME_FACTOR_RANGE, "
-        "benchmarks/validate_rl.py), around the model's prediction (1)")}
+        f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
+        f"predicted iteration time {lo:g}-{hi:g} on its held-out published runs stated with a "
+        "scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, benchmarks/validate_rl.py), around "
+        "the model's prediction (1)")}
 
 
 def unranged_inputs(bill: Ledger, ranged) -> dict:
