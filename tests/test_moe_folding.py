@@ -346,7 +346,8 @@ def test_the_rl_update_folds_as_its_scenario_does():
         algorithm=p["rl_algorithm"], prompts_per_step=p["rl_prompts_per_step"],
         samples_per_prompt=p["rl_samples_per_prompt"], prompt_tokens=p["rl_prompt_tokens"],
         response_tokens=p["rl_response_tokens"], response_tokens_max=p["rl_response_tokens_max"],
-        ppo_epochs=p["rl_ppo_epochs"], stack=p["stack"])
+        ppo_epochs=p["rl_ppo_epochs"], stack=p["stack"],
+        recompute_old_logprobs=rl.scenario_recomputes_old_logprobs(p["rl_algorithm"]))
     assert direct.wall_s == pytest.approx(folded.wall_s, rel=1e-12)
     # the searched plan holds a micro-batch of the longest sequences (prompt + longest response,
     # padded to 2·tp), memory as the search counts it on the scenario's stack

@@ -89,3 +89,27 @@ def test_the_next_generation_refuses_what_it_cannot_answer():
     with pytest.raises(ValueError, match="fp8"):
         catalog.next_generation("A100-80GB", "fp8")   # no FP8 tensor cores: no FP8 peak
     assert math.isfinite(catalog.next_generation("H100-SXM", "fp8").peak_fp8_flops_per_s)
+
+
+def test_a_dpo_campaigns_length_warning_reads_its_pairs_not_a_generation_limit():
+    """DPO generates nothing: its chosen and rejected responses are rl_response_tokens long, and
+    rl_response_tokens_max (a generation limit) is ignored, as another warning says. A trial read
+    "rl_prompt_tokens + rl_response_tokens_max = 512 + 16,384" beside "rl_response_tokens_max is
+    ignored"."""
+    from llmcost.bill.checks import rl_context_warning
+    v = {"ledger_rl": True, "seq_len": 4096, "rl_prompt_tokens": 512,
+         "rl_response_tokens": 4096, "rl_response_tokens_max": 16384}
+    grpo = rl_context_warning({**v, "rl_algorithm": "grpo"})
+    assert "rl_response_tokens_max = 512 + 16,384 = 16,896 tokens" in grpo
+    dpo = rl_context_warning({**v, "rl_algorithm": "dpo"})
+    assert "rl_prompt_tokens + rl_response_tokens = 512 + 4,096 = 4,608 tokens" in dpo
+    assert rl_context_warning({**v, "rl_algorithm": "dpo", "rl_response_tokens": 2048}) is None
+
+
+def test_notebook_09_reads_the_scenarios_lifetime_tokens():
+    """Notebook 09's smaller-model lever and routes price a lifetime of served tokens; without
+    the key in its parameters cell a report's 09 used the notebooks' 1e13 where 06 of the same
+    report used the scenario's 3.65e13 (a trial)."""
+    from llmcost.present.numbering import NOTEBOOK_DIR
+    assert "inference_tokens_lifetime" in report.declared_parameters(
+        NOTEBOOK_DIR / "09_savings.ipynb")

@@ -627,7 +627,11 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     §3.4.2), which the bill does not price unless ``phases`` holds it. None otherwise."""
     rl = values.get("ledger_rl")
     billed = rl is True or (rl is None and not {"rl_iterations", "rl_runs"} <= set(defaults))
-    n = [values.get(k) for k in ("rl_prompt_tokens", "rl_response_tokens_max")]
+    # DPO generates nothing: its pairs are rl_response_tokens long (rl_response_tokens_max, a
+    # generation limit, is ignored; a trial read both warnings side by side)
+    longest_key = "rl_response_tokens" if values.get("rl_algorithm") == "dpo" else \
+        "rl_response_tokens_max"
+    n = [values.get(k) for k in ("rl_prompt_tokens", longest_key)]
     lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
                                          if isinstance(ph, dict)]
     lengths = [x for x in lengths if isinstance(x, int)]
@@ -644,7 +648,7 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     need = (f"its longest phase at seq_len >= {longest:,} first" if from_phase else
             "a long-context phase first (phases: [{name: long-context, tokens: ..., "
             "seq_len: ...}])")
-    return (f"the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = "
+    return (f"the RL campaign's longest rollout, rl_prompt_tokens + {longest_key} = "
             f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
             f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "
             f"{need}, and the generation time and KV cache the RL line prices are "

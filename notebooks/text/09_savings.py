@@ -83,6 +83,7 @@ serve_occupancy: float = 0.9  # mean busy share of the batch slots (continuous b
 serve_max_tpot_s: float = None  # latency target, s per output token; None: none
 inference_prompt_tokens: int = 1000  # input tokens per request
 inference_output_tokens: int = 250  # output tokens per request
+inference_tokens_lifetime: float = 1.0e13  # tokens served over the model's lifetime
 rl_algorithm: str = "grpo"  # grpo, ppo or dpo
 rl_reward: str = "verifier"  # verifier (rule-based) or reward_model (the policy's size)
 rl_prompts_per_step: int = 32  # prompts per iteration
