@@ -113,3 +113,18 @@ def test_notebook_09_reads_the_scenarios_lifetime_tokens():
     from llmcost.present.numbering import NOTEBOOK_DIR
     assert "inference_tokens_lifetime" in report.declared_parameters(
         NOTEBOOK_DIR / "09_savings.ipynb")
+
+
+def test_a_lifetime_of_serving_is_said_to_be_outside_the_bill():
+    """A trial gave a year of traffic (inference_tokens_lifetime 3.65e13) and got the same total
+    as without it, with no word: the bill prices training; 05, 06 and 09 price serving."""
+    from llmcost.bill.checks import serving_outside_bill_warning
+    w = serving_outside_bill_warning({"inference_tokens_lifetime": 3.65e13})
+    assert w.startswith("inference_tokens_lifetime=36.5T is not a line of the bill")
+    assert "e+" not in w
+    # the notebooks' own assumption (the shipped scenarios' 1e13) is not repeated on every page
+    assert serving_outside_bill_warning({"inference_tokens_lifetime": 1e13}) is None
+    assert serving_outside_bill_warning({"inference_tokens_lifetime": 3.65e13},
+                                        defaults={"inference_tokens_lifetime"}) is None
+    assert serving_outside_bill_warning({}) is None
+    assert "05, 06 and 09" in glance.caveat_line(w)

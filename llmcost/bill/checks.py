@@ -19,7 +19,7 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options)
-from ..core.units import fmt_duration, fmt_gpus, fmt_signed_pct, noun
+from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
@@ -366,6 +366,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     dpo = dpo_ignored_warning(values, defaults)
     if dpo:
         out.append(dpo)
+    serving = serving_outside_bill_warning(values, defaults)
+    if serving:
+        out.append(serving)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     waste = waste_warning(values)
@@ -583,6 +586,31 @@ DPO_STILL_BILLED = {
     "rl_weight_sync_s": "seconds × every RL GPU, each iteration",
     "rl_verifier_usd_per_sample": "USD per sample",
 }
+
+
+#: The notebooks' lifetime of served tokens (notebooks 06 and 09, the shipped scenarios: an
+#: assumption, 8B requests of 1,000 + 250 tokens), which ``serving_outside_bill_warning`` does
+#: not repeat on every report.
+NOTEBOOK_LIFETIME_TOKENS = 1.0e13
+
+
+def serving_outside_bill_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when the scenario gives a lifetime of served tokens of its own
+    (``inference_tokens_lifetime``, not a notebook's default, ``defaults``, nor the notebooks'
+    assumption, ``NOTEBOOK_LIFETIME_TOKENS``): the bill prices training, and the served tokens
+    of its own lines only (benchmark requests, synthetic data); a lifetime of serving is not a
+    line of it, which a trial read as silently ignored (a year of traffic, the same total
+    without it). Notebook 05 prices a served token, 06 and 09 the lifetime (the optimum that
+    counts serving, the routes). None otherwise."""
+    v = values.get("inference_tokens_lifetime")
+    if "inference_tokens_lifetime" in defaults or not isinstance(v, (int, float)) or v <= 0 \
+            or v == NOTEBOOK_LIFETIME_TOKENS:
+        return None
+    return (f"inference_tokens_lifetime={fmt_count(v, 3)} is not a line of the bill: the bill "
+            "prices "
+            "training (and the served tokens of its benchmark and synthetic-data lines); the "
+            "lifetime's serving is priced in notebook 05 (a served token), 06 (the optimum that "
+            "counts it) and 09 (the routes' serving).")
 
 
 def dpo_ignored_warning(values: dict, defaults=frozenset()) -> str | None:

@@ -725,6 +725,10 @@ CAVEATS = [
      r"([\d.]+%) of that ceiling",
      "the predicted MFU reads optimistic: {0}'s GEMMs are priced at the large-GEMM rate, and "
      "this plan's are small (by H100's table, about {1} of that rate)"),
+    # serving over the model's life is not a line of the bill (checks.serving_outside_bill)
+    (r"^inference_tokens_lifetime=([^ ]+) is not a line of the bill",
+     "the {0} tokens served over the model's life are not in this bill: notebooks 05, 06 and 09 "
+     "price them"),
     # an RL rollout longer than the model is trained at (checks, the RL context check)
     (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
      r"the scenario trains its model at .*?the policy needs (a long-context phase|its longest "
