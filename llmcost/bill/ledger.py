@@ -1496,12 +1496,19 @@ def _rl_parts(camp) -> dict:
             "update": g["policy_update"], "sync": g["weight_sync"], "idle": g["idle"]}
 
 
+#: ``_rl_parts``' groups as the RL line's words name them: notebook 05 lists the campaign's
+#: finer parts (generation and its tail, scoring, reference, critic, old log-probabilities),
+#: and a trial read 05's "generation" beside the bill's larger one.
+RL_PART_WORDS = {"generation": "generation (with its tail)",
+                 "scoring": "scoring (reward, reference, critic, old log-probs)"}
+
+
 def _rl_how(p, camp, rate) -> str:
     parts = _rl_parts(camp)
     total = float(camp.loc["total", "gpu_hours"])
     verifier = float(camp.loc["verifier", "usd"])
     shape = shape_words(p)
-    split = ", ".join(f"{k} {_quantity(v)}" for k, v in parts.items())
+    split = ", ".join(f"{RL_PART_WORDS.get(k, k)} {_quantity(v)}" for k, v in parts.items())
     decode = decode_factor_words(p["accelerator"], algorithm=p["rl_algorithm"])
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {_quantity(total)} GPU-h × ${rate:.2f}"

@@ -882,7 +882,9 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # scenario has (`rl.SCENARIO_SETTABLE`: the model, GPUs, batch, lengths, placement), every other
 # setting at its default (the weight sync by links, the update's plan searched, no framework's
 # engine caps or host swaps), vLLM rows only: what the bill prices for a scenario, and the spread
-# its RL line is drawn over (`rl.RL_TIME_FACTOR_RANGE`, measured ÷ predicted, below).
+# its RL line is drawn over (`rl.RL_TIME_FACTOR_RANGE`, measured ÷ predicted, below). In the
+# tables, `ratio` is predicted ÷ measured (below 1: the model is short); `rl_time_factor` and
+# its range are the inverse, measured ÷ predicted.
 
 # %%
 val = {mode: rl.rl_validation(mode) for mode in rl.VALIDATION_MODES}
