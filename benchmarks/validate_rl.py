@@ -1097,6 +1097,7 @@ def sourced_upper_bounds():
         with warnings.catch_warnings():  # priced as the RL engine prices the row (its
             warnings.simplefilter("ignore", StackFeatureWarning)  # stack, warning silenced)
             a, b = (step.step_time(m, cl, plan, seq, stack=o.stack, efficiency=o.efficiency,
+                                   missing_features="price",
                                    flash_attention=f, dp_overlap=o.train_dp_overlap,
                                    recipe=o.train_recipe)
                     for f in (True, False))

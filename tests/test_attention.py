@@ -135,21 +135,25 @@ def test_step_option_on_hopper_only():
     model = load_model("llama-3.1-8b")
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=8192)
     a100 = Cluster(load_accelerator("A100-80GB"), 8)
-    assert step.step_time(model, a100, plan, 8192, attention_curve=True).step_time_s == \
-        step.step_time(model, a100, plan, 8192, attention_curve=False).step_time_s
+    assert step.step_time(model, a100, plan, 8192, attention_curve=True,
+                          missing_features="price").step_time_s == \
+        step.step_time(model, a100, plan, 8192, attention_curve=False,
+                       missing_features="price").step_time_s
     h100 = Cluster(H100, 8)
     flat = step.step_time(model, h100, plan, 8192, stack="pytorch-fsdp2-2024",
                           attention_curve=False)
     fa2 = step.step_time(model, h100, plan, 8192, stack="pytorch-fsdp2-2024",
                          attention_curve=True)
-    fa3 = step.step_time(model, h100, plan, 8192, attention_curve="fa3")
+    fa3 = step.step_time(model, h100, plan, 8192, attention_curve="fa3",
+                         missing_features="price")
     # FA2's causal curve at 8k runs below the flat 35 %; FlashAttention-3 well above
     assert fa2.attention_s > flat.attention_s > fa3.attention_s
     assert fa2.matmul_s == flat.matmul_s
     # the default stack (Megatron-Core 2024) attends through Transformer Engine, which prefers
     # cuDNN's fused attention on Hopper (TransformerEngine get_attention_backend @ a0b36d0)
-    assert step.step_time(model, h100, plan, 8192, attention_curve=True).attention_s == \
-        step.step_time(model, h100, plan, 8192, attention_curve="cudnn").attention_s
+    price = {"missing_features": "price"}   # the plan's ZeRO-3: not Megatron-Core 2024's
+    assert step.step_time(model, h100, plan, 8192, attention_curve=True, **price).attention_s \
+        == step.step_time(model, h100, plan, 8192, attention_curve="cudnn", **price).attention_s
 
 
 def test_flash_choice_keeps_the_flat_fraction_on_transformer_engine_stacks():
@@ -166,9 +170,10 @@ def test_flash_choice_keeps_the_flat_fraction_on_transformer_engine_stacks():
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=1, seq_len=8192)
     h100 = Cluster(H100, 8)
     for stack, same_as in (("pytorch-fsdp2-2024", True), ("megatron-core-2024", False)):
-        flash = step.step_time(model, h100, plan, 8192, stack=stack, attention_curve="flash")
+        flash = step.step_time(model, h100, plan, 8192, stack=stack, attention_curve="flash",
+                               missing_features="price")
         ref = step.step_time(model, h100, plan, 8192, stack=stack,
-                             attention_curve=True if same_as else False)
+                             attention_curve=True if same_as else False, missing_features="price")
         assert flash.attention_s == ref.attention_s, stack
     with pytest.raises(ValueError, match="attention_curve='fa4'"):
         StepOptions(attention_curve="fa4")

@@ -26,8 +26,10 @@ def test_lm_head_runs_at_the_bf16_rate():
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
     cl = Cluster(H100, 8)
     flat = {"gemm_shape": False, "attention_curve": False}
-    fp8 = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False, **flat)
-    as_run = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True, **flat)
+    fp8 = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False, **flat,
+                         missing_features="price")
+    as_run = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True, **flat,
+                            missing_features="price")
     # LM head per micro-batch: (x × h)·(h × V), forward + 2 × backward, x = 4096 tokens, 8
     # micro-batches; sustained matmul rate = peak × matmul_fraction × KERNEL_EFFICIENCY
     f = load_efficiency("H100-SXM").matmul_fraction * step.KERNEL_EFFICIENCY
@@ -45,8 +47,10 @@ def test_bf16_steps_are_unchanged():
     model = load_model("llama-3.1-8b")
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
     cl = Cluster(H100, 8)
-    assert (step.step_time(model, cl, plan, 4096, fp8_as_run=True).step_time_s
-            == step.step_time(model, cl, plan, 4096, fp8_as_run=False).step_time_s)
+    assert (step.step_time(model, cl, plan, 4096, fp8_as_run=True,
+                           missing_features="price").step_time_s
+            == step.step_time(model, cl, plan, 4096, fp8_as_run=False,
+                              missing_features="price").step_time_s)
 
 
 def test_moe_router_runs_at_the_bf16_rate():
@@ -122,10 +126,12 @@ def test_fp8_recipes_order_and_step_effect():
     model = load_model("llama-3.1-8b")
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
     cl = Cluster(H100, 8)
-    off = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False)
-    cur = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True)
+    off = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False,
+                         missing_features="price")
+    cur = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True,
+                         missing_features="price")
     dly = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True,
-                         fp8_recipe="delayed")
+                         fp8_recipe="delayed", missing_features="price")
     assert cur.memory_bound_s > dly.memory_bound_s > off.memory_bound_s
     with pytest.raises(ValueError, match="fp8_recipe"):
         StepOptions(fp8_recipe="nvfp4")

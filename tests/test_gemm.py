@@ -114,8 +114,8 @@ def test_step_option_changes_hopper_and_not_ampere():
         cl = Cluster(load_accelerator(acc), 8)
         plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3,
                               seq_len=4096)
-        off = step.step_time(model, cl, plan, 4096, gemm_shape=False)
-        on = step.step_time(model, cl, plan, 4096, gemm_shape=True)
+        off = step.step_time(model, cl, plan, 4096, gemm_shape=False, missing_features="price")
+        on = step.step_time(model, cl, plan, 4096, gemm_shape=True, missing_features="price")
         if moves:
             # the GEMMs' rate part runs at the residual KERNEL_EFFICIENCY_SHAPE (faster by its
             # ratio to KERNEL_EFFICIENCY); the fixed cost and the k0 term more than pay it back

@@ -277,10 +277,12 @@ def test_defaults_reproduce_the_per_expert_model():
     # give the same step as the defaults
     spec, plan = _dsv3_plan()
     cl = Cluster(H100, 256)
-    base = step.step_time(spec, cl, plan, 4096, stack="megatron-core-2024")
+    base = step.step_time(spec, cl, plan, 4096, stack="megatron-core-2024",
+                          missing_features="price")
     same = step.step_time(spec, cl, plan, 4096, stack="megatron-core-2024",
                           moe_dispatch="per_expert", pipeline_flushes=1,
-                          fsdp_reshard_after_forward=True, moe_gate="fake_balanced")
+                          fsdp_reshard_after_forward=True, moe_gate="fake_balanced",
+                          missing_features="price")
     assert same.step_time_s == pytest.approx(base.step_time_s, rel=1e-12)
     st = stacks.load_stack("megatron-core-2024")
     assert (st.moe_dispatch, st.moe_node_limit, st.fsdp_reshard_after_forward) == \
@@ -301,9 +303,9 @@ def test_flushes_multiply_the_bubble_and_fill_p2p():
     assert two.pp_comm_s / one.pp_comm_s == pytest.approx((128 + 124) / (128 + 62), rel=1e-12)
     assert two.matmul_s == one.matmul_s and two.dp_comm_s == one.dp_comm_s
     with pytest.raises(ValueError, match="pipeline_flushes=3 must divide"):
-        step.step_time(spec, cl, plan, 4096, pipeline_flushes=3)
+        step.step_time(spec, cl, plan, 4096, pipeline_flushes=3, missing_features="price")
     with pytest.raises(ValueError, match="pipeline_flushes"):
-        step.step_time(spec, cl, plan, 4096, pipeline_flushes=0)
+        step.step_time(spec, cl, plan, 4096, pipeline_flushes=0, missing_features="price")
 
 
 def test_reshard_false_removes_exactly_the_backward_gathers():

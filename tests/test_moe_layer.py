@@ -200,8 +200,10 @@ def test_per_expert_term_follows_the_stack():
     plan = llmcost.make_plan(spec, 8, 64, tp=1, pp=1, ep=8, micro_batch_size=1,
                              zero_stage=2, seq_len=4096)   # both stacks have ZeRO-2
     n_mb_layers = plan.n_microbatches * spec.n_layers
-    mc = step.step_time(spec, cl, plan, 4096, stack="megatron-core-2024")
-    na = step.step_time(spec, cl, plan, 4096, stack="nemo-automodel-2025")
+    mc = step.step_time(spec, cl, plan, 4096, stack="megatron-core-2024",
+                        missing_features="price")
+    na = step.step_time(spec, cl, plan, 4096, stack="nemo-automodel-2025",
+                        missing_features="price")
     assert mc.moe_host_s == pytest.approx(n_mb_layers * moe_layer.moe_host_overhead_s(128, 8))
     # the grouped kernel pays the per-layer term only (0 as fitted under the default kernel
     # mechanisms; the policy with both terms non-zero: test_stack_policy_applies_to_refitted_...)

@@ -25,20 +25,30 @@ def test_megatron_core_2025_profile():
     assert 3 not in stacks.load_stack("megatron-core-2024").zero_stages
 
 
-def _zero3_step(stack):
+def _zero3_step(stack, **how):
     spec = llmcost.load_model("llama-3.1-8b")
     cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8)
     plan = parallel.make_plan(spec, 8, 16, tp=1, pp=1, zero_stage=3, micro_batch_size=1,
                               seq_len=8192)
-    return step.step_time(spec, cl, plan, 8192, stack=stack)
+    return step.step_time(spec, cl, plan, 8192, stack=stack, **how)
 
 
-def test_step_time_warns_when_the_stack_has_no_zero3():
+def test_step_time_refuses_what_the_stack_has_not_unless_asked_to_price_it():
+    # Megatron-Core 2024 has no ZeRO-3 path (data/stacks.csv): the plan search never picks it,
+    # and step_time refuses it too, naming the feature and the stacks that have it; a what-if
+    # (or a published run whose stack the profiles do not hold) prices it with
+    # missing_features="price", said by a StackFeatureWarning
+    with pytest.raises(ValueError, match=r"zero_stage=3: the stack 'megatron-core-2024' has no "
+                       r"ZeRO-3 path \(its ZeRO stages: 0, 1\); stacks with one: "
+                       r".*megatron-core-2025.*missing_features='price'"):
+        _zero3_step("megatron-core-2024")
     with pytest.warns(stacks.StackFeatureWarning,
                       match=r"zero_stage=3: the stack 'megatron-core-2024' has no ZeRO-3 path "
                             r"\(its ZeRO stages: 0, 1\); stacks with one: .*megatron-core-2025"):
-        b = _zero3_step("megatron-core-2024")
+        b = _zero3_step("megatron-core-2024", missing_features="price")
     assert b.step_time_s > 0            # priced all the same
+    with pytest.raises(ValueError, match="missing_features='warn' must be one of"):
+        _zero3_step("megatron-core-2025", missing_features="warn")
     with warnings.catch_warnings():
         warnings.simplefilter("error", stacks.StackFeatureWarning)
         _zero3_step("megatron-core-2025")

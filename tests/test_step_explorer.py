@@ -40,7 +40,7 @@ def test_step_explorer_opens_on_the_notebooks_plan(capsys):
     from llmcost.present.widgets import step_explorer
 
     spec = llmcost.load_model("llama-2-70b")
-    plan = parallel.make_plan(spec, 2048, 1024, tp=2, pp=4, zero_stage=2, recompute="none",
+    plan = parallel.make_plan(spec, 2048, 1024, tp=2, pp=4, zero_stage=1, recompute="none",
                               schedule="interleaved", virtual_stages=20, seq_len=4096)
     b = step.step_time(spec, llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 2048), plan,
                        4096)

@@ -225,10 +225,14 @@ def test_step_time_warns_of_a_tp_the_stack_cannot_split_over_the_kv_heads():
     spec = llmcost.load_model("llama-3.1-70b")             # 8 KV heads
     plan = parallel.make_plan(spec, 64, 512, tp=16, pp=1, seq_len=4096, zero_stage=1)
     cluster = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 64)
+    with pytest.raises(ValueError, match=r"tp=16: the stack 'megatron-core-2024' .* model's 8 "
+                       r"\(rule tp_kv_heads\)"):
+        step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2024")
     with pytest.warns(stacks.StackFeatureWarning,
                       match=r"tp=16: the stack 'megatron-core-2024' .* model's 8 \(rule "
                             r"tp_kv_heads\)"):
-        step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2024")
+        step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2024",
+                       missing_features="price")
     with warnings.catch_warnings():
         warnings.simplefilter("error", stacks.StackFeatureWarning)
         step.step_time(spec, cluster, plan, 4096, stack="megatron-core-2026")

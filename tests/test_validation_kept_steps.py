@@ -129,11 +129,15 @@ def test_a_kept_step_is_the_step_and_a_warning_step_is_not_kept(monkeypatch):
     assert diskcache.kept_if_quiet(store, sv._engine_inputs(model, cluster, plan, s, other),
                                    step(other)) is b
     # Llama 3's 405B on 16K H100s (Table 4): Meta's stack is not profiled, and the default
-    # profile (megatron-core-2024) has no ZeRO-2 path, so step_time warns
-    # (StackFeatureWarning; mfu_validation hides it for such a row): priced again under the
-    # caller's filters, its warning shown, nothing kept
+    # profile (megatron-core-2024) has no ZeRO-2 path, so step_time refuses it unless asked to
+    # price it (missing_features="price", as mfu_validation does for every published run) and
+    # then warns (StackFeatureWarning; mfu_validation hides it for such a row): priced again
+    # under the caller's filters, its warning shown, nothing kept
     model, cluster, plan, s, opts = _row("llama3-405b")
     assert opts.stack is None and plan.zero_stage == 2
+    with pytest.raises(ValueError, match="no ZeRO-2 path"):
+        step(opts)()
+    opts = opts.replace(missing_features="price")
     with pytest.warns(StackFeatureWarning, match="no ZeRO-2 path"):
         diskcache.kept_if_quiet(store, sv._engine_inputs(model, cluster, plan, s, opts),
                                 step(opts))

@@ -1299,7 +1299,7 @@ def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", StackFeatureWarning)
             return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency,
-                             **kw)
+                             missing_features="price", **kw)
 
     key = value_key(model, cluster, plan, seq_len, stack, efficiency, sorted(kw.items())) \
         if _PRICE_ONCE.get() else None
@@ -4568,6 +4568,7 @@ def dschat_sourced_seconds(row) -> dict:
             warnings.simplefilter("ignore", StackFeatureWarning)
             steps.append(step_time(m, Cluster(acc, o.training_gpus), p, seq, stack=o.stack,
                                    efficiency=o.efficiency, flash_attention=flash,
+                                   missing_features="price",
                                    **{k: v for k, v in (("dp_overlap", o.train_dp_overlap),
                                                         ("recipe", o.train_recipe))
                                       if v is not None}).step_time_s)

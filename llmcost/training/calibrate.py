@@ -519,12 +519,13 @@ def _step(p_model, accelerator, plan, seq_len, options, eff):
     published run whose stack data/stacks.csv does not profile (``options.stack`` None, e.g.
     Meta's for Llama 3) is priced on the default profile with the settings it ran, without
     ``stacks.StackFeatureWarning`` for those the profile lacks (``step_validation`` does the
-    same)."""
+    same); a pilot measured what it ran, so a feature its stack lacks is priced
+    (``missing_features="price"``), not refused."""
     with warnings.catch_warnings():
         if options.stack is None:
             warnings.simplefilter("ignore", stacks.StackFeatureWarning)
         return step.step_time(p_model, _cluster(accelerator, plan.n_gpus), plan, seq_len,
-                              options=options.replace(efficiency=eff))
+                              options=options.replace(efficiency=eff, missing_features="price"))
 
 
 def _uses_scaleout(plan: ParallelPlan, accelerator: str) -> bool:

@@ -103,6 +103,10 @@ def _is_choice(v, choices) -> bool:
     return any(v is o or (isinstance(v, str) and isinstance(o, str) and v == o) for o in choices)
 
 
+#: What ``step_time`` does with a plan using a feature its stack lacks
+#: (``StepOptions.missing_features``).
+MISSING_FEATURES = ("refuse", "price")
+
 #: ``StepOptions``' switches, True or False only: name -> what True turns on, said when another
 #: value is refused ("" says nothing more).
 SWITCHES = {
@@ -390,6 +394,13 @@ class StepOptions:
         Pipeline schedules per optimizer step (``step.compose_pipeline``).
     straggler : bool
         Add the wait for the slowest GPU (``step.add_straggler``).
+    missing_features : {"refuse", "price"}
+        A plan using a feature the stack's profile lacks (``stacks.missing_features``: a ZeRO
+        stage, a schedule, FP8, a TP the KV heads do not divide): "refuse" (default) raises a
+        ValueError naming each feature and the stacks that have it; "price" prices the step
+        with the stack's other features as if it had it, with one
+        ``stacks.StackFeatureWarning`` each (a published run whose stack the profiles do not
+        hold, a measured pilot: what ran, ran).
 
     Raises
     ------
@@ -442,6 +453,7 @@ class StepOptions:
     fp8cs_expert_launches: bool = False
     pipeline_flushes: object = field(default=1, compare=False)
     straggler: bool = True
+    missing_features: str = field(default="refuse", compare=False)
 
     def __post_init__(self):
         if not isinstance(self.dtype, str) or self.dtype not in DTYPES:
@@ -477,6 +489,10 @@ class StepOptions:
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
+        if not _is_choice(self.missing_features, MISSING_FEATURES):
+            raise ValueError(f"missing_features={self.missing_features!r} must be one of "
+                             f"{MISSING_FEATURES} (a plan using a feature its stack lacks: "
+                             "refused, or priced as if the stack had it)")
         if self.moe_gate not in comm.MOE_GATES:
             raise ValueError(f"moe_gate={self.moe_gate!r} must be one of {comm.MOE_GATES}")
         if not _is_choice(self.hsdp_all_reduce, ("auto",) + HSDP_ALL_REDUCE_MODES):

@@ -1894,18 +1894,15 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     ------
     ValueError
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
-        option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
-
-    Warns
-    -----
-    stacks.StackFeatureWarning
-        The plan uses a feature the stack's profile lacks (``stacks.missing_features``: a ZeRO
-        stage, e.g. ZeRO-3 on megatron-core-2024, a schedule, FP8), named in the message.
+        option, an accelerator without an HBM bandwidth or a peak for ``dtype``; a feature the
+        stack lacks (``stacks.missing_features``: e.g. ZeRO-3 on megatron-core-2024), named,
+        unless ``missing_features="price"``, which prices it as if the stack had it and warns
+        (``stacks.StackFeatureWarning``).
     """
     model, cluster, s = checked_step_inputs(model, cluster, plan, seq_len, keywords)
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve_on(cluster)
-    warn_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads)
+    warn_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads, opts.missing_features)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,
                         o.stack.name)
@@ -1928,13 +1925,19 @@ def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:
 
 
 def warn_missing_features(stack, plan: ParallelPlan, dtype: str,
-                          n_kv_heads: int | None = None) -> None:
+                          n_kv_heads: int | None = None, how: str = "refuse") -> None:
     """A plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks, or a tp that does not
     divide the model's ``n_kv_heads`` where it cannot replicate them, ``stacks.missing_features``)
-    is priced, and said: one ``stacks.StackFeatureWarning`` per missing feature, pointing at
-    ``step_time``'s caller."""
-    for msg in stacks.missing_features(stack, plan.zero_stage, plan.schedule, plan.pp, dtype,
-                                       plan.tp, n_kv_heads):
+    is refused (``how`` "refuse": a ValueError naming every missing feature and the stacks that
+    have it, as the plan search never picks such a plan), or priced and said (``how`` "price":
+    one ``stacks.StackFeatureWarning`` per missing feature, pointing at ``step_time``'s
+    caller)."""
+    msgs = stacks.missing_features(stack, plan.zero_stage, plan.schedule, plan.pp, dtype,
+                                   plan.tp, n_kv_heads)
+    if msgs and how == "refuse":
+        raise ValueError("; ".join(msgs) + ". Choose a stack that has it (llmcost.stacks), or "
+                         "price the step as if this stack had it: missing_features='price'")
+    for msg in msgs:
         warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
                       "had this one; choose a stack that has it (llmcost.stacks).",
                       stacks.StackFeatureWarning, stacklevel=3)

@@ -131,7 +131,10 @@ def scenario_options(p: dict) -> dict:
     ``efficiency``, the ``Efficiency`` of an ``efficiency_profile`` file measured on one's own
     GPU (``efficiency_profile.load_efficiency_profile``: its fractions for the scenario's dtype,
     the catalogue's for the fields it did not measure) when the scenario names one. The plan
-    search (``scenario_plan``) ranks plans with the catalogue's fractions either way."""
+    search (``scenario_plan``) ranks plans with the catalogue's fractions either way. A plan
+    field the scenario fixes that its stack lacks is kept and said (``checks._stack_warnings``)
+    and priced as if the stack had it (``missing_features="price"``): the search itself only
+    picks what the stack has."""
     st = stacks.load_stack(p.get("stack", DEFAULT_STACK))
     o = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items() if k != "stack"}
     so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
@@ -140,7 +143,8 @@ def scenario_options(p: dict) -> dict:
            "dtype": p.get("dtype", "bf16"), "stack": st.name,
            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
            "dp_overlap": so["dp_overlap"],
-           "fsdp_backward_prefetch": p.get("fsdp_backward_prefetch", "auto")}
+           "fsdp_backward_prefetch": p.get("fsdp_backward_prefetch", "auto"),
+           "missing_features": "price"}
     if p.get("efficiency_profile"):
         out["efficiency"] = load_efficiency_profile(
             p["efficiency_profile"], accelerator=p.get("accelerator", "H100-SXM"),

@@ -904,7 +904,8 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
     if over.get("recompute_early_stop"):
         # the candidate stops early only where the row's run did (row_early_stop)
         over = {**over, "recompute_early_stop": row_early_stop(c)}
-    priced, cluster = opts.replace(**over), Cluster(acc, n)
+    # a published run ran what it ran: a feature its stack's profile lacks is priced, not refused
+    priced, cluster = opts.replace(**{"missing_features": "price", **over}), Cluster(acc, n)
 
     def step():
         with warnings.catch_warnings():
