@@ -1097,9 +1097,13 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
         1.5 * model_camp.attrs["wall_clock_days_per_run"], rel=1e-12)
     assert "× rl_time_factor 1.5" in more.line("post.rl").how
     r, why = illustrative_ranges(one)["rl_time_factor"]
-    assert (r.low, r.mode, r.high) == pytest.approx((*rl.RL_TIME_FACTOR_RANGE[:1], 1.0,
+    assert (r.low, r.mode, r.high) == pytest.approx((rl.RL_TIME_FACTOR_RANGE[0],
+                                                     rl.RL_TIME_FACTOR_MEDIAN,
                                                      rl.RL_TIME_FACTOR_RANGE[1]))
-    assert "held-out" in why
+    assert "held-out" in why and "peaked at the median" in why
+    # DPO has no rollout: the GRPO runs' errors are not drawn on it (a review)
+    dpo = build_ledger({**base, "rl_algorithm": "dpo"})
+    assert "rl_time_factor" not in illustrative_ranges(dpo)
     # a factor the scenario gives is its own measurement: not redrawn over the model's errors
     assert "rl_time_factor" not in illustrative_ranges(more)
     # set without an RL campaign, it changes nothing, and is said to

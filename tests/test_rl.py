@@ -968,13 +968,14 @@ def test_vllm_piecewise_cuda_graphs_cost_per_decode_step():
     ("0.9.0", True),     # NeMo RL v0.3.0's pin
     ("0.10.0", True),    # NeMo RL v0.4.0's pin
     ("0.11.0", False),   # FULL_AND_PIECEWISE the default (pull request 25444)
-    ("0.11.2", False), ("0.17.1", False), (None, False), ("", False), (float("nan"), False)])
+    ("0.11.2", False), ("0.17.1", False), (None, False), ("", False), (float("nan"), False),
+    ("0.10.1.1", True), ("0.8.5.post1", True)])   # releases on PyPI (PEP 440)
 def test_which_vllm_releases_decode_in_piecewise_graphs(version, piecewise):
     assert rl.vllm_piecewise_graphs(version) is piecewise
 
 
 def test_a_vllm_version_that_is_not_a_release_is_refused():
-    for bad in ("latest", "0.x", "1.2.3.4", "v0.9"):
+    for bad in ("latest", "0.x", "0.9 beta"):
         with pytest.raises(ValueError, match="vllm_version"):
             rl.vllm_piecewise_graphs(bad)
 

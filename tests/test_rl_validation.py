@@ -2237,6 +2237,7 @@ def test_the_rl_time_factor_range_is_the_held_out_spread():
     # published 192 s, outside the spread the "model" mode gave (0.86-1.45)
     lo, med, hi = rl.held_out_time_factors()
     assert rl.RL_TIME_FACTOR_RANGE == (pytest.approx(lo, abs=0.005), pytest.approx(hi, abs=0.005))
+    assert rl.RL_TIME_FACTOR_MEDIAN == pytest.approx(med, abs=0.005)
     assert lo < 1 < med < hi       # the model runs short more often than long
     assert rl.held_out_time_factors("model")[2] < hi   # the recipes' settings close the gap
     # the scenario mode prices a row with the keys a scenario has, vLLM rows only

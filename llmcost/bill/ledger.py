@@ -75,8 +75,8 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import (RL_TIME_FACTOR_RANGE, decode_factor_words, scenario_campaign,
-                          shape_words)
+from ..serving.rl import (RL_TIME_FACTOR_MEDIAN, RL_TIME_FACTOR_RANGE, decode_factor_words,
+                          scenario_campaign, shape_words)
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -2335,8 +2335,10 @@ def illustrative_ranges(bill: Ledger) -> dict:
       spread (their 5th-95th percentiles become its 0th and 100th; its sentence says so).
 
     * ``rl_time_factor``, when the bill prices an RL campaign at the model's own prediction
-      (factor 1, the default): triangular, peaked at 1, over the RL validation's held-out
-      measured ÷ predicted iteration times (``rl.RL_TIME_FACTOR_RANGE``): the RL model's error
+      (factor 1, the default) and not DPO (no rollout: the runs behind it are GRPO's):
+      triangular, peaked at their median (``rl.RL_TIME_FACTOR_MEDIAN``), over the RL
+      validation's held-out measured ÷ predicted iteration times on the bill's own path
+      (``rl.RL_TIME_FACTOR_RANGE``, the "scenario" mode): the RL model's error
       on the campaign's GPU-hours, which the price alone left out. A factor the scenario gives
       is its own measurement and is not redrawn.
 
@@ -2421,13 +2423,19 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
     k = p.get("rl_time_factor", 1.0)
     if np.ndim(rl_h) or float(rl_h) <= 0 or isinstance(k, Range) or float(k) != 1.0:
         return {}   # no campaign, or the scenario's own factor (a measurement): not redrawn
+    if p.get("rl_algorithm") == "dpo":
+        return {}   # no rollout, no refit: the GRPO runs' errors say nothing of it
     lo, hi = RL_TIME_FACTOR_RANGE
+    med = RL_TIME_FACTOR_MEDIAN
     return {"rl_time_factor": (
-        Range("triangular", low=lo, mode=1.0, high=hi),
+        Range("triangular", low=lo, mode=med, high=hi),
         f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
-        f"predicted iteration time {lo:g}-{hi:g} on its held-out published runs stated with a "
-        "scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, benchmarks/validate_rl.py), around "
-        "the model's prediction (1)")}
+        f"predicted iteration time {lo:g}-{hi:g}, median {med:g}, on its held-out published "
+        "GRPO runs stated with a scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, "
+        "benchmarks/validate_rl.py), peaked at the median; the bill's point is the model's "
+        "own prediction (1), shorter than most of them"
+        + ("; PPO, never published with a scenario's set-up, extrapolated"
+           if p.get("rl_algorithm") == "ppo" else ""))}
 
 
 def unranged_inputs(bill: Ledger, ranged) -> dict:

@@ -718,7 +718,9 @@ plots.rl_loop_diagram();
 # GRPO (Shao et al. 2024) drops the critic and normalises each reward within its group of G
 # samples, $A_i = (r_i - \bar r)/\sigma_r$; with a rule-based verifier $N_r$ = 0. With the actor
 # alone (generation 2, reference 2, update 6) generation is $2/10 = 20\%$ of the FLOPs, DeepSpeed-
-# Chat's "approximately 20%". But generation *time* is decode time: the roofline above, at the
+# Chat's "approximately 20%". The frameworks also recompute the policy's log-probabilities of the
+# samples before the update, another $2N_a(P+R)$ (NeMo RL, OpenRLHF), which the bill's GRPO
+# campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it. But generation *time* is decode time: the roofline above, at the
 # batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.
 
 # %%
@@ -742,8 +744,8 @@ plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}"
 # generation at the batch the KV cache allows, the **tail** (GPUs held while the longest responses
 # finish, measured against every response having the mean length), scoring, reference and critic
 # passes, the update, weight sync and idle time (the other role's GPUs waiting when rollout and
-# training have separate GPUs). PPO here scores with a reward model of the policy's size and
-# recomputes the policy's old log-probabilities, as OpenRLHF does.
+# training have separate GPUs). PPO here scores with a reward model of the policy's size; PPO and
+# GRPO both recompute the policy's old log-probabilities, as NeMo RL and OpenRLHF do.
 
 # %%
 from llmcost.core.units import fmt_quantity
@@ -964,7 +966,7 @@ for split, s in gaps.groupby("split"):
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 5))
-for mode, mk in zip(rl.VALIDATION_MODES, ("x", "o")):
+for mode, mk in zip(rl.VALIDATION_MODES, ("x", "o", "^")):
     d = val[mode].dropna(subset=["predicted_s"])
     ax.scatter(d["measured_s"], d["predicted_s"], marker=mk, label=mode)
 lim = [30, 2e4]
@@ -973,7 +975,7 @@ ax.fill_between(lim, [v / 1.5 for v in lim], [v * 1.5 for v in lim], color="0.9"
 ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="published iteration time (s)",
        ylabel="predicted iteration time (s)",
        title="RL iterations: OpenRLHF benchmark, NeMo RL v0.3 blog, v0.4/v0.6 summaries")
-ax.legend(title="model (band: 1.5x)");
+ax.legend(title="mode (band: 1.5x)");
 
 # %%
 variants = rl.NOTEBOOK_VARIANTS  # each switches one mechanism back: its keywords
