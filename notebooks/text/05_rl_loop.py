@@ -720,7 +720,8 @@ plots.rl_loop_diagram();
 # alone (generation 2, reference 2, update 6) generation is $2/10 = 20\%$ of the FLOPs, DeepSpeed-
 # Chat's "approximately 20%". The frameworks also recompute the policy's log-probabilities of the
 # samples before the update, another $2N_a(P+R)$ (NeMo RL, OpenRLHF), which the bill's GRPO
-# campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it. But generation *time* is decode time: the roofline above, at the
+# campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it.
+# But generation *time* is decode time: the roofline above, at the
 # batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.
 
 # %%
