@@ -128,3 +128,19 @@ def test_another_model_in_an_moe_pages_panel_starts_at_ep_1(capsys):
     box.children[0].children[0].value = "llama-2-7b"
     out = capsys.readouterr().out
     assert "cannot predict" not in out and "predicted MFU" in out and "EP" not in out
+
+
+def test_step_explorer_prices_a_zero_stage_its_stack_lacks_and_says_so(capsys):
+    # step_time refuses a plan using a feature its stack lacks; the explorer is a what-if, so
+    # picking ZeRO-3 on the default stack (Megatron-Core 2024: ZeRO 0-1, data/stacks.csv) is
+    # priced and said, one line, not "cannot predict"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcost.present.widgets import step_explorer
+
+    step_explorer("llama-2-7b", "H100-SXM", 64, 4194304, 4096, 1, 1, 1, 3, "none")
+    out = capsys.readouterr().out
+    assert "cannot predict" not in out and "predicted MFU" in out
+    assert "note: zero_stage=3: the stack 'megatron-core-2024' has no ZeRO-3 path" in out
+    assert "priced as if the stack had it" in out

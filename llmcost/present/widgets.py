@@ -6,6 +6,7 @@ Imported only inside ``if interactive:`` cells; report runs never create widgets
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..core.catalog import (
     load_model,
 )
 from ..core.hardware import Accelerator, Cluster
+from ..core.stacks import StackFeatureWarning
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
@@ -562,14 +564,21 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                              * up_w.value,
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
-                b = step_time(spec, cl, plan, seq_len, options=opts, recipe=recipe,
-                              tp_overlap=tpo_w.value, pp_overlap=ppo_w.value,
-                              dp_overlap=dpo_w.value,
-                              **({} if stack is None else {"stack": stack}))
+                # a what-if: a feature the stack lacks (ZeRO-3 on Megatron-Core 2024) is priced
+                # as if the stack had it, and said below, not refused as step_time would
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always", StackFeatureWarning)
+                    b = step_time(spec, cl, plan, seq_len, options=opts, recipe=recipe,
+                                  tp_overlap=tpo_w.value, pp_overlap=ppo_w.value,
+                                  dp_overlap=dpo_w.value, missing_features="price",
+                                  **({} if stack is None else {"stack": stack}))
                 mem = memory_per_gpu(spec, plan, seq_len, recipe, practice=practice)
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return
+            for x in said:   # and said, one line each
+                print(f"note: {str(x.message).split('. The step is priced')[0]}: priced as if "
+                      "the stack had it")
             fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
