@@ -805,7 +805,7 @@ plots.generation_shares(shares);
 for _, r in shares.iterrows():
     cited = "no number" if pd.isna(r["measured"]) else \
         (">" if r["bound"] == "lower" else "") + f"{r['measured']:.1%}"
-    gap = "" if pd.isna(r["gap"]) else f", gap {r['gap']:+.1%}"
+    gap = "" if pd.isna(r["gap"]) else f", gap {r['gap'] * 100:+.1f} points"
     rng = f" (assumed lengths: {r['model_min']:.1%}-{r['model_max']:.1%})" \
         if r["model_max"] > r["model_min"] else ""
     print(f"{r['source']:<22} {r['quantity']:<27} source {cited:>9}, model {r['model']:.1%}{gap}{rng}")
