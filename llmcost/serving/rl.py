@@ -3480,7 +3480,8 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 #: or with no update plan on their 12 trainer GPUs; ``benchmarks/validate_rl.py``), 1 / ratio,
 #: its least, median and largest, rounded to two digits: the triangle the bill draws
 #: ``rl_time_factor`` over when a scenario gives none (``ledger.illustrative_ranges``), peaked at
-#: the median (``RL_TIME_FACTOR_MEDIAN``). The bill's path runs short more often than long
+#: the bill's point, 1, its median (``RL_TIME_FACTOR_MEDIAN``) said. The bill's path runs short
+#: more often than long
 #: (21 of 24 rows): the frameworks' own refits, host swaps, engine caps and memory shares, which
 #: the "model" mode prices from each row's recipe (held-out within 1.45x), are not a
 #: scenario's. The low end is NeMo RL's 8-steps-off-policy row, a depth no scenario key states.
