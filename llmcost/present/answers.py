@@ -199,6 +199,12 @@ def _every(interval_s: float) -> str:
     return f"{interval_s / 3600:,.1f} h" if interval_s >= 3600 else fmt_duration(interval_s)
 
 
+def _seconds(s: float) -> str:
+    """Seconds as a reader reads them: whole from 100 s ("1,234"), else three significant
+    figures ("85.3", "0.159": a trial read a DPO iteration of 0.159 s as "0 s")."""
+    return f"{s:,.0f}" if abs(s) >= 100 else f"{s:.3g}"
+
+
 def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,
                 goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
     """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
@@ -462,8 +468,9 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
         price, low = distinct_usd(usd_per_m_output, floor_usd_per_m_output)
         floor = f" (the roofline's floor: {low})"
     return (f"Serving {model} on {accelerator} costs **{price} per million "
-            f"output tokens** on an engine{floor}; one RL iteration takes **{iteration_s:,.0f} "
-            f"s**, {generation_time_share:.0%} of its wall time generating, and {campaign}."
+            f"output tokens** on an engine{floor}; one RL iteration takes "
+            f"**{_seconds(iteration_s)} s**, {generation_time_share:.0%} of its wall time "
+            f"generating, and {campaign}."
             + (f" Its generation carries an empirical factor: {decode_note}." if decode_note
                else ""))
 

@@ -760,7 +760,8 @@ plots.rl_parts_bars(parts);
 # %%
 # NBVAL_CHECK_OUTPUT
 it = iters["scenario"]
-print(f"one {it.algorithm.upper()} iteration: {it.wall_s:,.0f} s on {it.n_gpus} GPUs = "
+wall = llmcost.fmt_duration(it.wall_s)
+print(f"one {it.algorithm.upper()} iteration: {wall} on {it.n_gpus} GPUs = "
       f"{llmcost.fmt_count(it.gpu_hours, 3)} GPU-hours = {llmcost.fmt_usd(it.gpu_hours * price)}")
 print(f"generation {it.generation_flops_share:.1%} of the FLOPs but "
       f"{it.generation_time_share:.1%} of the time (tail "
