@@ -1583,6 +1583,15 @@ def exposed_comm_warning(b, plan, gpu) -> str:
             f"{why}.")
 
 
+def _stacks_with(field: str, value, key: str) -> str:
+    """"; set <key> to one the stack has, or a stack that has <value> (...)": the fix of a fixed
+    plan field its stack does not offer (a trial was told the field was not offered, not what
+    to do)."""
+    have = [n for n in list_stacks() if value in plan_options(load_stack(n))[field]]
+    return (f"; set {key} to one it has, or a stack that has {value!r}"
+            + (f" ({', '.join(have)})" if have else ""))
+
+
 def _stack_warnings(values: dict, plan) -> list:
     """Fixed plan fields the scenario's software stack does not offer (plan search never picks
     them; a fixed value is kept, and said)."""
@@ -1599,7 +1608,8 @@ def _stack_warnings(values: dict, plan) -> list:
                 not (field == "schedule" and plan.pp == 1):
             out.append(f"{key}={getattr(plan, field)!r} is not offered by the {st.name} stack "
                        f"(it has {', '.join(map(str, allowed[field]))}): the plan keeps the "
-                       "scenario's value, but no run on that software could use it.")
+                       "scenario's value, but no run on that software could use it"
+                       + _stacks_with(field, getattr(plan, field), key) + ".")
     if "zero_stage" not in fixed and getattr(plan, "fsdp_shard_size", None) is not None and \
             plan.zero_stage not in allowed["zero_stage"]:
         out.append(f"zero_stage={plan.zero_stage} (implied by fsdp_shard_size="
@@ -1611,8 +1621,10 @@ def _stack_warnings(values: dict, plan) -> list:
                    f"the {st.name} stack: the plan keeps the scenario's value, but no run on "
                    "that software could use it.")
     if values.get("dtype") == "fp8" and not st.fp8:
+        have = [n for n in list_stacks() if load_stack(n).fp8]
         out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
-                   "prices GEMMs at the FP8 peak all the same.")
+                   "prices GEMMs at the FP8 peak all the same; set dtype: bf16, or a stack with "
+                   f"FP8 ({', '.join(have)}).")
     split = [f"{k}={getattr(plan, k)}" for k in ("tp", "pp", "cp") if getattr(plan, k) > 1]
     if split and not st.model_parallel:
         out.append(f"{', '.join(split)}: the {st.name} stack has no tensor, pipeline or context "
