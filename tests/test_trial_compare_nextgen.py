@@ -128,3 +128,17 @@ def test_a_lifetime_of_serving_is_said_to_be_outside_the_bill():
                                         defaults={"inference_tokens_lifetime"}) is None
     assert serving_outside_bill_warning({}) is None
     assert "05, 06 and 09" in glance.caveat_line(w)
+    # the notebooks' own assumption is the one the shipped scenarios and notebooks 06 and 09
+    # declare, not a copy that could drift
+    import ast
+    import papermill as pm
+    from llmcost.bill.checks import NOTEBOOK_LIFETIME_TOKENS
+    from llmcost.bill.scenario import load_scenario
+    from llmcost.core.catalog import SCENARIO_DIR
+    from llmcost.present.numbering import NOTEBOOK_DIR
+    assert load_scenario(SCENARIO_DIR / "default.yaml")["inference_tokens_lifetime"] == \
+        NOTEBOOK_LIFETIME_TOKENS
+    for nb in ("06_chinchilla", "09_savings"):
+        declared = pm.inspect_notebook(str(NOTEBOOK_DIR / f"{nb}.ipynb"))
+        assert ast.literal_eval(declared["inference_tokens_lifetime"]["default"]) == \
+            NOTEBOOK_LIFETIME_TOKENS, nb

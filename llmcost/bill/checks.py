@@ -17,8 +17,8 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
                             discount_price_cap, load_accelerator, load_efficiency,
                             load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
-from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
-                           load_stack, plan_options)
+from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, load_stack,
+                           plan_options, stacks_having)
 from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
@@ -177,7 +177,7 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
     if vendor is None or not step_model_runs(values):
         return None
     given = "stack" in values and "stack" not in defaults
-    own = [n for n in list_stacks() if vendor in load_stack(n).measured_on]
+    own = stacks_having(lambda s: vendor in s.measured_on)
     what = ("its predicted MFU and the plan it chose" if mfu_predicted else
             "the plan it chose and its checks of the MFU")
     fam = "/".join(st.measured_on)
@@ -607,10 +607,9 @@ def serving_outside_bill_warning(values: dict, defaults=frozenset()) -> str | No
             or v == NOTEBOOK_LIFETIME_TOKENS:
         return None
     return (f"inference_tokens_lifetime={fmt_count(v, 3)} is not a line of the bill: the bill "
-            "prices "
-            "training (and the served tokens of its benchmark and synthetic-data lines); the "
-            "lifetime's serving is priced in notebook 05 (a served token), 06 (the optimum that "
-            "counts it) and 09 (the routes' serving).")
+            "prices training (and the served tokens of its benchmark and synthetic-data lines); "
+            "the lifetime's serving is priced in notebook 05 (a served token), 06 (the optimum "
+            "that counts it) and 09 (the routes' serving).")
 
 
 def dpo_ignored_warning(values: dict, defaults=frozenset()) -> str | None:
@@ -1587,7 +1586,7 @@ def _stacks_with(field: str, value, key: str) -> str:
     """"; set <key> to one the stack has, or a stack that has <value> (...)": the fix of a fixed
     plan field its stack does not offer (a trial was told the field was not offered, not what
     to do)."""
-    have = [n for n in list_stacks() if value in plan_options(load_stack(n))[field]]
+    have = stacks_having(lambda s: value in plan_options(s)[field])
     return (f"; set {key} to one it has, or a stack that has {value!r}"
             + (f" ({', '.join(have)})" if have else ""))
 
@@ -1621,7 +1620,7 @@ def _stack_warnings(values: dict, plan) -> list:
                    f"the {st.name} stack: the plan keeps the scenario's value, but no run on "
                    "that software could use it.")
     if values.get("dtype") == "fp8" and not st.fp8:
-        have = [n for n in list_stacks() if load_stack(n).fp8]
+        have = stacks_having(lambda s: s.fp8)
         out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
                    "prices GEMMs at the FP8 peak all the same; set dtype: bf16, or a stack with "
                    f"FP8 ({', '.join(have)}).")

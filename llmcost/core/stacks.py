@@ -423,7 +423,7 @@ def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str 
     st = load_stack(stack)
     out = []
     if int(zero_stage) not in st.zero_stages:
-        have = [n for n, s in _stacks().items() if int(zero_stage) in s.zero_stages]
+        have = stacks_having(lambda s: int(zero_stage) in s.zero_stages)
         out.append(f"zero_stage={int(zero_stage)}: the stack {st.name!r} has no ZeRO-"
                    f"{int(zero_stage)} path (its ZeRO stages: "
                    f"{', '.join(map(str, st.zero_stages))}); stacks with one: {', '.join(have)}")
@@ -437,11 +437,17 @@ def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str 
     if dtype == "fp8" and not st.fp8:
         out.append(f"dtype='fp8': the stack {st.name!r} has no FP8 GEMMs")
     if n_kv_heads and not st.tp_kv_replication and int(n_kv_heads) % int(tp):
-        have = [n for n, s in _stacks().items() if s.tp_kv_replication]
+        have = stacks_having(lambda s: s.tp_kv_replication)
         out.append(f"tp={int(tp)}: the stack {st.name!r} splits attention by KV heads and needs "
                    f"tp to divide the model's {int(n_kv_heads)} (rule tp_kv_heads); stacks that "
                    f"replicate KV heads: {', '.join(have)}")
     return out
+
+
+def stacks_having(test) -> list:
+    """Names of the profiles (``data/stacks.csv``, in file order) for which ``test(Stack)`` is
+    true: the stacks a refusal or a warning names as having what a plan asks for."""
+    return [n for n, s in _stacks().items() if test(s)]
 
 
 def list_stacks() -> list:

@@ -398,7 +398,8 @@ def _estimate(args) -> int:
         titles = [load_scenario(x).get("title") for x in paths]
         names = scenario_names(*paths, *titles)
         try:  # the difference per draw when there are ranges (common random numbers)
-            df = compare_bills(bills, names, samples=args.samples, seed=args.seed)
+            df = compare_bills(bills, names, samples=args.samples, seed=args.seed,
+                               draws=draws)
         except ValueError as e:
             return _fail(str(e))
         if args.format == "json":

@@ -725,7 +725,7 @@ CAVEATS = [
      r"([\d.]+%) of that ceiling",
      "the predicted MFU reads optimistic: {0}'s GEMMs are priced at the large-GEMM rate, and "
      "this plan's are small (by H100's table, about {1} of that rate)"),
-    # serving over the model's life is not a line of the bill (checks.serving_outside_bill)
+    # serving over the model's life, not a line of the bill (checks.serving_outside_bill_warning)
     (r"^inference_tokens_lifetime=([^ ]+) is not a line of the bill",
      "the {0} tokens served over the model's life are not in this bill: notebooks 05, 06 and 09 "
      "price them"),
@@ -1152,18 +1152,22 @@ def scenario_names(a: str, b: str, title_a: str | None = None,
     return (na, nb) if na != nb else compare_labels(a, b)
 
 
-def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int = 0):
+def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int = 0,
+                  draws: list | None = None):
     """Two bills (``Ledger``) line by line (``ledger.compare``), with the P10 / P50 / P90 of the
     difference B - A per draw when either scenario has ranges (``ledger.compare_draws``: both
     simulated with the same seed and samples, so draw i sees the same values of the inputs they
     both range). What ``llmcost estimate --compare`` prints and the report's index shows.
     ``.attrs['exploratory_note']``: why the exploratory line moved with the post-training lines
     it nets out (``ledger.exploratory_shift_words``), or None, the bills called A and B as
-    ``estimate --compare``'s table calls them; ``'exploratory_note_named'``: with ``names``."""
+    ``estimate --compare``'s table calls them; ``'exploratory_note_named'``: with ``names``.
+    ``draws``: the two bills' own-range draws a caller already took with these ``samples`` and
+    ``seed`` (``estimate`` takes them to check ``--samples``), reused rather than drawn again."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
-    draws = [simulate_ledger(own_ranged_scenario(b), samples=samples, seed=seed)
-             for b in bills]
+    if draws is None:
+        draws = [simulate_ledger(own_ranged_scenario(b), samples=samples, seed=seed)
+                 for b in bills]
     df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
           else compare(*bills, names=names))
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)

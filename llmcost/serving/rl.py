@@ -230,13 +230,14 @@ VLLM_DECODE_FACTORS = {"GB200-NVL72": 2.459}
 #: ``VLLM_PIECEWISE_S_PER_STEP``, an MoE policy's cost only (``rollout_time``): dense models gain
 #: little from full graphs (pull request 16072: "reduces median TPOT by 7% for small models like
 #: Qwen 2.5 1.5B"). Priced per decode step, the measurement's own unit, not scaled by layers or
-#: batch: the cost is the host's launches exposed while the GPU's work per layer is small (one
-#: GPU, batch 10, 3B active parameters), and a larger model hides more of it (vllm-project/vllm
-#: issue 47089, Qwen3-235B-A22B-FP8 on B200 with a much later vLLM: 0.7-1.2 ms per step at batch
-#: 1-128), so for the larger MoE policies (Qwen3-235B, DeepSeek-V3) it is an upper bound. The
-#: engine's efficiency (``data/engine_efficiency.csv``) was fitted on V0-era builds, whose decode
-#: ran in whole graphs, so it holds none of this. Added after the held-out NeMo RL v0.3 and v0.4
-#: MoE rows (vLLM 0.9.0 and 0.10.0) were seen predicted short; nothing fitted on them.
+#: batch: the cost is the host's launches exposed while the GPU's work per layer is small (one GPU,
+#: batch 10, 3B active parameters), and a larger model hides more of it
+#: (github.com/vllm-project/vllm/issues/47089, Qwen3-235B-A22B-FP8 on B200 with a much later vLLM:
+#: 0.7-1.2 ms per step at batch 1-128), so for the larger MoE policies (Qwen3-235B, DeepSeek-V3) it
+#: is an upper bound. The engine's efficiency (``data/engine_efficiency.csv``) was fitted on V0-era
+#: builds, whose decode ran in whole graphs, so it holds none of this. Added after the held-out NeMo
+#: RL v0.3 and v0.4 MoE rows (vLLM 0.9.0 and 0.10.0) were seen predicted short; nothing fitted on
+#: them.
 VLLM_PIECEWISE_REQ_PER_S = (4.07, 5.98)   # PIECEWISE, FULL_AND_PIECEWISE (pull request 25444)
 VLLM_PIECEWISE_S_PER_STEP = (10 / VLLM_PIECEWISE_REQ_PER_S[0]
                              - 10 / VLLM_PIECEWISE_REQ_PER_S[1]) / 127
@@ -3474,20 +3475,19 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 
 
 #: Measured ÷ predicted iteration time over the held-out rows of the RL validation as the bill
-#: prices a scenario (``rl_validation("scenario", split="heldout")``: each row stated with the
-#: keys a scenario has, ``SCENARIO_SETTABLE``, every other setting at its default, the vLLM
-#: release it ran kept; 24 NeMo RL GRPO rows: OpenRLHF's vLLM rows cannot be stated so, on A800
-#: or with no update plan on their 12 trainer GPUs; ``benchmarks/validate_rl.py``), 1 / ratio,
-#: its least, median and largest, rounded to two digits: the triangle the bill draws
-#: ``rl_time_factor`` over when a scenario gives none (``ledger.illustrative_ranges``), peaked at
-#: the bill's point, 1, its median (``RL_TIME_FACTOR_MEDIAN``) said. The bill's path runs short
-#: more often than long
-#: (21 of 24 rows): the frameworks' own refits, host swaps, engine caps and memory shares, which
-#: the "model" mode prices from each row's recipe (held-out within 1.45x), are not a
-#: scenario's. The low end is NeMo RL's 8-steps-off-policy row, a depth no scenario key states.
-#: Measured on the "model" mode, the spread was 0.86-1.45 and did not cover the bill's path (a
-#: trial: NeMo RL's v0.6 Qwen3-30B-A3B row billed at 100 s against 192 s measured).
-#: ``tests/test_rl_validation.py`` holds it to the measurement.
+#: prices a scenario (``rl_validation("scenario", split="heldout")``: each row stated with the keys
+#: a scenario has, ``SCENARIO_SETTABLE``, every other setting at its default, the vLLM release it
+#: ran kept; 24 NeMo RL GRPO rows: OpenRLHF's vLLM rows cannot be stated so, on A800 or with no
+#: update plan on their 12 trainer GPUs; ``benchmarks/validate_rl.py``), 1 / ratio, its least,
+#: median and largest, rounded to two digits: the triangle the bill draws ``rl_time_factor`` over
+#: when a scenario gives none (``ledger.illustrative_ranges``), peaked at the bill's point, 1, its
+#: median (``RL_TIME_FACTOR_MEDIAN``) said. The bill's path runs short more often than long (21 of
+#: 24 rows): the frameworks' own refits, host swaps, engine caps and memory shares, which the
+#: "model" mode prices from each row's recipe (held-out within 1.45x), are not a scenario's. The low
+#: end is NeMo RL's 8-steps-off-policy row, a depth no scenario key states. Measured on the "model"
+#: mode, the spread was 0.86-1.45 and did not cover the bill's path (a trial: NeMo RL's v0.6
+#: Qwen3-30B-A3B row billed at 100 s against 192 s measured). ``tests/test_rl_validation.py`` holds
+#: it to the measurement.
 RL_TIME_FACTOR_RANGE = (0.55, 3.15)
 RL_TIME_FACTOR_MEDIAN = 1.69
 

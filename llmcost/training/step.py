@@ -1902,7 +1902,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     model, cluster, s = checked_step_inputs(model, cluster, plan, seq_len, keywords)
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve_on(cluster)
-    warn_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads, opts.missing_features)
+    check_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads, opts.missing_features)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,
                         o.stack.name)
@@ -1924,7 +1924,7 @@ def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:
     return model, cluster, s
 
 
-def warn_missing_features(stack, plan: ParallelPlan, dtype: str,
+def check_missing_features(stack, plan: ParallelPlan, dtype: str,
                           n_kv_heads: int | None = None, how: str = "refuse") -> None:
     """A plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks, or a tp that does not
     divide the model's ``n_kv_heads`` where it cannot replicate them, ``stacks.missing_features``)
