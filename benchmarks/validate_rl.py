@@ -143,6 +143,25 @@ from llmcost.training.parallel import make_plan
 GOAL_MEAN, GOAL_WORST, GOAL_SHARE_POINTS = 0.25, 1.5, 10.0
 
 
+def bill_point_errors():
+    """The bill's RL point on its own path ("scenario" mode): mean |measured ÷ billed − 1| at the
+    model's own time and centred on the held-out median (``rl.scenario_time_factor``), held-out
+    rows each with the median of the others (leave-one-out), calibration rows with the
+    held-out median (the rows the RL model's constants were fitted on: in sample for the model,
+    out of sample for the centring)."""
+    print("\n=== the bill's point (scenario mode): mean |measured / billed - 1| ===")
+    held = 1.0 / rl.rl_validation("scenario", split="heldout")["ratio"].dropna().to_numpy()
+    cal = 1.0 / rl.rl_validation("scenario", split="calibration")["ratio"].dropna().to_numpy()
+    loo = np.mean([abs(x / np.median(np.delete(held, i)) - 1) for i, x in enumerate(held)])
+    med = float(np.median(held))
+    print(f"  held-out ({len(held)}): model's own {np.mean(np.abs(held - 1)):.1%}, centred on the "
+          f"median of the others {loo:.1%} (the median of all {med:.2f}; stored "
+          f"{rl.RL_TIME_FACTOR_MEDIAN})")
+    print(f"  calibration ({len(cal)}): model's own {np.mean(np.abs(cal - 1)):.1%}, centred on "
+          f"the held-out median {np.mean(np.abs(cal / med - 1)):.1%} (measured / predicted "
+          f"{', '.join(f'{x:.2f}' for x in sorted(cal))})")
+
+
 def main():
     pd.set_option("display.width", 200)
     t0 = time.perf_counter()
@@ -182,6 +201,7 @@ def main():
     print(f"generation share gap, worst {b['worst_share_gap_points']:.1f} -> "
           f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
           f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
+    bill_point_errors()
     print("\n=== held-out by batch of rows (model): v1 = the first table, v2 = fresh rows ===")
     held = rl.rl_validation("model", split="heldout")  # grouped twice below
     for added, g in held.groupby("added"):

@@ -271,6 +271,14 @@ def test_rl_answer():
     # a campaign the scenario does not give is an illustration, said not to be in the bill
     text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, billed=False)
     assert "illustrative" in text and "not in the bill" in text and "bill's RL line" not in text
+    # centred on the published runs: the iteration said at the time the campaign is billed at
+    # (300.4 s x 1.69 = 507.7 s), the model's own beside it
+    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, time_factor=1.69)
+    assert ("**508 s** (the model's 300 s × 1.69, published GRPO runs' median measured ÷ "
+            "predicted time)") in text
+    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, time_factor=1.2,
+                           factor_given=True)
+    assert "**360 s** (the model's 300 s × rl_time_factor 1.2)" in text
 
 
 def test_prices_are_escaped_for_markdown_and_render_as_text():

@@ -18,6 +18,7 @@ import llmcost
 from llmcost import ledger
 from llmcost.bill.pricing import default_rows
 from llmcost.bill import lora
+from llmcost.serving import rl
 from llmcost.training import reliability as rel
 from llmcost.bill.validation import magnitude_warnings
 from llmcost.present.report import NOTEBOOK_DIR
@@ -598,10 +599,13 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     # 38-43%, arXiv:2407.21783 Table 4; Megatron-LM 52% of the A100 peak at 1T parameters,
     # arXiv:2104.04473), with ten points of allowance either side
     assert 0.35 < mfu < 0.62
-    update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * mfu) / 3600 * 1000 * 5
+    # × the published GRPO runs' median measured ÷ predicted time (the scenario gives no
+    # rl_time_factor: rl.scenario_time_factor)
+    k = rl.RL_TIME_FACTOR_MEDIAN
+    update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * mfu) / 3600 * 1000 * 5 * k
     assert parts["update"] == pytest.approx(update_h, rel=1e-9)
     flat = ledger.build_ledger({**sc, "rl_train_mfu": 0.4}).figures["rl_parts_gpu_hours"]
-    flat_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5
+    flat_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5 * k
     assert flat["update"] == pytest.approx(flat_h, rel=1e-9)
     assert sum(parts.values()) == pytest.approx(bill.figures["rl_gpu_hours"], rel=1e-12)
     assert line.usd == pytest.approx(bill.figures["rl_gpu_hours"] * 3.99, rel=1e-12)
@@ -1075,36 +1079,48 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
     # A trial: the bill's RL line was ranged by the price alone while the RL model's own
     # held-out errors (measured ÷ predicted iteration time, rl.RL_TIME_FACTOR_RANGE)
     # were not drawn. rl_time_factor multiplies the campaign's GPU-hours (the verifier's
-    # per-sample cost is not time); the bill draws it over that spread when the scenario gives
-    # none; notebook 05's campaign (rl.scenario_campaign) carries the same factor.
+    # per-sample cost is not time); a scenario that gives none is billed at the published runs'
+    # median (rl.RL_TIME_FACTOR_MEDIAN: 21 of the 24 held-out runs took longer than the model on
+    # the bill's path, as central_mfu centres an MFU) and drawn over their spread; notebook 05's
+    # campaign (rl.scenario_campaign) carries the same factor.
     from llmcost.bill.ledger import build_ledger, illustrative_ranges
     from llmcost.serving import rl
     base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
             "train_tokens": 1e11, "mfu": 0.4, "price_usd_per_gpu_hour": 2.0,
             "rl_iterations": 100, "rl_runs": 2, "rl_gpus": 8, "rl_rollout_tp": 1,
             "rl_verifier_usd_per_sample": 0.001}
-    one, more = build_ledger(base), build_ledger({**base, "rl_time_factor": 1.5})
-    h1, h2 = one.figures["rl_gpu_hours"], more.figures["rl_gpu_hours"]
-    assert h2 == pytest.approx(1.5 * h1, rel=1e-12)
+    own, more = build_ledger({**base, "rl_time_factor": 1.0}), \
+        build_ledger({**base, "rl_time_factor": 1.5})
+    one = build_ledger(base)
+    h0, h1, h2 = (b.figures["rl_gpu_hours"] for b in (own, one, more))
+    assert h2 == pytest.approx(1.5 * h0, rel=1e-12)
+    assert h1 == pytest.approx(rl.RL_TIME_FACTOR_MEDIAN * h0, rel=1e-12)
     verifier = 0.001 * 16 * 32 * 100 * 2       # per sample × G × prompts × iterations × runs
-    assert one.line("post.rl").usd == pytest.approx(h1 * 2.0 + verifier, rel=1e-9)
-    assert more.line("post.rl").usd == pytest.approx(1.5 * h1 * 2.0 + verifier, rel=1e-9)
+    assert own.line("post.rl").usd == pytest.approx(h0 * 2.0 + verifier, rel=1e-9)
+    assert more.line("post.rl").usd == pytest.approx(1.5 * h0 * 2.0 + verifier, rel=1e-9)
     camp = rl.scenario_campaign(more.scenario, 2.0)   # the bill's values, defaults filled
     assert float(camp.loc["total", "gpu_hours"]) == pytest.approx(h2, rel=1e-12)
     # a run lasts its factor longer too (notebook 05's "one run: ... days")
-    model_camp = rl.scenario_campaign(one.scenario, 2.0)
+    model_camp = rl.scenario_campaign(own.scenario, 2.0)
     assert camp.attrs["wall_clock_days_per_run"] == pytest.approx(
         1.5 * model_camp.attrs["wall_clock_days_per_run"], rel=1e-12)
     assert "× rl_time_factor 1.5" in more.line("post.rl").how
+    assert f"× {rl.RL_TIME_FACTOR_MEDIAN:g}, the median" in one.line("post.rl").how
+    assert "×" not in own.line("post.rl").how.split("GPU-h × $")[1]  # the model's own time
     r, why = illustrative_ranges(one)["rl_time_factor"]
-    assert (r.low, r.mode, r.high) == pytest.approx((rl.RL_TIME_FACTOR_RANGE[0], 1.0,
+    # peaked at the median, the bill's point, so that the bars, the table and the line agree
+    assert (r.low, r.mode, r.high) == pytest.approx((rl.RL_TIME_FACTOR_RANGE[0],
+                                                     rl.RL_TIME_FACTOR_MEDIAN,
                                                      rl.RL_TIME_FACTOR_RANGE[1]))
-    # peaked at the bill's own point (a trial read the table's RL line below its bar when the
-    # triangle peaked at the median), the median said
     assert "held-out" in why and f"median {rl.RL_TIME_FACTOR_MEDIAN:g}" in why
+    # a given 1 is the scenario's choice of the model's own time: one number, not redrawn
+    assert "rl_time_factor" not in illustrative_ranges(own)
     # DPO has no rollout: the GRPO runs' errors are not drawn on it (a review)
     dpo = build_ledger({**base, "rl_algorithm": "dpo"})
     assert "rl_time_factor" not in illustrative_ranges(dpo)
+    # and is billed at the model's own time (no rollout or refit, where the runs part from it)
+    dpo_own = build_ledger({**base, "rl_algorithm": "dpo", "rl_time_factor": 1.0})
+    assert dpo.figures["rl_gpu_hours"] == pytest.approx(dpo_own.figures["rl_gpu_hours"])
     # a factor the scenario gives is its own measurement: not redrawn over the model's errors
     assert "rl_time_factor" not in illustrative_ranges(more)
     # set without an RL campaign, it changes nothing, and is said to

@@ -18,6 +18,7 @@ from llmcost.core.units import fmt_amount
 from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
 from llmcost.bill.validation import magnitude_warnings, user_words
+from llmcost.serving.rl import RL_TIME_FACTOR_MEDIAN
 from llmcost.present import cli, glance
 from llmcost.present.report import estimate_ledger, plan_report
 from llmcost.training import reliability as rel
@@ -388,10 +389,11 @@ def test_an_rl_campaign_longer_than_ten_years_is_warned_not_refused(tmp_path):
     years = hours / 8 / 24 / 365.25
     assert years > 10
     (w,) = [x for x in bill.warnings if x.startswith("the RL campaign runs")]
+    # (the hours at the published runs' median measured ÷ predicted time, rl.scenario_time_factor)
     assert w == (f"the RL campaign runs {fmt_amount(years, 3)} years on its 8 GPUs ({hours:,.3g} "
-                 "GPU-hours "
-                 "for rl_runs=1 × rl_iterations=1e+09), over 10 years: no dated GPU-hour price "
-                 "describes it; check rl_iterations and rl_runs")
+                 f"GPU-hours for rl_runs=1 × rl_iterations=1e+09 × {RL_TIME_FACTOR_MEDIAN:g}, the "
+                 "published runs' median measured ÷ predicted time), over 10 years: no dated "
+                 "GPU-hour price describes it; check rl_iterations and rl_runs")
     assert math.isfinite(bill.total_usd)
     # the same job for 100 iterations: far under 10 years, no warning
     short = estimate_ledger(_yaml(tmp_path, rl.replace("1.0e9", "100"), name="rl2.yaml"))

@@ -433,7 +433,13 @@ def test_scenario_keys_drive_the_iteration():
     it = rl.scenario_iteration(p)
     assert it.samples == 128
     df = rl.scenario_campaign(p, 3.0)
-    assert df.loc["total", "gpu_hours"] == pytest.approx(it.gpu_hours * 200)
+    # 100 iterations x 2 runs, x the published GRPO runs' median measured / predicted time (the
+    # scenario gives no rl_time_factor); a given factor of 1 bills the model's own time
+    assert p.get("rl_time_factor") is None
+    assert df.loc["total", "gpu_hours"] == pytest.approx(
+        it.gpu_hours * 200 * rl.RL_TIME_FACTOR_MEDIAN)
+    own = rl.scenario_campaign({**p, "rl_time_factor": 1.0}, 3.0)
+    assert own.loc["total", "gpu_hours"] == pytest.approx(it.gpu_hours * 200)
     with pytest.raises(llmcost.ScenarioError, match="rl_rollout_gpus"):
         llmcost.validate_parameters(rl_async=True, rl_rollout_gpus=0)
     with pytest.raises(llmcost.ScenarioError, match="rl_samples_per_prompt"):

@@ -2249,3 +2249,27 @@ def test_the_rl_time_factor_range_is_the_held_out_spread():
     assert it.parts_gpu_s["weight_sync"] < full.parts_gpu_s["weight_sync"]
     with pytest.raises(ValueError, match="HF generate"):
         rl.validation_iteration(d.loc["openrlhf-bench-13b-dschat"].to_dict(), "scenario")
+
+
+def test_the_bill_centres_an_rl_campaign_on_the_published_runs_median():
+    # rl.scenario_time_factor: a scenario that gives no rl_time_factor is billed at the median
+    # measured ÷ predicted iteration time of the held-out published GRPO runs on the bill's own
+    # path, as central_mfu centres a predicted MFU. Out of sample (each held-out row priced with
+    # the median of the other 23, its published time the truth), the bill's point errs by 32% on
+    # average against 77% at the model's own prediction (the figures its docstring states).
+    r = 1.0 / rl.rl_validation("scenario", split="heldout")["ratio"].dropna().to_numpy()
+    assert len(r) == 24
+    loo = np.mean([abs(x / np.median(np.delete(r, i)) - 1) for i, x in enumerate(r)])
+    own = np.mean(np.abs(r - 1))
+    assert loo == pytest.approx(0.32, abs=0.01) and own == pytest.approx(0.77, abs=0.01)
+    assert rl.scenario_time_factor({"rl_algorithm": "grpo"}) == rl.RL_TIME_FACTOR_MEDIAN
+    assert rl.scenario_time_factor({"rl_algorithm": "ppo", "rl_time_factor": None}) == \
+        rl.RL_TIME_FACTOR_MEDIAN
+    # DPO: no rollout, refit or scoring of samples (where the runs part from the model)
+    assert rl.scenario_time_factor({"rl_algorithm": "dpo"}) == 1.0
+    assert rl.scenario_time_factor({"rl_algorithm": "dpo", "rl_time_factor": 1.3}) == 1.3
+    assert rl.time_factor_words({"rl_algorithm": "grpo", "rl_time_factor": 1.0}) == ""
+    assert "PPO extrapolated" in rl.time_factor_words({"rl_algorithm": "ppo"})
+    for bad in (0, -1.0, float("nan"), True, "1.5"):
+        with pytest.raises(ValueError, match=r"rl_time_factor=.* must be null or a number > 0"):
+            rl.scenario_time_factor({"rl_time_factor": bad})

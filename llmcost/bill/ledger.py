@@ -76,7 +76,7 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (RL_TIME_FACTOR_MEDIAN, RL_TIME_FACTOR_RANGE, decode_factor_words,
-                          scenario_campaign, shape_words)
+                          scenario_campaign, shape_words, time_factor_words)
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -842,15 +842,16 @@ def _goodput_words(g) -> str:
 
 def _rl_line(lines: list, b: _Basis) -> tuple:
     """RL post-training: notebook 05's campaign (``_rl_campaign``: ``rl.scenario_campaign``),
-    USD = its GPU-hours × ``rl_time_factor`` × the GPU-hour rate + the verifier's cost; returns
-    (GPU-hours, campaign or None). Drawn prices: the campaign is timed at $1/GPU-h and priced per
-    draw; a drawn ``rl_time_factor`` multiplies the model's GPU-hours per draw (a point factor
-    is already in the campaign, ``rl.scale_campaign``)."""
+    USD = its GPU-hours × the time factor × the GPU-hour rate + the verifier's cost, the factor
+    ``rl.scenario_time_factor`` (the scenario's ``rl_time_factor``, or the published runs'
+    median); returns (GPU-hours, campaign or None). Drawn prices: the campaign is timed at
+    $1/GPU-h and priced per draw; a drawn ``rl_time_factor`` multiplies the model's GPU-hours
+    per draw (a point factor is already in the campaign, ``rl.scale_campaign``)."""
     p, rate = b.p, b.gpu_rate
     label = "RL post-training (rollouts, reward, policy update)"
-    factor = p.get("rl_time_factor", 1.0)
+    factor = p.get("rl_time_factor")
     # the model's campaign; a point factor scales it there, drawn factors here, per draw
-    camp = _rl_campaign({**p, "rl_time_factor": factor if not np.ndim(factor) else 1.0},
+    camp = _rl_campaign({**p, "rl_time_factor": 1.0} if np.ndim(factor) else p,
                         rate if not np.ndim(rate) else 1.0)
     if camp is None:
         lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
@@ -862,10 +863,9 @@ def _rl_line(lines: list, b: _Basis) -> tuple:
         rl_h = _num(rl_h * np.asarray(factor, dtype=float))
     usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) and not np.ndim(factor) else \
         _num(rl_h * rate + verifier)  # GPU-h × price + verifier
-    scaled = f"; × rl_time_factor {factor:g} (measured ÷ predicted iteration time)" \
-        if not np.ndim(factor) and factor != 1.0 else ""
+    scaled = "" if np.ndim(factor) else time_factor_words(p)
     lines.append(Line("post.rl", label, "post-training", "post-training", b.kind_compute,
-                      usd, _rl_how(p, camp, rate) + scaled
+                      usd, _rl_how(p, camp, rate, scaled)
                       + ("; owned hardware: its energy is on the energy line" if b.own else ""),
                       "llmcost.rl.scenario_campaign (rollouts timed with the "
                       "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
@@ -1503,7 +1503,9 @@ RL_PART_WORDS = {"generation": "generation (with its tail)",
                  "scoring": "scoring (reward, reference, critic, old log-probs)"}
 
 
-def _rl_how(p, camp, rate) -> str:
+def _rl_how(p, camp, rate, scaled: str = "") -> str:
+    """The RL line's derivation: runs × iterations, the parts' GPU-hours (already × the time
+    factor, ``scaled`` its words: ``rl.time_factor_words``) and the price."""
     parts = _rl_parts(camp)
     total = float(camp.loc["total", "gpu_hours"])
     verifier = float(camp.loc["verifier", "usd"])
@@ -1513,7 +1515,8 @@ def _rl_how(p, camp, rate) -> str:
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {_quantity(total)} GPU-h × ${rate:.2f}"
             + (f" + verifier {fmt_usd(verifier)}" if verifier else "")
-            + " (notebook 05's campaign; failures of the RL job not added)"
+            + " (notebook 05's campaign" + (f", its GPU-hours {scaled}" if scaled else "")
+            + "; failures of the RL job not added)"
             + (f"; generation: {decode}" if decode else ""))
 
 
@@ -2334,13 +2337,13 @@ def illustrative_ranges(bill: Ledger) -> dict:
       That triangle takes the interval's ends as its own, so it is narrower than the source's
       spread (their 5th-95th percentiles become its 0th and 100th; its sentence says so).
 
-    * ``rl_time_factor``, when the bill prices an RL campaign at the model's own prediction
-      (factor 1, the default) and not DPO (no rollout: the runs behind it are GRPO's):
-      triangular, peaked at 1 (the bill's point), over the RL validation's held-out measured
-      ÷ predicted iteration times on the bill's own path (``rl.RL_TIME_FACTOR_RANGE``, the
-      "scenario" mode; their median, ``rl.RL_TIME_FACTOR_MEDIAN``, said): the RL model's error
-      on the campaign's GPU-hours, which the price alone left out. A factor the scenario gives
-      is its own measurement and is not redrawn.
+    * ``rl_time_factor``, when the bill prices an RL campaign at the published runs' factor
+      (the scenario gives none: ``rl.scenario_time_factor``) and not DPO (no rollout: the runs
+      behind it are GRPO's): triangular over the RL validation's held-out measured ÷ predicted
+      iteration times on the bill's own path (``rl.RL_TIME_FACTOR_RANGE``, the "scenario"
+      mode), peaked at their median (``rl.RL_TIME_FACTOR_MEDIAN``, the bill's point): the RL
+      model's error on the campaign's GPU-hours, which the price alone left out. A factor the
+      scenario gives is its own measurement and is not redrawn.
 
     Returns
     -------
@@ -2418,25 +2421,22 @@ def _exploratory_fraction_range(lo: float, med: float, hi: float) -> Range:
 
 def _rl_time_range(figures: dict, p: dict) -> dict:
     """``illustrative_ranges``' ``rl_time_factor`` entry (its docstring), or {} when the bill
-    prices no RL campaign or the scenario ranges the factor itself."""
+    prices no RL campaign, the campaign is DPO's or the scenario gives the factor itself."""
     rl_h = figures.get("rl_gpu_hours", 0.0)
-    k = p.get("rl_time_factor", 1.0)
-    if np.ndim(rl_h) or float(rl_h) <= 0 or isinstance(k, Range) or float(k) != 1.0:
+    if np.ndim(rl_h) or float(rl_h) <= 0 or p.get("rl_time_factor") is not None:
         return {}   # no campaign, or the scenario's own factor (a measurement): not redrawn
     if p.get("rl_algorithm") == "dpo":
         return {}   # no rollout, no refit: the GRPO runs' errors say nothing of it
     lo, hi = RL_TIME_FACTOR_RANGE
     med = RL_TIME_FACTOR_MEDIAN
-    # peaked at the bill's own point (1, the model's prediction), so that the bars, the table
-    # and the line agree (a trial read $2.58k beside a bar at $3.83k when it peaked at the
-    # median); the skew is the measurement's: most draws lie above the point
+    # peaked at the median, the bill's point (rl.scenario_time_factor), so that the bars, the
+    # table and the line agree
     return {"rl_time_factor": (
-        Range("triangular", low=lo, mode=1.0, high=hi),
+        Range("triangular", low=lo, mode=med, high=hi),
         f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
-        f"predicted iteration time {lo:g}-{hi:g}, median {med:g}, on its held-out published "
-        "GRPO runs stated with a scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, "
-        "benchmarks/validate_rl.py), peaked at the model's prediction (1), the bill's point, "
-        "which most of those runs took longer than"
+        f"predicted iteration time {lo:g}-{hi:g} on its held-out published GRPO runs stated "
+        "with a scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, benchmarks/validate_rl.py), "
+        f"peaked at their median {med:g}, the bill's point"
         + ("; PPO, never published with a scenario's set-up, extrapolated"
            if p.get("rl_algorithm") == "ppo" else ""))}
 

@@ -523,9 +523,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("rl_iterations", "int", "RL iterations per run", _positive),
     Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
           _positive),
-    Param("rl_time_factor", "float", "measured ÷ predicted RL iteration time: multiplies the "
-          "campaign's GPU-hours (1: the model's prediction; your own run's ratio, or a range)",
-          _positive),
+    Param("rl_time_factor", "float|none", "measured ÷ predicted RL iteration time: multiplies "
+          "the campaign's GPU-hours (null: the median of published GRPO runs, "
+          "llmcost.rl.RL_TIME_FACTOR_MEDIAN, 1 for DPO; 1: the model's own prediction; your own "
+          "run's ratio, or a range)", _positive),
     # ---- the whole bill (notebook 00, llmcost.ledger; defaults in data/ledger_defaults.csv)
     Param("phases", "list", "extra training phases after the main run (context extension, "
           "annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}", _phases),
@@ -705,7 +706,7 @@ LEDGER_DEFAULTS = {
     "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
     "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
-    "rl_time_factor": 1.0,
+    "rl_time_factor": None,
     "efficiency_profile": None,
     # the scale-out bandwidth of an accelerator the catalogue has none for: the RL campaign's
     # policy update and a pilot's calibration price their plans on it (catalog.scenario_accelerator)

@@ -38,7 +38,7 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
                           fmt_usd, noun)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
-                          scenario_campaign, scenario_iteration)
+                          scenario_campaign, scenario_iteration, scenario_time_factor)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -284,10 +284,9 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
 
 
 def _rl_factor_unused_warning(p: dict, bill: Ledger | None) -> list[str]:
-    """One sentence when the scenario sets ``rl_time_factor`` (a number other than 1, or a
-    range) but the bill prices no RL campaign: the key then changes nothing."""
-    k = p.get("rl_time_factor", 1.0)
-    if bill is None or k == 1.0 or k is None:
+    """One sentence when the scenario sets ``rl_time_factor`` (a number or a range) but the
+    bill prices no RL campaign: the key then changes nothing."""
+    if bill is None or p.get("rl_time_factor") is None:
         return []
     h = bill.figures.get("rl_gpu_hours", 0.0)
     if np.ndim(h) or float(h) > 0:
@@ -769,14 +768,17 @@ def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
     months = hours / p["rl_gpus"] / 24 / (365.25 / 12)
     if months <= LONG_PROJECT_MONTHS:
         return None
-    k = p.get("rl_time_factor", 1.0)
-    scaled = isinstance(k, (int, float)) and not isinstance(k, bool) and k != 1.0
+    k = p.get("rl_time_factor")
+    given = isinstance(k, (int, float)) and not isinstance(k, bool) and k != 1.0
+    k = k if given else scenario_time_factor(p) if k is None else 1.0
     return (f"the RL campaign runs {fmt_amount(months / 12, 3)} years on its "
             f"{fmt_gpus(p['rl_gpus'])} "
             f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
-            f"{p.get('rl_iterations'):,.3g}" + (f" × rl_time_factor={k:g}" if scaled else "")
+            f"{p.get('rl_iterations'):,.3g}"
+            + (f" × rl_time_factor={k:g}" if given else f" × {k:g}, the published runs' median "
+               "measured ÷ predicted time" if k != 1.0 else "")
             + f"), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated GPU-hour price describes "
-            "it; check rl_iterations and rl_runs" + (" and rl_time_factor" if scaled else ""))
+            "it; check rl_iterations and rl_runs" + (" and rl_time_factor" if given else ""))
 
 
 #: A bill MFU above this multiple of its model's own published whole-run utilisation on the

@@ -100,7 +100,7 @@ rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-t
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
-rl_time_factor: float = 1.0  # measured ÷ predicted RL iteration time: multiplies the campaign's GPU-hours
+rl_time_factor: float = None  # measured ÷ predicted RL iteration time; None: published median
 stack: str = "megatron-core-2024"  # software-stack profile the RL update is priced on (data/stacks.csv, llmcost.stacks)
 etp: int = 0  # tensor-parallel size of the routed experts in the RL update plan; 0: tp (the Megatron-Core default); 1: MoE parallel folding
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
@@ -567,7 +567,10 @@ print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B 
 # syncing its weights (`llmcost.rl.scenario_campaign`, priced at the bill's GPU-hour). The bill
 # carries it when the scenario describes a campaign (it gives `rl_iterations` or `rl_runs`, or sets
 # `ledger_rl: true`); a scenario that describes none gets 0 and *not given*, not an invented
-# campaign. Its GPU-hours by part:
+# campaign. Its time is centred on published runs, as the MFU is: the model's iteration time ×
+# the median measured ÷ predicted time of published GRPO runs priced from a scenario's keys,
+# unless the scenario gives its own `rl_time_factor` (`llmcost.rl.scenario_time_factor`; notebook
+# 05 measures it). Its GPU-hours by part:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -578,6 +581,7 @@ for part, h in bill.figures["rl_parts_gpu_hours"].items():
 if bill.figures["rl_gpu_hours"]:
     print(f"  RL is {rl_line.usd / f['final_run_usd']:.2%} of the final run's cost "
           "(notebook 05 explains why its GPU-hours outgrow its FLOPs)")
+    print("  its time: " + (llmcost.rl.time_factor_words(bill.scenario) or "the model's own"))
 
 # %% [markdown]
 # **Synthetic data and benchmark runs** are served tokens. Given as counts without a price

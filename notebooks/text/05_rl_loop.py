@@ -46,7 +46,7 @@ rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-t
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
-rl_time_factor: float = 1.0  # measured ÷ predicted RL iteration time: multiplies the campaign's GPU-hours
+rl_time_factor: float = None  # measured ÷ predicted RL iteration time; None: published median
 stack: str = "megatron-core-2024"  # software-stack profile the RL update is priced on (data/stacks.csv, llmcost.stacks)
 etp: int = 0  # tensor-parallel size of the routed experts in the RL update plan; 0: tp (the Megatron-Core default); 1: MoE parallel folding
 ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
@@ -61,6 +61,9 @@ import pandas as pd
 import llmcost
 from llmcost import inference as inf
 from llmcost import plots, rl
+from llmcost.bill.scenario import rl_campaign_given
+from llmcost.present import answers
+from IPython.display import Markdown
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
@@ -68,10 +71,6 @@ price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 
 # %%
-from IPython.display import Markdown
-from llmcost.bill.scenario import rl_campaign_given
-from llmcost.present import answers
-
 sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 serve_kw = dict(prompt_tokens=P, output_tokens=R, batch=p["serve_batch"] or None,
                 occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"], **sv)
@@ -82,7 +81,9 @@ decode_note = rl.decode_factor_words(gpu.name, algorithm=p["rl_algorithm"])  # "
 display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_output, it.wall_s,
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
                                  billed=rl_campaign_given(p), decode_note=decode_note,
-                                 floor_usd_per_m_output=c.usd_per_m_output)))
+                                 floor_usd_per_m_output=c.usd_per_m_output,
+                                 time_factor=rl.scenario_time_factor(p),
+                                 factor_given=p["rl_time_factor"] is not None)))
 
 # %% [markdown]
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
@@ -872,22 +873,24 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # was found in public sources.
 #
 # Two versions of the model are run on every row: **before** (generation at the raw roofline with
-# continuous batching for every engine, every training pass at a flat 40% MFU, rollout TP
-# refused beyond one node) and **model** (`rl.rl_iteration` as it stands: the engine's fitted
-# efficiency, HF generate's static batches, `llmcost.step_time` for the training passes with
-# the run's plan, multi-node rollout TP, weight sync sized by bytes and links, NeMo RL's measured
-# refit on its colocated rows, k iterations in flight on the rollout engine when RL runs k
-# steps off-policy, OpenRLHF Ray's models each on their own GPUs, and the optimizer on the host
-# CPUs where the run's script puts it: DeepSpeed's CPU Adam and the copies over PCIe,
-# `rl.optimizer_offload_time`, added after the rows that offload had been seen, with DeepSpeed's
-# own measurement as its constant, not fitted; and NeMo RL's model state moved between GPU and host
-# memory every step as its Megatron policy worker does, `rl.nemo_rl_swap_bytes`, read from its code
-# after the held-out errors had been seen). A third, **scenario**, states each row with the keys a
-# scenario has (`rl.SCENARIO_SETTABLE`: the model, GPUs, batch, lengths, placement), every other
-# setting at its default (the weight sync by links, the update's plan searched, no framework's
-# engine caps or host swaps), vLLM rows only: what the bill prices for a scenario, and the spread
-# its RL line is drawn over (`rl.RL_TIME_FACTOR_RANGE`, measured ÷ predicted, below). In the
-# tables, `ratio` is predicted ÷ measured (below 1: the model is short); `rl_time_factor` and
+# continuous batching for every engine, every training pass at a flat 40% MFU, rollout TP refused
+# beyond one node) and **model** (`rl.rl_iteration` as it stands: the engine's fitted efficiency,
+# HF generate's static batches, `llmcost.step_time` for the training passes with the run's plan,
+# multi-node rollout TP, weight sync sized by bytes and links, NeMo RL's measured refit on its
+# colocated rows, k iterations in flight on the rollout engine when RL runs k steps off-policy,
+# OpenRLHF Ray's models each on their own GPUs, and the optimizer on the host CPUs where the run's
+# script puts it: DeepSpeed's CPU Adam and the copies over PCIe, `rl.optimizer_offload_time`, added
+# after the rows that offload had been seen, with DeepSpeed's own measurement as its constant, not
+# fitted; and NeMo RL's model state moved between GPU and host memory every step as its Megatron
+# policy worker does, `rl.nemo_rl_swap_bytes`, read from its code after the held-out errors had
+# been seen). A third, **scenario**, states each row with the keys a scenario has
+# (`rl.SCENARIO_SETTABLE`: the model, GPUs, batch, lengths, placement), every other setting at its
+# default (the weight sync by links, the update's plan searched, no framework's engine caps or host
+# swaps), vLLM rows only: what the bill prices for a scenario. Their median measured ÷ predicted
+# time is the factor a scenario that gives no `rl_time_factor` is billed at
+# (`rl.scenario_time_factor`, as notebook 00 centres a predicted MFU on its regime's published
+# runs), their spread the range its RL line is drawn over (`rl.RL_TIME_FACTOR_RANGE`, below). In
+# the tables, `ratio` is predicted ÷ measured (below 1: the model is short); `rl_time_factor` and
 # its range are the inverse, measured ÷ predicted.
 
 # %%
@@ -925,7 +928,8 @@ for goal, ok in (("mean within 25%", s["mean_abs_error"] <= 0.25),
     print(f"goal (held-out, model): {goal}: {'met' if ok else 'not met'}")
 lo, med, hi = rl.held_out_time_factors("scenario")
 print(f"the bill's path (scenario): published ÷ predicted {lo:.2f} to {hi:.2f} (median "
-      f"{med:.2f}); the bill draws rl_time_factor over {rl.RL_TIME_FACTOR_RANGE}")
+      f"{med:.2f}); a GRPO or PPO scenario that gives no rl_time_factor is billed at "
+      f"{rl.RL_TIME_FACTOR_MEDIAN:g} and drawn over {rl.RL_TIME_FACTOR_RANGE}")
 
 # %% [markdown]
 # **Can the assumed lengths be what ran?** No engine decodes faster than the roofline. For each
