@@ -44,9 +44,15 @@ def test_step_time_refuses_what_the_stack_has_not_unless_asked_to_price_it():
         _zero3_step("megatron-core-2024")
     with pytest.warns(stacks.StackFeatureWarning,
                       match=r"zero_stage=3: the stack 'megatron-core-2024' has no ZeRO-3 path "
-                            r"\(its ZeRO stages: 0, 1\); stacks with one: .*megatron-core-2025"):
+                            r"\(its ZeRO stages: 0, 1\); stacks with one: .*megatron-core-2025"
+                      ) as said:
         b = _zero3_step("megatron-core-2024", missing_features="price")
     assert b.step_time_s > 0            # priced all the same
+    # the warning carries the feature's own sentence (what the step explorer prints), the one
+    # stacks.missing_features writes
+    (w,) = [x.message for x in said if isinstance(x.message, stacks.StackFeatureWarning)]
+    assert w.feature == stacks.missing_features("megatron-core-2024", 3, "1f1b", 1)[0]
+    assert str(w).startswith(w.feature + ". The step is priced")
     with pytest.raises(ValueError, match="missing_features='warn' must be one of"):
         _zero3_step("megatron-core-2025", missing_features="warn")
     with warnings.catch_warnings():

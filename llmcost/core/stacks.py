@@ -401,7 +401,13 @@ def foreign_hardware(stack, accelerator) -> str | None:
 
 class StackFeatureWarning(UserWarning):
     """A plan priced on a software stack whose profile lacks one of the plan's features (a ZeRO
-    stage, a pipeline schedule, FP8): ``step.step_time`` prices it anyway and says so."""
+    stage, a pipeline schedule, FP8): ``step.step_time`` prices it anyway and says so.
+    ``feature``: the sentence of ``missing_features`` that names the feature (the message
+    without what follows it), for a caller that words it its own way."""
+
+    def __init__(self, message: str, feature: str | None = None):
+        super().__init__(message)
+        self.feature = message if feature is None else feature
 
 
 def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str = "bf16",

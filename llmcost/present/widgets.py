@@ -577,8 +577,7 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                 print(f"cannot predict: {e}")
                 return
             for x in said:   # and said, one line each
-                print(f"note: {str(x.message).split('. The step is priced')[0]}: priced as if "
-                      "the stack had it")
+                print(f"note: {x.message.feature}: priced as if the stack had it")
             fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"

@@ -1938,9 +1938,9 @@ def check_missing_features(stack, plan: ParallelPlan, dtype: str,
         raise ValueError("; ".join(msgs) + ". Choose a stack that has it (llmcost.stacks), or "
                          "price the step as if this stack had it: missing_features='price'")
     for msg in msgs:
-        warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
-                      "had this one; choose a stack that has it (llmcost.stacks).",
-                      stacks.StackFeatureWarning, stacklevel=3)
+        warnings.warn(stacks.StackFeatureWarning(
+            f"{msg}. The step is priced with this stack's other features as if it had this "
+            "one; choose a stack that has it (llmcost.stacks).", feature=msg), stacklevel=3)
 
 
 def breakdown_of(out: dict, plan: ParallelPlan, efficiency_row: str, stack: str) -> StepBreakdown:
