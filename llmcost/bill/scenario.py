@@ -48,6 +48,7 @@ from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_p
                             load_accelerator, load_model, suggest)
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
+from ..core.shown import show_once_per_text_in_a_kernel
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
 from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number
 from ..laws.scaling import LOSS_FITS
@@ -1054,6 +1055,9 @@ def notebook_parameters(namespace: dict, ranged: bool = False) -> dict:
     no range note printed; ``point_scenario`` of it is what ``ranged=False`` returns without
     ``interactive``.
 
+    In a Jupyter kernel it also has the page show each of the package's warnings once, as one
+    ``warning: ...`` line (``core.shown.show_once_per_text_in_a_kernel``).
+
     Raises
     ------
     ScenarioError (a ValueError)
@@ -1077,6 +1081,7 @@ def notebook_parameters(namespace: dict, ranged: bool = False) -> dict:
     if not isinstance(ranged, bool):
         raise ScenarioError(f"ranged={ranged!r} must be True or False")
     values = {k: namespace[k] for k in names}
+    show_once_per_text_in_a_kernel()  # this page's warnings once each, in words (core.shown)
     if not ranged:
         return validate_parameters(**values)
     if "interactive" in values:

@@ -28,6 +28,7 @@ from ..bill.ranges import Range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
+from ..core.shown import show_once_per_text
 from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
                           json_finite, noun)
 from ..core.version import __version__
@@ -165,28 +166,6 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _warn_once():
-    """A ``warnings.showwarning`` that prints each of the package's own warnings once, as one
-    ``warning: ...`` line on stderr (no source file, no source line: the CLI's other warnings'
-    form); other libraries' warnings go to the default display. The package's warnings are
-    shown "always" by the filter and deduplicated here on their text: the code enters
-    ``warnings.catch_warnings`` often, which resets Python's once-per-location registry, so a
-    warning of a model read many times (a config.json of an unknown family) would repeat."""
-    seen: set = set()
-    default = warnings.showwarning
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        if not str(filename).startswith(str(_PACKAGE_DIR)):
-            return default(message, category, filename, lineno, file, line)
-        text = str(message)
-        if text not in seen:
-            seen.add(text)
-            print(f"warning: {text}", file=sys.stderr)
-    return show
-
-
-_PACKAGE_DIR = Path(__file__).resolve().parents[1]
-
 #: Set when a ``report`` command of this process has written its whole report and returned 0
 #: (``report_written``).
 _REPORT_WRITTEN = threading.Event()
@@ -202,8 +181,10 @@ def report_written() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
+        # the package's warnings shown "always" by the filter, once per text by the display
+        # (core.shown: catch_warnings blocks reset the once-per-location registry)
         warnings.filterwarnings("always", category=UserWarning, module=r"llmcost(\.|$)")
-        warnings.showwarning = _warn_once()
+        show_once_per_text()
         return _run(argv)
 
 

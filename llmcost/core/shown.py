@@ -1,0 +1,70 @@
+"""How the package's own warnings are shown: once per text, as one ``warning: ...`` line on
+stderr, with no source file or line (the form of the command line's other warnings).
+
+The code enters ``warnings.catch_warnings`` often (the disk cache notes what a computation
+showed, the plan search quiets what it re-issues), and each entry resets Python's
+once-per-location registry, so a warning of the same cause repeats: a scenario that fixes a
+ZeRO stage its stack lacks (``stacks.StackFeatureWarning``) printed six copies of the same
+warning in one cell of notebook 09, each with a file path and a line of code. ``OncePerText``
+prints each text once; another library's warning goes to the display it replaced. The command
+line installs it for its whole run (``cli.main``), a notebook for its kernel's run of that
+notebook (``scenario.notebook_parameters``: a fresh set of texts per notebook, so that each page
+says what concerns it).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def package_warning(category, filename) -> bool:
+    """Whether a warning is the package's own: its category defined in the package
+    (``StackFeatureWarning`` raised with a ``stacklevel`` that points into a notebook's cell) or
+    raised from one of the package's files."""
+    return (getattr(category, "__module__", "").split(".")[0] == "llmcost"
+            or str(filename).startswith(str(_PACKAGE_DIR)))
+
+
+class OncePerText:
+    """A ``warnings.showwarning`` that prints each of the package's warnings once per text
+    (``package_warning``) as ``warning: <text>`` on stderr; others go to ``default``."""
+
+    def __init__(self, default):
+        self.default = default
+        self.seen: set = set()
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None):
+        if not package_warning(category, filename):
+            return self.default(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in self.seen:
+            self.seen.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+        return None
+
+
+def show_once_per_text() -> OncePerText:
+    """Install a fresh ``OncePerText`` as ``warnings.showwarning`` (in place of one installed
+    before, whose display it keeps, so that repeated calls do not stack) and return it."""
+    current = warnings.showwarning
+    default = current.default if isinstance(current, OncePerText) else current
+    warnings.showwarning = hook = OncePerText(default)
+    return hook
+
+
+def in_a_kernel() -> bool:
+    """Whether this process is a Jupyter kernel (IPython already imported and its shell running
+    a kernel): a notebook's run, not a script or a test that executes a notebook's cells."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def show_once_per_text_in_a_kernel() -> OncePerText | None:
+    """``show_once_per_text`` in a Jupyter kernel (``in_a_kernel``), nothing elsewhere: a test
+    or script keeps the display it has (pytest's records the warnings a test shows)."""
+    return show_once_per_text() if in_a_kernel() else None
