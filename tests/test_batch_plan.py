@@ -103,8 +103,8 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="p="):
         batch.scenario_batch_analysis(None)
     p = _default()
-    del p["optimizer_recipe"]
-    with pytest.raises(ValueError, match="'optimizer_recipe'"):
+    del p["mfu"]
+    with pytest.raises(ValueError, match="'mfu'"):
         batch.scenario_batch_analysis(p)
 
 

@@ -436,7 +436,11 @@ def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
     assert js["bill.total_p10_usd"] < js["bill.total_usd"] < js["bill.total_p90_usd"]
     assert f"{fmt_usd(total['p10_usd'])}–{fmt_usd(total['p90_usd'])}" in text  # the text's bars
     assert js["bill.total_usd"] == pytest.approx(estimate_ledger(path).total_usd, rel=1e-12)
-    assert "illustrative ranges" in js["bill.range_note"]
+    # its RL campaign's time drawn over the RL model's published-run error, the rest
+    # illustrative spreads on inputs it gives as one number
+    assert js["bill.range_kinds"]["rl_time_factor"] == "rl_model"
+    assert "the RL model's published-run error on its predicted iteration time; illustrative " \
+        "spreads on the MFU" in js["bill.range_note"]
 
 
 def test_points_outside_their_range_are_said_in_text_and_json(tmp_path, capsys):
@@ -517,8 +521,16 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
     from llmcost.present.cli import COMPARE_DRAWS_NOTE, COMPARE_POINTS_NOTE
     assert " ".join(COMPARE_DRAWS_NOTE.split()) in flat
     assert "ranges each scenario gives itself" in COMPARE_DRAWS_NOTE
-    code, same = _main(capsys, "estimate", "--scenario", a, "--compare", a, "--samples", "500")
+    # a scenario of single numbers and no RL campaign ranges nothing of its own
+    plain = str(_yaml(tmp_path, "model: llama-2-7b\naccelerator: A100-80GB\nn_gpus: 256\n"
+                                "train_tokens: 2.0e12\nmfu: 0.4\n", name="plain.yaml"))
+    code, same = _main(capsys, "estimate", "--scenario", plain, "--compare", plain, "--samples",
+                       "500")
     assert " ".join(COMPARE_POINTS_NOTE.split()) in " ".join(same.split())
+    # the default's RL campaign, billed at the published runs' median time, draws the RL model's
+    # error as its own (a trial was shown a certain difference against a given factor of 1)
+    code, same = _main(capsys, "estimate", "--scenario", a, "--compare", a, "--samples", "500")
+    assert " ".join(COMPARE_DRAWS_NOTE.split()) in " ".join(same.split())
     total = next(ln for ln in text.splitlines() if ln.startswith("total"))
     diff = bills[1].total_usd - bills[0].total_usd  # B − A, by hand from the two bills
     from llmcost.present.report import format_value

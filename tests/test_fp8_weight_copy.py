@@ -77,12 +77,39 @@ def test_the_copy_is_set_against_the_plans_headroom(tmp_path):
     # more than the headroom: the warning says the plan may not fit.
     from llmcost.present import report
     sc = tmp_path / "a1.yaml"
-    sc.write_text("model: llama-2-13b\naccelerator: H200\nn_gpus: 512\ntrain_tokens: 2.0e12\n"
-                  "seq_len: 4096\ndtype: fp8\nmfu: 0.4\ntp: 1\npp: 1\nzero_stage: 1\n"
-                  "micro_batch_size: 2\nrecompute: none\n")
+    text = ("model: llama-2-13b\naccelerator: H200\nn_gpus: 512\ntrain_tokens: 2.0e12\n"
+            "seq_len: 4096\ndtype: fp8\nmfu: 0.4\ntp: 1\npp: 1\nzero_stage: 1\n"
+            "micro_batch_size: 2\nrecompute: none\n")
+    sc.write_text(text + "optimizer_recipe: bf16_adam_fp32_grads\n")  # the trial's: no copy
     (w,) = [x for x in report.estimate_ledger(sc).warnings
             if x.startswith("the memory per GPU leaves")]
     assert "On this plan (TP1 · PP1 · DP512" in w
     got = float(w.split("that is ")[1].split(" GB")[0])
     assert got == pytest.approx(2 * 13.016, rel=2e-3)
     assert w.endswith("GB of headroom: the plan may not fit.")
+    # naming no recipe, the copy is counted (fp8_mixed): the same fixed plan needs 141 GB of
+    # the 136 usable (the module docstring's figures) and is refused, with what would fit
+    sc.write_text(text)
+    with pytest.raises(ValueError, match=r"needs at least 141 GB per GPU .* more than the 136 GB "
+                                         r"usable .* tp·pp = 2 fits"):
+        report.estimate_ledger(sc)
+
+
+def test_an_fp8_scenario_counts_the_fp8_copy_unless_it_names_its_recipe():
+    # A trial: a dtype: fp8 scenario (Llama 3.1 70B on 1,024 H200) was given a plan that its
+    # own warning then said might not fit, the FP8 copy (1 B/param) left out of the count the
+    # search fitted it by. A scenario that names no optimizer_recipe is counted with
+    # fp8_mixed (19 B/param: memory.RECIPES) under FP8 on a stack that caches the copy
+    # (Megatron-Core, elementwise.FP8_WEIGHT_CACHE_STACKS), bf16_adam_fp32_grads (18 B/param)
+    # otherwise; a recipe the scenario names is kept.
+    fp8 = {k: v for k, v in BASE.items() if k != "optimizer_recipe"}
+    assert memory.scenario_recipe_name(fp8) == "fp8_mixed"
+    assert memory.get_recipe("fp8_mixed").bytes_per_param == 19   # 3 + 4 + 4 + 8
+    assert memory.scenario_recipe_name({**fp8, "optimizer_recipe": None}) == "fp8_mixed"
+    assert memory.scenario_recipe_name({**fp8, "dtype": "bf16"}) == "bf16_adam_fp32_grads"
+    assert memory.scenario_recipe_name({**fp8, "stack": "pytorch-fsdp2-2024"}) == \
+        "bf16_adam_fp32_grads"   # FSDP casts per micro-batch: no cached copy
+    assert memory.scenario_recipe_name(BASE) == "bf16_adam_fp32_grads"   # named: kept
+    # on Blackwell nothing is then left out; on Hopper only the transposed copy is named
+    assert fp8_weight_copy_warning({**fp8, "accelerator": "B200"}) is None
+    assert "transposed copy" in fp8_weight_copy_warning(fp8)

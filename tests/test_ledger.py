@@ -1130,6 +1130,16 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
     assert "rl_time_factor is set but the bill prices no RL campaign" in " ".join(
         magnitude_warnings(b.scenario, b))
     assert not any("rl_time_factor" in w for w in magnitude_warnings(one.scenario, one))
+    # a factor outside the published runs' measured ÷ predicted times (0.55-3.15) is said, not
+    # refused (a trial billed rl_time_factor: 50 without a word); one inside is not
+    (w,) = [x for x in magnitude_warnings(*(lambda b: (b.scenario, b))(
+        build_ledger({**base, "rl_time_factor": 50}))) if x.startswith("rl_time_factor=50 ")]
+    assert "outside the measured ÷ predicted RL iteration times of the published runs, " \
+        f"{rl.RL_TIME_FACTOR_RANGE[0]:g}-{rl.RL_TIME_FACTOR_RANGE[1]:g}" in w
+    from llmcost.present import glance
+    assert glance.caveat_line(w) == ("the RL line is billed at rl_time_factor=50, outside the "
+                                     "published runs' 0.55-3.15: check it")
+    assert not any(x.startswith("rl_time_factor=") for x in magnitude_warnings(more.scenario, more))
     # a campaign made decades long by the factor names the factor among the keys to check
     huge = build_ledger({**base, "rl_time_factor": 1e6})
     (w,) = [x for x in magnitude_warnings(huge.scenario, huge) if x.startswith("the RL campaign")]

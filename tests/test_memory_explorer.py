@@ -34,11 +34,12 @@ def test_the_panel_counts_memory_as_the_scenarios_stack_stores_it(tmp_path, caps
     plan = step_scenario.scenario_plan(p)
     mb = step_scenario.scenario_memory(p, plan)
     as_written = memory.memory_per_gpu(llmcost.load_model(p["model"]), plan, p["seq_len"],
-                                       p["optimizer_recipe"])
+                                       memory.scenario_recipe_name(p))
     assert abs(as_written.total - mb.total) > 0.5e9   # the practice matters here
     memory_explorer(p["model"], p["accelerator"], p["n_gpus"], p["global_batch_tokens"],
                     p["seq_len"], plan.tp, plan.pp, plan.zero_stage, plan.recompute,
-                    plan.micro_batch_size, p["optimizer_recipe"], p["mem_reserve_fraction"],
+                    plan.micro_batch_size, memory.scenario_recipe_name(p),
+                    p["mem_reserve_fraction"],
                     plan.pp_split, plan.cp, plan.ep, plan.schedule, plan.virtual_stages,
                     plan.etp, step_scenario.scenario_memory_practice(p))
     assert f"{mb.total / 1e9:.1f} GB per GPU on H100-SXM" in capsys.readouterr().out

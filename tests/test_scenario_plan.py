@@ -31,7 +31,7 @@ def test_default_scenario_leaves_the_plan_free_and_a_fitting_plan_is_chosen():
     plan = step.scenario_plan(p)
     assert plan.n_gpus == p["n_gpus"] and plan.tp <= 8
     assert plan.global_batch_size * p["seq_len"] == p["global_batch_tokens"]
-    mb = memory.memory_per_gpu(spec, plan, p["seq_len"], p["optimizer_recipe"])
+    mb = memory.memory_per_gpu(spec, plan, p["seq_len"], memory.scenario_recipe_name(p))
     assert mb.fits(llmcost.load_accelerator(p["accelerator"]).hbm_bytes,
                    p["mem_reserve_fraction"])
 

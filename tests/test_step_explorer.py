@@ -81,7 +81,7 @@ def test_the_panel_opens_on_the_pages_expert_parallel_or_fp8_step(tmp_path, caps
     opts = step_scenario.scenario_options(p)
     step_explorer(p["model"], p["accelerator"], p["n_gpus"], p["global_batch_tokens"],
                   p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size, plan.zero_stage,
-                  plan.recompute, p["optimizer_recipe"], opts["tp_overlap"],
+                  plan.recompute, opts["recipe"], opts["tp_overlap"],
                   plan.virtual_stages > 1 if opts["pp_overlap"] == "interleaved"
                   else opts["pp_overlap"], opts["dp_overlap"], schedule=plan.schedule,
                   virtual_stages=plan.virtual_stages, pp_split=plan.pp_split, cp=plan.cp,

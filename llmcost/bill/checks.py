@@ -25,7 +25,7 @@ from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
                                  dtype_basis, step_error_words, validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
-                               moe_imbalance_extra_bytes)
+                               moe_imbalance_extra_bytes, scenario_recipe_name)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
@@ -854,7 +854,7 @@ def states_do_not_fit(values: dict) -> str | None:
     fewest GPUs that could hold the states, ⌈N × b ÷ usable⌉. None otherwise."""
     try:
         spec, gpu = load_model(values["model"]), load_accelerator(values["accelerator"])
-        recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
+        recipe = scenario_recipe_name(values)
         per_param = get_recipe(recipe).bytes_per_param
         n = int(values["n_gpus"])
     except (ValueError, KeyError, TypeError):

@@ -66,6 +66,7 @@ import pandas as pd
 
 from ..core.catalog import (
     current_prices,
+    discount_price_cap,
     load_accelerator,
     load_model,
 )
@@ -2353,7 +2354,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
     out = {"mfu": given_mfu_range(bill)}
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
-        rows = current_prices(f["accelerator"], f["pricing"])
+        rows, mode = _spread_price_rows(f["accelerator"], f["pricing"])
         if len(rows) >= 2:
             usd = rows["price_usd_per_gpu_hour"].astype(float)
             q25, q75 = (float(v) for v in usd.quantile([0.25, 0.75]))
@@ -2362,14 +2363,28 @@ def illustrative_ranges(bill: Ledger) -> dict:
             out["price_usd_per_gpu_hour"] = (
                 Range("triangular", low=price * (1.0 - r), mode=price, high=price * (1.0 + r)),
                 f"±{r:.0%} around the bill's ${price:.2f}: half the interquartile spread "
-                f"(P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current {f['pricing']} prices "
+                f"(P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current {mode} prices "
                 f"for {f['accelerator']} in data/prices.csv, relative to their median "
                 f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
-                "left out)")
+                "left out)" + (f"; the {f['pricing']} price is their median, the "
+                               f"{f['pricing']} rows lying above it" if mode != f["pricing"]
+                               else ""))
     if exploratory_as_fraction(bill) and not exploratory_all_clamped(bill):
         out.update(_exploratory_range(p))
     out.update(_rl_time_range(f, p))
     return out
+
+
+def _spread_price_rows(accelerator: str, pricing: str) -> tuple:
+    """``(rows, mode)``: the current catalogue prices a bill's GPU-hour price is spread over
+    (``illustrative_ranges``), those of its pricing mode, or, where that mode's median lies
+    above the on-demand one and the catalogue's price is the on-demand median
+    (``catalog.discount_price_cap``), the on-demand rows the price was taken from (a trial's
+    reserved H200 bill took the on-demand median of two rows and was said to have no spread
+    for want of a second reserved row)."""
+    if pricing != "on_demand" and discount_price_cap(accelerator, pricing) is not None:
+        return current_prices(accelerator, "on_demand"), "on_demand"
+    return current_prices(accelerator, pricing), pricing
 
 
 def _exploratory_range(p: dict) -> dict:
@@ -2460,8 +2475,8 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             out[k] = ("owned hardware: the GPU-hour price is the amortised purchase, ranged "
                       "only through the owned-hardware inputs the scenario ranges")
         elif k == "price_usd_per_gpu_hour":
-            n = len(current_prices(f["accelerator"], f["pricing"]))
-            out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
+            rows, mode = _spread_price_rows(f["accelerator"], f["pricing"])
+            out[k] = (f"no sourced spread: {len(rows)} current {mode} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
         elif k == "ledger_exploratory_fraction" and exploratory_as_fraction(bill) and \
                 p.get("ledger_exploratory_fraction") == 0:
@@ -2615,8 +2630,12 @@ def input_range_words(key: str, p10: float, p90: float) -> str:
 
 #: Each input of a headline range, by how it was set (``Headline.kinds``): ``scenario`` (a
 #: ``Range`` the scenario gives), ``predicted`` (the step-time model's band on ``mfu: predict``),
-#: ``illustrative`` (a sourced spread of ``illustrative_ranges`` on a value given as one number).
-RANGE_KINDS = ("scenario", "predicted", "pilot", "illustrative")
+#: ``pilot`` (the pilots' extrapolation band), ``rl_model`` (the RL iteration model's error on
+#: published runs, drawn on an RL campaign's time when the scenario gives no
+#: ``rl_time_factor``: a measured band on a predicted figure, as ``predicted`` is, not a value
+#: the scenario gives), ``illustrative`` (a sourced spread of ``illustrative_ranges`` on a value
+#: given as one number).
+RANGE_KINDS = ("scenario", "predicted", "pilot", "rl_model", "illustrative")
 
 #: The rule of the headline's ranges, as a reader reads it.
 HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are ranged wherever "
@@ -2685,7 +2704,8 @@ def range_basis(kinds: dict) -> str:
     model's band on a predicted MFU, and the illustrative spreads on the inputs it gives as one
     number, each named."""
     state = headline_state(kinds)
-    if state == "illustrative":
+    rl_model = "rl_model" in kinds.values()
+    if state == "illustrative" and not rl_model:
         return "illustrative ranges: the scenario gives every input as one number"
     words = {kind: [SHORT_WORDS.get(k, input_words(k)) for k, v in kinds.items() if v == kind]
              for kind in RANGE_KINDS}
@@ -2696,11 +2716,13 @@ def range_basis(kinds: dict) -> str:
         parts.append("the step-time model's band on its predicted MFU")
     if words["pilot"]:
         parts.append("the pilot's extrapolation band on its MFU")
+    if rl_model:
+        parts.append("the RL model's published-run error on its predicted iteration time")
     out = " and ".join(parts)
     if words["illustrative"]:
         out += (f"; illustrative spreads on {_and(words['illustrative'])}, which the scenario "
                 "gives as one number")
-    elif state == "predicted":
+    elif state == "predicted" or rl_model:
         out += " (the scenario ranges nothing else)"
     return out
 
@@ -2730,12 +2752,20 @@ def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
 def own_ranged_scenario(bill: Ledger) -> dict:
     """The scenario whose ranges are a bill's own (what ``estimate --compare`` and the report's
     comparison draw, ``glance.compare_bills``): the bill's scenario, its ``Range`` values and a
-    predicted MFU's band (``scenario_ranges``), and where a pilot set the MFU, the pilot's
+    predicted MFU's band (``scenario_ranges``), the RL model's error on an RL campaign's time
+    when the scenario gives no ``rl_time_factor`` (``_rl_time_range``), and where a pilot set
+    the MFU, the pilot's
     extrapolation band on ``mfu`` in place of the pilot keys (``_pilot_mfu_range``, as
     ``headline_draws`` draws it): a trial's pilot bill drew 26.4%-35.7% on its own page and was
     compared as "neither scenario gives a range of its own". A pilot that ran the run's own
     plan has no band: the scenario as it is."""
     given = _ledger(bill, "bill").scenario
+    # the RL model's error on an RL campaign's predicted time (kind "rl_model"): the bill's own,
+    # as a predicted MFU's band is (a trial compared a default campaign with a given factor of
+    # 1 and was shown a certain difference)
+    rl_time = _rl_time_range(bill.figures, given)
+    if rl_time:
+        given = {**given, **{k: r for k, (r, _) in rl_time.items()}}
     if not (pilot_given(given) or "_mfu_calibration" in given) or \
             isinstance(given.get("mfu"), Range):
         return given
@@ -2774,7 +2804,7 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     if "mfu" in ill and piloted:
         ill, given = _pilot_mfu_range(ill, given, float(point.figures["mfu"]))
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
-             **{k: "illustrative" for k in ill}}
+             **{k: "rl_model" if k == "rl_time_factor" else "illustrative" for k in ill}}
     if "mfu" in ill and piloted:
         kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
     if kinds.get("mfu") == "scenario" and given.get("mfu_band"):

@@ -70,8 +70,8 @@ from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
-                                comparable_published_mfu, gpu_generation, mfu_band,
-                                published_ceiling, seq_range_words)
+                                comparable_published_mfu, fp8_speedup_bound, gpu_generation,
+                                mfu_band, published_ceiling, seq_range_words)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
@@ -861,10 +861,24 @@ def fp8_training(s: dict) -> Change:
         ratio = b8.mfu / b16.mfu
         how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
                f"on the scenario's calibration: the run {peaks * ratio:.2f}× faster")
+    ratio, how = _fp8_speedup_held(ratio, how, peaks)
     after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
                   "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how} "
                   "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
+
+
+def _fp8_speedup_held(ratio: float, how: str, peaks: float) -> tuple:
+    """``fp8_training``'s MFU ratio held so that the run's speed-up, peaks × ratio (peaks = the
+    FP8 ÷ BF16 dense peak), is at most r, the largest published whole-step FP8 ÷ BF16 speed-up
+    of one plan (``accuracy.fp8_speedup_bound``: 1.345 with the shipped pairs), as a band's top
+    is the best comparable published run: a trial's MI300X run, where no FP8 run is published,
+    was offered 1.50×. ``(ratio, how)``, the words saying when it is held."""
+    r, pair = fp8_speedup_bound()
+    if peaks * ratio <= r:
+        return ratio, how
+    return r / peaks, (f"{how}; held at {r:.3g}× faster (MFU × {r / peaks:.3f}), the largest "
+                       f"published FP8 ÷ BF16 speed-up of one plan ({pair})")
 
 
 #: How far (relative) a ``dtype: fp8`` scenario's own MFU ratio may lie from the FP8 lever's

@@ -431,9 +431,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("recompute", "str", "activation recomputation",
           _one_of("none", "selective", "full", "auto")),
     Param("micro_batch_size", "int", "sequences per micro-batch; 0: chosen", _nonnegative),
-    Param("optimizer_recipe", "str",
-          "bytes-per-parameter precision recipe (llmcost.memory.RECIPES)",
-          _recipe),
+    Param("optimizer_recipe", "str|none",
+          "bytes-per-parameter precision recipe (llmcost.memory.RECIPES); null: fp8_mixed for "
+          "dtype fp8 on a stack that caches FP8 weights (Megatron-Core), else "
+          "bf16_adam_fp32_grads (llmcost.memory.scenario_recipe_name)", _recipe),
     Param("pp_schedule", "str", "pipeline schedule",
           _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
     Param("pp_virtual_stages", "int",

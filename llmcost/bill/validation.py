@@ -38,7 +38,8 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
                           fmt_usd, noun)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
-                          scenario_campaign, scenario_iteration, scenario_time_factor)
+                          RL_TIME_FACTOR_RANGE, scenario_campaign, scenario_iteration,
+                          scenario_time_factor)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -47,7 +48,7 @@ from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger, failure_values
 from .pricing import default, default_rows, default_source
 from .published import hardware_price_series
-from .ranges import Range
+from .ranges import Range, point
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     SERVE_USER_WORDS,
@@ -277,7 +278,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p),
                         reserved_term_warning(p, bill), short_run_warning(p)) if w]
-    out += _rl_factor_unused_warning(p, bill)
+    out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
     return out + money_magnitude_warnings(p) + world + ([] if world else
                                                         _world_bill_warning(bill))
@@ -293,6 +294,24 @@ def _rl_factor_unused_warning(p: dict, bill: Ledger | None) -> list[str]:
         return []
     return ["rl_time_factor is set but the bill prices no RL campaign (no rl_iterations or "
             "rl_runs, or ledger_rl false): it changes nothing"]
+
+
+def _rl_factor_range_warning(p: dict, bill: Ledger | None) -> list[str]:
+    """One sentence when a billed RL campaign's given ``rl_time_factor`` (a number, or a
+    range's point) lies outside the measured ÷ predicted iteration times of the published runs
+    (``rl.RL_TIME_FACTOR_RANGE``): a factor of 50 billed its campaign at 50× the model's time
+    without a word (a trial); a run of one's own may lie there, and it is said, not refused."""
+    k = point(p.get("rl_time_factor"))
+    h = bill.figures.get("rl_gpu_hours", 0.0) if bill is not None else 0.0
+    if k is None or bill is None or np.ndim(h) or float(h) <= 0:
+        return []
+    lo, hi = RL_TIME_FACTOR_RANGE
+    if lo <= float(k) <= hi:
+        return []
+    return [f"rl_time_factor={float(k):g} lies outside the measured ÷ predicted RL iteration "
+            f"times of the published runs, {lo:g}-{hi:g} (llmcost.rl.RL_TIME_FACTOR_RANGE): "
+            "the RL line is billed at it; check it is a ratio of iteration times, measured ÷ "
+            "the model's"]
 
 
 def _world_bill_warning(bill: Ledger | None) -> list[str]:

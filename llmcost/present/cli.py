@@ -472,7 +472,8 @@ def _compare_head(names, paths) -> str:
 
 #: What ``estimate --compare``'s P10 to P90 draws (``glance.compare_bills``), said under the table.
 COMPARE_DRAWS_NOTE = ("P10 to P90 of B − A draw by draw, over the ranges each scenario gives "
-                      "itself (a predicted MFU's band or a pilot's included) and only those: not "
+                      "itself (a predicted MFU's band, a pilot's or the RL model's error on a "
+                      "predicted RL iteration time included) and only those: not "
                       "the illustrative spreads the single-scenario bill adds on inputs given "
                       "as one number. Both bills see the same draws of the inputs they both range "
                       "(common random numbers).")

@@ -43,6 +43,7 @@ from ..bill.ledger import (
 )
 from ..bill.checks import fp8_over_bf16
 from ..bill.ranges import Range
+from ..serving.rl import scenario_time_factor
 from ..core.catalog import model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd
@@ -529,8 +530,8 @@ def compared_sentence(summary: dict) -> str:
     usd_a, usd_b = total.get("a_usd"), total.get("b_usd")
     if usd_a is None or usd_b is None:
         return ""
-    diff = usd_b - usd_a
-    how = ("the same as" if diff == 0 else
+    diff = usd_b - usd_a  # under half a cent: floating-point noise ("$0.00000000012 less")
+    how = ("the same as" if abs(diff) < 0.005 else
            f"{fmt_usd(abs(diff))} {'more' if diff > 0 else 'less'} than")
     return (f"This report also compares {b}: its whole bill is {fmt_usd(usd_b)}, {how} this "
             f"one's {fmt_usd(usd_a)} (point estimates; line by line below the bill).")
@@ -997,6 +998,9 @@ CAVEATS = [
      r"([\d.,e+]+[kMBT]?) years\)",
      "the project lasts {2} years (ledger_project_months={0}), over {1} months: no one dated "
      "GPU-hour price describes it; check the unit"),
+    (r"^rl_time_factor=(\S+) lies outside the measured ÷ predicted RL iteration times of the "
+     r"published runs, (\S+) \(",
+     "the RL line is billed at rl_time_factor={0}, outside the published runs' {1}: check it"),
     (r"^the RL campaign runs ([\d.,e+]+[kMBT]?) years on its ([\d,]+) GPUs",
      "the RL campaign alone runs {0} years on its {1} GPUs: check rl_iterations and rl_runs"),
     # more training tokens than the public text there is (bill.validation)
@@ -1281,6 +1285,9 @@ def other_inputs_differing(bills, most: int = 8) -> list:
 
     def cut(d, k):
         x = d.get(k, "default")
+        if k == "rl_time_factor" and x is None:  # what null bills (a trial read "null → 1")
+            x = f"null ({scenario_time_factor(d):g}: " + (
+                "published runs' median)" if scenario_time_factor(d) != 1 else "the model's)")
         if "usd" in str(k) and isinstance(x, Range):  # dollars as dollars (a trial read
             x = x.describe(fmt=fmt_usd)                # "triangular 1e+04 / 1.5e+04 / 2e+04")
         elif "usd" in str(k) and isinstance(x, (int, float)) and not isinstance(x, bool):
@@ -1417,7 +1424,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
             + ("<span class='rg'>P10 to P90 per draw</span>" if ranged else "") + "</th>")
     legend = (f"<p><b>A</b>: {html.escape(names[0])}; <b>B</b>: {html.escape(names[1])}.</p>")
     note = ("The P10 and P90 of the difference are taken draw by draw, over the ranges each "
-            "scenario gives itself (a predicted MFU's band or a pilot's included) and only "
+            "scenario gives itself (a predicted MFU's band, a pilot's or the RL model's error "
+            "on a predicted RL iteration time included) and only "
             "those, not the illustrative spreads the bill above adds on inputs given as one "
             "number: both bills see the same draws of the inputs they both range (common "
             "random numbers), so the "

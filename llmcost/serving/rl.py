@@ -3531,6 +3531,20 @@ def scenario_time_factor(p: dict) -> float:
     return float(factor)
 
 
+def billed_iteration_s(wall_s: float, p: dict) -> tuple:
+    """``(seconds, words)``: an iteration the model times at ``wall_s`` as the bill prices it,
+    ``wall_s × scenario_time_factor(p)``, and in short words: "the model's 39.4 s × 1.69,
+    published GRPO runs' median" (the default), "the model's 39.4 s × rl_time_factor 1.2" (a
+    given factor), "the model's own time" (a factor of 1)."""
+    k = scenario_time_factor(p)
+    seconds = as_scalar(wall_s, "wall_s", positive=True) * k
+    if k == 1.0:
+        return seconds, "the model's own time"
+    given = p.get("rl_time_factor") is not None
+    return seconds, (f"the model's {wall_s:,.3g} s × " + (
+        f"rl_time_factor {k:g}" if given else f"{k:g}, published GRPO runs' median"))
+
+
 def time_factor_words(p: dict) -> str:
     """``scenario_time_factor`` in a reader's words: "" at 1 (the model's own time), else where
     the factor comes from, e.g. "× 1.69, the median measured ÷ predicted iteration time of the

@@ -33,7 +33,7 @@ from .batch import (
     gpus_to_fill,
     low_bubble_batch_tokens,
 )
-from .memory import get_recipe
+from .memory import get_recipe, scenario_recipe_name
 from .parallel import bubble_fraction
 from .step_scenario import scenario_memory, scenario_plan
 
@@ -389,7 +389,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     if not isinstance(p, dict):
         raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
     missing = [k for k in ("model", "accelerator", "n_gpus", "train_tokens", "seq_len",
-                           "global_batch_tokens", "mfu", "optimizer_recipe") if k not in p]
+                           "global_batch_tokens", "mfu") if k not in p]
     if missing:
         raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
     model = as_model(model if model is not None else p["model"], needs="a batch analysis")
@@ -400,7 +400,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     layout = BatchLayout(tp=plan.tp, pp=plan.pp, cp=plan.cp,
                          micro_batch_size=plan.micro_batch_size, recompute=plan.recompute,
                          pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
-                         grad_bytes_per_param=get_recipe(p["optimizer_recipe"]).grads_bytes,
+                         grad_bytes_per_param=get_recipe(scenario_recipe_name(p)).grads_bytes,
                          bandwidth_bytes_per_s=bw["bandwidth_bytes_per_s"])
     a = analyse_batch(model, cluster.accelerator, p["n_gpus"], p["train_tokens"], p["seq_len"],
                       p["global_batch_tokens"], p["mfu"], price, layout,

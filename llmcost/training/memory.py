@@ -132,7 +132,7 @@ import pandas as pd
 
 from ..core.catalog import load_model
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.stacks import STACK_RECOMPUTE_MODULES
+from ..core.stacks import DEFAULT_STACK, STACK_RECOMPUTE_MODULES
 from ..core.shapes import (  # noqa: F401  (SCHEDULES re-exported)
     SCHEDULES,
     check_plan_arrays,
@@ -147,6 +147,7 @@ from ..core.shapes import model_shapes as _consts
 from ..core.shapes import schedule_code as _schedule_code
 from ..core.shapes import shard_group_arrays as _shard_group_arrays
 from ..core.units import GB, GIB, as_array, as_scalar, as_flag, scalar_or_array
+from .elementwise import FP8_WEIGHT_CACHE_STACKS
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
@@ -458,6 +459,28 @@ def get_recipe(recipe) -> PrecisionRecipe:
     if not isinstance(recipe, str) or recipe not in RECIPES:
         raise ValueError(f"optimizer_recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     return RECIPES[recipe]
+
+
+#: The recipe a scenario's memory is counted with when it gives no ``optimizer_recipe``
+#: (``scenario_recipe_name``): BF16 weights and gradients, FP32 master and Adam moments.
+DEFAULT_RECIPE = "bf16_adam_fp32_grads"
+
+
+def scenario_recipe_name(p: dict) -> str:
+    """The precision recipe a scenario's memory, plan search and communication are counted with:
+    its ``optimizer_recipe`` where it gives one; else, for ``dtype: fp8`` on a stack that caches
+    the FP8 weights across a step's micro-batches (``elementwise.FP8_WEIGHT_CACHE_STACKS``:
+    Megatron-Core with Transformer Engine's ``is_first_microbatch``, "during FP8 training, it
+    allows caching of the FP8 versions of the weights", NVIDIA/TransformerEngine
+    ``transformer_engine/pytorch/module/linear.py``), ``fp8_mixed``, which counts that 1-byte
+    copy (a trial's FP8 scenario was given a plan the memory count said fit and its own warning
+    said might not, the copy left out); else ``DEFAULT_RECIPE``."""
+    given = p.get("optimizer_recipe")
+    if given:
+        return given
+    if p.get("dtype") == "fp8" and (p.get("stack") or DEFAULT_STACK) in FP8_WEIGHT_CACHE_STACKS:
+        return "fp8_mixed"
+    return DEFAULT_RECIPE
 
 
 def list_recipes() -> pd.DataFrame:

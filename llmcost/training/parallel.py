@@ -87,6 +87,7 @@ from .memory import (
     get_recipe,
     moe_imbalance_extra_arrays,
     plan_memory_arrays,
+    scenario_recipe_name,
 )
 from .options import stack_memory_practice
 
@@ -1405,7 +1406,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     # the stack's features; "full" (the default shard): ZeRO-3 over the whole group only
     search = stack_plan_search(stack.name, split, hsdp=shard is not None,
                                dtype=p.get("dtype", "bf16"))
-    recipe = p.get("optimizer_recipe", "bf16_adam_fp32_grads")
+    recipe = scenario_recipe_name(p)
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, recipe=recipe,
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
                        rank=rank_factory(model, cluster, seq, recipe), **search)

@@ -139,7 +139,7 @@ def scenario_options(p: dict) -> dict:
     o = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items() if k != "stack"}
     so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
                              pp_overlap=o["comm_pp_overlap"], dp_overlap=o["comm_dp_overlap"])
-    out = {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+    out = {"recipe": memory.scenario_recipe_name(p),
            "dtype": p.get("dtype", "bf16"), "stack": st.name,
            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
            "dp_overlap": so["dp_overlap"],
@@ -168,7 +168,7 @@ def scenario_memory(p: dict, plan: ParallelPlan, model: ModelSpec | None = None)
     search fitted the plan by, so a plan the search chose fits by it."""
     model = model if model is not None else load_model(p["model"])
     return memory.memory_per_gpu(model, plan, int(p["seq_len"]),
-                                 p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+                                 memory.scenario_recipe_name(p),
                                  practice=scenario_memory_practice(p))
 
 
@@ -304,15 +304,16 @@ FP8_CACHE_RECIPES = ("fp8_mixed",)
 
 
 def scenario_recipe(p: dict) -> memory.PrecisionRecipe:
-    """The scenario's precision recipe (``optimizer_recipe``; ``memory.RECIPES``), the default
-    ``bf16_adam_fp32_grads`` where it gives none.
+    """The scenario's precision recipe (``memory.scenario_recipe_name``: its
+    ``optimizer_recipe``, else ``fp8_mixed`` for FP8 on a stack that caches FP8 weights, else
+    ``bf16_adam_fp32_grads``; ``memory.RECIPES``).
 
     Raises
     ------
     ValueError
         An unknown ``optimizer_recipe``.
     """
-    return memory.get_recipe(p.get("optimizer_recipe") or "bf16_adam_fp32_grads")
+    return memory.get_recipe(memory.scenario_recipe_name(p))
 
 
 def fp8_weight_copy_warning(p: dict) -> str | None:

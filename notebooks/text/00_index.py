@@ -581,7 +581,7 @@ for part, h in bill.figures["rl_parts_gpu_hours"].items():
 if bill.figures["rl_gpu_hours"]:
     print(f"  RL is {rl_line.usd / f['final_run_usd']:.2%} of the final run's cost "
           "(notebook 05 explains why its GPU-hours outgrow its FLOPs)")
-    print("  its time: " + (llmcost.rl.time_factor_words(bill.scenario) or "the model's own"))
+    print("  its time: " + (llmcost.rl.time_factor_words(p) or "the model's own"))
 
 # %% [markdown]
 # **Synthetic data and benchmark runs** are served tokens. Given as counts without a price

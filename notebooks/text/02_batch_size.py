@@ -30,7 +30,7 @@ etp: int = 0  # tensor-parallel size of the routed experts; 0: tp (the Megatron-
 zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
 recompute: str = "auto"  # activation recomputation: none, selective, full or auto
 micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
-optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memory.RECIPES)
+optimizer_recipe: str = None  # precision recipe (llmcost.memory.RECIPES); None: by dtype, stack
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "auto"  # layer placement: auto, even, embedding_and_loss or uneven
@@ -61,6 +61,7 @@ from llmcost.present.report import publish_summary, summary_row
 from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
+recipe_name = llmcost.memory.scenario_recipe_name(p)  # given, or by dtype and stack
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 priced, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
@@ -399,7 +400,7 @@ print("a bound from bytes alone: real matmuls reach at most about "
 
 # %%
 gb = p["global_batch_tokens"] * 2.0 ** np.arange(-4, 5)
-g_bytes = llmcost.memory.get_recipe(p["optimizer_recipe"]).grads_bytes  # follows the recipe
+g_bytes = llmcost.memory.get_recipe(recipe_name).grads_bytes  # follows the recipe
 sync = batch.dp_gradient_sync(spec, p["n_gpus"], plan.tp, plan.pp, gb, gpu, p["mfu"], p["dtype"],
                               grad_bytes_per_param=g_bytes, seq_len=p["seq_len"],
                               bandwidth_bytes_per_s=a.dp_bandwidth_bytes_per_s)
@@ -410,7 +411,7 @@ plots.readable(plots.exposed_comm_vs_batch(sync));
 s0 = sync.iloc[4]  # the plan's batch
 print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain} peers per node, "
       f"ring at {a.dp_bandwidth_bytes_per_s / 1e9:.0f} GB/s per GPU; gradients {g_bytes:g} bytes "
-      f"per parameter ({p['optimizer_recipe']})")
+      f"per parameter ({recipe_name})")
 print(f"all-reduce {s0.allreduce_s:.2f} s per step against {s0.compute_s:.2f} s of compute at "
       f"the plan's batch: {s0.exposed_fraction:.0%} of the step if not overlapped")
 

@@ -22,7 +22,7 @@ etp: int = 0  # tensor-parallel size of the routed experts; 0: tp (the Megatron-
 zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
 recompute: str = "auto"  # activation recomputation: none, selective, full or auto
 micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
-optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memory.RECIPES)
+optimizer_recipe: str = None  # precision recipe (llmcost.memory.RECIPES); None: by dtype, stack
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "auto"  # layer placement: auto, even, embedding_and_loss or uneven
@@ -56,7 +56,7 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator
 cluster = llmcost.catalog.scenario_cluster(p)
 plan, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
 layer_split = parallel.scenario_pp_split(p)  # auto: uneven where the stack can
-recipe = memory.get_recipe(p["optimizer_recipe"])
+recipe = memory.get_recipe(memory.scenario_recipe_name(p))  # given, or by dtype and stack
 
 # %%
 from IPython.display import Markdown

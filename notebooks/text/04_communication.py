@@ -30,7 +30,7 @@ etp: int = 0  # tensor-parallel size of the routed experts; 0: tp (the Megatron-
 zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
 recompute: str = "auto"  # activation recomputation: none, selective, full or auto
 micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
-optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memory.RECIPES)
+optimizer_recipe: str = None  # precision recipe (llmcost.memory.RECIPES); None: by dtype, stack
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "auto"  # layer placement: auto, even, embedding_and_loss or uneven
@@ -58,6 +58,7 @@ from llmcost.present.report import publish_summary, summary_row
 from llmcost.training import calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
+recipe_name = llmcost.memory.scenario_recipe_name(p)  # given, or by dtype and stack
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
 plan, plan_how = calibrate.priced_plan(p, spec)  # the bill's: with pilots, calibrated on them
@@ -324,7 +325,7 @@ tok_mb = plan.micro_batch_size * p["seq_len"] // plan.cp   # tokens per GPU and 
 roof = overlap.roofline_table(
     spec, gpu, tokens_per_replica=p["global_batch_tokens"] // (plan.dp * plan.cp),
     tokens_per_microbatch=tok_mb, tp=plan.tp, pp=plan.pp, dp=plan.dp * plan.cp, ep=plan.ep,
-    cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(p["optimizer_recipe"]).grads_bytes)
+    cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(recipe_name).grads_bytes)
 up, out = (overlap.ridge(gpu.peak_flops_per_s(), w) for w in (
     gpu.scaleup_bytes_per_s_per_dir, gpu.scaleout_bytes_per_s_per_dir))
 print(f"{gpu.name}: ridge C/W {up:,.0f} FLOPs/byte over the scale-up links, {out:,.0f} over one NIC")
@@ -395,7 +396,7 @@ l3_cluster = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 16384)
 mx = llmcost.load_model("mixtral-8x7b")
 mx_plan = parallel.make_plan(mx, 256, 512, tp=2, pp=4, ep=8, zero_stage=1, seq_len=4096)
 volumes = {
-    "scenario plan": comm.comm_volume(spec, cluster, plan, p["seq_len"], p["optimizer_recipe"]),
+    "scenario plan": comm.comm_volume(spec, cluster, plan, p["seq_len"], recipe_name),
     "Llama 3 405B": comm.comm_volume(l3, l3_cluster, l3_plan, 8192),
     "Mixtral 8x7B": comm.comm_volume(mx, llmcost.Cluster(gpu, 256), mx_plan, 4096),
 }

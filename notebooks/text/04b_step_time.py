@@ -30,7 +30,7 @@ etp: int = 0  # tensor-parallel size of the routed experts; 0: tp (the Megatron-
 zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
 recompute: str = "auto"  # activation recomputation: none, selective, full or auto
 micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
-optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memory.RECIPES)
+optimizer_recipe: str = None  # precision recipe (llmcost.memory.RECIPES); None: by dtype, stack
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "auto"  # layer placement: auto, even, embedding_and_loss or uneven
@@ -748,7 +748,7 @@ if interactive:
 
     display(pilot_explorer(study, p["seq_len"], options=step_scenario.scenario_step_options(p),
                            practice=step_scenario.scenario_memory_practice(p),
-                           reserve=p["mem_reserve_fraction"], recipe=p["optimizer_recipe"]))
+                           reserve=p["mem_reserve_fraction"], recipe=opts["recipe"]))
 
 # %% [markdown]
 # **Does it work on published runs?** Each published scaling series in `data/validation_mfu.csv`
@@ -825,7 +825,7 @@ if interactive:
 
     display(step_explorer(spec.name, gpu, p["n_gpus"], p["global_batch_tokens"],
                           p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size,
-                          plan.zero_stage, plan.recompute, p["optimizer_recipe"],
+                          plan.zero_stage, plan.recompute, opts["recipe"],
                           opts["tp_overlap"], ppo, opts["dp_overlap"],
                           schedule=plan.schedule, virtual_stages=plan.virtual_stages,
                           pp_split=plan.pp_split, cp=plan.cp, stack=p["stack"], ep=plan.ep,

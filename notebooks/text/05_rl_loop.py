@@ -78,6 +78,7 @@ c = (inf.serving_cost(spec, gpu, price, tp=p["serve_tp"], **serve_kw) if p["serv
      inf.choose_serving_tp(spec, gpu, price, **serve_kw))  # one replica, at most one node
 it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
 decode_note = rl.decode_factor_words(gpu.name, algorithm=p["rl_algorithm"])  # "" but on GB200
+billed_s, billed_note = rl.billed_iteration_s(it.wall_s, p)  # as the bill prices it
 display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_output, it.wall_s,
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
                                  billed=rl_campaign_given(p), decode_note=decode_note,
@@ -771,6 +772,8 @@ print(f"parts sum to the total: {sum(it.parts_gpu_s.values()):,.0f} = "
       f"{it.wall_s * it.n_gpus:,.0f} GPU-s")
 given = "scoring and update passes at the scenario rl_train_mfu" if p["rl_train_mfu"] else ""
 print("how it is priced: " + "; ".join(w for w in (given, it.notes) if w))
+print(f"as the bill prices it: {llmcost.fmt_duration(billed_s)} ({billed_note}) = "
+      f"{llmcost.fmt_usd(it.gpu_hours * billed_s / it.wall_s * price)}")
 
 
 # %% [markdown]
@@ -1212,9 +1215,10 @@ plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"},
 # %%
 # NBVAL_CHECK_OUTPUT
 tot = camp.loc["total"]
-print(f"one run: {p['rl_iterations']:,} iterations, {camp.attrs['wall_clock_days_per_run']:.1f} "
-      f"days on {p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
-      f"GPU-hours = {llmcost.fmt_usd(tot['usd'])}")
+run_s = camp.attrs["wall_clock_days_per_run"] * 86400  # at the time the bill prices
+print(f"one run: {p['rl_iterations']:,} iterations, {llmcost.fmt_duration(run_s)} on "
+      f"{p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
+      f"GPU-hours = {llmcost.fmt_usd(tot['usd'])} ({billed_note})")
 if decode_note:  # an empirical factor in its generation (rl.decode_factor_words, above)
     print(f"its generation: {decode_note}")
 print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
@@ -1319,8 +1323,8 @@ rows += [summary_row("tpot_s", "time per output token", c.expected_tpot_s, "s",
 it, billed, total = iters["scenario"], rl_campaign_given(p), camp.loc["total"]
 tag = "" if billed else " (illustrative)"  # no RL campaign in the scenario: an example
 publish_summary("05_rl_loop", rows + [
-    summary_row("rl_iteration_s", "RL iteration wall time" + tag, it.wall_s, "s",
-                f"{it.algorithm.upper()}, {it.n_gpus} GPUs"),
+    summary_row("rl_iteration_s", "RL iteration wall time" + tag, billed_s, "s",
+                f"{it.algorithm.upper()}, {it.n_gpus} GPUs; {billed_note}"),
     summary_row("rl_generation_flops_share", "generation share of FLOPs" + tag,
                 it.generation_flops_share, "", "2N/6N accounting"),
     summary_row("rl_generation_time_share", "generation share of time" + tag,
