@@ -1912,7 +1912,10 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     optimizer's Adam moments
     sharded over every trainer GPU (``NEMO_RL_SWAP_ADAM_BYTES``; its FP32 master weights not
     moved); a ``train_plan`` of "auto" or None counts the default plan's shard (tp = pp = ep =
-    1). Added after the held-out errors had been seen (read from the code, not fitted).
+    1): ``rl_iteration`` passes the plan its automatic search chose instead (before, an "auto"
+    update's swaps counted DeepSeek-V3's whole 671B parameters per GPU, 64 s of reference swap
+    on 256 H100s against 2 s at the recipe's PP16 EP16). Added after the held-out errors had
+    been seen (read from the code, not fitted).
 
     Raises
     ------
@@ -1936,13 +1939,15 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     return {"reference": reference, "colocation": colocation}
 
 
-def host_swap_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+def host_swap_times(m: ModelSpec, acc: Accelerator, o: RLOptions, plan=None) -> dict:
     """Seconds of ``nemo_rl_swap_bytes`` over the host link (``pcie_bytes_per_s``, one
     direction at a time, nominal: a lower bound), {"reference": s, "colocation": s}; zeros
-    without ``o.host_swaps`` or for DPO."""
+    without ``o.host_swaps`` or for DPO. ``plan``: the trainer's plan keywords when
+    ``o.train_plan`` is "auto" (the searched plan's shard, ``rl_iteration``); None: ``o``'s."""
     if not o.host_swaps or o.algorithm == "dpo":
         return {"reference": 0.0, "colocation": 0.0}
-    b = nemo_rl_swap_bytes(m, o.train_plan, n_train_gpus=o.training_gpus,
+    b = nemo_rl_swap_bytes(m, o.train_plan if plan is None else plan,
+                           n_train_gpus=o.training_gpus,
                            rollout_tp=o.rollout_tp, colocated=o.colocated)
     bw = pcie_bytes_per_s(acc)
     return {k: v / bw for k, v in b.items()}
@@ -2571,16 +2576,28 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     ``o.train_dp_overlap`` and ``o.train_recipe`` (DeepSpeed's ``overlap_comm`` and reduction
     type, ``deepspeed_dp_overlap``) set the update's step only: the forward MFU is the HFU of
     the step priced with the defaults, as a forward-only pass reduces no gradient."""
+    return _training_mfu_and_plan(m, acc, o, r)[:3]
+
+
+def _training_mfu_and_plan(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
+    """``training_mfu``'s (update MFU, forward MFU, note) and the plan keywords the automatic
+    search chose (``plan_keywords_of``; None for a given plan or ``o.train_mfu``): the host
+    swaps count that plan's shard (``host_swap_times``), not the default plan's."""
     if o.train_mfu is not None:
-        return o.train_mfu, o.train_mfu, ""
+        return o.train_mfu, o.train_mfu, "", None
     x = max(1.0, o.prompt_tokens + float(r.mean()))
     longest = longest_tokens(o, r)
     try:
         if isinstance(o.train_plan, str) and o.train_plan == "auto":
             return _auto_training_mfu(m, acc, o, x, longest)
-        return _given_plan_training_mfu(m, acc, o, x, longest)
+        return (*_given_plan_training_mfu(m, acc, o, x, longest), None)
     except ValueError as e:
         raise trainer_gpus_error(o, e) from None
+
+
+def plan_keywords_of(plan) -> dict:
+    """The ``train_plan`` keywords (``DEFAULT_TRAIN_PLAN``'s keys) of a ``ParallelPlan``."""
+    return {k: getattr(plan, k) for k in DEFAULT_TRAIN_PLAN}
 
 
 def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
@@ -2688,7 +2705,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
     priced × ``six_n_share`` (its docstring; the HFU from the step with the defaults when
     ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there). Each search keeps only the
     plans whose memory holds the longest micro-batch (``longest`` tokens per sequence,
-    ``longest_tokens``; None: the priced length only).
+    ``longest_tokens``; None: the priced length only). Returns (MFU, forward MFU, note, the
+    chosen plan's keywords, ``plan_keywords_of``).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     _check_auto_etp(o.train_etp, True, m, "train_etp")
     best, error = None, None
@@ -2706,16 +2724,16 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
             continue
         score = float(margin_weighted_step_s(bd.step_time_s, plan.zero_stage))
         if best is None or score < best[0]:
-            best = (score, bd, priced)
+            best = (score, bd, priced, plan)
     if best is None:
         raise error
-    _, bd, priced = best
+    _, bd, priced, plan = best
     fwd = _forward_step(bd, m, acc, o, o.samples, priced, "auto")
     fill = x / priced
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; sequences padded to {priced} tokens)" if fill < 0.995 else ")"
-    return bd.mfu * fill * k, fwd.hfu * fill * k, note
+    return bd.mfu * fill * k, fwd.hfu * fill * k, note, plan_keywords_of(plan)
 
 
 def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
@@ -2852,7 +2870,7 @@ def _total_params(name, v) -> float:
     return _params(name, v, active=False)
 
 
-def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions, swap_plan=None) -> dict:
     """Seconds per iteration of each trained model's CPU-offloaded optimizer
     (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
     (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
@@ -2887,7 +2905,8 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
 
     ``o.host_link_rate`` (a candidate, ``measured_host_rate_check``) sets B_pcie of every term
     above (``host_link_rate``), the pageable rate B_pcie / ``PAGEABLE_COPY_SLOWDOWN``."""
-    out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
+    out = {"actor": 0.0, "critic": 0.0,
+           "reference": host_swap_times(m, acc, o, swap_plan)["reference"]}
     if not o.optimizer_offload:
         return out
     roles = o.role_gpus or {}
@@ -3107,7 +3126,7 @@ def _rollout(m: ModelSpec, acc: Accelerator, p: int, lengths: np.ndarray,
                               lambda: rollout_time(m, acc, p, lengths, setup)))
 
 
-def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
+def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions, swap_plan=None) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
     ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-v0.4" on colocated GPUs (the
     measured path) plus the colocated host swaps around it: with ``o.host_swaps``, the measured
@@ -3128,7 +3147,7 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     if o.algorithm == "dpo":
         return 0.0
     if o.refit != "links" and o.colocated:
-        swaps = host_swap_times(m, acc, o)["colocation"]
+        swaps = host_swap_times(m, acc, o, swap_plan)["colocation"]
         offload = nemo_rl_offload_time(m) if o.host_swaps else 0.0
         return nemo_rl_refit_time(m, o.refit) + offload + swaps / 2
     if o.refit == "nemo-rl-v0.4":
@@ -3238,11 +3257,11 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
-    mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
-    off = offload_times(m, acc, o)
+    mfu, fwd_mfu, step_note, swap_plan = _training_mfu_and_plan(m, acc, o, r)
+    off = offload_times(m, acc, o, swap_plan)
     t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
     t_phase = add_offload(t_phase, deepspeed_allreduce_times(m, acc, o), o)
-    sync = sync_time(m, acc, o)
+    sync = sync_time(m, acc, o, swap_plan)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
     exp_wall, upd_wall = update_walls(t_phase, o, gen_wall)
     notes = iteration_notes(o, off, step_note, gen_note)
