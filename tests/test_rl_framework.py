@@ -129,3 +129,19 @@ def test_a_framework_bill_is_centred_and_ranged_on_its_own_rows():
     assert rl.scenario_time_factor(_scenario(rl_framework="nemo-rl-0.6", rl_algorithm="dpo")) \
         == 1.0
     assert "rl_framework nemo-rl-0.6" in rl.time_factor_words(p)
+
+
+def test_a_given_mfu_keeps_the_searched_plans_swaps():
+    # a scenario that gives rl_train_mfu prices its passes at it; its framework's host swaps
+    # still count the shard of the plan the search would run (not the whole model per GPU)
+    p = _scenario(rl_framework="nemo-rl-0.4")
+    auto = rl.scenario_iteration(p)
+    given = rl.scenario_iteration({**p, "rl_train_mfu": 0.3})
+    generic = rl.scenario_iteration({**_scenario(), "rl_train_mfu": 0.3})
+    swap = given.parts_gpu_s["reference"] - generic.parts_gpu_s["reference"]
+    m = inference.serving_model("qwen3-30b-a3b")
+    acc = inference.serving_accelerator("H100-SXM")
+    whole = 3 * 2 * float(m.n_params) / rl.pcie_bytes_per_s(acc) * given.n_gpus
+    assert 0 < swap < whole / 2
+    assert given.parts_gpu_s["weight_sync"] == pytest.approx(auto.parts_gpu_s["weight_sync"],
+                                                             rel=1e-9)

@@ -2581,18 +2581,33 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
 
 def _training_mfu_and_plan(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
     """``training_mfu``'s (update MFU, forward MFU, note) and the plan keywords the automatic
-    search chose (``plan_keywords_of``; None for a given plan or ``o.train_mfu``): the host
-    swaps count that plan's shard (``host_swap_times``), not the default plan's."""
-    if o.train_mfu is not None:
+    search chose (``plan_keywords_of``; None for a given plan): the host swaps count that
+    plan's shard (``host_swap_times``), not the default plan's. With ``o.train_mfu`` the MFU is
+    the given one, and the plan is searched only when the host swaps need it (an "auto" plan
+    with ``o.host_swaps``; a scenario's ``rl_framework`` with its ``rl_train_mfu``; no plan
+    fits: None, the default plan's shard, as the MFU given needs no plan)."""
+    auto = isinstance(o.train_plan, str) and o.train_plan == "auto"
+    if o.train_mfu is not None and not (auto and o.host_swaps):
         return o.train_mfu, o.train_mfu, "", None
     x = max(1.0, o.prompt_tokens + float(r.mean()))
     longest = longest_tokens(o, r)
     try:
-        if isinstance(o.train_plan, str) and o.train_plan == "auto":
+        if auto and o.train_mfu is not None:
+            return o.train_mfu, o.train_mfu, "", _searched_plan_or_none(m, acc, o, x, longest)
+        if auto:
             return _auto_training_mfu(m, acc, o, x, longest)
         return (*_given_plan_training_mfu(m, acc, o, x, longest), None)
     except ValueError as e:
         raise trainer_gpus_error(o, e) from None
+
+
+def _searched_plan_or_none(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                           longest: int | None):
+    """The plan keywords ``_auto_training_mfu`` chooses, None when no plan fits."""
+    try:
+        return _auto_training_mfu(m, acc, o, x, longest)[3]
+    except ValueError:
+        return None
 
 
 def plan_keywords_of(plan) -> dict:
@@ -3522,6 +3537,9 @@ def scenario_recomputes_old_logprobs(algorithm: str) -> bool:
 
 def _iteration_of(key: tuple) -> RLIteration:
     p = dict(zip(ITERATION_KEYS, key))
+    # the update's plan is searched unless the scenario gives its MFU and nothing needs the plan
+    # (a framework's host swaps count its shard: _training_mfu_and_plan)
+    searched = p["rl_train_mfu"] is None or p["rl_framework"] != "generic"
     return rl_iteration(
         p["model"], p["accelerator"], algorithm=p["rl_algorithm"],
         prompts_per_step=p["rl_prompts_per_step"], samples_per_prompt=p["rl_samples_per_prompt"],
@@ -3531,8 +3549,8 @@ def _iteration_of(key: tuple) -> RLIteration:
         n_gpus=p["rl_gpus"], rollout_gpus=p["rl_rollout_gpus"], rollout_tp=p["rl_rollout_tp"],
         asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
-        train_plan="auto" if p["rl_train_mfu"] is None else None,
-        train_etp=etp_of_key(p[ETP_KEY]) if p["rl_train_mfu"] is None else None,
+        train_plan="auto" if searched else None,
+        train_etp=etp_of_key(p[ETP_KEY]) if searched else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"],
         recompute_old_logprobs=scenario_recomputes_old_logprobs(p["rl_algorithm"]),
