@@ -162,6 +162,30 @@ def bill_point_errors():
           f"{', '.join(f'{x:.2f}' for x in sorted(cal))})")
 
 
+def framework_spreads():
+    """The bill's path with each row stated with its framework release too (``rl_framework``,
+    ``rl.FRAMEWORK_MODE``: ``rl.framework_options`` of ``rl.row_framework``) against the
+    generic path: measured / predicted least, median, largest, the model's own mean error and
+    the bill's point centred on the held-out median (leave-one-out on the held-out rows)."""
+    print("\n=== rows stated with their framework (rl_framework; rl.FRAMEWORK_MODE) against the "
+          "generic scenario path: measured / predicted min / median / max, mean |meas/pred - 1| "
+          "at the model's own time and at the held-out median (leave-one-out) ===")
+    for mode in ("scenario", rl.FRAMEWORK_MODE):
+        held = 1.0 / rl.rl_validation(mode, split="heldout")["ratio"].dropna().to_numpy()
+        med = float(np.median(held))
+        for split in ("heldout", "calibration"):
+            x = held if split == "heldout" else \
+                1.0 / rl.rl_validation(mode, split=split)["ratio"].dropna().to_numpy()
+            centred = [abs(v / np.median(np.delete(held, i)) - 1) for i, v in enumerate(x)] \
+                if split == "heldout" else np.abs(x / med - 1)
+            print(f"  {mode:9s} {split:11s} ({len(x):2d}): {x.min():.2f} / {np.median(x):.2f} / "
+                  f"{x.max():.2f}; own {np.mean(np.abs(x - 1)):.1%}, centred on {med:.2f} "
+                  f"{np.mean(centred):.1%}")
+    df = rl.rl_validation(rl.FRAMEWORK_MODE)
+    for _, r in df[(df["error"] != "") & (df["system"] == "NeMo RL")].iterrows():
+        print(f"  refused with its framework {r['id']}: {r['error'][:120]}")
+
+
 def main():
     pd.set_option("display.width", 200)
     t0 = time.perf_counter()
@@ -202,6 +226,7 @@ def main():
           f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
           f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
     bill_point_errors()
+    framework_spreads()
     print("\n=== held-out by batch of rows (model): v1 = the first table, v2 = fresh rows ===")
     held = rl.rl_validation("model", split="heldout")  # grouped twice below
     for added, g in held.groupby("added"):

@@ -76,8 +76,8 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import (RL_TIME_FACTOR_MEDIAN, RL_TIME_FACTOR_RANGE, decode_factor_words,
-                          scenario_campaign, shape_words, time_factor_words)
+from ..serving.rl import (decode_factor_words, scenario_campaign, shape_words,
+                          time_factor_triangle, time_factor_words)
 from ..training import reliability as rel
 from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
 from ..training.compute import model_flops_per_token
@@ -2341,8 +2341,10 @@ def illustrative_ranges(bill: Ledger) -> dict:
     * ``rl_time_factor``, when the bill prices an RL campaign at the published runs' factor
       (the scenario gives none: ``rl.scenario_time_factor``) and not DPO (no rollout: the runs
       behind it are GRPO's): triangular over the RL validation's held-out measured ÷ predicted
-      iteration times on the bill's own path (``rl.RL_TIME_FACTOR_RANGE``, the "scenario"
-      mode), peaked at their median (``rl.RL_TIME_FACTOR_MEDIAN``, the bill's point): the RL
+      iteration times on the bill's own path (``rl.time_factor_triangle``:
+      ``rl.RL_TIME_FACTOR_RANGE``, the "scenario" mode, or with an ``rl_framework`` naming a
+      release ``rl.RL_FRAMEWORK_TIME_FACTOR_RANGE``, ``rl.FRAMEWORK_MODE``), peaked at their
+      median (``rl.RL_TIME_FACTOR_MEDIAN`` or its framework's, the bill's point): the RL
       model's error on the campaign's GPU-hours, which the price alone left out. A factor the
       scenario gives is its own measurement and is not redrawn.
 
@@ -2442,15 +2444,15 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
         return {}   # no campaign, or the scenario's own factor (a measurement): not redrawn
     if p.get("rl_algorithm") == "dpo":
         return {}   # no rollout, no refit: the GRPO runs' errors say nothing of it
-    lo, hi = RL_TIME_FACTOR_RANGE
-    med = RL_TIME_FACTOR_MEDIAN
+    lo, med, hi = time_factor_triangle(p)
     # peaked at the median, the bill's point (rl.scenario_time_factor), so that the bars, the
     # table and the line agree
     return {"rl_time_factor": (
         Range("triangular", low=lo, mode=med, high=hi),
         f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
         f"predicted iteration time {lo:g}-{hi:g} on its held-out published GRPO runs stated "
-        "with a scenario's keys (llmcost.rl.RL_TIME_FACTOR_RANGE, benchmarks/validate_rl.py), "
+        "with a scenario's keys (llmcost.rl.time_factor_triangle: RL_TIME_FACTOR_RANGE, or "
+        "RL_FRAMEWORK_TIME_FACTOR_RANGE with an rl_framework; benchmarks/validate_rl.py), "
         f"peaked at their median {med:g}, the bill's point"
         + ("; PPO, never published with a scenario's set-up, extrapolated"
            if p.get("rl_algorithm") == "ppo" else ""))}

@@ -525,6 +525,11 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("rl_iterations", "int", "RL iterations per run", _positive),
     Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
           _positive),
+    # the values of llmcost.rl.RL_FRAMEWORKS (a test checks they agree)
+    Param("rl_framework", "str", "the RL framework and release whose documented defaults the "
+          "iteration takes (refit, host swaps, vLLM caps and memory share: "
+          "llmcost.rl.framework_options); generic: none", _one_of(
+              "generic", "nemo-rl-0.3", "nemo-rl-0.4", "nemo-rl-0.5", "nemo-rl-0.6")),
     Param("rl_time_factor", "float|none", "measured ÷ predicted RL iteration time: multiplies "
           "the campaign's GPU-hours (null: the median of published GRPO runs, "
           "llmcost.rl.RL_TIME_FACTOR_MEDIAN, 1 for DPO; 1: the model's own prediction; your own "
@@ -708,7 +713,7 @@ LEDGER_DEFAULTS = {
     "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
     "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
-    "rl_time_factor": None,
+    "rl_time_factor": None, "rl_framework": "generic",
     "efficiency_profile": None,
     # the scale-out bandwidth of an accelerator the catalogue has none for: the RL campaign's
     # policy update and a pilot's calibration price their plans on it (catalog.scenario_accelerator)

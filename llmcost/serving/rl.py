@@ -1912,7 +1912,10 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     optimizer's Adam moments
     sharded over every trainer GPU (``NEMO_RL_SWAP_ADAM_BYTES``; its FP32 master weights not
     moved); a ``train_plan`` of "auto" or None counts the default plan's shard (tp = pp = ep =
-    1). Added after the held-out errors had been seen (read from the code, not fitted).
+    1): ``rl_iteration`` passes the plan its automatic search chose instead (before, an "auto"
+    update's swaps counted DeepSeek-V3's whole 671B parameters per GPU, 64 s of reference swap
+    on 256 H100s against 2 s at the recipe's PP16 EP16). Added after the held-out errors had
+    been seen (read from the code, not fitted).
 
     Raises
     ------
@@ -1936,13 +1939,15 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     return {"reference": reference, "colocation": colocation}
 
 
-def host_swap_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+def host_swap_times(m: ModelSpec, acc: Accelerator, o: RLOptions, plan=None) -> dict:
     """Seconds of ``nemo_rl_swap_bytes`` over the host link (``pcie_bytes_per_s``, one
     direction at a time, nominal: a lower bound), {"reference": s, "colocation": s}; zeros
-    without ``o.host_swaps`` or for DPO."""
+    without ``o.host_swaps`` or for DPO. ``plan``: the trainer's plan keywords when
+    ``o.train_plan`` is "auto" (the searched plan's shard, ``rl_iteration``); None: ``o``'s."""
     if not o.host_swaps or o.algorithm == "dpo":
         return {"reference": 0.0, "colocation": 0.0}
-    b = nemo_rl_swap_bytes(m, o.train_plan, n_train_gpus=o.training_gpus,
+    b = nemo_rl_swap_bytes(m, o.train_plan if plan is None else plan,
+                           n_train_gpus=o.training_gpus,
                            rollout_tp=o.rollout_tp, colocated=o.colocated)
     bw = pcie_bytes_per_s(acc)
     return {k: v / bw for k, v in b.items()}
@@ -2571,16 +2576,43 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     ``o.train_dp_overlap`` and ``o.train_recipe`` (DeepSpeed's ``overlap_comm`` and reduction
     type, ``deepspeed_dp_overlap``) set the update's step only: the forward MFU is the HFU of
     the step priced with the defaults, as a forward-only pass reduces no gradient."""
-    if o.train_mfu is not None:
-        return o.train_mfu, o.train_mfu, ""
+    return _training_mfu_and_plan(m, acc, o, r)[:3]
+
+
+def _training_mfu_and_plan(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
+    """``training_mfu``'s (update MFU, forward MFU, note) and the plan keywords the automatic
+    search chose (``plan_keywords_of``; None for a given plan): the host swaps count that
+    plan's shard (``host_swap_times``), not the default plan's. With ``o.train_mfu`` the MFU is
+    the given one, and the plan is searched only when the host swaps need it (an "auto" plan
+    with ``o.host_swaps``; a scenario's ``rl_framework`` with its ``rl_train_mfu``; no plan
+    fits: None, the default plan's shard, as the MFU given needs no plan)."""
+    auto = isinstance(o.train_plan, str) and o.train_plan == "auto"
+    if o.train_mfu is not None and not (auto and o.host_swaps):
+        return o.train_mfu, o.train_mfu, "", None
     x = max(1.0, o.prompt_tokens + float(r.mean()))
     longest = longest_tokens(o, r)
     try:
-        if isinstance(o.train_plan, str) and o.train_plan == "auto":
+        if auto and o.train_mfu is not None:
+            return o.train_mfu, o.train_mfu, "", _searched_plan_or_none(m, acc, o, x, longest)
+        if auto:
             return _auto_training_mfu(m, acc, o, x, longest)
-        return _given_plan_training_mfu(m, acc, o, x, longest)
+        return (*_given_plan_training_mfu(m, acc, o, x, longest), None)
     except ValueError as e:
         raise trainer_gpus_error(o, e) from None
+
+
+def _searched_plan_or_none(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
+                           longest: int | None):
+    """The plan keywords ``_auto_training_mfu`` chooses, None when no plan fits."""
+    try:
+        return _auto_training_mfu(m, acc, o, x, longest)[3]
+    except ValueError:
+        return None
+
+
+def plan_keywords_of(plan) -> dict:
+    """The ``train_plan`` keywords (``DEFAULT_TRAIN_PLAN``'s keys) of a ``ParallelPlan``."""
+    return {k: getattr(plan, k) for k in DEFAULT_TRAIN_PLAN}
 
 
 def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
@@ -2688,7 +2720,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
     priced × ``six_n_share`` (its docstring; the HFU from the step with the defaults when
     ``o.train_dp_overlap`` or ``o.train_recipe`` is set, as there). Each search keeps only the
     plans whose memory holds the longest micro-batch (``longest`` tokens per sequence,
-    ``longest_tokens``; None: the priced length only).
+    ``longest_tokens``; None: the priced length only). Returns (MFU, forward MFU, note, the
+    chosen plan's keywords, ``plan_keywords_of``).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     _check_auto_etp(o.train_etp, True, m, "train_etp")
     best, error = None, None
@@ -2706,16 +2739,16 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float,
             continue
         score = float(margin_weighted_step_s(bd.step_time_s, plan.zero_stage))
         if best is None or score < best[0]:
-            best = (score, bd, priced)
+            best = (score, bd, priced, plan)
     if best is None:
         raise error
-    _, bd, priced = best
+    _, bd, priced, plan = best
     fwd = _forward_step(bd, m, acc, o, o.samples, priced, "auto")
     fill = x / priced
     k = six_n_share(m, priced)
     note = f"training MFU {bd.mfu * fill * k:.3f} (6N basis) from step_time ({bd.plan}"
     note += f"; sequences padded to {priced} tokens)" if fill < 0.995 else ")"
-    return bd.mfu * fill * k, fwd.hfu * fill * k, note
+    return bd.mfu * fill * k, fwd.hfu * fill * k, note, plan_keywords_of(plan)
 
 
 def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
@@ -2852,7 +2885,7 @@ def _total_params(name, v) -> float:
     return _params(name, v, active=False)
 
 
-def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions, swap_plan=None) -> dict:
     """Seconds per iteration of each trained model's CPU-offloaded optimizer
     (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
     (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
@@ -2887,7 +2920,8 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
 
     ``o.host_link_rate`` (a candidate, ``measured_host_rate_check``) sets B_pcie of every term
     above (``host_link_rate``), the pageable rate B_pcie / ``PAGEABLE_COPY_SLOWDOWN``."""
-    out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
+    out = {"actor": 0.0, "critic": 0.0,
+           "reference": host_swap_times(m, acc, o, swap_plan)["reference"]}
     if not o.optimizer_offload:
         return out
     roles = o.role_gpus or {}
@@ -3107,7 +3141,7 @@ def _rollout(m: ModelSpec, acc: Accelerator, p: int, lengths: np.ndarray,
                               lambda: rollout_time(m, acc, p, lengths, setup)))
 
 
-def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
+def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions, swap_plan=None) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
     ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-v0.4" on colocated GPUs (the
     measured path) plus the colocated host swaps around it: with ``o.host_swaps``, the measured
@@ -3128,7 +3162,7 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     if o.algorithm == "dpo":
         return 0.0
     if o.refit != "links" and o.colocated:
-        swaps = host_swap_times(m, acc, o)["colocation"]
+        swaps = host_swap_times(m, acc, o, swap_plan)["colocation"]
         offload = nemo_rl_offload_time(m) if o.host_swaps else 0.0
         return nemo_rl_refit_time(m, o.refit) + offload + swaps / 2
     if o.refit == "nemo-rl-v0.4":
@@ -3238,11 +3272,11 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
-    mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
-    off = offload_times(m, acc, o)
+    mfu, fwd_mfu, step_note, swap_plan = _training_mfu_and_plan(m, acc, o, r)
+    off = offload_times(m, acc, o, swap_plan)
     t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
     t_phase = add_offload(t_phase, deepspeed_allreduce_times(m, acc, o), o)
-    sync = sync_time(m, acc, o)
+    sync = sync_time(m, acc, o, swap_plan)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
     exp_wall, upd_wall = update_walls(t_phase, o, gen_wall)
     notes = iteration_notes(o, off, step_note, gen_note)
@@ -3400,7 +3434,7 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
-                  "serve_weight_dtype", "serve_kv_dtype", "stack", ETP_KEY)
+                  "serve_weight_dtype", "serve_kv_dtype", "stack", ETP_KEY, "rl_framework")
 #: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken: the scenario
 #: registry's defaults (``bill.scenario.LEDGER_DEFAULTS``, the default scenario's values; a
 #: test checks they agree) for the keys whose default is "not given" (null: the weight sync
@@ -3413,7 +3447,59 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
 ITERATION_DEFAULTS = {"stack": DEFAULT_STACK, "rl_weight_sync_s": None, "rl_train_mfu": None,
                       "rl_rollout_gpus": 0, "rl_async": False, "rl_partial_rollouts": False,
                       "rl_verifier_usd_per_sample": 0.0, "serve_weight_dtype": "bf16",
-                      "serve_kv_dtype": "bf16", ETP_KEY: 0}
+                      "serve_kv_dtype": "bf16", ETP_KEY: 0, "rl_framework": "generic"}
+
+
+#: ``rl_framework`` values (the scenario key naming the RL framework and its release): "generic"
+#: (the bill's path as it was: the weight sync from the links, vLLM's defaults of today, no host
+#: swaps) or a NeMo RL release, whose documented defaults ``framework_options`` applies.
+RL_FRAMEWORKS = ("generic", "nemo-rl-0.3", "nemo-rl-0.4", "nemo-rl-0.5", "nemo-rl-0.6")
+#: Per NeMo RL release: (its refit path, ``REFIT_MODELS``; the vLLM release it pins). Refit:
+#: v0.3.0's per-group CUDA-IPC handles, v0.4.0 on the streamed ZMQ refit / overlapped NCCL
+#: broadcast (``row_refit``, ``NEMO_RL_ZMQ_REFIT_SOURCE``, ``NEMO_RL_NCCL_REFIT_SOURCE``). vLLM:
+#: NVIDIA-NeMo/RL pyproject.toml "vllm==0.9.0" @ v0.3.0, "vllm==0.10.0" @ v0.4.0,
+#: "vllm==0.11.2" @ v0.5.0, "vllm==0.17.1" @ v0.6.0.
+NEMO_RL_RELEASES = {"nemo-rl-0.3": ("nemo-rl", "0.9.0"), "nemo-rl-0.4": ("nemo-rl-v0.4", "0.10.0"),
+                    "nemo-rl-0.5": ("nemo-rl-v0.4", "0.11.2"),
+                    "nemo-rl-0.6": ("nemo-rl-v0.4", "0.17.1")}
+#: NeMo RL's base GRPO config, examples/configs/grpo_math_1B.yaml at v0.3.0-v0.6.0:
+#: ``policy.generation.vllm_cfg.gpu_memory_utilization: 0.6`` (v0.4.0 l. 215) and
+#: ``policy.train_micro_batch_size: 4`` (v0.4.0 l. 70), ``sequence_packing.enabled: True``.
+NEMO_RL_GPU_MEMORY_UTILIZATION = 0.6
+NEMO_RL_TRAIN_MICRO_BATCH = 4
+
+
+def framework_options(framework: str, accelerator, *, asynchronous: bool,
+                      sequence_tokens: int) -> dict:
+    """``rl_iteration`` keywords of a framework release's documented defaults ({} for
+    "generic"): for a NeMo RL release (``NEMO_RL_RELEASES``) its refit path, its host swaps
+    (``nemo_rl_swap_bytes``), vLLM's default ``max_num_seqs`` for the engine object it builds
+    (``AsyncLLM`` when asynchronous: NeMo RL refuses asynchronous GRPO without
+    ``vllm_cfg.async_engine`` true, nemo_rl/algorithms/grpo.py @ v0.4.0 l. 1564; else the base
+    config's ``async_engine: false``, ``vllm.LLM``; ``vllm_default_max_num_seqs``), its base
+    config's memory share and packing (``NEMO_RL_GPU_MEMORY_UTILIZATION``;
+    ``pack_tokens = sequence_tokens × NEMO_RL_TRAIN_MICRO_BATCH``) and its vLLM's CUDA graphs
+    (``vllm_piecewise_graphs``). The plan, lengths, asynchronous depth stay the scenario's.
+
+    Raises
+    ------
+    ValueError
+        ``framework`` not one of ``RL_FRAMEWORKS``; asynchronous on "nemo-rl-0.3" (no
+        ``async_grpo`` in its config)."""
+    if framework not in RL_FRAMEWORKS:
+        raise ValueError(f"rl_framework={framework!r} must be one of {RL_FRAMEWORKS}")
+    if framework == "generic":
+        return {}
+    if asynchronous and framework == "nemo-rl-0.3":
+        raise ValueError("rl_framework='nemo-rl-0.3' has no asynchronous GRPO (its "
+                         "grpo_math_1B.yaml has no async_grpo): rl_async must be false")
+    refit, vllm = NEMO_RL_RELEASES[framework]
+    api = "AsyncLLM" if asynchronous else "LLM"
+    return dict(refit=refit, host_swaps=True,
+                max_concurrent=vllm_default_max_num_seqs(api, accelerator),
+                rollout_reserve_fraction=1.0 - NEMO_RL_GPU_MEMORY_UTILIZATION,
+                rollout_piecewise_graphs=vllm_piecewise_graphs(vllm),
+                pack_tokens=int(sequence_tokens) * NEMO_RL_TRAIN_MICRO_BATCH)
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
@@ -3451,6 +3537,9 @@ def scenario_recomputes_old_logprobs(algorithm: str) -> bool:
 
 def _iteration_of(key: tuple) -> RLIteration:
     p = dict(zip(ITERATION_KEYS, key))
+    # the update's plan is searched unless the scenario gives its MFU and nothing needs the plan
+    # (a framework's host swaps count its shard: _training_mfu_and_plan)
+    searched = p["rl_train_mfu"] is None or p["rl_framework"] != "generic"
     return rl_iteration(
         p["model"], p["accelerator"], algorithm=p["rl_algorithm"],
         prompts_per_step=p["rl_prompts_per_step"], samples_per_prompt=p["rl_samples_per_prompt"],
@@ -3460,11 +3549,14 @@ def _iteration_of(key: tuple) -> RLIteration:
         n_gpus=p["rl_gpus"], rollout_gpus=p["rl_rollout_gpus"], rollout_tp=p["rl_rollout_tp"],
         asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
-        train_plan="auto" if p["rl_train_mfu"] is None else None,
-        train_etp=etp_of_key(p[ETP_KEY]) if p["rl_train_mfu"] is None else None,
+        train_plan="auto" if searched else None,
+        train_etp=etp_of_key(p[ETP_KEY]) if searched else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"],
-        recompute_old_logprobs=scenario_recomputes_old_logprobs(p["rl_algorithm"]))
+        recompute_old_logprobs=scenario_recomputes_old_logprobs(p["rl_algorithm"]),
+        **framework_options(p["rl_framework"], p["accelerator"], asynchronous=p["rl_async"],
+                            sequence_tokens=p["rl_prompt_tokens"] + (
+                                p["rl_response_tokens_max"] or p["rl_response_tokens"])))
 
 
 #: ``_iteration_of`` once per process (the memo) and once per code and data (the disk cache,
@@ -3491,6 +3583,35 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 #: it to the measurement.
 RL_TIME_FACTOR_RANGE = (0.55, 3.15)
 RL_TIME_FACTOR_MEDIAN = 1.69
+#: The same spread with each held-out row stated with its framework release too
+#: (``held_out_time_factors(FRAMEWORK_MODE)``: ``row_framework``, ``framework_options``; 23 NeMo
+#: RL GRPO rows, the 1-step-off Qwen3-235B row refused at the base config's memory share): the
+#: triangle and point of a scenario whose ``rl_framework`` names a NeMo RL release
+#: (``time_factor_triangle``). Leave-one-out, the bill's point so centred errs 19.9% on those
+#: rows against 32.4% on the generic path (calibration rows: 17.2% against 30.0%;
+#: ``benchmarks/validate_rl.py``). ``tests/test_rl_framework.py`` holds it to the measurement.
+RL_FRAMEWORK_TIME_FACTOR_RANGE = (0.55, 1.94)
+RL_FRAMEWORK_TIME_FACTOR_MEDIAN = 1.29
+
+
+def time_factor_triangle(p: dict) -> tuple:
+    """(least, median, largest) measured ÷ predicted iteration time the bill draws a scenario's
+    ``rl_time_factor`` over when it gives none: ``RL_TIME_FACTOR_RANGE`` / ``_MEDIAN`` on the
+    generic path (``rl_framework`` "generic" or absent), ``RL_FRAMEWORK_TIME_FACTOR_RANGE`` /
+    ``_MEDIAN`` when ``rl_framework`` names a NeMo RL release (its defaults priced,
+    ``framework_options``).
+
+    Raises
+    ------
+    ValueError
+        ``rl_framework`` not one of ``RL_FRAMEWORKS``."""
+    fw = p.get("rl_framework") or "generic"
+    if fw not in RL_FRAMEWORKS:
+        raise ValueError(f"rl_framework={fw!r} must be one of {RL_FRAMEWORKS}")
+    if fw == "generic":
+        return RL_TIME_FACTOR_RANGE[0], RL_TIME_FACTOR_MEDIAN, RL_TIME_FACTOR_RANGE[1]
+    return (RL_FRAMEWORK_TIME_FACTOR_RANGE[0], RL_FRAMEWORK_TIME_FACTOR_MEDIAN,
+            RL_FRAMEWORK_TIME_FACTOR_RANGE[1])
 
 
 def scenario_time_factor(p: dict) -> float:
@@ -3523,7 +3644,7 @@ def scenario_time_factor(p: dict) -> float:
         ``ledger.illustrative_ranges``)."""
     factor = p.get("rl_time_factor")
     if factor is None:
-        return 1.0 if p.get("rl_algorithm") == "dpo" else RL_TIME_FACTOR_MEDIAN
+        return 1.0 if p.get("rl_algorithm") == "dpo" else time_factor_triangle(p)[1]
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or \
             not math.isfinite(factor) or factor <= 0:
         raise ValueError(f"rl_time_factor={factor!r} must be null or a number > 0 (measured ÷ "
@@ -3554,9 +3675,12 @@ def time_factor_words(p: dict) -> str:
         return ""
     if p.get("rl_time_factor") is not None:
         return f"× rl_time_factor {factor:g} (measured ÷ predicted iteration time)"
+    fw = p.get("rl_framework") or "generic"
     return (f"× {factor:g}, the median measured ÷ predicted iteration time of the held-out "
             "published GRPO runs priced as a scenario (rl_time_factor: null; "
-            "llmcost.rl.RL_TIME_FACTOR_MEDIAN)"
+            + ("llmcost.rl.RL_TIME_FACTOR_MEDIAN)" if fw == "generic" else
+               f"stated with their framework, rl_framework {fw}: "
+               "llmcost.rl.RL_FRAMEWORK_TIME_FACTOR_MEDIAN)")
             + ("; PPO extrapolated from GRPO's" if p.get("rl_algorithm") == "ppo" else ""))
 
 
@@ -3829,6 +3953,10 @@ ASSUMED_PROMPT_TOKENS = 256
 #: default, the bill's own path (``scenario_iteration``): vLLM rollouts, the update's plan
 #: searched, the weight sync by links.
 VALIDATION_MODES = ("before", "model", "scenario")
+#: The "scenario" mode with each row stated with its framework release too (``row_framework``,
+#: ``framework_options``): what a scenario's ``rl_framework`` key prices. Kept out of
+#: ``VALIDATION_MODES`` (the notebook's and the benchmark's three-mode tables).
+FRAMEWORK_MODE = "framework"
 #: ``validation_setup``'s keywords a scenario's ``rl_`` keys can set (``SCENARIO_KEYS``).
 SCENARIO_SETTABLE = ("policy", "accelerator", "algorithm", "prompts_per_step",
                      "samples_per_prompt", "prompt_tokens", "response_tokens",
@@ -4300,12 +4428,43 @@ def _role_gpus(r: dict) -> dict | None:
     return roles or None
 
 
+def row_framework(r: dict) -> str:
+    """``rl_framework`` of a validation row (``RL_FRAMEWORKS``): a NeMo RL row's release, read
+    from the vLLM it ran (``NEMO_RL_RELEASES``: each release pins one; the v0.4 rows' commit
+    06beed9, after the v0.4.0 tag, pins 0.10.0 as v0.4.0 does); "generic" for any other system.
+
+    Raises
+    ------
+    ValueError
+        A NeMo RL row whose ``vllm_version`` no release pins (the row and value named)."""
+    if r["system"] != "NeMo RL":
+        return "generic"
+    by_vllm = {v: k for k, (_, v) in NEMO_RL_RELEASES.items()}
+    v = r.get("vllm_version")
+    if v not in by_vllm:
+        raise ValueError(f"row {r.get('id')!r}: vllm_version={v!r} must be one of "
+                         f"{tuple(by_vllm)} (a NeMo RL release's, NEMO_RL_RELEASES)")
+    return by_vllm[v]
+
+
+def _framework_change(row, kw: dict) -> dict:
+    """``framework_options`` of a row stated as a scenario with its framework (``row_framework``;
+    the packed sequence: the row's longest prompt + response, NeMo RL's T-Max)."""
+    p, _, mx = row_lengths(dict(row))
+    return framework_options(row_framework(dict(row)), kw["accelerator"],
+                             asynchronous=kw["asynchronous"],
+                             sequence_tokens=int(row["response_tokens_max"])
+                             if row["system"] == "NeMo RL" else p + (mx or 0))
+
+
 def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
-    """The iteration of one validation row in a ``VALIDATION_MODES`` mode (``change``
-    overrides keywords, e.g. ``hf_s_per_layer_step`` while fitting)."""
-    if mode not in VALIDATION_MODES:
-        raise ValueError(f"mode={mode!r} must be one of {VALIDATION_MODES}")
+    """The iteration of one validation row in a ``VALIDATION_MODES`` mode or ``FRAMEWORK_MODE``
+    (``change`` overrides keywords, e.g. ``hf_s_per_layer_step`` while fitting)."""
+    if mode not in VALIDATION_MODES + (FRAMEWORK_MODE,):
+        raise ValueError(f"mode={mode!r} must be one of {VALIDATION_MODES + (FRAMEWORK_MODE,)}")
     kw = {**validation_setup(row), **change}
+    if mode == FRAMEWORK_MODE:
+        return validation_iteration(row, "scenario", **{**_framework_change(row, kw), **change})
     if mode == "scenario":
         if kw["engine"] != "vLLM":
             raise ValueError(f"engine={kw['engine']!r}: a scenario's rollouts are vLLM's "

@@ -101,6 +101,7 @@ rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
 rl_time_factor: float = None  # measured ÷ predicted RL iteration time; None: published median
+rl_framework: str = "generic"  # RL framework release whose defaults the iteration takes
 stack: str = "megatron-core-2024"  # software-stack profile the RL update is priced on (data/stacks.csv, llmcost.stacks)
 etp: int = 0  # tensor-parallel size of the routed experts in the RL update plan; 0: tp (the Megatron-Core default); 1: MoE parallel folding
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's

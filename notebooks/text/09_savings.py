@@ -103,6 +103,7 @@ rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
 rl_time_factor: float = None  # measured ÷ predicted RL iteration time; None: published median
+rl_framework: str = "generic"  # RL framework release whose defaults the iteration takes
 global_batch_tokens: int = 4194304  # tokens per optimizer step (1,024 sequences of 4,096)
 tp: int = 0  # tensor-parallel size; 0: chosen
 pp: int = 0  # pipeline-parallel stages; 0: chosen
