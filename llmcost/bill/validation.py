@@ -38,8 +38,8 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
                           fmt_usd, noun)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
-                          RL_TIME_FACTOR_RANGE, scenario_campaign, scenario_iteration,
-                          scenario_time_factor)
+                          scenario_campaign, scenario_iteration, scenario_time_factor,
+                          time_factor_triangle)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -299,17 +299,18 @@ def _rl_factor_unused_warning(p: dict, bill: Ledger | None) -> list[str]:
 def _rl_factor_range_warning(p: dict, bill: Ledger | None) -> list[str]:
     """One sentence when a billed RL campaign's given ``rl_time_factor`` (a number, or a
     range's point) lies outside the measured ÷ predicted iteration times of the published runs
-    (``rl.RL_TIME_FACTOR_RANGE``): a factor of 50 billed its campaign at 50× the model's time
-    without a word (a trial); a run of one's own may lie there, and it is said, not refused."""
+    (``rl.time_factor_triangle``: the generic path's, or its framework's): a factor of 50
+    billed its campaign at 50× the model's time without a word (a trial); a run of one's own
+    may lie there, and it is said, not refused."""
     k = point(p.get("rl_time_factor"))
     h = bill.figures.get("rl_gpu_hours", 0.0) if bill is not None else 0.0
     if k is None or bill is None or np.ndim(h) or float(h) <= 0:
         return []
-    lo, hi = RL_TIME_FACTOR_RANGE
+    lo, _, hi = time_factor_triangle(p)
     if lo <= float(k) <= hi:
         return []
     return [f"rl_time_factor={float(k):g} lies outside the measured ÷ predicted RL iteration "
-            f"times of the published runs, {lo:g}-{hi:g} (llmcost.rl.RL_TIME_FACTOR_RANGE): "
+            f"times of the published runs, {lo:g}-{hi:g} (llmcost.rl.time_factor_triangle): "
             "the RL line is billed at it; check it is a ratio of iteration times, measured ÷ "
             "the model's"]
 

@@ -3622,6 +3622,9 @@ def scenario_time_factor(p: dict) -> float:
         factor = rl_time_factor                 when the scenario gives a number (a measurement;
                                                 1 bills the model's own prediction)
                = RL_TIME_FACTOR_MEDIAN (1.69)   when it gives none (null), for GRPO and PPO
+               = RL_FRAMEWORK_TIME_FACTOR_MEDIAN (1.29)
+                                                the same with an rl_framework naming a NeMo RL
+                                                release (its defaults priced: time_factor_triangle)
                = 1                              when it gives none, for DPO
 
     ``RL_TIME_FACTOR_MEDIAN`` is the median measured ÷ predicted iteration time of the held-out
