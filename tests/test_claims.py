@@ -1448,3 +1448,23 @@ def test_resolve_price_takes_a_range_at_its_point():
     price, how = llmcost.resolve_price("H100-SXM", [2.0, 3.0])
     assert price == pytest.approx(2.5) and "the point of the range" in how
     assert llmcost.resolve_price("H100-SXM", 3.0) == (3.0, "given as price_usd_per_gpu_hour")
+
+
+def test_the_left_out_rl_line_says_its_time_factor_and_draws_the_rl_models_error():
+    # A trial: check printed "RL post-training: $6,612 (modelled)" without saying it is billed
+    # at 1.69 × the model's iteration time (the published GRPO runs' median, rl.scenario_time_
+    # factor), nor drawing the RL model's error on it (kind rl_model, as estimate does). Given
+    # a factor of 1 (the model's own time), the line is one number and says nothing more.
+    from llmcost.serving import rl
+    keys = {"rl_iterations": 100, "rl_runs": 2, "rl_gpus": 8, "rl_rollout_tp": 1}
+    base = dict(n_gpus=64, gpu_hours=5e4, price_usd_per_gpu_hour=2.0)
+    got = claims.check_claim("llama-3.1-8b", 1e11, "H100-SXM", ledger_keys=keys, **base)
+    (row,) = [x for x in got.left_out if x["key"] == "post.rl"]
+    assert row["time"] == f"× {rl.RL_TIME_FACTOR_MEDIAN:g}, published GRPO runs' median"
+    assert row["p10_usd"] < row["usd"] < row["p90_usd"]   # 0.55-3.15 around 1.69
+    assert f"the model's iteration time × {rl.RL_TIME_FACTOR_MEDIAN:g}" in got.describe()
+    own = claims.check_claim("llama-3.1-8b", 1e11, "H100-SXM",
+                             ledger_keys={**keys, "rl_time_factor": 1.0}, **base)
+    (one,) = [x for x in own.left_out if x["key"] == "post.rl"]
+    assert one["time"] == "" and one["p10_usd"] == one["usd"] == one["p90_usd"]
+    assert row["usd"] == pytest.approx(one["usd"] * rl.RL_TIME_FACTOR_MEDIAN, rel=1e-9)

@@ -111,6 +111,7 @@ from ..core.diskcache import disk_cached
 from ..core.model import ModelSpec
 from ..core.stacks import generation
 from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus, fmt_quantity
+from ..serving.rl import time_factor_short
 from ..training import reliability as rel
 from ..training.accuracy import (
     SEQ_FACTOR,
@@ -551,6 +552,8 @@ class ClaimCheck:
                 usd = f"{usd_amount(x['usd'])} ({x['status']})"
                 if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
                     usd += f", P10–P90 {usd_amount(x['p10_usd'])}–{usd_amount(x['p90_usd'])}"
+                if x.get("time"):  # the RL line's time, billed × a factor (rl.time_factor_short)
+                    usd += f"; the model's iteration time {x['time']}"
             L.append(f"  {x['line']}: {usd}")
         L.append(f"  priced total of these lines: {usd_amount(self.left_out_usd)}")
         if self.left_out_range_usd:
@@ -1849,8 +1852,9 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
                 "ckpt_storage_bytes_per_s", float(rel.job_storage_bytes_per_s(int(n_gpus))))}
     ledger = build_ledger(point_scenario(scen))
     keep = [ln for ln in ledger.lines if not final_run_line(ln.key, claimed_phases)]
+    # the RL model's error on a campaign's time is the bill's own too (kind "rl_model")
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()
-              if k == "ledger_exploratory_fraction" and k not in scen}
+              if k in ("ledger_exploratory_fraction", "rl_time_factor") and k not in scen}
     draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),
                             samples=LEFT_OUT_SAMPLES, seed=0)
     rows, total = [], 0.0
@@ -1863,7 +1867,9 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
                      "p10_usd": float(np.quantile(x, 0.1)) if counted and x is not None
                      else usd,
                      "p90_usd": float(np.quantile(x, 0.9)) if counted and x is not None
-                     else usd, "how": ln.how})
+                     else usd, "how": ln.how,
+                     "time": time_factor_short(ledger.scenario) if ln.key == "post.rl" and
+                     counted else ""})
         if counted:
             total += usd
             per_draw = per_draw + (x if x is not None else usd)

@@ -3659,14 +3659,20 @@ def billed_iteration_s(wall_s: float, p: dict) -> tuple:
     """``(seconds, words)``: an iteration the model times at ``wall_s`` as the bill prices it,
     ``wall_s × scenario_time_factor(p)``, and in short words: "the model's 39.4 s × 1.69,
     published GRPO runs' median" (the default), "the model's 39.4 s × rl_time_factor 1.2" (a
-    given factor), "the model's own time" (a factor of 1)."""
+    given factor), "the model's own time" (a factor of 1): ``time_factor_short``."""
+    seconds = as_scalar(wall_s, "wall_s", positive=True) * scenario_time_factor(p)
+    short = time_factor_short(p)
+    return seconds, (f"the model's {wall_s:,.3g} s {short}" if short else "the model's own time")
+
+
+def time_factor_short(p: dict) -> str:
+    """``scenario_time_factor`` in a few words: "" at 1 (the model's own time), "× 1.69,
+    published GRPO runs' median" (none given), "× rl_time_factor 1.2" (given)."""
     k = scenario_time_factor(p)
-    seconds = as_scalar(wall_s, "wall_s", positive=True) * k
     if k == 1.0:
-        return seconds, "the model's own time"
-    given = p.get("rl_time_factor") is not None
-    return seconds, (f"the model's {wall_s:,.3g} s × " + (
-        f"rl_time_factor {k:g}" if given else f"{k:g}, published GRPO runs' median"))
+        return ""
+    return (f"× rl_time_factor {k:g}" if p.get("rl_time_factor") is not None else
+            f"× {k:g}, published GRPO runs' median")
 
 
 def time_factor_words(p: dict) -> str:
