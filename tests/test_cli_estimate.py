@@ -927,3 +927,19 @@ def test_a_scenario_that_is_not_utf8_text_is_refused_in_one_line(tmp_path):
     with pytest.raises(ScenarioError, match=r"u16\.yaml: not a UTF-8 text file \(byte 0: "
                                             r"invalid start byte\); save the scenario as UTF-8"):
         load_scenario(path)
+
+
+def test_the_estimate_says_what_an_rl_campaign_is_billed_at(tmp_path, capsys):
+    # A trial: the RL line is billed at the model's iteration time x 1.69 (the published GRPO
+    # runs' median, rl.scenario_time_factor), which the estimate said only inside its list of
+    # draws; its header now says it, and nothing at the model's own time (a given 1)
+    from llmcost.serving import rl
+    rl_keys = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1.0e12\n"
+               "mfu: 0.4\nrl_iterations: 500\nrl_runs: 4\nrl_gpus: 16\nrl_rollout_tp: 1\n")
+    code, text = _main(capsys, "estimate", "--scenario", str(_yaml(tmp_path, rl_keys)))
+    assert code == 0
+    assert (f"RL post-training billed at the model's iteration time × "
+            f"{rl.RL_TIME_FACTOR_MEDIAN:g}, published GRPO runs' median") in " ".join(text.split())
+    own = _yaml(tmp_path, rl_keys + "rl_time_factor: 1.0\n", name="own.yaml")
+    code, text = _main(capsys, "estimate", "--scenario", str(own))
+    assert "RL post-training billed at" not in text

@@ -32,7 +32,7 @@ from ..core.shown import show_once_per_text
 from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
                           json_finite, noun)
 from ..core.version import __version__
-from ..serving.rl import decode_factor_words, vllm_decode_factor
+from ..serving.rl import decode_factor_words, time_factor_short, vllm_decode_factor
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
@@ -763,6 +763,19 @@ def _exploratory_header(bill) -> list:
              "includes exploratory and failed runs " + at + ", ") + words]
 
 
+def _rl_time_note(bill) -> list:
+    """The sentence under the table on a billed RL campaign's time (``bill_text``): its
+    iteration time × the factor the bill takes (``rl.time_factor_short``: the published GRPO
+    runs' median, its framework's, or the scenario's own), and how to change it; nothing
+    without a campaign or at the model's own time."""
+    h = bill.figures.get("rl_gpu_hours", 0.0)
+    short = time_factor_short(bill.scenario) if isinstance(h, (int, float)) and h > 0 else ""
+    if not short:
+        return []
+    return [f"RL post-training billed at the model's iteration time {short} "
+            "(rl_time_factor to change it)"]
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -865,6 +878,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         "rl_algorithm")) if bill.line("post.rl").usd else ""
     if decode:  # the RL line's generation carries an empirical factor (rl.VLLM_DECODE_FACTORS)
         lines += wrap_lines(f"RL post-training generation: {decode}", columns)
+    for ln in _rl_time_note(bill):
+        lines += wrap_lines(ln, columns)
     over = budget_warning(bill.total_usd, f.get("budget_usd"))
     if f.get("budget_usd") is not None and not over:
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
