@@ -931,9 +931,10 @@ for goal, ok in (("mean within 25%", s["mean_abs_error"] <= 0.25),
                  ("share gap within 10 points", s["worst_share_gap_points"] <= 10)):
     print(f"goal (held-out, model): {goal}: {'met' if ok else 'not met'}")
 lo, med, hi = rl.held_out_time_factors("scenario")
+b_lo, b_med, b_hi = rl.time_factor_triangle(p)  # this scenario's framework's, or the generic
 print(f"the bill's path (scenario): published ÷ predicted {lo:.2f} to {hi:.2f} (median "
-      f"{med:.2f}); a GRPO or PPO scenario that gives no rl_time_factor is billed at "
-      f"{rl.RL_TIME_FACTOR_MEDIAN:g} and drawn over {rl.RL_TIME_FACTOR_RANGE}")
+      f"{med:.2f}); with rl_framework {p['rl_framework']} and no rl_time_factor, a GRPO or "
+      f"PPO scenario is billed at {b_med:g} and drawn over {b_lo:g}-{b_hi:g}")
 
 # %% [markdown]
 # **Can the assumed lengths be what ran?** No engine decodes faster than the roofline. For each
@@ -1145,7 +1146,9 @@ plots.table(grid.drop(columns="idle_share"),
 # modes); **partial rollouts** over-provision requests and carry unfinished responses to the next
 # iteration (Kimi k1.5; APRIL measured the rollout-throughput gains printed in this section,
 # `rl.PARTIAL_ROLLOUT_GAIN_MEAN` and `rl.PARTIAL_ROLLOUT_GAIN_MAX`). The model
-# removes the whole tail for partial rollouts, an upper bound on what they recover.
+# removes the whole tail for partial rollouts, an upper bound on what they recover. The times and
+# costs in the table are the model's own: the bill multiplies each by the same factor (the first
+# lines of this page, `rl.billed_iteration_s`), so their ratios are the ones it bills.
 
 # %%
 # the scenario's own rollout GPUs where it separates them, else half the RL job's
