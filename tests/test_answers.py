@@ -386,6 +386,11 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     flat = " ".join(answers.hardware_sweep(sweep.assign(price_available=False)).split())
     assert "price listed, but the provider had no capacity when it was collected; MFU" in flat
     assert "price buyable; MFU" in " ".join(text.split())
+    # the MFU check is made on the calibrated MFU (40.0% here), not the 42.0% billed: said so
+    # (a trial read "MFU 31.0% ...; MFU above the best published 34.0%" of a 39.8% check)
+    assert "MFU checked at the calibrated 40.0%: within a published run" in flat
+    same = " ".join(answers.hardware_sweep(sweep.assign(calibrated_mfu=0.42)).split())
+    assert "; MFU within a published run" in same
     # the billed basis is read from its own column (levers.hardware_sweep's billed_mfu_basis),
     # never guessed from the words of mfu_basis (the basis of calibrated_mfu): a cheapest row
     # on the pilots' own hardware says so, whatever mfu_basis says

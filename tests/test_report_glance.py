@@ -1047,6 +1047,21 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
         "phases none → 1 (long-context 800B tokens)"]
+    # two RL campaigns billed at different factors say so, even where rl_time_factor is null
+    # in both (a trial changed rl_framework, or GRPO for DPO, and was not told): the generic
+    # path's median (rl.RL_TIME_FACTOR_MEDIAN) against a NeMo RL release's, and DPO's 1
+    from llmcost.serving import rl
+    rl_a = Bill({"rl_time_factor": None, "rl_framework": "generic"})
+    rl_b = Bill({"rl_time_factor": None, "rl_framework": "nemo-rl-0.6"})
+    rl_a.figures["rl_gpu_hours"] = rl_b.figures["rl_gpu_hours"] = 10.0
+    assert glance.other_inputs_differing([rl_a, rl_b]) == [
+        "rl_framework generic → nemo-rl-0.6",
+        f"the RL time factor billed {rl.RL_TIME_FACTOR_MEDIAN:g} → "
+        f"{rl.RL_FRAMEWORK_TIME_FACTOR_MEDIAN:g}"]
+    dpo = Bill({"rl_time_factor": None, "rl_algorithm": "dpo"})
+    dpo.figures["rl_gpu_hours"] = 10.0
+    assert glance.other_inputs_differing([rl_a, dpo])[-1] == \
+        f"the RL time factor billed {rl.RL_TIME_FACTOR_MEDIAN:g} → 1"
 
 
 def test_compared_bills_say_their_main_runs_wall_clock():

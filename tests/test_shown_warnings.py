@@ -53,3 +53,17 @@ def test_only_a_kernel_installs_it(monkeypatch):
         assert isinstance(warnings.showwarning, shown.OncePerText)   # installed by the page
     finally:
         warnings.showwarning = saved
+
+
+def test_an_explorer_update_says_its_warnings_again():
+    # a widget clears its output before each update (widgets._clear): the warnings the page
+    # showed there must show again for the new inputs, not be taken as already said
+    saved = warnings.showwarning
+    try:
+        hook = shown.show_once_per_text()
+        hook.seen.add("zero_stage=3: no ZeRO-3 path")
+        shown.forget_shown()
+        assert hook.seen == set()
+    finally:
+        warnings.showwarning = saved
+    shown.forget_shown()   # nothing installed: nothing to forget, no error

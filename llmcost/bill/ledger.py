@@ -1516,7 +1516,8 @@ def _rl_how(p, camp, rate, scaled: str = "") -> str:
     return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
             f"= {_quantity(total)} GPU-h × ${rate:.2f}"
             + (f" + verifier {fmt_usd(verifier)}" if verifier else "")
-            + " (notebook 05's campaign" + (f", its GPU-hours {scaled}" if scaled else "")
+            + " (notebook 05's campaign" + (f", its GPU-hours the model's {scaled}" if scaled
+                                             else "")
             + "; failures of the RL job not added)"
             + (f"; generation: {decode}" if decode else ""))
 
@@ -2356,7 +2357,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
     out = {"mfu": given_mfu_range(bill)}
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
-        rows, mode = _spread_price_rows(f["accelerator"], f["pricing"])
+        rows, mode = _spread_price_rows(f["accelerator"], f["pricing"],
+                                        p.get("price_usd_per_gpu_hour") is not None)
         if len(rows) >= 2:
             usd = rows["price_usd_per_gpu_hour"].astype(float)
             q25, q75 = (float(v) for v in usd.quantile([0.25, 0.75]))
@@ -2377,14 +2379,15 @@ def illustrative_ranges(bill: Ledger) -> dict:
     return out
 
 
-def _spread_price_rows(accelerator: str, pricing: str) -> tuple:
+def _spread_price_rows(accelerator: str, pricing: str, given: bool = False) -> tuple:
     """``(rows, mode)``: the current catalogue prices a bill's GPU-hour price is spread over
     (``illustrative_ranges``), those of its pricing mode, or, where that mode's median lies
-    above the on-demand one and the catalogue's price is the on-demand median
-    (``catalog.discount_price_cap``), the on-demand rows the price was taken from (a trial's
+    above the on-demand one and the bill takes the catalogue's price (not ``given``), the
+    on-demand rows that price is the median of (``catalog.discount_price_cap``: a trial's
     reserved H200 bill took the on-demand median of two rows and was said to have no spread
     for want of a second reserved row)."""
-    if pricing != "on_demand" and discount_price_cap(accelerator, pricing) is not None:
+    if pricing != "on_demand" and not given and \
+            discount_price_cap(accelerator, pricing) is not None:
         return current_prices(accelerator, "on_demand"), "on_demand"
     return current_prices(accelerator, pricing), pricing
 
@@ -2447,12 +2450,14 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
     lo, med, hi = time_factor_triangle(p)
     # peaked at the median, the bill's point (rl.scenario_time_factor), so that the bars, the
     # table and the line agree
+    fw = p.get("rl_framework") or "generic"
+    stated = (" (llmcost.rl.RL_TIME_FACTOR_RANGE" if fw == "generic" else
+              f" and their framework, {fw} (llmcost.rl.RL_FRAMEWORK_TIME_FACTOR_RANGE")
     return {"rl_time_factor": (
         Range("triangular", low=lo, mode=med, high=hi),
         f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
         f"predicted iteration time {lo:g}-{hi:g} on its held-out published GRPO runs stated "
-        "with a scenario's keys (llmcost.rl.time_factor_triangle: RL_TIME_FACTOR_RANGE, or "
-        "RL_FRAMEWORK_TIME_FACTOR_RANGE with an rl_framework; benchmarks/validate_rl.py), "
+        f"with a scenario's keys{stated}, benchmarks/validate_rl.py), "
         f"peaked at their median {med:g}, the bill's point"
         + ("; PPO, never published with a scenario's set-up, extrapolated"
            if p.get("rl_algorithm") == "ppo" else ""))}
@@ -2477,7 +2482,8 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
             out[k] = ("owned hardware: the GPU-hour price is the amortised purchase, ranged "
                       "only through the owned-hardware inputs the scenario ranges")
         elif k == "price_usd_per_gpu_hour":
-            rows, mode = _spread_price_rows(f["accelerator"], f["pricing"])
+            rows, mode = _spread_price_rows(f["accelerator"], f["pricing"],
+                                            p.get("price_usd_per_gpu_hour") is not None)
             out[k] = (f"no sourced spread: {len(rows)} current {mode} catalogue price(s) for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
         elif k == "ledger_exploratory_fraction" and exploratory_as_fraction(bill) and \

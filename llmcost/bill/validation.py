@@ -304,12 +304,15 @@ def _rl_factor_range_warning(p: dict, bill: Ledger | None) -> list[str]:
     may lie there, and it is said, not refused."""
     k = point(p.get("rl_time_factor"))
     h = bill.figures.get("rl_gpu_hours", 0.0) if bill is not None else 0.0
-    if k is None or bill is None or np.ndim(h) or float(h) <= 0:
+    if k is None or bill is None or np.ndim(h) or float(h) <= 0 or \
+            p.get("rl_algorithm") == "dpo":   # GRPO runs measure nothing of DPO's time
         return []
     lo, _, hi = time_factor_triangle(p)
     if lo <= float(k) <= hi:
         return []
-    return [f"rl_time_factor={float(k):g} lies outside the measured ÷ predicted RL iteration "
+    said = (f"rl_time_factor={float(k):.3g}" if not isinstance(p.get("rl_time_factor"), Range)
+            else f"rl_time_factor={float(k):.3g} (its range's point)")
+    return [f"{said} lies outside the measured ÷ predicted RL iteration "
             f"times of the published runs, {lo:g}-{hi:g} (llmcost.rl.time_factor_triangle): "
             "the RL line is billed at it; check it is a ratio of iteration times, measured ÷ "
             "the model's"]

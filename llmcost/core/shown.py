@@ -68,3 +68,12 @@ def show_once_per_text_in_a_kernel() -> OncePerText | None:
     """``show_once_per_text`` in a Jupyter kernel (``in_a_kernel``), nothing elsewhere: a test
     or script keeps the display it has (pytest's records the warnings a test shows)."""
     return show_once_per_text() if in_a_kernel() else None
+
+
+def forget_shown() -> None:
+    """Forget the texts the installed ``OncePerText`` has shown (none installed: nothing), so
+    that they show again: an explorer widget clears its output before each update, and a
+    warning of the new inputs must be said again there."""
+    hook = warnings.showwarning
+    if isinstance(hook, OncePerText):
+        hook.seen.clear()

@@ -364,7 +364,9 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                 f"{fmt_usd(r['bill_usd'])}; price "
                 + ("buyable" if r["price_available"] else
                    "listed, but the provider had no capacity when it was collected")
-                + f"; MFU {r['mfu_check']}{plan(r)}")]
+                + "; MFU " + (f"{r['mfu_check']}" if abs(r["calibrated_mfu"] - r["mfu"]) < 5e-4
+                              else f"checked at the calibrated {r['calibrated_mfu']:.1%}: "
+                                   f"{r['mfu_check']}") + plan(r))]
     out += [wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, "
                  f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h, the scenario's MFU: "
                  f"{fmt_usd(r['bill_calibrated_usd'])}")

@@ -1303,7 +1303,27 @@ def other_inputs_differing(bills, most: int = 8) -> list:
         return v if len(v) <= 40 else v[:39] + "…"
 
     out = [f"{k} {cut(sa, k)} → {cut(sb, k)}" for k in keys[:most]]
+    out += _rl_factor_moved(bills, "rl_time_factor" in keys)
     return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
+
+
+def _rl_factor_moved(bills, listed: bool) -> list:
+    """``["the RL time factor billed 1.29 → 1.69"]`` when two bills that both price an RL
+    campaign bill it at different factors (``rl.scenario_time_factor``) and the difference is
+    not already said by ``rl_time_factor`` itself (a trial compared an ``rl_framework`` change,
+    and a GRPO and a DPO campaign, and was not told the factor moved); else []."""
+    if listed:
+        return []
+    ks = []
+    for b in bills:
+        h = (getattr(b, "figures", {}) or {}).get("rl_gpu_hours", 0.0)
+        if not isinstance(h, (int, float)) or h <= 0:
+            return []
+        try:
+            ks.append(scenario_time_factor(b.scenario))
+        except ValueError:  # a ranged factor: said by rl_time_factor's own line
+            return []
+    return [f"the RL time factor billed {ks[0]:g} → {ks[1]:g}"] if ks[0] != ks[1] else []
 
 
 def _item_words(item: dict) -> str:

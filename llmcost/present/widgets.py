@@ -26,6 +26,7 @@ from ..core.catalog import (
     load_model,
 )
 from ..core.hardware import Accelerator, Cluster
+from ..core.shown import forget_shown
 from ..core.stacks import StackFeatureWarning
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_gpus, fmt_usd
 from ..laws import scaling as sc
@@ -154,6 +155,13 @@ def mfu_slider_max(accelerator: str) -> float:
     return math.floor(ceiling * 100) / 100
 
 
+def _clear(out) -> None:
+    """Clear an explorer's output before an update, and forget the warnings shown there
+    (``core.shown.forget_shown``), which the new inputs may raise again and must say again."""
+    out.clear_output(wait=True)
+    forget_shown()
+
+
 def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float, n_gpus: int,
                    price_usd_per_gpu_hour: float, dtype: str = "bf16"):
     """Model, accelerator, tokens, MFU, GPU count and price widgets updating a table and a figure.
@@ -192,7 +200,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
         before = mfu_w.value
         mfu_w.max = mfu_slider_max(acc.name)   # ipywidgets clamps the value to it: said below
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             if mfu_w.value < before and acc.name != accelerator:
                 print(f"MFU {before:.0%} is above the slider's ceiling for {acc.name} "
                       f"(mfu_slider_max: its matmul ceiling): the slider moved to it, "
@@ -269,7 +277,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 plan = checkpoint_plan(n_params, gpu_w.value, rate_w.value, bw_w.value * 1e9,
                                        restart_w.value * 60, recipe, gpus_per_node,
@@ -350,7 +358,7 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
     def update(_=None):
         noise_w.disabled = kaplan_w.value
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 acc = chosen_device(acc_w.value, accelerator)
                 dp = gpu_w.value // (tp * pp)
@@ -456,7 +464,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 same_pp = pp_w.value == pp
                 same_model = model_w.value == model   # its experts: the page's EP, else 1
@@ -550,7 +558,7 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
         opts = options if options is None or acc_w.value == device_name(accelerator) else \
             replace(options, efficiency=None)
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
@@ -577,7 +585,10 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                 print(f"cannot predict: {e}")
                 return
             for x in said:   # and said, one line each
-                print(f"note: {x.message.feature}: priced as if the stack had it")
+                if isinstance(x.message, StackFeatureWarning):
+                    print(f"note: {x.message.feature}: priced as if the stack had it")
+                else:  # another warning the block recorded: shown as it would have been
+                    warnings.showwarning(x.message, x.category, x.filename, x.lineno)
             fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
@@ -628,7 +639,7 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 plan = make_plan(model, gpu_w.value, base.global_batch_size,
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=base.zero_stage,
@@ -700,7 +711,7 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             # page 05's iteration (rl.scenario_iteration: the scenario's rollout precision,
             # stack, reward, epochs...) with the panel's values; the scenario's network figure
             # is in chosen_device's accelerator while the dropdown shows it
@@ -759,7 +770,7 @@ def collective_explorer(accelerator, n_gpus: int):
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             n = int(group_w.value)
             stride = 1 if place_w.value == "consecutive ranks" else dom
             if stride > 1 and n * dom > n_gpus:
@@ -806,7 +817,7 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             try:
                 print(check_claim(spec, tok.value * 1e12, gpu, n_gpus=gpus.value, days=d.value,
                                   dtype=dtype, left_out=False).describe())
@@ -874,7 +885,7 @@ def ledger_explorer(scenario: dict):
                            ledger_exploratory_runs=[])
         if fte.value:
             changes["ledger_people"] = [{"role": "staff", "fte": fte.value}]
-        out.clear_output(wait=True)
+        _clear(out)
         with out:
             try:
                 bill = build_ledger({**scenario, **changes})
@@ -936,7 +947,7 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
 
     def update(_=None):
         with out:
-            out.clear_output(wait=True)
+            _clear(out)
             f = sc.get_fit(fit_w.value)
             n_c, d_c = sc.compute_optimal(c_w.value, f)
             target = float(sc.loss(n_c, d_c, f))
@@ -983,7 +994,7 @@ def levers_explorer(scenario: dict):
 
     def update(*_):
         keys = [k for k, b in boxes.items() if b.value]
-        out.clear_output(wait=True)
+        _clear(out)
         with out:
             try:
                 after = levers.bill(levers.apply_levers(scenario, keys))

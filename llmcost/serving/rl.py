@@ -3673,8 +3673,8 @@ def time_factor_short(p: dict) -> str:
     k = scenario_time_factor(p)
     if k == 1.0:
         return ""
-    return (f"× rl_time_factor {k:g}" if p.get("rl_time_factor") is not None else
-            f"× {k:g}, published GRPO runs' median")
+    return (f"× rl_time_factor {k:.3g}" if p.get("rl_time_factor") is not None else
+            f"× {k:.3g}, published GRPO runs' median")
 
 
 def time_factor_words(p: dict) -> str:
@@ -3685,9 +3685,9 @@ def time_factor_words(p: dict) -> str:
     if factor == 1.0:
         return ""
     if p.get("rl_time_factor") is not None:
-        return f"× rl_time_factor {factor:g} (measured ÷ predicted iteration time)"
+        return f"× rl_time_factor {factor:.3g} (measured ÷ predicted iteration time)"
     fw = p.get("rl_framework") or "generic"
-    return (f"× {factor:g}, the median measured ÷ predicted iteration time of the held-out "
+    return (f"× {factor:.3g}, the median measured ÷ predicted iteration time of the held-out "
             "published GRPO runs priced as a scenario (rl_time_factor: null; "
             + ("llmcost.rl.RL_TIME_FACTOR_MEDIAN)" if fw == "generic" else
                f"stated with their framework, rl_framework {fw}: "

@@ -726,6 +726,9 @@ plots.rl_loop_diagram();
 # campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it.
 # But generation *time* is decode time: the roofline above, at the
 # batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.
+# The times in this part's tables are the model's own; the bill multiplies each by one factor (the
+# first lines of this page, `rl.billed_iteration_s`), which leaves their ratios and shares as they
+# are.
 
 # %%
 iters = {"scenario": rl.scenario_iteration(p)}
@@ -1228,10 +1231,15 @@ if decode_note:  # an empirical factor in its generation (rl.decode_factor_words
 print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
       f"{llmcost.fmt_usd(run['compute_cost_usd'])}; the campaign is "
       f"{tot['gpu_hours'] / run['gpu_hours']:.2%} of it")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 rl_flops = sum(iters["scenario"].flops.values()) * p["rl_iterations"] * p["rl_runs"]
+x = tot["gpu_hours"] / run["gpu_hours"] / (rl_flops / run["model_flops"])
+k = rl.scenario_time_factor(p)  # the bill's time factor: the GPU-hours are the model's × k
 print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-training: its "
-      f"GPU-hours share is {tot['gpu_hours'] / run['gpu_hours'] / (rl_flops / run['model_flops']):.1f}x "
-      "its FLOPs share")
+      f"GPU-hours share is {x:.1f}x its FLOPs share ({x / k:.1f}x at the model's own time, "
+      f"its utilisation; × {k:.3g} as published runs take longer)")
 
 # %%
 # the Llama 3.1 405B scenario's RL iteration: reasoning-length responses
