@@ -1932,6 +1932,19 @@ def test_the_fp8_lever_never_promises_more_than_a_published_fp8_speedup():
     hours = [lv.bill(x).figures["ideal_gpu_hours"] for x in (s, change.after)]
     assert hours[0] / hours[1] == pytest.approx(r, rel=1e-6)
     assert f"held at {r:.3g}× faster" in change.assumptions and pair in change.assumptions
+    # on a predicted MFU the hold comes before the FP8 twin's note, which then compares the
+    # held speed-up with what a dtype: fp8 scenario bills (a review: Llama 3.1 405B on 2,048
+    # B200, held at 1.345x beside a twin billing 1.59x, and no note)
+    b = {"model": "llama-3.1-405b", "accelerator": "B200", "n_gpus": 2048,
+         "train_tokens": 1e12, "seq_len": 8192, "global_batch_tokens": 16777216,
+         "dtype": "bf16", "pricing": "on_demand"}
+    m16 = lv.central_prediction(b)[3]
+    c8 = lv.central_prediction({**b, "dtype": "fp8"})[3]
+    held = lv.fp8_training({**b, "mfu": m16, "mfu_band": "predicted"})
+    peaks = 2.0   # B200's dense FP8 ÷ BF16 (4.5 / 2.25 PFLOP/s)
+    assert peaks * c8 / m16 > r * (1 + lv.FP8_TWIN_NOTE_TOLERANCE)   # the twin is faster
+    assert f"held at {r:.3g}× faster" in held.assumptions
+    assert "a scenario with dtype: fp8 would bill its own central estimate" in held.assumptions
     # the raw model's change, above r here, is what was held (otherwise nothing is said)
     raw = lv.predicted_step({**s, "dtype": "fp8"})[1].mfu / lv.predicted_step(s)[1].mfu
     gpu = llmcost.load_accelerator("MI300X")

@@ -725,6 +725,12 @@ def test_a_reserved_price_taken_at_the_on_demand_median_is_spread_over_those_row
     assert r.high / r.mode - 1 == pytest.approx(1.1575 / 10.295, rel=1e-9)
     assert "of 2 current on_demand prices for H200" in why
     assert "the reserved price is their median" in why
+    # a reserved price the scenario gives is not their median (a review): its own mode's rows,
+    # one here, so no spread, and the reason counts them
+    given = ledger.build_ledger({**sc, "price_usd_per_gpu_hour": 2.5})
+    assert "price_usd_per_gpu_hour" not in ledger.illustrative_ranges(given)
+    assert ledger.unranged_inputs(given, [])["price_usd_per_gpu_hour"].startswith(
+        "no sourced spread: 1 current reserved catalogue price(s) for H200")
 
 
 def test_the_index_bill_table_marks_a_point_outside_its_range():
