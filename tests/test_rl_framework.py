@@ -38,6 +38,16 @@ def test_bad_framework_is_refused_by_name():
         rl.framework_options("openrlhf", "H100-SXM", asynchronous=False, sequence_tokens=1)
     with pytest.raises(ValueError, match="rl_async must be false"):
         rl.framework_options("nemo-rl-0.3", "H100-SXM", asynchronous=True, sequence_tokens=1)
+    # no ppo.py in nemo_rl/algorithms at v0.3.0-v0.6.0 (sft, dpo, grpo; distillation and rm
+    # from v0.4.0): a NeMo RL release with rl_algorithm ppo is refused, naming the keys (a trial
+    # billed it without a word)
+    for release in ("nemo-rl-0.3", "nemo-rl-0.6"):
+        with pytest.raises(ValueError, match=rf"rl_framework='{release}' has no PPO .* "
+                                             r"rl_algorithm must be one of grpo, dpo"):
+            rl.framework_options(release, "H100-SXM", asynchronous=False, sequence_tokens=1,
+                                 algorithm="ppo")
+    assert rl.framework_options("generic", "H100-SXM", asynchronous=False, sequence_tokens=1,
+                                algorithm="ppo") == {}
 
 
 def test_the_scenario_registry_lists_the_same_values():

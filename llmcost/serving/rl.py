@@ -3471,8 +3471,14 @@ NEMO_RL_GPU_MEMORY_UTILIZATION = 0.6
 NEMO_RL_TRAIN_MICRO_BATCH = 4
 
 
+#: The NeMo RL releases' algorithms (nemo_rl/algorithms/ at the tags v0.3.0-v0.6.0: sft.py,
+#: dpo.py, grpo.py, and from v0.4.0 distillation.py and rm.py; no ppo.py before v0.7.0): the
+#: ``rl_algorithm`` values a NeMo RL ``rl_framework`` runs.
+NEMO_RL_ALGORITHMS = ("grpo", "dpo")
+
+
 def framework_options(framework: str, accelerator, *, asynchronous: bool,
-                      sequence_tokens: int) -> dict:
+                      sequence_tokens: int, algorithm: str = "grpo") -> dict:
     """``rl_iteration`` keywords of a framework release's documented defaults ({} for
     "generic"): for a NeMo RL release (``NEMO_RL_RELEASES``) its refit path, its host swaps
     (``nemo_rl_swap_bytes``), vLLM's default ``max_num_seqs`` for the engine object it builds
@@ -3486,12 +3492,18 @@ def framework_options(framework: str, accelerator, *, asynchronous: bool,
     Raises
     ------
     ValueError
-        ``framework`` not one of ``RL_FRAMEWORKS``; asynchronous on "nemo-rl-0.3" (no
-        ``async_grpo`` in its config)."""
+        ``framework`` not one of ``RL_FRAMEWORKS``; an ``algorithm`` the release does not
+        run (``NEMO_RL_ALGORITHMS``: no PPO); asynchronous on "nemo-rl-0.3" (no ``async_grpo``
+        in its config)."""
     if framework not in RL_FRAMEWORKS:
         raise ValueError(f"rl_framework={framework!r} must be one of {RL_FRAMEWORKS}")
     if framework == "generic":
         return {}
+    if algorithm not in NEMO_RL_ALGORITHMS:
+        raise ValueError(f"rl_framework={framework!r} has no {algorithm.upper()} (NeMo RL's "
+                         f"algorithms at that release: {', '.join(NEMO_RL_ALGORITHMS)}, "
+                         "nemo_rl/algorithms at the tag): rl_algorithm must be one of "
+                         f"{', '.join(NEMO_RL_ALGORITHMS)}, or rl_framework generic")
     if asynchronous and framework == "nemo-rl-0.3":
         raise ValueError("rl_framework='nemo-rl-0.3' has no asynchronous GRPO (its "
                          "grpo_math_1B.yaml has no async_grpo): rl_async must be false")
@@ -3557,6 +3569,7 @@ def _iteration_of(key: tuple) -> RLIteration:
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"],
         recompute_old_logprobs=scenario_recomputes_old_logprobs(p["rl_algorithm"]),
         **framework_options(p["rl_framework"], p["accelerator"], asynchronous=p["rl_async"],
+                            algorithm=p["rl_algorithm"],
                             sequence_tokens=p["rl_prompt_tokens"] + (
                                 p["rl_response_tokens_max"] or p["rl_response_tokens"])))
 
