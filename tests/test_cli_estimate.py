@@ -439,8 +439,8 @@ def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
     # its RL campaign's time drawn over the RL model's published-run error, the rest
     # illustrative spreads on inputs it gives as one number
     assert js["bill.range_kinds"]["rl_time_factor"] == "rl_model"
-    assert "the RL model's published-run error on its predicted iteration time; illustrative " \
-        "spreads on the MFU" in js["bill.range_note"]
+    assert "illustrative ranges: the scenario gives every input as one number, and the RL " \
+        "model's published-run error on its predicted iteration time" in js["bill.range_note"]
 
 
 def test_points_outside_their_range_are_said_in_text_and_json(tmp_path, capsys):

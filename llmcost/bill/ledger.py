@@ -2709,12 +2709,15 @@ def _and(words: list) -> str:
 def range_basis(kinds: dict) -> str:
     """What a headline's P10-P90 comes from, in a reader's words (``headline_state``'s three
     states; ``HEADLINE_RULE``): the scenario's ranges on the inputs it ranges, the step-time
-    model's band on a predicted MFU, and the illustrative spreads on the inputs it gives as one
-    number, each named."""
+    model's band on a predicted MFU, the illustrative spreads on the inputs it gives as one
+    number, each named, and, last, the RL model's published-run error on an RL campaign's time
+    (kind ``rl_model``; a small line of most bills, said after what moves the total)."""
     state = headline_state(kinds)
     rl_model = "rl_model" in kinds.values()
-    if state == "illustrative" and not rl_model:
-        return "illustrative ranges: the scenario gives every input as one number"
+    rl_words = "the RL model's published-run error on its predicted iteration time"
+    if state == "illustrative":
+        out = "illustrative ranges: the scenario gives every input as one number"
+        return out + (f", and {rl_words}" if rl_model else "")
     words = {kind: [SHORT_WORDS.get(k, input_words(k)) for k, v in kinds.items() if v == kind]
              for kind in RANGE_KINDS}
     parts = []
@@ -2724,15 +2727,13 @@ def range_basis(kinds: dict) -> str:
         parts.append("the step-time model's band on its predicted MFU")
     if words["pilot"]:
         parts.append("the pilot's extrapolation band on its MFU")
-    if rl_model:
-        parts.append("the RL model's published-run error on its predicted iteration time")
     out = " and ".join(parts)
     if words["illustrative"]:
         out += (f"; illustrative spreads on {_and(words['illustrative'])}, which the scenario "
                 "gives as one number")
-    elif state == "predicted" or rl_model:
+    elif state == "predicted":
         out += " (the scenario ranges nothing else)"
-    return out
+    return out + (f"; and {rl_words}" if rl_model else "")
 
 
 def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
