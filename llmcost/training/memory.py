@@ -474,7 +474,12 @@ def scenario_recipe_name(p: dict) -> str:
     allows caching of the FP8 versions of the weights", NVIDIA/TransformerEngine
     ``transformer_engine/pytorch/module/linear.py``), ``fp8_mixed``, which counts that 1-byte
     copy (a trial's FP8 scenario was given a plan the memory count said fit and its own warning
-    said might not, the copy left out); else ``DEFAULT_RECIPE``."""
+    said might not, the copy left out); else ``DEFAULT_RECIPE``. Conservative for a run that
+    keeps FP8 primary weights instead (Megatron-Core ``--fp8-param-gather``, off by default,
+    but switched on by Megatron-Bridge's FP8 presets: ``bf16_with_fp8_current_scaling_mixed``
+    and its siblings set ``fp8_param_gather = True``, src/megatron/bridge/training/
+    mixed_precision.py @ 067f987df): no 16-bit working copy then, about 2 B per parameter
+    fewer than ``fp8_mixed`` counts; such a run names its own recipe."""
     given = p.get("optimizer_recipe")
     if given:
         return given
