@@ -225,9 +225,9 @@ plots.bill_waterfall(table);
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
-# `summary.json` and `llmcost estimate`): three inputs move every bill (the MFU, the price, the exploratory compute; with an RL campaign a
-# fourth, its iteration time, drawn over the RL model's published-run error, `rl_time_factor`), and each is
-# ranged wherever a source gives a spread. Each gets the scenario's own range when it gives one (for `mfu: predict`, the model's band on its
+# `summary.json` and `llmcost estimate`): three inputs move every bill (the MFU, the price, the
+# exploratory compute; with an RL campaign a fourth, its iteration time, drawn over the RL model's
+# published-run error, `rl_time_factor`), and each is ranged wherever a source gives a spread. Each gets the scenario's own range when it gives one (for `mfu: predict`, the model's band on its
 # prediction); otherwise a sourced **illustrative** spread around the value the scenario gives
 # (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band for runs
 # like this one; the price over the **interquartile** spread (P25–P75) of the current catalogue
