@@ -272,13 +272,21 @@ def test_rl_answer():
     text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, billed=False)
     assert "illustrative" in text and "not in the bill" in text and "bill's RL line" not in text
     # centred on the published runs: the iteration said at the time the campaign is billed at
-    # (300.4 s x 1.69 = 507.7 s), the model's own beside it
-    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, time_factor=1.69)
-    assert ("**508 s** (the model's 300 s × 1.69, published GRPO runs' median measured ÷ "
-            "predicted time)") in text
-    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, time_factor=1.2,
-                           factor_given=True)
-    assert "**360 s** (the model's 300 s × rl_time_factor 1.2)" in text
+    # (rl.billed_iteration_s: 300.4 s x 1.69 = 507.7 s), the model's own beside it
+    from llmcost.serving import rl
+    for p, says in (({"rl_algorithm": "grpo"}, "**508 s** (the model's 300 s × 1.69, "
+                     "published GRPO runs' median)"),
+                    ({"rl_algorithm": "grpo", "rl_time_factor": 1.2},
+                     "**360 s** (the model's 300 s × rl_time_factor 1.2)"),
+                    ({"rl_algorithm": "grpo", "rl_framework": "nemo-rl-0.6"},
+                     "(the model's 300 s × 1.29, published NeMo RL GRPO runs' (stated with "
+                     "their release) median)")):
+        sec, note = rl.billed_iteration_s(300.4, p)
+        text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, billed_s=sec,
+                               billed_note=note)
+        assert says in text, text
+    assert "**300 s**," in answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5,
+                                            billed_s=300.4, billed_note="the model's own time")
 
 
 def test_prices_are_escaped_for_markdown_and_render_as_text():

@@ -155,3 +155,25 @@ def test_a_given_mfu_keeps_the_searched_plans_swaps():
     assert 0 < swap < whole / 2
     assert given.parts_gpu_s["weight_sync"] == pytest.approx(auto.parts_gpu_s["weight_sync"],
                                                              rel=1e-9)
+
+
+def test_notebook_05_runs_for_a_nemo_rl_scenario(tmp_path):
+    # A trial: a scenario with rl_framework nemo-rl-0.6 broke notebook 05 (its "PPO, same
+    # samples" comparison kept the framework, which runs no PPO: framework_options refuses it),
+    # so `llmcost report` exited 1. The comparison row is PPO on the generic path; the page
+    # runs and its campaign is the bill's RL line.
+    from _inprocess import run_in_process
+
+    import llmcost
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.present import report
+    sc = tmp_path / "nemo.yaml"
+    sc.write_text("model: llama-2-13b\naccelerator: H100-SXM\nn_gpus: 128\n"
+                  "train_tokens: 1.0e12\nmfu: 0.4\nrl_framework: nemo-rl-0.6\nrl_gpus: 32\n"
+                  "rl_rollout_tp: 1\nrl_iterations: 500\nrl_runs: 3\n")
+    plan = report.plan_report(sc, ["05"])
+    nb = next(n for n in plan.notebooks if n.stem == "05_rl_loop")
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert "campaign of 3 runs: " in out
+    usd = build_ledger(report.bill_inputs(plan.values)).line("post.rl").usd
+    assert f"= {llmcost.fmt_usd(usd)} (the model's" in out   # at the framework's factor

@@ -451,7 +451,7 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
 def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: float,
             generation_time_share: float, campaign_usd: float, *, billed: bool = True,
             floor_usd_per_m_output: float | None = None, decode_note: str = "",
-            time_factor: float = 1.0, factor_given: bool = False) -> str:
+            billed_s: float | None = None, billed_note: str = "") -> str:
     """Notebook 05: the serving cost per million output tokens at the throughput an engine is
     expected to reach (``inference.serving_cost``'s ``expected_usd_per_m_output``, the price the
     bill's served-token lines use), with the roofline's price as its floor when
@@ -460,10 +460,11 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
     campaign's cost (``rl.scenario_campaign``, its total), said to be the bill's RL line when
     ``billed`` (``scenario.rl_campaign_given``), else an illustration the bill does not carry;
     then ``decode_note`` (``rl.decode_factor_words``: the empirical factor on the rollout's
-    decode steps, "" where there is none) as a sentence of its own. ``time_factor``
-    (``rl.scenario_time_factor``: the published runs' median measured ÷ predicted iteration
-    time, or the scenario's own, ``factor_given``): the iteration is said at the model's time ×
-    the factor, the time the campaign is billed at, the model's own time beside it."""
+    decode steps, "" where there is none) as a sentence of its own. ``billed_s`` and
+    ``billed_note`` (``rl.billed_iteration_s``: the iteration as the bill prices it, the model's
+    time × the published runs' median measured ÷ predicted time or the scenario's own factor,
+    and those words): the iteration is said at that time, the words beside it; without them
+    at the model's ``iteration_s``."""
     campaign = (f"the RL campaign (the bill's RL line) costs **{md_usd(campaign_usd)}**"
                 if billed else
                 f"an illustrative RL campaign of the notebooks' defaults would cost "
@@ -473,13 +474,11 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
     if floor_usd_per_m_output is not None:
         price, low = distinct_usd(usd_per_m_output, floor_usd_per_m_output)
         floor = f" (the roofline's floor: {low})"
-    scaled = "" if time_factor == 1.0 else (
-        f" (the model's {_seconds(iteration_s)} s × "
-        + (f"rl_time_factor {time_factor:g}" if factor_given else
-           f"{time_factor:g}, published GRPO runs' median measured ÷ predicted time") + ")")
+    seconds = iteration_s if billed_s is None else billed_s
+    scaled = f" ({billed_note})" if billed_note and seconds != iteration_s else ""
     return (f"Serving {model} on {accelerator} costs **{price} per million "
             f"output tokens** on an engine{floor}; one RL iteration takes "
-            f"**{_seconds(iteration_s * time_factor)} s**{scaled}, "
+            f"**{_seconds(seconds)} s**{scaled}, "
             f"{generation_time_share:.0%} of its wall time generating, and {campaign}."
             + (f" Its generation carries an empirical factor: {decode_note}." if decode_note
                else ""))

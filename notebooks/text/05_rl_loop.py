@@ -84,8 +84,7 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
                                  billed=rl_campaign_given(p), decode_note=decode_note,
                                  floor_usd_per_m_output=c.usd_per_m_output,
-                                 time_factor=rl.scenario_time_factor(p),
-                                 factor_given=p["rl_time_factor"] is not None)))
+                                 billed_s=billed_s, billed_note=billed_note)))
 
 # %% [markdown]
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
@@ -733,7 +732,8 @@ plots.rl_loop_diagram();
 # %%
 iters = {"scenario": rl.scenario_iteration(p)}
 ppo = {**p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
-       "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"]}
+       "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"],
+       "rl_framework": "generic"}  # on the generic path: NeMo RL's releases run no PPO
 iters["PPO, same samples"] = rl.scenario_iteration(ppo)
 rows = {k: {"wall (s)": it.wall_s, "GPU-hours": it.gpu_hours, "USD": it.gpu_hours * price,
             "gen. share of FLOPs": it.generation_flops_share,
