@@ -132,7 +132,7 @@ import pandas as pd
 
 from ..core.catalog import load_model
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.stacks import DEFAULT_STACK, STACK_RECOMPUTE_MODULES
+from ..core.stacks import DEFAULT_STACK, STACK_RECOMPUTE_MODULES, generation
 from ..core.shapes import (  # noqa: F401  (SCHEDULES re-exported)
     SCHEDULES,
     check_plan_arrays,
@@ -408,9 +408,19 @@ RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
         "fp8_mixed", 3, 4, 0, 4, 8,
         "FP8 GEMMs (Transformer Engine): bf16 weights plus the FP8 copy cached across "
         "micro-batches (1 B), fp32 main gradients, fp32 master, m and v: 19 B/param. A transposed "
-        "FP8 copy that Hopper GEMMs may also keep is not counted; activations are counted in bf16",
+        "FP8 copy that Hopper GEMMs also keep is not counted (fp8_mixed_transpose counts it); "
+        "activations are counted in bf16",
         "NVIDIA Transformer Engine docs, 'Performance Optimizations: FP8 weight caching' and "
         "'gradient accumulation fusion' (fp32 main_grad); Micikevicius et al. 2022 (FP8 formats)"),
+    PrecisionRecipe(
+        "fp8_mixed_transpose", 4, 4, 0, 4, 8,
+        "fp8_mixed on Hopper: bf16 weights plus the FP8 copy and its transpose cached across "
+        "micro-batches (2 B; Hopper's FP8 GEMMs take their operands in one layout, so the "
+        "backward needs the transposed copy), fp32 main gradients, fp32 master, m and v: "
+        "20 B/param",
+        "NVIDIA Transformer Engine docs, 'Performance Optimizations: FP8 weight caching' and "
+        "'Handling transposes' (Hopper keeps the transposed FP8 copy; Blackwell's MXFP8 GEMMs "
+        "read either layout)"),
     PrecisionRecipe(
         "bf16_momentum", 2, 2, 0, 4, 4,
         "SGD with momentum or Muon: one fp32 momentum buffer, fp32 master: 8-byte optimizer, "
@@ -474,7 +484,9 @@ def scenario_recipe_name(p: dict) -> str:
     allows caching of the FP8 versions of the weights", NVIDIA/TransformerEngine
     ``transformer_engine/pytorch/module/linear.py``), ``fp8_mixed``, which counts that 1-byte
     copy (a trial's FP8 scenario was given a plan the memory count said fit and its own warning
-    said might not, the copy left out); else ``DEFAULT_RECIPE``. Conservative for a run that
+    said might not, the copy left out), on Hopper ``fp8_mixed_transpose``, which counts its
+    transposed copy too (2 B: the plan searched then fits as Transformer Engine runs it, which a
+    second trial found not so with 1 B); else ``DEFAULT_RECIPE``. Conservative for a run that
     keeps FP8 primary weights instead (Megatron-Core ``--fp8-param-gather``, off by default,
     but switched on by Megatron-Bridge's FP8 presets: ``bf16_with_fp8_current_scaling_mixed``
     and its siblings set ``fp8_param_gather = True``, src/megatron/bridge/training/
@@ -484,7 +496,8 @@ def scenario_recipe_name(p: dict) -> str:
     if given:
         return given
     if p.get("dtype") == "fp8" and (p.get("stack") or DEFAULT_STACK) in FP8_WEIGHT_CACHE_STACKS:
-        return "fp8_mixed"
+        hopper = "(Hopper)" in generation(str(p.get("accelerator", "")))
+        return "fp8_mixed_transpose" if hopper else "fp8_mixed"
     return DEFAULT_RECIPE
 
 

@@ -301,6 +301,8 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
 #: Bytes per parameter of the FP8 weight copy that ``optimizer_recipe: fp8_mixed`` counts
 #: (``memory.RECIPES``: its 3-byte working weights, the 16-bit copy and the 1-byte FP8 cache).
 FP8_CACHE_RECIPES = ("fp8_mixed",)
+#: The recipe that counts Hopper's transposed FP8 copy too (2 B/param of caches).
+FP8_TRANSPOSE_RECIPES = ("fp8_mixed_transpose",)
 
 
 def scenario_recipe(p: dict) -> memory.PrecisionRecipe:
@@ -360,7 +362,8 @@ def fp8_copy_bytes_left_out(p: dict) -> int:
     """Bytes per parameter of the FP8 weight copies Transformer Engine caches that the
     scenario's memory count leaves out (``fp8_weight_copy_warning``'s rule, the figure
     ``checks`` sets against a plan's headroom): 0 for a BF16 run or a stack that caches none
-    (``elementwise.FP8_WEIGHT_CACHE_STACKS``); under a recipe that counts the 1-byte copy
+    (``elementwise.FP8_WEIGHT_CACHE_STACKS``) or a recipe that counts both copies
+    (``FP8_TRANSPOSE_RECIPES``); under a recipe that counts the 1-byte copy
     (``FP8_CACHE_RECIPES``) Hopper's transposed copy, 1, else 0; under any other recipe the
     copy, 1, and on Hopper its transpose too, 2.
 
@@ -375,6 +378,8 @@ def fp8_copy_bytes_left_out(p: dict) -> int:
     if (p.get("stack") or DEFAULT_STACK) not in FP8_WEIGHT_CACHE_STACKS:
         return 0
     hopper = gpu_generation(str(p.get("accelerator", ""))) == "Hopper"
+    if recipe.name in FP8_TRANSPOSE_RECIPES:
+        return 0
     if recipe.name in FP8_CACHE_RECIPES:
         return 1 if hopper else 0
     return 2 if hopper else 1
