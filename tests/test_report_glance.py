@@ -246,6 +246,13 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     assert glance.point_outside(13.35, 13.51, 15.85)  # 1.0% below its P10: marked
     # across a power of ten the third figure is coarser: "$1.00M" beside "$990k-$999k" is out
     assert glance.point_outside(1.003e6, 0.99e6, 0.999e6)
+    # the star follows the printed strings: a trial read "$1.08k" beside a P10 of "$1.09k"
+    # unstarred (1,084 against 1,087), and compare's "-$5.41M" beside "-$5.40M to -$5.35M"
+    assert fmt_usd(1084) == "$1.08k" and fmt_usd(1087) == "$1.09k"
+    assert glance.point_outside(1084, 1087, 1200)
+    assert fmt_usd(-5.4051e6) == "-$5.41M" and fmt_usd(-5.4049e6) == "-$5.40M"
+    assert glance.point_outside(-5.4051e6, -5.4049e6, -5.35e6)
+    assert not glance.point_outside(1086, 1087, 1200)  # both print "$1.09k": inside
     text = glance.glance_text(bars, tor, columns=100)
     row = next(ln for ln in text.splitlines() if ln.strip().startswith("pre-training compute"))
     assert f"{fmt_usd(main['point_usd'])}* ({fmt_usd(main['p10_usd'])}" in row

@@ -1,8 +1,10 @@
 import numpy as np
 import pytest
 
+from hypothesis import given, strategies as st
+
 from llmcost.core.units import (as_array, fmt_bandwidth, fmt_bytes, fmt_count, fmt_duration,
-                           fmt_flops, fmt_flops_rate, fmt_usd)
+                           fmt_flops, fmt_flops_rate, fmt_usd, usd_as_printed)
 
 
 def test_formatting():
@@ -40,6 +42,28 @@ def test_small_values_keep_their_significant_figures():
     # under a cent two significant figures, a cent and up to the cent, zero as before
     assert [fmt_usd(v) for v in (0.0041, 0.00999, 0.01, 0.45, 0.0, -0.002)] == [
         "$0.0041", "$0.01", "$0.01", "$0.45", "$0.00", "-$0.002"]
+
+
+def _read_usd(text: str) -> float:
+    """A printed amount read back as a reader reads it: "-$1.08k" is -1,080."""
+    scale = {"k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+    sign = -1.0 if text.startswith("-") else 1.0
+    body = text.lstrip("-").lstrip("$").replace(",", "")
+    mult = scale.get(body[-1], 1.0)
+    return sign * float(body[:-1] if body[-1] in scale else body) * mult
+
+
+@given(st.floats(min_value=-1e16, max_value=1e16, allow_nan=False))
+def test_usd_as_printed_is_the_amount_fmt_usd_prints(v):
+    # the number a reader reads off the printed string, whatever its suffix and precision
+    assert usd_as_printed(v) == pytest.approx(_read_usd(fmt_usd(v)), rel=1e-12, abs=1e-12)
+
+
+def test_usd_as_printed_by_hand():
+    # $1,084 prints "$1.08k", $1,087 "$1.09k"; $998.4 "$998"; $12.504 "$12.50"; under a cent
+    # two significant figures; a negative difference keeps its sign
+    assert [usd_as_printed(v) for v in (1084, 1087, 998.4, 12.504, 0.00412, -5.4051e6)] == [
+        1080, 1090, 998, 12.5, 0.0041, -5.41e6]
 
 
 @pytest.mark.parametrize("value, kw, message", [

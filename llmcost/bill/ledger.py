@@ -73,7 +73,7 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
                           as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period, fmt_quantity,
-                          fmt_usd)
+                          fmt_usd, usd_as_printed)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (decode_factor_words, scenario_campaign, shape_words,
@@ -2826,29 +2826,22 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)
 
 
-#: How far outside its P10-P90 a point must lie to be marked (``point_outside``), in units of
-#: the third significant figure of the end it lies beyond: the bill prints amounts to three
-#: significant figures, so a point within half such a unit reads as inside its range ($111
-#: beside "$111-$111"), and one beyond it does not ($1.00M beside "$990k-$999k").
-OUTSIDE_TOLERANCE = 0.5
-
-
 def point_outside(point: float, p10: float, p90: float) -> bool:
-    """True when a point estimate lies outside its own P10-P90 by more than
-    ``OUTSIDE_TOLERANCE`` units of the third significant figure of the end it lies beyond
-    (tolerance = 0.5 × 10^(⌊log10 |end|⌋ − 2)): the point of a triangular range is its mode,
-    which can sit at the range's edge (a price at the cheapest end of the catalogue's spread),
-    so most draws lie on one side of it."""
+    """True when a point estimate lies outside its own P10-P90 **as printed**: each of the three
+    rounded as ``units.fmt_usd`` prints it (``units.usd_as_printed``: three significant figures
+    from $100 up), the point below the lower end or above the upper one. So a line reads
+    starred exactly when its printed point is outside its printed range: "$1.08k" beside a P10
+    of "$1.09k" is marked, "$111" beside "$111-$111" is not (111.195 against 111.204), "$1.00M"
+    beside "$990k-$999k" is. The point of a triangular range is its mode, which can sit at the
+    range's edge (a price at the cheapest end of the catalogue's spread), so most draws lie on
+    one side of it."""
     for name, v in (("point", point), ("p10", p10), ("p90", p90)):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise ValueError(f"{name}={v!r} must be a finite amount (USD)")
-    lo, hi = sorted((float(p10), float(p90)))
-
-    def tol(end: float) -> float:
-        return OUTSIDE_TOLERANCE * 10.0 ** (math.floor(math.log10(abs(end))) - 2) if end else 0.0
-
-    return float(point) < lo - tol(lo) or float(point) > hi + tol(hi)
+    lo, hi = sorted((usd_as_printed(float(p10)), usd_as_printed(float(p90))))
+    shown = usd_as_printed(float(point))
+    return shown < lo or shown > hi
 
 
 #: The footnote of a line whose point lies outside its P10-P90 (``point_outside``): the text

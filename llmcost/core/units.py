@@ -131,6 +131,24 @@ def fmt_usd(usd: float) -> str:
     return f"{sign}${v:,.2f}"
 
 
+def usd_as_printed(usd: float) -> float:
+    """The amount ``fmt_usd`` prints, as a number (the rounding of ``fmt_usd``, its suffix put
+    back): three significant figures from $100 up (``$1.08k`` is 1,080; ``$998`` is 998),
+    to the cent from a cent to $100, two significant figures under a cent. So two amounts
+    compare as a reader compares their printed strings (``ledger.point_outside``)."""
+    v = _number(usd, "usd")
+    if not math.isfinite(v):
+        return v
+    a = abs(v)
+    if round(a, 2) >= 100:
+        r = float(f"{a:.3g}")
+    elif a >= 0.01 or a == 0:
+        r = round(a, 2)
+    else:
+        r = float(fixed_sig2(a))
+    return math.copysign(r, v)
+
+
 def fixed_sig2(x: float) -> str:
     """A small number to two significant figures in fixed point, trailing zeros dropped as the
     ``g`` format drops them, never in scientific notation ("0.0047", "0.01" for 0.00999,
