@@ -168,3 +168,8 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     assert w.endswith(f"within the scenario's fixed cp: 1; with cp: 0 (chosen) it finds "
                       f"{freed.describe()}, predicted {there.mfu:.1%} against this plan's "
                       f"{here.mfu:.1%}.")
+    # a scenario that gives no cp is read as cp: 1 (context parallelism only when asked for:
+    # parallel.fixed_plan_fields), and the warning says so rather than quoting a key it lacks
+    bare = llmcost.validate_parameters(**{k: v for k, v in values.items() if k != "cp"})
+    (w_bare,) = [x for x in scenario_warnings(bare) if "pipeline bubble" in x]
+    assert "within the scenario's fixed cp: 1 (not given, so fixed at 1); with cp: 0" in w_bare

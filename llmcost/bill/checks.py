@@ -1334,7 +1334,8 @@ def _freed_plan_words(values: dict, spec) -> str:
         return ""
     if there.mfu <= here.mfu * 1.01:
         return ""
-    said = ", ".join(f"{k}: {values.get(k, 1)}" for k in fixed)
+    said = ", ".join(f"{k}: {values[k]}" if values.get(k) is not None
+                     else f"{k}: 1 (not given, so fixed at 1)" for k in fixed)
     return (f", within the scenario's fixed {said}; with "
             + ", ".join(f"{k}: {parallel.PLAN_PARAMETER_FIELDS[k][1]!r}".replace("'", "")
                         for k in fixed)
