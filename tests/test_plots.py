@@ -34,3 +34,25 @@ def test_a_small_bill_is_drawn_in_its_own_unit():
     assert plots.usd_unit(2e6) == "USD (× 2e+06)" and plots.scale_words(1e3) == "thousands"
     with pytest.raises(ValueError, match="scale=0 must be > 0"):
         plots.bill_waterfall(table, scale=0)
+
+
+def test_a_failure_free_job_draws_its_waterfall_without_a_warning():
+    # A failure-free job (fail_rate_per_gpu_year: 0, fail_planned_per_day: 0) pays its ideal
+    # GPU-hours: the zoom on the losses had a height of zero ("Attempting to set identical low
+    # and high ylims", a matplotlib warning in notebook 07). With no loss the axis starts at
+    # zero and the paid bar, equal to the ideal one, stands below its top.
+    import warnings
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from llmcost.present import plots
+    wf = pd.DataFrame({"line": ["ideal", "failures", "paid"],
+                       "gpu_hours": [623_963.0, 0.0, 623_963.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plots.goodput_waterfall(wf)
+    lo, hi = ax.get_ylim()
+    assert lo == 0 and 623.963 < hi  # thousands of GPU-hours
+    plt.close(ax.figure)

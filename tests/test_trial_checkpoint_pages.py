@@ -83,3 +83,58 @@ def test_a_costly_set_interval_is_warned(tmp_path):
     assert glance.caveat_line(w).startswith("the checkpoint interval set, 10 s, pays")
     f.write_text(body)   # the optimum: nothing to say
     assert not [x for x in estimate_ledger(f).warnings if "than the optimum interval" in x]
+
+
+def test_peer_checkpoints_say_why_they_do_not_apply():
+    # Gemini (Wang et al., SOSP 2023) restores a failed machine's state from a copy in another
+    # machine's memory: with one machine there is no peer, and with no failure and no planned
+    # interruption nothing is ever restored. A failure-free 2,048-GPU job read "peer
+    # checkpoints, 25% of failures fall back to storage: ... restart 140121 s", a fallback
+    # restart (the durable restart plus half a 12.7-day interval) for failures it did not expect
+    assert rel.peer_checkpoint_absent(2048, 8, math.inf, 0.0).startswith(
+        "no failure or planned interruption is expected")
+    assert rel.peer_checkpoint_absent(8, 8, 3.6e4, 0.0).startswith("no peer machine for 8 GPUs")
+    # a stop to restore from: a failure (finite MTBF) or a planned interruption
+    assert rel.peer_checkpoint_absent(2048, 8, 3.6e4, 0.0) == ""
+    assert rel.peer_checkpoint_absent(2048, 8, math.inf, 0.87) == ""
+    for args, field in (((0, 8, 1.0, 0.0), "n_gpus=0"), ((16, 8, math.nan, 0.0), "job_mtbf_s"),
+                        ((16, 8, 1.0, -1.0), "planned_per_day=-1"), ((16, 0, 1.0, 0.0),
+                                                                     "gpus_per_node=0")):
+        with pytest.raises(ValueError, match=field):
+            rel.peer_checkpoint_absent(*args)
+
+
+def test_a_failure_free_job_runs_notebook_07_without_a_fallback_or_a_raw_warning(
+        tmp_path, monkeypatch):
+    # The report of default.yaml with fail_rate_per_gpu_year: 0 and fail_planned_per_day: 0:
+    # 07 printed a fallback restart for failures it did not expect, matplotlib's "identical low
+    # and high ylims" warning (the goodput waterfall's zoom on no loss) and jupyter_client's
+    # "Out of range float values are not JSON compliant" (the infinite MTBF in the summary)
+    import json
+    import warnings
+
+    import llmcost
+    from _inprocess import run_in_process
+    from llmcost.present import report
+
+    text = (llmcost.SCENARIO_DIR / "default.yaml").read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith(("fail_rate_per_gpu_year:",
+                                                                   "fail_planned_per_day:"))]
+    path = tmp_path / "nofail.yaml"
+    path.write_text("\n".join(lines + ["fail_rate_per_gpu_year: 0", "fail_planned_per_day: 0"]))
+    plan = report.plan_report(path)
+    nb = next(n for n in plan.notebooks if n.stem == "07_checkpoints")
+    shown = []  # what publish_summary displays (IPython's display, imported where it is used)
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.extend(a))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert "peer checkpoints: no failure or planned interruption is expected" in printed
+    assert "fall back to storage" not in printed
+    assert not [w for w in caught if "ylims" in str(w.message)]
+    (summary,) = [d for d in shown if isinstance(d, dict) and report.SUMMARY_MIME in d]
+    payload = summary[report.SUMMARY_MIME]
+    json.dumps(payload, allow_nan=False)  # what the kernel's message carries: JSON
+    rows = {r["key"]: r for r in report._collect_summary(
+        type("Nb", (), {"cells": [{"outputs": [{"data": {report.SUMMARY_MIME: payload}}]}]})())}
+    assert rows["job_mtbf_hours"]["value"] == math.inf  # read back as the infinite MTBF it is

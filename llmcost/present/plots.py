@@ -1539,7 +1539,8 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float | None 
     ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=11)
     ax.set_ylabel(f"{unit} ({scale_label})" if scale_label else unit)
     ideal = float(parts["gpu_hours"].iloc[0])
-    lo = max(0.0, ideal - 1.5 * (paid - ideal))  # zoom on the losses: they are a few percent
+    # zoom on the losses: they are a few percent; none (a failure-free job): from zero
+    lo = max(0.0, ideal - 1.5 * (paid - ideal)) if paid > ideal else 0.0
     ax.set_ylim(lo / scale, (paid + 0.35 * (paid - lo)) / scale)
     if lo > 0:
         ax.annotate("y axis does not start at zero", xy=(0, 1), xycoords="axes fraction",

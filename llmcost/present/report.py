@@ -195,7 +195,31 @@ def publish_summary(notebook: str, rows: list[dict]) -> None:
     from IPython.display import display
 
     display({"text/plain": summary_text(rows),
-             SUMMARY_MIME: {"notebook": notebook, "rows": rows}}, raw=True)
+             SUMMARY_MIME: {"notebook": notebook, "rows": [_wire_row(r) for r in rows]}},
+            raw=True)
+
+
+#: A non-finite headline value in the summary message (``_wire_row``): the kernel's messages
+#: are JSON, which has no Infinity or NaN (RFC 8259 §6; jupyter_client warns, with its file
+#: path, in the notebook: a trial's failure-free job, whose MTBF is infinite).
+NON_FINITE_TEXT = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _wire_row(row: dict) -> dict:
+    """``row`` as the summary message carries it: a non-finite float value as its text
+    ("inf", "-inf", "nan"), read back by ``_collect_summary``."""
+    v = row.get("value")
+    if isinstance(v, float) and not math.isfinite(v):
+        return {**row, "value": str(v), "value_non_finite": True}
+    return row
+
+
+def _unwire_row(row: dict) -> dict:
+    """The row ``_wire_row`` sent: its non-finite value a float again."""
+    if row.get("value_non_finite"):
+        return {k: v for k, v in row.items() if k != "value_non_finite"} | {
+            "value": NON_FINITE_TEXT[row["value"]]}
+    return row
 
 
 # ------------------------------------------------------------------------------ notebooks
@@ -1000,7 +1024,7 @@ def _collect_summary(nb_node) -> list[dict]:
         for out in cell.get("outputs", []):
             payload = out.get("data", {}).get(SUMMARY_MIME)
             if payload:
-                rows.extend(payload["rows"])
+                rows.extend(_unwire_row(r) for r in payload["rows"])
     return rows
 
 

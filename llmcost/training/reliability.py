@@ -44,7 +44,7 @@ from ..core.units import (
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
     TIB,
-    as_array, as_scalar,
+    as_array, as_count, as_scalar,
     as_flag,
     fmt_bandwidth,
     fmt_duration,
@@ -1900,6 +1900,33 @@ class PeerCheckpointPlan:
     @property
     def goodput(self) -> float:
         return float(self.breakdown.productive)
+
+
+def peer_checkpoint_absent(n_gpus: int, gpus_per_node: int, job_mtbf_s: float,
+                           planned_per_day: float) -> str:
+    """Why peer checkpoints (Gemini, Wang et al. SOSP 2023: each machine's checkpoint copied
+    into other machines' CPU memory, restored from there after a failure) do not apply to a
+    job, in words; "" when they do. They need a second machine to hold the copy
+    (``n_gpus > gpus_per_node``) and a stop to restore from it: a job with no unexpected
+    failure (``job_mtbf_s`` infinite) and no planned interruption never restores one, and the
+    fallback restart ``peer_checkpoint_plan`` prices for a copy lost with its machine would
+    describe a failure that is not expected.
+
+    Raises ValueError on a GPU count below 1, a node of fewer GPUs, a negative MTBF or rate."""
+    n, per_node = as_count(n_gpus, "n_gpus"), as_count(gpus_per_node, "gpus_per_node")
+    mtbf = float(job_mtbf_s) if isinstance(job_mtbf_s, (int, float, np.number)) \
+        and not isinstance(job_mtbf_s, bool) else math.nan
+    if not mtbf > 0:  # NaN too
+        raise ValueError(f"job_mtbf_s={job_mtbf_s!r} must be > 0 seconds (inf: no failure "
+                         "expected)")
+    planned = as_scalar(planned_per_day, "planned_per_day", nonnegative=True)
+    if n <= per_node:
+        return (f"no peer machine for {fmt_gpus(n)} on one node (Gemini keeps copies in other "
+                "machines' memory)")
+    if math.isinf(mtbf) and planned == 0:
+        return ("no failure or planned interruption is expected in this run, so no copy is "
+                "ever restored from a peer")
+    return ""
 
 
 def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_bytes_per_s,

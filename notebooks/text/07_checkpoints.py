@@ -358,7 +358,8 @@ print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {tenth.write_s:,.0f}
 peer_bw = gpu.scaleout_bytes_per_s_per_dir or p["ckpt_node_bytes_per_s"] / per_node
 peer_bw = p["ckpt_node_bytes_per_s"] / per_node if np.isnan(peer_bw) else peer_bw
 fallback_s = plan.restart_s + plan.interval_s / 2  # durable restart + its older checkpoint's lost work
-for f in (0.0, 0.25) if p["n_gpus"] > per_node else ():  # Gemini copies to other machines
+absent = rel.peer_checkpoint_absent(p["n_gpus"], per_node, plan.mtbf_s, p["fail_planned_per_day"])
+for f in () if absent else (0.0, 0.25):  # Gemini copies to other machines
     pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"], p["fail_rate_per_gpu_year"],
                                   peer_bw, p["ckpt_restart_s"], p["ckpt_d2h_bytes_per_s"], fallback_share=f,
                                   fallback_restart_s=fallback_s, planned_per_day=p["fail_planned_per_day"],
@@ -366,9 +367,8 @@ for f in (0.0, 0.25) if p["n_gpus"] > per_node else ():  # Gemini copies to othe
     print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
           f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
           f"(durable checkpoints: {plan.goodput:.2%})")
-if p["n_gpus"] <= per_node:  # one machine: no peer to hold a copy
-    print(f"peer checkpoints: no peer machine for {llmcost.fmt_gpus(p['n_gpus'])} on one "
-          "node (Gemini keeps copies in other machines' memory)")
+if absent:  # one machine, or nothing to restore
+    print(f"peer checkpoints: {absent}")
 
 # %% [markdown]
 # Restoring is the reverse trip plus everything around it: detect the failure, swap the bad
