@@ -48,7 +48,8 @@ import pandas as pd
 import llmcost
 from llmcost import ledger, plots
 from llmcost import reliability as rel
-from llmcost.core.units import fmt_bandwidth, fmt_period, fmt_probability, fmt_quantity
+from llmcost.core.units import (fmt_bandwidth, fmt_duration, fmt_period, fmt_probability,
+                                fmt_quantity)
 from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
@@ -256,7 +257,7 @@ print(f"405B checkpoint (14 B/param): {c405.total_bytes / 1e12:.2f} TB, "
       f"{c405.per_rank_bytes / 1e9:.3f} GB per GPU over 16,384 GPUs")
 print(f"write at Tectonic's 2 TB/s sustained: {t2:.2f} s; at 7 TB/s peak: {t7:.2f} s")
 print(f"this scenario: {llmcost.fmt_bytes(plan.size.total_bytes)}, "
-      f"{llmcost.fmt_bytes(plan.size.per_rank_bytes)} per GPU, write {plan.write_s:.1f} s at "
+      f"{llmcost.fmt_bytes(plan.size.per_rank_bytes)} per GPU, write {fmt_duration(plan.write_s)} at "
       f"{fmt_bandwidth(p['ckpt_storage_bytes_per_s'])}")
 
 # %% [markdown]
@@ -304,8 +305,8 @@ plots.table(pd.DataFrame(rows).T, {"goodput": "{:.2%}", "storage duty": "{:.1%}"
 # NBVAL_CHECK_OUTPUT
 a = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
                                  run_s=work_s)
-print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of {a.write_s:.1f} s "
-      f"every {a.interval_s:.0f} s keeps the storage busy {a.storage_duty:.1%} of the time: "
+print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of {fmt_duration(a.write_s)} "
+      f"every {fmt_duration(a.interval_s)} keeps the storage busy {a.storage_duty:.1%} of the time: "
       f"{fmt_bandwidth(a.sustained_write_bytes_per_s)} sustained, "
       f"{llmcost.fmt_bytes(a.sustained_write_bytes_per_s * 86400)} written a day")
 
@@ -478,7 +479,7 @@ plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept
 # NBVAL_CHECK_OUTPUT
 print(f"δ = 60 s, M = 10,800 s: Young {rel.young_interval(60, 10_800):.1f} s, "
       f"Daly {rel.daly_interval(60, 10_800):.1f} s, exact {rel.optimal_interval(60, 10_800):.1f} s")
-print(f"scenario: δ = {plan.stall_s:.2f} s, M = {plan.mtbf_s / 3600:.2f} h, "
+print(f"scenario: δ = {plan.stall_s:.2f} s, M = {fmt_duration(plan.mtbf_s)}, "
       f"R = {plan.restart_s / 60:.1f} min -> {rel.checkpoint_interval_words(plan.interval_s, work_s)}, "
       f"goodput {plan.goodput:.2%}")
 
