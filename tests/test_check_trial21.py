@@ -19,6 +19,11 @@ from llmcost.bill import ledger, pricing
 from llmcost.present.cli import compare_text, main
 
 H100_BF16 = 989.4e12
+#: The best comparable published MFU of a Llama 3.1 70B claim on H100, its own runs left out:
+#: NVIDIA/dgxc-benchmarking nemo_megatron/README_175b.md @ 143b90d, GPT-3 175B BF16 on 128
+#: H100, 58,843 tokens/s × the full-mask FLOPs per token at 2,048 ÷ the 989.4 TFLOP/s peak
+BEST_70B = 58_843 / 128 * llmcost.load_model("gpt-3-175b").flops_per_token(
+    2048, causal=False) / H100_BF16
 ROOT = Path(__file__).resolve().parents[1]
 # Llama 3.1 70B on 15T tokens at 8,192-token sequences: the workbook's MFU basis (matmul +
 # attention, full mask) 7.222e24 FLOPs, the causal count 6.738e24 (tests/test_claims.py's
@@ -54,7 +59,7 @@ def test_a_cost_below_its_floor_is_implausible_whatever_the_hours_say(capsys):
                            usd=1e4, left_out=False)
     assert c.cost_floor_usd == pytest.approx(FLOOR_USD, rel=2e-3)
     # utilisation: 7.222e24 / (4.5e6 h × 3600 × 989.4e12) = 45.1% whole-run, ÷ goodput (97.8%
-    # on 2,048 GPUs) = 46.1%, under the best comparable published run, Megatron-LM's 47%
+    # on 2,048 GPUs) = 46.1%, under the best comparable published run (BEST_70B, 50.0%)
     assert c.whole_run["bf16"] == pytest.approx(7.222e24 / (4.5e6 * 3600 * H100_BF16), rel=1e-3)
     assert 0.45 < c.steady_state["bf16"] < 0.47
     # the price: $10,000 ÷ 4.5e6 GPU-h = $0.0022, below the least an H100-SXM hour can cost
@@ -114,9 +119,10 @@ def test_an_impossible_cost_derives_no_line_and_says_what_it_implies(capsys):
     # claimed $1,000) and "needs $0.00011–$0.00023/GPU-h (5 current on_demand prices…)".
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, usd=1000)
     assert c.verdict == "implausible" and 1000 < c.cost_floor_usd
-    # hours of a cost-only claim: at the best comparable MFU, 47%, ÷ goodput:
-    # 7.222e24 / (989.4e12 × 0.47 × 3600) = 4.314e6 GPU-h ÷ 0.978 = 4.41e6
-    hours = 7.222e24 / (H100_BF16 * 0.47 * 3600) / c.goodput
+    # hours of a cost-only claim: at the best comparable MFU, 50.0%, ÷ goodput:
+    # 7.222e24 / (989.4e12 × 0.500 × 3600) = 4.055e6 GPU-h ÷ 0.978 = 4.15e6
+    assert BEST_70B == pytest.approx(0.500, abs=5e-4)
+    hours = 7.222e24 / (H100_BF16 * BEST_70B * 3600) / c.goodput
     assert c.gpu_hours == pytest.approx(hours, rel=2e-3)
     # the exploratory line is priced as a claim without a cost: at the on-demand median, $6.16,
     # times Cottier et al. 2024's mode of 1.19 final runs (data/ledger_defaults.csv)
@@ -124,11 +130,11 @@ def test_an_impossible_cost_derives_no_line_and_says_what_it_implies(capsys):
     assert explore["usd"] == pytest.approx(1.19 * hours * 6.16, rel=0.01)
     assert "catalogue's on_demand median, $6.16/GPU-h" in c.left_out_basis \
         and "so no line is derived from it" in c.left_out_basis
-    # the price line: what the claim implies (1000 ÷ 4.41e6 h = $0.00023 at 47%, half at
-    # 23.5%), then the prices it is compared with and their range
+    # the price line: what the claim implies (1000 ÷ 4.15e6 h = $0.00024 at 50.0%, half at
+    # 25.0%), then the prices it is compared with and their range
     assert c.needed_usd_per_gpu_hour[1] == pytest.approx(1000 / hours, rel=2e-3)
     said = _unwrapped(c.price_verdict)
-    assert said.startswith("no hours given: the claimed $1,000 implies $0.00011–$0.00023/GPU-h")
+    assert said.startswith("no hours given: the claimed $1,000 implies $0.00012–$0.00024/GPU-h")
     assert "below all 5 current on_demand prices it is compared with, range $2.69–$12.29" in said
     assert main(["check", "--model", "llama-3.1-70b", "--train-tokens", "15e12", "--accelerator",
                  "H100-SXM", "--n-gpus", "2048", "--usd", "1000"]) == 0
@@ -272,12 +278,12 @@ def test_owned_pricing_on_h800_follows_the_floors_generation_rule():
 
 @pytest.mark.parametrize("usd, verdict", [(9.92e6, "plausible"), (7e6, "optimistic")])
 def test_a_cost_only_claims_needed_price_is_judged_by_the_same_least_hour(usd, verdict):
-    # A claim of money alone needs usd ÷ H(m) at the best comparable MFU, Megatron-LM's 47%:
-    # H = 7.222e24 / (989.4e12 × 0.47 × 3600) ÷ goodput. $9.92M needs ≈ $2.30/GPU-h: below
+    # A claim of money alone needs usd ÷ H(m) at the best comparable MFU, BEST_70B (50.0%):
+    # H = 7.222e24 / (989.4e12 × 0.500 × 3600) ÷ goodput. $9.92M needs ≈ $2.45/GPU-h: below
     # RunPod's $2.69 on-demand, not below the least an H100-SXM hour can cost ($1.952,
-    # OWNED_LOW): plausible, said so; $7M needs ≈ $1.62, below it: optimistic.
+    # OWNED_LOW): plausible, said so; $7M needs ≈ $1.73, below it: optimistic.
     c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", usd=usd, left_out=False)
-    hours = 7.222e24 / (H100_BF16 * 0.47 * 3600) / c.goodput
+    hours = 7.222e24 / (H100_BF16 * BEST_70B * 3600) / c.goodput
     assert c.needed_usd_per_gpu_hour[1] == pytest.approx(usd / hours, rel=2e-3)
     assert (usd / hours < OWNED_LOW) == (verdict == "optimistic") and usd / hours < 2.69
     assert c.verdict == verdict

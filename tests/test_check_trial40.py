@@ -52,10 +52,11 @@ def test_check_says_why_its_ranges_differ_from_estimates():
 
 
 def test_a_bound_above_the_ceiling_says_the_ceiling_alone_judges():
-    # Llama 3.1 70B in BF16 on GB200: no dense BF16 Blackwell run is published, so the bound is
-    # the best dense FP8 run on the BF16 peak, above 100% of it (FP8 GEMMs run at up to twice
-    # the BF16 peak) and above GB200's measured BF16 GEMM ceiling (data/efficiency.csv)
-    c = claims.check_claim("llama-3.1-70b", 8e12, "GB200-NVL72", n_gpus=1152, mfu=0.4,
+    # Llama 3.1 70B in BF16 on GB300: no dense BF16 Blackwell Ultra run is published, so the
+    # bound is the best dense FP8 run on the BF16 peak, above 100% of it (FP8 GEMMs run at up
+    # to twice the BF16 peak) and above GB300's measured BF16 GEMM ceiling
+    # (data/efficiency.csv). (On GB200, NVIDIA's DGX Cloud Llama 3.1 405B BF16 run is one.)
+    c = claims.check_claim("llama-3.1-70b", 8e12, "GB300-NVL72", n_gpus=1152, mfu=0.4,
                            seq_len=8192)
     text = " ".join(c.describe().split())
     bound = re.search(r"at any size, ([\d.]+)% of the BF16 peak", c.best_source)

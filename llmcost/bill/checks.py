@@ -1531,7 +1531,7 @@ def prediction_evidence(band) -> str:
         # above its regime's held-out runs but not above a comparable run of another regime
         # (e.g. an FSDP-style run of the same size and generation): measured, so no
         # extrapolation; the same best run `llmcost check` judges against
-        derived = "the largest published FP8 ÷ BF16 speed-up" in band.best_source
+        derived = "the largest FP8 ÷ BF16 speed-up of one plan" in band.best_source
         return (f"that prediction is above the {band.n} held-out published run(s) of its "
                 f"regime ({band.regime}; the highest of them {best}) but within the best "
                 f"comparable published run, {comparable:.0%} ({band.best_source}): "

@@ -120,7 +120,7 @@ from ..training.accuracy import (
     fp8_bound_of_bf16,
     fp8_speedup_bound,
     published_any_size,
-    same_scaleup_class,
+    comparable_hardware,
     validation_table,
 )
 from ..training.compute import gpu_hours, training_flops
@@ -364,7 +364,10 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
-    run = b.run  # the best comparable run, (MFU on the BF16 peak, its name), or None
+    # the best comparable evidence, (MFU on the BF16 peak, its name), or None: a run, or an
+    # MFU claim (MFU_CLAIMS, BF16 evidence) above every run, which an FP8 claim bounds × r too
+    run = b.run if b.mfu_bf16 is None or (b.run is not None and b.run[0] >= b.mfu_bf16) \
+        else (b.mfu_bf16, b.source)
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
@@ -376,7 +379,7 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
              & ((moe == bool(is_moe)) if is_moe is not None else True)
              & ((w["catalog_model"] != exclude_model) if exclude_model else True)
              & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))
-             & same_scaleup_class(w["accelerator"], accelerator, is_moe)]
+             & comparable_hardware(w["accelerator"], accelerator, is_moe)]
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
         name = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
@@ -386,7 +389,7 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
         if run is None or row["steady_mfu"] > run[0]:
             run = (float(row["steady_mfu"]), name + ")")
     if fp8 and run is not None and not b.fp8_rows and not (same["precision"] == "FP8").any():
-        bound, words = fp8_bound_of_bf16(*run)  # every comparable run BF16: best × r
+        bound, words = fp8_bound_of_bf16(*run, n_params)  # every comparable run BF16: best × r
         if bound > best:
             best, src = bound, f"{words}; rule: {b.rule}"
     if own and best is not None:
@@ -1141,12 +1144,16 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
     b = comparable_published_mfu(accelerator, float(spec.n_params), is_moe=spec.is_moe,
                                  dtype=dtype, exclude_runs=own, seq_len=seq_len,
                                  fp8_bound=False)
-    if b.run is None or b.fp8_rows or not math.isclose(best, fp8_bound_of_bf16(*b.run)[0],
-                                                        rel_tol=1e-12):
+    n = float(spec.n_params)
+    run = b.run if b.mfu_bf16 is None or (b.run is not None and b.run[0] >= b.mfu_bf16) \
+        else (b.mfu_bf16, b.source)  # an MFU claim above every run: the BF16 evidence scaled
+    if run is None or b.fp8_rows or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0],
+                                                      rel_tol=1e-12):
         return ""
-    (mfu, name), (r, pair) = b.run, fp8_speedup_bound()
+    (mfu, name), (r, pair) = run, fp8_speedup_bound(n)
     return (f"that bound is one BF16 run, {name} at {mfu:.1%} of the BF16 peak, × {r:.3g} for "
-            f"FP8 (the largest FP8 ÷ BF16 speed-up published for one plan, {pair}): no FP8 run "
+            "FP8 (the largest FP8 ÷ BF16 speed-up of one plan among the published pairs of a "
+            f"comparable size, {pair}): no FP8 run "
             "of the claim's class is published, so it rests on one run in another precision "
             "and a factor measured on another model; the verdict says no comparable published "
             "run reaches this utilisation, not that the claim is false")
@@ -1333,8 +1340,9 @@ def _mfu_verdict(j: _Judging) -> None:
                     f"the best published {what}, {ref:.1%} of the BF16 peak "
                     f"({steady['bf16'] / ref:.2f}× it; {rsrc})")
         if j.chain and best is not None:  # a scaled BF16 run: its chain and weakness, one line
-            j.heading = (f"its utilisation judged on a bound that is one BF16 run × "
-                         f"{fp8_speedup_bound()[0]:.3g}, no published FP8 run of its class")
+            r = fp8_speedup_bound(float(j.c.spec.n_params))[0]
+            j.heading = (f"its utilisation judged on a bound that is one BF16 run × {r:.3g}, "
+                         "no published FP8 run of its class")
             rule = rsrc[rsrc.index("; rule: ") + 2:] if "; rule: " in rsrc else rsrc
             j.reason = (f"steady-state MFU {said} (MFU basis, as published MFUs count) is "
                         f"above the best published {what}, {ref:.1%} of the BF16 peak "

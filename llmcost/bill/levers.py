@@ -861,25 +861,28 @@ def fp8_training(s: dict) -> Change:
         ratio = b8.mfu / b16.mfu
         how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
                f"on the scenario's calibration: the run {peaks * ratio:.2f}× faster")
-        ratio, how = _fp8_speedup_held(ratio, how, peaks)
+        ratio, how = _fp8_speedup_held(
+            ratio, how, peaks, float(load_model(_get(s, "model")).n_params))
     after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
                   "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how} "
                   "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
 
 
-def _fp8_speedup_held(ratio: float, how: str, peaks: float) -> tuple:
+def _fp8_speedup_held(ratio: float, how: str, peaks: float, n_params: float) -> tuple:
     """``fp8_training``'s MFU ratio held so that the run's speed-up, peaks × ratio (peaks = the
     FP8 ÷ BF16 dense peak), is at most r, the largest published whole-step FP8 ÷ BF16 speed-up
-    of one plan (``accuracy.fp8_speedup_bound``: 1.345 with the shipped pairs), as a band's top
-    is the best comparable published run: a trial's MI300X run, where no FP8 run is published,
-    was offered 1.50×. ``(ratio, how)``, the words saying when it is held."""
-    r, pair = fp8_speedup_bound()
+    of one plan among the pairs of a model of comparable size (``accuracy.fp8_speedup_bound``
+    of ``n_params``: 1.345 for a 1B model, 1.505 for a 70B, 1.599 for a 405B with the shipped
+    pairs), as a band's top is the best comparable published run: a trial's MI300X run, where
+    no FP8 run is published, was offered 1.50×. ``(ratio, how)``, the words saying when it is
+    held."""
+    r, pair = fp8_speedup_bound(n_params)
     if peaks * ratio <= r:
         return ratio, how
     return r / peaks, (f"{how}; held at {r:.3g}× faster (MFU × {r / peaks:.3f}), the largest "
                        "published FP8 ÷ BF16 speed-up of one plan among the validation's pairs "
-                       f"({pair}; data/validation_mfu.csv)")
+                       f"of a comparable size ({pair}; data/validation_mfu.csv)")
 
 
 #: How far (relative) a ``dtype: fp8`` scenario's own MFU ratio may lie from the FP8 lever's
@@ -905,7 +908,8 @@ def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
     if ratio < u8 / u16:
         how += f", held at the FP8 band's top, {band8.high:.1%} ({band8.cap_source()})"
     how += f": the run {peaks * ratio:.2f}× faster, the uncalibrated model's step {raw:.2f}×"
-    ratio, how = _fp8_speedup_held(ratio, how, peaks)
+    ratio, how = _fp8_speedup_held(
+        ratio, how, peaks, float(load_model(_get(s, "model")).n_params))
     if abs((c8 / c16) / ratio - 1) > FP8_TWIN_NOTE_TOLERANCE:
         twin = peaks * c8 / c16
         how += (f"; a scenario with dtype: fp8 would bill its own central estimate, {c8:.1%} of "

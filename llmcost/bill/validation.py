@@ -855,7 +855,7 @@ def own_published_run_warning(values: dict) -> str | None:
     # an FP8 bill against a BF16 run: the run × the largest published FP8 speed-up of one plan
     # (accuracy.fp8_bound_of_bf16, the comparable-run rule's (4)), not the BF16 figure alone
     fp8_vs_bf16 = values.get("dtype") == "fp8" and str(r["precision"]).upper() != "FP8"
-    r8 = fp8_speedup_bound()[0] if fp8_vs_bf16 else 1.0
+    r8 = fp8_speedup_bound(float(spec.n_params))[0] if fp8_vs_bf16 else 1.0
     s_bill, s_run = int(values.get("seq_len") or r["seq_len"]), int(r["seq_len"])
     ratio = m16 * _causal_share(spec, s_bill) / (u * r8 * _causal_share(spec, s_run))
     if not ratio > OWN_RUN_FACTOR:
@@ -864,7 +864,8 @@ def own_published_run_warning(values: dict) -> str | None:
         f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
         "attention work done)")
     as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
-              "speed-up of one plan: the run was BF16)" if fp8_vs_bf16 else "")
+              "speed-up of one plan of a comparable size: the run was BF16)" if fp8_vs_bf16
+              else "")
     return (f"mfu: the catalogue holds {r['model']}'s own published run on "
             f"{r['accelerator']}: {fmt_quantity(r['published_gpu_hours'])} GPU-hours for "
             f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "

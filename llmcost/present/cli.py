@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..bill.alternatives import price_routes
-from ..bill.checks import budget_warning
+from ..bill.checks import budget_warning, plan_does_not_fit
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
 from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_draws,
                            own_ranged_scenario, predicted_mfu_words, simulate_ledger)
@@ -1490,6 +1490,10 @@ def _calibrate(args) -> int:
         declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
         p = point_scenario({k: v["value"] for k, v in
                             effective_parameters(load_scenario(args.scenario), declared).items()})
+        misfit = plan_does_not_fit(p)   # as estimate and the report refuse it: no target
+        if misfit:
+            raise ValueError(f"{misfit} (the pilots' plans are taken as they ran; the full run's "
+                             "plan is priced as `llmcost estimate` prices it)")
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
             x0, widened = x, ""

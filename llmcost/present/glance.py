@@ -1183,8 +1183,11 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
 #: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``), in the terminal's
 #: comparison (``cli.compare_text``) and the report's (``compare_html``).
 COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10 to P90 of B − A "
-                        "per draw: a stated value sits at the edge of its range, so most draws "
-                        "fall on one side of it")
+                        "per draw: the two bills draw each uncertain input from the same random "
+                        "numbers (a draw is the same quantile of both MFU ranges, say), so "
+                        "where a point sits at another place in its range in one bill than in "
+                        "the other, or at an edge, most differences fall on one side of the "
+                        "points' difference")
 
 
 #: How ``compare_inputs`` says where a bill's MFU came from (the ``mfu_band`` a report sets:

@@ -772,6 +772,56 @@ def same_scaleup_class(accelerators: pd.Series, accelerator: str, is_moe) -> np.
     return (accelerators.map(scaleup_class) == mine).to_numpy()
 
 
+#: Blackwell Ultra accelerators (B300 GPUs) in the catalogue: the datasheet dense BF16 peak of
+#: Blackwell's (GB300 NVL72 2.5 PFLOP/s per GPU, GB200 NVL72's, data/accelerators.csv), but one
+#: published recipe runs faster on them: Megatron-Bridge's GB300 NVL72 rows run 1.15-1.27x the
+#: tokens/s of the same release's GB200 NVL72 rows of the same plan (eight pairs of LLAMA3_70B
+#: FP8 and GPT-OSS 120B BF16, data/validation_mfu.csv; ``blackwell_ultra_pairs``). A GB300
+#: MFU on the shared peak is then no target for a GB200 or B200 step (rule 7 of
+#: ``comparable_published_mfu``), nor theirs for it.
+BLACKWELL_ULTRA = frozenset({"GB300-NVL72"})
+
+
+def same_chip_class(accelerators: pd.Series, accelerator: str) -> np.ndarray:
+    """Rule 7 of ``comparable_published_mfu`` as a mask over published runs' accelerator names:
+    Blackwell Ultra runs (``BLACKWELL_ULTRA``) for a Blackwell Ultra accelerator, every other
+    run for any other accelerator."""
+    mine = accelerator in BLACKWELL_ULTRA
+    return (accelerators.isin(BLACKWELL_ULTRA) == mine).to_numpy()
+
+
+def generation_scope_words(accelerator: str) -> str:
+    """The GPU generation a comparable run is taken from, in words, rule 7 said: "Hopper",
+    "Blackwell Ultra" for a Blackwell Ultra accelerator, "Blackwell (not Blackwell Ultra)"
+    for another Blackwell one."""
+    gen = gpu_generation(accelerator)
+    if accelerator in BLACKWELL_ULTRA:
+        return "Blackwell Ultra"
+    return f"{gen} (not Blackwell Ultra)" if gen == "Blackwell" else gen
+
+
+def comparable_hardware(accelerators: pd.Series, accelerator: str, is_moe) -> np.ndarray:
+    """Rules 6 and 7 of ``comparable_published_mfu`` together: the published runs whose
+    accelerator may be compared with ``accelerator`` within its GPU generation (an MoE's
+    scale-up class, ``same_scaleup_class``; Blackwell Ultra apart, ``same_chip_class``)."""
+    return same_scaleup_class(accelerators, accelerator, is_moe) \
+        & same_chip_class(accelerators, accelerator)
+
+
+def blackwell_ultra_pairs() -> pd.DataFrame:
+    """The published runs of one recipe on GB300 NVL72 and GB200 NVL72 (the same set, model,
+    precision, GPU count, sequence and plan in data/validation_mfu.csv, Megatron-Bridge's
+    performance tables): each pair's ``ratio``, GB300's MFU ÷ GB200's, both on the same
+    datasheet BF16 peak, so a ratio of tokens per second (``BLACKWELL_ULTRA``'s evidence)."""
+    v = validation_table()
+    key = ["set", "model_key", "dtype", "n_gpus", "seq_len", "plan"]
+    v = v.assign(model_key=v["run_id"].str.replace(r"-gb[23]00-", "-", regex=True))
+    g3 = v[v["accelerator"] == "GB300-NVL72"].set_index(key)["reported_mfu"]
+    g2 = v[v["accelerator"] == "GB200-NVL72"].set_index(key)["reported_mfu"]
+    both = pd.concat({"gb300": g3, "gb200": g2}, axis=1, join="inner")
+    return both.assign(ratio=both["gb300"] / both["gb200"]).reset_index()
+
+
 def scaleup_words(accelerator: str) -> str:
     """Rule 6's scope in words: "scale-up domains of more than 8 accelerators (NVL72 racks,
     TPU pods)" or "8-accelerator scale-up domains (one server)"."""
@@ -789,7 +839,7 @@ def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
         else ""
-    return (f"{cls} runs on {gpu_generation(accelerator)}{domain}, total parameters within "
+    return (f"{cls} runs on {generation_scope_words(accelerator)}{domain}, total parameters within "
             f"{SIZE_FACTOR:g}×, {prec}{seq}")
 
 
@@ -916,7 +966,7 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     lo_s, hi_s = _seq_range(seq_len)
     same = _published_in_scope(gen, fp8, (lo_s, hi_s), is_moe, exclude_runs,
                                (n_params / SIZE_FACTOR, n_params * SIZE_FACTOR))
-    same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
+    same = same[comparable_hardware(same["accelerator"], accelerator, is_moe)]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
                                  "model within "
@@ -927,9 +977,14 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         run, stack = (float(row["reported_mfu"]), str(row["model"])), str(row["stack"])
-        best, source = fp8_bound_of_bf16(*run) if fp8 and fp8_bound and not fp8_rows else run
+        best, source = fp8_bound_of_bf16(*run, n_params) if fp8 and fp8_bound and not fp8_rows \
+            else run
         n_gpus = int(row["n_gpus"]) if pd.notna(row["n_gpus"]) else None
     for g, lo, hi, moe, mfu, src, s_claim in MFU_CLAIMS:
+        # a claim is BF16 evidence (MFU_CLAIMS): for an FP8 step with no FP8 run in scope,
+        # bounded as the BF16 rows are (rule 4), its MFU × r
+        if fp8 and fp8_bound and not fp8_rows:
+            mfu, src = fp8_bound_of_bf16(mfu, src, n_params)
         if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
                 lo_s <= s_claim <= hi_s and (best is None or mfu > best):
             best, source, stack, n_gpus = mfu, src, "", None
@@ -984,32 +1039,57 @@ def _check_dtype_basis(accelerator: str, dtype: str) -> float:
     return dtype_basis(accelerator, dtype)
 
 
-@lru_cache(maxsize=1)
-def fp8_speedup_bound() -> tuple[float, str]:
-    """r, the largest published whole-step speed-up of FP8 over BF16 for one plan, and its pair:
+def fp8_speedup_bound(n_params: float | None = None) -> tuple[float, str]:
+    """r, the largest published whole-step speed-up of FP8 over BF16 for one plan among the
+    validation's pairs of a model of comparable size, and its pair:
 
-        r = max over ``fp8_bf16_pairs`` of (FP8 reported MFU ÷ BF16 reported MFU)
+        r = max over ``fp8_bf16_pairs`` of a model within ``SIZE_FACTOR`` of ``n_params``
+            of (FP8 reported MFU ÷ BF16 reported MFU)
 
     both on the dense BF16 peak, so a ratio of tokens per second; a pair is one source, stack,
-    accelerator, GPU count, model, sequence length and plan (data/validation_mfu.csv). With
-    the shipped rows: MosaicML llm-foundry's MPT 1B at 512 tokens on 8 H100, 70,315 ÷ 52,275
-    tokens/s/GPU = 1.345 (scripts/train/benchmarking/README.md @ 495218376)."""
+    accelerator, GPU count, model, sequence length and plan (data/validation_mfu.csv). The
+    speed-up grows with the model, whose GEMMs take more of the step and run nearer the FP8
+    peak: MosaicML llm-foundry's MPT 1B-3B 1.00-1.35 (scripts/train/benchmarking/README.md @
+    495218376; the 1.345 of MPT 1B at 512 tokens, 70,315 ÷ 52,275 tokens/s/GPU), torchtitan's
+    Llama 3.1 8B 1.28-1.29, NVIDIA's DGX Cloud recipes 1.40 at 70B, 1.51 at 175B and
+    1.52-1.60 at 405B (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
+    model's FP8 is not bounded by a 405B's speed-up, nor a large one's by a 1B's. Without
+    ``n_params``, or where no pair is of a comparable size, every pair counts.
+
+    Raises ValueError for ``n_params`` given and not a positive number."""
+    if n_params is not None and (isinstance(n_params, bool) or not (
+            isinstance(n_params, numbers.Real) and n_params > 0)):
+        raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
+    return _fp8_speedup_bound(None if n_params is None else float(n_params))
+
+
+@lru_cache(maxsize=64)
+def _fp8_speedup_bound(n_params: float | None) -> tuple[float, str]:
     pairs = fp8_bf16_pairs(validation_table())
+    if n_params is not None:
+        size = validation_table().set_index("run_id")["params"]
+        p = pairs["run_id_fp8"].map(size)
+        near = pairs[(p >= n_params / SIZE_FACTOR) & (p <= n_params * SIZE_FACTOR)]
+        pairs = near if len(near) else pairs
     top = pairs.loc[pairs["published"].idxmax()]
     return float(top["published"]), f"{top['run_id_fp8']} ÷ {top['run_id_bf16']}"
 
 
-def fp8_bound_of_bf16(mfu_bf16: float, source: str) -> tuple[float, str]:
+def fp8_bound_of_bf16(mfu_bf16: float, source: str,
+                      n_params: float | None = None) -> tuple[float, str]:
     """What a BF16 run bounds an FP8 step of its class at, when no comparable run is FP8:
 
-        bound = MFU of the BF16 run × r      (r: ``fp8_speedup_bound``; both on the BF16 peak)
+        bound = MFU of the BF16 run × r      (r: ``fp8_speedup_bound(n_params)``; both on the
+                                              BF16 peak)
 
-    An FP8 step runs at most r times as fast as the same plan in BF16 (the published pairs), so
-    the best BF16 run × r is the most the FP8 step can be expected to reach; the BF16 figure
-    alone would hold it to BF16 speed. ``(bound, its source in words)``."""
-    r, pair = fp8_speedup_bound()
+    An FP8 step runs at most r times as fast as the same plan in BF16 (the published pairs of
+    a model of comparable size), so the best BF16 run × r is the most the FP8 step can be
+    expected to reach; the BF16 figure alone would hold it to BF16 speed. ``(bound, its source
+    in words)``."""
+    r, pair = fp8_speedup_bound(n_params)
     return mfu_bf16 * r, (f"{source} (a BF16 run, {mfu_bf16:.1%} of the BF16 peak) × {r:.3g}, "
-                          f"the largest published FP8 ÷ BF16 speed-up of one plan ({pair})")
+                          "the largest FP8 ÷ BF16 speed-up of one plan among the published "
+                          f"pairs{'' if n_params is None else ' of a comparable size'} ({pair})")
 
 
 def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
@@ -1410,8 +1490,10 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
     lo_n, hi_n = (0.0, math.inf) if n_params is None else (n_params / SIZE_FACTOR,
                                                             n_params * SIZE_FACTOR)
     same = _published_in_scope(gen, fp8, (lo_s, hi_s), is_moe, exclude_runs, (lo_n, hi_n))
-    if accelerator is not None:
-        same = same[same_scaleup_class(same["accelerator"], accelerator, is_moe)]
+    if accelerator is not None:  # rule 6; within a generation, rule 7 too
+        same = same[comparable_hardware(same["accelerator"], accelerator, is_moe)
+                    if gen is not None else
+                    same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     best, source = None, None
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
@@ -1419,7 +1501,7 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
         if gen is None and str(row["accelerator"]).split("-")[0] not in source:
             source += f" on {row['accelerator']}"  # the hardware named once
         if fp8_bound and not (same["precision"] == "FP8").any():
-            best, source = fp8_bound_of_bf16(best, source)
+            best, source = fp8_bound_of_bf16(best, source, n_params)
     for g, lo, hi, moe, m, src, s_claim in MFU_CLAIMS:
         if (gen is None or g == gen) and (is_moe is None or moe == bool(is_moe)) \
                 and lo_s <= s_claim <= hi_s and (n_params is None or lo <= n_params <= hi) \
@@ -1534,9 +1616,10 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
            "FP8 is no slower than in BF16, so they bound a BF16 step from above)" if other else "")
     domain = f" on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
         else ""
-    rule = f"{cls}{prec} on {gen}{domain} of any size{seq}{why}"
+    where = generation_scope_words(accelerator)
+    rule = f"{cls}{prec} on {where}{domain} of any size{seq}{why}"
     if best is None:
-        source = f"no published {cls}{gen} run" + (
+        source = f"no published {cls}{where} run" + (
             "" if seq_len is None else " at a comparable sequence length")
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype), "fp8" if fp8 else "bf16",
                          source, rule)

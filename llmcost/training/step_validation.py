@@ -276,14 +276,16 @@ OUTSIDE_SETS = ()
 #: error was seen and before its own was computed), 26.04 and 26.06 (every pre-training row of a
 #: catalogue model and accelerator, with the recipe at the release tag), and the archive's patch
 #: releases 26.02.01, 26.04.01 and 26.06.01 with the rest of 26.02 (the same rule, their recipes
-#: at the patch tags v0.3.1, v0.4.2, v0.5.1). Measured and printed per regime
+#: at the patch tags v0.3.1, v0.4.2, v0.5.1), and NVIDIA's DGX Cloud benchmarking recipes':
+#: same-plan BF16 and FP8 pairs of 70B-405B models on H100 and GB200 (NeMo 24.11-25.04), the
+#: published FP8 speed-ups at scale. Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
               "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
               "megatron-bridge-2509", "megatron-bridge-2602", "megatron-bridge-2604",
               "megatron-bridge-2606", "megatron-bridge-260201", "megatron-bridge-260401",
-              "megatron-bridge-260601")
+              "megatron-bridge-260601", "dgxc-benchmarking")
 #: The validation sets whose MoE calibration rows ``moe_layer.MOE_LAYER_HOST_S`` and
 #: ``MOE_EXPERT_HOST_S`` were fitted on (``calibrate_moe_host_overhead``'s default). Megatron-Bridge
 #: 26.04's and 26.06's rows came after the fit: their calibration rows are priced and reported
@@ -331,6 +333,7 @@ SET_TITLES = {
     "torchtitan-h200-2506": "torchtitan's H200 benchmarks (Trainy, 2025-06)",
     "nemo-long-sequence-h100": "NeMo's long-sequence table (H100)",
     "llm-foundry-mpt": "MosaicML llm-foundry's MPT benchmarks",
+    "dgxc-benchmarking": "NVIDIA DGX Cloud benchmarking recipes (BF16 and FP8 pairs)",
 }
 
 
@@ -584,7 +587,7 @@ def row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPl
 #: (MXFP8), kept in the row's id (``…-fp8cs``, ``…-fp8mx`` / ``…-mxfp8``): ``row_fp8_recipe``.
 FP8_RECIPE_OF_SET = {"torchtitan-h100-2412": "current", "torchtitan-h200-2506": "current",
                      "llm-foundry-mpt": "delayed", "nemo-long-sequence-h100": "delayed",
-                     "deepseek-v3-h800": "blockwise"}
+                     "deepseek-v3-h800": "blockwise", "dgxc-benchmarking": "delayed"}
 
 
 def row_fp8_recipe(c: pd.Series) -> str:
