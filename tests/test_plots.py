@@ -56,3 +56,24 @@ def test_a_failure_free_job_draws_its_waterfall_without_a_warning():
     lo, hi = ax.get_ylim()
     assert lo == 0 and 623.963 < hi  # thousands of GPU-hours
     plt.close(ax.figure)
+
+
+def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
+    # A trial's 09: the hatched bar "A100-80GB (MFU 63%, your price)" read as the scenario's bill,
+    # which the scenario prices at its own 45%; every bar is at the predicted MFU's central
+    # estimate (levers.hardware_sweep), and its label says so
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from llmcost.present import plots
+    sweep = pd.DataFrame({"accelerator": ["A100-80GB", "H100-SXM"], "bill_usd": [2630.0, 2100.0],
+                          "bill_low_usd": [2400.0, 1900.0], "bill_high_usd": [3000.0, 2500.0],
+                          "scenario": [True, False], "mfu": [0.63, 0.5], "predicted_mfu": [0.6, 0.5],
+                          "rankable": [True, True],
+                          "price_basis": ["the scenario's price", "catalogue"]})
+    ax = plots.hardware_bills(sweep)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert "A100-80GB (predicted MFU 63%, your price)" in labels
+    assert "H100-SXM (predicted MFU 50%)" in labels
+    plt.close(ax.figure)

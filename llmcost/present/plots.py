@@ -2813,7 +2813,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
         if not r.get("scenario"):
             return ""
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
-    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r.get('mfu', r['predicted_mfu']):.0%}"
+    ax.set_yticks(y, [f"{r['accelerator']} (predicted MFU {r.get('mfu', r['predicted_mfu']):.0%}"
                       f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
     ax.set_xlabel(f"whole bill, {usd_unit(scale)} (at the predicted MFU's central estimate; "
                   "bar: the MFU band)")
@@ -2821,6 +2821,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
     _source(ax, "llmcost.levers.hardware_sweep; every row at the catalogue median price "
             "(data/prices.csv), the scenario's accelerator (hatched) also at its own price;\n"
             "†price listed as not available, *MFU unverified or above published: not ranked")
+    return ax
 
 
 # ---- ranges on the bill (llmcost.ledger.simulate_ledger)

@@ -100,13 +100,15 @@ scored = errors[errors["scored"] != ""]
 cols = ["run_id", "generation", "scored", "method", "published_mfu", "predicted_mfu", "error"]
 # the error is on the GPU-hours: predicted ÷ published hours − 1 (= published ÷ predicted MFU
 # − 1 for a steady-state row; notebook 04b's step-time error is predicted ÷ published MFU − 1)
-hours_error = {"error": "error in GPU-hours (predicted ÷ published − 1)"}
+hours_error = {"error": "error in GPU-hours (predicted ÷ published − 1)",  # each MFU on the
+               "published_mfu": "published MFU (of the BF16 dense peak)",  # basis published
+               "predicted_mfu": "predicted MFU (of the BF16 dense peak)"}  # MFUs use
 plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours"]],
             {"published_mfu": "{:.1%}", "predicted_mfu": "{:.1%}", "error": "{:+.1%}",
              "published_gpu_hours": "{:,.0f}"}, words=hours_error)
 
 # %% [markdown]
-# `published_mfu` is $U$ on the MFU basis and the BF16 peak for the whole-run rows. The table is
+# The published MFU is $U$ on the MFU basis and the BF16 peak for the whole-run rows. The table is
 # every run of `data/published_runs.csv` that has a catalogue accelerator, a model shape, a token
 # count and hours (or days × accelerators); the rest are listed at the end of section 2 with the
 # reason they cannot be scored (GPT-3 and Gopher: hardware outside the catalogue; Chinchilla: no
