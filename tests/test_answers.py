@@ -133,14 +133,16 @@ def test_communication_and_step_time_shares():
         "the top, **50.5%**" in text
     # a band capped under the prediction (trial: 55.1 % against a band 36.2 %-47.0 %) says so
     text = answers.step_time("TP1", True, 1.74, 0.551, 0.362, 0.470, 4.8e6)
-    assert "(band 36.2%–47.0%, capped below the prediction at the best comparable published " \
-        "run)" in text
+    assert "MFU of **55.1%**, above what any comparable published run has measured: the band " \
+        "a bill draws, 36.2%–47.0%, lies below it, capped below the prediction at the best " \
+        "comparable published run, 4.8M tokens/s" in text
     # a trial (Mixtral on H200): the cap was the band's own low end, above the best comparable
     # run (34.0%), and the answer named the run: it names what capped it (MfuBand.cap_source)
     low_end = "the model's own low end: its whole band lies above the best comparable " \
         "published run, 34.0%, and so does the bill's MFU"
     text = answers.step_time("TP1", True, 1.74, 0.527, 0.313, 0.408, 4.8e6, cap_from=low_end)
-    assert f"(band 31.3%–40.8%, capped below the prediction at {low_end})" in text
+    assert f"the band a bill draws, 31.3%–40.8%, lies below it, capped below the prediction at " \
+        f"{low_end}, 4.8M tokens/s" in text
 
 
 def test_checkpoint_answer_extra_gpu_hours():
