@@ -49,9 +49,9 @@ def test_validation_rows_share_the_published_runs_id_space(table):
     # Megatron-Bridge 25.09 Qwen3-235B-A22B rows at TP 2 with EP over DP (etp 1, MoE parallel
     # folding, once the plans expressed it), + the four Megatron-Bridge 25.11 Qwen3-235B-A22B
     # rows (GB300 and GB200 BF16, B200 FP8-MX, H100 FP8-CS folded), + NVIDIA's DGX Cloud
-    # benchmarking BF16 and FP8 pairs (Llama 3.1 70B and 405B, GPT-3 175B on H100, Llama 3.1
-    # 405B on GB200: eight rows)
-    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3 + 4 + 8
+    # benchmarking BF16 and FP8 pairs (Llama 3.1 70B and 405B, GPT-3 175B, Nemotron-4 340B on
+    # H100, Llama 3.1 405B on GB200: ten rows)
+    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3 + 4 + 10
     assert not set(new["run_id"]) & set(step_validation.excluded_configs()["run_id"])
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0

@@ -773,7 +773,8 @@ def same_scaleup_class(accelerators: pd.Series, accelerator: str, is_moe) -> np.
 
 
 #: Blackwell Ultra accelerators (B300 GPUs) in the catalogue: the datasheet dense BF16 peak of
-#: Blackwell's (GB300 NVL72 2.5 PFLOP/s per GPU, GB200 NVL72's, data/accelerators.csv), but one
+#: Blackwell's (GB300 NVL72 and GB200 NVL72 alike: 2.5 PFLOP/s per GPU in data/accelerators.csv;
+#: NVIDIA/dgxc-benchmarking's README @ 80634ad, its table of peaks, "BF16 | 2450 | 2450"), but one
 #: published recipe runs faster on them: Megatron-Bridge's GB300 NVL72 rows run 1.15-1.27x the
 #: tokens/s of the same release's GB200 NVL72 rows of the same plan (eight pairs of LLAMA3_70B
 #: FP8 and GPT-OSS 120B BF16, data/validation_mfu.csv; ``blackwell_ultra_pairs``). A GB300
@@ -1051,8 +1052,8 @@ def fp8_speedup_bound(n_params: float | None = None) -> tuple[float, str]:
     speed-up grows with the model, whose GEMMs take more of the step and run nearer the FP8
     peak: MosaicML llm-foundry's MPT 1B-3B 1.00-1.35 (scripts/train/benchmarking/README.md @
     495218376; the 1.345 of MPT 1B at 512 tokens, 70,315 ÷ 52,275 tokens/s/GPU), torchtitan's
-    Llama 3.1 8B 1.28-1.29, NVIDIA's DGX Cloud recipes 1.40 at 70B, 1.51 at 175B and
-    1.52-1.60 at 405B (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
+    Llama 3.1 8B 1.28-1.29, NVIDIA's DGX Cloud recipes 1.40 at 70B, 1.51 at 175B, 1.46 at 340B
+    and 1.52-1.60 at 405B (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
     model's FP8 is not bounded by a 405B's speed-up, nor a large one's by a 1B's. Without
     ``n_params``, or where no pair is of a comparable size, every pair counts.
 
