@@ -2016,16 +2016,17 @@ def test_a_budget_below_what_does_not_shrink_names_the_largest_lines():
 
 def test_a_lever_whose_point_is_outside_its_p10_p90_is_marked():
     # A trial: FP8 saved $1,762,482 with a P10 of $1,783,369 and the table said nothing, where the
-    # bill marks such a line with "*" (ledger.point_outside: beyond its end by more than half a
-    # unit of the end's third significant figure, 0.5 × 10^(6 − 2) = $5,000 here)
-    ranked = pd.DataFrame({"lever": ["FP8", "inside", "never"],
-                           "saving_usd": [1_762_482.0, 1e6, -math.inf],
-                           "saving_p10_usd": [1_783_369.0, 0.9e6, -math.inf],
-                           "saving_p90_usd": [2_100_000.0, 1.1e6, -math.inf]})
+    # bill marks such a line with "*" (ledger.point_outside, on the amounts as this table prints
+    # them, to the dollar: a review read "$1,782,000" beside a P10 of "$1,783,369" unmarked, the
+    # rule then rounding both to "$1.78M")
+    ranked = pd.DataFrame({"lever": ["FP8", "inside", "never", "close"],
+                           "saving_usd": [1_762_482.0, 1e6, -math.inf, 1_782_000.0],
+                           "saving_p10_usd": [1_783_369.0, 0.9e6, -math.inf, 1_783_369.0],
+                           "saving_p90_usd": [2_100_000.0, 1.1e6, -math.inf, 1_900_000.0]})
     shown = lv.mark_outside(ranked)
-    assert list(shown["lever"]) == ["FP8*", "inside", "never"]
-    assert shown.attrs["outside"] == 1 and shown.attrs["note"].startswith("* point outside")
-    assert list(ranked["lever"]) == ["FP8", "inside", "never"]   # the ranking itself unchanged
+    assert list(shown["lever"]) == ["FP8*", "inside", "never", "close*"]
+    assert shown.attrs["outside"] == 2 and shown.attrs["note"].startswith("* point outside")
+    assert list(ranked["lever"]) == ["FP8", "inside", "never", "close"]   # the ranking unchanged
     assert lv.mark_outside(ranked.iloc[1:2]).attrs["note"] == ""
 
 

@@ -636,3 +636,13 @@ def test_a_correction_carried_too_little_to_show_is_said_so():
         f"[{x.mfu_low:.1%}, {x.mfu_high:.1%}], the uncalibrated model's to the 0.1%: "
         f"{x.describe_transfer(c.compute_factor)}; band")
     assert f"{x.mfu:.1%}" == f"{x.uncalibrated_mfu:.1%}" and "(uncalibrated" not in lines[2]
+
+
+def test_the_illustrative_pilot_keeps_blackwell_ultra_apart():
+    # rule 7 of the comparable runs (accuracy.BLACKWELL_ULTRA): GB300 runs one recipe 1.15-1.27x
+    # GB200 at the same datasheet peak, so a GB300 BF16 scenario takes a GB300 run (in FP8: no
+    # GB300 BF16 dense run is published) before GB200's BF16 one, and says so (a review: it took
+    # NVIDIA's DGX Cloud 405B BF16 run on GB200)
+    run, words = cal.illustrative_pilot_match("GB300-NVL72", "bf16", 405e9, False)
+    assert "-gb300-" in run
+    assert words.startswith("no published dense run of the Blackwell Ultra generation in bf16")

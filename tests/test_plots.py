@@ -69,7 +69,8 @@ def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
     from llmcost.present import plots
     sweep = pd.DataFrame({"accelerator": ["A100-80GB", "H100-SXM"], "bill_usd": [2630.0, 2100.0],
                           "bill_low_usd": [2400.0, 1900.0], "bill_high_usd": [3000.0, 2500.0],
-                          "scenario": [True, False], "mfu": [0.63, 0.5], "predicted_mfu": [0.6, 0.5],
+                          "scenario": [True, False], "mfu": [0.63, 0.5],
+                          "predicted_mfu": [0.6, 0.5],
                           "rankable": [True, True],
                           "price_basis": ["the scenario's price", "catalogue"]})
     ax = plots.hardware_bills(sweep)

@@ -138,3 +138,24 @@ def test_a_failure_free_job_runs_notebook_07_without_a_fallback_or_a_raw_warning
     rows = {r["key"]: r for r in report._collect_summary(
         type("Nb", (), {"cells": [{"outputs": [{"data": {report.SUMMARY_MIME: payload}}]}]})())}
     assert rows["job_mtbf_hours"]["value"] == math.inf  # read back as the infinite MTBF it is
+
+
+def test_a_job_with_planned_stops_only_prices_no_fallback_for_failures(tmp_path):
+    # A review: default.yaml with fail_rate_per_gpu_year: 0 (planned stops kept, 0.87 a day)
+    # printed "peer checkpoints, 25% of failures fall back to storage: ... restart 137725 s", a
+    # 38 h fallback restart for failures the job does not expect. A fallback needs a failure:
+    # with an infinite MTBF only the row with none falls back; the planned stops still restore
+    # from the peers
+    import llmcost
+    from _inprocess import run_in_process
+    from llmcost.present import report
+
+    text = (llmcost.SCENARIO_DIR / "default.yaml").read_text()
+    lines = [ln for ln in text.splitlines() if not ln.startswith("fail_rate_per_gpu_year:")]
+    path = tmp_path / "planned_only.yaml"
+    path.write_text("\n".join(lines + ["fail_rate_per_gpu_year: 0"]))
+    plan = report.plan_report(path)
+    nb = next(n for n in plan.notebooks if n.stem == "07_checkpoints")
+    printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert "peer checkpoints, 0% of failures fall back to storage" in printed
+    assert "25% of failures fall back" not in printed

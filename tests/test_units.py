@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from llmcost.core.units import (as_array, fmt_bandwidth, fmt_bytes, fmt_count, fmt_duration,
                            fmt_flops, fmt_flops_rate, fmt_usd, usd_as_printed)
@@ -54,6 +54,9 @@ def _read_usd(text: str) -> float:
 
 
 @given(st.floats(min_value=-1e16, max_value=1e16, allow_nan=False))
+@example(1035.0)       # a review: "$1.03k" (1.035 rounds down in binary) read as 1,040
+@example(9995.0)
+@example(1_115_000.0)
 def test_usd_as_printed_is_the_amount_fmt_usd_prints(v):
     # the number a reader reads off the printed string, whatever its suffix and precision
     assert usd_as_printed(v) == pytest.approx(_read_usd(fmt_usd(v)), rel=1e-12, abs=1e-12)

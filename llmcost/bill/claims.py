@@ -364,10 +364,7 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
-    # the best comparable evidence, (MFU on the BF16 peak, its name), or None: a run, or an
-    # MFU claim (MFU_CLAIMS, BF16 evidence) above every run, which an FP8 claim bounds × r too
-    run = b.run if b.mfu_bf16 is None or (b.run is not None and b.run[0] >= b.mfu_bf16) \
-        else (b.mfu_bf16, b.source)
+    run = _best_evidence(b)
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
@@ -1127,6 +1124,16 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
                     fc=fc)
 
 
+def _best_evidence(b) -> tuple | None:
+    """The best comparable evidence of ``accuracy.comparable_published_mfu``'s ``b`` (taken with
+    ``fp8_bound=False``), ``(MFU on the BF16 peak, its name)`` or None: its best run, or an MFU
+    claim (``accuracy.MFU_CLAIMS``, BF16 evidence) where one is above every run, which an FP8
+    claim bounds × r as it bounds a BF16 run."""
+    if b.mfu_bf16 is None or (b.run is not None and b.run[0] >= b.mfu_bf16):
+        return b.run
+    return b.mfu_bf16, b.source
+
+
 def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, seq_len,
                            exclude_model=None) -> str:
     """The evidence behind a best published figure that is a scaled BF16 run, in one sentence
@@ -1145,8 +1152,7 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
                                  dtype=dtype, exclude_runs=own, seq_len=seq_len,
                                  fp8_bound=False)
     n = float(spec.n_params)
-    run = b.run if b.mfu_bf16 is None or (b.run is not None and b.run[0] >= b.mfu_bf16) \
-        else (b.mfu_bf16, b.source)  # an MFU claim above every run: the BF16 evidence scaled
+    run = _best_evidence(b)
     if run is None or b.fp8_rows or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0],
                                                       rel_tol=1e-12):
         return ""

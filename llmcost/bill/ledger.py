@@ -2826,10 +2826,12 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)
 
 
-def point_outside(point: float, p10: float, p90: float) -> bool:
+def point_outside(point: float, p10: float, p90: float, printed=usd_as_printed) -> bool:
     """True when a point estimate lies outside its own P10-P90 **as printed**: each of the three
-    rounded as ``units.fmt_usd`` prints it (``units.usd_as_printed``: three significant figures
-    from $100 up), the point below the lower end or above the upper one. So a line reads
+    rounded as its page prints it (``printed``; by default as ``units.fmt_usd`` prints it,
+    ``units.usd_as_printed``: three significant figures from $100 up; ``levers.mark_outside``
+    passes whole dollars, as its table prints), the point below the lower end or above the
+    upper one. So a line reads
     starred exactly when its printed point is outside its printed range: "$1.08k" beside a P10
     of "$1.09k" is marked, "$111" beside "$111-$111" is not (111.195 against 111.204), "$1.00M"
     beside "$990k-$999k" is. The point of a triangular range is its mode, which can sit at the
@@ -2839,8 +2841,11 @@ def point_outside(point: float, p10: float, p90: float) -> bool:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(v):
             raise ValueError(f"{name}={v!r} must be a finite amount (USD)")
-    lo, hi = sorted((usd_as_printed(float(p10)), usd_as_printed(float(p90))))
-    shown = usd_as_printed(float(point))
+    if not callable(printed):
+        raise ValueError(f"printed={printed!r} must be a function of an amount (the amount "
+                         "as its page prints it)")
+    lo, hi = sorted((printed(float(p10)), printed(float(p90))))
+    shown = printed(float(point))
     return shown < lo or shown > hi
 
 

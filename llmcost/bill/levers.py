@@ -1742,11 +1742,17 @@ def mark_outside(ranked: pd.DataFrame) -> pd.DataFrame:
     out = ranked.copy()
     marks = [all(np.isfinite(float(v)) for v in (r.saving_usd, r.saving_p10_usd, r.saving_p90_usd))
              and point_outside(float(r.saving_usd), float(r.saving_p10_usd),
-                               float(r.saving_p90_usd)) for r in out.itertuples()]
+                               float(r.saving_p90_usd), printed=_whole_dollars)
+             for r in out.itertuples()]
     out["lever"] = [f"{name}*" if m else name for name, m in zip(out["lever"], marks)]
     out.attrs["outside"] = int(sum(marks))
     out.attrs["note"] = f"* {OUTSIDE_NOTE}" if any(marks) else ""
     return out
+
+
+def _whole_dollars(usd: float) -> float:
+    """An amount as ``format_saving`` prints it in the levers' table: to the dollar."""
+    return float(f"{usd:.0f}")
 
 
 # ------------------------------------------------------------------------------ composite levers

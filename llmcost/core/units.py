@@ -139,13 +139,18 @@ def usd_as_printed(usd: float) -> float:
     v = _number(usd, "usd")
     if not math.isfinite(v):
         return v
-    a = abs(v)
-    if round(a, 2) >= 100:
+    a = abs(v)   # each branch rounds as fmt_usd's does, the same operands and formats
+    if a >= 1e15:
         r = float(f"{a:.3g}")
-    elif a >= 0.01 or a == 0:
-        r = round(a, 2)
-    else:
+    elif float(f"{a:.3g}") >= 1e3:
+        scale = next(x for x in (1e12, 1e9, 1e6, 1e3) if float(f"{a:.3g}") >= x)
+        r = float(sig3(a / scale)) * scale
+    elif round(a, 2) >= 100:
+        r = float(f"{a:.0f}")
+    elif 0 < a < 0.01:
         r = float(fixed_sig2(a))
+    else:
+        r = float(f"{a:.2f}")
     return math.copysign(r, v)
 
 

@@ -969,7 +969,8 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
                                (n_params / SIZE_FACTOR, n_params * SIZE_FACTOR))
     same = same[comparable_hardware(same["accelerator"], accelerator, is_moe)]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
-    best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{gen} run of a "
+    where = generation_scope_words(accelerator)   # rule 7 said: Blackwell Ultra apart
+    best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{where} run of a "
                                  "model within "
                                  f"{SIZE_FACTOR:g}× this size"
                                  + ("" if seq_len is None else " at a comparable sequence "
@@ -1049,18 +1050,19 @@ def fp8_speedup_bound(n_params: float | None = None) -> tuple[float, str]:
 
     both on the dense BF16 peak, so a ratio of tokens per second; a pair is one source, stack,
     accelerator, GPU count, model, sequence length and plan (data/validation_mfu.csv). The
-    speed-up grows with the model, whose GEMMs take more of the step and run nearer the FP8
-    peak: MosaicML llm-foundry's MPT 1B-3B 1.00-1.35 (scripts/train/benchmarking/README.md @
+    speed-up is larger for large models, whose GEMMs take more of the step and run nearer the
+    FP8 peak, though not monotonically among the small ones: MosaicML llm-foundry's MPT 1B-3B 1.00-1.35 (scripts/train/benchmarking/README.md @
     495218376; the 1.345 of MPT 1B at 512 tokens, 70,315 ÷ 52,275 tokens/s/GPU), torchtitan's
     Llama 3.1 8B 1.28-1.29, NVIDIA's DGX Cloud recipes 1.40 at 70B, 1.51 at 175B, 1.46 at 340B
     and 1.52-1.60 at 405B (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
     model's FP8 is not bounded by a 405B's speed-up, nor a large one's by a 1B's. Without
-    ``n_params``, or where no pair is of a comparable size, every pair counts.
+    ``n_params`` every pair counts; where no pair is of a comparable size, the pairs of the
+    model nearest in size (log scale) do (a 100M model: MPT 1B's, not the 405B's).
 
-    Raises ValueError for ``n_params`` given and not a positive number."""
+    Raises ValueError for ``n_params`` given and not a positive finite number."""
     if n_params is not None and (isinstance(n_params, bool) or not (
-            isinstance(n_params, numbers.Real) and n_params > 0)):
-        raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
+            isinstance(n_params, numbers.Real) and 0 < n_params < math.inf)):
+        raise ValueError(f"n_params={n_params!r} must be a positive finite number of parameters")
     return _fp8_speedup_bound(None if n_params is None else float(n_params))
 
 
@@ -1071,7 +1073,10 @@ def _fp8_speedup_bound(n_params: float | None) -> tuple[float, str]:
         size = validation_table().set_index("run_id")["params"]
         p = pairs["run_id_fp8"].map(size)
         near = pairs[(p >= n_params / SIZE_FACTOR) & (p <= n_params * SIZE_FACTOR)]
-        pairs = near if len(near) else pairs
+        if not len(near):   # the pairs of the nearest size
+            gap = np.abs(np.log(p.to_numpy(dtype=float) / n_params))
+            near = pairs[gap == gap.min()]
+        pairs = near
     top = pairs.loc[pairs["published"].idxmax()]
     return float(top["published"]), f"{top['run_id_fp8']} ÷ {top['run_id_bf16']}"
 
@@ -1486,7 +1491,8 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
     ``n_params`` (None: any size; a claim counts when ``n_params`` lies in its range),
     ``exclude_runs`` left out: ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an
     FP8 step) and no FP8 row in scope, the best row × r (``fp8_bound_of_bf16``). With
-    ``accelerator``, an MoE's rows of its scale-up class only (``same_scaleup_class``, rule 6)."""
+    ``accelerator``, an MoE's rows of its scale-up class only (``same_scaleup_class``, rule 6)
+    and, within a generation, Blackwell Ultra apart (``same_chip_class``, rule 7)."""
     lo_s, hi_s = _seq_range(seq_len)
     lo_n, hi_n = (0.0, math.inf) if n_params is None else (n_params / SIZE_FACTOR,
                                                             n_params * SIZE_FACTOR)
@@ -1549,9 +1555,10 @@ def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool |
     on_gen = _best_of_scope(gen, True, None, is_moe, accelerator=accelerator)[0] is not None
     fp8_there = not fp8 and _best_of_scope(gen, True, seq_len, is_moe,
                                            accelerator=accelerator)[0] is not None
-    none = (f"no {cls}run is published on {gen}" if seq_len is None or not on_gen else
-            f"no {cls}BF16 run is published on {gen}, only FP8 ones" if fp8_there else
-            f"no {cls}run on {gen} is at a comparable sequence length")
+    where = generation_scope_words(accelerator)   # rule 7 said: Blackwell Ultra apart
+    none = (f"no {cls}run is published on {where}" if seq_len is None or not on_gen else
+            f"no {cls}BF16 run is published on {where}, only FP8 ones" if fp8_there else
+            f"no {cls}run on {where} is at a comparable sequence length")
     rule = (f"{cls}{prec} {ON_ANY_HARDWARE} ({none}){domain}, "
             f"total parameters within {SIZE_FACTOR:g}×{seq}")
     if best is None:
@@ -1590,11 +1597,11 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     (BF16 runs alone: their best × r, ``fp8_bound_of_bf16``), a BF16 step against BF16 runs
     only (an FP8 run's MFU on the BF16 dense peak counts GEMMs that ran at up to twice it:
     Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100 is 84.6% of the BF16 dense peak, 42.3% of
-    the FP8 one). Where the generation has **no BF16 run of the
-    class** at that context (Blackwell dense: every published dense run is FP8), a BF16 step is
+    the FP8 one). Where the generation has **no BF16 run of the class** at that context
+    (Blackwell Ultra dense: every published dense run is FP8), a BF16 step is
     bounded by the class's FP8 runs on the BF16 basis: the same step with its GEMMs in FP8 is
     no slower than in BF16 (the published FP8 ÷ BF16 MFU ratios of one plan,
-    ``fp8_bf16_pairs``, run 0.997-1.35: MosaicML llm-foundry's MPT 3B at 32k tokens the one
+    ``fp8_bf16_pairs``, run 0.997-1.60: MosaicML llm-foundry's MPT 3B at 32k tokens the one
     below 1, by 0.3%), so an FP8 run's MFU on the BF16 peak bounds a BF16 step's from above;
     a loose bound, said so in ``rule``. A step the bound leaves unbounded meets the matmul
     ceiling (``band_cap``). ``rule``: the scope in words, for the sentences that compare with

@@ -83,7 +83,7 @@ from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import fmt_gpus
 from . import memory, step, step_scenario, step_validation
-from .accuracy import gpu_generation
+from .accuracy import BLACKWELL_ULTRA, gpu_generation, same_chip_class
 from .efficiency_profile import (
     PROFILE_KIND,
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
@@ -1546,7 +1546,8 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
     non-empty of
 
         1. the scenario's accelerator and dtype;
-        2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell) and dtype;
+        2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell; Blackwell
+           Ultra apart, ``accuracy.same_chip_class``) and dtype;
         3. its accelerator, any dtype;   4. its generation, any dtype;
         5. any accelerator, its dtype;   6. any row,
 
@@ -1569,7 +1570,8 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
                                      if is_moe is not None else True)]
     kind = "" if is_moe is None else "mixture-of-experts " if is_moe else "dense "
     gen = gpu_generation(accelerator)
-    same_gen = cfg["accelerator"].map(gpu_generation) == gen
+    same_gen = (cfg["accelerator"].map(gpu_generation) == gen) \
+        & same_chip_class(cfg["accelerator"], accelerator)
     same_acc, same_dtype = cfg["accelerator"] == accelerator, cfg["dtype"] == dtype
     for tier, mask in enumerate((same_acc & same_dtype, same_gen & same_dtype, same_acc,
                                  same_gen, same_dtype, same_acc | ~same_acc), start=1):
@@ -1577,7 +1579,8 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
         if len(pick):
             d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
             row = pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]
-            return str(row["run_id"]), _match_words(tier, accelerator, gen, dtype, row, kind)
+            said = "Blackwell Ultra" if accelerator in BLACKWELL_ULTRA else gen  # rule 7's class
+            return str(row["run_id"]), _match_words(tier, accelerator, said, dtype, row, kind)
     if kind:
         return None, (f"no published {kind}run is in data/validation_mfu.csv, so no "
                       "illustrative pilot of this scenario's class is calibrated here")

@@ -329,14 +329,14 @@ plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval
 # NBVAL_CHECK_OUTPUT
 base, capped = list(rows.values())[:2]
 print(f"asynchronous at the optimum interval, on the scenario's {fmt_bandwidth(bw)}: duty u = {base.storage_duty:.1%}, interval "
-      f"{base.interval_s:,.0f} s; at most 5% for checkpoints: interval {capped.interval_s:,.0f} s, "
+      f"{fmt_duration(base.interval_s)}; at most 5% for checkpoints: interval {fmt_duration(capped.interval_s)}, "
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
 tenth = rows[f"a tenth: {fmt_bandwidth(bw / 10)}"]
-print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {tenth.write_s:,.0f} s against the "
-      f"{base.interval_s:,.0f} s interval above, "
-      + (f"so the write itself sets the interval ({tenth.interval_s:,.0f} s) and the storage "
+print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {fmt_duration(tenth.write_s)} against the "
+      f"{fmt_duration(base.interval_s)} interval above, "
+      + (f"so the write itself sets the interval ({fmt_duration(tenth.interval_s)}) and the storage "
          f"writes {tenth.storage_duty:.0%} of the time" if tenth.write_s >= base.interval_s else
-         f"the interval becomes {tenth.interval_s:,.0f} s and the storage writes "
+         f"the interval becomes {fmt_duration(tenth.interval_s)} and the storage writes "
          f"{tenth.storage_duty:.0%} of the time"))
 
 # %% [markdown]
@@ -358,16 +358,16 @@ print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {tenth.write_s:,.0f}
 # NBVAL_CHECK_OUTPUT
 peer_bw = gpu.scaleout_bytes_per_s_per_dir or p["ckpt_node_bytes_per_s"] / per_node
 peer_bw = p["ckpt_node_bytes_per_s"] / per_node if np.isnan(peer_bw) else peer_bw
-fallback_s = plan.restart_s + plan.interval_s / 2  # durable restart + its older checkpoint's lost work
-absent = rel.peer_checkpoint_absent(p["n_gpus"], per_node, plan.mtbf_s, p["fail_planned_per_day"])
-for f in () if absent else (0.0, 0.25):  # Gemini copies to other machines
+absent = rel.peer_checkpoint_absent(p["n_gpus"], per_node, plan.mtbf_s,  # Gemini: copies
+                                    p["fail_planned_per_day"])         # in other machines
+for f in () if absent else (0.0, 0.25)[:2 if np.isfinite(plan.mtbf_s) else 1]:  # fallback: a failure
     pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"], p["fail_rate_per_gpu_year"],
                                   peer_bw, p["ckpt_restart_s"], p["ckpt_d2h_bytes_per_s"], fallback_share=f,
-                                  fallback_restart_s=fallback_s, planned_per_day=p["fail_planned_per_day"],
-                                  run_s=work_s)
-    print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
-          f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
-          f"(durable checkpoints: {plan.goodput:.2%})")
+                                  fallback_restart_s=plan.restart_s + plan.interval_s / 2,  # + lost work
+                                  planned_per_day=p["fail_planned_per_day"], run_s=work_s)
+    print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every "
+          f"{fmt_duration(pc.interval_s)}, copy {pc.copy_s:.2f} s, restart {fmt_duration(pc.restart_s)}, "
+          f"goodput {pc.goodput:.2%} (durable checkpoints: {plan.goodput:.2%})")
 if absent:  # one machine, or nothing to restore
     print(f"peer checkpoints: {absent}")
 
