@@ -971,3 +971,18 @@ def test_the_compare_note_says_why_a_difference_can_lie_outside_its_range():
     assert not np.quantile(diff, 0.1) <= point <= np.quantile(diff, 0.9)
     assert "the same random numbers" in COMPARE_OUTSIDE_NOTE
     assert "sits at another place in its range" in COMPARE_OUTSIDE_NOTE
+
+
+def test_compare_names_the_predicted_plans_when_they_differ():
+    # A trial: a BF16 Llama 3.1 405B on 16,384 H100 and its FP8 copy, both `mfu: predict`,
+    # whose plan searches chose TP8 · PP64×v2 and TP8 · PP32×v4 (FP8's smaller activations fit
+    # a shorter pipeline): "inputs that differ" listed dtype and mfu only
+    from types import SimpleNamespace as NS
+
+    from llmcost.present.glance import compare_inputs
+    def bill(dtype, plan):
+        return NS(scenario={"dtype": dtype, "_mfu_prediction": {"plan": plan}}, figures={})
+    said = compare_inputs((bill("bf16", "TP8 · PP64×v2"), bill("fp8", "TP8 · PP32×v4")))
+    assert "the plan the MFU was predicted for TP8 · PP64×v2 → TP8 · PP32×v4" in said
+    assert not any("plan the MFU" in x
+                   for x in compare_inputs((bill("bf16", "P"), bill("fp8", "P"))))

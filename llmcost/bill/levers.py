@@ -897,7 +897,8 @@ def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
     measured), and its words: the bill's MFU and the lever's, and the ratio of the two bills'
     own MFUs (each its capped central estimate) where it differs by more than
     ``FP8_TWIN_NOTE_TOLERANCE``."""
-    (_, _, band8, c8), (_, _, band16, c16) = central_prediction(fp8), central_prediction(s)
+    (plan8, _, band8, c8), (plan16, _, band16, c16) = central_prediction(fp8), \
+        central_prediction(s)
     u8, u16 = band8.central()[1], band16.central()[1]
     m = float(_get(s, "mfu")) if isinstance(_get(s, "mfu"), (int, float)) else c16
     ratio = min(u8 / u16, float(band8.high) / m)
@@ -914,8 +915,26 @@ def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
         twin = peaks * c8 / c16
         how += (f"; a scenario with dtype: fp8 would bill its own central estimate, {c8:.1%} of "
                 f"the FP8 peak against this bill's {c16:.1%} of the BF16 one ({twin:.2f}× "
-                "faster), the two bands capped by different published runs")
+                f"faster): {_twin_reasons(plan8, plan16, band8, band16)}")
     return ratio, how
+
+
+def _twin_reasons(plan8, plan16, band8, band16) -> str:
+    """Why a ``dtype: fp8`` copy of a scenario bills another speed-up than ``fp8_training``,
+    said by its actual causes (a trial read "the two bands capped by different published runs"
+    where neither was capped and the two plans differed): the FP8 copy's plan search chose
+    another plan (FP8 keeps smaller activations), a band capped by a published run (each
+    dtype's best comparable run, which measures nothing of FP8's effect on this plan), and the
+    lever's hold at the published speed-up (said before, in its own words)."""
+    why = []
+    if plan8.describe() != plan16.describe():
+        why.append(f"its plan search chooses {plan8.describe()} where this scenario runs "
+                   f"{plan16.describe()}")
+    capped = [d for d, b in (("FP8", band8), ("BF16", band16)) if b.capped_above() is not None]
+    if capped:
+        why.append(f"the {' and '.join(capped)} band{'s' if len(capped) > 1 else ''} capped by "
+                   "a published run of that dtype")
+    return "; ".join(why) or "the lever's hold at the largest published FP8 ÷ BF16 speed-up"
 
 
 def fp8_unavailable(s: dict) -> str:

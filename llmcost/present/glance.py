@@ -1251,7 +1251,19 @@ def compare_inputs(bills) -> list:
                       for x, v in zip(bills, (sa, sb)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
-    return out + _same_given_mfu(bills) + other_inputs_differing(bills)
+    return out + _predicted_plans(bills) + _same_given_mfu(bills) + other_inputs_differing(bills)
+
+
+def _predicted_plans(bills) -> list:
+    """``["plan the MFU was predicted for A → B"]`` when both bills predicted their MFU (the
+    report's ``_mfu_prediction``) on different parallel plans, else []: a trial compared a BF16
+    405B and its FP8 copy, whose plan searches chose PP64×v2 and PP32×v4, and read only "dtype"
+    and "mfu" among the inputs that differ."""
+    plans = [((getattr(x, "scenario", {}) or {}).get("_mfu_prediction") or {}).get("plan")
+             for x in bills]
+    if all(plans) and plans[0] != plans[1]:
+        return [f"the plan the MFU was predicted for {plans[0]} → {plans[1]}"]
+    return []
 
 
 def _same_given_mfu(bills) -> list:

@@ -1604,13 +1604,26 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     ``fp8_bf16_pairs``, run 0.997-1.60: MosaicML llm-foundry's MPT 3B at 32k tokens the one
     below 1, by 0.3%), so an FP8 run's MFU on the BF16 peak bounds a BF16 step's from above;
     a loose bound, said so in ``rule``. A step the bound leaves unbounded meets the matmul
-    ceiling (``band_cap``). ``rule``: the scope in words, for the sentences that compare with
-    it; ``source``: the run, or why there is none; ``exclude_runs``: validation ``run_id`` s
-    left out (``claims.best_reference``'s, a claim's own runs)."""
+    ceiling (``band_cap``). Where a dense BF16 run is published, a dense FP8 run of the class
+    counts too, as the least its plan reaches in BF16 (``_fp8_run_in_bf16``: its MFU ÷ r, r the
+    largest published FP8 ÷ BF16 speed-up of one plan of that run's size): a review's 8B on B200
+    was capped at the 46.0% of NVIDIA's DGX Cloud Llama 3.1 405B BF16 run on 128 GB200, where
+    Megatron-Bridge's Llama 3 8B FP8 on 8 B200 (78.8% of the BF16 peak) implies at least
+    78.8% ÷ 1.306 = 60.3% in BF16. ``rule``: the scope in words, for the
+    sentences that compare with it; ``source``: the run, or why there is none;
+    ``exclude_runs``: validation ``run_id`` s left out (``claims.best_reference``'s, a claim's
+    own runs)."""
     gen = gpu_generation(accelerator)
     fp8 = str(dtype).lower().startswith("fp8")
     best, source = _best_of_scope(gen, fp8, seq_len, is_moe, exclude_runs, fp8_bound=fp8,
                                   accelerator=accelerator)
+    implied = None
+    if not fp8 and best is not None and is_moe is False:
+        implied = _fp8_run_in_bf16(gen, seq_len, exclude_runs, accelerator)
+        if implied is not None and implied[0] > best:
+            best, source = implied
+        else:
+            implied = None
     other = False
     if best is None and not fp8:
         best, source = _best_of_scope(gen, True, seq_len, is_moe, exclude_runs,
@@ -1618,7 +1631,8 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
         other = best is not None
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
-    prec = "FP8 or BF16 runs" if fp8 else "FP8 runs" if other else "BF16 runs"
+    prec = ("FP8 or BF16 runs" if fp8 else "FP8 runs" if other else
+            "BF16 runs, and FP8 runs ÷ r" if implied else "BF16 runs")
     why = (" (on the BF16 dense peak)" if fp8 else
            f" (on the BF16 dense peak: no BF16 {cls}run is published there; the same step in "
            "FP8 is no slower than in BF16, so they bound a BF16 step from above)" if other else "")
@@ -1631,6 +1645,25 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
             "" if seq_len is None else " at a comparable sequence length")
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype), "fp8" if fp8 else "bf16",
                          source, rule)
+
+
+def _fp8_run_in_bf16(gen: str, seq_len, exclude_runs, accelerator: str) -> tuple | None:
+    """The dense FP8 runs of the generation at any size, each as the least its plan reaches in
+    BF16: its MFU on the BF16 peak u ÷ r, r = ``fp8_speedup_bound`` of its own model's size (an
+    FP8 step runs at most r times the same plan in BF16, the published pairs of that size); the
+    largest, ``(u ÷ r, words)``, or None without one. Rules 5-7 (context, hardware) as
+    ``_best_of_scope``'s."""
+    rows = _published_in_scope(gen, True, _seq_range(seq_len), False, exclude_runs)
+    rows = rows[(rows["precision"] == "FP8")
+                & comparable_hardware(rows["accelerator"], accelerator, False)]
+    if not len(rows):
+        return None
+    r = rows["params"].map(lambda n: fp8_speedup_bound(float(n))[0])
+    row = rows.loc[(rows["reported_mfu"] / r).idxmax()]
+    u, (r1, pair) = float(row["reported_mfu"]), fp8_speedup_bound(float(row["params"]))
+    return u / r1, (f"{row['model']} (an FP8 run, {u:.1%} of the BF16 peak) ÷ {r1:.3g}, the "
+                    "least its plan reaches in BF16 (the largest FP8 ÷ BF16 speed-up of one "
+                    f"plan among the published pairs of its size, {pair})")
 
 
 def _ceiling(accelerator: str) -> float:
