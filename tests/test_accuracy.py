@@ -49,9 +49,9 @@ def test_validation_rows_share_the_published_runs_id_space(table):
     # Megatron-Bridge 25.09 Qwen3-235B-A22B rows at TP 2 with EP over DP (etp 1, MoE parallel
     # folding, once the plans expressed it), + the four Megatron-Bridge 25.11 Qwen3-235B-A22B
     # rows (GB300 and GB200 BF16, B200 FP8-MX, H100 FP8-CS folded), + NVIDIA's DGX Cloud
-    # benchmarking BF16 and FP8 pairs (Llama 3.1 70B and 405B, GPT-3 175B, Nemotron-4 340B on
-    # H100, Llama 3.1 405B on GB200: ten rows)
-    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3 + 4 + 10
+    # benchmarking BF16 and FP8 pairs (Llama 3.1 8B, 70B and 405B, GPT-3 175B, Nemotron-4 340B
+    # on H100, Llama 3.1 405B on GB200: twelve rows)
+    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79 - 2 - 1 + 3 + 4 + 12
     assert not set(new["run_id"]) & set(step_validation.excluded_configs()["run_id"])
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
@@ -708,12 +708,12 @@ def test_a_capped_band_says_its_real_cap_and_reason():
     # (a dense model is no longer capped by an MoE run: the any-size fallback keeps the class,
     # tests/test_comparable_published.py); a dense 70B at 128k on H100 is capped by the best
     # dense run at 32k-512k tokens of any size, BF16 or FP8 ÷ r (NeMo's Llama 2 7B FP8 at 32K,
-    # 61.6% ÷ 1.306 = 47.2%, above Llama 3.1 405B's BF16 38.4%), said so
+    # 61.6% ÷ 1.335 = 46.2%, above Llama 3.1 405B's BF16 38.4%), said so
     h100 = accuracy.mfu_band(0.50, "H100-SXM", 512, n_params=70.6e9, seq_len=131072)
     (w,) = [x for x in h100.warnings if x.startswith("the band's upper end")]
     assert "none of them is within 4× this model's size" in w and "no comparable run has" not in w
     assert glance.caveat_line(w).startswith(
-        "the MFU's range is capped at 47.2%, the best MFU published by dense BF16 runs, and FP8 "
+        "the MFU's range is capped at 46.2%, the best MFU published by dense BF16 runs, and FP8 "
         "runs ÷ r on Hopper of any size")
     assert "no run like this one (of its size) is published" in glance.caveat_line(w)
     # what the bill's MFU is: the central estimate, or the capped top when that is below it

@@ -65,15 +65,15 @@ def test_the_dense_vendor_claim_stays_for_dense_models_only():
     # NVIDIA/Megatron-LM README: "up to 47% MFU on H100 clusters", GPT (dense) models 2B-462B:
     # the best comparable figure where no run beats it (a 13B at 1,024 tokens: every Hopper run
     # within 4× at 256-4,096 tokens is below 47%), and BF16 evidence, so an FP8 step is bounded
-    # by it × r (the largest published FP8 ÷ BF16 speed-up of one plan of its size: torchtitan's
-    # Llama 3.1 8B on 128 H100, 8,380 ÷ 6,514 tokens/s/GPU), as by a BF16 run (a review: no
-    # test reached this branch)
+    # by it × r (the largest published FP8 ÷ BF16 speed-up of one plan of its size: NVIDIA's
+    # DGX Cloud Llama 3.1 8B on 8 H100, 12.91 ÷ 9.67 s a step, llama3.1/README_8b.md @ 143b90d),
+    # as by a BF16 run (a review: no test reached this branch)
     bf16 = accuracy.comparable_published_mfu("H100-SXM", 13e9, is_moe=False, seq_len=1024)
     assert bf16.mfu_bf16 == 0.47 and "Megatron-LM README" in bf16.source
     fp8 = accuracy.comparable_published_mfu("H100-SXM", 13e9, is_moe=False, dtype="fp8",
                                             seq_len=1024)
     r = accuracy.fp8_speedup_bound(13e9)[0]
-    assert r == pytest.approx(8380 / 6514, rel=1e-3)
+    assert r == pytest.approx(12.91 / 9.67, rel=1e-3)
     assert fp8.mfu_bf16 == pytest.approx(0.47 * r, rel=1e-9)
     assert "Megatron-LM README" in fp8.source and f"× {r:.3g}" in fp8.source
     moe = accuracy.comparable_published_mfu("H100-SXM", 70e9, is_moe=True)
@@ -140,7 +140,8 @@ def test_a_cap_compares_runs_of_a_comparable_sequence_length():
     the plan's sequence: at 128k that is 32k-512k, where the best dense Hopper BF16 run within
     4x of 8B parameters is llm-foundry's MPT-13B at 32,768 tokens on 8 H100 (data/
     validation_mfu.csv: 31.5% on the workbook's full-mask count, the prediction's basis); at
-    4,096 tokens the claim stands."""
+    4,096 tokens NVIDIA's DGX Cloud Llama 3.1 8B BF16 on 8 H100 (llama3.1/README_8b.md @
+    143b90d: 81,222 tokens/s, 59.4%), above the claim's 47%."""
     spec = llmcost.load_model("llama-3.1-8b")
     long = accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
                                              seq_len=131072)
@@ -148,7 +149,8 @@ def test_a_cap_compares_runs_of_a_comparable_sequence_length():
     assert "sequences of 32,768–524,288 tokens" in long.rule
     short = accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
                                               seq_len=4096)
-    assert short.mfu_bf16 == 0.47 and "Megatron-LM README" in short.source
+    assert short.mfu_bf16 == pytest.approx(81_222 / 8 * spec.flops_per_token(
+        8192, causal=False) / 989.4e12, rel=1e-3) and "DGX Cloud" in short.source
     for bad in (0, 2.5, True):
         with pytest.raises(ValueError, match="seq_len="):
             accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
@@ -219,14 +221,14 @@ def test_the_any_size_fallback_keeps_the_class_and_says_its_scope():
     # Cloud Llama 3.1 405B BF16 on 128 GB200 (46.0% of the BF16 peak) and the dense FP8 runs
     # as the least their plans reach in BF16 (a review: an 8B capped at a 405B's 46.0%):
     # Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 B200, 30,624 tokens/s/GPU × the full-mask
-    # FLOPs per token at 8,192 ÷ 2,250 TFLOP/s, ÷ r of its size (llm-foundry's MPT 3B at 512
-    # tokens, 36,527 ÷ 27,965 tokens/s/GPU), by hand 60.3%
+    # FLOPs per token at 8,192 ÷ 2,250 TFLOP/s, ÷ r of its size (NVIDIA's DGX Cloud Llama 3.1
+    # 8B on 8 H100, 12.91 ÷ 9.67 s a step), by hand 59.0%
     hand = 30_624 * llmcost.load_model("llama-3.1-8b").flops_per_token(8192, causal=False) \
-        / 2250e12 / (36_527 / 27_965)
+        / 2250e12 / (12.91 / 9.67)
     dense = accuracy.published_any_size("B200", "bf16", 8192, is_moe=False)
     assert dense.mfu_bf16 == pytest.approx(hand, rel=2e-3)
     assert "DeepSeek" not in dense.source and "LLAMA3_8B" in dense.source
-    assert "(an FP8 run, 78.8% of the BF16 peak) ÷ 1.31, the least its plan reaches in BF16" in \
+    assert "(an FP8 run, 78.8% of the BF16 peak) ÷ 1.34, the least its plan reaches in BF16" in \
         dense.source
     assert dense.rule.startswith("dense BF16 runs, and FP8 runs ÷ r on Blackwell (not Blackwell "
                                  "Ultra) of any size")
@@ -252,12 +254,12 @@ def test_check_and_estimate_agree_at_128k_and_say_the_context():
     32,768-524,288 tokens; the words say that scope, and `check` uses the same context rule.
     The dense FP8 runs count too, as the least their plans reach in BF16: NVIDIA's NeMo
     long-sequence Llama 2 7B FP8 at 32K on 32 H100, 6,687 tokens/s/GPU × the full-mask FLOPs
-    per token at 32,768 ÷ 989.4 TFLOP/s = 61.6%, ÷ r of its size (MPT 3B at 512 tokens, 36,527
-    ÷ 27,965) = 47.2%, above Llama 3's 38.4%: a claim at 50% is optimistic on both pages, at
-    40% on neither."""
+    per token at 32,768 ÷ 989.4 TFLOP/s = 61.6%, ÷ r of its size (NVIDIA's DGX Cloud Llama 3.1
+    8B, 12.91 ÷ 9.67 s a step) = 46.2%, above Llama 3's 38.4%: a claim at 50% is optimistic on
+    both pages, at 40% on neither."""
     assert 380 / 989.4 == pytest.approx(0.384, abs=5e-4)
     hand = 6687 * llmcost.load_model("llama-2-7b").flops_per_token(32768, causal=False) \
-        / 989.4e12 / (36_527 / 27_965)
+        / 989.4e12 / (12.91 / 9.67)
     b = accuracy.published_any_size("H100-SXM", "bf16", 131072, is_moe=False)
     assert b.mfu_bf16 == pytest.approx(hand, rel=2e-3) and "32K context" in b.source
     assert b.rule == ("dense BF16 runs, and FP8 runs ÷ r on Hopper of any size, sequences of "

@@ -1868,7 +1868,6 @@ def test_the_fp8_lever_takes_the_models_change_not_two_sets_of_published_runs():
          "pricing": "on_demand"}
     _, st, band16, bf16 = lv.central_prediction(s)
     band8 = lv.central_prediction({**s, "dtype": "fp8"})[2]
-    assert bf16 < st.mfu   # the BF16 point is capped below its raw prediction here
     u16, u8 = band16.central()[1], band8.central()[1]   # p / (1 + c), no cap
     assert u16 == pytest.approx(band16.mfu / (1 + band16.center), rel=1e-12)
     s = {**s, "mfu": bf16, "mfu_band": "predicted"}   # as report.resolve_mfu gives the pages
@@ -1932,12 +1931,12 @@ def test_the_fp8_lever_takes_the_models_change_not_two_sets_of_published_runs():
 def test_the_fp8_lever_never_promises_more_than_a_published_fp8_speedup():
     # A trial: Mistral 7B on 64 MI300X at a given 35% MFU was offered "the run 1.50× faster"
     # in FP8, above the largest published whole-step FP8 ÷ BF16 speed-up of one plan of a model
-    # of its size (accuracy.fp8_speedup_bound of 7.2B, pairs of 1.8B-29B: llm-foundry's MPT 3B
-    # at 512 tokens on 8 H100, 36,527 ÷ 27,965 tokens/s/GPU = 1.306); no FP8 run on MI300X is
+    # of its size (accuracy.fp8_speedup_bound of 7.2B, pairs of 1.8B-29B: NVIDIA's DGX Cloud
+    # Llama 3.1 8B on 8 H100, 12.91 ÷ 9.67 s a step = 1.335); no FP8 run on MI300X is
     # published. The lever holds the speed-up there and says so
     from llmcost.training.accuracy import fp8_speedup_bound
     r, pair = fp8_speedup_bound(llmcost.load_model("mistral-7b").n_params)
-    assert r == pytest.approx(36527 / 27965, rel=1e-3)
+    assert r == pytest.approx(12.91 / 9.67, rel=1e-3)
     s = {"model": "mistral-7b", "accelerator": "MI300X", "n_gpus": 64, "train_tokens": 2e12,
          "mfu": 0.35, "dtype": "bf16", "pricing": "on_demand"}
     change = lv.fp8_training(s)

@@ -1157,11 +1157,14 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
                       "price_usd_per_gpu_hour: 1.0\n")
            + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
                       "price_usd_per_gpu_hour: 2.5\n"))
-    assert len(got) == 11
+    # (eleven; and the given 40% MFU below the band of the model's 7B prediction on H100, now
+    # that its regime holds a published run, NVIDIA's DGX Cloud Llama 3.1 8B: three more)
+    assert len(got) == 14
     for w in got:
         assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
         line = glance.caveat_line(w)
         assert line.count("(") == line.count(")") and "\n" not in line
+    got = [w for w in got if "expects of this plan" not in w]   # the eleven, in their order
     lines = [glance.caveat_line(w) for w in got]
     assert lines[0] == ("the project lasts 83.3M years (ledger_project_months=1e+09), over "
                         "120 months: no one dated GPU-hour price describes it; check the unit")
