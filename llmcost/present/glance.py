@@ -511,8 +511,10 @@ def lever_sentence(summary: dict, failed=()) -> str:
     risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
     # a lever's saving is bill(before) − bill(after) at the inputs' points (levers.Lever),
     # while the first sentence gives the bill's range: said, so the two are not read alike
-    return (f"The biggest lever (notebook 09): {name}, which would save about "
-            f"{fmt_usd(lever['value'])} at the bill's point estimate{share}"
+    # the saving first: a lever's name may end in a clause of its own (a trial read "... not in
+    # that figure, which would save about $31.6M", the "which" on the wrong noun)
+    return (f"The biggest lever (notebook 09) would save about {fmt_usd(lever['value'])} at "
+            f"the bill's point estimate{share}: {name}"
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
 
 

@@ -1051,10 +1051,11 @@ def fp8_speedup_bound(n_params: float | None = None) -> tuple[float, str]:
     both on the dense BF16 peak, so a ratio of tokens per second; a pair is one source, stack,
     accelerator, GPU count, model, sequence length and plan (data/validation_mfu.csv). The
     speed-up is larger for large models, whose GEMMs take more of the step and run nearer the
-    FP8 peak, though not monotonically among the small ones: MosaicML llm-foundry's MPT 1B-3B 1.00-1.35 (scripts/train/benchmarking/README.md @
-    495218376; the 1.345 of MPT 1B at 512 tokens, 70,315 ÷ 52,275 tokens/s/GPU), torchtitan's
-    Llama 3.1 8B 1.28-1.29, NVIDIA's DGX Cloud recipes 1.40 at 70B, 1.51 at 175B, 1.46 at 340B
-    and 1.52-1.60 at 405B (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
+    FP8 peak, though not monotonically among the small ones: MosaicML llm-foundry's MPT 1B-3B
+    1.00-1.35 (scripts/train/benchmarking/README.md @ 495218376; the 1.345 of MPT 1B at 512
+    tokens, 70,315 ÷ 52,275 tokens/s/GPU), torchtitan's Llama 3.1 8B 1.28-1.29, NVIDIA's DGX
+    Cloud recipes 1.34 at 8B, 1.40 at 70B, 1.51 at 175B, 1.46 at 340B and 1.52-1.60 at 405B
+    (NVIDIA/dgxc-benchmarking, the same plan in both tables). So a small
     model's FP8 is not bounded by a 405B's speed-up, nor a large one's by a 1B's. Without
     ``n_params`` every pair counts; where no pair is of a comparable size, the pairs of the
     model nearest in size (log scale) do (a 100M model: MPT 1B's, not the 405B's).
@@ -1609,7 +1610,7 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     largest published FP8 ÷ BF16 speed-up of one plan of that run's size): a review's 8B on B200
     was capped at the 46.0% of NVIDIA's DGX Cloud Llama 3.1 405B BF16 run on 128 GB200, where
     Megatron-Bridge's Llama 3 8B FP8 on 8 B200 (78.8% of the BF16 peak) implies at least
-    78.8% ÷ 1.306 = 60.3% in BF16. ``rule``: the scope in words, for the
+    78.8% ÷ 1.335 = 59.0% in BF16. ``rule``: the scope in words, for the
     sentences that compare with it; ``source``: the run, or why there is none;
     ``exclude_runs``: validation ``run_id`` s left out (``claims.best_reference``'s, a claim's
     own runs)."""
