@@ -11,7 +11,7 @@ to 8B and 1.40-1.60 at 70B-405B, far from the 2x of the FP8 peak. The goal: the 
 ratio within 10 % of each published one, with GEMMs by shape, FP8 as run (LM head in BF16,
 casts priced with each
 source's recipe), the attention curve and Hopper's backward FP8 GEMMs without fast
-accumulation (gemm.FP8_SLOW_ACCUMULATION, on in every table here): met on the eleven H100
+accumulation (gemm.FP8_SLOW_ACCUMULATION, on in every table here): met on the twelve H100
 pairs (largest |error| 7.2 %), missed on the one GB200 pair (Llama 3.1 405B, +14 %: the
 engine's Blackwell FP8 step is too fast there, its BF16 one +10 %).
 """
