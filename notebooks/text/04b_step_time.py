@@ -627,8 +627,10 @@ plots.table(strong.reset_index(), {"step_time_s": "{:.3g}", "tokens_per_s": "{:,
 #
 # ## 5. The best plans for the scenario
 #
-# Every plan of notebook 03 that fits, with TP inside the scale-up domain, ranked by predicted step
-# time, with the time and cost of the scenario's training tokens. The whole space (every TP × PP ×
+# Every plan that fits, with TP inside the scale-up domain, among the features the scenario's stack
+# has (its schedules, ZeRO stages and recomputation: notebook 03 counts every combination, so its
+# counts are larger), ranked by predicted step time, with the time and cost of the scenario's
+# training tokens. The whole space (every TP × PP ×
 # virtual stages × micro-batch × ZeRO × recompute × schedule combination) is ranked in one
 # vectorised call; `benchmarks/bench_rank_plans.py` times it for GPT-3 175B on 1,024 A100s (over a
 # million candidates). Plans read: TP8 · PP16×v8 · DP128 · INTERLEAVED m=16 mbs=1 · ZeRO-2 is tensor,
