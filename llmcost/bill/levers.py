@@ -851,38 +851,75 @@ def fp8_training(s: dict) -> Change:
     if cannot:
         return _unchanged(s, cannot)
     fp8 = {**s, "dtype": "fp8"}
-    (_, b16), (_, b8) = predicted_step(s), predicted_step(fp8)
+    (plan16, b16), (plan8, b8) = predicted_step(s), predicted_step(fp8)
     gpu = load_accelerator(_get(s, "accelerator"))
     peaks = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
     raw = b16.step_time_s / b8.step_time_s
+    gain = _fp8_plan_gain(fp8, plan16, plan8, b8)
     if s.get("_mfu_prediction") or _get(s, "mfu_band") == "predicted":
-        ratio, how = _fp8_predicted_ratio(s, fp8, peaks, raw)
+        ratio, how = _fp8_predicted_ratio(s, fp8, peaks, raw, gain)
     else:
         ratio = b8.mfu / b16.mfu
         how = (f"MFU × {ratio:.3f} (of the FP8 peak), the step-time model's predicted change "
                f"on the scenario's calibration: the run {peaks * ratio:.2f}× faster")
         ratio, how = _fp8_speedup_held(
-            ratio, how, peaks, float(load_model(_get(s, "model")).n_params))
+            ratio, how, peaks, float(load_model(_get(s, "model")).n_params), gain)
     after = _with_scaled_mfu(s, fp8, ratio)
     return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
                   "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; {how} "
                   "(llmcost.step)", "llmcost.step (FP8 peak from data/accelerators.csv)")
 
 
-def _fp8_speedup_held(ratio: float, how: str, peaks: float, n_params: float) -> tuple:
-    """``fp8_training``'s MFU ratio held so that the run's speed-up, peaks × ratio (peaks = the
-    FP8 ÷ BF16 dense peak), is at most r, the largest published whole-step FP8 ÷ BF16 speed-up
-    of one plan among the pairs of a model of comparable size (``accuracy.fp8_speedup_bound``
-    of ``n_params``: 1.345 for a 1B model, 1.505 for a 70B, 1.599 for a 405B with the shipped
-    pairs), as a band's top is the best comparable published run: a trial's MI300X run, where
-    no FP8 run is published, was offered 1.50×. ``(ratio, how)``, the words saying when it is
-    held."""
+def _fp8_speedup_held(ratio: float, how: str, peaks: float, n_params: float,
+                      gain: tuple = (1.0, "")) -> tuple:
+    """``fp8_training``'s MFU ratio held so that the run's speed-up on one plan, peaks × ratio ÷
+    g (peaks = the FP8 ÷ BF16 dense peak; g the FP8 plan's gain, ``_fp8_plan_gain``: 1 when
+    FP8 runs the scenario's plan), is at most r, the largest published whole-step FP8 ÷ BF16
+    speed-up of one plan among the pairs of a model of comparable size
+    (``accuracy.fp8_speedup_bound`` of ``n_params``: 1.345 for a 1B model, 1.505 for a 70B,
+    1.599 for a 405B with the shipped pairs), as a band's top is the best comparable published
+    run: a trial's MI300X run, where no FP8 run is published, was offered 1.50×. The bound is
+    of one plan, so the gain of a plan FP8 alone fits multiplies the held ratio:
+    ratio = min(ratio, r ÷ peaks × g). ``(ratio, how)``, the words saying when it is held."""
     r, pair = fp8_speedup_bound(n_params)
-    if peaks * ratio <= r:
-        return ratio, how
+    g, said = gain
+    if peaks * ratio / g <= r:
+        return ratio, how + (f"; {said}" if g > 1 else "")
+    if g > 1:
+        return r / peaks * g, (
+            f"{how}; held at {r:.3g}× faster on one plan (the largest published FP8 ÷ BF16 "
+            f"speed-up of one plan among the validation's pairs of a comparable size, {pair}; "
+            f"data/validation_mfu.csv), × {g:.2f} for the plan FP8 fits: {said}")
     return r / peaks, (f"{how}; held at {r:.3g}× faster (MFU × {r / peaks:.3f}), the largest "
                        "published FP8 ÷ BF16 speed-up of one plan among the validation's pairs "
                        f"of a comparable size ({pair}; data/validation_mfu.csv)")
+
+
+def _fp8_plan_gain(fp8: dict, plan16, plan8, b8) -> tuple:
+    """``(g, words)``: how much faster FP8 runs on the plan its own search chooses than on the
+    scenario's BF16 plan, g = MFU(FP8, its plan) ÷ MFU(FP8, the BF16 plan) (``predicted_step``
+    of the FP8 scenario with the BF16 plan's parameters fixed), where the two plans differ and
+    g > 1, else ``(1.0, "")``. FP8 keeps smaller copies of what it saves for the backward, so a
+    plan that needs recomputation or a longer pipeline in BF16 can fit without in FP8 (a trial's
+    405B on 16,384 H100: BF16 TP8 · PP64×v2 with a 49% bubble, FP8 TP8 · PP32×v4): a published
+    pair's speed-up, of one plan, does not bound that gain."""
+    if plan8.describe() == plan16.describe():
+        return 1.0, ""
+    pinned = {name: getattr(plan16, field)
+              for name, (field, _) in parallel.PLAN_PARAMETER_FIELDS.items()}
+    if plan16.fsdp_shard_size is not None:   # HSDP and MoE folding: the search keys beside
+        pinned[parallel.FSDP_SHARD_KEY] = plan16.fsdp_shard_size
+    if plan16.etp is not None:
+        pinned[parallel.ETP_KEY] = plan16.etp
+    try:
+        _, same = predicted_step({**fp8, **pinned, "pp_split": plan16.pp_split})
+    except ValueError:   # the BF16 plan does not run in FP8 (a memory or stack rule): no gain
+        return 1.0, ""
+    g = float(b8.mfu / same.mfu)
+    if g <= 1:
+        return 1.0, ""
+    return g, (f"the FP8 plan search chooses {plan8.describe()}, {g:.2f}× faster in FP8 than "
+               f"the scenario's {plan16.describe()}")
 
 
 #: How far (relative) a ``dtype: fp8`` scenario's own MFU ratio may lie from the FP8 lever's
@@ -890,7 +927,8 @@ def _fp8_speedup_held(ratio: float, how: str, peaks: float, n_params: float) -> 
 FP8_TWIN_NOTE_TOLERANCE = 0.05
 
 
-def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
+def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float,
+                         gain: tuple = (1.0, "")) -> tuple:
     """``fp8_training``'s MFU ratio for a predicted MFU, u(FP8) ÷ u(BF16) (each band's central
     estimate before its cap), kept so that the lever's FP8 MFU m × ratio stays at or below the
     FP8 band's top (``accuracy.band_cap``: a bill never exceeds what a comparable run has
@@ -910,7 +948,7 @@ def _fp8_predicted_ratio(s: dict, fp8: dict, peaks: float, raw: float) -> tuple:
         how += f", held at the FP8 band's top, {band8.high:.1%} ({band8.cap_source()})"
     how += f": the run {peaks * ratio:.2f}× faster, the uncalibrated model's step {raw:.2f}×"
     ratio, how = _fp8_speedup_held(
-        ratio, how, peaks, float(load_model(_get(s, "model")).n_params))
+        ratio, how, peaks, float(load_model(_get(s, "model")).n_params), gain)
     if abs((c8 / c16) / ratio - 1) > FP8_TWIN_NOTE_TOLERANCE:
         twin = peaks * c8 / c16
         how += (f"; a scenario with dtype: fp8 would bill its own central estimate, {c8:.1%} of "
