@@ -17,7 +17,8 @@ DSV3 = ("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 14.8
 
 
 def _verdict(text: str) -> str:
-    return " ".join(text.split()).split("Verdict: ")[1].split(":")[0]
+    """The verdict's word, its heading (a bound's weakness, in brackets) left off."""
+    return " ".join(text.split()).split("Verdict: ")[1].split(":")[0].split(" (")[0]
 
 
 def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, capsys):

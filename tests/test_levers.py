@@ -1039,6 +1039,29 @@ def test_smaller_model_longer(s):
     assert z["optimum_n_params"] == pytest.approx(float(n_c), rel=1e-6)
 
 
+def test_an_moes_lifetime_serving_is_its_own_serving_price(s):
+    # A trial: Qwen3-30B-A3B (30.5B total, 3.3B active; Qwen3 Technical Report) priced its
+    # served token at $0.023 per M tokens, 10T lifetime tokens about $230k, yet its lifetime
+    # table charged $25.6k: s(N) was referenced at the total count and read at the active one
+    # (the N the fits place an MoE at), 30.5 / 3.3 = 9.2x too low. The scenario's own serving
+    # cost is the lifetime demand times the serving model's blended price for the model itself:
+    # D_inf · (f·p_out + (1 - f)·p_in) / 1e6, f = R / (P + R)
+    moe = {**s, "model": "qwen3-30b-a3b", "train_tokens": 1e12, "tp": 0, "pp": 0, "ep": 0}
+    r = lv.smaller_model_longer(moe)
+    spec = llmcost.load_model("qwen3-30b-a3b")
+    assert r["n_params"] == spec.n_active_params == pytest.approx(3.3e9, rel=0.02)  # 3.35B
+    price = float(lv.bill(moe).figures["gpu_rate_usd_per_gpu_hour"])
+    P, R = moe["inference_prompt_tokens"], moe["inference_output_tokens"]
+    ref = llmcost.scaling.reference_serving_cost(
+        spec, llmcost.load_accelerator(moe["accelerator"]), price, P, R, tp=moe["serve_tp"],
+        batch=moe["serve_batch"], weight_dtypes=(moe["serve_weight_dtype"],),
+        kv_dtype=moe["serve_kv_dtype"], occupancy=moe["serve_occupancy"],
+        max_tpot_s=moe["serve_max_tpot_s"])
+    per_token = (R / (P + R) * ref.usd_per_m_output + P / (P + R) * ref.usd_per_m_input) / 1e6
+    assert r["inference_usd"] == pytest.approx(moe["inference_tokens_lifetime"] * per_token,
+                                               rel=1e-9)
+
+
 def test_smaller_model_longer_never_proposes_a_larger_model(s):
     # A teacher's trial: Llama 3.1 70B (N = 7.06e10) on 15T tokens. Hand derivation with the
     # Besiroglu et al. 2024 fit (E 1.8172, A 482.01, B 2085.43, alpha 0.3478, beta 0.3658): at

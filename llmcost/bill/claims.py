@@ -32,13 +32,14 @@ the price, then ask what the figure leaves out.
   - ``optimistic``: ``MFU_implied`` (BF16 peak) above the best figure published comparable to
     the claim (``best_reference``: ``accuracy.comparable_published_mfu``'s rule, the same
     hardware generation, MoE or dense, total parameters within 4×, BF16 runs for a BF16 claim
-    and FP8 or BF16 runs for an FP8 one, all on the BF16 peak; the step-time validation table,
+    and FP8 runs and BF16 runs × r for an FP8 one, all on the BF16 peak; the step-time
+    validation table,
     vendor claims and the whole-run figures of data/published_runs.csv). An FP8 claim is
     judged like a BF16 one, on the BF16 basis: published FP8 runs report their MFU on the BF16
     peak (Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100: 84.6% of it), so a claim above the
-    best of them on that basis is above every comparable published FP8 run; where every
-    comparable run is BF16, the figure is their best × r, the largest published FP8 ÷ BF16
-    speed-up of one plan (``accuracy.fp8_bound_of_bf16``);
+    best of them on that basis is above every comparable published FP8 run; a BF16 run counts
+    × r, the largest published FP8 ÷ BF16 speed-up of one plan (``accuracy.fp8_bound_of_bf16``),
+    where that is higher;
   - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: either the
     claim covers more than the final run (other phases, ablations, failed runs) or the run was
     that far below the best published one, as published final runs are (``LOW_SHARE``);
@@ -140,7 +141,7 @@ from .scenario import PRICING, load_scenario, point_scenario
 #: more than the final run from a final run well below the best published one. The published
 #: whole runs' shares (``whole_run_rows``' steady MFU ÷ ``best_reference``, the run's own model
 #: left out; tests/test_claims.py recomputes each figure quoted here): BLOOM 176B 0.60, Llama 2
-#: 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 1.79 (FP8, against an FP8 run); final runs under
+#: 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 1.44 (FP8, against a BF16 run × r); final runs under
 #: half too: Pythia 12B 0.43, Pythia 70M 0.35, Pythia 160M 0.48, Pythia 410M 0.48 (GPU-hours
 #: from the run's logged iteration time, Biderman et al. 2023) and BloombergGPT 50B 0.44 (53
 #: days on 512 GPUs, Wu et al. 2023), each against an llm-foundry MPT throughput benchmark on 8
@@ -338,7 +339,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``accuracy.comparable_published_mfu`` (the one rule of every page: the same hardware
     generation, MoE runs for an MoE and dense for a dense model (``is_moe``; None: both),
     **total** parameters ``n_params`` within ``accuracy.SIZE_FACTOR``, BF16 runs for a BF16
-    claim and FP8 or BF16 runs for an FP8 one; steady-state MFUs of the validation table and
+    claim and FP8 runs and BF16 runs × r for an FP8 one; steady-state MFUs of the validation
+    table and
     vendor claims) and, by the same generation, class and size, the whole-run utilisations of
     ``data/published_runs.csv`` divided by their goodput (``goodput_for``; 1 where the GPU count
     is not published: a whole-run figure is a lower bound on that run's steady-state MFU), by
@@ -346,9 +348,9 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``accuracy.best_published_mfu``): a BF16 claim against the BF16 runs only (the file's
     ``precision`` column, each value sourced: DeepSeek-V3 trained in FP8, arXiv:2412.19437
     §3.3, its MFU on the BF16 peak counting GEMMs that ran at up to twice it), an FP8 claim
-    against FP8 and BF16 runs, and where the runs of both kinds are all BF16, against their
-    best × r (``accuracy.fp8_bound_of_bf16``: the same plan in FP8 runs up to r times as fast;
-    a vendor claim of unstated precision counts as it is); with ``seq_len``, runs whose
+    against the FP8 runs as published and the BF16 runs × r, whichever is higher
+    (``accuracy.fp8_bound_of_bf16``: the same plan in FP8 runs up to r times as fast; a vendor
+    claim, BF16 evidence, × r too); with ``seq_len``, runs whose
     sequences are within ``accuracy.SEQ_FACTOR`` of it (``comparable_published_mfu``'s rule
     (5): the full-mask FLOP basis counts more attention at 128k than at 4k; a whole-run row
     without a published sequence length is kept). Returns ``(mfu, source)`` or
@@ -364,7 +366,6 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
-    run = _best_evidence(b)
     w = _whole_run_rows()
     moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
@@ -383,12 +384,12 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                 f"{row['run_id']}, MFU basis")
         if best is None or row["steady_mfu"] > best:
             best, src = float(row["steady_mfu"]), f"{name}; rule: {b.rule})"
-        if run is None or row["steady_mfu"] > run[0]:
-            run = (float(row["steady_mfu"]), name + ")")
-    if fp8 and run is not None and not b.fp8_rows and not (same["precision"] == "FP8").any():
-        bound, words = fp8_bound_of_bf16(*run, n_params)  # every comparable run BF16: best × r
-        if bound > best:
-            best, src = bound, f"{words}; rule: {b.rule}"
+    if fp8:   # a BF16 run bounds an FP8 claim at its MFU × r (rule 4), where that is higher
+        bf16 = _best_bf16_evidence(accelerator, n_params, is_moe, seq_len, own, same)
+        if bf16 is not None:
+            bound, words = fp8_bound_of_bf16(*bf16, n_params)
+            if best is None or bound > best:
+                best, src = bound, f"{words}; rule: {b.rule}"
     if own and best is not None:
         src += f"; {exclude_model}'s own published runs left out"
     return best, src
@@ -1124,6 +1125,27 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
                     fc=fc)
 
 
+def _best_bf16_evidence(accelerator: str, n_params: float, is_moe, seq_len, exclude_runs=(),
+                        whole_runs: pd.DataFrame | None = None) -> tuple | None:
+    """The best BF16 evidence comparable to an FP8 claim or step, ``(MFU on the BF16 peak, its
+    name)`` or None: the best BF16 run or MFU claim of ``accuracy.comparable_published_mfu``
+    (``exclude_runs`` left out) and, given ``whole_runs`` (``best_reference``'s comparable
+    whole-run rows), their BF16 rows' steady-state MFU, whichever is higher; × r it bounds an
+    FP8 step (``accuracy.fp8_bound_of_bf16``, the comparable-run rule's (4))."""
+    b16 = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype="bf16",
+                                   exclude_runs=exclude_runs, seq_len=seq_len)
+    best = _best_evidence(b16)
+    if whole_runs is not None:
+        w = whole_runs[whole_runs["precision"].astype(str).str.upper() == "BF16"]
+        if len(w):
+            row = w.loc[w["steady_mfu"].idxmax()]
+            if best is None or row["steady_mfu"] > best[0]:
+                best = (float(row["steady_mfu"]),
+                        f"{row['model']}'s whole-run utilisation ÷ goodput "
+                        f"(data/published_runs.csv {row['run_id']}, MFU basis)")
+    return best
+
+
 def _best_evidence(b) -> tuple | None:
     """The best comparable evidence of ``accuracy.comparable_published_mfu``'s ``b`` (taken with
     ``fp8_bound=False``), ``(MFU on the BF16 peak, its name)`` or None: its best run, or an MFU
@@ -1141,28 +1163,27 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
     measured run): which run, its MFU, the factor and the pair it comes from, and what that
     makes the bound. Applies when ``best`` is ``accuracy.fp8_bound_of_bf16`` of the best
     comparable run (``best = MFU_bf16 × r``, r the largest published FP8 ÷ BF16 speed-up of one
-    plan, ``accuracy.fp8_speedup_bound``), an FP8 claim with no comparable FP8 run; "" for a
-    bound that is a run's own figure, or none."""
+    plan, ``accuracy.fp8_speedup_bound``), for an FP8 claim the comparable FP8 runs do not
+    bound higher; "" for a bound that is a run's own figure, or none."""
     if best is None or not str(dtype).lower().startswith("fp8"):
         return ""
     runs = load_published_runs()
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()
-    b = comparable_published_mfu(accelerator, float(spec.n_params), is_moe=spec.is_moe,
-                                 dtype=dtype, exclude_runs=own, seq_len=seq_len,
-                                 fp8_bound=False)
     n = float(spec.n_params)
-    run = _best_evidence(b)
-    if run is None or b.fp8_rows or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0],
-                                                      rel_tol=1e-12):
+    run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own)
+    if run is None or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0], rel_tol=1e-12):
         return ""
+    b = comparable_published_mfu(accelerator, n, is_moe=spec.is_moe, dtype=dtype,
+                                 exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     (mfu, name), (r, pair) = run, fp8_speedup_bound(n)
+    fp8_runs = ("every comparable published FP8 run of the claim's class is lower"
+                if b.fp8_rows else "no FP8 run of the claim's class is published")
     return (f"that bound is one BF16 run, {name} at {mfu:.1%} of the BF16 peak, × {r:.3g} for "
             "FP8 (the largest FP8 ÷ BF16 speed-up of one plan among the published pairs of a "
-            f"comparable size, {pair}): no FP8 run "
-            "of the claim's class is published, so it rests on one run in another precision "
-            "and a factor measured on another model; the verdict says no comparable published "
-            "run reaches this utilisation, not that the claim is false")
+            f"comparable size, {pair}): {fp8_runs}, so it rests on one run in another "
+            "precision and a factor measured on another model; the verdict says no comparable "
+            "published run reaches this utilisation, not that the claim is false")
 
 
 def any_size_bound(accelerator: str, is_moe: bool, dtype: str, seq_len: int | None,
@@ -1348,7 +1369,8 @@ def _mfu_verdict(j: _Judging) -> None:
         if j.chain and best is not None:  # a scaled BF16 run: its chain and weakness, one line
             r = fp8_speedup_bound(float(j.c.spec.n_params))[0]
             j.heading = (f"its utilisation judged on a bound that is one BF16 run × {r:.3g}, "
-                         "no published FP8 run of its class")
+                         + ("no published FP8 run of its class" if "no FP8 run" in j.chain
+                            else "higher than every published FP8 run of its class"))
             rule = rsrc[rsrc.index("; rule: ") + 2:] if "; rule: " in rsrc else rsrc
             j.reason = (f"steady-state MFU {said} (MFU basis, as published MFUs count) is "
                         f"above the best published {what}, {ref:.1%} of the BF16 peak "

@@ -752,7 +752,8 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
     dense peak: on the BF16 one, the basis published MFUs use, an FP8 run's figure is
     peak(FP8) ÷ peak(BF16) = 2× it and passes 100% above 50%, which a trial read as an error:
     "51% of the FP8 peak (101% of the BF16 one)"; the source, ``PublishedBest.describe``, keeps
-    both) and the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
+    both) and the rule it was chosen by (``accuracy.comparable_published_mfu``); a target that
+    is a BF16 run × r (``PublishedBest.from_bf16``) is named as that run's FP8 bound."""
     spec, dtype = load_model(_get(s, "model")), _get(s, "dtype") or "bf16"
     b = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
                                  dtype=dtype, seq_len=int(_get(s, "seq_len")))
@@ -762,8 +763,10 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
              if b.stack == mine else f" ({b.source}, its software priced as the {b.stack} "
              f"stack profile, not this scenario's {mine}: the target assumes that profile's "
              "kernels)")
-    return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
-            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
+    what = (f"the FP8 bound (× r) of the best published {'MoE' if spec.is_moe else 'dense'} "
+            "BF16 run" if b.from_bf16 else
+            f"the best published {'MoE' if spec.is_moe else 'dense'} run")
+    return (f"raise MFU to {on}, {what} on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
             f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}"
             + _smaller_job_words(b.n_gpus, int(_get(s, "n_gpus"))))
 
@@ -2276,8 +2279,10 @@ def smaller_model_longer(scenario: dict) -> dict:
                                     weight_dtypes=(s["serve_weight_dtype"],),
                                     kv_dtype=s["serve_kv_dtype"], occupancy=s["serve_occupancy"],
                                     max_tpot_s=s["serve_max_tpot_s"])
+    # referenced at n_run, the N the fits place the model at (an MoE's active parameters), where
+    # it is evaluated: at the total count an MoE's serving cost came out total ÷ active too low
     serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
-                                      spec.n_params)
+                                      n_run)
     c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"])
     demand = float(s.get("inference_tokens_lifetime", 0.0))
     opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)

@@ -704,7 +704,9 @@ class PublishedBest:
     whether the comparable published runs include an FP8 one; ``run``: the best comparable
     run as published, ``(mfu on the BF16 peak, its name)``, before any FP8 bound and without
     the vendor claims (None: no comparable run); ``n_gpus``: the GPUs of the run the figure
-    comes from (None for a claim or none)."""
+    comes from (None for a claim or none); ``from_bf16``: the figure is a BF16 run's or
+    claim's MFU × r, the FP8 bound of its plan (``fp8_bound_of_bf16``), not a measured FP8
+    figure."""
 
     mfu_bf16: float | None
     basis: float
@@ -715,6 +717,7 @@ class PublishedBest:
     fp8_rows: bool = False
     run: tuple | None = None
     n_gpus: int | None = None
+    from_bf16: bool = False
 
     @property
     def mfu(self) -> float | None:
@@ -835,7 +838,7 @@ def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
                     seq_len: int | None = None) -> str:
     """``comparable_published_mfu``'s rule in words, for a page to print."""
     cls = "any dense or MoE" if is_moe is None else ("MoE" if is_moe else "dense")
-    prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
+    prec = f"FP8 runs, and BF16 runs × {FP8_BOUND_WORDS}, compared on the BF16 dense peak" \
         if str(dtype).lower().startswith("fp8") else "BF16 runs"
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
@@ -930,9 +933,10 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     is similar enough, and total parameters set the weights, optimizer state and expert traffic
     a step carries: DeepSeek-V3's 37 B active parameters would otherwise put it beside a 30 B
     dense model); (4) the dtype: a BF16 step against BF16 runs only (an FP8 run's MFU on the
-    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs,
-    and where those are all BF16, against the best of them × r (``fp8_bound_of_bf16``, with
-    ``fp8_bound``: the same plan in FP8 runs up to r times as fast);
+    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against the FP8 runs as
+    published and the BF16 runs × r, whichever is higher (``fp8_bound_of_bf16``, with
+    ``fp8_bound``: the same plan in FP8 runs up to r times as fast, FP8 runs published or not;
+    a trial's FP8 MoE was capped at a BF16 run's figure, as if FP8 ran no faster);
     (5) with ``seq_len`` given, **the same FLOP basis and context**: runs whose sequences are
     within ``SEQ_FACTOR`` of it (``seq_len`` ÷ 4 to × 4). Every validation row's
     ``reported_mfu`` is on the workbook's full-mask FLOP count, the prediction's
@@ -971,29 +975,28 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     where = generation_scope_words(accelerator)   # rule 7 said: Blackwell Ultra apart
     best, source, stack = None, (f"no published {cls}{'' if fp8 else 'BF16 '}{where} run of a "
-                                 "model within "
-                                 f"{SIZE_FACTOR:g}× this size"
-                                 + ("" if seq_len is None else " at a comparable sequence "
-                                    "length")), ""
-    run, fp8_rows, n_gpus = None, bool((same["precision"] == "FP8").any()), None
+                                 f"model within {SIZE_FACTOR:g}× this size" + (
+                                     "" if seq_len is None else " at a comparable sequence "
+                                     "length")), ""
+    run, fp8_rows, n_gpus, scaled = None, bool((same["precision"] == "FP8").any()), None, False
     if len(same):
-        row = same.loc[same["reported_mfu"].idxmax()]
-        run, stack = (float(row["reported_mfu"]), str(row["model"])), str(row["stack"])
-        best, source = fp8_bound_of_bf16(*run, n_params) if fp8 and fp8_bound and not fp8_rows \
-            else run
-        n_gpus = int(row["n_gpus"]) if pd.notna(row["n_gpus"]) else None
+        top = same.loc[same["reported_mfu"].idxmax()]
+        run = (float(top["reported_mfu"]), str(top["model"]))
+        best, source, row = _bounding_row(same, fp8 and fp8_bound, n_params)
+        stack, n_gpus = str(row["stack"]), int(row["n_gpus"]) if pd.notna(row["n_gpus"]) else None
+        scaled = fp8 and fp8_bound and row["precision"] == "BF16"
     for g, lo, hi, moe, mfu, src, s_claim in MFU_CLAIMS:
-        # a claim is BF16 evidence (MFU_CLAIMS): for an FP8 step with no FP8 run in scope,
-        # bounded as the BF16 rows are (rule 4), its MFU × r
-        if fp8 and fp8_bound and not fp8_rows:
+        # a claim is BF16 evidence (MFU_CLAIMS): for an FP8 step bounded as the BF16 rows are
+        # (rule 4), its MFU × r
+        if fp8 and fp8_bound:
             mfu, src = fp8_bound_of_bf16(mfu, src, n_params)
         if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
                 lo_s <= s_claim <= hi_s and (best is None or mfu > best):
-            best, source, stack, n_gpus = mfu, src, "", None
+            best, source, stack, n_gpus, scaled = mfu, src, "", None, fp8 and fp8_bound
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype),
                          "fp8" if fp8 else "bf16", source,
                          comparable_rule(accelerator, is_moe, dtype, seq_len), stack,
-                         fp8_rows, run, n_gpus)
+                         fp8_rows, run, n_gpus, bool(scaled))
 
 
 def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
@@ -1082,9 +1085,44 @@ def _fp8_speedup_bound(n_params: float | None) -> tuple[float, str]:
     return float(top["published"]), f"{top['run_id_fp8']} ÷ {top['run_id_bf16']}"
 
 
+#: rule (4)'s factor in words, for the rules' sentences.
+FP8_BOUND_WORDS = "r, the largest published FP8 ÷ BF16 speed-up of one plan of a comparable size"
+
+
+def _bounding_row(rows: pd.DataFrame, fp8_bound: bool, n_params: float | None = None,
+                  named_with_accelerator: bool = False):
+    """``(best, source, row)``: the row of ``rows`` (validation-table rows, non-empty) whose MFU
+    on the BF16 peak bounds a step highest, its figure and its source in words (the model,
+    ``named_with_accelerator``: and its accelerator where the name lacks it): each row as
+    published, or for an FP8 step (``fp8_bound``) the FP8 rows as published and each BF16 row
+    × r (``fp8_bound_of_bf16``: the same plan in FP8 runs up to r times as fast, r =
+    ``fp8_speedup_bound`` of the step's ``n_params``, or of each run's own size where the scope
+    has no size: None). ``comparable_published_mfu``'s rule (4)."""
+    mfu = rows["reported_mfu"].to_numpy(dtype=float)
+    bf16 = rows["precision"].to_numpy() == "BF16"
+    i = int(np.argmax(mfu))
+    if fp8_bound and bf16.any():
+        size = rows["params"].astype(float) if n_params is None else \
+            pd.Series(float(n_params), index=rows.index)
+        r = {n: fp8_speedup_bound(n)[0] for n in set(size)}
+        scaled = np.where(bf16, mfu * size.map(r).to_numpy(), 0.0)
+        j = int(np.argmax(scaled))
+        # a BF16 run × r that only ties an FP8 run (its own pair's) yields to the run
+        i = j if bf16[i] or scaled[j] > mfu[i] * (1 + 1e-9) else i
+    row = rows.iloc[i]
+    best, source = float(row["reported_mfu"]), str(row["model"])
+    if named_with_accelerator and str(row["accelerator"]).split("-")[0] not in source:
+        source += f" on {row['accelerator']}"  # the hardware named once
+    if fp8_bound and row["precision"] == "BF16":
+        best, source = fp8_bound_of_bf16(best, source, float(
+            row["params"] if n_params is None else n_params))
+    return best, source, row
+
+
 def fp8_bound_of_bf16(mfu_bf16: float, source: str,
                       n_params: float | None = None) -> tuple[float, str]:
-    """What a BF16 run bounds an FP8 step of its class at, when no comparable run is FP8:
+    """What a BF16 run bounds an FP8 step of its class at (where no comparable FP8 run is
+    published higher):
 
         bound = MFU of the BF16 run × r      (r: ``fp8_speedup_bound(n_params)``; both on the
                                               BF16 peak)
@@ -1491,7 +1529,8 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
     ``SEQ_FACTOR`` of ``seq_len`` (None: any), total parameters within ``SIZE_FACTOR`` of
     ``n_params`` (None: any size; a claim counts when ``n_params`` lies in its range),
     ``exclude_runs`` left out: ``(mfu, source)`` or ``(None, None)``. With ``fp8_bound`` (an
-    FP8 step) and no FP8 row in scope, the best row × r (``fp8_bound_of_bf16``). With
+    FP8 step) the BF16 rows and the claims × r, the FP8 rows as published (rule (4) of
+    ``comparable_published_mfu``: ``_bounding_row``, ``fp8_bound_of_bf16``). With
     ``accelerator``, an MoE's rows of its scale-up class only (``same_scaleup_class``, rule 6)
     and, within a generation, Blackwell Ultra apart (``same_chip_class``, rule 7)."""
     lo_s, hi_s = _seq_range(seq_len)
@@ -1504,17 +1543,14 @@ def _best_of_scope(gen: str | None, fp8: bool, seq_len, is_moe, exclude_runs=(),
                     same_scaleup_class(same["accelerator"], accelerator, is_moe)]
     best, source = None, None
     if len(same):
-        row = same.loc[same["reported_mfu"].idxmax()]
-        best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-        if gen is None and str(row["accelerator"]).split("-")[0] not in source:
-            source += f" on {row['accelerator']}"  # the hardware named once
-        if fp8_bound and not (same["precision"] == "FP8").any():
-            best, source = fp8_bound_of_bf16(best, source, n_params)
+        best, source, _ = _bounding_row(same, fp8_bound, n_params, gen is None)
     for g, lo, hi, moe, m, src, s_claim in MFU_CLAIMS:
         if (gen is None or g == gen) and (is_moe is None or moe == bool(is_moe)) \
-                and lo_s <= s_claim <= hi_s and (n_params is None or lo <= n_params <= hi) \
-                and (best is None or m > best):
-            best, source = m, src
+                and lo_s <= s_claim <= hi_s and (n_params is None or lo <= n_params <= hi):
+            if fp8_bound:   # a claim is BF16 evidence, of the sizes it covers
+                m, src = fp8_bound_of_bf16(m, src, n_params or math.sqrt(lo * hi))
+            if best is None or m > best:
+                best, source = m, src
     return best, source
 
 
@@ -1532,8 +1568,8 @@ def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool |
     what a comparable run measured on hardware somebody has. MFU is a fraction of each
     accelerator's own dense peak, so the figures compare across hardware as fractions; the
     bound is loose (an MFU measured on one accelerator is no measurement of another) and the
-    rule says so. A BF16 step compares with BF16 runs only, an FP8 step with FP8 and BF16 runs
-    (BF16 ones alone: their best × r, ``fp8_bound_of_bf16``), as on its own generation.
+    rule says so. A BF16 step compares with BF16 runs only, an FP8 step with FP8 runs and BF16
+    runs × r (``fp8_bound_of_bf16``), as on its own generation.
     ``source``: the run and its accelerator, or why there is none; ``rule``: the scope in
     words, naming the generation that has none.
 
@@ -1552,7 +1588,7 @@ def comparable_any_hardware(accelerator: str, n_params: float, *, is_moe: bool |
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     domain = f", on {scaleup_words(accelerator)}" if is_moe and scaleup_class(accelerator) \
         else ""
-    prec = "FP8 or BF16 runs (on the BF16 dense peak)" if fp8 else "BF16 runs"
+    prec = "FP8 runs and BF16 runs × r (on the BF16 dense peak)" if fp8 else "BF16 runs"
     on_gen = _best_of_scope(gen, True, None, is_moe, accelerator=accelerator)[0] is not None
     fp8_there = not fp8 and _best_of_scope(gen, True, seq_len, is_moe,
                                            accelerator=accelerator)[0] is not None
@@ -1594,8 +1630,8 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
     (4), (5) without the size). Sources: the validation table's ``reported_mfu`` and
     ``MFU_CLAIMS``.
 
-    The dtype rule is ``comparable_published_mfu``'s: an FP8 step against FP8 and BF16 runs
-    (BF16 runs alone: their best × r, ``fp8_bound_of_bf16``), a BF16 step against BF16 runs
+    The dtype rule is ``comparable_published_mfu``'s: an FP8 step against FP8 runs and BF16
+    runs × r (``fp8_bound_of_bf16``), a BF16 step against BF16 runs
     only (an FP8 run's MFU on the BF16 dense peak counts GEMMs that ran at up to twice it:
     Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100 is 84.6% of the BF16 dense peak, 42.3% of
     the FP8 one). Where the generation has **no BF16 run of the class** at that context
@@ -1632,7 +1668,7 @@ def published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | Non
         other = best is not None
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
-    prec = ("FP8 or BF16 runs" if fp8 else "FP8 runs" if other else
+    prec = ("FP8 runs and BF16 runs × r" if fp8 else "FP8 runs" if other else
             "BF16 runs, and FP8 runs ÷ r" if implied else "BF16 runs")
     why = (" (on the BF16 dense peak)" if fp8 else
            f" (on the BF16 dense peak: no BF16 {cls}run is published there; the same step in "

@@ -426,7 +426,10 @@ else:
 # notebook 05 (`llmcost.inference.serving_cost`) for the scenario's model on the scenario's GPU
 # and price, with the scenario's serving set-up (the same `serve_*` keys and request shape as
 # notebook 05: by default the cheapest tensor-parallel size and the largest batch that fits in
-# HBM), then scales with N (a decode step's weight reads grow with N; prefill FLOPs too):
+# HBM), then scales with N (a decode step's weight reads grow with N; prefill FLOPs too). For an
+# MoE, N is its active parameter count, where the fits place it (section 1): its own serving price
+# is s_ref at N_ref = that count, and a dense model of the same active size is taken to serve at
+# that price, an approximation (at a large batch an MoE's decode reads every expert's weights):
 #
 # $$\text{cost}(N, D_{tr}) = \frac{6ND_{tr}\cdot p_{GPU}}{3600\cdot \text{peak}\cdot \text{MFU}}\cdot\frac{F}{6N} + D_{inf}\,s_{ref}\frac{N}{N_{ref}}$$
 
@@ -452,11 +455,12 @@ P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 sv = dict(tp=p["serve_tp"], batch=p["serve_batch"], weight_dtypes=(p["serve_weight_dtype"],),
           kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"])
 ref = sc.reference_serving_cost(spec, gpu, price, P, R, **sv)
-serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), spec.n_params)
+# s(N), referenced at n_run: the N the fits place the model at (an MoE: its active count)
+serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), n_run)
 print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}, {ref.notes}): "
       f"${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input tokens")
-ratio = serve(spec.n_params) / (usd_per_flop * 2 * spec.n_params)
-print(f"served token ({P} in : {R} out): ${serve(spec.n_params) * 1e6:.3f} per M, "
+ratio = serve(n_run) / (usd_per_flop * 2 * n_run)  # an MoE: 2 FLOPs per active parameter
+print(f"served token ({P} in : {R} out): ${serve(n_run) * 1e6:.3f} per M, "
       f"{ratio:.2f}x what 2N FLOPs at training MFU would cost -> the dollar optimum is "
       f"{'larger' if ratio < 1 else 'smaller'} than the FLOP optimum")
 
