@@ -128,3 +128,20 @@ def test_the_headline_activation_memory_is_notebook_03s_count():
                                      llmcost.load_accelerator("H100-SXM"), 2048, 2e12, 4096,
                                      4194304, 0.4, 3.99, BatchLayout(tp=8, pp=4)))}
     assert "L layers of one micro-batch" in bare["activation_gb_per_gpu"][4]
+
+
+def test_the_critical_batchs_gpus_hold_whole_expert_parallel_groups():
+    # A trial: Qwen3-30B-A3B on 256 H200, TP1 · DP256 · EP8, micro-batch 4 of 4,096 tokens, was
+    # offered its critical batch B_noise = 4.9M tokens "on 299 GPUs": 4.9M / (4 · 4,096) = 299.07
+    # sequences of micro-batches, dp 299, which no EP8 plan runs (Megatron-Core: ep divides
+    # dp·cp). By hand, dp = ceil(B / (pp · mbs · s)) rounded up to a multiple of ep / gcd(ep, cp)
+    lay = BatchLayout(tp=1, pp=1, cp=1, micro_batch_size=4, ep=8)
+    b = [4.9e6, 19.6e6, 4 * 4096 * 256]
+    assert list(batch_analysis._gpus_for_batches(b, lay, 4096)) == [304, 1200, 256]
+    # with CP 2 the EP group may span the two CP ranks: dp a multiple of 8 / 2 = 4, times tp·cp
+    lay2 = BatchLayout(tp=2, pp=2, cp=2, micro_batch_size=1, ep=8)
+    # 1e6 / (2 · 1 · 4,096) = 122.07 -> 123 -> 124 (a multiple of 4), × tp·cp·pp = 8
+    assert int(batch_analysis._gpus_for_batches([1e6], lay2, 4096)[0]) == 124 * 8
+    for bad in (0, 2.5, True, "8"):
+        with pytest.raises(ValueError, match="layout.ep="):
+            batch_analysis._gpus_for_batches([1e6], BatchLayout(ep=bad), 4096)

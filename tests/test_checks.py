@@ -373,6 +373,23 @@ def _dsv3_values(n_gpus=512, **override):
                    price_usd_per_gpu_hour=2.0, **override)
 
 
+def test_the_own_stack_hint_is_the_estimates_first_warning(tmp_path):
+    # A trial priced DeepSeek-V3 as published (14.8T tokens on 2,048 H800 in FP8, arXiv:
+    # 2412.19437) with mfu: predict on the default stack: its bill came out 1.8x the published
+    # 2.664M GPU-hours, and the hint that names its own stack was the 5th of 7 warnings, about
+    # line 104 of 120. It moves the bill most, so it comes first
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "dsv3.yaml"
+    path.write_text("model: deepseek-v3\naccelerator: H800\nn_gpus: 512\ntrain_tokens: 1e12\n"
+                    "seq_len: 4096\nmfu: predict\ndtype: fp8\nprice_usd_per_gpu_hour: 2.0\n"
+                    f"global_batch_tokens: {4096 * 15360}\n")
+    bill = estimate_ledger(path)
+    assert bill.warnings[0].startswith("deepseek-v3's own published pre-training ran on the "
+                                       "deepseek-hai-llm-2024 stack")
+    assert sum("own published pre-training" in w for w in bill.warnings) == 1
+    assert any(w.startswith("mfu: predict -> ") for w in bill.warnings[1:])
+
+
 def test_published_stack_is_the_models_own_pretraining_stack():
     # DeepSeek-V3 was trained on DeepSeek's HAI-LLM framework (arXiv:2412.19437 §3.2), the
     # deepseek-hai-llm-2024 profile; Llama 3 405B's published row names no stack (Meta's

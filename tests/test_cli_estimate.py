@@ -55,6 +55,20 @@ def test_tpu_v4_bill_has_energy_not_given():
     assert _bill(bill.scenario)["bill.total_usd"] == pytest.approx(bill.total_usd)
 
 
+def test_an_fp8_bills_header_says_its_mfus_basis():
+    # A trial read an FP8 bill's "MFU 16.7%" beside a BF16 one's "31.0%" as the slower run: an
+    # FP8 run's MFU is on the FP8 dense peak, twice the BF16 one on H100 (1,978.9 vs 989.4
+    # TFLOP/s, NVIDIA's datasheet), so the header gives it on both: 0.2 of the FP8 peak is 40.0%
+    # of the BF16 one. A BF16 bill's header says no basis (every published MFU is on BF16's)
+    fp8 = ledger.build_ledger({"accelerator": "H100-SXM", "mfu": 0.2, "dtype": "fp8",
+                               "price_usd_per_gpu_hour": 2.0})
+    head = " ".join(bill_text(fp8).split("\n")[1:4])
+    assert "MFU 20.0% of the FP8 dense peak (40.0% of the BF16 one)" in " ".join(head.split())
+    bf16 = ledger.build_ledger({"accelerator": "H100-SXM", "mfu": 0.4,
+                                "price_usd_per_gpu_hour": 2.0})
+    assert "dense peak" not in " ".join(bill_text(bf16).split("\n")[1:3])
+
+
 def test_tpu_v4_estimate_runs_and_says_the_plan_is_unchecked(tmp_path):
     path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: TPU v4\n"
                  "price_usd_per_gpu_hour: 3.22\n")

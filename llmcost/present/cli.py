@@ -34,6 +34,7 @@ from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quant
 from ..core.version import __version__
 from ..serving.rl import decode_factor_words, time_factor_short, vllm_decode_factor
 from ..training import calibrate as pilot_calibration
+from ..training.accuracy import dtype_basis
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     COMPARE_OUTSIDE_NOTE,
@@ -741,6 +742,22 @@ def _mfu_text(mfu: float) -> str:
     return f"{mfu:.1%}" if mfu >= 5e-4 else f"{100 * mfu:.2g}%"
 
 
+def _mfu_basis_words(bill) -> str:
+    """" of the FP8 dense peak (33.4% of the BF16 one)" after the header's MFU of a run whose
+    GEMMs are not BF16 (a trial read an FP8 bill's 16.7% beside a BF16 one's 31.0% as the
+    slower run): its MFU is on its own dtype's peak (``accuracy.dtype_basis``: H100's FP8
+    1,978.9 ÷ BF16 989.4 TFLOP/s = 2); "" for BF16 or an accelerator without the ratio."""
+    dtype = str(bill.scenario.get("dtype") or "bf16").lower()
+    if dtype == "bf16":
+        return ""
+    try:
+        basis = dtype_basis(bill.figures["accelerator"], dtype)
+    except (ValueError, TypeError):
+        return ""
+    return (f" of the {dtype.upper()} dense peak ({_mfu_text(bill.figures['mfu'] * basis)} of "
+            "the BF16 one)")
+
+
 def _exploratory_header(bill) -> list:
     """The header's sentence on the exploratory line (``bill_text``): at the sourced default, or
     at the scenario's fraction when it nets post-training out, the fraction the bill's own
@@ -794,7 +811,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
              f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
-             f"MFU {_mfu_text(f['mfu'])} "
+             f"MFU {_mfu_text(f['mfu'])}{_mfu_basis_words(bill)} "
              f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
     lines += _exploratory_header(bill)

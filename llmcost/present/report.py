@@ -44,8 +44,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..bill.checks import (budget_warning, phase_does_not_fit, plan_does_not_fit,
-                           scenario_warnings, states_do_not_fit)
+from ..bill.checks import (budget_warning, own_stack_hint, phase_does_not_fit,
+                           plan_does_not_fit, scenario_warnings, states_do_not_fit)
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     build_ledger,
@@ -553,7 +553,8 @@ def estimate_ledger(scenario_path):
     unless the accelerator lacks the scale-up or scale-out figures the plan notebooks need (the
     report can then run only 00, 01, 07, 08 and 10): the bill is built and a warning says the plan was
     not checked. ``Ledger.warnings`` holds the report's warnings (``checks.scenario_warnings``,
-    the predicted MFU's band and the budget).
+    the predicted MFU's band and the budget), the model's own software first where it would
+    price the run differently (``checks.own_stack_hint``).
 
     Raises
     ------
@@ -596,7 +597,11 @@ def estimate_ledger(scenario_path):
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
     warnings = warnings + magnitude_warnings(values, bill)
-    bill.warnings = list(dict.fromkeys(warnings + extra + ([over] if over else [])))
+    # first: the model's own software would price the run differently (a trial's DeepSeek-V3
+    # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
+    own = own_stack_hint(values, pred is not None, defaults)
+    bill.warnings = list(dict.fromkeys(([own] if own else []) + warnings + extra
+                                       + ([over] if over else [])))
     return bill
 
 

@@ -9,6 +9,8 @@ formulas are those of ``llmcost.training.batch``, whose functions each write the
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -116,7 +118,9 @@ class BatchLayout:
     ``optimizer_recipe``). ``pp_schedule`` and ``virtual_stages`` give the pipeline bubble;
     ``bandwidth_bytes_per_s`` the DP ring's per-GPU bandwidth (``batch.dp_sync_bandwidth``;
     None: the accelerator's scale-out figure, one NIC per GPU). ``analyse_batch`` checks the
-    values.
+    values. ``ep``: the expert-parallel degree, whose groups lie inside the dp·cp ranks
+    (Megatron-Core's rule, ``parallel``: ep divides dp·cp), so a GPU count the analysis offers
+    (the critical batch's) keeps dp·cp a multiple of it.
     """
 
     tp: int = 1
@@ -128,6 +132,24 @@ class BatchLayout:
     virtual_stages: int = 1
     grad_bytes_per_param: float = 2.0
     bandwidth_bytes_per_s: float | None = None
+    ep: int = 1
+
+
+def _gpus_for_batches(batches, layout: BatchLayout, seq_len: int):
+    """The GPUs each global batch in ``batches`` keeps busy on ``layout``, as whole replicas
+    with whole expert-parallel groups: ``batch.gpus_to_fill`` (ceil(B / (pp · mbs · s)) · tp·cp
+    · pp), its data-parallel degree dp = n / (tp·cp·pp) rounded up to a multiple of ep ÷
+    gcd(ep, cp), so that ep divides dp·cp (a trial's EP8 MoE was offered 299 GPUs, dp 299,
+    at its critical batch). Raises ValueError for an ``ep`` that is not a whole number >= 1."""
+    ep = layout.ep
+    if isinstance(ep, bool) or not isinstance(ep, numbers.Integral) or ep < 1:
+        raise ValueError(f"layout.ep={ep!r} must be a whole number >= 1 (the expert-parallel "
+                         "degree)")
+    group = layout.tp * layout.cp
+    n = gpus_to_fill(batches, layout.micro_batch_size, seq_len, group, layout.pp)
+    step = ep // math.gcd(ep, layout.cp)
+    dp = -(-np.asarray(n) // (group * layout.pp))
+    return (-(-dp // step) * step) * group * layout.pp
 
 
 def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
@@ -183,7 +205,7 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
                else bandwidth_bytes_per_s)
     bn = target.b_noise_tokens
     batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
-    gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, group, pp))
+    gpus = np.maximum(n_gpus, _gpus_for_batches(batches, lay, seq_len))
     gpus[0] = n_gpus
     rows = batch_sweep(target, batches, model, accelerator, gpus, mfu, price_usd_per_gpu_hour,
                        seq_len, micro_batch_size, group, dtype)
@@ -397,7 +419,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     cluster = scenario_cluster(p)
     bw = dp_sync_bandwidth(plan, cluster)
     price = price_usd_per_gpu_hour
-    layout = BatchLayout(tp=plan.tp, pp=plan.pp, cp=plan.cp,
+    layout = BatchLayout(tp=plan.tp, pp=plan.pp, cp=plan.cp, ep=plan.ep,
                          micro_batch_size=plan.micro_batch_size, recompute=plan.recompute,
                          pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
                          grad_bytes_per_param=get_recipe(scenario_recipe_name(p)).grads_bytes,
