@@ -422,7 +422,7 @@ def test_above_the_best_published_mfu_is_flagged_on_the_bf16_basis():
     # FLOPs per token at 8192 / the 989.4 TFLOPS dense BF16 peak = 81.0 %; the best BF16 run
     # (above, 54.6 %) bounds the same plan in FP8 at 54.6 % x r, r = 8.91 / 5.92 s, NVIDIA's
     # DGX Cloud GPT-3 175B BF16 / FP8 step times on 128 H100 (the largest published FP8
-    # speed-up of one plan within 4x of 70B): 82.2 %, the higher of the two
+    # speed-up of one plan within 4x of 70B): 82.1 %, the higher of the two
     best8, src8 = accuracy.best_published_mfu("H100-SXM", 70e9, dtype="fp8")
     fp8_run = 1664 * spec70.flops_per_token(8192, causal=False) / 989.4e12
     assert fp8_run == pytest.approx(0.810, abs=5e-4)

@@ -132,9 +132,9 @@ def test_the_headline_activation_memory_is_notebook_03s_count():
 
 def test_the_critical_batchs_gpus_hold_whole_expert_parallel_groups():
     # A trial: Qwen3-30B-A3B on 256 H200, TP1 · DP256 · EP8, micro-batch 4 of 4,096 tokens, was
-    # offered its critical batch B_noise = 4.9M tokens "on 299 GPUs": 4.9M / (4 · 4,096) = 299.07
-    # sequences of micro-batches, dp 299, which no EP8 plan runs (Megatron-Core: ep divides
-    # dp·cp). By hand, dp = ceil(B / (pp · mbs · s)) rounded up to a multiple of ep / gcd(ep, cp)
+    # offered its critical batch B_noise ≈ 4.9M tokens "on 299 GPUs": B / (4 · 4,096) ≈ 299
+    # micro-batches, dp 299, which no EP8 plan runs (Megatron-Core: ep divides dp·cp); here the
+    # round 4.9M gives 299.07, dp 300, and the next multiple of 8 is 304. By hand, dp = ceil(B / (pp · mbs · s)) rounded up to a multiple of ep / gcd(ep, cp)
     lay = BatchLayout(tp=1, pp=1, cp=1, micro_batch_size=4, ep=8)
     b = [4.9e6, 19.6e6, 4 * 4096 * 256]
     assert list(batch_analysis._gpus_for_batches(b, lay, 4096)) == [304, 1200, 256]

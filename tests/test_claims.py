@@ -406,6 +406,22 @@ def _whole_run_shares() -> dict:
     return out
 
 
+def test_an_fp8_bound_that_ties_an_fp8_run_is_that_runs_own_figure():
+    # A review: an FP8 claim of Llama 3.1 70B on H100 (8,192-token sequences) is bounded by
+    # NVIDIA's DGX Cloud GPT-3 175B FP8 run on 128 H100 (88,562 tokens/s, nemo_megatron/
+    # README_175b.md @ 143b90d), 75.3% of the BF16 peak; its BF16 twin × r (r = 8.91 / 5.92 s,
+    # that very pair) gives the same figure, and the verdict said the bound was "one BF16 run
+    # × 1.51, higher than every published FP8 run", false: it is the FP8 run's own figure
+    spec = llmcost.load_model("gpt-3-175b")
+    fp8_run = 88_562 / 128 * spec.flops_per_token(2048, causal=False) / H100_BF16
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=2048, gpu_hours=2.4e6,
+                           dtype="fp8", seq_len=8192)
+    assert c.best_published == pytest.approx(fp8_run, rel=0.02)
+    text = c.describe()
+    assert "GPT-3 175B FP8 (NVIDIA DGX Cloud benchmarking, 128 H100)" in text
+    assert "that bound is one BF16 run" not in text and "higher than every" not in text
+
+
 def test_low_share_comment_quotes_the_shares_the_code_computes():
     # The comment on claims.LOW_SHARE quotes each published whole run's share of its best
     # comparable run: recomputed here, so that it cannot drift when references join the tables

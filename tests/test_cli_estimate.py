@@ -585,7 +585,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     w = [x for x in estimate_ledger(low).warnings if "expects of this plan" in x]
     assert len(w) == 1
     assert "lies within the 5 held-out published run(s) of its regime" in w[0]
-    assert "the highest of them 55%, Llama 3.1 405B BF16 (NVIDIA DGX Cloud benchmarking" in w[0]
+    assert "the highest of them 54.9%, Llama 3.1 405B BF16 (NVIDIA DGX Cloud benchmarking" in w[0]
     assert caveat_line(w[0]) == ("the assumed MFU, 30%, is below what the model predicts for "
                                  "this plan (48%)")
     # the rule on bands made by hand (accuracy.MfuBand): none, above all, within
@@ -599,7 +599,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     # 1.3B on 8 A100s predicted 63 %, its Megatron regime's best 34 %, llm-foundry's MPT 3B
     # 63.7 %, the run `llmcost check` judges against): no extrapolation
     reached = prediction_evidence(replace(band, best_published=0.52, best_source="run Y"))
-    assert "above the 2 held-out published run(s) of its regime (R; the highest of them 43%, " \
+    assert "above the 2 held-out published run(s) of its regime (R; the highest of them 43.0%, " \
         "run X) but within the best comparable published run, 52% (run Y)" in reached
     assert "above every one" not in reached
     assert "above every one of the 2" in prediction_evidence(replace(band, best_published=0.47))
@@ -608,8 +608,9 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     # user read "30% is above 15%" and then "the highest of them 75%" unlabelled
     fp8 = replace(band, mfu=0.15, mfu_bf16_basis=0.30, regime_best=0.75)
     text = prediction_evidence(fp8)
-    assert ("the highest of them 75% of the BF16 peak, run X: the basis published runs report "
-            "their MFU on, where this prediction (15% of its own dtype's peak) is 30%)") in text
+    assert ("the highest of them 75.0% of the BF16 peak, run X: the basis published runs "
+            "report their MFU on, where this prediction (15.0% of its own dtype's peak) is "
+            "30.0%)") in text
     assert "lies within" in text
     assert "BF16 peak" not in prediction_evidence(band)   # a BF16 prediction needs no basis
     none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)

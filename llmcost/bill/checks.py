@@ -1521,11 +1521,13 @@ def prediction_evidence(band) -> str:
                 f"{step_error_words(band.center, band.half_width)}, "
                 "so trust the comparison loosely")
     pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
-    best = f"{band.regime_best:.0%}, {band.regime_best_source}"
+    # one decimal, as the bill and `llmcost check` print a published MFU (a trial read this
+    # "46%" beside check's 47.5% and the cap's 45.5% as three figures for one run)
+    best = f"{band.regime_best:.1%}, {band.regime_best_source}"
     if not math.isclose(pred, band.mfu, rel_tol=1e-9):   # an FP8 (or FP4) prediction
-        best = (f"{band.regime_best:.0%} of the BF16 peak, {band.regime_best_source}: the "
+        best = (f"{band.regime_best:.1%} of the BF16 peak, {band.regime_best_source}: the "
                 f"basis published runs report their MFU on, where this prediction "
-                f"({band.mfu:.0%} of its own dtype's peak) is {pred:.0%}")
+                f"({band.mfu:.1%} of its own dtype's peak) is {pred:.1%}")
     comparable = band.best_published
     if pred > band.regime_best and comparable is not None and pred <= comparable:
         # above its regime's held-out runs but not above a comparable run of another regime

@@ -332,6 +332,25 @@ def _whole_run_rows() -> pd.DataFrame:
     return w
 
 
+def _whole_runs_in_scope(accelerator: str, n_params: float, is_moe, fp8: bool, seq_len,
+                         exclude_model: str | None = None) -> pd.DataFrame:
+    """The whole runs (``whole_run_rows``) comparable to a claim by ``best_reference``'s rule:
+    the same generation and hardware class, BF16 runs (FP8 ones too for an FP8 claim), total
+    parameters within ``SIZE_FACTOR``, the class ``is_moe`` (None: both), sequences within
+    ``SEQ_FACTOR`` of ``seq_len`` (a row without one kept), ``exclude_model``'s left out."""
+    w = _whole_run_rows()
+    moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
+    lo_s, hi_s = (0, np.inf) if seq_len is None else (seq_len / SEQ_FACTOR, seq_len * SEQ_FACTOR)
+    return w[(w["generation"] == generation(accelerator))
+             & (fp8 | (w["precision"] == "BF16"))
+             & (w["params_total"] <= n_params * SIZE_FACTOR)
+             & (w["params_total"] >= n_params / SIZE_FACTOR)
+             & ((moe == bool(is_moe)) if is_moe is not None else True)
+             & ((w["catalog_model"] != exclude_model) if exclude_model else True)
+             & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))
+             & comparable_hardware(w["accelerator"], accelerator, is_moe)]
+
+
 def best_reference(accelerator: str, n_params: float, exclude_model: str | None = None, *,
                    is_moe: bool | None = None, dtype: str = "bf16",
                    seq_len: int | None = None) -> tuple:
@@ -366,18 +385,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
                              f"{b.source}; rule: {b.rule}")
-    w = _whole_run_rows()
-    moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     fp8 = str(dtype).lower().startswith("fp8")
-    lo_s, hi_s = (0, np.inf) if seq_len is None else (seq_len / SEQ_FACTOR, seq_len * SEQ_FACTOR)
-    same = w[(w["generation"] == generation(accelerator))
-             & (fp8 | (w["precision"] == "BF16"))
-             & (w["params_total"] <= n_params * SIZE_FACTOR)
-             & (w["params_total"] >= n_params / SIZE_FACTOR)
-             & ((moe == bool(is_moe)) if is_moe is not None else True)
-             & ((w["catalog_model"] != exclude_model) if exclude_model else True)
-             & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))
-             & comparable_hardware(w["accelerator"], accelerator, is_moe)]
+    same = _whole_runs_in_scope(accelerator, n_params, is_moe, fp8, seq_len, exclude_model)
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
         name = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
@@ -388,7 +397,9 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
         bf16 = _best_bf16_evidence(accelerator, n_params, is_moe, seq_len, own, same)
         if bf16 is not None:
             bound, words = fp8_bound_of_bf16(*bf16, n_params)
-            if best is None or bound > best:
+            # a bound that only ties an FP8 run (its own pair's) yields to the run, as in
+            # accuracy._bounding_row
+            if best is None or bound > best * (1 + 1e-9):
                 best, src = bound, f"{words}; rule: {b.rule}"
     if own and best is not None:
         src += f"; {exclude_model}'s own published runs left out"
@@ -1171,18 +1182,26 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()
     n = float(spec.n_params)
-    run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own)
+    whole = _whole_runs_in_scope(accelerator, n, spec.is_moe, True, seq_len, exclude_model)
+    run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own, whole)
     if run is None or not math.isclose(best, fp8_bound_of_bf16(*run, n)[0], rel_tol=1e-12):
         return ""
+    # FP8 evidence as published (a BF16 run or claim as published is below its × r): a bound
+    # it reaches is that run's own figure (a pair's BF16 run × r ties its own FP8 run)
     b = comparable_published_mfu(accelerator, n, is_moe=spec.is_moe, dtype=dtype,
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
+    whole8 = whole[whole["precision"].astype(str).str.upper() == "FP8"]["steady_mfu"]
+    if max([b.mfu_bf16 or 0.0, *whole8]) >= best * (1 - 1e-9):
+        return ""
     (mfu, name), (r, pair) = run, fp8_speedup_bound(n)
-    fp8_runs = ("every comparable published FP8 run of the claim's class is lower"
-                if b.fp8_rows else "no FP8 run of the claim's class is published")
+    factor = ("this model's own published pair" if spec.name in pair else "another model")
+    fp8_runs = ("every other comparable published FP8 run of the claim's class is lower"
+                if b.fp8_rows or len(whole8) else
+                "no comparable FP8 run of the claim's class is published")
     return (f"that bound is one BF16 run, {name} at {mfu:.1%} of the BF16 peak, × {r:.3g} for "
             "FP8 (the largest FP8 ÷ BF16 speed-up of one plan among the published pairs of a "
             f"comparable size, {pair}): {fp8_runs}, so it rests on one run in another "
-            "precision and a factor measured on another model; the verdict says no comparable "
+            f"precision and a factor measured on {factor}; the verdict says no comparable "
             "published run reaches this utilisation, not that the claim is false")
 
 
@@ -1369,8 +1388,10 @@ def _mfu_verdict(j: _Judging) -> None:
         if j.chain and best is not None:  # a scaled BF16 run: its chain and weakness, one line
             r = fp8_speedup_bound(float(j.c.spec.n_params))[0]
             j.heading = (f"its utilisation judged on a bound that is one BF16 run × {r:.3g}, "
-                         + ("no published FP8 run of its class" if "no FP8 run" in j.chain
-                            else "higher than every published FP8 run of its class"))
+                         + ("no comparable published FP8 run of its class"
+                            if "no comparable FP8 run" in j.chain else
+                            "higher than every other comparable published FP8 run of its "
+                            "class"))
             rule = rsrc[rsrc.index("; rule: ") + 2:] if "; rule: " in rsrc else rsrc
             j.reason = (f"steady-state MFU {said} (MFU basis, as published MFUs count) is "
                         f"above the best published {what}, {ref:.1%} of the BF16 peak "

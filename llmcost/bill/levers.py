@@ -766,8 +766,8 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
     what = (f"the FP8 bound (× r) of the best published {'MoE' if spec.is_moe else 'dense'} "
             "BF16 run" if b.from_bf16 else
             f"the best published {'MoE' if spec.is_moe else 'dense'} run")
-    return (f"raise MFU to {on}, {what} on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
-            f"{seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}"
+    return (f"raise MFU to {on}, {what} on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× "
+            f"this size at {seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}"
             + _smaller_job_words(b.n_gpus, int(_get(s, "n_gpus"))))
 
 
@@ -822,6 +822,8 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
                   "engineering time; the target is not a run like this one"
                   if name.endswith("(no published run like this one)") else
+                  "engineering time; the target is a BF16 run's FP8 bound, not a measured FP8 "
+                  "run" if "the FP8 bound (× r)" in name else
                   "engineering time; the target is the best published run, not a typical one",
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
 
@@ -910,8 +912,9 @@ def _fp8_plan_gain(fp8: dict, plan16, plan8, b8) -> tuple:
         return 1.0, ""
     pinned = {name: getattr(plan16, field)
               for name, (field, _) in parallel.PLAN_PARAMETER_FIELDS.items()}
-    if plan16.fsdp_shard_size is not None:   # HSDP and MoE folding: the search keys beside
-        pinned[parallel.FSDP_SHARD_KEY] = plan16.fsdp_shard_size
+    # HSDP and MoE folding, the search keys beside them: a scenario's "auto" shard size is
+    # fixed at the BF16 plan's (None: ZeRO-3 over the whole dp·cp group, "full")
+    pinned[parallel.FSDP_SHARD_KEY] = plan16.fsdp_shard_size or "full"
     if plan16.etp is not None:
         pinned[parallel.ETP_KEY] = plan16.etp
     try:

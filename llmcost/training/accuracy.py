@@ -1761,8 +1761,8 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     with MoE, the context of ``seq_len``; where the generation has none of the class, the best
     comparable run on any hardware, ``comparable_any_hardware``, said as such:
     ``cap_reference``; on the BF16 basis, so divided by ``basis`` =
-    peak(dtype) ÷ peak(BF16) for an FP8 step, and for an FP8 step whose comparable runs are
-    all BF16 their best × r, ``fp8_bound_of_bf16``), never above the accelerator's measured matmul
+    peak(dtype) ÷ peak(BF16) for an FP8 step, whose BF16 comparable runs count × r,
+    ``fp8_bound_of_bf16``), never above the accelerator's measured matmul
     ceiling (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
     published run is capped at that run, not at itself: a bill's MFU (``central_mfu``, kept
     inside [low, high]) then never exceeds what a comparable run has measured, and the

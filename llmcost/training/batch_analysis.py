@@ -323,7 +323,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
     * ``plan_tokens_over_e_min`` = 1 + B/B_noise; ``plan_steps_over_s_min`` = 1 + B_noise/B
       (McCandlish et al. 2018 §2);
     * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise on
-      n = max(n_gpus, ``gpus_to_fill``(B_noise)) GPUs: compute GPU-hours = 2·E_min · F_model /
+      n = max(n_gpus, ``_gpus_for_batches``(B_noise)) GPUs (whole EP groups): compute GPU-hours = 2·E_min · F_model /
       (peak · MFU · 3600), wall-clock = compute GPU-hours · 3600 / busy GPUs, and the figure is
       the reserved GPU-hours n · wall-clock (compute plus the hours of GPUs left idle);
     * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with

@@ -281,9 +281,9 @@ plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "a
 # this hardware (`levers.raise_mfu`, the target from `accuracy.best_published_mfu`, called "the
 # best published" only when a published run of this run's regime exists, `levers.mfu_target`;
 # otherwise the lever's name says the target comes from other kinds of runs), FP8 training
-# (`levers.fp8_training`: twice the peak, but only the GEMMs run at it, and never faster than the
-# largest published FP8 ÷ BF16 speed-up of one plan of a model of its size,
-# `accuracy.fp8_speedup_bound`) and activation
+# (`levers.fp8_training`: twice the peak, but only the GEMMs run at it, and on one plan never
+# faster than the largest published FP8 ÷ BF16 speed-up of one plan of a model of its size,
+# `accuracy.fp8_speedup_bound`, a plan FP8 alone fits adding its own gain) and activation
 # recomputation, which trades FLOPs for memory. Priced both ways with the memory and step-time
 # models (`levers.activation_recompute`): recomputing on the same GPUs costs FLOPs for nothing;
 # on half the GPUs it lets a plan fit that otherwise would not, at the price of a longer run.
