@@ -319,3 +319,25 @@ def test_fsdp_shard_size_takes_what_the_readme_says():
         ["full", "auto", 0, 8]
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert "`auto` or `0`: chosen among the sizes the stack offers" in readme
+
+
+def test_every_bad_key_of_a_file_is_named_in_one_refusal(tmp_path):
+    # A trial: a file with n_gpus: -5 and mfu: 2 was refused for n_gpus only; fixed, the next
+    # run refused mfu. Every key is checked before the refusal, which names the first bad key's
+    # rule, then the others'
+    path = tmp_path / "two.yaml"
+    path.write_text("model: llama-3.1-8b\nn_gpus: -5\nmfu: 2\nseq_len: 8192\n")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(path)
+    said = str(e.value)
+    assert said.startswith(f"{path}: n_gpus=-5 must be > 0 (and 1 more bad key: mfu=2")
+    assert "must be in (0, 1]" in said
+    three = tmp_path / "three.yaml"
+    three.write_text("n_gpus: -5\nmfu: 2\ntrain_tokens: -1\n")
+    with pytest.raises(ScenarioError, match=r"\(and 2 more bad keys: mfu=2.*; train_tokens=-1"):
+        load_scenario(three)
+    # one bad key reads as before; the notebooks' validate_parameters names every bad one too
+    with pytest.raises(ScenarioError, match=r"n_gpus=-5 must be > 0$"):
+        llmcost.validate_parameters(n_gpus=-5, mfu=0.4)
+    with pytest.raises(ScenarioError, match=r"n_gpus=-5 must be > 0 \(and 1 more bad key: mfu="):
+        llmcost.validate_parameters(n_gpus=-5, mfu=2)

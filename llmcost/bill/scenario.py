@@ -984,10 +984,28 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
 def validate_ranged_parameters(**params) -> dict:
     """``validate_parameters`` keeping ranges: ranged keys hold a ``llmcost.ranges.Range``
     (rules between parameters are checked on the points). What the bill (notebook 00,
-    ``ledger.simulate_ledger``) uses."""
-    out = {k: validate_parameter(k, v) for k, v in params.items()}
+    ``ledger.simulate_ledger``) uses. Every key is checked before any refusal, and the refusal
+    names the first bad key's rule, then the others' (a trial's file with ``n_gpus: -5`` and
+    ``mfu: 2`` was told of n_gpus only, then of mfu on the next run)."""
+    out, bad = {}, []
+    for k, v in params.items():
+        try:
+            out[k] = validate_parameter(k, v)
+        except ScenarioError as e:
+            bad.append(str(e))
+    if bad:
+        raise ScenarioError(_bad_keys_words(bad))
     _cross_check(point_scenario(out))
     return out
+
+
+def _bad_keys_words(bad: list) -> str:
+    """The refusal of several bad keys: the first key's rule, then the others', so that one
+    run names every bad key: "n_gpus=-5 must be > 0 (and 1 more bad key: mfu=2 ...)"."""
+    if len(bad) == 1:
+        return bad[0]
+    return (f"{bad[0]} (and {len(bad) - 1} more bad {'key' if len(bad) == 2 else 'keys'}: "
+            f"{'; '.join(bad[1:])})")
 
 
 def validate_parameters(**params) -> dict:
@@ -1001,7 +1019,8 @@ def validate_parameters(**params) -> dict:
 
     Raises
     ------
-    ScenarioError (a ValueError) naming the first bad key and its rule.
+    ScenarioError (a ValueError) naming the first bad key and its rule, then any other bad
+    key's.
     """
     out = validate_ranged_parameters(**params)
     ranged = {k: v for k, v in out.items() if is_ranged(v)}
@@ -1538,7 +1557,7 @@ def load_scenario(path) -> dict:
     data = _read_yaml(p)
     if not isinstance(data, dict) or not data:
         raise ScenarioError(f"{p}: must be a non-empty mapping of parameter names to values")
-    out = {}
+    out, bad = {}, []
     for key, value in data.items():
         if key in METADATA_KEYS:
             if not isinstance(value, str):
@@ -1564,7 +1583,9 @@ def load_scenario(path) -> dict:
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
-            raise ScenarioError(f"{p}: {e}") from None
+            bad.append(str(e))   # every key checked before the refusal names them all
+    if bad:
+        raise ScenarioError(f"{p}: {_bad_keys_words(bad)}")
     _check_given_once(out, p)
     if out.get("efficiency_profile") and out.get("accelerator"):
         try:  # the profile's fractions are of one accelerator's datasheet and one GEMM dtype
