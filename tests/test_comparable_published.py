@@ -79,6 +79,11 @@ def test_the_dense_vendor_claim_stays_for_dense_models_only():
     assert r == pytest.approx(12.91 / 9.67, rel=1e-3)
     assert fp8.mfu_bf16 == pytest.approx(0.47 * r, rel=1e-9)
     assert "Megatron-LM README" in fp8.source and f"× {r:.3g}" in fp8.source
+    # the MFU lever names it as what it is: a vendor's BF16 claim × r, not a run
+    s = {"model": "llama-2-13b", "accelerator": "H100-SXM", "n_gpus": 256, "mfu": 0.2,
+         "dtype": "fp8", "seq_len": 1024, "global_batch_tokens": 4194304}
+    assert fp8.from_bf16 and "the FP8 bound (× r) of the best published dense BF16 claim" in \
+        lv.raise_mfu(s).name
     moe = accuracy.comparable_published_mfu("H100-SXM", 70e9, is_moe=True)
     assert moe.mfu_bf16 is None or moe.mfu_bf16 < 0.47
 

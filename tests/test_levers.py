@@ -1327,7 +1327,10 @@ def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
     with pytest.raises(ValueError):
         catalogue_price("GB200-NVL72", "reserved")
     hw = lv.hardware_headline(_sweep_rows(40.8e6, 72.2e6))
-    assert hw["label"] == "cheapest hardware: GB200-NVL72 (this scenario)"
+    # TPU v5e is priced lower but not rankable: the label says the ranking is of rankable rows
+    # and the note names it (a trial read "cheapest hardware: H200" above 09's cheaper B200)
+    assert hw["label"] == "cheapest rankable hardware: GB200-NVL72 (this scenario)"
+    assert "priced lower but not rankable" in hw["note"] and "TPU v5e $1.00" in hw["note"]
     assert hw["usd"] == 40.8e6
     assert "H100-SXM at the catalogue median (reserved) price: $72.2M" in hw["note"]
     assert "A100-40GB, H800: the catalogue has no reserved price for each of them" in hw["note"]

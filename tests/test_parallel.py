@@ -403,3 +403,21 @@ def test_recompute_in_words():
         "no recompute", "selective recompute", "full recompute"]
     with pytest.raises(ValueError, match="recompute='all'"):
         P.recompute_words("all")
+
+
+def test_the_scaling_frontier_counts_plans_with_tp_in_the_scale_up_domain():
+    # A trial read notebook 03's frontier table (20,328 valid plans at 512 H200) beside the
+    # same page's 31,734 valid plans: the frontier counts the plans whose TP lies inside the
+    # 8-GPU NVLink domain (its fitting ones are what a run would choose), enumerate_plans every
+    # TP. By hand: the frontier's counts are enumerate_plans' rows with tp <= 8
+    spec = llmcost.load_model("llama-3.1-8b")
+    gpu = llmcost.load_accelerator("H100-SXM")
+    cluster = llmcost.Cluster(gpu, 64)
+    every = P.enumerate_plans(spec, cluster, 256, 4096)
+    row = P.scaling_frontier(spec, gpu, [64], 256, 4096).loc[64]
+    inside = every[every["tp"] <= 8]
+    assert (every["tp"] > 8).any()   # the two counts differ here
+    assert row["n_valid"] == len(inside) < len(every)
+    assert row["n_fitting"] == int(inside["fits"].sum())
+    from llmcost.present.plots import COLUMN_WORDS
+    assert "TP in the scale-up domain" in COLUMN_WORDS["n_valid"]

@@ -166,6 +166,13 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
     plain = ledger.claim_questions(ledger.build_ledger({})).set_index("question")["answer"]
     assert plain[plain.index.str.contains("parallel plan")].iloc[0].startswith(
         "not read by this bill: notebook 03")
+    # ... unless its MFU was predicted, which is the plan's (a trial's mfu: predict bill read
+    # "not read by this bill" though its MFU came from the plan the step-time model chose)
+    pred = ledger.build_ledger({})
+    pred.figures["mfu_source"] = "predicted (mfu: predict) by llmcost.step"   # _bill_mfu's words
+    said = ledger.claim_questions(pred).set_index("question")["answer"]
+    assert said[said.index.str.contains("parallel plan")].iloc[0].endswith(
+        "the bill's MFU is the one predicted for that plan (notebook 04b)")
     free = ledger.claim_questions(ledger.build_ledger({"tp": 0, "pp": 0})).set_index(
         "question")["answer"]
     assert free[free.index.str.contains("parallel plan")].iloc[0].startswith(

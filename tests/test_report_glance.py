@@ -977,7 +977,9 @@ def test_the_new_warnings_read_as_one_line_each():
            "explains")
     assert glance.caveat_line(own) == (
         "the bill's MFU, 60.0%, is 1.43× the whole-run MFU of Llama 2 13B's own published run "
-        "on A100-80GB (42.1%): read the bill as optimistic")
+        "on A100-80GB (42.1%): read the bill as optimistic against its own model's run (the "
+        "claim row sets it against the best comparable run instead)")   # a trial read the
+    # index's "optimistic" beside its claim row's "plausible" as one page saying both
     # an FP8 bill's MFU is set against the run on the BF16 basis: the short line keeps the basis
     # (a trial read "the bill's MFU, 60.0%" beside a table saying 30.0%)
     fp8 = own.replace("the bill's 60.0% is", "the bill's 60.0% (on the BF16 basis) is")
@@ -989,7 +991,8 @@ def test_the_new_warnings_read_as_one_line_each():
     assert glance.caveat_line(bound) == (
         "the bill's MFU, 60.0% (on the BF16 basis), is 1.43× the most Llama 2 13B's own "
         "published run on A100-80GB would reach in FP8, 56.8% (the run: 42.1%): read the bill "
-        "as optimistic")
+        "as optimistic against its own model's run (the claim row sets it against the best "
+        "comparable run instead)")
     # a run over 9 months has its own line (validation._long_run_warning)
     long = ("the training run's wall clock is 14.9 months (454 days on 512 GPUs), over 9 months: "
             "a run that long may be inefficient")

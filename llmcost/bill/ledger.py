@@ -2058,7 +2058,10 @@ def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
         ("not fixed by the scenario: notebook 03 shows the plan chosen for it by predicted step "
          "time; the bill's MFU is " + ("the one predicted for that plan (notebook 04b)"
                                       if _predicted(f) else "given, so no plan enters it")
-         if "tp" in sc else "not read by this bill: notebook 03 shows the scenario's plan")
+         # a predicted MFU is the plan's whether or not the values carry plan keys (a trial's
+         # mfu: predict bill said "not read by this bill")
+         if "tp" in sc or _predicted(f) else
+         "not read by this bill: notebook 03 shows the scenario's plan")
     rerun = ledger.line("reserve.rerun")
     return [
         ("What global batch, in tokens, and how many steps?",
@@ -2080,8 +2083,10 @@ def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
 
 
 def _predicted(figures: dict) -> bool:
-    """Whether the bill's MFU is the step-time model's prediction (its source says so)."""
-    return "predict" in str(figures.get("mfu_source", ""))
+    """Whether the bill's MFU is the step-time model's prediction: its source begins
+    "predicted (mfu: predict)" (``_bill_mfu``), where a default's source may only mention
+    `mfu: predict` as a hint."""
+    return str(figures.get("mfu_source", "")).startswith("predicted (mfu: predict)")
 
 
 def format_usd(usd) -> str:

@@ -763,8 +763,10 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
              if b.stack == mine else f" ({b.source}, its software priced as the {b.stack} "
              f"stack profile, not this scenario's {mine}: the target assumes that profile's "
              "kernels)")
+    # a vendor's MFU claim (MFU_CLAIMS: no stack, no GPU count) is no run
+    evidence = "BF16 run" if b.stack or b.n_gpus else "BF16 claim"
     what = (f"the FP8 bound (× r) of the best published {'MoE' if spec.is_moe else 'dense'} "
-            "BF16 run" if b.from_bf16 else
+            f"{evidence}" if b.from_bf16 else
             f"the best published {'MoE' if spec.is_moe else 'dense'} run")
     return (f"raise MFU to {on}, {what} on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× "
             f"this size at {seq_range_words(int(_get(s, 'seq_len')))}-token sequences{stack}"
@@ -2013,6 +2015,15 @@ def hardware_headline(sweep) -> dict:
         label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
         words.append(alt_words)
         words.append(own_words if len(own) else "the scenario's accelerator left out")
+    # rows the sweep prices lower but may not rank (a trial read "cheapest hardware: H200" above
+    # notebook 09's B200 at $5.05M): named, and the label says the ranking is of rankable rows
+    cheaper = df[~df["rankable"] & ~df["scenario"] & (df["bill_calibrated_usd"] < usd)]
+    if len(cheaper):
+        label = label.replace("cheapest hardware:", "cheapest rankable hardware:")
+        words.append("priced lower but not rankable (no buyable listed price, or an MFU above or "
+                     "without a comparable published run: notebook 09's hardware table): "
+                     + ", ".join(f"{r.accelerator} {fmt_usd(r.bill_calibrated_usd)}"
+                                 for r in cheaper.sort_values("bill_calibrated_usd").itertuples()))
     return {"label": label, "usd": float(usd),
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 

@@ -774,11 +774,13 @@ CAVEATS = [
      r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
      r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
      "the bill's MFU, {4}, is {5}× the most {0}'s own published run on {1} would reach in FP8, "
-     "{3} (the run: {2}): read the bill as optimistic"),
+     "{3} (the run: {2}): read the bill as optimistic against its own model's run (the "
+     "claim row sets it against the best comparable run instead)"),
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
-     "({2}): read the bill as optimistic"),
+     "({2}): read the bill as optimistic against its own model's run (the claim row sets it "
+     "against the best comparable run instead)"),
     # a MoE plan at its memory limit (checks.moe_headroom_warning)
     (r"^the plan .+? fits .+? in ([\d.,]+ GB) of the ([\d,]+ GB) usable on each (.+?) only with a "
      r"perfectly balanced router: with its busiest experts at ([\d.]+)× .*?grow by about "

@@ -2242,8 +2242,9 @@ def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
 @disk_cached  # the same for every call with these arguments: core.diskcache
 def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, seq_len=None, *,
                      reserve=DEFAULT_RESERVE, **options) -> pd.DataFrame:
-    """What adding GPUs does at a fixed global batch: for each GPU count, the valid plans, the
-    fitting ones (TP inside the scale-up domain) and the smallest bubble among them.
+    """What adding GPUs does at a fixed global batch: for each GPU count, the valid plans with
+    TP inside the scale-up domain (``n_valid``: fewer than ``enumerate_plans`` counts over
+    every TP), the fitting ones among them and the smallest bubble among those.
 
     Parameters
     ----------
