@@ -65,3 +65,26 @@ def test_llama3_405b_published_plan_fits(table):
     assert r["memory_bytes"] / 2**30 == pytest.approx(76.7, abs=0.05)
     assert r["fits"] and not r["fits_planning_reserve"]
     assert r["headroom_bytes"] / 2**30 == pytest.approx(3.3, abs=0.05)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: step_validation.published_plan_memory(sets=("no-such-set",)),
+    lambda: step_validation.mfu_validation(sets=("megatron21-table1", "no-such-set")),
+    lambda: step_validation.calibrate_moe_host_overhead(sets=("no-such-set",)),
+])
+def test_an_unknown_validation_set_is_refused_by_name(call):
+    """A set name data/validation_mfu.csv does not hold is refused naming it and the sets it
+    does hold (it gave a KeyError from pandas, or an empty table with no reason)."""
+    with pytest.raises(ValueError, match=r"\['no-such-set'\] not a validation set.*megatron21-table1"):
+        call()
+
+
+def test_a_set_with_nothing_to_count_says_why():
+    """The MPT rows have no plan to count (the memory table leaves them out) and Narayanan's
+    Table 1 no MoE calibration row: each refusal says so, where pandas raised a KeyError."""
+    with pytest.raises(ValueError, match="MPT rows are left out"):
+        step_validation.published_plan_memory(sets=("llm-foundry-mpt",))
+    with pytest.raises(ValueError, match="no MoE calibration row"):
+        step_validation.calibrate_moe_host_overhead(sets=("megatron21-table1",))
+    with pytest.raises(ValueError, match="list or tuple of validation-set names"):
+        step_validation.mfu_validation(sets="megatron21-table1")

@@ -154,9 +154,10 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
     Raises
     ------
     ValueError
-        Fewer than two MoE calibration rows.
+        A name that is not a validation set (``checked_sets``); fewer than two MoE calibration
+        rows.
     """
-    sets = MOE_HOST_FIT_SETS if sets is None else tuple(sets)
+    sets = MOE_HOST_FIT_SETS if sets is None else checked_sets(sets)
     # only the sets holding an MoE calibration row (the others do not enter the fit)
     cfg = validation_configs()
     runs = load_published_runs().set_index("run_id")
@@ -164,6 +165,9 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
               & (cfg["model_spec"] == "catalog") & ~cfg["run_id"].isin(MOE_HOST_FIT_LATER_ROWS)]
     sets = tuple(sorted({c["set"] for _, c in cal.iterrows()
                          if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
+    if not sets:
+        raise ValueError("the sets named hold no MoE calibration row; the fit needs two (one per "
+                         f"constant), e.g. the shipped fit's sets {MOE_HOST_FIT_SETS}")
 
     extra = _check_physics(dict(physics or {}))
     # the fit reads the calibration rows only: the sets' other rows are not priced
@@ -201,6 +205,28 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
         _, j, x = min(fits)
         a, b = (x, 0.0) if j == 0 else (0.0, x)
     return float(a), float(b)
+
+
+def checked_sets(sets, name: str = "sets") -> tuple:
+    """``sets`` as a tuple of validation-set names, each a ``set`` of ``data/validation_mfu.csv``
+    (``VALIDATION_SETS``, ``NEWER_SETS``, ``OUTSIDE_SETS``), checked.
+
+    Raises
+    ------
+    ValueError
+        ``sets`` not a list or tuple of strings, empty, or naming a set the file does not hold
+        (the unknown names and the known ones listed)."""
+    if isinstance(sets, str) or not isinstance(sets, (list, tuple)):
+        raise ValueError(f"{name}={sets!r} must be a list or tuple of validation-set names, "
+                         f"e.g. {VALIDATION_SETS[:2]}")
+    if not sets or not all(isinstance(x, str) for x in sets):
+        raise ValueError(f"{name}={sets!r} must name at least one validation set, each a string")
+    known = set(_validation_configs()["set"])
+    unknown = [x for x in sets if x not in known]
+    if unknown:
+        raise ValueError(f"{name}: {unknown} not a validation set of data/validation_mfu.csv "
+                         f"(its sets: {', '.join(sorted(known))})")
+    return tuple(sets)
 
 
 def validation_configs(include_excluded: bool = False) -> pd.DataFrame:
@@ -453,7 +479,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     regime), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
-    return _validation_table(sets, physics, kernel_efficiency, moe_host)
+    return _validation_table(checked_sets(sets), physics, kernel_efficiency, moe_host)
 
 
 def _validation_table(sets, physics: dict | None = None, kernel_efficiency=None,
@@ -1051,8 +1077,13 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
     Computed once per code, data and ``sets`` (``core.diskcache.disk_cached``: no scenario
     enters it).
     """
-    return _published_plan_memory(VALIDATION_SETS + NEWER_SETS if sets is None
-                                  else tuple(str(x) for x in sets))
+    if sets is None:
+        return _published_plan_memory(VALIDATION_SETS + NEWER_SETS)
+    sets = checked_sets(sets)
+    if all(x == "llm-foundry-mpt" for x in sets):
+        raise ValueError(f"sets={sets!r}: llm-foundry's MPT rows are left out of this table (its "
+                         "tables give no parallel plan to count); name another set")
+    return _published_plan_memory(sets)
 
 
 @disk_cached
