@@ -1012,10 +1012,10 @@ def test_cap_source_names_what_set_the_capped_top():
         0.47, "the best comparable published run")
     # low end 55% above the best 47%: the model's low end caps, the run named with its figure
     assert source(mfu=0.6, high=0.7, best=0.47, low=0.55) == (
-        0.55, "the model's own low end: its whole band lies above the best comparable "
+        0.55, "the model's own low end: its uncapped band lies wholly above the best comparable "
         "published run, 47.0%, and so does the bill's MFU")
     # FP8: the run's 50% of the BF16 peak is 50 / 2 = 25% of the FP8 one, below the low 28%
     assert source(mfu=0.3, high=0.4, best=0.5, basis=2.0, low=0.28) == (
-        0.28, "the model's own low end: its whole band lies above the best comparable "
+        0.28, "the model's own low end: its uncapped band lies wholly above the best comparable "
         "published run, 25.0% of the FP8 dense peak, and so does the bill's MFU")
     assert source(mfu=0.3, high=0.35, best=0.47) == (0.35, "")   # under every cap

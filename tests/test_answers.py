@@ -138,7 +138,7 @@ def test_communication_and_step_time_shares():
         "comparable published run, 4.8M tokens/s" in text
     # a trial (Mixtral on H200): the cap was the band's own low end, above the best comparable
     # run (34.0%), and the answer named the run: it names what capped it (MfuBand.cap_source)
-    low_end = "the model's own low end: its whole band lies above the best comparable " \
+    low_end = "the model's own low end: its uncapped band lies wholly above the best comparable " \
         "published run, 34.0%, and so does the bill's MFU"
     text = answers.step_time("TP1", True, 1.74, 0.527, 0.313, 0.408, 4.8e6, cap_from=low_end)
     assert f"the band a bill draws, 31.3%–40.8%, lies below it, capped below the prediction at " \

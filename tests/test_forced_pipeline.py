@@ -54,6 +54,27 @@ def test_the_fewest_stages_follow_from_the_factors():
     assert parallel.fewest_pipeline_stages(spec, 577, 1024, 8192, "auto") is None
 
 
+def test_the_fewest_stages_keep_tp_inside_the_scale_up_domain_as_the_search_does():
+    # Trial 19: Llama 3.1 8B (32 heads, 8 KV heads) on 64 H100 with a global batch of one
+    # sequence: dp = 1, so tp·pp·cp = 64; tp 32 (dividing the heads) would leave pp 2, and the
+    # warning said "at least 2 pipeline stages" beside a chosen TP8 · PP8. With tp at most the
+    # 8-GPU NVLink domain and cp fixed at 1, pp carries 64 / 8 = 8; a fixed tp is kept as given.
+    spec = load_model("llama-3.1-8b")
+    assert (spec.n_heads, spec.n_kv_heads) == (32, 8)
+    assert parallel.fewest_pipeline_stages(spec, 64, 1, 4096, "auto", {"cp": 1}) == (2, 1)
+    assert parallel.fewest_pipeline_stages(spec, 64, 1, 4096, "auto", {"cp": 1},
+                                           tp_max=8) == (8, 1)
+    assert parallel.fewest_pipeline_stages(spec, 64, 1, 4096, "auto", {"cp": 1, "tp": 16},
+                                           tp_max=8) == (4, 1)
+    values = llmcost.validate_parameters(**{
+        k: v["value"] for k, v in effective_parameters(
+            dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64, train_tokens=1e11,
+                 seq_len=4096, mfu=0.4, global_batch_tokens=4096),
+            {nb: declared_parameters(nb) for nb in list_notebooks()}).items()})
+    assert "(dividing the 32 attention heads, at most the 8-GPU scale-up domain) and cp carry: " \
+        "every split has at least 8 pipeline stages" in checks.pipeline_advice(values)
+
+
 def test_a_forced_pipeline_is_warned_with_mfu_predict_and_says_what_avoids_it():
     values = _values()
     plan = scenario_plan(values)
@@ -165,9 +186,11 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     freed, there = scenario_step({**values, "cp": 0})
     _, here = scenario_step(values)
     assert freed.cp > 1 and plan_bubble(freed) < plan_bubble(plan) and there.mfu > here.mfu
-    assert w.endswith(f"within the scenario's fixed cp: 1; with cp: 0 (chosen) it finds "
-                      f"{freed.describe()}, predicted {there.mfu:.1%} against this plan's "
-                      f"{here.mfu:.1%}.")
+    # with cp fixed at 1 and tp inside the 8-GPU domain, dp ≤ gcd(2,048, 128) = 128 leaves
+    # tp·pp·cp ≥ 16, so pp ≥ 2: the count forces the pipeline, and the fixed cp is named too
+    assert "every split has at least 2 pipeline stages, within the scenario's fixed cp: 1; " \
+        f"with cp: 0 (chosen) it finds {freed.describe()}, predicted {there.mfu:.1%} against " \
+        f"this plan's {here.mfu:.1%}" in w
     # a scenario that gives no cp is read as cp: 1 (context parallelism only when asked for:
     # parallel.fixed_plan_fields), and the warning says so rather than quoting a key it lacks
     bare = llmcost.validate_parameters(**{k: v for k, v in values.items() if k != "cp"})

@@ -64,6 +64,12 @@ def test_llama_405b_every_non_compute_line_is_sourced_or_says_what_was_searched(
     # (salary × overhead + equity, Epoch's distributions re-drawn: data/ledger_defaults.csv)
     months = bill.figures["project_months"]
     assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * months / 12 * 400_000)
+    # over the project, as Epoch's rule counts it: the median of its four case studies' project
+    # durations (development_cost.ipynb at 3c6aafa: GPT-3 8.3, OPT-175B 192 days = 6.3, GPT-4
+    # 12, Gemini 12 months), (8.3 + 12) / 2 = 10.15 months, longer than this run's 2.85
+    assert months == pytest.approx((8.3 + 12) / 2)
+    assert bill.figures["run_wall_clock_days"] / (365.25 / 12) < months
+    assert bill.line("people.staff").usd == pytest.approx(37.98e6, rel=1e-3)
     assert "0.05-0.8" in bill.line("people.staff").how
     # without the contributor count the line says what was searched
     bare = ledger.build_ledger({**SC405, "ledger_contributors": None})
@@ -224,3 +230,21 @@ def test_ranged_energy_and_purchase_inputs_read_at_their_points(tmp_path):
     assert d[0]["usd"].tolist() == pytest.approx(d[1]["usd"].tolist(), rel=1e-9)
     a = [published.acquisition_vs_amortised(b) for b in bills]
     assert a[0]["acquisition_usd"] == pytest.approx(a[1]["acquisition_usd"], rel=1e-12)
+
+
+def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_given_one():
+    # Epoch's staff rule is per project month (data/ledger_defaults.csv project_months_published:
+    # the case studies' median, 10.15 months, their 90% bounds 4-20); a given
+    # ledger_project_months wins; a run longer than 10.15 months keeps its own wall clock; and
+    # without ledger_published_defaults the run's wall clock is the convention, as before.
+    assert default("project_months_published") == pytest.approx((8.3 + 12) / 2)
+    given = ledger.build_ledger({**SC405, "ledger_project_months": 18.0})
+    assert given.figures["project_months"] == 18.0
+    assert given.line("people.staff").usd == pytest.approx(561 * 0.2 * 18 / 12 * 400_000)
+    slow = ledger.build_ledger({**SC405, "n_gpus": 1024, "dp": 8, "phases": []})
+    run_months = slow.figures["run_wall_clock_days"] / (365.25 / 12)
+    assert run_months > 10.15 and slow.figures["project_months"] == pytest.approx(run_months)
+    assert "at least Epoch's median project, 10.15 months" in slow.figures["project_months_source"]
+    plain = ledger.build_ledger({**SC405, "ledger_published_defaults": False})
+    assert plain.figures["project_months"] == pytest.approx(
+        plain.figures["run_wall_clock_days"] / (365.25 / 12))

@@ -956,7 +956,7 @@ def test_a_capped_predicted_mfu_says_the_estimate_is_at_its_optimistic_end():
         " The bill's MFU, 40.5% of the FP8 peak, is its range's capped top (the best comparable "
         "published run; the step-time model's central estimate, 41.5%, is above it), so the "
         "estimate sits at the optimistic end of its range.")
-    low_end = ("the model's own low end: its whole band lies above the best comparable "
+    low_end = ("the model's own low end: its uncapped band lies wholly above the best comparable "
                "published run, 31.5%, and so does the bill's MFU")
     got = glance.capped_mfu_sentence({"mfu_prediction": {"value": 0.376, "center": 0.489,
                                                          "center_capped": True, "cap": low_end}})

@@ -297,8 +297,8 @@ def test_04b_names_the_cap_apart_from_the_best_comparable_run_it_is_above():
     note = rows[0][4]
     assert note == (
         f"{plan.describe()}; {b.mfu:.1%}, above its band's capped top, {band.high:.1%} (the "
-        "model's own low end: its whole band lies above the best comparable published run, "
-        f"{best_run:.1%}, and so does the bill's MFU): the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction")
+        "model's own low end: its uncapped band lies wholly above the best comparable published "
+        f"run, {best_run:.1%}, and so does the bill's MFU): the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction")
     assert f"published run ({band.high:.1%})" not in note   # the old text's misnamed figure
 
 

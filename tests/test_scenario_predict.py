@@ -70,8 +70,8 @@ def test_a_capped_prediction_says_so_where_the_mfu_comes_from(tmp_path):
     assert f"predicts {pred['predicted']:.1%}" in said
     assert f"so the bill uses the top, {pred['value']:.1%}" in said
     assert said.endswith(f"its top set by {pred['cap']}")
-    assert pred["cap"].startswith("the model's own low end: its whole band lies above the best "
-                                  "comparable published run, ")
+    assert pred["cap"].startswith("the model's own low end: its uncapped band lies wholly above "
+                                  "the best comparable published run, ")
 
 
 def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):

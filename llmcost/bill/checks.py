@@ -23,7 +23,8 @@ from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
-                                 dtype_basis, step_error_words, validation_table)
+                                 distinct_percents, dtype_basis, step_error_words,
+                                 validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
                                moe_imbalance_extra_bytes, scenario_recipe_name)
 from ..training.parallel import fixed_plan_fields
@@ -1366,8 +1367,9 @@ def pipeline_advice(values: dict) -> str:
     n, seq = int(values["n_gpus"]), int(values["seq_len"])
     batch = int(values["global_batch_tokens"]) // seq
     fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
+    domain = load_accelerator(values["accelerator"]).scaleup_domain_size or None
     got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
-        values), fixed)
+        values), fixed, tp_max=domain)
     if got is None or got[0] == 1:
         return ("; the plan search chose these stages: the fastest plan that fits in memory by "
                 "the step-time model" + _freed_plan_words(values, spec))
@@ -1375,8 +1377,11 @@ def pipeline_advice(values: dict) -> str:
     why = (f"; the GPU count forces it: dp must divide the global batch of {batch:,} "
            f"sequences ({prime_factors_text(batch)}), so on {fmt_gpus(n)} "
            f"({prime_factors_text(n)}) dp ≤ gcd = {g:,} and tp·pp·cp is a multiple of "
-           f"{n // g:,}, which no tp (dividing the {spec.n_heads} attention heads) and cp "
-           f"carry: every split has at least {got[0]} pipeline stages")
+           f"{n // g:,}, which no tp (dividing the {spec.n_heads} attention heads"
+           + ("" if "tp" in fixed or domain is None
+              else f", at most the {domain}-GPU scale-up domain")
+           + f") and cp carry: every split has at least {got[0]} pipeline stages"
+           + _freed_plan_words(values, spec))
     plan, here = scenario_step(values, spec)
     counts = _pipeline_free_counts(values, spec, batch, fixed, here.mfu)
     batches = _pipeline_free_batches(values, spec, plan, batch, here.mfu)
@@ -1490,7 +1495,7 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
         return (f"the scenario's mfu={shown} is above the band's capped top, {band.high:.0%} "
-                f"({band.cap_source() or 'where no measurement goes'}), of what the step-time "
+                f"({band.cap_source(False) or 'where no measurement goes'}), of what the step-time "
                 f"model expects of this plan ({plan.describe()}); the raw prediction, "
                 f"{b.mfu:.0%}, is above that cap (band {band.low:.0%}–{band.high:.0%}, capped "
                 f"below the prediction where no measurement goes" +
@@ -1498,15 +1503,28 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
                 f"scenario's own figure); {prediction_evidence(band)}; the bill uses the given "
                 "figure (notebook 04b shows where the time goes; `mfu: predict` uses the "
                 "prediction).")
-    capper = band.cap_source() or "what has been measured"
+    capper = band.cap_source(False) or "what has been measured"
     where = (f"capped below that prediction, where no measurement goes, by {capper}"
              if band.high < b.mfu else "around that prediction" +
              (f", its top capped at {band.high:.1%} by {capper}" if reason else ""))
     return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
-            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} "
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {_band_ends(mfu, band)} "
             f"{where}, not the range the bill draws around the scenario's own figure; "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
+
+
+def _band_ends(mfu: float, band) -> str:
+    """A band's ends "30%–39%" beside a given MFU outside it, with one decimal (or more:
+    ``distinct_percents``) where whole percents would print the given MFU as the end it lies
+    beyond (a trial read "mfu=0.30 is below ... band 30%–39%")."""
+    lo, hi = f"{band.low:.0%}", f"{band.high:.0%}"
+    if f"{mfu:.0%}" not in (lo, hi):
+        return f"{lo}–{hi}"
+    end = band.low if mfu < band.low else band.high
+    _, end_txt = distinct_percents(mfu, end)
+    d = len(end_txt.split(".")[1]) - 1 if "." in end_txt else 1
+    return f"{band.low:.{d}%}–{band.high:.{d}%}"
 
 
 def prediction_evidence(band) -> str:
@@ -1525,9 +1543,12 @@ def prediction_evidence(band) -> str:
     # "46%" beside check's 47.5% and the cap's 45.5% as three figures for one run)
     best = f"{band.regime_best:.1%}, {band.regime_best_source}"
     if not math.isclose(pred, band.mfu, rel_tol=1e-9):   # an FP8 (or FP4) prediction
-        best = (f"{band.regime_best:.1%} of the BF16 peak, {band.regime_best_source}: the "
-                f"basis published runs report their MFU on, where this prediction "
-                f"({band.mfu:.1%} of its own dtype's peak) is {pred:.1%}")
+        # the best run said on both peaks: a trial read "110.1% of the BF16 peak" alone as
+        # an impossible figure (an FP8 run at 55.0% of its own peak)
+        own = band.regime_best * band.mfu / pred
+        best = (f"{band.regime_best:.1%} of the BF16 peak ({own:.1%} of this dtype's), "
+                f"{band.regime_best_source}: the basis published runs report their MFU on, "
+                f"where this prediction ({band.mfu:.1%} of its own dtype's peak) is {pred:.1%}")
     comparable = band.best_published
     if pred > band.regime_best and comparable is not None and pred <= comparable:
         # above its regime's held-out runs but not above a comparable run of another regime

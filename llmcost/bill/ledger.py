@@ -83,6 +83,7 @@ from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, u
 from ..training.compute import model_flops_per_token
 from .pricing import (  # noqa: F401
     default,
+    default_range,
     default_rows,
     default_source,
     facility_kw_per_gpu,
@@ -900,12 +901,30 @@ def _evaluation_lines(lines: list, b: _Basis):
 def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
     """(project months, source): ``ledger_project_months``, else the final run's wall clock
     (the main run and its ``n_phases`` other pre-training phases, one after the other),
-    run_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so)."""
+    run_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so); with
+    ``ledger_published_defaults``, the published project duration instead
+    (``project_months_published``: the median of Epoch's four case studies, the duration its
+    staff rule, ``fte_per_contributor``, is per month of), at least that wall clock: a reviewer
+    found the contributors' staff priced over Llama 3.1 405B's 2.9-month run, where Epoch's rule
+    counts the whole project (GPT-3 8.3 months, GPT-4 12)."""
     if p["ledger_project_months"] is not None:
         return p["ledger_project_months"], "ledger_project_months (scenario)"
     months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
+    if p["ledger_published_defaults"]:
+        published = default("project_months_published")
+        lo, hi = default_range("project_months_published")[1:]
+        run = f"the final run's wall clock{with_phases}, {_period(months, 'months')}"
+        longer = bool(np.all(published > np.asarray(months)))   # draws: every one
+        return np.maximum(months, published) if np.ndim(months) else max(months, published), (
+            "published default (ledger_published_defaults; ledger_project_months not given): "
+            + (f"Epoch's median project, {published:g} months (its four case studies, GPT-3, "
+               f"OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months at their 90% bounds: "
+               f"{default_source('project_months_published').split(' (github')[0]}), longer than "
+               f"{run}" if longer else f"{run}, at least Epoch's median project, "
+               f"{published:g} months")
+            + ": set ledger_project_months")
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these

@@ -628,7 +628,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
-          "storage; null: the run's wall clock", _positive),
+          "storage; null: the run's wall clock (with ledger_published_defaults, Epoch's median "
+          "project, 10.15 months, or the run's wall clock if longer)", _positive),
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
           "(reserve)", _probability),
     Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "

@@ -27,6 +27,7 @@ price, electricity price or salary ten times or more away from the catalogue's s
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -866,7 +867,7 @@ def own_published_run_warning(values: dict) -> str | None:
     as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
               "speed-up of one plan of a comparable size: the run was BF16)" if fp8_vs_bf16
               else "")
-    return (f"mfu: the catalogue holds {r['model']}'s own published run on "
+    return (f"{OWN_RUN_WORDS}{r['model']}'s own published run on "
             f"{r['accelerator']}: {fmt_quantity(r['published_gpu_hours'])} GPU-hours for "
             f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
             f"restarts and every phase included; notebook 08){as_fp8}; the bill's "
@@ -876,6 +877,31 @@ def own_published_run_warning(values: dict) -> str | None:
                                                            s_bill == s_run else "")
             + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
             "bill against the best comparable published run instead, and may find it plausible)")
+
+
+#: The start of ``own_published_run_warning``'s sentence (``with_step_model_beside_history``).
+OWN_RUN_WORDS = "mfu: the catalogue holds "
+#: The step-time model's line on a given MFU below its band (``checks.given_vs_predicted_mfu``):
+#: the prediction it names.
+_BELOW_THE_MODEL = re.compile(r"^the scenario's mfu=[\d.]+ is below what the step-time model "
+                              r"expects of this plan \(.*?\): (\d+%)")
+
+
+def with_step_model_beside_history(warnings: list) -> list:
+    """``warnings`` with the model's own published run (``own_published_run_warning``: "read the
+    bill as optimistic") told of the step-time model's line where that line finds the same given
+    MFU below what it expects of the plan: the two set the figure against different things, a
+    step of this plan and a whole published run (its plan, scale, failures and restarts), and
+    say so, where a trial read "below what the model expects" and "optimistic" about one 40%
+    and could not tell which way to move it. Other warnings unchanged, in their order."""
+    below = next((m.group(1) for w in warnings if (m := _BELOW_THE_MODEL.match(w))), None)
+    if below is None:
+        return list(warnings)
+    return [w + f"; the step-time model expects more of this plan ({below}, the warning on the "
+            "given MFU): it prices a step of this plan, the published figure a whole run on its "
+            "own plan and scale with its failures and restarts, so the two bracket the MFU, and "
+            "a budget with margin takes the lower" if w.startswith(OWN_RUN_WORDS) else w
+            for w in warnings]
 
 
 #: The longest wall clock taken for a published whole run whose GPU count is not published

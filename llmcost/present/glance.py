@@ -769,6 +769,14 @@ CAVEATS = [
     (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
+    # beside the step-time model's line on the same given MFU, below what it expects
+    # (validation.with_step_model_beside_history): both references said, one line
+    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
+     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it.*?; the "
+     r"step-time model expects more of this plan \((\d+%)",
+     "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} ({2}), "
+     "while the step-time model expects {5} of this plan's steps: the two bracket the MFU; a "
+     "budget with margin takes the lower"),
     # an FP8 bill against a BF16 own run: the multiple is of the run's FP8 bound
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "

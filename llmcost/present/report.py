@@ -79,6 +79,7 @@ from ..bill.validation import (
     magnitude_warnings,
     user_words,
     validate_scenario,
+    with_step_model_beside_history,
 )
 from ..core.catalog import (
     CLUSTER_NOTEBOOKS,
@@ -596,7 +597,7 @@ def estimate_ledger(scenario_path):
             + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
-    warnings = warnings + magnitude_warnings(values, bill)
+    warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill))
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
     # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
     own = own_stack_hint(values, pred is not None, defaults)
@@ -1852,7 +1853,8 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
             mutated()
         said = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in plan.scenario,
                                  defaults=set(defaults))
-        said += magnitude_warnings(plan.values, plan.bill)
+        said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
+                                                                         plan.bill))
     for w in said:
         progress(f"warning: {w}")
     if other is not None:  # the second scenario's own warnings, said as its (the index has both)

@@ -575,16 +575,19 @@ class MfuBand:
         the sentence's parenthesis after "capped at X%" (the field ``cap_why``)."""
         return self.cap_why
 
-    def cap_source(self) -> str:
+    def cap_source(self, bill_is_prediction: bool = True) -> str:
         """What set the band's capped top, in a few words for a figure's note (``cap_reason``
         without its comparison rule; the field ``cap_from``): "the best comparable published
-        run"; "the model's own low end: its whole band lies above the best comparable published
-        run, 31.5%, and so does the bill's MFU" (the model's whole band p / (1 + c ± w) above
-        every comparable run, so the cap is the model's own figure p / (1 + c + w), not a
-        published one); "the best
+        run"; "the model's own low end: its uncapped band lies wholly above the best comparable
+        published run, 31.5%, and so does the bill's MFU" (the model's uncapped band
+        p / (1 + c ± w) above every comparable run, so the cap is the model's own figure
+        p / (1 + c + w), not a published one); "the best
         published run of its class at any size"; "the matmul ceiling"; "" when nothing capped
-        it (``CAP_REFERENCES``)."""
-        return self.cap_from
+        it (``CAP_REFERENCES``). ``bill_is_prediction`` False (a bill whose MFU is given, not
+        predicted): the words leave out what they say of the bill's MFU (``BILL_TOO``), which
+        holds of a bill priced at the prediction only (a trial's mfu: 0.30 was said to lie above
+        a run of 31.5%)."""
+        return self.cap_from if bill_is_prediction else self.cap_from.replace(BILL_TOO, "")
 
     def cap_words(self) -> str:
         """The band in a reader's words where its ends were moved (``band_cap``): "its top
@@ -1828,6 +1831,9 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     return BandCap(cap, out, why, source)
 
 
+#: What ``MfuBand.cap_source`` adds where the model's whole band lies above every comparable
+#: run: true of a bill priced at the prediction (its MFU inside that band), left out otherwise.
+BILL_TOO = ", and so does the bill's MFU"
 #: What a band's capped top was set by, by the kind of published run (``band_cap_detail``)
 CAP_REFERENCES = {"comparable": "the best comparable published run",
                   "any_size": "the best published run of its class at any size",
@@ -1844,8 +1850,8 @@ def _cap_why(cap: float, ref: float, basis: float, ref_src: str, low_end: bool, 
     if low_end:
         figure = f"{ref / basis:.1%} of the FP8 dense peak" if basis != 1.0 else f"{ref:.1%}"
         return (f"the uncapped band's low end, itself above the best published {ref_src}, "
-                f"{on(ref, '.1%')}", f"the model's own low end: its whole band lies above "
-                f"{name}, {figure}, and so does the bill's MFU")
+                f"{on(ref, '.1%')}", "the model's own low end: its uncapped band lies wholly "
+                f"above {name}, {figure}{BILL_TOO}")
     if basis != 1.0:
         return (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
                 f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}", name)

@@ -1207,7 +1207,8 @@ def least_bubble_splits(model, global_batch: int, seq_len=None, pp_split: str = 
 
 
 def fewest_pipeline_stages(model, n_gpus: int, global_batch: int, seq_len=None,
-                           pp_split: str = "even", fixed: dict | None = None):
+                           pp_split: str = "even", fixed: dict | None = None,
+                           tp_max: int | None = None):
     """The fewest pipeline stages of any split of ``n_gpus`` for ``model`` and a global batch of
     ``global_batch`` sequences, and the largest data-parallel degree among the splits with that
     many: ``(pp, dp)``, or None when no split exists. A split is n = dp × tp·pp·cp with
@@ -1218,12 +1219,16 @@ def fewest_pipeline_stages(model, n_gpus: int, global_batch: int, seq_len=None,
     Since dp divides both n and the batch, dp ≤ gcd(n, batch) and tp·pp·cp is a multiple of
     n ÷ gcd(n, batch): a factor of that quotient that no allowed tp·cp holds must be carried by
     pp (576 GPUs = 2⁶·3², a batch of 1,024 = 2¹⁰ sequences: dp ≤ 64, tp·pp·cp a multiple of
-    9; with tp and cp powers of two, pp is a multiple of 9). Memory is not checked."""
+    9; with tp and cp powers of two, pp is a multiple of 9). ``tp_max``: tp at most this (the
+    scale-up domain, as the plan search keeps it) unless ``fixed`` gives tp (a trial: 64 GPUs
+    and a batch of one sequence were said to need "at least 2" stages, with tp 32, where the
+    search, tp inside 8-GPU domains, chose 8). Memory is not checked."""
     fixed = dict(fixed or {})
     seq = model.seq_len if seq_len is None else int(seq_len)
     mbs, n = int(fixed.get("micro_batch_size", 1)), int(n_gpus)
     splits = [(q, n // (t * q * c)) for t, q, c in _rule_degrees(model, seq, pp_split, fixed)
-              if n % (t * q * c) == 0 and global_batch % (mbs * (n // (t * q * c))) == 0
+              if (tp_max is None or "tp" in fixed or t <= tp_max)
+              and n % (t * q * c) == 0 and global_batch % (mbs * (n // (t * q * c))) == 0
               and fixed.get("dp", n // (t * q * c)) == n // (t * q * c)]
     if not splits:
         return None
