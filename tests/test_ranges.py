@@ -52,6 +52,45 @@ def test_the_three_forms_and_their_points():
     assert g.quantile(0.9) == pytest.approx(1e14, rel=1e-9)
 
 
+def test_a_two_piece_range_has_its_point_as_median_and_mode():
+    # Two half-triangles of mass ½ each meet at the mode (ranges.py): F(x) = ½((x − l)/(m − l))²
+    # below m, 1 − ½((h − x)/(h − m))² above, so F(m) = ½ and the q-quantile is
+    # l + (m − l)√(2q) for q ≤ ½, h − (h − m)√(2(1 − q)) above. By hand on 0.378 / 0.493 /
+    # 0.546 (a predicted MFU's band capped above its central estimate, trial 19's compare):
+    # P10 = 0.378 + 0.115 √0.2 = 0.42943, P90 = 0.546 − 0.053 √0.2 = 0.52230; the triangle
+    # with the same ends and mode has its median at l + √(½ (h − l)(m − l)) = 0.47629, its
+    # mode 0.493 above it (the bill's P50 left its point).
+    two = parse_range("mfu", {"dist": "two_piece", "low": 0.378, "mode": 0.493, "high": 0.546})
+    tri = Range("triangular", low=0.378, mode=0.493, high=0.546)
+    assert two.kind == "two_piece" and point(two) == 0.493
+    assert float(two.quantile(0.5)) == pytest.approx(0.493, abs=1e-12)
+    assert float(two.quantile(0.1)) == pytest.approx(0.378 + 0.115 * math.sqrt(0.2), rel=1e-12)
+    assert float(two.quantile(0.9)) == pytest.approx(0.546 - 0.053 * math.sqrt(0.2), rel=1e-12)
+    assert float(two.quantile(0.0)) == 0.378 and float(two.quantile(1.0)) == 0.546
+    assert float(tri.quantile(0.5)) == pytest.approx(0.378 + math.sqrt(0.5 * 0.168 * 0.115),
+                                                     rel=1e-12)
+    d = two.draws(N, 0, "mfu")
+    assert np.mean(d < 0.493) == pytest.approx(0.5, abs=0.005)   # half the draws each side
+    assert two.describe() == ("two-piece triangular 0.378 / 0.493 / 0.546 (median 0.493: half "
+                              "the draws each side)")
+    assert parse_range("mfu", two.to_yaml()) == two
+    with pytest.raises(ValueError, match="a two_piece range needs low <= mode <= high"):
+        parse_range("mfu", {"dist": "two_piece", "low": 0.5, "mode": 0.4, "high": 0.6})
+
+
+def test_a_band_peaked_at_an_end_stays_a_triangle():
+    # A two-piece range whose mode is an end would put half its draws on that end: a bill whose
+    # predicted MFU is its band's capped top (the central estimate above the cap) keeps the
+    # triangle, every draw at most the top and none piled on it (montecarlo.peaked_at).
+    from llmcost.bill.montecarlo import peaked_at, predicted_mfu_range
+    assert peaked_at(0.3, 0.4, 0.5).kind == "two_piece"
+    assert peaked_at(0.3, 0.5, 0.5).kind == peaked_at(0.3, 0.3, 0.5).kind == "triangular"
+    capped = predicted_mfu_range({"value": 0.35, "band": {"low": 0.268, "high": 0.35}})
+    assert capped == Range("triangular", low=0.268, mode=0.35, high=0.35)
+    d = capped.draws(N, 0, "mfu")
+    assert np.mean(d >= 0.35 - 1e-12) < 0.001
+
+
 def test_draws_have_the_distributions_percentiles():
     # lognormal P10 / P90 and the triangle's P10 by hand: low + √(0.1 × (h − l)(m − l)) =
     # 2 + √(0.1 × 3 × 1) = 2.5477; Monte Carlo error of a percentile at 100k draws ≲ 0.5%
@@ -279,7 +318,9 @@ def test_predicted_mfu_band_enters_as_a_range_with_the_prediction_as_its_mode():
     pred = {"value": 0.45, "from": "predicted", "plan": "tp8",
             "band": {"low": 0.40, "high": 0.52, "text": "±12%"}}
     d = _sim({"mfu": 0.45, "_mfu_prediction": pred}, samples=20_000)
-    assert d.ranges["mfu"] == Range("triangular", low=0.40, mode=0.45, high=0.52)
+    # two-piece: the prediction is the draws' median as well as their mode (half each side)
+    assert d.ranges["mfu"] == Range("two_piece", low=0.40, mode=0.45, high=0.52)
+    assert np.mean(d.inputs["mfu"] < 0.45) == pytest.approx(0.5, abs=0.01)
     assert d.point.figures["mfu"] == 0.45  # the point stays the prediction
     assert d.inputs["mfu"].min() >= 0.40 and d.inputs["mfu"].max() <= 0.52
     assert "band 40.0%-52.0%" in d.point.figures["mfu_source"]
@@ -492,7 +533,7 @@ def test_predicted_mfu_band_reaches_estimate(tmp_path):
     pred = bill.scenario["_mfu_prediction"]
     d = ledger.simulate_ledger(bill.scenario, samples=1000)
     r = d.ranges["mfu"]
-    assert r.kind == "triangular" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.kind == "two_piece" and r.low == pytest.approx(pred["band"]["low"])
     assert r.mode == pytest.approx(pred["value"])
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
@@ -724,8 +765,8 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     params = report._notebook_parameters(nb, plan.scenario, plan.declared)
     pred = plan.scenario["_mfu_prediction"]
     # the mode is the prediction, inside its band even where the band's top is capped at it
-    assert params["mfu"] == {"low": pred["band"]["low"], "mode": pred["value"],
-                             "high": pred["band"]["high"]}
+    assert params["mfu"] == {"dist": "two_piece", "low": pred["band"]["low"],
+                             "mode": pred["value"], "high": pred["band"]["high"]}
     # notebook 00's draws (its own cells: build_ledger of its parameters, then headline_draws)
     own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
     page = ledger.headline_draws(own.scenario, samples=20_000, seed=0).draws.percentiles()
@@ -789,8 +830,9 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
     path = tmp_path / "predict.yaml"
     path.write_text(text.replace("\nmfu: 0.4\n", "\nmfu: predict\n"), encoding="utf-8")
     params, own, page, index = _page_00(path)
-    # the bill's MFU is the mode of the triangular range drawn on it (the words below say so)
-    assert own.scenario["mfu"].kind == "triangular"
+    # the bill's MFU is the mode and median of the two-piece range drawn on it (the words
+    # below say so)
+    assert own.scenario["mfu"].kind == "two_piece"
     assert own.scenario["mfu"].mode == own.figures["mfu"]
     assert params["mfu_band"] == "predicted"
     assert page.kinds["mfu"] == index.kinds["mfu"] == "predicted"
@@ -800,7 +842,8 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
     line = answers.pilot_calibration(900.0, 0.41, own.figures["mfu"], page.kinds["mfu"])
     # the bill's MFU is the band's central estimate, not the raw prediction, and the mode of
     # the triangular range drawn (montecarlo.predicted_mfu_range): "peak" read as the band's top
-    assert line.endswith("the step-time model's, as mfu: predict bills it, the mode of its band)")
+    assert line.endswith("the step-time model's, as mfu: predict bills it, the mode and median "
+                         "of its band)")
     pilot = tmp_path / "pilot.yaml"
     pilot.write_text(
         "model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 1.5e13\n"

@@ -104,6 +104,7 @@ from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerD
     scenario_ranges,
 )
 from .montecarlo import number_or_draws as _num
+from .montecarlo import peaked_at as _peaked_at
 from .provenance import as_of_dates, git_commit  # noqa: F401
 from .published import (
     annotation_usd,
@@ -363,9 +364,10 @@ def _check_states_fit(p: dict) -> None:
 
 
 def point_word(r) -> str:
-    """What the point of a range is: 'midpoint', 'mode' or 'median'."""
-    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median",
-            "shifted_lognormal": "median"}[r.kind]
+    """What the point of a range is: 'midpoint', 'mode' or 'median' (a two-piece range's
+    mode is its median too)."""
+    return {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
+            "lognormal": "median", "shifted_lognormal": "median"}[r.kind]
 
 
 def _range_source(p: dict, key: str) -> str | None:
@@ -2291,10 +2293,12 @@ def given_mfu_range(bill: Ledger) -> tuple:
     as its centre: [m / (1 + c + w), m / (1 + c − w)], its top capped by ``band_cap`` at the
     best comparable published run or the matmul ceiling), drawn as
 
-        triangular(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
+        two_piece(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
 
-    peaked at m so that the point stays the bill's. A cap below m (m above every comparable
-    published run) leaves m as the range's top, above the capped band: the triangle runs from
+    peaked at m, half the draws on each side (``montecarlo.peaked_at``), so that the point stays
+    the bill's and is the draws' median; a triangle where m is an end. A cap below m (m above
+    every comparable published run) leaves m as the range's top, above the capped band: the
+    triangle runs from
     the band's low end up to m, every draw's MFU is at most m, and on the MFU alone the point is
     the range's cheapest end, said so (a line's point can still lie inside its P10-P90 when
     other ranged inputs, such as the price, move it). The sentence states m, the band before and
@@ -2319,7 +2323,10 @@ def given_mfu_range(bill: Ledger) -> tuple:
         words += (f", its top capped at {band.high:.1%} where no measurement goes "
                   f"({band.cap_reason()})" + (f" and its low end lowered with it to "
                                                f"{band.low:.1%}" if lowered else ""))
-    words += f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
+    r = _peaked_at(low, m, high)
+    words += (f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
+              if r.kind == "triangular" else f"; drawn from {low:.1%} to {high:.1%} as two "
+              f"half-triangles peaked at the bill's {m:.1%}, half the draws on each side")
     if band.high < m:
         words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
                   f"so the triangle runs from the band's low end up to the bill's MFU, its top; "
@@ -2329,7 +2336,7 @@ def given_mfu_range(bill: Ledger) -> tuple:
     words += ("; a band around the bill's figure, not around the model's prediction for the plan "
               "(notebook 04b; a warning when the bill's figure lies outside that prediction's "
               "band)")
-    return Range("triangular", low=low, mode=m, high=high), words
+    return r, words
 
 
 def illustrative_ranges(bill: Ledger) -> dict:
@@ -2337,7 +2344,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
     notebook 00 shows when a scenario gives every input as a number (an illustration; a
     scenario's own ranges replace it).
 
-    * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
+    * ``mfu``: two-piece triangular (``montecarlo.peaked_at``) over the step-time model's
+      held-out error band around the bill's MFU
       (``accuracy.mfu_band``: published runs of the scenario's regime, i.e. accelerator
       generation, sharding, dense or MoE, precision, context and model size, against the model),
       cut at 1, peaked at the bill's MFU so that the point stays the bill's
@@ -2365,7 +2373,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
 
     * ``rl_time_factor``, when the bill prices an RL campaign at the published runs' factor
       (the scenario gives none: ``rl.scenario_time_factor``) and not DPO (no rollout: the runs
-      behind it are GRPO's): triangular over the RL validation's held-out measured ÷ predicted
+      behind it are GRPO's): two-piece triangular over the RL validation's held-out measured ÷
+      predicted
       iteration times on the bill's own path (``rl.time_factor_triangle``:
       ``rl.RL_TIME_FACTOR_RANGE``, the "scenario" mode, or with an ``rl_framework`` naming a
       release ``rl.RL_FRAMEWORK_TIME_FACTOR_RANGE``, ``rl.FRAMEWORK_MODE``), peaked at their
@@ -2478,7 +2487,7 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
     stated = (" (llmcost.rl.RL_TIME_FACTOR_RANGE" if fw == "generic" else
               f" and their framework, {fw} (llmcost.rl.RL_FRAMEWORK_TIME_FACTOR_RANGE")
     return {"rl_time_factor": (
-        Range("triangular", low=lo, mode=med, high=hi),
+        _peaked_at(lo, med, hi),
         f"the RL iteration model's held-out errors as the bill prices a scenario: measured ÷ "
         f"predicted iteration time {lo:g}-{hi:g} on its held-out published GRPO runs stated "
         f"with a scenario's keys{stated}, benchmarks/validate_rl.py), "

@@ -282,11 +282,16 @@ def _range_advice(values: Mapping, ranges=None) -> str:
 
 def predicted_mfu_range(pred) -> Range | None:
     """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
-    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
-    mode at the bill's MFU (the record's ``value``: the band's central estimate,
-    ``accuracy.central_mfu``), so that the range's point is the figure every page prints.
-    None without a band of non-zero width."""
+    ``report.resolve_mfu``) as a range on ``mfu``: two-piece triangular from the band's low to
+    its high (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1)
+    with its mode and median at the bill's MFU (the record's ``value``: the band's central
+    estimate, ``accuracy.central_mfu``, the prediction corrected by the median of the model's
+    errors, so half the draws lie on each side of it; a triangle where that estimate is an end
+    of the band, its capped top: ``peaked_at``), so that the range's point is the figure
+    every page prints and the draws' median too. A triangle peaked there had its median
+    elsewhere where the band is lopsided (a band 37.8%-54.6% capped above a central 49.3%:
+    median 47.6%), so a bill's P50 left its point and `estimate --compare` printed an FP8
+    saving outside its own per-draw P10-P90. None without a band of non-zero width."""
     band = pred.get("band", {}) if isinstance(pred, dict) else {}
     if "low" not in band or "high" not in band:
         return None
@@ -294,7 +299,16 @@ def predicted_mfu_range(pred) -> Range | None:
     if not high > low:
         return None
     mode = min(max(float(pred.get("value", low)), low), high)
-    return Range("triangular", low=low, mode=mode, high=high)
+    return peaked_at(low, mode, high)
+
+
+def peaked_at(low: float, mode: float, high: float) -> Range:
+    """A range over [low, high] whose point is ``mode``: two-piece triangular (``ranges``: half
+    the draws on each side, so ``mode`` is the draws' median too) where ``mode`` lies strictly
+    inside, a triangle where it is an end (a two-piece range would put half its draws on that
+    end: a bill's MFU at its band's capped top, every draw at most that MFU)."""
+    kind = "two_piece" if low < mode < high else "triangular"
+    return Range(kind, low=low, mode=mode, high=high)
 
 
 def scenario_ranges(values: dict) -> dict:

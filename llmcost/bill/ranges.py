@@ -7,6 +7,13 @@ number. Three forms, one meaning each (``parse_range``):
 * ``mfu: [0.30, 0.50]``: **uniform** on [low, high]; its point is the midpoint.
 * ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: **triangular** (density rising linearly from
   ``low`` to ``mode`` and falling to ``high``); its point is the mode.
+* ``mfu: {dist: two_piece, low: 0.30, mode: 0.40, high: 0.50}``: **two-piece triangular**, each
+  side of ``mode`` a half-triangle holding half the draws (density rising linearly from ``low``
+  to ``mode``, falling linearly from ``mode`` to ``high``, each part of mass ½): its point,
+  ``mode``, is both its mode and its median, where a triangle's median leaves its mode when
+  the two sides differ (low 0.378, mode 0.493, high 0.546: median 0.476). The bill draws a
+  predicted MFU's error band so (``montecarlo.predicted_mfu_range``): its central estimate is
+  the median of the model's errors, so half the draws lie on each side.
 * ``x: {dist: lognormal, p10: 1e5, p90: 1e7}``: **lognormal** with those 10th and 90th
   percentiles, for inputs that span orders of magnitude: ln x ~ Normal(μ, σ) with
   μ = (ln p10 + ln p90) / 2 and σ = (ln p90 − ln p10) / (2 z₀.₉), z₀.₉ = Φ⁻¹(0.9) = 1.28155;
@@ -37,7 +44,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-KINDS = ("uniform", "triangular", "lognormal", "shifted_lognormal")
+KINDS = ("uniform", "triangular", "two_piece", "lognormal", "shifted_lognormal")
 #: Φ⁻¹(0.9), the standard normal's 90th percentile (Abramowitz & Stegun 1964, Table 26.5).
 Z90 = 1.2815515655446004
 #: Φ⁻¹(0.95), its 95th (the same table): the half-width of a 90% interval in σ.
@@ -81,9 +88,9 @@ BOUNDED_KEYS = ("mfu", "ledger_rerun_probability", "ledger_reserve_fraction",
 
 @dataclass(frozen=True)
 class Range:
-    """A range on one input: ``kind`` uniform (``low``, ``high``), triangular (``low``,
-    ``mode``, ``high``), lognormal (``p10``, ``p90``) or shifted_lognormal (``p10``, ``p90``
-    of x + ``shift``, cut to [``low``, ``high``]; module docstring)."""
+    """A range on one input: ``kind`` uniform (``low``, ``high``), triangular or two_piece
+    (``low``, ``mode``, ``high``), lognormal (``p10``, ``p90``) or shifted_lognormal (``p10``,
+    ``p90`` of x + ``shift``, cut to [``low``, ``high``]; module docstring)."""
 
     kind: str
     low: float | None = None
@@ -99,11 +106,12 @@ class Range:
     # -------------------------------------------------------------------------- summaries
     @property
     def point(self) -> float:
-        """Midpoint (uniform), mode (triangular), median √(p10·p90) (lognormal) or the uncut
-        median √(p10·p90) − shift kept inside [low, high] (shifted_lognormal)."""
+        """Midpoint (uniform), mode (triangular), mode = median (two_piece), median
+        √(p10·p90) (lognormal) or the uncut median √(p10·p90) − shift kept inside [low, high]
+        (shifted_lognormal)."""
         if self.kind == "uniform":
             return (self.low + self.high) / 2.0
-        if self.kind == "triangular":
+        if self.kind in ("triangular", "two_piece"):
             return self.mode
         if self.kind == "shifted_lognormal":
             return min(max(math.sqrt(self.p10 * self.p90) - self.shift, self.low), self.high)
@@ -119,7 +127,9 @@ class Range:
     def quantile(self, q):
         """The q-quantile (q in [0, 1], array or scalar), from the inverse CDF:
         uniform low + q(high − low); triangular low + √(q(h − l)(m − l)) for q ≤ (m − l)/(h − l),
-        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1);
+        else high − √((1 − q)(h − l)(h − m)); two_piece l + (m − l)√(2q) for q ≤ ½, else
+        h − (h − m)√(2(1 − q)) (each half-triangle's own inverse CDF, on half the mass: q = ½
+        gives m); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1);
         shifted_lognormal exp(μ + σ Φ⁻¹(a + q(b − a))) − shift, a and b the uncut CDF of
         x + shift at low + shift and high + shift (F(y) = Φ((ln y − μ)/σ), 0 for y <= 0).
 
@@ -142,6 +152,10 @@ class Range:
             c = (m - lo) / w
             return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
                             hi - np.sqrt((1 - q) * w * (hi - m)))
+        if self.kind == "two_piece":
+            lo, m, hi = self.low, self.mode, self.high
+            return np.where(q <= 0.5, lo + (m - lo) * np.sqrt(2 * q),
+                            hi - (hi - m) * np.sqrt(np.maximum(2 * (1 - q), 0.0)))
         if self.kind == "shifted_lognormal":
             return self._cut_quantile(q)
         if q.size == 0:
@@ -207,6 +221,9 @@ class Range:
             return f"uniform {f(self.low)}-{f(self.high)}"
         if self.kind == "triangular":
             return f"triangular {f(self.low)} / {f(self.mode)} / {f(self.high)}"
+        if self.kind == "two_piece":
+            return (f"two-piece triangular {f(self.low)} / {f(self.mode)} / {f(self.high)} "
+                    f"(median {f(self.mode)}: half the draws each side)")
         if self.kind == "shifted_lognormal":  # the cut moves x's own P10 and P90: said too
             lo, hi = (float(self.quantile(q)) for q in (0.1, 0.9))
             return (f"lognormal of x + {f(self.shift)}, P10 {f(self.p10)}, P90 "
@@ -223,6 +240,8 @@ class Range:
             return [self.low, self.high]
         if self.kind == "triangular":
             return {"low": self.low, "mode": self.mode, "high": self.high}
+        if self.kind == "two_piece":
+            return {"dist": "two_piece", "low": self.low, "mode": self.mode, "high": self.high}
         if self.kind == "shifted_lognormal":
             return {"dist": "shifted_lognormal", "p10": self.p10, "p90": self.p90,
                     "shift": self.shift, "low": self.low, "high": self.high}
@@ -275,7 +294,7 @@ def _number(name, field, v) -> float:
 
 
 _FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
-           "lognormal": ("p10", "p90"),
+           "two_piece": ("low", "mode", "high"), "lognormal": ("p10", "p90"),
            "shifted_lognormal": ("p10", "p90", "shift", "low", "high")}
 
 
@@ -299,8 +318,8 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
     v = {f: _number(name, f, given[f]) for f in need}
     if r.kind == "uniform" and not v["low"] <= v["high"]:
         raise ValueError(f"{name}={shown!r}: a uniform range [low, high] needs low <= high")
-    if r.kind == "triangular" and not v["low"] <= v["mode"] <= v["high"]:
-        raise ValueError(f"{name}={shown!r}: a triangular range needs low <= mode <= high")
+    if r.kind in ("triangular", "two_piece") and not v["low"] <= v["mode"] <= v["high"]:
+        raise ValueError(f"{name}={shown!r}: a {r.kind} range needs low <= mode <= high")
     if r.kind in ("lognormal", "shifted_lognormal") and not 0 < v["p10"] <= v["p90"]:
         raise ValueError(f"{name}={shown!r}: a {r.kind} range needs 0 < p10 <= p90")
     if r.kind == "shifted_lognormal" and not -v["shift"] <= v["low"] <= v["high"]:
@@ -338,7 +357,7 @@ def parse_range(name: str, value) -> Range | None:
         if dist not in fields:
             raise ValueError(f"{name}={value!r}: a range is [low, high], {{low, mode, high}} or "
                              "{dist: lognormal, p10, p90} (dist must be uniform, triangular, "
-                             "lognormal or shifted_lognormal)")
+                             "two_piece, lognormal or shifted_lognormal)")
         extra = set(value) - set(fields[dist]) - {"dist"}
         missing = [f for f in fields[dist] if f not in value]
         if extra or missing:
@@ -361,8 +380,8 @@ def _made(name, shown, kind, **fields) -> Range:
 
 
 def point(value):
-    """The point of a value: a ``Range``'s midpoint (uniform), mode (triangular) or median
-    (lognormal); any other value itself."""
+    """The point of a value: a ``Range``'s midpoint (uniform), mode (triangular; two_piece, its
+    median too) or median (lognormal); any other value itself."""
     return value.point if isinstance(value, Range) else value
 
 

@@ -11,10 +11,13 @@ Numbers may be written as ``2e12`` (YAML 1.2 style) as well as ``2.0e+12``.
 
 **Ranges.** A continuous cost input (``llmcost.ranges.RANGEABLE_KEYS``: ``mfu``, the GPU-hour
 price, failure rates, restart times, overhead fractions, the ledger's line inputs) may be given
-as a range instead of a number, in one of four forms:
+as a range instead of a number, in one of five forms:
 
 * ``mfu: [0.30, 0.50]``: uniform on [low, high]; its point is the midpoint;
 * ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: triangular; its point is the mode;
+* ``mfu: {dist: two_piece, low: 0.30, mode: 0.40, high: 0.50}``: two half-triangles of half
+  the draws each, meeting at the mode; its point is the mode, which is its median too (the
+  form a ``mfu: predict`` bill draws its band in);
 * ``ledger_egress_bytes: {dist: lognormal, p10: 1e12, p90: 1e14}``: lognormal with those
   10th and 90th percentiles, for inputs that span orders of magnitude; its point is the median
   √(p10·p90). A lognormal is refused on a bounded input (``mfu``, probabilities, fractions);
@@ -954,7 +957,8 @@ def _check_magnitude(key: str, value) -> None:
 
 def point_scenario(scenario: dict) -> dict:
     """The scenario with every range (``llmcost.ranges.Range``) replaced by its point: the
-    midpoint of a uniform range, the mode of a triangular one, the median of a lognormal one.
+    midpoint of a uniform range, the mode of a triangular one, the median of a two-piece or
+    lognormal one.
     What every notebook other than the bill uses."""
     if not isinstance(scenario, dict):
         raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
@@ -971,11 +975,12 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     """The sentence a page prints when some inputs are ranges and it uses their points. A
     range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
-    word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median",
-            "shifted_lognormal": "median"}
+    word = {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
+            "lognormal": "median", "shifted_lognormal": "median"}
     parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.low:.1%} to "
              f"{r.high:.1%}): this page uses {r.point:.1%}"
-             if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind == "triangular" else
+             if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in ("triangular",
+                                                                          "two_piece") else
              f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
              for k, r in ranged.items()]
     return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "

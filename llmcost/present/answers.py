@@ -564,11 +564,12 @@ def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict
 #: the scenario's own range, the step-time model's band (``mfu: predict``), a pilot's band,
 #: or an MFU the scenario gives as one number (an illustrative spread around it, or none).
 #: Under ``mfu: predict`` the bill's MFU is the band's central estimate (or its capped top,
-#: ``accuracy.central_mfu``), not the raw prediction, and it is the mode of the triangular
-#: range the bill draws (``montecarlo.predicted_mfu_range``): "mode", not "peak", which reads
-#: as the band's top.
+#: ``accuracy.central_mfu``), not the raw prediction, and it is the mode and the median of the
+#: two-piece range the bill draws (``montecarlo.predicted_mfu_range``): "mode", not "peak",
+#: which reads as the band's top.
 MFU_WORDS = {"scenario": "the point of the scenario's own range on mfu",
-             "predicted": "the step-time model's, as mfu: predict bills it, the mode of its band",
+             "predicted": "the step-time model's, as mfu: predict bills it, the mode and median "
+                          "of its band",
              "pilot": "the pilots' calibrated MFU, the mode of their extrapolation band"}
 
 

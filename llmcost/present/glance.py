@@ -1198,8 +1198,10 @@ COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10
                         "per draw: the two bills draw each uncertain input from the same random "
                         "numbers (a draw is the same quantile of both MFU ranges, say), so "
                         "where a point sits at another place in its range in one bill than in "
-                        "the other, or at an edge, most differences fall on one side of the "
-                        "points' difference")
+                        "the other, or at an edge, or where the two ranges have other shapes "
+                        "(one capped where no published run has measured more, the other not, "
+                        "so that the difference is at its extreme where both sit at their "
+                        "points), most differences fall on one side of the points' difference")
 
 
 #: How ``compare_inputs`` says where a bill's MFU came from (the ``mfu_band`` a report sets:

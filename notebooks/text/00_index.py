@@ -220,8 +220,9 @@ plots.bill_waterfall(table);
 # arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
-# triangular range on `mfu`, peaked at the bill's MFU: the band's central estimate, or its
-# upper end when that estimate is above the band's cap (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
+# two-piece triangular range on `mfu` (half the draws on each side of its peak), peaked at the
+# bill's MFU, so that MFU is the draws' median too: the band's central estimate, or its upper
+# end when that estimate is above the band's cap (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
