@@ -616,6 +616,23 @@ def test_a_served_request_longer_than_the_models_context_is_warned():
                                         "describes a model that does not exist")
 
 
+def _step_and_plan(mfu: float, plan: str) -> tuple:
+    """Stand-ins for a step (its ``mfu``) and a plan (its ``describe()``), as
+    ``checks.given_vs_predicted_mfu`` reads them."""
+    from types import SimpleNamespace
+    return SimpleNamespace(mfu=mfu), SimpleNamespace(describe=lambda: plan)
+
+
+def _given_warning(given: float, predicted: float, plan: str, **band) -> tuple:
+    """(``checks.given_vs_predicted_mfu``'s line, the band) for a given MFU beside a prediction
+    and a band made by hand (``accuracy.MfuBand``, its other fields ``band``)."""
+    from llmcost.bill.checks import given_vs_predicted_mfu
+    from llmcost.training.accuracy import MfuBand
+    b = MfuBand(mfu=predicted, mfu_bf16_basis=predicted, **band)
+    step, p = _step_and_plan(predicted, plan)
+    return given_vs_predicted_mfu(given, step, b, p), b
+
+
 def test_an_mfu_above_a_capped_band_is_said_above_its_capped_top_not_the_prediction():
     # A trial (Llama 2 13B, 256 B200, FP8, mfu 0.40): the index read "the assumed MFU, 40%, is
     # above what the model predicts for this plan (43%)". "Above" is decided against the band's
@@ -631,14 +648,7 @@ def test_an_mfu_above_a_capped_band_is_said_above_its_capped_top_not_the_predict
                    mfu_bf16_basis=0.43, cap_why="the best published MFU of a comparable run, 39%",
                    cap_from="the best comparable published run")
 
-    class B:
-        mfu = 0.43
-
-    class P:
-        @staticmethod
-        def describe():
-            return "TP1"
-
+    B, P = _step_and_plan(0.43, "TP1")
     w = given_vs_predicted_mfu(0.40, B, band, P)
     assert w.startswith("the scenario's mfu=0.40 is above the band's capped top, 39% (the best "
                         "comparable published run), of what the step-time model expects of this "
@@ -718,23 +728,13 @@ def test_a_given_mfu_below_a_band_capped_at_the_models_own_low_end_is_not_said_a
     # prediction only, and is left out here; the band's ends get a decimal where whole percents
     # print the given MFU as the end it lies below. By hand (accuracy.MfuBand): prediction 51%,
     # band 30.06%-39.1% capped at the uncapped band's low end, above a run of 31.5%.
-    from llmcost.bill.checks import given_vs_predicted_mfu
-    from llmcost.training.accuracy import BILL_TOO, MfuBand
+    from llmcost.training.accuracy import BILL_TOO
     cap_from = ("the model's own low end: its uncapped band lies wholly above the best "
                 "comparable published run, 31.5%" + BILL_TOO)
-    band = MfuBand(mfu=0.51, low=0.3006, high=0.391, half_width=0.3, regime="R", n=0,
-                   validated=False, regime_best=None, regime_best_source="",
-                   mfu_bf16_basis=0.51, cap_why="the uncapped band's low end", cap_from=cap_from)
-
-    class B:
-        mfu = 0.51
-
-    class P:
-        @staticmethod
-        def describe():
-            return "CP8"
-
-    w = given_vs_predicted_mfu(0.30, B, band, P)
+    w, band = _given_warning(0.30, 0.51, "CP8", low=0.3006, high=0.391, half_width=0.3,
+                             regime="R", n=0, validated=False, regime_best=None,
+                             regime_best_source="", cap_why="the uncapped band's low end",
+                             cap_from=cap_from)
     assert w.startswith("the scenario's mfu=0.30 is below what the step-time model expects of "
                         "this plan (CP8): 51%, band 30.1%–39.1% capped below that prediction, "
                         "where no measurement goes, by the model's own low end: its uncapped "
