@@ -1,6 +1,7 @@
 """Scenario plausibility warnings (llmcost.checks)."""
 
 import pytest
+import yaml
 
 import llmcost
 from llmcost.bill.checks import scenario_warnings
@@ -741,8 +742,30 @@ def test_a_given_mfu_below_a_band_capped_at_the_models_own_low_end_is_not_said_a
                         "band lies wholly above the best comparable published run, 31.5%, not "
                         "the range")
     assert "the bill's MFU" not in w
+    # the review: the capped-top branch and a band whose two ends print alike take decimals too
+    top, _ = _given_warning(0.30, 0.43, "TP1", low=0.25, high=0.2951, half_width=0.1,
+                            regime="R", n=2, validated=False, regime_best=0.55,
+                            regime_best_source="run X", cap_why="x", cap_from="a run")
+    assert top.startswith("the scenario's mfu=0.30 is above the band's capped top, 29.5% (a run)")
+    assert "(band 25.0%–29.5%, capped below the prediction" in top
+    narrow, _ = _given_warning(0.31, 0.33, "TP1", low=0.2951, high=0.305, half_width=0.1,
+                               regime="R", n=2, validated=False, regime_best=0.55,
+                               regime_best_source="run X", cap_why="", cap_from="")
+    assert "(band 29.5%–30.5%, capped" in narrow
     # a bill priced at the prediction keeps the clause (it is true of it)
     assert band.cap_source().endswith("31.5%, and so does the bill's MFU")
+
+
+def _own_run_lines(tmp_path, **scenario) -> tuple:
+    """(the step-time model's "below" line, the own-run line) of a scenario's bill warnings."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "own.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    w = estimate_ledger(path).warnings
+    below = [x for x in w if " is below what the step-time model expects" in x]
+    own = [x for x in w if x.startswith("mfu: the catalogue holds Llama 3 8B's own published")]
+    assert len(below) == 1 and len(own) == 1
+    return below[0], own[0]
 
 
 def test_the_models_own_run_and_the_step_model_are_said_as_two_references_not_two_verdicts(
@@ -750,30 +773,33 @@ def test_the_models_own_run_and_the_step_model_are_said_as_two_references_not_tw
     # Trial 19 (Llama 3.1 8B, 64 H100, mfu 0.4): "mfu=0.40 is below what the step-time model
     # expects of this plan ... 52%" and "the bill's 40.0% is 2.13× [Llama 3 8B's whole-run
     # 18.8%] ... read the bill as optimistic": a new user could not tell which way to move the
-    # MFU. The own-run line now says the step-time model's figure beside its own and what each
-    # measures (a step of this plan; a whole run with its failures, restarts, plan and scale).
-    # The run's whole-run MFU by hand, notebook 08's rule: 15e12 tokens × F(8192) over 1.3M
-    # H100-hours at 989.4 TFLOP/s, 18.8% (data/published_runs.csv).
-    import yaml
+    # MFU. The own-run line now says the step-time model's figure beside the given one and what
+    # each reference measures (a step of this plan; a whole run with its failures, restarts,
+    # plan and scale). The run's whole-run MFU by hand, notebook 08's rule: 15e12 tokens ×
+    # F(8192) over 1.3M H100-hours at 989.4 TFLOP/s, 18.8% (data/published_runs.csv).
     from llmcost.bill.validation import with_step_model_beside_history
     from llmcost.present.glance import caveat_line
-    from llmcost.present.report import estimate_ledger
-    path = tmp_path / "b45.yaml"
-    path.write_text(yaml.safe_dump(dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64,
-                                        train_tokens=1e12, seq_len=8192, mfu=0.4, dtype="bf16")))
-    w = estimate_ledger(path).warnings
-    below = [x for x in w if x.startswith("the scenario's mfu=0.40 is below what the step-time")]
-    own = [x for x in w if x.startswith("mfu: the catalogue holds Llama 3 8B's own published")]
-    assert len(below) == 1 and len(own) == 1
-    pred = below[0].split("): ", 1)[1].split(",", 1)[0]   # the prediction the line names
-    assert "a whole-run MFU of 18.8%" in own[0] and "read the bill as optimistic" in own[0]
-    assert own[0].endswith(f"; the step-time model expects more of this plan ({pred}, the "
-                           "warning on the given MFU): it prices a step of this plan, the "
-                           "published figure a whole run on its own plan and scale with its "
-                           "failures and restarts, so the two bracket the MFU, and a budget "
-                           "with margin takes the lower")
-    assert caveat_line(own[0]).endswith(f"while the step-time model expects {pred} of this "
-                                        "plan's steps: the two bracket the MFU; a budget with "
-                                        "margin takes the lower")
+    run = dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64, train_tokens=1e12,
+               seq_len=8192, mfu=0.4, dtype="bf16")
+    below, own = _own_run_lines(tmp_path, **run)
+    pred = below.split("): ", 1)[1].split(",", 1)[0]   # the prediction the line names
+    assert "a whole-run MFU of 18.8%" in own and "read the bill as optimistic" in own
+    assert own.endswith(f"; the step-time model expects more of this plan than the given "
+                        f"mfu=0.40 ({pred} on the same peak, the warning on the given MFU): it "
+                        "prices a step of this plan, the published figure a whole run on its "
+                        "own plan and scale with its failures and restarts, so the two bracket "
+                        "the MFU, and a budget with margin takes the lower")
+    assert caveat_line(own).endswith(f"while the step-time model expects {pred} of this plan's "
+                                     "steps where the scenario gives 40%: the two bracket the "
+                                     "MFU; a budget with margin takes the lower")
     # without the step-time model's "below" line the own-run line is left as it is
-    assert with_step_model_beside_history(own) == own
+    assert with_step_model_beside_history([own]) == [own]
+    # FP8 (the review): the own-run multiple is of the run's FP8 bound (BF16 basis), the model's
+    # figure and the given mfu both of the FP8 peak, said so, never "2.00× the whole-run MFU"
+    below8, own8 = _own_run_lines(tmp_path, **{**run, "dtype": "fp8", "mfu": 0.25})
+    pred8 = below8.split("): ", 1)[1].split(",", 1)[0]
+    line = caveat_line(own8)
+    assert "would reach in FP8" in line and "× the whole-run MFU" not in line
+    assert line.endswith(f"while the step-time model expects {pred8} of this plan's steps "
+                         "where the scenario gives 25% (both of the FP8 peak): the two bracket "
+                         "the MFU; a budget with margin takes the lower")

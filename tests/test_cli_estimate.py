@@ -608,8 +608,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     # user read "30% is above 15%" and then "the highest of them 75%" unlabelled
     fp8 = replace(band, mfu=0.15, mfu_bf16_basis=0.30, regime_best=0.75)
     text = prediction_evidence(fp8)
-    # the best run on both peaks too (trial 19 read "110.1% of the BF16 peak" alone as an
-    # impossible figure): 75% of the BF16 peak × 0.15 / 0.30 = 37.5% of the FP8 one
+    # the best run on both peaks too (trial 19): 75% of BF16 × 0.15 / 0.30 = 37.5% of FP8
     assert ("the highest of them 75.0% of the BF16 peak (37.5% of this dtype's), run X: the "
             "basis published runs report their MFU on, where this prediction (15.0% of its own "
             "dtype's peak) is 30.0%)") in text

@@ -71,11 +71,14 @@ def test_a_two_piece_range_has_its_point_as_median_and_mode():
                                                      rel=1e-12)
     d = two.draws(N, 0, "mfu")
     assert np.mean(d < 0.493) == pytest.approx(0.5, abs=0.005)   # half the draws each side
-    assert two.describe() == ("two-piece triangular 0.378 / 0.493 / 0.546 (median 0.493: half "
-                              "the draws each side)")
+    assert two.describe() == ("two-piece triangular 0.378 / 0.493 / 0.546, median 0.493: half "
+                              "the draws each side")
     assert parse_range("mfu", two.to_yaml()) == two
     with pytest.raises(ValueError, match="a two_piece range needs low <= mode <= high"):
         parse_range("mfu", {"dist": "two_piece", "low": 0.5, "mode": 0.4, "high": 0.6})
+    # a mode at an end would pile half the draws there (the review): refused, a triangle offered
+    with pytest.raises(ValueError, match="needs low < mode < high .*a triangular range peaks"):
+        parse_range("mfu", {"dist": "two_piece", "low": 0.3, "mode": 0.3, "high": 0.5})
 
 
 def test_a_band_peaked_at_an_end_stays_a_triangle():
@@ -841,7 +844,8 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
     assert own.figures["mfu_source"].startswith("predicted (mfu: predict) by llmcost.step")
     line = answers.pilot_calibration(900.0, 0.41, own.figures["mfu"], page.kinds["mfu"])
     # the bill's MFU is the band's central estimate, not the raw prediction, and the mode of
-    # the triangular range drawn (montecarlo.predicted_mfu_range): "peak" read as the band's top
+    # the two-piece range drawn (montecarlo.predicted_mfu_range), its median too: "peak" read as
+    # the band's top
     assert line.endswith("the step-time model's, as mfu: predict bills it, the mode and median "
                          "of its band)")
     pilot = tmp_path / "pilot.yaml"

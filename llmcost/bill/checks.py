@@ -1494,10 +1494,12 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     shown = mfu_text(mfu)
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
-        return (f"the scenario's mfu={shown} is above the band's capped top, {band.high:.0%} "
+        top = f"{band.high:.0%}" if f"{band.high:.0%}" != f"{mfu:.0%}" else \
+            distinct_percents(mfu, band.high)[1]
+        return (f"the scenario's mfu={shown} is above the band's capped top, {top} "
                 f"({band.cap_source(False) or 'where no measurement goes'}), of what the step-time "
                 f"model expects of this plan ({plan.describe()}); the raw prediction, "
-                f"{b.mfu:.0%}, is above that cap (band {band.low:.0%}–{band.high:.0%}, capped "
+                f"{b.mfu:.0%}, is above that cap (band {_band_ends(mfu, band)}, capped "
                 f"below the prediction where no measurement goes" +
                 (f": {reason}" if reason else "") + ") (not the range the bill draws around the "
                 f"scenario's own figure); {prediction_evidence(band)}; the bill uses the given "
@@ -1517,14 +1519,19 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
 def _band_ends(mfu: float, band) -> str:
     """A band's ends "30%–39%" beside a given MFU outside it, with one decimal (or more:
     ``distinct_percents``) where whole percents would print the given MFU as the end it lies
-    beyond (a trial read "mfu=0.30 is below ... band 30%–39%")."""
+    beyond (a trial read "mfu=0.30 is below ... band 30%–39%"), or print the two ends alike."""
     lo, hi = f"{band.low:.0%}", f"{band.high:.0%}"
-    if f"{mfu:.0%}" not in (lo, hi):
+    if f"{mfu:.0%}" not in (lo, hi) and lo != hi:
         return f"{lo}–{hi}"
     end = band.low if mfu < band.low else band.high
-    _, end_txt = distinct_percents(mfu, end)
-    d = len(end_txt.split(".")[1]) - 1 if "." in end_txt else 1
+    d = max(_decimals(*distinct_percents(mfu, end)), _decimals(*distinct_percents(band.low,
+                                                                                  band.high)))
     return f"{band.low:.{d}%}–{band.high:.{d}%}"
+
+
+def _decimals(*texts: str) -> int:
+    """The most decimals among percentages as ``distinct_percents`` prints them ("30.1%": 1)."""
+    return max(len(t.rstrip("%").split(".")[1]) if "." in t else 0 for t in texts)
 
 
 def prediction_evidence(band) -> str:

@@ -915,18 +915,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
     if p["ledger_published_defaults"]:
-        published = default("project_months_published")
-        lo, hi = default_range("project_months_published")[1:]
-        run = f"the final run's wall clock{with_phases}, {_period(months, 'months')}"
-        longer = bool(np.all(published > np.asarray(months)))   # draws: every one
-        return np.maximum(months, published) if np.ndim(months) else max(months, published), (
-            "published default (ledger_published_defaults; ledger_project_months not given): "
-            + (f"Epoch's median project, {published:g} months (its four case studies, GPT-3, "
-               f"OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months at their 90% bounds: "
-               f"{default_source('project_months_published').split(' (github')[0]}), longer than "
-               f"{run}" if longer else f"{run}, at least Epoch's median project, "
-               f"{published:g} months")
-            + ": set ledger_project_months")
+        return _published_project_months(months, with_phases)
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
@@ -938,6 +927,29 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
            "its own months)" if own_months else
            "people, operations and dataset storage are lower bounds")
         + ": set ledger_project_months")
+
+
+def _published_project_months(months, with_phases: str) -> tuple:
+    """``_project_months`` under ``ledger_published_defaults``: (max(run months, P), source),
+    P = ``project_months_published`` (Epoch's median project), draw by draw where ``months`` is
+    an array of Monte Carlo draws, the words saying which of the two each draw takes."""
+    published = default("project_months_published")
+    lo, hi = default_range("project_months_published")[1:]
+    arr = np.asarray(months, dtype=float)
+    epoch = (f"Epoch's median project, {published:g} months (its four case studies, GPT-3, "
+             f"OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months at their 90% bounds: "
+             f"{default_source('project_months_published').split(' (github')[0]})")
+    run = f"the final run's wall clock{with_phases}"
+    if np.all(published > arr):
+        words = f"{epoch}, longer than {run}, {_period(months, 'months')}"
+    elif np.all(arr >= published):
+        words = f"{run}, {_period(months, 'months')}, at least {epoch}"
+    else:   # draws on both sides of it
+        words = (f"the longer, draw by draw, of {epoch} and {run} ({arr.min():.2f}-"
+                 f"{arr.max():.2f} months over the draws)")
+    return (np.maximum(months, published) if np.ndim(months) else max(months, published),
+            "published default (ledger_published_defaults; ledger_project_months not given): "
+            + words + ": set ledger_project_months")
 
 
 def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
@@ -1946,7 +1958,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     Fixed lines (storage, people, operations, reserves, reserved or owned compute) accrue evenly
     over the project; elastic compute accrues as it runs on the scenario's cluster: exploratory
     runs first, then the final run over its wall-clock days, then post-training. The project
-    lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock) or
+    lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock, or
+    with ``ledger_published_defaults`` Epoch's median project: ``_project_months``) or
     the longest ``months`` of a ``ledger_people`` role (whose pay the people line counts for
     those months: a trial's 1.5-month team was spent in 0.4 days), or as long as that schedule,
     whichever is longest. This is the

@@ -2,7 +2,7 @@
 
 A scenario may give a continuous cost input (``RANGEABLE_KEYS``: the MFU, prices, failure
 rates, restart times, overhead fractions, the ledger's line inputs) as a range instead of a
-number. Three forms, one meaning each (``parse_range``):
+number. Five forms, one meaning each (``parse_range``):
 
 * ``mfu: [0.30, 0.50]``: **uniform** on [low, high]; its point is the midpoint.
 * ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: **triangular** (density rising linearly from
@@ -11,9 +11,10 @@ number. Three forms, one meaning each (``parse_range``):
   side of ``mode`` a half-triangle holding half the draws (density rising linearly from ``low``
   to ``mode``, falling linearly from ``mode`` to ``high``, each part of mass ½): its point,
   ``mode``, is both its mode and its median, where a triangle's median leaves its mode when
-  the two sides differ (low 0.378, mode 0.493, high 0.546: median 0.476). The bill draws a
-  predicted MFU's error band so (``montecarlo.predicted_mfu_range``): its central estimate is
-  the median of the model's errors, so half the draws lie on each side.
+  the two sides differ (low 0.378, mode 0.493, high 0.546: median 0.476); ``mode`` strictly
+  inside (at an end, half the draws would sit on that end: a triangle peaks there). The bill
+  draws a predicted MFU's error band so (``montecarlo.predicted_mfu_range``): its central
+  estimate is the median of the model's errors, so half the draws lie on each side.
 * ``x: {dist: lognormal, p10: 1e5, p90: 1e7}``: **lognormal** with those 10th and 90th
   percentiles, for inputs that span orders of magnitude: ln x ~ Normal(μ, σ) with
   μ = (ln p10 + ln p90) / 2 and σ = (ln p90 − ln p10) / (2 z₀.₉), z₀.₉ = Φ⁻¹(0.9) = 1.28155;
@@ -222,8 +223,8 @@ class Range:
         if self.kind == "triangular":
             return f"triangular {f(self.low)} / {f(self.mode)} / {f(self.high)}"
         if self.kind == "two_piece":
-            return (f"two-piece triangular {f(self.low)} / {f(self.mode)} / {f(self.high)} "
-                    f"(median {f(self.mode)}: half the draws each side)")
+            return (f"two-piece triangular {f(self.low)} / {f(self.mode)} / {f(self.high)}, "
+                    f"median {f(self.mode)}: half the draws each side")
         if self.kind == "shifted_lognormal":  # the cut moves x's own P10 and P90: said too
             lo, hi = (float(self.quantile(q)) for q in (0.1, 0.9))
             return (f"lognormal of x + {f(self.shift)}, P10 {f(self.p10)}, P90 "
@@ -320,6 +321,10 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
         raise ValueError(f"{name}={shown!r}: a uniform range [low, high] needs low <= high")
     if r.kind in ("triangular", "two_piece") and not v["low"] <= v["mode"] <= v["high"]:
         raise ValueError(f"{name}={shown!r}: a {r.kind} range needs low <= mode <= high")
+    if r.kind == "two_piece" and v["low"] < v["high"] and v["mode"] in (v["low"], v["high"]):
+        raise ValueError(f"{name}={shown!r}: a two_piece range needs low < mode < high (a mode "
+                         "at an end would put half the draws on that end; a triangular range "
+                         "peaks there without it)")
     if r.kind in ("lognormal", "shifted_lognormal") and not 0 < v["p10"] <= v["p90"]:
         raise ValueError(f"{name}={shown!r}: a {r.kind} range needs 0 < p10 <= p90")
     if r.kind == "shifted_lognormal" and not -v["shift"] <= v["low"] <= v["high"]:

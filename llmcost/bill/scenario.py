@@ -571,7 +571,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_lora_rank", "int", "LoRA rank r of the attention adapters", _positive),
     Param("ledger_published_defaults", "bool", "price the data, annotation and evaluation lines "
           "the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's "
-          "annotation counts, FineWeb's processing, HELM's suite); false: 0 and 'not given'"),
+          "annotation counts, FineWeb's processing, HELM's suite), and, without "
+          "ledger_project_months, the project at Epoch's median duration (data/ledger_defaults"
+          ".csv project_months_published, or the run's wall clock if longer); false: 0 and 'not "
+          "given'"),
     Param("ledger_data_licensing_usd", "float", "data licensing, USD", _nonnegative),
     Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
           _nonnegative),
@@ -632,7 +635,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
           "storage; null: the run's wall clock (with ledger_published_defaults, Epoch's median "
-          "project, 10.15 months, or the run's wall clock if longer)", _positive),
+          "project, project_months_published, or the run's wall clock if longer)", _positive),
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
           "(reserve)", _probability),
     Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "

@@ -427,19 +427,23 @@ def short_run_warning(p: dict) -> str | None:
 
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``ledger_people`` gives roles without ``months`` and the scenario no
-    ``ledger_project_months``: those roles are then priced for the final run's wall clock only
-    (the ledger's convention, ``ledger._project_months``), often a few weeks, which a reader
-    takes for the project's staffing. None otherwise, or without a bill."""
+    ``ledger_project_months``: those roles are then priced for the project months the ledger
+    takes (``ledger._project_months``): the final run's wall clock only, often a few weeks,
+    which a reader takes for the project's staffing, or with ``ledger_published_defaults``
+    Epoch's median project (or the run, if longer), a default rather than this project's. None
+    otherwise, or without a bill."""
     people = p.get("ledger_people") or []
     bare = [r.get("role", "?") for r in people if isinstance(r, dict) and "months" not in r]
     if bill is None or not bare or p.get("ledger_project_months") is not None:
         return None
     months = bill.figures["project_months"]
+    took = ("Epoch's median project, a published default (ledger_published_defaults; the "
+            "final run's wall clock where longer)" if p.get("ledger_published_defaults") else
+            f"the final run's wall clock{' with its pre-training phases' if p.get('phases') else ''}"
+            " only")
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
-            f"{months:,.2f} months, the final run's wall clock"
-            f"{' with its pre-training phases' if p.get('phases') else ''} only "
-            "(ledger_project_months is not set): set ledger_project_months, or months on each "
-            "role, for the project's staffing")
+            f"{months:,.2f} months, {took} (ledger_project_months is not set): set "
+            "ledger_project_months, or months on each role, for the project's staffing")
 
 
 #: GPUs of the server whose hourly price a GPU-hour price may have been confused with
@@ -883,8 +887,8 @@ def own_published_run_warning(values: dict) -> str | None:
 OWN_RUN_WORDS = "mfu: the catalogue holds "
 #: The step-time model's line on a given MFU below its band (``checks.given_vs_predicted_mfu``):
 #: the prediction it names.
-_BELOW_THE_MODEL = re.compile(r"^the scenario's mfu=[\d.]+ is below what the step-time model "
-                              r"expects of this plan \(.*?\): (\d+%)")
+_BELOW_THE_MODEL = re.compile(r"^the scenario's mfu=([\d.]+) is below what the step-time "
+                              r"model expects of this plan \(.*?\): (\d+%)")
 
 
 def with_step_model_beside_history(warnings: list) -> list:
@@ -894,14 +898,15 @@ def with_step_model_beside_history(warnings: list) -> list:
     step of this plan and a whole published run (its plan, scale, failures and restarts), and
     say so, where a trial read "below what the model expects" and "optimistic" about one 40%
     and could not tell which way to move it. Other warnings unchanged, in their order."""
-    below = next((m.group(1) for w in warnings if (m := _BELOW_THE_MODEL.match(w))), None)
+    below = next((m.groups() for w in warnings if (m := _BELOW_THE_MODEL.match(w))), None)
     if below is None:
         return list(warnings)
-    return [w + f"; the step-time model expects more of this plan ({below}, the warning on the "
-            "given MFU): it prices a step of this plan, the published figure a whole run on its "
-            "own plan and scale with its failures and restarts, so the two bracket the MFU, and "
-            "a budget with margin takes the lower" if w.startswith(OWN_RUN_WORDS) else w
-            for w in warnings]
+    given, pred = below   # both on the dtype's own peak (an FP8 bill's: the FP8 one)
+    return [w + f"; the step-time model expects more of this plan than the given mfu={given} "
+            f"({pred} on the same peak, the warning on the given MFU): it prices a step of this "
+            "plan, the published figure a whole run on its own plan and scale with its failures "
+            "and restarts, so the two bracket the MFU, and a budget with margin takes the lower"
+            if w.startswith(OWN_RUN_WORDS) else w for w in warnings]
 
 
 #: The longest wall clock taken for a published whole run whose GPU count is not published

@@ -770,13 +770,23 @@ CAVEATS = [
      "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
     # beside the step-time model's line on the same given MFU, below what it expects
-    # (validation.with_step_model_beside_history): both references said, one line
+    # (validation.with_step_model_beside_history): both references said, one line; an FP8
+    # bill's multiple is of the run's FP8 bound, the model's figure on the FP8 peak as the
+    # given mfu is
+    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
+     r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
+     r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it.*?; the step-time model expects "
+     r"more of this plan than the given mfu=([\d.]+) \((\d+%)",
+     "the bill's MFU, {4}, is {5}× the most {0}'s own published run on {1} would reach in FP8, "
+     "{3} (the run: {2}), while the step-time model expects {7} of this plan's steps where the "
+     "scenario gives {6} (both of the FP8 peak): the two bracket the MFU; a budget with margin "
+     "takes the lower"),
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it.*?; the "
-     r"step-time model expects more of this plan \((\d+%)",
+     r"step-time model expects more of this plan than the given mfu=([\d.]+) \((\d+%)",
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} ({2}), "
-     "while the step-time model expects {5} of this plan's steps: the two bracket the MFU; a "
-     "budget with margin takes the lower"),
+     "while the step-time model expects {6} of this plan's steps where the scenario gives {5}: "
+     "the two bracket the MFU; a budget with margin takes the lower"),
     # an FP8 bill against a BF16 own run: the multiple is of the run's FP8 bound
     (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
      r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
@@ -905,7 +915,7 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
-    (r"^the scenario's mfu=([\d.]+) is above the band's capped top, (\d+%) \((.+?)\), of what "
+    (r"^the scenario's mfu=([\d.]+) is above the band's capped top, ([\d.]+%) \((.+?)\), of what "
      r"the step-time model expects.*?; the raw prediction, (\d+%), is above that cap",
      "the assumed MFU, {0}, is above the band's capped top, {1} ({2}); the raw prediction, "
      "{3}, is above that cap"),

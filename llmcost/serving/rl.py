@@ -3586,9 +3586,10 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 #: a scenario has, ``SCENARIO_SETTABLE``, every other setting at its default, the vLLM release it
 #: ran kept; 24 NeMo RL GRPO rows: OpenRLHF's vLLM rows cannot be stated so, on A800 or with no
 #: update plan on their 12 trainer GPUs; ``benchmarks/validate_rl.py``), 1 / ratio, its least,
-#: median and largest, rounded to two digits: the triangle the bill draws ``rl_time_factor`` over
-#: when a scenario gives none (``ledger.illustrative_ranges``), peaked at their median
-#: (``RL_TIME_FACTOR_MEDIAN``), the bill's point (``scenario_time_factor``). The bill's path runs
+#: median and largest, rounded to two digits: the range the bill draws ``rl_time_factor`` over
+#: when a scenario gives none (``ledger.illustrative_ranges``: two half-triangles, half the draws
+#: each side), peaked at their median (``RL_TIME_FACTOR_MEDIAN``), the bill's point
+#: (``scenario_time_factor``) and the draws' median. The bill's path runs
 #: short more often than long (19 of 24 rows): the frameworks' own refits, host swaps, engine
 #: caps and memory shares, which the "model" mode prices from each row's recipe (held-out within
 #: 1.45x), are not a scenario's. The low end is NeMo RL's 8-steps-off-policy row, a depth no

@@ -221,8 +221,9 @@ plots.bill_waterfall(table);
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
 # two-piece triangular range on `mfu` (half the draws on each side of its peak), peaked at the
-# bill's MFU, so that MFU is the draws' median too: the band's central estimate, or its upper
-# end when that estimate is above the band's cap (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
+# bill's MFU, the band's central estimate, so that MFU is the draws' median too; where that
+# estimate is above the band's cap the bill's MFU is the band's upper end and the range a triangle
+# peaked there (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
@@ -696,8 +697,10 @@ if can_own:
 # in or near their range. Staff is the line the bill cannot default without a team: no paper
 # publishes FTE-months by role, so it is `ledger_people`, or a paper's contributor count ×
 # Epoch's FTE fraction, or zero; and a scenario without `ledger_project_months` pays people
-# only for the final run's wall clock, where Epoch counts the months from the project's start
-# to publication. The FTE-years printed above are the team Epoch's shares imply for this much
+# for the final run's wall clock only, where Epoch counts the months from the project's start
+# to publication, unless it takes the published defaults (`ledger_published_defaults`): then
+# the project lasts the median of Epoch's case studies (`project_months_published` in
+# `data/ledger_defaults.csv`), or the run, if longer. The FTE-years printed above are the team Epoch's shares imply for this much
 # hardware. The bill's hardware also counts every GPU-hour it prices (exploration,
 # post-training, benchmark runs), as Epoch's amortised hardware includes their exploration
 # multiplier.
