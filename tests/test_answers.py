@@ -383,6 +383,11 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     flat = " ".join(text.split())  # each sentence wrapped at 100 characters
     assert text.splitlines()[0].startswith("cheapest at the MFU billed: B200 at $2.00/GPU-h")
     assert "MFU 42.0% (the prediction's central estimate; raw prediction 45.0%)" in flat
+    # beside it, the same row at the calibrated MFU, the scenario's own line's basis (trial 20
+    # set B200's $214k at its prediction beside the scenario's $559k at its given MFU)
+    assert (f"{fmt_usd(1.0e6)}; at the calibrated 40.0% (the scenario's MFU × the predicted "
+            f"ratio (central estimates)), the basis of the scenario's own line below: "
+            f"{fmt_usd(1.1e6)}; price buyable") in flat
     assert ("H100-SXM (this scenario) at the scenario's price, $2.00/GPU-h, the scenario's MFU: "
             f"{fmt_usd(2.0e6)}") in flat
     assert flat.endswith(f"B200 at {fmt_usd(1.1e6)} (MFU 40.0%, the scenario's MFU × the "

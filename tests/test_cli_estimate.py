@@ -889,6 +889,31 @@ def test_a_reserved_price_whose_term_outlasts_the_run_is_warned(tmp_path):
         assert not any(x.startswith("pricing: reserved takes") for x in bill.warnings)
 
 
+def test_owned_gpus_charged_for_the_hours_used_say_what_the_cluster_costs(tmp_path):
+    # Trial 20: pricing owned billed $3.06M against $8.71M on demand, the hours used at the
+    # amortised rate, with no word (as reserved has) on what the cluster costs. By hand
+    # (Cottier et al. 2024, data/ledger_defaults.csv): an H100 at $27,500 × the server
+    # multiplier 1.64 ÷ (1 − 0.19 interconnect) = $55,679 a GPU; 2,048 of them $114.0M, set
+    # beside the hardware the bill charges (its GPU-hours × the hourly value lost).
+    from llmcost.present import glance
+    bill = estimate_ledger(_yaml(tmp_path, "model: llama-2-70b\naccelerator: H100-SXM\n"
+                                 "n_gpus: 2048\ntrain_tokens: 2.0e12\nmfu: 0.4\n"
+                                 "pricing: owned\n"))
+    (w,) = [x for x in bill.warnings if x.startswith("pricing: owned charges")]
+    cluster = 2048 * 27_500 * 1.64 / (1 - 0.19)
+    billed = bill.figures["all_gpu_hours"] * bill.figures["gpu_rate_usd_per_gpu_hour"]
+    assert cluster == pytest.approx(114.03e6, rel=1e-3)
+    assert f"costs {llmcost.fmt_usd(cluster)}, {cluster / billed:.3g}× that" in w
+    assert f"{llmcost.fmt_usd(billed)} of hardware" in w
+    assert glance.caveat_line(w).startswith("owned GPUs are charged only for the hours this "
+                                            "bill uses")
+    # an owned price given as a number (a quote): not warned
+    quoted = estimate_ledger(_yaml(tmp_path, "model: llama-2-70b\naccelerator: H100-SXM\n"
+                                   "n_gpus: 2048\ntrain_tokens: 2.0e12\nmfu: 0.4\npricing: "
+                                   "owned\nprice_usd_per_gpu_hour: 2.0\n", name="q.yaml"))
+    assert not any(x.startswith("pricing: owned charges") for x in quoted.warnings)
+
+
 def test_a_budget_flag_beside_the_scenarios_budget_says_which_is_which(tmp_path):
     # A trial: "budget: $600,000 (ledger_budget_usd); the bill is 80% of it" then, below,
     # "the whole bill ≤ $400,000" from --budget-usd, with no word on which budget is which.
@@ -1002,3 +1027,25 @@ def test_compare_names_the_predicted_plans_when_they_differ():
     assert "the plan the MFU was predicted for TP8 · PP64×v2 → TP8 · PP32×v4" in said
     assert not any("plan the MFU" in x
                    for x in compare_inputs((bill("bf16", "P"), bill("fp8", "P"))))
+
+
+def test_compare_of_one_given_mfu_in_bf16_and_fp8_says_what_fp8_is_assumed_to_gain():
+    # Trial 20: A = Llama 2 70B on 2,048 H100 at mfu 0.40 in BF16, B the same in FP8: the index
+    # read "−50% of A" beside notebook 09's FP8 lever at −29.8% with nothing to tell them apart.
+    # One MFU is a fraction of each dtype's own peak: B runs H100's 1,978.9 ÷ 989.4 = 2× A's
+    # rate (data/accelerators.csv), beyond the largest published FP8 ÷ BF16 whole-step speed-up
+    # of one plan of a comparable size (accuracy.fp8_speedup_bound), which the inputs line names.
+    from types import SimpleNamespace as NS
+
+    from llmcost.present.glance import compare_inputs
+    from llmcost.training.accuracy import fp8_speedup_bound
+    base = {"model": "llama-2-70b", "accelerator": "H100-SXM"}
+    a, b = (NS(scenario={**base, "dtype": d}, figures={"mfu": 0.4}) for d in ("bf16", "fp8"))
+    r = fp8_speedup_bound(llmcost.load_model("llama-2-70b").n_params)[0]
+    assert 1.0 < r < 2.0
+    said = compare_inputs((a, b))
+    assert (f"mfu 40.0% on both, as given, each of its own dtype's dense peak: the FP8 bill runs "
+            f"2× the BF16 one's rate, where published FP8 ÷ BF16 whole-step speed-ups of one "
+            f"plan of a comparable size reach {r:.2f}× at most") in "; ".join(said)
+    # two BF16 bills at one MFU on one accelerator: nothing to say
+    assert not any("on both" in x for x in compare_inputs((a, a)))

@@ -169,6 +169,16 @@ def test_a_point_range_gives_the_point_bill(changes):
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
+def test_a_zero_width_range_is_said_to_be_its_number():
+    # Trial 20: `mfu: [0.4, 0.4]` was said to be "the midpoint of the range uniform 0.4-0.4 ...;
+    # the P10–P90 draw from the range", while the headline drew the illustrative spread a
+    # number given alone gets: the words now say it is that number
+    bill = ledger.build_ledger({**PRICE, "mfu": [0.4, 0.4]})
+    assert bill.figures["mfu_source"].startswith("the range uniform 0.4-0.4 has zero width: the "
+                                                 "number 0.4, treated as a number given alone")
+    assert "draw from the range" not in bill.figures["mfu_source"]
+
+
 #: REGRESSION PIN (not a sourced value): the whole bill of the defaults at $3.99/GPU-h as main
 #: priced it before ranges existed (commit 4cc2239^1, main just before ranges merged:
 #: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;

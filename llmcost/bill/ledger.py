@@ -113,7 +113,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import Z90, Z95, Range
+from .ranges import Z90, Z95, Range, is_point_range
 from .scenario import (
     EXPLORATORY_FRACTION_MAX,
     LEDGER_DEFAULTS,
@@ -372,8 +372,13 @@ def point_word(r) -> str:
 
 def _range_source(p: dict, key: str) -> str | None:
     """'midpoint of the range uniform 0.3-0.5 (...)' when ``key`` is ranged in the point bill's
-    values (``_ranged``, set by ``build_ledger``), else None."""
+    values (``_ranged``, set by ``build_ledger``), else None. A range of zero width
+    (``is_point_range``) is its number: said so, with no draw from it (a trial's ``mfu: [0.4,
+    0.4]`` was said to be drawn from while the bill drew the illustrative spread of a number)."""
     r = p.get("_ranged", {}).get(key)
+    if r is not None and is_point_range(r):
+        return (f"the range {r.describe()} has zero width: the number {r.point:.4g}, treated as "
+                "a number given alone")
     return None if r is None else (f"{point_word(r)} of the range {r.describe()}, priced in "
                                    "the point bill; the P10–P90 draw from the range")
 

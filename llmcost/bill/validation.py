@@ -47,7 +47,8 @@ from ..training.accuracy import fp8_speedup_bound
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger, failure_values
-from .pricing import default, default_rows, default_source
+from .pricing import (default, default_rows, default_source, owned_usd_per_gpu_hour,
+                      server_cost_multiplier)
 from .published import hardware_price_series
 from .ranges import Range, point
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
@@ -278,7 +279,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), owned_keys_ignored_warning(p),
-                        reserved_term_warning(p, bill), short_run_warning(p)) if w]
+                        reserved_term_warning(p, bill), owned_cluster_warning(p, bill),
+                        short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
     return out + money_magnitude_warnings(p) + world + ([] if world else
@@ -348,6 +350,43 @@ def owned_keys_ignored_warning(p: dict) -> str | None:
             f"with price_usd_per_gpu_hour={price:g} bills that price as the whole GPU-hour, "
             "hardware and energy included (the electricity line is \"included\"); drop "
             "price_usd_per_gpu_hour to amortise the purchase price and bill the electricity")
+
+
+def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``pricing: owned`` amortises a purchase (``price_usd_per_gpu_hour`` not
+    given: ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024): the bill charges the
+    GPU-hours it prices at the hour's share of the cluster's value lost (the hardware rate h,
+    its other hours taken to serve other work), where buying the cluster costs
+
+        C = n × P × s ÷ (1 − i)    (P the purchase per GPU, s the server multiplier, i the
+                                    interconnect share: ``pricing.owned_usd_per_gpu_hour``)
+
+    said beside the hardware the bill charges, H × h (H every GPU-hour the bill prices), as
+    ``reserved_term_warning`` says a term that outlasts the run (a trial: owned billed $3.06M
+    against $8.71M on demand with no word that the cluster costs many times that). None
+    otherwise, or without a bill."""
+    if bill is None or p.get("pricing") != "owned" or p.get("price_usd_per_gpu_hour") is not None:
+        return None
+    try:
+        gpu = load_accelerator(p["accelerator"])
+        own = owned_usd_per_gpu_hour(gpu, p.get("ledger_owned_usd_per_gpu"),
+                                     p.get("ledger_electricity_usd_per_kwh"), p.get("ledger_pue"))
+    except (ValueError, KeyError):
+        return None
+    per_gpu = float(np.mean(own["acquisition_usd_per_gpu"])) * server_cost_multiplier(gpu) / (
+        1.0 - default("interconnect_share"))
+    cluster = int(p["n_gpus"]) * per_gpu
+    hours = float(np.mean(bill.figures["all_gpu_hours"]))
+    rate = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"]))
+    billed = hours * rate
+    if not billed > 0:
+        return None
+    return (f"pricing: owned charges the {fmt_quantity(hours)} GPU-hours the bill prices at the "
+            f"value the hardware loses meanwhile (${rate:.2f}/GPU-h, Cottier et al. 2024), "
+            f"{fmt_usd(billed)} of hardware: buying the {fmt_gpus(p['n_gpus'])} as "
+            f"a cluster (servers and network) costs {fmt_usd(cluster)}, {cluster / billed:.3g}× "
+            "that, the rest of its value taken to serve other work or be resold; a cluster bought "
+            "for this run alone costs its purchase less what it resells for")
 
 
 def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -347,7 +347,8 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     """Notebook 09 §4 in sentences, from ``levers.hardware_sweep``'s table: the cheapest row on
     one price basis (the catalogue's, at the MFU it bills: the prediction's central estimate,
     or the pilots' calibration on their own hardware, its ``billed_mfu_basis``) whatever its
-    checks; the scenario's own accelerator on each price basis at the scenario's MFU
+    checks, with its bill at the calibrated MFU (``bill_calibrated_usd``: the scenario's MFU ×
+    the predicted ratio) beside it where the two differ; the scenario's own accelerator on each price basis at the scenario's MFU
     (``bill_calibrated_usd``); the cheapest *rankable* row (buyable price, MFU within a published
     run). A scenario that fixes its plan has each row's ``plan_basis`` said (the plan kept, or
     re-chosen where it does not run). Each line wrapped to ``width`` characters, never cut."""
@@ -361,11 +362,16 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
     ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
     r = cat.iloc[0]
+    # the like-for-like figure beside it (a trial set B200's $214k at its predicted 57.2% beside
+    # the scenario's $559k at its own 40%: the calibrated $281k is the same basis as that line)
+    same = ("" if abs(r["calibrated_mfu"] - r["mfu"]) < 5e-4 or r["scenario"] else
+            f"; at the calibrated {r['calibrated_mfu']:.1%} ({r['mfu_basis']}), the basis of "
+            f"the scenario's own line below: {fmt_usd(r['bill_calibrated_usd'])}")
     out = [wrap(f"cheapest at the MFU billed: {r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
                 f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
                 f"{r['predicted_mfu']:.1%}): "
-                f"{fmt_usd(r['bill_usd'])}; price "
+                f"{fmt_usd(r['bill_usd'])}{same}; price "
                 + ("buyable" if r["price_available"] else
                    "listed, but the provider had no capacity when it was collected")
                 + "; MFU " + (f"{r['mfu_check']}" if abs(r["calibrated_mfu"] - r["mfu"]) < 5e-4

@@ -44,10 +44,10 @@ from ..bill.ledger import (
 from ..bill.checks import fp8_over_bf16
 from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
-from ..core.catalog import model_words, runnable_notebooks, scenario_accelerator
+from ..core.catalog import load_model, model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
 from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd
-from ..training.accuracy import above_bf16_peak_words
+from ..training.accuracy import above_bf16_peak_words, fp8_speedup_bound
 from . import plots
 
 #: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
@@ -747,6 +747,11 @@ CAVEATS = [
      r"states|rows of which \d+ states?) no term",
      "the reserved price, {0}/GPU-h, comes from rows that state no term: a term that outlasts "
      "the run is not priced; give a quote"),
+    # owned GPUs charged for the hours used (validation.owned_cluster_warning)
+    (r"^pricing: owned charges the .*?GPU-hours the bill prices .*?, (\$\S+) of hardware: "
+     r"buying the ([\d,]+ GPUs?) as a cluster \(servers and network\) costs (\$\S+),",
+     "owned GPUs are charged only for the hours this bill uses, {0} of hardware; buying the "
+     "{1} costs {2}: the rest of their value is taken to serve other work or be resold"),
     # a run too short for the loss-based pages (validation.short_run_warning)
     (r"^train_tokens=(\S+) at global_batch_tokens=\S+ is ([\d,]+) optimizer steps, too few for "
      r"the loss-based pages: .*? ends at ([\d.]+) nats",
@@ -1302,11 +1307,35 @@ def _same_given_mfu(bills) -> list:
     # predicted or measured by a report (its mfu_band; estimate's private keys)
     derived = any(x.get(k) for x in sc for k in ("mfu_band", "_mfu_prediction",
                                                   "_mfu_calibration"))
-    if None in acc or acc[0] == acc[1] or None in mfu or mfu[0] != mfu[1] or derived:
+    if None in acc or None in mfu or mfu[0] != mfu[1] or derived:
         return []
     how = ("the notebooks' default" if all(x.get("_mfu_default") for x in sc) else "as given")
+    if acc[0] == acc[1]:
+        return _same_mfu_other_dtype(sc, mfu[0], how)
     return [f"mfu {mfu[0]:.1%} on both, {how}: a fraction of each accelerator's own peak, "
             "which does not carry over between accelerators (`mfu: predict` predicts each)"]
+
+
+def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
+    """``_same_given_mfu`` on one accelerator: where one bill is FP8 and the other BF16 at one
+    MFU, that MFU is of each dtype's own peak, so the FP8 bill runs peak(FP8) ÷ peak(BF16)
+    times as fast (2× on H100), beyond the published whole-step FP8 ÷ BF16 speed-ups of one
+    plan (``accuracy.fp8_speedup_bound``, r), where notebook 09's FP8 lever holds it: said
+    with both figures (a trial read −50% on the index beside the lever's −30% with nothing to
+    tell them apart); [] otherwise."""
+    dtypes = [x.get("dtype") for x in sc]
+    if sorted(map(str, dtypes)) != ["bf16", "fp8"]:
+        return []
+    fp8 = sc[dtypes.index("fp8")]
+    try:
+        peaks = fp8_over_bf16(fp8["accelerator"])
+        r = fp8_speedup_bound(float(load_model(fp8["model"]).n_params))[0]
+    except (ValueError, KeyError, TypeError):
+        return []
+    return [f"mfu {mfu:.1%} on both, {how}, each of its own dtype's dense peak: the FP8 bill "
+            f"runs {peaks:.2g}× the BF16 one's rate, where published FP8 ÷ BF16 whole-step "
+            f"speed-ups of one plan of a comparable size reach {r:.2f}× at most (notebook 09's "
+            "FP8 lever holds the saving there; `mfu: predict` predicts each)"]
 
 
 def other_inputs_differing(bills, most: int = 8) -> list:

@@ -213,8 +213,9 @@ plots.bill_waterfall(table);
 #
 # Nobody knows the MFU, the price or the exploration overhead to three digits, so a scenario may
 # give any continuous cost input as a **range** (`llmcost.scenario`, "Ranges"): `[low, high]` is
-# uniform, `{low, mode, high}` triangular, `{dist: lognormal, p10, p90}` lognormal for inputs
-# that span orders of magnitude. The bill above is priced at the ranges' **points** (midpoint,
+# uniform, `{low, mode, high}` triangular, `{dist: two_piece, low, mode, high}` two half-triangles
+# of half the draws each (its mode its median too), `{dist: lognormal, p10, p90}` lognormal for
+# inputs that span orders of magnitude. The bill above is priced at the ranges' **points** (midpoint,
 # mode or median), and so is every other notebook. Here `llmcost.ledger.simulate_ledger` draws
 # every ranged input 100,000 times and prices the whole bill once per draw, with the same
 # arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
@@ -500,7 +501,7 @@ plots.spend_vs_budget(tl);
 months = bill.figures["project_months"]   # what the people, storage and operations lines pay
 print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days: "
       "exploration, the final run and post-training one after the other on the cluster; the "
-      f"people, storage and operations lines pay {months:.2g} months: "
+      f"people, storage and operations lines pay {fmt_period(months, 'months')}: "
       + bill.figures["project_months_source"])
 for t, day in tl.attrs["alerts"].items():
     print(f"  {t:.0%} alert: " + (f"day {day:,.1f}" if day is not None else "never fires"))
@@ -688,7 +689,7 @@ if can_own:
     hw_en, fte_usd = d.loc["hardware", "usd"] + d.loc["energy", "usd"], ledger.default(
         "staff_usd_per_fte_year")
     fte = [s / (1 - s) * hw_en / fte_usd for s in (0.29, 0.49)]
-    print(f"staff inside Epoch's range would be {fte[0]:,.0f}-{fte[1]:,.0f} FTE-years "
+    print(f"staff inside Epoch's range would be {qty(fte[0])}-{qty(fte[1])} FTE-years "
           f"at {llmcost.fmt_usd(fte_usd)} per FTE-year")
 
 # %% [markdown]
