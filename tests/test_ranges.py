@@ -81,6 +81,57 @@ def test_a_two_piece_range_has_its_point_as_median_and_mode():
         parse_range("mfu", {"dist": "two_piece", "low": 0.3, "mode": 0.3, "high": 0.5})
 
 
+def test_a_cut_two_piece_range_holds_its_draws_above_the_cut_at_it():
+    # min(X, cut), X two-piece 0.378 / 0.493 / 0.707 (a predicted band whose uncapped top is
+    # 70.7%, capped at 54.6% by the best comparable run): by hand, P90 = min(0.707 − 0.214 √0.2,
+    # 0.546) = 0.546; the share at the cut P(X > 0.546) = ½ ((0.707 − 0.546) / 0.214)² = 0.2830;
+    # the median stays 0.493 (below the cut), the point
+    r = Range("two_piece_cut", low=0.378, mode=0.493, high=0.707, cut=0.546)
+    assert point(r) == 0.493 and r.bounds == (0.378, 0.546)
+    assert float(r.quantile(0.5)) == pytest.approx(0.493, abs=1e-12)
+    assert float(r.quantile(0.9)) == 0.546
+    d = r.draws(N, 0, "mfu")
+    assert np.mean(d == 0.546) == pytest.approx(0.5 * (0.161 / 0.214) ** 2, abs=0.005)
+    assert d.max() == 0.546 and d.min() >= 0.378
+    # a central estimate above the cut: the cut is the point and the median
+    above = Range("two_piece_cut", low=0.268, mode=0.456, high=0.65, cut=0.35)
+    assert point(above) == 0.35 and float(above.quantile(0.5)) == 0.35
+    assert parse_range("mfu", r.to_yaml()) == r
+    for bad, rule in (({"cut": 0.378}, "low < cut <= high"), ({"cut": 0.8}, "low < cut <= high"),
+                      ({"mode": 0.378}, "low < mode < high")):
+        with pytest.raises(ValueError, match=rule):
+            parse_range("mfu", {**r.to_yaml(), **bad})
+
+
+def test_a_capped_predicted_band_pairs_one_model_error_in_a_compare():
+    # Trial 18/19's compare (Llama 3.1 70B on 1,024 H100, BF16 → FP8, mfu: predict): A's band
+    # 37.8%–54.6% capped 12% above its central 49.3% (uncapped top 70.7%), B's 26.6%–41.1%
+    # around 33.1% (uncapped 43.6%). Costs K / MFU (K_A = 25.3 × 0.493, K_B = 18.9 × 0.331 $M,
+    # the bills' compute lines at their points): drawn squeezed under the caps, the saving's
+    # point lay outside its own P10–P90; drawn as each band cut at its cap, one quantile is one
+    # model error in both, and the point lies inside
+    from llmcost.bill.montecarlo import predicted_mfu_range
+    u = (np.arange(100_000) + 0.5) / 100_000
+    ka, kb = 25.3 * 0.493, 18.9 * 0.331
+    point_saving = kb / 0.331 - ka / 0.493
+    squeezed = kb / Range("two_piece", low=0.266, mode=0.331, high=0.411).quantile(u) - \
+        ka / Range("two_piece", low=0.378, mode=0.493, high=0.546).quantile(u)
+    assert not np.quantile(squeezed, 0.1) <= point_saving <= np.quantile(squeezed, 0.9)
+    cut = kb / Range("two_piece_cut", low=0.266, mode=0.331, high=0.436, cut=0.411).quantile(u) \
+        - ka / Range("two_piece_cut", low=0.378, mode=0.493, high=0.707, cut=0.546).quantile(u)
+    assert np.quantile(cut, 0.1) < point_saving < np.quantile(cut, 0.9)
+    # the record report.resolve_mfu writes: uncapped top p / (1 + c − w) = 0.4877 / 0.690
+    pred = {"value": 0.493, "predicted": 0.4877, "center": 0.493,
+            "band": {"low": 0.378, "high": 0.546, "center": -0.0098, "half_width": 0.3,
+                     "capped_above": 0.12}}
+    r = predicted_mfu_range(pred)
+    assert r.kind == "two_piece_cut" and r.cut == 0.546 and r.point == 0.493
+    assert r.high == pytest.approx(0.4877 / (1 - 0.0098 - 0.3), rel=1e-9)
+    # an uncapped band keeps the plain two-piece range
+    assert predicted_mfu_range({**pred, "band": {**pred["band"], "capped_above": None}}).kind \
+        == "two_piece"
+
+
 def test_a_band_peaked_at_an_end_stays_a_triangle():
     # A two-piece range whose mode is an end would put half its draws on that end: a bill whose
     # predicted MFU is its band's capped top (the central estimate above the cap) keeps the
@@ -546,8 +597,9 @@ def test_predicted_mfu_band_reaches_estimate(tmp_path):
     pred = bill.scenario["_mfu_prediction"]
     d = ledger.simulate_ledger(bill.scenario, samples=1000)
     r = d.ranges["mfu"]
-    assert r.kind == "two_piece" and r.low == pytest.approx(pred["band"]["low"])
-    assert r.mode == pytest.approx(pred["value"])
+    # its band capped where no comparable run measured more: the whole band cut at the cap
+    assert r.kind == "two_piece_cut" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.cut == pytest.approx(pred["band"]["high"]) and r.point == pytest.approx(pred["value"])
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
@@ -778,8 +830,9 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     params = report._notebook_parameters(nb, plan.scenario, plan.declared)
     pred = plan.scenario["_mfu_prediction"]
     # the mode is the prediction, inside its band even where the band's top is capped at it
-    assert params["mfu"] == {"dist": "two_piece", "low": pred["band"]["low"],
-                             "mode": pred["value"], "high": pred["band"]["high"]}
+    from llmcost.bill.montecarlo import predicted_mfu_range
+    assert params["mfu"] == predicted_mfu_range(pred).to_yaml()
+    assert params["mfu"]["low"] == pred["band"]["low"] and params["mfu"]["mode"] == pred["value"]
     # notebook 00's draws (its own cells: build_ledger of its parameters, then headline_draws)
     own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
     page = ledger.headline_draws(own.scenario, samples=20_000, seed=0).draws.percentiles()
@@ -844,8 +897,8 @@ def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
     path.write_text(text.replace("\nmfu: 0.4\n", "\nmfu: predict\n"), encoding="utf-8")
     params, own, page, index = _page_00(path)
     # the bill's MFU is the mode and median of the two-piece range drawn on it (the words
-    # below say so)
-    assert own.scenario["mfu"].kind == "two_piece"
+    # below say so), its band cut at its capped top
+    assert own.scenario["mfu"].kind == "two_piece_cut"
     assert own.scenario["mfu"].mode == own.figures["mfu"]
     assert params["mfu_band"] == "predicted"
     assert page.kinds["mfu"] == index.kinds["mfu"] == "predicted"

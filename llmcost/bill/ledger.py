@@ -367,7 +367,8 @@ def point_word(r) -> str:
     """What the point of a range is: 'midpoint', 'mode' or 'median' (a two-piece range's
     mode is its median too)."""
     return {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
-            "lognormal": "median", "shifted_lognormal": "median"}[r.kind]
+            "two_piece_cut": "median", "lognormal": "median",
+            "shifted_lognormal": "median"}[r.kind]
 
 
 def _range_source(p: dict, key: str) -> str | None:

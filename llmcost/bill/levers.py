@@ -264,7 +264,8 @@ def _scale(value, factor: float):
     r = value if isinstance(value, Range) else parse_range("mfu", value)
     if r is None:
         raise ScenarioError(f"mfu={value!r} must be a number or a range to be scaled")
-    return replace(r, **{f: getattr(r, f) * factor for f in ("low", "mode", "high", "p10", "p90")
+    return replace(r, **{f: getattr(r, f) * factor for f in ("low", "mode", "high", "p10", "p90",
+                                                          "cut")
                          if getattr(r, f) is not None})
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..training.accuracy import uncapped_high
 from .ranges import Range, is_ranged
 from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
 
@@ -286,8 +287,9 @@ def predicted_mfu_range(pred) -> Range | None:
     its high (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1)
     with its mode and median at the bill's MFU (the record's ``value``: the band's central
     estimate, ``accuracy.central_mfu``, the prediction corrected by the median of the model's
-    errors, so half the draws lie on each side of it; a triangle where that estimate is an end
-    of the band, its capped top: ``peaked_at``), so that the range's point is the figure
+    errors, so half the draws lie on each side of it; where the band's top was capped, the
+    whole band cut at the cap, ``_capped_band``; else a triangle where that estimate is an end
+    of the band: ``peaked_at``), so that the range's point is the figure
     every page prints and the draws' median too. A triangle peaked there had its median
     elsewhere where the band is lopsided (a band 37.8%-54.6% capped above a central 49.3%:
     median 47.6%), so a bill's P50 left its point and `estimate --compare` printed an FP8
@@ -299,7 +301,36 @@ def predicted_mfu_range(pred) -> Range | None:
     if not high > low:
         return None
     mode = min(max(float(pred.get("value", low)), low), high)
-    return peaked_at(low, mode, high)
+    cut = _capped_band(pred, low, high, mode)
+    return cut if cut is not None else peaked_at(low, mode, high)
+
+
+def _capped_band(pred: dict, low: float, cap: float, value: float) -> Range | None:
+    """``predicted_mfu_range`` of a band whose top ``accuracy.band_cap`` lowered: the model's
+    whole band, two-piece from ``low`` through its central estimate c̃ = p / (1 + c) to its
+    uncapped top p / (1 + c − w) (``accuracy.uncapped_high``; at most 1), every draw above the
+    cap taken at the cap (``ranges`` kind two_piece_cut): its median min(c̃, cap), the bill's
+    MFU. A quantile of it is then one model error, as in an uncapped band, so two bills drawn on
+    common random numbers pair one error, where a band squeezed under its cap paired another
+    (a trial's BF16 → FP8 compare, the BF16 band capped 12% above its point and the FP8 one
+    24%: the saving's point outside its own P10-P90). None where the band was not capped, or its
+    record lacks the prediction (``report.resolve_mfu``'s ``predicted``, ``center``, the band's
+    ``center`` and ``half_width``)."""
+    b = pred["band"]
+    if b.get("capped_above") is None or any(pred.get(k) is None for k in ("predicted", "center")) \
+            or any(b.get(k) is None for k in ("center", "half_width")):
+        return None
+    top = min(float(uncapped_high(float(pred["predicted"]), float(b["center"]),
+                                  float(b["half_width"]))), 1.0)
+    # the bill's MFU is the central estimate as the record rounds it, or the cap where the
+    # estimate is above it (then the estimate itself is the mode, the draws' median the cap)
+    center = float(pred["center"])
+    if abs(min(center, cap) - value) > 1e-5:
+        return None
+    mode = value if value < cap else center
+    if not low < mode < top or not cap < top:
+        return None
+    return Range("two_piece_cut", low=low, mode=mode, high=top, cut=cap)
 
 
 def peaked_at(low: float, mode: float, high: float) -> Range:

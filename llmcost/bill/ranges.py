@@ -2,7 +2,7 @@
 
 A scenario may give a continuous cost input (``RANGEABLE_KEYS``: the MFU, prices, failure
 rates, restart times, overhead fractions, the ledger's line inputs) as a range instead of a
-number. Five forms, one meaning each (``parse_range``):
+number. Six forms, one meaning each (``parse_range``):
 
 * ``mfu: [0.30, 0.50]``: **uniform** on [low, high]; its point is the midpoint.
 * ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: **triangular** (density rising linearly from
@@ -15,6 +15,13 @@ number. Five forms, one meaning each (``parse_range``):
   inside (at an end, half the draws would sit on that end: a triangle peaks there). The bill
   draws a predicted MFU's error band so (``montecarlo.predicted_mfu_range``): its central
   estimate is the median of the model's errors, so half the draws lie on each side.
+* ``mfu: {dist: two_piece_cut, low: 0.30, mode: 0.40, high: 0.55, cut: 0.45}``: the two-piece
+  range cut at ``cut`` (low < cut <= high), every draw above it taken at it: min(X, cut), X
+  two-piece; its point is min(mode, cut), its median too. A predicted MFU whose band's top is
+  capped where no comparable published run has measured more (``accuracy.band_cap``) is drawn
+  so: the model's whole band, its draws beyond the best published run held there, so that two
+  bills' draws of one quantile are the same model error in both (the same fraction of each
+  band), capped or not.
 * ``x: {dist: lognormal, p10: 1e5, p90: 1e7}``: **lognormal** with those 10th and 90th
   percentiles, for inputs that span orders of magnitude: ln x ~ Normal(μ, σ) with
   μ = (ln p10 + ln p90) / 2 and σ = (ln p90 − ln p10) / (2 z₀.₉), z₀.₉ = Φ⁻¹(0.9) = 1.28155;
@@ -45,7 +52,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-KINDS = ("uniform", "triangular", "two_piece", "lognormal", "shifted_lognormal")
+KINDS = ("uniform", "triangular", "two_piece", "two_piece_cut", "lognormal",
+         "shifted_lognormal")
 #: Φ⁻¹(0.9), the standard normal's 90th percentile (Abramowitz & Stegun 1964, Table 26.5).
 Z90 = 1.2815515655446004
 #: Φ⁻¹(0.95), its 95th (the same table): the half-width of a 90% interval in σ.
@@ -90,8 +98,9 @@ BOUNDED_KEYS = ("mfu", "ledger_rerun_probability", "ledger_reserve_fraction",
 @dataclass(frozen=True)
 class Range:
     """A range on one input: ``kind`` uniform (``low``, ``high``), triangular or two_piece
-    (``low``, ``mode``, ``high``), lognormal (``p10``, ``p90``) or shifted_lognormal (``p10``,
-    ``p90`` of x + ``shift``, cut to [``low``, ``high``]; module docstring)."""
+    (``low``, ``mode``, ``high``), two_piece_cut (those and ``cut``), lognormal (``p10``,
+    ``p90``) or shifted_lognormal (``p10``, ``p90`` of x + ``shift``, cut to [``low``,
+    ``high``]; module docstring)."""
 
     kind: str
     low: float | None = None
@@ -100,6 +109,7 @@ class Range:
     p10: float | None = None
     p90: float | None = None
     shift: float | None = None
+    cut: float | None = None
 
     def __post_init__(self):
         check_range(self)
@@ -114,6 +124,8 @@ class Range:
             return (self.low + self.high) / 2.0
         if self.kind in ("triangular", "two_piece"):
             return self.mode
+        if self.kind == "two_piece_cut":
+            return min(self.mode, self.cut)
         if self.kind == "shifted_lognormal":
             return min(max(math.sqrt(self.p10 * self.p90) - self.shift, self.low), self.high)
         return math.sqrt(self.p10 * self.p90)
@@ -123,6 +135,8 @@ class Range:
         """(lowest, highest) value a draw can take (0 and inf bound a lognormal)."""
         if self.kind == "lognormal":
             return (0.0, math.inf)
+        if self.kind == "two_piece_cut":
+            return (self.low, self.cut)
         return (self.low, self.high)
 
     def quantile(self, q):
@@ -130,7 +144,7 @@ class Range:
         uniform low + q(high − low); triangular low + √(q(h − l)(m − l)) for q ≤ (m − l)/(h − l),
         else high − √((1 − q)(h − l)(h − m)); two_piece l + (m − l)√(2q) for q ≤ ½, else
         h − (h − m)√(2(1 − q)) (each half-triangle's own inverse CDF, on half the mass: q = ½
-        gives m); lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1);
+        gives m), two_piece_cut its min with the cut; lognormal exp(μ + σ Φ⁻¹(q)), q in (0, 1);
         shifted_lognormal exp(μ + σ Φ⁻¹(a + q(b − a))) − shift, a and b the uncut CDF of
         x + shift at low + shift and high + shift (F(y) = Φ((ln y − μ)/σ), 0 for y <= 0).
 
@@ -153,10 +167,11 @@ class Range:
             c = (m - lo) / w
             return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
                             hi - np.sqrt((1 - q) * w * (hi - m)))
-        if self.kind == "two_piece":
+        if self.kind in ("two_piece", "two_piece_cut"):
             lo, m, hi = self.low, self.mode, self.high
-            return np.where(q <= 0.5, lo + (m - lo) * np.sqrt(2 * q),
-                            hi - (hi - m) * np.sqrt(np.maximum(2 * (1 - q), 0.0)))
+            x = np.where(q <= 0.5, lo + (m - lo) * np.sqrt(2 * q),
+                         hi - (hi - m) * np.sqrt(np.maximum(2 * (1 - q), 0.0)))
+            return x if self.kind == "two_piece" else np.minimum(x, self.cut)
         if self.kind == "shifted_lognormal":
             return self._cut_quantile(q)
         if q.size == 0:
@@ -225,6 +240,9 @@ class Range:
         if self.kind == "two_piece":
             return (f"two-piece triangular {f(self.low)} / {f(self.mode)} / {f(self.high)}, "
                     f"median {f(self.mode)}: half the draws each side")
+        if self.kind == "two_piece_cut":
+            return (f"two-piece triangular {f(self.low)} / {f(self.mode)} / {f(self.high)} cut "
+                    f"at {f(self.cut)} (draws above it taken at it), median {f(self.point)}")
         if self.kind == "shifted_lognormal":  # the cut moves x's own P10 and P90: said too
             lo, hi = (float(self.quantile(q)) for q in (0.1, 0.9))
             return (f"lognormal of x + {f(self.shift)}, P10 {f(self.p10)}, P90 "
@@ -243,6 +261,9 @@ class Range:
             return {"low": self.low, "mode": self.mode, "high": self.high}
         if self.kind == "two_piece":
             return {"dist": "two_piece", "low": self.low, "mode": self.mode, "high": self.high}
+        if self.kind == "two_piece_cut":
+            return {"dist": "two_piece_cut", "low": self.low, "mode": self.mode,
+                    "high": self.high, "cut": self.cut}
         if self.kind == "shifted_lognormal":
             return {"dist": "shifted_lognormal", "p10": self.p10, "p90": self.p90,
                     "shift": self.shift, "low": self.low, "high": self.high}
@@ -295,7 +316,8 @@ def _number(name, field, v) -> float:
 
 
 _FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
-           "two_piece": ("low", "mode", "high"), "lognormal": ("p10", "p90"),
+           "two_piece": ("low", "mode", "high"), "two_piece_cut": ("low", "mode", "high", "cut"),
+           "lognormal": ("p10", "p90"),
            "shifted_lognormal": ("p10", "p90", "shift", "low", "high")}
 
 
@@ -306,7 +328,7 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
     if r.kind not in KINDS:
         raise ValueError(f"{name}: kind={r.kind!r} must be one of {', '.join(KINDS)}")
     need = _FIELDS[r.kind]
-    given = {f: getattr(r, f, None) for f in ("low", "mode", "high", "p10", "p90", "shift")}
+    given = {f: getattr(r, f, None) for f in ("low", "mode", "high", "p10", "p90", "shift", "cut")}
     if shown is None:
         shown = {"kind": r.kind, **{f: v for f, v in given.items() if v is not None}}
     missing = [f for f in need if given[f] is None]
@@ -321,10 +343,13 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
         raise ValueError(f"{name}={shown!r}: a uniform range [low, high] needs low <= high")
     if r.kind in ("triangular", "two_piece") and not v["low"] <= v["mode"] <= v["high"]:
         raise ValueError(f"{name}={shown!r}: a {r.kind} range needs low <= mode <= high")
-    if r.kind == "two_piece" and v["low"] < v["high"] and v["mode"] in (v["low"], v["high"]):
-        raise ValueError(f"{name}={shown!r}: a two_piece range needs low < mode < high (a mode "
+    if r.kind in ("two_piece", "two_piece_cut") and v["low"] < v["high"] \
+            and v["mode"] in (v["low"], v["high"]):
+        raise ValueError(f"{name}={shown!r}: a {r.kind} range needs low < mode < high (a mode "
                          "at an end would put half the draws on that end; a triangular range "
                          "peaks there without it)")
+    if r.kind == "two_piece_cut" and not v["low"] < v["cut"] <= v["high"]:
+        raise ValueError(f"{name}={shown!r}: a two_piece_cut range needs low < cut <= high")
     if r.kind in ("lognormal", "shifted_lognormal") and not 0 < v["p10"] <= v["p90"]:
         raise ValueError(f"{name}={shown!r}: a {r.kind} range needs 0 < p10 <= p90")
     if r.kind == "shifted_lognormal" and not -v["shift"] <= v["low"] <= v["high"]:
@@ -362,7 +387,7 @@ def parse_range(name: str, value) -> Range | None:
         if dist not in fields:
             raise ValueError(f"{name}={value!r}: a range is [low, high], {{low, mode, high}} or "
                              "{dist: lognormal, p10, p90} (dist must be uniform, triangular, "
-                             "two_piece, lognormal or shifted_lognormal)")
+                             "two_piece, two_piece_cut, lognormal or shifted_lognormal)")
         extra = set(value) - set(fields[dist]) - {"dist"}
         missing = [f for f in fields[dist] if f not in value]
         if extra or missing:
@@ -379,7 +404,8 @@ def parse_range(name: str, value) -> Range | None:
 def _made(name, shown, kind, **fields) -> Range:
     """``Range(kind, **fields)``, its ValueError naming ``name`` and the scenario value."""
     unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in
-                                              ("low", "mode", "high", "p10", "p90", "shift")})
+                                              ("low", "mode", "high", "p10", "p90", "shift",
+                                               "cut")})
     check_range(unchecked, name, shown)
     return Range(kind, **fields)
 
@@ -398,4 +424,6 @@ def is_point_range(r: Range) -> bool:
     """A range of zero width (low = high, or p10 = p90): it is its point."""
     if r.kind == "shifted_lognormal":
         return r.p10 == r.p90 or r.low == r.high
+    if r.kind == "two_piece_cut":
+        return r.low == r.high or r.low == r.cut
     return (r.p10 == r.p90) if r.kind == "lognormal" else (r.low == r.high)

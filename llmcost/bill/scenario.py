@@ -979,11 +979,11 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
     word = {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
-            "lognormal": "median", "shifted_lognormal": "median"}
-    parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.low:.1%} to "
-             f"{r.high:.1%}): this page uses {r.point:.1%}"
-             if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in ("triangular",
-                                                                          "two_piece") else
+            "two_piece_cut": "median", "lognormal": "median", "shifted_lognormal": "median"}
+    parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.bounds[0]:.1%} "
+             f"to {r.bounds[1]:.1%}): this page uses {r.point:.1%}"
+             if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in (
+                 "triangular", "two_piece", "two_piece_cut") else
              f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
              for k, r in ranged.items()]
     return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "

@@ -222,9 +222,10 @@ plots.bill_waterfall(table);
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
 # two-piece triangular range on `mfu` (half the draws on each side of its peak), peaked at the
-# bill's MFU, the band's central estimate, so that MFU is the draws' median too; where that
-# estimate is above the band's cap the bill's MFU is the band's upper end and the range a triangle
-# peaked there (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
+# bill's MFU, the band's central estimate, so that MFU is the draws' median too; a band whose top
+# is capped where no comparable published run has measured more is drawn whole and cut at the cap
+# (draws above it taken at it), and where the central estimate is above the cap the bill's MFU
+# is the cap, the draws' median too (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
