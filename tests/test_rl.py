@@ -461,6 +461,12 @@ def test_scenario_errors_name_the_scenario_keys():
     # Called directly, the function's own argument names stay.
     with pytest.raises(ValueError, match=r"^rollout_tp=8 must divide the 4 rollout GPUs"):
         rl.rl_iteration("llama-2-7b", "H100-SXM", n_gpus=4, rollout_tp=8)
+    # A TP that breaks both rules is told both (trial 19: rl_rollout_tp 3 on 64 GPUs was refused
+    # for the GPUs, and for Llama 2 7B's 32 heads only on the next run; 64 % 3 and 32 % 3 != 0)
+    with pytest.raises(ValueError, match=r"^rl_rollout_tp=3 must divide the 64 rollout GPUs .*; "
+                                         r"it also breaks the heads rule: rl_rollout_tp=3 must "
+                                         r"divide n_heads=32 of llama-2-7b"):
+        rl.scenario_iteration({**p, "rl_gpus": 64, "rl_rollout_tp": 3})
 
 
 def test_a_separate_set_ups_update_error_names_its_training_gpus():

@@ -3387,11 +3387,30 @@ def scenario_iteration(p: dict) -> RLIteration:
     the scenario's ``etp`` is 1 (``RLOptions.train_etp``), as the scenario's own plan is.
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
-    rollout GPUs (rl_gpus=4, colocated)``."""
+    rollout GPUs (rl_gpus=4, colocated)``; a rollout TP refused for the GPUs that breaks the
+    model's head rules too says both (``_heads_too``)."""
     try:
         return _scenario_iteration(p)
     except ValueError as e:
-        raise _scenario_error(e) from None
+        raise ValueError(str(_scenario_error(e)) + _heads_too(p, str(e))) from None
+
+
+def _heads_too(p: dict, message: str) -> str:
+    """"; it also breaks the heads rule: ..." when ``message`` refuses the rollout TP for its GPU
+    count (``RLOptions``: checked first) and that TP also breaks vLLM's head rules for the
+    model (``inference.check_tp_heads``), which a trial met only on its next run (rl_rollout_tp
+    3 on a 32-head model); "" otherwise."""
+    if "rollout GPUs" not in message or not message.startswith("rollout_tp="):
+        return ""
+    try:
+        model, tp = inf.serving_model(p["model"]), int(p["rl_rollout_tp"])
+    except (ValueError, KeyError, TypeError):
+        return ""
+    try:
+        inf.check_tp_heads(tp, model)
+    except ValueError as e:
+        return "; it also breaks the heads rule: " + re.sub(r"^tp=", "rl_rollout_tp=", str(e))
+    return ""
 
 
 def fitting_rollout_tp(p: dict) -> int | None:
