@@ -1494,9 +1494,8 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     shown = mfu_text(mfu)
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
-        top = f"{band.high:.0%}" if f"{band.high:.0%}" != f"{mfu:.0%}" else \
-            distinct_percents(mfu, band.high)[1]
-        return (f"the scenario's mfu={shown} is above the band's capped top, {top} "
+        return (f"the scenario's mfu={shown} is above the band's capped top, "
+                f"{_percent_beside(mfu, band.high)} "
                 f"({band.cap_source(False) or 'where no measurement goes'}), of what the step-time "
                 f"model expects of this plan ({plan.describe()}); the raw prediction, "
                 f"{b.mfu:.0%}, is above that cap (band {_band_ends(mfu, band)}, capped "
@@ -1514,6 +1513,12 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
             f"{where}, not the range the bill draws around the scenario's own figure; "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
+
+
+def _percent_beside(mfu: float, x: float) -> str:
+    """``x`` in whole percents, or with the decimals ``distinct_percents`` needs where whole
+    percents would print it as the given ``mfu``."""
+    return f"{x:.0%}" if f"{x:.0%}" != f"{mfu:.0%}" else distinct_percents(mfu, x)[1]
 
 
 def _band_ends(mfu: float, band) -> str:

@@ -389,10 +389,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     same = _whole_runs_in_scope(accelerator, n_params, is_moe, fp8, seq_len, exclude_model)
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
-        name = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
-                f"{row['run_id']}, MFU basis")
         if best is None or row["steady_mfu"] > best:
-            best, src = float(row["steady_mfu"]), f"{name}; rule: {b.rule})"
+            best, src = float(row["steady_mfu"]), f"{_whole_run_words(row)}; rule: {b.rule})"
     if fp8:   # a BF16 run bounds an FP8 claim at its MFU × r (rule 4), where that is higher
         bf16 = _best_bf16_evidence(accelerator, n_params, is_moe, seq_len, own, same)
         if bf16 is not None:
@@ -1151,10 +1149,16 @@ def _best_bf16_evidence(accelerator: str, n_params: float, is_moe, seq_len, excl
         if len(w):
             row = w.loc[w["steady_mfu"].idxmax()]
             if best is None or row["steady_mfu"] > best[0]:
-                best = (float(row["steady_mfu"]),
-                        f"{row['model']}'s whole-run utilisation ÷ goodput "
-                        f"(data/published_runs.csv {row['run_id']}, MFU basis)")
+                best = (float(row["steady_mfu"]), _whole_run_words(row) + ")")
     return best
+
+
+def _whole_run_words(row) -> str:
+    """A whole run (a ``whole_run_rows`` row) as evidence, its parenthesis left open for the
+    caller to close: "Llama 2 70B's whole-run utilisation ÷ goodput (data/published_runs.csv
+    <run_id>, MFU basis"."""
+    return (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
+            f"{row['run_id']}, MFU basis")
 
 
 def _best_evidence(b) -> tuple | None:

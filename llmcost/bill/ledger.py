@@ -113,7 +113,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import Z90, Z95, Range, is_point_range
+from .ranges import POINT_WORDS, Z90, Z95, Range, is_point_range
 from .scenario import (
     EXPLORATORY_FRACTION_MAX,
     LEDGER_DEFAULTS,
@@ -364,11 +364,8 @@ def _check_states_fit(p: dict) -> None:
 
 
 def point_word(r) -> str:
-    """What the point of a range is: 'midpoint', 'mode' or 'median' (a two-piece range's
-    mode is its median too)."""
-    return {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
-            "two_piece_cut": "median", "lognormal": "median",
-            "shifted_lognormal": "median"}[r.kind]
+    """What the point of a range is: 'midpoint', 'mode' or 'median' (``ranges.POINT_WORDS``)."""
+    return POINT_WORDS[r.kind]
 
 
 def _range_source(p: dict, key: str) -> str | None:

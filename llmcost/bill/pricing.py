@@ -105,7 +105,7 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
                                  nonnegative=True))
     return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
             "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
-            "acquisition_usd_per_gpu": price}
+            "acquisition_usd_per_gpu": price, "cluster_usd_per_gpu": cluster}
 
 
 #: The inputs of an owned GPU-hour (``owned_usd_per_gpu_hour``) that ``owned_hour_range``

@@ -36,8 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator
-from .pricing import (default, default_range, default_rows, owned_usd_per_gpu_hour,
-                      server_cost_multiplier)
+from .pricing import default, default_range, default_rows, owned_usd_per_gpu_hour
 from .scenario import point_scenario
 
 #: Lines for which no public default exists, and the sources searched for one (shown in the bill).
@@ -245,8 +244,7 @@ def acquisition_vs_amortised(bill) -> dict:
     f, sc = bill.figures, point_scenario(bill.scenario or {})  # a range at its point
     gpu = as_accelerator(f["accelerator"])
     own = owned_usd_per_gpu_hour(gpu, sc.get("ledger_owned_usd_per_gpu"))
-    cluster_per_gpu = float(own["acquisition_usd_per_gpu"]) * server_cost_multiplier(gpu) / (
-        1.0 - default("interconnect_share"))
+    cluster_per_gpu = float(own["cluster_usd_per_gpu"])
     acq = f["n_gpus"] * cluster_per_gpu
     amort = float(f["all_gpu_hours"]) * float(own["capex_usd_per_gpu_hour"])
     return {"acquisition_usd": acq, "amortised_usd": amort, "ratio": acq / amort,

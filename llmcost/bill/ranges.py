@@ -54,6 +54,12 @@ import numpy as np
 
 KINDS = ("uniform", "triangular", "two_piece", "two_piece_cut", "lognormal",
          "shifted_lognormal")
+#: What the point of a range of each kind is, in a sentence (``Range.point``; a two-piece
+#: range's mode is its median too).
+POINT_WORDS = {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
+               "two_piece_cut": "median", "lognormal": "median", "shifted_lognormal": "median"}
+#: Every number field a ``Range`` may carry, its kind's (``_FIELDS``) among them.
+NUMBER_FIELDS = ("low", "mode", "high", "p10", "p90", "shift", "cut")
 #: Φ⁻¹(0.9), the standard normal's 90th percentile (Abramowitz & Stegun 1964, Table 26.5).
 Z90 = 1.2815515655446004
 #: Φ⁻¹(0.95), its 95th (the same table): the half-width of a 90% interval in σ.
@@ -328,7 +334,7 @@ def check_range(r: Range, name: str = "range", shown=None) -> None:
     if r.kind not in KINDS:
         raise ValueError(f"{name}: kind={r.kind!r} must be one of {', '.join(KINDS)}")
     need = _FIELDS[r.kind]
-    given = {f: getattr(r, f, None) for f in ("low", "mode", "high", "p10", "p90", "shift", "cut")}
+    given = {f: getattr(r, f, None) for f in NUMBER_FIELDS}
     if shown is None:
         shown = {"kind": r.kind, **{f: v for f, v in given.items() if v is not None}}
     missing = [f for f in need if given[f] is None]
@@ -403,9 +409,7 @@ def parse_range(name: str, value) -> Range | None:
 
 def _made(name, shown, kind, **fields) -> Range:
     """``Range(kind, **fields)``, its ValueError naming ``name`` and the scenario value."""
-    unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in
-                                              ("low", "mode", "high", "p10", "p90", "shift",
-                                               "cut")})
+    unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in NUMBER_FIELDS})
     check_range(unchecked, name, shown)
     return Range(kind, **fields)
 

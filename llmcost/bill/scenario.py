@@ -67,6 +67,7 @@ from .pricing import owned_price_words, owned_usd_per_gpu_hour
 from .ranges import (
     BOUNDED_KEYS,
     NOT_YET_RANGEABLE_KEYS,
+    POINT_WORDS,
     RANGEABLE_KEYS,
     Range,
     is_ranged,
@@ -978,13 +979,12 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     """The sentence a page prints when some inputs are ranges and it uses their points. A
     range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
-    word = {"uniform": "midpoint", "triangular": "mode", "two_piece": "median",
-            "two_piece_cut": "median", "lognormal": "median", "shifted_lognormal": "median"}
     parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.bounds[0]:.1%} "
              f"to {r.bounds[1]:.1%}): this page uses {r.point:.1%}"
              if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in (
                  "triangular", "two_piece", "two_piece_cut") else
-             f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
+             f"{k} is a range ({r.describe()}): this page uses its {POINT_WORDS[r.kind]} "
+             f"{r.point:.4g}"
              for k, r in ranged.items()]
     return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "
             "of every line and which inputs drive the spread.")

@@ -47,9 +47,8 @@ from ..training.accuracy import fp8_speedup_bound
 from .checks import fp8_over_bf16
 from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger, failure_values
-from .pricing import (default, default_rows, default_source, owned_usd_per_gpu_hour,
-                      server_cost_multiplier)
-from .published import hardware_price_series
+from .pricing import default, default_rows, default_source
+from .published import acquisition_vs_amortised, hardware_price_series
 from .ranges import Range, point
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
@@ -361,26 +360,21 @@ def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:
         C = n × P × s ÷ (1 − i)    (P the purchase per GPU, s the server multiplier, i the
                                     interconnect share: ``pricing.owned_usd_per_gpu_hour``)
 
-    said beside the hardware the bill charges, H × h (H every GPU-hour the bill prices), as
-    ``reserved_term_warning`` says a term that outlasts the run (a trial: owned billed $3.06M
-    against $8.71M on demand with no word that the cluster costs many times that). None
-    otherwise, or without a bill."""
+    said beside the hardware the bill charges, H × h (H every GPU-hour the bill prices): both
+    ``published.acquisition_vs_amortised``, as ``reserved_term_warning`` says a term that
+    outlasts the run (a trial: owned billed $3.06M against $8.71M on demand with no word that
+    the cluster costs many times that). None otherwise, or without a bill."""
     if bill is None or p.get("pricing") != "owned" or p.get("price_usd_per_gpu_hour") is not None:
         return None
     try:
-        gpu = load_accelerator(p["accelerator"])
-        own = owned_usd_per_gpu_hour(gpu, p.get("ledger_owned_usd_per_gpu"),
-                                     p.get("ledger_electricity_usd_per_kwh"), p.get("ledger_pue"))
+        a = acquisition_vs_amortised(bill)
     except (ValueError, KeyError):
         return None
-    per_gpu = float(np.mean(own["acquisition_usd_per_gpu"])) * server_cost_multiplier(gpu) / (
-        1.0 - default("interconnect_share"))
-    cluster = int(p["n_gpus"]) * per_gpu
-    hours = float(np.mean(bill.figures["all_gpu_hours"]))
-    rate = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"]))
-    billed = hours * rate
+    cluster, billed = a["acquisition_usd"], a["amortised_usd"]
     if not billed > 0:
         return None
+    hours = float(np.mean(bill.figures["all_gpu_hours"]))
+    rate = billed / hours
     return (f"pricing: owned charges the {fmt_quantity(hours)} GPU-hours the bill prices at the "
             f"value the hardware loses meanwhile (${rate:.2f}/GPU-h, Cottier et al. 2024), "
             f"{fmt_usd(billed)} of hardware: buying the {fmt_gpus(p['n_gpus'])} as "

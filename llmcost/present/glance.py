@@ -722,6 +722,15 @@ _BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
 
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
+#: The parts of ``validation.own_published_run_warning``'s sentence the ``CAVEATS`` below read:
+#: the model and accelerator of the run, its FP8 bound (an FP8 bill against a BF16 run), the
+#: bill's MFU and multiple, and ``validation.with_step_model_beside_history``'s clause (the given
+#: mfu and the step-time model's figure).
+_OWN_RUN = r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
+_OWN_FP8 = r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most"
+_OWN_BILL = r".*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it"
+_BESIDE_MODEL = (r".*?; the step-time model expects more of this plan than the given "
+                 r"mfu=([\d.]+) \((\d+%)")
 CAVEATS = [
     # GEMMs priced flat on a GPU without a per-shape table (checks.flat_gemm_warning)
     (r"^the step-time model holds no per-shape GEMM table for (.+?), so .*? it would run at "
@@ -778,29 +787,21 @@ CAVEATS = [
     # (validation.with_step_model_beside_history): both references said, one line; an FP8
     # bill's multiple is of the run's FP8 bound, the model's figure on the FP8 peak as the
     # given mfu is
-    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
-     r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it.*?; the step-time model expects "
-     r"more of this plan than the given mfu=([\d.]+) \((\d+%)",
+    (_OWN_RUN + _OWN_FP8 + _OWN_BILL + _BESIDE_MODEL,
      "the bill's MFU, {4}, is {5}× the most {0}'s own published run on {1} would reach in FP8, "
      "{3} (the run: {2}), while the step-time model expects {7} of this plan's steps where the "
      "scenario gives {6} (both of the FP8 peak): the two bracket the MFU; a budget with margin "
      "takes the lower"),
-    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it.*?; the "
-     r"step-time model expects more of this plan than the given mfu=([\d.]+) \((\d+%)",
+    (_OWN_RUN + r"([\d.]+%)" + _OWN_BILL + _BESIDE_MODEL,
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} ({2}), "
      "while the step-time model expects {6} of this plan's steps where the scenario gives {5}: "
      "the two bracket the MFU; a budget with margin takes the lower"),
     # an FP8 bill against a BF16 own run: the multiple is of the run's FP8 bound
-    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most.*?the bill's "
-     r"([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
+    (_OWN_RUN + _OWN_FP8 + _OWN_BILL,
      "the bill's MFU, {4}, is {5}× the most {0}'s own published run on {1} would reach in FP8, "
      "{3} (the run: {2}): read the bill as optimistic against its own model's run (the "
      "claim row sets it against the best comparable run instead)"),
-    (r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a whole-run MFU of "
-     r"([\d.]+%).*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it",
+    (_OWN_RUN + r"([\d.]+%)" + _OWN_BILL,
      "the bill's MFU, {3}, is {4}× the whole-run MFU of {0}'s own published run on {1} "
      "({2}): read the bill as optimistic against its own model's run (the claim row sets it "
      "against the best comparable run instead)"),
