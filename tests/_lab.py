@@ -255,11 +255,14 @@ def lab_page(lab):
     page.close()
 
 
-def run_and_explore(lab, lab_page, nb):
-    """The per-notebook test (module docstring): run all cells in Lab, check, move a control."""
+def run_and_explore(lab, lab_page, nb) -> dict:
+    """The per-notebook test (module docstring): run all cells in Lab, check, move a control.
+    Returns what it saw: ``explored`` (the notebook declares ``interactive`` and its Explore
+    control was moved), ``changed`` (the text or figure that control drives changed) and
+    ``errors`` (error outputs, stderr and failed widgets, after the run)."""
     shot = lab["root"] / f"{nb.stem}.png"
     try:
-        _check_notebook(lab_page, lab, nb, shot)
+        return _check_notebook(lab_page, lab, nb, shot)
     except Exception:
         lab_page.screenshot(path=str(shot), full_page=False)
         raise
@@ -302,7 +305,7 @@ def _check_notebook(page, lab, nb, shot):
         # the stated rule: no `interactive` parameter, no Explore section, no widgets
         assert state["widgetOutputs"] == 0, f"{where}: widgets without an `interactive` parameter"
         print(f"{nb.stem}: no `interactive` parameter: checked for errors only (no widgets)")
-        return
+        return {"explored": False, "changed": False, "errors": state["errors"]}
     assert state["explore"] is not None, f"{where}: declares `interactive` but has no ## Explore"
     found = page.evaluate(EXPLORE_JS, state["explore"])
     assert found["cell"] is not None, f"{where}: no widget panel after the Explore heading"
@@ -328,3 +331,6 @@ def _check_notebook(page, lab, nb, shot):
     print(f"{nb.stem}: Explore control {found['control']} {found['label']!r}: {done}; "
           f"text changed: {after['text'] != before['text']}, figure changed: "
           f"{after['imgs'] != before['imgs']}")
+    seen = page.evaluate(STATE_JS)
+    return {"explored": True, "changed": after != before,
+            "errors": seen["errors"] + seen["stderr"] + seen["widgetErrors"]}

@@ -1,5 +1,6 @@
 """Every numbered notebook links, at its top and at its end, to the index, the notebook before it
-and the one after it, in reading order (a reader who finishes 09 goes to 10, not back to 07)."""
+and the one after it, in reading order (a reader who finishes 09 goes to 10, not back to 07);
+and every code cell but the parameters cell is short enough to follow."""
 
 import json
 import re
@@ -64,3 +65,18 @@ def test_a_lettered_notebook_reads_after_its_number():
     assert notebook_number("04b_step_time") == "04b" and notebook_number("10_glossary") == "10"
     with pytest.raises(ValueError, match="stem='notes'"):
         notebook_number("notes")
+
+
+#: The notebook conventions' limit on a code cell: a reader follows one step at a time and the
+#: package computes. The parameters cell is exempt: papermill's convention is one parameter per
+#: line, each with its comment, and a notebook takes every scenario key it reads.
+MAX_CELL_LINES = 15
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_code_cells_stay_short(path):
+    cells = _cells(path)
+    long = [(i, len("".join(c["source"]).splitlines())) for i, c in enumerate(cells)
+            if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", [])
+            and len("".join(c["source"]).splitlines()) > MAX_CELL_LINES]
+    assert not long, f"{path.name}: code cells over {MAX_CELL_LINES} lines (index, lines): {long}"

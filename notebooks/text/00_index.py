@@ -4,6 +4,20 @@
 # %% [markdown]
 # # 00 · What does it cost to train this model?
 
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+import llmcost
+from llmcost import ledger, plots
+from llmcost.bill import published, validation
+from llmcost.bill.checks import budget_warning
+from llmcost.bill.pricing import server_cost_multiplier
+from llmcost.core.units import fmt_period, fmt_quantity as qty  # 3 significant figures below 100
+from llmcost.present.report import publish_summary, summary_row
+
 # %% tags=["parameters"]
 model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
 accelerator: str = 'H100-SXM'  # catalogue accelerator name (llmcost.list_accelerators())
@@ -109,19 +123,6 @@ comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per directi
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
-import math
-
-import matplotlib.pyplot as plt
-import pandas as pd
-
-import llmcost
-from llmcost import ledger, plots
-from llmcost.bill import published, validation
-from llmcost.bill.checks import budget_warning
-from llmcost.bill.pricing import server_cost_multiplier
-from llmcost.core.units import fmt_period, fmt_quantity as qty  # 3 significant figures below 100
-from llmcost.present.report import publish_summary, summary_row
-
 scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: the bill draws them
 p = llmcost.point_scenario(scenario)  # points: a range's midpoint, mode or median
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])

@@ -558,6 +558,9 @@ for label, sel in (("dense runs", runs[~is_v3]), ("DeepSeek-V3 (MoE)", runs[is_v
     print(f"{label}: batch / Kaplan's B_crit {span(sel.batch_over_b_crit)}; batch / DeepSeek's "
           f"B_opt {span(sel.batch_over_deepseek)}; B_opt / B_crit "
           f"{span(sel.deepseek_b_opt_tokens / sel.kaplan_b_crit_tokens)}")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 v3r, v3m = runs[is_v3].iloc[0], llmcost.load_model("deepseek-v3")
 m_ds = v3r.compute_flops / v3r.train_tokens  # DeepSeek's M = 72·L·d² + 12·L·d·s
 m_mfu = [llmcost.compute.model_flops_per_token(v3m, v3m.seq_len, causal=c) for c in (True, False)]

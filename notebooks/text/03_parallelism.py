@@ -6,6 +6,18 @@
 #
 # [← 00 · Index](00_index.ipynb) · previous: [02 · How big should the batch be?](02_batch_size.ipynb) · next: [04 · Where does the time go when GPUs wait?](04_communication.ipynb)
 
+# %%
+import dataclasses
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import memory, parallel, plots
+from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
+
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
 accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
@@ -40,17 +52,6 @@ pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}:
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
-import dataclasses
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-
-import llmcost
-from llmcost import memory, parallel, plots
-from llmcost.present.report import publish_summary, summary_row
-from llmcost.training import calibrate
-
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)

@@ -6,6 +6,16 @@
 #
 # [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb)
 
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import comm, overlap, parallel, plots, step
+from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
+
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
 accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
@@ -48,15 +58,6 @@ pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}:
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-
-import llmcost
-from llmcost import comm, overlap, parallel, plots, step
-from llmcost.present.report import publish_summary, summary_row
-from llmcost.training import calibrate
-
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 recipe_name = llmcost.memory.scenario_recipe_name(p)  # given, or by dtype and stack
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)

@@ -6,6 +6,19 @@
 #
 # [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb)
 
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import Markdown
+
+import llmcost
+from llmcost import accuracy, overlap, parallel, plots, step
+from llmcost.bill.pilot import pilot_given, pilot_mfu
+from llmcost.present import answers
+from llmcost.present.report import publish_summary, summary_row
+from llmcost.training import calibrate
+
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
 accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
@@ -48,15 +61,6 @@ pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}:
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-
-import llmcost
-from llmcost import accuracy, overlap, parallel, plots, step
-from llmcost.present.report import publish_summary, summary_row
-from llmcost.training import calibrate
-
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
@@ -67,11 +71,6 @@ opts = step.scenario_options(p)   # recipe, dtype, stack and its overlaps ("auto
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 
 # %%
-from IPython.display import Markdown
-
-from llmcost.bill.pilot import pilot_given, pilot_mfu
-from llmcost.present import answers
-
 band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
                               seq_len=p["seq_len"])   # sections 1 and 3
 # with pilots the bill's MFU is theirs, calibrated (bill.pilot.pilot_mfu, as notebook 00's):

@@ -6,6 +6,18 @@
 #
 # [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb) · next: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb)
 
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import ledger, plots
+from llmcost import reliability as rel
+from llmcost.core.units import (fmt_bandwidth, fmt_duration, fmt_period, fmt_probability,
+                                fmt_quantity)
+from llmcost.present.report import publish_summary, summary_row
+
 # %% tags=["parameters"]
 model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
 accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
@@ -41,17 +53,6 @@ comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per directi
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-
-import llmcost
-from llmcost import ledger, plots
-from llmcost import reliability as rel
-from llmcost.core.units import (fmt_bandwidth, fmt_duration, fmt_period, fmt_probability,
-                                fmt_quantity)
-from llmcost.present.report import publish_summary, summary_row
-
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
