@@ -1770,6 +1770,10 @@ def test_a_move_that_saves_only_on_the_prices_bases_is_never_the_headline_lever(
     assert not lv.top_levers(df, 50)["lever"].str.startswith("move to").any()
     alone = df[df["price_basis_only"]]
     assert lv.top_levers(alone, 3).empty
+    # an empty list says why (the rows counted by hand: one lever, saving only on price bases)
+    assert lv.top_levers(alone, 3).attrs["note"] == (
+        "no lever saves money on this bill: of the 1 priced, 0 cost as much or more than they "
+        "save and 1 save only on the prices' bases (more at both on-demand medians)")
     # a move on one price basis keeps its rank: the scenario's own price, no flag
     assert not lv.move_to({**sc, "price_usd_per_gpu_hour": 6.0}, "H100-SXM").price_basis_only
 

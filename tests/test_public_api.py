@@ -8,8 +8,11 @@ or a clamped value. A name in ``__all__`` without a spec fails ``test_every_publ
 """
 
 import inspect
+import math
 import warnings
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import llmcost
@@ -110,11 +113,27 @@ def test_odd_cases_are_every_odd_value_of_every_argument():
                      "[b-choice2] f(b={}): no ValueError raised"]
 
 
+def _check_result(name, fn, result):
+    """A valid call's result is a result: not None unless the function says it may be (its
+    return annotation names None: a check that returns nothing, words with nothing to say), a
+    float finite, an array's numbers finite, a table with rows or a stated reason
+    (``attrs['note']``) for having none."""
+    ret = str(inspect.signature(fn).return_annotation)
+    if result is None:
+        assert "None" in ret, f"{name}: returned None, its annotation {ret!r} does not allow it"
+    elif isinstance(result, float):
+        assert math.isfinite(result), f"{name}: returned {result}"
+    elif isinstance(result, np.ndarray) and result.dtype.kind in "fc":
+        assert np.isfinite(result).all(), f"{name}: returned non-finite numbers"
+    elif isinstance(result, pd.DataFrame):
+        assert len(result) or result.attrs.get("note"), f"{name}: an empty table, no reason"
+
+
 @pytest.mark.parametrize("name", [n for n, s in SPECS.items() if isinstance(s, Spec)])
 def test_valid_call_works(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        getattr(llmcost, name)(**SPECS[name].valid)
+        _check_result(name, getattr(llmcost, name), getattr(llmcost, name)(**SPECS[name].valid))
 
 
 @pytest.mark.parametrize("name", [n for n, s in SPECS.items()
@@ -146,7 +165,8 @@ def test_module_specs_name_real_arguments():
 def test_module_valid_call_works(key):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _module_function(key)(**MODULE_SPECS[key].valid)
+        fn = _module_function(key)
+        _check_result(key, fn, fn(**MODULE_SPECS[key].valid))
 
 
 @pytest.mark.parametrize("key", [k for k, s in MODULE_SPECS.items() if s.args])

@@ -1788,13 +1788,21 @@ def _same_saving_notes(rows: list) -> list:
 def top_levers(ranked, n: int = 3):
     """The ``n`` levers with the largest positive saving (what to do first), leaving out a saving
     that rests on the prices' bases alone (``price_basis_only``: a move that costs more at both
-    on-demand medians; listed in the ranking, never a lever to do first)."""
+    on-demand medians; listed in the ranking, never a lever to do first). None left: an empty
+    table whose ``attrs['note']`` says why."""
     _frame(ranked, "ranked", ("saving_usd",))
     n = int(as_scalar(n, "n", positive=True, integer=True))
     keep = ranked["saving_usd"] > 0
-    if "price_basis_only" in ranked:
-        keep &= ~ranked["price_basis_only"].fillna(False).astype(bool)
-    return ranked[keep].head(n)
+    basis_only = ranked["price_basis_only"].fillna(False).astype(bool) \
+        if "price_basis_only" in ranked else pd.Series(False, index=ranked.index)
+    top = ranked[keep & ~basis_only].head(n)
+    if top.empty:
+        top.attrs["note"] = (f"no lever saves money on this bill: of the {len(ranked)} priced, "
+                             f"{int((~keep).sum())} cost as much or more than they save"
+                             + (f" and {int((keep & basis_only).sum())} save only on the prices' "
+                                "bases (more at both on-demand medians)"
+                                if (keep & basis_only).any() else ""))
+    return top
 
 
 def mark_outside(ranked: pd.DataFrame) -> pd.DataFrame:

@@ -221,6 +221,8 @@ print(f"bill {llmcost.fmt_usd(bill.total_usd)}: {llmcost.load_model(p['model']).
 print("ranges: " + ("per-draw P10-P90 shown" if levers.has_ranges(scenario) else
                     "none in the scenario, so each saving is a point (P10 = P50 = P90; the "
                     "illustrative spreads of notebook 00's range are not drawn here)"))
+if top.empty:
+    print(top.attrs["note"])
 for i, r in enumerate(top.itertuples(), 1):
     print(f"{i}. {r.lever}: saves {llmcost.fmt_usd(r.saving_usd)} ({r.share_of_bill:.1%}); "
           f"risk: {r.risk}" + (f"; it {r.beyond_line}" if r.beyond_line else ""))
