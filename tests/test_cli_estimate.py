@@ -986,6 +986,14 @@ def test_the_estimate_says_what_an_rl_campaign_is_billed_at(tmp_path, capsys):
     own = _yaml(tmp_path, rl_keys + "rl_time_factor: 1.0\n", name="own.yaml")
     code, text = _main(capsys, "estimate", "--scenario", str(own))
     assert "RL post-training billed at" not in text
+    # a range on it (the README's rangeable keys): a trial's text estimate raised a ValueError
+    # from rl.scenario_time_factor; the line says the range is drawn and the point its midpoint
+    # (uniform 0.8-2.0: (0.8 + 2.0) / 2 = 1.4)
+    ranged = _yaml(tmp_path, rl_keys + "rl_time_factor: [0.8, 2.0]\n", name="ranged.yaml")
+    code, text = _main(capsys, "estimate", "--scenario", str(ranged))
+    assert code == 0
+    assert ("× rl_time_factor, drawn from its range (uniform 0.8-2) for the P10-P90; the point "
+            "takes its midpoint 1.4") in " ".join(text.split())
 
 
 def test_the_compare_note_says_why_a_difference_can_lie_outside_its_range():

@@ -24,7 +24,7 @@ from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_
                            own_ranged_scenario, predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
-from ..bill.ranges import Range, is_ranged
+from ..bill.ranges import POINT_WORDS, Range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
@@ -786,7 +786,14 @@ def _rl_time_note(bill) -> list:
     runs' median, its framework's, or the scenario's own), and how to change it; nothing
     without a campaign or at the model's own time."""
     h = bill.figures.get("rl_gpu_hours", 0.0)
-    short = time_factor_short(bill.scenario) if isinstance(h, (int, float)) and h > 0 else ""
+    if not (isinstance(h, (int, float)) and h > 0):
+        return []
+    given = bill.scenario.get("rl_time_factor")
+    if isinstance(given, Range):  # the bill draws it; its point is the bill's point
+        return [f"RL post-training billed at the model's iteration time × rl_time_factor, "
+                f"drawn from its range ({given.describe()}) for the P10-P90; the point takes "
+                f"its {POINT_WORDS[given.kind]} {given.point:.3g}"]
+    short = time_factor_short(bill.scenario)
     if not short:
         return []
     return [f"RL post-training billed at the model's iteration time {short} "
