@@ -803,3 +803,20 @@ def test_the_models_own_run_and_the_step_model_are_said_as_two_references_not_tw
     assert line.endswith(f"while the step-time model expects {pred8} of this plan's steps "
                          "where the scenario gives 25% (both of the FP8 peak): the two bracket "
                          "the MFU; a budget with margin takes the lower")
+
+
+def test_an_mfu_typed_as_a_percentage_is_warned_once():
+    # A trial: mfu 0.0001 drew two near-identical hints ("is it a percentage typed as a
+    # fraction (0.40 is 40%)?" and "did you mean a fraction, 0.40 for 40%?"); the given number
+    # is judged once (below every validated run, lowest 10.6%), and a range's point, which that
+    # check does not read, by the magnitude check
+    from llmcost.bill import validation
+    from llmcost.bill.ranges import Range
+    given = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+             "train_tokens": 1e11, "seq_len": 4096, "mfu": 0.0001}
+    said = scenario_warnings(given) + validation.magnitude_warnings(given)
+    assert sum("fraction" in w for w in said) == 1
+    ranged = {**given, "mfu": Range("uniform", low=0.00005, high=0.00015)}
+    words = validation.magnitude_warnings(ranged)
+    assert words == ["mfu's point 0.0001 is below 1%: no published large run is that low (did "
+                     "you mean a fraction, 0.40 for 40%?)"]

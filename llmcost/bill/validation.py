@@ -243,7 +243,8 @@ def _serving_latency_warning(p: dict, bill: Ledger | None) -> str | None:
 
 
 def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
-    """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
+    """Legal but implausible values, as sentences: an MFU range whose point is below
+    ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
     (``_long_project_warning``); a run whose own wall clock is longer than 9 months
@@ -259,9 +260,11 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
-    if isinstance(m, (int, float)) and 0 < m < LOW_MFU_WARNING:
-        out.append(f"mfu={m:g} is below {LOW_MFU_WARNING:.0%}: no published large run is that "
-                   "low (did you mean a fraction, 0.40 for 40%?)")
+    # a given number is judged by checks.scenario_warnings (below every validated run, with the
+    # same hint): said here only of a range's point, which that check does not read
+    if isinstance(values.get("mfu"), Range) and 0 < m < LOW_MFU_WARNING:
+        out.append(f"mfu's point {m:g} is below {LOW_MFU_WARNING:.0%}: no published large run "
+                   "is that low (did you mean a fraction, 0.40 for 40%?)")
     months = p.get("ledger_project_months")
     if bill is not None and isinstance(months, (int, float)):
         run_months = bill.figures["run_wall_clock_days"] / (365.25 / 12)
