@@ -1134,12 +1134,13 @@ def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys
         "  - {n_gpus: 8, tokens_per_s_per_gpu: 20000}\n"
         "  - {n_gpus: 64, tokens_per_s_per_gpu: 19000}\n")
     assert "from 8 -> 64 GPUs" in out
-    # said as what the band is sized for (calibrate.BAND_HALF_WIDTH by the count of novelties:
-    # a trial read "widens for: 512x" beside a band of ±15% at every scale)
-    assert (" is sized for (what the run adds to the smallest pilot, 8 GPUs, the pilot the "
-            "band is fitted against, even where a larger pilot ran it) (calibrate."
-            "BAND_HALF_WIDTH, by how many the pilots did not exercise): 32x the pilot's GPUs; "
-            "scale-out network not in the pilot") in " ".join(out.split())
+    # said as what the band is sized by (calibrate.BAND_HALF_WIDTH by the count of novelties:
+    # a trial read "widens for: 512x" beside a band of ±15% at every scale; a later one read
+    # "is sized for (...) (...): 32x" as garbled)
+    assert (" is sized by what the run does that the pilots did not (calibrate.BAND_HALF_WIDTH), "
+            "counted against the smallest pilot, 8 GPUs (the pilot the band is fitted against, "
+            "even where a larger pilot ran it): 32x the pilot's GPUs; scale-out network not in "
+            "the pilot") in " ".join(out.split())
     assert "widens for" not in out
 
 
@@ -1161,8 +1162,8 @@ def test_cli_calibrate_says_whose_band_it_shows_when_widened(tmp_path, capsys):
     assert was, out
     assert ("none of the pilots' compute correction was carried, so the band shown is at least "
             "the step-time model's own for this plan; the pilots' band before that "
-            f"({was.group(1)}) is sized for (what the run adds to the smallest pilot, 64 GPUs"
-            ) in " ".join(out.split())
+            f"({was.group(1)}) is sized by what the run does that the pilots did not (calibrate."
+            "BAND_HALF_WIDTH), counted against the smallest pilot, 64 GPUs") in " ".join(out.split())
     assert "32x the pilot's GPUs" in out and "the band (±" not in out
 
 

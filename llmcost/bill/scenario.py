@@ -159,8 +159,8 @@ _pue = _refuse_if(lambda v: not 1 <= v <= 3,
 EXPLORATORY_FRACTION_MAX = 10.0
 _exploratory_fraction = _refuse_if(
     lambda v: not 0 <= v <= EXPLORATORY_FRACTION_MAX,
-    "be in [0, 10]: final runs of development compute beyond the final run (Cottier et al. "
-    "2024's 90% interval: 0.2-3.0; 119% is 1.19)")
+    "be in [0, 10]: the development compute beyond the final run, in multiples of the final "
+    "run's compute (Cottier et al. 2024's 90% interval: 0.2-3.0; 119% is 1.19)")
 #: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
 #: modelled (a trial gave 0 to price only fine-tuning a released model and read "must be > 0")
 _pretraining_tokens = _refuse_if(

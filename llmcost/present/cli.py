@@ -1556,20 +1556,20 @@ def _calibrate(args) -> int:
     say(f"  step time {x.step_time_s:.2f} s; {fmt_quantity(hours[0])} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens{band}")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
-    ref = (f" (what the run adds to the smallest pilot, {fmt_gpus(p0.n_gpus)}, the pilot the band "
-           "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
+    ref = (f", counted against the smallest pilot, {fmt_gpus(p0.n_gpus)} (the pilot the band is "
+           "fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
     if x.half_width and widened:  # the band shown is not the pilots': say whose it is
         say(f"  none of the pilots' compute correction was carried, so the band shown is at "
             f"least the step-time model's own for this plan; the pilots' band before that "
-            f"({x0.mfu_low:.1%}-{x0.mfu_high:.1%}) is sized for{ref} (calibrate."
-            f"BAND_HALF_WIDTH, by how many the pilots did not exercise): "
+            f"({x0.mfu_low:.1%}-{x0.mfu_high:.1%}) is sized by what the run does that the "
+            f"pilots did not (calibrate.BAND_HALF_WIDTH){ref}: "
             + ("; ".join(x.novelties) if x.novelties else "no novelty (calibrate.novelties)"))
     elif x.half_width:
         none = ("no novelty: its parallel dimensions, scale-out network, sequence, "
                 "recomputation and model are the pilot's (calibrate.novelties); the band is the "
                 "narrowest, the drift of the step model from a pilot to a larger run")
-        say(f"  the band (±{x.half_width:.1%}) is sized for{ref} (calibrate.BAND_HALF_WIDTH, "
-            "by how many the pilots did not exercise): "
+        say(f"  the band (±{x.half_width:.1%}) is sized by what the run does that the pilots "
+            f"did not (calibrate.BAND_HALF_WIDTH){ref}: "
             + ("; ".join(x.novelties) if x.novelties else none))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:

@@ -668,7 +668,12 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied
     (negative: the cap, a comparable run's best, lies below the prediction, said "X% to Y%
     below it"). ``floored_below``: the band's low end after the cap, low / p − 1, when the cap
-    lowered it too (``MfuBand.floored_below``: ``_capped_low``)."""
+    lowered it too (``MfuBand.floored_below``: ``_capped_low``). A cap that moves the top by
+    less than the rounding is said so, not as two equal figures.
+
+    >>> mfu_spread_words(0.0, 0.30, capped_above=0.428)
+    'the MFU 23% below to 43% above the prediction (the cap trims its top by under a percent)'
+    """
     below = 1 - 1 / (1 + center + half_width)
     up = 1 + center - half_width
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
@@ -679,6 +684,10 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     if capped_above is not None and floored_below is not None:  # low end lowered too
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{-floored_below:.0%} below to {capped_above:.0%} above after it")
+    if capped_above is not None and up > 0 and f"{capped_above:.0%}" == f"{1 / up - 1:.0%}":
+        # a trial read "82% above the prediction before the cap, 82% above after it"
+        return (f"the MFU {below:.0%} below to {above} the prediction (the cap trims its top by "
+                "under a percent)")
     if capped_above is not None:
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{capped_above:.0%} above after it")
