@@ -341,3 +341,17 @@ def test_every_bad_key_of_a_file_is_named_in_one_refusal(tmp_path):
         llmcost.validate_parameters(n_gpus=-5, mfu=0.4)
     with pytest.raises(ScenarioError, match=r"n_gpus=-5 must be > 0 \(and 1 more bad key: mfu="):
         llmcost.validate_parameters(n_gpus=-5, mfu=2)
+
+
+def test_an_other_tools_name_is_pointed_at_its_key():
+    # A trial's `learning_rate: 3e-4` was told "did you mean 'ledger_lora_tokens',
+    # 'scaling_fit'?" (spelling); the names Megatron-LM and Hugging Face use point at the key
+    from llmcost.bill.scenario import OTHER_TOOLS_NAMES, PARAMETERS, ScenarioError, \
+        validate_parameter
+    assert set(OTHER_TOOLS_NAMES.values()) <= set(PARAMETERS)
+    assert not set(OTHER_TOOLS_NAMES) & set(PARAMETERS)
+    with pytest.raises(ScenarioError, match=r"unknown parameter 'learning_rate'; did you mean "
+                                            r"'batch_base_lr'\?"):
+        validate_parameter("learning_rate", 3e-4)
+    with pytest.raises(ScenarioError, match=r"did you mean 'tp'\?"):
+        validate_parameter("tensor_model_parallel_size", 8)

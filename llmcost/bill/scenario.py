@@ -870,6 +870,25 @@ def validate_parameter(name: str, value):
     return v
 
 
+#: Names other calculators, training configs and papers use for a scenario key (Megatron-LM's
+#: arguments, Hugging Face's TrainingArguments, common words), for the hint an unknown key gets:
+#: spelling alone suggested 'ledger_lora_tokens' for a trial's ``learning_rate``.
+OTHER_TOOLS_NAMES = {
+    "learning_rate": "batch_base_lr", "lr": "batch_base_lr", "gpus": "n_gpus",
+    "num_gpus": "n_gpus", "world_size": "n_gpus", "tokens": "train_tokens",
+    "num_tokens": "train_tokens",
+    "seq_length": "seq_len", "sequence_length": "seq_len", "max_seq_len": "seq_len",
+    "context_length": "seq_len", "batch_size": "global_batch_tokens",
+    "global_batch_size": "global_batch_tokens", "precision": "dtype", "gpu": "accelerator",
+    "gpu_type": "accelerator", "hardware": "accelerator", "price": "price_usd_per_gpu_hour",
+    "tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
+    "context_parallel_size": "cp", "expert_model_parallel_size": "ep",
+    "expert_tensor_parallel_size": "etp", "micro_batch": "micro_batch_size",
+    "per_device_train_batch_size": "micro_batch_size", "zero": "zero_stage",
+    "activation_checkpointing": "recompute", "gradient_checkpointing": "recompute",
+    "recompute_granularity": "recompute"}
+
+
 def _validate_parameter(name: str, value):
     """``validate_parameter`` itself."""
     if not isinstance(name, str):
@@ -881,7 +900,8 @@ def _validate_parameter(name: str, value):
             "the scenario's `model` sets it, a catalogue entry (`llmcost list models`) or a "
             "Hugging Face config.json" + (f" (its {hf!r} gives {name})" if hf else ""))
     if name not in PARAMETERS:
-        close = suggest(name, PARAMETERS)
+        close = ([OTHER_TOOLS_NAMES[name.lower()]] if name.lower() in OTHER_TOOLS_NAMES
+                 else suggest(name, PARAMETERS))
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
