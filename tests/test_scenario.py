@@ -355,3 +355,18 @@ def test_an_other_tools_name_is_pointed_at_its_key():
         validate_parameter("learning_rate", 3e-4)
     with pytest.raises(ScenarioError, match=r"did you mean 'tp'\?"):
         validate_parameter("tensor_model_parallel_size", 8)
+
+
+def test_a_batch_too_small_for_its_gpus_counts_tp_by_the_stacks_kv_rule():
+    # A trial: 100M GPUs for a 256-sequence batch of Llama 3.1 8B (32 heads, 8 KV heads, 32
+    # layers) was told one sequence spreads over "at most 34,816 GPUs (tp ≤ 32 heads ...)",
+    # where the default stack (megatron-core-2024) keeps tp dividing the 8 KV heads:
+    # 8 × (32 + 2) × 32 = 8,704; on a stack that replicates KV heads, 32 × 34 × 32 = 34,816
+    from llmcost.bill.scenario import ScenarioError, validate_parameters
+    base = dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=100_000_000,
+                train_tokens=1e11, seq_len=4096, mfu=0.4, global_batch_tokens=1048576)
+    with pytest.raises(ScenarioError, match=r"at most 8,704 GPUs \(tp ≤ 8 KV heads on the "
+                                            r"megatron-core-2024 stack × pp ≤ 34 × cp ≤ 32\)"):
+        validate_parameters(**base)
+    with pytest.raises(ScenarioError, match=r"at most 34,816 GPUs \(tp ≤ 32 heads × pp"):
+        validate_parameters(**base, stack="megatron-core-2026")

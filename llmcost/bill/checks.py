@@ -1368,8 +1368,9 @@ def pipeline_advice(values: dict) -> str:
     batch = int(values["global_batch_tokens"]) // seq
     fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
     domain = load_accelerator(values["accelerator"]).scaleup_domain_size or None
+    replicates = load_stack(values.get("stack") or DEFAULT_STACK).tp_kv_replication
     got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
-        values), fixed, tp_max=domain)
+        values), {**fixed, "tp_kv_replication": replicates}, tp_max=domain)
     if got is None or got[0] == 1:
         return ("; the plan search chose these stages: the fastest plan that fits in memory by "
                 "the step-time model" + _freed_plan_words(values, spec))
@@ -1378,6 +1379,7 @@ def pipeline_advice(values: dict) -> str:
            f"sequences ({prime_factors_text(batch)}), so on {fmt_gpus(n)} "
            f"({prime_factors_text(n)}) dp ≤ gcd = {g:,} and tp·pp·cp is a multiple of "
            f"{n // g:,}, which no tp (dividing the {spec.n_heads} attention heads"
+           + ("" if replicates else f" and, on this stack, the {spec.n_kv_heads} KV heads")
            + ("" if "tp" in fixed or domain is None
               else f", at most the {domain}-GPU scale-up domain")
            + f") and cp carry: every split has at least {got[0]} pipeline stages"

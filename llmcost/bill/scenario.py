@@ -1353,7 +1353,8 @@ _MAX_CP = 32
 
 def _check_batch_feeds_gpus(p: dict) -> None:
     """Every data-parallel replica needs at least one sequence per step, and one sequence spreads
-    over at most tp·pp·cp GPUs (tp up to the query heads, pp up to the layers + 2, cp up to 32):
+    over at most tp·pp·cp GPUs (tp up to the query heads, or the KV heads on a stack that does
+    not replicate them, ``parallel.check_tp_kv_heads``; pp up to the layers + 2, cp up to 32):
     more GPUs than that cannot all be fed by the global batch."""
     try:
         spec = load_model(p["model"])
@@ -1361,14 +1362,21 @@ def _check_batch_feeds_gpus(p: dict) -> None:
         return
     seqs = p["global_batch_tokens"] // p["seq_len"]
     cp = p.get("cp") or _MAX_CP
-    per_seq = spec.n_heads * (spec.n_layers + 2) * cp
+    stack = p.get("stack") or DEFAULT_STACK
+    try:
+        kv_rule = not load_stack(stack).tp_kv_replication
+    except ValueError:  # an unknown stack is refused by its own key
+        kv_rule = False
+    tp_max, heads = ((spec.n_kv_heads, f"{spec.n_kv_heads} KV heads on the {stack} stack")
+                     if kv_rule else (spec.n_heads, f"{spec.n_heads} heads"))
+    per_seq = tp_max * (spec.n_layers + 2) * cp
     if seqs >= 1 and p["n_gpus"] > seqs * per_seq:
         raise ScenarioError(
             f"n_gpus={p['n_gpus']:,} is more than the scenario's global batch can feed: "
             f"global_batch_tokens={p['global_batch_tokens']:,} is {seqs:,} sequences of "
             f"{p['seq_len']:,} tokens, each data-parallel replica needs at least one, and one "
             f"sequence of {spec.name} spreads over at most {fmt_gpus(per_seq)} (tp ≤ "
-            f"{spec.n_heads} heads × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
+            f"{heads} × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
             "global_batch_tokens or use fewer GPUs")
 
 
