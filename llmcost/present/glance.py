@@ -880,7 +880,27 @@ CAVEATS = [
      "optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
-    # the cap and its reason (accuracy.band_cap)
+    # the cap and its reason (accuracy.band_cap); first where it is the FP8 bound of a BF16 run
+    # (accuracy.FP8_CAP_WORDS), which no run measured
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the uncapped "
+     r"band's low end, itself above the highest FP8 bound of a comparable BF16 run .*?, "
+     r"([\d.]+%(?: of the FP8 dense peak)?).*?the "
+     r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every",
+     "the MFU's range is capped at {0}, the low end of the model's own range, itself above the "
+     "FP8 bound of the best comparable BF16 run ({1}: that run's MFU × the largest published "
+     "FP8 speed-up, not a measured figure): the prediction, {2}, is above it, so the bill uses "
+     "no more than {0}"),
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the highest "
+     r"FP8 bound of a comparable BF16 run .*?the prediction, ([\d.]+%(?: of the FP8 dense "
+     r"peak)?), is above every comparable",
+     "the MFU's range is capped at {0}, the FP8 bound of the best comparable BF16 run (its MFU "
+     "× the largest published FP8 speed-up, not a measured figure): the prediction, {1}, is "
+     "above it, so the bill uses no more than {0}"),
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the highest "
+     r"FP8 bound of a comparable BF16 run ",
+     "the MFU's range is capped at {0}, the FP8 bound of the best comparable BF16 run (its MFU "
+     "× the largest published FP8 speed-up, not a measured figure): no FP8 run like this one "
+     "has measured more"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the uncapped "
      r"band's low end, itself above the best published .*?, "
      r"([\d.]+%(?: of the FP8 dense peak)?).*?the "

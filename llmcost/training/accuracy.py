@@ -1204,11 +1204,13 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     unbounded = 1 + c - w <= UPPER_BOUND_MARGIN
     uncapped = uncapped_high(mfu, c, w)
     basis = _check_dtype_basis(accelerator, dtype)
-    best, source = (None, "") if n_params is None else best_published_mfu(
-        accelerator, n_params, dtype, is_moe=bool(is_moe), seq_len=seq_len)
+    pub = None if n_params is None else comparable_published_mfu(
+        accelerator, n_params, is_moe=bool(is_moe), dtype=dtype, seq_len=seq_len)
+    best, source = (None, "") if pub is None else (pub.mfu_bf16, pub.source)
     cap = band_cap_detail(mfu, uncapped, accelerator, n_params, best, basis=basis, low=low,
-                          seq_len=seq_len, is_moe=bool(is_moe)) if capped \
-        else BandCap(uncapped, [])
+                          seq_len=seq_len, is_moe=bool(is_moe),
+                          best_scaled_from=source if pub is not None and pub.from_bf16
+                          else None) if capped else BandCap(uncapped, [])
     high = cap.high
     low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w,
                                     bool(is_moe), n_params)
@@ -1763,7 +1765,8 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
 
 def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, best=None,
                     basis: float = 1.0, low: float | None = None,
-                    seq_len: int | None = None, is_moe: bool | None = None) -> BandCap:
+                    seq_len: int | None = None, is_moe: bool | None = None,
+                    best_scaled_from: str | None = None) -> BandCap:
     """The upper end of a predicted MFU's band, capped where no measurement goes, and the
     sentences that say so: ``(high, warnings)``.
 
@@ -1786,7 +1789,10 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     comparable run measured anywhere (a trial: Mixtral 8x7B on A100, predicted 61.0%, its low
     end 46.9%, capped at the 34.0% of Qwen3 MoE 30B-A3B on 8 H100). A
     prediction above the best published figure of its generation is flagged whatever the
-    model's size (a 1B model on A100 as a 70B one), within its class."""
+    model's size (a 1B model on A100 as a 70B one), within its class. ``best_scaled_from``:
+    where ``best`` is a BF16 run's MFU × the FP8 speed-up bound (``fp8_bound_of_bf16``), its
+    source, so the sentences say so instead of calling it a measured figure (a trial read
+    "no comparable run has measured more" of a bound no run measured)."""
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     anyb = cap_reference(accelerator, n_params, "fp8" if fp8 else "bf16", seq_len, is_moe)
@@ -1795,6 +1801,9 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
     rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
             f"parameters within {SIZE_FACTOR:g}×{seq})")
+    if best is not None and best_scaled_from:
+        rule = (f"{FP8_CAP_WORDS} (the same GPU generation and class, dense or MoE, total "
+                f"parameters within {SIZE_FACTOR:g}×{seq}), not a measured figure")
     ref, ref_src = (best, rule) if best is not None else \
         (any_best, f"MFU among {anyb.rule} ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
@@ -1824,6 +1833,8 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
                   "the published runs of that scope measured less")
             + ", but the top is not set below the model's own low end, the uncapped band's"
             if low_end
+            else "no comparable run has measured more, nor is a BF16 one expected to gain "
+            "more in FP8" if best is not None and best_scaled_from
             else "no comparable run has measured more" if best is not None
             else f"no comparable run on any hardware has measured more, and none is published "
             f"on {gpu_generation(accelerator)}" if elsewhere
@@ -1835,11 +1846,15 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
                  + ("every comparable published run" if best is not None else
                     "every comparable run published on any hardware" if elsewhere else
                     "every published run of that scope") + ", so a bill uses no more than the cap")
+    scaled = (f" The FP8 bound: {best_scaled_from}." if best_scaled_from and best is not None
+              and ref_d is not None and cap != ceiling else "")
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
-               f"({why}): {tail} (uncapped {high:.1%}).")
+               f"({why}): {tail} (uncapped {high:.1%}).{scaled}")
     return BandCap(cap, out, why, source)
 
 
+#: How a cap that is a BF16 run's MFU × the FP8 speed-up bound is named (``band_cap_detail``)
+FP8_CAP_WORDS = "FP8 bound of a comparable BF16 run"
 #: What ``MfuBand.cap_source`` adds where the model's whole band lies above every comparable
 #: run: true of a bill priced at the prediction (its MFU inside that band), left out otherwise.
 BILL_TOO = ", and so does the bill's MFU"
@@ -1856,13 +1871,14 @@ def _cap_why(cap: float, ref: float, basis: float, ref_src: str, low_end: bool, 
     ``cap`` above it (``low_end``); ``kind`` a key of ``CAP_REFERENCES``; ``on(x, fmt)`` says a
     BF16-basis figure on the step's basis (FP8: both)."""
     name = CAP_REFERENCES[kind]
+    lead = "the highest" if ref_src.startswith(FP8_CAP_WORDS) else "the best published"
     if low_end:
         figure = f"{ref / basis:.1%} of the FP8 dense peak" if basis != 1.0 else f"{ref:.1%}"
-        return (f"the uncapped band's low end, itself above the best published {ref_src}, "
+        return (f"the uncapped band's low end, itself above {lead} {ref_src}, "
                 f"{on(ref, '.1%')}", "the model's own low end: its uncapped band lies wholly "
                 f"above {name}, {figure}{BILL_TOO}")
     if basis != 1.0:
-        return (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
+        return (f"{lead} {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
                 f"published MFUs are reported on{above_bf16_peak_words(ref, basis)}", name)
     return f"the best published {ref_src}, {ref:.1%}", name
 
