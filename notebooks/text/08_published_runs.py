@@ -331,7 +331,8 @@ g_bill = llmcost.build_ledger(p).figures["goodput"]
 hours, g, mine = claims.scenario_as_claim(spec, p["train_tokens"], gpu, p["n_gpus"], p["mfu"],
                                           dtype=p["dtype"], seq_len=p["seq_len"],
                                           pricing=p["pricing"], goodput=g_bill)
-print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} -> {mine.verdict}")
+print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} -> {mine.verdict}"
+      + (f" ({mine.own_run_note})" if mine.own_run_note else ""))
 
 # %% [markdown]
 # ## Takeaways
