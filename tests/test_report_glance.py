@@ -764,6 +764,11 @@ def test_the_index_bill_table_marks_a_point_outside_its_range():
     assert f"* {OUTSIDE_NOTE}" in page
     inside = {**bill, "bill.lines": {"b": bill["bill.lines"]["b"]}}
     assert OUTSIDE_NOTE not in _bill_html({"bill": inside})
+    # the $0 lines are pointed at notebook 00 only where the report holds it (a trial's
+    # `report --notebooks 01` linked a page it did not write)
+    assert "href='00_index.html'" not in page and "which this report does not hold" in page
+    with_00 = _bill_html({"bill": bill, "notebooks": {"00_index": []}})
+    assert "href='00_index.html'" in with_00 and "does not hold" not in with_00
 
 
 def test_a_context_extension_is_not_called_beyond_the_models_context():

@@ -2351,6 +2351,7 @@ def _bill_html(summary: dict) -> str:
         return ""
     rows, missing, marked = [], [], []
     ranged = bool(bill.get("bill.ranges"))  # P10 / P50 / P90 columns (ledger.simulate_ledger)
+    has_00 = "00_index" in summary.get("notebooks", {})  # a report of some notebooks only
 
     def pct(d):
         return "".join(f"<td class='v'>{format_value(d[f'{c}_usd'], 'USD')}</td>"
@@ -2373,8 +2374,10 @@ def _bill_html(summary: dict) -> str:
                 f"{point(bill['bill.total_usd'], total)}</th>{pct(total)}<th></th></tr>")
     note = (f"* {html.escape(OUTSIDE_NOTE)}. " if any(marked) else "") + \
         (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
-        ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
-         "</a> and by <code>llmcost estimate</code>.")
+        ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>"
+         "00_index</a> and by <code>llmcost estimate</code>." if has_00 else
+         "Lines at $0 (not given in the scenario) are listed by <code>llmcost estimate</code> "
+         "and in notebook 00, which this report does not hold.")
     head = "<th>P10</th><th>P50</th><th>P90</th>" if ranged else ""
     spread = ""
     if ranged:
