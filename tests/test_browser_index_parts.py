@@ -112,7 +112,7 @@ def test_comparison_figure_is_on_screen_with_the_phone_picture_on_a_phone(page_h
 # parameters table broke its names mid-word ("pp_virtual_stage / s", "mem_reserve_frac /
 # tion") beside a wide value column. Printed, the box now holds each warning under its line.
 WARNINGS = [
-    "the plan's pipeline bubble is 12% of compute time (the stages idle 10% of each step; 16 "
+    "the plan's pipeline bubble adds 12% to the compute time (the stages idle 10% of each step; 16 "
     "stages, 16 micro-batches, interleaved): the mfu must already include it, or GPU-hours are "
     "understated by as much.",
     "phases[0] ('long-context', seq_len=131,072): seq_len=131,072 is beyond the 8,192-token "

@@ -1234,7 +1234,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         # the bubble is a fraction b of the ideal compute time (Narayanan et al. 2021 §2.2.1:
         # (p - 1)/m for 1F1B), so the stages idle b / (1 + b) of the step (a bubble of 6300%
         # is 98% idle, never "idle 6300% of the time")
-        out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time (the stages "
+        out.append(f"the plan's pipeline bubble adds {bubble:.0%} to the compute time (the stages "
                    f"idle {bubble / (1 + bubble):.0%} of each step; {plan.pp} "
                    f"stages, {plan.n_microbatches} "
                    f"{noun(plan.n_microbatches, 'micro-batch', 'micro-batches')}, "

@@ -718,7 +718,7 @@ def lead_details(summary: dict) -> str:
 
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).
-_BUBBLE = r"pipeline bubble is \d+% of compute time \(the stages idle (\d+%)"
+_BUBBLE = r"pipeline bubble adds \d+% to the compute time \(the stages idle (\d+%)"
 
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
