@@ -1057,3 +1057,16 @@ def test_compare_of_one_given_mfu_in_bf16_and_fp8_says_what_fp8_is_assumed_to_ga
             f"plan of a comparable size reach {r:.2f}× at most") in "; ".join(said)
     # two BF16 bills at one MFU on one accelerator: nothing to say
     assert not any("on both" in x for x in compare_inputs((a, a)))
+
+
+def test_a_range_that_moves_no_line_is_said_beside_the_drivers(tmp_path, capsys):
+    # A trial: a PUE range on a rented run (electricity is in the GPU-hour price) was listed
+    # among the scenario's ranges and left out of "what drives the spread" unsaid
+    sc = _yaml(tmp_path, "model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\n"
+               "train_tokens: 1.0e11\nmfu: [0.35, 0.45]\nledger_pue: [1.1, 1.4]\n")
+    code, text = _main(capsys, "estimate", "--scenario", str(sc))
+    assert code == 0
+    said = " ".join(text.split())
+    assert "ledger_pue: ranged, but the bill is the same at its P10 and its P90, so not " \
+        "listed" in said
+    assert said.index("what drives the spread") < said.index("ledger_pue: ranged, but")

@@ -175,7 +175,8 @@ class LedgerDraws:
             out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
         out.update({"bill.samples": self.samples, "bill.seed": self.seed,
                     "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
-                    "bill.tornado": self.tornado().to_dict("records"),
+                    "bill.tornado": (torn := self.tornado()).to_dict("records"),
+                    "bill.tornado_note": torn.attrs["note"] if torn.attrs.get("no_swing") else "",
                     "bill.range_note": s.attrs["note"]})
         return out
 

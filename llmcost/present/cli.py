@@ -871,7 +871,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                                    columns, "")
         lines += wrap_lines("what drives the spread (total with one input at its P10 and at "
                             "its P90, the others at their points):", columns)
-        for r in draws.tornado().itertuples():
+        torn = draws.tornado()
+        for r in torn.itertuples():
             row = (f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
                    f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
             if len(row) > columns:  # narrow: the input, then its range and totals below
@@ -880,6 +881,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                     f"{usd(r.total_at_p90_usd)} (swing {usd(r.swing_usd)})", columns - 1,
                     initial_indent="  ", subsequent_indent="    "))
             lines.append(row)
+        if torn.attrs.get("no_swing"):  # a trial read ledger_pue among the ranges, moving nothing
+            lines += wrap_lines(f"  {torn.attrs['note']}", columns, "    ")
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {fmt_quantity(f['all_gpu_hours'])} GPU-h (every line's compute) "

@@ -193,7 +193,8 @@ def with_headline(out: dict, head) -> dict:
                 "bill.ranges": {k: r.describe() for k, r in head.draws.ranges.items()},
                 "bill.range_kinds": dict(head.kinds),
                 "bill.range_sources": dict(head.sources),
-                "bill.tornado": head.draws.tornado().to_dict("records"),
+                "bill.tornado": (torn := head.draws.tornado()).to_dict("records"),
+                "bill.tornado_note": torn.attrs["note"] if torn.attrs.get("no_swing") else "",
                 "bill.range_note": f"{head.basis}: {s.attrs['note']}"})
     return out
 

@@ -2385,9 +2385,12 @@ def _bill_html(summary: dict) -> str:
             f"{html.escape(r['input'])} ({html.escape(r['range'])}): "
             f"{format_value(r['total_at_p10_usd'], 'USD')} to "
             f"{format_value(r['total_at_p90_usd'], 'USD')}" for r in bill["bill.tornado"])
+        still = bill.get("bill.tornado_note", "")  # ranged inputs that move no line
         spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
                   f"spread (the bill with one input at its P10 and at its P90, the others at "
-                  f"their points), largest first: {drivers}.</p>")
+                  f"their points), largest first: {drivers}."
+                  + (f" {html.escape(still[0].upper() + still[1:])}." if still else "")
+                  + "</p>")
     return ("<h2>The bill</h2><table><tr><th>line</th><th class='v'>USD (point)</th>" + head +
             "<th>status</th></tr>" + "".join(rows) +
             f"</table>{spread}<p style='color:#555'>{note}</p>")
