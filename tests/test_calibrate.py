@@ -1163,7 +1163,8 @@ def test_cli_calibrate_says_whose_band_it_shows_when_widened(tmp_path, capsys):
     assert ("none of the pilots' compute correction was carried, so the band shown is at least "
             "the step-time model's own for this plan; the pilots' band before that "
             f"({was.group(1)}) is sized by what the run does that the pilots did not (calibrate."
-            "BAND_HALF_WIDTH), counted against the smallest pilot, 64 GPUs") in " ".join(out.split())
+            "BAND_HALF_WIDTH), counted against the smallest pilot, 64 GPUs"
+            ) in " ".join(out.split())
     assert "32x the pilot's GPUs" in out and "the band (±" not in out
 
 

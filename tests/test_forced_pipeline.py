@@ -92,8 +92,8 @@ def test_a_forced_pipeline_is_warned_with_mfu_predict_and_says_what_avoids_it():
     # idle share of the step: bubble / (1 + bubble) = (p - 1)/(m + p - 1)
     idle = (plan.pp - 1) / (m + plan.pp - 1)
     assert w.startswith(f"the plan's pipeline bubble adds {plan_bubble(plan):.0%} to the "
-                        f"compute time (the stages idle {idle:.0%} of each step; {plan.pp} stages, {m} "
-                        "micro-batches, 1f1b): the predicted MFU includes it")
+                        f"compute time (the stages idle {idle:.0%} of each step; {plan.pp} "
+                        f"stages, {m} micro-batches, 1f1b): the predicted MFU includes it")
     assert ("the GPU count forces it: dp must divide the global batch of 1,024 sequences (2¹⁰), "
             "so on 576 GPUs (2⁶·3²) dp ≤ gcd = 64 and tp·pp·cp is a multiple of 9") in w
     assert "every split has at least 9 pipeline stages" in w

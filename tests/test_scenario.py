@@ -366,7 +366,7 @@ def test_a_batch_too_small_for_its_gpus_counts_tp_by_the_stacks_kv_rule():
     base = dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=100_000_000,
                 train_tokens=1e11, seq_len=4096, mfu=0.4, global_batch_tokens=1048576)
     with pytest.raises(ScenarioError, match=r"at most 8,704 GPUs \(tp ≤ 8 KV heads on the "
-                                            r"megatron-core-2024 stack × pp ≤ 34 × cp ≤ 32\)"):
+                       r"megatron-core-2024 stack × pp ≤ 34 × cp ≤ 32\)"):
         validate_parameters(**base)
     with pytest.raises(ScenarioError, match=r"at most 34,816 GPUs \(tp ≤ 32 heads × pp"):
         validate_parameters(**base, stack="megatron-core-2026")

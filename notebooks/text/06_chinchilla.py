@@ -836,8 +836,8 @@ rows = [
 ]
 
 # %%
-# an MoE is placed on the dense fits by its active parameters, outside their data (the page's first answer):
-# its compute-optimal and lifetime figures are left out of the report's headline table
+# an MoE is placed on the dense fits by its active parameters, outside their data (the
+# page's first answer): its compute-optimal and lifetime figures are left out of the report's headline table
 dense_only = [r for r in rows if r["key"] == "run_tokens_per_param"] + [summary_row(
     "scaling_fits_not_applied", "compute-optimal and lifetime figures", "not given", "",
     "a mixture of experts is outside the dense-model fits; this page shows them as an "
