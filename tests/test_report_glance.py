@@ -1425,3 +1425,17 @@ def test_compared_people_say_their_fte_and_months():
     b = B(scenario={"ledger_people": [{"role": "research", "fte": 10, "months": 6}]})
     assert glance.other_inputs_differing([a, b]) == [
         "ledger_people 1 (research 4 FTE × 3 mo) → 1 (research 10 FTE × 6 mo)"]
+
+
+def test_compared_inputs_say_a_range_beside_its_point():
+    # A trial: `estimate --compare` listed a ranged B's MFU and price by their points alone
+    # ("mfu 45.0% → 42.5%"); the midpoint of uniform 0.35-0.5 is 0.425
+    from llmcost.bill import ledger
+    from llmcost.bill.ranges import Range
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+            "train_tokens": 1e11, "price_usd_per_gpu_hour": 2.0}
+    a = ledger.build_ledger({**base, "mfu": 0.45})
+    b = ledger.build_ledger({**base, "mfu": 0.425})
+    b.scenario["mfu"] = Range("uniform", low=0.35, high=0.5)
+    assert glance.compare_inputs([a, b])[0] == (
+        "mfu 45.0% → 42.5% (the point of its range, uniform 0.35-0.5)")

@@ -1300,9 +1300,23 @@ def compare_inputs(bills) -> list:
         if key == "mfu":  # where each came from, in words (the report's mfu_band, not a key
             sa, sb = (v + mfu_source_words(getattr(x, "scenario", {}) or {})  # a file writes)
                       for x, v in zip(bills, (sa, sb)))
+        # a range the scenario gives: its point is priced, the range drawn (a trial read a
+        # ranged B by its point alone)
+        sa, sb = (v + _given_range_words(x, key) for x, v in zip(bills, (sa, sb)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
     return out + _predicted_plans(bills) + _same_given_mfu(bills) + other_inputs_differing(bills)
+
+
+def _given_range_words(bill, key: str) -> str:
+    """" (the point of its range, <the range>)" where the bill's scenario gives ``key`` as a
+    range of its own (a report's predicted or pilot band on ``mfu`` is said by
+    ``mfu_source_words``), else ""."""
+    sc = getattr(bill, "scenario", {}) or {}
+    v = sc.get(key)
+    if not isinstance(v, Range) or (key == "mfu" and sc.get("mfu_band")):
+        return ""
+    return f" (the point of its range, {v.describe()})"
 
 
 def _predicted_plans(bills) -> list:
