@@ -1204,13 +1204,8 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     unbounded = 1 + c - w <= UPPER_BOUND_MARGIN
     uncapped = uncapped_high(mfu, c, w)
     basis = _check_dtype_basis(accelerator, dtype)
-    pub = None if n_params is None else comparable_published_mfu(
-        accelerator, n_params, is_moe=bool(is_moe), dtype=dtype, seq_len=seq_len)
-    best, source = (None, "") if pub is None else (pub.mfu_bf16, pub.source)
-    cap = band_cap_detail(mfu, uncapped, accelerator, n_params, best, basis=basis, low=low,
-                          seq_len=seq_len, is_moe=bool(is_moe),
-                          best_scaled_from=source if pub is not None and pub.from_bf16
-                          else None) if capped else BandCap(uncapped, [])
+    cap, best, source = _band_top(mfu, uncapped, accelerator, n_params, dtype, seq_len,
+                                  bool(is_moe), low, capped)
     high = cap.high
     low, floored = _floor_below_cap(mfu, low, high, accelerator, best, basis, seq_len, c, w,
                                     bool(is_moe), n_params)
@@ -1231,6 +1226,23 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    regime_best=None if top is None else float(top["reported_mfu"]),
                    regime_best_source="" if top is None else str(top["model"]),
                    mfu_bf16_basis=float(mfu * basis), cap_why=cap.reason, cap_from=cap.source)
+
+
+def _band_top(mfu, uncapped, accelerator, n_params, dtype, seq_len, is_moe, low, capped):
+    """``(BandCap, best, source)`` of ``mfu_band``: the best comparable published MFU (BF16
+    basis, ``comparable_published_mfu``; None without ``n_params``) and the band's top capped by
+    it (``band_cap_detail``, told where that best is a BF16 run's FP8 bound), or the uncapped
+    top where ``capped`` is false."""
+    pub = None if n_params is None else comparable_published_mfu(
+        accelerator, n_params, is_moe=is_moe, dtype=dtype, seq_len=seq_len)
+    best, source = (None, "") if pub is None else (pub.mfu_bf16, pub.source)
+    if not capped:
+        return BandCap(uncapped, []), best, source
+    scaled = source if pub is not None and pub.from_bf16 else None
+    cap = band_cap_detail(mfu, uncapped, accelerator, n_params, best,
+                          basis=_check_dtype_basis(accelerator, dtype), low=low, seq_len=seq_len,
+                          is_moe=is_moe, best_scaled_from=scaled)
+    return cap, best, source
 
 
 def _floor_below_cap(mfu: float, low: float, high: float, accelerator: str, best,
@@ -1798,14 +1810,8 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     anyb = cap_reference(accelerator, n_params, "fp8" if fp8 else "bf16", seq_len, is_moe)
     any_best, any_src = anyb.mfu_bf16, anyb.source
     elsewhere = best is None and any_best is not None and ON_ANY_HARDWARE in anyb.rule
-    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
-    rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
-            f"parameters within {SIZE_FACTOR:g}×{seq})")
-    if best is not None and best_scaled_from:
-        rule = (f"{FP8_CAP_WORDS} (the same GPU generation and class, dense or MoE, total "
-                f"parameters within {SIZE_FACTOR:g}×{seq}), not a measured figure")
-    ref, ref_src = (best, rule) if best is not None else \
-        (any_best, f"MFU among {anyb.rule} ({any_src})")
+    ref, ref_src = (best, _cap_rule_words(seq_len, bool(best_scaled_from))) \
+        if best is not None else (any_best, f"MFU among {anyb.rule} ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return (f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one"
                 f"{above_bf16_peak_words(x, basis)})") if fp8 else format(x, f)
@@ -1828,18 +1834,8 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     why, source = _cap_why(cap, ref, basis, ref_src, low_end, kind, on) if ref_d is not None \
         and (low_end or cap == ref_d) else (_ceiling_words(accelerator, ceiling),
                                             "the matmul ceiling")
-    tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
-            else ("the comparable runs measured less" if best is not None else
-                  "the published runs of that scope measured less")
-            + ", but the top is not set below the model's own low end, the uncapped band's"
-            if low_end
-            else "no comparable run has measured more, nor is a BF16 one expected to gain "
-            "more in FP8" if best is not None and best_scaled_from
-            else "no comparable run has measured more" if best is not None
-            else f"no comparable run on any hardware has measured more, and none is published "
-            f"on {gpu_generation(accelerator)}" if elsewhere
-            else "no published run of that scope has measured more, and none of them is "
-            f"within {SIZE_FACTOR:g}× this model's size")
+    tail = _cap_tail(cap == ceiling, low_end, best is not None, bool(best_scaled_from),
+                     elsewhere, accelerator)
     if above and cap < mfu:
         pred_txt, _ = distinct_percents(mfu, cap)
         tail += (f"; the prediction, {pred_txt}{' of the FP8 dense peak' * fp8}, is above "
@@ -1851,6 +1847,39 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).{scaled}")
     return BandCap(cap, out, why, source)
+
+
+def _cap_rule_words(seq_len, scaled: bool) -> str:
+    """What ``band_cap_detail``'s comparable reference is, in words: the best comparable run's
+    MFU, or (``scaled``) the FP8 bound of a comparable BF16 run (``FP8_CAP_WORDS``), with the
+    comparison rule."""
+    seq = "" if seq_len is None else f", sequences of {seq_range_words(seq_len)} tokens"
+    scope = (f"(the same GPU generation and class, dense or MoE, total parameters within "
+             f"{SIZE_FACTOR:g}×{seq})")
+    return (f"{FP8_CAP_WORDS} {scope}, not a measured figure" if scaled else
+            f"MFU of a comparable run {scope}")
+
+
+def _cap_tail(at_ceiling: bool, low_end: bool, comparable: bool, scaled: bool,
+              elsewhere: bool, accelerator: str) -> str:
+    """Why nothing goes above ``band_cap_detail``'s cap, in words: the matmul ceiling; the
+    model's own low end above the comparable runs; a comparable run (``scaled``: a BF16 run's
+    FP8 bound); a comparable run on other hardware (``elsewhere``); a run of the class at any
+    size."""
+    if at_ceiling:
+        return "no step runs faster than its matrix multiplies on this GPU"
+    if low_end:
+        return (("the comparable runs measured less" if comparable else
+                 "the published runs of that scope measured less")
+                + ", but the top is not set below the model's own low end, the uncapped band's")
+    if comparable:
+        return "no comparable run has measured more" + (
+            ", nor is a BF16 one expected to gain more in FP8" if scaled else "")
+    if elsewhere:
+        return (f"no comparable run on any hardware has measured more, and none is published "
+                f"on {gpu_generation(accelerator)}")
+    return ("no published run of that scope has measured more, and none of them is within "
+            f"{SIZE_FACTOR:g}× this model's size")
 
 
 #: How a cap that is a BF16 run's MFU × the FP8 speed-up bound is named (``band_cap_detail``)
