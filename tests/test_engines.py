@@ -273,8 +273,8 @@ def test_curve_ttft_is_serving_costs_with_the_ampere_compute_bound_prefill():
     # Llama-2-70B on A100-80GB at TP 8, one 4,096-token prompt: the prefill roofline is
     # compute-bound, so an A100 runs it at η_p × PREFILL_COMPUTE_SCALE["Ampere"] (1.45, fitted
     # on the train rows; engines module docstring), not at η_p: by hand with the pooled
-    # constants (η_p 0.543, o 2.65 ms), 0.3651 s / (0.543 × 1.45) + 2.65 ms = 0.466 s, against
-    # 0.3651 / 0.543 + 2.65 ms = 0.675 s at η_p alone. The curve's TTFT is serving_cost's.
+    # constants (η_p 0.5447, o 2.65 ms), 0.3651 s / (0.5447 × 1.45) + 2.65 ms = 0.465 s, against
+    # 0.3651 / 0.5447 + 2.65 ms = 0.673 s at η_p alone. The curve's TTFT is serving_cost's.
     kw = dict(prompt_tokens=4096, output_tokens=256)
     c = engines.latency_throughput_curve("llama-2-70b", "A100-80GB", 2.0, tps=[8], **kw)
     s = inf.serving_cost("llama-2-70b", "A100-80GB", 2.0, batch=1, tp=8, **kw)

@@ -134,7 +134,7 @@ def test_implausible_values_are_warned(tmp_path):
     bill = estimate_ledger(_yaml(tmp_path, "mfu: 1.0e-6\nledger_project_months: 0.01",
                                  name="w.yaml"))
     text = " ".join(bill.warnings)
-    assert "mfu=1e-06 is below 1%" in text
+    assert "mfu=1e-06 is below every published run's MFU" in text and "(0.40 is 40%)?" in text
     assert "ledger_project_months=0.01 is shorter than the run's wall clock" in text
     # a hand derivation: 6·N·D / (peak · MFU · GPUs) seconds at 1e-6 MFU is centuries, and the
     # bill is still finite (the warning, not a refusal)

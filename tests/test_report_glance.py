@@ -681,7 +681,7 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
               "seq_len=8,192 is beyond the 2,048",
               "price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X",
               "tp=16 spans more than one 8-GPU", "zero_stage=3 is not offered",
-              "the plan uses ZeRO-3", "47% of the predicted step is exposed",
+              "the plan uses ZeRO-3", "49% of the predicted step is exposed",
               "the scenario's mfu=0.60 is above what", "the bill, $"]
     assert len(warnings) == len(starts) == 11
     assert [w.startswith(x) for w, x in zip(warnings, starts)] == [True] * 11, warnings

@@ -95,8 +95,9 @@ def test_an_owned_report_prices_notebooks_01_and_07_at_the_bills_hardware_rate(t
     assert hardware == pytest.approx(1.861, abs=1e-3)
     assert bill.figures["price_usd_per_gpu_hour"] > 1.01 * hardware  # + energy: its own line
     ns01, said01 = _first_cells(plan, "01_flops", 4)
-    # 07's set-up printout (its price and the words for it) follows the answer: code cell 5
-    ns07, said07 = _first_cells(plan, "07_checkpoints", 5)
+    # 07's set-up printout (its price and the words for it) follows the answer: code cell 6
+    # (its imports are a cell of their own, before the parameters)
+    ns07, said07 = _first_cells(plan, "07_checkpoints", 6)
     for ns, said in ((ns01, said01), (ns07, said07)):
         assert ns["price"] == pytest.approx(hardware, rel=1e-9)
         assert ns["price_source"] == bill.figures["price_source"]  # the bill's words
@@ -115,8 +116,10 @@ def test_a_piloted_report_shows_the_plan_the_bill_prices_in_02_to_04b(tmp_path):
     path.write_text(PILOTED + "stack: megatron-core-2025\n")
     plan = report.plan_report(path)
     source = ledger.build_ledger(plan.scenario).figures["mfu_source"]
-    ns = {stem: _first_cells(plan, stem, 4) for stem in (
-        "02_batch_size", "03_parallelism", "04_communication", "04b_step_time")}
+    # the first cells through the answer (03, 04 and 04b import in a cell of their own)
+    ns = {stem: _first_cells(plan, stem, n) for stem, n in (
+        ("02_batch_size", 4), ("03_parallelism", 5), ("04_communication", 5),
+        ("04b_step_time", 5))}
     billed = ns["03_parallelism"][0]["plan"].describe()
     # the trial: the calibrated search chose ZeRO-1, the uncalibrated one ZeRO-2
     # (calibrate.calibrated_plan's docstring)

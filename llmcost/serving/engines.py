@@ -194,7 +194,13 @@ from .inference import (
 #: data loading"; "will be included in the v0.8 releases"; XQA also needs a paged KV cache
 #: (docs/source/advanced/gpt-attention.md, "XQA Optimization"), which the v0.5 / v0.6.1
 #: Llama2-70b engines were built without (NVIDIA/TensorRT-LLM docs/source/performance.md
-#: @138f96d, "Llama2-70b": build.py without ``--paged_kv_cache``; gptSessionBenchmark).
+#: @138f96d, "Llama2-70b": build.py without ``--paged_kv_cache``; gptSessionBenchmark). Another
+#: revision of that page with the same v0.6.1 figures (@77d24b5) sets ``export
+#: TRTLLM_ENABLE_XQA=1`` before its Llama2-70b runs ("we have enabled GQA where our tests
+#: displayed performance benefits"), with the same build lacking ``--paged_kv_cache``: read here
+#: as inert without a paged cache, which XQA's support matrix lists; were it not, the v0.6.1
+#: rows would be XQA engines and TensorRT-LLM's constants would be refitted without the
+#: eight-fold KV read on them (an unsettled reading of the source, said so).
 PRE_XQA_ENGINES = ("TensorRT-LLM v0.5", "TensorRT-LLM v0.6.1")
 
 

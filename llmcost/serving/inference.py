@@ -457,10 +457,11 @@ class StepTime:
 
 #: NCCL's low-latency (LL) protocol moves 8-byte lines of 4 data bytes and 4 flag bytes, and
 #: NCCL's cost model gives a ring all-reduce on LL a quarter of the bus bandwidth in NCCL
-#: 2.7.3 to 2.20 (NVIDIA/nccl src/graph/tuning.cc: ``busBw = std::min(llMaxBw, busBw *
-#: ((nNodes > 1 || coll == ncclFuncAllReduce || coll == ncclFuncReduce) ? 1.0/4.0 :
-#: 1.0/3.0))``); from 2.21.5 it is half (``std::min(llMaxBw, busBw * .5)``). The per-node cap
-#: llMaxBw (87.7 GB/s on one Ampere or Hopper node) is not modelled.
+#: 2.7.3 to 2.20 (NVIDIA/nccl src/graph/tuning.cc: in 2.7.3-2.7.5 ``busBw *= (comm->nNodes > 1
+#: || coll == ncclCollAllReduce || coll == ncclCollReduce) ? 1.0/4.0 : 1.0/3.0``; from 2.8.3
+#: the same share under a per-node cap, ``busBw = std::min(llMaxBw, busBw * (... ? 1.0/4.0 :
+#: 1.0/3.0))``); from 2.21.5 it is half (``std::min(llMaxBw, busBw * .5)``). The cap llMaxBw
+#: (87.7 GB/s on one Ampere or Hopper node) is not modelled.
 LL_BANDWIDTH_SHARE = 0.25
 
 
@@ -1490,7 +1491,7 @@ def serving_validation() -> pd.DataFrame:
     throughput, or measured ÷ predicted time): ≥ 1 when the roofline is an upper bound.
     ``regime`` names why the engine is slower (``SERVING_REGIMES``: the rule, the mechanism and
     its ceiling factor). Over the 137 rows the speed-up runs from 1.03x to 4.1x (median
-    1.71x): within 1.93x in the roofline regime, up to 2.8x for closed-loop inter-token latency
+    1.70x): within 1.93x in the roofline regime, up to 2.8x for closed-loop inter-token latency
     (prompt chunks the decode-only roofline leaves out), 3.2x for short-prompt TTFT, 3.5x for
     Llama-70B long generation before TensorRT-LLM's XQA kernel and 4.1x for batch 1-8 latency
     at TP 8.

@@ -999,9 +999,10 @@ def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group
 
 
 # ----------------------------------------------------------------------------------------- scale
-#: NCCL's own cost model of a collective (``NVIDIA/nccl src/graph/tuning.cc``, the 2016-2022
-#: revision stored at commit 01afd20, ``baseLat`` and ``hwLat``, microseconds): per protocol, a
-#: base latency and a per-ring-step latency on NVLink and on the network. A ring collective over
+#: NCCL's own cost model of a collective (``NVIDIA/nccl src/graph/tuning.cc``, the revision of
+#: NCCL 2.7.5 at commit 01afd20, copyright 2016-2020, ``baseLat`` and ``hwLat``, microseconds):
+#: per protocol, a base latency and a per-ring-step latency on NVLink and on the network. A ring
+#: collective over
 #: n ranks on N nodes takes ``base + (steps − inter)·nvlink + inter·net`` (steps: 2(n−1) for
 #: all-reduce, n−1 for all-gather / reduce-scatter; inter: 2(N−1) or N−1); the double binary
 #: tree (all-reduce only) ``base + 2·((n/N − 1)·nvlink + log2(N)·net)``. LL128's bandwidth is
