@@ -161,7 +161,7 @@ def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, tex
 
 def test_missing_scenario_file(tmp_path):
     res = _cli("report", "--scenario", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "o"))
-    assert res.returncode == 2 and "does not exist" in res.stderr
+    assert res.returncode == 2 and "no such scenario file" in res.stderr
 
 
 def test_unknown_notebook_selection(tmp_path):

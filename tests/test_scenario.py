@@ -102,8 +102,14 @@ def test_bad_scenarios_name_key_and_rule(tmp_path, text, message):
 
 
 def test_missing_file_or_folder(tmp_path):
-    with pytest.raises(ScenarioError, match="does not exist"):
+    with pytest.raises(ScenarioError) as e:
         load_scenario("no/such/file.yaml")
+    # the file named once, with the folder a relative path is read against (a trial read
+    # "path='nope.yaml': scenario file 'nope.yaml' does not exist")
+    assert str(e.value) == ("path='no/such/file.yaml': no such scenario file (a path relative "
+                            f"to {Path.cwd()})")
+    with pytest.raises(ScenarioError, match=r"^path='/no/such\.yaml': no such scenario file$"):
+        load_scenario("/no/such.yaml")
     with pytest.raises(ScenarioError, match="is not a file"):
         load_scenario(tmp_path)
 

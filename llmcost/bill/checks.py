@@ -300,7 +300,7 @@ def _pilot_plan_warnings(values: dict) -> list[str]:
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
-                      defaults=frozenset()) -> list[str]:
+                      defaults=frozenset(), given_mfu=None) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
 
     Parameters
@@ -311,6 +311,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         The ``mfu`` was predicted by the step-time model (``mfu: predict``), not assumed.
     defaults : set of str
         The keys of ``values`` that come from a notebook's default, not from the scenario.
+    given_mfu : Range, optional
+        The scenario's ``mfu`` as given where it is a range (``values`` holds its point): a
+        sentence on the point names the range it is the point of.
 
     Returns
     -------
@@ -355,21 +358,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(no_cp)
     out.extend(w for w in (catalogue_price_warning(values), unavailable_price_warning(values),
                            price_network_warning(values)) if w)
-    own = own_stack_hint(values, mfu_predicted, defaults)
-    if own:
-        out.append(own)
-    rl_long = rl_context_warning(values, defaults)
-    if rl_long:
-        out.append(rl_long)
-    served_long = served_context_warning(values)
-    if served_long:
-        out.append(served_long)
-    dpo = dpo_ignored_warning(values, defaults)
-    if dpo:
-        out.append(dpo)
-    serving = serving_outside_bill_warning(values, defaults)
-    if serving:
-        out.append(serving)
+    out.extend(_post_training_warnings(values, mfu_predicted, defaults))
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     waste = waste_warning(values)
@@ -377,7 +366,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(waste)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
-        out.extend(_plan_warnings(values, mfu_predicted))
+        out.extend(_plan_warnings(values, mfu_predicted, given_mfu))
     return out
 
 
@@ -1213,7 +1202,16 @@ def flat_gemm_warning(values: dict, spec, gpu, plan) -> str | None:
             f"{share:.0%} of that ceiling. Read the predicted MFU as optimistic.")
 
 
-def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
+def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list[str]:
+    """``scenario_warnings``' sentences on the stack a run names and on what follows the main
+    run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order."""
+    return [w for w in (own_stack_hint(values, mfu_predicted, defaults),
+                        rl_context_warning(values, defaults), served_context_warning(values),
+                        dpo_ignored_warning(values, defaults),
+                        serving_outside_bill_warning(values, defaults)) if w]
+
+
+def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None) -> list[str]:
     try:
         spec, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
@@ -1267,7 +1265,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         if not mfu_predicted and not piloted:  # a pilot's MFU is measured, not a given figure
             band = band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                  seq_len=values.get("seq_len"))
-            line = given_vs_predicted_mfu(mfu, b, band, plan)
+            line = given_vs_predicted_mfu(mfu, b, band, plan, given_mfu)
             if line:
                 out.append(line)
     return out
@@ -1471,6 +1469,13 @@ def zero3_warning() -> str:
             "rows' 90% upper error): read the predicted MFU with its band.")
 
 
+#: How a range's point is said beside it in a sentence on the point (``given_vs_predicted_mfu``),
+#: and the pattern of a given MFU in those sentences, the range's words included where said (one
+#: group: the index's plain lines, ``glance``, and ``validation``'s own-run line quote it whole).
+RANGE_POINT_WORDS = "the point of its range"
+GIVEN_MFU_PATTERN = r"mfu=([\d.]+(?: \(" + RANGE_POINT_WORDS + r" [\d.]+–[\d.]+\))?)"
+
+
 def mfu_text(mfu: float) -> str:
     """A given MFU as a warning writes it: two decimals, three or four when the value has them
     (a range's midpoint 0.425 is not "0.42" beside the header's 42.5%, and 0.5649 is not "0.56"
@@ -1480,7 +1485,7 @@ def mfu_text(mfu: float) -> str:
     return f"{mfu:.{places}f}"
 
 
-def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
+def given_vs_predicted_mfu(mfu: float, b, band, plan, given=None) -> str | None:
     """One plain line when a scenario's given MFU is not what the step-time model expects of its
     plan: None when the given MFU lies inside the prediction's error band (``band``, an
     ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line. A
@@ -1489,11 +1494,16 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     capped top is said with what capped it (``MfuBand.cap_source``: the run itself is named by
     ``prediction_evidence``, no parenthesis inside another); a given MFU above such a
     band is said to be above its capped top (``MfuBand.high``, from ``cap_source``), and the raw
-    prediction above that cap, since "above" is decided against the top, not the prediction."""
+    prediction above that cap, since "above" is decided against the top, not the prediction.
+    ``given``: the scenario's ``mfu`` where it is a ``Range`` (``mfu`` its point), said beside
+    the point as ``mfu=0.375 (the point of its range 0.30–0.45)`` (``RANGE_POINT_WORDS``: a
+    trial read "mfu=0.375" of a scenario that gave [0.30, 0.45] as a figure it never typed)."""
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    shown = mfu_text(mfu)
+    shown = mfu_text(mfu) + (
+        f" ({RANGE_POINT_WORDS} {mfu_text(given.low)}–{mfu_text(given.high)})"
+        if isinstance(given, Range) and given.high > given.low else "")
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
         return (f"the scenario's mfu={shown} is above the band's capped top, "

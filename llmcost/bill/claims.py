@@ -1697,7 +1697,10 @@ def _price_judgement(j: _Judging) -> tuple:
     none), so the owned hour stands for that price. ``not judged`` when ``p_min`` is unknown
     (neither the accelerator nor its generation is priced). A claim that states its own price
     (a scenario's ``price_usd_per_gpu_hour``, the user's quote) is judged against that price
-    instead (``_given_price_judgement``)."""
+    instead (``_given_price_judgement``). Both comparisons allow the claim's ``tolerance`` (the
+    consistency checks' relative tolerance, ``HOURS_TOLERANCE`` = 5 % by default): a published
+    cost is rounded ("$61.5M"), so an implied price less than that far below a reference is
+    that reference, not below it, and is said so (``_within_words``)."""
     c, pr = j.c, j.price
     implied = c.usd / j.hours
     said = f"the implied {usd_rate(implied)}/GPU-h (${c.usd:,.0f} ÷ {gpu_h(j.hours)} GPU-h)"
@@ -1714,10 +1717,15 @@ def _price_judgement(j: _Judging) -> tuple:
         mode = (f"the owned hour of {pr['priced_as']} at its default inputs ({rng})"
                 if c.pricing == "owned" else
                 f"every current {c.pricing} list price of {pr['priced_as']} ({rng})")
-    if implied < least:
+    if implied < least * (1 - c.tolerance):
         return "optimistic", (f"{said} is below the cheapest hour of {c.acc.name} the "
-                              f"catalogue knows, {usd_rate(least)}/GPU-h: {src}"
+                              f"catalogue knows, {usd_rate(least)}/GPU-h, by more than the "
+                              f"±{c.tolerance:.0%} tolerance: {src}"
                               + (f"; it is below {mode} too" if mode else ""))
+    if implied < least:
+        return "plausible", (f"{said} is {_within_words(implied, least, c.tolerance)} the "
+                             f"cheapest hour of {c.acc.name} the catalogue knows, "
+                             f"{usd_rate(least)}/GPU-h: {src}")
     if not mode or implied >= pr["low"]:
         return "plausible", (f"{said} is not below the cheapest hour of {c.acc.name} the "
                              f"catalogue knows, {usd_rate(least)}/GPU-h"
@@ -1736,27 +1744,34 @@ def _price_judgement(j: _Judging) -> tuple:
     return "plausible", f"{said} is below {mode}, not below {tail}{committed}"
 
 
-#: Relative rounding slack of ``_given_price_judgement``: an implied price this close below the
-#: given one is that price (a cost computed from it and divided back), not below it.
-GIVEN_PRICE_SLACK = 1e-6
+def _within_words(implied: float, reference: float, tolerance: float) -> str:
+    """How a price just below a reference is said: "within the ±5% tolerance (0.3% below)
+    of", the tolerance the claim's consistency checks allow (a published cost is rounded)."""
+    return (f"within the ±{tolerance:.0%} tolerance ({1 - implied / reference:.1%} below, "
+            "as a rounded cost gives) of")
 
 
 def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
     """``(verdict, sentence)`` on the implied price of a claim that states its own GPU-hour
     price ``p_given`` (a scenario's ``price_usd_per_gpu_hour``: the user's quote, what the
-    bill prices the run at): ``optimistic`` when the implied price is below it (beyond
-    ``GIVEN_PRICE_SLACK``: the claimed cost buys fewer hours than the claim says at the price
-    it pays), else ``plausible``; the catalogue's least hour (``least_hour_price``) said beside
-    it, not judged against."""
+    bill prices the run at): ``optimistic`` when the implied price is below it by more than
+    the claim's ``tolerance`` (the claimed cost buys fewer hours than the claim says at the
+    price it pays; a rounded cost less far below is said as within it), else ``plausible``; the catalogue's least hour (``least_hour_price``) said
+    beside it, not judged against."""
     given = j.c.price_usd_per_gpu_hour
     least, src = least_hour_price(j)
     beside = "" if least is None else (
         f"; the catalogue's least hour of {j.c.acc.name}, {usd_rate(least)}/GPU-h ({src}), is "
         "not the price this run pays")
     quote = f"the given {usd_rate(given)}/GPU-h (price_usd_per_gpu_hour: the run's own price)"
-    if implied < given * (1 - GIVEN_PRICE_SLACK):
-        return "optimistic", (f"{said} is below {quote}: at that price the claimed cost buys "
-                              f"{gpu_h(j.c.usd / given)} GPU-h, not {gpu_h(j.hours)}{beside}")
+    if implied < given * (1 - j.c.tolerance):
+        return "optimistic", (f"{said} is below {quote} by more than the "
+                              f"±{j.c.tolerance:.0%} tolerance: at that price the claimed cost "
+                              f"buys {gpu_h(j.c.usd / given)} GPU-h, not {gpu_h(j.hours)}"
+                              f"{beside}")
+    if implied < given * (1 - 1e-9):  # below beyond float rounding, within the tolerance
+        return "plausible", f"{said} is {_within_words(implied, given, j.c.tolerance)} {quote}" \
+            f"{beside}"
     return "plausible", f"{said} is not below {quote}{beside}"
 
 

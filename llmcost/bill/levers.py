@@ -1011,7 +1011,7 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
     forced = ("dp",) if n != _get(s, "n_gpus") else ()
     after, how = kept_plan(s, {"recompute": recompute, "n_gpus": n}, forced)
     return Change(_with_scaled_mfu(s, after),
-                  "none to recovery; fewer GPUs mean a longer run (later results)",
+                  "no risk to the run itself; fewer GPUs mean a longer run, so its results come later",
                   f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
 
 
@@ -1579,12 +1579,13 @@ def hardware_change(before: str, after: str) -> str:
                   "plan, and its hosts may differ (GB200 and GB300 pair the GPUs with Grace, "
                   "Arm CPUs)")
         return (f"the same generation ({gen}), so the same kernels and software stack; "
-                f"capacity to find, a plan re-validated for the other memory and links{system}")
+                "the capacity still to be found, and a plan re-validated for the other memory "
+                f"and links{system}")
     if a.vendor == b.vendor:
         return (f"another {a.vendor} generation ({a.name} → {b.name}), kernels and the software "
-                "stack re-tuned; capacity to find")
+                "stack re-tuned; the capacity still to be found")
     return (f"another vendor ({a.vendor} → {b.vendor}), porting to a new software stack; "
-            "capacity to find")
+            "the capacity still to be found")
 
 
 def _move_price_words(s: dict, target: str, after: dict) -> tuple:

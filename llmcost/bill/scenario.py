@@ -1588,7 +1588,8 @@ def load_scenario(path) -> dict:
         raise ScenarioError(f"path={path!r} must be the path of a scenario YAML file")
     p = Path(path)
     if not p.exists():
-        raise ScenarioError(f"path={str(path)!r}: scenario file {str(path)!r} does not exist")
+        where = "" if p.is_absolute() else f" (a path relative to {Path.cwd()})"
+        raise ScenarioError(f"path={str(path)!r}: no such scenario file{where}")
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
     data = _read_yaml(p)

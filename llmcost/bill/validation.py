@@ -44,7 +44,7 @@ from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, f
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
-from .checks import fp8_over_bf16
+from .checks import GIVEN_MFU_PATTERN, fp8_over_bf16
 from .claims import whole_run_rows
 from .ledger import Ledger, build_ledger, failure_values
 from .pricing import default, default_rows, default_source
@@ -923,8 +923,8 @@ def own_published_run_warning(values: dict) -> str | None:
 OWN_RUN_WORDS = "mfu: the catalogue holds "
 #: The step-time model's line on a given MFU below its band (``checks.given_vs_predicted_mfu``):
 #: the prediction it names.
-_BELOW_THE_MODEL = re.compile(r"^the scenario's mfu=([\d.]+) is below what the step-time "
-                              r"model expects of this plan \(.*?\): (\d+%)")
+_BELOW_THE_MODEL = re.compile(r"^the scenario's " + GIVEN_MFU_PATTERN + r" is below what the "
+                              r"step-time model expects of this plan \(.*?\): (\d+%)")
 
 
 def with_step_model_beside_history(warnings: list) -> list:

@@ -1091,7 +1091,8 @@ def _check_parser(sub) -> None:
                    "per node per day (the scenario key ledger_spot_preemptions_per_node_day, a "
                    "number >= 0; no default: no provider publishes a per-node rate)")
     c.add_argument("--tolerance", default="0.05", metavar="FRACTION",
-                   help="relative tolerance of days x GPUs x 24 against GPU-hours (default 0.05)")
+                   help="relative tolerance of days x GPUs x 24 against GPU-hours, and of the "
+                        "implied price below its reference (a rounded cost; default 0.05)")
     c.add_argument("--format", choices=["text", "json"], default="text")
 
 

@@ -41,7 +41,7 @@ from ..bill.ledger import (
     point_outside,
     simulate_ledger,
 )
-from ..bill.checks import fp8_over_bf16
+from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
 from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
 from ..core.catalog import load_model, model_words, runnable_notebooks, scenario_accelerator
@@ -942,20 +942,22 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
-    (r"^the scenario's mfu=([\d.]+) is above the band's capped top, ([\d.]+%) \((.+?)\), of what "
-     r"the step-time model expects.*?; the raw prediction, (\d+%), is above that cap",
+    (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is above the band's capped top, ([\d.]+%) "
+     r"\((.+?)\), of what the step-time model expects.*?; the raw prediction, (\d+%), is above "
+     r"that cap",
      "the assumed MFU, {0}, is above the band's capped top, {1} ({2}); the raw prediction, "
      "{3}, is above that cap"),
-    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
-     r"(\d+%),.*above every one of the (\d+) held-out",
+    (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is (below|above) what the step-time model "
+     r"expects.*?: (\d+%),.*above every one of the (\d+) held-out",
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction above all {3} published "
      "runs its error band was measured on (held-out runs of its regime; the MFU lever's best "
      "comparable run is another set)"),
-    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
-     r"(\d+%),.*no held-out published run in its regime",
+    (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is (below|above) what the step-time model "
+     r"expects.*?: (\d+%),.*no held-out published run in its regime",
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run of its "
      "regime checks"),
-    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
+    (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is (below|above) what the step-time model "
+     r"expects.*?: (\d+%)",
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below every published run's MFU.*typed as a fraction",
      "the MFU, {0}, is lower than any published run: a percentage typed as a fraction?"),
@@ -1105,7 +1107,14 @@ def _balanced(text: str) -> str:
 
 def _reader_number(s: str, mfu: bool = False) -> str:
     """An MFU fraction as the warning writes it after ``mfu=`` (0.40, 0.425, 1e-05) as a
-    percentage (40%, 42.5%, 0.001%); any other figure (months, prices, factors) itself."""
+    percentage (40%, 42.5%, 0.001%); any other figure (months, prices, factors) itself. A
+    range's point said with its range (``checks.GIVEN_MFU_PATTERN``: "0.375 (the point of its
+    range 0.30–0.45)") has each of its three figures so written."""
+    ranged = re.fullmatch(r"([\d.]+) \((" + RANGE_POINT_WORDS + r") ([\d.]+)–([\d.]+)\)", s)
+    if mfu and ranged:
+        v, words, lo, hi = ranged.groups()
+        return (f"{_reader_number(v, True)} ({words} {_reader_number(lo, True)}–"
+                f"{_reader_number(hi, True)})")
     try:
         v = float(s)
     except ValueError:

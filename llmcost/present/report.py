@@ -586,7 +586,8 @@ def estimate_ledger(scenario_path):
                                            list_notebooks()})
     defaults = set(_defaults_used(used))
     pred = scenario.get("_mfu_prediction")
-    warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
+    warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults,
+                                 given_mfu=scenario.get("mfu"))
     if pred:
         bd = pred["band"]
         spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"),
@@ -1852,7 +1853,7 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
         if mutated is not None:  # what ``warnings.filterwarnings`` does after a change
             mutated()
         said = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in plan.scenario,
-                                 defaults=set(defaults))
+                                 defaults=set(defaults), given_mfu=plan.scenario.get("mfu"))
         said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
                                                                          plan.bill))
     for w in said:

@@ -1,0 +1,54 @@
+"""What a new-user trial found in the words of `llmcost estimate` and the report, fixed: a ranged
+MFU said as the point of its range, not as a figure the scenario never typed; the levers' risks
+in whole sentences."""
+
+import re
+
+import pytest
+
+from llmcost.bill import checks, levers, validation
+from llmcost.present import glance
+from llmcost.present.cli import main
+
+# the trial's scenario: Llama 3.1 70B on 4,096 H100 with mfu given as a range, whose point (the
+# midpoint of a uniform range, (0.30 + 0.45) / 2 = 0.375) lies below the step-time model's band
+RANGED = ("model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 4096\ntrain_tokens: 15e12\n"
+          "seq_len: 8192\nmfu: [0.30, 0.45]\ndtype: bf16\nprice_usd_per_gpu_hour: 2.5\n"
+          "global_batch_tokens: 16777216\n")
+
+
+def test_a_ranged_mfu_is_said_as_the_point_of_its_range(tmp_path, capsys):
+    path = tmp_path / "ranged.yaml"
+    path.write_text(RANGED)
+    assert main(["estimate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (0.30 + 0.45) / 2 == pytest.approx(0.375)
+    assert "the scenario's mfu=0.375 (the point of its range 0.30–0.45) is below what the " \
+        "step-time model expects of this plan" in out
+    # the same figure given alone is said alone
+    path.write_text(RANGED.replace("mfu: [0.30, 0.45]", "mfu: 0.375"))
+    assert main(["estimate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the scenario's mfu=0.375 is below what the step-time model expects" in out
+    assert "the point of its range" not in out
+
+
+def test_the_ranged_words_are_read_by_the_index_and_the_own_run_line():
+    w = ("the scenario's mfu=0.375 (the point of its range 0.30–0.45) is below what the "
+         "step-time model expects of this plan (TP8 · PP4): 52%, band 40%–60% around that "
+         "prediction")
+    assert re.match(r"^the scenario's " + checks.GIVEN_MFU_PATTERN, w)
+    assert validation._BELOW_THE_MODEL.match(w).groups() == (
+        "0.375 (the point of its range 0.30–0.45)", "52%")
+    assert glance.caveat_line(w) == ("the assumed MFU, 37.5% (the point of its range 30%–45%), "
+                                     "is below what the model predicts for this plan (52%)")
+
+
+def test_the_levers_risks_are_sentences():
+    # the trial read "risk: none to recovery; ..." and a move's risk ending "...; capacity to find"
+    words = levers.hardware_change("H100-SXM", "H200")
+    assert words.startswith("the same generation (Hopper), so the same kernels and software "
+                            "stack; the capacity still to be found, and a plan re-validated")
+    assert levers.hardware_change("H100-SXM", "MI300X").endswith(
+        "porting to a new software stack; the capacity still to be found")
+    assert "capacity to find" not in levers.hardware_change("A100-80GB", "H100-SXM")
