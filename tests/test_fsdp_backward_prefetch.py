@@ -108,7 +108,7 @@ def test_validation_rows_carry_their_sweeps_setting():
     cfg = step_validation.validation_configs()
     foundry = cfg[cfg["set"] == "llm-foundry-mpt"]
     large = foundry["run_id"].str.contains(r"-(?:128|256|512)gpu-")
-    assert large.sum() == 12
+    assert large.sum() == 18   # 12 FULL_SHARD rows + 6 SHARD_GRAD_OP (MPT 1B and 3B)
     assert (foundry.loc[large, "fsdp_backward_prefetch"] == "pre").all()
     assert foundry.loc[large, "notes"].str.contains("BACKWARD_PRE").all()
     # the 2023-10 sweep.sh rows (<= 64 GPUs) run the stack's: Composer's BACKWARD_POST
@@ -172,3 +172,17 @@ def test_the_scenario_key_reaches_the_bill_and_every_plan_page(tmp_path):
     for nb in list_notebooks():
         names = declared_parameters(nb)
         assert ("fsdp_backward_prefetch" in names) == ("comm_dp_overlap" in names), nb.stem
+
+
+def test_shard_grad_op_rows_keep_their_gathered_weights_through_the_backward():
+    # llm-foundry's 2024-01 large-scale H100 table: MPT 1B and 3B ran SHARD_GRAD_OP (the README's
+    # Sharding Strategy column; torch.distributed.fsdp.ShardingStrategy.SHARD_GRAD_OP:
+    # "Parameters are unsharded during forward and backward"), read as reshard_after_forward
+    # false by row_options; every other row keeps its stack's policy ("auto")
+    cfg = step_validation.validation_configs()
+    sgo = cfg["fsdp_reshard_after_forward"].astype(str).str.lower() == "false"
+    assert sorted(cfg.loc[sgo, "run_id"]) == sorted(
+        f"foundry-h100-mpt-{m}-s2048-{n}gpu-bf16" for m in ("1b", "3b") for n in (128, 256, 512))
+    for i, c in cfg.iterrows():
+        want = "false" if sgo[i] else "auto"
+        assert step_validation.row_options(c).fsdp_reshard_after_forward == want, c["run_id"]

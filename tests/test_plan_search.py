@@ -113,14 +113,14 @@ def test_zero3_margin_is_the_calibration_fsdp_upper_error_and_covers_the_held_ou
 
 
 def test_best_ranked_row_weighs_zero3_by_its_margin():
-    """By hand: a ZeRO-3 row at 10 s against a ZeRO-2 row at 11.5 s: 10 × 1.16 = 11.6 > 11.5,
-    the ZeRO-2 row; at 11.7 s the ZeRO-3 row (11.6 < 11.7); with the ZeRO stage fixed, the
+    """By hand: a ZeRO-3 row at 10 s against a ZeRO-2 row at 12.7 s: 10 × 1.28 = 12.8 > 12.7,
+    the ZeRO-2 row; at 12.9 s the ZeRO-3 row (12.8 < 12.9); with the ZeRO stage fixed, the
     ranking's first row."""
     import pandas as pd
-    assert ZERO3_STEP_MARGIN == 0.16
-    r = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 11.5]})
+    assert ZERO3_STEP_MARGIN == 0.28
+    r = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 12.7]})
     assert parallel.best_ranked_row(r)["zero_stage"] == 2
-    r2 = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 11.7]})
+    r2 = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 12.9]})
     assert parallel.best_ranked_row(r2)["zero_stage"] == 3
     assert parallel.best_ranked_row(r, zero_stage_free=False)["zero_stage"] == 3
     no_time = pd.DataFrame({"zero_stage": [3, 2]})

@@ -140,9 +140,11 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: Megatron-Bridge 26.02.01's GB300 Qwen3-235B-A22B line, 26.02's copied figure for figure, was
 #: left out (per-sequence-doubling drift 0.018503 -> 0.018499, across the rounding), and after
 #: Hopper's backward split accumulator was priced at its measured share ratio
-#: (``gemm.FP8_SLOW_ACCUMULATION`` 1.15 -> 1.133; 0.060 / 0.111 / 0.019 / 0.0118 before both):
+#: (``gemm.FP8_SLOW_ACCUMULATION`` 1.15 -> 1.133; 0.060 / 0.111 / 0.019 / 0.0118 before both),
+#: and after llm-foundry's six SHARD_GRAD_OP rows (MPT 1B and 3B at 128-512 H100) joined the
+#: table (0.060 / 0.112 / 0.018 / 0.0118 before):
 #: ``tests/test_pilot_study.py`` holds each figure to the measurement.
-PILOT_DRIFT = {"same_kernels": 0.060, "other_kernels": 0.112, "per_seq_doubling": 0.018,
+PILOT_DRIFT = {"same_kernels": 0.060, "other_kernels": 0.113, "per_seq_doubling": 0.018,
                "pilot_residual_var": 0.0118}
 
 #: The lowest compute factor ``calibrate`` searches (a convention of the search, not a measured
@@ -303,8 +305,10 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
 #: per-doubling widening from 0.020 to 0.010 (the error that grew with the sequence length is
 #: now in the engine). With GB300's GEMMs priced by the Blackwell per-shape table as GB200's
 #: are (``gemm.GEMM_FAMILY``) the base moved from (0.135, 0.135, 0.155, 0.155) to this and the
-#: per-doubling widening from 0.010 to 0.005.
-BAND_HALF_WIDTH = (0.15, 0.15, 0.155, 0.155)
+#: per-doubling widening from 0.010 to 0.005. With llm-foundry's six SHARD_GRAD_OP rows (MPT 1B
+#: and 3B at 128-512 H100, no activation checkpointing; their series' targets 23-34 % slow) the
+#: base moved from (0.15, 0.15, 0.155, 0.155) to this.
+BAND_HALF_WIDTH = (0.15, 0.15, 0.2, 0.2)
 
 #: Widening of the band per doubling (or halving) of the sequence length between the pilot and
 #: the target: ``h = BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × |log2(s_target ÷ s_pilot)|``.

@@ -954,14 +954,17 @@ def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
 
 #: How much longer than predicted a ZeRO-3 (FSDP) step may run: the 90 % upper error of the step
 #: model's FSDP rows of the calibration split (``accuracy.validation_table``, sharding "FSDP",
-#: split "calibration": the ⌈(n + 1)·0.9⌉-th smallest of n = 37 errors, predicted / published
-#: MFU − 1, is 0.156; rounded up to two digits; ``accuracy.ALPHA``'s 90 %), judged on the
-#: held-out FSDP rows: 118 of 127 (93 %) have an error at or under it. Fitted on the calibration
-#: split, not on the held-out rows. It was 0.25 (0.241 measured) before Composer's FSDP backward
-#: prefetch was priced on llm-foundry's 2023 runs (``comm.fsdp_exposure``), and 0.18 (0.180)
+#: split "calibration": the ⌈(n + 1)·0.9⌉-th smallest of n = 38 errors, predicted / published
+#: MFU − 1, is 0.2795; rounded up to two digits; ``accuracy.ALPHA``'s 90 %), judged on the
+#: held-out FSDP rows: 131 of 132 (99 %) have an error at or under it. Fitted on the calibration
+#: split, not on the held-out rows. It was 0.16 (0.156 of 37 errors) before llm-foundry's six
+#: SHARD_GRAD_OP rows (MPT 1B and 3B at 128-512 H100, no activation checkpointing) joined the
+#: table (the rule takes the third largest error of 37 or of 38: 0.156, under 0.2795 and 0.309;
+#: with their calibration row, 1B at 512 GPUs at +33.6 %, on top, 0.2795); 0.25 (0.241
+#: measured) before Composer's FSDP backward prefetch was priced on llm-foundry's 2023 runs (``comm.fsdp_exposure``), and 0.18 (0.180)
 #: before llm-foundry's FlashAttention-1 attention was priced by length
 #: (``StepOptions.fa1_length``).
-ZERO3_STEP_MARGIN = 0.16
+ZERO3_STEP_MARGIN = 0.28
 
 
 def sequence_splits(seq_len, tp, cp, sequence_parallel):

@@ -857,13 +857,17 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
     empty; its FSDP backward prefetch order (column ``fsdp_backward_prefetch``, "pre" or
-    "post", from the row's source; empty: the stack's, ``stacks.stack_backward_prefetch``)."""
+    "post", from the row's source; empty: the stack's, ``stacks.stack_backward_prefetch``) and
+    whether FSDP frees a unit's gathered weights after its forward (column
+    ``fsdp_reshard_after_forward``, "false" for PyTorch FSDP's SHARD_GRAD_OP, which keeps them
+    through the backward; empty: the stack's, ``StepOptions.fsdp_reshard_after_forward``)."""
     dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
     gate = c["moe_gate"] if isinstance(c.get("moe_gate"), str) and c["moe_gate"] \
         else "learned"
     flushes = int(c["pipeline_flushes"]) if np.isfinite(c.get("pipeline_flushes", np.nan)) \
         else 1
     prefetch = c.get("fsdp_backward_prefetch")
+    reshard = c.get("fsdp_reshard_after_forward")
     return StepOptions(
         recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
         dropout=bool(c["dropout"]), tp_overlap=c["comm_tp_overlap"],
@@ -876,8 +880,18 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         cp_ring_compiled=c["set"] in CP_COMPILED_SETS,
         fsdp_copies=False if c["set"] in FSDP1_SETS else "auto",
         fsdp_backward_prefetch=prefetch if isinstance(prefetch, str) and prefetch else "auto",
+        fsdp_reshard_after_forward=_row_reshard(reshard),
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"),
         fp8_attention=str(c["run_id"]) in FP8_ATTENTION_OF_ROW, **_row_routing(c))
+
+
+def _row_reshard(value) -> object:
+    """A row's ``fsdp_reshard_after_forward`` cell as ``StepOptions`` takes it: "auto" where
+    empty, else its policy ("true", "false" or "not_pp"; pandas reads a column of booleans as
+    bool)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    return str(value).lower() if isinstance(value, str) and value else "auto"
 
 
 def _row_routing(c: pd.Series) -> dict:
