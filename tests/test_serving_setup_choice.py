@@ -131,7 +131,8 @@ def test_a_missed_latency_target_reaches_the_bills_warnings(tmp_path):
                     "inference_output_tokens: 2\nledger_synthetic_tokens: 1e9\n")
     said = [w for w in report.estimate_ledger(path).warnings
             if w.startswith("the latency target of 7 ms per output token is missed")]
-    assert len(said) == 1 and "9.15 ms" in said[0]   # the bill's rounding of 9.155 ms
+    # the bill's 9.151 ms (regression pin; the 9.16 ms above is serving_cost's 9.156 ms)
+    assert len(said) == 1 and "9.15 ms" in said[0]
     # a target the engine meets at some batch: no such warning
     path.write_text(path.read_text().replace("0.007", "0.015"))
     assert not any("latency target" in w for w in report.estimate_ledger(path).warnings)

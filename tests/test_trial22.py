@@ -52,3 +52,39 @@ def test_the_levers_risks_are_sentences():
     assert levers.hardware_change("H100-SXM", "MI300X").endswith(
         "porting to a new software stack; the capacity still to be found")
     assert "capacity to find" not in levers.hardware_change("A100-80GB", "H100-SXM")
+
+
+def test_a_ranged_mfus_own_run_line_keeps_the_step_time_model(tmp_path, capsys):
+    # Llama 3 8B's own published run (1.3M H100 GPU-hours for 15T tokens: Meta's model card,
+    # 18.8% whole-run MFU) beside a scenario that gives mfu as a range: the index's plain line
+    # read "read the bill as optimistic" alone, the step-time model's clause dropped, where the
+    # same scenario with mfu 0.40 said both bracket the MFU (a review of this fix)
+    path = tmp_path / "own.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\n"
+                    "train_tokens: 1e12\nmfu: [0.35, 0.45]\n")
+    assert main(["estimate", "--scenario", str(path)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    own = "mfu: the catalogue holds " + text.split("warning: mfu: the catalogue holds ")[1] \
+        .split(" warning: ")[0]
+    assert "than the given mfu=0.40 (the point of its range 0.35–0.45) (" in own
+    line = glance.caveat_line(own)
+    assert "where the scenario gives 40% (the point of its range 35%–45%): the two bracket " \
+        "the MFU" in line, line
+
+
+def test_the_recompute_levers_risk_says_what_lengthens_the_run():
+    # a review: "fewer GPUs mean a longer run" was said whatever the GPU count
+    import yaml
+
+    from llmcost.core.catalog import SCENARIO_DIR
+    s = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    n = s["n_gpus"]
+    none = {**s, "recompute": "none"}
+    assert levers.activation_recompute(none, "full").risk == (
+        "no risk to the run itself; more recomputation per step means a longer run, so its "
+        "results come later")
+    assert levers.activation_recompute(none, "selective", n // 2).risk.endswith(
+        "; fewer GPUs and more recomputation per step mean a longer run, so its results come "
+        "later")
+    assert levers.activation_recompute({**s, "recompute": "full"}, "none").risk == \
+        "no risk to the run itself"

@@ -1453,7 +1453,8 @@ def zero3_warning() -> str:
     (``accuracy.validation_table``, the held-out rows of ``data/validation_mfu.csv`` with
     ``zero_stage`` 3): their count and the range and median of their errors, predicted ÷
     published MFU − 1 (positive: the model is optimistic), and the margin the plan search adds
-    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows). The rows
+    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows of the
+    reshard policy the search prices). The rows
     of every regime together, said so (a trial read its median beside the band's, its own
     regime's, and found two figures for one thing)."""
     v = validation_table()
@@ -1465,8 +1466,9 @@ def zero3_warning() -> str:
             f"{e.median():+.1%}, every regime together: the band "
             "around a prediction uses its own regime's runs alone, whose median may differ); "
             "the plan search counts a ZeRO-3 step "
-            f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the calibration "
-            "rows' 90% upper error): read the predicted MFU with its band.")
+            f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the 90% upper error "
+            "of the calibration runs that free a layer's gathered weights after its forward, as "
+            "the plans it ranks do): read the predicted MFU with its band.")
 
 
 #: How a range's point is said beside it in a sentence on the point (``given_vs_predicted_mfu``),
@@ -1501,9 +1503,9 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan, given=None) -> str | None:
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    shown = mfu_text(mfu) + (
-        f" ({RANGE_POINT_WORDS} {mfu_text(given.low)}–{mfu_text(given.high)})"
-        if isinstance(given, Range) and given.high > given.low else "")
+    lo, hi = given.bounds if isinstance(given, Range) else (math.nan, math.nan)
+    shown = mfu_text(mfu) + (f" ({RANGE_POINT_WORDS} {mfu_text(lo)}–{mfu_text(hi)})"
+                             if math.isfinite(hi) and hi > lo else "")
     reason = band.cap_reason()
     if side == "above" and band.high < b.mfu:  # "above" is decided against the capped top
         return (f"the scenario's mfu={shown} is above the band's capped top, "

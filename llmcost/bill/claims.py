@@ -181,6 +181,18 @@ def _positive(name, v, integer=False):
     return int(v) if integer else float(v)
 
 
+def _tolerance(v) -> float:
+    """A claim's relative tolerance, a fraction in (0, 1): at 1 or more every figure would agree
+    with any other (and a price could fall to nothing within it)."""
+    tol = _positive("tolerance", v)
+    if tol is None:
+        raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
+    if tol >= 1:
+        raise ValueError(f"tolerance={tol!r} must be a fraction below 1 (0.05 is 5%): at 1 or "
+                         "more every figure would agree with any other")
+    return tol
+
+
 def goodput_for(n_params: float, n_gpus: int) -> float:
     """Goodput of a job of ``n_gpus`` saving ``n_params`` parameters, with the ledger's default
     reliability figures (``scenario.LEDGER_DEFAULTS``: 0.173 unexpected failures per GPU-year
@@ -747,7 +759,7 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
         if abs(v / ref - 1) > tolerance:
             raise ValueError(f"inconsistent claim: {ref_name} = {ref:,.0f} but {name} = "
                              f"{v:,.0f} ({v / ref - 1:+.1%}, beyond the tolerance "
-                             f"±{tolerance:.0%})")
+                             f"±{_tolerance_words(tolerance)})")
     if n_gpus is None and days is not None:
         n_gpus = max(1, round(ref / (days * HOURS_PER_DAY)))
     if days is None and n_gpus is not None:
@@ -903,9 +915,7 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
     figures = {"n_gpus": _positive("n_gpus", n_gpus, integer=True),
                "days": _positive("days", days), "gpu_hours": _positive("gpu_hours", gpu_hours),
                "usd": _positive("usd", usd)}
-    tol = _positive("tolerance", tolerance)
-    if tol is None:
-        raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
+    tol = _tolerance(tolerance)
     d, token_note = claim_tokens(spec, train_tokens, train_flops, tol)
     if pricing not in PRICING:
         raise ValueError(f"pricing={pricing!r} must be one of {PRICING}")
@@ -1563,13 +1573,13 @@ def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: first the floor (``_cost_floor``: the FLOPs at the matmul ceiling
     and the least an hour of the accelerator or of its generation can cost,
     ``least_hour_price``), ``implausible`` below it; then the price it needs, ``usd ÷ H(m)``
-    with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to
-    ``best``: ``optimistic`` if even at ``best`` it is below that least hour price (the rule of
-    ``_price_judgement``), ``low`` if even at the low end above the pricing mode's highest
-    catalogue price, else ``plausible``. A floor that cannot be priced (neither the accelerator
-    nor its generation in data/prices.csv): ``not judged``, the price it needs said, since a
-    cost is all the claim states and nothing prices it (a user reading "plausible" would take
-    the cost as checked)."""
+    with ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``:
+    ``optimistic`` if even at ``best`` it is below that least hour price by more than the claim's
+    ``tolerance`` (the rule of ``_price_judgement``), ``low`` if even at the low end above the
+    pricing mode's highest catalogue price, else ``plausible``. A floor that cannot be priced
+    (neither the accelerator nor its generation in data/prices.csv): ``not judged``, the price it
+    needs said, since a cost is all the claim states and nothing prices it (a user reading
+    "plausible" would take the cost as checked)."""
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
@@ -1597,13 +1607,19 @@ def _cost_only_verdict(j: _Judging) -> None:
             f"cost-only claim: it needs {at}; {pr['source']}, so the price is not judged; "
             f"the claimed ${c.usd:,.0f} is not below the least its FLOPs can cost: "
             f"{j.floor_source.removeprefix('the least its FLOPs can cost is ')}")
-    elif j.needed[1] < (least := least_hour_price(j))[0]:
+    elif j.needed[1] < (least := least_hour_price(j))[0] * (1 - c.tolerance):
         j.verdict = "optimistic"
         j.reason = (f"cost-only claim: it needs {at}, below the cheapest hour of {c.acc.name} "
-                    f"the catalogue knows, {usd_rate(least[0])}/GPU-h ({least[1]}), even at the "
-                    "best "
+                    f"the catalogue knows, {usd_rate(least[0])}/GPU-h ({least[1]}), by more "
+                    f"than the ±{_tolerance_words(c.tolerance)} tolerance even at the best "
                     f"published MFU; the catalogue's lowest {c.pricing} price is "
                     f"${pr['low']:.2f}")
+    elif j.needed[1] < least[0]:
+        j.verdict = "plausible"
+        j.reason = (f"cost-only claim: it needs {at}, "
+                    f"{_within_words(j.needed[1], least[0], c.tolerance)} the cheapest hour of "
+                    f"{c.acc.name} the catalogue knows, {usd_rate(least[0])}/GPU-h ({least[1]}), "
+                    "at the best published MFU")
     elif j.needed[1] < pr["low"]:
         j.verdict = "plausible"
         j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
@@ -1720,7 +1736,7 @@ def _price_judgement(j: _Judging) -> tuple:
     if implied < least * (1 - c.tolerance):
         return "optimistic", (f"{said} is below the cheapest hour of {c.acc.name} the "
                               f"catalogue knows, {usd_rate(least)}/GPU-h, by more than the "
-                              f"±{c.tolerance:.0%} tolerance: {src}"
+                              f"±{_tolerance_words(c.tolerance)} tolerance: {src}"
                               + (f"; it is below {mode} too" if mode else ""))
     if implied < least:
         return "plausible", (f"{said} is {_within_words(implied, least, c.tolerance)} the "
@@ -1744,20 +1760,26 @@ def _price_judgement(j: _Judging) -> tuple:
     return "plausible", f"{said} is below {mode}, not below {tail}{committed}"
 
 
+def _tolerance_words(tolerance: float) -> str:
+    """A relative tolerance as a percentage to three significant figures: 0.05 "5%", 0.025
+    "2.5%", 0.001 "0.1%" (whole percents printed 0.001 as "0%")."""
+    return f"{tolerance * 100:.3g}%"
+
+
 def _within_words(implied: float, reference: float, tolerance: float) -> str:
-    """How a price just below a reference is said: "within the ±5% tolerance (0.3% below)
-    of", the tolerance the claim's consistency checks allow (a published cost is rounded)."""
-    return (f"within the ±{tolerance:.0%} tolerance ({1 - implied / reference:.1%} below, "
-            "as a rounded cost gives) of")
+    """How a price just below a reference is said: "within the ±5% tolerance (0.3% below;
+    published figures are rounded) of", the tolerance the claim's consistency checks allow."""
+    return (f"within the ±{_tolerance_words(tolerance)} tolerance ("
+            f"{(1 - implied / reference) * 100:.2g}% below; published figures are rounded) of")
 
 
 def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
-    """``(verdict, sentence)`` on the implied price of a claim that states its own GPU-hour
-    price ``p_given`` (a scenario's ``price_usd_per_gpu_hour``: the user's quote, what the
-    bill prices the run at): ``optimistic`` when the implied price is below it by more than
-    the claim's ``tolerance`` (the claimed cost buys fewer hours than the claim says at the
-    price it pays; a rounded cost less far below is said as within it), else ``plausible``; the catalogue's least hour (``least_hour_price``) said
-    beside it, not judged against."""
+    """``(verdict, sentence)`` on the implied price of a claim that states its own GPU-hour price
+    ``p_given`` (a scenario's ``price_usd_per_gpu_hour``: the user's quote, what the bill prices the
+    run at): ``optimistic`` when the implied price is below it by more than the claim's
+    ``tolerance`` (the claimed cost buys fewer hours than the claim says at the price it pays; a
+    rounded cost less far below is said as within it), else ``plausible``; the catalogue's least
+    hour (``least_hour_price``) said beside it, not judged against."""
     given = j.c.price_usd_per_gpu_hour
     least, src = least_hour_price(j)
     beside = "" if least is None else (
@@ -1766,9 +1788,9 @@ def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
     quote = f"the given {usd_rate(given)}/GPU-h (price_usd_per_gpu_hour: the run's own price)"
     if implied < given * (1 - j.c.tolerance):
         return "optimistic", (f"{said} is below {quote} by more than the "
-                              f"±{j.c.tolerance:.0%} tolerance: at that price the claimed cost "
-                              f"buys {gpu_h(j.c.usd / given)} GPU-h, not {gpu_h(j.hours)}"
-                              f"{beside}")
+                              f"±{_tolerance_words(j.c.tolerance)} tolerance: at that price the "
+                              f"claimed cost buys {gpu_h(j.c.usd / given)} GPU-h, not "
+                              f"{gpu_h(j.hours)}{beside}")
     if implied < given * (1 - 1e-9):  # below beyond float rounding, within the tolerance
         return "plausible", f"{said} is {_within_words(implied, given, j.c.tolerance)} {quote}" \
             f"{beside}"

@@ -1010,8 +1010,15 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
         return _unchanged(s, f"the scenario already uses recompute={recompute}")
     forced = ("dp",) if n != _get(s, "n_gpus") else ()
     after, how = kept_plan(s, {"recompute": recompute, "n_gpus": n}, forced)
-    return Change(_with_scaled_mfu(s, after),
-                  "no risk to the run itself; fewer GPUs mean a longer run, so its results come later",
+    before = _get(s, "recompute")   # "auto": the plan's own choice, not known here
+    more = before in RECOMPUTE_LEAST_FIRST and RECOMPUTE_LEAST_FIRST.index(recompute) > \
+        RECOMPUTE_LEAST_FIRST.index(before)
+    later = [w for w, on in (("fewer GPUs", n < _get(s, "n_gpus")),
+                             ("more recomputation per step", more)) if on]
+    verb = "means" if later == ["more recomputation per step"] else "mean"
+    risk = "no risk to the run itself" + (
+        f"; {' and '.join(later)} {verb} a longer run, so its results come later" if later else "")
+    return Change(_with_scaled_mfu(s, after), risk,
                   f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
 
 

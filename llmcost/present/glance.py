@@ -731,7 +731,7 @@ _OWN_RUN = r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a 
 _OWN_FP8 = r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most"
 _OWN_BILL = r".*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it"
 _BESIDE_MODEL = (r".*?; the step-time model expects more of this plan than the given "
-                 r"mfu=([\d.]+) \((\d+%)")
+                 + GIVEN_MFU_PATTERN + r" \((\d+%)")
 CAVEATS = [
     # GEMMs priced flat on a GPU without a per-shape table (checks.flat_gemm_warning)
     (r"^the step-time model holds no per-shape GEMM table for (.+?), so .*? it would run at "
@@ -833,12 +833,12 @@ CAVEATS = [
      "the MFU, {1}, rests on the step-time model; pin the pilots' plan to bill what they "
      "measured"),
     # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
-    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) to (\d+%) below it "
-     r"after it",
+    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap; after it, the whole band "
+     r"(\d+%) to (\d+%) below the prediction",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting and is above every "
      "comparable published run: read it as {2} to {1} lower (its range is capped)"),
-    (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
-     r"after it",
+    (r"no held-out run is published in the regime .*?before the cap; after it, the whole band "
+     r"(\d+%) to (\d+%) below the prediction",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
      "published run: read it as {1} to {0} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "

@@ -667,10 +667,10 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     1 / (1 + c − w) − 1 above the prediction p (before any cap); no upper end when
     1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above. ``capped_above``: the band's
     top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied
-    (negative: the cap, a comparable run's best, lies below the prediction, said "X% to Y%
-    below it"). ``floored_below``: the band's low end after the cap, low / p − 1, when the cap
-    lowered it too (``MfuBand.floored_below``: ``_capped_low``). A cap that moves the top by
-    less than the rounding is said so, not as two equal figures.
+    (negative: the cap, a comparable run's best, lies below the prediction, said "the whole band X%
+    to Y% below the prediction"). ``floored_below``: the band's low end after the cap, low / p − 1,
+    when the cap lowered it too (``MfuBand.floored_below``: ``_capped_low``). A cap that moves the
+    top by less than the rounding is said so, not as two equal figures.
 
     >>> mfu_spread_words(0.0, 0.30, capped_above=0.428)
     'the MFU 23% below to 43% above the prediction (the cap trims its top by under a percent)'
@@ -680,8 +680,9 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
     if capped_above is not None and capped_above < 0:  # capped below the prediction itself
         near, far = sorted((-capped_above, below if floored_below is None else -floored_below))
-        return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
-                f"{far:.0%} to {near:.0%} below it after it")  # low end first, as before
+        # low end first, as before; a trial read "41% to 23% below it after it" as garbled
+        return (f"the MFU {below:.0%} below to {above} the prediction before the cap; after it, "
+                f"the whole band {far:.0%} to {near:.0%} below the prediction")
     if capped_above is not None and floored_below is not None:  # low end lowered too
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{-floored_below:.0%} below to {capped_above:.0%} above after it")

@@ -189,11 +189,11 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     ``V`` (a class of targets whose drift exceeds the spread of the pilots' residuals
     themselves, ``σ² >= n V``, has no transferable part a pilot could identify, however large
     this pilot's residual: on the published series the targets running other kernels than the
-    pilot's drift by 0.112 against pilots spread by √0.0118 = 0.109, and carrying their pilots'
-    corrections to them made them worse in sum). That margin is thin: measured 2026-12-05, the
-    other-kernel drift's square is 0.11155² = 0.01244 against ``V`` = 0.011841 (ratio 1.05; the
-    shipped constants 0.112² = 0.01254 against 0.0118, 1.06), so a re-measurement that moved
-    ``V`` up or the drift down by about 5 % would start carrying a single pilot's correction to
+    pilot's drift by 0.113 against pilots spread by √0.0118 = 0.109, and carrying their pilots'
+    corrections to them made them worse in sum). That margin is thin: measured 2026-12-06, the
+    other-kernel drift's square is 0.11308² = 0.01279 against ``V`` = 0.011841 (ratio 1.08; the
+    shipped constants 0.113² = 0.01277 against 0.0118, 1.08), so a re-measurement that moved
+    ``V`` up or the drift down by about 8 % would start carrying a single pilot's correction to
     targets of other kernels; ``tests/test_pilot_study.py`` pins ``other_kernels² > V``.
     The pooled ``V`` alone carried 83 % of a 3 % pilot residual to same-kernel targets when this
     rule was chosen (2026-12-02: ``1 − 0.054² ÷ 0.0174``; 69.5 % with the constants of
