@@ -90,3 +90,30 @@ def test_a_cost_only_claim_just_under_the_cheapest_hour_is_within_the_tolerance(
         words = "within the ±5% tolerance (2% below" if verdict == "plausible" else \
             "by more than the ±5% tolerance"
         assert words in " ".join(c.reason.split())
+
+
+def test_an_fp8_claims_ceiling_counts_the_16_bit_part_of_its_flops():
+    # Llama 3.1 8B (Meta's model card: 32 layers, d 4,096, 32 query and 8 KV heads of 128, FFN
+    # 14,336, vocabulary 128,256) at 8,192 tokens, causal: per token of training, the matmul
+    # weights 32 × (2·4096² + 2·4096·1024 + 3·4096·14336) + 4096·128256 = 7.505e9 give
+    # 6 × 7.505e9 FLOPs, the attention core 3 × 2 × 32 × 32 × 256 × 4,096.5 = 6.443e9; the
+    # LM head's 6 × 4096 × 128256 = 3.152e9 and the attention core run at the BF16 rate (FP8
+    # recipes keep them in 16 bits: DeepSeek-V3 report §3.3.1), s16 = 0.1865, so the H100's
+    # 80.1% matmul ceiling allows 0.801 / (0.8135 + 0.1865 × 2) = 67.5% of the FP8 peak
+    import llmcost
+    w = 32 * (2 * 4096 ** 2 + 2 * 4096 * 1024 + 3 * 4096 * 14336) + 4096 * 128256
+    core = 3 * 2 * 32 * 32 * 256 * 4096.5
+    head = 6 * 4096 * 128256
+    s16 = (core + head) / (6 * w + core)
+    assert s16 == pytest.approx(0.1865, abs=5e-4)
+    spec = llmcost.load_model("llama-3.1-8b")
+    ceiling, words = claims._fp8_mix_ceiling(spec, 8192, 0.801, 2.0)
+    assert ceiling == pytest.approx(0.801 / ((1 - s16) + 2 * s16), rel=2e-3)
+    assert ceiling == pytest.approx(0.675, abs=1e-3)
+    assert "18.6% of the causal training FLOPs, at the BF16 rate" in words
+    # a claim at 70% of the FP8 peak, steady state, was under the flat 80.1% and is above 67.5%
+    hours = float(llmcost.training_flops(spec, 1e12, 8192, method="detailed", causal=True)) \
+        / (1978.9e12 * 0.70 * 3600)
+    c = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", n_gpus=64, dtype="fp8",
+                           seq_len=8192, gpu_hours=hours * 0.98)
+    assert c.verdict == "implausible" and "achievable matmul ceiling of 67.5%" in c.reason

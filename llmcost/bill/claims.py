@@ -25,7 +25,9 @@ the price, then ask what the figure leaves out.
   - ``implausible``: ``MFU_implied`` (stated dtype's peak) on the **causal count** (the FLOPs
     a causal run does: kernels skip the masked half of attention; the cost floor's count too,
     so the two physical bounds agree) above the achievable matmul ceiling ``matmul_fraction``
-    of ``data/efficiency.csv`` (no real run beats its fastest GEMM); the comparisons with
+    of ``data/efficiency.csv`` (no real run beats its fastest GEMM; for an FP8 claim the
+    ceiling of its FLOP mix, the attention core, LM head and router at the BF16 rate,
+    ``_fp8_mix_ceiling``); the comparisons with
     published runs below are on the MFU basis, the one published MFUs are counted on. Hours
     that imply more than ``MAX_IMPLIED_UTILISATION`` × the dense peak are refused (ValueError)
     as a mistyped figure;
@@ -56,7 +58,8 @@ the price, then ask what the figure leaves out.
   (``_money_judgements``, each stated in ``ClaimCheck.judgements``): the utilisation's above;
   the cost's, ``implausible`` below that same floor whatever the hours say (adding hours to a
   claim never lifts an impossible cost); the price's (``_price_judgement``), ``optimistic``
-  only when ``usd ÷ H`` is below that same least hour price, the one the floor uses (a price
+  only when ``usd ÷ H`` is below that same least hour price by more than the claim's
+  ``tolerance`` (a published cost is rounded), the one the floor uses (a price
   below today's list prices of one pricing mode but not below what an owned or long-reserved
   hour can cost is plausible, and said so: the catalogue holds few 1–3-year committed prices).
   A cost-only claim's needed price is judged by the same rule. An FP8 claim whose best
@@ -1092,6 +1095,32 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
                      tuple(j.phases))
 
 
+def _fp8_mix_ceiling(spec, seq_len: int, fraction: float, speedup: float) -> tuple:
+    """``(ceiling, words)``: the highest utilisation of the FP8 dense peak an FP8 run's FLOPs
+    admit when the attention core, the LM head and the MoE router run at the BF16 rate, as FP8
+    recipes keep them (DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437
+    §3.3.1: "the output head, MoE gating modules ... and attention operators" in their original
+    precision; Transformer Engine's FP8 covers the linear layers, the step model's
+    ``StepOptions.fp8_as_run``), each part at ``fraction`` (the measured matmul ceiling) of its
+    own peak:
+
+        T_min = F·s₈ / (f·P₈) + F·s₁₆ / (f·P₁₆)   ⇒   U_max = F / (P₈·T_min) = f / (s₈ + s₁₆·r)
+
+    with s₁₆ the share of the training FLOPs (causal mask, ``flops_per_token_breakdown``) in the
+    attention core, LM head and router, s₈ = 1 − s₁₆, and r = P₈ / P₁₆ (``speedup``, 2 on
+    Hopper and Blackwell datasheets). By hand, Llama 3.1 8B at 8,192 tokens: s₁₆ ≈ 0.186,
+    0.801 / (0.814 + 0.372) = 0.675 on an H100. The multi-token-prediction modules are counted
+    at the FP8 rate (their output head is BF16 too: a ceiling a little high, never low)."""
+    bd = spec.flops_per_token_breakdown(seq_len, training=True, causal=True)
+    s16 = float((bd["attention_core"] + bd["lm_head"] + bd["router"]) / bd["total"])
+    ceiling = fraction / ((1.0 - s16) + s16 * speedup)
+    return ceiling, (f"; the FP8 recipe's FLOP mix: the attention core, LM head and router, "
+                     f"{s16:.1%} of the causal training FLOPs, at the BF16 rate (FP8 recipes "
+                     f"keep them in 16 bits: DeepSeek-V3 report §3.3.1), so {fraction:.1%} / "
+                     f"({1 - s16:.3f} + {s16:.3f} × {speedup:.3g}) = {ceiling:.1%} of the FP8 "
+                     "peak")
+
+
 def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
                       owned: Mapping | None = None) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
@@ -1123,6 +1152,10 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
                  + (fp8_ceiling_words(acc.name) if dtype == "fp8" else
                     f"no {dtype} GEMM measurement in data/efficiency.csv")
                  + "; a ceiling, not a measured figure)")
+    if dtype == "fp8":
+        ceiling, mix = _fp8_mix_ceiling(spec, c.seq_len, ceiling,
+                                        peaks["fp8"] / peaks["bf16"])
+        csrc += mix
     own = spec.name if exclude_own_runs else None
     best, bsrc = best_reference(acc.name, float(spec.n_params), exclude_model=own,
                                 is_moe=spec.is_moe, dtype=dtype, seq_len=c.seq_len)
