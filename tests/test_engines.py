@@ -252,8 +252,10 @@ def test_curve_front_and_cheapest_set_up():
                                   output_tokens=256, weight_dtype="fp8", kv_dtype="fp8",
                                   max_tpot_s=0.03)
     meets = c[c["expected_tpot_s"] <= 0.03]
-    assert best["expected_tpot_s"] <= 0.03
-    assert best["expected_usd_per_m_blended"] == meets["expected_usd_per_m_blended"].min()
+    assert best["expected_tpot_s"] <= 0.03 and best["meets_target"]
+    # the cheapest over the curve's points and each size's largest batch under the target:
+    # no dearer than any curve point that meets it
+    assert best["expected_usd_per_m_blended"] <= meets["expected_usd_per_m_blended"].min()
     # one rule with inference.serving_cost: at the chosen tp, serving_cost's batch under the
     # same target is the largest whose expected TPOT meets it, so at least the chosen batch
     kw = dict(prompt_tokens=1024, output_tokens=256, weight_dtype="fp8", kv_dtype="fp8",
@@ -267,6 +269,32 @@ def test_curve_front_and_cheapest_set_up():
     with pytest.raises(ValueError, match="max_tpot_s"):
         engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=1024,
                                output_tokens=256, max_tpot_s=1e-4)
+
+
+def test_the_cheapest_set_up_takes_each_sizes_largest_batch_under_the_target():
+    # A trial: notebook 05's "cheapest under 30 ms" (TP 2, batch 128 of the curve's powers of
+    # two, $0.332/M output) was dearer than the headline's TP 2, batch 167 at 30.0 ms, the
+    # largest batch meeting the target (inference.serving_cost's choice): both now one point
+    kw = dict(prompt_tokens=2000, output_tokens=500, weight_dtype="fp8", kv_dtype="fp8",
+              occupancy=0.9)
+    best = engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, max_tpot_s=0.03, **kw)
+    c = engines.latency_throughput_curve("llama-3.1-70b", "H100-SXM", 2.0, **kw)
+    head = inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, tp=int(best["tp"]),
+                            max_tpot_s=0.03, **kw)
+    assert int(best["batch"]) == head.batch and head.limit == "latency target"
+    assert int(best["batch"]) not in set(c["batch"])           # not a point of the curve
+    under = c[c["expected_tpot_s"] <= 0.03]["expected_usd_per_m_blended"].min()
+    assert best["expected_usd_per_m_blended"] < under
+    # a target no engine meets: refused, or (unmet="fastest") the fastest set-up, flagged
+    with pytest.raises(ValueError, match=r"max_tpot_s=0.005: the fastest set-up takes"):
+        engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, max_tpot_s=0.005, **kw)
+    fast = engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, max_tpot_s=0.005,
+                                  unmet="fastest", **kw)
+    assert not fast["meets_target"]
+    assert fast["expected_tpot_s"] == pytest.approx(c["expected_tpot_s"].min(), rel=1e-12)
+    with pytest.raises(ValueError, match=r"unmet='x' must be one of \('raise', 'fastest'\)"):
+        engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, max_tpot_s=0.03, unmet="x",
+                               **kw)
 
 
 def test_curve_ttft_is_serving_costs_with_the_ampere_compute_bound_prefill():

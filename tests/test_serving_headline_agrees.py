@@ -88,3 +88,20 @@ def test_a_different_headline_set_up_is_said(tmp_path):
     # (no heading calls it "section 0")
     assert f"the headline's set-up (the answer under the title): TP {c.tp}, batch {c.batch}" \
         in text and "section 0" not in text
+
+
+def test_a_target_no_engine_meets_is_said_not_raised(tmp_path):
+    # A trial: a latency target the roofline meets but no engine does passed `llmcost estimate`
+    # (its warning: "no batch meets it") and stopped notebook 05 (engines.cheapest_setup raised
+    # "max_tpot_s=...: the fastest set-up takes ..."). On the 70B scenario served with FP8
+    # weights and KV cache at TP 8 the roofline takes 4.57 ms per output token at batch 1 and the
+    # pooled engine 8.58 ms
+    # (inference.serving_cost): a 5 ms target is refused by no rule and met by no engine.
+    ns, printed = _run(tmp_path, "serve_max_tpot_s: 0.005\nserve_weight_dtype: fp8\n"
+                                 "serve_kv_dtype: fp8\n")
+    best = ns["best"]
+    assert not best["meets_target"] and best["expected_tpot_s"] > 0.005
+    text = " ".join(printed.split())
+    assert "none meets 5 ms per token on an engine; fastest (90% busy): TP " in text
+    assert "the point above (the fastest)" in text or "the fastest set-up, none meeting 5 ms" \
+        in text

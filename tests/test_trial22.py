@@ -88,3 +88,22 @@ def test_the_recompute_levers_risk_says_what_lengthens_the_run():
         "later")
     assert levers.activation_recompute({**s, "recompute": "full"}, "none").risk == \
         "no risk to the run itself"
+
+
+def test_a_ranged_input_that_moves_nothing_keeps_its_key_as_written():
+    # a trial read "Rl_time_factor: ranged, but ..." on the index: the note's first letter had
+    # been upper-cased, the key with it
+    from llmcost.present import report
+    note = ("ledger_pue, rl_time_factor: ranged, but the bill is the same at its P10 and its "
+            "P90, so not listed")
+    assert report._no_swing_words(note) == (
+        "Also ranged, not listed: ledger_pue, rl_time_factor (but the bill is the same at its "
+        "P10 and its P90)")
+
+
+def test_a_missing_compare_file_is_named_as_the_compare_file(capsys):
+    from llmcost.core.catalog import SCENARIO_DIR
+    assert main(["estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"), "--compare",
+                 "/no/such/b.yaml"]) == 2
+    assert "llmcost: error: --compare: path='/no/such/b.yaml': no such scenario file" in \
+        capsys.readouterr().err

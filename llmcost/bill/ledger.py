@@ -1615,7 +1615,8 @@ def _served_how(c, usd, band_usd) -> str:
             f"engine ({c.engine} constants, inference.load_engine_efficiency): "
             f"${c.expected_usd_per_m_input:.4g}/M in, ${c.expected_usd_per_m_output:.4g}/M out "
             f"at ${c.price_usd_per_gpu_hour:.2f}/GPU-h, band {amount(band_usd[0])} to "
-            f"{amount(band_usd[1])}; the roofline bound (a lower bound on cost) gives "
+            f"{amount(band_usd[1])} (the engines' spread about their fit, not drawn in the "
+            f"bill's P10–P90); the roofline bound (a lower bound on cost) gives "
             f"${c.usd_per_m_input:.4g}/M in, ${c.usd_per_m_output:.4g}/M out, "
             f"{amount(usd)}")
 

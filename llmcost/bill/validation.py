@@ -101,10 +101,13 @@ def fitting_serve_weight_dtype(p: dict, price: float = 1.0) -> str | None:
 
     Rule, per GPU of a TP replica: N · bytes(weight_dtype) / tp + KV(P + R) ≤ HBM · (1 − reserve)
     (``inference.max_batch``). Which precision fits does not depend on the price (the cheapest TP
-    is the argmin of a cost proportional to it), so ``price`` only has to be positive."""
+    is the argmin of a cost proportional to it), so ``price`` only has to be positive. The
+    latency target is left out: a fit is memory's, and a target the roofline misses at the
+    scenario's precision is refused by the set-up check, naming it (a trial's 1 ms target made
+    this choose FP8 weights, said as "no room for a batch", and moved the RL line)."""
     for dtype in SERVE_WEIGHT_DTYPE_ORDER:
         try:
-            _serving_check({**p, "serve_weight_dtype": dtype}, price)
+            _serving_check({**p, "serve_weight_dtype": dtype, "serve_max_tpot_s": None}, price)
             return dtype
         except ValueError:
             continue

@@ -520,8 +520,10 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
     if (int(best["tp"]), int(best["batch"])) == (c.tp, c.batch):
         gap = max(abs(e_in - best["expected_usd_per_m_input"]),
                   abs(e_out - best["expected_usd_per_m_output"]))
-        same = ("the cheapest point above, at the same prices" if gap <= 1e-9 * e_out else
-                f"the cheapest point above, its prices apart by up to ${gap:.4f}/M")
+        point = "the cheapest point above" if best.get("meets_target", True) else \
+            "the point above (the fastest)"
+        same = (f"{point}, at the same prices" if gap <= 1e-9 * e_out else
+                f"{point}, its prices apart by up to ${gap:.4f}/M")
     else:
         how = ("the scenario's serve_tp" if tp_given else
                "the lowest blended price on the roofline over the tensor-parallel sizes")
@@ -532,9 +534,12 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                        if c.limit == "latency target missed" else
                        "missed by its expected TPOT at the given batch)" if c.latency_warning
                        else "met by its expected TPOT)"))
+        above = (f"the lowest expected blended price whose expected TPOT meets "
+                 f"{target_s * 1e3:.3g} ms, over the curve's batches and each size's largest "
+                 "batch under it" if best.get("meets_target", True) else
+                 f"the fastest set-up, none meeting {target_s * 1e3:.3g} ms on an engine")
         same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
-                f"headline's is {how}; the point above is the lowest expected blended price "
-                f"whose expected TPOT meets {target_s * 1e3:.0f} ms, over the curve's batches")
+                f"headline's is {how}; the point above is {above}")
     ratio = (f"on it output costs {e_out / e_in:.2f}x input on an engine and "
              f"{r_out / r_in:.2f}x on the roofline: the engine constants of section 6.1 slow "
              f"this prefill by {e_in / r_in:.2f}x and this decode by {e_out / r_out:.2f}x")

@@ -340,8 +340,14 @@ def _estimate(args) -> int:
         sys.stdout.reconfigure(errors="replace")  # a pipe without Unicode: '?' for × and ·
     try:
         bills = [estimate_ledger(args.scenario)]
+    except (ScenarioError, UsageError) as e:
+        return _fail(str(e))
+    try:
         if args.compare:
             bills.append(estimate_ledger(args.compare))
+    except (ScenarioError, UsageError) as e:  # said as the --compare file's, as report says it
+        return _fail(f"--compare: {e}")
+    try:
         draws = [simulate_ledger(own_ranged_scenario(b), samples=args.samples,
                                  seed=args.seed) for b in bills]  # a pilot's band its own
     except (ScenarioError, UsageError) as e:

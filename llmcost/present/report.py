@@ -2344,6 +2344,16 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
     return out
 
 
+def _no_swing_words(note: str) -> str:
+    """The tornado's note on ranged inputs that move no line (``montecarlo``: "ledger_pue,
+    rl_time_factor: ranged, but the bill is the same at its P10 and its P90, so not listed") as
+    a sentence that starts with its own capital, the keys kept as written (a trial read
+    "Rl_time_factor")."""
+    names, _, rest = note.partition(": ranged, ")
+    return f"Also ranged, not listed: {names} ({rest.removesuffix(', so not listed')})" \
+        if rest else note
+
+
 def _bill_html(summary: dict) -> str:
     """The bill (summary['bill'], from llmcost.ledger): every line with an amount, the lines not
     modelled yet, and the total."""
@@ -2390,7 +2400,7 @@ def _bill_html(summary: dict) -> str:
         spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
                   f"spread (the bill with one input at its P10 and at its P90, the others at "
                   f"their points), largest first: {drivers}."
-                  + (f" {html.escape(still[0].upper() + still[1:])}." if still else "")
+                  + (f" {html.escape(_no_swing_words(still))}." if still else "")
                   + "</p>")
     return ("<h2>The bill</h2><table><tr><th>line</th><th class='v'>USD (point)</th>" + head +
             "<th>status</th></tr>" + "".join(rows) +

@@ -649,19 +649,10 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
             last = e
             continue
         for b in sorted({b for b in CURVE_BATCHES if b <= cap} | {int(cap)}):
-            c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
-                             output_tokens=output_tokens, batch=b, weight_dtype=weight_dtype,
-                             kv_dtype=kv_dtype, tp=tp, engine=engine, occupancy=occupancy)
-            rows.append({"tp": tp, "batch": b, "expected_ttft_s": c.expected_ttft_s,
-                         "expected_tpot_s": c.expected_tpot_s,
-                         "expected_output_tokens_per_s_per_gpu":
-                             c.expected_output_tokens_per_s_per_gpu,
-                         "band_low": c.expected_output_tokens_per_s_per_gpu_band[0],
-                         "band_high": c.expected_output_tokens_per_s_per_gpu_band[1],
-                         "bound_output_tokens_per_s_per_gpu": c.output_tokens_per_s_per_gpu,
-                         "expected_usd_per_m_input": c.expected_usd_per_m_input,
-                         "expected_usd_per_m_output": c.expected_usd_per_m_output,
-                         "expected_usd_per_m_blended": c.expected_usd_per_m_blended})
+            rows.append(_curve_row(serving_cost(
+                m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
+                output_tokens=output_tokens, batch=b, weight_dtype=weight_dtype,
+                kv_dtype=kv_dtype, tp=tp, engine=engine, occupancy=occupancy)))
     if not rows:
         raise DoesNotFit(f"model={m.name!r} fits no tensor-parallel size on {acc.name} with "
                          f"{weight_dtype} weights: {last}")
@@ -674,33 +665,70 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
     return out
 
 
+def _curve_row(c) -> dict:
+    """One point of the latency-throughput curve from a ``serving_cost`` result ``c``."""
+    return {"tp": c.tp, "batch": c.batch, "expected_ttft_s": c.expected_ttft_s,
+            "expected_tpot_s": c.expected_tpot_s,
+            "expected_output_tokens_per_s_per_gpu": c.expected_output_tokens_per_s_per_gpu,
+            "band_low": c.expected_output_tokens_per_s_per_gpu_band[0],
+            "band_high": c.expected_output_tokens_per_s_per_gpu_band[1],
+            "bound_output_tokens_per_s_per_gpu": c.output_tokens_per_s_per_gpu,
+            "expected_usd_per_m_input": c.expected_usd_per_m_input,
+            "expected_usd_per_m_output": c.expected_usd_per_m_output,
+            "expected_usd_per_m_blended": c.expected_usd_per_m_blended}
+
+
+#: What ``cheapest_setup`` does when no set-up meets the target: refuse, or return the fastest.
+UNMET_TARGET = ("raise", "fastest")
+
+
 def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
                    output_tokens: int, max_tpot_s: float, engine: str | None = None,
                    weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                   occupancy: float = 1.0) -> pd.Series:
-    """The set-up (tp, batch) of ``latency_throughput_curve`` with the lowest expected blended
-    USD per million tokens whose expected TPOT meets ``max_tpot_s`` (the slots busy at
-    ``occupancy``, as in ``inference.serving_cost``; the rule, its formula and source:
-    ``inference.meets_tpot_target``, the one ``serving_cost`` applies).
+                   occupancy: float = 1.0, unmet: str = "raise") -> pd.Series:
+    """The set-up (tp, batch) with the lowest expected blended USD per million tokens whose
+    expected TPOT meets ``max_tpot_s`` (the slots busy at ``occupancy``, as in
+    ``inference.serving_cost``; the rule, its formula and source:
+    ``inference.meets_tpot_target``, the one ``serving_cost`` applies), over the points of
+    ``latency_throughput_curve`` and, for each tensor-parallel size, the largest batch meeting
+    the target (``serving_cost``'s own choice under it: the curve's powers of two alone missed
+    it, and a trial read a "cheapest" point dearer than the headline's set-up at the same
+    target). The row's ``meets_target`` says whether it meets the target: with
+    ``unmet="fastest"``, a target no set-up meets on an engine gives the fastest set-up, False.
 
     Raises
     ------
     ValueError
-        ``max_tpot_s`` not a positive number, or no set-up meets it (the fastest one's TPOT in
-        the message).
+        ``max_tpot_s`` not a positive number, ``unmet`` not one of ``UNMET_TARGET``, or (with
+        ``unmet="raise"``) no set-up meets it (the fastest one's TPOT in the message).
     """
     if tpot_target(max_tpot_s) is None:
         raise ValueError("max_tpot_s=None must be a number of seconds > 0: the cheapest set-up "
                          "is chosen under a latency target")
-    c = latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour,
-                                 prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                                 engine=engine, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                                 occupancy=occupancy)
+    if unmet not in UNMET_TARGET:
+        raise ValueError(f"unmet={unmet!r} must be one of {UNMET_TARGET}")
+    kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens, engine=engine,
+              weight_dtype=weight_dtype, kv_dtype=kv_dtype, occupancy=occupancy)
+    c = latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, **kw)
+    at_target = []
+    for tp in sorted(set(c["tp"])):
+        try:
+            s = serving_cost(model, accelerator, price_usd_per_gpu_hour, tp=int(tp),
+                             max_tpot_s=max_tpot_s, **kw)
+        except ValueError:   # the roofline misses the target at this tp
+            continue
+        if s.limit != "latency target missed":
+            at_target.append(_curve_row(s))
+    c = pd.concat([c, pd.DataFrame(at_target, columns=c.columns.drop("pareto"))],
+                  ignore_index=True).drop_duplicates(["tp", "batch"])
     ok = c[meets_tpot_target(c["expected_tpot_s"].to_numpy(), max_tpot_s)]
-    if ok.empty:
+    if ok.empty and unmet == "raise":
         raise ValueError(f"max_tpot_s={max_tpot_s!r}: the fastest set-up takes "
                          f"{c['expected_tpot_s'].min():.4g} s per output token")
-    return ok.loc[ok["expected_usd_per_m_blended"].idxmin()]
+    row = (ok.loc[ok["expected_usd_per_m_blended"].idxmin()] if not ok.empty else
+           c.loc[c["expected_tpot_s"].idxmin()]).drop("pareto", errors="ignore").copy()
+    row["meets_target"] = not ok.empty
+    return row
 
 
 if __name__ == "__main__":
