@@ -62,14 +62,17 @@ def test_a_rounded_cost_against_the_cheapest_hour(capsys):
 def test_the_within_words_by_hand():
     assert claims._within_words(1.994, 2.0, 0.05) == \
         "within the ±5% tolerance (0.3% below; published figures are rounded) of"
-    assert claims._within_words(1.99998, 2.0, 0.025) == \
-        "within the ±2.5% tolerance (0.001% below; published figures are rounded) of"
+    assert claims._within_words(1.9999, 2.0, 0.025) == \
+        "within the ±2.5% tolerance (0.005% below; published figures are rounded) of"
+    assert claims._within_words(2.0 - 2e-9, 2.0, 0.05) == \
+        "within the ±5% tolerance (under 0.001% below; published figures are rounded) of"
 
 
 def test_a_tolerance_of_one_or_more_is_refused():
     # at 100% every figure agrees with every other: the price judgement would never fire
     for bad in (1, 1.5):
-        with pytest.raises(ValueError, match=rf"tolerance={float(bad)!r} must be a fraction below 1"):
+        rule = rf"tolerance={float(bad)!r} must be a fraction below 1"
+        with pytest.raises(ValueError, match=rule):
             claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", n_gpus=16384,
                                gpu_hours=3.084e7, usd=1e6, tolerance=bad)
 

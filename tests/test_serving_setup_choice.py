@@ -157,9 +157,9 @@ def test_notebook_05_words_a_missed_target_by_what_missed_it():
     one = inference.serving_cost(m, g, 2.0, max_tpot_s=0.007, **kw)
     assert one.limit == "latency target missed"
     assert "the 7 ms target missed by its expected TPOT even at batch 1" in said(one, 0.007)
-    # a met target at the headline's own choice (TP 1, the largest batch under it, 135) is the
-    # cheapest point itself since the cheapest point takes each size's largest batch under the
-    # target (engines.cheapest_setup); at a batch the scenario gives below it, the words say met
+    # serving_cost at TP 1 (its default) under the target takes the largest batch under it,
+    # 135, which is now the cheapest point itself (engines.cheapest_setup takes each size's
+    # largest batch under the target); at a batch the scenario gives below it, the words say met
     met = inference.serving_cost(m, g, 2.0, max_tpot_s=0.015, **kw)
     assert (met.tp, met.batch) == (1, 135)
     assert "the cheapest point above, at the same prices" in said(met, 0.015)

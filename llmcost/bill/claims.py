@@ -1130,8 +1130,9 @@ def _claim_references(c: StatedClaim, exclude_own_runs: bool = True,
     token, full attention mask, Narayanan et al. 2021 App. A's counting), the price range of
     the pricing mode (``price_range``; ``owned``: the scenario's owned keys), the matmul
     ceiling (``matmul_fraction`` of ``data/efficiency.csv``: the measured BF16 GEMM ceiling,
-    e.g. H100 0.801 from stas00's MAMF benchmark; for FP8 the same fraction of the FP8 peak,
-    an assumption said in the source),
+    e.g. H100 0.801 from stas00's MAMF benchmark; for FP8 the same fraction of each part's
+    peak over the FP8 recipe's FLOP mix, ``_fp8_mix_ceiling``, an assumption said in the
+    source),
     the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
     the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
     for a scenario) and
@@ -1587,8 +1588,9 @@ def _cost_floor(j: _Judging) -> tuple:
     masked half of attention, so the full-mask MFU basis would overstate the work at long
     context), ``P`` the stated dtype's dense peak, ``f_matmul`` the measured matmul ceiling
     (``data/efficiency.csv``: no step of a run beats its fastest GEMM, and attention kernels run
-    below it; stas00's MAMF benchmark, H100 0.801). ``(None, reason)`` when the price is
-    unknown."""
+    below it; stas00's MAMF benchmark, H100 0.801), for an FP8 claim the ceiling of its FLOP mix
+    (``_fp8_mix_ceiling``: its 16-bit parts at the BF16 rate). ``(None, reason)`` when the price
+    is unknown."""
     c = j.c
     price, psrc = least_hour_price(j)
     if price is None:
@@ -1802,8 +1804,10 @@ def _tolerance_words(tolerance: float) -> str:
 def _within_words(implied: float, reference: float, tolerance: float) -> str:
     """How a price just below a reference is said: "within the ±5% tolerance (0.3% below;
     published figures are rounded) of", the tolerance the claim's consistency checks allow."""
-    return (f"within the ±{_tolerance_words(tolerance)} tolerance ("
-            f"{(1 - implied / reference) * 100:.2g}% below; published figures are rounded) of")
+    gap = (1 - implied / reference) * 100
+    shown = f"{gap:.2g}%" if gap >= 0.001 else "under 0.001%"
+    return (f"within the ±{_tolerance_words(tolerance)} tolerance ({shown} below; published "
+            "figures are rounded) of")
 
 
 def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:

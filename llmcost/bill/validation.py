@@ -93,21 +93,23 @@ def _serving_check(p: dict, price: float):
 SERVE_WEIGHT_DTYPE_ORDER = ("bf16", "fp8", "int4")
 
 
-def fitting_serve_weight_dtype(p: dict, price: float = 1.0) -> str | None:
+def fitting_serve_weight_dtype(p: dict, price: float = 1.0, latency: bool = True) -> str | None:
     """The widest serving weight precision of ``SERVE_WEIGHT_DTYPE_ORDER`` at which the
     scenario's serving set-up (``_serving_check``: its ``serve_tp``, or the cheapest TP up to one
     scale-up domain; its KV precision, batch, latency target and request) can be priced: the
-    weights and at least one sequence's KV cache fit each GPU's usable HBM. None when none does.
+    weights and at least one sequence's KV cache fit each GPU's usable HBM, and (``latency``)
+    one sequence's roofline TPOT meets ``serve_max_tpot_s``. None when none does.
 
     Rule, per GPU of a TP replica: N · bytes(weight_dtype) / tp + KV(P + R) ≤ HBM · (1 − reserve)
     (``inference.max_batch``). Which precision fits does not depend on the price (the cheapest TP
-    is the argmin of a cost proportional to it), so ``price`` only has to be positive. The
-    latency target is left out: a fit is memory's, and a target the roofline misses at the
-    scenario's precision is refused by the set-up check, naming it (a trial's 1 ms target made
-    this choose FP8 weights, said as "no room for a batch", and moved the RL line)."""
+    is the argmin of a cost proportional to it), so ``price`` only has to be positive.
+    ``latency=False``: memory alone (the target left out), the fit a choice made for the target
+    is told apart from (``report.choose_serve_weight_dtype`` says which decided: a trial's
+    1 ms target chose FP8 weights said as "no room for a batch")."""
     for dtype in SERVE_WEIGHT_DTYPE_ORDER:
         try:
-            _serving_check({**p, "serve_weight_dtype": dtype, "serve_max_tpot_s": None}, price)
+            _serving_check({**p, "serve_weight_dtype": dtype}
+                           | ({} if latency else {"serve_max_tpot_s": None}), price)
             return dtype
         except ValueError:
             continue

@@ -505,8 +505,10 @@ BATCH_LIMIT_WORDS = {"as given": "as given", "HBM capacity": "the largest that f
 def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                    headline_target_s: float | None = None) -> str:
     """Notebook 05: the headline's serving set-up ``c`` (an ``inference.ServingCost``: the
-    answer under the title, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest point ``best`` of the
-    latency-throughput curve under ``target_s`` (``engines.cheapest_setup``, same occupancy),
+    answer under the title, ``choose_serving_tp`` or ``serving_cost``) beside the cheapest
+    set-up ``best`` under ``target_s`` (``engines.cheapest_setup``, same occupancy: a point of
+    the latency-throughput curve or a size's largest batch under the target; the fastest
+    set-up, ``best["meets_target"]`` False, where none meets it),
     in plain text: whether they are the same (tp, batch) and, if so, whether their expected
     prices agree; if not, how each was chosen. Then output ÷ input on an engine and on the
     roofline, and the factor expected ÷ roofline of each (USD/M output = TPOT · tp / live batch,
@@ -529,7 +531,7 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                "the lowest blended price on the roofline over the tensor-parallel sizes")
         how += ", its batch " + BATCH_LIMIT_WORDS.get(c.limit, f"set by {c.limit}")
         if headline_target_s is not None:
-            how += (f" (the {headline_target_s * 1e3:.0f} ms target "
+            how += (f" (the {headline_target_s * 1e3:.3g} ms target "
                     + ("missed by its expected TPOT even at batch 1)"
                        if c.limit == "latency target missed" else
                        "missed by its expected TPOT at the given batch)" if c.latency_warning

@@ -334,24 +334,34 @@ def _main(argv: list[str] | None = None) -> int:
     return _fail(f"unknown command {args.command!r}")
 
 
+def _estimate_bills(args):
+    """``(bills, draws)`` of ``estimate``'s scenario and its ``--compare`` one (the Monte Carlo
+    draws of each, a pilot's band its own), or the message of the first refused, the
+    ``--compare`` file's said as such, as ``report`` says it."""
+    try:
+        bills = [estimate_ledger(args.scenario)]
+    except (ScenarioError, UsageError) as e:
+        return str(e)
+    try:
+        if args.compare:
+            bills.append(estimate_ledger(args.compare))
+    except (ScenarioError, UsageError) as e:
+        return f"the scenario to compare with (--compare): {e}"
+    try:
+        return bills, [simulate_ledger(own_ranged_scenario(b), samples=args.samples,
+                                       seed=args.seed) for b in bills]
+    except (ScenarioError, UsageError) as e:
+        return str(e)
+
+
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
     if text_charset(sys.stdout) == "ascii" and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # a pipe without Unicode: '?' for × and ·
-    try:
-        bills = [estimate_ledger(args.scenario)]
-    except (ScenarioError, UsageError) as e:
-        return _fail(str(e))
-    try:
-        if args.compare:
-            bills.append(estimate_ledger(args.compare))
-    except (ScenarioError, UsageError) as e:  # said as the --compare file's, as report says it
-        return _fail(f"--compare: {e}")
-    try:
-        draws = [simulate_ledger(own_ranged_scenario(b), samples=args.samples,
-                                 seed=args.seed) for b in bills]  # a pilot's band its own
-    except (ScenarioError, UsageError) as e:
-        return _fail(str(e))
+    loaded = _estimate_bills(args)
+    if isinstance(loaded, str):
+        return _fail(loaded)
+    bills, draws = loaded
     fit = None
     if args.budget_usd is not None or args.deadline_days is not None:  # levers.fit_budget
         # refused before anything is printed: a bad budget never follows a printed bill

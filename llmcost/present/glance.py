@@ -176,7 +176,8 @@ def with_headline(out: dict, head) -> dict:
     and seed, and where each range comes from: ``bill.illustrative`` (every range
     illustrative), ``bill.range_state`` (``ledger.headline_state``), ``bill.range_basis``
     (``ledger.range_basis``, also the start of ``bill.range_note``), ``bill.ranges``,
-    ``bill.range_kinds`` and ``bill.range_sources`` (key -> why). The points (``usd``,
+    ``bill.range_kinds`` and ``bill.range_sources`` (key -> why), ``bill.tornado_note`` and
+    ``bill.tornado_no_swing`` (the ranged inputs that move no line). The points (``usd``,
     ``bill.total_usd``) stay the scenario's. What ``llmcost estimate --format json`` prints and
     ``summary.json`` keeps as its bill."""
     s = head.draws.summary()
@@ -195,6 +196,7 @@ def with_headline(out: dict, head) -> dict:
                 "bill.range_sources": dict(head.sources),
                 "bill.tornado": (torn := head.draws.tornado()).to_dict("records"),
                 "bill.tornado_note": torn.attrs["note"] if torn.attrs.get("no_swing") else "",
+                "bill.tornado_no_swing": list(torn.attrs.get("no_swing", [])),
                 "bill.range_note": f"{head.basis}: {s.attrs['note']}"})
     return out
 

@@ -832,19 +832,25 @@ def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
     p = {k: v["value"] for k, v in used.items()}
     try:
         dtype = fitting_serve_weight_dtype(p)
+        held = fitting_serve_weight_dtype(p, latency=False)   # memory alone
         model, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
     except (ValueError, KeyError, TypeError):  # the set-up check names what is wrong
         return scenario
     if dtype is None or dtype == p["serve_weight_dtype"]:
         return scenario
     tp = int(p["serve_tp"] or gpu.scaleup_domain_size or 1)
-    tried = SERVE_WEIGHT_DTYPE_ORDER[:SERVE_WEIGHT_DTYPE_ORDER.index(dtype)]
-    sizes = ", ".join(f"{weight_bytes(model, d) / tp / 1e9:,.1f} GB in {d}" for d in tried)
+    replica = f"one serving replica of {'' if p['serve_tp'] else 'at most '}{tp} × {gpu.name}"
+    if held is not None and held != dtype:   # the latency target decided, not the memory
+        why = (f"chosen: the widest weight precision at which {replica} serves {model.name} "
+               f"within serve_max_tpot_s={p['serve_max_tpot_s']:g} s on the roofline (in "
+               f"{held}, which fits the memory, even one sequence takes longer")
+    else:
+        tried = SERVE_WEIGHT_DTYPE_ORDER[:SERVE_WEIGHT_DTYPE_ORDER.index(dtype)]
+        sizes = ", ".join(f"{weight_bytes(model, d) / tp / 1e9:,.1f} GB in {d}" for d in tried)
+        why = (f"chosen: the widest weight precision at which {replica} holds {model.name} and "
+               f"a batch (its weights per GPU at TP {tp}: {sizes}, leave no room for a batch")
     return {**scenario, "serve_weight_dtype": dtype, "_serve_weight_dtype_chosen": (
-        f"chosen: the widest weight precision at which one serving replica of "
-        f"{'' if p['serve_tp'] else 'at most '}{tp} × {gpu.name} holds {model.name} and a batch "
-        f"(its weights per GPU at TP {tp}: {sizes}, leave no room for a batch; the RL rollouts "
-        f"use it too; give serve_weight_dtype to set it)")}
+        why + "; the RL rollouts use it too; give serve_weight_dtype to set it)")}
 
 
 def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
@@ -2344,14 +2350,12 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
     return out
 
 
-def _no_swing_words(note: str) -> str:
-    """The tornado's note on ranged inputs that move no line (``montecarlo``: "ledger_pue,
-    rl_time_factor: ranged, but the bill is the same at its P10 and its P90, so not listed") as
-    a sentence that starts with its own capital, the keys kept as written (a trial read
-    "Rl_time_factor")."""
-    names, _, rest = note.partition(": ranged, ")
-    return f"Also ranged, not listed: {names} ({rest.removesuffix(', so not listed')})" \
-        if rest else note
+def _no_swing_words(keys) -> str:
+    """The ranged inputs that move no line (the tornado's ``no_swing``, ``montecarlo``) as a
+    sentence that starts with its own capital, the keys kept as written (a trial read
+    "Rl_time_factor", the note's first letter upper-cased)."""
+    return (f"Also ranged, not listed: {', '.join(keys)} (but the bill is the same at its P10 "
+            "and its P90)")
 
 
 def _bill_html(summary: dict) -> str:
@@ -2396,7 +2400,7 @@ def _bill_html(summary: dict) -> str:
             f"{html.escape(r['input'])} ({html.escape(r['range'])}): "
             f"{format_value(r['total_at_p10_usd'], 'USD')} to "
             f"{format_value(r['total_at_p90_usd'], 'USD')}" for r in bill["bill.tornado"])
-        still = bill.get("bill.tornado_note", "")  # ranged inputs that move no line
+        still = bill.get("bill.tornado_no_swing", [])  # ranged inputs that move no line
         spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
                   f"spread (the bill with one input at its P10 and at its P90, the others at "
                   f"their points), largest first: {drivers}."

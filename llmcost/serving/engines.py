@@ -696,6 +696,12 @@ def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens:
     target). The row's ``meets_target`` says whether it meets the target: with
     ``unmet="fastest"``, a target no set-up meets on an engine gives the fastest set-up, False.
 
+    Returns
+    -------
+    Series: the curve's columns but ``pareto`` (tp, batch, expected TTFT and TPOT, expected
+    output tokens/s per GPU with its band, the roofline's, expected USD per M input, output
+    and blended) and ``meets_target``.
+
     Raises
     ------
     ValueError

@@ -686,7 +686,8 @@ def load_api_prices() -> pd.DataFrame:
 
 
 #: The set-ups the list prices are compared with: a dense model on the cheapest TP replica of
-#: one node meeting ``max_tpot_s`` (``engines.cheapest_setup``); an MoE model as SGLang's
+#: one node meeting ``max_tpot_s``, or the fastest where none does, said so
+#: (``engines.cheapest_setup`` with ``unmet="fastest"``); an MoE model as SGLang's
 #: DeepSeek-V3 deployment (lmsys.org blog 2025-05-05: prefill EP32 at 16,384 tokens per GPU,
 #: decode EP72 at 256 sequences per GPU with 32 redundant experts), FP8 weights.
 MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep": 72,
@@ -701,8 +702,8 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
 
     1. ``model`` on its cheapest tensor-parallel replica of one node, ``weight_dtype`` weights
        (FP8 by default; used as given, never narrowed: a model that fits no replica in it
-       raises ``cheapest_setup``'s error) and FP8 KV, under
-       ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
+       raises ``cheapest_setup``'s error) and FP8 KV, under ``max_tpot_s`` on ``accelerator``
+       (``engines.cheapest_setup``; the fastest set-up where none meets it, its name saying so);
     2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
        rank (``inference.serving_cost``);
     3. DeepSeek-V3 disaggregated on H100: EP32 prefill and EP72 decode pools with DP attention
@@ -761,7 +762,8 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
 
     Formula: margin = 1 − modelled USD per M ÷ list USD per M, for input, output and (where
     listed) cached input. Modelled: a dense model at ``engines.cheapest_setup`` (FP8 weights
-    and KV, expected throughput, TPOT ≤ ``max_tpot_s``); an MoE model at
+    and KV, expected throughput, TPOT ≤ ``max_tpot_s``, or the fastest set-up where none meets
+    it, its set-up saying so); an MoE model at
     ``disaggregated_serving`` with ``MOE_DEPLOYMENT``; cached input at
     ``prefix_cached_prefill`` (half the prompt cached, tp 8 for an MoE model's attention
     replica is not modelled: an MoE model's cached-input cost is left empty).

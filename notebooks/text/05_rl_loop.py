@@ -516,10 +516,11 @@ print(f"{under} ({occ:.0%} busy): TP {int(best['tp'])}, "
 # %%
 # NBVAL_CHECK_OUTPUT
 fast = front.iloc[0]
+times = fast["expected_usd_per_m_output"] / best["expected_usd_per_m_output"]
 print(f"fastest point: TP {int(fast['tp'])}, batch {int(fast['batch'])}, "
       f"{fast['expected_tpot_s'] * 1e3:.1f} ms per token at ${fast['expected_usd_per_m_output']:.2f}"
-      f"/M output, {fast['expected_usd_per_m_output'] / best['expected_usd_per_m_output']:.0f}× "
-      + ("the cheapest point under the target" if best["meets_target"] else "the point above"))
+      "/M output" + (f", {times:.0f}× the cheapest point under the target" if best["meets_target"]
+                     else ": the set-up above"))
 
 # %%
 # NBVAL_CHECK_OUTPUT
