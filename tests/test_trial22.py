@@ -129,3 +129,15 @@ def test_a_latency_target_chooses_the_serving_precision_with_its_own_reason(tmp_
     p = report.plan_report(path, ["00"], states=False, notebook_setups=False).scenario
     assert p.get("serve_weight_dtype", "bf16") == "bf16" and "_serve_weight_dtype_chosen" \
         not in p
+
+
+def test_a_ppo_bills_short_words_say_the_factor_is_grpos():
+    # trial 23: a PPO scenario read "the model's 517 s × 1.69, published GRPO runs' median"
+    # in the terminal, the index and notebook 05, with no word that PPO borrows it
+    from llmcost.serving import rl
+    grpo = rl.time_factor_short({"rl_algorithm": "grpo"})
+    ppo = rl.time_factor_short({"rl_algorithm": "ppo"})
+    assert grpo.endswith("published GRPO runs' median")
+    assert ppo == grpo + ", PPO extrapolated from GRPO's"
+    assert rl.time_factor_short({"rl_algorithm": "ppo", "rl_time_factor": 1.2}) == \
+        "× rl_time_factor 1.2"

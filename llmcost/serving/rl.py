@@ -3704,14 +3704,17 @@ def billed_iteration_s(wall_s: float, p: dict) -> tuple:
 def time_factor_short(p: dict) -> str:
     """``scenario_time_factor`` in a few words: "" at 1 (the model's own time), "× 1.69,
     published GRPO runs' median" (none given; "published NeMo RL GRPO runs' (stated with their
-    release) median" with an ``rl_framework``), "× rl_time_factor 1.2" (given)."""
+    release) median" with an ``rl_framework``; a PPO campaign adds "PPO extrapolated from
+    GRPO's", as ``time_factor_words`` does: a trial read GRPO's factor on a PPO bill unsaid),
+    "× rl_time_factor 1.2" (given)."""
     k = scenario_time_factor(p)
     if k == 1.0:
         return ""
     runs = ("published GRPO runs'" if (p.get("rl_framework") or "generic") == "generic" else
             "published NeMo RL GRPO runs' (stated with their release)")
     return (f"× rl_time_factor {k:.3g}" if p.get("rl_time_factor") is not None else
-            f"× {k:.3g}, {runs} median")
+            f"× {k:.3g}, {runs} median"
+            + (", PPO extrapolated from GRPO's" if p.get("rl_algorithm") == "ppo" else ""))
 
 
 def time_factor_words(p: dict) -> str:
