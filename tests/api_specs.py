@@ -726,7 +726,7 @@ MORE_ARGS_2 = {
                   "kv_lora_rank": "count0", "qk_norm": "choice", "norms_per_layer": "count0",
                   "attention_sinks": "flag", "router_bias": "flag", "embedding_norm": "flag",
                   "glu_limit": "nonnegative", "context_stated": "flag",
-                  "train_tokens": "positive|none"},
+                  "train_tokens": "positive|none", "position_offset": "count0"},
     "ParallelPlan": {"zero_stage": "choice"},
     "make_plan": {"zero_stage": "choice"},
     "enumerate_plans": {"reserve": "nonnegative"},

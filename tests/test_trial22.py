@@ -141,3 +141,19 @@ def test_a_ppo_bills_short_words_say_the_factor_is_grpos():
     assert ppo == grpo + ", PPO extrapolated from GRPO's"
     assert rl.time_factor_short({"rl_algorithm": "ppo", "rl_time_factor": 1.2}) == \
         "× rl_time_factor 1.2"
+
+
+def test_opts_context_is_its_2048_positions_not_its_2050_rows():
+    # OPT's learned position table has max_position_embeddings + 2 rows (Hugging Face
+    # transformers OPTLearnedPositionalEmbedding: offset 2, fairseq's padding convention; the
+    # config's max_position_embeddings 2048): a trial read "opt-1.3b's context of 2,050 tokens"
+    import llmcost
+    from llmcost.bill.checks import context_warning
+    m = llmcost.load_model("opt-1.3b")
+    assert (m.max_position_embeddings, m.position_offset) == (2048, 2)
+    assert m.param_breakdown["position"] == (2048 + 2) * 2048
+    assert m.n_params == 1315758080   # the released facebook/opt-1.3b checkpoint's count
+    assert context_warning(m, 2048) is None
+    assert "beyond opt-1.3b's context of 2,048 tokens" in context_warning(m, 2050)
+    with pytest.raises(ValueError, match="position_offset=2 needs pos_encoding='learned'"):
+        m.replace(pos_encoding="rope", max_position_embeddings=0)

@@ -93,9 +93,15 @@ class ModelSpec:
         (Transformer-XL, used by Gopher and Chinchilla) adds a ``d_model × n_heads·d_head``
         position projection per layer; RoPE and ALiBi have no parameters.
     max_position_embeddings : int
-        Rows of the learned position table (counted as parameters only with ``"learned"``);
-        for other encodings the context a Hugging Face config declares (0: not recorded), used
-        by the scenario warnings (``llmcost.checks``).
+        The model's context: the positions of its learned table (counted as parameters only
+        with ``"learned"``, with ``position_offset``); for other encodings the context a
+        Hugging Face config declares (0: not recorded), used by the scenario warnings
+        (``llmcost.checks``).
+    position_offset : int
+        Rows of a learned position table before its first position, counted as parameters but
+        not as context: OPT's 2 (Hugging Face transformers ``OPTLearnedPositionalEmbedding``,
+        ``self.offset = 2``, a table of ``max_position_embeddings + 2`` rows, fairseq's
+        padding convention); 0 elsewhere.
     embedding_norm : bool
         A norm right after the token embedding (BLOOM).
     seq_len : int
@@ -204,6 +210,7 @@ class ModelSpec:
     source: str = field(default="", compare=False)
     notes: str = field(default="", compare=False)
     context_stated: bool = True
+    position_offset: int = 0
 
     # ------------------------------------------------------------------ validation
     def __post_init__(self):
@@ -221,6 +228,10 @@ class ModelSpec:
             self._check_int(f, minimum=0)
         self._check_int("norms_per_layer", minimum=0)
         self._check_int("mtp_depth", minimum=0)
+        self._check_int("position_offset", minimum=0)
+        if self.position_offset and self.pos_encoding != "learned":
+            raise ValueError(f"{self.name}: position_offset={self.position_offset} needs "
+                             f"pos_encoding='learned', got {self.pos_encoding!r}")
         if self.n_sliding_layers is not None:
             self._check_int("n_sliding_layers", minimum=0)
         for f in ("train_tokens", "official_params", "official_active_params"):
@@ -413,7 +424,8 @@ class ModelSpec:
         parts = {
             "embedding": self.vocab_size * h,
             "lm_head": 0 if self.tied_embeddings else self.vocab_size * h,
-            "position": self.max_position_embeddings * h if self.pos_encoding == "learned" else 0,
+            "position": (self.max_position_embeddings + self.position_offset) * h
+                        if self.pos_encoding == "learned" else 0,
             "attention": L * attn,
             "ffn_dense": dense * (self._ffn_matrix_params(self.d_ff)
                                   + self._ffn_bias_params(self.d_ff)),
