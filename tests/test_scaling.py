@@ -568,3 +568,8 @@ def test_cost_per_param_by_precision():
         scaling.cost_per_param_by_precision({"model": []}, "bf16")
     with pytest.raises(ValueError, match="other"):
         scaling.cost_per_param_by_precision(fam, "bf16", {"model": []})
+    # a trial's 1 ms target: no size is servable in the other precision (serving_cost_by_size's
+    # table empty, no columns): no comparison, where notebook 06 stopped on the refusal
+    none = scaling.cost_per_param_by_precision(fam, "bf16", pd.DataFrame())
+    assert (none["other"], none["compared"], none["change"]) == (None, [], None)
+    assert none["spreads"] == scaling.cost_per_param_by_precision(fam, "bf16")["spreads"]

@@ -1083,7 +1083,8 @@ def cost_per_param_by_precision(family, base_dtype: str, other=None) -> dict:
         change    = mean over the models served in both (1 − c_i(other) / c_i(base_dtype))
 
     ``other``: the same sizes served in another precision (``serving_cost_by_size`` with that
-    ``weight_dtypes`` alone), or None. ``change`` compares each model with itself (> 0: the
+    ``weight_dtypes`` alone; an empty table where none can be served in it, e.g. under a latency
+    target only a narrower precision meets), or None. ``change`` compares each model with itself (> 0: the
     other precision cuts its cost per token), None when no model is in ``family`` in
     ``base_dtype`` and in ``other``: ``family``'s own rows in another precision are the sizes
     whose ``base_dtype`` weights do not fit, so comparing them with the others would mix size
@@ -1095,7 +1096,8 @@ def cost_per_param_by_precision(family, base_dtype: str, other=None) -> dict:
     need = {"model", "weights", "USD per M tokens per 1e9 params"}
     for name, t in (("family", family), ("other", other)):
         if (t is not None or name == "family") and not (
-                isinstance(t, pd.DataFrame) and need <= set(t.columns)):
+                isinstance(t, pd.DataFrame)
+                and (need <= set(t.columns) or (name == "other" and t.empty))):
             raise ValueError(f"{name}={t!r:.80} must be serving_cost_by_size's table (columns "
                              f"{sorted(need)})")
     if not isinstance(base_dtype, str) or not base_dtype:
