@@ -785,7 +785,7 @@ def test_the_models_own_run_and_the_step_model_are_said_as_two_references_not_tw
     pred = below.split("): ", 1)[1].split(",", 1)[0]   # the prediction the line names
     assert "a whole-run MFU of 18.8%" in own and "read the bill as optimistic" in own
     assert own.endswith(f"; the step-time model expects more of this plan than the given "
-                        f"mfu=0.40 ({pred} on the same peak, the warning on the given MFU): it "
+                        f"mfu=0.40, {pred} on the same peak (the warning on the given MFU): it "
                         "prices a step of this plan, the published figure a whole run on its "
                         "own plan and scale with its failures and restarts, so the two bracket "
                         "the MFU, and a budget with margin takes the lower")

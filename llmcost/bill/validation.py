@@ -943,8 +943,8 @@ def with_step_model_beside_history(warnings: list) -> list:
     if below is None:
         return list(warnings)
     given, pred = below   # both on the dtype's own peak (an FP8 bill's: the FP8 one)
-    return [w + f"; the step-time model expects more of this plan than the given mfu={given} "
-            f"({pred} on the same peak, the warning on the given MFU): it prices a step of this "
+    return [w + f"; the step-time model expects more of this plan than the given mfu={given}, "
+            f"{pred} on the same peak (the warning on the given MFU): it prices a step of this "
             "plan, the published figure a whole run on its own plan and scale with its failures "
             "and restarts, so the two bracket the MFU, and a budget with margin takes the lower"
             if w.startswith(OWN_RUN_WORDS) else w for w in warnings]

@@ -733,7 +733,7 @@ _OWN_RUN = r"^mfu: the catalogue holds (.+?)'s own published run on (.+?): .*?a 
 _OWN_FP8 = r"([\d.]+%) \([^)]*\), ([\d.]+%) in FP8 at most"
 _OWN_BILL = r".*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× it"
 _BESIDE_MODEL = (r".*?; the step-time model expects more of this plan than the given "
-                 + GIVEN_MFU_PATTERN + r" \((\d+%)")
+                 + GIVEN_MFU_PATTERN + r", (\d+%) on the same peak")
 CAVEATS = [
     # GEMMs priced flat on a GPU without a per-shape table (checks.flat_gemm_warning)
     (r"^the step-time model holds no per-shape GEMM table for (.+?), so .*? it would run at "
