@@ -819,10 +819,12 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
 def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
     """When the scenario gives no ``serve_weight_dtype``, notebook 05's illustrative serving
     replica (Part I: one TP replica of at most one scale-up domain, the scenario's ``serve_tp`` if
-    it gives one) takes the notebooks' BF16; if the model and a batch do not fit it, the widest
-    precision of ``validation.SERVE_WEIGHT_DTYPE_ORDER`` (BF16, FP8, INT4) that does
-    (``validation.fitting_serve_weight_dtype``), recorded as chosen (private key
-    ``_serve_weight_dtype_chosen``, shown where the index and summary.json list the parameters).
+    it gives one) takes the notebooks' BF16; if the model and a batch do not fit it, or one
+    sequence's roofline TPOT misses ``serve_max_tpot_s`` in it, the widest precision of
+    ``validation.SERVE_WEIGHT_DTYPE_ORDER`` (BF16, FP8, INT4) that does both
+    (``validation.fitting_serve_weight_dtype``), recorded as chosen with which of the two decided
+    (private key ``_serve_weight_dtype_chosen``, shown where the index and summary.json list the
+    parameters).
     The RL rollouts read the same key, so they are priced at that precision too. Returns the
     scenario unchanged when the default fits or nothing does (the set-up check then refuses,
     naming ``serve_weight_dtype`` and ``serve_tp``).
