@@ -1828,7 +1828,7 @@ def _given_price_judgement(j: _Judging, implied: float, said: str) -> tuple:
                               f"±{_tolerance_words(j.c.tolerance)} tolerance: at that price the "
                               f"claimed cost buys {gpu_h(j.c.usd / given)} GPU-h, not "
                               f"{gpu_h(j.hours)}{beside}")
-    if implied < given * (1 - 1e-9):  # below beyond float rounding, within the tolerance
+    if _above(given, implied):  # below beyond float rounding, within the tolerance
         return "plausible", f"{said} is {_within_words(implied, given, j.c.tolerance)} {quote}" \
             f"{beside}"
     return "plausible", f"{said} is not below {quote}{beside}"

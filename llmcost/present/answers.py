@@ -519,11 +519,11 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
     head = (f"the headline's set-up (the answer under the title): TP {c.tp}, batch {c.batch}, "
             f"{c.expected_tpot_s * 1e3:.1f} ms per token expected (roofline "
             f"{c.tpot_s * 1e3:.1f}), ${e_in:.3f}/M input, ${e_out:.3f}/M output")
+    meets = best.get("meets_target", True)
     if (int(best["tp"]), int(best["batch"])) == (c.tp, c.batch):
         gap = max(abs(e_in - best["expected_usd_per_m_input"]),
                   abs(e_out - best["expected_usd_per_m_output"]))
-        point = "the cheapest point above" if best.get("meets_target", True) else \
-            "the point above (the fastest)"
+        point = "the cheapest point above" if meets else "the point above (the fastest)"
         same = (f"{point}, at the same prices" if gap <= 1e-9 * e_out else
                 f"{point}, its prices apart by up to ${gap:.4f}/M")
     else:
@@ -538,7 +538,7 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                        else "met by its expected TPOT)"))
         above = (f"the lowest expected blended price whose expected TPOT meets "
                  f"{target_s * 1e3:.3g} ms, over the curve's batches and each size's largest "
-                 "batch under it" if best.get("meets_target", True) else
+                 "batch under it" if meets else
                  f"the fastest set-up, none meeting {target_s * 1e3:.3g} ms on an engine")
         same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
                 f"headline's is {how}; the point above is {above}")

@@ -834,11 +834,11 @@ def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
     p = {k: v["value"] for k, v in used.items()}
     try:
         dtype = fitting_serve_weight_dtype(p)
-        held = fitting_serve_weight_dtype(p, latency=False)   # memory alone
+        if dtype is None or dtype == p["serve_weight_dtype"]:
+            return scenario
+        held = fitting_serve_weight_dtype(p, latency=False)   # memory alone: which decided
         model, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
     except (ValueError, KeyError, TypeError):  # the set-up check names what is wrong
-        return scenario
-    if dtype is None or dtype == p["serve_weight_dtype"]:
         return scenario
     tp = int(p["serve_tp"] or gpu.scaleup_domain_size or 1)
     replica = f"one serving replica of {'' if p['serve_tp'] else 'at most '}{tp} × {gpu.name}"
