@@ -1326,8 +1326,8 @@ def gemm_shape_report():
               f"mean {r['a100_megatron_mean']:.1%} max {r['a100_megatron_max']:.1%}; passes: "
               f"{r['passes']}; on by default: {r['default_on']}"
               + (f"; worse: {r['worse_regimes']}" if r["worse"] else ""))
-    for k, (regimes, why) in accuracy.KEPT_ON_AGAINST_THE_RULE.items():
-        print(f"     kept on against the rule, {k}: {why}")
+    for k in accuracy.KEPT_ON_AGAINST_THE_RULE:
+        print(f"     {accuracy.kept_on_words(k, verdict)}")
     for name, f in BUCKETS.items():
         held = {k: t[(t["split"] == "held-out") & f(t)] for k, t in tables.items()}
         print(f"   bucket {name:28s} n {len(held['off']):2d}: mean |error| " + " -> ".join(

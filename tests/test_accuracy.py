@@ -1030,3 +1030,15 @@ def test_cap_source_names_what_set_the_capped_top():
         0.28, "the model's own low end: its uncapped band lies wholly above the best comparable "
         "published run, 25.0% of the FP8 dense peak, and so does the bill's MFU")
     assert source(mfu=0.3, high=0.35, best=0.47) == (0.35, "")   # under every cap
+
+
+def test_a_low_end_lowered_by_less_than_its_printed_decimal_says_both_apart():
+    # A review read "its low end lowered with it to 57.7% (from 57.7%)": the cap moved the low
+    # end by under 0.05 points. Hand numbers: p = 0.60, c = 0, w = 0.04 -> the uncapped low end
+    # 0.60 / 1.04 = 57.692%; the capped one 57.66%; the top capped at 0.58 (< 0.60 / 0.96).
+    from llmcost.training.accuracy import MfuBand
+    b = MfuBand(mfu=0.60, low=0.5766, high=0.58, half_width=0.04, regime="R", n=3,
+                validated=False)
+    words = b.cap_words()
+    assert "its low end lowered with it to 57.66% (from 57.69%)" in words
+    assert "(from 57.7%)" not in words

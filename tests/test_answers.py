@@ -92,8 +92,9 @@ def test_checkpoint_answer_says_an_interval_longer_than_the_run():
     # ideal run is 81.3 GPU-hours / 8 GPUs = 10.2 h = 610 min < 2,119 min: it takes no
     # checkpoint (⌈T/τ⌉ − 1 = 0), said so
     text = answers.checkpoints(8, 5e6, 0.87, 2119 * 60, 0.7, 81.3, 3.0)
-    assert "with no checkpoint during the ideal run's 10.2 h of work (a failure replays it " \
-           "from the start)" in text and "every 2,119" not in text
+    # (the gerund is the clause's subject: "with no checkpoint ... keeps goodput" had none)
+    assert "; taking no checkpoint during the ideal run's 10.2 h of work (a failure replays it " \
+           "from the start) keeps goodput at" in text and "every 2,119" not in text
     # the same words as the plan's (reliability.checkpoint_interval_words), the run's length in
     # the unit that fits: 9,527 min of work (a trial) is 6.62 days
     assert rel.checkpoint_interval_words(1e9, 9527 * 60) == \
@@ -179,6 +180,12 @@ def test_checkpoint_answer_extra_gpu_hours():
     big = answers.checkpoints(100_000, 365.25 * 24 * 3600 / (1e5 * 0.173), 0.87, 300.0, 0.5,
                               600.0, 2.74)
     assert "fails every **30.4 min**" in big
+    # a trial's spot job read "fails every 3.5 h" where the index said "(spot pre-emptions
+    # included)": on spot the rate counts the pre-emptions, and the words say so; the planned
+    # stops' default value is named as a value (the trial's file gave the same 0.87)
+    spot = answers.checkpoints(8, 3.5 * 3600, 0.87, 3000.0, 0.9, 600.0, 2.74, spot=True)
+    assert "fails or is pre-empted every **3.5 h**" in spot
+    assert "`fail_planned_per_day`'s default value, the same whatever the job's size" in spot
 
 
 def test_published_runs_goal_counts_a_hand_made_table():

@@ -535,16 +535,23 @@ def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
 
 
 def test_pilot_n_gpus_is_a_parameter_of_notebook_00(tmp_path):
-    """`ledger_pilot_n_gpus` is declared by notebook 00 (no report-side exemption): a report
-    lists it among the scenario's values, and the notebooks receive the extrapolated MFU with no
-    throughput (a notebook's bill alone would copy the 64-GPU pilot's MFU to 2,048 GPUs)."""
-    from llmcost.present.report import NOTEBOOK_DIR, declared_parameters, plan_report
+    """`ledger_pilot_n_gpus` is declared by notebook 00 (no report-side exemption), and the
+    notebooks receive the extrapolated MFU with neither the throughput nor its scale (a
+    notebook's bill alone would copy the 64-GPU pilot's MFU to 2,048 GPUs; the scale alone is
+    refused, which stopped notebooks 00 and 09 in a trial). The report's parameter list says
+    where both went, and the notebook's own check passes on what it receives."""
+    from llmcost.bill import validation
+    from llmcost.present.report import (NOTEBOOK_DIR, declared_parameters,
+                                        effective_parameters, plan_report)
     assert "ledger_pilot_n_gpus" in declared_parameters(NOTEBOOK_DIR / "00_index.ipynb")
     path = _shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: 64\n")
     plan = plan_report(path, ["00"])
-    assert plan.values["ledger_pilot_n_gpus"] == 64
+    assert plan.values["ledger_pilot_n_gpus"] is None
     assert plan.values["ledger_pilot_tokens_per_s_per_gpu"] is None
     assert plan.values["mfu"] == plan.scenario["_mfu_calibration"]["value"]
+    used = effective_parameters(plan.scenario, plan.declared)
+    assert "850 tokens/s per GPU on 64 GPUs, extrapolated" in used["ledger_pilot_n_gpus"]["from"]
+    validation.validate_scenario(dict(plan.values), check_plan=False, check_setups=False)
 
 
 # ---------------------------------------------------------------- your own GPU: logs and profiles

@@ -481,6 +481,17 @@ def test_phases_and_exploratory_runs():
     frac = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 0.5})
     assert frac.line("compute.exploratory").usd == pytest.approx(
         0.5 * frac.figures["final_run_usd"])
+    # a change of one way of giving it replaces the other (notebook 00's what-if at three
+    # fractions stopped a report whose scenario listed its runs): 1,000 GPU-h at $3.99 listed,
+    # then 0.5 x the final run in their place, and back
+    swapped = ledger.with_changes(runs, ledger_exploratory_fraction=0.5)
+    assert swapped.line("compute.exploratory").usd == pytest.approx(
+        0.5 * swapped.figures["final_run_usd"])
+    back = ledger.with_changes(swapped, ledger_exploratory_runs=[{"name": "a", "gpu_hours": 10}])
+    assert back.line("compute.exploratory").usd == pytest.approx(10 * 3.99)
+    with pytest.raises(ValueError, match="are both given"):
+        ledger.with_changes(runs, ledger_exploratory_fraction=0.5,
+                            ledger_exploratory_runs=[{"name": "a", "gpu_hours": 10}])
     assert base.line("compute.exploratory").status == "default"
     assert ledger.default("exploratory_fraction") == pytest.approx(math.sqrt(1.2 * 4) - 1,
                                                                    abs=0.005)

@@ -580,7 +580,22 @@ def test_a_low_goodput_is_warned_with_its_interruption_rate(tmp_path):
     assert bill.figures["job_mtbf_s"] == pytest.approx(365.25 * 86400 / (64 * 50), rel=1e-9)
     (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
     assert said.startswith(f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal")
-    assert "interrupted every 2.74 h on 64 GPUs" in said and "spot" not in said
+    assert "interrupted by a failure every 2.74 h on 64 GPUs" in said and "spot" not in said
+
+
+def test_a_low_goodput_from_checkpoint_writes_says_the_stall(tmp_path):
+    # A trial: ckpt_interval_s: 1 halved the goodput by its writes, and the warning named only
+    # "interrupted every 33 days". The stall's share of the wall clock is s / (i + s) with the
+    # bill's own plan (stall s per write, interval i), and the reader's line keeps it.
+    bill = estimate_ledger(_yaml(tmp_path, "ckpt_interval_s: 1", name="c.yaml"))
+    plan = bill.figures["ckpt_main_plan"]
+    share = plan["stall_s"] / (plan["interval_s"] + plan["stall_s"])
+    assert bill.figures["goodput"] < 0.75 and share > 0.3
+    (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
+    assert ("interrupted by a failure every " in said and
+            f", and stalled {share:.0%} of its time by checkpoint writes" in said)
+    assert f", and stalled {share:.0%} of its time by checkpoint writes, the run pays" in \
+        glance.caveat_line(said)
 
 
 def test_a_low_goodput_without_checkpoints_counts_the_planned_stops(tmp_path):

@@ -29,6 +29,11 @@ def test_fsdp_has_the_same_critical_batch_as_dp_with_bf16_gradients():
     # fp32 gradients: the backward's (2 + 4)/4 = 1.5 × C/W (hand derivation, module docstring).
     r32 = overlap.fsdp_roofline(1e9, 1e4, V5P_C, V5P_W, weight_bytes=2, grad_bytes=4)
     assert r32.critical == pytest.approx(1.5 * 2550, rel=0.01)
+    # the ratio and the verdict are the tighter pass's: ratio = b / b*, hides iff b >= b*
+    for r_ in (r, r32):
+        assert float(r_.ratio) == pytest.approx(1e4 / float(r_.critical), rel=1e-9)
+    near = overlap.fsdp_roofline(1e9, 0.95 * float(r32.critical), V5P_C, V5P_W, grad_bytes=4)
+    assert not bool(near.hidden)  # by the totals, (2+2+4)/6 of the backward's, it would hide
 
 
 def test_dp_roofline_ratio_hand_derivation():

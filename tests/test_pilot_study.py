@@ -494,6 +494,12 @@ def test_the_illustrative_pilot_keeps_the_generation_and_precision():
     assert run == "megatron21-t1-7p5b"
     assert "no published run on A100-40GB in bf16" in words and "A100-80GB in bf16" in words
     assert cal.illustrative_pilot_row("A100-40GB", "bf16", 8.03e9) == run
+    # one model at several contexts (llm-foundry's MPT-13B on 8 A100-80GB at 1,024-32,768 tokens,
+    # data/published_runs.csv, 12.85e9-13.01e9 parameters): the scenario's sequence length picks
+    # the row (a review saw a 4,096-token 13B scenario given the 32,768-token run's MFU)
+    for seq in (2048, 4096, 32768):
+        assert cal.illustrative_pilot_match("A100-80GB", "bf16", 13.0e9, False, seq)[0] == \
+            f"foundry-a100-mpt-13b-s{seq}-8gpu-bf16"
     # the scenario's accelerator and precision: no words
     assert cal.illustrative_pilot_match("H100-SXM", "bf16", 69e9) == (
         "nemo-automodel-llama3-70b-h100", "")

@@ -1022,11 +1022,12 @@ def test_the_new_warnings_read_as_one_line_each():
     assert glance.caveat_line(duty) == (
         "asynchronous checkpoints, one every 52.4 s, keep the storage writing 100% of the time "
         "(186 TB a day): set the checkpoint interval or the storage bandwidth")
-    low = ("goodput 41%: the pre-training run pays 2.41× its ideal GPU-hours, interrupted every "
-           "38.4 min on 2,048 GPUs (spot pre-emptions included); the exploratory line")
+    low = ("goodput 41%: the pre-training run pays 2.41× its ideal GPU-hours, interrupted by a "
+           "failure or pre-emption every 38.4 min on 2,048 GPUs (spot pre-emptions included); "
+           "the exploratory line")
     assert glance.caveat_line(low) == (
-        "goodput 41%: interrupted every 38.4 min on 2,048 GPUs, the run pays 2.41× its ideal "
-        "GPU-hours")
+        "goodput 41%: interrupted by a failure or pre-emption every 38.4 min on 2,048 GPUs, the "
+        "run pays 2.41× its ideal GPU-hours")
     net = ("pilot: scale-out x0.075: the fit puts the network across nodes at 3.6 GB/s per GPU, "
            "7.5% of the catalogue's")
     assert glance.caveat_line(net) == (
@@ -1253,15 +1254,16 @@ def test_most_of_the_range_is_said_only_when_one_input_carries_over_half_of_it()
     assert glance.top_share(g([55e3, 48e3, 44e3])["tornado"]) == pytest.approx(0.4164, abs=1e-4)
     second = glance.plain_sentences(_summary(g([55e3, 48e3, 44e3])))[1]
     assert second.startswith("The largest single part of that range comes from the GPU-hour "
-                             "price: between its P10 and P90 the bill moves from "
+                             "price: between its P10 and P90 the bill rises from "
                              "$972k to $1.03M; next comes")
     # the tornado's totals are at the input's P10 and P90, the others at their points
     # (glance_text's words), not at the range's ends: the sentence says so, in that order, so
-    # an input that lowers the bill (a higher MFU) reads as moving it down
+    # an input that lowers the bill (a higher MFU) reads as moving it down ("falls": a trial
+    # read "moves from $32.5M to $26.9M" as a range whose low end is above its high)
     assert "low and high ends" not in second
     down = g([55e3, 48e3, 44e3])
     down["tornado"][0].update(total_at_p10_usd=1.03e6, total_at_p90_usd=0.97e6)
-    assert "between its P10 and P90 the bill moves from $1.03M to $970k" in \
+    assert "between its P10 and P90 the bill falls from $1.03M to $970k" in \
         glance.plain_sentences(_summary(down))[1]
     assert glance.top_share(g([90e3, 30e3, 20e3])["tornado"]) == pytest.approx(0.8617, abs=1e-4)
     assert glance.plain_sentences(_summary(g([90e3, 30e3, 20e3])))[1].startswith(

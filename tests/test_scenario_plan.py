@@ -340,6 +340,23 @@ def test_context_parallel_options_follow_the_cp_seq_and_product_rules():
     assert P.context_parallel_options(6000, 64) == (1, 2, 4, 8)
 
 
+def test_notebook_03_lists_the_plans_the_scenario_allows():
+    # A new-user trial: Llama 3.1 8B at 131,072 tokens on 512 H100 with tp: 8, cp: 16 was shown
+    # TP 4 and CP 1 plans in notebook 03's "every valid plan", and its plan compared with a CP 1
+    # plan it forbids. The grid now holds the fixed fields; cp: 0 searches the sizes the
+    # sequence allows (the same list as choose_plan's), every other axis its full list.
+    spec = llmcost.load_model("llama-3.1-8b")
+    cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 512)
+    p = {"tp": 8, "pp": 0, "cp": 16, "seq_len": 131072, "n_gpus": 512}
+    held = P.scenario_plan_axes(p)
+    assert held == {"tp": (8,), "cp": (16,)}
+    plans = P.enumerate_plans(spec, cl, 128, 131072, **held)
+    assert len(plans) and set(plans["tp"]) == {8} and set(plans["cp"]) == {16}
+    free = P.scenario_plan_axes({**p, "cp": 0})
+    assert free["cp"] == P.context_parallel_options(131072, 512)
+    assert P.scenario_plan_axes({"seq_len": 4096, "n_gpus": 64}) == {"cp": (1,)}
+
+
 def test_notebook_04b_ranks_the_cp_sizes_a_scenario_leaves_free():
     # A new-user trial: Llama 3.1 70B at 128k context on 1,024 B200s with cp: 0 (chosen). The
     # scenario's plan search chose CP 16; notebook 04b's ranking searched CP 1 only, so its

@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
-                            discount_price_cap, load_accelerator, load_efficiency,
-                            load_model, scenario_cluster, unavailable_prices)
+                            discount_price_cap, is_config_path, load_accelerator,
+                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, load_stack,
                            plan_options, stacks_having)
@@ -299,6 +299,24 @@ def _pilot_plan_warnings(values: dict) -> list[str]:
         [f"pilot: {w}" for w in got.get("factor_warnings", ())]
 
 
+def _config_model_warnings(model) -> list[str]:
+    """The reader's warnings on a model given as a Hugging Face ``config.json`` path (a family
+    it reads as a Llama-style decoder: ``core.model.check_hf_family``), as sentences for the
+    scenario's warning list: Python shows a warning once per place, so a trial saw it once on
+    stderr and in none of the lists a report and ``llmcost estimate`` keep. [] for a catalogue
+    name or a config read without a warning."""
+    if not isinstance(model, str) or not is_config_path(model):
+        return []
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always", UserWarning)
+        try:
+            load_model(model)
+        except ValueError:  # refused by validation, with the key named
+            return []
+    return [str(w.message) for w in got if issubclass(w.category, UserWarning)
+            and "is not a known family" in str(w.message)]
+
+
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
                       defaults=frozenset(), given_mfu=None) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
@@ -336,6 +354,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
         else None
     out.extend(w for w in (low, failure_rate_warning(values)) if w)
+    out.extend(_config_model_warnings(values.get("model")))
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
         copy = fp8_weight_copy_warning(values)

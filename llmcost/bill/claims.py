@@ -573,7 +573,11 @@ class ClaimCheck:
             (f"the scenario's {', '.join(keys)}" if len(keys) <= 4 else
              f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
             if keys else "the ledger's defaults):")
-            + (f" {self.left_out_basis}" if self.left_out_basis else ""))
+            + (f" {self.left_out_basis}" if self.left_out_basis else "")
+            + (" each P10–P90 holds the claim's MFU and price (`llmcost estimate` draws the "
+               "scenario's too, so its ranges differ)" if any(
+                   x.get("p10_usd") is not None and x.get("p90_usd") != x["p10_usd"]
+                   for x in self.left_out) else ""))
         for x in self.left_out:
             if x["line"] == "(not priced)":  # why no line is priced: the whole reason, uncut
                 L.append(f"  none priced: {x['how']}")

@@ -2141,7 +2141,10 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     whose ``mfu`` is a range replaces that range: the pilot measures the MFU, so the calibrated
     bill has no MFU range (a scenario that gives both at once is still refused). A change of
     ``accelerator`` drops the scenario's ``ledger_owned_usd_per_gpu`` unless the changes give
-    one (``pricing.purchase_price_on``: a purchase price is its own accelerator's)."""
+    one (``pricing.purchase_price_on``: a purchase price is its own accelerator's). A change of
+    ``ledger_exploratory_fraction`` replaces the scenario's ``ledger_exploratory_runs`` and the
+    other way round (a scenario gives the exploratory compute one way:
+    ``scenario.exploratory_given_once``), unless the changes give both."""
     base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
         else ledger_or_scenario
     if not isinstance(base, dict):
@@ -2150,6 +2153,10 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     moved = purchase_price_on(base, changes["accelerator"]) \
         if changes.get("accelerator") is not None else {}
     new = {**base, **moved, **changes}  # an owned purchase price is its own hardware's
+    for given, other, unset in (("ledger_exploratory_fraction", "ledger_exploratory_runs", []),
+                                ("ledger_exploratory_runs", "ledger_exploratory_fraction", None)):
+        if changes.get(given) not in (None, []) and other not in changes:
+            new[other] = unset  # the change replaces the scenario's other way of giving it
     if changes.get("ledger_pilot_tokens_per_s_per_gpu") is not None and "mfu" not in changes \
             and isinstance(base.get("mfu"), Range):
         # a pilot measures the MFU: its calibration replaces the scenario's ranged guess (the
@@ -2339,7 +2346,8 @@ def given_mfu_range(bill: Ledger) -> tuple:
         lowered = band.floored_below() is not None  # the cap moved the low end down with it
         words += (f", its top capped at {band.high:.1%} where no measurement goes "
                   f"({band.cap_reason()})" + (f" and its low end lowered with it to "
-                                               f"{band.low:.1%}" if lowered else ""))
+                                               f"{band.low:.1%}" if lowered and f"{band.low:.1%}"
+                                               != f"{m / (1 + c + w):.1%}" else ""))
     r = _peaked_at(low, m, high)
     words += (f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
               if r.kind == "triangular" else f"; drawn from {low:.1%} to {high:.1%} as two "

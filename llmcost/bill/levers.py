@@ -2036,7 +2036,9 @@ def hardware_headline(sweep) -> dict:
     # notebook 09's B200 at $5.05M): named, and the label says the ranking is of rankable rows
     cheaper = df[~df["rankable"] & ~df["scenario"] & (df["bill_calibrated_usd"] < usd)]
     if len(cheaper):
-        label = label.replace("cheapest hardware:", "cheapest rankable hardware:")
+        # the scenario's own row wins here, rankable or not: it is compared with the rankable
+        # rows (a review read "cheapest rankable" beside a table calling that row not rankable)
+        label = label.replace("cheapest hardware:", "cheapest against the rankable hardware:")
         words.append("priced lower but not rankable (no buyable listed price, or an MFU above or "
                      "without a comparable published run: notebook 09's hardware table): "
                      + ", ".join(f"{r.accelerator} {fmt_usd(r.bill_calibrated_usd)}"

@@ -1002,6 +1002,7 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     check = "the failure rate" + (", the pre-emption rate" if on_spot else "")
     if bill.scenario["ledger_resumable"]:
         check += ", the checkpoint interval and the restart time (notebook 07)"
+        spot += _stall_words(bill.figures.get("ckpt_main_plan"))
     else:  # a planned stop restarts it too
         planned = bill.scenario["fail_planned_per_day"]
         mtbf = rel.interruption_mtbf_s(mtbf, planned)
@@ -1012,10 +1013,32 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
             if np.all(planned == LEDGER_DEFAULTS["fail_planned_per_day"]) else
             " (fail_planned_per_day)") + ", or make training resumable"
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
-            f"interrupted every {fmt_duration(float(mtbf))} on "
+            f"interrupted {_by_words(bill.scenario['ledger_resumable'], on_spot)}every "
+            f"{fmt_duration(float(mtbf))} on "
             f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the "
             "final run's paid hours, carries the same losses, though smaller exploratory jobs "
             f"are interrupted less often: check {check}")
+
+
+def _by_words(resumable: bool, on_spot: bool) -> str:
+    """What interrupts a resumable run at the job's MTBF (its planned stops apart): "by a
+    failure " ("or pre-emption" on spot); "" without checkpoints, whose interval counts the
+    planned stops too (said after it)."""
+    return ("by a failure or pre-emption " if on_spot else "by a failure ") if resumable else ""
+
+
+def _stall_words(plan: dict | None) -> str:
+    """", and stalled X% of its time by checkpoint writes (s s per write, every i s)": the share
+    s ÷ (i + s) of the wall clock a synchronous stall of s seconds per interval of i seconds
+    takes (``reliability.checkpoint_plan``'s ``stall_s`` and ``interval_s``), said from 1 % (a
+    trial's 1-second interval lost most of its goodput to the writes, and the warning named only
+    a failure every 33 days); "" without a plan."""
+    if not plan or not plan.get("interval_s"):
+        return ""
+    s, i = float(plan["stall_s"]), float(plan["interval_s"])
+    share = s / (i + s)
+    return (f", and stalled {share:.0%} of its time by checkpoint writes ({s:.3g} s per write, "
+            f"every {fmt_duration(i)})" if share >= 0.01 else "")
 
 
 def _planned_words(planned) -> str:

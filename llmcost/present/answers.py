@@ -210,9 +210,11 @@ def _seconds(s: float) -> str:
 
 
 def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,
-                goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
+                goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float,
+                spot: bool = False) -> str:
     """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
-    (``CheckpointPlan.mtbf_s``), its planned interruptions per day, its checkpoint interval and
+    (``CheckpointPlan.mtbf_s``; on spot, ``spot``, λ counts the node pre-emptions too:
+    ``ledger.failure_values``), its planned interruptions per day, its checkpoint interval and
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour. The checkpoints
     the ideal run (ideal GPU-hours ÷ n_gpus) takes are counted, ⌈T/τ⌉ − 1
@@ -223,13 +225,13 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     # a run shorter than an interval (a trial: every 2,119 min on a 10-hour run) takes none
     words = rel.checkpoint_interval_words(interval_s, run_s, run="the ideal run's")
     how = ("checkpointing " + words if rel.checkpoints_in_run(run_s, interval_s) else
-           "with " + words + (" (a failure replays it from the start)" if fails else ""))
+           "taking " + words + (" (a failure replays it from the start)" if fails else ""))
     return (f"On {fmt_gpus(n_gpus)} the job "
-            + (f"fails every **{_every(mtbf_s)}** on average" if fails else
-               "is not expected to fail (a failure rate of 0)")
+            + (f"fails {'or is pre-empted ' if spot else ''}every **{_every(mtbf_s)}** on "
+               "average" if fails else "is not expected to fail (a failure rate of 0)")
             + f" (and stops {planned_per_day:g} times a day for planned work"
             + (": Llama 3's rate for its whole 16,384-GPU job, `fail_planned_per_day`'s "
-               "default, applied whatever the job's size" if planned_per_day ==
+               "default value, the same whatever the job's size" if planned_per_day ==
                LEDGER_DEFAULTS["fail_planned_per_day"] else "")
             + f"); {how} keeps goodput at **{goodput:.1%}**, so failures, "
             f"restarts and checkpoints add **{fmt_quantity(extra)} GPU-hours** "
@@ -542,7 +544,7 @@ def serving_points(c, best, target_s: float, *, tp_given: bool = False,
                  f"the fastest set-up, none meeting {target_s * 1e3:.3g} ms on an engine")
         same = (f"not the point above (TP {int(best['tp'])}, batch {int(best['batch'])}): the "
                 f"headline's is {how}; the point above is {above}")
-    ratio = (f"on it output costs {e_out / e_in:.2f}x input on an engine and "
+    ratio = (f"on the headline's set-up output costs {e_out / e_in:.2f}x input on an engine and "
              f"{r_out / r_in:.2f}x on the roofline: the engine constants of section 6.1 slow "
              f"this prefill by {e_in / r_in:.2f}x and this decode by {e_out / r_out:.2f}x")
     return "\n".join(textwrap.wrap(f"{head}: {same}; {ratio}.", 100))

@@ -650,8 +650,9 @@ def plain_sentences(summary: dict, failed=()) -> list:
         at10, at90 = top["total_at_p10_usd"], top["total_at_p90_usd"]  # in that order: an
         # input that lowers the bill (the MFU) moves it down from its P10 to its P90
         lead = "Most of" if top_share(tor) > 0.5 else "The largest single part of"
+        moves = "falls" if at90 < at10 else "rises"  # a trial read "from $32.5M to $26.9M"
         second = (f"{lead} that range comes from {input_words(top['input'])}: between its P10 "
-                  f"and P90 the bill moves from {usd_span(at10, at90)}")
+                  f"and P90 the bill {moves} from {usd_span(at10, at90)}")
         if len(tor) > 1 and tor[1]["swing_usd"] > 0:  # an input that moves nothing is no driver
             nxt = tor[1]
             second += (f"; next comes {input_words(nxt['input'])}, a swing of "
@@ -820,8 +821,9 @@ CAVEATS = [
      "asynchronous checkpoints, one every {0}, keep the storage writing {1} of the time ({2} "
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
-     r"every (.+?) on (.+?)(?: \((?:spot pre-emptions included|[^)]*planned stops)\))?;",
-     "goodput {0}: interrupted every {2} on {3}, the run pays {1}× its ideal GPU-hours"),
+     r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)(?: \((?:spot pre-emptions included|[^)]*planned "
+     r"stops)\))?((?:, and stalled \d+% of its time by checkpoint writes)?)(?: \([^)]*\))?;",
+     "goodput {0}: interrupted {2}every {3} on {4}{5}, the run pays {1}× its ideal GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
     (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "
      r"GPU, ([\d.]+%) of the catalogue's",

@@ -1905,7 +1905,7 @@ def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=N
     m = np.asarray(ms)
     for sched, label in [("gpipe", "GPipe / 1F1B: (p−1)/m"),
                          ("interleaved", f"interleaved 1F1B, v={virtual_stages}: (p−1)/(v·m)"),
-                         ("zb-h1", "ZB-H1: (p−1)/(3m)")]:
+                         ("zb-h1", "ZB-H1: (p−1)/(3m), m ≥ p")]:
         v = virtual_stages if sched == "interleaved" else 1
         ax.plot(m, bubble_fraction(pp, m, sched, v), label=label)
     if mark is not None:
@@ -2815,7 +2815,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
         if not r.get("scenario"):
             return ""
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
-    ax.set_yticks(y, [f"{r['accelerator']} (predicted MFU {r.get('mfu', r['predicted_mfu']):.0%}"
+    ax.set_yticks(y, [f"{r['accelerator']} (MFU billed {r.get('mfu', r['predicted_mfu']):.0%}"
                       f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
     ax.set_xlabel(f"whole bill, {usd_unit(scale)} (at the predicted MFU's central estimate; "
                   "bar: the MFU band)")

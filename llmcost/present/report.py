@@ -95,8 +95,8 @@ from ..core.catalog import (
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
-from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_period, fmt_usd, json_finite,
-                          not_finite_text, sig3)
+from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_gpus, fmt_period, fmt_usd,
+                          json_finite, not_finite_text, sig3)
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import WEIGHT_BYTES, weight_bytes
@@ -750,13 +750,18 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         got = pilot_mfu(v)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
-    out = dict(scenario)  # ledger_pilot_n_gpus kept: notebooks 00 and 09 declare it
+    out = dict(scenario)
     out["mfu"] = got["value"]
     out["_mfu_calibration"] = {"value": got["value"], "tokens_per_s_per_gpu": tps,
                                "from": got["from"],
                                **{k: got[k] for k in ("low", "high") if k in got}}
-    if got["pilot_n_gpus"] != got["n_gpus"]:
-        out["ledger_pilot_tokens_per_s_per_gpu"] = None
+    if got["pilot_n_gpus"] != got["n_gpus"]:  # extrapolated: neither is passed on (a notebook
+        # given the scale without the throughput refuses it: pilot_scale_given_with_throughput)
+        said = (f"scenario: {tps:,g} tokens/s per GPU on {fmt_gpus(got['pilot_n_gpus'])}, "
+                "extrapolated to the run's mfu before any notebook ran (not passed on)")
+        for k in ("ledger_pilot_tokens_per_s_per_gpu", "ledger_pilot_n_gpus"):
+            out[k] = None
+            out[f"_{k}_omitted"] = said
     return out
 
 
@@ -2535,7 +2540,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     pointer = compared_sentence(summary)
     if pointer:
         lead += (f"<p class='compared'>{html.escape(pointer)} "
-                 "<a href='#compared'>The comparison</a>.</p>")
+                 "<a href='#compared'>Go to the comparison</a>.</p>")
     esc = html.escape
     params = "".join(
         f"<tr><td><code>{esc(k)}</code></td>"

@@ -601,9 +601,9 @@ class MfuBand:
         top, pred = distinct_percents(self.high, self.mfu)
         out = (f"its top capped at {top} ({self.cap_reason() or 'where no measurement goes'}), "
                f"below the uncapped {uncapped_high(self.mfu, self.center, self.half_width):.1%}")
-        if self.floored_below() is not None:
-            out += (f", its low end lowered with it to {self.low:.1%} (from "
-                    f"{self.mfu / (1 + self.center + self.half_width):.1%})")
+        if self.floored_below() is not None:  # more decimals where one prints them alike
+            low, was = distinct_percents(self.low, self.mfu / (1 + self.center + self.half_width))
+            out += f", its low end lowered with it to {low} (from {was})"
         if self.high < self.mfu:
             out += (f"; the prediction, {pred}, lies above that cap, so the band "
                     f"({self.low:.1%}–{top}) lies below the prediction and a bill uses no "
@@ -1827,6 +1827,12 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     # a run on other hardware caps the band outright: the model's own low end, unchecked on
     # this generation, does not lift it
     cap = ceiling if ref_d is None else min(ceiling, ref_d if elsewhere else max(ref_d, floor))
+    if ref_d is None and best is None:  # nothing measured to hold the top against: said (a
+        # trial's MoE at 32k tokens kept a band to 70% where its 4k twin was capped at 34%)
+        out.append(f"{anyb.source[:1].lower()}{anyb.source[1:]} ({anyb.rule}): the band's "
+                   f"upper end, {min(high, cap):.1%}{' of the FP8 dense peak' * fp8}, is the "
+                   "step-time model's error band alone, held only to the matmul ceiling "
+                   f"({ceiling:.1%}); no measurement tests it")
     if high <= cap:
         return BandCap(high, out)
     above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
@@ -2179,22 +2185,47 @@ KEPT_ON_AGAINST_THE_RULE = {
         "Engine module) and the cast passes Transformer Engine runs. It passed the rule when it "
         "was turned on; Megatron-Bridge's 26.04 and 26.06 rows, added later with their split "
         "fixed before their errors were computed, make one held-out regime of 3 runs worse "
-        "beyond its noise (NVIDIA's Llama 3 70B FP8 on 64 H100 is predicted 12 % slow with it, "
-        "2 % without). Off, with GEMMs by shape on, the "
-        "held-out mean rises (9.4 % → 10.5 %), the published FP8:BF16 pairs' largest error "
-        "rises from 6.9 % to 17.8 %, and every FP8 GEMM, LM head included, runs at the FP8 peak "
-        "with no cast; no calibration regime is worse with it "
+        "beyond its noise. Off, every FP8 GEMM, LM head included, runs at the FP8 peak with no "
+        "cast; no calibration regime is worse with it "
         "(mechanism_comparison_calibration)"),
 }
 
 
-def kept_on_words(name: str) -> str:
+def kept_on_words(name: str, verdict: pd.DataFrame | None = None) -> str:
     """Why a mechanism (or a combination, "a + b") of ``MECHANISMS`` is on by default although
     ``mechanism_comparison``'s rule fails for it: "kept on against the rule: " and each of its
-    parts' reasons in ``KEPT_ON_AGAINST_THE_RULE``; "" when no part is kept on so."""
-    why = [f"{p}: {KEPT_ON_AGAINST_THE_RULE[p][1]}" for p in name.split(" + ")
-           if p in KEPT_ON_AGAINST_THE_RULE]
+    parts' reasons in ``KEPT_ON_AGAINST_THE_RULE``; "" when no part is kept on so. Given
+    ``verdict`` (``mechanism_comparison()[1]``), each part's reason ends with what turning it off
+    does, computed: the held-out mean |error| and the published FP8:BF16 pairs' largest error
+    with the other mechanisms on by default, without the part -> with it (the settings of
+    ``MECHANISMS`` whose flags are those; said only where both are priced)."""
+    why = []
+    for p in name.split(" + "):
+        if p not in KEPT_ON_AGAINST_THE_RULE:
+            continue
+        words = f"{p}: {KEPT_ON_AGAINST_THE_RULE[p][1]}"
+        pair = None if verdict is None else _without_and_with(p, verdict)
+        if pair is not None:
+            off, on = pair
+            words += (f"; with the other default mechanisms on, without it -> with it, the "
+                      f"held-out mean |error| {off['all_mean']:.1%} -> {on['all_mean']:.1%} "
+                      f"and the published FP8:BF16 pairs' largest error "
+                      f"{off['fp8_pairs_max']:.1%} -> {on['fp8_pairs_max']:.1%}")
+        why.append(words)
     return ("kept on against the rule: " + "; ".join(why)) if why else ""
+
+
+def _without_and_with(part: str, verdict: pd.DataFrame):
+    """The verdict rows of the shipped mechanisms without ``part`` and with it (``"off"`` when
+    none is left), or None when ``MECHANISMS`` prices either setting not."""
+    shipped = StepOptions()
+    on = tuple(bool(getattr(shipped, k)) for k in _MECHANISM_FLAGS)
+    off = tuple(v and k != part for k, v in zip(_MECHANISM_FLAGS, on))
+    by_flags = {**{f: n for n, f in MECHANISMS.items()}, (False, False, False): "off"}
+    names = by_flags.get(off), by_flags.get(on)
+    if None in names or not all(n in verdict.index for n in names):
+        return None
+    return verdict.loc[names[0]], verdict.loc[names[1]]
 
 
 def regime_noise(validation: pd.DataFrame) -> pd.Series:

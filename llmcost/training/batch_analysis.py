@@ -347,7 +347,8 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
         ("plan_bubble_fraction", "pipeline bubble, share of the step", analysis.bubble_fraction,
          "", f"at the plan's batch, PP {analysis.pp}, {analysis.micro_batches_per_step} "
-         f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')}"),
+         f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')}, the "
+         "schedule's formula (notebook 04b's step model prices it with the step's waits)"),
         ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
          analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
         ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "",
@@ -362,7 +363,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          "tokens", "C = M·D, DeepSeek LLM Eq. 1"),
         ("deepseek_lr", "DeepSeek LLM η_opt", analysis.deepseek["lr"], "", "AdamW peak"),
         ("allreduce_exposed_fraction", "all-reduce share of a step", analysis.exposed_fraction,
-         "", "at the plan's batch, if not overlapped"),
+         "", "at the plan's batch, one all-reduce per step, if not overlapped"),
         _activation_row(analysis),
     ]
 

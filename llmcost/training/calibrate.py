@@ -1535,15 +1535,20 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
 
 
 def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float,
-                           is_moe: bool | None = None) -> str | None:
+                           is_moe: bool | None = None, seq_len: int | None = None) -> str | None:
     """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot
     (``illustrative_pilot_match``'s run; None where no run of the scenario's class is
     published)."""
-    return illustrative_pilot_match(accelerator, dtype, n_params, is_moe)[0]
+    return illustrative_pilot_match(accelerator, dtype, n_params, is_moe, seq_len)[0]
+
+
+#: Models whose parameter counts are within this of the closest one's (|Δ log N|, 2 %) are one
+#: size to ``illustrative_pilot_match``: the same model counted at another context.
+SAME_SIZE_LOG = 0.02
 
 
 def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
-                             is_moe: bool | None = None) -> tuple:
+                             is_moe: bool | None = None, seq_len: int | None = None) -> tuple:
     """The published run an illustrative pilot takes its MFU from, and how well it matches the
     scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
     of the scenario's class (``is_moe``: dense or mixture-of-experts, where given) the first
@@ -1555,7 +1560,13 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
         3. its accelerator, any dtype;   4. its generation, any dtype;
         5. any accelerator, its dtype;   6. any row,
 
-    the one whose model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs.
+    the one whose model is closest in parameters (|log N_row − log N|; rows within
+    ``SAME_SIZE_LOG`` of the closest count as one size: llm-foundry's MPT-13B is 12.85e9 to
+    13.01e9 parameters at 1k to 32k tokens, its position table's), among those the one whose
+    sequence length is closest to ``seq_len`` (|log S_row − log S|, where given: a run at 8× the
+    scenario's context spends another share of its FLOPs in attention; a review found an A100
+    13B scenario at 4,096 tokens given the 32,768-token run of the same model), then the nearest
+    in parameters, then the fewest GPUs.
     A generation's kernels, memory bandwidth and FP8 support set its MFU, so a run of another
     generation or precision is a late resort (an FP8 Blackwell run's MFU is not an A100 BF16
     pilot's); an MoE step's dispatch and grouped GEMMs are no dense model's, so a run of the
@@ -1569,6 +1580,7 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
     cfg["accelerator"] = cfg["run_id"].map(runs["catalog_accelerator"])
     cfg["params"] = cfg["run_id"].map(runs["params_total"]).astype(float)
     cfg["n_gpus"] = cfg["run_id"].map(runs["n_accelerators"]).astype(float)
+    cfg["seq"] = cfg["run_id"].map(runs["seq_len"]).astype(float)
     active = cfg["run_id"].map(runs["params_active"]).astype(float)
     cfg = cfg[(cfg["params"] > 0) & ((active < cfg["params"]) == bool(is_moe)
                                      if is_moe is not None else True)]
@@ -1582,7 +1594,10 @@ def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
         pick = cfg[mask]
         if len(pick):
             d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
-            row = pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]
+            ds = (np.log(pick["seq"]) - math.log(float(seq_len))).abs() if seq_len else 0.0
+            near = d <= d.min() + SAME_SIZE_LOG  # one model counted at several contexts
+            row = pick[near].assign(d=d[near], ds=ds[near] if seq_len else 0.0).sort_values(
+                ["ds", "d", "n_gpus"]).iloc[0]
             said = "Blackwell Ultra" if accelerator in BLACKWELL_ULTRA else gen  # rule 7's class
             return str(row["run_id"]), _match_words(tier, accelerator, said, dtype, row, kind)
     if kind:
@@ -1695,7 +1710,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
             for r in c.pilots))
     elif illustrative:
         row, match = illustrative_pilot_match(p["accelerator"], p.get("dtype", "bf16"),
-                                              float(model.n_params), model.is_moe)
+                                              float(model.n_params), model.is_moe,
+                                              p.get("seq_len"))
         if row is None:  # no published run of the scenario's class: no calibration
             return PilotStudy(calibration=None, extrapolation=None, plan=plan, said="",
                               illustrative=True, source=match, gpu_hours=(math.nan,) * 3,

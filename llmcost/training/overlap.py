@@ -200,8 +200,12 @@ def fsdp_roofline(params_per_gpu, tokens_per_microbatch, flops_per_s, bytes_per_
         hides when b ≥ b* = g·max(β_w/2, (β_w + β_g)/4)·C / W
 
     (bf16 weights and gradients: b* = g·C/W, as plain DP; the scaling book's "Training" chapter.)
-    ``compute_s`` and ``comm_s`` are per micro-batch; ``exposed_s`` adds the two passes'
-    shortfalls only approximately (the property takes the totals).
+    ``compute_s`` and ``comm_s`` are those of the tighter pass, the one the threshold holds (the
+    backward once β_g ≥ β_w), per micro-batch, so that ``ratio`` = b / b* and ``hidden`` iff
+    b ≥ b*: each pass's traffic overlaps its own compute only (a review read a threshold above
+    the tokens beside a ratio of the two passes' totals, 0.63 for b / b* = 0.56). ``exposed_s``
+    is that pass's shortfall: a lower bound on the micro-batch's wait, the other pass may wait
+    too.
     """
     p = as_array(params_per_gpu, "params_per_gpu", positive=True)
     b = as_array(tokens_per_microbatch, "tokens_per_microbatch", positive=True)
@@ -209,8 +213,9 @@ def fsdp_roofline(params_per_gpu, tokens_per_microbatch, flops_per_s, bytes_per_
     g = _gather_factor(_group(group_size))
     bw, bg = _bytes(weight_bytes, "weight_bytes"), _bytes(grad_bytes, "grad_bytes")
     crit = g * np.maximum(bw / 2, (bw + bg) / 4) * c / w
-    return Roofline("FSDP", scalar_or_array(6 * p * b / c),
-                    scalar_or_array(g * p * (2 * bw + bg) / w),
+    back = (bw + bg) / 4 >= bw / 2  # the tighter pass: backward 4·P·b/C, forward 2·P·b/C
+    return Roofline("FSDP", scalar_or_array(np.where(back, 4, 2) * p * b / c),
+                    scalar_or_array(g * p * np.where(back, bw + bg, bw) / w),
                     "tokens per replica per micro-batch", scalar_or_array(b),
                     scalar_or_array(crit), "micro-batch")
 

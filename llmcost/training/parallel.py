@@ -838,6 +838,25 @@ def fixed_plan_fields(p: dict) -> dict:
     return fixed
 
 
+#: The ``enumerate_plans`` axes a scenario's fixed plan fields hold (``scenario_plan_axes``).
+GRID_FIXED_AXES = ("tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
+                   "recompute", "schedule")
+
+
+def scenario_plan_axes(p: dict) -> dict:
+    """The ``enumerate_plans`` option lists of notebook 03's "every valid plan": one value for
+    each field in ``GRID_FIXED_AXES`` the scenario fixes (``fixed_plan_fields``), and, when it
+    leaves ``cp`` free (``cp: 0``), the CP sizes its sequence and GPU count allow
+    (``context_parallel_options``, as ``choose_plan``'s search tries them); every other axis
+    keeps ``PlanGrid``'s full list. A trial's 128k-token scenario fixing TP 8 and CP 16 was
+    shown TP 4 plans without CP, and compared with a plan it forbids."""
+    fixed = fixed_plan_fields(p)
+    axes = {k: (v,) for k, v in fixed.items() if k in GRID_FIXED_AXES}
+    if "cp" not in fixed:
+        axes["cp"] = context_parallel_options(int(p["seq_len"]), int(p["n_gpus"]))
+    return axes
+
+
 def free_plan_parameters(p: dict) -> list:
     """The plan parameters a scenario leaves to be chosen (absent or set to their "choose"
     value), ``dp`` excepted (it follows from the others)."""

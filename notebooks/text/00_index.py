@@ -388,7 +388,7 @@ print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
 # with Cottier et al. 2024's terms (§2.3: the host's CPUs, memory, NICs and fans per accelerator;
 # the average draw during training as a share of the rated power; the data centre's overhead;
 # `ledger.energy_terms`), and emissions = E × grid intensity (default: the US average, EIA). A
-# rented GPU-hour already includes its electricity, so the energy line is $0 unless the hardware
+# rented GPU-hour already includes its electricity, so the energy line is \$0 unless the hardware
 # is owned. **Conventions differ:** Meta's model cards count the GPU's TDP alone; the bill counts
 # the server, the average draw and the PUE (`ledger.energy_of` gives both). For this scenario's
 # accelerator:
@@ -452,9 +452,10 @@ display(Markdown(
 # NBVAL_CHECK_OUTPUT
 ex = bill.line("compute.exploratory")
 print(f"exploratory and failed runs: {ledger.format_usd(ex.usd)} ({ex.status})")
+instead = " in place of the scenario's listed runs" if p["ledger_exploratory_runs"] else ""
 for frac in (0.2, 1.19, 3.0):
     b = ledger.with_changes(bill, ledger_exploratory_fraction=frac)
-    print(f"  at {frac:.2f} × the final run: bill {llmcost.fmt_usd(b.total_usd)}")
+    print(f"  at {frac:.2f} × the final run{instead}: bill {llmcost.fmt_usd(b.total_usd)}")
 b = ledger.with_changes(bill, ledger_rerun_probability=0.25, ledger_reserve_fraction=0.1)
 print(f"with a 25% rerun risk and a 10% contingency: reserves "
       f"{llmcost.fmt_usd(b.usd('reserve.'))}, bill {llmcost.fmt_usd(b.total_usd)}")

@@ -255,7 +255,7 @@ publish_summary("01_flops", [
 #
 # **Model FLOPs utilisation** is the model FLOPs a run executes per second divided by the
 # hardware's peak (Chowdhery et al. 2022, §4.1 and App. B). Large dense pre-training runs have
-# reported roughly 30–50%: GPT-3 21.3%, MT-NLG 530B 30.2% and PaLM 540B 46.2% (PaLM Table 3),
+# reported roughly 20–50%: GPT-3 21.3%, MT-NLG 530B 30.2% and PaLM 540B 46.2% (PaLM Table 3),
 # Llama 3 405B 38–43% (Llama Team 2024, Table 4); short benchmarks reach more (Korthikanti et
 # al. 2022 measured 56% for a 530B model on 280 A100s, Table 5). The rest of
 # the peak goes to memory-bound operations (norms, softmax, element-wise work), communication that
@@ -308,7 +308,7 @@ plots.readable(ax);
 
 # %% [markdown]
 # > **Takeaway.** Cost goes as 1/MFU; the matmul ceiling (about 80% of peak on Hopper) bounds MFU
-# > from above, and large runs sit at 35–50%.
+# > from above, and large published runs sit at 20–50% (those since 2022, 30–50%).
 
 # %% [markdown]
 # ## 6. What the catalogue models cost, like for like
@@ -453,7 +453,7 @@ print(f"MFU {p['mfu']:.1%} on {gpu.name} means {target:,.0f} tokens/s per GPU fo
 # ## Exercises
 #
 # Use the teaching accelerator `Teaching-1PF` (1 PFLOP/s = 10¹⁵ FLOP/s dense BF16, a catalogue
-# entry of round numbers) and a price of $2 per GPU-hour.
+# entry of round numbers) and a price of \$2 per GPU-hour.
 #
 # 1. A dense model of 10B parameters trains on 200B tokens (20 tokens per parameter). How many
 #    training FLOPs by 6ND? How many GPU-hours at MFU 40%, and how many days on 1,000 GPUs?
@@ -466,8 +466,8 @@ print(f"MFU {p['mfu']:.1%} on {gpu.name} means {target:,.0f} tokens/s per GPU fo
 # <details><summary><b>Answers</b> (click)</summary>
 #
 # 1. C = 6 · 10¹⁰ · 2·10¹¹ = **1.2·10²² FLOP**. GPU-seconds = 1.2·10²² / (10¹⁵ · 0.4) = 3·10⁷ s,
-#    so **8,333 GPU-hours**; on 1,000 GPUs 8.3 hours = **0.35 days**; cost 8,333 × $2 =
-#    **$16,667**. (6ND ignores attention here; exercise 3 says by how much.)
+#    so **8,333 GPU-hours**; on 1,000 GPUs 8.3 hours = **0.35 days**; cost 8,333 × \$2 =
+#    **\$16,667**. (6ND ignores attention here; exercise 3 says by how much.)
 # 2. Hours go as 1/MFU: 0.4/0.5 = 0.8, so they fall by **20%** (and 40% → 30% would cost 33% more).
 # 3. 6N = 72·L·h². Causal: 6·L·h·s / (72·L·h²) = s / (12·h) = 8,192 / 49,152 = **16.7%**; full
 #    mask: 12·L·h·s / (72·L·h²) = s / (6·h) = **33.3%**.

@@ -386,7 +386,8 @@ print("a bound from bytes alone: real matmuls reach at most about "
 # (`batch.dp_sync_bandwidth`). On a fixed cluster, a larger global batch means more micro-batches
 # per step and the same all-reduce, so the communication is **amortised** over more compute.
 # Frameworks overlap most of it with the backward pass; the share below is what it would cost if it
-# were not overlapped, an upper bound that notebook 04 refines.
+# were not overlapped: an upper bound on a ZeRO-0/1 plan's exposed time, which notebook 04 refines
+# (a ZeRO-2/3 plan sends more, below).
 #
 # Notebook 04 counts this traffic as the framework sends it, so its figure differs from this one by
 # design: it overlaps the synchronisation with the backward pass (of the last micro-batch, or of
@@ -414,6 +415,13 @@ print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain
       f"per parameter ({recipe_name})")
 print(f"all-reduce {s0.allreduce_s:.2f} s per step against {s0.compute_s:.2f} s of compute at "
       f"the plan's batch: {s0.exposed_fraction:.0%} of the step if not overlapped")
+m = plan.n_microbatches  # ZeRO-2: a reduce-scatter (half an all-reduce) per micro-batch
+if plan.zero_stage == 2:
+    print(f"ZeRO-2: the gradients are reduce-scattered after each of the {m} micro-batches, "
+          f"(m + 1) / 2 = {(m + 1) / 2:g}x this volume (notebook 04)")
+elif plan.zero_stage == 3:
+    print(f"ZeRO-3: gradients reduce-scattered and weights gathered in each of the {m} "
+          f"micro-batches, more than (m + 1) / 2 = {(m + 1) / 2:g}x this volume (notebook 04)")
 
 # %% [markdown]
 # > **Takeaway.** The gradient all-reduce is paid once per step, in the recipe's gradient bytes,

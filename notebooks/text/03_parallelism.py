@@ -413,11 +413,13 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # | GPipe (Huang et al. 2019) | (p−1)/m | all m micro-batches |
 # | 1F1B (Narayanan et al. 2021 §2.2) | (p−1)/m | min(m, p) |
 # | interleaved 1F1B, v chunks per stage | (p−1)/(v·m) | ≈ p·(1 + (p−1)/(p·v)) |
-# | zero bubble ZB-H1 (Qi et al. 2024) | (p−1)/(3m) | as 1F1B |
+# | zero bubble ZB-H1 (Qi et al. 2024) | (p−1)/(3m) once m ≥ p; 2(p−1)/(3m) below | as 1F1B |
 #
 # (As a share of the whole step, GPipe's and 1F1B's bubble is (p−1)/(m+p−1).) `llmcost` also
 # simulates the schedules op by op; the simulated idle time and in-flight micro-batches equal the
-# formulas (a test checks every stage). Blue bars are forward passes, orange bars backward passes,
+# formulas (a test checks every stage). With fewer micro-batches than stages (m < p) ZB-H1's deferred
+# weight-gradient passes cannot fill the warm-up: its critical path is p forwards, p input-gradient
+# backwards and one weight-gradient pass, 2(p−1)/(3m) (`parallel.bubble_fraction`). Blue bars are forward passes, orange bars backward passes,
 # numbers are micro-batches:
 
 # %%
@@ -540,19 +542,23 @@ for cp in (2, 8):
 #
 # `enumerate_plans` tries every combination of TP × PP (DP derived) × virtual stages × micro-batch
 # size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global
-# batch, with numpy over the whole grid at once (`benchmarks/bench_plans.py` prints its
+# batch, with the plan fields the scenario fixes held at its values (`parallel.scenario_plan_axes`;
+# with `cp: 0`, the context-parallel sizes its sequence allows), with numpy over the whole grid at once (`benchmarks/bench_plans.py` prints its
 # speed as a ratio against a per-plan Python loop it times in the same run). A combination is rejected by the first rule it breaks:
 
 # %%
 # NBVAL_CHECK_OUTPUT
+held = parallel.scenario_plan_axes(p)   # the fields the scenario fixes; CP sizes if cp: 0
 plans = parallel.enumerate_plans(spec, cluster, p["global_batch_tokens"] // p["seq_len"],
                                  p["seq_len"], pp_split=layer_split, recipe=recipe,
                                  reserve=p["mem_reserve_fraction"],
-                                 etp=p["etp"] or None)   # 1: the experts folded, as the scenario
+                                 etp=p["etp"] or None, **held)  # etp 1: the experts folded
 fitting = plans[plans.fits & plans.tp_in_scaleup_domain]
 print(f"{plans.attrs['n_candidates']:,} combinations, {len(plans):,} valid plans, "
       f"{int(plans.fits.sum()):,} fit in {usable / 1e9:.0f} GB, {len(fitting):,} of them with "
       f"TP inside the {cluster.scaleup_domain_size}-GPU domain")
+print("the axes the scenario sets (cp: its sizes when left free): " + ", ".join(
+    f"{k} {'/'.join(map(str, v))}" for k, v in held.items()))
 
 # %%
 rejected = pd.Series(plans.attrs["rejected"], name="combinations")

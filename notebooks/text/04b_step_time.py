@@ -283,7 +283,9 @@ print("what a `mfu: predict` bill uses: " + accuracy.central_mfu_words(
 for w in band.warnings:
     print(f"warning: {w}")
 print(f"exposed communication {b.exposed_comm_s / b.step_time_s:.1%} of the step, pipeline "
-      f"bubble {b.pipeline_bubble_s / b.step_time_s:.1%}")
+      f"bubble {b.pipeline_bubble_s / b.step_time_s:.1%} (of this step, with its waits; "
+      f"notebook 03's formula, of a step of compute and bubble alone: "
+      f"{plan.bubble_fraction('total'):.1%})")
 
 # %%
 plots.table(b.to_frame().reset_index(), {"seconds": "{:.3g}", "share": "{:.1%}"})
@@ -535,7 +537,7 @@ for name, r in verdict.drop(index="off").iterrows():
     if r["worse"]:
         print(f"   worse: {r['worse_regimes']}")
     if r["default_on"] and not r["passes"]:  # the reason, from the package's one list
-        print(f"   {accuracy.kept_on_words(name)}")
+        print(f"   {accuracy.kept_on_words(name, verdict)}")
 
 # %%
 single = verdict.drop(index=["off", "gemm_shape + fp8_as_run", "all three"])

@@ -100,7 +100,7 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
 # 1. derive why decode is HBM-bandwidth-bound and prefill compute-bound, and find the batch at
 #    which decode would turn compute-bound;
 # 2. size the KV cache of MHA, GQA, MLA and sliding-window models and the largest batch that fits;
-# 3. price input and output tokens on any catalogue accelerator, and say why output costs more;
+# 3. price input and output tokens on any catalogue accelerator, and say when and why output costs more;
 # 4. build the GPU-hour ledger of a GRPO or PPO iteration and explain why generation's share of
 #    time is several times its share of FLOPs (decode is memory-bound, the tail is long);
 # 5. put a post-training campaign beside the pre-training bill of the same model.
@@ -207,8 +207,8 @@ cap8 = inf.max_batch("llama-3.1-8b", "H100-SXM", 4096)
 print(f"at 4,096 tokens HBM holds {cap8} sequences beside the weights: HBM fills first")
 cross = (f"{c.crossover_batch:,.0f}" if np.isfinite(c.crossover_batch) else
          "never (KV reads outrun the FLOPs: memory-bound at every batch)")
-print(f"this scenario at {ctx:,} tokens: crossover {cross}, HBM holds {c.max_batch}; "
-      f"the batch is stopped by {c.limit}")
+print(f"this scenario at {ctx:,} tokens: crossover {cross}, HBM holds {c.max_batch}; its "
+      f"batch {c.batch:,} is {answers.BATCH_LIMIT_WORDS.get(c.limit, 'set by ' + c.limit)}")
 
 # %% [markdown]
 # **Takeaway.** Without a KV cache decode would turn compute-bound near B ≈ 295 on H100; with it,
@@ -353,16 +353,18 @@ for b in (1, 32):
     s_b = inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=c.tp, batch=b,
                            **sv)
     print(f"  at batch {b:>2}: ${s_b.usd_per_m_output:.2f} per M output = "
-          f"{s_b.usd_per_m_output / s_b.usd_per_m_input:.0f}x the input price")
+          f"{s_b.usd_per_m_output / s_b.usd_per_m_input:.0f}x its input price "
+          f"(${s_b.usd_per_m_input:.3f} per M input at batch {b})")
 
 # %% [markdown]
-# **Why output tokens cost more than input tokens.** A prefill pass runs thousands of tokens
+# **Why output tokens usually cost more than input tokens.** A prefill pass runs thousands of tokens
 # through each weight read (compute-bound, near the matmul ceiling); a decode step runs one token
 # per sequence per weight read, and the batch it can share that read with is capped by the KV
 # cache, and in practice by latency targets and by how many requests are in flight. At the
-# largest batch that fits, a long-prompt request like this one pays only somewhat more per output
-# token (its prefill also pays the TP all-reduces, exposed here); at the batches a latency target
-# or thin traffic leaves, output costs many times input, which is the physics behind list prices
+# largest batch that fits, decode shares each weight read with hundreds of sequences, so a
+# long-prompt request like this one pays about as much per output token as per input token, more
+# or less (the ratio printed above; its prefill also pays the TP all-reduces, exposed here); at the
+# batches a latency target or thin traffic leaves, output costs many times input, which is the physics behind list prices
 # that charge several times more for output. These are roofline prices: the engines of section 6
 # run slower than the roofline by the factors printed there, so real costs are that factor higher.
 #

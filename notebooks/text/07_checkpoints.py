@@ -79,7 +79,8 @@ from llmcost.present import answers
 
 if scenario["ledger_resumable"]:
     display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
-                                         plan.interval_s, plan.goodput, run["gpu_hours"], price)))
+                                         plan.interval_s, plan.goodput, run["gpu_hours"], price,
+                                         spot=p["pricing"] == "spot")))
 else:  # every failure or planned stop restarts the run: the bill's goodput, not the plan's
     display(Markdown(answers.no_checkpoints(
         p["n_gpus"], bill.figures["goodput"], bill.figures["main_ideal_gpu_hours"],

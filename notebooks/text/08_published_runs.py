@@ -62,7 +62,7 @@ display(Markdown(answers.published_runs(claims.error_table_summary(errors), like
 # %% [markdown]
 # Every other notebook predicts. This one keeps score: it predicts the accelerator-hours of runs
 # whose authors published them, from public facts only, and reports the error. Then it turns the
-# same arithmetic on **claims** ("trained on 2,048 H800s for two months for $5.6M") with
+# same arithmetic on **claims** ("trained on 2,048 H800s for two months for \$5.6M") with
 # `llmcost.claims.check_claim`, the function behind `llmcost check`.
 #
 # **Learning objectives.** After this notebook you can
@@ -244,9 +244,9 @@ display(Markdown(answers.published_runs_gaps(errors, goodputs, fp8_x)))
 # run was that far below the best published one; published final runs sit there too, Pythia's
 # and BloombergGPT's on A100), else **plausible**. A claim of money and hours is judged on two more things, and its verdict is the worst of the three, each stated (`claims.worst_verdict`): its cost (**implausible** below the least its FLOPs can cost, every hour at the matmul ceiling at the cheapest hour of the accelerator or its generation the catalogue knows: the cheapest current catalogue hour of any pricing mode or the low end of the owned hour, `pricing.owned_hour_range`) and its price per GPU-hour (**optimistic** only below that same cheapest hour by more than the claim's tolerance, `--tolerance`, since published costs are rounded; a price below today's list prices of its pricing mode but not below it is plausible, and the judgement says what it is below: a run of thousands of GPUs for months is bought on a long reservation or owned, and the catalogue holds few prices committed for a year or more). It also lists what the claim leaves out.
 #
-# **Claim 1: DeepSeek-V3, "$5.576M".** The report's own words (arXiv:2412.19437, Table 1 and §1):
+# **Claim 1: DeepSeek-V3, "\$5.576M".** The report's own words (arXiv:2412.19437, Table 1 and §1):
 # 2,664K H800 GPU-hours of pre-training, 119K of context extension and 5K of post-training,
-# "assuming the rental price of H800 is $2 per GPU hour"; and "the aforementioned costs include
+# "assuming the rental price of H800 is \$2 per GPU hour"; and "the aforementioned costs include
 # only the official training of DeepSeek-V3, excluding the costs associated with prior research
 # and ablation experiments on architectures, algorithms, or data."
 
@@ -286,9 +286,9 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
             {"usd": "${:,.0f}", "p10_usd": "${:,.0f}", "p90_usd": "${:,.0f}"})
 
 # %% [markdown]
-# The verdict above judges the $5.576M as a price of the **final run's** GPU-hours: the utilisation
+# The verdict above judges the \$5.576M as a price of the **final run's** GPU-hours: the utilisation
 # the FLOPs and hours imply against the ceiling and against the best published comparable run
-# (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" DeepSeek-V3 says that no other published run of its class has measured such a utilisation, not that the claim is false), and the $2/GPU-h against the
+# (`ds.reason` names that run and the rule that makes it comparable; the model's own published runs are left out, so a claim is never checked against itself: an "optimistic" DeepSeek-V3 says that no other published run of its class has measured such a utilisation, not that the claim is false), and the \$2/GPU-h against the
 # catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute) and against the least a Hopper hour can cost (`ds.judgements`, its price judgement). What it does not include,
 # priced with the ledger's defaults (table above): exploratory and failed runs (Cottier et al.
 # 2024: total development compute is 1.2-4× the final run; the largest line), checkpoint and

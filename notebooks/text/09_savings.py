@@ -330,7 +330,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": plots.signed_t
 # at the scenario's price, which is this bill's. The error bar is the bill at the
 # ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
-# one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
+# one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's \$42/h per
 # 4-GPU tray). The column *bill at the scenario's MFU × the predicted ratio* scales the scenario's own MFU by the predicted ratio instead,
 # $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{central}(hw) /
 # \text{MFU}_\text{central}(\text{own})$, each side the central estimate of its prediction (one rule
@@ -656,9 +656,9 @@ plots.table(routes[["route", "cannot_do", "not_priced"]])
 # Use the teaching accelerator (`Teaching-1PF`: 1 PFLOP/s dense BF16) and round numbers.
 #
 # 1. **A stalled loader.** A 7B model trained on 1T tokens (6ND: $4.2\times10^{22}$ FLOP) at 40%
-#    MFU on Teaching-1PF. What does a 10% data-loader stall cost at $2 per GPU-hour?
-# 2. **Cutting red-teaming.** Skipping a $200k red-teaming budget risks a problem after release
-#    that forces post-training to be redone ($1.5M) plus a quarter of an $8M final run. Above what
+#    MFU on Teaching-1PF. What does a 10% data-loader stall cost at \$2 per GPU-hour?
+# 2. **Cutting red-teaming.** Skipping a \$200k red-teaming budget risks a problem after release
+#    that forces post-training to be redone (\$1.5M) plus a quarter of an \$8M final run. Above what
 #    probability of such a problem is the cut a false economy?
 # 3. **Spot without checkpoints.** At a 60% spot discount, does a job whose ideal length is twice
 #    its MTBF pay off without checkpoints? What is the break-even probability of a pre-emption?
@@ -667,7 +667,7 @@ plots.table(routes[["route", "cannot_do", "not_priced"]])
 #
 # 1. $H = 4.2\times10^{22} / (10^{15} \times 0.4) / 3600 = 29{,}167$ GPU-hours. With the stall the
 #    MFU is $0.4 \times 0.9 = 0.36$ and $H' = H/0.9 = 32{,}407$: the stall costs
-#    $H\,s/(1-s) = 3{,}241$ GPU-hours, **$6,481**, 11% more than without it (not 10%).
+#    $H\,s/(1-s) = 3{,}241$ GPU-hours, **\$6,481**, 11% more than without it (not 10%).
 # 2. $L = 1.5 + 0.25 \times 8 = \$3.5$M; $p^\ast = S/L = 0.2/3.5 =$ **5.7%**. Above a 1-in-18
 #    chance the cut loses money in expectation.
 # 3. $x = T/M = 2$: the expected slowdown is $(e^2 - 1)/2 = 3.19$, and $(1 - 0.6) \times 3.19 =
