@@ -133,11 +133,17 @@ def test_topology_table_marks_where_the_switch_figure_is_optimistic():
 def test_roofline_table_rows_and_links():
     t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
                                tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
-    assert list(t["kind"]) == ["DP", "FSDP", "TP", "PP", "CP"]
+    assert list(t["kind"]) == ["DP", "DP (ZeRO-2)", "FSDP", "TP", "PP", "CP"]
     # TP 2 leaves 4 DP members per 8-GPU board: 4 NICs pooled, min(450, 4·50) = 200 GB/s, so
     # DP's critical batch = 2·(255/256)·4·989.4e12/(4·200e9) (hand; H100 datasheet 989.4 TFLOP/s)
     dp = t.set_index("kind").loc["DP"]
     assert dp["critical"] == pytest.approx(2 * 255 / 256 * 4 * 989.4e12 / (4 * 200e9), rel=1e-3)
+    # ZeRO-2 reduce-scatters the gradients after each micro-batch: (n−1)/n·P·β_g behind that
+    # micro-batch's backward, so the threshold is in tokens per micro-batch and half the
+    # all-reduce's, (255/256)·4·989.4e12/(4·200e9) = 4,927 (hand, as above): 4,096 waits
+    rs = t.set_index("kind").loc["DP (ZeRO-2)"]
+    assert rs["critical"] == pytest.approx(255 / 256 * 4 * 989.4e12 / (4 * 200e9), rel=1e-3)
+    assert rs["value"] == 4096 and not rs["hides"] and rs["controls"].endswith("micro-batch")
     moe = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
                                  tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     assert (moe["kind"] == "EP").sum() == 2

@@ -66,7 +66,7 @@ Every function broadcasts over numpy arrays and raises ``ValueError`` naming a b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -444,6 +444,12 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     what it controls, the plan's value, the threshold (``critical``), the compute ÷ comm ratio,
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
     model gets EP skipped with the reason in ``note``).
+
+    Beside DP's once-per-step all-reduce (ZeRO-0/1), the row "DP (ZeRO-2)" is the gradients
+    reduce-scattered after every micro-batch, ``dp_roofline`` with the micro-batch's tokens and
+    half the gradient bytes (its docstring), and FSDP's is ZeRO-3: what the plan would meet at
+    each stage (a review read "DP: hides" for a ZeRO-2 plan whose step model exposed its
+    data-parallel traffic most).
     """
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
@@ -462,6 +468,12 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                   "dp_roofline"),
                  (fsdp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
                                 grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
+        # ZeRO-2: a reduce-scatter per micro-batch, (n−1)/n·P·β_g behind its backward
+        rs = dp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
+                         grad_bytes=grad_bytes / 2, in_network=in_network)
+        rows.insert(1, (replace(rs, kind="DP (ZeRO-2)", per="micro-batch",
+                                controls="tokens per replica per micro-batch"),
+                        dp_link, "dp_roofline"))
     if tp > 1:
         w_tp = float(mesh_scaleup_bandwidth(up, min(tp, dom), peers))
         rows.append((tp_roofline(pl, h, tp, c, w_tp, in_network=in_network), "scale-up",
