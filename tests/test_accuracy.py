@@ -1042,3 +1042,22 @@ def test_a_low_end_lowered_by_less_than_its_printed_decimal_says_both_apart():
     words = b.cap_words()
     assert "its low end lowered with it to 57.66% (from 57.69%)" in words
     assert "(from 57.7%)" not in words
+
+
+def test_a_band_with_no_published_run_of_its_scope_says_its_top_is_untested():
+    # A trial: Mixtral 8x7B on H100 at 4,096 tokens had its band capped at the best comparable
+    # MoE run (NeMo AutoModel's Qwen3 30B-A3B, 34.0%), while the same run at 32,768 tokens kept a
+    # band to 70% with no word: no published MoE Hopper run is in its sequence range (8,192 to
+    # 131,072 tokens: data/validation_mfu.csv), so nothing caps it but the matmul ceiling. The
+    # warning says so, and the index's one-liner keeps the figure and the reason.
+    from llmcost.present import glance
+    ref = accuracy.cap_reference("H100-SXM", 46.7e9, "bf16", 32768, True)
+    assert ref.mfu_bf16 is None
+    got = accuracy.band_cap_detail(0.485, 0.704, "H100-SXM", 46.7e9, seq_len=32768, is_moe=True)
+    (said,) = [w for w in got.warnings if "is untested" in w]
+    assert said.startswith("the predicted MFU band's upper end, 70.4%, is untested: no published "
+                           "MoE Hopper run at a comparable sequence length")
+    assert glance.caveat_line(said) == ("the MFU band's top, 70.4%, is untested: no published MoE "
+                                        "Hopper run at a comparable sequence length")
+    short = accuracy.band_cap_detail(0.469, 0.60, "H100-SXM", 46.7e9, seq_len=4096, is_moe=True)
+    assert not any("is untested" in w for w in short.warnings) and short.high < 0.60

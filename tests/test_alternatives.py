@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import llmcost
+
 from llmcost.bill import alternatives as al
 from llmcost.bill.ledger import build_ledger
 from llmcost.bill.scenario import load_scenario
@@ -75,6 +77,13 @@ def test_cli_alternatives(capsys):
     assert rc == 0
     for route in al.ROUTE_LIMITS:
         assert route in out
+    # the pre-training route beside the whole bill it is a part of (its compute lines and SFT;
+    # a trial read "$5.58M" against the bill's "$5.67M" as a contradiction)
+    bill = llmcost.build_ledger(llmcost.load_scenario(SCENARIO_DIR / "default.yaml"))
+    part = bill.usd("compute.") + bill.usd("post.sft")
+    text = " ".join(out.split())
+    assert (f"pre-training's, the compute lines and SFT, {llmcost.fmt_usd(part)} of the whole "
+            f"bill's {llmcost.fmt_usd(bill.total_usd)}") in text
     rc = cli.main(["estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"),
                    "--alternatives", "--format", "csv"])
     assert rc != 0

@@ -514,3 +514,19 @@ def test_no_good_window_says_which_fill_it_means(h100):
     text = "\n".join(batch.batch_verdict(a))
     assert "No good window: on 16,384 GPUs, filling them with a bubble of at most 10% takes " \
            "33.6M tokens per step" in text
+
+
+def test_zero_volume_ratio_counts_each_stages_collectives():
+    # ZeRO §7 (Rajbhandari et al. 2020): a reduce-scatter or an all-gather moves (n-1)/n·P·β,
+    # half a ring all-reduce. Hand numbers, fp32 gradients (4 B) and bf16 weights (2 B):
+    # ZeRO-1 (4 + 2) / 8 = 0.75; ZeRO-2 at m = 16, (16·4 + 2) / 8 = 8.25; ZeRO-3 at m = 8, two
+    # gathers, 8·(4 + 2·2) / 8 = 8; bf16 gradients, ZeRO-2 at m = 1: (2 + 2) / 4 = 1.
+    assert batch.zero_volume_ratio(0, 16, 4.0) == 1.0
+    assert batch.zero_volume_ratio(1, 16, 4.0) == pytest.approx(0.75)
+    assert batch.zero_volume_ratio(2, 16, 4.0) == pytest.approx(8.25)
+    assert batch.zero_volume_ratio(3, 8, 4.0) == pytest.approx(8.0)
+    assert batch.zero_volume_ratio(2, 1, 2.0) == pytest.approx(1.0)
+    for bad in ({"zero_stage": 4}, {"n_microbatches": 0}, {"grads_bytes": -1.0}):
+        args = {"zero_stage": 2, "n_microbatches": 4, "grads_bytes": 4.0, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            batch.zero_volume_ratio(**args)

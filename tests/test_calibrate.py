@@ -534,7 +534,7 @@ def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
     assert "pilot[0]: TP8" in text and "32x the pilot's GPUs" in text
 
 
-def test_pilot_n_gpus_is_a_parameter_of_notebook_00(tmp_path):
+def test_notebooks_get_an_extrapolated_pilot_as_its_mfu_alone(tmp_path):
     """`ledger_pilot_n_gpus` is declared by notebook 00 (no report-side exemption), and the
     notebooks receive the extrapolated MFU with neither the throughput nor its scale (a
     notebook's bill alone would copy the 64-GPU pilot's MFU to 2,048 GPUs; the scale alone is
@@ -1322,3 +1322,21 @@ def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, 
                              "pp: 4, micro_batch_size: 1}\n  - {n_gpus: 256, "
                              "tokens_per_s_per_gpu: 860, tp: 8, pp: 4, micro_batch_size: 1}\n")
     assert "not fitted" not in ok
+
+
+def test_a_pilot_smaller_than_the_run_is_still_read_as_measured_by_the_warnings(tmp_path):
+    """A review: once a report stopped passing the extrapolated pilot's throughput and scale to
+    the notebooks, its warnings read the pilot's MFU as a given one: "the pipeline bubble adds
+    ... the mfu must already include it" and "the scenario's mfu=... is below what the step-time
+    model expects", both false of a measured pilot (its step holds the bubble). A 70B model,
+    TP8 · PP8, 256 H100, a pilot of 500 tokens/s per GPU on 64 of them."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "p.yaml"
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 256\n"
+                    "train_tokens: 1.0e11\nseq_len: 4096\nglobal_batch_tokens: 4194304\n"
+                    "tp: 8\npp: 8\nzero_stage: 1\nprice_usd_per_gpu_hour: 2.5\n"
+                    "ledger_pilot_tokens_per_s_per_gpu: 500\nledger_pilot_n_gpus: 64\n")
+    bill = estimate_ledger(path)
+    assert bill.figures["mfu"] > 0
+    assert not any("pipeline bubble adds" in w or "below what the step-time model" in w
+                   for w in bill.warnings), bill.warnings

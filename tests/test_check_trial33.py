@@ -33,8 +33,11 @@ def test_a_claim_on_a_scenario_is_judged_as_the_same_claim_by_flags(tmp_path, ca
     own = "deepseek-v3's own published runs left out"
     assert own in " ".join(flags.split()) and own in " ".join(scenario.split())
     assert _verdict(flags) == _verdict(scenario) == "OPTIMISTIC"
-    # said as notebook 08 says it: no comparable published run reaches it, not a false claim
-    assert "(optimistic: no comparable published run has measured this utilisation; it does " \
+    # said as notebook 08 says it: no comparable published run reaches it, not a false claim;
+    # "other", with the model's own runs left out (a trial read "no comparable published run"
+    # of Llama 3.1 70B, whose own 54.6% run the catalogue holds)
+    assert "(optimistic: no other comparable published run has measured this utilisation; the " \
+           "model's own are left out, so that a claim is not checked against itself; it does " \
            "not say the claim is false)" in " ".join(flags.split())
     # the scenario's own bill (no stated figure) is judged with its model's own runs
     assert main(["check", "--scenario", str(path)]) == 0

@@ -1329,7 +1329,8 @@ def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
     hw = lv.hardware_headline(_sweep_rows(40.8e6, 72.2e6))
     # TPU v5e is priced lower but not rankable: the label says the ranking is of rankable rows
     # and the note names it (a trial read "cheapest hardware: H200" above 09's cheaper B200)
-    assert hw["label"] == "cheapest against the rankable hardware: GB200-NVL72 (this scenario)"
+    assert hw["label"] == ("cheapest of this scenario's and the rankable hardware: GB200-NVL72 "
+                           "(this scenario)")
     assert "priced lower but not rankable" in hw["note"] and "TPU v5e $1.00" in hw["note"]
     assert hw["usd"] == 40.8e6
     assert "H100-SXM at the catalogue median (reserved) price: $72.2M" in hw["note"]

@@ -593,8 +593,8 @@ def test_a_low_goodput_from_checkpoint_writes_says_the_stall(tmp_path):
     assert bill.figures["goodput"] < 0.75 and share > 0.3
     (said,) = [x for x in bill.warnings if x.startswith("goodput ")]
     assert ("interrupted by a failure every " in said and
-            f", and stalled {share:.0%} of its time by checkpoint writes" in said)
-    assert f", and stalled {share:.0%} of its time by checkpoint writes, the run pays" in \
+            f", and stalled {share:.0%} of its time by checkpoints" in said)
+    assert f", and stalled {share:.0%} of its time by checkpoints, the run pays" in \
         glance.caveat_line(said)
 
 

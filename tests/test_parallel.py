@@ -362,6 +362,17 @@ def test_zb_h1_with_fewer_micro_batches_than_stages():
     assert bubble_fraction(2, 1, "zb-h1") == pytest.approx(2 / 3)
     assert bubble_fraction(8, 32, "zb-h1") == pytest.approx(7 / 96)   # Qi et al.: (p-1)/(3m)
     assert bubble_fraction(8, 4, "zb-h1") <= bubble_fraction(8, 4, "1f1b")
+    # p = 4, m = 2, slot by slot (B before F before W, 1F1B's in-flight limit of p - r; a
+    # review's count, redone by hand):
+    #   stage 0  F1 F2 .  .  .  .  .  B1 W1 B2 W2
+    #   stage 1  .  F1 F2 .  .  .  B1 W1 B2 W2 .
+    #   stage 2  .  .  F1 F2 .  B1 W1 B2 W2 .  .
+    #   stage 3  .  .  .  F1 B1 F2 B2 W1 W2 .  .
+    # 11 slots for 3·2 = 6 of work: 5/6, not the 1 that 2(p-1)/(3m) gave; the span
+    # 2p + 2m - 1 gives (2p - m - 1)/(3m), which meets Qi et al.'s (p-1)/(3m) at m = p
+    assert bubble_fraction(4, 2, "zb-h1") == pytest.approx(5 / 6)
+    assert bubble_fraction(4, 4, "zb-h1") == pytest.approx(3 / 12)
+    assert bubble_fraction(8, 7, "zb-h1") == pytest.approx(8 / 21)   # (16 - 7 - 1) / 21
 
 
 def test_plan_grid_object_and_keywords_give_the_same_table():

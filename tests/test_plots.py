@@ -61,8 +61,8 @@ def test_a_failure_free_job_draws_its_waterfall_without_a_warning():
 def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
     # A trial's 09: the hatched bar "A100-80GB (MFU 63%, your price)" read as the scenario's bill,
     # which the scenario prices at its own 45%; every bar is at the predicted MFU's central
-    # estimate (levers.hardware_sweep), and its label says so, in the hardware table's column
-    # name (a review read "predicted MFU 56%" beside that table's predicted 60.7%, billed 55.8%)
+    # estimate (levers.hardware_sweep), and its label says so: "central MFU" (a review read
+    # "predicted MFU 56%" beside a table of predicted 60.7%, central estimate 55.8%)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -76,6 +76,6 @@ def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
                           "price_basis": ["the scenario's price", "catalogue"]})
     ax = plots.hardware_bills(sweep)
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert "A100-80GB (MFU billed 63%, your price)" in labels
-    assert "H100-SXM (MFU billed 50%)" in labels
+    assert "A100-80GB (central MFU 63%, your price)" in labels
+    assert "H100-SXM (central MFU 50%)" in labels
     plt.close(ax.figure)

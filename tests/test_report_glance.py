@@ -1023,7 +1023,7 @@ def test_the_new_warnings_read_as_one_line_each():
         "asynchronous checkpoints, one every 52.4 s, keep the storage writing 100% of the time "
         "(186 TB a day): set the checkpoint interval or the storage bandwidth")
     low = ("goodput 41%: the pre-training run pays 2.41× its ideal GPU-hours, interrupted by a "
-           "failure or pre-emption every 38.4 min on 2,048 GPUs (spot pre-emptions included); "
+           "failure or pre-emption every 38.4 min on 2,048 GPUs; "
            "the exploratory line")
     assert glance.caveat_line(low) == (
         "goodput 41%: interrupted by a failure or pre-emption every 38.4 min on 2,048 GPUs, the "
@@ -1441,3 +1441,16 @@ def test_compared_inputs_say_a_range_beside_its_point():
     b.scenario["mfu"] = Range("uniform", low=0.35, high=0.5)
     assert glance.compare_inputs([a, b])[0] == (
         "mfu 45.0% → 42.5% (the point of its range, uniform 0.35-0.5)")
+
+
+def test_the_plain_lever_sentence_leaves_a_levers_long_detail_to_notebook_09():
+    # A trial's MoE report: the third plain sentence ran to 90 words, the lever's name with its
+    # source's citation and a clause after a semicolon, and filled a phone's first screen. The
+    # index keeps the first clause and short parentheses; notebook 09's table keeps the rest.
+    long = ("raise MFU to 17% of the FP8 peak, the best published MoE run on Blackwell within 4× "
+            "this size (Qwen3_30B_a3B (Megatron-Bridge 26.04.01 pre-training benchmark, 8 B200), "
+            "its software priced as the megatron-core-2025 stack profile); measured on 8 GPUs")
+    assert glance._lever_short(long) == ("raise MFU to 17% of the FP8 peak, the best published "
+                                         "MoE run on Blackwell within 4× this size")
+    assert glance._lever_short("use spot instances (price x0.4)") == \
+        "use spot instances (price x0.4)"

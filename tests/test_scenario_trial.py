@@ -208,9 +208,9 @@ def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
     assert "not priced" not in text and "no current reserved catalogue price" not in text
     # a trial compared the left-out lines' P10-P90 with estimate's and found them different:
     # check holds the claim's MFU and price, and says so where the ranges are printed
-    assert ("Not in the figure (the ledger's defaults): each P10–P90 holds the claim's MFU and "
-            "price (`llmcost estimate` draws the scenario's too, so its ranges differ) "
-            "exploratory and failed runs:") in text
+    assert ("Not in the figure (the ledger's defaults): each P10–P90 is drawn with the claim's "
+            "MFU and price held fixed (`llmcost estimate --scenario` draws a scenario's too, so "
+            "its ranges differ) exploratory and failed runs:") in text
 
 
 def test_check_prices_the_left_out_lines_with_the_scenarios_keys(tmp_path):

@@ -70,6 +70,11 @@ every step, validation and layer-table pin unchanged.
 
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
+
+Re-recorded for ZB-H1 with fewer micro-batches than stages (``parallel.bubble_fraction``:
+(2p − m − 1)/(3m), counted slot by slot, where 2(p − 1)/(3m) was exact only at m = 1): only the
+engine grids' ZB-H1 rows with m < p move (their bubble, step time, MFU, HFU and tokens/s); every
+ranking, step, validation and layer-table pin unchanged.
 """
 
 import json

@@ -17,6 +17,7 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
                             discount_price_cap, is_config_path, load_accelerator,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
+from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, load_stack,
                            plan_options, stacks_having)
 from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
@@ -301,10 +302,10 @@ def _pilot_plan_warnings(values: dict) -> list[str]:
 
 def _config_model_warnings(model) -> list[str]:
     """The reader's warnings on a model given as a Hugging Face ``config.json`` path (a family
-    it reads as a Llama-style decoder: ``core.model.check_hf_family``), as sentences for the
-    scenario's warning list: Python shows a warning once per place, so a trial saw it once on
-    stderr and in none of the lists a report and ``llmcost estimate`` keep. [] for a catalogue
-    name or a config read without a warning."""
+    it reads as a Llama-style decoder: ``core.model.UnknownFamilyWarning``), as sentences for
+    the scenario's warning list: Python shows a warning once per place, so a trial saw it once
+    on stderr and in none of the lists a report and ``llmcost estimate`` keep. [] for a
+    catalogue name or a config read without a warning."""
     if not isinstance(model, str) or not is_config_path(model):
         return []
     with warnings.catch_warnings(record=True) as got:
@@ -313,12 +314,11 @@ def _config_model_warnings(model) -> list[str]:
             load_model(model)
         except ValueError:  # refused by validation, with the key named
             return []
-    return [str(w.message) for w in got if issubclass(w.category, UserWarning)
-            and "is not a known family" in str(w.message)]
+    return [str(w.message) for w in got if issubclass(w.category, UnknownFamilyWarning)]
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
-                      defaults=frozenset(), given_mfu=None) -> list[str]:
+                      defaults=frozenset(), given_mfu=None, piloted: bool = False) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
 
     Parameters
@@ -332,6 +332,10 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     given_mfu : Range, optional
         The scenario's ``mfu`` as given where it is a range (``values`` holds its point): a
         sentence on the point names the range it is the point of.
+    piloted : bool
+        The ``mfu`` is a pilot's, extrapolated by a report before any notebook ran
+        (``report.calibrate_mfu``, which passes neither the pilot's throughput nor its scale
+        on): it holds the bubble and is measured, as when ``values`` give the pilot.
 
     Returns
     -------
@@ -385,7 +389,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(waste)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
-        out.extend(_plan_warnings(values, mfu_predicted, given_mfu))
+        out.extend(_plan_warnings(values, mfu_predicted, given_mfu, piloted))
     return out
 
 
@@ -1230,7 +1234,8 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
                         serving_outside_bill_warning(values, defaults)) if w]
 
 
-def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None) -> list[str]:
+def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
+                   piloted: bool = False) -> list[str]:
     try:
         spec, gpu, plan, mem = scenario_plan_memory(values)
     except (ValueError, KeyError):
@@ -1246,7 +1251,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None) ->
     bubble = plan_bubble(plan)
     # a pilot's MFU (its measured throughput, or the step model calibrated on it: the step
     # time includes the bubble) already holds the bubble, as a predicted one does
-    piloted = pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
+    piloted = piloted or pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
     if bubble > BUBBLE_WARNING and not piloted:
         # the bubble is a fraction b of the ideal compute time (Narayanan et al. 2021 §2.2.1:
         # (p - 1)/m for 1F1B), so the stages idle b / (1 + b) of the step (a bubble of 6300%

@@ -520,10 +520,21 @@ class ClaimCheck:
         there is none."""
         return next((n for n in self.notes if OWN_RUN_WORDS in n), "")
 
+    def _optimistic_note(self) -> str:
+        """What an optimistic utilisation means: no (other) comparable published run has
+        measured it, the model's own runs left out where they were (a trial read "no comparable
+        published run" of Llama 3.1 70B, whose own 54.6% run the catalogue holds)."""
+        own = "own published runs left out" in (self.best_source or "")
+        return ("  (optimistic: no " + "other " * own + "comparable published run has measured "
+                "this utilisation" + ("; the model's own are left out, so that a claim is not "
+                                      "checked against itself" if own else "")
+                + "; it does not say the claim is false)")
+
     def describe(self) -> str:
         """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
-        L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
-             f"({self.dtype}), {gpu_h(self.gpu_hours)} GPU-h ({self.hours_source})"]
+        L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens of {self.seq_len:,}-token "
+             f"sequences, {self.accelerator} ({self.dtype}), {gpu_h(self.gpu_hours)} GPU-h "
+             f"({self.hours_source})"]
         if self.tokens_source:  # tokens the claim did not state: said beside them
             L.append(f"  tokens: {self.tokens_source}")
         if self.phase_gpu_hours:
@@ -561,8 +572,7 @@ class ClaimCheck:
         if any(x["verdict"] == "optimistic" and x["aspect"] == "utilisation"
                for x in self.judgements) or (len(self.judgements) <= 1 and
                                              self.verdict == "optimistic"):
-            L.append("  (optimistic: no comparable published run has measured this "
-                     "utilisation; it does not say the claim is false)")
+            L.append(self._optimistic_note())
         if self.implied_usd_per_gpu_hour is not None:
             L.append(f"Implied price: {usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                      f"{self.price_verdict}")
@@ -574,8 +584,8 @@ class ClaimCheck:
              f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
             if keys else "the ledger's defaults):")
             + (f" {self.left_out_basis}" if self.left_out_basis else "")
-            + (" each P10–P90 holds the claim's MFU and price (`llmcost estimate` draws the "
-               "scenario's too, so its ranges differ)" if any(
+            + (" each P10–P90 is drawn with the claim's MFU and price held fixed (`llmcost "
+               "estimate --scenario` draws a scenario's too, so its ranges differ)" if any(
                    x.get("p10_usd") is not None and x.get("p90_usd") != x["p10_usd"]
                    for x in self.left_out) else ""))
         for x in self.left_out:

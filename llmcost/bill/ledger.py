@@ -79,7 +79,8 @@ from ..serving.inference import choose_serving_tp, serving_cost, serving_validat
 from ..serving.rl import (decode_factor_words, scenario_campaign, shape_words,
                           time_factor_triangle, time_factor_words)
 from ..training import reliability as rel
-from ..training.accuracy import central_mfu_words, mfu_band, step_error_words, uncapped_high
+from ..training.accuracy import (central_mfu_words, distinct_percents, mfu_band,
+                                 step_error_words, uncapped_high)
 from ..training.compute import model_flops_per_token
 from .pricing import (  # noqa: F401
     default,
@@ -2345,9 +2346,10 @@ def given_mfu_range(bill: Ledger) -> tuple:
     if band.capped_above() is not None:
         lowered = band.floored_below() is not None  # the cap moved the low end down with it
         words += (f", its top capped at {band.high:.1%} where no measurement goes "
-                  f"({band.cap_reason()})" + (f" and its low end lowered with it to "
-                                               f"{band.low:.1%}" if lowered and f"{band.low:.1%}"
-                                               != f"{m / (1 + c + w):.1%}" else ""))
+                  f"({band.cap_reason()})" + (" and its low end lowered with it to {} (from "
+                                               "{})".format(*distinct_percents(
+                                                   band.low, m / (1 + c + w)))
+                                               if lowered else ""))
     r = _peaked_at(low, m, high)
     words += (f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
               if r.kind == "triangular" else f"; drawn from {low:.1%} to {high:.1%} as two "

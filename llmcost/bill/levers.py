@@ -2038,7 +2038,8 @@ def hardware_headline(sweep) -> dict:
     if len(cheaper):
         # the scenario's own row wins here, rankable or not: it is compared with the rankable
         # rows (a review read "cheapest rankable" beside a table calling that row not rankable)
-        label = label.replace("cheapest hardware:", "cheapest against the rankable hardware:")
+        label = label.replace("cheapest hardware:",
+                              "cheapest of this scenario's and the rankable hardware:")
         words.append("priced lower but not rankable (no buyable listed price, or an MFU above or "
                      "without a comparable published run: notebook 09's hardware table): "
                      + ", ".join(f"{r.accelerator} {fmt_usd(r.bill_calibrated_usd)}"

@@ -1669,10 +1669,10 @@ def exploratory_given_once(out: dict) -> None:
 def pilot_scale_given_with_throughput(out: dict) -> None:
     """``ledger_pilot_n_gpus`` says where a pilot throughput was measured: it is given only
     beside ``ledger_pilot_tokens_per_s_per_gpu``, or beside the calibration a report made of
-    them (``_mfu_calibration``: the report keeps the scale, which notebooks 00 and 09 declare,
-    and drops the throughput it has extrapolated). Checked by ``load_scenario`` and
-    ``validation.validate_scenario`` (with the report's private keys); not by a notebook's
-    ``validate_parameters``, which receives the kept scale without the calibration record."""
+    them (``_mfu_calibration``). A report that has extrapolated the pilot to the run passes
+    neither the throughput nor the scale on to the notebooks (``report.calibrate_mfu``), so a
+    notebook's own check sees neither. Checked by ``load_scenario`` and
+    ``validation.validate_scenario``; not by a notebook's ``validate_parameters``."""
     if out.get("ledger_pilot_n_gpus") is not None and \
             out.get("ledger_pilot_tokens_per_s_per_gpu") is None and \
             "_mfu_calibration" not in out:

@@ -998,7 +998,7 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
         return None
     on_spot = p.get("pricing") == "spot"
-    spot = " (spot pre-emptions included)" if on_spot else ""
+    spot = ""  # resumable: "by a failure or pre-emption" says it (_by_words)
     check = "the failure rate" + (", the pre-emption rate" if on_spot else "")
     if bill.scenario["ledger_resumable"]:
         check += ", the checkpoint interval and the restart time (notebook 07)"
@@ -1028,7 +1028,7 @@ def _by_words(resumable: bool, on_spot: bool) -> str:
 
 
 def _stall_words(plan: dict | None) -> str:
-    """", and stalled X% of its time by checkpoint writes (s s per write, every i s)": the share
+    """", and stalled X% of its time by checkpoints (s s per checkpoint, every i s)": the share
     s ÷ (i + s) of the wall clock a synchronous stall of s seconds per interval of i seconds
     takes (``reliability.checkpoint_plan``'s ``stall_s`` and ``interval_s``), said from 1 % (a
     trial's 1-second interval lost most of its goodput to the writes, and the warning named only
@@ -1037,7 +1037,7 @@ def _stall_words(plan: dict | None) -> str:
         return ""
     s, i = float(plan["stall_s"]), float(plan["interval_s"])
     share = s / (i + s)
-    return (f", and stalled {share:.0%} of its time by checkpoint writes ({s:.3g} s per write, "
+    return (f", and stalled {share:.0%} of its time by checkpoints ({s:.3g} s per checkpoint, "
             f"every {fmt_duration(i)})" if share >= 0.01 else "")
 
 

@@ -886,6 +886,12 @@ HF_MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_
 HF_MOE_FAMILIES = ("mixtral", "qwen3_moe", "gpt_oss", "deepseek_v2", "deepseek_v3")
 
 
+class UnknownFamilyWarning(UserWarning):
+    """A ``config.json`` of a ``model_type`` outside ``HF_FAMILY_READERS``, read as a Llama-style
+    decoder (``check_hf_family``): kept in a scenario's warning list too
+    (``checks._config_model_warnings``)."""
+
+
 def check_hf_family(c: HFConfig) -> None:
     """A ``model_type`` outside ``HF_FAMILY_READERS``: read as a Llama-style decoder when its
     config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError; a
@@ -918,7 +924,7 @@ def check_hf_family(c: HFConfig) -> None:
                                         "max_position_embeddings") if k in c.cfg]
     warnings.warn(f"model_type={c.mtype!r} is not a known family: read as a Llama-style "
                   f"decoder from the keys {', '.join(used)}; other keys are ignored, "
-                  "so check the parameter count against the checkpoint", UserWarning,
+                  "so check the parameter count against the checkpoint", UnknownFamilyWarning,
                   stacklevel=4)  # the caller of ModelSpec.from_hf_config
 
 

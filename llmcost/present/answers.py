@@ -239,7 +239,8 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
 
 
 def no_checkpoints(n_gpus: int, goodput: float, ideal_gpu_hours: float, failures_usd: float,
-                   interrupt_s: float, ckpt_goodput: float, price_usd_per_gpu_hour: float) -> str:
+                   interrupt_s: float, ckpt_goodput: float, price_usd_per_gpu_hour: float,
+                   spot: bool = False) -> str:
     """Notebook 07 for a scenario that takes no checkpoints (``ledger_resumable: false``): the
     bill's figures first, since every failure or planned stop restarts the run from scratch
     (``ledger._restart_from_scratch_goodput``: goodput T ÷ E[wall]; paid = ideal ÷ goodput; the
@@ -249,7 +250,8 @@ def no_checkpoints(n_gpus: int, goodput: float, ideal_gpu_hours: float, failures
     saving = ideal_gpu_hours * (1 / goodput - 1 / ckpt_goodput) * price_usd_per_gpu_hour
     every = _every(interrupt_s)
     return (f"The scenario takes **no checkpoints** (`ledger_resumable: false`): on "
-            f"{fmt_gpus(n_gpus)} a failure or a planned stop comes every **{every}** and "
+            f"{fmt_gpus(n_gpus)} a failure{', a pre-emption' if spot else ''} or a planned stop "
+            f"comes every **{every}** and "
             f"restarts the run from scratch, so its goodput is **{goodput:.1%}** and they add "
             f"**{fmt_quantity(ideal_gpu_hours * (1 / goodput - 1))} GPU-hours** "
             f"({md_usd(failures_usd)}, the bill's failures line). With the checkpoints this "

@@ -517,8 +517,36 @@ def lever_sentence(summary: dict, failed=()) -> str:
     # the saving first: a lever's name may end in a clause of its own (a trial read "... not in
     # that figure, which would save about $31.6M", the "which" on the wrong noun)
     return (f"The biggest lever (notebook 09) would save about {fmt_usd(lever['value'])} at "
-            f"the bill's point estimate{share}: {name}"
+            f"the bill's point estimate{share}: {_lever_short(name)}"
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
+
+
+def _lever_short(name: str) -> str:
+    """A lever's name for the index's plain sentence: its first clause (up to a semicolon outside
+    parentheses), its parenthesised detail left out, which notebook 09's table keeps (a trial's
+    MoE lever ran to 90 words and filled a phone's first screen)."""
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            cut = i
+            break
+    first, out, depth, group = name[:cut], [], 0, []
+    for ch in first:  # a parenthesis of more than LEVER_DETAIL_CHARS is detail: left out
+        depth += ch == "("
+        (group if depth else out).append(ch)
+        if ch == ")" and depth:
+            depth -= 1
+            if not depth:
+                out += group if len(group) <= LEVER_DETAIL_CHARS else []
+                group = []
+    out += group
+    return re.sub(r"\s+([,.])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
+
+
+#: A lever name's parenthesis longer than this (characters) is detail the index's plain sentence
+#: leaves to notebook 09 (``_lever_short``): "(price x0.4)" stays, a source's citation goes.
+LEVER_DETAIL_CHARS = 40
 
 
 def compared_sentence(summary: dict) -> str:
@@ -815,6 +843,10 @@ CAVEATS = [
      r"([\d.,]+ GB)",
      "the plan fits in memory ({0} of {1} on each {2}) only if the router balances perfectly: "
      "busier experts ({3}× the mean load) would add about {4}"),
+    # a band with no published run of its scope to hold its top (accuracy.band_cap_detail)
+    (r"^the predicted MFU band's upper end, ([\d.]+%(?: of the FP8 dense peak)?), is untested: "
+     r"(no published .+?) \(",
+     "the MFU band's top, {0}, is untested: {1}"),
     # checkpoints and failures (bill.validation)
     (r"^ckpt_async: the bill checkpoints every (.+?), each write taking .*?checkpoints (\d+%) "
      r"of the time \((.+?) a day\)",
@@ -822,7 +854,7 @@ CAVEATS = [
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
      r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)(?: \((?:spot pre-emptions included|[^)]*planned "
-     r"stops)\))?((?:, and stalled \d+% of its time by checkpoint writes)?)(?: \([^)]*\))?;",
+     r"stops)\))?((?:, and stalled \d+% of its time by checkpoints)?)(?: \([^)]*\))?;",
      "goodput {0}: interrupted {2}every {3} on {4}{5}, the run pays {1}× its ideal GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
     (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "

@@ -2815,7 +2815,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
         if not r.get("scenario"):
             return ""
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
-    ax.set_yticks(y, [f"{r['accelerator']} (MFU billed {r.get('mfu', r['predicted_mfu']):.0%}"
+    ax.set_yticks(y, [f"{r['accelerator']} (central MFU {r.get('mfu', r['predicted_mfu']):.0%}"
                       f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
     ax.set_xlabel(f"whole bill, {usd_unit(scale)} (at the predicted MFU's central estimate; "
                   "bar: the MFU band)")

@@ -587,7 +587,8 @@ def estimate_ledger(scenario_path):
     defaults = set(_defaults_used(used))
     pred = scenario.get("_mfu_prediction")
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults,
-                                 given_mfu=scenario.get("mfu"))
+                                 given_mfu=scenario.get("mfu"),
+                                 piloted="_mfu_calibration" in scenario)
     if pred:
         bd = pred["band"]
         spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"),
@@ -729,7 +730,8 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     at ``n_gpus`` when not given), once, before notebooks run, so that every notebook and the
     bill use it. The private key ``_mfu_calibration`` records where it came from and its band.
     When the pilot is smaller than the run, the notebooks receive the extrapolated ``mfu`` and
-    no throughput (nothing left to extrapolate).
+    neither the throughput nor its scale (nothing left to extrapolate; the parameter list says
+    where both went), and the report's warnings read the MFU as a pilot's (``piloted``).
 
     Raises
     ------
@@ -1866,7 +1868,8 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
         if mutated is not None:  # what ``warnings.filterwarnings`` does after a change
             mutated()
         said = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in plan.scenario,
-                                 defaults=set(defaults), given_mfu=plan.scenario.get("mfu"))
+                                 defaults=set(defaults), given_mfu=plan.scenario.get("mfu"),
+                                 piloted="_mfu_calibration" in plan.scenario)
         said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
                                                                          plan.bill))
     for w in said:

@@ -1829,10 +1829,11 @@ def band_cap_detail(mfu: float, high: float, accelerator: str, n_params=None, be
     cap = ceiling if ref_d is None else min(ceiling, ref_d if elsewhere else max(ref_d, floor))
     if ref_d is None and best is None:  # nothing measured to hold the top against: said (a
         # trial's MoE at 32k tokens kept a band to 70% where its 4k twin was capped at 34%)
-        out.append(f"{anyb.source[:1].lower()}{anyb.source[1:]} ({anyb.rule}): the band's "
-                   f"upper end, {min(high, cap):.1%}{' of the FP8 dense peak' * fp8}, is the "
+        out.append(f"the predicted MFU band's upper end, {min(high, cap):.1%}"
+                   f"{' of the FP8 dense peak' * fp8}, is untested: "
+                   f"{anyb.source[:1].lower()}{anyb.source[1:]} ({anyb.rule}), so it is the "
                    "step-time model's error band alone, held only to the matmul ceiling "
-                   f"({ceiling:.1%}); no measurement tests it")
+                   f"({ceiling:.1%})")
     if high <= cap:
         return BandCap(high, out)
     above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
@@ -2184,7 +2185,7 @@ KEPT_ON_AGAINST_THE_RULE = {
         "(DeepSeek-V3 Technical Report §3.3.1; Megatron-Core's output layer is not a Transformer "
         "Engine module) and the cast passes Transformer Engine runs. It passed the rule when it "
         "was turned on; Megatron-Bridge's 26.04 and 26.06 rows, added later with their split "
-        "fixed before their errors were computed, make one held-out regime of 3 runs worse "
+        "fixed before their errors were computed, make one held-out regime worse "
         "beyond its noise. Off, every FP8 GEMM, LM head included, runs at the FP8 peak with no "
         "cast; no calibration regime is worse with it "
         "(mechanism_comparison_calibration)"),

@@ -980,6 +980,37 @@ def matmul_utilisation(model: ModelSpec, tokens_per_microbatch, accelerator: Acc
 
 
 # ------------------------------------------------------------------ data-parallel communication
+def zero_volume_ratio(zero_stage: int, n_microbatches: int, grads_bytes: float,
+                      weights_bytes: float = 2.0, weight_gathers: int = 2) -> float:
+    """The data-parallel bytes one GPU sends per optimizer step under ``zero_stage``, as a
+    multiple of the once-per-step gradient all-reduce's 2·(n−1)/n·P·β_g (``dp_gradient_sync``),
+    with the collectives ``comm.comm_volume`` counts (Rajbhandari et al. 2020, ZeRO §7; a
+    reduce-scatter or an all-gather moves (n−1)/n·P·β, half an all-reduce), m micro-batches,
+    β_g gradient and β_w weight bytes per parameter::
+
+        ZeRO-0: 1                         (the all-reduce)
+        ZeRO-1: (β_g + β_w) / (2·β_g)     (a reduce-scatter, then the updated weights gathered)
+        ZeRO-2: (m·β_g + β_w) / (2·β_g)   (a reduce-scatter after every micro-batch)
+        ZeRO-3: m·(β_g + k·β_w) / (2·β_g) (per micro-batch k weight gathers, forward and
+                                           backward, 3 where the recompute gathers again)
+
+    E.g. fp32 gradients, bf16 weights: ZeRO-1 0.75; ZeRO-2 at m = 16, (64 + 2) / 8 = 8.25.
+
+    Raises
+    ------
+    ValueError
+        A stage outside 0-3, or a count or byte size that is not positive.
+    """
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError(f"zero_stage={zero_stage!r} must be 0, 1, 2 or 3")
+    m = as_scalar(n_microbatches, "n_microbatches", positive=True, integer=True)
+    bg = as_scalar(grads_bytes, "grads_bytes", positive=True)
+    bw = as_scalar(weights_bytes, "weights_bytes", positive=True)
+    k = as_scalar(weight_gathers, "weight_gathers", positive=True, integer=True)
+    return float({0: 2 * bg, 1: bg + bw, 2: m * bg + bw, 3: m * (bg + k * bw)}[zero_stage]
+                 / (2 * bg))
+
+
 def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_batch_tokens,
                      accelerator: Accelerator, mfu, dtype: str = "bf16",
                      grad_bytes_per_param: float = 2.0, bandwidth_bytes_per_s=None,
@@ -995,8 +1026,9 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
       fp32 gradients) and bw the ring's per-GPU bandwidth per direction (Patarasuk & Yuan 2009):
       ``bandwidth_bytes_per_s``, which ``scenario_batch_analysis`` takes from
       ``dp_sync_bandwidth`` (the plan's placement, ``comm.placement``: peers sharing a node pool
-      their NICs); by default one NIC per GPU (the accelerator's scale-out figure). ZeRO-1/2
-      move the same bytes (reduce-scatter + all-gather; ZeRO §7).
+      their NICs); by default one NIC per GPU (the accelerator's scale-out figure). The ZeRO
+      stages move other volumes (``zero_volume_ratio``: ZeRO-1 0.75× this with fp32 gradients
+      and bf16 weights, ZeRO-2 and -3 more, growing with the micro-batches).
 
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is

@@ -303,8 +303,10 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
         Non-positive sizes, an unknown schedule, or ``relative_to`` not "ideal"/"total".
 
     Sources: GPipe (Huang et al. 2019 §2.3), 1F1B and interleaved (Narayanan et al. 2021 §2.2),
-    ZB-H1 (Qi et al. 2024 §3, with T_F = T_B = T_W, for m >= p; for m < p this module's
-    critical-path count 2(p−1)/(3m), e.g. p = 2, m = 1 takes 5 slots for 3 of work).
+    ZB-H1 (Qi et al. 2024 §3, with T_F = T_B = T_W, for m >= p; for m < p the schedule at
+    unit F, B and W times, B before F before W with 1F1B's in-flight limit, spans 2p + 2m − 1
+    slots for 3m of work: (2p − m − 1)/(3m), which meets (p−1)/(3m) at m = p; e.g. p = 2, m = 1
+    takes 5 slots for 3 of work, p = 4, m = 2 takes 11 for 6).
     """
     p = as_array(pp, "pp", positive=True, integer=True)
     m = as_array(n_microbatches, "n_microbatches", positive=True, integer=True)
@@ -320,9 +322,9 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
         raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
     b = (p - 1) / m
     # ZB-H1 reaches (p-1)/(3m) only once m >= p; with fewer micro-batches the deferred
-    # weight-gradient passes cannot fill the warm-up, and the critical path is p forwards, p
-    # input-gradient backwards and one weight-gradient pass: 2(p-1)/(3m) (T_F = T_B = T_W).
-    zb = np.where(m >= p, b / 3, 2 * b / 3)
+    # weight-gradient passes cannot fill the warm-up: 2p + 2m - 1 slots for 3m of work
+    # (T_F = T_B = T_W; a review's slot-by-slot count), (2p - m - 1)/(3m)
+    zb = np.where(m >= p, b / 3, (2 * p - m - 1) / (3 * m))
     b = np.where(code == 1, b / v, np.where(code == 3, zb, b))
     if relative_to == "total":
         b = b / (1 + b)

@@ -392,7 +392,8 @@ print("a bound from bytes alone: real matmuls reach at most about "
 # Notebook 04 counts this traffic as the framework sends it, so its figure differs from this one by
 # design: it overlaps the synchronisation with the backward pass (of the last micro-batch, or of
 # every micro-batch under ZeRO-2/3); under ZeRO-1/2 it splits the all-reduce into a reduce-scatter
-# of the gradients and an all-gather of the updated weights, the same total volume; it uses the
+# of the gradients and an all-gather of the updated weights, in their own byte sizes (with fp32
+# gradients and bf16 weights, 0.75 of the all-reduce's volume: `batch.zero_volume_ratio`); it uses the
 # achieved (nccl-tests), not the datasheet, bandwidth on the same placement, and per-step latency; and under ZeRO-2 (and ZeRO-3) the gradients are
 # reduce-scattered after *every* micro-batch, so that traffic grows with gradient accumulation
 # instead of being amortised by it.
@@ -410,22 +411,23 @@ plots.readable(plots.exposed_comm_vs_batch(sync));
 # %%
 # NBVAL_CHECK_OUTPUT
 s0 = sync.iloc[4]  # the plan's batch
-print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain} peers per node, "
+print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain} peer"
+      f"{'s' if a.dp_members_per_domain != 1 else ''} per node, "
       f"ring at {a.dp_bandwidth_bytes_per_s / 1e9:.0f} GB/s per GPU; gradients {g_bytes:g} bytes "
       f"per parameter ({recipe_name})")
 print(f"all-reduce {s0.allreduce_s:.2f} s per step against {s0.compute_s:.2f} s of compute at "
       f"the plan's batch: {s0.exposed_fraction:.0%} of the step if not overlapped")
-m = plan.n_microbatches  # ZeRO-2: a reduce-scatter (half an all-reduce) per micro-batch
-if plan.zero_stage == 2:
-    print(f"ZeRO-2: the gradients are reduce-scattered after each of the {m} micro-batches, "
-          f"(m + 1) / 2 = {(m + 1) / 2:g}x this volume (notebook 04)")
-elif plan.zero_stage == 3:
-    print(f"ZeRO-3: gradients reduce-scattered and weights gathered in each of the {m} "
-          f"micro-batches, more than (m + 1) / 2 = {(m + 1) / 2:g}x this volume (notebook 04)")
+if plan.zero_stage:  # the stage's collectives (comm.comm_volume's) against this all-reduce
+    r = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes)
+    least = "at least " if plan.zero_stage == 3 else ""  # ZeRO-3: 2 weight gathers, or 3
+    print(f"ZeRO-{plan.zero_stage} at {llmcost.fmt_count(plan.n_microbatches)} "
+          f"micro-batch{'es' if plan.n_microbatches > 1 else ''} per step sends {least}"
+          f"{r:.3g}x this volume (notebook 04 prices it, overlapped)")
 
 # %% [markdown]
-# > **Takeaway.** The gradient all-reduce is paid once per step, in the recipe's gradient bytes,
-# > at the bandwidth the DP placement gives: gradient accumulation dilutes it.
+# > **Takeaway.** Under ZeRO-0/1 the gradient all-reduce is paid once per step, in the recipe's
+# > gradient bytes, at the bandwidth the DP placement gives: gradient accumulation dilutes it.
+# > ZeRO-2/3 send their gradients after every micro-batch, so accumulation does not.
 
 # %% [markdown]
 # ### 5.3 Activation memory against micro-batch

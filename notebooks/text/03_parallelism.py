@@ -413,13 +413,15 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # | GPipe (Huang et al. 2019) | (p−1)/m | all m micro-batches |
 # | 1F1B (Narayanan et al. 2021 §2.2) | (p−1)/m | min(m, p) |
 # | interleaved 1F1B, v chunks per stage | (p−1)/(v·m) | ≈ p·(1 + (p−1)/(p·v)) |
-# | zero bubble ZB-H1 (Qi et al. 2024) | (p−1)/(3m) once m ≥ p; 2(p−1)/(3m) below | as 1F1B |
+# | zero bubble ZB-H1 (Qi et al. 2024) | (p−1)/(3m) once m ≥ p; (2p−m−1)/(3m) below | as 1F1B |
 #
 # (As a share of the whole step, GPipe's and 1F1B's bubble is (p−1)/(m+p−1).) `llmcost` also
 # simulates the schedules op by op; the simulated idle time and in-flight micro-batches equal the
-# formulas (a test checks every stage). With fewer micro-batches than stages (m < p) ZB-H1's deferred
-# weight-gradient passes cannot fill the warm-up: its critical path is p forwards, p input-gradient
-# backwards and one weight-gradient pass, 2(p−1)/(3m) (`parallel.bubble_fraction`). Blue bars are forward passes, orange bars backward passes,
+# formulas (a test checks every stage).
+# With fewer micro-batches than stages (m < p) ZB-H1's deferred weight-gradient passes cannot fill
+# the warm-up: with equal F, B and W times its step spans 2p + 2m − 1 slots for 3m of work,
+# (2p−m−1)/(3m) (`parallel.bubble_fraction`; counted slot by slot in a test). Blue bars are forward
+# passes, orange bars backward passes,
 # numbers are micro-batches:
 
 # %%
@@ -541,10 +543,11 @@ for cp in (2, 8):
 # ## 8. Every valid plan for the scenario
 #
 # `enumerate_plans` tries every combination of TP × PP (DP derived) × virtual stages × micro-batch
-# size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global
-# batch, with the plan fields the scenario fixes held at its values (`parallel.scenario_plan_axes`;
-# with `cp: 0`, the context-parallel sizes its sequence allows), with numpy over the whole grid at once (`benchmarks/bench_plans.py` prints its
-# speed as a ratio against a per-plan Python loop it times in the same run). A combination is rejected by the first rule it breaks:
+# size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global batch,
+# with the plan fields the scenario fixes held at its values (`parallel.scenario_plan_axes`; where it
+# leaves CP free, the sizes its sequence allows), with numpy over the whole grid at once
+# (`benchmarks/bench_plans.py` prints its speed as a ratio against a per-plan Python loop it times in
+# the same run). A combination is rejected by the first rule it breaks:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -557,7 +560,7 @@ fitting = plans[plans.fits & plans.tp_in_scaleup_domain]
 print(f"{plans.attrs['n_candidates']:,} combinations, {len(plans):,} valid plans, "
       f"{int(plans.fits.sum()):,} fit in {usable / 1e9:.0f} GB, {len(fitting):,} of them with "
       f"TP inside the {cluster.scaleup_domain_size}-GPU domain")
-print("the axes the scenario sets (cp: its sizes when left free): " + ", ".join(
+print("held (the scenario's values; cp 1 unless it asks for CP, its sizes at cp: 0): " + ", ".join(
     f"{k} {'/'.join(map(str, v))}" for k, v in held.items()))
 
 # %%
@@ -582,7 +585,8 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 
 # %% [markdown]
 # **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
-# can see, the bubble first, so a plan with no pipeline at all wins it. The scenario's plan was
+# can see, the bubble first, so the shallowest pipeline the scenario allows (none at all,
+# where it leaves PP free) wins it. The scenario's plan was
 # chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04b predicts,
 # which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
 
@@ -605,10 +609,11 @@ for k, s in steps.items():
 
 # %% [markdown]
 # The table's top row (among the plans the scenario's stack can run: its ZeRO stages, pipeline
-# schedules and tensor-parallel rule) usually has the smallest bubble, and pays for it elsewhere: wider tensor parallelism puts
-# more all-reduces per layer on the critical path, and more data-parallel replicas reduce their
-# gradients with fewer micro-batches to hide the traffic behind. The chosen plan may pay a small
-# bubble and a few point-to-point sends instead; the lines above give both steps for this scenario.
+# schedules and tensor-parallel rule) usually has the smallest bubble, and pays for it elsewhere:
+# where the scenario leaves them free, wider tensor parallelism puts more all-reduces per layer on the
+# critical path, and more data-parallel replicas reduce their gradients with fewer micro-batches to
+# hide the traffic behind. The chosen plan may pay a small bubble and a few point-to-point sends
+# instead; the lines above give both steps for this scenario.
 #
 # **Takeaway.** Least memory and smallest bubble are necessary checks, not the objective: the
 # objective is time, which notebook 04b predicts.

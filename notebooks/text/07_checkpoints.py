@@ -86,7 +86,7 @@ else:  # every failure or planned stop restarts the run: the bill's goodput, not
         p["n_gpus"], bill.figures["goodput"], bill.figures["main_ideal_gpu_hours"],
         bill.line("compute.failures").usd,
         rel.interruption_mtbf_s(bill.figures["job_mtbf_s"], p["fail_planned_per_day"]),
-        plan.goodput, price)))
+        plan.goodput, price, spot=p["pricing"] == "spot")))
 
 # %% [markdown]
 # The ideal estimate of notebook 01 assumes every GPU computes from the first step to the last.
