@@ -225,7 +225,10 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     assert price == 2.94 and "median of 1 current reserved" in where and "$1.89" not in where
     assert catalogue_price("TPU v5e", "reserved")[0] == 0.84
     # a mode with one row per provider is unchanged: H100 on demand, the median of 5 providers
-    assert catalogue_price("H100-SXM", "on_demand")[1].startswith("median of 5 current")
+    h100, said = catalogue_price("H100-SXM", "on_demand")
+    assert said.startswith("median of 5 current")
+    # the median itself before the rows (a trial read the first row, cut short, as the price)
+    assert said.startswith(f"median of 5 current on_demand catalogue price(s), ${h100:.2f}: ")
     # a claim's price range reads the same rows (a review: it still took the $2.415 midpoint)
     from llmcost.bill import claims
     r = claims.price_range("TPU v5p", "reserved")

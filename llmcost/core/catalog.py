@@ -570,8 +570,9 @@ def price_rows_words(df: pd.DataFrame) -> str:
 def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
     """The median of price rows ``df`` of one pricing mode, with its provenance."""
     price = float(df["price_usd_per_gpu_hour"].median())
-    return price, (f"median of {len(df)} current {pricing} catalogue price(s): "
-                   f"{price_rows_words(df)}")
+    return price, (f"median of {len(df)} current {pricing} catalogue price(s), "
+                   f"${price:.2f}: {price_rows_words(df)}")  # the value before the rows: a
+    # trial read the first row, cut short on the index, as the price
 
 
 #: The pricing modes that are a discount on paying by the hour (``discount_price_cap``).
