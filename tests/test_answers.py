@@ -327,10 +327,11 @@ def test_bill_answer_whole_bill_range_and_final_runs_share():
     t = bars.loc["total"]
     # the scenario gives no people, data, network, ... lines ("not given", $0), so the total is
     # not the whole project's: said as the report index's first sentence says it (it read
-    # "costs $219M in all" under an index that says "The lines this scenario prices add up to")
+    # "costs $219M in all" under an index that says "The lines priced for this scenario add up
+    # to"; "this scenario prices" read as crediting it with the workbook's default lines)
     assert g["gaps"]["whole"]
     assert text.startswith("Training llama-2-70b on 2T tokens with 2,048 × H100-SXM: the lines "
-                           "this scenario prices add up to "
+                           "priced for this scenario add up to "
                            f"**{answers.md_usd(point.total_usd)}**, likely ")
     assert "in all" not in text
     full = dict(g, gaps={"whole": [], "partly": [], "defaults": [], "price_default": None})

@@ -1340,3 +1340,19 @@ def test_a_pilot_smaller_than_the_run_is_still_read_as_measured_by_the_warnings(
     assert bill.figures["mfu"] > 0
     assert not any("pipeline bubble adds" in w or "below what the step-time model" in w
                    for w in bill.warnings), bill.warnings
+
+
+def test_a_low_pilot_mfu_is_said_as_the_pilots(tmp_path):
+    """A review: a pilot of 200 tokens/s per GPU on 64 of 256 H100 (a 70B model, MFU about 9%)
+    was warned "mfu=0.09 is below every published run's MFU...: every GPU-hour and cost here is
+    pessimistic", the words for a typed MFU; a measured pilot's is said as the pilot's, with
+    its throughput to check."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "low.yaml"
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 256\n"
+                    "train_tokens: 1.0e11\nseq_len: 4096\nglobal_batch_tokens: 4194304\n"
+                    "tp: 8\npp: 8\nzero_stage: 1\nprice_usd_per_gpu_hour: 2.5\n"
+                    "ledger_pilot_tokens_per_s_per_gpu: 200\nledger_pilot_n_gpus: 64\n")
+    bill = estimate_ledger(path)
+    low = [w for w in bill.warnings if "below every published run's MFU" in w]
+    assert low and low[0].startswith("the pilot's MFU, ") and "pessimistic" not in low[0]

@@ -33,3 +33,18 @@ def test_the_panel_prints_the_check_of_the_claim_on_its_sliders(capsys):
     assert want60.whole_run["bf16"] == pytest.approx(u30 / 2, rel=1e-9)
     assert u30 == pytest.approx(spec.flops_per_token(4096, causal=False) * 2e12
                                 / (2048 * 30 * 86400 * gpu.peak_flops_per_s("bf16")), rel=0.05)
+
+
+def test_the_panel_opens_where_notebook_08_judged_the_scenario(capsys):
+    # A trial: notebook 08's panel opened at 30 days ("steady-state MFU 17.3%: LOW") beneath the
+    # scenario's own line ("steady-state MFU 40.0%"). Opened at the scenario's paid hours and the
+    # bill's goodput, it judges the same run: steady state = the scenario's MFU, 40%.
+    from llmcost.present.widgets import claim_explorer
+    spec, gpu = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    hours, g, _ = claims.scenario_as_claim(spec, 2e12, gpu, 2048, 0.40, dtype="bf16",
+                                           seq_len=4096, goodput=0.9675)
+    claim_explorer("llama-2-70b", "H100-SXM", "bf16", 2e12, 2048, days=hours / 2048 / 24,
+                   goodput=g)
+    assert "steady-state MFU 40.0%" in " ".join(_printed(capsys).split())
+    with pytest.raises(ValueError, match="goodput"):
+        claim_explorer("llama-2-70b", "H100-SXM", goodput=1.5)

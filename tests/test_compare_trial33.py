@@ -26,3 +26,15 @@ def test_one_given_mfu_on_two_accelerators_is_said():
     # estimate's resolved prediction (a private key, not mfu_band): predicted too
     resolved = build_ledger({**a, "accelerator": "MI300X", "_mfu_prediction": {"value": 0.4}})
     assert not [x for x in compare_inputs([build_ledger(a), resolved]) if WORDS in x]
+
+
+def test_one_given_mfu_at_two_gpu_counts_is_said():
+    # A trial doubled the GPUs at one given MFU (40%) and read "pre-training $0.00" with only
+    # "n_gpus 2,048 → 4,096" beside it: the compute FLOPs and the MFU are the same, so the
+    # compute cost is too, by construction; said, with what `mfu: predict` would do.
+    a = load_scenario(SCENARIO_DIR / "default.yaml")
+    b = build_ledger({**a, "n_gpus": 2 * a["n_gpus"]})
+    said = compare_inputs([build_ledger(a), b])
+    (note,) = [x for x in said if "on both, as given" in x]
+    assert note.startswith(f"mfu {a['mfu']:.1%} on both, as given, at 2,048 GPUs and 4,096 GPUs: "
+                           "the same compute cost")

@@ -364,7 +364,8 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     assert "people" in whole and "compute" not in whole + partly
     top = max((ln for ln in bill.lines if ln.status == "default"), key=lambda ln: ln.usd)
     first = glance.plain_sentences(_summary(g))[0]
-    assert first.startswith(f"The lines this scenario prices add up to {fmt_usd(bill.total_usd)}"
+    assert first.startswith("The lines priced for this scenario add up to "
+                            f"{fmt_usd(bill.total_usd)}"
                             ", likely ")
     detail = glance.lead_details(_summary(g))
     left = whole + [f"some {c} lines" for c in partly]
@@ -1454,3 +1455,8 @@ def test_the_plain_lever_sentence_leaves_a_levers_long_detail_to_notebook_09():
                                          "MoE run on Blackwell within 4× this size")
     assert glance._lever_short("use spot instances (price x0.4)") == \
         "use spot instances (price x0.4)"
+    # the caveat that the target is no run like this one stays (a review: it went with the
+    # clause after the semicolon)
+    caveat = ("raise MFU to 31%, the best published dense run on Hopper within 4× this size; "
+              "measured on 8 GPUs (no published run like this one)")
+    assert glance._lever_short(caveat).endswith("4× this size (no published run like this one)")

@@ -144,3 +144,18 @@ def test_step_explorer_prices_a_zero_stage_its_stack_lacks_and_says_so(capsys):
     assert "cannot predict" not in out and "predicted MFU" in out
     assert "note: zero_stage=3: the stack 'megatron-core-2024' has no ZeRO-3 path" in out
     assert "priced as if the stack had it" in out
+
+
+def test_step_explorer_on_an_accelerator_without_a_network_figure_says_the_scenario_key(capsys):
+    # A trial chose L40S in the panel and read "cannot predict: scaleout_bytes_per_s_per_dir: L40S
+    # has no value in the catalogue; pass it explicitly": a panel has no way to pass it. Said in
+    # the scenario's key (data/accelerators.csv leaves L40S's scale-out bandwidth empty).
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcost.present.widgets import step_explorer
+
+    step_explorer("llama-2-7b", "L40S", 8, 1048576, 4096, 1, 1, 1, 1, "none")
+    out = capsys.readouterr().out
+    assert ("cannot predict: L40S has no scaleout_bytes_per_s_per_dir in the catalogue, which "
+            "this panel scales; in a scenario, give comm_scaleout_bytes_per_s") in out

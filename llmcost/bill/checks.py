@@ -351,11 +351,12 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     # (accuracy.mfu_band: above the best comparable run, the cap and its reason), which a report
     # and `llmcost estimate` list beside these: a second, large-scale-only bound here contradicted
     # them (a 1B run on A100 capped at a comparable 63.7% and said "at most 56%")
-    if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted:
+    piloted = piloted or pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
+    if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted and not piloted:
         out.append(f"mfu={mfu_text(mfu)} is above any published large-scale training MFU (at "
                    f"most {PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                    "every GPU-hour and cost in this report is optimistic.")
-    low = _low_mfu_warning(mfu, values) if isinstance(mfu, float) and not mfu_predicted \
+    low = _low_mfu_warning(mfu, values, piloted) if isinstance(mfu, float) and not mfu_predicted \
         else None
     out.extend(w for w in (low, failure_rate_warning(values)) if w)
     out.extend(_config_model_warnings(values.get("model")))
@@ -497,13 +498,14 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             "search choose it, cp: 1 keeps it off.")
 
 
-def _low_mfu_warning(mfu: float, values: dict) -> str | None:
+def _low_mfu_warning(mfu: float, values: dict, piloted: bool = False) -> str | None:
     """One sentence when ``mfu`` is below every published run's MFU in the step model's
     validation table (``accuracy.validation_table``, data/validation_mfu.csv: the lowest is
     Megatron-LM's 2021 ZeRO-3 benchmark of a 175B model, about 10.6%), compared on the BF16
     basis the table's MFUs are on (an FP8 scenario's MFU, on the FP8 dense peak, times
     peak(FP8) ÷ peak(BF16), ``fp8_over_bf16``), with a hint when it is below 1%, where a
-    percentage typed as a fraction (0.4 for 40%) is likelier than a run."""
+    percentage typed as a fraction (0.4 for 40%) is likelier than a run. ``piloted``: the MFU is
+    a pilot's measurement (extrapolated), said so, with its throughput to check."""
     basis = 1.0
     if values.get("dtype") == "fp8" and "accelerator" in values:
         basis = fp8_over_bf16(values["accelerator"])
@@ -513,11 +515,13 @@ def _low_mfu_warning(mfu: float, values: dict) -> str | None:
     if not mfu * basis < lowest:
         return None
     on = "" if basis == 1.0 else f" ({mfu * basis:.2g} of the BF16 dense peak)"
-    return (f"mfu={mfu:.2g}{on} is below every published run's MFU in the step model's "
-            f"validation table (the lowest, {lowest:.1%} of the BF16 dense peak, {run}): every "
-            "GPU-hour and cost here is pessimistic" + (
-                "; is it a percentage typed as a fraction (0.40 is 40%)?" if mfu < 0.01
-                else "."))
+    what = "the pilot's MFU, " if piloted else "mfu="
+    return (f"{what}{mfu:.2g}{on} is below every published run's MFU in the step model's "
+            f"validation table (the lowest, {lowest:.1%} of the BF16 dense peak, {run}): "
+            + ("check the pilot's throughput (ledger_pilot_tokens_per_s_per_gpu or pilot:)."
+               if piloted else "every GPU-hour and cost here is pessimistic" + (
+                   "; is it a percentage typed as a fraction (0.40 is 40%)?" if mfu < 0.01
+                   else ".")))
 
 
 def _context_warning(values: dict, phase: bool = False) -> str | None:

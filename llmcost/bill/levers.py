@@ -823,11 +823,11 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                       f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}"
                       + ("" if t <= m else f" (within {SAME_MFU_REL:.1%} of it)"), name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
-                  "engineering time; the target is not a run like this one"
+                  "engineering time, and the target is not a run like this one"
                   if name.endswith("(no published run like this one)") else
-                  "engineering time; the target is a BF16 run's FP8 bound, not a measured FP8 "
+                  "engineering time, and the target is a BF16 run's FP8 bound, not a measured FP8 "
                   "run" if "the FP8 bound (× r)" in name else
-                  "engineering time; the target is the best published run, not a typical one",
+                  "engineering time, and the target is the best published run, not a typical one",
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
 
 

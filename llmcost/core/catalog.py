@@ -554,8 +554,9 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
     cap = discount_price_cap(accelerator, pricing)
     if cap is not None:  # a discount mode listed above paying by the hour: the hour's median
         return cap["on_demand"], (
-            f"the on-demand median of {cap['on_demand_n']} current catalogue price(s) "
-            f"({cap['on_demand_where']}), the most a {pricing} hour is taken to cost: the "
+            f"the on-demand median of {cap['on_demand_n']} current catalogue price(s), "
+            f"${cap['on_demand']:.2f} ({cap['on_demand_where']}), the most a {pricing} hour is "
+            "taken to cost: the "
             f"{cap['listed_n']} current {pricing} catalogue price(s) ({cap['listed_where']}; "
             f"median ${cap['listed']:.2f}) lie above it")
     return _median_price(df, pricing)

@@ -566,7 +566,7 @@ def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
     gaps = g.get("gaps")
-    cost = (f": the lines this scenario prices add up to **{md_usd(t['point_usd'])}**"
+    cost = (f": the lines priced for this scenario add up to **{md_usd(t['point_usd'])}**"
             if gaps and (gaps["whole"] or gaps["partly"]) else
             f" costs **{md_usd(t['point_usd'])}** in all")
     return (f"Training {model} on {fmt_count(train_tokens)} tokens with {n_gpus:,} × "

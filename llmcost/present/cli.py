@@ -471,7 +471,7 @@ def _estimate(args) -> int:
                                            initial_indent="  ", subsequent_indent="    ",
                                            break_on_hyphens=False)))
     if routes is not None:
-        print(alternatives_text(routes, bill_total_usd=bills[0].total_usd))
+        print(alternatives_text(routes, bill=bills[0]))
     return 0
 
 
@@ -639,13 +639,13 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                if any(r.get("difference_outside") for r in records) else {})}
 
 
-def alternatives_text(routes, columns: int | None = None,
-                      bill_total_usd: float | None = None) -> str:
+def alternatives_text(routes, columns: int | None = None, bill=None) -> str:
     """The routes to the goal (``alternatives.price_routes``) as text: one-off, lifetime serving
     and total per route, then what each cannot do; prose wrapped to ``columns`` (default
     ``glance.terminal_columns``), the figures below each route where a row does not fit. With
-    ``bill_total_usd``, the pre-training route's one-off is said beside the whole bill it is a
-    part of (a trial read $5.58M against the bill's $5.67M as a contradiction)."""
+    the scenario's ``bill`` (a ``Ledger``), what the pre-training route's one-off holds is said
+    beside the whole bill (a trial read $5.58M against the bill's $5.67M as a contradiction):
+    the bill's compute lines and SFT on the goal's tokens (``alternatives.price_routes``)."""
     columns = terminal_columns() if columns is None else columns
     g = routes.attrs["goal"]
     lo, hi = routes.attrs["engine_gap"]
@@ -669,11 +669,11 @@ def alternatives_text(routes, columns: int | None = None,
             out += wrap_lines(f"  {r.route}: one-off {usd(r.one_off_usd)}, serving "
                               f"{usd(r.serving_usd)}, total {usd(r.total_usd)}", columns,
                               "    ")
-    pre = routes[routes["route"] == "pre-train from scratch"]["one_off_usd"]
-    if bill_total_usd is not None and len(pre):
-        out += wrap_lines(f"  one-off: each route's own lines of the bill; pre-training's, the "
-                          f"compute lines and SFT, {usd(pre.iloc[0])} of the whole bill's "
-                          f"{usd(bill_total_usd)} (its other lines are in no route)", columns)
+    if bill is not None:
+        out += wrap_lines(f"  one-off: what each route spends to reach the goal; pre-training's "
+                          f"is the bill's compute lines, {usd(bill.usd('compute.'))}, and SFT "
+                          f"on the goal's tokens; the whole bill is {usd(bill.total_usd)}",
+                          columns)
     out += wrap_lines(f"  serving at the roofline price: a lower bound (engines measured "
                       f"{lo:.1f}-{hi:.1f}x slower). Quality is not modelled; what each route "
                       "cannot do:", columns)

@@ -508,7 +508,7 @@ def lever_sentence(summary: dict, failed=()) -> str:
     if whole and lever["value"] < LEVER_HEADLINE_SHARE * whole:
         part = lever["value"] / whole
         return (f"No lever of notebook 09 saves {LEVER_HEADLINE_SHARE:.0%} of this bill or more "
-                f"(the largest, {name}, saves about {fmt_usd(lever['value'])}, "
+                f"(the largest, {_lever_short(name)}, saves about {fmt_usd(lever['value'])}, "
                 f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
     share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
     risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
@@ -541,7 +541,9 @@ def _lever_short(name: str) -> str:
                 out += group if len(group) <= LEVER_DETAIL_CHARS else []
                 group = []
     out += group
-    return re.sub(r"\s+([,.])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
+    short = re.sub(r"\s+([,.])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
+    caveat = " (no published run like this one)"  # levers.raise_mfu's: never left out
+    return short + caveat if name.endswith(caveat) and not short.endswith(caveat) else short
 
 
 #: A lever name's parenthesis longer than this (characters) is detail the index's plain sentence
@@ -667,7 +669,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
     t = {r["key"]: r for r in g["lines"]}["total"]
     gaps = g.get("gaps")
     # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
-    what = ("The lines this scenario prices add up to" if gaps and
+    what = ("The lines priced for this scenario add up to" if gaps and
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
     money = _span_money(t["p10_usd"], t["p90_usd"])  # the point in its range's digits
     first = (f"{what} {money(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
@@ -1398,13 +1400,20 @@ def _same_given_mfu(bills) -> list:
 
 
 def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
-    """``_same_given_mfu`` on one accelerator: where one bill is FP8 and the other BF16 at one
+    """``_same_given_mfu`` on one accelerator: where the two bills differ in GPU count at one
+    MFU, that the compute then costs the same; where one bill is FP8 and the other BF16 at one
     MFU, that MFU is of each dtype's own peak, so the FP8 bill runs peak(FP8) ÷ peak(BF16)
     times as fast (2× on H100), beyond the published whole-step FP8 ÷ BF16 speed-ups of one
     plan (``accuracy.fp8_speedup_bound``, r), where notebook 09's FP8 lever holds it: said
     with both figures (a trial read −50% on the index beside the lever's −30% with nothing to
     tell them apart); [] otherwise."""
     dtypes = [x.get("dtype") for x in sc]
+    gpus = [x.get("n_gpus") for x in sc]
+    if dtypes[0] == dtypes[1] and None not in gpus and gpus[0] != gpus[1]:
+        # a trial doubled the GPUs at one given MFU and read the same compute cost unexplained
+        return [f"mfu {mfu:.1%} on both, {how}, at {fmt_gpus(gpus[0])} and "
+                f"{fmt_gpus(gpus[1])}: the same compute cost, where a larger job usually runs at a lower MFU (more of "
+                "its step waits on communication; `mfu: predict` predicts each)"]
     if sorted(map(str, dtypes)) != ["bf16", "fp8"]:
         return []
     fp8 = sc[dtypes.index("fp8")]

@@ -1905,7 +1905,7 @@ def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=N
     m = np.asarray(ms)
     for sched, label in [("gpipe", "GPipe / 1F1B: (p−1)/m"),
                          ("interleaved", f"interleaved 1F1B, v={virtual_stages}: (p−1)/(v·m)"),
-                         ("zb-h1", "ZB-H1: (p−1)/(3m), m ≥ p")]:
+                         ("zb-h1", "ZB-H1: (p−1)/(3m), m ≥ p; (2p−m−1)/(3m) below")]:
         v = virtual_stages if sched == "interleaved" else 1
         ax.plot(m, bubble_fraction(pp, m, sched, v), label=label)
     if mark is not None:

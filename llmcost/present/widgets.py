@@ -6,6 +6,7 @@ Imported only inside ``if interactive:`` cells; report runs never create widgets
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import replace
 
@@ -15,7 +16,7 @@ import pandas as pd
 from ..bill import levers
 from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
-from ..bill.scenario import PRICING, scenario_price, validate_parameter
+from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
 from ..core.catalog import (
     as_accelerator,
     as_model,
@@ -581,8 +582,12 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                                   dp_overlap=dpo_w.value, missing_features="price",
                                   **({} if stack is None else {"stack": stack}))
                 mem = memory_per_gpu(spec, plan, seq_len, recipe, practice=practice)
-            except ValueError as e:
-                print(f"cannot predict: {e}")
+            except ValueError as e:  # a catalogue gap in a scenario's words, not Cluster's
+                print("cannot predict: " + re.sub(
+                    r"^(\w+): (.+) has no value in the catalogue; pass it explicitly",
+                    lambda m: f"{m[2]} has no {m[1]} in the catalogue, which this panel "
+                              f"scales; in a scenario, give {USER_WORDS.get(m[1], m[1])}",
+                    str(e)))
                 return
             for x in said:   # and said, one line each
                 if isinstance(x.message, StackFeatureWarning):
@@ -793,11 +798,14 @@ def collective_explorer(accelerator, n_gpus: int):
 
 
 def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: float = 2e12,
-                   n_gpus: int = 2048, days: float = 30.0):
+                   n_gpus: int = 2048, days: float = 30.0, goodput: float | None = None):
     """A claim of one's own, "``model`` trained on ``tokens`` with ``n_gpus`` × ``accelerator``
     in ``days``", checked as ``llmcost.claims.check_claim`` checks it (notebook 08; ``llmcost
     check`` in a terminal), with the tokens (trillions), the GPU count and the days on sliders.
-    A claim the check refuses prints the reason. Returns the ``VBox``."""
+    ``goodput``: the one the check divides by (default: its own, ``claims.goodput_for``);
+    notebook 08 opens the panel at its scenario's paid hours and the bill's goodput, so that it
+    starts where the cell above it judged the scenario (a trial read 30 days beside it). A
+    claim the check refuses prints the reason. Returns the ``VBox``."""
     import ipywidgets as w
 
     _checked(accelerator=accelerator, dtype=dtype, train_tokens=tokens, n_gpus=n_gpus)
@@ -805,6 +813,9 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not days > 0 \
             or not math.isfinite(days):
         raise ValueError(f"days={days!r} must be a finite number > 0 (the claimed wall-clock)")
+    if goodput is not None and (isinstance(goodput, bool) or not isinstance(goodput, (int, float))
+                                or not 0 < goodput <= 1):
+        raise ValueError(f"goodput={goodput!r} must be a fraction in (0, 1] or None")
     spec, gpu = load_model(model), load_accelerator(accelerator)
     tok = w.FloatSlider(value=tokens / 1e12, min=min(0.1, tokens / 1e12),
                         max=max(20.0, tokens / 1e12), step=0.1, description="tokens (T)",
@@ -820,7 +831,8 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
             _clear(out)
             try:
                 print(check_claim(spec, tok.value * 1e12, gpu, n_gpus=gpus.value, days=d.value,
-                                  dtype=dtype, left_out=False).describe())
+                                  dtype=dtype, left_out=False,
+                                  **({} if goodput is None else {"goodput": goodput})).describe())
             except ValueError as e:
                 print(f"refused: {e}")
 

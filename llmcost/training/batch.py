@@ -1028,7 +1028,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
       ``dp_sync_bandwidth`` (the plan's placement, ``comm.placement``: peers sharing a node pool
       their NICs); by default one NIC per GPU (the accelerator's scale-out figure). The ZeRO
       stages move other volumes (``zero_volume_ratio``: ZeRO-1 0.75× this with fp32 gradients
-      and bf16 weights, ZeRO-2 and -3 more, growing with the micro-batches).
+      and bf16 weights; ZeRO-2 and -3 grow with the micro-batches, 0.75× and 1× at one).
 
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is

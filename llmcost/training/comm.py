@@ -64,11 +64,12 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   with sequence parallelism or Megatron's scatter/gather optimisation, the rest re-gathered over
   NVLink).
 * **DP** (ZeRO §7): ZeRO-0 all-reduces the gradients once per step; ZeRO-1
-  reduce-scatters them and all-gathers the updated 16-bit weights (the same volume); ZeRO-2
-  reduce-scatters after every micro-batch (gradients are kept sharded) and all-gathers the weights
-  once; ZeRO-3 (FSDP) all-gathers the weights before every forward and backward (and the
-  recomputed forward) of every micro-batch and reduce-scatters the gradients after it, 1.5× the
-  volume per micro-batch. Hybrid sharding (HSDP, ``ParallelPlan.fsdp_shard_size`` = f) runs
+  reduce-scatters them and all-gathers the updated 16-bit weights (the same volume with 16-bit
+  gradients, 0.75 of it with fp32 ones: ``batch.zero_volume_ratio``); ZeRO-2 reduce-scatters
+  after every micro-batch (gradients are kept sharded) and all-gathers the weights once; ZeRO-3
+  (FSDP) all-gathers the weights before every forward and backward (and the recomputed forward)
+  of every micro-batch and reduce-scatters the gradients after it, per micro-batch 1.5× the
+  all-reduce's volume with 16-bit gradients and two gathers (1× with fp32 gradients). Hybrid sharding (HSDP, ``ParallelPlan.fsdp_shard_size`` = f) runs
   those gathers and reduce-scatters inside a shard group of f ranks and adds, once per step, an
   all-reduce of each rank's gradient shard (Ψ/f elements) over the dp·cp/f replicas (Zhao et
   al. 2023, PyTorch FSDP, arXiv:2304.11277; Zhang et al. 2022, MiCS, arXiv:2205.00119). The

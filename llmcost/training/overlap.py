@@ -172,9 +172,12 @@ def dp_roofline(params_per_gpu, tokens_per_replica, flops_per_s, bytes_per_s, *,
 
     (Rajbhandari et al. 2020 §7 for the volume; the scaling book's "Training" chapter: with bf16
     gradients and a large group, B* = C/W.) ZeRO-1 splits the all-reduce into a reduce-scatter
-    and an all-gather of the same total volume: the same roofline. ZeRO-2 as DeepSpeed runs it
-    reduce-scatters after every micro-batch, moving (n−1)/n·P·β_g each time: call it with the
-    micro-batch's tokens and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g).
+    of the gradients and an all-gather of the weights, (β_g + β_w)/(2β_g) of its volume
+    (``batch.zero_volume_ratio``: 0.75 with fp32 gradients and bf16 weights; this roofline
+    keeps the all-reduce, an upper bound). ZeRO-2 as DeepSpeed runs it reduce-scatters after
+    every micro-batch, moving (n−1)/n·P·β_g each time: call it with the micro-batch's tokens
+    and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g with the ring's f, not the in-switch
+    one).
     """
     p = as_array(params_per_gpu, "params_per_gpu", positive=True)
     b = as_array(tokens_per_replica, "tokens_per_replica", positive=True)
@@ -470,7 +473,7 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
                                 grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
         # ZeRO-2: a reduce-scatter per micro-batch, (n−1)/n·P·β_g behind its backward
         rs = dp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
-                         grad_bytes=grad_bytes / 2, in_network=in_network)
+                         grad_bytes=grad_bytes / 2)  # the ring's factor: f·β_g/2 = (n−1)/n·β_g
         rows.insert(1, (replace(rs, kind="DP (ZeRO-2)", per="micro-batch",
                                 controls="tokens per replica per micro-batch"),
                         dp_link, "dp_roofline"))

@@ -393,7 +393,7 @@ print("a bound from bytes alone: real matmuls reach at most about "
 # design: it overlaps the synchronisation with the backward pass (of the last micro-batch, or of
 # every micro-batch under ZeRO-2/3); under ZeRO-1/2 it splits the all-reduce into a reduce-scatter
 # of the gradients and an all-gather of the updated weights, in their own byte sizes (with fp32
-# gradients and bf16 weights, 0.75 of the all-reduce's volume: `batch.zero_volume_ratio`); it uses the
+# gradients and bf16 weights, less than the all-reduce: `batch.zero_volume_ratio`); it uses the
 # achieved (nccl-tests), not the datasheet, bandwidth on the same placement, and per-step latency; and under ZeRO-2 (and ZeRO-3) the gradients are
 # reduce-scattered after *every* micro-batch, so that traffic grows with gradient accumulation
 # instead of being amortised by it.
@@ -418,8 +418,9 @@ print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain
 print(f"all-reduce {s0.allreduce_s:.2f} s per step against {s0.compute_s:.2f} s of compute at "
       f"the plan's batch: {s0.exposed_fraction:.0%} of the step if not overlapped")
 if plan.zero_stage:  # the stage's collectives (comm.comm_volume's) against this all-reduce
-    r = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes)
-    least = "at least " if plan.zero_stage == 3 else ""  # ZeRO-3: 2 weight gathers, or 3
+    k = 3 if plan.recompute == "full" else 2   # ZeRO-3's weight gathers per micro-batch
+    r = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes, weight_gathers=k)
+    least = "about " if plan.zero_stage == 3 else ""  # hybrid sharding (HSDP) sends less
     print(f"ZeRO-{plan.zero_stage} at {llmcost.fmt_count(plan.n_microbatches)} "
           f"micro-batch{'es' if plan.n_microbatches > 1 else ''} per step sends {least}"
           f"{r:.3g}x this volume (notebook 04 prices it, overlapped)")

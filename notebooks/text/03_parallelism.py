@@ -544,10 +544,10 @@ for cp in (2, 8):
 #
 # `enumerate_plans` tries every combination of TP × PP (DP derived) × virtual stages × micro-batch
 # size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global batch,
-# with the plan fields the scenario fixes held at its values (`parallel.scenario_plan_axes`; where it
-# leaves CP free, the sizes its sequence allows), with numpy over the whole grid at once
-# (`benchmarks/bench_plans.py` prints its speed as a ratio against a per-plan Python loop it times in
-# the same run). A combination is rejected by the first rule it breaks:
+# with the plan fields the scenario fixes held at its values (`parallel.scenario_plan_axes`; where
+# it leaves CP free, the sizes its sequence allows), with numpy over the whole grid at once
+# (`benchmarks/bench_plans.py` prints its speed as a ratio against a per-plan Python loop it times
+# in the same run). A combination is rejected by the first rule it breaks:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -610,9 +610,9 @@ for k, s in steps.items():
 # %% [markdown]
 # The table's top row (among the plans the scenario's stack can run: its ZeRO stages, pipeline
 # schedules and tensor-parallel rule) usually has the smallest bubble, and pays for it elsewhere:
-# where the scenario leaves them free, wider tensor parallelism puts more all-reduces per layer on the
-# critical path, and more data-parallel replicas reduce their gradients with fewer micro-batches to
-# hide the traffic behind. The chosen plan may pay a small bubble and a few point-to-point sends
+# where the scenario leaves them free, wider tensor parallelism puts more all-reduces per layer on
+# the critical path, and more data-parallel replicas reduce their gradients with fewer micro-batches
+# to hide the traffic behind. The chosen plan may pay a small bubble and a few point-to-point sends
 # instead; the lines above give both steps for this scenario.
 #
 # **Takeaway.** Least memory and smallest bubble are necessary checks, not the objective: the

@@ -331,8 +331,9 @@ roof = overlap.roofline_table(
 up, out = (overlap.ridge(gpu.peak_flops_per_s(), w) for w in (
     gpu.scaleup_bytes_per_s_per_dir, gpu.scaleout_bytes_per_s_per_dir))
 print(f"{gpu.name}: ridge C/W {up:,.0f} FLOPs/byte over the scale-up links, {out:,.0f} over one NIC")
-for r in roof.itertuples():
-    print(f"{r.kind:>4} ({r.link}): {r.controls} {r.value:,.5g}, threshold {r.critical:,.4g}; "
+for r in roof.itertuples():  # DP's row is ZeRO-0/1's once-per-step all-reduce
+    kind = "DP, ZeRO-0/1" if r.kind == "DP" else r.kind.replace("DP (ZeRO-2)", "DP, ZeRO-2")
+    print(f"{kind:>12} ({r.link}): {r.controls} {r.value:,.5g}, threshold {r.critical:,.4g}; "
           f"compute ÷ comm {r.ratio:.2f}: {'hides' if r.hides else 'waits'} ({r.function})")
 
 # %%

@@ -100,7 +100,8 @@ display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_outpu
 # 1. derive why decode is HBM-bandwidth-bound and prefill compute-bound, and find the batch at
 #    which decode would turn compute-bound;
 # 2. size the KV cache of MHA, GQA, MLA and sliding-window models and the largest batch that fits;
-# 3. price input and output tokens on any catalogue accelerator, and say when and why output costs more;
+# 3. price input and output tokens on any catalogue accelerator, and say when and why output costs
+#    more;
 # 4. build the GPU-hour ledger of a GRPO or PPO iteration and explain why generation's share of
 #    time is several times its share of FLOPs (decode is memory-bound, the tail is long);
 # 5. put a post-training campaign beside the pre-training bill of the same model.
@@ -359,14 +360,15 @@ for b in (1, 32):
 # %% [markdown]
 # **Why output tokens usually cost more than input tokens.** A prefill pass runs thousands of tokens
 # through each weight read (compute-bound, near the matmul ceiling); a decode step runs one token
-# per sequence per weight read, and the batch it can share that read with is capped by the KV
-# cache, and in practice by latency targets and by how many requests are in flight. At the
-# largest batch that fits, decode shares each weight read with the whole batch, so a long-prompt
-# request like this one pays per output token within a small factor of what it pays per input
-# token, either way (the ratio printed above; its prefill also pays the TP all-reduces, exposed
-# here); at the batches a latency target or thin traffic leaves, output costs many times input, which is the physics behind list prices
-# that charge several times more for output. These are roofline prices: the engines of section 6
-# run slower than the roofline by the factors printed there, so real costs are that factor higher.
+# per sequence per weight read, and the batch it can share that read with is capped by the KV cache,
+# and in practice by latency targets and by how many requests are in flight. At the largest batch
+# that fits, decode shares each weight read with the whole batch, so a long-prompt request like this
+# one pays per output token within a small factor of what it pays per input token, either way (the
+# ratio printed above; its prefill also pays the TP all-reduces, exposed here); at the batches a
+# latency target or thin traffic leaves, output costs many times input, which is the physics behind
+# list prices that charge several times more for output. These are roofline prices: the engines of
+# section 6 run slower than the roofline by the factors printed there, so real costs are that factor
+# higher.
 #
 # ## 6. Checking the roofline against published serving figures
 #

@@ -408,7 +408,8 @@ publish_summary("08_published_runs", [
 # ## Explore
 #
 # Check a claim of your own: the scenario's model and accelerator, with the claimed tokens,
-# GPU count and days on sliders, starting at the scenario's tokens and GPUs (in a terminal:
+# GPU count and days on sliders, starting at the scenario's tokens, GPUs and days (its paid hours, as the
+# scenario's line above) (in a terminal:
 # `llmcost check --help`). In a report these
 # widgets are switched off.
 
@@ -416,7 +417,8 @@ publish_summary("08_published_runs", [
 if interactive:
     from llmcost.present.widgets import claim_explorer
 
-    display(claim_explorer(spec.name, gpu.name, p["dtype"], p["train_tokens"], p["n_gpus"]))
+    display(claim_explorer(spec.name, gpu.name, p["dtype"], p["train_tokens"], p["n_gpus"],
+                           days=hours / p["n_gpus"] / 24, goodput=g))  # the scenario's run
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
