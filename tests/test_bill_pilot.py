@@ -278,7 +278,11 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     assert "INTERLEAVED m=4 mbs=4" in w and "1F1B m=128 mbs=1" in w and "0% of" in w
     assert f"would be {pinned['value']:.1%}" in w and "above what the pilots measured" in w
     assert w in scenario_warnings(_records())
-    assert not any(x.startswith("pilot:") for x in scenario_warnings(_pinned()))
+    # (the pinned plan gets no plan warning; its extrapolation's sensitivity to the pilots,
+    # 38.6% measured on 256 GPUs to about 29% on 2,048, is said:
+    # calibrate.extrapolation_sensitivity)
+    assert not any(x.startswith("pilot:") and "the MFU extrapolated to the run" not in x
+                   for x in scenario_warnings(_pinned()))
     path = tmp_path / "pilot.yaml"
     path.write_text(yaml.safe_dump(_records()))
     assert main(["calibrate", "--scenario", str(path)]) == 0

@@ -149,7 +149,9 @@ def _pilot_mfu(p: dict) -> dict:
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
-            "warning": warning, "factor_warnings": tuple(cal.warnings)}
+            "warning": warning, "factor_warnings": tuple(cal.warnings) + tuple(
+                w for w in (calibrate.extrapolation_sensitivity(p, cal, x)
+                            if p.get("pilot") else None,) if w)}
 
 
 def capped_words(x) -> str:
