@@ -1316,6 +1316,16 @@ def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, 
     assert (f"1 of 2 pilots not fitted: pilot[1] on 64 GPUs, {second} tokens/s per GPU "
             f"(MFU {31.4 if second == 700 else 40.4}%). The calibration solves on pilot[0] "
             f"(64 GPUs, {first},") in said
+    assert "give one pilot per scale (the mean of repeated measurements)" in said
+    # a middle scale is not a repeat (a trial's pilots at 32, 64 and 128 GPUs were told to
+    # give one pilot per scale): it checks the fit
+    mid = _calibrate_printout(tmp_path, capsys, "tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: "
+                              "none\npilot:\n" + "".join(
+                                  f"  - {{n_gpus: {n}, tokens_per_s_per_gpu: {t}, tp: 8, pp: 4, "
+                                  "micro_batch_size: 1}\n"
+                                  for n, t in ((32, 980), (64, 960), (128, 930))))
+    assert "1 of 3 pilots not fitted" in mid and "a middle scale checks the fit" in mid
+    assert "one pilot per scale" not in mid
     # the README's pilots, at 64 and 256 GPUs across nodes, are both fitted: nothing said
     ok = _calibrate_printout(tmp_path, capsys, "tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: "
                              "none\npilot:\n  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, "

@@ -187,3 +187,42 @@ def test_a_panel_with_a_model_dropdown_names_the_catalogue_rule():
     with pytest.raises(ValueError, match=r"flops_explorer: model='my-model' is not a catalogue "
                                          r"model"):
         widgets.flops_explorer("my-model", "H100-SXM", 2e12, 0.4, 2048, 3.99)
+
+
+def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
+    # A trial switched the pricing mode beside a moved price slider and read the same total
+    # with nothing said: a given price is used in every mode (ledger.build_ledger), and the
+    # panel now says which rate the bill used; with the price left where it opened, a new mode
+    # takes that mode's catalogue rate (H100 SXM reserved: data/prices.csv, $2.72).
+    import warnings
+    from llmcost.present import widgets
+    warnings.simplefilter("ignore")
+    p = _page_parameters((SCENARIO_DIR / "default.yaml").read_text(), "00", tmp_path)
+    box = widgets.ledger_explorer(p)
+    price_w, pricing_w = box.children[0].children[2], box.children[1].children[0]
+    capsys.readouterr()
+    pricing_w.value = "reserved"
+    assert "at $2.72/GPU-h, the catalogue's reserved rate" in capsys.readouterr().out
+    price_w.value = 5.0
+    assert "at $5.00/GPU-h, the given price, whatever the pricing mode" in \
+        capsys.readouterr().out
+
+
+def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):
+    # A trial switched the FLOPs panel to B200 and TPU v4 and read costs at the page's H100
+    # $3.99 with nothing said; the panel keeps the price box and names the new accelerator's
+    # catalogue on-demand median (data/prices.csv: B200 Lambda $6.69, CoreWeave $8.60 ->
+    # $7.645).
+    import warnings
+    from llmcost.present import widgets
+    warnings.simplefilter("ignore")
+    box = widgets.flops_explorer("llama-2-70b", "H100-SXM", 2e12, 0.4, 2048, 3.99)
+    acc_w = box.children[0].children[1]
+    capsys.readouterr()
+    acc_w.value = "B200"
+    out = " ".join(capsys.readouterr().out.split())
+    from llmcost.core.catalog import catalogue_price
+    median = catalogue_price("B200")[0]
+    assert median == pytest.approx((6.69 + 8.60) / 2)
+    assert ("priced at $3.99/GPU-h, the price box's value, not B200's own: its catalogue "
+            f"on-demand median is ${median:.2f}") in out

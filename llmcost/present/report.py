@@ -1348,7 +1348,9 @@ def _to_html(nb_node, title: str, written: set[str] | None = None,
 #: equation scrolls in its own box on a phone. Printed, a table's cells are 8 pt (the 14 px
 #: above would hold), headers and cells may break anywhere and the output's box does not scroll:
 #: the default scenario's 18 tables wider than an A4 page (up to 2,077 px) printed cut at the
-#: page's edge, with their right-hand columns lost; they now fit its 718 px.
+#: page's edge, with their right-hand columns lost; they now fit its 718 px. A figure is kept
+#: whole and held within a page (24 cm), a cell may break around it (a figure taller than a page
+#: in an unbreakable cell printed a blank page), and text output wraps at the page's edge.
 PAGE_CSS = """<style>
 :root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
 --jp-ui-font-size1:14px}
@@ -1364,7 +1366,9 @@ width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
 .jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{font-size:8pt;padding:1px 3px}
 .jp-RenderedHTMLCommon th{overflow-wrap:anywhere}
 .jp-OutputArea-output,.jp-OutputArea-child{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
-.jp-Cell,.jp-RenderedImage,.jp-RenderedSVG{break-inside:avoid}}
+.jp-RenderedImage,.jp-RenderedSVG{break-inside:avoid}
+.jp-RenderedImage img,.jp-RenderedSVG img{max-height:24cm;width:auto;max-width:100%}
+.jp-RenderedText pre{white-space:pre-wrap;overflow-wrap:anywhere}}
 </style>
 """
 

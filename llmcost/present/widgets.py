@@ -20,6 +20,7 @@ from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parame
 from ..core.catalog import (
     as_accelerator,
     as_model,
+    catalogue_price,
     list_accelerators,
     list_models,
     load_accelerator,
@@ -212,6 +213,14 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
             except ValueError as e:  # e.g. no fp8 peak on this accelerator
                 print(f"cannot compute: {e}")
                 return
+            if acc.name != accelerator:  # the price box stays: said, with the new one's rate
+                try:  # (a trial priced B200 and TPU v4 at the page's H100 rate unawares)
+                    listed = ("its catalogue on-demand median is "
+                              f"${catalogue_price(acc.name)[0]:.2f}")
+                except ValueError:
+                    listed = "the catalogue has no on-demand price for it"
+                print(f"priced at ${price_w.value:.2f}/GPU-h, the price box's value, not "
+                      f"{acc.name}'s own: {listed}")
             if mfu > mfu_w.max and acc.name == accelerator:
                 print(f"the scenario's MFU, {mfu:.0%}, is above {acc.name}'s measured matmul "
                       f"ceiling, {mfu_w.max:.0%}: the slider stops at the ceiling (the page's "
@@ -904,8 +913,14 @@ def ledger_explorer(scenario: dict):
             except ValueError as e:
                 print(f"cannot price this: {e}")
                 return
+            rate = bill.figures["price_usd_per_gpu_hour"]  # which rate the bill used, said (a
+            # trial moved the mode beside a given price and read no change)
+            used = ("the given price, whatever the pricing mode"
+                    if changes.get("price_usd_per_gpu_hour") is not None or
+                    (given is not None and "price_usd_per_gpu_hour" not in changes)
+                    else f"the catalogue's {pricing.value} rate")
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
-                  f"; {bill.figures['wall_clock_days']:.1f} days")
+                  f"; {bill.figures['wall_clock_days']:.1f} days; at ${rate:.2f}/GPU-h, {used}")
             live.clear()
             plots.bill_waterfall(bill.table(), ax=live.axes)
             display(live.image())

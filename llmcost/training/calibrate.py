@@ -788,9 +788,12 @@ def unfitted_pilots_warning(pilots, p0: Pilot, big: Pilot) -> str | None:
     fitted = f"{p0.label or 'the smallest pilot'} ({fmt_gpus(p0.n_gpus)}, " \
         f"{p0.tokens_per_s_per_gpu:,.4g}, MFU {measured_mfu(p0):.1%})" + (
             "" if big is p0 else f" and {big.label or 'the largest'} ({fmt_gpus(big.n_gpus)})")
+    repeats = any(q.n_gpus in (p0.n_gpus, big.n_gpus) for q in unused)
     return (f"{len(unused)} of {len(pilots)} pilots not fitted: {said}. The calibration solves "
-            f"on {fitted} and counts the others in the mean residual only; give one pilot per "
-            "scale (the mean of repeated measurements)")
+            f"on {fitted} and counts the others in the mean residual only"
+            + ("; give one pilot per scale (the mean of repeated measurements)" if repeats else
+               "; a middle scale checks the fit (its residual is the mean's), it does not set "
+               "it"))
 
 
 def scaleout_warning(p0: Pilot, big: Pilot, base: Efficiency, k: float,
