@@ -38,3 +38,13 @@ def test_one_given_mfu_at_two_gpu_counts_is_said():
     (note,) = [x for x in said if "on both, as given" in x]
     assert note.startswith(f"mfu {a['mfu']:.1%} on both, as given, at 2,048 GPUs and 4,096 GPUs: "
                            "the same compute cost")
+
+
+def test_an_rl_campaign_in_one_scenario_is_said_in_the_keys_its_file_wrote():
+    # A trial compared a scenario with rl_iterations and rl_runs against one without and read
+    # "ledger_rl false → true", a key neither file wrote: said as what it means.
+    a = load_scenario(SCENARIO_DIR / "default.yaml")
+    with_rl = build_ledger({**a, "ledger_rl": True, "rl_iterations": 1000, "rl_runs": 5})
+    said = compare_inputs([build_ledger({**a, "ledger_rl": False}), with_rl])
+    assert ("RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
+            "rl_runs) false → true") in said

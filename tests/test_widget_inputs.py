@@ -77,6 +77,20 @@ def test_rl_explorer_needs_its_keys_and_holds_long_responses():
     assert s["mean resp."].value == 65536 and s["tail ×"].value == 2.0
 
 
+def test_rl_explorer_says_a_rollout_longer_than_the_model_is_trained_at(capsys):
+    # A trial set 32,768-token mean responses × 3.5 on a model trained at 4,096 tokens and read
+    # an iteration priced without a word; `llmcost estimate` warns of the same values
+    # (checks.rl_context_warning), and so does the panel now.
+    warnings.simplefilter("ignore")
+    p = {**_rl_parameters(), "seq_len": 4096}
+    s = _by_name(widgets.rl_explorer("llama-2-70b", "H100-SXM", p, 3.99))
+    capsys.readouterr()
+    s["mean resp."].value = 32768
+    out = " ".join(capsys.readouterr().out.split())
+    assert "note: the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max" \
+        in out and "is beyond the 4,096 tokens the scenario trains its model at" in out
+
+
 def test_rl_explorer_rollout_slider_ends_on_whole_replicas_and_says_async_needs_them(capsys):
     # A trial: rl_gpus 64 at rollout TP 4 put the slider's end at 63, which no replica count
     # prices; and "asynchronous" with 0 rollout GPUs was priced synchronous without a word

@@ -1460,7 +1460,9 @@ def other_inputs_differing(bills, most: int = 8) -> list:
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
         return v if len(v) <= 40 else v[:39] + "…"
 
-    out = [f"{k} {cut(sa, k)} → {cut(sb, k)}" for k in keys[:most]]
+    out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
+             f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
+            f"{k} {cut(sa, k)} → {cut(sb, k)}") for k in keys[:most]]      # wrote ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
     return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..bill import levers
+from ..bill.checks import rl_context_warning
 from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
 from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
@@ -743,6 +744,10 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
             except ValueError as e:
                 print(f"cannot compute: {e}")
                 return
+            longer = rl_context_warning({**p, **moved, "ledger_rl": True,  # as estimate says it
+                                         "rl_response_tokens_max": round(resp.value * tail.value)})
+            if longer:  # (a trial priced 114,688-token rollouts of a 4,096-token model unwarned)
+                print(f"note: {longer}")
             print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
                   f"FLOPs, {it.generation_time_share:.0%} of time; "
                   f"{fmt_usd(it.gpu_hours * price)} per iteration")
@@ -934,17 +939,22 @@ def ledger_explorer(scenario: dict):
 def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
                      price_usd_per_gpu_hour: float, serve_usd_per_m_tokens_per_b_params: float,
                      accelerator: str, mfu: float, dtype: str = "bf16", model=None,
-                     seq_len=None):
+                     seq_len=None, target_loss: float | None = None):
     """Compute budget, loss fit, lifetime demand, training GPU price and serving price widgets
-    updating the compute-optimal and inference-adjusted optima (notebook 06).
+    updating the Chinchilla-optimal and inference-adjusted optima of a target loss (notebook 06).
 
     With ``model`` (and ``seq_len``) training is priced on the workbook's MFU basis, as the page
     (``scaling.train_usd_per_flop``).
 
-    The target loss is that of the compute-optimal model at the chosen budget; the serving price
-    is USD per million served tokens per billion parameters (``scaling.serving_cost_per_token``
-    scales it with N). Returns the ``VBox``.
+    The target loss is ``target_loss`` (the page's: its scenario's model at its tokens) while the
+    budget and the fit stay where the panel opened, so that it opens on the page's numbers (a
+    trial read other ones), else that of the compute-optimal model at the chosen budget; the
+    serving price is USD per million served tokens per billion parameters
+    (``scaling.serving_cost_per_token`` scales it with N). Returns the ``VBox``.
     """
+    if target_loss is not None and (isinstance(target_loss, bool) or not isinstance(
+            target_loss, (int, float)) or not math.isfinite(target_loss) or target_loss <= 0):
+        raise ValueError(f"target_loss={target_loss!r} must be a finite loss > 0 or None")
     import ipywidgets as w
     from IPython.display import display
 
@@ -976,18 +986,24 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
         with out:
             _clear(out)
             f = sc.get_fit(fit_w.value)
-            n_c, d_c = sc.compute_optimal(c_w.value, f)
-            target = float(sc.loss(n_c, d_c, f))
+            opened = c_w.value == compute_flops and fit_w.value == fit
+            if target_loss is not None and opened:
+                target = float(target_loss)
+                print(f"target loss {target:.4g}: the page's (its scenario's model at its tokens)")
+            else:
+                target = float(sc.loss(*sc.compute_optimal(c_w.value, f), f))
+                print(f"target loss {target:.4g}: the compute-optimal model's at this budget")
             usd_flop = sc.train_usd_per_flop(accelerator, mfu, price_w.value, dtype, model,
                                             seq_len)
             serve = sc.serving_cost_per_token(serve_w.value, serve_w.value, 1.0, 1e9)
             o = sc.inference_adjusted_optimum_usd(target, d_w.value, usd_flop, serve, f)
+            n_c, d_c = float(o.chinchilla_n_params), float(o.chinchilla_train_tokens)
             display(pd.DataFrame({
                 "N": [fmt_count(n_c), fmt_count(o.n_params)],
                 "D": [fmt_count(d_c), fmt_count(o.train_tokens)],
                 "tokens/param": [f"{d_c / n_c:,.1f}", f"{o.tokens_per_param:,.0f}"],
                 "lifetime cost": [fmt_usd(o.chinchilla_total_cost), fmt_usd(o.total_cost)],
-            }, index=["compute-optimal", "inference-adjusted (USD)"]))
+            }, index=["Chinchilla-optimal", "inference-adjusted (USD)"]))
             demand = np.geomspace(1e9, 1e16, 40)
             sweep = sc.inference_adjusted_optimum_usd(target, demand, usd_flop, serve, f)
             live.clear()

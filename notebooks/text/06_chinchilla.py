@@ -873,7 +873,7 @@ if interactive:
 
     display(scaling_explorer(c_run, fit.name, p["inference_tokens_lifetime"], price,
                              serve(1e9) * 1e6, gpu.name, p["mfu"], p["dtype"], spec,
-                             p["seq_len"]))
+                             p["seq_len"], target_loss=target))   # the page's target
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [05 · What does a generated token cost, and why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
