@@ -1086,6 +1086,12 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
         "phases none → 1 (long-context 800B tokens)"]
+    # a long list is cut at a word (a trial read "64 GPUs 960 t…")
+    pilots = Bill({"pilot": [{"n_gpus": n, "tokens_per_s_per_gpu": t}
+                             for n, t in ((32, 980), (64, 960), (128, 930))]})
+    (said,) = glance.other_inputs_differing([Bill({"pilot": []}), pilots])
+    cut = said.split(" → ")[1]
+    assert len(cut) <= 40 and cut.endswith(" …") and not cut.endswith("t …")
     # two RL campaigns billed at different factors say so, even where rl_time_factor is null
     # in both (a trial changed rl_framework, or GRPO for DPO, and was not told): the generic
     # path's median (rl.RL_TIME_FACTOR_MEDIAN) against a NeMo RL release's, and DPO's 1

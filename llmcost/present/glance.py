@@ -1458,7 +1458,9 @@ def other_inputs_differing(bills, most: int = 8) -> list:
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
              fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
-        return v if len(v) <= 40 else v[:39] + "…"
+        # cut at a word (a trial read "960 t…"), or mid-word where one word runs past it
+        return v if len(v) <= 40 else (textwrap.shorten(v, 40, placeholder=" …")
+                                       if " " in v[:39] else v[:39] + "…")
 
     out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
              f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never

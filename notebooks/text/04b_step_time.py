@@ -808,6 +808,37 @@ publish_summary("04b_step_time", calibrated_rows + [
     summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split)])
 
 # %% [markdown]
+# ## Exercises
+#
+# On the scenario's own plan and predicted step (section 2's printout):
+#
+# 1. **MFU by hand.** From the step time, the GPU count, the tokens per step and the model FLOPs per
+#    token, recompute the predicted MFU (the `llmcost.step` module's docstring writes the
+#    formula).
+# 2. **Hide the communication.** If every exposed collective were hidden behind compute, how much
+#    shorter would the step be, and what MFU would that give?
+# 3. **The bubble.** At the plan's pipeline depth p and schedule, how many micro-batches per step
+#    would keep the bubble at or under 5% of the compute (1F1B: (p − 1)/m ≤ 0.05; interleaved with
+#    v chunks: (p − 1)/(v·m) ≤ 0.05; `parallel.bubble_fraction`)?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+# the worked answers, computed for this scenario (the same step as section 2's)
+peak, tokens = gpu.peak_flops_per_s(p["dtype"]), p["global_batch_tokens"]
+per_token = b.model_flops / tokens   # model FLOPs per token on the MFU basis
+print(f"1. MFU = {tokens:,} tokens × {per_token:.4g} FLOPs ÷ ({b.step_time_s:.3f} s × "
+      f"{llmcost.fmt_gpus(plan.n_gpus)} × {peak:.4g} FLOP/s) = "
+      f"{b.model_flops / (b.step_time_s * plan.n_gpus * peak):.1%} (printed: {b.mfu:.1%})")
+hidden = b.step_time_s - b.exposed_comm_s
+print(f"2. {b.step_time_s:.3f} s − {b.exposed_comm_s:.3f} s exposed = {hidden:.3f} s: "
+      f"MFU {b.mfu * b.step_time_s / hidden:.1%}")
+bubble = lambda m: parallel.bubble_fraction(plan.pp, m, plan.schedule, plan.virtual_stages)
+need = next(m for m in range(1, 100_000) if bubble(m) <= 0.05)   # the smallest such m
+print(f"3. p = {plan.pp}, {plan.schedule}" + (f", v = {plan.virtual_stages}" if plan.virtual_stages
+      > 1 else "") + f": m ≥ {need}; the plan runs {plan.n_microbatches}, a bubble of "
+      f"{bubble(plan.n_microbatches):.1%}")
+
+# %% [markdown]
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after
 # kernels run below peak, recomputation, exposed communication, the pipeline and the wait for
 # the slowest GPU have taken their share, and each of those follows from the plan. The largest slice is usually the kernels
