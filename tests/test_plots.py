@@ -79,3 +79,19 @@ def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
     assert "A100-80GB (central MFU 63%, your price)" in labels
     assert "H100-SXM (central MFU 50%)" in labels
     plt.close(ax.figure)
+
+
+def test_the_pilot_figure_counts_a_series_of_one_run_in_the_singular():
+    # A trial read "(1 runs)" on notebook 04b's "What does a pilot buy?" labels.
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from llmcost.present import plots
+    summary = pd.DataFrame({"uncal": [0.1, 0.2], "one_scale_loso": [0.05, 0.1],
+                            "two_scale_loso": [0.04, 0.08], "n": [1, 3]},
+                           index=["megatron-bridge · gb200", "llm-foundry-mpt · h100 · bf16"])
+    ax = plots.pilot_validation_errors(summary)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["megatron-bridge · gb200 (1 run)", "MPT tables · h100 (3 runs)"]
+    plt.close(ax.figure)

@@ -240,3 +240,23 @@ def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):
     assert median == pytest.approx((6.69 + 8.60) / 2)
     assert ("priced at $3.99/GPU-h, the price box's value, not B200's own: its catalogue "
             f"on-demand median is ${median:.2f}") in out
+
+
+def test_the_checkpoint_panel_opens_at_the_pages_checkpoint_size(capsys):
+    # A trial read 966 GB in notebook 07's panel beside the page's 968 GB: the panel left out
+    # the per-rank loader and RNG state the page counts over the job's ranks, and its log slider
+    # snapped the size to its step. It now opens at reliability.checkpoint_size(N, recipe,
+    # n_ranks=n_gpus), the page's figure, to the byte.
+    import warnings
+    from llmcost.core.units import fmt_bytes
+    from llmcost.present import widgets
+    from llmcost.training.reliability import checkpoint_size
+    warnings.simplefilter("ignore")
+    n = 68.98e9
+    capsys.readouterr()
+    widgets.reliability_explorer(n, 2048, 0.173, 1e11, False, 600.0, 6e5, 2.5, "bf16-adam",
+                                 25e9, 25e9, 0.87, 8)
+    want = fmt_bytes(checkpoint_size(n, "bf16-adam", n_ranks=2048).total_bytes)
+    assert want in capsys.readouterr().out
+    assert checkpoint_size(n, "bf16-adam", n_ranks=2048).total_bytes > \
+        checkpoint_size(n, "bf16-adam").total_bytes

@@ -2634,7 +2634,7 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     ax.axvline(100 * goal_mean, color="0.3", ls="--", lw=1,
                label=f"two-scale goal: mean {goal_mean:.0%}")
     names = [s.replace("llm-foundry-mpt · ", "MPT tables · ").replace(" · bf16", "")
-             .replace(", no model parallelism", "")[:58] + f" ({n} runs)"
+             .replace(", no model parallelism", "")[:58] + f" ({n} run{'s' * (n != 1)})"
              for s, n in zip(summary.index, summary["n"])]
     ax.set_yticks(y, names, fontsize=SMALL_PT)
     ax.invert_yaxis()

@@ -265,7 +265,9 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
              ckpt_restart_s=restart_s, ckpt_node_bytes_per_s=node_bytes_per_s,
              ckpt_d2h_bytes_per_s=d2h_bytes_per_s, fail_planned_per_day=planned_per_day)
     price = _rate(price_usd_per_gpu_hour)
-    size0 = float(checkpoint_size(n_params, recipe).total_bytes)
+    # the page's size: its per-rank loader and RNG state counted over the job's ranks, as
+    # notebook 07 counts them (a trial read 966 GB here beside the page's 968 GB)
+    size0 = float(checkpoint_size(n_params, recipe, n_ranks=n_gpus).total_bytes)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
     # a log slider cannot hold 0 failures: it starts at 10^-3 per GPU-year, said above the table
     rate0 = max(fail_rate_per_gpu_year, 1e-3)
@@ -286,6 +288,11 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     out = w.Output()
     live = plots.LiveFigure((6.5, 3.4))
 
+    def size_bytes() -> float:  # the page's exact size until the slider (log-stepped) moves
+        return size0 if abs(size_w.value - size_opened) < 1e-12 else size_w.value * 1e12
+
+    size_opened = size_w.value
+
     def update(_=None):
         with out:
             _clear(out)
@@ -294,7 +301,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                                        restart_w.value * 60, recipe, gpus_per_node,
                                        node_bytes_per_s, d2h_bytes_per_s=d2h_bytes_per_s,
                                        async_=async_w.value, planned_per_day=planned_per_day,
-                                       checkpoint_bytes=size_w.value * 1e12)
+                                       checkpoint_bytes=size_bytes())
             except ValueError as e:  # e.g. restarts so slow that planned stops fill the day
                 print(f"cannot compute: {e}")
                 return
@@ -303,7 +310,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                 print(f"the scenario's failure rate, {fail_rate_per_gpu_year:g} per GPU-year, "
                       f"cannot sit on the log slider: the panel starts at its lowest, {rate0:g}")
             display(pd.DataFrame({
-                "checkpoint": [fmt_bytes(size_w.value * 1e12)],
+                "checkpoint": [fmt_bytes(size_bytes())],
                 "stall per checkpoint": [fmt_duration(plan.stall_s)],
                 "job MTBF": [fmt_duration(plan.mtbf_s)],
                 "interval": [fmt_duration(plan.interval_s)],
