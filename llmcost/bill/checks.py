@@ -351,6 +351,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     # (accuracy.mfu_band: above the best comparable run, the cap and its reason), which a report
     # and `llmcost estimate` list beside these: a second, large-scale-only bound here contradicted
     # them (a 1B run on A100 capped at a comparable 63.7% and said "at most 56%")
+    # a pilot's MFU is measured, from the values or extrapolated by a report (``piloted``)
     piloted = piloted or pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
     if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX and not mfu_predicted and not piloted:
         out.append(f"mfu={mfu_text(mfu)} is above any published large-scale training MFU (at "
@@ -1254,8 +1255,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
             out.append(tight)
     bubble = plan_bubble(plan)
     # a pilot's MFU (its measured throughput, or the step model calibrated on it: the step
-    # time includes the bubble) already holds the bubble, as a predicted one does
-    piloted = piloted or pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
+    # time includes the bubble) already holds the bubble, as a predicted one does (``piloted``:
+    # scenario_warnings', the values' pilot or a report's extrapolation of it)
     if bubble > BUBBLE_WARNING and not piloted:
         # the bubble is a fraction b of the ideal compute time (Narayanan et al. 2021 §2.2.1:
         # (p - 1)/m for 1F1B), so the stages idle b / (1 + b) of the step (a bubble of 6300%

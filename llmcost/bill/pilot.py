@@ -146,12 +146,12 @@ def _pilot_mfu(p: dict) -> dict:
         src = (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {how}, extrapolated to "
                f"{plan.describe()} (llmcost.training.calibrate){band}{capped_words(x)}{said}")
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)
+    sensitive = calibrate.extrapolation_sensitivity(p, cal, x)  # None without pilot: records
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
-            "warning": warning, "factor_warnings": tuple(cal.warnings) + tuple(
-                w for w in (calibrate.extrapolation_sensitivity(p, cal, x)
-                            if p.get("pilot") else None,) if w)}
+            "warning": warning,
+            "factor_warnings": tuple(cal.warnings) + ((sensitive,) if sensitive else ())}
 
 
 def capped_words(x) -> str:

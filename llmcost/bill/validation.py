@@ -998,15 +998,14 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     if g is None or not g < LOW_GOODPUT_WARNING or mtbf is None:
         return None
     on_spot = p.get("pricing") == "spot"
-    spot = ""  # resumable: "by a failure or pre-emption" says it (_by_words)
     check = "the failure rate" + (", the pre-emption rate" if on_spot else "")
-    if bill.scenario["ledger_resumable"]:
+    if bill.scenario["ledger_resumable"]:  # what interrupts it: _by_words; then the stall
         check += ", the checkpoint interval and the restart time (notebook 07)"
-        spot += _stall_words(bill.figures.get("ckpt_main_plan"))
+        after = _stall_words(bill.figures.get("ckpt_main_plan"))
     else:  # a planned stop restarts it too
         planned = bill.scenario["fail_planned_per_day"]
         mtbf = rel.interruption_mtbf_s(mtbf, planned)
-        spot = f" ({'spot pre-emptions, ' if on_spot else ''}failures and planned stops)"
+        after = f" ({'spot pre-emptions, ' if on_spot else ''}failures and planned stops)"
         check += f" and the planned stops, {_planned_words(planned)}" + (
             " (Llama 3's rate on its 16,384-GPU job, 47 in 54 days, arXiv:2407.21783 §3.3.4, "
             "applied whatever the job's size: set fail_planned_per_day to your cluster's)"
@@ -1015,7 +1014,7 @@ def _low_goodput_warning(p: dict, bill: Ledger | None) -> str | None:
     return (f"goodput {g:.0%}: the pre-training run pays {1 / g:.2f}× its ideal GPU-hours, "
             f"interrupted {_by_words(bill.scenario['ledger_resumable'], on_spot)}every "
             f"{fmt_duration(float(mtbf))} on "
-            f"{fmt_gpus(bill.figures['n_gpus'])}{spot}; the exploratory line, a multiple of the "
+            f"{fmt_gpus(bill.figures['n_gpus'])}{after}; the exploratory line, a multiple of the "
             "final run's paid hours, carries the same losses, though smaller exploratory jobs "
             f"are interrupted less often: check {check}")
 

@@ -855,8 +855,8 @@ CAVEATS = [
      "asynchronous checkpoints, one every {0}, keep the storage writing {1} of the time ({2} "
      "a day): set the checkpoint interval or the storage bandwidth"),
     (r"^goodput (\d+%): the pre-training run pays ([\d.]+)× its ideal GPU-hours, interrupted "
-     r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)(?: \((?:spot pre-emptions included|[^)]*planned "
-     r"stops)\))?((?:, and stalled \d+% of its time by checkpoints)?)(?: \([^)]*\))?;",
+     r"((?:by a failure (?:or pre-emption )?)?)every (.+?) on (.+?)(?: \([^)]*planned stops\))?"
+     r"((?:, and stalled \d+% of its time by checkpoints)?)(?: \([^)]*\))?;",
      "goodput {0}: interrupted {2}every {3} on {4}{5}, the run pays {1}× its ideal GPU-hours"),
     # a pilot calibration's network factor (training.calibrate.scaleout_warning)
     (r"^(?:pilot: )?scale-out x[\d.]+: the fit puts the network across nodes at (.+?) per "
@@ -1412,8 +1412,9 @@ def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
     if dtypes[0] == dtypes[1] and None not in gpus and gpus[0] != gpus[1]:
         # a trial doubled the GPUs at one given MFU and read the same compute cost unexplained
         return [f"mfu {mfu:.1%} on both, {how}, at {fmt_gpus(gpus[0])} and "
-                f"{fmt_gpus(gpus[1])}: the same compute cost, where a larger job usually runs at a lower MFU (more of "
-                "its step waits on communication; `mfu: predict` predicts each)"]
+                f"{fmt_gpus(gpus[1])}: the same compute cost, where a larger job usually runs "
+                "at a lower MFU (more of its step waits on communication; `mfu: predict` "
+                "predicts each)"]
     if sorted(map(str, dtypes)) != ["bf16", "fp8"]:
         return []
     fp8 = sc[dtypes.index("fp8")]
