@@ -3,6 +3,7 @@ cost would drop refused, a pilot scenario's MFU kept beside a cost, far-impossib
 refused in one line, tiny figures printed with their digits, and a stated MFU the hours make
 unused said so."""
 
+import re
 import json
 
 import pytest
@@ -110,7 +111,19 @@ def test_tiny_hours_and_dollars_keep_their_digits():
     cost = 0.1536 * c.price["median"]
     assert 0.01 < cost < 100 and f"the hours cost ${cost:.2f}" in text
     assert claims.gpu_h(15_360) == "15,360" and claims.gpu_h(0.1536) == "0.154"
-    assert claims.usd_amount(94_541.2) == "$94,541" and claims.usd_amount(0.946) == "$0.95"
+    assert claims.fmt_usd(94_541.2) == "$94.5k" and claims.fmt_usd(0.946) == "$0.95"
+
+
+def test_the_left_out_lines_read_money_as_the_bill_does():
+    # A trial: `llmcost check ... --usd 2e7` printed the rerun reserve's final run as
+    # "19,999,988 USD" and the exploratory line as "$23,799,988": eight digits of a figure
+    # drawn from a 1.2-4x range. They now read as `llmcost estimate` prints a bill: three
+    # significant figures ($20.0M: the claim's own $20M, recomputed from its hours x price).
+    c = claims.check_claim("llama-3.1-8b", 15e12, "H100-SXM", n_gpus=1024, usd=2e7)
+    text = " ".join(c.describe().split())
+    assert "× final run $20.0M (expected" in text
+    left = text[text.index("Not in the figure"):]
+    assert not re.search(r"\$\d{1,3}(,\d{3}){2,}", left), left  # no "$23,799,988"
 
 
 def test_a_stated_mfu_the_hours_make_unused_is_said_beside_the_utilisation(capsys):

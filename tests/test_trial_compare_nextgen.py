@@ -62,7 +62,12 @@ def test_two_identical_scenarios_say_no_input_differs(tmp_path):
     bills = [report.estimate_ledger(path), report.estimate_ledger(path)]
     df = glance.compare_bills(bills, ("A", "B"), samples=200)
     out = cli.compare_text(df, ("A", "B"), (str(path), str(path)), bills, columns=100)
-    assert "inputs that differ (A → B): none" in out
+    assert "inputs that differ (A → B): none (A and B read the same file)" in out
+    # a copy under another name is two files: "none" alone (the reader chose them)
+    other = tmp_path / "copy.yaml"
+    other.write_text(path.read_text())
+    out = cli.compare_text(df, ("A", "B"), (str(path), str(other)), bills, columns=100)
+    assert "inputs that differ (A → B): none\n" in out + "\n" and "same file" not in out
 
 
 @pytest.mark.parametrize("acc, want", [

@@ -114,7 +114,8 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.model import ModelSpec
 from ..core.stacks import generation
-from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus, fmt_quantity
+from ..core.units import (HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag, fmt_gpus, fmt_quantity,
+                          fmt_usd)
 from ..serving.rl import time_factor_short
 from ..training import reliability as rel
 from ..training.accuracy import (
@@ -605,15 +606,15 @@ class ClaimCheck:
             if x["status"] == "not given":
                 usd = f"not given ({first_clause(x['how'])})"
             else:
-                usd = f"{usd_amount(x['usd'])} ({x['status']})"
+                usd = f"{fmt_usd(x['usd'])} ({x['status']})"
                 if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
-                    usd += f", P10–P90 {usd_amount(x['p10_usd'])}–{usd_amount(x['p90_usd'])}"
+                    usd += f", P10–P90 {fmt_usd(x['p10_usd'])}–{fmt_usd(x['p90_usd'])}"
                 if x.get("time"):  # the RL line's time, billed × a factor (rl.time_factor_short)
                     usd += f"; the model's iteration time {x['time']}"
             L.append(f"  {x['line']}: {usd}")
-        L.append(f"  priced total of these lines: {usd_amount(self.left_out_usd)}")
+        L.append(f"  priced total of these lines: {fmt_usd(self.left_out_usd)}")
         if self.left_out_range_usd:
-            p10, p50, p90 = (usd_amount(x) for x in self.left_out_range_usd)
+            p10, p50, p90 = (fmt_usd(x) for x in self.left_out_range_usd)
             L.append(f"  range of that total: P10 {p10}, P50 {p50}, P90 {p90} "
                      f"({self.left_out_range_source})")
         L += [f"Note: {n}" for n in self.notes if n != self.tokens_source
@@ -647,13 +648,6 @@ def gpu_h(hours: float) -> str:
     "0 GPU-h"."""
     x = float(hours)
     return f"{x:,.0f}" if x >= 100 or x == 0 else f"{x:.3g}"
-
-
-def usd_amount(usd: float) -> str:
-    """Dollars for a sentence: whole dollars from $100 up ("$94,541"), cents below ("$0.95"),
-    so that a tiny cost does not read "$1"."""
-    x = float(usd)
-    return f"${x:,.0f}" if x >= 100 or x == 0 else f"${x:,.2f}"
 
 
 def first_clause(text: str, limit: int = 100) -> str:
@@ -1892,7 +1886,7 @@ def _price_verdict(j: _Judging) -> tuple:
     if given is not None and implied is None and needed is None:
         return implied, (f"no cost given; at the given ${given:.2f}/GPU-h "
                          f"(price_usd_per_gpu_hour) the hours cost "
-                         f"{usd_amount(j.hours * given)}")
+                         f"{fmt_usd(j.hours * given)}")
     if pr["n"] == 0:
         return implied, pr["source"]
     if needed is not None:  # what the claim implies, then the catalogue it is compared with
@@ -1911,7 +1905,7 @@ def _price_verdict(j: _Judging) -> tuple:
         what = pr["default_words"]
         note = f" ({pr['default_note']})" if pr.get("default_note") else ""
         return implied, (f"no cost given; at the {what}, ${pr['default']:.2f}/GPU-h{note}, the "
-                         f"hours cost {usd_amount(j.hours * pr['default'])} ({pr['source']})")
+                         f"hours cost {fmt_usd(j.hours * pr['default'])} ({pr['source']})")
     where = "below" if implied < pr["low"] else "above" if implied > pr["high"] else "within"
     span = price_span(pr)
     if span.startswith("price"):   # one value: no median to add, and "at" rather than "within"

@@ -1132,6 +1132,13 @@ def _operations_line(lines: list, p: dict, project_months, project_months_source
                   ("ledger_project_months", "ledger_operations_usd_per_month"))
 
 
+def _sentence_usd(usd) -> str:
+    """An amount in a line's 'how' sentence, as the bill prints amounts (``fmt_usd``, three
+    significant figures): a number, or draws' first (``Draws`` formats as it; the sentences of
+    ``simulate_ledger``'s draws are discarded)."""
+    return fmt_usd(float(np.ravel(usd)[0]))
+
+
 def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
     """Reserves: a rerun of the final run, P(rerun) × final run USD (the expected cost of a
     relaunch after a divergence, as OPT-175B's lineage 12), then a contingency,
@@ -1139,7 +1146,7 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
     rerun_p = p["ledger_rerun_probability"]
     lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
                       "pre-training", "fixed", rerun_p * final_run_usd,
-                      f"P(rerun) {rerun_p:.0%} × final run {final_run_usd:,.0f} USD (expected "
+                      f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} (expected "
                       "cost of relaunching after a divergence, as OPT-175B's lineage 12)",
                       "ledger_rerun_probability (scenario)",
                       "modelled" if _given(rerun_p) else "not given"))
@@ -1147,7 +1154,7 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
     frac = p["ledger_reserve_fraction"]
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
                       "whole project", "fixed", frac * sub,
-                      f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
+                      f"{frac:.0%} × the {_sentence_usd(sub)} of the lines above",
                       "ledger_reserve_fraction (scenario)",
                       "modelled" if _given(frac) else "not given"))
 

@@ -540,8 +540,10 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
                          for i, c in enumerate(cells)).rstrip()
 
     differ = compare_inputs(bills)
+    same = not differ and Path(paths[0]).resolve() == Path(paths[1]).resolve()
+    none = "none (A and B read the same file)" if same else "none"
     out = wrap_lines(_compare_head(names, paths), columns) + (
-        wrap_lines("inputs that differ (A → B): " + ("; ".join(differ) or "none"), columns)
+        wrap_lines("inputs that differ (A → B): " + ("; ".join(differ) or none), columns)
         ) + [""]
     if not fit or sum(w) + 2 * (len(w) - 1) <= columns:
         out += [fmt(head), "  ".join("-" * x for x in w)] + [fmt(r) for r in rows]
