@@ -61,16 +61,23 @@ def test_llama_405b_every_non_compute_line_is_sourced_or_says_what_was_searched(
     assert bill.line("eval.human").usd == pytest.approx(55_737 * 0.30)
     rate = bill.figures["price_usd_per_gpu_hour"]
     assert bill.line("data.processing").usd == pytest.approx(15.6e12 * 6_000 / 15e12 * rate)
-    # people, Epoch's rule: 561 authors (arXiv:2407.21783) × 0.2 FTE × months / 12 × $400K
-    # (salary × overhead + equity, Epoch's distributions re-drawn: data/ledger_defaults.csv)
+    # people, Epoch's rule: 561 authors (arXiv:2407.21783) × E[FTE] × months / 12 × E[loaded
+    # cost]: Epoch draws each contributor's FTE (log-normal, 90% CI 0.05-0.8) and pay
+    # independently and sums them, so the sum is near N × the means: E[FTE] = 0.2 ·
+    # exp(σ²/2), σ = ln(16) / (2 · 1.6449), = 0.28528; E[loaded cost] $444,245
+    # (test_contributor_rule_reproduces_epochs_draws derives it)
     months = bill.figures["project_months"]
-    assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * months / 12 * 400_000)
+    e_fte = 0.2 * math.exp((math.log(16) / (2 * 1.6448536)) ** 2 / 2)
+    assert e_fte == pytest.approx(0.28528, abs=1e-5)
+    assert bill.line("people.staff").usd == pytest.approx(561 * e_fte * months / 12 * 444_245,
+                                                          rel=1e-6)
     # over the project, as Epoch's rule counts it: the median of its four case studies' project
     # durations (development_cost.ipynb at 3c6aafa: GPT-3 8.3, OPT-175B 192 days = 6.3, GPT-4
     # 12, Gemini 12 months), (8.3 + 12) / 2 = 10.15 months, longer than this run's 2.85
     assert months == pytest.approx((8.3 + 12) / 2)
     assert bill.figures["run_wall_clock_days"] / (365.25 / 12) < months
-    assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * 10.15 / 12 * 400_000)
+    assert bill.line("people.staff").usd == pytest.approx(561 * e_fte * 10.15 / 12 * 444_245,
+                                                          rel=1e-6)
     assert "0.05-0.8" in bill.line("people.staff").how
     # without the contributor count the line says what was searched
     bare = ledger.build_ledger({**SC405, "ledger_contributors": None})
@@ -241,7 +248,9 @@ def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_give
     assert default("project_months_published") == pytest.approx((8.3 + 12) / 2)
     given = ledger.build_ledger({**SC405, "ledger_project_months": 18.0})
     assert given.figures["project_months"] == 18.0
-    assert given.line("people.staff").usd == pytest.approx(561 * 0.2 * 18 / 12 * 400_000)
+    e_fte = 0.2 * math.exp((math.log(16) / (2 * 1.6448536)) ** 2 / 2)  # the mean FTE
+    assert given.line("people.staff").usd == pytest.approx(561 * e_fte * 18 / 12 * 444_245,
+                                                           rel=1e-6)
     slow = ledger.build_ledger({**SC405, "n_gpus": 1024, "dp": 8, "phases": []})
     run_months = slow.figures["run_wall_clock_days"] / (365.25 / 12)
     assert run_months > 10.15 and slow.figures["project_months"] == pytest.approx(run_months)
@@ -256,3 +265,50 @@ def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_give
     plain = ledger.build_ledger({**SC405, "ledger_published_defaults": False})
     assert plain.figures["project_months"] == pytest.approx(
         plain.figures["run_wall_clock_days"] / (365.25 / 12))
+
+
+def test_contributor_rule_reproduces_epochs_draws():
+    # A source audit: the rule multiplied the median FTE (0.2) by the median loaded cost
+    # ($400K), where Epoch's code (epoch-research/training-cost-trends development_cost.ipynb
+    # at 3c6aafa, cell 43) draws each contributor's salary, overhead, equity and FTE and sums
+    # over the contributors: for OPT-175B's 19 authors over 192 days its draws' median is
+    # about $1.21M and N × the medians gave $0.80M. Re-drawn here with Epoch's own bounds
+    # (cell 9: salary √(148,000 × 132,000) to √(335,000 × 210,000), equity √(34,000 × 37,000)
+    # to √(760,000 × 331,250); cell 13: overhead 1.25-1.4; utils.lognorm_from_90_ci: the 5th
+    # and 95th percentiles), the rule's N × the means sits within 3% of the draws' mean and
+    # within 6% of their median, and the stored mean pay is the analytic
+    # E[salary]·E[overhead] + E[equity].
+    from llmcost.bill import ranges
+    from llmcost.bill.pricing import default
+    z = 1.6448536269514722
+    rng = np.random.default_rng(7)
+
+    def draw(lo, hi, size):
+        s = math.log(hi / lo) / (2 * z)
+        return rng.lognormal(math.log(lo) + z * s, s, size)
+
+    sal = (math.sqrt(148_000 * 132_000), math.sqrt(335_000 * 210_000))
+    eq = (math.sqrt(34_000 * 37_000), math.sqrt(760_000 * 331_250))
+    mean_pay = ranges.lognormal_mean(*sal) * ranges.lognormal_mean(1.25, 1.4) \
+        + ranges.lognormal_mean(*eq)
+    assert default("staff_usd_per_fte_year_mean") == pytest.approx(mean_pay, abs=1.0)
+    n, months, samples = 19, 192 / (365.25 / 12), 20_000
+    pay = draw(*sal, (samples, n)) * draw(1.25, 1.4, (samples, n)) + draw(*eq, (samples, n))
+    total = (pay * draw(0.05, 0.8, (samples, n))).sum(axis=1) * months / 12
+    bill = ledger.build_ledger({**SC405, "ledger_contributors": n, "ledger_project_months":
+                                months})
+    usd = bill.line("people.staff").usd
+    assert usd == pytest.approx(total.mean(), rel=0.03)
+    assert usd == pytest.approx(float(np.median(total)), rel=0.06)
+    assert 1.1e6 < usd < 1.4e6           # not N × the medians' $0.80M
+    assert "0.285 FTE each" in bill.line("people.staff").how
+
+
+def test_lognormal_mean_by_hand_and_its_refusals():
+    from llmcost.bill import ranges
+    # median √(0.05 · 0.8) = 0.2, σ = ln 16 / (2 · 1.6449) = 0.84281, × exp(σ²/2) = 1.42641
+    assert ranges.lognormal_mean(0.05, 0.8) == pytest.approx(0.285282, abs=1e-6)
+    assert ranges.lognormal_mean(3.0, 3.0) == 3.0          # no spread: the value itself
+    for lo, hi in ((0.0, 1.0), (-1.0, 1.0), (2.0, 1.0), (float("nan"), 1.0)):
+        with pytest.raises(ValueError, match="lognormal_mean"):
+            ranges.lognormal_mean(lo, hi)

@@ -114,7 +114,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import POINT_WORDS, Z90, Z95, Range, is_point_range
+from .ranges import POINT_WORDS, Z90, Z95, Range, is_point_range, lognormal_mean
 from .scenario import (
     EXPLORATORY_FRACTION_MAX,
     LEDGER_DEFAULTS,
@@ -1812,18 +1812,32 @@ def _human_eval_line(lines, p) -> None:
 
 def _contributors_line(p, project_months, project_months_source) -> Line:
     """People from a paper's contributor list, Epoch's rule (Cottier et al. 2024 §2.5 and their
-    code): USD = contributors × 0.2 FTE each (90% CI 0.05-0.8) × project months ÷ 12 × loaded
-    cost per FTE-year (``staff_usd_per_fte_year``, $400K)."""
-    n, fte = p["ledger_contributors"], default("fte_per_contributor")
-    rate = default("staff_usd_per_fte_year")
+    code, training-cost-trends ``development_cost.ipynb`` at 3c6aafa, cell 43): each of the N
+    contributors draws an FTE fraction (log-normal, 90% CI 0.05–0.8, ``fte_per_contributor``)
+    and a loaded cost per FTE-year (salary × overhead + equity) independently, and the staff
+    cost is their sum over the project. A sum over many independent draws is near N × the
+    means, so
+
+        USD = N × E[FTE] × project months ÷ 12 × E[loaded cost per FTE-year]
+
+    with E[FTE] = 0.2 · exp(σ²/2) = 0.285 (``ranges.lognormal_mean`` of the row's 90% CI) and
+    E[loaded cost] = $444K (``staff_usd_per_fte_year_mean``; the median of one draw, $400K, and
+    the median FTE, 0.2, would give 0.63 of it: for OPT-175B's 19 authors over 192 days Epoch's
+    draws have a median of $1.21M, N × the medians $0.80M, N × the means $1.27M)."""
+    n = p["ledger_contributors"]
+    _, lo, hi = default_range("fte_per_contributor")
+    fte, rate = lognormal_mean(lo, hi), default("staff_usd_per_fte_year_mean")
     return Line("people.staff", "people (roles × FTE × months × loaded cost)", "people",
                 "whole project", "fixed", _num(n * fte * project_months / 12.0 * rate),
-                f"published default: {n:,.0f} contributors × "
-                f"{published_range('fte_per_contributor')} FTE each × {project_months:.1f} mo × "
-                f"${rate:,.0f}/FTE-year (project months: {project_months_source})",
+                f"published default: {n:,.0f} contributors × {fte:.3f} FTE each (the mean of "
+                f"Epoch's per-contributor log-normal, median "
+                f"{published_range('fte_per_contributor')}) × "
+                f"{project_months:.1f} mo × ${rate:,.0f}/FTE-year (the mean loaded cost; each "
+                f"contributor drawn independently, so the sum is near N × the means; project "
+                f"months: {project_months_source})",
                 "ledger_contributors (scenario); data/ledger_defaults.csv fte_per_contributor: "
-                + default_source("fte_per_contributor") + "; staff_usd_per_fte_year: "
-                + default_source("staff_usd_per_fte_year"), "default")
+                + default_source("fte_per_contributor") + "; staff_usd_per_fte_year_mean: "
+                + default_source("staff_usd_per_fte_year_mean"), "default")
 
 
 def _published_note(lines, p, key) -> None:

@@ -57,8 +57,9 @@ NOT_PUBLISHED = {
     "people.staff": (
         "no public default headcount: model papers list contributors (GPT-4's contribution "
         "list is transcribed in Epoch AI's training-cost-trends repository) but not FTE-months "
-        "per role. Give ledger_contributors (the paper's author count) for Epoch's rule, 0.2 "
-        "FTE per contributor (Cottier et al. 2024 §2.5 and its code), or ledger_people. "
+        "per role. Give ledger_contributors (the paper's author count) for Epoch's rule, a "
+        "log-normal FTE per contributor, median 0.2 (Cottier et al. 2024 §2.5 and its code), "
+        "or ledger_people. "
         "Searched: Llama 2/3 papers, Cottier et al. 2024 and its code"),
 }
 

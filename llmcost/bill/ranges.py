@@ -414,6 +414,30 @@ def _made(name, shown, kind, **fields) -> Range:
     return Range(kind, **fields)
 
 
+def lognormal_mean(p5: float, p95: float) -> float:
+    """The mean of the log-normal whose 5th and 95th percentiles are ``p5`` and ``p95`` (the
+    "90% CI" of Epoch AI's ``lognorm_from_90_ci``, training-cost-trends ``utils.py``):
+
+        σ = ln(p95 / p5) / (2·z₉₅),  median = √(p5·p95),  mean = median · exp(σ² / 2)
+
+    with z₉₅ = Φ⁻¹(0.95) (``Z95``). The mean lies above the median by exp(σ²/2): a sum over
+    many independent draws (a cost per contributor summed over a paper's authors) is near the
+    count × the mean, not × the median.
+
+    Raises
+    ------
+    ValueError
+        ``p5`` or ``p95`` not a finite positive number, or ``p5 > p95``.
+    """
+    lo, hi = _number("lognormal_mean", "p5", p5), _number("lognormal_mean", "p95", p95)
+    if not (lo > 0 and hi > 0):
+        raise ValueError(f"lognormal_mean: p5={p5!r} and p95={p95!r} must be positive")
+    if lo > hi:
+        raise ValueError(f"lognormal_mean: p5={p5!r} must be <= p95={p95!r}")
+    sigma = math.log(hi / lo) / (2.0 * Z95)
+    return math.sqrt(lo * hi) * math.exp(sigma * sigma / 2.0)
+
+
 def point(value):
     """The point of a value: a ``Range``'s midpoint (uniform), mode (triangular; two_piece, its
     median too) or median (lognormal); any other value itself."""
