@@ -199,3 +199,49 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     bare = llmcost.validate_parameters(**{k: v for k, v in values.items() if k != "cp"})
     (w_bare,) = [x for x in scenario_warnings(bare) if "pipeline bubble" in x]
     assert "within the scenario's fixed cp: 1 (not given, so fixed at 1); with cp: 0" in w_bare
+
+
+#: A new-user trial: Llama 3.1 8B (32 layers, 32 heads, 8 KV heads; Meta, Llama 3.1 model card)
+#: on 100 H100s, `mfu: predict`, the default global batch of 1,024 sequences
+UNEVEN = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 100,
+          "train_tokens": 1.0e12, "seq_len": 4096, "mfu": 0.3,
+          "price_usd_per_gpu_hour": 2.5}
+
+
+def _uneven_values(**override):
+    declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+    used = effective_parameters({**UNEVEN, **override}, declared)
+    values = llmcost.validate_parameters(**{k: v["value"] for k, v in used.items()})
+    # mfu: predict, as the report resolves it before its warnings (0.3 a placeholder)
+    _, b = scenario_step(values, load_model(values["model"]))
+    return {**values, "mfu": float(b.mfu)}
+
+
+def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts_that_avoid_them():
+    # 100 = 2²·5² GPUs, 1,024 = 2¹⁰ sequences: dp ≤ gcd = 4, so tp·pp·cp carries 25; tp ≤ 8
+    # divides the heads (a power of two), so pp takes the 25 (fewest_pipeline_stages). 32
+    # layers on 25 stages: 7 stages of 2 layers and 18 of 1 (uneven split, 7 · 2 + 18 = 32),
+    # the mean 1.28: every micro-batch the others wait for a 2-layer stage. The 1F1B bubble,
+    # (25 − 1)/m with m = 512, is 4.7%, under the bubble warning's 10%, so the trial's report
+    # priced the plan at about half the MFU of 96 or 128 GPUs and said nothing of the pipeline.
+    spec = load_model("llama-3.1-8b")
+    assert parallel.fewest_pipeline_stages(spec, 100, 1024, 4096, "auto")[0] == 25
+    values = _uneven_values()
+    plan, b = scenario_step(values, spec)
+    assert plan.pp == 25 and plan_bubble(plan) < BUBBLE_WARNING
+    share = b.stage_imbalance_s / b.step_time_s
+    assert share > checks.STAGE_IMBALANCE_WARNING
+    said = [w for w in scenario_warnings(values, mfu_predicted=True)
+            if w.startswith("the plan's pipeline stages are uneven")]
+    assert len(said) == 1
+    w = " ".join(said[0].split())
+    assert "32 layers on 25 stages put 2 on the busiest and 1 on the lightest" in w
+    assert f"wait for the busiest {share:.0%} of each step" in w
+    assert "the GPU count forces it" in w and "128 GPUs (" in w
+    assert caveat_line(said[0]) == (
+        f"the pipeline's stages are uneven: the GPUs wait {share:.0%} of the time for the "
+        "busiest (in the predicted MFU): other GPU counts or batches avoid it")
+    # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
+    even = _uneven_values(n_gpus=128)
+    assert not any(w.startswith("the plan's pipeline stages are uneven")
+                   for w in scenario_warnings(even, mfu_predicted=True))

@@ -105,19 +105,30 @@ def test_pilots_sharing_kernels_count_once():
 
 
 def test_illustrative_pilot_from_a_published_row():
-    """No pilot in the scenario: the illustrative pilot takes the MFU of the closest published
-    H100 BF16 run in parameters, NeMo AutoModel's Llama 3 70B (64 H100s, 866.77 tokens/s per GPU
-    at 8,192 tokens: NVIDIA-NeMo/Automodel docs/performance-summary.md), and runs the scenario's
-    plan on 64 GPUs (two TP8 x PP4 groups). Its MFU on the workbook basis is 866.77 x
-    F_Llama3-70B(8192, full mask) / 989.4 TFLOP/s; the GPU-hours are train_tokens / tokens per
-    step x step time x GPUs / 3600 and the compute cost their price."""
+    """No pilot in the scenario: the illustrative pilot takes the closest published H100 BF16
+    run in parameters, NeMo AutoModel's Llama 3 70B (64 H100s, 866.77 tokens/s per GPU at 8,192
+    tokens: NVIDIA-NeMo/Automodel docs/performance-summary.md; MFU on the workbook basis 866.77
+    x F_Llama3-70B(8192, full mask) / 989.4 TFLOP/s), and runs the scenario's plan on 64 GPUs
+    (two TP8 x PP4 groups) at the step-time model's prediction for it x that run's measured ÷
+    predicted MFU: the run's error carried, not its MFU (a trial's 3B A100 run without
+    recomputation took a 2021 full-recompute run's MFU and was priced at twice its bill). The
+    GPU-hours are train_tokens / tokens per step x step time x GPUs / 3600 and the compute cost
+    their price."""
     assert cal.illustrative_pilot_row("H100-SXM", "bf16", 69e9) == "nemo-automodel-llama3-70b-h100"
     s = cal.pilot_study(_P, price_usd_per_gpu_hour=2.0)
     l3 = cal.load_model("llama-3.1-70b")
     row_mfu = 866.77 * float(l3.flops_per_token(8192, causal=False)) / 989.4e12
+    v = cal.step_validation.mfu_validation(sets=("nemo-automodel-h100",)).set_index("run_id")
+    predicted = float(v.loc["nemo-automodel-llama3-70b-h100", "predicted_mfu"])
+    assert float(v.loc["nemo-automodel-llama3-70b-h100", "reported_mfu"]) == \
+        pytest.approx(row_mfu, rel=2e-3)
     assert s.illustrative and "nemo-automodel-llama3-70b-h100" in s.source
+    assert f"measured {row_mfu:.1%} of the BF16 peak where the step-time model predicts " \
+        f"{predicted:.1%}" in s.source
     assert s.pilot.n_gpus == 64 and s.pilot.plan.tp == 8 and s.pilot.plan.pp == 4
-    assert s.calibration.measured_mfu[0] == pytest.approx(row_mfu, rel=2e-3)
+    c = s.calibration
+    assert c.measured_mfu[0] == pytest.approx(c.uncalibrated_mfu[0] * row_mfu / predicted,
+                                              rel=2e-3)
     x = s.extrapolation
     assert x.mfu_low < x.mfu < x.mfu_high and x.half_width > 0
     # the pilot ran this very plan at 64 GPUs: its measured MFU holds the band's top
@@ -464,7 +475,7 @@ def test_notebook_04b_pilot_lines_word_the_study():
     hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
     assert lines[0] == "ILLUSTRATIVE pilot (the scenario gives none): " + s.source
     assert lines[1].startswith(f"pilot {s.pilot.plan.describe()} on 64 of 2,048 GPUs: MFU "
-                               f"{c.measured_mfu[0]:.1%} measured, "
+                               f"{c.measured_mfu[0]:.1%} as if measured, "
                                f"{c.uncalibrated_mfu[0]:.1%} predicted; calibrated on 1 pilot")
     assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, "
                         f"{x.describe()}; {x.describe_band()}")
@@ -571,7 +582,15 @@ def test_a_correction_not_carried_is_not_called_a_calibration():
     carried none of it (w = 0). The lines now say so: the factor is not carried, the full run's
     MFU is the uncalibrated model's and the main run is priced at that MFU."""
     from llmcost.present import answers
-    s = cal.pilot_study(_DSV3_H200, price_usd_per_gpu_hour=5.15)
+    # the trial's pilot was an illustrative one at a published run's MFU; a pilot of the
+    # scenario's own at 3x the model's uncalibrated MFU on the same GPUs is as far beyond it
+    first = cal.pilot_study(_DSV3_H200)
+    n, u = first.pilot.n_gpus, first.calibration.uncalibrated_mfu[0]
+    peak = cal.load_accelerator("H200").peak_flops_per_s("fp8")
+    tps = 3 * u * peak / float(cal.load_model("deepseek-v3").flops_per_token(4096,
+                                                                             causal=False))
+    s = cal.pilot_study({**_DSV3_H200, "ledger_pilot_tokens_per_s_per_gpu": tps,
+                         "ledger_pilot_n_gpus": n}, price_usd_per_gpu_hour=5.15)
     c, x = s.calibration, s.extrapolation
     assert c.saturated > 0 and x.transfer == 0 and x.mfu == pytest.approx(x.uncalibrated_mfu)
     lines = answers.pilot_study(s, 512, 5.15, 0.158).splitlines()

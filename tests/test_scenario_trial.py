@@ -204,7 +204,7 @@ def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
                                              rel=1e-6)
     text = " ".join(run_cli("check", "--scenario", str(path)).stdout.split())  # unwrapped
     assert f"at the given $1.60/GPU-h (price_usd_per_gpu_hour) the hours cost " \
-           f"${hand * 1.60:,.0f}" in text
+           f"{llmcost.fmt_usd(hand * 1.60)}" in text
     assert "not priced" not in text and "no current reserved catalogue price" not in text
     # a trial compared the left-out lines' P10-P90 with estimate's and found them different:
     # check holds the claim's MFU and price, and says so where the ranges are printed

@@ -27,7 +27,7 @@ from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, b
                                  distinct_percents, dtype_basis, step_error_words,
                                  validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
-                               moe_imbalance_extra_bytes, scenario_recipe_name)
+                               moe_imbalance_extra_bytes, scenario_recipe_name, stage_layers)
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import (PLAN_KEYS, fixed_degrees_ceiling,
@@ -47,6 +47,10 @@ PUBLISHED_MFU_MAX = 0.56
 BUBBLE_WARNING = parallel.BUBBLE_WARNING
 #: A predicted step with more exposed communication than this share is called out.
 EXPOSED_COMM_WARNING = 0.30
+#: A predicted step whose busiest pipeline stage makes the others wait longer than this share
+#: of it is called out (``stage_imbalance_warning``): the same 10% as ``BUBBLE_WARNING``, the
+#: pipeline's other idle time.
+STAGE_IMBALANCE_WARNING = BUBBLE_WARNING
 #: A failure rate above this many times the highest published per-GPU rate
 #: (``reliability.published_failure_rates``: 1.08 per GPU-year, Kokolis et al. 2024's
 #: 1,024-GPU jobs) is called out (``failure_rate_warning``). A stated threshold, not a fitted
@@ -1288,6 +1292,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
+        if b.stage_imbalance_s > STAGE_IMBALANCE_WARNING * b.step_time_s and not piloted:
+            out.append(stage_imbalance_warning(values, spec, plan, b, mfu_predicted))
         if mfu_predicted:
             out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                      seq_len=values.get("seq_len")).warnings)
@@ -1640,6 +1646,30 @@ _EXPOSED = {
     "dp_comm_s": ("data-parallel / ZeRO traffic", "only what does not fit in the backward and "
                   "forward windows (comm_dp_overlap)"),
 }
+
+
+def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) -> str:
+    """The warning for a step whose pipeline stages are uneven: the busiest stage's extra work
+    (``StepBreakdown.stage_imbalance_s``: its compute less the stages' mean, × the micro-batches
+    of a step; uneven layers, the embedding on the first stage and the LM head and loss on the
+    last) over ``STAGE_IMBALANCE_WARNING`` of the step. The layers per stage come from
+    ``memory.stage_layers`` (the plan's split); the tail is ``pipeline_advice``'s (the GPU count
+    or batch that forces the pipeline, and the nearest ones without it). A trial's 8B model on
+    100 H100s: dp must divide 1,024 sequences, so TP2 · PP25 for 32 layers, up to 2 layers on a
+    stage where the mean is 1.28, 37% of the step waiting, and no word of it."""
+    dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
+    layers = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
+    share = b.stage_imbalance_s / b.step_time_s
+    spread = (f"{spec.n_layers} layers on {plan.pp} stages put {layers.max():g} on the busiest "
+              f"and {layers.min():g} on the lightest" if layers.size and layers.max() >
+              layers.min() else f"{plan.pp} stages carry the embedding, the LM head and the "
+              "loss on their own")
+    return (f"the plan's pipeline stages are uneven ({spread}; {plan.describe()}): the other "
+            f"stages wait for the busiest {share:.0%} of each step (the step-time model, "
+            "notebook 04b): "
+            + ("the predicted MFU includes it" if mfu_predicted else
+               "the mfu must already include it, or GPU-hours are understated by as much")
+            + pipeline_advice({k: values[k] for k in PLAN_KEYS if k in values}) + ".")
 
 
 def exposed_comm_warning(b, plan, gpu) -> str:

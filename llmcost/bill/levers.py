@@ -335,14 +335,31 @@ def _with_phase_mfus_scaled(after: dict, ratio: float) -> dict:
                                 for ph in phases]}
 
 
+def _mfu_is_predicted(s: dict) -> bool:
+    """Whether the scenario's MFU is the step-time model's prediction (``mfu: predict``: a
+    ``_mfu_prediction`` record, or a report's ``mfu_band`` of "predicted"), not a given or
+    a pilot's figure."""
+    return bool(s.get("_mfu_prediction")) or _get(s, "mfu_band") == "predicted"
+
+
 def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None) -> dict:
     """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
     docstring): the step-time model's predicted change, on the scenario's calibration (a range
-    scaled as a whole); ``ratio`` the change when the caller takes it another way
-    (``fp8_training``: central estimates). Each MFU is on its own dtype's dense peak, as the
-    bill counts GPU-hours. Refused when the scaled MFU exceeds 1."""
+    scaled as a whole); for a predicted MFU (``_mfu_is_predicted``) the change of the central
+    estimates, central(after) ÷ central(before) (``central_prediction``: each kept inside its
+    band, the MFU a ``mfu: predict`` bill of each uses, so the lever prices what the changed
+    scenario's own bill prices); ``ratio`` the change when the caller takes it another way
+    (``fp8_training``: central estimates before their caps). Each MFU is on its own dtype's
+    dense peak, as the bill counts GPU-hours. Refused when the scaled MFU exceeds 1."""
     m = _clean(before).get("mfu", _default("mfu"))
-    if ratio is None:
+    if ratio is None and _mfu_is_predicted(before):
+        # a predicted MFU: the bill of the changed scenario is its own central estimate, kept
+        # inside its band (a cap included), so the change is the two central estimates' ratio
+        # (a trial: 'the fastest ranked parallel plan' saved $31.5k by the raw predictions,
+        # where both plans' predictions lie above one cap and a compare of the two bills
+        # prices them alike)
+        ratio = central_prediction(after)[3] / central_prediction(before)[3]
+    elif ratio is None:
         ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     out = _with_phase_mfus_scaled(dict(after), float(ratio))
     out["mfu"] = _scale(m, float(ratio))
@@ -1194,10 +1211,25 @@ def best_plan(s: dict) -> Change:
     if b1.step_time_s >= b0.step_time_s:
         return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
+    if _mfu_is_predicted(s):
+        (_, _, band0, c0), (_, _, band1, c1) = central_prediction(s), central_prediction(free)
+        if c1 <= c0:
+            return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
+                              f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
+                              f"model, but a `mfu: predict` bill prices it at {c1:.1%} and this "
+                              f"plan at {c0:.1%}, each prediction's central estimate kept "
+                              f"inside its band{_band_tops(band0, band1)}")
     after, said = _capped_at_published(s, _with_scaled_mfu(s, free))
     return Change(after, "a new plan must be validated at scale before the run",
                   f"{mine.describe()} → {theirs.describe()}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling")
+
+
+def _band_tops(*bands) -> str:
+    """", whose top is capped at 46.2% by <the run>" for the bands a published run caps (each
+    once), "" when none is."""
+    caps = {f"{b.high:.1%} by {b.cap_source()}" for b in bands if b.capped_above() is not None}
+    return (", whose top is capped at " + " and ".join(sorted(caps))) if caps else ""
 
 
 def _capped_at_published(before: dict, after: dict) -> tuple:

@@ -657,7 +657,8 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     lines += [f"pilot {q.plan.describe()} on "
               + (f"{q.n_gpus:,} of {fmt_gpus(n_gpus)}" if q.n_gpus <= n_gpus else
                  f"{fmt_gpus(q.n_gpus)} (more than the run's {n_gpus:,})") + ": MFU "
-              f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
+              f"{c.measured_mfu[i]:.1%} {'as if measured' if study.illustrative else 'measured'}"
+              f", {c.uncalibrated_mfu[i]:.1%} predicted"
               + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
               + (carried if i == len(c.pilots) - 1 else "")
               for i, q in enumerate(c.pilots)]

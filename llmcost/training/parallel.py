@@ -2288,7 +2288,9 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     seq_len : int, optional
     reserve : float
     **options
-        Passed to ``enumerate_plans`` (e.g. ``pp_split``, ``recipe``, ``recompute``).
+        Passed to ``enumerate_plans`` (e.g. ``pp_split``, ``recipe``, ``recompute``, a
+        stack's ``stacks.plan_options``); a ``tp`` option (the sizes a scenario fixes) is
+        intersected with the divisors of each count inside the scale-up domain.
 
     Returns
     -------
@@ -2297,10 +2299,13 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     by ``rank_without_time``).
     """
     accelerator = as_accelerator(accelerator)  # a catalogue name or an Accelerator
+    fixed_tp = options.pop("tp", None)
+    fixed_tp = None if fixed_tp is None else {int(t) for t in np.atleast_1d(fixed_tp)}
     rows = []
     for n in n_gpus:
         cl = Cluster(accelerator, int(n))
-        tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size]
+        tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size
+               and (fixed_tp is None or t in fixed_tp)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no valid plan"
             df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,

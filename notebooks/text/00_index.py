@@ -637,8 +637,10 @@ print(served.line("data.synthetic").how.split(": ", 1)[1].split(". ")[0])
 #   (Penedo et al. 2024, §4) × the bill's GPU-hour price;
 # * **benchmark runs** = one run of a HELM-scale suite (Liang et al. 2022: tokens per model),
 #   priced as served tokens; **human evaluation** = Llama 2's prompts × 3 raters × the same rate;
-# * **people** = the paper's contributors (`ledger_contributors`) × Epoch's 0.2 FTE each
-#   (90 % interval 0.05-0.8, Cottier et al. 2024's code) × project months × loaded cost.
+# * **people** = the paper's contributors (`ledger_contributors`) × the mean of Epoch's FTE
+#   per contributor (median 0.2, 90 % interval 0.05-0.8, Cottier et al. 2024's code) × project
+#   months × the mean loaded cost: Epoch draws each contributor apart, and a sum over many
+#   draws comes to the count × the means, not × the medians.
 #
 # Each is a lower bound and says why. Lines without a public source (licensing, synthetic
 # data, a headcount without a contributor count) stay "not given" and name the sources

@@ -570,14 +570,20 @@ rejected["rule"] = [parallel.RULES[r] for r in rejected.index]
 rejected
 
 # %% [markdown]
-# The fitting plans with TP inside the scale-up domain, ordered by the costs this notebook can
-# measure: the bubble first, then the extra compute of recomputation (none, selective, full), then
+# The fitting plans the scenario's stack runs (its ZeRO stages, pipeline schedules and
+# tensor-parallel rule; `parallel.stack_runs`) with TP inside the scale-up domain, ordered by the
+# costs this notebook can measure: the bubble first, then the extra compute of recomputation (none, selective, full), then
 # the ZeRO stage (higher stages move more data), then memory. The **green** row has the smallest
 # bubble, the **orange** row the least memory per GPU. Communication time is not in this ordering
 # yet; notebook 04b ranks the same plans by predicted step time.
 
 # %%
-best = parallel.plan_table(plans, n=12)
+from llmcost import stacks
+
+allowed = stacks.plan_options(p["stack"])  # its ZeRO stages, schedules and TP rule
+runnable = fitting[parallel.stack_runs(fitting, allowed, spec)]
+print(f"{len(runnable):,} of the {len(fitting):,} run on the {p['stack']} stack")
+best = parallel.plan_table(runnable, n=12)
 colour = lambda r: ["background-color: #cdebd3" if r.min_bubble else  # noqa: E731
                     "background-color: #fbdcc0" if r.min_memory else ""] * len(r)
 plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_style=colour,
@@ -591,10 +597,8 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 # which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
 
 # %%
-from llmcost import stacks, step
+from llmcost import step
 
-allowed = stacks.plan_options(p["stack"])  # its ZeRO stages, schedules and TP rule
-runnable = fitting[parallel.stack_runs(fitting, allowed, spec)]
 both = {"scenario's plan": plan} | ({"top row the stack runs": parallel.plan_from_row(
     parallel.rank_without_time(runnable).iloc[0], layer_split)} if len(runnable) else {})
 opts = step.scenario_step_options(p)  # the dtype, stack and overlaps 04b prices with
@@ -627,13 +631,15 @@ for k, s in steps.items():
 # global batch in sequences (one sequence per micro-batch at least), so beyond global batch × TP
 # GPUs the extra GPUs must go to pipeline stages with fewer and fewer micro-batches each, and the
 # bubble grows. (TP beyond the scale-up domain and EP or CP across domains are the other
-# "escape routes"; they cost communication, notebook 04.)
+# "escape routes"; they cost communication, notebook 04.) The sweep holds what the scenario holds:
+# its stack's ZeRO stages and schedules and the plan fields it fixes.
 
 # %%
 counts = 2 ** np.arange(3, 16)
 frontier = parallel.scaling_frontier(spec, gpu, counts, p["global_batch_tokens"] // p["seq_len"],
                                      p["seq_len"], pp_split=layer_split, recipe=recipe,
-                                     reserve=p["mem_reserve_fraction"], etp=p["etp"] or None)
+                                     reserve=p["mem_reserve_fraction"], etp=p["etp"] or None,
+                                     **{**allowed, **held})  # the stack's and fixed fields
 plots.scaling_frontier(frontier, title=f"Where do more GPUs stop helping? {spec.name}, global batch "
                        f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");
 

@@ -717,8 +717,10 @@ if len(z3):
 # another GPU count (a small scaling test) also fits the scale-out network's factor.
 #
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
-# when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
-# closest published run in `data/validation_mfu.csv` of the scenario's class (dense or
+# when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU the
+# step-time model predicts for it × the measured ÷ predicted MFU of the closest published run in
+# `data/validation_mfu.csv` (that run's error as it ran, carried to this plan: its MFU itself
+# belongs to its own stack, plan and precision) of the scenario's class (dense or
 # mixture-of-experts: an MoE step's dispatch and grouped GEMMs are no dense model's), GPU generation
 # and precision (`calibrate.illustrative_pilot_match`: named in the output, which says so when none
 # matches and what was taken instead; with no published run of the class, the output says so and

@@ -1,0 +1,56 @@
+"""A lever that changes the plan of a ``mfu: predict`` scenario prices what the changed
+scenario's own bill prices (a new-user trial, 70B at 131,072 tokens on 1,024 H100 with TP 8 and
+CP 16): 'the fastest ranked parallel plan' said it saved $31.5k, where both plans' predictions
+(49.3% and 50.6%) lie above one cap, the best comparable published run's 46.2%, so a compare of
+the two bills, each `mfu: predict`, prices them alike. Expectations by hand: a predicted bill's
+MFU is its band's central estimate kept inside the band (``accuracy.central_mfu``; report.
+resolve_mfu), so the lever's MFU is central(after), m × central(after) ÷ central(before) with
+m = central(before)."""
+
+import pytest
+
+import llmcost
+from llmcost import levers as lv
+
+#: the trial's scenario (its title aside)
+LONG = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 1024,
+        "train_tokens": 100e9, "seq_len": 131072, "dtype": "bf16", "pricing": "on_demand",
+        "global_batch_tokens": 16777216, "tp": 8, "cp": 16}
+
+
+def _predicted(sc: dict) -> dict:
+    """The scenario as a report gives it to its levers: mfu the central estimate, predicted."""
+    base = lv._clean({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), **sc})
+    base = {k: v for k, v in base.items() if k not in ("pp", "micro_batch_size", "recompute")
+            or k in sc}
+    return {**base, "mfu": lv.central_prediction(base)[3], "mfu_band": "predicted"}
+
+
+def test_the_fastest_plan_saves_nothing_when_both_plans_sit_at_the_cap():
+    s = _predicted(LONG)
+    free = {**s, "tp": 0}
+    (_, b0), (_, b1) = lv.predicted_step(s), lv.predicted_step(free)
+    (_, _, band0, c0), (_, _, band1, c1) = lv.central_prediction(s), lv.central_prediction(free)
+    if not (b1.step_time_s < b0.step_time_s and c1 <= c0):
+        pytest.skip("the plans no longer meet at the cap; the case below covers the rule")
+    change = lv.best_plan(s)
+    assert change.after["mfu"] == s["mfu"]          # unchanged: nothing to save
+    assert "a `mfu: predict` bill prices it at" in change.note
+    r = lv.price_lever("best_plan", "x", "plan", s, change)
+    assert r.saving_usd == 0.0
+
+
+def test_a_plan_lever_on_a_predicted_mfu_takes_the_central_estimates_ratio():
+    # the default 70B scenario, predicted, with recomputation forced on: the lever's MFU is
+    # the free-recompute scenario's central estimate (m × central(after) ÷ central(before))
+    s = _predicted({"recompute": "full"})
+    change = lv.activation_recompute(s, "selective")
+    want = s["mfu"] * lv.central_prediction(change.after)[3] / lv.central_prediction(s)[3]
+    assert change.after["mfu"] == pytest.approx(want, rel=1e-12)
+    assert change.after["mfu"] == pytest.approx(lv.central_prediction(change.after)[3],
+                                                rel=1e-9)
+    # a given MFU keeps the raw predictions' ratio (its calibration: module docstring)
+    given = {k: v for k, v in s.items() if k != "mfu_band"}
+    kept = lv.activation_recompute(given, "selective")
+    raw = lv.predicted_step(kept.after)[1].mfu / lv.predicted_step(given)[1].mfu
+    assert kept.after["mfu"] == pytest.approx(given["mfu"] * raw, rel=1e-12)
