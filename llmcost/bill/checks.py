@@ -18,8 +18,8 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.model import UnknownFamilyWarning
-from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, load_stack,
-                           plan_options, stacks_having)
+from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
+                           load_stack, plan_options, stacks_having)
 from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
@@ -251,6 +251,56 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
             f"priced on {here}: "
             f"there the step-time model predicts {m_here:.1%}, on {own[0]} {m_own:.1%} "
             f"({plan}; {billed}): set `stack: {own[0]}` to price it on its own software.")
+
+
+#: How far apart (relative) two stacks' bill MFUs must be before ``newer_stack_hint`` names the
+#: newer one: a hint that changes the bill by less reads as noise.
+NEWER_STACK_MIN_CHANGE = 0.05
+
+
+def newer_stack_hint(values: dict, mfu_predicted: bool = False,
+                     defaults=frozenset()) -> str | None:
+    """A predicted MFU priced on the default stack (``DEFAULT_STACK``, megatron-core-2024,
+    dated 2024-06) for an accelerator released in a later year (``Accelerator.year``: GB300
+    2025): the newest profile of the default's family (its name up to the year, e.g.
+    ``megatron-core-2026``), dated no earlier than the accelerator's year, is the software such
+    a run would use, and its bill MFU (``stack_mfus``: each stack's plan search, the band's
+    centre kept inside its band) is said beside the default's when the two differ by more than
+    ``NEWER_STACK_MIN_CHANGE``, with the key that selects it. A new-user trial: DeepSeek-V3 in
+    FP8 on 4,608 GB300, billed at 19.1% MFU on the 2024 profile where megatron-core-2026 takes
+    26.5%, a third of the bill, and no word said which stack the range assumes. None when the
+    scenario names a stack, the MFU is not predicted, the accelerator is not later than the
+    default stack, no later profile of its family exists, or either search fails."""
+    if not mfu_predicted or ("stack" in values and "stack" not in defaults):
+        return None
+    here = load_stack(values.get("stack") or DEFAULT_STACK)
+    try:
+        gpu = load_accelerator(values.get("accelerator", "H100-SXM"))
+    except (ValueError, TypeError):
+        return None
+    year = int(here.date[:4])
+    if gpu.year is None or gpu.year <= year:
+        return None
+    family = here.name.rsplit("-", 1)[0]
+    later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
+    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year), key=lambda st: st.date)
+    if not later:
+        return None
+    newest = later[-1]
+    try:
+        m_here, m_new, plan, bill_here, bill_new, capped = stack_mfus(values, newest.name)
+    except (ValueError, KeyError, TypeError):
+        return None
+    if abs(bill_new / bill_here - 1) <= NEWER_STACK_MIN_CHANGE:
+        return None
+    return (f"stack: the scenario sets none, so it is priced on {here.name} (dated {here.date}), "
+            f"older than {gpu.name} ({gpu.year}); on {newest.name} (dated {newest.date}), the "
+            f"newest profile of its family, the step-time model predicts {m_new:.1%} against "
+            f"{m_here:.1%} ({plan}) and a bill takes {bill_new:.1%} against {bill_here:.1%}"
+            + (" (a band's top capped at the best comparable published run)" if capped else "")
+            + f": the same run in {bill_here / bill_new:.2f}× the time. Set `stack: "
+            f"{newest.name}` if the run uses that software; the MFU's range does not cover the "
+            "choice of stack.")
 
 
 def fp8_over_bf16(accelerator) -> float:
@@ -1238,6 +1288,7 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
     """``scenario_warnings``' sentences on the stack a run names and on what follows the main
     run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order."""
     return [w for w in (own_stack_hint(values, mfu_predicted, defaults),
+                        newer_stack_hint(values, mfu_predicted, defaults),
                         rl_context_warning(values, defaults), served_context_warning(values),
                         dpo_ignored_warning(values, defaults),
                         serving_outside_bill_warning(values, defaults)) if w]

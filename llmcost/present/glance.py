@@ -1020,6 +1020,10 @@ CAVEATS = [
      "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
+    (r"^stack: the scenario sets none, so it is priced on (\S+) \(dated [\d-]+\), older than "
+     r"(.+?) \(\d+\); on (\S+) .*?a bill takes ([\d.]+%) against ([\d.]+%)",
+     "priced on the {0} software, older than {1}: on {2} its bill would take {3} MFU, not {4} "
+     "(set `stack: {2}` if the run uses it)"),
     (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
      r".*?a bill takes ([\d.]+%) and ([\d.]+%)",
      "{0} is priced on the {2} software, not on its own ({1}), where its bill would take {4} "
