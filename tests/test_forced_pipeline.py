@@ -221,7 +221,7 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     # 100 = 2²·5² GPUs, 1,024 = 2¹⁰ sequences: dp ≤ gcd = 4, so tp·pp·cp carries 25; tp ≤ 8
     # divides the heads (a power of two), so pp takes the 25 (fewest_pipeline_stages). 32
     # layers on 25 stages: 7 stages of 2 layers and 18 of 1 (uneven split, 7 · 2 + 18 = 32),
-    # the mean 1.28: every micro-batch the others wait for a 2-layer stage. The 1F1B bubble,
+    # the mean 1.28: every micro-batch the others wait for the busiest stage. The 1F1B bubble,
     # (25 − 1)/m with m = 512, is 4.7%, under the bubble warning's 10%, so the trial's report
     # priced the plan at about half the MFU of 96 or 128 GPUs and said nothing of the pipeline.
     spec = load_model("llama-3.1-8b")
@@ -235,12 +235,18 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
             if w.startswith("the plan's pipeline stages are uneven")]
     assert len(said) == 1
     w = " ".join(said[0].split())
-    assert "32 layers on 25 stages put 2 on the busiest and 1 on the lightest" in w
-    assert f"wait for the busiest {share:.0%} of each step" in w
+    assert "32 layers on 25 stages: 7 stages of 2, 18 stages of 1; the first also holds the " \
+        "embedding, the last the LM head and loss" in w
+    assert f"wait for the busiest at least {share:.0%} of each step" in w
     assert "the GPU count forces it" in w and "128 GPUs (" in w
     assert caveat_line(said[0]) == (
-        f"the pipeline's stages are uneven: the GPUs wait {share:.0%} of the time for the "
-        "busiest (in the predicted MFU): other GPU counts or batches avoid it")
+        f"the pipeline's stages are uneven: the GPUs wait at least {share:.0%} of the time for "
+        "the busiest (in the predicted MFU): other GPU counts or batches avoid it")
+    # "at least": by hand, a stage of 2 layers against the 32 / 25 = 1.28 layers of the mean
+    # stage idles the others 1 − 1.28 / 2 = 36% of the layers' time, before the LM head (a
+    # 128,256-token vocabulary on the last stage) and the embedding make the last stage
+    # heavier still; the model's share, of the whole step, is no more than that bound allows
+    assert 0.25 < share <= 1 - 1.28 / 2 + 0.2
     # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
     even = _uneven_values(n_gpus=128)
     assert not any(w.startswith("the plan's pipeline stages are uneven")

@@ -501,8 +501,10 @@ def test_reserve_and_people():
     bill = ledger.build_ledger({"ledger_rerun_probability": 0.25, "ledger_reserve_fraction": 0.1,
                                 "ledger_people": [{"role": "research", "fte": 10,
                                                    "months": 6}]})
-    # $400K per FTE-year, loaded (data/ledger_defaults.csv: Epoch's salary × overhead + equity)
-    assert bill.line("people.staff").usd == pytest.approx(10 * 0.5 * 400_000, rel=1e-12)
+    # $444,245 per FTE-year, loaded: the mean of Epoch's salary × overhead + equity
+    # (data/ledger_defaults.csv staff_usd_per_fte_year_mean; test_published derives it), ten
+    # FTEs being ten people's pay summed
+    assert bill.line("people.staff").usd == pytest.approx(10 * 0.5 * 444_245, rel=1e-12)
     assert bill.line("reserve.rerun").usd == pytest.approx(0.25 * bill.figures["final_run_usd"])
     before = sum(ln.usd for ln in bill.lines if ln.usd is not None
                  and ln.key != "reserve.contingency")

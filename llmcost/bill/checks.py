@@ -8,6 +8,7 @@ top instead of burying a "False" in a table.
 
 from __future__ import annotations
 
+import collections
 import math
 import warnings
 
@@ -295,8 +296,9 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
         return None
     return (f"stack: the scenario sets none, so it is priced on {here.name} (dated {here.date}), "
             f"older than {gpu.name} ({gpu.year}); on {newest.name} (dated {newest.date}), the "
-            f"newest profile of its family, the step-time model predicts {m_new:.1%} against "
-            f"{m_here:.1%} ({plan}) and a bill takes {bill_new:.1%} against {bill_here:.1%}"
+            f"newest profile of its family, the step-time model predicts {m_new:.1%} (for the "
+            f"plan its search chooses there, {plan}) against {m_here:.1%} and a bill takes "
+            f"{bill_new:.1%} against {bill_here:.1%}"
             + (" (a band's top capped at the best comparable published run)" if capped else "")
             + f": the same run in {bill_here / bill_new:.2f}× the time. Set `stack: "
             f"{newest.name}` if the run uses that software; the MFU's range does not cover the "
@@ -1704,19 +1706,22 @@ def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) ->
     (``StepBreakdown.stage_imbalance_s``: its compute less the stages' mean, × the micro-batches
     of a step; uneven layers, the embedding on the first stage and the LM head and loss on the
     last) over ``STAGE_IMBALANCE_WARNING`` of the step. The layers per stage come from
-    ``memory.stage_layers`` (the plan's split); the tail is ``pipeline_advice``'s (the GPU count
-    or batch that forces the pipeline, and the nearest ones without it). A trial's 8B model on
-    100 H100s: dp must divide 1,024 sequences, so TP2 · PP25 for 32 layers, up to 2 layers on a
-    stage where the mean is 1.28, 37% of the step waiting, and no word of it."""
+    ``memory.stage_layers`` (the plan's split), said as how many stages hold each count; the
+    tail is ``pipeline_advice``'s (the GPU count or batch that forces the pipeline, and the
+    nearest ones without it). The step model evaluates the first, one middle (the heaviest) and
+    the last stage and counts every middle stage as that one, so its mean is at least the true
+    mean and the share it gives is a lower bound: said "at least". A trial's 8B model on 100
+    H100s: dp must divide 1,024 sequences, so TP2 · PP25 for 32 layers (7 stages of 2, 18 of
+    1, the LM head on the last), and no word of it."""
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
-    layers = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
+    layers = (np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)).astype(int)
     share = b.stage_imbalance_s / b.step_time_s
-    spread = (f"{spec.n_layers} layers on {plan.pp} stages put {layers.max():g} on the busiest "
-              f"and {layers.min():g} on the lightest" if layers.size and layers.max() >
-              layers.min() else f"{plan.pp} stages carry the embedding, the LM head and the "
-              "loss on their own")
-    return (f"the plan's pipeline stages are uneven ({spread}; {plan.describe()}): the other "
-            f"stages wait for the busiest {share:.0%} of each step (the step-time model, "
+    counts = sorted(collections.Counter(layers.tolist()).items(), reverse=True)
+    held = ", ".join(f"{n} {noun(n, 'stage')} of {k}" for k, n in counts)
+    spread = (f"{spec.n_layers} layers on {plan.pp} stages: {held}; the first also holds the "
+              "embedding, the last the LM head and loss")
+    return (f"the plan's pipeline stages are uneven ({spread}; {plan.describe()}): the others "
+            f"wait for the busiest at least {share:.0%} of each step (the step-time model, "
             "notebook 04b): "
             + ("the predicted MFU includes it" if mfu_predicted else
                "the mfu must already include it, or GPU-hours are understated by as much")

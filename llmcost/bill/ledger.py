@@ -1096,29 +1096,32 @@ def _included_in(p: dict) -> str:
 
 def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:
     """People: Σ over ``ledger_people`` roles of FTE × months (default the project's) ÷ 12 ×
-    loaded cost per FTE-year (default ``staff_usd_per_fte_year``, $400K: salary × overhead +
-    equity, Epoch's distributions re-drawn); with
+    loaded cost per FTE-year (default ``staff_usd_per_fte_year_mean``, $444K: the mean of salary
+    × overhead + equity, Epoch's distributions; a role's FTEs are people whose pay varies, and a
+    sum over them comes to the count × the mean, as the contributor rule's does; the median of
+    one person's is $400K, ``staff_usd_per_fte_year``); with
     ``ledger_published_defaults`` and ``ledger_contributors``, Epoch's contributor rule
     (``_contributors_line``); else 0 and "not given"."""
     label = "people (roles × FTE × months × loaded cost)"
     if p["ledger_people"]:
         people = [(r["role"], r["fte"], r.get("months", project_months),
-                   r.get("usd_per_year", default("staff_usd_per_fte_year")))
+                   r.get("usd_per_year", default("staff_usd_per_fte_year_mean")))
                   for r in p["ledger_people"]]
         usd = sum(fte * months / 12.0 * rate for _, fte, months, rate in people)
         lines.append(Line("people.staff", label, "people", "whole project", "fixed", usd,
-                          "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × ${rate:,.0f}/yr"
-                                    for role, fte, months, rate in people)
+                          "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × "
+                                    f"{fmt_usd(rate)}/yr" for role, fte, months, rate in people)
                           + f" (project months: {project_months_source})",
-                          "ledger_people (scenario); default loaded cost "
-                          + default_source("staff_usd_per_fte_year"), "modelled"))
+                          "ledger_people (scenario); default loaded cost, the mean "
+                          + default_source("staff_usd_per_fte_year_mean"), "modelled"))
     elif p["ledger_published_defaults"] and p["ledger_contributors"]:
         lines.append(_contributors_line(p, project_months, project_months_source))
     else:
         lines.append(Line("people.staff", label, "people", "whole project", "fixed", 0.0,
                           f"ledger_people not given (a loaded cost of "
-                          f"${default('staff_usd_per_fte_year'):,.0f}/FTE-year is the default "
-                          "rate)", default_source("staff_usd_per_fte_year"), "not given"))
+                          f"{fmt_usd(default('staff_usd_per_fte_year_mean'))}/FTE-year, the "
+                          "mean, is the default rate)",
+                          default_source("staff_usd_per_fte_year_mean"), "not given"))
         _published_note(lines, p, "people.staff")
 
 
@@ -1136,7 +1139,8 @@ def _sentence_usd(usd) -> str:
     """An amount in a line's 'how' sentence, as the bill prints amounts (``fmt_usd``, three
     significant figures): a number, or draws' first (``Draws`` formats as it; the sentences of
     ``simulate_ledger``'s draws are discarded)."""
-    return fmt_usd(float(np.ravel(usd)[0]))
+    flat = np.ravel(usd)
+    return fmt_usd(float(flat[0])) if flat.size else "no draws"
 
 
 def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
@@ -1822,8 +1826,12 @@ def _contributors_line(p, project_months, project_months_source) -> Line:
 
     with E[FTE] = 0.2 · exp(σ²/2) = 0.285 (``ranges.lognormal_mean`` of the row's 90% CI) and
     E[loaded cost] = $444K (``staff_usd_per_fte_year_mean``; the median of one draw, $400K, and
-    the median FTE, 0.2, would give 0.63 of it: for OPT-175B's 19 authors over 192 days Epoch's
-    draws have a median of $1.21M, N × the medians $0.80M, N × the means $1.27M)."""
+    the median FTE, 0.2, would give 0.63 of it). For OPT-175B's 19 authors over 192 days Epoch's
+    notebook prints a median of $1.1M, 90% CI $0.78M–$1.7M (cell 60; its equity is drawn once
+    per contributor and held across the draws, so that median rests on one equity draw: over
+    other seeds $1.07M–$1.40M); N × the medians gives $0.80M, below that interval's median,
+    N × the means $1.27M, the draws' mean whatever the equity seed (equity independent of the
+    FTE, E[(s·o + e)·f] = (E[s]·E[o] + E[e])·E[f])."""
     n = p["ledger_contributors"]
     _, lo, hi = default_range("fte_per_contributor")
     fte, rate = lognormal_mean(lo, hi), default("staff_usd_per_fte_year_mean")
@@ -1832,7 +1840,7 @@ def _contributors_line(p, project_months, project_months_source) -> Line:
                 f"published default: {n:,.0f} contributors × {fte:.3f} FTE each (the mean of "
                 f"Epoch's per-contributor log-normal, median "
                 f"{published_range('fte_per_contributor')}) × "
-                f"{project_months:.1f} mo × ${rate:,.0f}/FTE-year (the mean loaded cost; each "
+                f"{project_months:.1f} mo × {fmt_usd(rate)}/FTE-year (the mean loaded cost; each "
                 f"contributor drawn independently, so the sum is near N × the means; project "
                 f"months: {project_months_source})",
                 "ledger_contributors (scenario); data/ledger_defaults.csv fte_per_contributor: "

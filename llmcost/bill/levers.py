@@ -21,7 +21,9 @@ plan, recomputation, hardware) scales the scenario's MFU by the step-time model'
     MFU_after = MFU_scenario × MFU_pred(after) / MFU_pred(before)      (llmcost.step)
 
 so a scenario whose MFU was measured keeps its calibration and only the predicted *change* is
-taken from the model (for ``mfu: predict`` scenarios this is the prediction itself).
+taken from the model. A ``mfu: predict`` scenario's MFU is its prediction's central estimate
+kept inside its band, and a changed scenario's is its own: there the ratio is of the two central
+estimates (``_with_scaled_mfu``), so a lever prices what the changed scenario's bill prices.
 
 Waste (``waste_`` keys, all 0 unless the scenario gives them) is priced as follows:
 

@@ -625,13 +625,14 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_resumable", "bool", "training resumes from checkpoints (false: a failure "
           "or a planned stop restarts the run from scratch)"),
     Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
-          "project's; usd_per_year: $400k loaded)",
+          "project's; usd_per_year: $444k loaded, the mean of Epoch's pay distribution)",
           _records({"role": ("str", None), "fte": ("float", _nonnegative),
                     "months": ("float", _nonnegative),
                     "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
     Param("ledger_contributors", "float|none", "contributors the model's paper lists: with "
-          "ledger_published_defaults and no ledger_people, staff is contributors × Epoch's 0.2 "
-          "FTE each × project months; null: not given", _positive),
+          "ledger_published_defaults and no ledger_people, staff is contributors × the mean "
+          "of Epoch's FTE per contributor (median 0.2) × project months × the mean loaded "
+          "cost; null: not given", _positive),
     Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "

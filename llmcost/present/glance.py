@@ -1059,17 +1059,18 @@ CAVEATS = [
      "other GPU counts or batches avoid it"),
     (_BUBBLE,
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest (\d+%) of each step .*?: "
-     r"the predicted MFU includes it.*?; without it \(",
-     "the pipeline's stages are uneven: the GPUs wait {0} of the time for the busiest (in the "
-     "predicted MFU): other GPU counts or batches avoid it"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest (\d+%) of each step .*?: "
-     r"the predicted MFU includes it",
-     "the pipeline's stages are uneven: the GPUs wait {0} of the time for the busiest (in the "
-     "predicted MFU)"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest (\d+%) of each step",
-     "the pipeline's stages are uneven: the GPUs wait {0} of the time for the busiest; the MFU "
-     "must already include it"),
+    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
+     r"step .*?: the predicted MFU includes it.*?; without it \(",
+     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest "
+     "(in the predicted MFU): other GPU counts or batches avoid it"),
+    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
+     r"step .*?: the predicted MFU includes it",
+     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest "
+     "(in the predicted MFU)"),
+    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
+     r"step",
+     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest; "
+     "the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
     (r"^the plan uses ZeRO-3 .*?checked on (\d+) held-out published ZeRO-3 runs \(predicted "

@@ -40,7 +40,8 @@ So this module models **what a pilot identifies and what it does not**:
   published scaling series (``BAND_HALF_WIDTH``, ``BAND_PER_SEQ_DOUBLING``,
   ``benchmarks/validate_pilot.py``, ``pilot_validation.fit_band``).
 * ``pilot_study(scenario)``: the scenario's pilot (``ledger_pilot_tokens_per_s_per_gpu`` at
-  ``ledger_pilot_n_gpus``), or an illustrative one at a published run's MFU, extrapolated to the
+  ``ledger_pilot_n_gpus``), or an illustrative one carrying a published run's measured ÷
+  predicted MFU to the scenario's plan (``_illustrative_calibration``), extrapolated to the
   scenario's plan with the main run's GPU-hours and compute cost and their band (notebook 04b).
 * Your own GPU: ``run_microbench`` times BF16 and FP8 GEMMs, a causal attention and an HBM copy
   with PyTorch (``llmcost calibrate --microbench``), ``parse_mamf_log`` reads a log of stas00's
@@ -83,7 +84,7 @@ from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import fmt_gpus
 from . import memory, step, step_scenario, step_validation
-from .accuracy import BLACKWELL_ULTRA, gpu_generation, same_chip_class
+from .accuracy import BLACKWELL_ULTRA, gpu_generation, published_ceiling, same_chip_class
 from .efficiency_profile import (
     PROFILE_KIND,
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
@@ -1047,9 +1048,9 @@ class Extrapolation:
         if self.half_width == 0:
             return "no band: the target is the pilot's own run (its measurement)"
         held = "" if self.mfu_high >= self.mfu * (1 + self.half_width) * (1 - 1e-9) else (
-            f"; its top held at {self.mfu_high:.1%} by the pilot that ran this plan at fewer "
-            "data-parallel replicas (its measured MFU, raised only as far as the engine itself "
-            "predicts this plan faster: more replicas add gradient traffic)")
+            f"; its top held at {self.mfu_high:.1%} by the pilot of this plan at fewer "
+            "data-parallel replicas (its MFU, raised only as far as the engine itself predicts "
+            "this plan faster: more replicas add gradient traffic)")
         if not self.novelties:
             return (f"band ±{self.half_width:.0%}, the narrowest: the target adds nothing the "
                     "pilot did not exercise" + held)
@@ -1576,7 +1577,7 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
 
 def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float,
                            is_moe: bool | None = None, seq_len: int | None = None) -> str | None:
-    """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot
+    """The published run whose error an illustrative pilot carries when a scenario gives no pilot
     (``illustrative_pilot_match``'s run; None where no run of the scenario's class is
     published)."""
     return illustrative_pilot_match(accelerator, dtype, n_params, is_moe, seq_len)[0]
@@ -1589,10 +1590,10 @@ SAME_SIZE_LOG = 0.02
 
 def illustrative_pilot_match(accelerator: str, dtype: str, n_params: float,
                              is_moe: bool | None = None, seq_len: int | None = None) -> tuple:
-    """The published run an illustrative pilot takes its MFU from, and how well it matches the
-    scenario: among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``)
-    of the scenario's class (``is_moe``: dense or mixture-of-experts, where given) the first
-    non-empty of
+    """The published run whose error (measured ÷ predicted MFU) an illustrative pilot carries, and
+    how well it matches the scenario: among the rows of ``data/validation_mfu.csv``
+    (``step_validation.validation_configs``) of the scenario's class (``is_moe``: dense or
+    mixture-of-experts, where given) the first non-empty of
 
         1. the scenario's accelerator and dtype;
         2. its GPU generation (``accuracy.gpu_generation``: Ampere, Hopper, Blackwell; Blackwell
@@ -1713,9 +1714,12 @@ def _illustrative_calibration(p: dict, q: dict, plan, model, row: str, match: st
     (doubled, up to the run's count, while the plan's model states do not fit there), at the
     MFU the step-time model predicts for it (uncalibrated, ``u``) × the published run's
     measured ÷ predicted MFU (``r``, its row of ``step_validation.mfu_validation``: the
-    model's error on that run as it ran, its stack, plan and precision), so
+    model's error on that run as it ran, its stack, plan and precision), held at the best
+    comparable published run (``accuracy.published_ceiling``, on the dtype's peak: a pilot
+    measures no more than every published run like it; said in ``source``), so
 
-        tokens/s per GPU = u × r × peak(dtype) ÷ flops_per_token(seq_len, causal=False).
+        tokens/s per GPU = min(u × r, ceiling) × peak(dtype) ÷ flops_per_token(seq_len,
+        causal=False).
 
     The published MFU itself was taken before: a new-user trial's 3B run without
     recomputation took a 2021 full-recompute run's 33.5%, called the kernels 0.46 of the
@@ -1724,6 +1728,9 @@ def _illustrative_calibration(p: dict, q: dict, plan, model, row: str, match: st
     pub = published_pilot(row)
     v = step_validation.mfu_validation(sets=(str(_validation_configs().loc[row, "set"]),))
     v = v.set_index("run_id").loc[row]
+    if not (float(v["predicted_mfu"]) > 0 and math.isfinite(float(v["reported_mfu"]))):
+        raise ValueError(f"illustrative pilot: the published run {row} has no usable predicted "
+                         f"and measured MFU ({v['predicted_mfu']!r}, {v['reported_mfu']!r})")
     r = float(v["reported_mfu"]) / float(v["predicted_mfu"])
     q["ledger_pilot_n_gpus"] = illustrative_pilot_gpus(plan, pub.n_gpus)
     peak = load_accelerator(p["accelerator"]).peak_flops_per_s(p.get("dtype", "bf16"))
@@ -1738,16 +1745,23 @@ def _illustrative_calibration(p: dict, q: dict, plan, model, row: str, match: st
                 raise
             q["ledger_pilot_n_gpus"] = min(2 * q["ledger_pilot_n_gpus"], plan.n_gpus)
     u = float(c.uncalibrated_mfu[0])
-    tps = u * r * peak / per_token
+    dtype = p.get("dtype", "bf16")
+    top, where = published_ceiling(p["accelerator"], float(model.n_params), dtype,
+                                   is_moe=model.is_moe, seq_len=int(p["seq_len"]))
+    held = top is not None and u * r > top   # no pilot measures above every comparable run
+    mfu = top if held else u * r
+    tps = mfu * peak / per_token
     q["ledger_pilot_tokens_per_s_per_gpu"] = tps
     c, x, plan, said = shorthand_calibration(q, plan=plan)
     source = (f"illustrative: the published run {row} ({pub.n_gpus} x {pub.accelerator}, "
               f"data/validation_mfu.csv) measured {float(v['reported_mfu']):.1%} of the BF16 "
               f"peak where the step-time model predicts {float(v['predicted_mfu']):.1%} for it "
               f"as it ran (measured ÷ predicted {r:.3f}); the pilot is this scenario's plan at "
-              f"the model's {u:.1%} × {r:.3f}, {tps:,.0f} tokens/s per GPU, as if it had "
-              "measured that: the published run's error carried, not its MFU (its stack, plan "
-              "and precision are its own)" + (f"; {match}" if match else ""))
+              f"the model's {u:.1%} × {r:.3f}"
+              + (f" = {u * r:.1%}, held at {top:.1%}, {where}" if held else "")
+              + f", {tps:,.0f} tokens/s per GPU, as if it had measured that: the published run's "
+              "error carried, not its MFU (its stack, plan and precision are its own)"
+              + (f"; {match}" if match else ""))
     return c, x, plan, said, source
 
 

@@ -76,7 +76,8 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
-from ..core.units import as_array, as_count, as_scalar, as_flag, noun, options_with, scalar_or_array
+from ..core.units import (as_array, as_count, as_scalar, as_flag, fmt_gpus, noun, options_with,
+                          scalar_or_array)
 from .memory import (
     DEFAULT_PRACTICE,
     DEFAULT_RESERVE,
@@ -2317,7 +2318,10 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
             "min_memory_gb": df["memory_bytes"].min() / 1e9 if len(df) else np.nan,
             "min_bubble": float(best["bubble_fraction"].iloc[0]) if len(best) else np.nan,
             "best_plan": plan_from_row(best.iloc[0], df.attrs["pp_split"]).describe()
-            if len(best) else ("no plan fits" if len(df) else "no valid plan"),
+            if len(best) else ("no plan fits" if len(df) else "no valid plan" + (
+                f" (the fixed tp {'/'.join(map(str, sorted(fixed_tp)))}: no divisor of "
+                f"{fmt_gpus(int(n))} at most the {cl.scaleup_domain_size}-GPU scale-up domain)"
+                if fixed_tp is not None and not tps else "")),
         })
     return pd.DataFrame(rows).set_index("n_gpus")
 
