@@ -399,13 +399,15 @@ def test_plan_grid_object_and_keywords_give_the_same_table():
         make_plan(model, 64, 64, tp=8, n_microbatches=2)
 
 
-def test_an_empty_axis_gives_an_empty_table_with_its_reason():
-    # a reviewer: the compact count divided by the codes' size, 0 for an empty axis
+def test_an_empty_axis_is_refused_naming_it():
+    # a reviewer found the compact count divided by the codes' size, 0 for an empty axis; a
+    # later trial read rank_plans(tp=[]) answer "no valid plan among 0 combinations ... rules
+    # broken most often: none": an axis with no value is bad input, refused with its name
     cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8)
-    with pytest.warns(P.EmptyPlanTable):
-        df = P.enumerate_plans(llmcost.load_model("llama-2-7b"), cl, 64, tp=())
-    assert len(df) == 0 and df.attrs["n_candidates"] == 0 and df.attrs["n_valid"] == 0
-    assert df.attrs["empty_reason"].startswith("no valid plan among 0 combinations")
+    with pytest.raises(ValueError, match=r"^tp=\(\) must hold at least one number"):
+        P.enumerate_plans(llmcost.load_model("llama-2-7b"), cl, 64, tp=())
+    with pytest.raises(ValueError, match=r"^tp=\[\] must hold at least one number"):
+        llmcost.rank_plans(llmcost.load_model("llama-2-7b"), cl, 64, 4096, tp=[])
 
 
 def test_recompute_in_words():

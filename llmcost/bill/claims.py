@@ -2362,7 +2362,7 @@ def error_table_summary(errors: pd.DataFrame, band: float = 0.20) -> pd.DataFram
       constants are fitted on them; in-sample, never a success) apart from the **held-out** rows (with and without the ZeRO-3 outside set);
     * whole-run GPU-hours with a published plan (every such row, including one whose plan the
       step-time model cannot run and which the leave-one-out median predicts, its ``method``
-      says so), and the subset the step-time model actually predicted;
+      says so), and the subset the step-time model actually predicted, where it is a subset;
     * whole-run GPU-hours predicted from the run's own published steady-state MFU × goodput;
     * whole-run GPU-hours without a plan (leave-one-out median).
 
@@ -2376,14 +2376,17 @@ def error_table_summary(errors: pd.DataFrame, band: float = 0.20) -> pd.DataFram
     held = mfu_rows[split.loc[mfu_rows.index] != "calibration"]
     outside = held["method"].str.contains("outside set")
     whole = scored[scored["scored"] == "gpu_hours"]
+    planned = whole[whole["has_plan"]]
+    ran = planned[planned["method"].str.startswith("step-time")]
     groups = [("steady-state MFU, calibration rows (in-sample)",
                mfu_rows[split.loc[mfu_rows.index] == "calibration"]),
               ("steady-state MFU, held-out", held),
               *([("steady-state MFU, held-out, without the outside sets (step.OUTSIDE_SETS)",
                   held[~outside])] if outside.any() else []),
-              ("whole-run GPU-hours, published plan", whole[whole["has_plan"]]),
-              ("whole-run GPU-hours, published plan run by the step-time model",
-               whole[whole["has_plan"] & whole["method"].str.startswith("step-time")]),
+              ("whole-run GPU-hours, published plan", planned),
+              # the subset only where it is one (a trial read two identical rows)
+              *([("whole-run GPU-hours, published plan run by the step-time model", ran)]
+                if len(ran) < len(planned) else []),
               ("whole-run GPU-hours, " + PUBLISHED_MFU_METHOD,
                whole[whole["method"] == PUBLISHED_MFU_METHOD]),
               ("whole-run GPU-hours, leave-one-out median (no plan)",

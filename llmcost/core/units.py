@@ -282,6 +282,12 @@ EXACT_INTEGER_RULE = ("a double, which every calculation here uses, holds whole 
                       "only up to there")
 
 
+def _holds_text(value) -> bool:
+    """Whether a (nested) list or tuple holds a string or bytes anywhere."""
+    return any(isinstance(x, (str, bytes)) or (isinstance(x, (list, tuple)) and _holds_text(x))
+               for x in value)
+
+
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
              integer: bool = False, upper: float | None = None,
              upper_inclusive: bool = True) -> np.ndarray:
@@ -311,7 +317,8 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     Raises
     ------
     ValueError
-        If the value is not numeric, not finite, or breaks one of the rules.
+        If the value is not numeric (a string inside a list included), empty, not finite, or
+        breaks one of the rules.
     """
     if type(value) is float or type(value) is int:  # the common case, checked without numpy
         return _scalar_array(value, name, positive, nonnegative, integer, upper,
@@ -334,10 +341,15 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
                 and not (
                     upper is not None and (v > upper if upper_inclusive else v >= upper)):
             return np.asarray(v)
+    if isinstance(value, (list, tuple)) and _holds_text(value):
+        # numpy would read "0.4" in a list as 0.4, where the same string alone is refused
+        raise ValueError(f"{name}={value!r} must hold numbers, not strings")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"{name}={value!r} must be a number") from None
+    if arr.size == 0:  # an empty input would come back as an empty answer, without a reason
+        raise ValueError(f"{name}={value!r} must hold at least one number")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}={_show(value, arr, ~np.isfinite(arr))} must be finite")
     if positive and np.any(arr <= 0):

@@ -1198,8 +1198,10 @@ def gpu_hours_vs_mfu(flops: float, peak_flops_per_s: float, mfus, ax=None, marks
 
 
 def bar_h(labels, values, ax=None, xlabel: str = "", title: str = "", log: bool = False,
-          reference=None, reference_label: str = "", fmt: str = "{:,.3g}"):
-    """Horizontal bars with value labels; optional vertical reference line."""
+          reference=None, reference_label: str = "", fmt="{:,.3g}"):
+    """Horizontal bars with value labels; optional vertical reference line. ``fmt``: a format
+    string of one value, or a function of it (``lambda v: fmt_usd(v * 1e6)`` for amounts in
+    millions: "$110M", where "{:,.2g}" printed "1.1e+02")."""
     ax = _ax(ax, figsize=(7, 0.35 * len(labels) + 1.2))
     y = np.arange(len(labels))
     vals = np.asarray(values, dtype=float)
@@ -1210,7 +1212,8 @@ def bar_h(labels, values, ax=None, xlabel: str = "", title: str = "", log: bool 
         ax.set_xscale("log")
     for yi, v in zip(y, vals):
         if np.isfinite(v):
-            ax.annotate(fmt.format(v), (v, yi), xytext=(3, 0), textcoords="offset points",
+            ax.annotate(fmt(v) if callable(fmt) else fmt.format(v), (v, yi), xytext=(3, 0),
+                        textcoords="offset points",
                         va="center", fontsize=SMALL_PT)
     if reference is not None:
         ax.axvline(reference, color="C3", ls="--", lw=1, label=reference_label or None)

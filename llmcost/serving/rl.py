@@ -87,7 +87,7 @@ from ..training.options import StepOptions
 from ..training.parallel import (ETP_KEY, PlanError, choose_plan, etp_of_key,
                                 frame_memory_arrays, make_plan, margin_weighted_step_s,
                                 stack_plan_search)
-from ..training.step import step_time, time_ranking
+from ..training.step import PlanDoesNotFitWarning, step_time, time_ranking
 from . import inference as inf
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
@@ -1297,7 +1297,11 @@ def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=Non
 
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
-    """``step_time`` of ``train_step``, without the stack-feature warning (its docstring);
+    """``step_time`` of ``train_step``, without the stack-feature warning (its docstring) and
+    without ``step.PlanDoesNotFitWarning``: an RL set-up keeps its optimizer and, for a
+    reference or reward model, its weights where the set-up says (CPU offload,
+    ``optimizer_offload_time``; DeepSpeed-Chat's offloaded reference), which the step's
+    model-state count on the GPU does not know, and the published RL rows' plans ran;
     ``options``: ``step_time`` keywords, those None left at their defaults. Priced once per
     set of inputs within ``_priced_once`` (``_KEPT_STEPS``)."""
     kw = {k: v for k, v in (options or {}).items() if v is not None}
@@ -1305,6 +1309,7 @@ def _quiet_step(model, cluster, plan, seq_len, stack, efficiency, options=None):
     def step():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", StackFeatureWarning)
+            warnings.simplefilter("ignore", PlanDoesNotFitWarning)
             return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency,
                              missing_features="price", **kw)
 
@@ -4851,8 +4856,9 @@ def dschat_sourced_seconds(row) -> dict:
         p = make_plan(m, o.training_gpus, math.ceil(b / (o.training_gpus * plan[
             "micro_batch_size"])) * o.training_gpus * plan["micro_batch_size"], seq_len=seq,
             **_plan_keywords(plan))
-        with warnings.catch_warnings():
+        with warnings.catch_warnings():  # the row ran its plan (``_quiet_step``)
             warnings.simplefilter("ignore", StackFeatureWarning)
+            warnings.simplefilter("ignore", PlanDoesNotFitWarning)
             steps.append(step_time(m, Cluster(acc, o.training_gpus), p, seq, stack=o.stack,
                                    efficiency=o.efficiency, flash_attention=flash,
                                    missing_features="price",

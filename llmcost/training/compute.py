@@ -396,6 +396,12 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
     Returns
     -------
     float or ndarray.
+
+    Raises
+    ------
+    ValueError
+        An MFU whose HFU would exceed 1 (faster than the hardware's peak), naming the largest
+        MFU the recomputation allows; and as ``_mfu`` and ``check_count_conventions``.
     """
     m = _mfu(mfu)
     model = _spec(model, needs="HFU (recomputed FLOPs)")
@@ -406,7 +412,17 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
             "the FLOPs per token", f"seq_len={seq_len!r}" if np.ndim(seq_len) == 0
             else "seq_len")
         base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
-    return scalar_or_array(m * hw / base)
+    hfu = m * hw / base
+    if np.any(hfu > 1.0):
+        # the recomputed FLOPs run on the same peak: an HFU above 1 is a run faster than the
+        # hardware (a trial's hfu_from_mfu(0.9, 70B, recompute="full") returned 1.199)
+        i = np.unravel_index(np.argmax(hfu), np.shape(hfu)) if np.ndim(hfu) else ()
+        ratio = float(np.broadcast_to(hw / base, np.shape(hfu))[i])
+        raise ValueError(f"mfu={float(np.broadcast_to(m, np.shape(hfu))[i]):.3g} with "
+                         f"recompute={recompute!r} gives an HFU of {float(hfu[i]):.3g} (MFU × "
+                         f"{ratio:.3f}, the recomputed FLOPs): above the peak; with that "
+                         f"recomputation the MFU is at most {1 / ratio:.1%}")
+    return scalar_or_array(hfu)
 
 
 def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gpus,

@@ -2307,6 +2307,14 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
         cl = Cluster(accelerator, int(n))
         tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size
                and (fixed_tp is None or t in fixed_tp)]
+        if not tps:  # the fixed tp cannot split this count: its row says why
+            rows.append({"n_gpus": int(n), "n_valid": 0, "n_fitting": 0,
+                         "min_memory_gb": np.nan, "min_bubble": np.nan,
+                         "best_plan": f"no valid plan (the fixed tp "
+                         f"{'/'.join(map(str, sorted(fixed_tp)))}: no divisor of "
+                         f"{fmt_gpus(int(n))} at most the {cl.scaleup_domain_size}-GPU "
+                         "scale-up domain)"})
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no valid plan"
             df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
@@ -2318,10 +2326,7 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
             "min_memory_gb": df["memory_bytes"].min() / 1e9 if len(df) else np.nan,
             "min_bubble": float(best["bubble_fraction"].iloc[0]) if len(best) else np.nan,
             "best_plan": plan_from_row(best.iloc[0], df.attrs["pp_split"]).describe()
-            if len(best) else ("no plan fits" if len(df) else "no valid plan" + (
-                f" (the fixed tp {'/'.join(map(str, sorted(fixed_tp)))}: no divisor of "
-                f"{fmt_gpus(int(n))} at most the {cl.scaleup_domain_size}-GPU scale-up domain)"
-                if fixed_tp is not None and not tps else "")),
+            if len(best) else ("no plan fits" if len(df) else "no valid plan"),
         })
     return pd.DataFrame(rows).set_index("n_gpus")
 

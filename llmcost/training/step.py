@@ -195,8 +195,9 @@ from ..core.shapes import (
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import as_array, as_scalar, as_flag, options_with
 from . import attention, comm, elementwise, moe_layer
-from .memory import get_recipe, in_flight_microbatches, stage_candidates
-from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions  # noqa: F401  (re-exported)
+from .memory import get_recipe, in_flight_microbatches, memory_per_gpu, stage_candidates
+from .options import (KERNEL_EFFICIENCY, ResolvedOptions, StepOptions,  # noqa: F401
+                      stack_memory_practice)  # (KERNEL_EFFICIENCY re-exported)
 from .parallel import ParallelPlan, bubble_fraction
 from .straggler import straggler_slowdown
 
@@ -1903,9 +1904,44 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve_on(cluster)
     check_missing_features(o.stack, plan, opts.dtype, model.n_kv_heads, opts.missing_features)
+    warn_if_plan_overflows(model, cluster, plan, s, o)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,
                         o.stack.name)
+
+
+class PlanDoesNotFitWarning(UserWarning):
+    """A plan ``step_time`` prices whose model states per GPU (``memory.memory_per_gpu``'s
+    weights, gradients, master weights and optimizer states) are above the accelerator's whole
+    HBM: no run with it could start."""
+
+
+def warn_if_plan_overflows(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len: int,
+                           o: ResolvedOptions) -> None:
+    """Warn (``PlanDoesNotFitWarning``) when the plan's model states on its busiest GPU
+    (``MemoryBreakdown.model_states``: weights + gradients + master weights + optimizer states
+    under the plan's TP, PP, EP and ZeRO stage and the options' recipe) exceed the
+    accelerator's whole HBM. Model states alone, not activations: what a run keeps of its
+    activations depends on practice ``step_time`` is not told (offload, recomputed modules,
+    FP8 saved inputs: several published runs fit only with theirs), while no practice shrinks
+    the model states below their sharded size (short of CPU offload of the optimizer); and no
+    reserve taken off. A new-user trial priced Llama 2 70B at TP8 on 8 H100s (its model states
+    155 GB per GPU, 166.6 GB in all, on an 80 GB card) at 46% MFU with no word; the plan search
+    (``rank_plans``) and a scenario's plan keep only plans that fit. A warning, not an error:
+    an engine is also a calculator of what-ifs."""
+    hbm = cluster.accelerator.hbm_bytes
+    if not hbm:
+        return
+    mem = memory_per_gpu(model, plan, seq_len, recipe=o.recipe, flash_attention=o.flash_attention,
+                         dropout=o.dropout, fsdp_reshard_after_forward=o.fsdp_reshard_after_forward,
+                         practice=stack_memory_practice(o.stack, o.dtype))
+    if mem.model_states > hbm:
+        warnings.warn(PlanDoesNotFitWarning(
+            f"the plan {plan.describe()} keeps {mem.model_states / 1e9:,.1f} GB of model states "
+            f"per GPU ({mem.total / 1e9:,.1f} GB in all, llmcost.memory.memory_per_gpu), more "
+            f"than the {hbm / 1e9:,.1f} GB of HBM of {cluster.accelerator.name}: a run with it "
+            "could not start; the step is priced as if it fit (llmcost.rank_plans lists the "
+            "plans that fit)"), stacklevel=3)
 
 
 def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:

@@ -283,9 +283,11 @@ print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense p
 
 # %%
 for mode in ("selective", "full"):
-    hfu = llmcost.hfu_from_mfu(p["mfu"], spec, p["seq_len"], recompute=mode)
-    warn = "  (above 1: impossible, this MFU cannot be reached with it)" if hfu > 1 else ""
-    print(f"MFU {p['mfu']:.1%} with {mode} recomputation is HFU {hfu:.1%}{warn}")
+    try:
+        hfu = llmcost.hfu_from_mfu(p["mfu"], spec, p["seq_len"], recompute=mode)
+        print(f"MFU {p['mfu']:.1%} with {mode} recomputation is HFU {hfu:.1%}")
+    except ValueError as e:  # an HFU above 1: the package says this MFU cannot be reached
+        print(f"{mode} recomputation: {e}")
 
 # %% [markdown]
 # Cost is proportional to 1/MFU, not to MFU. It is tempting to read a rise from 30% to 50% as
@@ -328,7 +330,8 @@ plots.table(costs, {"n_active_params": "{:.3g}", "train_tokens": "{:.3g}",
 # %%
 ax = plots.bar_h(costs["model"], costs["compute_cost_usd"] / 1e6, log=True,
                  xlabel=f"compute cost (million USD) at ${price:.2f}/GPU-h, MFU {p['mfu']:.1%}",
-                 title=f"Compute cost of training catalogue models on {gpu.name}", fmt="{:,.2g}")
+                 title=f"What would training each catalogue model cost on {gpu.name}?",
+                 fmt=lambda v: llmcost.fmt_usd(v * 1e6))  # bars in millions, labels in USD
 plots.readable(ax);
 
 # %% [markdown]

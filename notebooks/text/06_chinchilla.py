@@ -579,8 +579,9 @@ print(f"engine gap {gap_lo:.2f}× to {gap_hi:.2f}× (published serving figures; 
 # * **Data quality and domain.** A better-filtered or domain corpus shifts E, B and β; a domain
 #   model with a fixed corpus needs the repeated-data correction of section 5, whose constants come
 #   from C4.
-# * **Extrapolation.** The fitted runs span 57M–16B parameters and up to ~340 tokens per parameter;
-#   frontier models are far outside both.
+# * **Extrapolation.** The fitted runs span 57M–16B parameters (Besiroglu et al.'s reconstruction
+#   of Hoffmann et al.'s Fig. 4; the paper says 70M to over 16B) and up to ~340 tokens per
+#   parameter; frontier models are far outside both.
 # * **Loss is not quality.** The target is pre-training loss; downstream ability, post-training and
 #   safety work are not in the fit.
 # * **Public research figures.** The constants and prices are from papers and public price lists,
@@ -808,8 +809,9 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 #    7B: 6·7·10⁹·1.24·10¹² = 5.21·10²² + 2·7·10⁹·2·10¹² = 2.8·10²² = 8.01·10²². Saving 1.68·10²²
 #    (17.4%). Break-even: the 7B's extra training, 5.21·10²² − 4.49·10²² = 7.2·10²¹, equals the
 #    serving it saves, 2·(13 − 7)·10⁹·D_inf, so D_inf ≈ 6·10¹¹ tokens.
-# 3. 4 epochs: R = 3, D′ = 100B·(1 + 15.4·(1 − e^(−3/15.4))) ≈ 373B (93% of the 400B seen).
-#    40 epochs: R = 39, D′ = 100B·(1 + 15.4·(1 − e^(−39/15.4))) ≈ 1,518B (38% of 4,000B).
+# 3. 4 epochs: R = 3, D′ = 100B·(1 + 15.39·(1 − e^(−3/15.39))) ≈ 373B (93% of the 400B seen).
+#    40 epochs: R = 39, D′ = 100B·(1 + 15.39·(1 − e^(−39/15.39))) ≈ 1,517B (38% of 4,000B);
+#    R*_D = 15.39 is Muennighoff et al.'s fitted value (§5's table uses it), 15.4 rounded.
 #
 # </details>
 

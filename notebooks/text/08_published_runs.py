@@ -142,7 +142,8 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 # %%
 # NBVAL_CHECK_OUTPUT
 summary = claims.error_table_summary(errors)
-display(plots.table(summary.reset_index(), {"median_abs_error": "{:.1%}",
+display(plots.table(summary.reset_index(), {"within_band": "{:.0f}",
+                                            "median_abs_error": "{:.1%}",
                                             "mean_abs_error": "{:.1%}",
                                             "median_signed_error": "{:+.1%}"},
                     words={"median_abs_error": "median |error in GPU-hours|",
