@@ -19,7 +19,7 @@ first use (a module ``__getattr__``, PEP 562) and is then the very object of tha
 pays only for the rooms it uses. ``dir(llmcost)`` lists the public names before their first use.
 """
 
-import importlib
+import importlib as _importlib
 
 from . import _old_paths
 from .core.version import __version__
@@ -91,11 +91,11 @@ def __getattr__(name):
     (``llmcost.training``) or a 0.1 flat module path (``llmcost.report``, ``llmcost.plots``:
     ``llmcost._old_paths``) is imported the same way."""
     if name in _HOME:
-        value = getattr(importlib.import_module(_HOME[name]), name)
+        value = getattr(_importlib.import_module(_HOME[name]), name)
     elif name in _MODULES:
-        value = importlib.import_module(_MODULES[name])
+        value = _importlib.import_module(_MODULES[name])
     elif name in _ROOMS or name in _old_paths.ROOM_OF:
-        value = importlib.import_module(f"{__name__}.{name}")
+        value = _importlib.import_module(f"{__name__}.{name}")
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -104,7 +104,8 @@ def __getattr__(name):
 
 def __dir__():
     """The root's names, the public API's included before its first use."""
-    return sorted(set(globals()) | set(_HOME) | set(_MODULES))
+    return sorted({n for n in globals() if not n.startswith("_") or n.startswith("__")}
+                  | set(_HOME) | set(_MODULES))
 
 
 __all__ = [

@@ -83,6 +83,10 @@ def test_a_batch_whose_steps_overflow_names_its_inputs():
     t = batch.batch_target(m, train_tokens=1e12, global_batch_tokens=4e6)
     # S = S_min·(1 + B_noise/5e-324) overflows (before: "gpu_hours_=nan must be finite")
     with pytest.raises(ValueError, match=r"batch_tokens, s_min, b_noise_tokens overflow: S ="):
+        batch.steps_to_target(5e-324, t.s_min, t.b_noise_tokens)
+    # batch_sweep refuses such a batch first: less than one 4,096-token sequence
+    with pytest.raises(ValueError, match=r"^batch_tokens=4\.94066e-324 must be at least one "
+                                         r"sequence, seq_len=4,096 tokens"):
         batch.batch_sweep(t, 5e-324, m, h100, 64, 0.4, 2.0, 4096)
     with pytest.raises(ValueError, match="overflow"):
         batch.tokens_to_target(1e300, 1e300, 1e-300)

@@ -250,7 +250,7 @@ def _values(scenario: dict) -> dict:
                             "values")
     p = {k: v for k, v in scenario.items() if not k.startswith("_")
          and k not in ("title", "description")}
-    if p.get("mfu") == "predict":
+    if isinstance(p.get("mfu"), str) and p["mfu"] == "predict":  # (an array: validated below)
         raise ScenarioError("mfu='predict' must be resolved first (llmcost.report.plan_report "
                             "or `llmcost estimate` does it)")
     # An omitted price is a null price (the catalogue median for this accelerator and pricing

@@ -243,7 +243,11 @@ def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
     if isinstance(model, Real) and not isinstance(model, bool):  # numpy scalars included
         raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
                          "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
-    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
+    shown = repr(model)
+    if len(shown) > 80:  # an Accelerator's repr runs to a page: its kind and name instead
+        shown = f"<{type(model).__name__}" + (f" {model.name!r}>" if isinstance(
+            getattr(model, "name", None), str) else ">")
+    raise ValueError(f"{name}={shown} must be a ModelSpec or a catalogue model name")
 
 
 def as_published_runs(runs=None, name: str = "runs") -> pd.DataFrame:

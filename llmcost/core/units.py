@@ -391,6 +391,18 @@ def as_count(value, name: str, minimum: int = 1, floats: bool = True) -> int:
     return int(value)
 
 
+def broadcast_together(**arrays) -> None:
+    """A ValueError naming the arguments and their shapes when ``arrays`` (name → ndarray, as
+    ``as_array`` returns them) do not broadcast together, before numpy's "operands could not
+    be broadcast" from inside a formula."""
+    try:
+        np.broadcast_shapes(*(np.shape(a) for a in arrays.values()))
+    except ValueError:
+        raise ValueError(", ".join(f"{k} (shape {np.shape(a)})" for k, a in arrays.items())
+                         + " must broadcast together: give scalars, or arrays of one shape "
+                         "(or of length 1)") from None
+
+
 def as_scalar(value, name: str, **rules) -> float:
     """``as_array`` (its ``rules``: positive, nonnegative, integer, upper...) for an argument
     that takes one number: the validated value as a float. A 1-element array counts as one

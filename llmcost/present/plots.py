@@ -1309,7 +1309,10 @@ COLUMN_WORDS = {
     # its 20,328 beside notebook 03's 31,734 valid plans of every TP)
     "n_valid": "valid plans, TP in the scale-up domain", "n_fitting": "of them, plans that fit",
     "min_memory_gb": "least memory per GPU (GB)",
-    "best_plan": "first plan (smallest bubble, then least recomputation)"}
+    "best_plan": "first plan (smallest bubble, then least recomputation)",
+    # notebook 07's hot spares (``reliability.hot_spare_table``)
+    "spare_gpus": "spare GPUs", "restart_s": "restart (s)",
+    "cost_per_kept_gpu_hour": "paid GPU-hours per useful one", "vs_no_spares": "vs no spares"}
 
 
 def signed_tenths(value) -> str:
@@ -1384,6 +1387,11 @@ def table_html(df, formats, precision: int, index: bool, na_rep: str, row_style,
         if isinstance(formats, dict):
             formats = {words.get(k, k): v for k, v in formats.items()}
         df = df.rename(columns=words)
+    if index and df.index.nlevels == 1 and df.index.name is not None:
+        # one named index: its name heads the index column in the header row, not a second
+        # header row of its own (a trial read a stray "name" row under notebook 06's header)
+        df = df.copy()
+        df.columns.name, df.index.name = (words or {}).get(df.index.name, df.index.name), None
     sty = df.style.format(_small_aware(formats), precision=precision, na_rep=na_rep)
     if row_style is not None:
         sty = sty.apply(row_style, axis=1)

@@ -437,6 +437,9 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
         A non-positive input; ``loss_nats`` at or below the irreducible term of the fit for this
         model; neither a loss nor a planned run given.
     """
+    if isinstance(model_or_n_params, str):  # a catalogue name, as training_flops takes one
+        model_or_n_params = as_model(model_or_n_params, "model_or_n_params",
+                                     needs="a batch target")
     n = kaplan_n_params(model_or_n_params) if isinstance(model_or_n_params, ModelSpec) \
         else as_scalar(model_or_n_params, "model_or_n_params", positive=True)
     if n < 1:
@@ -586,6 +589,17 @@ def busy_gpus(batch_tokens, n_gpus, micro_batch_size, seq_len, tp=1):
                          * as_array(seq_len, "seq_len", positive=True)))
 
 
+def check_whole_sequence(batch_tokens: np.ndarray, seq_len) -> np.ndarray:
+    """``batch_tokens``, or a ValueError when a global batch holds less than one sequence (a
+    batch is whole sequences: 1,000 tokens of 4,096-token ones would be 0.24 of one, and a
+    trial's ``batch_sweep`` priced it at 0.24 busy GPUs and $5.1B)."""
+    s = as_scalar(seq_len, "seq_len", positive=True, integer=True)
+    if np.any(batch_tokens < s):
+        raise ValueError(f"batch_tokens={float(np.min(batch_tokens)):,.6g} must be at least one "
+                         f"sequence, seq_len={s:,.0f} tokens")
+    return batch_tokens
+
+
 def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator: Accelerator,
                 n_gpus, mfu, price_usd_per_gpu_hour, seq_len, micro_batch_size=1, tp=1,
                 dtype: str = "bf16", comm_s_per_step=0.0):
@@ -639,9 +653,8 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     if not isinstance(target, BatchTarget):
         raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")
     model = as_model(model, needs="a batch sweep")
-    b = as_array(batch_tokens, "batch_tokens", positive=True)
-    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
-    b, n = np.broadcast_arrays(b, n)
+    b = check_whole_sequence(as_array(batch_tokens, "batch_tokens", positive=True), seq_len)
+    b, n = np.broadcast_arrays(b, as_array(n_gpus, "n_gpus", positive=True, integer=True))
     steps = np.asarray(target.steps(b))
     tokens = np.asarray(target.tokens(b))
     flops = np.asarray(training_flops(model, tokens))

@@ -41,6 +41,7 @@ from ..core.catalog import DATA_DIR
 from ..core.units import (
     DAYS_PER_YEAR,
     GIB,
+    broadcast_together,
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
     TIB,
@@ -818,6 +819,7 @@ def goodput(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
     d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
     r = as_array(restart_s, "restart_s", nonnegative=True)
     u = _u(mtbf_s)
+    broadcast_together(interval_s=t, checkpoint_s=d, restart_s=r, mtbf_s=u)
     with np.errstate(over="ignore"):
         return scalar_or_array(t / (np.exp(r * u) * _expm1_over_u(t + d, u)))
 

@@ -460,9 +460,11 @@ serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R /
 print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}, {ref.notes}): "
       f"${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input tokens")
 ratio = serve(n_run) / (usd_per_flop * 2 * n_run)  # an MoE: 2 FLOPs per active parameter
+lo, hi = llmcost.ledger.engine_gap()  # engines measured slower than this floor (notebook 05)
 print(f"served token ({P} in : {R} out): ${serve(n_run) * 1e6:.3f} per M, "
-      f"{ratio:.2f}x what 2N FLOPs at training MFU would cost -> the dollar optimum is "
-      f"{'larger' if ratio < 1 else 'smaller'} than the FLOP optimum")
+      f"{ratio:.2f}x what 2N FLOPs at training MFU would cost -> at this floor price the dollar "
+      f"optimum is {'larger' if ratio < 1 else 'smaller'} than the FLOP optimum; engines serve "
+      f"{lo:.2f}x-{hi:.2f}x dearer ({ratio * lo:.2f}x-{ratio * hi:.2f}x): section 7 moves it")
 
 # %% [markdown]
 # The serving model's prices are a roofline upper bound on throughput, hence a lower bound on

@@ -447,8 +447,9 @@ big = rel.checkpoint_plan(spec.n_params, 16384, p["fail_rate_per_gpu_year"], Non
 spares = pd.concat({f"{n:,} GPUs": rel.hot_spare_table(pl, per_node, rel.node_replacement_s(p["ckpt_restart_s"]), planned_per_day=
                                                        p["fail_planned_per_day"])
                     for n, pl in ((p["n_gpus"], plan), (16384, big))})
+spares.index.names = ["job", "spare nodes"]
 plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept_gpu_hour": "{:.4f}",
-                     "vs_no_spares": "{:.4f}"}, index=True)
+                     "vs_no_spares": "{:.4f}"}, index=True, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # **Takeaway.** Asynchronous checkpoints cut the stall to the snapshot, but only as far as the
