@@ -422,8 +422,11 @@ def test_verdict_follows_the_numbers(h100):
     a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 2**19, 0.4, 3.99,
                                      BatchLayout(tp=8, pp=2))
     text = "\n".join(batch.batch_verdict(a))
-    assert "too small to keep 2,048 GPUs busy: only 50%" in text
-    assert "Doubling the batch on the same GPUs" in text
+    # each of the 2,048 / (TP8 · PP2) = 128 replicas has its one micro-batch (2^19 / 4,096 = 128
+    # sequences): the stages wait their turn, the bubble the MFU holds (no GPU counted idle
+    # twice); with every replica working, a doubled batch needs more GPUs to run faster
+    assert "It gives every replica work, but 1 micro-batch for 2 pipeline stages" in text
+    assert "Doubling batch and GPUs" in text
 
 
 def test_headline_figures(h100):
@@ -530,3 +533,22 @@ def test_zero_volume_ratio_counts_each_stages_collectives():
         args = {"zero_stage": 2, "n_microbatches": 4, "grads_bytes": 4.0, **bad}
         with pytest.raises(ValueError, match=next(iter(bad))):
             batch.zero_volume_ratio(**args)
+
+
+def test_a_pipelines_waiting_stages_are_not_counted_idle_twice(h100):
+    # A review: a 9-stage plan with 4 micro-batches per replica read "only 44% of them work"
+    # and 2.25x the bill's GPU-hours in notebook 02, the pipeline's idle time counted once in
+    # the MFU (the bill's convention: a predicted MFU prices the bubble, a given one must
+    # include it) and again as idle GPUs. By hand: Llama 2 70B on 2,048 H100s at TP8 · PP8,
+    # dp = 2,048 / 64 = 32, a 128-sequence batch, m = 4 per replica: every replica has its
+    # micro-batches, so all 2,048 GPUs work (by turns) and the plan's paid GPU-hours are its
+    # compute GPU-hours, model FLOPs / (peak · MFU)
+    m = llmcost.load_model("llama-2-70b")
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 128 * 4096, 0.4, 3.99,
+                                     BatchLayout(tp=8, pp=8))
+    assert a.dp == 32 and a.micro_batches_per_step == 4
+    plan = a.key_batches.set_index("case").loc["plan"]
+    assert plan["busy_gpus"] == 2048
+    assert plan["reserved_gpu_hours"] == pytest.approx(plan["compute_gpu_hours"], rel=1e-9)
+    flops = float(llmcost.training_flops(m, 2e12, 4096, method="detailed", causal=False))
+    assert plan["compute_gpu_hours"] == pytest.approx(flops / (989.4e12 * 0.4) / 3600, rel=1e-3)

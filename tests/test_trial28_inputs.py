@@ -63,3 +63,21 @@ def test_the_root_lists_no_module_it_imports_for_itself():
     names = dir(llmcost)
     assert "importlib" not in names and "_importlib" not in names
     assert "step_time" in names and "__version__" in names
+
+
+def test_a_serving_step_that_cannot_be_held_or_runs_past_the_context_is_said():
+    # Llama 2 70B: 68.98e9 parameters × 2 bytes = 138 GB of bf16 weights (the catalogue's
+    # count), above an H100 SXM's 80 GiB at tp 1, where max_batch refuses; and a 100,000-token
+    # prompt of a model pre-trained at 4,096 tokens with no longer context declared
+    import warnings
+    from llmcost.serving.inference import ServingDoesNotFitWarning
+    m, h100 = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    with pytest.warns(ServingDoesNotFitWarning, match=r"at tp=1: 138\.\d GB of bf16 weights"):
+        assert llmcost.decode_step_time(m, h100, 1, 1000, tp=1) > 0
+    with pytest.warns(ServingDoesNotFitWarning, match=r"100,000 tokens of context, beyond its "
+                                                      r"4,096-token pre-training context"):
+        llmcost.prefill_time(m, h100, 100_000, tp=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ServingDoesNotFitWarning)
+        llmcost.decode_step_time(m, h100, 64, 1000, tp=8)     # fits: nothing said
+        llmcost.prefill_time(m, h100, 2000, tp=8)

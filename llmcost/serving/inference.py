@@ -77,6 +77,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
@@ -646,6 +647,40 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     return _finite_step(st, inputs)
 
 
+class ServingDoesNotFitWarning(UserWarning):
+    """A decode or prefill step priced whose weights and KV cache per GPU exceed the HBM, or
+    whose context runs past the model's declared one (``serving_fit_warnings``)."""
+
+
+def serving_fit_warnings(m: ModelSpec, acc, tp: int, weight_dtype: str, kv_dtype: str, batch,
+                         tokens, window_layers=None) -> None:
+    """Warn (``ServingDoesNotFitWarning``) when a roofline step is priced for a set-up that
+    cannot run it: the weights ÷ tp plus ``batch`` sequences' KV cache of ``tokens`` ÷ tp
+    (``weight_bytes``, ``kv_cache_bytes``) above the GPU's whole HBM (no reserve: ``max_batch``
+    refuses with its reserve), or ``tokens`` beyond the model's context
+    (``ModelSpec.max_position_embeddings`` where declared, else its pre-training ``seq_len``
+    where its source states one: ``bill.checks.context_warning``'s rule). A new-user trial priced Llama 2 70B's
+    decode at tp 1 (138 GB of weights on an 80 GB H100) and a 100,000-token prompt of a
+    4,096-token model with no word, where ``max_batch`` and ``serving_cost`` refuse the first.
+    Warnings, not errors: the roofline is also a calculator of what-ifs."""
+    tok = np.asarray(tokens, dtype=float)
+    held = weight_bytes(m, weight_dtype) / tp + np.asarray(batch, dtype=float) * np.asarray(
+        kv_cache_bytes(m, tok, kv_dtype, window_layers), dtype=float) / tp
+    if acc.hbm_bytes and np.any(held > acc.hbm_bytes):
+        warnings.warn(ServingDoesNotFitWarning(
+            f"model={m.name!r} at tp={tp}: {float(np.max(held)) / 1e9:,.1f} GB of {weight_dtype} "
+            f"weights and KV cache per GPU, more than the {acc.hbm_bytes / 1e9:,.1f} GB of HBM "
+            f"of {acc.name}: no engine could hold it (llmcost.max_batch gives the batch that "
+            "fits); the step is priced as if it did"), stacklevel=4)
+    ctx = int(m.max_position_embeddings or (m.seq_len if m.context_stated else 0) or 0)
+    if ctx and np.any(tok > ctx):
+        what = "declared context (max_position_embeddings)" if m.max_position_embeddings else \
+            "pre-training context (no longer one declared)"
+        warnings.warn(ServingDoesNotFitWarning(
+            f"model={m.name!r}: {float(np.max(tok)):,.0f} tokens of context, beyond its "
+            f"{ctx:,}-token {what}: the step is priced as if it served them"), stacklevel=4)
+
+
 def _finite_step(st: StepTime, inputs: str) -> StepTime:
     """``st`` if its FLOPs, HBM bytes and time are finite, else a ValueError naming ``inputs``
     (counts so large that a step's FLOPs or bytes overflow a double): never a silent inf or
@@ -660,10 +695,17 @@ def decode_step_time(model, accelerator, batch, context_tokens, *, weight_dtype:
                      efficiency: Efficiency | None = None, window_layers=None):
     """Seconds of one decode step: ``decode_step(...).time_s`` (its docstring has the formula:
     max(compute, HBM bytes / achievable bandwidth) + exposed TP all-reduces, and the
-    parameters: ``batch`` > 0 and ``context_tokens`` >= 0 may be fractional, means)."""
-    return decode_step(model, accelerator, batch, context_tokens, weight_dtype=weight_dtype,
-                       kv_dtype=kv_dtype, tp=tp, tokens_per_sequence=tokens_per_sequence,
-                       efficiency=efficiency, window_layers=window_layers).time_s
+    parameters: ``batch`` > 0 and ``context_tokens`` >= 0 may be fractional, means). Warns
+    (``serving_fit_warnings``) when the set-up cannot hold the batch or the context exceeds
+    the model's; the package's own sweeps call ``decode_step``, which does not."""
+    st = decode_step(model, accelerator, batch, context_tokens, weight_dtype=weight_dtype,
+                     kv_dtype=kv_dtype, tp=tp, tokens_per_sequence=tokens_per_sequence,
+                     efficiency=efficiency, window_layers=window_layers)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    serving_fit_warnings(m, acc, _tp(tp, acc, m), weight_dtype, kv_dtype, batch,
+                         np.asarray(context_tokens, dtype=float) + tokens_per_sequence,
+                         window_layers)
+    return st.time_s
 
 
 def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
@@ -707,10 +749,15 @@ def prefill_time(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: st
                  kv_dtype: str = "bf16", tp: int = 1, efficiency: Efficiency | None = None,
                  window_layers=None):
     """Seconds to prefill ``batch`` prompts: ``prefill(...).time_s`` (its docstring has the
-    formula: max(compute, HBM bytes / bandwidth) + TP all-reduces; the TTFT at batch=1)."""
-    return prefill(model, accelerator, prompt_tokens, batch, weight_dtype=weight_dtype,
-                   kv_dtype=kv_dtype, tp=tp, efficiency=efficiency,
-                   window_layers=window_layers).time_s
+    formula: max(compute, HBM bytes / bandwidth) + TP all-reduces; the TTFT at batch=1).
+    Warns (``serving_fit_warnings``) as ``decode_step_time`` does; the package's own sweeps
+    call ``prefill``."""
+    st = prefill(model, accelerator, prompt_tokens, batch, weight_dtype=weight_dtype,
+                 kv_dtype=kv_dtype, tp=tp, efficiency=efficiency, window_layers=window_layers)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    serving_fit_warnings(m, acc, _tp(tp, acc, m), weight_dtype, kv_dtype, batch, prompt_tokens,
+                         window_layers)
+    return st.time_s
 
 
 def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
@@ -842,8 +889,8 @@ def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
         raise BatchDoesNotFit(f"batch={batch!r} does not fit: the KV cache holds at most {cap} "
                          f"sequences of {p + r} tokens beside the weights on {acc.name} at "
                          f"tp={tp} (max_batch)")
-    pre = float(prefill_time(m, acc, p, b, **kw))
-    steps = np.asarray(decode_step_time(m, acc, b, p + np.arange(1, r), **kw)) if r > 1 \
+    pre = float(prefill(m, acc, p, b, **kw).time_s)
+    steps = np.asarray(decode_step(m, acc, b, p + np.arange(1, r), **kw).time_s) if r > 1 \
         else np.zeros(0)
     dec = float(steps.sum())
     total = pre + dec
@@ -1422,9 +1469,9 @@ def _predict_row(row) -> float:
     b, p, r = float(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"])
     metric = row["metric"]
     if metric == "ttft_s":
-        return float(prefill_time(m, acc, p, b, **kw))
+        return float(prefill(m, acc, p, b, **kw).time_s)
     if metric == "tpot_s":
-        return float(np.mean(decode_step_time(m, acc, b, p + np.arange(1, max(r, 2)), **kw)))
+        return float(np.mean(decode_step(m, acc, b, p + np.arange(1, max(r, 2)), **kw).time_s))
     g = generation_time(m, acc, b, p, r, reserve_fraction=BENCHMARK_RESERVE, **kw)
     if metric == "latency_s":
         return g["total_s"]

@@ -637,7 +637,7 @@ def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s, overlap=False, hf
     read/η_kv; with ``overlap`` (``hf_host_overlaps``), the host's cost and the GPU's work
     overlap instead of adding: max(GPU, host)."""
     if eng is None:
-        return np.asarray(inf.decode_step_time(m, acc, live, ctx, **kw), dtype=float)
+        return np.asarray(inf.decode_step(m, acc, live, ctx, **kw).time_s, dtype=float)
     st = inf.decode_step(m, acc, live, ctx, **kw)
     t = np.asarray(st.time_s, dtype=float)
     kv = np.asarray(inf.decode_kv_read_s(st, m, kw["weight_dtype"]), dtype=float)
@@ -826,7 +826,7 @@ def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     dec, steps = 0.0, sum(sizes)
     for part in np.split(np.asarray(step_s, dtype=float), np.cumsum(sizes)[:-1]):
         dec += float(part.sum())
-    pre = float(inf.prefill_time(m, acc, p, c, **kw)) * len(batches)
+    pre = float(inf.prefill(m, acc, p, c, **kw).time_s) * len(batches)
     if eng is not None:
         pre = pre / eng.prefill_fraction + eng.step_overhead_s * len(batches)
     return pre, dec, steps, float(r.sum()) / steps
@@ -861,7 +861,7 @@ def _call_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
                             s.hf_s_per_layer_step, s.hf_host_overlap, s.hf_s_per_seq_layer_step)
         dec += k * float((surv[keep] * st).sum())
         steps += k * float(surv.sum())
-        one = float(inf.prefill_time(m, acc, p, b, **kw))
+        one = float(inf.prefill(m, acc, p, b, **kw).time_s)
         if eng is not None:
             one = one / eng.prefill_fraction + eng.step_overhead_s
         pre += k * one
@@ -896,7 +896,7 @@ def _continuous_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
                                   m.n_layers, s.hf_s_per_layer_step, s.hf_host_overlap,
                                   s.hf_s_per_seq_layer_step)
     n_prompts = math.ceil(r.size / s.samples_per_prompt) if s.prefix_sharing else r.size
-    pre = float(inf.prefill_time(m, acc, p, n_prompts, **kw))
+    pre = float(inf.prefill(m, acc, p, n_prompts, **kw).time_s)
     if eng is not None:
         pre = pre / eng.prefill_fraction + eng.step_overhead_s
     return pre, float(step_s.sum()), steps, float(live.mean())

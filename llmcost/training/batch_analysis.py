@@ -207,8 +207,12 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
     gpus = np.maximum(n_gpus, _gpus_for_batches(batches, lay, seq_len))
     gpus[0] = n_gpus
+    # one micro-batch keeps a replica's tp·cp·pp GPUs working (its stages by turns): a replica
+    # without one idles; the pipeline's own idle time (its bubble) is in the MFU, as the bill
+    # counts it (a review: a 9-stage plan read "only 44% of them work" and 2.25x the bill's
+    # GPU-hours, its bubble counted twice)
     rows = batch_sweep(target, batches, model, accelerator, gpus, mfu, price_usd_per_gpu_hour,
-                       seq_len, micro_batch_size, group, dtype)
+                       seq_len, micro_batch_size, group * pp, dtype)
     rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
     ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
     act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp,
@@ -222,6 +226,31 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
                          micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp),
                          pp=int(pp), bubble_fraction=bubble, low_bubble_batch_tokens=low,
                          dp_bandwidth_bytes_per_s=bw)
+
+
+def _fill_sentence(analysis: BatchAnalysis, busy_gpus: float, fill_dp: float) -> str:
+    """``batch_verdict``'s sentence on whether the batch gives the GPUs work: replicas without
+    a micro-batch idle (batch below ``fill_dp`` = n·mbs·seq/(tp·cp·pp)); with fewer
+    micro-batches than stages every replica works but its stages wait their turn (the bubble,
+    which the MFU holds: not counted as idle GPUs a second time); else all work."""
+    b, n_gpus, fill = (analysis.global_batch_tokens, analysis.n_gpus,
+                       analysis.fill_batch_tokens)
+    m = analysis.micro_batches_per_step
+    if b < fill_dp * (1 - 1e-9):
+        return (f"It is too small to keep {fmt_gpus(n_gpus)} busy: only "
+                f"{busy_gpus / n_gpus:.0%} of them work (a replica without a micro-batch "
+                f"idles); the smallest batch that gives every replica one is "
+                f"{fmt_count(fill_dp, 3)} tokens"
+                + (f", and every pipeline stage one at a time {fmt_count(fill, 3)}"
+                   if analysis.pp > 1 else "") + ".")
+    if b < fill * (1 - 1e-9):
+        return (f"It gives every replica work, but {m} {noun(m, 'micro-batch', 'micro-batches')} "
+                f"for {analysis.pp} pipeline stages: the stages wait their turn (the bubble, "
+                f"below, which the MFU holds); {fmt_count(fill, 3)} tokens give every stage one "
+                "at a time.")
+    who = f"all {fmt_gpus(n_gpus)}" if n_gpus > 1 else "its one GPU"
+    return (f"It gives {who} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}-token minimum; {m} "
+            f"{noun(m, 'micro-batch', 'micro-batches')} per replica per step).")
 
 
 def batch_verdict(analysis: BatchAnalysis) -> list[str]:
@@ -255,18 +284,8 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     else:
         lines.append("That is above the critical batch: the extra batch buys little time and "
                      "spends extra tokens.")
-    if b < fill * (1 - 1e-9):
-        lines.append(f"It is too small to keep {fmt_gpus(n_gpus)} busy: only "
-                     f"{plan.busy_gpus / n_gpus:.0%} of them work; the smallest batch that fills "
-                     "the cluster is "
-                     f"{fmt_count(fill, 3)} tokens.")
-    else:
-        who = f"all {fmt_gpus(n_gpus)}" if n_gpus > 1 else "its one GPU"
-        lines.append(f"It gives {who} work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
-                     f"-token minimum; {analysis.micro_batches_per_step} "
-                     f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')} "
-                     "per replica "
-                     "per step).")
+    fill_dp = fill / analysis.pp  # one micro-batch per replica (its stages work by turns)
+    lines.append(_fill_sentence(analysis, plan.busy_gpus, fill_dp))
     if analysis.pp > 1:
         ok = analysis.bubble_fraction <= BUBBLE_TARGET + 1e-12
         lines.append(f"The pipeline bubble idles {analysis.bubble_fraction:.1%} of each step at this "
@@ -276,7 +295,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      "GPUs.")
     dt = float(t.steps(2 * b) / t.steps(b)) - 1
     dh = float(t.tokens(2 * b) / t.tokens(b)) - 1
-    if 2 * b <= fill * (1 + 1e-9):  # idle GPUs take the extra work: same step time, fewer steps
+    if 2 * b <= fill_dp * (1 + 1e-9):  # idle replicas take the extra work: same step time
         lines.append(f"Doubling the batch on the same GPUs ({fmt_count(2 * b, 3)} tokens) changes "
                      f"wall-clock and reserved GPU-hours by {fmt_signed_pct(dt)} (compute "
                      f"{fmt_signed_pct(dh)}).")

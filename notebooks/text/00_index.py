@@ -692,10 +692,10 @@ if can_own:
         print(f"{c}: {llmcost.fmt_usd(r.usd)} = {r.share:.1%} of the three "
               f"(Epoch: {r.epoch_low:.0%}-{r.epoch_high:.0%})")
     hw_en, fte_usd = d.loc["hardware", "usd"] + d.loc["energy", "usd"], ledger.default(
-        "staff_usd_per_fte_year")
+        "staff_usd_per_fte_year_mean")  # the people line's rate: the mean loaded cost
     fte = [s / (1 - s) * hw_en / fte_usd for s in (0.29, 0.49)]
     print(f"staff inside Epoch's range would be {qty(fte[0])}-{qty(fte[1])} FTE-years "
-          f"at {llmcost.fmt_usd(fte_usd)} per FTE-year")
+          f"at {llmcost.fmt_usd(fte_usd)} per FTE-year (the mean, as the people line)")
 
 # %% [markdown]
 # **Why the bill differs.** Energy is computed with Epoch's own power model (TDP × server

@@ -591,8 +591,8 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 
 # %% [markdown]
 # **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
-# can see, the bubble first, so the shallowest pipeline the scenario allows (none at all,
-# where it leaves PP free) wins it. The scenario's plan was
+# can see, the bubble first, so the shallowest pipeline the scenario allows (none at all
+# where it leaves PP free and its GPU count and batch need none) wins it. The scenario's plan was
 # chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04b predicts,
 # which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
 
