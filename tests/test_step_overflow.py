@@ -43,3 +43,35 @@ def test_no_published_plan_of_the_validation_is_said_not_to_fit():
         for c, r in sv._config_run_rows(cfg, runs):
             sv._validation_row(c, r, {}, None, keep=False)
     assert len(cfg) > 300
+
+
+def test_the_stage_with_most_model_states_is_the_one_checked():
+    # A review: DeepSeek-V3 on 768 H100s at TP1 · PP3 · EP32 · ZeRO-1 with the embedding and
+    # the loss in pipeline slots of their own: the stage of most memory in all (activations)
+    # is the first, but the last holds more model states (its layers' experts and the LM
+    # head), above the 85.9 GB of HBM: the check takes the stage of most model states
+    from llmcost.training import memory
+    m = llmcost.load_model("deepseek-v3")
+    plan = llmcost.make_plan(m, 768, 768 * 4, tp=1, pp=3, ep=32, zero_stage=1,
+                             pp_split="embedding_and_loss")
+    states = [memory.memory_per_gpu(m, plan, 4096, stage=s).model_states for s in range(3)]
+    busiest = memory.memory_per_gpu(m, plan, 4096)
+    assert max(states) > 85.9e9 > busiest.model_states
+    with pytest.warns(PlanDoesNotFitWarning, match=rf"keeps {max(states) / 1e9:.1f} GB of model"):
+        llmcost.step_time(m, llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 768), plan,
+                          4096)
+
+
+def test_a_scenarios_plan_that_does_not_fit_is_said_once_by_the_scenario():
+    # scenario_step prices the scenario's plan quietly: its checks say "no parallel plan fits"
+    from llmcost.training.step_scenario import scenario_step
+    from llmcost.bill import checks
+    p = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), "n_gpus": 8,
+         "mfu": 0.4}
+    values = llmcost.validate_parameters(**{k: v for k, v in p.items()
+                                            if k not in ("title", "description")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PlanDoesNotFitWarning)
+        scenario_step(values)
+        said = checks.scenario_warnings(values)
+    assert any("no parallel plan fits" in w or "could not start" in w for w in said)

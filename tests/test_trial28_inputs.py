@@ -81,3 +81,28 @@ def test_a_serving_step_that_cannot_be_held_or_runs_past_the_context_is_said():
         warnings.simplefilter("error", ServingDoesNotFitWarning)
         llmcost.decode_step_time(m, h100, 64, 1000, tp=8)     # fits: nothing said
         llmcost.prefill_time(m, h100, 2000, tp=8)
+
+
+def test_strings_in_an_array_or_a_series_are_refused_as_in_a_list():
+    import pandas as pd
+    h100 = llmcost.load_accelerator("H100-SXM")
+    for v in (np.array(["0.4"]), pd.Series(["0.4"])):
+        with pytest.raises(ValueError, match=r"must hold numbers, not strings"):
+            llmcost.gpu_hours(1e23, h100, v)
+
+
+def test_a_long_context_batch_sweep_starts_at_one_sequence():
+    # A review: notebook 02's grid from B_noise / 64 and its "B_noise / 4" row fell below one
+    # 131,072-token sequence for an 8B model on 1e10 tokens, which batch_sweep refuses
+    from llmcost.training import batch, batch_analysis
+    g = batch.batch_grid(1.0e5, 131072, 90)
+    assert g[0] == 131072 and len(g) == 90 and np.all(np.diff(g) > 0)
+    m, h100 = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
+    a = batch_analysis.analyse_batch(m, h100, 64, 1e10, 131072, 16 * 2**20, 0.4, 2.0)
+    assert (a.key_batches["batch_tokens"] >= 131072).all()
+
+
+def test_no_thresholds_means_no_alerts():
+    from llmcost.bill import ledger as lg
+    t = lg.spend_timeline(lg.build_ledger({}), thresholds=())
+    assert len(t) > 0

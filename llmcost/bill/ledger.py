@@ -2009,7 +2009,9 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
     budget = ledger.total_usd if budget_usd is None else \
         as_scalar(budget_usd, "budget_usd", positive=True)
-    th = as_array(thresholds, "thresholds", positive=True)
+    # no thresholds: no alerts (an empty list is the caller's choice here, not a missing input)
+    th = as_array(thresholds, "thresholds", positive=True) if np.size(thresholds) else \
+        np.zeros(0)
     run_days = ledger.figures["wall_clock_days"]
     explore = ledger.usd("compute.exploratory")
     final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")

@@ -282,10 +282,21 @@ EXACT_INTEGER_RULE = ("a double, which every calculation here uses, holds whole 
                       "only up to there")
 
 
-def _holds_text(value) -> bool:
-    """Whether a (nested) list or tuple holds a string or bytes anywhere."""
-    return any(isinstance(x, (str, bytes)) or (isinstance(x, (list, tuple)) and _holds_text(x))
-               for x in value)
+def _float_array(value, name: str) -> np.ndarray:
+    """``value`` as a float ndarray, or a ValueError naming ``name``: not a number, or text
+    inside a list, an array or a Series (numpy would read "0.4" there as 0.4, where the same
+    string alone is refused)."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):   # a ragged list
+        raise ValueError(f"{name}={value!r} must be a number") from None
+    if raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
+            isinstance(x, (str, bytes)) for x in raw.ravel())):
+        raise ValueError(f"{name}={value!r} must hold numbers, not strings")
+    try:
+        return raw.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} must be a number") from None
 
 
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
@@ -341,13 +352,7 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
                 and not (
                     upper is not None and (v > upper if upper_inclusive else v >= upper)):
             return np.asarray(v)
-    if isinstance(value, (list, tuple)) and _holds_text(value):
-        # numpy would read "0.4" in a list as 0.4, where the same string alone is refused
-        raise ValueError(f"{name}={value!r} must hold numbers, not strings")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number") from None
+    arr = _float_array(value, name)
     if arr.size == 0:  # an empty input would come back as an empty answer, without a reason
         raise ValueError(f"{name}={value!r} must hold at least one number")
     if not np.all(np.isfinite(arr)):

@@ -1311,7 +1311,7 @@ COLUMN_WORDS = {
     "min_memory_gb": "least memory per GPU (GB)",
     "best_plan": "first plan (smallest bubble, then least recomputation)",
     # notebook 07's hot spares (``reliability.hot_spare_table``)
-    "spare_gpus": "spare GPUs", "restart_s": "restart (s)",
+    "spare_gpus": "spare GPUs", "restart_s": "restart (s)", "n_gpus": "GPUs",
     "cost_per_kept_gpu_hour": "paid GPU-hours per useful one", "vs_no_spares": "vs no spares"}
 
 
@@ -1387,7 +1387,8 @@ def table_html(df, formats, precision: int, index: bool, na_rep: str, row_style,
         if isinstance(formats, dict):
             formats = {words.get(k, k): v for k, v in formats.items()}
         df = df.rename(columns=words)
-    if index and df.index.nlevels == 1 and df.index.name is not None:
+    if index and df.index.nlevels == 1 and df.index.name is not None \
+            and df.columns.nlevels == 1 and df.columns.name is None:
         # one named index: its name heads the index column in the header row, not a second
         # header row of its own (a trial read a stray "name" row under notebook 06's header)
         df = df.copy()

@@ -65,7 +65,9 @@ def _nb01(p, private):
                        seq_len=p["seq_len"], dtype=p["dtype"])
     try:  # an MFU full recomputation cannot reach (HFU above 1) is refused: None, as 01 says
         hfu = hfu_from_mfu(p["mfu"], spec, p["seq_len"])
-    except ValueError:
+    except ValueError as e:
+        if "gives an HFU of" not in str(e):
+            raise
         hfu = None
     return {"gpu_hours": run["gpu_hours"], "hfu": hfu,
             "tokens_per_s_per_gpu": tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu,

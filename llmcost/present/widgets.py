@@ -415,7 +415,7 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                             "steps_over_s_min": "{:.2f}", "tokens_over_e_min": "{:.2f}",
                             "wall_clock_days": "{:.1f}", "reserved_gpu_hours": "{:,.0f}",
                             "compute_cost_usd": lambda v: fmt_usd(v)}).hide(axis="index"))
-            b = np.geomspace(t.b_noise_tokens / 64, t.b_noise_tokens * 16, 80)
+            b = batch.batch_grid(t.b_noise_tokens, seq_len, 80)   # from one sequence up
             sweep = batch.batch_sweep(t, b, spec, acc, gpu_w.value, mfu, price_usd_per_gpu_hour,
                                       seq_len, mbs_w.value, tp, dtype)
             live.clear()

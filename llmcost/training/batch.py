@@ -589,6 +589,19 @@ def busy_gpus(batch_tokens, n_gpus, micro_batch_size, seq_len, tp=1):
                          * as_array(seq_len, "seq_len", positive=True)))
 
 
+def batch_grid(b_noise_tokens, seq_len, n: int = 80, below: float = 64.0,
+               above: float = 16.0) -> np.ndarray:
+    """Global batches for a sweep around the critical batch: ``n`` points log-spaced from
+    B_noise ÷ ``below`` to B_noise × ``above``, starting no lower than one sequence (a batch is
+    whole sequences; at 131,072 tokens B_noise ÷ 64 can be a quarter of one, which
+    ``batch_sweep`` refuses)."""
+    bn = as_scalar(b_noise_tokens, "b_noise_tokens", positive=True)
+    s = as_scalar(seq_len, "seq_len", positive=True, integer=True)
+    lo = max(bn / as_scalar(below, "below", positive=True), s)
+    return np.geomspace(lo, max(bn * as_scalar(above, "above", positive=True), 2 * lo),
+                        int(as_scalar(n, "n", positive=True, integer=True)))
+
+
 def check_whole_sequence(batch_tokens: np.ndarray, seq_len) -> np.ndarray:
     """``batch_tokens``, or a ValueError when a global batch holds less than one sequence (a
     batch is whole sequences: 1,000 tokens of 4,096-token ones would be 0.24 of one, and a

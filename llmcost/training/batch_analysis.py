@@ -204,7 +204,9 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     bw = float(accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None
                else bandwidth_bytes_per_s)
     bn = target.b_noise_tokens
-    batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
+    # the sweep's rows, none below one sequence (B_noise / 4 of a long-context run can be less)
+    batches = np.maximum(np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float),
+                         seq_len)
     gpus = np.maximum(n_gpus, _gpus_for_batches(batches, lay, seq_len))
     gpus[0] = n_gpus
     # one micro-batch keeps a replica's tp·cp·pp GPUs working (its stages by turns): a replica

@@ -195,7 +195,8 @@ from ..core.shapes import (
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import as_array, as_scalar, as_flag, options_with
 from . import attention, comm, elementwise, moe_layer
-from .memory import get_recipe, in_flight_microbatches, memory_per_gpu, stage_candidates
+from .memory import (get_recipe, in_flight_microbatches, memory_per_gpu, stage_candidates,
+                     stage_layers)
 from .options import (KERNEL_EFFICIENCY, ResolvedOptions, StepOptions,  # noqa: F401
                       stack_memory_practice)  # (KERNEL_EFFICIENCY re-exported)
 from .parallel import ParallelPlan, bubble_fraction
@@ -1932,16 +1933,24 @@ def warn_if_plan_overflows(model: ModelSpec, cluster: Cluster, plan: ParallelPla
     hbm = cluster.accelerator.hbm_bytes
     if not hbm:
         return
-    mem = memory_per_gpu(model, plan, seq_len, recipe=o.recipe, flash_attention=o.flash_attention,
-                         dropout=o.dropout, fsdp_reshard_after_forward=o.fsdp_reshard_after_forward,
-                         practice=stack_memory_practice(o.stack, o.dtype))
+    practice = stack_memory_practice(o.stack, o.dtype)
+    # the stage with the most model states: the first (embedding), the last (LM head) or the
+    # one with the most layers, not the busiest in all (a review: an uneven split's stage of
+    # most activations hid a later stage's larger states)
+    dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
+    heavy = int(np.argmax(np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)))
+    mem = max((memory_per_gpu(model, plan, seq_len, recipe=o.recipe,
+                              flash_attention=o.flash_attention, dropout=o.dropout,
+                              fsdp_reshard_after_forward=o.fsdp_reshard_after_forward,
+                              stage=st, practice=practice)
+               for st in sorted({0, plan.pp - 1, heavy})), key=lambda mb: mb.model_states)
     if mem.model_states > hbm:
         warnings.warn(PlanDoesNotFitWarning(
             f"the plan {plan.describe()} keeps {mem.model_states / 1e9:,.1f} GB of model states "
             f"per GPU ({mem.total / 1e9:,.1f} GB in all, llmcost.memory.memory_per_gpu), more "
             f"than the {hbm / 1e9:,.1f} GB of HBM of {cluster.accelerator.name}: a run with it "
             "could not start; the step is priced as if it fit (llmcost.rank_plans lists the "
-            "plans that fit)"), stacklevel=3)
+            "plans that fit, where any does)"), stacklevel=3)
 
 
 def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:

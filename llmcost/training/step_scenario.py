@@ -12,6 +12,8 @@ fastest plan relates to the scenario's plan, and ``headline_figures`` are notebo
 
 from __future__ import annotations
 
+import warnings
+
 from ..core import stacks
 from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
@@ -35,7 +37,7 @@ from .parallel import (
     splitting_gpu_counts,
 )
 from .ranking import fastest_trusted, rank_plans, time_ranking
-from .step import step_time
+from .step import PlanDoesNotFitWarning, step_time
 
 #: The scenario keys ``parallel.plan_from_parameters`` reads (with ``scenario_cluster`` and the
 #: ranking's inputs); ``scenario_plan`` memoises its plans on them.
@@ -223,7 +225,11 @@ def scenario_step(p: dict, model: ModelSpec | None = None, plan: ParallelPlan | 
     model = model if model is not None else load_model(p["model"])
     cluster = scenario_cluster(p)
     plan = scenario_plan(p, model) if plan is None else plan
-    b = step_time(model, cluster, plan, int(p["seq_len"]), options=scenario_step_options(p))
+    with warnings.catch_warnings():
+        # a scenario's plan that does not fit is said by its own checks ("no parallel plan
+        # fits", bill.checks.plan_does_not_fit), in the scenario's words, once
+        warnings.simplefilter("ignore", PlanDoesNotFitWarning)
+        b = step_time(model, cluster, plan, int(p["seq_len"]), options=scenario_step_options(p))
     return plan, b
 
 

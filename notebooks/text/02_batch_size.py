@@ -277,7 +277,7 @@ plots.readable(plots.critical_batch_vs_loss(np.linspace(1.4, 3.2, 100), runs));
 # busy), which is McCandlish's picture: time follows the steps, GPU-hours follow the tokens.
 
 # %%
-b = np.geomspace(a.target.b_noise_tokens / 64, a.target.b_noise_tokens * 16, 90)
+b = batch.batch_grid(a.target.b_noise_tokens, p["seq_len"], 90)  # B_noise/64 to ×16
 clusters = np.array(sorted({max(group * plan.pp, p["n_gpus"] // 4), p["n_gpus"],
                             4 * p["n_gpus"]}))
 args = (spec, gpu)
