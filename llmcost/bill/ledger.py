@@ -1150,8 +1150,9 @@ def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
     rerun_p = p["ledger_rerun_probability"]
     lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
                       "pre-training", "fixed", rerun_p * final_run_usd,
-                      f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} (expected "
-                      "cost of relaunching after a divergence, as OPT-175B's lineage 12)",
+                      f"P(rerun) {rerun_p:.0%} × final run {_sentence_usd(final_run_usd)} "
+                      "(expected cost of relaunching after a divergence, as OPT-175B's lineage "
+                      "12)",
                       "ledger_rerun_probability (scenario)",
                       "modelled" if _given(rerun_p) else "not given"))
     sub = _num(sum(ln.usd for ln in lines if ln.usd is not None))

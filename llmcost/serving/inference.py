@@ -659,10 +659,11 @@ def serving_fit_warnings(m: ModelSpec, acc, tp: int, weight_dtype: str, kv_dtype
     (``weight_bytes``, ``kv_cache_bytes``) above the GPU's whole HBM (no reserve: ``max_batch``
     refuses with its reserve), or ``tokens`` beyond the model's context
     (``ModelSpec.max_position_embeddings`` where declared, else its pre-training ``seq_len``
-    where its source states one: ``bill.checks.context_warning``'s rule). A new-user trial priced Llama 2 70B's
-    decode at tp 1 (138 GB of weights on an 80 GB H100) and a 100,000-token prompt of a
-    4,096-token model with no word, where ``max_batch`` and ``serving_cost`` refuse the first.
-    Warnings, not errors: the roofline is also a calculator of what-ifs."""
+    where its source states one: ``bill.checks.context_warning``'s rule). A new-user trial
+    priced Llama 2 70B's decode at tp 1 (138 GB of weights on an 80 GB H100) and a
+    100,000-token prompt of a 4,096-token model with no word, where ``max_batch`` and
+    ``serving_cost`` refuse the first. Warnings, not errors: the roofline is also a calculator
+    of what-ifs."""
     tok = np.asarray(tokens, dtype=float)
     held = weight_bytes(m, weight_dtype) / tp + np.asarray(batch, dtype=float) * np.asarray(
         kv_cache_bytes(m, tok, kv_dtype, window_layers), dtype=float) / tp

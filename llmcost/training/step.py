@@ -1919,8 +1919,8 @@ class PlanDoesNotFitWarning(UserWarning):
 
 def warn_if_plan_overflows(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len: int,
                            o: ResolvedOptions) -> None:
-    """Warn (``PlanDoesNotFitWarning``) when the plan's model states on its busiest GPU
-    (``MemoryBreakdown.model_states``: weights + gradients + master weights + optimizer states
+    """Warn (``PlanDoesNotFitWarning``) when the plan's model states on the GPU holding most
+    of them (``MemoryBreakdown.model_states``: weights + gradients + master weights + optimizer states
     under the plan's TP, PP, EP and ZeRO stage and the options' recipe) exceed the
     accelerator's whole HBM. Model states alone, not activations: what a run keeps of its
     activations depends on practice ``step_time`` is not told (offload, recomputed modules,
