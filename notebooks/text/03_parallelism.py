@@ -604,7 +604,9 @@ both = {"scenario's plan": plan} | ({"top row the stack runs": parallel.plan_fro
 opts = step.scenario_step_options(p)  # the dtype, stack and overlaps 04b prices with
 steps = {k: step.step_time(spec, cluster, v, p["seq_len"], options=opts) for k, v in both.items()}
 parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})
-display(plots.table(parts.loc[(parts.T != 0).any()], "{:.3f}", index=True))
+parts = parts.loc[(parts.T != 0).any()].rename(index=lambda k: k.removesuffix("_s").replace("_", " ")
+                                                + (" (s)" if k.endswith("_s") else ""))
+display(plots.table(parts, "{:.3f}", index=True))  # step.PART_NOTES says what each part is
 for k, s in steps.items():
     print(f"{k}: {both[k].describe()}: step {s.step_time_s:.2f} s, exposed communication "
           f"{s.exposed_comm_s:.2f} s, bubble {s.pipeline_bubble_s:.2f} s" + (

@@ -610,7 +610,9 @@ print(f"assumed: CPT {goal.cpt_tokens:.3g} tokens, SFT/LoRA {goal.sft_tokens:.3g
       f"{goal.rag_corpus_tokens:.3g} tokens + {goal.rag_prompt_tokens:g} per prompt, prompts "
       f"+{goal.prompt_extra_tokens:g} tokens")
 plots.table(routes[["route", "one_off_usd", "serving_usd", "total_usd", "prompt_tokens"]],
-            {"one_off_usd": "${:,.0f}", "serving_usd": "${:,.0f}", "total_usd": "${:,.0f}"})
+            {"one_off_usd": "${:,.0f}", "serving_usd": "${:,.0f}", "total_usd": "${:,.0f}"},
+            words={"one_off_usd": "one-off (USD)", "serving_usd": "serving (USD)",
+                   "total_usd": "total (USD)", "prompt_tokens": "prompt tokens"})
 
 # %%
 plots.route_bills(routes);
