@@ -468,18 +468,19 @@ print(f"with a 25% rerun risk and a 10% contingency: reserves "
 # FLOPs per token ÷ peak (`llmcost.mfu_from_throughput`, PaLM App. B), and the bill re-estimates
 # with it. A pilot on fewer GPUs measures less communication than the full job, so its MFU is an
 # upper bound for the full scale. Below, a pilot is taken to measure 10% less throughput than
-# the bill's MFU implies (an illustration, not a measurement), unless the scenario gives one. When the bill's MFU is a
-# range (the scenario's own, the step-time model's band under `mfu: predict`, or the pilots' band),
-# the pilot's measurement **replaces** the range (`ledger.with_changes`): the calibrated bill has
-# one MFU, the pilot's, and the line below names the MFU it replaces (the range's point, and what
-# kind of range it is: `answers.pilot_calibration`).
+# the bill's MFU implies (a what-if, not a measurement; notebook 04b's illustrative pilot is
+# another: a published run's error carried to this plan), unless the scenario gives one. When the
+# bill's MFU is a range (the scenario's own, the step-time model's band under `mfu: predict`, or the
+# pilots' band), the pilot's measurement **replaces** the range (`ledger.with_changes`): the
+# calibrated bill has one MFU, the pilot's, and the line below names the MFU it replaces (the
+# range's point, and what kind of range it is: `answers.pilot_calibration`).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 at_mfu = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], p["dtype"])
 pilot = p["ledger_pilot_tokens_per_s_per_gpu"] or 0.9 * at_mfu
 cal = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=pilot)
-print(("" if p["ledger_pilot_tokens_per_s_per_gpu"] else "illustrative pilot, 10% below the bill: ")
+print(("" if p["ledger_pilot_tokens_per_s_per_gpu"] else "what-if pilot, 10% below the bill: ")
       + answers.pilot_calibration(pilot, cal.figures["mfu"], p["mfu"], head.kinds.get("mfu")))
 print(f"re-estimated final run {llmcost.fmt_usd(cal.figures['final_run_usd'])} "
       f"(was {llmcost.fmt_usd(bill.figures['final_run_usd'])}); bill "
