@@ -180,3 +180,11 @@ def test_a_cost_beside_a_scenario_keeps_the_runs_hours(capsys, tmp_path, mfu):
     assert costed["implied_usd_per_gpu_hour"] == pytest.approx(3e6 / alone["gpu_hours"],
                                                                rel=1e-12)
     assert [x["aspect"] for x in costed["judgements"]] != [] and costed["usd"] == 3e6
+
+
+def test_an_impossible_cost_and_the_draws_note_are_two_clauses():
+    # A trial read "... so no line is derived from it each P10–P90 is drawn ...": the basis of an
+    # impossible claim's lines and the note on their ranges ran together
+    c = claims.check_claim("llama-3.1-70b", 15e12, "H100-SXM", n_gpus=4096, usd=1e6)
+    text = " ".join(c.describe().split())
+    assert "so no line is derived from it; each P10–P90 is drawn" in text

@@ -595,7 +595,8 @@ class ClaimCheck:
              f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
             if keys else "the ledger's defaults):")
             + (f" {self.left_out_basis}" if self.left_out_basis else "")
-            + (" each P10–P90 is drawn with the claim's MFU and price held fixed (`llmcost "
+            + (("; each" if self.left_out_basis else " each")
+               + " P10–P90 is drawn with the claim's MFU and price held fixed (`llmcost "
                "estimate --scenario` draws a scenario's too, so its ranges differ)" if any(
                    x.get("p10_usd") is not None and x.get("p90_usd") != x["p10_usd"]
                    for x in self.left_out) else ""))
