@@ -219,6 +219,12 @@ def stack_mfus(values: dict, other: str) -> tuple:
     return m_here, m_other, plan, bill_here, bill_other, c_here or c_other
 
 
+def _stack_left_default(values: dict, mfu_predicted: bool, defaults) -> bool:
+    """Whether a stack hint applies: the MFU is predicted and the scenario names no stack of its
+    own (``defaults``: the keys the notebooks' defaults filled)."""
+    return bool(mfu_predicted) and not ("stack" in values and "stack" not in defaults)
+
+
 def own_stack_hint(values: dict, mfu_predicted: bool = False,
                    defaults=frozenset()) -> str | None:
     """A predicted MFU priced on the default stack for a model whose own published pre-training
@@ -230,7 +236,7 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
     band's centre, capped at the best comparable published run: ``stack_mfus``), by the ratio
     of the bills' MFUs, said so. None when the scenario names a stack, the MFU is not
     predicted, the model has no such run, or either search fails."""
-    if not mfu_predicted or ("stack" in values and "stack" not in defaults):
+    if not _stack_left_default(values, mfu_predicted, defaults):
         return None
     here = values.get("stack", DEFAULT_STACK)
     own = published_stack(values.get("model"))
@@ -272,7 +278,7 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     26.5%, a third of the bill, and no word said which stack the range assumes. None when the
     scenario names a stack, the MFU is not predicted, the accelerator is not later than the
     default stack, no later profile of its family exists, or either search fails."""
-    if not mfu_predicted or ("stack" in values and "stack" not in defaults):
+    if not _stack_left_default(values, mfu_predicted, defaults):
         return None
     here = load_stack(values.get("stack") or DEFAULT_STACK)
     try:

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import textwrap
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -65,7 +64,7 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_scalar, as_text,
                           fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
-                          fmt_usd)
+                          fmt_usd, shorten_words)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -883,7 +882,7 @@ def fp8_training(s: dict) -> Change:
     peaks = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
     raw = b16.step_time_s / b8.step_time_s
     gain = _fp8_plan_gain(fp8, plan16, plan8, b8)
-    if s.get("_mfu_prediction") or _get(s, "mfu_band") == "predicted":
+    if _mfu_is_predicted(s):
         ratio, how = _fp8_predicted_ratio(s, fp8, peaks, raw, gain)
     else:
         ratio = b8.mfu / b16.mfu
@@ -1213,15 +1212,17 @@ def best_plan(s: dict) -> Change:
     if b1.step_time_s >= b0.step_time_s:
         return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
+    ratio = None   # a given MFU: _with_scaled_mfu takes the raw predictions' ratio
     if _mfu_is_predicted(s):
         (_, _, band0, c0), (_, _, band1, c1) = central_prediction(s), central_prediction(free)
+        ratio = c1 / c0   # the central estimates' ratio, as _with_scaled_mfu would take it
         if c1 <= c0:
             return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
                               f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
                               f"model, but a `mfu: predict` bill prices it at {c1:.1%} and this "
                               f"plan at {c0:.1%}, each prediction's central estimate kept "
                               f"inside its band{_band_tops(band0, band1)}")
-    after, said = _capped_at_published(s, _with_scaled_mfu(s, free))
+    after, said = _capped_at_published(s, _with_scaled_mfu(s, free, ratio))
     return Change(after, "a new plan must be validated at scale before the run",
                   f"{mine.describe()} → {theirs.describe()}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling")
@@ -2053,7 +2054,7 @@ def hardware_headline(sweep) -> dict:
                      f"{fmt_usd(o['bill_calibrated_usd'])}")
     if len(alt):
         a = alt.iloc[0]
-        where = textwrap.shorten(a["price_source"], 80, placeholder=" …")
+        where = shorten_words(a["price_source"], 80)
         alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
                      f"price: {fmt_usd(a['bill_calibrated_usd'])} ({where})")
     if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import textwrap
 from numbers import Real
 
 import numpy as np
@@ -406,6 +407,18 @@ def broadcast_together(**arrays) -> None:
         raise ValueError(", ".join(f"{k} (shape {np.shape(a)})" for k, a in arrays.items())
                          + " must broadcast together: give scalars, or arrays of one shape "
                          "(or of length 1)") from None
+
+
+def shorten_words(text, width: int) -> str:
+    """``text`` in at most ``width`` characters, its whitespace collapsed: whole when it fits,
+    else cut at a word with " …" (``textwrap.shorten``), or, where the first word alone runs past
+    ``width``, that word cut at ``width`` − 1 and "…" (``textwrap.shorten`` would keep the
+    placeholder alone: a trial read "960 t…" where a cut mid-word was all there was room for)."""
+    t = " ".join(str(text).split())
+    if len(t) <= width:
+        return t
+    return textwrap.shorten(t, width, placeholder=" …") if " " in t[:width - 1] \
+        else t[:width - 1] + "…"
 
 
 def as_scalar(value, name: str, **rules) -> float:

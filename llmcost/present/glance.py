@@ -46,7 +46,8 @@ from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
 from ..core.catalog import load_model, model_words, runnable_notebooks, scenario_accelerator
 from ..core.diskcache import disk_cached
-from ..core.units import fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd
+from ..core.units import (fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd,
+                          shorten_words)
 from ..training.accuracy import above_bf16_peak_words, fp8_speedup_bound
 from . import plots
 
@@ -1192,7 +1193,7 @@ def caveat_line(warning: str) -> str:
     first = parts[0].strip().rstrip(".")
     if re.fullmatch(r"[a-z_][a-z0-9_.]*", first) and len(parts) > 1:  # a bare key: its rule
         first = f"{first}: {parts[1].strip().rstrip('.')}"
-    return textwrap.shorten(_balanced(first), 140, placeholder=" …")  # the detail holds it all
+    return shorten_words(_balanced(first), 140)  # the detail holds it all
 
 
 def caveats_html(warnings: list) -> str:
@@ -1475,9 +1476,7 @@ def other_inputs_differing(bills, most: int = 8) -> list:
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
              fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
-        # cut at a word (a trial read "960 t…"), or mid-word where one word runs past it
-        return v if len(v) <= 40 else (textwrap.shorten(v, 40, placeholder=" …")
-                                       if " " in v[:39] else v[:39] + "…")
+        return shorten_words(v, 40)   # at a word, or mid-word where one word runs past it
 
     out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
              f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never

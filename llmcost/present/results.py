@@ -30,7 +30,8 @@ from ..serving import rl
 from ..training import batch, step, step_scenario
 from ..training import reliability as rel
 from ..training.calibrate import priced_plan
-from ..training.compute import hfu_from_mfu, tokens_per_s_per_gpu_at_mfu, training_run
+from ..training.compute import (HfuAbovePeak, hfu_from_mfu, tokens_per_s_per_gpu_at_mfu,
+                                training_run)
 from .glossary import load_glossary
 from .numbering import notebook_number
 
@@ -65,9 +66,7 @@ def _nb01(p, private):
                        seq_len=p["seq_len"], dtype=p["dtype"])
     try:  # an MFU full recomputation cannot reach (HFU above 1) is refused: None, as 01 says
         hfu = hfu_from_mfu(p["mfu"], spec, p["seq_len"])
-    except ValueError as e:
-        if "gives an HFU of" not in str(e):
-            raise
+    except HfuAbovePeak:
         hfu = None
     return {"gpu_hours": run["gpu_hours"], "hfu": hfu,
             "tokens_per_s_per_gpu": tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu,

@@ -380,6 +380,11 @@ def _gpu_hours_mfu(d, h, model, accelerator, seq_len, dtype, method, causal):
         return flops / capacity, flops, peak
 
 
+class HfuAbovePeak(ValueError):
+    """``hfu_from_mfu``'s refusal of an MFU whose hardware FLOPs, recomputation counted, would
+    exceed the peak: a ValueError its callers can tell from the others."""
+
+
 def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
                  causal: bool = MFU_CAUSAL):
     """Hardware FLOPs utilisation for a run at ``mfu`` that recomputes activations.
@@ -399,9 +404,11 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
 
     Raises
     ------
-    ValueError
+    HfuAbovePeak (a ValueError)
         An MFU whose HFU would exceed 1 (faster than the hardware's peak), naming the largest
-        MFU the recomputation allows; and as ``_mfu`` and ``check_count_conventions``.
+        MFU the recomputation allows.
+    ValueError
+        As ``_mfu`` and ``check_count_conventions``.
     """
     m = _mfu(mfu)
     model = _spec(model, needs="HFU (recomputed FLOPs)")
@@ -418,7 +425,7 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
         # hardware (a trial's hfu_from_mfu(0.9, 70B, recompute="full") returned 1.199)
         i = np.unravel_index(np.argmax(hfu), np.shape(hfu)) if np.ndim(hfu) else ()
         ratio = float(np.broadcast_to(hw / base, np.shape(hfu))[i])
-        raise ValueError(f"mfu={float(np.broadcast_to(m, np.shape(hfu))[i]):.3g} with "
+        raise HfuAbovePeak(f"mfu={float(np.broadcast_to(m, np.shape(hfu))[i]):.3g} with "
                          f"recompute={recompute!r} gives an HFU of {float(hfu[i]):.3g} (MFU × "
                          f"{ratio:.3f}, the recomputed FLOPs): above the peak; with that "
                          f"recomputation the MFU is at most {1 / ratio:.1%}")
