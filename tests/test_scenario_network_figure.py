@@ -74,7 +74,9 @@ def test_estimate_prices_the_rl_campaign_on_the_scenarios_network(tmp_path):
 def test_a_pilot_is_calibrated_on_the_scenarios_network(tmp_path):
     """The trial's pilot scenario: `llmcost estimate` and
     `llmcost calibrate` run it; the 8-GPU pilot's compute factor is the same at any NIC, and the
-    64-GPU run extrapolated on a tenth of the bandwidth has a lower MFU."""
+    64-GPU run extrapolated on a fiftieth of the bandwidth (4 Gb/s) has a lower MFU. (On a
+    tenth, 20 Gb/s, the gradient all-reduce hides under the backward once part of the pilot's
+    slower kernels is carried: the same MFU, rightly.)"""
     sc = {**BASE, "pilot": PILOT}
     path = _write(tmp_path, sc)
     bill = report.estimate_ledger(path)
@@ -86,7 +88,7 @@ def test_a_pilot_is_calibrated_on_the_scenarios_network(tmp_path):
     values = report.plan_report(path, ["00"]).values
     fast = calibrate.scenario_calibration({**values, "pilot": PILOT})
     slow = calibrate.scenario_calibration({**values, "pilot": PILOT,
-                                           "comm_scaleout_bytes_per_s": 2.5e9})
+                                           "comm_scaleout_bytes_per_s": 5e8})
     assert fast[0].compute_factor == pytest.approx(slow[0].compute_factor, rel=1e-9)
     assert fast[2].dp == 64 and slow[1].mfu < fast[1].mfu * 0.999
     # the bill prices the run at the pilot's extrapolation on the scenario's network

@@ -348,9 +348,10 @@ def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
 def _pilot_plan_warnings(values: dict) -> list[str]:
     """``pilot.pilot_mfu``'s warning when the run's plan runs none of the pilots' kernels
     (``calibrate.pilot_plan_warning``) and its fitted factors outside what is physically
-    plausible (``calibrate.scaleout_warning``), or nothing (no pilot records; a bad pilot is
-    refused elsewhere, naming its field)."""
-    if not values.get("pilot"):
+    plausible (``calibrate.scaleout_warning``) or a pilot faster than any comparable published
+    run (``calibrate.above_published_warning``; for ``ledger_pilot_*`` keys too), or nothing
+    (no pilot; a bad pilot is refused elsewhere, naming its field)."""
+    if not pilot_given(values):
         return []
     try:
         got = pilot_mfu(values)
@@ -380,7 +381,8 @@ def _config_model_warnings(model) -> list[str]:
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
-                      defaults=frozenset(), given_mfu=None, piloted: bool = False) -> list[str]:
+                      defaults=frozenset(), given_mfu=None, piloted: bool = False,
+                      pilot_warnings=()) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
 
     Parameters
@@ -398,6 +400,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         The ``mfu`` is a pilot's, extrapolated by a report before any notebook ran
         (``report.calibrate_mfu``, which passes neither the pilot's throughput nor its scale
         on): it holds the bubble and is measured, as when ``values`` give the pilot.
+    pilot_warnings : tuple of str
+        That extrapolation's warnings, said where ``values`` do not give the pilot.
 
     Returns
     -------
@@ -447,7 +451,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                            price_network_warning(values)) if w)
     out.extend(_post_training_warnings(values, mfu_predicted, defaults))
     out.extend(_phase_warnings(values))
-    out.extend(_pilot_plan_warnings(values))
+    out.extend(_pilot_plan_warnings(values) if pilot_given(values) else
+               [f"pilot: {w}" for w in pilot_warnings])
     waste = waste_warning(values)
     if waste:
         out.append(waste)

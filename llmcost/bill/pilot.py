@@ -113,9 +113,16 @@ def _pilot_mfu(p: dict) -> dict:
         except ValueError as e:
             raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput "
                              "and dtype") from None
+        fast = calibrate.measured_above_published(
+            f"ledger_pilot_tokens_per_s_per_gpu={tps:,.0f}", mfu, gpu, spec, p["dtype"],
+            p["seq_len"])
         return {"value": mfu, "low": mfu, "high": mfu, "tokens_per_s_per_gpu": tps,
                 "pilot_n_gpus": int(p["n_gpus"]), "n_gpus": int(p["n_gpus"]),
                 "extrapolated": False, "warning": None,
+                "factor_warnings": (fast + ": check that it is tokens per second per GPU of "
+                                    "this model and sequence length (not per node or per step, "
+                                    "nor counting padding); the bill takes it as given",)
+                if fast else (),
                 "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, assumed to have "
                         f"run the scenario's plan at its {fmt_gpus(int(p['n_gpus']))} "
                         "(ledger_pilot_n_gpus not given): the pilot's own measurement, no "

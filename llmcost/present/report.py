@@ -588,7 +588,8 @@ def estimate_ledger(scenario_path):
     pred = scenario.get("_mfu_prediction")
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults,
                                  given_mfu=scenario.get("mfu"),
-                                 piloted="_mfu_calibration" in scenario)
+                                 piloted="_mfu_calibration" in scenario,
+                                 pilot_warnings=_calibration_warnings(scenario))
     if pred:
         bd = pred["band"]
         spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"),
@@ -756,6 +757,7 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     out["mfu"] = got["value"]
     out["_mfu_calibration"] = {"value": got["value"], "tokens_per_s_per_gpu": tps,
                                "from": got["from"],
+                               "warnings": tuple(got.get("factor_warnings", ())),
                                **{k: got[k] for k in ("low", "high") if k in got}}
     if got["pilot_n_gpus"] != got["n_gpus"]:  # extrapolated: neither is passed on (a notebook
         # given the scale without the throughput refuses it: pilot_scale_given_with_throughput)
@@ -765,6 +767,12 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
             out[k] = None
             out[f"_{k}_omitted"] = said
     return out
+
+
+def _calibration_warnings(scenario: dict) -> tuple:
+    """The warnings ``calibrate_mfu`` recorded with a pilot's extrapolated MFU (a pilot faster
+    than any comparable published run, a fitted factor out of range), () when none."""
+    return tuple(scenario.get("_mfu_calibration", {}).get("warnings", ()))
 
 
 def choose_rl_gpus(scenario: dict, used: dict) -> dict:
@@ -1873,7 +1881,8 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
             mutated()
         said = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in plan.scenario,
                                  defaults=set(defaults), given_mfu=plan.scenario.get("mfu"),
-                                 piloted="_mfu_calibration" in plan.scenario)
+                                 piloted="_mfu_calibration" in plan.scenario,
+                                 pilot_warnings=_calibration_warnings(plan.scenario))
         said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
                                                                          plan.bill))
     for w in said:

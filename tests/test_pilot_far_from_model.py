@@ -1,0 +1,76 @@
+"""Pilots far from the step model: one much slower than the model predicts (its correction is
+carried by the limited translation, not shrunk away) and one faster than any comparable
+published run (warned of, whatever form the pilot is given in)."""
+
+import math
+
+import pytest
+import yaml
+
+from _cli import run_cli
+from llmcost.core.catalog import SCENARIO_DIR
+from llmcost.training import calibrate as cal
+from llmcost.training.accuracy import published_ceiling
+
+
+def _scenario(tmp_path, **extra):
+    """The shipped default scenario on Llama 2 13B (2,048 H100, 4,096-token sequences, 1,024
+    sequences a step) with ``extra`` keys and without its ``mfu`` (a pilot sets it)."""
+    sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
+    sc.pop("mfu")
+    sc.update({"model": "llama-2-13b", **extra})
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    return sc, path
+
+
+def test_a_slow_pilots_correction_reaches_a_run_of_other_kernels(tmp_path):
+    """A trial's 64-GPU TP8 pilot at 2,500 tokens/s per GPU (MFU 22.0 %, the model 39.5 %):
+    the search moved the run to TP2 (other kernels), the shrinkage carried none of the
+    correction and the bill priced 53.0 %, 2.4x what the pilot measured. With the limited
+    translation (Efron & Morris 1972, D = 1.5) the share carried is, by hand from the
+    extrapolation's own terms, 1 - 1.5 x drift / |r| - shift^2 (drift 0.113, other kernels at
+    the pilot's length): about 64 %, and the bill's MFU sits between the pilot's measurement
+    and the uncalibrated model's, nearer the former than 53 %."""
+    sc, _ = _scenario(tmp_path, pilot=[{"n_gpus": 64, "tokens_per_s_per_gpu": 2500, "tp": 8}])
+    c, x, plan = cal.scenario_calibration(sc)
+    assert c.measured_mfu[0] == pytest.approx(0.220, abs=5e-4)
+    assert c.uncalibrated_mfu[0] == pytest.approx(0.395, abs=5e-3)
+    assert plan.tp != 8 and x.drift == pytest.approx(0.113)
+    r = math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0])
+    assert x.residual == pytest.approx(r, abs=1e-9)
+    assert x.transfer == pytest.approx(1 - 1.5 * 0.113 / abs(r) - x.shift ** 2, abs=1e-9)
+    assert 0.60 < x.transfer < 0.72
+    assert c.measured_mfu[0] < x.mfu < 0.75 * x.uncalibrated_mfu
+    assert x.uncalibrated_mfu == pytest.approx(0.530, abs=5e-3)
+
+
+def test_a_pilot_faster_than_any_comparable_published_run_is_warned_of(tmp_path):
+    """10,800 tokens/s per GPU of Llama 2 13B on H100 is an MFU of about 95 % (the measured
+    MFU, calibrate.measured_mfu), above the best comparable published run
+    (accuracy.published_ceiling): `llmcost estimate` says so and asks to check the unit, for
+    pilot records, for ledger_pilot_* keys with a pilot scale, and for the run's own
+    measurement; 2,500 tokens/s (22 %) is not warned of."""
+    fast = "measures MFU 95.2%, above the best published run comparable to it"
+    for extra, who in (
+            ({"pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 10800, "tp": 8}]},
+             "pilot[0] (10,800 tokens/s per GPU on 64 GPUs)"),
+            ({"ledger_pilot_tokens_per_s_per_gpu": 10800, "ledger_pilot_n_gpus": 64},
+             "ledger_pilot_tokens_per_s_per_gpu (10,800 tokens/s per GPU on 64 GPUs)"),
+            ({"ledger_pilot_tokens_per_s_per_gpu": 10800},
+             "ledger_pilot_tokens_per_s_per_gpu=10,800")):
+        sc, path = _scenario(tmp_path, **extra)
+        r = run_cli("estimate", "--scenario", str(path))
+        assert r.returncode == 0, r.stderr
+        out = " ".join(r.stdout.split())
+        assert f"warning: pilot: {who} {fast}" in out, (extra, out[-3000:])
+        assert out.count(fast) == 1
+    ceiling, _ = published_ceiling("H100-SXM", 13.0e9, dtype="bf16", is_moe=False,
+                                   seq_len=4096)
+    assert 0.30 < ceiling < 0.952
+    sc, path = _scenario(tmp_path, pilot=[{"n_gpus": 64, "tokens_per_s_per_gpu": 2500,
+                                           "tp": 8}])
+    assert cal.above_published_warning(cal.pilots_from_scenario(sc)) is None
+    sc["pilot"][0]["tokens_per_s_per_gpu"] = 10800
+    said = cal.above_published_warning(cal.pilots_from_scenario(sc))
+    assert f"({ceiling:.1%}, llmcost.training.accuracy.published_ceiling)" in said
