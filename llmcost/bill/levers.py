@@ -2706,14 +2706,65 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
                                    or 8, 8))
         counts = _deadline_counts(_plan_scenario(scenario), s, step, gpu_step,
                                   scenario.get("global_batch_tokens") is not None)
-        row = _gpus_for_deadline(s, dl, counts) if bud is None else \
-            _gpus_for_both(s, bud, dl, counts)
+        at = _CountPricer(scenario, s)
+        row = _gpus_for_deadline(s, dl, counts, at) if bud is None else \
+            _gpus_for_both(s, bud, dl, counts, at)
         row = {**row, "how": row["how"] + _mfu_at_count(scenario, int(row["value"]))}
-        s = {**s, "n_gpus": int(row["value"])}
+        s = at(int(row["value"]))
         rows.append(row)
     if bud is not None:
         rows += _tokens_for_budget(s, bud, dl)
     return pd.DataFrame(rows)
+
+
+class _CountPricer:
+    """The bill's scenario ``s`` moved to ``n`` GPUs at the MFU a bill there would take
+    (``__call__(n)``): with a pilot (``pilot.pilot_given``), the pilots' calibration
+    extrapolated to the plan chosen at ``n`` (``pilot.pilot_mfu`` at ``n_gpus=n``); with ``mfu:
+    predict`` (``_mfu_prediction``), the central estimate of the prediction there
+    (``central_prediction``); a given MFU stays. At the scenario's own count, and where the MFU
+    cannot be had at ``n`` (a pilot larger than ``n``, a plan that does not split or fit: such
+    counts are refused by the searches' tests or answered with ``_mfu_at_count``'s words), the
+    scenario's MFU. Each count's MFU is computed once.
+
+    Before, the searches of ``fit_budget`` held the scenario's MFU at every count and said the
+    MFU of the answered count afterwards: a trial's budget and deadline with pilots answered 512
+    GPUs at the 2,048-GPU run's 15.3 % where the pilots give 27.2 % there ($2.00M and 29.6 days
+    against `llmcost estimate`'s $1.13M and 16.7 days on that count)."""
+
+    def __init__(self, scenario: dict, s: dict):
+        self.scenario, self.s, self.n0 = scenario, s, int(_get(s, "n_gpus"))
+        self.mfus = {}
+
+    def mfu(self, n: int) -> float | None:
+        """The MFU a bill on ``n`` GPUs takes, or None for the scenario's own."""
+        n = int(n)
+        if n == self.n0:
+            return None
+        if n not in self.mfus:
+            self.mfus[n] = _bill_mfu_at(self.scenario, n)
+        return self.mfus[n]
+
+    def __call__(self, n: int, **more) -> dict:
+        m = self.mfu(n)
+        return {**self.s, "n_gpus": int(n), **({} if m is None else {"mfu": m}), **more}
+
+
+def _bill_mfu_at(scenario: dict, n: int) -> float | None:
+    """The MFU a bill of ``scenario`` on ``n`` GPUs takes where the scenario's MFU depends on
+    the GPU count (pilots: ``pilot.pilot_mfu``; ``mfu: predict``: ``central_prediction``), or
+    None (a given MFU, or one that cannot be had on ``n``)."""
+    try:
+        if pilot_given(scenario):
+            full = {**_default_scenario(), **scenario}
+            if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
+                full["ledger_pilot_n_gpus"] = int(_get(scenario, "n_gpus"))  # the run's own
+            return float(pilot_mfu({**full, "n_gpus": int(n)})["value"])
+        if scenario.get("_mfu_prediction"):
+            return float(central_prediction({**scenario, "n_gpus": int(n)})[3])
+    except (ValueError, KeyError, TypeError):
+        return None
+    return None
 
 
 def _plan_scenario(scenario: dict) -> dict:
@@ -2758,8 +2809,8 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     """With ``mfu: predict`` (the bill's ``_mfu_prediction``), what the step-time model
     predicts at ``n`` GPUs and the central estimate a ``mfu: predict`` bill would use there
     (``central_prediction``: the plan chosen there, its MFU p and band, p ÷ (1 + c) kept inside
-    the band, as at the scenario's count), since the search holds the scenario's MFU
-    fixed; with a pilot (``pilot.pilot_given``), the pilots' MFU extrapolated to ``n`` GPUs
+    the band, as at the scenario's count), the MFU the search priced the count at
+    (``_CountPricer``); with a pilot (``pilot.pilot_given``), the pilots' MFU extrapolated to ``n`` GPUs
     instead (``_pilot_mfu_at_count``); "" for a given MFU or a plan that cannot be priced."""
     if pilot_given(scenario) and int(n) != int(_get(scenario, "n_gpus")):
         return _pilot_mfu_at_count(scenario, int(n))
@@ -2774,19 +2825,19 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     was = (f"{pred['value']:.1%}, {kind} of the predicted {pred['predicted']:.1%}"
            if "predicted" in pred and abs(pred["predicted"] - pred["value"]) >= 5e-4
            else f"{pred['value']:.1%}")
-    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(_get(scenario, 'n_gpus'))} "
-            f"({was}): on {fmt_gpus(n)} "
+    return (f"; these figures take the MFU of a bill on {fmt_gpus(n)}, not the one for the "
+            f"scenario's {fmt_gpus(_get(scenario, 'n_gpus'))} ({was}): on {fmt_gpus(n)} "
             + central_mfu_words(b.mfu, band.center, band.n, band.low, band.high,
                                 plan.describe()).replace(", so the bill uses", ", so a bill "
-                                                         "there would use")
-            + f"; re-price with n_gpus: {int(n)}")
+                                                         "there uses")
+            + f"; the whole bill there: re-price with n_gpus: {int(n)}")
 
 
 def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
     """With a pilot, the MFU the bill would take at ``n`` GPUs: the step model calibrated on the
     pilots and extrapolated to the plan chosen at ``n`` (``pilot.pilot_mfu`` with ``n_gpus=n``,
-    as ``mfu: predict`` re-predicts there in ``_mfu_at_count``), since the search holds the
-    scenario's MFU fixed. A shorthand pilot without ``ledger_pilot_n_gpus`` measured the run
+    as ``mfu: predict`` re-predicts there in ``_mfu_at_count``), the MFU the search priced the
+    count at (``_CountPricer``). A shorthand pilot without ``ledger_pilot_n_gpus`` measured the run
     itself, so it is taken to have run at the scenario's count. "" when the pilots cannot be
     extrapolated to ``n`` (a pilot larger than ``n``, a plan that does not split or fit)."""
     full = {**_default_scenario(), **scenario}
@@ -2797,11 +2848,11 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
         here, there = pilot_mfu(full), pilot_mfu({**full, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):
         return ""
-    return (f"; the MFU is the bill's for the scenario's {fmt_gpus(n0)} (the pilots' "
-            f"{here['value']:.1%}, extrapolated): on {fmt_gpus(n)} the pilots extrapolate "
-            f"to {there['value']:.1%} (band {there['low']:.1%}–{there['high']:.1%}) for "
-            f"{there['plan']}, the MFU a "
-            f"bill there would use; re-price with n_gpus: {int(n)}")
+    return (f"; these figures take the MFU of a bill on {fmt_gpus(n)}, not the one for the "
+            f"scenario's {fmt_gpus(n0)} (the pilots' {here['value']:.1%}, extrapolated): on "
+            f"{fmt_gpus(n)} the pilots extrapolate to {there['value']:.1%} (band "
+            f"{there['low']:.1%}–{there['high']:.1%}) for {there['plan']}; the whole bill "
+            f"there: re-price with n_gpus: {int(n)}")
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:
@@ -2833,19 +2884,22 @@ def _next_running(stops, i: int, way: int, size: int):
     return j if 0 <= j < size else None
 
 
-def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
+def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
     """The fewest GPUs among ``counts`` (``_deadline_counts``: sorted candidates, their
     description and the test a count must pass) whose main run's wall clock (failures
     included) is at most ``dl`` days: doubling, then bisection (the wall clock falls as GPUs
     are added, until failures of the larger job outweigh them; up to 64× the scenario's
-    count), then the first count from there that passes the test and still meets ``dl``."""
+    count), then the first count from there that passes the test and still meets ``dl``.
+    ``at``: a ``_CountPricer`` (each count at the MFU a bill there takes; by default the
+    scenario's MFU at every count)."""
     cands, what, stops = _candidates(counts, dl)
     n0 = int(_get(s, "n_gpus"))
+    at = _CountPricer({}, s) if at is None else at
     memo = {}
 
     def days(i):
         if i not in memo:
-            memo[i] = bill({**s, "n_gpus": cands[i]}).figures["wall_clock_days"]
+            memo[i] = bill(at(cands[i])).figures["wall_clock_days"]
         return memo[i]
 
     lo, hi = -1, min(bisect.bisect_left(cands, n0), len(cands) - 1)
@@ -2878,8 +2932,17 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
                          "parallelism take more GPUs")
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
             "how": f"{what} with the main run within {_days_text(dl)} "
-            f"({_days_text(days(hi))}, failures included) at the scenario's MFU; check a "
-            "parallel plan at this count in notebook 03"}
+            f"({_days_text(days(hi))}, failures included) {_priced_at_words(at.scenario)}; "
+            "check a parallel plan at this count in notebook 03"}
+
+
+def _priced_at_words(scenario: dict) -> str:
+    """How ``fit_budget``'s GPU searches price each count's MFU (``_CountPricer``)."""
+    if pilot_given(scenario):
+        return "with each count at the MFU the pilots extrapolate to there"
+    if scenario.get("_mfu_prediction"):
+        return "with each count at the MFU a `mfu: predict` bill takes there"
+    return "at the scenario's MFU"
 
 
 def _days_text(days: float) -> str:
@@ -2943,7 +3006,7 @@ def _largest_tokens(fits, lo: float, hi: float, steps: int = 40, margin=None) ->
     return ta, tb
 
 
-def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
+def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple, at=None) -> dict:
     """The GPU count among ``counts`` (``_deadline_counts``) on which the most tokens have a
     whole bill ≤ ``bud`` and a main run within ``dl`` days.
 
@@ -2956,14 +3019,15 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     to a larger one only when it fits more than ``SAME_TOKENS_REL`` more (T is taken as
     unimodal in n: an assumption of this search, true of the two trends above).
     Only counts that pass ``counts``' test (``checks.plan_stops``) are answered or named as
-    neighbours."""
+    neighbours. ``at``: a ``_CountPricer``, as ``_gpus_for_deadline``'s."""
     cands, what, stops = _candidates(counts, dl)
     t0 = float(_get(s, "train_tokens"))
+    at = _CountPricer({}, s) if at is None else at
     memo = {}
 
     def led_of(n, t):
         if (n, t) not in memo:
-            memo[(n, t)] = bill({**s, "n_gpus": n, "train_tokens": t})
+            memo[(n, t)] = bill(at(n, train_tokens=t))
         return memo[(n, t)]
 
     def fits(n, t, days=True):
@@ -2982,7 +3046,9 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     t_b = _largest_tokens(lambda t: fits(n0, t, days=False), 1e-3 * t0, t0, 30,
                           margin=lambda t: margin(n0, t, days=False))[0]
     try:
-        i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts)["value"]))
+        i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts,
+                                               _CountPricer(at.scenario, {**s, "train_tokens":
+                                                                          t_b}))["value"]))
     except ValueError:  # no count meets the deadline at those tokens: the shortest run
         i = min((k for k in range(len(cands)) if not stops(k)), default=None,
                 key=lambda k: led_of(cands[k], t_b).figures["wall_clock_days"])
@@ -3014,8 +3080,8 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
             "unit": "GPUs",
             "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "
             f"bill ≤ ${bud:,.0f} and the main run within {_days_text(dl)} ("
-            + ("; ".join(why) or "the only count") + ") at the scenario's MFU; check a parallel "
-            "plan at this count in notebook 03"}
+            + ("; ".join(why) or "the only count") + f") {_priced_at_words(at.scenario)}; "
+            "check a parallel plan at this count in notebook 03"}
 
 
 #: A larger GPU count that fits no more than this share more tokens than a smaller one, for
@@ -3054,6 +3120,33 @@ def _floor_significant(x: float, digits: int = 4) -> float:
     return k * 10.0 ** e
 
 
+def _below_smallest_bill(bud: float, small, half) -> str:
+    """Why a budget buys no run: the bill of 0.1% of the scenario's tokens, ``small``, is over
+    it. Each line's part that does not shrink with the tokens is read off two bills, at 0.1%
+    and at 0.05% (``half``), by a straight line to no tokens: ``fixed = 2 · usd(½t) − usd(t)``
+    (at least 0; the bill is near-linear in tokens, GPU-hours = 6·N·D ÷ (peak · MFU)). Where
+    those parts alone exceed the budget, the lines that hold them are named with their sum;
+    else the budget would buy fewer than 0.1% of the tokens, which the search does not go
+    below, and that is said. A trial read "what does not shrink with them exceeds it" beside
+    the exploratory runs, a line that does."""
+    at_half = {ln.line: ln.usd for ln in half.lines}
+    fixed = sorted(((ln.line, max(2 * at_half.get(ln.line, 0.0) - ln.usd, 0.0))
+                    for ln in small.lines if ln.usd), key=lambda x: -x[1])
+    total = sum(usd for _, usd in fixed)
+    head = (f"budget_usd={bud:,.0f} is below the bill of 0.1% of the scenario's tokens "
+            f"(${small.total_usd:,.0f})")
+    if total > bud:
+        named = [f"{line} {fmt_usd(usd)}" for line, usd in fixed[:3] if usd >= 0.005 * total]
+        return (f"{head}: the lines that do not shrink with the tokens come to about "
+                f"{fmt_usd(total)} on their own (read from the bills of 0.1% and 0.05% of the "
+                "tokens), more than the budget; the largest: " + ", ".join(named))
+    top = sorted((ln for ln in small.lines if ln.usd), key=lambda ln: -ln.usd)[:3]
+    return (f"{head}, the least run this search prices; what does not shrink with the tokens "
+            f"is about {fmt_usd(total)}, so the budget would buy a run of fewer tokens: give a "
+            "smaller train_tokens to search from; at 0.1% the largest lines are "
+            + ", ".join(f"{ln.line} {fmt_usd(ln.usd)}" for ln in top))
+
+
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
@@ -3085,12 +3178,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
 
     lo = 1e-3 * t0
     if led_of(lo).total_usd > bud:
-        small = led_of(lo)   # its largest lines: what does not shrink with the tokens
-        top = sorted((ln for ln in small.lines if ln.usd), key=lambda ln: -ln.usd)[:3]
-        raise ValueError(f"budget_usd={bud:,.0f} is below the bill of 0.1% of the scenario's "
-                         f"tokens (${small.total_usd:,.0f}): what does not shrink with them "
-                         "exceeds it; at that size the largest lines are "
-                         + ", ".join(f"{ln.line} {fmt_usd(ln.usd)}" for ln in top))
+        raise ValueError(_below_smallest_bill(bud, led_of(lo), led_of(lo / 2)))
     if not fits(lo):
         raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
                          f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
