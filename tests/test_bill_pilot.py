@@ -489,10 +489,11 @@ def test_a_calibrated_scenarios_plan_is_searched_with_the_calibration_it_is_pric
     1,070 s of a 1,337 s step, MFU 4.8 %, while pinning ZeRO 0 or 1 gave 26.6 %. The search now
     ranks with the calibration: the chosen plan is at least as fast, under it, as each pinned
     ZeRO stage, and its MFU sits near what the pilots of that TP/PP measured (21.9 %, 20.9 % by
-    hand), not at a fifth of it. "At least as fast" within 0.5 %: the search ranks plans at the
+    hand), not at a fifth of it. "At least as fast" within 0.15 %: the search ranks plans at the
     compute factor whole, and the bill then carries a share of it that depends on whether the
     plan runs the pilots' kernels (calibrate.transfer_weight), so a pinned stage may come out a
-    hair faster (0.2429 against 0.2431 for ZeRO-1 since the limited translation)."""
+    hair faster (0.2429 against 0.2431, 0.08 %, for ZeRO-1 since the limited translation): held
+    within 0.15 %."""
     sc = _trial70b(128)
     got = pilot_mfu(sc)
     for z in (0, 1, 2):
@@ -500,7 +501,7 @@ def test_a_calibrated_scenarios_plan_is_searched_with_the_calibration_it_is_pric
             pinned = pilot_mfu({**sc, "zero_stage": z})["value"]
         except ValueError:   # a stage that does not fit is no rival
             continue
-        assert got["value"] >= pinned * (1 - 5e-3), (z, pinned, got["plan"])
+        assert got["value"] >= pinned * (1 - 1.5e-3), (z, pinned, got["plan"])
     measured = (_measured_70b(450), _measured_70b(430))
     assert measured[0] == pytest.approx(0.219, abs=5e-4)
     assert measured[1] == pytest.approx(0.209, abs=5e-4)

@@ -1365,7 +1365,10 @@ def test_a_low_pilot_mfu_is_said_as_the_pilots(tmp_path):
                     "ledger_pilot_tokens_per_s_per_gpu: 200\nledger_pilot_n_gpus: 64\n")
     bill = estimate_ledger(path)
     low = [w for w in bill.warnings if "below every published run's MFU" in w]
-    assert low and low[0].startswith("the pilot's MFU, ") and "pessimistic" not in low[0]
+    assert low and low[0].startswith("the run's MFU from the pilot, ") and \
+        "pessimistic" not in low[0]
+    # in percent, as the pilot's own lines are (a trial read "the pilot's MFU, 0.044")
+    assert re.match(r"the run's MFU from the pilot, \d+\.\d%", low[0]), low[0]
 
 
 def test_an_extrapolation_far_below_the_pilots_says_how_much_rests_on_them(tmp_path):

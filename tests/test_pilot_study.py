@@ -475,13 +475,15 @@ def test_limited_translation_carries_a_pilot_far_from_the_engine_by_hand():
     other kernels (drift 0.113): the shrinkage alone, 1 - 0.113^2 / min(0.342, 0.0118) < 0,
     carries none (its run was billed at the uncalibrated 53 %); the limited translation carries
     1 - 1.5 x 0.113 / 0.585 = 0.7103; two pilots of distinct kernels, 1 - 1.5 x 0.113 /
-    (sqrt 2 x 0.585) = 0.7951; with a network shift of 0.3, 0.7103 - 0.09 = 0.6203."""
+    (sqrt 2 x 0.585) = 0.7951; with a network shift of 0.3 the residual's noise takes the
+    network's part too, 1 - 1.5 x sqrt(0.113^2 / 0.585^2 + 0.3^2) = 1 - 1.5 x 0.3568 = 0.4648
+    (the shrinkage's own term, 1 - 0.0128 / 0.0118 - 0.09, is below 0)."""
     r = math.log(0.220 / 0.395)
     assert r == pytest.approx(-0.585, abs=1e-3)
     assert cal.transfer_weight(r, False) == pytest.approx(1 - 1.5 * 0.113 / abs(r), abs=1e-9)
     assert cal.transfer_weight(-0.585, False) == pytest.approx(0.7103, abs=2e-4)
     assert cal.transfer_weight(-0.585, False, n_pilots=2) == pytest.approx(0.7951, abs=2e-4)
-    assert cal.transfer_weight(-0.585, False, shift=0.3) == pytest.approx(0.6203, abs=2e-4)
+    assert cal.transfer_weight(-0.585, False, shift=0.3) == pytest.approx(0.4648, abs=2e-4)
 
 
 def test_notebook_04b_pilot_lines_word_the_study():

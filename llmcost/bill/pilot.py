@@ -78,9 +78,10 @@ def pilot_mfu(p: dict) -> dict | None:
     (whether the pilot ran at another GPU count or plan), ``plan`` (the plan extrapolated to, in
     words; absent for the run's own measurement), ``from`` (the source in words),
     ``warning`` (``calibrate.pilot_plan_warning``: the run's plan runs none of the pilots'
-    kernels, so their correction is not carried; else None) and ``factor_warnings`` (a fitted
-    factor outside what is physically plausible, ``Calibration.warnings``; absent for the run's
-    own measurement).
+    kernels, so their correction is not carried; else None) and ``factor_warnings``
+    (``Calibration.warnings``: a fitted factor outside what is physically plausible, pilots
+    not fitted, a pilot faster than the best comparable published run; for the run's own
+    measurement, that last one alone, ``calibrate.measured_above_published``).
 
     Raises
     ------
