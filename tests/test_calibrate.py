@@ -1301,9 +1301,12 @@ def test_a_mamf_log_with_a_scenario_without_its_accelerator_takes_the_default(tm
 @pytest.mark.parametrize("first, second", [(900, 700), (700, 900)])
 def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, second):
     # A trial: two pilots of one plan at 64 GPUs, 900 and 700 tokens/s per GPU, gave the first
-    # one's calibration in either order without a word; the other is now named. Their MFUs by
-    # hand: Llama 2 70B at 4,096 tokens is 4.44e11 FLOP per token (6 × 68.7e9 matmul weights +
-    # 12 × 80 × 8,192 × 4,096 attention), × 900 ÷ 989.4e12 = 40.4%, × 700 = 31.4%.
+    # one's calibration in either order without a word; a later one: named, but still the first
+    # one's. Repeats of one plan are now fitted as one at their geometric mean, by hand
+    # sqrt(900 × 700) = 793.7 tokens/s (calibrate.merge_repeats), in either order; a second
+    # plan at the same scale is named as not fitted. MFUs by hand: Llama 2 70B at 4,096 tokens
+    # is 4.44e11 FLOP per token (6 × 68.7e9 matmul weights + 12 × 80 × 8,192 × 4,096
+    # attention), × 900 ÷ 989.4e12 = 40.4%, × 700 = 31.4%, × 793.7 = 35.7% (40.44% × 0.8819).
     from llmcost.present.cli import main
     path = tmp_path / "tie.yaml"
     path.write_text("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
@@ -1313,10 +1316,20 @@ def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, 
                     "micro_batch_size: 1}\n")
     assert main(["calibrate", "--scenario", str(path)]) == 0
     said = " ".join(capsys.readouterr().out.split())
+    assert (f"pilot[0] and pilot[1] ran the same plan on 64 GPUs ({first}, {second} tokens/s "
+            "per GPU): fitted as one at their geometric mean, 794") in said
+    assert "measured MFU 35.7%" in said and "not fitted" not in said
+    path.write_text("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
+                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {first}, tp: 8, pp: 4, "
+                    "micro_batch_size: 1}\n"
+                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {second}, tp: 4, pp: 8, "
+                    "micro_batch_size: 1}\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
     assert (f"1 of 2 pilots not fitted: pilot[1] on 64 GPUs, {second} tokens/s per GPU "
             f"(MFU {31.4 if second == 700 else 40.4}%). The calibration solves on pilot[0] "
             f"(64 GPUs, {first},") in said
-    assert "give one pilot per scale (the mean of repeated measurements)" in said
+    assert "pilots of another plan at a fitted scale enter the mean residual only" in said
     # a middle scale is not a repeat (a trial's pilots at 32, 64 and 128 GPUs were told to
     # give one pilot per scale): it checks the fit
     mid = _calibrate_printout(tmp_path, capsys, "tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: "
