@@ -519,7 +519,7 @@ def _more_module_specs(tiny) -> dict:
     ranked = llmcost.levers.rank_levers(small, keys=["dedupe_datasets"], samples=10)
     one_scenario = ("async_checkpoints", "best_plan", "cheapest_provider", "dedupe_datasets",
                     "fix_data_loading",
-                    "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs",
+                    "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs", "newer_stack",
                     "optimal_checkpoint_interval", "release_failed_allocations",
                     "resumable_training", "reserved_pricing", "spot_pricing",
                     "spot_without_checkpoints")

@@ -265,6 +265,26 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
 NEWER_STACK_MIN_CHANGE = 0.05
 
 
+def newer_stack_for(values: dict):
+    """The stack a run on hardware later than its stack would use: the newest profile of the
+    family of the scenario's stack (``values["stack"]``, default ``DEFAULT_STACK``; the family
+    is its name up to the year, e.g. ``megatron-core``) dated no earlier than the
+    accelerator's year (``Accelerator.year``), when the accelerator is later than the stack's
+    date; None otherwise (no later profile, an accelerator without a year, or an unknown one).
+    ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
+    here = load_stack(values.get("stack") or DEFAULT_STACK)
+    try:
+        gpu = load_accelerator(values.get("accelerator", "H100-SXM"))
+    except (ValueError, TypeError):
+        return None
+    if gpu.year is None or gpu.year <= int(here.date[:4]):
+        return None
+    family = here.name.rsplit("-", 1)[0]
+    later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
+    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year), key=lambda st: st.date)
+    return later[-1] if later else None
+
+
 def newer_stack_hint(values: dict, mfu_predicted: bool = False,
                      defaults=frozenset()) -> str | None:
     """A predicted MFU priced on the default stack (``DEFAULT_STACK``, megatron-core-2024,
@@ -280,20 +300,14 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     default stack, no later profile of its family exists, or either search fails."""
     if not _stack_left_default(values, mfu_predicted, defaults):
         return None
+    newest = newer_stack_for(values)
+    if newest is None:
+        return None
     here = load_stack(values.get("stack") or DEFAULT_STACK)
     try:
         gpu = load_accelerator(values.get("accelerator", "H100-SXM"))
     except (ValueError, TypeError):
         return None
-    year = int(here.date[:4])
-    if gpu.year is None or gpu.year <= year:
-        return None
-    family = here.name.rsplit("-", 1)[0]
-    later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
-    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year), key=lambda st: st.date)
-    if not later:
-        return None
-    newest = later[-1]
     try:
         m_here, m_new, plan, bill_here, bill_new, capped = stack_mfus(values, newest.name)
     except (ValueError, KeyError, TypeError):

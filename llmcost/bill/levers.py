@@ -77,8 +77,8 @@ from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
-                     fixed_whole_degrees, memory_fits, plan_does_not_fit, plan_searches,
-                     plan_stops, scenario_plan_memory, splitting_counts)
+                     fixed_whole_degrees, memory_fits, newer_stack_for, plan_does_not_fit,
+                     plan_searches, plan_stops, scenario_plan_memory, splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
                      point_outside, simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
@@ -847,6 +847,29 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                   "run" if "the FP8 bound (× r)" in name else
                   "engineering time, and the target is the best published run, not a typical one",
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
+
+
+def newer_stack(s: dict) -> Change:
+    """Run on the newest profile of the scenario's training-stack family dated no earlier than
+    its accelerator (``checks.newer_stack_for``: e.g. megatron-core-2026 for a GB300 run priced
+    on the 2024 default), with the MFU scaled by the step-time model's change between the two
+    stacks on the scenario's calibration (``_with_scaled_mfu``: for ``mfu: predict`` the two
+    central estimates, the MFU each scenario's own bill takes), so the warning that names the
+    newer stack (``checks.newer_stack_hint``) and the lever table price the same run. Unchanged
+    where the accelerator is not later than the stack or no later profile exists."""
+    s = _clean(s)
+    newest = newer_stack_for(s)
+    here = _get(s, "stack")
+    if newest is None:
+        return _unchanged(s, f"no profile of {here}'s family is dated later and no earlier "
+                             f"than the {_get(s, 'accelerator')}")
+    after = _with_scaled_mfu(s, {**s, "stack": newest.name})
+    return Change(after, f"adopting {newest.name}'s software (its kernels, overlaps and "
+                         "recipes) before the run, and validating it",
+                  f"stack {here} → {newest.name} (dated {newest.date}); MFU × "
+                  f"{point(after['mfu']) / point(_get(s, 'mfu')):.3f}, the step-time model's "
+                  "change between the two stacks on this run",
+                  "data/stacks.csv; llmcost.step")
 
 
 def fp8_training(s: dict) -> Change:
@@ -1723,6 +1746,7 @@ LEVERS = {
     "activation_recompute": ("the least recomputation that fits half the GPUs", "utilisation",
                              _recompute_on_half),
     "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
+    "newer_stack": ("the newest training stack for this hardware", "plan", newer_stack),
     "resumable_training": ("make training resumable", "checkpoints", resumable_training),
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
                                     optimal_checkpoint_interval),

@@ -1,0 +1,50 @@
+"""The newer-stack lever prices what the newer-stack warning names (checks.newer_stack_hint):
+a run on hardware later than its default stack, on the newest profile of the stack's family."""
+
+import pytest
+import yaml
+
+from llmcost.bill import levers as lv
+from llmcost.bill.checks import newer_stack_for, stack_mfus
+from llmcost.present.report import estimate_ledger, plan_report
+
+GB300 = {"model": "llama-3.1-70b", "accelerator": "GB300-NVL72", "n_gpus": 512,
+         "train_tokens": 2.0e12, "seq_len": 8192, "dtype": "fp8", "mfu": "predict",
+         "price_usd_per_gpu_hour": 6.0}
+
+
+def _bill(tmp_path, name, **extra):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({**GB300, **extra}))
+    return estimate_ledger(path)
+
+
+def test_the_lever_prices_the_stack_the_warning_names(tmp_path):
+    """A review: the warning said a GB300 run on the 2024 default stack would take megatron-core-
+    2026's MFU, and notebook 09's lever table did not rank it. The lever's saving is the bill of
+    the scenario minus the bill of the same file with `stack: megatron-core-2026` (each its own
+    `mfu: predict` central estimate: an independent path through `llmcost estimate`), within
+    0.1 %, and its MFU ratio is the warning's bill MFUs' ratio (checks.stack_mfus)."""
+    before = _bill(tmp_path, "before")
+    assert newer_stack_for(before.scenario).name == "megatron-core-2026"
+    assert any(w.startswith("stack: the scenario sets none") for w in before.warnings)
+    after = _bill(tmp_path, "after", stack="megatron-core-2026")
+    got = lv.rank_levers(before.scenario, keys=["newer_stack"]).iloc[0]
+    assert got["saving_usd"] == pytest.approx(before.total_usd - after.total_usd, rel=1e-3)
+    assert got["saving_usd"] > 0
+    values = plan_report(tmp_path / "before.yaml", None, notebook_setups=False).values
+    _, _, _, bill_here, bill_new, _ = stack_mfus(values, "megatron-core-2026")
+    change = lv.newer_stack(before.scenario)
+    assert change.after["stack"] == "megatron-core-2026"
+    assert change.after["mfu"] / before.scenario["mfu"] == pytest.approx(bill_new / bill_here,
+                                                                         rel=1e-6)
+    assert f"MFU × {bill_new / bill_here:.3f}" in change.assumptions
+
+
+def test_the_lever_does_not_apply_where_the_stack_is_not_older_than_the_hardware(tmp_path):
+    """An H100 (2023) on megatron-core-2024: no later profile is needed, nothing changes and
+    the note says why; a scenario already on the newest profile likewise."""
+    h100 = lv.newer_stack({**GB300, "accelerator": "H100-SXM", "mfu": 0.4, "dtype": "bf16"})
+    assert lv._get(h100.after, "stack") == "megatron-core-2024" and "no profile" in h100.note
+    done = lv.newer_stack({**GB300, "mfu": 0.4, "stack": "megatron-core-2026"})
+    assert done.note and lv._get(done.after, "stack") == "megatron-core-2026"
