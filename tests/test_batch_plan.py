@@ -42,6 +42,13 @@ def test_bubble_is_reported_at_the_cluster_filling_batch(h100=None):
     assert "bubble idles 42.9% of each step" in text and "above the 10%" in text
     rows = {r[0]: r[2] for r in batch.headline_figures(a)}
     assert rows["plan_bubble_fraction"] == pytest.approx(3 / 7)
+    # a trial read "wall-clock at B_noise 1.37 h — 1,344 GPUs; plan: 0.83 days" for a 64-GPU
+    # run as a speed-up on its own cluster: the note names whose GPUs each figure is on
+    kb = a.key_batches.set_index("case")
+    crit = int(kb.loc["B_noise", "n_gpus"])
+    note = {r[0]: r[4] for r in batch.headline_figures(a)}["b_noise_wall_clock_days"]
+    assert (f"on {crit:,} GPUs, the most B_noise keeps at work at one micro-batch each, not "
+            "this run's 2,048 GPUs" in note) if crit != 2048 else ("this run's 2,048" in note)
 
 
 def _default():

@@ -1466,3 +1466,50 @@ def test_the_plain_lever_sentence_leaves_a_levers_long_detail_to_notebook_09():
     caveat = ("raise MFU to 31%, the best published dense run on Hopper within 4× this size; "
               "measured on 8 GPUs (no published run like this one)")
     assert glance._lever_short(caveat).endswith("4× this size (no published run like this one)")
+
+
+def test_the_plain_lever_sentence_keeps_the_levers_whole_risk():
+    # A trial: the index read "half the GPUs (no recomputation needed); its risk: no risk to
+    # the run itself." where notebook 09's headline goes on "; fewer GPUs mean a longer run, so
+    # its results come later" (the run 88% longer). The risk is read whole, up to 09's "; it"
+    # clause on where else the saving lands.
+    note = ("5.7% of the bill; risk: no risk to the run itself; fewer GPUs mean a longer run, "
+            "so its results come later; it saves more than the line it acts on")
+    summary = {"notebooks": {"09_savings": [
+        {"key": "bill_usd", "label": "bill with waste", "value": 6.0e6, "unit": "USD",
+         "note": ""},
+        {"key": "lever_1_saving_usd", "label": "lever 1: half the GPUs", "value": 3.4e5,
+         "unit": "USD", "note": note}]}}
+    said = glance.lever_sentence(summary)
+    assert said.endswith("its risk: no risk to the run itself; fewer GPUs mean a longer run, "
+                         "so its results come later.")
+
+
+def _assumed_summary(mfu: float, band_value=None) -> dict:
+    """A report summary with notebook 04b's predicted band (12.3%-20.6%, central 15.4%), the
+    bill's MFU and a final run of $2.72M (a trial's Qwen3-235B FP8 B200 report)."""
+    rows = [{"key": k, "label": k, "value": v, "unit": "", "note": ""} for k, v in (
+        ("predicted_mfu_low", 0.1228), ("predicted_mfu_high", 0.2057),
+        ("predicted_mfu_central", 0.1541))]
+    return {"parameters": {"mfu_band": {"value": band_value}},
+            "bill": {"bill.figures.mfu": mfu},
+            "bill_glance": {"final_run": {"point_usd": 2.722e6}},
+            "notebooks": {"04b_step_time": rows}}
+
+
+def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range():
+    # A trial: 30% assumed where 04b predicts 14% (central 15.4%) for the plan; the index read
+    # "likely $4.30M to $10.9M" and the same file with `mfu: predict` billed $11.7M. The first
+    # plain sentence now says so, with the final run at the central estimate, by hand
+    # $2.722M x 0.30 / 0.1541 = $5.30M. Inside the band, or a predicted or piloted MFU: nothing.
+    said = glance.assumed_mfu_sentence(_assumed_summary(0.30))
+    assert said == (" That assumes the scenario's MFU of 30%; the step-time model expects 15% "
+                    "for its plan (band 12%–21%, notebook 04b), at which the final run alone "
+                    "would cost about $5.30M rather than $2.72M (its GPU-hours scale as "
+                    "1 ÷ MFU).")
+    assert 2.722e6 * 0.30 / 0.1541 == pytest.approx(5.30e6, rel=1e-3)
+    assert glance.assumed_mfu_sentence(_assumed_summary(0.18)) == ""
+    assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "predicted")) == ""
+    assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "pilot")) == ""
+    no_04b = {**_assumed_summary(0.30), "notebooks": {}}
+    assert glance.assumed_mfu_sentence(no_04b) == ""

@@ -255,6 +255,15 @@ def test_notebook_04b_headline_figures(ranked_default):
     assert len(held) and got["regime_mfu_mean_abs_error"][0] == pytest.approx(
         held["error"].abs().mean(), rel=1e-12)
     assert got["best_plan_mfu"][1].endswith("(ZeRO-3 aside; the scenario's plan)")
+    # at the bill's MFU (the scenario's 40%, not the prediction) the step the bill counts:
+    # the same FLOPs per step at 40%, step x p / 0.40, and its throughput; none when the bill
+    # takes the prediction itself (within 0.5%)
+    at = {k: v for k, _, v, _, _ in step_scenario.headline_figures(
+        b, plan, band, best, P.scenario_pp_split(p), 0.40)}
+    assert at["bill_step_time_s"] == pytest.approx(b.step_time_s * b.mfu / 0.40, rel=1e-12)
+    assert at["bill_tokens_per_s"] == pytest.approx(4194304 / at["bill_step_time_s"], rel=1e-12)
+    assert "bill_step_time_s" not in {r[0] for r in step_scenario.headline_figures(
+        b, plan, band, best, P.scenario_pp_split(p), b.mfu * 1.004)}
     # the default's prediction (about 48%) lies inside its band, whose top is capped at the
     # best comparable published run, NVIDIA's DGX Cloud Llama 3.1 70B BF16 on 64 H100 (54.6%;
     # a trial read "predicted 53.4% ... high end 47.0%" with nothing saying why, when the cap

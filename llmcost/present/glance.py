@@ -512,7 +512,10 @@ def lever_sentence(summary: dict, failed=()) -> str:
                 f"(the largest, {_lever_short(name)}, saves about {fmt_usd(lever['value'])}, "
                 f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
     share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
-    risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
+    # the risk as notebook 09 writes it, whole ("...; risk: <risk>[; it <beyond the line>]"):
+    # a trial read "its risk: no risk to the run itself." where 09 goes on "; fewer GPUs mean a
+    # longer run, so its results come later"
+    risk = re.search(r"risk:\s*(.+?)(?:; it |$)", lever.get("note", ""))
     # a lever's saving is bill(before) − bill(after) at the inputs' points (levers.Lever),
     # while the first sentence gives the bill's range: said, so the two are not read alike
     # the saving first: a lever's name may end in a clause of its own (a trial read "... not in
@@ -674,7 +677,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
     money = _span_money(t["p10_usd"], t["p90_usd"])  # the point in its range's digits
     first = (f"{what} {money(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
-             f"{outside_clause(g) or median_clause(t, money)}.")
+             f"{outside_clause(g) or median_clause(t, money)}." + assumed_mfu_sentence(summary))
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -692,6 +695,36 @@ def plain_sentences(summary: dict, failed=()) -> list:
     else:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
+
+
+def assumed_mfu_sentence(summary: dict) -> str:
+    """" That range assumes ..." when the scenario gives its MFU as a number (neither ``mfu:
+    predict`` nor a pilot's) and that number lies outside the band notebook 04b predicts for
+    the scenario's plan (its ``predicted_mfu_low`` / ``_high`` / ``_central`` headlines): the
+    assumed MFU, the model's central estimate and band, and the final run's point at that
+    estimate, about final × m ÷ central (its GPU-hours scale as 1 ÷ MFU; goodput moves little);
+    "" otherwise (04b not run, or the MFU within the band). A trial's Qwen3-235B FP8 run on
+    B200 assumed 30% where the model predicts 14% for its plan: the index read "likely $4.30M
+    to $10.9M", and the same file with `mfu: predict` bills $11.7M (P10 $7.31M)."""
+    band = summary.get("parameters", {}).get("mfu_band") or {}
+    if band.get("value") in ("predicted", "pilot") or _row(
+            summary, "04b_step_time", "pilot_calibrated_mfu") is not None:
+        return ""
+    rows = [_row(summary, "04b_step_time", k) for k in
+            ("predicted_mfu_low", "predicted_mfu_high", "predicted_mfu_central")]
+    m = summary.get("bill", {}).get("bill.figures.mfu")
+    final = (summary.get("bill_glance") or {}).get("final_run") or {}
+    if any(r is None or not isinstance(r.get("value"), (int, float)) for r in rows) or \
+            not isinstance(m, (int, float)) or not isinstance(final.get("point_usd"),
+                                                             (int, float)):
+        return ""
+    low, high, central = (float(r["value"]) for r in rows)
+    if low <= m <= high or not central > 0:
+        return ""
+    return (f" That assumes the scenario's MFU of {m:.0%}; the step-time model expects "
+            f"{central:.0%} for its plan (band {low:.0%}–{high:.0%}, notebook 04b), at which the "
+            f"final run alone would cost about {fmt_usd(final['point_usd'] * m / central)} "
+            f"rather than {fmt_usd(final['point_usd'])} (its GPU-hours scale as 1 ÷ MFU).")
 
 
 def top_share(tornado: list) -> float:

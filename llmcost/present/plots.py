@@ -2055,7 +2055,8 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
         what += f", {fmt_usd(cost_usd)}" if cost_usd is not None else ""
         what += "; no failures or restarts)"
     ax.set_xlabel(f"share {what}")
-    ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
+    ax.set_title(f"At the predicted {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you "
+                 "get")
     ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _source(ax, "llmcost.step.time_budget")
     return ax

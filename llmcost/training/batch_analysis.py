@@ -371,13 +371,18 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          f"{noun(analysis.micro_batches_per_step, 'micro-batch', 'micro-batches')}, the "
          "schedule's formula (notebook 04b's step model prices it with the step's waits)"),
         ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
-         analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
+         analysis.low_bubble_batch_tokens, "tokens",
+         "same cluster and micro-batch" if analysis.pp > 1 else
+         "no pipeline in the plan, so no bubble: the batch that gives every GPU work"),
         ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "",
          "E/E_min = 1 + B/B_noise, McCandlish et al. 2018 §2 (Kaplan et al. 2020 Eq. 5.5)"),
         ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "",
          "S/S_min = 1 + B_noise/B, McCandlish et al. 2018 §2 (Kaplan et al. 2020 Eq. 5.4)"),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
-         f"{fmt_gpus(int(crit.n_gpus))}; plan: {fmt_quantity(plan.wall_clock_days)} days"),
+         (f"on this run's {fmt_gpus(analysis.n_gpus)}" if int(crit.n_gpus) == analysis.n_gpus
+          else f"on {fmt_gpus(int(crit.n_gpus))}, the most B_noise keeps at work at one "
+          f"micro-batch each, not this run's {fmt_gpus(analysis.n_gpus)}")
+         + f"; the plan: {fmt_quantity(plan.wall_clock_days)} days at its batch"),
         ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
          f"plan: {plan.reserved_gpu_hours:,.0f}"),
         ("deepseek_b_opt_tokens", "DeepSeek LLM B_opt", analysis.deepseek["batch_tokens"],

@@ -409,7 +409,22 @@ def fp8_copy_bytes_per_gpu(p: dict, mem) -> float:
     return float(mem.weights) / per_param * left
 
 
-def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) -> list[tuple]:
+def _bill_step_rows(b, bill_mfu: float | None) -> list[tuple]:
+    """``headline_figures``' step time and throughput at the bill's MFU (the same FLOPs per step
+    at that rate: step time × predicted MFU ÷ bill MFU), where it differs from the prediction by
+    more than 0.5%; [] otherwise."""
+    if bill_mfu is None or not bill_mfu > 0 or abs(bill_mfu / b.mfu - 1) <= 0.005:
+        return []
+    t = b.step_time_s * b.mfu / float(bill_mfu)
+    return [("bill_step_time_s", "step time at the bill's MFU", t, "s",
+             f"the predicted step × {b.mfu:.1%} ÷ {float(bill_mfu):.1%}: what the bill's days "
+             "and GPU-hours count"),
+            ("bill_tokens_per_s", "throughput at the bill's MFU", b.tokens_per_s * b.step_time_s
+             / t, "tokens/s", "global batch tokens ÷ that step time")]
+
+
+def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str,
+                     bill_mfu: float | None = None) -> list[tuple]:
     """Notebook 04b's headline figures as (key, label, value, unit, note) tuples, for
     ``report.summary_row``: the scenario's step ``b`` (``scenario_step``) of ``plan``, its MFU
     band ``band`` (``accuracy.band_for_step``) and the fastest ranked row ``best``
@@ -427,7 +442,12 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
       ``MfuBand.cap_source``);
     * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
     * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global
-      batch tokens ÷ step time (``step.step_time``);
+      batch tokens ÷ step time (``step.step_time``), both the prediction's, said so;
+    * with ``bill_mfu`` (the MFU the bill takes: given, a pilot's, or the band's central
+      estimate) more than 0.5% from the prediction, ``bill_step_time_s`` = step time × predicted
+      MFU ÷ bill MFU and ``bill_tokens_per_s`` = global batch tokens ÷ that (the same FLOPs per
+      step at the bill's rate): the step the bill's days and GPU-hours count (a trial read a
+      16.4 s step and 1.02M tokens/s beside a bill whose MFU made it 30.4 s);
     * ``best_plan_mfu``: the fastest ranked plan's MFU (same formula), its note saying whether
       that plan is the scenario's;
     * ``regime_mfu_mean_abs_error``: mean |e| over the regime's held-out published runs
@@ -452,9 +472,11 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) 
         ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
          band.central()[0], "", "prediction ÷ (1 + median held-out error, shrunk toward 0 below "
          "9 runs), kept inside the band (accuracy.central_mfu)"),
-        ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
-        ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
+        ("step_time_s", "predicted step time, scenario plan", b.step_time_s, "s",
+         "busiest GPU, at the predicted MFU"),
+        ("tokens_per_s", "predicted throughput, scenario plan", b.tokens_per_s, "tokens/s",
          "global batch tokens ÷ step time (llmcost.step_time)"),
+        *_bill_step_rows(b, bill_mfu),
         ("best_plan_mfu", "predicted MFU, fastest ranked plan", best["mfu"], "", best_plan),
         ("regime_mfu_mean_abs_error", "mean |step-time error| on this regime's published runs",
          err, "", err_note)]

@@ -804,10 +804,11 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 # the step, its band, the fastest ranked plan and this regime's error (formulas: the docstring)
 calibrated_rows = [summary_row(
     "pilot_calibrated_mfu", "MFU calibrated on the pilots (the bill's)", bill_mfu, "",
-    "bill.pilot.pilot_mfu; the predicted MFU rows below are the uncalibrated step-time model's"
+    "bill.pilot.pilot_mfu; the predicted rows below are the uncalibrated step-time model's"
 )] if piloted else []   # with pilots, the bill's MFU first
 publish_summary("04b_step_time", calibrated_rows + [
-    summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split)])
+    summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split,
+                                                            bill_mfu)])
 
 # %% [markdown]
 # ## Exercises
