@@ -106,3 +106,23 @@ def test_repeated_pilots_of_one_plan_are_fitted_at_their_geometric_mean(tmp_path
                              {"n_gpus": 8, "tokens_per_s_per_gpu": 3000, "zero_stage": 1,
                               "tp": 2}]}
     assert len(cal.scenario_calibration(other)[0].pilots) == 2
+
+
+def test_a_pilot_whose_recorded_plan_cannot_fit_is_warned_of(tmp_path):
+    """Two trials: pilot records whose plans, as recorded, need more memory than the GPU holds
+    were calibrated without a word (the model states alone are refused before; the activations
+    were not looked at). By hand, a lower bound: Llama 3.1 8B (32 layers, d_model 4,096) at
+    32,768 tokens, micro-batch 1, TP1 without recomputation keeps at least s·b·h·34 bytes per
+    layer of activations (Korthikanti et al. 2022 Eq. 2, the a·s/h term gone with
+    FlashAttention), 32,768 x 4,096 x 34 x 32 = 146 GB, over the 80 GiB (85.9 GB) card: warned,
+    naming the keys to check; with full recomputation at TP8 it fits and nothing is said."""
+    assert 32768 * 4096 * 34 * 32 > 80 * 2 ** 30
+    sc, _ = _scenario(tmp_path, model="llama-3.1-8b", n_gpus=64, seq_len=32768,
+                      global_batch_tokens=32768 * 64,
+                      pilot=[{"n_gpus": 8, "tokens_per_s_per_gpu": 1500, "tp": 1,
+                              "zero_stage": 1, "recompute": "none"}])
+    said = " ".join(cal.calibrate(cal.pilots_from_scenario(sc)).warnings)
+    assert "pilot[0] (TP1 · PP1 · DP8" in said and "more than the H100-SXM's 85.9 GB (80 GiB)" \
+        in said and "check the record's zero_stage, recompute and micro_batch_size" in said
+    sc["pilot"][0].update({"tp": 8, "recompute": "full"})
+    assert cal.pilot_memory_warning(cal.pilots_from_scenario(sc)) is None

@@ -89,7 +89,7 @@ from .efficiency_profile import (
     PROFILE_KIND,
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
 )
-from .options import StepOptions
+from .options import StepOptions, stack_memory_practice
 from .parallel import (
     PLAN_PARAMETER_FIELDS,
     ParallelPlan,
@@ -730,6 +730,22 @@ def _least_squares_factor(loss, lo, hi, iterations=40) -> float:
     return math.exp(0.5 * (a + b))
 
 
+def _too_slow_message(p0: Pilot) -> str:
+    """``calibrate``'s refusal of a pilot slower than every kernel at ``MIN_COMPUTE_FACTOR`` of
+    its measured rate explains, naming the field (a scenario's pilot by its record,
+    "pilot[1].tokens_per_s_per_gpu", others as a pilot's)."""
+    field = (f"{p0.label}.tokens_per_s_per_gpu" if p0.label.startswith("pilot[")
+             else "pilot tokens_per_s_per_gpu")
+    msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
+           f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
+           f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
+           f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
+           f"{MIN_COMPUTE_FACTOR:.0%} of "
+           f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
+           f"(not per step, per node or per hour)")
+    return msg
+
+
 def calibrate(pilots) -> Calibration:
     """Fit the ``Efficiency`` a pilot (or a small scaling test) identifies.
 
@@ -782,16 +798,7 @@ def calibrate(pilots) -> Calibration:
 
     big = max(pilots, key=lambda p: p.n_gpus)
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
-    # a scenario's pilot by its record ("pilot[1].tokens_per_s_per_gpu"), others as a pilot's
-    field = (f"{p0.label}.tokens_per_s_per_gpu" if p0.label.startswith("pilot[")
-             else "pilot tokens_per_s_per_gpu")
-    msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
-           f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
-           f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
-           f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
-           f"{MIN_COMPUTE_FACTOR:.0%} of "
-           f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
-           f"(not per step, per node or per hour)")
+    msg = _too_slow_message(p0)
     c, k, net_ok, saturated = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
     eff = scaled_efficiency(base, c, 1.0, k, expo)
     ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k, expo, saturated)
@@ -800,15 +807,56 @@ def calibrate(pilots) -> Calibration:
     warn = scaleout_warning(p0, big, base, k, (resid(p0, c, 1.0), resid(big, c, 1.0))) \
         if two_scale and net_ok else None
     unfit = unfitted_pilots_warning(pilots, p0, big if two_scale else p0)
-    fast = above_published_warning(pilots)
     return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
                        scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
                        measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
-                       saturated=saturated, warnings=tuple(w for w in (repeats, warn, unfit, fast) if w),
+                       saturated=saturated,
+                       warnings=tuple(w for w in (repeats, warn, unfit,
+                                                  above_published_warning(pilots),
+                                                  pilot_memory_warning(pilots)) if w),
                        network_confounded=bool(
                            any(_uses_scaleout(p.plan, p.accelerator) for p in pilots)
                            and not (two_scale and net_ok)))
+
+
+def pilot_memory_warning(pilots) -> str | None:
+    """A sentence naming each pilot whose plan, as recorded, needs more memory per GPU than its
+    accelerator holds (``memory.memory_per_gpu`` on the stage with the most layers, with the
+    pilot's recipe, attention kernel and stack practice, ``options.stack_memory_practice``;
+    against the whole HBM, no reserve taken off), with the GB and the plan; None when every one
+    fits. A pilot ran, so its record likely leaves out what made it fit (a ZeRO stage or the
+    recomputation a record takes from the scenario, or 0 and none, when not given): the
+    calibration prices the plan as recorded, and the sentence says which keys to check. A
+    warning, not an error: the memory model's activations may also exceed what a stack's
+    practice keeps. Two trials: a 32,768-token TP8 · CP4 pilot read as "no ZeRO" needed 90 GB
+    on an 80 GB H100 without a word, and an 8B TP1 pilot at 8,192 tokens 95 GB."""
+    out = []
+    for q in pilots:
+        try:
+            model = as_model(q.model)
+            acc = as_accelerator(q.accelerator)
+            o = q.options.resolve(acc.name)
+            dense, moe = memory.stage_layers(model, q.plan.pp, q.plan.virtual_stages,
+                                             q.plan.pp_split)
+            heavy = int(np.argmax(np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)))
+            mb = memory.memory_per_gpu(model, q.plan, int(q.seq_len), recipe=o.recipe,
+                                       flash_attention=o.flash_attention, dropout=o.dropout,
+                                       fsdp_reshard_after_forward=o.fsdp_reshard_after_forward,
+                                       stage=heavy,
+                                       practice=stack_memory_practice(o.stack, o.dtype))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if acc.hbm_bytes and mb.total > acc.hbm_bytes:
+            out.append(f"{q.label or 'a pilot'} ({q.plan.describe()}) needs {mb.total / 1e9:,.0f} "
+                       f"GB per GPU by the memory model, more than the {acc.name}'s "
+                       f"{acc.hbm_bytes / 1e9:,.1f} GB ({acc.hbm_bytes / 2 ** 30:,.0f} GiB)")
+    if not out:
+        return None
+    return ("; ".join(out) + ": a pilot that ran fitted, so check the record's zero_stage, "
+            "recompute and micro_batch_size (a record takes the scenario's zero_stage and "
+            "recompute where it fixes them, else 0 and none); the calibration prices the plan "
+            "as recorded (llmcost.memory.memory_per_gpu)")
 
 
 def merge_repeats(pilots) -> tuple:
