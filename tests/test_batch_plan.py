@@ -47,8 +47,9 @@ def test_bubble_is_reported_at_the_cluster_filling_batch(h100=None):
     kb = a.key_batches.set_index("case")
     crit = int(kb.loc["B_noise", "n_gpus"])
     note = {r[0]: r[4] for r in batch.headline_figures(a)}["b_noise_wall_clock_days"]
-    assert (f"on {crit:,} GPUs, the most B_noise keeps at work at one micro-batch each, not "
-            "this run's 2,048 GPUs" in note) if crit != 2048 else ("this run's 2,048" in note)
+    # 2,048 GPUs at TP8 · PP4 (batch.gpus_to_fill: ceil(B / (pp · mbs · s)) replicas of 32)
+    assert crit != 2048 and (f"on {crit:,} GPUs, the most B_noise keeps at work (4 "
+                             "micro-batches per replica), not this run's 2,048 GPUs") in note
 
 
 def _default():

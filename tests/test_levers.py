@@ -1435,6 +1435,48 @@ def test_a_budget_and_deadline_with_pilots_price_each_count_as_its_bill_would(tm
         assert led.figures["wall_clock_days"] >= deadline * 0.999
 
 
+def test_a_count_the_pilots_cannot_reach_is_said_to_take_the_scenarios_mfu():
+    """A review: a count below the smallest pilot (64 GPUs) has no extrapolated MFU, and the
+    search priced it at the scenario's without a word while saying 'each count at the MFU the
+    pilots extrapolate to there'. A deadline of 3,000 days answers 32 GPUs: the answer says it
+    is priced at the scenario's MFU there, and why."""
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), **_PILOT_RUN}
+    del sc["mfu"]
+    row = lv.fit_budget(sc, deadline_days=3000).iloc[0]
+    assert int(row["value"]) < 64
+    assert (f"on {int(row['value'])} GPUs priced at the scenario's MFU, ") in row["how"]
+    assert "the pilots give none there (pilot[0].n_gpus=64 is above the scenario's" in row["how"]
+
+
+def test_a_shorthand_pilot_prices_each_count_through_the_cli(tmp_path):
+    """A review: `ledger_pilot_tokens_per_s_per_gpu` with `ledger_pilot_n_gpus` lost its keys
+    once the report extrapolated them, so `estimate --budget-usd --deadline-days` priced every
+    count at the 2,048-GPU MFU (8,192 GPUs answered, re-priced at $49.5M against $40M). The CLI
+    now passes them on: the answer, re-priced by `llmcost estimate` at its GPUs and tokens, is
+    within the budget and the deadline."""
+    import yaml
+    from _cli import run_cli
+    from llmcost.present.report import estimate_ledger
+    raw = yaml.safe_load((llmcost.SCENARIO_DIR / "default.yaml").read_text())
+    raw.pop("mfu")
+    raw.update({"tp": 8, "pp": 4, "ledger_pilot_tokens_per_s_per_gpu": 900,
+                "ledger_pilot_n_gpus": 64})
+    path = tmp_path / "short.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    r = run_cli("estimate", "--scenario", str(path), "--budget-usd", "4e7", "--deadline-days",
+                "40", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    import json
+    rows = {x["quantity"]: x for x in json.loads(r.stdout)["working_backwards"]}
+    n = int(rows["GPUs for the budget and the deadline"]["value"])
+    tokens = float(rows["tokens the budget buys"]["value"])
+    assert "the MFU the pilots extrapolate to there" in \
+        rows["GPUs for the budget and the deadline"]["how"]
+    path.write_text(yaml.safe_dump({**raw, "n_gpus": n, "train_tokens": tokens}))
+    led = estimate_ledger(path)
+    assert led.total_usd <= 4e7 and led.figures["wall_clock_days"] <= 40
+
+
 def test_a_reservation_pays_its_whole_term():
     """A reservation of term T for a job of d hours costs max(T, d) × rate × GPUs (by hand: a
     16-hour job on 8 GPUs at $2.72 with a 1-day term pays 24 × 2.72 × 8 = $522.24, more than
@@ -2127,15 +2169,19 @@ def test_a_budget_below_what_does_not_shrink_names_the_largest_lines():
 def test_a_budget_between_the_fixed_lines_and_the_smallest_run_says_so():
     # A trial: $50k for the 405B scenario was refused with "what does not shrink with them
     # exceeds it" beside lines that do shrink. The part of each line that does not shrink is
-    # now read off the bills at 0.1% and 0.05% of the tokens (2 u(t/2) - u(t)), by hand here:
-    # a scenario whose only fixed line is a 2e11-token long-context phase.
+    # now read off the bills at 0.1% and 0.05% of the tokens (2 u(t/2) - u(t)): a scenario
+    # whose only fixed line is a 2e11-token long-context phase, whose compute alone is, by
+    # hand, 2e11 x F(131,072, full mask) / (989.4 TFLOP/s x 0.3) / 3,600 x $3 (its exploratory
+    # share, 1.19x, and its failures come on top, so the fixed part lies between 1x and 3x it)
     sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
           "train_tokens": 15e12, "mfu": 0.4, "price_usd_per_gpu_hour": 3.0, "seq_len": 8192,
           "phases": [{"name": "long-context", "tokens": 2e11, "seq_len": 131072, "mfu": 0.3}]}
     small = lv.bill({**sc, "train_tokens": 15e9})
     half = lv.bill({**sc, "train_tokens": 7.5e9})
     fixed = 2 * half.total_usd - small.total_usd
-    assert 0 < fixed < small.total_usd
+    flop = float(llmcost.load_model("llama-3.1-70b").flops_per_token(131072, causal=False))
+    phase = 2e11 * flop / (989.4e12 * 0.3) / 3600 * 3.0
+    assert phase < fixed < 3 * phase and fixed < small.total_usd
     with pytest.raises(ValueError, match="the budget would buy a run of fewer tokens: give a "
                                          "smaller train_tokens"):
         lv.fit_budget(sc, budget_usd=(fixed + small.total_usd) / 2)

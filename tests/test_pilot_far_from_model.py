@@ -2,6 +2,7 @@
 carried by the limited translation, not shrunk away) and one faster than any comparable
 published run (warned of, whatever form the pilot is given in)."""
 
+import dataclasses
 import math
 
 import pytest
@@ -126,3 +127,36 @@ def test_a_pilot_whose_recorded_plan_cannot_fit_is_warned_of(tmp_path):
         in said and "check the record's zero_stage, recompute and micro_batch_size" in said
     sc["pilot"][0].update({"tp": 8, "recompute": "full"})
     assert cal.pilot_memory_warning(cal.pilots_from_scenario(sc)) is None
+
+
+def test_merged_repeats_keep_each_records_checks(tmp_path):
+    """A review: repeats merged at their geometric mean hid a record faster than any comparable
+    published run (8B pilots at 6,000 and 13,000 tokens/s: the second alone is warned of), and
+    a refusal named 'pilot[0] and pilot[1].tokens_per_s_per_gpu' with a mean no record holds.
+    Each record is judged as given; the merged one is named as a mean."""
+    sc, _ = _scenario(tmp_path, model="llama-3.1-8b", n_gpus=64, train_tokens=1e11,
+                      seq_len=8192, zero_stage=1,
+                      pilot=[{"n_gpus": 8, "tokens_per_s_per_gpu": 6000, "zero_stage": 1},
+                             {"n_gpus": 8, "tokens_per_s_per_gpu": 13000, "zero_stage": 1}])
+    said = " ".join(cal.calibrate(cal.pilots_from_scenario(sc)).warnings)
+    assert "pilot[1] (13,000 tokens/s per GPU on 8 GPUs) measures MFU" in said
+    assert "pilot[0] (6,000" not in said and "fitted as one at their geometric mean" in said
+    slow = {**sc, "pilot": [{**r, "tokens_per_s_per_gpu": t} for r, t in
+                            zip(sc["pilot"], (20, 30))]}
+    with pytest.raises(ValueError, match=r"the geometric mean of pilot\[0\] and pilot\[1\]'s "
+                                         r"tokens_per_s_per_gpu=24\.49"):
+        cal.calibrate(cal.pilots_from_scenario(slow))
+    assert math.sqrt(20 * 30) == pytest.approx(24.49, abs=5e-3)
+
+
+def test_a_pilot_with_its_measured_memory_is_not_judged_by_the_model(tmp_path):
+    """A pilot record that states its measured peak memory (within the HBM, check_pilot) ran in
+    it: the memory model's larger figure is not held against it."""
+    sc, _ = _scenario(tmp_path, model="llama-3.1-8b", n_gpus=64, seq_len=32768,
+                      global_batch_tokens=32768 * 64,
+                      pilot=[{"n_gpus": 8, "tokens_per_s_per_gpu": 1500, "tp": 1,
+                              "zero_stage": 1, "recompute": "none"}])
+    pilots = cal.pilots_from_scenario(sc)
+    assert cal.pilot_memory_warning(pilots) is not None
+    measured = [dataclasses.replace(q, peak_memory_bytes=70e9) for q in pilots]
+    assert cal.pilot_memory_warning(measured) is None

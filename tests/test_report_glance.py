@@ -1503,10 +1503,13 @@ def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range(
     # plain sentence now says so, with the final run at the central estimate, by hand
     # $2.722M x 0.30 / 0.1541 = $5.30M. Inside the band, or a predicted or piloted MFU: nothing.
     said = glance.assumed_mfu_sentence(_assumed_summary(0.30))
-    assert said == (" That assumes the scenario's MFU of 30%; the step-time model expects 15% "
-                    "for its plan (band 12%–21%, notebook 04b), at which the final run alone "
+    assert said == (" That assumes the scenario's MFU of 30.0%; the step-time model expects "
+                    "15.4% for its plan (band 12.3%–20.6%, notebook 04b), at which the final run "
+                    "alone "
                     "would cost about $5.30M rather than $2.72M (its GPU-hours scale as "
                     "1 ÷ MFU).")
+    # one decimal: 20.7% just above a 20.6% top must not read as inside "12%–21%"
+    assert "20.7%" in glance.assumed_mfu_sentence(_assumed_summary(0.207))
     assert 2.722e6 * 0.30 / 0.1541 == pytest.approx(5.30e6, rel=1e-3)
     assert glance.assumed_mfu_sentence(_assumed_summary(0.18)) == ""
     assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "predicted")) == ""

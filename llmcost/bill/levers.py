@@ -62,6 +62,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
+from ..core.stacks import load_stack
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_scalar, as_text,
                           fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
                           fmt_usd, shorten_words)
@@ -861,8 +862,11 @@ def newer_stack(s: dict) -> Change:
     newest = newer_stack_for(s)
     here = _get(s, "stack")
     if newest is None:
-        return _unchanged(s, f"no profile of {here}'s family is dated later and no earlier "
-                             f"than the {_get(s, 'accelerator')}")
+        gpu, st = load_accelerator(_get(s, "accelerator")), load_stack(here)
+        return _unchanged(s, f"the {gpu.name} ({gpu.year or 'no release year'}) is not later "
+                             f"than {here} (dated {st.date})"
+                          if gpu.year is None or gpu.year <= int(st.date[:4]) else
+                          f"no profile of {here}'s family is dated {gpu.year} or later")
     after = _with_scaled_mfu(s, {**s, "stack": newest.name})
     return Change(after, f"adopting {newest.name}'s software (its kernels, overlaps and "
                          "recipes) before the run, and validating it",
@@ -2733,7 +2737,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         at = _CountPricer(scenario, s)
         row = _gpus_for_deadline(s, dl, counts, at) if bud is None else \
             _gpus_for_both(s, bud, dl, counts, at)
-        row = {**row, "how": row["how"] + _mfu_at_count(scenario, int(row["value"]))}
+        row = {**row, "how": row["how"] + (at.fallback_words(int(row["value"]))
+                                           or _mfu_at_count(scenario, int(row["value"])))}
         s = at(int(row["value"]))
         rows.append(row)
     if bud is not None:
@@ -2756,9 +2761,13 @@ class _CountPricer:
     GPUs at the 2,048-GPU run's 15.3 % where the pilots give 27.2 % there ($2.00M and 29.6 days
     against `llmcost estimate`'s $1.13M and 16.7 days on that count)."""
 
-    def __init__(self, scenario: dict, s: dict):
+    def __init__(self, scenario: dict, s: dict, mfus: dict | None = None):
         self.scenario, self.s, self.n0 = scenario, s, int(_get(s, "n_gpus"))
-        self.mfus = {}
+        self.mfus = {} if mfus is None else mfus   # n -> (MFU or None, why not)
+
+    def with_scenario(self, s: dict) -> "_CountPricer":
+        """This pricer on another bill scenario ``s`` (other tokens), its memo shared."""
+        return _CountPricer(self.scenario, s, self.mfus)
 
     def mfu(self, n: int) -> float | None:
         """The MFU a bill on ``n`` GPUs takes, or None for the scenario's own."""
@@ -2767,28 +2776,39 @@ class _CountPricer:
             return None
         if n not in self.mfus:
             self.mfus[n] = _bill_mfu_at(self.scenario, n)
-        return self.mfus[n]
+        return self.mfus[n][0]
+
+    def fallback_words(self, n: int) -> str:
+        """Where the count ``n`` was priced at the scenario's MFU because no MFU of its own
+        could be had there, that and why (words for the answer); "" otherwise."""
+        got = self.mfus.get(int(n))
+        if not got or got[0] is not None or not got[1]:
+            return ""
+        return (f"; on {fmt_gpus(int(n))} priced at the scenario's MFU, "
+                f"{point(_get(self.s, 'mfu')):.1%}: {got[1]}")
 
     def __call__(self, n: int, **more) -> dict:
         m = self.mfu(n)
         return {**self.s, "n_gpus": int(n), **({} if m is None else {"mfu": m}), **more}
 
 
-def _bill_mfu_at(scenario: dict, n: int) -> float | None:
-    """The MFU a bill of ``scenario`` on ``n`` GPUs takes where the scenario's MFU depends on
-    the GPU count (pilots: ``pilot.pilot_mfu``; ``mfu: predict``: ``central_prediction``), or
-    None (a given MFU, or one that cannot be had on ``n``)."""
+def _bill_mfu_at(scenario: dict, n: int) -> tuple:
+    """``(mfu, why_not)``: the MFU a bill of ``scenario`` on ``n`` GPUs takes where the
+    scenario's MFU depends on the GPU count (pilots: ``pilot.pilot_mfu``; ``mfu: predict``:
+    ``central_prediction``), or None and "" for a given MFU, or None and the reason where none
+    can be had on ``n`` (a pilot larger than ``n``, a plan that does not split or fit)."""
     try:
         if pilot_given(scenario):
             full = {**_default_scenario(), **scenario}
             if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
                 full["ledger_pilot_n_gpus"] = int(_get(scenario, "n_gpus"))  # the run's own
-            return float(pilot_mfu({**full, "n_gpus": int(n)})["value"])
+            return float(pilot_mfu({**full, "n_gpus": int(n)})["value"]), ""
         if scenario.get("_mfu_prediction"):
-            return float(central_prediction({**scenario, "n_gpus": int(n)})[3])
-    except (ValueError, KeyError, TypeError):
-        return None
-    return None
+            return float(central_prediction({**scenario, "n_gpus": int(n)})[3]), ""
+    except (ValueError, KeyError, TypeError) as e:
+        what = "the pilots give" if pilot_given(scenario) else "the step-time model predicts"
+        return None, f"{what} none there ({shorten_words(str(e), 160)})"
+    return None, ""
 
 
 def _plan_scenario(scenario: dict) -> dict:
@@ -3071,8 +3091,8 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple, at=None) -> di
                           margin=lambda t: margin(n0, t, days=False))[0]
     try:
         i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts,
-                                               _CountPricer(at.scenario, {**s, "train_tokens":
-                                                                          t_b}))["value"]))
+                                               at.with_scenario({**s, "train_tokens": t_b})
+                                               )["value"]))
     except ValueError:  # no count meets the deadline at those tokens: the shortest run
         i = min((k for k in range(len(cands)) if not stops(k)), default=None,
                 key=lambda k: led_of(cands[k], t_b).figures["wall_clock_days"])

@@ -372,9 +372,13 @@ def _estimate(args) -> int:
             # the file's plan keys and batch too: the deadline's GPU count is one its plan splits
             # and fits, and the MFU restated there (mfu: predict, a pilot) is its plan's; dp
             # left out: it follows the GPU count
-            plan_keys = {k: v for k, v in point_scenario(load_scenario(args.scenario)).items()
-                         if k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
-                         and k != "dp"}
+            # and the shorthand pilot's keys, which the bill's scenario drops once its MFU is
+            # extrapolated (report.calibrate_mfu): each GPU count is priced at the pilot's
+            # extrapolation there (levers._CountPricer), as pilot: records are
+            raw = point_scenario(load_scenario(args.scenario))
+            plan_keys = {k: v for k, v in raw.items()
+                         if (k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
+                             and k != "dp") or (k.startswith("ledger_pilot_") and v is not None)}
             fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
                              args.deadline_days)
         except ValueError as e:

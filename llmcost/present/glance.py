@@ -721,8 +721,8 @@ def assumed_mfu_sentence(summary: dict) -> str:
     low, high, central = (float(r["value"]) for r in rows)
     if low <= m <= high or not central > 0:
         return ""
-    return (f" That assumes the scenario's MFU of {m:.0%}; the step-time model expects "
-            f"{central:.0%} for its plan (band {low:.0%}–{high:.0%}, notebook 04b), at which the "
+    return (f" That assumes the scenario's MFU of {m:.1%}; the step-time model expects "
+            f"{central:.1%} for its plan (band {low:.1%}–{high:.1%}, notebook 04b), at which the "
             f"final run alone would cost about {fmt_usd(final['point_usd'] * m / central)} "
             f"rather than {fmt_usd(final['point_usd'])} (its GPU-hours scale as 1 ÷ MFU).")
 

@@ -380,8 +380,9 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          "S/S_min = 1 + B_noise/B, McCandlish et al. 2018 §2 (Kaplan et al. 2020 Eq. 5.4)"),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
          (f"on this run's {fmt_gpus(analysis.n_gpus)}" if int(crit.n_gpus) == analysis.n_gpus
-          else f"on {fmt_gpus(int(crit.n_gpus))}, the most B_noise keeps at work at one "
-          f"micro-batch each, not this run's {fmt_gpus(analysis.n_gpus)}")
+          else f"on {fmt_gpus(int(crit.n_gpus))}, the most B_noise keeps at work ("
+          + (f"{analysis.pp} micro-batches" if analysis.pp > 1 else "one micro-batch")
+          + f" per replica), not this run's {fmt_gpus(analysis.n_gpus)}")
          + f"; the plan: {fmt_quantity(plan.wall_clock_days)} days at its batch"),
         ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
          f"plan: {plan.reserved_gpu_hours:,.0f}"),

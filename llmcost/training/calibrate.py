@@ -736,6 +736,8 @@ def _too_slow_message(p0: Pilot) -> str:
     "pilot[1].tokens_per_s_per_gpu", others as a pilot's)."""
     field = (f"{p0.label}.tokens_per_s_per_gpu" if p0.label.startswith("pilot[")
              else "pilot tokens_per_s_per_gpu")
+    if " and " in p0.label:  # repeats merged (merge_repeats): their mean is in no record
+        field = f"the geometric mean of {p0.label}'s tokens_per_s_per_gpu"
     msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
            f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
            f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
@@ -772,6 +774,7 @@ def calibrate(pilots) -> Calibration:
         raise ValueError("pilots=() must hold at least one Pilot")
     for p in pilots:
         check_pilot(p)
+    fast = above_published_warning(pilots)   # each record as given, before repeats merge
     pilots, repeats = merge_repeats(pilots)
     p0 = min(pilots, key=lambda p: p.n_gpus)
     for p in pilots:
@@ -812,8 +815,7 @@ def calibrate(pilots) -> Calibration:
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
                        measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
                        saturated=saturated,
-                       warnings=tuple(w for w in (repeats, warn, unfit,
-                                                  above_published_warning(pilots),
+                       warnings=tuple(w for w in (repeats, warn, unfit, fast,
                                                   pilot_memory_warning(pilots)) if w),
                        network_confounded=bool(
                            any(_uses_scaleout(p.plan, p.accelerator) for p in pilots)
@@ -822,10 +824,11 @@ def calibrate(pilots) -> Calibration:
 
 def pilot_memory_warning(pilots) -> str | None:
     """A sentence naming each pilot whose plan, as recorded, needs more memory per GPU than its
-    accelerator holds (``memory.memory_per_gpu`` on the stage with the most layers, with the
-    pilot's recipe, attention kernel and stack practice, ``options.stack_memory_practice``;
-    against the whole HBM, no reserve taken off), with the GB and the plan; None when every one
-    fits. A pilot ran, so its record likely leaves out what made it fit (a ZeRO stage or the
+    accelerator holds (``memory.memory_per_gpu`` on its most loaded stage, with the pilot's
+    recipe, attention kernel and stack practice, ``options.stack_memory_practice``; against the
+    whole HBM, no reserve taken off), with the GB and the plan; None when every one fits. A
+    pilot that gives its measured peak memory (checked against the HBM by ``check_pilot``) is
+    not judged by the model. A pilot ran, so its record likely leaves out what made it fit (a ZeRO stage or the
     recomputation a record takes from the scenario, or 0 and none, when not given): the
     calibration prices the plan as recorded, and the sentence says which keys to check. A
     warning, not an error: the memory model's activations may also exceed what a stack's
@@ -837,17 +840,13 @@ def pilot_memory_warning(pilots) -> str | None:
             model = as_model(q.model)
             acc = as_accelerator(q.accelerator)
             o = q.options.resolve(acc.name)
-            dense, moe = memory.stage_layers(model, q.plan.pp, q.plan.virtual_stages,
-                                             q.plan.pp_split)
-            heavy = int(np.argmax(np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)))
             mb = memory.memory_per_gpu(model, q.plan, int(q.seq_len), recipe=o.recipe,
                                        flash_attention=o.flash_attention, dropout=o.dropout,
                                        fsdp_reshard_after_forward=o.fsdp_reshard_after_forward,
-                                       stage=heavy,
                                        practice=stack_memory_practice(o.stack, o.dtype))
         except (ValueError, KeyError, TypeError, AttributeError):
             continue
-        if acc.hbm_bytes and mb.total > acc.hbm_bytes:
+        if acc.hbm_bytes and mb.total > acc.hbm_bytes and q.peak_memory_bytes is None:
             out.append(f"{q.label or 'a pilot'} ({q.plan.describe()}) needs {mb.total / 1e9:,.0f} "
                        f"GB per GPU by the memory model, more than the {acc.name}'s "
                        f"{acc.hbm_bytes / 1e9:,.1f} GB ({acc.hbm_bytes / 2 ** 30:,.0f} GiB)")
@@ -1511,7 +1510,10 @@ def calibrated_plan(p: dict, model, cal: Calibration) -> ParallelPlan:
     time, ``parallel.plan_from_parameters``) ranked with the scenario's step options at the
     calibrated efficiency ``scaled_efficiency(base, c, scale-up, scale-out, exposure)``, the
     network factors carried whole as ``extrapolate`` carries them and the compute factor ``c``
-    at full strength, so the plan priced with the calibration is the one it finds fastest.
+    at full strength. ``extrapolate`` then carries a share ``w`` of ``c`` that depends on
+    whether a plan runs the pilots' kernels (``transfer_weight``), so the plan priced is the
+    fastest at ``c`` whole, not always at the share carried: a known gap, a hair in practice
+    (0.08% between ZeRO stages in ``tests/test_bill_pilot.py``).
 
     Before, the plan was searched with the uncalibrated engine and priced calibrated: Llama 3.1
     70B on 128 H100 between pilots at 64 and 256 GPUs (450 and 430 tokens/s per GPU, scale-out
