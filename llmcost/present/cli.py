@@ -1272,6 +1272,8 @@ def _check(args) -> int:
                   f"MFU {bill['mfu']:.1%} and its phases, each paid (ideal ÷ its goodput, the "
                   f"main run's {bill['goodput']:.1%})") if billed else _phases_apart(
                       args, sc if args.scenario else {}, claim, phases)
+    warned, dropped = _claim_relevant_warnings(args, sc if args.scenario else {}, claim,
+                                               warned)
     if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
         print(json.dumps(json_finite({**c.summary(), **({said_key: said} if said else {}),
                                       **({"hours_from": hours_from} if hours_from else {}),
@@ -1284,11 +1286,28 @@ def _check(args) -> int:
                                 "--spot-preemptions-per-node-day")
         print(wrap_prose("".join(x + "\n" for x in (said, hours_from) if x) + text))
         warned = [w for w in warned if w not in c.notes]  # one sentence said once
-        if warned:
+        if warned or dropped:
             print("\nthe scenario file's warnings (as llmcost estimate prints them):")
         for w in warned:
             print("\n".join(wrap_lines(f"warning: {w}", terminal_columns())))
+        if dropped:
+            print("\n".join(wrap_lines(
+                f"({dropped} on the file's MFU left out: the file gives none, so its bill takes "
+                "the notebooks' default, and the claim's own figures set the MFU judged above)",
+                terminal_columns())))
     return 0
+
+
+def _claim_relevant_warnings(args, sc: dict, claim: dict, warned: list) -> tuple:
+    """``(warnings, n_dropped)``: the scenario file's warnings without those on its bill's MFU
+    ("mfu: ...", "mfu=...", "the scenario's mfu=..."), when the file gives no ``mfu`` (its bill
+    takes the notebooks' default) and the claim states its own hours or MFU (``_states_hours``):
+    a trial's `check --scenario` with --gpu-hours read "the bill's 40.0% is 1.26× it" of an MFU
+    nobody stated, beside the claim's 55.9%."""
+    if not sc or "mfu" in sc or not _states_hours(args, claim):
+        return warned, 0
+    keep = [w for w in warned if not w.startswith(("mfu:", "mfu=", "the scenario's mfu="))]
+    return keep, len(warned) - len(keep)
 
 
 def _spot_rate(rate: float, pricing: str) -> float:
