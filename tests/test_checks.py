@@ -820,3 +820,19 @@ def test_an_mfu_typed_as_a_percentage_is_warned_once():
     words = validation.magnitude_warnings(ranged)
     assert words == ["mfu's point 0.0001 is below 1%: no published large run is that low (did "
                      "you mean a fraction, 0.40 for 40%?)"]
+
+
+def test_a_phase_on_another_gpu_count_without_its_own_mfu_is_said():
+    # A trial: an anneal phase on 64 GPUs was priced at the MFU of the main run's 256 with no
+    # word (a phase at another sequence length is already said). One at the main run's count,
+    # or with its own mfu, is not.
+    from llmcost.bill.checks import scenario_warnings
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+            "train_tokens": 2e12, "seq_len": 8192, "mfu": 0.4, "dtype": "bf16"}
+    said = " ".join(scenario_warnings({**base, "phases": [
+        {"name": "anneal", "tokens": 4e10, "seq_len": 8192, "n_gpus": 64}]}))
+    assert ("phases[0] ('anneal') runs on 64 GPUs, not the main run's 256 GPUs, and gives no "
+            "mfu: the bill prices it at the main run's MFU") in said
+    for ph in ({"name": "anneal", "tokens": 4e10, "seq_len": 8192, "n_gpus": 256},
+               {"name": "anneal", "tokens": 4e10, "seq_len": 8192, "n_gpus": 64, "mfu": 0.35}):
+        assert "runs on" not in " ".join(scenario_warnings({**base, "phases": [ph]}))

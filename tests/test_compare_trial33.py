@@ -48,3 +48,44 @@ def test_an_rl_campaign_in_one_scenario_is_said_in_the_keys_its_file_wrote():
     said = compare_inputs([build_ledger({**a, "ledger_rl": False}), with_rl])
     assert ("RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
             "rl_runs) false → true") in said
+
+
+def test_files_that_differ_only_in_keys_the_bill_does_not_read_say_so(tmp_path):
+    # A trial compared zero_stage 1 and 3 with a given MFU and read "inputs that differ
+    # (A → B): none" and $0.00 on every line: the plan change looked free. The key is named,
+    # with why the bills do not read it.
+    import yaml
+    from _cli import run_cli
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+          "train_tokens": 1e11, "seq_len": 8192, "mfu": 0.4, "price_usd_per_gpu_hour": 3.0,
+          "zero_stage": 1}
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(yaml.safe_dump(sc))
+    b.write_text(yaml.safe_dump({**sc, "zero_stage": 3}))
+    r = run_cli("estimate", "--scenario", str(a), "--compare", str(b))
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert ("inputs that differ (A → B): none in the bill; the files differ in zero_stage (1 → "
+            "3), which the bills do not read: with a given mfu the plan does not move the bill "
+            "(`mfu: predict` prices the plan's change)") in out
+
+
+def test_a_stack_feature_the_bill_names_is_not_said_again_on_stderr(tmp_path):
+    # A trial: zero_stage 3 on megatron-core-2024 printed the stack's warning on stderr, without
+    # the "warning of B" prefix under --compare, beside the bill's own "zero_stage=3 is not
+    # offered by the megatron-core-2024 stack". Said once, in the bill's list.
+    import yaml
+    from _cli import run_cli
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+          "train_tokens": 2e12, "seq_len": 8192, "mfu": "predict",
+          "price_usd_per_gpu_hour": 2.5, "global_batch_tokens": 4194304, "zero_stage": 3,
+          "tp": 1, "pp": 1}
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text(yaml.safe_dump({**sc, "zero_stage": 1}))
+    b.write_text(yaml.safe_dump(sc))
+    for args in (("--scenario", str(b)), ("--scenario", str(a), "--compare", str(b))):
+        r = run_cli("estimate", *args)
+        assert r.returncode == 0, r.stderr
+        assert "has no ZeRO-3 path" not in r.stderr, r.stderr
+        assert "zero_stage=3 is not offered by the megatron-core-2024 stack" in \
+            " ".join(r.stdout.split())

@@ -870,6 +870,18 @@ def _phase_warnings(values: dict) -> list[str]:
                            "stands for a plan of its own: the workbook does not check that "
                            "plan's memory or fit at this length" if own else
                            f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}"))
+    n0 = values.get("n_gpus")
+    for i, ph in enumerate(values.get("phases") or []):
+        n = ph.get("n_gpus")
+        if ph.get("mfu") is None and isinstance(n, int) and isinstance(n0, int) and n != n0 \
+                and ph.get("seq_len", values.get("seq_len")) == values.get("seq_len"):
+            # a trial: an anneal on 64 GPUs was priced at the MFU of the main run's 256, with
+            # no word (one at another length is said above, with its plan's checks)
+            out.append(f"phases[{i}] ({ph.get('name')!r}) runs on {fmt_gpus(n)}, not the main "
+                       f"run's {fmt_gpus(n0)}, and gives no mfu: the bill prices it at the main "
+                       "run's MFU, whose communication and plan are those of the main run's "
+                       "GPU count; give the phase its own mfu (notebook 04b's step-time model "
+                       "predicts one for a scenario on that count)")
     return out
 
 
@@ -1642,7 +1654,8 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan, given=None) -> str | None:
             f"plan ({plan.describe()}): {b.mfu:.0%}, band {_band_ends(mfu, band)} "
             f"{where}, not the range the bill draws around the scenario's own figure; "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
-            "where the time goes; `mfu: predict` uses the prediction).")
+            f"where the time goes; `mfu: predict` bills the band's central estimate, "
+            f"{band.central()[0]:.1%}, the prediction corrected by its regime's median error).")
 
 
 def _percent_beside(mfu: float, x: float) -> str:

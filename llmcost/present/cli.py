@@ -29,6 +29,7 @@ from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARA
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
 from ..core.shown import show_once_per_text
+from ..core.stacks import StackFeatureWarning
 from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
                           json_finite, noun)
 from ..core.version import __version__
@@ -339,12 +340,12 @@ def _estimate_bills(args):
     draws of each, a pilot's band its own), or the message of the first refused, the
     ``--compare`` file's said as such, as ``report`` says it."""
     try:
-        bills = [estimate_ledger(args.scenario)]
+        bills = [_ledger_said_once(args.scenario, "A" if args.compare else None)]
     except (ScenarioError, UsageError) as e:
         return str(e)
     try:
         if args.compare:
-            bills.append(estimate_ledger(args.compare))
+            bills.append(_ledger_said_once(args.compare, "B"))
     except (ScenarioError, UsageError) as e:
         return f"the scenario to compare with (--compare): {e}"
     try:
@@ -352,6 +353,29 @@ def _estimate_bills(args):
                                        seed=args.seed) for b in bills]
     except (ScenarioError, UsageError) as e:
         return str(e)
+
+
+def _ledger_said_once(path, tag: str | None):
+    """``report.estimate_ledger(path)``, its Python warnings shown as they come but for a stack
+    feature (``stacks.StackFeatureWarning``) the bill's own warnings already name ("<key>=<v>
+    is not offered by the <stack> stack"), and, under ``--compare``, each one left prefixed
+    with its scenario's ``tag`` as the bill's are: a trial read the stack's ZeRO-3 warning
+    twice, once on stderr without its "warning of B" prefix."""
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        bill = estimate_ledger(path)
+    said, shown = list(getattr(bill, "warnings", []) or []), set()
+    for w in got:
+        key = str(w.message).split(":", 1)[0]
+        if str(w.message) in shown or issubclass(w.category, StackFeatureWarning) and any(
+                x.startswith(f"{key} is not offered by") for x in said):
+            continue
+        shown.add(str(w.message))
+        if tag is None:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        else:
+            print(f"warning of {tag} ({Path(path).name}): {w.message}", file=sys.stderr)
+    return bill
 
 
 def _estimate(args) -> int:
@@ -545,7 +569,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
 
     differ = compare_inputs(bills)
     same = not differ and Path(paths[0]).resolve() == Path(paths[1]).resolve()
-    none = "none (A and B read the same file)" if same else "none"
+    none = "none (A and B read the same file)" if same else (
+        "none" + _unbilled_differences(paths) if not differ else "none")
     out = wrap_lines(_compare_head(names, paths), columns) + (
         wrap_lines("inputs that differ (A → B): " + ("; ".join(differ) or none), columns)
         ) + [""]
@@ -1372,6 +1397,28 @@ def _bill_phases(args, sc: dict, ledger, claim: dict, phases: dict) -> dict:
     rate = usd["compute.pretraining.main"] / ledger.figures["main_ideal_gpu_hours"]
     return {"pre-training": (usd["compute.pretraining.main"] + usd["compute.failures"]) / rate,
             **{n: usd[PHASE_LINE_PREFIX + n] / rate for n in names}}
+
+
+def _unbilled_differences(paths) -> str:
+    """Where two scenario files differ in keys their bills do not read (the plan's, with a
+    given MFU), "; the files differ in k (a → b), ... , which the bills do not read: ..."; ""
+    when the files hold the same values or cannot be read. A trial compared zero_stage 1 and 3
+    with a given MFU and read "inputs that differ (A → B): none" and $0.00 on every line, the
+    plan change looking free."""
+    try:
+        a, b = (point_scenario(load_scenario(p)) for p in paths)
+    except (ScenarioError, ValueError, OSError):
+        return ""
+    keys = [k for k in sorted(set(a) | set(b))
+            if k not in ("title", "description") and a.get(k) != b.get(k)]
+    if not keys:
+        return ""
+    shown = ", ".join(f"{k} ({a.get(k)!r} → {b.get(k)!r})" for k in keys[:6])
+    more = f" and {len(keys) - 6} more" if len(keys) > 6 else ""
+    given = all(isinstance(x.get("mfu"), (int, float)) for x in (a, b))
+    return (f" in the bill; the files differ in {shown}{more}, which the bills do not read"
+            + (": with a given mfu the plan does not move the bill (`mfu: predict` prices "
+               "the plan's change)" if given else ""))
 
 
 def _states_hours(args, claim: dict) -> bool:
