@@ -89,3 +89,21 @@ def test_a_stack_feature_the_bill_names_is_not_said_again_on_stderr(tmp_path):
         assert "has no ZeRO-3 path" not in r.stderr, r.stderr
         assert "zero_stage=3 is not offered by the megatron-core-2024 stack" in \
             " ".join(r.stdout.split())
+
+
+def test_two_predicted_mfus_on_two_regimes_say_their_corrections():
+    # A trial compared ZeRO-2 and ZeRO-3 of one 8B run: "mfu 54.9% → 44.4%" where the model's
+    # raw predictions were 54.0% → 48.2%, each bill then corrected by its own regime's median
+    # held-out error (0.549 / 0.540 = ×1.017, 0.444 / 0.482 = ×0.921). Said, with both; one
+    # correction on both sides says nothing more.
+    from types import SimpleNamespace
+    from llmcost.present.glance import _predicted_corrections
+
+    def bill(value, predicted):
+        return SimpleNamespace(scenario={"_mfu_prediction": {"value": value,
+                                                             "predicted": predicted}})
+    said = _predicted_corrections([bill(0.549, 0.540), bill(0.444, 0.482)])
+    assert said == ["the step-time model's raw predictions 54.0% → 48.2% (each bill takes its "
+                    "regime's corrected central estimate, ×1.017 and ×0.921: part of the MFU's "
+                    "change is the two regimes' held-out errors, not the run)"]
+    assert _predicted_corrections([bill(0.50, 0.52), bill(0.45, 0.468)]) == []
