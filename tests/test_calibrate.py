@@ -1307,25 +1307,19 @@ def test_a_pilot_the_calibration_does_not_fit_is_named(tmp_path, capsys, first, 
     # plan at the same scale is named as not fitted. MFUs by hand: Llama 2 70B at 4,096 tokens
     # is 4.44e11 FLOP per token (6 × 68.7e9 matmul weights + 12 × 80 × 8,192 × 4,096
     # attention), × 900 ÷ 989.4e12 = 40.4%, × 700 = 31.4%, × 793.7 = 35.7% (40.44% × 0.8819).
-    from llmcost.present.cli import main
-    path = tmp_path / "tie.yaml"
-    path.write_text("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
-                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {first}, tp: 8, pp: 4, "
-                    "micro_batch_size: 1}\n"
-                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {second}, tp: 8, pp: 4, "
-                    "micro_batch_size: 1}\n")
-    assert main(["calibrate", "--scenario", str(path)]) == 0
-    said = " ".join(capsys.readouterr().out.split())
+    def two_pilots(tp_pp_second):
+        return _calibrate_printout(
+            tmp_path, capsys, "tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
+            f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {first}, tp: 8, pp: 4, "
+            "micro_batch_size: 1}\n"
+            f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {second}, {tp_pp_second}, "
+            "micro_batch_size: 1}\n")
+
+    said = two_pilots("tp: 8, pp: 4")
     assert (f"pilot[0] and pilot[1] ran the same plan on 64 GPUs ({first}, {second} tokens/s "
             "per GPU): fitted as one at their geometric mean, 794") in said
     assert "measured MFU 35.7%" in said and "not fitted" not in said
-    path.write_text("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
-                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {first}, tp: 8, pp: 4, "
-                    "micro_batch_size: 1}\n"
-                    f"  - {{n_gpus: 64, tokens_per_s_per_gpu: {second}, tp: 4, pp: 8, "
-                    "micro_batch_size: 1}\n")
-    assert main(["calibrate", "--scenario", str(path)]) == 0
-    said = " ".join(capsys.readouterr().out.split())
+    said = two_pilots("tp: 4, pp: 8")
     assert (f"1 of 2 pilots not fitted: pilot[1] on 64 GPUs, {second} tokens/s per GPU "
             f"(MFU {31.4 if second == 700 else 40.4}%). The calibration solves on pilot[0] "
             f"(64 GPUs, {first},") in said
