@@ -2752,9 +2752,9 @@ class _CountPricer:
     extrapolated to the plan chosen at ``n`` (``pilot.pilot_mfu`` at ``n_gpus=n``); with ``mfu:
     predict`` (``_mfu_prediction``), the central estimate of the prediction there
     (``central_prediction``); a given MFU stays. At the scenario's own count, and where the MFU
-    cannot be had at ``n`` (a pilot larger than ``n``, a plan that does not split or fit: such
-    counts are refused by the searches' tests or answered with ``_mfu_at_count``'s words), the
-    scenario's MFU. Each count's MFU is computed once.
+    cannot be had at ``n`` (a pilot larger than ``n``, a plan that does not split or fit), the
+    scenario's MFU, which the answer then says with why (``fallback_words``). Each count's MFU
+    is computed once, the memo shared by the searches' pricers (``with_scenario``).
 
     Before, the searches of ``fit_budget`` held the scenario's MFU at every count and said the
     MFU of the answered count afterwards: a trial's budget and deadline with pilots answered 512
@@ -2854,8 +2854,9 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     predicts at ``n`` GPUs and the central estimate a ``mfu: predict`` bill would use there
     (``central_prediction``: the plan chosen there, its MFU p and band, p ÷ (1 + c) kept inside
     the band, as at the scenario's count), the MFU the search priced the count at
-    (``_CountPricer``); with a pilot (``pilot.pilot_given``), the pilots' MFU extrapolated to ``n`` GPUs
-    instead (``_pilot_mfu_at_count``); "" for a given MFU or a plan that cannot be priced."""
+    (``_CountPricer``); with a pilot (``pilot.pilot_given``), the pilots' MFU extrapolated to
+    ``n`` GPUs instead (``_pilot_mfu_at_count``); "" for a given MFU or a plan that cannot be
+    priced."""
     if pilot_given(scenario) and int(n) != int(_get(scenario, "n_gpus")):
         return _pilot_mfu_at_count(scenario, int(n))
     pred = scenario.get("_mfu_prediction")

@@ -183,10 +183,10 @@ SCALEOUT_FACTOR_FLOOR = 1.0 / 8
 #: coverage drops 94.2% -> 93.6%; at ``D = 1.5``, the next half step, no series is worse than
 #: with the shrinkage alone and two are closer (that series 5.9% -> 5.4% mean, 18.9% -> 13.5%
 #: worst; Megatron-Bridge 26.06's Llama 3.1 405B on GB300 7.0% -> 5.8%), coverage 94.8%; at
-#: ``D = 2`` nothing moves. 1.5 is taken: no series made worse, the published goal's rule. What it is for: a pilot farther from the
-#: engine than any published one (|r| at most 0.246 there) had its whole correction shrunk away
-#: from a run of other kernels (a 13B pilot at 22.0% MFU where the engine predicts 39.5%,
-#: ``r = −0.585``, priced its run at 53%).
+#: ``D = 2`` nothing moves. 1.5 is taken: no series made worse, the published goal's rule.
+#: What it is for: a pilot farther from the engine than any published one (|r| at most 0.246
+#: there) had its whole correction shrunk away from a run of other kernels (a 13B pilot at
+#: 22.0% MFU where the engine predicts 39.5%, ``r = −0.585``, priced its run at 53%).
 LIMITED_TRANSLATION_D = 1.5
 
 
@@ -828,8 +828,9 @@ def pilot_memory_warning(pilots) -> str | None:
     recipe, attention kernel and stack practice, ``options.stack_memory_practice``; against the
     whole HBM, no reserve taken off), with the GB and the plan; None when every one fits. A
     pilot that gives its measured peak memory (checked against the HBM by ``check_pilot``) is
-    not judged by the model. A pilot ran, so its record likely leaves out what made it fit (a ZeRO stage or the
-    recomputation a record takes from the scenario, or 0 and none, when not given): the
+    not judged by the model. A pilot ran, so its record likely leaves out what made it fit (a
+    ZeRO stage or the recomputation a record takes from the scenario, or 0 and none, when not
+    given): the
     calibration prices the plan as recorded, and the sentence says which keys to check. A
     warning, not an error: the memory model's activations may also exceed what a stack's
     practice keeps. Two trials: a 32,768-token TP8 · CP4 pilot read as "no ZeRO" needed 90 GB
