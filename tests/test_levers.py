@@ -2315,3 +2315,17 @@ def test_the_fp8_twin_note_names_its_actual_cause():
     assert both == "the FP8 band capped by a published run of that dtype"
     assert lv._twin_reasons(plan("A"), plan("A"), band(None), band(None)).startswith(
         "the lever's hold")
+
+
+def test_an_already_reserved_run_says_the_price_its_bill_takes():
+    """A trial: a reserved B200 run without a price read "already reserved" in notebook 09,
+    where its bill took the on-demand median ($7.64; the catalogue's one reserved row, $14.21,
+    lies above it): the note now gives the price and its source, the bill's own words."""
+    sc = {"model": "llama-3.1-8b", "accelerator": "B200", "n_gpus": 64, "train_tokens": 1e11,
+          "seq_len": 8192, "mfu": 0.3, "pricing": "reserved"}
+    f = lv.bill(sc).figures
+    note = lv.reserved_pricing(sc).note
+    assert note == (f"already reserved (priced at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h: "
+                    f"{f['price_source']})")
+    assert "on-demand median" in note
+    assert lv.reserved_pricing({**sc, "price_usd_per_gpu_hour": 5.0}).note == "already reserved"

@@ -1421,7 +1421,13 @@ def reserved_pricing(s: dict) -> Change:
     nothing and says the break-even term, d × on-demand ÷ reserved."""
     s = _clean(s)
     if _get(s, "pricing") in ("reserved", "owned"):
-        return _unchanged(s, f"already {_get(s, 'pricing')}")
+        # the price a reserved bill takes, said: a trial's B200 run read "already reserved"
+        # where the bill priced the on-demand median (the catalogue's reserved row above it)
+        f = bill(s).figures if _get(s, "pricing") == "reserved" and \
+            s.get("price_usd_per_gpu_hour") is None else {}
+        return _unchanged(s, f"already {_get(s, 'pricing')}" + (
+            f" (priced at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h: {f['price_source']})"
+            if f.get("price_usd_per_gpu_hour") and f.get("price_source") else ""))
     offers = reservation_offers(_get(s, "accelerator"))
     if offers.empty:  # billed at the catalogue's reserved price: not priced, the bill says why
         return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None}, "", "",
