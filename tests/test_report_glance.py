@@ -1486,33 +1486,78 @@ def test_the_plain_lever_sentence_keeps_the_levers_whole_risk():
 
 
 def _assumed_summary(mfu: float, band_value=None) -> dict:
-    """A report summary with notebook 04b's predicted band (12.3%-20.6%, central 15.4%), the
-    bill's MFU and a final run of $2.72M (a trial's Qwen3-235B FP8 B200 report)."""
+    """A report summary with notebook 04b's prediction (14.1%) and band (12.3%-20.6%, central
+    15.4%), the bill's MFU, a final run of $2.72M, an exploratory line of $3.24M and a total of
+    $6.01M (a trial's Qwen3-235B FP8 B200 report)."""
     rows = [{"key": k, "label": k, "value": v, "unit": "", "note": ""} for k, v in (
-        ("predicted_mfu_low", 0.1228), ("predicted_mfu_high", 0.2057),
-        ("predicted_mfu_central", 0.1541))]
+        ("predicted_mfu", 0.1414), ("predicted_mfu_low", 0.1228),
+        ("predicted_mfu_high", 0.2057), ("predicted_mfu_central", 0.1541))]
     return {"parameters": {"mfu_band": {"value": band_value}},
             "bill": {"bill.figures.mfu": mfu},
-            "bill_glance": {"final_run": {"point_usd": 2.722e6}},
+            "bill_glance": {"final_run": {"point_usd": 2.722e6},
+                            "lines": [{"key": "compute.exploratory", "point_usd": 3.239e6},
+                                      {"key": "total", "point_usd": 6.011e6}]},
             "notebooks": {"04b_step_time": rows}}
 
 
 def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range():
-    # A trial: 30% assumed where 04b predicts 14% (central 15.4%) for the plan; the index read
-    # "likely $4.30M to $10.9M" and the same file with `mfu: predict` billed $11.7M. The first
-    # plain sentence now says so, with the final run at the central estimate, by hand
-    # $2.722M x 0.30 / 0.1541 = $5.30M. Inside the band, or a predicted or piloted MFU: nothing.
+    # A trial: 30% assumed where 04b predicts 14.1% (central 15.4%) for the plan; the index
+    # read "likely $4.30M to $10.9M" and the same file with `mfu: predict` billed $11.7M. The
+    # first plain sentence now says so, with the whole bill at the central estimate, by hand
+    # $6.011M + ($2.722M + $3.239M) x (0.30 / 0.1541 - 1) = $11.66M (the final run and the
+    # exploratory runs priced from it grow as 1 / MFU). Inside the band, or a predicted or
+    # piloted MFU: nothing.
     said = glance.assumed_mfu_sentence(_assumed_summary(0.30))
     assert said == (" That assumes the scenario's MFU of 30.0%; the step-time model expects "
-                    "15.4% for its plan (band 12.3%–20.6%, notebook 04b), at which the final run "
-                    "alone "
-                    "would cost about $5.30M rather than $2.72M (its GPU-hours scale as "
-                    "1 ÷ MFU).")
+                    "15.4% for its plan (its prediction, 14.1%, corrected by its regime's "
+                    "held-out error; band 12.3%–20.6%, notebook 04b), at which the whole bill "
+                    "would be about $11.7M (the final run, $2.72M at the assumed MFU, and the "
+                    "exploratory runs priced from it both grow as 1 ÷ MFU).")
+    assert 6.011e6 + (2.722e6 + 3.239e6) * (0.30 / 0.1541 - 1) == pytest.approx(11.66e6,
+                                                                               rel=1e-3)
     # one decimal: 20.7% just above a 20.6% top must not read as inside "12%–21%"
     assert "20.7%" in glance.assumed_mfu_sentence(_assumed_summary(0.207))
-    assert 2.722e6 * 0.30 / 0.1541 == pytest.approx(5.30e6, rel=1e-3)
     assert glance.assumed_mfu_sentence(_assumed_summary(0.18)) == ""
     assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "predicted")) == ""
     assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "pilot")) == ""
     no_04b = {**_assumed_summary(0.30), "notebooks": {}}
     assert glance.assumed_mfu_sentence(no_04b) == ""
+
+
+def test_the_lead_names_the_two_largest_default_lines():
+    # A review: the 405B index named the exploratory line ($98.3M... ) as priced from a default
+    # and not the people line ($60.1M, 22% of the bill), a default too. The two largest are
+    # named where the second is a quarter of the first or more; a small second is left to 00.
+    two = {"whole": [], "partly": [], "price_default": None,
+           "defaults": [{"line": "exploratory and failed runs", "usd": 98.3e6},
+                        {"line": "people", "usd": 60.1e6}]}
+    assert glance.gaps_sentence(two) == ("The lines 'exploratory and failed runs', $98.3M and "
+                                         "'people', $60.1M, are priced from the workbook's "
+                                         "defaults, not from a figure the scenario gives.")
+    one = {**two, "defaults": [two["defaults"][0], {"line": "dataset storage", "usd": 2.07e3}]}
+    assert glance.gaps_sentence(one) == ("The line 'exploratory and failed runs', $98.3M, is "
+                                         "priced from the workbook's default, not from a figure "
+                                         "the scenario gives.")
+
+
+def test_the_lead_lever_keeps_its_scale_and_its_exploratory_share():
+    # A review: the index's lever read "raise MFU to 55%, ..." without 09's "measured on 64
+    # GPUs, this run is 1,024 GPUs", and without the $3.42M of the $6.33M that comes through
+    # the exploratory runs the bill prices from the final run. Both kept, in short.
+    name = ("lever 1: raise MFU to 55%, the best published dense run on Hopper within 4× this "
+            "size at 8,192–131,072-token sequences (Llama 3.1 70B BF16 (NVIDIA DGX Cloud "
+            "benchmarking, 64 H100), on the megatron-core-2024 stack profile); measured on 64 "
+            "GPUs, this run is 1,024 GPUs: the larger job's scale-out communication is not in "
+            "that figure")
+    note = ("60.3% of the bill; risk: engineering time; it saves more than the line it acts "
+            "on, 'pre-training compute' ($4,643,889): $2,800,269 there, $3,424,151 through "
+            "'exploratory and failed runs'")
+    summary = {"notebooks": {"09_savings": [
+        {"key": "bill_usd", "label": "bill", "value": 10.5e6, "unit": "USD", "note": ""},
+        {"key": "lever_1_saving_usd", "label": name, "value": 6.33e6, "unit": "USD",
+         "note": note}]}}
+    said = glance.lever_sentence(summary)
+    assert "(60% of the whole bill), $3.42M of it through the exploratory runs the bill prices " \
+        "from the final run: raise MFU to 55%" in said
+    assert "8,192–131,072-token sequences (measured on 64 GPUs; this run is 1,024 GPUs); its " \
+        "risk: engineering time." in said

@@ -139,6 +139,11 @@ def bill_gaps(bill) -> dict:
                               if price_default else None),
             "price_default_words": ("the workbook's H100 purchase price amortised (the "
                                     "hardware; its energy is on the electricity line)" if owned
+                                    else "the catalogue's on-demand median, which a reserved "
+                                    "run takes where its reserved rows lie above it"
+                                    if "on-demand median" in str(bill.figures.get(
+                                        "price_source", "")) and
+                                    bill.figures.get("pricing") == "reserved"
                                     else "the catalogue's median")}
 
 
@@ -164,9 +169,14 @@ def gaps_sentence(gaps: dict | None) -> str:
         parts.append(f"The GPU-hour price, ${gaps['price_default']:.2f}, is {what}, not a "
                      "quote the scenario gives.")
     if gaps["defaults"]:
-        d = gaps["defaults"][0]
-        parts.append(f"The line '{d['line']}', {fmt_usd(d['usd'])}, is priced from the "
-                     "workbook's default, not from a figure the scenario gives.")
+        # the two largest where the second is a quarter of the first or more (a review: the
+        # 405B lead named the exploratory line's default, not the people line's $60.1M)
+        top = [d for d in gaps["defaults"][:2] if d["usd"] >= 0.25 * gaps["defaults"][0]["usd"]]
+        named = _and([f"'{d['line']}', {fmt_usd(d['usd'])}" for d in top])
+        parts.append(f"The line{'s' if len(top) > 1 else ''} {named}, "
+                     f"{'are' if len(top) > 1 else 'is'} priced from the workbook's "
+                     f"default{'s' if len(top) > 1 else ''}, not from a figure the scenario "
+                     "gives.")
     return " ".join(parts)
 
 
@@ -520,8 +530,18 @@ def lever_sentence(summary: dict, failed=()) -> str:
     # while the first sentence gives the bill's range: said, so the two are not read alike
     # the saving first: a lever's name may end in a clause of its own (a trial read "... not in
     # that figure, which would save about $31.6M", the "which" on the wrong noun)
+    # two of 09's words the short name leaves out and a budget needs (a review): where the
+    # lever's target was measured against this run's scale, and how much of the saving comes
+    # through the exploratory line the bill prices from the final run
+    scale = re.search(r"measured on ([\d,]+ GPUs), this run is ([\d,]+ GPUs)", name)
+    through = re.search(r"\$([\d,]+) through 'exploratory and failed runs'",
+                        lever.get("note", ""))
     return (f"The biggest lever (notebook 09) would save about {fmt_usd(lever['value'])} at "
-            f"the bill's point estimate{share}: {_lever_short(name)}"
+            f"the bill's point estimate{share}"
+            + (f", {fmt_usd(float(through.group(1).replace(',', '')))} of it through the "
+               "exploratory runs the bill prices from the final run" if through else "")
+            + f": {_lever_short(name)}"
+            + (f" (measured on {scale.group(1)}; this run is {scale.group(2)})" if scale else "")
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
 
 
@@ -698,33 +718,42 @@ def plain_sentences(summary: dict, failed=()) -> list:
 
 
 def assumed_mfu_sentence(summary: dict) -> str:
-    """" That range assumes ..." when the scenario gives its MFU as a number (neither ``mfu:
+    """" That assumes ..." when the scenario gives its MFU as a number (neither ``mfu:
     predict`` nor a pilot's) and that number lies outside the band notebook 04b predicts for
-    the scenario's plan (its ``predicted_mfu_low`` / ``_high`` / ``_central`` headlines): the
-    assumed MFU, the model's central estimate and band, and the final run's point at that
-    estimate, about final × m ÷ central (its GPU-hours scale as 1 ÷ MFU; goodput moves little);
-    "" otherwise (04b not run, or the MFU within the band). A trial's Qwen3-235B FP8 run on
-    B200 assumed 30% where the model predicts 14% for its plan: the index read "likely $4.30M
-    to $10.9M", and the same file with `mfu: predict` bills $11.7M (P10 $7.31M)."""
+    the scenario's plan (its ``predicted_mfu``, ``_low`` / ``_high`` / ``_central``
+    headlines): the assumed MFU, the model's central estimate (its raw prediction corrected by
+    the regime's held-out error) and band, and the bill at that estimate, about
+    total + (final run + exploratory runs) × (m ÷ central − 1): the final run's GPU-hours
+    scale as 1 ÷ MFU and the exploratory line with them (its multiplier of the final run's
+    GPU-hours); goodput and the other lines move little. "" otherwise (04b not run, or the MFU
+    within the band). A trial's Qwen3-235B FP8 run on B200 assumed 30% where the model predicts
+    14.1% (15.4% corrected): the index read "likely $4.30M to $10.9M", and the same file with
+    `mfu: predict` bills $11.7M, the figure this sentence gives."""
     band = summary.get("parameters", {}).get("mfu_band") or {}
     if band.get("value") in ("predicted", "pilot") or _row(
             summary, "04b_step_time", "pilot_calibrated_mfu") is not None:
         return ""
     rows = [_row(summary, "04b_step_time", k) for k in
-            ("predicted_mfu_low", "predicted_mfu_high", "predicted_mfu_central")]
+            ("predicted_mfu_low", "predicted_mfu_high", "predicted_mfu_central",
+             "predicted_mfu")]
     m = summary.get("bill", {}).get("bill.figures.mfu")
-    final = (summary.get("bill_glance") or {}).get("final_run") or {}
+    lines = {r.get("key"): r for r in (summary.get("bill_glance") or {}).get("lines", [])}
+    final = ((summary.get("bill_glance") or {}).get("final_run") or {}).get("point_usd")
     if any(r is None or not isinstance(r.get("value"), (int, float)) for r in rows) or \
-            not isinstance(m, (int, float)) or not isinstance(final.get("point_usd"),
-                                                             (int, float)):
+            not isinstance(m, (int, float)) or not isinstance(final, (int, float)) or \
+            "total" not in lines:
         return ""
-    low, high, central = (float(r["value"]) for r in rows)
+    low, high, central, raw = (float(r["value"]) for r in rows)
     if low <= m <= high or not central > 0:
         return ""
+    scaled = final + float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
+    whole = float(lines["total"]["point_usd"]) + scaled * (m / central - 1)
     return (f" That assumes the scenario's MFU of {m:.1%}; the step-time model expects "
-            f"{central:.1%} for its plan (band {low:.1%}–{high:.1%}, notebook 04b), at which the "
-            f"final run alone would cost about {fmt_usd(final['point_usd'] * m / central)} "
-            f"rather than {fmt_usd(final['point_usd'])} (its GPU-hours scale as 1 ÷ MFU).")
+            f"{central:.1%} for its plan (its prediction, {raw:.1%}, corrected by its "
+            f"regime's held-out error; band {low:.1%}–{high:.1%}, notebook 04b), at which the "
+            f"whole bill would be about {fmt_usd(whole)} (the final run, "
+            f"{fmt_usd(final)} at the assumed MFU, and the exploratory runs priced from it both "
+            "grow as 1 ÷ MFU).")
 
 
 def top_share(tornado: list) -> float:
