@@ -2041,9 +2041,15 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     paid GPU-hours, which divide by goodput (notebook 07) and may use another MFU (the band's
     central estimate with ``mfu: predict``); the axis says so."""
     ax = _ax(ax, figsize=(11, 2.6))
-    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#8C564B", "#C44E52", "#BBBBBB", "#2F4F4F"]
+    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#8C564B", "#C44E52", "#DD8452", "#BBBBBB",
+              "#2F4F4F"]
+    if len(budget) > len(colors):  # every part drawn: a zip would drop the last ones silently
+        raise ValueError(f"budget has {len(budget)} rows, more than the {len(colors)} colours "
+                         "of plots.time_budget: add one per part of step.time_budget")
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
+        if row["share"] <= 0 and name != budget.index[0]:  # a part this step does not have
+            continue                                       # (no MoE layer): no legend entry
         ax.barh(0, row["share"], left=left, color=c, label=f"{name} ({row['share']:.0%})")
         left += row["share"]
     ax.set_xlim(0, 1)
