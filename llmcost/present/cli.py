@@ -361,8 +361,7 @@ def _ledger_said_once(path, tag: str | None):
     is not offered by the <stack> stack"), and, under ``--compare``, each one left prefixed
     with its scenario's ``tag`` as the bill's are: a trial read the stack's ZeRO-3 warning
     twice, once on stderr without its "warning of B" prefix."""
-    with warnings.catch_warnings(record=True) as got:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings(record=True) as got:   # the filters in force kept
         bill = estimate_ledger(path)
     said, shown = list(getattr(bill, "warnings", []) or []), set()
     for w in got:
