@@ -295,12 +295,14 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     assert f"(band {lo} to {hi}," in out or f"to {lo}-{hi}:" in out
 
 
-def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
+def test_notebook_09s_hardware_sweep_calibrates_the_pilots_generation_only():
     """The sweep of notebook 09 section 4 on the trial's scenario: the H100 SXM rows (the
-    pilots' hardware) at the pilots' calibrated MFU and band; every other accelerator at its
-    predicted MFU, uncalibrated, said so in ``mfu_basis``; no accelerator left out for the H100
-    pilot's throughput (the trial: "TPU v5e: pilot[0].tokens_per_s_per_gpu=900 is above the
-    roofline: MFU 203.1%")."""
+    pilots' hardware) at the pilots' calibrated MFU and band; the same generation's (Hopper:
+    H200, H800) calibrated MFU the pilots' × the ratio of the central estimates (a review read
+    H200 at an uncalibrated 42.4% beside the H100 pilots' 21.7% as the cheaper move); every
+    other generation at its predicted MFU, uncalibrated, said so in ``mfu_basis``; no
+    accelerator left out for the H100 pilot's throughput (the trial: "TPU v5e:
+    pilot[0].tokens_per_s_per_gpu=900 is above the roofline: MFU 203.1%")."""
     sc = _records()
     got = pilot_mfu(sc)
     sw = llmcost.levers.hardware_sweep(sc)
@@ -313,8 +315,18 @@ def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
     assert raw == pytest.approx(0.435, abs=5e-4) and raw != got["value"]  # regression pin
     assert mine["calibrated_mfu"].tolist() == pytest.approx([got["value"]] * len(mine))
     assert (mine["band_low"] == got["low"]).all() and (mine["band_high"] == got["high"]).all()
-    # elsewhere the prediction's central estimate p / (1 + c), the rule of the other rows' bills
-    others = sw[~sw["scenario"]]
+    # Hopper: the pilots' MFU x central(hw) / central(H100), by hand from the rows' own
+    # central estimates (``mfu``) and the H100's uncalibrated one
+    own = llmcost.levers.central_prediction(llmcost.levers.without_pilot(sc))[3]
+    hopper = sw[~sw["scenario"] & sw["accelerator"].isin(["H200", "H800"])]
+    assert len(hopper)
+    assert hopper["calibrated_mfu"].tolist() == pytest.approx(
+        (got["value"] * hopper["mfu"] / own).tolist(), rel=1e-9)
+    assert hopper["mfu_basis"].str.startswith("the pilots' calibrated MFU × the predicted "
+                                              "ratio").all()
+    # another generation: the prediction's central estimate p / (1 + c), the rule of its bill
+    others = sw[~sw["scenario"] & ~sw["accelerator"].isin(["H200", "H800",
+                                                            "H100-96GB-500W"])]
     assert len(others) and (others["calibrated_mfu"] == others["mfu"]).all()
     assert others["mfu_basis"].str.startswith("predicted, uncalibrated, central estimate").all()
     from llmcost.present.plots import COLUMN_WORDS   # the column says the billed MFU's basis

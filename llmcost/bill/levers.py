@@ -1639,6 +1639,14 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
 _ARCHITECTURES = {"MI300X": "CDNA 3", "MI325X": "CDNA 3"}
 
 
+def _same_generation(a_name: str, b_name: str) -> bool:
+    """Whether two accelerators share a GPU generation and vendor (``hardware_change``'s rule:
+    ``accuracy.gpu_generation``, ``_ARCHITECTURES``): the same kernels and software stack."""
+    a, b = load_accelerator(a_name), load_accelerator(b_name)
+    return a.vendor == b.vendor and (_ARCHITECTURES.get(a.name, gpu_generation(a.name))
+                                     == _ARCHITECTURES.get(b.name, gpu_generation(b.name)))
+
+
 def hardware_change(before: str, after: str) -> str:
     """What moving from accelerator ``before`` to ``after`` risks, by what changes: the same
     GPU generation (``accuracy.gpu_generation``: H100, H800 and H200 are all Hopper; B200 and
@@ -1992,9 +2000,9 @@ def hardware_sweep(scenario: dict):
     so a comparison is like for like. ``price_basis`` says which price each row uses.
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
     (``move_to``): calibrated MFU = m_scenario × central(hw) / central(own), both the central
-    estimate of a prediction (``central_prediction``: one rule on both sides); when a pilot set
-    the scenario's MFU (``pilot.without_pilot``) it calibrates its own accelerator only, and
-    another's calibrated MFU is its central estimate, uncalibrated (``mfu_basis`` says which).
+    estimate of a prediction (``central_prediction``: one rule on both sides); a pilot's MFU
+    (``pilot.without_pilot``) is carried so to its generation only (``_same_generation``: same
+    kernels and software), another's is its central estimate, uncalibrated (``mfu_basis``).
 
     Two checks decide whether a row may be **ranked as a saving** (``rankable``; ``rank_levers``
     moves only to the cheapest rankable row):
@@ -2183,8 +2191,11 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     led = bill({**sc, "mfu": point})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
-    # a pilot's calibration is its own hardware's: elsewhere the central estimate, uncalibrated
-    ratio = point if "_mfu_pilot" in s else m * hw_point / own
+    # a pilot's calibration is its own hardware's; carried to the same generation (its kernels
+    # and software: a review read H200 at an uncalibrated 42.4% beside the H100 pilots' 21.7%
+    # as the cheaper move), elsewhere the central estimate, uncalibrated
+    ratio = point if "_mfu_pilot" in s and (mine or not _same_generation(
+        _get(s, "accelerator"), acc)) else m * hw_point / own
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
@@ -2199,7 +2210,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
             "scenario": mine, "plan": plan.describe(), "plan_basis": _sweep_plan_basis(s, sc),
             "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
-            "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
+            "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine, acc),
             "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine, bool(band.central()[2])),
             "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src,
@@ -2224,7 +2235,7 @@ def _sweep_plan_basis(s: dict, sc: dict) -> str:
     return PLAN_BASES[0] if all(_get(sc, k) == _get(s, k) for k in fixed) else PLAN_BASES[2]
 
 
-def _sweep_mfu_basis(s: dict, mine: bool) -> str:
+def _sweep_mfu_basis(s: dict, mine: bool, other: str | None = None) -> str:
     """Where a sweep row's ``calibrated_mfu`` comes from, in words: the scenario's own MFU (a
     pilot's calibration, named as such), the scenario's MFU × the step-time model's ratio, or,
     when a pilot set the scenario's MFU, the other hardware's predicted MFU, uncalibrated (a
@@ -2232,6 +2243,9 @@ def _sweep_mfu_basis(s: dict, mine: bool) -> str:
     acc = _get(s, "accelerator")
     if "_mfu_pilot" in s:
         return (f"the pilots' calibrated MFU on {acc}" if mine else
+                f"the pilots' calibrated MFU × the predicted ratio (central estimates; {acc}'s "
+                "generation: its kernels and software)" if other is not None and
+                _same_generation(acc, other) else
                 f"predicted, uncalibrated, central estimate (the pilots ran on {acc})")
     return "the scenario's MFU" if mine else ("the scenario's MFU × the predicted ratio "
                                               "(central estimates)")
