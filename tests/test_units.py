@@ -237,3 +237,17 @@ def test_fmt_period_says_a_short_span_in_a_smaller_unit():
     assert fmt_period(66.15, "days") == "66.2 days" and fmt_period(1.5, "months") == "1.5 months"
     with pytest.raises(ValueError, match="unit='weeks'"):
         fmt_period(1.0, "weeks")
+
+
+def test_a_named_object_where_a_number_goes_is_named_briefly():
+    # A trial swapped two arguments and read "n_tokens=ModelSpec(name='llama-3.1-8b',
+    # n_layers=32, ..." over 600 characters: a named object is said by its type and name, any
+    # other repr cut to 80 characters.
+    import llmcost
+    m = llmcost.load_model("llama-3.1-8b")
+    with pytest.raises(ValueError) as e:
+        llmcost.mfu_from_gpu_hours(m, 1e5, 1e12, "H100-SXM")
+    assert str(e.value) == "n_tokens=ModelSpec(name='llama-3.1-8b') must be a number"
+    with pytest.raises(ValueError) as e:
+        as_array(object.__new__(type("Big", (), {"__repr__": lambda self: "x" * 500})), "n")
+    assert len(str(e.value)) < 120 and str(e.value).endswith("... must be a number")

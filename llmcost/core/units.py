@@ -283,6 +283,17 @@ EXACT_INTEGER_RULE = ("a double, which every calculation here uses, holds whole 
                       "only up to there")
 
 
+def _brief(value) -> str:
+    """``value`` for an error message: a named object (a ``ModelSpec``, an ``Accelerator``) as
+    its type and name, anything else its repr cut to 80 characters (a trial read a swapped
+    argument as a 600-character ModelSpec repr)."""
+    named = getattr(value, "name", None)
+    if isinstance(named, str) and not isinstance(value, (str, bytes)):
+        return f"{type(value).__name__}(name={named!r})"
+    r = repr(value)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
 def _float_array(value, name: str) -> np.ndarray:
     """``value`` as a float ndarray, or a ValueError naming ``name``: not a number, or text
     inside a list, an array or a Series (numpy would read "0.4" there as 0.4, where the same
@@ -290,14 +301,14 @@ def _float_array(value, name: str) -> np.ndarray:
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):   # a ragged list
-        raise ValueError(f"{name}={value!r} must be a number") from None
+        raise ValueError(f"{name}={_brief(value)} must be a number") from None
     if raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
             isinstance(x, (str, bytes)) for x in raw.ravel())):
         raise ValueError(f"{name}={value!r} must hold numbers, not strings")
     try:
         return raw.astype(float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number") from None
+        raise ValueError(f"{name}={_brief(value)} must be a number") from None
 
 
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
