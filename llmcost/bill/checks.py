@@ -265,6 +265,16 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
 NEWER_STACK_MIN_CHANGE = 0.05
 
 
+def _stack_and_gpu(values: dict) -> tuple:
+    """The scenario's stack (``DEFAULT_STACK`` when it names none) and accelerator (None when
+    the catalogue has no such name)."""
+    here = load_stack(values.get("stack") or DEFAULT_STACK)
+    try:
+        return here, load_accelerator(values.get("accelerator", "H100-SXM"))
+    except (ValueError, TypeError):
+        return here, None
+
+
 def newer_stack_for(values: dict):
     """The stack a run on hardware later than its stack would use: the newest profile of the
     family of the scenario's stack (``values["stack"]``, default ``DEFAULT_STACK``; the family
@@ -272,12 +282,8 @@ def newer_stack_for(values: dict):
     accelerator's year (``Accelerator.year``), when the accelerator is later than the stack's
     date; None otherwise (no later profile, an accelerator without a year, or an unknown one).
     ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
-    here = load_stack(values.get("stack") or DEFAULT_STACK)
-    try:
-        gpu = load_accelerator(values.get("accelerator", "H100-SXM"))
-    except (ValueError, TypeError):
-        return None
-    if gpu.year is None or gpu.year <= int(here.date[:4]):
+    here, gpu = _stack_and_gpu(values)
+    if gpu is None or gpu.year is None or gpu.year <= int(here.date[:4]):
         return None
     family = here.name.rsplit("-", 1)[0]
     later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
@@ -303,11 +309,7 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     newest = newer_stack_for(values)
     if newest is None:
         return None
-    here = load_stack(values.get("stack") or DEFAULT_STACK)
-    try:
-        gpu = load_accelerator(values.get("accelerator", "H100-SXM"))
-    except (ValueError, TypeError):
-        return None
+    here, gpu = _stack_and_gpu(values)   # an accelerator newer_stack_for found
     try:
         m_here, m_new, plan, bill_here, bill_new, capped = stack_mfus(values, newest.name)
     except (ValueError, KeyError, TypeError):

@@ -1639,12 +1639,16 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
 _ARCHITECTURES = {"MI300X": "CDNA 3", "MI325X": "CDNA 3"}
 
 
+def _generation(name: str) -> str:
+    """An accelerator's architecture: ``_ARCHITECTURES``, else ``accuracy.gpu_generation``."""
+    return _ARCHITECTURES.get(name, gpu_generation(name))
+
+
 def _same_generation(a_name: str, b_name: str) -> bool:
-    """Whether two accelerators share a GPU generation and vendor (``hardware_change``'s rule:
-    ``accuracy.gpu_generation``, ``_ARCHITECTURES``): the same kernels and software stack."""
+    """Whether two accelerators share a GPU generation and vendor (``hardware_change``'s rule):
+    the same kernels and software stack."""
     a, b = load_accelerator(a_name), load_accelerator(b_name)
-    return a.vendor == b.vendor and (_ARCHITECTURES.get(a.name, gpu_generation(a.name))
-                                     == _ARCHITECTURES.get(b.name, gpu_generation(b.name)))
+    return a.vendor == b.vendor and _generation(a.name) == _generation(b.name)
 
 
 def hardware_change(before: str, after: str) -> str:
@@ -1654,8 +1658,8 @@ def hardware_change(before: str, after: str) -> str:
     vendor (``vendor`` of data/accelerators.csv) re-tunes them; another vendor ports to its
     stack (CUDA to ROCm, XLA or SynapseAI). Capacity must be found in every case."""
     a, b = load_accelerator(before), load_accelerator(after)
-    gen = _ARCHITECTURES.get(a.name, gpu_generation(a.name))
-    if gen == _ARCHITECTURES.get(b.name, gpu_generation(b.name)) and a.vendor == b.vendor:
+    gen = _generation(a.name)
+    if _same_generation(a.name, b.name):
         dom_a, dom_b = a.scaleup_domain_size or 1, b.scaleup_domain_size or 1
         system = ("" if dom_a == dom_b else
                   f"; another system: a {dom_b}-GPU scale-up domain ({dom_a} before) changes the "
@@ -2819,16 +2823,23 @@ def _bill_mfu_at(scenario: dict, n: int) -> tuple:
     can be had on ``n`` (a pilot larger than ``n``, a plan that does not split or fit)."""
     try:
         if pilot_given(scenario):
-            full = {**_default_scenario(), **scenario}
-            if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
-                full["ledger_pilot_n_gpus"] = int(_get(scenario, "n_gpus"))  # the run's own
-            return float(pilot_mfu({**full, "n_gpus": int(n)})["value"]), ""
+            return float(pilot_mfu({**_pilot_scenario(scenario), "n_gpus": int(n)})["value"]), ""
         if scenario.get("_mfu_prediction"):
             return float(central_prediction({**scenario, "n_gpus": int(n)})[3]), ""
     except (ValueError, KeyError, TypeError) as e:
         what = "the pilots give" if pilot_given(scenario) else "the step-time model predicts"
         return None, f"{what} none there ({shorten_words(str(e), 160)})"
     return None, ""
+
+
+def _pilot_scenario(scenario: dict) -> dict:
+    """The scenario with its pilot at the scenario's count, ready for ``pilot.pilot_mfu`` at
+    another ``n_gpus``: the default scenario's keys under it, and a shorthand pilot without
+    ``ledger_pilot_n_gpus`` taken to have measured the run itself."""
+    full = {**_default_scenario(), **scenario}
+    if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
+        full["ledger_pilot_n_gpus"] = int(_get(scenario, "n_gpus"))  # the run's own
+    return full
 
 
 def _plan_scenario(scenario: dict) -> dict:
@@ -2905,10 +2916,7 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
     count at (``_CountPricer``). A shorthand pilot without ``ledger_pilot_n_gpus`` measured the run
     itself, so it is taken to have run at the scenario's count. "" when the pilots cannot be
     extrapolated to ``n`` (a pilot larger than ``n``, a plan that does not split or fit)."""
-    full = {**_default_scenario(), **scenario}
-    n0 = int(_get(scenario, "n_gpus"))
-    if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
-        full["ledger_pilot_n_gpus"] = n0
+    full, n0 = _pilot_scenario(scenario), int(_get(scenario, "n_gpus"))
     try:
         here, there = pilot_mfu(full), pilot_mfu({**full, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):

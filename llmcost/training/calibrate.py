@@ -251,6 +251,14 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     times the residual's noise, ``√(σ² ÷ n + (r · shift)²)``; ``r = −0.585`` (a pilot far
     outside the published spread) against an other-kernel drift of 0.113 carries
     ``1 − 1.5 × 0.113 ÷ 0.585 = 71%`` (``_transfer_parts``)."""
+    return _transfer(residual, same, drift, n_pilots, shift, doublings)[0]
+
+
+def _transfer(residual, same, drift, n_pilots, shift, doublings) -> tuple:
+    """``transfer_weight``'s inputs checked and its weight worked out, with what
+    ``extrapolate`` says of it: ``(w, σ, noise, limited)``, ``σ`` the drift (``drift_at``),
+    ``noise`` = √(σ² ÷ n + (r · shift)²) and ``limited`` whether the limited translation set a
+    positive ``w`` (its term above the shrinkage's)."""
     r = float(residual)
     if not math.isfinite(r):
         raise ValueError(f"residual={residual!r} must be a finite number (the log of measured ÷ "
@@ -265,9 +273,13 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     if not v > 0:
         raise ValueError(f"drift['pilot_residual_var']={v!r} must be > 0 (the pilots' residual "
                          "spread, pilot_validation.drift_of)")
+    n, sh = int(n_pilots), float(shift)
+    noise = math.sqrt(sig ** 2 / n + (r * sh) ** 2)
     if r == 0:
-        return 0.0
-    return max(0.0, *_transfer_parts(r, sig, v, int(n_pilots), float(shift)))
+        return 0.0, sig, noise, False
+    shrunk, limited = _transfer_parts(r, sig, v, n, sh)
+    w = max(0.0, shrunk, limited)
+    return w, sig, noise, w > 0 and limited > shrunk
 
 
 def _transfer_parts(r: float, sig: float, v: float, n: int, shift: float) -> tuple:
@@ -738,14 +750,13 @@ def _too_slow_message(p0: Pilot) -> str:
              else "pilot tokens_per_s_per_gpu")
     if " and " in p0.label:  # repeats merged (merge_repeats): their mean is in no record
         field = f"the geometric mean of {p0.label}'s tokens_per_s_per_gpu"
-    msg = (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
-           f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
-           f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
-           f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
-           f"{MIN_COMPUTE_FACTOR:.0%} of "
-           f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
-           f"(not per step, per node or per hour)")
-    return msg
+    return (f"{field}={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
+            f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
+            f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
+            f"{accelerator_name(p0.accelerator)} (the rule: kernel rates of at least "
+            f"{MIN_COMPUTE_FACTOR:.0%} of "
+            f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
+            f"(not per step, per node or per hour)")
 
 
 def calibrate(pilots) -> Calibration:
@@ -830,9 +841,8 @@ def pilot_memory_warning(pilots) -> str | None:
     pilot that gives its measured peak memory (checked against the HBM by ``check_pilot``) is
     not judged by the model. A pilot ran, so its record likely leaves out what made it fit (a
     ZeRO stage or the recomputation a record takes from the scenario, or 0 and none, when not
-    given): the
-    calibration prices the plan as recorded, and the sentence says which keys to check. A
-    warning, not an error: the memory model's activations may also exceed what a stack's
+    given): the calibration prices the plan as recorded, and the sentence says which keys to
+    check. A warning, not an error: the memory model's activations may also exceed what a stack's
     practice keeps. Two trials: a 32,768-token TP8 · CP4 pilot read as "no ZeRO" needed 90 GB
     on an 80 GB H100 without a word, and an 8B TP1 pilot at 8,192 tokens 95 GB."""
     out = []
@@ -870,8 +880,7 @@ def merge_repeats(pilots) -> tuple:
     or 17.3% for the same run)."""
     groups = {}
     for q in pilots:
-        key = (as_model(q.model), accelerator_name(q.accelerator), q.accelerator, q.plan,
-               int(q.seq_len), q.options)
+        key = (as_model(q.model), q.accelerator, q.plan, int(q.seq_len), q.options)
         groups.setdefault(key, []).append(q)
     out, said = [], []
     for same in groups.values():
@@ -1224,7 +1233,6 @@ class Extrapolation:
                     "step has another compute share")
         return why
 
-
     def describe_band(self) -> str:
         """Why the band is as wide as it is, in words (``novelties``), and, where its top is
         under ``mfu × (1 + half_width)``, that ``data_parallel_cap`` held it (a trial read
@@ -1301,10 +1309,9 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     same = runs_pilot_kernels(cal.pilots, model, plan, seq_len)
     dbl = abs(math.log2(int(seq_len) / int(p0.seq_len)))
     n = distinct_kernel_pilots(cal.pilots)
-    w = 0.0 if cal.saturated > 0 else transfer_weight(r, same, drift, n, shift, dbl)
-    sig = drift_at(same, dbl, drift)
-    parts = _transfer_parts(r, sig, float((PILOT_DRIFT if drift is None else drift).get(
-        "pilot_residual_var", math.inf)), n, shift) if r else (0.0, 0.0)
+    w, sig, noise, limited = _transfer(r, same, drift, n, shift, dbl)
+    if cal.saturated > 0:   # a fit at its bound carries nothing (the docstring above)
+        w, limited = 0.0, False
     c = cal.compute_factor ** w
     eff = cal.base if c == 1.0 and cal.scaleup_factor == 1.0 and cal.scaleout_factor == 1.0 \
         else scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor, cal.exposure)
@@ -1318,8 +1325,7 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                          transfer=w, half_width=h, novelties=nov, breakdown=b, residual=r,
                          drift=sig, shift=shift,
                          capped_at=cap if cap is not None and b.mfu > cap else None,
-                         noise=math.sqrt(sig ** 2 / n + (r * shift) ** 2),
-                         limited=w > 0 and parts[1] > parts[0], saturated=cal.saturated > 0)
+                         noise=noise, limited=limited, saturated=cal.saturated > 0)
 
 
 def data_parallel_cap(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
