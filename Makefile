@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SCENARIO ?= data/scenarios/default.yaml
 OUT ?= build/reports/$(basename $(notdir $(SCENARIO)))
 
-.PHONY: help venv report test notebooks twins lab bench clean readme-figures
+.PHONY: help venv report test notebooks twins lab bench clean readme-figures prebuilt
 
 help:
 	@echo "make report     run every notebook for $(SCENARIO) -> $(OUT)"
@@ -16,6 +16,7 @@ help:
 	@echo "make lab        open JupyterLab on notebooks/"
 	@echo "make bench      print speed and accuracy benchmarks"
 	@echo "make readme-figures  recompute the figures README.md quotes (scripts/readme_figures.py)"
+	@echo "make prebuilt   rebuild prebuilt/, the cache entries every report computes (scripts/prebuilt_cache.py)"
 
 # The packages are installed with uv (https://docs.astral.sh/uv/: pip's interface, downloads in
 # parallel, several times faster than pip on a fresh clone); where uv cannot be had or fails,
@@ -48,12 +49,14 @@ report: $(STAMP)
 # environment says (PYTHONDONTWRITEBYTECODE emptied): every kernel and worker the suite starts
 # imports the package, and without .pyc files each one compiles it (and rewrites the tests'
 # asserts) from source again. While lint-imports runs, scripts/warm_bytecode.py writes the .pyc
-# of what the workers and kernels import, once (a fresh environment holds none).
+# of what the workers and kernels import, once (a fresh environment holds none). Last, it says
+# whether prebuilt/ is current (a stale one only slows the first report: make prebuilt).
 test: $(STAMP)
 	@start=$$(date +%s); \
 	PYTHONDONTWRITEBYTECODE= $(PY) scripts/warm_bytecode.py & warm=$$!; \
 	$(VENV)/bin/lint-imports --no-cache; rc=$$?; wait $$warm; \
 	[ $$rc -ne 0 ] || { PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; }; \
+	$(PY) scripts/prebuilt_cache.py --check || true; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall-clock (exit $$rc)"; exit $$rc
 
 notebooks: $(STAMP)
@@ -70,6 +73,11 @@ bench: $(STAMP)
 
 readme-figures: $(STAMP)
 	$(PY) scripts/readme_figures.py
+
+# The disk-cache entries every report computes whatever its scenario, for this commit's code and
+# data (scripts/prebuilt_cache.py): run after the last change to llmcost/ or data/ before a commit.
+prebuilt: $(STAMP)
+	PYTHONDONTWRITEBYTECODE= $(PY) scripts/prebuilt_cache.py
 
 clean:
 	rm -rf build

@@ -9,19 +9,20 @@ arguments: it costs a kernel start, a round trip and a shutdown, what no report 
 notebook.
 
 The report runs with a disk cache of its own (``LLMCOST_CACHE_DIR``, a new temporary folder):
-first cold (the cache empty, as in a fresh clone or after any change to the code or data, which
-changes every entry's key: ``core.diskcache``), then warm (the same cache, filled by the cold
-run: a second report with the same code). The cache keeps a scenario's slow results too (its
-hardware sweep, lever ranking, RL variants, scaling studies: keyed by their arguments), so warm
-is a second report of the same scenario. Between the two, **another scenario** with the same
-code: the scenario with 3/4 of its training tokens and half its GPUs where its plan leaves the
-data-parallel degree free, reported with a copy of the cache the cold
-run filled, so it reads the scenario-free tables (validation, kernel tables) and computes every
-result of its own (hardware sweep, lever ranking, RL variants, scaling studies), as a team's
-second report of a new run would. The three ratios are printed, with the CPU seconds of each
-run (the report's process and its kernels: ``resource.getrusage(RUSAGE_CHILDREN)``), which
-depend far less on what else the machine runs than the seconds do. Also printed: `--jobs 1`
-(one notebook at a time, warm) for the speed-up of the parallel run (``--no-serial`` skips it).
+first cold (the cache empty and the repository's prebuilt entries off, as after any change to
+the code or data, which changes every entry's key: ``core.diskcache``); then cold with the
+prebuilt entries (``prebuilt/``, where current: a fresh clone's first report, which reads the
+results every scenario shares instead of computing them; not run when they are stale); then
+**another scenario** with the same code: the scenario with 3/4 of its training tokens and half
+its GPUs where its plan leaves the data-parallel degree free, reported with a copy of the cache
+the cold run filled, so it reads the scenario-free tables (validation, kernel tables) and
+computes every result of its own (hardware sweep, lever ranking, RL variants, scaling studies),
+as a team's second report of a new run would; then warm (the cold run's cache: a second report
+of the same scenario, its slow results kept too, keyed by their arguments). The ratios are
+printed, with the CPU seconds of each run (the report's process and its kernels:
+``resource.getrusage(RUSAGE_CHILDREN)``), which depend far less on what else the machine runs
+than the seconds do. Also printed: `--jobs 1` (one notebook at a time, warm) for the speed-up of
+the parallel run (``--no-serial`` skips it).
 
 Prints seconds and ratios; asserts nothing about time. Usage:
     python benchmarks/bench_report.py [--repeat N] [--no-serial]
@@ -42,6 +43,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from _shared import other_scenario
 from llmcost import SCENARIO_DIR, report
+from llmcost.core import diskcache
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--repeat", type=int, default=1, help="runs of each command (best is kept)")
@@ -72,11 +74,15 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def report_run(cache: Path, *extra, scenario: str = args.scenario) -> tuple[float, float]:
+def report_run(cache: Path, *extra, scenario: str = args.scenario,
+               prebuilt: bool = False) -> tuple[float, float]:
     """(seconds, CPU seconds) of one `llmcost report` of ``scenario`` with the disk cache
-    ``cache``."""
+    ``cache``, and the repository's prebuilt entries where ``prebuilt``."""
     out = work / "out"
     env = {**os.environ, "LLMCOST_CACHE_DIR": str(cache)}
+    env.pop("LLMCOST_PREBUILT_DIR", None)
+    if not prebuilt:
+        env["LLMCOST_PREBUILT_DIR"] = "off"
     c0, t0 = children_cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-m", "llmcost", "report", "--scenario", scenario,
                     "--out", str(out), "--overwrite", *extra], check=True,
@@ -104,6 +110,9 @@ cores = report.default_jobs()
 t_empty = min(empty_run() for _ in range(3))
 caches = [work / f"cache-{i}" for i in range(args.repeat)]
 cold = best([report_run(c) for c in caches])  # each its own empty cache
+prebuilt_current, prebuilt_sentence = diskcache.prebuilt_state()
+cold_prebuilt = best([report_run(work / f"cache-prebuilt-{i}", prebuilt=True)
+                      for i in range(args.repeat)]) if prebuilt_current else None
 other = other_scenario(args.scenario, work)
 another = best([other_run(caches[0], i) for i in range(args.repeat)])
 warm = best([report_run(caches[0]) for _ in range(args.repeat)])
@@ -114,8 +123,13 @@ t_empty = min(t_empty, t_empty_after)
 goal = 1.5 * n_nb * t_empty / cores
 print(f"empty notebook (papermill): {t_empty:.2f} s; {n_nb} notebooks, {cores} cores")
 print(f"goal 1.5 × {n_nb} × {t_empty:.2f} s ÷ {cores} = {goal:.1f} s")
-for name, (t, cpu) in (("cold cache", cold), ("another scenario, tables cached", another),
-                        ("warm cache", warm)):
+print(("prebuilt/: " if prebuilt_current else "prebuilt/ not read (stale): ")
+      + prebuilt_sentence)
+runs = [("cold cache, nothing prebuilt", cold)]
+if cold_prebuilt:
+    runs.append(("cold cache, prebuilt/ current", cold_prebuilt))
+runs += [("another scenario, tables cached", another), ("warm cache", warm)]
+for name, (t, cpu) in runs:
     verdict = "meets the goal" if t <= goal else f"misses it by {100 * (t / goal - 1):.0f}%"
     print(f"`llmcost report` (--jobs {cores}, {name}): {t:.1f} s, {cpu:.1f} CPU-s; "
           f"report / goal = {t / goal:.2f} ({verdict}); each notebook costs "

@@ -33,6 +33,7 @@ def _table(n: int) -> pd.DataFrame:
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # every miss computed (test_prebuilt.py)
     calls.clear()
     return tmp_path
 

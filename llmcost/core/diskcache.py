@@ -40,13 +40,22 @@ Python's own filter), the validation table of its scenario's checks: measured, 1
 cold report's kernels.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
-``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
-the folder a report starts in: ``pin_cache_dir``; both in ``cachedir``). A file that cannot be
-read is recomputed, and a folder that cannot be written is not an error (the result is returned
-uncached). Files are written to a temporary name and renamed, so processes writing the same
-entry at once never leave half a file; each written entry's filters digest is appended to its
-call's index (``<name>-<base key>.entries``), where a caller whose own entry is missing finds
-the others (``_other_entries``) without listing the folder. A process that misses an entry computes it holding a
+``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of the
+folder a report starts in: ``pin_cache_dir``; both in ``cachedir``). Where that folder misses an
+entry, it is looked for, read-only, among the repository's prebuilt entries
+(``cachedir.prebuilt_dir``: ``prebuilt/``, or ``$LLMCOST_PREBUILT_DIR``, ``off`` for none): the
+results every report computes whatever its scenario, which ``scripts/prebuilt_cache.py`` finds
+as the entries reports of three different scenarios all wrote (``shared_entries``) and ships
+with a manifest (``write_prebuilt``, ``prebuilt_state``). Their keys are built as above, so they
+are read only by the code, data and libraries that computed them: a fresh clone's first report
+reads them (measured on the default scenario, 2 cores: 13.4 s and 25 CPU-s without them, 7.0 s
+and 13 CPU-s with them, ``benchmarks/bench_report.py``); after any change they are simply not
+found, never read wrong. A file that cannot be read is recomputed, and a folder that cannot be
+written is not an error (the result is returned uncached). Files are written to a temporary name
+and renamed, so processes writing the same entry at once never leave half a file; each written
+entry's filters digest is appended to its call's index (``<name>-<base key>.entries``), where a
+caller whose own entry is missing finds the others (``_other_entries``) without listing the
+folder. A process that misses an entry computes it holding a
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
 for it and reads it, instead of computing it a second time; so does a process under other
@@ -68,7 +77,9 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import importlib.metadata
 import io
+import json
 import os
 import pickle
 import sys
@@ -82,7 +93,8 @@ from pathlib import Path
 import numpy
 import pandas
 
-from .cachedir import cache_dir, pin_cache_dir  # noqa: F401 (diskcache.pin_cache_dir)
+from .cachedir import (PREBUILT_DIR, cache_dir,  # noqa: F401 (diskcache.pin_cache_dir)
+                       pin_cache_dir, prebuilt_dir)
 
 try:
     import fcntl
@@ -108,9 +120,15 @@ def source_fingerprint() -> str:
 
 @functools.lru_cache(maxsize=1)
 def runtime_versions() -> str:
-    """The versions of Python, NumPy and pandas: the libraries the cached results are computed
-    and pickled with."""
-    return f"python {sys.version}; numpy {numpy.__version__}; pandas {pandas.__version__}"
+    """The versions of Python, NumPy, pandas and matplotlib: the libraries the cached results
+    are computed and pickled with (matplotlib lays out the figures' math texts, kept as its own
+    objects: read from its installed metadata, not imported)."""
+    try:
+        mpl = importlib.metadata.version("matplotlib")
+    except importlib.metadata.PackageNotFoundError:
+        mpl = "absent"
+    return (f"python {sys.version}; numpy {numpy.__version__}; pandas {pandas.__version__}; "
+            f"matplotlib {mpl}")
 
 
 class Uncacheable(TypeError):
@@ -473,6 +491,16 @@ def _read_usable(path: Path):
     return _MISSING
 
 
+def _read_kept(path: Path):
+    """``_read_usable`` of the entry ``path`` names, else of the same entry among the prebuilt
+    ones (``prebuilt_dir``: read, never written), else ``_MISSING``."""
+    found = _read_usable(path)
+    shipped = prebuilt_dir()
+    if found is _MISSING and shipped is not None and shipped != path.parent:
+        found = _read_usable(shipped / path.name)
+    return found
+
+
 def _call_and_digest(path: Path) -> tuple[str, str]:
     """An entry's file name ``<name>-<base key>-<filters digest>.pickle`` split into the call's
     stem (``<name>-<base key>``) and the filters digest."""
@@ -624,11 +652,11 @@ def disk_cached(fn):
         except Uncacheable:  # an argument the key cannot hold exactly: computed, not kept
             return fn(*args, **kwargs)
         path = folder / f"{fn.__name__}-{key}.pickle"
-        found = _read_usable(path)
+        found = _read_kept(path)
         if found is not _MISSING:
             return found
         with _entry_lock(path), _computing(path):
-            found = _read_usable(path)  # another process may have written it meanwhile
+            found = _read_kept(path)  # another process may have written it meanwhile
             if found is not _MISSING:
                 return found
             with _noting_warnings() as shown:
@@ -641,3 +669,74 @@ def disk_cached(fn):
 
     wrapper.uncached = fn
     return wrapper
+
+
+#: The prebuilt folder's description of what it holds (``write_prebuilt``, ``prebuilt_state``).
+PREBUILT_MANIFEST = "MANIFEST.json"
+
+
+def shared_entries(folders) -> list[str]:
+    """The names of the entries (``*.pickle``) every one of ``folders`` holds, sorted: the calls
+    that reports of different scenarios, each run with an empty cache folder of its own, made
+    with the same arguments under the same filters (the same name is the same key), i.e. the
+    results that depend on none of what the scenarios differ in. Raises ``ValueError`` for
+    fewer than two folders or one that is not a folder."""
+    folders = [Path(f) for f in folders]
+    if len(folders) < 2:
+        raise ValueError(f"folders={len(folders)} folder(s): shared_entries needs at least two "
+                         "cache folders to tell the results that depend on no scenario")
+    for f in folders:
+        if not f.is_dir():
+            raise ValueError(f"folders: {str(f)!r} is not a folder")
+    names = [{p.name for p in f.glob("*.pickle")} for f in folders]
+    return sorted(set.intersection(*names))
+
+
+def write_prebuilt(source, names, dest, scenarios=()) -> dict:
+    """Make ``dest`` the prebuilt folder of the entries ``names`` copied from the cache folder
+    ``source`` (``shared_entries``): the entries it held before are removed, each call's index
+    (``_entries_index``) names the copied entries only, and ``PREBUILT_MANIFEST`` records the
+    ``source_fingerprint()`` and ``runtime_versions()`` they were computed under (of this
+    process: build them with the same code and libraries), the ``scenarios`` they were read
+    from, their count and bytes. Returns the manifest."""
+    source, dest = Path(source), Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in [*dest.glob("*.pickle"), *dest.glob("*.entries")]:
+        old.unlink()
+    total = 0
+    for name in names:
+        data = (source / name).read_bytes()
+        (dest / name).write_bytes(data)
+        total += len(data)
+        with open(_entries_index(dest / name), "a", encoding="utf-8") as index:
+            index.write(_call_and_digest(dest / name)[1] + "\n")
+    manifest = {"format": _FORMAT, "source_fingerprint": source_fingerprint(),
+                "runtime_versions": runtime_versions(), "scenarios": list(scenarios),
+                "entries": len(names), "bytes": total}
+    (dest / PREBUILT_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
+                                          encoding="utf-8")
+    return manifest
+
+
+def prebuilt_state(folder=None) -> tuple[bool, str]:
+    """``(current, sentence)``: whether the prebuilt folder (``folder``, else
+    ``cachedir.PREBUILT_DIR``) holds entries of this code, data and libraries, which a report
+    then reads instead of computing them; a stale folder is never read wrong (every entry's key
+    holds the fingerprint), only not at all."""
+    folder = Path(folder) if folder is not None else PREBUILT_DIR
+    try:
+        manifest = json.loads((folder / PREBUILT_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, f"no prebuilt entries in {folder}"
+    n = manifest.get("entries", 0)
+    if manifest.get("format") != _FORMAT:
+        return False, f"the prebuilt entries in {folder} are of another format"
+    if manifest.get("source_fingerprint") != source_fingerprint():
+        return False, (f"the {n} prebuilt entries in {folder} are of other code or data "
+                       "(scripts/prebuilt_cache.py rebuilds them): none will be read")
+    if manifest.get("runtime_versions") != runtime_versions():
+        return False, (f"the {n} prebuilt entries in {folder} were computed with "
+                       f"{manifest.get('runtime_versions')}, not {runtime_versions()}: none "
+                       "will be read")
+    return True, (f"{n} prebuilt entries current ({manifest.get('bytes', 0) / 1e6:.1f} MB, "
+                  f"shared by the reports of {', '.join(manifest.get('scenarios', [])) or '?'})")
