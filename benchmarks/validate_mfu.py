@@ -88,6 +88,11 @@ the row's head dimension rise with length, anchored at a length fitted on the ca
 on by default, flat -> curve regime by regime on both splits, with the rule's verdict,
 llm-foundry's errors by checkpointing and length, the long rows that move and the buckets.
 
+Item 26 prints the copies that remove and restore the padding around llm-foundry's
+variable-length FlashAttention call (``StepOptions.attention_unpad``,
+``elementwise.unpadded_attention_bytes``), where the rows' code makes them, against no row's,
+regime by regime on both splits, with the rule's verdict, the rows that move and the buckets.
+
 """
 
 import numpy as np
@@ -98,7 +103,7 @@ from llmcost import accuracy, parallel, step
 from llmcost.core.catalog import (DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf,
                                    load_published_runs)
 from llmcost.core.stacks import load_stack
-from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
+from llmcost.training import (attention, elementwise, gemm, memory, moe_layer, options, ranking,
                               step_validation)
 
 pd.set_option("display.width", 160)
@@ -246,6 +251,8 @@ def main():
     recipe_settings_report()
     print()
     fa1_length_report()
+    print()
+    attention_unpad_report()
 
 
 def ring_unmasked_report():
@@ -320,6 +327,29 @@ def early_stop_report():
     off, on, moved = moved_rows(tables)
     worst = sorted(moved, key=lambda r: -abs(on.loc[r, "error"]))[:6]
     print(f"   rows that move: {len(moved)}; the largest after: " + row_moves(off, on, worst))
+    print_buckets(tables, width=8)
+
+
+def attention_unpad_report():
+    """Item 26: the copies around llm-foundry's variable-length FlashAttention call
+    (``StepOptions.attention_unpad``, ``elementwise.unpadded_attention_bytes``;
+    ``accuracy.attention_unpad_comparison``: no row's copies against the rows whose code makes
+    them) regime by regime on both splits, the rule's verdict, the rows that move and the
+    buckets. Read after the held-out llm-foundry 2024-01 rows were seen optimistic (+19 % to
+    +28 %); nothing is fitted."""
+    f, b = elementwise.unpadded_attention_bytes(1.0, 1.0, 1.0, 1.0)
+    print("26. FlashAttention unpadded and padded again (attention_unpad: llm-foundry@5e85bd62d "
+          "flash_attn_fn calls flash_attn's bert_padding.unpad_input on Q, K and V, an all-ones "
+          "mask when none is given, then flash_attn_varlen_func, then pad_input; flash-attn "
+          "v2.4.2: gathers whose backward zeroes and scatters, an index-put whose backward "
+          f"gathers): {f:.0f} B forward, {b:.0f} B backward per token per model width "
+          "(multi-head); the 2024-01 sweep's --attn_impl flash rows. Mean |error| per regime "
+          "that moves, without -> with:")
+    print_comparison(accuracy.attention_unpad_comparison)
+    tables = {"without": accuracy.validation_table_without_unpad(),
+              "with": accuracy.validation_table()}
+    off, on, moved = moved_rows(tables)
+    print(f"   rows that move: {len(moved)}: " + row_moves(off, on, moved))
     print_buckets(tables, width=8)
 
 

@@ -794,7 +794,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "pipeline_flushes": "count0", "straggler": "flag",
                     "gemm_shape": "flag", "fp8_as_run": "flag", "fp8_recipe": "choice",
                     "fp8_split_accumulator": "flag", "attention_blackwell": "flag",
-                    "fp8_attention": "flag", "fsdp_copies": "choice",
+                    "fp8_attention": "flag", "attention_unpad": "flag", "fsdp_copies": "choice",
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "ring_unmasked": "flag",
                     "cp_ring_compiled": "flag",

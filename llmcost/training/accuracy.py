@@ -2438,6 +2438,36 @@ def fp8_attention_comparison(split: str = "held-out") -> tuple:
     return _blackwell_verdict(validation_table(fp8_attention=False), validation_table(), split)
 
 
+@disk_cached
+def validation_table_without_unpad() -> pd.DataFrame:
+    """``validation_table()`` with no row's unpadded FlashAttention copies
+    (``StepOptions.attention_unpad`` off for every row; on by default where the rows' code makes
+    them, ``step_validation.row_attention_unpad``). The MoE host-cost constants are the shipped
+    ones, not re-fitted: no MoE calibration row runs llm-foundry's attention, so the fit sees
+    the same steps either way."""
+    sv = step_validation
+    return _with_regimes(sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS
+                                           + sv.NEWER_SETS, physics={"attention_unpad": False}))
+
+
+def attention_unpad_comparison(split: str = "held-out") -> tuple:
+    """The copies that remove and restore the padding around llm-foundry's variable-length
+    FlashAttention call, where the rows' runs make them (``StepOptions.attention_unpad``,
+    ``step_validation.row_attention_unpad``, ``elementwise.unpadded_attention_bytes``), judged
+    by ``mechanism_comparison``'s rule: no row's copies (``validation_table_without_unpad``)
+    against the rows as their code runs (``validation_table()``), on the rows of ``split``
+    ("held-out" or "calibration"). Returns ``(per_regime, verdict)`` as
+    ``attention_blackwell_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    _check_split(split)
+    return _blackwell_verdict(validation_table_without_unpad(), validation_table(), split)
+
+
 def ring_unmasked_comparison(split: str = "held-out") -> tuple:
     """A context-parallel ring's non-causal calls at the kernel's unmasked rate
     (``StepOptions.ring_unmasked``, ``attention.ring_unmasked_factors``) judged by

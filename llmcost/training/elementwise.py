@@ -390,3 +390,54 @@ def clamped_glu_bytes(elements) -> tuple:
     """
     e = as_array(elements, "elements", nonnegative=True)
     return 8.0 * e, 15.0 * e
+
+
+def unpadded_attention_bytes(q_elements, k_elements, v_elements, out_elements) -> tuple:
+    """HBM bytes ``(forward, backward)`` of the copies around a variable-length FlashAttention
+    call that first removes the padding from Q, K and V and then puts it back into the output,
+    as llm-foundry's ``flash_attn_fn`` does (``StepOptions.attention_unpad``), per layer per
+    micro-batch on one rank, 16-bit activations; arguments are the elements of Q, K, V and the
+    attention output (tokens × heads × head width on the rank).
+
+    The code (mosaicml/llm-foundry@5e85bd62d, the 2024-01 benchmark sweep's commit,
+    ``llmfoundry/models/layers/attention.py`` ``flash_attn_fn``): with no padding mask it makes
+    an all-ones one (``torch.ones_like(key[:, :, 0])``) and always calls
+    ``bert_padding.unpad_input`` on the query, the key and the value, then
+    ``flash_attn_varlen_func``, then ``bert_padding.pad_input`` on its output. In
+    Dao-AILab/flash-attention v2.4.2 (the ``gpu-flash2`` extra's pin, ``flash-attn==2.4.2`` in
+    llm-foundry's setup.py at that commit) ``flash_attn/bert_padding.py``:
+    ``unpad_input`` gathers (``IndexFirstAxis``: ``torch.gather``), whose backward makes a zero
+    gradient and scatters into it (``torch.zeros`` then ``scatter_``); ``pad_input``
+    (``IndexPutFirstAxis``) makes a zero output and index-puts into it, whose backward gathers
+    (``grad_output[indices]``). Per element, 2 B each read or write:
+
+    * forward: Q, K and V gathered (read 2, write 2: **4 B**); the output's zeros (write 2) and
+      index-put (read 2, write 2): **6 B**;
+    * backward: the output gradient gathered (**4 B**); Q's, K's and V's gradients each zeroed
+      (write 2) and scattered into (read 2, write 2): **6 B**.
+
+    So ``forward = 4·(q + k + v) + 6·out``, ``backward = 6·(q + k + v) + 4·out``: 18 B and 22 B
+    per token per layer per model width ``d`` for multi-head attention (q = k = v = out = d).
+    Not counted: the index reads (the indices are expanded with stride 0 along the width, one
+    8-byte index per token), and the two host–device synchronisations each ``unpad_input`` call
+    makes (``torch.nonzero``, ``max().item()``), six per layer per forward pass: a host cost
+    the engine has no sourced price for. Where the run recomputes the layer's forward (full
+    recomputation), the forward copies run again with it, as the layer's other element-wise
+    work does.
+
+    Raises
+    ------
+    ValueError
+        A negative count of elements.
+
+    Examples
+    --------
+    >>> [float(b) for b in unpadded_attention_bytes(4096, 4096, 4096, 4096)]  # one token, d 4096
+    [73728.0, 90112.0]
+    """
+    q = as_array(q_elements, "q_elements", nonnegative=True)
+    k = as_array(k_elements, "k_elements", nonnegative=True)
+    v = as_array(v_elements, "v_elements", nonnegative=True)
+    out = as_array(out_elements, "out_elements", nonnegative=True)
+    qkv = q + k + v
+    return 4.0 * qkv + 6.0 * out, 6.0 * qkv + 4.0 * out

@@ -125,6 +125,8 @@ SWITCHES = {
                             "llmcost.training.step.layer_totals",
     "fp8cs_expert_launches": "FP8 current scaling's quantize launches per local expert, "
                              "moe_layer.fp8_expert_host_factor",
+    "attention_unpad": "the padding removed around a variable-length FlashAttention call, "
+                       "llmcost.training.elementwise.unpadded_attention_bytes",
 }
 
 
@@ -261,6 +263,18 @@ class StepOptions:
         rows as their recipes ran against every row in BF16 pass ``mechanism_comparison``'s rule
         (``accuracy.fp8_attention_comparison``: held-out 10.72 % → 10.50 %, calibration
         14.22 % → 13.60 %; ``benchmarks/validate_mfu.py`` §18 prints both comparisons).
+    attention_unpad : bool
+        With FlashAttention, the run removes the padding from Q, K and V before a
+        variable-length kernel call and puts it back into the output, as llm-foundry's
+        ``flash_attn_fn`` does (``--attn_impl flash``: always, an all-ones mask when none is
+        given): gathers and scatters priced as memory-bound bytes per layer
+        (``elementwise.unpadded_attention_bytes``: 18 B forward and 22 B backward per token per
+        model width for multi-head attention). Off by default (a run's attention code, not a
+        stack's: ``step_validation.UNPADDED_FLASH_SETS``); no effect without FlashAttention.
+        Added after the held-out llm-foundry 2024-01 rows that run it were seen optimistic
+        (+19 % to +28 %); nothing is fitted (the bytes are counted from the code). Against it
+        off (``accuracy.attention_unpad_comparison``, printed by ``benchmarks/validate_mfu.py``)
+        it passes ``mechanism_comparison``'s rule.
     cp_overlap : bool, "torch_ring" or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
@@ -427,6 +441,7 @@ class StepOptions:
     attention_curve: object = False
     attention_blackwell: bool = True
     fp8_attention: bool = False
+    attention_unpad: bool = False
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
     ring_unmasked: bool = True
@@ -735,6 +750,7 @@ class StepOptions:
             cp_torch_ring=torch_ring,
             cp_ring_compiled=bool(torch_ring and self.cp_ring_compiled),
             recompute_early_stop=bool(self.recompute_early_stop),
+            attention_unpad=bool(self.attention_unpad and so["flash_attention"]),
             ring_unmasked=self._ring_kernel(accelerator, st, so["flash_attention"]),
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
@@ -777,6 +793,8 @@ class ResolvedOptions:
     ``cp_torch_ring`` whether it is PyTorch's ring as torchtitan runs it, ``cp_ring_compiled``
     whether that ring is traced by ``torch.compile`` (its exchanges exposed);
     ``recompute_early_stop`` whether a full recomputation stops before the block's last GEMM;
+    ``attention_unpad`` whether the padding is removed around a variable-length FlashAttention
+    call (``StepOptions.attention_unpad``; False without FlashAttention);
     ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
     FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
@@ -807,6 +825,7 @@ class ResolvedOptions:
     cp_torch_ring: bool
     cp_ring_compiled: bool
     recompute_early_stop: bool
+    attention_unpad: bool
     ring_unmasked: str | None
     fp8_casts: str | None
     fp8_weight_cache: bool

@@ -385,7 +385,9 @@ class KernelRates:
     ``expert_bias_probs`` the routing probabilities' bytes (2 or 4) where the experts' output
     bias runs unfused (``expert_bias_probs_bytes``), 0 where it does not; ``glu_clamp`` whether
     the routed experts' gated activation is clamped in eager PyTorch first
-    (``elementwise.clamped_glu_bytes``: ``ModelSpec.glu_limit`` on ``CLAMPED_GLU_STACKS``)."""
+    (``elementwise.clamped_glu_bytes``: ``ModelSpec.glu_limit`` on ``CLAMPED_GLU_STACKS``);
+    ``attention_unpad`` whether the padding is removed around a variable-length FlashAttention
+    call (``StepOptions.attention_unpad``, ``elementwise.unpadded_attention_bytes``)."""
 
     peak: float
     peak16: float
@@ -407,6 +409,7 @@ class KernelRates:
     ring_unmasked: str | None = None
     expert_bias_probs: float = 0.0
     glu_clamp: bool = False
+    attention_unpad: bool = False
 
 
 def expert_bias_probs_bytes(c, stack: str, moe_dispatch: str) -> float:
@@ -445,7 +448,8 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       = (s+1)/2 (a causal kernel skips the masked half); backward 2.5 × forward (5 matmuls against
       the forward's 2, Dao 2023 Alg. 2). Without it (Megatron-LM 2021–22) two batched GEMMs QKᵀ
       and AV per head and sequence over all s keys at the roofline, backward 2 × forward.
-    * Memory-bound work: ``_elementwise_bytes`` ÷ (HBM · hbm_fraction); MoE layers replace the
+    * Memory-bound work: ``_elementwise_bytes`` (with ``rates.attention_unpad``, plus
+      ``_unpadded``'s copies) ÷ (HBM · hbm_fraction); MoE layers replace the
       dense FFN's activation bytes by the experts' (k + shared) widths and add the token
       permutation, permute + unpermute read + write ``2·2·2·r·h`` bytes, the activations and the
       permutation over the rank's routed tokens ``r`` = its local experts × their tokens, as its
@@ -480,6 +484,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
                                                               flash_attention)
     ew_f, ew_b, core_ew_f, core_ew_b = _elementwise_bytes(
         c, x, xs, tp, keys, flash_attention, dropout, model.pos_encoding == "rope", kvf)
+    ew_f, ew_b = _unpadded(c, x, tp, kvf, ew_f, ew_b) if rates.attention_unpad else (ew_f, ew_b)
     core_ew_f, core_ew_b = core_ew_f + ring_f, core_ew_b + ring_b
     casts_attn = _layer_casts(rates, g, (c.h, qkv_n), (out_n, c.h), te=not c.mla)
     casts_ffn = _layer_casts(rates, g, (c.h, ffn_mult * c.f / tp), (c.f / tp, c.h)) \
@@ -498,6 +503,16 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     else:
         out["gemm_f_moe"] = out["gemm_b_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
     return out
+
+
+def _unpadded(c, x, tp, kvf, ew_f, ew_b) -> tuple:
+    """A dense or MoE layer's element-wise bytes ``(ew_f, ew_b)`` plus the copies that remove
+    and restore the padding around a variable-length FlashAttention call
+    (``elementwise.unpadded_attention_bytes``) of the rank's Q (``x·a·d_qk/tp``), K
+    (``x·g·d_qk·kvf``), V (``x·g·d_v·kvf``) and output (``x·a·d_v/tp``)."""
+    f, b = elementwise.unpadded_attention_bytes(
+        x * c.a * c.dqk / tp, x * c.g * c.dqk * kvf, x * c.g * c.dv * kvf, x * c.a * c.dv / tp)
+    return ew_f + f, ew_b + b
 
 
 def _every_other_mm_time(c, x, kvf, tp, out_n, rates: KernelRates):
@@ -1378,7 +1393,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    expert_bias_probs=expert_bias_probs_bytes(
                                        c, o.stack.name, o.comm.moe_dispatch),
                                    glu_clamp=bool(model.glu_limit) and o.stack.name
-                                   in elementwise.CLAMPED_GLU_STACKS),
+                                   in elementwise.CLAMPED_GLU_STACKS,
+                                   attention_unpad=o.attention_unpad),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -2015,7 +2031,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_backward_prefetch",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
-                   "attention_curve", "attention_blackwell", "fp8_attention",
+                   "attention_curve", "attention_blackwell", "fp8_attention", "attention_unpad",
                    "cp_overlap", "cp_repeat_kv", "ring_unmasked", "cp_ring_compiled",
                    "recompute_early_stop", "fa1_length", "fsdp_copies",
                    "moe_layer_host_s", "moe_expert_host_s", "fp8cs_expert_launches")

@@ -727,6 +727,24 @@ CP_COMPILED_SETS = frozenset({"torchtitan-h100-2412"})
 #: to the reduce dtype on its post-backward stream, overlapped (``options.FSDP_COPIES_STACKS``).
 FSDP1_SETS = frozenset({"llm-foundry-mpt"})
 
+#: Validation sets whose runs call FlashAttention through llm-foundry's ``flash_attn_fn``, which
+#: removes the padding from Q, K and V and puts it back into the output around a variable-length
+#: kernel call (``StepOptions.attention_unpad``, ``elementwise.unpadded_attention_bytes``): the
+#: rows of these sets priced with FlashAttention-2 (``UNPADDED_FLASH_STACKS``), the 2024-01 sweep's
+#: ``--attn_impl flash`` runs (mosaicml/llm-foundry@5e85bd62d ``scripts/train/benchmarking/
+#: sweep.py``: 1b, 3b, 7b and 70b; 13b and 30b ran ``triton``, whose ``triton_flash_attn_fn``
+#: takes the padded tensors, as did every 2023-10 row, ``llm-foundry-2023``). Recorded after
+#: those held-out rows were seen optimistic (+19 % to +28 %); nothing is fitted.
+UNPADDED_FLASH_SETS = frozenset({"llm-foundry-mpt"})
+UNPADDED_FLASH_STACKS = frozenset({"pytorch-fsdp2-2024"})
+
+
+def row_attention_unpad(c) -> bool:
+    """Whether a validation row's run removes the padding around its FlashAttention call
+    (``UNPADDED_FLASH_SETS`` on ``UNPADDED_FLASH_STACKS``)."""
+    return c["set"] in UNPADDED_FLASH_SETS and c.get("stack") in UNPADDED_FLASH_STACKS
+
+
 #: Validation sets whose full recomputation stops before each block's last GEMM
 #: (``StepOptions.recompute_early_stop``): llm-foundry's MPT tables ran Composer's
 #: ``activation_checkpointing`` with ``activation_checkpointing_reentrant: false``
@@ -852,7 +870,7 @@ FP8_ATTENTION_OF_ROW = frozenset({
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
     stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``, ``CP_GQA_SDPA_SETS``,
-    ``CP_COMPILED_SETS``), its EP overlap
+    ``CP_COMPILED_SETS``), its unpadded FlashAttention (``row_attention_unpad``), its EP overlap
     (``EP_OVERLAP_OF_ROW``);
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
@@ -882,7 +900,8 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         fsdp_backward_prefetch=prefetch if isinstance(prefetch, str) and prefetch else "auto",
         fsdp_reshard_after_forward=_row_reshard(reshard),
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"),
-        fp8_attention=str(c["run_id"]) in FP8_ATTENTION_OF_ROW, **_row_routing(c))
+        fp8_attention=str(c["run_id"]) in FP8_ATTENTION_OF_ROW,
+        attention_unpad=row_attention_unpad(c), **_row_routing(c))
 
 
 def _row_reshard(value) -> object:
