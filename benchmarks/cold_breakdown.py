@@ -39,7 +39,8 @@ def children_cpu() -> float:
 def report(scenario: str, cache: Path, log: Path) -> float:
     """CPU seconds of one `llmcost report` of ``scenario`` with the cache ``cache``, its
     computed entries logged to ``log``."""
-    env = {**os.environ, "LLMCOST_CACHE_DIR": str(cache), "LLMCOST_CACHE_LOG": str(log)}
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(cache), "LLMCOST_CACHE_LOG": str(log),
+           "LLMCOST_PREBUILT_DIR": "off"}  # what a report computes with nothing prebuilt
     c0 = children_cpu()
     subprocess.run([sys.executable, "-m", "llmcost", "report", "--scenario", scenario,
                     "--out", str(work / "out"), "--overwrite"], check=True,

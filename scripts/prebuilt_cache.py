@@ -6,17 +6,20 @@ notebooks), so that the first report after a fresh clone reads them instead of c
 How they are found: ``llmcost report`` is run for three scenarios that differ in everything a
 scenario sets (model, accelerator, GPU count, tokens, sequence length, stack, ZeRO stage, price,
 MFU given or predicted), each with an empty cache folder of its own and the prebuilt folder off;
-the entries all three folders hold (``diskcache.shared_entries``: the same name is the same
-call with the same arguments, code, data and libraries) are copied to ``prebuilt/`` with a
-manifest (``diskcache.write_prebuilt``). A scenario's own results (its plan, sweep, levers,
-bill) are never among them. Every entry's key holds ``diskcache.source_fingerprint()``: after
-any change to the code or data the folder is stale, never read wrong (a report then computes
-what it would have read; ``--check`` says so). Rebuild before a commit lands (about a minute
-on 2 cores): ``make prebuilt``.
+the entries all three folders hold (``diskcache.shared_entries``: the same name is the same call
+with the same arguments, code, data and libraries) are copied to ``prebuilt/`` with a manifest
+(``diskcache.write_prebuilt``), except the figures' SVG and math-text layouts
+(``MACHINE_BOUND``: their keys hold the paths of this machine's fonts, so no other checkout
+could read them). A scenario's own results (its plan, sweep, levers, bill) are never among them.
+Every entry's key holds ``diskcache.source_fingerprint()``: after any change to the code or data
+the folder is stale, never read wrong (a report then computes what it would have read;
+``--check`` says so). Rebuild before a commit lands (about a minute on 2 cores): ``make
+prebuilt``.
 
 Usage:
     python scripts/prebuilt_cache.py            # rebuild prebuilt/
-    python scripts/prebuilt_cache.py --check    # exit 1 when prebuilt/ is not current
+    python scripts/prebuilt_cache.py --check    # exit 1 when prebuilt/ (or the folder
+                                                # $LLMCOST_PREBUILT_DIR names) is not current
 """
 import argparse
 import os
@@ -31,7 +34,13 @@ import yaml
 
 from llmcost import SCENARIO_DIR
 from llmcost.core import diskcache
-from llmcost.core.cachedir import PREBUILT_DIR
+from llmcost.core.cachedir import PREBUILT_DIR, prebuilt_dir
+
+#: Cached functions whose keys hold something of this machine beyond the code, data and library
+#: versions: ``plots.math_vector_layout`` and ``plots.svg_print`` key on the fonts matplotlib
+#: knows, by their files' absolute paths (``plots._fonts_digest``), under the virtual
+#: environment's folder; shipped, they would be read only in a checkout at this very path.
+MACHINE_BOUND = ("math_vector_layout-", "svg_print-")
 
 
 def a100_scenario(folder: Path) -> Path:
@@ -40,6 +49,8 @@ def a100_scenario(folder: Path) -> Path:
     own price), written to ``folder``."""
     sc = yaml.safe_load((SCENARIO_DIR / "default.yaml").read_text())
     sc.update({"title": "7B dense model, 200B tokens, 256 × A100 (prebuilt cache's third)",
+               "description": "A Llama 2 7B run on 256 A100s with FSDP2, its MFU predicted: the "
+                              "third scenario scripts/prebuilt_cache.py reports",
                "model": "llama-2-7b", "accelerator": "A100-80GB", "n_gpus": 256,
                "train_tokens": 2.0e11, "seq_len": 2048, "global_batch_tokens": 1048576,
                "mfu": "predict", "price_usd_per_gpu_hour": 1.79, "stack": "pytorch-fsdp2-2024",
@@ -53,7 +64,8 @@ def report(scenario: Path, cache: Path, out: Path) -> float:
     """Run `llmcost report` for ``scenario`` with the empty cache ``cache`` and no prebuilt
     entries; its seconds."""
     env = {**os.environ, "LLMCOST_CACHE_DIR": str(cache), "LLMCOST_PREBUILT_DIR": "off"}
-    env.pop("LLMCOST_CACHE_LOG", None)
+    for name in ("LLMCOST_CACHE_LOG", "PYTHONWARNINGS"):  # the builder's own filters: none
+        env.pop(name, None)
     t0 = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "llmcost", "report", "--scenario", str(scenario),
                           "--out", str(out), "--overwrite"], capture_output=True, text=True,
@@ -75,7 +87,8 @@ def build() -> None:
             s = report(sc, caches[-1], work / f"out-{i}")
             print(f"[{i + 1}/{len(scenarios)}] {sc.name}: {s:.1f} s, "
                   f"{len(list(caches[-1].glob('*.pickle')))} entries", flush=True)
-        names = diskcache.shared_entries(caches)
+        names = [n for n in diskcache.shared_entries(caches)
+                 if not n.startswith(MACHINE_BOUND)]
         manifest = diskcache.write_prebuilt(caches[0], names, PREBUILT_DIR,
                                             [sc.name for sc in scenarios])
         print(f"prebuilt/: {manifest['entries']} entries shared by the three reports, "
@@ -90,7 +103,12 @@ if __name__ == "__main__":
                     help="say whether prebuilt/ is current; exit 1 when it is not")
     args = ap.parse_args()
     if args.check:
-        current, sentence = diskcache.prebuilt_state()
+        folder = prebuilt_dir()  # $LLMCOST_PREBUILT_DIR where set
+        if folder is None:
+            print("prebuilt cache off (LLMCOST_PREBUILT_DIR=off or LLMCOST_CACHE_DIR=off): "
+                  "nothing prebuilt is read")
+            sys.exit(1)
+        current, sentence = diskcache.prebuilt_state(folder)
         print(("prebuilt cache: " if current else "prebuilt cache stale: ") + sentence)
         sys.exit(0 if current else 1)
     build()

@@ -65,6 +65,25 @@ def test_the_step_pays_the_counted_bytes_at_the_hbm_rate_it_prices_element_wise_
                                          flash_attention=False).step_time_s
 
 
+@pytest.mark.parametrize("tp, q, kv", [(2, 2048, 512), (16, 256, 128)])
+def test_grouped_query_heads_under_tensor_parallelism(tp, q, kv):
+    # Llama 3.1 8B: 32 query heads and 8 KV heads of 128, 32 layers. Per token on a TP rank:
+    # Q and the output 32 x 128 / tp; K and V 8 x 128 / tp while tp <= 8 (TP2: 512 each), one
+    # head each, replicated, beyond (TP16: 128), as Megatron shards the KV heads
+    # (shapes.kv_fraction); one micro-batch of 4,096 tokens, no recomputation
+    n = 16
+    kw = dict(global_batch=n // tp, tp=tp, pp=1, micro_batch_size=1, zero_stage=2,
+              recompute="none")  # one micro-batch per data-parallel replica
+    on = _step("llama-3.1-8b", n, dict(kw), 4096, attention_unpad=True)
+    off = _step("llama-3.1-8b", n, dict(kw), 4096, attention_unpad=False)
+    rate = load_accelerator("H100-SXM").hbm_bytes_per_s * StepOptions(
+        stack="pytorch-fsdp2-2024").resolve("H100-SXM").keff.hbm_fraction
+    per_token = sum(elementwise.unpadded_attention_bytes(q, kv, kv, q))
+    assert per_token == 10 * (2 * q + 2 * kv)
+    assert on.memory_bound_s - off.memory_bound_s == pytest.approx(
+        32 * 4096 * per_token / rate, rel=1e-9)
+
+
 def test_the_rows_that_run_it_are_the_2024_01_flash_rows():
     cfg = step_validation.validation_configs()
     ran = sorted(r for r, c in cfg.set_index("run_id", drop=False).iterrows()

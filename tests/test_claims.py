@@ -673,7 +673,7 @@ SUMMARY_PIN = {
     # their Llama 3.1 8B pair, both held out, both within: 251 of 274; llm-foundry's five
     # held-out SHARD_GRAD_OP rows (MPT 1B at 128 and 256, 3B at 128-512 H100; +23% to +28%),
     # two within: 253 of 279; with llm-foundry's unpadded FlashAttention copies priced
-    # (StepOptions.attention_unpad: the 2024-01 sweep's flash rows 2-6 points less optimistic)
+    # (StepOptions.attention_unpad: the 2024-01 sweep's flash rows 1.7-5.7 points less optimistic)
     # three more: 256 of 279
     "steady-state MFU, held-out": (256, 279),
     "whole-run GPU-hours, published plan": (3, 4),

@@ -22,6 +22,7 @@ def _cube(n: int) -> int:
 def test_an_entry_under_other_filters_is_found_without_listing_the_folder(tmp_path,
                                                                           monkeypatch):
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     calls.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # shows everything: an entry anyone may read
@@ -45,6 +46,7 @@ def test_an_entry_under_other_filters_is_found_without_listing_the_folder(tmp_pa
 
 def test_a_line_cut_short_in_the_index_is_passed_over(tmp_path, monkeypatch):
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     calls.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a writer with an error filter shares nothing

@@ -668,6 +668,8 @@ def test_math_layouts_read_from_disk_print_matplotlibs_bytes(make, fmt, tmp_path
     from matplotlib.mathtext import MathTextParser
 
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     reference = _matplotlibs(make, fmt)
     plain = FigureCanvasBase.print_figure
     for run in ("computed", "read back"):
@@ -707,6 +709,8 @@ def test_svg_prints_read_from_disk_are_matplotlibs_bytes(make, tmp_path, monkeyp
     from matplotlib.figure import Figure
 
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     reference = _matplotlibs(make, "svg")
     plain = FigureCanvasBase.print_figure
     draw = Figure.draw

@@ -662,7 +662,7 @@ def test_a_correction_carried_too_little_to_show_is_said_so():
     illustrative pilot is now another published run; the same case is given as the scenario's
     own pilot on 144 GPUs at the trial's TP4 PP9, just beyond today's drift sigma = 0.057:
     2,352 tokens/s per GPU (the trial's case at 2,358 now sits 6.1% above, beyond it by more),
-    by hand 2,352 × 6.95e11 FLOPs per token (the full-mask count at 8,192) ÷ 2.5e15 = 45.3%,
+    by hand 2,352 × 4.81e11 FLOPs per token (the full-mask count at 8,192) ÷ 2.5e15 = 45.3%,
     about 5.8% in log MFU above the predicted 42.7%: w = 1 - 0.003249 / r^2 at most, about 4%."""
     from llmcost.present import answers
     import llmcost

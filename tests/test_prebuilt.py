@@ -147,3 +147,46 @@ def test_check_says_whether_prebuilt_is_current():
     current, sentence = diskcache.prebuilt_state()
     assert run.returncode == (0 if current else 1), run.stderr
     assert sentence in run.stdout
+
+
+def test_write_prebuilt_refuses_what_would_lose_entries(tmp_path, monkeypatch):
+    _fill(tmp_path / "a", monkeypatch, 2, 3)
+    names = sorted(p.name for p in (tmp_path / "a").glob("*.pickle"))
+    with pytest.raises(ValueError, match="is the source folder"):
+        diskcache.write_prebuilt(tmp_path / "a", names, tmp_path / "a")
+    diskcache.write_prebuilt(tmp_path / "a", names[:1], tmp_path / "p")
+    with pytest.raises(ValueError, match="names: 1 not in"):
+        diskcache.write_prebuilt(tmp_path / "a", ["_square-0-0.pickle"], tmp_path / "p")
+    # nothing was removed: the source and the earlier prebuilt folder as they were
+    assert len(list((tmp_path / "a").glob("*.pickle"))) == 2
+    assert [p.name for p in (tmp_path / "p").glob("*.pickle")] == names[:1]
+    with pytest.raises(ValueError, match="given twice"):
+        diskcache.shared_entries([tmp_path / "a", tmp_path / "a" / "."])
+    with pytest.raises(ValueError, match="must be a list"):
+        diskcache.shared_entries(tmp_path / "a")
+
+
+def test_an_entry_of_other_code_is_not_read(layers, monkeypatch, tmp_path):
+    own, shipped = layers
+    _fill(tmp_path / "a", monkeypatch, 2)
+    _fill(tmp_path / "b", monkeypatch, 2)
+    diskcache.write_prebuilt(tmp_path / "a", diskcache.shared_entries(
+        [tmp_path / "a", tmp_path / "b"]), shipped)
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(own))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", str(shipped))
+    calls.clear()
+    monkeypatch.setattr(diskcache, "source_fingerprint", lambda: "f" * 64)  # the code changed
+    assert _square(2) == 4 and calls == [2]
+    assert not diskcache.prebuilt_state(shipped)[0]
+
+
+def test_a_users_scenario_or_a_hidden_file_leaves_the_fingerprint():
+    # a scenario saved beside the shipped ones, or a .DS_Store, made every entry stale; the
+    # catalogues and the one scenario the code reads by itself (default.yaml) enter it
+    data = diskcache.DATA_DIR
+    assert diskcache.fingerprinted(data / "prices.csv")
+    assert diskcache.fingerprinted(data / "scenarios" / "default.yaml")
+    assert not diskcache.fingerprinted(data / "scenarios" / "my_run.yaml")
+    assert not diskcache.fingerprinted(data / "scenarios" / "llama-3.1-405b.yaml")
+    assert not diskcache.fingerprinted(data / ".DS_Store")
+    assert not diskcache.fingerprinted(data / "scenarios" / ".default.yaml.swp")

@@ -97,6 +97,8 @@ def test_cached_markdown_cells_are_nbconverts(tmp_path, monkeypatch):
     from llmcost.present import texmath
 
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     kw = dict(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     nb = _markdown_notebook()  # one notebook: its cells' ids are drawn at random
     ref = copy.deepcopy(nb)
@@ -179,6 +181,7 @@ def test_templates_read_back_compiled_give_nbconverts_page(tmp_path, monkeypatch
     assert report.template_bytecode_cache() is None
     compiled = report.page_exporter()(**kw).from_notebook_node(nb)[0]
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     for run in ("compiled and kept", "read back"):
         assert report.page_exporter()(**kw).from_notebook_node(nb)[0] == compiled, run
         assert len(list((tmp_path / "jinja2").glob("__jinja2_*.cache"))) >= 3, run
@@ -189,6 +192,8 @@ def test_a_template_cache_that_cannot_be_written_is_not_an_error(tmp_path, monke
     from jinja2 import FileSystemBytecodeCache
 
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
 
     def refused(self, bucket):
         raise PermissionError("read-only")

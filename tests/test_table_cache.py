@@ -15,6 +15,7 @@ from llmcost.present import plots
 def renders(tmp_path, monkeypatch):
     """The number of ``Styler.to_html`` calls, with a disk cache of the test's own."""
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LLMCOST_PREBUILT_DIR", "off")  # computed here, not read
     calls = []
     plain = Styler.to_html
 

@@ -10,14 +10,14 @@ report of the same scenario again. ``disk_cached`` keeps the result in a file in
     sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``,
            ``runtime_versions()``)
 
-where ``source_fingerprint()`` hashes every ``.py`` file of the package and every file of
-``data/`` (paths and bytes): any change to the code or to a catalogue makes a new key, so a
-stale entry is never read (old files are simply left behind; delete the folder to reclaim
-them); ``runtime_versions()`` names Python, NumPy and pandas, which compute and pickle the
-results (another virtual environment sharing the folder, or an upgrade, is a new key: a result
-of other arithmetic, or a pickle another pandas may not read). The arguments enter exactly
-(``input_digest``): numbers, text, containers, dataclasses
-field by field, numpy arrays by their bytes, pandas objects by their pickle; a string naming an
+where ``source_fingerprint()`` hashes every ``.py`` file of the package and every catalogue of
+``data/`` (paths and bytes; ``fingerprinted``): any change to the code or to a catalogue makes a
+new key, so a stale entry is never read (old files are simply left behind; delete the folder to
+reclaim them); ``runtime_versions()`` names Python's version, NumPy, pandas and matplotlib,
+which compute and pickle the results (another virtual environment sharing the folder, or an
+upgrade, is a new key: a result of other arithmetic, or a pickle another pandas may not read).
+The arguments enter exactly (``input_digest``): numbers, text, containers, dataclasses field by
+field, numpy arrays by their bytes, pandas objects by their pickle; a string naming an
 existing file or folder (a model's ``config.json``, an efficiency profile) enters with its
 bytes, so an edited file is a new key. A call with an argument of any other kind is computed and
 not kept. The warnings filters enter too (a caller that silences a warning gets its own entry),
@@ -82,6 +82,7 @@ import io
 import json
 import os
 import pickle
+import platform
 import sys
 import tempfile
 import types
@@ -105,13 +106,27 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DATA_DIR = PACKAGE_DIR.parent / "data"
 
 
+def fingerprinted(path: Path) -> bool:
+    """Whether a file under ``data/`` enters ``source_fingerprint``: every catalogue, but not a
+    hidden file (``.DS_Store``, an editor's swap file) nor a scenario other than
+    ``scenarios/default.yaml``, the one the code reads by itself (``bill.levers``,
+    ``bill.pilot``, ``bill.claims``, ``bill.alternatives``). A scenario a user saves beside it
+    is read through the path given, and its values enter the keys of what is computed from it
+    as arguments: saving or editing it made every entry stale (a review)."""
+    rel = Path(path).relative_to(DATA_DIR)
+    if any(part.startswith(".") for part in rel.parts):
+        return False
+    return not (rel.parts[0] == "scenarios" and rel.as_posix() != "scenarios/default.yaml")
+
+
 @functools.lru_cache(maxsize=1)
 def source_fingerprint() -> str:
-    """sha256 over the package's ``.py`` files and every file under ``data/`` (relative path and
-    bytes, in sorted order): it changes whenever the code or a catalogue changes."""
+    """sha256 over the package's ``.py`` files and the catalogues under ``data/``
+    (``fingerprinted``; relative path and bytes, in sorted order): it changes whenever the code
+    or a catalogue changes."""
     h = hashlib.sha256()
     files = sorted(PACKAGE_DIR.rglob("*.py")) + sorted(
-        p for p in DATA_DIR.rglob("*") if p.is_file())
+        p for p in DATA_DIR.rglob("*") if p.is_file() and fingerprinted(p))
     for f in files:
         h.update(str(f.relative_to(PACKAGE_DIR.parent)).encode())
         h.update(f.read_bytes())
@@ -120,15 +135,17 @@ def source_fingerprint() -> str:
 
 @functools.lru_cache(maxsize=1)
 def runtime_versions() -> str:
-    """The versions of Python, NumPy, pandas and matplotlib: the libraries the cached results
-    are computed and pickled with (matplotlib lays out the figures' math texts, kept as its own
-    objects: read from its installed metadata, not imported)."""
+    """The versions of Python (implementation and version number, not the build: one version's
+    pickles and arithmetic are the same whoever compiled it), NumPy, pandas and matplotlib: the
+    libraries the cached results are computed and pickled with (matplotlib lays out the
+    figures' math texts, kept as its own objects: read from its installed metadata, not
+    imported)."""
     try:
         mpl = importlib.metadata.version("matplotlib")
     except importlib.metadata.PackageNotFoundError:
         mpl = "absent"
-    return (f"python {sys.version}; numpy {numpy.__version__}; pandas {pandas.__version__}; "
-            f"matplotlib {mpl}")
+    return (f"{platform.python_implementation()} {platform.python_version()}; numpy "
+            f"{numpy.__version__}; pandas {pandas.__version__}; matplotlib {mpl}")
 
 
 class Uncacheable(TypeError):
@@ -680,8 +697,14 @@ def shared_entries(folders) -> list[str]:
     that reports of different scenarios, each run with an empty cache folder of its own, made
     with the same arguments under the same filters (the same name is the same key), i.e. the
     results that depend on none of what the scenarios differ in. Raises ``ValueError`` for
-    fewer than two folders or one that is not a folder."""
+    fewer than two folders, one given twice, one that is not a folder, or a single path in
+    place of the list."""
+    if isinstance(folders, (str, Path)) or not hasattr(folders, "__iter__"):
+        raise ValueError(f"folders={folders!r} must be a list of cache folders")
     folders = [Path(f) for f in folders]
+    if len({f.resolve() for f in folders}) < len(folders):
+        raise ValueError(f"folders={[str(f) for f in folders]}: a folder given twice would make "
+                         "every one of its entries look shared by two scenarios")
     if len(folders) < 2:
         raise ValueError(f"folders={len(folders)} folder(s): shared_entries needs at least two "
                          "cache folders to tell the results that depend on no scenario")
@@ -698,8 +721,21 @@ def write_prebuilt(source, names, dest, scenarios=()) -> dict:
     (``_entries_index``) names the copied entries only, and ``PREBUILT_MANIFEST`` records the
     ``source_fingerprint()`` and ``runtime_versions()`` they were computed under (of this
     process: build them with the same code and libraries), the ``scenarios`` they were read
-    from, their count and bytes. Returns the manifest."""
-    source, dest = Path(source), Path(dest)
+    from, their count and bytes. Returns the manifest.
+
+    Raises
+    ------
+    ValueError
+        ``dest`` the same folder as ``source``, or a name ``source`` does not hold (before
+        anything is removed or written)."""
+    source, dest, names = Path(source), Path(dest), list(names)
+    if dest.resolve() == source.resolve():
+        raise ValueError(f"dest={str(dest)!r} is the source folder: its entries would be removed "
+                         "before they are copied")
+    missing = [n for n in names if not (source / n).is_file()]
+    if missing:
+        raise ValueError(f"names: {len(missing)} not in {str(source)!r} (e.g. {missing[0]!r}); "
+                         "nothing was written")
     dest.mkdir(parents=True, exist_ok=True)
     for old in [*dest.glob("*.pickle"), *dest.glob("*.entries")]:
         old.unlink()

@@ -219,8 +219,9 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     corrections to them made them worse in sum). That margin is thin: measured 2026-12-06 (with
     llm-foundry's unpadded FlashAttention priced), the other-kernel drift's square is 0.11177² =
     0.01249 against ``V`` = 0.011841 (ratio 1.055; the shipped constants 0.112² = 0.01254
-    against 0.0118, 1.06), so a re-measurement that moved ``V`` up or the drift down by about
-    5 % would start carrying a single pilot's correction to targets of other kernels;
+    against 0.0118, 1.06), so a re-measurement that moved ``V`` up by about 5.5 %, or the
+    drift down by about 2.6 % (1 − 1/√1.055), would start carrying a single pilot's correction
+    to targets of other kernels;
     ``tests/test_pilot_study.py`` pins ``other_kernels² > V``.
     The pooled ``V`` alone carried 83 % of a 3 % pilot residual to same-kernel targets when this
     rule was chosen (2026-12-02: ``1 − 0.054² ÷ 0.0174``; 69.5 % with the constants of
@@ -361,7 +362,7 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
 #: and 3B at 128-512 H100, no activation checkpointing; their series' targets 23-34 % slow) the
 #: base moved from (0.15, 0.15, 0.155, 0.155) to (0.15, 0.15, 0.2, 0.2); with llm-foundry's
 #: unpadded FlashAttention copies priced (``StepOptions.attention_unpad``: the 2024-01 sweep's
-#: MPT 1B, 3B, 7B and 70B rows 2-6 points less optimistic) back to this.
+#: MPT 1B, 3B, 7B and 70B rows 1.7-5.7 points less optimistic) to this.
 BAND_HALF_WIDTH = (0.15, 0.15, 0.15, 0.15)
 
 #: Widening of the band per doubling (or halving) of the sequence length between the pilot and

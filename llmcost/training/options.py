@@ -272,9 +272,10 @@ class StepOptions:
         model width for multi-head attention). Off by default (a run's attention code, not a
         stack's: ``step_validation.UNPADDED_FLASH_SETS``); no effect without FlashAttention.
         Added after the held-out llm-foundry 2024-01 rows that run it were seen optimistic
-        (+19 % to +28 %); nothing is fitted (the bytes are counted from the code). Against it
-        off (``accuracy.attention_unpad_comparison``, printed by ``benchmarks/validate_mfu.py``)
-        it passes ``mechanism_comparison``'s rule.
+        (the 1B, 3B and 7B ones +19 % to +28 %, the 70B ones +2 % to +4 %); nothing is fitted
+        (the bytes are counted from the code). Against it off
+        (``accuracy.attention_unpad_comparison``, printed by ``benchmarks/validate_mfu.py``) it
+        passes ``mechanism_comparison``'s rule.
     cp_overlap : bool, "torch_ring" or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
