@@ -190,3 +190,25 @@ def test_a_users_scenario_or_a_hidden_file_leaves_the_fingerprint():
     assert not diskcache.fingerprinted(data / "scenarios" / "llama-3.1-405b.yaml")
     assert not diskcache.fingerprinted(data / ".DS_Store")
     assert not diskcache.fingerprinted(data / "scenarios" / ".default.yaml.swp")
+
+
+def test_the_figures_keys_name_matplotlibs_own_fonts_by_their_place_in_it(tmp_path, monkeypatch):
+    # a checkout whose virtual environment lies elsewhere (CI's clone, a symlinked .venv) has
+    # the same matplotlib fonts at another absolute path: the same key, so that the figures'
+    # prebuilt entries are read there; a font outside matplotlib keeps its absolute path
+    import matplotlib
+    from matplotlib import font_manager
+
+    from llmcost.present import plots
+    own = Path(matplotlib.get_data_path())
+
+    def digest(data_path: Path, fname: Path) -> str:
+        monkeypatch.setattr(matplotlib, "get_data_path", lambda: str(data_path))
+        monkeypatch.setattr(font_manager.fontManager, "ttflist",
+                            [font_manager.FontEntry(fname=str(fname), name="DejaVu Sans")])
+        return plots._fonts_digest.__wrapped__()  # the process's memo left aside
+
+    here = digest(own, own / "fonts" / "ttf" / "DejaVuSans.ttf")
+    other = tmp_path / "clone" / ".venv" / "mpl-data"
+    assert digest(other, other / "fonts" / "ttf" / "DejaVuSans.ttf") == here
+    assert digest(other, tmp_path / "fonts" / "DejaVuSans.ttf") != here

@@ -17,6 +17,7 @@ import re
 import textwrap
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -797,10 +798,22 @@ def text_measures_shared():
 @functools.lru_cache(maxsize=1)
 def _fonts_digest() -> str:
     """The fonts matplotlib's font manager knows (their files, sorted), hashed: part of
-    ``math_vector_layout``'s key (a font installed or removed may change what a family finds)."""
+    ``math_vector_layout``'s and ``svg_print``'s keys (a font installed or removed may change
+    what a family finds). A font matplotlib ships is named by its path inside matplotlib's data
+    folder, not by the virtual environment's folder (the same fonts reached through another
+    checkout or a symlinked environment made another key: a trial); other fonts by their
+    absolute path, which is the machine's."""
+    import matplotlib
     from matplotlib import font_manager
 
-    names = sorted(f"{f.fname}|{f.name}|{f.style}|{f.weight}|{f.stretch}|{f.variant}"
+    mpl_data = Path(matplotlib.get_data_path()).resolve()
+
+    def where(fname: str) -> str:
+        path = Path(fname).resolve()
+        return f"mpl-data/{path.relative_to(mpl_data).as_posix()}" \
+            if path.is_relative_to(mpl_data) else str(path)
+
+    names = sorted(f"{where(f.fname)}|{f.name}|{f.style}|{f.weight}|{f.stretch}|{f.variant}"
                    for f in font_manager.fontManager.ttflist)
     return hashlib.sha256("\n".join(names).encode()).hexdigest()
 
