@@ -673,13 +673,24 @@ def serving_fit_warnings(m: ModelSpec, acc, tp: int, weight_dtype: str, kv_dtype
             f"weights and KV cache per GPU, more than the {acc.hbm_bytes / 1e9:,.1f} GB of HBM "
             f"of {acc.name}: no engine could hold it (llmcost.max_batch gives the batch that "
             "fits); the step is priced as if it did"), stacklevel=4)
-    ctx = int(m.max_position_embeddings or (m.seq_len if m.context_stated else 0) or 0)
+    ctx, what = model_context(m)
     if ctx and np.any(tok > ctx):
-        what = "declared context (max_position_embeddings)" if m.max_position_embeddings else \
-            "pre-training context (no longer one declared)"
         warnings.warn(ServingDoesNotFitWarning(
             f"model={m.name!r}: {float(np.max(tok)):,.0f} tokens of context, beyond its "
             f"{ctx:,}-token {what}: the step is priced as if it served them"), stacklevel=4)
+
+
+def model_context(m: ModelSpec) -> tuple[int, str]:
+    """``(tokens, what)``: the longest context the model is known to hold and where that comes
+    from: ``ModelSpec.max_position_embeddings`` where declared ("declared context
+    (max_position_embeddings)"), else its pre-training ``seq_len`` where its source states one
+    ("pre-training context (no longer one declared)"), else ``(0, "")``: unknown
+    (``bill.checks.context_warning``'s rule)."""
+    if m.max_position_embeddings:
+        return int(m.max_position_embeddings), "declared context (max_position_embeddings)"
+    if m.context_stated and m.seq_len:
+        return int(m.seq_len), "pre-training context (no longer one declared)"
+    return 0, ""
 
 
 def _finite_step(st: StepTime, inputs: str) -> StepTime:

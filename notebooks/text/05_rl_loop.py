@@ -255,7 +255,11 @@ plots.table(kv, {"KV per token (BF16)": "{:,.0f} B", "one 32K sequence": lambda 
 print(f"Llama-3-70B: {inf.kv_cache_bytes_per_token('llama-3.1-70b'):,.0f} B/token "
       "(by hand, 2·80·8·128·2: 327,680); DeepSeek-V3 MLA: "
       f"{inf.kv_cache_bytes_per_token('deepseek-v3'):,.0f} B/token (70,272)")
+ctx, _ = inf.model_context(spec)   # its declared (or pre-training) context, 0 if unknown
 for k in (4096, 32768, 131072):
+    if ctx and k > ctx:
+        print(f"{spec.name}: a {k:,}-token context is beyond its {ctx:,}-token context")
+        continue
     try:
         b = inf.max_batch(spec, gpu, k, tp=c.tp, **sv)
         print(f"{spec.name}, {c.tp} × {gpu.name}, {k:>7,}-token context: at most {b:,} sequences")
