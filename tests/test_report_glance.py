@@ -1522,6 +1522,12 @@ def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range(
     assert glance.assumed_mfu_sentence(_assumed_summary(0.30, "pilot")) == ""
     no_04b = {**_assumed_summary(0.30), "notebooks": {}}
     assert glance.assumed_mfu_sentence(no_04b) == ""
+    # a central estimate at the band's capped top is the top, not the corrected prediction (a
+    # trial: 63.8% predicted, 64.2% corrected, above the cap 64.1%): said as kept inside the band
+    capped = _assumed_summary(0.30)
+    capped["notebooks"]["04b_step_time"][3]["value"] = 0.2057
+    assert "(its prediction, 14.1%, corrected by its regime's held-out error and kept inside " \
+        "its band; band 12.3%–20.6%" in glance.assumed_mfu_sentence(capped)
 
 
 def test_the_lead_names_the_two_largest_default_lines():

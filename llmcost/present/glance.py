@@ -748,10 +748,13 @@ def assumed_mfu_sentence(summary: dict) -> str:
         return ""
     scaled = final + float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
     whole = float(lines["total"]["point_usd"]) + scaled * (m / central - 1)
+    # a central estimate at an end of the band is that end, not the corrected prediction (a
+    # trial read "its prediction, 63.8%, corrected" of 64.1%, the capped top: 64.2% corrected)
+    kept = " and kept inside its band" if not low < central < high else ""
     return (f" That assumes the scenario's MFU of {m:.1%}; the step-time model expects "
             f"{central:.1%} for its plan (its prediction, {raw:.1%}, corrected by its "
-            f"regime's held-out error; band {low:.1%}–{high:.1%}, notebook 04b), at which the "
-            f"whole bill would be about {fmt_usd(whole)} (the final run, "
+            f"regime's held-out error{kept}; band {low:.1%}–{high:.1%}, notebook 04b), at which "
+            f"the whole bill would be about {fmt_usd(whole)} (the final run, "
             f"{fmt_usd(final)} at the assumed MFU, and the exploratory runs priced from it both "
             "grow as 1 ÷ MFU).")
 
@@ -973,6 +976,10 @@ CAVEATS = [
      "{0} is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
      "the predicted MFU is an upper bound: published runs like this one fell short of it"),
+    (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "
+     r"([\d.]+%) \(.*the band's central estimate, ([\d.]+%)",
+     "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
+     "optimistic; the central estimate a `mfu: predict` bill uses, {2}, is not above it"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "
      r"([\d.]+%) \(",
      "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
