@@ -1086,3 +1086,30 @@ def test_a_prediction_above_the_best_run_says_whether_the_central_estimate_is_to
     assert high.central()[0] > high.best_published
     said = [w for w in high.warnings if "exceeds the best published MFU" in w]
     assert len(said) == 1 and said[0].endswith("read it as optimistic.")
+
+
+def test_the_central_estimate_clause_on_a_capped_point_and_on_fp8():
+    # at 55% the band's point is capped at its top, which is the best comparable run (46.3%):
+    # said as kept at the capped top, not as the corrected prediction (50.7% here); and an FP8
+    # prediction is read on the FP8 peak, best and central estimate alike, in the index's line
+    import warnings as _w
+
+    from llmcost.present import glance
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        capped = accuracy.mfu_band(0.55, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
+                                   seq_len=2048)
+        fp8 = accuracy.mfu_band(0.315, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
+                                seq_len=2048, dtype="fp8")
+    point, central, is_capped = capped.central()
+    assert is_capped and central > capped.best_published and \
+        point == pytest.approx(capped.best_published, rel=1e-9)
+    said = next(w for w in capped.warnings if "exceeds the best published MFU" in w)
+    assert said.endswith(f"the band's central estimate, {point:.1%} (kept at the band's capped "
+                         "top, what a `mfu: predict` bill uses), is not above it.")
+    line = glance.caveat_line(next(w for w in fp8.warnings
+                                   if "exceeds the best published MFU" in w))
+    best_fp8 = fp8.best_published * 0.315 / fp8.mfu_bf16_basis   # on the FP8 dense peak
+    assert line == (f"the predicted MFU, 31.5% of the FP8 peak, is above the best comparable "
+                    f"published run ({best_fp8:.1%}): read it as optimistic; the central estimate "
+                    f"a `mfu: predict` bill uses, {fp8.central()[0]:.1%}, is not above it")

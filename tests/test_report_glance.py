@@ -1528,6 +1528,9 @@ def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range(
     capped["notebooks"]["04b_step_time"][3]["value"] = 0.2057
     assert "(its prediction, 14.1%, corrected by its regime's held-out error and kept inside " \
         "its band; band 12.3%–20.6%" in glance.assumed_mfu_sentence(capped)
+    floored = _assumed_summary(0.30)   # at the band's floor likewise
+    floored["notebooks"]["04b_step_time"][3]["value"] = 0.1228
+    assert "held-out error and kept inside its band;" in glance.assumed_mfu_sentence(floored)
 
 
 def test_the_lead_names_the_two_largest_default_lines():

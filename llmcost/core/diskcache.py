@@ -136,7 +136,8 @@ def source_fingerprint() -> str:
 @functools.lru_cache(maxsize=1)
 def runtime_versions() -> str:
     """The versions of Python (implementation and version number, not the build: one version's
-    pickles and arithmetic are the same whoever compiled it), NumPy, pandas and matplotlib: the
+    pickles are the same whoever compiled it; its arithmetic may differ in a last bit across
+    platforms' maths libraries, far below any printed figure), NumPy, pandas and matplotlib: the
     libraries the cached results are computed and pickled with (matplotlib lays out the
     figures' math texts, kept as its own objects: read from its installed metadata, not
     imported)."""

@@ -976,12 +976,24 @@ CAVEATS = [
      "{0} is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
      "the predicted MFU is an upper bound: published runs like this one fell short of it"),
-    (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "
-     r"([\d.]+%) \(.*the band's central estimate, ([\d.]+%)",
+    # an FP8 prediction and best on the FP8 peak (its BF16-basis figures in the detail), then
+    # BF16; each with the band's central estimate where it is not above the best
+    (r"^the predicted MFU ([\d.]+%).*?exceeds the best published MFU of a comparable run "
+     r"\(.*?\), [\d.]+% on the BF16 basis \(([\d.]+%) of the FP8 dense peak\).*the band's "
+     r"central estimate, ([\d.]+%)",
+     "the predicted MFU, {0} of the FP8 peak, is above the best comparable published run "
+     "({1}): read it as optimistic; the central estimate a `mfu: predict` bill uses, {2}, is "
+     "not above it"),
+    (r"^the predicted MFU ([\d.]+%).*?exceeds the best published MFU of a comparable run "
+     r"\(.*?\), [\d.]+% on the BF16 basis \(([\d.]+%) of the FP8 dense peak\)",
+     "the predicted MFU, {0} of the FP8 peak, is above the best comparable published run "
+     "({1}): read it as optimistic"),
+    (r"^the predicted MFU ([\d.]+%).*?exceeds the best published MFU of a comparable run "
+     r"\(.*?\), ([\d.]+%) \(.*the band's central estimate, ([\d.]+%)",
      "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
      "optimistic; the central estimate a `mfu: predict` bill uses, {2}, is not above it"),
-    (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "
-     r"([\d.]+%) \(",
+    (r"^the predicted MFU ([\d.]+%).*?exceeds the best published MFU of a comparable run "
+     r"\(.*?\), ([\d.]+%) \(",
      "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
      "optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best MFU published among (.+?) of any size",

@@ -802,7 +802,8 @@ def _fonts_digest() -> str:
     what a family finds). A font matplotlib ships is named by its path inside matplotlib's data
     folder, not by the virtual environment's folder (the same fonts reached through another
     checkout or a symlinked environment made another key: a trial); other fonts by their
-    absolute path, which is the machine's."""
+    absolute path, which is the machine's; a font list another matplotlib cache built (fonts
+    installed since) is another digest. Files by name, not content."""
     import matplotlib
     from matplotlib import font_manager
 
@@ -829,7 +830,8 @@ def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_f
     file, math font family, as ``FontProperties`` hashes them), the flags, the math-text and
     font settings (``settings``: the values of ``_text_rc_keys`` but ``font.size``, which a
     parse given its font properties does not read: ``share_text_measures``), and
-    ``versions`` (matplotlib's, and the fonts it knows: ``_fonts_digest``)."""
+    ``versions`` (matplotlib's, the fonts it knows, ``_fonts_digest``, and its data folder,
+    where the glyphs' font files are opened from)."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.ft2font import LoadFlags
     from matplotlib.mathtext import MathTextParser
@@ -890,9 +892,13 @@ def keep_math_layouts_on_disk() -> bool:
         key = (s, dpi, font, antialiased, flags, settings)
         found = kept.get(key)
         if found is None:
+            # the layout names each glyph's font by its file's absolute path (get_font opens
+            # it), so its key holds matplotlib's data folder as well (a review: a layout read in
+            # a checkout whose environment lies elsewhere opened a path that was not there)
             w, h, d, glyphs, rects = math_vector_layout(
                 s, dpi, font, antialiased, flags, settings,
-                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}")
+                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}; data "
+                f"{mpl.get_data_path()}")
             if len(kept) > 4096:
                 kept.clear()
             found = kept[key] = VectorParse(

@@ -680,12 +680,15 @@ def serving_fit_warnings(m: ModelSpec, acc, tp: int, weight_dtype: str, kv_dtype
             f"{ctx:,}-token {what}: the step is priced as if it served them"), stacklevel=4)
 
 
-def model_context(m: ModelSpec) -> tuple[int, str]:
-    """``(tokens, what)``: the longest context the model is known to hold and where that comes
-    from: ``ModelSpec.max_position_embeddings`` where declared ("declared context
+def model_context(model) -> tuple[int, str]:
+    """``(tokens, what)``: the longest context the model (a ``ModelSpec`` or a catalogue name,
+    ``serving_model``) is known to hold and where that comes from:
+    ``ModelSpec.max_position_embeddings`` where declared ("declared context
     (max_position_embeddings)"), else its pre-training ``seq_len`` where its source states one
     ("pre-training context (no longer one declared)"), else ``(0, "")``: unknown
-    (``bill.checks.context_warning``'s rule)."""
+    (``bill.checks.context_warning``'s rule). A scenario that trains the model longer extends
+    it (``bill.checks.served_context_warning`` takes the longest of this and its lengths)."""
+    m = serving_model(model)
     if m.max_position_embeddings:
         return int(m.max_position_embeddings), "declared context (max_position_embeddings)"
     if m.context_stated and m.seq_len:

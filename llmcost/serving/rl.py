@@ -3395,29 +3395,9 @@ def scenario_iteration(p: dict) -> RLIteration:
     rollout GPUs (rl_gpus=4, colocated)``; a rollout TP refused for the GPUs that breaks the
     model's head rules too says both (``_heads_too``)."""
     try:
-        it = _scenario_iteration(p)
+        return _scenario_iteration(p)
     except ValueError as e:
         raise ValueError(str(_scenario_error(e)) + _heads_too(p, str(e))) from None
-    _sample_context_warning(p)
-    return it
-
-
-def _sample_context_warning(p: dict) -> None:
-    """Warn (``inference.ServingDoesNotFitWarning``) when an RL sample, ``rl_prompt_tokens`` +
-    ``rl_response_tokens_max``, is longer than the model's context (``inference.model_context``):
-    a trial's 1.3B model of 2,048 tokens was priced on 4,096-token samples (the defaults) with
-    no word. A warning, not an error: the iteration is still what the keys describe."""
-    try:
-        model = inf.serving_model(p["model"])
-        sample = int(p["rl_prompt_tokens"]) + int(p["rl_response_tokens_max"])
-    except (ValueError, KeyError, TypeError):
-        return
-    ctx, what = inf.model_context(model)
-    if ctx and sample > ctx:
-        warnings.warn(inf.ServingDoesNotFitWarning(
-            f"rl_prompt_tokens + rl_response_tokens_max = {sample:,} tokens per sample, beyond "
-            f"{model.name}'s {ctx:,}-token {what}: the RL iteration is priced as if the model "
-            "held them; set the two keys within it"), stacklevel=3)
 
 
 def _heads_too(p: dict, message: str) -> str:

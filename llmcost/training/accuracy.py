@@ -1219,7 +1219,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                         "read the predicted MFU as an upper bound.")
     rule = comparable_rule(accelerator, bool(is_moe), dtype, seq_len)
     warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, rule,
-                                      central_mfu(mfu, c, low, high)[0]) + cap.warnings)
+                                      central_mfu(mfu, c, low, high)) + cap.warnings)
     top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
@@ -1466,18 +1466,21 @@ def distinct_percents(a: float, b: float) -> tuple[str, str]:
 
 
 def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str,
-                      central: float | None = None) -> list:
+                      central: tuple | None = None) -> list:
     """A prediction above the best published MFU of a comparable run (``best_published_mfu``,
     ``rule`` its comparison rule in words; ``mfu16`` the prediction on the BF16 basis): read as
-    optimistic. Where the band's ``central`` estimate (``central_mfu``, what a `mfu: predict`
-    bill uses) is not above that best, it is said too: a trial read the caveat on a 48.8%
-    prediction as the bill's, whose MFU was the corrected 45.0%."""
+    optimistic. Where the band's central estimate (``central``: ``central_mfu``'s ``(point,
+    central, capped)``, the point what a `mfu: predict` bill uses, on the prediction's basis)
+    is not above that best (compared on the BF16 basis, to a part in 10⁹: a point capped at the
+    best is that best), it is said too, as the corrected prediction or, capped, as the band's
+    top: a trial read the caveat on a 48.8% prediction as the bill's, whose MFU was 45.0%."""
     if best is None or not mfu16 > best:
         return []
-    below = central is not None and central * mfu16 / mfu <= best
-    tail = (f"; the band's central estimate, {central:.1%} (the prediction corrected by its "
-            "regime's held-out error, what a `mfu: predict` bill uses), is not above it"
-            if below else "")
+    point, _, capped = central if central is not None else (math.nan, math.nan, False)
+    how = "kept at the band's capped top" if capped else \
+        "the prediction corrected by its regime's held-out error"
+    tail = (f"; the band's central estimate, {point:.1%} ({how}, what a `mfu: predict` bill "
+            "uses), is not above it" if point * mfu16 / mfu <= best * (1 + 1e-9) else "")
     mfu_txt, best_txt = distinct_percents(mfu, best)
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
     if mfu16 != mfu:

@@ -58,10 +58,10 @@ interactive: bool = True  # widgets on (reading) or off (report runs)
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
 import llmcost
 from llmcost import inference as inf
 from llmcost import plots, rl
+from llmcost.bill.checks import rl_context_warning
 from llmcost.bill.scenario import rl_campaign_given
 from llmcost.present import answers
 from IPython.display import Markdown
@@ -255,10 +255,10 @@ plots.table(kv, {"KV per token (BF16)": "{:,.0f} B", "one 32K sequence": lambda 
 print(f"Llama-3-70B: {inf.kv_cache_bytes_per_token('llama-3.1-70b'):,.0f} B/token "
       "(by hand, 2·80·8·128·2: 327,680); DeepSeek-V3 MLA: "
       f"{inf.kv_cache_bytes_per_token('deepseek-v3'):,.0f} B/token (70,272)")
-ctx, _ = inf.model_context(spec)   # its declared (or pre-training) context, 0 if unknown
+held = max(inf.model_context(spec)[0], p["seq_len"])  # declared (or pre-trained), or trained
 for k in (4096, 32768, 131072):
-    if ctx and k > ctx:
-        print(f"{spec.name}: a {k:,}-token context is beyond its {ctx:,}-token context")
+    if k > held:
+        print(f"{spec.name}: a {k:,}-token context is beyond the {held:,} tokens it holds")
         continue
     try:
         b = inf.max_batch(spec, gpu, k, tp=c.tp, **sv)
@@ -754,6 +754,8 @@ rows = {k: {"wall (s)": it.wall_s, "GPU-hours": it.gpu_hours, "USD": it.gpu_hour
             "gen. share of time": it.generation_time_share} for k, it in iters.items()}
 print(f"{rl.shape_words(p)} ({gpu.name})"
       + ("" if p["rl_algorithm"] == "dpo" else f", rollout TP {p['rl_rollout_tp']}"))
+if beyond := rl_context_warning({**p, "ledger_rl": True}):  # the bill's rule, for this set-up
+    print(f"note: {beyond}")
 plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}", "USD": llmcost.fmt_usd,
                                    "gen. share of FLOPs": "{:.1%}", "gen. share of time": "{:.1%}"},
             index=True)
