@@ -8,15 +8,14 @@ scenario sets (model, accelerator, GPU count, tokens, sequence length, stack, Ze
 MFU given or predicted), each with an empty cache folder of its own and the prebuilt folder off;
 the entries all three folders hold (``diskcache.shared_entries``: the same name is the same call
 with the same arguments, code, data and libraries) are copied to ``prebuilt/`` with a manifest
-(``diskcache.write_prebuilt``), except the figures' math-text layouts (``MACHINE_BOUND``: they
-hold the absolute paths of matplotlib's font files, and their keys its data folder). The
-figures' SVG among them are keyed on the fonts matplotlib knows (``plots._fonts_digest``: its
-own by their place in its data folder, others by their path), so they are read where the same
-fonts are listed. A scenario's own results (its plan, sweep, levers, bill) are never among them.
-Every entry's key holds ``diskcache.source_fingerprint()``: after any change to the code or data
-the folder is stale, never read wrong (a report then computes what it would have read;
-``--check`` says so). Rebuild before a commit lands (about a minute on 2 cores): ``make
-prebuilt``.
+(``diskcache.write_prebuilt``). The figures' SVG and math-text layouts among them are keyed on
+the fonts matplotlib knows (``plots._fonts_digest``: its own by their place in its data folder,
+``plots.font_place``, others by their path), so they are read where the same fonts are listed,
+wherever the virtual environment lies. A scenario's own results (its plan, sweep, levers, bill)
+are never among them. Every entry's key holds ``diskcache.source_fingerprint()``: after any
+change to the code or data the folder is stale, never read wrong (a report then computes what it
+would have read; ``--check`` says so). Rebuild before a commit lands (about a minute on 2
+cores): ``make prebuilt``.
 
 Usage:
     python scripts/prebuilt_cache.py            # rebuild prebuilt/
@@ -37,11 +36,6 @@ import yaml
 from llmcost import SCENARIO_DIR
 from llmcost.core import diskcache
 from llmcost.core.cachedir import PREBUILT_DIR, prebuilt_dir
-
-#: Cached functions whose results name files of this machine: ``plots.math_vector_layout`` keeps
-#: each glyph's font by its absolute path, and its key holds matplotlib's data folder, so a
-#: checkout whose environment lies elsewhere would never read it.
-MACHINE_BOUND = ("math_vector_layout-",)
 
 
 def a100_scenario(folder: Path) -> Path:
@@ -88,7 +82,7 @@ def build() -> None:
             s = report(sc, caches[-1], work / f"out-{i}")
             print(f"[{i + 1}/{len(scenarios)}] {sc.name}: {s:.1f} s, "
                   f"{len(list(caches[-1].glob('*.pickle')))} entries", flush=True)
-        names = [n for n in diskcache.shared_entries(caches) if not n.startswith(MACHINE_BOUND)]
+        names = diskcache.shared_entries(caches)
         manifest = diskcache.write_prebuilt(caches[0], names, PREBUILT_DIR,
                                             [sc.name for sc in scenarios])
         print(f"prebuilt/: {manifest['entries']} entries shared by the three reports, "

@@ -212,3 +212,24 @@ def test_the_figures_keys_name_matplotlibs_own_fonts_by_their_place_in_it(tmp_pa
     other = tmp_path / "clone" / ".venv" / "mpl-data"
     assert digest(other, other / "fonts" / "ttf" / "DejaVuSans.ttf") == here
     assert digest(other, tmp_path / "fonts" / "DejaVuSans.ttf") != here
+
+
+def test_a_math_layout_reads_back_where_the_environment_lies_elsewhere(tmp_path, monkeypatch):
+    # a kept layout names each glyph's font by its place (a font matplotlib ships by its path in
+    # matplotlib's data folder), opened where this process's matplotlib keeps it: a layout that
+    # held the builder's absolute path failed 10 of 12 notebooks of a checkout whose virtual
+    # environment lay elsewhere (a review)
+    import matplotlib
+    from matplotlib.ft2font import LoadFlags
+
+    from llmcost.present import plots
+    own = Path(matplotlib.get_data_path())
+    w, h, d, glyphs, rects = plots.math_vector_layout.uncached(
+        r"$10^{3}$", 72, (("DejaVu Sans",), "normal", "normal", "normal", "normal", 10.0, None,
+                          "dejavusans"), True, LoadFlags.NO_HINTING.value, (), "v")
+    assert {g[0] for g in glyphs} == {"mpl-data/fonts/ttf/DejaVuSans.ttf"} and w > 0
+    assert plots.font_file(glyphs[0][0]) == str(own / "fonts" / "ttf" / "DejaVuSans.ttf")
+    other = tmp_path / "elsewhere" / "mpl-data"
+    monkeypatch.setattr(matplotlib, "get_data_path", lambda: str(other))
+    assert plots.font_file(glyphs[0][0]) == str(other / "fonts" / "ttf" / "DejaVuSans.ttf")
+    assert plots.font_file("/usr/share/fonts/x.ttf") == "/usr/share/fonts/x.ttf"

@@ -804,19 +804,38 @@ def _fonts_digest() -> str:
     checkout or a symlinked environment made another key: a trial); other fonts by their
     absolute path, which is the machine's; a font list another matplotlib cache built (fonts
     installed since) is another digest. Files by name, not content."""
-    import matplotlib
     from matplotlib import font_manager
 
-    mpl_data = Path(matplotlib.get_data_path()).resolve()
-
-    def where(fname: str) -> str:
-        path = Path(fname).resolve()
-        return f"mpl-data/{path.relative_to(mpl_data).as_posix()}" \
-            if path.is_relative_to(mpl_data) else str(path)
-
-    names = sorted(f"{where(f.fname)}|{f.name}|{f.style}|{f.weight}|{f.stretch}|{f.variant}"
-                   for f in font_manager.fontManager.ttflist)
+    names = sorted(f"{font_place(f.fname)}|{f.name}|{f.style}|{f.weight}|{f.stretch}|"
+                   f"{f.variant}" for f in font_manager.fontManager.ttflist)
     return hashlib.sha256("\n".join(names).encode()).hexdigest()
+
+
+#: How ``font_place`` names a font file matplotlib ships: this prefix, then its path inside
+#: matplotlib's data folder.
+MPL_DATA_PLACE = "mpl-data/"
+
+
+def font_place(fname: str) -> str:
+    """A font file's name that does not depend on where the virtual environment lies: a font
+    matplotlib ships by its path inside matplotlib's data folder (``MPL_DATA_PLACE`` + that
+    path), any other by its absolute path (the machine's). ``font_file`` reverses it."""
+    import matplotlib
+
+    mpl_data = Path(matplotlib.get_data_path()).resolve()
+    path = Path(fname).resolve()
+    return MPL_DATA_PLACE + path.relative_to(mpl_data).as_posix() \
+        if path.is_relative_to(mpl_data) else str(path)
+
+
+def font_file(place: str) -> str:
+    """The file ``font_place`` named, in this process's matplotlib (its data folder for a font it
+    ships)."""
+    import matplotlib
+
+    if place.startswith(MPL_DATA_PLACE):
+        return str(Path(matplotlib.get_data_path()) / place[len(MPL_DATA_PLACE):])
+    return place
 
 
 @disk_cached
@@ -824,14 +843,14 @@ def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_f
                        settings: tuple, versions: str) -> tuple:
     """Matplotlib's math-text layout of ``s`` for vector output (``MathTextParser("path")``,
     what the SVG backend measures and draws math text with: ``VectorParse`` width, height,
-    depth, glyphs and rectangles), with each glyph's font given by its file's name, kept in
-    the disk cache (``core.diskcache``). It depends on its arguments only: the text, the
+    depth, glyphs and rectangles), with each glyph's font given by its file's place
+    (``font_place``: a font matplotlib ships by its path inside its data folder, so that the
+    layout reads back in another checkout), kept in the disk cache (``core.diskcache``). It depends on its arguments only: the text, the
     resolution, the font properties (``font``: family, style, variant, weight, stretch, size,
     file, math font family, as ``FontProperties`` hashes them), the flags, the math-text and
     font settings (``settings``: the values of ``_text_rc_keys`` but ``font.size``, which a
     parse given its font properties does not read: ``share_text_measures``), and
-    ``versions`` (matplotlib's, the fonts it knows, ``_fonts_digest``, and its data folder,
-    where the glyphs' font files are opened from)."""
+    ``versions`` (matplotlib's, and the fonts it knows: ``_fonts_digest``)."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.ft2font import LoadFlags
     from matplotlib.mathtext import MathTextParser
@@ -845,7 +864,7 @@ def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_f
     # the settings are this process's (the caller read them): they enter the key only
     w, h, d, glyphs, rects = plain(parser, s, dpi, prop, antialiased,
                                    LoadFlags(load_glyph_flags))
-    return (w, h, d, [(f.fname, *rest) for f, *rest in glyphs], list(rects))
+    return (w, h, d, [(font_place(f.fname), *rest) for f, *rest in glyphs], list(rects))
 
 
 #: matplotlib's own ``MathTextParser._parse_cached``, kept by ``keep_math_layouts_on_disk``.
@@ -892,17 +911,16 @@ def keep_math_layouts_on_disk() -> bool:
         key = (s, dpi, font, antialiased, flags, settings)
         found = kept.get(key)
         if found is None:
-            # the layout names each glyph's font by its file's absolute path (get_font opens
-            # it), so its key holds matplotlib's data folder as well (a review: a layout read in
-            # a checkout whose environment lies elsewhere opened a path that was not there)
+            # the layout names each glyph's font by its place (font_place), opened here where
+            # this matplotlib keeps it (a review: a layout that held the absolute path read in a
+            # checkout whose environment lay elsewhere opened a path that was not there)
             w, h, d, glyphs, rects = math_vector_layout(
                 s, dpi, font, antialiased, flags, settings,
-                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}; data "
-                f"{mpl.get_data_path()}")
+                f"matplotlib {mpl.__version__}; fonts {_fonts_digest()}; glyph fonts by place")
             if len(kept) > 4096:
                 kept.clear()
             found = kept[key] = VectorParse(
-                w, h, d, [(get_font(f), *rest) for f, *rest in glyphs], rects)
+                w, h, d, [(get_font(font_file(f)), *rest) for f, *rest in glyphs], rects)
         return found
 
     _parse_cached._llmcost_on_disk = True
