@@ -1090,7 +1090,7 @@ def test_a_prediction_above_the_best_run_says_whether_the_central_estimate_is_to
 
 def test_the_central_estimate_clause_on_a_capped_point_and_on_fp8():
     # at 55% the band's point is capped at its top, which is the best comparable run (46.3%):
-    # said as kept at the capped top, not as the corrected prediction (50.7% here); and an FP8
+    # said as kept inside its band, not as the corrected prediction (50.7% here); and an FP8
     # prediction is read on the FP8 peak, best and central estimate alike, in the index's line
     import warnings as _w
 
@@ -1105,8 +1105,9 @@ def test_the_central_estimate_clause_on_a_capped_point_and_on_fp8():
     assert is_capped and central > capped.best_published and \
         point == pytest.approx(capped.best_published, rel=1e-9)
     said = next(w for w in capped.warnings if "exceeds the best published MFU" in w)
-    assert said.endswith(f"the band's central estimate, {point:.1%} (kept at the band's capped "
-                         "top, what a `mfu: predict` bill uses), is not above it.")
+    assert said.endswith(f"the band's central estimate, {point:.1%} (the corrected prediction "
+                         "kept inside its band, what a `mfu: predict` bill uses), is not above "
+                         "it.")
     line = glance.caveat_line(next(w for w in fp8.warnings
                                    if "exceeds the best published MFU" in w))
     best_fp8 = fp8.best_published * 0.315 / fp8.mfu_bf16_basis   # on the FP8 dense peak

@@ -39,10 +39,10 @@ def prebuilt_dir() -> Path | None:
 
 def pin_cache_dir() -> None:
     """Make a relative ``$LLMCOST_CACHE_DIR`` (and ``$LLMCOST_PREBUILT_DIR``) absolute, against
-    the current folder, in this
-    process's environment: the kernels a report starts run in the notebooks' folder and inherit
-    the variable, and papermill moves this process there while a notebook runs; a relative
-    folder would then be made inside the notebooks' folder, not where it was named."""
+    the current folder, in this process's environment: the kernels a report starts run in the
+    notebooks' folder and inherit the variables, and papermill moves this process there while a
+    notebook runs; a relative folder would then be made inside the notebooks' folder, not where
+    it was named."""
     for name in ("LLMCOST_CACHE_DIR", "LLMCOST_PREBUILT_DIR"):
         given = os.environ.get(name)
         if given and given.lower() != "off" and not os.path.isabs(given):

@@ -845,9 +845,10 @@ def math_vector_layout(s: str, dpi, font: tuple, antialiased: bool, load_glyph_f
     what the SVG backend measures and draws math text with: ``VectorParse`` width, height,
     depth, glyphs and rectangles), with each glyph's font given by its file's place
     (``font_place``: a font matplotlib ships by its path inside its data folder, so that the
-    layout reads back in another checkout), kept in the disk cache (``core.diskcache``). It depends on its arguments only: the text, the
-    resolution, the font properties (``font``: family, style, variant, weight, stretch, size,
-    file, math font family, as ``FontProperties`` hashes them), the flags, the math-text and
+    layout reads back in another checkout), kept in the disk cache (``core.diskcache``). It
+    depends on its arguments only: the text, the resolution, the font properties (``font``:
+    family, style, variant, weight, stretch, size, file, math font family, as
+    ``FontProperties`` hashes them), the flags, the math-text and
     font settings (``settings``: the values of ``_text_rc_keys`` but ``font.size``, which a
     parse given its font properties does not read: ``share_text_measures``), and
     ``versions`` (matplotlib's, and the fonts it knows: ``_fonts_digest``)."""

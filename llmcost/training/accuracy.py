@@ -1472,12 +1472,12 @@ def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str,
     optimistic. Where the band's central estimate (``central``: ``central_mfu``'s ``(point,
     central, capped)``, the point what a `mfu: predict` bill uses, on the prediction's basis)
     is not above that best (compared on the BF16 basis, to a part in 10⁹: a point capped at the
-    best is that best), it is said too, as the corrected prediction or, capped, as the band's
-    top: a trial read the caveat on a 48.8% prediction as the bill's, whose MFU was 45.0%."""
+    best is that best), it is said too, as the corrected prediction or, where ``central_mfu``
+    clipped it, as kept inside its band: a trial read the caveat on a 48.8% prediction as the bill's, whose MFU was 45.0%."""
     if best is None or not mfu16 > best:
         return []
     point, _, capped = central if central is not None else (math.nan, math.nan, False)
-    how = "kept at the band's capped top" if capped else \
+    how = "the corrected prediction kept inside its band" if capped else \
         "the prediction corrected by its regime's held-out error"
     tail = (f"; the band's central estimate, {point:.1%} ({how}, what a `mfu: predict` bill "
             "uses), is not above it" if point * mfu16 / mfu <= best * (1 + 1e-9) else "")
