@@ -1063,18 +1063,22 @@ def test_a_band_with_no_published_run_of_its_scope_says_its_top_is_untested():
     assert not any("is untested" in w for w in short.warnings) and short.high < 0.60
 
 
+def _small_fsdp_band(mfu: float, dtype: str = "bf16"):
+    """The band of a trial's MPT-1.3B-class run on 64 H100s (FSDP, 2,048 tokens) predicted at
+    ``mfu``, its warnings silenced."""
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        return accuracy.mfu_band(mfu, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
+                                 seq_len=2048, dtype=dtype)
+
+
 def test_a_prediction_above_the_best_run_says_whether_the_central_estimate_is_too():
     # a trial's MPT-1.3B-class run on 64 H100s (FSDP, 2,048 tokens): the prediction 48.8% is
     # above the best comparable published run (llm-foundry's MPT-3B on 8 H100s, 46.3%), the
     # band's central estimate p / (1 + c), 45.0%, is not: the caveat says both, so that the
     # caveat is not read as the bill's (a `mfu: predict` bill uses the central estimate)
-    import warnings as _w
-    with _w.catch_warnings():
-        _w.simplefilter("ignore")
-        b = accuracy.mfu_band(0.488, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
-                              seq_len=2048)
-        high = accuracy.mfu_band(0.60, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
-                                 seq_len=2048)
+    b, high = _small_fsdp_band(0.488), _small_fsdp_band(0.60)
     central = 0.488 / (1 + b.center)   # inside the band here: not clipped
     assert b.central()[0] == pytest.approx(central, rel=1e-9) and central < b.best_published
     said = [w for w in b.warnings if "exceeds the best published MFU" in w]
@@ -1092,15 +1096,8 @@ def test_the_central_estimate_clause_on_a_capped_point_and_on_fp8():
     # at 55% the band's point is capped at its top, which is the best comparable run (46.3%):
     # said as kept inside its band, not as the corrected prediction (50.7% here); and an FP8
     # prediction is read on the FP8 peak, best and central estimate alike, in the index's line
-    import warnings as _w
-
     from llmcost.present import glance
-    with _w.catch_warnings():
-        _w.simplefilter("ignore")
-        capped = accuracy.mfu_band(0.55, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
-                                   seq_len=2048)
-        fp8 = accuracy.mfu_band(0.315, "H100-SXM", n_gpus=64, zero_stage=3, n_params=1.3e9,
-                                seq_len=2048, dtype="fp8")
+    capped, fp8 = _small_fsdp_band(0.55), _small_fsdp_band(0.315, "fp8")
     point, central, is_capped = capped.central()
     assert is_capped and central > capped.best_published and \
         point == pytest.approx(capped.best_published, rel=1e-9)
