@@ -22,6 +22,7 @@ from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options, stacks_having)
 from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
+from ..serving.inference import model_context
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
@@ -805,7 +806,7 @@ def served_context_warning(values: dict) -> str | None:
         return None
     if not getattr(spec, "context_stated", True):
         return None
-    context = spec.max_position_embeddings or spec.seq_len
+    context = model_context(spec)[0]   # declared, else the pre-training length
     lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
                                          if isinstance(ph, dict)]
     trained = max([context] + [x for x in lengths if isinstance(x, int)])
