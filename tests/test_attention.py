@@ -166,6 +166,14 @@ def test_flash_choice_keeps_the_flat_fraction_on_transformer_engine_stacks():
         "H100-SXM").attention_kernel.kernel == "fa2"
     assert StepOptions(stack="megatron-core-2024", attention_curve="flash").resolve(
         "H100-SXM").attention_kernel is None
+    # a stack whose source names no kernel (DeepSeek-V3's HAI-LLM: its FlashAttention-2 is the
+    # catalogue's assumption) keeps the flat fraction under "flash", the assumed curve under True
+    assert StepOptions(stack="deepseek-hai-llm-2024").resolve("H100-SXM").attention_kernel \
+        is None
+    assert StepOptions(stack="deepseek-hai-llm-2024", attention_curve=True).resolve(
+        "H100-SXM").attention_kernel.kernel == "fa2"
+    assert StepOptions(stack="pytorch-fsdp2-2024").resolve(
+        "H100-SXM").attention_kernel.kernel == "fa2"  # the default is "flash"
     model = load_model("llama-3.1-8b")
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=1, seq_len=8192)
     h100 = Cluster(H100, 8)

@@ -115,8 +115,9 @@ def test_profile_is_listed_and_sourced(stack):
 
 def test_hopper_rows_with_the_flashattention_1_stand_in():
     # The held-out llm-foundry 2023-10 H100 rows (Triton FlashAttention-1-class kernel). Priced
-    # with FlashAttention-2's Hopper fraction (0.35, pytorch-fsdp2-2024) they are optimistic
-    # throughout (signed mean above +20 %, rising with the sequence length); with the stand-in
+    # as FlashAttention-2 (pytorch-fsdp2-2024: its measured H100 curve by length, the default
+    # StepOptions.attention_curve; above +20 % with its flat 0.35 fraction) they are optimistic
+    # throughout (signed mean above +15 %, rising with the sequence length); with the stand-in
     # (0.19) the signed mean is within +/-10 %.
     v = accuracy.validation_table()
     rows = v[(v["stack"] == "llm-foundry-2023") & (v["accelerator"] == "H100-SXM")
@@ -124,7 +125,7 @@ def test_hopper_rows_with_the_flashattention_1_stand_in():
     assert len(rows) == 50
     fa2 = step_validation.mfu_validation_on(None, list(rows["run_id"]),
                                             stack="pytorch-fsdp2-2024")
-    assert fa2["error"].mean() > 0.20
+    assert fa2["error"].mean() > 0.15
     assert abs(rows["error"].mean()) < 0.10
     # REGRESSION BOUNDS (the code's own figures when the stand-in was added: mean |error| 10.0 %,
     # max 25.1 %)

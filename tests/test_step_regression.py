@@ -75,6 +75,12 @@ Re-recorded for ZB-H1 with fewer micro-batches than stages (``parallel.bubble_fr
 (2p − m − 1)/(3m), counted slot by slot, where 2(p − 1)/(3m) was exact only at m = 1): only the
 engine grids' ZB-H1 rows with m < p move (their bubble, step time, MFU, HFU and tokens/s); every
 ranking, step, validation and layer-table pin unchanged.
+
+Re-recorded when the attention kernel's curve came on by default on the FlashAttention stacks
+(``StepOptions.attention_curve="flash"``: PyTorch SDPA's FlashAttention-2 at its measured H100
+rate by length): of the pinned values only NeMo AutoModel's Llama 3 70B row moves (its
+``pytorch-fsdp2-2024`` stack; predicted MFU 37.5% -> 36.6%); every engine grid, ranking, step
+and layer-table pin, all on the Megatron-Core stack or on A100, unchanged.
 """
 
 import json

@@ -234,7 +234,7 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     and the kernel mechanisms explain the same rows, so they are fitted together, on the
     calibration rows only) and prices every row with the re-fit."""
     shipped = StepOptions()
-    flags = tuple((name, bool(getattr(shipped, name)) if val is None else val) for name, val in
+    flags = tuple((name, shipped_value(shipped, name) if val is None else val) for name, val in
                   (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run),
                    ("attention_curve", attention_curve)))
     for name, val in flags:
@@ -293,7 +293,7 @@ def _physics_overrides(shipped: StepOptions, flags: tuple, toggles: dict) -> tup
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
-    refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
+    refit = any(shipped_value(shipped, k) != shipped_value(val) for k, val in flags)
     for name, field in _OFF_FOR_EVERY_ROW.items():
         if toggles[name] is False:
             physics[field] = False
@@ -2179,11 +2179,39 @@ def fp8_bf16_pairs(validation: pd.DataFrame) -> pd.DataFrame:
 REGIME_CHANGE_TOLERANCE = 5e-4
 
 #: The kernel mechanisms of ``StepOptions`` judged one by one, as shipped together and all
-#: together (``mechanism_comparison``): name -> (gemm_shape, fp8_as_run, attention_curve).
+#: together (``mechanism_comparison``): name -> (gemm_shape, fp8_as_run, attention_curve). The
+#: attention curve on is its "flash" form (the kernel's curve on the FlashAttention stacks, the
+#: flat fraction on the Transformer Engine stacks and where a stack's source names no kernel:
+#: ``StepOptions.attention_curve``); the curve on every stack, cuDNN's included
+#: (``attention_curve=True``), is judged by ``full_curve_comparison``.
 MECHANISMS = {"gemm_shape": (True, False, False), "fp8_as_run": (False, True, False),
-              "attention_curve": (False, False, True),
-              "gemm_shape + fp8_as_run": (True, True, False), "all three": (True, True, True)}
+              "attention_curve": (False, False, "flash"),
+              "gemm_shape + fp8_as_run": (True, True, False),
+              "gemm_shape + attention_curve": (True, False, "flash"),
+              "all three": (True, True, "flash")}
 _MECHANISM_FLAGS = ("gemm_shape", "fp8_as_run", "attention_curve")
+
+
+def shipped_value(options, name: str | None = None):
+    """A mechanism's setting as ``validation_table`` takes it: ``getattr(options, name)`` (or
+    ``options`` itself without ``name``) as a bool, or as the string it is (``"flash"``)."""
+    v = options if name is None else getattr(options, name)
+    return v if isinstance(v, str) else bool(v)
+
+
+def mechanism_parts(name: str) -> list:
+    """The mechanisms a setting of ``MECHANISMS`` turns on ("all three": each of them), or the
+    parts of a name "a + b" not in it."""
+    if name in MECHANISMS:
+        return [k for k, v in zip(_MECHANISM_FLAGS, MECHANISMS[name]) if v]
+    return name.split(" + ")
+
+
+def shipped_mechanisms() -> tuple:
+    """``StepOptions()``'s settings of the ``MECHANISMS`` flags, in their order (the key of the
+    shipped combination in ``MECHANISMS``)."""
+    shipped = StepOptions()
+    return tuple(shipped_value(shipped, k) for k in _MECHANISM_FLAGS)
 
 #: Mechanisms kept on by default although ``mechanism_comparison``'s rule now fails for them:
 #: name -> (the held-out regimes it makes worse beyond their noise, why it stays on). The rule
@@ -2213,7 +2241,7 @@ def kept_on_words(name: str, verdict: pd.DataFrame | None = None) -> str:
     with the other mechanisms on by default, without the part -> with it (the settings of
     ``MECHANISMS`` whose flags are those; said only where both are priced)."""
     why = []
-    for p in name.split(" + "):
+    for p in mechanism_parts(name):
         if p not in KEPT_ON_AGAINST_THE_RULE:
             continue
         words = f"{p}: {KEPT_ON_AGAINST_THE_RULE[p][1]}"
@@ -2231,9 +2259,8 @@ def kept_on_words(name: str, verdict: pd.DataFrame | None = None) -> str:
 def _without_and_with(part: str, verdict: pd.DataFrame):
     """The verdict rows of the shipped mechanisms without ``part`` and with it (``"off"`` when
     none is left), or None when ``MECHANISMS`` prices either setting not."""
-    shipped = StepOptions()
-    on = tuple(bool(getattr(shipped, k)) for k in _MECHANISM_FLAGS)
-    off = tuple(v and k != part for k, v in zip(_MECHANISM_FLAGS, on))
+    on = shipped_mechanisms()
+    off = tuple(False if k == part else v for k, v in zip(_MECHANISM_FLAGS, on))
     by_flags = {**{f: n for n, f in MECHANISMS.items()}, (False, False, False): "off"}
     names = by_flags.get(off), by_flags.get(on)
     if None in names or not all(n in verdict.index for n in names):
@@ -2287,26 +2314,35 @@ def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
             "passes": (len(worse) == 0 and any(flags) and all_mean < off_mean
                        and a100_mean <= A100_MEGATRON_GOAL[0]
                        and a100_max <= A100_MEGATRON_GOAL[1] + 1e-9),
-            "default_on": any(flags) and all(bool(getattr(shipped, k)) for k, v in zip(
+            "default_on": any(flags) and all(shipped_value(shipped, k) == v for k, v in zip(
                 _MECHANISM_FLAGS, flags) if v)}
 
 
 def flash_curve_comparison(split: str = "held-out") -> tuple:
-    """The attention kernel's curve on the stacks whose kernel is a FlashAttention one only
-    (``StepOptions.attention_curve="flash"``: FlashAttention-2 / -3 through PyTorch's SDPA or
-    the flash-attn package, the FlashAttention-3 paper's H100 bars, checked to 64k on NVIDIA's
-    measurement, ``attention.check_curves``; the flat fraction kept on the Transformer Engine
-    stacks, whose cuDNN curve fails the rule) judged by ``mechanism_comparison``'s rule against
-    the shipped setting (``validation_table()`` against
-    ``validation_table(attention_curve="flash")``, the MoE host-cost constants re-fitted under
-    it), on the rows of ``split``: "held-out" or "calibration" (the fit set). Split from
-    ``attention_curve`` after its held-out errors were seen (the cuDNN curve was what failed;
-    the calibration rows alone show the same: the cuDNN curve moves the NeMo 32K row 6.8 % ->
-    16.8 %); not on by default: it passes the rule on both splits, but moves DeepSeek-V3's H800
-    row (whose stack's FlashAttention-2 is assumed) below the whole-run average its steady state
-    must exceed (``tests/test_step.py``, a sourced bound). Returns ``(per_regime, verdict)`` as
+    """The attention kernel's curve on the stacks whose kernel is a FlashAttention one
+    (``StepOptions.attention_curve="flash"``, the shipped setting: FlashAttention-2 / -3 through
+    PyTorch's SDPA or the flash-attn package, the FlashAttention-3 paper's H100 bars, checked to
+    64k on NVIDIA's measurement, ``attention.check_curves``; the flat fraction kept on the
+    Transformer Engine stacks, whose cuDNN curve fails the rule, ``full_curve_comparison``, and
+    on the stacks whose source names no kernel, ``attention.UNNAMED_KERNEL_STACKS``) judged by
+    ``mechanism_comparison``'s rule against the flat fraction on every stack
+    (``validation_table(attention_curve=False)`` against ``validation_table()``, the MoE
+    host-cost constants re-fitted under the former), on the rows of ``split``: "held-out" or
+    "calibration" (the fit set). Split from ``attention_curve=True`` after its held-out errors
+    were seen (the cuDNN curve was what failed; the calibration rows alone show the same: the
+    cuDNN curve moves the NeMo 32K row 6.8 % -> 16.8 %). Returns ``(per_regime, verdict)`` as
     ``cp_overlap_comparison``."""
-    return _tables_verdict(split, {}, {"attention_curve": "flash"})
+    return _tables_verdict(split, {"attention_curve": False}, {})
+
+
+def full_curve_comparison(split: str = "held-out") -> tuple:
+    """The attention kernel's curve on every stack (``StepOptions.attention_curve=True``:
+    cuDNN's fused-attention curve on the Transformer Engine stacks too, the FlashAttention-2
+    curve where a stack's source names no kernel) judged by ``mechanism_comparison``'s rule
+    against the shipped setting (``"flash"``), on the rows of ``split`` ("held-out" or
+    "calibration"): why the shipped curve stops at the FlashAttention stacks. Returns
+    ``(per_regime, verdict)`` as ``cp_overlap_comparison``."""
+    return _tables_verdict(split, {}, {"attention_curve": True})
 
 
 def _calibration_as_held_out(t: pd.DataFrame) -> pd.DataFrame:
@@ -2712,8 +2748,7 @@ def fp8cs_eager_launch_table() -> tuple:
     off = validation_table()
     on = validation_table(fp8cs_expert_launches=True).copy()
     shipped = StepOptions()
-    flags = {k: bool(getattr(shipped, k)) for k in ("gemm_shape", "fp8_as_run",
-                                                    "attention_curve")}
+    flags = {k: shipped_value(shipped, k) for k in _MECHANISM_FLAGS}
     moe_host = sv.calibrate_moe_host_overhead(physics={**flags, "fp8cs_expert_launches": True})
     spared = sv.mfu_validation(sets=("megatron-bridge-2509",), physics=flags,
                                moe_host=moe_host).set_index("run_id")
@@ -2747,7 +2782,7 @@ def _fa1_physics(anchor) -> dict:
     """The options every row is priced with for ``fa1_length_table``: the shipped mechanisms'
     settings (as ``validation_table()`` passes them) and ``fa1_length=anchor``."""
     shipped = StepOptions()
-    return {**{n: bool(getattr(shipped, n)) for n in _MECHANISM_FLAGS}, "fa1_length": anchor}
+    return {**{n: shipped_value(shipped, n) for n in _MECHANISM_FLAGS}, "fa1_length": anchor}
 
 
 @lru_cache(maxsize=2)

@@ -60,8 +60,9 @@ forward's causal / unmasked ratio at the same length (the same diagonal-block lo
 dimension not in the table takes the nearest transcribed one on a log scale (64 or 128; MLA's
 192 and a head dimension of 256 take 128, though Fig. 5 measures 256); head dimension 64 with a
 causal mask (measured in Fig. 5, not transcribed) takes the 64 unmasked curve × the 128 causal /
-unmasked ratio. The default engine does not read these curves (``StepOptions.attention_curve``
-is off by default).
+unmasked ratio. The default engine reads these curves on the stacks whose kernel is a
+FlashAttention one their source names (``StepOptions.attention_curve="flash"``, the default),
+not on the Transformer Engine stacks (cuDNN's curve, read with ``attention_curve=True``).
 
 Which kernel
 ------------
@@ -269,6 +270,15 @@ KERNELS = ("fa2", "fa3", "cudnn")
 
 #: A stack's FlashAttention version (``data/stacks.csv``) -> the kernel's curve.
 KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
+
+#: Stacks (``data/stacks.csv`` names) whose source does not name their attention kernel: their
+#: ``flash_attention`` version is an assumption of this catalogue, not a reading. DeepSeek-AI's
+#: HAI-LLM (DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.2-3.3: the framework, DualPipe,
+#: the FP8 GEMMs; no attention kernel is named). ``StepOptions.attention_curve="flash"`` prices
+#: these at the flat ``attention_fraction`` (the judgement for FlashAttention-class fused
+#: attention of unknown make), not at one named kernel's measured curve (module docstring,
+#: "Which kernel").
+UNNAMED_KERNEL_STACKS = frozenset({"deepseek-hai-llm-2024"})
 
 #: Stacks (``data/stacks.csv`` names) whose attention layer is Transformer Engine's
 #: ``DotProductAttention``, which runs cuDNN's fused attention on Hopper (module docstring,

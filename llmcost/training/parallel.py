@@ -980,13 +980,14 @@ def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
 #: plans the search ranks do (``StepOptions.fsdp_reshard_after_forward`` the stack's: the column
 #: ``fsdp_reshard_after_forward`` of data/validation_mfu.csv empty): the ⌈(n + 1)·0.9⌉-th smallest
 #: of n = 37 errors, predicted / published MFU − 1, is 0.156; rounded up to two digits;
-#: ``accuracy.ALPHA``'s 90%), judged on the held-out FSDP rows of the same policy: 118 of 127 (93%)
+#: ``accuracy.ALPHA``'s 90%), judged on the held-out FSDP rows of the same policy: 120 of 127 (94%)
 #: have an error at or under it. Fitted on the calibration split, not on the held-out rows.
 #: llm-foundry's six SHARD_GRAD_OP rows (MPT 1B and 3B at 128-512 H100, reshard_after_forward false,
-#: the engine 23-34% fast on them) are left out of this fit: the search never prices that policy,
-#: and with their calibration row (+33.6%) the rule's error, the third largest of 38, would be
-#: 0.2795. It was 0.25 (0.241 measured) before Composer's FSDP backward prefetch was priced on
-#: llm-foundry's 2023 runs (``comm.fsdp_exposure``), and 0.18 (0.180) before llm-foundry's
+#: the engine 13-22% fast on them) are left out of this fit: the search never prices that policy,
+#: and with their calibration row the rule's error, the third largest of 38, would be 0.217
+#: (0.2787 before the attention kernel's curve on the FlashAttention stacks,
+#: ``StepOptions.attention_curve``). It was 0.25 (0.241 measured) before Composer's FSDP backward
+#: prefetch was priced on llm-foundry's 2023 runs (``comm.fsdp_exposure``), and 0.18 (0.180) before llm-foundry's
 #: FlashAttention-1 attention was priced by length (``StepOptions.fa1_length``).
 ZERO3_STEP_MARGIN = 0.16
 

@@ -21,12 +21,13 @@ layer runs on one GPU is summed:
 * **Attention core.** With FlashAttention one fused kernel at ``attention_fraction`` of peak; a
   causal kernel skips the masked half of the score matrix, so it executes (s+1)/2 keys per query
   while the MFU basis counts s; its backward re-computes QKᵀ (5 matmuls against the forward's 2,
-  Dao 2023 Alg. 2). With ``attention_curve`` (an option, off by default) the kernel's rate follows its
-  measured curve by sequence length, head dimension and mask, forward and backward
-  (``llmcost.training.attention``, FlashAttention-3 paper's H100 table), at the rank's ``s/cp``
-  under context parallelism with the ring steps' merges priced. Without FlashAttention
-  (Megatron-LM 2021–22) the two batched GEMMs QKᵀ and AV run at the roofline, and the s×s scores
-  are written, soft-maxed, dropped out and read back from HBM.
+  Dao 2023 Alg. 2). By default (``attention_curve="flash"``) a FlashAttention stack's kernel
+  on Hopper runs at its measured curve by sequence length, head dimension and mask, forward and
+  backward (``llmcost.training.attention``, FlashAttention-3 paper's H100 table), at the
+  rank's ``s/cp`` under context parallelism with the ring steps' merges priced; the Transformer
+  Engine stacks keep the flat fraction (cuDNN's curve with ``attention_curve=True``). Without
+  FlashAttention (Megatron-LM 2021–22) the two batched GEMMs QKᵀ and AV run at the roofline, and
+  the s×s scores are written, soft-maxed, dropped out and read back from HBM.
 * **Memory-bound element-wise work** (LayerNorm/RMSNorm, bias + dropout + residual add, GeLU or
   SwiGLU, RoPE, softmax and dropout on the scores, MoE token permutation, the fp32 cross-entropy of
   the logits, the embedding) as bytes read + written ÷ (HBM bandwidth × hbm_fraction); each op's
