@@ -573,6 +573,13 @@ def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
             "efficiency": eff}
 
 
+def catalogue_efficiency(st: Stack, accelerator: str):
+    """The ``Efficiency`` ``step_options`` gives ``st`` on ``accelerator`` when the caller
+    gives none: the catalogue row with the stack's FlashAttention fraction
+    (``_stack_efficiency``)."""
+    return _stack_efficiency(st, accelerator, None)
+
+
 def _stack_efficiency(st: Stack, accelerator: str, efficiency):
     """``step_options``' ``Efficiency``: the caller's as given, else the catalogue row of
     ``accelerator`` with the stack's FlashAttention fraction for the generation

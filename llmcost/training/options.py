@@ -611,15 +611,30 @@ class StepOptions:
             return None if (flash and (kernel == "cudnn" or own)) else kernel
         return self.attention_curve or None
 
+    def _attention_scale(self, st: stacks.Stack, accelerator: str, eff) -> float:
+        """How a measured attention curve (``_attention_rates``) follows a caller's
+        ``efficiency``: its ``attention_fraction`` ÷ the one the stack takes from the catalogue
+        (``stacks.catalogue_efficiency``); 1 without one. A pilot's calibration
+        (``calibrate.scaled_efficiency``) scales every kernel class's fraction by its correction,
+        and the curve, which replaces the flat fraction, by the same factor: else a pilot whose
+        step is mostly attention (long context under FlashAttention-2's curve) could not be
+        explained by any kernel rate (a trial's 128k FSDP2 scenario failed its notebook)."""
+        if self.efficiency is None or eff is None:
+            return 1.0
+        return eff.attention_fraction / stacks.catalogue_efficiency(st, accelerator) \
+            .attention_fraction
+
     def _attention_rates(self, accelerator: str, st: stacks.Stack, flash, kappa,
-                         flat: float = 0.0):
+                         flat: float = 0.0, eff=None):
         """The attention core's rates on ``accelerator`` under stack ``st``: the curve of
         ``attention_curve``'s kernel (``attention.kernel_curve``) where it has one; else, with
         ``attention_blackwell`` and a stack whose kernel is cuDNN's (``attention.stack_kernel``),
         cuDNN's measured Blackwell table (``attention.blackwell_curve``, None off Blackwell);
         else, with ``fa1_length`` and a FlashAttention-1 stack, the sustained flat fraction
         ``flat`` scaled by length (``attention.fa1_length_curve``); else None (the flat
-        ``attention_fraction``). None without FlashAttention-class fused attention."""
+        ``attention_fraction``). None without FlashAttention-class fused attention. ``kappa``
+        (the sustained share) scales the measured curves, and with a caller's ``efficiency``
+        ``_attention_scale`` too (``eff``, the resolved one)."""
         if not flash:
             return None
         kernel = self._attention_kernel(st)
@@ -631,6 +646,8 @@ class StepOptions:
                 and attention.stack_kernel(st.flash_attention, st.name) == "cudnn":
             mx = self.fp8_attention and self.dtype == "fp8" and self.fp8_recipe == "mxfp8"
             attn = attention.blackwell_curve(accelerator, kappa, "mxfp8" if mx else "bf16")
+        if attn is not None and self.efficiency is not None:   # a curve: a catalogue device
+            attn = replace(attn, scale=attn.scale * self._attention_scale(st, accelerator, eff))
         return attn
 
     def _ring_kernel(self, accelerator: str, st: stacks.Stack, flash) -> str | None:
@@ -733,7 +750,7 @@ class StepOptions:
                            hbm_fraction=eff.hbm_fraction * kappa)
         cp_overlap, torch_ring, repeat_kv = self._cp_scheme(st.name)
         attn = self._attention_rates(accelerator, st, so["flash_attention"], kappa,
-                                     keff.attention_fraction)
+                                     keff.attention_fraction, eff)
         return ResolvedOptions(
             options=self, stack=st, recipe=get_recipe(self.recipe), dtype=self.dtype,
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
