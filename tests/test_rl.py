@@ -1007,3 +1007,30 @@ def test_the_rows_vllm_versions_are_their_systems_pins():
     # the mechanism reaches the rows through validation_setup: v0.3/v0.4 only
     on = {r["id"] for _, r in d.iterrows() if rl.validation_setup(r)["rollout_piecewise_graphs"]}
     assert on and all(i.startswith(("nemo-rl-v0.3-", "nemo-rl-v0.4-")) for i in on)
+
+
+def test_notebook_05_sets_the_other_algorithm_beside_the_scenarios():
+    # A trial's PPO scenario was set beside "PPO, same samples", itself. rl.other_algorithm:
+    # a PPO scenario beside GRPO (Shao et al. 2024: the critic dropped), the same prompts and
+    # samples; a GRPO scenario beside PPO with one sample per prompt and as many prompts as
+    # samples (16 x 8 = 128), a reward model of the policy's size, on the generic path
+    kw = dict(rl_algorithm="grpo", rl_reward="verifier", rl_prompts_per_step=16,
+              rl_samples_per_prompt=8, rl_prompt_tokens=256, rl_response_tokens=1024,
+              rl_response_tokens_max=4096, rl_ppo_epochs=1, rl_gpus=8, rl_rollout_gpus=0,
+              rl_rollout_tp=1, rl_async=False, rl_partial_rollouts=False, rl_weight_sync_s=None,
+              rl_train_mfu=0.4, rl_verifier_usd_per_sample=0.0, serve_weight_dtype="bf16",
+              serve_kv_dtype="bf16")
+    grpo = llmcost.validate_parameters(model="llama-3.1-8b", accelerator="H100-SXM", **kw)
+    label, ppo, why = rl.other_algorithm(grpo)
+    assert label == "PPO, same samples" and why == ""
+    assert (ppo["rl_algorithm"], ppo["rl_reward"], ppo["rl_samples_per_prompt"],
+            ppo["rl_prompts_per_step"], ppo["rl_framework"]) == (
+        "ppo", "reward_model", 1, 128, "generic")
+    assert rl.scenario_iteration(ppo).samples == rl.scenario_iteration(grpo).samples == 128
+    label, back, why = rl.other_algorithm({**grpo, "rl_algorithm": "ppo",
+                                           "rl_reward": "reward_model"})
+    assert label == "GRPO, same samples" and back["rl_algorithm"] == "grpo" and why == ""
+    assert (back["rl_prompts_per_step"], back["rl_samples_per_prompt"]) == (16, 8)
+    # a PPO scenario of one sample per prompt has no GRPO group: no row, and why
+    label, none, why = rl.other_algorithm({**ppo})
+    assert none is None and "2 or more samples per prompt" in why and "draws 1" in why

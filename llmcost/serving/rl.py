@@ -3561,6 +3561,27 @@ def _scenario_iteration(p: dict) -> RLIteration:
         return _iteration_of(key)
 
 
+def other_algorithm(p: dict) -> tuple:
+    """The set-up notebook 05 sets beside a scenario's RL iteration: the same samples (prompts ×
+    samples per prompt) under the other of PPO and GRPO, ``(label, scenario or None, why)``.
+    A PPO scenario is set against GRPO (Shao et al. 2024: no critic, the advantage normalised
+    within each prompt's group of samples), with its prompts and samples per prompt, which
+    needs a group of at least 2 (else None and ``why`` says so); any other algorithm against
+    PPO (Ouyang et al. 2022) with one sample per prompt and as many prompts as the scenario has
+    samples, a reward model of the policy's size, on the generic path (NeMo RL's releases run
+    no PPO). A trial's PPO scenario was set against "PPO, same samples", itself."""
+    if p["rl_algorithm"] == "ppo":
+        if p["rl_samples_per_prompt"] < 2:
+            return ("GRPO, same samples", None,
+                    f"no GRPO row: its group baseline needs 2 or more samples per prompt, the "
+                    f"scenario draws {p['rl_samples_per_prompt']}")
+        return "GRPO, same samples", {**p, "rl_algorithm": "grpo"}, ""
+    return ("PPO, same samples", {
+        **p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
+        "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"],
+        "rl_framework": "generic"}, "")
+
+
 def scenario_recomputes_old_logprobs(algorithm: str) -> bool:
     """Whether a scenario's RL iteration recomputes the policy's log-probabilities of its samples
     before the update (one forward pass of the policy over every sample): for PPO and GRPO,

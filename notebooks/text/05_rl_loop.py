@@ -745,17 +745,17 @@ plots.rl_loop_diagram();
 
 # %%
 iters = {"scenario": rl.scenario_iteration(p)}
-ppo = {**p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
-       "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"],
-       "rl_framework": "generic"}  # on the generic path: NeMo RL's releases run no PPO
-iters["PPO, same samples"] = rl.scenario_iteration(ppo)
+label, other, why = rl.other_algorithm(p)   # PPO's scenario beside GRPO, any other beside PPO
+if other is not None:
+    iters[label] = rl.scenario_iteration(other)
 rows = {k: {"wall (s)": it.wall_s, "GPU-hours": it.gpu_hours, "USD": it.gpu_hours * price,
             "gen. share of FLOPs": it.generation_flops_share,
             "gen. share of time": it.generation_time_share} for k, it in iters.items()}
 print(f"{rl.shape_words(p)} ({gpu.name})"
       + ("" if p["rl_algorithm"] == "dpo" else f", rollout TP {p['rl_rollout_tp']}"))
-if beyond := rl_context_warning({**p, "ledger_rl": True}):  # the bill's rule, for this set-up
-    print(f"note: {beyond}")
+for note in (rl_context_warning({**p, "ledger_rl": True}), why):  # the bill's rule; the row
+    if note:
+        print(f"note: {note}")
 plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}", "USD": llmcost.fmt_usd,
                                    "gen. share of FLOPs": "{:.1%}", "gen. share of time": "{:.1%}"},
             index=True)
@@ -767,7 +767,8 @@ plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}"
 # generation at the batch the KV cache allows, the **tail** (GPUs held while the longest responses
 # finish, measured against every response having the mean length), scoring, reference and critic
 # passes, the update, weight sync and idle time (the other role's GPUs waiting when rollout and
-# training have separate GPUs). PPO here scores with a reward model of the policy's size; PPO and
+# training have separate GPUs). A PPO row set beside another algorithm scores with a reward model of the policy's
+# size (a PPO scenario is set beside GRPO, with its own scoring); PPO and
 # GRPO both recompute the policy's old log-probabilities, as NeMo RL and OpenRLHF do.
 
 # %%
