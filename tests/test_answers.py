@@ -122,13 +122,13 @@ def test_communication_and_step_time_shares():
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=12)
     assert "took a median 8.6% more time per step than predicted (12 runs)" in text
     assert "**46.5%**" in text
-    # 2 runs: c is their median shrunk by 2 / (2 + 3.2) (accuracy.shift_factor, k =
-    # SHIFT_SHRINK_ROWS), said with it: a median of 8.6% is c = 3.3%, p / (1 + c) = 50.5% /
-    # 1.0331 = 48.9%
-    c = 0.086 * 2 / 5.2
+    # 2 runs: c is their median shrunk by 2 / (2 + 3.1) (accuracy.shift_factor, k =
+    # SHIFT_SHRINK_ROWS), said with it: a median of 8.6% is c = 3.4%, p / (1 + c) = 50.5% /
+    # 1.0337 = 48.9%
+    c = 0.086 * 2 / 5.1
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=c, n=2)
-    assert "took a median 8.6% more time per step than predicted (2 runs; c = +3.3%, the " \
-        "median signed error of its 2 held-out runs, +8.6%, × 2 / (2 + 3.2)" in text
+    assert "took a median 8.6% more time per step than predicted (2 runs; c = +3.4%, the " \
+        "median signed error of its 2 held-out runs, +8.6%, × 2 / (2 + 3.1)" in text
     assert f"**{0.505 / (1 + c):.1%}**" in text and "**48.9%**" in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
     assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \

@@ -123,13 +123,15 @@ DEFAULT_BAND_FRACTION = 0.30
 #: Pseudo-runs k of the shrinkage of a sub-threshold regime's median error toward 0
 #: (``shift_factor``: c = median × n / (n + k) for n < ``MIN_CONFORMAL_ROWS``): the
 #: empirical-Bayes k = π σ² / (2 τ²) of ``shift_shrink_rows`` on the conformal regimes' held-out
-#: errors (σ 10.2% within a regime, τ 7.2% of regimes' true shifts about 0: k = 3.21, with
+#: errors (σ 9.9% within a regime, τ 7.1% of regimes' true shifts about 0: k = 3.08, with the
+#: attention kernel's curve on the FlashAttention stacks and llm-foundry's unpadded
+#: FlashAttention copies priced; 3.07 after the second alone, 3.21 before both, with
 #: llm-foundry's six SHARD_GRAD_OP rows (MPT 1B and 3B at 128-512 H100); 2.95 before them, with
 #: Megatron-Bridge 25.11's four Qwen3-235B-A22B rows; 2.56 before them, with the three
 #: Megatron-Bridge 25.09 Qwen3-235B-A22B rows at TP 2 and EP over DP, MoE parallel folding;
 #: 2.43 before those, with GB300's GEMMs priced by the Blackwell table as GB200's are; 2.56
 #: before that, with the FlashAttention-1 length curve on; 2.87 before that), rounded.
-SHIFT_SHRINK_ROWS = 3.2
+SHIFT_SHRINK_ROWS = 3.1
 #: Below this value of 1 + c − w the band's upper end is unbounded (capped at MFU 1).
 UPPER_BOUND_MARGIN = 0.05
 #: Context above this many tokens is "long" (> 32k; most such runs use context parallelism).
@@ -383,7 +385,7 @@ def median_error(center: float, n: int) -> float:
 def shift_words(center: float, n: int) -> str:
     """Where a band's centre c comes from, for n > 0 held-out runs: "the median signed error of
     its n held-out runs" (n >= ``MIN_CONFORMAL_ROWS``), or that median shrunk toward 0 below it,
-    "the median signed error of its 2 held-out runs, −8.6%, × 2 / (2 + 3.2): too few runs to
+    "the median signed error of its 2 held-out runs, −8.6%, × 2 / (2 + 3.1): too few runs to
     measure it from" (``shift_factor``)."""
     runs = f"its {n} held-out run{'s' if n != 1 else ''}"
     if n >= MIN_CONFORMAL_ROWS:
