@@ -491,3 +491,19 @@ def test_a_long_context_fsdp2_scenarios_illustrative_pilot_is_calibrated():
     c, x = s.calibration, s.extrapolation
     assert s.illustrative and c.compute_factor < 1.0 and not c.saturated
     assert x.mfu_low <= x.mfu <= x.mfu_high
+
+
+def test_a_scaled_curve_stops_at_the_datasheet_peak():
+    # a pilot's correction scales the measured curves (StepOptions._attention_scale); no scale
+    # takes a BF16 kernel past the dense BF16 peak, nor an MXFP8 one past the FP8 peak (2x the
+    # BF16 one on Blackwell: data/accelerators.csv B200 4.5e15 / 2.25e15), as the flat
+    # fractions are capped at 1 (calibrate.scaled_efficiency)
+    h100 = attention.kernel_curve("H100-SXM", "fa2", 10.0)
+    assert max(h100.fractions(131072, 128)) == 1.0
+    assert max(attention.kernel_curve("H100-SXM", "fa2", 0.5).fractions(131072, 128)) < 1.0
+    b200 = load_accelerator("B200")
+    assert b200.peak_flops_per_s("fp8") / b200.peak_flops_per_s("bf16") == \
+        attention.MXFP8_OVER_BF16
+    for dtype, top in (("bf16", 1.0), ("mxfp8", attention.MXFP8_OVER_BF16)):
+        big = attention.blackwell_curve("B200", 10.0, dtype).fractions(8192, 128)
+        assert max(big) == top, dtype

@@ -85,9 +85,27 @@ def test_a_plan_lever_says_how_much_of_its_saving_is_the_regimes_corrections():
         f"{central_ratio:.2f}×: each prediction ÷ (1 + its regime's band centre, "
         f"{band0.center:+.1%} for this plan's, {band0.n} held-out run{'s' * (band0.n != 1)}, "
         f"{band1.center:+.1%} for the new one's, {band1.n} held-out run"
-        f"{'s' * (band1.n != 1)}); the rest is that difference, not the plan's speed")
+        f"{'s' * (band1.n != 1)}); the rest is that, not the plan's speed")
     r = lv.price_lever("best_plan", "x", "plan", s, change)
     assert change.note in r.note and r.saving_usd > 0
     # the same plan change on a given MFU scales by the step ratio alone: no note
     given = {k: v for k, v in s.items() if k != "mfu_band"}
     assert lv.best_plan(given).note == ""
+
+
+def test_a_plan_lever_held_at_a_capped_top_says_so_not_the_centres():
+    # A review: the trial's long-context 70B scenario with recomputation forced on: both plans
+    # in one regime (one centre), the search's plan's central estimate above its band's capped
+    # top, so its bill is the top; the note says that, not a difference of centres
+    s = _predicted({**LONG, "recompute": "full"})
+    free = lv._free_plan(s)
+    (_, b0), (_, b1) = lv.predicted_step(s), lv.predicted_step(free)
+    (_, _, band0, c0), (_, _, band1, c1) = lv.central_prediction(s), lv.central_prediction(free)
+    point1, central1, _ = band1.central()
+    assert band0.regime == band1.regime and point1 < central1 and c1 == point1
+    note = lv.best_plan(s).note
+    assert note.startswith(f"the step-time model prices the new plan "
+                           f"{b0.step_time_s / b1.step_time_s:.2f}× as fast, the two bills "
+                           f"{c1 / c0:.2f}×: ")
+    assert f"the new plan's bill held at its band's capped top, {point1:.1%}" in note
+    assert "band centre" not in note

@@ -1034,3 +1034,9 @@ def test_notebook_05_sets_the_other_algorithm_beside_the_scenarios():
     # a PPO scenario of one sample per prompt has no GRPO group: no row, and why
     label, none, why = rl.other_algorithm({**ppo})
     assert none is None and "2 or more samples per prompt" in why and "draws 1" in why
+    # DPO scores two responses per prompt whatever rl_samples_per_prompt says (a review): its
+    # PPO row takes 2 x 16 = 32 prompts of one sample, the DPO iteration's own 32 samples
+    dpo = {**grpo, "rl_algorithm": "dpo"}
+    label, ppo2, _ = rl.other_algorithm(dpo)
+    assert ppo2["rl_prompts_per_step"] == 32 == rl.scenario_iteration(dpo).samples
+    assert rl.scenario_iteration(ppo2).samples == 32

@@ -377,7 +377,8 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None) -> d
 @dataclass(frozen=True)
 class Change:
     """What a lever does: the changed scenario (``after``), what it risks, its assumptions and
-    their source; ``note`` says why nothing changed when ``after`` equals the scenario."""
+    their source; ``note`` says why nothing changed when ``after`` equals the scenario, or what
+    the reader must know of a change (``best_plan``: how much of it is not the plan's speed)."""
 
     after: dict
     risk: str
@@ -1263,19 +1264,30 @@ def _runs(n: int) -> str:
 
 def _correction_split(step_ratio: float, central_ratio: float, band0, band1) -> str:
     """"the step-time model prices the new plan 1.05× as fast, the two bills 1.15×: ..." (the
-    lever's note) when a ``mfu: predict`` bill's central estimates (each prediction ÷ (1 + its regime's
-    median held-out error), ``accuracy.central_mfu``) move the MFU by more than 1 % beyond the
-    step-time model's own ratio: the rest of the saving is the two regimes' measured errors,
-    not the plan's speed (a trial read a plan lever two thirds of whose saving came from a
-    ZeRO-2 regime of one published run against a ZeRO-3 one of 36). "" otherwise."""
+    lever's note) when a ``mfu: predict`` bill's MFUs (each band's central estimate, the
+    prediction ÷ (1 + its regime's band centre c, the median held-out error shrunk toward 0 with
+    few runs), kept inside the band: ``accuracy.central_mfu``) move by more than 1 % beyond the
+    step-time model's own ratio, and why: the two regimes' centres where the plans fall in two
+    regimes, and each bill held at its band's capped top (``MfuBand.central``'s point below
+    p ÷ (1 + c)). The rest of the saving is those, not the plan's speed (a trial read a plan
+    lever two thirds of whose saving came from a ZeRO-2 regime of one published run against a
+    ZeRO-3 one of 36). "" otherwise."""
     if abs(central_ratio / step_ratio - 1) <= 0.01:
         return ""
-    same = band0.regime == band1.regime
-    return (f"the step-time model prices the new plan {step_ratio:.2f}× as fast, the two "
-            f"bills {central_ratio:.2f}×: each prediction ÷ (1 + its regime's band centre, "
-            f"{band0.center:+.1%} for this plan's{'' if same else _runs(band0.n)}, "
-            f"{band1.center:+.1%} for the new one's{'' if same else _runs(band1.n)}); "
-            "the rest is that difference, not the plan's speed")
+    why = []
+    if band0.regime != band1.regime:
+        why.append(f"each prediction ÷ (1 + its regime's band centre, {band0.center:+.1%} for "
+                   f"this plan's{_runs(band0.n)}, {band1.center:+.1%} for the new one's"
+                   f"{_runs(band1.n)})")
+    for who, b in (("this plan's", band0), ("the new plan's", band1)):
+        point, central, _ = b.central()
+        if point < central * (1 - 1e-9):
+            why.append(f"{who} bill held at its band's capped top, {point:.1%} ("
+                       f"{b.cap_source() or 'the cap'}), below its central estimate "
+                       f"{central:.1%}")
+    return (f"the step-time model prices the new plan {step_ratio:.2f}× as fast, the two bills "
+            f"{central_ratio:.2f}×: " + "; ".join(why) + "; the rest is that, not the plan's "
+            "speed")
 
 
 def _band_tops(*bands) -> str:

@@ -3568,17 +3568,19 @@ def other_algorithm(p: dict) -> tuple:
     within each prompt's group of samples), with its prompts and samples per prompt, which
     needs a group of at least 2 (else None and ``why`` says so); any other algorithm against
     PPO (Ouyang et al. 2022) with one sample per prompt and as many prompts as the scenario has
-    samples, a reward model of the policy's size, on the generic path (NeMo RL's releases run
-    no PPO). A trial's PPO scenario was set against "PPO, same samples", itself."""
+    samples (``RLOptions.samples``: DPO's two responses per prompt, GRPO's group), a reward
+    model of the policy's size, on the generic path (NeMo RL's releases run no PPO). A trial's
+    PPO scenario was set against "PPO, same samples", itself."""
     if p["rl_algorithm"] == "ppo":
         if p["rl_samples_per_prompt"] < 2:
             return ("GRPO, same samples", None,
                     f"no GRPO row: its group baseline needs 2 or more samples per prompt, the "
                     f"scenario draws {p['rl_samples_per_prompt']}")
         return "GRPO, same samples", {**p, "rl_algorithm": "grpo"}, ""
+    per_prompt = 2 if p["rl_algorithm"] == "dpo" else p["rl_samples_per_prompt"]
     return ("PPO, same samples", {
         **p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
-        "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"],
+        "rl_prompts_per_step": p["rl_prompts_per_step"] * per_prompt,
         "rl_framework": "generic"}, "")
 
 

@@ -1344,10 +1344,11 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
     Added after seeing the held-out errors (c is computed from them, as the band's centre is):
     a point checked against the rows that set its c is checked in sample. Out of sample is a
     row left out of its regime (``mfu_band(..., exclude_run=...)``): Llama 3.1 405B on 16,384
-    H100, c from the 8,192-GPU row alone (−8.5%, one run: shrunk to −2.5%), gives 37.8%
-    against the published 40.4%, the raw prediction 36.9% (tests/test_predict_central.py; the
-    unshrunk median gave 40.3% on this row, and the same point accuracy pooled over every thin
-    regime's rows: benchmarks/band_rules.py).
+    H100, c from its regime's four other held-out runs (median −0.5%, shrunk by 4 / (4 + k) to
+    −0.3%), gives 37.0% against the published 40.4%, the raw prediction 36.9%
+    (tests/test_predict_central.py; while c rested on the 8,192-GPU row alone, −8.5% shrunk to
+    −2.5%, it gave 37.8%, and the unshrunk median 40.3%; the same point accuracy pooled over
+    every thin regime's rows: benchmarks/band_rules.py).
 
     Raises
     ------

@@ -451,7 +451,9 @@ class KernelCurve:
     """One accelerator's attention kernel as the engine uses it: ``kernel``, the benchmarked
     device's dense BF16 peak ``peak_tflops`` (the curve's fractions are of it) and ``scale``
     (the sustained share of the burst rate, ``options.KERNEL_EFFICIENCY``, applied to the flat
-    ``attention_fraction`` it replaces)."""
+    ``attention_fraction`` it replaces, × a pilot's correction where one is carried:
+    ``StepOptions._attention_scale``). A fraction is at most 1: no scale takes a BF16 kernel
+    past the dense BF16 peak (as ``calibrate.scaled_efficiency`` caps the flat fractions)."""
 
     kernel: str
     peak_tflops: float
@@ -461,8 +463,8 @@ class KernelCurve:
         """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``.
         ``window`` (a sliding window) is not read: the H100 table has no window series, so a
         window layer runs at the causal rate at ``seq_len``."""
-        f = [self.scale * _tflops(self.kernel, p, causal, head_dim, seq_len) / self.peak_tflops
-             for p in ("forward", "backward")]
+        f = [np.minimum(self.scale * _tflops(self.kernel, p, causal, head_dim, seq_len)
+                        / self.peak_tflops, 1.0) for p in ("forward", "backward")]
         return f[0], f[1]
 
 
@@ -1042,7 +1044,10 @@ class BlackwellCurve:
     """cuDNN's fused attention on one Blackwell accelerator as the engine uses it
     (``StepOptions.attention_blackwell``): the measured ``device``, the priced accelerator's
     dense BF16 peak ``peak_tflops`` (the fractions are of the measured device's own peak, carried
-    to it) and ``scale`` (``options.KERNEL_EFFICIENCY``, as on the flat fraction it replaces)."""
+    to it) and ``scale`` (``options.KERNEL_EFFICIENCY``, as on the flat fraction it replaces,
+    × a pilot's correction where one is carried: ``StepOptions._attention_scale``). A fraction
+    is at most the dtype's dense peak over the BF16 one (1 in BF16, ``MXFP8_OVER_BF16`` in
+    MXFP8): no scale takes a kernel past its datasheet."""
 
     device: str
     peak_tflops: float
@@ -1053,14 +1058,20 @@ class BlackwellCurve:
     def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
         """Sustained (forward, backward) fractions of ``peak_tflops`` at ``seq_len`` (causal;
         ``window`` the sliding window, 0 none: ``blackwell_tflops`` in ``dtype``)."""
-        f = [self.scale * blackwell_tflops(self.device, p, head_dim, seq_len, window,
-                                           self.dtype)
-             / self.device_peak_tflops for p in ("forward", "backward")]
+        top = MXFP8_OVER_BF16 if self.dtype == "mxfp8" else 1.0
+        f = [np.minimum(self.scale * blackwell_tflops(self.device, p, head_dim, seq_len, window,
+                                                      self.dtype)
+                        / self.device_peak_tflops, top) for p in ("forward", "backward")]
         return f[0], f[1]
 
 
 #: The attention dtypes of ``ATTENTION_BLACKWELL_CSV`` (``blackwell_curve``).
 BLACKWELL_ATTENTION_DTYPES = ("bf16", "mxfp8")
+
+#: Blackwell's dense FP8 (MXFP8) peak over its dense BF16 one (NVIDIA's datasheets in
+#: data/accelerators.csv: B200 4.5 / 2.25, GB200 and GB300 5 / 2.5 PFLOP/s dense): the most a
+#: scaled MXFP8 attention fraction of the BF16 peak may reach (``BlackwellCurve.fractions``).
+MXFP8_OVER_BF16 = 2.0
 
 
 def blackwell_curve(accelerator: str, scale: float = 1.0,

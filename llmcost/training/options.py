@@ -615,10 +615,13 @@ class StepOptions:
         """How a measured attention curve (``_attention_rates``) follows a caller's
         ``efficiency``: its ``attention_fraction`` ÷ the one the stack takes from the catalogue
         (``stacks.catalogue_efficiency``); 1 without one. A pilot's calibration
-        (``calibrate.scaled_efficiency``) scales every kernel class's fraction by its correction,
-        and the curve, which replaces the flat fraction, by the same factor: else a pilot whose
-        step is mostly attention (long context under FlashAttention-2's curve) could not be
-        explained by any kernel rate (a trial's 128k FSDP2 scenario failed its notebook)."""
+        (``calibrate.scaled_efficiency``) scales every kernel class's fraction of the stack's
+        own efficiency by its correction (``calibrate.extrapolate`` starts from the target's
+        stack), and the curve, which replaces the flat fraction, by the same factor: else a
+        pilot whose step is mostly attention (long context under FlashAttention-2's curve)
+        could not be explained by any kernel rate (a trial's 128k FSDP2 scenario failed its
+        notebook). An efficiency profile's measured attention fraction scales the curve by
+        measured ÷ catalogue flat fraction too."""
         if self.efficiency is None or eff is None:
             return 1.0
         return eff.attention_fraction / stacks.catalogue_efficiency(st, accelerator) \
@@ -713,8 +716,8 @@ class StepOptions:
         name = cluster.accelerator.name
         if lat is None:
             return self.resolve(name)
-        base = self.efficiency if self.efficiency is not None else \
-            load_efficiency(cluster.accelerator)
+        base = self.efficiency if self.efficiency is not None else stacks.catalogue_efficiency(
+            stacks.load_stack(DEFAULT_STACK if self.stack is None else self.stack), name)
         return replace(self, efficiency=base.replace(scaleout_latency_s=float(lat))).resolve(name)
 
     def _resolve(self, accelerator: str) -> ResolvedOptions:
