@@ -607,15 +607,17 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
 def _uncarried(c, x) -> str | None:
     """Why the full run's MFU shows none of the pilot's correction, or None where it does (or
     where the run is the pilot's own, or a cap moved it): none carried (``transfer`` 0,
-    ``calibrate.extrapolate``: a fit at its bound, ``Calibration.saturated``, or a residual the
-    drift explains), or so little that the MFU prints as the uncalibrated model's to 0.1 %
+    ``calibrate.extrapolate``: a residual the drift explains, or pilots that disagree in sign,
+    ``Extrapolation.contrary``), or so little that the MFU prints as the uncalibrated model's
+    to 0.1 %
     (``Extrapolation.describe_transfer`` says how much and why). A trial read "compute x1.245"
     then "MFU 15.5% (uncalibrated 15.5%)"."""
     if x.half_width == 0 or x.capped_at is not None:
         return None
     if x.transfer == 0:
-        why = ("the fit is at its bound: no kernel rate explains the pilot" if c.saturated > 0
-               else f"the drift of the model's error from a pilot to a run like this one "
+        why = (f"the pilots' mean residual ({x.residual:+.1%} in log MFU) and the factor point "
+               "opposite ways" if x.contrary else
+               f"the drift of the model's error from a pilot to a run like this one "
                f"(±{x.drift:.1%}) could explain all of the pilot's residual ({x.residual:+.1%} "
                "in log MFU)")
         return f"the pilot's compute correction (x{c.compute_factor:.3f}) is not carried ({why})"

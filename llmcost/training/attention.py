@@ -452,8 +452,9 @@ class KernelCurve:
     device's dense BF16 peak ``peak_tflops`` (the curve's fractions are of it) and ``scale``
     (the sustained share of the burst rate, ``options.KERNEL_EFFICIENCY``, applied to the flat
     ``attention_fraction`` it replaces, × a pilot's correction where one is carried:
-    ``StepOptions._attention_scale``). A fraction is at most 1: no scale takes a BF16 kernel
-    past the dense BF16 peak (as ``calibrate.scaled_efficiency`` caps the flat fractions)."""
+    ``StepOptions._attention_scale``). A sustained fraction is at most 1: no scale takes a
+    BF16 kernel past the dense BF16 peak (``calibrate.scaled_efficiency`` caps the flat burst
+    fractions at 1 before the sustained share, a tighter cap)."""
 
     kernel: str
     peak_tflops: float

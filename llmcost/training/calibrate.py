@@ -14,10 +14,10 @@ So this module models **what a pilot identifies and what it does not**:
   ``scaled_efficiency``), solved so that the engine's step time on the pilot's plan equals the
   measured one: ``step_time(model, cluster, plan; Efficiency(fractions × c ** a)) =
   tokens_per_step / (tokens_per_s_per_gpu × n_gpus)``, at most the factor that brings the
-  pilot's main kernel class (``kernel_exposure``) to its datasheet rate: a pilot faster than
-  that is a structural
-  error of the model at the pilot's plan (FLOP count, recomputation), reported and carried to
-  no other plan. Two pilots at different scales whose plans exercise the
+  pilot's main kernel class (``kernel_exposure``) to its datasheet rate: what a pilot is faster
+  than that is a structural
+  error of the model at the pilot's plan (FLOP count, recomputation), reported and not carried
+  (the bound's factor is). Two pilots at different scales whose plans exercise the
   scale-out network (data-parallel or ZeRO-3 traffic across nodes) identify also a **scale-out
   factor** ``k`` (the achieved bus bandwidth × k): two equations, two unknowns. A pilot inside
   one scale-up domain says nothing about the network: the factor stays 1 and is listed as not
@@ -148,7 +148,8 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: 0.0118 before), and after the attention kernel's curve was priced on the FlashAttention
 #: stacks, scaled by a pilot's correction as the flat fraction is, with each target priced at
 #: its own stack's rates (``StepOptions.attention_curve="flash"``, ``StepOptions.
-#: _attention_scale``, ``extrapolate``; 0.057 / 0.112 / 0.018 / 0.0118 before):
+#: _attention_scale``, ``extrapolate``; 0.057 / 0.112 / 0.018 / 0.0118 before, 0.056 / 0.110 /
+#: 0.018 / 0.0118 while a target of another stack was priced at its pilot's rates):
 #: ``tests/test_pilot_study.py`` holds each figure to the measurement.
 PILOT_DRIFT = {"same_kernels": 0.061, "other_kernels": 0.113, "per_seq_doubling": 0.018,
                "pilot_residual_var": 0.0118}
@@ -787,7 +788,8 @@ def calibrate(pilots) -> Calibration:
     in the pilot's step, ``scaled_efficiency``)
     (bisection; the engine's step time falls monotonically with ``c``), capped where the
     pilot's main kernel class reaches its datasheet rate (``saturated``: how much slower the
-    engine then still is; ``extrapolate`` carries such a fit to no other plan). Two or more
+    engine then still is; ``extrapolate`` carries the bound's factor, not the excess). Two or
+    more
     pilots whose
     GPU counts differ and whose largest plan crosses scale-up domains: ``c`` from the smallest
     pilot and the scale-out factor ``k`` from the largest (each solved with the other fixed,
@@ -1072,7 +1074,7 @@ def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: flo
         not_ident.append(f"compute: the engine with the pilot's main kernels at the datasheet "
                          f"rate is still {saturated:.1%} slower than the pilot, which no kernel "
                          "rate explains (check the FLOP count and recomputation); the fit is at "
-                         "its bound, and only the bound's factor is carried")
+                         "its bound, and at most the bound's factor is carried")
     if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
         if two_scale and net_ok:
             ident.append(f"scale-out network (bus bandwidth across nodes) from {p0.n_gpus} -> "
@@ -1171,7 +1173,8 @@ def distinct_kernel_pilots(pilots) -> int:
 class Extrapolation:
     """The calibrated prediction for a target plan: ``mfu`` with its band ``[mfu_low,
     mfu_high]``, ``step_time_s``, ``uncalibrated_mfu``, the ``transfer`` weight of the pilot's
-    correction and the ``novelties`` that widen the band."""
+    correction and the ``novelties`` that widen the band; ``contrary`` when the pilots' mean
+    residual and the fitted factor disagree in sign (nothing carried: ``extrapolate``)."""
 
     mfu: float
     mfu_low: float
@@ -1189,6 +1192,7 @@ class Extrapolation:
     noise: float = 0.0
     limited: bool = False
     saturated: bool = False
+    contrary: bool = False
 
     def gpu_hours(self, train_tokens: float, n_gpus: int, tokens_per_step: float) -> tuple:
         """GPU-hours (central, low, high) for ``train_tokens`` at this step time:
@@ -1233,7 +1237,11 @@ class Extrapolation:
 
     def _share_reason(self) -> str:
         """``_transfer_reason`` but the bound: the term of ``transfer_weight`` that set the
-        share."""
+        share, or the pilots' disagreement (``contrary``)."""
+        if self.contrary:
+            return (f": the pilots' mean residual ({self.residual:+.1%} in log MFU) and the "
+                    "factor fitted on the smallest pilot point opposite ways, so neither is "
+                    "carried")
         if self.residual == 0 or self.drift == 0:
             return ""
         d = LIMITED_TRANSLATION_D
@@ -1285,11 +1293,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     carried is ``c^w``
     with ``w = transfer_weight(mean over the pilots of log(measured ÷ predicted MFU),
     runs_pilot_kernels(...), drift, distinct_kernel_pilots(pilots), shift, |log2(seq_len ÷ pilot
-    seq_len)|)`` (for a fit at its bound, ``Calibration.saturated``, c is the bound's factor,
-    the pilot's main kernels at the datasheet rate: what lies beyond is no kernel rate and is
-    not carried, but the bound's part is, so that a faster pilot never bills a slower run: a
-    trial saw 9,600 tokens/s per GPU bill 51.9% and 9,700, at the bound, the uncalibrated
-    46.5%, when a fit at its bound carried nothing; ``shift = network_shift(pilot, target)`` when the
+    seq_len)|)`` (the residual of a fit at its bound, and pilots that disagree:
+    ``_pilots_residual``; ``shift = network_shift(pilot, target)`` when the
     pilots crossed the scale-out network without identifying it,
     ``Calibration.network_confounded``, else 0);
     each kernel class ``j`` takes ``c^(w × a_j)``, ``a_j`` the pilot's exposure to it
@@ -1327,8 +1332,7 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
             return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
                                  uncalibrated_mfu=cal.uncalibrated_mfu[i], transfer=1.0,
                                  half_width=0.0, novelties=(), breakdown=b)
-    r = float(np.mean([math.log(m / u) for m, u in zip(cal.measured_mfu,
-                                                        cal.uncalibrated_mfu)]))
+    r, contrary = _pilots_residual(cal)
     # the target's own burst efficiency (its stack's: a validation series may join a pilot of
     # one stack to targets of another), uncalibrated and as the correction's base
     base = cal.base if opts == p0.options else base_efficiency(opts, p0.accelerator)
@@ -1339,6 +1343,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     dbl = abs(math.log2(int(seq_len) / int(p0.seq_len)))
     n = distinct_kernel_pilots(cal.pilots)
     w, sig, noise, limited = _transfer(r, same, drift, n, shift, dbl)
+    if contrary:
+        w, limited = 0.0, False
     c = cal.compute_factor ** w   # a fit at its bound: the bound's factor (the docstring)
     eff = base if c == 1.0 and cal.scaleup_factor == 1.0 and cal.scaleout_factor == 1.0 \
         else scaled_efficiency(base, c, cal.scaleup_factor, cal.scaleout_factor, cal.exposure)
@@ -1352,7 +1358,25 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                          transfer=w, half_width=h, novelties=nov, breakdown=b, residual=r,
                          drift=sig, shift=shift,
                          capped_at=cap if cap is not None and b.mfu > cap else None,
-                         noise=noise, limited=limited, saturated=cal.saturated > 0)
+                         noise=noise, limited=limited, saturated=cal.saturated > 0,
+                         contrary=bool(contrary))
+
+
+def _pilots_residual(cal: Calibration) -> tuple:
+    """``(r, contrary)`` for ``extrapolate``: the pilots' mean residual r = mean ln(measured ÷
+    predicted MFU), in which a fit at its bound (``Calibration.saturated``: the smallest pilot
+    faster than the model with its main kernels at the datasheet rate) counts of the smallest
+    pilot's only what the bound explains, ``ln(measured ÷ predicted) − ln(1 + saturated)``:
+    the bound's factor is carried (c is the bound's), the excess, no kernel rate, is not; so with
+    one pilot a faster pilot never bills a slower run (a trial saw 9,600 tokens/s per GPU bill
+    51.9% and 9,700, at the bound, the uncalibrated 46.5%, when a fit at its bound carried
+    nothing). ``contrary``: r and ln c (fitted on the smallest pilot) disagree in sign, pilots
+    that contradict each other, and nothing is carried (a review saw the run slow as the small
+    pilot grew faster)."""
+    r = float(np.mean([math.log(m / u) for m, u in zip(cal.measured_mfu,
+                                                        cal.uncalibrated_mfu)]))
+    r -= math.log1p(cal.saturated) / len(cal.pilots) if cal.saturated > 0 else 0.0
+    return r, bool(r * math.log(cal.compute_factor) < 0)
 
 
 def data_parallel_cap(cal: Calibration, model, plan: ParallelPlan, seq_len: int,

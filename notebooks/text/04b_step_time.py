@@ -732,8 +732,10 @@ if len(z3):
 # the pilot, and it carries no band), so that the run extrapolates from it,
 # unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
 # ranks): then the count is doubled until they fit. Where the model carries none of the pilot's
-# correction (a fit at its bound, or a residual the drift explains), or too little to change the
-# printed MFU, the output says the full run is the uncalibrated model's, and why. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
+# correction (a residual the drift explains, or pilots that disagree in direction), or too little
+# to change the printed MFU, the output says the full run is the uncalibrated model's, and why; a
+# pilot faster than the model with its kernels at the datasheet rate carries that bound's factor,
+# not the excess, which no kernel rate explains. Its main-run figure is the compute the MFU extrapolated from the **pilot** implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 
@@ -789,8 +791,8 @@ print(f"h_k = {', '.join(f'{v:.1%}' for v in base)} for k = 0, 1, 2, 3+; beta = 
 plots.pilot_band_coverage(pv.errors, base, beta);
 
 # %% [markdown]
-# Read the split: a scaling test predicts the **other GPU counts** of its series, the question
-# a pilot is run for, far better than a run at another sequence length or with another
+# Read the split: a scaling test is judged on the **other GPU counts** of its series, the
+# question a pilot is run for, apart from the runs at another sequence length or with another
 # recomputation, which neither pilot exercised. The worst run is printed with its uncalibrated
 # error: where the two are equal, the pilot's correction was not carried (too small against the
 # drift, or a run of other kernels, whose drift exceeds the pilots' spread) and the miss is the step-time model's own at that configuration, which no calibration
