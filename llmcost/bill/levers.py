@@ -1285,6 +1285,11 @@ def _correction_split(step_ratio: float, central_ratio: float, band0, band1) -> 
             why.append(f"{who} bill held at its band's capped top, {point:.1%} ("
                        f"{b.cap_source() or 'the cap'}), below its central estimate "
                        f"{central:.1%}")
+        elif point > central * (1 + 1e-9):
+            why.append(f"{who} bill held at its band's low end, {point:.1%}, above its central "
+                       f"estimate {central:.1%}")
+    if not why:
+        return ""
     return (f"the step-time model prices the new plan {step_ratio:.2f}× as fast, the two bills "
             f"{central_ratio:.2f}×: " + "; ".join(why) + "; the rest is that, not the plan's "
             "speed")
