@@ -757,3 +757,22 @@ def test_an_illustrative_pilot_carries_the_published_runs_error_not_its_mfu():
     c = s.calibration
     assert c.measured_mfu[0] == pytest.approx(c.uncalibrated_mfu[0] * r, rel=2e-3)
     assert 0.9 < c.compute_factor < 1.1            # not 0.46
+
+
+def test_a_pilot_of_the_runs_plan_caps_it_whatever_its_micro_batches_per_replica():
+    # A trial: Llama 3.1 8B at 131,072 tokens on 256 H200 (FSDP2, CP 8), a pilot of the run's
+    # plan on 32 GPUs at 1,200 tokens/s per GPU (measured 30.5%, the model 42.5%), was billed
+    # 32.8%, above its own measurement, though the model prices the run slower than the pilot
+    # (41.9%): the cap (calibrate.data_parallel_cap) needed the micro-batches per replica equal,
+    # and a fixed global batch gives the run's 32 replicas 1 each against the pilot's 8. By
+    # hand: cap = measured x max(1, 41.9 / 42.5) = the measured MFU
+    q = {"model": "llama-3.1-8b", "accelerator": "H200", "n_gpus": 256, "train_tokens": 1e11,
+         "seq_len": 131072, "stack": "pytorch-fsdp2-2024", "global_batch_tokens": 4194304,
+         "cp": 8, "tp": 1, "zero_stage": 3, "micro_batch_size": 1, "recompute": "selective",
+         "pilot": [{"n_gpus": 32, "tokens_per_s_per_gpu": 1200, "cp": 8, "tp": 1,
+                    "zero_stage": 3, "micro_batch_size": 1, "recompute": "selective"}]}
+    c, x, plan = cal.scenario_calibration(q)
+    assert (plan.n_microbatches, c.pilots[0].plan.n_microbatches) == (1, 8)
+    assert x.uncalibrated_mfu < c.uncalibrated_mfu[0]
+    assert x.mfu == pytest.approx(c.measured_mfu[0], rel=1e-12) == x.mfu_high
+    assert x.capped_at == pytest.approx(c.measured_mfu[0], rel=1e-12)

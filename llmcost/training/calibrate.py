@@ -1385,11 +1385,14 @@ def data_parallel_cap(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     replicas: that pilot's measured MFU (the least of them when several did), or None when no
     pilot did.
 
-    "Its very plan": every ``ParallelPlan`` field but ``dp`` equal (TP, PP, CP, EP, micro-batch,
-    micro-batches per replica, schedule, virtual stages, ZeRO stage, recomputation, layer
-    placement), with the same model, sequence length, step options and accelerator, and
-    ``dp`` at the target at least the pilot's. Each GPU then runs the same kernels on the same
-    micro-batches with the same pipeline bubble; what more replicas add is the gradient
+    "Its very plan": every ``ParallelPlan`` field but ``dp`` and the micro-batches per replica
+    equal (TP, PP, CP, EP, micro-batch, schedule, virtual stages, ZeRO stage, recomputation,
+    layer placement: ``_same_but_replicas``), with the same model, sequence length, step
+    options and accelerator, and ``dp`` at the target at least the pilot's. Each GPU then runs
+    the same kernels on the same micro-batches; a fixed global batch over more replicas gives
+    each fewer of them, whose pipeline bubble and overlap the engine prices (the ratio below;
+    a trial's CP 8 pilot, 8 micro-batches per replica against the run's 1, was billed above its
+    own measurement when the count had to match); what more replicas add is the gradient
     reduction's traffic, whose ring bytes per GPU, ``2 (d − 1) ÷ d`` × the gradient bytes
     (Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009, J. Parallel Distrib. Comput.
     69(2): the bandwidth lower bound of an all-reduce; ``comm``), grow with the ``d`` replicas
@@ -1400,12 +1403,20 @@ def data_parallel_cap(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     engine itself predicts the target faster than the pilot."""
     caps, p0 = [], min(cal.pilots, key=lambda q: q.n_gpus)  # extrapolate prices on p0's GPU
     for q, meas, unc in zip(cal.pilots, cal.measured_mfu, cal.uncalibrated_mfu):
-        if (plan.dp >= q.plan.dp and dataclasses.replace(q.plan, dp=plan.dp) == plan
+        if (plan.dp >= q.plan.dp and _same_but_replicas(q.plan, plan)
                 and int(seq_len) == int(q.seq_len) and options == q.options
                 and same_model(model, q.model)
                 and accelerator_name(q.accelerator) == accelerator_name(p0.accelerator)):
             caps.append(meas * max(1.0, target_mfu / unc))
     return min(caps) if caps else None
+
+
+def _same_but_replicas(a: ParallelPlan, b: ParallelPlan) -> bool:
+    """Whether plans ``a`` and ``b`` differ at most in ``dp`` and the micro-batches each replica
+    runs (``data_parallel_cap``'s "its very plan")."""
+    skip = ("dp", "n_microbatches")
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a)
+               if f.name not in skip)
 
 
 @lru_cache(maxsize=1)
