@@ -2456,8 +2456,9 @@ class RLOptions:
 
     @property
     def samples(self) -> int:
-        """Sequences per iteration: prompts × G (DPO: chosen and rejected, 2 per pair)."""
-        return self.prompts_per_step * (2 if self.algorithm == "dpo" else self.samples_per_prompt)
+        """Sequences per iteration: prompts × ``responses_per_prompt``."""
+        return self.prompts_per_step * responses_per_prompt(self.algorithm,
+                                                            self.samples_per_prompt)
 
     def rollout_setup(self) -> RolloutSetup:
         """The rollout replica's settings (``rollout_time``)."""
@@ -3561,6 +3562,12 @@ def _scenario_iteration(p: dict) -> RLIteration:
         return _iteration_of(key)
 
 
+def responses_per_prompt(algorithm: str, samples_per_prompt: int) -> int:
+    """Sequences an iteration takes per prompt: G = ``samples_per_prompt`` (GRPO's group, PPO's
+    samples), or 2 for DPO (a chosen and a rejected response per pair, whatever G says)."""
+    return 2 if algorithm == "dpo" else samples_per_prompt
+
+
 def other_algorithm(p: dict) -> tuple:
     """The set-up notebook 05 sets beside a scenario's RL iteration: the same samples (prompts ×
     samples per prompt) under the other of PPO and GRPO, ``(label, scenario or None, why)``.
@@ -3568,7 +3575,7 @@ def other_algorithm(p: dict) -> tuple:
     within each prompt's group of samples), with its prompts and samples per prompt, which
     needs a group of at least 2 (else None and ``why`` says so); any other algorithm against
     PPO (Ouyang et al. 2022) with one sample per prompt and as many prompts as the scenario has
-    samples (``RLOptions.samples``: DPO's two responses per prompt, GRPO's group), a reward
+    samples (``responses_per_prompt``: DPO's two per prompt, GRPO's group), a reward
     model of the policy's size, on the generic path (NeMo RL's releases run no PPO). A trial's
     PPO scenario was set against "PPO, same samples", itself."""
     if p["rl_algorithm"] == "ppo":
@@ -3577,7 +3584,7 @@ def other_algorithm(p: dict) -> tuple:
                     f"no GRPO row: its group baseline needs 2 or more samples per prompt, the "
                     f"scenario draws {p['rl_samples_per_prompt']}")
         return "GRPO, same samples", {**p, "rl_algorithm": "grpo"}, ""
-    per_prompt = 2 if p["rl_algorithm"] == "dpo" else p["rl_samples_per_prompt"]
+    per_prompt = responses_per_prompt(p["rl_algorithm"], p["rl_samples_per_prompt"])
     return ("PPO, same samples", {
         **p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
         "rl_prompts_per_step": p["rl_prompts_per_step"] * per_prompt,

@@ -2750,8 +2750,7 @@ def fp8cs_eager_launch_table() -> tuple:
     sv = step_validation
     off = validation_table()
     on = validation_table(fp8cs_expert_launches=True).copy()
-    shipped = StepOptions()
-    flags = {k: shipped_value(shipped, k) for k in _MECHANISM_FLAGS}
+    flags = dict(zip(_MECHANISM_FLAGS, shipped_mechanisms()))
     moe_host = sv.calibrate_moe_host_overhead(physics={**flags, "fp8cs_expert_launches": True})
     spared = sv.mfu_validation(sets=("megatron-bridge-2509",), physics=flags,
                                moe_host=moe_host).set_index("run_id")
@@ -2784,8 +2783,7 @@ def fp8cs_eager_launch_comparison(split: str = "held-out") -> tuple:
 def _fa1_physics(anchor) -> dict:
     """The options every row is priced with for ``fa1_length_table``: the shipped mechanisms'
     settings (as ``validation_table()`` passes them) and ``fa1_length=anchor``."""
-    shipped = StepOptions()
-    return {**{n: shipped_value(shipped, n) for n in _MECHANISM_FLAGS}, "fa1_length": anchor}
+    return {**dict(zip(_MECHANISM_FLAGS, shipped_mechanisms())), "fa1_length": anchor}
 
 
 @lru_cache(maxsize=2)
