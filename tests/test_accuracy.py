@@ -1112,3 +1112,51 @@ def test_the_central_estimate_clause_on_a_capped_point_and_on_fp8():
     assert line == (f"the predicted MFU, 31.5% of the FP8 peak, is above the best comparable "
                     f"published run ({best_fp8:.1%}): read it as optimistic; the central estimate "
                     f"a `mfu: predict` bill uses, {fp8.central()[0]:.1%}, is not above it")
+
+
+def test_zero2_on_a_pytorch_fsdp_stack_is_banded_as_fsdp():
+    # PyTorch FSDP's ZeRO-2 is its SHARD_GRAD_OP (FSDP2: reshard_after_forward=False): the
+    # weights all-gathered before the forward and kept, the gradients reduce-scattered
+    # (pytorch/pytorch torch/distributed/fsdp/api.py, ShardingStrategy) -- FSDP's machinery, not
+    # Megatron's. The validation table holds llm-foundry's SHARD_GRAD_OP runs as FSDP rows, so a
+    # ZeRO-2 plan on such a stack takes their regime; elsewhere ZeRO <= 2 stays Megatron 3D (a
+    # trial's FSDP2 scenario was banded by a one-run Megatron regime when its search chose ZeRO-2)
+    kw = dict(seq_len=4096, n_params=8e9)
+    assert accuracy.regime_of("H100-SXM", zero_stage=2, stack="pytorch-fsdp2-2024",
+                              **kw)["sharding"] == "FSDP"
+    assert accuracy.regime_of("H100-SXM", zero_stage=2, stack="llm-foundry-2023",
+                              **kw)["sharding"] == "FSDP"
+    for z, st in ((2, "megatron-core-2025"), (2, None), (0, "pytorch-fsdp2-2024"),
+                  (1, "deepspeed-zero3-2021")):
+        assert accuracy.regime_of("H100-SXM", zero_stage=z, stack=st, **kw)["sharding"] \
+            == "Megatron 3D", (z, st)
+    table = accuracy.validation_table()
+    csv = pd.read_csv(llmcost.DATA_DIR / "validation_mfu.csv")
+    kept = table[table["run_id"].isin(
+        csv.loc[csv["fsdp_reshard_after_forward"].astype(str).str.lower() == "false",
+                "run_id"])]
+    assert len(kept) == 6 and (kept["sharding"] == "FSDP").all()
+    spec = llmcost.load_model("llama-3.1-8b")
+    plan = parallel.make_plan(spec, 64, 512, zero_stage=2, seq_len=8192)
+    b = step.step_time(spec, Cluster(llmcost.load_accelerator("H100-SXM"), 64), plan, 8192,
+                       stack="pytorch-fsdp2-2024")
+    band = accuracy.band_for_step(b, plan, spec, "H100-SXM")
+    assert band.regime == "Hopper · FSDP · dense · BF16 · ≤ 32k · < 10B"
+    assert band.regime == accuracy.mfu_band(float(b.mfu), "H100-SXM", 64, zero_stage=3,
+                                            n_params=spec.n_params, seq_len=8192).regime
+    with pytest.raises(ValueError, match="stack='fsdp9'"):
+        accuracy.mfu_band(0.4, "H100-SXM", 64, zero_stage=3, stack="fsdp9")
+
+
+def test_a_ranking_bands_each_row_by_its_stacks_sharding():
+    spec = llmcost.load_model("llama-3.1-8b")
+    cl = Cluster(llmcost.load_accelerator("H100-SXM"), 64)
+    ranked = step.rank_plans(spec, cl, 512, 8192, stack="pytorch-fsdp2-2024")
+    assert {2, 3} <= set(ranked["zero_stage"])
+    r = accuracy.add_bands(ranked, spec, cl, stack="pytorch-fsdp2-2024")
+    sharded = r[r["zero_stage"] >= 2]
+    assert sharded["band_regime"].str.contains("· FSDP ·").all()
+    assert r[r["zero_stage"] == 0]["band_regime"].str.contains("Megatron 3D").all()
+    # no stack named: the ZeRO stage alone, as before
+    plain = accuracy.add_bands(ranked, spec, cl)
+    assert plain[plain["zero_stage"] == 2]["band_regime"].str.contains("Megatron 3D").all()

@@ -60,17 +60,37 @@ def test_a_plan_lever_on_a_predicted_mfu_takes_the_central_estimates_ratio():
     assert kept.after["mfu"] == pytest.approx(given["mfu"] * raw, rel=1e-12)
 
 
+#: A new-user trial: Llama 3.1 8B at 32,768 tokens on 64 H100 under FSDP2 (ZeRO-3, CP 4)
+FSDP2_8B = {"model": "llama-3.1-8b", "n_gpus": 64, "seq_len": 32768, "train_tokens": 1e11,
+            "global_batch_tokens": 2097152, "stack": "pytorch-fsdp2-2024", "tp": 1, "pp": 1,
+            "cp": 4, "zero_stage": 3, "fsdp_shard_size": "auto"}
+
+
+def test_a_zero2_plan_on_fsdp2_keeps_its_regime_and_the_step_ratio():
+    # The trial's scenario: 'the fastest ranked parallel plan' (FSDP2's ZeRO-2, SHARD_GRAD_OP)
+    # saved 13 % of the bill where the step-time model puts it about 5 % faster, because the
+    # ZeRO-2 plan was banded by a one-run Megatron regime. PyTorch FSDP's ZeRO-2 is FSDP's own
+    # machinery (accuracy.sharding_of): one regime, one centre, so the bills' ratio is the
+    # step ratio (c = p / (1 + centre), the centre cancels) and the lever adds no note
+    s = _predicted(FSDP2_8B)
+    free = lv._free_plan(s)
+    (_, b0), (_, b1) = lv.predicted_step(s), lv.predicted_step(free)
+    (_, _, band0, c0), (_, _, band1, c1) = lv.central_prediction(s), lv.central_prediction(free)
+    assert b1.step_time_s < b0.step_time_s and band0.regime == band1.regime
+    assert "· FSDP ·" in band1.regime
+    assert c1 / c0 == pytest.approx(b0.step_time_s / b1.step_time_s, rel=1e-9)
+    assert lv.best_plan(s).note == ""
+
+
 def test_a_plan_lever_says_how_much_of_its_saving_is_the_regimes_corrections():
-    # A new-user trial: Llama 3.1 8B at 32,768 tokens on 64 H100 under FSDP2 (ZeRO-3, CP 4);
-    # 'the fastest ranked parallel plan' (a ZeRO-2 plan) saved 13 % of the bill where the
-    # step-time model puts it about 5 % faster: the two bills' central estimates divide each
+    # The trial's run on Megatron-Core 2025 (ZeRO-3 fixed): the search's plan is ZeRO-1 (the
+    # distributed optimizer), another regime. The two bills' central estimates divide each
     # prediction by 1 + its own regime's band centre (accuracy.central_mfu), +8 % for the
-    # FSDP regime of many runs, about -2 % for one of a single run. The lever's note says so,
-    # with the figures it took: step ratio b0 / b1, central ratio c1 / c0, each centre.
-    s = _predicted({"model": "llama-3.1-8b", "n_gpus": 64, "seq_len": 32768,
-                    "train_tokens": 1e11, "global_batch_tokens": 2097152,
-                    "stack": "pytorch-fsdp2-2024", "tp": 1, "pp": 1, "cp": 4,
-                    "zero_stage": 3, "fsdp_shard_size": "auto"})
+    # FSDP regime of many runs, about -2 % for the Megatron one of a single run. The lever's
+    # note says so, with the figures it took: step ratio b0 / b1, central ratio c1 / c0, each
+    # centre.
+    s = _predicted({**FSDP2_8B, "seq_len": 8192, "stack": "megatron-core-2025", "cp": 1,
+                    "fsdp_shard_size": "full"})
     free = lv._free_plan(s)
     (_, b0), (_, b1) = lv.predicted_step(s), lv.predicted_step(free)
     (_, _, band0, c0), (_, _, band1, c1) = lv.central_prediction(s), lv.central_prediction(free)

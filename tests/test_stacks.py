@@ -235,3 +235,14 @@ def test_deepspeed_runs_pipelines_with_zero_1_at_most():
     assert e.value.rule == "zero_pp" and "broken most often" not in str(e.value)
     assert parallel.choose_plan(spec, cl, 256, 4096, fixed={"pp": 4, "zero_stage": 1},
                                 rank=parallel.rank_without_time, **search).zero_stage == 1
+
+
+def test_the_pytorch_fsdp_stacks_are_the_ones_with_fsdp_settings():
+    # Stack.pytorch_fsdp reads fsdp_backward_prefetch, stated only for the PyTorch FSDP stacks:
+    # torchtitan's FSDP2, Composer's FSDP1 (llm-foundry) and NeMo AutoModel's FSDP2 -- the
+    # stacks offering HSDP, PyTorch FSDP's hybrid sharding; none of Megatron's or DeepSpeed's
+    every = [stacks.load_stack(n) for n in stacks.list_stacks()]
+    fsdp = {s.name for s in every if s.pytorch_fsdp}
+    assert fsdp == {"pytorch-fsdp2-2024", "llm-foundry-2023", "nemo-automodel-2025"}
+    assert fsdp == {s.name for s in every if s.hsdp}
+    assert all(not s.recompute_regathers for s in every if s.pytorch_fsdp)

@@ -2368,7 +2368,8 @@ def given_mfu_range(bill: Ledger) -> tuple:
     zero = p.get("zero_stage")
     band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
                     n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
-                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
+                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0,
+                    stack=p.get("stack"))
     low, high = min(float(band.low), m), max(min(float(band.high), 1.0), m)
     c, w = band.center, band.half_width
     words = (f"the step-time model's error for runs like this one ({band.regime}; "

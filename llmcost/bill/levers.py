@@ -764,7 +764,7 @@ def mfu_target(s: dict) -> tuple:
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
                     int(_get(s, "n_gpus")), is_moe=spec.is_moe, n_params=spec.n_params,
                     dtype=dtype, seq_len=int(_get(s, "seq_len")),
-                    zero_stage=int(zero) if zero is not None else 0)
+                    zero_stage=int(zero) if zero is not None else 0, stack=_get(s, "stack"))
     return target, source, int(band.n), band.regime
 
 

@@ -206,6 +206,18 @@ class Stack:
     zero_max_with_pp: int = 3
 
     @property
+    def pytorch_fsdp(self) -> bool:
+        """Whether the stack's data-parallel sharding is PyTorch FSDP, whose ZeRO-2 is FSDP's
+        own machinery: ``ShardingStrategy.SHARD_GRAD_OP`` (FSDP1) or ``fully_shard(...,
+        reshard_after_forward=False)`` (FSDP2), the weights all-gathered before the forward and
+        kept through the backward, the gradients reduce-scattered, against ``FULL_SHARD`` /
+        ``reshard_after_forward=True`` for ZeRO-3 (pytorch/pytorch@0aafd810d15f
+        ``torch/distributed/fsdp/api.py`` ``ShardingStrategy``). Read from
+        ``fsdp_backward_prefetch``, which data/stacks.csv states for the PyTorch FSDP stacks
+        only (tests/test_stacks.py holds the two together)."""
+        return self.fsdp_backward_prefetch is not None
+
+    @property
     def recompute_modes(self) -> tuple:
         """Recomputation modes plan search may use."""
         return ("none", "selective", "full") if self.selective_recompute else ("none", "full")

@@ -6,7 +6,8 @@ The step-time model (``llmcost.step``) is checked against published runs
 Every prediction gets a band from the held-out rows of its **regime** (``regime_of``):
 
     (GPU generation: Ampere / Hopper / Blackwell) × (sharding: Megatron 3D = TP/PP/DP with
-    ZeRO ≤ 2, or FSDP = ZeRO-3 / FSDP / HSDP) × (dense / MoE) × (GEMM dtype: BF16 / FP8)
+    ZeRO ≤ 2, or FSDP = ZeRO-3 / FSDP / HSDP, and PyTorch FSDP's ZeRO-2, SHARD_GRAD_OP:
+    ``sharding_of``) × (dense / MoE) × (GEMM dtype: BF16 / FP8)
     × (context: ≤ 32k tokens, or long, > 32k, usually with CP) × (size: < 10B / ≥ 10B total
     parameters)
 
@@ -106,6 +107,7 @@ import pandas as pd
 
 from ..core.catalog import as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
+from ..core.stacks import load_stack
 from ..core.units import fmt_gpus
 from . import step_validation
 from .options import StepOptions
@@ -167,14 +169,25 @@ def gpu_generation(accelerator: str) -> str:
     return GPU_GENERATIONS.get(accelerator, accelerator)
 
 
+def sharding_of(zero_stage: int, stack=None) -> str:
+    """The regime's sharding part: ``"FSDP"`` for ZeRO-3, and for ZeRO-2 on a stack whose
+    sharding is PyTorch FSDP (``stacks.Stack.pytorch_fsdp``: its ZeRO-2 is FSDP's
+    SHARD_GRAD_OP, the same gathers, copies and reduce-scatters, which the validation table
+    holds as FSDP rows with ``fsdp_reshard_after_forward`` false); ``"Megatron 3D"`` otherwise
+    (ZeRO ≤ 2 on the other stacks, or no stack named)."""
+    z, fsdp = int(zero_stage), stack is not None and load_stack(stack).pytorch_fsdp
+    return "FSDP" if z == 3 or (z == 2 and fsdp) else "Megatron 3D"
+
+
 def regime_of(accelerator: str, *, zero_stage: int = 0, is_moe: bool = False,
               dtype: str = "bf16", seq_len: int | None = None,
-              n_params: float | None = None) -> dict:
+              n_params: float | None = None, stack=None) -> dict:
     """The regime of a plan (module docstring): a dict of ``REGIME_PARTS``; ``context`` /
-    ``size`` are ``"any"`` when ``seq_len`` / ``n_params`` is None (the band then pools them).
+    ``size`` are ``"any"`` when ``seq_len`` / ``n_params`` is None (the band then pools them);
+    the sharding from ``zero_stage`` and the plan's ``stack`` (``sharding_of``).
     """
     return {"gpu_generation": gpu_generation(accelerator),
-            "sharding": "FSDP" if int(zero_stage) == 3 else "Megatron 3D",
+            "sharding": sharding_of(zero_stage, stack),
             "moe": "MoE" if is_moe else "dense",
             "precision": "FP8" if str(dtype).lower().startswith("fp8") else "BF16",
             "context": "any" if seq_len is None else
@@ -260,9 +273,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
 def _with_regimes(v: pd.DataFrame) -> pd.DataFrame:
     """``v`` (rows of ``step_validation.mfu_validation``) with each row's regime: the
     ``REGIME_PARTS`` columns and ``regime``, its label."""
-    parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
-             a, z, m, d, s, p in zip(v["accelerator"], v["zero_stage"], v["is_moe"], v["dtype"],
-                                     v["seq_len"], v["params"])]
+    parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p, stack=st)
+             for a, z, m, d, s, p, st in zip(v["accelerator"], v["zero_stage"], v["is_moe"],
+                                             v["dtype"], v["seq_len"], v["params"], v["stack"])]
     for k in REGIME_PARTS:
         v[k] = [r[k] for r in parts]
     v["regime"] = [regime_label(r) for r in parts]
@@ -1153,8 +1166,8 @@ def fp8_bound_of_bf16(mfu_bf16: float, source: str,
                           f"pairs{'' if n_params is None else ' of a comparable size'} ({pair})")
 
 
-def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
-             ep: int = 1, is_moe: bool = False, n_params: float | None = None,
+def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, stack=None,
+             is_moe: bool = False, n_params: float | None = None,
              exclude_run: str | None = None, dtype: str = "bf16",
              seq_len: int | None = None, capped: bool = True) -> MfuBand:
     """The error band of a predicted MFU (see the module docstring for the rule); with
@@ -1168,11 +1181,9 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         Catalogue name (its generation picks the regime).
     n_gpus : int >= 1
         The plan's GPUs (a warning when far from the regime's published runs).
-    zero_stage, is_moe
-        The plan's sharding (ZeRO-3 = FSDP) and dense / MoE.
-    cp, ep
-        The plan's context and expert parallelism (kept for callers; the regime reads
-        ``seq_len`` and ``is_moe``).
+    zero_stage, stack, is_moe
+        The plan's sharding (ZeRO-3, or ZeRO-2 on a PyTorch FSDP ``stack``, = FSDP:
+        ``sharding_of``; no stack: the ZeRO stage alone) and dense / MoE.
     n_params, seq_len : optional
         Model parameters and tokens per sequence (the size and context of the regime; None
         pools both classes). ``n_params`` also drives the best-published check.
@@ -1193,9 +1204,11 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         argument.
     """
     _check_band_inputs(mfu, n_gpus, dtype)
+    if stack is not None:
+        load_stack(stack)  # an unknown profile: its ValueError, naming stack
     accelerator = _catalogue_name(accelerator)
     regime = regime_of(accelerator, zero_stage=zero_stage, is_moe=is_moe, dtype=dtype,
-                       seq_len=seq_len, n_params=n_params)
+                       seq_len=seq_len, n_params=n_params, stack=stack)
     v = validation_table()
     if exclude_run is not None and exclude_run not in set(v["run_id"]):
         raise ValueError(f"exclude_run={exclude_run!r} is not a validation run_id "
@@ -2060,14 +2073,16 @@ def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = No
     model = as_model(model, needs="an MFU band")
     seq_len = int(seq_len) if seq_len is not None else int(model.seq_len)
     return mfu_band(float(b.mfu), accelerator, int(plan.n_gpus), zero_stage=plan.zero_stage,
-                    cp=plan.cp, ep=plan.ep, is_moe=model.is_moe, n_params=float(model.n_params),
-                    exclude_run=exclude_run, dtype=dtype, seq_len=seq_len)
+                    stack=getattr(b, "stack", None) or None, is_moe=model.is_moe,
+                    n_params=float(model.n_params), exclude_run=exclude_run, dtype=dtype,
+                    seq_len=seq_len)
 
 
-def add_bands(ranked, model, cluster, dtype: str = "bf16"):
+def add_bands(ranked, model, cluster, dtype: str = "bf16", stack=None):
     """A ``ranking.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
     ``band_regime`` columns (``mfu_band``; the band is proportional to the MFU, so one band per
-    sharding). Returns a new DataFrame (attrs kept).
+    sharding, ``sharding_of`` the row's ZeRO stage on ``stack``, the ranking's). Returns a new
+    DataFrame (attrs kept).
 
     Raises
     ------
@@ -2084,7 +2099,9 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     if out.empty:
         return out
     seq_len = ranked.attrs.get("seq_len") or model.seq_len
-    z3 = pd.Series(np.where(out["zero_stage"] == 3, 3, 0), index=out.index)
+    # one ZeRO stage per sharding: 3 for FSDP, 0 for Megatron 3D (``sharding_of``)
+    z3 = pd.Series([3 if sharding_of(z, stack) == "FSDP" else 0 for z in out["zero_stage"]],
+                   index=out.index)
     centre, half = pd.Series(0.0, index=out.index), pd.Series(0.0, index=out.index)
     for z, idx in z3.groupby(z3).groups.items():
         unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),

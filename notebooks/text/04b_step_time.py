@@ -673,7 +673,7 @@ else:
     print(f"fastest plan's MFU {best['mfu']:.1%} lies within {seen}")
 
 # %%
-top = accuracy.add_bands(ranked.head(10), spec, cluster, dtype=p["dtype"])  # MFU bands
+top = accuracy.add_bands(ranked.head(10), spec, cluster, dtype=p["dtype"], stack=p["stack"])
 plots.table(pd.DataFrame({
     "plan": [parallel.plan_from_row(r, layer_split).describe()
              + (" (upper bound)" if r["upper_bound"] else "") for _, r in top.iterrows()],
