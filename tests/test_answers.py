@@ -115,7 +115,7 @@ def test_communication_and_step_time_shares():
     assert "-2.2%" not in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6)
     assert "**1.82 s**" in text and "fastest plan" in text and "**50.5%**" in text
-    assert "(band 41.6%–50.5%)" in text and "2.3M tokens/s" in text
+    assert "(band 41.6%–50.5%)" in text and "**1.82 s** (2.3M tokens/s) on the fastest" in text
     assert "the plan the scenario fixes" in answers.step_time("TP2", False, 1.0, .5, .4, .5, 1e6)
     # with its regime's median held-out error c (12 runs, a measured regime): the bill's
     # p / (1 + c) = 50.5% / 1.086 = 46.5%
@@ -137,14 +137,14 @@ def test_communication_and_step_time_shares():
     text = answers.step_time("TP1", True, 1.74, 0.551, 0.362, 0.470, 4.8e6)
     assert "MFU of **55.1%**, above what any comparable published run has measured: the band " \
         "a bill draws, 36.2%–47.0%, lies below it, capped below the prediction at the best " \
-        "comparable published run, 4.8M tokens/s" in text
+        "comparable published run." in text and "**1.74 s** (4.8M tokens/s)" in text
     # a trial (Mixtral on H200): the cap was the band's own low end, above the best comparable
     # run (34.0%), and the answer named the run: it names what capped it (MfuBand.cap_source)
     low_end = "the model's own low end: its uncapped band lies wholly above the best comparable " \
         "published run, 34.0%, and so does the bill's MFU"
     text = answers.step_time("TP1", True, 1.74, 0.527, 0.313, 0.408, 4.8e6, cap_from=low_end)
     assert f"the band a bill draws, 31.3%–40.8%, lies below it, capped below the prediction at " \
-        f"{low_end}, 4.8M tokens/s" in text
+        f"{low_end}." in text and "tokens/s" not in text.split("1.74 s** (")[1][20:]
 
 
 def test_checkpoint_answer_extra_gpu_hours():

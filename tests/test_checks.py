@@ -450,7 +450,7 @@ def test_an_mfu_below_every_published_run_is_flagged():
     from llmcost.training.accuracy import validation_table
     lowest = float(validation_table()["reported_mfu"].min())
     assert 0.09 < lowest < 0.12
-    typo = [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.0001})
+    typo = [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.004})
             if "below every published run" in x]
     assert len(typo) == 1 and "typed as a fraction" in typo[0] and f"{lowest:.1%}" in typo[0]
     low = [x for x in scenario_warnings({"model": "llama-2-70b", "mfu": 0.08})
@@ -813,12 +813,12 @@ def test_an_mfu_typed_as_a_percentage_is_warned_once():
     from llmcost.bill import validation
     from llmcost.bill.ranges import Range
     given = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
-             "train_tokens": 1e11, "seq_len": 4096, "mfu": 0.0001}
+             "train_tokens": 1e11, "seq_len": 4096, "mfu": 0.004}
     said = scenario_warnings(given) + validation.magnitude_warnings(given)
     assert sum("fraction" in w for w in said) == 1
-    ranged = {**given, "mfu": Range("uniform", low=0.00005, high=0.00015)}
+    ranged = {**given, "mfu": Range("uniform", low=0.002, high=0.006)}
     words = validation.magnitude_warnings(ranged)
-    assert words == ["mfu's point 0.0001 is below 1%: no published large run is that low (did "
+    assert words == ["mfu's point 0.004 is below 1%: no published large run is that low (did "
                      "you mean a fraction, 0.40 for 40%?)"]
 
 

@@ -603,7 +603,14 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     assert "above the 2 held-out published run(s) of its regime (R; the highest of them 43.0%, " \
         "run X) but within the best comparable published run, 52% (run Y)" in reached
     assert "above every one" not in reached
-    assert "above every one of the 2" in prediction_evidence(replace(band, best_published=0.47))
+    above = prediction_evidence(replace(band, best_published=0.47, best_source="run Z"))
+    assert "above every one of the 2" in above
+    # the comparable run that caps such a band is named beside the regime's best (a trial read
+    # "the highest of them 34.4%" beside a band capped at 63.7% by a run of another regime)
+    assert "and above the best comparable published run of any regime too (the same GPU " \
+        "generation, dense with dense or MoE with MoE, within 4× in total parameters and 4× " \
+        "in sequence length: 47.0%, run Z): an extrapolation" in above
+    assert "no published run of any regime is comparable to it" in prediction_evidence(band)
     # an FP8 prediction: 15% of the FP8 peak is 30% of the BF16 peak (twice the rate,
     # accelerators.csv's B200 2.25 / 4.5 PFLOP/s dense), the basis published runs report; a new
     # user read "30% is above 15%" and then "the highest of them 75%" unlabelled

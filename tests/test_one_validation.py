@@ -131,13 +131,13 @@ def test_absurd_magnitudes_are_refused_with_a_message(tmp_path, capsys, extra, w
 
 
 def test_implausible_values_are_warned(tmp_path):
-    bill = estimate_ledger(_yaml(tmp_path, "mfu: 1.0e-6\nledger_project_months: 0.01",
+    bill = estimate_ledger(_yaml(tmp_path, "mfu: 2.0e-3\nledger_project_months: 0.01",
                                  name="w.yaml"))
     text = " ".join(bill.warnings)
-    assert "mfu=1e-06 is below every published run's MFU" in text and "(0.40 is 40%)?" in text
+    assert "mfu=0.002 is below every published run's MFU" in text and "(0.40 is 40%)?" in text
     assert "ledger_project_months=0.01 is shorter than the run's wall clock" in text
-    # a hand derivation: 6·N·D / (peak · MFU · GPUs) seconds at 1e-6 MFU is centuries, and the
-    # bill is still finite (the warning, not a refusal)
+    # a hand derivation: 6·N·D / (peak · MFU · GPUs) seconds at 0.2% MFU is years, and the
+    # bill is still finite (the warning, not a refusal: scenario.MFU_FLOOR is 1e-3)
     assert math.isfinite(bill.total_usd)
     assert magnitude_warnings({"mfu": 0.4, "ledger_project_months": None}) == []
 

@@ -1079,6 +1079,16 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     # a later trial read "mfu_band null → predicted", a key no scenario file writes (the report
     # sets it): where the MFU came from is said beside the MFU instead
     assert glance.other_inputs_differing([a, b]) == ["rl_async false → true"]
+    # two bills that price no RL campaign (ledger_rl false in both): their rl_ keys, a report's
+    # defaults per model, are one item, not differences the bills carry (a trial read "rl_gpus
+    # 64 → 128; rl_rollout_tp 4 → 8" comparing two pre-training runs)
+    off = [Bill({**x.scenario, "ledger_rl": False, "rl_gpus": g}) for x, g in ((a, 64), (b, 128))]
+    assert glance.other_inputs_differing(off) == [
+        "2 rl_ key(s) (rl_async, rl_gpus), which neither bill prices (no RL campaign in either)"]
+    off[1].scenario["ledger_rl"] = True
+    assert glance.other_inputs_differing(off) == [
+        "RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and rl_runs) "
+        "false → true", "rl_async false → true", "rl_gpus 64 → 128"]
     assert glance.compare_inputs([a, b]) == ["mfu 40.0% → 47.0% (predicted)",
                                              "rl_async false → true"]
     # a list (a trial read a Python dict cut at 40 characters for phases): its count and names,

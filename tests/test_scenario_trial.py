@@ -149,7 +149,8 @@ def test_split_hint_names_the_nearest_counts_without_scanning_them():
 def test_an_unknown_hf_model_type_warns_once_as_one_line(tmp_path):
     """A config.json of a family the reader does not know (SmolLM3's, read as a Llama-style
     decoder from its keys) warns once, as one ``warning:`` line without a source line, however
-    many times the model is read while the bill is built."""
+    many times the model is read while the bill and its draws are built: in the bill's own
+    warnings, not again on stderr (a trial read it twice)."""
     cfg = {"model_type": "smollm3", "hidden_size": 2048, "intermediate_size": 11008,
            "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 4,
            "vocab_size": 128256, "max_position_embeddings": 65536, "tie_word_embeddings": True,
@@ -158,7 +159,7 @@ def test_an_unknown_hf_model_type_warns_once_as_one_line(tmp_path):
     sc = {**BASE_8B, "model": "config.json", "mfu": 0.4, "n_gpus": 8}
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
     assert r.returncode == 0, r.stderr
-    lines = [ln for ln in r.stderr.splitlines() if "smollm3" in ln]
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if "smollm3" in ln]
     assert len(lines) == 1 and lines[0].startswith("warning: model_type='smollm3'")
     assert "UserWarning" not in r.stderr and "return " not in r.stderr
     # and it is kept in the scenario's warning list (a trial found it only on stderr): the
@@ -594,13 +595,25 @@ def test_calibrate_names_the_scenario_file_in_a_pilot_error(tmp_path):
         assert r.stderr.count(str(path)) == 1
 
 
-def test_a_tiny_given_mfu_is_not_printed_as_zero(tmp_path):
-    """mfu: 1e-9 (a typo for 0.40, say) is far below the step model's expectation; the sentence
-    that says so must show the figure (0.0000000010), not "mfu=0.00"."""
+def test_a_tiny_given_mfu_is_refused_and_a_small_one_is_not_printed_as_zero(tmp_path):
+    """mfu: 1e-9 (a typo for 0.40, say) billed $2.2e16 and 26 million years with warnings (a
+    trial): below scenario.MFU_FLOOR it is refused, naming the key, the value and the rule. The
+    floor's claim holds: it is over 100x under the lowest published MFU of the step model's
+    validation table (Megatron-LM's 2021 ZeRO-3 175B comparison, about 10.6%, Narayanan et al.
+    2021, arXiv:2104.04473, Table 2). Just above it, the sentence on the step model's
+    expectation shows the figure (0.0020), not "mfu=0.00"."""
+    from llmcost.bill.scenario import MFU_FLOOR
+    from llmcost.training.accuracy import validation_table
+    lowest = float(validation_table()["reported_mfu"].min())
+    assert 0.09 < lowest < 0.12 and lowest / MFU_FLOOR > 100
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**BASE_8B, "mfu": 1e-9})))
+    assert r.returncode == 2 and r.stdout == ""
+    assert "mfu=1e-09 is below 0.001 (0.1% of the dense peak)" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**BASE_8B, "mfu": 0.002})))
     assert r.returncode == 0, r.stderr
     text = " ".join((r.stdout + r.stderr).split())
-    assert "the scenario's mfu=0.0000000010 is below what the step-time model expects" in text
+    assert "the scenario's mfu=0.0020 is below what the step-time model expects" in text
     assert "mfu=0.00 is" not in text
 
 

@@ -233,9 +233,22 @@ def _accelerator(name, v):
         raise ScenarioError(str(e)) from None
 
 
+#: The lowest MFU a scenario may give: a thousandth of the dense peak, over a hundred times
+#: below the lowest MFU of any published run in the step model's validation table (Megatron-LM's
+#: 2021 ZeRO-3 comparison of a 175B model, about 10.6%; tests/test_scenario_trial.py holds the
+#: factor). Below it a run of a trillion tokens takes millennia and its bill is a typo's (a
+#: trial's mfu: 1e-9 billed $2.2e16 with a warning): refused, as absurd magnitudes of other
+#: keys are (``MAGNITUDE_LIMITS``); between it and 1% the bill warns (``checks``).
+MFU_FLOOR = 1e-3
+
+
 def _mfu(name, v):
     if 1 < v <= 100:
         raise ScenarioError(f"{name}={v!r} must be in (0, 1]: a fraction of peak (40% is 0.40)")
+    if 0 < v < MFU_FLOOR:
+        raise ScenarioError(f"{name}={v:.3g} is below {MFU_FLOOR:g} (0.1% of the dense peak), "
+                            "over a hundred times under every published run's MFU (notebook "
+                            "08): give a fraction of peak (40% is 0.40)")
     return _fraction(name, v)
 
 

@@ -158,8 +158,10 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
                                 calibrated, capped_below)
     how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
            "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
-    text = (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
-            f"{band}, {fmt_count(tokens_per_s)} tokens/s.")
+    # the throughput beside the step it comes from, not after the band's words (a trial read
+    # "... and so does the bill's MFU, 9.629M tokens/s" as the MFU's figure)
+    text = (f"One optimizer step takes **{step_time_s:.3g} s** ({fmt_count(tokens_per_s)} "
+            f"tokens/s) on {how}, {plan}: a predicted {band}.")
     if not n:
         return text
     point, central, capped = central_mfu(mfu, center, mfu_low, mfu_high)

@@ -28,7 +28,7 @@ from ..bill.ranges import POINT_WORDS, Range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
-from ..core.shown import show_once_per_text
+from ..core.shown import OncePerText, show_once_per_text
 from ..core.stacks import StackFeatureWarning
 from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
                           json_finite, noun)
@@ -360,13 +360,18 @@ def _ledger_said_once(path, tag: str | None):
     feature (``stacks.StackFeatureWarning``) the bill's own warnings already name ("<key>=<v>
     is not offered by the <stack> stack"), and, under ``--compare``, each one left prefixed
     with its scenario's ``tag`` as the bill's are: a trial read the stack's ZeRO-3 warning
-    twice, once on stderr without its "warning of B" prefix."""
+    twice, once on stderr without its "warning of B" prefix; nor one the bill says itself,
+    then or when its draws rebuild it (the display's ``OncePerText.seen``)."""
     with warnings.catch_warnings(record=True) as got:   # the filters in force kept
         bill = estimate_ledger(path)
     said, shown = list(getattr(bill, "warnings", []) or []), set()
+    if isinstance(warnings.showwarning, OncePerText):  # the bill's own are said by the bill:
+        warnings.showwarning.seen.update(said)  # not again when its draws rebuild it (a trial
+        # read a custom config's "model_type='mystery' is not a known family" twice)
     for w in got:
         key = str(w.message).split(":", 1)[0]
-        if str(w.message) in shown or issubclass(w.category, StackFeatureWarning) and any(
+        if str(w.message) in shown or str(w.message) in said or issubclass(
+                w.category, StackFeatureWarning) and any(
                 x.startswith(f"{key} is not offered by") for x in said):
             continue
         shown.add(str(w.message))

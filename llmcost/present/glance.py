@@ -1555,11 +1555,16 @@ def other_inputs_differing(bills, most: int = 8) -> list:
     at most ``most`` of them and a count of the rest (a trial compared two RL scenarios that
     differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
     does not hold reads "default"; ``None`` and booleans as a scenario file writes them
-    (``null``, ``true``, ``false``)."""
+    (``null``, ``true``, ``false``). The ``rl_`` keys are left out when neither bill prices
+    an RL campaign (``ledger_rl`` false in both: a report's defaults for each model, which a
+    trial read as differences the bills carry), said in one item."""
     sa, sb = (getattr(x, "scenario", {}) or {} for x in bills)
     skip = set(COMPARE_INPUTS) | {"title", "description", "mfu_band"}  # mfu_band: in mfu's words
     keys = sorted(k for k in set(sa) | set(sb)
                   if not str(k).startswith("_") and k not in skip and sa.get(k) != sb.get(k))
+    unbilled = [k for k in keys if str(k).startswith("rl_")] if (
+        sa.get("ledger_rl") is False and sb.get("ledger_rl") is False) else []
+    keys = [k for k in keys if k not in unbilled]
 
     def cut(d, k):
         x = d.get(k, "default")
@@ -1584,7 +1589,9 @@ def other_inputs_differing(bills, most: int = 8) -> list:
              f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
             f"{k} {cut(sa, k)} → {cut(sb, k)}") for k in keys[:most]]      # wrote ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
-    return out + ([f"and {len(keys) - most} more"] if len(keys) > most else [])
+    out += ([f"and {len(keys) - most} more"] if len(keys) > most else [])
+    return out + ([f"{len(unbilled)} rl_ key(s) ({', '.join(unbilled)}), which neither bill "
+                   "prices (no RL campaign in either)"] if unbilled else [])
 
 
 def _rl_factor_moved(bills, listed: bool) -> list:

@@ -2424,7 +2424,7 @@ def _bill_html(summary: dict) -> str:
             f"{format_value(r['total_at_p10_usd'], 'USD')} to "
             f"{format_value(r['total_at_p90_usd'], 'USD')}" for r in bill["bill.tornado"])
         still = bill.get("bill.tornado_no_swing", [])  # ranged inputs that move no line
-        spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
+        spread = (f"<p><b>Ranges:</b> {html.escape(bill['bill.range_note'])} What drives the "
                   f"spread (the bill with one input at its P10 and at its P90, the others at "
                   f"their points), largest first: {drivers}."
                   + (f" {html.escape(_no_swing_words(still))}." if still else "")
@@ -2480,7 +2480,7 @@ def _mfu_note(summary: dict) -> str:
             f"{html.escape(predicted_mfu_words(pred))}; {html.escape(pred['from'])} on the "
             f"{html.escape(pred.get('stack', ''))} software stack (step "
             f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
-            "04 shows where the time goes). Error band: "
+            "04 shows where the time goes). The prediction and its error band: "
             f"{html.escape(pred['band']['text'])}.</p>\n")
 
 
