@@ -98,6 +98,8 @@ ODD_VALUES = {
     "input_names": [None, 3, "mfu", [3]],
     # a dict of keyword arguments
     "keywords": ["tp8", 3, [], {"no_such_key": 1}],
+    # a (seq_len, head_dim) of whole numbers >= 1
+    "shape": [(4096,), (4096, 0), (4096.0, 128), (True, 128), "4096x128", 3, [4096, 128]],
 }
 
 NOT_CALLABLE = "not callable"
@@ -749,7 +751,8 @@ MORE_ARGS_3 = {
                   "official_params": "positive|none", "official_active_params": "positive|none",
                   "source": "str", "notes": "str"},
     "Efficiency": {"accelerator": "str", "ll_base_latency_s": "nonnegative",
-                   "ll_step_latency_s": "nonnegative", "source": "str", "notes": "str"},
+                   "ll_step_latency_s": "nonnegative", "attention_shape": "shape|none",
+                   "source": "str", "notes": "str"},
     "LossFit": {"name": "str", "source": "str", "notes": "str"},
     "published_run_mfu": {"runs": "runs|none"},
     "published_run_errors": {"runs": "runs|none"},

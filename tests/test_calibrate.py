@@ -1417,3 +1417,57 @@ def test_an_extrapolation_far_below_the_pilots_says_how_much_rests_on_them(tmp_p
     assert f"the MFU extrapolated to the run, {x.mfu:.1%}" in said
     assert f"with that pilot's tokens/s 1% higher the run's MFU would be {x2.mfu:.1%}" in said
     assert pilot_mfu(sc)["value"] == pytest.approx(x.mfu, abs=1e-6)
+
+
+def test_a_profiles_attention_measurement_is_reproduced_at_its_own_shape(tmp_path):
+    """The hand timings' attention, causal forward + backward of 8 × 16 heads × 4,096 tokens ×
+    head dimension 128 in 4.50 ms: 3.5 × 2 · 8 · 16 · 4,096 · 256 · 2,048.5 / 4.5e-3 =
+    427.7 TFLOP/s (causal: (4,096 + 1) / 2 keys per query), 0.4323 of the H100's 989.4
+    (calibrate.attention_flops). On a stack whose
+    attention runs FlashAttention-2's measured curve (pytorch-fsdp2-2024) the profile's device
+    runs that curve through its own measurement at its own shape: the burst fraction there,
+    forward and backward combined on the same FLOPs (f = 3.5 / (1 / f_fwd + 2.5 / f_bwd)), is
+    0.4323, and at other lengths the curve keeps its shape (the ratio to the catalogue's curve
+    is one factor). The flat catalogue fraction (0.35) is not the curve at 4,096 tokens (0.284),
+    so the profile's device ran 19% slower than measured before. A fraction with no timing
+    (written by hand) keeps the catalogue-ratio rule."""
+    import yaml
+
+    from llmcost.training.efficiency_profile import attention_shape
+    from llmcost.training.options import StepOptions
+    prof = cal.microbench_profile("H100-SXM", _HAND_TIMINGS, date="2026-12-02T07:30:00Z")
+    assert prof["attention_fraction"] == pytest.approx(0.4323, abs=1e-4)
+    assert attention_shape(prof) == (4096, 128)
+    path = tmp_path / "profile.yaml"
+    path.write_text(yaml.safe_dump(prof))
+    eff = cal.load_efficiency_profile(path, accelerator="H100-SXM")
+    assert eff.attention_shape == (4096, 128)
+    opts = StepOptions(stack="pytorch-fsdp2-2024", efficiency=eff)
+    kernel = opts.resolve("H100-SXM").attention_kernel
+    plain = StepOptions(stack="pytorch-fsdp2-2024").resolve("H100-SXM").attention_kernel
+    kappa = plain.scale  # the sustained share, the same on both
+
+    def combined(k, s):
+        f, b = k.fractions(s, 128)
+        return 3.5 / (1 / f + 2.5 / b)
+    assert combined(kernel, 4096) / kappa == pytest.approx(prof["attention_fraction"], rel=1e-9)
+    ratios = [combined(kernel, s) / combined(plain, s) for s in (2048, 16384, 65536)]
+    assert ratios == pytest.approx([ratios[0]] * 3, rel=1e-9)
+    # the fastest of several timings sets the shape (the fraction is the fastest's)
+    two = {**prof, "timings": {**prof["timings"], "attention": [[8, 16, 1024, 64, 1.0e-3],
+                                                               [8, 16, 4096, 128, 4.5e-3]]}}
+    assert attention_shape(two) == (4096, 128)
+    hand = {k: v for k, v in prof.items() if k != "timings"}
+    assert attention_shape(hand) is None
+    path.write_text(yaml.safe_dump(hand))
+    by_hand = cal.load_efficiency_profile(path, accelerator="H100-SXM")
+    assert by_hand.attention_shape is None
+    k = StepOptions(stack="pytorch-fsdp2-2024", efficiency=by_hand).resolve(
+        "H100-SXM").attention_kernel
+    from llmcost.core import stacks
+    flat = stacks.catalogue_efficiency(stacks.load_stack("pytorch-fsdp2-2024"),
+                                       "H100-SXM").attention_fraction
+    assert combined(k, 4096) / combined(plain, 4096) == pytest.approx(
+        prof["attention_fraction"] / flat, rel=1e-9)
+    with pytest.raises(ValueError, match="attention_shape="):
+        eff.replace(attention_shape=(4096, 0))

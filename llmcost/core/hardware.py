@@ -259,12 +259,19 @@ class Efficiency:
         protocol: start-up latency and per-ring-step latency on NVLink (NCCL's ``baseLat`` and
         ``hwLat`` for Ring/LL); its bandwidth is a quarter of the bus bandwidth (NCCL
         tuning.cc). Used by the serving model's TP all-reduces (``llmcost.inference``).
+    attention_shape : (seq_len, head_dim) or None
+        Where ``attention_fraction`` was measured at one shape, a causal forward + backward of
+        that length and head dimension (an efficiency profile's microbenchmark,
+        ``efficiency_profile.load_efficiency_profile``): a measured attention curve is then
+        scaled to pass through it there (``StepOptions._attention_scale``). None for a
+        catalogue row's fraction, a kernel's rate across lengths.
     source, notes : str
 
     Raises
     ------
     ValueError
-        A fraction outside (0, 1] or a negative latency.
+        A fraction outside (0, 1], a negative latency, or an ``attention_shape`` that is not
+        two whole numbers >= 1.
     """
 
     accelerator: str
@@ -278,6 +285,7 @@ class Efficiency:
     scaleout_latency_s: float = 0.0
     ll_base_latency_s: float = 0.0
     ll_step_latency_s: float = 0.0
+    attention_shape: tuple | None = None
     source: str = field(default="", compare=False)
     notes: str = field(default="", compare=False)
 
@@ -294,6 +302,11 @@ class Efficiency:
                 raise ValueError(f"{self.accelerator}: {f}={v!r} must be a finite number >= 0")
         for f in ("accelerator", "source", "notes"):
             as_text(getattr(self, f), f)
+        shape = self.attention_shape
+        if shape is not None and not (isinstance(shape, tuple) and len(shape) == 2 and all(
+                isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in shape)):
+            raise ValueError(f"{self.accelerator}: attention_shape={shape!r} must be None or "
+                             "(seq_len, head_dim), two whole numbers >= 1")
 
     def replace(self, **changes) -> "Efficiency":
         """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""

@@ -109,6 +109,24 @@ def check_profile(profile, where: str = "efficiency_profile") -> dict:
     return profile
 
 
+def attention_shape(profile: dict) -> tuple | None:
+    """``(seq_len, head_dim)`` of the attention timing a profile's ``attention_fraction`` was
+    taken from: the fastest of its ``timings.attention`` rows ``[batch, heads, seq_len,
+    head_dim, seconds]`` (``calibrate.efficiency_from_microbench`` keeps the fastest), by causal
+    FLOPs per second, ∝ batch · heads · seq_len · head_dim · (seq_len + 1) ÷ seconds
+    (``calibrate.attention_flops``, whose other factors are the same for every row); None
+    when the profile holds no such timing (a fraction written by hand, of no one shape)."""
+    rows = (profile.get("timings") or {}).get("attention") if isinstance(
+        profile.get("timings"), dict) else None
+    good = [r for r in rows or () if isinstance(r, (list, tuple)) and len(r) == 5
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+                    for x in r)]
+    if not good:
+        return None
+    b, h, s, d, t = max(good, key=lambda r: r[0] * r[1] * r[2] * r[3] * (r[2] + 1) / r[4])
+    return int(s), int(d)
+
+
 def load_efficiency_profile(path, accelerator: str | None = None,
                             dtype: str = "bf16") -> Efficiency:
     """The ``Efficiency`` an efficiency profile file describes: the catalogue's row of the
@@ -146,6 +164,8 @@ def load_efficiency_profile(path, accelerator: str | None = None,
                          "fractions are of another datasheet")
     base = StepOptions().resolve(acc).efficiency
     new = {f: float(profile[f]) for f in PROFILE_FRACTIONS if profile.get(f) is not None}
+    if "attention_fraction" in new:
+        new["attention_shape"] = attention_shape(profile)
     measured = profile["matmul_fraction"]
     if dtype in measured:
         new["matmul_fraction"] = float(measured[dtype])

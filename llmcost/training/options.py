@@ -620,10 +620,22 @@ class StepOptions:
         stack), and the curve, which replaces the flat fraction, by the same factor: else a
         pilot whose step is mostly attention (long context under FlashAttention-2's curve)
         could not be explained by any kernel rate (a trial's 128k FSDP2 scenario failed its
-        notebook). An efficiency profile's measured attention fraction scales the curve by
-        measured ÷ catalogue flat fraction too."""
+        notebook). An efficiency profile's attention fraction, measured at one shape
+        (``Efficiency.attention_shape``: PyTorch's SDPA, FlashAttention-2, causal, forward +
+        backward) scales the curve by measured ÷ the FlashAttention-2 curve's own fraction at
+        that shape, so that the device runs every kernel's curve at the factor its measurement
+        shows over the reference H100's FlashAttention-2 (``attention.kernel_curve``; forward
+        and backward combined on the FLOPs convention of ``calibrate.attention_flops``,
+        backward 2.5 × forward: f = 3.5 ÷ (1 ÷ f_fwd + 2.5 ÷ f_bwd)); the flat catalogue
+        fraction is no reading of the curve at that shape (FlashAttention-2 at 4,096 tokens,
+        head dimension 128: 0.284 of the H100's BF16 peak against the flat 0.35)."""
         if self.efficiency is None or eff is None:
             return 1.0
+        reference = attention.kernel_curve(accelerator, "fa2") \
+            if eff.attention_shape is not None else None
+        if reference is not None:
+            f_fwd, f_bwd = reference.fractions(*eff.attention_shape, causal=True)
+            return eff.attention_fraction * (1.0 / f_fwd + 2.5 / f_bwd) / 3.5
         return eff.attention_fraction / stacks.catalogue_efficiency(st, accelerator) \
             .attention_fraction
 
