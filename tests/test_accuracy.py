@@ -1160,3 +1160,22 @@ def test_a_ranking_bands_each_row_by_its_stacks_sharding():
     # no stack named: the ZeRO stage alone, as before
     plain = accuracy.add_bands(ranked, spec, cl)
     assert plain[plain["zero_stage"] == 2]["band_regime"].str.contains("Megatron 3D").all()
+
+
+def test_a_free_zero_stage_is_banded_by_the_plan_the_search_chooses():
+    # A review: with zero_stage free (-1, the search's), the bill's MFU range and the MFU lever
+    # read ZeRO 0 (Megatron 3D, one run) while the checks banded the ZeRO-2 plan the search
+    # chose on FSDP2 (the FSDP regime): one bill, two regimes. Both now read the plan's stage.
+    from llmcost.bill import ledger, levers
+    from llmcost.training.step_scenario import plan_zero_stage, scenario_plan
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+          "train_tokens": 2e11, "seq_len": 8192, "mfu": 0.4, "global_batch_tokens": 4194304,
+          "stack": "pytorch-fsdp2-2024"}
+    bill = ledger.build_ledger(sc)
+    chosen = scenario_plan(bill.scenario).zero_stage
+    assert chosen == 2 and plan_zero_stage(bill.scenario) == 2
+    fsdp = "Hopper · FSDP · dense · BF16 · ≤ 32k · < 10B"
+    assert f"runs like this one ({fsdp};" in ledger.given_mfu_range(bill)[1]
+    assert levers.mfu_target(levers._clean(bill.scenario))[3] == fsdp
+    # a stage the scenario fixes is its own, searched or not
+    assert plan_zero_stage({**bill.scenario, "zero_stage": 0}) == 0

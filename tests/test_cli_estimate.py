@@ -601,7 +601,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction(tmp_path):
     # 63.7 %, the run `llmcost check` judges against): no extrapolation
     reached = prediction_evidence(replace(band, best_published=0.52, best_source="run Y"))
     assert "above the 2 held-out published run(s) of its regime (R; the highest of them 43.0%, " \
-        "run X) but within the best comparable published run, 52% (run Y)" in reached
+        "run X) but within the best comparable published run, 52.0% (run Y)" in reached
     assert "above every one" not in reached
     above = prediction_evidence(replace(band, best_published=0.47, best_source="run Z"))
     assert "above every one of the 2" in above

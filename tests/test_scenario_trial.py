@@ -615,6 +615,19 @@ def test_a_tiny_given_mfu_is_refused_and_a_small_one_is_not_printed_as_zero(tmp_
     text = " ".join((r.stdout + r.stderr).split())
     assert "the scenario's mfu=0.0020 is below what the step-time model expects" in text
     assert "mfu=0.00 is" not in text
+    # a range's low end and a phase's mfu are what the file gives too
+    for extra, said in (({"mfu": {"low": 0.0005, "high": 0.4}}, "mfu's range low end 0.0005"),
+                        ({"mfu": 0.4, "phases": [{"name": "anneal", "tokens": 1e11,
+                                                  "seq_len": 8192, "mfu": 1e-5}]},
+                         "phases[0].mfu=1e-05")):
+        r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**BASE_8B, **extra})))
+        assert r.returncode == 2 and f"{said} is below 0.001" in r.stderr, r.stderr
+    # an MFU the package derives is judged by its own checks, not refused as a typo (a review:
+    # `llmcost check` of 2e7 GPU-hours for an 8B model on 1T tokens implies 0.08% and gave no
+    # verdict): by hand 6 · 8.03e9 · 1e12 / (2e7 h · 3,600 s · 989.4e12) = 0.068%
+    r = run_cli("check", "--model", "llama-3.1-8b", "--train-tokens", "1e12", "--n-gpus", "64",
+                "--accelerator", "H100-SXM", "--gpu-hours", "2e7")
+    assert r.returncode == 0 and "below 0.001" not in r.stderr, r.stderr
 
 
 def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs():

@@ -1715,7 +1715,7 @@ def prediction_evidence(band) -> str:
         derived = "the largest FP8 ÷ BF16 speed-up of one plan" in band.best_source
         return (f"that prediction is above the {band.n} held-out published run(s) of its "
                 f"regime ({band.regime}; the highest of them {best}) but within the best "
-                f"comparable published run, {comparable:.0%} ({band.best_source}): "
+                f"comparable published run, {comparable:.1%} ({band.best_source}): "
                 + ("a BF16 run scaled by the published FP8 speed-up reaches it" if derived
                    else "what has been measured reaches it"))
     if pred > band.regime_best:
@@ -1727,9 +1727,8 @@ def prediction_evidence(band) -> str:
                  f"{comparable:.1%}, {band.best_source})" if comparable is not None else
                  f"and no published run of any regime is comparable to it ({rule})")
         return (f"that prediction is above every one of the {band.n} held-out published "
-                f"run(s) of its regime ({band.regime}; the highest of them {best}: the "
-                f"regime's runs of every size and length), {other}: an extrapolation, so trust "
-                "the comparison less")
+                f"run(s) of its regime ({band.regime}; the highest of them {best}), {other}: "
+                "an extrapolation, so trust the comparison less")
     # the regime's runs across its size and length bins, said so: a trial read this
     # "highest" of 75.0% beside the 21.6% of the best comparable run as two best runs
     return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "

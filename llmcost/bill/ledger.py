@@ -82,6 +82,7 @@ from ..training import reliability as rel
 from ..training.accuracy import (central_mfu_words, distinct_percents, mfu_band,
                                  step_error_words, uncapped_high)
 from ..training.compute import model_flops_per_token
+from ..training.step_scenario import plan_zero_stage
 from .pricing import (  # noqa: F401
     default,
     default_range,
@@ -2365,10 +2366,9 @@ def given_mfu_range(bill: Ledger) -> tuple:
     f, p = _ledger(bill, "bill").figures, bill.scenario
     m = float(f["mfu"])
     spec = load_model(p["model"])
-    zero = p.get("zero_stage")
     band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
                     n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
-                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0,
+                    seq_len=int(p["seq_len"]), zero_stage=plan_zero_stage(p),
                     stack=p.get("stack"))
     low, high = min(float(band.low), m), max(min(float(band.high), 1.0), m)
     c, w = band.center, band.half_width

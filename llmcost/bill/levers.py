@@ -76,7 +76,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 mfu_band, published_ceiling, seq_range_words)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
-from ..training.step_scenario import PLAN_KEYS
+from ..training.step_scenario import PLAN_KEYS, plan_zero_stage
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
                      fixed_whole_degrees, memory_fits, newer_stack_for, plan_does_not_fit,
                      plan_searches, plan_stops, scenario_plan_memory, splitting_counts)
@@ -760,11 +760,11 @@ def mfu_target(s: dict) -> tuple:
     best = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
                                     dtype=dtype, seq_len=int(_get(s, "seq_len")))
     target, source = best.mfu, best.describe()
-    zero = _get(s, "zero_stage")
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
                     int(_get(s, "n_gpus")), is_moe=spec.is_moe, n_params=spec.n_params,
                     dtype=dtype, seq_len=int(_get(s, "seq_len")),
-                    zero_stage=int(zero) if zero is not None else 0, stack=_get(s, "stack"))
+                    zero_stage=plan_zero_stage({**_default_scenario(), **s}),
+                    stack=_get(s, "stack"))
     return target, source, int(band.n), band.regime
 
 

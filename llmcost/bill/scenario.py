@@ -233,23 +233,39 @@ def _accelerator(name, v):
         raise ScenarioError(str(e)) from None
 
 
-#: The lowest MFU a scenario may give: a thousandth of the dense peak, over a hundred times
-#: below the lowest MFU of any published run in the step model's validation table (Megatron-LM's
+#: The lowest MFU a scenario file may give (its ``mfu``, a range's low end, a phase's): a
+#: thousandth of the dense peak, over a hundred times below the lowest MFU of any published run
+#: the step model is checked against (``accuracy.validation_table``, notebook 04b: Megatron-LM's
 #: 2021 ZeRO-3 comparison of a 175B model, about 10.6%; tests/test_scenario_trial.py holds the
 #: factor). Below it a run of a trillion tokens takes millennia and its bill is a typo's (a
 #: trial's mfu: 1e-9 billed $2.2e16 with a warning): refused, as absurd magnitudes of other
-#: keys are (``MAGNITUDE_LIMITS``); between it and 1% the bill warns (``checks``).
+#: keys are (``MAGNITUDE_LIMITS``); between it and 1% the bill warns (``checks``). Only what a
+#: file gives: an MFU the package derives (a claim's implied MFU, a pilot's, a prediction) is
+#: judged by its own checks.
 MFU_FLOOR = 1e-3
 
 
 def _mfu(name, v):
     if 1 < v <= 100:
         raise ScenarioError(f"{name}={v!r} must be in (0, 1]: a fraction of peak (40% is 0.40)")
-    if 0 < v < MFU_FLOOR:
-        raise ScenarioError(f"{name}={v:.3g} is below {MFU_FLOOR:g} (0.1% of the dense peak), "
-                            "over a hundred times under every published run's MFU (notebook "
-                            "08): give a fraction of peak (40% is 0.40)")
     return _fraction(name, v)
+
+
+def check_mfu_floor(out: dict) -> None:
+    """``MFU_FLOOR`` on the MFUs a scenario file gives: its ``mfu`` (a number, or a range's low
+    end) and each phase's; a ScenarioError naming the key, the value and the rule."""
+    given = [("mfu", out.get("mfu"))] + [
+        (f"phases[{i}].mfu", ph.get("mfu")) for i, ph in enumerate(out.get("phases") or [])
+        if isinstance(ph, dict)]
+    for key, v in given:
+        low = v.bounds[0] if isinstance(v, Range) else v
+        if isinstance(low, (int, float)) and not isinstance(low, bool) and 0 < low < MFU_FLOOR:
+            what = f"{key}'s range low end {low:.3g}" if isinstance(v, Range) else \
+                f"{key}={low:.3g}"
+            raise ScenarioError(f"{what} is below {MFU_FLOOR:g} (0.1% of the dense peak), over "
+                                "a hundred times under the lowest MFU of any published run the "
+                                "step model is checked against (notebook 04b): give a fraction "
+                                "of peak (40% is 0.40)")
 
 
 def _ckpt_recipe(name, v):
@@ -1657,6 +1673,10 @@ def _check_given_once(out: dict, p) -> None:
     the exploratory compute (``_check_exploratory``)."""
     _check_mfu_and_pilot(out, p)
     _check_exploratory(out, p)
+    try:
+        check_mfu_floor(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
 
 
 def _check_exploratory(out: dict, p) -> None:

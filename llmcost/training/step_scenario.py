@@ -81,6 +81,21 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     return plan
 
 
+def plan_zero_stage(p: dict) -> int:
+    """The ZeRO stage of the plan a scenario runs, for the regime its MFU band is read from
+    (``accuracy.sharding_of``): ``zero_stage`` where the scenario fixes it (>= 0), else the one
+    its plan search chooses (``scenario_plan``), 0 where no plan is found (the search's refusal
+    is said by the scenario's checks). A review found a free ZeRO stage banded as 0 (Megatron
+    3D) by the bill while the checks banded the ZeRO-2 plan the search chose on FSDP2."""
+    z = p.get("zero_stage")
+    if z is not None and int(z) >= 0:
+        return int(z)
+    try:
+        return int(scenario_plan(p).zero_stage)
+    except (ValueError, KeyError):
+        return 0
+
+
 def scenario_ranking(p: dict):
     """The ``rank_factory`` of a scenario's plan search: ``ranking.time_ranking`` with the
     scenario's ``StepOptions`` (``scenario_step_options``: its dtype, stack, overlaps and
