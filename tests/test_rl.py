@@ -526,7 +526,9 @@ def test_an_rl_batch_the_trainer_gpus_do_not_divide_is_padded_not_refused():
     # places layers only evenly (pytorch-fsdp2-2024, stacks.Stack.uneven_pp false).
     b = rl.train_step("llama-2-13b", "A100-80GB", 48, 512, 3072, train_plan="auto",
                       stack="pytorch-fsdp2-2024")
-    assert "DP48" in b.plan and "m=11 mbs=1" in b.plan  # 48 × 11 × 1 = 528 sequences
+    dp, m, mbs = (int(re.search(p, b.plan).group(1)) for p in (r"DP(\d+)", r"m=(\d+)",
+                                                              r"mbs=(\d+)"))
+    assert dp * m * mbs == 528 and "PP3" not in b.plan  # padded: ⌈512 / dp⌉ · dp sequences
     # Megatron-Core (the default stack) places 40 layers on 3 stages unevenly
     # (--decoder-first-pipeline-num-layers, NVIDIA/Megatron-LM@fa8bb59), so dp = 48 / 3 / cp
     # divides 512 and the exact batch has a plan: not padded.

@@ -175,10 +175,9 @@ def sharding_of(zero_stage: int, stack=None) -> str:
     SHARD_GRAD_OP, which the validation table holds as FSDP rows, ZeRO-3 with
     ``fsdp_reshard_after_forward`` false: the runs of the stack whose errors the band reads);
     ``"Megatron 3D"`` otherwise (ZeRO ≤ 2 on the other stacks, Megatron-Core's distributed
-    optimizer among them, or no stack named). The engine prices such a ZeRO-2 plan by its
-    generic ZeRO-2 path (the weights gathered once per step), not as those rows are priced
-    (each unit gathered per micro-batch): a band's centre measured on them is not a
-    measurement of that path."""
+    optimizer among them, or no stack named). The engine prices such a ZeRO-2 plan as it
+    prices those rows (``step.fsdp_zero_stage``: each unit gathered once per micro-batch and
+    kept for its backward)."""
     z, fsdp = int(zero_stage), stack is not None and load_stack(stack).pytorch_fsdp
     return "FSDP" if z == 3 or (z == 2 and fsdp) else "Megatron 3D"
 

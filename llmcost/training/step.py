@@ -1366,6 +1366,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     hbm = float(acc.hbm_bytes_per_s)
     s = float(model.seq_len if seq_len is None else seq_len)
     tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plans)
+    z, kept = fsdp_zero_stage(z, o.stack)
     sp = sp & (tp > 1)
     tpf, cpf, epf, dpf = (a.astype(float) for a in (tp, cp, ep, dp))
     etf = _checked_folding(plans, tpf, sp, dpf * cpf, epf, replicas)
@@ -1406,7 +1407,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=_pick(sp, x / tpf, x), peak=peak, hbm=hbm,
                              shard=shard, replicas=replicas,
-                             head_peak=acc.peak_flops_per_s(o.edge_dtype), etp=etf)
+                             head_peak=acc.peak_flops_per_s(o.edge_dtype), etp=etf, kept=kept)
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
@@ -1508,7 +1509,9 @@ class StageGeometry:
     the LM head's tokens ``sp_tokens``, the GEMM ``peak`` (FLOP/s) and ``hbm`` (bytes/s), and the
     HSDP ``shard`` / ``replicas`` (None without hybrid sharding), the LM head's
     ``head_peak`` (FLOP/s; None: ``peak``) and the expert tensor-parallel size ``etp``
-    (``shapes.expert_tp``; None: ``tp``)."""
+    (``shapes.expert_tp``; None: ``tp``), and ``kept``: the ZeRO-3 rows that keep each unit's
+    gathered weights from the forward to the backward whatever the stack's policy (PyTorch
+    FSDP's ZeRO-2, ``fsdp_zero_stage``; None: none)."""
 
     x: object
     tp: object
@@ -1528,6 +1531,24 @@ class StageGeometry:
     replicas: object = None
     head_peak: float | None = None
     etp: object = None
+    kept: object = None
+
+
+def fsdp_zero_stage(zero_stage, stack):
+    """``(z, kept)``: the ZeRO stages the engine prices, and which of them keep each unit's
+    gathered weights through the backward. On a stack whose sharding is PyTorch FSDP
+    (``stacks.Stack.pytorch_fsdp``) ZeRO-2 is FSDP's SHARD_GRAD_OP: "all-gathers before the
+    forward, does not reshard after the forward, and only reshards after the backward
+    computation", the gradients "synchronized and sharded via reduce-scatter after the backward
+    computation" (pytorch/pytorch@0aafd810d15f ``torch/distributed/fsdp/api.py``
+    ``ShardingStrategy``; FSDP2: ``fully_shard(reshard_after_forward=False)``), so each unit is
+    gathered once per micro-batch and reduce-scattered in its backward: ZeRO-3's traffic with
+    no backward gather (``fsdp_backward_gathers`` of ``"false"``), as the validation table
+    prices llm-foundry's SHARD_GRAD_OP runs, not the generic ZeRO-2 (the weights gathered once
+    per step after the optimizer). ``kept`` marks those rows (all False elsewhere)."""
+    z = np.asarray(zero_stage)
+    kept = (z == 2) & bool(stack.pytorch_fsdp)
+    return np.where(kept, 3, z), kept
 
 
 def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions) -> list:
@@ -1664,12 +1685,13 @@ class _DPTraffic:
         # so the replica of a dense or a routed-expert shard is f·tp ranks on (as
         # comm.placement); e.g. tp1, cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
         self.replica_groups = (self.reps, self.f_ne * tpf, self.reps, self.f_ne * tpf)
-        self.bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp, g.full,
-                                                 o.stack.recompute_regathers)
+        kept = False if g.kept is None else g.kept   # FSDP's ZeRO-2 (fsdp_zero_stage)
+        self.bwd_gathers = _pick(kept, 0.0, fsdp_backward_gathers(
+            o.fsdp_reshard_after_forward, g.pp, g.full, o.stack.recompute_regathers))
         # the gathers FSDP2 itself issues (fsdp_copies_s): the recomputed forward re-uses
         # the backward's
-        self.own_gathers = 1.0 + fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp,
-                                                       np.zeros_like(g.full, dtype=bool))
+        self.own_gathers = 1.0 + _pick(kept, 0.0, fsdp_backward_gathers(
+            o.fsdp_reshard_after_forward, g.pp, np.zeros_like(g.full, dtype=bool)))
         self.full = g.full
 
     def time(self, op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=None):
