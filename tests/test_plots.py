@@ -26,6 +26,8 @@ def test_a_small_bill_is_drawn_in_its_own_unit():
                               "usd": [0.9 * total, 0.1 * total, total], "status": ["modelled"] * 3})
         ax = plots.bill_waterfall(table)
         assert ax.get_ylabel() == unit
+        # each colour's category named once (a trial read an unlabelled orange bar)
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["compute", "storage"]
         plt.close(ax.figure)
     wf = pd.DataFrame({"line": ["ideal", "failures", "paid"], "gpu_hours": [8.46, 0.06, 8.52]})
     ax = plots.goodput_waterfall(wf)

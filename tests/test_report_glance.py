@@ -1580,3 +1580,23 @@ def test_the_lead_lever_keeps_its_scale_and_its_exploratory_share():
         "from the final run: raise MFU to 55%" in said
     assert "8,192–131,072-token sequences (measured on 64 GPUs; this run is 1,024 GPUs); its " \
         "risk: engineering time." in said
+
+
+def test_the_lead_says_when_post_training_adds_nothing_to_the_total():
+    # Two trials read an RL campaign that left the total unchanged as a bill that ignored it:
+    # the exploratory line is max(0, fraction x final run - netted GPU-h) x rate (Cottier et
+    # al. 2024's multiplier counts fine-tuning and evaluation), so 12,811 GPU-h of RL at
+    # $3.99 = $51.1k move out of it and add $0 until they pass the multiplier's 767,466 GPU-h
+    n = {"fraction": 1.19, "gross_gpu_hours": 767466.4, "netted": {"RL post-training": 12811.2},
+         "netted_gpu_hours": 12811.2, "clamped": False, "usd_per_gpu_hour": 3.99}
+    said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": n}})
+    assert 12811.2 * 3.99 == pytest.approx(51.1e3, rel=1e-3)
+    assert said == (" The RL post-training line ($51.1k) is counted inside the exploratory "
+                    "runs' line, whose multiplier of the final run (Cottier et al. 2024) "
+                    "includes fine-tuning and evaluation: it moves that money out of the "
+                    "exploratory line and adds nothing to the total.")
+    # past the multiplier the line is $0 and the excess adds: (800,000 - 767,466.4) x $3.99
+    big = {**n, "netted": {"RL post-training": 8e5}, "netted_gpu_hours": 8e5, "clamped": True}
+    said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": big}})
+    assert "only the excess, $130k, adds to the total" in said and "($3.19M)" in said
+    assert glance.netting_sentence({"bill": {}}) == ""

@@ -812,9 +812,38 @@ def lead_details(summary: dict) -> str:
     if run and run["point_usd"]:
         out += (f" The {run['label']} (its paid GPU-hours, failures and restarts included, at "
                 f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of the point estimate.")
-    out += capped_mfu_sentence(summary) + fixed_lines_sentence(g["lines"])
+    out += capped_mfu_sentence(summary) + fixed_lines_sentence(g["lines"]) + \
+        netting_sentence(summary)
     gap = gaps_sentence(g.get("gaps"))
     return out + (f" {gap}" if gap else "")
+
+
+def netting_sentence(summary: dict) -> str:
+    """" The RL post-training line ($51.1k) is counted inside the exploratory runs' line ..."
+    when the bill nets post-training or benchmark lines out of its exploratory line (the
+    bill's ``exploratory_netting``: ``ledger.exploratory_words`` has the rule, max(0,
+    fraction × final run − netted GPU-h), from Cottier et al. 2024, whose development-compute
+    multiplier counts fine-tuning and evaluation), so that they add $0 to the total until they
+    exceed the multiplier, then only the excess; "" otherwise. Two trials read an RL campaign
+    that left the total unchanged as a bill that ignored it."""
+    n = (summary.get("bill") or {}).get("bill.figures.exploratory_netting") or {}
+    if not n.get("netted"):
+        return ""
+    rate = float(n["usd_per_gpu_hour"])
+    parts = [f"{k} line ({fmt_usd(float(h) * rate)})" for k, h in n["netted"].items()]
+    one = len(parts) == 1
+    what = " and the ".join(parts)
+    if not n.get("clamped"):
+        return (f" The {what} {'is' if one else 'are'} counted inside the exploratory runs' "
+                "line, whose multiplier of the final run (Cottier et al. 2024) includes "
+                f"fine-tuning and evaluation: {'it moves' if one else 'they move'} that money "
+                "out of the exploratory line and add" + ("s" if one else "") +
+                " nothing to the total.")
+    excess = (float(n["netted_gpu_hours"]) - float(n["gross_gpu_hours"])) * rate
+    return (f" The {what} exceed{'s' if one else ''} the exploratory runs' whole budget "
+            "beyond the final run (Cottier et al. 2024's multiplier includes fine-tuning and "
+            f"evaluation), so that line is $0 and only the excess, {fmt_usd(excess)}, adds to "
+            "the total.")
 
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).

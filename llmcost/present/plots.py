@@ -2370,8 +2370,11 @@ def bill_waterfall(table, ax=None, scale: float | None = None, min_share: float 
                "storage": "C5", "network": "C6", "energy": "C8", "people": "C9",
                "operations": "C7", "reserve": "C3"}
     cats = list(big["category"]) + (["other"] if rest > 0 else [])
+    named = set()   # each colour's category in the legend once (a trial read an unlabelled bar)
     for i, (v, c) in enumerate(zip(values, cats)):
-        ax.bar(i, v / scale, bottom=bottom / scale, color=colours.get(c, "0.6"))
+        ax.bar(i, v / scale, bottom=bottom / scale, color=colours.get(c, "0.6"),
+               label="_nolegend_" if c in named else ("other" if c not in colours else c))
+        named.add(c)
         ax.annotate(f"{v / scale:,.3g}", (i, (bottom + v) / scale), ha="center", va="bottom",
                     fontsize=SMALL_PT, textcoords="offset points", xytext=(0, 2))
         bottom += v
@@ -2382,6 +2385,9 @@ def bill_waterfall(table, ax=None, scale: float | None = None, min_share: float 
                   [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
                   fontsize=SMALL_PT)
     ax.set_ylabel(usd_unit(scale))
+    if len(named) > 1:
+        ax.legend(fontsize=SMALL_PT, loc="upper left", title="category",
+                  title_fontsize=SMALL_PT)
     title = "Where does the money go? The whole bill, line by line"
     if missing:
         title += f"\n(not modelled yet: {', '.join(missing)})"

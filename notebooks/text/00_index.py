@@ -340,10 +340,12 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 #
 # **GPU-hours = C ÷ (dense peak × MFU) ÷ 3,600**, then ÷ goodput for the hours actually paid
 # (failures, checkpoint stalls and restarts, notebook 07). MFU is the number to argue about: the
-# bill uses the scenario's `mfu` everywhere. Notebook 04b shows the step-time model's *predicted*
-# MFU for the scenario's parallel plan beside it; the two differ because the prediction models
-# only compute, exposed communication and the pipeline bubble, and an assumed MFU absorbs
-# everything else (stragglers, data loading, kernels below their peak). To bill at the prediction
+# bill uses the scenario's `mfu` everywhere (under `mfu: predict`, the prediction below). Notebook
+# 04b shows the step-time model's *predicted* MFU for the scenario's parallel plan beside it; the
+# two differ because the prediction is built from the plan's parts (each kernel at its measured
+# fraction of the peak, exposed communication, the pipeline bubble, the slowest GPU's wait), while
+# an assumed MFU is a judgement that also covers what the model leaves out (data loading, host
+# stalls, a framework's own overheads). To bill at the prediction
 # (at its band's central estimate, or at its upper end when that estimate is above the band's
 # cap; the bill's MFU line states which, beside the raw prediction),
 # write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth:
@@ -586,7 +588,8 @@ print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B 
 rl_line = bill.line("post.rl")
 print(f"{rl_line.line}: {ledger.format_usd(rl_line.usd)} ({rl_line.status})")
 for part, h in bill.figures["rl_parts_gpu_hours"].items():
-    print(f"  {part:>10}: {h:>12,.0f} GPU-h ({h / bill.figures['rl_gpu_hours']:.1%})")
+    words = ledger.RL_PART_WORDS.get(part, part)  # notebook 05 lists the finer parts
+    print(f"  {words}: {h:,.0f} GPU-h ({h / bill.figures['rl_gpu_hours']:.1%})")
 if bill.figures["rl_gpu_hours"]:
     print(f"  RL is {rl_line.usd / f['final_run_usd']:.2%} of the final run's cost "
           "(notebook 05 explains why its GPU-hours outgrow its FLOPs)")

@@ -614,12 +614,12 @@ for k, s in steps.items():
               "pilots)" if plan_how else ""))
 
 # %% [markdown]
-# The table's top row (among the plans the scenario's stack can run: its ZeRO stages, pipeline
-# schedules and tensor-parallel rule) usually has the smallest bubble, and pays for it elsewhere:
-# where the scenario leaves them free, wider tensor parallelism puts more all-reduces per layer on
-# the critical path, and more data-parallel replicas reduce their gradients with fewer micro-batches
-# to hide the traffic behind. The chosen plan may pay a small bubble and a few point-to-point sends
-# instead; the lines above give both steps for this scenario.
+# The table ranks by memory and bubble, not by time (among the plans the scenario's stack can
+# run: its ZeRO stages, pipeline schedules and tensor-parallel rule). A plan with less bubble can
+# pay for it elsewhere: wider tensor parallelism puts more all-reduces per layer on the critical
+# path, and more data-parallel replicas reduce their gradients with fewer micro-batches to hide the
+# traffic behind; a plan with a bubble and a few point-to-point sends can still be the faster one.
+# The lines above give both plans' steps for this scenario.
 #
 # **Takeaway.** Least memory and smallest bubble are necessary checks, not the objective: the
 # objective is time, which notebook 04b predicts.
