@@ -1471,3 +1471,9 @@ def test_a_profiles_attention_measurement_is_reproduced_at_its_own_shape(tmp_pat
         prof["attention_fraction"] / flat, rel=1e-9)
     with pytest.raises(ValueError, match="attention_shape="):
         eff.replace(attention_shape=(4096, 0))
+    # another attention fraction is no reading at that shape (a review: FlashAttention-3's
+    # fraction set by hand was read as an SDPA measurement at 4,096 tokens, +23%); a pilot's
+    # correction of the measurement keeps it (calibrate.scaled_efficiency)
+    assert eff.replace(attention_fraction=0.5).attention_shape is None
+    assert eff.replace(hbm_fraction=0.8).attention_shape == (4096, 128)
+    assert cal.scaled_efficiency(eff, 0.9).attention_shape == (4096, 128)

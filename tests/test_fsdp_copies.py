@@ -73,7 +73,7 @@ def test_kept_weights_copy_out_once():
     assert per_param * _sustained_hbm("H100-SXM") == pytest.approx(10.0, rel=0.03)
 
 
-def test_only_fsdp2_under_zero3():
+def test_fsdp2_copies_only_where_fsdp2_gathers():
     assert FSDP_COPIES_STACKS == {"pytorch-fsdp2-2024", "nemo-automodel-2025"}
     # FSDP1 (llm-foundry's Composer) and Megatron-Core: none; DDP (ZeRO-0) gathers nothing
     assert not StepOptions(stack="llm-foundry-2023").resolve("H100-SXM").fsdp_copies
@@ -128,9 +128,9 @@ def test_on_by_default_only_as_the_rule_says():
 
 
 def test_fsdp_zero2_is_shard_grad_op_as_the_validation_rows_price_it():
-    # PyTorch's ShardingStrategy.SHARD_GRAD_OP "all-gathers before the forward, does not
-    # reshard after the forward, and only reshards after the backward computation"
-    # (pytorch/pytorch@0aafd810d15f torch/distributed/fsdp/api.py): on a PyTorch FSDP stack a
+    # PyTorch's ShardingStrategy.SHARD_GRAD_OP unshards the parameters before the forward,
+    # keeps them after it and reshards them only after the backward, outside no_sync()
+    # (torch/distributed/fsdp/api.py): on a PyTorch FSDP stack a
     # ZeRO-2 plan is priced as ZeRO-3 with reshard_after_forward false, the policy of the
     # validation table's llm-foundry SHARD_GRAD_OP rows (data/validation_mfu.csv), not as the
     # generic ZeRO-2 whose weights are gathered once per step (a review: 52.2% against 48.8% for

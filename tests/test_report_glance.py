@@ -1591,10 +1591,10 @@ def test_the_lead_says_when_post_training_adds_nothing_to_the_total():
          "netted_gpu_hours": 12811.2, "clamped": False, "usd_per_gpu_hour": 3.99}
     said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": n}})
     assert 12811.2 * 3.99 == pytest.approx(51.1e3, rel=1e-3)
-    assert said == (" The RL post-training line ($51.1k) is counted inside the exploratory "
+    assert said == (" The RL post-training line ($51.1k) is deducted from the exploratory "
                     "runs' line, whose multiplier of the final run (Cottier et al. 2024) "
-                    "includes fine-tuning and evaluation: it moves that money out of the "
-                    "exploratory line and adds nothing to the total.")
+                    "already counts fine-tuning and evaluation, so it adds nothing to the "
+                    "total.")
     # past the multiplier the line is $0 and the excess adds: (800,000 - 767,466.4) x $3.99
     big = {**n, "netted": {"RL post-training": 8e5}, "netted_gpu_hours": 8e5, "clamped": True}
     said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": big}})

@@ -628,6 +628,18 @@ def test_a_tiny_given_mfu_is_refused_and_a_small_one_is_not_printed_as_zero(tmp_
     r = run_cli("check", "--model", "llama-3.1-8b", "--train-tokens", "1e12", "--n-gpus", "64",
                 "--accelerator", "H100-SXM", "--gpu-hours", "2e7")
     assert r.returncode == 0 and "below 0.001" not in r.stderr, r.stderr
+    # a bill built in Python (a notebook's, levers.bill) from a given MFU is held to it too (a
+    # review: the file-only check let `levers.bill({"mfu": 1e-9})` bill $6.1e16)
+    from llmcost.bill import ledger
+    from llmcost.bill.scenario import ScenarioError
+    with pytest.raises(ScenarioError, match=r"mfu=1e-09 is below 0\.001"):
+        ledger.build_ledger({**BASE_8B, "mfu": 1e-9})
+    # a pilot's MFU is derived: billed, its tiny figure said with its digits, not "0.0%"
+    pilot = {k: v for k, v in BASE_8B.items() if k not in ("tp", "pp", "zero_stage")}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {
+        **pilot, "ledger_pilot_tokens_per_s_per_gpu": 1})))
+    text = " ".join((r.stdout + r.stderr).split())
+    assert r.returncode == 0 and "the run's MFU from the pilot, 0.0059% is below" in text, text
 
 
 def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs():

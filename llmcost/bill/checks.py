@@ -603,7 +603,9 @@ def _low_mfu_warning(mfu: float, values: dict, piloted: bool = False) -> str | N
     # a pilot's MFU here is the run's, extrapolated from the pilot (or the run's own
     # measurement), said in percent as the pilot lines are (a trial read "the pilot's MFU,
     # 0.044" beside pilots that measured 5.3% and 5.1%)
-    what = (f"the run's MFU from the pilot, {mfu:.1%}" if piloted else f"mfu={mfu:.2g}")
+    # a tiny pilot MFU with its digits (a pilot of 1 token/s per GPU read "0.0%")
+    pct = f"{mfu:.1%}" if mfu >= 0.001 else f"{mfu * 100:.2g}%"
+    what = (f"the run's MFU from the pilot, {pct}" if piloted else f"mfu={mfu:.2g}")
     return (f"{what}{on} is below every published run's MFU in the step model's "
             f"validation table (the lowest, {lowest:.1%} of the BF16 dense peak, {run}): "
             + ("check the pilot's throughput (ledger_pilot_tokens_per_s_per_gpu or pilot:)."

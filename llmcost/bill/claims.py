@@ -2027,8 +2027,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
     if why:
         return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
                  "p10_usd": None, "p90_usd": None, "how": why}], 0.0, None, ""
-    scen = {**(extra or {}), "model": ledger_model, "accelerator": acc.name,
-            "n_gpus": int(n_gpus),
+    scen = {**(extra or {}), "_mfu_claimed": True,  # derived: no typo floor (MFU_FLOOR)
+            "model": ledger_model, "accelerator": acc.name, "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(mfu), "dtype": dtype,
             "price_usd_per_gpu_hour": None if price is None else float(price),

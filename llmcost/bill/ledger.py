@@ -123,6 +123,7 @@ from .scenario import (
     SPOT_PREEMPTIONS_MISSING,
     ScenarioError,
     ScenarioNeverFinishes,
+    check_mfu_floor,
     point_scenario,
     resolve_price,
     rl_campaign_given,
@@ -244,6 +245,12 @@ class Ledger:
 
 
 # ------------------------------------------------------------------------------ building it
+#: The private keys that mark a scenario's MFU as derived, not given (``scenario.MFU_FLOOR``
+#: holds only for a given one): a prediction (``report.resolve_mfu``), a pilot's calibration
+#: (``report.calibrate_pilot_mfu``), a claim's implied MFU (``claims``).
+DERIVED_MFU_KEYS = ("_mfu_prediction", "_mfu_calibration", "_mfu_claimed")
+
+
 def _values(scenario: dict) -> dict:
     """The scenario's values completed with the ledger's defaults, validated."""
     if not isinstance(scenario, dict):
@@ -259,6 +266,8 @@ def _values(scenario: dict) -> dict:
     p.setdefault("price_usd_per_gpu_hour", None)
     full = {**LEDGER_DEFAULTS, **p}
     out = validate_parameters(**full)
+    if not any(k in scenario for k in DERIVED_MFU_KEYS):  # the caller's own MFU, not derived
+        check_mfu_floor(p)
     # decided on what the scenario gives, not on the defaults; kept resolved so that
     # with_changes(bill, ...) keeps it
     out["ledger_rl"] = rl_campaign_given(p)

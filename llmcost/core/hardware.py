@@ -309,5 +309,10 @@ class Efficiency:
                              "(seq_len, head_dim), two whole numbers >= 1")
 
     def replace(self, **changes) -> "Efficiency":
-        """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""
+        """A copy with some figures changed (validated again), e.g. to model FlashAttention-3.
+        A new ``attention_fraction`` is no longer the measurement at ``attention_shape``: the
+        shape is dropped unless given too (a pilot's correction of a profile's measurement keeps
+        it: ``calibrate.scaled_efficiency``)."""
+        if "attention_fraction" in changes and "attention_shape" not in changes:
+            changes = {**changes, "attention_shape": None}
         return replace(self, **changes)

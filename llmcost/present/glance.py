@@ -834,11 +834,10 @@ def netting_sentence(summary: dict) -> str:
     one = len(parts) == 1
     what = " and the ".join(parts)
     if not n.get("clamped"):
-        return (f" The {what} {'is' if one else 'are'} counted inside the exploratory runs' "
-                "line, whose multiplier of the final run (Cottier et al. 2024) includes "
-                f"fine-tuning and evaluation: {'it moves' if one else 'they move'} that money "
-                "out of the exploratory line and add" + ("s" if one else "") +
-                " nothing to the total.")
+        return (f" The {what} {'is' if one else 'are'} deducted from the exploratory runs' "
+                "line, whose multiplier of the final run (Cottier et al. 2024) already counts "
+                f"fine-tuning and evaluation, so {'it adds' if one else 'they add'} nothing to "
+                "the total.")
     excess = (float(n["netted_gpu_hours"]) - float(n["gross_gpu_hours"])) * rate
     return (f" The {what} exceed{'s' if one else ''} the exploratory runs' whole budget "
             "beyond the final run (Cottier et al. 2024's multiplier includes fine-tuning and "

@@ -2386,7 +2386,7 @@ def bill_waterfall(table, ax=None, scale: float | None = None, min_share: float 
                   fontsize=SMALL_PT)
     ax.set_ylabel(usd_unit(scale))
     if len(named) > 1:
-        ax.legend(fontsize=SMALL_PT, loc="upper left", title="category",
+        ax.legend(fontsize=SMALL_PT, loc="best", title="category",  # where the bars leave room
                   title_fontsize=SMALL_PT)
     title = "Where does the money go? The whole bill, line by line"
     if missing:

@@ -581,7 +581,9 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
            "hbm_fraction": eff.hbm_fraction * compute ** a[2],
            "scaleup_fraction": eff.scaleup_fraction * scaleup,
            "scaleout_fraction": eff.scaleout_fraction * scaleout}
+    # a profile's attention measurement corrected stays one at its shape (Efficiency.replace)
     return eff.replace(**{k: min(v, 1.0) for k, v in new.items()},
+                       attention_shape=eff.attention_shape,
                        source=f"calibrated on a pilot: kernels x{compute:.3f}, scale-up "
                               f"x{scaleup:.3f}, scale-out x{scaleout:.3f} of {eff.accelerator}")
 

@@ -634,8 +634,9 @@ class StepOptions:
         reference = attention.kernel_curve(accelerator, "fa2") \
             if eff.attention_shape is not None else None
         if reference is not None:
-            f_fwd, f_bwd = reference.fractions(*eff.attention_shape, causal=True)
-            return eff.attention_fraction * (1.0 / f_fwd + 2.5 / f_bwd) / 3.5
+            seq_len, head_dim = eff.attention_shape
+            rate = attention.fwd_bwd_tflops("fa2", True, head_dim, seq_len)  # the 3.5x basis
+            return eff.attention_fraction * reference.peak_tflops / float(rate)
         return eff.attention_fraction / stacks.catalogue_efficiency(st, accelerator) \
             .attention_fraction
 

@@ -85,7 +85,9 @@ layer runs on one GPU is summed:
     the tree for all-reduce; the bandwidth the message size achieves at that scale). With
     ``dp_overlap`` the gradient reduction overlaps the backward pass (of the last micro-batch
     for ZeRO-0/1, of each micro-batch for ZeRO-2) and the ZeRO-1/2 weight all-gather the first
-    forward. ZeRO-3 / FSDP is priced layer by layer (``comm.fsdp_exposure``): each layer's
+    forward; on a PyTorch FSDP stack ZeRO-2 is FSDP's SHARD_GRAD_OP, priced as ZeRO-3 whose
+    gathered weights stay for the backward (``fsdp_zero_stage``). ZeRO-3 / FSDP is priced layer
+    by layer (``comm.fsdp_exposure``): each layer's
     gather (in the stack's ``fsdp_collectives_per_layer`` collectives, over the NICs as the
     stack's ``fsdp_nic_aggregation`` says) hides behind the previous layer's compute when the
     stack prefetches (``fsdp_prefetch_layers`` >= 1), the backward link carries the re-gathers
@@ -1537,15 +1539,19 @@ class StageGeometry:
 def fsdp_zero_stage(zero_stage, stack):
     """``(z, kept)``: the ZeRO stages the engine prices, and which of them keep each unit's
     gathered weights through the backward. On a stack whose sharding is PyTorch FSDP
-    (``stacks.Stack.pytorch_fsdp``) ZeRO-2 is FSDP's SHARD_GRAD_OP: "all-gathers before the
-    forward, does not reshard after the forward, and only reshards after the backward
-    computation", the gradients "synchronized and sharded via reduce-scatter after the backward
-    computation" (pytorch/pytorch@0aafd810d15f ``torch/distributed/fsdp/api.py``
-    ``ShardingStrategy``; FSDP2: ``fully_shard(reshard_after_forward=False)``), so each unit is
-    gathered once per micro-batch and reduce-scattered in its backward: ZeRO-3's traffic with
-    no backward gather (``fsdp_backward_gathers`` of ``"false"``), as the validation table
-    prices llm-foundry's SHARD_GRAD_OP runs, not the generic ZeRO-2 (the weights gathered once
-    per step after the optimizer). ``kept`` marks those rows (all False elsewhere)."""
+    (``stacks.Stack.pytorch_fsdp``) ZeRO-2 is FSDP's SHARD_GRAD_OP (FSDP2:
+    ``fully_shard(reshard_after_forward=False)``): the parameters are unsharded before the
+    forward, kept after it and resharded only after the backward, outside ``no_sync()``
+    (PyTorch ``torch/distributed/fsdp/api.py``, ``ShardingStrategy``), and the gradients
+    reduce-scattered in each backward. With the defaults (no ``no_sync``; FSDP2 reshards and
+    reduce-scatters after every micro-batch's backward unless the run turns that off; Composer's
+    ``ddp_sync_context`` acts on DDP models only) each unit is gathered once per micro-batch and
+    reduce-scattered in its backward: ZeRO-3's traffic with no backward gather
+    (``fsdp_backward_gathers`` of ``"false"``), as the validation table prices llm-foundry's
+    SHARD_GRAD_OP runs, not the generic ZeRO-2 (the weights gathered once per step after the
+    optimizer). ``kept`` marks those rows (all False elsewhere). Not carried over: the plan
+    search's ZeRO-3 margin and ``upper_bound`` flag (``parallel.margin_weighted_step_s``,
+    ``ranking._mark_ranking``) still read the ZeRO stage alone."""
     z = np.asarray(zero_stage)
     kept = (z == 2) & bool(stack.pytorch_fsdp)
     return np.where(kept, 3, z), kept

@@ -342,8 +342,9 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # (failures, checkpoint stalls and restarts, notebook 07). MFU is the number to argue about: the
 # bill uses the scenario's `mfu` everywhere (under `mfu: predict`, the prediction below). Notebook
 # 04b shows the step-time model's *predicted* MFU for the scenario's parallel plan beside it; the
-# two differ because the prediction is built from the plan's parts (each kernel at its measured
-# fraction of the peak, exposed communication, the pipeline bubble, the slowest GPU's wait), while
+# two differ because the prediction is built from the plan's parts (each kernel at a fraction of the
+# peak from kernel measurements and one fitted sustained share, exposed communication, the
+# pipeline bubble, the slowest GPU's wait), while
 # an assumed MFU is a judgement that also covers what the model leaves out (data loading, host
 # stalls, a framework's own overheads). To bill at the prediction
 # (at its band's central estimate, or at its upper end when that estimate is above the band's

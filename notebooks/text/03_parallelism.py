@@ -614,7 +614,8 @@ for k, s in steps.items():
               "pilots)" if plan_how else ""))
 
 # %% [markdown]
-# The table ranks by memory and bubble, not by time (among the plans the scenario's stack can
+# The table ranks without timing the plans (bubble, then recomputation, context parallelism,
+# ZeRO stage and memory: `parallel.rank_without_time`; among the plans the scenario's stack can
 # run: its ZeRO stages, pipeline schedules and tensor-parallel rule). A plan with less bubble can
 # pay for it elsewhere: wider tensor parallelism puts more all-reduces per layer on the critical
 # path, and more data-parallel replicas reduce their gradients with fewer micro-batches to hide the
