@@ -239,9 +239,10 @@ def _accelerator(name, v):
 #: 2021 ZeRO-3 comparison of a 175B model, about 10.6%; tests/test_scenario_trial.py holds the
 #: factor). Below it a run of a trillion tokens takes millennia and its bill is a typo's (a
 #: trial's mfu: 1e-9 billed $2.2e16 with a warning): refused, as absurd magnitudes of other
-#: keys are (``MAGNITUDE_LIMITS``); between it and 1% the bill warns (``checks``). Only what a
-#: file gives: an MFU the package derives (a claim's implied MFU, a pilot's, a prediction) is
-#: judged by its own checks.
+#: keys are (``MAGNITUDE_LIMITS``); between it and 1% the bill warns (``checks``). Only a given
+#: MFU (a scenario file's, ``load_scenario``; a bill's built from a given ``mfu``,
+#: ``ledger._values``): one the package derives (a claim's implied MFU, a pilot's, a
+#: prediction; ``ledger.DERIVED_MFU_KEYS``) is judged by its own checks.
 MFU_FLOOR = 1e-3
 
 
@@ -252,8 +253,8 @@ def _mfu(name, v):
 
 
 def check_mfu_floor(out: dict) -> None:
-    """``MFU_FLOOR`` on the MFUs a scenario file gives: its ``mfu`` (a number, or a range's low
-    end) and each phase's; a ScenarioError naming the key, the value and the rule."""
+    """``MFU_FLOOR`` on the MFUs a scenario gives: its ``mfu`` (a number, or a range's low end)
+    and each phase's; a ScenarioError naming the key, the value and the rule."""
     given = [("mfu", out.get("mfu"))] + [
         (f"phases[{i}].mfu", ph.get("mfu")) for i, ph in enumerate(out.get("phases") or [])
         if isinstance(ph, dict)]

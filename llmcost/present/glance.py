@@ -819,7 +819,7 @@ def lead_details(summary: dict) -> str:
 
 
 def netting_sentence(summary: dict) -> str:
-    """" The RL post-training line ($51.1k) is counted inside the exploratory runs' line ..."
+    """" The RL post-training line ($51.1k) is deducted from the exploratory runs' line ..."
     when the bill nets post-training or benchmark lines out of its exploratory line (the
     bill's ``exploratory_netting``: ``ledger.exploratory_words`` has the rule, max(0,
     fraction × final run − netted GPU-h), from Cottier et al. 2024, whose development-compute

@@ -624,9 +624,10 @@ class StepOptions:
         (``Efficiency.attention_shape``: PyTorch's SDPA, FlashAttention-2, causal, forward +
         backward) scales the curve by measured ÷ the FlashAttention-2 curve's own fraction at
         that shape, so that the device runs every kernel's curve at the factor its measurement
-        shows over the reference H100's FlashAttention-2 (``attention.kernel_curve``; forward
-        and backward combined on the FLOPs convention of ``calibrate.attention_flops``,
-        backward 2.5 × forward: f = 3.5 ÷ (1 ÷ f_fwd + 2.5 ÷ f_bwd)); the flat catalogue
+        shows over the reference H100's FlashAttention-2 (``attention.fwd_bwd_tflops`` ÷ the
+        reference's peak: forward and backward combined on the FLOPs convention of
+        ``calibrate.attention_flops``, backward 2.5 × forward, R = 3.5 ÷ (1 ÷ R_f + 2.5 ÷
+        R_b)); the flat catalogue
         fraction is no reading of the curve at that shape (FlashAttention-2 at 4,096 tokens,
         head dimension 128: 0.284 of the H100's BF16 peak against the flat 0.35)."""
         if self.efficiency is None or eff is None:
