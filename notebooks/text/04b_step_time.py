@@ -547,10 +547,14 @@ single = verdict.loc[["gemm_shape", "fp8_as_run", "attention_curve"]]  # each al
 on, left = list(single.index[single["default_on"]]), list(single.index[~single["default_on"]])
 key = {0: "off", 1: on[0] if on else "", 3: "all three"}.get(len(on), " + ".join(on))
 held = (f"All three mechanisms take the held-out mean error from {off['all_mean']:.0%} to "
-        f"{verdict.loc['all three', 'all_mean']:.0%}; the default ("
-        f"{', '.join(on) or 'none on'}) takes it to {verdict.loc[key, 'all_mean']:.0%}")
+        f"{verdict.loc['all three', 'all_mean']:.0%}" + (
+            ", and all three are on by default" if len(on) == 3 else  # not said twice
+            f"; the default ({', '.join(on) or 'none on'}) takes it to "
+            f"{verdict.loc[key, 'all_mean']:.0%}"))
 why = [f"{k} stays off by default (an option of `StepOptions`): it worsens "
-       f"{int(single.loc[k, 'worse'])} regime(s) by more than their noise" for k in left]
+       f"{int(single.loc[k, 'worse'])} regime(s) by more than their noise" for k in left] + [
+    f"{k} is on though it fails the rule (its reason is printed above)"
+    for k in on if not single.loc[k, "passes"]]
 Markdown(f"> **Takeaway.** {held}" + "".join(f"; {w}" for w in why) + ".")
 
 # %% [markdown]
