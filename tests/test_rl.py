@@ -1042,3 +1042,23 @@ def test_notebook_05_sets_the_other_algorithm_beside_the_scenarios():
     label, ppo2, _ = rl.other_algorithm(dpo)
     assert ppo2["rl_prompts_per_step"] == 32 == rl.scenario_iteration(dpo).samples
     assert rl.scenario_iteration(ppo2).samples == 32
+
+
+def test_the_update_plan_is_held_to_memory_as_its_stack_counts_it():
+    # The plan search fits a plan by its stack's memory practice (parallel.stack_plan_search:
+    # torchtitan's selective recomputation saves every other matmul's output, selective_policy
+    # "every_other_mm" of data/stacks.csv); the update's own check must count memory the same
+    # way, or a plan the search found is refused. Llama 3.1 405B, TP8 · PP6 · DP4 · ZeRO-3,
+    # selective recompute, 2 × 4,608 tokens on H100: 75.6 GB by FSDP2's practice, within the
+    # 77.3 GB usable (80 GiB less 10%), 115.9 GB by the default one.
+    from llmcost.training.memory import memory_per_gpu
+    from llmcost.training.parallel import stack_plan_search
+    m, acc = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("H100-SXM")
+    plan = llmcost.make_plan(m, 192, 512, tp=8, pp=6, zero_stage=3, micro_batch_size=2,
+                     recompute="selective", seq_len=4608)
+    fsdp2 = memory_per_gpu(m, plan, 4608,
+                           practice=stack_plan_search("pytorch-fsdp2-2024")["practice"])
+    assert fsdp2.total < acc.hbm_bytes * 0.9 < memory_per_gpu(m, plan, 4608).total
+    rl._check_train_plan_fits(m, acc, 192, plan, 4608, "pytorch-fsdp2-2024")  # no refusal
+    with pytest.raises(ValueError, match="no training plan of llama-3.1-405b fits"):
+        rl._check_train_plan_fits(m, acc, 192, plan, 4608)

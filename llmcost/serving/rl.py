@@ -1110,7 +1110,7 @@ def _auto_step(m, acc, n: int, sequences: int, seq_len: int, stack, efficiency, 
             step = _quiet_step(m, Cluster(acc, n), plan, seq_len, stack, efficiency, options)
             if float(margin_weighted_step_s(step.step_time_s, plan.zero_stage)) >= beat:
                 return step, plan
-        _check_train_plan_fits(m, acc, n, plan, seq_len)
+        _check_train_plan_fits(m, acc, n, plan, seq_len, stack)
         if longest is not None:
             _check_longest_fits(m, acc, plan, longest, stack, "train_plan='auto' chose "
                                 f"{plan.describe()}, which")
@@ -1233,12 +1233,14 @@ def _check_longest_fits(model, acc, plan, longest: int, stack, who: str,
                                             "that holds it)"))
 
 
-def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
+def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int, stack=None) -> None:
     """``choose_plan`` returns the plan needing the least memory when none fits; the update
     cannot run on such a plan, so it is refused: the policy's training state (bf16 weights,
     fp32 gradients, master weights and Adam moments, ``memory_per_gpu`` with the
-    ``bf16_adam_fp32_grads`` recipe, as the search) must fit the HBM after ``DEFAULT_RESERVE``."""
-    mem = memory_per_gpu(model, plan, seq_len)
+    ``bf16_adam_fp32_grads`` recipe and the memory practice of ``stack``, as the search counts
+    it: ``parallel.stack_plan_search``) must fit the HBM after ``DEFAULT_RESERVE``."""
+    mem = memory_per_gpu(model, plan, seq_len,
+                         practice=stack_plan_search(stack)["practice"])
     if mem.fits(acc.hbm_bytes):
         return
     usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
