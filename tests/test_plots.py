@@ -80,6 +80,15 @@ def test_the_hardware_figure_says_its_mfu_is_the_predicted_one():
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert "A100-80GB (central MFU 63%, your price)" in labels
     assert "H100-SXM (central MFU 50%)" in labels
+    assert ax.get_legend() is None   # no calibrated column: no reference line
+    plt.close(ax.figure)
+    # the scenario's own bill beside the bars (a trial read the hatched bar, at the predicted
+    # MFU, as it): its own row at its own price, at its own MFU (bill_calibrated_usd)
+    ax = plots.hardware_bills(sweep.assign(bill_calibrated_usd=[2800.0, 2240.0]))
+    (line,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert line.get_xdata()[0] == 2.8 and "USD (thousands)" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "this scenario's bill at its own MFU, $2.80k"]
     plt.close(ax.figure)
 
 

@@ -2852,10 +2852,26 @@ def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
     return ax
 
 
+def _own_bill_line(ax, df, scale: float) -> None:
+    """``hardware_bills``' reference: a dashed line at the scenario's own bill, its own row at
+    its own price billed at its own MFU (``bill_calibrated_usd``: the scenario's MFU × the
+    predicted ratio, 1 on its own hardware), where the sweep has that row (a trial read the
+    hatched bar, at the predicted MFU, as the scenario's bill, which the page's text states)."""
+    own = df[df["scenario"].astype(bool) & (df.get("price_basis") == "the scenario's price")] \
+        if "price_basis" in df and "bill_calibrated_usd" in df else df.iloc[0:0]
+    if own.empty or not np.isfinite(float(own["bill_calibrated_usd"].iloc[0])):
+        return
+    x = float(own["bill_calibrated_usd"].iloc[0])
+    ax.axvline(x / scale, color="C3", ls="--", lw=1,
+               label=f"this scenario's bill at its own MFU, {fmt_usd(x)}")
+    ax.legend(fontsize=SMALL_PT, loc="upper right")  # the cheapest rows, short bars, on top
+
+
 def hardware_bills(sweep, ax=None, scale: float | None = None):
     """The bill on each accelerator (``levers.hardware_sweep``) at the central estimate of its
     predicted MFU (``mfu``; ``accuracy.central_mfu``), with the
-    MFU band's bills as the error bar; the scenario's accelerator hatched."""
+    MFU band's bills as the error bar; the scenario's accelerator hatched, and its own bill at
+    its own MFU as a dashed line (``_own_bill_line``)."""
     df = sweep.iloc[::-1]
     ax = _ax(ax, figsize=(7.5, 0.4 * len(df) + 1.4))
     y = np.arange(len(df))
@@ -2870,6 +2886,7 @@ def hardware_bills(sweep, ax=None, scale: float | None = None):
             b.set_facecolor("C1")
     ax.errorbar(v, y, xerr=[v - np.nan_to_num(lo, nan=v.min()), hi - v], fmt="none",
                 ecolor="0.2", capsize=2, lw=0.8)
+    _own_bill_line(ax, df, scale)
     def flag(r):
         if r.get("scenario") or r.get("rankable", True):
             return ""
