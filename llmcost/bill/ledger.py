@@ -1293,11 +1293,32 @@ def _possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
+def netting_usd(n: dict) -> tuple:
+    """``(parts, excess)``: the dollars of what an exploratory line nets out
+    (``figures['exploratory_netting']``): each netted part's GPU-hours × the line's rate, and
+    what the netted GPU-hours exceed of the multiplier's part beyond the final run,
+    max(0, netted − gross) × rate (0 unless the line is clamped at $0).
+
+    Raises
+    ------
+    ValueError
+        ``n`` not such a mapping (its ``usd_per_gpu_hour``, ``netted``, ``netted_gpu_hours``
+        and ``gross_gpu_hours``)."""
+    keys = ("usd_per_gpu_hour", "netted", "netted_gpu_hours", "gross_gpu_hours")
+    if not isinstance(n, dict) or not all(k in n for k in keys) \
+            or not isinstance(n["netted"], dict):
+        raise ValueError(f"n={n!r} must be a bill's figures['exploratory_netting'] (a mapping "
+                         f"of {', '.join(keys)})")
+    rate = float(n["usd_per_gpu_hour"])
+    parts = {k: float(h) * rate for k, h in n["netted"].items()}
+    return parts, max(float(n["netted_gpu_hours"]) - float(n["gross_gpu_hours"]), 0.0) * rate
+
+
 def _netted_words(n: dict) -> str:
     """"RL post-training's 73,322 GPU-h ($292k)" for each part an exploratory line nets out
     (``figures['exploratory_netting']``), joined with "and"."""
-    rate = n["usd_per_gpu_hour"]
-    return _and([f"{_possessive(k)} {_quantity(float(h))} GPU-h ({fmt_usd(float(h) * rate)})"
+    usd = netting_usd(n)[0]
+    return _and([f"{_possessive(k)} {_quantity(float(h))} GPU-h ({fmt_usd(usd[k])})"
                  for k, h in n["netted"].items()])
 
 
@@ -1376,7 +1397,7 @@ def exploratory_words(bill: Ledger) -> str | None:
                 f"Cottier et al. 2024 count fine-tuning and evaluation in it: the {what} "
                 f"line{'s move' if many else ' moves'} that money out of the exploratory line "
                 f"and add{'' if many else 's'} $0.00 to the total")
-    excess = (float(n["netted_gpu_hours"]) - gross) * rate
+    excess = netting_usd(n)[1]
     return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
             f"part beyond the final run ({mult}), in which Cottier et al. 2024 count "
             f"fine-tuning and evaluation, so only the excess, {fmt_usd(excess)}, adds to the "
@@ -1396,7 +1417,7 @@ def exploratory_note(bill: Ledger) -> str:
     if not n or not n["netted"]:
         return line.status
     rate, many = n["usd_per_gpu_hour"], len(n["netted"]) > 1
-    what = _and([f"{_possessive(k)} {fmt_usd(float(h) * rate)}" for k, h in n["netted"].items()])
+    what = _and([f"{_possessive(k)} {fmt_usd(v)}" for k, v in netting_usd(n)[0].items()])
     if not n["clamped"]:
         return f"{line.status}; net of {what}, which Cottier et al.'s multiplier counts"
     return (f"{line.status}; $0: {what} exceed{'' if many else 's'} Cottier et al.'s "

@@ -37,6 +37,7 @@ from ..bill.ledger import (
     exploratory_shift_words,
     headline_draws,
     input_words,
+    netting_usd,
     own_ranged_scenario,
     point_outside,
     simulate_ledger,
@@ -829,8 +830,8 @@ def netting_sentence(summary: dict) -> str:
     n = (summary.get("bill") or {}).get("bill.figures.exploratory_netting") or {}
     if not n.get("netted"):
         return ""
-    rate = float(n["usd_per_gpu_hour"])
-    parts = [f"{k} line ({fmt_usd(float(h) * rate)})" for k, h in n["netted"].items()]
+    usd, excess = netting_usd(n)
+    parts = [f"{k} line ({fmt_usd(v)})" for k, v in usd.items()]
     one = len(parts) == 1
     what = " and the ".join(parts)
     if not n.get("clamped"):
@@ -838,7 +839,6 @@ def netting_sentence(summary: dict) -> str:
                 "line, whose multiplier of the final run (Cottier et al. 2024) already counts "
                 f"fine-tuning and evaluation, so {'it adds' if one else 'they add'} nothing to "
                 "the total.")
-    excess = (float(n["netted_gpu_hours"]) - float(n["gross_gpu_hours"])) * rate
     return (f" The {what} exceed{'s' if one else ''} the exploratory runs' whole budget "
             "beyond the final run (Cottier et al. 2024's multiplier includes fine-tuning and "
             f"evaluation), so that line is $0 and only the excess, {fmt_usd(excess)}, adds to "

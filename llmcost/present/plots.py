@@ -2857,7 +2857,7 @@ def _own_bill_line(ax, df, scale: float) -> None:
     its own price billed at its own MFU (``bill_calibrated_usd``: the scenario's MFU × the
     predicted ratio, 1 on its own hardware), where the sweep has that row (a trial read the
     hatched bar, at the predicted MFU, as the scenario's bill, which the page's text states)."""
-    own = df[df["scenario"].astype(bool) & (df.get("price_basis") == "the scenario's price")] \
+    own = df[df["scenario"].astype(bool) & (df["price_basis"] == "the scenario's price")] \
         if "price_basis" in df and "bill_calibrated_usd" in df else df.iloc[0:0]
     if own.empty or not np.isfinite(float(own["bill_calibrated_usd"].iloc[0])):
         return

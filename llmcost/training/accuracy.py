@@ -110,6 +110,7 @@ from ..core.diskcache import disk_cached
 from ..core.stacks import load_stack
 from ..core.units import fmt_gpus
 from . import step_validation
+from .step import fsdp_zero_stage
 from .options import StepOptions
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
@@ -178,8 +179,9 @@ def sharding_of(zero_stage: int, stack=None) -> str:
     optimizer among them, or no stack named). The engine prices such a ZeRO-2 plan as it
     prices those rows (``step.fsdp_zero_stage``: each unit gathered once per micro-batch and
     kept for its backward)."""
-    z, fsdp = int(zero_stage), stack is not None and load_stack(stack).pytorch_fsdp
-    return "FSDP" if z == 3 or (z == 2 and fsdp) else "Megatron 3D"
+    z = int(zero_stage) if stack is None else \
+        int(fsdp_zero_stage(int(zero_stage), load_stack(stack))[0])  # the engine's rule
+    return "FSDP" if z == 3 else "Megatron 3D"
 
 
 def regime_of(accelerator: str, *, zero_stage: int = 0, is_moe: bool = False,

@@ -983,8 +983,11 @@ def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
 #: ``accuracy.ALPHA``'s 90%), judged on the held-out FSDP rows of the same policy: 120 of 127 (94%)
 #: have an error at or under it. Fitted on the calibration split, not on the held-out rows.
 #: llm-foundry's six SHARD_GRAD_OP rows (MPT 1B and 3B at 128-512 H100, reshard_after_forward false,
-#: the engine 13-22% fast on them) are left out of this fit: the search never prices that policy,
-#: and with their calibration row the rule's error, the third largest of 38, would be 0.217
+#: the engine 13-22% fast on them) are left out of this fit, which dates from when the search
+#: priced no plan by that policy (it prices FSDP's ZeRO-2 by it now, ``step.fsdp_zero_stage``,
+#: and this margin, read by the ZeRO stage alone, does not reach those plans: a margin over
+#: both policies, with their calibration row, is left to re-fit); with it the rule's error, the
+#: third largest of 38, would be 0.217
 #: (0.2787 before the attention kernel's curve on the FlashAttention stacks,
 #: ``StepOptions.attention_curve``). It was 0.25 (0.241 measured) before Composer's FSDP backward
 #: prefetch was priced on llm-foundry's 2023 runs (``comm.fsdp_exposure``), and 0.18 (0.180) before llm-foundry's
