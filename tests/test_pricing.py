@@ -34,6 +34,24 @@ def test_server_power_per_tdp_by_hand():
         assert pricing.server_power_per_tdp(name) / 1.8 - 1 == pytest.approx(0.011, abs=0.002)
 
 
+def test_nvl72_rack_power_against_nvidia_reference_architectures():
+    # NVIDIA Enterprise RA, NVL72 AI factory, components page: GB300 NVL72 "Full rack
+    # requiring up to 142 kW" for 72 GPUs of 1.4 kW TDP: 142 / 72 / 1.4 = 1.409 per TDP, so the
+    # rack's server power (72 GPUs x TDP x ratio) must come back to 142 kW within 0.5%.
+    gb300 = pricing.server_power_per_tdp("GB300-NVL72")
+    assert gb300 == pytest.approx(142 / 72 / 1.4, rel=0.005)
+    assert 72 * 1.4 * gb300 == pytest.approx(142, rel=0.005)
+    # NVIDIA DGX SuperPOD GB200 RA: a scalable unit of 8 DGX GB200 racks (576 GPUs) "requires a
+    # Thermal Design Power (TDP) of 1.2 Megawatts", its InfiniBand switches included: 2.083 kW
+    # a GPU. The modelled rack (GPU TDP 1.2 kW x 1.82 = 2.184 kW) lies 0-10% above it (it
+    # holds no network gear, so it may not be much above the unit's figure either).
+    gb200_kw = 1.2 * pricing.server_power_per_tdp("GB200-NVL72")
+    assert 0.0 <= gb200_kw / (1.2e3 / 576) - 1 <= 0.10
+    # The facility draw follows: 1.4 kW x 1.409 x 0.75 (power_to_tdp) x 1.1 (PUE) = 1.627 kW.
+    assert pricing.facility_kw_per_gpu("GB300-NVL72") == pytest.approx(
+        1.4 * 142 / 72 / 1.4 * 0.75 * 1.1, rel=0.005)
+
+
 def test_owned_a100_hour_uses_the_a100_multiplier_by_hand():
     # $15,000 A100-40GB (the series' list price, data/hardware_price_series.csv):
     #   capex  = 15,000 × 1.66 / (1 − 0.19) × 0.3224 / 8,766 h = $1.1305/GPU-h
