@@ -805,6 +805,39 @@ def test_the_models_own_run_and_the_step_model_are_said_as_two_references_not_tw
                          "the MFU; a budget with margin takes the lower")
 
 
+def test_a_given_mfu_below_the_model_is_set_beside_the_models_own_run(tmp_path):
+    # Trial 49: Llama 2 13B on 256 A100-80GB with mfu 0.45 was told only that the step-time
+    # model expects 64% of its plan, while Meta's own run of that model on that GPU implies
+    # 42.1% (it was said only with `mfu: predict`, above 1.25x). The whole-run MFU by hand,
+    # notebook 08's rule, from the Llama 2 paper (Touvron et al. 2023, Table 2: 13B, 368,640
+    # GPU-hours; 2.0T tokens; 4,096-token context): 2e12 x F(4096) / (368,640 h x 3,600 x
+    # 312 TFLOP/s), F the full-mask count (the MFU basis). The given figure is 0.45 / U of it, the prediction pred / U (one context
+    # length: the causal shares cancel).
+    from llmcost.present.glance import caveat_line
+    from llmcost.present.report import estimate_ledger
+    spec = llmcost.load_model("llama-2-13b")
+    u = 2e12 * spec.flops_per_token(4096, causal=False) / (368_640 * 3600 * 312e12)
+    assert u == pytest.approx(0.421, abs=0.001)
+    path = tmp_path / "a100.yaml"
+    path.write_text(yaml.safe_dump(dict(
+        model="llama-2-13b", accelerator="A100-80GB", n_gpus=256, train_tokens=2e12,
+        seq_len=4096, mfu=0.45, dtype="bf16", price_usd_per_gpu_hour=1.2,
+        global_batch_tokens=4194304)))
+    w = estimate_ledger(path).warnings
+    (below,) = [x for x in w if " is below what the step-time model expects" in x]
+    assert not any(x.startswith("mfu: the catalogue holds") for x in w)   # 1.07x: not said
+    pred = float(below.split("): ", 1)[1].split("%", 1)[0]) / 100
+    assert (f"Llama 2 13B's own published run on A100-80GB: 368,640 GPU-hours for 2T tokens, a "
+            f"whole-run MFU of {u:.1%}") in below
+    assert f"the given figure is {0.45 / u:.2f}× it, the prediction {pred / u:.2f}×" in below
+    assert below.endswith("failures and restarts.") and ".;" not in below
+    # the index's plain line names the run too
+    assert caveat_line(below) == (f"the assumed MFU, 45%, is below what the model predicts for "
+                                  f"this plan ({pred:.0%}); Llama 2 13B's own published run on "
+                                  f"A100-80GB averaged {u:.1%} over the whole run, failures "
+                                  "and restarts included")
+
+
 def test_an_mfu_typed_as_a_percentage_is_warned_once():
     # A trial: mfu 0.0001 drew two near-identical hints ("is it a percentage typed as a
     # fraction (0.40 is 40%)?" and "did you mean a fraction, 0.40 for 40%?"); the given number

@@ -199,6 +199,10 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     bare = llmcost.validate_parameters(**{k: v for k, v in values.items() if k != "cp"})
     (w_bare,) = [x for x in scenario_warnings(bare) if "pipeline bubble" in x]
     assert "within the scenario's fixed cp: 1 (not given, so fixed at 1); with cp: 0" in w_bare
+    # a report's values hold cp: 1 from the notebooks' default (``defaults`` names it): said as
+    # not given too (trial 49 read "the scenario's fixed cp: 1" of a scenario without cp)
+    (w_default,) = [x for x in scenario_warnings(values, defaults={"cp"}) if "pipeline bubble" in x]
+    assert "within the scenario's fixed cp: 1 (not given, so fixed at 1); with cp: 0" in w_default
 
 
 #: A new-user trial: Llama 3.1 8B (32 layers, 32 heads, 8 KV heads; Meta, Llama 3.1 model card)

@@ -52,6 +52,12 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("mfu: 40\n", r"mfu=40.0 must be in \(0, 1\]: a fraction of peak \(40% is 0.40\)"),
     ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
     ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),
+    # a key a scenario may not set is never suggested (trial 49: `mfuu` was told "did you mean
+    # 'mfu', 'mfu_band'?", and mfu_band is refused in a scenario)
+    ("mfuu: 0.4\n", r"unknown parameter 'mfuu'; did you mean 'mfu'\? \("),
+    # mfu: null beside a pilot: the pilot sets the MFU, so mfu is left out (trial 49)
+    ("mfu: null\npilot: [{n_gpus: 8, tokens_per_s_per_gpu: 9000}]\n",
+     r"mfu=null beside a pilot: leave mfu out, the pilot's measured throughput sets the MFU"),
     ("model: no/such/config.json\n", "model='.*no/such/config.json': no config.json found"),
     # a Hugging Face repository id is no file: the catalogue's name for it is suggested (a trial)
     ("model: Qwen/Qwen3-30B-A3B\n", r"model='.*Qwen/Qwen3-30B-A3B': no config.json found; did "

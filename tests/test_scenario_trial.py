@@ -140,7 +140,7 @@ def test_split_hint_names_the_nearest_counts_without_scanning_them():
     spec = load_model("llama-2-7b")
     msg = split_hint(spec, 10**9, 128, 4096)
     assert msg.startswith("1000000000 GPUs do not split with a global batch of 128 sequences")
-    assert "use 131072 GPUs (the nearest count with a split" in msg  # none above within 4x
+    assert "use 131,072 GPUs (the nearest count with a split" in msg  # none above within 4x
     assert "nearer, 4194304 GPUs split at best as TP32 · PP32 · CP32 · DP128 with 1 " \
         "micro-batch, a bubble of 3100%" in msg
     assert split_hint(spec, 128 * 32 * 32 * 32, 128, 4096) == ""

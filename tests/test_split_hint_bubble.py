@@ -29,7 +29,7 @@ def test_the_100k_gpu_hint_names_a_count_that_idles_little_and_why_the_nearer_on
     # other pp less than 2 · 204.8 · 8; none above 100,000 (within 4×) reaches 10% either.
     spec = load_model("llama-3.1-405b")
     msg = P.split_hint(spec, 100_000, 2048, 8192, "auto", FIXED, tp_max=8)
-    assert "use 16384 GPUs (the nearest count with a split whose pipeline bubble is at most " \
+    assert "use 16,384 GPUs (the nearest count with a split whose pipeline bubble is at most " \
            "10% of compute time" in msg
     assert "99328 GPUs split at best as TP8 · PP97 · DP128 with 16 micro-batches, a bubble " \
            "of 600%" in msg
@@ -64,3 +64,14 @@ def test_a_count_whose_pipeline_is_short_enough_is_suggested_as_before():
     assert splits[40] == (pytest.approx(4 / 1024), (8, 5, 1, 1))
     msg = P.split_hint(spec, 60, 1024, 4096, "even", {"cp": 1}, tp_max=8)
     assert "use 40 GPUs or 64 GPUs (the nearest counts" in msg and "nearer" not in msg
+
+
+def test_one_gpu_is_said_in_the_singular():
+    # Trial 49: Llama 3.1 8B on 64 GPUs with a global batch of one 4,097-token sequence was told
+    # to "use 1 GPUs". By hand: one sequence is one micro-batch at dp 1, so any pp > 1 idles
+    # (pp − 1) / 1 ≥ 100% (above the 10% rule): pp 1; cp needs 2·cp to divide 4,097 (odd):
+    # cp 1; tp with sequence parallelism must divide 4,097 = 17 · 241, and the 8 KV heads: tp 1.
+    # The only count with such a split is 1 GPU.
+    spec = load_model("llama-3.1-8b")
+    msg = P.split_hint(spec, 64, 1, 4097, "auto", FIXED, tp_max=8)
+    assert "use 1 GPU (the nearest count with a split" in msg and "1 GPUs" not in msg

@@ -473,10 +473,22 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     waste = waste_warning(values)
     if waste:
         out.append(waste)
+    return out + _scenario_plan_warnings(values, defaults, mfu_predicted, given_mfu, piloted)
+
+
+def _scenario_plan_warnings(values: dict, defaults, mfu_predicted: bool, given_mfu,
+                            piloted: bool) -> list[str]:
+    """``scenario_warnings``' warnings on the scenario's plan (``_plan_warnings``), where the
+    values name a model, GPUs, sequence, batch, accelerator and tp. A ``cp`` the notebooks'
+    default filled (``defaults``) is not the scenario's own fixed value: it is dropped, which
+    leaves the plan as it was (``parallel.fixed_plan_fields`` fixes an absent cp at 1), so the
+    pipeline advice says "cp: 1 (not given, so fixed at 1)" (a trial read "the scenario's fixed
+    cp: 1" of a scenario that never set cp)."""
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
-    if all(k in values for k in plan_keys) and "tp" in values:
-        out.extend(_plan_warnings(values, mfu_predicted, given_mfu, piloted))
-    return out
+    if not (all(k in values for k in plan_keys) and "tp" in values):
+        return []
+    given = {k: v for k, v in values.items() if not (k == "cp" and k in defaults)}
+    return _plan_warnings(given, mfu_predicted, given_mfu, piloted)
 
 
 def failure_rate_warning(values: dict) -> str | None:

@@ -920,6 +920,12 @@ OTHER_TOOLS_NAMES = {
     "recompute_granularity": "recompute"}
 
 
+#: Parameters a mistyped key is never told it may mean: a scenario file may not set them
+#: (``load_scenario`` refuses both; a report sets ``mfu_band``, and reports run with the widgets
+#: off), so "did you mean 'mfu_band'?" for ``mfuu`` sent a trial to a second refusal.
+NOT_SUGGESTED = ("interactive", "mfu_band")
+
+
 def _validate_parameter(name: str, value):
     """``validate_parameter`` itself."""
     if not isinstance(name, str):
@@ -932,7 +938,7 @@ def _validate_parameter(name: str, value):
             "Hugging Face config.json" + (f" (its {hf!r} gives {name})" if hf else ""))
     if name not in PARAMETERS:
         close = ([OTHER_TOOLS_NAMES[name.lower()]] if name.lower() in OTHER_TOOLS_NAMES
-                 else suggest(name, PARAMETERS))
+                 else suggest(name, [k for k in PARAMETERS if k not in NOT_SUGGESTED]))
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
@@ -1646,6 +1652,9 @@ def load_scenario(path) -> dict:
         if key == "efficiency_profile" and isinstance(value, str) and \
                 not Path(value).is_absolute():
             value = str(p.parent / value)  # relative to the scenario file
+        if key == "mfu" and value is None and data.get("pilot") is not None:
+            raise ScenarioError(f"{p}: mfu=null beside a pilot: leave mfu out, the pilot's "
+                                "measured throughput sets the MFU")
         if key == "mfu" and _mfu_word(p, value):
             out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
             continue

@@ -870,16 +870,53 @@ def own_published_run_warning(values: dict) -> str | None:
     ``OWN_RUN_FACTOR`` × that run's whole-run utilisation U = D · F(s) / (H · 3600 · P_bf16)
     (the MFU basis). A whole-run U counts failures, restarts and every phase, so a steady-state
     MFU above it is expected, but not by that much (a trial: Llama 2 13B on 256 A100 billed at a
-    predicted 64.1% while Meta's own run implies 42.1%). None otherwise.
+    predicted 64.1% while Meta's own run implies 42.1%). None otherwise. The comparison itself
+    (causal count, FP8 bound, scale): ``own_run_comparison``."""
+    c = own_run_comparison(values)
+    if c is None or not c["ratio"] > OWN_RUN_FACTOR:
+        return None
+    r, u, r8, fp8_vs_bf16 = c["run"], c["mfu"], c["fp8_bound"], c["fp8_vs_bf16"]
+    s_bill, s_run = c["seq_len"], c["run_seq_len"]
+    at = "" if s_bill == s_run else (
+        f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
+        "attention work done)")
+    as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
+              "speed-up of one plan of a comparable size: the run was BF16)" if fp8_vs_bf16
+              else "")
+    return (f"{OWN_RUN_WORDS}{_own_run_words(c)}{as_fp8}; the bill's "
+            f"{c['bill_mfu']:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''}"
+            f" is {c['ratio']:.2f}× it{at}, more than goodput explains (large runs keep about 90% "
+            "of their time): read the bill as optimistic" + (", or set mfu from that run" if
+                                                             s_bill == s_run else "")
+            + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
+            "bill against the best comparable published run instead, and may find it plausible)")
 
-    Runs at other context lengths are compared on the work done, the causal count:
-    MFU_full(s) · c(s), c(s) = F_causal(s) / F_full(s) (``ModelSpec.flops_per_token``; the MFU
-    basis counts the full attention matrix, so the same achieved rate reads higher at a longer
-    context: Llama 3.1 8B's c is 0.89 at 8,192 tokens, 0.59 at 131,072). At one length c cancels.
-    Not said for a job on fewer than 1/``OWN_RUN_SCALE`` of the run's GPUs
-    (``_run_gpus_at_least``): a small job's MFU is no measure against a large run's. An FP8
-    bill against a BF16 run compares with U × r (``accuracy.fp8_speedup_bound``: an FP8 step
-    runs at most r times as fast as the same plan in BF16)."""
+
+def _own_run_words(c: dict) -> str:
+    """The model's own published run of ``own_run_comparison`` in words: model, accelerator,
+    GPU-hours, tokens and its whole-run MFU (what it includes, where it is shown)."""
+    r = c["run"]
+    return (f"{r['model']}'s own published run on {r['accelerator']}: "
+            f"{fmt_quantity(r['published_gpu_hours'])} GPU-hours for "
+            f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {c['mfu']:.1%} "
+            "(failures, restarts and every phase included; notebook 08)")
+
+
+def own_run_comparison(values: dict) -> dict | None:
+    """The scenario's MFU set against its model's own published whole run on the same GPU
+    generation (``claims.whole_run_rows``; the run of the highest whole-run MFU where there are
+    several), or None (no such run, no given MFU, or a job on fewer than 1/``OWN_RUN_SCALE`` of
+    the run's GPUs, ``_run_gpus_at_least``: a small job's MFU is no measure against a large
+    run's). Keys: ``run`` (the row), ``mfu`` (its whole-run MFU U), ``bill_mfu`` (the
+    scenario's, on the BF16 basis: × ``checks.fp8_over_bf16`` for FP8), ``fp8_bound`` and
+    ``fp8_vs_bf16``, ``seq_len`` and ``run_seq_len``, and::
+
+        ratio = MFU_bill · c(s_bill) / (U · r · c(s_run))
+
+    c(s) = F_causal(s) / F_full(s) (``_causal_share``: runs at other context lengths are
+    compared on the work done; at one length c cancels); r = 1, or for an FP8 bill against a
+    BF16 run the largest published FP8 speed-up of one plan (``accuracy.fp8_speedup_bound``).
+    """
     mfu, acc, model = values.get("mfu"), values.get("accelerator"), values.get("model")
     if acc is None or model is None or mfu is None or isinstance(mfu, str):
         return None
@@ -898,30 +935,12 @@ def own_published_run_warning(values: dict) -> str | None:
     if isinstance(n, int) and n * OWN_RUN_SCALE < _run_gpus_at_least(r):
         return None
     u = float(r["published_mfu"])
-    # an FP8 bill against a BF16 run: the run × the largest published FP8 speed-up of one plan
-    # (accuracy.fp8_bound_of_bf16, the comparable-run rule's (4)), not the BF16 figure alone
     fp8_vs_bf16 = values.get("dtype") == "fp8" and str(r["precision"]).upper() != "FP8"
     r8 = fp8_speedup_bound(float(spec.n_params))[0] if fp8_vs_bf16 else 1.0
     s_bill, s_run = int(values.get("seq_len") or r["seq_len"]), int(r["seq_len"])
     ratio = m16 * _causal_share(spec, s_bill) / (u * r8 * _causal_share(spec, s_run))
-    if not ratio > OWN_RUN_FACTOR:
-        return None
-    at = "" if s_bill == s_run else (
-        f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
-        "attention work done)")
-    as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
-              "speed-up of one plan of a comparable size: the run was BF16)" if fp8_vs_bf16
-              else "")
-    return (f"{OWN_RUN_WORDS}{r['model']}'s own published run on "
-            f"{r['accelerator']}: {fmt_quantity(r['published_gpu_hours'])} GPU-hours for "
-            f"{fmt_count(r['train_tokens'], 3)} tokens, a whole-run MFU of {u:.1%} (failures, "
-            f"restarts and every phase included; notebook 08){as_fp8}; the bill's "
-            f"{m16:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''} is "
-            f"{ratio:.2f}× it{at}, more than goodput explains (large runs keep about 90% of "
-            "their time): read the bill as optimistic" + (", or set mfu from that run" if
-                                                           s_bill == s_run else "")
-            + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
-            "bill against the best comparable published run instead, and may find it plausible)")
+    return {"run": r, "mfu": u, "bill_mfu": m16, "fp8_bound": r8, "fp8_vs_bf16": fp8_vs_bf16,
+            "seq_len": s_bill, "run_seq_len": s_run, "ratio": ratio}
 
 
 #: The start of ``own_published_run_warning``'s sentence (``with_step_model_beside_history``).
@@ -932,17 +951,39 @@ _BELOW_THE_MODEL = re.compile(r"^the scenario's " + GIVEN_MFU_PATTERN + r" is be
                               r"step-time model expects of this plan \(.*?\): (\d+%)")
 
 
-def with_step_model_beside_history(warnings: list) -> list:
-    """``warnings`` with the model's own published run (``own_published_run_warning``: "read the
-    bill as optimistic") told of the step-time model's line where that line finds the same given
-    MFU below what it expects of the plan: the two set the figure against different things, a
-    step of this plan and a whole published run (its plan, scale, failures and restarts), and
-    say so, where a trial read "below what the model expects" and "optimistic" about one 40%
-    and could not tell which way to move it. Other warnings unchanged, in their order."""
+def with_step_model_beside_history(warnings: list, values: dict | None = None) -> list:
+    """``warnings`` with the step-time model's line on a given MFU below what it expects of the
+    plan (``checks.given_vs_predicted_mfu``) set beside the model's own published whole run:
+
+    * where the run's own line is among them (``own_published_run_warning``: "read the bill as
+      optimistic"), that line says the two set the figure against different things, a step of
+      this plan and a whole published run (its plan, scale, failures and restarts): a trial
+      read "below what the model expects" and "optimistic" about one 40% and could not tell
+      which way to move it;
+    * else, given the scenario's ``values``, where such a run exists (``own_run_comparison``)
+      the step-time model's line names it, with the given figure's ratio to it and the
+      prediction's (the ratio is linear in the MFU: x_pred = ratio · pred ÷ given): a trial gave
+      Llama 2 13B on 256 A100 mfu 0.45 and was told only that the model expects 64%, while
+      Meta's own run implies 42.1%.
+
+    Other warnings unchanged, in their order."""
     below = next((m.groups() for w in warnings if (m := _BELOW_THE_MODEL.match(w))), None)
     if below is None:
         return list(warnings)
     given, pred = below   # both on the dtype's own peak (an FP8 bill's: the FP8 one)
+    if not any(w.startswith(OWN_RUN_WORDS) for w in warnings):
+        c = own_run_comparison(point_scenario(values)) if values is not None else None
+        if c is None:
+            return list(warnings)
+        x_pred = c["ratio"] * float(pred.rstrip("%")) / 100 / float(given.split()[0])
+        beside = (f"; {_own_run_words(c)}: the given figure is {c['ratio']:.2f}× it, the "
+                  f"prediction {x_pred:.2f}× (a whole run's MFU sits below a step's by its "
+                  f"goodput, large runs keep about 90% of their time: up to "
+                  f"{OWN_RUN_FACTOR:.2f}× is history-like); the model prices a step of this "
+                  "plan, the published figure a whole run on its own plan and scale with its "
+                  "failures and restarts")
+        return [w.rstrip(".") + beside + "." if _BELOW_THE_MODEL.match(w) else w
+                for w in warnings]
     return [w + f"; the step-time model expects more of this plan than the given mfu={given}, "
             f"{pred} on the same peak (the warning on the given MFU): it prices a step of this "
             "plan, the published figure a whole run on its own plan and scale with its failures "

@@ -1104,6 +1104,10 @@ CAVEATS = [
      r"expects.*?: (\d+%),.*no held-out published run in its regime",
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run of its "
      "regime checks"),
+    (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is below what the step-time model expects"
+     r".*?: (\d+%),.*; (.+?)'s own published run on (.+?): .*?a whole-run MFU of ([\d.]+%)",
+     "the assumed MFU, {0}, is below what the model predicts for this plan ({1}); {2}'s own "
+     "published run on {3} averaged {4} over the whole run, failures and restarts included"),
     (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is (below|above) what the step-time model "
      r"expects.*?: (\d+%)",
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),

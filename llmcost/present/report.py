@@ -600,7 +600,7 @@ def estimate_ledger(scenario_path):
             + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
-    warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill))
+    warnings = with_step_model_beside_history(warnings + magnitude_warnings(values, bill), values)
     # first: the model's own software would price the run differently (a trial's DeepSeek-V3
     # was billed 1.8x its published hours on the default stack; the hint was 5th of 7)
     own = own_stack_hint(values, pred is not None, defaults)
@@ -1884,7 +1884,8 @@ def _report_warnings(plan: ReportPlan, defaults: list, other, progress, filters)
                                  piloted="_mfu_calibration" in plan.scenario,
                                  pilot_warnings=_calibration_warnings(plan.scenario))
         said = with_step_model_beside_history(said + magnitude_warnings(plan.values,
-                                                                         plan.bill))
+                                                                         plan.bill),
+                                              plan.values)
     for w in said:
         progress(f"warning: {w}")
     if other is not None:  # the second scenario's own warnings, said as its (the index has both)

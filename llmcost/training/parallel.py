@@ -1346,7 +1346,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
                "layer slots")
             + ") and cp make that product"
             + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
-    fixes = [f"{n} GPUs" for n in near if n is not None]
+    fixes = [f"{n:,} {noun(n, 'GPU')}" for n in near if n is not None]
     if fixes:
         fixes[-1] += (f" (the nearest {noun(len(fixes), 'count')} with a split whose pipeline "
                       f"bubble is at most {BUBBLE_WARNING:.0%} of compute time, 1F1B (pp − 1) ÷ "
