@@ -838,6 +838,31 @@ def test_a_given_mfu_below_the_model_is_set_beside_the_models_own_run(tmp_path):
                                   "and restarts included")
 
 
+def test_a_given_mfu_above_the_best_comparable_run_is_warned():
+    # Trial 49: Llama 3.1 8B at 131,072 tokens on 256 H100 with a given mfu 0.35 was warned only
+    # of its sequence length, though the best comparable published run (dense, Hopper, within 4x
+    # in size and in sequence length: 32,768-524,288 tokens) is llm-foundry's MPT 13B at 32,768
+    # tokens on 8 H100-80GB: "MFU 31.68", 1,976 tokens/s/GPU (mosaicml/llm-foundry scripts/train/
+    # benchmarking/README.md @ 495218376, table 'H100 80GB BF16'); the workbook's own FLOP count
+    # of that run is within half a point of llm-foundry's.
+    from llmcost.bill.checks import above_comparable_warning
+    from llmcost.present.glance import caveat_line
+    run = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+           "train_tokens": 2e11, "seq_len": 131072, "mfu": 0.35, "dtype": "bf16"}
+    w = above_comparable_warning(run)
+    best = float(w.split("published run, ", 1)[1].split("%", 1)[0]) / 100
+    assert best == pytest.approx(0.3168, abs=0.005)
+    assert w.startswith("mfu=0.35 is above the best comparable published run, ")
+    assert "MPT 13b (llm-foundry throughput benchmark, 8 H100-80GB)" in w
+    assert w in scenario_warnings(run)
+    assert caveat_line(w) == (f"the assumed MFU, 35%, is above the best comparable published "
+                              f"run ({best:.1%}): every cost here is optimistic")
+    # below it, or predicted, nothing is said
+    assert above_comparable_warning({**run, "mfu": 0.30}) is None
+    assert not any("best comparable published run, " in x
+                   for x in scenario_warnings(run, mfu_predicted=True))
+
+
 def test_an_mfu_typed_as_a_percentage_is_warned_once():
     # A trial: mfu 0.0001 drew two near-identical hints ("is it a percentage typed as a
     # fraction (0.40 is 40%)?" and "did you mean a fraction, 0.40 for 40%?"); the given number

@@ -26,8 +26,8 @@ from ..serving.inference import model_context
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, SEQ_FACTOR, SIZE_FACTOR, band_for_step,
-                                 distinct_percents, dtype_basis, step_error_words,
-                                 validation_table)
+                                 comparable_published_mfu, distinct_percents, dtype_basis,
+                                 step_error_words, validation_table)
 from ..training.memory import (DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR, get_recipe,
                                moe_imbalance_extra_bytes, scenario_recipe_name, stage_layers)
 from ..training.parallel import fixed_plan_fields
@@ -442,7 +442,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values, piloted) if isinstance(mfu, float) and not mfu_predicted \
         else None
-    out.extend(w for w in (low, failure_rate_warning(values)) if w)
+    high = above_comparable_warning(values) if isinstance(mfu, float) and not mfu_predicted \
+        and not piloted and mfu <= PUBLISHED_MFU_MAX else None
+    out.extend(w for w in (low, high, failure_rate_warning(values)) if w)
     out.extend(_config_model_warnings(values.get("model")))
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
@@ -593,6 +595,36 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             f"{plan1.describe()}, and {b0.mfu:.1%} for {plan0.describe()}, the fastest plan with "
             f"context parallelism chosen (a step {t1 / t0:.2f}× shorter); cp: 0 lets the plan "
             "search choose it, cp: 1 keeps it off.")
+
+
+def above_comparable_warning(values: dict) -> str | None:
+    """One sentence when a scenario's given MFU (a number, on its dtype's dense peak) is above
+    the best comparable published MFU (``accuracy.comparable_published_mfu``, the one rule of
+    every page: the same GPU generation and class, total parameters within ``SIZE_FACTOR``, the
+    dtype rule and sequences within ``SEQ_FACTOR`` of the scenario's), compared on that basis::
+
+        mfu > best comparable (its mfu_bf16 × peak(BF16) ÷ peak(dtype))
+
+    No measured run like this one reaches the figure, so the bill is optimistic; the band the
+    bill draws on the MFU is capped there already (a trial's 128k-token 8B run at a given 35%,
+    above the best comparable 31.5%, was told only of its sequence length). None when nothing
+    comparable is published, or the model or accelerator cannot be read."""
+    mfu = values.get("mfu")
+    if not isinstance(mfu, float) or "accelerator" not in values or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+        b = comparable_published_mfu(values["accelerator"], spec.n_params, is_moe=spec.is_moe,
+                                     dtype=values.get("dtype") or "bf16",
+                                     seq_len=values.get("seq_len"))
+    except (ValueError, KeyError):
+        return None
+    if b.mfu is None or not mfu > b.mfu:
+        return None
+    return (f"mfu={mfu_text(mfu)} is above the best comparable published run, {b.mfu:.1%}: "
+            f"no measured run like this one reaches it, so every GPU-hour and cost here is "
+            f"optimistic (the best: {b.describe()}; the range the bill draws on the MFU is "
+            "capped there)")
 
 
 def _low_mfu_warning(mfu: float, values: dict, piloted: bool = False) -> str | None:

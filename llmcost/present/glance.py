@@ -1088,6 +1088,9 @@ CAVEATS = [
      "not measured"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)[-–]([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
+    (r"^mfu=([\d.]+) is above the best comparable published run, ([\d.]+%)",
+     "the assumed MFU, {0}, is above the best comparable published run ({1}): every cost here "
+     "is optimistic"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
     (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is above the band's capped top, ([\d.]+%) "
