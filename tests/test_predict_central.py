@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 
 from llmcost.bill import levers
 from llmcost.bill.ledger import predicted_mfu_source
@@ -201,3 +202,22 @@ def test_the_hardware_sweep_prices_every_row_at_its_central_estimate(files):
                                             rel=1e-5)
     assert ((sweep["band_low"] <= sweep["mfu"] + 1e-12)
             & (sweep["mfu"] <= sweep["band_high"] + 1e-12)).all()
+
+
+def test_the_predicted_mfu_line_does_not_repeat_its_bands_stated_default(tmp_path):
+    # Trial 49 (Llama 3.1 8B on 64 H100, `mfu: predict`): the first warning and the next both
+    # wrote the band's stated default ("published step times ... ± 30% from the predicted (an
+    # error on the step time)", one held-out run in its regime). The predicted-MFU line now
+    # points to the band warning that states it; the band warning keeps it whole.
+    path = tmp_path / "s8.yaml"
+    path.write_text(yaml.safe_dump(dict(
+        model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64, train_tokens=1.5e12,
+        seq_len=8192, mfu="predict", dtype="bf16", global_batch_tokens=4194304,
+        price_usd_per_gpu_hour=2.5)))
+    w = report.estimate_ledger(path).warnings
+    (first,) = [x for x in w if x.startswith("mfu: predict -> ")]
+    (band,) = [x for x in w if x.startswith("only 1 held-out run(s) in the regime")]
+    assert "± 30% from the predicted (an error on the step time)" in band
+    assert "± 30%" not in first
+    assert first.endswith("that band is the range the bill draws on the MFU (its spread and "
+                          "basis: the warning on its regime's held-out runs)")

@@ -594,9 +594,15 @@ def estimate_ledger(scenario_path):
         bd = pred["band"]
         spread = mfu_spread_words(bd.get("center", 0.0), bd["half_width"], bd.get("capped_above"),
                                   bd.get("floored_below"))
+        basis = bd.get('basis', bd.get('regime', ''))
+        # a band warning that states the basis already (too few runs: the stated default) is
+        # not repeated here (a trial read the same ±30% sentence in two warnings in a row)
+        core = re.search(r"published step times .*?\(an error on the step time\)", basis)
+        told = core is not None and any(core.group(0) in w for w in bd.get("warnings", []))
         warnings = [f"mfu: predict -> {pred['value']:.1%}: {predicted_mfu_words(pred)}; that "
-                    f"band is the range the bill draws on the MFU ({spread}; "
-                    f"{bd.get('basis', bd.get('regime', ''))})"] \
+                    "band is the range the bill draws on the MFU ("
+                    + ("its spread and basis: the warning on its regime's held-out runs"
+                       if told else f"{spread}; {basis}") + ")"] \
             + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
