@@ -811,8 +811,8 @@ def test_a_given_mfu_below_the_model_is_set_beside_the_models_own_run(tmp_path):
     # 42.1% (it was said only with `mfu: predict`, above 1.25x). The whole-run MFU by hand,
     # notebook 08's rule, from the Llama 2 paper (Touvron et al. 2023, Table 2: 13B, 368,640
     # GPU-hours; 2.0T tokens; 4,096-token context): 2e12 x F(4096) / (368,640 h x 3,600 x
-    # 312 TFLOP/s), F the full-mask count (the MFU basis). The given figure is 0.45 / U of it, the prediction pred / U (one context
-    # length: the causal shares cancel).
+    # 312 TFLOP/s), F the full-mask count (the MFU basis). The given figure is 0.45 / U of it,
+    # the prediction pred / U (one context length: the causal shares cancel).
     from llmcost.present.glance import caveat_line
     from llmcost.present.report import estimate_ledger
     spec = llmcost.load_model("llama-2-13b")
@@ -829,13 +829,44 @@ def test_a_given_mfu_below_the_model_is_set_beside_the_models_own_run(tmp_path):
     pred = float(below.split("): ", 1)[1].split("%", 1)[0]) / 100
     assert (f"Llama 2 13B's own published run on A100-80GB: 368,640 GPU-hours for 2T tokens, a "
             f"whole-run MFU of {u:.1%}") in below
-    assert f"the given figure is {0.45 / u:.2f}× it, the prediction {pred / u:.2f}×" in below
+    assert (f"the given figure is {0.45 / u:.2f}× it, the prediction about {pred / u:.1f}×"
+            in below)
     assert below.endswith("failures and restarts.") and ".;" not in below
     # the index's plain line names the run too
     assert caveat_line(below) == (f"the assumed MFU, 45%, is below what the model predicts for "
                                   f"this plan ({pred:.0%}); Llama 2 13B's own published run on "
                                   f"A100-80GB averaged {u:.1%} over the whole run, failures "
                                   "and restarts included")
+
+
+def test_an_fp8_mfu_below_the_model_is_set_beside_its_own_runs_fp8_bound(tmp_path):
+    # A review: an FP8 scenario (Llama 3.1 70B, 2,048 H100, mfu 0.20 of the FP8 peak) was told
+    # "a whole-run MFU of 31.7% ... the given figure is 0.84× it", a ratio taken against the run's
+    # FP8 bound without saying so. Llama 3 70B's run (meta-llama/llama3 MODEL_CARD.md: 6.4M
+    # H100-hours for 15T tokens at 8,192) by hand on the full-mask count and the BF16 peak:
+    # U = 15e12 × F(8192) / (6.4e6 h × 3,600 × 989.4 TFLOP/s); the given 0.20 is 0.40 of the
+    # BF16 peak (H100 FP8 dense 1,978.9 = 2 × BF16); the bound U × r, r the largest published
+    # FP8 ÷ BF16 speed-up of one plan of a comparable size (accuracy.fp8_speedup_bound)
+    from llmcost.present.glance import caveat_line
+    from llmcost.present.report import estimate_ledger
+    from llmcost.training.accuracy import fp8_speedup_bound
+    spec = llmcost.load_model("llama-3.1-70b")
+    u = 15e12 * spec.flops_per_token(8192, causal=False) / (
+        6.4e6 * 3600 * 989.4e12)
+    r8 = fp8_speedup_bound(float(spec.n_params))[0]
+    path = tmp_path / "fp8.yaml"
+    path.write_text(yaml.safe_dump(dict(
+        model="llama-3.1-70b", accelerator="H100-SXM", n_gpus=2048, train_tokens=15e12,
+        seq_len=8192, mfu=0.20, dtype="fp8", price_usd_per_gpu_hour=2.5,
+        global_batch_tokens=16777216)))
+    (below,) = [x for x in estimate_ledger(path).warnings
+                if " is below what the step-time model expects" in x]
+    assert f"a whole-run MFU of {u:.1%}" in below
+    assert f"{u * r8:.1%} in FP8 at most (× {r8:.3g}" in below
+    assert f"the given figure, 40.0% on the BF16 basis, is {0.40 / (u * r8):.2f}× that bound" \
+        in below
+    # the index's plain line does not set the FP8-peak figure beside the BF16-peak run
+    assert "own published run" not in caveat_line(below)
 
 
 def test_a_given_mfu_above_the_best_comparable_run_is_warned():
@@ -857,6 +888,15 @@ def test_a_given_mfu_above_the_best_comparable_run_is_warned():
     assert w in scenario_warnings(run)
     assert caveat_line(w) == (f"the assumed MFU, 35%, is above the best comparable published "
                               f"run ({best:.1%}): every cost here is optimistic")
+    # a range is above only where its low end is (a review: [0.30, 0.45] is not "optimistic"
+    # throughout), and is said with its range
+    from llmcost.bill.ranges import Range
+    ranged = Range("uniform", low=0.33, high=0.45)
+    w_range = above_comparable_warning({**run, "mfu": 0.39}, ranged)
+    assert w_range.startswith("mfu=0.39 (the point of its range 0.33–0.45) is above the best "
+                              "comparable published run, ")
+    assert above_comparable_warning({**run, "mfu": 0.375},
+                                    Range("uniform", low=0.30, high=0.45)) is None
     # below it, or predicted, nothing is said
     assert above_comparable_warning({**run, "mfu": 0.30}) is None
     assert not any("best comparable published run, " in x

@@ -41,12 +41,15 @@ def test_nvl72_rack_power_against_nvidia_reference_architectures():
     gb300 = pricing.server_power_per_tdp("GB300-NVL72")
     assert gb300 == pytest.approx(142 / 72 / 1.4, rel=0.005)
     assert 72 * 1.4 * gb300 == pytest.approx(142, rel=0.005)
-    # NVIDIA DGX SuperPOD GB200 RA: a scalable unit of 8 DGX GB200 racks (576 GPUs) "requires a
-    # Thermal Design Power (TDP) of 1.2 Megawatts", its InfiniBand switches included: 2.083 kW
-    # a GPU. The modelled rack (GPU TDP 1.2 kW x 1.82 = 2.184 kW) lies 0-10% above it (it
-    # holds no network gear, so it may not be much above the unit's figure either).
+    # GB200 (no NVIDIA rack figure): the GB300 rack less 72 × the TDP difference, 1.4 − 1.2 kW:
+    # 127.6 kW a rack; bounded by NVIDIA's DGX SuperPOD GB200 RA, a scalable unit of 8 racks
+    # (576 GPUs) that "requires a Thermal Design Power (TDP) of 1.2 Megawatts" with its
+    # InfiniBand switches: 2.083 kW a GPU, which a rack without the network must not exceed
     gb200_kw = 1.2 * pricing.server_power_per_tdp("GB200-NVL72")
-    assert 0.0 <= gb200_kw / (1.2e3 / 576) - 1 <= 0.10
+    assert 72 * gb200_kw == pytest.approx(142 - 72 * (1.4 - 1.2), rel=0.005)
+    assert gb200_kw < 1.2e3 / 576
+    # a GB200 GPU (1.2 kW TDP) draws less than a GB300 one (1.4 kW) in the same rack design
+    assert gb200_kw < 1.4 * gb300
     # The facility draw follows: 1.4 kW x 1.409 x 0.75 (power_to_tdp) x 1.1 (PUE) = 1.627 kW.
     assert pricing.facility_kw_per_gpu("GB300-NVL72") == pytest.approx(
         1.4 * 142 / 72 / 1.4 * 0.75 * 1.1, rel=0.005)

@@ -58,6 +58,10 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     # mfu: null beside a pilot: the pilot sets the MFU, so mfu is left out (trial 49)
     ("mfu: null\npilot: [{n_gpus: 8, tokens_per_s_per_gpu: 9000}]\n",
      r"mfu=null beside a pilot: leave mfu out, the pilot's measured throughput sets the MFU"),
+    ("mfu: null\nledger_pilot_tokens_per_s_per_gpu: 9000\nledger_pilot_n_gpus: 8\n",
+     r"mfu=null beside a pilot: leave mfu out, the pilot's measured throughput sets the MFU"),
+    # an empty pilot list is no pilot: mfu: null is told what mfu may be
+    ("mfu: null\npilot: []\n", r"mfu=null must be a number \(0.40 for 40%\)"),
     ("model: no/such/config.json\n", "model='.*no/such/config.json': no config.json found"),
     # a Hugging Face repository id is no file: the catalogue's name for it is suggested (a trial)
     ("model: Qwen/Qwen3-30B-A3B\n", r"model='.*Qwen/Qwen3-30B-A3B': no config.json found; did "

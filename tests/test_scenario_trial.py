@@ -139,9 +139,9 @@ def test_split_hint_names_the_nearest_counts_without_scanning_them():
     from llmcost.training.parallel import split_hint
     spec = load_model("llama-2-7b")
     msg = split_hint(spec, 10**9, 128, 4096)
-    assert msg.startswith("1000000000 GPUs do not split with a global batch of 128 sequences")
+    assert msg.startswith("1,000,000,000 GPUs do not split with a global batch of 128 sequences")
     assert "use 131,072 GPUs (the nearest count with a split" in msg  # none above within 4x
-    assert "nearer, 4194304 GPUs split at best as TP32 · PP32 · CP32 · DP128 with 1 " \
+    assert "nearer, 4,194,304 GPUs split at best as TP32 · PP32 · CP32 · DP128 with 1 " \
         "micro-batch, a bubble of 3100%" in msg
     assert split_hint(spec, 128 * 32 * 32 * 32, 128, 4096) == ""
 
@@ -292,7 +292,7 @@ def test_a_batch_that_cannot_split_over_the_gpus_names_a_batch_that_does(tmp_pat
           "global_batch_tokens": 128 * 8192, "cp": 0, "pp_split": "even"}
     for k in ("tp", "pp"):  # chosen by the search
         sc.pop(k)
-    with pytest.raises(ScenarioError, match=r"2304 GPUs do not split with a global batch of "
+    with pytest.raises(ScenarioError, match=r"2,304 GPUs do not split with a global batch of "
                                             r"128 sequences.*a global batch divisible by 9 "
                                             r"\(e\.g\. 126 or 135 sequences\)"):
         load_scenario(_write(tmp_path, sc))

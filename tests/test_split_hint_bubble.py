@@ -31,9 +31,9 @@ def test_the_100k_gpu_hint_names_a_count_that_idles_little_and_why_the_nearer_on
     msg = P.split_hint(spec, 100_000, 2048, 8192, "auto", FIXED, tp_max=8)
     assert "use 16,384 GPUs (the nearest count with a split whose pipeline bubble is at most " \
            "10% of compute time" in msg
-    assert "99328 GPUs split at best as TP8 · PP97 · DP128 with 16 micro-batches, a bubble " \
+    assert "99,328 GPUs split at best as TP8 · PP97 · DP128 with 16 micro-batches, a bubble " \
            "of 600%" in msg
-    assert "100352 GPUs split at best as TP8 · PP49 · DP256 with 8 micro-batches, a bubble " \
+    assert "100,352 GPUs split at best as TP8 · PP49 · DP256 with 8 micro-batches, a bubble " \
            "of 600%" in msg
     # the batch suggestion too (a second trial: "or a global batch divisible by 100 (e.g.
     # 2,000 or 2,100 sequences)"): 100,000 = dp 100 × 1,000 and 1,000 = TP8 · PP125, so 2,000

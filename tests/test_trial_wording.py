@@ -33,7 +33,7 @@ def test_a_gpu_count_that_cannot_split_says_so_first():
                       fixed={"cp": 1})
     msg = str(err.value)
     assert msg.startswith("no valid plan for llama-2-70b on 60 GPUs: 60 GPUs do not split with a "
-                          "global batch of 1024 sequences: data parallelism must divide the "
+                          "global batch of 1,024 sequences: data parallelism must divide the "
                           "batch, so dp can only be 1, 2, 4, leaving tp·pp·cp = 60, 30, 15")
     assert "(the products they make: 1, 2, 4, 5, 10, 20)" in msg
     # both idle little in the pipeline: 40 GPUs as TP1 · PP5 · DP8, 1,024 ÷ 8 = 128

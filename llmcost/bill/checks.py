@@ -442,8 +442,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    "every GPU-hour and cost in this report is optimistic.")
     low = _low_mfu_warning(mfu, values, piloted) if isinstance(mfu, float) and not mfu_predicted \
         else None
-    high = above_comparable_warning(values) if isinstance(mfu, float) and not mfu_predicted \
-        and not piloted and mfu <= PUBLISHED_MFU_MAX else None
+    high = above_comparable_warning(values, given_mfu) if isinstance(mfu, float) \
+        and not mfu_predicted and not piloted and mfu <= PUBLISHED_MFU_MAX else None
     out.extend(w for w in (low, high, failure_rate_warning(values)) if w)
     out.extend(_config_model_warnings(values.get("model")))
     if values.get("dtype") == "fp8":
@@ -482,14 +482,14 @@ def _scenario_plan_warnings(values: dict, defaults, mfu_predicted: bool, given_m
                             piloted: bool) -> list[str]:
     """``scenario_warnings``' warnings on the scenario's plan (``_plan_warnings``), where the
     values name a model, GPUs, sequence, batch, accelerator and tp. A ``cp`` the notebooks'
-    default filled (``defaults``) is not the scenario's own fixed value: it is dropped, which
+    default filled (``defaults``) at 1 is not the scenario's own fixed value: it is dropped, which
     leaves the plan as it was (``parallel.fixed_plan_fields`` fixes an absent cp at 1), so the
     pipeline advice says "cp: 1 (not given, so fixed at 1)" (a trial read "the scenario's fixed
     cp: 1" of a scenario that never set cp)."""
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if not (all(k in values for k in plan_keys) and "tp" in values):
         return []
-    given = {k: v for k, v in values.items() if not (k == "cp" and k in defaults)}
+    given = {k: v for k, v in values.items() if not (k == "cp" and k in defaults and v == 1)}
     return _plan_warnings(given, mfu_predicted, given_mfu, piloted)
 
 
@@ -597,18 +597,20 @@ def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
             "search choose it, cp: 1 keeps it off.")
 
 
-def above_comparable_warning(values: dict) -> str | None:
-    """One sentence when a scenario's given MFU (a number, on its dtype's dense peak) is above
-    the best comparable published MFU (``accuracy.comparable_published_mfu``, the one rule of
-    every page: the same GPU generation and class, total parameters within ``SIZE_FACTOR``, the
-    dtype rule and sequences within ``SEQ_FACTOR`` of the scenario's), compared on that basis::
+def above_comparable_warning(values: dict, given=None) -> str | None:
+    """One sentence when a scenario's given MFU (on its dtype's dense peak) is above the best
+    comparable published MFU (``accuracy.comparable_published_mfu``, the one rule of every
+    page: the same GPU generation and class, total parameters within ``SIZE_FACTOR``, the dtype
+    rule and sequences within ``SEQ_FACTOR`` of the scenario's), compared on that basis::
 
-        mfu > best comparable (its mfu_bf16 × peak(BF16) ÷ peak(dtype))
+        m_low > best comparable (its mfu_bf16 × peak(BF16) ÷ peak(dtype))
 
-    No measured run like this one reaches the figure, so the bill is optimistic; the band the
-    bill draws on the MFU is capped there already (a trial's 128k-token 8B run at a given 35%,
-    above the best comparable 31.5%, was told only of its sequence length). None when nothing
-    comparable is published, or the model or accelerator cannot be read."""
+    m_low: the given number, or, where the scenario gives a range (``given``, a ``Range``;
+    ``values`` hold its point), the range's low end, so the whole range lies above. No
+    measured run like this one reaches the figure, so the bill is optimistic (a trial's
+    128k-token 8B run at a given 35%, above the best comparable 31.5%, was told only of its
+    sequence length). None when nothing comparable is published, or the model or accelerator
+    cannot be read."""
     mfu = values.get("mfu")
     if not isinstance(mfu, float) or "accelerator" not in values or "model" not in values:
         return None
@@ -619,12 +621,15 @@ def above_comparable_warning(values: dict) -> str | None:
                                      seq_len=values.get("seq_len"))
     except (ValueError, KeyError):
         return None
-    if b.mfu is None or not mfu > b.mfu:
+    ranged = isinstance(given, Range) and given.bounds[1] > given.bounds[0]
+    low = given.bounds[0] if ranged else mfu
+    if b.mfu is None or not low > b.mfu:
         return None
-    return (f"mfu={mfu_text(mfu)} is above the best comparable published run, {b.mfu:.1%}: "
-            f"no measured run like this one reaches it, so every GPU-hour and cost here is "
-            f"optimistic (the best: {b.describe()}; the range the bill draws on the MFU is "
-            "capped there)")
+    shown = mfu_text(mfu) + (f" ({RANGE_POINT_WORDS} {mfu_text(given.bounds[0])}–"
+                             f"{mfu_text(given.bounds[1])})" if ranged else "")
+    return (f"mfu={shown} is above the best comparable published run, {b.mfu:.1%}"
+            f"{', the whole range' if ranged else ''}: no measured run like this one reaches "
+            f"it, so every GPU-hour and cost here is optimistic (the best: {b.describe()})")
 
 
 def _low_mfu_warning(mfu: float, values: dict, piloted: bool = False) -> str | None:

@@ -203,28 +203,29 @@ def server_power_per_tdp(accelerator) -> float:
     """A server's power per accelerator ÷ the accelerator's TDP: host CPUs, memory, NICs and
     fans (``data/ledger_defaults.csv``), each a system's maximum power over its GPUs and TDP::
 
-        A100-*        DGX A100 6.5 kW / 8 GPUs / 0.4 kW              = 2.03
-        GB300-NVL72   GB300 NVL72 rack 142 kW / 72 GPUs / 1.4 kW     = 1.41
-        every other   DGX H100 10.2 kW / 8 GPUs / 0.7 kW             = 1.82
+        A100-*        DGX A100 6.5 kW / 8 GPUs / 0.4 kW                        = 2.03
+        GB300-NVL72   GB300 NVL72 rack 142 kW / 72 GPUs / 1.4 kW               = 1.41
+        GB200-NVL72   (142 kW − 72 × (1.4 − 1.2) kW) / 72 GPUs / 1.2 kW        = 1.48
+        every other   DGX H100 10.2 kW / 8 GPUs / 0.7 kW                       = 1.82
 
     The A100 and H100 figures are Epoch AI's chip_to_server_power for arXiv:2405.21015; the
     GB300 one is NVIDIA's Enterprise Reference Architecture for the NVL72 AI factory ("Full rack
-    requiring up to 142 kW"), where the H100 ratio would give 183 kW, 29% above it. An
-    approximation off the H100 elsewhere: Cottier et al.'s code (epoch-research/
-    training-cost-trends, ``chip_to_server_power``) takes 1.82 only for a name containing
-    "H100" (here H100-SXM and H100-96GB-500W), 1.8 for a GPU it does not list and its own
-    figure per TPU generation, so the energy of an H200, H800, B200, GB200, MI300X or MI325X is
-    about 1% higher here (1.82 / 1.8), and a TPU's differs more. GB200-NVL72 at 1.82 (1.2 kW ×
-    1.82 = 2.18 kW a GPU) is 4.8% above NVIDIA's DGX SuperPOD GB200 reference architecture,
-    whose scalable unit of 8 racks (576 GPUs, with its InfiniBand switches) "requires a Thermal
-    Design Power (TDP) of 1.2 Megawatts" (2.08 kW a GPU): kept, the unit's figure holding
-    network gear the other ratios do not."""
+    requiring up to 142 kW"), where the H100 ratio would give 183 kW, 29% above it. NVIDIA
+    publishes no GB200 rack figure: GB200's takes the GB300 rack (the same Grace CPUs, NVLink
+    switch trays and power shelves) with 1.2 kW GPUs, 127.6 kW, below NVIDIA's DGX SuperPOD GB200
+    unit, whose 8 racks "require a Thermal Design Power (TDP) of 1.2 Megawatts" with their
+    InfiniBand switches (2.08 kW a GPU; the H100 ratio gave 2.18). An approximation off the H100
+    elsewhere: Cottier et al.'s code (epoch-research/training-cost-trends,
+    ``chip_to_server_power``) takes 1.82 only for a name containing "H100" (here H100-SXM and
+    H100-96GB-500W), 1.8 for a GPU it does not list and its own figure per TPU generation, so
+    the energy of an H200, H800, B200, MI300X or MI325X is about 1% higher here (1.82 / 1.8),
+    and a TPU's differs more."""
     name = as_accelerator(accelerator).name
-    if name.startswith("A100"):
-        return default("chip_to_server_power_a100")
-    if name == "GB300-NVL72":
-        return default("chip_to_server_power_gb300")
-    return default("chip_to_server_power_h100")
+    key = {"GB300-NVL72": "chip_to_server_power_gb300",
+           "GB200-NVL72": "chip_to_server_power_gb200"}.get(
+        name, "chip_to_server_power_a100" if name.startswith("A100") else
+        "chip_to_server_power_h100")
+    return default(key)
 
 
 def purchase_price_on(scenario: dict, accelerator) -> dict:

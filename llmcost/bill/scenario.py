@@ -1652,7 +1652,8 @@ def load_scenario(path) -> dict:
         if key == "efficiency_profile" and isinstance(value, str) and \
                 not Path(value).is_absolute():
             value = str(p.parent / value)  # relative to the scenario file
-        if key == "mfu" and value is None and data.get("pilot") is not None:
+        if key == "mfu" and value is None and (
+                data.get("pilot") or data.get("ledger_pilot_tokens_per_s_per_gpu") is not None):
             raise ScenarioError(f"{p}: mfu=null beside a pilot: leave mfu out, the pilot's "
                                 "measured throughput sets the MFU")
         if key == "mfu" and _mfu_word(p, value):

@@ -875,21 +875,29 @@ def own_published_run_warning(values: dict) -> str | None:
     c = own_run_comparison(values)
     if c is None or not c["ratio"] > OWN_RUN_FACTOR:
         return None
-    r, u, r8, fp8_vs_bf16 = c["run"], c["mfu"], c["fp8_bound"], c["fp8_vs_bf16"]
+    as_fp8, at = _own_run_basis_words(c)
+    return (f"{OWN_RUN_WORDS}{_own_run_words(c)}{as_fp8}; the bill's "
+            f"{c['bill_mfu']:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''}"
+            f" is {c['ratio']:.2f}× it{at}, more than goodput explains (large runs keep about 90% "
+            "of their time): read the bill as optimistic" + (
+                ", or set mfu from that run" if c["seq_len"] == c["run_seq_len"] else "")
+            + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
+            "bill against the best comparable published run instead, and may find it plausible)")
+
+
+def _own_run_basis_words(c: dict) -> tuple[str, str]:
+    """What ``own_run_comparison``'s ratio is taken against, in words: (``as_fp8``, the run's
+    FP8 bound where an FP8 bill meets a BF16 run, "" otherwise; ``at``, the causal-count basis
+    where the bill's context differs from the run's, "" otherwise)."""
+    u, r8 = c["mfu"], c["fp8_bound"]
     s_bill, s_run = c["seq_len"], c["run_seq_len"]
     at = "" if s_bill == s_run else (
         f" (at {s_bill:,} tokens against the run's {s_run:,}, compared on the causal count, the "
         "attention work done)")
     as_fp8 = (f", {u * r8:.1%} in FP8 at most (× {r8:.3g}, the largest published FP8 ÷ BF16 "
-              "speed-up of one plan of a comparable size: the run was BF16)" if fp8_vs_bf16
+              "speed-up of one plan of a comparable size: the run was BF16)" if c["fp8_vs_bf16"]
               else "")
-    return (f"{OWN_RUN_WORDS}{_own_run_words(c)}{as_fp8}; the bill's "
-            f"{c['bill_mfu']:.1%}{' (on the BF16 basis)' if values.get('dtype') == 'fp8' else ''}"
-            f" is {c['ratio']:.2f}× it{at}, more than goodput explains (large runs keep about 90% "
-            "of their time): read the bill as optimistic" + (", or set mfu from that run" if
-                                                             s_bill == s_run else "")
-            + " (this run's own history; the claims check, 'this scenario as a claim', sets the "
-            "bill against the best comparable published run instead, and may find it plausible)")
+    return as_fp8, at
 
 
 def _own_run_words(c: dict) -> str:
@@ -905,7 +913,8 @@ def _own_run_words(c: dict) -> str:
 def own_run_comparison(values: dict) -> dict | None:
     """The scenario's MFU set against its model's own published whole run on the same GPU
     generation (``claims.whole_run_rows``; the run of the highest whole-run MFU where there are
-    several), or None (no such run, no given MFU, or a job on fewer than 1/``OWN_RUN_SCALE`` of
+    several), or None (no such run, no MFU in ``values`` (a number or a range: a given, predicted
+    or piloted one alike), or a job on fewer than 1/``OWN_RUN_SCALE`` of
     the run's GPUs, ``_run_gpus_at_least``: a small job's MFU is no measure against a large
     run's). Keys: ``run`` (the row), ``mfu`` (its whole-run MFU U), ``bill_mfu`` (the
     scenario's, on the BF16 basis: × ``checks.fp8_over_bf16`` for FP8), ``fp8_bound`` and
@@ -975,13 +984,17 @@ def with_step_model_beside_history(warnings: list, values: dict | None = None) -
         c = own_run_comparison(point_scenario(values)) if values is not None else None
         if c is None:
             return list(warnings)
+        # the prediction's multiple, from its whole-percent figure in the line (about 1%)
         x_pred = c["ratio"] * float(pred.rstrip("%")) / 100 / float(given.split()[0])
-        beside = (f"; {_own_run_words(c)}: the given figure is {c['ratio']:.2f}× it, the "
-                  f"prediction {x_pred:.2f}× (a whole run's MFU sits below a step's by its "
-                  f"goodput, large runs keep about 90% of their time: up to "
-                  f"{OWN_RUN_FACTOR:.2f}× is history-like); the model prices a step of this "
-                  "plan, the published figure a whole run on its own plan and scale with its "
-                  "failures and restarts")
+        as_fp8, at = _own_run_basis_words(c)
+        on = (f", {c['bill_mfu']:.1%} on the BF16 basis," if values.get("dtype") == "fp8"
+              else "")
+        beside = (f"; {_own_run_words(c)}{as_fp8}: the given figure{on} is {c['ratio']:.2f}× "
+                  f"{'that bound' if as_fp8 else 'it'}{at}, the prediction about {x_pred:.1f}× "
+                  f"(a whole run's MFU sits below a step's by its goodput, large runs keep about "
+                  f"90% of their time: up to {OWN_RUN_FACTOR:.2f}× is history-like); the model "
+                  "prices a step of this plan, the published figure a whole run on its own plan "
+                  "and scale with its failures and restarts")
         return [w.rstrip(".") + beside + "." if _BELOW_THE_MODEL.match(w) else w
                 for w in warnings]
     return [w + f"; the step-time model expects more of this plan than the given mfu={given}, "

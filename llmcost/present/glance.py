@@ -1088,7 +1088,7 @@ CAVEATS = [
      "not measured"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)[-–]([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
-    (r"^mfu=([\d.]+) is above the best comparable published run, ([\d.]+%)",
+    (r"^" + GIVEN_MFU_PATTERN + r" is above the best comparable published run, ([\d.]+%)",
      "the assumed MFU, {0}, is above the best comparable published run ({1}): every cost here "
      "is optimistic"),
     (r"^mfu=([\d.]+) is above any published",
@@ -1108,7 +1108,8 @@ CAVEATS = [
      "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run of its "
      "regime checks"),
     (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is below what the step-time model expects"
-     r".*?: (\d+%),.*; (.+?)'s own published run on (.+?): .*?a whole-run MFU of ([\d.]+%)",
+     r"(?!.*in FP8 at most).*?: (\d+%),.*; (.+?)'s own published run on (.+?): .*?a whole-run "
+     r"MFU of ([\d.]+%)",
      "the assumed MFU, {0}, is below what the model predicts for this plan ({1}); {2}'s own "
      "published run on {3} averaged {4} over the whole run, failures and restarts included"),
     (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is (below|above) what the step-time model "

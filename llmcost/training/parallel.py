@@ -1327,7 +1327,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
                 f"sequences ({RULES['batch']}); use a micro_batch_size that divides "
                 f"{global_batch}, or a global batch that is a multiple of {mbs}")
     near, bad = _sensible_counts(model, n_gpus, global_batch, seq, pp_split, fixed, tp_max)
-    text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} "
+    text = (f"{fmt_gpus(n_gpus)} do not split with a global batch of {global_batch:,} "
             f"{noun(global_batch, 'sequence')}: "
             f"data parallelism"
             + (f" × micro_batch_size={mbs} (fixed)" if mbs > 1 else "")
@@ -1346,7 +1346,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
                "layer slots")
             + ") and cp make that product"
             + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
-    fixes = [f"{n:,} {noun(n, 'GPU')}" for n in near if n is not None]
+    fixes = [fmt_gpus(n) for n in near if n is not None]
     if fixes:
         fixes[-1] += (f" (the nearest {noun(len(fixes), 'count')} with a split whose pipeline "
                       f"bubble is at most {BUBBLE_WARNING:.0%} of compute time, 1F1B (pp − 1) ÷ "
@@ -1392,7 +1392,8 @@ def _sensible_counts(model, n_gpus: int, global_batch: int, seq: int, pp_split: 
         if n is not None and n != good:
             b, (t, q, c, d) = splits[n]
             m = global_batch // (d * int(fixed.get("micro_batch_size", 1)))
-            bad.append(f"{n} GPUs split at best as TP{t} · PP{q}" + (f" · CP{c}" if c > 1 else "")
+            bad.append(f"{fmt_gpus(n)} split at best as TP{t} · PP{q}"
+                       + (f" · CP{c}" if c > 1 else "")
                        + f" · DP{d} with {m:,} {noun(m, 'micro-batch', 'micro-batches')}, "
                        f"a bubble of {b:.0%}")
     return near, bad
