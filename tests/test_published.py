@@ -155,6 +155,29 @@ def test_price_performance_trend_against_epoch():
     assert f.loc[1, "gpu_usd_low"] < f.loc[1, "gpu_usd_trend"] < f.loc[1, "gpu_usd_high"]
 
 
+def test_a_rented_bill_is_repriced_on_the_rent_trend_an_owned_one_on_purchase():
+    # A teacher's trial: notebook 00 re-priced an on-demand bill on the purchase trend. A year
+    # on, the GPU-hour lines are × 10^(−r) at the rent trend's fitted rate r; by hand, its step
+    # from the A100's first on-demand listing to the H100's (data/hardware_price_series.csv:
+    # AWS, $/GPU-h at the dense BF16 peaks) is log10 of the ratio of FLOP/s per $/GPU-h over
+    # the years between, inside the trend's range of generation steps.
+    rented = ledger.build_ledger(SC405)            # reserved: rented hours
+    assert rented.figures["pricing"] == "reserved"
+    f = published.repriced_forecast(rented, years=(0, 1))
+    t = published.price_performance_trend("rent_on_demand")
+    assert f.attrs["kind"] == "rent_on_demand"
+    assert f.loc[1, "gpu_usd_trend"] == pytest.approx(
+        published.gpu_hour_usd(rented) * 10 ** -t["ooms_per_year"], rel=1e-9)
+    s = published.hardware_price_series()
+    rent = s[s["kind"] == "rent_on_demand"]
+    a = rent[rent["accelerator"].str.startswith("A100")].iloc[0]
+    h = rent[(rent["accelerator"] == "H100-SXM") & (rent["year"] < 2024)].iloc[0]
+    step = math.log10(h["flops_per_usd"] / a["flops_per_usd"]) / (h["year"] - a["year"])
+    assert t["low"] - 1e-9 <= step <= t["high"] + 1e-9
+    owned = ledger.with_changes(rented, pricing="owned", price_usd_per_gpu_hour=None)
+    assert published.repriced_forecast(owned, years=(0, 1)).attrs["kind"] == "purchase"
+
+
 def test_bad_inputs_name_the_field():
     with pytest.raises(ValueError, match="kind='spot'"):
         published.price_performance_trend("spot")

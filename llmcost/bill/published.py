@@ -207,16 +207,28 @@ def gpu_hour_usd(bill) -> float:
     return float(sum(ln.usd or 0.0 for ln in bill.lines if ln.key.startswith(prefixes)))
 
 
-def repriced_forecast(bill, years=(0, 1, 2, 3), kind: str = "purchase") -> pd.DataFrame:
+def forecast_trend_kind(bill) -> str:
+    """The price trend that re-prices a bill's GPU-hours (``repriced_forecast``): an owned
+    cluster's hours on the purchase prices ("purchase", what buying the next cluster costs),
+    a rented one's (on-demand, reserved, spot) on the rent of each generation's first
+    on-demand listing ("rent_on_demand": a teacher's trial found a rented bill re-priced on the
+    purchase trend, 0.097 OOM/year, where the rent trend, 0.060, applies)."""
+    return "purchase" if bill.figures.get("pricing") == "owned" else "rent_on_demand"
+
+
+def repriced_forecast(bill, years=(0, 1, 2, 3), kind: str | None = None) -> pd.DataFrame:
     """The bill's GPU-hour lines re-priced ``years`` ahead on the price-performance trend
-    (``price_performance_trend``), its range from the slowest to the fastest generation step,
-    beside Epoch's 0.14 OOM/year; the other lines held fixed.
+    (``price_performance_trend`` of ``kind``; None: the bill's pricing, ``forecast_trend_kind``),
+    its range from the slowest to the fastest generation step, beside Epoch's 0.14 OOM/year;
+    the other lines held fixed. Each line after y years: cost × 10^(−r·y), r the trend's OOM
+    per year (``cost_after``).
 
     Returns
     -------
     DataFrame with ``years``, ``gpu_usd_trend``, ``gpu_usd_low`` (fastest improvement),
     ``gpu_usd_high`` (slowest), ``gpu_usd_epoch`` and ``total_usd_trend``.
     """
+    kind = forecast_trend_kind(bill) if kind is None else kind
     t = price_performance_trend(kind)
     g = gpu_hour_usd(bill)
     rest = bill.total_usd - g

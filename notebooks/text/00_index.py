@@ -763,7 +763,8 @@ print(f"Epoch AI (Cottier et al. 2024 §2.2): {ledger.default('depreciation_ooms
 
 # %% [markdown]
 # **What will this run cost next year?** The bill's GPU-hour lines re-priced on the fitted
-# purchase-price trend, the band from the slowest to the fastest generation step, Epoch's
+# price trend of its pricing (rented hours on the first on-demand listings', owned ones on
+# purchase prices), the band from the slowest to the fastest generation step, Epoch's
 # rate dashed (MFU and FLOPs unchanged; the other lines held fixed):
 
 # %%
@@ -773,9 +774,11 @@ plots.hardware_price_performance(series, fc);
 # %%
 # NBVAL_CHECK_OUTPUT
 r1 = fc.set_index("years").loc[1]
-print(f"next year: GPU-hour lines {llmcost.fmt_usd(r1.gpu_usd_trend)} (range "
-      f"{llmcost.fmt_usd(r1.gpu_usd_low)}-{llmcost.fmt_usd(r1.gpu_usd_high)}), whole bill "
-      f"{llmcost.fmt_usd(r1.total_usd_trend)} against {llmcost.fmt_usd(bill.total_usd)} today")
+trend = {"purchase": "purchase-price", "rent_on_demand": "on-demand rent"}[fc.attrs["kind"]]
+print(f"next year, on the {trend} trend: GPU-hour lines {llmcost.fmt_usd(r1.gpu_usd_trend)} "
+      f"(range {llmcost.fmt_usd(r1.gpu_usd_low)}-{llmcost.fmt_usd(r1.gpu_usd_high)}), whole "
+      f"bill {llmcost.fmt_usd(r1.total_usd_trend)} against {llmcost.fmt_usd(bill.total_usd)} "
+      "today")
 
 # %%
 # NBVAL_CHECK_OUTPUT
