@@ -142,8 +142,8 @@ trn = spec.flops_per_token_breakdown(p["seq_len"], training=True)
 parts = pd.DataFrame({"forward, causal (GFLOP/token)": fwd,
                       "training = 3 × forward, causal (GFLOP/token)": trn})
 parts = parts.drop(index="recompute") / 1e9
-parts.loc["6·N_active (rule of thumb)"] = [2 * spec.n_active_params / 1e9,
-                                           6 * spec.n_active_params / 1e9]
+parts.loc["rule of thumb: 2·N_active forward, 6·N_active training"] = [
+    2 * spec.n_active_params / 1e9, 6 * spec.n_active_params / 1e9]
 plots.table(parts, lambda v: fmt_quantity(v, 4), index=True)  # 4 significant figures
 
 # %% [markdown]

@@ -284,8 +284,8 @@ for w in band.warnings:
     print(f"warning: {w}")
 print(f"exposed communication {b.exposed_comm_s / b.step_time_s:.1%} of the step, pipeline "
       f"bubble {b.pipeline_bubble_s / b.step_time_s:.1%} (of this step, with its waits; "
-      f"notebook 03's formula, of a step of compute and bubble alone: "
-      f"{plan.bubble_fraction('total'):.1%})")
+      f"notebook 03's formula: {plan.bubble_fraction():.1%} of the compute, "
+      f"{plan.bubble_fraction('total'):.1%} of a step of compute and bubble alone)")
 
 # %%
 plots.table(b.to_frame().reset_index(), {"seconds": "{:.3g}", "share": "{:.1%}"})
