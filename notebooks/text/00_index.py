@@ -944,8 +944,11 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 for n in sorted({max(1, p["n_gpus"] // 4), p["n_gpus"], p["n_gpus"] * 4}):
     try:
         b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
-        print(f"{llmcost.fmt_gpus(n)}: goodput {b.figures['goodput']:.1%}, "
-              f"{fmt_period(b.figures['wall_clock_days'], 'days')}")
+        g, days = b.figures["goodput"], b.figures["wall_clock_days"]
+        when = (f"{days / 365.25:,.0f} years: in practice never" if days > 3650 else
+                fmt_period(days, "days"))   # a 2,100-year job is not a schedule
+        print(f"{llmcost.fmt_gpus(n)}: goodput {g:.1%}" if g >= 0.001 else
+              f"{llmcost.fmt_gpus(n)}: goodput {g * 100:.2g}%", when, sep=", ")
     except ValueError as e:
         print(textwrap.fill(f"{llmcost.fmt_gpus(n)}: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 

@@ -133,7 +133,7 @@ plots.table(recipes.drop(columns=["source"]), precision=0)
 # NBVAL_CHECK_OUTPUT
 states = spec.n_params * recipe.bytes_per_param
 print(f"{spec.name}: {spec.n_params / 1e9:.2f}B parameters × {recipe.bytes_per_param:g} B "
-      f"({recipe.name}) = {states / 1e12:.2f} TB of model states")
+      f"({recipe.name}) = {llmcost.fmt_bytes(states)} of model states")
 print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them, "
       "before a single activation")
 
@@ -590,11 +590,12 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
             words=plots.COLUMN_WORDS)
 
 # %% [markdown]
-# **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
+# **Is the scenario's plan the top row?** The table orders plans by what memory arithmetic
 # can see, the bubble first, so the shallowest pipeline the scenario allows (none at all
-# where it leaves PP free and its GPU count and batch need none) wins it. The scenario's plan was
-# chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04b predicts,
-# which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
+# where it leaves PP free and its GPU count and batch need none) wins it. The scenario's plan may
+# not be: `choose_plan` ranks the fitting plans by the step time notebook 04b predicts,
+# which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds;
+# the same plan twice where the top row is the scenario's):
 
 # %%
 from llmcost import step
