@@ -1522,7 +1522,8 @@ def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range(
                     "15.4% for its plan (its prediction, 14.1%, corrected by its regime's "
                     "held-out error; band 12.3%–20.6%, notebook 04b), at which the whole bill "
                     "would be about $11.7M (the final run, $2.72M at the assumed MFU, and the "
-                    "exploratory runs priced from it both grow as 1 ÷ MFU).")
+                    "exploratory runs priced from it both grow as 1 ÷ MFU, with the reserves on "
+                    "them).")
     assert 6.011e6 + (2.722e6 + 3.239e6) * (0.30 / 0.1541 - 1) == pytest.approx(11.66e6,
                                                                                rel=1e-3)
     # one decimal: 20.7% just above a 20.6% top must not read as inside "12%–21%"
@@ -1541,6 +1542,34 @@ def test_an_assumed_mfu_outside_the_predicted_band_is_said_with_the_index_range(
     floored = _assumed_summary(0.30)   # at the band's floor likewise
     floored["notebooks"]["04b_step_time"][3]["value"] = 0.1228
     assert "held-out error and kept inside its band;" in glance.assumed_mfu_sentence(floored)
+
+
+def test_the_assumed_mfu_bill_carries_the_reserves_on_the_scaled_lines():
+    # A teacher's trial: Llama 3.1 8B on 512 H100 at an assumed 37.5% (a range 0.30-0.45), 10%
+    # contingency; the index said "about $3.28M" at the model's 52.5% where notebook 09's bill at
+    # 52.5% was $3,213,653: the contingency on the final run's change was left out. By hand, with
+    # a contingency of 10% of the lines above and P(rerun) 0.1: S = (F · 1.1 + E) · 1.1.
+    s = _assumed_summary(0.30)
+    s["bill_glance"]["lines"] = [{"key": "compute.exploratory", "point_usd": 3.239e6},
+                                 {"key": "reserve.contingency", "point_usd": 0.601e6},
+                                 {"key": "total", "point_usd": 6.611e6}]
+    s["parameters"]["ledger_rerun_probability"] = {"value": 0.1}
+    whole = 6.611e6 + (2.722e6 * 1.1 + 3.239e6) * (1 + 0.601 / 6.010) * (0.30 / 0.1541 - 1)
+    assert f"would be about {llmcost.fmt_usd(whole)} (" in glance.assumed_mfu_sentence(s)
+    # against the whole ledger: the trial's scenario billed at 37.5% and at 52.5%; the
+    # sentence's rule from the first bill's lines lands within 1% of the second bill
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 512,
+          "train_tokens": 15e12, "seq_len": 8192, "mfu": 0.375, "price_usd_per_gpu_hour": 2.2,
+          "pricing": "reserved", "global_batch_tokens": 4194304,
+          "ledger_exploratory_fraction": 0.5, "ledger_reserve_fraction": 0.1,
+          "ledger_people": [{"role": "research", "fte": 6, "months": 6}]}
+    at, then = ledger.build_ledger(sc), ledger.build_ledger({**sc, "mfu": 0.525})
+    final = at.line("compute.pretraining.main").usd
+    lines = {k: {"point_usd": at.line(k).usd} for k in ("compute.exploratory",
+                                                          "reserve.contingency")}
+    lines["total"] = {"point_usd": at.total_usd}
+    rule = at.total_usd + glance._scaled_with_mfu({}, lines, final) * (0.375 / 0.525 - 1)
+    assert rule == pytest.approx(then.total_usd, rel=0.01)
 
 
 def test_the_lead_names_the_two_largest_default_lines():

@@ -724,9 +724,9 @@ def assumed_mfu_sentence(summary: dict) -> str:
     the scenario's plan (its ``predicted_mfu``, ``_low`` / ``_high`` / ``_central``
     headlines): the assumed MFU, the model's central estimate (its raw prediction corrected by
     the regime's held-out error) and band, and the bill at that estimate, about
-    total + (final run + exploratory runs) × (m ÷ central − 1): the final run's GPU-hours
-    scale as 1 ÷ MFU and the exploratory line with them (its multiplier of the final run's
-    GPU-hours); goodput and the other lines move little. "" otherwise (04b not run, or the MFU
+    total + S × (m ÷ central − 1), S the part of the bill that scales as 1 ÷ MFU
+    (``_scaled_with_mfu``: the final run, the exploratory line priced from its GPU-hours, and
+    the reserves on them); goodput and the other lines move little. "" otherwise (04b not run, or the MFU
     within the band). A trial's Qwen3-235B FP8 run on B200 assumed 30% where the model predicts
     14.1% (15.4% corrected): the index read "likely $4.30M to $10.9M", and the same file with
     `mfu: predict` bills $11.7M, the figure this sentence gives."""
@@ -747,8 +747,8 @@ def assumed_mfu_sentence(summary: dict) -> str:
     low, high, central, raw = (float(r["value"]) for r in rows)
     if low <= m <= high or not central > 0:
         return ""
-    scaled = final + float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
-    whole = float(lines["total"]["point_usd"]) + scaled * (m / central - 1)
+    whole = float(lines["total"]["point_usd"]) + _scaled_with_mfu(summary, lines, final) * (
+        m / central - 1)
     # a central estimate at an end of the band is that end, not the corrected prediction (a
     # trial read "its prediction, 63.8%, corrected" of 64.1%, the capped top: 64.2% corrected)
     kept = " and kept inside its band" if not low < central < high else ""
@@ -757,7 +757,26 @@ def assumed_mfu_sentence(summary: dict) -> str:
             f"regime's held-out error{kept}; band {low:.1%}–{high:.1%}, notebook 04b), at which "
             f"the whole bill would be about {fmt_usd(whole)} (the final run, "
             f"{fmt_usd(final)} at the assumed MFU, and the exploratory runs priced from it both "
-            "grow as 1 ÷ MFU).")
+            "grow as 1 ÷ MFU, with the reserves on them).")
+
+
+def _scaled_with_mfu(summary: dict, lines: dict, final: float) -> float:
+    """The USD of a bill that scales as 1 ÷ MFU (``assumed_mfu_sentence``): the final run F,
+    the exploratory runs E priced from its GPU-hours, the rerun reserve P(rerun) × F, and the
+    contingency's fraction f of all of them (``ledger._reserve_lines``; f read back from the
+    bill as contingency ÷ (total − contingency))::
+
+        S = (F · (1 + P(rerun)) + E) · (1 + f)
+
+    A trial's index said $3.28M at the model's MFU where notebook 09's bill at it is $3.21M: the
+    10% contingency on the final run's change was left out."""
+    expl = float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
+    cont = float(lines.get("reserve.contingency", {}).get("point_usd") or 0.0)
+    total = float(lines["total"]["point_usd"])
+    f = cont / (total - cont) if total > cont > 0 else 0.0
+    rerun = (summary.get("parameters", {}).get("ledger_rerun_probability") or {}).get("value")
+    p = float(rerun) if isinstance(rerun, (int, float)) else 0.0
+    return (final * (1 + p) + expl) * (1 + f)
 
 
 def top_share(tornado: list) -> float:
