@@ -390,7 +390,8 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     from llmcost.core.units import fmt_usd
     text = answers.hardware_sweep(sweep)
     flat = " ".join(text.split())  # each sentence wrapped at 100 characters
-    assert text.splitlines()[0].startswith("cheapest at the MFU billed: B200 at $2.00/GPU-h")
+    assert text.splitlines()[0].startswith("cheapest at catalogue prices, at the MFU billed: "
+                                           "B200 at $2.00/GPU-h")
     assert "MFU 42.0% (the prediction's central estimate; raw prediction 45.0%)" in flat
     # beside it, the same row at the calibrated MFU, the scenario's own line's basis (trial 20
     # set B200's $214k at its prediction beside the scenario's $559k at its given MFU)
@@ -402,7 +403,13 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     assert flat.endswith(f"B200 at {fmt_usd(1.1e6)} (MFU 40.0%, the scenario's MFU × the "
                          "predicted ratio (central estimates); catalogue median (on_demand))")
     assert answers.hardware_sweep(sweep.assign(rankable=False)).endswith(
-        "within a published run): none")
+        "at the calibrated MFU: none")
+    # a rankable row dearer than the scenario's own bill is said to be no saving (a teacher's
+    # trial read "cheapest rankable: H200 at $6.77M" beside its own $3.90M)
+    dearer = sweep.copy()
+    dearer.loc[dearer["accelerator"] == "B200", "bill_calibrated_usd"] = 3.0e6
+    assert " ".join(answers.hardware_sweep(dearer).split()).endswith(
+        "catalogue median (on_demand)); above this scenario's own bill, so no saving")
     assert max(len(ln) for ln in answers.hardware_sweep(sweep, width=60).splitlines()) <= 60
     # a price listed as not available (data/prices.csv's available column) says what that
     # means, not a bare "NOT available" beside "catalogue median" (a new user read the two as a

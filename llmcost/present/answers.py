@@ -350,13 +350,14 @@ def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: floa
 
 
 def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
-    """Notebook 09 §4 in sentences, from ``levers.hardware_sweep``'s table: the cheapest row on
-    one price basis (the catalogue's, at the MFU it bills: the prediction's central estimate,
+    """Notebook 09 §4 in sentences, from ``levers.hardware_sweep``'s table: the cheapest row at
+    catalogue prices (one price basis, at the MFU it bills: the prediction's central estimate,
     or the pilots' calibration on their own hardware, its ``billed_mfu_basis``) whatever its
     checks, with its bill at the calibrated MFU (``bill_calibrated_usd``: the scenario's MFU ×
     the predicted ratio) beside it where the two differ; the scenario's own accelerator on each price basis at the scenario's MFU
     (``bill_calibrated_usd``); the cheapest *rankable* row (buyable price, MFU within a published
-    run). A scenario that fixes its plan has each row's ``plan_basis`` said (the plan kept, or
+    run) at its calibrated MFU, said to be no saving where it costs more than the scenario's own
+    bill. A scenario that fixes its plan has each row's ``plan_basis`` said (the plan kept, or
     re-chosen where it does not run). Each line wrapped to ``width`` characters, never cut."""
     def wrap(text):
         return textwrap.fill(text, width, subsequent_indent="    ")
@@ -373,7 +374,7 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     same = ("" if abs(r["calibrated_mfu"] - r["mfu"]) < 5e-4 or r["scenario"] else
             f"; at the calibrated {r['calibrated_mfu']:.1%} ({r['mfu_basis']}), the basis of "
             f"the scenario's own line below: {fmt_usd(r['bill_calibrated_usd'])}")
-    out = [wrap(f"cheapest at the MFU billed: {r['accelerator']} at "
+    out = [wrap(f"cheapest at catalogue prices, at the MFU billed: {r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
                 f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
                 f"{r['predicted_mfu']:.1%}): "
@@ -388,10 +389,16 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                  f"{fmt_usd(r['bill_calibrated_usd'])}")
             for _, r in sweep[sweep["scenario"]].iterrows()]
     best = ok.iloc[0] if len(ok) else None
-    out.append(wrap("cheapest rankable (buyable price, MFU within a published run): " + (
-        f"{best['accelerator']} at {fmt_usd(best['bill_calibrated_usd'])} (MFU "
-        f"{best['calibrated_mfu']:.1%}, {best['mfu_basis']}; {best['price_basis']}{plan(best)})"
-        if best is not None else "none")))
+    own = sweep.loc[sweep["scenario"], "bill_calibrated_usd"].min()
+    # a trial read "cheapest rankable: H200 at $6.77M" as a saving on a $3.90M bill
+    dearer = ("; above this scenario's own bill, so no saving" if best is not None
+              and own == own and best["bill_calibrated_usd"] > own else "")
+    out.append(wrap("cheapest rankable (buyable price, MFU within a published run), at the "
+                    "calibrated MFU: " + (
+                        f"{best['accelerator']} at {fmt_usd(best['bill_calibrated_usd'])} (MFU "
+                        f"{best['calibrated_mfu']:.1%}, {best['mfu_basis']}; "
+                        f"{best['price_basis']}{plan(best)}){dearer}"
+                        if best is not None else "none")))
     return "\n".join(out)
 
 
