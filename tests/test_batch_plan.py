@@ -153,3 +153,23 @@ def test_the_critical_batchs_gpus_hold_whole_expert_parallel_groups():
     for bad in (0, 2.5, True, "8"):
         with pytest.raises(ValueError, match="layout.ep="):
             batch_analysis._gpus_for_batches([1e6], BatchLayout(ep=bad), 4096)
+
+
+def test_key_batches_carry_the_mfu_to_each_batchs_bubble():
+    # By hand, PP 4 1F1B (v 1), b(m) = 3/m over the ideal compute (Narayanan et al. 2021 §2.2):
+    # the plan at m = 4 runs f = 4 / (4 · (1 + 3/4)) = 0.5714 of its time computing; a batch of
+    # 3.4 micro-batches per replica takes 4 slots, f = 3.4 / (4 · 1.75) = 0.4857 (MFU × 0.85);
+    # 8 micro-batches, f = 8 / (8 · (1 + 3/8)) = 0.7273 (× 1.2727); half a micro-batch per
+    # replica, a working replica runs one, f = 1 / (1 + 3) = 0.25 (× 0.4375; the idle replicas
+    # are batch_sweep's idle GPUs)
+    lay = BatchLayout(tp=8, pp=4)
+    n, s = 2048, 4096            # dp = 2048 / 32 = 64 replicas, one sequence a micro-batch
+    per_m = 64 * s
+    got = batch_analysis.bubble_scaled_mfu(0.4, [4 * per_m, 3.4 * per_m, 8 * per_m,
+                                                 0.5 * per_m], [n] * 4, lay, s)
+    assert got == pytest.approx([0.4, 0.4 * 0.85, 0.4 * (8 / 11) / (4 / 7), 0.4 * 0.4375],
+                                rel=1e-9)
+    # no pipeline: only the partial micro-batch counts (3.4 of 4 slots)
+    flat = batch_analysis.bubble_scaled_mfu(0.4, [4 * 256 * s, 3.4 * 256 * s], [n] * 2,
+                                            BatchLayout(tp=8), s)
+    assert flat == pytest.approx([0.4, 0.4 * 0.85], rel=1e-9)

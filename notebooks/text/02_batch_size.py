@@ -302,7 +302,9 @@ print(f"a bubble of at most {batch.BUBBLE_TARGET:.0%} needs at least "
 # The scenario's plan, and three batches around the critical batch, each with the GPUs it can keep
 # busy (at least the scenario's cluster). Reserved GPU-hours = compute + idle, the ideal
 # run's (no failures, restarts or checkpoints: the bill, notebook 00, pays more); cost at the
-# scenario's price.
+# scenario's price; each row at the scenario's MFU carried to its batch's pipeline bubble and
+# whole micro-batches (`batch_analysis.bubble_scaled_mfu`: a smaller batch on the same GPUs
+# idles longer).
 
 # %%
 from llmcost.core.units import fmt_quantity
