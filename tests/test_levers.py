@@ -1762,7 +1762,7 @@ def test_a_fixed_plan_that_cannot_run_after_a_lever_is_rechosen_and_said(moe):
          "scenario": a == "H100-SXM", "bill_calibrated_usd": u, "rankable": a != "H100-SXM",
          "calibrated_mfu": 0.3, "mfu_basis": "y"}
         for a, b, u in (("A100-40GB", lv.PLAN_BASES[2], 1.0), ("H100-SXM", lv.PLAN_BASES[0], 2.0))])
-    said = answers.hardware_sweep(sweep)
+    said = " ".join(answers.hardware_sweep(sweep).split())   # wrapped at 100 characters
     assert "plan: re-chosen: the scenario's plan does not run here" in said
 
 
