@@ -1226,3 +1226,17 @@ def test_changed_lines_keep_the_rows_adding_up_to_each_total():
     assert len(shown) < len(side)  # the unchanged lines are one row
     with pytest.raises(ValueError, match="side"):
         ledger.changed_lines(side.drop(columns=["difference usd"]))
+
+
+def test_an_rl_line_that_does_not_fit_names_the_nearest_rollout_tp():
+    # A teacher ran notebook 00 for a larger model with the notebooks' RL defaults (rl_gpus 64,
+    # rl_rollout_tp 4) and read only "raise rl_rollout_tp". Qwen3-235B-A22B's BF16 weights
+    # (about 470 GB, Qwen3 model card: 235B parameters × 2 bytes) over 4 H100s are 117.5 GB a GPU,
+    # above an 80 GiB H100's usable HBM; over 8, about 59 GB, which fits: TP 8 is named.
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    sc = {k: v for k, v in sc.items() if k not in ("title", "description")}
+    sc.update(model="qwen3-235b-a22b", n_gpus=2048, mfu=0.3)
+    with pytest.raises(llmcost.ScenarioError) as e:
+        ledger.build_ledger(sc)
+    assert "117.5 GB of bf16 weights per GPU do not fit" in str(e.value)
+    assert str(e.value).endswith("(rl_rollout_tp: 8 is the nearest that fits)")

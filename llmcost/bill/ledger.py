@@ -76,8 +76,8 @@ from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR,
                           fmt_usd, usd_as_printed)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
-from ..serving.rl import (decode_factor_words, scenario_campaign, shape_words,
-                          time_factor_triangle, time_factor_words)
+from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
+                          shape_words, time_factor_triangle, time_factor_words)
 from ..training import reliability as rel
 from ..training.accuracy import (central_mfu_words, distinct_percents, mfu_band,
                                  step_error_words, uncapped_high)
@@ -1565,7 +1565,16 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
         msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
-        raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}", e) from None
+        # the nearest rollout TP that prices (a teacher ran notebook 00 on Kimi K2 and read only
+        # "raise rl_rollout_tp"); a report takes it itself where the scenario gives none
+        try:
+            t = fitting_rollout_tp(p)
+        except ValueError:
+            t = None
+        near = (f" (rl_rollout_tp: {t} is the nearest that fits)"
+                if t is not None and t != p.get("rl_rollout_tp") else "")
+        raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}{near}",
+                             e) from None
 
 
 def _rl_parts(camp) -> dict:
