@@ -934,3 +934,31 @@ def test_a_phase_on_another_gpu_count_without_its_own_mfu_is_said():
     for ph in ({"name": "anneal", "tokens": 4e10, "seq_len": 8192, "n_gpus": 256},
                {"name": "anneal", "tokens": 4e10, "seq_len": 8192, "n_gpus": 64, "mfu": 0.35}):
         assert "runs on" not in " ".join(scenario_warnings({**base, "phases": [ph]}))
+
+
+def test_a_long_context_mfu_is_said_on_both_counts():
+    # A teacher's trial: at 131,072 tokens the MFU basis (full attention matrix, PaLM's and
+    # Megatron-LM's count) and a causal count differ by 1.7x; a typed 0.40 measured causally
+    # bills 1.7x the GPU-hours. By hand for Llama 3.1 8B (32 layers, d_model 4,096: Meta's model
+    # card): the attention core of a training token over the full matrix is 3 · 2 · 2 · L · s · d
+    # = 12 · 32 · 131,072 · 4,096 FLOP, a causal mask computes (s + 1)/(2s) of it; the rest of
+    # the token's FLOPs (the matmuls) is the same on both counts.
+    from llmcost.bill.checks import mfu_basis_warning
+    spec = llmcost.load_model("llama-3.1-8b")
+    s = 131072
+    core = 12 * 32 * s * 4096
+    rest = spec.flops_per_token(s, causal=False) - core
+    r = (rest + core) / (rest + core * (s + 1) / (2 * s))
+    assert r == pytest.approx(1.696, abs=0.001)
+    run = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+           "train_tokens": 2e11, "seq_len": s, "mfu": 0.35}
+    w = mfu_basis_warning(run)
+    assert w.startswith(f"seq_len=131,072: the MFU is on the full attention-matrix count "
+                        f"(PaLM's, Megatron-LM's), {r:.2f}× the causal work at this length, so "
+                        f"the bill's 35.0% is {0.35 / r:.1%} on a causal count")
+    assert w.endswith(f"multiplied by {r:.2f} before it is given here (a causal 0.40 is "
+                      f"{0.40 * r:.2f})")
+    assert w in scenario_warnings(run)
+    # predicted: no advice on a given figure; at 8,192 tokens (ratio 1.13) nothing is said
+    assert "before it is given" not in mfu_basis_warning(run, mfu_predicted=True)
+    assert mfu_basis_warning({**run, "seq_len": 8192}) is None

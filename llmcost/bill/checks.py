@@ -460,9 +460,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         foreign = stack_hardware_warning(values, mfu_predicted, defaults)
         if foreign:
             out.append(foreign)
-    context = _context_warning(values)
-    if context:
-        out.append(context)
+    out.extend(w for w in (_context_warning(values), mfu_basis_warning(values, mfu_predicted))
+               if w)
     no_cp = cp_default_warning(values, defaults)
     if no_cp:
         out.append(no_cp)
@@ -661,6 +660,44 @@ def _low_mfu_warning(mfu: float, values: dict, piloted: bool = False) -> str | N
                if piloted else "every GPU-hour and cost here is pessimistic" + (
                    "; is it a percentage typed as a fraction (0.40 is 40%)?" if mfu < 0.01
                    else ".")))
+
+
+#: Full-mask ÷ causal FLOPs per training token at which ``mfu_basis_warning`` is said: a given
+#: MFU stated on the other count then moves the bill by a quarter or more.
+MFU_BASIS_WARNING_RATIO = 1.25
+
+
+def mfu_basis_warning(values: dict, mfu_predicted: bool = False) -> str | None:
+    """One sentence when the scenario's sequence is long enough that the MFU basis (the full
+    attention matrix, PaLM's and Megatron-LM's count, under which most published MFUs are
+    stated) and a causal count differ by ``MFU_BASIS_WARNING_RATIO`` or more::
+
+        r = F_full(s) / F_causal(s)   (``ModelSpec.flops_per_token``, causal=False / True)
+        MFU_causal = MFU / r
+
+    The same tokens per second read r times higher on the full count, so a given MFU measured
+    on a causal count (NVIDIA NeMo's model TFLOP/s counts a causal mask) bills r times the
+    GPU-hours unless multiplied by r first (a teacher's trial: a typed 0.40 at 131,072 tokens,
+    billed about 1.7× too much; and a predicted 75% full-mask MFU read as 41% causal). None
+    below the ratio, or without a model, an MFU or a sequence length."""
+    mfu, s = values.get("mfu"), values.get("seq_len")
+    if not isinstance(mfu, float) or not isinstance(s, int) or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+        r = float(spec.flops_per_token(s, causal=False)) / float(
+            spec.flops_per_token(s, causal=True))
+    except (ValueError, KeyError, OSError):
+        return None
+    if r < MFU_BASIS_WARNING_RATIO:
+        return None
+    given = "" if mfu_predicted else (
+        f"; a given mfu measured on a causal count is multiplied by {r:.2f} before it is "
+        f"given here (a causal 0.40 is {min(0.40 * r, 1.0):.2f})")
+    return (f"seq_len={s:,}: the MFU is on the full attention-matrix count (PaLM's, "
+            f"Megatron-LM's), {r:.2f}× the causal work at this length, so the bill's "
+            f"{mfu:.1%} is {mfu / r:.1%} on a causal count (NVIDIA NeMo's model TFLOP/s counts "
+            f"one){given}")
 
 
 def _context_warning(values: dict, phase: bool = False) -> str | None:

@@ -1107,6 +1107,10 @@ CAVEATS = [
      "not measured"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)[-–]([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
+    (r"^seq_len=([\d,]+): the MFU is on the full attention-matrix count .*?, ([\d.]+)× the "
+     r"causal work",
+     "at {0} tokens the MFU counts the full attention matrix, {1}× the causal work: an MFU "
+     "measured on a causal count must be scaled up by that"),
     (r"^" + GIVEN_MFU_PATTERN + r" is above the best comparable published run, ([\d.]+%)",
      "the assumed MFU, {0}, is above the best comparable published run ({1}): every cost here "
      "is optimistic"),
