@@ -159,3 +159,27 @@ def test_step_explorer_on_an_accelerator_without_a_network_figure_says_the_scena
     out = capsys.readouterr().out
     assert ("cannot predict: L40S has no scaleout_bytes_per_s_per_dir in the catalogue, which "
             "this panel scales; in a scenario, give comm_scaleout_bytes_per_s") in out
+
+
+def test_a_changed_model_keeps_a_valid_pipeline_and_says_so(capsys):
+    # A teacher's trial: on a page planned at PP 4 × v 20 (Llama 2 70B: 80 layers, 20 a stage),
+    # choosing GPT-3 175B (96 layers, 24 a stage) read "virtual_stages=20 must divide the 24
+    # layers per pipeline stage", and the schedule and v could not be changed one at a time. The
+    # panel now takes the largest v ≤ 20 dividing 24, 12, and says so; 1F1B drops the chunks.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from llmcost.present.widgets import step_explorer
+
+    box = step_explorer("llama-2-70b", "H100-SXM", 2048, 4194304, 4096, 2, 4, 1, 1, "none",
+                        schedule="interleaved", virtual_stages=20)
+    capsys.readouterr()
+    box.children[0].children[0].value = "gpt-3-175b"
+    out = capsys.readouterr().out
+    assert "note: virtual stages 20 do not divide the layers per stage: 12 here" in out
+    assert "PP4×v12" in out and "cannot predict" not in out
+    sched_w = box.children[8].children[0]
+    sched_w.value = "1f1b"
+    out = capsys.readouterr().out
+    assert "virtual stages apply to the interleaved schedule only: 1 with 1f1b" in out
+    assert "PP4 · " in out and "cannot predict" not in out

@@ -38,7 +38,7 @@ from ..training import batch, batch_analysis, calibrate
 from ..training import comm
 from ..training.compute import training_run
 from ..training.memory import DEFAULT_RESERVE, fits, memory_per_gpu, memory_table
-from ..training.parallel import make_plan
+from ..training.parallel import PlanError, make_plan
 from ..training.reliability import checkpoint_plan, checkpoint_size
 from ..training.step import step_time
 from . import plots
@@ -447,6 +447,38 @@ def _run_shape_widgets(w, model, accelerator, n_gpus, global_batch_tokens, tp, p
     return model_w, acc_w, gpu_w, batch_w, tp_w, pp_w
 
 
+def plan_with_pipeline(make, pp: int, schedule: str, virtual_stages: int) -> tuple:
+    """``make(schedule, virtual_stages)`` (a ``make_plan`` with the panel's other widgets) with
+    the pipeline settings a panel's other widgets leave valid, and a note of what changed
+    ("" when nothing did): without a pipeline (PP 1) 1F1B with one chunk; a schedule other than
+    the interleaved one with one chunk; an interleaved one with the largest v at most the
+    chosen one that divides the layers per stage (v ≥ 2), else 1F1B. A teacher's trial changed
+    the model on a page planned at v 20 and read "virtual_stages=20 must divide the 24 layers
+    per pipeline stage" at almost every position; the schedule and v could not be changed one
+    at a time. Other rules raise as ``make_plan`` does."""
+    if pp == 1:
+        note = "" if (schedule, virtual_stages) == ("1f1b", 1) else \
+            "no pipeline (PP 1): the schedule and its chunks do not apply"
+        return make("1f1b", 1), note
+    if schedule != "interleaved":
+        note = "" if virtual_stages == 1 else \
+            f"virtual stages apply to the interleaved schedule only: 1 with {schedule}"
+        return make(schedule, 1), note
+    if virtual_stages < 2:
+        return make("1f1b", 1), "interleaving needs 2 or more virtual stages: 1F1B here"
+    for v in range(virtual_stages, 1, -1):
+        try:
+            plan = make("interleaved", v)
+        except PlanError as e:
+            if e.rule != "virtual_stages":
+                raise
+            continue
+        note = "" if v == virtual_stages else \
+            f"virtual stages {virtual_stages} do not divide the layers per stage: {v} here"
+        return plan, note
+    return make("1f1b", 1), "no interleaving divides the layers per stage: 1F1B here"
+
+
 def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
                     seq_len: int, tp: int, pp: int, zero_stage: int, recompute: str,
                     micro_batch_size: int = 1, recipe: str = "bf16_adam_fp32_grads",
@@ -457,8 +489,8 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     per-GPU memory bars, the fits verdict and the pipeline bubble.
 
     ``cp``, ``ep``, ``etp``, ``schedule`` and ``virtual_stages`` are kept from the notebook's
-    plan (the schedule falls back to 1F1B with one chunk when the PP widget leaves the plan's
-    PP), and ``practice`` is how the scenario's stack stores memory
+    plan where the panel's widgets leave them valid (``plan_with_pipeline``: else the nearest
+    valid pipeline, said in a note), and ``practice`` is how the scenario's stack stores memory
     (``step_scenario.scenario_memory_practice``: FP8 saved inputs under FP8, say), so the panel
     opens on exactly the plan and the count above it.
 
@@ -484,17 +516,14 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
         with out:
             _clear(out)
             try:
-                same_pp = pp_w.value == pp
                 same_model = model_w.value == model   # its experts: the page's EP, else 1
-                plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
-                                 tp=tp_w.value, pp=pp_w.value, cp=cp,
-                                 ep=ep if same_model else 1, etp=etp if same_model else None,
-                                 zero_stage=zero_w.value, recompute=rc_w.value,
-                                 micro_batch_size=micro_batch_size,
-                                 schedule=schedule if same_pp else "1f1b",
-                                 virtual_stages=virtual_stages if same_pp else 1,
-                                 pp_split=pp_split if pp_w.value > 1 else "even",
-                                 seq_len=seq_len)
+                plan, note = plan_with_pipeline(lambda sch, v: make_plan(
+                    spec, gpu_w.value, max(batch_w.value // seq_len, 1),
+                    tp=tp_w.value, pp=pp_w.value, cp=cp, ep=ep if same_model else 1,
+                    etp=etp if same_model else None, zero_stage=zero_w.value,
+                    recompute=rc_w.value, micro_batch_size=micro_batch_size, schedule=sch,
+                    virtual_stages=v, pp_split=pp_split if pp_w.value > 1 else "even",
+                    seq_len=seq_len), pp_w.value, schedule, virtual_stages)
                 table = memory_table(spec, {plan.describe(): plan}, seq_len, recipe,
                                      practice=practice)
             except ValueError as e:
@@ -502,6 +531,8 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
                 return
             total, hbm = float(table["total"].iloc[0]), acc.hbm_bytes
             verdict = "fits" if total <= hbm * (1 - reserve) else "does NOT fit"
+            if note:
+                print(f"note: {note}")
             print(f"{total / 1e9:.1f} GB per GPU on {acc.name} ({hbm / 1e9:.0f} GB, "
                   f"{reserve:.0%} reserve): {verdict}; pipeline bubble "
                   f"{plan.bubble_fraction():.1%} of compute ({plan.schedule})")
@@ -578,12 +609,13 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
         with out:
             _clear(out)
             try:
-                plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
-                                 tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
-                                 recompute=rc_w.value, micro_batch_size=mbs_w.value,
-                                 schedule=sched_w.value, virtual_stages=v_w.value,
-                                 pp_split=pp_split, cp=cp, ep=ep if same_model else 1,
-                                 etp=etp if same_model else None, seq_len=seq_len)
+                plan, note = plan_with_pipeline(lambda sch, v: make_plan(
+                    spec, gpu_w.value, max(batch_w.value // seq_len, 1), tp=tp_w.value,
+                    pp=pp_w.value, zero_stage=zero_w.value, recompute=rc_w.value,
+                    micro_batch_size=mbs_w.value, schedule=sch, virtual_stages=v,
+                    pp_split=pp_split, cp=cp, ep=ep if same_model else 1,
+                    etp=etp if same_model else None, seq_len=seq_len),
+                    pp_w.value, sched_w.value, v_w.value)
                 cl = Cluster(acc, gpu_w.value)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
@@ -611,6 +643,8 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                     print(f"note: {x.message.feature}: priced as if the stack had it")
                 else:  # another warning the block recorded: shown as it would have been
                     warnings.showwarning(x.message, x.category, x.filename, x.lineno)
+            if note:
+                print(f"note: {note}")
             fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
