@@ -1203,6 +1203,26 @@ def shared_uplink():
           "servers are not described; read after the held-out errors had been seen, nothing "
           "refitted) ===")
     _print_openrlhf_rows(t, out)
+    _offload_ablation_line({"host_link_rate": rl.shared_uplink_bytes_per_s(acc)})
+
+
+def _offload_ablation_line(change: dict) -> None:
+    """The offload's cost on DeepSpeed-Chat's 7B run with and without --offload (the benchmark
+    README's later row, not a validation row: rl.offload_ablation_reading), training(with) −
+    training(without), published beside the model without and with ``change`` (a candidate's
+    RLOptions keywords): a check of the candidate on data the held-out rule does not read."""
+    base, without = rl.dschat_offload_rows()
+
+    def cost(kw):
+        train = [rl.validation_phases(rl.validation_iteration(r, **kw), r["phases_measured"])[2]
+                 for r in (base, without)]
+        return train[0] - train[1]
+
+    pub = float(base["measured_train_s"]) - float(without["measured_train_s"])
+    c0, c1 = cost({}), cost(change)
+    print(f"  DeepSpeed-Chat 7B with and without --offload (not a validation row): the offload's "
+          f"cost, training(with) - training(without), published {pub:.0f} s; model {c0:.0f} s "
+          f"({c0 / pub:.2f}) without -> {c1:.0f} s ({c1 / pub:.2f}) with")
 
 
 def measured_host_rate():
@@ -1218,6 +1238,7 @@ def measured_host_rate():
           f"({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s; rl.RLOptions.host_link_rate; "
           "nothing refitted) ===")
     _print_openrlhf_rows(t, out)
+    _offload_ablation_line({"host_link_rate": rl.PINNED_COPY_A100_BYTES_PER_S})
 
 
 def hf_batch_host():
