@@ -410,6 +410,12 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     dearer.loc[dearer["accelerator"] == "B200", "bill_calibrated_usd"] = 3.0e6
     assert " ".join(answers.hardware_sweep(dearer).split()).endswith(
         "catalogue median (on_demand)); above this scenario's own bill, so no saving")
+    # the own bill is the row at the scenario's own price, not a cheaper catalogue row of its
+    # accelerator (a review: $1.50M said "no saving" beside a catalogue $1.20M and an own $2.00M)
+    both = pd.concat([sweep, sweep[sweep["scenario"]].assign(
+        price_basis="catalogue median (on_demand)", bill_calibrated_usd=1.0e6)])
+    both.loc[both["accelerator"] == "B200", "bill_calibrated_usd"] = 1.5e6
+    assert "no saving" not in answers.hardware_sweep(both)
     assert max(len(ln) for ln in answers.hardware_sweep(sweep, width=60).splitlines()) <= 60
     # a price listed as not available (data/prices.csv's available column) says what that
     # means, not a bare "NOT available" beside "catalogue median" (a new user read the two as a

@@ -173,3 +173,44 @@ def test_key_batches_carry_the_mfu_to_each_batchs_bubble():
     flat = batch_analysis.bubble_scaled_mfu(0.4, [4 * 256 * s, 3.4 * 256 * s], [n] * 2,
                                             BatchLayout(tp=8), s)
     assert flat == pytest.approx([0.4, 0.4 * 0.85], rel=1e-9)
+
+
+def test_key_batches_respect_the_interleaved_schedules_whole_rounds():
+    # A review: Llama 3.1 405B's plan, PP 16 × v 8 interleaved at m = 16 (Llama 3 Table 4), put
+    # a batch of 6.91 micro-batches per replica at (p − 1)/(v·7), a schedule Megatron's
+    # interleaving refuses (m a multiple of p: parallel's rule interleaved_microbatches). By
+    # hand: 1F1B at 7 slots computes 6.91 / (7 + 15) = 0.314 of its step; interleaved padded to
+    # 16 slots 6.91 / (16 · (1 + 15/128)) = 0.387, the better; the plan 16 / (16 · (1 + 15/128))
+    # = 0.895: MFU × 0.387 / 0.895.
+    lay = BatchLayout(tp=8, pp=16, pp_schedule="interleaved", virtual_stages=8)
+    n, s = 16384, 8192            # dp = 16,384 / 128 = 128 replicas
+    per_m = 128 * s
+    got = batch_analysis.bubble_scaled_mfu(0.41, [16 * per_m, 6.91 * per_m], [n, n], lay, s)
+    plan = 16 / (16 * (1 + 15 / 128))
+    padded = 6.91 / (16 * (1 + 15 / 128))
+    assert padded > 6.91 / 22
+    assert got == pytest.approx([0.41, 0.41 * padded / plan], rel=1e-9)
+    # a whole round of 32 interleaves without padding: 32 / (32 · (1 + 15/256))
+    at32 = batch_analysis.bubble_scaled_mfu(0.41, [32 * per_m], [n], lay, s,
+                                            plan_batch_tokens=16 * per_m, plan_n_gpus=n)
+    assert at32 == pytest.approx([0.41 * (1 / (1 + 15 / 256)) / plan], rel=1e-9)
+
+
+def test_the_figures_sweep_and_the_key_batches_agree():
+    # A review: notebook 02's table re-priced each batch's bubble while the figure beside it held
+    # the MFU fixed (default.yaml, B_noise / 4: 14.5 days in the table, 12.2 on the curve). Both
+    # are now batch_analysis.plan_sweep of the analysis' layout: at the table's batches and GPU
+    # counts the sweep gives the table's days and GPU-hours.
+    p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    plan, cluster, a = batch.scenario_batch_analysis(p)
+    kb = a.key_batches
+    spec, gpu = llmcost.load_model(p["model"]), cluster.accelerator
+    sw = batch_analysis.plan_sweep(a, spec, gpu, kb["batch_tokens"].to_numpy(),
+                                   kb["n_gpus"].to_numpy(), p["mfu"],
+                                   p["price_usd_per_gpu_hour"], p["seq_len"], p["dtype"])
+    assert sw["wall_clock_days"].to_numpy() == pytest.approx(kb["wall_clock_days"].to_numpy(),
+                                                            rel=1e-12)
+    assert sw["reserved_gpu_hours"].to_numpy() == pytest.approx(
+        kb["reserved_gpu_hours"].to_numpy(), rel=1e-12)
+    with pytest.raises(ValueError, match="analysis="):
+        batch_analysis.plan_sweep("not an analysis", spec, gpu, 1e6, 64, 0.4, 2.0, 4096)

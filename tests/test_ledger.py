@@ -1228,7 +1228,7 @@ def test_changed_lines_keep_the_rows_adding_up_to_each_total():
         ledger.changed_lines(side.drop(columns=["difference usd"]))
 
 
-def test_an_rl_line_that_does_not_fit_names_the_nearest_rollout_tp():
+def test_an_rl_line_that_does_not_fit_names_a_rollout_tp_that_fits():
     # A teacher ran notebook 00 for a larger model with the notebooks' RL defaults (rl_gpus 64,
     # rl_rollout_tp 4) and read only "raise rl_rollout_tp". Qwen3-235B-A22B's BF16 weights
     # (about 470 GB, Qwen3 model card: 235B parameters × 2 bytes) over 4 H100s are 117.5 GB a GPU,
@@ -1239,4 +1239,4 @@ def test_an_rl_line_that_does_not_fit_names_the_nearest_rollout_tp():
     with pytest.raises(llmcost.ScenarioError) as e:
         ledger.build_ledger(sc)
     assert "117.5 GB of bf16 weights per GPU do not fit" in str(e.value)
-    assert str(e.value).endswith("(rl_rollout_tp: 8 is the nearest that fits)")
+    assert str(e.value).endswith("; at rl_rollout_tp: 8 it fits")

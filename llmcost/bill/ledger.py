@@ -1565,14 +1565,15 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
         msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
-        # the nearest rollout TP that prices (a teacher ran notebook 00 on Kimi K2 and read only
-        # "raise rl_rollout_tp"); a report takes it itself where the scenario gives none
+        # the first rollout TP that prices, in rl.fitting_rollout_tp's order (a teacher ran
+        # notebook 00 on Kimi K2 and read only "raise rl_rollout_tp"); a report takes it itself
+        # where the scenario gives none
         try:
             t = fitting_rollout_tp(p)
         except ValueError:
             t = None
-        near = (f" (rl_rollout_tp: {t} is the nearest that fits)"
-                if t is not None and t != p.get("rl_rollout_tp") else "")
+        near = (f"; at rl_rollout_tp: {t} it fits" if t is not None
+                and t != p.get("rl_rollout_tp") else "")
         raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}{near}",
                              e) from None
 

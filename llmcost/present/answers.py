@@ -374,7 +374,9 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     same = ("" if abs(r["calibrated_mfu"] - r["mfu"]) < 5e-4 or r["scenario"] else
             f"; at the calibrated {r['calibrated_mfu']:.1%} ({r['mfu_basis']}), the basis of "
             f"the scenario's own line below: {fmt_usd(r['bill_calibrated_usd'])}")
-    out = [wrap(f"cheapest at catalogue prices, at the MFU billed: {r['accelerator']} at "
+    basis = "owned (amortised) prices" if str(r["price_basis"]).startswith("owned") else \
+        "catalogue prices"
+    out = [wrap(f"cheapest at {basis}, at the MFU billed: {r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
                 f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
                 f"{r['predicted_mfu']:.1%}): "
@@ -389,7 +391,11 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                  f"{fmt_usd(r['bill_calibrated_usd'])}")
             for _, r in sweep[sweep["scenario"]].iterrows()]
     best = ok.iloc[0] if len(ok) else None
-    own = sweep.loc[sweep["scenario"], "bill_calibrated_usd"].min()
+    # the scenario's own bill: its row at its own price where it gives one (a review: the
+    # cheaper catalogue row of its accelerator said "no saving" beside a dearer own bill)
+    mine = sweep[sweep["scenario"]]
+    given = mine[mine["price_basis"] == "the scenario's price"]
+    own = (given if len(given) else mine)["bill_calibrated_usd"].min()
     # a trial read "cheapest rankable: H200 at $6.77M" as a saving on a $3.90M bill
     dearer = ("; above this scenario's own bill, so no saving" if best is not None
               and own == own and best["bill_calibrated_usd"] > own else "")

@@ -769,12 +769,18 @@ def _scaled_with_mfu(summary: dict, lines: dict, final: float) -> float:
         S = (F · (1 + P(rerun)) + E) · (1 + f)
 
     A trial's index said $3.28M at the model's MFU where notebook 09's bill at it is $3.21M: the
-    10% contingency on the final run's change was left out."""
+    10% contingency on the final run's change was left out. Approximate: lines priced over the
+    run's wall clock (people and operations where the project lasts as long as the run) also
+    move with it and are left out (a review: 6% on such a bill); a ranged P(rerun) is taken at
+    its midpoint."""
     expl = float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
     cont = float(lines.get("reserve.contingency", {}).get("point_usd") or 0.0)
     total = float(lines["total"]["point_usd"])
     f = cont / (total - cont) if total > cont > 0 else 0.0
     rerun = (summary.get("parameters", {}).get("ledger_rerun_probability") or {}).get("value")
+    if isinstance(rerun, (list, tuple)) and rerun and all(
+            isinstance(x, (int, float)) for x in rerun):
+        rerun = sum(rerun) / len(rerun)   # a range as the summary lists it: its midpoint
     p = float(rerun) if isinstance(rerun, (int, float)) else 0.0
     return (final * (1 + p) + expl) * (1 + f)
 
@@ -1109,12 +1115,12 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^seq_len=([\d,]+): the MFU is on the full attention-matrix count .*?, ([\d.]+)× the "
      r"causal work",
-     "at {0} tokens the MFU counts the full attention matrix, {1}× the causal work: an MFU "
-     "measured on a causal count must be scaled up by that"),
+     "at {0} tokens the MFU counts the full attention matrix, {1}× the causal work: a causal "
+     "count reads it {1}× lower"),
     (r"^" + GIVEN_MFU_PATTERN + r" is above the best comparable published run, ([\d.]+%)",
      "the assumed MFU, {0}, is above the best comparable published run ({1}): every cost here "
      "is optimistic"),
-    (r"^mfu=([\d.]+) is above any published",
+    (r"^mfu=([\d.]+)(?: \([^)]*\))? is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
     (r"^the scenario's " + GIVEN_MFU_PATTERN + r" is above the band's capped top, ([\d.]+%) "
      r"\((.+?)\), of what the step-time model expects.*?; the raw prediction, (\d+%), is above "

@@ -416,8 +416,8 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                             "wall_clock_days": "{:.1f}", "reserved_gpu_hours": "{:,.0f}",
                             "compute_cost_usd": lambda v: fmt_usd(v)}).hide(axis="index"))
             b = batch.batch_grid(t.b_noise_tokens, seq_len, 80)   # from one sequence up
-            sweep = batch.batch_sweep(t, b, spec, acc, gpu_w.value, mfu, price_usd_per_gpu_hour,
-                                      seq_len, mbs_w.value, tp, dtype)
+            sweep = batch_analysis.plan_sweep(a, spec, acc, b, gpu_w.value, mfu,
+                                              price_usd_per_gpu_hour, seq_len, dtype)
             live.clear()
             plots.batch_time_and_gpu_hours(sweep, t.b_noise_tokens, global_batch_tokens,
                                            a.fill_batch_tokens, axes=live.axes)

@@ -104,6 +104,7 @@ class BatchAnalysis:
     dp_links: str = ""  # "scale-up", "scale-out" or "both" (comm.placement)
     dp_members_per_domain: int = 1
     plan_activation_bytes_per_gpu: float = float("nan")
+    layout: BatchLayout | None = None   # the layout analysed (``plan_sweep`` reads it)
 
 
 @dataclass(frozen=True)
@@ -214,9 +215,8 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     # without one idles; the pipeline's own idle time (its bubble) is in the MFU, as the bill
     # counts it (a review: a 9-stage plan read "only 44% of them work" and 2.25x the bill's
     # GPU-hours, its bubble counted twice)
-    rows = batch_sweep(target, batches, model, accelerator, gpus,
-                       bubble_scaled_mfu(mfu, batches, gpus, lay, seq_len),
-                       price_usd_per_gpu_hour, seq_len, micro_batch_size, group * pp, dtype)
+    rows = _layout_sweep(target, lay, model, accelerator, batches, gpus, mfu,
+                         price_usd_per_gpu_hour, seq_len, dtype, global_batch_tokens, n_gpus)
     rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
     ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
     act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp,
@@ -229,31 +229,75 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
                          global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
                          micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp),
                          pp=int(pp), bubble_fraction=bubble, low_bubble_batch_tokens=low,
-                         dp_bandwidth_bytes_per_s=bw)
+                         dp_bandwidth_bytes_per_s=bw, layout=lay)
 
 
-def bubble_scaled_mfu(mfu, batch_tokens, n_gpus, layout: BatchLayout, seq_len: int):
-    """The plan's MFU carried to other batches on ``n_gpus`` GPUs of the same layout: the plan's
-    MFU holds its own pipeline bubble, a batch of m micro-batches per replica another one::
+def plan_sweep(analysis: BatchAnalysis, model, accelerator, batch_tokens, n_gpus, mfu,
+               price_usd_per_gpu_hour, seq_len: int, dtype: str = "bf16"):
+    """``batch.batch_sweep`` on ``analysis``' layout (``BatchAnalysis.layout``, from
+    ``analyse_batch``) as its key batches price theirs: a micro-batch keeps a replica's
+    tp·cp·pp GPUs working, and each batch and GPU count at the plan's MFU carried to its own
+    pipeline bubble (``bubble_scaled_mfu``, the plan being the analysis' batch on its GPUs), so
+    notebook 02's figure and its table agree (a review: the table re-priced the bubble, the
+    figure beside it held the MFU fixed). Arrays broadcast as ``batch_sweep``'s."""
+    if not isinstance(analysis, BatchAnalysis) or analysis.layout is None:
+        raise ValueError(f"analysis={analysis!r:.60} must be analyse_batch's result")
+    return _layout_sweep(analysis.target, analysis.layout, model, accelerator, batch_tokens,
+                         n_gpus, mfu, price_usd_per_gpu_hour, seq_len, dtype,
+                         analysis.global_batch_tokens, analysis.n_gpus)
 
-        m      = B / (dp · mbs · s),   dp = n / (tp · cp · pp)
-        f(m)   = m / (⌈m⌉ · (1 + b(⌈m⌉)))   for m ≥ 1;   1 / (1 + b(1)) below one
+
+def _layout_sweep(target, lay: BatchLayout, model, accelerator, batch_tokens, n_gpus, mfu,
+                  price_usd_per_gpu_hour, seq_len, dtype, plan_batch_tokens, plan_n_gpus):
+    """``batch_sweep`` of ``plan_sweep`` and ``analyse_batch``'s key batches."""
+    b, n = np.broadcast_arrays(np.asarray(batch_tokens, dtype=float), np.asarray(n_gpus))
+    m = bubble_scaled_mfu(mfu, b, n, lay, seq_len, plan_batch_tokens, plan_n_gpus)
+    return batch_sweep(target, b, model, accelerator, n.astype(int), m, price_usd_per_gpu_hour,
+                       seq_len, lay.micro_batch_size, lay.tp * lay.cp * lay.pp, dtype)
+
+
+def bubble_scaled_mfu(mfu, batch_tokens, n_gpus, layout: BatchLayout, seq_len: int,
+                      plan_batch_tokens=None, plan_n_gpus=None):
+    """The plan's MFU carried to other batches and GPU counts of the same layout: the plan's MFU
+    holds its own pipeline bubble, a batch of m micro-batches per replica another one::
+
+        m      = B / (dp · mbs · s),   dp = n / (tp · cp · pp),   w = max(m, 1)
+        f(m)   = w / (k · (1 + b(k)))   k the slots a replica runs (below)
         MFU(B) = MFU · f(m_B) / f(m_plan)
 
-    b the schedule's bubble over the ideal compute (``parallel.bubble_fraction``: (p − 1)/(v·m)
-    for 1F1B and interleaved, Narayanan et al. 2021 §2.2); ⌈m⌉: a replica's last, partial
-    micro-batch takes a whole slot. Below one micro-batch per replica the idle replicas are
-    ``batch_sweep``'s idle GPUs, not counted again. The first entry of ``batch_tokens`` is the
-    plan's (a teacher's trial: a batch of 3.4 micro-batches per replica on a PP 4 plan was priced
-    at the plan's MFU, cheaper and faster than the plan at 4). Arrays in, an array out."""
-    b = np.asarray(batch_tokens, dtype=float)
-    dp = np.asarray(n_gpus, dtype=float) / (layout.tp * layout.cp * layout.pp)
-    m = b / (dp * layout.micro_batch_size * seq_len)
-    whole = np.maximum(np.ceil(m - 1e-9), 1.0)
-    bub = bubble_fraction(layout.pp, whole.astype(int), layout.pp_schedule,
-                          layout.virtual_stages, relative_to="ideal")
-    f = np.where(m >= 1, m / whole, 1.0) / (1.0 + np.asarray(bub, dtype=float))
-    return mfu * f / f[0]
+    b the schedule's bubble over the ideal compute (``parallel.bubble_fraction``: (p − 1)/(v·k)
+    for 1F1B and interleaved, Narayanan et al. 2021 §2.2). k = ⌈w⌉: a replica's last, partial
+    micro-batch takes a whole slot. The interleaved schedule runs only whole multiples of p
+    micro-batches (``parallel`` rule ``interleaved_microbatches``): where ⌈w⌉ is not one, the
+    better of 1F1B at ⌈w⌉ and the interleaved schedule padded to ⌈w/p⌉·p slots. Below one
+    micro-batch per replica (w = 1) the idle replicas are ``batch_sweep``'s idle GPUs, not
+    counted again. The plan is ``plan_batch_tokens`` on ``plan_n_gpus`` (None: the first entry
+    of ``batch_tokens`` and ``n_gpus``). A teacher's trial: a batch of 3.4 micro-batches per
+    replica on a PP 4 plan was priced at the plan's MFU, cheaper and faster than the plan at 4.
+    Arrays in (broadcast), an array out."""
+    b, n = np.broadcast_arrays(np.asarray(batch_tokens, dtype=float),
+                               np.asarray(n_gpus, dtype=float))
+    b0 = b.flat[0] if plan_batch_tokens is None else float(plan_batch_tokens)
+    n0 = n.flat[0] if plan_n_gpus is None else float(plan_n_gpus)
+    return mfu * _compute_share(b, n, layout, seq_len) / _compute_share(
+        np.array(b0), np.array(n0), layout, seq_len)
+
+
+def _compute_share(b, n, layout: BatchLayout, seq_len: int):
+    """``bubble_scaled_mfu``'s f(m): the share of a replica's step that computes."""
+    pp, v = layout.pp, layout.virtual_stages
+    w = np.maximum(b / (n / (layout.tp * layout.cp * pp) * layout.micro_batch_size * seq_len),
+                   1.0)
+    k = np.ceil(w - 1e-9)
+    plain = "1f1b" if layout.pp_schedule == "interleaved" else layout.pp_schedule
+    f = w / (k * (1.0 + np.asarray(bubble_fraction(pp, k.astype(int), plain, 1,
+                                                   relative_to="ideal"), dtype=float)))
+    if layout.pp_schedule != "interleaved" or pp == 1:
+        return f
+    slots = np.ceil(k / pp) * pp
+    inter = w / (slots * (1.0 + np.asarray(bubble_fraction(
+        pp, slots.astype(int), "interleaved", v, relative_to="ideal"), dtype=float)))
+    return np.where(k % pp == 0, inter, np.maximum(f, inter))
 
 
 def _fill_sentence(analysis: BatchAnalysis, busy_gpus: float, fill_dp: float) -> str:
@@ -335,7 +379,9 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                  f"takes {fmt_quantity(crit.wall_clock_days)} days and "
                  f"{fmt_count(crit.reserved_gpu_hours, 3)} GPU-hours, against "
                  f"{fmt_quantity(plan.wall_clock_days)} days and "
-                 f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan.")
+                 f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan"
+                 + (" (each at the plan's MFU carried to its own pipeline bubble)."
+                    if analysis.pp > 1 else "."))
     fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
     if fill <= bn:
         lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs"
@@ -371,8 +417,9 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
       (McCandlish et al. 2018 §2);
     * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise on
       n = max(n_gpus, ``_gpus_for_batches``(B_noise)) GPUs (whole EP groups): compute GPU-hours = 2·E_min · F_model /
-      (peak · MFU · 3600), wall-clock = compute GPU-hours · 3600 / busy GPUs, and the figure is
-      the reserved GPU-hours n · wall-clock (compute plus the hours of GPUs left idle);
+      (peak · MFU_B · 3600), MFU_B the plan's MFU carried to that batch's pipeline bubble
+      (``bubble_scaled_mfu``), wall-clock = compute GPU-hours · 3600 / busy GPUs, and the figure
+      is the reserved GPU-hours n · wall-clock (compute plus the hours of GPUs left idle);
     * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with
       C = M·D, M = 72·L·d² + 12·L·d·s (DeepSeek-AI 2024 Eq. 1–2);
     * ``allreduce_exposed_fraction`` = T_ar/(T_ar + T_compute), T_ar = 2·(n−1)/n · G/B_ring

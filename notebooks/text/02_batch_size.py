@@ -58,7 +58,7 @@ import pandas as pd
 import llmcost
 from llmcost import batch, plots
 from llmcost.present.report import publish_summary, summary_row
-from llmcost.training import calibrate
+from llmcost.training import batch_analysis, calibrate
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 recipe_name = llmcost.memory.scenario_recipe_name(p)  # given, or by dtype and stack
@@ -268,9 +268,11 @@ plots.readable(plots.critical_batch_vs_loss(np.linspace(1.4, 3.2, 100), runs));
 # That is its share of the step; notebook 03 states the same idle time over the ideal compute
 # time, (p − 1)/(v·m), 3/4 = 75% for the same pipeline: one bubble, two bases, each named where it is shown.
 # The analysis reports the bubble at the plan's batch and the smallest batch whose bubble is at most
-# 10% (`batch.low_bubble_batch_tokens`). The sweep below holds the scenario's MFU fixed, which
-# includes the plan's own bubble; at other batches on the same cluster the bubble changes with m and
-# the sweep does not re-price that (notebook 04b's step-time model does). Below B_fill some GPUs
+# 10% (`batch.low_bubble_batch_tokens`). The sweep below, and the table after it, carry the scenario's MFU,
+# which includes the plan's own bubble, to each batch's bubble on its GPUs
+# (`batch_analysis.bubble_scaled_mfu`: the share of a replica's step that computes, with whole
+# micro-batches and the interleaved schedule's whole rounds; notebook 04b's step-time model
+# prices the rest of a step). Below B_fill some GPUs
 # idle (a reservation pays for them anyway); above it, a fixed cluster processes the extra tokens
 # at the same rate, so the steps saved do not save time. The curves show the scenario's cluster, a
 # quarter of it and four times it; the grey line lets the GPU count grow with the batch (every GPU
@@ -280,11 +282,10 @@ plots.readable(plots.critical_batch_vs_loss(np.linspace(1.4, 3.2, 100), runs));
 b = batch.batch_grid(a.target.b_noise_tokens, p["seq_len"], 90)  # B_noise/64 to ×16
 clusters = np.array(sorted({max(group * plan.pp, p["n_gpus"] // 4), p["n_gpus"],
                             4 * p["n_gpus"]}))
-args = (spec, gpu)
-kw = dict(mfu=p["mfu"], price_usd_per_gpu_hour=price, seq_len=p["seq_len"],
-          micro_batch_size=plan.micro_batch_size, tp=group, dtype=p["dtype"])
-sweep = batch.batch_sweep(a.target, b[:, None], *args, n_gpus=clusters[None, :], **kw)
-elastic = batch.batch_sweep(a.target, b, *args, n_gpus=batch.gpus_to_fill(
+kw = dict(mfu=p["mfu"], price_usd_per_gpu_hour=price, seq_len=p["seq_len"], dtype=p["dtype"])
+# each batch at the plan's MFU carried to its own pipeline bubble, as the table below
+sweep = batch_analysis.plan_sweep(a, spec, gpu, b[:, None], clusters[None, :], **kw)
+elastic = batch_analysis.plan_sweep(a, spec, gpu, b, batch.gpus_to_fill(
     b, plan.micro_batch_size, p["seq_len"], group, plan.pp), **kw)
 plots.readable(plots.batch_time_and_gpu_hours(sweep, a.target.b_noise_tokens,
                                               p["global_batch_tokens"], a.fill_batch_tokens,
