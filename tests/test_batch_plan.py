@@ -169,6 +169,11 @@ def test_key_batches_carry_the_mfu_to_each_batchs_bubble():
                                                  0.5 * per_m], [n] * 4, lay, s)
     assert got == pytest.approx([0.4, 0.4 * 0.85, 0.4 * (8 / 11) / (4 / 7), 0.4 * 0.4375],
                                 rel=1e-9)
+    # an MFU its plan's bubble leaves no room for: 0.4 at one micro-batch on PP 4 (f = 1/4)
+    # would compute at 160% of the peak between bubbles; a batch of 64 micro-batches reads the
+    # peak, not 0.4 × (64 / (64 · (1 + 3/64))) / (1/4) = 1.53
+    top = batch_analysis.bubble_scaled_mfu(0.4, [per_m, 64 * per_m], [n, n], lay, s)
+    assert top == pytest.approx([0.4, 1.0], rel=1e-12)
     # no pipeline: only the partial micro-batch counts (3.4 of 4 slots)
     flat = batch_analysis.bubble_scaled_mfu(0.4, [4 * 256 * s, 3.4 * 256 * s], [n] * 2,
                                             BatchLayout(tp=8), s)

@@ -274,13 +274,16 @@ def bubble_scaled_mfu(mfu, batch_tokens, n_gpus, layout: BatchLayout, seq_len: i
     counted again. The plan is ``plan_batch_tokens`` on ``plan_n_gpus`` (None: the first entry
     of ``batch_tokens`` and ``n_gpus``). A teacher's trial: a batch of 3.4 micro-batches per
     replica on a PP 4 plan was priced at the plan's MFU, cheaper and faster than the plan at 4.
-    Arrays in (broadcast), an array out."""
+    At most 1: an MFU its plan's bubble leaves no room for (MFU ÷ f(m_plan) > 1, its GPUs
+    computing above their peak between bubbles, e.g. 0.4 on PP 4 at one micro-batch, 75% idle)
+    is read at the peak for the batches that shrink the bubble. Arrays in (broadcast), an array
+    out."""
     b, n = np.broadcast_arrays(np.asarray(batch_tokens, dtype=float),
                                np.asarray(n_gpus, dtype=float))
     b0 = b.flat[0] if plan_batch_tokens is None else float(plan_batch_tokens)
     n0 = n.flat[0] if plan_n_gpus is None else float(plan_n_gpus)
-    return mfu * _compute_share(b, n, layout, seq_len) / _compute_share(
-        np.array(b0), np.array(n0), layout, seq_len)
+    return np.minimum(mfu * _compute_share(b, n, layout, seq_len) / _compute_share(
+        np.array(b0), np.array(n0), layout, seq_len), 1.0)
 
 
 def _compute_share(b, n, layout: BatchLayout, seq_len: int):
