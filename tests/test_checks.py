@@ -973,3 +973,21 @@ def test_a_long_context_mfu_is_said_on_both_counts():
     over = scenario_warnings({**run, "mfu": 0.99})      # 0.99 / 1.70 = 58% > 56%
     assert any(x.startswith(f"mfu=0.99 ({0.99 / r:.1%} on a causal count at this length) is "
                             "above any published large-scale") for x in over)
+
+
+def test_a_long_context_phase_with_its_own_mfu_is_said_on_both_counts():
+    # A review: the long-context basis warning read the main run's length only. A 131,072-token
+    # phase with its own mfu 0.38 (Llama 3's long-context MFU, arXiv:2407.21783 Table 4) is said
+    # on both counts, at the ratio the main run's check gives that length (1.70 for Llama 3.1
+    # 8B, test_a_long_context_mfu_is_said_on_both_counts' hand derivation).
+    from llmcost.bill.checks import full_over_causal
+    v = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+         "train_tokens": 2e12, "seq_len": 8192, "mfu": 0.4, "global_batch_tokens": 4194304,
+         "phases": [{"name": "long-context", "tokens": 8e10, "seq_len": 131072, "mfu": 0.38}]}
+    r = full_over_causal({**v, "seq_len": 131072})
+    assert r == pytest.approx(1.696, abs=0.001)
+    (w,) = [x for x in scenario_warnings(v) if x.startswith("phases[0] ('long-context'")]
+    assert f"{r:.2f}× the causal work at this length, so the phase's 38.0% is {0.38 / r:.1%} " \
+        "on a causal count" in w
+    # the main run at 8,192 tokens (ratio 1.13): no basis warning of its own
+    assert not any(x.startswith("seq_len=8,192: the MFU is on") for x in scenario_warnings(v))

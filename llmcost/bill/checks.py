@@ -680,8 +680,8 @@ def full_over_causal(values: dict) -> float | None:
         return None
 
 
-def mfu_basis_warning(values: dict, mfu_predicted: bool = False,
-                      piloted: bool = False) -> str | None:
+def mfu_basis_warning(values: dict, mfu_predicted: bool = False, piloted: bool = False,
+                      whose: str = "the bill's") -> str | None:
     """One sentence when the scenario's sequence is long enough that the MFU basis (the full
     attention matrix: PaLM's and the Megatron-LM paper's count, Narayanan et al. 2021, under
     which most published MFUs are stated) and a causal count differ by
@@ -694,8 +694,9 @@ def mfu_basis_warning(values: dict, mfu_predicted: bool = False,
     the GPU-hours unless multiplied by r first (a teacher's trial: a typed 0.40 at 131,072
     tokens, billed about 1.7× too much; and a predicted 75% full-mask MFU read as 41% causal).
     The advice on a given figure is left out of a predicted MFU and a pilot's (``piloted``: a
-    measured throughput, whatever its count). None below the ratio, or without a model, an MFU
-    or a sequence length."""
+    measured throughput, whatever its count); ``whose`` names the MFU (a phase's:
+    ``_phase_warnings``). None below the ratio, or without a model, an MFU or a sequence
+    length."""
     mfu, r = values.get("mfu"), full_over_causal(values)
     if not isinstance(mfu, float) or r is None or r < MFU_BASIS_WARNING_RATIO:
         return None
@@ -704,7 +705,7 @@ def mfu_basis_warning(values: dict, mfu_predicted: bool = False,
         f"given here (on the same peak, a causal 0.40 is {min(0.40 * r, 1.0):.2f})")
     return (f"seq_len={values['seq_len']:,}: the MFU is on the full attention-matrix count "
             f"(PaLM's and the Megatron-LM paper's), {r:.2f}× the causal work at this length, "
-            f"so the bill's {mfu:.1%} is {mfu / r:.1%} on a causal count (some frameworks count "
+            f"so {whose} {mfu:.1%} is {mfu / r:.1%} on a causal count (some frameworks count "
             f"one: NVIDIA NeMo's model TFLOP/s){given}")
 
 
@@ -965,11 +966,16 @@ def _phase_warnings(values: dict) -> list[str]:
     not fit the usable HBM (``plan_does_not_fit``; the report refuses it,
     ``phase_does_not_fit``, as it refuses the main run's): the main run's MFU does not describe
     such a phase. A phase with its own mfu stands for a plan of its own, which the scenario
-    cannot state: its plan is not checked, and the sentence says so."""
+    cannot state: its plan is not checked, and the sentence says so; at a long context its mfu
+    is said on both counts (``mfu_basis_warning``)."""
     out = []
     for i, ph, at in _other_length_phases(values):
         said = [x for x in (_context_warning(at, phase=True),) if x]
         own = ph.get("mfu") is not None
+        basis = mfu_basis_warning({**at, "mfu": float(ph["mfu"])}, whose="the phase's") \
+            if own and isinstance(ph["mfu"], (int, float)) else None
+        if basis:   # its own mfu at a long context: both counts (the main run's check)
+            said.append(basis.split(": ", 1)[1])
         if not own and all(k in at for k in ("model", "accelerator", "n_gpus",
                                               "global_batch_tokens")):
             try:
