@@ -251,3 +251,23 @@ def test_a_named_object_where_a_number_goes_is_named_briefly():
     with pytest.raises(ValueError) as e:
         as_array(object.__new__(type("Big", (), {"__repr__": lambda self: "x" * 500})), "n")
     assert len(str(e.value)) < 120 and str(e.value).endswith("... must be a number")
+
+
+def test_complex_numbers_and_bool_arrays_are_refused_with_the_field_named():
+    # A trial: training_flops(spec, 1e12 + 5j) and gpu_hours(..., mfu=0.4 + 0.1j) dropped the
+    # imaginary part with only numpy's ComplexWarning, and mfu=np.array([True]) was read as an
+    # MFU of 1 where mfu=True alone is refused
+    import numpy as np
+
+    from llmcost.core.units import as_array
+    for value in (1e12 + 5j, np.complex128(0.4), np.array([0.4 + 0j]), [0.3, 0.4 + 1j]):
+        with pytest.raises(ValueError, match=r"^mfu=.* must be a real number, not complex$"):
+            as_array(value, "mfu")
+    for value in (np.array([True]), np.bool_(True), [0.4, True]):
+        with pytest.raises(ValueError, match=r"^mfu=.* must hold numbers, not bools$"):
+            as_array(value, "mfu")
+    assert as_array(np.array([0.4, 0.5]), "mfu").tolist() == [0.4, 0.5]   # reals still pass
+    import llmcost
+    spec = llmcost.load_model("llama-3.1-8b")
+    with pytest.raises(ValueError, match="n_tokens="):
+        llmcost.training_flops(spec, 1e12 + 5j)

@@ -156,7 +156,12 @@ def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
     Parameters
     ----------
     flops : float or array
-        Model FLOPs (no recomputation; that is what MFU is defined against).
+        Model FLOPs (no recomputation; that is what MFU is defined against), on the count the
+        MFU is stated on: this workbook's MFUs count the full attention matrix
+        (``training_flops(..., causal=False)``, ``model_flops_per_token``), and the detailed
+        count's own default is causal (``training_flops``, ``ModelSpec.flops_per_token``),
+        which gives fewer GPU-hours at one MFU, 1.7× fewer at 131,072 tokens for Llama 3.1 8B
+        (a trial's script mixed the two).
     accelerator : Accelerator or str or float
         A device (or its catalogue name) whose dense peak for ``dtype`` is used, or a peak
         FLOP/s directly.
@@ -557,9 +562,10 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
     -------
     DataFrame with ``convention``, ``flops_per_token``, ``ratio_to_6nd`` and ``used_by``:
     6·N_active (Hoffmann et al. 2022, Llama 3); 6·N non-embedding (Kaplan et al. 2020 §2.1);
-    detailed with a causal mask (this workbook's default); detailed with a full mask
-    (Megatron-LM, PaLM App. B, torchtitan); detailed with full recomputation (hardware FLOPs,
-    Narayanan et al. 2021's 96-form, for HFU).
+    detailed with a causal mask (the detailed count's default, ``ModelSpec.flops_per_token``);
+    detailed with a full mask (the MFU basis of this workbook's GPU-hours; the Megatron-LM paper,
+    Narayanan et al. 2021, PaLM App. B, torchtitan); detailed with full recomputation (hardware
+    FLOPs, Narayanan et al. 2021's 96-form, for HFU).
     """
     model = as_model(model, needs="the conventions table")
     s = model.seq_len if seq_len is None else seq_len
@@ -570,9 +576,10 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
          "Hoffmann et al. 2022; Llama 3 report (3.8e25)"),
         ("6·N (non-embedding parameters)", nonemb, "Kaplan et al. 2020 §2.1"),
         ("detailed, causal mask", model.flops_per_token(s, causal=True),
-         "this workbook's default; FlashAttention causal kernels"),
+         "the detailed count's default (causal=True); FlashAttention causal kernels"),
         ("detailed, full s×s mask", model.flops_per_token(s, causal=False),
-         "Megatron-LM (Narayanan et al. 2021); PaLM MFU (App. B); torchtitan"),
+         "the MFU basis of the bill's GPU-hours; Megatron-LM paper (Narayanan et al. 2021); "
+         "PaLM MFU (App. B); torchtitan"),
         ("detailed, full mask + full recomputation", model.flops_per_token(
             s, causal=False, recompute="full"), "hardware FLOPs for HFU (Megatron's 96-form)"),
     ]
