@@ -1240,3 +1240,21 @@ def test_an_rl_line_that_does_not_fit_names_a_rollout_tp_that_fits():
         ledger.build_ledger(sc)
     assert "117.5 GB of bf16 weights per GPU do not fit" in str(e.value)
     assert str(e.value).endswith("; at rl_rollout_tp: 8 it fits")
+
+
+def test_a_role_longer_than_the_project_is_said():
+    # A trial: a role of 12 months under ledger_project_months 9 was priced for 12 months with no
+    # word. By hand: 2 FTE × 12 months × the loaded cost is the role's line, past the 9 months the
+    # other project lines are priced for.
+    from llmcost.bill.validation import magnitude_warnings
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    sc = {k: v for k, v in sc.items() if k not in ("title", "description")}
+    sc.update(ledger_project_months=9,
+              ledger_people=[{"role": "research", "fte": 2, "months": 12},
+                             {"role": "infra", "fte": 1, "months": 6}])
+    said = [w for w in magnitude_warnings(sc) if "longer than ledger_project_months" in w]
+    assert said == ["ledger_people: research (12 months) longer than ledger_project_months=9: "
+                    "each role is priced for its own months, past the project the other lines "
+                    "are priced for"]
+    sc["ledger_people"][0]["months"] = 9
+    assert not any("longer than ledger_project_months" in w for w in magnitude_warnings(sc))

@@ -1570,7 +1570,8 @@ def _freed_plan_words(values: dict, spec) -> str:
     ``fsdp_shard_size`` aside; ``cp`` is fixed at 1 when absent, ``fixed_plan_fields``), the
     plan the same search finds with them left free (``parallel.PLAN_PARAMETER_FIELDS``'
     "choose" values), named when its predicted MFU is higher (a trial raised default.yaml's
-    seq_len to 32,768 and got a 100% bubble from its ``cp: 1``); "" otherwise."""
+    seq_len to 32,768 and got a 100% bubble from its ``cp: 1``), said as raw predictions (a
+    trial read a 51.2% beside a band capped at 28.3%); "" otherwise."""
     names = {field: name for name, (field, _) in parallel.PLAN_PARAMETER_FIELDS.items()}
     fixed = [names[f] for f in fixed_plan_fields(values) if f in names and f != "dp"]
     if not fixed:
@@ -1589,7 +1590,8 @@ def _freed_plan_words(values: dict, spec) -> str:
             + ", ".join(f"{k}: {parallel.PLAN_PARAMETER_FIELDS[k][1]!r}".replace("'", "")
                         for k in fixed)
             + f" (chosen) it finds {plan.describe()}, predicted {there.mfu:.1%} against this "
-            f"plan's {here.mfu:.1%}")
+            f"plan's {here.mfu:.1%} (raw step-time predictions, before a band's cap at the best "
+            "comparable published run)")
 
 
 @disk_cached  # a few plan searches, the same for every call with these values: core.diskcache

@@ -285,7 +285,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
-                        _people_months_warning(p, bill), owned_keys_ignored_warning(p),
+                        _people_months_warning(p, bill), _people_outlast_warning(p),
+                        owned_keys_ignored_warning(p),
                         reserved_term_warning(p, bill), owned_cluster_warning(p, bill),
                         short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
@@ -485,6 +486,24 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
             f"{months:,.2f} months, {took} (ledger_project_months is not set): set "
             "ledger_project_months, or months on each role, for the project's staffing")
+
+
+def _people_outlast_warning(p: dict) -> str | None:
+    """One sentence when ``ledger_people`` gives a role more ``months`` than the scenario's
+    ``ledger_project_months``: each role is priced for its own months (roles × FTE × months ×
+    loaded cost, ``ledger``), so those months run past the project the other lines are priced
+    for (a trial: a role of 12 months under a 9-month project, no word). None otherwise."""
+    months = p.get("ledger_project_months")
+    if not isinstance(months, (int, float)) or isinstance(months, bool):
+        return None
+    long = [(r.get("role", "?"), r["months"]) for r in p.get("ledger_people") or []
+            if isinstance(r, dict) and isinstance(r.get("months"), (int, float))
+            and r["months"] > months]
+    if not long:
+        return None
+    return ("ledger_people: " + ", ".join(f"{role} ({m:g} months)" for role, m in long)
+            + f" longer than ledger_project_months={months:g}: each role is priced for its own "
+            "months, past the project the other lines are priced for")
 
 
 #: GPUs of the server whose hourly price a GPU-hour price may have been confused with
