@@ -227,6 +227,8 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     price, where = catalogue_price("TPU v5p", "reserved")
     assert price == 2.94 and "median of 1 current reserved" in where and "$1.89" not in where
     assert catalogue_price("TPU v5e", "reserved")[0] == 0.84
+    # the row left out is said (a trial read one price beside `list prices`' two current rows)
+    assert where.endswith("(each provider at its shortest term: 1 longer-term row left out)")
     # a mode with one row per provider is unchanged: H100 on demand, the median of 5 providers
     h100, said = catalogue_price("H100-SXM", "on_demand")
     assert said.startswith("median of 5 current")

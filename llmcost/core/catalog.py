@@ -21,6 +21,7 @@ import pandas as pd
 
 from .hardware import Accelerator, Cluster, Efficiency
 from .model import ModelSpec
+from .units import noun
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
 #: never through a relative path such as ``../data``.
@@ -563,7 +564,12 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
             "taken to cost: the "
             f"{cap['listed_n']} current {pricing} catalogue price(s) ({cap['listed_where']}; "
             f"median ${cap['listed']:.2f}) lie above it")
-    return _median_price(df, pricing)
+    price, words = _median_price(df, pricing)
+    longer = len(list_prices(accelerator, pricing, current_only=True)) - len(df)
+    # a trial read "median of 1 current reserved catalogue price(s), $0.84" beside `list
+    # prices`' two current rows (GCP's 1-year $0.84 and 3-year $0.54)
+    return price, words + (f" (each provider at its shortest term: {longer} longer-term "
+                           f"{noun(longer, 'row')} left out)" if longer > 0 else "")
 
 
 def price_rows_words(df: pd.DataFrame) -> str:
