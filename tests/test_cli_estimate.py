@@ -278,6 +278,10 @@ def test_compare_cli_keeps_both_columns(tmp_path):
              "--format", "csv")
     assert r.returncode == 0, r.stderr
     header = r.stdout.splitlines()[0]
+    # each line's key first, as a single bill's CSV (a trial's script joined the two on it)
+    assert header.startswith("key,line,")
+    assert r.stdout.splitlines()[1].startswith("compute.pretraining.main,pre-training compute,")
+    assert r.stdout.splitlines()[-1].startswith("total,total,")
     # named by title, else stem (glance.scenario_names): default.yaml has a title, the other not
     assert "70B dense model, 2T tokens, 2,048 × H100-SXM usd" in header
     assert ",default usd," in header
@@ -557,7 +561,8 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
     assert js["scenarios"][1]["warnings"] == list(bills[1].warnings)
     assert js["difference"]["usd"] == pytest.approx(diff, rel=1e-9)
     assert js["difference"]["p10_usd"] < js["difference"]["usd"] < js["difference"]["p90_usd"]
-    assert js["lines"][-1]["line"] == "total"
+    assert js["lines"][-1]["line"] == "total" and js["lines"][-1]["key"] == "total"
+    assert js["lines"][0]["key"] == "compute.pretraining.main"   # a single bill's key
     assert js["lines"][-1]["a_usd"] == pytest.approx(bills[0].total_usd, rel=1e-12)
 
 

@@ -1975,7 +1975,8 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
     -------
     DataFrame with columns ``line``, ``<A> usd``, ``<B> usd``, ``difference usd``; a line only
     one bill has shows 0 in the other; a not-modelled line shows None. A difference within
-    floating-point noise of the two figures is 0 (``difference``).
+    floating-point noise of the two figures is 0 (``difference``). ``.attrs['keys']``: each
+    row's line key (``Line.key``; "total" last), the key a single bill's table has.
     """
     _ledger(a, "a"), _ledger(b, "b")
     if not (isinstance(names, (tuple, list)) and len(names) == 2
@@ -1996,7 +1997,9 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
         diff = None if ua is None or ub is None else difference(ua, ub)  # noise: 0
         rows.append({"line": label, f"{names[0]} usd": ua, f"{names[1]} usd": ub,
                      "difference usd": diff})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["keys"] = keys + ["total"]   # each row's line key, for a script to join on
+    return out
 
 
 def changed_lines(side: pd.DataFrame) -> pd.DataFrame:

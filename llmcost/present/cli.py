@@ -436,7 +436,11 @@ def _estimate(args) -> int:
             print(json.dumps(json_finite(compare_json(df, names, paths, titles, bills)),
                              indent=1, default=str, allow_nan=False))
         elif args.format == "csv":  # the lines alone; each bill's warnings on stderr
-            print(df.to_csv(index=False), end="")
+            # each line's key first, as a single bill's CSV has it (a trial's script could not
+            # join the two); the amounts' columns keep the scenarios' names
+            out = df.copy()
+            out.insert(0, "key", df.attrs.get("keys", [None] * len(df)))
+            print(out.to_csv(index=False), end="")
             for tag, name, b in zip("AB", names, bills):
                 for w in b.warnings:
                     print(f"warning of {tag} ({name}): {w}", file=sys.stderr)
@@ -642,7 +646,8 @@ def _compare_block(cells: list, columns: int) -> list:
 def compare_json(df, names, paths, titles, bills) -> dict:
     """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title,
     total_usd and warnings), ``inputs_differ`` (``glance.compare_inputs``: "train_tokens 15T →
-    2T", ...), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
+    2T", ...), ``lines`` (``glance.compare_bills`` per line: ``key`` (the line's key, as a
+    single bill's output has it), ``line``, ``a_usd``, ``b_usd``,
     ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
     the percentiles of the difference per draw, and ``difference_outside``: the point
     difference lies outside its own P10-P90, the line the text marks with ``*``; the total
@@ -653,8 +658,9 @@ def compare_json(df, names, paths, titles, bills) -> dict:
         return None if v is None or v != v else float(v)
 
     cols = compare_columns(df, names)
-    records = [{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}
-               for r in df.to_dict("records")]
+    keys = df.attrs.get("keys", [None] * len(df))
+    records = [{"key": key, **{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}}
+               for key, r in zip(keys, df.to_dict("records"))]
     for r in records:
         if "difference_p10_usd" in r:
             r["difference_outside"] = bool(difference_outside(r))
