@@ -1086,3 +1086,13 @@ def test_a_range_that_moves_no_line_is_said_beside_the_drivers(tmp_path, capsys)
     assert "ledger_pue: ranged, but the bill is the same at its P10 and its P90, so not " \
         "listed" in said
     assert said.index("what drives the spread") < said.index("ledger_pue: ranged, but")
+
+
+def test_samples_take_a_whole_number_as_yaml_counts_do():
+    # A trial: `--samples 1e5` was refused ("invalid int value") though YAML counts take 1e5
+    from llmcost.present.cli import whole_number
+    assert whole_number("1e5") == 100_000 and whole_number("2000") == 2000
+    import argparse
+    for bad in ("1.5", "abc", "inf", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError, match=repr(bad)):
+            whole_number(bad)

@@ -374,3 +374,22 @@ def test_flops_argument_errors():
         m.flops_per_token(4096, training=False, recompute="full")
     with pytest.raises(ValueError, match="seq_len=0 must be > 0"):
         m.flops_per_token(0)
+
+
+def test_a_qwen3_moe_config_refuses_layer_indices_it_does_not_have():
+    # Qwen3-30B-A3B's config.json (Qwen/Qwen3-30B-A3B: 48 layers, 128 experts of width 768, top
+    # 8, hidden 2,048, 32 query and 4 KV heads of 128) reads as the model card's "30.5B total,
+    # 3.3B activated". A trial's mlp_only_layers [99] on a 24-layer config was ignored: a layer
+    # index outside the model is refused with the key named.
+    from llmcost.core.model import ModelSpec
+    cfg = {"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 48,
+           "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128,
+           "vocab_size": 151936, "intermediate_size": 6144, "moe_intermediate_size": 768,
+           "num_experts": 128, "num_experts_per_tok": 8, "max_position_embeddings": 40960,
+           "tie_word_embeddings": False, "decoder_sparse_step": 1, "mlp_only_layers": []}
+    m = ModelSpec.from_hf_config(cfg)
+    assert m.n_params / 1e9 == pytest.approx(30.5, abs=0.05)
+    assert m.n_active_params / 1e9 == pytest.approx(3.3, abs=0.06)
+    with pytest.raises(ValueError, match=r"mlp_only_layers=\[99\] holds \[99\], not layer "
+                                         r"indices of the 48 layers \(0 to 47\)"):
+        ModelSpec.from_hf_config({**cfg, "mlp_only_layers": [99]})

@@ -86,6 +86,19 @@ EPILOG = """examples:
 """
 
 
+
+def whole_number(text: str) -> int:
+    """An argparse type for a count: a whole number as the YAML counts take it, "100000" or
+    "1e5" (a trial's `--samples 1e5` was refused as an invalid int), else the argparse error
+    naming the value."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+    if not v.is_integer() or abs(v) > 2**53:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number")
+    return int(v)
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="llmcost", description="What it costs to train a large language model: run the "
@@ -141,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="also price the routes to the goal: pre-train, continued pre-training, "
                    "SFT, LoRA, distillation, retrieval, prompting (llmcost.bill.alternatives, "
                    "its example goal), each with what it cannot do")
-    e.add_argument("--samples", type=int, default=100_000, metavar="N",
+    e.add_argument("--samples", type=whole_number, default=100_000, metavar="N",
                    help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
                    "simulate_ledger)")
