@@ -174,6 +174,13 @@ def test_key_batches_carry_the_mfu_to_each_batchs_bubble():
     # peak, not 0.4 × (64 / (64 · (1 + 3/64))) / (1/4) = 1.53
     top = batch_analysis.bubble_scaled_mfu(0.4, [per_m, 64 * per_m], [n, n], lay, s)
     assert top == pytest.approx([0.4, 1.0], rel=1e-12)
+    # and the verdict says so (a review: key batches priced at the peak without a word)
+    m = llmcost.load_model("llama-2-70b")
+    a = batch_analysis.analyse_batch(m, llmcost.load_accelerator("H100-SXM"), n, 2e12, s,
+                                     per_m, 0.4, 3.99, lay)
+    assert a.mfu_between_bubbles == pytest.approx(0.4 * 4, rel=1e-12)
+    assert any("between bubbles its GPUs would compute at 160% of the peak" in line
+               for line in batch.batch_verdict(a))
     # no pipeline: only the partial micro-batch counts (3.4 of 4 slots)
     flat = batch_analysis.bubble_scaled_mfu(0.4, [4 * 256 * s, 3.4 * 256 * s], [n] * 2,
                                             BatchLayout(tp=8), s)

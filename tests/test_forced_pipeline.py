@@ -193,7 +193,7 @@ def test_a_bubble_from_a_fixed_cp_names_it_and_the_plan_without_it():
     # tp·pp·cp ≥ 16, so pp ≥ 2: the count forces the pipeline, and the fixed cp is named too
     assert "every split has at least 2 pipeline stages, within the scenario's fixed cp: 1; " \
         f"with cp: 0 (chosen) it finds {freed.describe()}, predicted {there.mfu:.1%} against " \
-        f"this plan's {here.mfu:.1%} (raw step-time predictions, before a band's cap" in w
+        f"this plan's {here.mfu:.1%} (raw step-time predictions, before any cap" in w
     # a scenario that gives no cp is read as cp: 1 (context parallelism only when asked for:
     # parallel.fixed_plan_fields), and the warning says so rather than quoting a key it lacks
     bare = llmcost.validate_parameters(**{k: v for k, v in values.items() if k != "cp"})

@@ -1258,3 +1258,12 @@ def test_a_role_longer_than_the_project_is_said():
                     "are priced for"]
     sc["ledger_people"][0]["months"] = 9
     assert not any("longer than ledger_project_months" in w for w in magnitude_warnings(sc))
+    # a range of project months: a role inside it is no overrun, one past its top is (a review:
+    # [6, 12] and 10 months was told "longer than 9", the range's midpoint)
+    from llmcost.bill.ranges import Range
+    sc["ledger_project_months"] = Range("uniform", low=6, high=12)
+    sc["ledger_people"][0]["months"] = 10
+    assert not any("longer than ledger_project_months" in w for w in magnitude_warnings(sc))
+    sc["ledger_people"][0]["months"] = 14
+    assert any("research (14 months) longer than ledger_project_months=the top of its range, "
+               "12:" in w for w in magnitude_warnings(sc))

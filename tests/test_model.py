@@ -393,3 +393,8 @@ def test_a_qwen3_moe_config_refuses_layer_indices_it_does_not_have():
     with pytest.raises(ValueError, match=r"mlp_only_layers=\[99\] holds \[99\], not layer "
                                          r"indices of the 48 layers \(0 to 47\)"):
         ModelSpec.from_hf_config({**cfg, "mlp_only_layers": [99]})
+    for bad in ([1, True], ["1"]):   # a bool or a string is no layer index (a review)
+        with pytest.raises(ValueError, match=r"mlp_only_layers=.* holds \["):
+            ModelSpec.from_hf_config({**cfg, "mlp_only_layers": bad})
+    with pytest.raises(ValueError, match=r"mlp_only_layers=5 must be a list of layer indices"):
+        ModelSpec.from_hf_config({**cfg, "mlp_only_layers": 5})

@@ -1590,7 +1590,7 @@ def _freed_plan_words(values: dict, spec) -> str:
             + ", ".join(f"{k}: {parallel.PLAN_PARAMETER_FIELDS[k][1]!r}".replace("'", "")
                         for k in fixed)
             + f" (chosen) it finds {plan.describe()}, predicted {there.mfu:.1%} against this "
-            f"plan's {here.mfu:.1%} (raw step-time predictions, before a band's cap at the best "
+            f"plan's {here.mfu:.1%} (raw step-time predictions, before any cap at the best "
             "comparable published run)")
 
 

@@ -285,7 +285,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
-                        _people_months_warning(p, bill), _people_outlast_warning(p),
+                        _people_months_warning(p, bill), _people_outlast_warning(values),
                         owned_keys_ignored_warning(p),
                         reserved_term_warning(p, bill), owned_cluster_warning(p, bill),
                         short_run_warning(p)) if w]
@@ -488,21 +488,24 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
             "ledger_project_months, or months on each role, for the project's staffing")
 
 
-def _people_outlast_warning(p: dict) -> str | None:
+def _people_outlast_warning(values: dict) -> str | None:
     """One sentence when ``ledger_people`` gives a role more ``months`` than the scenario's
-    ``ledger_project_months``: each role is priced for its own months (roles × FTE × months ×
-    loaded cost, ``ledger``), so those months run past the project the other lines are priced
-    for (a trial: a role of 12 months under a 9-month project, no word). None otherwise."""
-    months = p.get("ledger_project_months")
-    if not isinstance(months, (int, float)) or isinstance(months, bool):
+    ``ledger_project_months`` (a range: more than its top): each role is priced for its own
+    months (roles × FTE × months × loaded cost, ``ledger``), so those months run past the
+    project the other lines are priced for (a trial: a role of 12 months under a 9-month
+    project, no word). None otherwise."""
+    months = values.get("ledger_project_months")
+    top = months.bounds[1] if isinstance(months, Range) else months
+    if not isinstance(top, (int, float)) or isinstance(top, bool):
         return None
-    long = [(r.get("role", "?"), r["months"]) for r in p.get("ledger_people") or []
+    long = [(r.get("role", "?"), r["months"]) for r in values.get("ledger_people") or []
             if isinstance(r, dict) and isinstance(r.get("months"), (int, float))
-            and r["months"] > months]
+            and r["months"] > top]
     if not long:
         return None
+    given = f"the top of its range, {top:g}" if isinstance(months, Range) else f"{top:g}"
     return ("ledger_people: " + ", ".join(f"{role} ({m:g} months)" for role, m in long)
-            + f" longer than ledger_project_months={months:g}: each role is priced for its own "
+            + f" longer than ledger_project_months={given}: each role is priced for its own "
             "months, past the project the other lines are priced for")
 
 

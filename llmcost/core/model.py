@@ -1102,13 +1102,15 @@ def _hf_qwen3_moe(c: HFConfig, kw: dict, notes: list) -> None:
     _hf_attention(c, kw, notes)
     n_layers = kw["n_layers"]
     step = int(c.get("decoder_sparse_step") or 1)
-    dense_only = set(c.get("mlp_only_layers") or [])
-    outside = sorted((i for i in dense_only if isinstance(i, bool) or not isinstance(i, int)
-                      or not 0 <= i < n_layers), key=str)
+    raw = c.get("mlp_only_layers") or []
+    if not isinstance(raw, (list, tuple)):
+        raise ValueError(f"{c.where}: mlp_only_layers={raw!r} must be a list of layer indices")
+    outside = [i for i in raw if isinstance(i, bool) or not isinstance(i, int)
+               or not 0 <= i < n_layers]
     if outside:   # a trial's [99] on a 24-layer model was ignored without a word
-        raise ValueError(f"{c.where}: mlp_only_layers={sorted(dense_only, key=str)} holds "
-                         f"{outside}, not layer indices of the {n_layers} layers "
-                         f"(0 to {n_layers - 1})")
+        raise ValueError(f"{c.where}: mlp_only_layers={list(raw)!r} holds {outside!r}, not layer "
+                         f"indices of the {n_layers} layers (0 to {n_layers - 1})")
+    dense_only = set(raw)
     moe_layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
     kw.update(n_experts=c.need("num_experts"),
               n_experts_active=c.need("num_experts_per_tok"),

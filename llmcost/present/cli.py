@@ -86,7 +86,6 @@ EPILOG = """examples:
 """
 
 
-
 def whole_number(text: str) -> int:
     """An argparse type for a count: a whole number as the YAML counts take it, "100000" or
     "1e5" (a trial's `--samples 1e5` was refused as an invalid int), else the argparse error
@@ -98,6 +97,7 @@ def whole_number(text: str) -> int:
     if not v.is_integer() or abs(v) > 2**53:
         raise argparse.ArgumentTypeError(f"{text!r} must be a whole number")
     return int(v)
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(

@@ -105,6 +105,9 @@ class BatchAnalysis:
     dp_members_per_domain: int = 1
     plan_activation_bytes_per_gpu: float = float("nan")
     layout: BatchLayout | None = None   # the layout analysed (``plan_sweep`` reads it)
+    # the MFU of the plan's compute between its bubbles, MFU ÷ f(m_plan) (``bubble_scaled_mfu``):
+    # above 1 the given MFU leaves the plan's bubble no room
+    mfu_between_bubbles: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,10 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
                          global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
                          micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp),
                          pp=int(pp), bubble_fraction=bubble, low_bubble_batch_tokens=low,
-                         dp_bandwidth_bytes_per_s=bw, layout=lay)
+                         dp_bandwidth_bytes_per_s=bw, layout=lay,
+                         mfu_between_bubbles=float(np.asarray(mfu) / _compute_share(
+                             np.array(float(global_batch_tokens)), np.array(float(n_gpus)),
+                             lay, seq_len)))
 
 
 def plan_sweep(analysis: BatchAnalysis, model, accelerator, batch_tokens, n_gpus, mfu,
@@ -385,6 +391,12 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                  f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan"
                  + (" (each at the plan's MFU carried to its own pipeline bubble)."
                     if analysis.pp > 1 else "."))
+    over = analysis.mfu_between_bubbles
+    if over > 1:   # a review: key batches at the peak, with no word of why
+        lines.append(f"The plan's bubble leaves the scenario's MFU no room: between bubbles its "
+                     f"GPUs would compute at {over:.0%} of the peak, so the batches that shrink "
+                     "the bubble are priced at the peak itself (their cost a floor); the MFU "
+                     "or the plan needs a second look.")
     fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
     if fill <= bn:
         lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs"

@@ -158,10 +158,11 @@ def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
     flops : float or array
         Model FLOPs (no recomputation; that is what MFU is defined against), on the count the
         MFU is stated on: this workbook's MFUs count the full attention matrix
-        (``training_flops(..., causal=False)``, ``model_flops_per_token``), and the detailed
-        count's own default is causal (``training_flops``, ``ModelSpec.flops_per_token``),
-        which gives fewer GPU-hours at one MFU, 1.7× fewer at 131,072 tokens for Llama 3.1 8B
-        (a trial's script mixed the two).
+        (``training_flops(..., method="detailed", causal=False)``, ``model_flops_per_token``);
+        the detailed count's own default is causal (``training_flops(..., method="detailed")``,
+        ``ModelSpec.flops_per_token``), which gives fewer GPU-hours at one MFU, 1.7× fewer at
+        131,072 tokens for Llama 3.1 8B (a trial's script mixed the two), and ``training_flops``'
+        default, 6·N·D, counts no attention core at all.
     accelerator : Accelerator or str or float
         A device (or its catalogue name) whose dense peak for ``dtype`` is used, or a peak
         FLOP/s directly.
