@@ -627,8 +627,9 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     # shown as a's are, each in the reader's words with the warning under it
     assert summary["compare"]["names"] == ["my run", "b"]
     # its lines keyed as `estimate --compare --format json` keys them, whatever the names
-    assert {"line", "a_usd", "b_usd", "difference_usd", "difference_outside"} <= set(
+    assert {"key", "line", "a_usd", "b_usd", "difference_usd", "difference_outside"} <= set(
         summary["compare"]["lines"][-1])
+    assert summary["compare"]["lines"][-1]["key"] == "total"
     assert "<h2 id='compared'>Compared: my run and b</h2>" in page
     # the first screen says a second scenario is in the report, with its whole bill, and links
     # to the comparison (b's point total from its own ledger, not from the summary)

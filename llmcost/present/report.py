@@ -2366,9 +2366,12 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
                               "inputs_differ": compare_inputs([bill_a, bill_b]),
-                              "lines": [{**r, "difference_outside": difference_outside(r)}
-                                        for r in df.rename(columns=compare_columns(df, names))
-                                        .to_dict("records")]}
+                              "lines": [{"key": key, **r,
+                                         "difference_outside": difference_outside(r)}
+                                        for key, r in zip(
+                                            df.attrs.get("keys", [None] * len(df)),
+                                            df.rename(columns=compare_columns(df, names))
+                                            .to_dict("records"))]}
         try:
             figure = compare_figure_html(df, names)
         except ValueError as e:  # the table says it all the same
