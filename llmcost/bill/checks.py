@@ -697,16 +697,24 @@ def mfu_basis_warning(values: dict, mfu_predicted: bool = False, piloted: bool =
     measured throughput, whatever its count); ``whose`` names the MFU (a phase's:
     ``_phase_warnings``). None below the ratio, or without a model, an MFU or a sequence
     length."""
+    said = _mfu_basis_clause(values, mfu_predicted, piloted, whose)
+    return None if said is None else f"seq_len={values['seq_len']:,}: {said}"
+
+
+def _mfu_basis_clause(values: dict, mfu_predicted: bool = False, piloted: bool = False,
+                      whose: str = "the bill's") -> str | None:
+    """``mfu_basis_warning`` without its leading "seq_len=…: " (a phase's sentence,
+    ``_phase_warnings``, names the length itself)."""
     mfu, r = values.get("mfu"), full_over_causal(values)
     if not isinstance(mfu, float) or r is None or r < MFU_BASIS_WARNING_RATIO:
         return None
     given = "" if mfu_predicted or piloted else (
         f"; a given mfu measured on a causal count is multiplied by {r:.2f} before it is "
         f"given here (on the same peak, a causal 0.40 is {min(0.40 * r, 1.0):.2f})")
-    return (f"seq_len={values['seq_len']:,}: the MFU is on the full attention-matrix count "
-            f"(PaLM's and the Megatron-LM paper's), {r:.2f}× the causal work at this length, "
-            f"so {whose} {mfu:.1%} is {mfu / r:.1%} on a causal count (some frameworks count "
-            f"one: NVIDIA NeMo's model TFLOP/s){given}")
+    return (f"the MFU is on the full attention-matrix count (PaLM's and the Megatron-LM "
+            f"paper's), {r:.2f}× the causal work at this length, so {whose} {mfu:.1%} is "
+            f"{mfu / r:.1%} on a causal count (some frameworks count one: NVIDIA NeMo's model "
+            f"TFLOP/s){given}")
 
 
 def _above_published_warning(mfu: float, values: dict) -> str | None:
@@ -972,10 +980,10 @@ def _phase_warnings(values: dict) -> list[str]:
     for i, ph, at in _other_length_phases(values):
         said = [x for x in (_context_warning(at, phase=True),) if x]
         own = ph.get("mfu") is not None
-        basis = mfu_basis_warning({**at, "mfu": float(ph["mfu"])}, whose="the phase's") \
+        basis = _mfu_basis_clause({**at, "mfu": float(ph["mfu"])}, whose="the phase's") \
             if own and isinstance(ph["mfu"], (int, float)) else None
         if basis:   # its own mfu at a long context: both counts (the main run's check)
-            said.append(basis.split(": ", 1)[1])
+            said.append(basis)
         if not own and all(k in at for k in ("model", "accelerator", "n_gpus",
                                               "global_batch_tokens")):
             try:

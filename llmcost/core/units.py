@@ -307,8 +307,8 @@ def _float_array(value, name: str) -> np.ndarray:
         raise ValueError(f"{name}={value!r} must hold numbers, not strings")
     # a complex value lost its imaginary part to the cast (numpy's ComplexWarning only), and a
     # bool array read as 0 and 1, where a bool alone is refused (a trial's mfu=np.array([True])
-    # billed an MFU of 1)
-    # a list's elements as given: numpy reads [0.4, True] as [0.4, 1.0]
+    # billed an MFU of 1); a list's elements are checked as given, since numpy reads
+    # [0.4, True] as [0.4, 1.0]
     items = np.asarray(value, dtype=object).ravel() if isinstance(value, (list, tuple)) \
         else raw.ravel() if raw.dtype.kind == "O" else ()
     if raw.dtype.kind == "c" or any(isinstance(x, (complex, np.complexfloating))

@@ -44,7 +44,9 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     compare_columns,
     compare_days_words,
     compare_inputs,
+    compare_keys,
     compare_labels,
+    compare_records,
     difference_outside,
     glance_summary,
     mark_points_outside,
@@ -452,7 +454,7 @@ def _estimate(args) -> int:
             # each line's key first, as a single bill's CSV has it (a trial's script could not
             # join the two); the amounts' columns keep the scenarios' names
             out = df.copy()
-            out.insert(0, "key", df.attrs.get("keys", [None] * len(df)))
+            out.insert(0, "key", compare_keys(df))
             print(out.to_csv(index=False), end="")
             for tag, name, b in zip("AB", names, bills):
                 for w in b.warnings:
@@ -670,10 +672,8 @@ def compare_json(df, names, paths, titles, bills) -> dict:
     def num(v):
         return None if v is None or v != v else float(v)
 
-    cols = compare_columns(df, names)
-    keys = df.attrs.get("keys", [None] * len(df))
-    records = [{"key": key, **{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}}
-               for key, r in zip(keys, df.to_dict("records"))]
+    records = [{k: (v if k in ("key", "line") else num(v)) for k, v in r.items()}
+               for r in compare_records(df, names)]
     for r in records:
         if "difference_p10_usd" in r:
             r["difference_outside"] = bool(difference_outside(r))

@@ -1739,6 +1739,21 @@ def compare_columns(df, names) -> dict:
     return out
 
 
+def compare_keys(df) -> list:
+    """Each row's line key of a ``compare_bills`` table (``ledger.compare``'s
+    ``attrs['keys']``, "total" last), the key a single bill's outputs have; None for each row of
+    a table that lost them."""
+    return df.attrs.get("keys", [None] * len(df))
+
+
+def compare_records(df, names) -> list[dict]:
+    """A ``compare_bills`` table as records, as ``estimate --compare --format json`` and the
+    report's ``summary.json`` give its lines: ``key`` (``compare_keys``), then the columns
+    under ``compare_columns``' names."""
+    return [{"key": key, **r} for key, r in zip(
+        compare_keys(df), df.rename(columns=compare_columns(df, names)).to_dict("records"))]
+
+
 def difference_outside(r: dict) -> bool:
     """A compared line (a record of ``compare_bills``: ``difference usd`` and its P10 and P90 per
     draw, or the same with underscores, ``estimate --compare``'s) whose point difference lies

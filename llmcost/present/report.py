@@ -109,10 +109,10 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_days_words,
-    compare_columns,
     compare_figure_html,
     compare_html,
     compare_inputs,
+    compare_records,
     compared_sentence,
     difference_outside,
     glance_figure_html,
@@ -2366,12 +2366,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
                               "inputs_differ": compare_inputs([bill_a, bill_b]),
-                              "lines": [{"key": key, **r,
-                                         "difference_outside": difference_outside(r)}
-                                        for key, r in zip(
-                                            df.attrs.get("keys", [None] * len(df)),
-                                            df.rename(columns=compare_columns(df, names))
-                                            .to_dict("records"))]}
+                              "lines": [{**r, "difference_outside": difference_outside(r)}
+                                        for r in compare_records(df, names)]}
         try:
             figure = compare_figure_html(df, names)
         except ValueError as e:  # the table says it all the same
