@@ -81,8 +81,9 @@ from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 from ..training.compute import compute_cost_usd, gpu_hours, model_flops_per_token
 
 #: Chinchilla's rule of thumb: about 20 training tokens per parameter (Hoffmann et al. 2022:
-#: Chinchilla, 70B parameters on 1.4T tokens, Table 3 / approaches 1 and 2). N counts all
-#: parameters, embeddings included.
+#: Chinchilla itself, 70B parameters on 1.4T tokens, Table 1 and §4; approaches 1 and 2 project
+#: about as many at its budget, Table 3: 67B on 1.5T by approach 1). N counts all parameters,
+#: embeddings included.
 RULE_OF_THUMB_TOKENS_PER_PARAM = 20.0
 
 #: The range of Hoffmann et al.'s runs behind the fits, in Besiroglu et al.'s reconstruction of
