@@ -145,6 +145,13 @@ def test_communication_and_step_time_shares():
     text = answers.step_time("TP1", True, 1.74, 0.527, 0.313, 0.408, 4.8e6, cap_from=low_end)
     assert f"the band a bill draws, 31.3%–40.8%, lies below it, capped below the prediction at " \
         f"{low_end}." in text and "tokens/s" not in text.split("1.74 s** (")[1][20:]
+    # a scenario that gives its own MFU (a trial's 30.0%, whose bill drew 23.1%-31.5%): the band
+    # is the one a `mfu: predict` bill would draw, and the cap's words say nothing of the bill
+    text = answers.step_time("TP8", True, 35.7, 0.466, 0.276, 0.358, 4.7e5,
+                             cap_from=low_end.replace(", and so does the bill's MFU", ""),
+                             bill_is_prediction=False)
+    assert "the band a `mfu: predict` bill would draw, 27.6%–35.8%, lies below it" in text \
+        and "a bill draws" not in text and "the bill's MFU" not in text
 
 
 def test_checkpoint_answer_extra_gpu_hours():
@@ -599,3 +606,20 @@ def test_scaling_answer_at_the_optimum_does_not_advise_a_move():
     assert far["compute_overhead"] > answers.AT_OPTIMUM_OVERHEAD
     assert "train bigger" in answers.scaling("x", n / 10, d * 10, "besiroglu2024", n_opt, d_opt,
                                              compute_overhead=far["compute_overhead"])
+
+
+def test_sweep_row_flags_an_mfu_above_the_best_comparable_run():
+    # A trial (Llama 3.1 8B at 131,072 tokens on 256 H100, mfu 0.30): notebook 09 listed
+    # "H100-SXM: $120k, 3.3 days, MFU 35.8% (predicted 46.6%)" beside a lever that raised the MFU
+    # only to the best comparable published run, 31.5% (MPT 13b, llm-foundry's H100 table).
+    # 35.8% is the band's top set by the model's own low end, above that run: the line says so.
+    r = {"accelerator": "H100-SXM", "bill_usd": 119830.0, "days": 3.3, "mfu": 0.358,
+         "predicted_mfu": 0.466, "mfu_ceiling": 0.315, "price_basis": "catalogue median",
+         "price_source": "Hyperstack 2026-08 $2.72"}
+    line = answers.sweep_row(r)
+    assert line == ("H100-SXM: $120k, 3.3 days, MFU 35.8% (predicted 46.6%; above the best "
+                    "comparable published run, 31.5%); price (catalogue median): Hyperstack "
+                    "2026-08 $2.72")
+    # at or below the run, or with no comparable run (None or NaN), nothing is added
+    for ceiling in (0.40, 0.358, None, float("nan")):
+        assert "above the best" not in answers.sweep_row({**r, "mfu_ceiling": ceiling})

@@ -1267,3 +1267,26 @@ def test_a_role_longer_than_the_project_is_said():
     sc["ledger_people"][0]["months"] = 14
     assert any("research (14 months) longer than ledger_project_months=the top of its range, "
                "12:" in w for w in magnitude_warnings(sc))
+
+
+def test_checkpoint_storage_words_when_the_run_writes_no_checkpoint():
+    # A trial's 8-GPU run of 2B tokens (9.6 h of work): notebook 07 said "taking no checkpoint"
+    # while the bill's line read "hot: last 3 ... + milestones ... for 12 months". With the
+    # interval longer than the run, ⌈T/τ⌉ − 1 = 0 checkpoints (reliability.checkpoints_in_run)
+    # and ⌊days / 7⌋ = 0 weekly milestones: the line says so, and its cost is the hot tier's
+    # bandwidth floor alone (bandwidth ÷ throughput per TiB, held for the run's months).
+    from llmcost.training import reliability as rel
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+          "model": "llama-3.1-8b", "n_gpus": 8, "train_tokens": 2e9, "seq_len": 4096,
+          "global_batch_tokens": 1048576, "mfu": 0.375, "price_usd_per_gpu_hour": 2.99,
+          "pricing": "on_demand", "tp": 0, "pp": 0, "dp": 0}
+    b = llmcost.build_ledger(sc)
+    line = next(x for x in b.lines if x.key == "storage.checkpoints")
+    assert line.how.startswith("no checkpoint written during the main run") and \
+        "; no milestone (the run is shorter than ckpt_milestone_every_days, 7 days)" in line.how
+    assert "last 3" not in line.how and "milestones on" not in line.how
+    bw = b.figures["ckpt_storage_bytes_per_s"]
+    hot = b.scenario.get("ckpt_hot_tier") or "fsx-lustre-ssd"
+    floor_gib = bw / rel.storage_throughput_per_tib(hot) * 1024
+    months = b.figures["wall_clock_days"] * 86400 / rel.SECONDS_PER_MONTH
+    assert line.usd == pytest.approx(floor_gib * months * rel.storage_price(hot), rel=0.02)

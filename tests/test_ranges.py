@@ -582,6 +582,15 @@ def test_a_given_exploratory_fraction_keeps_its_range_around_it():
     assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 5.0}) == \
         pytest.approx((5.0 * 0.2 / 1.19, 5.0, 10.0), rel=1e-9)
     assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": 10.0})[2] == 10.0
+    # a range of zero width is its number (a trial's [0.5, 0.5] drew Cottier et al.'s default
+    # log-normal, P50 $282 on a $118 line, while 0.5 drew 0.084 / 0.5 / 1.26): the same spread
+    pin = scenario.validate_parameter("ledger_exploratory_fraction", [0.5, 0.5])
+    assert ledger.exploratory_fraction_bounds({"ledger_exploratory_fraction": pin}) == \
+        pytest.approx((0.5 * 0.2 / 1.19, 0.5, 0.5 * 3.0 / 1.19), rel=1e-9)
+    drawn = ledger.illustrative_ranges(ledger.build_ledger(
+        {**PRICE, "ledger_exploratory_fraction": pin}))["ledger_exploratory_fraction"][0]
+    assert (drawn.kind, drawn.low, drawn.mode) == ("triangular", pytest.approx(0.5 * 0.2 / 1.19),
+                                                   0.5)
     high = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 5.0})
     assert ledger.headline_draws(high.scenario, samples=200, seed=0) is not None
     # no fraction given: the source's own log-normal (test_illustrative_ranges_come_from_the_
@@ -610,6 +619,10 @@ def test_report_pages_use_the_point_and_the_summary_carries_the_ranges(ranged_ya
     report.run_report(ranged_yaml, out, selection=["01"], progress=lambda s: None)
     page = (out / "01_flops.html").read_text(encoding="utf-8")
     assert "mfu is a range (uniform 0.3-0.5): this page uses its midpoint 0.4" in page
+    # the page opens with its answer, the note after it (core.shown.print_after_answer; a
+    # trial read eight pages that each opened on the note)
+    answer = page.index("(counted as MFU counts them")
+    assert answer < page.index("mfu is a range") < page.index("Every training bill starts")
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["scenario"]["mfu"] == [0.3, 0.5]  # the scenario-file form
     bill = summary["bill"]

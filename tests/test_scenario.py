@@ -25,6 +25,21 @@ def test_yaml_12_floats(tmp_path):
     assert isinstance(sc["n_gpus"], int)
 
 
+def test_a_yaml_boolean_where_a_word_goes_names_the_words(tmp_path):
+    # A trial's `recompute: yes` read "recompute=True must be a string": PyYAML's SafeLoader,
+    # which load_scenario extends, resolves YAML 1.1 booleans (yes|no|on|off among them,
+    # yaml.org/type/bool.html), so the word arrived as True. The error names the words the
+    # key takes and why the value became a boolean.
+    f = tmp_path / "s.yaml"
+    f.write_text("recompute: yes\n")
+    with pytest.raises(ScenarioError, match=r"recompute=True must be one of 'none', 'selective', "
+                       r"'full', 'auto' \(YAML reads an unquoted yes, no, on or off as true or "
+                       r"false\)"):
+        load_scenario(f)
+    f.write_text("recompute: 'full'\n")
+    assert load_scenario(f) == {"recompute": "full"}
+
+
 def test_the_readme_sends_python_readers_to_load_scenario():
     # A new-user trial read a scenario with yaml.safe_load and built the bill: PyYAML resolves
     # YAML 1.1, whose float pattern needs a dot ([-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?,

@@ -309,6 +309,12 @@ def test_04b_names_the_cap_apart_from_the_best_comparable_run_it_is_above():
         "model's own low end: its uncapped band lies wholly above the best comparable published "
         f"run, {best_run:.1%}, and so does the bill's MFU): the band, {band.low:.1%}–{band.high:.1%}, lies below the prediction")
     assert f"published run ({band.high:.1%})" not in note   # the old text's misnamed figure
+    # a bill at the scenario's own MFU (a trial's 30.0%, below that run's 31.5%) is not the
+    # prediction: the note says nothing of the bill's MFU
+    given = step_scenario.headline_figures(b, plan, band, row, P.scenario_pp_split(p), 0.30,
+                                           bill_is_prediction=False)[0][4]
+    assert "the bill's MFU" not in given and given == note.replace(", and so does the bill's MFU",
+                                                                   "")
 
 
 def test_04b_time_budget_axis_says_ideal_time_at_the_predicted_mfu():

@@ -966,6 +966,27 @@ def _published_project_months(months, with_phases: str) -> tuple:
             + words + ": set ledger_project_months")
 
 
+def _checkpoint_storage_words(p: dict, hot: str, hot_label: str, main_plan, main_days) -> str:
+    """What the checkpoint-storage line holds, in words: the hot tier's policy and the cold
+    milestones; a run that writes no checkpoint (its interval longer than the run, notebook 07)
+    or no milestone (shorter than ``ckpt_milestone_every_days``) is said so, as the cost is
+    then the hot tier's bandwidth floor alone (a trial's 9.8-hour run read "hot: last 3 ... +
+    milestones ... for 12 months" beside notebook 07's "taking no checkpoint")."""
+    n = main_plan.n_checkpoints
+    none = n is not None and np.ndim(n) == 0 and float(n) == 0
+    bw = main_plan.storage_bytes_per_s
+    hot_words = (f"no checkpoint written during the main run (its interval is longer than the "
+                 f"run, notebook 07): the hot tier on {hot} provisioned for "
+                 f"{rel.gb_per_s_text(bw)} for the run's days" if none and bw else
+                 f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, not the "
+                 "average bytes held)")
+    every = p["ckpt_milestone_every_days"]
+    cold = (f" + milestones on {p['ckpt_cold_tier']} for {p['ckpt_retention_months']:g} months"
+            if np.any(np.floor(np.asarray(main_days) / every) > 0) else
+            f"; no milestone (the run is shorter than ckpt_milestone_every_days, {every:g} days)")
+    return hot_words + cold
+
+
 def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
     """Checkpoint storage (``reliability.retention_storage_cost``): the hot tier provisioned for
     the checkpoint plan's peak write bandwidth for the main run's days (notebook 07's; the
@@ -990,9 +1011,7 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
         st["usd"].iloc[-1], st["policy"].iloc[0])
     lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
                       "fixed", _num(usd),
-                      f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
-                      f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
-                      f"for {p['ckpt_retention_months']:g} months"
+                      _checkpoint_storage_words(p, hot, hot_label, main_plan, main_days)
                       + ("; the main run's days only, not the pre-training phases after it "
                          "(a lower bound)" if p["phases"] else ""),
                       "reliability.retention_storage_cost; data/storage_prices.csv; "
@@ -1353,9 +1372,10 @@ def exploratory_fraction_bounds(scenario) -> tuple:
 
         (f · lo / med,  f,  f · hi / med)
 
-    so that the range stays around the scenario's number (0 gives (0, 0, 0)), its high end cut
-    to the input's own bound, ``EXPLORATORY_FRACTION_MAX`` (10), as the default's range is (a
-    trial's fraction 5 drew to 12.6, a range the key refuses, and stopped notebook 00).
+    so that the range stays around the scenario's number (0 gives (0, 0, 0); a range of zero
+    width, ``[0.5, 0.5]``, is that number: a trial's drew Cottier et al.'s default), its high
+    end cut to the input's own bound, ``EXPLORATORY_FRACTION_MAX`` (10), as the default's range
+    is (a trial's fraction 5 drew to 12.6, a range the key refuses, and stopped notebook 00).
 
     Raises
     ------
@@ -1366,6 +1386,8 @@ def exploratory_fraction_bounds(scenario) -> tuple:
     row = default_rows()["exploratory_fraction"]
     lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
     given = scenario.get("ledger_exploratory_fraction")
+    if isinstance(given, Range) and is_point_range(given):
+        given = given.point   # a range of zero width is its number (``_range_source``)
     if given is None or isinstance(given, Range):
         return lo, med, hi
     g = as_scalar(given, "ledger_exploratory_fraction", nonnegative=True)

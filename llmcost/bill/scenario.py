@@ -51,7 +51,7 @@ from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_p
                             load_accelerator, load_model, suggest)
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
-from ..core.shown import show_once_per_text_in_a_kernel
+from ..core.shown import print_after_answer, show_once_per_text_in_a_kernel
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
 from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number
 from ..laws.scaling import LOSS_FITS
@@ -819,6 +819,14 @@ def _coerce(p: Param, value):
         if not isinstance(value, str):
             if "bool" in kind.split("|") and p.check is not None:
                 p.check(p.name, value)  # its rule says what it takes (true, false or 'auto')
+            if isinstance(value, bool) and p.check is not None:
+                # a trial's `recompute: yes` read "recompute=True must be a string": the rule
+                # names the words it takes, and why a word became a boolean
+                try:
+                    p.check(p.name, value)
+                except ScenarioError as e:
+                    raise ScenarioError(f"{e} (YAML reads an unquoted yes, no, on or off as true "
+                                        "or false)") from None
             raise ScenarioError(f"{p.name}={value!r} must be a string")
         return value
     if "str" in kind.split("|") and isinstance(value, str):
@@ -1081,7 +1089,8 @@ def validate_parameters(**params) -> dict:
     ``p = llmcost.validate_parameters(model=model, n_gpus=n_gpus, ...)``.
 
     A range (module docstring, "Ranges") is replaced by its point; a notebook's call (one that
-    passes ``interactive``) prints which inputs were ranges and the point the page uses.
+    passes ``interactive``) prints which inputs were ranges and the point the page uses, after
+    the page's answer in a kernel (``core.shown.print_after_answer``).
 
     Raises
     ------
@@ -1090,8 +1099,8 @@ def validate_parameters(**params) -> dict:
     """
     out = validate_ranged_parameters(**params)
     ranged = {k: v for k, v in out.items() if is_ranged(v)}
-    if ranged and "interactive" in params:
-        print(range_note(ranged, out.get("mfu_band")))
+    if ranged and "interactive" in params:   # after the page's answer (core.shown)
+        print_after_answer(range_note(ranged, out.get("mfu_band")))
     return point_scenario(out)
 
 

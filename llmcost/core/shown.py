@@ -77,3 +77,34 @@ def forget_shown() -> None:
     hook = warnings.showwarning
     if isinstance(hook, OncePerText):
         hook.seen.clear()
+
+
+#: What marks the cell that shows a page's answer (``print_after_answer``): it calls the
+#: answer sentences of ``llmcost.present.answers``.
+ANSWER_CELL_MARK = "answers."
+
+
+def print_after_answer(text: str) -> None:
+    """Print ``text`` now, or in a Jupyter kernel after the first cell of the page from this one
+    on whose source calls the page's answer sentences (``ANSWER_CELL_MARK``): a page opens with
+    its answer, right under its title, and a note about its inputs follows it (a trial read
+    eight pages that each opened on "mfu is a range ... this page uses its midpoint"). The note
+    is dropped if the kernel starts another page first (IPython's execution count restarts, as
+    a warm kernel's reset restarts it) and never printed twice."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if in_a_kernel() else None
+    if shell is None:
+        print(text)
+        return
+    start = shell.execution_count
+
+    def after(result) -> None:
+        if shell.execution_count < start:   # another page began: not its note
+            shell.events.unregister("post_run_cell", after)
+            return
+        if ANSWER_CELL_MARK in (getattr(result.info, "raw_cell", "") or ""):
+            shell.events.unregister("post_run_cell", after)
+            print(text)
+
+    shell.events.register("post_run_cell", after)
+

@@ -126,7 +126,8 @@ def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggle
 
 def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,
               mfu_high: float, tokens_per_s: float, center: float = 0.0, n: int = 0,
-              calibrated: dict | None = None, cap_from: str = "") -> str:
+              calibrated: dict | None = None, cap_from: str = "",
+              bill_is_prediction: bool = True) -> str:
     """Notebook 04b: the predicted step time of the busiest GPU and the MFU it implies,
     MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
     band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
@@ -140,7 +141,10 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     (``accuracy.central_mfu``). A band whose top is under the prediction (capped by the best
     comparable published run, ``accuracy.mfu_band``) says so, in ``cap_from``'s words (the band's
     ``MfuBand.cap_source``: the best comparable run, or the model's own low end where that is
-    above it; "" reads "the best comparable published run").
+    above it; "" reads "the best comparable published run"). ``bill_is_prediction`` False (the
+    scenario gives its own MFU): the band is the one a ``mfu: predict`` bill would draw, not the
+    bill's (a trial's bill at a given 30.0% drew 23.1%-31.5% while this page called the
+    prediction's 27.6%-35.8% "the band a bill draws").
 
     ``calibrated``: the MFU the bill uses when the scenario gives pilots (``bill.pilot.pilot_mfu``:
     ``value``, ``low``, ``high``); the answer then leads with it, at its step time on the same
@@ -150,8 +154,9 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
                     f"{cap_from or 'the best comparable published run'}" if mfu > mfu_high else "")
     # a prediction above its band's top: said as what it is (a trial read "48.1% (band
     # 29.7%-38.4%, capped below the prediction ...)" as a band that misses its own point)
+    whose = "a bill draws" if bill_is_prediction else "a `mfu: predict` bill would draw"
     band = (f"MFU of **{mfu:.1%}**, above what any comparable published run has measured: the "
-            f"band a bill draws, {mfu_low:.1%}–{mfu_high:.1%}, lies below it{capped_below}"
+            f"band {whose}, {mfu_low:.1%}–{mfu_high:.1%}, lies below it{capped_below}"
             if mfu > mfu_high else f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%})")
     if calibrated is not None:
         return step_time_pilots(plan, chosen, step_time_s, mfu, mfu_low, mfu_high, tokens_per_s,
@@ -406,6 +411,21 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
                         f"{best['price_basis']}{plan(best)}){dearer}"
                         if best is not None else "none")))
     return "\n".join(out)
+
+
+def sweep_row(r) -> str:
+    """One row of ``levers.hardware_sweep`` in a line (notebook 09 §4): its whole bill at the
+    MFU it bills (``mfu``: the prediction's central estimate, or the pilots' calibration on
+    their own hardware), the days and the raw prediction; where that MFU lies above the best
+    comparable published run (``mfu_ceiling``, the same dtype basis), it says so (a trial read
+    H100's 35.8%, the band's top set by the model's own low end, beside a lever that raised
+    the MFU only to that run's 31.5%, as the best case)."""
+    ceiling = r.get("mfu_ceiling")
+    above = (f"; above the best comparable published run, {ceiling:.1%}"
+             if ceiling is not None and ceiling == ceiling and r["mfu"] > ceiling + 5e-4 else "")
+    return (f"{r['accelerator']}: {fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
+            f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}); price "
+            f"({r['price_basis']}): {r['price_source']}")
 
 
 def savings(bill_total_usd: float, top: pd.DataFrame) -> str:

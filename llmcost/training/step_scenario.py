@@ -439,7 +439,8 @@ def _bill_step_rows(b, bill_mfu: float | None) -> list[tuple]:
 
 
 def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str,
-                     bill_mfu: float | None = None) -> list[tuple]:
+                     bill_mfu: float | None = None, bill_is_prediction: bool = True
+                     ) -> list[tuple]:
     """Notebook 04b's headline figures as (key, label, value, unit, note) tuples, for
     ``report.summary_row``: the scenario's step ``b`` (``scenario_step``) of ``plan``, its MFU
     band ``band`` (``accuracy.band_for_step``) and the fastest ranked row ``best``
@@ -454,7 +455,8 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str,
       e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``,
       said in the notes with the cap's source, ``MfuBand.cap_words``, and on the prediction's
       row when the prediction lies above the capped top, with what set it,
-      ``MfuBand.cap_source``);
+      ``MfuBand.cap_source``, which says nothing of the bill's MFU unless
+      ``bill_is_prediction``: a bill whose MFU the scenario gives is not the prediction's);
     * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
     * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global
       batch tokens ÷ step time (``step.step_time``), both the prediction's, said so;
@@ -475,7 +477,8 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str,
     # the capped top named as what it is: a comparable run's figure, the matmul ceiling, or
     # the band's own low end where the whole band lies above every comparable run
     above = (f"; {b.mfu:.1%}, above its band's capped top, {band.high:.1%} "
-             f"({band.cap_source() or 'where no measurement goes'}): the band, "
+             f"({band.cap_source(bill_is_prediction) or 'where no measurement goes'}): "
+             f"the band, "
              f"{band.low:.1%}–{band.high:.1%}, lies below the prediction"
              if band.high < b.mfu else "")
     capped = band.cap_words()
