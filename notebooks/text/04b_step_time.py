@@ -78,10 +78,12 @@ band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf1
 piloted = pilot_mfu(p) if pilot_given(p) else \
     {"value": p["mfu"]} if p.get("mfu_band") == "pilot" else None
 bill_mfu = piloted["value"] if piloted else p["mfu"]   # the MFU every other page uses
+predicted_bill = p.get("mfu_band") == "predicted"   # the bill's MFU is this prediction's
 display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
                                    b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s,
                                    center=band.center, n=band.n, calibrated=piloted,
-                                   cap_from=band.cap_source())))
+                                   cap_from=band.cap_source(predicted_bill),
+                                   bill_is_prediction=predicted_bill)))
 
 # %% [markdown]
 # Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, notebook 03 found
@@ -815,7 +817,7 @@ calibrated_rows = [summary_row(
 )] if piloted else []   # with pilots, the bill's MFU first
 publish_summary("04b_step_time", calibrated_rows + [
     summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split,
-                                                            bill_mfu)])
+                                                            bill_mfu, predicted_bill)])
 
 # %% [markdown]
 # ## Exercises

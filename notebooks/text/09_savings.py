@@ -371,8 +371,7 @@ print(answers.hardware_sweep(sweep))
 # %%
 # NBVAL_CHECK_OUTPUT
 for _, r in sweep[sweep["accelerator"].isin([p["accelerator"], "GB200-NVL72"])].iterrows():
-    print(wrap(f"{r['accelerator']}: {llmcost.fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
-               f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}); price ({r['price_basis']}): {r['price_source']}"))
+    print(wrap(answers.sweep_row(r)))   # its MFU flagged where above any comparable run
 print("left out:" + ("" if sweep.attrs["skipped"] else " none"))
 for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
     print(wrap(f"  {a}: {why}"))
