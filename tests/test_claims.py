@@ -1533,3 +1533,23 @@ def test_a_scenario_judged_by_its_own_models_run_says_so_with_the_best_without_i
                            "model's own runs")
     assert f"without them the best is {other_best:.1%} (" in note
     assert claim.own_run_note == ""   # a claim is never judged against its own run
+
+
+def test_a_claims_default_goodput_says_its_storage():
+    # A trial: `check` with flags gave 97.8% goodput and $127k of checkpoint storage for
+    # Llama 2 70B on 2,048 H100 at 40%, `check --scenario` of the same five values 96.9% and
+    # $34.8k: a claim states no storage, so its goodput takes Llama 3's 2e12 B/s over 16,384
+    # GPUs (122 MB/s per GPU, reliability.STORAGE_BYTES_PER_S_PER_GPU), where a scenario's bill
+    # sizes its storage to its price. The hours' source says which.
+    from llmcost.training import reliability as rel
+    assert rel.STORAGE_BYTES_PER_S_PER_GPU == pytest.approx(2e12 / 16384)
+    c = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, mfu=0.40,
+                           left_out=False)
+    assert "with Llama 3's checkpoint storage per GPU, 122 MB/s, as a claim states none" in \
+        c.hours_source
+    plan = rel.checkpoint_plan(68.98e9, 2048, 0.173, rel.job_storage_bytes_per_s(2048), 600.0)
+    assert claims.goodput_for(68.98e9, 2048) == pytest.approx(float(plan.goodput), rel=0.01)
+    # a scenario's own goodput (its bill's) is not said to be Llama 3's storage
+    own = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, mfu=0.40,
+                             goodput=0.969, left_out=False)
+    assert "Llama 3's checkpoint storage" not in own.hours_source

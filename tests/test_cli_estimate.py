@@ -1096,3 +1096,19 @@ def test_samples_take_a_whole_number_as_yaml_counts_do():
     for bad in ("1.5", "abc", "inf", "nan"):
         with pytest.raises(argparse.ArgumentTypeError, match=repr(bad)):
             whole_number(bad)
+
+
+def test_the_bill_text_says_an_rl_runs_wall_clock():
+    # A trial billed 100,000 RL iterations × 20 runs on 64 GPUs ($20.4M, 5.12M GPU-h) and saw
+    # no wall clock: one run is its GPU-hours ÷ runs ÷ rl_gpus ÷ 24 for a colocated campaign
+    # (every GPU busy for the whole iteration), 167 days there. Here 1,000 iterations × 2 runs.
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), "rl_iterations": 1000,
+          "rl_runs": 2, "rl_gpus": 64, "rl_rollout_gpus": 0}
+    bill = ledger.build_ledger(sc)
+    days = bill.figures["rl_wall_clock_days_per_run"]
+    assert days == pytest.approx(bill.figures["rl_gpu_hours"] / 2 / 64 / 24, rel=1e-6)
+    text = re.sub(r"\s+", " ", bill_text(bill, columns=200))
+    assert (f"each run of 1,000 iterations (2 runs) takes {days:.3g} days on 64 GPUs, not in "
+            "the main run's wall clock") in text
+    assert ledger.build_ledger({**sc, "ledger_rl": False}).figures[
+        "rl_wall_clock_days_per_run"] is None

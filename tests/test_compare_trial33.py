@@ -107,3 +107,13 @@ def test_two_predicted_mfus_on_two_regimes_say_their_corrections():
                     "regime's corrected central estimate, ×1.017 and ×0.921: part of the MFU's "
                     "change is the two regimes' held-out errors, not the run)"]
     assert _predicted_corrections([bill(0.50, 0.52), bill(0.45, 0.468)]) == []
+    # a bill held at its band's capped top (a trial's MoE bill: 29.2% ÷ 37.7% = ×0.775, its
+    # corrected estimate 38.0% above the cap) is said to take the cap, not a held-out error
+    capped = bill(0.292, 0.377)
+    capped.scenario["_mfu_prediction"].update(center_capped=True,
+                                               cap="the best comparable published run")
+    said = _predicted_corrections([bill(0.404, 0.400), capped])
+    assert said == ["the step-time model's raw predictions 40.0% → 37.7% (each bill takes its "
+                    "regime's corrected central estimate, ×1.010 and ×0.775; B's held at its "
+                    "band's capped top (the best comparable published run): part of the MFU's "
+                    "change is the regimes' held-out errors and the cap, not the run)"]

@@ -1290,3 +1290,22 @@ def test_checkpoint_storage_words_when_the_run_writes_no_checkpoint():
     floor_gib = bw / rel.storage_throughput_per_tib(hot) * 1024
     months = b.figures["wall_clock_days"] * 86400 / rel.SECONDS_PER_MONTH
     assert line.usd == pytest.approx(floor_gib * months * rel.storage_price(hot), rel=0.02)
+
+
+def test_a_long_run_that_writes_no_checkpoint_keeps_no_milestone():
+    # A review: with ckpt_interval_s 1e9 a 2T-token run (days long, weeks of milestones by the
+    # calendar) writes no checkpoint, ⌈T/τ⌉ − 1 = 0, and was still charged weekly milestones,
+    # copies of checkpoints never written. Milestones are at most the checkpoints written.
+    from llmcost.training import reliability as rel
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), "ckpt_interval_s": 1e9,
+          "n_gpus": 256}
+    b = llmcost.build_ledger(sc)
+    assert b.figures["wall_clock_days"] > 14   # two weekly milestones by the calendar
+    line = next(x for x in b.lines if x.key == "storage.checkpoints")
+    assert line.how.startswith("no checkpoint written") and \
+        line.how.endswith("; no milestone (no checkpoint written to copy)")
+    t = rel.retention_storage_cost(1e12, 30.0, 1e9, 3, 7.0, 12.0, 0.1, 0.001, n_checkpoints=0)
+    assert t.set_index("policy").loc["cold: milestones", "usd"] == 0.0
+    # four written over 30 days: four weekly milestones, ⌊30/7⌋ = 4, kept
+    t = rel.retention_storage_cost(1e12, 30.0, 6e5, 3, 7.0, 12.0, 0.1, 0.001, n_checkpoints=4)
+    assert t.set_index("policy").loc["cold: milestones", "checkpoints"] == 4

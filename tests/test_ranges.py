@@ -591,6 +591,15 @@ def test_a_given_exploratory_fraction_keeps_its_range_around_it():
         {**PRICE, "ledger_exploratory_fraction": pin}))["ledger_exploratory_fraction"][0]
     assert (drawn.kind, drawn.low, drawn.mode) == ("triangular", pytest.approx(0.5 * 0.2 / 1.19),
                                                    0.5)
+    # so are a zero-width price and a zero-width 0 (a review: [2.99, 2.99] lost the price's
+    # catalogue spread, said to have fewer than two prices; [0, 0] was said priced otherwise)
+    for key, v in (("price_usd_per_gpu_hour", 3.99), ("ledger_exploratory_fraction", 0.0)):
+        num = ledger.build_ledger({**PRICE, key: v})
+        pinned = ledger.build_ledger({**PRICE, key: scenario.validate_parameter(key, [v, v])})
+        assert ledger.illustrative_ranges(pinned).get(key) == \
+            ledger.illustrative_ranges(num).get(key)
+        assert ledger.unranged_inputs(pinned, ["mfu"]).get(key) == \
+            ledger.unranged_inputs(num, ["mfu"]).get(key)
     high = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 5.0})
     assert ledger.headline_draws(high.scenario, samples=200, seed=0) is not None
     # no fraction given: the source's own log-normal (test_illustrative_ranges_come_from_the_

@@ -315,6 +315,12 @@ def test_04b_names_the_cap_apart_from_the_best_comparable_run_it_is_above():
                                            bill_is_prediction=False)[0][4]
     assert "the bill's MFU" not in given and given == note.replace(", and so does the bill's MFU",
                                                                    "")
+    # nor is that bill said to use no more than the cap (its 40% is above the 37.6% top)
+    high = step_scenario.headline_figures(b, plan, band, row, P.scenario_pp_split(p), 0.40,
+                                          bill_is_prediction=False)[2][4]
+    assert "a bill uses no more than the cap" not in high and \
+        "which a `mfu: predict` bill would not exceed" in high
+    assert "a bill uses no more than the cap" in rows[2][4]
 
 
 def test_04b_time_budget_axis_says_ideal_time_at_the_predicted_mfu():

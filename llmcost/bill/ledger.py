@@ -969,8 +969,9 @@ def _published_project_months(months, with_phases: str) -> tuple:
 def _checkpoint_storage_words(p: dict, hot: str, hot_label: str, main_plan, main_days) -> str:
     """What the checkpoint-storage line holds, in words: the hot tier's policy and the cold
     milestones; a run that writes no checkpoint (its interval longer than the run, notebook 07)
-    or no milestone (shorter than ``ckpt_milestone_every_days``) is said so, as the cost is
-    then the hot tier's bandwidth floor alone (a trial's 9.8-hour run read "hot: last 3 ... +
+    or no milestone (shorter than ``ckpt_milestone_every_days``, or no checkpoint to copy:
+    ``reliability.retention_storage_cost``) is said so, the cost then the hot tier's bandwidth
+    floor alone (a trial's 9.8-hour run read "hot: last 3 ... +
     milestones ... for 12 months" beside notebook 07's "taking no checkpoint")."""
     n = main_plan.n_checkpoints
     none = n is not None and np.ndim(n) == 0 and float(n) == 0
@@ -981,8 +982,10 @@ def _checkpoint_storage_words(p: dict, hot: str, hot_label: str, main_plan, main
                  f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, not the "
                  "average bytes held)")
     every = p["ckpt_milestone_every_days"]
+    weeks = np.any(np.floor(np.asarray(main_days) / every) > 0)   # a milestone by the calendar
     cold = (f" + milestones on {p['ckpt_cold_tier']} for {p['ckpt_retention_months']:g} months"
-            if np.any(np.floor(np.asarray(main_days) / every) > 0) else
+            if weeks and not none else
+            "; no milestone (no checkpoint written to copy)" if weeks else
             f"; no milestone (the run is shorter than ckpt_milestone_every_days, {every:g} days)")
     return hot_words + cold
 
@@ -1230,6 +1233,11 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "ckpt_main_plan": _checkpoint_figures(run["main_plan"]),
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
+        # one RL run's wall clock on rl_gpus (rl.rl_campaign: iterations × iteration time, ×
+        # the time factor the bill takes), None without a campaign (a trial's 100,000
+        # iterations on 64 GPUs, 167 days a run, were nowhere said)
+        "rl_wall_clock_days_per_run": (None if rl_camp is None else _num(
+            rl_camp.attrs.get("wall_clock_days_per_run"))),
     }
 
 
@@ -2511,7 +2519,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
     -------
     dict key -> (Range, source sentence).
     """
-    f, p = _ledger(bill, "bill").figures, bill.scenario
+    f, p = _ledger(bill, "bill").figures, zero_width_as_numbers(bill.scenario)
     out = {"mfu": given_mfu_range(bill)}
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
@@ -2621,6 +2629,16 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
            if p.get("rl_algorithm") == "ppo" else ""))}
 
 
+def zero_width_as_numbers(scenario: dict) -> dict:
+    """``scenario`` with each range of zero width (``ranges.is_point_range``: ``[2.99, 2.99]``)
+    replaced by its number, as the bill reads it (``_range_source``: "treated as a number given
+    alone"), so that the illustrative spreads and their reasons treat it as that number (a
+    review: a zero-width price lost its catalogue spread and was said to have fewer than two
+    catalogue prices)."""
+    return {k: v.point if isinstance(v, Range) and is_point_range(v) else v
+            for k, v in scenario.items()}
+
+
 def unranged_inputs(bill: Ledger, ranged) -> dict:
     """The inputs of ``HEADLINE_RULE`` (the MFU, the GPU-hour price, the exploratory compute:
     ``SHORT_WORDS``) that a headline's draws leave at one number, each with why, by the
@@ -2630,7 +2648,7 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
     exploration priced as a fraction of the final run (not to listed runs), and not when the
     lines it nets out leave it $0 over its whole range (``exploratory_all_clamped``).
     ``ranged``: the ranged input names (``LedgerDraws.ranges``). Returns dict key -> reason."""
-    f, p = _ledger(bill, "bill").figures, bill.scenario
+    f, p = _ledger(bill, "bill").figures, zero_width_as_numbers(bill.scenario)
     if isinstance(ranged, (str, bytes)) or not hasattr(ranged, "__iter__") or \
             not all(isinstance(k, str) for k in ranged):
         raise ValueError(f"ranged={ranged!r} must be a collection of input names (strings)")

@@ -519,8 +519,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "data- and tensor-parallel collectives take NCCL's own per-protocol latencies "
           "(tuning.cc); null: data/efficiency.csv", _nonnegative),
     # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
-    Param("serve_weight_dtype", "str", "serving weight precision", _one_of(*_WEIGHT_DTYPES)),
-    Param("serve_kv_dtype", "str", "KV-cache precision", _one_of("bf16", "fp16", "fp8")),
+    Param("serve_weight_dtype", "str", "serving weight precision, also the RL rollouts' "
+          "(llmcost.rl.scenario_iteration)", _one_of(*_WEIGHT_DTYPES)),
+    Param("serve_kv_dtype", "str", "KV-cache precision, also the RL rollouts'",
+          _one_of("bf16", "fp16", "fp8")),
     Param("serve_tp", "int", "tensor-parallel GPUs per serving replica; 0: the cheapest per "
           "token (llmcost.inference.choose_serving_tp)", _nonnegative),
     Param("serve_batch", "int", "sequences per replica; 0: the largest that fits in HBM",
@@ -1099,8 +1101,8 @@ def validate_parameters(**params) -> dict:
     """
     out = validate_ranged_parameters(**params)
     ranged = {k: v for k, v in out.items() if is_ranged(v)}
-    if ranged and "interactive" in params:   # after the page's answer (core.shown)
-        print_after_answer(range_note(ranged, out.get("mfu_band")))
+    if "interactive" in params:   # after the page's answer (core.shown); none: none waits
+        print_after_answer(range_note(ranged, out.get("mfu_band")) if ranged else None)
     return point_scenario(out)
 
 

@@ -84,27 +84,41 @@ def forget_shown() -> None:
 ANSWER_CELL_MARK = "answers."
 
 
-def print_after_answer(text: str) -> None:
+#: The note ``print_after_answer`` holds for the page's answer, and its hook (one at a time).
+_PENDING: dict = {}
+
+
+def print_after_answer(text: str | None) -> None:
     """Print ``text`` now, or in a Jupyter kernel after the first cell of the page from this one
     on whose source calls the page's answer sentences (``ANSWER_CELL_MARK``): a page opens with
     its answer, right under its title, and a note about its inputs follows it (a trial read
-    eight pages that each opened on "mfu is a range ... this page uses its midpoint"). The note
-    is dropped if the kernel starts another page first (IPython's execution count restarts, as
-    a warm kernel's reset restarts it) and never printed twice."""
+    eight pages that each opened on "mfu is a range ... this page uses its midpoint"). One note
+    waits at a time: a later call replaces it, and ``None`` drops it (a cell run again with other
+    inputs says what they are now, once). The note is dropped if the kernel starts another page
+    first (IPython's execution count restarts, as a warm kernel's reset restarts it)."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if in_a_kernel() else None
     if shell is None:
-        print(text)
+        if text is not None:
+            print(text)
+        return
+    old = _PENDING.pop("hook", None)
+    if old is not None:
+        try:
+            shell.events.unregister("post_run_cell", old)
+        except ValueError:   # already gone (a reset cleared the callbacks)
+            pass
+    if text is None:
         return
     start = shell.execution_count
 
     def after(result) -> None:
-        if shell.execution_count < start:   # another page began: not its note
+        if shell.execution_count < start or \
+                ANSWER_CELL_MARK in (getattr(result.info, "raw_cell", "") or ""):
             shell.events.unregister("post_run_cell", after)
-            return
-        if ANSWER_CELL_MARK in (getattr(result.info, "raw_cell", "") or ""):
-            shell.events.unregister("post_run_cell", after)
-            print(text)
+            _PENDING.pop("hook", None)
+            if shell.execution_count >= start:   # not another page's
+                print(text)
 
+    _PENDING["hook"] = after
     shell.events.register("post_run_cell", after)
-

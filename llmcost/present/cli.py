@@ -861,8 +861,9 @@ def _exploratory_header(bill) -> list:
 def _rl_time_note(bill) -> list:
     """The sentence under the table on a billed RL campaign's time (``bill_text``): its
     iteration time × the factor the bill takes (``rl.time_factor_short``: the published GRPO
-    runs' median, its framework's, or the scenario's own), and how to change it; nothing
-    without a campaign or at the model's own time."""
+    runs' median, its framework's, or the scenario's own), and how to change it, and one run's
+    wall clock on ``rl_gpus`` (``figures['rl_wall_clock_days_per_run']``: iterations × the
+    iteration's wall time × that factor, ``rl.rl_campaign``); nothing without a campaign."""
     h = bill.figures.get("rl_gpu_hours", 0.0)
     if not (isinstance(h, (int, float)) and h > 0):
         return []
@@ -871,11 +872,19 @@ def _rl_time_note(bill) -> list:
         return [f"RL post-training billed at the model's iteration time × rl_time_factor, "
                 f"drawn from its range ({given.describe()}) for the P10-P90; the point takes "
                 f"its {POINT_WORDS[given.kind]} {given.point:.3g}"]
+    days = bill.figures.get("rl_wall_clock_days_per_run")
+    sc = bill.scenario
+    n = sc.get("rl_runs")
+    run = (f"; {'each' if n != 1 else 'its'} run of {sc['rl_iterations']:,} iterations "
+           f"({n:,} run{'s' if n != 1 else ''}) takes {fmt_period(days, 'days')} on "
+           f"{fmt_gpus(sc['rl_gpus'])}, not in the main run's wall clock"
+           if isinstance(days, (int, float)) and days > 0
+           and all(k in sc for k in ("rl_runs", "rl_iterations", "rl_gpus")) else "")
     short = time_factor_short(bill.scenario)
     if not short:
-        return []
+        return [f"RL post-training{run[1:]}"] if run else []
     return [f"RL post-training billed at the model's iteration time {short} "
-            "(rl_time_factor to change it)"]
+            f"(rl_time_factor to change it){run}"]
 
 
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,

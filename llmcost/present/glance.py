@@ -1546,7 +1546,8 @@ def _predicted_corrections(bills) -> list:
     """``["the step-time model's raw predictions a → b; ..."]`` when both bills predicted their
     MFU (``_mfu_prediction``) and their corrections (each bill's MFU ÷ its raw prediction, the
     central estimate's regime correction, ``accuracy.central_mfu``) differ by more than 1%:
-    part of the MFU's change is then the two regimes' held-out errors, not the plan. A trial
+    part of the MFU's change is then the two regimes' held-out errors (or a band's capped top,
+    said where it holds a bill's estimate: ``center_capped``), not the plan. A trial
     compared ZeRO-2 and ZeRO-3 of one 8B run: "mfu 54.9% → 44.4%" where the model's
     predictions were 54.0% → 48.2%, the rest two regimes' corrections (+1.6%, −8.5%)."""
     preds = [((getattr(x, "scenario", {}) or {}).get("_mfu_prediction") or {}) for x in bills]
@@ -1557,9 +1558,16 @@ def _predicted_corrections(bills) -> list:
     c = [b / r for b, r in zip(billed, raw)]
     if abs(c[1] / c[0] - 1) <= 0.01:
         return []
+    # a bill held at its band's capped top takes the cap, not its regime's correction (a
+    # trial's MoE bill at ×0.775 was the cap, its corrected estimate 38.0% above it)
+    capped = [f"{n}'s held at its band's capped top ({p.get('cap') or 'the cap'})"
+              for n, p in zip("AB", preds) if p.get("center_capped")]
+    why = ("the two regimes' held-out errors" if not capped else
+           "the regimes' held-out errors and the cap" if len(capped) == 1 else "the caps")
     return [f"the step-time model's raw predictions {raw[0]:.1%} → {raw[1]:.1%} (each bill "
-            f"takes its regime's corrected central estimate, ×{c[0]:.3f} and ×{c[1]:.3f}: part "
-            "of the MFU's change is the two regimes' held-out errors, not the run)"]
+            f"takes its regime's corrected central estimate, ×{c[0]:.3f} and ×{c[1]:.3f}"
+            + "".join(f"; {x}" for x in capped) + f": part of the MFU's change is {why}, "
+            "not the run)"]
 
 
 def _same_given_mfu(bills) -> list:

@@ -610,12 +610,14 @@ class MfuBand:
         a run of 31.5%)."""
         return self.cap_from if bill_is_prediction else self.cap_from.replace(BILL_TOO, "")
 
-    def cap_words(self) -> str:
+    def cap_words(self, bill_is_prediction: bool = True) -> str:
         """The band in a reader's words where its ends were moved (``band_cap``): "its top
         capped at 47.0% (<cap_reason>), below the uncapped 60.8%" and, when the prediction lies
         above that top, that the prediction is outside the band and why; "" when uncapped.
         Formulas: uncapped top p / (1 + c − w) (``uncapped_high``), low end
-        p / (1 + c + w) before the cap."""
+        p / (1 + c + w) before the cap. ``bill_is_prediction`` False (a bill whose MFU the
+        scenario gives): nothing is said of what a bill uses (a trial's bill at a given 40.0%
+        was said to use no more than a cap of 37.6%)."""
         if self.capped_above() is None:
             return ""
         top, pred = distinct_percents(self.high, self.mfu)
@@ -626,8 +628,9 @@ class MfuBand:
             out += f", its low end lowered with it to {low} (from {was})"
         if self.high < self.mfu:
             out += (f"; the prediction, {pred}, lies above that cap, so the band "
-                    f"({self.low:.1%}–{top}) lies below the prediction and a bill uses no "
-                    "more than the cap")
+                    f"({self.low:.1%}–{top}) lies below the prediction" + (
+                        " and a bill uses no more than the cap" if bill_is_prediction else
+                        ", which a `mfu: predict` bill would not exceed"))
         return out
 
     def floored_below(self) -> float | None:

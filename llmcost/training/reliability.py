@@ -1240,7 +1240,8 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
       storage capacity"), as ``storage_tradeoff`` sizes it.
     * Cold tier: one milestone every ``milestone_every_days`` (full, or ``milestone_bytes`` for
       weights-only milestones), accumulating over the run (on average half held) and then kept
-      ``retention_months`` after it.
+      ``retention_months`` after it; never more milestones than the checkpoints written (a
+      milestone is a copy of one: a run that writes none keeps none).
 
     cost = Σ bytes held ÷ 2^30 × months × price per GB-month (AWS bills a GB-month as 2^30
     bytes: ``BILLED_GB``); the bandwidth floor is TiB provisioned × 1,024 GiB.
@@ -1276,7 +1277,7 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
             hot_label += f" (provisioned for {gb_per_s_text(bw)})"
     hot_gbm = scalar_or_array(hot_average_gb(floor_gb, hot_n * size / BILLED_GB, hot_n, n_all)
                               * months)
-    n_ms = np.floor(days / every)
+    n_ms = np.minimum(np.floor(days / every), np.floor(n_all))  # copies of written ones
     cold_gbm = n_ms * ms / BILLED_GB * (months / 2 + after)
     if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
         return {"usd": hot_gbm * hot_p + cold_gbm * cold_p}

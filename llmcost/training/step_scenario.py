@@ -481,7 +481,7 @@ def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str,
              f"the band, "
              f"{band.low:.1%}–{band.high:.1%}, lies below the prediction"
              if band.high < b.mfu else "")
-    capped = band.cap_words()
+    capped = band.cap_words(bill_is_prediction)
     return [
         ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe() + above),
         ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
