@@ -2329,3 +2329,20 @@ def test_an_already_reserved_run_says_the_price_its_bill_takes():
                     f"{f['price_source']})")
     assert "on-demand median" in note
     assert lv.reserved_pricing({**sc, "price_usd_per_gpu_hour": 5.0}).note == "already reserved"
+
+
+def test_a_plan_lever_capped_back_to_the_scenarios_mfu_says_why_it_saves_nothing():
+    # A sweep: DeepSeek-V3 in FP8 on 2,048 H800 with a given MFU range 0.18-0.28 (point 23%)
+    # and a fixed TP1 · PP16 · EP64. The search's EP8 plan is 1.39× faster by the step-time
+    # model, but a lever is priced no higher than the best comparable published run (22.8% of
+    # the FP8 peak), below the scenario's own 23%: the lever read "−$0" with no note. It is
+    # now unchanged, and its note says why.
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+          "model": "deepseek-v3", "accelerator": "H800", "n_gpus": 2048,
+          "train_tokens": 14.8e12, "seq_len": 4096, "global_batch_tokens": 62914560,
+          "mfu": [0.18, 0.28], "dtype": "fp8", "tp": 1, "pp": 16, "ep": 64, "dp": 0,
+          "price_usd_per_gpu_hour": 2.50}
+    c = lv.best_plan(sc)
+    assert c.after == lv._clean(sc) and not c.risk   # unchanged: the scenario itself
+    assert "faster by the step-time model, but the scenario's MFU, 23.0%, is already at or " \
+        "above the best comparable published run" in c.note

@@ -2519,7 +2519,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
     -------
     dict key -> (Range, source sentence).
     """
-    f, p = _ledger(bill, "bill").figures, zero_width_as_numbers(bill.scenario)
+    f, p = _ledger(bill, "bill").figures, _zero_width_as_numbers(bill.scenario)
     out = {"mfu": given_mfu_range(bill)}
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
@@ -2629,7 +2629,7 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
            if p.get("rl_algorithm") == "ppo" else ""))}
 
 
-def zero_width_as_numbers(scenario: dict) -> dict:
+def _zero_width_as_numbers(scenario: dict) -> dict:
     """``scenario`` with each range of zero width (``ranges.is_point_range``: ``[2.99, 2.99]``)
     replaced by its number, as the bill reads it (``_range_source``: "treated as a number given
     alone"), so that the illustrative spreads and their reasons treat it as that number (a
@@ -2648,7 +2648,7 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
     exploration priced as a fraction of the final run (not to listed runs), and not when the
     lines it nets out leave it $0 over its whole range (``exploratory_all_clamped``).
     ``ranged``: the ranged input names (``LedgerDraws.ranges``). Returns dict key -> reason."""
-    f, p = _ledger(bill, "bill").figures, zero_width_as_numbers(bill.scenario)
+    f, p = _ledger(bill, "bill").figures, _zero_width_as_numbers(bill.scenario)
     if isinstance(ranged, (str, bytes)) or not hasattr(ranged, "__iter__") or \
             not all(isinstance(k, str) for k in ranged):
         raise ValueError(f"ranged={ranged!r} must be a collection of input names (strings)")

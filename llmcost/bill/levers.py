@@ -1252,6 +1252,15 @@ def best_plan(s: dict) -> Change:
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
     after, said = _capped_at_published(s, _with_scaled_mfu(s, free, ratio))
+    m0 = float(_point(_get(s, "mfu")))
+    if said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9):
+        # capped back to the scenario's own MFU: no saving, said (a sweep's DeepSeek-V3 on
+        # H800 read "−$0" with no note beside 04b's faster plan)
+        return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
+                          f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
+                          f"model, but the scenario's MFU, {m0:.1%}, is already at or above "
+                          "the best comparable published run, the most a lever is priced at"
+                          + said)
     return Change(after, "a new plan must be validated at scale before the run",
                   f"{mine.describe()} → {theirs.describe()}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling", note=split)

@@ -857,7 +857,8 @@ publish_summary("00_index", rows + [
 #
 # ## Exercises
 #
-# 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None`. Which lines change, and why
+# 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None` (in a scenario file:
+#    `pricing: owned`, `price_usd_per_gpu_hour: null`). Which lines change, and why
 #    does the energy line now have an amount?
 # 2. Add a long-context phase scaled from Llama 3's (about 800B after its 15.6T tokens, ending at
 #    131,072 tokens, §3.4.2; MFU 38 % there against 41 % at 8,192 tokens on the same GPUs,
