@@ -1547,8 +1547,23 @@ def test_a_claims_default_goodput_says_its_storage():
                            left_out=False)
     assert "with Llama 3's checkpoint storage per GPU, 122 MB/s, as a claim states none" in \
         c.hours_source
-    plan = rel.checkpoint_plan(68.98e9, 2048, 0.173, rel.job_storage_bytes_per_s(2048), 600.0)
-    assert claims.goodput_for(68.98e9, 2048) == pytest.approx(float(plan.goodput), rel=0.01)
+    from llmcost.bill.scenario import LEDGER_DEFAULTS as d
+    assert d["ckpt_storage_bytes_per_s"] is None   # a scenario's bill sizes it (ledger)
+    plan = rel.checkpoint_plan(
+        68.98e9, 2048, d["fail_rate_per_gpu_year"], rel.job_storage_bytes_per_s(2048),
+        d["ckpt_restart_s"], recipe=d["ckpt_recipe"], node_bytes_per_s=d["ckpt_node_bytes_per_s"],
+        d2h_bytes_per_s=d["ckpt_d2h_bytes_per_s"], async_=d["ckpt_async"],
+        planned_per_day=d["fail_planned_per_day"])
+    g = claims.goodput_for(68.98e9, 2048)
+    assert g == pytest.approx(float(plan.goodput), rel=1e-9)
+    # the scenario route's bill (storage sized to its price) differs by more than the rounding
+    bill = llmcost.build_ledger({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+                                 "mfu": 0.40})
+    assert abs(bill.figures["goodput"] - g) > 0.005
+    # a cost-only claim says the same of its goodput
+    usd = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, usd=5e6,
+                             left_out=False)
+    assert "with Llama 3's checkpoint storage per GPU" in usd.hours_source
     # a scenario's own goodput (its bill's) is not said to be Llama 3's storage
     own = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, mfu=0.40,
                              goodput=0.969, left_out=False)

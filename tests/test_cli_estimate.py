@@ -1112,3 +1112,12 @@ def test_the_bill_text_says_an_rl_runs_wall_clock():
             "the main run's wall clock") in text
     assert ledger.build_ledger({**sc, "ledger_rl": False}).figures[
         "rl_wall_clock_days_per_run"] is None
+    # at the model's own time (DPO, factor 1) the clause stands alone; with a ranged factor
+    # it follows the range's words (a review read "RL post-training each run ..." for DPO)
+    dpo = ledger.build_ledger({**sc, "rl_algorithm": "dpo"})
+    text = re.sub(r"\s+", " ", bill_text(dpo, columns=200))
+    assert "RL post-training: each run of 1,000 iterations (2 runs) takes " in text
+    drawn = ledger.build_ledger({**sc, "rl_time_factor": [1.2, 2.0]})
+    text = re.sub(r"\s+", " ", bill_text(drawn, columns=200))
+    assert re.search(r"the point takes its midpoint 1\.6; each run of 1,000 iterations \(2 "
+                     r"runs\) takes [\d.]+ days on 64 GPUs", text)

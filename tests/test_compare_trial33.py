@@ -113,7 +113,7 @@ def test_two_predicted_mfus_on_two_regimes_say_their_corrections():
     capped.scenario["_mfu_prediction"].update(center_capped=True,
                                                cap="the best comparable published run")
     said = _predicted_corrections([bill(0.404, 0.400), capped])
-    assert said == ["the step-time model's raw predictions 40.0% → 37.7% (each bill takes its "
-                    "regime's corrected central estimate, ×1.010 and ×0.775; B's held at its "
-                    "band's capped top (the best comparable published run): part of the MFU's "
-                    "change is the regimes' held-out errors and the cap, not the run)"]
+    assert said == ["the step-time model's raw predictions 40.0% → 37.7% (the bills take: A "
+                    "its regime's corrected central estimate (×1.010); B its band's capped top "
+                    "(×0.775): part of the MFU's change is the regimes' held-out errors and the "
+                    "cap, not the run)"]

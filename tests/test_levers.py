@@ -2344,5 +2344,7 @@ def test_a_plan_lever_capped_back_to_the_scenarios_mfu_says_why_it_saves_nothing
           "price_usd_per_gpu_hour": 2.50}
     c = lv.best_plan(sc)
     assert c.after == lv._clean(sc) and not c.risk   # unchanged: the scenario itself
-    assert "faster by the step-time model, but the scenario's MFU, 23.0%, is already at or " \
-        "above the best comparable published run" in c.note
+    assert "faster by the step-time model (32.0% on this bill's basis), but a lever is priced " \
+        "no higher than the best published comparable run, 22.8% of the FP8 dense peak" in \
+        c.note and c.note.endswith("or the scenario's own MFU where that is above it: 23.0% "
+                                   "already")

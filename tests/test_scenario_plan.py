@@ -319,7 +319,7 @@ def test_04b_names_the_cap_apart_from_the_best_comparable_run_it_is_above():
     high = step_scenario.headline_figures(b, plan, band, row, P.scenario_pp_split(p), 0.40,
                                           bill_is_prediction=False)[2][4]
     assert "a bill uses no more than the cap" not in high and \
-        "which a `mfu: predict` bill would not exceed" in high
+        "; a `mfu: predict` bill would use no more than the cap" in high
     assert "a bill uses no more than the cap" in rows[2][4]
 
 

@@ -1326,7 +1326,7 @@ def _hours_from_mfu_or_usd(j: _Judging, n):
                 if j.bound is not None and hi == j.bound else "the matmul ceiling")
         return (j.fm / (j.peaks["bf16"] * hi * SECONDS_PER_HOUR) / g_,
                 f"cost-only claim: the hours at {what} {hi:.1%} of the BF16 peak ÷ goodput "
-                f"{g_:.1%} (no hours stated)")
+                f"{g_:.1%}{how} (no hours stated)")
     return None
 
 

@@ -1251,16 +1251,21 @@ def best_plan(s: dict) -> Change:
                               f"plan at {c0:.1%}, each prediction's central estimate kept "
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
-    after, said = _capped_at_published(s, _with_scaled_mfu(s, free, ratio))
+    scaled = _with_scaled_mfu(s, free, ratio)
+    after, said = _capped_at_published(s, scaled)
     m0 = float(_point(_get(s, "mfu")))
     if said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9):
         # capped back to the scenario's own MFU: no saving, said (a sweep's DeepSeek-V3 on
         # H800 read "−$0" with no note beside 04b's faster plan)
+        spec = load_model(_get(s, "model"))
+        _, where = published_ceiling(_get(s, "accelerator"), spec.n_params,
+                                     _get(s, "dtype") or "bf16", is_moe=spec.is_moe,
+                                     seq_len=int(_get(s, "seq_len")))
         return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
                           f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
-                          f"model, but the scenario's MFU, {m0:.1%}, is already at or above "
-                          "the best comparable published run, the most a lever is priced at"
-                          + said)
+                          f"model ({float(_point(_get(scaled, 'mfu'))):.1%} on this bill's "
+                          f"basis), but a lever is priced no higher than {where}, or the "
+                          f"scenario's own MFU where that is above it: {m0:.1%} already")
     return Change(after, "a new plan must be validated at scale before the run",
                   f"{mine.describe()} → {theirs.describe()}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling", note=split)

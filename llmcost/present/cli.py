@@ -24,7 +24,7 @@ from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_
                            own_ranged_scenario, predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
-from ..bill.ranges import POINT_WORDS, Range, is_ranged
+from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
                              ScenarioError, load_scenario, point_scenario)
 from ..core import catalog
@@ -861,30 +861,30 @@ def _exploratory_header(bill) -> list:
 def _rl_time_note(bill) -> list:
     """The sentence under the table on a billed RL campaign's time (``bill_text``): its
     iteration time × the factor the bill takes (``rl.time_factor_short``: the published GRPO
-    runs' median, its framework's, or the scenario's own), and how to change it, and one run's
-    wall clock on ``rl_gpus`` (``figures['rl_wall_clock_days_per_run']``: iterations × the
-    iteration's wall time × that factor, ``rl.rl_campaign``); nothing without a campaign."""
+    runs' median, its framework's, or the scenario's own; a range of it drawn for the P10-P90),
+    and how to change it, and one run's wall clock on ``rl_gpus``
+    (``figures['rl_wall_clock_days_per_run']``: iterations × the iteration's wall time × that
+    factor, ``rl.rl_campaign``); nothing without a campaign."""
     h = bill.figures.get("rl_gpu_hours", 0.0)
     if not (isinstance(h, (int, float)) and h > 0):
         return []
-    given = bill.scenario.get("rl_time_factor")
-    if isinstance(given, Range):  # the bill draws it; its point is the bill's point
-        return [f"RL post-training billed at the model's iteration time × rl_time_factor, "
-                f"drawn from its range ({given.describe()}) for the P10-P90; the point takes "
-                f"its {POINT_WORDS[given.kind]} {given.point:.3g}"]
     days = bill.figures.get("rl_wall_clock_days_per_run")
     sc = bill.scenario
     n = sc.get("rl_runs")
-    run = (f"; {'each' if n != 1 else 'its'} run of {sc['rl_iterations']:,} iterations "
-           f"({n:,} run{'s' if n != 1 else ''}) takes {fmt_period(days, 'days')} on "
-           f"{fmt_gpus(sc['rl_gpus'])}, not in the main run's wall clock"
-           if isinstance(days, (int, float)) and days > 0
+    run = (f"each run of {sc['rl_iterations']:,} iterations ({n:,} run{'s' if n != 1 else ''}) "
+           f"takes {fmt_period(days, 'days')} on {fmt_gpus(sc['rl_gpus'])}, not in the main "
+           "run's wall clock" if isinstance(days, (int, float)) and days > 0
            and all(k in sc for k in ("rl_runs", "rl_iterations", "rl_gpus")) else "")
-    short = time_factor_short(bill.scenario)
+    given = sc.get("rl_time_factor")
+    if isinstance(given, Range) and not is_point_range(given):  # drawn; its point the bill's
+        return [f"RL post-training billed at the model's iteration time × rl_time_factor, "
+                f"drawn from its range ({given.describe()}) for the P10-P90; the point takes "
+                f"its {POINT_WORDS[given.kind]} {given.point:.3g}" + (f"; {run}" if run else "")]
+    short = time_factor_short(sc)
     if not short:
-        return [f"RL post-training{run[1:]}"] if run else []
+        return [f"RL post-training: {run}"] if run else []
     return [f"RL post-training billed at the model's iteration time {short} "
-            f"(rl_time_factor to change it){run}"]
+            "(rl_time_factor to change it)" + (f"; {run}" if run else "")]
 
 
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,

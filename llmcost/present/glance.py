@@ -1560,14 +1560,18 @@ def _predicted_corrections(bills) -> list:
         return []
     # a bill held at its band's capped top takes the cap, not its regime's correction (a
     # trial's MoE bill at ×0.775 was the cap, its corrected estimate 38.0% above it)
-    capped = [f"{n}'s held at its band's capped top ({p.get('cap') or 'the cap'})"
-              for n, p in zip("AB", preds) if p.get("center_capped")]
-    why = ("the two regimes' held-out errors" if not capped else
-           "the regimes' held-out errors and the cap" if len(capped) == 1 else "the caps")
-    return [f"the step-time model's raw predictions {raw[0]:.1%} → {raw[1]:.1%} (each bill "
-            f"takes its regime's corrected central estimate, ×{c[0]:.3f} and ×{c[1]:.3f}"
-            + "".join(f"; {x}" for x in capped) + f": part of the MFU's change is {why}, "
-            "not the run)"]
+    held = [bool(p.get("center_capped")) for p in preds]
+    if not any(held):
+        return [f"the step-time model's raw predictions {raw[0]:.1%} → {raw[1]:.1%} (each bill "
+                f"takes its regime's corrected central estimate, ×{c[0]:.3f} and ×{c[1]:.3f}: "
+                "part of the MFU's change is the two regimes' held-out errors, not the run)"]
+    # what set each bill's MFU, said once (the cap's own words are in the mfu entry)
+    took = [f"{n} its band's capped top (×{x:.3f})" if h else
+            f"{n} its regime's corrected central estimate (×{x:.3f})"
+            for n, x, h in zip("AB", c, held)]
+    why = "the caps" if all(held) else "the regimes' held-out errors and the cap"
+    return [f"the step-time model's raw predictions {raw[0]:.1%} → {raw[1]:.1%} (the bills "
+            f"take: {took[0]}; {took[1]}: part of the MFU's change is {why}, not the run)"]
 
 
 def _same_given_mfu(bills) -> list:

@@ -630,7 +630,7 @@ class MfuBand:
             out += (f"; the prediction, {pred}, lies above that cap, so the band "
                     f"({self.low:.1%}–{top}) lies below the prediction" + (
                         " and a bill uses no more than the cap" if bill_is_prediction else
-                        ", which a `mfu: predict` bill would not exceed"))
+                        "; a `mfu: predict` bill would use no more than the cap"))
         return out
 
     def floored_below(self) -> float | None:
