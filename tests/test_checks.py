@@ -991,3 +991,37 @@ def test_a_long_context_phase_with_its_own_mfu_is_said_on_both_counts():
         "on a causal count" in w
     # the main run at 8,192 tokens (ratio 1.13): no basis warning of its own
     assert not any(x.startswith("seq_len=8,192: the MFU is on") for x in scenario_warnings(v))
+
+
+def test_a_lines_count_without_its_rate_is_warned():
+    # A trial gave 20,000 annotation samples and 500 human-evaluation hours without their
+    # prices: both lines fell to $0, "not given" (quantity × rate, ledger._product_line), and
+    # with ledger_published_defaults the count replaced Llama 2's published annotation (about
+    # $434k): a compare read the added counts as a $450k saving, with no warning.
+    from llmcost.bill.checks import half_given_line_warnings
+    base = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+            "ledger_published_defaults": True}
+    sc = {**base, "ledger_annotation_samples": 20000, "ledger_human_eval_hours": 500}
+    bill = llmcost.build_ledger(sc)
+    assert bill.line("data.annotation").usd == 0 and bill.line("data.annotation").status == \
+        "not given"
+    assert llmcost.build_ledger(base).line("data.annotation").usd > 4e5   # the published one
+    said = half_given_line_warnings(sc)
+    assert said == [
+        "ledger_annotation_samples is given without ledger_annotation_usd_per_sample: the "
+        "annotation (human labels, preferences) line is $0, 'not given'; the scenario's count "
+        "replaces the published default the line had. Give ledger_annotation_usd_per_sample "
+        "to price it.",
+        "ledger_human_eval_hours is given without ledger_human_eval_usd_per_hour: the human "
+        "evaluation and red-teaming line is $0, 'not given'; the scenario's count replaces the "
+        "published default the line had. Give ledger_human_eval_usd_per_hour to price it."]
+    assert any(w == said[0] for w in llmcost.checks.scenario_warnings(sc))
+    # both given, or neither: nothing; a rate alone is said too
+    assert half_given_line_warnings({**sc, "ledger_annotation_usd_per_sample": 0.3,
+                                     "ledger_human_eval_usd_per_hour": 40.0}) == []
+    assert half_given_line_warnings(base) == []
+    alone = half_given_line_warnings({**base, "ledger_published_defaults": False,
+                                      "ledger_human_eval_usd_per_hour": 40.0})
+    assert alone == ["ledger_human_eval_usd_per_hour is given without ledger_human_eval_hours: "
+                     "the human evaluation and red-teaming line is $0, 'not given'. Give "
+                     "ledger_human_eval_hours to price it."]

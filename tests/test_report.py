@@ -732,3 +732,23 @@ def test_every_page_that_prices_gpu_hours_declares_the_owned_keys(tmp_path, monk
                                          r"pricing='owned' on A100-80GB needs "
                                          r"ledger_owned_usd_per_gpu"):
         report.plan_report(str(lab), ["01", "04"])   # 01 declares them: the union passes
+
+
+def test_notebook_00_runs_with_the_served_lines_priced_by_the_scenario(tmp_path):
+    # A trial: notebook 00 failed ("line='eval.benchmarks' must be a line priced as served
+    # tokens") whenever a scenario gave ledger_eval_gpu_hours or ledger_synthetic_usd_per_mtok,
+    # both documented overrides: its served-token illustration kept them. It sets them aside.
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\nmfu: 0.4\nledger_eval_gpu_hours: 100\n"
+                  "ledger_synthetic_usd_per_mtok: 5.0\nledger_synthetic_tokens: 1.0e9\n")
+    out = tmp_path / "o"
+    res = report.run_report(sc, out, selection=["00"], timeout_s=TIMEOUT_S,
+                            progress=lambda s: None)
+    assert not res.failed
+    page = (out / "00_index.html").read_text(encoding="utf-8")
+    assert "expected on an engine" in page and "Traceback" not in page
+    # the bill itself keeps the scenario's prices: 100 GPU-h, and 1e9 tokens at $5 per million
+    bill = llmcost.build_ledger(llmcost.load_scenario(sc))
+    assert bill.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 5.0)
+    assert bill.line("eval.benchmarks").usd == pytest.approx(
+        100 * bill.figures["price_usd_per_gpu_hour"])

@@ -1456,6 +1456,37 @@ def flat_gemm_warning(values: dict, spec, gpu, plan) -> str | None:
             f"{share:.0%} of that ceiling. Read the predicted MFU as optimistic.")
 
 
+#: The bill's lines priced as the scenario's quantity × the scenario's rate, both 0 by default
+#: (``ledger._product_line``): (the line, the quantity's key, the rate's key).
+QUANTITY_RATE_KEYS = (
+    ("annotation (human labels, preferences)", "ledger_annotation_samples",
+     "ledger_annotation_usd_per_sample"),
+    ("human evaluation and red-teaming", "ledger_human_eval_hours",
+     "ledger_human_eval_usd_per_hour"))
+
+
+def half_given_line_warnings(values: dict) -> list[str]:
+    """One sentence per line of ``QUANTITY_RATE_KEYS`` whose quantity or rate the scenario gives
+    without the other: the line is then $0, "not given" (``ledger._product_line``), and where
+    ``ledger_published_defaults`` is on a given quantity also replaces the published default the
+    line had (a trial gave 20,000 annotation samples without a price: the annotation line fell
+    from the published $434k to $0, and a compare read the added count as a saving)."""
+    def given(v):
+        return isinstance(v, Range) or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                        and v != 0)
+    out = []
+    for line, q, r in QUANTITY_RATE_KEYS:
+        has_q, has_r = given(values.get(q)), given(values.get(r))
+        if has_q == has_r:
+            continue
+        have, lack = (q, r) if has_q else (r, q)
+        out.append(f"{have} is given without {lack}: the {line} line is $0, 'not given'"
+                   + ("; the scenario's count replaces the published default the line had"
+                      if has_q and values.get("ledger_published_defaults") else "")
+                   + f". Give {lack} to price it.")
+    return out
+
+
 def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list[str]:
     """``scenario_warnings``' sentences on the stack a run names and on what follows the main
     run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order."""
@@ -1463,7 +1494,8 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
                         newer_stack_hint(values, mfu_predicted, defaults),
                         rl_context_warning(values, defaults), served_context_warning(values),
                         dpo_ignored_warning(values, defaults),
-                        serving_outside_bill_warning(values, defaults)) if w]
+                        serving_outside_bill_warning(values, defaults)) if w] \
+        + half_given_line_warnings(values)
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,

@@ -1054,8 +1054,8 @@ def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months)
         default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
     log_price = rel.storage_price(p["ledger_dataset_tier"])
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
-                  p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price, "GB-months",
-                  "$/GB-month",
+                  p["ledger_log_bytes"] / rel.BILLED_GB * ds_months, log_price,
+                  "GiB-months (the GB a GB-month bills)", "$/GB-month",
                   f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}",
                   ("ledger_log_bytes", "ledger_dataset_tier"))
 
