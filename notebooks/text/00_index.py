@@ -620,6 +620,9 @@ served = ledger.with_changes(bill, **counts, ledger_synthetic_usd_per_mtok=None,
 lo, hi = ledger.engine_gap()
 print(f"engines measured in notebook 05's validation: {lo:.1f}-{hi:.1f}x slower than the roofline"
       "; illustrative counts: " + ", ".join(f"{k} {v:,.0f}" for k, v in counts.items()))
+
+# %%
+# NBVAL_CHECK_OUTPUT
 for key in ("data.synthetic", "eval.benchmarks"):
     ln = served.line(key)
     a = ledger.served_amounts(ln)   # each basis on its own: expected, roofline, slowest engine
