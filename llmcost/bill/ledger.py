@@ -1012,9 +1012,14 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
     # a table (policy rows, the total last), or the total per draw
     usd, hot_label = (st["usd"], "hot tier") if isinstance(st, dict) else (
         st["usd"].iloc[-1], st["policy"].iloc[0])
+    # the amount recomputable from the line (a trial could not: capacity, months and prices)
+    amounts = "" if isinstance(st, dict) else (
+        f" ({st['gb_months'].iloc[0]:,.4g} GiB-months × ${rel.storage_price(hot):g}/GB-month "
+        f"hot + {st['gb_months'].iloc[1]:,.4g} × ${rel.storage_price(p['ckpt_cold_tier']):g} "
+        "cold)")
     lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
                       "fixed", _num(usd),
-                      _checkpoint_storage_words(p, hot, hot_label, main_plan, main_days)
+                      _checkpoint_storage_words(p, hot, hot_label, main_plan, main_days) + amounts
                       + ("; the main run's days only, not the pre-training phases after it "
                          "(a lower bound)" if p["phases"] else ""),
                       "reliability.retention_storage_cost; data/storage_prices.csv; "

@@ -952,8 +952,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         lines += wrap_lines(f"* {OUTSIDE_NOTE if draws.samples != 1 else ONE_DRAW_NOTE}",
                             columns)
     if zeros:
-        lines += wrap_lines(f"{zeros} line(s) at $0.00 show no P10–P90: not given or zero in "
-                            "every draw", columns)
+        lines += wrap_lines(f"{zeros} line(s) at $0.00 show no P10–P90: not given, included "
+                            "in another line, or zero in every draw", columns)
     if ranged:
         # a large line with no spread named, as the index names it (a trial read a ±3% range on
         # a bill three quarters people, held at one number: glance.fixed_lines_sentence)
