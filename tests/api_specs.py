@@ -580,6 +580,9 @@ def _more_module_specs(tiny) -> dict:
         "ledger.input_range_words": Spec(dict(key="mfu", p10=0.3, p90=0.5),
                                          {"key": "str", "p10": "number", "p90": "number"}),
         "ledger.spot_verdict": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.served_illustration": Spec(dict(bill=bill,
+                                                counts={"ledger_synthetic_tokens": 1e9}),
+                                           {"bill": "ledger", "counts": "mapping"}),
         "ledger.served_amounts": Spec(dict(line=llmcost.ledger.build_ledger(
             {**small, "ledger_synthetic_tokens": 1e9}).line("data.synthetic")),
             {"line": "line"}),

@@ -1020,6 +1020,15 @@ def test_a_lines_count_without_its_rate_is_warned():
     assert half_given_line_warnings({**sc, "ledger_annotation_usd_per_sample": 0.3,
                                      "ledger_human_eval_usd_per_hour": 40.0}) == []
     assert half_given_line_warnings(base) == []
+    # a rate alone under the published defaults: the line keeps its default (a review: the
+    # warning said $0 beside an annotation line of $433,689)
+    kept = {**base, "ledger_annotation_usd_per_sample": 0.5}
+    assert llmcost.build_ledger(kept).line("data.annotation").usd == pytest.approx(
+        llmcost.build_ledger(base).line("data.annotation").usd)
+    assert half_given_line_warnings(kept) == [
+        "ledger_annotation_usd_per_sample is given without ledger_annotation_samples: the "
+        "annotation (human labels, preferences) line keeps its published default, which does "
+        "not use that rate. Give ledger_annotation_samples to price it."]
     alone = half_given_line_warnings({**base, "ledger_published_defaults": False,
                                       "ledger_human_eval_usd_per_hour": 40.0})
     assert alone == ["ledger_human_eval_usd_per_hour is given without ledger_human_eval_hours: "

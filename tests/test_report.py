@@ -752,3 +752,35 @@ def test_notebook_00_runs_with_the_served_lines_priced_by_the_scenario(tmp_path)
     assert bill.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 5.0)
     assert bill.line("eval.benchmarks").usd == pytest.approx(
         100 * bill.figures["price_usd_per_gpu_hour"])
+
+
+def test_the_served_illustration_sets_aside_what_the_scenario_prices_itself():
+    # notebook 00's served-token illustration (ledger.served_illustration): a given price and
+    # GPU-hours set aside and said; a synthetic-data model the hardware cannot serve (a review:
+    # Llama 3.1 405B in BF16 on a Llama 2 70B run's H100 set-up) replaced by the scenario's
+    # own model, said; the bill itself unchanged
+    from llmcost.bill import ledger
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+          "ledger_synthetic_usd_per_mtok": 2.0, "ledger_synthetic_tokens": 1e9,
+          "ledger_eval_gpu_hours": 5000.0}
+    bill = llmcost.build_ledger(sc)
+    counts = {"ledger_synthetic_tokens": 1e10, "ledger_eval_requests": 1e6}
+    served, note = ledger.served_illustration(bill, counts)
+    assert note == ("the scenario's ledger_synthetic_usd_per_mtok and ledger_eval_gpu_hours set "
+                    "aside here: the lines are priced as served tokens")
+    for key in ("data.synthetic", "eval.benchmarks"):
+        assert ledger.served_amounts(served.line(key))["expected_usd"] > 0
+    assert bill.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
+    big = llmcost.build_ledger({**sc, "ledger_synthetic_model": "llama-3.1-405b"})
+    try:
+        ledger.with_changes(big, **counts, ledger_synthetic_usd_per_mtok=None)
+        fits = True
+    except ValueError:
+        fits = False
+    served, note = ledger.served_illustration(big, counts)
+    assert ledger.served_amounts(served.line("data.synthetic"))["expected_usd"] > 0
+    assert fits or ("the synthetic-data model llama-3.1-405b cannot be served here" in note
+                    and note.endswith("the scenario's own model instead"))
+    _, plain = ledger.served_illustration(llmcost.build_ledger(
+        llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")), counts)
+    assert plain == ""

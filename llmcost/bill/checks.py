@@ -1470,26 +1470,33 @@ def half_given_line_warnings(values: dict) -> list[str]:
     without the other: the line is then $0, "not given" (``ledger._product_line``), and where
     ``ledger_published_defaults`` is on a given quantity also replaces the published default the
     line had (a trial gave 20,000 annotation samples without a price: the annotation line fell
-    from the published $434k to $0, and a compare read the added count as a saving)."""
+    from the published $434k to $0, and a compare read the added count as a saving); a rate
+    given alone under the published defaults leaves the line at its default, which has its own
+    rate (said so). ``values`` hold points: a range whose point is 0 counts as not given."""
     def given(v):
         return isinstance(v, Range) or (isinstance(v, (int, float)) and not isinstance(v, bool)
                                         and v != 0)
     out = []
+    published = bool(values.get("ledger_published_defaults"))
     for line, q, r in QUANTITY_RATE_KEYS:
         has_q, has_r = given(values.get(q)), given(values.get(r))
         if has_q == has_r:
             continue
         have, lack = (q, r) if has_q else (r, q)
+        if has_r and published:  # the line keeps its published default, which has its own rate
+            out.append(f"{have} is given without {lack}: the {line} line keeps its published "
+                       f"default, which does not use that rate. Give {lack} to price it.")
+            continue
         out.append(f"{have} is given without {lack}: the {line} line is $0, 'not given'"
                    + ("; the scenario's count replaces the published default the line had"
-                      if has_q and values.get("ledger_published_defaults") else "")
-                   + f". Give {lack} to price it.")
+                      if has_q and published else "") + f". Give {lack} to price it.")
     return out
 
 
 def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list[str]:
     """``scenario_warnings``' sentences on the stack a run names and on what follows the main
-    run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order."""
+    run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order, then
+    the bill's lines given half (``half_given_line_warnings``)."""
     return [w for w in (own_stack_hint(values, mfu_predicted, defaults),
                         newer_stack_hint(values, mfu_predicted, defaults),
                         rl_context_warning(values, defaults), served_context_warning(values),

@@ -1656,6 +1656,44 @@ def engine_gap() -> tuple:
     return float(s.min()), float(s.max())
 
 
+def served_illustration(bill: Ledger, counts: dict) -> tuple:
+    """Notebook 00's illustration of the lines priced as served tokens (synthetic data,
+    benchmark runs): ``bill`` with ``counts`` (``ledger_synthetic_tokens``,
+    ``ledger_eval_requests``), both lines priced as served tokens (``served_amounts``): the
+    scenario's own price or GPU-hours for them (``ledger_synthetic_usd_per_mtok``,
+    ``ledger_eval_gpu_hours``) set aside, and its synthetic-data model where the bill's
+    hardware can serve it, else the scenario's own model (a trial's page failed on a given
+    price, then on a 405B generator that did not fit). Returns ``(bill, note)``: the note says
+    what was set aside, "" when nothing was.
+
+    Raises
+    ------
+    ValueError
+        ``bill`` not a Ledger; ``counts`` not a mapping of those keys; the scenario's own
+        model cannot be served either."""
+    b = _ledger(bill, "bill")
+    if not isinstance(counts, dict) or not set(counts) <= {"ledger_synthetic_tokens",
+                                                           "ledger_eval_requests"}:
+        raise ValueError(f"counts={counts!r} must map ledger_synthetic_tokens and/or "
+                         "ledger_eval_requests to counts")
+    p = b.scenario
+    changes = {**counts, "ledger_synthetic_usd_per_mtok": None, "ledger_eval_gpu_hours": 0.0}
+    aside = [k for k in ("ledger_synthetic_usd_per_mtok", "ledger_eval_gpu_hours")
+             if _given(p.get(k) or 0)]
+    note = (f"the scenario's {' and '.join(aside)} set aside here: the lines are priced as "
+            "served tokens" if aside else "")
+    try:
+        return with_changes(b, **changes), note
+    except ScenarioError as e:
+        if p.get("ledger_synthetic_model") is None:
+            raise
+        why = str(e)
+    return with_changes(b, **changes, ledger_synthetic_model=None), (
+        (note + "; " if note else "") + f"the synthetic-data model "
+        f"{p['ledger_synthetic_model']} cannot be served here "
+        f"({why.split(': ', 1)[-1].split(': ', 1)[0]}): the scenario's own model instead")
+
+
 def served_amounts(line: Line) -> dict:
     """A served-token line (synthetic data, benchmark runs) on each basis, never mixed:
 

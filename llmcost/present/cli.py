@@ -48,7 +48,6 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     compare_labels,
     compare_records,
     difference_outside,
-    fixed_lines_sentence,
     glance_summary,
     mark_points_outside,
     glance_text,
@@ -955,14 +954,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         lines += wrap_lines(f"{zeros} line(s) at $0.00 show no P10–P90: not given, included "
                             "in another line, or zero in every draw", columns)
     if ranged:
-        # a large line with no spread named, as the index names it (a trial read a ±3% range on
-        # a bill three quarters people, held at one number: glance.fixed_lines_sentence)
-        rows = [{"line": r.line, "point_usd": r.usd, "p10_usd": s.loc[r.key, "p10"],
-                 "p90_usd": s.loc[r.key, "p90"]} for r in t.itertuples()
-                if r.key != "total" and r.usd is not None and r.usd == r.usd] + \
-            [{"point_usd": bill.total_usd}]
-        lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"]
-                                   + fixed_lines_sentence(rows), columns, "")
+        lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
+                                   columns, "")
         lines += wrap_lines("what drives the spread (total with one input at its P10 and at "
                             "its P90, the others at their points):", columns)
         torn = draws.tornado()

@@ -346,9 +346,13 @@ def text_charset(stream) -> str:
 
 
 def _plain(text: str, charset: str) -> str:
-    """``text`` in ASCII for 'ascii' (× as x, – as -, other characters as ?), else itself."""
+    """``text`` in ASCII for 'ascii' (× as x, – and — as -, curly quotes as straight ones,
+    other characters as ?), else itself."""
     if charset == "ascii":
-        return text.replace("×", "x").replace("–", "-").encode("ascii", "replace").decode()
+        for a, b in (("×", "x"), ("–", "-"), ("—", "-"), ("“", '"'), ("”", '"'), ("‘", "'"),
+                     ("’", "'")):
+            text = text.replace(a, b)
+        return text.encode("ascii", "replace").decode()
     return text
 
 
@@ -373,7 +377,9 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
     Every row fits in ``columns`` characters (default ``terminal_columns()``: the terminal's
     width, 80 when piped): a label longer than its column is wrapped onto the next lines, never
     cut, and where the value does not fit beside a bar it goes on the line below;
-    ``width`` fixes the bars' width instead of fitting them. A line whose point lies
+    ``width`` fixes the bars' width instead of fitting them. A line at least
+    ``FIXED_LINE_SHARE`` of the point with no spread is named under the bars
+    (``fixed_lines_sentence``). A line whose point lies
     outside its own P10-P90 (``point_outside``) carries a ``*`` and a footnote says why
     (``outside_note``: ``ledger.OUTSIDE_NOTE``, or ``cli.ONE_DRAW_NOTE`` for a single draw)."""
     if charset not in BAR_CHARS:
@@ -457,6 +463,11 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
                + (f"; from {basis})" if basis else ")"))
     for row in rows:
         out += emit(*row)
+    # a large line with no spread named, as the index names it (a trial read a ±3% range on a
+    # bill three quarters people, held at one number)
+    fixed = fixed_lines_sentence(bars.to_dict("records")).strip()
+    if fixed:
+        out += para(fixed, "  ")
     if tor_rows:
         out += para(f"which unknown to pin down first? the whole bill with one input at its "
                     f"P10 and at its P90 ({mark}: the point bill, {fmt_usd(point)})", "  ")
@@ -802,8 +813,9 @@ FIXED_LINE_SHARE = 0.25
 
 
 def fixed_lines_sentence(lines: list) -> str:
-    """A sentence naming the lines of the glance (``bill_glance``'s ``lines``: point and P10 /
-    P90 per line, the total last) that are at least ``FIXED_LINE_SHARE`` of the point estimate
+    """A sentence naming the lines of the glance (``bill_glance``'s ``lines``, or the records of
+    ``ledger.bill_bars``: ``line``, ``point_usd``, ``p10_usd``, ``p90_usd`` per line, the total
+    last) that are at least ``FIXED_LINE_SHARE`` of the point estimate
     and have no spread (P10 = P90 = the point: none of their inputs is ranged, given or
     illustrative), so that the range is read as leaving their uncertainty out; "" when none."""
     total = lines[-1]["point_usd"]
