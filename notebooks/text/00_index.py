@@ -614,12 +614,11 @@ if bill.figures["rl_gpu_hours"]:
 # %%
 # NBVAL_CHECK_OUTPUT
 counts = {"ledger_synthetic_tokens": 1e10, "ledger_eval_requests": 1e6}  # illustrative
-# priced as served tokens: a scenario's own price or GPU-hours for these lines set aside here
-served = ledger.with_changes(bill, **counts, ledger_synthetic_usd_per_mtok=None,
-                             ledger_eval_gpu_hours=0.0)
+served, aside = ledger.served_illustration(bill, counts)   # both lines as served tokens
 lo, hi = ledger.engine_gap()
 print(f"engines measured in notebook 05's validation: {lo:.1f}-{hi:.1f}x slower than the roofline"
-      "; illustrative counts: " + ", ".join(f"{k} {v:,.0f}" for k, v in counts.items()))
+      "; illustrative counts: " + ", ".join(f"{k} {v:,.0f}" for k, v in counts.items())
+      + (f" ({aside})" if aside else ""))
 
 # %%
 # NBVAL_CHECK_OUTPUT
