@@ -771,16 +771,19 @@ def test_the_served_illustration_sets_aside_what_the_scenario_prices_itself():
     for key in ("data.synthetic", "eval.benchmarks"):
         assert ledger.served_amounts(served.line(key))["expected_usd"] > 0
     assert bill.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
-    big = llmcost.build_ledger({**sc, "ledger_synthetic_model": "llama-3.1-405b"})
-    try:
-        ledger.with_changes(big, **counts, ledger_synthetic_usd_per_mtok=None)
-        fits = True
-    except ValueError:
-        fits = False
-    served, note = ledger.served_illustration(big, counts)
-    assert ledger.served_amounts(served.line("data.synthetic"))["expected_usd"] > 0
-    assert fits or ("the synthetic-data model llama-3.1-405b cannot be served here" in note
-                    and note.endswith("the scenario's own model instead"))
+    # 405B in BF16: 2 B × 405.9e9 ÷ 8 = 101.5 GB per GPU at TP 8 (one 8-GPU NVLink domain),
+    # above an H100's 80 GiB: it cannot be served, and the note gives that reason whole (a
+    # review: with serve_tp 4 the reason was cut to its label)
+    for tp, why in ((0, "cannot be served on H100-SXM with bf16 weights at any serve_tp up to "
+                        "8"), (4, "202.9 GB of bf16 weights per GPU do not fit")):
+        big = llmcost.build_ledger({**sc, "ledger_synthetic_model": "llama-3.1-405b",
+                                    "serve_tp": tp})
+        with pytest.raises(ValueError):
+            ledger.with_changes(big, **counts, ledger_synthetic_usd_per_mtok=None)
+        served, note = ledger.served_illustration(big, counts)
+        assert ledger.served_amounts(served.line("data.synthetic"))["expected_usd"] > 0
+        assert "the synthetic-data model llama-3.1-405b cannot be served here (" in note and \
+            why in note and note.endswith("): the scenario's own model instead")
     _, plain = ledger.served_illustration(llmcost.build_ledger(
         llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")), counts)
     assert plain == ""

@@ -1472,7 +1472,8 @@ def half_given_line_warnings(values: dict) -> list[str]:
     line had (a trial gave 20,000 annotation samples without a price: the annotation line fell
     from the published $434k to $0, and a compare read the added count as a saving); a rate
     given alone under the published defaults leaves the line at its default, which has its own
-    rate (said so). ``values`` hold points: a range whose point is 0 counts as not given."""
+    rate (said so). ``values`` hold the points of ranges (a scenario's, as ``scenario_warnings``
+    gets them), so a range whose point is 0 is judged as 0; a Range object counts as given."""
     def given(v):
         return isinstance(v, Range) or (isinstance(v, (int, float)) and not isinstance(v, bool)
                                         and v != 0)

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 from functools import lru_cache
@@ -1672,8 +1673,8 @@ def served_illustration(bill: Ledger, counts: dict) -> tuple:
         ``bill`` not a Ledger; ``counts`` not a mapping of those keys; the scenario's own
         model cannot be served either."""
     b = _ledger(bill, "bill")
-    if not isinstance(counts, dict) or not set(counts) <= {"ledger_synthetic_tokens",
-                                                           "ledger_eval_requests"}:
+    if not isinstance(counts, dict) or not counts or not set(counts) <= {
+            "ledger_synthetic_tokens", "ledger_eval_requests"}:
         raise ValueError(f"counts={counts!r} must map ledger_synthetic_tokens and/or "
                          "ledger_eval_requests to counts")
     p = b.scenario
@@ -1687,11 +1688,28 @@ def served_illustration(bill: Ledger, counts: dict) -> tuple:
     except ScenarioError as e:
         if p.get("ledger_synthetic_model") is None:
             raise
-        why = str(e)
-    return with_changes(b, **changes, ledger_synthetic_model=None), (
-        (note + "; " if note else "") + f"the synthetic-data model "
-        f"{p['ledger_synthetic_model']} cannot be served here "
-        f"({why.split(': ', 1)[-1].split(': ', 1)[0]}): the scenario's own model instead")
+        why = _first_reason(str(e))
+    try:
+        served = with_changes(b, **changes, ledger_synthetic_model=None)
+    except ScenarioError as e:  # the scenario's own model cannot be served either: both said
+        raise ScenarioError(f"served_illustration: neither the synthetic-data model "
+                            f"{p['ledger_synthetic_model']} ({why}) nor the scenario's own model "
+                            f"{p['model']} ({_first_reason(str(e))}) can be served on this "
+                            "hardware") from None
+    return served, ((note + "; " if note else "") + f"the synthetic-data model "
+                    f"{p['ledger_synthetic_model']} cannot be served here ({why}): the "
+                    "scenario's own model instead")
+
+
+def _first_reason(message: str) -> str:
+    """The first clause of a refusal that says what fails, without the labels before it
+    ("synthetic data line (...): ", "model='x': "): "model='x' cannot be served on H100-SXM
+    ... up to 8" or "202.9 GB of bf16 weights per GPU do not fit ..." (``served_illustration``'s
+    note); the whole message's first clause when none does."""
+    parts = message.split(": ")
+    said = next((x for x in parts if re.search(r"\b(cannot|do not|does not|must|is not|are "
+                                               r"not)\b", x)), parts[0])
+    return said.split("; ")[0]
 
 
 def served_amounts(line: Line) -> dict:
