@@ -1399,9 +1399,7 @@ def exploratory_fraction_bounds(scenario) -> tuple:
         raise ValueError(f"scenario={scenario!r} must be a mapping of parameter names to values")
     row = default_rows()["exploratory_fraction"]
     lo, med, hi = float(row["low"]), float(row["value"]), float(row["high"])
-    given = scenario.get("ledger_exploratory_fraction")
-    if isinstance(given, Range) and is_point_range(given):
-        given = given.point   # a range of zero width is its number (``_range_source``)
+    given = _number_if_zero_width(scenario.get("ledger_exploratory_fraction"))
     if given is None or isinstance(given, Range):
         return lo, med, hi
     g = as_scalar(given, "ledger_exploratory_fraction", nonnegative=True)
@@ -2690,14 +2688,19 @@ def _rl_time_range(figures: dict, p: dict) -> dict:
            if p.get("rl_algorithm") == "ppo" else ""))}
 
 
+def _number_if_zero_width(value):
+    """A range of zero width (``ranges.is_point_range``: ``[2.99, 2.99]``) as its number, as the
+    bill reads it (``_range_source``: "treated as a number given alone"); any other value as it
+    is."""
+    return value.point if isinstance(value, Range) and is_point_range(value) else value
+
+
 def _zero_width_as_numbers(scenario: dict) -> dict:
-    """``scenario`` with each range of zero width (``ranges.is_point_range``: ``[2.99, 2.99]``)
-    replaced by its number, as the bill reads it (``_range_source``: "treated as a number given
-    alone"), so that the illustrative spreads and their reasons treat it as that number (a
-    review: a zero-width price lost its catalogue spread and was said to have fewer than two
-    catalogue prices)."""
-    return {k: v.point if isinstance(v, Range) and is_point_range(v) else v
-            for k, v in scenario.items()}
+    """``scenario`` with each range of zero width as its number (``_number_if_zero_width``), so
+    that the illustrative spreads and their reasons treat it as that number (a review: a
+    zero-width price lost its catalogue spread and was said to have fewer than two catalogue
+    prices)."""
+    return {k: _number_if_zero_width(v) for k, v in scenario.items()}
 
 
 def unranged_inputs(bill: Ledger, ranged) -> dict:

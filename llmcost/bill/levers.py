@@ -1252,15 +1252,11 @@ def best_plan(s: dict) -> Change:
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
     scaled = _with_scaled_mfu(s, free, ratio)
-    after, said = _capped_at_published(s, scaled)
+    after, said, where = _capped_at_published(s, scaled)
     m0 = float(_point(_get(s, "mfu")))
     if said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9):
         # capped back to the scenario's own MFU: no saving, said (a sweep's DeepSeek-V3 on
         # H800 read "−$0" with no note beside 04b's faster plan)
-        spec = load_model(_get(s, "model"))
-        _, where = published_ceiling(_get(s, "accelerator"), spec.n_params,
-                                     _get(s, "dtype") or "bf16", is_moe=spec.is_moe,
-                                     seq_len=int(_get(s, "seq_len")))
         return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
                           f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
                           f"model ({float(_point(_get(scaled, 'mfu'))):.1%} on this bill's "
@@ -1320,7 +1316,8 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
     """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
     on the hardware generation for a model of this size, on the step's dtype basis), never
     below ``before``'s MFU, and the words that say so: a lever is not priced on an MFU that no
-    published run of its hardware has reached. ``(after, "")`` when within the ceiling or with
+    published run of its hardware has reached: ``(after, said, where)``, ``where`` the ceiling's
+    run in words (``published_ceiling``). ``(after, "", where)`` when within the ceiling or with
     nothing published (the step-time model's band says how far to trust it then)."""
     spec = load_model(_get(after, "model"))
     ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
@@ -1328,10 +1325,10 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
                                        seq_len=int(_get(after, "seq_len")))
     m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
     if ceiling is None or m <= ceiling:
-        return after, ""
+        return after, "", where
     top = max(ceiling, m0)
     return ({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
-            f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}")
+            f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}", where)
 
 
 # ---- checkpoint governance
