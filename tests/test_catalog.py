@@ -183,7 +183,11 @@ def test_cluster_defaults_and_errors():
     with pytest.raises(ValueError, match="n_gpus=0"):
         llmcost.Cluster(acc, 0)
     with pytest.raises(ValueError, match="scaleout_bytes_per_s_per_dir: MI325X has no value"):
-        llmcost.Cluster(llmcost.load_accelerator("MI325X"), 8)
+        llmcost.Cluster(llmcost.load_accelerator("MI325X"), 16)
+    # within one scale-up domain (8 GPUs) no byte crosses a NIC: no scale-out figure needed,
+    # and none is made up (a trial's 4-GPU job on one L40S server was refused mfu: predict)
+    one = llmcost.Cluster(llmcost.load_accelerator("MI325X"), 8)
+    assert one.scaleout_bytes_per_s_per_dir is None
     with pytest.raises(ValueError, match="scaleup_bytes_per_s_per_dir=0"):
         llmcost.Cluster(acc, 8, scaleup_bytes_per_s_per_dir=0)
 

@@ -358,9 +358,10 @@ def test_no_step_model_warning_where_no_step_is_priced():
     assert step_model_runs(v)
     assert any(w.startswith("the step-time model planned and checked this MI325X (AMD) run")
                for w in scenario_warnings(v))
-    # TPU v4: no scale-out figure and no efficiency row; nothing is predicted, nothing said
+    # TPU v4: no scale-out figure and no efficiency row; beyond one 4,096-chip pod nothing is
+    # predicted, nothing said
     assert llmcost.load_accelerator("TPU v4").scaleout_bytes_per_s_per_dir is None
-    v4 = {**v, "accelerator": "TPU v4", "comm_scaleout_bytes_per_s": None}
+    v4 = {**v, "accelerator": "TPU v4", "comm_scaleout_bytes_per_s": None, "n_gpus": 8192}
     assert not any("no measured efficiency figures" in w for w in scenario_warnings(v4))
     assert any("no measured efficiency figures" in w for w in scenario_warnings(
         {**v4, "comm_scaleout_bytes_per_s": 5e10}))

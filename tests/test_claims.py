@@ -1568,3 +1568,11 @@ def test_a_claims_default_goodput_says_its_storage():
     own = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, mfu=0.40,
                              goodput=0.969, left_out=False)
     assert "Llama 3's checkpoint storage" not in own.hours_source
+    # and the left-out checkpoint-storage line, priced for that storage, says so beside its
+    # amount (a later trial read $342k there against the scenario route's $64k, unsaid):
+    # 2,048 GPUs × 122 MB/s = 250 GB/s provisioned
+    full = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, mfu=0.40)
+    (row,) = [x for x in full.left_out if x["key"] == "storage.checkpoints"]
+    assert row["sized"] == claims.STORAGE_WORDS and "250 GB/s" in row["how"]
+    (text,) = [ln for ln in full.describe().splitlines() if "checkpoint storage:" in ln]
+    assert "sized to Llama 3's checkpoint storage per GPU" in text

@@ -70,12 +70,17 @@ def test_an_fp8_bills_header_says_its_mfus_basis():
 
 
 def test_tpu_v4_estimate_runs_and_says_the_plan_is_unchecked(tmp_path):
+    # beyond one 4,096-chip pod the plan needs the data-centre network the catalogue lacks
     path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: TPU v4\n"
-                 "price_usd_per_gpu_hour: 3.22\n")
+                 "price_usd_per_gpu_hour: 3.22\nn_gpus: 8192\nglobal_batch_tokens: 33554432\n")
     r = _cli("estimate", "--scenario", str(path))
     assert r.returncode == 0, r.stderr
     assert "energy not computed" in r.stdout
     assert "parallel plan is not checked" in r.stdout
+    # within one pod (the default 2,048 chips) it needs none: the plan is checked
+    path.write_text("model: llama-2-70b\naccelerator: TPU v4\nprice_usd_per_gpu_hour: 3.22\n")
+    r = _cli("estimate", "--scenario", str(path))
+    assert r.returncode == 0 and "parallel plan is not checked" not in r.stdout, r.stderr
 
 
 # ---- 2. an omitted price is null: the catalogue median for the accelerator and pricing mode
@@ -370,11 +375,12 @@ def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
 
 
 def test_a_missing_network_figure_names_the_plan_keys_that_need_it(tmp_path):
-    # a trial copied default.yaml, set TPU v4 (no scale-out figure in data/accelerators.csv)
+    # a trial copied default.yaml, set TPU v4 (no scale-out figure in data/accelerators.csv;
+    # here MI325X, whose 2,048 GPUs span 256 domains: a TPU v4 pod holds 4,096 chips)
     # and was asked for comm_scaleout_bytes_per_s without being told that its plan keys asked
     # for a plan; without them the same scenario bills at its mfu
     from llmcost.bill.scenario import load_scenario
-    head = "accelerator: TPU v4\nprice_usd_per_gpu_hour: 3.22\nmodel: llama-2-70b\n" \
+    head = "accelerator: MI325X\nprice_usd_per_gpu_hour: 3.22\nmodel: llama-2-70b\n" \
            "n_gpus: 2048\nseq_len: 4096\nglobal_batch_tokens: 4194304\nmfu: 0.4\n"
     with pytest.raises(ScenarioError) as e:
         load_scenario(_yaml(tmp_path, head + "tp: 0\npp: 1\n"))
@@ -794,17 +800,20 @@ def test_a_model_no_plan_can_hold_is_refused_without_a_network_figure(tmp_path):
     spec, gpu = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("MI325X")
     need, usable = spec.n_params * 18, gpu.hbm_bytes * 0.9
     assert need / 8 > usable
-    path = _yaml(tmp_path, "model: llama-3.1-405b\naccelerator: MI325X\nn_gpus: 8\n"
+    # (16 GPUs, two domains: 8, one domain, needs no network figure and is planned: refused
+    # as "no parallel plan fits")
+    assert need / 16 > usable
+    path = _yaml(tmp_path, "model: llama-3.1-405b\naccelerator: MI325X\nn_gpus: 16\n"
                            "seq_len: 8192\nmfu: 0.35\nprice_usd_per_gpu_hour: 2.5\n")
     with pytest.raises(ScenarioError) as e:
         estimate_ledger(path)
     msg = str(e.value)
-    assert f"need {need / 8 / 1e9:,.0f} GB per GPU even spread over all 8 MI325Xs" in msg
+    assert f"need {need / 16 / 1e9:,.0f} GB per GPU even spread over all 16 MI325Xs" in msg
     assert f"use at least {math.ceil(need / usable):,} GPUs" in msg
     with pytest.raises(ScenarioError, match="no parallel plan can fit"):
         plan_report(path, ["00", "01"])  # the report refuses it before writing anything
     # a count that holds the states is priced (the plan itself is not checked there)
-    path.write_text(path.read_text().replace("n_gpus: 8", "n_gpus: 64"))
+    path.write_text(path.read_text().replace("n_gpus: 16", "n_gpus: 64"))
     assert estimate_ledger(path).total_usd > 0
 
 

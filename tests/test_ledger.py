@@ -1128,6 +1128,16 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
     assert "held-out" in why and f"median {rl.RL_TIME_FACTOR_MEDIAN:g}" in why
     # a given 1 is the scenario's choice of the model's own time: one number, not redrawn
     assert "rl_time_factor" not in illustrative_ranges(own)
+    # the headline's and a compare's draws (headline_draws, own_ranged_scenario) put that
+    # spread on the factor: their point bill still says null's words, as the report does (a
+    # trial read "× rl_time_factor 1.29" in `estimate --format json`, null in summary.json)
+    from llmcost.bill.ledger import headline_draws, own_ranged_scenario, simulate_ledger
+    for drawn in (headline_draws(one.scenario, samples=50).draws,
+                  simulate_ledger(own_ranged_scenario(one), samples=50)):
+        assert "rl_time_factor" in drawn.ranges
+        assert drawn.point.line("post.rl").how == one.line("post.rl").how
+    assert build_ledger({**own_ranged_scenario(one), "rl_time_factor": 1.5}).line(
+        "post.rl").how == more.line("post.rl").how  # a factor given after: the scenario's own
     # DPO has no rollout: the GRPO runs' errors are not drawn on it (a review)
     dpo = build_ledger({**base, "rl_algorithm": "dpo"})
     assert "rl_time_factor" not in illustrative_ranges(dpo)

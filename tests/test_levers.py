@@ -822,9 +822,12 @@ def sweep(s):
 
 def test_the_sweep_fits_no_rl_job_to_hardware_the_step_model_refuses(s, sweep, monkeypatch):
     # L40S, MI325X and TPU v4 have no scale-out bandwidth in data/accelerators.csv: the step
-    # model refuses them and the sweep leaves them out with that reason before it fits the RL
-    # job to them (rollout TPs and RL GPU counts, a search that changes no key of the step);
-    # every other row is priced on on_hardware's scenario, its RL job fitted
+    # model refuses L40S and MI325X beyond one 8-GPU domain, and the sweep leaves them out with
+    # that reason before it fits the RL job to them (rollout TPs and RL GPU counts, a search
+    # that changes no key of the step); TPU v4's scenario fits in one 4,096-chip ICI pod, which
+    # needs no data-centre network (Cluster), so the step model prices it (its row is left out
+    # for want of a catalogue price); every other row is priced on on_hardware's scenario, its
+    # RL job fitted
     fitted = []
     real = lv._with_fitting_rl_job
     monkeypatch.setattr(lv, "_with_fitting_rl_job",
@@ -833,7 +836,10 @@ def test_the_sweep_fits_no_rl_job_to_hardware_the_step_model_refuses(s, sweep, m
     pd.testing.assert_frame_equal(again, sweep)
     assert again.attrs["skipped"] == sweep.attrs["skipped"]
     refused = {a for a, why in again.attrs["skipped"] if why.startswith("step-time model")}
-    assert refused == {"L40S", "MI325X", "TPU v4"} and not refused & set(fitted)
+    assert refused == {"L40S", "MI325X"} and not refused & set(fitted)
+    assert llmcost.load_accelerator("TPU v4").scaleup_domain_size >= s["n_gpus"]
+    (v4,) = [why for a, why in again.attrs["skipped"] if a == "TPU v4"]
+    assert v4.startswith("price_usd_per_gpu_hour: the catalogue has no on_demand price")
     others = again[~again["scenario"]]
     assert set(others["accelerator"]) <= set(fitted)
     tps = {a: lv.on_hardware(s, a)["rl_rollout_tp"] for a in others["accelerator"]}

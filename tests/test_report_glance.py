@@ -464,6 +464,16 @@ def test_caveats_are_one_line_in_the_readers_words():
         "58.0%, is above every one, so the bill uses no more than 54.6%")
     # the band once, not again inside nested brackets
     assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
+    # A new-user trial: Mixtral 8x7B on MI300X read "above any published run on this
+    # hardware" where no MoE run is published on MI300X (data/validation_mfu.csv holds none):
+    # the cap is a run on other hardware, and the line says so.
+    assert not any(r.accelerator == "MI300X" for r in accuracy.validation_table().itertuples())
+    moe = accuracy.mfu_band(0.402, "MI300X", 512, n_params=46.7e9, seq_len=4096, is_moe=True)
+    (over,) = [x for x in moe.warnings if x.startswith("the predicted MFU ")]
+    line = glance.caveat_line(over)
+    assert "this hardware" not in line and line == (
+        f"the predicted MFU, 40.2%, is above the best of the published MoE BF16 runs on any "
+        f"hardware ({moe.high:.1%}); no MoE run is published on MI300X: read it as optimistic")
     # a warning of no known family: its first clause
     assert glance.caveat_line("something new happened: the details") == "something new happened"
     # a long first clause is shortened at a word, never cut mid-word (the detail holds it all)
@@ -1194,7 +1204,7 @@ def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_p
            + warnings("rl", "accelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
                       "price_usd_per_gpu_hour: 2.5\nrl_gpus: 8\nrl_rollout_tp: 1\nrl_runs: 1\n"
                       "rl_iterations: 1.0e9\n")
-           + warnings("l40s", "accelerator: L40S\nn_gpus: 8\ntrain_tokens: 1e10\n"
+           + warnings("l40s", "accelerator: L40S\nn_gpus: 16\ntrain_tokens: 1e10\n"
                       "price_usd_per_gpu_hour: 1.0\n")
            + warnings("long", "accelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2e15\n"
                       "price_usd_per_gpu_hour: 2.5\n"))

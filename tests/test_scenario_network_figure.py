@@ -138,3 +138,31 @@ def test_the_explore_panels_keep_the_scenarios_network(capsys):
     p = llmcost.validate_parameters(**{**LEDGER_DEFAULTS, **BASE, **RL})
     rl_explorer("opt-1.3b", gpu, p, 1.0)
     assert "per iteration" in capsys.readouterr().out
+
+
+def test_a_job_within_one_scale_up_domain_needs_no_scale_out_figure(tmp_path):
+    """A new-user trial: OPT-1.3B on 4 L40S (one 8-GPU PCIe server) was refused `mfu: predict`
+    ("the step-time model needs it") for want of a NIC figure its step never uses. Within one
+    domain no collective leaves it (``comm``: a group spans domains only beyond
+    ``scaleup_domain_size`` GPUs), so the step is the same at any NIC bandwidth, and the
+    catalogue's missing figure is not made up: the cluster keeps None."""
+    from llmcost.training.step import step_time
+    acc = llmcost.load_accelerator("L40S")
+    assert acc.scaleout_bytes_per_s_per_dir is None and acc.scaleup_domain_size == 8
+    m = llmcost.load_model("opt-1.3b")
+    plan = llmcost.make_plan(m, 4, 512, seq_len=2048)  # DP4: a gradient all-reduce each step
+    none = step_time(m, llmcost.Cluster(acc, 4), plan, 2048)
+    assert llmcost.Cluster(acc, 4).scaleout_bytes_per_s_per_dir is None
+    for bw in (1e8, 1e12):  # any NIC: the same step, to the last bit
+        assert step_time(m, llmcost.Cluster(acc, 4, scaleout_bytes_per_s_per_dir=bw), plan,
+                         2048).step_time_s == none.step_time_s
+    assert none.dp_comm_s >= 0 and none.step_time_s > 0
+    # the scenario: predicted, priced; 16 GPUs (two servers) still refused, saying why
+    sc = {k: v for k, v in BASE.items() if k != "comm_scaleout_bytes_per_s"}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**sc, "n_gpus": 4,
+                                                               "mfu": "predict"})))
+    assert r.returncode == 0 and "(mfu: predict)" in r.stdout, r.stderr
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**sc, "n_gpus": 16,
+                                                               "mfu": "predict"}, "b.yaml")))
+    assert r.returncode == 2 and "a job within one scale-up domain (up to 8 GPUs) needs none" \
+        in r.stderr

@@ -109,8 +109,10 @@ def test_a_prediction_that_cannot_be_made_names_the_file(tmp_path):
         report.plan_report(f)
     assert "mfu" not in str(e.value)
     # with a price, the prediction fails for the catalogue's missing scale-out bandwidth, and
-    # the message names the scenario key that supplies it (not the catalogue's column)
-    f.write_text(f.read_text() + "price_usd_per_gpu_hour: 3.2\n")
+    # the message names the scenario key that supplies it (not the catalogue's column): on 16
+    # MI325X, two 8-GPU domains (8 TPU v4 chips sit in one 4,096-chip pod, which needs none)
+    f.write_text(f.read_text().replace("accelerator: TPU v4", "accelerator: MI325X")
+                 .replace("n_gpus: 8", "n_gpus: 16") + "price_usd_per_gpu_hour: 3.2\n")
     with pytest.raises(ScenarioError, match="bad.yaml: mfu: predict: .*scale-out bandwidth "
                        ".*comm_scaleout_bytes_per_s") as e:
         report.plan_report(f)

@@ -108,6 +108,11 @@ def test_a_dpo_campaigns_length_warning_reads_its_pairs_not_a_generation_limit()
     assert "rl_response_tokens_max = 512 + 16,384 = 16,896 tokens" in grpo
     dpo = rl_context_warning({**v, "rl_algorithm": "dpo"})
     assert "rl_prompt_tokens + rl_response_tokens = 512 + 4,096 = 4,608 tokens" in dpo
+    # and it speaks of pairs, not of a rollout's generation or KV cache (a later trial)
+    assert "rollout" not in dpo and "KV cache" not in dpo and "preference pairs" in dpo
+    from llmcost.present.glance import caveat_line
+    assert caveat_line(dpo) == ("the DPO pairs reach 4,608 tokens, beyond the 4,096 tokens the "
+                                "model is trained at: it needs a long-context phase first")
     assert rl_context_warning({**v, "rl_algorithm": "dpo", "rl_response_tokens": 2048}) is None
 
 

@@ -902,6 +902,12 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     need = (f"its longest phase at seq_len >= {longest:,} first" if from_phase else
             "a long-context phase first (phases: [{name: long-context, tokens: ..., "
             "seq_len: ...}])")
+    if values.get("rl_algorithm") == "dpo":  # no rollout, no KV cache: a trial read both
+        return (f"the RL campaign's preference pairs, rl_prompt_tokens + {longest_key} = "
+                f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, are beyond the {trained:,} tokens "
+                "the scenario trains its model at (seq_len and the phases' seq_len): the "
+                f"policy needs {need} (DPO generates nothing: the bill prices its passes over "
+                "the pairs at their own length).")
     return (f"the RL campaign's longest rollout, rl_prompt_tokens + {longest_key} = "
             f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
             f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "

@@ -440,6 +440,23 @@ def _own_in_scope(accelerator, n_params, is_moe, dtype, seq_len, best: float) ->
     return kept is not None and kept > best * (1 + 1e-9)
 
 
+def _left_out_line(x: dict) -> str:
+    """One line of ``ClaimCheck.describe``'s "Not in the figure" list: a left-out line of the
+    bill (``_left_out``' row) with its amount, status, P10–P90 and what sized it."""
+    if x["line"] == "(not priced)":  # why no line is priced: the whole reason, uncut
+        return f"  none priced: {x['how']}"
+    if x["status"] == "not given":
+        return f"  {x['line']}: not given ({first_clause(x['how'])})"
+    usd = f"{fmt_usd(x['usd'])} ({x['status']})"
+    if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
+        usd += f", P10–P90 {fmt_usd(x['p10_usd'])}–{fmt_usd(x['p90_usd'])}"
+    if x.get("time"):  # the RL line's time, billed × a factor (rl.time_factor_short)
+        usd += f"; the model's iteration time {x['time']}"
+    if x.get("sized"):  # the claim's assumed storage (STORAGE_WORDS)
+        usd += f"; sized to {x['sized']}"
+    return f"  {x['line']}: {usd}"
+
+
 @dataclass(frozen=True)
 class ClaimCheck:
     """The answer of ``check_claim``; ``summary()`` for JSON, ``describe()`` for a terminal,
@@ -610,19 +627,7 @@ class ClaimCheck:
                "estimate --scenario` draws a scenario's too, so its ranges differ)" if any(
                    x.get("p10_usd") is not None and x.get("p90_usd") != x["p10_usd"]
                    for x in self.left_out) else ""))
-        for x in self.left_out:
-            if x["line"] == "(not priced)":  # why no line is priced: the whole reason, uncut
-                L.append(f"  none priced: {x['how']}")
-                continue
-            if x["status"] == "not given":
-                usd = f"not given ({first_clause(x['how'])})"
-            else:
-                usd = f"{fmt_usd(x['usd'])} ({x['status']})"
-                if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
-                    usd += f", P10–P90 {fmt_usd(x['p10_usd'])}–{fmt_usd(x['p90_usd'])}"
-                if x.get("time"):  # the RL line's time, billed × a factor (rl.time_factor_short)
-                    usd += f"; the model's iteration time {x['time']}"
-            L.append(f"  {x['line']}: {usd}")
+        L += [_left_out_line(x) for x in self.left_out]
         L.append(f"  priced total of these lines: {fmt_usd(self.left_out_usd)}")
         if self.left_out_range_usd:
             p10, p50, p90 = (fmt_usd(x) for x in self.left_out_range_usd)
@@ -2069,7 +2074,11 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
                      "p90_usd": float(np.quantile(x, 0.9)) if counted and x is not None
                      else usd, "how": ln.how,
                      "time": time_factor_short(ledger.scenario) if ln.key == "post.rl" and
-                     counted else ""})
+                     counted else "",
+                     # sized by the claim's assumed storage, not the price (a trial read $342k
+                     # here against a scenario's $64k of the same run, unsaid)
+                     "sized": STORAGE_WORDS if ln.key == "storage.checkpoints" and counted
+                     and "ckpt_storage_bytes_per_s" not in (extra or {}) else ""})
         if counted:
             total += usd
             per_draw = per_draw + (x if x is not None else usd)

@@ -280,6 +280,8 @@ def _values(scenario: dict) -> dict:
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
+    if scenario.get("_rl_time_factor_drawn") and isinstance(out.get("rl_time_factor"), Range):
+        out["_rl_time_factor_drawn"] = True  # set by headline_draws: the RL model's spread
     cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
     if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
         out["_mfu_calibration"] = cal
@@ -3014,7 +3016,8 @@ def own_ranged_scenario(bill: Ledger) -> dict:
     # 1 and was shown a certain difference)
     rl_time = _rl_time_range(bill.figures, given)
     if rl_time:
-        given = {**given, **{k: r for k, (r, _) in rl_time.items()}}
+        given = {**given, **{k: r for k, (r, _) in rl_time.items()},
+                 "_rl_time_factor_drawn": True}  # the model's spread (rl.time_factor_words)
     if not (pilot_given(given) or "_mfu_calibration" in given) or \
             isinstance(given.get("mfu"), Range):
         return given
@@ -3061,6 +3064,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     sources = {**{k: BAND_SOURCES.get(kinds[k], "given in the scenario") for k in own},
                **{k: why for k, (_, why) in ill.items()}}
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
+    if "rl_time_factor" in ill:  # the RL model's own spread, not a factor the scenario gave:
+        drawn["_rl_time_factor_drawn"] = True  # its point bill says so (rl.time_factor_words)
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
     # a pilot's band is the scenario's own measurement, not an illustrative spread
     return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)

@@ -130,7 +130,10 @@ def suggest(name: str, candidates, n: int = 3) -> list[str]:
     (``_same_family_and_size``), then similar spellings (``difflib``)."""
     folded = {c.lower(): c for c in candidates}
     low = name.lower()
-    prefix = [folded[k] for k in sorted(folded) if k.startswith(low) or low.startswith(k)]
+    # the shortest first: the plain part before its variants ("h100" -> H100-SXM before
+    # H100-96GB-500W, a trial's first suggestion)
+    prefix = [folded[k] for k in sorted(folded, key=lambda k: (len(k), k))
+              if k.startswith(low) or low.startswith(k)]
     close = [folded[k] for k in difflib.get_close_matches(low, list(folded), n=n, cutoff=0.5)]
     return list(dict.fromkeys(prefix + _same_family_and_size(low, folded) + close))[:n]
 
@@ -313,7 +316,10 @@ def load_accelerator(name: str) -> Accelerator:
     ValueError
         If no accelerator has that name; the message suggests close names.
     """
-    return _lookup(name, _accelerators(), "accelerator", "llmcost list accelerators")
+    return _lookup(name, _accelerators(), "accelerator", "llmcost list accelerators",
+                   "; an accelerator outside the catalogue is a row of data/accelerators.csv, "
+                   "its datasheet figures sourced (a suggestion is a close name, not a similar "
+                   "chip)")
 
 
 #: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
@@ -365,9 +371,12 @@ def scenario_cluster(p: dict):
     """
     acc = scenario_accelerator(p)
     missing = [f for f in NETWORK_FIGURE_WORDS if getattr(acc, f) is None]
+    if missing == ["scaleout_bytes_per_s_per_dir"] and int(p["n_gpus"]) <= acc.scaleup_domain_size:
+        missing = []  # one scale-up domain: no NIC in the step (Cluster)
     if missing:
         key = ("; give comm_scaleout_bytes_per_s in the scenario (bytes/s per GPU per "
-               "direction)" if missing == ["scaleout_bytes_per_s_per_dir"] else "")
+               f"direction); a job within one scale-up domain (up to {acc.scaleup_domain_size} "
+               "GPUs) needs none" if missing == ["scaleout_bytes_per_s_per_dir"] else "")
         raise ValueError(f"accelerator={acc.name!r}: "
                          f"{', '.join(NETWORK_FIGURE_WORDS[f] for f in missing)} is missing "
                          "from data/accelerators.csv (no sourced figure) and the step-time "

@@ -161,7 +161,10 @@ class Cluster:
     ------
     ValueError
         If a count or bandwidth is not positive, or a figure is missing from both the arguments
-        and the accelerator.
+        and the accelerator. A job within one scale-up domain (``n_gpus`` <=
+        ``scaleup_domain_size``) needs no scale-out bandwidth (it stays None: no byte of the
+        step crosses a NIC, ``comm`` prices none), so a single-server job on an accelerator
+        without a sourced NIC figure (L40S) can be priced.
     """
 
     accelerator: Accelerator
@@ -194,6 +197,9 @@ class Cluster:
                 object.__setattr__(self, f, v)
             if f == "scaleup_domain_size" and isinstance(v, int) and not isinstance(v, bool):
                 as_count(v, f)  # a Python int beyond a double: refused before numpy sees it
+            if v is None and f == "scaleout_bytes_per_s_per_dir" and \
+                    self.n_gpus <= int(self.scaleup_domain_size):
+                continue  # one scale-up domain: no byte crosses a NIC (comm prices none)
             if v is None:
                 raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
                                  "explicitly")

@@ -912,6 +912,11 @@ CAVEATS = [
      r"phase at seq_len >= [\d,]+) first",
      "the RL rollouts reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "{2} first"),
+    (r"^the RL campaign's preference pairs, .*?= ([\d,]+) tokens, are beyond the ([\d,]+) tokens "
+     r"the scenario trains its model at .*?the policy needs (a long-context phase|its longest "
+     r"phase at seq_len >= [\d,]+) first",
+     "the DPO pairs reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
+     "{2} first"),
     # a reserved price whose term outlasts the run (validation.reserved_term_warning)
     (r"^pricing: reserved takes the catalogue's committed rate, (\$[\d.]+)/GPU-h, whose rows "
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
@@ -1064,8 +1069,14 @@ CAVEATS = [
     (r"^the predicted MFU ([\d.]+%).*exceeds the best MFU published among (.+?) of any size",
      "the predicted MFU, {0}, is above the best of the published {1} of any size: read it as "
      "optimistic"),
+    # a run on other hardware (none published on this one): said so, not "on this hardware"
+    (r"^the predicted MFU ([\d.]+%).*?exceeds the best MFU published among (.+?) on any "
+     r"hardware \((no .+? is published on [^)]+)\).*?, ([\d.]+%) \(",
+     "the predicted MFU, {0}, is above the best of the published {1} on any hardware ({3}); "
+     "{2}: read it as optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
-     "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
+     "the predicted MFU, {0}, is above the best comparable published run: read it as "
+     "optimistic"),
     # the cap and its reason (accuracy.band_cap); first where it is the FP8 bound of a BF16 run
     # (accuracy.FP8_CAP_WORDS), which no run measured
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the uncapped "

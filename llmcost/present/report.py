@@ -360,8 +360,13 @@ class ReportPlan(NamedTuple):
 
 
 def plan_report(scenario_path, selection: list[str] | None = None, *,
-                notebook_setups: bool = True, states: bool = True) -> ReportPlan:
+                notebook_setups: bool = True, states: bool = True,
+                notebook_clusters: bool = True) -> ReportPlan:
     """Validate a scenario against the notebooks before anything runs.
+
+    ``notebook_clusters=False`` (``estimate_ledger``, for a job within one scale-up domain)
+    leaves out the check that the accelerator has the network figures the notebooks' clusters
+    beyond one domain need (``_check_cluster``); the scenario's own plan is checked as ever.
 
     ``notebook_setups=False`` (``llmcost estimate``: the bill, not the pages) leaves out the
     illustrative RL and serving set-ups notebook 05 builds from its defaults; the set-ups the
@@ -440,7 +445,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if "mfu" not in scenario:  # the notebooks' default: the bill labels it so
         scenario = {**scenario, "_mfu_default": True}
     try:
-        _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
+        if notebook_clusters:
+            _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
         # checked on what the selected notebooks will see (a plan that needs a scale-out figure
         # must not stop a run of notebooks 00-01 that never build one).
@@ -564,9 +570,11 @@ def estimate_ledger(scenario_path):
     """
     plan = plan_report(scenario_path, ["00"], states=False, notebook_setups=False)
     extra = []
+    one_domain = _within_one_domain(plan.values)
     try:
-        _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
-                       {nb: declared_parameters(nb) for nb in list_notebooks()})
+        if not one_domain:
+            _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
+                           {nb: declared_parameters(nb) for nb in list_notebooks()})
         cluster_ok = True
     except ScenarioError as e:
         cluster_ok = False
@@ -575,7 +583,9 @@ def estimate_ledger(scenario_path):
         if misfit:
             raise ScenarioError(f"{scenario_path}: {misfit}")
     if cluster_ok:  # refuses what a full report refuses, notebook 05's illustrations aside
-        plan = plan_report(scenario_path, None, notebook_setups=False)
+        # (and, for a job within one scale-up domain, the notebooks' clusters beyond it)
+        plan = plan_report(scenario_path, None, notebook_setups=False,
+                           notebook_clusters=not one_domain)
     values, scenario = plan.values, plan.scenario
     try:
         bill = build_ledger({**bill_values(values),
@@ -615,6 +625,19 @@ def estimate_ledger(scenario_path):
     return bill
 
 
+def _within_one_domain(values: dict) -> bool:
+    """True when the scenario's job fits in one scale-up domain of its accelerator (``n_gpus``
+    <= ``scaleup_domain_size``): its own step crosses no NIC, so its plan is checked without a
+    scale-out figure (``Cluster``); False otherwise or where the accelerator is unknown."""
+    try:
+        acc = scenario_accelerator(values)
+    except (ValueError, TypeError):
+        return False
+    n = values.get("n_gpus")
+    return isinstance(n, int) and acc.scaleup_domain_size is not None and \
+        n <= acc.scaleup_domain_size
+
+
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     """The parallelism, communication and checkpoint notebooks build a ``Cluster``, and 05 and
     06 the RL set-up's (``catalog.CLUSTER_NOTEBOOKS``): the accelerator needs scale-up and
@@ -627,17 +650,24 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
         acc = scenario_accelerator(values)
     except (ValueError, TypeError):
         return  # validation names the unknown accelerator or the bad figure
-    try:
-        Cluster(acc, 1)
+    try:  # beyond one scale-up domain, as the notebooks' own sweeps go (a job within one
+        # needs no scale-out figure: Cluster)
+        Cluster(acc, (acc.scaleup_domain_size or 1) + 1)
     except ValueError as e:
         field = e.args[0].split(':')[0]
         key = " or give comm_scaleout_bytes_per_s in the scenario" if \
             field == "scaleout_bytes_per_s_per_dir" else ""
+        n, domain = values.get("n_gpus"), acc.scaleup_domain_size
+        # a trial's 4-GPU job on one L40S server: its own step crosses no NIC (mfu: predict
+        # prices it), but the notebooks' sweeps and RL set-up go beyond one server
+        fits = (f" (they price clusters beyond one {domain}-GPU scale-up domain; this run's "
+                f"{n} GPUs fit in one, which `llmcost estimate` and mfu: predict price "
+                "without it)") if key and isinstance(n, int) and domain and n <= domain else ""
         raise ScenarioError(f"accelerator={values['accelerator']!r}: "
                             f"{NETWORK_FIGURE_WORDS.get(field, field)} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
-                            "parallelism notebooks need it: choose another accelerator, add a "
-                            f"sourced figure{key}, or run only the notebooks it can run "
+                            f"parallelism notebooks need it{fits}: choose another accelerator, "
+                            f"add a sourced figure{key}, or run only the notebooks it can run "
                             f"(--notebooks {','.join(NETWORK_FREE_NOTEBOOKS)}; `llmcost list "
                             f"accelerators`: {runnable_notebooks(acc)})") from None
 

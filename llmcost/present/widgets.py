@@ -617,11 +617,12 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                     etp=etp if same_model else None, seq_len=seq_len),
                     pp_w.value, sched_w.value, v_w.value)
                 cl = Cluster(acc, gpu_w.value)
+                out_bw = cl.scaleout_bytes_per_s_per_dir  # None within one domain (Cluster)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
                              * up_w.value,
-                             scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
-                             * out_bw_w.value)
+                             scaleout_bytes_per_s_per_dir=None if out_bw is None else
+                             out_bw * out_bw_w.value)
                 # a what-if: a feature the stack lacks (ZeRO-3 on Megatron-Core 2024) is priced
                 # as if the stack had it, and said below, not refused as step_time would
                 with warnings.catch_warnings(record=True) as said:

@@ -3738,6 +3738,14 @@ def billed_iteration_s(wall_s: float, p: dict) -> tuple:
     return seconds, (f"the model's {wall_s:,.3g} s {short}" if short else "the model's own time")
 
 
+def _factor_given(p: dict) -> bool:
+    """True when ``rl_time_factor`` is the scenario's own (a measurement), False when it is
+    null or the point of the RL model's own spread that a headline bill draws
+    (``ledger.headline_draws`` marks it ``_rl_time_factor_drawn``: a trial read "× rl_time_factor
+    1.29" in `estimate` as a factor it had given, where the report said null)."""
+    return p.get("rl_time_factor") is not None and not p.get("_rl_time_factor_drawn")
+
+
 def time_factor_short(p: dict) -> str:
     """``scenario_time_factor`` in a few words: "" at 1 (the model's own time), "× 1.69,
     published GRPO runs' median" (none given; "published NeMo RL GRPO runs' (stated with their
@@ -3749,7 +3757,7 @@ def time_factor_short(p: dict) -> str:
         return ""
     runs = ("published GRPO runs'" if (p.get("rl_framework") or "generic") == "generic" else
             "published NeMo RL GRPO runs' (stated with their release)")
-    return (f"× rl_time_factor {k:.3g}" if p.get("rl_time_factor") is not None else
+    return (f"× rl_time_factor {k:.3g}" if _factor_given(p) else
             f"× {k:.3g}, {runs} median"
             + (", PPO extrapolated from GRPO's" if p.get("rl_algorithm") == "ppo" else ""))
 
@@ -3761,7 +3769,7 @@ def time_factor_words(p: dict) -> str:
     factor = scenario_time_factor(p)
     if factor == 1.0:
         return ""
-    if p.get("rl_time_factor") is not None:
+    if _factor_given(p):
         return f"× rl_time_factor {factor:.3g} (measured ÷ predicted iteration time)"
     fw = p.get("rl_framework") or "generic"
     return (f"× {factor:.3g}, the median measured ÷ predicted iteration time of the held-out "

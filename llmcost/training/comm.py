@@ -480,7 +480,9 @@ class _Figures:
             efficiency = load_efficiency(cluster.accelerator)
         self.eff = efficiency
         self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction
-        self.out_bw = float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction
+        out = cluster.scaleout_bytes_per_s_per_dir  # None only within one domain (Cluster):
+        # no group spans domains there, so the scale-out terms are never the ones taken
+        self.out_bw = float("inf") if out is None else float(out) * efficiency.scaleout_fraction
         self.domain = int(cluster.scaleup_domain_size)
         self.peers = mesh_peers(cluster.accelerator.name)
 

@@ -108,7 +108,11 @@ does not: the 26.02.01 container's table (docs/performance-summary-archive.md at
 section '26.02.01 NeMo Container', added in cfeddcd94) lists the same plan at 9,058
 tokens/s/GPU, where the engine is 15 % slow, and its recipe at v0.3.1 is another one (EP 16,
 the hybridep dispatcher, no EP overlap), so the table and the recipe disagree on what ran and
-it is not a validation row; the slowdown looks specific to the 25.11 and 26.02 containers. A
+it is not a validation row; the slowdown looks specific to the 25.11 and 26.02 containers,
+and the publisher calls it one: Megatron-Bridge issue #1998, "[Regression] Low QWEN3 30B B200
+and H100 performance with dropless" (2026-01-20: "the perf in 25.11 is 2X slower than 25.09. We
+need to fix this in 26.02"). The two rows stay in the validation (a published run is what a
+user of that container got); the engine prices no regression. A
 BF16 run
 of the same model on 16 H100 with the alltoall dispatcher, the EP overlap and no CUDA graphs
 (NVIDIA-NeMo/Megatron-Bridge PR #3880, closed unmerged, commit da871ee81,
