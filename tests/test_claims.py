@@ -281,6 +281,25 @@ def test_too_few_hours_is_implausible_and_far_too_few_are_refused():
     with pytest.raises(ValueError, match="must be at most 1.5×"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
                            gpu_hours=fc / (1.55 * 3600 * H100_BF16))
+    # and far below any run: a trial's 1e15 GPU-hours read "LOW: steady-state MFU 0.0%". Below
+    # the floor a scenario's mfu is held to (0.1% of the peak, scenario.MFU_FLOOR; the lowest
+    # published MFU the step model is checked against is ~10%) the hours are refused, two-sided
+    # on the model-FLOP basis: hours = C_mfu ÷ (u × 3600 × P)
+    from llmcost.bill.scenario import MFU_FLOOR
+    assert MFU_FLOOR == 1e-3
+    fm = c.flops_mfu_basis
+    assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                              gpu_hours=fm / (1.05e-3 * 3600 * H100_BF16)).verdict == "low"
+    # by hand: 9.217e22 FLOPs (MFU basis, full attention at 4,096) ÷ (1e15 × 3600 × 989.4e12)
+    # = 2.59e-11
+    assert fm == pytest.approx(9.217e22, rel=1e-3)
+    with pytest.raises(ValueError, match=r"gpu_hours=1000000000000000.0 imply a whole-run "
+                                         r"utilisation of 2.6e-11 of the dense BF16 peak: must "
+                                         r"be at least 0.001 .*mistyped"):
+        claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False, gpu_hours=1e15)
+    with pytest.raises(ValueError, match="must be at least 0.001"):
+        claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                           gpu_hours=fm / (0.95e-3 * 3600 * H100_BF16))
 
 
 def test_a_claim_as_training_flops_or_without_tokens():
@@ -1388,11 +1407,13 @@ def test_a_context_beyond_the_models_is_said_as_estimate_says_it(capsys, tmp_pat
     # config.json; data/models.csv), so 100,000,000 > 131,072: the model cannot attend that far;
     # Mistral 7B's catalogue records an 8,192-token pre-training length and no longer context.
     from llmcost.bill.checks import scenario_warnings
-    for model, seq, words in (("llama-3.1-8b", 100_000_000, "beyond llama-3.1-8b's context of "
-                                                            "131,072 tokens"),
-                              ("mistral-7b", 100_000_000, "beyond the 8,192-token sequence "
-                                                          "length mistral-7b was pre-trained")):
-        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=1e8, seq_len=seq,
+    # (hours each model's FLOPs at that length can take: Llama's full attention over 1e8
+    # tokens needs ~1.5e7 GPU-h at the peak, Mistral's 4,096-token window ~1e5)
+    for model, seq, hours, words in (
+            ("llama-3.1-8b", 100_000_000, 1e8, "beyond llama-3.1-8b's context of 131,072 tokens"),
+            ("mistral-7b", 100_000_000, 1e6, "beyond the 8,192-token sequence length mistral-7b "
+                                             "was pre-trained")):
+        c = claims.check_claim(model, 1e12, "H100-SXM", gpu_hours=hours, seq_len=seq,
                                left_out=False)
         said = [n for n in c.notes if words in n]
         assert len(said) == 1

@@ -137,7 +137,7 @@ from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_hour_range, owned_usd_per_gpu_hour
 from .ranges import Range, point
 from .scenario import LEDGER_DEFAULTS as d
-from .scenario import PRICING, load_scenario, point_scenario
+from .scenario import MFU_FLOOR, PRICING, load_scenario, point_scenario
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
 #: comparable published MFU (``best_reference``). A stated threshold, not a fitted one, and the
@@ -1368,6 +1368,7 @@ def _claim_utilisation(j: _Judging) -> None:
     j.u6 = {k: j.f6 / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
     j.u_causal = {k: j.fc / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
     _refuse_far_above_peak(j)
+    _refuse_far_below_floor(j)
     if j.n_gpus is not None and c.n_gpus is None:
         j.notes.append(f"n_gpus derived: {gpu_h(j.hours)} GPU-h ÷ ({j.days:g} days × 24) = "
                        f"{j.n_gpus:,}")
@@ -1461,6 +1462,27 @@ def _refuse_far_above_peak(j: _Judging) -> None:
         f"of the dense {dt.upper()} peak ({u:,.3g}× it): must be at most "
         f"{MAX_IMPLIED_UTILISATION:g}× (no run exceeds the peak; far above it a figure is "
         f"mistyped): {j.fc:.4g} FLOPs (causal) need {gpu_h(at_peak)} GPU-h at the peak itself")
+
+
+def _refuse_far_below_floor(j: _Judging) -> None:
+    """ValueError when the claim's hours imply a whole-run utilisation (model-FLOP basis, the
+    stated dtype's dense peak) below ``scenario.MFU_FLOOR`` (0.1% of the peak, over a hundred
+    times below the lowest MFU of any published run the step model is checked against): a
+    mistyped figure (a trial's 1e15 GPU-hours for a 70B model read "LOW: 0.0%"), named with
+    the hours it gives and the hours it would take at that floor, ``C / (P × floor × 3600)``;
+    the same floor a scenario's given ``mfu`` is held to."""
+    dt = j.c.dtype
+    u = j.u[dt]
+    if u >= MFU_FLOOR:
+        return
+    at_floor = j.fm / (j.peaks[dt] * MFU_FLOOR * SECONDS_PER_HOUR)
+    raise ValueError(
+        f"{_hours_named(j)}"
+        + ("" if j.hours_source == "gpu_hours" and not j.phases else f" = {gpu_h(j.pre)} GPU-h")
+        + f" imply a whole-run utilisation of {u:.2g} of the dense {dt.upper()} peak: must be "
+        f"at least {MFU_FLOOR:g} (0.1%, over a hundred times below any published run's MFU; "
+        f"below it a figure is mistyped): at that floor its {j.fm:.4g} FLOPs take "
+        f"{gpu_h(at_floor)} GPU-h, the most a claim of them may state")
 
 
 def _above(value: float, bound: float) -> bool:
