@@ -48,3 +48,14 @@ def test_the_panel_opens_where_notebook_08_judged_the_scenario(capsys):
     assert "steady-state MFU 40.0%" in " ".join(_printed(capsys).split())
     with pytest.raises(ValueError, match="goodput"):
         claim_explorer("llama-2-70b", "H100-SXM", goodput=1.5)
+    # and at the bill's own GPU-hour price (a later trial read the scenario's hours at the
+    # catalogue median, $6.16, in the panel and at the scenario's $3.99 on 00): hand,
+    # hours × $3.99
+    claim_explorer("llama-2-70b", "H100-SXM", "bf16", 2e12, 2048, days=hours / 2048 / 24,
+                   goodput=g, price_usd_per_gpu_hour=3.99)
+    said = " ".join(_printed(capsys).split())
+    paid = 2048 * 24 * round(hours / 2048 / 24, 9)
+    assert "$3.99/GPU-h" in said and "median" not in said.split("Price:")[1][:60], said
+    assert f"${paid * 3.99 / 1e6:.2f}M" in said
+    with pytest.raises(ValueError, match="price_usd_per_gpu_hour=0"):
+        claim_explorer("llama-2-70b", "H100-SXM", price_usd_per_gpu_hour=0)

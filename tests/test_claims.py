@@ -281,25 +281,27 @@ def test_too_few_hours_is_implausible_and_far_too_few_are_refused():
     with pytest.raises(ValueError, match="must be at most 1.5×"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
                            gpu_hours=fc / (1.55 * 3600 * H100_BF16))
-    # and far below any run: a trial's 1e15 GPU-hours read "LOW: steady-state MFU 0.0%". Below
-    # the floor a scenario's mfu is held to (0.1% of the peak, scenario.MFU_FLOOR; the lowest
-    # published MFU the step model is checked against is ~10%) the hours are refused, two-sided
-    # on the model-FLOP basis: hours = C_mfu ÷ (u × 3600 × P)
+    # and far below any run: a trial's 1e15 GPU-hours read "LOW: steady-state MFU 0.0%".
+    # Below a millionth of the peak (claims.MIN_IMPLIED_UTILISATION, a thousand times under the
+    # 0.1% a scenario's MFU is held to, scenario.MFU_FLOOR) the hours are refused; between the
+    # two a derived figure is judged, as a review asked (two-sided, model-FLOP basis:
+    # hours = C_mfu ÷ (u × 3600 × P))
     from llmcost.bill.scenario import MFU_FLOOR
-    assert MFU_FLOOR == 1e-3
+    assert claims.MIN_IMPLIED_UTILISATION == MFU_FLOOR / 1000 == 1e-6
     fm = c.flops_mfu_basis
-    assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
-                              gpu_hours=fm / (1.05e-3 * 3600 * H100_BF16)).verdict == "low"
+    for u in (1.05e-6, 5e-4):
+        assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                                  gpu_hours=fm / (u * 3600 * H100_BF16)).verdict == "low"
     # by hand: 9.217e22 FLOPs (MFU basis, full attention at 4,096) ÷ (1e15 × 3600 × 989.4e12)
     # = 2.59e-11
     assert fm == pytest.approx(9.217e22, rel=1e-3)
     with pytest.raises(ValueError, match=r"gpu_hours=1000000000000000.0 imply a whole-run "
                                          r"utilisation of 2.6e-11 of the dense BF16 peak: must "
-                                         r"be at least 0.001 .*mistyped"):
+                                         r"be at least 1e-06 .*mistyped"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False, gpu_hours=1e15)
-    with pytest.raises(ValueError, match="must be at least 0.001"):
+    with pytest.raises(ValueError, match="must be at least 1e-06"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
-                           gpu_hours=fm / (0.95e-3 * 3600 * H100_BF16))
+                           gpu_hours=fm / (0.95e-6 * 3600 * H100_BF16))
 
 
 def test_a_claim_as_training_flops_or_without_tokens():

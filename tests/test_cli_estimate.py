@@ -463,7 +463,7 @@ def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
     # its RL campaign's time drawn over the RL model's published-run error, the rest
     # illustrative spreads on inputs it gives as one number
     assert js["bill.range_kinds"]["rl_time_factor"] == "rl_model"
-    assert "illustrative ranges: the scenario gives every input as one number, and the RL " \
+    assert "illustrative ranges (the scenario gives every input as one number) and the RL " \
         "model's published-run error on its predicted iteration time" in js["bill.range_note"]
 
 

@@ -1640,3 +1640,18 @@ def test_the_lead_says_when_post_training_adds_nothing_to_the_total():
     said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": big}})
     assert "only the excess, $130k, adds to the total" in said and "($3.19M)" in said
     assert glance.netting_sentence({"bill": {}}) == ""
+
+
+def test_a_hyphenated_name_is_not_broken_at_its_hyphen_in_a_heading_or_a_caveat():
+    # A teacher read "256 x A100-" / "80GB" in the index's heading at 1,400 px and "pre-" /
+    # "training" in a caveat's summary at 390 px: a browser breaks a line after any hyphen.
+    # Each hyphenated word is kept whole by the index's own nowrap span (span.n)
+    from llmcost.present.report import INDEX_CSS
+    assert "span.n{white-space:nowrap}" in INDEX_CSS
+    assert glance.unbroken_html("Llama 2 13B, 256 x A100-80GB <x>") == (
+        'Llama 2 13B, 256 x <span class="n">A100-80GB</span> &lt;x&gt;')
+    box = glance.caveats_html(["the pre-training run: a detail"])
+    assert '<summary>the <span class="n">pre-training</span> run</summary>' in box
+    # a word too long to keep on one line of a phone (over 24 characters) may still break
+    long = "a-very-long-hyphenated-identifier-name"
+    assert glance.unbroken_html(long) == long

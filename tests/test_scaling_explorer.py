@@ -1,6 +1,8 @@
 """The notebook 06 Explore panel builds headlessly and moves the optimum the right way (Output
 widgets print to stdout outside a kernel)."""
 
+import math
+
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -55,6 +57,16 @@ def test_the_panel_opens_on_the_pages_target_loss(capsys):
     o = sc.inference_adjusted_optimum_usd(target, 1e12, usd,
                                           sc.serving_cost_per_token(3.6e-3, 3.6e-3, 1.0, 1e9), f)
     assert _n_params(out) == pytest.approx(float(o.n_params), rel=0.01)
+    # moved away and back, the slider lands on its own grid (10^(k·0.1)), within half a step of
+    # the page's budget: still the page's target (a teacher read another optimum there)
+    box = scaling_explorer(6 * n * 2e12, "besiroglu2024", 1e12, 3.99, 3.6e-3, "H100-SXM", 0.4,
+                           target_loss=target)
+    c_w = box.children[0].children[0]
+    capsys.readouterr()
+    c_w.value = c_w.value * 10
+    assert "the compute-optimal model's at this budget" in capsys.readouterr().out
+    c_w.value = 10 ** round(math.log10(6 * n * 2e12), 1)  # the grid point nearest the page's
+    assert f"target loss {target:.4g}: the page's" in capsys.readouterr().out
     with pytest.raises(ValueError, match="target_loss"):
         scaling_explorer(1e23, "besiroglu2024", 1e12, 3.99, 3.6e-3, "H100-SXM", 0.4,
                          target_loss=-1.0)

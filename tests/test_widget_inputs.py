@@ -3,6 +3,7 @@ scenario rule is refused with a ValueError naming the key, the value and the rul
 scenario's own value is shown as given, never clamped to a slider's end (ipywidgets clamps a
 value outside a slider's range without a word: a trial's 65,536-token responses were priced at
 the slider's 32,768, 2,078 s for an iteration of 7,330 s)."""
+import re
 import warnings
 
 import pytest
@@ -143,6 +144,30 @@ def test_claim_and_reliability_explorers_refuse_bad_input():
             widgets.reliability_explorer(**{**kw, **bad})
 
 
+def test_the_reliability_panel_says_a_run_that_never_finishes_as_the_bill_refuses_it(capsys):
+    # A teacher at the sliders' ends (262,144 GPUs, 10 failures per GPU-year) read "job MTBF
+    # 12 s, interval 10.9 s, goodput 0.0%, ... $4.77e+29". By hand: MTBF = 1 / (262,144 × 10 /
+    # 31,557,600 s) = 12.0 s, below a 600 s restart alone: the goodput is far below the bill's
+    # floor (reliability.GOODPUT_FLOOR, 1e-6), which the bill refuses as never finishing; the
+    # panel says so and prices nothing
+    from llmcost.training import reliability
+    from llmcost.training.reliability import GOODPUT_FLOOR, checkpoint_plan
+    kw = dict(n_params=7e10, n_gpus=262144, fail_rate_per_gpu_year=10.0,
+              storage_bytes_per_s=1e11, async_=False, restart_s=600.0, ideal_gpu_hours=1e6,
+              price_usd_per_gpu_hour=3.99)
+    plan = checkpoint_plan(7e10, 262144, 10.0, 1e11, 600.0, "bf16-adam", 8, 50e9,
+                           d2h_bytes_per_s=50e9, async_=False, planned_per_day=0.0)
+    assert plan.mtbf_s == pytest.approx(31_557_600 / (262144 * 10), rel=1e-3)
+    assert plan.goodput < GOODPUT_FLOOR == 1e-6 == float(reliability.GOODPUT_FLOOR_WORDS)
+    capsys.readouterr()
+    widgets.reliability_explorer(**kw)
+    out = capsys.readouterr().out
+    assert "cannot finish" in out and "never finishes" in out and "$" not in out
+    # an ordinary job still gets its table (goodput above the floor)
+    widgets.reliability_explorer(**{**kw, "n_gpus": 2048, "fail_rate_per_gpu_year": 0.173})
+    assert "cannot finish" not in capsys.readouterr().out
+
+
 
 def test_plan_panels_refuse_bad_and_unsettled_plan_fields():
     # a ZeRO stage of 7 or a recompute mode "most" raised ipywidgets' TraitError; a scenario's
@@ -220,6 +245,18 @@ def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
     price_w.value = 5.0
     assert "at $5.00/GPU-h, the given price, whatever the pricing mode" in \
         capsys.readouterr().out
+    # staff on the FTE slider, no project months: paid for the final run's wall clock, which
+    # more GPUs shorten (a teacher watched the staff line fall 30-fold from 512 to 32,768 GPUs);
+    # said with the months the bill took
+    fte_w, gpus_w = box.children[1].children[3], box.children[0].children[0]
+    assert p.get("ledger_project_months") is None
+    fte_w.value = 10
+    said = capsys.readouterr().out
+    months = re.search(r"staff are paid for ([\d.]+) months, the final run's wall clock", said)
+    assert months, said
+    gpus_w.value = gpus_w.value * 2
+    again = re.search(r"staff are paid for ([\d.]+) months", capsys.readouterr().out)
+    assert float(again[1]) < float(months[1])
 
 
 def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):

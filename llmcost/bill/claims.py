@@ -167,6 +167,14 @@ HOURS_TOLERANCE = 0.05
 #: ``compute.mfu_from_throughput`` applies to a measured throughput (an MFU above 1 refused),
 #: with a margin for the basis a claim does not state. A stated threshold, not a fitted one.
 MAX_IMPLIED_UTILISATION = 1.5
+#: An implied whole-run utilisation below this share of the dense peak (model-FLOP basis) is
+#: refused as a mistyped figure: a millionth of the peak, a thousand times below the floor a
+#: scenario's given MFU is held to (``scenario.MFU_FLOOR``, 0.1%), so that a derived figure
+#: between the two is judged ("low"), not refused (a review: 2e7 GPU-h for an 8B model on 1T
+#: tokens implies 0.068% and is a claim to judge), while hours a million times too many (a
+#: trial's 1e15 GPU-h for a 70B model on 2T tokens, 7.9e-10) say only that a figure is wrong.
+#: A stated threshold, not a fitted one.
+MIN_IMPLIED_UTILISATION = MFU_FLOOR / 1000
 #: The phase the training tokens refer to, when a claim is split by phase.
 PRETRAINING = "pre-training"
 #: ``not judged``: a claim of money alone (no hours, no MFU) on an accelerator the catalogue
@@ -1466,23 +1474,22 @@ def _refuse_far_above_peak(j: _Judging) -> None:
 
 def _refuse_far_below_floor(j: _Judging) -> None:
     """ValueError when the claim's hours imply a whole-run utilisation (model-FLOP basis, the
-    stated dtype's dense peak) below ``scenario.MFU_FLOOR`` (0.1% of the peak, over a hundred
-    times below the lowest MFU of any published run the step model is checked against): a
-    mistyped figure (a trial's 1e15 GPU-hours for a 70B model read "LOW: 0.0%"), named with
-    the hours it gives and the hours it would take at that floor, ``C / (P × floor × 3600)``;
-    the same floor a scenario's given ``mfu`` is held to."""
+    stated dtype's dense peak) below ``MIN_IMPLIED_UTILISATION`` (a millionth of the peak): a
+    mistyped figure (a trial's 1e15 GPU-hours for a 70B model read "LOW: 0.0%"), named with the
+    hours it gives and the most its FLOPs can take at that floor, ``C / (P × floor × 3600)``."""
     dt = j.c.dtype
     u = j.u[dt]
-    if u >= MFU_FLOOR:
+    if u >= MIN_IMPLIED_UTILISATION:
         return
-    at_floor = j.fm / (j.peaks[dt] * MFU_FLOOR * SECONDS_PER_HOUR)
+    at_floor = j.fm / (j.peaks[dt] * MIN_IMPLIED_UTILISATION * SECONDS_PER_HOUR)
     raise ValueError(
         f"{_hours_named(j)}"
         + ("" if j.hours_source == "gpu_hours" and not j.phases else f" = {gpu_h(j.pre)} GPU-h")
         + f" imply a whole-run utilisation of {u:.2g} of the dense {dt.upper()} peak: must be "
-        f"at least {MFU_FLOOR:g} (0.1%, over a hundred times below any published run's MFU; "
-        f"below it a figure is mistyped): at that floor its {j.fm:.4g} FLOPs take "
-        f"{gpu_h(at_floor)} GPU-h, the most a claim of them may state")
+        f"at least {MIN_IMPLIED_UTILISATION:g} (a millionth of the peak, a thousand times "
+        f"below the {MFU_FLOOR:g} a scenario's MFU is held to; below it a figure is mistyped): "
+        f"at that floor its {j.fm:.4g} FLOPs take {gpu_h(at_floor)} GPU-h, the most a claim "
+        "of them may state")
 
 
 def _above(value: float, bound: float) -> bool:

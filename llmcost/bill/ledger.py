@@ -696,7 +696,7 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
 def _check_goodput(b: _Basis, ph: dict, g) -> None:
     """Refuse a phase whose goodput is below 10⁻⁶: interruptions come faster than a checkpoint
     and a restart, so it never finishes."""
-    if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
+    if np.any(~(np.asarray(g, dtype=float) >= rel.GOODPUT_FLOOR)):
         p = b.p
         raise ScenarioNeverFinishes(
             f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
@@ -705,7 +705,8 @@ def _check_goodput(b: _Basis, ph: dict, g) -> None:
             + (f", ledger_spot_preemptions_per_node_day={b.preempt}" if p["pricing"] == "spot"
                else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
             "than a checkpoint and a restart, so the run takes over a million times its ideal "
-            f"time and {NEVER_FINISHES}; the rule: goodput >= 1e-6 (lower the interruption "
+            f"time and {NEVER_FINISHES}; the rule: goodput >= {rel.GOODPUT_FLOOR_WORDS} (lower the "
+            "interruption "
             "rate or the restart time)")
 
 
@@ -2957,9 +2958,10 @@ def range_basis(kinds: dict) -> str:
     state = headline_state(kinds)
     rl_model = "rl_model" in kinds.values()
     rl_words = "the RL model's published-run error on its predicted iteration time"
-    if state == "illustrative":
-        out = "illustrative ranges: the scenario gives every input as one number"
-        return out + (f", and {rl_words}" if rl_model else "")
+    if state == "illustrative":  # (a teacher read "..., and the RL model's error" as garbled)
+        return ("illustrative ranges (the scenario gives every input as one number) and "
+                f"{rl_words}" if rl_model else
+                "illustrative ranges: the scenario gives every input as one number")
     words = {kind: [SHORT_WORDS.get(k, input_words(k)) for k, v in kinds.items() if v == kind]
              for kind in RANGE_KINDS}
     parts = []

@@ -1365,12 +1365,21 @@ def caveat_line(warning: str) -> str:
     return shorten_words(_balanced(first), 140)  # the detail holds it all
 
 
+def unbroken_html(text: str) -> str:
+    """``text`` escaped for HTML, each word with a hyphen in it (up to 24 characters: "A100-80GB",
+    "pre-training") kept on one line (``<span class="n">``, the index's ``white-space: nowrap``):
+    a browser breaks a line after any hyphen, and a teacher read "A100-" / "80GB" in a heading at
+    1,400 px and "pre-" / "training" in a caveat at 390 px. Longer words may still break."""
+    return re.sub(r"\S*-\S*", lambda m: f'<span class="n">{m[0]}</span>' if len(m[0]) <= 24
+                  else m[0], html.escape(str(text)))
+
+
 def caveats_html(warnings: list) -> str:
     """The index's "Read this first" box: one line per warning in the reader's words
     (``caveat_line``), the warning itself under it in a ``<details>`` element."""
     if not warnings:
         return ""
-    items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
+    items = "".join(f"<li><details><summary>{unbroken_html(caveat_line(w))}</summary>"
                     f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings)
     return (f"<div class='caveats'><b>Read this first</b> <span class='hint'>(open a line for "
             "the detail)</span>"
@@ -1862,7 +1871,7 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
         note = html.escape(f"Exploratory and failed runs: {moved}. ") + note
     src = f" (<code>{html.escape(str(file_b))}</code>)" if file_b else ""
     if warnings_b:
-        items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
+        items = "".join(f"<li><details><summary>{unbroken_html(caveat_line(w))}</summary>"
                         f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings_b)
         said = (f"<div class='caveats'><b>Read this first about {html.escape(names[1])}</b>"
                 f"{src} <span class='hint'>(open a line for the detail)</span><ul>{items}</ul>"

@@ -122,6 +122,7 @@ from .glance import (
     note_html,
     plain_sentences,
     scenario_names,
+    unbroken_html,
     with_headline,
 )
 from .numbering import NOTEBOOK_DIR, notebook_number, numbered_files
@@ -2627,7 +2628,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>llmcost report: {esc(title)}</title>
 <style>{INDEX_CSS}</style></head><body>
-<h1>llmcost report: {esc(title)}</h1>
+<h1>llmcost report: {unbroken_html(title)}</h1>
 {lead}
 {figure}
 {caveats_html(summary.get("warnings", []))}

@@ -39,7 +39,8 @@ from ..training import comm
 from ..training.compute import training_run
 from ..training.memory import DEFAULT_RESERVE, fits, memory_per_gpu, memory_table
 from ..training.parallel import PlanError, make_plan
-from ..training.reliability import checkpoint_plan, checkpoint_size
+from ..training.reliability import (GOODPUT_FLOOR, GOODPUT_FLOOR_WORDS, checkpoint_plan,
+                                    checkpoint_size)
 from ..training.step import step_time
 from . import plots
 from .glossary import load_glossary
@@ -304,6 +305,16 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                                        checkpoint_bytes=size_bytes())
             except ValueError as e:  # e.g. restarts so slow that planned stops fill the day
                 print(f"cannot compute: {e}")
+                return
+            if not plan.goodput >= GOODPUT_FLOOR:  # as the bill refuses it (a teacher's
+                # slider ends printed "$4.77e+29" and a 10.9 s interval under a 17.2 s stall)
+                print(f"cannot finish: on {fmt_gpus(gpu_w.value)} an interruption comes every "
+                      f"{fmt_duration(plan.mtbf_s)}, a checkpoint stalls "
+                      f"{fmt_duration(plan.stall_s)} and a restart takes "
+                      f"{fmt_duration(plan.restart_s)}: goodput {plan.goodput:.2g}, below "
+                      f"{GOODPUT_FLOOR_WORDS}, so the run takes over a million times its ideal "
+                      "time and never finishes (the bill refuses it): fewer GPUs, fewer "
+                      "failures, faster storage or faster restarts")
                 return
             paid = ideal_gpu_hours / plan.goodput
             if fail_rate_per_gpu_year < rate0 and rate_w.value == rate0:
@@ -854,14 +865,18 @@ def collective_explorer(accelerator, n_gpus: int):
 
 
 def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: float = 2e12,
-                   n_gpus: int = 2048, days: float = 30.0, goodput: float | None = None):
+                   n_gpus: int = 2048, days: float = 30.0, goodput: float | None = None,
+                   price_usd_per_gpu_hour: float | None = None):
     """A claim of one's own, "``model`` trained on ``tokens`` with ``n_gpus`` × ``accelerator``
     in ``days``", checked as ``llmcost.claims.check_claim`` checks it (notebook 08; ``llmcost
     check`` in a terminal), with the tokens (trillions), the GPU count and the days on sliders.
     ``goodput``: the one the check divides by (default: its own, ``claims.goodput_for``);
     notebook 08 opens the panel at its scenario's paid hours and the bill's goodput, so that it
-    starts where the cell above it judged the scenario (a trial read 30 days beside it). A
-    claim the check refuses prints the reason. Returns the ``VBox``."""
+    starts where the cell above it judged the scenario (a trial read 30 days beside it).
+    ``price_usd_per_gpu_hour``: the run's own GPU-hour price, which prices the hours (default:
+    the catalogue's median; notebook 08 passes its bill's rate: a trial read the scenario's
+    hours at $6.16 in the panel and at the scenario's $3.99 on 00). A claim the check refuses
+    prints the reason. Returns the ``VBox``."""
     import ipywidgets as w
 
     _checked(accelerator=accelerator, dtype=dtype, train_tokens=tokens, n_gpus=n_gpus)
@@ -872,6 +887,11 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
     if goodput is not None and (isinstance(goodput, bool) or not isinstance(goodput, (int, float))
                                 or not 0 < goodput <= 1):
         raise ValueError(f"goodput={goodput!r} must be a fraction in (0, 1] or None")
+    price = price_usd_per_gpu_hour
+    if price is not None and (isinstance(price, bool) or not isinstance(price, (int, float))
+                              or not 0 < price < math.inf):
+        raise ValueError(f"price_usd_per_gpu_hour={price!r} must be a finite number > 0 (USD "
+                         "per GPU-hour) or None (the catalogue's median)")
     spec, gpu = load_model(model), load_accelerator(accelerator)
     tok = w.FloatSlider(value=tokens / 1e12, min=min(0.1, tokens / 1e12),
                         max=max(20.0, tokens / 1e12), step=0.1, description="tokens (T)",
@@ -886,9 +906,10 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
         with out:
             _clear(out)
             try:
+                own = {**({} if goodput is None else {"goodput": goodput}),
+                       **({} if price is None else {"price_usd_per_gpu_hour": price})}
                 print(check_claim(spec, tok.value * 1e12, gpu, n_gpus=gpus.value, days=d.value,
-                                  dtype=dtype, left_out=False,
-                                  **({} if goodput is None else {"goodput": goodput})).describe())
+                                  dtype=dtype, left_out=False, **own).describe())
             except ValueError as e:
                 print(f"refused: {e}")
 
@@ -968,6 +989,13 @@ def ledger_explorer(scenario: dict):
                     else f"the catalogue's {pricing.value} rate")
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
                   f"; {bill.figures['wall_clock_days']:.1f} days; at ${rate:.2f}/GPU-h, {used}")
+            people = bill.scenario.get("ledger_people") or []
+            if bill.scenario.get("ledger_project_months") is None and any(
+                    isinstance(r, dict) and "months" not in r for r in people):
+                # a teacher moved GPUs 512 -> 32,768 and watched the staff line fall 30-fold
+                print(f"staff are paid for {bill.figures['project_months']:.2f} months, the "
+                      "final run's wall clock (ledger_project_months not set): more GPUs "
+                      "shorten it, and the staff line with it")
             live.clear()
             plots.bill_waterfall(bill.table(), ax=live.axes)
             display(live.image())
@@ -1028,7 +1056,11 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
         with out:
             _clear(out)
             f = sc.get_fit(fit_w.value)
-            opened = c_w.value == compute_flops and fit_w.value == fit
+            # where the panel opened: the budget within half a slider step of the page's (a
+            # slider moved away and back lands on its grid, not on the page's exact figure: a
+            # teacher read two optima at one position)
+            opened = abs(math.log10(c_w.value / compute_flops)) <= c_w.step / 2 + 1e-9 \
+                and fit_w.value == fit
             if target_loss is not None and opened:
                 target = float(target_loss)
                 print(f"target loss {target:.4g}: the page's (its scenario's model at its tokens)")

@@ -138,6 +138,12 @@ STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384
 #: (``storage_share_warning``). A threshold chosen for this workbook, not a measured figure:
 #: with storage sized as above, checkpoints are a fraction of a percent of compute.
 STORAGE_SHARE_WARNING = 0.10
+#: The least goodput a priced run may have (productive ÷ wall time): below it the run takes over
+#: a million times its ideal time, as interruptions come faster than a checkpoint and a restart,
+#: and it never finishes. A stated threshold: the bill refuses such a run
+#: (``ledger._check_goodput``) and notebook 07's panel says so instead of pricing it.
+GOODPUT_FLOOR = 1e-6
+GOODPUT_FLOOR_WORDS = "1e-6"  # as the refusals print it
 #: Kokolis et al.'s measured MTTF of 1,024-GPU jobs, hours ([secondary], see
 #: ``KOKOLIS_RATES_PER_1000_NODE_DAYS``).
 KOKOLIS_MEASURED_MTTF_1024_GPUS_H = 7.9

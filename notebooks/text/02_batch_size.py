@@ -418,8 +418,8 @@ print(f"DP group of {plan.dp * plan.cp} ({a.dp_links}): {a.dp_members_per_domain
       f"{'s' if a.dp_members_per_domain != 1 else ''} per node, "
       f"ring at {a.dp_bandwidth_bytes_per_s / 1e9:.0f} GB/s per GPU; gradients {g_bytes:g} bytes "
       f"per parameter ({recipe_name})")
-print(f"all-reduce {s0.allreduce_s:.2f} s per step against {s0.compute_s:.2f} s of compute at "
-      f"the plan's batch: {s0.exposed_fraction:.0%} of the step if not overlapped")
+print(f"all-reduce {s0.allreduce_s:.2f} s per step against a {s0.compute_s:.2f} s step (the "
+      f"bill's MFU, {p['mfu']:.0%}, at the plan's batch): {s0.exposed_fraction:.0%} of it unoverlapped")
 if plan.zero_stage:  # the stage's collectives (comm.comm_volume's) against this all-reduce
     k = 3 if plan.recompute == "full" else 2   # ZeRO-3's weight gathers per micro-batch
     r = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes, weight_gathers=k)

@@ -567,7 +567,7 @@ print("held (the scenario's values; cp 1 unless it asks for CP, its sizes at cp:
 rejected = pd.Series(plans.attrs["rejected"], name="combinations")
 rejected = rejected[rejected > 0].sort_values(ascending=False).to_frame()
 rejected["rule"] = [parallel.RULES[r] for r in rejected.index]
-rejected
+plots.table(rejected, index=True)  # the rules in full (a bare frame cut them at 50 characters)
 
 # %% [markdown]
 # The fitting plans the scenario's stack runs (its ZeRO stages, pipeline schedules and

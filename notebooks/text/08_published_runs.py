@@ -328,7 +328,8 @@ print(f"{l2.verdict}: {l2.reason}")
 # NBVAL_CHECK_OUTPUT
 # the run as the bill counts it: its MFU and its goodput (the scenario's failure rates and the
 # checkpoint storage the bill provisions), the figures of 00's bill and of `llmcost check`
-g_bill = llmcost.build_ledger(p).figures["goodput"]
+bill08 = llmcost.build_ledger(p)
+g_bill = bill08.figures["goodput"]
 hours, g, mine = claims.scenario_as_claim(spec, p["train_tokens"], gpu, p["n_gpus"], p["mfu"],
                                           dtype=p["dtype"], seq_len=p["seq_len"],
                                           pricing=p["pricing"], goodput=g_bill)
@@ -419,7 +420,8 @@ if interactive:
     from llmcost.present.widgets import claim_explorer
 
     display(claim_explorer(spec.name, gpu.name, p["dtype"], p["train_tokens"], p["n_gpus"],
-                           days=hours / p["n_gpus"] / 24, goodput=g))  # the scenario's run
+                           days=hours / p["n_gpus"] / 24, goodput=g,  # the scenario's run
+                           price_usd_per_gpu_hour=bill08.figures["gpu_rate_usd_per_gpu_hour"]))
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
