@@ -1138,6 +1138,13 @@ def test_rl_time_factor_scales_the_rl_campaign_and_is_ranged_by_the_rl_models_er
         assert drawn.point.line("post.rl").how == one.line("post.rl").how
     assert build_ledger({**own_ranged_scenario(one), "rl_time_factor": 1.5}).line(
         "post.rl").how == more.line("post.rl").how  # a factor given after: the scenario's own
+    # and a range of the caller's own, given by with_changes on the headline's point bill (a
+    # review: the drawn spread's words stayed)
+    from llmcost import Range
+    from llmcost.bill.ledger import with_changes
+    point = headline_draws(one.scenario, samples=50).draws.point
+    mine = with_changes(point, rl_time_factor=Range("uniform", low=1.2, high=1.8))
+    assert "× rl_time_factor 1.5 (measured ÷ predicted" in mine.line("post.rl").how
     # DPO has no rollout: the GRPO runs' errors are not drawn on it (a review)
     dpo = build_ledger({**base, "rl_algorithm": "dpo"})
     assert "rl_time_factor" not in illustrative_ranges(dpo)

@@ -472,8 +472,9 @@ def test_caveats_are_one_line_in_the_readers_words():
     (over,) = [x for x in moe.warnings if x.startswith("the predicted MFU ")]
     line = glance.caveat_line(over)
     assert "this hardware" not in line and line == (
-        f"the predicted MFU, 40.2%, is above the best of the published MoE BF16 runs on any "
-        f"hardware ({moe.high:.1%}); no MoE run is published on MI300X: read it as optimistic")
+        f"the predicted MFU, 40.2%, is above the best comparable published run on any hardware "
+        f"({moe.high:.1%}, among MoE BF16 runs); no MoE run is published on MI300X: read it as "
+        "optimistic")
     # a warning of no known family: its first clause
     assert glance.caveat_line("something new happened: the details") == "something new happened"
     # a long first clause is shortened at a word, never cut mid-word (the detail holds it all)

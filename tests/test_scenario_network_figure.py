@@ -157,6 +157,17 @@ def test_a_job_within_one_scale_up_domain_needs_no_scale_out_figure(tmp_path):
         assert step_time(m, llmcost.Cluster(acc, 4, scaleout_bytes_per_s_per_dir=bw), plan,
                          2048).step_time_s == none.step_time_s
     assert none.dp_comm_s >= 0 and none.step_time_s > 0
+    # a group placed past the domain (ranks (n − 1)·stride + 1 > 8) has no NIC to price it:
+    # refused naming the stride, never priced as if the NIC were infinitely fast (a review:
+    # an all-to-all at stride 8 on 4 L40S came out 350x faster than within one server)
+    from llmcost.training import comm
+    four = llmcost.Cluster(acc, 4)
+    assert comm.cluster_collective_time("all_reduce", 1e9, 2, four, stride=4) > 0  # 5 <= 8
+    for call in (lambda: comm.cluster_collective_time("all_reduce", 1e9, 2, four, stride=8),
+                 lambda: comm.moe_all_to_all_time(4096, 8, 2048, 4, four, stride=8)):
+        with pytest.raises(ValueError, match=r"stride=8: a group of \d GPUs at this stride "
+                                             r"spans L40S's 8-GPU scale-up domains"):
+            call()
     # the scenario: predicted, priced; 16 GPUs (two servers) still refused, saying why
     sc = {k: v for k, v in BASE.items() if k != "comm_scaleout_bytes_per_s"}
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**sc, "n_gpus": 4,
@@ -166,3 +177,32 @@ def test_a_job_within_one_scale_up_domain_needs_no_scale_out_figure(tmp_path):
                                                                "mfu": "predict"}, "b.yaml")))
     assert r.returncode == 2 and "a job within one scale-up domain (up to 8 GPUs) needs none" \
         in r.stderr
+
+
+def test_the_budget_and_deadline_search_says_it_stops_at_one_domain(tmp_path):
+    """A review: on 4 L40S (no sourced scale-out bandwidth) the budget-and-deadline answer was
+    8 GPUs, said to be the count "a plan splits and fits", where the same scenario with a NIC
+    figure bought 23x the tokens on 256 GPUs; counts beyond one 8-GPU domain were dropped
+    unsaid. The search now stops at the domain and says why; a deadline it cannot meet there
+    says the same, not "up to 64x the scenario's count tried"."""
+    sc = {k: v for k, v in BASE.items() if k != "comm_scaleout_bytes_per_s"}
+    sc = {**sc, "n_gpus": 4, "mfu": 0.4, "train_tokens": 2.6e10}
+    path = _write(tmp_path, sc)
+    r = run_cli("estimate", "--scenario", str(path), "--deadline-days", "0.5",
+                "--budget-usd", "5000")
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"GPUs for the budget and the deadline: [1-8] GPUs? ", text), text
+    assert "at most 8, one scale-up domain: data/accelerators.csv has no scale-out bandwidth " \
+           "for L40S (give comm_scaleout_bytes_per_s for larger counts)" in text
+    r = run_cli("estimate", "--scenario", str(path), "--deadline-days", "0.1")
+    assert r.returncode == 2 and "cannot be met" in r.stderr
+    assert "counts at most 8, one scale-up domain" in " ".join(r.stderr.split())
+    assert "64×" not in r.stderr
+    # with the figure given, the search goes past the domain
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**sc, **{
+        "comm_scaleout_bytes_per_s": 1.25e10}}, "b.yaml")), "--deadline-days", "0.5",
+        "--budget-usd", "5000")
+    n = int(re.search(r"GPUs for the budget and the deadline: ([\d,]+) GPUs",
+                      " ".join(r.stdout.split()))[1].replace(",", ""))
+    assert r.returncode == 0 and n > 8

@@ -2322,6 +2322,8 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     moved = purchase_price_on(base, changes["accelerator"]) \
         if changes.get("accelerator") is not None else {}
     new = {**base, **moved, **changes}  # an owned purchase price is its own hardware's
+    if "rl_time_factor" in changes:  # a factor given now is the caller's, not the RL model's
+        new.pop("_rl_time_factor_drawn", None)  # drawn spread (headline_draws; a review)
     for given, other, unset in (("ledger_exploratory_fraction", "ledger_exploratory_runs", []),
                                 ("ledger_exploratory_runs", "ledger_exploratory_fraction", None)):
         if changes.get(given) not in (None, []) and other not in changes:

@@ -58,6 +58,7 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
     price_mode_words,
+    scenario_accelerator,
     term_days,
 )
 from ..core.diskcache import disk_cached
@@ -2901,6 +2902,25 @@ def _plan_scenario(scenario: dict) -> dict:
             **{k: v for k, v in scenario.items() if v is not None or k not in PLAN_KEYS}}
 
 
+def _one_domain_size(scenario: dict) -> int | None:
+    """The scale-up domain size of the scenario's accelerator where it has no scale-out
+    bandwidth (the catalogue's or ``comm_scaleout_bytes_per_s``): the most GPUs the step model
+    prices (``Cluster``); None where it has one."""
+    acc = scenario_accelerator({"accelerator": _get(scenario, "accelerator"), **scenario})
+    return acc.scaleup_domain_size if acc.scaleout_bytes_per_s_per_dir is None else None
+
+
+def _one_domain_words(scenario: dict) -> str:
+    """``_one_domain_size`` in a reader's words ("at most 8, one scale-up domain: ..."), ""
+    where the accelerator has a scale-out bandwidth."""
+    one = _one_domain_size(scenario)
+    if one is None:
+        return ""
+    acc = _get(scenario, "accelerator")
+    return (f"at most {one}, one scale-up domain: data/accelerators.csv has no scale-out "
+            f"bandwidth for {acc} (give comm_scaleout_bytes_per_s for larger counts)")
+
+
 def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
                      batch_given: bool = True) -> tuple:
     """The GPU counts the deadline search may answer, up to 64× the scenario's, how they are
@@ -2916,6 +2936,12 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
     idling its GPUs; else the multiples of
     ``step``. ``batch_given`` false: the description says the batch is the default one."""
     top = 64 * int(_get(s, "n_gpus"))
+    # an accelerator without a scale-out figure (L40S, MI325X, TPU v4 beyond a pod) prices a
+    # job within one scale-up domain only (Cluster): the search stops there, and says so (a
+    # review: 8 L40S answered for a budget that buys 256 with the figure given, unsaid)
+    one = _one_domain_size({**s, **scenario})
+    top = top if one is None else min(top, one)
+    capped = "" if one is None else f"; {_one_domain_words({**s, **scenario})}"
     fixed = fixed_whole_degrees(scenario)
     seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
     batch = scenario.get("global_batch_tokens")
@@ -2926,9 +2952,9 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
         return (fitting_counts(scenario, [n for n in counts if n <= top], plan_at),
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
-                f"global batch{'' if batch_given else ' of the default scenario'}{named})",
-                lambda n: plan_stops(scenario, n, plan_at))
-    return list(range(step, top + 1, step)), f"fewest multiple of {step}", None
+                f"global batch{'' if batch_given else ' of the default scenario'}{named}"
+                f"{capped})", lambda n: plan_stops(scenario, n, plan_at))
+    return list(range(step, top + 1, step)), f"fewest multiple of {step}{capped}", None
 
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
@@ -3037,10 +3063,12 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                 lo, hi = hi, m
                 break
             best = min(memo, key=memo.get)
+            one = _one_domain_words(s)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} (more GPUs fail more "
-                "often, up to 64× the scenario's count tried)")
+                f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} ("
+                + (f"counts {one}" if one and nxt >= len(cands) else
+                   "more GPUs fail more often, up to 64× the scenario's count tried") + ")")
         lo, hi = hi, nxt
     while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
         mid = (lo + hi) // 2

@@ -1072,8 +1072,8 @@ CAVEATS = [
     # a run on other hardware (none published on this one): said so, not "on this hardware"
     (r"^the predicted MFU ([\d.]+%).*?exceeds the best MFU published among (.+?) on any "
      r"hardware \((no .+? is published on [^)]+)\).*?, ([\d.]+%) \(",
-     "the predicted MFU, {0}, is above the best of the published {1} on any hardware ({3}); "
-     "{2}: read it as optimistic"),
+     "the predicted MFU, {0}, is above the best comparable published run on any hardware "
+     "({3}, among {1}); {2}: read it as optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above the best comparable published run: read it as "
      "optimistic"),

@@ -411,7 +411,9 @@ def cluster_collective_time(op: str, message_bytes, group_size, cluster: Cluster
         bad = float(np.max(n))
         raise ValueError(f"group_size={bad:g} must be <= the cluster's n_gpus={cluster.n_gpus}")
     st = as_array(stride, "stride", positive=True, integer=True)
-    return scalar_or_array(_Figures(cluster, efficiency).time(op, s, n, st))
+    fig = _Figures(cluster, efficiency)
+    fig.within_domain(2 if op == "send_recv" else n, st)
+    return scalar_or_array(fig.time(op, s, n, st))
 
 
 def check_plan_on_cluster(plan, cluster: Cluster) -> None:
@@ -481,10 +483,31 @@ class _Figures:
         self.eff = efficiency
         self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction
         out = cluster.scaleout_bytes_per_s_per_dir  # None only within one domain (Cluster):
-        # no group spans domains there, so the scale-out terms are never the ones taken
+        # no group of it spans domains, so the scale-out terms are never the ones taken; a
+        # group placed past the domain (a stride beyond it) is refused (``within_domain``)
+        self.no_nic = out is None
         self.out_bw = float("inf") if out is None else float(out) * efficiency.scaleout_fraction
         self.domain = int(cluster.scaleup_domain_size)
         self.peers = mesh_peers(cluster.accelerator.name)
+        self.name = cluster.accelerator.name
+
+    def within_domain(self, n, stride) -> None:
+        """ValueError when a cluster without a scale-out bandwidth (one scale-up domain,
+        ``Cluster``) is asked, at a public entry point (``cluster_collective_time``,
+        ``nccl_collective_time``, ``moe_all_to_all_time``), for a group whose ranks, n at
+        ``stride``, reach past the domain: (n − 1)·stride + 1 > domain size (a review: an
+        all-to-all at stride 8 on 4 L40S was priced as if the NIC were infinitely fast). The
+        engine's own plans stay within the cluster; a term it prices for a degree of 1 (a
+        pipeline send at PP 1) is not its concern."""
+        if self.no_nic and np.any((np.asarray(n, dtype=float) > 1)
+                                  & ((np.asarray(n, dtype=float) - 1) * np.asarray(stride)
+                                     + 1 > self.domain)):
+            st, nn = float(np.max(stride)), float(np.max(n))
+            raise ValueError(f"stride={st:g}: a group of {nn:g} GPUs at this stride spans "
+                             f"{self.name}'s {self.domain}-GPU scale-up domains, and the "
+                             "cluster has no scale-out bandwidth "
+                             "(scaleout_bytes_per_s_per_dir: none in the catalogue; a cluster "
+                             "of one domain needs none); pass it to Cluster")
 
     def nccl(self, op, s, n, stride, nic_aggregation=True):
         """NCCL's cost model (``_nccl_time``) for arrays, members per domain as ``time``;
@@ -1130,7 +1153,9 @@ def nccl_collective_time(op: str, message_bytes, group_size, cluster: Cluster, s
         raise ValueError(f"group_size={float(np.max(n)):g} must be <= the cluster's "
                          f"n_gpus={cluster.n_gpus}")
     st = as_array(stride, "stride", positive=True, integer=True)
-    return scalar_or_array(_Figures(cluster, efficiency).nccl(op, s, n, st))
+    fig = _Figures(cluster, efficiency)
+    fig.within_domain(n, st)
+    return scalar_or_array(fig.nccl(op, s, n, st))
 
 
 def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, stride=1,
@@ -1834,5 +1859,6 @@ def _dedup_a2a_time(nbytes, k, ep, cluster: Cluster, stride, efficiency, o: MoeA
     if np.size(k) != 1:
         raise ValueError("top_k must be one number with a deduplicating dispatch")
     fig = _Figures(cluster, efficiency)
+    fig.within_domain(n, st)
     return scalar_or_array(fig.a2a(nbytes, n, st, o.n_experts, int(np.asarray(k).reshape(-1)[0]),
                                    o.dispatch, o.gate, o.node_limit))
