@@ -289,6 +289,8 @@ for r in tor.itertuples():
     print(f"{r.input}: bill {llmcost.fmt_usd(r.total_at_p10_usd)} at its P10 ({r.p10:.4g}), "
           f"{llmcost.fmt_usd(r.total_at_p90_usd)} at its P90 ({r.p90:.4g}): swing "
           f"{llmcost.fmt_usd(r.swing_usd)}")
+if tor.attrs.get("note"):  # a ranged input that moves no total: said, not a silent gap
+    print(tor.attrs["note"])
 
 # %% [markdown]
 # ## Step 1 · Set the goal and the scale
