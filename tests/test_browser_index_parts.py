@@ -208,3 +208,35 @@ def test_phone_bill_figure_labels_stand_apart():
     # at least 3 px apart (GLANCE_ROW_GAP_PT, 5.5 pt, is 6.1 px at 358 px over the picture's
     # 324 pt: Chromium's glyph boxes are a little taller than matplotlib's, so less is asked)
     assert min(g for _, g in gaps) >= 3, gaps
+
+
+# The bill table printed: a finance trial's A4 PDF of a compare report broke the bill after two
+# rows ("pre-training compute", "failures ...") and carried the other 14 to the next page
+# without a header. The table has a head of its own and is kept whole where it fits a page.
+def test_the_printed_bill_table_is_kept_whole_with_its_head(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed: the PDF's pages are not read")
+    bill = ledger.build_ledger({"model": "llama-2-70b", "n_gpus": 2048, "train_tokens": 2e12,
+                                "mfu": 0.4, "price_usd_per_gpu_hour": 3.99})
+    rows = "".join(f"<tr><td>{ln.line}</td><td class='v'>$1</td><td>modelled</td></tr>"
+                   for ln in bill.lines)
+    table = report.bill_table_html(rows)  # the index's own markup
+    # 600 px above the bill leaves less than its 23 rows of the first A4 page: the old markup
+    # (no table rule, no head) split there, its first row on page 1 and its last on page 2
+    filler = "<p style='height:600px'>text above the bill</p>"
+    page_html = (f"<!doctype html><html><head><style>{report.INDEX_CSS}</style></head><body>"
+                 f"{filler}{table}</body></html>")
+    pdf = tmp_path / "bill.pdf"
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_content(page_html)
+        page.pdf(path=str(pdf), format="A4")
+    pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                           text=True, check=True).stdout.split("\f")
+    with_rows = [i for i, t in enumerate(pages) if bill.lines[0].line in t
+                 or bill.lines[-1].line in t]
+    assert len(set(with_rows)) == 1, with_rows  # the first and last rows on one page
+    on = pages[with_rows[0]]
+    assert "USD (point)" in on and all(ln.line.split(" (")[0] in on for ln in bill.lines)

@@ -302,6 +302,11 @@ def test_too_few_hours_is_implausible_and_far_too_few_are_refused():
     with pytest.raises(ValueError, match="must be at least 1e-06"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
                            gpu_hours=fm / (0.95e-6 * 3600 * H100_BF16))
+    # a judged figure that small is printed with its digits, not "0.0%" (a review): hand,
+    # 9.217e22 ÷ (5e9 × 3600 × 989.4e12) = 5.2e-6 = 0.00052%
+    low = claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False, gpu_hours=5e9)
+    assert low.verdict == "low" and "steady-state MFU 0.00052% of the BF16 peak" in low.reason
+    assert not re.search(r"(?<![\d.])0\.0%", low.describe().split("Ceiling")[0])
 
 
 def test_a_claim_as_training_flops_or_without_tokens():

@@ -474,7 +474,7 @@ def test_money_keys_an_order_of_magnitude_from_the_catalogue_are_warned_not_refu
     # $25,000-$30,000); a tenth of it is $2,750, ten times it $275,000, and an 8-GPU server at
     # Epoch's 1.64× server multiplier is 8 × 1.64 × 27,500 = $360,800, above that: warned too.
     assert 8 * 1.64 * 27_500 == pytest.approx(360_800)
-    h100 = {"accelerator": "H100-SXM"}
+    h100 = {"accelerator": "H100-SXM", "pricing": "owned"}  # where the bill reads the key
     w = magnitude_warnings({**h100, "ledger_owned_usd_per_gpu": 15})
     assert w == ["ledger_owned_usd_per_gpu=15 is below 1/10 of the purchase price "
                  "data/hardware_price_series.csv lists for H100-SXM ($27,500, Raymond James "
@@ -488,9 +488,11 @@ def test_money_keys_an_order_of_magnitude_from_the_catalogue_are_warned_not_refu
         assert magnitude_warnings({**h100, "ledger_owned_usd_per_gpu": fine}) == []
     # the A100 40 GB's row is listed as A100-SXM4-40GB ($15,000, The Next Platform); an
     # accelerator without a purchase row (B200) has no reference and is not judged
-    w = magnitude_warnings({"accelerator": "A100-40GB", "ledger_owned_usd_per_gpu": 1_000})
+    w = magnitude_warnings({"accelerator": "A100-40GB", "ledger_owned_usd_per_gpu": 1_000,
+                            "pricing": "owned"})
     assert len(w) == 1 and "lists for A100-40GB ($15,000, The Next Platform" in w[0]
-    assert magnitude_warnings({"accelerator": "B200", "ledger_owned_usd_per_gpu": 15}) == []
+    assert magnitude_warnings({"accelerator": "B200", "ledger_owned_usd_per_gpu": 15,
+                               "pricing": "owned"}) == []
     # electricity: US EIA's industrial average of 2025 is 8.61 cents per kWh (the mean of its
     # twelve monthly prices, data/ledger_defaults.csv); 8.61 typed as dollars is 100× it
     w = magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 8.61})
@@ -667,6 +669,30 @@ def test_owned_keys_a_given_price_ignores_are_warned_of():
     assert not [w for w in magnitude_warnings({**sc, "price_usd_per_gpu_hour": None})
                 if "ignored" in w]
     assert not [w for w in magnitude_warnings({**sc, "pricing": "on_demand"}) if "ignored" in w]
+
+
+def test_pricing_keys_of_another_mode_are_said_to_change_no_line():
+    # A finance trial set spot pre-emptions and an electricity price on a reserved bill and
+    # read the same total, nothing said. By the bill: its total is the same whatever those keys
+    # (a rented hour carries its energy; pre-emptions are priced on spot only), and the warning
+    # names each key and where they are read instead
+    sc = {"pricing": "reserved", "price_usd_per_gpu_hour": 2.0}
+    keys = {"ledger_spot_preemptions_per_node_day": 0.5, "ledger_spot_restart_s": 900,
+            "ledger_electricity_usd_per_kwh": 0.1, "ledger_owned_usd_per_gpu": 30_000}
+    assert len({build_ledger({**sc, **k}).total_usd
+                for k in ({}, keys, {**keys, "ledger_spot_preemptions_per_node_day": 4})}) == 1
+    (w,) = [w for w in magnitude_warnings({**sc, **keys}) if "no line of this bill" in w]
+    assert w.startswith("ledger_spot_preemptions_per_node_day, ledger_spot_restart_s, "
+                        "ledger_owned_usd_per_gpu, ledger_electricity_usd_per_kwh change no "
+                        "line of this bill, which is priced reserved")
+    assert "spot only" in w and "owned lever" in w
+    # each key where its mode reads it: nothing said
+    assert not [w for w in magnitude_warnings({"pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+                                               "ledger_spot_preemptions_per_node_day": 0.5})
+                if "no line of this bill" in w]
+    assert not [w for w in magnitude_warnings({"pricing": "owned", **{
+        k: v for k, v in keys.items() if not k.startswith("ledger_spot")}})
+        if "no line of this bill" in w]
 
 
 @pytest.mark.parametrize("extra, said", [

@@ -401,3 +401,25 @@ def test_a_batch_too_small_for_its_gpus_counts_tp_by_the_stacks_kv_rule():
         validate_parameters(**base)
     with pytest.raises(ScenarioError, match=r"at most 34,816 GPUs \(tp ≤ 32 heads × pp"):
         validate_parameters(**base, stack="megatron-core-2026")
+
+
+def test_a_range_inside_a_record_says_where_a_range_goes(tmp_path):
+    # A finance trial gave ledger_people[0].fte: [1, 3] (and months, usd_per_year as ranges)
+    # and read "must be a number". A record's field takes one number; a role without months
+    # takes ledger_project_months, which is a rangeable key (llmcost.ranges.RANGEABLE_KEYS)
+    from llmcost.bill.ranges import RANGEABLE_KEYS
+    from llmcost.bill.scenario import ScenarioError, load_scenario
+    assert "ledger_project_months" in RANGEABLE_KEYS and "ledger_people" not in RANGEABLE_KEYS
+    base = "model: llama-2-70b\nmfu: 0.4\nledger_people:\n"
+    for field, text in (("fte", "[1, 3]"), ("months", "{low: 5, high: 8}"),
+                        ("usd_per_year", "[300000, 500000]")):
+        f = tmp_path / f"{field}.yaml"
+        extra = "" if field == "fte" else ", fte: 2"
+        f.write_text(base + f"  - {{role: staff, {field}: {text}{extra}}}\n")
+        with pytest.raises(ScenarioError, match=rf"ledger_people\[0\]\.{field}=.* must be one "
+                                                r"number: a range is not taken inside "
+                                                r"ledger_people's records.*ledger_project_months"):
+            load_scenario(f)
+    f = tmp_path / "ok.yaml"  # the range where it goes: priced
+    f.write_text(base + "  - {role: staff, fte: 2}\nledger_project_months: [5, 8]\n")
+    assert isinstance(load_scenario(f)["ledger_project_months"], llmcost.Range)

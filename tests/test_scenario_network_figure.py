@@ -15,6 +15,7 @@ the 64-GPU data-parallel run it extrapolates to crosses it."""
 import json
 import re
 
+import numpy as np
 import pytest
 import yaml
 from _cli import run_cli
@@ -163,6 +164,10 @@ def test_a_job_within_one_scale_up_domain_needs_no_scale_out_figure(tmp_path):
     from llmcost.training import comm
     four = llmcost.Cluster(acc, 4)
     assert comm.cluster_collective_time("all_reduce", 1e9, 2, four, stride=4) > 0  # 5 <= 8
+    # an array of groups names the pair that breaks the rule (8 at stride 1 is legal)
+    with pytest.raises(ValueError, match=r"stride=8: a group of 2 GPUs"):
+        comm.cluster_collective_time("all_reduce", 1e6, np.array([8, 2]),
+                                     llmcost.Cluster(acc, 8), np.array([1, 8]))
     for call in (lambda: comm.cluster_collective_time("all_reduce", 1e9, 2, four, stride=8),
                  lambda: comm.moe_all_to_all_time(4096, 8, 2048, 4, four, stride=8)):
         with pytest.raises(ValueError, match=r"stride=8: a group of \d GPUs at this stride "
@@ -206,3 +211,10 @@ def test_the_budget_and_deadline_search_says_it_stops_at_one_domain(tmp_path):
     n = int(re.search(r"GPUs for the budget and the deadline: ([\d,]+) GPUs",
                       " ".join(r.stdout.split()))[1].replace(",", ""))
     assert r.returncode == 0 and n > 8
+    # a search by multiples (gpu_step) builds no plan and prices any count at the scenario's
+    # MFU: not capped (a review: step 16 was refused where it had answered)
+    from llmcost.bill import levers
+    from llmcost.present import report
+    bill = report.estimate_ledger(path)
+    got = levers.fit_budget(bill.scenario, deadline_days=100, gpu_step=16)
+    assert int(got.iloc[0]["value"]) >= 16 and "one scale-up domain" not in got.iloc[0]["how"]

@@ -257,6 +257,12 @@ def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
     gpus_w.value = gpus_w.value * 2
     again = re.search(r"staff are paid for ([\d.]+) months", capsys.readouterr().out)
     assert float(again[1]) < float(months[1])
+    # with ledger_published_defaults the project is Epoch's median (or the run, if longer),
+    # which more GPUs do not shorten: nothing said (a review)
+    box = widgets.ledger_explorer({**p, "ledger_published_defaults": True})
+    capsys.readouterr()
+    box.children[1].children[3].value = 10
+    assert "staff are paid for" not in capsys.readouterr().out
 
 
 def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):

@@ -448,6 +448,13 @@ def _own_in_scope(accelerator, n_params, is_moe, dtype, seq_len, best: float) ->
     return kept is not None and kept > best * (1 + 1e-9)
 
 
+def _pct(x: float) -> str:
+    """A utilisation as a percentage with one decimal ("40.5%"), or with two significant figures
+    where one decimal would read 0.0% ("0.00052%": a review read "LOW: steady-state MFU 0.0%"
+    of a claim at 5.2e-6 of the peak)."""
+    return f"{x:.1%}" if x == 0 or abs(x) >= 5e-4 else f"{x * 100:.2g}%"
+
+
 def _left_out_line(x: dict) -> str:
     """One line of ``ClaimCheck.describe``'s "Not in the figure" list: a left-out line of the
     bill (``_left_out``' row) with its amount, status, P10–P90 and what sized it."""
@@ -596,10 +603,10 @@ class ClaimCheck:
                  f"ceiling and the cost floor bound) {self.flops_causal:.4g}")
         for dt, u in self.whole_run.items():
             L.append(f"Implied whole-run utilisation vs dense {dt.upper()} peak "
-                     f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {u:.1%} "
-                     f"(6ND: {self.whole_run_6nd[dt]:.1%}); steady-state MFU = ÷ goodput "
-                     f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}"
-                     + (f" (causal count: {self.steady_state_causal[dt]:.1%})"
+                     f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {_pct(u)} "
+                     f"(6ND: {_pct(self.whole_run_6nd[dt])}); steady-state MFU = ÷ goodput "
+                     f"{self.goodput:.1%} = {_pct(self.steady_state[dt])}"
+                     + (f" (causal count: {_pct(self.steady_state_causal[dt])})"
                         if dt == self.dtype and self.steady_state_causal else ""))
         L += [f"  {n}" for n in self.notes if n.startswith(STATED_MFU_UNUSED)]
         L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak, on the "
@@ -1545,7 +1552,7 @@ def _mfu_verdict(j: _Judging) -> None:
                         f"({steady['bf16'] / ref:.2f}× it); {j.chain} ({rule})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
         j.verdict = "low"
-        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak (MFU basis, as "
+        j.reason = (f"steady-state MFU {_pct(steady['bf16'])} of the BF16 peak (MFU basis, as "
                     f"published MFUs count) is below "
                     f"{LOW_SHARE:.0%} of the best published {best:.1%} ({bsrc}): either the "
                     "figure covers more than the final run (other phases, ablations, failed "

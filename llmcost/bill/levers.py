@@ -2917,7 +2917,7 @@ def _one_domain_words(scenario: dict) -> str:
     if one is None:
         return ""
     acc = _get(scenario, "accelerator")
-    return (f"at most {one}, one scale-up domain: data/accelerators.csv has no scale-out "
+    return (f"at most {one:,}, one scale-up domain: data/accelerators.csv has no scale-out "
             f"bandwidth for {acc} (give comm_scaleout_bytes_per_s for larger counts)")
 
 
@@ -2939,9 +2939,10 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
     # an accelerator without a scale-out figure (L40S, MI325X, TPU v4 beyond a pod) prices a
     # job within one scale-up domain only (Cluster): the search stops there, and says so (a
     # review: 8 L40S answered for a budget that buys 256 with the figure given, unsaid)
-    one = _one_domain_size({**s, **scenario})
+    # (a count searched by plan only: with gpu_step the bill prices any multiple at its MFU)
+    one = _one_domain_size({**s, **scenario}) if gpu_step is None else None
+    capped = "" if one is None or one >= top else f"; {_one_domain_words({**s, **scenario})}"
     top = top if one is None else min(top, one)
-    capped = "" if one is None else f"; {_one_domain_words({**s, **scenario})}"
     fixed = fixed_whole_degrees(scenario)
     seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
     batch = scenario.get("global_batch_tokens")
@@ -3063,7 +3064,7 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                 lo, hi = hi, m
                 break
             best = min(memo, key=memo.get)
-            one = _one_domain_words(s)
+            one = _one_domain_words(s) if counts[2] is not None else ""  # a plan's search
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
                 f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} ("

@@ -346,6 +346,17 @@ def _records(fields: dict, required: tuple):
                     raise ScenarioError(f"{where}: missing key {k!r}")
             for k, value in item.items():
                 kind, rule = fields[k]
+                if kind in ("float", "int") and (isinstance(value, (list, tuple)) or (
+                        isinstance(value, dict) and ("low" in value or "dist" in value))):
+                    # a range inside a record (a finance trial's fte: [1, 3]) read "must be a
+                    # number": said what is and is not ranged
+                    raise ScenarioError(
+                        f"{where}.{k}={value!r} must be one number: a range is not taken inside "
+                        f"{name}'s records, only by a top-level key ("
+                        + ("roles without months take ledger_project_months, which may be one, "
+                           "e.g. [5, 8]; " if name == "ledger_people" else "")
+                        + "llmcost.ranges.RANGEABLE_KEYS); or price the low and the high case "
+                        "as two scenarios with `llmcost estimate --compare`")
                 item[k] = _coerce(Param(f"{where}.{k}", kind, ""), value)
                 if rule is not None:
                     rule(f"{where}.{k}", item[k])

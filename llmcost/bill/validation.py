@@ -257,7 +257,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     training tokens than the estimated stock of public human text
     (``_data_stock_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); owned-hardware keys a given price makes the bill ignore
-    (``owned_keys_ignored_warning``); a price above the catalogue's dearest for the
+    (``owned_keys_ignored_warning``) and pricing keys of another pricing mode
+    (``pricing_keys_unused_warning``); a price above the catalogue's dearest for the
     accelerator (``_price_unit_warning``); rollout replicas that hold no sequence
     (``_idle_rollout_replicas_warning``); money keys an order of magnitude from the catalogue's
     figures (``money_magnitude_warnings``); money above world GDP and staff above the largest
@@ -286,7 +287,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), _people_outlast_warning(values),
-                        owned_keys_ignored_warning(p),
+                        owned_keys_ignored_warning(p), pricing_keys_unused_warning(p),
                         reserved_term_warning(p, bill), owned_cluster_warning(p, bill),
                         short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
@@ -358,6 +359,31 @@ def owned_keys_ignored_warning(p: dict) -> str | None:
             f"with price_usd_per_gpu_hour={price:g} bills that price as the whole GPU-hour, "
             "hardware and energy included (the electricity line is \"included\"); drop "
             "price_usd_per_gpu_hour to amortise the purchase price and bill the electricity")
+
+
+#: The spot keys the bill reads only with ``pricing: spot`` (``ledger.failure_model``).
+SPOT_KEYS = ("ledger_spot_preemptions_per_node_day", "ledger_spot_restart_s")
+
+
+def pricing_keys_unused_warning(p: dict) -> str | None:
+    """One sentence when the scenario gives spot keys (``SPOT_KEYS``) off spot, or owned-hardware
+    keys (``OWNED_PRICE_KEYS``) off owned: no line of the bill reads them (a rented hour carries
+    its hardware and energy; pre-emptions are priced on spot only), though notebook 07's spot
+    verdict and notebook 09's spot and owned levers do (a finance trial read the same total with
+    pre-emptions set on a reserved bill, nothing said). None otherwise."""
+    pricing = p.get("pricing") or "on_demand"
+    spot = [k for k in SPOT_KEYS if p.get(k) is not None] if pricing != "spot" else []
+    owned = [k for k in OWNED_PRICE_KEYS if p.get(k) is not None] if pricing != "owned" else []
+    if not spot and not owned:
+        return None
+    keys = spot + owned
+    why = "; ".join((["pre-emptions are priced on spot only (notebook 07's spot verdict and "
+                      "09's spot lever read them)"] if spot else [])
+                    + ([f"{'an' if pricing == 'on_demand' else 'a'} "
+                        f"{pricing.replace('_', '-')} hour carries its hardware and energy "
+                        "(notebook 09's owned lever reads them)"] if owned else []))
+    return (f"{', '.join(keys)} change{'s' if len(keys) == 1 else ''} no line of this bill, "
+            f"which is priced {pricing.replace('_', '-')}: {why}")
 
 
 def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:

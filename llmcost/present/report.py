@@ -2466,9 +2466,17 @@ def _bill_html(summary: dict) -> str:
                   f"their points), largest first: {drivers}."
                   + (f" {html.escape(_no_swing_words(still))}." if still else "")
                   + "</p>")
-    return ("<h2>The bill</h2><table><tr><th>line</th><th class='v'>USD (point)</th>" + head +
-            "<th>status</th></tr>" + "".join(rows) +
-            f"</table>{spread}<p style='color:#555'>{note}</p>")
+    return bill_table_html("".join(rows), head) + f"{spread}<p style='color:#555'>{note}</p>"
+
+
+def bill_table_html(rows: str, head: str = "") -> str:
+    """The index's bill table around its rows' markup (``head``: the percentile columns' header
+    cells): a head of its own, repeated on each printed page, and the table kept whole on one
+    page where it fits (``INDEX_CSS``, ``@media print``: a finance trial's A4 print split it
+    after two rows, the other 14 on the next page without a header)."""
+    return ("<h2>The bill</h2><table class='bill'><thead><tr><th>line</th>"
+            f"<th class='v'>USD (point)</th>{head}<th>status</th></tr></thead><tbody>{rows}"
+            "</tbody></table>")
 
 
 def _notebook_question(nb: Path) -> str:
@@ -2551,7 +2559,7 @@ h1{font-size:1.5rem}p.lead{font-size:1.05rem}}
 @media print{@page{margin:15mm}
 body{max-width:none;margin:0;padding:0;font-size:11pt;color:#000}
 table{display:table;overflow:visible;width:100%;font-size:10pt}
-tr,img,li{break-inside:avoid}h1,h2{break-after:avoid}
+tr,img,li,table.bill{break-inside:avoid}h1,h2{break-after:avoid}thead{display:table-header-group}
 a{color:inherit;text-decoration:none}
 div.caveats{background:none}span.hint,details.fn{display:none}
 div.caveats details::details-content{content-visibility:visible;display:block}

@@ -990,7 +990,8 @@ def ledger_explorer(scenario: dict):
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
                   f"; {bill.figures['wall_clock_days']:.1f} days; at ${rate:.2f}/GPU-h, {used}")
             people = bill.scenario.get("ledger_people") or []
-            if bill.scenario.get("ledger_project_months") is None and any(
+            if bill.scenario.get("ledger_project_months") is None and not bill.scenario.get(
+                    "ledger_published_defaults") and any(  # (else Epoch's median project)
                     isinstance(r, dict) and "months" not in r for r in people):
                 # a teacher moved GPUs 512 -> 32,768 and watched the staff line fall 30-fold
                 print(f"staff are paid for {bill.figures['project_months']:.2f} months, the "

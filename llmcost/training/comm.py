@@ -499,10 +499,13 @@ class _Figures:
         all-to-all at stride 8 on 4 L40S was priced as if the NIC were infinitely fast). The
         engine's own plans stay within the cluster; a term it prices for a degree of 1 (a
         pipeline send at PP 1) is not its concern."""
-        if self.no_nic and np.any((np.asarray(n, dtype=float) > 1)
-                                  & ((np.asarray(n, dtype=float) - 1) * np.asarray(stride)
-                                     + 1 > self.domain)):
-            st, nn = float(np.max(stride)), float(np.max(n))
+        if not self.no_nic:
+            return
+        nn, st = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(stride, dtype=float))
+        bad = (nn > 1) & ((nn - 1) * st + 1 > self.domain)
+        if np.any(bad):
+            i = np.flatnonzero(bad)[0]  # the first offending pair, not the largest of each
+            nn, st = float(nn.reshape(-1)[i]), float(st.reshape(-1)[i])
             raise ValueError(f"stride={st:g}: a group of {nn:g} GPUs at this stride spans "
                              f"{self.name}'s {self.domain}-GPU scale-up domains, and the "
                              "cluster has no scale-out bandwidth "

@@ -449,9 +449,9 @@ class ParallelPlan:
             raise PlanError("interleaved_microbatches",
                             f"n_microbatches={self.n_microbatches} must be divisible by pp={p} "
                             "for the interleaved schedule (Megatron-LM's depth-first order): "
-                            "more micro-batches per step (a larger global batch, fewer "
-                            "data-parallel GPUs or a smaller micro-batch), or the 1F1B schedule, "
-                            "which has no such rule",
+                            "a number of micro-batches per step that pp divides (through the "
+                            "global batch, the data-parallel GPUs or the micro-batch size), or "
+                            "the 1F1B schedule, which has no such rule",
                             {"n_microbatches": self.n_microbatches, "pp": p})
         if self.etp is not None:
             self._check_etp()

@@ -143,7 +143,7 @@ STORAGE_SHARE_WARNING = 0.10
 #: and it never finishes. A stated threshold: the bill refuses such a run
 #: (``ledger._check_goodput``) and notebook 07's panel says so instead of pricing it.
 GOODPUT_FLOOR = 1e-6
-GOODPUT_FLOOR_WORDS = "1e-6"  # as the refusals print it
+GOODPUT_FLOOR_WORDS = f"{GOODPUT_FLOOR:.0e}".replace("e-0", "e-")  # "1e-6", as printed
 #: Kokolis et al.'s measured MTTF of 1,024-GPU jobs, hours ([secondary], see
 #: ``KOKOLIS_RATES_PER_1000_NODE_DAYS``).
 KOKOLIS_MEASURED_MTTF_1024_GPUS_H = 7.9
