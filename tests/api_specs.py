@@ -481,7 +481,7 @@ def module_specs() -> dict:
         "levers.fit_budget": Spec(dict(scenario=s, budget_usd=5e6),
                                   {"scenario": "scenario", "budget_usd": "positive|none",
                                    "deadline_days": "positive|none",
-                                   "gpu_step": "count|none"}),
+                                   "gpu_step": "count|none", "overrun": "flag"}),
         "levers.false_economies": Spec(dict(scenario=s),
                                        {"scenario": "scenario", "checkpoint_factor": "positive",
                                         "precision_restart_fraction": "nonnegative",

@@ -438,6 +438,28 @@ def test_fit_budget_inverts_the_bill(s, base):
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=1e-6)
 
 
+def test_fit_budget_says_how_likely_the_fitted_bill_overruns(s, base):
+    # A finance trial: a plan fitted to $7.00M on the point bill had a P50 of $7.30M and 71% of
+    # its draws over the budget, unsaid. With overrun (estimate --budget-usd) the answer gives
+    # the fitted bill's P50 and the share of its draws above the budget: here re-derived from
+    # the fitted tokens' own bill, drawn the same way (ledger.headline_draws, 20,000 draws)
+    import re
+    from llmcost.bill.ledger import headline_draws
+    budget = 0.8 * base.total_usd  # binds: fewer tokens than the scenario's
+    quiet = lv.fit_budget(s, budget_usd=budget).set_index("quantity")
+    row = lv.fit_budget(s, budget_usd=budget, overrun=True).set_index("quantity")
+    tokens = row.loc["tokens the budget buys"]
+    assert "Monte Carlo" not in quiet.loc["tokens the budget buys", "how"]
+    m = re.search(r"its P50 is \$([\d,]+) and (\d+)% of its Monte Carlo draws \(20,000\) cost "
+                  r"more than the budget", tokens["how"])
+    assert m, tokens["how"]
+    fitted = lv.bill({**s, "train_tokens": tokens["value"]})
+    total = headline_draws(fitted.scenario, samples=lv.OVERRUN_SAMPLES).draws.total_usd
+    assert float(m[1].replace(",", "")) == pytest.approx(float(np.median(total)), abs=1)
+    assert int(m[2]) == round(100 * float(np.mean(total > budget)))
+    assert 0 < int(m[2]) < 100  # the fitted point sits inside its own range
+
+
 def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
     # Besiroglu et al. 2024 (like Hoffmann et al. 2022) fit N*(C), D*(C) with C = 6·N·D: the
     # budget's compute-optimal model is read at 6 × N_active × tokens (by hand, below), not at

@@ -64,8 +64,8 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.stacks import load_stack
-from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_scalar, as_text,
-                          fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_flag, as_scalar,
+                          as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
                           fmt_usd, shorten_words)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
@@ -82,7 +82,7 @@ from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fi
                      fixed_whole_degrees, memory_fits, newer_stack_for, plan_does_not_fit,
                      plan_searches, plan_stops, scenario_plan_memory, splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
-                     point_outside, simulate_ledger)
+                     headline_draws, point_outside, simulate_ledger)
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -2757,7 +2757,8 @@ def checkpoint_plan_of(scenario: dict):
 # ------------------------------------------------------------------------------ working backwards
 @disk_cached  # the same for every call with these arguments: core.diskcache
 def fit_budget(scenario: dict, budget_usd: float | None = None,
-               deadline_days: float | None = None, gpu_step: int | None = None):
+               deadline_days: float | None = None, gpu_step: int | None = None,
+               overrun: bool = False):
     """Work backwards from a budget or a deadline.
 
     * deadline D days alone → the fewest GPUs whose main run's wall clock
@@ -2776,6 +2777,12 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
       which limit binds on the count found;
     * the compute-optimal model for the budget's training FLOPs, N*, D* =
       ``scaling.compute_optimal(C)`` (C = 6·N·D; Besiroglu et al. 2024's fit).
+
+    The budget's answer is fitted on the **point** bill. With ``overrun`` (``llmcost estimate
+    --budget-usd``) it also says the fitted bill's P50 and the share of its Monte Carlo draws
+    above the budget (``ledger.headline_draws``, ``OVERRUN_SAMPLES`` draws, seed 0): a skewed
+    range puts the median above the point (a finance trial's fit at $7.00M had a P50 of $7.30M
+    and 71% of its draws over).
 
     Returns
     -------
@@ -2818,7 +2825,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         s = at(int(row["value"]))
         rows.append(row)
     if bud is not None:
-        rows += _tokens_for_budget(s, bud, dl)
+        rows += _tokens_for_budget(s, bud, dl, as_flag(overrun, "overrun"))
     return pd.DataFrame(rows)
 
 
@@ -2900,6 +2907,24 @@ def _plan_scenario(scenario: dict) -> dict:
     ``predicted_step`` take them."""
     return {**{k: v for k, v in _default_scenario().items() if k in PLAN_KEYS},
             **{k: v for k, v in scenario.items() if v is not None or k not in PLAN_KEYS}}
+
+
+#: Monte Carlo draws of ``fit_budget``'s overrun share (``_overrun_words``): the share's
+#: standard error at 20,000 draws is under 0.4 points (√(p(1 − p)/n) ≤ 0.5/√20,000).
+OVERRUN_SAMPLES = 20_000
+
+
+def _overrun_words(led, budget: float) -> str:
+    """"; its P50 $X, and N% of its Monte Carlo draws above the budget" for the fitted bill
+    ``led`` (``ledger.headline_draws`` of its scenario: its own ranges and the illustrative
+    spreads, ``OVERRUN_SAMPLES`` draws), "" where the bill draws no range."""
+    draws = headline_draws(led.scenario, samples=OVERRUN_SAMPLES).draws
+    total = np.asarray(draws.total_usd, dtype=float)
+    if total.size < 2 or np.ptp(total) == 0:
+        return ""
+    over = float(np.mean(total > budget))
+    return (f"; fitted on the point bill: its P50 is ${float(np.median(total)):,.0f} and "
+            f"{over:.0%} of its Monte Carlo draws ({OVERRUN_SAMPLES:,}) cost more than the budget")
 
 
 def _one_domain_size(scenario: dict) -> int | None:
@@ -3300,7 +3325,8 @@ def _below_smallest_bill(bud: float, small, half) -> str:
             + ", ".join(f"{ln.line} {fmt_usd(ln.usd)}" for ln in top))
 
 
-def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
+def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None,
+                       overrun: bool = False) -> list:
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
     with tokens: doubling, then narrowed to the width of 40 geometric bisections by false
@@ -3355,7 +3381,8 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
         f" and the main run within {_days_text(deadline_days)}" if deadline_days is not None else "")
     return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
              "how": f"most train_tokens with {limits} on {fmt_gpus(int(_get(s, 'n_gpus')))} "
-             f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"},
+             f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"
+             + (_overrun_words(led, bud) if overrun else "")},
             {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
              "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",

@@ -423,7 +423,7 @@ def _estimate(args) -> int:
                          if (k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
                              and k != "dp") or (k.startswith("ledger_pilot_") and v is not None)}
             fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
-                             args.deadline_days)
+                             args.deadline_days, overrun=True)
         except ValueError as e:
             return _fail(f"--budget-usd/--deadline-days: {e}")
     routes = None
