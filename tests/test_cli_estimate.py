@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from _cli import run_cli
 from _trial_scenarios import trial_8gpu_yaml
@@ -1157,3 +1158,27 @@ def test_the_terminal_bill_names_a_large_line_held_at_one_number(tmp_path):
     # a line below FIXED_LINE_SHARE is not named
     path.write_text(yaml.safe_dump({**sc, "ledger_operations_usd_per_month": 1e4}))
     assert "held at one number" not in run_cli("estimate", "--scenario", str(path)).stdout
+
+
+def test_a_compare_gives_each_options_own_range_beside_the_difference(tmp_path):
+    # A finance trial: `estimate --compare` and the report's comparison gave the difference's
+    # P10-P90 but neither option's own, which a decision between two options needs. Each
+    # bill's total over the compare's own draws (its own ranges: glance.compare_bills) is now
+    # in the text and in the JSON's scenarios; re-derived here from each bill's own draws
+    from llmcost.bill.ledger import own_ranged_scenario, simulate_ledger
+    a = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2e12\n"
+                        "mfu: [0.35, 0.45]\nprice_usd_per_gpu_hour: [3.5, 4.5]\n")
+    b = tmp_path / "b.yaml"
+    b.write_text("model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2e12\nmfu: 0.4\n"
+                 "price_usd_per_gpu_hour: 3.99\n")
+    r = _cli("estimate", "--scenario", str(a), "--compare", str(b), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    sa, sb = json.loads(r.stdout)["scenarios"]
+    d = simulate_ledger(own_ranged_scenario(estimate_ledger(a)), samples=100_000, seed=0)
+    q = np.quantile(d.total_usd, [0.1, 0.5, 0.9])
+    assert [sa[f"total_p{k}_usd"] for k in (10, 50, 90)] == pytest.approx(list(q), rel=1e-12)
+    assert sa["total_p10_usd"] < sa["total_usd"] < sa["total_p90_usd"]
+    assert "total_p10_usd" not in sb  # B ranges nothing of its own: one number
+    text = " ".join(_cli("estimate", "--scenario", str(a), "--compare", str(b)).stdout.split())
+    assert "each bill's own total, P10 to P90 over these draws: A (" in text
+    assert "one number (it ranges nothing of its own)" in text

@@ -43,6 +43,7 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     compare_bills,
     compare_columns,
     compare_days_words,
+    own_totals_words,
     compare_inputs,
     compare_keys,
     compare_labels,
@@ -612,6 +613,9 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
         out += wrap_lines(f"exploratory and failed runs: {df.attrs['exploratory_note']}.",
                           columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
+    own = own_totals_words(df, names)
+    if own:  # each option's own range beside their difference's (a finance trial)
+        out += wrap_lines(own + ".", columns, "")
     decode = compare_decode_note(bills, names)
     if decode:  # the RL lines differ by a calibration, not only by the hardware
         out += wrap_lines(decode, columns, "")
@@ -678,9 +682,12 @@ def compare_json(df, names, paths, titles, bills) -> dict:
         if "difference_p10_usd" in r:
             r["difference_outside"] = bool(difference_outside(r))
     total = records[-1]
+    own = df.attrs.get("own_totals") or [None, None]
     return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
+                           **({f"total_p{q}_usd": v for q, v in zip((10, 50, 90), o)}
+                              if o else {}),
                            "warnings": list(b.warnings)}
-                          for n, p, t, b in zip(names, paths, titles, bills)],
+                          for n, p, t, b, o in zip(names, paths, titles, bills, own)],
             "inputs_differ": compare_inputs(bills),
             "lines": records,
             "exploratory_note": df.attrs.get("exploratory_note"),

@@ -1465,10 +1465,27 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
                  for b in bills]
     df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
           else compare(*bills, names=names))
+    # each bill's own total over these draws (a finance trial read the difference's range
+    # but neither option's own): (P10, P50, P90) per bill, None for one that ranges nothing
+    df.attrs["own_totals"] = [tuple(float(x) for x in np.quantile(d.total_usd, [0.1, 0.5, 0.9]))
+                              if d.ranges else None for d in draws]
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
     # the same words with the scenarios' names, as the index's columns have them
     df.attrs["exploratory_note_named"] = exploratory_shift_words(*bills, names=tuple(names))
     return df
+
+
+def own_totals_words(df, names) -> str:
+    """Each bill's own total, P10 to P90 over the compare's draws (``compare_bills``'
+    ``own_totals``), "" where neither ranges anything: "each bill's total, P10 to P90 over
+    these draws: A $5.10M–$6.40M; B $5.90M–$7.20M (one number: ...)"."""
+    own = df.attrs.get("own_totals") or []
+    if not any(own):
+        return ""
+    said = [f"{tag} ({name}) {fmt_usd(t[0])}–{fmt_usd(t[2])} (P50 {fmt_usd(t[1])})"
+            if t else f"{tag} ({name}) one number (it ranges nothing of its own)"
+            for tag, name, t in zip("AB", names, own)]
+    return "each bill's own total, P10 to P90 over these draws: " + "; ".join(said)
 
 
 #: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``), in the terminal's
@@ -1863,6 +1880,9 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
             "spread is that of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range of its own, so the difference is one number per "
             "line (the illustrative spreads of the bill above are not drawn here).")
+    own = own_totals_words(df, names)
+    if own:  # each option's own range beside the difference's (a finance trial)
+        note += " " + html.escape(own[:1].upper() + own[1:]) + "."
     # compare_bills: what the netting moved, the bills named as this table's columns name them
     if flagged:
         note = html.escape(COMPARE_OUTSIDE_NOTE) + ". " + note
