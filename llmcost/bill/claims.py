@@ -1460,6 +1460,14 @@ def _hours_named(j: _Judging) -> str:
     return src
 
 
+def _hours_imply(j: _Judging) -> str:
+    """The head of a refusal of the claim's hours: "gpu_hours=1000.0 imply" (with the
+    pre-training hours they come to, where they are not the stated GPU-hours alone)."""
+    return (f"{_hours_named(j)}"
+            + ("" if j.hours_source == "gpu_hours" and not j.phases else
+               f" = {gpu_h(j.pre)} GPU-h") + " imply")
+
+
 def _refuse_far_above_peak(j: _Judging) -> None:
     """ValueError when the claim's hours imply a whole-run utilisation (causal count, the stated
     dtype's dense peak) above ``MAX_IMPLIED_UTILISATION`` × the peak: a mistyped figure, named
@@ -1471,9 +1479,7 @@ def _refuse_far_above_peak(j: _Judging) -> None:
         return
     at_peak = j.fc / (j.peaks[dt] * SECONDS_PER_HOUR)
     raise ValueError(
-        f"{_hours_named(j)}"
-        + ("" if j.hours_source == "gpu_hours" and not j.phases else f" = {gpu_h(j.pre)} GPU-h")
-        + f" imply a whole-run utilisation of {u:,.0%} "
+        _hours_imply(j) + f" a whole-run utilisation of {u:,.0%} "
         f"of the dense {dt.upper()} peak ({u:,.3g}× it): must be at most "
         f"{MAX_IMPLIED_UTILISATION:g}× (no run exceeds the peak; far above it a figure is "
         f"mistyped): {j.fc:.4g} FLOPs (causal) need {gpu_h(at_peak)} GPU-h at the peak itself")
@@ -1490,9 +1496,8 @@ def _refuse_far_below_floor(j: _Judging) -> None:
         return
     at_floor = j.fm / (j.peaks[dt] * MIN_IMPLIED_UTILISATION * SECONDS_PER_HOUR)
     raise ValueError(
-        f"{_hours_named(j)}"
-        + ("" if j.hours_source == "gpu_hours" and not j.phases else f" = {gpu_h(j.pre)} GPU-h")
-        + f" imply a whole-run utilisation of {u:.2g} of the dense {dt.upper()} peak: must be "
+        _hours_imply(j) + f" a whole-run utilisation of {u:.2g} of the dense {dt.upper()} "
+        "peak: must be "
         f"at least {MIN_IMPLIED_UTILISATION:g} (a millionth of the peak, a thousand times "
         f"below the {MFU_FLOOR:g} a scenario's MFU is held to; below it a figure is mistyped): "
         f"at that floor its {j.fm:.4g} FLOPs take {gpu_h(at_floor)} GPU-h, the most a claim "
