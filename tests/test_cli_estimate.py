@@ -1181,4 +1181,10 @@ def test_a_compare_gives_each_options_own_range_beside_the_difference(tmp_path):
     assert "total_p10_usd" not in sb  # B ranges nothing of its own: one number
     text = " ".join(_cli("estimate", "--scenario", str(a), "--compare", str(b)).stdout.split())
     assert "each bill's own total, P10 to P90 over these draws: A (" in text
-    assert "one number (it ranges nothing of its own)" in text
+    assert "one number (no range of its own moves its total)" in text
+    # the shipped scenarios range only the RL model's factor, which the exploratory line nets
+    # out: their totals do not move, so no "$270M–$270M" (a review)
+    r = _cli("estimate", "--scenario", str(llmcost.SCENARIO_DIR / "default.yaml"), "--compare",
+             str(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"))
+    said = " ".join(r.stdout.split())
+    assert r.returncode == 0 and "$270M–$270M" not in said and "$5.67M–$5.67M" not in said

@@ -218,3 +218,21 @@ def test_the_budget_and_deadline_search_says_it_stops_at_one_domain(tmp_path):
     bill = report.estimate_ledger(path)
     got = levers.fit_budget(bill.scenario, deadline_days=100, gpu_step=16)
     assert int(got.iloc[0]["value"]) >= 16 and "one scale-up domain" not in got.iloc[0]["how"]
+
+
+def test_the_overrun_share_is_not_said_where_the_mfus_band_moved():
+    # A review: with a deadline moving the GPU count, a pilot's or a prediction's MFU is
+    # restated as one number there (levers._CountPricer), so its band was not drawn and the
+    # share understated the risk; the answer now sends the reader to re-price that count. And
+    # a deadline search that only the one-domain cap bounded says so (the fallback multiples
+    # of 8 too), not "up to 64x the scenario's count tried"
+    from llmcost.bill import levers
+    l40s = {"model": "llama-2-7b", "accelerator": "L40S", "n_gpus": 8, "train_tokens": 2e11,
+            "seq_len": 3000, "mfu": 0.35, "price_usd_per_gpu_hour": 1.0}
+    with pytest.raises(ValueError, match=r"on 8 GPUs \(counts at most 8, one scale-up domain"):
+        levers.fit_budget(l40s, deadline_days=1)
+    pred = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+            "_mfu_prediction": {"value": 0.4}}
+    row = levers.fit_budget(pred, budget_usd=7e6, deadline_days=5, overrun=True).set_index(
+        "quantity").loc["tokens the budget buys", "how"]
+    assert "Monte Carlo draws" not in row and "re-price it with n_gpus: " in row

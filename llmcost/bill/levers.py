@@ -2822,10 +2822,16 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
             _gpus_for_both(s, bud, dl, counts, at)
         row = {**row, "how": row["how"] + (at.fallback_words(int(row["value"]))
                                            or _mfu_at_count(scenario, int(row["value"])))}
-        s = at(int(row["value"]))
+        n0, n = int(_get(scenario, "n_gpus")), int(row["value"])
+        s = at(n)
         rows.append(row)
+        # at another count a pilot's or a prediction's MFU is restated as one number
+        # (_CountPricer): its band there is not drawn, so no overrun share is said (a review)
+        moved = n != n0 and (pilot_given(scenario) or bool(scenario.get("_mfu_prediction")))
+        overrun = "moved" if moved and as_flag(overrun, "overrun") else overrun
     if bud is not None:
-        rows += _tokens_for_budget(s, bud, dl, as_flag(overrun, "overrun"))
+        rows += _tokens_for_budget(s, bud, dl, overrun if overrun == "moved" else
+                                   as_flag(overrun, "overrun"))
     return pd.DataFrame(rows)
 
 
@@ -2917,9 +2923,11 @@ OVERRUN_SAMPLES = 20_000
 def _overrun_words(led, budget: float) -> str:
     """"; its P50 $X, and N% of its Monte Carlo draws above the budget" for the fitted bill
     ``led`` (``ledger.headline_draws`` of its scenario: its own ranges and the illustrative
-    spreads, ``OVERRUN_SAMPLES`` draws), "" where the bill draws no range."""
+    spreads, ``OVERRUN_SAMPLES`` draws; the lines ``bill`` adds beside the ledger's, the
+    ``waste_`` keys' jobs, at their point), "" where the bill draws no range."""
     draws = headline_draws(led.scenario, samples=OVERRUN_SAMPLES).draws
-    total = np.asarray(draws.total_usd, dtype=float)
+    # the lines levers.bill adds beside the ledger's (the waste_ keys' jobs) at their point
+    total = np.asarray(draws.total_usd, dtype=float) + (led.total_usd - draws.point.total_usd)
     if total.size < 2 or np.ptp(total) == 0:
         return ""
     over = float(np.mean(total > budget))
@@ -2948,8 +2956,10 @@ def _one_domain_words(scenario: dict) -> str:
 
 def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
                      batch_given: bool = True) -> tuple:
-    """The GPU counts the deadline search may answer, up to 64× the scenario's, how they are
-    described, and the test a count must pass to be answered (None: every count): without
+    """The GPU counts the deadline search may answer, up to 64× the scenario's (at most one
+    scale-up domain, without ``gpu_step``, on an accelerator without a scale-out figure:
+    ``_one_domain_size``), how they are described, the test a count must pass to be answered
+    (None: every count) and the cap's words where it binds (else ""): without
     ``gpu_step``, where the global batch (``_plan_scenario``'s: the scenario's or the default
     one) is whole sequences, the counts a plan splits (``parallel.splitting_gpu_counts``: dp ×
     tp·pp·cp, dp dividing the batch, tp, pp and cp at the scenario's values where it fixes them
@@ -2979,8 +2989,8 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
                 f"global batch{'' if batch_given else ' of the default scenario'}{named}"
-                f"{capped})", lambda n: plan_stops(scenario, n, plan_at))
-    return list(range(step, top + 1, step)), f"fewest multiple of {step}{capped}", None
+                f"{capped})", lambda n: plan_stops(scenario, n, plan_at), capped)
+    return list(range(step, top + 1, step)), f"fewest multiple of {step}{capped}", None, capped
 
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
@@ -3035,7 +3045,7 @@ def _candidates(counts: tuple, dl: float) -> tuple:
     """``_deadline_counts``' (candidates, description, test), the test ``stops(i)`` read on
     the candidates' indices ("" everywhere without one: ``checks.plan_stops``), refused with the
     deadline named when no GPU count up to 64× the scenario's splits its plan."""
-    cands, what, test = counts
+    cands, what, test = counts[:3]  # (the fourth: the one-domain cap's words, or "")
     if not cands:
         raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
                          "its plan (check tp, pp, cp and global_batch_tokens)")
@@ -3089,7 +3099,7 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                 lo, hi = hi, m
                 break
             best = min(memo, key=memo.get)
-            one = _one_domain_words(s) if counts[2] is not None else ""  # a plan's search
+            one = counts[3][2:] if len(counts) > 3 else ""  # the cap that bound the search
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
                 f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} ("
@@ -3382,7 +3392,9 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None,
     return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
              "how": f"most train_tokens with {limits} on {fmt_gpus(int(_get(s, 'n_gpus')))} "
              f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"
-             + (_overrun_words(led, bud) if overrun else "")},
+             + ("; its range on that count, with the MFU's band there: re-price it with "
+                f"n_gpus: {int(_get(s, 'n_gpus'))}" if overrun == "moved" else
+                _overrun_words(led, bud) if overrun else "")},
             {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
              "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",

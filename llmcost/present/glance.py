@@ -1467,8 +1467,12 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
           else compare(*bills, names=names))
     # each bill's own total over these draws (a finance trial read the difference's range
     # but neither option's own): (P10, P50, P90) per bill, None for one that ranges nothing
+    # (None too where its ranges move no total: the RL model's factor netted out of the
+    # exploratory line read "$270M–$270M", a review)
     df.attrs["own_totals"] = [tuple(float(x) for x in np.quantile(d.total_usd, [0.1, 0.5, 0.9]))
-                              if d.ranges else None for d in draws]
+                              if d.ranges and np.ptp(d.total_usd) > 1e-9 * max(
+                                  abs(float(np.max(d.total_usd))), 1.0)  # beyond rounding
+                              else None for d in draws]
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
     # the same words with the scenarios' names, as the index's columns have them
     df.attrs["exploratory_note_named"] = exploratory_shift_words(*bills, names=tuple(names))
@@ -1483,7 +1487,7 @@ def own_totals_words(df, names) -> str:
     if not any(own):
         return ""
     said = [f"{tag} ({name}) {fmt_usd(t[0])}–{fmt_usd(t[2])} (P50 {fmt_usd(t[1])})"
-            if t else f"{tag} ({name}) one number (it ranges nothing of its own)"
+            if t else f"{tag} ({name}) one number (no range of its own moves its total)"
             for tag, name, t in zip("AB", names, own)]
     return "each bill's own total, P10 to P90 over these draws: " + "; ".join(said)
 
