@@ -930,3 +930,27 @@ def test_a_run_too_short_for_kaplans_fits_says_pages_02_and_06_do_not_apply(tmp_
     assert glance.caveat_line(w).startswith("100M tokens in 95 optimizer steps are too few")
     bill = estimate_ledger(_yaml(tmp_path, sc + "train_tokens: 2.0e12\n", name="long.yaml"))
     assert not any("too few for the loss-based pages" in x for x in bill.warnings)
+
+
+def test_a_given_reserved_price_says_what_the_projects_reservation_costs():
+    # A finance trial: 1,024 H200 reserved at $3.20 for a 6-month project were billed the
+    # run's GPU-hours only, nothing said. By hand: 6 months × 30.4375 days × 24 h × $3.20 ×
+    # 1,024 GPUs = $14.36M, beside the run's own hours
+    from llmcost.present.glance import caveat_line
+    sc = {"model": "llama-2-70b", "n_gpus": 1024, "train_tokens": 1e12, "mfu": 0.4,
+          "pricing": "reserved", "price_usd_per_gpu_hour": 3.2, "ledger_project_months": 6}
+    bill = build_ledger(sc)
+    (w,) = [x for x in magnitude_warnings(bill.scenario, bill)
+            if x.startswith("pricing: reserved bills")]
+    assert "1,024 GPUs cost months × 730.5 h × rate × GPUs = $14.4M" in w
+    assert 6 * 30.4375 * 24 * 3.2 * 1024 == pytest.approx(14.36e6, rel=1e-3)
+    from llmcost.core.units import fmt_quantity
+    run = bill.figures["run_wall_clock_days"]
+    assert run < 6 * 30.4375 and f"this {fmt_quantity(run)}-day run uses at $3.20/GPU-h" in w
+    assert caveat_line(w).startswith("the bill charges the ") and "cost $14.4M" in caveat_line(w)
+    # a project no longer than the run, or a catalogue price (its own warning): nothing here
+    for other in ({"ledger_project_months": 0.1}, {"price_usd_per_gpu_hour": None},
+                  {"pricing": "on_demand"}):
+        b = build_ledger({**sc, **other})
+        assert not [x for x in magnitude_warnings(b.scenario, b)
+                    if x.startswith("pricing: reserved bills")]

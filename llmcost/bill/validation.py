@@ -288,7 +288,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _idle_rollout_replicas_warning(p, bill),
                         _people_months_warning(p, bill), _people_outlast_warning(values),
                         owned_keys_ignored_warning(p), pricing_keys_unused_warning(p),
-                        reserved_term_warning(p, bill), owned_cluster_warning(p, bill),
+                        reserved_term_warning(p, bill), reserved_project_warning(p, bill),
+                        owned_cluster_warning(p, bill),
                         short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
@@ -416,6 +417,32 @@ def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:
             f"a cluster (servers and network) costs {fmt_usd(cluster)}, {cluster / billed:.3g}× "
             "that, the rest of its value taken to serve other work or be resold; a cluster bought "
             "for this run alone costs its purchase less what it resells for")
+
+
+def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``pricing: reserved`` gives its own price and the project
+    (``ledger_project_months``, a number) outlasts the run: the bill charges the GPU-hours the
+    run uses (the compute lines "fixed": committed capacity), as if the rest of a reservation
+    were used by other work; reserved for the whole project, the GPUs cost
+
+        months × 730.5 h × rate × GPUs    (``levers.reservation_cost_usd`` with T the project)
+
+    said beside the run's own. A finance trial read 1,065,268 GPU-h billed on 1,024 H200
+    reserved for a 6-month project (4.49M GPU-h), nothing said. None otherwise, or without a
+    bill."""
+    months = p.get("ledger_project_months")
+    if bill is None or p.get("pricing") != "reserved" or \
+            p.get("price_usd_per_gpu_hour") is None or not isinstance(months, (int, float)):
+        return None
+    days, run = months * (365.25 / 12), bill.figures["run_wall_clock_days"]
+    if days <= run:
+        return None
+    rate, n = bill.figures["price_usd_per_gpu_hour"], int(p["n_gpus"])
+    return (f"pricing: reserved bills the GPU-hours this {fmt_quantity(run)}-day run uses at "
+            f"${rate:.2f}/GPU-h, as if the rest of a reservation were used by other work; "
+            f"reserved for the project's {months:g} months, {fmt_gpus(n)} cost months × "
+            f"730.5 h × rate × GPUs = {fmt_usd(days * 24 * rate * n)} (the idle part unpriced "
+            "here): price the reservation you buy, or the run on demand")
 
 
 def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -917,6 +917,11 @@ CAVEATS = [
      r"phase at seq_len >= [\d,]+) first",
      "the DPO pairs reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "{2} first"),
+    # a given reserved price, the project longer than the run (validation.reserved_project_...)
+    (r"^pricing: reserved bills the GPU-hours this ([\d.,]+)-day run uses .*?reserved for the "
+     r"project's ([\d.]+) months, ([\d,]+ GPUs) cost .*? = (\$\S+) \(",
+     "the bill charges the {0} days the run uses its reserved GPUs; reserved for the "
+     "project's {1} months, {2} cost {3}"),
     # a reserved price whose term outlasts the run (validation.reserved_term_warning)
     (r"^pricing: reserved takes the catalogue's committed rate, (\$[\d.]+)/GPU-h, whose rows "
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
