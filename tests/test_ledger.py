@@ -1343,3 +1343,19 @@ def test_the_checkpoint_storage_line_can_be_recomputed_from_its_words():
     hot, hp, cold, cp = (float(x.replace(",", "")) for x in m.groups())
     assert (hp, cp) == (0.145, 0.00099)
     assert hot * hp + cold * cp == pytest.approx(line.usd, rel=1e-3)
+
+
+def test_a_given_line_given_as_a_range_says_its_amount_is_the_ranges_point():
+    # A finance trial read "1,000,000 USD given" for a licensing line whose scenario gave a
+    # triangular range 0.5M / 1M / 2M: the point bill prices the mode (ranges.POINT_WORDS) and
+    # the P10-P90 draw from the range; a number given alone keeps "USD given"
+    from llmcost.bill.ledger import simulate_ledger
+    sc = {"model": "llama-2-70b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.4,
+          "price_usd_per_gpu_hour": 2.0, "ledger_data_processing_usd": 30_000,
+          "ledger_data_licensing_usd": llmcost.Range("triangular", low=5e5, mode=1e6,
+                                                     high=2e6)}
+    point = simulate_ledger(sc, samples=100).point
+    lic, proc = point.line("data.licensing"), point.line("data.processing")
+    assert lic.usd == pytest.approx(1e6) and lic.how.startswith(
+        "1,000,000 USD, the mode of the range triangular")
+    assert proc.how == "30,000 USD given"

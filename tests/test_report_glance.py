@@ -1310,8 +1310,12 @@ def test_every_rangeable_input_has_a_readers_name_and_unit():
     assert ledger.input_words("ledger_egress_bytes") == "the data sent to the internet"
     assert ledger.input_range_words("ledger_egress_bytes", 1e12, 1e14) == \
         "P10–P90: 1e+12–1e+14 bytes"
+    # compact, no "$" (a figure's text reads two as TeX's ends; a finance trial read
+    # "773,861–1,612,702 USD" as raw numbers)
     assert ledger.input_range_words("ledger_data_licensing_usd", 1e5, 2.5e6) == \
-        "P10–P90: 100,000–2,500,000 USD"
+        "P10–P90: 100k–2.50M USD"
+    assert ledger.input_range_words("ledger_data_licensing_usd", 773_861, 1_612_702) == \
+        "P10–P90: 774k–1.61M USD"
 
 
 def test_a_total_outside_its_own_range_says_why_in_the_first_sentence():

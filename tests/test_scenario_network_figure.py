@@ -236,3 +236,14 @@ def test_the_overrun_share_is_not_said_where_the_mfus_band_moved():
     row = levers.fit_budget(pred, budget_usd=7e6, deadline_days=5, overrun=True).set_index(
         "quantity").loc["tokens the budget buys", "how"]
     assert "Monte Carlo draws" not in row and "re-price it with n_gpus: " in row
+
+
+def test_a_scaling_study_says_a_count_it_cannot_price_for_want_of_a_nic_figure():
+    # A review: on L40S the counts past one 8-GPU server read "no plan fits", where the cause
+    # is the scale-out bandwidth the catalogue lacks; within the server each count is priced
+    from llmcost.training import ranking
+    m = llmcost.load_model("opt-1.3b")
+    df = ranking.scaling_study(m, "L40S", [4, 8, 16], 2048, batch_per_gpu=4)
+    assert df.loc[[4, 8], "mfu"].notna().all()
+    assert df.loc[16, "plan"].startswith("not priced: scaleout_bytes_per_s_per_dir: L40S")
+    assert np.isnan(df.loc[16, "mfu"])

@@ -901,7 +901,7 @@ def _data_lines(lines: list, b: _Basis) -> tuple:
     the GPU-hours of processing and of synthetic data (for the energy line)."""
     p = b.p
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
-                p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
+                p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)", p)
     _published_note(lines, p, "data.licensing")
     proc_h = _processing_line(lines, p, b.gpu_rate, b.kind_compute)
     syn_h = _synthetic_line(lines, p, b.spec, b.gpu, b.gpu_rate, b.kind_compute)
@@ -1889,7 +1889,7 @@ def _processing_line(lines, p, rate, kind) -> float:
     key, label = "data.processing", "cleaning and deduplication compute"
     if _given(p["ledger_data_processing_usd"]) or not p["ledger_published_defaults"]:
         _given_line(lines, key, label, "data", "elastic", p["ledger_data_processing_usd"],
-                    "ledger_data_processing_usd (scenario)")
+                    "ledger_data_processing_usd (scenario)", p)
         return 0.0
     tokens = p["train_tokens"]  # the corpus processed once; phases reuse its tokens
     h = _num(processing_gpu_hours(tokens))
@@ -1994,10 +1994,15 @@ def _published_note(lines, p, key) -> None:
                          f"{ln.how}; {not_published(key)}", ln.source, ln.status, ln.notebook)
 
 
-def _given_line(lines, key, label, category, kind, usd, source):
+def _given_line(lines, key, label, category, kind, usd, source, p=None):
+    """A line the scenario gives in USD (``source`` names its key first): "1,000,000 USD
+    given", or, where the key is a range (``_range_source`` of ``p``), the amount as the
+    range's point (a finance trial read "USD given" of the mode of a triangular range)."""
+    ranged = None if p is None or np.ndim(usd) else _range_source(p, source.split()[0])
+    how = (f"{usd:,.0f} USD, the {ranged}" if ranged else f"{usd:,.0f} USD given") \
+        if _given(usd) else f"{source.split()[0]} not given"
     lines.append(Line(key, label, category, category if category != "data" else "data", kind,
-                      _num(usd), f"{usd:,.0f} USD given" if _given(usd) else
-                      f"{source.split()[0]} not given", source if _given(usd) else "",
+                      _num(usd), how, source if _given(usd) else "",
                       "modelled" if _given(usd) else "not given"))
 
 
@@ -2848,8 +2853,9 @@ INPUT_UNITS = {
     "ledger_sft_tokens": ("{:.3g}", "tokens"),
     "ledger_cpt_tokens": ("{:.3g}", "tokens"),
     "ledger_lora_tokens": ("{:.3g}", "tokens"),
-    "ledger_data_licensing_usd": ("{:,.0f}", "USD"),
-    "ledger_data_processing_usd": ("{:,.0f}", "USD"),
+    # compact, without "$" (a finance trial read "773,861–1,612,702 USD"): "773.9k–1.61M USD"
+    "ledger_data_licensing_usd": (lambda x: fmt_usd(x).lstrip("$"), "USD"),
+    "ledger_data_processing_usd": (lambda x: fmt_usd(x).lstrip("$"), "USD"),
     "ledger_synthetic_tokens": ("{:.3g}", "tokens"),
     "ledger_synthetic_usd_per_mtok": ("{:.3g}", "USD per million tokens"),
     "ledger_annotation_samples": ("{:,.0f}", "samples"),
@@ -2878,7 +2884,8 @@ def input_range_words(key: str, p10: float, p90: float) -> str:
                 or not np.isfinite(v):
             raise ValueError(f"{name}={v!r} must be a finite number (the input's value)")
     fmt, unit = INPUT_UNITS.get(key, ("{:.4g}", ""))
-    return f"P10–P90: {fmt.format(p10)}–{fmt.format(p90)}" + (f" {unit}" if unit else "")
+    show = fmt if callable(fmt) else fmt.format  # a format string, or a formatter of its own
+    return f"P10–P90: {show(p10)}–{show(p90)}" + (f" {unit}" if unit else "")
 
 
 #: Each input of a headline range, by how it was set (``Headline.kinds``): ``scenario`` (a

@@ -524,7 +524,8 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
     -------
     DataFrame indexed by ``n_gpus``: ``global_batch``, ``plan``, ``step_time_s``,
     ``tokens_per_s``, ``mfu``, ``speedup`` (tokens/s over the first count's) and ``efficiency``
-    (tokens/s per GPU over the first count's); NaN where no plan fits.
+    (tokens/s per GPU over the first count's); NaN where no plan fits, or where the count
+    needs a network figure the catalogue lacks ("not priced: ...", the reason).
 
     Raises
     ------
@@ -541,9 +542,15 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
         gb = int(global_batch) if global_batch is not None else round(batch_per_gpu * n)
         row = {"n_gpus": n, "global_batch": gb, "plan": "no plan fits"}
         try:
+            cluster = Cluster(accelerator, n)
+        except ValueError as e:  # a network figure the count needs and the catalogue lacks
+            # (L40S past one 8-GPU domain): said as that, not "no plan fits" (a review)
+            rows.append({**row, "plan": f"not priced: {e}"})
+            continue
+        try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no plan fits"
-                ranked = rank_plans(model, Cluster(accelerator, n), gb, seq_len, **options)
+                ranked = rank_plans(model, cluster, gb, seq_len, **options)
         except ValueError:
             ranked = pd.DataFrame()
         if len(ranked):
