@@ -2797,6 +2797,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     """
     if gpu_step is not None:
         _scalar(gpu_step, "gpu_step", positive=True, integer=True)
+    overrun = as_flag(overrun, "overrun")
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
@@ -2828,10 +2829,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         # at another count a pilot's or a prediction's MFU is restated as one number
         # (_CountPricer): its band there is not drawn, so no overrun share is said (a review)
         moved = n != n0 and (pilot_given(scenario) or bool(scenario.get("_mfu_prediction")))
-        overrun = "moved" if moved and as_flag(overrun, "overrun") else overrun
+    else:
+        moved = False
     if bud is not None:
-        rows += _tokens_for_budget(s, bud, dl, overrun if overrun == "moved" else
-                                   as_flag(overrun, "overrun"))
+        rows += _tokens_for_budget(s, bud, dl, overrun, band_moved=moved)
     return pd.DataFrame(rows)
 
 
@@ -3336,7 +3337,7 @@ def _below_smallest_bill(bud: float, small, half) -> str:
 
 
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None,
-                       overrun: bool = False) -> list:
+                       overrun: bool = False, band_moved: bool = False) -> list:
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
     with tokens: doubling, then narrowed to the width of 40 geometric bisections by false
@@ -3393,7 +3394,7 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None,
              "how": f"most train_tokens with {limits} on {fmt_gpus(int(_get(s, 'n_gpus')))} "
              f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"
              + ("; its range on that count, with the MFU's band there: re-price it with "
-                f"n_gpus: {int(_get(s, 'n_gpus'))}" if overrun == "moved" else
+                f"n_gpus: {int(_get(s, 'n_gpus'))}" if overrun and band_moved else
                 _overrun_words(led, bud) if overrun else "")},
             {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
              "how": "the main run's paid wall clock, failures included"},
