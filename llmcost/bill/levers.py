@@ -83,6 +83,7 @@ from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fi
                      plan_searches, plan_stops, scenario_plan_memory, splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
                      headline_draws, point_outside, simulate_ledger)
+from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -2929,8 +2930,8 @@ def _overrun_words(led, budget: float) -> str:
     draws = headline_draws(led.scenario, samples=OVERRUN_SAMPLES).draws
     # the lines levers.bill adds beside the ledger's (the waste_ keys' jobs) at their point
     total = np.asarray(draws.total_usd, dtype=float) + (led.total_usd - draws.point.total_usd)
-    if total.size < 2 or np.ptp(total) == 0:
-        return ""
+    if total.size < 2 or not beyond_rounding(np.ptp(total), led.total_usd):
+        return ""  # (a total its ranges do not move: no share to say)
     over = float(np.mean(total > budget))
     return (f"; fitted on the point bill: its P50 is ${float(np.median(total)):,.0f} and "
             f"{over:.0%} of its Monte Carlo draws ({OVERRUN_SAMPLES:,}) cost more than the budget")
@@ -2944,15 +2945,10 @@ def _one_domain_size(scenario: dict) -> int | None:
     return acc.scaleup_domain_size if acc.scaleout_bytes_per_s_per_dir is None else None
 
 
-def _one_domain_words(scenario: dict) -> str:
-    """``_one_domain_size`` in a reader's words ("at most 8, one scale-up domain: ..."), ""
-    where the accelerator has a scale-out bandwidth."""
-    one = _one_domain_size(scenario)
-    if one is None:
-        return ""
-    acc = _get(scenario, "accelerator")
+def _one_domain_words(one: int, accelerator: str) -> str:
+    """``_one_domain_size``, ``one``, in a reader's words: "at most 8, one scale-up domain: ..."."""
     return (f"at most {one:,}, one scale-up domain: data/accelerators.csv has no scale-out "
-            f"bandwidth for {acc} (give comm_scaleout_bytes_per_s for larger counts)")
+            f"bandwidth for {accelerator} (give comm_scaleout_bytes_per_s for larger counts)")
 
 
 def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
@@ -2977,7 +2973,8 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
     # review: 8 L40S answered for a budget that buys 256 with the figure given, unsaid)
     # (a count searched by plan only: with gpu_step the bill prices any multiple at its MFU)
     one = _one_domain_size({**s, **scenario}) if gpu_step is None else None
-    capped = "" if one is None or one >= top else f"; {_one_domain_words({**s, **scenario})}"
+    capped = "" if one is None or one >= top else \
+        _one_domain_words(one, _get({**s, **scenario}, "accelerator"))
     top = top if one is None else min(top, one)
     fixed = fixed_whole_degrees(scenario)
     seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
@@ -2990,8 +2987,10 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step,
                 f"fewest count a plan splits and fits in memory with a pipeline bubble of at "
                 f"most {BUBBLE_WARNING:.0%} (dp dividing the {int(batch) // seq:,}-sequence "
                 f"global batch{'' if batch_given else ' of the default scenario'}{named}"
-                f"{capped})", lambda n: plan_stops(scenario, n, plan_at), capped)
-    return list(range(step, top + 1, step)), f"fewest multiple of {step}{capped}", None, capped
+                f"{'; ' * bool(capped)}{capped})", lambda n: plan_stops(scenario, n, plan_at),
+                capped)
+    return (list(range(step, top + 1, step)), f"fewest multiple of {step}{'; ' * bool(capped)}"
+            f"{capped}", None, capped)
 
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
@@ -3100,7 +3099,7 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                 lo, hi = hi, m
                 break
             best = min(memo, key=memo.get)
-            one = counts[3][2:] if len(counts) > 3 else ""  # the cap that bound the search
+            one = counts[3] if len(counts) > 3 else ""  # the cap that bound the search
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
                 f"{_days_text(memo[best])} on {fmt_gpus(cands[best])} ("

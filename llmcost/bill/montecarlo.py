@@ -40,6 +40,14 @@ def number_or_draws(x):
     return float(x) if np.ndim(x) == 0 else np.asarray(x, dtype=float).view(Draws)
 
 
+def beyond_rounding(spread: float, amount: float) -> bool:
+    """True when a spread of dollars (a tornado row's swing, a total's P90 − P10 or range) is
+    more than floating-point rounding of ``amount``, 1e-9 of it: a line netted out of another
+    moves money between lines, and the bill's sum then differs only in its last bits (a review
+    read "$270M–$270M" of such a total)."""
+    return float(spread) > 1e-9 * max(abs(float(amount)), 1.0)
+
+
 @dataclass
 class LedgerDraws:
     """The bill of a scenario with ranges, priced over ``samples`` Monte Carlo draws at once
@@ -135,11 +143,12 @@ class LedgerDraws:
                  "total_at_p90_usd": float(total[2 * j + 1]),
                  "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
                 for j, k in enumerate(keys)]
-        # a swing within floating-point rounding of the bill (1e-9 of it) is none: a netted
-        # line moves money between lines, and the sum differs in its last bits
-        tol = 1e-9 * max(abs(float(self.point.total_usd)), 1.0)
-        still = [r["input"] for r in rows if r["swing_usd"] <= tol]
-        df = pd.DataFrame([r for r in rows if r["swing_usd"] > tol], columns=cols).sort_values(
+        # a swing within floating-point rounding of the bill is none: a netted line moves
+        # money between lines, and the sum differs in its last bits
+        point = float(self.point.total_usd)
+        still = [r["input"] for r in rows if not beyond_rounding(r["swing_usd"], point)]
+        df = pd.DataFrame([r for r in rows if beyond_rounding(r["swing_usd"], point)],
+                          columns=cols).sort_values(
             "swing_usd", ascending=False, ignore_index=True)
         df.attrs["point_usd"] = self.point.total_usd
         if still:  # a drawn input that moves nothing is no driver (a netted-out line's fraction)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .hardware import Accelerator, Cluster, Efficiency
+from .hardware import Accelerator, Cluster, Efficiency, within_one_domain
 from .model import ModelSpec
 from .units import noun
 
@@ -371,8 +371,9 @@ def scenario_cluster(p: dict):
     """
     acc = scenario_accelerator(p)
     missing = [f for f in NETWORK_FIGURE_WORDS if getattr(acc, f) is None]
-    if missing == ["scaleout_bytes_per_s_per_dir"] and int(p["n_gpus"]) <= acc.scaleup_domain_size:
-        missing = []  # one scale-up domain: no NIC in the step (Cluster)
+    if missing == ["scaleout_bytes_per_s_per_dir"] and within_one_domain(
+            p["n_gpus"], acc.scaleup_domain_size):
+        missing = []  # no NIC in the step (Cluster)
     if missing:
         key = ("; give comm_scaleout_bytes_per_s in the scenario (bytes/s per GPU per "
                f"direction); a job within one scale-up domain (up to {acc.scaleup_domain_size} "

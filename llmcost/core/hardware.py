@@ -135,6 +135,13 @@ class Accelerator:
         return replace(self, **changes)
 
 
+def within_one_domain(n_gpus: int, scaleup_domain_size) -> bool:
+    """True when a job of ``n_gpus`` fits in one scale-up domain of ``scaleup_domain_size``
+    accelerators (None: unknown, False): no byte of its step crosses a NIC, so it needs no
+    scale-out bandwidth (``Cluster``, ``catalog.scenario_cluster``, ``report``'s checks)."""
+    return scaleup_domain_size is not None and int(n_gpus) <= int(scaleup_domain_size)
+
+
 @dataclass(frozen=True)
 class Cluster:
     """A training cluster: ``n_gpus`` accelerators in scale-up domains joined by a network.
@@ -198,8 +205,8 @@ class Cluster:
             if f == "scaleup_domain_size" and isinstance(v, int) and not isinstance(v, bool):
                 as_count(v, f)  # a Python int beyond a double: refused before numpy sees it
             if v is None and f == "scaleout_bytes_per_s_per_dir" and \
-                    self.n_gpus <= int(self.scaleup_domain_size):
-                continue  # one scale-up domain: no byte crosses a NIC (comm prices none)
+                    within_one_domain(self.n_gpus, self.scaleup_domain_size):
+                continue  # no byte crosses a NIC (comm prices none)
             if v is None:
                 raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
                                  "explicitly")

@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from ..bill.montecarlo import beyond_rounding
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     bill_bars,
@@ -1475,8 +1476,8 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     # (None too where its ranges move no total: the RL model's factor netted out of the
     # exploratory line read "$270M–$270M", a review)
     df.attrs["own_totals"] = [tuple(float(x) for x in np.quantile(d.total_usd, [0.1, 0.5, 0.9]))
-                              if d.ranges and np.ptp(d.total_usd) > 1e-9 * max(
-                                  abs(float(np.max(d.total_usd))), 1.0)  # beyond rounding
+                              if d.ranges and beyond_rounding(np.ptp(d.total_usd),
+                                                              np.max(d.total_usd))
                               else None for d in draws]
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
     # the same words with the scenarios' names, as the index's columns have them

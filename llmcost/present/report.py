@@ -94,7 +94,7 @@ from ..core.catalog import (
 )
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
-from ..core.hardware import Cluster
+from ..core.hardware import Cluster, within_one_domain
 from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_gpus, fmt_period, fmt_usd,
                           json_finite, not_finite_text, sig3)
 from ..core.version import __version__
@@ -635,8 +635,7 @@ def _within_one_domain(values: dict) -> bool:
     except (ValueError, TypeError):
         return False
     n = values.get("n_gpus")
-    return isinstance(n, int) and acc.scaleup_domain_size is not None and \
-        n <= acc.scaleup_domain_size
+    return isinstance(n, int) and within_one_domain(n, acc.scaleup_domain_size)
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
@@ -663,7 +662,8 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
         # prices it), but the notebooks' sweeps and RL set-up go beyond one server
         fits = (f" (they price clusters beyond one {domain}-GPU scale-up domain; this run's "
                 f"{n} GPUs fit in one, which `llmcost estimate` and mfu: predict price "
-                "without it)") if key and isinstance(n, int) and domain and n <= domain else ""
+                "without it)") if key and isinstance(n, int) and within_one_domain(n, domain) \
+            else ""
         raise ScenarioError(f"accelerator={values['accelerator']!r}: "
                             f"{NETWORK_FIGURE_WORDS.get(field, field)} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
