@@ -1477,3 +1477,29 @@ def test_a_profiles_attention_measurement_is_reproduced_at_its_own_shape(tmp_pat
     assert eff.replace(attention_fraction=0.5).attention_shape is None
     assert eff.replace(hbm_fraction=0.8).attention_shape == (4096, 128)
     assert cal.scaled_efficiency(eff, 0.9).attention_shape == (4096, 128)
+
+
+def test_a_causal_count_mfu_given_on_the_full_basis_is_told_its_basis():
+    """Megatron-LM from Megatron-Core 0.12.0 (NVIDIA/Megatron-LM commit 8873b55d6a) and
+    Megatron-Bridge log TFLOP/s on a causal count: Megatron-Bridge's 25.11 table gives Llama 3 8B
+    at 8,192 tokens on 8 H100 744 model TFLOP/s/GPU at 14,451 tokens/s/GPU
+    (docs/performance-summary.md, section '25.11 NeMo Container'), 51.48 GFLOP per token, the
+    catalogue's causal count (51.47) and not its full one (57.91). An MFU read off such a log
+    and given on the default full basis is refused, and told the basis it agrees with; given as
+    ``mfu_basis="causal"`` it is accepted."""
+    model = load_model("llama-3.1-8b")
+    per_token = 744e12 / 14451
+    assert per_token == pytest.approx(float(model.flops_per_token(8192, causal=True)), rel=1e-3)
+    tps = 5000.0
+    printed = tps * per_token / load_accelerator("H100-SXM").peak_flops_per_s("bf16")
+    plan = make_plan(model, 8, 8, tp=1, pp=1, zero_stage=1, seq_len=8192)
+    p = cal.Pilot(model=model, accelerator="H100-SXM", plan=plan, seq_len=8192,
+                  tokens_per_s_per_gpu=tps, mfu=round(printed, 4))
+    with pytest.raises(ValueError, match=r"disagrees with .*agrees with the causal basis.*"
+                                         r"set mfu_basis: causal") as e:
+        cal.check_pilot(p)
+    assert "Megatron-Core 0.12" in str(e.value)
+    cal.check_pilot(dataclasses.replace(p, mfu_basis="causal"))
+    # an MFU no basis explains gets no hint
+    with pytest.raises(ValueError, match=r"must agree within 5%\)$"):
+        cal.check_pilot(dataclasses.replace(p, mfu=round(printed * 2.0, 4)))

@@ -690,7 +690,8 @@ def mfu_basis_warning(values: dict, mfu_predicted: bool = False, piloted: bool =
         MFU_causal = MFU / r
 
     The same tokens per second read r times higher on the full count, so a given MFU measured
-    on a causal count (some frameworks count one: NVIDIA NeMo's model TFLOP/s) bills r times
+    on a causal count (some frameworks count one: the model TFLOP/s of Megatron-LM from
+    Megatron-Core 0.12.0, of Megatron-Bridge and of NVIDIA NeMo from 2025-08) bills r times
     the GPU-hours unless multiplied by r first (a teacher's trial: a typed 0.40 at 131,072
     tokens, billed about 1.7× too much; and a predicted 75% full-mask MFU read as 41% causal).
     The advice on a given figure is left out of a predicted MFU and a pilot's (``piloted``: a
@@ -713,8 +714,9 @@ def _mfu_basis_clause(values: dict, mfu_predicted: bool = False, piloted: bool =
         f"given here (on the same peak, a causal 0.40 is {min(0.40 * r, 1.0):.2f})")
     return (f"the MFU is on the full attention-matrix count (PaLM's and the Megatron-LM "
             f"paper's), {r:.2f}× the causal work at this length, so {whose} {mfu:.1%} is "
-            f"{mfu / r:.1%} on a causal count (some frameworks count one: NVIDIA NeMo's model "
-            f"TFLOP/s){given}")
+            f"{mfu / r:.1%} on a causal count (some frameworks count one: the TFLOP/s that "
+            f"Megatron-LM from Megatron-Core 0.12, Megatron-Bridge and NVIDIA NeMo from 2025-08 "
+            f"log){given}")
 
 
 def _above_published_warning(mfu: float, values: dict) -> str | None:

@@ -18,9 +18,14 @@ FLOP conventions (stated once here, referred to everywhere):
   not the core.
 * **Causal or full mask**: with ``causal=True`` a query at position i attends to i keys, so the
   mean over a sequence of s tokens is (s+1)/2 (what a causal FlashAttention kernel computes);
-  ``causal=False`` counts the full s×s score matrix, the convention of Megatron-LM
+  ``causal=False`` counts the full s×s score matrix, the convention of the Megatron-LM paper
   (Narayanan et al. 2021, App. "Floating-point operations"), PaLM's MFU (Chowdhery et al. 2022,
-  App. B) and torchtitan. A sliding window of w tokens caps the attended keys at w.
+  App. B), torchtitan and llm-foundry. Megatron-LM's own code counted it too until Megatron-Core
+  0.11; from 0.12.0 its ``num_floating_point_operations`` halves the core for the causal mask
+  (NVIDIA/Megatron-LM commit 8873b55d6a, 2025-03-06, "Fixes in number of floating-point
+  operation estimates"), so its logged TFLOP/s are causal, as are Megatron-Bridge's and NeMo's
+  (whose ``flops_formulas`` took the discount in 2025-08; NeMo 24.03's tables count the full
+  matrix, ``data/validation_mfu.csv``). A sliding window of w tokens caps the attended keys at w.
 * **Training** = forward + backward = 3 × forward (backward computes gradients with respect to
   both activations and weights: 2 × forward). Kaplan et al. 2020 §2.1. A model trained with
   multi-token prediction (``mtp_depth``, DeepSeek-V3 §2.2) adds 3 × its modules' forward,
@@ -574,7 +579,8 @@ class ModelSpec:
         causal : bool
             ``True``: query i attends keys 1..i, so the mean is (s+1)/2, or with a sliding window
             w, (w(w+1)/2 + (s−w)·w)/s once s > w. ``False``: the full score matrix is counted,
-            s keys per query (min(s, w) with a window), the Megatron-LM / PaLM convention.
+            s keys per query (min(s, w) with a window), the Megatron-LM paper's and PaLM's
+            convention.
             With a window on only ``n_sliding_layers`` of the layers, the mean over layers:
             (n_sliding · keys_window + (n_layers − n_sliding) · keys_full) / n_layers.
 
@@ -625,7 +631,8 @@ class ModelSpec:
             For a bad ``seq_len`` or ``recompute`` mode, or recompute without training.
 
         Sources: Narayanan et al. 2021 App. (Megatron FLOPs), generalised to GQA/SwiGLU/MoE as in
-        Megatron-LM's ``num_floating_point_operations``; attention core per query head as in
+        Megatron-LM's ``num_floating_point_operations`` (whose attention core, from Megatron-Core
+        0.12.0, is the causal one: ``causal=True`` here); attention core per query head as in
         PaLM App. B (12·L·H·Q·T for training with a full mask).
         """
         if _memoisable(seq_len, training, causal, recompute):

@@ -100,8 +100,9 @@ from .parallel import (
 from .ranking import time_ranking
 
 #: FLOP conventions a framework may print its MFU on: ``full`` (the workbook's: full attention
-#: mask, no recomputation; Korthikanti et al. 2022 Eq. 7), ``causal`` (causal mask: NeMo,
-#: torchtitan, llm-foundry's newer counts) and ``hfu_full`` (counting the recomputed forward of full
+#: mask, no recomputation; Korthikanti et al. 2022 Eq. 7; torchtitan and llm-foundry count it),
+#: ``causal`` (causal mask: Megatron-LM from Megatron-Core 0.12.0, Megatron-Bridge, NeMo from
+#: 2025-08, ``llmcost.model``) and ``hfu_full`` (counting the recomputed forward of full
 #: recomputation: Narayanan et al. 2021 Eq. 3).
 MFU_BASES = ("full", "causal", "hfu_full")
 
@@ -647,12 +648,18 @@ def check_pilot(p: Pilot) -> None:
         num = {"full": model.flops_per_token(p.seq_len, causal=False),
                "causal": model.flops_per_token(p.seq_len, causal=True),
                "hfu_full": model.flops_per_token(p.seq_len, causal=False, recompute="full")}
-        on_basis = m * float(num[p.mfu_basis]) / float(model.flops_per_token(p.seq_len,
-                                                                             causal=False))
-        if abs(p.mfu / on_basis - 1) > 0.05:
+        full = float(model.flops_per_token(p.seq_len, causal=False))
+        on = {basis: m * float(count) / full for basis, count in num.items()}
+        if abs(p.mfu / on[p.mfu_basis] - 1) > 0.05:
+            other = [b for b in MFU_BASES if b != p.mfu_basis and abs(p.mfu / on[b] - 1) <= 0.05]
+            hint = "" if not other else (
+                f"; it agrees with the {other[0]} basis ({on[other[0]]:.1%}): set mfu_basis: "
+                f"{other[0]}" + (" (Megatron-LM from Megatron-Core 0.12, Megatron-Bridge and "
+                                 "NeMo from 2025-08 log a causal count)"
+                                 if other[0] == "causal" else ""))
             raise ValueError(f"pilot mfu={p.mfu} ({p.mfu_basis} basis) disagrees with "
-                             f"tokens_per_s_per_gpu, which gives {on_basis:.1%} on that basis "
-                             "(must agree within 5%)")
+                             f"tokens_per_s_per_gpu, which gives {on[p.mfu_basis]:.1%} on that "
+                             f"basis (must agree within 5%){hint}")
     hbm = acc.hbm_bytes
     if p.peak_memory_bytes is not None:
         _positive("pilot peak_memory_bytes", p.peak_memory_bytes)

@@ -16,11 +16,13 @@ Conventions
   Throughout the workbook an ``mfu`` is a fraction of peak measured in *model FLOPs* =
   ``ModelSpec.flops_per_token(seq_len, causal=False)``: matmuls of the active weights plus the
   attention core over the full s×s matrix, no recomputation. That is the convention of PaLM
-  (App. B, 6N + 12·L·H·Q·T), Megatron-LM and torchtitan, under which most published MFUs are
-  stated (``MFU_METHOD``, ``MFU_CAUSAL``). GPU-hours are therefore computed from that count,
-  not from 6ND, which undercounts attention (by 3.5% for Llama 2 70B at 4K context, and by a
-  factor of three for an 8B model at 128K). 6ND remains the headline "training FLOPs" because
-  papers quote it.
+  (App. B, 6N + 12·L·H·Q·T), the Megatron-LM paper (Narayanan et al. 2021), torchtitan and
+  llm-foundry, under which most published MFUs are stated (``MFU_METHOD``, ``MFU_CAUSAL``;
+  Megatron-LM's own logged TFLOP/s from Megatron-Core 0.12.0, Megatron-Bridge's and NeMo's from
+  2025-08 count a causal mask: ``llmcost.model``). GPU-hours are therefore computed from that count, not from 6ND, which
+  undercounts it (by 7.4% for Llama 2 70B at 4K context, and by a factor of 5.2 for Llama 3.1
+  8B at 128K; 3.5% and 3.1× on a causal count). 6ND remains the headline "training FLOPs"
+  because papers quote it.
 
 GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
 t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),
@@ -450,8 +452,8 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
       2 FLOP per weight forward, 4 backward);
     * model FLOPs (the MFU basis): C_model = D · F_model(s), with F_model(s) =
       ``ModelSpec.flops_per_token(s, causal=False)`` = 6·(matmul weights a token passes through)
-      + 12·L·h_q·d_head·s (the attention core over the full s×s matrix; PaLM, Chowdhery et al.
-      2022 App. B: 6N + 12·L·H·Q·T);
+      + 6·L·h_q·(d_qk + d_v)·s (the attention core over the full s×s matrix, 12·L·h_q·d_head·s
+      where d_qk = d_v = d_head; PaLM, Chowdhery et al. 2022 App. B: 6N + 12·L·H·Q·T);
     * GPU-hours = C_model / (P · MFU · 3600) (Narayanan et al. 2021 §5.1, t ≈ 6·T·P/(n·X),
       written with model FLOPs and MFU);
     * wall-clock = GPU-hours · 3600 / n_gpus (no failures, restarts or evaluation);

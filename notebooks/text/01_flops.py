@@ -70,9 +70,9 @@ display(Markdown(answers.flops(spec.name, gpu.name, p["n_gpus"], p["train_tokens
 # attention core; it is stated each time whether its mask is causal or full. **MFU** is a fraction
 # of the accelerator's **dense** peak for the training dtype (never the 2:4-sparse figure),
 # measured in *model FLOPs*: the detailed count with the full attention matrix and no
-# recomputation, the convention of PaLM, Megatron-LM and torchtitan under which most published
-# MFUs are stated; GPU-hours are computed from that count, not from 6ND. GPU-hours here are
-# ideal: no failures, restarts or evaluation (notebook 07 adds those).
+# recomputation, the convention of PaLM, the Megatron-LM paper and torchtitan under which most
+# published MFUs are stated; GPU-hours are computed from that count, not from 6ND. GPU-hours
+# here are ideal: no failures, restarts or evaluation (notebook 07 adds those).
 
 # %%
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, "
