@@ -1188,3 +1188,18 @@ def test_a_compare_gives_each_options_own_range_beside_the_difference(tmp_path):
              str(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"))
     said = " ".join(r.stdout.split())
     assert r.returncode == 0 and "$270M–$270M" not in said and "$5.67M–$5.67M" not in said
+
+
+def test_the_estimate_prints_the_final_run_alone():
+    """An engineer circulating "the run's cost" had to add lines up: the exploratory runs
+    (Cottier et al. 2024's 1.19x default) were half the default bill. The final run alone is
+    the paid pre-training GPU-hours at the bill's rate: the default scenario's 644,930 GPU-h
+    paid (623,963 ideal ÷ goodput 96.7%) at its given $3.99 ≈ $2.57M."""
+    bill = estimate_ledger(llmcost.SCENARIO_DIR / "default.yaml")
+    f = bill.figures
+    assert f["final_run_usd"] == pytest.approx(f["paid_gpu_hours"] * 3.99, rel=1e-6)
+    assert f["final_run_usd"] == pytest.approx(2.57e6, rel=0.01)
+    text = " ".join(bill_text(bill, columns=100).split())
+    assert (f"the final training run alone (the pre-training GPU-hours paid, failures and "
+            f"restarts included, at the bill's rate): {fmt_usd(f['final_run_usd'])}, "
+            f"{f['final_run_usd'] / bill.total_usd:.1%} of the total") in text

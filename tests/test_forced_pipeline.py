@@ -236,7 +236,7 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     share = b.stage_imbalance_s / b.step_time_s
     assert share > checks.STAGE_IMBALANCE_WARNING
     said = [w for w in scenario_warnings(values, mfu_predicted=True)
-            if w.startswith("the plan's pipeline stages are uneven")]
+            if w.startswith("the plan's pipeline stages carry unequal work")]
     assert len(said) == 1
     w = " ".join(said[0].split())
     assert "32 layers on 25 stages: 7 stages of 2, 18 stages of 1; the first also holds the " \
@@ -244,8 +244,8 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     assert f"wait for the busiest at least {share:.0%} of each step" in w
     assert "the GPU count forces it" in w and "128 GPUs (" in w
     assert caveat_line(said[0]) == (
-        f"the pipeline's stages are uneven: the GPUs wait at least {share:.0%} of the time for "
-        "the busiest (in the predicted MFU): other GPU counts or batches avoid it")
+        f"the pipeline's stages carry unequal work: the GPUs wait at least {share:.0%} of the "
+        "time for the busiest (in the predicted MFU): other GPU counts or batches avoid it")
     # "at least": by hand, a stage of 2 layers against the 32 / 25 = 1.28 layers of the mean
     # stage idles the others 1 − 1.28 / 2 = 36% of the layers' time, before the LM head (a
     # 128,256-token vocabulary on the last stage) and the embedding make the last stage
@@ -253,5 +253,5 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     assert 0.25 < share <= 1 - 1.28 / 2 + 0.2
     # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
     even = _uneven_values(n_gpus=128)
-    assert not any(w.startswith("the plan's pipeline stages are uneven")
+    assert not any(w.startswith("the plan's pipeline stages carry unequal work")
                    for w in scenario_warnings(even, mfu_predicted=True))

@@ -1226,6 +1226,12 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
     assert own.name == "" and "the scenario's own price" in own.assumptions
+    # and the move on one basis, both catalogue medians (a trial's $2.30 H100 quote against
+    # H200's $5.15 catalogue median read "-98.8%" for the move the sweep ranked first): H200
+    # at its capped $5.1475, H100 at Hyperstack's $2.72 reserved (data/prices.csv), the H100
+    # bill the cheaper at about half the price per GPU-hour
+    assert "at both catalogue reserved medians, $5.15 and $2.72/GPU-h, the move saves" in \
+        own.assumptions
 
 
 def test_one_price_per_accelerator_on_the_savings_page():

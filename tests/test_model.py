@@ -6,6 +6,7 @@ PaLM).
 """
 
 import dataclasses
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -398,3 +399,36 @@ def test_a_qwen3_moe_config_refuses_layer_indices_it_does_not_have():
             ModelSpec.from_hf_config({**cfg, "mlp_only_layers": bad})
     with pytest.raises(ValueError, match=r"mlp_only_layers=5 must be a list of layer indices"):
         ModelSpec.from_hf_config({**cfg, "mlp_only_layers": 5})
+
+
+def test_a_config_without_kv_heads_reads_transformers_default_and_says_so():
+    """A trial's qwen3_moe config without ``num_key_value_heads`` was read as 32 KV heads (one
+    per query head); transformers' Qwen3MoeConfig defaults to 4 (configuration_qwen3_moe.py @
+    008e5743: ``num_key_value_heads: int = 4``), and LlamaConfig to the attention heads
+    (``__post_init__``). Qwen3-30B-A3B's released config, which states 4, reads 30.5B either
+    way (the model card's "30.5B total")."""
+    from llmcost.core.model import ConfigDefaultWarning, ModelSpec
+    cfg = {"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 48,
+           "num_attention_heads": 32, "head_dim": 128, "vocab_size": 151936,
+           "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+           "num_experts_per_tok": 8, "max_position_embeddings": 40960,
+           "tie_word_embeddings": False}
+    with pytest.warns(ConfigDefaultWarning, match="gives no num_key_value_heads: read as 4, "
+                                                  "transformers' default for model_type "
+                                                  "qwen3_moe"):
+        m = ModelSpec.from_hf_config(cfg)
+    assert m.n_kv_heads == 4
+    assert m.n_params == ModelSpec.from_hf_config({**cfg, "num_key_value_heads": 4}).n_params
+    assert m.n_params / 1e9 == pytest.approx(30.5, abs=0.05)
+    llama = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000,
+             "max_position_embeddings": 4096}
+    with pytest.warns(ConfigDefaultWarning, match="read as num_attention_heads = 32 "
+                                                  r"\(multi-head attention\), transformers' "
+                                                  "LlamaConfig rule; give it"):
+        m = ModelSpec.from_hf_config(llama)
+    assert m.n_kv_heads == 32   # Llama 2 7B's multi-head attention: 6.74B parameters
+    assert m.n_params / 1e9 == pytest.approx(6.74, abs=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConfigDefaultWarning)   # a stated key: nothing said
+        ModelSpec.from_hf_config({**llama, "num_key_value_heads": 32})

@@ -42,10 +42,12 @@ def test_a_later_accelerator_on_the_default_stack_names_the_newest_profile():
         "`stack: megatron-core-2026` if the run uses it)")
     # a stack the scenario names, a given MFU, or an accelerator of the stack's year or before:
     # nothing said
-    # regression pin (the trial's figures, recorded from the engine of this commit): 19.1% on
-    # the 2024 profile, 26.5% on the 2026 one
-    assert (bill_here, bill_new) == (pytest.approx(0.191, abs=0.002),
-                                     pytest.approx(0.265, abs=0.002))
+    # regression pin (the trial's figures, recorded from the engine: 19.1% on the 2024
+    # profile, 26.5% on the 2026 one; 19.8% on the 2024 one since the plan search places
+    # DeepSeek-V3's MTP module with the uneven split at v = 1, parallel.auto_split, and 27.4%
+    # on the 2026 one)
+    assert (bill_here, bill_new) == (pytest.approx(0.198, abs=0.002),
+                                     pytest.approx(0.274, abs=0.002))
     named, named_defaults = _values(stack="megatron-core-2024")
     assert checks.newer_stack_hint(named, True, named_defaults) is None
     assert checks.newer_stack_hint(values, False, defaults) is None

@@ -2283,3 +2283,16 @@ def test_the_bill_centres_an_rl_campaign_on_the_published_runs_median():
     for bad in (0, -1.0, float("nan"), True, "1.5"):
         with pytest.raises(ValueError, match=r"rl_time_factor=.* must be null or a number > 0"):
             rl.scenario_time_factor({"rl_time_factor": bad})
+
+
+def test_the_checked_tail_share_is_the_largest_on_the_published_runs():
+    """``rl.TAIL_SHARE_CHECKED``, beyond which the bill says the RL line rests on the response
+    lengths' limit, is the largest tail share the model gives any published run of
+    ``data/rl_iterations.csv``, at the run it names."""
+    shares = {}
+    for _, row in rl.load_rl_validation().iterrows():
+        it = rl.validation_iteration(row)
+        shares[row["id"]] = it.parts_gpu_s["tail"] / it.gpu_s
+    worst = max(shares, key=shares.get)
+    assert worst == rl.TAIL_SHARE_CHECKED_RUN
+    assert shares[worst] == pytest.approx(rl.TAIL_SHARE_CHECKED, abs=5e-4)

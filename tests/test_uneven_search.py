@@ -148,3 +148,73 @@ def test_rank_plans_searches_the_split_unless_given():
         even = llmcost.rank_plans(m, cl, 15360, 4096, pp_split="even", **kw)
     assert 16 in set(auto["pp"]) and 16 not in set(even["pp"])
     assert auto.iloc[0]["pp"] == 16 and str(auto.iloc[0]["pp_split"]) == "uneven"
+
+
+def test_an_mtp_model_takes_the_uneven_split_where_embedding_and_loss_also_applies():
+    """A new-user trial planned DeepSeek-V3 FP8 on 2,016 GB200 (``mfu: predict``): 61 + 2 = 63
+    slots split over PP 21, so ``pp_split: auto`` took ``embedding_and_loss`` ([E + 2, 3 × 19,
+    2 + loss]), which leaves the MTP module on the last stage uncounted, the stage that then
+    paced the pipeline (7.2 s of stage imbalance in a 15.7 s step); the same plan split
+    ``uneven`` counts the MTP module and the loss as 2·1 + 1 slots of the last stage
+    (Megatron-Bridge's DeepSeek-V3 layout for PP 16: [E + 4, 4 × 14, 1 + MTP + loss]; DeepSeek's
+    own run, PP 16 over 61 layers, arXiv:2412.19437 §3.2). With MTP the search takes uneven at
+    v = 1; without it, as before, the slots split."""
+    m = llmcost.load_model("deepseek-v3")
+    assert m.mtp_depth == 1
+    assert P.row_pp_split(21, 1, 61, m.mtp_depth) == "uneven"
+    assert P.row_pp_split(21, 1, 61) == "embedding_and_loss"
+    # the split counts 61 + 3 = 64 slots over 21 stages: no stage holds more than 4 slots, and
+    # the last holds the MTP module and the loss with at most one layer
+    d, mo = M.stage_layers(m, 21, 1, "uneven")
+    assert (d + mo).sum() == 61 and (d + mo)[-1] <= 1
+    # interleaved plans keep the slot splits (uneven stays at v = 1), and an even count stays even
+    assert P.row_pp_split(3, 21, 61, 1) == "embedding_and_loss"
+    assert P.row_pp_split(2, 1, 126, 1) == "uneven"
+    assert P.row_pp_split(1, 1, 61, 1) == "even"
+    # the step: the same plan is faster split unevenly, and the search's auto plan is that one
+    sc = _scenario(accelerator="GB200-NVL72", n_gpus=2016, stack="megatron-core-2025",
+                   tp=1, pp=21, ep=32, cp=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto_plan, auto = scenario_step({**sc, "pp_split": "auto"}, m)
+        el_plan, el = scenario_step({**sc, "pp_split": "embedding_and_loss"}, m)
+    assert auto_plan.pp_split == "uneven" and el_plan.pp_split == "embedding_and_loss"
+    assert auto.stage_imbalance_s < 0.5 * el.stage_imbalance_s
+    assert auto.step_time_s < el.step_time_s
+    # a scenario that fixes the slot split is told where the MTP module sits and which split
+    # counts it (the trial read a 46% wait the layer counts it was shown could not explain)
+    from llmcost.bill.checks import scenario_warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        said = [w for w in scenario_warnings({**sc, "pp_split": "embedding_and_loss",
+                                              "mfu": el.mfu}, mfu_predicted=True)
+                if w.startswith("the plan's pipeline stages carry unequal work")]
+    assert len(said) == 1
+    w = " ".join(said[0].split())
+    assert "the last the LM head, the loss and the multi-token-prediction module (this " \
+        "embedding_and_loss split places the layers as if the module were not there; " \
+        "pp_split: uneven counts it as slots of the last stage)" in w
+
+
+def test_the_pipeline_advice_is_said_once():
+    """The trial's DeepSeek-V3 on 2,016 GB200 with the slot split: 2,016 = 2⁵·3²·7 GPUs against
+    15,360 = 2¹⁰·3·5 sequences forces 21 stages, and both the bubble warning and the unequal
+    stages' warning gave the same ten lines of GPU counts and batches without it; the second
+    now points to the first."""
+    from llmcost.bill.checks import scenario_warnings
+    sc = _scenario(accelerator="GB200-NVL72", n_gpus=2016, stack="megatron-core-2025",
+                   pp_split="embedding_and_loss", tp=0, pp=0, ep=0)
+    m = llmcost.load_model("deepseek-v3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan, b = scenario_step(sc, m)
+        said = scenario_warnings({**sc, "mfu": b.mfu}, mfu_predicted=True)
+    assert plan.pp == 21
+    bubble = [w for w in said if w.startswith("the plan's pipeline bubble")]
+    stages = [w for w in said if w.startswith("the plan's pipeline stages carry unequal work")]
+    assert len(bubble) == len(stages) == 1
+    assert "the GPU count forces it: dp must divide the global batch of 15,360" in \
+        " ".join(bubble[0].split()) and "1,920 GPUs" in bubble[0]
+    assert stages[0].endswith("the GPU count forces it (the pipeline-bubble warning gives the "
+                              "GPU counts and batches without it).")
+    assert "1,920 GPUs" not in stages[0]

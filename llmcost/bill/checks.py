@@ -872,6 +872,26 @@ def dpo_ignored_warning(values: dict, defaults=frozenset()) -> str | None:
                if billed else "") + ".")
 
 
+def rl_campaign_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when the bill prices an RL campaign (``ledger.rl_campaign_given``'s rule:
+    ``ledger_rl`` true, or null with ``rl_iterations`` or ``rl_runs`` given) whose size the
+    scenario leaves in part to the notebooks' illustrative campaign (``defaults`` holds
+    ``rl_iterations`` or ``rl_runs``): a trial's ``ledger_rl: true`` was billed 5 runs × 1,000
+    iterations, and another's ``rl_iterations`` without ``rl_runs`` 5 runs, without a word.
+    None otherwise."""
+    rl = values.get("ledger_rl")
+    given = [k for k in ("rl_iterations", "rl_runs") if k not in defaults]
+    billed = rl is True or (rl is None and bool(given))
+    left = [k for k in ("rl_iterations", "rl_runs") if k in defaults and k in values]
+    if not billed or not left:
+        return None
+    shown = ", ".join(f"{k}={values[k]:,}" for k in left)
+    return (f"the RL campaign's size is in part the notebooks' illustration: the scenario "
+            f"gives no {' or '.join(left)}, so the RL line bills {shown} (notebook 05's "
+            "example campaign, not a measurement); set "
+            + ("it" if len(left) == 1 else "them") + " to your own campaign")
+
+
 def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     """One sentence when the RL campaign the bill prices (``ledger_rl`` true, or null with
     ``rl_iterations`` or ``rl_runs`` given: ``ledger.rl_campaign_given``'s rule) generates
@@ -896,6 +916,9 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     longest, trained = n[0] + n[1], max(lengths)
     if longest <= trained:
         return None
+    beyond = _beyond_model_context(values, longest, trained, longest_key, n)
+    if beyond:
+        return beyond
     # a scenario with phases already has its longest one: lengthen it (a trial was asked for
     # the long-context phase its scenario held, at 32,768 for a 33,792-token rollout)
     phase_lengths = lengths[1:] if isinstance(values.get("seq_len"), int) else lengths
@@ -915,6 +938,29 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
             f"scenario trains its model at (seq_len and the phases' seq_len): the policy needs "
             f"{need}, and the generation time and KV cache the RL line prices are "
             "extrapolated.")
+
+
+def _beyond_model_context(values: dict, longest: int, trained: int, key: str, n) -> str | None:
+    """``rl_context_warning``'s sentence when the RL sequences are longer than the policy can
+    attend at all: the longest of its declared context (``max_position_embeddings``) and the
+    lengths the scenario trains it at (``served_context_warning``'s rule), where the model
+    declares one. A trial billed a 200,000-token rollout of Llama 3.1 8B (131,072-token
+    context) with the same sentence as a legitimate 8,704-token one. None otherwise."""
+    try:
+        spec = load_model(values["model"])
+    except (ValueError, KeyError, OSError):
+        return None
+    declared = spec.max_position_embeddings if getattr(spec, "context_stated", True) else None
+    if not declared or longest <= max(int(declared), trained):
+        return None
+    what = ("preference pairs" if values.get("rl_algorithm") == "dpo" else "longest rollout")
+    verb = "are" if what == "preference pairs" else "is"
+    return (f"the RL campaign's {what}, rl_prompt_tokens + {key} = {n[0]:,} + {n[1]:,} = "
+            f"{longest:,} tokens, {verb} beyond the {max(int(declared), trained):,} tokens "
+            f"{spec.name} can attend (its {int(declared):,}-token context, max_position_"
+            "embeddings, or the longest seq_len the scenario trains it at): the RL line prices "
+            f"a KV cache and attention the model cannot use; set {key} to the longest response "
+            "the runs produce, or extend the context first (phases)")
 
 
 def served_context_warning(values: dict) -> str | None:
@@ -1508,7 +1554,9 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
     the bill's lines given half (``half_given_line_warnings``)."""
     return [w for w in (own_stack_hint(values, mfu_predicted, defaults),
                         newer_stack_hint(values, mfu_predicted, defaults),
-                        rl_context_warning(values, defaults), served_context_warning(values),
+                        rl_context_warning(values, defaults),
+                        rl_campaign_default_warning(values, defaults),
+                        served_context_warning(values),
                         dpo_ignored_warning(values, defaults),
                         serving_outside_bill_warning(values, defaults)) if w] \
         + half_given_line_warnings(values)
@@ -1564,7 +1612,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
         if b.stage_imbalance_s > STAGE_IMBALANCE_WARNING * b.step_time_s and not piloted:
-            out.append(stage_imbalance_warning(values, spec, plan, b, mfu_predicted))
+            out.append(_advice_once(stage_imbalance_warning(values, spec, plan, b,
+                                                            mfu_predicted), out))
         if mfu_predicted:
             out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                      seq_len=values.get("seq_len")).warnings)
@@ -1929,6 +1978,17 @@ _EXPOSED = {
 }
 
 
+def _advice_once(warning: str, said: list) -> str:
+    """``warning`` with its ``pipeline_advice`` tail (from "; the GPU count forces it") cut to a
+    pointer when a warning of ``said`` already ends with the same tail: a trial read the
+    ten-line advice twice, word for word, under the bubble and the unequal stages."""
+    cut = warning.find("; the GPU count forces it")
+    if cut < 0 or not any(w.endswith(warning[cut:]) for w in said):
+        return warning
+    return (warning[:cut] + "; the GPU count forces it (the pipeline-bubble warning gives the "
+            "GPU counts and batches without it).")
+
+
 def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) -> str:
     """The warning for a step whose pipeline stages are uneven: the busiest stage's extra work
     (``StepBreakdown.stage_imbalance_s``: its compute less the stages' mean, × the micro-batches
@@ -1946,10 +2006,17 @@ def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) ->
     share = b.stage_imbalance_s / b.step_time_s
     counts = sorted(collections.Counter(layers.tolist()).items(), reverse=True)
     held = ", ".join(f"{n} {noun(n, 'stage')} of {k}" for k, n in counts)
+    mtp = int(getattr(spec, "mtp_depth", 0) or 0)
+    tail = ("the LM head and loss" if not mtp else
+            f"the LM head, the loss and the {noun(mtp, 'multi-token-prediction module')}"
+            + ("" if plan.pp_split == "uneven" else
+               f" (this {plan.pp_split} split places the layers as if the "
+               f"{noun(mtp, 'module were', 'modules were')} not there; pp_split: uneven counts "
+               f"{noun(mtp, 'it', 'them')} as slots of the last stage)"))
     spread = (f"{spec.n_layers} layers on {plan.pp} stages: {held}; the first also holds the "
-              "embedding, the last the LM head and loss")
-    return (f"the plan's pipeline stages are uneven ({spread}; {plan.describe()}): the others "
-            f"wait for the busiest at least {share:.0%} of each step (the step-time model, "
+              f"embedding, the last {tail}")
+    return (f"the plan's pipeline stages carry unequal work ({spread}; {plan.describe()}): the "
+            f"others wait for the busiest at least {share:.0%} of each step (the step-time model, "
             "notebook 04b): "
             + ("the predicted MFU includes it" if mfu_predicted else
                "the mfu must already include it, or GPU-hours are understated by as much")

@@ -412,6 +412,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
     (``check_claim`` passes the claimed model, so a published run is never its own reference).
     """
+    if is_moe is not None:
+        is_moe = as_flag(is_moe, "is_moe")
     runs = load_published_runs()
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()

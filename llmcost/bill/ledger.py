@@ -1242,6 +1242,9 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "ckpt_main_plan": _checkpoint_figures(run["main_plan"]),
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
+        # the wait for the longest responses, inside the generation part (rl.wall_and_parts)
+        "rl_tail_gpu_hours": (None if rl_camp is None else
+                              _num(rl_camp.loc["tail", "gpu_hours"])),
         # one RL run's wall clock on rl_gpus (rl.rl_campaign: iterations × iteration time, ×
         # the time factor the bill takes), None without a campaign (a trial's 100,000
         # iterations on 64 GPUs, 167 days a run, were nowhere said)

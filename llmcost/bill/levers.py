@@ -1745,11 +1745,28 @@ def _move_price_words(s: dict, target: str, after: dict) -> tuple:
     so the reader sees both without a price nobody pays (a trial: a "like for like" target
     price, on-demand median × the scenario's premium, $11.44 for H100 against B200's AWS
     Capacity Block $14.21, contradicted the $2.72 H100 of the hardware table on the same page).
-    Without an on-demand median for either, the flag alone is said."""
+    Without an on-demand median for either, the flag alone is said. With the scenario's own
+    price (a quote), the move is also said at both accelerators' catalogue medians of the
+    scenario's mode, S_cat = B(scenario at its catalogue median) − B(after): a trial's $2.30
+    H100 quote set against H200's $5.15 catalogue median read "move to H200: −98.8%", the
+    sweep having ranked H200 first at catalogue prices on both sides."""
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
-        return "", f"; before: the scenario's own price for {acc}", False
+        mode = _get(s, "pricing")
+        try:
+            if mode == "owned":
+                raise ValueError("owned: no catalogue median")
+            here, there = (catalogue_price(a, mode)[0] for a in (acc, target))
+            s_cat = bill({**s, "price_usd_per_gpu_hour": None}).total_usd - \
+                bill(after).total_usd
+        except ValueError:   # no catalogue price of the mode for one of the two
+            return "", f"; before: the scenario's own price for {acc}", False
+        verdict = f"saves {fmt_usd(s_cat)}" if s_cat >= 0 else f"costs {fmt_usd(-s_cat)} more"
+        return "", (f"; before: the scenario's own price for {acc}, after: {target}'s catalogue "
+                    f"{mode} median; at both catalogue {mode} medians, ${here:.2f} and "
+                    f"${there:.2f}/GPU-h, the move {verdict}: a quote for {target} at your "
+                    f"discount on {acc} decides it"), False
     if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
         return "", f"; before: {acc} on the same basis", False
     mode = _get(s, "pricing")

@@ -38,9 +38,10 @@ from ..core.stacks import generation
 from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
                           fmt_usd, noun)
 from ..serving.inference import choose_serving_tp, serving_cost
-from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN, fitting_rollout_tp,
-                          scenario_campaign, scenario_iteration, scenario_time_factor,
-                          time_factor_triangle)
+from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN,
+                          TAIL_SHARE_CHECKED, fitting_rollout_tp, load_rl_validation,
+                          scenario_campaign,
+                          scenario_iteration, scenario_time_factor, time_factor_triangle)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -285,7 +286,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
                         _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
-                        _idle_rollout_replicas_warning(p, bill),
+                        _idle_rollout_replicas_warning(p, bill), _rl_tail_warning(p, bill),
+                        _rl_idle_warning(p, bill),
                         _people_months_warning(p, bill), _people_outlast_warning(values),
                         owned_keys_ignored_warning(p), pricing_keys_unused_warning(p),
                         reserved_term_warning(p, bill), reserved_project_warning(p, bill),
@@ -865,6 +867,70 @@ def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:
             f"+{PARTIAL_ROLLOUT_GAIN_MEAN:.1%} rollout throughput on average, "
             f"+{PARTIAL_ROLLOUT_GAIN_MAX:.0%} at most, arXiv:2509.18521): read the RL line as "
             "optimistic (notebook 05 compares the modes)")
+
+
+#: The share of the RL line's GPU-hours above which GPUs held idle (the ``idle`` part: rollout
+#: and training GPUs waiting for each other, separate placements) is said (``_rl_idle_warning``):
+#: a reader's threshold, a quarter of the line.
+RL_IDLE_WARNING = 0.25
+
+
+def _rl_parts_share(bill: Ledger | None, part: str) -> float | None:
+    """The ``part``'s share of the billed RL campaign's GPU-hours (``figures
+    ['rl_parts_gpu_hours']``, ``rl.PARTS``), None without a campaign."""
+    parts = bill.figures.get("rl_parts_gpu_hours") if bill is not None else None
+    if not isinstance(parts, dict) or not parts:
+        return None
+    total = sum(float(v) for v in parts.values())
+    return float(parts.get(part, 0.0)) / total if total > 0 and math.isfinite(total) else None
+
+
+def _rl_tail_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the wait for the longest responses (the ``tail`` part) is a larger share
+    of the RL line than on any published run the RL model is checked on
+    (``rl.TAIL_SHARE_CHECKED``) and the responses' limit is longer than any of theirs (the
+    largest ``response_tokens_max`` of ``data/rl_iterations.csv``, 8,192): the model places the
+    longest of an iteration's responses at ``rl_response_tokens_max``
+    (``rl.response_lengths``, lognormal with the mean fixed), so the key, if set to an
+    engine's generation cap rather than the longest response a run produces, sets the bill (a
+    trial: the limit from 8,192 to 131,072 tokens at a 2,048-token mean took the RL line from
+    $5.9k to $101k, generation 99% of it, unsaid). None otherwise."""
+    tail = bill.figures.get("rl_tail_gpu_hours") if bill is not None else None
+    total = bill.figures.get("rl_gpu_hours") if bill is not None else None
+    if not isinstance(tail, (int, float)) or not isinstance(total, (int, float)) \
+            or not total > 0 or p.get("rl_algorithm") == "dpo":
+        return None
+    share = tail / total
+    mx, mean = p.get("rl_response_tokens_max"), p.get("rl_response_tokens")
+    if not isinstance(mx, int) or not isinstance(mean, int):
+        return None
+    longest = int(load_rl_validation()["response_tokens_max"].max())
+    if not share > TAIL_SHARE_CHECKED or mx <= longest:
+        return None
+    return (f"{share:.1%} of the RL line's GPU-hours wait for the longest responses, more than "
+            f"on any published run the RL model is checked on (at most {TAIL_SHARE_CHECKED:.1%}"
+            f", with responses of at most {longest:,} tokens): the model takes the longest of "
+            f"each iteration's responses at rl_response_tokens_max={mx:,} tokens, "
+            f"{mx / mean:.1f}× the mean rl_response_tokens={mean:,}, in an assumed shape of "
+            "lengths; set it to the longest response your runs produce, not the engine's "
+            "generation cap (rl_async or rl_partial_rollouts recover part of the wait: notebook "
+            "05 compares them)")
+
+
+def _rl_idle_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when GPUs held idle are more than ``RL_IDLE_WARNING`` of the RL line: with
+    separate rollout GPUs (``rl_rollout_gpus``) and synchronous iterations, the rollout GPUs
+    wait while the trainer scores and updates, and the trainer while they generate
+    (``rl.wall_and_parts``' ``idle``), billed all the same (a trial's PPO 70B: 48.9% of the
+    line, unsaid). None otherwise."""
+    share = _rl_parts_share(bill, "idle")
+    if share is None or share <= RL_IDLE_WARNING:
+        return None
+    return (f"{share:.0%} of the RL line's GPU-hours are GPUs held idle, waiting for the other "
+            "phase (rl_rollout_gpus: separate rollout and training GPUs"
+            + ("" if p.get("rl_async") else ", synchronous") + "); colocated GPUs "
+            "(rl_rollout_gpus: 0) or asynchronous iterations (rl_async) may cost less: notebook "
+            "05 compares the placements")
 
 
 def _idle_rollout_replicas_warning(p: dict, bill: Ledger | None) -> str | None:

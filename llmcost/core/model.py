@@ -899,6 +899,19 @@ class UnknownFamilyWarning(UserWarning):
     (``checks._config_model_warnings``)."""
 
 
+class ConfigDefaultWarning(UnknownFamilyWarning):
+    """A ``config.json`` that leaves out a key the count depends on, read at a stated default
+    (``_hf_attention``'s ``num_key_value_heads``): kept in a scenario's warning list as the
+    unknown family's warning is."""
+
+
+#: transformers' own default ``num_key_value_heads`` of a family whose config class sets a
+#: number (src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @ 008e5743:
+#: ``num_key_value_heads: int = 4``); LlamaConfig's is None, then ``num_attention_heads``
+#: (configuration_llama.py @ 008e5743, ``__post_init__``): multi-head attention.
+HF_KV_HEADS_DEFAULT = {"qwen3_moe": 4}
+
+
 def check_hf_family(c: HFConfig) -> None:
     """A ``model_type`` outside ``HF_FAMILY_READERS``: read as a Llama-style decoder when its
     config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError; a
@@ -1030,12 +1043,34 @@ HF_QK_NORM = {"qwen3": "head", "qwen3_moe": "head", "gemma3": "head", "gemma3_te
               "olmo2": "full"}
 
 
+def _hf_default_kv_heads(c: HFConfig, kw: dict) -> int:
+    """The key-value heads of a ``config.json`` without ``num_key_value_heads``: its family's
+    transformers default (``HF_KV_HEADS_DEFAULT``), else LlamaConfig's rule, the attention
+    heads (multi-head attention), with a ``ConfigDefaultWarning`` saying which (a trial's
+    qwen3_moe config without the key was read as 24 KV heads, where transformers reads 4, and
+    its bill moved 5% unsaid)."""
+    n, mtype = kw["n_heads"], c.mtype or "this"
+    kv = HF_KV_HEADS_DEFAULT.get(c.mtype)
+    if kv is not None:
+        how = f"{kv}, transformers' default for model_type {mtype}"
+    else:
+        kv = n
+        how = (f"num_attention_heads = {n} (multi-head attention), transformers' LlamaConfig "
+               "rule" + ("" if c.mtype in ("llama", None, "") else
+                         f"; transformers' {mtype} class may default otherwise"))
+    warnings.warn(ConfigDefaultWarning(
+        f"{kw.get('name', 'the model')}: config.json gives no num_key_value_heads: read as "
+        f"{how}; give it (the key-value heads size the K/V projections and the KV cache)"),
+        stacklevel=3)
+    return kv
+
+
 def _hf_attention(c: HFConfig, kw: dict, notes: list) -> None:
     """GQA heads, head width, biases (Qwen2: Q/K/V always; gpt-oss: every linear layer), Q/K
     norms (``HF_QK_NORM``), Gemma's four norms per layer, sliding windows
     (``_hf_windows``) and the soft-capping note."""
     mtype = c.mtype
-    kw["n_kv_heads"] = c.get("num_key_value_heads") or kw["n_heads"]
+    kw["n_kv_heads"] = c.get("num_key_value_heads") or _hf_default_kv_heads(c, kw)
     if c.get("head_dim"):
         kw["d_head"] = c.cfg["head_dim"]
     if mtype == "qwen2":

@@ -73,9 +73,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import as_model, list_models, load_model, load_published_runs
+from ..core.catalog import (as_accelerator, as_model, list_models, load_model,
+                            load_published_runs)
 from ..core.hardware import DoesNotFit
-from ..core.units import as_array, as_scalar, finite_result, scalar_or_array
+from ..core.units import as_array, as_count, as_scalar, finite_result, scalar_or_array
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 from ..training.compute import compute_cost_usd, gpu_hours, model_flops_per_token
@@ -1058,8 +1059,20 @@ def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tok
     Returns
     -------
     (DataFrame: ``model``, ``N``, ``TP``, ``batch``, ``weights``, ``USD per M tokens``,
-    ``USD per M tokens per 1e9 params``; list of the names left out)
+    ``USD per M tokens per 1e9 params``; list of the names left out). A table with no row says
+    why in ``attrs['note']``.
+
+    Raises
+    ------
+    ValueError
+        An unknown accelerator or model, a price that is not a finite number > 0, or token
+        counts that are not whole numbers >= 1 (checked before any model is tried, so a bad
+        input is not read as a model that does not fit).
     """
+    as_accelerator(accelerator)
+    as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
+    as_count(prompt_tokens, "prompt_tokens")
+    as_count(output_tokens, "output_tokens")
     rows, left_out = [], []
     for model in models:
         m = as_model(model)
@@ -1072,7 +1085,11 @@ def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tok
         rows.append({"model": m.name, "N": m.n_params, "TP": c.tp, "batch": c.batch,
                      "weights": c.notes.split(",")[0], "USD per M tokens": c.usd_per_m_blended,
                      "USD per M tokens per 1e9 params": c.usd_per_m_blended / m.n_params * 1e9})
-    return pd.DataFrame(rows), left_out
+    table = pd.DataFrame(rows)
+    if not rows:
+        table.attrs["note"] = (f"no model of {', '.join(left_out) or 'the list'} fits the set-up "
+                               "on one scale-up domain" if left_out else "no models given")
+    return table, left_out
 
 
 def cost_per_param_by_precision(family, base_dtype: str, other=None) -> dict:

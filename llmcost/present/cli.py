@@ -688,7 +688,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                               if o else {}),
                            "warnings": list(b.warnings)}
                           for n, p, t, b, o in zip(names, paths, titles, bills, own)],
-            "inputs_differ": compare_inputs(bills),
+            "inputs_differ": compare_inputs(bills, most=None),
             "lines": records,
             "exploratory_note": df.attrs.get("exploratory_note"),
             "rl_decode_note": compare_decode_note(bills, names) or None,
@@ -960,6 +960,12 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     if zeros:
         lines += wrap_lines(f"{zeros} line(s) at $0.00 show no P10–P90: not given, included "
                             "in another line, or zero in every draw", columns)
+    final = f.get("final_run_usd")
+    if isinstance(final, (int, float)) and final > 0 and bill.total_usd > 0:
+        # the figure an engineer circulates as "the run's cost" (a trial added lines up)
+        lines += wrap_lines(f"the final training run alone (the pre-training GPU-hours paid, "
+                            f"failures and restarts included, at the bill's rate): "
+                            f"{usd(final)}, {final / bill.total_usd:.1%} of the total", columns)
     if ranged:
         lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
                                    columns, "")

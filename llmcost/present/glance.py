@@ -908,6 +908,11 @@ CAVEATS = [
      "the {0} tokens served over the model's life are not in this bill: notebooks 05, 06 and 09 "
      "price them"),
     # an RL rollout longer than the model is trained at (checks, the RL context check)
+    # RL sequences beyond the model's own context (checks._beyond_model_context)
+    (r"^the RL campaign's (?:longest rollout|preference pairs), .*?= ([\d,]+) tokens, (?:is|are) "
+     r"beyond the ([\d,]+) tokens (\S+) can attend",
+     "the RL sequences reach {0} tokens, longer than the {1} tokens {2} can attend: the RL line "
+     "prices a KV cache and attention the model cannot use"),
     (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
      r"the scenario trains its model at .*?the policy needs (a long-context phase|its longest "
      r"phase at seq_len >= [\d,]+) first",
@@ -1235,18 +1240,18 @@ CAVEATS = [
      "other GPU counts or batches avoid it"),
     (_BUBBLE,
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
-     r"step .*?: the predicted MFU includes it.*?; without it \(",
-     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest "
-     "(in the predicted MFU): other GPU counts or batches avoid it"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
-     r"step .*?: the predicted MFU includes it",
-     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest "
-     "(in the predicted MFU)"),
-    (r"^the plan's pipeline stages are uneven .*?wait for the busiest at least (\d+%) of each "
-     r"step",
-     "the pipeline's stages are uneven: the GPUs wait at least {0} of the time for the busiest; "
-     "the MFU must already include it"),
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+     r"of each step .*?: the predicted MFU includes it.*?; without it \(",
+     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "busiest (in the predicted MFU): other GPU counts or batches avoid it"),
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+     r"of each step .*?: the predicted MFU includes it",
+     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "busiest (in the predicted MFU)"),
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+     r"of each step",
+     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "busiest; the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
     (r"^the plan uses ZeRO-3 .*?checked on (\d+) held-out published ZeRO-3 runs \(predicted "
@@ -1534,11 +1539,13 @@ COMPARE_INPUTS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "
                   "pricing", "price_usd_per_gpu_hour")
 
 
-def compare_inputs(bills) -> list:
+def compare_inputs(bills, most: int | None = 8) -> list:
     """The inputs of ``COMPARE_INPUTS`` on which two bills (``Ledger``) differ, as
     ``"name a → b"`` strings in that order: the MFU and the GPU-hour price as each bill priced
     them (``Ledger.figures``), the rest from each bill's scenario. What the difference of two
-    bills comes from, said beside it (``estimate --compare`` and the report's comparison)."""
+    bills comes from, said beside it (``estimate --compare`` and the report's comparison).
+    ``most``: the other keys listed (``other_inputs_differing``) before "and k more"; None
+    lists every one (the JSON outputs: a trial's JSON ended "and 4 more", the keys lost)."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
 
@@ -1575,7 +1582,7 @@ def compare_inputs(bills) -> list:
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
     return out + _predicted_plans(bills) + _predicted_corrections(bills) + \
-        _same_given_mfu(bills) + other_inputs_differing(bills)
+        _same_given_mfu(bills) + other_inputs_differing(bills, most)
 
 
 def _given_range_words(bill, key: str) -> str:
@@ -1684,7 +1691,7 @@ def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
             "FP8 lever holds the saving there; `mfu: predict` predicts each)"]
 
 
-def other_inputs_differing(bills, most: int = 8) -> list:
+def other_inputs_differing(bills, most: int | None = 8) -> list:
     """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
     two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters
     (a list, such as ``phases``, as its count and its items' names),
@@ -1725,7 +1732,7 @@ def other_inputs_differing(bills, most: int = 8) -> list:
              f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
             f"{k} {cut(sa, k)} → {cut(sb, k)}") for k in keys[:most]]      # wrote ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
-    out += ([f"and {len(keys) - most} more"] if len(keys) > most else [])
+    out += ([f"and {len(keys) - most} more"] if most is not None and len(keys) > most else [])
     return out + ([f"{len(unbilled)} rl_ key(s) ({', '.join(unbilled)}), which neither bill "
                    "prices (no RL campaign in either)"] if unbilled else [])
 

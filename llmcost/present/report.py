@@ -2396,7 +2396,7 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
-                              "inputs_differ": compare_inputs([bill_a, bill_b]),
+                              "inputs_differ": compare_inputs([bill_a, bill_b], most=None),
                               "lines": [{**r, "difference_outside": difference_outside(r)}
                                         for r in compare_records(df, names)]}
         try:

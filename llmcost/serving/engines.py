@@ -164,6 +164,7 @@ import pandas as pd
 
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
+from ..core.units import as_count
 from .inference import (
     ENGINE_FAMILIES,
     POOLED,
@@ -634,6 +635,14 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     engine_family(engine)
+    prompt_tokens = as_count(prompt_tokens, "prompt_tokens")
+    output_tokens = as_count(output_tokens, "output_tokens")
+    if tps is not None:   # each tensor-parallel size a whole number >= 1, none dropped unsaid
+        if isinstance(tps, (str, bytes)) or not hasattr(tps, "__iter__"):
+            raise ValueError(f"tps={tps!r} must be a list of tensor-parallel sizes")
+        tps = [as_count(t, "tps") for t in tps]
+        if not tps:
+            raise ValueError("tps=[] must list at least one tensor-parallel size")
     if tps is None:
         tps, t = [], 1
         while t <= (acc.scaleup_domain_size or 1):

@@ -81,7 +81,8 @@ from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
-from ..core.units import SECONDS_PER_HOUR, as_array, as_count, as_scalar, options_with
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_count, as_flag, as_scalar,
+                          options_with)
 from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
 from ..training.parallel import (ETP_KEY, PlanError, choose_plan, etp_of_key,
@@ -91,6 +92,11 @@ from ..training.step import PlanDoesNotFitWarning, step_time, time_ranking
 from . import inference as inf
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
+#: The scenario keys a DPO iteration does not read (``pass_flops``: a reference forward and one
+#: update over given pairs, no generation, reward or epochs; ``responses_per_prompt``: 2): the
+#: bill's warning says why each (``bill.checks.DPO_IGNORED_KEYS``, the same keys).
+DPO_UNREAD_KEYS = ("rl_samples_per_prompt", "rl_reward", "rl_response_tokens_max",
+                   "rl_rollout_tp", "rl_async", "rl_partial_rollouts", "rl_ppo_epochs")
 PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
          "weight_sync", "idle")
 #: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
@@ -1813,6 +1819,7 @@ def deepspeed_offload_time(n_params, n_gpus, accelerator, zero_stage: int,
         As ``deepspeed_offload_bytes``; an accelerator without a host-link bandwidth."""
     host, pin = deepspeed_offload_bytes(n_params, n_gpus, zero_stage, optimizer_steps,
                                         accumulation_steps)
+    pinned = as_flag(pinned, "pinned")
     b = host_link_rate(accelerator, link_rate)
     if pageable_rate is None:
         pageable_rate = b / PAGEABLE_COPY_SLOWDOWN
@@ -3526,6 +3533,8 @@ def framework_options(framework: str, accelerator, *, asynchronous: bool,
         raise ValueError(f"rl_framework={framework!r} must be one of {RL_FRAMEWORKS}")
     if framework == "generic":
         return {}
+    if algorithm not in ALGORITHMS:   # a typo is a typo, not an algorithm the release lacks
+        raise ValueError(f"rl_algorithm={algorithm!r} must be one of {', '.join(ALGORITHMS)}")
     if algorithm not in NEMO_RL_ALGORITHMS:
         raise ValueError(f"rl_framework={framework!r} has no {algorithm.upper()} (NeMo RL's "
                          f"algorithms at that release: {', '.join(NEMO_RL_ALGORITHMS)}, "
@@ -3566,8 +3575,16 @@ def _scenario_iteration(p: dict) -> RLIteration:
 
 def responses_per_prompt(algorithm: str, samples_per_prompt: int) -> int:
     """Sequences an iteration takes per prompt: G = ``samples_per_prompt`` (GRPO's group, PPO's
-    samples), or 2 for DPO (a chosen and a rejected response per pair, whatever G says)."""
-    return 2 if algorithm == "dpo" else samples_per_prompt
+    samples), or 2 for DPO (a chosen and a rejected response per pair, whatever G says).
+
+    Raises
+    ------
+    ValueError
+        An algorithm not in ``ALGORITHMS``, or G not a whole number >= 1."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm={algorithm!r} must be one of {', '.join(ALGORITHMS)}")
+    g = as_count(samples_per_prompt, "samples_per_prompt")
+    return 2 if algorithm == "dpo" else g
 
 
 def other_algorithm(p: dict) -> tuple:
@@ -3655,6 +3672,14 @@ _iteration_cached = lru_cache(maxsize=256)(disk_cached(_iteration_of))
 #: it to the measurement.
 RL_TIME_FACTOR_RANGE = (0.55, 3.15)
 RL_TIME_FACTOR_MEDIAN = 1.69
+#: The largest share of an iteration's GPU-time the model gives the wait for the longest
+#: responses (``wall_and_parts``' ``tail``) on any published run of ``data/rl_iterations.csv``
+#: (its "model" mode, ``validation_iteration``): NeMo RL v0.3's Llama 3.1 70B GRPO row, held out,
+#: 4,096-token responses (``TAIL_SHARE_CHECKED_RUN``). Beyond it the RL line's largest part
+#: rests on the shape of the response lengths (``response_lengths``, an assumption) further than
+#: any checked run; ``tests/test_rl_validation.py`` holds it to the rows.
+TAIL_SHARE_CHECKED = 0.547
+TAIL_SHARE_CHECKED_RUN = "nemo-rl-v0.3-llama3.1-70b"
 #: The same spread with each held-out row stated with its framework release too
 #: (``held_out_time_factors(FRAMEWORK_MODE)``: ``row_framework``, ``framework_options``; 23 NeMo
 #: RL GRPO rows, the 1-step-off Qwen3-235B row refused at the base config's memory share): the
@@ -3810,7 +3835,17 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
 def scale_campaign(camp: pd.DataFrame, factor: float) -> pd.DataFrame:
     """``camp`` (``rl_campaign``) with every part's GPU-hours and USD × ``factor`` (the
     verifier's USD, per sample, kept), the ``total`` row summed again and a run's wall clock
-    (``attrs['wall_clock_days_per_run']``) × ``factor``; ``camp`` itself when the factor is 1."""
+    (``attrs['wall_clock_days_per_run']``) × ``factor``; ``camp`` itself when the factor is 1.
+
+    Raises
+    ------
+    ValueError
+        ``camp`` not a campaign table (a DataFrame with a ``gpu_hours`` column and a ``total``
+        row), or ``factor`` not a finite number > 0."""
+    factor = as_scalar(factor, "factor", positive=True)
+    if not isinstance(camp, pd.DataFrame) or "gpu_hours" not in camp or "total" not in camp.index:
+        raise ValueError("camp must be a campaign table (rl_campaign: a gpu_hours column and a "
+                         "total row)")
     if factor == 1.0:
         return camp
     out = camp.copy()
@@ -3838,7 +3873,10 @@ def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> 
                                names the key), with no number
 
     A change that raises ``rl_response_tokens`` past ``rl_response_tokens_max`` raises the
-    maximum with it (the longest response is at least the mean)."""
+    maximum with it (the longest response is at least the mean). Under DPO, a change of keys
+    DPO does not read (``DPO_UNREAD_KEYS``) alone is a note with no number (a trial read rows
+    "G = 64" and "partial rollouts" priced the same as the scenario); a change that also moves
+    a key it reads is priced, and its note names the keys left unread."""
     price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     if not isinstance(changes, dict) or not all(isinstance(c, dict) for c in changes.values()):
         raise ValueError(f"changes={changes!r} must map each label to a dict of scenario keys")
@@ -3846,6 +3884,13 @@ def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> 
     for label, change in changes.items():
         q = {**p, **change}
         q["rl_response_tokens_max"] = max(q["rl_response_tokens_max"], q["rl_response_tokens"])
+        moved = [k for k in change if q.get(k) != p.get(k)]
+        unread = [k for k in moved if k in DPO_UNREAD_KEYS] if q["rl_algorithm"] == "dpo" else []
+        said = (f"DPO reads no {', '.join(unread)} (no generation: a chosen and a rejected "
+                "response per prompt)") if unread else ""
+        if unread and len(unread) == len(moved):
+            rows.append({"change": label, "note": said + ": the row would be the scenario's"})
+            continue
         try:
             it = scenario_iteration(q)
         except ValueError as e:
@@ -3855,7 +3900,8 @@ def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> 
                      "usd_per_iteration": it.gpu_hours * price,
                      "generation_time_share": it.generation_time_share,
                      "tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
-                     "idle_share": it.parts_gpu_s["idle"] / it.gpu_s, "note": ""})
+                     "idle_share": it.parts_gpu_s["idle"] / it.gpu_s,
+                     "note": said + (": priced without them" if said else "")})
     return pd.DataFrame(rows)
 
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import as_model, load_model, load_published_runs
+from ..core.catalog import as_accelerator, as_model, load_model, load_published_runs
 from ..core.hardware import Accelerator, Cluster
 from ..core.model import ModelSpec
 from ..core.moved import moved_names
@@ -61,7 +61,7 @@ from ..core.units import (
     BYTES_PER_DTYPE,
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
-    as_array, as_scalar,
+    as_array, as_flag, as_scalar,
     finite_result,
     fmt_count,
     noun,
@@ -361,6 +361,7 @@ def loss_of_planned_run(n_params, train_tokens, global_batch_tokens, b_noise_tok
 def kaplan_n_params(model: ModelSpec) -> int:
     """Kaplan's N for a catalogue model: active parameters without embeddings (for a dense model,
     ``n_nonembedding_params``; for MoE, the activated ones, an approximation Kaplan did not fit)."""
+    model = as_model(model)
     return int(model.n_active_params - model.n_embedding_params)
 
 
@@ -931,6 +932,7 @@ def model_matmul_shapes(model: ModelSpec, tp: int = 1):
     1 otherwise). The LM head and embedding are excluded.
     """
     t = int(as_scalar(tp, "tp", positive=True, integer=True))
+    model = as_model(model)
     h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
     rows = []
     if model.attention == "gqa":
@@ -992,6 +994,7 @@ def matmul_utilisation(model: ModelSpec, tokens_per_microbatch, accelerator: Acc
     """
     t = as_array(tokens_per_microbatch, "tokens_per_microbatch", positive=True)
     shapes = model_matmul_shapes(model, tp)
+    accelerator = as_accelerator(accelerator)
     peak = accelerator.peak_flops_per_s(dtype)
     if not accelerator.hbm_bytes_per_s:
         raise ValueError(f"{accelerator.name} has no HBM bandwidth in the catalogue")
@@ -1084,6 +1087,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     DataFrame: ``global_batch_tokens``, ``dp``, ``tokens_per_gpu_per_step``, ``compute_s``,
     ``allreduce_s``, ``comm_over_compute``, ``exposed_fraction``.
     """
+    model, accelerator = as_model(model), as_accelerator(accelerator)
     dp = data_parallel_degree(n_gpus, tp, pp)
     b = np.atleast_1d(as_array(global_batch_tokens, "global_batch_tokens", positive=True))
     bw = accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None \
@@ -1140,8 +1144,13 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
     -------
     float or ndarray: bytes.
     """
+    model = as_model(model)
+    flash_attention, dropout = (as_flag(flash_attention, "flash_attention"),
+                                as_flag(dropout, "dropout"))
     if sequence_parallel is None:
         sequence_parallel = bool(np.all(np.asarray(tp) > 1))
+    else:
+        sequence_parallel = as_flag(sequence_parallel, "sequence_parallel")
     return model_activation_bytes(model, seq_len, micro_batch_size, tp, cp, sequence_parallel,
                                   recompute, flash_attention, dropout)
 
@@ -1281,6 +1290,7 @@ def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: i
     """
     k = int(as_scalar(members_per_domain, "members_per_domain", positive=True, integer=True))
     nd = int(as_scalar(domains, "domains", positive=True, integer=True))
+    accelerator = as_accelerator(accelerator)
     up, out = accelerator.scaleup_bytes_per_s_per_dir, accelerator.scaleout_bytes_per_s_per_dir
     if nd == 1:
         if not up:

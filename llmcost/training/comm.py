@@ -774,7 +774,8 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     c = model_shapes(model)
     rcp = get_recipe(recipe)
     fig = _Figures(cluster, efficiency)
-    s = float(model.seq_len if seq_len is None else seq_len)
+    s = float(model.seq_len if seq_len is None else
+              as_scalar(seq_len, "seq_len", positive=True, integer=True))
     st = _volume_stage(model, plan, s)
     cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(st.x),
                           tp=np.asarray(st.t), cp=np.asarray(st.cp), ep=np.asarray(st.ep),

@@ -155,37 +155,53 @@ _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
 #: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``,
 #: NVIDIA/Megatron-LM@fa8bb59, 2024-09-05, in core_v0.9.0, which at v = 1 also place Llama 3's
 #: split; uneven virtual stages came with NVIDIA/Megatron-LM@ef490839e89c, core_v0.11.0), else
-#: ``"even"`` (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``.
+#: ``"even"`` (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``. A model
+#: with multi-token prediction takes ``"uneven"`` at v = 1 (``auto_split``): the other splits
+#: leave its MTP modules uncounted on the last stage.
 PP_SPLIT_AUTO = "auto"
 #: Every value a search takes for ``pp_split``.
 SEARCH_PP_SPLITS = PP_SPLITS + (PP_SPLIT_AUTO,)
 
 
-def auto_split(pp, virtual_stages, n_layers: int):
+def auto_split(pp, virtual_stages, n_layers: int, mtp_depth: int = 0):
     """``pp_split="auto"``'s split of each plan as its position in ``PP_SPLITS`` (-1: none
     applies), elementwise: 0 "even" where pp·v divides ``n_layers`` L; else 1
     "embedding_and_loss" where pp > 1 and pp·v divides L + 2; else 2 "uneven" where v = 1 and
-    pp <= L (``PP_SPLIT_AUTO``'s comment gives the reasons)."""
+    pp <= L (``PP_SPLIT_AUTO``'s comment gives the reasons). A model with multi-token
+    prediction (``mtp_depth`` D > 0) takes "uneven" wherever v = 1 and 1 < pp <= L: only that
+    split counts its modules as slots of the last stage (``memory.PP_SPLITS``: 2·D + 1 with
+    the loss), where the other two leave them on it uncounted, the stage that then paces the
+    pipeline; every DeepSeek-V3 and Kimi K2 run of ``data/validation_mfu.csv`` ran an uneven
+    layout (DeepSeek-V3: PP 16 over 61 layers, arXiv:2412.19437 §3.2; Megatron-Bridge's
+    layouts with the MTP module and the loss alone on the last stage)."""
     pp, v = np.asarray(pp), np.asarray(virtual_stages)
     chunks = pp * v
     even = n_layers % chunks == 0
     el = (pp > 1) & ((n_layers + 2) % chunks == 0)
     uneven = (v == 1) & (pp <= n_layers)
-    return np.where(even, 0, np.where(el, 1, np.where(uneven, 2, -1))).astype(np.int64)
+    code = np.where(even, 0, np.where(el, 1, np.where(uneven, 2, -1)))
+    if mtp_depth:
+        code = np.where(uneven & (pp > 1), 2, code)
+    return code.astype(np.int64)
 
 
-def row_pp_split(pp, virtual_stages, n_layers: int):
+def row_pp_split(pp, virtual_stages, n_layers: int, mtp_depth: int = 0):
     """``pp_split="auto"`` resolved for plans (``auto_split``): "even", "embedding_and_loss"
     or "uneven" (a str for scalars, an object array for arrays); a plan no split places gets
     "embedding_and_loss" where pp divides the layers + 2 and not the layers, else "even", so
     that its validation refuses it for the rule it comes nearest (virtual_stages: v must divide
     the slots per stage; pp_layers)."""
-    code = auto_split(pp, virtual_stages, n_layers)
+    code = auto_split(pp, virtual_stages, n_layers, mtp_depth)
     slots_only = (np.asarray(pp) > 1) & (n_layers % np.asarray(pp) != 0) & \
         ((n_layers + 2) % np.asarray(pp) == 0)
     code = np.where(code >= 0, code, np.where(slots_only, 1, 0))
     names = np.array(PP_SPLITS, dtype=object)[code]
     return str(names) if np.ndim(code) == 0 else names
+
+
+def _mtp(model) -> int:
+    """The model's multi-token-prediction depth D (0 without; ``ModelSpec.mtp_depth``)."""
+    return int(getattr(model, "mtp_depth", 0) or 0)
 
 
 def scenario_pp_split(p: dict, stack=None) -> str:
@@ -770,7 +786,7 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
                                  f"{noun(global_batch_size, 'sequence')}")
     if plan_fields.get("pp_split") == PP_SPLIT_AUTO:   # a search's split, for this one plan
         plan_fields["pp_split"] = row_pp_split(pp, plan_fields.get("virtual_stages", 1),
-                                               model.n_layers)
+                                               model.n_layers, _mtp(model))
     plan = ParallelPlan(dp=dp, n_microbatches=global_batch_size // (micro_batch_size * dp),
                         **plan_fields)
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
@@ -2195,7 +2211,8 @@ def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
     n = len(cols["pp"])
     if pp_split != PP_SPLIT_AUTO:
         return np.full(n, PP_SPLITS.index(pp_split), dtype=np.int64)
-    return np.maximum(auto_split(cols["pp"], cols["virtual_stages"], model.n_layers), 0)
+    return np.maximum(auto_split(cols["pp"], cols["virtual_stages"], model.n_layers,
+                                 _mtp(model)), 0)
 
 
 def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):

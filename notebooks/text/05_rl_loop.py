@@ -953,8 +953,10 @@ for goal, ok in (("mean within 25%", s["mean_abs_error"] <= 0.25),
 lo, med, hi = rl.held_out_time_factors("scenario")
 b_lo, b_med, b_hi = rl.time_factor_triangle(p)  # this scenario's framework's, or the generic
 print(f"the bill's path (scenario): published ÷ predicted {lo:.2f} to {hi:.2f} (median "
-      f"{med:.2f}); with rl_framework {p['rl_framework']} and no rl_time_factor, a GRPO or "
-      f"PPO scenario is billed at {b_med:g} and drawn over {b_lo:g}-{b_hi:g}")
+      f"{med:.2f}); with rl_framework {p['rl_framework']} and no rl_time_factor, a "
+      + ("GRPO or PPO scenario" if p["rl_framework"] == "generic" else
+         "GRPO scenario (NeMo RL runs no PPO)")
+      + f" is billed at {b_med:g} and drawn over {b_lo:g}-{b_hi:g}")
 
 # %% [markdown]
 # **Can the assumed lengths be what ran?** No engine decodes faster than the roofline. For each
@@ -1255,8 +1257,10 @@ rl_flops = sum(iters["scenario"].flops.values()) * p["rl_iterations"] * p["rl_ru
 x = tot["gpu_hours"] / run["gpu_hours"] / (rl_flops / run["model_flops"])
 k = rl.scenario_time_factor(p)  # the bill's time factor: the GPU-hours are the model's × k
 print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-training: its "
-      f"GPU-hours share is {x:.1f}x its FLOPs share ({x / k:.1f}x at the model's own time, "
-      f"its utilisation; × {k:.3g} as published runs take longer)")
+      f"GPU-hours share is {x:.1f}x its FLOPs share ({x / k:.1f}x at the model's own time"
+      + (f"; {rl.time_factor_short(p)}" if k != 1 else "") + f"): it runs at {1 / x:.2f}x "
+      f"pre-training's utilisation, so its GPU-hours share is the "
+      f"{'larger' if x > 1 else 'smaller'}")
 
 # %%
 # the Llama 3.1 405B scenario's RL iteration: reasoning-length responses
@@ -1269,8 +1273,9 @@ print(f"Llama 3.1 405B scenario (data/scenarios/llama-3.1-405b.yaml): mean respo
       "time")
 
 # %% [markdown]
-# Post-training is a small share of the compute and a larger share of the GPU-hours, because it
-# runs at a fraction of pre-training's utilisation. It is hard to budget because its cost is a
+# Post-training is a small share of the compute, and for GRPO and PPO usually a larger share of
+# the GPU-hours (the line above says which for this scenario), because its generation runs at a
+# fraction of pre-training's utilisation. It is hard to budget because its cost is a
 # product of choices that change between runs (G, response length and its tail, the number of
 # iterations and of experiments) and because its largest line, generation, is set by memory
 # bandwidth and stragglers that FLOP counts do not see. Reasoning-style RL moves it up fast: with

@@ -1,0 +1,116 @@
+"""Bad input at the public functions a fresh-context sweep found unguarded.
+
+The sweep called every public function once with valid arguments and then with one argument
+changed to NaN, inf, -1, 0, 1e30, 2.5, a bool, a string, None or an empty list. These are the
+cases a notebook reader can reach, each answered now with a ValueError naming the argument, or,
+for a catalogue name where an object was expected, the same answer as the object. Each valid
+call is checked against the hand value or published figure its own module's tests use.
+"""
+
+import pytest
+
+from llmcost.bill import claims
+from llmcost.core.catalog import load_accelerator, load_model
+from llmcost.core.hardware import Cluster
+from llmcost.laws import scaling
+from llmcost.serving import engines, rl
+from llmcost.training import batch, comm, parallel
+
+
+@pytest.mark.parametrize("flag", ["false", 1, 2.5, None])
+def test_a_flag_given_as_a_string_or_number_is_refused(flag):
+    """``bool("false")`` is True: the sweep read ``flash_attention="false"`` as FlashAttention
+    on (42.0 MB where False gives 58.7 MB), ``pinned="false"`` as pinned copies (0.082 s
+    against 0.738 s) and ``is_moe="false"`` as the MoE reference."""
+    m = load_model("gpt-3-175b")
+    with pytest.raises(ValueError, match="^flash_attention=.* must be True or False"):
+        batch.activation_bytes_per_gpu(m, 1, 2048, 8, flash_attention=flag)
+    with pytest.raises(ValueError, match="^dropout=.* must be True or False"):
+        batch.activation_bytes_per_gpu(m, 1, 2048, 8, dropout=flag)
+    if flag is not None:     # None is the default: sequence parallelism when tp > 1
+        with pytest.raises(ValueError, match="^sequence_parallel=.* must be True or False"):
+            batch.activation_bytes_per_gpu(m, 1, 2048, 8, sequence_parallel=flag)
+        with pytest.raises(ValueError, match="^is_moe=.* must be True or False"):
+            claims.best_reference("H100-SXM", 70e9, is_moe=flag)
+    with pytest.raises(ValueError, match="^pinned=.* must be True or False"):
+        rl.deepspeed_offload_time(8e9, 8, "A100-80GB", 2, 1, 8, pinned=flag)
+    # the valid flags still give Korthikanti et al. 2022 Table 2's 342 MiB per layer (TP 8 +
+    # SP, no FlashAttention, dropout masks stored: GPT-3 175B at 2,048 tokens)
+    per_layer = batch.activation_bytes_per_gpu(m, 1, 2048, 8, flash_attention=False,
+                                               dropout=True) / (2**20 * m.n_layers)
+    assert per_layer == pytest.approx(342, abs=0.5)
+
+
+def test_batch_functions_take_catalogue_names_as_the_other_entry_points_do():
+    """``batch.matmul_utilisation`` and its neighbours raised AttributeError on "H100-SXM"
+    or "llama-2-7b", where every other entry point takes a catalogue name."""
+    spec, gpu = load_model("llama-2-7b"), load_accelerator("H100-SXM")
+    assert batch.matmul_utilisation("llama-2-7b", 4096, "H100-SXM") == \
+        batch.matmul_utilisation(spec, 4096, gpu)
+    assert batch.kaplan_n_params("llama-2-7b") == batch.kaplan_n_params(spec)
+    # Kaplan's N excludes the embeddings: 6.74B - 2 x 32,000 x 4,096 (untied) = 6.48B
+    assert batch.kaplan_n_params("llama-2-7b") == pytest.approx(6.738e9 - 2 * 32000 * 4096,
+                                                                rel=1e-3)
+    assert batch.model_matmul_shapes("llama-2-7b", 1).equals(batch.model_matmul_shapes(spec, 1))
+    assert batch.ring_bandwidth("H100-SXM", 8, 1) == batch.ring_bandwidth(gpu, 8, 1)
+    a = batch.dp_gradient_sync("llama-2-7b", 64, 1, 1, 4e6, "H100-SXM", 0.4)
+    b = batch.dp_gradient_sync(spec, 64, 1, 1, 4e6, gpu, 0.4)
+    assert a.equals(b)
+    with pytest.raises(ValueError, match="accelerator"):
+        batch.matmul_utilisation(spec, 4096, None)
+    with pytest.raises(ValueError, match="model"):
+        batch.kaplan_n_params(None)
+
+
+@pytest.mark.parametrize("seq_len", [-1, 0, 2.5, float("nan"), True, "3"])
+def test_comm_volume_refuses_a_bad_sequence_length(seq_len):
+    """A sequence of -1 tokens gave -20,480 TP bytes per GPU; NaN gave NaN columns."""
+    m = load_model("llama-2-7b")
+    plan = parallel.make_plan(m, 64, 64, tp=8, sequence_parallel=False, seq_len=2048)
+    with pytest.raises(ValueError, match="^seq_len="):
+        comm.comm_volume(m, Cluster(load_accelerator("A100-80GB"), 64), plan, seq_len)
+
+
+def test_rl_helpers_refuse_what_they_cannot_price():
+    with pytest.raises(ValueError, match="^algorithm='no-such' must be one of ppo, grpo, dpo"):
+        rl.responses_per_prompt("no-such", 8)
+    for g in (-1, float("nan"), 2.5):
+        with pytest.raises(ValueError, match="^samples_per_prompt="):
+            rl.responses_per_prompt("grpo", g)
+    # DPO takes a chosen and a rejected response per prompt (Rafailov et al. 2023 §4)
+    assert rl.responses_per_prompt("dpo", 8) == 2 and rl.responses_per_prompt("grpo", 8) == 8
+    import pandas as pd
+    camp = pd.DataFrame({"gpu_hours": [1.0, 2.0, 3.0]}, index=["generation", "update", "total"])
+    for f in (-1, 0, float("nan")):
+        with pytest.raises(ValueError, match="^factor="):
+            rl.scale_campaign(camp, f)
+    with pytest.raises(ValueError, match="^camp must be a campaign table"):
+        rl.scale_campaign(None, 2.0)
+    assert rl.scale_campaign(camp, 2.0).loc["total", "gpu_hours"] == 6.0
+
+
+def test_serving_tables_refuse_bad_input_before_reading_it_as_a_model_that_does_not_fit():
+    """``serving_cost_by_size`` returned an empty table and both models "left out" for a NaN
+    price or an unknown accelerator; ``latency_throughput_curve`` dropped tp=-1 unsaid and
+    raised TypeError on a prompt of None."""
+    models = ("llama-3.1-8b",)
+    for kw, field in ((dict(price_usd_per_gpu_hour=float("nan")), "price_usd_per_gpu_hour"),
+                      (dict(prompt_tokens=-1), "prompt_tokens"),
+                      (dict(output_tokens="3"), "output_tokens"),
+                      (dict(accelerator="no-such-gpu"), "no-such-gpu")):
+        args = {**dict(accelerator="H100-SXM", price_usd_per_gpu_hour=2.0, prompt_tokens=1000,
+                       output_tokens=250), **kw}
+        with pytest.raises(ValueError, match=field):
+            scaling.serving_cost_by_size(models, **args)
+    table, left = scaling.serving_cost_by_size(("llama-3.1-405b",), "A100-40GB", 2.0, 1000,
+                                               250, tp=0, weight_dtypes=("bf16",))
+    assert table.empty and left == ["llama-3.1-405b"] and "llama-3.1-405b" in table.attrs["note"]
+    kw = dict(prompt_tokens=128, output_tokens=128)
+    for tps, match in (([1, -1], "^tps=-1"), ([], r"^tps=\[\] must list"), (4, "^tps=4 must be")):
+        with pytest.raises(ValueError, match=match):
+            engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 2.0, tps=tps, **kw)
+    with pytest.raises(ValueError, match="^prompt_tokens=None"):
+        engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=None,
+                                         output_tokens=128)
+    curve = engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 2.0, tps=[1, 2], **kw)
+    assert set(curve["tp"]) == {1, 2}
