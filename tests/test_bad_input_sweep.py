@@ -114,3 +114,49 @@ def test_serving_tables_refuse_bad_input_before_reading_it_as_a_model_that_does_
                                          output_tokens=128)
     curve = engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 2.0, tps=[1, 2], **kw)
     assert set(curve["tp"]) == {1, 2}
+
+
+@pytest.mark.parametrize("bad", [None, 3, "x", {}])
+def test_comm_entry_points_name_a_bad_cluster_or_plan(bad):
+    """``comm.comm_volume``, ``placement`` and the collective timings raised AttributeError
+    from inside on a cluster or plan of the wrong kind."""
+    m = load_model("llama-2-7b")
+    cl = Cluster(load_accelerator("A100-80GB"), 64)
+    plan = parallel.make_plan(m, 64, 64, tp=8, sequence_parallel=False, seq_len=2048)
+    with pytest.raises(ValueError, match="^cluster=.* must be a Cluster"):
+        comm.comm_volume(m, bad, plan, 2048)
+    with pytest.raises(ValueError, match="^cluster=.* must be a Cluster"):
+        comm.placement(plan, bad)
+    with pytest.raises(ValueError, match="^plan=.* must be a ParallelPlan"):
+        comm.placement(bad, cl)
+    with pytest.raises(ValueError, match="^efficiency=.* must be an Efficiency"):
+        comm.comm_volume(m, cl, plan, 2048, efficiency="fast" if bad is None else bad)
+    # the valid call: Megatron-LM's TP volume, 4 ring all-reduces of 2·b·s·h bytes per layer
+    # per micro-batch (Shoeybi et al. 2019 §3), as tests/test_comm.py checks it
+    assert comm.comm_volume(m, cl, plan, 2048).loc["TP", "per_step"] == \
+        4 * m.n_layers * plan.n_microbatches
+
+
+def test_batch_helpers_refuse_bad_counts():
+    """``check_planned_run`` waved NaN, None and "3" through; ``loss_of_planned_run`` raised
+    TypeError on 2.5 iterations; ``busy_gpus(n_gpus=-1)`` returned -1; ``lr_scaling_table``
+    took β = 1.5 or NaN."""
+    for bad in (float("nan"), None, "3", []):
+        with pytest.raises(ValueError, match="^train_tokens="):
+            batch.check_planned_run(bad, 4e6)
+    with pytest.raises(ValueError, match="^iterations=2.5"):
+        batch.loss_of_planned_run(1e9, 1e11, 4e6, iterations=2.5)
+    for bad in (-1, float("nan"), 2.5):
+        with pytest.raises(ValueError, match="^n_gpus="):
+            batch.busy_gpus(4e6, bad, 1, 4096)
+    # one micro-batch of 4,096 tokens per GPU (tp 1): a 4M-token batch keeps 1,024 GPUs busy
+    assert batch.busy_gpus(4194304, 2048, 1, 4096) == 1024
+    for name in ("beta1", "beta2"):
+        for bad in (1.5, 0, float("nan"), -1):
+            with pytest.raises(ValueError, match=f"^{name}="):
+                batch.lr_scaling_table(3e-4, 4e6, [8e6], 2e7, **{name: bad})
+    with pytest.raises(ValueError, match="^eps="):
+        batch.lr_scaling_table(3e-4, 4e6, [8e6], 2e7, eps=None)
+    # Goyal et al. 2017's linear rule: twice the batch, twice the learning rate
+    assert batch.lr_scaling_table(3e-4, 4e6, [8e6], 2e7)["lr_linear"].iloc[0] == \
+        pytest.approx(6e-4)

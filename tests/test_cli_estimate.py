@@ -1203,3 +1203,22 @@ def test_the_estimate_prints_the_final_run_alone():
     assert (f"the final training run alone (the pre-training GPU-hours paid, failures and "
             f"restarts included, at the bill's rate): {fmt_usd(f['final_run_usd'])}, "
             f"{f['final_run_usd'] / bill.total_usd:.1%} of the total") in text
+
+
+def test_a_deadline_says_the_phases_after_the_main_run_are_outside_it(tmp_path):
+    """A trial's 30 days for a 15T-token 70B run with an 800B-token phase at 131,072 tokens was
+    answered with the main run's days, the phase unsaid. The deadline bounds the main run;
+    the phase runs after it (as Llama 3's long-context stage followed pre-training,
+    arXiv:2407.21783 §3.4.2), and the answer now says so."""
+    without = " ".join(_cli("estimate", "--scenario", str(trial_8gpu_yaml(tmp_path)),
+                            "--deadline-days", "90").stdout.split())
+    assert "not counted in the deadline" not in without
+    text = open(trial_8gpu_yaml(tmp_path), encoding="utf-8").read() + \
+        "phases: [{name: long-context, tokens: 1.0e8, seq_len: 2048}]\n"
+    path = tmp_path / "phase.yaml"
+    path.write_text(text)
+    out = " ".join(_cli("estimate", "--scenario", str(path), "--deadline-days", "90")
+                   .stdout.split())
+    assert "GPUs to meet the deadline: " in out
+    assert "the pre-training phase after the main run (phases) is not counted in the " \
+        "deadline" in out

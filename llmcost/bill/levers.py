@@ -66,7 +66,7 @@ from ..core.hardware import DoesNotFit
 from ..core.stacks import load_stack
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_flag, as_scalar,
                           as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
-                          fmt_usd, shorten_words)
+                          fmt_usd, noun, shorten_words)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -3137,8 +3137,19 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple, at=None) -> dict:
                          "parallelism take more GPUs")
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
             "how": f"{what} with the main run within {_days_text(dl)} "
-            f"({_days_text(days(hi))}, failures included) {_priced_at_words(at.scenario)}; "
-            "check a parallel plan at this count in notebook 03"}
+            f"({_days_text(days(hi))}, failures included) {_priced_at_words(at.scenario)}"
+            f"{_phases_outside(s)}; check a parallel plan at this count in notebook 03"}
+
+
+def _phases_outside(s: dict) -> str:
+    """"; the pre-training phase(s) after it ... not counted in the deadline" for a scenario
+    with ``phases`` (the deadline bounds the main run's wall clock: a trial's 30 days for a
+    15T-token run and an 800B-token phase at 131,072 tokens was answered with the main run's
+    17.1 days, the phase unsaid); "" without."""
+    n = len(_clean(s).get("phases") or [])
+    which = "the pre-training phase" if n == 1 else f"the {n} pre-training phases"
+    return (f"; {which} after the main run (phases) {noun(n, 'is', 'are')} not counted in the "
+            "deadline" if n else "")
 
 
 def _priced_at_words(scenario: dict) -> str:
@@ -3285,8 +3296,8 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple, at=None) -> di
             "unit": "GPUs",
             "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "
             f"bill ≤ ${bud:,.0f} and the main run within {_days_text(dl)} ("
-            + ("; ".join(why) or "the only count") + f") {_priced_at_words(at.scenario)}; "
-            "check a parallel plan at this count in notebook 03"}
+            + ("; ".join(why) or "the only count") + f") {_priced_at_words(at.scenario)}"
+            f"{_phases_outside(s)}; check a parallel plan at this count in notebook 03"}
 
 
 #: A larger GPU count that fits no more than this share more tokens than a smaller one, for

@@ -285,9 +285,11 @@ def check_planned_run(train_tokens, global_batch_tokens) -> None:
     """The rules of a planned run, else a ValueError naming the count, its first offending value
     and the rule: a batch of at least one token, and at least one optimizer step (train_tokens
     >= global_batch_tokens). Without them the steps D/B overflow (B = 5e-324 gave a NaN loss) or
-    fall below one (B = 1e308: a loss of 3e227 nats)."""
-    d, b = np.broadcast_arrays(np.asarray(train_tokens, dtype=float),
-                               np.asarray(global_batch_tokens, dtype=float))
+    fall below one (B = 1e308: a loss of 3e227 nats). Each must be a finite number > 0 (a
+    sweep found NaN, None and "3" waved through)."""
+    d, b = np.broadcast_arrays(as_array(train_tokens, "train_tokens", positive=True),
+                               as_array(global_batch_tokens, "global_batch_tokens",
+                                        positive=True))
     if np.any(b < 1):
         raise ValueError(f"global_batch_tokens={float(b[b < 1].flat[0]):g} must be >= 1: an "
                          "optimizer step trains on at least one token")
@@ -337,6 +339,7 @@ def loss_of_planned_run(n_params, train_tokens, global_batch_tokens, b_noise_tok
     d = as_array(train_tokens, "train_tokens", positive=True)
     b = as_array(global_batch_tokens, "global_batch_tokens", positive=True)
     check_planned_run(d, b)
+    iterations = int(as_scalar(iterations, "iterations", positive=True, integer=True))
     bn = None if b_noise_tokens is None else as_array(b_noise_tokens, "b_noise_tokens",
                                                       positive=True)
     steps = d / b
@@ -583,7 +586,8 @@ def gpus_to_fill(batch_tokens, micro_batch_size, seq_len, tp: int = 1, pp: int =
 def busy_gpus(batch_tokens, n_gpus, micro_batch_size, seq_len, tp=1):
     """GPUs a batch can keep working: min(n, B·tp / (micro_batch_size · seq_len)), one
     micro-batch per tp GPUs (``cluster_fill_batch_tokens``; continuous, for ``batch_sweep``)."""
-    return np.minimum(n_gpus, np.asarray(batch_tokens)
+    return np.minimum(as_array(n_gpus, "n_gpus", positive=True, integer=True),
+                      as_array(batch_tokens, "batch_tokens", positive=True)
                       * as_array(tp, "tp", positive=True, integer=True)
                       / (as_array(micro_batch_size, "micro_batch_size", positive=True,
                                   integer=True)
@@ -871,7 +875,20 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
     No rule is universal: which one holds depends on the optimizer (SGD: linear; Adam: square
     root), the model and the objective, and all of them need re-tuning or a longer warm-up when
     the learning rate rises (Goyal et al. §2.2). Treat the table as starting points for a sweep.
+
+    Raises
+    ------
+    ValueError
+        A batch, learning rate or ``eps`` that is not a finite number > 0, or an Adam β outside
+        (0, 1) (a sweep found β = 1.5 turned into a "rule breaks" row, and β = 0 into
+        non-finite columns).
     """
+    as_scalar(base_lr, "base_lr", positive=True)
+    for name, beta in (("beta1", beta1), ("beta2", beta2)):
+        v = as_scalar(beta, name)
+        if not 0 < v < 1:
+            raise ValueError(f"{name}={beta!r} must be in (0, 1): Adam's decay rate")
+    as_scalar(eps, "eps", positive=True)
     b = np.atleast_1d(as_array(batch_tokens, "batch_tokens", positive=True))
     b0 = as_scalar(base_batch_tokens, "base_batch_tokens", positive=True)
     bn = as_scalar(b_noise_tokens, "b_noise_tokens", positive=True)

@@ -417,7 +417,11 @@ def cluster_collective_time(op: str, message_bytes, group_size, cluster: Cluster
 
 
 def check_plan_on_cluster(plan, cluster: Cluster) -> None:
-    """Raise ``ValueError`` if ``plan`` uses more GPUs (dp·tp·pp·cp) than ``cluster`` has."""
+    """Raise ``ValueError`` if ``plan`` uses more GPUs (dp·tp·pp·cp) than ``cluster`` has, or
+    either is not what it names (a ``ParallelPlan``, a ``Cluster``)."""
+    _check_cluster(cluster)
+    if not all(hasattr(plan, a) for a in ("n_gpus", "tp", "pp", "dp", "cp", "ep")):
+        raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     if plan.n_gpus > cluster.n_gpus:
         raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
                          f"cluster's n_gpus={cluster.n_gpus}")
@@ -474,10 +478,22 @@ def _is_number(v) -> bool:
     return v.__class__ in (float, int, bool) or getattr(v, "ndim", None) == 0
 
 
+def _check_cluster(cluster) -> None:
+    """ValueError unless ``cluster`` is a ``Cluster`` (a sweep found None and numbers
+    answered with AttributeError from inside)."""
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster={cluster!r} must be a Cluster (llmcost.Cluster(accelerator, "
+                         "n_gpus))")
+
+
 class _Figures:
     """Achievable link figures of a cluster, resolved once for an array evaluation."""
 
     def __init__(self, cluster: Cluster, efficiency: Efficiency | None):
+        _check_cluster(cluster)
+        if efficiency is not None and not isinstance(efficiency, Efficiency):
+            raise ValueError(f"efficiency={efficiency!r} must be an Efficiency "
+                             "(llmcost.load_efficiency) or None")
         if efficiency is None:
             efficiency = load_efficiency(cluster.accelerator)
         self.eff = efficiency

@@ -362,7 +362,8 @@ print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])}
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
 for m in (0.3, 0.4, 0.5):   # the phases kept: one without its own mfu runs at m too
     b = ledger.with_changes(bill, mfu=m)
-    print(f"  at MFU {m:.0%}: final run {llmcost.fmt_usd(b.figures['final_run_usd'])}, "
+    print(f"  at MFU {m:.0%} of the dense {p['dtype'].upper()} peak: final run "
+          f"{llmcost.fmt_usd(b.figures['final_run_usd'])}, "
           f"bill {llmcost.fmt_usd(b.total_usd)}")
 
 # %% [markdown]
