@@ -429,6 +429,12 @@ def test_a_config_without_kv_heads_reads_transformers_default_and_says_so():
         m = ModelSpec.from_hf_config(llama)
     assert m.n_kv_heads == 32   # Llama 2 7B's multi-head attention: 6.74B parameters
     assert m.n_params / 1e9 == pytest.approx(6.74, abs=0.01)
+    # MistralConfig defaults to 8 (configuration_mistral.py @ 001f85b3): Mistral 7B's own GQA
+    with pytest.warns(ConfigDefaultWarning, match="read as 8, transformers' default for "
+                                                  "model_type mistral"):
+        m = ModelSpec.from_hf_config({**llama, "model_type": "mistral",
+                                      "intermediate_size": 14336})
+    assert m.n_kv_heads == 8
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConfigDefaultWarning)   # a stated key: nothing said
         ModelSpec.from_hf_config({**llama, "num_key_value_heads": 32})

@@ -162,6 +162,41 @@ def test_the_index_says_the_rl_context_caveat_in_a_line(tmp_path):
     from llmcost.present.glance import caveat_line
     far = _bill(tmp_path, "rl_response_tokens_max: 200000\nrl_iterations: 10\nrl_runs: 1")
     (w,) = _said(far, "the RL campaign's longest rollout")
-    assert caveat_line(w) == ("the RL sequences reach 200,512 tokens, longer than the 131,072 "
+    assert caveat_line(w) == ("the RL rollouts reach 200,512 tokens, longer than the 131,072 "
                               "tokens llama-3.1-8b can attend: the RL line prices a KV cache "
                               "and attention the model cannot use")
+
+
+def test_the_estimate_says_where_the_default_rl_time_factor_comes_from():
+    """The trial read "× 1.69, published GRPO runs' median" and never the spread the bill draws
+    (0.55-3.15) nor that the runs are NeMo RL's 24 held-out GRPO rows with responses of at
+    most 8,192 tokens (data/rl_iterations.csv)."""
+    from llmcost import SCENARIO_DIR
+    from llmcost.present.cli import bill_text
+    v = rl.load_rl_validation()
+    g = v[(v["split"] == "heldout") & (v["algorithm"] == "grpo")]
+    assert len(g) == 24 and set(g["system"]) == {"NeMo RL"}
+    assert g["response_tokens_max"].max() == 8192
+    text = " ".join(bill_text(estimate_ledger(SCENARIO_DIR / "default.yaml"), columns=100)
+                    .split())
+    assert ("× 1.69, published GRPO runs' median, drawn over 0.55-3.15 for the P10-P90 (the 24 "
+            "held-out published GRPO runs, all NeMo RL, responses up to 8,192 tokens)") in text
+    assert rl.RL_TIME_FACTOR_RANGE == (0.55, 3.15)
+
+
+def test_the_new_rl_sentences_fit_dpo_and_an_asynchronous_split(tmp_path):
+    """A review: the idle warning offered rl_async to a scenario that had it on, and to DPO
+    (which reads no rl_async: its separate GPUs idle the whole iteration, said by DPO's own
+    warning); the context sentence spoke of a KV cache to DPO, which generates nothing."""
+    on = _bill(tmp_path, "rl_response_tokens_max: 4096\nrl_rollout_gpus: 8\nrl_async: true\n"
+                         "rl_iterations: 10\nrl_runs: 1")
+    (w,) = [w for w in on.warnings if "are GPUs held idle" in w]   # 8 rollout GPUs of 32
+    assert "asynchronous iterations (rl_async)" not in w
+    assert "training GPUs, asynchronous)" in w
+    dpo = _bill(tmp_path, "rl_algorithm: dpo\nrl_response_tokens: 200000\n"
+                          "rl_response_tokens_max: 200000\nrl_rollout_gpus: 16\n"
+                          "rl_iterations: 10\nrl_runs: 1")
+    assert not [w for w in dpo.warnings if "are GPUs held idle" in w]
+    (w,) = _said(dpo, "the RL campaign's preference pairs")
+    w = " ".join(w.split())
+    assert "passes over pairs longer than the model attends" in w and "KV cache" not in w

@@ -150,37 +150,38 @@ def test_rank_plans_searches_the_split_unless_given():
     assert auto.iloc[0]["pp"] == 16 and str(auto.iloc[0]["pp_split"]) == "uneven"
 
 
-def test_an_mtp_model_takes_the_uneven_split_where_embedding_and_loss_also_applies():
+def test_an_mtp_model_is_searched_with_the_uneven_split_beside_the_others():
     """A new-user trial planned DeepSeek-V3 FP8 on 2,016 GB200 (``mfu: predict``): 61 + 2 = 63
     slots split over PP 21, so ``pp_split: auto`` took ``embedding_and_loss`` ([E + 2, 3 × 19,
-    2 + loss]), which leaves the MTP module on the last stage uncounted, the stage that then
-    paced the pipeline (7.2 s of stage imbalance in a 15.7 s step); the same plan split
-    ``uneven`` counts the MTP module and the loss as 2·1 + 1 slots of the last stage
-    (Megatron-Bridge's DeepSeek-V3 layout for PP 16: [E + 4, 4 × 14, 1 + MTP + loss]; DeepSeek's
-    own run, PP 16 over 61 layers, arXiv:2412.19437 §3.2). With MTP the search takes uneven at
-    v = 1; without it, as before, the slots split."""
+    2 + loss]), which places the layers as if the MTP module were not there; the last stage
+    carries it on top and paced the pipeline (7.2 s of stage imbalance in a 15.7 s step). The
+    same plan split ``uneven`` counts the MTP module and the loss as 2·1 + 1 slots of the last
+    stage (Megatron-Bridge's DeepSeek-V3 layout for PP 16: [E + 4, 4 × 14, 1 + MTP + loss];
+    DeepSeek's own run, PP 16 over 61 layers, arXiv:2412.19437 §3.2). The search now ranks
+    both splits at v = 1 for a model with MTP: on GB200 the uneven one is the faster; on B200
+    (a review) the uneven split's first stages hold more layers and need full recomputation
+    to fit, and the slot split stays the faster, as the search keeps it."""
     m = llmcost.load_model("deepseek-v3")
     assert m.mtp_depth == 1
-    assert P.row_pp_split(21, 1, 61, m.mtp_depth) == "uneven"
-    assert P.row_pp_split(21, 1, 61) == "embedding_and_loss"
-    # the split counts 61 + 3 = 64 slots over 21 stages: no stage holds more than 4 slots, and
-    # the last holds the MTP module and the loss with at most one layer
+    assert P.row_pp_split(21, 1, 61) == "embedding_and_loss"   # the rule alone, unchanged
+    # the uneven split counts 61 + 3 = 64 slots over 21 stages: the last holds the MTP module
+    # and the loss with at most one layer
     d, mo = M.stage_layers(m, 21, 1, "uneven")
     assert (d + mo).sum() == 61 and (d + mo)[-1] <= 1
-    # interleaved plans keep the slot splits (uneven stays at v = 1), and an even count stays even
-    assert P.row_pp_split(3, 21, 61, 1) == "embedding_and_loss"
-    assert P.row_pp_split(2, 1, 126, 1) == "uneven"
-    assert P.row_pp_split(1, 1, 61, 1) == "even"
-    # the step: the same plan is faster split unevenly, and the search's auto plan is that one
     sc = _scenario(accelerator="GB200-NVL72", n_gpus=2016, stack="megatron-core-2025",
                    tp=1, pp=21, ep=32, cp=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auto_plan, auto = scenario_step({**sc, "pp_split": "auto"}, m)
         el_plan, el = scenario_step({**sc, "pp_split": "embedding_and_loss"}, m)
+        b200 = _scenario(n_gpus=2016, tp=0, pp=0, ep=0)
+        b_plan, b = scenario_step({**b200, "pp_split": "auto"}, m)
+        u_plan, u = scenario_step({**b200, "pp_split": "uneven"}, m)
     assert auto_plan.pp_split == "uneven" and el_plan.pp_split == "embedding_and_loss"
     assert auto.stage_imbalance_s < 0.5 * el.stage_imbalance_s
     assert auto.step_time_s < el.step_time_s
+    assert b_plan.pp == 21 and b_plan.pp_split == "embedding_and_loss"
+    assert u_plan.recompute == "full" and b.step_time_s < u.step_time_s
     # a scenario that fixes the slot split is told where the MTP module sits and which split
     # counts it (the trial read a 46% wait the layer counts it was shown could not explain)
     from llmcost.bill.checks import scenario_warnings
@@ -215,6 +216,9 @@ def test_the_pipeline_advice_is_said_once():
     assert len(bubble) == len(stages) == 1
     assert "the GPU count forces it: dp must divide the global batch of 15,360" in \
         " ".join(bubble[0].split()) and "1,920 GPUs" in bubble[0]
-    assert stages[0].endswith("the GPU count forces it (the pipeline-bubble warning gives the "
-                              "GPU counts and batches without it).")
+    assert stages[0].endswith("the GPU count forces it; without it (the GPU counts and batches "
+                              "the pipeline-bubble warning names), the stages would balance.")
+    # and the index's one line still says what avoids it
+    from llmcost.present.glance import caveat_line
+    assert caveat_line(stages[0]).endswith("other GPU counts or batches avoid it")
     assert "1,920 GPUs" not in stages[0]

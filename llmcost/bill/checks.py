@@ -953,14 +953,19 @@ def _beyond_model_context(values: dict, longest: int, trained: int, key: str, n)
     declared = spec.max_position_embeddings if getattr(spec, "context_stated", True) else None
     if not declared or longest <= max(int(declared), trained):
         return None
-    what = ("preference pairs" if values.get("rl_algorithm") == "dpo" else "longest rollout")
-    verb = "are" if what == "preference pairs" else "is"
-    return (f"the RL campaign's {what}, rl_prompt_tokens + {key} = {n[0]:,} + {n[1]:,} = "
-            f"{longest:,} tokens, {verb} beyond the {max(int(declared), trained):,} tokens "
+    dpo = values.get("rl_algorithm") == "dpo"
+    head = (f"the RL campaign's {'preference pairs' if dpo else 'longest rollout'}, "
+            f"rl_prompt_tokens + {key} = {n[0]:,} + {n[1]:,} = {longest:,} tokens, "
+            f"{'are' if dpo else 'is'} beyond the {max(int(declared), trained):,} tokens "
             f"{spec.name} can attend (its {int(declared):,}-token context, max_position_"
-            "embeddings, or the longest seq_len the scenario trains it at): the RL line prices "
-            f"a KV cache and attention the model cannot use; set {key} to the longest response "
-            "the runs produce, or extend the context first (phases)")
+            "embeddings, or the longest seq_len the scenario trains it at): ")
+    if dpo:   # no generation, no KV cache: passes over pairs of that length
+        return (head + "the RL line prices passes over pairs longer than the model attends; "
+                f"shorten {key}, the pairs' mean response, or extend the context first "
+                "(phases)")
+    return (head + "the RL line prices a KV cache and attention the model cannot use; set "
+            f"{key} to the longest response the runs produce, or extend the context first "
+            "(phases)")
 
 
 def served_context_warning(values: dict) -> str | None:
@@ -1985,8 +1990,8 @@ def _advice_once(warning: str, said: list) -> str:
     cut = warning.find("; the GPU count forces it")
     if cut < 0 or not any(w.endswith(warning[cut:]) for w in said):
         return warning
-    return (warning[:cut] + "; the GPU count forces it (the pipeline-bubble warning gives the "
-            "GPU counts and batches without it).")
+    return (warning[:cut] + "; the GPU count forces it; without it (the GPU counts and "
+            "batches the pipeline-bubble warning names), the stages would balance.")
 
 
 def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) -> str:

@@ -233,6 +233,39 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
     return bill
 
 
+def _tpot_unit_warning(p: dict) -> str | None:
+    """One sentence when ``serve_max_tpot_s`` is a second or more per output token: a target
+    read in milliseconds and written as the number (a trial wrote 30 for 30 ms, a target 1,000
+    times looser that bound nothing, unsaid); at 1 s a token a response of 250 tokens takes
+    over 4 minutes. None otherwise."""
+    t = p.get("serve_max_tpot_s")
+    if not isinstance(t, (int, float)) or isinstance(t, bool) or t < 1:
+        return None
+    return (f"serve_max_tpot_s={t:g} is {t:g} seconds per output token, a target no served "
+            f"request needs (at that pace 250 tokens take {fmt_duration(250 * t)}): the key is "
+            f"in seconds, so {t:g} ms is {t / 1000:g}")
+
+
+def _serving_weight_warning(p: dict) -> str | None:
+    """One sentence when ``serve_weight_dtype`` is FP8 on an accelerator without an FP8 peak
+    (A100, TPU v5e): the serving set-up runs the weights weight-only, dequantised to BF16
+    (``inference.serving_cost``'s notes), fewer bytes read but no faster matmuls (a trial's
+    A100 with FP8 weights ran without a word, where ``llmcost check --dtype fp8`` refuses the
+    A100 for having no FP8 peak). None otherwise."""
+    if p.get("serve_weight_dtype") != "fp8" or "accelerator" not in p:
+        return None
+    try:
+        acc = load_accelerator(p["accelerator"])
+    except (ValueError, KeyError):
+        return None
+    if acc.peak_fp8_flops_per_s:
+        return None
+    return (f"serve_weight_dtype=fp8 on {acc.name}, which has no FP8 peak: the served tokens "
+            "(synthetic data, benchmark runs, notebook 05's serving and the RL rollouts) are "
+            "priced with FP8 weights read and dequantised to BF16 for the matmuls, half the "
+            "weight bytes but the BF16 peak")
+
+
 def _serving_latency_warning(p: dict, bill: Ledger | None) -> str | None:
     """The serving set-up's own sentence (``ServingCost.latency_warning``) when a scenario's
     latency target (``serve_max_tpot_s``) is missed even at batch 1 on an engine's expected time
@@ -284,7 +317,9 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _long_project_warning(months), _long_run_warning(p, bill),
                         _data_stock_warning(p), _checkpoint_interval_warning(p, bill),
                         _storage_duty_warning(p, bill), _low_goodput_warning(p, bill),
-                        _price_unit_warning(p), _long_rl_campaign_warning(p, bill),
+                        _price_unit_warning(p), _tpot_unit_warning(p),
+                        _serving_weight_warning(p),
+                        _long_rl_campaign_warning(p, bill),
                         _partial_rollouts_warning(p, bill), _serving_latency_warning(p, bill),
                         _idle_rollout_replicas_warning(p, bill), _rl_tail_warning(p, bill),
                         _rl_idle_warning(p, bill),
@@ -924,13 +959,17 @@ def _rl_idle_warning(p: dict, bill: Ledger | None) -> str | None:
     (``rl.wall_and_parts``' ``idle``), billed all the same (a trial's PPO 70B: 48.9% of the
     line, unsaid). None otherwise."""
     share = _rl_parts_share(bill, "idle")
-    if share is None or share <= RL_IDLE_WARNING:
+    # DPO generates nothing: its separate GPUs idle the whole iteration, which its own
+    # warning says (checks.dpo_ignored_warning)
+    if share is None or share <= RL_IDLE_WARNING or p.get("rl_algorithm") == "dpo":
         return None
+    asynchronous = bool(p.get("rl_async"))
     return (f"{share:.0%} of the RL line's GPU-hours are GPUs held idle, waiting for the other "
-            "phase (rl_rollout_gpus: separate rollout and training GPUs"
-            + ("" if p.get("rl_async") else ", synchronous") + "); colocated GPUs "
-            "(rl_rollout_gpus: 0) or asynchronous iterations (rl_async) may cost less: notebook "
-            "05 compares the placements")
+            "phase (rl_rollout_gpus: separate rollout and training GPUs, "
+            + ("asynchronous" if asynchronous else "synchronous") + "); colocated GPUs "
+            "(rl_rollout_gpus: 0)" + ("" if asynchronous else
+                                      " or asynchronous iterations (rl_async)")
+            + " may cost less: notebook 05 compares the placements")
 
 
 def _idle_rollout_replicas_warning(p: dict, bill: Ledger | None) -> str | None:

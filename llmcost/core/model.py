@@ -906,10 +906,12 @@ class ConfigDefaultWarning(UnknownFamilyWarning):
 
 
 #: transformers' own default ``num_key_value_heads`` of a family whose config class sets a
-#: number (src/transformers/models/qwen3_moe/configuration_qwen3_moe.py @ 008e5743:
-#: ``num_key_value_heads: int = 4``); LlamaConfig's is None, then ``num_attention_heads``
-#: (configuration_llama.py @ 008e5743, ``__post_init__``): multi-head attention.
-HF_KV_HEADS_DEFAULT = {"qwen3_moe": 4}
+#: number (src/transformers/models/<family>/configuration_<family>.py: qwen3_moe @ 008e5743,
+#: ``num_key_value_heads: int = 4``; qwen3 @ 008e5743, ``int | None = 32``, a number, not the
+#: attention heads; mistral @ 001f85b3, ``num_key_value_heads: int | None = 8``); LlamaConfig's
+#: is None, then ``num_attention_heads`` (configuration_llama.py @ 008e5743,
+#: ``__post_init__``): multi-head attention.
+HF_KV_HEADS_DEFAULT = {"qwen3_moe": 4, "qwen3": 32, "mistral": 8}
 
 
 def check_hf_family(c: HFConfig) -> None:

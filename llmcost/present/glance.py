@@ -907,12 +907,16 @@ CAVEATS = [
     (r"^inference_tokens_lifetime=([^ ]+) is not a line of the bill",
      "the {0} tokens served over the model's life are not in this bill: notebooks 05, 06 and 09 "
      "price them"),
-    # an RL rollout longer than the model is trained at (checks, the RL context check)
     # RL sequences beyond the model's own context (checks._beyond_model_context)
-    (r"^the RL campaign's (?:longest rollout|preference pairs), .*?= ([\d,]+) tokens, (?:is|are) "
-     r"beyond the ([\d,]+) tokens (\S+) can attend",
-     "the RL sequences reach {0} tokens, longer than the {1} tokens {2} can attend: the RL line "
+    (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
+     r"(\S+) can attend",
+     "the RL rollouts reach {0} tokens, longer than the {1} tokens {2} can attend: the RL line "
      "prices a KV cache and attention the model cannot use"),
+    (r"^the RL campaign's preference pairs, .*?= ([\d,]+) tokens, are beyond the ([\d,]+) "
+     r"tokens (\S+) can attend",
+     "the DPO pairs reach {0} tokens, longer than the {1} tokens {2} can attend: the RL line "
+     "prices passes the model cannot run"),
+    # an RL rollout longer than the model is trained at (checks, the RL context check)
     (r"^the RL campaign's longest rollout, .*?= ([\d,]+) tokens, is beyond the ([\d,]+) tokens "
      r"the scenario trains its model at .*?the policy needs (a long-context phase|its longest "
      r"phase at seq_len >= [\d,]+) first",

@@ -1264,9 +1264,34 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r), price_usd_per_gpu_hour=price,
         crossover_batch=cross,
         notes=f"{o.weight_dtype} weights, {o.kv_dtype} KV, occupancy {occ:g}"
-              + (f", speculative γ={g}, α={o.acceptance_rate}" if g else ""))
+              + (f", speculative γ={g}, α={o.acceptance_rate}" if g else "")
+              + _setup_caveats(m, acc, o.weight_dtype, eng, p + r))
     return replace(_with_expected(base, eng, float(tpot(b, eng)), pst, one),
                    latency_warning=late)
+
+
+def _setup_caveats(m, acc, weight_dtype: str, eng, request_tokens: int) -> str:
+    """What ``serving_cost``'s notes must say of a set-up priced otherwise than it reads (a
+    trial read "fp8 weights" on an A100, the pooled fit under "HF generate", and a request
+    longer than the model's context, each priced without a word): low-bit weights a device has
+    no tensor cores for run weight-only, dequantised to BF16 (``_compute_dtype``); an engine
+    family without a fit of its own carries the pooled one (``EngineEfficiency.fitted_on``);
+    a request longer than the model's known context (``model_context``)."""
+    out = []
+    if weight_dtype not in ("bf16", "fp16", "int8", "int4") and \
+            _compute_dtype(weight_dtype, acc) == "bf16":
+        out.append(f"{weight_dtype} weights weight-only, dequantised to BF16 ({acc.name} has "
+                   f"no {weight_dtype} peak)")
+    if eng.family != POOLED and eng.fitted_on != eng.family:
+        out.append(f"engine {eng.family}: too few published rows for a fit of its own, priced "
+                   f"with the {eng.fitted_on} fit (continuous batching"
+                   + (": HF generate has none, so read it as a floor)" if eng.family ==
+                      "HF generate" else ")"))
+    context = model_context(m)[0]
+    if context and request_tokens > context:
+        out.append(f"the request's {request_tokens:,} tokens are beyond {m.name}'s {context:,}"
+                   "-token context: a KV cache and attention the model cannot use")
+    return "".join(f"; {x}" for x in out)
 
 
 def _token_prices(t_out, pre_b, tp, b, live, p, price) -> tuple:

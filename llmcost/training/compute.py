@@ -19,10 +19,10 @@ Conventions
   (App. B, 6N + 12·L·H·Q·T), the Megatron-LM paper (Narayanan et al. 2021), torchtitan and
   llm-foundry, under which most published MFUs are stated (``MFU_METHOD``, ``MFU_CAUSAL``;
   Megatron-LM's own logged TFLOP/s from Megatron-Core 0.12.0, Megatron-Bridge's and NeMo's from
-  2025-08 count a causal mask: ``llmcost.model``). GPU-hours are therefore computed from that count, not from 6ND, which
-  undercounts it (by 7.4% for Llama 2 70B at 4K context, and by a factor of 5.2 for Llama 3.1
-  8B at 128K; 3.5% and 3.1× on a causal count). 6ND remains the headline "training FLOPs"
-  because papers quote it.
+  2025-08 count a causal mask: ``llmcost.model``). GPU-hours are therefore computed from that
+  count, not from 6ND, which undercounts it (by 7.4% for Llama 2 70B at 4K context, and by a
+  factor of 5.2 for Llama 3.1 8B at 128K; 3.5% and 3.1× on a causal count). 6ND remains the
+  headline "training FLOPs" because papers quote it.
 
 GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
 t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),

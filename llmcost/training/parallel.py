@@ -155,53 +155,37 @@ _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
 #: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``,
 #: NVIDIA/Megatron-LM@fa8bb59, 2024-09-05, in core_v0.9.0, which at v = 1 also place Llama 3's
 #: split; uneven virtual stages came with NVIDIA/Megatron-LM@ef490839e89c, core_v0.11.0), else
-#: ``"even"`` (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``. A model
-#: with multi-token prediction takes ``"uneven"`` at v = 1 (``auto_split``): the other splits
-#: leave its MTP modules uncounted on the last stage.
+#: ``"even"`` (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``.
 PP_SPLIT_AUTO = "auto"
 #: Every value a search takes for ``pp_split``.
 SEARCH_PP_SPLITS = PP_SPLITS + (PP_SPLIT_AUTO,)
 
 
-def auto_split(pp, virtual_stages, n_layers: int, mtp_depth: int = 0):
+def auto_split(pp, virtual_stages, n_layers: int):
     """``pp_split="auto"``'s split of each plan as its position in ``PP_SPLITS`` (-1: none
     applies), elementwise: 0 "even" where pp·v divides ``n_layers`` L; else 1
     "embedding_and_loss" where pp > 1 and pp·v divides L + 2; else 2 "uneven" where v = 1 and
-    pp <= L (``PP_SPLIT_AUTO``'s comment gives the reasons). A model with multi-token
-    prediction (``mtp_depth`` D > 0) takes "uneven" wherever v = 1 and 1 < pp <= L: only that
-    split counts its modules as slots of the last stage (``memory.PP_SPLITS``: 2·D + 1 with
-    the loss), where the other two leave them on it uncounted, the stage that then paces the
-    pipeline; every DeepSeek-V3 and Kimi K2 run of ``data/validation_mfu.csv`` ran an uneven
-    layout (DeepSeek-V3: PP 16 over 61 layers, arXiv:2412.19437 §3.2; Megatron-Bridge's
-    layouts with the MTP module and the loss alone on the last stage)."""
+    pp <= L (``PP_SPLIT_AUTO``'s comment gives the reasons)."""
     pp, v = np.asarray(pp), np.asarray(virtual_stages)
     chunks = pp * v
     even = n_layers % chunks == 0
     el = (pp > 1) & ((n_layers + 2) % chunks == 0)
     uneven = (v == 1) & (pp <= n_layers)
-    code = np.where(even, 0, np.where(el, 1, np.where(uneven, 2, -1)))
-    if mtp_depth:
-        code = np.where(uneven & (pp > 1), 2, code)
-    return code.astype(np.int64)
+    return np.where(even, 0, np.where(el, 1, np.where(uneven, 2, -1))).astype(np.int64)
 
 
-def row_pp_split(pp, virtual_stages, n_layers: int, mtp_depth: int = 0):
+def row_pp_split(pp, virtual_stages, n_layers: int):
     """``pp_split="auto"`` resolved for plans (``auto_split``): "even", "embedding_and_loss"
     or "uneven" (a str for scalars, an object array for arrays); a plan no split places gets
     "embedding_and_loss" where pp divides the layers + 2 and not the layers, else "even", so
     that its validation refuses it for the rule it comes nearest (virtual_stages: v must divide
     the slots per stage; pp_layers)."""
-    code = auto_split(pp, virtual_stages, n_layers, mtp_depth)
+    code = auto_split(pp, virtual_stages, n_layers)
     slots_only = (np.asarray(pp) > 1) & (n_layers % np.asarray(pp) != 0) & \
         ((n_layers + 2) % np.asarray(pp) == 0)
     code = np.where(code >= 0, code, np.where(slots_only, 1, 0))
     names = np.array(PP_SPLITS, dtype=object)[code]
     return str(names) if np.ndim(code) == 0 else names
-
-
-def _mtp(model) -> int:
-    """The model's multi-token-prediction depth D (0 without; ``ModelSpec.mtp_depth``)."""
-    return int(getattr(model, "mtp_depth", 0) or 0)
 
 
 def scenario_pp_split(p: dict, stack=None) -> str:
@@ -786,7 +770,7 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
                                  f"{noun(global_batch_size, 'sequence')}")
     if plan_fields.get("pp_split") == PP_SPLIT_AUTO:   # a search's split, for this one plan
         plan_fields["pp_split"] = row_pp_split(pp, plan_fields.get("virtual_stages", 1),
-                                               model.n_layers, _mtp(model))
+                                               model.n_layers)
     plan = ParallelPlan(dp=dp, n_microbatches=global_batch_size // (micro_batch_size * dp),
                         **plan_fields)
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
@@ -940,11 +924,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
     shard_opt = _shard_option(fixed, allowed)
     opts = _search_options(model, cluster, seq_len, fixed, allowed, shard_opt, pp_split)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
-        df = recount_memory(enumerate_plans(
-            model, cluster, global_batch, seq_len, pp_split=pp_split, recipe=recipe,
-            reserve=reserve, fsdp_shard_size=shard_opt, **opts), model, practice)
+    table = partial(_search_table, model, cluster, global_batch, seq_len, recipe=recipe,
+                    reserve=reserve, shard_opt=shard_opt, practice=practice)
+    df = _with_mtp_uneven_rows(table(pp_split, opts), table, opts, model, pp_split)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
     if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
@@ -967,6 +949,48 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     row = best_ranked_row(rank(ok), "zero_stage" not in fixed) if len(ok) else \
         df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
+
+
+def _search_table(model, cluster, global_batch, seq_len, split, options, *, recipe, reserve,
+                  shard_opt, practice) -> pd.DataFrame:
+    """``choose_plan``'s table of one layer split: ``enumerate_plans`` with the search's
+    ``options``, its memory recounted for the stack's practice (``recount_memory``); an empty
+    table is said by ``choose_plan``'s own ``PlanError``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError says why
+        return recount_memory(enumerate_plans(
+            model, cluster, global_batch, seq_len, pp_split=split, recipe=recipe,
+            reserve=reserve, fsdp_shard_size=shard_opt, **options), model, practice)
+
+
+def _mtp(model) -> int:
+    """The model's multi-token-prediction depth D (0 without; ``ModelSpec.mtp_depth``)."""
+    return int(getattr(model, "mtp_depth", 0) or 0)
+
+
+def _with_mtp_uneven_rows(df: pd.DataFrame, table, opts: dict, model,
+                          pp_split: str) -> pd.DataFrame:
+    """``choose_plan``'s ``pp_split="auto"`` table of a model with multi-token prediction
+    with the same pipelined plans at v = 1 split ``"uneven"`` beside it, so that the ranking
+    chooses between the splits: only "uneven" counts the MTP modules and the loss as 2·D + 1
+    slots of the last stage (``memory.stage_layers``; Megatron-Bridge's DeepSeek-V3 layout for
+    PP 16: [E + 4, 4 × 14, 1 + MTP + loss]; DeepSeek's own run, PP 16 over 61 layers,
+    arXiv:2412.19437 §3.2), where "embedding_and_loss" and "even" place the layers as if the
+    module were not there and the last stage carries it on top, which can pace the pipeline
+    (a trial's DeepSeek-V3 on 2,016 GB200: 7.2 s of stage imbalance in a 15.7 s step); the
+    uneven split's first stages can hold more layers, so it is not always the faster or the
+    one that fits (a review: on 2,016 B200 it needed full recomputation). ``table(split,
+    options)``: the search's ``enumerate_plans`` table for a split. ``df`` itself for another
+    ``pp_split``, a model without MTP, or a search that fixes virtual stages above 1."""
+    if pp_split != PP_SPLIT_AUTO or not _mtp(model) or 1 not in opts.get("virtual_stages", (1,)):
+        return df
+    alt = table("uneven", {**opts, "virtual_stages": (1,)})
+    alt = alt[alt["pp"] > 1]
+    if alt.empty:
+        return df
+    out = pd.concat([df, alt], ignore_index=True)
+    out.attrs = dict(df.attrs)
+    return out
 
 
 def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
@@ -2211,8 +2235,7 @@ def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
     n = len(cols["pp"])
     if pp_split != PP_SPLIT_AUTO:
         return np.full(n, PP_SPLITS.index(pp_split), dtype=np.int64)
-    return np.maximum(auto_split(cols["pp"], cols["virtual_stages"], model.n_layers,
-                                 _mtp(model)), 0)
+    return np.maximum(auto_split(cols["pp"], cols["virtual_stages"], model.n_layers), 0)
 
 
 def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):

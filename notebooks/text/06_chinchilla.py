@@ -457,8 +457,8 @@ sv = dict(tp=p["serve_tp"], batch=p["serve_batch"], weight_dtypes=(p["serve_weig
 ref = sc.reference_serving_cost(spec, gpu, price, P, R, **sv)
 # s(N), referenced at n_run: the N the fits place the model at (an MoE: its active count)
 serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), n_run)
-print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}, {ref.notes}): "
-      f"${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input tokens")
+print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}: {ref.limit}, "
+      f"{ref.notes}): ${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input")
 ratio = serve(n_run) / (usd_per_flop * 2 * n_run)  # an MoE: 2 FLOPs per active parameter
 lo, hi = llmcost.ledger.engine_gap()  # engines measured slower than this floor (notebook 05)
 print(f"served token ({P} in : {R} out): ${serve(n_run) * 1e6:.3f} per M, "
@@ -487,17 +487,17 @@ other = "fp8" if p["serve_weight_dtype"] != "fp8" else "bf16"  # the same sizes,
 alt, _ = sc.serving_cost_by_size(("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"), gpu,
                                  price, P, R, **{**sv, "tp": 0, "weight_dtypes": (other,)})
 cp = sc.cost_per_param_by_precision(family, p["serve_weight_dtype"], alt)
-for row in cp["spreads"]:
-    if row["spread"] is not None:
-        print(f"{row['weights']} weights ({', '.join(row['models'])}): the cost per token per "
-              f"parameter varies by {row['spread']:.0%} from the cheapest to the dearest")
+for row in (r for r in cp["spreads"] if r["spread"] is not None):
+    print(f"{row['weights']} weights ({', '.join(row['models'])}): the cost per token per "
+          f"parameter varies by {row['spread']:.0%} from the cheapest to the dearest")
 if cp["change"] is None:
-    print(f"no size here is served in both {cp['base']} and {other} on {gpu.name}: no "
-          "precision lever to state")
+    print(f"no size served in both {cp['base']} and {other} on {gpu.name}: no precision lever")
 else:
+    lo, hi = -max(cp["changes"]), -min(cp["changes"])  # each model's own change in cost
     print(f"the same models in {cp['other']} weights ({', '.join(cp['compared'])}) "
           f"{'cut' if cp['change'] > 0 else 'raise'} their cost per token by "
-          f"{abs(cp['change']):.0%} on average against {cp['base']}")
+          f"{abs(cp['change']):.0%} (the median) against {cp['base']}"
+          + (f" (each model's {lo:+.0%} to {hi:+.0%})" if len(cp["changes"]) > 1 else ""))
 
 # %% [markdown]
 # The lines under the table read it (`sc.cost_per_param_by_precision`): how far the cost per token
@@ -534,6 +534,9 @@ print(f"Chinchilla-optimal model for the same loss: {llmcost.fmt_usd(opt_usd.chi
 scen = opts.iloc[-1] if opts.choice.iloc[-1].startswith("scenario") else None
 if scen is not None:
     print(f"the scenario's own allocation: {llmcost.fmt_usd(scen.total_usd)} over its lifetime")
+if spec.is_moe:  # s(N) is the MoE's own serving cost per active parameter, applied to every N
+    print(f"MoE: every size above is served at {spec.name}'s cost per active parameter, which its "
+          "expert weights make dearer than a dense model's: read the dollars as an MoE's")
 
 # %% [markdown]
 # ### Where does the dollar optimum go if serving runs slower than the roofline?

@@ -1,0 +1,76 @@
+"""What a serving economist's trial found priced or said otherwise than it reads.
+
+Each check is the trial's own case; the figures are datasheets, the package's own documented
+conventions or hand arithmetic, stated in each test.
+"""
+
+import pandas as pd
+import pytest
+
+from llmcost.bill.scenario import ScenarioError, validate_parameters
+from llmcost.bill.validation import _serving_weight_warning, _tpot_unit_warning
+from llmcost.laws import scaling
+from llmcost.serving import inference as inf
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("30ms", 0.03), ("30 ms", 0.03),
+                                               ("50ms", 0.05), ("2 min", 120)])
+def test_a_latency_written_with_its_unit_is_told_in_seconds(text, seconds):
+    """``serve_max_tpot_s: 30ms`` was told "write 30", a target 1,000 times looser; the key is
+    in seconds (its name), so 30 ms is 0.03."""
+    with pytest.raises(ScenarioError, match=rf"must be a number \(write {seconds:g} for "
+                                            rf"{text}: the key is in seconds\)"):
+        validate_parameters(serve_max_tpot_s=text)
+    # a unit on a key that is not in seconds keeps the general hint
+    with pytest.raises(ScenarioError, match=r"write 2\.5: the number alone"):
+        validate_parameters(price_usd_per_gpu_hour="2.5 $/h")
+
+
+def test_a_latency_target_of_seconds_per_token_is_said():
+    """30 written for 30 ms bound nothing: at 30 s a token, 250 output tokens take 2 hours
+    5 minutes (250 × 30 = 7,500 s)."""
+    w = _tpot_unit_warning({"serve_max_tpot_s": 30.0})
+    assert w.startswith("serve_max_tpot_s=30 is 30 seconds per output token")
+    assert "250 tokens take 2.08 h" in w and "30 ms is 0.03" in w
+    assert _tpot_unit_warning({"serve_max_tpot_s": 0.05}) is None
+
+
+def test_the_serving_notes_say_what_is_priced_otherwise_than_it_reads():
+    """A100 has no FP8 tensor cores (NVIDIA A100 datasheet: FP16/BF16, TF32, INT8; FP8 came with
+    Hopper): FP8 weights are read as 1 byte and dequantised to BF16, the engine families
+    without a fit of their own carry the pooled one (data/engine_efficiency.csv, fitted_on),
+    and Llama 3.1 8B holds 131,072 tokens (its config's max_position_embeddings)."""
+    kw = dict(prompt_tokens=1000, output_tokens=250)
+    a100 = inf.serving_cost("llama-3.1-8b", "A100-80GB", 2.0, weight_dtype="fp8", **kw)
+    assert "fp8 weights weight-only, dequantised to BF16 (A100-80GB has no fp8 peak)" in a100.notes
+    h100 = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, weight_dtype="fp8", **kw)
+    assert "dequantised" not in h100.notes
+    hf = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, engine="HF generate", **kw)
+    pooled = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, **kw)
+    assert hf.usd_per_m_output == pooled.usd_per_m_output   # the same constants
+    assert "engine HF generate: too few published rows for a fit of its own, priced with the " \
+        "pooled fit (continuous batching: HF generate has none, so read it as a floor)" in hf.notes
+    assert "engine" not in pooled.notes
+    far = inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=200000,
+                           output_tokens=1000)
+    assert "the request's 201,000 tokens are beyond llama-3.1-8b's 131,072-token context" in \
+        far.notes
+    # the scenario path says it too
+    assert _serving_weight_warning({"serve_weight_dtype": "fp8",
+                                    "accelerator": "A100-80GB"}).startswith(
+        "serve_weight_dtype=fp8 on A100-80GB, which has no FP8 peak")
+    assert _serving_weight_warning({"serve_weight_dtype": "fp8",
+                                    "accelerator": "H100-SXM"}) is None
+
+
+def test_a_precision_change_is_the_median_of_the_models_not_the_mean():
+    """The trial's three sizes moved +35%, +113% and +4,580% in cost per token from FP8 to
+    BF16 weights (405B under a 30 ms target): the mean, +1,577%, described none of them; the
+    median is the middle one, +113%."""
+    fam = pd.DataFrame({"model": ["a", "b", "c"], "weights": ["fp8 w"] * 3,
+                        "USD per M tokens per 1e9 params": [1.0, 1.0, 1.0]})
+    other = pd.DataFrame({"model": ["a", "b", "c"], "weights": ["bf16 w"] * 3,
+                          "USD per M tokens per 1e9 params": [1.35, 2.13, 46.8]})
+    r = scaling.cost_per_param_by_precision(fam, "fp8", other)
+    assert r["changes"] == pytest.approx([-0.35, -1.13, -45.8])
+    assert r["change"] == pytest.approx(-1.13)
