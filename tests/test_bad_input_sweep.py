@@ -160,3 +160,38 @@ def test_batch_helpers_refuse_bad_counts():
     # Goyal et al. 2017's linear rule: twice the batch, twice the learning rate
     assert batch.lr_scaling_table(3e-4, 4e6, [8e6], 2e7)["lr_linear"].iloc[0] == \
         pytest.approx(6e-4)
+
+
+def test_rl_validation_claims_and_closed_loop_refuse_bad_arguments():
+    """``rl.rl_validation("no-such-mode")`` returned 28 rows of NaN predictions with the refusal
+    only in each row's ``error``; ``claims.best_reference("no-such-gpu")`` answered "no
+    published run"; ``engines.closed_loop_chunk_tokens`` gave -32,256 tokens for an output of
+    -1 and ZeroDivisionError for 0."""
+    from llmcost.bill import claims as cl
+    with pytest.raises(ValueError, match="^mode='no-such-mode' must be one of"):
+        rl.rl_validation("no-such-mode")
+    with pytest.raises(ValueError, match="^change=3 must be None or a dict"):
+        rl.rl_validation("model", change=3)
+    with pytest.raises(ValueError, match="no-such-gpu"):
+        cl.best_reference("no-such-gpu", 70e9)
+    with pytest.raises(ValueError, match="^model_name=None"):
+        cl.published_phases(None)
+    for bad, field in (((25, 5000, -1), "output_tokens"), ((25, 5000, 0), "output_tokens"),
+                       ((0, 5000, 500), "concurrency"), ((25, None, 500), "prompt_tokens")):
+        with pytest.raises(ValueError, match=f"^{field}="):
+            engines.closed_loop_chunk_tokens(*bad)
+    # by hand, the docstring's c = round((C − 1) · P / R): 24 · 5,000 / 500 = 240
+    assert engines.closed_loop_chunk_tokens(25, 5000, 500) == 240
+
+
+def test_rl_iteration_names_a_response_length_too_large_in_its_own_words():
+    """``rl_iteration(response_tokens=1e30)`` raised OverflowError, and a 1e30 limit was named
+    ``max_tokens``, an internal argument."""
+    for kw, field in ((dict(response_tokens=1e30), "response_tokens"),
+                      (dict(response_tokens=512, response_tokens_max=1e30),
+                       "response_tokens_max")):
+        with pytest.raises(ValueError, match=f"^{field}=1e\\+30 must be at most 2\\*\\*53"):
+            rl.rl_iteration("llama-3.1-8b", "H100-SXM", **kw)
+    with pytest.raises(ValueError, match="^response_tokens_max=100000000.0: a tail of 195312x"):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", response_tokens=512,
+                        response_tokens_max=1e8)

@@ -1560,6 +1560,8 @@ def test_a_scenario_judged_by_its_own_models_run_says_so_with_the_best_without_i
                            "published run of deepseek-v3 itself (")
     # the run named (a trial read "llama-3.1-8b's own published run" for an 8-GPU benchmark)
     assert "): a scenario is judged with its model's own runs" in note
+    head = note.split(": a scenario is judged")[0]   # the run's name, its parentheses closed
+    assert head.count("(") == head.count(")")
     assert f"without them the best is {other_best:.1%} (" in note
     assert claim.own_run_note == ""   # a claim is never judged against its own run
 

@@ -200,3 +200,16 @@ def test_the_new_rl_sentences_fit_dpo_and_an_asynchronous_split(tmp_path):
     (w,) = _said(dpo, "the RL campaign's preference pairs")
     w = " ".join(w.split())
     assert "passes over pairs longer than the model attends" in w and "KV cache" not in w
+
+
+def test_a_framework_scenario_counts_the_runs_behind_its_own_range():
+    """A review: with ``rl_framework: nemo-rl-0.6`` the note counted the generic 24 runs,
+    where the framework's range comes from the 23 that mode prices (one refused: its comment,
+    ``rl.RL_FRAMEWORK_TIME_FACTOR_RANGE``)."""
+    from llmcost.present.cli import _held_out_grpo_words
+    generic = rl.rl_validation("scenario", split="heldout")["ratio"].dropna()
+    framework = rl.rl_validation(rl.FRAMEWORK_MODE, split="heldout")["ratio"].dropna()
+    assert (len(generic), len(framework)) == (24, 23)
+    assert _held_out_grpo_words({}).startswith("the 24 held-out published GRPO runs")
+    assert _held_out_grpo_words({"rl_framework": "nemo-rl-0.6"}).startswith(
+        "the 23 held-out published GRPO runs")

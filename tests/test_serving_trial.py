@@ -30,8 +30,9 @@ def test_a_latency_target_of_seconds_per_token_is_said():
     """30 written for 30 ms bound nothing: at 30 s a token, 250 output tokens take 2 hours
     5 minutes (250 × 30 = 7,500 s)."""
     w = _tpot_unit_warning({"serve_max_tpot_s": 30.0})
-    assert w.startswith("serve_max_tpot_s=30 is 30 seconds per output token")
-    assert "250 tokens take 2.08 h" in w and "30 ms is 0.03" in w
+    assert w.startswith("serve_max_tpot_s=30 is 30 seconds per output token (the key is in "
+                        "seconds, so 30 ms is 0.03)")
+    assert "250 tokens take 2.08 h" in w
     assert _tpot_unit_warning({"serve_max_tpot_s": 0.05}) is None
 
 
@@ -74,3 +75,26 @@ def test_a_precision_change_is_the_median_of_the_models_not_the_mean():
     r = scaling.cost_per_param_by_precision(fam, "fp8", other)
     assert r["changes"] == pytest.approx([-0.35, -1.13, -45.8])
     assert r["change"] == pytest.approx(-1.13)
+
+
+def test_replace_with_smaller_refuses_a_larger_small_model():
+    """Sardana et al. 2024 Fig. 1 replaces a compute-optimal 13B with a 7B model trained
+    longer (17.4% fewer lifetime FLOPs at 2e12 inference tokens); the trial swapped the two
+    and read a saving of -64% without a word."""
+    assert scaling.replace_with_smaller(13e9, 7e9, 2e12)["saving_fraction"] == \
+        pytest.approx(0.174, abs=0.001)
+    with pytest.raises(ValueError, match=r"^n_small=1\.3e\+10 must be below n_large=7e\+09"):
+        scaling.replace_with_smaller(7e9, 13e9, 2e12)
+
+
+def test_unit_hints_read_minutes_and_per_token_and_leave_rates_alone():
+    """A review: "30 ms/token" still got "write 30", "30m" on a seconds key read as 3e+07
+    (mega), and a rate key in bytes per second was told its unit was seconds."""
+    for key, text, hint in (("serve_max_tpot_s", "30 ms/token", "write 0.03 for 30 ms/token"),
+                            ("serve_max_tpot_s", "30 ms per output token", "write 0.03"),
+                            ("ckpt_interval_s", "30m", "write 1800 for 30m")):
+        with pytest.raises(ScenarioError, match=hint):
+            validate_parameters(**{key: text})
+    with pytest.raises(ScenarioError) as e:
+        validate_parameters(ckpt_storage_bytes_per_s="2 h")
+    assert "seconds" not in str(e.value)

@@ -7,6 +7,7 @@ its PP16 uneven plan at 14.7 %: DeepSeek-V3 itself trains PP16 over the 61 layer
 --decoder-last-pipeline-num-layers (NVIDIA/Megatron-LM@fa8bb5921b86, core_v0.9.0).
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -180,6 +181,8 @@ def test_an_mtp_model_is_searched_with_the_uneven_split_beside_the_others():
     assert auto_plan.pp_split == "uneven" and el_plan.pp_split == "embedding_and_loss"
     assert auto.stage_imbalance_s < 0.5 * el.stage_imbalance_s
     assert auto.step_time_s < el.step_time_s
+    # regression pins (the engine's own plans, recorded when the review found the B200 case):
+    # the search keeps the slot split, the uneven plan needing full recomputation to fit
     assert b_plan.pp == 21 and b_plan.pp_split == "embedding_and_loss"
     assert u_plan.recompute == "full" and b.step_time_s < u.step_time_s
     # a scenario that fixes the slot split is told where the MTP module sits and which split
@@ -222,3 +225,44 @@ def test_the_pipeline_advice_is_said_once():
     from llmcost.present.glance import caveat_line
     assert caveat_line(stages[0]).endswith("other GPU counts or batches avoid it")
     assert "1,920 GPUs" not in stages[0]
+
+
+def test_notebook_04b_ranks_the_same_mtp_splits_as_the_plan_search():
+    """A review: the uneven rows were added in ``choose_plan`` only, so notebook 04b's ranking
+    (``scenario_rank_plans``) showed the slot split's 15.7 s plan and called it the scenario's,
+    the plan label leaving out the split, while the bill priced the uneven one at 13.5 s. The
+    rows now come with ``enumerate_plans`` itself, and the comparison reads the split."""
+    from llmcost.training.ranking import fastest_trusted
+    from llmcost.training.step_scenario import fastest_versus_scenario, scenario_rank_plans
+    m = llmcost.load_model("deepseek-v3")
+    sc = _scenario(accelerator="GB200-NVL72", n_gpus=2016, stack="megatron-core-2025",
+                   tp=0, pp=0, ep=0, pp_split="auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plan, b = scenario_step(sc, m)
+        ranked = scenario_rank_plans(sc, m)
+    best = fastest_trusted(ranked)
+    assert plan.pp_split == "uneven" and str(best["pp_split"]) == "uneven"
+    assert best["step_time_s"] == pytest.approx(b.step_time_s, rel=1e-6)
+    assert fastest_versus_scenario(ranked, plan, sc, m).startswith("the scenario's plan")
+    # the same degrees with the other split are not the scenario's plan
+    other = dataclasses.replace(plan, pp_split="embedding_and_loss")
+    assert fastest_versus_scenario(ranked, other, sc, m).startswith("not the scenario's plan")
+
+
+def test_the_pointer_to_the_bubble_advice_claims_no_cure_where_none_is_found():
+    """A review: where the bubble warning finds no nearby GPU count or batch without the
+    pipeline ("none of the nearest ..."), the unequal-stages warning's pointer said one
+    existed, and the index's line read "other GPU counts or batches avoid it"."""
+    from llmcost.bill.checks import _advice_once
+    from llmcost.present.glance import caveat_line
+    head = ("the plan's pipeline stages carry unequal work (32 layers on 25 stages: 7 stages "
+            "of 2, 18 stages of 1; TP2 · PP25): the others wait for the busiest at least 36% "
+            "of each step (the step-time model, notebook 04b): the predicted MFU includes it")
+    tail = ("; the GPU count forces it: dp must divide the global batch; none of the nearest "
+            "GPU counts and global batches that split without a pipeline gives a plan that "
+            "fits.")
+    w = _advice_once(head + tail, ["the plan's pipeline bubble adds 12% ..." + tail])
+    assert w.endswith("the pipeline-bubble warning finds no nearby GPU count or batch without "
+                      "it.")
+    assert "avoid it" not in caveat_line(w)

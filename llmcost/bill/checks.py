@@ -1990,6 +1990,9 @@ def _advice_once(warning: str, said: list) -> str:
     cut = warning.find("; the GPU count forces it")
     if cut < 0 or not any(w.endswith(warning[cut:]) for w in said):
         return warning
+    if "none of the nearest" in warning[cut:]:   # no cure to point to (a review)
+        return (warning[:cut] + "; the GPU count forces it, and the pipeline-bubble warning "
+                "finds no nearby GPU count or batch without it.")
     return (warning[:cut] + "; the GPU count forces it; without it (the GPU counts and "
             "batches the pipeline-bubble warning names), the stages would balance.")
 

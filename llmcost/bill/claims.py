@@ -329,6 +329,8 @@ def published_phases(model_name: str) -> tuple:
     """GPU-hours by phase that a source publishes for a catalogue model
     (``data/published_phases.csv``, each row with its source): ``(dict phase → GPU-hours,
     source)``, or ``({}, "")`` when none is recorded."""
+    if not isinstance(model_name, str) or not model_name:
+        raise ValueError(f"model_name={model_name!r} must be a model's name")
     df = pd.read_csv(DATA_DIR / "published_phases.csv")
     df = df[df["catalog_model"] == model_name]
     if df.empty:
@@ -414,6 +416,7 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     """
     if is_moe is not None:
         is_moe = as_flag(is_moe, "is_moe")
+    accelerator = as_accelerator(accelerator).name   # an unknown name refused, not "no run"
     runs = load_published_runs()
     own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
         if exclude_model else ()
@@ -1442,6 +1445,7 @@ def _own_run_note(c: StatedClaim, best: float | None, src: str = "") -> str | No
     osrc = osrc.replace(f"; {c.spec.name}'s own published runs left out", "")  # said here
     without = (f"{other:.1%} ({osrc})" if other is not None else f"none ({osrc})")
     name = src.split("; rule")[0].strip()
+    name += ")" * max(0, name.count("(") - name.count(")"))   # a source cut mid-parenthesis
     return (f"the best comparable run, {best:.1%} of the BF16 peak, is a published run of "
             f"{c.spec.name} itself" + (f" ({name})" if name else "") + f"{OWN_RUN_WORDS}, "
             f"as notebooks 04b "

@@ -848,7 +848,8 @@ def _coerce(p: Param, value):
         hint = ""
         short = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*([kKmMbBtT%])\s*", value) \
             if isinstance(value, str) else None
-        secs = _seconds(value) if isinstance(value, str) and p.name.endswith("_s") else None
+        secs = _seconds(value) if isinstance(value, str) and p.name.endswith("_s") and \
+            not p.name.endswith("_per_s") else None
         if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
             # trial was told "write 30", a target 1,000 times looser, taken without a word)
             hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
@@ -986,15 +987,18 @@ def _validate_parameter(name: str, value):
 
 #: Seconds per unit of a time written with its unit (``_seconds``).
 _TIME_UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
-               "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minute": 60.0,
+               "second": 1.0, "seconds": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0,
+               "minute": 60.0,
                "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0,
                "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
 
 
 def _seconds(text: str) -> float | None:
-    """A time written with its unit ("30ms", "30 ms", "1.5 h") in seconds, else None."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*([a-zA-Zµ]+)\s*", text)
-    unit = _TIME_UNITS.get(m[2].lower()) if m else None
+    """A time written with its unit ("30ms", "30 ms", "1.5 h", "30 ms/token", "30m": minutes,
+    on a key in seconds) in seconds, else None."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*([a-zA-Zµ]+)"
+                     r"\s*(?:/\s*token|per\s+(?:output\s+)?token)?\s*", text)
+    unit = _TIME_UNITS.get(m[2] if m and m[2] == "M" else m[2].lower()) if m else None
     return None if unit is None else float(m[1]) * unit
 
 

@@ -241,9 +241,9 @@ def _tpot_unit_warning(p: dict) -> str | None:
     t = p.get("serve_max_tpot_s")
     if not isinstance(t, (int, float)) or isinstance(t, bool) or t < 1:
         return None
-    return (f"serve_max_tpot_s={t:g} is {t:g} seconds per output token, a target no served "
-            f"request needs (at that pace 250 tokens take {fmt_duration(250 * t)}): the key is "
-            f"in seconds, so {t:g} ms is {t / 1000:g}")
+    return (f"serve_max_tpot_s={t:g} is {t:g} seconds per output token (the key is in "
+            f"seconds, so {t:g} ms is {t / 1000:g}), a target no served request needs: at that "
+            f"pace 250 tokens take {fmt_duration(250 * t)}")
 
 
 def _serving_weight_warning(p: dict) -> str | None:
@@ -260,10 +260,10 @@ def _serving_weight_warning(p: dict) -> str | None:
         return None
     if acc.peak_fp8_flops_per_s:
         return None
-    return (f"serve_weight_dtype=fp8 on {acc.name}, which has no FP8 peak: the served tokens "
-            "(synthetic data, benchmark runs, notebook 05's serving and the RL rollouts) are "
-            "priced with FP8 weights read and dequantised to BF16 for the matmuls, half the "
-            "weight bytes but the BF16 peak")
+    return (f"serve_weight_dtype=fp8 on {acc.name}, which has no FP8 peak, is priced "
+            "weight-only (FP8 weights dequantised to BF16 for the matmuls, half the weight "
+            "bytes at the BF16 peak): the served tokens of synthetic data, benchmark runs, "
+            "notebook 05's serving and the RL rollouts")
 
 
 def _serving_latency_warning(p: dict, bill: Ledger | None) -> str | None:

@@ -1195,11 +1195,15 @@ def replace_with_smaller(n_large, n_small, inference_tokens, fit="sardana2024"):
     Raises
     ------
     ValueError
-        If ``n_small`` cannot reach the large model's loss, or an input is not positive.
+        If ``n_small`` cannot reach the large model's loss, is not below ``n_large`` (a trial
+        swapped the two and read a saving of -64% without a word), or an input is not positive.
     """
     f = get_fit(fit)
     nl = as_scalar(n_large, "n_large", positive=True)
     ns = as_scalar(n_small, "n_small", positive=True)
+    if not ns < nl:
+        raise ValueError(f"n_small={ns:.3g} must be below n_large={nl:.3g}: the smaller model "
+                         "replaces the compute-optimal larger one")
     d_inf = as_scalar(inference_tokens, "inference_tokens", nonnegative=True)
     # compute-optimal D for N = nl: invert N*(C) = G·(C/6)^a  ⇒  C/6 = (N/G)^(1/a)
     c6 = (nl / f.G) ** (1.0 / f.a)

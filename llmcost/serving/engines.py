@@ -252,8 +252,15 @@ def closed_loop_chunk_tokens(concurrency, prompt_tokens, output_tokens) -> int:
     **Added after the held-out errors had been seen** (NIM's concurrency-25 and -50 rows of
     5,000 / 500 tokens were measured 26 % and 39 % slower per token than expected; the
     rows' notes had named the mechanism when they were written); nothing fitted.
+
+    Raises
+    ------
+    ValueError
+        A count that is not a whole number >= 1 (a sweep found -32,256 tokens for an output of
+        -1 and a ZeroDivisionError for 0).
     """
-    c, p, r = int(concurrency), int(prompt_tokens), int(output_tokens)
+    c, p, r = (as_count(concurrency, "concurrency"), as_count(prompt_tokens, "prompt_tokens"),
+               as_count(output_tokens, "output_tokens"))
     return int(round((c - 1) * p / r)) if c > 1 else 0
 
 

@@ -81,8 +81,8 @@ from ..core.diskcache import disk_cached, kept_if_quiet, value_key
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_count, as_flag, as_scalar,
-                          options_with)
+from ..core.units import (MAX_EXACT_INTEGER, SECONDS_PER_HOUR, as_array, as_count, as_flag,
+                          as_scalar, options_with)
 from ..training.memory import DEFAULT_RESERVE, RECIPES, fits, memory_per_gpu
 from ..training.options import StepOptions
 from ..training.parallel import (ETP_KEY, PlanError, choose_plan, etp_of_key,
@@ -2396,6 +2396,11 @@ class RLOptions:
             return
         object.__setattr__(self, "response_tokens",
                            _float("response_tokens", self.response_tokens, positive=True))
+        for name in ("response_tokens", "response_tokens_max"):   # whole tokens stay exact
+            v = getattr(self, name)
+            if v is not None and _float(name, v, positive=True) > MAX_EXACT_INTEGER:
+                raise ValueError(f"{name}={v:g} must be at most 2**53 tokens (beyond it a "
+                                 "double rounds whole numbers)")
         if self.response_tokens_max is not None:
             object.__setattr__(self, "response_tokens_max", _float(
                 "response_tokens_max", self.response_tokens_max, positive=True))
@@ -2490,7 +2495,11 @@ def sample_lengths(o: RLOptions) -> np.ndarray:
     if o.lengths is not None:
         return as_array(o.lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
     mx = o.response_tokens if o.response_tokens_max is None else o.response_tokens_max
-    return response_lengths(o.response_tokens, mx, o.samples)
+    try:
+        return response_lengths(o.response_tokens, mx, o.samples)
+    except ValueError as e:   # in the options' own names (a sweep read "max_tokens=1e+30")
+        raise ValueError(str(e).replace("max_tokens=", "response_tokens_max=")
+                         .replace("mean_tokens=", "response_tokens=")) from None
 
 
 def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
@@ -4643,6 +4652,11 @@ def rl_validation(mode: str = "model", split: str | None = None,
     Computed once per code, data and arguments (``core.diskcache.disk_cached``: no scenario
     enters it).
     """
+    if mode not in VALIDATION_MODES + (FRAMEWORK_MODE,):   # before any row: not NaN per row
+        raise ValueError(f"mode={mode!r} must be one of {VALIDATION_MODES + (FRAMEWORK_MODE,)}")
+    if change is not None and not isinstance(change, dict):
+        raise ValueError(f"change={change!r} must be None or a dict of validation_iteration "
+                         "keywords")
     d = load_rl_validation()
     splits = sorted(set(d["split"]) - {"not_evaluated"})
     if split is not None and split not in splits:

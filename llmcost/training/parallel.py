@@ -62,6 +62,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass, fields
@@ -924,9 +925,11 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
     shard_opt = _shard_option(fixed, allowed)
     opts = _search_options(model, cluster, seq_len, fixed, allowed, shard_opt, pp_split)
-    table = partial(_search_table, model, cluster, global_batch, seq_len, recipe=recipe,
-                    reserve=reserve, shard_opt=shard_opt, practice=practice)
-    df = _with_mtp_uneven_rows(table(pp_split, opts), table, opts, model, pp_split)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
+        df = recount_memory(enumerate_plans(
+            model, cluster, global_batch, seq_len, pp_split=pp_split, recipe=recipe,
+            reserve=reserve, fsdp_shard_size=shard_opt, **opts), model, practice)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
     if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
@@ -951,46 +954,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     return plan_from_row(row, pp_split)
 
 
-def _search_table(model, cluster, global_batch, seq_len, split, options, *, recipe, reserve,
-                  shard_opt, practice) -> pd.DataFrame:
-    """``choose_plan``'s table of one layer split: ``enumerate_plans`` with the search's
-    ``options``, its memory recounted for the stack's practice (``recount_memory``); an empty
-    table is said by ``choose_plan``'s own ``PlanError``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError says why
-        return recount_memory(enumerate_plans(
-            model, cluster, global_batch, seq_len, pp_split=split, recipe=recipe,
-            reserve=reserve, fsdp_shard_size=shard_opt, **options), model, practice)
-
-
 def _mtp(model) -> int:
     """The model's multi-token-prediction depth D (0 without; ``ModelSpec.mtp_depth``)."""
     return int(getattr(model, "mtp_depth", 0) or 0)
-
-
-def _with_mtp_uneven_rows(df: pd.DataFrame, table, opts: dict, model,
-                          pp_split: str) -> pd.DataFrame:
-    """``choose_plan``'s ``pp_split="auto"`` table of a model with multi-token prediction
-    with the same pipelined plans at v = 1 split ``"uneven"`` beside it, so that the ranking
-    chooses between the splits: only "uneven" counts the MTP modules and the loss as 2·D + 1
-    slots of the last stage (``memory.stage_layers``; Megatron-Bridge's DeepSeek-V3 layout for
-    PP 16: [E + 4, 4 × 14, 1 + MTP + loss]; DeepSeek's own run, PP 16 over 61 layers,
-    arXiv:2412.19437 §3.2), where "embedding_and_loss" and "even" place the layers as if the
-    module were not there and the last stage carries it on top, which can pace the pipeline
-    (a trial's DeepSeek-V3 on 2,016 GB200: 7.2 s of stage imbalance in a 15.7 s step); the
-    uneven split's first stages can hold more layers, so it is not always the faster or the
-    one that fits (a review: on 2,016 B200 it needed full recomputation). ``table(split,
-    options)``: the search's ``enumerate_plans`` table for a split. ``df`` itself for another
-    ``pp_split``, a model without MTP, or a search that fixes virtual stages above 1."""
-    if pp_split != PP_SPLIT_AUTO or not _mtp(model) or 1 not in opts.get("virtual_stages", (1,)):
-        return df
-    alt = table("uneven", {**opts, "virtual_stages": (1,)})
-    alt = alt[alt["pp"] > 1]
-    if alt.empty:
-        return df
-    out = pd.concat([df, alt], ignore_index=True)
-    out.attrs = dict(df.attrs)
-    return out
 
 
 def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
@@ -1691,12 +1657,11 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                     **axes) -> pd.DataFrame:
     """Every valid parallel plan of a grid, with per-GPU memory, fits flag and pipeline bubble.
 
-    The candidates are the Cartesian product of the option lists (``PlanGrid``; dp is derived
-    as n_gpus / (tp·pp·cp) and the micro-batch count as global_batch / (mbs·dp)). Rules are
-    evaluated as numpy masks over the whole grid (``_grid_rows``) and memory
-    (``plan_memory_arrays``) over the valid rows (``_plan_frame``), so a million candidates
-    take well under a second (``benchmarks/bench_plans.py``); then the HSDP copies
-    (``_hsdp_frame``) and the table's counts and reasons (``_finish_plan_table``).
+    The candidates are the Cartesian product of the option lists (``PlanGrid``; dp = n_gpus /
+    (tp·pp·cp), micro-batches = global_batch / (mbs·dp)); rules as numpy masks over the grid
+    (``_grid_rows``), memory over the valid rows (``_plan_frame``: a million candidates in
+    well under a second, ``benchmarks/bench_plans.py``), then the HSDP copies and, for a
+    model with MTP under ``"auto"``, the uneven rows (``_with_mtp_uneven_rows``).
 
     Parameters
     ----------
@@ -1725,16 +1690,14 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
 
     Returns
     -------
-    pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
-    micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
-    ``recompute, schedule, sequence_parallel, pp_split`` (the row's layer split); one
-    ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
-    per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
-    (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
-    ``valid`` and ``rejected_rule``; and ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up
-    domain: beyond it TP's per-layer collectives cross the slower scale-out network, a cost this
-    table does not price). ``df.attrs`` records the settings, the candidate and valid counts and
-    ``rejected`` (rule id -> number of combinations rejected for it).
+    pandas.DataFrame, one row per plan: ``tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
+    n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP), ``recompute, schedule,
+    sequence_parallel, pp_split`` (the row's layer split); ``<part>_bytes`` per memory part
+    (``memory.PARTS``), ``memory_bytes`` (their sum on the most loaded stage), ``peak_stage``,
+    ``fits``, ``bubble_fraction`` (bubble ÷ ideal compute time for the row's schedule); with
+    ``include_rejected`` ``valid`` and ``rejected_rule``; ``tp_in_scaleup_domain`` (beyond the
+    domain TP's collectives cross the slower scale-out network, unpriced here). ``df.attrs``:
+    the settings, the candidate and valid counts, ``rejected`` (rule id -> combinations).
 
     Raises
     ------
@@ -1763,7 +1726,41 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         **_grid_counts(reason, n_total, n_hsdp),
         "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp})
     _explain_empty(df, hsdp, n_hsdp, valid, cols)
-    return df
+    return _with_mtp_uneven_rows(df, model, pp_split, g, partial(
+        enumerate_plans, model, cluster, global_batch, seq_len, pp_split="uneven", recipe=recipe,
+        flash_attention=flash_attention, dropout=dropout, reserve=reserve, hbm_bytes=hbm_bytes,
+        include_rejected=include_rejected))
+
+
+def _with_mtp_uneven_rows(df: pd.DataFrame, model, pp_split, g: PlanGrid,
+                          table) -> pd.DataFrame:
+    """``enumerate_plans``' ``pp_split="auto"`` table of a model with multi-token prediction
+    with the same pipelined plans at v = 1 split ``"uneven"`` beside it, so that every ranking
+    of the table (``choose_plan``, ``ranking.rank_plans``, notebook 04b) chooses between the
+    splits: only "uneven" counts the MTP modules and the loss as 2·D + 1 slots of the last
+    stage (``memory.stage_layers``; Megatron-Bridge's DeepSeek-V3 layout for PP 16: [E + 4,
+    4 × 14, 1 + MTP + loss]; DeepSeek's own run, PP 16 over 61 layers, arXiv:2412.19437
+    §3.2), where "embedding_and_loss" and "even" place the layers as if the module were not
+    there and the last stage carries it on top, which can pace the pipeline (a trial's
+    DeepSeek-V3 on 2,016 GB200: 7.2 s of stage imbalance in a 15.7 s step); the uneven split's
+    first stages can hold more layers, so it is not always the faster or the one that fits (a
+    review: on 2,016 B200 it needed full recomputation). ``table(grid)``: the uneven table of a
+    grid (keyword ``grid``). The attrs (counts, rejections) stay the auto table's. ``df`` itself
+    for another split, a model without MTP, or a grid without v = 1."""
+    if pp_split != PP_SPLIT_AUTO or not _mtp(model) or not (
+            g.virtual_stages is None or 1 in tuple(g.virtual_stages)):
+        return df
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # none uneven: the auto table's alone
+        alt = table(grid=dataclasses.replace(g, virtual_stages=(1,)))
+    keep = alt["pp"] > 1
+    if "valid" in alt:
+        keep &= alt["valid"]
+    if not keep.any():
+        return df
+    out = pd.concat([df, alt[keep]], ignore_index=True)
+    out.attrs = dict(df.attrs)
+    return out
 
 
 def bare_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -269,8 +269,8 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
     """
     best = fastest_trusted(ranked)
     fast = plan_from_row(best, scenario_pp_split(p))   # read as notebook 04b reads it
-    if fast.describe() == plan.describe():
-        return "the scenario's plan: the one the other notebooks use"
+    if fast.describe() == plan.describe() and fast.pp_split == plan.pp_split:  # the label
+        return "the scenario's plan: the one the other notebooks use"  # leaves out the split
     fixed = {k: v for k, v in fixed_plan_fields(p).items() if k not in (FSDP_SHARD_KEY, ETP_KEY)}
     changed = [f"{k} {getattr(fast, k)} (fixed at {v})" for k, v in fixed.items()
                if getattr(fast, k, v) != v]
