@@ -195,3 +195,30 @@ def test_rl_iteration_names_a_response_length_too_large_in_its_own_words():
     with pytest.raises(ValueError, match="^response_tokens_max=100000000.0: a tail of 195312x"):
         rl.rl_iteration("llama-3.1-8b", "H100-SXM", response_tokens=512,
                         response_tokens_max=1e8)
+
+
+def test_arrays_that_do_not_broadcast_are_named():
+    """Two arrays of lengths 2 and 3 gave numpy's "operands could not be broadcast together"
+    from inside the formula, naming neither argument (``goodput`` already named them)."""
+    import numpy as np
+    from llmcost.training import compute, reliability
+    two, three = np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    cases = [
+        (lambda: compute.training_flops(np.array([7e9, 13e9]), np.array([1e12, 2e12, 3e12])),
+         "model_or_n_params"),
+        (lambda: compute.training_flops(load_model("llama-2-7b"), three * 1e12,
+                                        seq_len=[2048, 4096], method="detailed"), "seq_len"),
+        (lambda: compute.compute_cost_usd(two, three), "gpu_hours_"),
+        (lambda: compute.gpu_hours(two * 1e20, "H100-SXM", three / 10), "flops"),
+        (lambda: reliability.cluster_mtbf_s(np.array([8, 16]), three), "n_gpus"),
+        (lambda: reliability.young_interval(two * 60, three * 3600), "checkpoint_s"),
+        (lambda: reliability.daly_interval(two * 60, three * 3600), "checkpoint_s"),
+        (lambda: reliability.optimal_interval(two * 60, three * 3600), "checkpoint_s"),
+        (lambda: compute.mfu_from_gpu_hours(two * 1e12, three * 1e6, load_model("llama-2-7b"),
+                                            "H100-SXM"), "n_tokens"),
+    ]
+    for call, first in cases:
+        with pytest.raises(ValueError, match=f"^{first} \\(shape .*must broadcast together"):
+            call()
+    # the valid call: Young's √(2δM) for δ = 60 s, M = 3 h is 1,138.4 s (Young 1974)
+    assert reliability.young_interval(60, 10_800) == pytest.approx(1138.4, abs=0.05)

@@ -48,8 +48,8 @@ from ..core.catalog import (
 )
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_flag, finite_result,
-                          scalar_or_array)
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_flag, broadcast_together,
+                          finite_result, scalar_or_array)
 
 METHODS = ("6ND", "detailed")
 #: The FLOP count an MFU is measured in (see the module docstring).
@@ -139,6 +139,7 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
         with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
             per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
                                                          recompute=recompute))
+            broadcast_together(seq_len=per_token, n_tokens=d)
             return finite_result(scalar_or_array(per_token * d), "the FLOP count",
                                  "n_tokens × FLOPs per token (seq_len)")
     if method == "detailed":
@@ -148,6 +149,7 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
         raise ValueError(f"recompute={recompute!r} needs method='detailed' and a ModelSpec: 6ND "
                          "counts model FLOPs, with no recomputation")
     n = as_array(model_or_n_params, "model_or_n_params", positive=True)
+    broadcast_together(model_or_n_params=n, n_tokens=d)
     with np.errstate(over="ignore"):
         return finite_result(scalar_or_array(6.0 * n * d), "6·N·D", "model_or_n_params × n_tokens")
 
@@ -184,6 +186,7 @@ def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
     """
     c = as_array(flops, "flops", nonnegative=True)
     peak, m = _peak(accelerator, dtype), _mfu(mfu)
+    broadcast_together(flops=c, accelerator=peak, mfu=m)
     with np.errstate(over="ignore"):  # an overflow is reported by finite_result
         return finite_result(scalar_or_array(c / (peak * m)), "GPU-seconds",
                              "flops ÷ (peak × mfu)")
@@ -214,6 +217,7 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     """
     h = as_array(gpu_hours_, "gpu_hours_", nonnegative=True)
     p = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
+    broadcast_together(gpu_hours_=h, price_usd_per_gpu_hour=p)
     with np.errstate(over="ignore"):  # an overflow is reported by finite_result
         return finite_result(scalar_or_array(h * p), "the cost",
                              "gpu_hours_ × price_usd_per_gpu_hour")
@@ -367,6 +371,7 @@ def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerat
     """
     d = as_array(n_tokens, "n_tokens", positive=True)
     h = as_array(reported_gpu_hours, "reported_gpu_hours", positive=True)
+    broadcast_together(n_tokens=d, reported_gpu_hours=h)
     mfu, flops, peak = _gpu_hours_mfu(d, h, model, accelerator, seq_len, dtype, method, causal)
     tokens = f"n_tokens={float(d):,.6g} of " if np.ndim(d) == 0 else ""
     check_implied_mfu(mfu, h, "reported_gpu_hours",

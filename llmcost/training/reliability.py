@@ -570,6 +570,7 @@ def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     """
     n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
     lam = as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True)
+    broadcast_together(n_gpus=n, fail_rate_per_gpu_year=lam)
     with np.errstate(over="ignore"):
         rate_per_s = n * lam / SECONDS_PER_YEAR
     if np.any(np.isinf(rate_per_s)):  # 1/inf = 0: an MTBF of 0 s
@@ -679,6 +680,7 @@ def young_interval(checkpoint_s, mtbf_s):
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
     m = _mtbf(mtbf_s)
+    broadcast_together(checkpoint_s=d, mtbf_s=m)
     return scalar_or_array(np.sqrt(2.0 * d * m))
 
 
@@ -697,6 +699,7 @@ def daly_interval(checkpoint_s, mtbf_s):
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
     m = _mtbf(mtbf_s)
+    broadcast_together(checkpoint_s=d, mtbf_s=m)
     x = d / (2.0 * m)
     with np.errstate(invalid="ignore", over="ignore"):
         tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
@@ -734,6 +737,7 @@ def optimal_interval(checkpoint_s, mtbf_s):
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
     m = _mtbf(mtbf_s)
+    broadcast_together(checkpoint_s=d, mtbf_s=m)
     d, m = np.broadcast_arrays(d, m)
     finite = np.isfinite(m)
     ratio = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
