@@ -334,7 +334,7 @@ def test_the_more_gpus_advice_names_the_fewest_that_fit_with_a_large_bubble(tmp_
     # rank's all-to-all at TP > 1 sends its own x/tp tokens, Megatron-Core's alltoall
     # dispatcher, which makes TP2 · PP1 · DP512 · EP256 the fastest plan that fits there)
     assert "use more GPUs: 1,024 is the fewest above 160" in msg, msg
-    got = re.search(r"a plan already fits on 256 \((TP\d+ · PP(\d+) · [^)]*m=(\d+)[^)]*), "
+    got = re.search(r"a plan already fits on 256 \((TP\d+ · PP(\d+)(?: uneven)? · [^)]*m=(\d+)[^)]*), "
                     r"[\d,]+ GB per GPU\), with a pipeline bubble of (\d+)%", msg)
     assert got, msg
     p, m = int(got.group(2)), int(got.group(3))

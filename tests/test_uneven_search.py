@@ -266,3 +266,42 @@ def test_the_pointer_to_the_bubble_advice_claims_no_cure_where_none_is_found():
     assert w.endswith("the pipeline-bubble warning finds no nearby GPU count or batch without "
                       "it.")
     assert "avoid it" not in caveat_line(w)
+
+
+def test_the_mtp_rows_repeat_no_plan_and_the_label_names_the_uneven_split():
+    """A trial's 04b ranking of DeepSeek-V3 on 2,048 B200 listed every plan twice: at PP 16 the
+    auto split is already "uneven" (61 and 63 are not multiples of 16), and the added rows
+    repeated it. On 2,016 GB200 the slot split's PP 21 plan read as the uneven one's name."""
+    m = llmcost.load_model("deepseek-v3")
+    cl = llmcost.Cluster(llmcost.load_accelerator("B200"), 2048)
+    df = P.enumerate_plans(m, cl, 15360, 4096, pp_split="auto", tp=(1,), pp=(1, 16, 32),
+                           ep=(8,), micro_batch_size=(1,), zero_stage=(1,),
+                           recompute=("none",), schedule=("1f1b",), virtual_stages=(1,))
+    cols = ["tp", "pp", "dp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
+            "recompute", "schedule", "pp_split"]
+    assert not df[cols].astype(str).duplicated().any()
+    # 61 + 2 = 63 slots and 61 layers: PP 32 divides neither (uneven already), PP 16 neither
+    assert set(df.loc[df["pp"] > 1, "pp_split"].astype(str)) == {"uneven"}
+    plan = P.make_plan(m, 2016, 15360, tp=1, pp=21, ep=32, pp_split="uneven", seq_len=4096)
+    assert plan.describe().startswith("TP1 · PP21 uneven · DP96 · EP32")
+    slot = P.make_plan(m, 2016, 15360, tp=1, pp=21, ep=32, pp_split="embedding_and_loss",
+                       seq_len=4096)
+    assert slot.describe().startswith("TP1 · PP21 · DP96 · EP32")
+
+
+def test_a_tp_group_inside_an_nvl72_rack_divides_72():
+    """A trial read TP 32 and TP 64 plans on GB200 NVL72 labelled "TP inside the 72-GPU
+    domain": with consecutive ranks, groups of 32 take GPUs 0-31, 32-63 and 64-95, the third
+    across two racks (NVIDIA GB200 NVL72: 72 GPUs in one NVLink domain). A group lies within
+    one domain when its size divides the domain's."""
+    m = llmcost.load_model("llama-3.1-70b")
+    cl = llmcost.Cluster(llmcost.load_accelerator("GB200-NVL72"), 576)
+    df = P.enumerate_plans(m, cl, 1152, 8192, tp=(8, 16, 32, 64), pp=(1,),
+                           micro_batch_size=(1,), zero_stage=(1,), recompute=("full",),
+                           schedule=("1f1b",))
+    inside = dict(zip(df["tp"], df["tp_in_scaleup_domain"]))
+    assert inside == {8: True, 16: False, 32: False, 64: False}
+    h100 = P.enumerate_plans(m, llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 512),
+                             1024, 8192, tp=(8, 16), pp=(1,), micro_batch_size=(1,),
+                             zero_stage=(1,), recompute=("full",), schedule=("1f1b",))
+    assert dict(zip(h100["tp"], h100["tp_in_scaleup_domain"])) == {8: True, 16: False}

@@ -1602,6 +1602,10 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
+    elif domain and domain % plan.tp:   # TP 32 on a 72-GPU rack: some groups straddle two
+        out.append(f"tp={plan.tp} does not divide the {domain}-GPU scale-up domain of "
+                   f"{gpu.name}: some of its groups straddle two domains, their collectives "
+                   "crossing the slower scale-out network.")
     out.extend(_stack_warnings(values, plan))
     flat = flat_gemm_warning(values, spec, gpu, plan) if mfu_predicted else None
     if flat:

@@ -533,10 +533,14 @@ class ParallelPlan:
 
     def describe(self) -> str:
         """A one-line summary, e.g. 'TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · selective
-        recompute'."""
+        recompute'; a pipeline whose layers are split unevenly says so ('PP21 uneven': two plans
+        of the same degrees with other splits read alike, a trial's 04b ranking listing the
+        slot split's 15.7 s plan under the name of the uneven one's 13.5 s)."""
         dims = [f"TP{self.tp}", f"PP{self.pp}"]
         if self.virtual_stages > 1:
             dims[-1] += f"×v{self.virtual_stages}"
+        if self.pp > 1 and self.pp_split == "uneven":
+            dims[-1] += " uneven"
         if self.cp > 1:
             dims.append(f"CP{self.cp}")
         dims.append(f"DP{self.dp}")
@@ -1745,7 +1749,9 @@ def _with_mtp_uneven_rows(df: pd.DataFrame, model, pp_split, g: PlanGrid,
     DeepSeek-V3 on 2,016 GB200: 7.2 s of stage imbalance in a 15.7 s step); the uneven split's
     first stages can hold more layers, so it is not always the faster or the one that fits (a
     review: on 2,016 B200 it needed full recomputation). ``table(grid)``: the uneven table of a
-    grid (keyword ``grid``). The attrs (counts, rejections) stay the auto table's. ``df`` itself
+    grid (keyword ``grid``). Only rows whose pipeline the auto split places otherwise are added
+    (where it already took "uneven" they would repeat its rows); the counts of candidates and
+    valid plans include them, the rejections stay the auto table's. ``df`` itself
     for another split, a model without MTP, or a grid without v = 1."""
     if pp_split != PP_SPLIT_AUTO or not _mtp(model) or not (
             g.virtual_stages is None or 1 in tuple(g.virtual_stages)):
@@ -1753,13 +1759,17 @@ def _with_mtp_uneven_rows(df: pd.DataFrame, model, pp_split, g: PlanGrid,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyPlanTable)   # none uneven: the auto table's alone
         alt = table(grid=dataclasses.replace(g, virtual_stages=(1,)))
-    keep = alt["pp"] > 1
+    # where auto already took "uneven" (pp dividing neither L nor L + 2) the rows are the same
+    keep = (alt["pp"] > 1) & (auto_split(alt["pp"].to_numpy(), 1, model.n_layers) != 2)
     if "valid" in alt:
         keep &= alt["valid"]
     if not keep.any():
         return df
     out = pd.concat([df, alt[keep]], ignore_index=True)
-    out.attrs = dict(df.attrs)
+    out.attrs = dict(df.attrs)   # the counts with the added rows (notebook 03 prints them)
+    for k in ("n_candidates", "n_valid"):
+        if k in out.attrs:
+            out.attrs[k] = int(out.attrs[k]) + int(keep.sum())
     return out
 
 
@@ -1834,10 +1844,13 @@ def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPracti
 
 def _label_rows(df: pd.DataFrame, scaleup_domain: int, valid, codes,
                 include_rejected: bool) -> None:
-    """``enumerate_plans``' row labels, in place: ``tp_in_scaleup_domain`` (tp <= the scale-up
-    domain) and, with ``include_rejected``, ``valid`` and ``rejected_rule`` (the ``RULES`` id of
-    each row's rejection code, "" for a valid row)."""
-    df["tp_in_scaleup_domain"] = df["tp"] <= scaleup_domain
+    """``enumerate_plans``' row labels, in place: ``tp_in_scaleup_domain`` (tp divides the
+    scale-up domain: with consecutive ranks every TP group then lies within one domain; a tp
+    at most the domain that does not divide it, TP 32 on a 72-GPU NVL72 rack, has groups that
+    straddle two, as a trial found labelled "inside") and, with ``include_rejected``,
+    ``valid`` and ``rejected_rule`` (the ``RULES`` id of each row's rejection code, "" for a
+    valid row)."""
+    df["tp_in_scaleup_domain"] = (df["tp"] <= scaleup_domain) & (scaleup_domain % df["tp"] == 0)
     if include_rejected:
         df["valid"] = valid
         labels = [""] + list(RULES)
