@@ -1222,6 +1222,8 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     assert moved.startswith("the same generation (Blackwell)")
     assert "a 72-GPU scale-up domain (8 before)" in moved and "Grace" in moved
     assert "another system" not in lv.hardware_change("H200", "H100-SXM")
+    # back to a server: "an 8-GPU" (a trial read "a 8-GPU scale-up domain")
+    assert "an 8-GPU scale-up domain (72 before)" in lv.hardware_change("GB300-NVL72", "B200")
     assert lv.hardware_change("B200", "GB200-NVL72").startswith("the same generation (Blackwell)")
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")

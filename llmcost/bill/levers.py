@@ -1715,9 +1715,9 @@ def hardware_change(before: str, after: str) -> str:
     if _same_generation(a.name, b.name):
         dom_a, dom_b = a.scaleup_domain_size or 1, b.scaleup_domain_size or 1
         system = ("" if dom_a == dom_b else
-                  f"; another system: a {dom_b}-GPU scale-up domain ({dom_a} before) changes the "
-                  "plan, and its hosts may differ (GB200 and GB300 pair the GPUs with Grace, "
-                  "Arm CPUs)")
+                  f"; another system: {'an' if str(dom_b).startswith('8') else 'a'} "
+                  f"{dom_b}-GPU scale-up domain ({dom_a} before) changes the plan, and its hosts "
+                  "may differ (GB200 and GB300 pair the GPUs with Grace, Arm CPUs)")
         return (f"the same generation ({gen}), so the same kernels and software stack; "
                 "the capacity still to be found, and a plan re-validated for the other memory "
                 f"and links{system}")

@@ -530,7 +530,7 @@ plots.table(per_regime.reset_index(),
             {k: "{:.1%}" for k in ("noise", "off", *accuracy.MECHANISMS)})
 
 # %%
-off = verdict.loc["off"]
+off, said = verdict.loc["off"], set()   # said: each reason printed once
 for name, r in verdict.drop(index="off").iterrows():
     print(f"{name}: better in {r['better']} regimes, worse beyond noise in {r['worse']} (at all "
           f"in {r['worse_any']}); all held-out runs "
@@ -541,8 +541,10 @@ for name, r in verdict.drop(index="off").iterrows():
           f"{'on' if r['default_on'] else 'off'} by default")
     if r["worse"]:
         print(f"   worse: {r['worse_regimes']}")
-    if r["default_on"] and not r["passes"]:  # the reason, from the package's one list
-        print(f"   {accuracy.kept_on_words(name, verdict)}")
+    words = accuracy.kept_on_words(name, verdict) if r["default_on"] and not r["passes"] else ""
+    if words:  # the reason, from the package's one list
+        print(f"   {words if words not in said else 'kept on against the rule: as above'}")
+        said.add(words)
 
 # %%
 single = verdict.loc[["gemm_shape", "fp8_as_run", "attention_curve"]]  # each alone
@@ -676,7 +678,7 @@ elif best["mfu"] > ceiling:
     print(f"fastest plan's MFU {best['mfu']:.1%} lies ABOVE {seen}: an extrapolation, not a "
           "measured figure; notebook 09's 'fastest plan' lever is priced at most at that run")
 else:
-    print(f"fastest plan's MFU {best['mfu']:.1%} lies within {seen}")
+    print(f"fastest plan's MFU {best['mfu']:.1%} is at or below {seen}")
 
 # %%
 top = accuracy.add_bands(ranked.head(10), spec, cluster, dtype=p["dtype"], stack=p["stack"])
