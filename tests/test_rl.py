@@ -485,7 +485,8 @@ def test_a_separate_set_ups_update_error_names_its_training_gpus():
         rl.scenario_iteration(p)
     assert "no training plan of llama-3.1-405b fits" in str(e.value)
     assert "rl_gpus=8" not in str(e.value) and str(e.value).endswith(
-        "give the training more GPUs (raise rl_gpus=16 or lower rl_rollout_gpus=8)")
+        "give the training more GPUs (more than rl_gpus=16 in the job, or fewer than "
+        "rl_rollout_gpus=8 for the rollouts)")   # a trial read "raise rl_gpus=128" as a value
     # colocated, the trainer GPUs are rl_gpus, named as before
     with pytest.raises(ValueError, match=r"rl_gpus=8: no training plan of llama-3.1-405b fits"):
         rl.scenario_iteration({**p, "rl_gpus": 8, "rl_rollout_gpus": 0})

@@ -2650,8 +2650,8 @@ def trainer_gpus_error(o: RLOptions, e: ValueError) -> ValueError:
     if o.colocated or "fit" not in str(e):
         return e
     msg = str(e).replace(f"n_gpus={o.training_gpus}: ", "").replace(
-        "give the RL job more GPUs", f"give the training more GPUs (raise n_gpus={o.n_gpus} or "
-        f"lower rollout_gpus={o.rollout_gpus})")
+        "give the RL job more GPUs", f"give the training more GPUs (more than n_gpus={o.n_gpus} "
+        f"in the job, or fewer than rollout_gpus={o.rollout_gpus} for the rollouts)")
     return ValueError(f"the {o.training_gpus} training GPUs of the separate set-up (n_gpus="
                       f"{o.n_gpus} − rollout_gpus={o.rollout_gpus}): {msg}")
 
