@@ -138,8 +138,9 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
       "before a single activation")
 
 # %% [markdown]
-# **Takeaway.** Model states are 16–18 bytes per parameter before a single activation: a 70B
-# model needs over a terabyte, more than a dozen 80 GB GPUs just to be held.
+# **Takeaway.** Model states are 16–18 bytes per parameter in BF16 mixed precision (more with FP8's
+# extra weight copies) before a single activation: a 70B model needs over a terabyte, more than a
+# dozen 80 GB GPUs just to be held.
 
 # %% [markdown]
 # So a large model must be split over GPUs before it can train at all. There are five ways to
@@ -155,7 +156,8 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
 # * **Tensor parallelism (TP)**: every weight matrix is cut into t slices, one per GPU, and all t
 #   GPUs work on the same tokens (Shoeybi et al. 2019). Memory per GPU falls by t, but each layer
 #   needs two all-reduces in the forward pass and two in the backward pass, so TP lives inside a
-#   **scale-up domain** (the 8 GPUs of an NVLink/NVSwitch board).
+#   **scale-up domain** (the 8 GPUs of an NVLink/NVSwitch server such as HGX H100, or the 72 of
+#   a GB200 NVL72 rack; a TP group stays inside one when its size divides the domain's).
 # * **Pipeline parallelism (PP)**: the layers are cut into p consecutive stages on different GPUs;
 #   each micro-batch flows through the stages. Only activations cross between stages, but a stage
 #   waits while the pipeline fills and drains: the **bubble** (section 6).
@@ -511,7 +513,7 @@ plots.table(pd.DataFrame({"EP group (GPUs)": eps,
 # attention the model has only g KV heads (Llama-2-70B: 64 query heads, g = 8), so past t = g
 # there is nothing left to split: each rank keeps one KV head, replicated on t/g ranks, and K/V
 # weights and activations stop shrinking (`memory.kv_heads_per_tp_rank`). Together with the
-# 8-GPU NVLink domain this is why TP stops at 8 for these models.
+# 8-GPU NVLink domain of a server this is why TP stops at 8 for these models there.
 #
 # **Context parallelism is ring attention, load-balanced.** Ring attention keeps two K/V blocks of
 # s/cp tokens per rank (one computed on, one arriving), the all-gather the whole sequence's K/V
