@@ -205,11 +205,12 @@ def test_the_new_rl_sentences_fit_dpo_and_an_asynchronous_split(tmp_path):
 def test_a_framework_scenario_counts_the_runs_behind_its_own_range():
     """A review: with ``rl_framework: nemo-rl-0.6`` the note counted the generic 24 runs,
     where the framework's range comes from the 23 that mode prices (one refused: its comment,
-    ``rl.RL_FRAMEWORK_TIME_FACTOR_RANGE``)."""
-    from llmcost.present.cli import _held_out_grpo_words
+    ``rl.RL_FRAMEWORK_TIME_FACTOR_RANGE``). The counts are constants beside the ranges, held
+    here to the rows each mode prices."""
     generic = rl.rl_validation("scenario", split="heldout")["ratio"].dropna()
     framework = rl.rl_validation(rl.FRAMEWORK_MODE, split="heldout")["ratio"].dropna()
-    assert (len(generic), len(framework)) == (24, 23)
-    assert _held_out_grpo_words({}).startswith("the 24 held-out published GRPO runs")
-    assert _held_out_grpo_words({"rl_framework": "nemo-rl-0.6"}).startswith(
+    assert (len(generic), len(framework)) == (rl.RL_TIME_FACTOR_RUNS,
+                                              rl.RL_FRAMEWORK_TIME_FACTOR_RUNS) == (24, 23)
+    assert rl.time_factor_runs_words({}).startswith("the 24 held-out published GRPO runs")
+    assert rl.time_factor_runs_words({"rl_framework": "nemo-rl-0.6"}).startswith(
         "the 23 held-out published GRPO runs")

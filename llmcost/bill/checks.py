@@ -872,6 +872,14 @@ def dpo_ignored_warning(values: dict, defaults=frozenset()) -> str | None:
                if billed else "") + ".")
 
 
+def _rl_billed(values: dict, defaults) -> bool:
+    """Whether the bill prices an RL campaign (``ledger.rl_campaign_given``'s rule on the
+    completed values): ``ledger_rl`` true, or null with ``rl_iterations`` or ``rl_runs`` given
+    by the scenario (not among ``defaults``, the keys a notebook's default filled)."""
+    rl = values.get("ledger_rl")
+    return rl is True or (rl is None and not {"rl_iterations", "rl_runs"} <= set(defaults))
+
+
 def rl_campaign_default_warning(values: dict, defaults=frozenset()) -> str | None:
     """One sentence when the bill prices an RL campaign (``ledger.rl_campaign_given``'s rule:
     ``ledger_rl`` true, or null with ``rl_iterations`` or ``rl_runs`` given) whose size the
@@ -879,11 +887,8 @@ def rl_campaign_default_warning(values: dict, defaults=frozenset()) -> str | Non
     ``rl_iterations`` or ``rl_runs``): a trial's ``ledger_rl: true`` was billed 5 runs × 1,000
     iterations, and another's ``rl_iterations`` without ``rl_runs`` 5 runs, without a word.
     None otherwise."""
-    rl = values.get("ledger_rl")
-    given = [k for k in ("rl_iterations", "rl_runs") if k not in defaults]
-    billed = rl is True or (rl is None and bool(given))
     left = [k for k in ("rl_iterations", "rl_runs") if k in defaults and k in values]
-    if not billed or not left:
+    if not _rl_billed(values, defaults) or not left:
         return None
     shown = ", ".join(f"{k}={values[k]:,}" for k in left)
     return (f"the RL campaign's size is in part the notebooks' illustration: the scenario "
@@ -901,8 +906,7 @@ def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     the scenario pre-trains; a rollout beyond its trained length needs a long-context phase
     first (Llama 3 extended its context from 8K to 128K in six stages, arXiv:2407.21783
     §3.4.2), which the bill does not price unless ``phases`` holds it. None otherwise."""
-    rl = values.get("ledger_rl")
-    billed = rl is True or (rl is None and not {"rl_iterations", "rl_runs"} <= set(defaults))
+    billed = _rl_billed(values, defaults)
     # DPO generates nothing: its pairs are rl_response_tokens long (rl_response_tokens_max, a
     # generation limit, is ignored; a trial read both warnings side by side)
     longest_key = "rl_response_tokens" if values.get("rl_algorithm") == "dpo" else \
@@ -2018,7 +2022,7 @@ def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) ->
     share = b.stage_imbalance_s / b.step_time_s
     counts = sorted(collections.Counter(layers.tolist()).items(), reverse=True)
     held = ", ".join(f"{n} {noun(n, 'stage')} of {k}" for k, n in counts)
-    mtp = int(getattr(spec, "mtp_depth", 0) or 0)
+    mtp = spec.mtp_depth
     tail = ("the LM head and loss" if not mtp else
             f"the LM head, the loss and the {noun(mtp, 'multi-token-prediction module')}"
             + ("" if plan.pp_split == "uneven" else

@@ -1753,15 +1753,16 @@ def _move_price_words(s: dict, target: str, after: dict) -> tuple:
     acc = _get(s, "accelerator")
     own = _get(s, "price_usd_per_gpu_hour")
     if own is not None:
-        mode = _get(s, "pricing")
+        mode, plain = _get(s, "pricing"), ("", f"; before: the scenario's own price for {acc}",
+                                            False)
+        if mode == "owned":   # no catalogue median of owned hardware to set beside it
+            return plain
         try:
-            if mode == "owned":
-                raise ValueError("owned: no catalogue median")
             here, there = (catalogue_price(a, mode)[0] for a in (acc, target))
             s_cat = bill({**s, "price_usd_per_gpu_hour": None}).total_usd - \
                 bill(after).total_usd
         except ValueError:   # no catalogue price of the mode for one of the two
-            return "", f"; before: the scenario's own price for {acc}", False
+            return plain
         verdict = f"saves {fmt_usd(s_cat)}" if s_cat >= 0 else f"costs {fmt_usd(-s_cat)} more"
         return "", (f"; before: the scenario's own price for {acc}, after: {target}'s catalogue "
                     f"{mode} median; at both catalogue {mode} medians, ${here:.2f} and "

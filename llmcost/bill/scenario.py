@@ -988,9 +988,8 @@ def _validate_parameter(name: str, value):
 #: Seconds per unit of a time written with its unit (``_seconds``).
 _TIME_UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
                "second": 1.0, "seconds": 1.0, "m": 60.0, "min": 60.0, "mins": 60.0,
-               "minute": 60.0,
-               "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0,
-               "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
+               "minute": 60.0, "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0,
+               "hour": 3600.0, "hours": 3600.0, "d": 86400.0, "day": 86400.0, "days": 86400.0}
 
 
 def _seconds(text: str) -> float | None:
@@ -998,7 +997,8 @@ def _seconds(text: str) -> float | None:
     on a key in seconds) in seconds, else None."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*([a-zA-Zµ]+)"
                      r"\s*(?:/\s*token|per\s+(?:output\s+)?token)?\s*", text)
-    unit = _TIME_UNITS.get(m[2] if m and m[2] == "M" else m[2].lower()) if m else None
+    # "M" is mega (30M: 3e+07, the magnitude hint), not minutes
+    unit = None if not m or m[2] == "M" else _TIME_UNITS.get(m[2].lower())
     return None if unit is None else float(m[1]) * unit
 
 

@@ -40,8 +40,8 @@ from ..core.units import (fmt_amount, fmt_bytes, fmt_count, fmt_duration, fmt_gp
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import (PARTIAL_ROLLOUT_GAIN_MAX, PARTIAL_ROLLOUT_GAIN_MEAN,
                           TAIL_SHARE_CHECKED, fitting_rollout_tp, load_rl_validation,
-                          scenario_campaign,
-                          scenario_iteration, scenario_time_factor, time_factor_triangle)
+                          scenario_campaign, scenario_iteration, scenario_time_factor,
+                          time_factor_triangle)
 from ..training import reliability as rel
 from ..training.batch import kaplan_n_params, loss_of_planned_run
 from ..training.accuracy import fp8_speedup_bound
@@ -910,14 +910,15 @@ def _partial_rollouts_warning(p: dict, bill: Ledger | None) -> str | None:
 RL_IDLE_WARNING = 0.25
 
 
-def _rl_parts_share(bill: Ledger | None, part: str) -> float | None:
-    """The ``part``'s share of the billed RL campaign's GPU-hours (``figures
-    ['rl_parts_gpu_hours']``, ``rl.PARTS``), None without a campaign."""
-    parts = bill.figures.get("rl_parts_gpu_hours") if bill is not None else None
-    if not isinstance(parts, dict) or not parts:
+def _rl_line_share(bill: Ledger | None, hours) -> float | None:
+    """``hours`` (a part of the billed RL campaign: ``figures['rl_tail_gpu_hours']``, one of
+    ``figures['rl_parts_gpu_hours']``, which sum to it) ÷ the RL line's GPU-hours
+    (``figures['rl_gpu_hours']``); None without a campaign."""
+    total = bill.figures.get("rl_gpu_hours") if bill is not None else None
+    if not isinstance(hours, (int, float)) or not isinstance(total, (int, float)) \
+            or not total > 0 or not math.isfinite(total):
         return None
-    total = sum(float(v) for v in parts.values())
-    return float(parts.get(part, 0.0)) / total if total > 0 and math.isfinite(total) else None
+    return hours / total
 
 
 def _rl_tail_warning(p: dict, bill: Ledger | None) -> str | None:
@@ -930,12 +931,10 @@ def _rl_tail_warning(p: dict, bill: Ledger | None) -> str | None:
     engine's generation cap rather than the longest response a run produces, sets the bill (a
     trial: the limit from 8,192 to 131,072 tokens at a 2,048-token mean took the RL line from
     $5.9k to $101k, generation 99% of it, unsaid). None otherwise."""
-    tail = bill.figures.get("rl_tail_gpu_hours") if bill is not None else None
-    total = bill.figures.get("rl_gpu_hours") if bill is not None else None
-    if not isinstance(tail, (int, float)) or not isinstance(total, (int, float)) \
-            or not total > 0 or p.get("rl_algorithm") == "dpo":
+    tail = None if bill is None else bill.figures.get("rl_tail_gpu_hours")
+    share = _rl_line_share(bill, tail)
+    if share is None or p.get("rl_algorithm") == "dpo":
         return None
-    share = tail / total
     mx, mean = p.get("rl_response_tokens_max"), p.get("rl_response_tokens")
     if not isinstance(mx, int) or not isinstance(mean, int):
         return None
@@ -958,7 +957,8 @@ def _rl_idle_warning(p: dict, bill: Ledger | None) -> str | None:
     wait while the trainer scores and updates, and the trainer while they generate
     (``rl.wall_and_parts``' ``idle``), billed all the same (a trial's PPO 70B: 48.9% of the
     line, unsaid). None otherwise."""
-    share = _rl_parts_share(bill, "idle")
+    parts = (bill.figures.get("rl_parts_gpu_hours") or {}) if bill is not None else {}
+    share = _rl_line_share(bill, parts.get("idle"))
     # DPO generates nothing: its separate GPUs idle the whole iteration, which its own
     # warning says (checks.dpo_ignored_warning)
     if share is None or share <= RL_IDLE_WARNING or p.get("rl_algorithm") == "dpo":

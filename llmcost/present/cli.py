@@ -33,9 +33,8 @@ from ..core.stacks import StackFeatureWarning
 from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
                           json_finite, noun)
 from ..core.version import __version__
-from ..serving.rl import (FRAMEWORK_MODE, decode_factor_words, load_rl_validation,
-                          rl_validation, time_factor_short, time_factor_triangle,
-                          vllm_decode_factor)
+from ..serving.rl import (decode_factor_words, time_factor_runs_words, time_factor_short,
+                          time_factor_triangle, vllm_decode_factor)
 from ..training import calibrate as pilot_calibration
 from ..training.accuracy import dtype_basis
 from ..training.efficiency_profile import write_efficiency_profile
@@ -896,24 +895,9 @@ def _rl_time_note(bill) -> list:
     if given is None:
         # where the default factor and its spread come from (a trial never saw the range)
         lo, _, hi = time_factor_triangle(sc)
-        drawn = (f", drawn over {lo:g}-{hi:g} for the P10-P90 ({_held_out_grpo_words(sc)})")
+        drawn = (f", drawn over {lo:g}-{hi:g} for the P10-P90 ({time_factor_runs_words(sc)})")
     return [f"RL post-training billed at the model's iteration time {short}{drawn} "
             "(rl_time_factor to change it)" + (f"; {run}" if run else "")]
-
-
-def _held_out_grpo_words(sc: dict) -> str:
-    """"the 24 held-out published GRPO runs, all NeMo RL, responses up to 8,192 tokens": the
-    runs the scenario's default time factor and its spread come from, counted from the table:
-    the held-out rows ``rl.rl_validation`` prices in the bill's mode, "scenario" (generic) or
-    "framework" (an ``rl_framework`` release: one fewer, a row that mode refuses; a review)."""
-    mode = "scenario" if (sc.get("rl_framework") or "generic") == "generic" else FRAMEWORK_MODE
-    priced = rl_validation(mode, split="heldout").dropna(subset=["ratio"])["id"]
-    v = load_rl_validation()
-    g = v[v["id"].isin(set(priced))]
-    systems = sorted(set(g["system"]))
-    return (f"the {len(g)} held-out published GRPO runs, "
-            + (f"all {systems[0]}" if len(systems) == 1 else ", ".join(systems))
-            + f", responses up to {int(g['response_tokens_max'].max()):,} tokens")
 
 
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,

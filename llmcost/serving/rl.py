@@ -3699,6 +3699,27 @@ TAIL_SHARE_CHECKED_RUN = "nemo-rl-v0.3-llama3.1-70b"
 #: ``benchmarks/validate_rl.py``). ``tests/test_rl_framework.py`` holds it to the measurement.
 RL_FRAMEWORK_TIME_FACTOR_RANGE = (0.55, 1.94)
 RL_FRAMEWORK_TIME_FACTOR_MEDIAN = 1.29
+#: The held-out rows each spread is measured on (``RL_TIME_FACTOR_RANGE``: the 24 GRPO rows
+#: the "scenario" mode prices; ``RL_FRAMEWORK_TIME_FACTOR_RANGE``: 23 of them), held to
+#: ``rl_validation`` by ``tests/test_rl_trial_warnings.py``: counted here, not priced again each
+#: time a bill says where its factor comes from (``time_factor_runs_words``).
+RL_TIME_FACTOR_RUNS, RL_FRAMEWORK_TIME_FACTOR_RUNS = 24, 23
+
+
+def time_factor_runs_words(p: dict) -> str:
+    """"the 24 held-out published GRPO runs, all NeMo RL, responses up to 8,192 tokens": the
+    runs the scenario's default time factor and its spread (``time_factor_triangle``) come
+    from, their count ``RL_TIME_FACTOR_RUNS`` or, with an ``rl_framework`` release,
+    ``RL_FRAMEWORK_TIME_FACTOR_RUNS``, their systems and longest responses read from the
+    held-out GRPO rows of ``data/rl_iterations.csv``."""
+    generic = (p.get("rl_framework") or "generic") == "generic"
+    v = load_rl_validation()
+    g = v[(v["split"] == "heldout") & (v["algorithm"] == "grpo")]
+    systems = sorted(set(g["system"]))
+    n = RL_TIME_FACTOR_RUNS if generic else RL_FRAMEWORK_TIME_FACTOR_RUNS
+    return (f"the {n} held-out published GRPO runs, "
+            + (f"all {systems[0]}" if len(systems) == 1 else ", ".join(systems))
+            + f", responses up to {int(g['response_tokens_max'].max()):,} tokens")
 
 
 def time_factor_triangle(p: dict) -> tuple:

@@ -958,11 +958,6 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     return plan_from_row(row, pp_split)
 
 
-def _mtp(model) -> int:
-    """The model's multi-token-prediction depth D (0 without; ``ModelSpec.mtp_depth``)."""
-    return int(getattr(model, "mtp_depth", 0) or 0)
-
-
 def imbalance_roomy(rows: pd.DataFrame, model: ModelSpec) -> pd.DataFrame:
     """Of fitting rows of an ``enumerate_plans`` table (its ``attrs``: ``hbm_bytes``,
     ``reserve``, ``seq_len``), for an MoE model, those whose memory leaves room for an
@@ -1753,7 +1748,7 @@ def _with_mtp_uneven_rows(df: pd.DataFrame, model, pp_split, g: PlanGrid,
     (where it already took "uneven" they would repeat its rows); the counts of candidates and
     valid plans include them, the rejections stay the auto table's. ``df`` itself
     for another split, a model without MTP, or a grid without v = 1."""
-    if pp_split != PP_SPLIT_AUTO or not _mtp(model) or not (
+    if pp_split != PP_SPLIT_AUTO or not model.mtp_depth or not (
             g.virtual_stages is None or 1 in tuple(g.virtual_stages)):
         return df
     with warnings.catch_warnings():
