@@ -522,7 +522,8 @@ def _more_module_specs(tiny) -> dict:
     one_scenario = ("async_checkpoints", "best_plan", "cheapest_provider", "dedupe_datasets",
                     "fix_data_loading",
                     "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs", "newer_stack",
-                    "optimal_checkpoint_interval", "release_failed_allocations",
+                    "optimal_checkpoint_interval", "pipeline_free_gpus",
+                    "release_failed_allocations",
                     "resumable_training", "reserved_pricing", "spot_pricing",
                     "spot_without_checkpoints")
     one_named = ("bill", "checkpoint_plan_of", "example_portfolio", "hardware_sweep",

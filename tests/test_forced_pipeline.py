@@ -255,3 +255,61 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     even = _uneven_values(n_gpus=128)
     assert not any(w.startswith("the plan's pipeline stages carry unequal work")
                    for w in scenario_warnings(even, mfu_predicted=True))
+
+
+def test_notebook_09_prices_the_gpu_count_the_pipeline_warning_names():
+    # The bubble warning names 512 and 1,024 GPUs (dp divides the 1,024 sequences; derived in
+    # the test above); the lever prices the one whose searched plan predicts the higher MFU on
+    # the whole bill. GPU-hours = FLOPs ÷ (peak × MFU) (Chowdhery et al. 2022 App. B): the same
+    # FLOPs, so the main run's ideal GPU-hours change by the ratio of the MFUs, and with a
+    # given MFU the bill's MFU moves by the step-time model's predicted ratio.
+    values = _values()
+    _, here = scenario_step(values)
+    there = {n: scenario_step({**values, "n_gpus": n}) for n in (512, 1024)}
+    best = max(there, key=lambda n: there[n][1].mfu)
+    stages, options = checks.pipeline_free_gpus_of(values)
+    assert stages == 9 and [c for c, _, _ in options] == [512, 1024]
+    # a given MFU near the plan's predicted one (the trial's 0.30 is 4× it: below)
+    s = {**GPT_OSS, "title": "forced pipeline", "mfu": 0.07}
+    change = lv.pipeline_free_gpus(s)
+    assert change.after["n_gpus"] == best and change.name == f"{best:,} GPUs instead of 576, " \
+        "no pipeline"
+    plan_after, _ = lv.predicted_step(change.after)
+    assert plan_after.pp == 1 and plan_bubble(plan_after) <= BUBBLE_WARNING
+    ratio = there[best][1].mfu / here.mfu
+    assert ratio > 1.2   # a 9-stage pipeline's bubble and stage costs gone
+    ceiling = lv.published_ceiling("GB200-NVL72", load_model("gpt-oss-120b").n_params, "fp8",
+                                   is_moe=True, seq_len=8192)[0]
+    assert 0.07 * ratio < ceiling
+    assert change.after["mfu"] == pytest.approx(0.07 * ratio, rel=1e-9)
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    before, after = lv.bill(strip).figures, lv.bill({**strip, **change.after}).figures
+    assert after["main_ideal_gpu_hours"] / before["main_ideal_gpu_hours"] == pytest.approx(
+        0.07 / change.after["mfu"], rel=1e-9)
+    row = lv.price_lever("pipeline_free_gpus", "x", "plan", s, change)
+    assert row.saving_usd > 0 and "576 GPUs → " in row.assumptions
+    # the trial's 30 %, 4× the prediction: scaled past the best published run, capped back to
+    # its own 30 %, so nothing to price, and said
+    capped = lv.pipeline_free_gpus({**s, "mfu": 0.30})
+    assert capped.after == lv._clean({**s, "mfu": 0.30})
+    assert capped.note.startswith(f"{best:,} GPUs without a pipeline") and \
+        capped.note.endswith("or the scenario's own MFU where that is above it: 30.0% already")
+    # the warning says where the price is
+    w = [x for x in scenario_warnings(values) if "pipeline bubble" in x][0]
+    assert "notebook 09 prices the GPU count as the lever 'the nearest GPU count without a " \
+        "pipeline'" in w
+    assert "pipeline_free_gpus" in lv.LEVERS
+
+
+@pytest.mark.parametrize("scenario, why", [
+    ("default.yaml", "a plan without a pipeline exists on 2,048 GPUs: the search chose"),
+    ("llama-3.1-405b.yaml", "the scenario fixes pp=16"),
+])
+def test_the_gpu_count_lever_says_why_it_changes_nothing(scenario, why):
+    # the default scenario: 2,048 = 2¹¹ GPUs and 1,024 sequences, dp up to 1,024 without stages
+    # (the search chose its pipeline); Llama 3.1 405B fixes PP16 (Dubey et al. 2024, Table 4)
+    s = llmcost.load_scenario(llmcost.SCENARIO_DIR / scenario)
+    change = lv.pipeline_free_gpus(s)
+    assert change.after == lv._clean(s) and change.note.startswith(why)
+    small = lv.pipeline_free_gpus({"model": "llama-3.1-8b", "n_gpus": 64})  # TP1 · DP64
+    assert small.note.endswith("has no pipeline")

@@ -1732,13 +1732,9 @@ def pipeline_advice(values: dict) -> str:
     if "pp" in fixed_plan_fields(values):
         return ""
     spec = load_model(values["model"])
-    n, seq = int(values["n_gpus"]), int(values["seq_len"])
-    batch = int(values["global_batch_tokens"]) // seq
-    fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
+    n, batch, fixed, got = _forced_stages(values, spec)
     domain = load_accelerator(values["accelerator"]).scaleup_domain_size or None
     replicates = load_stack(values.get("stack") or DEFAULT_STACK).tp_kv_replication
-    got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
-        values), {**fixed, "tp_kv_replication": replicates}, tp_max=domain)
     if got is None or got[0] == 1:
         return ("; the plan search chose these stages: the fastest plan that fits in memory by "
                 "the step-time model" + _freed_plan_words(values, spec))
@@ -1753,7 +1749,8 @@ def pipeline_advice(values: dict) -> str:
            + f") and cp carry: every split has at least {got[0]} pipeline stages"
            + _freed_plan_words(values, spec))
     plan, here = scenario_step(values, spec)
-    counts = _pipeline_free_counts(values, spec, batch, fixed, here.mfu)
+    counts = [f"{fmt_gpus(c)} ({_better_words(there, b, here.mfu)})"
+              for c, there, b in _pipeline_free_counts(values, spec, batch, fixed, here.mfu)]
     batches = _pipeline_free_batches(values, spec, plan, batch, here.mfu)
     if not counts and not batches:
         return why + ("; none of the nearest GPU counts and global batches that split without "
@@ -1763,14 +1760,49 @@ def pipeline_advice(values: dict) -> str:
             f"predicted MFU than this plan's {here.mfu:.1%}): "
             + " or ".join(counts + ([f"on these {fmt_gpus(n)} a global batch of "
                                      + " or ".join(batches)] if batches else []))
-            + "; n_gpus and global_batch_tokens are priced as given (a batch change must suit "
-            "the run's convergence: notebook 02)")
+            + "; n_gpus and global_batch_tokens are priced as given (notebook 09 prices the "
+            "GPU count as the lever 'the nearest GPU count without a pipeline'; a batch change "
+            "must suit the run's convergence: notebook 02)")
+
+
+def _forced_stages(values: dict, spec) -> tuple:
+    """``(n, batch, fixed, got)`` of ``pipeline_advice``: the GPU count, the global batch in
+    sequences, the plan fields the scenario fixes but ``dp``, and
+    ``parallel.fewest_pipeline_stages`` of the GPU count (None: no split; ``got[0]`` the
+    fewest stages every split has, 1 when one needs no pipeline)."""
+    n, seq = int(values["n_gpus"]), int(values["seq_len"])
+    batch = int(values["global_batch_tokens"]) // seq
+    fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
+    domain = load_accelerator(values["accelerator"]).scaleup_domain_size or None
+    replicates = load_stack(values.get("stack") or DEFAULT_STACK).tp_kv_replication
+    got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
+        values), {**fixed, "tp_kv_replication": replicates}, tp_max=domain)
+    return n, batch, fixed, got
+
+
+def pipeline_free_gpus_of(values: dict) -> tuple:
+    """``(stages, counts)``: the fewest pipeline stages every split of the scenario's GPU count
+    has (``parallel.fewest_pipeline_stages``; 1 when a split without a pipeline exists, so the
+    search chose any stages; None when no split exists, or the scenario fixes ``pp``), and the
+    GPU counts ``pipeline_advice`` names where the GPU count forces the pipeline (dp divides the
+    global batch in sequences, so dp ≤ gcd(n, batch)): the nearest below and above that split
+    without one and whose searched plan fits, has a bubble of at most ``BUBBLE_WARNING`` and
+    predicts a higher MFU than the scenario's plan, as ``[(n_gpus, plan, StepBreakdown)]``,
+    below first (empty otherwise). The lever ``levers.pipeline_free_gpus`` prices one."""
+    if "pp" in fixed_plan_fields(values):
+        return None, []
+    spec = load_model(values["model"])
+    _, batch, fixed, got = _forced_stages(values, spec)
+    if got is None or got[0] == 1:
+        return (None if got is None else 1), []
+    mfu = scenario_step(values, spec)[1].mfu
+    return got[0], _pipeline_free_counts(values, spec, batch, fixed, mfu)
 
 
 def _pipeline_free_counts(values: dict, spec, batch: int, fixed: dict, mfu: float) -> list:
     """``pipeline_advice``'s GPU counts: below and above the scenario's, the nearest ones
     (up to ``PIPELINE_ADVICE_TRIES`` each, above up to 4×) that split with pp 1 and whose
-    searched plan passes ``_better_plan``, in words."""
+    searched plan passes ``_better_step``: ``[(n_gpus, plan, StepBreakdown)]``."""
     n, seq = int(values["n_gpus"]), int(values["seq_len"])
     counts = parallel.splitting_gpu_counts(spec, batch, seq, parallel.scenario_pp_split(
         values), {**fixed, "pp": 1})
@@ -1778,9 +1810,9 @@ def _pipeline_free_counts(values: dict, spec, batch: int, fixed: dict, mfu: floa
     for side in (sorted((c for c in counts if c < n), reverse=True),
                  [c for c in counts if n < c <= 4 * n]):
         for c in side[:PIPELINE_ADVICE_TRIES]:
-            words = _better_plan({**values, "n_gpus": int(c)}, spec, mfu)
-            if words:
-                out.append(f"{fmt_gpus(c)} ({words})")
+            better = _better_step({**values, "n_gpus": int(c)}, spec, mfu)
+            if better:
+                out.append((int(c), *better))
                 break
     return out
 
@@ -1800,22 +1832,32 @@ def _pipeline_free_batches(values: dict, spec, plan, batch: int, mfu: float) -> 
     return out
 
 
-def _better_plan(values: dict, spec, mfu: float) -> str:
-    """The searched plan of ``values`` (``scenario_step``) in words, with its predicted MFU and
-    the main run's GPU-hours relative to an MFU of ``mfu`` (their ratio, mfu ÷ MFU: the same
-    FLOPs), when it fits, its bubble is at most ``BUBBLE_WARNING`` and its MFU beats ``mfu``;
-    else ""."""
+def _better_step(values: dict, spec, mfu: float) -> tuple | None:
+    """``(plan, StepBreakdown)`` of the searched plan of ``values`` (``scenario_step``) when it
+    fits, its bubble is at most ``BUBBLE_WARNING`` and its MFU beats ``mfu``; else None."""
     plan = _fitting_plan(values)  # searched once, then priced
     if plan is None:
-        return ""
+        return None
     try:
         plan, b = scenario_step(values, spec, plan)
     except (ValueError, KeyError):
-        return ""
+        return None
     if plan_bubble(plan) > BUBBLE_WARNING or not b.mfu > mfu:
-        return ""
+        return None
+    return plan, b
+
+
+def _better_words(plan, b, mfu: float) -> str:
+    """A better plan (``_better_step``) in words, with its predicted MFU and the main run's
+    GPU-hours relative to an MFU of ``mfu`` (their ratio, mfu ÷ MFU: the same FLOPs)."""
     return (f"{plan.describe()}: predicted MFU {b.mfu:.1%}, {mfu / b.mfu:.2f}× the main run's "
             "GPU-hours and compute cost")
+
+
+def _better_plan(values: dict, spec, mfu: float) -> str:
+    """``_better_step`` of ``values`` in words (``_better_words``), or ""."""
+    better = _better_step(values, spec, mfu)
+    return _better_words(*better, mfu) if better else ""
 
 
 def zero3_warning() -> str:

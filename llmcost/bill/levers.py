@@ -79,8 +79,9 @@ from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS, plan_zero_stage
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
-                     fixed_whole_degrees, memory_fits, newer_stack_for, plan_does_not_fit,
-                     plan_searches, plan_stops, scenario_plan_memory, splitting_counts)
+                     fixed_whole_degrees, memory_fits, newer_stack_for, pipeline_free_gpus_of,
+                     plan_does_not_fit, plan_searches, plan_stops, scenario_plan_memory,
+                     splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
                      headline_draws, point_outside, simulate_ledger)
 from .montecarlo import beyond_rounding
@@ -1253,20 +1254,77 @@ def best_plan(s: dict) -> Change:
                               f"plan at {c0:.1%}, each prediction's central estimate kept "
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
-    scaled = _with_scaled_mfu(s, free, ratio)
-    after, said, where = _capped_at_published(s, scaled)
-    m0 = float(_point(_get(s, "mfu")))
-    if said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9):
-        # capped back to the scenario's own MFU: no saving, said (a sweep's DeepSeek-V3 on
-        # H800 read "−$0" with no note beside 04b's faster plan)
-        return _unchanged(s, f"the search's choice ({theirs.describe()}) is "
-                          f"{b0.step_time_s / b1.step_time_s:.2f}× faster by the step-time "
-                          f"model ({float(_point(_get(scaled, 'mfu'))):.1%} on this bill's "
-                          f"basis), but a lever is priced no higher than {where}, or the "
-                          f"scenario's own MFU where that is above it: {m0:.1%} already")
+    after, said, capped = _capped_back(s, _with_scaled_mfu(s, free, ratio), (
+        f"the search's choice ({theirs.describe()}) is {b0.step_time_s / b1.step_time_s:.2f}× "
+        "faster by the step-time model"))
+    if capped:
+        return capped
     return Change(after, "a new plan must be validated at scale before the run",
                   f"{mine.describe()} → {theirs.describe()}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling", note=split)
+
+
+def pipeline_free_gpus(s: dict) -> Change:
+    """The GPU count nearest the scenario's that needs no pipeline, where the scenario's count
+    forces one (``checks.pipeline_free_gpus_of``: data parallelism divides the global batch in
+    sequences, so on n GPUs dp ≤ gcd(n, batch) and tp·pp·cp carries n ÷ gcd(n, batch); a
+    1F1B bubble of (p − 1)/m, Narayanan et al. 2021 §2.2.1): of the nearest counts below and
+    above whose searched plan fits, has a bubble of at most ``BUBBLE_WARNING`` and predicts a
+    higher MFU, the one with the highest predicted MFU (the fewest GPU-hours: GPU-hours =
+    FLOPs ÷ (peak × MFU)), the nearer on a tie. Priced as ``best_plan`` is: the MFU scaled by
+    the step-time model's predicted change (``_with_scaled_mfu``: the central estimates' ratio
+    for a predicted MFU) and capped at the best published run (``_capped_at_published``); the
+    plan at the new count chosen as ``kept_plan`` rules, DP following the count. The pipeline
+    warning of the bill names these counts; this lever prices one on the whole bill."""
+    s = _clean(s)
+    n = int(_get(s, "n_gpus"))
+    if "pp" in fixed_plan_keys(s):
+        return _unchanged(s, f"the scenario fixes pp={_get(s, 'pp')}: no GPU count is sought "
+                          "to avoid it")
+    mine, b0 = predicted_step(s)
+    if mine.pp == 1:
+        return _unchanged(s, f"the scenario's plan ({mine.describe()}) has no pipeline")
+    stages, options = pipeline_free_gpus_of(_plan_scenario({k: _point(x, k)
+                                                             for k, x in s.items()}))
+    if stages == 1:
+        return _unchanged(s, f"a plan without a pipeline exists on {fmt_gpus(n)}: the search "
+                          f"chose {mine.pp} stages ('the fastest ranked parallel plan' prices "
+                          "the plan)")
+    if not options:
+        return _unchanged(s, f"every split of {fmt_gpus(n)} has pipeline stages, but none of "
+                          "the nearest GPU counts without them predicts a higher MFU with a "
+                          f"bubble of at most {BUBBLE_WARNING:.0%}")
+    c, theirs, b1 = max(options, key=lambda o: (o[2].mfu, -abs(o[0] - n)))
+    after, how = kept_plan(s, {"n_gpus": c}, ("dp",))
+    after, said, capped = _capped_back(s, _with_scaled_mfu(s, after), (
+        f"{fmt_gpus(c)} without a pipeline ({theirs.describe()}) predicts an MFU of "
+        f"{b1.mfu:.1%} against this plan's {b0.mfu:.1%}"))
+    if capped:
+        return capped
+    slower = c * float(_point(_get(after, "mfu"))) < n * float(_point(_get(s, "mfu")))
+    risk = ("no risk to the run itself" + ("; fewer GPUs at this MFU mean a longer run, so its "
+                                            "results come later" if slower else "")
+            + (f"; {fmt_gpus(c - n)} more must be had" if c > n else ""))
+    return Change(after, risk, f"{fmt_gpus(n)} → {fmt_gpus(c)}: {mine.describe()} (predicted "
+                  f"MFU {b0.mfu:.1%}) → {theirs.describe()} ({b1.mfu:.1%}), {how}" + said,
+                  "llmcost.parallel, llmcost.step; accuracy.published_ceiling",
+                  name=f"{fmt_gpus(c)} instead of {n:,}, no pipeline")
+
+
+def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:
+    """``(after, said, unchanged)``: ``scaled`` (a lever's scenario, its MFU scaled by the
+    step-time model's change) capped at the best published run (``_capped_at_published``), and,
+    when the cap brings its MFU back to the scenario's own, an ``_unchanged`` Change whose note
+    is ``lead`` and why (no saving to price: a sweep's DeepSeek-V3 on H800 read "−$0" with no
+    note beside 04b's faster plan); else ``unchanged`` is None."""
+    after, said, where = _capped_at_published(s, scaled)
+    m0 = float(_point(_get(s, "mfu")))
+    if not (said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9)):
+        return after, said, None
+    return after, said, _unchanged(s, f"{lead} ({float(_point(_get(scaled, 'mfu'))):.1%} on "
+                                   "this bill's basis), but a lever is priced no higher than "
+                                   f"{where}, or the scenario's own MFU where that is above "
+                                   f"it: {m0:.1%} already")
 
 
 def _runs(n: int) -> str:
@@ -1840,6 +1898,8 @@ LEVERS = {
                              _recompute_on_half),
     "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
     "newer_stack": ("the newest training stack for this hardware", "plan", newer_stack),
+    "pipeline_free_gpus": ("the nearest GPU count without a pipeline", "plan",
+                           pipeline_free_gpus),
     "resumable_training": ("make training resumable", "checkpoints", resumable_training),
     "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
                                     optimal_checkpoint_interval),
