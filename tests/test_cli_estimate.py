@@ -1180,7 +1180,8 @@ def test_a_compare_gives_each_options_own_range_beside_the_difference(tmp_path):
     assert sa["total_p10_usd"] < sa["total_usd"] < sa["total_p90_usd"]
     assert "total_p10_usd" not in sb  # B ranges nothing of its own: one number
     text = " ".join(_cli("estimate", "--scenario", str(a), "--compare", str(b)).stdout.split())
-    assert "each bill's own total, P10 to P90 over these draws: A (" in text
+    assert "each bill's own total, P10 to P90 over these draws (the scenarios' own ranges " \
+        "alone; each bill's headline range adds illustrative spreads and is wider): A (" in text
     assert "one number (no range of its own moves its total)" in text
     # the shipped scenarios range only the RL model's factor, which the exploratory line nets
     # out: their totals do not move, so no "$270M–$270M" (a review)

@@ -202,6 +202,26 @@ def test_zero_volumes():
     assert vols[3] == pytest.approx(1.5 * vols[0])
 
 
+def test_dp_volume_counts_every_parameter_of_the_stage():
+    # A trial: Llama 3.1 8B's DP row counted 6.98e9 of its 8.03e9 parameters (the layers'
+    # alone). Llama 3.1 8B: 8.03e9 parameters, 128,256 × 4,096 untied embedding and LM head
+    # (Meta, config.json of meta-llama/Llama-3.1-8B). ZeRO-1 on one stage (TP1 · PP1 · DP64,
+    # 4-byte gradients, 2-byte weights): a reduce-scatter of the gradients and an all-gather of
+    # the weights, (g − 1)/g · N · (4 + 2) bytes per GPU (ZeRO §7, Rajbhandari et al. 2020).
+    m = llmcost.load_model("llama-3.1-8b")
+    assert m.n_params == pytest.approx(8.03e9, rel=2e-3)
+    plan = parallel.make_plan(m, 64, 256, tp=1, pp=1, zero_stage=1, seq_len=4096)
+    v = comm.comm_volume(m, Cluster(H100, 64), plan, 4096)
+    assert v.loc["DP", "bytes_per_gpu"] == pytest.approx(63 / 64 * m.n_params * 6, rel=1e-6)
+    # two stages: the first holds half the layers and the embedding, the last the other half
+    # and the LM head; the table's stage is the first, with N/2 less the head (4,096 × 128,256)
+    two = parallel.make_plan(m, 64, 256, tp=1, pp=2, zero_stage=1, seq_len=4096)
+    head = 128_256 * 4_096
+    first = (m.n_params - 2 * head - 4_096) / 2 + head   # the final norm (4,096) is last
+    assert comm.comm_volume(m, Cluster(H100, 64), two, 4096).loc["DP", "bytes_per_gpu"] == \
+        pytest.approx(31 / 32 * first * 6, rel=1e-6)
+
+
 def test_zero1_has_no_per_microbatch_weight_gathers():
     # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here
     # ZeRO-1 traffic does

@@ -123,16 +123,15 @@ def test_cross_replica_all_reduce_bytes_are_2_r_minus_1_over_r_of_the_shard():
     # comm_volume's DP row for HSDP: per micro-batch the ZeRO-3 traffic inside the f-rank shard
     # group, (f−1)/f·Ψ·(4 + 2·2) bytes (one fp32 reduce-scatter, a bf16 gather forward and one
     # backward), plus once per step the ring all-reduce of the Ψ/f-element fp32 shard over the
-    # r replicas, 2(r−1)/r · 4Ψ/f bytes. comm_volume counts the transformer layers' parameters
-    # (Ψ_layers: Llama 3.1 8B's 8,030,261,248 less the untied embedding and LM head,
-    # 128,256 × 4,096 each, and the final norm's 4,096).
+    # r replicas, 2(r−1)/r · 4Ψ/f bytes. One stage holds every parameter, the embedding and the
+    # LM head included (FSDP shards them too): Ψ = Llama 3.1 8B's 8,030,261,248.
     cl = Cluster(H100, 512)
     f, r = 8, 64
     h = parallel.make_plan(M8, 512, 1024, zero_stage=3, seq_len=4096, fsdp_shard_size=f)
     m = h.n_microbatches
     assert m == 2
     dp_row = comm.comm_volume(M8, cl, h, 4096).loc["DP"]
-    psi = 8_030_261_248 - 2 * 128_256 * 4096 - 4096
+    psi = 8_030_261_248
     assert M8.n_params == 8_030_261_248
     per_mb = (f - 1) / f * psi * (4.0 + 2 * 2.0)
     assert dp_row["bytes_per_gpu"] == pytest.approx(m * per_mb + 2 * (r - 1) / r * 4 * psi / f,

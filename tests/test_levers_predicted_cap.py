@@ -129,3 +129,19 @@ def test_a_plan_lever_held_at_a_capped_top_says_so_not_the_centres():
                            f"{c1 / c0:.2f}×: ")
     assert f"the new plan's bill held at its band's capped top, {point1:.1%}" in note
     assert "band centre" not in note
+
+
+def test_half_the_gpus_is_capped_at_the_best_published_run_as_every_lever():
+    # A trial: DeepSeek-V3 in FP8 on 2,048 GB200 at a given 30 % MFU, already above the best
+    # comparable published run (Megatron-Bridge 26.06's DeepSeek-V3 on 256 GB200, 29.0 % of the
+    # FP8 dense peak); half the GPUs was priced at 31.8 % and led the index as "no risk". A
+    # lever is priced no higher than that run, or the scenario's own MFU where it is above.
+    s = dict(model="deepseek-v3", accelerator="GB200-NVL72", n_gpus=2048, train_tokens=14.8e12,
+             seq_len=4096, mfu=0.30, dtype="fp8", global_batch_tokens=62914560)
+    ceiling, _ = lv.published_ceiling("GB200-NVL72", llmcost.load_model("deepseek-v3").n_params,
+                                      "fp8", is_moe=True, seq_len=4096)
+    assert 0.28 < ceiling < 0.30
+    change = lv._recompute_on_half(s)
+    assert change.after["n_gpus"] == 1024
+    assert change.after["mfu"] == pytest.approx(0.30, rel=1e-12)   # max(ceiling, own MFU)
+    assert "MFU capped at 30.0%" in change.assumptions

@@ -343,6 +343,24 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert "from illustrative ranges: the scenario gives every input as one number" in \
         glance.lead_details(_summary(ill))
     assert glance.plain_sentences({"bill_glance": None}) == []
+
+
+def test_a_bill_over_its_budget_says_so_in_the_first_sentence():
+    # A trial: a bill 5.5× its budget said so only in the box of warnings. The ratio is the
+    # point ÷ the budget, as checks.budget_warning writes it.
+    g, bars, _ = glance.bill_glance(RANGED)
+    t = bars.loc["total"]
+    first = glance.plain_sentences({**_summary(g), "bill": {
+        "bill.figures.budget_usd": t["point_usd"] / 5.5}})[0]
+    assert f"That is 5.5× the budget of {fmt_usd(t['point_usd'] / 5.5)}." in first
+    # a budget between the point and the P90: the draws above it, said
+    mid = (t["point_usd"] + t["p90_usd"]) / 2
+    assert f"The budget of {fmt_usd(mid)} lies below its P90." in glance.plain_sentences(
+        {**_summary(g), "bill": {"bill.figures.budget_usd": mid}})[0]
+    # above the P90, or none: nothing
+    for budget in (t["p90_usd"] * 2, None):
+        assert "budget" not in glance.plain_sentences(
+            {**_summary(g), "bill": {"bill.figures.budget_usd": budget}})[0]
     assert glance.lead_details({"bill_glance": None}) == ""
 
 

@@ -101,8 +101,9 @@ def test_every_notebook_runs_on_a_job_smaller_than_a_host(n, stem, tmp_path):
             if n == 1:
                 assert "of the step less than in the kernel constant's 8-GPU fit" in wait[0]
                 assert said == ["The plan's dp and tp degrees are 1: a group of one GPU sends "
-                                "nothing, so the DP and FSDP panels and the TP panel draw a "
-                                "group of 2, what a second GPU in that group would meet."]
+                                "nothing, so the DP and FSDP panels and the TP panel start at "
+                                "a group of 2, what a second GPU in that group would meet (the "
+                                "other panels keep the plan's links)."]
         if stem == "07_checkpoints":  # one host for 1-4 GPUs of an 8-GPU node
             assert ns["per_node"] == 8 and ns["n_nodes"] == 1
             assert ns["restore"].loc["total"].gt(0).all()

@@ -860,7 +860,8 @@ def newer_stack(s: dict) -> Change:
     on the 2024 default), with the MFU scaled by the step-time model's change between the two
     stacks on the scenario's calibration (``_with_scaled_mfu``: for ``mfu: predict`` the two
     central estimates, the MFU each scenario's own bill takes), so the warning that names the
-    newer stack (``checks.newer_stack_hint``) and the lever table price the same run. Unchanged
+    newer stack (``checks.newer_stack_hint``) and the lever table price the same run, capped at
+    the best published run (``_capped_at_published``). Unchanged
     where the accelerator is not later than the stack or no later profile exists."""
     s = _clean(s)
     newest = newer_stack_for(s)
@@ -871,13 +872,13 @@ def newer_stack(s: dict) -> Change:
                              f"than {here} (dated {st.date})"
                           if gpu.year is None or gpu.year <= int(st.date[:4]) else
                           f"no profile of {here}'s family is dated {gpu.year} or later")
-    after = _with_scaled_mfu(s, {**s, "stack": newest.name})
+    after, said, _ = _capped_at_published(s, _with_scaled_mfu(s, {**s, "stack": newest.name}))
     return Change(after, f"adopting {newest.name}'s software (its kernels, overlaps and "
                          "recipes) before the run, and validating it",
                   f"stack {here} → {newest.name} (dated {newest.date}); MFU × "
                   f"{point(after['mfu']) / point(_get(s, 'mfu')):.3f}, the step-time model's "
-                  "change between the two stacks on this run",
-                  "data/stacks.csv; llmcost.step")
+                  "change between the two stacks on this run" + said,
+                  "data/stacks.csv; llmcost.step; accuracy.published_ceiling")
 
 
 def fp8_training(s: dict) -> Change:
@@ -1049,7 +1050,8 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
     scenario's), priced with the memory model (the plan must fit) and the step-time model (the
     recomputed FLOPs lower MFU on the MFU basis). A scenario that fixes its plan keeps it
     (``kept_plan``: only ``dp`` follows a new GPU count) where it still fits; otherwise, and
-    for a free plan, the rest of the plan is chosen by predicted step time."""
+    for a free plan, the rest of the plan is chosen by predicted step time. The MFU is capped
+    at the best published run (``_capped_at_published``), as every lever that raises it."""
     s = _clean(s)
     if recompute not in ("none", "selective", "full"):
         raise ValueError(f"recompute={recompute!r} must be 'none', 'selective' or 'full'")
@@ -1067,8 +1069,11 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
     verb = "means" if later == ["more recomputation per step"] else "mean"
     risk = "no risk to the run itself" + (
         f"; {' and '.join(later)} {verb} a longer run, so its results come later" if later else "")
-    return Change(_with_scaled_mfu(s, after), risk,
-                  f"recompute={recompute} on {fmt_gpus(n)}, {how}", "llmcost.memory; llmcost.step")
+    # a lever is priced no higher than the best published run (a trial: half the GPUs of an
+    # MoE bill already above its comparable run priced 31.8% MFU as "no risk")
+    after, said, _ = _capped_at_published(s, _with_scaled_mfu(s, after))
+    return Change(after, risk, f"recompute={recompute} on {fmt_gpus(n)}, {how}" + said,
+                  "llmcost.memory; llmcost.step; accuracy.published_ceiling")
 
 
 #: The recomputation modes, least recomputed FLOPs first (``_recompute_on_half``).

@@ -137,9 +137,15 @@ def _refuse_if(broken: Callable[[Any], bool], rule: str) -> Callable[[str, Any],
 
 
 _positive = _refuse_if(lambda v: v <= 0, "be > 0")
+#: an RL campaign's size: 0 is no campaign, said by another key (a trial wrote rl_iterations: 0)
+_rl_count = _refuse_if(lambda v: v <= 0, "be > 0 (to bill no RL campaign, write ledger_rl: false)")
 _nonnegative = _refuse_if(lambda v: v < 0, "be >= 0")
 _fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
 _reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
+#: the contingency reserve, a share of the lines above it: 1 doubles them (a trial budgeted
+#: 100 %); above 1 is refused as a likely percentage typed for a fraction
+_contingency = _refuse_if(lambda v: not 0 <= v <= 1, "be in [0, 1], a share of the lines "
+                          "above (1 doubles them; write 0.1 for 10%)")
 _probability = _refuse_if(lambda v: not 0 <= v <= 1, "be a probability in [0, 1]")
 _at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
 #: A training sequence of n tokens has n − 1 next-token targets: one token has none (a trial's
@@ -569,9 +575,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "step-time model's for the policy's update on the RL GPUs (the fastest plan that "
           "fits, llmcost.step_time)", _mfu),
     Param("rl_verifier_usd_per_sample", "float", "verifier cost per sample, USD", _nonnegative),
-    Param("rl_iterations", "int", "RL iterations per run", _positive),
+    Param("rl_iterations", "int", "RL iterations per run", _rl_count),
     Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
-          _positive),
+          _rl_count),
     # the values of llmcost.rl.RL_FRAMEWORKS (a test checks they agree)
     Param("rl_framework", "str", "the RL framework and release whose documented defaults the "
           "iteration takes (refit, host swaps, vLLM caps and memory share: "
@@ -684,7 +690,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
           "(reserve)", _probability),
     Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "
-          "lines, in [0, 1)", _reserve),
+          "lines, in [0, 1]", _contingency),
     Param("ledger_budget_usd", "float|none", "the budget alerts watch; null: the bill's total",
           _positive),
     # ---- compute-optimal scaling and lifetime demand (notebook 06; llmcost.scaling)

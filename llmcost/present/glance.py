@@ -710,7 +710,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
             (gaps["whole"] or gaps["partly"]) else "The whole project costs")
     money = _span_money(t["p10_usd"], t["p90_usd"])  # the point in its range's digits
     first = (f"{what} {money(t['point_usd'])}, likely {usd_span(t['p10_usd'], t['p90_usd'])}"
-             f"{outside_clause(g) or median_clause(t, money)}." + assumed_mfu_sentence(summary))
+             f"{outside_clause(g) or median_clause(t, money)}." + budget_sentence(summary)
+             + assumed_mfu_sentence(summary))
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -728,6 +729,24 @@ def plain_sentences(summary: dict, failed=()) -> list:
     else:
         second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
     return [first, second, lever_sentence(summary, failed)]
+
+
+def budget_sentence(summary: dict) -> str:
+    """" That is 5.5× the budget of $1.00M." when the scenario's ``ledger_budget_usd``
+    (``summary['bill']['bill.figures.budget_usd']``) lies below the bill's point estimate
+    (point ÷ budget, as ``checks.budget_warning``), " The budget of $X lies below its P90."
+    when it lies between the point and the P90 (the headline draws'), else "" (a trial found
+    a bill 5.5× its budget said only in the box of warnings below the first sentences)."""
+    bill = summary.get("bill") or {}
+    budget, g = bill.get("bill.figures.budget_usd"), summary.get("bill_glance") or {}
+    if not isinstance(budget, (int, float)) or not budget > 0 or not g.get("lines"):
+        return ""
+    t = {r["key"]: r for r in g["lines"]}["total"]
+    if t["point_usd"] > budget:
+        return f" That is {t['point_usd'] / budget:.1f}× the budget of {fmt_usd(budget)}."
+    if (t.get("p90_usd") or 0) > budget:
+        return f" The budget of {fmt_usd(budget)} lies below its P90."
+    return ""
 
 
 def assumed_mfu_sentence(summary: dict) -> str:
@@ -1496,15 +1515,18 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
 
 def own_totals_words(df, names) -> str:
     """Each bill's own total, P10 to P90 over the compare's draws (``compare_bills``'
-    ``own_totals``), "" where neither ranges anything: "each bill's total, P10 to P90 over
-    these draws: A $5.10M–$6.40M; B $5.90M–$7.20M (one number: ...)"."""
+    ``own_totals``), "" where neither ranges anything: "each bill's own total, P10 to P90 over
+    these draws (...): A $5.10M–$6.40M; B $5.90M–$7.20M (one number: ...)", said to be narrower
+    than each bill's headline range (a finance trial read two ranges for one bill)."""
     own = df.attrs.get("own_totals") or []
     if not any(own):
         return ""
     said = [f"{tag} ({name}) {fmt_usd(t[0])}–{fmt_usd(t[2])} (P50 {fmt_usd(t[1])})"
             if t else f"{tag} ({name}) one number (no range of its own moves its total)"
             for tag, name, t in zip("AB", names, own)]
-    return "each bill's own total, P10 to P90 over these draws: " + "; ".join(said)
+    return ("each bill's own total, P10 to P90 over these draws (the scenarios' own ranges "
+            "alone; each bill's headline range adds illustrative spreads and is wider): "
+            + "; ".join(said))
 
 
 #: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``), in the terminal's

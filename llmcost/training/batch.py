@@ -414,8 +414,13 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
     """What reaching a target loss takes, from Kaplan et al. 2020's fits (§5.1–5.2).
 
     * B_noise: ``b_noise_tokens`` if given (e.g. measured in a pilot run with McCandlish et al.'s
-      B_simple estimator), else Kaplan's B_crit(L) at the target (Eq. 5.3).
-    * S_min: Kaplan Eq. 5.6 solved for S_min at the target; E_min = B_noise · S_min (Eq. 5.2).
+      B_simple estimator), else Kaplan's B_crit(L) = B*/L^(1/α_B) at the target, B* = 2·10⁸
+      tokens, α_B = 0.21 (Eq. 5.3, ``kaplan_critical_batch``).
+    * S_min: Kaplan Eq. 5.6, L = (N_c/N)^α_N + (S_c/S_min)^α_S, solved for S_min at the
+      target: S_min = S_c / (L − (N_c/N)^α_N)^(1/α_S), α_N = 0.077, N_c = 6.5·10¹³,
+      α_S = 0.76, S_c = 2.1·10³ (Table 3, ``kaplan_min_steps``); E_min = B_noise · S_min
+      (Eq. 5.2). At a batch B the run then takes S = S_min·(1 + B_noise/B) steps and
+      E = E_min·(1 + B/B_noise) tokens (McCandlish et al. 2018 §2; Kaplan Eq. 5.4).
     * The target: ``loss_nats`` if given; else the loss a planned run of ``train_tokens`` at
       ``global_batch_tokens`` reaches (``loss_of_planned_run``), so that the target is "what the
       plan achieves" and ``tokens(global_batch_tokens)`` equals ``train_tokens`` exactly.

@@ -106,7 +106,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
-from ..core.shapes import kv_fraction, layer_params, model_shapes
+from ..core.shapes import edge_params, kv_fraction, layer_params, model_shapes
 from ..core.stacks import BACKWARD_PREFETCH_MODES
 from ..core.units import as_array, as_scalar, options_with, scalar_or_array
 from .memory import get_recipe, stage_layers
@@ -762,7 +762,8 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     For the pipeline stage holding the most layers of ``plan`` (see the module docstring for what
     each dimension sends): TP and CP per layer and micro-batch, EP per MoE layer and
     micro-batch, PP per micro-batch and model chunk, DP per step or per micro-batch by ZeRO
-    stage. Times are before any overlap (``llmcost.step`` applies the overlap rules); bytes are
+    stage over the stage's parameters (its layers, the embedding on the first stage, the LM
+    head and final norm on the last: ``shapes.edge_params``). Times are before any overlap (``llmcost.step`` applies the overlap rules); bytes are
     what a rank puts on its links (ring all-reduce 2(n−1)/n·S, reduce-scatter and all-gather
     (n−1)/n·S, all-to-all (n−1)/n·S, send S).
 
@@ -798,7 +799,12 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
                           dp=np.asarray(st.dp), sp=np.asarray(st.sp), etp=np.asarray(st.etp))
     p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, st.t, st.ep,
                                                                           st.etp))
-    p_ne = st.nd * p_dense + st.nm * p_moe
+    # the stage's non-expert parameters: its layers', and the embedding on the first stage and
+    # the LM head with the final norm on the last (``edge_params``), as the step engine's DP
+    # traffic counts them (a trial: Llama 3.1 8B's DP row counted 6.98e9 of its 8.03e9)
+    p_emb, _, p_head = edge_params(c, st.t, st.pp)
+    p_ne = (st.nd * p_dense + st.nm * p_moe + (float(p_emb) if st.stage == 0 else 0.0)
+            + (float(p_head) if st.stage == st.pp - 1 else 0.0))
     p_ex = st.nm * p_exp
     dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, st.layers,
                                      st.full)
@@ -817,8 +823,9 @@ class _VolumeStage:
     """``comm_volume``'s plan sizes as floats (t, cp, ep, dp, pp, v, m), its flags (``sp``:
     sequence parallelism with tp > 1; ``full``: full recomputation; ``rc`` = 1 under it, else
     0), tokens per micro-batch on a rank ``x = s/cp·b``, the layers of the most loaded
-    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm) and the experts'
-    tensor-parallel size ``etp`` (``ParallelPlan.expert_tp``; None: t)."""
+    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm), the experts'
+    tensor-parallel size ``etp`` (``ParallelPlan.expert_tp``; None: t) and that stage's rank
+    ``stage`` (0 the first, with the embedding; pp − 1 the last, with the LM head)."""
 
     t: float
     cp: float
@@ -835,6 +842,7 @@ class _VolumeStage:
     nm: float
     layers: float
     etp: float | None = None
+    stage: int = 0
 
     @property
     def et(self) -> float:
@@ -855,7 +863,7 @@ def _volume_stage(model, plan, s: float) -> _VolumeStage:
     return _VolumeStage(t, cp, ep, dp, pp, v, m, sp=plan.sequence_parallel and plan.tp > 1,
                         full=full, rc=1.0 if full else 0.0, x=s / cp * plan.micro_batch_size,
                         nd=nd, nm=nm, layers=nd + nm,
-                        etp=float(getattr(plan, "expert_tp", plan.tp)))
+                        etp=float(getattr(plan, "expert_tp", plan.tp)), stage=r)
 
 
 def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:

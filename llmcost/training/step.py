@@ -217,7 +217,9 @@ PART_NOTES = {
     "attention_s": "attention core (QKᵀ, AV): FlashAttention kernel or batched GEMMs",
     "memory_bound_s": "element-wise kernels, softmax, cross-entropy at HBM speed",
     "recompute_s": "forward work re-run before the backward pass",
-    "straggler_s": "waiting for the slowest GPU: compute × σ·(e(N) − e(8)) (llmcost.straggler)",
+    "straggler_s": "waiting for the slowest GPU beyond the 8-GPU runs the kernel constant was "
+                   "fitted on: compute × σ·(e(N) − e(8)), below 0 under 8 GPUs "
+                   "(llmcost.straggler)",
     "tp_comm_s": "tensor-parallel collectives not hidden behind GEMMs",
     "cp_comm_s": "context-parallel K/V all-gathers",
     "ep_comm_s": "expert-parallel all-to-all (dispatch and combine)",

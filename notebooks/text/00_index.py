@@ -86,7 +86,7 @@ ledger_contributors: float = None  # ledger_contributors
 ledger_operations_usd_per_month: float = 0.0  # operations (cluster ops, monitoring, support), USD per month
 ledger_project_months: float = None  # project duration for people, operations and storage
 ledger_rerun_probability: float = 0.0  # probability the final run must be relaunched (reserve)
-ledger_reserve_fraction: float = 0.0  # contingency reserve as a fraction of the other lines, in [0, 1)
+ledger_reserve_fraction: float = 0.0  # contingency reserve as a fraction of the other lines, in [0, 1]
 ledger_budget_usd: float = None  # the budget alerts watch
 serve_weight_dtype: str = "bf16"  # serving weight precision: bf16, fp16, fp8, int8, int4
 serve_kv_dtype: str = "bf16"  # KV-cache precision: bf16, fp16, fp8
@@ -796,8 +796,9 @@ if gen is None:
 else:
     try:  # the next generation at the same MFU (notebook 09 predicts each GPU's own)
         nxt = ledger.with_changes(bill, accelerator=gen.name, price_usd_per_gpu_hour=None)
-        print(f"on {gen.name}, the next generation, at the same MFU "
-              f"(${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
+        print(f"on {gen.name}, the next generation, at the same MFU, {bill.figures['mfu']:.1%} "
+              "(notebook 09's hardware table prices each GPU at its own predicted MFU; "
+              f"${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
               f"{llmcost.catalog.price_mode_words(gen.name, nxt.figures['pricing'])}): "
               f"{llmcost.fmt_usd(nxt.total_usd)}")
     except ValueError as e:

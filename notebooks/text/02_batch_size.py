@@ -206,7 +206,7 @@ plots.readable(plots.steps_vs_tokens(plan_ratio=p["global_batch_tokens"]
 
 # %%
 # NBVAL_CHECK_OUTPUT
-t = a.target
+t = a.target   # batch.batch_target: B_noise, S_min, E_min (its docstring writes the formulas)
 print(f"Kaplan's N (non-embedding, active): {t.n_params:.4g}; irreducible term of the fit: "
       f"{batch.kaplan_loss_floor(t.n_params):.3f} nats")
 print(f"target loss: {t.loss_nats:.3f} nats ({t.loss_source})")

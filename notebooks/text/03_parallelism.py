@@ -66,7 +66,7 @@ from llmcost.present import answers
 from llmcost.training import step_scenario
 
 hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
-mb = step_scenario.scenario_memory(p, plan, spec)   # derived in sections 1-5
+mb = step_scenario.scenario_memory(p, plan, spec)   # sections 1-5; the sum: memory.memory_per_gpu
 busy = memory.moe_imbalance_extra_bytes(spec, plan, p["seq_len"]) if spec.is_moe else None
 display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
                                 hbm, usable, moe_extra_bytes=busy,

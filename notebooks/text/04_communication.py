@@ -337,14 +337,15 @@ for r in roof.itertuples():  # DP's row is ZeRO-0/1's once-per-step all-reduce
           f"compute ÷ comm {r.ratio:.2f}: {'hides' if r.hides else 'waits'} ({r.function})")
 
 # %%
-curves = overlap.roofline_curves(spec, gpu, tp=max(plan.tp, 2), pp=plan.pp,
+curves = overlap.roofline_curves(spec, gpu, tp=plan.tp, pp=plan.pp,  # the table's links
                                  dp=max(plan.dp * plan.cp, 2))  # the table's dp·cp group
 alone = [(k, panels) for k, v, panels in (("dp", plan.dp, "the DP and FSDP panels"),
                                           ("tp", plan.tp, "the TP panel")) if v == 1]
 if alone:  # a group of one rank sends nothing: its panels draw the smallest group that talks
     print(f"The plan's {' and '.join(k for k, _ in alone)} degree{'s are' if len(alone) > 1 else ' is'}"
-          f" 1: a group of one GPU sends nothing, so {' and '.join(s for _, s in alone)} draw a "
-          "group of 2, what a second GPU in that group would meet.")
+          f" 1: a group of one GPU sends nothing, so {' and '.join(s for _, s in alone)} start at a "
+          "group of 2, what a second GPU in that group would meet (the other panels keep the "
+          "plan's links).")
 marks = {"DP": p["global_batch_tokens"] / plan.dp, "FSDP": tok_mb, "TP": plan.tp,
          "PP": spec.n_layers / plan.pp, "CP": tok_mb, "EP": (2048, "DeepSeek-V3's F_e")}
 plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does each kind of "

@@ -267,7 +267,9 @@ print(f"the scenario's step, GEMMs at the flat ceiling -> by shape (the default)
 m = overlap.mfu_arithmetic(b, gpu, p["dtype"])
 print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {llmcost.fmt_gpus(m['n_gpus'])} × "
       f"{m['peak_flops_per_s']:.4g} FLOP/s) = {m['mfu']:.1%}")
-print("T_step = " + " + ".join(f"{k} {v:.3g}" for k, v in m["parts_s"].items() if v > 0) + " s")
+terms = [(k, v) for k, v in m["parts_s"].items() if v != 0]  # a straggler term may be < 0
+print("T_step = " + "".join(f"{' − ' if v < 0 else ' + ' if i else ''}{k} {abs(v):.3g}"
+                            for i, (k, v) in enumerate(terms)) + f" = {m['step_time_s']:.4g} s")
 
 # %% [markdown]
 # The scenario's step, part by part (the parts add up to the step time), with its error band:
