@@ -60,7 +60,10 @@ remaining prefill (the attention of later tokens over it), priced as ``usd_per_m
 
 **List prices** (``api_price_comparison``): dated, sourced API prices of open-weight models
 (``data/api_prices.csv``) beside the modelled cost of serving them, and the margin each implies
-over the GPU-hour price.
+over the GPU-hour price. A set-up that names its accelerator (SGLang's DeepSeek-V3 deployment on
+H100, the TP8 replica on H200) is priced on it at its price (``named_setup_price``): the
+scenario's where it is the scenario's accelerator, the catalogue's for the pricing mode
+otherwise, so one set-up has one price in every table that shows it.
 
 **Multi-node dense replicas** (``pipeline_replica``): TP inside a node (or across whole nodes),
 PP across stages (and nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
@@ -103,7 +106,7 @@ from dataclasses import asdict, dataclass, replace
 
 import pandas as pd
 
-from ..core.catalog import DATA_DIR
+from ..core.catalog import DATA_DIR, PRICING_MODES, catalogue_price, price_mode_words
 from ..core.hardware import BatchDoesNotFit, Cluster, DoesNotFit, Efficiency
 from ..core.units import SECONDS_PER_HOUR, as_array, as_count, as_scalar, as_choice, options_with
 from ..training.comm import moe_all_to_all_time, nccl_collective_time
@@ -689,14 +692,72 @@ def load_api_prices() -> pd.DataFrame:
 #: one node meeting ``max_tpot_s``, or the fastest where none does, said so
 #: (``engines.cheapest_setup`` with ``unmet="fastest"``); an MoE model as SGLang's
 #: DeepSeek-V3 deployment (lmsys.org blog 2025-05-05: prefill EP32 at 16,384 tokens per GPU,
-#: decode EP72 at 256 sequences per GPU with 32 redundant experts), FP8 weights.
+#: decode EP72 at 256 sequences per GPU with 32 redundant experts), FP8 weights, on the H100s
+#: it ran on (``MOE_DEPLOYMENT_ACCELERATOR``).
 MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep": 72,
                   "decode_batch_per_gpu": 256, "redundant_experts": 32}
+#: The accelerator of SGLang's 96-GPU DeepSeek-V3 deployment (``MOE_DEPLOYMENT``, same blog:
+#: "96 H100 GPUs"), the one its set-up names, whatever the scenario's accelerator.
+MOE_DEPLOYMENT_ACCELERATOR = "H100-SXM"
+#: The accelerator of ``setups_side_by_side``'s DeepSeek-V3 TP8 replica: 8 H200 hold its 671 B
+#: FP8 parameters in one node (8 × 141 GB), 8 H100 (8 × 80 GB) do not beside a KV cache.
+MOE_TP_ACCELERATOR = "H200"
+#: How a price the caller gave is named beside a catalogue one (``named_setup_price``).
+OWN_PRICE_WORDS = "the scenario's price"
+#: The pricing modes a named set-up's price follows: the catalogue's, and owned hardware.
+PRICING_CHOICES = PRICING_MODES + ("owned",)
+
+
+def named_setup_price(named, accelerator, price_usd_per_gpu_hour,
+                      pricing: str = "on_demand") -> tuple:
+    """The accelerator and GPU-hour price of a set-up that names its accelerator (``named``:
+    "EP72 decode on H100"), for a scenario on ``accelerator`` at ``price_usd_per_gpu_hour``.
+
+    Rule: where ``named`` is the scenario's accelerator (same catalogue name), the scenario's
+    ``accelerator`` (its network figure too, ``catalog.scenario_accelerator``) at its price;
+    otherwise the catalogue's ``named`` at its catalogue price for ``pricing``
+    (``catalog.catalogue_price``: the median of the current rows of that mode, capped at the
+    on-demand median, ``catalog.discount_price_cap``, data/prices.csv). ``pricing="owned"``
+    amortises the scenario's own hardware only (``pricing.owned_usd_per_gpu_hour``): a set-up
+    on another accelerator is priced as rented, at its on-demand catalogue median, its basis
+    saying so. A set-up on another accelerator at the scenario's rate would change price with
+    the scenario's GPU (a trial: notebook 05's H100 deployment at an A100's $2.79, where the
+    H100 scenario's $3.99 gave 1.43× the price), and so would its margin against a list price.
+
+    Returns
+    -------
+    (Accelerator, USD per GPU-hour, basis in a reader's words: ``OWN_PRICE_WORDS`` or
+    "H100-SXM on-demand catalogue median").
+
+    Raises
+    ------
+    ValueError
+        Naming the field: an unknown accelerator, a price not positive, a pricing mode not one
+        of ``catalog.PRICING_MODES`` or "owned", a catalogue without a price of that mode.
+    """
+    acc = serving_accelerator(accelerator)
+    price = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
+    pricing = as_choice(pricing, "pricing", PRICING_CHOICES)
+    on = serving_accelerator(named)
+    if on.name == acc.name:
+        return acc, price, OWN_PRICE_WORDS
+    mode = "on_demand" if pricing == "owned" else pricing
+    usd, _ = catalogue_price(on.name, mode)
+    words = price_mode_words(on.name, mode)  # the mode, or the on-demand median capping it
+    words = (f"{mode.replace('_', '-')} catalogue median" if words == mode else
+             f"catalogue {words}")
+    rented = " (pricing owned: another accelerator is rented)" if pricing == "owned" else ""
+    return on, usd, f"{on.name} {words}{rented}"
+
+
+SIDE_COLUMNS = ["set-up", "batch per replica or GPU",
+                "expected output tok/s per GPU (whole deployment)", "USD per M output",
+                "USD per GPU-hour", "price basis"]
 
 
 def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
-                        output_tokens: int, max_tpot_s: float,
-                        weight_dtype: str = "fp8") -> pd.DataFrame:
+                        output_tokens: int, max_tpot_s: float, weight_dtype: str = "fp8",
+                        pricing: str = "on_demand") -> pd.DataFrame:
     """A dense and a mixture-of-experts model served three ways, one row each, at the expected
     throughput (the formulas are the called functions'):
 
@@ -709,56 +770,69 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
     3. DeepSeek-V3 disaggregated on H100: EP32 prefill and EP72 decode pools with DP attention
        (``disaggregated_serving`` with ``MOE_DEPLOYMENT``, SGLang's 96-GPU deployment).
 
-    Columns: set-up, batch per replica or GPU, expected output tok/s per GPU of the whole
-    deployment, USD per M output at ``price_usd_per_gpu_hour``; ``attrs["disaggregated"]``
-    holds the third set-up's ``DisaggregatedServing``. A DeepSeek-V3 example that does not fit
-    at these lengths (the EP72 decode pool's 256 sequences per GPU beside its weights: a
-    3,000-token prompt leaves room for 227) keeps its row, its figures NaN and its set-up saying
-    why, and ``attrs["disaggregated"]`` is then None (a report of a long-prompt scenario stopped
-    on it, naming no model the scenario had).
+    Each row is priced on the accelerator it names at that accelerator's price
+    (``named_setup_price``): ``price_usd_per_gpu_hour`` where it is ``accelerator``, the
+    catalogue's price for ``pricing`` otherwise; USD per M output = GPUs × USD per GPU-hour ÷
+    (output tokens/s × 3600) × 1e6, the called functions' formula.
+
+    Columns (``SIDE_COLUMNS``): set-up, batch per replica or GPU, expected output tok/s per GPU
+    of the whole deployment, USD per M output, USD per GPU-hour and its price basis;
+    ``attrs["disaggregated"]`` holds the third set-up's ``DisaggregatedServing``. A DeepSeek-V3
+    example that does not fit at these lengths (the EP72 decode pool's 256 sequences per GPU
+    beside its weights: a 3,000-token prompt leaves room for 227) keeps its row, its figures NaN
+    and its set-up saying why, and ``attrs["disaggregated"]`` is then None (a report of a
+    long-prompt scenario stopped on it, naming no model the scenario had).
     """
     kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
-    m = serving_model(model)
-    dense = cheapest_setup(m, accelerator, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    dense = cheapest_setup(m, acc, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
                            weight_dtype=weight_dtype, kv_dtype="fp8", unmet="fastest", **kw)
-    tp_name = "deepseek-v3: TP8 on 8 H200 (latent cache on every rank)"
-    ep_name = "deepseek-v3: P/D disaggregated, EP32 prefill + EP72 decode on H100, DP attention"
     missed = "" if dense["meets_target"] else (
         f" (the fastest: none meets {max_tpot_s * 1e3:.3g} ms per token on an engine)")
-    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, {weight_dtype.upper()}, one node{missed}",
-             dense["batch"],
-             dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"])]
+    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, {weight_dtype.upper()}, one node of "
+             f"{acc.name}{missed}", dense["batch"],
+             dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"],
+             float(price_usd_per_gpu_hour), OWN_PRICE_WORDS)]
+    tp_on, tp_usd, tp_basis = named_setup_price(MOE_TP_ACCELERATOR, acc,
+                                                price_usd_per_gpu_hour, pricing)
+    ep_on, ep_usd, ep_basis = named_setup_price(MOE_DEPLOYMENT_ACCELERATOR, acc,
+                                                price_usd_per_gpu_hour, pricing)
+    tp_name = f"deepseek-v3: TP8 on 8 {tp_on.name} (latent cache on every rank)"
+    ep_name = (f"deepseek-v3: P/D disaggregated, EP32 prefill + EP72 decode on {ep_on.name}, "
+               "DP attention")
     try:
-        moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
-                              weight_dtype="fp8", kv_dtype="bf16", **kw)
+        moe_tp = serving_cost("deepseek-v3", tp_on, tp_usd, tp=8, weight_dtype="fp8",
+                              kv_dtype="bf16", **kw)
         rows.append((tp_name, moe_tp.batch, moe_tp.expected_output_tokens_per_s_per_gpu,
-                     moe_tp.expected_usd_per_m_output))
+                     moe_tp.expected_usd_per_m_output, tp_usd, tp_basis))
     except DoesNotFit as e:
         rows.append((f"{tp_name}: not at {prompt_tokens:,} in / {output_tokens:,} out: "
-                     f"{e}", math.nan, math.nan, math.nan))
+                     f"{e}", math.nan, math.nan, math.nan, tp_usd, tp_basis))
     try:
-        moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
-                                       **kw, **MOE_DEPLOYMENT)
+        moe_ep = disaggregated_serving("deepseek-v3", ep_on, ep_usd, **kw, **MOE_DEPLOYMENT)
         rows.append((ep_name, moe_ep.decode.tokens_per_gpu,
-                     moe_ep.expected_output_tokens_per_s_per_gpu, moe_ep.usd_per_m_output))
+                     moe_ep.expected_output_tokens_per_s_per_gpu, moe_ep.usd_per_m_output,
+                     ep_usd, ep_basis))
     except DoesNotFit as e:
         moe_ep = None
         rows.append((f"{ep_name}: not at {prompt_tokens:,} in / {output_tokens:,} out: "
-                     f"{e}", math.nan, math.nan, math.nan))
-    out = pd.DataFrame(rows, columns=["set-up", "batch per replica or GPU",
-                                      "expected output tok/s per GPU (whole deployment)",
-                                      "USD per M output"])
+                     f"{e}", math.nan, math.nan, math.nan, ep_usd, ep_basis))
+    out = pd.DataFrame(rows, columns=SIDE_COLUMNS)
     out.attrs["disaggregated"] = moe_ep
     return out
 
 
 def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float = 2.0, *,
                          prompt_tokens: int = 2000, output_tokens: int = 500,
-                         max_tpot_s: float = 0.05, engine: str | None = None) -> pd.DataFrame:
-    """Each list price of ``data/api_prices.csv`` beside the modelled cost of serving that model
-    on ``accelerator`` (a catalogue name or an ``Accelerator``: a scenario's,
-    ``catalog.scenario_accelerator``, for the network figure an expert-parallel deployment
-    crosses) at ``price_usd_per_gpu_hour``, and the margin it implies.
+                         max_tpot_s: float = 0.05, engine: str | None = None,
+                         pricing: str = "on_demand") -> pd.DataFrame:
+    """Each list price of ``data/api_prices.csv`` beside the modelled cost of serving that model,
+    and the margin it implies: a dense model on ``accelerator`` (a catalogue name or an
+    ``Accelerator``: a scenario's, ``catalog.scenario_accelerator``) at
+    ``price_usd_per_gpu_hour``; an MoE model on the deployment it is compared with
+    (``MOE_DEPLOYMENT`` on ``MOE_DEPLOYMENT_ACCELERATOR``, the set-up ``setups_side_by_side``
+    prices too) at that accelerator's price (``named_setup_price``: ``price_usd_per_gpu_hour``
+    where it is ``accelerator``, the catalogue's for ``pricing`` otherwise).
 
     Formula: margin = 1 − modelled USD per M ÷ list USD per M, for input, output and (where
     listed) cached input. Modelled: a dense model at ``engines.cheapest_setup`` (FP8 weights
@@ -768,25 +842,30 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
     ``prefix_cached_prefill`` (half the prompt cached, tp 8 for an MoE model's attention
     replica is not modelled: an MoE model's cached-input cost is left empty).
 
-    A listed model whose deployment does not fit ``accelerator`` (DeepSeek-V3's 256 sequences
-    per decode GPU beside its weights on a 40 GB A100) keeps its row, the modelled figures NaN
-    and ``set_up`` saying why.
+    A listed model whose deployment does not fit (DeepSeek-V3's 256 sequences per decode GPU
+    beside its weights at a 3,000-token prompt) keeps its row, the modelled figures NaN and
+    ``set_up`` saying why.
 
     Returns
     -------
     DataFrame: provider, model, dated, list and modelled USD per M input / cached input /
-    output, margin_input, margin_cached_input, margin_output, set_up, source.
+    output, margin_input, margin_cached_input, margin_output, accelerator, usd_per_gpu_hour,
+    price_basis (the modelled set-up's accelerator, its price and where that comes from),
+    set_up, source.
     """
     rows, acc = [], serving_accelerator(accelerator)  # a scenario's, with its own network figure
+    pricing = as_choice(pricing, "pricing", PRICING_CHOICES)
     for _, r in load_api_prices().iterrows():
         m = serving_model(r["model"])
+        on, usd_h, basis = (named_setup_price(MOE_DEPLOYMENT_ACCELERATOR, acc,
+                                              price_usd_per_gpu_hour, pricing) if m.is_moe
+                            else (acc, price_usd_per_gpu_hour, OWN_PRICE_WORDS))
         try:
-            usd_in, cached, usd_out, how = _api_row_cost(m, acc, price_usd_per_gpu_hour,
-                                                         prompt_tokens, output_tokens,
-                                                         max_tpot_s, engine)
+            usd_in, cached, usd_out, how = _api_row_cost(m, on, usd_h, prompt_tokens,
+                                                         output_tokens, max_tpot_s, engine)
         except DoesNotFit as e:  # the deployment does not fit this GPU: said, not priced
             usd_in = cached = usd_out = math.nan
-            how = f"not modelled on {acc.name}: {e}"
+            how = f"not modelled on {on.name}: {e}"
         lc = r["usd_per_m_cached_input"]
         rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
                      "list_usd_per_m_input": r["usd_per_m_input"],
@@ -796,27 +875,31 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
                      "modelled_usd_per_m_cached_input": cached,
                      "modelled_usd_per_m_output": usd_out,
                      "margin_input": 1 - usd_in / r["usd_per_m_input"],
-                     "margin_cached_input": 1 - cached / lc if not (math.isnan(lc) or math.isnan(cached))
-                     else math.nan,
+                     "margin_cached_input": (1 - cached / lc if not (math.isnan(lc) or
+                                                                      math.isnan(cached))
+                                             else math.nan),
                      "margin_output": 1 - usd_out / r["usd_per_m_output"],
-                     "set_up": how, "source": r["source"]})
+                     "accelerator": on.name, "usd_per_gpu_hour": float(usd_h),
+                     "price_basis": basis, "set_up": how, "source": r["source"]})
     return pd.DataFrame(rows)
 
 
 def _api_row_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens, output_tokens,
                   max_tpot_s, engine) -> tuple:
     """``api_price_comparison``'s modelled (USD per M input, cached input, output, set-up) of
-    one listed model (see there), the cached input NaN for a prompt of one token (no prefix to
-    cache; a trial's ``inference_prompt_tokens: 1`` stopped notebook 05); ``ValueError`` when
-    its deployment does not fit the GPU."""
+    one listed model on ``accelerator`` at ``price_usd_per_gpu_hour`` (see there), the cached
+    input NaN for a prompt of one token (no prefix to cache; a trial's
+    ``inference_prompt_tokens: 1`` stopped notebook 05); ``DoesNotFit`` when its deployment
+    does not fit the GPU."""
     cached = math.nan
     if m.is_moe:
         d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
                                   prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                                   engine=engine, **MOE_DEPLOYMENT)
         usd_in, usd_out = d.usd_per_m_input, d.usd_per_m_output
-        how = (f"P/D disaggregated, prefill EP{MOE_DEPLOYMENT['prefill_ep']}, decode "
-               f"EP{MOE_DEPLOYMENT['decode_ep']}, TPOT {d.expected_tpot_s * 1e3:.0f} ms")
+        how = (f"P/D disaggregated on {accelerator.name}, prefill "
+               f"EP{MOE_DEPLOYMENT['prefill_ep']}, decode EP{MOE_DEPLOYMENT['decode_ep']}, "
+               f"TPOT {d.expected_tpot_s * 1e3:.0f} ms")
     else:
         best = cheapest_setup(m, accelerator, price_usd_per_gpu_hour,
                               prompt_tokens=prompt_tokens, output_tokens=output_tokens,
@@ -830,7 +913,7 @@ def _api_row_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens, output_
                                        batch=int(best["batch"]), weight_dtype="fp8",
                                        kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
             cached = pc["expected_usd_per_m_cached_input"]
-        how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
+        how = (f"TP{int(best['tp'])} batch {int(best['batch'])} on {accelerator.name}, TPOT "
                f"{best['expected_tpot_s'] * 1e3:.0f} ms"
                + ("" if best["meets_target"] else
                   f", the fastest set-up: none meets {max_tpot_s * 1e3:.3g} ms on an engine"))

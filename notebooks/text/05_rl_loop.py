@@ -548,14 +548,22 @@ print(answers.serving_points(c, best, target_s, tp_given=bool(p["serve_tp"]),
 # deployment on 96 H100s is reproduced below, and so are TensorRT-LLM's colocated DeepSeek-R1
 # runs (attention data-parallel + EP8, NVFP4 weights on B200 at the datasheet FP4 peak, FP8 on
 # H200), each printed with its error and the bound.
+#
+# Each row is priced on the accelerator its set-up names, at that accelerator's GPU-hour price
+# (`setups.named_setup_price`): the scenario's price for a set-up on the scenario's accelerator,
+# otherwise the catalogue's price of the named accelerator for the scenario's pricing mode. The
+# last two columns give the price and where it comes from, so the DeepSeek-V3 rows cost the same
+# whatever the scenario's GPU.
 
 # %%
 narrow = min("fp8", p["serve_weight_dtype"], key=inf.WEIGHT_BYTES.get)  # FP8 or narrower
 side = setups.setups_side_by_side(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                                  max_tpot_s=target_s, weight_dtype=narrow)
+                                  max_tpot_s=target_s, weight_dtype=narrow,
+                                  pricing=p["pricing"])  # other GPUs at their catalogue price
 moe_ep = side.attrs["disaggregated"]   # the P/D deployment of the last row
 plots.table(side, {"expected output tok/s per GPU (whole deployment)": "{:,.0f}",
-                   "USD per M output": "${:.3f}", "batch per replica or GPU": "{:,.0f}"})
+                   "USD per M output": "${:.3f}", "batch per replica or GPU": "{:,.0f}",
+                   "USD per GPU-hour": "${:.2f}"})
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -573,15 +581,18 @@ if moe_ep is not None:  # None: the P/D example does not fit these lengths (the 
 # ## 6.4 What do the list prices of hosted models imply?
 #
 # A provider's list price covers the GPU-hours of the set-up above plus everything else (idle
-# capacity at off-peak hours, staff, margin). Set beside the modelled cost at the scenario's
-# GPU-hour price, each dated list price implies a gross margin over the GPUs alone. Cached input
+# capacity at off-peak hours, staff, margin). Set beside the modelled cost of its set-up, each
+# dated list price implies a gross margin over the GPUs alone. A dense model is modelled on the
+# scenario's accelerator at the scenario's GPU-hour price; DeepSeek-V3 on the P/D deployment of
+# 6.3, on the accelerator it names and at that accelerator's price, the same figures as there
+# (`setups.named_setup_price`); each row prints its accelerator, price and price basis. Cached input
 # (prefix caching) costs the provider only the new tokens' attention over the cached keys and
 # the cached KV read: `setups.prefix_cached_prefill` prices it; keeping the cache resident is not
 # priced.
 
 # %%
 prices = setups.api_price_comparison(gpu, price, prompt_tokens=P, output_tokens=R,
-                                     max_tpot_s=target_s)
+                                     max_tpot_s=target_s, pricing=p["pricing"])
 plots.table(prices.drop(columns=["source"]),
             {c: "${:.3f}" for c in prices.columns if "usd" in c}
             | {c: "{:.0%}" for c in prices.columns if c.startswith("margin")})
@@ -595,7 +606,8 @@ for _, r in prices.iterrows():
         print(head + r["set_up"])
         continue
     print(head + f"modelled ${r['modelled_usd_per_m_input']:.3f} / "
-          f"${r['modelled_usd_per_m_output']:.3f} at ${price:.2f}/GPU-h ({r['set_up']}): "
+          f"${r['modelled_usd_per_m_output']:.3f} at ${r['usd_per_gpu_hour']:.2f}/GPU-h "
+          f"({r['price_basis']}; {r['set_up']}): "
           f"margin {r['margin_input']:.0%} on input, {r['margin_output']:.0%} on output")
 
 # %% [markdown]
