@@ -530,6 +530,11 @@ def test_illustrative_ranges_come_from_the_sources():
     price, why = ill["price_usd_per_gpu_hour"]
     assert (price.low, price.mode, price.high) == pytest.approx((3.0533, 3.99, 4.9267), abs=1e-4)
     assert "interquartile" in why and "$12.29" in why and "±23%" in why
+    # the triangle's own P10-P90, which the sentence says (a finance trial read ±23% and drew
+    # less): a symmetric triangle of half-width w has P90 = mode + w·(1 − √0.2), by hand
+    # 0.23477 × 0.55279 = 0.1298
+    assert "whose own P10-P90 is ±13%" in why
+    assert price.quantile(0.9) == pytest.approx(3.99 * (1 + 0.23477 * 0.55279), rel=1e-4)
     frac, why = ill["ledger_exploratory_fraction"]
     assert frac.kind == "shifted_lognormal" and (frac.shift, frac.low, frac.high) == (1, 0, 10)
     assert frac.point == pytest.approx(1.19, rel=1e-12)   # the bill's default, exactly

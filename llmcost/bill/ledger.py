@@ -2563,7 +2563,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
       scenario's own price, symmetric so that a price the scenario gives stays in the middle of
       its range (the market's P25-P75 itself would put a cheap provider's price at the range's
       floor). Not cheapest to dearest: one outlying provider would then set the page's
-      conclusion;
+      conclusion. A triangle with those ends has its own P10-P90 at P × (1 ± r·(1 − √0.2)),
+      ±0.55 r, which its sentence says (a finance trial read ±23% and drew ±13%);
     * ``ledger_exploratory_fraction``: Cottier et al. 2024's own log-normal of the multiplier
       1 + x, 90% interval 1.2-4.0 (``data/ledger_defaults.csv`` low/high 0.2-3.0), cut to the
       input's [0, 10] (``_exploratory_fraction_range``; its point the median 1.19, the
@@ -2608,7 +2609,10 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"(P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current {mode} prices "
                 f"for {f['accelerator']} in data/prices.csv, relative to their median "
                 f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
-                "left out)" + (f"; the {f['pricing']} price is their median, the "
+                "left out), the ends of a triangle whose own P10-P90 is "
+                f"±{r * (1 - math.sqrt(0.2)):.0%}: narrower than the market's spread, which "
+                "spreads providers, not one price a team has chosen"
+                + (f"; the {f['pricing']} price is their median, the "
                                f"{f['pricing']} rows lying above it" if mode != f["pricing"]
                                else ""))
     if exploratory_as_fraction(bill) and not exploratory_all_clamped(bill):
