@@ -751,7 +751,8 @@ MORE_ARGS_2 = {
 #: enumeration axes, serving windows and drafts, RL lengths and helper models, options objects).
 MORE_ARGS_3 = {
     "Accelerator": {"peak_fp4_flops_per_s": "positive|none", "vendor": "str",
-                    "year": "count|none", "source": "str", "notes": "str"},
+                    "year": "count|none", "source": "str", "notes": "str",
+                    "accelerators_per_host": "count|none"},
     "ModelSpec": {"max_position_embeddings": "count0", "qk_rope_head_dim": "count0",
                   "v_head_dim": "count0", "n_sliding_layers": "count0|none",
                   "mtp_depth": "count0",

@@ -466,6 +466,29 @@ def test_explorer_updates_and_reports_bad_layouts(capsys):
     assert "plan = 1.00·B_noise" in capsys.readouterr().out
 
 
+def test_explorer_places_the_dp_ring_on_the_accelerator_it_shows(capsys):
+    # A trial: a TPU v5p page kept its 256 DP peers per ICI pod when the dropdown moved to
+    # MI300X (0.16 s, the whole ring on Infinity Fabric), and an H100 page its 2 per board
+    # when it moved to TPU v5p (2.74 s over the data-centre network). By hand, 2,048 GPUs at
+    # TP 8 leave dp = 256 ranks at stride 8 (comm.group_layout): on MI300X's 8-GPU boards one
+    # per board, 256 boards, B_ring = min(B_up, 1 · B_out) = 50 GB/s (one 400 Gb/s NIC); in a
+    # TPU v5p pod of 8,960 chips all 256 in one domain, B_ring = the 600 GB/s ICI figure
+    # (datasheet per-direction figures of data/accelerators.csv).
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import batch_explorer
+    spec = llmcost.load_model("llama-2-70b")
+    box = batch_explorer("llama-2-70b", "H100-SXM", 2048, 2e12, 4096, 4194304, 0.4, 3.99, 8, 1, 1)
+    acc_w = box.children[1].children[0]
+    capsys.readouterr()
+    for name, ring in (("MI300X", 50e9), ("TPU v5p", 600e9)):
+        acc = llmcost.load_accelerator(name)
+        assert batch.ring_bandwidth(acc, *((1, 256) if name == "MI300X" else (256, 1))) == ring
+        a = batch_analysis.analyse_batch(spec, acc, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                         BatchLayout(tp=8, bandwidth_bytes_per_s=ring))
+        acc_w.value = name
+        assert f"all-reduce {a.allreduce_s:.2f} s per step" in capsys.readouterr().out
+
+
 def test_explorer_says_a_micro_batch_whose_activations_pass_the_hbm(capsys):
     # A trial: the default scenario's panel at micro-batch 8 read "activations ≈ 180 GB per GPU
     # (estimate)" on an 80 GiB H100 and priced it without a word. Activations alone above the

@@ -1,5 +1,6 @@
 """The catalogues: required rows, sourced figures, dense peaks, lookups."""
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -301,3 +302,18 @@ def test_a_config_json_model_is_named_without_its_authors_folder(tmp_path):
     bills = [llmcost.build_ledger({"model": m, "price_usd_per_gpu_hour": 3.0})
              for m in (str(cfg), "llama-2-7b")]
     assert compare_inputs(bills)[0] == f"model {name} (gemma-2-2b.json) → llama-2-7b"
+
+
+def test_accelerators_per_host_are_the_vendors_host_sizes():
+    # A trial read "2,048 × TPU v5p (8 per node)": a v5p VM holds 4 chips (Google Cloud TPU v5p
+    # docs: topology 2x2x1 is 4 chips on 1 host, 8x8x16 is 1,024 chips on 256 hosts); a v4 VM
+    # 4; a v5e host 8 ("Chips per host: 8"); an NVL72 rack is 18 compute trays of 4 GPUs
+    # (NVIDIA GB200 / GB300 NVL72); an HGX board 8, the default (the domain up to 8).
+    hosts = {name: llmcost.load_accelerator(name).per_host
+             for name in ("TPU v4", "TPU v5p", "TPU v5e", "GB200-NVL72", "GB300-NVL72",
+                          "H100-SXM", "A100-80GB", "MI300X", "Gaudi 3")}
+    assert hosts == {"TPU v4": 4, "TPU v5p": 4, "TPU v5e": 8, "GB200-NVL72": 4,
+                     "GB300-NVL72": 4, "H100-SXM": 8, "A100-80GB": 8, "MI300X": 8, "Gaudi 3": 8}
+    assert 72 // hosts["GB200-NVL72"] == 18 and 1024 // hosts["TPU v5p"] == 256
+    with pytest.raises(ValueError, match="accelerators_per_host"):
+        dataclasses.replace(llmcost.load_accelerator("H100-SXM"), accelerators_per_host=0)

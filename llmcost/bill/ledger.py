@@ -507,7 +507,7 @@ def _basis(p: dict) -> _Basis:
     mfu, mfu_source = _bill_mfu(p, spec, gpu)
     price, price_source, own = _gpu_hour_price(p, gpu)
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
-    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    per_node = gpu.per_host
     fail_rate, restart_s, preempt = failure_model(p, per_node)
     return _Basis(p, spec, gpu, peak, mfu, mfu_source, price, price_source, own,
                   price - energy_rate,

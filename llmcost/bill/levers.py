@@ -2823,7 +2823,7 @@ def checkpoint_plan_of(scenario: dict):
     s = {**_default_scenario(), **ledger_scenario(scenario)}
     s = {k: _point(v, k) for k, v in s.items()}  # ranged inputs at their points, as the bill
     gpu = load_accelerator(s["accelerator"])
-    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    per_node = gpu.per_host
     rate, restart, _ = failure_model(s, per_node)  # the bill's: spot pre-emptions included
     figures = build_ledger(scenario).figures  # the run's length; the storage the ledger sized
     bw = s["ckpt_storage_bytes_per_s"]

@@ -1356,7 +1356,7 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
         spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
         kw = dict(storage_bytes_per_s=bill.figures["ckpt_storage_bytes_per_s"],
                   run_s=rel.run_work_s(bill.figures["main_ideal_gpu_hours"], p["n_gpus"]))
-        per_node = min(gpu.scaleup_domain_size or 8, 8)
+        per_node = gpu.per_host
         q = failure_values(p, per_node)  # the bill's failure model (spot pre-emptions included)
         plan = rel.scenario_checkpoint_plan(q, spec.n_params, per_node, **kw)
         best = rel.scenario_checkpoint_plan(q, spec.n_params, per_node, **kw, interval_s=None)

@@ -57,6 +57,10 @@ class Accelerator:
         NIC bandwidth per accelerator per direction (InfiniBand / RoCE), bytes/s.
     tdp_w : float or None
         Thermal design power, watts.
+    accelerators_per_host : int or None
+        Accelerators one host (a server, an NVL72 compute tray, a TPU VM) holds, its NICs and
+        storage link shared by them; None: the scale-up domain up to 8 (an HGX board's 8 GPUs,
+        ``per_host``).
 
     Raises
     ------
@@ -78,6 +82,7 @@ class Accelerator:
     tdp_w: float | None = None
     vendor: str = ""
     year: int | None = None
+    accelerators_per_host: int | None = None
     source: str = field(default="", compare=False)
     notes: str = field(default="", compare=False)
 
@@ -103,6 +108,16 @@ class Accelerator:
             as_text(getattr(self, f), f)
         if self.year is not None:
             as_array(self.year, "year", positive=True, integer=True)
+        if self.accelerators_per_host is not None:
+            as_count(self.accelerators_per_host, f"{self.name}: accelerators_per_host")
+
+    @property
+    def per_host(self) -> int:
+        """Accelerators per host: ``accelerators_per_host`` (4 on a TPU v5p VM or an NVL72
+        compute tray), else the scale-up domain up to 8 (an HGX board)."""
+        if self.accelerators_per_host is not None:
+            return int(self.accelerators_per_host)
+        return int(min(self.scaleup_domain_size or 8, 8))
 
     def peak_flops_per_s(self, dtype: str = "bf16") -> float:
         """Dense peak FLOP/s for a compute format.

@@ -131,7 +131,7 @@ def _nb06(p, private):
 
 def _nb07(p, private):
     spec, gpu = load_model(p["model"]), scenario_accelerator(p)
-    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    per_node = gpu.per_host
     q = failure_values(p, per_node)  # as its cell 3: the bill's failure model (spot pre-emptions)
     run = training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], _price(p),
                        seq_len=p["seq_len"], dtype=p["dtype"])

@@ -41,7 +41,7 @@ from ..training.memory import DEFAULT_RESERVE, fits, memory_per_gpu, memory_tabl
 from ..training.parallel import PlanError, make_plan
 from ..training.reliability import (GOODPUT_FLOOR, GOODPUT_FLOOR_WORDS, checkpoint_plan,
                                     checkpoint_size)
-from ..training.step import step_time
+from ..training.step import PlanDoesNotFitWarning, step_time
 from . import plots
 from .glossary import load_glossary
 
@@ -347,16 +347,18 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                    global_batch_tokens: int, mfu: float, price_usd_per_gpu_hour: float,
                    tp: int = 1, pp: int = 1, micro_batch_size: int = 1, target_loss=None,
                    b_noise_tokens=None, dtype: str = "bf16", grad_bytes_per_param: float = 2.0,
-                   dp_members_per_domain: int = 1, pp_schedule: str = "1f1b",
-                   virtual_stages: int = 1):
+                   pp_schedule: str = "1f1b", virtual_stages: int = 1):
     """Target loss, B_noise, accelerator, micro-batch and GPU-count widgets updating the
     time/GPU-hours-to-target curves and the key figures of notebook 02.
 
     ``accelerator``: a catalogue name, or the notebook's ``Accelerator`` (its scenario's network
     figure kept while the dropdown shows it: ``chosen_device``).
-    ``grad_bytes_per_param`` (the recipe's), ``dp_members_per_domain`` (the plan's DP placement,
-    ``batch.dp_sync_bandwidth``), ``pp_schedule`` and ``virtual_stages`` keep the widget's
-    all-reduce and bubble on the notebook's basis.
+    ``grad_bytes_per_param`` (the recipe's), ``pp_schedule`` and ``virtual_stages`` keep the
+    widget's all-reduce and bubble on the notebook's basis. The data-parallel ring is placed
+    for the accelerator and GPU count the widgets show, as ``batch.dp_sync_bandwidth`` places
+    the page's plan (``comm.group_layout``: dp = GPUs ÷ (tp·pp) ranks at stride tp on the
+    chosen accelerator's scale-up domains): a trial's TPU v5p page kept its 256 DP peers per
+    ICI pod when the dropdown moved to MI300X, whose 8-GPU boards then carried the whole ring.
 
     Returns the ``VBox``.
     """
@@ -391,8 +393,9 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
             try:
                 acc = chosen_device(acc_w.value, accelerator)
                 dp = gpu_w.value // (tp * pp)
-                k = max(1, min(int(dp_members_per_domain), dp))
-                bw = batch.ring_bandwidth(acc, k, -(-dp // k))
+                k, nd = comm.group_layout(max(dp, 1), tp,
+                                          Cluster(acc, gpu_w.value).scaleup_domain_size)
+                bw = batch.ring_bandwidth(acc, int(k), int(nd))
                 layout = batch_analysis.BatchLayout(
                     tp=tp, pp=pp, micro_batch_size=mbs_w.value, pp_schedule=pp_schedule,
                     virtual_stages=virtual_stages, grad_bytes_per_param=grad_bytes_per_param,
@@ -595,7 +598,7 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
     rc_w = w.ToggleButtons(options=["none", "selective", "full"], value=recompute,
                            description="recompute")
     up_w = w.FloatLogSlider(value=1.0, base=2, min=-3, max=3, step=0.5,
-                            description="NVLink ×", continuous_update=False)
+                            description="scale-up ×", continuous_update=False)
     out_bw_w = w.FloatLogSlider(value=1.0, base=2, min=-3, max=3, step=0.5,
                                 description="network ×", continuous_update=False)
     tpo_w = w.ToggleButtons(options=["none", "backward", "all"], value=tp_overlap,
@@ -653,6 +656,9 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
             for x in said:   # and said, one line each
                 if isinstance(x.message, StackFeatureWarning):
                     print(f"note: {x.message.feature}: priced as if the stack had it")
+                elif isinstance(x.message, PlanDoesNotFitWarning):
+                    continue  # the plan's line below says it, on the usable HBM (a trial read
+                    # both, on two bases)
                 else:  # another warning the block recorded: shown as it would have been
                     warnings.showwarning(x.message, x.category, x.filename, x.lineno)
             if note:

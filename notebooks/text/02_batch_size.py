@@ -668,8 +668,8 @@ if interactive:
     display(batch_explorer(spec.name, gpu, p["n_gpus"], p["train_tokens"], p["seq_len"],
                            p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
                            plan.micro_batch_size, p["batch_target_loss"],
-                           p["batch_noise_tokens"], p["dtype"], g_bytes,
-                           a.dp_members_per_domain, plan.schedule, plan.virtual_stages))
+                           p["batch_noise_tokens"], p["dtype"], g_bytes, plan.schedule,
+                           plan.virtual_stages))
 
 # %% [markdown]
 # ---

@@ -56,7 +56,7 @@ interactive: bool = True  # widgets on (reading) or off (report runs)
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
-per_node = min(gpu.scaleup_domain_size or 8, 8)  # accelerators per host (a TPU pod is one ICI domain)
+per_node = gpu.per_host  # accelerators per host: 8 on an HGX board, 4 on a TPU v5p VM
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            seq_len=p["seq_len"], dtype=p["dtype"])
 
