@@ -472,7 +472,7 @@ def test_explorer_places_the_dp_ring_on_the_accelerator_it_shows(capsys):
     # when it moved to TPU v5p (2.74 s over the data-centre network). By hand, 2,048 GPUs at
     # TP 8 leave dp = 256 ranks at stride 8 (comm.group_layout): on MI300X's 8-GPU boards one
     # per board, 256 boards, B_ring = min(B_up, 1 · B_out) = 50 GB/s (one 400 Gb/s NIC); in a
-    # TPU v5p pod of 8,960 chips all 256 in one domain, B_ring = the 600 GB/s ICI figure
+    # TPU v5p slice of up to 6,144 chips all 256 in one domain, B_ring = the 600 GB/s ICI figure
     # (datasheet per-direction figures of data/accelerators.csv).
     pytest.importorskip("ipywidgets")
     from llmcost.present.widgets import batch_explorer

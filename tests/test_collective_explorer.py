@@ -39,7 +39,7 @@ def test_the_panel_prints_the_modelled_collective(capsys):
 
 def test_the_panel_builds_on_a_domain_larger_than_the_cluster(capsys):
     # A review's run of notebook 04 on 2,048 TPU v5p stopped at this panel: its default group,
-    # min(domain, n_gpus) = min(8,960, 2,048) = 2,048 chips (TPU v5p's ICI domain, Google Cloud
+    # min(domain, n_gpus) = min(6,144, 2,048) = 2,048 chips (TPU v5p's ICI slice, Google Cloud
     # docs in data/accelerators.csv), was not among the sizes it offered (2 ... 1,024), and
     # ipywidgets refused the value. The whole job is one domain: an all-reduce over it runs on
     # the scale-up links, bus bandwidth below TPU v5p's 600 GB/s per direction.

@@ -160,23 +160,25 @@ def test_roofline_table_rows_and_links():
     assert one.loc["DP", "link"] == "scale-up: the whole group in one domain"
     assert one.loc["DP", "critical"] == pytest.approx(2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9),
                                                       rel=1e-3)
-    # a teacher's trial: DP 256 on TPU v5p, whose 8,960-chip ICI domain holds the whole group,
+    # a teacher's trial: DP 256 on TPU v5p, whose 6,144-chip ICI slice holds the whole group,
     # was labelled "network, 256 NIC(s) pooled"
-    assert overlap.dp_bandwidth(256, 8, 8960, 1.0, 0.1) == (
+    assert overlap.dp_bandwidth(256, 8, 6144, 1.0, 0.1) == (
         1.0, "scale-up: the whole group in one domain")
     assert overlap.dp_bandwidth(256, 8, 8, 450e9, 50e9) == (50e9, "network, 1 NIC(s) pooled")
 
 
 def test_pp_and_ep_rows_take_the_step_models_links():
     # A review: notebook 04 said "network, 1 NIC" for PP and for the cross-domain EP row on TPU
-    # v5p, whose 8,960-chip ICI domain holds the whole plan, where the step model's NCCL model
+    # v5p, whose 6,144-chip ICI slice holds the whole plan, where the step model's NCCL model
     # keeps that traffic on the scale-up links (comm._Figures: a send/recv pair shares a domain
     # unless its stride reaches past it; an all-to-all spans domains only when its group does).
     v5p = llmcost.load_accelerator("TPU v5p")
-    assert v5p.scaleup_domain_size == 8960 and v5p.scaleup_bytes_per_s_per_dir == 600e9
+    # the domain: 6,144 chips, the largest single ICI slice of the 8,960-chip pod (Google Cloud
+    # TPU v5p docs, data/accelerators.csv)
+    assert v5p.scaleup_domain_size == 6144 and v5p.scaleup_bytes_per_s_per_dir == 600e9
     t = overlap.roofline_table("llama-2-70b", "TPU v5p", tokens_per_replica=16384,
                                tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
-    # stages 4 · 256 = 1,024 chips apart, inside one 8,960-chip domain: W = 600 GB/s (TPU v5p
+    # stages 4 · 256 = 1,024 chips apart, inside one 6,144-chip slice: W = 600 GB/s (TPU v5p
     # ICI per direction, Google Cloud TPU v5p docs in data/accelerators.csv). By hand (Llama 2
     # 70B layer: 8192·(8192 + 2·1024 + 8192) attention + 3·8192·28672 MLP = 8.556e8
     # parameters; β = 2 bytes; C = 459 TFLOP/s BF16): L* = h·β·C / (2·P_l·W)

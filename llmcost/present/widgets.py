@@ -834,7 +834,7 @@ def collective_explorer(accelerator, n_gpus: int):
     acc = accelerator if isinstance(accelerator, Accelerator) else load_accelerator(accelerator)
     cluster = Cluster(acc, n_gpus)
     dom = int(cluster.scaleup_domain_size)
-    # the default, one domain or the whole cluster if smaller (TPU v5p: 8,960 chips), among them
+    # the default, one domain or the whole cluster if smaller (TPU v5p: 6,144 chips), among them
     sizes = sorted({n for n in (2, 4, 8, 16, 64, 256, 1024, dom) if n <= n_gpus}
                    | {min(dom, n_gpus)})
     op_w = w.Dropdown(options=["all_reduce", "all_gather", "reduce_scatter", "all_to_all"],
