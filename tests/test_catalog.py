@@ -317,3 +317,21 @@ def test_accelerators_per_host_are_the_vendors_host_sizes():
     assert 72 // hosts["GB200-NVL72"] == 18 and 1024 // hosts["TPU v5p"] == 256
     with pytest.raises(ValueError, match="accelerators_per_host"):
         dataclasses.replace(llmcost.load_accelerator("H100-SXM"), accelerators_per_host=0)
+
+
+def test_a_checkpoint_write_uses_the_hosts_of_the_accelerator():
+    # The hosts a job spans set its aggregate link to storage: n ÷ per_host hosts × the per-host
+    # bandwidth (ckpt_node_bytes_per_s). With storage itself unlimited (1e15 B/s) and 1 GB/s
+    # per host, 2,048 TPU v5p chips on 512 four-chip VMs write a checkpoint at 512 GB/s, 2,048
+    # H100s on 256 eight-GPU servers at 256 GB/s: half the time on the TPUs, by hand.
+    from llmcost.bill import levers
+    speed = {}
+    for acc, hosts in (("TPU v5p", 512), ("H100-SXM", 256)):
+        plan = levers.checkpoint_plan_of(dict(
+            model="llama-3.1-70b", accelerator=acc, n_gpus=2048, seq_len=8192,
+            global_batch_tokens=16777216, train_tokens=15e12, mfu=0.4,
+            ckpt_storage_bytes_per_s=1e15, ckpt_node_bytes_per_s=1e9))
+        sz = plan.size
+        total = sz.weights_bytes + sz.master_bytes + sz.optimizer_bytes + sz.loader_rng_bytes
+        speed[acc] = total / plan.write_s
+        assert speed[acc] == pytest.approx(hosts * 1e9, rel=1e-9)

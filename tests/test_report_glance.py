@@ -357,6 +357,10 @@ def test_a_bill_over_its_budget_says_so_in_the_first_sentence():
     mid = (t["point_usd"] + t["p90_usd"]) / 2
     assert f"The budget of {fmt_usd(mid)} lies below its P90." in glance.plain_sentences(
         {**_summary(g), "bill": {"bill.figures.budget_usd": mid}})[0]
+    # 4% over reads as such, not "1.0× the budget" (a review)
+    assert f"That is 4% over the budget of {fmt_usd(t['point_usd'] / 1.04)}." in \
+        glance.plain_sentences({**_summary(g), "bill": {
+            "bill.figures.budget_usd": t["point_usd"] / 1.04}})[0]
     # above the P90, or none: nothing
     for budget in (t["p90_usd"] * 2, None):
         assert "budget" not in glance.plain_sentences(

@@ -31,6 +31,8 @@ def test_a_tp_group_on_a_torus_is_priced_at_one_axis_beside_the_switch_figure():
     assert plan.tp > 1
     acc = llmcost.load_accelerator("TPU v5p")
     assert acc.scaleup_bytes_per_s_per_dir == pytest.approx(6 * 100e9)   # six links
+    # the one-axis figure by hand (2 links × 100 GB/s); the MFU at it is the engine's own
+    # (a consistency check that the sentence reports that run, not a pinned figure)
     one_axis = dataclasses.replace(scenario_cluster(values), scaleup_bytes_per_s_per_dir=2e11)
     ring = step_time(llmcost.load_model("llama-3.1-70b"), one_axis, plan, 8192,
                      options=scenario_step_options(values))
@@ -39,9 +41,11 @@ def test_a_tp_group_on_a_torus_is_priced_at_one_axis_beside_the_switch_figure():
     assert len(w) == 1
     assert w[0].startswith("TPU v5p's chips form a 3D torus, which the step-time model prices "
                            "as a switch: each chip's 6 ICI links (600 GB/s per direction) serve "
-                           f"any TP{plan.tp} group")
-    assert f"200 GB/s (overlap.group_bandwidth): at that figure the plan's predicted MFU is " \
-        f"{ring.mfu:.1%} against {b.mfu:.1%}" in w[0]
+                           f"every collective of the plan's TP{plan.tp}, DP{plan.dp} groups "
+                           "inside a 6,144-chip slice")
+    assert "200 GB/s (overlap.group_bandwidth), and a group over several axes more: at one " \
+        f"axis for all of them the plan's predicted MFU is {ring.mfu:.1%} against " \
+        f"{b.mfu:.1%}, the two bracketing it" in w[0]
     # a given MFU does not rest on the step model: not said
     assert not [x for x in scenario_warnings(values) if "torus" in x]
 
@@ -50,8 +54,24 @@ def test_no_torus_words_on_a_switch_or_without_a_scale_up_group():
     h100 = _values(accelerator="H100-SXM")
     assert torus_warning(h100, llmcost.load_model("llama-3.1-70b"), scenario_step(h100)[0]) \
         is None
-    # an 8B model with TP 1 on TPU v5p: data parallelism alone
+    # one chip: no collective
+    one = _values(model="llama-3.1-8b", n_gpus=1, tp=1, pp=1, train_tokens=1e9,
+                  global_batch_tokens=8192)
+    assert torus_warning(one, llmcost.load_model("llama-3.1-8b"), scenario_step(one)[0]) is None
+
+
+def test_data_parallelism_alone_and_a_2d_torus_are_said_too():
+    # a review: DP and PP traffic inside the slice take the same ICI links, and TPU v5e is a
+    # 2D torus of 4 links of 50 GB/s per direction (Google Cloud TPU v5e docs: 400 GB/s
+    # bidirectional per chip, 4 ICI ports), one axis 2 × 50 = 100 GB/s
     small = _values(model="llama-3.1-8b", tp=1, pp=1, train_tokens=1e12)
     plan = scenario_step(small)[0]
-    assert (plan.tp, plan.cp, plan.ep) == (1, 1, 1)
-    assert torus_warning(small, llmcost.load_model("llama-3.1-8b"), plan) is None
+    assert (plan.tp, plan.cp, plan.ep) == (1, 1, 1) and plan.dp > 1
+    w = torus_warning(small, llmcost.load_model("llama-3.1-8b"), plan)
+    assert f"every collective of the plan's DP{plan.dp} groups" in w
+    v5e = _values(model="llama-3.1-8b", accelerator="TPU v5e", n_gpus=256, train_tokens=1e12,
+                  global_batch_tokens=2097152)
+    plan = scenario_step(v5e)[0]
+    w = torus_warning(v5e, llmcost.load_model("llama-3.1-8b"), plan)
+    assert w.startswith("TPU v5e's chips form a 2D torus") and "4 ICI links (200 GB/s" in w
+    assert "uses two of them, 100 GB/s" in w

@@ -1646,19 +1646,24 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
 
 
 def torus_warning(values: dict, spec, plan) -> str | None:
-    """What a predicted MFU on a torus rests on: the step-time model gives a group of a scale-up
-    domain the catalogue's per-chip figure (every ICI link of the chip, as a switch would), and
-    a torus gives a ring along one axis two of them (``overlap.group_bandwidth``: 2 × B_link;
-    Jouppi et al. 2023, arXiv:2304.01433). Said, with the plan's predicted MFU at the one-axis
-    figure (``step_time`` on the scenario's cluster with that scale-up bandwidth), when the
-    accelerator is a torus (``data/scaleup_topology.csv``) and the plan has a TP, CP or EP
-    group; None otherwise (a trial: TP8 on TPU v5p predicted 54.1% at 600 GB/s, 48.3% at one
-    axis's 200 GB/s, and no word said the first is a best case)."""
+    """What a predicted MFU on a torus rests on: the step-time model gives every collective
+    inside a scale-up domain the catalogue's per-chip figure (every ICI link of the chip, as a
+    switch would), where a ring along one axis of a torus uses two of them
+    (``overlap.group_bandwidth``: 2 × B_link; Jouppi et al. 2023, arXiv:2304.01433) and a
+    group laid out over several axes more. Said, with the plan's predicted MFU when every
+    collective inside the domain gets the one-axis figure (``step_time`` on the scenario's
+    cluster with that scale-up bandwidth: TP, CP, EP, DP and PP traffic alike), the two
+    bracketing it, when the accelerator is a torus (``data/scaleup_topology.csv``) and the
+    plan has a parallel group; an expert all-to-all, bounded on a torus by its bisection,
+    which the model does not price, is said apart. None otherwise (a trial: TP8 on TPU v5p
+    predicted 54.1% at 600 GB/s, 48.3% at one axis's 200 GB/s, and no word said the first is
+    a best case)."""
     topo = load_topologies()
     name = load_accelerator(values["accelerator"]).name
     if name not in topo.index or not str(topo.loc[name, "topology"]).startswith("torus"):
         return None
-    groups = [f"{k}{v}" for k, v in (("TP", plan.tp), ("CP", plan.cp), ("EP", plan.ep)) if v > 1]
+    groups = [f"{k}{v}" for k, v in (("TP", plan.tp), ("CP", plan.cp), ("EP", plan.ep),
+                                     ("DP", plan.dp), ("PP", plan.pp)) if v > 1]
     cluster = scenario_cluster(values)
     axis = float(group_bandwidth(name, 2))
     if not groups or axis >= cluster.scaleup_bytes_per_s_per_dir:
@@ -1671,11 +1676,14 @@ def torus_warning(values: dict, spec, plan) -> str | None:
     r = topo.loc[name]
     return (f"{name}'s chips form a {int(r['torus_dims'])}D torus, which the step-time model "
             f"prices as a switch: each chip's {int(r['links_per_chip'])} ICI links "
-            f"({cluster.scaleup_bytes_per_s_per_dir / 1e9:,.0f} GB/s per direction) serve any "
-            f"{' and '.join(groups)} group, where a ring along one axis of the torus uses two "
-            f"of them, {axis / 1e9:,.0f} GB/s (overlap.group_bandwidth): at that figure the "
-            f"plan's predicted MFU is {ring.mfu:.1%} against {b.mfu:.1%}, so the prediction is "
-            "a best case")
+            f"({cluster.scaleup_bytes_per_s_per_dir / 1e9:,.0f} GB/s per direction) serve "
+            f"every collective of the plan's {', '.join(groups)} groups inside a "
+            f"{cluster.scaleup_domain_size:,}-chip slice, where a ring along one axis of the "
+            f"torus uses two of them, {axis / 1e9:,.0f} GB/s (overlap.group_bandwidth), and a "
+            "group over several axes more: at one axis for all of them the plan's predicted "
+            f"MFU is {ring.mfu:.1%} against {b.mfu:.1%}, the two bracketing it"
+            + ("; the expert all-to-all, bounded on a torus by its bisection, is not priced "
+               "as such" if plan.ep > 1 else ""))
 
 
 def _step_said_once(values: dict, spec, said: list):
@@ -1762,8 +1770,9 @@ def pipeline_advice(values: dict) -> str:
     factorisations, then name the nearest GPU counts below and above the scenario's that split
     without a pipeline (``parallel.splitting_gpu_counts`` with pp 1) and the nearest global
     batches that do with the chosen plan's tp and cp (multiples of n ÷ (tp·cp) sequences),
-    each one whose plan, searched as the scenario's (``scenario_step``), fits, has a bubble of
-    at most ``BUBBLE_WARNING`` and predicts a higher MFU than the scenario's plan, with that
+    each one whose plan, searched as the scenario's with pp = 1 (``scenario_step``), fits,
+    has a bubble of at most ``BUBBLE_WARNING`` and predicts a higher MFU than the scenario's
+    plan, with that
     MFU and the main run's GPU-hours relative to the scenario's (GPU-hours = FLOPs ÷ (peak ×
     MFU), MFU as Chowdhery et al. 2022 App. B define it: the ratio of the MFUs). The
     scenario's GPU count and batch are not changed. When a split without a pipeline exists,
@@ -1849,7 +1858,9 @@ def _pipeline_free_counts(values: dict, spec, batch: int, fixed: dict, mfu: floa
     for side in (sorted((c for c in counts if c < n), reverse=True),
                  [c for c in counts if n < c <= 4 * n]):
         for c in side[:PIPELINE_ADVICE_TRIES]:
-            better = _better_step({**values, "n_gpus": int(c)}, spec, mfu)
+            # no pipeline there: pp fixed at 1 (a review: the free search priced TP8 · PP64 on
+            # the 1,024 GPUs named "without it"), dp following the count
+            better = _better_step({**values, "n_gpus": int(c), "pp": 1, "dp": 0}, spec, mfu)
             if better:
                 out.append((int(c), *better))
                 break
@@ -1865,7 +1876,7 @@ def _pipeline_free_batches(values: dict, spec, plan, batch: int, mfu: float) -> 
     d = n // (plan.tp * plan.cp)
     out = []
     for b in sorted({batch // d * d, -(-batch // d) * d} - {0, batch}):
-        words = _better_plan({**values, "global_batch_tokens": b * seq}, spec, mfu)
+        words = _better_plan({**values, "global_batch_tokens": b * seq, "pp": 1}, spec, mfu)
         if words:
             out.append(f"{b:,} sequences (global_batch_tokens: {b * seq:,}; {words})")
     return out

@@ -347,7 +347,8 @@ def _mfu_is_predicted(s: dict) -> bool:
     return bool(s.get("_mfu_prediction")) or _get(s, "mfu_band") == "predicted"
 
 
-def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None) -> dict:
+def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
+                     above_one: bool = False) -> dict:
     """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
     docstring): the step-time model's predicted change, on the scenario's calibration (a range
     scaled as a whole); for a predicted MFU (``_mfu_is_predicted``) the change of the central
@@ -355,7 +356,8 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None) -> d
     band, the MFU a ``mfu: predict`` bill of each uses, so the lever prices what the changed
     scenario's own bill prices); ``ratio`` the change when the caller takes it another way
     (``fp8_training``: central estimates before their caps). Each MFU is on its own dtype's
-    dense peak, as the bill counts GPU-hours. Refused when the scaled MFU exceeds 1."""
+    dense peak, as the bill counts GPU-hours. Refused when the scaled MFU exceeds 1, unless
+    ``above_one`` (a caller that caps it next, ``_capped_back``, which refuses it then)."""
     m = _clean(before).get("mfu", _default("mfu"))
     if ratio is None and _mfu_is_predicted(before):
         # a predicted MFU: the bill of the changed scenario is its own central estimate, kept
@@ -368,12 +370,20 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None) -> d
         ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     out = _with_phase_mfus_scaled(dict(after), float(ratio))
     out["mfu"] = _scale(m, float(ratio))
-    top = max(x for x in (getattr(out["mfu"], f, None) for f in ("low", "mode", "high"))
-              if x is not None) if not isinstance(out["mfu"], float) else out["mfu"]
-    if top > 1:
-        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={m!r} is above "
-                            "what the step-time model predicts is possible on the new set-up")
+    if not above_one:
+        _refuse_above_one(out["mfu"], m)
     return out
+
+
+def _refuse_above_one(mfu, given) -> None:
+    """A ScenarioError when a lever's scaled MFU (a number or a ``Range``) exceeds 1: the
+    scenario's ``given`` MFU is above what the step-time model predicts is possible."""
+    top = max(x for x in (getattr(mfu, f, None) for f in ("low", "mode", "high"))
+              if x is not None) if not isinstance(mfu, float) else mfu
+    if top > 1:
+        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={given!r} is "
+                            "above what the step-time model predicts is possible on the new "
+                            "set-up")
 
 
 # ------------------------------------------------------------------------------ levers
@@ -1259,7 +1269,7 @@ def best_plan(s: dict) -> Change:
                               f"plan at {c0:.1%}, each prediction's central estimate kept "
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
-    after, said, capped = _capped_back(s, _with_scaled_mfu(s, free, ratio), (
+    after, said, capped = _capped_back(s, _with_scaled_mfu(s, free, ratio, above_one=True), (
         f"the search's choice ({theirs.describe()}) is {b0.step_time_s / b1.step_time_s:.2f}× "
         "faster by the step-time model"))
     if capped:
@@ -1300,16 +1310,16 @@ def pipeline_free_gpus(s: dict) -> Change:
                           "the nearest GPU counts without them predicts a higher MFU with a "
                           f"bubble of at most {BUBBLE_WARNING:.0%}")
     c, theirs, b1 = max(options, key=lambda o: (o[2].mfu, -abs(o[0] - n)))
-    after, how = kept_plan(s, {"n_gpus": c}, ("dp",))
-    after, said, capped = _capped_back(s, _with_scaled_mfu(s, after), (
+    after, how = kept_plan(s, {"n_gpus": c, "pp": 1}, ("dp",))
+    after, said, capped = _capped_back(s, _with_scaled_mfu(s, after, above_one=True), (
         f"{fmt_gpus(c)} without a pipeline ({theirs.describe()}) predicts an MFU of "
         f"{b1.mfu:.1%} against this plan's {b0.mfu:.1%}"))
     if capped:
         return capped
     slower = c * float(_point(_get(after, "mfu"))) < n * float(_point(_get(s, "mfu")))
-    risk = ("no risk to the run itself" + ("; fewer GPUs at this MFU mean a longer run, so its "
-                                            "results come later" if slower else "")
-            + (f"; {fmt_gpus(c - n)} more must be had" if c > n else ""))
+    risk = ("a new plan on another GPU count must be validated at scale before the run"
+            + ("; fewer GPUs at this MFU mean a longer run, so its results come later"
+               if slower else "") + (f"; {fmt_gpus(c - n)} more must be had" if c > n else ""))
     return Change(after, risk, f"{fmt_gpus(n)} → {fmt_gpus(c)}: {mine.describe()} (predicted "
                   f"MFU {b0.mfu:.1%}) → {theirs.describe()} ({b1.mfu:.1%}), {how}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling",
@@ -1325,6 +1335,7 @@ def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:
     after, said, where = _capped_at_published(s, scaled)
     m0 = float(_point(_get(s, "mfu")))
     if not (said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9)):
+        _refuse_above_one(after["mfu"], _get(s, "mfu"))   # nothing published caps it
         return after, said, None
     return after, said, _unchanged(s, f"{lead} ({float(_point(_get(scaled, 'mfu'))):.1%} on "
                                    "this bill's basis), but a lever is priced no higher than "

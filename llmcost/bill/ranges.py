@@ -92,7 +92,7 @@ NOT_YET_RANGEABLE_KEYS = (
 #: Keys whose scenario rule (``bill.scenario.PARAMETERS``, each key's check) has an upper
 #: bound: a lognormal, unbounded above, is refused on them (it would break the bound on some
 #: draws: P10 2 and P90 9 on the exploratory fraction put 7.2% of them above its 10). The bounds:
-#: ``mfu`` (0, 1], ``ledger_rerun_probability`` [0, 1], ``ledger_reserve_fraction`` [0, 1),
+#: ``mfu`` (0, 1], ``ledger_rerun_probability`` [0, 1], ``ledger_reserve_fraction`` [0, 1],
 #: ``ledger_exploratory_fraction`` [0, 10], ``ledger_pue`` [1, 3]; and, not rangeable yet,
 #: ``rl_train_mfu`` (0, 1] and ``serve_occupancy`` (0, 1]. tests/test_bounded_ranges.py finds
 #: the bounded keys from those checks themselves, so a bound added there without a line here

@@ -732,20 +732,25 @@ def plain_sentences(summary: dict, failed=()) -> list:
 
 
 def budget_sentence(summary: dict) -> str:
-    """" That is 5.5× the budget of $1.00M." when the scenario's ``ledger_budget_usd``
-    (``summary['bill']['bill.figures.budget_usd']``) lies below the bill's point estimate
-    (point ÷ budget, as ``checks.budget_warning``), " The budget of $X lies below its P90."
-    when it lies between the point and the P90 (the headline draws'), else "" (a trial found
-    a bill 5.5× its budget said only in the box of warnings below the first sentences)."""
+    """" That is 5.5× the budget of $1.00M." (under 2×: " That is 4% over the budget of ...")
+    when the scenario's ``ledger_budget_usd`` (``summary['bill']['bill.figures.budget_usd']``)
+    lies below the bill's point estimate (point ÷ budget, as ``checks.budget_warning``),
+    " The budget of $X lies below its P10." (or P90) when it lies below the headline draws'
+    P10 (or P90) but not the point, else "" (a trial found a bill 5.5× its budget said only in
+    the box of warnings below the first sentences)."""
     bill = summary.get("bill") or {}
     budget, g = bill.get("bill.figures.budget_usd"), summary.get("bill_glance") or {}
     if not isinstance(budget, (int, float)) or not budget > 0 or not g.get("lines"):
         return ""
     t = {r["key"]: r for r in g["lines"]}["total"]
-    if t["point_usd"] > budget:
-        return f" That is {t['point_usd'] / budget:.1f}× the budget of {fmt_usd(budget)}."
-    if (t.get("p90_usd") or 0) > budget:
-        return f" The budget of {fmt_usd(budget)} lies below its P90."
+    over = t["point_usd"] / budget
+    if over > 1:   # under 2×, in per cent: "1.0× the budget" read as on budget (a review)
+        said = (f"{over:.1f}× the budget" if over >= 1.995 else
+                f"{over - 1:.0%} over the budget" if over >= 1.005 else "just over the budget")
+        return f" That is {said} of {fmt_usd(budget)}."
+    for q in ("p10", "p90"):   # a point may lie below its own P10 (outside_clause)
+        if (t.get(f"{q}_usd") or 0) > budget:
+            return f" The budget of {fmt_usd(budget)} lies below its {q.upper()}."
     return ""
 
 

@@ -653,17 +653,17 @@ def step_explorer(model: str, accelerator, n_gpus: int, global_batch_tokens: int
                               f"scales; in a scenario, give {USER_WORDS.get(m[1], m[1])}",
                     str(e)))
                 return
+            fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             for x in said:   # and said, one line each
                 if isinstance(x.message, StackFeatureWarning):
                     print(f"note: {x.message.feature}: priced as if the stack had it")
-                elif isinstance(x.message, PlanDoesNotFitWarning):
+                elif isinstance(x.message, PlanDoesNotFitWarning) and fit:
                     continue  # the plan's line below says it, on the usable HBM (a trial read
-                    # both, on two bases)
+                    # both, on two bases); a stage the line does not count is still said
                 else:  # another warning the block recorded: shown as it would have been
                     warnings.showwarning(x.message, x.category, x.filename, x.lineno)
             if note:
                 print(f"note: {note}")
-            fit = _misfit_words(mem.total, acc.hbm_bytes, reserve, f" on {acc.name}")
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
                   f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step{fit}")

@@ -745,7 +745,7 @@ def named_setup_price(named, accelerator, price_usd_per_gpu_hour,
     usd, _ = catalogue_price(on.name, mode)
     words = price_mode_words(on.name, mode)  # the mode, or the on-demand median capping it
     words = (f"{mode.replace('_', '-')} catalogue median" if words == mode else
-             f"catalogue {words}")
+             words.replace(" median", " catalogue median", 1))   # capped at on-demand
     rented = " (pricing owned: another accelerator is rented)" if pricing == "owned" else ""
     return on, usd, f"{on.name} {words}{rented}"
 
@@ -855,17 +855,23 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
     """
     rows, acc = [], serving_accelerator(accelerator)  # a scenario's, with its own network figure
     pricing = as_choice(pricing, "pricing", PRICING_CHOICES)
+    price_usd_per_gpu_hour = as_scalar(price_usd_per_gpu_hour, "price_usd_per_gpu_hour",
+                                       positive=True)
     for _, r in load_api_prices().iterrows():
         m = serving_model(r["model"])
-        on, usd_h, basis = (named_setup_price(MOE_DEPLOYMENT_ACCELERATOR, acc,
-                                              price_usd_per_gpu_hour, pricing) if m.is_moe
-                            else (acc, price_usd_per_gpu_hour, OWN_PRICE_WORDS))
+        on, usd_h, basis = acc, price_usd_per_gpu_hour, OWN_PRICE_WORDS
         try:
+            if m.is_moe:  # the deployment's accelerator at its price (named_setup_price)
+                on = serving_accelerator(MOE_DEPLOYMENT_ACCELERATOR)
+                on, usd_h, basis = named_setup_price(on, acc, price_usd_per_gpu_hour, pricing)
             usd_in, cached, usd_out, how = _api_row_cost(m, on, usd_h, prompt_tokens,
                                                          output_tokens, max_tpot_s, engine)
         except DoesNotFit as e:  # the deployment does not fit this GPU: said, not priced
             usd_in = cached = usd_out = math.nan
             how = f"not modelled on {on.name}: {e}"
+        except ValueError as e:  # no catalogue price of the mode for the named accelerator
+            usd_in = cached = usd_out = usd_h = math.nan
+            basis, how = "no catalogue price", f"not priced on {on.name}: {e}"
         lc = r["usd_per_m_cached_input"]
         rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
                      "list_usd_per_m_input": r["usd_per_m_input"],

@@ -763,9 +763,10 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     each dimension sends): TP and CP per layer and micro-batch, EP per MoE layer and
     micro-batch, PP per micro-batch and model chunk, DP per step or per micro-batch by ZeRO
     stage over the stage's parameters (its layers, the embedding on the first stage, the LM
-    head and final norm on the last: ``shapes.edge_params``). Times are before any overlap (``llmcost.step`` applies the overlap rules); bytes are
-    what a rank puts on its links (ring all-reduce 2(n−1)/n·S, reduce-scatter and all-gather
-    (n−1)/n·S, all-to-all (n−1)/n·S, send S).
+    head and final norm on the last: ``shapes.edge_params``). Times are before any overlap
+    (``llmcost.step`` applies the overlap rules); bytes are what a rank puts on its links
+    (ring all-reduce 2(n−1)/n·S, reduce-scatter and all-gather (n−1)/n·S, all-to-all
+    (n−1)/n·S, send S).
 
     Parameters
     ----------
@@ -801,7 +802,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
                                                                           st.etp))
     # the stage's non-expert parameters: its layers', and the embedding on the first stage and
     # the LM head with the final norm on the last (``edge_params``), as the step engine's DP
-    # traffic counts them (a trial: Llama 3.1 8B's DP row counted 6.98e9 of its 8.03e9)
+    # traffic counts them (a trial: Llama 3.1 8B's DP row counted 6.98e9 of its 8.03e9); the
+    # step engine also counts the multi-token-prediction modules on the last stage and times
+    # the costliest of the first, a middle and the last stage, which this table does not
     p_emb, _, p_head = edge_params(c, st.t, st.pp)
     p_ne = (st.nd * p_dense + st.nm * p_moe + (float(p_emb) if st.stage == 0 else 0.0)
             + (float(p_head) if st.stage == st.pp - 1 else 0.0))

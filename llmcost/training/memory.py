@@ -1432,8 +1432,8 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         M = model states + ZeRO-3 gather buffer + activations + working set + embedding/logits
         model states (Rajbhandari et al. 2020 §5.1; w, g, o the recipe's weight, gradient and
         optimizer-side bytes per parameter, Ψ the stage's parameters per rank, N_d its ZeRO
-        group): ZeRO-0 (w + g + o)·Ψ; ZeRO-1 (w + g)·Ψ + o·Ψ/N_d; ZeRO-2 w·Ψ + (g + o)·Ψ/N_d;
-        ZeRO-3 (w + g + o)·Ψ/N_d                                 (zero_model_state_bytes)
+        group): ZeRO-0 (w + g + o)·Ψ; ZeRO-1 (w + g)·Ψ + o·Ψ/N_d;
+        ZeRO-2 w·Ψ + (g + o)·Ψ/N_d; ZeRO-3 (w + g + o)·Ψ/N_d     (zero_model_state_bytes)
         activations = micro-batches in flight (1F1B: min(m, p − r) on stage r, Narayanan 2021)
         × layers on the stage × one layer's bytes (Korthikanti et al. 2022 Table 2; TP + SP:
         s·b·h/t·(34 + 5·a·s/h), 34·s·b·h/t with selective recomputation)

@@ -227,9 +227,10 @@ plots.table(pd.DataFrame({
 # * **Google TPUs**: a *torus* (3D on v4 and v5p, 2D on v5e). A ring along one axis uses the two
 #   links to its neighbours on that axis (90 GB/s per direction on v4); the catalogue's per-chip
 #   figure (all 6 links, 270 GB/s) is reached only by a collective spread over all three axes at
-#   once, and the whole pod counts as one "domain". An all-to-all on a torus is limited by the
-#   bisection, which the model does not price at all. **The model prices a torus as a switch**:
-#   read TPU figures as the best case.
+#   once, and a slice counts as one "domain" (on v5p the largest one job can have, 6,144 of the
+#   pod's 8,960 chips). An all-to-all on a torus is limited by the bisection, which the model
+#   does not price at all. **The model prices a torus as a switch**: read TPU figures as the best
+#   case (a bill on a torus says so, with the MFU at one axis's links beside it).
 #
 # `overlap.group_bandwidth` gives what a group of each size really gets
 # (`data/scaleup_topology.csv`, with sources); "board ÷ real" is how optimistic the whole-board

@@ -552,8 +552,8 @@ print(answers.serving_points(c, best, target_s, tp_given=bool(p["serve_tp"]),
 # Each row is priced on the accelerator its set-up names, at that accelerator's GPU-hour price
 # (`setups.named_setup_price`): the scenario's price for a set-up on the scenario's accelerator,
 # otherwise the catalogue's price of the named accelerator for the scenario's pricing mode. The
-# last two columns give the price and where it comes from, so the DeepSeek-V3 rows cost the same
-# whatever the scenario's GPU.
+# last two columns give the price and where it comes from: a row on another accelerator than the
+# scenario's is priced as a team renting it would pay, not at the scenario's rate.
 
 # %%
 narrow = min("fp8", p["serve_weight_dtype"], key=inf.WEIGHT_BYTES.get)  # FP8 or narrower
