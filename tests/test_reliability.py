@@ -543,3 +543,43 @@ def test_extreme_inputs_give_the_limit_or_name_the_argument():
     # a checkpoint of n_params × 14 B that overflows a float is refused under n_params
     with pytest.raises(ValueError, match=r"n_params=1e\+308: .*14 B/param overflows"):
         rel.checkpoint_plan(1e308, 64, 1, 1e10, 600)
+
+
+def test_a_what_if_storage_that_never_finishes_is_kept_with_its_reason():
+    # A trial: 100 MB/s of checkpoint storage for Llama 2 70B on 2,048 H100 stopped notebook 07
+    # at its "a tenth" row. By hand, a bf16-adam checkpoint is 14 B × 68.98e9 = 9.66e11 B; at
+    # 10 MB/s the write δ ≈ 9.66e4 s and the restart R = 600 s + the same read, so δ + R ≈
+    # 1.94e5 s, and 0.87 planned stops a day take 0.87 × 1.94e5 / 86,400 ≈ 1.95 days a day:
+    # never finishes. At the scenario's own 100 MB/s, δ + R ≈ 2.0e4 s: 0.2 of each day.
+    keys = ("fail_rate_per_gpu_year", "ckpt_restart_s", "ckpt_recipe", "ckpt_node_bytes_per_s",
+            "ckpt_d2h_bytes_per_s", "ckpt_async", "fail_planned_per_day", "ckpt_interval_s")
+    default = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")   # 0.87 stops a day
+    p = {"n_gpus": 2048, "ckpt_storage_bytes_per_s": 1e8, **{k: default[k] for k in keys}}
+    assert p["fail_planned_per_day"] == 0.87 and p["ckpt_restart_s"] == 600
+    n = llmcost.load_model("llama-2-70b").n_params
+    cases = {"own": {"storage_bytes_per_s": 1e8}, "tenth": {"storage_bytes_per_s": 1e7}}
+    rows = rel.scenario_checkpoint_cases(p, n, 8, cases, async_=True, interval_s=None)
+    own, tenth = rows["own"], rows["tenth"]
+    assert own.write_s == pytest.approx(14 * n / 1e8, rel=0.01)
+    # each planned stop: the write, then 600 s and the read back: 0.87 × (2δ + 600) / 86,400
+    assert own.breakdown.planned == pytest.approx(0.87 * (2 * own.write_s + 600) / 86400,
+                                                  rel=0.02)
+    assert isinstance(tenth, str) and tenth.startswith("never finishes: planned_per_day=0.87")
+    frame = rel.checkpoint_cases_frame(rows)
+    assert math.isnan(frame.loc["tenth", "goodput"]) and frame.loc["own", "note"] == ""
+    # a bad input is still refused, not kept as a case
+    with pytest.raises(ValueError, match="storage_bytes_per_s"):
+        rel.scenario_checkpoint_cases(p, n, 8, {"bad": {"storage_bytes_per_s": -1.0}})
+
+
+def test_the_storage_sweep_skips_bandwidths_planned_stops_would_fill():
+    # A trial: PaLM 540B on 100,000 B200 stopped notebook 07's sweep, whose grid starts at
+    # 100 MB/s: there a checkpoint of 14 B × 5.4e11 = 7.6e12 B takes 7.6e4 s to write and as
+    # long to read, and 0.87 stops a day of δ + R ≈ 1.5e5 s fill every day. Those bandwidths
+    # are skipped, as the slower ones whose failures leave no goodput are.
+    n = llmcost.load_model("palm-540b").n_params
+    df = rel.storage_tradeoff(n, 100_000, 0.173, 600.0, 1e7, 4.0, planned_per_day=0.87)
+    lowest = df.index.min()
+    assert lowest > 1e8 and df["goodput"].gt(0).all()
+    size = 14 * n
+    assert 0.87 / 86400 * (2 * size / 1e8 + 600) >= 1   # the first grid point, by hand

@@ -327,6 +327,13 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert third == ("The biggest lever (notebook 09) would save about $2.00M "
                      "at the bill's point estimate (25% of the whole bill): FP8 training; its "
                      "risk: loss divergence.")
+    # notebook 09's bill with the scenario's waste lines ($8M) above the stated bill: the share
+    # says whose bill it is of (a trial read a $447k saving as "56% of the whole bill" of $559k)
+    stated = {**_summary(g, nine), "bill": {"bill.total_usd": 5.59e6}}
+    assert ("(25% of notebook 09's bill with the scenario's waste, $8.00M, which the $5.59M "
+            "above leaves out)") in glance.plain_sentences(stated)[2]
+    assert "(25% of the whole bill)" in glance.plain_sentences(
+        {**_summary(g, nine), "bill": {"bill.total_usd": 8e6}})[2]
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
     # 1% of the bill is no headline (by hand: 16.56 / 2.3e6 = 0.0007%)
     tiny = {"09_savings": [dict(nine["09_savings"][0], value=2.3e6),

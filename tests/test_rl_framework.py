@@ -177,3 +177,12 @@ def test_notebook_05_runs_for_a_nemo_rl_scenario(tmp_path):
     assert "campaign of 3 runs: " in out
     usd = build_ledger(report.bill_inputs(plan.values)).line("post.rl").usd
     assert f"= {llmcost.fmt_usd(usd)} (the model's" in out   # at the framework's factor
+
+
+def test_a_gb300_host_link_is_its_grace_c2c_share():
+    # A robustness sweep: a GB300 RL scenario naming a framework (host swaps over the host link)
+    # was refused, "no host-link (PCIe) bandwidth". GB300 NVL72 pairs each Grace CPU with two
+    # Blackwell Ultra GPUs over NVLink-C2C, 900 GB/s bidirectional (NVIDIA GB300 NVL72 product
+    # page), as GB200: 900 / 2 directions / 2 GPUs = 225 GB/s per GPU per direction.
+    assert rl.pcie_bytes_per_s(inference.serving_accelerator("GB300-NVL72")) == 900e9 / 2 / 2
+    assert rl.pcie_bytes_per_s(inference.serving_accelerator("GB200-NVL72")) == 225e9

@@ -512,7 +512,10 @@ def _cannot_run_savings(summary: dict) -> str | None:
 def lever_sentence(summary: dict, failed=()) -> str:
     """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
     its ``bill_usd``; a saving at the inputs' points, said so), or why there is none: 09 not
-    run, failed, or no lever saves money."""
+    run, failed, or no lever saves money. Where 09's bill differs from the one the first
+    sentence states (``summary['bill']``: 09 adds the scenario's ``waste_`` lines), the share
+    says whose bill it is of (a trial read a $447k saving as "56% of the whole bill" of a
+    $559k bill)."""
     if "09_savings" in failed:
         return ("Which lever saves the most is not known here: notebook 09 (savings) failed in "
                 "this report (its page says where).")
@@ -535,6 +538,11 @@ def lever_sentence(summary: dict, failed=()) -> str:
                 f"(the largest, {_lever_short(name)}, saves about {fmt_usd(lever['value'])}, "
                 f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
     share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
+    stated = (summary.get("bill") or {}).get("bill.total_usd")
+    if whole and isinstance(stated, (int, float)) and stated > 0 and \
+            abs(whole / stated - 1) > 0.005:   # 09's bill carries the scenario's waste lines
+        share = (f" ({lever['value'] / whole:.0%} of notebook 09's bill with the scenario's "
+                 f"waste, {fmt_usd(whole)}, which the {fmt_usd(stated)} above leaves out)")
     # the risk as notebook 09 writes it, whole ("...; risk: <risk>[; it <beyond the line>]"):
     # a trial read "its risk: no risk to the run itself." where 09 goes on "; fewer GPUs mean a
     # longer run, so its results come later"

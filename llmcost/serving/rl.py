@@ -389,11 +389,14 @@ GPUS_PER_HOST = 8
 #: Grace CPU's NVLink-C2C, "900 GB/s" bidirectional between one Grace CPU and the two Blackwell
 #: GPUs of a GB200 superchip (NVIDIA GB200 NVL72 product page,
 #: nvidia.com/en-us/data-center/gb200-nvl72/), taken as shared by the two GPUs: 900 / 2 / 2 =
-#: 225 GB/s per GPU per direction (the sharing is this model's assumption). B200: its hosts'
+#: 225 GB/s per GPU per direction (the sharing is this model's assumption). GB300: the same
+#: Grace CPU and NVLink-C2C, 900 GB/s to its two Blackwell Ultra GPUs (NVIDIA GB300 NVL72
+#: product page, nvidia.com/en-us/data-center/gb300-nvl72/), shared alike (a robustness sweep's
+#: GB300 RL scenario with a framework's host swaps was refused for want of it). B200: its hosts'
 #: CPUs are PCIe Gen5 (NVIDIA DGX B200 User Guide, "Introduction to NVIDIA DGX B200 Systems":
 #: "2 x Intel Xeon 8570 PCIe Gen5 CPUs"), so a Gen5 x16 link, though the GPU also speaks Gen6.
 PCIE_BYTES_PER_S_PER_DIR = {"A100": 32e9, "A800": 32e9, "H100": 64e9, "H800": 64e9,
-                            "H200": 64e9, "B200": 64e9, "GB200": 225e9}
+                            "H200": 64e9, "B200": 64e9, "GB200": 225e9, "GB300": 225e9}
 #: GPUs that share one x16 uplink to the host CPU, by accelerator family, on the servers whose
 #: topology is published (``HOST_TOPOLOGY_SOURCE``): Azure's ND A100 v4 (8 A100) hangs two GPUs
 #: and two NICs under each of four x16 Gen4 bridges, as NVIDIA's DGX A100 hangs them under four

@@ -864,14 +864,23 @@ class GoodputBreakdown:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+class PlannedStopsTakeAllTime(ValueError):
+    """Planned interruptions whose checkpoint and restart, δ + R each, at p per day would take
+    all of the wall-clock time (p·(δ + R) ≥ 1 day per day): a run that never finishes. A what-if
+    of a slower storage may reach it where the scenario does not (``scenario_checkpoint_cases``
+    keeps such a case with its reason)."""
+
+
 def _planned_share(p, d, r, planned_per_day):
     """The share of wall time planned interruptions take, p·(δ + R) per second (p per day, R
-    the restart a planned stop takes), or a ValueError when they would take all of it."""
+    the restart a planned stop takes), or ``PlannedStopsTakeAllTime`` (a ValueError) when they
+    would take all of it."""
     planned = p / SECONDS_PER_DAY * (d + r)
     if np.any(planned >= 1):
-        raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
-                         f"δ + R = {float(np.max(d + r)):,.4g} s each would take all of the "
-                         "wall-clock time (must be < 1/(δ+R))")
+        raise PlannedStopsTakeAllTime(
+            f"planned_per_day={planned_per_day!r}: planned interruptions of δ + R = "
+            f"{float(np.max(d + r)):,.4g} s each would take all of the wall-clock time (must be "
+            "< 1/(δ+R))")
     return planned
 
 
@@ -1566,6 +1575,41 @@ def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> C
     return checkpoint_plan(**kw)
 
 
+def scenario_checkpoint_cases(p: dict, n_params, gpus_per_node: int, cases: dict,
+                              **common) -> dict:
+    """``{label: CheckpointPlan, or the reason it never finishes}``: ``scenario_checkpoint_plan``
+    of each case (``label -> {argument: value}``), the ``common`` arguments applied to all
+    (notebook 07's what-if storage table). A case whose planned interruptions, a checkpoint
+    and a restart each, would take all of the wall-clock time (``PlannedStopsTakeAllTime``: a
+    tenth of a slow storage) is kept with that reason, not raised: a trial's report stopped
+    on it (100 MB/s of storage for 2,048 H100s, δ + R = 1.9e5 s against 0.87 stops a day)."""
+    out = {}
+    for label, changes in cases.items():
+        try:
+            out[label] = scenario_checkpoint_plan(p, n_params, gpus_per_node,
+                                                  **{**common, **changes})
+        except PlannedStopsTakeAllTime as e:
+            out[label] = f"never finishes: {e}"
+    return out
+
+
+def checkpoint_cases_frame(cases: dict) -> pd.DataFrame:
+    """``scenario_checkpoint_cases``' result as a table, one row per case: ``write (s)``,
+    ``interval (s)``, ``storage duty``, ``restart (s)``, ``goodput`` (NaN for a case that never
+    finishes) and ``note`` (its reason, "" otherwise)."""
+    rows = {}
+    for label, v in cases.items():
+        if isinstance(v, str):
+            rows[label] = {"write (s)": math.nan, "interval (s)": math.nan,
+                           "storage duty": math.nan, "restart (s)": math.nan,
+                           "goodput": math.nan, "note": v}
+        else:
+            rows[label] = {"write (s)": v.write_s, "interval (s)": v.interval_s,
+                           "storage duty": v.storage_duty, "restart (s)": v.restart_s,
+                           "goodput": v.goodput, "note": ""}
+    return pd.DataFrame(rows).T
+
+
 #: The bandwidths ``storage_tradeoff`` tries by default: 100 MB/s to 10 TB/s, 12 per decade.
 TRADEOFF_BANDWIDTHS = np.logspace(8, 13, 61)
 
@@ -1741,10 +1785,17 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
     tau = np.broadcast_to(_plan_interval(opts.get("interval_s"), run_s, write, snap, async_,
                                          opts.get("max_storage_duty", 1.0), m, r), write.shape)
     stall = np.asarray(checkpoint_stall_s(write, snap, async_, tau))
-    g = np.asarray(finite_run_breakdown(run_s, tau, stall, m, r,
-                                        opts.get("planned_per_day", 0.0)).productive)
+    # a bandwidth at which planned stops, a checkpoint and a restart each, take all the time
+    # is skipped as a slower one is (a trial's 100,000-GPU sweep stopped on it)
+    planned = float(opts.get("planned_per_day", 0.0))
+    keep = planned / SECONDS_PER_DAY * (stall + r) < 1
+    if not keep.any():
+        return ()
+    g = np.asarray(finite_run_breakdown(run_s, tau[keep], stall[keep], m[keep], r[keep],
+                                        planned).productive)
     return tuple((b, float(gi), float(pl.size.total_bytes), float(ti))
-                 for (b, pl), gi, ti in zip(plans, np.atleast_1d(g), np.atleast_1d(tau))
+                 for (b, pl), gi, ti in zip([x for x, k in zip(plans, keep) if k],
+                                            np.atleast_1d(g), np.atleast_1d(tau[keep]))
                  if gi > 0)
 
 

@@ -354,7 +354,7 @@ print(f"  TTFT {c.ttft_s * 1e3:.0f} ms, TPOT {c.tpot_s * 1e3:.1f} ms, "
       f"{c.output_tokens_per_s_per_gpu:,.0f} output tokens/s per GPU")
 print(f"  ${c.usd_per_m_input:.3f} per M input, ${c.usd_per_m_output:.3f} per M output "
       f"({c.usd_per_m_output / c.usd_per_m_input:.1f}x), ${c.usd_per_m_blended:.3f} blended")
-for b in (1, 32):
+for b in sorted({1, min(32, c.max_batch)}):   # 32, or the most that fit beside the weights
     s_b = inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=c.tp, batch=b,
                            **sv)
     print(f"  at batch {b:>2}: ${s_b.usd_per_m_output:.2f} per M output = "

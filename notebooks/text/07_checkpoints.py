@@ -315,15 +315,14 @@ print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of
 # %%
 bw, held = p["ckpt_storage_bytes_per_s"], max(p["ckpt_keep_last"], 1) * float(plan.size.total_bytes)
 small = rel.tier_bandwidth_bytes_per_s(p["ckpt_hot_tier"], held)  # a tier sized for capacity only
-cases = {f"the scenario's storage, {fmt_bandwidth(bw)}": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
-         f"a tenth: {fmt_bandwidth(bw / 10)}": (bw / 10, 1.0),
-         f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {fmt_bandwidth(small)}": (small, 1.0)}
-rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
-                                        storage_bytes_per_s=b, max_storage_duty=u, run_s=work_s)
-        for k, (b, u) in cases.items()}
-plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval_s,
-                              "storage duty": v.storage_duty, "restart (s)": v.restart_s,
-                              "goodput": v.goodput} for k, v in rows.items()}).T,
+cases = {f"the scenario's storage, {fmt_bandwidth(bw)}": {"storage_bytes_per_s": bw},
+         "same, at most 5% for checkpoints": {"storage_bytes_per_s": bw, "max_storage_duty": 0.05},
+         f"a tenth: {fmt_bandwidth(bw / 10)}": {"storage_bytes_per_s": bw / 10},
+         f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {fmt_bandwidth(small)}":
+             {"storage_bytes_per_s": small}}
+rows = rel.scenario_checkpoint_cases(p, spec.n_params, per_node, cases, async_=True,
+                                     interval_s=None, run_s=work_s)  # a case may never finish
+plots.table(rel.checkpoint_cases_frame(rows),
             {"write (s)": "{:,.1f}", "interval (s)": "{:,.0f}", "restart (s)": "{:,.0f}",
              "storage duty": "{:.1%}", "goodput": "{:.2%}"}, index=True)
 
@@ -334,12 +333,13 @@ print(f"asynchronous at the optimum interval, on the scenario's {fmt_bandwidth(b
       f"{fmt_duration(base.interval_s)}; at most 5% for checkpoints: interval {fmt_duration(capped.interval_s)}, "
       f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
 tenth = rows[f"a tenth: {fmt_bandwidth(bw / 10)}"]
-print(f"at a tenth, {fmt_bandwidth(bw / 10)}: a write takes {fmt_duration(tenth.write_s)} against the "
-      f"{fmt_duration(base.interval_s)} interval above, "
-      + (f"so the write itself sets the interval ({fmt_duration(tenth.interval_s)}) and the storage "
-         f"writes {tenth.storage_duty:.0%} of the time" if tenth.write_s >= base.interval_s else
-         f"the interval becomes {fmt_duration(tenth.interval_s)} and the storage writes "
-         f"{tenth.storage_duty:.0%} of the time"))
+print(f"at a tenth, {fmt_bandwidth(bw / 10)}: " + (f"the run {tenth}" if isinstance(tenth, str) else
+      f"a write takes {fmt_duration(tenth.write_s)} against the {fmt_duration(base.interval_s)} "
+      "interval above, " + (f"so the write itself sets the interval ({fmt_duration(tenth.interval_s)}) "
+                            f"and the storage writes {tenth.storage_duty:.0%} of the time"
+                            if tenth.write_s >= base.interval_s else
+                            f"the interval becomes {fmt_duration(tenth.interval_s)} and the storage "
+                            f"writes {tenth.storage_duty:.0%} of the time")))
 
 # %% [markdown]
 # At the scenario's bandwidth the sustained write rate and the bytes written a day (printed above the table) are a load the shared file system carries besides the data loader and the cluster's other jobs; capping checkpoints at 5% of it lengthens the interval, at the goodput printed just above (with the duty u, and the interval with and without the cap). On a tenth of the bandwidth a write can outlast the optimum interval; the write then sets the interval itself (τ = w) and the storage writes nearly all the time (the last line above says which holds here), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,

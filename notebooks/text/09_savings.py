@@ -624,8 +624,10 @@ plots.route_bills(routes);
 # NBVAL_CHECK_OUTPUT
 cheap = routes.sort_values("total_usd").iloc[0]
 pre = routes.set_index("route").loc["pre-train from scratch"]
+times = (f"{pre.total_usd / cheap.total_usd:.1f}x" if cheap.total_usd > 0 else  # nothing served
+         "the cheapest costs nothing: inference_tokens_lifetime serves no token")
 print(f"cheapest bill: {cheap.route}, {llmcost.fmt_usd(cheap.total_usd)}; pre-training from scratch "
-      f"{llmcost.fmt_usd(pre.total_usd)} ({pre.total_usd / cheap.total_usd:.1f}x)")
+      f"{llmcost.fmt_usd(pre.total_usd)} ({times})")
 lo, hi = routes.attrs["engine_gap"]
 big = routes.loc[routes.total_usd.idxmax()]
 print(f"serving is {big.serving_usd / big.total_usd:.0%} of the largest bill ({big.route}); at the roofline "

@@ -1,0 +1,59 @@
+"""Valid scenarios that stopped a report (a robustness sweep of about 70 generated scenarios):
+each notebook named runs to its end here, in-process (tests/_inprocess.py).
+
+* Notebook 05 compared serving at batch 1 and 32 where only 22 sequences of 1,250 tokens fit
+  beside GPT-3 175B's weights on 8 A100-40GB (BatchDoesNotFit): it now compares batch 1 with
+  the smaller of 32 and the most that fit (``ServingCost.max_batch``).
+* Notebook 07's what-if row "a tenth" of a 100 MB/s storage made planned stops, a checkpoint
+  and a restart of 1.9e5 s each at 0.87 a day, take all of the wall-clock time, and raised:
+  the row is now kept with its reason (``reliability.scenario_checkpoint_cases``).
+* Notebook 09 divided pre-training's bill by the cheapest route's, $0 when no token is served
+  (``inference_tokens_lifetime: 0``), and printed "infx".
+"""
+
+import pytest
+from _inprocess import run_in_process
+
+from llmcost.present import report
+
+GPT3 = """model: gpt-3-175b
+accelerator: A100-40GB
+n_gpus: 1024
+train_tokens: 3.0e11
+seq_len: 2048
+mfu: 0.2
+global_batch_tokens: 3145728
+"""
+SLOW_STORAGE = """model: llama-2-70b
+accelerator: H100-SXM
+n_gpus: 2048
+train_tokens: 2.0e12
+seq_len: 4096
+mfu: 0.4
+ckpt_storage_bytes_per_s: 1.0e8
+"""
+
+NOTHING_SERVED = """model: llama-3.1-8b
+accelerator: H100-SXM
+n_gpus: 256
+train_tokens: 1.0e12
+seq_len: 8192
+mfu: 0.4
+global_batch_tokens: 4194304
+inference_tokens_lifetime: 0
+"""
+
+
+@pytest.mark.parametrize("text, stem, said", [
+    (GPT3, "05_rl_loop", "  at batch 22: "),
+    (SLOW_STORAGE, "07_checkpoints", "at a tenth, 0.01 GB/s: the run never finishes: "),
+    (NOTHING_SERVED, "09_savings", "(the cheapest costs nothing: inference_tokens_lifetime "
+                                   "serves no token)"),
+])
+def test_the_notebook_runs_and_says_why(text, stem, said, tmp_path):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    plan = report.plan_report(path, [stem[:2]])
+    (nb,) = plan.notebooks
+    printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert said in printed
