@@ -446,7 +446,7 @@ def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
     out = tmp_path / "out"
     report.run_report(sc, out, timeout_s=TIMEOUT_S, progress=lambda s: None)
     (out / "extra.txt").write_text("mine")
-    with pytest.raises(report.ReportError, match="already exists; pass --overwrite"):
+    with pytest.raises(report.ReportError, match="already holds a report; pass --overwrite"):
         report.run_report(sc, out, progress=lambda s: None)
     assert (out / "extra.txt").exists()
     messages = []
@@ -461,6 +461,17 @@ def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
     with pytest.raises(report.ReportError, match="not an llmcost report folder"):
         report.run_report(sc, precious, overwrite=True, progress=lambda s: None)
     assert (precious / "thesis.tex").exists()
+    # without --overwrite it is not told to pass one, which would be refused (a newcomer's
+    # trial followed the hint into the second refusal)
+    with pytest.raises(report.ReportError, match="holds files that are not an llmcost report") \
+            as e:
+        report.run_report(sc, precious, progress=lambda s: None)
+    assert "--overwrite" not in str(e.value)
+    # a mistyped 'title' is told 'title' first (it was told 'ckpt_interval_s')
+    bad = tmp_path / "t.yaml"
+    bad.write_text("titel: x\nmodel: llama-2-7b\n")
+    with pytest.raises(ValueError, match="did you mean 'title'"):
+        llmcost.load_scenario(bad)
 
 
 def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):

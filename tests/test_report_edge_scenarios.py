@@ -9,6 +9,9 @@ each notebook named runs to its end here, in-process (tests/_inprocess.py).
   the row is now kept with its reason (``reliability.scenario_checkpoint_cases``).
 * Notebook 09 divided pre-training's bill by the cheapest route's, $0 when no token is served
   (``inference_tokens_lifetime: 0``), and printed "infx".
+
+And, from a newcomer's walk through the README, a mistyped command or option is told the close
+one (``cli._Parser``).
 """
 
 import pytest
@@ -57,3 +60,18 @@ def test_the_notebook_runs_and_says_why(text, stem, said, tmp_path):
     (nb,) = plan.notebooks
     printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
     assert said in printed
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["estimat"], "did you mean 'estimate'?"),
+    (["list", "model"], "did you mean 'models'?"),
+    (["estimate", "--scenaro", "x.yaml"], "--scenaro is not an option: did you mean --scenario?"),
+    (["estimate", "--scenario", "x.yaml", "--formt", "json"],
+     "--formt is not an option: did you mean --format?"),
+])
+def test_a_mistyped_command_or_option_is_told_the_close_one(argv, said):
+    # a newcomer's trial: `--scenaro` was told only that --scenario is required, `estimat` and
+    # `list model` only the list of choices
+    from _cli import run_cli
+    res = run_cli(*argv)
+    assert res.returncode == 2 and said in res.stderr

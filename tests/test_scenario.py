@@ -132,8 +132,8 @@ def test_missing_file_or_folder(tmp_path):
     # the file named once, with the folder a relative path is read against (a trial read
     # "path='nope.yaml': scenario file 'nope.yaml' does not exist")
     assert str(e.value) == ("path='no/such/file.yaml': no such scenario file (a path relative "
-                            f"to {Path.cwd()})")
-    with pytest.raises(ScenarioError, match=r"^path='/no/such\.yaml': no such scenario file$"):
+                            f"to {Path.cwd()}); `llmcost list scenarios` lists the shipped ones")
+    with pytest.raises(ScenarioError, match=r"^path='/no/such\.yaml': no such scenario file; "):
         load_scenario("/no/such.yaml")
     with pytest.raises(ScenarioError, match="is not a file"):
         load_scenario(tmp_path)

@@ -76,6 +76,10 @@ from .ranges import (
 )
 
 METADATA_KEYS = ("title", "description")
+#: What each of ``METADATA_KEYS`` is, for ``llmcost list parameters``.
+METADATA_WORDS = {"title": "the scenario's name: the report's title and the name a comparison "
+                           "gives it (a string)",
+                  "description": "what the scenario is, in a sentence (a string)"}
 #: Parameters a scenario file cannot set (``load_scenario`` refuses them; `llmcost list
 #: parameters` says "not in a scenario file"): a report sets them, ``interactive`` off and
 #: ``mfu_band`` to the band it passes as the range on mfu.
@@ -424,10 +428,11 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
           "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
           "ledger_pilot_tokens_per_s_per_gpu), whose throughput sets it", _mfu),
-    Param("dtype", "str", "training compute precision", _one_of(*COMPUTE_DTYPES)),
+    Param("dtype", "str", f"training compute precision: {', '.join(COMPUTE_DTYPES)}",
+          _one_of(*COMPUTE_DTYPES)),
     Param("price_usd_per_gpu_hour", "float|none",
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
-    Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
+    Param("pricing", "str", f"pricing mode: {', '.join(PRICING)}", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
     Param("mfu_band", "str|none", "what a range on mfu is, set by a report (not in a scenario "
           "file): null, the scenario's own range; predicted, the step-time model's band around "
@@ -970,7 +975,8 @@ def _validate_parameter(name: str, value):
             "Hugging Face config.json" + (f" (its {hf!r} gives {name})" if hf else ""))
     if name not in PARAMETERS:
         close = ([OTHER_TOOLS_NAMES[name.lower()]] if name.lower() in OTHER_TOOLS_NAMES
-                 else suggest(name, [k for k in PARAMETERS if k not in NOT_SUGGESTED]))
+                 else suggest(name, [k for k in PARAMETERS if k not in NOT_SUGGESTED]
+                              + list(METADATA_KEYS)))   # 'titel' was told 'ckpt_interval_s'
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
@@ -1676,7 +1682,8 @@ def load_scenario(path) -> dict:
     p = Path(path)
     if not p.exists():
         where = "" if p.is_absolute() else f" (a path relative to {Path.cwd()})"
-        raise ScenarioError(f"path={str(path)!r}: no such scenario file{where}")
+        raise ScenarioError(f"path={str(path)!r}: no such scenario file{where}; `llmcost list "
+                            "scenarios` lists the shipped ones")
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
     data = _read_yaml(p)

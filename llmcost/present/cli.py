@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import math
 import os
@@ -25,8 +26,9 @@ from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
-from ..bill.scenario import (LEDGER_DEFAULTS, MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS,
-                             ScenarioError, load_scenario, point_scenario)
+from ..bill.scenario import (LEDGER_DEFAULTS, METADATA_KEYS, METADATA_WORDS, MFU_PREDICT,
+                             PARAMETERS, PLAN_PARAMETERS, ScenarioError, load_scenario,
+                             point_scenario)
 from ..core import catalog
 from ..core.shown import OncePerText, show_once_per_text
 from ..core.stacks import StackFeatureWarning
@@ -103,8 +105,42 @@ def whole_number(text: str) -> int:
     return int(v)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" on a mistyped command, choice or option (what Python 3.14's
+    ``suggest_on_error`` adds; here for every supported Python): a newcomer's ``--scenaro`` was
+    told only that ``--scenario`` is required, ``estimat`` and ``list model`` only the choices.
+    ``argv`` is the command line being parsed (``_main`` sets it)."""
+
+    argv: tuple = ()
+
+    def error(self, message):
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            close = difflib.get_close_matches(m.group(1), re.findall(r"'([^']*)'", m.group(2)),
+                                              n=1)
+            message += f"; did you mean {close[0]!r}?" if close else ""
+        known = {s for a in self._all_actions() for s in a.option_strings}
+        typos = [a.split("=")[0] for a in _Parser.argv
+                 if a.startswith("--") and a != "--" and a.split("=")[0] not in known]
+        for typo in typos[:1]:
+            close = difflib.get_close_matches(typo, sorted(known), n=1)
+            message += (f"; {typo} is not an option" + (f": did you mean {close[0]}?" if close
+                                                         else ""))
+        super().error(message)
+
+    def _all_actions(self):
+        """This parser's actions and its subcommands' (an option of a subcommand typed wrong
+        is reported by the parser above it)."""
+        out = list(self._actions)
+        for a in self._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sub in a.choices.values():
+                    out += sub._actions
+        return out
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="llmcost", description="What it costs to train a large language model: run the "
         "workbook's notebooks for a scenario and write an HTML report.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -123,7 +159,8 @@ def _parser() -> argparse.ArgumentParser:
     n = sub.add_parser("refresh-notebooks",
                        help="re-execute the committed notebooks in place with their defaults",
                        description="Execute notebooks/NN_*.ipynb in place with their default "
-                       "parameters and remove volatile metadata (what `make notebooks` runs).")
+                       "parameters, remove volatile metadata and rewrite their text twins "
+                       "(notebooks/text/*.py): what `make notebooks` runs.")
     n.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                    help="numbers or names to refresh (default: all)")
     n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
@@ -142,7 +179,8 @@ def _parser() -> argparse.ArgumentParser:
                        "its key figures, without running notebooks. The scenario is validated "
                        "as `llmcost report` validates a report of every notebook (the parallel "
                        "plan included, unless the accelerator lacks the figures it needs), and "
-                       "the report's warnings and the budget are printed.")
+                       "the report's warnings are printed (and the bill against "
+                       "ledger_budget_usd where the scenario gives one).")
     e.add_argument("--scenario", required=True, metavar="YAML", help="scenario file")
     e.add_argument("--format", choices=["text", "json", "csv"], default="text",
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
@@ -288,6 +326,7 @@ def _glue_negative_values(argv: list[str]) -> list[str]:
 
 def _main(argv: list[str] | None = None) -> int:
     argv = _glue_negative_values(list(sys.argv[1:] if argv is None else argv))
+    _Parser.argv = tuple(argv)   # for its "did you mean" on a mistyped option
     args = _parser().parse_args(argv)
     if args.command is None:  # no command: what there is, and a usage error's exit code
         _parser().print_help(sys.stderr)
@@ -1106,8 +1145,8 @@ def _list(what: str, fmt: str = "table") -> int:
         paths = [str(p) for p in sorted(catalog.SCENARIO_DIR.glob("*.yaml"))]
         if fmt == "json":
             print(json.dumps(paths, indent=2))
-        else:
-            print("\n".join(paths))
+        else:   # a csv has its header (a trial read bare paths as the table's)
+            print("\n".join((["path"] if fmt == "csv" else []) + paths))
         return 0
     else:
 
@@ -1124,9 +1163,11 @@ def _list(what: str, fmt: str = "table") -> int:
             vals = sorted(defaults.get(name, ()))
             return vals[0] if len(vals) == 1 else ("varies: " + " / ".join(vals) if vals else "")
 
-        df = pd.DataFrame([{"name": p.name, "type": p.kind, "default": default_of(p.name),
-                            "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
-                            "meaning": p.doc} for p in PARAMETERS.values()])
+        meta = [{"name": k, "type": "str", "default": "", "notebooks": "(the report's index)",
+                 "meaning": METADATA_WORDS[k]} for k in METADATA_KEYS]   # a trial missed them
+        df = pd.DataFrame(meta + [{"name": p.name, "type": p.kind, "default": default_of(p.name),
+                                   "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
+                                   "meaning": p.doc} for p in PARAMETERS.values()])
         if fmt == "table":
             print(wrap_prose("A scenario may set any parameter some notebook uses (`interactive` "
                              "is always false in reports; reports set `mfu_band`).") + "\n")
@@ -1199,7 +1240,8 @@ def _check_parser(sub) -> None:
     c.add_argument("--tolerance", default="0.05", metavar="FRACTION",
                    help="relative tolerance of days x GPUs x 24 against GPU-hours, and of the "
                         "implied price below its reference (a rounded cost; default 0.05)")
-    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("--format", choices=["text", "json"], default="text",
+                   help="text (default): the answer in sentences; json: the same as one object")
 
 
 def _check(args) -> int:

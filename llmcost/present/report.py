@@ -1054,9 +1054,13 @@ def _prepare_out_dir_in(out_dir: Path, overwrite: bool, progress):
     lock = _lock_out_dir(out_dir)  # first: a report writing here now is the reason to refuse
     try:
         if any(p.name != LOCK for p in out_dir.iterdir()):
+            if not overwrite and not (out_dir / MARKER).exists():   # --overwrite would not do
+                raise UsageError(f"--out {out_dir} already exists and holds files that are not "
+                                 "an llmcost report (no " + MARKER + " marker): choose another "
+                                 "folder, or an empty one")
             if not overwrite:
-                raise UsageError(f"--out {out_dir} already exists; pass --overwrite to replace "
-                                 "it, or choose another folder")
+                raise UsageError(f"--out {out_dir} already holds a report; pass --overwrite to "
+                                 "replace it, or choose another folder")
             if not (out_dir / MARKER).exists():
                 raise UsageError(f"--out {out_dir} is not an llmcost report folder (no {MARKER}"
                                  " marker); refusing to delete it even with --overwrite")

@@ -173,6 +173,10 @@ MIN_COMPUTE_FACTOR = 0.05
 #: below it.
 SCALEOUT_FACTOR_FLOOR = 1.0 / 8
 
+#: A device or torch version a mamf-finder log or timing file does not print (a profile said
+#: "on ?" where a newcomer's log had none).
+NOT_PRINTED = "not printed in the log"
+
 
 #: The limited-translation bound of ``transfer_weight``, in drifts: whatever the shrinkage, a
 #: pilot's correction is carried but for at most ``D`` × the drift of the mean of its residuals,
@@ -2459,7 +2463,8 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
     frac = _mamf_fraction(acc, r)
     eff = base if base is not None else load_efficiency_row(accelerator)
     return eff.replace(matmul_fraction=frac, source=(
-        f"mamf-finder log ({r['device'] or 'device not printed'}, torch {r['torch'] or '?'}): "
+        f"mamf-finder log ({r['device'] or 'device ' + NOT_PRINTED}, torch "
+        f"{r['torch'] or NOT_PRINTED}): "
         f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} "
         f"({MAMF_BASIS_WORDS.get(r.get('basis'), r.get('basis') or 'max')}) = {frac:.1%} of "
         f"the {r['dtype']} peak"
@@ -2577,8 +2582,8 @@ def mamf_profile(accelerator: str, texts, date: str | None = None, names=None) -
         logs.append(r)
         sources.append(eff.source.split("; other fields")[0])
     return {"kind": PROFILE_KIND, "accelerator": acc.name,
-            "device": " / ".join(sorted({r["device"] or "?" for r in logs})),
-            "torch": " / ".join(sorted({r["torch"] or "?" for r in logs})),
+            "device": " / ".join(sorted({r["device"] or NOT_PRINTED for r in logs})),
+            "torch": " / ".join(sorted({r["torch"] or NOT_PRINTED for r in logs})),
             "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
                 "%Y-%m-%dT%H:%M:%SZ"),
             "matmul_fraction": mm,
@@ -2610,7 +2615,8 @@ def microbench_profile(accelerator: str, timings: dict, date: str | None = None)
                                      hbm_copy=timings.get("hbm_copy", ()))
     base = load_efficiency_row(accelerator)
     out = {"kind": PROFILE_KIND, "accelerator": load_accelerator(accelerator).name,
-           "device": str(timings.get("device", "?")), "torch": str(timings.get("torch", "?")),
+           "device": str(timings.get("device", NOT_PRINTED)),
+           "torch": str(timings.get("torch", NOT_PRINTED)),
            "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
                "%Y-%m-%dT%H:%M:%SZ"),
            "matmul_fraction": {"bf16": round(eff.matmul_fraction, 4)}}
