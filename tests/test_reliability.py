@@ -564,9 +564,12 @@ def test_a_what_if_storage_that_never_finishes_is_kept_with_its_reason():
     # each planned stop: the write, then 600 s and the read back: 0.87 × (2δ + 600) / 86,400
     assert own.breakdown.planned == pytest.approx(0.87 * (2 * own.write_s + 600) / 86400,
                                                   rel=0.02)
-    assert isinstance(tenth, str) and tenth.startswith("never finishes: planned_per_day=0.87")
+    assert tenth == ("never finishes: 0.87 planned stops a day, each a checkpoint and a "
+                     "restart of 1.94e+05 s, would take 1.95 days of every day")
     frame = rel.checkpoint_cases_frame(rows)
     assert math.isnan(frame.loc["tenth", "goodput"]) and frame.loc["own", "note"] == ""
+    assert frame["goodput"].dtype == float
+    assert "note" not in rel.checkpoint_cases_frame({"own": own}).columns
     # a bad input is still refused, not kept as a case
     with pytest.raises(ValueError, match="storage_bytes_per_s"):
         rel.scenario_checkpoint_cases(p, n, 8, {"bad": {"storage_bytes_per_s": -1.0}})

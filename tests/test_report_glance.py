@@ -292,9 +292,11 @@ def _summary(g, notebooks=None):
 def test_three_sentences_carry_the_summarys_numbers():
     g, bars, tor = glance.bill_glance(RANGED)
     json.dumps(g)  # summary.json keeps it
+    point = bars.loc["total", "point_usd"]   # notebook 09's bill, the same when no waste is set
     nine = {"09_savings": [
-        {"key": "bill_usd", "label": "bill with waste", "value": 8e6, "unit": "USD", "note": ""},
-        {"key": "lever_1_saving_usd", "label": "lever 1: FP8 training", "value": 2e6,
+        {"key": "bill_usd", "label": "bill with waste", "value": point, "unit": "USD",
+         "note": ""},
+        {"key": "lever_1_saving_usd", "label": "lever 1: FP8 training", "value": point / 4,
          "unit": "USD", "note": "25.0% of the bill; risk: loss divergence"}]}
     first, second, third = glance.plain_sentences(_summary(g, nine))
     detail = glance.lead_details(_summary(g, nine))
@@ -324,19 +326,26 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert second.startswith("Most of that range" if share > 0.5 else
                              "The largest single part of that range")
     # the saving before the name (a lever's name may end in a clause of its own)
-    assert third == ("The biggest lever (notebook 09) would save about $2.00M "
+    assert third == (f"The biggest lever (notebook 09) would save about {fmt_usd(point / 4)} "
                      "at the bill's point estimate (25% of the whole bill): FP8 training; its "
                      "risk: loss divergence.")
-    # notebook 09's bill with the scenario's waste lines ($8M) above the stated bill: the share
-    # says whose bill it is of (a trial read a $447k saving as "56% of the whole bill" of $559k)
-    stated = {**_summary(g, nine), "bill": {"bill.total_usd": 5.59e6}}
-    assert ("(25% of notebook 09's bill with the scenario's waste, $8.00M, which the $5.59M "
-            "above leaves out)") in glance.plain_sentences(stated)[2]
-    assert "(25% of the whole bill)" in glance.plain_sentences(
-        {**_summary(g, nine), "bill": {"bill.total_usd": 8e6}})[2]
+    # notebook 09's bill with the scenario's waste lines (here 2× the stated bill, the glance's
+    # total as the first sentence prints it): the share says whose bill it is of (a trial read
+    # a $447k saving as "56% of the whole bill" of $559k); the lever 1/8 of that bill
+    big = {"09_savings": [dict(nine["09_savings"][0], value=2 * point), nine["09_savings"][1]]}
+    waste = {**_summary(g, big),
+             "parameters": {"waste_dataloader_stall_fraction": {"value": 0.3}}}
+    first, _, third = glance.plain_sentences(waste)
+    stated = glance._span_money(t["p10_usd"], t["p90_usd"])(t["point_usd"])
+    assert stated in first
+    assert (f"(12% of notebook 09's bill with the scenario's waste, {fmt_usd(2 * point)}, "
+            f"which the {stated} above leaves out)") in third
+    # no waste key: the bills differ for another reason, said neutrally
+    assert f"(12% of notebook 09's bill, {fmt_usd(2 * point)})" in glance.plain_sentences(
+        _summary(g, big))[2]
     # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
     # 1% of the bill is no headline (by hand: 16.56 / 2.3e6 = 0.0007%)
-    tiny = {"09_savings": [dict(nine["09_savings"][0], value=2.3e6),
+    tiny = {"09_savings": [dict(nine["09_savings"][0]),
                            dict(nine["09_savings"][1], label="lever 1: keep milestones 3 months",
                                 value=16.56)]}
     assert glance.plain_sentences(_summary(g, tiny))[2] == (

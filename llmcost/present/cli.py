@@ -109,34 +109,49 @@ class _Parser(argparse.ArgumentParser):
     """argparse with "did you mean" on a mistyped command, choice or option (what Python 3.14's
     ``suggest_on_error`` adds; here for every supported Python): a newcomer's ``--scenaro`` was
     told only that ``--scenario`` is required, ``estimat`` and ``list model`` only the choices.
-    ``argv`` is the command line being parsed (``_main`` sets it)."""
+    ``argv`` is the command line being parsed (``_main`` sets it). The choices are read from
+    the parser's own actions, not from argparse's message, whose wording varies by version."""
 
     argv: tuple = ()
 
     def error(self, message):
-        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
-        if m:
-            close = difflib.get_close_matches(m.group(1), re.findall(r"'([^']*)'", m.group(2)),
-                                              n=1)
-            message += f"; did you mean {close[0]!r}?" if close else ""
-        known = {s for a in self._all_actions() for s in a.option_strings}
-        typos = [a.split("=")[0] for a in _Parser.argv
-                 if a.startswith("--") and a != "--" and a.split("=")[0] not in known]
-        for typo in typos[:1]:
-            close = difflib.get_close_matches(typo, sorted(known), n=1)
-            message += (f"; {typo} is not an option" + (f": did you mean {close[0]}?" if close
-                                                         else ""))
-        super().error(message)
+        super().error(message + self._choice_hint(message) + self._option_hint(message))
 
-    def _all_actions(self):
-        """This parser's actions and its subcommands' (an option of a subcommand typed wrong
-        is reported by the parser above it)."""
-        out = list(self._actions)
+    def _choice_hint(self, message: str) -> str:
+        """"; did you mean 'x'?" for an invalid choice, from this parser's choices."""
+        m = re.search(r"invalid choice: '?([^'\s]+)'?", message)
+        if not m:
+            return ""
+        choices = [str(c) for a in self._actions if a.choices for c in a.choices]
+        close = difflib.get_close_matches(m.group(1), choices, n=1)
+        return f"; did you mean {close[0]!r}?" if close else ""
+
+    def _option_hint(self, message: str) -> str:
+        """"; --x is not an option: did you mean --y?" for the first token of the command line
+        that no option of the command it names starts with (argparse takes a unique prefix),
+        before any ``--``, on an unrecognized-argument or a missing-argument error only."""
+        if "unrecognized arguments:" not in message and "arguments are required" not in message:
+            return ""
+        argv = list(_Parser.argv)
+        argv = argv[:argv.index("--")] if "--" in argv else argv
+        known = {s for a in self._command_actions(argv) for s in a.option_strings}
+        for token in argv:
+            name = token.split("=")[0]
+            if name.startswith("--") and not any(k.startswith(name) for k in known):
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                return f"; {name} is not an option" + (f": did you mean {close[0]}?"
+                                                       if close else "")
+        return ""
+
+    def _command_actions(self, argv: list) -> list:
+        """The actions of the subcommand ``argv`` names (this parser's own when it names none,
+        or when this parser is that subcommand's)."""
         for a in self._actions:
             if isinstance(a, argparse._SubParsersAction):
-                for sub in a.choices.values():
-                    out += sub._actions
-        return out
+                named = next((x for x in argv if x in a.choices), None)
+                if named is not None:
+                    return list(a.choices[named]._actions)
+        return list(self._actions)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -1163,14 +1178,17 @@ def _list(what: str, fmt: str = "table") -> int:
             vals = sorted(defaults.get(name, ()))
             return vals[0] if len(vals) == 1 else ("varies: " + " / ".join(vals) if vals else "")
 
-        meta = [{"name": k, "type": "str", "default": "", "notebooks": "(the report's index)",
-                 "meaning": METADATA_WORDS[k]} for k in METADATA_KEYS]   # a trial missed them
+        meta = [{"name": k, "type": "str",   # a trial missed them
+                 "default": "the file's name" if k == "title" else "",
+                 "notebooks": "(the report; estimate --compare)",
+                 "meaning": METADATA_WORDS[k]} for k in METADATA_KEYS]
         df = pd.DataFrame(meta + [{"name": p.name, "type": p.kind, "default": default_of(p.name),
                                    "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
                                    "meaning": p.doc} for p in PARAMETERS.values()])
         if fmt == "table":
-            print(wrap_prose("A scenario may set any parameter some notebook uses (`interactive` "
-                             "is always false in reports; reports set `mfu_band`).") + "\n")
+            print(wrap_prose("A scenario may set any parameter some notebook uses, and its title "
+                             "and description (`interactive` is always false in reports; "
+                             "reports set `mfu_band`).") + "\n")
             _print_table(df.astype(str).values.tolist(), list(df.columns), max_width=200)
             return 0
     if fmt == "csv":
@@ -1640,8 +1658,12 @@ def _mamf_log(args) -> int:
                     from None
     except (ScenarioError, ValueError, OSError) as e:
         return _fail(f"llmcost calibrate --mamf-log: {e}")
-    print(f"mamf-finder log(s) on {profile['device']} (torch {profile['torch']}; catalogue "
-          f"{name}):")
+    device = ("a device the log does not name"
+              if profile["device"] == pilot_calibration.NOT_PRINTED
+              else profile["device"])
+    torch_words = ("not named" if profile["torch"] == pilot_calibration.NOT_PRINTED
+                   else profile["torch"])
+    print(f"mamf-finder log(s) on {device} (torch {torch_words}; catalogue {name}):")
     print(f"  {profile['source']}")
     print("  " + ", ".join(f"matmul_fraction ({k}) {v:.3f}"
                            for k, v in profile["matmul_fraction"].items()))

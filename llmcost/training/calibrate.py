@@ -173,9 +173,9 @@ MIN_COMPUTE_FACTOR = 0.05
 #: below it.
 SCALEOUT_FACTOR_FLOOR = 1.0 / 8
 
-#: A device or torch version a mamf-finder log or timing file does not print (a profile said
-#: "on ?" where a newcomer's log had none).
-NOT_PRINTED = "not printed in the log"
+#: What a profile records for a device or torch version its mamf-finder log or timing file does
+#: not print (it recorded "?"; the CLI words it, ``cli`` "a device the log does not name").
+NOT_PRINTED = "unknown"
 
 
 #: The limited-translation bound of ``transfer_weight``, in drifts: whatever the shrinkage, a
@@ -2463,8 +2463,8 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
     frac = _mamf_fraction(acc, r)
     eff = base if base is not None else load_efficiency_row(accelerator)
     return eff.replace(matmul_fraction=frac, source=(
-        f"mamf-finder log ({r['device'] or 'device ' + NOT_PRINTED}, torch "
-        f"{r['torch'] or NOT_PRINTED}): "
+        f"mamf-finder log ({r['device'] or 'device not printed'}, torch "
+        f"{r['torch'] or 'not printed'}): "
         f"{r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ {r['m']}x{r['n']}x{r['k']} "
         f"({MAMF_BASIS_WORDS.get(r.get('basis'), r.get('basis') or 'max')}) = {frac:.1%} of "
         f"the {r['dtype']} peak"

@@ -866,21 +866,39 @@ class GoodputBreakdown:
 
 class PlannedStopsTakeAllTime(ValueError):
     """Planned interruptions whose checkpoint and restart, δ + R each, at p per day would take
-    all of the wall-clock time (p·(δ + R) ≥ 1 day per day): a run that never finishes. A what-if
-    of a slower storage may reach it where the scenario does not (``scenario_checkpoint_cases``
-    keeps such a case with its reason)."""
+    all of the wall-clock time (p·(δ + R) ≥ 86,400 s a day): a run that never finishes. A
+    what-if of a slower storage may reach it where the scenario does not
+    (``scenario_checkpoint_cases`` keeps such a case with its reason, ``words``)."""
+
+    def __init__(self, message: str, per_day: float = math.nan, seconds: float = math.nan):
+        super().__init__(message)
+        self.per_day, self.seconds = per_day, seconds
+
+    def words(self) -> str:
+        """The reason in a reader's words: "0.87 planned stops a day, each a checkpoint and a
+        restart of 1.94e+05 s, would take 1.95 days of every day"."""
+        days = self.per_day * self.seconds / SECONDS_PER_DAY
+        return (f"{self.per_day:g} planned stops a day, each a checkpoint and a restart of "
+                f"{self.seconds:,.3g} s, would take {days:,.2f} days of every day")
+
+
+def _planned_fraction(p, d, r):
+    """The share of wall time p planned stops a day take, each a checkpoint δ and a restart R
+    (seconds): p·(δ + R) ÷ 86,400; 1 or more never finishes."""
+    return p / SECONDS_PER_DAY * (d + r)
 
 
 def _planned_share(p, d, r, planned_per_day):
     """The share of wall time planned interruptions take, p·(δ + R) per second (p per day, R
     the restart a planned stop takes), or ``PlannedStopsTakeAllTime`` (a ValueError) when they
     would take all of it."""
-    planned = p / SECONDS_PER_DAY * (d + r)
+    planned = _planned_fraction(p, d, r)
     if np.any(planned >= 1):
+        worst = float(np.max(d + r))
         raise PlannedStopsTakeAllTime(
             f"planned_per_day={planned_per_day!r}: planned interruptions of δ + R = "
-            f"{float(np.max(d + r)):,.4g} s each would take all of the wall-clock time (must be "
-            "< 1/(δ+R))")
+            f"{worst:,.4g} s each would take all of the wall-clock time (the stops must take "
+            "under 86,400 s a day)", float(np.max(p)), worst)
     return planned
 
 
@@ -1589,25 +1607,23 @@ def scenario_checkpoint_cases(p: dict, n_params, gpus_per_node: int, cases: dict
             out[label] = scenario_checkpoint_plan(p, n_params, gpus_per_node,
                                                   **{**common, **changes})
         except PlannedStopsTakeAllTime as e:
-            out[label] = f"never finishes: {e}"
+            out[label] = f"never finishes: {e.words()}"
     return out
 
 
 def checkpoint_cases_frame(cases: dict) -> pd.DataFrame:
     """``scenario_checkpoint_cases``' result as a table, one row per case: ``write (s)``,
     ``interval (s)``, ``storage duty``, ``restart (s)``, ``goodput`` (NaN for a case that never
-    finishes) and ``note`` (its reason, "" otherwise)."""
-    rows = {}
-    for label, v in cases.items():
-        if isinstance(v, str):
-            rows[label] = {"write (s)": math.nan, "interval (s)": math.nan,
-                           "storage duty": math.nan, "restart (s)": math.nan,
-                           "goodput": math.nan, "note": v}
-        else:
-            rows[label] = {"write (s)": v.write_s, "interval (s)": v.interval_s,
-                           "storage duty": v.storage_duty, "restart (s)": v.restart_s,
-                           "goodput": v.goodput, "note": ""}
-    return pd.DataFrame(rows).T
+    finishes) as floats, and ``note`` (its reason) only when a case never finishes."""
+    cols = ("write (s)", "interval (s)", "storage duty", "restart (s)", "goodput")
+    rows = {label: ([math.nan] * len(cols) if isinstance(v, str) else
+                    [v.write_s, v.interval_s, v.storage_duty, v.restart_s, v.goodput])
+            for label, v in cases.items()}
+    df = pd.DataFrame.from_dict(rows, orient="index", columns=list(cols)).astype(float)
+    notes = {label: v for label, v in cases.items() if isinstance(v, str)}
+    if notes:
+        df["note"] = [notes.get(label, "") for label in df.index]
+    return df
 
 
 #: The bandwidths ``storage_tradeoff`` tries by default: 100 MB/s to 10 TB/s, 12 per decade.
@@ -1788,7 +1804,7 @@ def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) ->
     # a bandwidth at which planned stops, a checkpoint and a restart each, take all the time
     # is skipped as a slower one is (a trial's 100,000-GPU sweep stopped on it)
     planned = float(opts.get("planned_per_day", 0.0))
-    keep = planned / SECONDS_PER_DAY * (stall + r) < 1
+    keep = _planned_fraction(planned, stall, r) < 1
     if not keep.any():
         return ()
     g = np.asarray(finite_run_breakdown(run_s, tau[keep], stall[keep], m[keep], r[keep],

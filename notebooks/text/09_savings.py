@@ -624,8 +624,9 @@ plots.route_bills(routes);
 # NBVAL_CHECK_OUTPUT
 cheap = routes.sort_values("total_usd").iloc[0]
 pre = routes.set_index("route").loc["pre-train from scratch"]
-times = (f"{pre.total_usd / cheap.total_usd:.1f}x" if cheap.total_usd > 0 else  # nothing served
-         "the cheapest costs nothing: inference_tokens_lifetime serves no token")
+times = (f"{pre.total_usd / cheap.total_usd:.1f}x" if cheap.total_usd > 0 else
+         f"no ratio: the cheapest route costs $0 with inference_tokens_lifetime "
+         f"{p['inference_tokens_lifetime']:g}")
 print(f"cheapest bill: {cheap.route}, {llmcost.fmt_usd(cheap.total_usd)}; pre-training from scratch "
       f"{llmcost.fmt_usd(pre.total_usd)} ({times})")
 lo, hi = routes.attrs["engine_gap"]
