@@ -513,9 +513,8 @@ def lever_sentence(summary: dict, failed=()) -> str:
     """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
     its ``bill_usd``; a saving at the inputs' points, said so), or why there is none: 09 not
     run, failed, or no lever saves money. Where 09's bill differs from the one the first
-    sentence states (``summary['bill']``: 09 adds the scenario's ``waste_`` lines), the share
-    says whose bill it is of (a trial read a $447k saving as "56% of the whole bill" of a
-    $559k bill)."""
+    sentence states (the glance's total; 09 adds the scenario's ``waste_`` lines), the share
+    says whose bill it is of (``_nine_bill_words``)."""
     if "09_savings" in failed:
         return ("Which lever saves the most is not known here: notebook 09 (savings) failed in "
                 "this report (its page says where).")
