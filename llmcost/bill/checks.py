@@ -1809,7 +1809,7 @@ def pipeline_advice(values: dict) -> str:
             + " or ".join(counts + ([f"on these {fmt_gpus(n)} a global batch of "
                                      + " or ".join(batches)] if batches else []))
             + "; n_gpus and global_batch_tokens are priced as given (notebook 09 prices the "
-            "GPU count as the lever 'the nearest GPU count without a pipeline'; a batch change "
+            "GPU count as the lever 'a GPU count without a pipeline'; a batch change "
             "must suit the run's convergence: notebook 02)")
 
 

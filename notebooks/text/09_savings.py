@@ -203,8 +203,8 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 # minus the bill of the same scenario with its plan left free, and no other lever contains it.
 # When the GPU count itself forces a pipeline (data parallelism divides the global batch in
 # sequences, so on $n$ GPUs $dp \le \gcd(n, \text{batch})$), no plan on these GPUs escapes it: the
-# lever *the nearest GPU count without a pipeline* (`levers.pipeline_free_gpus`) prices the count
-# the bill's pipeline warning names.
+# lever *a GPU count without a pipeline* (`levers.pipeline_free_gpus`) prices the one of the
+# counts the bill's pipeline warning names whose whole bill is lowest.
 
 # %%
 usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
