@@ -1772,17 +1772,15 @@ def pipeline_advice(values: dict) -> str:
     batches that do with the chosen plan's tp and cp (multiples of n ÷ (tp·cp) sequences),
     each one whose plan, searched as the scenario's with pp = 1 (``scenario_step``), fits,
     has a bubble of at most ``BUBBLE_WARNING`` and predicts a higher MFU than the scenario's
-    plan, with that
-    MFU and the main run's GPU-hours relative to the scenario's (GPU-hours = FLOPs ÷ (peak ×
-    MFU), MFU as Chowdhery et al. 2022 App. B define it: the ratio of the MFUs). The
+    plan, with that MFU and the main run's GPU-hours relative to the scenario's (GPU-hours =
+    FLOPs ÷ (peak × MFU), MFU as Chowdhery et al. 2022 App. B define it: the ratio of the
+    MFUs). The
     scenario's GPU count and batch are not changed. When a split without a pipeline exists,
     the search chose the stages: the fastest plan that fits."""
     if "pp" in fixed_plan_fields(values):
         return ""
     spec = load_model(values["model"])
-    n, batch, fixed, got = _forced_stages(values, spec)
-    domain = load_accelerator(values["accelerator"]).scaleup_domain_size or None
-    replicates = load_stack(values.get("stack") or DEFAULT_STACK).tp_kv_replication
+    n, batch, fixed, got, domain, replicates = _forced_stages(values, spec)
     if got is None or got[0] == 1:
         return ("; the plan search chose these stages: the fastest plan that fits in memory by "
                 "the step-time model" + _freed_plan_words(values, spec))
@@ -1814,10 +1812,11 @@ def pipeline_advice(values: dict) -> str:
 
 
 def _forced_stages(values: dict, spec) -> tuple:
-    """``(n, batch, fixed, got)`` of ``pipeline_advice``: the GPU count, the global batch in
-    sequences, the plan fields the scenario fixes but ``dp``, and
+    """``(n, batch, fixed, got, domain, replicates)`` of ``pipeline_advice``: the GPU count,
+    the global batch in sequences, the plan fields the scenario fixes but ``dp``,
     ``parallel.fewest_pipeline_stages`` of the GPU count (None: no split; ``got[0]`` the
-    fewest stages every split has, 1 when one needs no pipeline)."""
+    fewest stages every split has, 1 when one needs no pipeline), and what bounds its tp: the
+    scale-up domain (None without one) and whether the stack replicates KV heads."""
     n, seq = int(values["n_gpus"]), int(values["seq_len"])
     batch = int(values["global_batch_tokens"]) // seq
     fixed = {k: v for k, v in fixed_plan_fields(values).items() if k != "dp"}
@@ -1825,7 +1824,7 @@ def _forced_stages(values: dict, spec) -> tuple:
     replicates = load_stack(values.get("stack") or DEFAULT_STACK).tp_kv_replication
     got = parallel.fewest_pipeline_stages(spec, n, batch, seq, parallel.scenario_pp_split(
         values), {**fixed, "tp_kv_replication": replicates}, tp_max=domain)
-    return n, batch, fixed, got
+    return n, batch, fixed, got, domain, replicates
 
 
 def pipeline_free_gpus_of(values: dict) -> tuple:
@@ -1840,7 +1839,7 @@ def pipeline_free_gpus_of(values: dict) -> tuple:
     if "pp" in fixed_plan_fields(values):
         return None, []
     spec = load_model(values["model"])
-    _, batch, fixed, got = _forced_stages(values, spec)
+    _, batch, fixed, got, _, _ = _forced_stages(values, spec)
     if got is None or got[0] == 1:
         return (None if got is None else 1), []
     mfu = scenario_step(values, spec)[1].mfu

@@ -1280,14 +1280,14 @@ def best_plan(s: dict) -> Change:
 
 
 def pipeline_free_gpus(s: dict) -> Change:
-    """The GPU count nearest the scenario's that needs no pipeline, where the scenario's count
-    forces one (``checks.pipeline_free_gpus_of``: data parallelism divides the global batch in
+    """A GPU count that needs no pipeline, where the scenario's count forces one
+    (``checks.pipeline_free_gpus_of``: data parallelism divides the global batch in
     sequences, so on n GPUs dp ≤ gcd(n, batch) and tp·pp·cp carries n ÷ gcd(n, batch); a
     1F1B bubble of (p − 1)/m, Narayanan et al. 2021 §2.2.1): of the nearest counts below and
     above whose searched plan fits, has a bubble of at most ``BUBBLE_WARNING`` and predicts a
     higher MFU, the one whose whole bill is lowest (GPU-hours = FLOPs ÷ (peak × MFU), and the
-    lines billed by the run's length), the nearer on a tie. Priced as ``best_plan`` is: the MFU scaled by
-    the step-time model's predicted change (``_with_scaled_mfu``: the central estimates' ratio
+    lines billed by the run's length), the nearer on a tie. Priced as ``best_plan`` is: the MFU
+    scaled by the step-time model's predicted change (``_with_scaled_mfu``: the central estimates' ratio
     for a predicted MFU) and capped at the best published run (``_capped_at_published``); the
     plan at the new count chosen as ``kept_plan`` rules, DP following the count. The pipeline
     warning of the bill names these counts; this lever prices one on the whole bill."""
@@ -1309,15 +1309,16 @@ def pipeline_free_gpus(s: dict) -> Change:
         return _unchanged(s, f"every split of {fmt_gpus(n)} has pipeline stages, but none of "
                           "the nearest GPU counts without them predicts a higher MFU with a "
                           f"bubble of at most {BUBBLE_WARNING:.0%}")
-    priced = [_pipeline_free_priced(s, b0, *o) for o in options]
+    # each count: ((c, plan, step), after, said, how, unchanged where a cap leaves nothing)
+    priced = [(o, *_pipeline_free_priced(s, b0, *o)) for o in options]
     runs = [x for x in priced if x[4] is None]
     if not runs:
         return priced[0][4]   # capped back to the scenario's own MFU on every count: said
     # the count whose whole bill is lowest (the fewest GPU-hours, and the time-billed lines of
     # a shorter run), the nearer on a tie (a trial: 64 GPUs at 55.3% was named "the nearest"
     # beside 128 at 55.1%)
-    c, theirs, b1, (after, said, how), _ = min(
-        runs, key=lambda x: (bill(x[3][0]).total_usd, abs(x[0] - n)))
+    (c, theirs, b1), after, said, how, _ = min(
+        runs, key=lambda x: (bill(x[1]).total_usd, abs(x[0][0] - n)))
     slower = c * float(_point(_get(after, "mfu"))) < n * float(_point(_get(s, "mfu")))
     risk = ("a new plan on another GPU count must be validated at scale before the run"
             + ("; fewer GPUs at this MFU mean a longer run, so its results come later"
@@ -1331,15 +1332,17 @@ def pipeline_free_gpus(s: dict) -> Change:
 
 
 def _pipeline_free_priced(s: dict, b0, c: int, theirs, b1) -> tuple:
-    """``(c, plan, step, (after, said, how), unchanged)``: ``pipeline_free_gpus``' scenario on
-    ``c`` GPUs with no pipeline (``kept_plan``, DP following the count), its MFU scaled by the
-    step model and capped at the best published run (``_capped_back``); ``unchanged`` the
-    Change that says so when the cap leaves nothing to price, else None."""
+    """``(after, said, how, unchanged)``: ``pipeline_free_gpus``' scenario on ``c`` GPUs with
+    no pipeline (``kept_plan``, DP following the count; ``how`` its words), its MFU scaled by
+    the step model and capped at the best published run (``_capped_back``; ``said`` the cap's
+    words); ``unchanged`` the Change that says so when the cap leaves nothing to price, else
+    None. ``theirs`` and ``b1``: the plan and step searched on ``c`` GPUs; ``b0`` the
+    scenario's step."""
     after, how = kept_plan(s, {"n_gpus": c, "pp": 1}, ("dp",))
     after, said, capped = _capped_back(s, _with_scaled_mfu(s, after, above_one=True), (
         f"{fmt_gpus(c)} without a pipeline ({theirs.describe()}) predicts an MFU of "
         f"{b1.mfu:.1%} against this plan's {b0.mfu:.1%}"))
-    return c, theirs, b1, (after, said, how), capped
+    return after, said, how, capped
 
 
 def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:

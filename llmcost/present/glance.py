@@ -572,10 +572,9 @@ def _nine_bill_words(summary: dict, whole) -> str:
     agree (within 0.5%) or either is missing (a trial read a $447k saving as "56% of the whole
     bill" of a $559k bill)."""
     g = summary.get("bill_glance") or {}
-    lines = {r["key"]: r for r in g.get("lines", [])}
-    if not whole or "total" not in lines:
+    t = _total_line(g) if whole and g.get("lines") else None
+    if t is None:
         return ""
-    t = lines["total"]
     stated = t["point_usd"]
     if not stated or abs(whole / stated - 1) <= 0.005:
         return ""
@@ -667,7 +666,7 @@ def outside_clause(g: dict) -> str:
     its P10) pull it there. An input's point is at the dear end when it lies on the side of its
     draws' median that raises the bill (the tornado: the total at the input's P90 above the
     total at its P10 means more of it costs more). "" when the point is inside."""
-    t = {r["key"]: r for r in g["lines"]}["total"]
+    t = _total_line(g)
     if not t.get("point_outside", point_outside(t["point_usd"], t["p10_usd"], t["p90_usd"])):
         return ""
     dear = t["point_usd"] > t["p90_usd"]
@@ -723,6 +722,11 @@ def median_clause(t: dict, money=fmt_usd) -> str:
     return f", median {money(p50)}"
 
 
+def _total_line(g: dict) -> dict | None:
+    """The ``total`` row of a glance's ``lines`` (``bill_glance``'s JSON), None without one."""
+    return next((r for r in g["lines"] if r["key"] == "total"), None)
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three short sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs, its point
@@ -733,7 +737,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
     g = summary.get("bill_glance")
     if not g:
         return []
-    t = {r["key"]: r for r in g["lines"]}["total"]
+    t = _total_line(g)
     gaps = g.get("gaps")
     # a trial read "What this scenario prices costs $3.70M as estimated" as broken English
     what = ("The lines priced for this scenario add up to" if gaps and
@@ -772,7 +776,7 @@ def budget_sentence(summary: dict) -> str:
     budget, g = bill.get("bill.figures.budget_usd"), summary.get("bill_glance") or {}
     if not isinstance(budget, (int, float)) or not budget > 0 or not g.get("lines"):
         return ""
-    t = {r["key"]: r for r in g["lines"]}["total"]
+    t = _total_line(g)
     over = t["point_usd"] / budget
     if over > 1:   # under 2×, in per cent: "1.0× the budget" read as on budget (a review)
         said = (f"{over:.1f}× the budget" if over >= 1.995 else
@@ -896,7 +900,7 @@ def lead_details(summary: dict) -> str:
     g = summary.get("bill_glance")
     if not g:
         return ""
-    t = {r["key"]: r for r in g["lines"]}["total"]
+    t = _total_line(g)
     run = g.get("final_run")
     how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
                              "number" if g["illustrative"] else "the scenario's ranges")
