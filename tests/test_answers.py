@@ -623,3 +623,19 @@ def test_sweep_row_flags_an_mfu_above_the_best_comparable_run():
     # at or below the run, or with no comparable run (None or NaN), nothing is added
     for ceiling in (0.40, 0.358, None, float("nan")):
         assert "above the best" not in answers.sweep_row({**r, "mfu_ceiling": ceiling})
+
+
+def test_sweep_row_on_the_scenarios_hardware_gives_the_bill_at_its_own_mfu():
+    # A new-user trial (a 14B model on 256 H200s, mfu 0.38): notebook 09 §4 listed "H200:
+    # $1.68M, 35.5 days, MFU 34.7%", the central estimate of the prediction, where the bill,
+    # the index and the lever table all priced the scenario's own 38.0% at $1.54M. The row on the
+    # scenario's hardware now gives its bill at the scenario's MFU too (bill_calibrated_usd: the
+    # scenario's bill itself, tests/test_levers.py::test_hardware_sweep); other rows do not.
+    r = {"accelerator": "H200", "bill_usd": 1.682e6, "days": 35.5, "mfu": 0.347,
+         "predicted_mfu": 0.323, "mfu_ceiling": None, "price_basis": "the scenario's price",
+         "price_source": "the scenario's own price", "scenario": True, "calibrated_mfu": 0.38,
+         "bill_calibrated_usd": 1.54e6}
+    assert "MFU 34.7% (predicted 32.3%); at the scenario's own MFU, 38.0%, the basis of its " \
+        "bill: $1.54M; price" in answers.sweep_row(r)
+    for other in ({"scenario": False}, {"calibrated_mfu": 0.347}, {"calibrated_mfu": None}):
+        assert "own MFU" not in answers.sweep_row({**r, **other})

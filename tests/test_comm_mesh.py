@@ -137,7 +137,7 @@ def test_notebook_04s_roofline_takes_the_mesh_links_too():
     from llmcost import load_model
 
     m = load_model("llama-3.1-70b")
-    t = overlap.roofline_table(m, "MI300X", tokens_per_replica=8192, tokens_per_microbatch=8192,
+    t = overlap.roofline_table(m, "MI300X", tokens_per_microbatch=8192,
                                tp=2, pp=2, dp=2).set_index("kind")
     d = overlap.model_dims(m)
     c = load_accelerator("MI300X").peak_flops_per_s("bf16")

@@ -49,3 +49,29 @@ def test_the_lever_does_not_apply_where_the_stack_is_not_older_than_the_hardware
     assert "is not later than megatron-core-2024 (dated 2024-06)" in h100.note
     done = lv.newer_stack({**GB300, "mfu": 0.4, "stack": "megatron-core-2026"})
     assert done.note and lv._get(done.after, "stack") == "megatron-core-2026"
+
+
+def test_a_cap_lowers_a_levers_mfu_and_refuses_only_what_it_cannot_bring_back():
+    """Two defects a review found in how levers meet the published cap
+    (levers._capped_at_published: the best published comparable run's MFU, or the scenario's
+    own where that is higher): (1) full recomputation lowers MFU (it adds a forward pass of
+    FLOPs the MFU basis does not count: Korthikanti et al. 2022, §5), yet a given 90% came back
+    from the cap as 90%, raised, not capped; (2) the newer stack scaled a given 96% past 1 and
+    was refused before the cap, which brings it back to the scenario's own 96%."""
+    ceiling = lv.published_ceiling("GB300-NVL72", 70.6e9, "fp8", is_moe=False,
+                                   seq_len=8192)[0]
+    s90 = {**GB300, "mfu": 0.9}
+    assert ceiling < 0.9
+    full = lv.activation_recompute(s90, "full")
+    # the step model's ratio, by its own two steps: below 1, and the lever takes it unraised
+    plan_none = lv.predicted_step(lv._clean(s90))[1].mfu
+    plan_full = lv.predicted_step(lv._clean({**s90, **full.after}))[1].mfu
+    assert plan_full < plan_none
+    assert full.after["mfu"] < 0.9 and "capped" not in full.assumptions
+    s96 = {**GB300, "mfu": 0.96}
+    stack_ratio = (lv.predicted_step({**lv._clean(s96), "stack": "megatron-core-2026"})[1].mfu
+                   / lv.predicted_step(lv._clean(s96))[1].mfu)
+    assert 0.96 * stack_ratio > 1                      # the case: scaled past 1
+    newer = lv.newer_stack(s96)
+    assert newer.after["mfu"] == pytest.approx(0.96) and "MFU capped at 96.0%" in \
+        newer.assumptions

@@ -131,34 +131,34 @@ def test_topology_table_marks_where_the_switch_figure_is_optimistic():
 
 
 def test_roofline_table_rows_and_links():
-    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
-                               tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
-    assert list(t["kind"]) == ["DP", "DP (ZeRO-2)", "FSDP", "TP", "PP", "CP"]
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
+    assert list(t["kind"]) == ["DP (ZeRO-0)", "DP (ZeRO-1/2)", "FSDP", "TP", "PP", "CP"]
     # TP 2 leaves 4 DP members per 8-GPU board: 4 NICs pooled, min(450, 4·50) = 200 GB/s, so
-    # DP's critical batch = 2·(255/256)·4·989.4e12/(4·200e9) (hand; H100 datasheet 989.4 TFLOP/s)
-    dp = t.set_index("kind").loc["DP"]
+    # DP's critical batch = 2·(255/256)·4·989.4e12/(4·200e9) (hand; H100 datasheet 989.4 TFLOP/s),
+    # in tokens of the last micro-batch, the one backward the all-reduce overlaps (DDP's no_sync,
+    # Megatron-LM's overlap_grad_reduce; a source check: the table had read the step's tokens
+    # where the step model, step.zero_exposure, waited): 4,096 < 9,855 waits
+    dp = t.set_index("kind").loc["DP (ZeRO-0)"]
     assert dp["critical"] == pytest.approx(2 * 255 / 256 * 4 * 989.4e12 / (4 * 200e9), rel=1e-3)
-    # ZeRO-2 reduce-scatters the gradients after each micro-batch: (n−1)/n·P·β_g behind that
-    # micro-batch's backward, so the threshold is in tokens per micro-batch and half the
-    # all-reduce's, (255/256)·4·989.4e12/(4·200e9) = 4,927 (hand, as above): 4,096 waits
-    rs = t.set_index("kind").loc["DP (ZeRO-2)"]
+    assert dp["value"] == 4096 and not dp["hides"]
+    # ZeRO-1/2 reduce-scatter the gradients behind the last (ZeRO-1) or every (ZeRO-2)
+    # micro-batch's backward: (n−1)/n·P·β_g, so the threshold is half the all-reduce's,
+    # (255/256)·4·989.4e12/(4·200e9) = 4,927 (hand, as above): 4,096 waits
+    rs = t.set_index("kind").loc["DP (ZeRO-1/2)"]
     assert rs["critical"] == pytest.approx(255 / 256 * 4 * 989.4e12 / (4 * 200e9), rel=1e-3)
     assert rs["value"] == 4096 and not rs["hides"] and rs["controls"].endswith("micro-batch")
-    moe = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
-                                 tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    moe = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     assert (moe["kind"] == "EP").sum() == 2
-    achieved = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
-                                      tokens_per_microbatch=4096, tp=2, pp=4, dp=256,
+    achieved = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256,
                                       achieved=True)
     assert (achieved["critical"] != t["critical"]).all()
-    assert t.set_index("kind").loc["DP", "link"] == "network, 4 NIC(s) pooled"
+    assert t.set_index("kind").loc["DP (ZeRO-0)", "link"] == "network, 4 NIC(s) pooled"
     # TP 4 · DP 2 on one 8-GPU board: the group never leaves the board, so DP runs at NVLink's
     # 450 GB/s (as NCCL's model in comm._nccl_time), not min(450, 2·50) = 100 GB/s of two NICs:
     # critical = 2·(1/2)·4·989.4e12/(4·450e9)
-    one = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
-                                 tokens_per_microbatch=4096, tp=4, pp=1, dp=2).set_index("kind")
-    assert one.loc["DP", "link"] == "scale-up: the whole group in one domain"
-    assert one.loc["DP", "critical"] == pytest.approx(2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9),
+    one = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=4, pp=1, dp=2).set_index("kind")
+    assert one.loc["DP (ZeRO-0)", "link"] == "scale-up: the whole group in one domain"
+    assert one.loc["DP (ZeRO-0)", "critical"] == pytest.approx(2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9),
                                                       rel=1e-3)
     # a teacher's trial: DP 256 on TPU v5p, whose 6,144-chip ICI slice holds the whole group,
     # was labelled "network, 256 NIC(s) pooled"
@@ -176,8 +176,7 @@ def test_pp_and_ep_rows_take_the_step_models_links():
     # the domain: 6,144 chips, the largest single ICI slice of the 8,960-chip pod (Google Cloud
     # TPU v5p docs, data/accelerators.csv)
     assert v5p.scaleup_domain_size == 6144 and v5p.scaleup_bytes_per_s_per_dir == 600e9
-    t = overlap.roofline_table("llama-2-70b", "TPU v5p", tokens_per_replica=16384,
-                               tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
+    t = overlap.roofline_table("llama-2-70b", "TPU v5p", tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
     # stages 4 · 256 = 1,024 chips apart, inside one 6,144-chip slice: W = 600 GB/s (TPU v5p
     # ICI per direction, Google Cloud TPU v5p docs in data/accelerators.csv). By hand (Llama 2
     # 70B layer: 8192·(8192 + 2·1024 + 8192) attention + 3·8192·28672 MLP = 8.556e8
@@ -186,22 +185,19 @@ def test_pp_and_ep_rows_take_the_step_models_links():
     assert t.loc["PP", "link"] == "scale-up: the neighbouring stages in one domain"
     assert t.loc["PP", "critical"] == pytest.approx(8192 * 2 * 459e12 / (2 * pl * 600e9),
                                                     rel=1e-4)
-    moe = overlap.roofline_table("mixtral-8x7b", "TPU v5p", tokens_per_replica=16384,
-                                 tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    moe = overlap.roofline_table("mixtral-8x7b", "TPU v5p", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     ep = moe[moe["kind"] == "EP"]
     assert list(ep["link"]) == ["scale-up: the whole group in one domain"]
     assert "network, 1 NIC" not in set(moe["link"])
     # on an 8-GPU H100 board the same plan's stages are 64 GPUs apart and its EP group of 8 at
     # stride 2 spans two boards: one NIC for PP, both links for EP (as before)
-    h = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
-                               tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    h = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     assert list(h.loc[h["kind"] == "EP", "link"]) == ["scale-up", "network, 1 NIC"]
     assert h.set_index("kind").loc["PP", "link"] == "network, 1 NIC"
     # CP 2 doubles the EP stride (ranks ordered TP, CP, EP): EP 4 at stride 2 fits one board,
     # at stride 4 it spans two
     for cp, n in ((1, 1), (2, 2)):
-        e = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_replica=16384,
-                                   tokens_per_microbatch=4096, tp=2, pp=1, dp=8, ep=4, cp=cp)
+        e = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=1, dp=8, ep=4, cp=cp)
         assert (e["kind"] == "EP").sum() == n
     # the links agree with the step model's send/recv: inside the domain, the pipeline send at
     # stride tp·dp costs what a neighbour's does; past it, what a send across domains does
@@ -301,10 +297,9 @@ def test_exercise_3_expert_width():
 def test_roofline_curves_cross_one_at_the_tables_threshold():
     # the figure's DP curve and the table's DP threshold are the same formula: interpolating the
     # curve's crossing of ratio 1 (log-log straight line) gives the table's critical batch
-    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
-                               tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
     c = overlap.roofline_curves("llama-2-70b", "H100-SXM", tp=2, pp=4, dp=256)
     dp = c[c["kind"] == "DP"]
     crossing = np.exp(np.interp(0.0, np.log(dp["ratio"]), np.log(dp["x"])))
-    assert crossing == pytest.approx(t.set_index("kind").loc["DP", "critical"], rel=1e-6)
+    assert crossing == pytest.approx(t.set_index("kind").loc["DP (ZeRO-0)", "critical"], rel=1e-6)
     assert set(c["kind"]) == {"DP", "FSDP", "TP", "PP", "EP", "CP"}

@@ -24,7 +24,7 @@ from llmcost import report
 from llmcost.bill import ledger
 from llmcost.bill.checks import scenario_warnings
 from llmcost.core.units import fmt_usd
-from llmcost.present import glance, plots
+from llmcost.present import answers, glance, plots
 from llmcost.training import accuracy
 
 matplotlib.use("Agg")
@@ -329,6 +329,16 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert third == (f"The biggest lever (notebook 09) would save about {fmt_usd(point / 4)} "
                      "at the bill's point estimate (25% of the whole bill): FP8 training; its "
                      "risk: loss divergence.")
+    # a lever that lengthens the main run says so beside its saving, as notebook 09's lever
+    # table has it (answers.lever_days: a new-user trial's cheaper-hardware lever saved $189k
+    # and the headline did not say the run took 4.2 days longer)
+    slow = {"09_savings": [nine["09_savings"][0], dict(
+        nine["09_savings"][1], note="25.0% of the bill" + answers.lever_days(-4.2)
+        + "; risk: loss divergence")]}
+    assert glance.plain_sentences(_summary(g, slow))[2].endswith(
+        ": FP8 training; the main run 4.2 days longer; its risk: loss divergence.")
+    assert answers.lever_days(0.02) == "" and answers.lever_days(1.25) == \
+        "; the main run 1.2 days shorter"
     # notebook 09's bill with the scenario's waste lines (here 2× the stated bill, the glance's
     # total as the first sentence prints it): the share says whose bill it is of (a trial read
     # a $447k saving as "56% of the whole bill" of $559k); the lever 1/8 of that bill
@@ -1136,9 +1146,14 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     assert glance.other_inputs_differing(off) == [
         "2 rl_ key(s) (rl_async, rl_gpus), which neither bill prices (no RL campaign in either)"]
     off[1].scenario["ledger_rl"] = True
+    # one bill with a campaign: the other's rl_ keys are defaults it does not bill, said (a
+    # trial read "rl_iterations 1,000 → 500" against a bill with no campaign)
     assert glance.other_inputs_differing(off) == [
         "RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and rl_runs) "
-        "false → true", "rl_async false → true", "rl_gpus 64 → 128"]
+        "false → true", "rl_async false (not billed) → true", "rl_gpus 64 (not billed) → 128"]
+    # past `most` keys, the rest by name (a trial's "and 2 more" hid the keys it had changed)
+    many = [Bill({f"k{i}": 0 for i in range(4)}), Bill({f"k{i}": 1 for i in range(4)})]
+    assert glance.other_inputs_differing(many, most=2)[-1] == "and 2 more: k2, k3"
     assert glance.compare_inputs([a, b]) == ["mfu 40.0% → 47.0% (predicted)",
                                              "rl_async false → true"]
     # a list (a trial read a Python dict cut at 40 characters for phases): its count and names,
@@ -1151,7 +1166,9 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
                              for n, t in ((32, 980), (64, 960), (128, 930))]})
     (said,) = glance.other_inputs_differing([Bill({"pilot": []}), pilots])
     cut = said.split(" → ")[1]
-    assert len(cut) <= 40 and cut.endswith(" …") and not cut.endswith("t …")
+    # closed where the cut fell inside its "(" (a trial read "2 (research 6 FTE × 6 mo, …")
+    assert cut.startswith("3 (") and cut.endswith(" …)") and not cut.endswith("t …)")
+    assert len(cut) <= 41
     # two RL campaigns billed at different factors say so, even where rl_time_factor is null
     # in both (a trial changed rl_framework, or GRPO for DPO, and was not told): the generic
     # path's median (rl.RL_TIME_FACTOR_MEDIAN) against a NeMo RL release's, and DPO's 1

@@ -61,6 +61,15 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     # the hint writes out the number the suffix stands for (k 1e3, T 1e12, % 0.01)
     ("n_gpus: 2k\n", r"n_gpus='2k' must be a whole number \(write 2000 for 2k\)"),
     ("train_tokens: 15T\n", r"train_tokens='15T' must be a number \(write 1\.5e\+13 for 15T\)"),
+    # a context length's k is 1,024 tokens (Llama 3.1: max_position_embeddings 131,072 = 128K);
+    # other keys keep k = 1,000 (a trial wrote the suggested 16000 for 16k, and the default
+    # batch of 8,388,608 = 2²³ tokens then held no whole sequence)
+    ("seq_len: 16k\n", r"seq_len='16k' must be a whole number \(write 16384 for 16k: a context "
+     r"length's k is 1,024 tokens\)"),
+    # a negative count is a slip, said as one (not the post-training-only words of 0)
+    ("train_tokens: -4.0e12\n", r"train_tokens=-4e\+12 must be > 0: a count of tokens$"),
+    ("price_usd_per_gpu_hour: 0\n", r"price_usd_per_gpu_hour=0.0 must be > 0 \(hardware already "
+     r"bought: pricing: owned with ledger_owned_usd_per_gpu"),
     # a fine-tune-only bill is not modelled: said, not a bare "must be > 0"
     ("train_tokens: 0\n", r"train_tokens=0.0 must be > 0: every bill prices a pre-training run "
      r"\(a bill of fine-tuning or RL alone on a released model is not modelled yet"),

@@ -514,12 +514,14 @@ def test_fp4_checkpoint_prices_its_kept_modules_at_their_precision():
         n_read * 1.4375 / (acc.hbm_bytes_per_s * eff.hbm_fraction), rel=1e-9)
     # prefill of 1,024 tokens: the kept matmuls (attention, router, LM head; the active
     # attention count 11,413,422,080 omits the norms inside attention) run at the BF16 peak
-    # rather than the FP4 one: Δcompute = 2 · T · N · (1/peak_bf16 − 1/peak_fp4) / matmul_fraction
+    # rather than the FP4 one: Δcompute = 2 · (T · N + T_logit · N_lm) · (1/peak_bf16 −
+    # 1/peak_fp4) / matmul_fraction, the LM head on the one prompt's last token (T_logit = 1:
+    # inference.logit_tokens)
     pk = dict(kw, phase="prefill", tokens_per_gpu=1024, context_tokens=1024)
-    n_mm = 11_413_422_080 + 106_430_464 + 926_679_040
+    n_mm = 11_413_422_080 + 106_430_464
     d = setups.ep_step(m, acc, kept_weight_dtype=setups.NVFP4_MODELOPT_KEPT, **pk).compute_s \
         - setups.ep_step(m, acc, **pk).compute_s
-    assert d == pytest.approx(2 * 1024 * n_mm * (1 / acc.peak_flops_per_s("bf16")
+    assert d == pytest.approx(2 * (1024 * n_mm + 926_679_040) * (1 / acc.peak_flops_per_s("bf16")
                                                  - 1 / acc.peak_flops_per_s("fp4"))
                               / eff.matmul_fraction, rel=1e-9)
     # DeepSeek's own FP8 release keeps LM head, embedding and router in BF16 (its inference

@@ -2416,7 +2416,7 @@ def _unscored_reason(r, spec) -> str:
     """Why a published_runs.csv row with a catalogue accelerator cannot be scored: what it has
     and what it lacks."""
     if spec is None:
-        return "no model shape published (data/published_runs.csv has no layers/d_model/heads)"
+        return "no model shape recorded (data/published_runs.csv has no layers/d_model/heads for it)"
     if not _finite(r.get("train_tokens")):
         return "no token count"
     has = [f"{what} {r[k]:g}" for k, what in (("reported_mfu", "MFU"),

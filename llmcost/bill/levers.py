@@ -882,7 +882,8 @@ def newer_stack(s: dict) -> Change:
                              f"than {here} (dated {st.date})"
                           if gpu.year is None or gpu.year <= int(st.date[:4]) else
                           f"no profile of {here}'s family is dated {gpu.year} or later")
-    after, said, _ = _capped_at_published(s, _with_scaled_mfu(s, {**s, "stack": newest.name}))
+    after, said = _capped_refused(s, _with_scaled_mfu(s, {**s, "stack": newest.name},
+                                                      above_one=True))
     return Change(after, f"adopting {newest.name}'s software (its kernels, overlaps and "
                          "recipes) before the run, and validating it",
                   f"stack {here} → {newest.name} (dated {newest.date}); MFU × "
@@ -1081,7 +1082,7 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
         f"; {' and '.join(later)} {verb} a longer run, so its results come later" if later else "")
     # a lever is priced no higher than the best published run (a trial: half the GPUs of an
     # MoE bill already above its comparable run priced 31.8% MFU as "no risk")
-    after, said, _ = _capped_at_published(s, _with_scaled_mfu(s, after))
+    after, said = _capped_refused(s, _with_scaled_mfu(s, after, above_one=True))
     return Change(after, risk, f"recompute={recompute} on {fmt_gpus(n)}, {how}" + said,
                   "llmcost.memory; llmcost.step; accuracy.published_ceiling")
 
@@ -1407,10 +1408,20 @@ def _band_tops(*bands) -> str:
     return (", whose top is capped at " + " and ".join(sorted(caps))) if caps else ""
 
 
+def _capped_refused(before: dict, after: dict) -> tuple:
+    """``(after, said)``: ``after`` capped at the best published run (``_capped_at_published``),
+    then refused where its MFU still exceeds 1 (``_refuse_above_one``): the cap comes first, so a
+    scaled MFU above 1 that a published run brings back is priced at the cap, not refused (a
+    review: ``newer_stack`` and ``activation_recompute`` refused before they capped)."""
+    after, said, _ = _capped_at_published(before, after)
+    _refuse_above_one(after["mfu"], _get(before, "mfu"))
+    return after, said
+
+
 def _capped_at_published(before: dict, after: dict) -> tuple:
     """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
-    on the hardware generation for a model of this size, on the step's dtype basis), never
-    below ``before``'s MFU, and the words that say so: a lever is not priced on an MFU that no
+    on the hardware generation for a model of this size, on the step's dtype basis), the cap
+    never below ``before``'s MFU and never above ``after``'s own, and the words that say so: a lever is not priced on an MFU that no
     published run of its hardware has reached: ``(after, said, where)``, ``where`` the ceiling's
     run in words (``published_ceiling``). ``(after, "", where)`` when within the ceiling or with
     nothing published (the step-time model's band says how far to trust it then)."""
@@ -1419,9 +1430,9 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
                                        _get(after, "dtype") or "bf16", is_moe=spec.is_moe,
                                        seq_len=int(_get(after, "seq_len")))
     m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
-    if ceiling is None or m <= ceiling:
-        return after, "", where
-    top = max(ceiling, m0)
+    top = None if ceiling is None else max(ceiling, m0)
+    if top is None or m <= top:   # a cap lowers a lever's MFU, never raises it (a review:
+        return after, "", where   # full recompute's 70.7% was 'capped' up to a given 90%)
     return ({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
             f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}", where)
 

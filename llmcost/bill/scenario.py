@@ -173,10 +173,27 @@ _exploratory_fraction = _refuse_if(
     "run's compute (Cottier et al. 2024's 90% interval: 0.2-3.0; 119% is 1.19)")
 #: train_tokens: a bill always prices a pre-training run; a bill of post-training alone is not
 #: modelled (a trial gave 0 to price only fine-tuning a released model and read "must be > 0")
-_pretraining_tokens = _refuse_if(
-    lambda v: v <= 0, "be > 0: every bill prices a pre-training run (a bill of fine-tuning or "
+_pretraining_tokens_zero = _refuse_if(
+    lambda v: v == 0, "be > 0: every bill prices a pre-training run (a bill of fine-tuning or "
     "RL alone on a released model is not modelled yet; its lines, ledger_sft_tokens, "
     "ledger_lora_tokens and the rl_ keys, are priced beside a pre-training run)")
+
+
+def _pretraining_tokens(name, v):
+    """0 refused with why (no post-training-only bill), a negative count as the slip it is (a
+    trial's -4e12 was told of fine-tuning bills and printed as -4000000000000.0)."""
+    if v < 0:
+        shown = f"{v:.4g}" if abs(v) >= 1e6 else repr(v)   # -4e+12, not -4000000000000.0
+        raise ScenarioError(f"{name}={shown} must be > 0: a count of tokens")
+    return _pretraining_tokens_zero(name, v)
+
+
+#: a GPU-hour price: 0 is refused with where a free or prepaid hour goes (a trial's startup
+#: asked how to price cloud credits and hardware already paid for)
+_price = _refuse_if(
+    lambda v: v <= 0, "be > 0 (hardware already bought: pricing: owned with "
+    "ledger_owned_usd_per_gpu, its purchase price amortised; cloud credits: the price the hours "
+    "would cost, since credits spent here are not spent elsewhere)")
 
 
 def _one_of(*allowed):
@@ -431,7 +448,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("dtype", "str", f"training compute precision: {', '.join(COMPUTE_DTYPES)}",
           _one_of(*COMPUTE_DTYPES)),
     Param("price_usd_per_gpu_hour", "float|none",
-          "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
+          "USD per accelerator-hour; null: the catalogue median for `pricing`", _price),
     Param("pricing", "str", f"pricing mode: {', '.join(PRICING)}", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
     Param("mfu_band", "str|none", "what a range on mfu is, set by a report (not in a scenario "
@@ -864,6 +881,13 @@ def _coerce(p: Param, value):
         if secs is not None:   # a time in another unit on a key in seconds: 30ms -> 0.03 (a
             # trial was told "write 30", a target 1,000 times looser, taken without a word)
             hint = f" (write {secs:g} for {value.strip()}: the key is in seconds)"
+        elif short and p.name.endswith("seq_len") and short[2] in "kK" and \
+                float(short[1]).is_integer():
+            # a context length's k is 1,024 tokens (Llama 3.1's 128K context is 131,072
+            # tokens: its config.json, max_position_embeddings): a trial wrote the suggested
+            # 16000 for 16k, and its batch of 8,388,608 tokens then held no whole sequence
+            hint = (f" (write {int(float(short[1])) * 1024} for {value.strip()}: a context "
+                    "length's k is 1,024 tokens)")
         elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
             scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
             hint = f" (write {float(short[1]) * scale:g} for {value.strip()})"

@@ -419,13 +419,32 @@ def sweep_row(r) -> str:
     their own hardware), the days and the raw prediction; where that MFU lies above the best
     comparable published run (``mfu_ceiling``, the same dtype basis), it says so (a trial read
     H100's 35.8%, the band's top set by the model's own low end, beside a lever that raised
-    the MFU only to that run's 31.5%, as the best case)."""
+    the MFU only to that run's 31.5%, as the best case). On the scenario's own accelerator
+    (``scenario``) whose own MFU (``calibrated_mfu``) is not the one billed here, the bill at
+    that MFU too, the basis of the scenario's own bill (a new-user trial read its own H200 at
+    $1.68M here, $1.54M everywhere else, with nothing saying why)."""
     ceiling = r.get("mfu_ceiling")
     above = (f"; above the best comparable published run, {ceiling:.1%}"
              if ceiling is not None and ceiling == ceiling and r["mfu"] > ceiling + 5e-4 else "")
+    own = r.get("calibrated_mfu")
+    own = (f"; at the scenario's own MFU, {own:.1%}, the basis of its bill: "
+           f"{fmt_usd(r['bill_calibrated_usd'])}"
+           if r.get("scenario") and own is not None and own == own
+           and abs(own - r["mfu"]) >= 5e-4 else "")
     return (f"{r['accelerator']}: {fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
-            f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}); price "
+            f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}){own}; price "
             f"({r['price_basis']}): {r['price_source']}")
+
+
+def lever_days(days_saved: float) -> str:
+    """"; the main run 4.2 days longer" (or "shorter") for a lever whose main run's wall clock
+    (failures included: ``Lever.days_saved``, the before − after of ``wall_clock_days``) moves
+    by 0.05 days or more; "" otherwise (a new-user trial's headline lever saved $189k by moving
+    to cheaper H100s and did not say the run took 4.2 days longer)."""
+    if not days_saved == days_saved or abs(days_saved) < 0.05:
+        return ""
+    return (f"; the main run {abs(days_saved):,.1f} days "
+            f"{'shorter' if days_saved > 0 else 'longer'}")
 
 
 def savings(bill_total_usd: float, top: pd.DataFrame) -> str:

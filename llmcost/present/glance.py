@@ -555,12 +555,17 @@ def lever_sentence(summary: dict, failed=()) -> str:
     scale = re.search(r"measured on ([\d,]+ GPUs), this run is ([\d,]+ GPUs)", name)
     through = re.search(r"\$([\d,]+) through 'exploratory and failed runs'",
                         lever.get("note", ""))
+    # how the lever moves the main run's wall clock (answers.lever_days): a cheaper but slower
+    # run says so beside its saving (a new-user trial)
+    days = re.search(r"; (the main run [\d,.]+ days (?:longer|shorter)); risk:",
+                     lever.get("note", ""))
     return (f"The biggest lever (notebook 09) would save about {fmt_usd(lever['value'])} at "
             f"the bill's point estimate{share}"
             + (f", {fmt_usd(float(through.group(1).replace(',', '')))} of it through the "
                "exploratory runs the bill prices from the final run" if through else "")
             + f": {_lever_short(name)}"
             + (f" (measured on {scale.group(1)}; this run is {scale.group(2)})" if scale else "")
+            + (f"; {days.group(1)}" if days else "")
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
 
 
@@ -1791,13 +1796,21 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
              fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
-        return shorten_words(v, 40)   # at a word, or mid-word where one word runs past it
+        short = shorten_words(v, 40)   # at a word, or mid-word where one word runs past it
+        short += ")" * max(short.count("(") - short.count(")"), 0)  # a cut list closes its "("
+        # an rl_ key of a bill without an RL campaign is a default it does not bill (a trial
+        # read "rl_iterations 1,000 → 500" against a bill with no campaign)
+        return short + (" (not billed)" if str(k).startswith("rl_") and d.get("ledger_rl")
+                        is False else "")
 
     out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
              f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
             f"{k} {cut(sa, k)} → {cut(sb, k)}") for k in keys[:most]]      # wrote ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
-    out += ([f"and {len(keys) - most} more"] if most is not None and len(keys) > most else [])
+    # the rest by name (a trial's "and 2 more" hid rl_iterations and rl_runs, the change it
+    # had made, which only --format json listed)
+    out += ([f"and {len(keys) - most} more: {', '.join(map(str, keys[most:]))}"]
+            if most is not None and len(keys) > most else [])
     return out + ([f"{len(unbilled)} rl_ key(s) ({', '.join(unbilled)}), which neither bill "
                    "prices (no RL campaign in either)"] if unbilled else [])
 

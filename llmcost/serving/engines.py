@@ -98,7 +98,8 @@ train) ran 1.20× faster than expected while H100 FP8 ones ran 0.88–1.14×, an
 A100 Llama-2-70B 2,048 / 128 row missed by 41 %. A compute-bound prefill on an Ampere GPU now
 runs at min(1, η_p · s) (``inference.PREFILL_COMPUTE_SCALE``, one global s; a memory-bound
 prefill keeps η_p). s is fitted on the pooled *train* rows (``prefill_scale_profile``: a
-0.05 grid, each point a pooled refit): 1.45; every family is then refitted with it fixed
+0.05 grid, each point a pooled refit): 1.45 (1.40 since the prefill's LM head runs on each
+prompt's last token only, ``inference.logit_tokens``); every family is then refitted with it fixed
 (pooled η_p 0.628 → 0.559, TensorRT-LLM 0.686 → 0.601). A first variant, s on *every* Ampere
 prefill (fitted 1.30), was judged on the held-out rows first and made them worse (43 → 42 of
 45, median 8.3 → 8.7 %: the 128-token TTFT of Llama-2-70B on A100s went to 27 %); the

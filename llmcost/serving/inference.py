@@ -88,7 +88,7 @@ from ..core.catalog import DATA_DIR, as_accelerator, as_model, list_models, load
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, as_count, as_scalar,
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, as_count, as_flag, as_scalar,
                           finite_result, options_with, scalar_or_array)
 from ..training.comm import mesh_peers, mesh_scaleup_bandwidth
 
@@ -553,23 +553,46 @@ def attention_peak_flops(accelerator, matmul_dtype: str, kv_dtype: str) -> float
     return min(acc.peak_flops_per_s(matmul_dtype), acc.peak_flops_per_s(kv_fmt))
 
 
+def logit_tokens(seqs, q_tokens, prefill):
+    """Tokens whose logits a step computes (the LM head's matmul runs on these only), for
+    ``seqs`` sequences of ``q_tokens`` each:
+
+    * a decode step (``prefill`` None): every token, seqs · q (each of the q tokens of a
+      speculative verification pass needs its logits);
+    * a prefill, ``"last"``: seqs, the last prompt token of each sequence, the one the next
+      token is sampled from (vLLM, vllm/v1/worker/gpu_model_runner.py ``_prepare_inputs``:
+      ``logits_indices = query_start_loc[1:] - 1``; Hugging Face ``generate`` since
+      transformers pull request 31292, ``num_logits_to_keep``, released in v4.45.0);
+    * a prefill, ``"all"``: seqs · q, every prompt position (Hugging Face ``generate`` before
+      it: the first forward ran the LM head on the whole prompt and kept the last row).
+
+    A training or scoring forward keeps every token's logits (the loss and the
+    log-probabilities read them all)."""
+    return seqs if prefill == "last" else seqs * q_tokens
+
+
 def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
-          causal_prefill, f_w):
+          prefill_logits, f_w):
     """Shared roofline: seqs sequences, q_tokens query tokens each (each writes its KV entry),
     attending ``keys`` keys (mean over layers) beside ``kv_held_tokens`` cached tokens read; a
-    share ``f_w`` of the layers holds a sliding-window cache."""
+    share ``f_w`` of the layers holds a sliding-window cache. ``prefill_logits`` None: a decode
+    step; "last" or "all": a causal prefill whose LM head runs on each prompt's last token or
+    on all of them (``logit_tokens``)."""
+    causal_prefill = prefill_logits is not None
     mm = sum(m.matmul_params_active.values())
     tokens = seqs * q_tokens
     attn = _attention_flops_per_key(m, not causal_prefill) * keys * tokens
-    flops = 2.0 * mm * tokens + attn
+    matmul_flops = 2.0 * (mm * tokens - m.matmul_params_active["lm_head"]
+                          * (tokens - logit_tokens(seqs, q_tokens, prefill_logits)))
+    flops = matmul_flops + attn
     cdt = _compute_dtype(weight_dtype, acc)
     peak = acc.peak_flops_per_s(cdt)
     attn_peak = attention_peak_flops(acc, cdt, kv_dtype)
     if causal_prefill:
-        compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
+        compute = matmul_flops / (tp * peak * eff.matmul_fraction) \
             + attn / (tp * attn_peak * eff.attention_fraction)
     else:
-        compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
+        compute = matmul_flops / (tp * peak * eff.matmul_fraction) \
             + attn / (tp * attn_peak * eff.matmul_fraction)
     kv_tok = kv_cache_bytes_per_token(m, kv_dtype) * _kv_share(m, tp) * tp
     hbm = weights_read_bytes(m, tokens, weight_dtype) \
@@ -643,7 +666,7 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     inputs = f"{_named('batch', batch)} × {_named('context_tokens', context_tokens)}"
     with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
         finite_result(b * q, "the tokens of the step", inputs)
-        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, False, f)
+        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, None, f)
     return _finite_step(st, inputs)
 
 
@@ -725,17 +748,20 @@ def decode_step_time(model, accelerator, batch, context_tokens, *, weight_dtype:
 
 def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
             kv_dtype: str = "bf16", tp: int = 1, efficiency: Efficiency | None = None,
-            window_layers=None) -> StepTime:
+            window_layers=None, all_logits: bool = False) -> StepTime:
     """Prefill of ``batch`` prompts of ``prompt_tokens`` tokens in one pass.
 
     Formula (per TP replica)::
 
-        compute = T·2·N_matmul / (tp·peak·matmul_fraction)
+        compute = (T·2·(N_matmul − N_lm_head) + batch·2·N_lm_head) / (tp·peak·matmul_fraction)
                   + T·2·L·n_heads·(d_qk + d_v)·(P+1)/2 / (tp·peak·attention_fraction)
         memory  = (weights read for T tokens + T·KV per token written) / (tp·HBM·hbm_fraction)
         time    = max(compute, memory) + 2·L TP all-reduces of T·d_model·2 bytes,   T = batch·P
 
-    (causal mask: a prompt token attends to (P+1)/2 keys on average, ``ModelSpec``'s
+    (the LM head runs on each prompt's last token only, ``logit_tokens``, or with
+    ``all_logits`` on every prompt position, batch·2·N_lm_head becoming T·2·N_lm_head, as
+    Hugging Face ``generate`` did before transformers v4.45.0; causal mask: a
+    prompt token attends to (P+1)/2 keys on average, ``ModelSpec``'s
     convention, or ``mean_attended_keys`` on the share ``window_layers`` of windowed layers;
     MLA prefill is counted in its expanded form, d_qk + d_v per key; the attention core runs
     at the fused-attention fraction of ``efficiency.csv``).
@@ -756,7 +782,8 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
     inputs = f"{_named('prompt_tokens', prompt_tokens)} × {_named('batch', batch)}"
     with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
         finite_result(b * p, "the tokens of the step", inputs)
-        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, True, f)
+        st = _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0,
+                   "all" if as_flag(all_logits, "all_logits") else "last", f)
     return _finite_step(st, inputs)
 
 
@@ -1000,10 +1027,11 @@ GPU_GENERATION = {"A100-40GB": "Ampere", "A100-80GB": "Ampere"}
 #: rows and made them worse (43 → 42 of 45 within 25 %, median 8.3 → 8.7 %: the short-prompt
 #: TTFT row trtllm05-a100-70b-ttft-128 went from 17 % to 27 %); restricting the scale to
 #: compute-bound prefills was chosen after that, then refitted on the train rows only (s = 1.45):
-#: held-out 44 of 45, median 6.7 %. Applied by ``load_engine_efficiency(engine, accelerator)``
+#: held-out 44 of 45, median 6.7 %. Refitted (s = 1.40) when the prefill's LM head moved to the
+#: last prompt token only (``logit_tokens``). Applied by ``load_engine_efficiency(engine, accelerator)``
 #: where the prefill's bound is known (``serving_cost``, ``engines``' rows, ``setups``'
 #: chunked and prefix-cached prefills); the EP set-ups and pipeline replicas use η_p.
-PREFILL_COMPUTE_SCALE = {"Ampere": 1.45}
+PREFILL_COMPUTE_SCALE = {"Ampere": 1.40}
 
 
 def prefill_compute_scale(accelerator) -> float:
@@ -1525,7 +1553,7 @@ def _predict_row(row) -> float:
 #: Why the engines sit below the roofline, by regime (``serving_validation``'s ``regime``). Each
 #: rule names a mechanism the sources describe, applied to every row alike; the factor is a
 #: ceiling set just above the widest roofline speed-up in that regime over
-#: ``data/serving_benchmarks.csv`` (widest 1.93, 3.18, 4.09, 2.80 and 3.54 in the order below;
+#: ``data/serving_benchmarks.csv`` (widest 1.96, 3.18, 4.10, 2.80 and 3.54 in the order below;
 #: the rows: the Llama rows of the cited TensorRT-LLM v0.5 / v0.6.1 tables, NeMo's Llama-2-7B
 #: table, NVIDIA NIM 1.8.0's Llama ITL tables (55 rows), vLLM's performance benchmark (9 rows:
 #: Llama-3.1-8B, Llama-3.1-70B and Mixtral-8x7B on H200, H100 and A100), OCI's MI300X vLLM runs
@@ -1578,7 +1606,7 @@ def serving_validation() -> pd.DataFrame:
     throughput, or measured ÷ predicted time): ≥ 1 when the roofline is an upper bound.
     ``regime`` names why the engine is slower (``SERVING_REGIMES``: the rule, the mechanism and
     its ceiling factor). Over the 137 rows the speed-up runs from 1.03x to 4.1x (median
-    1.70x): within 1.93x in the roofline regime, up to 2.8x for closed-loop inter-token latency
+    1.71x): within 1.96x in the roofline regime, up to 2.8x for closed-loop inter-token latency
     (prompt chunks the decode-only roofline leaves out), 3.2x for short-prompt TTFT, 3.5x for
     Llama-70B long generation before TensorRT-LLM's XQA kernel and 4.1x for batch 1-8 latency
     at TP 8.

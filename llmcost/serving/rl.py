@@ -835,7 +835,9 @@ def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     dec, steps = 0.0, sum(sizes)
     for part in np.split(np.asarray(step_s, dtype=float), np.cumsum(sizes)[:-1]):
         dec += float(part.sum())
-    pre = float(inf.prefill(m, acc, p, c, **kw).time_s) * len(batches)
+    # HF generate as the rows of data/rl_iterations.csv ran it (transformers before v4.45:
+    # the first forward computes logits on every prompt position, inference.logit_tokens)
+    pre = float(inf.prefill(m, acc, p, c, all_logits=True, **kw).time_s) * len(batches)
     if eng is not None:
         pre = pre / eng.prefill_fraction + eng.step_overhead_s * len(batches)
     return pre, dec, steps, float(r.sum()) / steps
@@ -870,7 +872,7 @@ def _call_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
                             s.hf_s_per_layer_step, s.hf_host_overlap, s.hf_s_per_seq_layer_step)
         dec += k * float((surv[keep] * st).sum())
         steps += k * float(surv.sum())
-        one = float(inf.prefill(m, acc, p, b, **kw).time_s)
+        one = float(inf.prefill(m, acc, p, b, all_logits=s.static, **kw).time_s)
         if eng is not None:
             one = one / eng.prefill_fraction + eng.step_overhead_s
         pre += k * one

@@ -14,7 +14,8 @@ possible, same blog). Per engine step on one GPU holding T tokens (decode: T = i
 token each; prefill: T prompt tokens)::
 
     weights read = (N − N_routed − N_embedding) · w + slots_per_gpu · N_expert · w · u(ep·T)
-    compute      = T · (2 · N_active_matmul + a · keys) / (peak · matmul_fraction)
+    compute      = (T · (2 · (N_active_matmul − N_lm_head) + a · keys) + 2 · N_lm_head · T_logit)
+                   / (peak · matmul_fraction)
     memory       = (weights read + KV read + KV written) / (HBM bytes/s · hbm_fraction)
     all-to-all   = L_moe · (dispatch + combine of T tokens × top-k over ep GPUs)
     step         = max(compute, memory, all-to-all)       with two-batch overlap (TBO)
@@ -24,7 +25,9 @@ with u(n) = 1 − (1 − k/E)^n the share of an expert's weights the n tokens of
 (``inference.experts_touched``), N_expert the parameters of one routed expert summed over the
 MoE layers, a the attention FLOPs per key (MLA decode weight-absorbed,
 ``inference.attention_flops_per_key``), keys = context + 1 (decode) or (P + 1)/2 (causal
-prefill), the KV read B·ctx·kv bytes per token (decode only). The all-to-all is
+prefill), T_logit the tokens whose logits are sampled (decode: T; prefill: T ÷ P, each
+prompt's last token: ``inference.logit_tokens``), the KV read B·ctx·kv bytes per token
+(decode only). The all-to-all is
 ``training.comm.moe_all_to_all_time`` on a cluster of ``ep`` GPUs (NVLink inside a node, the
 GPU's own NIC across nodes): decode in DeepEP's low-latency mode (each token's k copies sent to
 each expert's GPU, FP8 dispatch, BF16 combine), prefill in DeepEP's normal mode (one copy per
@@ -348,22 +351,27 @@ def _ep_weight_bytes(m, ep, red, dtypes, tokens):
             read_shared + per_gpu * n_expert * wb * touched)
 
 
-def _matmul_s(m, acc, eff, t, dtypes) -> float:
+def _matmul_s(m, acc, eff, t, dtypes, logit_t=None) -> float:
     """Seconds of the linear layers' matmuls for t tokens, each group at the peak of its
     precision's compute format (``inference.compute_dtype``):
 
-        Σ_groups 2 · N_group,active · t / (peak(group) · matmul_fraction)
+        Σ_groups 2 · N_group,active · t_group / (peak(group) · matmul_fraction)
 
     with the active FFN split into the dense FFN layers, the shared experts (at their own
-    precisions) and the k routed experts (at the routed experts' precision)."""
+    precisions) and the k routed experts (at the routed experts' precision); t_group = t but
+    for the LM head, which runs on the ``logit_t`` tokens whose logits are sampled from
+    (``inference.logit_tokens``: a prefill's last prompt token of each sequence; t when None)."""
     a = m.matmul_params_active
     p = m.param_breakdown
     own = {g: p.get(g, 0.0) for g in ("ffn_dense", "ffn_shared_experts")}
-    parts = [(n, dtypes.get(g, dtypes["ffn_routed_experts"])) for g, n in a.items() if g != "ffn"]
-    parts += [(n, dtypes[g]) for g, n in own.items()]
-    parts.append((max(a.get("ffn", 0.0) - sum(own.values()), 0.0), dtypes["ffn_routed_experts"]))
-    return sum(2.0 * n * t / (acc.peak_flops_per_s(compute_dtype(d, acc)) * eff.matmul_fraction)
-               for n, d in parts)
+    lm_t = t if logit_t is None else logit_t
+    parts = [(n, dtypes.get(g, dtypes["ffn_routed_experts"]), lm_t if g == "lm_head" else t)
+             for g, n in a.items() if g != "ffn"]
+    parts += [(n, dtypes[g], t) for g, n in own.items()]
+    parts.append((max(a.get("ffn", 0.0) - sum(own.values()), 0.0), dtypes["ffn_routed_experts"],
+                  t))
+    return sum(2.0 * n * tg / (acc.peak_flops_per_s(compute_dtype(d, acc)) * eff.matmul_fraction)
+               for n, d, tg in parts)
 
 
 def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) -> int:
@@ -380,7 +388,9 @@ def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) ->
 def _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, kv_dtype, read, kv_tok):
     """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
     and memory lines; the matmuls by ``_matmul_s``, each module group at its precision)."""
-    matmul = _matmul_s(m, acc, eff, t, dtypes)
+    # a prefill samples from each sequence's last prompt token: t ÷ ctx sequences per GPU
+    matmul = _matmul_s(m, acc, eff, t, dtypes,
+                       None if phase == "decode" else t / max(float(ctx), 1.0))
     # the attention core in the KV cache's precision, capped by the routed experts' matmul
     # format (inference.attention_peak_flops: the one rule of prefill and decode)
     attn_peak = attention_peak_flops(acc, compute_dtype(dtypes["ffn_routed_experts"], acc),

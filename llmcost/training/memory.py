@@ -185,8 +185,10 @@ DEFAULT_RESERVE = 0.10
 #: documents fragmentation and ``expandable_segments`` (CUDA semantics, "Optimizing memory
 #: usage with PYTORCH_CUDA_ALLOC_CONF") without a figure, and the published plans themselves
 #: leave as little as 2.4-4% of HBM to it under this model (the smallest,
-#: mb2511-gb200-llama-3.1-70b-fp8cs, 2.4%; Llama 3 405B's stage-1 plan, 4.1%: TP 8 · PP 16 from
-#: arXiv:2407.21783 Table 4 with v = 8 assumed, 76.7 GiB of 80 being this model's count of it).
+#: mb2511-gb200-llama-3.1-70b-fp8cs, 2.4%; Llama 3 405B's stage-1 plan on 8,192 GPUs, 4.1%: TP 8 ·
+#: PP 16 · DP 64 from arXiv:2407.21783 Table 4, m = 32 micro-batches, v = 8 assumed, 76.7 GiB of
+#: 80 being this model's count of it; notebook 03 shows the 16,384-GPU row's plan, DP 128 and
+#: m = 16).
 PUBLISHED_PLAN_RESERVE = 0.0
 
 #: The parts of a per-GPU memory breakdown, in display order.

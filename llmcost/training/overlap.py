@@ -29,8 +29,8 @@ EP          2·k·m·h·F_e·T/C vs dispatch + combine 2·k·c·T·h·β/W     F
 CP (ring)   per ring step 4·T_c²·h/C (×½ causal) vs K,V 2·T_c·h_kv·β/W  T_c ≥ h_kv·β·C/(2·h·W) (×2 causal)
 ==========  =====================================================  ===============================
 
-P parameters the GPU computes with, B tokens per replica per step, b tokens per replica per
-micro-batch, T tokens per micro-batch, t the TP degree, f = 2(n−1)/n for a ring all-reduce (1
+P parameters the GPU computes with, B tokens of the micro-batch whose backward DP's reduction
+overlaps (the last of the step: below), b tokens per replica per micro-batch, T tokens per micro-batch, t the TP degree, f = 2(n−1)/n for a ring all-reduce (1
 with in-network reduction), h d_model, P_l parameters of one layer, L_s layers per stage, k
 experts per token, m weight matrices per expert (3 for SwiGLU), F_e the expert width, c the
 capacity factor, T_c tokens per CP rank, h_kv the K (or V) width (n_kv_heads × d_head).
@@ -163,21 +163,27 @@ def dp_roofline(params_per_gpu, tokens_per_replica, flops_per_s, bytes_per_s, *,
     """Data parallelism: the gradient all-reduce against the backward pass it overlaps.
 
     Per optimizer step and GPU, with P the parameters the GPU computes with (P/(t·p) under TP
-    and PP), B the tokens its replica processes, β_g the gradient bytes and f the all-reduce
-    factor (``all_reduce_factor``)::
+    and PP), B the tokens of the backward the reduction overlaps, β_g the gradient bytes and f
+    the all-reduce factor (``all_reduce_factor``)::
 
         T_compute = 4·P·B / C          (the backward pass: 2/3 of 6·P·B)
         T_comm    = f·P·β_g / W
         hides when B ≥ B* = f·β_g·C / (4·W)
 
     (Rajbhandari et al. 2020 §7 for the volume; the scaling book's "Training" chapter: with bf16
-    gradients and a large group, B* = C/W.) ZeRO-1 splits the all-reduce into a reduce-scatter
-    of the gradients and an all-gather of the weights, (β_g + β_w)/(2β_g) of its volume
-    (``batch.zero_volume_ratio``: 0.75 with fp32 gradients and bf16 weights; this roofline
-    keeps the all-reduce, an upper bound). ZeRO-2 as DeepSpeed runs it reduce-scatters after
-    every micro-batch, moving (n−1)/n·P·β_g each time: call it with the micro-batch's tokens
-    and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g with the ring's f, not the in-switch
-    one).
+    gradients and a large group, B* = C/W.) With gradient accumulation over m micro-batches the
+    reduction overlaps only the **last** micro-batch's backward: PyTorch DDP skips it inside
+    ``no_sync()`` and Megatron-LM's ``overlap_grad_reduce`` launches its buckets during the last
+    micro-batch's backward, so B is that micro-batch's tokens (the step's only when m = 1), as in
+    the step model (``step.zero_exposure``: the window is the last micro-batch's 2F; a source
+    check found notebook 04 reading "hides" off the step's tokens where the step model waited).
+    ZeRO-1 splits the all-reduce into a reduce-scatter
+    of the gradients, behind the same last backward, and an all-gather of the weights, behind the
+    next forward (``step.zero_exposure``): the backward's share is the reduce-scatter's
+    (n−1)/n·P·β_g. ZeRO-2 as DeepSpeed runs it reduce-scatters after every micro-batch, the
+    same bytes behind each micro-batch's backward. For either, call this with the micro-batch's
+    tokens and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g with the ring's f, not the
+    in-switch one).
     """
     p = as_array(params_per_gpu, "params_per_gpu", positive=True)
     b = as_array(tokens_per_replica, "tokens_per_replica", positive=True)
@@ -185,7 +191,7 @@ def dp_roofline(params_per_gpu, tokens_per_replica, flops_per_s, bytes_per_s, *,
     f = np.asarray(all_reduce_factor(group_size, in_network))
     bg = _bytes(grad_bytes, "grad_bytes")
     return Roofline("DP", scalar_or_array(4 * p * b / c), scalar_or_array(f * p * bg / w),
-                    "tokens per replica per step", scalar_or_array(b),
+                    "tokens per replica in the last micro-batch", scalar_or_array(b),
                     scalar_or_array(f * bg * c / (4 * w)), "step")
 
 
@@ -425,9 +431,9 @@ def ep_bandwidths(ep: int, stride: int, domain_size: int, up: float, out: float,
     return [(float(up), "scale-up"), (float(out), "network, 1 NIC")]
 
 
-def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microbatch, tp=8,
-                   pp=1, dp=64, ep=8, cp=1, grad_bytes=4.0,
-                   in_network: bool = False, achieved: bool = False) -> pd.DataFrame:
+def roofline_table(model, accelerator, *, tokens_per_microbatch, tp=8, pp=1, dp=64, ep=8, cp=1,
+                   grad_bytes=4.0, in_network: bool = False,
+                   achieved: bool = False) -> pd.DataFrame:
     """Every parallelism kind's roofline for one model on one accelerator, over the link the
     plan's group takes in the step model's NCCL model (``llmcost.comm``; on a full-mesh board
     the links among a group's members, ``comm.mesh_scaleup_bandwidth``; ranks ordered TP, CP,
@@ -438,8 +444,10 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     neighbouring stages, ``tp·dp`` ranks apart, share a domain, else one NIC
     (``pp_bandwidth``); EP (its group ``tp·cp`` ranks apart) inside the domain when the whole
     group is, else both inside it and across it (``ep_bandwidths``). ``cp`` (the CP degree)
-    sets only EP's stride; CP's rows use ``tokens_per_microbatch``, the tokens each rank holds.
-    Kinds whose degree is 1 are left out.
+    sets only EP's stride; ``tokens_per_microbatch`` is the tokens each rank holds in one
+    micro-batch, the window of every row that scales with tokens (DP's reduction overlaps the
+    step's last micro-batch's backward only: ``dp_roofline``). Kinds whose degree is 1 are left
+    out.
 
     ``C`` is the dense BF16 peak and ``W`` the per-direction datasheet bandwidth; with
     ``achieved`` both are scaled by the measured fractions of ``data/efficiency.csv`` (matmul
@@ -448,11 +456,11 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
     model gets EP skipped with the reason in ``note``).
 
-    Beside DP's once-per-step all-reduce (ZeRO-0/1), the row "DP (ZeRO-2)" is the gradients
-    reduce-scattered after every micro-batch, ``dp_roofline`` with the micro-batch's tokens and
-    half the gradient bytes (its docstring), and FSDP's is ZeRO-3: what the plan would meet at
-    each stage (a review read "DP: hides" for a ZeRO-2 plan whose step model exposed its
-    data-parallel traffic most).
+    The DP rows are what the plan would meet at each ZeRO stage: "DP (ZeRO-0)" the all-reduce
+    behind the last micro-batch's backward; "DP (ZeRO-1/2)" the gradients' reduce-scatter, half
+    its bytes, behind the last micro-batch's backward (ZeRO-1) or every micro-batch's (ZeRO-2),
+    ``dp_roofline`` with half the gradient bytes (its docstring); FSDP's is ZeRO-3 (a review read
+    "DP: hides" for a ZeRO-2 plan whose step model exposed its data-parallel traffic most).
     """
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
@@ -466,17 +474,16 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     w_dp, dp_link = dp_bandwidth(dp, tp, dom, up, out, peers)
     rows = []
     if dp > 1:
-        rows += [(dp_roofline(params_gpu, tokens_per_replica, c, w_dp, group_size=dp,
-                              grad_bytes=grad_bytes, in_network=in_network), dp_link,
-                  "dp_roofline"),
-                 (fsdp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
-                                grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
-        # ZeRO-2: a reduce-scatter per micro-batch, (n−1)/n·P·β_g behind its backward
+        ar = dp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
+                         grad_bytes=grad_bytes, in_network=in_network)
+        # ZeRO-1/2: a reduce-scatter, (n−1)/n·P·β_g behind a micro-batch's backward
         rs = dp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
                          grad_bytes=grad_bytes / 2)  # the ring's factor: f·β_g/2 = (n−1)/n·β_g
-        rows.insert(1, (replace(rs, kind="DP (ZeRO-2)", per="micro-batch",
-                                controls="tokens per replica per micro-batch"),
-                        dp_link, "dp_roofline"))
+        rows += [(replace(ar, kind="DP (ZeRO-0)"), dp_link, "dp_roofline"),
+                 (replace(rs, kind="DP (ZeRO-1/2)", per="micro-batch",
+                          controls="tokens per replica per micro-batch"), dp_link, "dp_roofline"),
+                 (fsdp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
+                                grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
     if tp > 1:
         w_tp = float(mesh_scaleup_bandwidth(up, min(tp, dom), peers))
         rows.append((tp_roofline(pl, h, tp, c, w_tp, in_network=in_network), "scale-up",
@@ -597,7 +604,8 @@ def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
 def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="deepseek-v3",
                     grad_bytes=4.0, n_points=60) -> pd.DataFrame:
     """Compute ÷ communication ratio of each kind against the quantity it is controlled by, for
-    a figure (``plots.comm_rooflines``): DP against tokens per replica, FSDP against tokens per
+    a figure (``plots.comm_rooflines``): DP against the tokens of the last micro-batch (the
+    backward its reduction overlaps: ``dp_roofline``), FSDP against tokens per
     micro-batch, TP against its degree, PP against layers per stage, EP against the expert width
     (``moe_model``'s dims when ``model`` is dense), CP against tokens per rank; TP, EP and CP
     over the scale-up links and over one NIC, DP, FSDP and PP over the link the plan's group
@@ -615,7 +623,7 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     curves = [
         ("DP", dp_link, tok,
          overlap_ratio(dp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
-         "tokens per replica per step", d["name"]),
+         "tokens per replica in the last micro-batch", d["name"]),
         ("FSDP", dp_link, tok,
          overlap_ratio(fsdp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
          "tokens per replica per micro-batch", d["name"]),

@@ -171,7 +171,7 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
 #   Megatron-LM's CP) passes K/V blocks round a ring of the cp ranks, computing on one block while
 #   the next arrives, so no rank ever holds the whole sequence's K/V; Llama 3 instead
 #   **all-gathers** K and V (cheap with GQA's few KV heads). With a causal mask, contiguous chunks
-#   give the last rank twice the mean work, so both **load-balance** the chunks (section 7). It
+#   give the last rank up to twice the mean work (2 − 1/cp), so both **load-balance** the chunks (section 7). It
 #   divides activation memory, which grows with context (section 4).
 
 # %%
@@ -272,7 +272,7 @@ for label, sp, rc in [("TP=8", False, "none"), ("TP=8 + SP", True, "none"),
     print(f"GPT-3 175B layer, s = 2048, b = 1, {label}: {b / 2**20:,.0f} MiB")
 
 # %% [markdown]
-# (Korthikanti Table 2 for this layer: 552, 342, 102 and 48 MiB.) For the scenario's model, with
+# (Korthikanti Table 2's formulas give for this layer: 552, 342, 102 and 48 MiB.) For the scenario's model, with
 # the plan's TP and CP, all layers, one micro-batch:
 
 # %%
@@ -443,6 +443,17 @@ plots.bubble_vs_microbatches(stages, 2 ** np.arange(0, 11), max(plan.virtual_sta
 print(f"{plan.describe()}")
 print(f"pipeline bubble: {plan.bubble_fraction():.1%} of the ideal compute time "
       f"({plan.bubble_fraction('total'):.1%} of the step)")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+import textwrap
+
+from llmcost import checks
+
+if plan.pp > 1:   # why stages at all: the search's choice, or a GPU count that forces them
+    why = checks.pipeline_advice(p)   # "" where the scenario fixes pp
+    print(textwrap.fill(f"why {plan.pp} pipeline stages: "
+                        + (why.removeprefix("; ") or "the scenario fixes pp"), 100))
 
 # %% [markdown]
 # More micro-batches shrink the bubble, but the global batch is fixed by the optimisation (notebook

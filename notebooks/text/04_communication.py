@@ -97,8 +97,8 @@ display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed
 #    the board each cost step time, and estimate how much.
 #
 # **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
-# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
-# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
+# causal=False)` (matmuls plus the full s×s attention core, no recomputation; Narayanan et al. 2021's
+# appendix, PaLM and torchtitan; Megatron-Core's logged TFLOP/s count a causal mask since 0.12) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
 # busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
 # fractions of datasheet figures come from measurements, papers or Calculon's system files
 # (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
@@ -279,12 +279,15 @@ plots.collective_times(sweep, title=f"{gpu.name}: {g} ranks over the scale-up li
 # more work per byte for traffic that leaves the board. Per GPU and step, with $\beta$ bytes per
 # element (2 for bf16, $\beta_g$ = 4 for fp32 gradients) and $f = 2(n-1)/n$:
 #
-# **DP** (gradients all-reduced once, behind the backward pass, 2/3 of $6PB$; $P$ the GPU's
-# parameters, $B$ its replica's tokens per step):
+# **DP** (gradients all-reduced once per step, behind a backward pass, 2/3 of $6PB$; $P$ the
+# GPU's parameters, $B$ the tokens of that backward's micro-batch: with gradient accumulation the
+# reduction overlaps only the step's *last* micro-batch, PyTorch DDP's `no_sync` and Megatron-LM's
+# `overlap_grad_reduce` alike, so B is a micro-batch, not the step):
 # $$\frac{4PB/C}{f P\beta_g/W} \ge 1 \iff B \ge B^* = \frac{f\,\beta_g}{4}\,\frac{C}{W}.$$
-# (ZeRO-2 as DeepSpeed runs it reduce-scatters after every micro-batch instead: $B$ becomes the
-# micro-batch's $b$ tokens and $f$ the reduce-scatter's $(n-1)/n$, half the bytes but per
-# micro-batch. The table below takes the once-per-step form.)
+# (ZeRO-1 reduce-scatters the gradients behind that last backward and gathers the weights behind
+# the next forward; ZeRO-2 as DeepSpeed runs it reduce-scatters after every micro-batch: for both,
+# $f$ becomes the reduce-scatter's $(n-1)/n$, half the bytes, behind one micro-batch's backward.
+# The table below gives both forms.)
 #
 # **FSDP / ZeRO-3** (weights gathered before each layer's forward and again before its backward,
 # gradients reduce-scattered after it, *every micro-batch* of $b$ tokens; $g = (n-1)/n$):
@@ -326,14 +329,13 @@ plots.collective_times(sweep, title=f"{gpu.name}: {g} ranks over the scale-up li
 # NBVAL_CHECK_OUTPUT
 tok_mb = plan.micro_batch_size * p["seq_len"] // plan.cp   # tokens per GPU and micro-batch
 roof = overlap.roofline_table(
-    spec, gpu, tokens_per_replica=p["global_batch_tokens"] // (plan.dp * plan.cp),
-    tokens_per_microbatch=tok_mb, tp=plan.tp, pp=plan.pp, dp=plan.dp * plan.cp, ep=plan.ep,
+    spec, gpu, tokens_per_microbatch=tok_mb, tp=plan.tp, pp=plan.pp, dp=plan.dp * plan.cp, ep=plan.ep,
     cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(recipe_name).grads_bytes)
 up, out = (overlap.ridge(gpu.peak_flops_per_s(), w) for w in (
     gpu.scaleup_bytes_per_s_per_dir, gpu.scaleout_bytes_per_s_per_dir))
 print(f"{gpu.name}: ridge C/W {up:,.0f} FLOPs/byte over the scale-up links, {out:,.0f} over one NIC")
-for r in roof.itertuples():  # DP's row is ZeRO-0/1's once-per-step all-reduce
-    kind = "DP, ZeRO-0/1" if r.kind == "DP" else r.kind.replace("DP (ZeRO-2)", "DP, ZeRO-2")
+for r in roof.itertuples():  # DP's rows: each ZeRO stage behind one micro-batch's backward
+    kind = r.kind.replace("DP (", "DP, ").rstrip(")") if r.kind.startswith("DP (") else r.kind
     print(f"{kind:>12} ({r.link}): {r.controls} {r.value:,.5g}, threshold {r.critical:,.4g}; "
           f"compute ÷ comm {r.ratio:.2f}: {'hides' if r.hides else 'waits'} ({r.function})")
 
@@ -347,15 +349,16 @@ if alone:  # a group of one rank sends nothing: its panels draw the smallest gro
           f" 1: a group of one GPU sends nothing, so {' and '.join(s for _, s in alone)} start at a "
           "group of 2, what a second GPU in that group would meet (the other panels keep the "
           "plan's links).")
-marks = {"DP": p["global_batch_tokens"] / plan.dp, "FSDP": tok_mb, "TP": plan.tp,
+marks = {"DP": tok_mb, "FSDP": tok_mb, "TP": plan.tp,
          "PP": spec.n_layers / plan.pp, "CP": tok_mb, "EP": (2048, "DeepSeek-V3's F_e")}
 plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does each kind of "
                      "traffic hide? (above 1: it can)");
 
 # %% [markdown]
-# Reading the panels: DP hides once a replica has a few thousand to tens of thousands of tokens per
-# step, which large batches give easily; FSDP needs about as many tokens *per micro-batch*, which
-# is why ZeRO-3 at a fixed global batch runs out of cover as GPUs are added (section 5); TP's
+# Reading the panels: DP hides once the step's last micro-batch holds a few thousand to tens of
+# thousands of tokens per replica (gradient accumulation adds micro-batches, not cover); FSDP needs
+# about as many tokens in *every* micro-batch, which is why ZeRO-3 at a fixed global batch runs out
+# of cover as GPUs are added (section 5); TP's
 # ratio falls as $1/(t-1)$ and is about ten times lower across the network than over NVLink; PP
 # hides behind any whole layer; fine-grained experts (DeepSeek-V3's $F_e$ = 2,048) clear the ridge
 # inside an H100 board (not on the H800's slower NVLink) but sit well below it across nodes,

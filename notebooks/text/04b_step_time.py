@@ -103,8 +103,8 @@ display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_para
 # 4. say what adding GPUs at a fixed batch buys, and find the fastest plan for the scenario.
 #
 # **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
-# causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
-# torchtitan) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
+# causal=False)` (matmuls plus the full s×s attention core, no recomputation; Narayanan et al. 2021's
+# appendix, PaLM and torchtitan; Megatron-Core's logged TFLOP/s count a causal mask since 0.12) ÷ (step time × GPUs × dense peak). HFU adds recomputed FLOPs. Step time is the
 # busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
 # fractions of datasheet figures come from measurements, papers or Calculon's system files
 # (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
@@ -835,11 +835,13 @@ publish_summary("04b_step_time", calibrated_rows + [
 #    shorter would the step be, and what MFU would that give?
 # 3. **The bubble.** At the plan's pipeline depth p and schedule, how many micro-batches per step
 #    would keep the bubble at or under 5% of the compute (1F1B: (p − 1)/m ≤ 0.05; interleaved with
-#    v chunks: (p − 1)/(v·m) ≤ 0.05; `parallel.bubble_fraction`)?
+#    v chunks: (p − 1)/(v·m) ≤ 0.05 with m a multiple of p, Narayanan et al. 2021 §2.2.2;
+#    `parallel.bubble_fraction`)?
+#
+# The cell below works the answers for this scenario (the same step as section 2's).
 
 # %%
 # NBVAL_CHECK_OUTPUT
-# the worked answers, computed for this scenario (the same step as section 2's)
 peak, tokens = gpu.peak_flops_per_s(p["dtype"]), p["global_batch_tokens"]
 per_token = b.model_flops / tokens   # model FLOPs per token on the MFU basis
 print(f"1. MFU = {tokens:,} tokens × {per_token:.4g} FLOPs ÷ ({b.step_time_s:.3f} s × "
@@ -849,7 +851,8 @@ hidden = b.step_time_s - b.exposed_comm_s
 print(f"2. {b.step_time_s:.3f} s − {b.exposed_comm_s:.3f} s exposed = {hidden:.3f} s: "
       f"MFU {b.mfu * b.step_time_s / hidden:.1%}")
 bubble = lambda m: parallel.bubble_fraction(plan.pp, m, plan.schedule, plan.virtual_stages)
-need = next(m for m in range(1, 100_000) if bubble(m) <= 0.05)   # the smallest such m
+every = plan.pp if plan.schedule == "interleaved" else 1   # interleaved: m a multiple of p
+need = next(m for m in range(every, 100_000, every) if bubble(m) <= 0.05)   # the smallest m
 print(f"3. p = {plan.pp}, {plan.schedule}" + (f", v = {plan.virtual_stages}" if plan.virtual_stages
       > 1 else "") + f": m ≥ {need}; the plan runs {plan.n_microbatches}, a bubble of "
       f"{bubble(plan.n_microbatches):.1%}")

@@ -193,7 +193,7 @@ steps = pd.DataFrame({"batch": batches, "compute_s": st.compute_s, "memory_s": s
 ax = plots.decode_roofline_vs_batch(steps, title=f"{spec.name} on {c.tp} × {gpu.name}: decode "
                                     f"at {ctx:,}-token context")
 ax.axvline(c.max_batch, color="C3", ls="--", lw=1)
-ax.text(c.max_batch, 0.04, f"HBM full: {c.max_batch} sequences ", rotation=90,
+ax.text(c.max_batch, 0.04, f"HBM full: {c.max_batch} sequences of {P + R:,} tokens ", rotation=90,
         fontsize=plots.SMALL_PT, color="C3", ha="right", va="bottom", transform=ax.get_xaxis_transform());
 
 # %%
@@ -208,7 +208,8 @@ cap8 = inf.max_batch("llama-3.1-8b", "H100-SXM", 4096)
 print(f"at 4,096 tokens HBM holds {cap8} sequences beside the weights: HBM fills first")
 cross = (f"{c.crossover_batch:,.0f}" if np.isfinite(c.crossover_batch) else
          "never (KV reads outrun the FLOPs: memory-bound at every batch)")
-print(f"this scenario at {ctx:,} tokens: crossover {cross}, HBM holds {c.max_batch}; its "
+print(f"this scenario at {ctx:,} tokens (mean context): crossover {cross}; HBM holds "
+      f"{c.max_batch} at {P + R:,} tokens (the longest context); its "
       f"batch {c.batch:,} is {answers.BATCH_LIMIT_WORDS.get(c.limit, 'set by ' + c.limit)}")
 
 # %% [markdown]
@@ -748,7 +749,10 @@ plots.rl_loop_diagram();
 # alone (generation 2, reference 2, update 6) generation is $2/10 = 20\%$ of the FLOPs, DeepSpeed-
 # Chat's "approximately 20%". The frameworks also recompute the policy's log-probabilities of the
 # samples before the update, another $2N_a(P+R)$ (NeMo RL, OpenRLHF), which the bill's GRPO
-# campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it.
+# campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it
+# when every pass runs over the same tokens. The scenario's share printed below is lower: its
+# generation prefills each prompt once per group of G samples while the other passes read all G
+# copies, per group $2N_a(P + G R)$ for generation against $2N_a G(P + R)$ for each other pass.
 # But generation *time* is decode time: the roofline above, at the
 # batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.
 # The times in this part's tables are the model's own; the bill multiplies each by one factor (the
@@ -854,8 +858,8 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # %% [markdown]
 # What the gaps mean, source by source (the figures are the printout above):
 #
-# * **DeepSpeed-Chat** (Yao et al. 2023; blog §5). Its "approximately 20%" is the actor-only count
-#   2/(2 + 2 + 6). Its own trainer (`DeepSpeedPPOTrainer.generate_experience`) also runs the
+# * **DeepSpeed-Chat** (Yao et al. 2023; blog §5). Its "approximately 20%" (the blog gives no
+#   breakdown) is consistent with the actor-only count 2/(2 + 2 + 6). Its own trainer (`DeepSpeedPPOTrainer.generate_experience`) also runs the
 #   actor's forward pass for the old log-probabilities, then the reference, the OPT-350M reward
 #   model and critic: counting all of them lowers the share, so the blog's figure is the actor's
 #   share, not the whole iteration's. For time it says only "the majority of the time goes to the

@@ -111,8 +111,8 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 # The published MFU is $U$ on the MFU basis and the BF16 peak for the whole-run rows. The table is
 # every run of `data/published_runs.csv` that has a catalogue accelerator, a model shape, a token
 # count and hours (or days × accelerators); the rest are listed at the end of section 2 with the
-# reason they cannot be scored (GPT-3 and Gopher: hardware outside the catalogue; Chinchilla: no
-# hardware or time published; OPT: only a peak throughput, "up to 147 TFLOP/s" per GPU, with no
+# reason they cannot be scored (GPT-3 and Gopher: hardware outside the catalogue; Chinchilla: TPU
+# v3 and v4, outside the catalogue, and no training time published; OPT: only a peak throughput, "up to 147 TFLOP/s" per GPU, with no
 # hours and no published plan, so there is nothing to compare like with like; GLM-130B: its MFU
 # 32.5% is published but its shape is not recorded and its hours are only an upper bound, 60 days
 # of cluster access; the OLMo runs: no hours in their papers as recorded). PaLM 540B is scored on
@@ -265,7 +265,8 @@ print(f"implied price ${ds.implied_usd_per_gpu_hour:.2f}/GPU-h; left out, at the
 
 # %% [markdown]
 # **FLOP basis.** The utilisation above counts FLOPs on the workbook's MFU basis (matmul and
-# attention, full attention mask, `ClaimCheck.flops_mfu_basis`). The 6ND line below uses N, the
+# attention, full attention mask, the multi-token-prediction module included: DeepSeek-V3 §2.2;
+# `ClaimCheck.flops_mfu_basis`). The 6ND line below uses N, the
 # catalogue's active-parameter count (embeddings included; `ClaimCheck.n_active_6nd` = 6ND ÷ 6D):
 # slightly above the paper's rounded "37B activated" (6 × 37e9 × 14.8e12 = 3.2856e24). The FP8
 # ceiling is an **assumption**: the matmul fraction measured on BF16 GEMMs (printed below,
