@@ -732,6 +732,31 @@ def test_spend_timeline_alerts():
     assert ledger.spend_timeline(bill, budget_usd=1e12).attrs["alerts"][0.5] is None
 
 
+def test_the_schedule_says_the_project_months_that_would_pay_over_it():
+    # A new-user trial: people were paid over the final run's 1.07 months (the bill's stated
+    # lower bound) beside notebook 00's schedule of 71.1 days. The schedule, by hand: the
+    # exploratory and post-training dollars run at the final run's dollars per day, one after
+    # the other with it (ledger.spend_timeline's docstring).
+    from llmcost.present import answers
+    bill = ledger.build_ledger({})
+    tl = ledger.spend_timeline(bill)
+    run_days = bill.figures["wall_clock_days"]
+    per_day = (bill.usd("compute.pretraining") + bill.usd("compute.failures")) / run_days
+    by_hand = (bill.usd("compute.exploratory") + bill.usd("post.")) / per_day + run_days
+    assert tl.attrs["schedule_days"] == pytest.approx(by_hand, rel=1e-12)
+    months = by_hand / (365.25 / 12)       # a month of 365.25 / 12 days (ledger's convention)
+    assert months > bill.figures["project_months"] * 1.01     # the default: the run alone
+    hint = answers.schedule_months_hint(by_hand, bill.figures["project_months"], False)
+    assert hint.endswith(f"ledger_project_months: {months:.3g} pays the people, storage and "
+                         "operations lines over it")
+    # with ledger_project_months given, or a schedule within the months paid: nothing
+    assert answers.schedule_months_hint(by_hand, bill.figures["project_months"], True) == ""
+    assert answers.schedule_months_hint(by_hand, months, False) == ""
+    # the hint's value, given, is the months the bill then pays those lines over
+    given = ledger.build_ledger({"ledger_project_months": float(f"{months:.3g}")})
+    assert given.figures["project_months"] == pytest.approx(months, rel=2e-3)
+
+
 def test_lines_on_the_bills_gpu_hours_share_its_kind():
     # A trial (Llama 3.1 8B on 512 reserved H200s at $7.89) read "fixed $5.85M, elastic $129k":
     # pre-training, its phases and the exploratory runs were fixed while SFT and RL at the same

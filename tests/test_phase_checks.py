@@ -73,3 +73,26 @@ def test_a_phase_of_less_than_one_step_is_refused_as_the_main_run_is():
     ok = validate_parameters(**{**DEFAULT, "phases": [{"name": "anneal", "tokens": float(b),
                                                        "seq_len": 4096}]})
     assert ok["phases"][0]["tokens"] == b
+
+
+def test_a_phase_past_the_declared_context_is_the_extension_not_a_model_that_does_not_exist(
+        tmp_path):
+    # A new-user trial: a 65,536-token long-context phase on a model declaring 32,768 tokens
+    # (max_position_embeddings) was told its FLOPs "describe a model that does not exist", where
+    # the phase is the context extension itself. Llama 3.1 70B declares 131,072 tokens (its
+    # config.json); a 262,144-token phase extends past it, the main run at that length does not.
+    spec = llmcost.load_model("llama-3.1-70b")
+    assert spec.max_position_embeddings == 131072
+    phase = context_warning(spec, 262144, phase=True)
+    assert phase.startswith("seq_len=262,144 is beyond llama-3.1-70b's declared context of "
+                            "131,072 tokens (max_position_embeddings): the phase is a context "
+                            "extension past it") and "does not exist" not in phase
+    assert "does not exist" in context_warning(spec, 262144)      # the main run: unchanged
+    sc = {**DEFAULT, "model": "llama-3.1-70b", "seq_len": 8192, "global_batch_tokens": 4194304,
+          "phases": [{"name": "long-context", "tokens": 1e10, "seq_len": 262144, "mfu": 0.3}]}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    (mine,) = [w for w in json.loads(r.stdout)["warnings"] if w.startswith("phases[0]")]
+    assert caveat_line(mine) == (
+        "the long-context phase's 262,144-token sequences extend the model's declared "
+        "131,072-token context, at the phase's own MFU, whose plan is not checked")

@@ -768,6 +768,14 @@ def context_warning(spec, s: int, phase: bool = False) -> str | None:
         return (f"seq_len={s:,} is not checked against {spec.name}'s context: its config.json "
                 "states none (no max_position_embeddings or other context key), so how far the "
                 "model can attend and the length it was pre-trained at are not known here.")
+    if spec.max_position_embeddings and s > spec.max_position_embeddings and phase:
+        # a phase past the declared context is the extension itself (a trial's 65,536-token
+        # phase on a 32,768-token model was told it described "a model that does not exist")
+        return (f"seq_len={s:,} is beyond {spec.name}'s declared context of "
+                f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the phase "
+                "is a context extension past it (position scaling such as Llama 3.1's RoPE rescaling "
+                "or YaRN), priced at that length's attention FLOPs and activation memory; its "
+                "config.json then needs the extended max_position_embeddings to serve it.")
     if spec.max_position_embeddings and s > spec.max_position_embeddings:
         return (f"seq_len={s:,} is beyond {spec.name}'s context of "
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "

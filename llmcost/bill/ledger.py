@@ -2147,8 +2147,10 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     Returns
     -------
     DataFrame with ``day`` and ``cumulative_usd``; ``.attrs['alerts']`` maps each threshold to
-    the first day the expected spend crosses ``threshold × budget`` (None if never) and
-    ``.attrs['budget_usd']`` holds the budget (default: the bill's total).
+    the first day the expected spend crosses ``threshold × budget`` (None if never),
+    ``.attrs['budget_usd']`` holds the budget (default: the bill's total) and
+    ``.attrs['schedule_days']`` the compute schedule alone, exploration + final run +
+    post-training days (each elastic line's dollars ÷ the final run's dollars per day).
     """
     _ledger(ledger)
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
@@ -2186,7 +2188,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     for t in np.atleast_1d(th):
         hit = np.nonzero(cum >= t * budget - 1e-6 * budget)[0]
         alerts[float(t)] = float(d[hit[0]]) if hit.size else None
-    df.attrs.update(alerts=alerts, budget_usd=budget)
+    df.attrs.update(alerts=alerts, budget_usd=budget,
+                    schedule_days=explore_days + run_days + post_days)
     return df
 
 

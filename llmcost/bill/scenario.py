@@ -629,7 +629,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "(llmcost.training.calibrate); null: the pilot ran the plan at n_gpus", _positive),
     Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
           "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
-          "the bill's post-training and benchmark lines",
+          "the bill's post-training and benchmark lines, which Cottier's multiplier counts (to "
+          "price exploration alone, list its runs in ledger_exploratory_runs)",
           _exploratory_fraction),
     Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
           "{name, gpu_hours} (replaces the fraction when given)",

@@ -14,10 +14,11 @@ import textwrap
 
 import pandas as pd
 
+from ..bill.ledger import SECONDS_PER_MONTH
 from ..bill.scenario import LEDGER_DEFAULTS
 from ..bill.validation import long_run_words
-from ..core.units import (fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct, fmt_gpus,
-                          fmt_quantity, fmt_signed_pct, fmt_usd)
+from ..core.units import (SECONDS_PER_DAY, fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct,
+                          fmt_gpus, fmt_period, fmt_quantity, fmt_signed_pct, fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
 from ..training.memory import MOE_CHECK_LOAD_FACTOR
 from ..training import reliability as rel
@@ -434,6 +435,21 @@ def sweep_row(r) -> str:
     return (f"{r['accelerator']}: {fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
             f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}){own}; price "
             f"({r['price_basis']}): {r['price_source']}")
+
+
+def schedule_months_hint(schedule_days: float, project_months: float, given: bool) -> str:
+    """Notebook 00 step 7: where the compute schedule (``ledger.spend_timeline``'s
+    ``schedule_days``: exploration, the final run and post-training one after the other on the
+    cluster) outlasts the months the people, storage and operations lines pay
+    (``project_months``) and the scenario does not set ``ledger_project_months`` (``given``),
+    the value that would pay them over it; "" otherwise (a new-user trial's people were paid
+    over the final run's 1.07 months beside this schedule's 2.34)."""
+    months = schedule_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    if given or months <= project_months * 1.01:
+        return ""
+    return (f"the schedule alone spans {fmt_period(months, 'months')}: "
+            f"ledger_project_months: {months:.3g} pays the people, storage and operations "
+            "lines over it")
 
 
 def lever_days(days_saved: float) -> str:

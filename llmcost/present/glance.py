@@ -1288,6 +1288,14 @@ CAVEATS = [
      r"sequence length.*?The bill prices the phase at its own mfu",
      "the {0} phase's {1}-token sequences extend the model's {2}-token pre-training context, at "
      "the phase's own MFU, whose plan is not checked"),
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond \S+'s declared "
+     r"context of ([\d,]+) tokens .*?The bill prices the phase at the main run's MFU",
+     "the {0} phase's {1}-token sequences extend the model's declared {2}-token context, at the "
+     "main run's MFU and plan"),
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond \S+'s declared "
+     r"context of ([\d,]+) tokens .*?The bill prices the phase at its own mfu",
+     "the {0} phase's {1}-token sequences extend the model's declared {2}-token context, at the "
+     "phase's own MFU, whose plan is not checked"),
     (r"^seq_len=([\d,]+) is beyond the ([\d,]+)-token sequence length",
      "the {0}-token sequences extend the model's {1}-token pre-training context"),
     (r"^seq_len=([\d,]+) is beyond",

@@ -513,6 +513,9 @@ print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1
       "exploration, the final run and post-training one after the other on the cluster; the "
       f"people, storage and operations lines pay {fmt_period(months, 'months')}: "
       + bill.figures["project_months_source"])
+hint = answers.schedule_months_hint(tl.attrs["schedule_days"], months,
+                                    p["ledger_project_months"] is not None)
+print(hint or "the schedule fits within the months those lines pay")
 for t, day in tl.attrs["alerts"].items():
     print(f"  {t:.0%} alert: " + (f"day {day:,.1f}" if day is not None else "never fires"))
 over = budget_warning(bill.total_usd, p["ledger_budget_usd"])
