@@ -279,13 +279,19 @@ print("T_step = " + "".join(f"{' − ' if v < 0 else ' + ' if i else ''}{k} {abs
 band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
                               seq_len=p["seq_len"])   # its error band (section 3)
 print(f"{plan.describe()} on the {b.stack} stack")
+causal = (spec.flops_per_token(p["seq_len"], causal=True)   # the basis Megatron-Core logs
+          / spec.flops_per_token(p["seq_len"], causal=False))
 print(f"step {b.step_time_s:.3f} s, {b.tokens_per_s:,.0f} tokens/s; predicted MFU {b.mfu:.1%} "
-      f"(HFU {b.hfu:.1%}); the bill's MFU {p['mfu']:.1%}")
+      f"(HFU {b.hfu:.1%}; {b.mfu * causal:.1%} on a causal count, as Megatron-Core from 0.12 "
+      f"logs it); the bill's MFU {p['mfu']:.1%}")
 print(f"with its error band: {band.describe()}")
 print("what a `mfu: predict` bill uses: " + accuracy.central_mfu_words(
     b.mfu, band.center, band.n, band.low, band.high, plan.describe()))
 for w in band.warnings:
     print(f"warning: {w}")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 print(f"exposed communication {b.exposed_comm_s / b.step_time_s:.1%} of the step, pipeline "
       f"bubble {b.pipeline_bubble_s / b.step_time_s:.1%} (of this step, with its waits; "
       f"notebook 03's formula: {plan.bubble_fraction():.1%} of the compute, "
