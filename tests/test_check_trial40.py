@@ -72,10 +72,12 @@ def test_a_bound_above_the_ceiling_says_the_ceiling_alone_judges():
 def test_an_fp8_cost_claims_range_compares_the_ceiling_on_the_bf16_peak():
     # a review: a cost-only FP8 claim's MFU range is on the BF16 peak (the hours it needs are
     # FLOPs ÷ (peak(BF16) × MFU)), the ceiling a fraction of the FP8 peak; on GB200 the FP8 peak
-    # is twice the BF16 one (data/accelerators.csv), so the 69.8% ceiling is 139.6% of the BF16
-    # peak and the best FP8 run, 110.1% of it, is below it: the range tops at that run
-    c = claims.check_claim("llama-3.1-70b", 2e12, "GB200-NVL72", n_gpus=1024, usd=5e6,
-                           dtype="fp8", seq_len=4096)
+    # is twice the BF16 one (data/accelerators.csv), so the ceiling doubles on the BF16 peak and
+    # the best FP8 run at any size is below it: the range tops at that run. OPT-1.3B has no dense
+    # Blackwell run within 4× of its size (Llama 3.1 70B, the example before, now has NVIDIA's
+    # benchmarks of its own architecture as references: claims.own_runs)
+    c = claims.check_claim("opt-1.3b", 2e12, "GB200-NVL72", n_gpus=1024, usd=5e6,
+                           dtype="fp8", seq_len=2048)
     r = c.peak_flops_per_s["fp8"] / c.peak_flops_per_s["bf16"]
     assert r == pytest.approx(2.0, rel=1e-3)
     bound = float(re.search(r"at any size, ([\d.]+)% of the BF16 peak", c.best_source).group(1))

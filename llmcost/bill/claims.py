@@ -143,15 +143,15 @@ from .scenario import MFU_FLOOR, PRICING, load_scenario, point_scenario
 #: comparable published MFU (``best_reference``). A stated threshold, not a fitted one, and the
 #: verdict says that the figure is low, not why: the share does not tell a total that covers
 #: more than the final run from a final run well below the best published one. The published
-#: whole runs' shares (``whole_run_rows``' steady MFU ÷ ``best_reference``, the run's own model
-#: left out; tests/test_claims.py recomputes each figure quoted here): BLOOM 176B 0.60, Llama 2
-#: 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 1.44 (FP8, against a BF16 run × r); final runs under
-#: half too: Pythia 12B 0.43, Pythia 70M 0.35, Pythia 160M 0.48, Pythia 410M 0.48 (GPU-hours
-#: from the run's logged iteration time, Biderman et al. 2023) and BloombergGPT 50B 0.44 (53
-#: days on 512 GPUs, Wu et al. 2023), each against an llm-foundry MPT throughput benchmark on 8
-#: A100-80GB (0.52-0.64); and the model-card totals over more than one stage, Llama 3 8B 0.40
-#: and Llama 3.1 8B 0.36, among them. The two kinds overlap, so no share separates them: the
-#: "low" reason names both readings.
+#: whole runs' shares (``whole_run_rows``' steady MFU ÷ ``best_reference``, the run's own runs
+#: left out, ``own_runs``; tests/test_claims.py recomputes each figure quoted here): BLOOM 176B
+#: 0.60, Llama 2 70B 0.82, Falcon-180B 0.91, DeepSeek-V3 1.04 (FP8, against a BF16 run × r);
+#: final runs under half too: Pythia 12B 0.43, Pythia 70M 0.35, Pythia 160M 0.47, Pythia 410M
+#: 0.48 (GPU-hours from the run's logged iteration time, Biderman et al. 2023) and BloombergGPT
+#: 50B 0.44 (53 days on 512 GPUs, Wu et al. 2023), each against an llm-foundry MPT throughput
+#: benchmark on 8 A100-80GB (0.52-0.64); and the model-card totals over more than one stage,
+#: Llama 3 8B 0.32 and Llama 3.1 8B 0.28, just below them. Too few runs of either kind to set
+#: a share between them: the "low" reason names both readings.
 LOW_SHARE = 0.5
 #: What the "low" reasons add: published final runs sit under ``LOW_SHARE`` too.
 LOW_WORDS = ("published final runs sit there too (Pythia's and BloombergGPT's on A100, "
@@ -368,6 +368,23 @@ def _whole_run_rows() -> pd.DataFrame:
     return w
 
 
+def own_runs(model: str | None) -> tuple:
+    """The run ids of ``data/published_runs.csv`` that are ``model``'s own published runs, left
+    out when a claim about that model is judged (never its own reference): the catalogue
+    model's rows but third parties' pre-training benchmarks of the architecture (a row whose
+    ``model`` names a benchmark: NVIDIA's NeMo AutoModel and Megatron-Bridge tables,
+    llm-foundry's throughput tables), which measure the architecture on their own software and
+    hardware, not the claimed run. A researcher's trial: DeepSeek-V3's check left out NVIDIA's
+    NeMo AutoModel benchmark of it (28.5% on 256 H100s) with DeepSeek's own rows and judged the
+    run against another model's. () for None."""
+    if not model:
+        return ()
+    runs = load_published_runs()
+    mine = runs["catalog_model"] == model
+    bench = runs["model"].astype(str).str.contains("benchmark", case=False)
+    return tuple(runs.loc[mine & ~bench, "run_id"])
+
+
 def _whole_runs_in_scope(accelerator: str, n_params: float, is_moe, fp8: bool, seq_len,
                          exclude_model: str | None = None) -> pd.DataFrame:
     """The whole runs (``whole_run_rows``) comparable to a claim by ``best_reference``'s rule:
@@ -417,9 +434,7 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     if is_moe is not None:
         is_moe = as_flag(is_moe, "is_moe")
     accelerator = as_accelerator(accelerator).name   # an unknown name refused, not "no run"
-    runs = load_published_runs()
-    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
-        if exclude_model else ()
+    own = own_runs(exclude_model)
     b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
                                  exclude_runs=own, seq_len=seq_len, fp8_bound=False)
     best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
@@ -1288,9 +1303,7 @@ def scaled_reference_chain(accelerator: str, spec: ModelSpec, best, dtype: str, 
     bound higher; "" for a bound that is a run's own figure, or none."""
     if best is None or not str(dtype).lower().startswith("fp8"):
         return ""
-    runs = load_published_runs()
-    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
-        if exclude_model else ()
+    own = own_runs(exclude_model)
     n = float(spec.n_params)
     whole = _whole_runs_in_scope(accelerator, n, spec.is_moe, True, seq_len, exclude_model)
     run = _best_bf16_evidence(accelerator, n, spec.is_moe, seq_len, own, whole)
@@ -1324,9 +1337,7 @@ def any_size_bound(accelerator: str, is_moe: bool, dtype: str, seq_len: int | No
     bounded by the class's FP8 runs on the BF16 basis), ``exclude_model``'s own runs left out.
     ``(mfu on the BF16 peak, source and rule)`` or ``(None, reason)``. Used for the
     ``optimistic`` verdict only: a run of another size is no yardstick for ``low``."""
-    runs = load_published_runs()
-    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
-        if exclude_model else ()
+    own = own_runs(exclude_model)
     b = published_any_size(accelerator, dtype, seq_len, bool(is_moe), exclude_runs=own)
     return b.mfu_bf16, (b.source if b.mfu_bf16 is None else f"{b.source}; rule: {b.rule}")
 
