@@ -176,6 +176,12 @@ def test_cost_only_claim_gives_the_price_it_needs():
     # above even the highest needed price: optimistic for on-demand, said with the numbers
     assert c.verdict == "optimistic" and "cost-only claim" in c.reason
     assert "$2.69" in c.reason and c.implied_usd_per_gpu_hour is None
+    # its utilisation is the one its hours were taken at, not implied (a researcher's trial
+    # read "implied 74.8%" of a cost-only claim); a claim of hours implies its own
+    text = " ".join(c.describe().split())
+    assert "Assumed (no hours stated: the hours above) whole-run utilisation" in text
+    assert "Implied whole-run utilisation" in " ".join(claims.check_claim(
+        "deepseek-v3", 14.8e12, "H800", gpu_hours=2.788e6, left_out=False).describe().split())
     assert "MFU" not in c.verdict  # no "MFU 1.29 > 1" refusal about hours never given
 
 
@@ -1650,3 +1656,15 @@ def test_runs_whose_shape_is_recorded_are_scored_on_the_mfu_basis(run_id, n, lay
     hand = (6 * n + 12 * layers * s * d) * 1e12 / (hours * 3600 * 312e12)
     assert t.loc[run_id, "scored"] == "gpu_hours"
     assert t.loc[run_id, "published_mfu"] == pytest.approx(hand, rel=0.01)
+
+
+def test_the_cheapest_hour_is_the_generations_where_a_sibling_is_cheaper():
+    # A researcher's trial: a claim on A100-40GB was floored at its own cheapest listing,
+    # Lambda's $1.99 on demand (data/prices.csv), where CoreWeave lists an A100-80GB hour, the
+    # same GA100 die, at $9.65 ÷ 8 = $1.20625 spot: notebook 08 calls the floor the cheapest
+    # hour "of the accelerator or its generation". The sibling's lower hour is the floor, named.
+    x, src = claims.cheapest_price("A100-40GB")
+    assert claims.own_cheapest_price("A100-40GB")[0] == pytest.approx(1.99)
+    assert x == pytest.approx(1.20625) and "A100-80GB" in src and "below A100-40GB's own" in src
+    # an accelerator cheaper than its siblings keeps its own (H100-SXM's owned hour, $1.95)
+    assert claims.cheapest_price("H100-SXM") == claims.own_cheapest_price("H100-SXM")

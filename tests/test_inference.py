@@ -801,3 +801,33 @@ def test_serving_tp_follows_vllms_head_rules():
             inf.check_tp_heads(tp, m)
     with pytest.raises(ValueError, match="tp=5 must divide n_heads=24"):
         inf.check_tp_heads(5, m)
+
+
+def test_a_prefill_with_every_prompt_positions_logits_pays_the_lm_head_on_each(monkeypatch):
+    # Hugging Face generate before transformers v4.45 (pull request 31292, num_logits_to_keep)
+    # ran the LM head on the whole prompt and kept the last row; vLLM runs it on each prompt's
+    # last token (inference.logit_tokens). Llama 3.1 8B's LM head is 128,256 × 4,096 weights
+    # (its config.json: untied, vocabulary 128,256, width 4,096): by hand the difference for 8
+    # prompts of 1,000 tokens is 2 × 525,336,576 × (8,000 − 8) FLOPs.
+    kw = dict(efficiency=IDEAL)
+    last = inf.prefill("llama-3.1-8b", "H100-SXM", 1000, 8, **kw)
+    every = inf.prefill("llama-3.1-8b", "H100-SXM", 1000, 8, all_logits=True, **kw)
+    assert every.flops - last.flops == pytest.approx(2 * 128_256 * 4_096 * (8000 - 8), rel=1e-12)
+    with pytest.raises(ValueError, match="all_logits"):
+        inf.prefill("llama-3.1-8b", "H100-SXM", 1000, 8, all_logits="yes please")
+    # RL rollouts: HF generate's static batches are priced as the calibration rows ran it
+    # (every position), a paged engine's calls as vLLM runs them (the last token)
+    from llmcost.serving import rl
+    seen, real = [], inf.prefill
+
+    def spy(*a, **k):
+        seen.append(k.get("all_logits", False))
+        return real(*a, **k)
+    monkeypatch.setattr(rl.inf, "prefill", spy)
+    lengths = np.full(16, 256)
+    rl.rollout_time("llama-3.1-8b", "H100-SXM", 512, lengths,
+                    rl.RolloutSetup(engine="HF generate", max_concurrent=8))
+    assert seen and all(seen)
+    seen.clear()
+    rl.rollout_time("llama-3.1-8b", "H100-SXM", 512, lengths, rl.RolloutSetup(engine="vLLM"))
+    assert seen and not any(seen)

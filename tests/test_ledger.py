@@ -749,9 +749,26 @@ def test_the_schedule_says_the_project_months_that_would_pay_over_it():
     hint = answers.schedule_months_hint(by_hand, bill.figures["project_months"], False)
     assert hint.endswith(f"ledger_project_months: {months:.3g} pays the people, storage and "
                          "operations lines over it")
-    # with ledger_project_months given, or a schedule within the months paid: nothing
-    assert answers.schedule_months_hint(by_hand, bill.figures["project_months"], True) == ""
+    # a schedule within the months paid: nothing; with a shorter ledger_project_months given,
+    # that it is shorter (a review: the notebook then printed "the schedule fits")
     assert answers.schedule_months_hint(by_hand, months, False) == ""
+    assert answers.schedule_months_hint(by_hand, months, True) == ""
+    given_words = answers.schedule_months_hint(by_hand, bill.figures["project_months"], True)
+    assert given_words.startswith("the schedule alone spans") and "longer than the" in \
+        given_words and "ledger_project_months gives" in given_words
+    # an RL campaign runs on its own rl_gpus for its own wall clock (a source check: spread over
+    # the 2,048-GPU cluster it took 0.26 days where the default's 64 GPUs take 12,811 GPU-h ÷
+    # 64 ÷ 24 = 8.3): the default report scenario, by hand
+    from llmcost.present.report import estimate_ledger
+    rl_bill = estimate_ledger(llmcost.SCENARIO_DIR / "default.yaml")
+    f = rl_bill.figures
+    per = (rl_bill.usd("compute.pretraining") + rl_bill.usd("compute.failures")) / \
+        f["wall_clock_days"]
+    rl_days = f["rl_gpu_hours"] / rl_bill.scenario["rl_gpus"] / 24
+    assert rl_days == pytest.approx(12811.1 / 64 / 24, rel=1e-3)
+    hand = (rl_bill.usd("compute.exploratory") + rl_bill.usd("post.") - rl_bill.usd("post.rl")) \
+        / per + f["wall_clock_days"] + rl_days
+    assert ledger.spend_timeline(rl_bill).attrs["schedule_days"] == pytest.approx(hand, rel=1e-3)
     # the hint's value, given, is the months the bill then pays those lines over
     given = ledger.build_ledger({"ledger_project_months": float(f"{months:.3g}")})
     assert given.figures["project_months"] == pytest.approx(months, rel=2e-3)

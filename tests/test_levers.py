@@ -1062,6 +1062,17 @@ def test_smaller_model_longer(s):
     assert r["training_saving_usd"] == pytest.approx(r["train_usd"] - r["optimum_train_usd"])
     assert r["lifetime_saving_usd"] == pytest.approx(
         r["training_saving_usd"] + r["serving_saving_usd"])
+    # the scenario's own training side is what the bill charges for it: the pre-training main
+    # run, its failures and the exploratory runs priced as a fraction of it (a source check:
+    # the ideal compute alone, 2.2× less, turned a loss on the bill's rules into a +$442k
+    # saving); its own model at the bill's rate: train(N, D) = those three lines
+    b = lv.bill(s)
+    lines = b.usd("compute.pretraining.main") + b.usd("compute.failures") + \
+        b.usd("compute.exploratory")
+    assert r["train_usd"] == pytest.approx(lines, rel=2e-3)
+    assert r["bill_factor"] == pytest.approx(
+        lines / (b.figures["main_ideal_gpu_hours"] * b.figures["gpu_rate_usd_per_gpu_hour"]),
+        rel=1e-9)
     # the optimum minimises lifetime cost at the same loss, so it saves >= 0; with 10T served
     # tokens it is a smaller model trained on more tokens (Sardana et al. 2024 §4)
     assert r["lifetime_saving_usd"] >= 0

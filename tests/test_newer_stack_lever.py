@@ -75,3 +75,14 @@ def test_a_cap_lowers_a_levers_mfu_and_refuses_only_what_it_cannot_bring_back():
     newer = lv.newer_stack(s96)
     assert newer.after["mfu"] == pytest.approx(0.96) and "MFU capped at 96.0%" in \
         newer.assumptions
+
+
+def test_a_phase_with_its_own_mfu_is_capped_with_the_main_run():
+    # A review: the cap brought the main run's scaled 101.5% back to its own 96% but left a
+    # phase's own MFU scaled by the uncapped ratio (0.96 → 1.015: "phases[0].mfu must be in
+    # (0, 1]" and a NaN saving). Capped by the same factor, a phase keeps the main run's ratio.
+    phase = {"name": "long", "tokens": 1e11, "seq_len": 8192, "mfu": 0.96}
+    newer = lv.newer_stack({**GB300, "mfu": 0.96, "phases": [phase]})
+    ratio = newer.after["mfu"] / 0.96
+    assert newer.after["phases"][0]["mfu"] == pytest.approx(0.96 * ratio, rel=1e-12)
+    assert newer.after["phases"][0]["mfu"] <= 1.0

@@ -88,6 +88,13 @@ def test_a_phase_past_the_declared_context_is_the_extension_not_a_model_that_doe
                             "131,072 tokens (max_position_embeddings): the phase is a context "
                             "extension past it") and "does not exist" not in phase
     assert "does not exist" in context_warning(spec, 262144)      # the main run: unchanged
+    assert "(position scaling such as Llama 3.1's RoPE rescaling or YaRN)" in phase
+    # a learned position table is no RoPE (a review): OPT-175B's 2,048 positions (Zhang et al.
+    # 2022, learned) are extended, not rescaled
+    opt = llmcost.load_model("opt-175b")
+    assert opt.pos_encoding == "learned"
+    words = context_warning(opt, 2 * opt.max_position_embeddings, phase=True)
+    assert "learned position table extended" in words and "RoPE" not in words
     sc = {**DEFAULT, "model": "llama-3.1-70b", "seq_len": 8192, "global_batch_tokens": 4194304,
           "phases": [{"name": "long-context", "tokens": 1e10, "seq_len": 262144, "mfu": 0.3}]}
     r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)), "--format", "json")

@@ -771,11 +771,15 @@ def context_warning(spec, s: int, phase: bool = False) -> str | None:
     if spec.max_position_embeddings and s > spec.max_position_embeddings and phase:
         # a phase past the declared context is the extension itself (a trial's 65,536-token
         # phase on a 32,768-token model was told it described "a model that does not exist")
+        how = {"rope": "position scaling such as Llama 3.1's RoPE rescaling or YaRN",
+               "learned": "its learned position table extended past its rows and trained",
+               "alibi": "ALiBi's linear biases, which extrapolate past the trained length"}.get(
+            getattr(spec, "pos_encoding", ""), "its position encoding extended")
         return (f"seq_len={s:,} is beyond {spec.name}'s declared context of "
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the phase "
-                "is a context extension past it (position scaling such as Llama 3.1's RoPE rescaling "
-                "or YaRN), priced at that length's attention FLOPs and activation memory; its "
-                "config.json then needs the extended max_position_embeddings to serve it.")
+                f"is a context extension past it ({how}), priced at that length's attention "
+                "FLOPs and activation memory; its config.json then needs the extended "
+                "max_position_embeddings to serve it.")
     if spec.max_position_embeddings and s > spec.max_position_embeddings:
         return (f"seq_len={s:,} is beyond {spec.name}'s context of "
                 f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "

@@ -621,8 +621,12 @@ class ClaimCheck:
                  f"(matmul + attention, full attention mask, as published MFUs count) "
                  f"{self.flops_mfu_basis:.4g}; causal (the work a causal run does, what the "
                  f"ceiling and the cost floor bound) {self.flops_causal:.4g}")
+        # a cost-only claim states no hours: its utilisation is the one the hours were taken at
+        # (a researcher read "implied 74.8%" of a claim that implied none)
+        kind = ("Assumed (no hours stated: the hours above)" if self.hours_source.startswith(
+            "cost-only claim") else "Implied")
         for dt, u in self.whole_run.items():
-            L.append(f"Implied whole-run utilisation vs dense {dt.upper()} peak "
+            L.append(f"{kind} whole-run utilisation vs dense {dt.upper()} peak "
                      f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {_pct(u)} "
                      f"(6ND: {_pct(self.whole_run_6nd[dt])}); steady-state MFU = ÷ goodput "
                      f"{self.goodput:.1%} = {_pct(self.steady_state[dt])}"
@@ -1604,21 +1608,26 @@ def usd_rate(usd_per_gpu_hour: float) -> str:
 
 def cheapest_price(accelerator) -> tuple:
     """``(USD per accelerator-hour, source)``: the least the catalogue knows an hour of
-    ``accelerator`` to cost (``own_cheapest_price``) or, when it lists no price of that
-    accelerator itself, the least it knows an hour of any accelerator of the same hardware
-    generation to cost (``core.stacks.generation``: the same die, e.g. H800, H200 and H100-SXM
-    are Hopper GH100 parts; the cheapest of them, named), on a stated assumption: an hour of one
-    die costs no less than the cheapest hour of its siblings (the same silicon, the same
-    buyers); ``(None, reason)`` when neither the accelerator nor its generation is priced
-    (another generation is another die at another price: no floor for it)."""
+    ``accelerator`` or of any accelerator of the same hardware generation to cost
+    (``own_cheapest_price`` of each; ``core.stacks.generation``: the same die, e.g. H800, H200
+    and H100-SXM are Hopper GH100 parts, A100-40GB and A100-80GB Ampere GA100; the cheapest of
+    them, named), on a stated assumption: an hour of one die costs no less than the cheapest
+    hour of its siblings (the same silicon, the same buyers; a researcher's trial: an A100-40GB
+    claim was floored at its own $1.99 where an A100-80GB hour is listed at $1.21);
+    ``(None, reason)`` when neither the accelerator nor its generation is priced (another
+    generation is another die at another price: no floor for it)."""
     acc = as_accelerator(accelerator)
     own = own_cheapest_price(acc)
-    if own[0] is not None:
-        return own
     gen = generation(acc.name)
     kin = [cheapest for other in list_accelerators()["name"]
            if other != acc.name and generation(other) == gen
            and (cheapest := own_cheapest_price(load_accelerator(other)))[0] is not None]
+    if own[0] is not None:
+        if not kin or own[0] <= min(k[0] for k in kin):
+            return own
+        x, src = min(kin, key=lambda k: k[0])
+        return x, (f"the cheapest hour of {acc.name}'s generation ({gen}, one die), {src}, "
+                   f"below {acc.name}'s own ({own[1]})")
     if not kin:
         return None, (f"the catalogue lists no current price of {acc.name} (data/prices.csv) "
                       + (f"or of any other {gen} accelerator" if gen != acc.name else
@@ -2427,7 +2436,8 @@ def _unscored_reason(r, spec) -> str:
     """Why a published_runs.csv row with a catalogue accelerator cannot be scored: what it has
     and what it lacks."""
     if spec is None:
-        return "no model shape recorded (data/published_runs.csv has no layers/d_model/heads for it)"
+        return ("no model shape recorded (data/published_runs.csv has no layers/d_model/heads "
+                "for it)")
     if not _finite(r.get("train_tokens")):
         return "no token count"
     has = [f"{what} {r[k]:g}" for k, what in (("reported_mfu", "MFU"),

@@ -2136,7 +2136,9 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
 
     Fixed lines (storage, people, operations, reserves, reserved or owned compute) accrue evenly
     over the project; elastic compute accrues as it runs on the scenario's cluster: exploratory
-    runs first, then the final run over its wall-clock days, then post-training. The project
+    runs first, then the final run over its wall-clock days, then post-training (an RL campaign
+    over its own wall clock on its ``rl_gpus``, ``rl_wall_clock_days_per_run`` × ``rl_runs``;
+    the rest at the final run's dollars per day). The project
     lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock, or
     with ``ledger_published_defaults`` Epoch's median project: ``_project_months``) or
     the longest ``months`` of a ``ledger_people`` role (whose pay the people line counts for
@@ -2150,7 +2152,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     the first day the expected spend crosses ``threshold × budget`` (None if never),
     ``.attrs['budget_usd']`` holds the budget (default: the bill's total) and
     ``.attrs['schedule_days']`` the compute schedule alone, exploration + final run +
-    post-training days (each elastic line's dollars ÷ the final run's dollars per day).
+    post-training days (the exploratory and non-RL post-training dollars ÷ the final run's
+    dollars per day; the RL campaign's own wall clock).
     """
     _ledger(ledger)
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
@@ -2166,7 +2169,12 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     per_day = final / run_days if final and run_days else 0.0
     # schedule on the same cluster: exploration first, then the final run, then post-training
     explore_days = explore / per_day if per_day else 0.0
-    post_days = post / per_day if per_day else 0.0
+    # an RL campaign runs on its own rl_gpus for its wall clock, run after run (a source check:
+    # spread over the whole cluster it took 0.26 days where its 64 GPUs take 8.3)
+    rl_usd = ledger.usd("post.rl")
+    rl_days = float(ledger.figures.get("rl_wall_clock_days_per_run") or 0.0) * float(
+        ledger.scenario.get("rl_runs") or 1) if rl_usd else 0.0
+    post_days = ((post - rl_usd) / per_day if per_day else 0.0) + rl_days
     project_days = max(ledger.figures["project_months"], _longest_role_months(ledger)) \
         * SECONDS_PER_MONTH / SECONDS_PER_DAY
     days_total = max(project_days, explore_days + run_days + post_days)

@@ -82,8 +82,9 @@ from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fi
                      fixed_whole_degrees, memory_fits, newer_stack_for, pipeline_free_gpus_of,
                      plan_does_not_fit, plan_searches, plan_stops, scenario_plan_memory,
                      splitting_counts)
-from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind, failure_model,
-                     headline_draws, point_outside, simulate_ledger)
+from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
+                     exploratory_as_fraction, failure_model, headline_draws, point_outside,
+                     simulate_ledger)
 from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default, purchase_price_on
@@ -357,7 +358,8 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
     scenario's own bill prices); ``ratio`` the change when the caller takes it another way
     (``fp8_training``: central estimates before their caps). Each MFU is on its own dtype's
     dense peak, as the bill counts GPU-hours. Refused when the scaled MFU exceeds 1, unless
-    ``above_one`` (a caller that caps it next, ``_capped_back``, which refuses it then)."""
+    ``above_one`` (a caller that caps it next, ``_capped_back`` or ``_capped_refused``, which
+    refuses it then)."""
     m = _clean(before).get("mfu", _default("mfu"))
     if ratio is None and _mfu_is_predicted(before):
         # a predicted MFU: the bill of the changed scenario is its own central estimate, kept
@@ -384,6 +386,15 @@ def _refuse_above_one(mfu, given) -> None:
         raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={given!r} is "
                             "above what the step-time model predicts is possible on the new "
                             "set-up")
+
+
+def _refuse_scaled_above_one(after: dict, given) -> None:
+    """``_refuse_above_one`` on a lever's scenario: its MFU and each phase's own (scaled and
+    capped with it: ``_with_phase_mfus_scaled``, ``_capped_at_published``)."""
+    _refuse_above_one(after["mfu"], given)
+    for ph in after.get("phases") or []:
+        if isinstance(ph, dict) and "mfu" in ph:
+            _refuse_above_one(ph["mfu"], ph["mfu"])
 
 
 # ------------------------------------------------------------------------------ levers
@@ -1355,7 +1366,7 @@ def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:
     after, said, where = _capped_at_published(s, scaled)
     m0 = float(_point(_get(s, "mfu")))
     if not (said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9)):
-        _refuse_above_one(after["mfu"], _get(s, "mfu"))   # nothing published caps it
+        _refuse_scaled_above_one(after, _get(s, "mfu"))   # nothing published caps it
         return after, said, None
     return after, said, _unchanged(s, f"{lead} ({float(_point(_get(scaled, 'mfu'))):.1%} on "
                                    "this bill's basis), but a lever is priced no higher than "
@@ -1414,17 +1425,19 @@ def _capped_refused(before: dict, after: dict) -> tuple:
     scaled MFU above 1 that a published run brings back is priced at the cap, not refused (a
     review: ``newer_stack`` and ``activation_recompute`` refused before they capped)."""
     after, said, _ = _capped_at_published(before, after)
-    _refuse_above_one(after["mfu"], _get(before, "mfu"))
+    _refuse_scaled_above_one(after, _get(before, "mfu"))
     return after, said
 
 
 def _capped_at_published(before: dict, after: dict) -> tuple:
     """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
     on the hardware generation for a model of this size, on the step's dtype basis), the cap
-    never below ``before``'s MFU and never above ``after``'s own, and the words that say so: a lever is not priced on an MFU that no
-    published run of its hardware has reached: ``(after, said, where)``, ``where`` the ceiling's
-    run in words (``published_ceiling``). ``(after, "", where)`` when within the ceiling or with
-    nothing published (the step-time model's band says how far to trust it then)."""
+    never below ``before``'s MFU and never above ``after``'s own (its phases' own MFUs capped by
+    the same factor), and the words that say so: a lever is not priced on an MFU that no
+    published run of its hardware has reached: ``(after, said, where)``, ``where`` the
+    ceiling's run in words (``published_ceiling``). ``(after, "", where)`` when within the
+    ceiling or with nothing published (the step-time model's band says how far to trust it
+    then)."""
     spec = load_model(_get(after, "model"))
     ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
                                        _get(after, "dtype") or "bf16", is_moe=spec.is_moe,
@@ -1433,8 +1446,12 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
     top = None if ceiling is None else max(ceiling, m0)
     if top is None or m <= top:   # a cap lowers a lever's MFU, never raises it (a review:
         return after, "", where   # full recompute's 70.7% was 'capped' up to a given 90%)
-    return ({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
-            f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}", where)
+    # the phases that give their own MFU were scaled with the main run's (_with_phase_mfus_
+    # scaled): capped with it, by the same factor (a review: a phase kept the uncapped ratio)
+    capped = _with_phase_mfus_scaled({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
+                                     top / m)
+    return (capped, f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above "
+                    f"{where}", where)
 
 
 # ---- checkpoint governance
@@ -2547,11 +2564,19 @@ def smaller_model_longer(scenario: dict) -> dict:
     """Train a smaller model longer when lifetime inference demand is high (notebook 06): the
     scenario's model against the inference-adjusted optimum in dollars at the same loss
     (Sardana et al. 2024 §4: minimise c·6·N·D + D_inf·s(N) at L(N, D) = ℓ,
-    ``scaling.inference_adjusted_optimum_usd``), both priced as notebook 06 prices them: training
-    at ``scaling.train_usd_per_flop`` (the bill's MFU and the rate of its GPU-hour lines, model
-    FLOPs on the MFU basis), serving at ``scaling.serving_cost_per_token`` from the scenario's
-    serving set-up (``scaling.reference_serving_cost``). Lifetime demand:
-    ``inference_tokens_lifetime``.
+    ``scaling.inference_adjusted_optimum_usd``), training at ``scaling.train_usd_per_flop`` (the
+    bill's MFU and the rate of its GPU-hour lines, model FLOPs on the MFU basis) × k, the bill's
+    dollars per dollar of ideal training compute,
+
+        k = (pre-training main run + failures + exploratory runs) ÷ (ideal GPU-hours × rate)
+
+    (``_training_bill_factor``: a training change moves the failures the run meets and the
+    exploratory runs the bill prices as a fraction of it; a source check found the lever's
+    training part priced at the ideal compute alone, a lifetime saving of +$442k where the
+    bill's own rules give a loss; the optimum is sought at k·c, the approximation that a
+    run of another size meets the same goodput and exploratory multiplier), serving at
+    ``scaling.serving_cost_per_token`` from the scenario's serving set-up
+    (``scaling.reference_serving_cost``). Lifetime demand: ``inference_tokens_lifetime``.
 
         lifetime saving = [train(N, D) + D_inf·s(N)] − [train(N*, D*) + D_inf·s(N*)]
                         = training saving + serving saving   (each with its sign)
@@ -2581,7 +2606,8 @@ def smaller_model_longer(scenario: dict) -> dict:
     # it is evaluated: at the total count an MoE's serving cost came out total ÷ active too low
     serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
                                       n_run)
-    c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"])
+    k = _training_bill_factor(bill(scenario), price)
+    c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"]) * k
     demand = float(s.get("inference_tokens_lifetime", 0.0))
     opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
     mine = sc.same_loss_options(target, [n_run], demand, fit, c, serve).iloc[0]
@@ -2591,8 +2617,20 @@ def smaller_model_longer(scenario: dict) -> dict:
            "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
            "optimum_train_usd": float(opt.train_cost),
            "optimum_inference_usd": float(opt.inference_cost),
-           "inference_tokens_lifetime": demand}
+           "inference_tokens_lifetime": demand, "bill_factor": k}
     return {**out, **_smaller_model_verdict(out)}
+
+
+def _training_bill_factor(b, rate: float) -> float:
+    """k of ``smaller_model_longer``: the bill's training dollars per dollar of ideal main-run
+    compute, (pre-training main run + failures + exploratory runs where priced as a fraction of
+    the final run, ``ledger.exploratory_as_fraction``) ÷ (``main_ideal_gpu_hours`` × rate); the
+    exploratory line netted of post-training moves with the run at the margin as its
+    fraction does (1 + f), here taken at its average."""
+    ideal = float(b.figures["main_ideal_gpu_hours"]) * rate
+    lines = b.usd("compute.pretraining.main") + b.usd("compute.failures") + (
+        b.usd("compute.exploratory") if exploratory_as_fraction(b) else 0.0)
+    return float(lines / ideal) if ideal > 0 else 1.0
 
 
 def _smaller_model_verdict(r: dict) -> dict:
@@ -2718,8 +2756,10 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       1 − e^{−T/M}.
     * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
       if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
-      the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
-      (``break_even_probability``). No published probability.
+      the final run is redone in BF16, so L = S_final + f·C, S_final the final run's part of S
+      (the exploratory runs, done, keep theirs: an assumption, said in the row), and p* = S / L
+      (``break_even_probability``, capped at 1: above it the saving wins even if the divergence
+      is certain). No published probability.
     * **cutting evaluation and safety testing**: apparent: the evaluation lines (benchmarks,
       human evaluation) S; loss if a problem surfaces after training: post-training redone plus
       ``eval_rework_fraction`` of the final run, L; p* = S / L. No published probability.

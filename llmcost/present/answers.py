@@ -420,9 +420,10 @@ def sweep_row(r) -> str:
     their own hardware), the days and the raw prediction; where that MFU lies above the best
     comparable published run (``mfu_ceiling``, the same dtype basis), it says so (a trial read
     H100's 35.8%, the band's top set by the model's own low end, beside a lever that raised
-    the MFU only to that run's 31.5%, as the best case). On the scenario's own accelerator
-    (``scenario``) whose own MFU (``calibrated_mfu``) is not the one billed here, the bill at
-    that MFU too, the basis of the scenario's own bill (a new-user trial read its own H200 at
+    the MFU only to that run's 31.5%, as the best case). On the scenario's own accelerator at
+    its own price (``scenario``, price basis "the scenario's price") whose own MFU
+    (``calibrated_mfu``) is not the one billed here, the bill at that MFU too, the scenario's
+    own bill (a new-user trial read its own H200 at
     $1.68M here, $1.54M everywhere else, with nothing saying why)."""
     ceiling = r.get("mfu_ceiling")
     above = (f"; above the best comparable published run, {ceiling:.1%}"
@@ -430,8 +431,8 @@ def sweep_row(r) -> str:
     own = r.get("calibrated_mfu")
     own = (f"; at the scenario's own MFU, {own:.1%}, the basis of its bill: "
            f"{fmt_usd(r['bill_calibrated_usd'])}"
-           if r.get("scenario") and own is not None and own == own
-           and abs(own - r["mfu"]) >= 5e-4 else "")
+           if r.get("scenario") and r.get("price_basis") == "the scenario's price"
+           and own is not None and own == own and abs(own - r["mfu"]) >= 5e-4 else "")
     return (f"{r['accelerator']}: {fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
             f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}){own}; price "
             f"({r['price_basis']}): {r['price_source']}")
@@ -441,12 +442,17 @@ def schedule_months_hint(schedule_days: float, project_months: float, given: boo
     """Notebook 00 step 7: where the compute schedule (``ledger.spend_timeline``'s
     ``schedule_days``: exploration, the final run and post-training one after the other on the
     cluster) outlasts the months the people, storage and operations lines pay
-    (``project_months``) and the scenario does not set ``ledger_project_months`` (``given``),
-    the value that would pay them over it; "" otherwise (a new-user trial's people were paid
-    over the final run's 1.07 months beside this schedule's 2.34)."""
+    (``project_months``): the value of ``ledger_project_months`` that would pay them over it,
+    or, where the scenario sets a shorter one (``given``), that it is shorter; "" where the
+    schedule fits (a new-user trial's people were paid over the final run's 1.07 months
+    beside this schedule's 2.34)."""
     months = schedule_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
-    if given or months <= project_months * 1.01:
+    if months <= project_months * 1.01:
         return ""
+    if given:   # the scenario's own months, shorter than its schedule: said, not hidden
+        return (f"the schedule alone spans {fmt_period(months, 'months')}, longer than the "
+                f"{fmt_period(project_months, 'months')} ledger_project_months gives the "
+                "people, storage and operations lines")
     return (f"the schedule alone spans {fmt_period(months, 'months')}: "
             f"ledger_project_months: {months:.3g} pays the people, storage and operations "
             "lines over it")

@@ -1288,11 +1288,11 @@ CAVEATS = [
      r"sequence length.*?The bill prices the phase at its own mfu",
      "the {0} phase's {1}-token sequences extend the model's {2}-token pre-training context, at "
      "the phase's own MFU, whose plan is not checked"),
-    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond \S+'s declared "
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond .+?'s declared "
      r"context of ([\d,]+) tokens .*?The bill prices the phase at the main run's MFU",
      "the {0} phase's {1}-token sequences extend the model's declared {2}-token context, at the "
      "main run's MFU and plan"),
-    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond \S+'s declared "
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond .+?'s declared "
      r"context of ([\d,]+) tokens .*?The bill prices the phase at its own mfu",
      "the {0} phase's {1}-token sequences extend the model's declared {2}-token context, at the "
      "phase's own MFU, whose plan is not checked"),
@@ -1773,7 +1773,7 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
     """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
     two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters
     (a list, such as ``phases``, as its count and its items' names),
-    at most ``most`` of them and a count of the rest (a trial compared two RL scenarios that
+    at most ``most`` of them and the rest by name (a trial compared two RL scenarios that
     differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
     does not hold reads "default"; ``None`` and booleans as a scenario file writes them
     (``null``, ``true``, ``false``). The ``rl_`` keys are left out when neither bill prices

@@ -98,8 +98,7 @@ train) ran 1.20× faster than expected while H100 FP8 ones ran 0.88–1.14×, an
 A100 Llama-2-70B 2,048 / 128 row missed by 41 %. A compute-bound prefill on an Ampere GPU now
 runs at min(1, η_p · s) (``inference.PREFILL_COMPUTE_SCALE``, one global s; a memory-bound
 prefill keeps η_p). s is fitted on the pooled *train* rows (``prefill_scale_profile``: a
-0.05 grid, each point a pooled refit): 1.45 (1.40 since the prefill's LM head runs on each
-prompt's last token only, ``inference.logit_tokens``); every family is then refitted with it fixed
+0.05 grid, each point a pooled refit): 1.45; every family is then refitted with it fixed
 (pooled η_p 0.628 → 0.559, TensorRT-LLM 0.686 → 0.601). A first variant, s on *every* Ampere
 prefill (fitted 1.30), was judged on the held-out rows first and made them worse (43 → 42 of
 45, median 8.3 → 8.7 %: the 128-token TTFT of Llama-2-70B on A100s went to 27 %); the
@@ -108,6 +107,14 @@ compute-bound form was chosen after that: held-out 44 of 45 within 25 %, median 
 A100 PCIe rows (``setups.chunked_prefill_validation``, never fitted) the scale goes the other
 way: errors 2–7 % → 19–26 % (the model now runs those 300 W parts' prefills faster than
 measured).
+
+**The LM head on the last prompt token** (a source check, 2026-12-07: vLLM computes a
+prefill's logits at ``logits_indices``, one per sequence, not for every prompt token:
+``inference.logit_tokens``). Refitted with it, nothing else changed: s = 1.40, the grid's
+objective flat between 1.40 and 1.45 (0.19919 against 0.19922: a near tie, either within the
+fit's noise); pooled η_d 0.7704 → 0.7739, η_p 0.5447 (unchanged), o 2.65 → 2.695 ms;
+TensorRT-LLM η_p 0.6013 → 0.6048; held-out 45 of 45 within 25 %, median 6.58 → 6.18 %, worst
+24.8 %; train median 7.07 %; Sarathi-Serve's A100 PCIe rows 13–19 %.
 
 **The vLLM A100 row and a fixed cost per step** (``vllm-a100-8b-c1``, held out: vLLM 0.23.0,
 Llama-3.1-8B at concurrency 1 on an A100 40GB, 13.3 ms per token, 0.81 of the roofline, the

@@ -49,7 +49,8 @@ Conventions, stated once:
   weight-absorbed form that attends over the cached latent, 2·n_heads·(2·kv_lora_rank +
   qk_rope_head_dim) (DeepSeek-V2 §2.1.2; MLA prefill keeps the expanded form). A decode token
   attends to the whole context (up to the window), a prefill token to (P+1)/2 keys on average
-  (causal mask).
+  (causal mask). The LM head runs only on the tokens whose logits are sampled: every token of a
+  decode step, each prompt's last token in a prefill (``logit_tokens``).
 * **Tensor parallelism** splits weights and KV heads over ``tp`` GPUs (a KV head is replicated
   when ``tp`` exceeds the KV heads; MLA's latent cache is replicated on every rank) and costs two
   all-reduces of the activations (batch tokens × d_model × 2 bytes) per layer (Megatron-LM,
@@ -561,10 +562,12 @@ def logit_tokens(seqs, q_tokens, prefill):
       speculative verification pass needs its logits);
     * a prefill, ``"last"``: seqs, the last prompt token of each sequence, the one the next
       token is sampled from (vLLM, vllm/v1/worker/gpu_model_runner.py ``_prepare_inputs``:
-      ``logits_indices = query_start_loc[1:] - 1``; Hugging Face ``generate`` since
-      transformers pull request 31292, ``num_logits_to_keep``, released in v4.45.0);
+      ``logits_indices = query_start_loc[1:] - 1``; Hugging Face ``generate`` for the models
+      that take ``num_logits_to_keep``, transformers pull request 31292, Llama and Mistral
+      first, in releases from v4.45.0, others later);
     * a prefill, ``"all"``: seqs · q, every prompt position (Hugging Face ``generate`` before
-      it: the first forward ran the LM head on the whole prompt and kept the last row).
+      it: the first forward ran the LM head on the whole prompt and kept the last row; the RL
+      rows' HF generate, ``rl._static_batches``, as their 2023-2024 releases ran it).
 
     A training or scoring forward keeps every token's logits (the loss and the
     log-probabilities read them all)."""
@@ -753,7 +756,8 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
 
     Formula (per TP replica)::
 
-        compute = (T·2·(N_matmul − N_lm_head) + batch·2·N_lm_head) / (tp·peak·matmul_fraction)
+        compute = (T·2·(N_matmul − N_lm_head) + batch·2·N_lm_head)
+                  / (tp·peak·matmul_fraction)
                   + T·2·L·n_heads·(d_qk + d_v)·(P+1)/2 / (tp·peak·attention_fraction)
         memory  = (weights read for T tokens + T·KV per token written) / (tp·HBM·hbm_fraction)
         time    = max(compute, memory) + 2·L TP all-reduces of T·d_model·2 bytes,   T = batch·P
@@ -1027,8 +1031,9 @@ GPU_GENERATION = {"A100-40GB": "Ampere", "A100-80GB": "Ampere"}
 #: rows and made them worse (43 → 42 of 45 within 25 %, median 8.3 → 8.7 %: the short-prompt
 #: TTFT row trtllm05-a100-70b-ttft-128 went from 17 % to 27 %); restricting the scale to
 #: compute-bound prefills was chosen after that, then refitted on the train rows only (s = 1.45):
-#: held-out 44 of 45, median 6.7 %. Refitted (s = 1.40) when the prefill's LM head moved to the
-#: last prompt token only (``logit_tokens``). Applied by ``load_engine_efficiency(engine, accelerator)``
+#: held-out 44 of 45, median 6.7 %. Refitted (s = 1.40, 1.45 a near tie) when the prefill's LM
+#: head moved to the last prompt token only (``logit_tokens``): held-out 45 of 45, median 6.2 %
+#: (``engines`` module docstring). Applied by ``load_engine_efficiency(engine, accelerator)``
 #: where the prefill's bound is known (``serving_cost``, ``engines``' rows, ``setups``'
 #: chunked and prefix-cached prefills); the EP set-ups and pipeline replicas use η_p.
 PREFILL_COMPUTE_SCALE = {"Ampere": 1.40}

@@ -2528,6 +2528,8 @@ def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
         return flops
     g, p, s_count = o.samples_per_prompt, o.prompt_tokens, o.samples
     gen_prompt = (o.prompts_per_step if (o.prefix_sharing and g > 1) else s_count) * p
+    # the 2N basis of every pass (the shares' convention: LM head on every token counted,
+    # where a prefill's time, inference.logit_tokens, runs it on each prompt's last token)
     flops["generation"] = 2 * n_a * (gen_prompt + r.sum())
     flops["scoring"] = 0.0 if isinstance(o.reward, str) and o.reward == "verifier" \
         else 2 * _params("reward", o.reward) * tokens

@@ -14,8 +14,8 @@ possible, same blog). Per engine step on one GPU holding T tokens (decode: T = i
 token each; prefill: T prompt tokens)::
 
     weights read = (N − N_routed − N_embedding) · w + slots_per_gpu · N_expert · w · u(ep·T)
-    compute      = (T · (2 · (N_active_matmul − N_lm_head) + a · keys) + 2 · N_lm_head · T_logit)
-                   / (peak · matmul_fraction)
+    compute      = (T · (2 · (N_active_matmul − N_lm_head) + a · keys)
+                    + 2 · N_lm_head · T_logit) / (peak · matmul_fraction)
     memory       = (weights read + KV read + KV written) / (HBM bytes/s · hbm_fraction)
     all-to-all   = L_moe · (dispatch + combine of T tokens × top-k over ep GPUs)
     step         = max(compute, memory, all-to-all)       with two-batch overlap (TBO)

@@ -30,8 +30,9 @@ CP (ring)   per ring step 4·T_c²·h/C (×½ causal) vs K,V 2·T_c·h_kv·β/W 
 ==========  =====================================================  ===============================
 
 P parameters the GPU computes with, B tokens of the micro-batch whose backward DP's reduction
-overlaps (the last of the step: below), b tokens per replica per micro-batch, T tokens per micro-batch, t the TP degree, f = 2(n−1)/n for a ring all-reduce (1
-with in-network reduction), h d_model, P_l parameters of one layer, L_s layers per stage, k
+overlaps (the last of the step: ``dp_roofline``), b tokens per replica per micro-batch, T tokens
+per micro-batch, t the TP degree, f = 2(n−1)/n for a ring all-reduce (1 with in-network
+reduction), h d_model, P_l parameters of one layer, L_s layers per stage, k
 experts per token, m weight matrices per expert (3 for SwiGLU), F_e the expert width, c the
 capacity factor, T_c tokens per CP rank, h_kv the K (or V) width (n_kv_heads × d_head).
 

@@ -322,8 +322,9 @@ plots.collective_times(sweep, title=f"{gpu.name}: {g} ranks over the scale-up li
 #
 # Each formula is a function of `llmcost.overlap` with its derivation and sources in the
 # docstring. For the scenario's plan on its accelerator (datasheet peak and links; the FSDP line
-# says what the plan would meet with ZeRO-3, the "DP (ZeRO-2)" line with ZeRO-2's
-# reduce-scatter after every micro-batch; MoE rows appear for MoE models):
+# says what the plan would meet with ZeRO-3, the "DP, ZeRO-0" line with the all-reduce behind the
+# last micro-batch's backward, the "DP, ZeRO-1/2" line with the reduce-scatter behind it, once per
+# step (ZeRO-1) or after every micro-batch (ZeRO-2); MoE rows appear for MoE models):
 
 # %%
 # NBVAL_CHECK_OUTPUT

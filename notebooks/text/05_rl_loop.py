@@ -137,9 +137,11 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 #
 # with W the weight bytes read (for MoE, the experts the batch's tokens touch), KV(ctx) one
 # sequence's cache and $f$ the achievable fractions. Prefill has T = B·P tokens and is
-# compute-bound once $I(T)$ passes the ridge point: at the modelled fractions from about 260
-# prompt tokens on an H100 (BF16 or FP8 weights) and 150 on an A100, a shorter prompt staying
-# HBM-bound like a decode step; decode has T = B.
+# compute-bound once $I(T)$ passes the ridge point: at the modelled fractions from a few hundred
+# prompt tokens on an H100 or an A100 (`inference.prefill` reports the `bound` of any prompt),
+# a shorter prompt staying HBM-bound like a decode step; decode has T = B. A prefill runs the LM
+# head only on each prompt's last token, whose logits the next token is sampled from
+# (`inference.logit_tokens`).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -750,8 +752,8 @@ plots.rl_loop_diagram();
 # Chat's "approximately 20%". The frameworks also recompute the policy's log-probabilities of the
 # samples before the update, another $2N_a(P+R)$ (NeMo RL, OpenRLHF), which the bill's GRPO
 # campaign pays (`rl.scenario_recomputes_old_logprobs`): generation $2/12 \approx 17\%$ of it
-# when every pass runs over the same tokens. The scenario's share printed below is lower: its
-# generation prefills each prompt once per group of G samples while the other passes read all G
+# when every pass runs over the same tokens. The scenario's share printed below is lower where its
+# G > 1 samples share a prompt: its generation prefills each prompt once per group of G samples while the other passes read all G
 # copies, per group $2N_a(P + G R)$ for generation against $2N_a G(P + R)$ for each other pass.
 # But generation *time* is decode time: the roofline above, at the
 # batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.

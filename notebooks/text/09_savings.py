@@ -273,8 +273,9 @@ plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "a
                               "gpu_hours_saved": "{:,.0f}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
-# Cleaning checkpoints saves nothing on a parallel file system sold by throughput (FSx for Lustre
-# provisions capacity for bandwidth, notebook 07), and something on a tier sold by the byte
+# Cleaning checkpoints saves little on a parallel file system sold by throughput (FSx for Lustre
+# provisions capacity for bandwidth, notebook 07: only the bytes past what that bandwidth already
+# buys), and more on a tier sold by the byte
 # (every checkpoint kept grows to run ÷ interval of them): the ledger knows which. **Takeaway.** Waste is priced at the full GPU-hour rate and removing it
 # risks nothing; audit it before touching anything that changes how training runs.
 
@@ -400,8 +401,9 @@ for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
 # ablations on spot capacity (with checkpoints: `levers.spot_for_ablations` prices the
 # exploratory line's GPU-hours $H$ at the spot price $p_s$ over the spot goodput $g_s$ of an
 # ablation-sized job, saving $H p - H p_s / g_s$). Spot for the *final* run is priced by the
-# ledger's failure model: on thousands of GPUs pre-emptions every few minutes can cost more than
-# the discount saves.
+# ledger's failure model at the scenario's own pre-emption rate
+# (`ledger_spot_preemptions_per_node_day`: no provider publishes one): on thousands of GPUs a
+# pre-emption somewhere in the job comes often, and restarts can cost more than the discount saves.
 
 # %%
 sub = ranked[ranked["group"].isin(["checkpoints", "pricing"])]
@@ -476,7 +478,9 @@ for f in levers.false_economies(scenario):
 # smaller model trained longer reaches the same loss for less over its life (notebook 06,
 # Sardana et al. 2024): `levers.smaller_model_longer` compares the scenario's model with the
 # inference-adjusted optimum in dollars, $\min_N\, c\cdot 6ND(N) + D_\text{inf}\, s(N)$ at the
-# same loss; its training part changes the bill, its serving part is outside it (each printed
+# same loss, $c$ the bill's training dollars per FLOP (its failures and the exploratory runs it
+# prices as a fraction of the final run included: `levers.smaller_model_longer`); its training
+# part changes the bill, its serving part is outside it (each printed
 # with its sign: training a smaller model longer can cost more, and serving it less). It proposes
 # only a smaller model: when the optimum is a larger one (the model is already trained past it), it
 # says it does not apply.
