@@ -1668,3 +1668,14 @@ def test_the_cheapest_hour_is_the_generations_where_a_sibling_is_cheaper():
     assert x == pytest.approx(1.20625) and "A100-80GB" in src and "below A100-40GB's own" in src
     # an accelerator cheaper than its siblings keeps its own (H100-SXM's owned hour, $1.95)
     assert claims.cheapest_price("H100-SXM") == claims.own_cheapest_price("H100-SXM")
+
+
+def test_stated_hours_are_matched_to_the_nearer_published_figure():
+    # A trial: DeepSeek-V3's pre-training 2,664K H800 GPU-hours (arXiv:2412.19437 Table 1),
+    # stated alone, were said to "match the published total 2,788,000" (4.4% apart, inside the
+    # 5% tolerance), where they are exactly the pre-training share.
+    _, note = claims.published_split_note("deepseek-v3", 2.664e6, 0.05)
+    assert "matches the published pre-training share 2,664,000 of the total 2,788,000" in note
+    _, note = claims.published_split_note("deepseek-v3", 2.788e6, 0.05)
+    assert "matches the published total 2,788,000" in note
+    assert "pass phases (--phase)" in note

@@ -769,6 +769,16 @@ def test_the_schedule_says_the_project_months_that_would_pay_over_it():
     hand = (rl_bill.usd("compute.exploratory") + rl_bill.usd("post.") - rl_bill.usd("post.rl")) \
         / per + f["wall_clock_days"] + rl_days
     assert ledger.spend_timeline(rl_bill).attrs["schedule_days"] == pytest.approx(hand, rel=1e-3)
+    # a phase runs after the main run on the same cluster: the final run's days are both
+    # (run_wall_clock_days), its dollars per day over both (a trial: over the main run's days
+    # alone the exploration shrank and the phase's days vanished)
+    ph = ledger.build_ledger({"phases": [{"name": "long", "tokens": 1e11, "seq_len": 8192,
+                                          "mfu": 0.3}]})
+    days = ph.figures["run_wall_clock_days"]
+    assert days > ph.figures["wall_clock_days"]
+    per = (ph.usd("compute.pretraining") + ph.usd("compute.failures")) / days
+    assert ledger.spend_timeline(ph).attrs["schedule_days"] == pytest.approx(
+        (ph.usd("compute.exploratory") + ph.usd("post.")) / per + days, rel=1e-9)
     # the hint's value, given, is the months the bill then pays those lines over
     given = ledger.build_ledger({"ledger_project_months": float(f"{months:.3g}")})
     assert given.figures["project_months"] == pytest.approx(months, rel=2e-3)

@@ -1160,7 +1160,14 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     # a phase with its tokens (a review: two phases of different tokens read alike)
     c = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 131072}]})
     assert glance.other_inputs_differing([Bill({"phases": []}), c]) == [
-        "phases none → 1 (long-context 800B tokens)"]
+        "phases none → 1 (long-context 800B tokens …)"]
+    # two lists that read alike once cut are shown whole, each phase with its length and MFU
+    # (a trial changed a phase's seq_len and mfu and read the same words on both sides)
+    d = Bill({"phases": [{"name": "long-context", "tokens": 8e11, "seq_len": 65536,
+                          "mfu": 0.35}]})
+    assert glance.other_inputs_differing([c, d]) == [
+        "phases 1 (long-context 800B tokens (131,072-token seq)) → 1 (long-context 800B "
+        "tokens (65,536-token seq, mfu 0.35))"]
     # a long list is cut at a word (a trial read "64 GPUs 960 t…")
     pilots = Bill({"pilot": [{"n_gpus": n, "tokens_per_s_per_gpu": t}
                              for n, t in ((32, 980), (64, 960), (128, 930))]})

@@ -2162,7 +2162,9 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     # no thresholds: no alerts (an empty list is the caller's choice here, not a missing input)
     th = as_array(thresholds, "thresholds", positive=True) if np.size(thresholds) else \
         np.zeros(0)
-    run_days = ledger.figures["wall_clock_days"]
+    # the final run's days: the main run and its phases one after the other (a trial: the
+    # phases' dollars over the main run's days alone shortened every other part)
+    run_days = ledger.figures.get("run_wall_clock_days") or ledger.figures["wall_clock_days"]
     explore = ledger.usd("compute.exploratory")
     final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")
     post = ledger.usd("post.")

@@ -2294,7 +2294,7 @@ def hardware_headline(sweep) -> dict:
                      f"{fmt_usd(o['bill_calibrated_usd'])}")
     if len(alt):
         a = alt.iloc[0]
-        where = shorten_words(a["price_source"], 240)   # its listings (80 cut a trial's mid-list)
+        where = a["price_source"]   # whole: a cut at 80, then 240, fell mid-list in two trials
         alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
                      f"price: {fmt_usd(a['bill_calibrated_usd'])} ({where})")
     if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):

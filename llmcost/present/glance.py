@@ -1787,7 +1787,7 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
         sa.get("ledger_rl") is False and sb.get("ledger_rl") is False) else []
     keys = [k for k in keys if k not in unbilled]
 
-    def cut(d, k):
+    def cut(d, k, cut_at=True):
         x = d.get(k, "default")
         if k == "rl_time_factor" and x is None:  # what null bills (a trial read "null → 1")
             x = f"null ({scenario_time_factor(d):g}: " + (
@@ -1804,16 +1804,20 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
              fmt_count(x, 3) if isinstance(x, float) and abs(x) >= 1e4 else
              fixed_sig2(x) if isinstance(x, float) and 0 < abs(x) < 1e-3 else
              f"{x:.4g}" if isinstance(x, float) else str(x))  # never "2e+12"
-        short = shorten_words(v, 40)   # at a word, or mid-word where one word runs past it
+        short = shorten_words(v, 40) if cut_at else v   # at a word (or mid-word)
         short += ")" * max(short.count("(") - short.count(")"), 0)  # a cut list closes its "("
         # an rl_ key of a bill without an RL campaign is a default it does not bill (a trial
         # read "rl_iterations 1,000 → 500" against a bill with no campaign)
         return short + (" (not billed)" if str(k).startswith("rl_") and d.get("ledger_rl")
                         is False else "")
 
+    def pair(k):   # two values that read alike once cut are shown whole (a trial's phases)
+        a, b = cut(sa, k), cut(sb, k)
+        return (a, b) if a != b else (cut(sa, k, False), cut(sb, k, False))
+
     out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
-             f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
-            f"{k} {cut(sa, k)} → {cut(sb, k)}") for k in keys[:most]]      # wrote ledger_rl
+            f"rl_runs) {' → '.join(pair(k))}" if k == "ledger_rl" else  # a trial never wrote
+            f"{k} {' → '.join(pair(k))}") for k in keys[:most]]        # ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
     # the rest by name (a trial's "and 2 more" hid rl_iterations and rl_runs, the change it
     # had made, which only --format json listed)
@@ -1857,8 +1861,14 @@ def _item_words(item: dict) -> str:
                 + (f" × {months:g} mo" if isinstance(months, (int, float)) else ""))
     size = next(((k, item[k]) for k in ("tokens", "gpu_hours")
                  if isinstance(item.get(k), (int, float))), None)
+    # a phase's own length, GPUs and MFU (a trial changed a phase's seq_len and mfu and read
+    # "1 (long-context 200B tokens) → 1 (long-context 200B tokens)")
+    more = [w for k, w in (("seq_len", "{:,}-token seq"), ("n_gpus", "{:,} GPUs"),
+                           ("mfu", "mfu {}")) if (v := item.get(k)) is not None
+            for w in [w.format(v)]]
     return str(item.get("name", item.get("role", "…"))) + (
-        f" {fmt_count(size[1], 3)} {size[0].replace('gpu_hours', 'GPU-h')}" if size else "")
+        f" {fmt_count(size[1], 3)} {size[0].replace('gpu_hours', 'GPU-h')}" if size else "") + (
+        f" ({', '.join(more)})" if more else "")
 
 
 def _mfu_on_basis(bill, mfu: float) -> str:

@@ -52,6 +52,7 @@ stack: str = "megatron-core-2024"  # software-stack profile the RL update is pri
 etp: int = 0  # tensor-parallel size of the routed experts in the RL update plan; 0: tp (the Megatron-Core default); 1: MoE parallel folding
 ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
+phases: list = []  # extra training phases after the main run (context extension, annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
