@@ -641,3 +641,12 @@ def test_sweep_row_on_the_scenarios_hardware_gives_the_bill_at_its_own_mfu():
     for other in ({"scenario": False}, {"calibrated_mfu": 0.347}, {"calibrated_mfu": None},
                   {"price_basis": "catalogue median (reserved)"}):
         assert "own MFU" not in answers.sweep_row({**r, **other})
+
+
+def test_top_level_points_split_outside_parentheses():
+    # a teacher: a long sentence of advice printed as one block; split at "; " it broke the
+    # plans in its parentheses apart
+    words = "the count forces it; without it (a; b): 64 GPUs (x; y) or 128; priced as given"
+    assert answers.top_level_points(words) == [
+        "the count forces it", "without it (a; b): 64 GPUs (x; y) or 128", "priced as given"]
+    assert answers.top_level_points("one") == ["one"]

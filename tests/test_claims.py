@@ -519,6 +519,13 @@ def test_best_reference_excludes_the_claimed_models_own_row():
     # BF16); a third party's benchmark of the architecture is not its own run and stays
     # (claims.own_runs: NVIDIA's NeMo AutoModel DeepSeek-V3 on 256 H100, a researcher's trial)
     assert claims.own_runs("deepseek-v3") == ("deepseek-v3", "deepseek-v3-pretrain")
+    # the developers' own rows of each model, read off their sources (Meta's Llama 3 and 3.1
+    # model cards and paper; DeepSeek-AI's report), nothing of NVIDIA's or PyTorch's (a review:
+    # torchtitan's tables of Llama 3.1 were taken for Meta's own runs)
+    assert set(claims.own_runs("llama-3.1-8b")) == {"llama3-8b", "llama31-8b"}
+    assert set(claims.own_runs("llama-3.1-70b")) == {"llama3-70b", "llama31-70b"}
+    assert set(claims.own_runs("llama-3.1-405b")) == {"llama3-405b", "llama3-t4-405b-8192gpu",
+                                                      "llama3-t4-405b-128k"}
     run = src.split("; rule:")[0]
     assert run.startswith("DeepSeek V3 671B (NeMo AutoModel pre-training benchmark, 256 H100)")
     c = claims.check_claim("deepseek-v3", 14.8e12, "H800", gpu_hours=2.664e6, left_out=False)

@@ -324,3 +324,19 @@ def test_the_gpu_count_lever_says_why_it_changes_nothing(scenario, why):
     assert change.after == lv._clean(s) and change.note.startswith(why)
     small = lv.pipeline_free_gpus({"model": "llama-3.1-8b", "n_gpus": 64})  # TP1 · DP64
     assert small.note.endswith("has no pipeline")
+
+
+def test_a_reports_predicted_mfu_is_repredicted_at_each_count_the_budget_searches():
+    # A teacher's trial: Llama 3.1 8B on 100 H100s (mfu: predict, the GPU count forcing 25
+    # stages, 22.3%): notebook 09 §8 answered 128 GPUs "at the scenario's MFU", 500B tokens,
+    # where a bill on 128 GPUs takes the step model's own central estimate there (no pipeline:
+    # 55.1% predicted in notebook 03). A report's scenario carries mfu_band "predicted", not the
+    # estimate command's _mfu_prediction record: both re-predict.
+    values = {**_uneven_values(), "mfu_band": "predicted"}
+    values.pop("_mfu_prediction", None)
+    pricer = lv._CountPricer(values, values)
+    assert pricer.mfu(128) == pytest.approx(
+        lv.central_prediction({**values, "n_gpus": 128})[3], rel=1e-12)
+    assert pricer.mfu(128) > 2 * values["mfu"]
+    assert lv._priced_at_words(values) == ("with each count at the MFU a `mfu: predict` bill "
+                                           "takes there")

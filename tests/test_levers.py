@@ -1073,6 +1073,11 @@ def test_smaller_model_longer(s):
     assert r["bill_factor"] == pytest.approx(
         lines / (b.figures["main_ideal_gpu_hours"] * b.figures["gpu_rate_usd_per_gpu_hour"]),
         rel=1e-9)
+    # a phase's own exploratory share is not the main run's (a review: k 2.24 → 2.71 with a
+    # 500B-token 32k phase where the main run's dollars per ideal dollar stayed near 2.26)
+    ph = {**s, "phases": [{"name": "long", "tokens": 5e11, "seq_len": 32768, "mfu": 0.3}]}
+    k_ph = lv.smaller_model_longer(ph)["bill_factor"]
+    assert k_ph == pytest.approx(r["bill_factor"], rel=0.03)
     # the optimum minimises lifetime cost at the same loss, so it saves >= 0; with 10T served
     # tokens it is a smaller model trained on more tokens (Sardana et al. 2024 §4)
     assert r["lifetime_saving_usd"] >= 0

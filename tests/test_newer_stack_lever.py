@@ -86,3 +86,12 @@ def test_a_phase_with_its_own_mfu_is_capped_with_the_main_run():
     ratio = newer.after["mfu"] / 0.96
     assert newer.after["phases"][0]["mfu"] == pytest.approx(0.96 * ratio, rel=1e-12)
     assert newer.after["phases"][0]["mfu"] <= 1.0
+
+
+def test_a_phase_scaled_past_one_is_refused_by_its_own_name():
+    # A review: a phase given mfu 0.995 on a scenario at 0.5, scaled by the newer stack's
+    # ratio past 1 (the main run stays below its cap), was refused as "the scenario's
+    # mfu=1.0056": the field is phases[0].mfu and its value 0.995
+    phase = {"name": "long", "tokens": 1e11, "seq_len": 8192, "mfu": 0.995}
+    with pytest.raises(ValueError, match=r"the scenario's phases\[0\]\.mfu=0\.995 is above"):
+        lv.newer_stack({**GB300, "mfu": 0.5, "phases": [phase]})

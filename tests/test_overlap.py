@@ -131,11 +131,12 @@ def test_topology_table_marks_where_the_switch_figure_is_optimistic():
 
 
 def test_roofline_table_rows_and_links():
-    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
-    assert list(t["kind"]) == ["DP (ZeRO-0)", "DP (ZeRO-1/2)", "FSDP", "TP", "PP", "CP"]
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM",
+                               tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
+    assert list(t["kind"]) == ["DP (ZeRO-0)", "DP (ZeRO-1/2)", "FSDP", "TP", "PP"]  # cp 1
     # TP 2 leaves 4 DP members per 8-GPU board: 4 NICs pooled, min(450, 4·50) = 200 GB/s, so
-    # DP's critical batch = 2·(255/256)·4·989.4e12/(4·200e9) (hand; H100 datasheet 989.4 TFLOP/s),
-    # in tokens of the last micro-batch, the one backward the all-reduce overlaps (DDP's no_sync,
+    # DP's critical batch = 2·(255/256)·4·989.4e12/(4·200e9) (hand; H100 datasheet 989.4
+    # TFLOP/s), in tokens of the last micro-batch, the one backward the all-reduce overlaps (DDP's no_sync,
     # Megatron-LM's overlap_grad_reduce; a source check: the table had read the step's tokens
     # where the step model, step.zero_exposure, waited): 4,096 < 9,855 waits
     dp = t.set_index("kind").loc["DP (ZeRO-0)"]
@@ -147,19 +148,22 @@ def test_roofline_table_rows_and_links():
     rs = t.set_index("kind").loc["DP (ZeRO-1/2)"]
     assert rs["critical"] == pytest.approx(255 / 256 * 4 * 989.4e12 / (4 * 200e9), rel=1e-3)
     assert rs["value"] == 4096 and not rs["hides"] and rs["controls"].endswith("micro-batch")
-    moe = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    moe = overlap.roofline_table("mixtral-8x7b", "H100-SXM",
+                                 tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     assert (moe["kind"] == "EP").sum() == 2
-    achieved = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256,
+    achieved = overlap.roofline_table("llama-2-70b", "H100-SXM",
+                                      tokens_per_microbatch=4096, tp=2, pp=4, dp=256,
                                       achieved=True)
     assert (achieved["critical"] != t["critical"]).all()
     assert t.set_index("kind").loc["DP (ZeRO-0)", "link"] == "network, 4 NIC(s) pooled"
     # TP 4 · DP 2 on one 8-GPU board: the group never leaves the board, so DP runs at NVLink's
     # 450 GB/s (as NCCL's model in comm._nccl_time), not min(450, 2·50) = 100 GB/s of two NICs:
     # critical = 2·(1/2)·4·989.4e12/(4·450e9)
-    one = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=4, pp=1, dp=2).set_index("kind")
+    one = overlap.roofline_table("llama-2-70b", "H100-SXM",
+                                 tokens_per_microbatch=4096, tp=4, pp=1, dp=2).set_index("kind")
     assert one.loc["DP (ZeRO-0)", "link"] == "scale-up: the whole group in one domain"
-    assert one.loc["DP (ZeRO-0)", "critical"] == pytest.approx(2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9),
-                                                      rel=1e-3)
+    assert one.loc["DP (ZeRO-0)", "critical"] == pytest.approx(
+        2 * 1 / 2 * 4 * 989.4e12 / (4 * 450e9), rel=1e-3)
     # a teacher's trial: DP 256 on TPU v5p, whose 6,144-chip ICI slice holds the whole group,
     # was labelled "network, 256 NIC(s) pooled"
     assert overlap.dp_bandwidth(256, 8, 6144, 1.0, 0.1) == (
@@ -176,7 +180,8 @@ def test_pp_and_ep_rows_take_the_step_models_links():
     # the domain: 6,144 chips, the largest single ICI slice of the 8,960-chip pod (Google Cloud
     # TPU v5p docs, data/accelerators.csv)
     assert v5p.scaleup_domain_size == 6144 and v5p.scaleup_bytes_per_s_per_dir == 600e9
-    t = overlap.roofline_table("llama-2-70b", "TPU v5p", tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
+    t = overlap.roofline_table("llama-2-70b", "TPU v5p",
+                               tokens_per_microbatch=4096, tp=4, pp=4, dp=256).set_index("kind")
     # stages 4 · 256 = 1,024 chips apart, inside one 6,144-chip slice: W = 600 GB/s (TPU v5p
     # ICI per direction, Google Cloud TPU v5p docs in data/accelerators.csv). By hand (Llama 2
     # 70B layer: 8192·(8192 + 2·1024 + 8192) attention + 3·8192·28672 MLP = 8.556e8
@@ -185,19 +190,22 @@ def test_pp_and_ep_rows_take_the_step_models_links():
     assert t.loc["PP", "link"] == "scale-up: the neighbouring stages in one domain"
     assert t.loc["PP", "critical"] == pytest.approx(8192 * 2 * 459e12 / (2 * pl * 600e9),
                                                     rel=1e-4)
-    moe = overlap.roofline_table("mixtral-8x7b", "TPU v5p", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    moe = overlap.roofline_table("mixtral-8x7b", "TPU v5p",
+                                 tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     ep = moe[moe["kind"] == "EP"]
     assert list(ep["link"]) == ["scale-up: the whole group in one domain"]
     assert "network, 1 NIC" not in set(moe["link"])
     # on an 8-GPU H100 board the same plan's stages are 64 GPUs apart and its EP group of 8 at
     # stride 2 spans two boards: one NIC for PP, both links for EP (as before)
-    h = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
+    h = overlap.roofline_table("mixtral-8x7b", "H100-SXM",
+                               tokens_per_microbatch=4096, tp=2, pp=4, dp=32, ep=8)
     assert list(h.loc[h["kind"] == "EP", "link"]) == ["scale-up", "network, 1 NIC"]
     assert h.set_index("kind").loc["PP", "link"] == "network, 1 NIC"
     # CP 2 doubles the EP stride (ranks ordered TP, CP, EP): EP 4 at stride 2 fits one board,
     # at stride 4 it spans two
     for cp, n in ((1, 1), (2, 2)):
-        e = overlap.roofline_table("mixtral-8x7b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=1, dp=8, ep=4, cp=cp)
+        e = overlap.roofline_table("mixtral-8x7b", "H100-SXM",
+                                   tokens_per_microbatch=4096, tp=2, pp=1, dp=8, ep=4, cp=cp)
         assert (e["kind"] == "EP").sum() == n
     # the links agree with the step model's send/recv: inside the domain, the pipeline send at
     # stride tp·dp costs what a neighbour's does; past it, what a send across domains does
@@ -297,9 +305,25 @@ def test_exercise_3_expert_width():
 def test_roofline_curves_cross_one_at_the_tables_threshold():
     # the figure's DP curve and the table's DP threshold are the same formula: interpolating the
     # curve's crossing of ratio 1 (log-log straight line) gives the table's critical batch
-    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM",
+                               tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
     c = overlap.roofline_curves("llama-2-70b", "H100-SXM", tp=2, pp=4, dp=256)
     dp = c[c["kind"] == "DP"]
     crossing = np.exp(np.interp(0.0, np.log(dp["ratio"]), np.log(dp["x"])))
     assert crossing == pytest.approx(t.set_index("kind").loc["DP (ZeRO-0)", "critical"], rel=1e-6)
     assert set(c["kind"]) == {"DP", "FSDP", "TP", "PP", "EP", "CP"}
+
+
+def test_the_table_counts_a_chunk_for_pp_and_one_sequence_for_cp():
+    # A teacher: the PP row counted a stage's 20 layers (80 / 4) where an interleaved schedule
+    # sends after each chunk of 80 / (4 × 20) = 1 layer (Narayanan et al. 2021 §2.2.2), and the
+    # CP row was printed for a plan without CP, at micro-batch × sequence tokens where ring
+    # attention passes one sequence's K and V: seq_len ÷ cp per rank (Liu et al. 2023 §3).
+    # Llama 2 70B: 80 layers (Touvron et al. 2023).
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=8192, tp=4, pp=4,
+                               dp=8, virtual_stages=20, seq_len=4096).set_index("kind")
+    assert t.loc["PP", "value"] == pytest.approx(80 / (4 * 20)) and "CP" not in t.index
+    cp = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_microbatch=8192, tp=4,
+                                pp=4, dp=8, cp=2, seq_len=8192).set_index("kind")
+    assert cp.loc["CP", "value"] == pytest.approx(8192 / 2)
+    assert cp.loc["PP", "value"] == pytest.approx(80 / 4)          # v = 1: the stage's layers

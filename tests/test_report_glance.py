@@ -1167,7 +1167,12 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
                           "mfu": 0.35}]})
     assert glance.other_inputs_differing([c, d]) == [
         "phases 1 (long-context 800B tokens (131,072-token seq)) → 1 (long-context 800B "
-        "tokens (65,536-token seq, mfu 0.35))"]
+        "tokens (65,536-token seq, mfu 35.0%))"]
+    # items whose words still read alike name the keys that differ (a review: two pilots that
+    # differ only in tp)
+    p1 = Bill({"pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 960, "tp": 2}]})
+    p2 = Bill({"pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 960, "tp": 4}]})
+    assert glance.other_inputs_differing([p1, p2]) == ["pilot[0].tp 2 → 4"]
     # a long list is cut at a word (a trial read "64 GPUs 960 t…")
     pilots = Bill({"pilot": [{"n_gpus": n, "tokens_per_s_per_gpu": t}
                              for n, t in ((32, 980), (64, 960), (128, 930))]})

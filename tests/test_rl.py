@@ -1025,7 +1025,8 @@ def test_notebook_05_sets_the_other_algorithm_beside_the_scenarios():
               serve_kv_dtype="bf16")
     grpo = llmcost.validate_parameters(model="llama-3.1-8b", accelerator="H100-SXM", **kw)
     label, ppo, why = rl.other_algorithm(grpo)
-    assert label == "PPO, same samples" and why == ""
+    assert label == "PPO, same samples (1 per prompt, a reward model of the policy's size)" \
+        and why == ""
     assert (ppo["rl_algorithm"], ppo["rl_reward"], ppo["rl_samples_per_prompt"],
             ppo["rl_prompts_per_step"], ppo["rl_framework"]) == (
         "ppo", "reward_model", 1, 128, "generic")

@@ -372,17 +372,24 @@ def own_runs(model: str | None) -> tuple:
     """The run ids of ``data/published_runs.csv`` that are ``model``'s own published runs, left
     out when a claim about that model is judged (never its own reference): the catalogue
     model's rows but third parties' pre-training benchmarks of the architecture (a row whose
-    ``model`` names a benchmark: NVIDIA's NeMo AutoModel and Megatron-Bridge tables,
-    llm-foundry's throughput tables), which measure the architecture on their own software and
-    hardware, not the claimed run. A researcher's trial: DeepSeek-V3's check left out NVIDIA's
-    NeMo AutoModel benchmark of it (28.5% on 256 H100s) with DeepSeek's own rows and judged the
-    run against another model's. () for None."""
+    ``model`` holds one of ``THIRD_PARTY_WORDS``: NVIDIA's NeMo AutoModel, Megatron-Bridge and
+    DGX Cloud tables, PyTorch's torchtitan tables), which measure the architecture on their own
+    software and hardware, not the claimed run. A researcher's trial: DeepSeek-V3's check left
+    out NVIDIA's NeMo AutoModel benchmark of it (28.5% on 256 H100s) with DeepSeek's own rows
+    and judged the run against another model's. () for None."""
     if not model:
         return ()
     runs = load_published_runs()
     mine = runs["catalog_model"] == model
-    bench = runs["model"].astype(str).str.contains("benchmark", case=False)
+    bench = runs["model"].astype(str).str.contains("|".join(THIRD_PARTY_WORDS), case=False)
     return tuple(runs.loc[mine & ~bench, "run_id"])
+
+
+#: The words of a ``data/published_runs.csv`` ``model`` name that mark a third party's benchmark
+#: of an architecture (``own_runs``): NVIDIA's tables ("pre-training benchmark", "DGX Cloud
+#: benchmarking") and PyTorch's torchtitan tables of Llama 3.1 (pytorch/torchtitan
+#: docs/performance.md, and Trainy's runs of it), none of them the model developer's run.
+THIRD_PARTY_WORDS = ("benchmark", "torchtitan")
 
 
 def _whole_runs_in_scope(accelerator: str, n_params: float, is_moe, fp8: bool, seq_len,
@@ -399,7 +406,7 @@ def _whole_runs_in_scope(accelerator: str, n_params: float, is_moe, fp8: bool, s
              & (w["params_total"] <= n_params * SIZE_FACTOR)
              & (w["params_total"] >= n_params / SIZE_FACTOR)
              & ((moe == bool(is_moe)) if is_moe is not None else True)
-             & ((w["catalog_model"] != exclude_model) if exclude_model else True)
+             & (~w["run_id"].isin(own_runs(exclude_model)) if exclude_model else True)
              & (w["seq_len"].isna() | (w["seq_len"] >= lo_s) & (w["seq_len"] <= hi_s))
              & comparable_hardware(w["accelerator"], accelerator, is_moe)]
 
@@ -428,8 +435,10 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     without a published sequence length is kept). Returns ``(mfu, source)`` or
     ``(None, reason)``.
 
-    ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
-    (``check_claim`` passes the claimed model, so a published run is never its own reference).
+    ``exclude_model``: a catalogue model whose own published runs (``own_runs``: its whole-run
+    rows and its developer's throughput, not third parties' benchmarks of its architecture) are
+    left out (``check_claim`` passes the claimed model, so a published run is never its own
+    reference).
     """
     if is_moe is not None:
         is_moe = as_flag(is_moe, "is_moe")

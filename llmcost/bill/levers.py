@@ -377,24 +377,29 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
     return out
 
 
-def _refuse_above_one(mfu, given) -> None:
+def _refuse_above_one(mfu, given, name: str = "mfu") -> None:
     """A ScenarioError when a lever's scaled MFU (a number or a ``Range``) exceeds 1: the
-    scenario's ``given`` MFU is above what the step-time model predicts is possible."""
+    scenario's ``given`` MFU (its key ``name``) is above what the step-time model predicts is
+    possible."""
     top = max(x for x in (getattr(mfu, f, None) for f in ("low", "mode", "high"))
               if x is not None) if not isinstance(mfu, float) else mfu
     if top > 1:
-        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={given!r} is "
-                            "above what the step-time model predicts is possible on the new "
+        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's {name}={given!r} "
+                            "is above what the step-time model predicts is possible on the new "
                             "set-up")
 
 
-def _refuse_scaled_above_one(after: dict, given) -> None:
-    """``_refuse_above_one`` on a lever's scenario: its MFU and each phase's own (scaled and
-    capped with it: ``_with_phase_mfus_scaled``, ``_capped_at_published``)."""
-    _refuse_above_one(after["mfu"], given)
-    for ph in after.get("phases") or []:
+def _refuse_scaled_above_one(after: dict, before: dict) -> None:
+    """``_refuse_above_one`` on a lever's scenario ``after``: its MFU and each phase's own
+    (scaled and capped with it: ``_with_phase_mfus_scaled``, ``_capped_at_published``), each
+    named with the value ``before`` gives it (a review: a phase was named as the scenario's
+    mfu, at its scaled value)."""
+    _refuse_above_one(after["mfu"], _get(before, "mfu"))
+    given = before.get("phases") or []
+    for i, ph in enumerate(after.get("phases") or []):
         if isinstance(ph, dict) and "mfu" in ph:
-            _refuse_above_one(ph["mfu"], ph["mfu"])
+            _refuse_above_one(ph["mfu"], given[i].get("mfu") if i < len(given) else None,
+                              f"phases[{i}].mfu")
 
 
 # ------------------------------------------------------------------------------ levers
@@ -1366,7 +1371,7 @@ def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:
     after, said, where = _capped_at_published(s, scaled)
     m0 = float(_point(_get(s, "mfu")))
     if not (said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9)):
-        _refuse_scaled_above_one(after, _get(s, "mfu"))   # nothing published caps it
+        _refuse_scaled_above_one(after, s)   # nothing published caps it
         return after, said, None
     return after, said, _unchanged(s, f"{lead} ({float(_point(_get(scaled, 'mfu'))):.1%} on "
                                    "this bill's basis), but a lever is priced no higher than "
@@ -1425,7 +1430,7 @@ def _capped_refused(before: dict, after: dict) -> tuple:
     scaled MFU above 1 that a published run brings back is priced at the cap, not refused (a
     review: ``newer_stack`` and ``activation_recompute`` refused before they capped)."""
     after, said, _ = _capped_at_published(before, after)
-    _refuse_scaled_above_one(after, _get(before, "mfu"))
+    _refuse_scaled_above_one(after, before)
     return after, said
 
 
@@ -2623,14 +2628,21 @@ def smaller_model_longer(scenario: dict) -> dict:
 
 def _training_bill_factor(b, rate: float) -> float:
     """k of ``smaller_model_longer``: the bill's training dollars per dollar of ideal main-run
-    compute, (pre-training main run + failures + exploratory runs where priced as a fraction of
-    the final run, ``ledger.exploratory_as_fraction``) ÷ (``main_ideal_gpu_hours`` × rate); the
-    exploratory line netted of post-training moves with the run at the margin as its
-    fraction does (1 + f), here taken at its average."""
+    compute,
+
+        k = (M + F) · (1 + E / (P + F)) ÷ (``main_ideal_gpu_hours`` × rate)
+
+    M the pre-training main run, F its failures, P every pre-training line (the main run and
+    its phases) and E the exploratory runs where priced as a fraction of the final run
+    (``ledger.exploratory_as_fraction``; else 0): the main run's share of them (a review: the
+    phases' share counted as the main run's raised k from 2.24 to 2.71 with a 500B-token
+    phase). The exploratory line, netted of post-training, is taken at its average. Left out:
+    a rerun reserve and the contingency (0 by default), which also grow with the run."""
     ideal = float(b.figures["main_ideal_gpu_hours"]) * rate
-    lines = b.usd("compute.pretraining.main") + b.usd("compute.failures") + (
-        b.usd("compute.exploratory") if exploratory_as_fraction(b) else 0.0)
-    return float(lines / ideal) if ideal > 0 else 1.0
+    main = b.usd("compute.pretraining.main") + b.usd("compute.failures")
+    explore = b.usd("compute.exploratory") if exploratory_as_fraction(b) else 0.0
+    every = b.usd("compute.pretraining") + b.usd("compute.failures")
+    return float(main * (1 + explore / every) / ideal) if ideal > 0 and every > 0 else 1.0
 
 
 def _smaller_model_verdict(r: dict) -> dict:
@@ -2993,7 +3005,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         rows.append(row)
         # at another count a pilot's or a prediction's MFU is restated as one number
         # (_CountPricer): its band there is not drawn, so no overrun share is said (a review)
-        moved = n != n0 and (pilot_given(scenario) or bool(scenario.get("_mfu_prediction")))
+        moved = n != n0 and (pilot_given(scenario) or _mfu_is_predicted(scenario))
     else:
         moved = False
     if bud is not None:
@@ -3055,7 +3067,8 @@ def _bill_mfu_at(scenario: dict, n: int) -> tuple:
     try:
         if pilot_given(scenario):
             return float(pilot_mfu({**_pilot_scenario(scenario), "n_gpus": int(n)})["value"]), ""
-        if scenario.get("_mfu_prediction"):
+        if _mfu_is_predicted(scenario):   # a report's mfu_band "predicted" too (a teacher's
+            # notebook 09 priced 128 GPUs at 100 GPUs' forced-pipeline MFU)
             return float(central_prediction({**scenario, "n_gpus": int(n)})[3]), ""
     except (ValueError, KeyError, TypeError) as e:
         what = "the pilots give" if pilot_given(scenario) else "the step-time model predicts"
@@ -3303,7 +3316,7 @@ def _priced_at_words(scenario: dict) -> str:
     """How ``fit_budget``'s GPU searches price each count's MFU (``_CountPricer``)."""
     if pilot_given(scenario):
         return "with each count at the MFU the pilots extrapolate to there"
-    if scenario.get("_mfu_prediction"):
+    if _mfu_is_predicted(scenario):
         return "with each count at the MFU a `mfu: predict` bill takes there"
     return "at the scenario's MFU"
 

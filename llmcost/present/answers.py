@@ -17,6 +17,7 @@ import pandas as pd
 from ..bill.ledger import SECONDS_PER_MONTH
 from ..bill.scenario import LEDGER_DEFAULTS
 from ..bill.validation import long_run_words
+from ..serving.setups import OWN_PRICE_WORDS
 from ..core.units import (SECONDS_PER_DAY, fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct,
                           fmt_gpus, fmt_period, fmt_quantity, fmt_signed_pct, fmt_usd)
 from ..training.accuracy import MIN_CONFORMAL_ROWS, central_mfu, median_error, shift_words
@@ -431,7 +432,7 @@ def sweep_row(r) -> str:
     own = r.get("calibrated_mfu")
     own = (f"; at the scenario's own MFU, {own:.1%}, the basis of its bill: "
            f"{fmt_usd(r['bill_calibrated_usd'])}"
-           if r.get("scenario") and r.get("price_basis") == "the scenario's price"
+           if r.get("scenario") and r.get("price_basis") == OWN_PRICE_WORDS
            and own is not None and own == own and abs(own - r["mfu"]) >= 5e-4 else "")
     return (f"{r['accelerator']}: {fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, MFU "
             f"{r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}{above}){own}; price "
@@ -456,6 +457,22 @@ def schedule_months_hint(schedule_days: float, project_months: float, given: boo
     return (f"the schedule alone spans {fmt_period(months, 'months')}: "
             f"ledger_project_months: {months:.3g} pays the people, storage and operations "
             "lines over it")
+
+
+def top_level_points(words: str, sep: str = "; ") -> list:
+    """``words`` split at each ``sep`` outside parentheses: the points of a long sentence, one
+    per line on a projector (a teacher: notebook 03's pipeline advice ran 17 unbroken lines;
+    splitting at every "; " broke its parenthesised plans apart)."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(words):
+        ch = words[i]
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and words.startswith(sep, i):
+            out.append(words[start:i])
+            i = start = i + len(sep)
+            continue
+        i += 1
+    return out + [words[start:]]
 
 
 def lever_days(days_saved: float) -> str:

@@ -1772,7 +1772,8 @@ def _same_mfu_other_dtype(sc: list, mfu: float, how: str) -> list:
 def other_inputs_differing(bills, most: int | None = 8) -> list:
     """The scenario keys outside ``COMPARE_INPUTS`` (and the title and description) on which
     two bills' scenarios differ, ``"key a → b"`` in key order, each value cut to 40 characters
-    (a list, such as ``phases``, as its count and its items' names),
+    unless the two read alike once cut (a list, such as ``phases``, as its count and its items'
+    words; where those still read alike, the items' keys that differ, ``_item_differences``),
     at most ``most`` of them and the rest by name (a trial compared two RL scenarios that
     differ only in ``rl_partial_rollouts`` and was told no input differed). A key one scenario
     does not hold reads "default"; ``None`` and booleans as a scenario file writes them
@@ -1811,13 +1812,17 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
         return short + (" (not billed)" if str(k).startswith("rl_") and d.get("ledger_rl")
                         is False else "")
 
-    def pair(k):   # two values that read alike once cut are shown whole (a trial's phases)
-        a, b = cut(sa, k), cut(sb, k)
-        return (a, b) if a != b else (cut(sa, k, False), cut(sb, k, False))
+    def change(k):   # values that read alike once cut are shown whole (a trial's phases),
+        a, b = cut(sa, k), cut(sb, k)   # and where they still do, the items' keys that differ
+        if a == b:
+            a, b = cut(sa, k, False), cut(sb, k, False)
+        if a == b:
+            return "; ".join(_item_differences(k, sa.get(k), sb.get(k))) or f"{k} {a} → {b}"
+        return f"{k} {a} → {b}"
 
     out = [(f"RL campaign billed (ledger_rl: true where the scenario gives rl_iterations and "
-            f"rl_runs) {' → '.join(pair(k))}" if k == "ledger_rl" else  # a trial never wrote
-            f"{k} {' → '.join(pair(k))}") for k in keys[:most]]        # ledger_rl
+            f"rl_runs) {cut(sa, k)} → {cut(sb, k)}" if k == "ledger_rl" else  # a trial never
+            change(k)) for k in keys[:most]]                                 # wrote ledger_rl
     out += _rl_factor_moved(bills, "rl_time_factor" in keys)
     # the rest by name (a trial's "and 2 more" hid rl_iterations and rl_runs, the change it
     # had made, which only --format json listed)
@@ -1846,6 +1851,21 @@ def _rl_factor_moved(bills, listed: bool) -> list:
     return [f"the RL time factor billed {ks[0]:g} → {ks[1]:g}"] if ks[0] != ks[1] else []
 
 
+def _item_differences(key: str, a, b) -> list:
+    """``["pilot[0].tp 2 → 4", ...]``: the keys of a listed input's items that differ between
+    two scenarios (the items' words alike: a review read "1 (64 GPUs 960 tok/s/GPU) → 1 (64
+    GPUs 960 tok/s/GPU)" for two pilots that differ in tp); [] when the lists are not two lists
+    of mappings of one length."""
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b)):
+        return []
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if isinstance(x, dict) and isinstance(y, dict):
+            out += [f"{key}[{i}].{k} {x.get(k, 'default')} → {y.get(k, 'default')}"
+                    for k in sorted(set(x) | set(y), key=str) if x.get(k) != y.get(k)]
+    return out
+
+
 def _item_words(item: dict) -> str:
     """An item of a listed key in a comparison: a ``ledger_people`` role with its FTE and
     months ("research 4 FTE × 3 mo": a trial read "1 (research) → 1 (research)" for 4 FTE × 3
@@ -1864,7 +1884,7 @@ def _item_words(item: dict) -> str:
     # a phase's own length, GPUs and MFU (a trial changed a phase's seq_len and mfu and read
     # "1 (long-context 200B tokens) → 1 (long-context 200B tokens)")
     more = [w for k, w in (("seq_len", "{:,}-token seq"), ("n_gpus", "{:,} GPUs"),
-                           ("mfu", "mfu {}")) if (v := item.get(k)) is not None
+                           ("mfu", "mfu {:.1%}")) if isinstance(v := item.get(k), (int, float))
             for w in [w.format(v)]]
     return str(item.get("name", item.get("role", "…"))) + (
         f" {fmt_count(size[1], 3)} {size[0].replace('gpu_hours', 'GPU-h')}" if size else "") + (

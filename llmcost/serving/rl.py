@@ -3620,7 +3620,8 @@ def other_algorithm(p: dict) -> tuple:
                     f"scenario draws {p['rl_samples_per_prompt']}")
         return "GRPO, same samples", {**p, "rl_algorithm": "grpo"}, ""
     per_prompt = responses_per_prompt(p["rl_algorithm"], p["rl_samples_per_prompt"])
-    return ("PPO, same samples", {
+    # the label says what else changes (a teacher read the row's 9.1% as PPO's alone)
+    return ("PPO, same samples (1 per prompt, a reward model of the policy's size)", {
         **p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
         "rl_prompts_per_step": p["rl_prompts_per_step"] * per_prompt,
         "rl_framework": "generic"}, "")

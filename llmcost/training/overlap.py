@@ -75,7 +75,7 @@ import pandas as pd
 from ..core.catalog import as_accelerator, as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.shapes import layer_params, model_shapes
-from ..core.units import as_array, as_scalar, scalar_or_array
+from ..core.units import as_array, as_scalar, options_with, scalar_or_array
 from .comm import (TOPOLOGIES, group_layout, load_topologies,  # noqa: F401 (re-exported)
                    mesh_peers, mesh_scaleup_bandwidth)
 from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
@@ -432,9 +432,20 @@ def ep_bandwidths(ep: int, stride: int, domain_size: int, up: float, out: float,
     return [(float(up), "scale-up"), (float(out), "network, 1 NIC")]
 
 
+@dataclass(frozen=True)
+class RooflineOptions:
+    """How ``roofline_table`` prices its rows: ``grad_bytes`` (bytes per gradient element),
+    ``in_network`` (all-reduces reduced in the switch, ``all_reduce_factor``) and ``achieved``
+    (the measured fractions of ``data/efficiency.csv`` instead of datasheet rates)."""
+
+    grad_bytes: float = 4.0
+    in_network: bool = False
+    achieved: bool = False
+
+
 def roofline_table(model, accelerator, *, tokens_per_microbatch, tp=8, pp=1, dp=64, ep=8, cp=1,
-                   grad_bytes=4.0, in_network: bool = False,
-                   achieved: bool = False) -> pd.DataFrame:
+                   virtual_stages: int = 1, seq_len: int | None = None,
+                   options: RooflineOptions | None = None, **keywords) -> pd.DataFrame:
     """Every parallelism kind's roofline for one model on one accelerator, over the link the
     plan's group takes in the step model's NCCL model (``llmcost.comm``; on a full-mesh board
     the links among a group's members, ``comm.mesh_scaleup_bandwidth``; ranks ordered TP, CP,
@@ -447,11 +458,14 @@ def roofline_table(model, accelerator, *, tokens_per_microbatch, tp=8, pp=1, dp=
     group is, else both inside it and across it (``ep_bandwidths``). ``cp`` (the CP degree)
     sets only EP's stride; ``tokens_per_microbatch`` is the tokens each rank holds in one
     micro-batch, the window of every row that scales with tokens (DP's reduction overlaps the
-    step's last micro-batch's backward only: ``dp_roofline``). Kinds whose degree is 1 are left
-    out.
+    step's last micro-batch's backward only: ``dp_roofline``) but CP's, whose ring passes one
+    sequence's K and V blocks: its tokens per rank are ``seq_len`` ÷ cp (``tokens_per_microbatch``
+    without ``seq_len``). PP's send follows one model chunk, n_layers ÷ (pp · ``virtual_stages``)
+    layers (a teacher: the row counted a stage's layers). Kinds of degree 1 are left out.
 
     ``C`` is the dense BF16 peak and ``W`` the per-direction datasheet bandwidth; with
-    ``achieved`` both are scaled by the measured fractions of ``data/efficiency.csv`` (matmul
+    ``achieved`` (``RooflineOptions``, or its fields as keywords: ``grad_bytes``, ``in_network``,
+    ``achieved``) both are scaled by the measured fractions of ``data/efficiency.csv`` (matmul
     fraction × ``step.KERNEL_EFFICIENCY``; NCCL bus-bandwidth fractions). Returns one row per kind:
     what it controls, the plan's value, the threshold (``critical``), the compute ÷ comm ratio,
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
@@ -463,9 +477,11 @@ def roofline_table(model, accelerator, *, tokens_per_microbatch, tp=8, pp=1, dp=
     ``dp_roofline`` with half the gradient bytes (its docstring); FSDP's is ZeRO-3 (a review read
     "DP: hides" for a ZeRO-2 plan whose step model exposed its data-parallel traffic most).
     """
+    o = options_with(RooflineOptions, "options", options, keywords)
+    grad_bytes, in_network = o.grad_bytes, o.in_network
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
-    if achieved:
+    if o.achieved:
         eff = load_efficiency(acc)
         c, up, out = (c * eff.matmul_fraction * KERNEL_EFFICIENCY, up * eff.scaleup_fraction,
                       out * eff.scaleout_fraction)
@@ -491,14 +507,15 @@ def roofline_table(model, accelerator, *, tokens_per_microbatch, tp=8, pp=1, dp=
                      "tp_roofline"))
     if pp > 1:
         w_pp, pp_link = pp_bandwidth(tp * dp, dom, up, out, peers)
-        rows.append((pp_roofline(pl, h, d["n_layers"] / pp, c, w_pp, tp=tp), pp_link,
-                     "pp_roofline"))
+        rows.append((pp_roofline(pl, h, d["n_layers"] / (pp * max(int(virtual_stages), 1)), c,
+                                 w_pp, tp=tp), pp_link, "pp_roofline"))
     if d["d_ff_expert"] and ep > 1:
         rows += [(ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, w), link, "ep_roofline")
                  for w, link in ep_bandwidths(ep, tp * cp, dom, up, out, peers)]
-    w_cp = float(mesh_scaleup_bandwidth(up, group_layout(max(cp, 2), tp, dom)[0], peers))
-    rows.append((cp_roofline(h, d["kv_width"], tokens_per_microbatch, c, w_cp), "scale-up",
-                 "cp_roofline"))
+    if cp > 1:
+        w_cp = float(mesh_scaleup_bandwidth(up, group_layout(cp, tp, dom)[0], peers))
+        t_c = seq_len / cp if seq_len else tokens_per_microbatch
+        rows.append((cp_roofline(h, d["kv_width"], t_c, c, w_cp), "scale-up", "cp_roofline"))
     out_rows = []
     for r, link, fn in rows:
         out_rows.append({"kind": r.kind, "link": link, "controls": r.controls,

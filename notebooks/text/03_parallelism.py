@@ -407,7 +407,7 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # each stage computes for m·(t_f + t_b) and waits p − 1 slots while the pipeline fills and
 # drains:
 #
-# $$\text{bubble} = \frac{(p-1)(t_f + t_b)}{m\,(t_f + t_b)} = \frac{p-1}{m}, \qquad \text{interleaved: } \frac{p-1}{v\,m}, \qquad \text{share of the step: } \frac{p-1}{m+p-1}.$$
+# $$\text{bubble} = \frac{(p-1)(t_f + t_b)}{m\,(t_f + t_b)} = \frac{p-1}{m}, \qquad \text{interleaved: } \frac{p-1}{v\,m}, \qquad \text{share of the step: } \frac{p-1}{m+p-1} \;\Big(\text{interleaved: } \frac{p-1}{v\,m+p-1}\Big).$$
 
 # %% [markdown]
 # | schedule | bubble ÷ ideal compute time | activations held by the first stage |
@@ -443,6 +443,11 @@ plots.bubble_vs_microbatches(stages, 2 ** np.arange(0, 11), max(plan.virtual_sta
 print(f"{plan.describe()}")
 print(f"pipeline bubble: {plan.bubble_fraction():.1%} of the ideal compute time "
       f"({plan.bubble_fraction('total'):.1%} of the step)")
+per = sum(memory.stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split))  # each stage
+if per.max() != per.min():   # an uneven split: every slot lasts the busiest stage's
+    print(f"layers per stage {per.min()}-{per.max()} (mean {per.mean():.2f}): each slot lasts "
+          f"the busiest stage's, {per.max() / per.mean() - 1:.0%} longer than an even split "
+          "(stage imbalance, priced in notebook 04b)")
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -451,9 +456,10 @@ import textwrap
 from llmcost import checks
 
 if plan.pp > 1:   # why stages at all: the search's choice, or a GPU count that forces them
-    why = checks.pipeline_advice(p)   # "" where the scenario fixes pp
-    print(textwrap.fill(f"why {plan.pp} pipeline stages: "
-                        + (why.removeprefix("; ") or "the scenario fixes pp"), 100))
+    why = checks.pipeline_advice(p).removeprefix("; ") or "the scenario fixes pp"
+    for i, part in enumerate(answers.top_level_points(why)):   # a point a line
+        print(textwrap.fill(part, 100, initial_indent=f"why {plan.pp} pipeline stages: " if i
+                            == 0 else "  - ", subsequent_indent="    "))
 
 # %% [markdown]
 # More micro-batches shrink the bubble, but the global batch is fixed by the optimisation (notebook
@@ -461,7 +467,8 @@ if plan.pp > 1:   # why stages at all: the search's choice, or a GPU count that 
 # from the pipeline.
 #
 # **Takeaway.** The bubble is (p − 1)/m: more stages need proportionally more micro-batches, and
-# the global batch caps the micro-batches.
+# the global batch caps the micro-batches. Layers that do not divide evenly over the stages cost
+# more again: every slot lasts the busiest stage's (the line above says when a split is uneven).
 #
 # ## 7. Experts and scale-up domains
 #

@@ -331,7 +331,8 @@ plots.collective_times(sweep, title=f"{gpu.name}: {g} ranks over the scale-up li
 tok_mb = plan.micro_batch_size * p["seq_len"] // plan.cp   # tokens per GPU and micro-batch
 roof = overlap.roofline_table(
     spec, gpu, tokens_per_microbatch=tok_mb, tp=plan.tp, pp=plan.pp, dp=plan.dp * plan.cp, ep=plan.ep,
-    cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(recipe_name).grads_bytes)
+    cp=plan.cp, grad_bytes=llmcost.memory.get_recipe(recipe_name).grads_bytes,
+    virtual_stages=plan.virtual_stages, seq_len=p["seq_len"])
 up, out = (overlap.ridge(gpu.peak_flops_per_s(), w) for w in (
     gpu.scaleup_bytes_per_s_per_dir, gpu.scaleout_bytes_per_s_per_dir))
 print(f"{gpu.name}: ridge C/W {up:,.0f} FLOPs/byte over the scale-up links, {out:,.0f} over one NIC")
@@ -365,8 +366,12 @@ plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does
 # inside an H100 board (not on the H800's slower NVLink) but sit well below it across nodes,
 # which is why DeepSeek routes each token to at most 4 nodes, dispatches in FP8 and overlaps the all-to-alls of one
 # micro-batch with another's compute (DualPipe); ring attention hides once each rank holds a few
-# hundred to a few thousand tokens. The rooflines are upper bounds on what overlap can do: they
-# assume the collective runs while independent compute runs. Whether the software lets it is the
+# hundred to a few thousand tokens. The rooflines say what overlap *can* do, not what it does: they
+# assume the collective runs while independent compute runs, and they take datasheet rates; at
+# the measured rates (`overlap.roofline_table(..., achieved=True)`: kernels below peak lengthen the
+# window more than NCCL shortens the bandwidth) a ratio near 1 can flip either way. The DP and
+# FSDP rows take the bandwidth of the plan's group, the NICs of its members in one domain pooled
+# (`overlap.dp_bandwidth`), not one NIC. Whether the software lets it is the
 # next question (notebook 04b, section 1): Megatron-LM's default leaves TP's forward collectives exposed
 # whatever the ratio.
 #

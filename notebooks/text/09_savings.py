@@ -195,6 +195,8 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 # draws of each input, the uncertainty they share cancels: a change that saves 1,000 GPU-hours at a
 # fixed price saves exactly that in every draw, however uncertain the MFU. A lever whose P10–P90
 # interval contains zero is flagged in the column *may save nothing*: it may save nothing at all.
+# Each lever is priced alone against the scenario's bill, so the savings do not add: two levers
+# that act on the same GPU-hours (a higher MFU and fewer GPUs, say) share most of their saving.
 #
 # **A fixed plan.** When the scenario fixes its parallel plan, every lever keeps it where it
 # still runs and re-chooses only what the change forces: DP when the GPU count changes, the
@@ -253,7 +255,10 @@ plots.lever_savings(ranked);
 # $$\text{MFU}_\text{bill} = \text{MFU}\,(1 - s_\text{stall}), \qquad
 #   \text{USD}_\text{idle} = H_\text{idle} \times p_\text{GPU-h},$$
 #
-# so fixing a stall of share $s$ saves $H\,s/(1-s)$ of the MFU-priced GPU-hours $H$. Removing waste
+# so fixing a stall of share $s$ saves $H\,s/(1-s)$ of the MFU-priced GPU-hours $H$: every line
+# priced at the run's MFU, the final run's paid GPU-hours and the exploratory runs priced as a
+# fraction of them, not the main run's ideal hours alone; the table's shares are of the audited
+# bill, the scenario's with the illustrative waste added. Removing waste
 # risks almost nothing, which is why it comes first. When the scenario gives no waste figures, the
 # table below prices an **illustrative audit** (assumed numbers, not measurements): a 5% loader
 # stall, failed jobs holding 2% of the main run's GPU-hours, a debug job on an eighth of the run's
@@ -520,13 +525,14 @@ plots.table(ledger.changed_lines(side),  # the lines that move; the rest summed 
 # size for the FLOPs that budget buys (`levers.fit_budget`; in a terminal,
 # `llmcost estimate --scenario FILE --budget-usd … --deadline-days …`). The wall clock falls as
 # GPUs are added until failures grow faster than the work shrinks, so some deadlines cannot be met
-# at all, and the function says so. Below: the scenario's `ledger_budget_usd` (half this bill when
-# it gives none) and half this run's days.
+# at all, and the function says so. Below: the scenario's `ledger_budget_usd` (when it gives none, 60%
+# of this bill: half would make both limits bind together, since the bill rises in proportion to
+# the tokens) and half this run's days.
 
 # %%
 from llmcost.core.units import fmt_amount
 
-budget = p["ledger_budget_usd"] or 0.5 * bill.total_usd   # the scenario's, else half the bill
+budget = p["ledger_budget_usd"] or 0.6 * bill.total_usd   # the scenario's, else 60% of it
 try:
     fit = levers.fit_budget(scenario, budget_usd=budget,
                             deadline_days=0.5 * bill.figures["wall_clock_days"])
