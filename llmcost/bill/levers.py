@@ -2573,7 +2573,7 @@ def smaller_model_longer(scenario: dict) -> dict:
     bill's MFU and the rate of its GPU-hour lines, model FLOPs on the MFU basis) × k, the bill's
     dollars per dollar of ideal training compute,
 
-        k = (pre-training main run + failures + exploratory runs) ÷ (ideal GPU-hours × rate)
+        k = (main run + its failures + their share of the exploratory runs) ÷ (ideal cost)
 
     (``_training_bill_factor``: a training change moves the failures the run meets and the
     exploratory runs the bill prices as a fraction of it; a source check found the lever's

@@ -424,8 +424,8 @@ def sweep_row(r) -> str:
     the MFU only to that run's 31.5%, as the best case). On the scenario's own accelerator at
     its own price (``scenario``, price basis "the scenario's price") whose own MFU
     (``calibrated_mfu``) is not the one billed here, the bill at that MFU too, the scenario's
-    own bill (a new-user trial read its own H200 at
-    $1.68M here, $1.54M everywhere else, with nothing saying why)."""
+    own bill (a new-user trial read its own H200 at $1.68M here, $1.54M everywhere else, with
+    nothing saying why)."""
     ceiling = r.get("mfu_ceiling")
     above = (f"; above the best comparable published run, {ceiling:.1%}"
              if ceiling is not None and ceiling == ceiling and r["mfu"] > ceiling + 5e-4 else "")
