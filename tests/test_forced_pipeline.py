@@ -340,3 +340,14 @@ def test_a_reports_predicted_mfu_is_repredicted_at_each_count_the_budget_searche
     assert pricer.mfu(128) > 2 * values["mfu"]
     assert lv._priced_at_words(values) == ("with each count at the MFU a `mfu: predict` bill "
                                            "takes there")
+
+
+def test_raising_the_mfu_says_where_the_gpu_count_forces_a_pipeline():
+    # A teacher: on 100 H100s (every split has 25 stages: 100 = 2²·5², 1,024 = 2¹⁰ sequences,
+    # dp ≤ gcd = 4) notebook 09 led with "raise MFU to 59%", reachable only without the forced
+    # pipeline; its risk now says so. On 64 GPUs (a split without a pipeline) it does not.
+    assert checks.forced_pipeline_stages(_uneven_values()) == 25
+    change = lv.raise_mfu(_uneven_values())
+    assert "on 100 GPUs every split has at least 25 pipeline stages" in change.risk
+    free = lv.raise_mfu({**_uneven_values(), "n_gpus": 64})
+    assert "pipeline stages" not in free.risk

@@ -1839,6 +1839,17 @@ def _forced_stages(values: dict, spec) -> tuple:
     return n, batch, fixed, got, domain, replicates
 
 
+def forced_pipeline_stages(values: dict) -> int | None:
+    """The fewest pipeline stages every split of the scenario's GPU count has where the count
+    forces a pipeline (``parallel.fewest_pipeline_stages`` > 1: dp divides the global batch in
+    sequences, so dp ≤ gcd(n, batch)); None where a split without one exists, none splits, or
+    the scenario fixes ``pp``. Cheap beside ``pipeline_free_gpus_of`` (no counts searched)."""
+    if "pp" in fixed_plan_fields(values):
+        return None
+    got = _forced_stages(values, load_model(values["model"]))[3]
+    return got[0] if got is not None and got[0] > 1 else None
+
+
 def pipeline_free_gpus_of(values: dict) -> tuple:
     """``(stages, counts)``: the fewest pipeline stages every split of the scenario's GPU count
     has (``parallel.fewest_pipeline_stages``; 1 when a split without a pipeline exists, so the

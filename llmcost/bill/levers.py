@@ -79,7 +79,8 @@ from ..training.memory import DEFAULT_RESERVE
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS, plan_zero_stage
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
-                     fixed_whole_degrees, memory_fits, newer_stack_for, pipeline_free_gpus_of,
+                     fixed_whole_degrees, forced_pipeline_stages, memory_fits, newer_stack_for,
+                     pipeline_free_gpus_of,
                      plan_does_not_fit, plan_searches, plan_stops, scenario_plan_memory,
                      splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
@@ -872,12 +873,27 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                       f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}"
                       + ("" if t <= m else f" (within {SAME_MFU_REL:.1%} of it)"), name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
-                  "engineering time, and the target is not a run like this one"
-                  if name.endswith("(no published run like this one)") else
-                  "engineering time, and the target is a BF16 run's FP8 bound, not a measured FP8 "
-                  "run" if "the FP8 bound (× r)" in name else
-                  "engineering time, and the target is the best published run, not a typical one",
+                  ("engineering time, and the target is not a run like this one"
+                   if name.endswith("(no published run like this one)") else
+                   "engineering time, and the target is a BF16 run's FP8 bound, not a measured "
+                   "FP8 run" if "the FP8 bound (× r)" in name else
+                   "engineering time, and the target is the best published run, not a typical "
+                   "one") + _forced_pipeline_words(s),
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
+
+
+def _forced_pipeline_words(s: dict) -> str:
+    """"; on 100 GPUs every split has at least 25 pipeline stages ..." where the scenario's GPU
+    count forces a pipeline (``checks.forced_pipeline_stages``): a higher MFU there is bounded
+    by that bubble, and the lever 'a GPU count without a pipeline' prices the way out (a
+    teacher: "raise MFU to 59%" led a 100-GPU bill whose every plan has 25 stages)."""
+    try:
+        stages = forced_pipeline_stages(_plan_scenario({k: _point(x, k) for k, x in s.items()}))
+    except (ValueError, KeyError, TypeError):
+        return ""
+    return (f"; on {fmt_gpus(_get(s, 'n_gpus'))} every split has at least {stages} pipeline "
+            "stages (notebook 03), so this target needs another GPU count ('a GPU count without "
+            "a pipeline')" if stages else "")
 
 
 def newer_stack(s: dict) -> Change:
