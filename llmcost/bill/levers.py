@@ -2614,7 +2614,8 @@ def smaller_model_longer(scenario: dict) -> dict:
     fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
     # the rate the bill's compute lines charge, as notebook 06 prices it (scenario_price): on
     # owned hardware the amortised purchase, its energy on the bill's electricity line
-    price = float(bill(scenario).figures["gpu_rate_usd_per_gpu_hour"])
+    b = bill(scenario)
+    price = float(b.figures["gpu_rate_usd_per_gpu_hour"])
     n_run = spec.n_active_params if spec.is_moe else spec.n_params
     target = float(sc.loss(n_run, s["train_tokens"], fit))
     P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]
@@ -2627,7 +2628,7 @@ def smaller_model_longer(scenario: dict) -> dict:
     # it is evaluated: at the total count an MoE's serving cost came out total ÷ active too low
     serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
                                       n_run)
-    k = _training_bill_factor(bill(scenario), price)
+    k = _training_bill_factor(b, price)
     c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"]) * k
     demand = float(s.get("inference_tokens_lifetime", 0.0))
     opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
