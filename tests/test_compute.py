@@ -128,6 +128,13 @@ def test_published_run_mfu_table():
     # The two LLaMA 65B figures (GPU-hours and 380 tokens/s) agree, as the paper's 21 days imply.
     assert df.loc["llama1-65b", "mfu_from_gpu_hours_6nd"] == pytest.approx(
         df.loc["llama1-65b", "mfu_from_throughput_6nd"], abs=0.003)
+    # DeepSeek-V3's "180K H800 GPU hours" per trillion tokens (arXiv:2412.19437, Table 1) is
+    # its 2.664M GPU-hours for 14.8T tokens restated, 1e12 / (180e3 × 3600) = 1,543 tokens/s
+    # per GPU: a whole-run average, not a steady state (a source check found it plotted as one)
+    ds = df.loc["deepseek-v3-pretrain"]
+    assert 14.8e12 / (2.664e6 * 3600) == pytest.approx(1543.21, rel=1e-5)
+    assert np.isnan(ds["mfu_from_throughput_6nd"]) and np.isnan(ds["mfu_from_throughput_detailed"])
+    assert ds["mfu_from_gpu_hours_6nd"] > 0   # its whole-run figure stays, from the GPU-hours
 
 
 def test_published_fp8_run_may_exceed_the_bf16_peak():

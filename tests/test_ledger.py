@@ -1412,3 +1412,65 @@ def test_a_given_line_given_as_a_range_says_its_amount_is_the_ranges_point():
     assert lic.usd == pytest.approx(1e6) and lic.how.startswith(
         "1,000,000 USD, the mode of the range triangular")
     assert proc.how == "30,000 USD given"
+
+
+def test_published_project_length_is_drawn_over_its_published_bounds():
+    # A review read the Llama 3.1 405B bill's staff, $60M (22% of the bill), at "P10-P90
+    # $60.1M-$60.1M": the project's length it rests on is Epoch's median project, 10.15 months,
+    # whose four case studies span 4-20 months at their 90% bounds (data/ledger_defaults.csv
+    # project_months_published: GPT-3 4-13, OPT-175B 6.3, GPT-4 9.5-14, Gemini 7-20). The
+    # contributor rule is linear in the months (N × E[FTE] × months / 12 × E[loaded cost],
+    # Cottier et al. 2024 §2.5), so each draw's staff is the point's × months / 10.15.
+    from llmcost import Range
+    from llmcost.bill.ledger import (build_ledger, headline_draws, illustrative_ranges,
+                                     with_changes)
+    base = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 1024,
+            "train_tokens": 2e12, "mfu": 0.4, "price_usd_per_gpu_hour": 2.5,
+            "ledger_published_defaults": True, "ledger_contributors": 100}
+    bill = build_ledger(base)
+    assert bill.figures["project_months"] == pytest.approx(10.15)
+    r, why = illustrative_ranges(bill)["ledger_project_months"]
+    assert (r.low, r.point, r.high) == pytest.approx((4.0, 10.15, 20.0))
+    assert "4-20 months" in why and "at least the final run's wall clock" in why
+    head = headline_draws(base, samples=20_000, seed=0)
+    months = head.draws.inputs["ledger_project_months"]
+    staff = head.draws.line_usd["people.staff"]
+    point = bill.line("people.staff").usd
+    assert head.draws.point.line("people.staff").usd == pytest.approx(point)  # point unchanged
+    # the run (2e12 tokens on 1,024 GPUs at 40%) lasts under 4 months: no draw is floored
+    assert bill.figures["run_wall_clock_days"] < 4 * 30.4
+    assert staff == pytest.approx(point * months / 10.15, rel=1e-9)
+    p10, p90 = np.quantile(staff, [0.1, 0.9])
+    m10, m90 = (float(x) for x in r.quantile(np.array([0.1, 0.9])))
+    assert p10 == pytest.approx(point * m10 / 10.15, rel=0.02)
+    assert p90 == pytest.approx(point * m90 / 10.15, rel=0.02)
+    assert p10 < 0.85 * point and p90 > 1.15 * point       # a spread, both sides
+    # operations scale with the months too
+    ops = build_ledger({**base, "ledger_operations_usd_per_month": 1e5})
+    d = headline_draws(ops.scenario, samples=2_000, seed=0).draws
+    assert d.line_usd["ops.operations"] == pytest.approx(
+        1e5 * d.inputs["ledger_project_months"], rel=1e-9)
+    # a length the scenario gives is its own: one number, not drawn
+    assert "ledger_project_months" not in illustrative_ranges(
+        build_ledger({**base, "ledger_project_months": 9}))
+    # nor without the published defaults (the run's wall clock, said to be a lower bound)
+    assert "ledger_project_months" not in illustrative_ranges(
+        build_ledger({**base, "ledger_published_defaults": False}))
+    # a run longer than the top of the range: every draw is the run, no spread to draw
+    long_run = build_ledger({**base, "n_gpus": 32})
+    assert long_run.figures["project_months"] > 20
+    assert "ledger_project_months" not in illustrative_ranges(long_run)
+    # a run within the range (64 GPUs, 14 months at the point MFU): drawn, each draw's staff
+    # at least its own run's months (the MFU is drawn too, and the run's length with it)
+    mid = build_ledger({**base, "n_gpus": 64, "mfu": Range("uniform", low=0.39, high=0.41)})
+    run_months = mid.figures["project_months"]
+    assert 10.15 < run_months < 20
+    d = headline_draws(mid.scenario, samples=2_000, seed=0).draws
+    staff, per_month = d.line_usd["people.staff"], mid.line("people.staff").usd / run_months
+    drawn_run = run_months * 0.4 / d.inputs["mfu"]     # the run's months at each draw's MFU
+    assert staff == pytest.approx(per_month * np.maximum(d.inputs["ledger_project_months"],
+                                                         drawn_run), rel=1e-6)
+    assert (d.inputs["ledger_project_months"] < drawn_run).mean() > 0.3  # floored draws
+    # a caller's own range, given after on the headline's point bill, is the scenario's
+    mine = with_changes(head.draws.point, ledger_project_months=Range("uniform", low=2, high=3))
+    assert mine.figures["project_months"] == pytest.approx(2.5)

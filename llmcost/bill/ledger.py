@@ -282,6 +282,8 @@ def _values(scenario: dict) -> dict:
         out["_mfu_prediction"] = pred
     if scenario.get("_rl_time_factor_drawn") and isinstance(out.get("rl_time_factor"), Range):
         out["_rl_time_factor_drawn"] = True  # set by headline_draws: the RL model's spread
+    if scenario.get("_project_months_drawn") and out.get("ledger_project_months") is not None:
+        out["_project_months_drawn"] = True  # set by headline_draws: the published length
     cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
     if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
         out["_mfu_calibration"] = cal
@@ -927,13 +929,16 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
     staff rule, ``fte_per_contributor``, is per month of), at least that wall clock: a reviewer
     found the contributors' staff priced over Llama 3.1 405B's 2.9-month run, where Epoch's rule
     counts the whole project (GPT-3 8.3 months, GPT-4 12)."""
-    if p["ledger_project_months"] is not None:
+    # the published length drawn by headline_draws (illustrative_ranges), not the scenario's
+    drawn = bool(p.get("_project_months_drawn")) and p["ledger_published_defaults"]
+    if p["ledger_project_months"] is not None and not drawn:
         return p["ledger_project_months"], "ledger_project_months (scenario)"
     months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
     if p["ledger_published_defaults"]:
-        return _published_project_months(months, with_phases)
+        return _published_project_months(months, with_phases,
+                                          p["ledger_project_months"] if drawn else None)
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
@@ -947,16 +952,19 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
         + ": set ledger_project_months")
 
 
-def _published_project_months(months, with_phases: str) -> tuple:
+def _published_project_months(months, with_phases: str, drawn=None) -> tuple:
     """``_project_months`` under ``ledger_published_defaults``: (max(run months, P), source),
-    P = ``project_months_published`` (Epoch's median project), draw by draw where ``months`` is
-    an array of Monte Carlo draws, the words saying which of the two each draw takes."""
-    published = default("project_months_published")
+    P = ``project_months_published`` (Epoch's median project), or ``drawn``, its draws over
+    the published bounds (``illustrative_ranges``), draw by draw where ``months`` or P is an
+    array of Monte Carlo draws, the words saying which of the two each draw takes."""
+    published = default("project_months_published") if drawn is None else drawn
     lo, hi = default_range("project_months_published")[1:]
     arr = np.asarray(months, dtype=float)
-    epoch = (f"Epoch's median project, {published:g} months (its four case studies, GPT-3, "
-             f"OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months at their 90% bounds: "
-             f"{default_source('project_months_published').split(' (github')[0]})")
+    studies = (f"its four case studies, GPT-3, OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months "
+               f"at their 90% bounds: "
+               f"{default_source('project_months_published').split(' (github')[0]}")
+    epoch = (f"Epoch's median project, {published:g} months ({studies})" if drawn is None else
+             f"Epoch's project lengths drawn over {lo:g}-{hi:g} months ({studies})")
     run = f"the final run's wall clock{with_phases}"
     if np.all(published > arr):
         words = f"{epoch}, longer than {run}, {_period(months, 'months')}"
@@ -2345,6 +2353,8 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     new = {**base, **moved, **changes}  # an owned purchase price is its own hardware's
     if "rl_time_factor" in changes:  # a factor given now is the caller's, not the RL model's
         new.pop("_rl_time_factor_drawn", None)  # drawn spread (headline_draws; a review)
+    if "ledger_project_months" in changes:  # a length given now is the caller's own
+        new.pop("_project_months_drawn", None)
     for given, other, unset in (("ledger_exploratory_fraction", "ledger_exploratory_runs", []),
                                 ("ledger_exploratory_runs", "ledger_exploratory_fraction", None)):
         if changes.get(given) not in (None, []) and other not in changes:
@@ -2590,6 +2600,9 @@ def illustrative_ranges(bill: Ledger) -> dict:
       That triangle takes the interval's ends as its own, so it is narrower than the source's
       spread (their 5th-95th percentiles become its 0th and 100th; its sentence says so).
 
+    * ``ledger_project_months``, when the bill takes Epoch's median project (10.15 months):
+      two-piece triangular over its published 4-20 months, peaked there, each draw at least the
+      run's wall clock (``_project_months_range``); people, operations and storage follow it.
     * ``rl_time_factor``, when the bill prices an RL campaign at the published runs' factor
       (the scenario gives none: ``rl.scenario_time_factor``) and not DPO (no rollout: the runs
       behind it are GRPO's): two-piece triangular over the RL validation's held-out measured ÷
@@ -2630,8 +2643,31 @@ def illustrative_ranges(bill: Ledger) -> dict:
                                else ""))
     if exploratory_as_fraction(bill) and not exploratory_all_clamped(bill):
         out.update(_exploratory_range(p))
+    out.update(_project_months_range(f, p))
     out.update(_rl_time_range(f, p))
     return out
+
+
+def _project_months_range(figures: dict, p: dict) -> dict:
+    """``illustrative_ranges``' ``ledger_project_months`` entry (its docstring), or {} unless
+    the bill takes the published project length (``ledger_published_defaults``, no
+    ``ledger_project_months``) and the run's wall clock is shorter than its top: a two-piece
+    triangle over the published bounds, peaked at Epoch's median (the bill's point), each draw
+    then at least the run's wall clock (``_published_project_months``). People, operations and
+    dataset storage scale with it (a review read the 405B bill's $60M of staff, 22% of it, at
+    "P10-P90 $60.1M-$60.1M")."""
+    if not p.get("ledger_published_defaults") or p.get("ledger_project_months") is not None:
+        return {}
+    med, lo, hi = default_range("project_months_published")
+    if float(np.max(figures["project_months"])) >= hi:
+        return {}   # the run alone outlasts every project length drawn: one number
+    return {"ledger_project_months": (
+        _peaked_at(lo, med, hi),
+        f"the project's length, Epoch's median project {med:g} months (the bill's point), "
+        f"drawn over {lo:g}-{hi:g} months, the lowest and highest 90% bounds of its four case "
+        "studies (data/ledger_defaults.csv project_months_published), each draw at least the "
+        "final run's wall clock: a spread across projects, taken as this project's "
+        "uncertainty")}
 
 
 def _spread_price_rows(accelerator: str, pricing: str, given: bool = False) -> tuple:
@@ -3097,6 +3133,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
     if "rl_time_factor" in ill:  # the RL model's own spread, not a factor the scenario gave:
         drawn["_rl_time_factor_drawn"] = True  # its point bill says so (rl.time_factor_words)
+    if "ledger_project_months" in ill:  # the published length drawn, at least the run's
+        drawn["_project_months_drawn"] = True  # wall clock (_published_project_months)
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
     # a pilot's band is the scenario's own measurement, not an illustrative spread
     return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)

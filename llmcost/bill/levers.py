@@ -888,7 +888,7 @@ def _forced_pipeline_words(s: dict) -> str:
     by that bubble, and the lever 'a GPU count without a pipeline' prices the way out (a
     teacher: "raise MFU to 59%" led a 100-GPU bill whose every plan has 25 stages)."""
     try:
-        stages = forced_pipeline_stages(_plan_scenario({k: _point(x, k) for k, x in s.items()}))
+        stages = forced_pipeline_stages(_plan_points(s))
     except (ValueError, KeyError, TypeError):
         return ""
     return (f"; on {fmt_gpus(_get(s, 'n_gpus'))} every split has at least {stages} pipeline "
@@ -1233,7 +1233,7 @@ def _plan_misfit(sc: dict) -> str:
     exceeds the usable HBM, HBM × (1 − ``mem_reserve_fraction``) (``checks.memory_fits``)."""
     try:
         predicted_step(sc)
-        v = _plan_scenario({k: _point(x, k) for k, x in sc.items()})
+        v = _plan_points(sc)
         _, gpu, _, mem = scenario_plan_memory(v)
     except (ScenarioError, ValueError, KeyError) as e:
         return f"cannot be built ({e})"
@@ -1332,8 +1332,7 @@ def pipeline_free_gpus(s: dict) -> Change:
     mine, b0 = predicted_step(s)
     if mine.pp == 1:
         return _unchanged(s, f"the scenario's plan ({mine.describe()}) has no pipeline")
-    stages, options = pipeline_free_gpus_of(_plan_scenario({k: _point(x, k)
-                                                             for k, x in s.items()}))
+    stages, options = pipeline_free_gpus_of(_plan_points(s))
     if stages == 1:
         return _unchanged(s, f"a plan without a pipeline exists on {fmt_gpus(n)}: the search "
                           f"chose {mine.pp} stages ('the fastest ranked parallel plan' prices "
@@ -3109,6 +3108,12 @@ def _plan_scenario(scenario: dict) -> dict:
     ``predicted_step`` take them."""
     return {**{k: v for k, v in _default_scenario().items() if k in PLAN_KEYS},
             **{k: v for k, v in scenario.items() if v is not None or k not in PLAN_KEYS}}
+
+
+def _plan_points(scenario: dict) -> dict:
+    """``_plan_scenario`` of the scenario with each ranged value at its point (``_point``), as
+    the plan checks (``checks.forced_pipeline_stages``, ``scenario_plan_memory``) take it."""
+    return _plan_scenario({k: _point(x, k) for k, x in scenario.items()})
 
 
 #: Monte Carlo draws of ``fit_budget``'s overrun share (``_overrun_words``): the share's

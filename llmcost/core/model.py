@@ -19,7 +19,8 @@ FLOP conventions (stated once here, referred to everywhere):
 * **Causal or full mask**: with ``causal=True`` a query at position i attends to i keys, so the
   mean over a sequence of s tokens is (s+1)/2 (what a causal FlashAttention kernel computes);
   ``causal=False`` counts the full s×s score matrix, the convention of the Megatron-LM paper
-  (Narayanan et al. 2021, App. "Floating-point operations"), PaLM's MFU (Chowdhery et al. 2022,
+  (Narayanan et al. 2021, App. "Floating-point operations", whose Eq. 3 adds the recomputed
+  forward; Korthikanti et al. 2022 App. A Eq. 7 the same matrix without it), PaLM's MFU (Chowdhery et al. 2022,
   App. B), torchtitan and llm-foundry. Megatron-LM's own code counted it too until Megatron-Core
   0.11; from 0.12.0 its ``num_floating_point_operations`` halves the core for the causal mask
   (NVIDIA/Megatron-LM commit 8873b55d6a, 2025-03-06, "Fixes in number of floating-point

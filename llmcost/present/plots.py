@@ -1230,6 +1230,8 @@ def gpu_hours_vs_mfu(flops: float, peak_flops_per_s: float, mfus, ax=None, marks
     ax.set_ylabel("GPU-hours")
     ax.set_ylim(bottom=0)
     ax.set_title("GPU-hours ∝ 1 / MFU")
+    _source(ax, "GPU-hours = C / (peak × MFU × 3600) (llmcost.gpu_hours; Narayanan et al. 2021 "
+                "§5.1, arXiv:2104.04473); C and the dense peak as given")
     if label:
         ax.legend(fontsize=SMALL_PT)
     return ax

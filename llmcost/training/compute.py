@@ -16,7 +16,9 @@ Conventions
   Throughout the workbook an ``mfu`` is a fraction of peak measured in *model FLOPs* =
   ``ModelSpec.flops_per_token(seq_len, causal=False)``: matmuls of the active weights plus the
   attention core over the full s×s matrix, no recomputation. That is the convention of PaLM
-  (App. B, 6N + 12·L·H·Q·T), the Megatron-LM paper (Narayanan et al. 2021), torchtitan and
+  (App. B, 6N + 12·L·H·Q·T), Megatron's MFU (Korthikanti et al. 2022, App. A Eq. 7,
+  72·B·L·s·h²(1 + s/6h + V/12hL); the Megatron-LM paper, Narayanan et al. 2021, counts the same
+  full matrix with the recomputed forward added, Eq. 3's 96: hardware FLOPs), torchtitan and
   llm-foundry, under which most published MFUs are stated (``MFU_METHOD``, ``MFU_CAUSAL``;
   Megatron-LM's own logged TFLOP/s from Megatron-Core 0.12.0, Megatron-Bridge's and NeMo's from
   2025-08 count a causal mask: ``llmcost.model``). GPU-hours are therefore computed from that
@@ -25,8 +27,9 @@ Conventions
   headline "training FLOPs" because papers quote it.
 
 GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
-t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),
-written with model FLOPs and MFU so that recomputation is a cost rather than throughput;
+t ≈ 8·T·P/(n·X) (§5.1, Eq. 4: T tokens, P parameters, n GPUs, X the achieved hardware FLOP/s
+under full recomputation; 6·T·P/(n·peak·MFU) without it, in model FLOPs), written with model
+FLOPs and MFU so that recomputation is a cost rather than throughput;
 GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus; compute cost = GPU-hours ×
 price per GPU-hour.
 
@@ -460,8 +463,9 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
       ``ModelSpec.flops_per_token(s, causal=False)`` = 6·(matmul weights a token passes through)
       + 6·L·h_q·(d_qk + d_v)·s (the attention core over the full s×s matrix, 12·L·h_q·d_head·s
       where d_qk = d_v = d_head; PaLM, Chowdhery et al. 2022 App. B: 6N + 12·L·H·Q·T);
-    * GPU-hours = C_model / (P · MFU · 3600) (Narayanan et al. 2021 §5.1, t ≈ 6·T·P/(n·X),
-      written with model FLOPs and MFU);
+    * GPU-hours = C_model / (P · MFU · 3600) (Narayanan et al. 2021 §5.1 Eq. 4,
+      t ≈ 8·T·N/(n·X) with X the hardware FLOP/s under full recomputation, written with model
+      FLOPs and MFU: 6·T·N/(n·P·MFU) without recomputation);
     * wall-clock = GPU-hours · 3600 / n_gpus (no failures, restarts or evaluation);
     * compute cost = GPU-hours × ``price_usd_per_gpu_hour``.
 
@@ -519,7 +523,10 @@ def published_run_mfu(runs=None):
     Megatron-Bridge 26.04 Llama 3 70B on 64 GB300 in FP8 ran 5,243 tokens/s and 2,355 model
     TFLOP/s per GPU (0.94 of the 2.5 PFLOP/s BF16 peak by NVIDIA's count; 1.01 by the full-mask
     count), about half of the FP8 peak (``mfu_from_throughput``, which refuses an MFU above 1 as
-    an input error, is not used here).
+    an input error, is not used here). A throughput that only restates the GPU-hours
+    (tokens ÷ (GPU-hours × 3600) within 0.1%: DeepSeek-V3's 180K H800 GPU-hours per trillion
+    tokens, a whole-run average) is not a steady state: its throughput MFU is left empty, the
+    GPU-hours column holding it.
 
     Parameters
     ----------
@@ -541,7 +548,7 @@ def published_run_mfu(runs=None):
         has_hours = r.reported_gpu_hours == r.reported_gpu_hours and r.train_tokens == \
             r.train_tokens
         tput = r.reported_tokens_per_sec_per_gpu
-        has_tput = tput == tput
+        has_tput = tput == tput and not (has_hours and _restates_hours(r))
         if not (has_hours or has_tput):
             continue
         model = load_model(r.catalog_model)
@@ -562,6 +569,14 @@ def published_run_mfu(runs=None):
         row["reported_mfu"] = r.reported_mfu
         out.append(row)
     return pd.DataFrame(out)
+
+
+def _restates_hours(r) -> bool:
+    """True when a published run's throughput per GPU is its GPU-hours restated: tokens ÷
+    (GPU-hours × 3600) within 0.01% (``published_run_mfu``; LLaMA 65B's independent 380
+    tokens/s and 1,022,362 GPU-hours agree within 0.1%)."""
+    whole = r.train_tokens / (r.reported_gpu_hours * SECONDS_PER_HOUR)
+    return abs(r.reported_tokens_per_sec_per_gpu / whole - 1.0) < 1e-4
 
 
 def flops_per_token_conventions(model: ModelSpec, seq_len=None):
@@ -587,8 +602,8 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
         ("detailed, causal mask", model.flops_per_token(s, causal=True),
          "the detailed count's default (causal=True); FlashAttention causal kernels"),
         ("detailed, full s×s mask", model.flops_per_token(s, causal=False),
-         "the MFU basis of the bill's GPU-hours; Megatron-LM paper (Narayanan et al. 2021); "
-         "PaLM MFU (App. B); torchtitan"),
+         "the MFU basis of the bill's GPU-hours; Megatron's MFU (Korthikanti et al. 2022, "
+         "App. A Eq. 7); PaLM MFU (App. B); torchtitan"),
         ("detailed, full mask + full recomputation", model.flops_per_token(
             s, causal=False, recompute="full"), "hardware FLOPs for HFU (Megatron's 96-form)"),
     ]

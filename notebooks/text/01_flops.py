@@ -70,8 +70,10 @@ display(Markdown(answers.flops(spec.name, gpu.name, p["n_gpus"], p["train_tokens
 # attention core; it is stated each time whether its mask is causal or full. **MFU** is a fraction
 # of the accelerator's **dense** peak for the training dtype (never the 2:4-sparse figure),
 # measured in *model FLOPs*: the detailed count with the full attention matrix and no
-# recomputation, the convention of PaLM, the Megatron-LM paper and torchtitan under which most
-# published MFUs are stated; GPU-hours are computed from that count, not from 6ND. GPU-hours
+# recomputation, the convention of PaLM (App. B), Megatron's MFU (Korthikanti et al. 2022, App. A,
+# Eq. 7) and torchtitan under which most published MFUs are stated (the Megatron-LM paper,
+# Narayanan et al. 2021, counts the same full matrix but adds the recomputed forward: hardware
+# FLOPs); GPU-hours are computed from that count, not from 6ND. GPU-hours
 # here are ideal: no failures, restarts or evaluation (notebook 07 adds those).
 
 # %%
@@ -165,8 +167,9 @@ plots.table(parts, lambda v: fmt_quantity(v, 4), index=True)  # 4 significant fi
 # $$F_\text{attn}^\text{full} = 12\,L\,h\,s, \qquad F_\text{attn}^\text{causal} \approx 6\,L\,h\,s
 # \qquad\text{against}\qquad 6N \approx 72\,L\,h^2$$
 #
-# (Kaplan et al. 2020, Table 1: 2·n_layer·n_ctx·d_attn per forward pass, the causal count;
-# Megatron-LM and PaLM count the full matrix). The attention share is therefore about
+# (Kaplan et al. 2020, Table 1: 2·n_layer·n_ctx·d_attn per forward pass, equal to the causal
+# count of QKᵀ and AV; Kaplan does not say which mask it assumes. Megatron-LM and PaLM count the
+# full matrix.) The attention share is therefore about
 # s / (12·h) (causal): small for big models at 2K–8K context, large for small models at long
 # context. Mistral 7B's sliding window of 4,096 tokens caps the keys each query attends to, so its
 # line flattens. The curves use the causal count, the work a causal kernel really needs:
@@ -200,7 +203,7 @@ print(f"MFU basis ÷ 6ND = {ratio:.3f} at {p['seq_len']:,} tokens of context: GP
 # |---|---|---|---|
 # | 6·N·D | 6·N_active | the headline "training FLOPs", notebook 06's compute-optimal fits | papers and scaling laws quote it |
 # | detailed, causal mask | matmuls + 6·L·h·s | the per-token table and the curves above | the work a causal (FlashAttention) kernel executes |
-# | detailed, full mask (the **MFU basis**) | matmuls + 12·L·h·s | GPU-hours, wall-clock, cost, every MFU | published MFUs (PaLM, Megatron-LM, Llama 3) are fractions of peak in this count |
+# | detailed, full mask (the **MFU basis**) | matmuls + 12·L·h·s | GPU-hours, wall-clock, cost, every MFU | published MFUs (PaLM, Megatron's MFU in Korthikanti et al. 2022, torchtitan) are fractions of peak in this count; Llama 3 does not state its count |
 #
 # GPU-hours = C / (peak · MFU) is only right when C and MFU are measured in the same count. A causal
 # kernel executes about half the attention core; measured in the causal count its utilisation is
@@ -220,8 +223,9 @@ print(f"MFU basis ÷ 6ND = {ratio:.3f} at {p['seq_len']:,} tokens of context: GP
 # \text{wall-clock} = \frac{\text{GPU-hours}}{n_\text{GPUs}}, \qquad
 # \text{cost} = \text{GPU-hours} \times \text{price}$$
 #
-# (Narayanan et al. 2021's end-to-end estimate t ≈ 6·T·P/(n·X), §5.1, written with model FLOPs and
-# MFU). C_model = D · F_model(s) is the full-mask count the MFU is measured in; the familiar 6ND
+# (Narayanan et al. 2021's end-to-end estimate t ≈ 8·T·P/(n·X), §5.1 Eq. 4: T tokens, P parameters, n GPUs,
+# X the achieved hardware FLOP/s under full recomputation; without recomputation, in model FLOPs
+# and MFU, it reads 6·T·P/(n·peak·MFU)). C_model = D · F_model(s) is the full-mask count the MFU is measured in; the familiar 6ND
 # figure is shown next to it. `llmcost.training_run` computes the cell below, and its docstring
 # writes these formulas. This is the first line of the scenario's bill ([00 · the whole
 # bill](00_index.ipynb)), computed there by `llmcost.ledger` with the same MFU and price; the bill

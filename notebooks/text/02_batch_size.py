@@ -439,7 +439,8 @@ if plan.zero_stage:  # the stage's collectives (comm.comm_volume's) against this
 # The micro-batch also decides how much activation memory each GPU holds for the backward pass:
 # `llmcost.memory` (notebook 03) counts it tensor by tensor, Korthikanti et al. 2022's Table 2
 # generalised to the model's attention and FFN: about 34·s·b·h bytes per layer with
-# FlashAttention and sequence parallelism (divided by TP), 2·s·b·h/TP with full recomputation,
+# FlashAttention and sequence parallelism (divided by TP), 2·s·b·h with full recomputation (Table 2; divided by TP here too, where
+# sequence parallelism shards each layer's stored input: the workbook's assumption),
 # times the layers (under 1F1B the first pipeline stage holds the equivalent of every layer for
 # one micro-batch). Weights, gradients and optimizer states come on top (notebook 03).
 

@@ -193,8 +193,9 @@ ax = plots.loss_contours(n_g, d_g, grid, sc.compute_optimal(c_line, fit), budget
 #
 # ## 3. How sure is the optimum?
 #
-# Besiroglu et al. publish standard errors: A 482 ± 125, B 2085 ± 1293, α 0.348 ± 0.015,
-# β 0.366 ± 0.021. Drawn independently they would say almost nothing, but the estimates are not
+# Besiroglu et al. publish standard errors (Table 1: A 482 ± 125, B 2085 ± 1293; α and β
+# rounded there to ± 0.02, their notebook, epoch-research/analyzing-chinchilla
+# `data_analysis.ipynb`, prints α 0.348 ± 0.015, β 0.366 ± 0.021). Drawn independently they would say almost nothing, but the estimates are not
 # independent: a larger A with a larger α (and B with β) predicts nearly the same losses on the
 # fitted runs, so the errors cancel in N* and D*. Their notebook computes the joint form, the
 # covariance of a 4,000-resample bootstrap, without printing it; the workbook recomputed it with

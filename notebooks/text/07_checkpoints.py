@@ -145,14 +145,18 @@ print(f"ideal: {fmt_quantity(run['gpu_hours'])} GPU-hours, {fmt_quantity(run['wa
 # %%
 groups = rel.interruption_table("group")
 top = rel.interruption_table().head(8)
+meta = rel.interruption_table("meta_category").set_index("meta_category")["count"]
+hw = int(meta[["GPU", "Host", "Unplanned Maintenance"]].sum())
+print(f"Meta's GPU, Host and Unplanned Maintenance rows: {hw} of {int(meta.sum())} "
+      f"({hw / meta.sum():.1%}); this table files the NIC (Host) with the network")
 display(plots.table(groups, {"share": "{:.1%}"}))
 plots.table(top, {"share": "{:.1%}", "printed_percent": "{:.1f}%"})
 
 # %% [markdown]
 # Meta counts "confirmed hardware issues, such as GPU or host component failures, or suspected
 # hardware-related issues like silent data corruption and unplanned individual host maintenance"
-# as about 78% of the unexpected interruptions; those rows of Table 5 add up to 321 of 419
-# (76.6%). Software bugs are 13%, network switches and cables 8%. Numerical trouble (NaNs, loss
+# as about 78% of the unexpected interruptions; those rows of Table 5 (Meta's GPU, Host and
+# Unplanned Maintenance categories) add up to the share printed above. Software bugs are 13%, network switches and cables 8%. Numerical trouble (NaNs, loss
 # spikes that force a rollback) is not a row of Table 5, and Meta reports few loss spikes (§3.4.1);
 # in other runs it is a real cost (OPT-175B, section 9). The per-GPU rate this implies:
 
@@ -742,7 +746,9 @@ ax.set_xlabel("ideal run length ÷ job MTBF (T/M)")
 ax.set_ylabel("expected wall time ÷ ideal")
 ax.set_ylim(1, 1e4)
 ax.set_title("A job that cannot resume must finish between interruptions")
-ax.legend(fontsize=11, loc="upper left");
+ax.legend(fontsize=11, loc="upper left")
+ax.figure.supxlabel("source: Daly 2006 (FGCS 22(3)) with one segment, rel.expected_wall_time_s; "
+                    "discounts illustrative", fontsize=9, color="grey");
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -822,7 +828,7 @@ if scenario.get("ledger_spot_preemptions_per_node_day") is not None:  # no defau
 # 2. τ* = √(2 × 30 × 14,400) = √864,000 ≈ **930 s ≈ 15.5 min**; W ≈ √(2 × 30/14,400) + 600/14,400 =
 #    6.45% + 4.17% ≈ **10.6%**. The checkpoint-and-lost-work part (6.45%) still leads, but R/M is 40%
 #    of the waste and no interval removes it.
-# 3. w = 10¹² / 10¹¹ = 10 s; τ* = √(2 × 0.05 × 14,400) ≈ **37.9 s**; u = 10 / 37.95 ≈ **26%**. With
+# 3. w = 10¹² / 10¹¹ = 10 s; τ* = √(2 × 0.05 × 14,400) ≈ **37.9 s**; u = 10 / (37.95 + 0.05) = 10 / 38.0 ≈ **26%**. With
 #    u_max = 0.2: τ ≥ 10 / 0.2 − 0.05 ≈ **50 s**.
 # 4. Time = 10²⁴ / (1,000 × 10¹⁵ × 0.5) = 2 × 10⁶ s = **23.1 days**, 1,000 × 555.6 h = **555,556
 #    GPU-hours**; at 90% goodput ÷ 0.9: **25.7 days, 617,284 GPU-hours**.
