@@ -2406,3 +2406,25 @@ def test_a_plan_lever_capped_back_to_the_scenarios_mfu_says_why_it_saves_nothing
         "no higher than the best published comparable run, 22.8% of the FP8 dense peak" in \
         c.note and c.note.endswith("or the scenario's own MFU where that is above it: 23.0% "
                                    "already")
+
+
+def test_move_to_on_owned_hardware_says_the_purchase():
+    # A trial: an owned A100 cluster's report led with "move to H100-SXM ... saves 35%", priced
+    # at the owned hour (the hours' share of the cluster's value lost), with no word that a team
+    # owning its A100s buys a new cluster. By hand (Cottier et al. 2024's cluster value, as
+    # pricing.owned_usd_per_gpu_hour counts it, data/ledger_defaults.csv): 256 H100 at $27,500
+    # × 1.64 server multiplier ÷ (1 − 0.19 interconnect share) = $14.25M.
+    sc = {"model": "llama-2-7b", "accelerator": "A100-80GB", "n_gpus": 256,
+          "train_tokens": 2e12, "mfu": 0.5, "pricing": "owned",
+          "ledger_owned_usd_per_gpu": 15000}
+    c = lv.move_to(sc, "H100-SXM")
+    cluster = 256 * 27_500 * 1.64 / (1 - 0.19)
+    assert cluster == pytest.approx(14.25e6, rel=1e-3)
+    assert (f"on owned hardware the move buys a 256-GPU H100-SXM cluster (servers and network), "
+            f"{llmcost.fmt_usd(cluster)} up front") in c.risk
+    # rented, or an owned hour the scenario prices itself: nothing bought
+    assert "buys a" not in lv.move_to({**sc, "pricing": "on_demand",
+                                       "price_usd_per_gpu_hour": 2.0}, "H100-SXM").risk
+    assert "buys a" not in lv.move_to({**sc, "price_usd_per_gpu_hour": 1.5}, "H100-SXM").risk
+    # no sourced purchase price on the target: said, not invented
+    assert "whose purchase price the catalogue does not hold" in lv.move_to(sc, "B200").risk

@@ -1727,3 +1727,44 @@ def test_a_hyphenated_name_is_not_broken_at_its_hyphen_in_a_heading_or_a_caveat(
     # a word too long to keep on one line of a phone (over 24 characters) may still break
     long = "a-very-long-hyphenated-identifier-name"
     assert glance.unbroken_html(long) == long
+
+
+def test_the_assumed_mfu_bill_is_the_bill_rebuilt_at_the_central_mfu():
+    # A trial: a 3B model on 64 H100s at an assumed 40% with a long-context phase at its own
+    # mfu 0.3; the index said "about $198k" at the model's 52.7% where notebook 09's own row
+    # said $207k: the index's rule scaled the whole final run, phase included, by 1 ÷ MFU. The
+    # report now rebuilds the bill at the central MFU (report._bill_at_central_mfu), as 09's
+    # own-hardware row does (levers.hardware_sweep: bill({**s, "mfu": point})). By hand: the
+    # main run's GPU-hours scale as 0.40 / 0.527 (hours = C / (peak × MFU)); the phase, at its
+    # own 0.3, does not move.
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+          "train_tokens": 2e11, "mfu": 0.40, "price_usd_per_gpu_hour": 2.5,
+          "phases": [{"name": "long-context", "tokens": 2e10, "seq_len": 32768, "mfu": 0.3}]}
+    rows = [{"key": k, "label": k, "value": v, "unit": "", "note": ""} for k, v in (
+        ("predicted_mfu", 0.50), ("predicted_mfu_low", 0.45), ("predicted_mfu_high", 0.60),
+        ("predicted_mfu_central", 0.527))]
+    at = ledger.build_ledger(sc)
+    summary = {"parameters": {"mfu_band": {"value": None}}, "bill": {"bill.figures.mfu": 0.40},
+               "bill_glance": {"final_run": {"point_usd": at.figures["final_run_usd"]},
+                               "lines": [{"key": "compute.exploratory",
+                                          "point_usd": at.line("compute.exploratory").usd},
+                                         {"key": "total", "point_usd": at.total_usd}]},
+               "notebooks": {"04b_step_time": rows}}
+    exact = report._bill_at_central_mfu(sc, sc, summary)
+    then = ledger.build_ledger({**sc, "mfu": 0.527})
+    assert exact == {"mfu": 0.527, "total_usd": pytest.approx(then.total_usd)}
+    main, phase = "compute.pretraining.main", next(
+        ln.key for ln in at.lines if ln.key.startswith("compute.pretraining.") and
+        ln.key != "compute.pretraining.main" and ln.usd)
+    assert then.line(main).usd == pytest.approx(at.line(main).usd * 0.40 / 0.527, rel=1e-6)
+    assert then.line(phase).usd == pytest.approx(at.line(phase).usd, rel=1e-9)
+    said = glance.assumed_mfu_sentence({**summary, "bill_at_central_mfu": exact})
+    assert f"would be about {llmcost.fmt_usd(then.total_usd)} (the bill rebuilt at that MFU" \
+        in said and "a phase that gives its own MFU keeps it" in said
+    # the rule it replaces scales the phase too: below the rebuilt bill here
+    rule = glance.assumed_mfu_sentence(summary)
+    assert "grow as 1 ÷ MFU" in rule and llmcost.fmt_usd(then.total_usd) not in rule
+    # an MFU that is the prediction already: nothing to rebuild
+    assert report._bill_at_central_mfu(sc, sc, {**summary, "parameters": {
+        "mfu_band": {"value": "predicted"}}}) is None

@@ -235,6 +235,9 @@ def test_fmt_period_says_a_short_span_in_a_smaller_unit():
     assert fmt_period(0.0183, "days") == "26.4 min"
     assert fmt_period(0.0563, "months") == "41.1 h"
     assert fmt_period(66.15, "days") == "66.2 days" and fmt_period(1.5, "months") == "1.5 months"
+    # one is singular (a trial read "project duration: 1 months")
+    assert fmt_period(1.0, "months") == "1 month" and fmt_period(1.0, "days") == "1 day"
+    assert fmt_period(1.02, "months") == "1.02 months"
     with pytest.raises(ValueError, match="unit='weeks'"):
         fmt_period(1.0, "weeks")
 

@@ -88,7 +88,7 @@ from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
                      simulate_ledger)
 from .montecarlo import beyond_rounding
 from .pilot import pilot_given, pilot_mfu, without_pilot
-from .pricing import default, purchase_price_on
+from .pricing import default, owned_usd_per_gpu_hour, purchase_price_on
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
     LEDGER_DEFAULTS,
@@ -1959,11 +1959,34 @@ def move_to(s: dict, accelerator: str) -> Change:
         how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
                "(each at its central estimate; a phase's own MFU too)")
     suffix, before, basis_only = _move_price_words(s, name, after)
-    return Change(after, hardware_change(_get(s, "accelerator"), name),
+    return Change(after, hardware_change(_get(s, "accelerator"), name)
+                  + _owned_purchase_words(s, after, name),
                   f"{how}; plan: {plan}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
                   name=f"move to {name}{suffix}" if suffix else "",
                   price_basis_only=basis_only)
+
+
+def _owned_purchase_words(s: dict, after: dict, name: str) -> str:
+    """"; on owned hardware the move buys ..." for ``move_to`` on ``pricing: owned``: the
+    bill charges an owned GPU-hour its share of the cluster's value lost
+    (``pricing.owned_usd_per_gpu_hour``), so the move's saving compares hours, while a team
+    that owns its GPUs buys the new cluster, n × P × s ÷ (1 − i) (P the purchase price, s the
+    server multiplier, i the interconnect share, as ``owned_usd_per_gpu_hour`` counts it; a
+    trial's owned A100 bill led with "move to H100" and no word of a purchase). "" otherwise."""
+    if _get(s, "pricing") != "owned" or s.get("price_usd_per_gpu_hour") is not None:
+        return ""
+    n = int(_point(_get(after, "n_gpus"), "n_gpus"))
+    price = {**after, **purchase_price_on(after, name)}.get("ledger_owned_usd_per_gpu")
+    try:
+        cluster = n * float(owned_usd_per_gpu_hour(load_accelerator(name), _point(
+            price, "ledger_owned_usd_per_gpu"))["cluster_usd_per_gpu"])
+    except ValueError:
+        return (f"; on owned hardware the move buys a {n:,}-GPU {name} cluster, whose "
+                "purchase price the catalogue does not hold")
+    return (f"; on owned hardware the move buys a {n:,}-GPU {name} cluster (servers and "
+            f"network), {fmt_usd(cluster)} up front: the bill charges the hours' share of its "
+            f"value, as it does of the {_get(s, 'accelerator')} cluster already owned")
 
 
 #: The scenario → scenario levers, in the order the notebook teaches them:

@@ -620,7 +620,7 @@ PERIOD_SECONDS = {"days": SECONDS_PER_DAY, "months": SECONDS_PER_DAY * DAYS_PER_
 
 def fmt_period(value: float, unit: str) -> str:
     """A span in ``unit`` ("days" or "months", ``PERIOD_SECONDS``) as a reader says it: "66.2
-    days", "1.5 months" (``fmt_quantity``), and below one in the unit that fits
+    days", "1.5 months", "1 month" (``fmt_quantity``), and below one in the unit that fits
     (``fmt_duration``: a trial's small run read "0.0183 days" for 26.4 min and "0.0563
     months" for 41.1 h)."""
     if unit not in PERIOD_SECONDS:
@@ -628,4 +628,5 @@ def fmt_period(value: float, unit: str) -> str:
     v = _number(value, "value")
     if math.isfinite(v) and 0 < abs(v) < 1:
         return fmt_duration(v * PERIOD_SECONDS[unit])
-    return f"{fmt_quantity(v)} {unit}"
+    q = fmt_quantity(v)   # "1 month", not "1 months" (a trial's 1.02-month project)
+    return f"{q} {unit[:-1] if q == '1' else unit}"

@@ -798,10 +798,13 @@ def assumed_mfu_sentence(summary: dict) -> str:
     predict`` nor a pilot's) and that number lies outside the band notebook 04b predicts for
     the scenario's plan (its ``predicted_mfu``, ``_low`` / ``_high`` / ``_central``
     headlines): the assumed MFU, the model's central estimate (its raw prediction corrected by
-    the regime's held-out error) and band, and the bill at that estimate, about
-    total + S × (m ÷ central − 1), S the part of the bill that scales as 1 ÷ MFU
+    the regime's held-out error) and band, and the whole bill at that estimate: the bill
+    rebuilt there (``summary['bill_at_central_mfu']``, ``report._bill_at_central_mfu``: every
+    line, a phase's own MFU kept, as notebook 09's own-hardware row; a trial read $198k on the
+    index and $207k in 09, the index having scaled a long-context phase priced at its own MFU),
+    else about total + S × (m ÷ central − 1), S the part of the bill that scales as 1 ÷ MFU
     (``_scaled_with_mfu``: the final run, the exploratory line priced from its GPU-hours, and
-    the reserves on them); goodput and the other lines move little. "" otherwise (04b not run, or the MFU
+    the reserves on them). "" otherwise (04b not run, or the MFU
     within the band). A trial's Qwen3-235B FP8 run on B200 assumed 30% where the model predicts
     14.1% (15.4% corrected): the index read "likely $4.30M to $10.9M", and the same file with
     `mfu: predict` bills $11.7M, the figure this sentence gives."""
@@ -822,17 +825,24 @@ def assumed_mfu_sentence(summary: dict) -> str:
     low, high, central, raw = (float(r["value"]) for r in rows)
     if low <= m <= high or not central > 0:
         return ""
-    whole = float(lines["total"]["point_usd"]) + _scaled_with_mfu(summary, lines, final) * (
-        m / central - 1)
+    exact = summary.get("bill_at_central_mfu") or {}
+    if isinstance(exact.get("total_usd"), (int, float)) and exact.get("mfu") == central:
+        whole, how = float(exact["total_usd"]), (
+            f"the bill rebuilt at that MFU, as notebook 09 prices the scenario's own hardware: "
+            f"the final run, {fmt_usd(final)} at the assumed MFU, and the lines priced from it "
+            "move; a phase that gives its own MFU keeps it")
+    else:   # a summary without the rebuilt bill (report._bill_at_central_mfu): the rule
+        whole = float(lines["total"]["point_usd"]) + _scaled_with_mfu(summary, lines, final) \
+            * (m / central - 1)
+        how = (f"the final run, {fmt_usd(final)} at the assumed MFU, and the exploratory runs "
+               "priced from it both grow as 1 ÷ MFU, with the reserves on them")
     # a central estimate at an end of the band is that end, not the corrected prediction (a
     # trial read "its prediction, 63.8%, corrected" of 64.1%, the capped top: 64.2% corrected)
     kept = " and kept inside its band" if not low < central < high else ""
     return (f" That assumes the scenario's MFU of {m:.1%}; the step-time model expects "
             f"{central:.1%} for its plan (its prediction, {raw:.1%}, corrected by its "
             f"regime's held-out error{kept}; band {low:.1%}–{high:.1%}, notebook 04b), at which "
-            f"the whole bill would be about {fmt_usd(whole)} (the final run, "
-            f"{fmt_usd(final)} at the assumed MFU, and the exploratory runs priced from it both "
-            "grow as 1 ÷ MFU, with the reserves on them).")
+            f"the whole bill would be about {fmt_usd(whole)} ({how}).")
 
 
 def _scaled_with_mfu(summary: dict, lines: dict, final: float) -> float:

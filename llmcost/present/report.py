@@ -2366,6 +2366,26 @@ def _glance(values: dict, scenario: dict, title: str, head=None) -> tuple[dict, 
     return out, glance_figure_html(bars, tor, title, out["illustrative"], basis=out["basis"])
 
 
+def _bill_at_central_mfu(values: dict, scenario: dict, summary: dict) -> dict | None:
+    """``{"mfu": m, "total_usd": T}``: the whole bill rebuilt at notebook 04b's central MFU m
+    (its ``predicted_mfu_central``), T = ``build_ledger`` of the bill's inputs with ``mfu`` = m,
+    every pre-training phase that gives its own MFU keeping it (notebook 09's own-hardware row,
+    ``levers.hardware_sweep``), for ``glance.assumed_mfu_sentence``. None without that row, a
+    bill, or where the MFU is the prediction's or the pilots' already, or the bill cannot be
+    rebuilt there (the sentence then falls back on its stated rule)."""
+    rows = (summary.get("notebooks") or {}).get("04b_step_time") or []
+    m = next((r.get("value") for r in rows if r.get("key") == "predicted_mfu_central"), None)
+    band = ((summary.get("parameters") or {}).get("mfu_band") or {}).get("value")
+    if not isinstance(m, (int, float)) or not summary.get("bill") or band in ("predicted",
+                                                                           "pilot"):
+        return None
+    try:
+        return {"mfu": float(m), "total_usd": float(build_ledger(
+            {**bill_inputs(values, scenario), "mfu": float(m)}).total_usd)}
+    except ValueError:
+        return None
+
+
 def index_title(scenario: dict, scenario_path) -> str:
     """The title of the index's figure: the scenario's, else its file's name."""
     return scenario.get("title") or Path(str(scenario_path)).stem
@@ -2380,6 +2400,7 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
     title = index_title(scenario, scenario_path)
     out = {"figure": "", "compared": ""}
     summary["bill_glance"] = None
+    summary["bill_at_central_mfu"] = _bill_at_central_mfu(plan.values, scenario, summary)
     if summary.get("bill"):
         try:
             summary["bill_glance"], out["figure"] = (

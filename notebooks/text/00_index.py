@@ -351,7 +351,10 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # stalls, a framework's own overheads). To bill at the prediction
 # (at its band's central estimate, or at its upper end when that estimate is above the band's
 # cap; the bill's MFU line states which, beside the raw prediction),
-# write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth:
+# write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth,
+# at the ends of the band the bill's range draws the MFU over (`ledger.given_mfu_range`: the
+# step-time model's error on published runs like this one, around the bill's own MFU, its top
+# capped at the best comparable published run):
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -360,9 +363,11 @@ print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])}
       f"(goodput {f['goodput']:.2%}); {qty(f['run_wall_clock_days'])} days of wall clock"
       + (f" ({qty(f['wall_clock_days'])} the main run, then its phases)"
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
-for m in (0.3, 0.4, 0.5):   # the phases kept: one without its own mfu runs at m too
+band, _ = ledger.given_mfu_range(bill)   # the model's error band around the bill's MFU
+for m in sorted({*band.bounds, f["mfu"]}):   # phases kept: one without its own mfu runs at m
     b = ledger.with_changes(bill, mfu=m)
-    print(f"  at MFU {m:.0%} of the dense {p['dtype'].upper()} peak: final run "
+    print(f"  at MFU {m:.1%} of the dense {p['dtype'].upper()} peak"
+          + (" (the bill's)" if m == f["mfu"] else "") + ": final run "
           f"{llmcost.fmt_usd(b.figures['final_run_usd'])}, "
           f"bill {llmcost.fmt_usd(b.total_usd)}")
 
