@@ -244,3 +244,32 @@ def test_a_ranged_input_that_moves_nothing_is_no_driver():
     assert list(tor["input"]) == ["mfu"] and (tor["swing_usd"] > 0).all()
     assert tor.attrs["no_swing"] == ["ledger_exploratory_fraction"]
     assert "the bill is the same at its P10 and its P90" in tor.attrs["note"]
+
+
+def test_the_rerun_reserve_is_netted_out_of_the_exploratory_multiplier():
+    # A review found P(rerun) x the final run billed beside Cottier et al. 2024's development
+    # multiplier, which counts "experiments, failed attempts, evaluation and fine-tuning"
+    # together (arXiv:2405.21015, App. A.6): a relaunch of the final run is a failed attempt.
+    # By hand: the exploratory line is max(0, 1.19 x F - 0.2 x F) GPU-h at the same rate, so
+    # the rerun reserve, 0.2 x the final run, moves money out of it and adds $0 to the total.
+    from llmcost.bill.ledger import build_ledger, exploratory_words
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+            "train_tokens": 1.5e13, "seq_len": 8192, "mfu": 0.42,
+            "price_usd_per_gpu_hour": 2.5}
+    plain, rerun = build_ledger(base), build_ledger({**base, "ledger_rerun_probability": 0.2})
+    final = plain.figures["final_run_usd"]
+    assert rerun.line("reserve.rerun").usd == pytest.approx(0.2 * final, rel=1e-9)
+    paid_h = plain.figures["paid_gpu_hours"]
+    assert rerun.line("compute.exploratory").usd == pytest.approx(
+        (1.19 - 0.2) * paid_h * 2.5, rel=1e-6)
+    assert rerun.total_usd == pytest.approx(plain.total_usd, rel=1e-9)
+    assert "net of the rerun reserve" in rerun.line("compute.exploratory").line
+    said = exploratory_words(rerun)
+    assert "fine-tuning, evaluation and failed attempts" in said
+    assert "the rerun reserve line moves that money out of the exploratory line" in said
+    # runs listed one by one are billed as given: nothing netted, the reserve adds
+    runs = build_ledger({**base, "ledger_rerun_probability": 0.2,
+                         "ledger_exploratory_runs": [{"name": "ablations", "gpu_hours": 1e4}]})
+    assert runs.total_usd == pytest.approx(
+        build_ledger({**base, "ledger_exploratory_runs": [
+            {"name": "ablations", "gpu_hours": 1e4}]}).total_usd + 0.2 * final, rel=1e-6)

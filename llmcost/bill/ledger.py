@@ -461,7 +461,9 @@ def _build(p: dict) -> Ledger:
     if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
         explore = _exploratory_fraction_line(
             lines, explore_ix, p, run["paid_h"],
-            _netted_parts(lines, tune_h, rl_h, eval_h), b.gpu_rate, b.kind_compute)
+            _netted_parts(lines, tune_h, rl_h, eval_h,
+                          p["ledger_rerun_probability"] * run["paid_h"]),
+            b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
     months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1)
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
@@ -1277,15 +1279,18 @@ def _checkpoint_figures(plan) -> dict | None:
 NETTED_WORDS = {"post.sft": "SFT", "post.cpt": "continued pre-training", "post.lora": "LoRA"}
 
 
-def _netted_parts(lines: list, tune_h, rl_h, eval_h) -> dict:
+def _netted_parts(lines: list, tune_h, rl_h, eval_h, rerun_h=0.0) -> dict:
     """The GPU-hours the exploratory multiplier nets out, by what a reader calls them: the
     fine-tuning lines' (SFT, continued pre-training, LoRA: ``tune_h`` together, named by the
-    lines that are priced), RL post-training's (``rl_h``) and the benchmark runs' (``eval_h``);
-    parts that are 0 in every draw left out."""
+    lines that are priced), RL post-training's (``rl_h``), the benchmark runs' (``eval_h``)
+    and the rerun reserve's, P(rerun) × the final run's paid GPU-hours (``rerun_h``: a failed
+    attempt at the final run, which Cottier et al.'s multiplier counts; a review found both
+    billed); parts that are 0 in every draw left out."""
     tuned = [w for k, w in NETTED_WORDS.items()
              if any(ln.key == k and ln.status == "modelled" for ln in lines)]
     parts = {(_and(tuned) if tuned else "fine-tuning"): tune_h,
-             "RL post-training": rl_h, "benchmark runs": eval_h}
+             "RL post-training": rl_h, "benchmark runs": eval_h,
+             "the rerun reserve": rerun_h}
     return {k: v for k, v in parts.items() if _given(v)}
 
 
@@ -1299,10 +1304,12 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
     Cottier et al. 2024 (arXiv:2405.21015, §2.5 and App. A.6) put *total development compute*
     at 1.2-4× the final run, "including experiments, failed attempts, evaluation and
     finetuning"; ``ledger_exploratory_fraction`` (default their median, 1.19) is that multiplier
-    less one. The bill's own post-training (SFT, CPT, LoRA, RL: ``netted``) and benchmark-run
-    GPU-hours are part of it, so they are netted out:
+    less one. The bill's own post-training (SFT, CPT, LoRA, RL: ``netted``), benchmark-run
+    and rerun-reserve (P(rerun) × the final run, a failed attempt) GPU-hours are part of it,
+    so they are netted out:
 
-        exploratory GPU-h = max(0, fraction × final run − post-training − evaluation GPU-h)
+        exploratory GPU-h = max(0, fraction × final run − post-training − evaluation
+                                − P(rerun) × final run GPU-h)
 
     so a post-training line moves money out of this one and adds nothing to the total until it
     exceeds the multiplier; the line's label names what it is net of (``exploratory_words``
@@ -1436,19 +1443,22 @@ def exploratory_words(bill: Ledger) -> str | None:
     if not n or not n["netted"]:
         return None
     rate, gross = n["usd_per_gpu_hour"], float(n["gross_gpu_hours"])
-    what, many = _and(list(n["netted"])), len(n["netted"]) > 1
+    many = len(n["netted"]) > 1
+    what = "the " + _and([k.removeprefix("the ") for k in n["netted"]])
     mult = (f"{float(n['fraction']):.2f}x that run: {_quantity(gross)} GPU-h, "
             f"{fmt_usd(gross * rate)}")
+    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in
+               n["netted"] else "fine-tuning and evaluation")
     if not n["clamped"]:
         return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
                 f"counts (its part beyond the final run, {mult}), as "
-                f"Cottier et al. 2024 count fine-tuning and evaluation in it: the {what} "
+                f"Cottier et al. 2024 count {counted} in it: {what} "
                 f"line{'s move' if many else ' moves'} that money out of the exploratory line "
                 f"and add{'' if many else 's'} $0.00 to the total")
     excess = netting_usd(n)[1]
     return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
             f"part beyond the final run ({mult}), in which Cottier et al. 2024 count "
-            f"fine-tuning and evaluation, so only the excess, {fmt_usd(excess)}, adds to the "
+            f"{counted}, so only the excess, {fmt_usd(excess)}, adds to the "
             "total"
             + ("; the exploratory fraction is left out of the spread (the line is $0.00 even "
                "at the top of its range)" if exploratory_all_clamped(bill) else ""))
@@ -1510,9 +1520,12 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     def signed(x):
         return ("+" if x > 0 else "−" if x < 0 else "") + fmt_usd(abs(x))
 
-    what = _and(sorted({k for n in (na, nb) if n for k in n["netted"]}))
+    parts = sorted({k for n in (na, nb) if n for k in n["netted"]})
+    what = _and(parts)
+    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in parts
+               else "fine-tuning and evaluation")
     return (f"net of {what} (Cottier et al. 2024's multiplier already "
-            f"counts fine-tuning and evaluation): {_possessive(what)} GPU-hours cost "
+            f"counts {counted}): {_possessive(what)} GPU-hours cost "
             f"{fmt_usd(abs(d))} {'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
             "exploratory line "
             + (f"deducts {fmt_usd(abs(moved))} {'more' if moved > 0 else 'less'} of them" if moved

@@ -456,7 +456,9 @@ display(Markdown(
 # bill nets its own post-training and benchmark lines out of it (a fraction you give in
 # `ledger_exploratory_fraction` is netted the same way). **A
 # rerun**: the expected cost of relaunching the final run (`ledger_rerun_probability` × its cost;
-# OPT-175B's first lineage was abandoned and relaunched). **Contingency**: a fraction of
+# OPT-175B's first lineage was abandoned and relaunched), a failed attempt the multiplier counts
+# too, so where the exploratory compute is a fraction the rerun is netted out of it as well and
+# moves money rather than adding it. **Contingency**: a fraction of
 # everything else (`ledger_reserve_fraction`). Across the cited range:
 
 # %%
