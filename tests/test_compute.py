@@ -132,7 +132,6 @@ def test_published_run_mfu_table():
     # its 2.664M GPU-hours for 14.8T tokens restated, 1e12 / (180e3 × 3600) = 1,543 tokens/s
     # per GPU: a whole-run average, not a steady state (a source check found it plotted as one)
     ds = df.loc["deepseek-v3-pretrain"]
-    assert 14.8e12 / (2.664e6 * 3600) == pytest.approx(1543.21, rel=1e-5)
     assert np.isnan(ds["mfu_from_throughput_6nd"]) and np.isnan(ds["mfu_from_throughput_detailed"])
     assert ds["mfu_from_gpu_hours_6nd"] > 0   # its whole-run figure stays, from the GPU-hours
 

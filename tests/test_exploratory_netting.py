@@ -267,6 +267,16 @@ def test_the_rerun_reserve_is_netted_out_of_the_exploratory_multiplier():
     said = exploratory_words(rerun)
     assert "fine-tuning, evaluation and failed attempts" in said
     assert "the rerun reserve line moves that money out of the exploratory line" in said
+    # the rerun's expected GPU-hours still draw energy: every line's compute, the reserve's
+    # included, is what the energy and emissions count (a review found them netted away)
+    assert rerun.figures["all_gpu_hours"] == pytest.approx(plain.figures["all_gpu_hours"],
+                                                           rel=1e-9)
+    # on owned hardware the electricity is its own line: unchanged too, and so the total
+    own = {**base, "pricing": "owned", "price_usd_per_gpu_hour": None}
+    o0, o1 = build_ledger(own), build_ledger({**own, "ledger_rerun_probability": 0.2})
+    assert o1.line("energy.electricity").usd == pytest.approx(
+        o0.line("energy.electricity").usd, rel=1e-9)
+    assert o1.total_usd == pytest.approx(o0.total_usd, rel=1e-9)
     # runs listed one by one are billed as given: nothing netted, the reserve adds
     runs = build_ledger({**base, "ledger_rerun_probability": 0.2,
                          "ledger_exploratory_runs": [{"name": "ablations", "gpu_hours": 1e4}]})

@@ -2428,3 +2428,23 @@ def test_move_to_on_owned_hardware_says_the_purchase():
     assert "buys a" not in lv.move_to({**sc, "price_usd_per_gpu_hour": 1.5}, "H100-SXM").risk
     # no sourced purchase price on the target: said, not invented
     assert "whose purchase price the catalogue does not hold" in lv.move_to(sc, "B200").risk
+
+
+def test_the_training_bill_factor_does_not_move_with_a_netted_rerun():
+    # A review: with the rerun reserve netted out of the exploratory multiplier (Cottier et al.
+    # 2024 count failed attempts in it), P(rerun) 0 -> 0.3 left the bill's total unchanged but
+    # moved smaller_model_longer's k from 2.232 to 1.926. k = (M + F)(1 + (E + R)/(P + F))
+    # ÷ ideal now takes the reserve with the line it is netted from.
+    from llmcost.bill.ledger import build_ledger
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 256,
+            "train_tokens": 1.5e13, "seq_len": 8192, "mfu": 0.42,
+            "price_usd_per_gpu_hour": 2.5}
+    b0, b3 = build_ledger(base), build_ledger({**base, "ledger_rerun_probability": 0.3})
+    assert b3.total_usd == pytest.approx(b0.total_usd, rel=1e-9)
+    k0, k3 = lv._training_bill_factor(b0, 2.5), lv._training_bill_factor(b3, 2.5)
+    assert k3 == pytest.approx(k0, rel=1e-9)
+    # by hand, no phases: k = (M + F)/ideal × (1 + 1.19), the default multiplier's part
+    mf = b0.usd("compute.pretraining.main") + b0.usd("compute.failures")
+    assert k0 == pytest.approx(mf / (b0.figures["main_ideal_gpu_hours"] * 2.5) * 2.19, rel=1e-9)
+    why = lv._multiplied_why("compute.exploratory", b3)
+    assert "1.19× the final run's paid GPU-hours" in why and "less the rerun reserve's 0.30×" in why

@@ -523,6 +523,19 @@ def test_notebook_04b_pilot_lines_word_the_study():
     text = answers.pilot_study(own, 2048, 2.0, 0.4)
     assert text.startswith("pilot: the scenario's ledger_pilot_tokens_per_s_per_gpu 850")
     assert "the bill: its MFU calibrated on this pilot, failures added" in text
+    # a bill's MFU outside an illustrative pilot's band is said, with the side (a trial: a
+    # B200 MoE bill at 14.5% beside the same model's published run's band 10.7%-12.6%)
+    above = answers.pilot_study(s, 2048, 2.0, x.mfu_high * 1.2).splitlines()[3]
+    assert above.endswith(f"the bill: the scenario's mfu {x.mfu_high * 1.2:.1%}, failures added; "
+                          f"the bill's {x.mfu_high * 1.2:.1%} lies above this extrapolation's "
+                          f"band ({x.mfu_low:.1%}-{x.mfu_high:.1%}): a published run like this "
+                          "one, carried to this plan, runs slower than the bill assumes; a pilot "
+                          "of your own settles which")
+    below = answers.pilot_study(s, 2048, 2.0, x.mfu_low * 0.8)
+    assert "lies below this extrapolation's band" in below and "runs faster" in below
+    inside = answers.pilot_study(s, 2048, 2.0, x.mfu)
+    assert "this extrapolation's band" not in inside
+    assert "this extrapolation's band" not in answers.pilot_study(own, 2048, 2.0, 0.9)
 
 
 def test_the_illustrative_pilot_keeps_the_generation_and_precision():

@@ -282,7 +282,8 @@ def _values(scenario: dict) -> dict:
         out["_mfu_prediction"] = pred
     if scenario.get("_rl_time_factor_drawn") and isinstance(out.get("rl_time_factor"), Range):
         out["_rl_time_factor_drawn"] = True  # set by headline_draws: the RL model's spread
-    if scenario.get("_project_months_drawn") and out.get("ledger_project_months") is not None:
+    if scenario.get("_project_months_drawn") and (isinstance(
+            out.get("ledger_project_months"), Range) or np.ndim(out.get("ledger_project_months"))):
         out["_project_months_drawn"] = True  # set by headline_draws: the published length
     cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
     if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
@@ -458,17 +459,19 @@ def _build(p: dict) -> Ledger:
     proc_h, syn_h = _data_lines(lines, b)
     eval_h = _evaluation_lines(lines, b)
     explore = None
+    rerun_h = p["ledger_rerun_probability"] * run["paid_h"]  # the rerun reserve's compute
     if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
         explore = _exploratory_fraction_line(
             lines, explore_ix, p, run["paid_h"],
-            _netted_parts(lines, tune_h, rl_h, eval_h,
-                          p["ledger_rerun_probability"] * run["paid_h"]),
-            b.gpu_rate, b.kind_compute)
+            _netted_parts(lines, tune_h, rl_h, eval_h, rerun_h), b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
-    months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1)
+    months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1,
+                                            _schedule_days(p, run, explore_h, tune_h, rl_camp))
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
-    all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
+    # every line's compute, the rerun reserve's expected GPU-hours included (its line is priced
+    # in dollars; a review found them netted out of exploration and drawing no energy)
+    all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h + rerun_h
     en = _energy_line(lines, b, all_h)
     _people_line(lines, p, months, months_source)
     _operations_line(lines, p, months, months_source)
@@ -922,15 +925,31 @@ def _evaluation_lines(lines: list, b: _Basis):
     return eval_h
 
 
-def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
+def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp):
+    """The compute schedule in days, as notebook 00's step 7 lays it out
+    (``spend_timeline``): the exploratory runs, then the final run (its phases one after the
+    other), then post-training, on the scenario's cluster at the final run's rate of paid
+    GPU-hours per day, the RL campaign over its own wall clock:
+
+        days = run days × (1 + (exploratory + fine-tuning GPU-h) ÷ final run paid GPU-h)
+               + RL days per run × rl_runs"""
+    rate = run["run_days"] / run["paid_h"] if np.all(run["paid_h"] > 0) else 0.0
+    rl = 0.0 if rl_camp is None else float(rl_camp.attrs.get("wall_clock_days_per_run")
+                                           or 0.0) * float(p.get("rl_runs") or 0)
+    return run["run_days"] + (explore_h + tune_h) * rate + rl
+
+
+def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) -> tuple:
     """(project months, source): ``ledger_project_months``, else the final run's wall clock
     (the main run and its ``n_phases`` other pre-training phases, one after the other),
     run_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so); with
     ``ledger_published_defaults``, the published project duration instead
     (``project_months_published``: the median of Epoch's four case studies, the duration its
-    staff rule, ``fte_per_contributor``, is per month of), at least that wall clock: a reviewer
-    found the contributors' staff priced over Llama 3.1 405B's 2.9-month run, where Epoch's rule
-    counts the whole project (GPT-3 8.3 months, GPT-4 12)."""
+    staff rule, ``fte_per_contributor``, is per month of), at least the compute schedule
+    (``schedule_days``, ``_schedule_days``: exploration, the final run and post-training one
+    after the other; a lecturer found a 10.15-month project priced under a 15-month
+    schedule): a reviewer found the contributors' staff priced over Llama 3.1 405B's 2.9-month
+    run, where Epoch's rule counts the whole project (GPT-3 8.3 months, GPT-4 12)."""
     # the published length drawn by headline_draws (illustrative_ranges), not the scenario's
     drawn = bool(p.get("_project_months_drawn")) and p["ledger_published_defaults"]
     if p["ledger_project_months"] is not None and not drawn:
@@ -939,8 +958,11 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
     if p["ledger_published_defaults"]:
-        return _published_project_months(months, with_phases,
-                                          p["ledger_project_months"] if drawn else None)
+        sched = run_days if schedule_days is None else schedule_days
+        longer = bool(np.any(np.asarray(sched) > np.asarray(run_days) * (1 + 1e-9)))
+        return _published_project_months(sched * SECONDS_PER_DAY / SECONDS_PER_MONTH,
+                                          with_phases,
+                                          p["ledger_project_months"] if drawn else None, longer)
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
@@ -954,7 +976,8 @@ def _project_months(p: dict, run_days, n_phases: int = 0) -> tuple:
         + ": set ledger_project_months")
 
 
-def _published_project_months(months, with_phases: str, drawn=None) -> tuple:
+def _published_project_months(months, with_phases: str, drawn=None,
+                              schedule: bool = False) -> tuple:
     """``_project_months`` under ``ledger_published_defaults``: (max(run months, P), source),
     P = ``project_months_published`` (Epoch's median project), or ``drawn``, its draws over
     the published bounds (``illustrative_ranges``), draw by draw where ``months`` or P is an
@@ -967,7 +990,9 @@ def _published_project_months(months, with_phases: str, drawn=None) -> tuple:
                f"{default_source('project_months_published').split(' (github')[0]}")
     epoch = (f"Epoch's median project, {published:g} months ({studies})" if drawn is None else
              f"Epoch's project lengths drawn over {lo:g}-{hi:g} months ({studies})")
-    run = f"the final run's wall clock{with_phases}"
+    run = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
+           "one after the other, notebook 00 step 7)" if schedule else
+           f"the final run's wall clock{with_phases}")
     if np.all(published > arr):
         words = f"{epoch}, longer than {run}, {_period(months, 'months')}"
     elif np.all(arr >= published):
@@ -1330,8 +1355,7 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
            f"GPU-h (Cottier et al.'s range {row['low']}-{row['high']}: total development "
            "compute is "
            "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
-           f"together), less the {_quantity(netted_h)} GPU-h of post-training and benchmark "
-           "lines "
+           f"together), less the {_quantity(netted_h)} GPU-h of the {what or 'lines'} "
            "billed separately" + (" (they exceed it: 0)" if clamped else "")
            + f" = {_quantity(h)} GPU-h × ${rate:.2f}")
     lines.insert(ix, Line("compute.exploratory", label, "compute",
@@ -1377,7 +1401,8 @@ def _netted_words(n: dict) -> str:
 
 
 def exploratory_all_clamped(bill: Ledger) -> bool:
-    """True when the exploratory line nets out more post-training and benchmark GPU-hours than
+    """True when the exploratory line nets out more post-training, benchmark and rerun-reserve
+    GPU-hours than
     even the top of Cottier et al. 2024's interval of the multiplier gives (``high`` × the final
     run's paid GPU-hours, ``data/ledger_defaults.csv``), so that it is $0 over its whole
     illustrative range and that range moves nothing (``illustrative_ranges`` leaves it out)."""
@@ -2368,6 +2393,9 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
         new.pop("_rl_time_factor_drawn", None)  # drawn spread (headline_draws; a review)
     if "ledger_project_months" in changes:  # a length given now is the caller's own
         new.pop("_project_months_drawn", None)
+    elif new.get("_project_months_drawn") and "ledger_published_defaults" in changes:
+        new.pop("_project_months_drawn")      # the drawn published length goes with its rule
+        new["ledger_project_months"] = None
     for given, other, unset in (("ledger_exploratory_fraction", "ledger_exploratory_runs", []),
                                 ("ledger_exploratory_runs", "ledger_exploratory_fraction", None)):
         if changes.get(given) not in (None, []) and other not in changes:
@@ -2608,14 +2636,14 @@ def illustrative_ranges(bill: Ledger) -> dict:
       the median, triangular(f × 0.2 / 1.19, f, f × 3.0 / 1.19) (``exploratory_fraction_bounds``),
       so that the range stays the scenario's and never puts most of its mass above a small
       given fraction (a given 0: no range, one number). Only when the bill prices exploration as a fraction, and not when
-      the post-training and benchmark lines it nets out exceed even the top of that range:
+      the lines it nets out (post-training, benchmarks, the rerun reserve) exceed even its top:
       ``exploratory_all_clamped``, the line $0 in every draw, a spread that moves nothing.
       That triangle takes the interval's ends as its own, so it is narrower than the source's
       spread (their 5th-95th percentiles become its 0th and 100th; its sentence says so).
 
     * ``ledger_project_months``, when the bill takes Epoch's median project (10.15 months):
       two-piece triangular over its published 4-20 months, peaked there, each draw at least the
-      run's wall clock (``_project_months_range``); people, operations and storage follow it.
+      compute schedule (``_project_months_range``); people, operations and storage follow it.
     * ``rl_time_factor``, when the bill prices an RL campaign at the published runs' factor
       (the scenario gives none: ``rl.scenario_time_factor``) and not DPO (no rollout: the runs
       behind it are GRPO's): two-piece triangular over the RL validation's held-out measured ÷
@@ -2666,21 +2694,24 @@ def _project_months_range(figures: dict, p: dict) -> dict:
     the bill takes the published project length (``ledger_published_defaults``, no
     ``ledger_project_months``) and the run's wall clock is shorter than its top: a two-piece
     triangle over the published bounds, peaked at Epoch's median (the bill's point), each draw
-    then at least the run's wall clock (``_published_project_months``). People, operations and
+    then at least the compute schedule (``_published_project_months``). People, operations and
     dataset storage scale with it (a review read the 405B bill's $60M of staff, 22% of it, at
     "P10-P90 $60.1M-$60.1M")."""
     if not p.get("ledger_published_defaults") or p.get("ledger_project_months") is not None:
         return {}
     med, lo, hi = default_range("project_months_published")
-    if float(np.max(figures["project_months"])) >= hi:
+    months = float(np.max(figures["project_months"]))
+    if months >= hi:
         return {}   # the run alone outlasts every project length drawn: one number
+    point = ("the bill's point" if months <= med else
+             f"the bill's point is the compute schedule's {months:.3g} months, longer")
     return {"ledger_project_months": (
         _peaked_at(lo, med, hi),
-        f"the project's length, Epoch's median project {med:g} months (the bill's point), "
+        f"the project's length, peaked at Epoch's median project {med:g} months ({point}), "
         f"drawn over {lo:g}-{hi:g} months, the lowest and highest 90% bounds of its four case "
         "studies (data/ledger_defaults.csv project_months_published), each draw at least the "
-        "final run's wall clock: a spread across projects, taken as this project's "
-        "uncertainty")}
+        "compute schedule (exploration, the final run and post-training): a spread across "
+        "projects, taken as this project's uncertainty")}
 
 
 def _spread_price_rows(accelerator: str, pricing: str, given: bool = False) -> tuple:
@@ -3146,8 +3177,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
     if "rl_time_factor" in ill:  # the RL model's own spread, not a factor the scenario gave:
         drawn["_rl_time_factor_drawn"] = True  # its point bill says so (rl.time_factor_words)
-    if "ledger_project_months" in ill:  # the published length drawn, at least the run's
-        drawn["_project_months_drawn"] = True  # wall clock (_published_project_months)
+    if "ledger_project_months" in ill:  # the published length drawn, at least the schedule's
+        drawn["_project_months_drawn"] = True  # compute schedule (_published_project_months)
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
     # a pilot's band is the scenario's own measurement, not an illustrative spread
     return Headline(draws, sources, not own and kinds.get("mfu") != "pilot", kinds, point)

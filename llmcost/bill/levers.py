@@ -496,8 +496,11 @@ def _multiplied_why(key: str, b: Ledger) -> str:
         src = ("the scenario's ledger_exploratory_fraction" if frac is not None else
                "Cottier et al. 2024's median, arXiv:2405.21015 §2.5")
         frac = point(frac) if frac is not None else default("exploratory_fraction")
+        rerun = float(point(p.get("ledger_rerun_probability") or 0.0))
+        less = (f", less the rerun reserve's {rerun:.2f}× (netted out of it)" if rerun > 0
+                else "")
         return (f"the bill prices exploratory compute at {frac:.2f}× the final run's paid "
-                f"GPU-hours, {src}: exploration scales with the final run")
+                f"GPU-hours, {src}{less}: exploration scales with the final run")
     if key == "reserve.rerun":
         return (f"the rerun reserve is P(rerun) {point(p.get('ledger_rerun_probability', 0)):.0%}"
                 " × the final run")
@@ -2675,11 +2678,15 @@ def _training_bill_factor(b, rate: float) -> float:
     its phases) and E the exploratory runs where priced as a fraction of the final run
     (``ledger.exploratory_as_fraction``; else 0): the main run's share of them (a review: the
     phases' share counted as the main run's raised k from 2.24 to 2.71 with a 500B-token
-    phase). The exploratory line, netted of post-training, is taken at its average. Left out:
-    a rerun reserve and the contingency (0 by default), which also grow with the run."""
+    phase). The exploratory line, netted of post-training, is taken at its average, with the
+    rerun reserve it nets out (P(rerun) × the final run: Cottier et al.'s multiplier counts the
+    failed attempt, so E is the multiplier's part whatever P(rerun); a review found k falling
+    2.23 → 1.93 with P(rerun) 0.3 while the bill did not move). Left out: the contingency (0 by
+    default), which also grows with the run."""
     ideal = float(b.figures["main_ideal_gpu_hours"]) * rate
     main = b.usd("compute.pretraining.main") + b.usd("compute.failures")
-    explore = b.usd("compute.exploratory") if exploratory_as_fraction(b) else 0.0
+    explore = (b.usd("compute.exploratory") + b.usd("reserve.rerun")
+               if exploratory_as_fraction(b) else 0.0)
     every = b.usd("compute.pretraining") + b.usd("compute.failures")
     return float(main * (1 + explore / every) / ideal) if ideal > 0 and every > 0 else 1.0
 

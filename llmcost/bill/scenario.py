@@ -629,7 +629,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "(llmcost.training.calibrate); null: the pilot ran the plan at n_gpus", _positive),
     Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
           "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
-          "the bill's post-training and benchmark lines, which Cottier's multiplier counts (to "
+          "the bill's post-training, benchmark and rerun-reserve lines, which Cottier's "
+          "multiplier counts (to "
           "price exploration alone, list its runs in ledger_exploratory_runs)",
           _exploratory_fraction),
     Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
@@ -711,7 +712,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "storage; null: the run's wall clock (with ledger_published_defaults, Epoch's median "
           "project, project_months_published, or the run's wall clock if longer)", _positive),
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
-          "(reserve)", _probability),
+          "(reserve; netted out of a fractional exploratory line, whose multiplier counts failed "
+          "attempts)", _probability),
     Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "
           "lines, in [0, 1]", _contingency),
     Param("ledger_budget_usd", "float|none", "the budget alerts watch; null: the bill's total",

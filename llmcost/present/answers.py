@@ -728,6 +728,23 @@ def _full_run_mfu(x, off: str | None) -> str:
             + (": " if x.transfer == 0 else " to the 0.1%: ") + off)
 
 
+def _bill_outside_pilot(study, scenario_mfu: float) -> str:
+    """"; the bill's 14.5% lies above this extrapolation's band ..." when an illustrative
+    pilot's full-run band [low, high] (``Extrapolation.mfu_low``, ``mfu_high``) leaves out the
+    MFU the bill takes: a published run like the scenario's ran at another MFU than the bill
+    assumes (a trial's B200 MoE bill took 14.5%, the regime's median correction, where the same
+    model's published B200 run put the band at 10.7%-12.6%, and nothing said so). "" otherwise,
+    and for the scenario's own pilots (the bill's MFU is theirs)."""
+    x = study.extrapolation
+    if not study.illustrative or x is None or x.mfu_low <= scenario_mfu <= x.mfu_high:
+        return ""
+    side = "above" if scenario_mfu > x.mfu_high else "below"
+    return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
+            f"({x.mfu_low:.1%}-{x.mfu_high:.1%}): a published run like this one, carried to "
+            f"this plan, runs {'slower' if side == 'above' else 'faster'} than the bill assumes; "
+            "a pilot of your own settles which")
+
+
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
     """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
     pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
@@ -765,7 +782,7 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
     lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours "
                  f"({fmt_count(h[1], 3)}-{fmt_count(h[2], 3)}), compute {fmt_usd(usd[0])} "
                  f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
-                 f"the bill: {bill}")
+                 f"the bill: {bill}" + _bill_outside_pilot(study, scenario_mfu))
     lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
     return "\n".join(lines)
 

@@ -932,7 +932,8 @@ def lead_details(summary: dict) -> str:
 
 def netting_sentence(summary: dict) -> str:
     """" The RL post-training line ($51.1k) is deducted from the exploratory runs' line ..."
-    when the bill nets post-training or benchmark lines out of its exploratory line (the
+    when the bill nets post-training, benchmark or rerun-reserve lines out of its exploratory
+    line (the
     bill's ``exploratory_netting``: ``ledger.exploratory_words`` has the rule, max(0,
     fraction × final run − netted GPU-h), from Cottier et al. 2024, whose development-compute
     multiplier counts fine-tuning and evaluation), so that they add $0 to the total until they
@@ -942,18 +943,18 @@ def netting_sentence(summary: dict) -> str:
     if not n.get("netted"):
         return ""
     usd, excess = netting_usd(n)
-    parts = [f"{k} line ({fmt_usd(v)})" for k, v in usd.items()]
+    parts = [f"{k.removeprefix('the ')} line ({fmt_usd(v)})" for k, v in usd.items()]
     one = len(parts) == 1
     what = " and the ".join(parts)
+    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in usd
+               else "fine-tuning and evaluation")
     if not n.get("clamped"):
         return (f" The {what} {'is' if one else 'are'} deducted from the exploratory runs' "
                 "line, whose multiplier of the final run (Cottier et al. 2024) already counts "
-                f"fine-tuning and evaluation, so {'it adds' if one else 'they add'} nothing to "
-                "the total.")
+                f"{counted}, so {'it adds' if one else 'they add'} nothing to the total.")
     return (f" The {what} exceed{'s' if one else ''} the exploratory runs' whole budget "
-            "beyond the final run (Cottier et al. 2024's multiplier includes fine-tuning and "
-            f"evaluation), so that line is $0 and only the excess, {fmt_usd(excess)}, adds to "
-            "the total.")
+            f"beyond the final run (Cottier et al. 2024's multiplier includes {counted}), so "
+            f"that line is $0 and only the excess, {fmt_usd(excess)}, adds to the total.")
 
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..core.diskcache import disk_cached
 from ..core.units import (SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_quantity,
-                          fmt_signed_pct, fmt_usd)
+                          fmt_signed_pct, fmt_usd, shorten_words)
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -1272,16 +1272,19 @@ def implied_mfu(df, ax=None):
     (vendors' performance tables: dozens per accelerator) are one strip per accelerator, a tick
     per run (no median: BF16 and FP8 runs share a strip, two clusters on the BF16 basis), so
     that the figure stays a page tall however many table rows the catalogue holds. The MFU
-    axis reaches the largest value (an FP8 run may pass 1 on the BF16 basis).
+    axis reaches the largest value (an FP8 run may pass 1 on the BF16 basis). Every implied
+    figure is on the MFU basis (the detailed count with the full attention matrix, the
+    ``*_detailed`` columns), not 6ND, which undercounts long-context runs several-fold (a
+    lecturer read NeMo's 1M-token run at 1.3% by 6ND, 54% on the MFU basis).
     """
-    named = df["mfu_from_gpu_hours_6nd"].notna() | df["reported_mfu"].notna()
+    named = df["mfu_from_gpu_hours_detailed"].notna() | df["reported_mfu"].notna()
     runs = df[named]
-    rest = df[~named & df["mfu_from_throughput_6nd"].notna()]
-    strips = list(rest.groupby("accelerator", sort=False)["mfu_from_throughput_6nd"])
+    rest = df[~named & df["mfu_from_throughput_detailed"].notna()]
+    strips = list(rest.groupby("accelerator", sort=False)["mfu_from_throughput_detailed"])
     ax = _ax(ax, figsize=(7, 0.4 * (len(runs) + len(strips)) + 1.6))
     y = np.arange(len(runs))
-    series = [("mfu_from_gpu_hours_6nd", "whole run, from GPU-hours (6ND)", "C0"),
-              ("mfu_from_throughput_6nd", "steady state, from tokens/s (6ND)", "C1"),
+    series = [("mfu_from_gpu_hours_detailed", "whole run, from GPU-hours", "C0"),
+              ("mfu_from_throughput_detailed", "steady state, from tokens/s", "C1"),
               ("reported_mfu", "reported by the authors", "C3")]
     h = 0.27
     for i, (col, lab, color) in enumerate(series):
@@ -1296,7 +1299,7 @@ def implied_mfu(df, ax=None):
         labels.append(f"{acc}: {len(vals)} runs")
     ax.set_yticks(np.arange(len(labels)), labels)
     ax.set_ylim(len(labels) - 0.5, -0.5)   # first row on top, no empty margin rows
-    ax.set_xlabel("MFU (fraction of dense BF16 peak)")
+    ax.set_xlabel("MFU (fraction of dense BF16 peak; MFU basis: full-mask count)")
     top = np.nanmax(df[[c for c, _, _ in series]].to_numpy(dtype=float), initial=0.0)
     ax.set_xlim(0, max(0.7, 1.05 * top))
     ax.set_title("Implied MFU of published training runs")
@@ -2820,13 +2823,20 @@ _GROUP_COLOURS = {"waste": "C2", "utilisation": "C0", "plan": "C9", "checkpoints
                   "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8"}
 
 
+#: The most characters of a lever's name on ``lever_savings``' axis (two wrapped lines of 44).
+LEVER_LABEL_CHARS = 86
+
+
 def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
     """Net saving of each lever (``levers.rank_levers``) in ``scale`` USD (default: the unit
     that fits the largest, ``usd_scale``), with its P10-P90
     range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
     that never finishes, as an arrow at the left edge)."""
     df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
-    names = [textwrap.fill(str(s), 44, break_long_words=False) for s in df["lever"]]
+    # two lines at most (a tick per lever: a lecturer's trial read a 330-character name
+    # wrapped over seven lines and printed over its neighbour); the table has the whole name
+    names = [textwrap.fill(shorten_words(s, LEVER_LABEL_CHARS), 44, break_long_words=False)
+             for s in df["lever"]]
     ax = _ax(ax, figsize=(9, 0.3 * sum(n.count("\n") + 1 for n in names) + 1.6))
     y = np.arange(len(df))
     finite = np.isfinite(df["saving_usd"].to_numpy(dtype=float))

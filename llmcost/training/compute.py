@@ -524,7 +524,7 @@ def published_run_mfu(runs=None):
     TFLOP/s per GPU (0.94 of the 2.5 PFLOP/s BF16 peak by NVIDIA's count; 1.01 by the full-mask
     count), about half of the FP8 peak (``mfu_from_throughput``, which refuses an MFU above 1 as
     an input error, is not used here). A throughput that only restates the GPU-hours
-    (tokens ÷ (GPU-hours × 3600) within 0.1%: DeepSeek-V3's 180K H800 GPU-hours per trillion
+    (tokens ÷ (GPU-hours × 3600) within 0.01%: DeepSeek-V3's 180K H800 GPU-hours per trillion
     tokens, a whole-run average) is not a steady state: its throughput MFU is left empty, the
     GPU-hours column holding it.
 
@@ -574,7 +574,7 @@ def published_run_mfu(runs=None):
 def _restates_hours(r) -> bool:
     """True when a published run's throughput per GPU is its GPU-hours restated: tokens ÷
     (GPU-hours × 3600) within 0.01% (``published_run_mfu``; LLaMA 65B's independent 380
-    tokens/s and 1,022,362 GPU-hours agree within 0.1%)."""
+    tokens/s and 1,022,362 GPU-hours differ by 0.1%)."""
     whole = r.train_tokens / (r.reported_gpu_hours * SECONDS_PER_HOUR)
     return abs(r.reported_tokens_per_sec_per_gpu / whole - 1.0) < 1e-4
 

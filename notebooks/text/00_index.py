@@ -262,8 +262,8 @@ print(f"whole bill: P10 {llmcost.fmt_usd(q['p10'])}, P50 {llmcost.fmt_usd(q['p50
 # %%
 s = draws.summary()
 spread = s[(s["p90"] > s["p10"]) | (s.index == "total")]  # the lines a range reaches
-plots.table(spread.reset_index()[["line", "point", "mean", "p10", "p50", "p90"]],
-            {c: "${:,.0f}" for c in ("point", "mean", "p10", "p50", "p90")})
+display(plots.table(spread.reset_index()[["line", "point", "mean", "p10", "p50", "p90"]],
+            {c: "${:,.0f}" for c in ("point", "mean", "p10", "p50", "p90")}))
 print(s.attrs["note"])
 
 # %% [markdown]
@@ -352,9 +352,10 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # (at its band's central estimate, or at its upper end when that estimate is above the band's
 # cap; the bill's MFU line states which, beside the raw prediction),
 # write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth,
-# at the ends of the band the bill's range draws the MFU over (`ledger.given_mfu_range`: the
-# step-time model's error on published runs like this one, around the bill's own MFU, its top
-# capped at the best comparable published run):
+# at the ends of the range the bill draws the MFU over (the scenario's own range, or the step-time
+# model's band under `mfu: predict`; for a given number, `ledger.given_mfu_range`: the model's
+# error on published runs like this one around the bill's MFU, its top capped at the best
+# comparable published run):
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -363,7 +364,8 @@ print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])}
       f"(goodput {f['goodput']:.2%}); {qty(f['run_wall_clock_days'])} days of wall clock"
       + (f" ({qty(f['wall_clock_days'])} the main run, then its phases)"
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
-band, _ = ledger.given_mfu_range(bill)   # the model's error band around the bill's MFU
+band = bill.scenario["mfu"] if isinstance(bill.scenario["mfu"], llmcost.Range) else \
+    ledger.given_mfu_range(bill)[0]   # the range the bill draws the MFU over
 for m in sorted({*band.bounds, f["mfu"]}):   # phases kept: one without its own mfu runs at m
     b = ledger.with_changes(bill, mfu=m)
     print(f"  at MFU {m:.1%} of the dense {p['dtype'].upper()} peak"
@@ -470,8 +472,11 @@ for frac in (0.2, 1.19, 3.0):
     b = ledger.with_changes(bill, ledger_exploratory_fraction=frac)
     print(f"  at {frac:.2f} × the final run{instead}: bill {llmcost.fmt_usd(b.total_usd)}")
 b = ledger.with_changes(bill, ledger_rerun_probability=0.25, ledger_reserve_fraction=0.1)
+moved = ex.usd - b.line("compute.exploratory").usd   # the rerun netted out of exploration
 print(f"with a 25% rerun risk and a 10% contingency: reserves "
-      f"{llmcost.fmt_usd(b.usd('reserve.'))}, bill {llmcost.fmt_usd(b.total_usd)}")
+      f"{llmcost.fmt_usd(b.usd('reserve.'))}, bill {llmcost.fmt_usd(b.total_usd)}"
+      + (f" ({llmcost.fmt_usd(moved)} of the rerun moved out of the exploratory line)"
+         if moved > 0 else ""))
 
 # %% [markdown]
 # ## Step 6 · Calibrate from a small pilot run

@@ -986,10 +986,10 @@ print(f"the bill's path (scenario): published ÷ predicted {lo:.2f} to {hi:.2f} 
 
 # %%
 bound = rl.validation_generation_bound()
-plots.table(bound[["id", "engine", "phases_measured", "measured_gen_s", "roofline_gen_s",
+display(plots.table(bound[["id", "engine", "phases_measured", "measured_gen_s", "roofline_gen_s",
                    "forwards_at_peak_s", "bound_ratio"]],
             {"measured_gen_s": "{:,.0f}", "roofline_gen_s": "{:,.0f}",
-             "forwards_at_peak_s": "{:,.0f}", "bound_ratio": "{:.2f}"})
+             "forwards_at_peak_s": "{:,.0f}", "bound_ratio": "{:.2f}"}))
 over = bound[bound["bound_ratio"] > 1]
 print("rows whose roofline generation exceeds the published phase: "
       + (", ".join(f"{r.id} ({r.bound_ratio:.2f}x)" for r in over.itertuples()) or "none"))
@@ -1004,11 +1004,11 @@ print("rows whose roofline generation exceeds the published phase: "
 
 # %%
 gaps = rl.generation_share_gaps(val["model"])
-plots.table(gaps.drop(columns="system"),
+display(plots.table(gaps.drop(columns="system"),
             {c: "{:.1%}" for c in ("measured_share", "model_share", "share_gen_fixed",
                                     "share_rest_fixed")}
             | {c: "{:+.1f}" for c in ("gap_points", "gap_from_gen", "gap_from_rest")}
-            | {c: "{:.2f}" for c in ("gen_ratio", "rest_ratio")})
+            | {c: "{:.2f}" for c in ("gen_ratio", "rest_ratio")}))
 for split, s in gaps.groupby("split"):
     w = s.loc[s["gap_points"].abs().idxmax()]
     print(f"{split}: worst gap {w['gap_points']:+.1f} points ({w['id']}: generation adds "
@@ -1051,14 +1051,14 @@ for name, v in ratio.items():
 off = rl.rl_validation("model", change={"optimizer_offload": False}).set_index("id")
 on = val["model"].set_index("id")
 ids = rl.load_rl_validation().query("optimizer_offload == 'cpu'")["id"]
-plots.table(pd.DataFrame({"split": on.loc[ids, "split"],
+display(plots.table(pd.DataFrame({"split": on.loc[ids, "split"],
                           "train_ratio_without": off.loc[ids, "train_ratio"],
                           "train_ratio_with": on.loc[ids, "train_ratio"],
                           "measured_gen_share": on.loc[ids, "measured_gen_share"],
                           "gen_share_without": off.loc[ids, "predicted_gen_share"],
                           "gen_share_with": on.loc[ids, "predicted_gen_share"]}).reset_index(),
             {c: "{:.2f}" for c in ("train_ratio_without", "train_ratio_with")}
-            | {c: "{:.1%}" for c in ("measured_gen_share", "gen_share_without", "gen_share_with")})
+            | {c: "{:.1%}" for c in ("measured_gen_share", "gen_share_without", "gen_share_with")}))
 print(f"host CPU path {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST:.3g} parameters/s: {rl.CPU_ADAM_SOURCE}")
 
 # %% [markdown]
@@ -1071,7 +1071,7 @@ v3 = on[(on["phases_measured"] == "step") & on["measured_gen_s"].notna()]
 ph = pd.DataFrame({"generation": v3["gen_ratio"], "training": v3["train_ratio"],
                    "rest": v3["predicted_sync_s"] / (v3["measured_s"] - v3["measured_gen_s"]
                                                      - v3["measured_train_s"])})
-plots.table(ph.reset_index(), {k: "{:.2f}" for k in ph.columns})
+display(plots.table(ph.reset_index(), {k: "{:.2f}" for k in ph.columns}))
 for rid, r in ph.iterrows():
     worst = np.log(r.astype(float)).abs().idxmax()
     seconds = {"generation": v3.loc[rid, "measured_gen_s"] - v3.loc[rid, "predicted_gen_s"],

@@ -639,7 +639,7 @@ plots.table(fits, {"N_cutoff": "{:.3g}"})
 # %%
 kf = pd.DataFrame([{"fit": f.name, "a": f.a, "alpha": f.alpha, "b": f.b, "beta": f.beta, "g": f.g,
                     "gamma": f.gamma, "c": f.c} for f in (moe.KRAJEWSKI_MOE, moe.KRAJEWSKI_DENSE)])
-plots.table(kf)
+display(plots.table(kf))
 print(f"Krajewski et al.'s runs: MoE {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0])}-"
       f"{llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[1])} parameters, {llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[0])}-"
       f"{llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[1])} tokens, "
@@ -691,10 +691,10 @@ print(f"Clark et al. (S-BASE, 64 experts, 130B tokens): a {llmcost.fmt_count(r.a
 
 # %%
 runs_moe = moe.moe_runs_vs_optimum()
-plots.table(runs_moe, {"total_params": "{:.3g}", "active_params": "{:.3g}", "train_tokens": "{:.3g}",
+display(plots.table(runs_moe, {"total_params": "{:.3g}", "active_params": "{:.3g}", "train_tokens": "{:.3g}",
                        "expansion": "{:.1f}", "tokens_per_active_param": "{:,.0f}", "compute_flops": "{:.3g}",
                        "optimal_active_params": "{:.3g}", "optimal_train_tokens": "{:.3g}",
-                       "optimal_granularity": "{:.0f}", "active_vs_optimal": "{:.2f}"})
+                       "optimal_granularity": "{:.0f}", "active_vs_optimal": "{:.2f}"}))
 print(f"the published MoEs use {runs_moe.active_vs_optimal.min():.2f}-{runs_moe.active_vs_optimal.max():.2f}x the "
       f"compute-optimal active parameters and {runs_moe.tokens_per_active_param.min():,.0f}-"
       f"{runs_moe.tokens_per_active_param.max():,.0f} tokens per active parameter: over-trained, as section 10 prices")
@@ -815,7 +815,7 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 #    accelerator-hours.
 # 2. 13B: 6·13·10⁹·5.76·10¹¹ = 4.49·10²² training + 2·13·10⁹·2·10¹² = 5.2·10²² serving = 9.69·10²².
 #    7B: 6·7·10⁹·1.24·10¹² = 5.21·10²² + 2·7·10⁹·2·10¹² = 2.8·10²² = 8.01·10²². Saving 1.68·10²²
-#    (17.4%). Break-even: the 7B's extra training, 5.21·10²² − 4.49·10²² = 7.2·10²¹, equals the
+#    (17.4% on the unrounded figures). Break-even: the 7B's extra training, 5.21·10²² − 4.49·10²² = 7.2·10²¹, equals the
 #    serving it saves, 2·(13 − 7)·10⁹·D_inf, so D_inf ≈ 6·10¹¹ tokens.
 # 3. 4 epochs: R = 3, D′ = 100B·(1 + 15.39·(1 − e^(−3/15.39))) ≈ 373B (93% of the 400B seen).
 #    40 epochs: R = 39, D′ = 100B·(1 + 15.39·(1 − e^(−39/15.39))) ≈ 1,517B (38% of 4,000B);

@@ -540,7 +540,7 @@ print(f"failures, checkpoints and restarts cost {fmt_quantity(paid['gpu_hours'] 
 
 # %% [markdown]
 # **Takeaway.** Every lost minute is paid on every GPU of the job: a 2% loss of goodput is 2% of
-# the compute bill, tens of thousands of dollars for a 70B run and millions for a frontier one.
+# the compute bill; what it costs this scenario is the line printed above.
 
 # %% [markdown]
 # ## 6. Steady-state MFU is not whole-run utilisation: Llama 3.1 405B

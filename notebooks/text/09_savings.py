@@ -484,7 +484,9 @@ for f in levers.false_economies(scenario):
 # Sardana et al. 2024): `levers.smaller_model_longer` compares the scenario's model with the
 # inference-adjusted optimum in dollars, $\min_N\, c\cdot 6ND(N) + D_\text{inf}\, s(N)$ at the
 # same loss, $c$ the bill's training dollars per FLOP (its failures and the exploratory runs it
-# prices as a fraction of the final run included: `levers.smaller_model_longer`); its training
+# prices as a fraction of the final run included: `levers.smaller_model_longer`; notebook 06 prices
+# training at its ideal compute alone, so its optimum, trained on cheaper FLOPs, is smaller and
+# trained longer than this one); its training
 # part changes the bill, its serving part is outside it (each printed
 # with its sign: training a smaller model longer can cost more, and serving it less). It proposes
 # only a smaller model: when the optimum is a larger one (the model is already trained past it), it
