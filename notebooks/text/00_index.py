@@ -586,7 +586,8 @@ else:
     print(f"FLOPs per token: full training {full:.3g}; LoRA not modelled for {spec.attention}")
 print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B tokens "
       f"{ledger.format_usd(post.line('post.lora').usd)}, annotation and human evaluation "
-      f"{llmcost.fmt_usd(post.usd('data.annotation') + post.usd('eval.human'))}")
+      f"{llmcost.fmt_usd(post.usd('data.annotation') + post.usd('eval.human'))} "
+      f"(illustrative: {post.line('data.annotation').how}; {post.line('eval.human').how})")
 
 # %% [markdown]
 # ### RL post-training and served tokens
@@ -881,8 +882,8 @@ publish_summary("00_index", rows + [
 # ## Exercises
 #
 # 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None` (in a scenario file:
-#    `pricing: owned`, `price_usd_per_gpu_hour: null`). Which lines change, and why
-#    does the energy line now have an amount?
+#    `pricing: owned`, `price_usd_per_gpu_hour: null`; a scenario already owned: `pricing =
+#    "on_demand"`). Which lines change, and why does the energy line gain or lose its amount?
 # 2. Add a long-context phase scaled from Llama 3's (about 800B after its 15.6T tokens, ending at
 #    131,072 tokens, §3.4.2; MFU 38 % there against 41 % at 8,192 tokens on the same GPUs,
 #    Table 4): `phases = [{"name": "long-context", "tokens": ..., "seq_len": ..., "mfu": ...}]`
@@ -891,9 +892,11 @@ publish_summary("00_index", rows + [
 #    MFU × 38/41. How much does it add, and why more per token than the main run?
 # 3. With `ledger_people = [{"role": "research", "fte": 50, "months": 12}]`, how does the final
 #    run's share of the bill change?
-# 4. Find the `ledger_pilot_tokens_per_s_per_gpu` at which the bill equals the one at the
-#    scenario's MFU (`llmcost.tokens_per_s_per_gpu_at_mfu` helps). What MFU does it imply?
-# 5. Set `ledger_resumable = False`. At how many GPUs does the run stop finishing?
+# 4. A pilot measures 10% less throughput than the scenario's MFU implies
+#    (`llmcost.tokens_per_s_per_gpu_at_mfu` gives that throughput): set it as
+#    `ledger_pilot_tokens_per_s_per_gpu`. What MFU and bill does it give, and why do the compute lines grow by 1/0.9?
+# 5. Set `ledger_resumable = False`. How long does the run take on a quarter of the GPUs, on
+#    the same and on four times as many, and why do more GPUs not rescue it?
 #
 
 # %% [markdown]
@@ -905,10 +908,12 @@ publish_summary("00_index", rows + [
 
 # %%
 # NBVAL_CHECK_OUTPUT
-if can_own:
+other = owned if p["pricing"] != "owned" else ledger.with_changes(   # owned: the reverse
+    bill, pricing="on_demand", price_usd_per_gpu_hour=None)
+if other is not None:
     before = {ln.key: ln for ln in bill.lines}
-    for ln in owned.lines:
-        if ln.usd != before[ln.key].usd:
+    for ln in other.lines:
+        if round(ln.usd, 2) != round(before[ln.key].usd, 2):   # to the cent
             print(f"{ln.line}: {ledger.format_usd(before[ln.key].usd)} → "
                   f"{ledger.format_usd(ln.usd)} ({ln.status})")
 else:
@@ -916,7 +921,8 @@ else:
 
 # %% [markdown]
 # Every GPU-hour line changes: an owned GPU-hour is the amortised hardware alone (Cottier et
-# al. 2024 §2.2), and the electricity a rented price includes becomes its own line, priced
+# al. 2024 §2.2), and the electricity a rented price includes becomes its own line (the
+# reverse for a scenario already owned), priced
 # at the facility power of `ledger.facility_kw_per_gpu`. Reserves follow the lines they
 # are a share of.
 #
@@ -946,22 +952,22 @@ for name, b in (("the scenario's staff", bill), ("50 FTE instead", staffed)):
           f"{llmcost.fmt_usd(b.total_usd)}; people {ledger.format_usd(b.line('people.staff').usd)}")
 
 # %% [markdown]
-# **4. The pilot throughput that reproduces the bill.**
+# **4. A pilot 10% slower than the scenario's MFU.**
 
 # %%
 # NBVAL_CHECK_OUTPUT
-tps = float(llmcost.tokens_per_s_per_gpu_at_mfu(bill.figures["mfu"], spec, gpu, p["seq_len"],
-                                                p["dtype"]))
+tps = 0.9 * float(llmcost.tokens_per_s_per_gpu_at_mfu(bill.figures["mfu"], spec, gpu,
+                                                      p["seq_len"], p["dtype"]))
 piloted = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=tps)
 print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
       f"{llmcost.fmt_usd(piloted.total_usd)} against {llmcost.fmt_usd(bill.total_usd)}")
 
 # %% [markdown]
-# Tokens/s per GPU × FLOPs per token ÷ dense peak is the MFU, so the throughput at the
-# scenario's MFU gives back that MFU and the same bill: a pilot replaces the guess with a
-# measurement on the same FLOP count.
+# Tokens/s per GPU × FLOPs per token ÷ dense peak is the MFU, so 10% less throughput is 10%
+# less MFU, and every line priced from the GPU-hours (the final run, failures, exploration)
+# grows by 1/0.9, 11%: a pilot replaces the guess with a measurement on the same FLOP count.
 #
-# **5. Not resumable** (`ledger_resumable: false`: no restart from a checkpoint, planned stops included). When does the run stop finishing?
+# **5. Not resumable** (`ledger_resumable: false`: no restart from a checkpoint, planned stops included). Why do more GPUs not rescue it?
 
 # %%
 # NBVAL_CHECK_OUTPUT
