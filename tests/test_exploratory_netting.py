@@ -18,6 +18,7 @@ with no swing. These tests derive the amounts by hand and check the words a user
 
 import math
 
+import numpy as np
 import pytest
 from _cli import run_cli
 
@@ -283,3 +284,46 @@ def test_the_rerun_reserve_is_netted_out_of_the_exploratory_multiplier():
     assert runs.total_usd == pytest.approx(
         build_ledger({**base, "ledger_exploratory_runs": [
             {"name": "ablations", "gpu_hours": 1e4}]}).total_usd + 0.2 * final, rel=1e-6)
+
+
+def test_more_rerun_risk_or_benchmarks_never_shorten_a_scheduled_project():
+    # A review: with ledger_published_defaults the project is at least the compute schedule,
+    # and the rerun and benchmark GPU-hours netted out of the exploratory line had left the
+    # schedule too: P(rerun) 0 -> 0.5 took the 405B plan on 4,096 GPUs from 25.3 to 19.9
+    # months and its bill down $32M. They stay on the calendar now: the project months and the
+    # total do not fall as they rise (the total does not move: they are netted).
+    from llmcost.bill.ledger import build_ledger, spend_timeline
+    from llmcost.present.report import estimate_ledger
+    from llmcost import SCENARIO_DIR
+    sc = {**estimate_ledger(SCENARIO_DIR / "llama-3.1-405b.yaml").scenario,
+          "n_gpus": 4096, "dp": 32}
+    base = build_ledger(sc)
+    assert base.figures["project_months"] > 10.15   # the schedule binds
+    for change in ({"ledger_rerun_probability": 0.1}, {"ledger_rerun_probability": 0.5},
+                   {"ledger_eval_gpu_hours": 1e6}):
+        b = build_ledger({**sc, **change})
+        assert b.figures["project_months"] == pytest.approx(base.figures["project_months"],
+                                                            rel=1e-9), change
+        assert b.total_usd == pytest.approx(base.total_usd, rel=1e-9), change
+        # notebook 00's step 7 lays out the same schedule
+        assert spend_timeline(b).attrs["schedule_days"] / (365.25 / 12) == pytest.approx(
+            b.figures["project_months"], rel=1e-9)
+
+
+def test_a_drawn_rl_time_factor_moves_the_scheduled_project():
+    # A review: the drawn RL time factor scaled the RL line's GPU-hours per draw but not the RL
+    # campaign's days the schedule counts; a draw at 3.13x had a project shorter than its own
+    # RL campaign. Each draw's schedule now takes its factor: no draw's project is shorter
+    # than its RL campaign (runs x days per run at factor 1 x its factor), and the months
+    # rise with the factor where the campaign is the schedule's longest part.
+    from llmcost.bill.ledger import build_ledger, headline_draws
+    from llmcost.serving.rl import scenario_time_factor
+    sc = {"price_usd_per_gpu_hour": 3.99, "ledger_published_defaults": True, "n_gpus": 512,
+          "ledger_rl": True, "rl_iterations": 30000, "ledger_operations_usd_per_month": 1e5}
+    point = build_ledger(sc)
+    at_1 = point.figures["rl_wall_clock_days_per_run"] * point.scenario["rl_runs"] / \
+        scenario_time_factor(point.scenario)          # the campaign's days at factor 1
+    d = headline_draws(sc, samples=2_000, seed=0).draws
+    factor, months = d.inputs["rl_time_factor"], d.line_usd["ops.operations"] / 1e5
+    assert np.all(months * (365.25 / 12) >= at_1 * factor * (1 - 1e-9))
+    assert np.corrcoef(factor, months)[0, 1] > 0.5

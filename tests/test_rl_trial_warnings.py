@@ -214,3 +214,24 @@ def test_a_framework_scenario_counts_the_runs_behind_its_own_range():
     assert rl.time_factor_runs_words({}).startswith("the 24 held-out published GRPO runs")
     assert rl.time_factor_runs_words({"rl_framework": "nemo-rl-0.6"}).startswith(
         "the 23 held-out published GRPO runs")
+
+
+def test_a_rollout_tp_across_domains_that_one_domain_holds_is_said():
+    # An RL team's trial: an 8B policy billed at rl_rollout_tp 32 (four 8-GPU H100 boards) ran
+    # 10.4 days a run against 3.95 at TP 1, without a word. 8B in BF16 is 16 GB of weights: one
+    # HGX board (8 GPUs, data/accelerators.csv scaleup_domain_size) holds it many times over.
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.bill.validation import magnitude_warnings
+    base = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+            "train_tokens": 1e11, "mfu": 0.4, "price_usd_per_gpu_hour": 2.5,
+            "rl_iterations": 200, "rl_runs": 1, "rl_gpus": 64, "rl_response_tokens": 3000,
+            "rl_response_tokens_max": 8192}
+
+    def said(tp):
+        b = build_ledger({**base, "rl_rollout_tp": tp})
+        return [w for w in magnitude_warnings(b.scenario, b) if w.startswith("rl_rollout_tp=")]
+
+    (w,) = said(32)
+    assert w.startswith("rl_rollout_tp=32 spans 4 scale-up domains of 8 H100-SXM")
+    assert w.endswith("set rl_rollout_tp=8 to compare")
+    assert said(8) == [] and said(4) == []   # within one board: nothing to say

@@ -465,8 +465,12 @@ def _build(p: dict) -> Ledger:
             lines, explore_ix, p, run["paid_h"],
             _netted_parts(lines, tune_h, rl_h, eval_h, rerun_h), b.gpu_rate, b.kind_compute)
         explore_h = explore["gpu_hours"]
+    # the multiplier's compute the schedule runs before the final run: the exploratory line
+    # with the rerun and benchmark GPU-hours netted out of it (they stay on the cluster's
+    # calendar; a review found more rerun risk shortening the project)
+    ahead_h = explore_h + (rerun_h + eval_h if explore is not None else 0.0)
     months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1,
-                                            _schedule_days(p, run, explore_h, tune_h, rl_camp))
+                                            _schedule_days(p, run, ahead_h, tune_h, rl_camp))
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
     # every line's compute, the rerun reserve's expected GPU-hours included (its line is priced
@@ -927,15 +931,20 @@ def _evaluation_lines(lines: list, b: _Basis):
 
 def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp):
     """The compute schedule in days, as notebook 00's step 7 lays it out
-    (``spend_timeline``): the exploratory runs, then the final run (its phases one after the
-    other), then post-training, on the scenario's cluster at the final run's rate of paid
-    GPU-hours per day, the RL campaign over its own wall clock:
+    (``spend_timeline``): the exploratory runs (``explore_h``: with a fraction, the line and the
+    rerun and benchmark GPU-hours netted out of it), then the final run (its phases one after
+    the other), then post-training, on the scenario's cluster at the final run's rate of paid
+    GPU-hours per day, the RL campaign over its own wall clock (× a drawn ``rl_time_factor``,
+    per draw: the campaign is then timed at 1):
 
         days = run days × (1 + (exploratory + fine-tuning GPU-h) ÷ final run paid GPU-h)
                + RL days per run × rl_runs"""
     rate = run["run_days"] / run["paid_h"] if np.all(run["paid_h"] > 0) else 0.0
-    rl = 0.0 if rl_camp is None else float(rl_camp.attrs.get("wall_clock_days_per_run")
-                                           or 0.0) * float(p.get("rl_runs") or 0)
+    rl = 0.0
+    if rl_camp is not None:
+        factor = p.get("rl_time_factor")
+        rl = float(rl_camp.attrs.get("wall_clock_days_per_run") or 0.0) * float(
+            p.get("rl_runs") or 0) * (np.asarray(factor, dtype=float) if np.ndim(factor) else 1.0)
     return run["run_days"] + (explore_h + tune_h) * rate + rl
 
 
@@ -2186,7 +2195,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     over its own wall clock on its ``rl_gpus``, ``rl_wall_clock_days_per_run`` × ``rl_runs``;
     the rest at the final run's dollars per day). The project
     lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock, or
-    with ``ledger_published_defaults`` Epoch's median project: ``_project_months``) or
+    with ``ledger_published_defaults`` Epoch's median project, at least this schedule:
+    ``_project_months``) or
     the longest ``months`` of a ``ledger_people`` role (whose pay the people line counts for
     those months: a trial's 1.5-month team was spent in 0.4 days), or as long as that schedule,
     whichever is longest. This is the
@@ -2215,8 +2225,12 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")
     post = ledger.usd("post.")
     per_day = final / run_days if final and run_days else 0.0
-    # schedule on the same cluster: exploration first, then the final run, then post-training
-    explore_days = explore / per_day if per_day else 0.0
+    # schedule on the same cluster: exploration first (with the rerun and benchmark compute
+    # netted out of its line: _schedule_days), then the final run, then post-training
+    n = ledger.figures.get("exploratory_netting")
+    ahead = sum(v for k, v in netting_usd(n)[0].items()
+                if k in ("the rerun reserve", "benchmark runs")) if n and n["netted"] else 0.0
+    explore_days = (explore + ahead) / per_day if per_day else 0.0
     # an RL campaign runs on its own rl_gpus for its wall clock, run after run (a source check:
     # spread over the whole cluster it took 0.26 days where its 64 GPUs take 8.3)
     rl_usd = ledger.usd("post.rl")
@@ -2692,9 +2706,9 @@ def illustrative_ranges(bill: Ledger) -> dict:
 def _project_months_range(figures: dict, p: dict) -> dict:
     """``illustrative_ranges``' ``ledger_project_months`` entry (its docstring), or {} unless
     the bill takes the published project length (``ledger_published_defaults``, no
-    ``ledger_project_months``) and the run's wall clock is shorter than its top: a two-piece
-    triangle over the published bounds, peaked at Epoch's median (the bill's point), each draw
-    then at least the compute schedule (``_published_project_months``). People, operations and
+    ``ledger_project_months``) and the compute schedule is shorter than its top: a two-piece
+    triangle over the published bounds, peaked at Epoch's median, each draw then at least the
+    compute schedule (``_published_project_months``). People, operations and
     dataset storage scale with it (a review read the 405B bill's $60M of staff, 22% of it, at
     "P10-P90 $60.1M-$60.1M")."""
     if not p.get("ledger_published_defaults") or p.get("ledger_project_months") is not None:

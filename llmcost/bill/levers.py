@@ -2682,7 +2682,8 @@ def _training_bill_factor(b, rate: float) -> float:
     rerun reserve it nets out (P(rerun) × the final run: Cottier et al.'s multiplier counts the
     failed attempt, so E is the multiplier's part whatever P(rerun); a review found k falling
     2.23 → 1.93 with P(rerun) 0.3 while the bill did not move). Left out: the contingency (0 by
-    default), which also grows with the run."""
+    default), which also grows with the run, and, with exploratory runs listed
+    (``ledger_exploratory_runs``: nothing netted), the rerun reserve with the runs."""
     ideal = float(b.figures["main_ideal_gpu_hours"]) * rate
     main = b.usd("compute.pretraining.main") + b.usd("compute.failures")
     explore = (b.usd("compute.exploratory") + b.usd("reserve.rerun")

@@ -647,7 +647,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's "
           "annotation counts, FineWeb's processing, HELM's suite), and, without "
           "ledger_project_months, the project at Epoch's median duration (data/ledger_defaults"
-          ".csv project_months_published, or the run's wall clock if longer); false: 0 and 'not "
+          ".csv project_months_published, or the compute schedule if longer); false: 0 and 'not "
           "given'"),
     Param("ledger_data_licensing_usd", "float", "data licensing, USD", _nonnegative),
     Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
@@ -710,7 +710,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
           "storage; null: the run's wall clock (with ledger_published_defaults, Epoch's median "
-          "project, project_months_published, or the run's wall clock if longer)", _positive),
+          "project, project_months_published, or the compute schedule if longer)", _positive),
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
           "(reserve; netted out of a fractional exploratory line, whose multiplier counts failed "
           "attempts)", _probability),
@@ -1359,8 +1359,9 @@ def _cross_check(p: dict) -> None:
             err.plan_refusal, err.network_missing = str(e), _network_missing(e)
             raise err from None
     if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
-        raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
-                            "generate and train at once")
+        raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0 (it is 0: the rollouts "
+                            "colocated with training): colocated GPUs cannot generate and train "
+                            "at once")
     if "rl_response_tokens" in p and "rl_response_tokens_max" in p and \
             p["rl_response_tokens_max"] < p["rl_response_tokens"]:
         raise ScenarioError(f"rl_response_tokens_max={p['rl_response_tokens_max']} must be >= "

@@ -1356,6 +1356,9 @@ CAVEATS = [
      "the checkpoint interval set, {0} s, pays {1} more GPU time than the optimum, {2}"),
     (r"^ledger_project_months=([\d.e+-]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
+    (r"^ledger_people: .*? are priced for ([\d.,]+) months, Epoch",
+     "staff are priced for {0} months, Epoch's median project or the compute schedule: give "
+     "the project's length"),
     (r"^ledger_people: .*? are priced for ([\d.,]+) months",
      "staff are priced for {0} months, the training run alone: give the project's length"),
     # a run, a project or an RL campaign longer than ten years (bill.validation)

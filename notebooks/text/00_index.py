@@ -186,7 +186,9 @@ print(f"MFU {f['mfu']:.1%} ({f['mfu_source']}); ${f['price_usd_per_gpu_hour']:.2
       f"{f['pricing']}; fixed {llmcost.fmt_usd(bill.summary()['bill.fixed_usd'])}, elastic "
       f"{llmcost.fmt_usd(bill.summary()['bill.elastic_usd'])}")
 rl_line = bill.line("post.rl")
-print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); not modelled: "
+unbilled = "; its job's failures not added" if "failures of the RL job not added" in rl_line.how else ""
+print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}{unbilled}); lines "
+      "not modelled: "
       + (", ".join(ln.line for ln in bill.lines if ln.status == "not modelled") or "none"))
 
 # %% [markdown]
@@ -913,7 +915,7 @@ other = owned if p["pricing"] != "owned" else ledger.with_changes(   # owned: th
 if other is not None:
     before = {ln.key: ln for ln in bill.lines}
     for ln in other.lines:
-        if round(ln.usd, 2) != round(before[ln.key].usd, 2):   # to the cent
+        if ledger.format_usd(ln.usd) != ledger.format_usd(before[ln.key].usd):  # as shown
             print(f"{ln.line}: {ledger.format_usd(before[ln.key].usd)} → "
                   f"{ledger.format_usd(ln.usd)} ({ln.status})")
 else:
@@ -964,8 +966,8 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 
 # %% [markdown]
 # Tokens/s per GPU × FLOPs per token ÷ dense peak is the MFU, so 10% less throughput is 10%
-# less MFU, and every line priced from the GPU-hours (the final run, failures, exploration)
-# grows by 1/0.9, 11%: a pilot replaces the guess with a measurement on the same FLOP count.
+# less MFU, and the main run's GPU-hour lines (the run, its failures) grow by 1/0.9, 11%
+# (exploration with them, less what it nets out; a phase that gives its own MFU keeps it): a pilot replaces the guess with a measurement on the same FLOP count.
 #
 # **5. Not resumable** (`ledger_resumable: false`: no restart from a checkpoint, planned stops included). Why do more GPUs not rescue it?
 
@@ -973,7 +975,8 @@ print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
 # NBVAL_CHECK_OUTPUT
 for n in sorted({max(1, p["n_gpus"] // 4), p["n_gpus"], p["n_gpus"] * 4}):
     try:
-        b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
+        dp = {"dp": max(1, p["dp"] * n // p["n_gpus"])} if p.get("dp") else {}  # a fixed dp
+        b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n, **dp)
         g, days = b.figures["goodput"], b.figures["wall_clock_days"]
         when = (f"{days / 365.25:,.0f} years: in practice never" if days > 3650 else
                 fmt_period(days, "days"))   # a 2,100-year job is not a schedule

@@ -739,7 +739,8 @@ ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(),
 # For any fit (α ≠ β too) `overtraining` does it exactly: a model of fixed N trained k× past its
 # compute-optimal tokens, the loss it reaches, its FLOPs and dollars, the compute-optimal model of
 # the same loss, and the lifetime demand past which the over-trained model is cheaper
-# (section 6's trade-off).
+# (section 6's trade-off). The example is Llama 3.1 8B, whatever the scenario: a published model
+# trained far past its optimum (Meta: 15T tokens), so the table prices a real case.
 
 # %%
 small = llmcost.load_model("llama-3.1-8b")  # Meta: 15T tokens (its multiple: below)
