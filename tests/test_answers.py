@@ -234,6 +234,12 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
     named = top.assign(lever=["the cheapest listed provider (RunPod, $2.69/GPU-h)", "fp8"])
     text = answers.savings(1e6, named)
     assert "(RunPod, \\$2.69/GPU-h)" in text and text.count("$") == text.count("\\$")
+    # on committed capacity a saving of hours is freed capacity (a finance trial)
+    owned = answers.savings(1e6, top, pricing="owned")
+    assert owned.endswith("hours a lever saves free the GPUs for other work, and are cash only "
+                          "where a purchase shrinks with them.")
+    assert "a reservation shrinks" in answers.savings(1e6, top, pricing="reserved")
+    assert answers.savings(1e6, top, pricing="on_demand") == answers.savings(1e6, top)
 
 
 def test_glossary_answer_counts():

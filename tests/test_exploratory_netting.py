@@ -265,6 +265,8 @@ def test_the_rerun_reserve_is_netted_out_of_the_exploratory_multiplier():
         (1.19 - 0.2) * paid_h * 2.5, rel=1e-6)
     assert rerun.total_usd == pytest.approx(plain.total_usd, rel=1e-9)
     assert "net of the rerun reserve" in rerun.line("compute.exploratory").line
+    how = rerun.line("compute.exploratory").how
+    assert "GPU-h of the rerun reserve billed separately" in how and "the the" not in how
     said = exploratory_words(rerun)
     assert "fine-tuning, evaluation and failed attempts" in said
     assert "the rerun reserve line moves that money out of the exploratory line" in said

@@ -945,12 +945,52 @@ def test_a_given_reserved_price_says_what_the_projects_reservation_costs():
     assert "1,024 GPUs cost months × 730.5 h × rate × GPUs = $14.4M" in w
     assert 6 * 30.4375 * 24 * 3.2 * 1024 == pytest.approx(14.36e6, rel=1e-3)
     from llmcost.core.units import fmt_quantity
-    run = bill.figures["run_wall_clock_days"]
-    assert run < 6 * 30.4375 and f"this {fmt_quantity(run)}-day run uses at $3.20/GPU-h" in w
-    assert caveat_line(w).startswith("the bill charges the ") and "cost $14.4M" in caveat_line(w)
+    hours = bill.figures["all_gpu_hours"]   # every GPU-hour the bill prices, not the run alone
+    used = hours / (1024 * 24)
+    assert used < 6 * 30.4375 and (f"the {fmt_quantity(hours)} GPU-hours this bill prices "
+                                   f"({fmt_quantity(used)} days of its 1,024 GPUs") in w
+    from llmcost.core.units import fmt_usd
+    term = 6 * (365.25 / 12) * 24 * 3.2 * 1024
+    assert f"(the idle part, {fmt_usd(term - hours * 3.2)}, unpriced here)" in w
+    assert caveat_line(w).startswith("the bill charges ") and "cost $14.4M" in caveat_line(w)
+    assert "idle and unpriced" in caveat_line(w)
     # a project no longer than the run, or a catalogue price (its own warning): nothing here
     for other in ({"ledger_project_months": 0.1}, {"price_usd_per_gpu_hour": None},
                   {"pricing": "on_demand"}):
         b = build_ledger({**sc, **other})
         assert not [x for x in magnitude_warnings(b.scenario, b)
                     if x.startswith("pricing: reserved bills")]
+
+
+def test_owned_gpus_held_for_a_longer_project_say_what_they_lose():
+    # A finance trial: a 12-month project on 2,048 owned H100 was charged 234.5 days of them,
+    # the reserved option's sentence said and the owned one's not. By hand (Cottier et al.
+    # 2024's amortisation, pricing.owned_usd_per_gpu_hour): the hardware rate h = $27,500 ×
+    # 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h; held 6 months, 1,024 GPUs lose 6 × 730.5 h × h × 1,024
+    from llmcost.core.units import fmt_usd
+    from llmcost.present.glance import caveat_line
+    sc = {"model": "llama-2-70b", "n_gpus": 1024, "train_tokens": 1e12, "mfu": 0.4,
+          "pricing": "owned", "ledger_project_months": 6}
+    bill = build_ledger(sc)
+    h = 27_500 * 1.64 / 0.81 * 0.14 * math.log(10) / 8766
+    assert bill.figures["gpu_rate_usd_per_gpu_hour"] == pytest.approx(h, rel=1e-3)
+    (w,) = [x for x in magnitude_warnings(bill.scenario, bill)
+            if x.startswith("pricing: owned GPUs held")]
+    held = 6 * (365.25 / 12) * 24 * 1024 * bill.figures["gpu_rate_usd_per_gpu_hour"]
+    assert f"= {fmt_usd(held)} at the value the hardware loses" in w
+    assert caveat_line(w).startswith("the bill charges ") and "idle and unpriced" in \
+        caveat_line(w)
+    for other in ({"ledger_project_months": 0.1}, {"price_usd_per_gpu_hour": 2.0},
+                  {"pricing": "on_demand"}):
+        b = build_ledger({**sc, **other})
+        assert not [x for x in magnitude_warnings(b.scenario, b)
+                    if x.startswith("pricing: owned GPUs held")]
+
+
+def test_a_budget_of_zero_or_less_says_what_null_means():
+    # a finance trial read a bare "ledger_budget_usd=-5000000.0 must be > 0"
+    for bad in (-5e6, 0.0):   # a whole 0 is read as a float, 0.0
+        with pytest.raises(ValueError, match=rf"ledger_budget_usd={bad!r} must be > 0 \(null: "
+                                             r"the bill's total"):
+            build_ledger({"ledger_budget_usd": bad, "price_usd_per_gpu_hour": 2.0})
+    assert build_ledger({"ledger_budget_usd": None, "price_usd_per_gpu_hour": 2.0}).total_usd > 0

@@ -1753,7 +1753,7 @@ def test_the_assumed_mfu_bill_is_the_bill_rebuilt_at_the_central_mfu():
                "notebooks": {"04b_step_time": rows}}
     exact = report._bill_at_central_mfu(sc, sc, summary)
     then = ledger.build_ledger({**sc, "mfu": 0.527})
-    assert exact == {"mfu": 0.527, "total_usd": pytest.approx(then.total_usd)}
+    assert exact == {"mfu": 0.527, "total_usd": pytest.approx(then.total_usd), "waste": False}
     main, phase = "compute.pretraining.main", next(
         ln.key for ln in at.lines if ln.key.startswith("compute.pretraining.") and
         ln.key != "compute.pretraining.main" and ln.usd)
@@ -1768,3 +1768,12 @@ def test_the_assumed_mfu_bill_is_the_bill_rebuilt_at_the_central_mfu():
     # an MFU that is the prediction already: nothing to rebuild
     assert report._bill_at_central_mfu(sc, sc, {**summary, "parameters": {
         "mfu_band": {"value": "predicted"}}}) is None
+    # with a waste_ key the index's bill leaves the waste out and notebook 09's row adds it
+    # (levers.bill: a whole-session review read "as notebook 09 prices" at $29.0k beside 09's
+    # $44.7k): said so, and the rebuilt bill is still this page's, without the waste
+    wasted = {**sc, "waste_failed_job_gpu_hours": 5000.0}
+    w = report._bill_at_central_mfu(wasted, wasted, summary)
+    assert w["waste"] is True and w["total_usd"] == pytest.approx(then.total_usd)
+    assert "less the scenario's waste, which its row adds" in glance.assumed_mfu_sentence(
+        {**summary, "bill_at_central_mfu": w})
+    assert exact["waste"] is False

@@ -944,7 +944,7 @@ def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp):
     if rl_camp is not None:
         factor = p.get("rl_time_factor")
         rl = float(rl_camp.attrs.get("wall_clock_days_per_run") or 0.0) * float(
-            p.get("rl_runs") or 0) * (np.asarray(factor, dtype=float) if np.ndim(factor) else 1.0)
+            p.get("rl_runs") or 1) * (np.asarray(factor, dtype=float) if np.ndim(factor) else 1.0)
     return run["run_days"] + (explore_h + tune_h) * rate + rl
 
 
@@ -997,8 +997,8 @@ def _published_project_months(months, with_phases: str, drawn=None,
     studies = (f"its four case studies, GPT-3, OPT-175B, GPT-4 and Gemini, {lo:g}-{hi:g} months "
                f"at their 90% bounds: "
                f"{default_source('project_months_published').split(' (github')[0]}")
-    epoch = (f"Epoch's median project, {published:g} months ({studies})" if drawn is None else
-             f"Epoch's project lengths drawn over {lo:g}-{hi:g} months ({studies})")
+    epoch = (f"Epoch's median project, {published:g} months ({studies})" if np.ndim(published)
+             == 0 else f"Epoch's project lengths drawn over {lo:g}-{hi:g} months ({studies})")
     run = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
            "one after the other, notebook 00 step 7)" if schedule else
            f"the final run's wall clock{with_phases}")
@@ -1364,7 +1364,8 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted: dict, rate, kind) -
            f"GPU-h (Cottier et al.'s range {row['low']}-{row['high']}: total development "
            "compute is "
            "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
-           f"together), less the {_quantity(netted_h)} GPU-h of the {what or 'lines'} "
+           f"together), less the {_quantity(netted_h)} GPU-h of the "
+           f"{_and([k.removeprefix('the ') for k in netted]) if netted else 'lines'} "
            "billed separately" + (" (they exceed it: 0)" if clamped else "")
            + f" = {_quantity(h)} GPU-h × ${rate:.2f}")
     lines.insert(ix, Line("compute.exploratory", label, "compute",
@@ -2208,8 +2209,9 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     the first day the expected spend crosses ``threshold × budget`` (None if never),
     ``.attrs['budget_usd']`` holds the budget (default: the bill's total) and
     ``.attrs['schedule_days']`` the compute schedule alone, exploration + final run +
-    post-training days (the exploratory and non-RL post-training dollars ÷ the final run's
-    dollars per day; the RL campaign's own wall clock).
+    post-training days (the exploratory dollars with the rerun and benchmark dollars netted out
+    of them, and the non-RL post-training dollars, ÷ the final run's dollars per day; the RL
+    campaign's own wall clock): ``_schedule_days``, the floor of a published project.
     """
     _ledger(ledger)
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
@@ -3013,7 +3015,9 @@ RANGE_KINDS = ("scenario", "predicted", "pilot", "rl_model", "illustrative")
 
 #: The rule of the headline's ranges, as a reader reads it.
 HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are ranged wherever "
-                 "a source gives a spread (``unranged_inputs`` says why one is not): by "
+                 "a source gives a spread (``unranged_inputs`` says why one is not; an RL "
+                 "campaign's time factor and, under the published defaults, the project's "
+                 "length too, by their sourced spreads): by "
                  "the scenario's own range where it gives one (for mfu: predict, the step-time "
                  "model's band on its prediction), else by a sourced illustrative spread around "
                  "the value the scenario gives")

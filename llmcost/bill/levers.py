@@ -222,7 +222,8 @@ def bill(scenario: dict) -> Ledger:
 
 def gpu_hours(b: Ledger) -> float:
     """Every GPU-hour the bill pays for: ``figures['all_gpu_hours']`` (pre-training with its
-    failures, exploratory runs, post-training, synthetic data, benchmarks) + waste GPU-hours."""
+    failures, exploratory runs, post-training, synthetic data, benchmarks, the rerun reserve's
+    expected GPU-hours) + waste GPU-hours."""
     f = _bill_arg(b, "b").figures
     return float(f["all_gpu_hours"] + f.get("waste_gpu_hours", 0.0))
 
@@ -2680,7 +2681,8 @@ def _training_bill_factor(b, rate: float) -> float:
     phases' share counted as the main run's raised k from 2.24 to 2.71 with a 500B-token
     phase). The exploratory line, netted of post-training, is taken at its average, with the
     rerun reserve it nets out (P(rerun) × the final run: Cottier et al.'s multiplier counts the
-    failed attempt, so E is the multiplier's part whatever P(rerun); a review found k falling
+    failed attempt, so E is the multiplier's part whatever P(rerun), unless post-training
+    alone exhausts it and the line is $0, the reserve then on top; a review found k falling
     2.23 → 1.93 with P(rerun) 0.3 while the bill did not move). Left out: the contingency (0 by
     default), which also grows with the run, and, with exploratory runs listed
     (``ledger_exploratory_runs``: nothing netted), the rerun reserve with the runs."""

@@ -144,6 +144,8 @@ _positive = _refuse_if(lambda v: v <= 0, "be > 0")
 #: an RL campaign's size: 0 is no campaign, said by another key (a trial wrote rl_iterations: 0)
 _rl_count = _refuse_if(lambda v: v <= 0, "be > 0 (to bill no RL campaign, write ledger_rl: false)")
 _nonnegative = _refuse_if(lambda v: v < 0, "be >= 0")
+#: a budget: > 0, or null for the bill's own total (a finance trial read a bare "must be > 0")
+_budget = _refuse_if(lambda v: v <= 0, "be > 0 (null: the bill's total, the alerts' default)")
 _fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
 _reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
 #: the contingency reserve, a share of the lines above it: 1 doubles them (a trial budgeted
@@ -717,7 +719,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "
           "lines, in [0, 1]", _contingency),
     Param("ledger_budget_usd", "float|none", "the budget alerts watch; null: the bill's total",
-          _positive),
+          _budget),
     # ---- compute-optimal scaling and lifetime demand (notebook 06; llmcost.scaling)
     Param("scaling_fit", "str", "parametric loss fit L(N, D) (llmcost.scaling.LOSS_FITS)",
           _scaling_fit),

@@ -327,7 +327,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                         _people_months_warning(p, bill), _people_outlast_warning(values),
                         owned_keys_ignored_warning(p), pricing_keys_unused_warning(p),
                         reserved_term_warning(p, bill), reserved_project_warning(p, bill),
-                        owned_cluster_warning(p, bill),
+                        owned_cluster_warning(p, bill), owned_project_warning(p, bill),
                         short_run_warning(p)) if w]
     out += _rl_factor_unused_warning(p, bill) + _rl_factor_range_warning(p, bill)
     world = world_scale_warnings(p)  # an input above world GDP already explains the bill
@@ -465,22 +465,61 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
 
         months × 730.5 h × rate × GPUs    (``levers.reservation_cost_usd`` with T the project)
 
-    said beside the run's own. A finance trial read 1,065,268 GPU-h billed on 1,024 H200
-    reserved for a 6-month project (4.49M GPU-h), nothing said. None otherwise, or without a
-    bill."""
+    said beside what the bill charges: every GPU-hour it prices H (``all_gpu_hours``: the run,
+    exploration, post-training, benchmarks), H ÷ (GPUs × 24) days of the cluster, and the idle
+    part, the reservation less H × rate. A finance trial read 1,065,268 GPU-h billed on 1,024
+    H200 reserved for a 6-month project (4.49M GPU-h), nothing said; another read "this 107-day
+    run" where the bill's 11.5M GPU-h are 234.5 days of the cluster. None otherwise, or without
+    a bill."""
     months = p.get("ledger_project_months")
     if bill is None or p.get("pricing") != "reserved" or \
             p.get("price_usd_per_gpu_hour") is None or not isinstance(months, (int, float)):
         return None
-    days, run = months * (365.25 / 12), bill.figures["run_wall_clock_days"]
-    if days <= run:
-        return None
     rate, n = bill.figures["price_usd_per_gpu_hour"], int(p["n_gpus"])
-    return (f"pricing: reserved bills the GPU-hours this {fmt_quantity(run)}-day run uses at "
-            f"${rate:.2f}/GPU-h, as if the rest of a reservation were used by other work; "
+    hours = float(np.mean(bill.figures["all_gpu_hours"]))
+    days, used = months * (365.25 / 12), hours / (n * 24)
+    if days <= used:
+        return None
+    term = days * 24 * rate * n
+    return (f"pricing: reserved bills the {fmt_quantity(hours)} GPU-hours this bill prices "
+            f"({fmt_quantity(used)} days of its {fmt_gpus(n)}: the run's "
+            f"{fmt_quantity(bill.figures['run_wall_clock_days'])} days and the work around it) "
+            f"at ${rate:.2f}/GPU-h, as if the rest of a reservation were used by other work; "
             f"reserved for the project's {months:g} months, {fmt_gpus(n)} cost months × "
-            f"730.5 h × rate × GPUs = {fmt_usd(days * 24 * rate * n)} (the idle part unpriced "
-            "here): price the reservation you buy, or the run on demand")
+            f"730.5 h × rate × GPUs = {fmt_usd(term)} (the idle part, "
+            f"{fmt_usd(term - hours * rate)}, unpriced here): price the reservation you buy, "
+            "or the run on demand")
+
+
+def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``pricing: owned`` amortises a purchase (no ``price_usd_per_gpu_hour``)
+    and the project (``ledger_project_months``, a number) outlasts the days of the cluster the
+    bill's GPU-hours H fill (H ÷ (GPUs × 24)): the bill charges H at the hardware's rate h (the
+    value it loses per GPU-hour, ``pricing.owned_usd_per_gpu_hour``), as if the rest of the
+    project's hours served other work; held for the project, the GPUs lose
+
+        months × 730.5 h × h × GPUs
+
+    said with the idle part, that less H × h: the reserved case's sentence
+    (``reserved_project_warning``), which a finance trial found on its reserved option and not
+    on its owned one (a 12-month project on 2,048 owned H100 charged 234.5 days of them). None
+    otherwise, or without a bill."""
+    months = p.get("ledger_project_months")
+    if bill is None or p.get("pricing") != "owned" or \
+            p.get("price_usd_per_gpu_hour") is not None or not isinstance(months, (int, float)):
+        return None
+    rate, n = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"])), int(p["n_gpus"])
+    hours = float(np.mean(bill.figures["all_gpu_hours"]))
+    days, used = months * (365.25 / 12), hours / (n * 24)
+    if days <= used or not rate > 0:
+        return None
+    held = days * 24 * rate * n
+    return (f"pricing: owned GPUs held for the project's {months:g} months lose months × "
+            f"730.5 h × rate × GPUs = {fmt_usd(held)} at the value the hardware loses, "
+            f"${rate:.2f}/GPU-h ({fmt_gpus(n)}), where the bill charges the "
+            f"{fmt_quantity(hours)} GPU-hours it prices ({fmt_quantity(used)} days of them), as "
+            f"if the rest served other work (the idle part, {fmt_usd(held - hours * rate)}, "
+            "unpriced here)")
 
 
 def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
@@ -563,7 +602,8 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     ``ledger_project_months``: those roles are then priced for the project months the ledger
     takes (``ledger._project_months``): the final run's wall clock only, often a few weeks,
     which a reader takes for the project's staffing, or with ``ledger_published_defaults``
-    Epoch's median project (or the run, if longer), a default rather than this project's. None
+    Epoch's median project (or the compute schedule, if longer), a default rather than this
+    project's. None
     otherwise, or without a bill."""
     people = p.get("ledger_people") or []
     bare = [r.get("role", "?") for r in people if isinstance(r, dict) and "months" not in r]

@@ -486,16 +486,29 @@ def lever_days(days_saved: float) -> str:
             f"{'shorter' if days_saved > 0 else 'longer'}")
 
 
-def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
+#: What a saving is on committed capacity (``savings``): the bill charges reserved or owned
+#: GPUs by the hours it uses, so a lever that saves hours saves money only where the
+#: commitment shrinks with it (a finance trial read "train in FP8: $7.46M" on a cluster bought).
+COMMITTED_WORDS = {"reserved": "a reservation", "owned": "a purchase"}
+
+
+def savings(bill_total_usd: float, top: pd.DataFrame, pricing: str | None = None) -> str:
     """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
-    (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves."""
+    (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves. With
+    ``pricing`` reserved or owned, a sentence says that GPU-hours saved on committed capacity
+    free it for other work, and are cash only where the commitment shrinks
+    (``COMMITTED_WORDS``)."""
     if not len(top):
         return (f"No lever saves money on this bill of {md_usd(bill_total_usd)}: every change "
                 "priced here costs more than it saves.")
     r = top.iloc[0]
+    committed = COMMITTED_WORDS.get(pricing or "")
     return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
             f"**{md_text(r['lever'])}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} "
-            f"of the bill); its risk: {md_text(r['risk'])}.")
+            f"of the bill); its risk: {md_text(r['risk'])}."
+            + (f" On {pricing} capacity the bill charges the GPU-hours it uses: hours a lever "
+               f"saves free the GPUs for other work, and are cash only where {committed} "
+               "shrinks with them." if committed else ""))
 
 
 def glossary(g: pd.DataFrame) -> str:

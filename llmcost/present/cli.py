@@ -1051,8 +1051,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               "pre-training GPU-hours (main run and phases): "
               f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
               f"paid (goodput {f['goodput']:.1%}); "
-              f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training and "
-              "evaluation",
+              f"{fmt_quantity(f['all_gpu_hours'])} GPU-h with exploration, post-training, "
+              "evaluation and the rerun reserve",
               f"wall clock of the main run: {fmt_period(f['wall_clock_days'], 'days')} paid "
               f"({fmt_period(f['main_ideal_days'], 'days')} at 100% goodput, as notebook 01 "
               "counts it)",

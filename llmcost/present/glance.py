@@ -828,9 +828,10 @@ def assumed_mfu_sentence(summary: dict) -> str:
     exact = summary.get("bill_at_central_mfu") or {}
     if isinstance(exact.get("total_usd"), (int, float)) and exact.get("mfu") == central:
         whole, how = float(exact["total_usd"]), (
-            f"the bill rebuilt at that MFU, as notebook 09 prices the scenario's own hardware: "
-            f"the final run, {fmt_usd(final)} at the assumed MFU, and the lines priced from it "
-            "move; a phase that gives its own MFU keeps it")
+            "the bill rebuilt at that MFU, as notebook 09 prices the scenario's own hardware"
+            + (" less the scenario's waste, which its row adds" if exact.get("waste") else "")
+            + f": the final run, {fmt_usd(final)} at the assumed MFU, and the lines priced "
+            "from it move; a phase that gives its own MFU keeps it")
     else:   # a summary without the rebuilt bill (report._bill_at_central_mfu): the rule
         whole = float(lines["total"]["point_usd"]) + _scaled_with_mfu(summary, lines, final) \
             * (m / central - 1)
@@ -936,7 +937,8 @@ def netting_sentence(summary: dict) -> str:
     line (the
     bill's ``exploratory_netting``: ``ledger.exploratory_words`` has the rule, max(0,
     fraction × final run − netted GPU-h), from Cottier et al. 2024, whose development-compute
-    multiplier counts fine-tuning and evaluation), so that they add $0 to the total until they
+    multiplier counts fine-tuning, evaluation and failed attempts), so that they add $0 to the
+    total until they
     exceed the multiplier, then only the excess; "" otherwise. Two trials read an RL campaign
     that left the total unchanged as a bill that ignored it."""
     n = (summary.get("bill") or {}).get("bill.figures.exploratory_netting") or {}
@@ -1002,10 +1004,17 @@ CAVEATS = [
      "the DPO pairs reach {0} tokens, beyond the {1} tokens the model is trained at: it needs "
      "{2} first"),
     # a given reserved price, the project longer than the run (validation.reserved_project_...)
-    (r"^pricing: reserved bills the GPU-hours this ([\d.,]+)-day run uses .*?reserved for the "
-     r"project's ([\d.]+) months, ([\d,]+ GPUs) cost .*? = (\$\S+) \(",
-     "the bill charges the {0} days the run uses its reserved GPUs; reserved for the "
-     "project's {1} months, {2} cost {3}"),
+    (r"^pricing: reserved bills the [\d.,]+[kMBT]? GPU-hours this bill prices \(([\d.,]+) "
+     r"days of its .*?reserved for the project's ([\d.]+) months, ([\d,]+ GPUs) cost .*? = "
+     r"(\$\S+) \(the idle part, (\$\S+),",
+     "the bill charges {0} days of its reserved GPUs; reserved for the project's {1} months, "
+     "{2} cost {3}, {4} of it idle and unpriced"),
+    # owned GPUs held for a project longer than the bill's hours (validation.owned_project_...)
+    (r"^pricing: owned GPUs held for the project's ([\d.]+) months lose .*? = (\$\S+) at .*?"
+     r"\(([\d,]+ GPUs)\), where the bill charges .*?\(([\d.,]+) days of them\).*?\(the idle "
+     r"part, (\$\S+),",
+     "the bill charges {3} days of the owned GPUs' value; held for the project's {0} months, "
+     "{2} lose {1}, {4} of it idle and unpriced"),
     # a reserved price whose term outlasts the run (validation.reserved_term_warning)
     (r"^pricing: reserved takes the catalogue's committed rate, (\$[\d.]+)/GPU-h, whose rows "
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",

@@ -3137,10 +3137,12 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
     if basis is None:
         basis = ("illustrative ranges: the scenario gives every input as one number"
                  if illustrative else "the scenario's ranges")
+    merged = bars.attrs.get("merged") or []   # the "smaller lines" row, named (a lecturer)
     notes = ([f"* {OUTSIDE_NOTE}"] if any(outside) else []) + [
         "Bars: this scenario's bill, line by line; whiskers and dots: the P10, P50 and P90 of "
         f"Monte Carlo draws of the bill over {basis}; tornado: the whole bill recomputed with "
-        "one input at its P10, then at its P90, the others at their point values"]
+        "one input at its P10, then at its P90, the others at their point values"] + (
+        [f"The {len(merged)} smaller lines: {', '.join(merged)}"] if merged else [])
     _source(ax, "\n\n".join(notes))  # one paragraph each (readable wraps them)
     _glance_layout(fig, head, tall)
     for _ in range(2):  # a phone's rows: a label wrapped on many lines must not reach the next

@@ -56,6 +56,7 @@ from ..bill.ledger import (
     predicted_mfu_words,
     simulate_ledger,
 )
+from ..bill.levers import WASTE_KEYS
 from ..bill.pilot import pilot_mfu, pilot_mfu_range
 from ..bill.ranges import Range
 from ..bill.scenario import (
@@ -2372,16 +2373,19 @@ def _bill_at_central_mfu(values: dict, scenario: dict, summary: dict) -> dict | 
     every pre-training phase that gives its own MFU keeping it (notebook 09's own-hardware row,
     ``levers.hardware_sweep``), for ``glance.assumed_mfu_sentence``. None without that row, a
     bill, or where the MFU is the prediction's or the pilots' already, or the bill cannot be
-    rebuilt there (the sentence then falls back on its stated rule)."""
+    rebuilt there (the sentence then falls back on its stated rule). ``waste``: the scenario
+    sets a ``waste_`` key, which this bill leaves out (as the index's does) and notebook 09's
+    row adds (``levers.bill``)."""
     rows = (summary.get("notebooks") or {}).get("04b_step_time") or []
     m = next((r.get("value") for r in rows if r.get("key") == "predicted_mfu_central"), None)
     band = ((summary.get("parameters") or {}).get("mfu_band") or {}).get("value")
     if not isinstance(m, (int, float)) or not summary.get("bill") or band in ("predicted",
                                                                            "pilot"):
         return None
+    waste = any(values.get(k) not in (None, 0, 0.0) for k in WASTE_KEYS)  # 09's row adds it
     try:
         return {"mfu": float(m), "total_usd": float(build_ledger(
-            {**bill_inputs(values, scenario), "mfu": float(m)}).total_usd)}
+            {**bill_inputs(values, scenario), "mfu": float(m)}).total_usd), "waste": waste}
     except ValueError:
         return None
 

@@ -354,10 +354,10 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # (at its band's central estimate, or at its upper end when that estimate is above the band's
 # cap; the bill's MFU line states which, beside the raw prediction),
 # write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth,
-# at the ends of the range the bill draws the MFU over (the scenario's own range, or the step-time
-# model's band under `mfu: predict`; for a given number, `ledger.given_mfu_range`: the model's
-# error on published runs like this one around the bill's MFU, its top capped at the best
-# comparable published run):
+# at the ends of the range the bill's headline draws the MFU over (the scenario's own range, the
+# step-time model's band under `mfu: predict`, the pilots' band; for a given number,
+# `ledger.given_mfu_range`: the model's error on published runs like this one around the bill's
+# MFU, its top capped at the best comparable published run):
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -366,8 +366,7 @@ print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])}
       f"(goodput {f['goodput']:.2%}); {qty(f['run_wall_clock_days'])} days of wall clock"
       + (f" ({qty(f['wall_clock_days'])} the main run, then its phases)"
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
-band = bill.scenario["mfu"] if isinstance(bill.scenario["mfu"], llmcost.Range) else \
-    ledger.given_mfu_range(bill)[0]   # the range the bill draws the MFU over
+band = head.draws.ranges.get("mfu") or ledger.given_mfu_range(bill)[0]  # the headline's
 for m in sorted({*band.bounds, f["mfu"]}):   # phases kept: one without its own mfu runs at m
     b = ledger.with_changes(bill, mfu=m)
     print(f"  at MFU {m:.1%} of the dense {p['dtype'].upper()} peak"
@@ -736,7 +735,8 @@ if can_own:
 # for the final run's wall clock only, where Epoch counts the months from the project's start
 # to publication, unless it takes the published defaults (`ledger_published_defaults`): then
 # the project lasts the median of Epoch's case studies (`project_months_published` in
-# `data/ledger_defaults.csv`), or the run, if longer. The FTE-years printed above are the team Epoch's shares imply for this much
+# `data/ledger_defaults.csv`), or the compute schedule (exploration, the run, post-training), if
+# longer. The FTE-years printed above are the team Epoch's shares imply for this much
 # hardware. The bill's hardware also counts every GPU-hour it prices (exploration,
 # post-training, benchmark runs), as Epoch's amortised hardware includes their exploration
 # multiplier.

@@ -156,7 +156,7 @@ from IPython.display import Markdown
 
 from llmcost.present import answers
 
-display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   # section 1
+display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked), p["pricing"])))   # section 1
 
 # %% [markdown]
 # Teams that govern training cost ask one question over and over: *if we do X, how much do we
