@@ -1777,3 +1777,29 @@ def test_the_assumed_mfu_bill_is_the_bill_rebuilt_at_the_central_mfu():
     assert "less the scenario's waste, which its row adds" in glance.assumed_mfu_sentence(
         {**summary, "bill_at_central_mfu": w})
     assert exact["waste"] is False
+
+
+def test_a_compare_says_when_the_projects_differ_in_length():
+    # A finance trial: "people +$4.40M" between an option priced over the final run's 3.52
+    # months and one over a given 12-month project, the total's difference +$2.04M, unsaid.
+    # The people line is roles × FTE × months × loaded cost: 14 FTE × (12 − 3.52) months / 12
+    # × $444,245 (data/ledger_defaults.csv staff_usd_per_fte_year_mean) = +$4.40M.
+    from llmcost.present.glance import compare_days_words, compare_months_words
+    sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
+          "train_tokens": 15e12, "seq_len": 8192, "mfu": 0.40, "pricing": "reserved",
+          "price_usd_per_gpu_hour": 2.40,
+          "ledger_people": [{"role": "research", "fte": 10}, {"role": "infra", "fte": 4}]}
+    a = ledger.build_ledger(sc)
+    c = ledger.build_ledger({**sc, "pricing": "owned", "price_usd_per_gpu_hour": None,
+                             "ledger_project_months": 12})
+    run = a.figures["project_months"]
+    assert c.line("people.staff").usd - a.line("people.staff").usd == pytest.approx(
+        14 * (12 - run) / 12 * 444_245, rel=1e-6)
+    said = compare_months_words([a, c])
+    assert said == (f"; people, operations and storage priced over A {run:.3g} months (the "
+                    "final run's wall clock), B 12 months (given)")
+    assert compare_days_words([a, c]).endswith(said)
+    assert compare_months_words([a, a]) == ""   # the same project: nothing to say
+    bare = {k: v for k, v in sc.items() if k != "ledger_people"}   # no people or operations
+    assert compare_months_words([ledger.build_ledger(bare), ledger.build_ledger(
+        {**bare, "ledger_project_months": 12})]) == ""

@@ -1942,7 +1942,37 @@ def compare_days_words(bills) -> str:
     diff = b - a
     sign = "−" if diff < 0 else "+" if diff > 0 else ""
     return (f"main run's wall clock, failures included: A {fmt_duration(a * 86400)}, "
-            f"B {fmt_duration(b * 86400)} (B − A {sign}{fmt_duration(abs(diff) * 86400)})")
+            f"B {fmt_duration(b * 86400)} (B − A {sign}{fmt_duration(abs(diff) * 86400)})"
+            + compare_months_words(bills))
+
+
+def _months_basis(source: str) -> str:
+    """A bill's ``project_months_source`` in a few words: given, the published default (with
+    its compute-schedule floor) or the final run's wall clock (the convention)."""
+    if source.startswith("ledger_project_months"):
+        return "given"
+    if source.startswith("published default"):
+        return "Epoch's median project or the compute schedule"
+    return "the final run's wall clock"
+
+
+def compare_months_words(bills) -> str:
+    """"; people, operations and storage priced over A 3.52 months (the final run's wall
+    clock), B 12 months (given)" when the two bills price their project-long lines over
+    project lengths that differ by more than 1% and either has a people or operations line:
+    the difference of those lines is then the projects' lengths as much as the options' (a
+    finance trial read "people +$4.40M" between a 3.52- and a 12-month project, unsaid); ""
+    otherwise."""
+    months = [getattr(b, "figures", {}).get("project_months") for b in bills]
+    if len(months) != 2 or any(not isinstance(m, (int, float)) for m in months):
+        return ""
+    a, b = (float(m) for m in months)
+    paid = any(float(x.usd(k)) > 0 for x in bills for k in ("people.", "ops."))
+    if not paid or abs(b - a) <= 0.01 * max(a, b):
+        return ""
+    basis = [_months_basis(str(x.figures.get("project_months_source", ""))) for x in bills]
+    return (f"; people, operations and storage priced over A {a:.3g} months ({basis[0]}), "
+            f"B {b:.3g} months ({basis[1]})")
 
 
 def compare_columns(df, names) -> dict:
