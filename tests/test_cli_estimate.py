@@ -935,6 +935,8 @@ def test_owned_gpus_charged_for_the_hours_used_say_what_the_cluster_costs(tmp_pa
     assert f"{llmcost.fmt_usd(billed)} of hardware" in w
     assert glance.caveat_line(w).startswith("owned GPUs are charged only for the hours this "
                                             "bill uses")
+    # what the owned hour leaves out is said (a finance trial found no facility line, unsaid)
+    assert w.endswith("data-centre space, maintenance and insurance are not modelled")
     # an owned price given as a number (a quote): not warned
     quoted = estimate_ledger(_yaml(tmp_path, "model: llama-2-70b\naccelerator: H100-SXM\n"
                                    "n_gpus: 2048\ntrain_tokens: 2.0e12\nmfu: 0.4\npricing: "

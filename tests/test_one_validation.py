@@ -954,9 +954,23 @@ def test_a_given_reserved_price_says_what_the_projects_reservation_costs():
     assert f"(the idle part, {fmt_usd(term - hours * 3.2)}, unpriced here)" in w
     assert caveat_line(w).startswith("the bill charges ") and "cost $14.4M" in caveat_line(w)
     assert "idle and unpriced" in caveat_line(w)
-    # a project no longer than the run, or a catalogue price (its own warning): nothing here
-    for other in ({"ledger_project_months": 0.1}, {"price_usd_per_gpu_hour": None},
-                  {"pricing": "on_demand"}):
+    # a project shorter than the days the bill's GPU-hours fill is said as such (a review: a
+    # 6-month project under 234.5 days of 2,048 GPUs, unsaid), not as an idle reservation
+    run_months = bill.figures["run_wall_clock_days"] / (365.25 / 12)
+    between = round((run_months + used / (365.25 / 12)) / 2, 2)   # longer than the run alone
+    short = build_ledger({**sc, "ledger_project_months": between})
+    (t,) = [x for x in magnitude_warnings(short.scenario, short)
+            if x.startswith(f"ledger_project_months={between:g} is shorter than the")]
+    assert f"the {fmt_quantity(used)} days of the 1,024 GPUs the bill's" in t
+    assert not [x for x in magnitude_warnings(short.scenario, short)
+                if x.startswith("pricing: reserved bills")]
+    # a catalogue reserved price over a longer project: said too (a review: the 405B at
+    # $2.72 for 18 months left $383M of idle reservation unsaid)
+    cat = build_ledger({**sc, "price_usd_per_gpu_hour": None})
+    assert [x for x in magnitude_warnings(cat.scenario, cat)
+            if x.startswith("pricing: reserved bills")]
+    # on demand: nothing here
+    for other in ({"pricing": "on_demand"},):
         b = build_ledger({**sc, **other})
         assert not [x for x in magnitude_warnings(b.scenario, b)
                     if x.startswith("pricing: reserved bills")]
@@ -977,7 +991,9 @@ def test_owned_gpus_held_for_a_longer_project_say_what_they_lose():
     (w,) = [x for x in magnitude_warnings(bill.scenario, bill)
             if x.startswith("pricing: owned GPUs held")]
     held = 6 * (365.25 / 12) * 24 * 1024 * bill.figures["gpu_rate_usd_per_gpu_hour"]
-    assert f"= {fmt_usd(held)} at the value the hardware loses" in w
+    assert f"= {fmt_usd(held)} at the bill's amortisation rate" in w
+    idle = held - bill.figures["all_gpu_hours"] * bill.figures["gpu_rate_usd_per_gpu_hour"]
+    assert f"(the idle part, {fmt_usd(idle)}, unpriced here)" in w
     assert caveat_line(w).startswith("the bill charges ") and "idle and unpriced" in \
         caveat_line(w)
     for other in ({"ledger_project_months": 0.1}, {"price_usd_per_gpu_hour": 2.0},
@@ -985,6 +1001,12 @@ def test_owned_gpus_held_for_a_longer_project_say_what_they_lose():
         b = build_ledger({**sc, **other})
         assert not [x for x in magnitude_warnings(b.scenario, b)
                     if x.startswith("pricing: owned GPUs held")]
+    used = bill.figures["all_gpu_hours"] / (1024 * 24)
+    run_months = bill.figures["run_wall_clock_days"] / (365.25 / 12)
+    between = round((run_months + used / (365.25 / 12)) / 2, 2)
+    short = build_ledger({**sc, "ledger_project_months": between})
+    assert [x for x in magnitude_warnings(short.scenario, short)
+            if x.startswith(f"ledger_project_months={between:g} is shorter than the")]
 
 
 def test_a_budget_of_zero_or_less_says_what_null_means():

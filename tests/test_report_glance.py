@@ -1796,8 +1796,12 @@ def test_a_compare_says_when_the_projects_differ_in_length():
     assert c.line("people.staff").usd - a.line("people.staff").usd == pytest.approx(
         14 * (12 - run) / 12 * 444_245, rel=1e-6)
     said = compare_months_words([a, c])
-    assert said == (f"; people, operations and storage priced over A {run:.3g} months (the "
+    assert said == (f"; people, operations and storage priced over A {run:.4g} months (the "
                     "final run's wall clock), B 12 months (given)")
+    # under the published defaults, which of Epoch's median and the schedule it took
+    pub = ledger.build_ledger({**sc, "ledger_published_defaults": True})
+    assert pub.figures["project_months"] == pytest.approx(10.15)
+    assert "B 10.15 months (Epoch's median project)" in compare_months_words([a, pub])
     assert compare_days_words([a, c]).endswith(said)
     assert compare_months_words([a, a]) == ""   # the same project: nothing to say
     bare = {k: v for k, v in sc.items() if k != "ledger_people"}   # no people or operations

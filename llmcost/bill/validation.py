@@ -437,7 +437,8 @@ def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:
     said beside the hardware the bill charges, H × h (H every GPU-hour the bill prices): both
     ``published.acquisition_vs_amortised``, as ``reserved_term_warning`` says a term that
     outlasts the run (a trial: owned billed $3.06M against $8.71M on demand with no word that
-    the cluster costs many times that). None otherwise, or without a bill."""
+    the cluster costs many times that), and what the owned hour leaves out (a finance trial:
+    no facility line, nothing said). None otherwise, or without a bill."""
     if bill is None or p.get("pricing") != "owned" or p.get("price_usd_per_gpu_hour") is not None:
         return None
     try:
@@ -454,13 +455,16 @@ def owned_cluster_warning(p: dict, bill: Ledger | None) -> str | None:
             f"{fmt_usd(billed)} of hardware: buying the {fmt_gpus(p['n_gpus'])} as "
             f"a cluster (servers and network) costs {fmt_usd(cluster)}, {cluster / billed:.3g}× "
             "that, the rest of its value taken to serve other work or be resold; a cluster bought "
-            "for this run alone costs its purchase less what it resells for")
+            "for this run alone costs its purchase less what it resells for; the owned hour "
+            "counts the hardware's lost value and its power only: data-centre space, "
+            "maintenance and insurance are not modelled")
 
 
 def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
-    """One sentence when ``pricing: reserved`` gives its own price and the project
-    (``ledger_project_months``, a number) outlasts the run: the bill charges the GPU-hours the
-    run uses (the compute lines "fixed": committed capacity), as if the rest of a reservation
+    """One sentence when ``pricing: reserved`` (a given or a catalogue price) and the project
+    (``ledger_project_months``, a number) outlasts the days of the cluster the bill's GPU-hours
+    fill (else ``_project_too_short``): the bill charges the GPU-hours it prices (the compute
+    lines "fixed": committed capacity), as if the rest of a reservation
     were used by other work; reserved for the whole project, the GPUs cost
 
         months × 730.5 h × rate × GPUs    (``levers.reservation_cost_usd`` with T the project)
@@ -472,14 +476,14 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
     run" where the bill's 11.5M GPU-h are 234.5 days of the cluster. None otherwise, or without
     a bill."""
     months = p.get("ledger_project_months")
-    if bill is None or p.get("pricing") != "reserved" or \
-            p.get("price_usd_per_gpu_hour") is None or not isinstance(months, (int, float)):
+    if bill is None or p.get("pricing") != "reserved" or not isinstance(months, (int, float)):
         return None
     rate, n = bill.figures["price_usd_per_gpu_hour"], int(p["n_gpus"])
     hours = float(np.mean(bill.figures["all_gpu_hours"]))
     days, used = months * (365.25 / 12), hours / (n * 24)
     if days <= used:
-        return None
+        return _project_too_short(months, hours, used, n,
+                                  bill.figures["run_wall_clock_days"])
     term = days * 24 * rate * n
     return (f"pricing: reserved bills the {fmt_quantity(hours)} GPU-hours this bill prices "
             f"({fmt_quantity(used)} days of its {fmt_gpus(n)}: the run's "
@@ -491,12 +495,28 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
             "or the run on demand")
 
 
+def _project_too_short(months: float, hours: float, used: float, n: int,
+                       run_days: float) -> str | None:
+    """The committed-capacity warnings' sentence when the project (``ledger_project_months``)
+    is shorter than the days of the cluster the bill's GPU-hours fill, H ÷ (GPUs × 24): the
+    project-long lines (people, operations, storage) are then priced over fewer months than
+    the compute takes (a review: a 6-month project under 234.5 days of 2,048 GPUs, unsaid).
+    None where the project is shorter than the run itself, which ``magnitude_warnings`` says."""
+    if months * (365.25 / 12) < run_days:
+        return None
+    return (f"ledger_project_months={months:g} is shorter than the {fmt_quantity(used)} days of "
+            f"the {fmt_gpus(n)} the bill's {fmt_quantity(hours)} GPU-hours fill (the run and the "
+            "work around it): people, operations and storage are priced over fewer months than "
+            "the compute takes")
+
+
 def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``pricing: owned`` amortises a purchase (no ``price_usd_per_gpu_hour``)
     and the project (``ledger_project_months``, a number) outlasts the days of the cluster the
     bill's GPU-hours H fill (H ÷ (GPUs × 24)): the bill charges H at the hardware's rate h (the
-    value it loses per GPU-hour, ``pricing.owned_usd_per_gpu_hour``), as if the rest of the
-    project's hours served other work; held for the project, the GPUs lose
+    amortisation charged per GPU-hour, r·ln 10 of the value a year, ``pricing.
+    owned_usd_per_gpu_hour``: a charge rate, not the value lost), as if the rest of the
+    project's hours served other work; held for the project, the GPUs are charged
 
         months × 730.5 h × h × GPUs
 
@@ -511,11 +531,14 @@ def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
     rate, n = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"])), int(p["n_gpus"])
     hours = float(np.mean(bill.figures["all_gpu_hours"]))
     days, used = months * (365.25 / 12), hours / (n * 24)
-    if days <= used or not rate > 0:
+    if days <= used:
+        return _project_too_short(months, hours, used, n,
+                                  bill.figures["run_wall_clock_days"])
+    if not rate > 0:
         return None
     held = days * 24 * rate * n
-    return (f"pricing: owned GPUs held for the project's {months:g} months lose months × "
-            f"730.5 h × rate × GPUs = {fmt_usd(held)} at the value the hardware loses, "
+    return (f"pricing: owned GPUs held for the project's {months:g} months are charged months "
+            f"× 730.5 h × rate × GPUs = {fmt_usd(held)} at the bill's amortisation rate, "
             f"${rate:.2f}/GPU-h ({fmt_gpus(n)}), where the bill charges the "
             f"{fmt_quantity(hours)} GPU-hours it prices ({fmt_quantity(used)} days of them), as "
             f"if the rest served other work (the idle part, {fmt_usd(held - hours * rate)}, "
@@ -526,9 +549,10 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``pricing: reserved`` takes its price from the catalogue
     (``price_usd_per_gpu_hour`` not given) and the rows of its median commit to a term longer
     than the run's wall clock (``min_term_days``, data/prices.csv; ``catalog.current_prices``):
-    the bill charges the GPU-hours the run uses at the committed rate, as if the rest of the
-    term were used by other work; a term bought for this run alone costs
-    max(T, d) × rate × GPUs (T the term, d the run's wall clock: ``levers.reservation_cost_usd``),
+    the bill charges the GPU-hours it prices at the committed rate, as if the rest of the
+    term were used by other work; a term bought for this work alone costs
+    max(T, d) × rate × GPUs (T the term, d the days of the cluster the bill's GPU-hours fill,
+    ``all_gpu_hours`` ÷ (GPUs × 24): ``levers.reservation_cost_usd``),
     said with that figure for the shortest term. Rows that state no term: said so, the term
     unknown. None otherwise, or without a bill."""
     if bill is None or p.get("pricing") != "reserved" or \
@@ -539,26 +563,28 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     except ValueError:
         return None
     terms = term_days(rows)
-    days = bill.figures["run_wall_clock_days"]
     rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
+    # every GPU-hour the bill prices, as days of the cluster (a review: "this 86.8-day run"
+    # where the 405B bill's 74.7M GPU-hours fill 190 days of its GPUs)
+    days = float(np.mean(bill.figures["all_gpu_hours"])) / (n * 24)
     if not terms.empty and terms.isna().any():  # a row without a term: the term unknown
         k = int(terms.isna().sum())
         which = ("a row that states" if len(terms) == 1 else
                  f"rows of which {k} {noun(k, 'states', 'state')}")
         return (f"pricing: reserved takes the catalogue's rate, ${rate:.2f}/GPU-h, from "
                 f"{which} no term (data/prices.csv; "
-                f"{price_rows_words(rows[terms.isna()])}), and bills the GPU-hours this "
-                f"{fmt_quantity(days)}-day run uses: a reservation's term may outlast the run, "
-                "its idle part unpriced; give price_usd_per_gpu_hour from a quote for the "
-                "term you buy")
+                f"{price_rows_words(rows[terms.isna()])}), and bills the GPU-hours this bill "
+                f"prices, {fmt_quantity(days)} days of its {fmt_gpus(n)}: a reservation's term "
+                "may outlast them, its idle part unpriced; give price_usd_per_gpu_hour from a "
+                "quote for the term you buy")
     if terms.empty or terms.min() <= days:
         return None
     t = float(terms.min())
     return (f"pricing: reserved takes the catalogue's committed rate, ${rate:.2f}/GPU-h, whose "
-            f"rows commit to {t:g} days or more, and bills the GPU-hours this "
-            f"{fmt_quantity(days)}-day run uses, as if the rest of the term were used by other "
-            f"work; bought for this run alone, {t:g} days of {fmt_gpus(n)} cost "
-            f"max(term, run) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
+            f"rows commit to {t:g} days or more, and bills the GPU-hours this bill prices, "
+            f"{fmt_quantity(days)} days of its {fmt_gpus(n)}, as if the rest of the term were "
+            f"used by other work; bought for this work alone, {t:g} days of {fmt_gpus(n)} cost "
+            f"max(term, days used) × rate × GPUs = {fmt_usd(t * 24 * rate * n)}: give "
             "price_usd_per_gpu_hour (a quote for the term you buy), or price it on demand")
 
 

@@ -1010,11 +1010,12 @@ CAVEATS = [
      "the bill charges {0} days of its reserved GPUs; reserved for the project's {1} months, "
      "{2} cost {3}, {4} of it idle and unpriced"),
     # owned GPUs held for a project longer than the bill's hours (validation.owned_project_...)
-    (r"^pricing: owned GPUs held for the project's ([\d.]+) months lose .*? = (\$\S+) at .*?"
+    (r"^pricing: owned GPUs held for the project's ([\d.]+) months are charged .*? = (\$\S+) "
+     r"at .*?"
      r"\(([\d,]+ GPUs)\), where the bill charges .*?\(([\d.,]+) days of them\).*?\(the idle "
      r"part, (\$\S+),",
-     "the bill charges {3} days of the owned GPUs' value; held for the project's {0} months, "
-     "{2} lose {1}, {4} of it idle and unpriced"),
+     "the bill charges {3} days of the owned GPUs; held for the project's {0} months, "
+     "{2} cost {1} at its amortisation rate, {4} of it idle and unpriced"),
     # a reserved price whose term outlasts the run (validation.reserved_term_warning)
     (r"^pricing: reserved takes the catalogue's committed rate, (\$[\d.]+)/GPU-h, whose rows "
      r"commit to ([\d,.]+) days or more, .*?= (\$\S+): give",
@@ -1951,8 +1952,10 @@ def _months_basis(source: str) -> str:
     its compute-schedule floor) or the final run's wall clock (the convention)."""
     if source.startswith("ledger_project_months"):
         return "given"
-    if source.startswith("published default"):
-        return "Epoch's median project or the compute schedule"
+    if source.startswith("published default"):   # _published_project_months' words
+        return ("Epoch's median project" if ", longer than " in source else
+                "the compute schedule, longer than Epoch's median project"
+                if ", at least " in source else "Epoch's median project or the schedule")
     return "the final run's wall clock"
 
 
@@ -1971,8 +1974,8 @@ def compare_months_words(bills) -> str:
     if not paid or abs(b - a) <= 0.01 * max(a, b):
         return ""
     basis = [_months_basis(str(x.figures.get("project_months_source", ""))) for x in bills]
-    return (f"; people, operations and storage priced over A {a:.3g} months ({basis[0]}), "
-            f"B {b:.3g} months ({basis[1]})")
+    return (f"; people, operations and storage priced over A {a:.4g} months ({basis[0]}), "
+            f"B {b:.4g} months ({basis[1]})")
 
 
 def compare_columns(df, names) -> dict:
