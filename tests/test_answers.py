@@ -240,6 +240,11 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
                           "where a purchase shrinks with them.")
     assert "a reservation shrinks" in answers.savings(1e6, top, pricing="reserved")
     assert answers.savings(1e6, top, pricing="on_demand") == answers.savings(1e6, top)
+    # a lever that saves no GPU-hours (a cheaper price) saves cash on any capacity
+    priced = top.assign(gpu_hours_saved=[0.0, 10.0])
+    assert answers.savings(1e6, priced, pricing="owned") == answers.savings(1e6, priced)
+    assert "shrinks" in answers.savings(1e6, top.assign(gpu_hours_saved=[5.0, 0.0]),
+                                        pricing="reserved")
 
 
 def test_glossary_answer_counts():

@@ -495,14 +495,16 @@ COMMITTED_WORDS = {"reserved": "a reservation", "owned": "a purchase"}
 def savings(bill_total_usd: float, top: pd.DataFrame, pricing: str | None = None) -> str:
     """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
     (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves. With
-    ``pricing`` reserved or owned, a sentence says that GPU-hours saved on committed capacity
-    free it for other work, and are cash only where the commitment shrinks
-    (``COMMITTED_WORDS``)."""
+    ``pricing`` reserved or owned and a lever that saves GPU-hours (``gpu_hours_saved`` > 0,
+    where the table has it), a sentence says that GPU-hours saved on committed capacity free it
+    for other work, and are cash only where the commitment shrinks (``COMMITTED_WORDS``)."""
     if not len(top):
         return (f"No lever saves money on this bill of {md_usd(bill_total_usd)}: every change "
                 "priced here costs more than it saves.")
     r = top.iloc[0]
-    committed = COMMITTED_WORDS.get(pricing or "")
+    # only a lever that saves GPU-hours (a cheaper price saves cash on any capacity)
+    committed = COMMITTED_WORDS.get(pricing or "") if float(
+        r.get("gpu_hours_saved", 1.0)) > 0 else None
     return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
             f"**{md_text(r['lever'])}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} "
             f"of the bill); its risk: {md_text(r['risk'])}."
