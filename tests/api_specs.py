@@ -553,6 +553,8 @@ def _more_module_specs(tiny) -> dict:
         "ledger.given_mfu_range": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.own_ranged_scenario": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_words": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.multiplier_counts": Spec(dict(parts=["the rerun reserve"]),
+                                         {"parts": "input_names"}),
         "ledger.exploratory_note": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_all_clamped": Spec(dict(bill=bill), {"bill": "ledger"}),
         "ledger.exploratory_as_fraction": Spec(dict(bill=bill), {"bill": "ledger"}),

@@ -469,8 +469,9 @@ def _build(p: dict) -> Ledger:
     # with the rerun and benchmark GPU-hours netted out of it (they stay on the cluster's
     # calendar; a review found more rerun risk shortening the project)
     ahead_h = explore_h + (rerun_h + eval_h if explore is not None else 0.0)
+    schedule = _schedule_days(p, run, ahead_h, tune_h, rl_camp)
     months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1,
-                                            _schedule_days(p, run, ahead_h, tune_h, rl_camp))
+                                            sum(schedule.values()))
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
     # every line's compute, the rerun reserve's expected GPU-hours included (its line is priced
@@ -482,7 +483,8 @@ def _build(p: dict) -> Ledger:
     _reserve_lines(lines, p, run["paid_h"] * b.gpu_rate)
     figures = _figures(b, run, en, {
         "all_gpu_hours": all_h, "project_months": months, "project_months_source": months_source,
-        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h}, rl_camp)
+        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
+        "schedule_days": schedule}, rl_camp)
     figures["exploratory_netting"] = explore and {k: v for k, v in explore.items()
                                                   if k != "gpu_hours"}
     _check_finite(lines, p)
@@ -929,23 +931,26 @@ def _evaluation_lines(lines: list, b: _Basis):
     return eval_h
 
 
-def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp):
-    """The compute schedule in days, as notebook 00's step 7 lays it out
-    (``spend_timeline``): the exploratory runs (``explore_h``: with a fraction, the line and the
-    rerun and benchmark GPU-hours netted out of it), then the final run (its phases one after
-    the other), then post-training, on the scenario's cluster at the final run's rate of paid
-    GPU-hours per day, the RL campaign over its own wall clock (× a drawn ``rl_time_factor``,
-    per draw: the campaign is then timed at 1):
+def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp) -> dict:
+    """The compute schedule in days by part, ``figures['schedule_days']`` (notebook 00's step 7,
+    ``spend_timeline``, lays it out; its sum is a published project's floor): ``exploration``
+    (``explore_h``: with a fraction, the line and the rerun and benchmark GPU-hours netted out
+    of it), then the ``final_run`` (its phases one after the other), then ``post_training``, on
+    the scenario's cluster at the final run's rate of paid GPU-hours per day, the RL campaign
+    over its own wall clock (× a drawn ``rl_time_factor``, per draw: the campaign is then timed
+    at 1):
 
-        days = run days × (1 + (exploratory + fine-tuning GPU-h) ÷ final run paid GPU-h)
-               + RL days per run × rl_runs"""
+        exploration = run days × exploratory GPU-h ÷ final run paid GPU-h
+        post_training = run days × fine-tuning GPU-h ÷ final run paid GPU-h
+                        + RL days per run × rl_runs"""
     rate = run["run_days"] / run["paid_h"] if np.all(run["paid_h"] > 0) else 0.0
     rl = 0.0
     if rl_camp is not None:
         factor = p.get("rl_time_factor")
         rl = float(rl_camp.attrs.get("wall_clock_days_per_run") or 0.0) * float(
             p.get("rl_runs") or 1) * (np.asarray(factor, dtype=float) if np.ndim(factor) else 1.0)
-    return run["run_days"] + (explore_h + tune_h) * rate + rl
+    return {"exploration": explore_h * rate, "final_run": run["run_days"],
+            "post_training": tune_h * rate + rl}
 
 
 def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) -> tuple:
@@ -1274,6 +1279,8 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
         "project_months": totals["project_months"],
         "project_months_source": totals["project_months_source"],
+        # the compute schedule by part (_schedule_days: notebook 00's step 7 lays it out)
+        "schedule_days": totals["schedule_days"],
         "main_ideal_days": run["main_ideal"] / p["n_gpus"] / 24.0,
         "budget_usd": p["ledger_budget_usd"], "final_run_usd": run["paid_h"] * b.gpu_rate,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": b.gpu.name,
@@ -1311,6 +1318,20 @@ def _checkpoint_figures(plan) -> dict | None:
 
 #: The lines the exploratory multiplier nets out (``_netted_parts``), in a reader's words.
 NETTED_WORDS = {"post.sft": "SFT", "post.cpt": "continued pre-training", "post.lora": "LoRA"}
+#: The rerun reserve's part of ``_netted_parts`` (a failed attempt the multiplier counts).
+RERUN_PART = "the rerun reserve"
+
+
+def multiplier_counts(parts) -> str:
+    """What Cottier et al. 2024's development multiplier counts, as the netting's words say it
+    for the parts netted out (``_netted_parts``' keys): failed attempts named where the rerun
+    reserve is one of them (App. A.6: "experiments, failed attempts, evaluation and
+    finetuning"). ``parts``: a collection (list, set or dict) of the parts' names."""
+    if isinstance(parts, str) or not isinstance(parts, (list, tuple, set, frozenset, dict)) \
+            or not all(isinstance(k, str) for k in parts):
+        raise ValueError(f"parts={parts!r} must be a collection of the netted parts' names")
+    return ("fine-tuning, evaluation and failed attempts" if RERUN_PART in parts
+            else "fine-tuning and evaluation")
 
 
 def _netted_parts(lines: list, tune_h, rl_h, eval_h, rerun_h=0.0) -> dict:
@@ -1324,7 +1345,7 @@ def _netted_parts(lines: list, tune_h, rl_h, eval_h, rerun_h=0.0) -> dict:
              if any(ln.key == k and ln.status == "modelled" for ln in lines)]
     parts = {(_and(tuned) if tuned else "fine-tuning"): tune_h,
              "RL post-training": rl_h, "benchmark runs": eval_h,
-             "the rerun reserve": rerun_h}
+             RERUN_PART: rerun_h}
     return {k: v for k, v in parts.items() if _given(v)}
 
 
@@ -1482,8 +1503,7 @@ def exploratory_words(bill: Ledger) -> str | None:
     what = "the " + _and([k.removeprefix("the ") for k in n["netted"]])
     mult = (f"{float(n['fraction']):.2f}x that run: {_quantity(gross)} GPU-h, "
             f"{fmt_usd(gross * rate)}")
-    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in
-               n["netted"] else "fine-tuning and evaluation")
+    counted = multiplier_counts(n["netted"])
     if not n["clamped"]:
         return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
                 f"counts (its part beyond the final run, {mult}), as "
@@ -1557,8 +1577,7 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
 
     parts = sorted({k for n in (na, nb) if n for k in n["netted"]})
     what = _and(parts)
-    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in parts
-               else "fine-tuning and evaluation")
+    counted = multiplier_counts(parts)
     return (f"net of {what} (Cottier et al. 2024's multiplier already "
             f"counts {counted}): {_possessive(what)} GPU-hours cost "
             f"{fmt_usd(abs(d))} {'more' if d > 0 else 'less'} in {names[1]} than in {names[0]}, and the "
@@ -2209,9 +2228,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     the first day the expected spend crosses ``threshold × budget`` (None if never),
     ``.attrs['budget_usd']`` holds the budget (default: the bill's total) and
     ``.attrs['schedule_days']`` the compute schedule alone, exploration + final run +
-    post-training days (the exploratory dollars with the rerun and benchmark dollars netted out
-    of them, and the non-RL post-training dollars, ÷ the final run's dollars per day; the RL
-    campaign's own wall clock): ``_schedule_days``, the floor of a published project.
+    post-training days (``figures['schedule_days']``, ``_schedule_days``: the floor of a
+    published project).
     """
     _ledger(ledger)
     n_points = int(as_scalar(n_points, "n_points", positive=True, integer=True))
@@ -2226,19 +2244,12 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     explore = ledger.usd("compute.exploratory")
     final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")
     post = ledger.usd("post.")
-    per_day = final / run_days if final and run_days else 0.0
     # schedule on the same cluster: exploration first (with the rerun and benchmark compute
-    # netted out of its line: _schedule_days), then the final run, then post-training
-    n = ledger.figures.get("exploratory_netting")
-    ahead = sum(v for k, v in netting_usd(n)[0].items()
-                if k in ("the rerun reserve", "benchmark runs")) if n and n["netted"] else 0.0
-    explore_days = (explore + ahead) / per_day if per_day else 0.0
-    # an RL campaign runs on its own rl_gpus for its wall clock, run after run (a source check:
-    # spread over the whole cluster it took 0.26 days where its 64 GPUs take 8.3)
-    rl_usd = ledger.usd("post.rl")
-    rl_days = float(ledger.figures.get("rl_wall_clock_days_per_run") or 0.0) * float(
-        ledger.scenario.get("rl_runs") or 1) if rl_usd else 0.0
-    post_days = ((post - rl_usd) / per_day if per_day else 0.0) + rl_days
+    # netted out of its line), then the final run, then post-training (an RL campaign on its own
+    # rl_gpus for its wall clock, run after run: a source check found it spread over the whole
+    # cluster, 0.26 days where its 64 GPUs take 8.3): the bill's own (_schedule_days)
+    parts = ledger.figures["schedule_days"]
+    explore_days, post_days = (float(parts[k]) for k in ("exploration", "post_training"))
     project_days = max(ledger.figures["project_months"], _longest_role_months(ledger)) \
         * SECONDS_PER_MONTH / SECONDS_PER_DAY
     days_total = max(project_days, explore_days + run_days + post_days)

@@ -479,8 +479,8 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
     if bill is None or p.get("pricing") != "reserved" or not isinstance(months, (int, float)):
         return None
     rate, n = bill.figures["price_usd_per_gpu_hour"], int(p["n_gpus"])
-    hours = float(np.mean(bill.figures["all_gpu_hours"]))
-    days, used = months * (365.25 / 12), hours / (n * 24)
+    hours, used = _cluster_days(bill, n)
+    days = months * (365.25 / 12)
     if days <= used:
         return _project_too_short(months, hours, used, n,
                                   bill.figures["run_wall_clock_days"])
@@ -493,6 +493,14 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
             f"730.5 h × rate × GPUs = {fmt_usd(term)} (the idle part, "
             f"{fmt_usd(term - hours * rate)}, unpriced here): price the reservation you buy, "
             "or the run on demand")
+
+
+def _cluster_days(bill: Ledger, n: int) -> tuple[float, float]:
+    """(H, H ÷ (n × 24)): every GPU-hour the bill prices (``all_gpu_hours``: the run,
+    exploration, post-training, benchmarks, the rerun reserve; the draws' mean) and the days of
+    n GPUs they fill, what the committed-capacity warnings set against a term or a project."""
+    hours = float(np.mean(bill.figures["all_gpu_hours"]))
+    return hours, hours / (n * 24)
 
 
 def _project_too_short(months: float, hours: float, used: float, n: int,
@@ -529,8 +537,8 @@ def owned_project_warning(p: dict, bill: Ledger | None) -> str | None:
             p.get("price_usd_per_gpu_hour") is not None or not isinstance(months, (int, float)):
         return None
     rate, n = float(np.mean(bill.figures["gpu_rate_usd_per_gpu_hour"])), int(p["n_gpus"])
-    hours = float(np.mean(bill.figures["all_gpu_hours"]))
-    days, used = months * (365.25 / 12), hours / (n * 24)
+    hours, used = _cluster_days(bill, n)
+    days = months * (365.25 / 12)
     if days <= used:
         return _project_too_short(months, hours, used, n,
                                   bill.figures["run_wall_clock_days"])
@@ -566,7 +574,7 @@ def reserved_term_warning(p: dict, bill: Ledger | None) -> str | None:
     rate, n = bill.figures["price_usd_per_gpu_hour"], p["n_gpus"]
     # every GPU-hour the bill prices, as days of the cluster (a review: "this 86.8-day run"
     # where the 405B bill's 74.7M GPU-hours fill 190 days of its GPUs)
-    days = float(np.mean(bill.figures["all_gpu_hours"])) / (n * 24)
+    days = _cluster_days(bill, n)[1]
     if not terms.empty and terms.isna().any():  # a row without a term: the term unknown
         k = int(terms.isna().sum())
         which = ("a row that states" if len(terms) == 1 else

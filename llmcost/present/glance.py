@@ -38,6 +38,7 @@ from ..bill.ledger import (
     exploratory_shift_words,
     headline_draws,
     input_words,
+    multiplier_counts,
     netting_usd,
     own_ranged_scenario,
     point_outside,
@@ -948,8 +949,7 @@ def netting_sentence(summary: dict) -> str:
     parts = [f"{k.removeprefix('the ')} line ({fmt_usd(v)})" for k, v in usd.items()]
     one = len(parts) == 1
     what = " and the ".join(parts)
-    counted = ("fine-tuning, evaluation and failed attempts" if "the rerun reserve" in usd
-               else "fine-tuning and evaluation")
+    counted = multiplier_counts(usd)
     if not n.get("clamped"):
         return (f" The {what} {'is' if one else 'are'} deducted from the exploratory runs' "
                 "line, whose multiplier of the final run (Cottier et al. 2024) already counts "
