@@ -540,6 +540,11 @@ def test_no_good_window_says_which_fill_it_means(h100):
     text = "\n".join(batch.batch_verdict(a))
     assert "No good window: on 16,384 GPUs, filling them with a bubble of at most 10% takes " \
            "33.6M tokens per step" in text
+    # the batch is near B_noise: balanced for the loss, said as such, not as a verdict on the
+    # GPUs that the window sentence then contradicts (a consistency audit of this page)
+    assert "That is near the critical batch: for the loss, a balanced trade between time " \
+           "(steps) and compute (tokens); whether these GPUs run it without idling is another " \
+           "matter, below." in text
 
 
 def test_zero_volume_ratio_counts_each_stages_collectives():
@@ -575,3 +580,25 @@ def test_a_pipelines_waiting_stages_are_not_counted_idle_twice(h100):
     assert plan["reserved_gpu_hours"] == pytest.approx(plan["compute_gpu_hours"], rel=1e-9)
     flops = float(llmcost.training_flops(m, 2e12, 4096, method="detailed", causal=False))
     assert plan["compute_gpu_hours"] == pytest.approx(flops / (989.4e12 * 0.4) / 3600, rel=1e-3)
+
+
+def test_the_allreduce_row_says_what_a_zero2_plan_sends_beyond_it(h100):
+    # a consistency audit: the 405B index read "all-reduce share of a step 7.1% (at the plan's
+    # batch, one all-reduce per step, if not overlapped)" beside notebook 04b's 17% exposed
+    # data-parallel time of its ZeRO-2 plan, which at 16 micro-batches sends
+    # (16·4 + 2) / 8 = 8.25× that all-reduce (ZeRO §7: fp32 gradients reduce-scattered after
+    # every micro-batch, bf16 weights gathered once)
+    m = llmcost.load_model("llama-2-70b")
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8))
+    ratio = batch.zero_volume_ratio(2, 16, 4.0)
+    assert ratio == pytest.approx(8.25)
+    rows = {r[0]: r for r in batch.headline_figures(a, (2, 16, ratio))}
+    assert rows["allreduce_exposed_fraction"][4] == (
+        "at the plan's batch, one all-reduce per step, if not overlapped; the plan's ZeRO-2 at "
+        "16 micro-batches per step sends 8.25× this volume (notebook 04b prices its exposed "
+        "part)")
+    # ZeRO-1 sends less than the all-reduce (0.75×): the note stays as it was
+    ones = {r[0]: r for r in batch.headline_figures(a, (1, 4, batch.zero_volume_ratio(1, 4, 4.0)))}
+    assert ones["allreduce_exposed_fraction"][4] == \
+        "at the plan's batch, one all-reduce per step, if not overlapped"

@@ -1186,11 +1186,14 @@ def test_a_compare_gives_each_options_own_range_beside_the_difference(tmp_path):
         "alone; each bill's headline range adds illustrative spreads and is wider): A (" in text
     assert "one number (no range of its own moves its total)" in text
     # the shipped scenarios range only the RL model's factor, which the exploratory line nets
-    # out: their totals do not move, so no "$270M–$270M" (a review)
+    # out: their totals move only by the storage priced over the schedule the factor lengthens
+    # (dollars), so no "$270M–$270M" (a review) but the figure with what moves it
     r = _cli("estimate", "--scenario", str(llmcost.SCENARIO_DIR / "default.yaml"), "--compare",
              str(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"))
     said = " ".join(r.stdout.split())
     assert r.returncode == 0 and "$270M–$270M" not in said and "$5.67M–$5.67M" not in said
+    assert re.search(r"A \(70B dense model, [^)]*\) \$5\.67M \(its own ranges move it by "
+                     r"\$[\d.]+ from P10 to P90\)", said), said
 
 
 def test_the_estimate_prints_the_final_run_alone():
@@ -1225,3 +1228,19 @@ def test_a_deadline_says_the_phases_after_the_main_run_are_outside_it(tmp_path):
     assert "GPUs to meet the deadline: " in out
     assert "the pre-training phase after the main run (phases) is not counted in the " \
         "deadline" in out
+
+
+def test_a_rollout_tp_the_report_chose_is_said_beside_the_rl_line(tmp_path):
+    # a new-user trial: rl_gpus 3 with no rl_rollout_tp was priced on 3 replicas of one GPU
+    # (the notebooks' TP 4 does not divide 3 GPUs; report.choose_rollout_tp takes the nearest
+    # that prices) without a word in `estimate`; given explicitly, TP 4 is refused by name
+    base = ("model: llama-2-7b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e11\n"
+            "seq_len: 4096\nmfu: 0.4\nprice_usd_per_gpu_hour: 3.0\nledger_rl: true\n"
+            "rl_gpus: 3\n")
+    said = " ".join(_cli("estimate", "--scenario", str(_yaml(tmp_path, base))).stdout.split())
+    assert "days on 3 GPUs, not in the main run's wall clock; rl_rollout_tp=1: " \
+        "chosen: the rollout TP nearest the notebooks' 4 at which the RL iteration can be " \
+        "priced (at 4: rl_rollout_tp=4 must divide the 3 rollout GPUs" in said
+    r = _cli("estimate", "--scenario", str(_yaml(tmp_path, base + "rl_rollout_tp: 4\n",
+                                                 name="t.yaml")))
+    assert r.returncode == 2 and "rl_rollout_tp=4" in r.stderr

@@ -50,6 +50,9 @@ def test_llama3_405b_gets_llama3s_own_long_context_stage():
     assert x.own_usd == pytest.approx(x.added_usd, rel=1e-9) and x.added_usd > 0
     assert "replaces the scenario's own long-context phase (800B tokens at 131,072" in \
         x.describe()
+    # the same phase: said unchanged, not "rises by $0.00000006" (a consistency audit)
+    assert "so the bill is unchanged (the scenario's phase is this example)" in \
+        " ".join(x.describe().split())
 
 
 def test_a_small_run_gets_a_phase_of_its_own_size():

@@ -455,12 +455,18 @@ def test_phases_and_exploratory_runs():
     assert long_ctx.figures["final_run_usd"] == pytest.approx(
         base.figures["final_run_usd"] + line.usd)
     # the project runs the phase after the main run on the same GPUs: its wall clock, paid
-    # GPU-h ÷ GPUs ÷ 24, adds to the months that price people, operations and dataset storage
-    # (by hand: months = days × 86,400 ÷ (365.25 × 86,400 ÷ 12))
+    # GPU-h ÷ GPUs ÷ 24, adds to the final run's days of the compute schedule, whose sum
+    # (exploration, the final run, post-training) are the months that price people, operations
+    # and dataset storage (by hand: months = days × 86,400 ÷ (365.25 × 86,400 ÷ 12))
     phase_days = line.usd / 3.99 / long_ctx.figures["n_gpus"] / 24.0
+    sched, sched0 = long_ctx.figures["schedule_days"], base.figures["schedule_days"]
+    assert sched["final_run"] == pytest.approx(sched0["final_run"] + phase_days, rel=1e-9)
     assert long_ctx.figures["project_months"] == pytest.approx(
-        base.figures["project_months"] + phase_days / (365.25 / 12), rel=1e-9)
-    assert "with its 1 other pre-training phase" in long_ctx.figures["project_months_source"]
+        sum(sched.values()) / (365.25 / 12), rel=1e-9)
+    assert long_ctx.figures["project_months"] > base.figures["project_months"] + \
+        phase_days / (365.25 / 12)       # the exploration scaled on the final run grows too
+    assert "the final run with its 1 other pre-training phase" in \
+        long_ctx.figures["project_months_source"]
     assert long_ctx.line("storage.datasets").usd > base.line("storage.datasets").usd
     # a project shorter than the main run and its phase is said to be (the checkpoints' hot
     # tier is priced for the main run's days, as notebook 07 prices it)
@@ -745,15 +751,20 @@ def test_the_schedule_says_the_project_months_that_would_pay_over_it():
     by_hand = (bill.usd("compute.exploratory") + bill.usd("post.")) / per_day + run_days
     assert tl.attrs["schedule_days"] == pytest.approx(by_hand, rel=1e-12)
     months = by_hand / (365.25 / 12)       # a month of 365.25 / 12 days (ledger's convention)
-    assert months > bill.figures["project_months"] * 1.01     # the default: the run alone
-    hint = answers.schedule_months_hint(by_hand, bill.figures["project_months"], False)
+    # the bill's convention is now that schedule (a consistency audit read the bill's 15.6
+    # days beside this schedule's 34.9 on one page), so no hint; a bill over fewer months
+    # (the run's alone, as it was) is told the months that would pay over it
+    assert bill.figures["project_months"] == pytest.approx(months, rel=1e-12)
+    assert answers.schedule_months_hint(by_hand, bill.figures["project_months"], False) == ""
+    run_months = run_days / (365.25 / 12)
+    hint = answers.schedule_months_hint(by_hand, run_months, False)
     assert hint.endswith(f"ledger_project_months: {months:.3g} pays the people, storage and "
                          "operations lines over it")
     # a schedule within the months paid: nothing; with a shorter ledger_project_months given,
     # that it is shorter (a review: the notebook then printed "the schedule fits")
     assert answers.schedule_months_hint(by_hand, months, False) == ""
     assert answers.schedule_months_hint(by_hand, months, True) == ""
-    given_words = answers.schedule_months_hint(by_hand, bill.figures["project_months"], True)
+    given_words = answers.schedule_months_hint(by_hand, run_months, True)
     assert given_words.startswith("the schedule alone spans") and "longer than the" in \
         given_words and "ledger_project_months gives" in given_words
     # an RL campaign runs on its own rl_gpus for its own wall clock (a source check: spread over

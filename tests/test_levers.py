@@ -738,6 +738,10 @@ def test_an_owned_purchase_price_is_not_put_on_other_hardware(s):
     assert set(sw["accelerator"]) == {"H100-SXM"}
     why = dict(sw.attrs["skipped"])
     assert "B200 needs ledger_owned_usd_per_gpu" in why["B200"]
+    # said as its own price: the scenario gave one, for its H100s (a trial read "needs
+    # ledger_owned_usd_per_gpu" of a key it had set)
+    assert "(its own purchase price, where a scenario's prices the scenario's accelerator " \
+        "only)" in why["B200"]
     assert "ledger_owned_usd_per_gpu" in lv.hardware_headline(sw)["note"]
 
 

@@ -51,8 +51,8 @@ def test_llama_405b_every_non_compute_line_is_sourced_or_says_what_was_searched(
     for ln in lines:
         if ln.status == "default":
             assert "published default" in ln.how and "data/ledger_defaults.csv" in ln.source
-            assert "(" in ln.how and any(w in ln.how for w in ("single published", "low end",
-                                                                 "range"))
+            assert "(" in ln.how and any(w in ln.how for w in ("single published", "published low",
+                                                                 "published high", "range"))
             assert ln.usd > 0
         else:
             assert ln.status == "not given" and "Searched:" in ln.how and ln.usd == 0
@@ -202,8 +202,11 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
     # a bill that does not read the plan keys (a report's: the ledger's own keys) points to the
     # notebook that shows the plan, rather than saying the scenario gives none
     plain = ledger.claim_questions(ledger.build_ledger({})).set_index("question")["answer"]
-    assert plain[plain.index.str.contains("parallel plan")].iloc[0].startswith(
-        "not read by this bill: notebook 03")
+    # and says why no plan enters its numbers, beside which page shows the plan's memory and
+    # bubble (a consistency audit: "not read by this bill" beside the report's bubble warning)
+    assert plain[plain.index.str.contains("parallel plan")].iloc[0] == (
+        "not among this page's values: the bill's MFU is given, so no plan enters its numbers; "
+        "notebook 03 shows the scenario's plan, its memory and its pipeline bubble")
     # ... unless its MFU was predicted, which is the plan's (a trial's mfu: predict bill read
     # "not read by this bill" though its MFU came from the plan the step-time model chose)
     pred = ledger.build_ledger({})
@@ -233,9 +236,19 @@ def test_published_defaults_read_as_their_sources_give_them():
     # GPU-hours for 15T tokens (Penedo et al. 2024) is 4e-10 GPU-h per token, not "4.00e-10"
     from llmcost.bill.published import range_text
     assert range_text("preference_comparisons").startswith("1,418,091 (a single published")
-    assert range_text("human_eval_ratings").startswith("55,737 (the low end, 12,000: no "
+    # its published low is one comparison model's ~4,000 prompts × 3 raters = 12,000 (the
+    # row's note); "the low end, 12,000" beside 55,737 read as if 55,737 were the low end
+    assert range_text("human_eval_ratings").startswith("55,737 (published low 12,000, no "
                                                        "published high")
     assert 6000 / 15e12 == pytest.approx(4e-10)
+    # the line's words give the count its figure is: Table 32's 18,579 rated generation pairs
+    # × 3 raters = 55,737 (an audit multiplied the old "~4,000 prompts ... five models × 3" to
+    # 60,000)
+    assert 18_579 * 3 == 55_737
+    how = ledger.build_ledger({"ledger_published_defaults": True}).line("eval.human").how
+    assert "55,737 (published low 12,000, no published high" in how
+    assert "(Llama 2: 18,579 generation pairs rated against five comparison models, Table 32, " \
+           "× 3 raters)" in how
     assert range_text("data_processing_gpu_hours_per_token").startswith("4e-10 (")
     assert range_text("exploratory_fraction").startswith("1.19 (range 0.2-3;")
 
@@ -293,9 +306,12 @@ def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_give
     assert drawn.tolist() == [10.15, 12.0, 10.15]
     assert "the longer, draw by draw, of Epoch's median project, 10.15 months" in words
     assert "(6.00-12.00 months over the draws)" in words
+    # without the published defaults the convention: the compute schedule (the run, its
+    # exploration and post-training), no floor of Epoch's
     plain = ledger.build_ledger({**SC405, "ledger_published_defaults": False})
     assert plain.figures["project_months"] == pytest.approx(
-        plain.figures["run_wall_clock_days"] / (365.25 / 12))
+        sum(plain.figures["schedule_days"].values()) / (365.25 / 12))
+    assert plain.figures["project_months"] > plain.figures["run_wall_clock_days"] / (365.25 / 12)
 
 
 def test_contributor_rule_reproduces_epochs_draws():

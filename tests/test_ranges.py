@@ -243,12 +243,37 @@ def test_a_zero_width_range_is_said_to_be_its_number():
 #: Re-pinned when the goodput came to be a run's of its own length (reliability.
 #: finite_run_breakdown: ⌈T/τ⌉ − 1 checkpoints, none at the end, instead of Daly's steady
 #: state): 5,666,485.85 USD before (−1.6e-5; the old storage pin 5,703,802.78, −3.5e-6).
-PRE_RANGES_TOTAL_USD = 5666396.957813837
+#: Re-pinned when the convention's project (no ledger_project_months) came to be the compute
+#: schedule (exploration, the run, post-training: ledger._project_months), not the final
+#: run's wall clock alone: the dataset storage line is priced over those months, +$87.91
+#: (test_the_repin_is_the_dataset_storage_over_the_schedule); 5,666,396.96 USD before (the
+#: old storage pin 5,703,782.61).
+PRE_RANGES_TOTAL_USD = 5666484.865561072
 
 
 def test_the_old_pin_at_the_old_storage():
     bill = ledger.build_ledger({**PRICE, "ckpt_storage_bytes_per_s": 2048 * 2e12 / 16384})
-    assert bill.total_usd == pytest.approx(5703782.608277951, rel=1e-12)
+    assert bill.total_usd == pytest.approx(5703869.572911405, rel=1e-12)
+
+
+def test_the_repin_is_the_dataset_storage_over_the_schedule():
+    # the last re-pin moved only the dataset storage line, by its monthly rate × the months the
+    # schedule adds to the run: (schedule days − run days) ÷ (365.25 / 12) months
+    bill = ledger.build_ledger(PRICE)
+    run = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 0.0,
+                               "ledger_rl": False})   # nothing scheduled beside the run
+    f = bill.figures
+    months = sum(f["schedule_days"].values()) / (365.25 / 12)
+    assert f["project_months"] == pytest.approx(months, rel=1e-12)
+    assert run.figures["project_months"] == pytest.approx(
+        f["schedule_days"]["final_run"] / (365.25 / 12), rel=1e-12)
+    ds, ds_run = bill.line("storage.datasets"), run.line("storage.datasets")
+    per_month = ds_run.usd / (run.figures["project_months"] + PRICE.get(
+        "ledger_dataset_retention_months", ledger.LEDGER_DEFAULTS[
+            "ledger_dataset_retention_months"]))
+    assert ds.usd - ds_run.usd == pytest.approx(
+        per_month * (months - run.figures["project_months"]), rel=1e-9)
+    assert ds.usd - ds_run.usd == pytest.approx(87.91, abs=0.01)
 
 
 def test_no_ranges_gives_exactly_todays_bill():
@@ -1088,3 +1113,18 @@ def test_the_index_draws_its_headline_once_for_the_bill_and_the_glance(monkeypat
     assert fallback["bill.total_usd"] == pytest.approx(alone_bill["bill.total_usd"], rel=1e-12)
     with pytest.raises(ValueError, match="sourced spread"):
         work.result("glance")
+
+
+def test_a_page_bill_at_its_bands_cut_top_says_the_top():
+    # a new-user trial's MoE on GB300: the page's bill read "25.3%, ... the median of its band
+    # two-piece triangular 0.2018 / 0.2528 / 0.3998 cut at 0.2528": the band is cut at its mode,
+    # so the median (half its mass is above the mode, taken at the cut) is its top too
+    from llmcost import ledger
+    from llmcost.bill.ranges import Range
+    cut = Range("two_piece_cut", low=0.2018, mode=0.2528, high=0.3998, cut=0.2528)
+    said = ledger.scenario_mfu_source({"mfu_band": "predicted", "_ranged": {"mfu": cut}})
+    assert said.startswith("predicted (mfu: predict) by llmcost.step, as the report resolved "
+                           "it, the median and top of its band two-piece triangular")
+    whole = Range("two_piece", low=0.3983, mode=0.4429, high=0.4988)
+    said = ledger.scenario_mfu_source({"mfu_band": "predicted", "_ranged": {"mfu": whole}})
+    assert ", the median of its band two-piece triangular 0.3983 / 0.4429 / 0.4988" in said

@@ -1328,6 +1328,11 @@ def test_only_an_mfu_fraction_reads_as_a_percentage():
                                   "months, the final run's wall clock only") == (
             f"staff are priced for {months} months, the training run alone: give the project's "
             "length")
+    # the convention's compute schedule (exploration, the run, post-training) is said so
+    assert glance.caveat_line("ledger_people: a without months are priced for 1.20 months, the "
+                              "compute schedule (exploration, the final run and post-training) "
+                              "only") == ("staff are priced for 1.20 months, the compute "
+                                          "schedule alone: give the project's length")
     # an MFU after mfu= is a percentage: 0.5649 is 56.49%, 1e-05 is 0.001%
     assert glance.caveat_line("mfu=0.5649 is above any published run").startswith(
         "the assumed MFU, 56.5%,")
@@ -1797,7 +1802,11 @@ def test_a_compare_says_when_the_projects_differ_in_length():
         14 * (12 - run) / 12 * 444_245, rel=1e-6)
     said = compare_months_words([a, c])
     assert said == (f"; people, operations and storage priced over A {run:.4g} months (the "
-                    "final run's wall clock), B 12 months (given)")
+                    "compute schedule), B 12 months (given)")
+    # the convention's: nothing but the run scheduled, its wall clock
+    alone = ledger.build_ledger({**sc, "ledger_exploratory_fraction": 0.0})
+    assert "A {:.4g} months (the final run's wall clock)".format(
+        alone.figures["project_months"]) in compare_months_words([alone, c])
     # under the published defaults, which of Epoch's median and the schedule it took
     pub = ledger.build_ledger({**sc, "ledger_published_defaults": True})
     assert pub.figures["project_months"] == pytest.approx(10.15)

@@ -13,6 +13,9 @@ def test_formatting():
     assert fmt_bytes(80e9) == "80 GB"
     assert fmt_bytes(2**30, binary=True) == "1 GiB"
     assert fmt_duration(30) == "30 s"
+    # below a second in the field's units: an NCCL collective in µs, a stall in ms
+    assert fmt_duration(0.000674) == "674 µs" and fmt_duration(0.0159) == "15.9 ms"
+    assert fmt_duration(0) == "0 s" and fmt_duration(0.999) == "999 ms"
     assert fmt_duration(90) == "1.5 min"
     assert fmt_duration(3 * 3600) == "3 h"
     assert fmt_duration(54 * 86400) == "54 days"

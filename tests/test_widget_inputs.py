@@ -245,14 +245,15 @@ def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
     price_w.value = 5.0
     assert "at $5.00/GPU-h, the given price, whatever the pricing mode" in \
         capsys.readouterr().out
-    # staff on the FTE slider, no project months: paid for the final run's wall clock, which
+    # staff on the FTE slider, no project months: paid for the compute schedule (exploration,
+    # the final run and post-training, each shorter on more GPUs but for the RL campaign), which
     # more GPUs shorten (a teacher watched the staff line fall 30-fold from 512 to 32,768 GPUs);
     # said with the months the bill took
     fte_w, gpus_w = box.children[1].children[3], box.children[0].children[0]
     assert p.get("ledger_project_months") is None
     fte_w.value = 10
     said = capsys.readouterr().out
-    months = re.search(r"staff are paid for ([\d.]+) months, the final run's wall clock", said)
+    months = re.search(r"staff are paid for ([\d.]+) months, the compute schedule", said)
     assert months, said
     gpus_w.value = gpus_w.value * 2
     again = re.search(r"staff are paid for ([\d.]+) months", capsys.readouterr().out)
@@ -263,6 +264,16 @@ def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
     capsys.readouterr()
     box.children[1].children[3].value = 10
     assert "staff are paid for" not in capsys.readouterr().out
+    # spot is offered only with the scenario's pre-emption rate (an analyst picked it on the
+    # default scenario and read "cannot price this" whatever the other controls said); without
+    # one the panel says why it is missing
+    assert "spot" not in pricing_w.options and "spot is not offered here: the scenario gives " \
+        "no ledger_spot_preemptions_per_node_day" in box.children[2].value
+    box = widgets.ledger_explorer({**p, "ledger_spot_preemptions_per_node_day": 0.05})
+    capsys.readouterr()
+    box.children[1].children[0].value = "spot"
+    out = capsys.readouterr().out
+    assert "total $" in out and "cannot" not in out
 
 
 def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):
@@ -303,3 +314,105 @@ def test_the_checkpoint_panel_opens_at_the_pages_checkpoint_size(capsys):
     assert want in capsys.readouterr().out
     assert checkpoint_size(n, "bf16-adam", n_ranks=2048).total_bytes > \
         checkpoint_size(n, "bf16-adam").total_bytes
+
+
+def test_levers_explorer_says_each_idle_levers_own_reason(capsys):
+    # an analyst's trial ticked "reserve capacity" on the on-demand default scenario and read
+    # "its input is already at the lever's setting" (it is not: the provider publishes no term,
+    # the lever's own note); "newer training stack" read the same where the H100 is older than
+    # no stack. Each lever that moves nothing on its own now prints the note its function gives.
+    from llmcost.bill import levers
+    sc = llmcost.point_scenario(llmcost.load_scenario(SCENARIO_DIR / "default.yaml"))
+    box = widgets.levers_explorer(sc)
+    ticks = {c.description: c for c in box.children[0].children}
+    capsys.readouterr()
+    for key in ("newer_stack", "fix_data_loading"):
+        ticks[levers.LEVERS[key][0]].value = True
+        out = capsys.readouterr().out
+        note = levers.LEVERS[key][2](sc).note
+        assert note and f"{levers.LEVERS[key][0]}: no change on this scenario on its own " \
+            f"({note})" in out, out
+        assert "already at the lever's setting" not in out
+        ticks[levers.LEVERS[key][0]].value = False
+
+
+def test_rl_explorer_says_the_iteration_as_the_bill_prices_it(capsys):
+    # an analyst read "iteration 85 s" on the panel, "144 s (the model's 85.3 s × 1.69, published
+    # GRPO runs' median)" on page 05 and in the bill, and no word of the factor on the panel
+    warnings.simplefilter("ignore")
+    from llmcost.serving import rl
+    p = _rl_parameters()
+    capsys.readouterr()
+    widgets.rl_explorer("llama-2-70b", "H100-SXM", p, 3.99)
+    out = " ".join(capsys.readouterr().out.split())
+    wall = float(re.search(r"iteration ([\d,.]+) s;", out)[1].replace(",", ""))
+    billed = float(re.search(r"as the bill prices it: ([\d,.]+) s", out)[1].replace(",", ""))
+    k = rl.scenario_time_factor(p)
+    assert k == rl.RL_TIME_FACTOR_MEDIAN == 1.69       # the scenario gives no rl_time_factor
+    assert billed == pytest.approx(wall * k, abs=1.0)  # both printed whole
+    assert "× 1.69, published GRPO runs' median" in out
+    s = _by_name(widgets.rl_explorer("llama-2-70b", "H100-SXM", p, 3.99))
+    assert s["rollout GPUs"].continuous_update is False  # priced when let go, as the others
+
+
+def test_reliability_panel_opens_on_the_scenarios_interval_and_moves_it(capsys):
+    # an analyst's trial: with ckpt_interval_s 7,200 the page read 120 min, the panel opened at
+    # Daly's optimum (38.6 min) without a word and had no interval control. It now opens on the
+    # scenario's interval and prices it as checkpoint_plan does; the optimum is a tick away
+    import pandas as pd
+    from llmcost.core.units import fmt_duration
+    from llmcost.training import reliability as rel
+    warnings.simplefilter("ignore")
+    n = llmcost.load_model("llama-2-70b").n_params
+    args = (n, 2048, 0.173, 2e11, False, 600, 623963, 3.99, "bf16-adam", 50e9, 50e9, 0.87, 8)
+    with pd.option_context("display.width", 1000, "display.max_columns", 20):
+        capsys.readouterr()
+        box = widgets.reliability_explorer(*args, interval_s=7200.0)
+        out = capsys.readouterr().out
+        plan = rel.checkpoint_plan(n, 2048, 0.173, 2e11, 600, "bf16-adam", 8, 50e9,
+                                   d2h_bytes_per_s=50e9, planned_per_day=0.87, interval_s=7200.0)
+        assert fmt_duration(7200.0) in out and f"{plan.goodput:.1%}" in out
+        interval_w, optimum_w = box.children[3].children
+        assert interval_w.value == 120.0 and not optimum_w.value and not interval_w.disabled
+        optimum_w.value = True                       # Daly's optimum for the same job
+        best = rel.checkpoint_plan(n, 2048, 0.173, 2e11, 600, "bf16-adam", 8, 50e9,
+                                   d2h_bytes_per_s=50e9, planned_per_day=0.87)
+        out = capsys.readouterr().out
+        assert fmt_duration(best.interval_s) in out and f"{best.goodput:.1%}" in out
+        assert interval_w.disabled and best.goodput > plan.goodput
+    # a scenario without an interval opens on the optimum; a bad one is refused by its key
+    box = widgets.reliability_explorer(*args)
+    assert box.children[3].children[1].value is True
+    with pytest.raises(ValueError, match="ckpt_interval_s=-5"):
+        widgets.reliability_explorer(*args, interval_s=-5.0)
+
+
+def test_the_flops_panels_price_box_refuses_rather_than_clamps(capsys):
+    # an analyst typed 0 and 250 in the $/GPU-h box and read $0.01 and $100 priced without a
+    # word (a bounded box clamps); the box now takes what is typed and the key's rule answers
+    warnings.simplefilter("ignore")
+    import ipywidgets as w
+
+    def controls(b):
+        for c in getattr(b, "children", ()):
+            yield from controls(c) if isinstance(c, w.Box) else [c]
+    box = widgets.flops_explorer("llama-2-70b", "H100-SXM", 2e12, 0.4, 2048, 3.99)
+    price_w = next(c for c in controls(box) if getattr(c, "description", "") == "$/GPU-h")
+    assert not hasattr(price_w, "max")   # no bounds to clamp to
+    capsys.readouterr()
+    price_w.value = 0.0
+    out = capsys.readouterr().out
+    assert price_w.value == 0.0 and "cannot compute: price_usd_per_gpu_hour=0" in out
+    price_w.value = 250.0
+    out = capsys.readouterr().out
+    assert price_w.value == 250.0 and "cannot compute" not in out
+
+
+def test_a_glossary_search_with_no_match_says_so(capsys):
+    # an analyst's search with no match showed a bare "Empty DataFrame" table
+    box = widgets.glossary_explorer()
+    capsys.readouterr()
+    box.children[0].value = "zzqx"
+    out = capsys.readouterr().out
+    assert "no glossary term, alias, Chinese term or definition contains 'zzqx'" in out
+    assert "Empty DataFrame" not in out

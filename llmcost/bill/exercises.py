@@ -76,12 +76,17 @@ class LongContextExercise:
             adds = f"in addition to the scenario's phases: adds {fmt_usd(self.added_usd)}"
         else:
             r = self.replaced
-            moves = "rises" if self.vs_bill_usd >= 0 else "falls"
+            # under a cent: the same phase, the difference float rounding (a consistency
+            # audit read "the bill rises by $0.00000006" on the Llama 3.1 405B scenario)
+            moves = ("is unchanged (the scenario's phase is this example)"
+                     if abs(self.vs_bill_usd) < 0.005 else
+                     f"{'rises' if self.vs_bill_usd >= 0 else 'falls'} by "
+                     f"{fmt_usd(abs(self.vs_bill_usd))}")
             adds = (f"replaces the scenario's own {r['name']} phase ({fmt_count(r['tokens'], 3)}"
                     f" tokens at {r['seq_len']:,}: {fmt_usd(self.own_usd)} of the bill with "
                     "the lines that scale with it, such as exploration): it adds "
                     f"{fmt_usd(self.added_usd)} to the bill without that phase, so the bill "
-                    f"{moves} by {fmt_usd(abs(self.vs_bill_usd))}")
+                    f"{moves}")
         lines = [head, f"{adds}; a {ph['seq_len']:,}-token sequence costs "
                  f"{self.flops_ratio:.2f}× the FLOPs per token of a {self.seq_len:,}-token one, "
                  f"at MFU {ph['mfu']:.1%} against {self.bill_mfu:.1%}"]

@@ -954,9 +954,11 @@ def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp) -> dict:
 
 
 def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) -> tuple:
-    """(project months, source): ``ledger_project_months``, else the final run's wall clock
-    (the main run and its ``n_phases`` other pre-training phases, one after the other),
-    run_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so); with
+    """(project months, source): ``ledger_project_months``, else the compute schedule
+    (``schedule_days``, ``_schedule_days``: exploration, the final run with its ``n_phases``
+    other pre-training phases, and post-training, one after the other; the final run's wall
+    clock where there is nothing else), days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower
+    bound, said so: the data work before it is not counted); with
     ``ledger_published_defaults``, the published project duration instead
     (``project_months_published``: the median of Epoch's four case studies, the duration its
     staff rule, ``fte_per_contributor``, is per month of), at least the compute schedule
@@ -971,19 +973,25 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
     months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
+    sched = run_days if schedule_days is None else schedule_days
+    longer = bool(np.any(np.asarray(sched) > np.asarray(run_days) * (1 + 1e-9)))
     if p["ledger_published_defaults"]:
-        sched = run_days if schedule_days is None else schedule_days
-        longer = bool(np.any(np.asarray(sched) > np.asarray(run_days) * (1 + 1e-9)))
         return _published_project_months(sched * SECONDS_PER_DAY / SECONDS_PER_MONTH,
                                           with_phases,
                                           p["ledger_project_months"] if drawn else None, longer)
+    # the compute schedule where it is longer than the run (a consistency audit read the
+    # bill's 15.6 days beside notebook 00's schedule of 34.9 on one page)
+    months = sched * SECONDS_PER_DAY / SECONDS_PER_MONTH if longer else months
     people = p.get("ledger_people") or []
     own_months = bool(people) and all(isinstance(r, dict) and r.get("months") is not None
                                       for r in people)  # every role its own months: not these
+    span = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
+            f"one after the other, notebook 00 step 7; {_period(months, 'months')}) only; the "
+            "data work before it is not counted" if longer else
+            f"the final run's wall clock{with_phases} ({_period(months, 'months')}) only; the "
+            "exploratory runs before it, data work and post-training after it are not counted")
     return months, (
-        f"convention, ledger_project_months not given: the final run's wall clock{with_phases} "
-        f"({_period(months, 'months')}) only; the exploratory runs before it, data work and "
-        "post-training after it are not counted, so "
+        f"convention, ledger_project_months not given: {span}, so "
         + ("operations and dataset storage are lower bounds (every ledger_people role gives "
            "its own months)" if own_months else
            "people, operations and dataset storage are lower bounds")
@@ -1606,7 +1614,10 @@ def scenario_mfu_source(p: dict) -> str:
                 "mfu (give one, or `mfu: predict` for the step-time model's prediction)")
     band = p.get("_ranged", {}).get("mfu")
     if band is not None and p.get("mfu_band") in BAND_WORDS:  # a report's band on a page
-        return (f"{BAND_WORDS[p['mfu_band']]}, the {point_word(band)} of its band "
+        # cut at its point: the band's top as well (a trial read "the median of its band" of
+        # a bill at the band's capped top and could not tell what was assumed)
+        top = " and top" if band.kind == "two_piece_cut" and band.cut <= band.mode else ""
+        return (f"{BAND_WORDS[p['mfu_band']]}, the {point_word(band)}{top} of its band "
                 f"{band.describe()} (the point bill; ledger.simulate_ledger draws the band)")
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
@@ -2018,8 +2029,8 @@ def _human_eval_line(lines, p) -> None:
         return
     lines.append(Line(
         key, label, "evaluation", "post-training", "elastic", human_eval_usd(),
-        f"published default: {published_range('human_eval_ratings')} ratings (Llama 2: ~4,000 "
-        "prompts against each of five comparison models, Table 32, × 3 raters) × "
+        f"published default: {published_range('human_eval_ratings')} ratings (Llama 2: 18,579 "
+        "generation pairs rated against five comparison models, Table 32, × 3 raters) × "
         f"${published_range('usd_per_preference_comparison')}/rating; a lower bound: safety "
         "ratings and red-teaming hours are not counted",
         "data/ledger_defaults.csv human_eval_ratings: " + default_source("human_eval_ratings"),
@@ -2214,7 +2225,7 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     runs first, then the final run over its wall-clock days, then post-training (an RL campaign
     over its own wall clock on its ``rl_gpus``, ``rl_wall_clock_days_per_run`` × ``rl_runs``;
     the rest at the final run's dollars per day). The project
-    lasts ``ledger_project_months`` (else the bill's convention, the final run's wall clock, or
+    lasts ``ledger_project_months`` (else the bill's convention, this compute schedule, or
     with ``ledger_published_defaults`` Epoch's median project, at least this schedule:
     ``_project_months``) or
     the longest ``months`` of a ``ledger_people`` role (whose pay the people line counts for
@@ -2362,7 +2373,10 @@ def plan_questions(ledger: Ledger, scenario: dict | None = None) -> list:
          # a predicted MFU is the plan's whether or not the values carry plan keys (a trial's
          # mfu: predict bill said "not read by this bill")
          if "tp" in sc or _predicted(f) else
-         "not read by this bill: notebook 03 shows the scenario's plan")
+         # a page whose parameters name no plan (notebook 00): a consistency audit read "not
+         # read by this bill" beside the report's pipeline-bubble warning of the fixed plan
+         "not among this page's values: the bill's MFU is given, so no plan enters its "
+         "numbers; notebook 03 shows the scenario's plan, its memory and its pipeline bubble")
     rerun = ledger.line("reserve.rerun")
     return [
         ("What global batch, in tokens, and how many steps?",

@@ -88,8 +88,11 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     accelerator = as_accelerator(accelerator)
     if acquisition_usd_per_gpu is None:
         if accelerator.name != "H100-SXM":
+            # a trial's owned A100 scenario gave ledger_owned_usd_per_gpu and read that the
+            # hardware sweep's H200 and B200 "need" it: a scenario's price is its own GPU's
             raise ValueError(f"pricing='owned' on {accelerator.name} needs "
-                             "ledger_owned_usd_per_gpu (the accelerator's purchase price) or "
+                             "ledger_owned_usd_per_gpu (its own purchase price, where a "
+                             "scenario's prices the scenario's accelerator only) or "
                              "price_usd_per_gpu_hour; the workbook has a sourced price for "
                              "H100-SXM only")
         acquisition_usd_per_gpu = default("h100_acquisition_usd")

@@ -75,16 +75,16 @@ EPOCH_SOURCE = ("Cottier et al. 2024, The rising costs of training frontier AI m
 
 
 def range_text(key: str) -> str:
-    """A default with its range, date and first author: '0.3 (the low end: no published high;
-    2023-05; Dubois et al. 2023)', or '(a single published figure; ...)'."""
+    """A default with its range, date and first author: '55,737 (published low 12,000, no
+    published high; 2023-07; Touvron et al. 2023)', or '(a single published figure; ...)'."""
     value, low, high = default_range(key)
     row = default_rows()[key]
     if low is None and high is None:
         rng = "a single published figure"
-    elif high is None:
-        rng = f"the low end, {_figure(low)}: no published high"
+    elif high is None:  # an audit read "55,737 (the low end, 12,000 ...)" as 55,737 the low
+        rng = f"published low {_figure(low)}, no published high"
     elif low is None:
-        rng = f"the high end, {_figure(high)}: no published low"
+        rng = f"published high {_figure(high)}, no published low"
     else:
         rng = f"range {_figure(low)}-{_figure(high)}"
     return f"{_figure(value)} ({rng}; {row['date']}; {row['source'].split(',')[0]})"

@@ -634,7 +634,8 @@ def short_run_warning(p: dict) -> str | None:
 def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     """One sentence when ``ledger_people`` gives roles without ``months`` and the scenario no
     ``ledger_project_months``: those roles are then priced for the project months the ledger
-    takes (``ledger._project_months``): the final run's wall clock only, often a few weeks,
+    takes (``ledger._project_months``): the compute schedule only (or the final run's wall
+    clock where nothing else is scheduled), often a few weeks,
     which a reader takes for the project's staffing, or with ``ledger_published_defaults``
     Epoch's median project (or the compute schedule, if longer), a default rather than this
     project's. None
@@ -647,8 +648,10 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
     took = ("Epoch's median project, a published default (ledger_published_defaults; the "
             "compute schedule, exploration, the final run and post-training, where longer)"
             if p.get("ledger_published_defaults") else
-            f"the final run's wall clock{' with its pre-training phases' if p.get('phases') else ''}"
-            " only")
+            ("the compute schedule (exploration, the final run and post-training) only"
+             if "the compute schedule" in bill.figures["project_months_source"] else
+             f"the final run's wall clock"
+             f"{' with its pre-training phases' if p.get('phases') else ''} only"))
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "
             f"{months:,.2f} months, {took} (ledger_project_months is not set): set "
             "ledger_project_months, or months on each role, for the project's staffing")

@@ -95,10 +95,15 @@ def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
 
 
 def fmt_duration(seconds: float) -> str:
-    """Format a duration in the largest sensible unit: s, min, h, days or years."""
+    """Format a duration in the largest sensible unit: µs, ms, s, min, h, days or years (an
+    analyst read a collective's "0.000674 s" where the field says 674 µs); 0 is "0 s"."""
     s = _number(seconds, "seconds")
     if not math.isfinite(s):
         return not_finite_text(s) if math.isnan(s) else f"{not_finite_text(s)} s"
+    if 0 < abs(s) < 1e-3:
+        return f"{s * 1e6:.3g} µs"
+    if 0 < abs(s) < 1:
+        return f"{s * 1e3:.3g} ms"
     if abs(s) < 60:
         return f"{s:.3g} s"
     if abs(s) < SECONDS_PER_HOUR:

@@ -937,6 +937,9 @@ def _rl_time_note(bill) -> list:
            f"takes {fmt_period(days, 'days')} on {fmt_gpus(sc['rl_gpus'])}, not in the main "
            "run's wall clock" if isinstance(days, (int, float)) and days > 0
            and all(k in sc for k in ("rl_runs", "rl_iterations", "rl_gpus")) else "")
+    chosen = bill.figures.get("chosen") or {}   # estimate_ledger's: settings it picked
+    if run and chosen:
+        run += "".join(f"; {k}={sc[k]:,}: {why}" for k, why in chosen.items())
     given = sc.get("rl_time_factor")
     if isinstance(given, Range) and not is_point_range(given):  # drawn; its point the bill's
         return [f"RL post-training billed at the model's iteration time × rl_time_factor, "

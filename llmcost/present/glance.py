@@ -1221,8 +1221,8 @@ CAVEATS = [
      "the MFU's range is capped at {0}: no comparable published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%): the step-time model predicts ([\d.]+%)[^;]*; its held-out "
      r"runs in this regime took a median ([\d.]+%) (more|less) time per step than predicted"
-     r".*?central "
-     r"estimate at ([\d.]+%), above the band's capped top.*?\(band ([\d.]+%)–([\d.]+%)\)",
+     r".*?corrected "
+     r"prediction at ([\d.]+%), above the band's capped top.*?\(band ([\d.]+%)–([\d.]+%)\)",
      "the MFU is the step-time model's: it predicts {1}; published runs like this one took a "
      "median {2} {3} time per step than it predicted, which would give {4}, above the band's "
      "capped top, so the "
@@ -1369,6 +1369,8 @@ CAVEATS = [
     (r"^ledger_people: .*? are priced for ([\d.,]+) months, Epoch",
      "staff are priced for {0} months, Epoch's median project or the compute schedule: give "
      "the project's length"),
+    (r"^ledger_people: .*? are priced for ([\d.,]+) months, the compute schedule",
+     "staff are priced for {0} months, the compute schedule alone: give the project's length"),
     (r"^ledger_people: .*? are priced for ([\d.,]+) months",
      "staff are priced for {0} months, the training run alone: give the project's length"),
     # a run, a project or an RL campaign longer than ten years (bill.validation)
@@ -1597,9 +1599,17 @@ def own_totals_words(df, names) -> str:
     own = df.attrs.get("own_totals") or []
     if not any(own):
         return ""
-    said = [f"{tag} ({name}) {fmt_usd(t[0])}–{fmt_usd(t[2])} (P50 {fmt_usd(t[1])})"
-            if t else f"{tag} ({name}) one number (no range of its own moves its total)"
-            for tag, name, t in zip("AB", names, own)]
+    def one(tag, name, t):
+        if not t:
+            return f"{tag} ({name}) one number (no range of its own moves its total)"
+        if fmt_usd(t[0]) == fmt_usd(t[2]):  # a range narrower than the figures' digits: the RL
+            # factor moves the schedule and the storage priced over it by dollars, which read
+            # "$5.67M–$5.67M"
+            return (f"{tag} ({name}) {fmt_usd(t[1])} (its own ranges move it by "
+                    f"{fmt_usd(t[2] - t[0])} from P10 to P90)")
+        return f"{tag} ({name}) {fmt_usd(t[0])}–{fmt_usd(t[2])} (P50 {fmt_usd(t[1])})"
+
+    said = [one(tag, name, t) for tag, name, t in zip("AB", names, own)]
     return ("each bill's own total, P10 to P90 over these draws (the scenarios' own ranges "
             "alone; each bill's headline range adds illustrative spreads and is wider): "
             + "; ".join(said))
@@ -1949,14 +1959,16 @@ def compare_days_words(bills) -> str:
 
 def _months_basis(source: str) -> str:
     """A bill's ``project_months_source`` in a few words: given, the published default (with
-    its compute-schedule floor) or the final run's wall clock (the convention)."""
+    its compute-schedule floor) or, the convention, the compute schedule (the final run's wall
+    clock where nothing else is scheduled)."""
     if source.startswith("ledger_project_months"):
         return "given"
     if source.startswith("published default"):   # _published_project_months' words
         return ("Epoch's median project" if ", longer than " in source else
                 "the compute schedule, longer than Epoch's median project"
                 if ", at least " in source else "Epoch's median project or the schedule")
-    return "the final run's wall clock"
+    return ("the compute schedule" if "the compute schedule" in source else
+            "the final run's wall clock")
 
 
 def compare_months_words(bills) -> str:

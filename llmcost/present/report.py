@@ -624,6 +624,10 @@ def estimate_ledger(scenario_path):
     own = own_stack_hint(values, pred is not None, defaults)
     bill.warnings = list(dict.fromkeys(([own] if own else []) + warnings + extra
                                        + ([over] if over else [])))
+    # the RL settings the report chose where the notebooks' default cannot be priced, said
+    # beside the RL line (a trial's rl_gpus: 3 was priced at a rollout TP of 1 without a word)
+    bill.figures["chosen"] = {k: scenario[f"_{k}_chosen"] for k in ("rl_gpus", "rl_rollout_tp")
+                              if f"_{k}_chosen" in scenario and values.get("ledger_rl")}
     return bill
 
 

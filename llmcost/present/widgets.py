@@ -193,9 +193,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     mfu_w = w.FloatSlider(value=min(mfu, ceiling), min=min(0.01, mfu), max=ceiling, step=0.01,
                           description="MFU", readout_format=".2f", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 3, 17, "GPUs")
-    plo, phi = _span(_rate(price_usd_per_gpu_hour), 0.01, 100)
-    price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=plo, max=phi, step=0.1,
-                                 description="$/GPU-h")
+    # a plain box, checked by the key's rule on each update: a bounded one turned an
+    # analyst's 0 into 0.01 and 250 into 100 without a word
+    price_w = w.FloatText(value=_rate(price_usd_per_gpu_hour), step=0.1, description="$/GPU-h")
     out = w.Output()
     live = plots.LiveFigure((6, 3.2))
 
@@ -210,6 +210,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
                       f"(mfu_slider_max: its matmul ceiling): the slider moved to it, "
                       f"{mfu_w.value:.0%}")
             try:
+                _checked(price_usd_per_gpu_hour=price_w.value)   # > 0, finite: said, not clamped
                 run = training_run(spec, acc, tok_w.value, mfu_w.value, gpu_w.value,
                                    price_w.value, dtype=dtype)
             except ValueError as e:  # e.g. no fp8 peak on this accelerator
@@ -251,9 +252,13 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                          ideal_gpu_hours: float, price_usd_per_gpu_hour: float,
                          recipe: str = "bf16-adam", node_bytes_per_s: float = 50e9,
                          d2h_bytes_per_s: float = 50e9, planned_per_day: float = 0.0,
-                         gpus_per_node: int = 8):
-    """GPU count, failure rate, checkpoint size, storage bandwidth, async and restart-time
-    widgets updating a goodput table and the waste-vs-interval curve (notebook 07).
+                         gpus_per_node: int = 8, interval_s: float | None = None):
+    """GPU count, failure rate, checkpoint size, storage bandwidth, async, restart-time and
+    checkpoint-interval widgets updating a goodput table and the waste-vs-interval curve
+    (notebook 07). The interval is the scenario's ``ckpt_interval_s`` (``interval_s``) or, with
+    "optimum" ticked (the default where it gives none), Daly's optimum for the panel's values
+    (``reliability.optimal_interval``): an analyst could not move it, and the panel opened at
+    the optimum beside a page priced at the scenario's 120 minutes.
 
     Returns the ``VBox``.
     """
@@ -286,6 +291,18 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     async_w = w.Checkbox(value=bool(async_), description="asynchronous checkpoints")
     restart_w = w.FloatSlider(value=restart_s / 60, min=0, max=_span(restart_s / 60, 0, 120)[1],
                               step=1, description="restart min", continuous_update=False)
+    if interval_s is not None:
+        _checked(ckpt_interval_s=interval_s)
+    lo, hi = _log_span((interval_s or 3600) / 60, 0, 4)   # 1 minute to a week
+    interval_w = w.FloatLogSlider(value=(interval_s or 3600) / 60, base=10, min=lo, max=hi,
+                                  step=0.05, description="interval min", readout_format=".3g",
+                                  continuous_update=False, disabled=interval_s is None)
+    optimum_w = w.Checkbox(value=interval_s is None, description="optimum interval")
+
+    def follow(_=None):   # the slider moves the interval only with the optimum unticked
+        interval_w.disabled = optimum_w.value
+
+    optimum_w.observe(follow, names="value")
     out = w.Output()
     live = plots.LiveFigure((6.5, 3.4))
 
@@ -293,6 +310,11 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
         return size0 if abs(size_w.value - size_opened) < 1e-12 else size_w.value * 1e12
 
     size_opened = size_w.value
+
+    def chosen_s() -> float:   # the scenario's exact interval until the (log) slider moves
+        opened = (interval_s or 3600) / 60
+        return interval_s if interval_s is not None and abs(interval_w.value - opened) < \
+            1e-9 else interval_w.value * 60
 
     def update(_=None):
         with out:
@@ -302,7 +324,8 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                                        restart_w.value * 60, recipe, gpus_per_node,
                                        node_bytes_per_s, d2h_bytes_per_s=d2h_bytes_per_s,
                                        async_=async_w.value, planned_per_day=planned_per_day,
-                                       checkpoint_bytes=size_bytes())
+                                       checkpoint_bytes=size_bytes(),
+                                       interval_s=None if optimum_w.value else chosen_s())
             except ValueError as e:  # e.g. restarts so slow that planned stops fill the day
                 print(f"cannot compute: {e}")
                 return
@@ -336,11 +359,11 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                                         plan.restart_s, ax=live.axes)
                 display(live.image())
 
-    for widget in (gpu_w, rate_w, size_w, bw_w, async_w, restart_w):
+    for widget in (gpu_w, rate_w, size_w, bw_w, async_w, restart_w, interval_w, optimum_w):
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([gpu_w, rate_w]), w.HBox([size_w, bw_w]),
-                   w.HBox([restart_w, async_w]), out])
+                   w.HBox([restart_w, async_w]), w.HBox([interval_w, optimum_w]), out])
 
 
 def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, seq_len: int,
@@ -484,6 +507,10 @@ def plan_with_pipeline(make, pp: int, schedule: str, virtual_stages: int) -> tup
         try:
             plan = make("interleaved", v)
         except PlanError as e:
+            if e.rule == "interleaved_microbatches":   # fewer micro-batches than a whole round
+                # of the stages (an analyst doubled a pilot's GPUs and read a refusal)
+                return make("1f1b", 1), ("the interleaved schedule needs micro-batches in "
+                                         f"multiples of PP {pp}: 1F1B here")
             if e.rule != "virtual_stages":
                 raise
             continue
@@ -702,8 +729,17 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
         return w.VBox([w.Label(study.source)])
     model = as_model(cal.pilots[0].model)
     smallest = min(q.n_gpus for q in cal.pilots)
-    gpu_w = w.IntSlider(value=base.n_gpus, min=smallest, max=max(base.n_gpus * 8, smallest),
-                        step=smallest, description="GPUs", continuous_update=False)
+    # doublings of the smallest pilot and the run's own count: an analyst's slider in steps
+    # of 64 was refused at 250 of its 256 positions (a data-parallel size that does not
+    # divide the global batch)
+    # and at most the GPUs the global batch gives a micro-batch each at the run's TP, PP, CP
+    # and micro-batch size (dp × mbs ≤ the batch's sequences)
+    fed = base.global_batch_size // base.micro_batch_size * base.tp * base.pp * base.cp
+    top = max(min(base.n_gpus * 8, fed), smallest)
+    counts = sorted({smallest * 2 ** k for k in range(64) if smallest * 2 ** k <= top}
+                    | {base.n_gpus})
+    gpu_w = w.SelectionSlider(options=counts, value=base.n_gpus, description="GPUs",
+                              continuous_update=False)
     tp_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {base.tp}), value=base.tp, description="TP")
     pp_w = w.Dropdown(options=sorted({1, 2, 4, 8, 16} | {base.pp}), value=base.pp,
                       description="PP")
@@ -715,12 +751,14 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
         with out:
             _clear(out)
             try:
-                plan = make_plan(model, gpu_w.value, base.global_batch_size,
-                                 tp=tp_w.value, pp=pp_w.value, zero_stage=base.zero_stage,
-                                 recompute=base.recompute, micro_batch_size=mbs_w.value,
-                                 schedule=base.schedule, virtual_stages=base.virtual_stages,
-                                 pp_split=base.pp_split, cp=base.cp, ep=base.ep,
-                                 etp=base.etp, seq_len=seq_len)
+                plan, note = plan_with_pipeline(
+                    lambda sched, v: make_plan(
+                        model, gpu_w.value, base.global_batch_size, tp=tp_w.value,
+                        pp=pp_w.value, zero_stage=base.zero_stage, recompute=base.recompute,
+                        micro_batch_size=mbs_w.value, schedule=sched, virtual_stages=v,
+                        pp_split=base.pp_split, cp=base.cp, ep=base.ep, etp=base.etp,
+                        seq_len=seq_len),
+                    pp_w.value, base.schedule, base.virtual_stages)
                 x = calibrate.extrapolate(cal, model, plan, seq_len, options=options)
                 mem = memory_per_gpu(model, plan, seq_len, recipe, practice=practice)
             except ValueError as e:
@@ -728,6 +766,8 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
                 return
             fit = _misfit_words(mem.total, as_accelerator(cal.pilots[0].accelerator).hbm_bytes,
                                 reserve)
+            if note:   # the pipeline settings the other controls left valid, said
+                print(f"note: {note}")
             print(f"{plan.describe()} on {fmt_gpus(gpu_w.value)}: {x.describe()}; "
                   f"{x.describe_band()}; pilot's correction carried at "
                   f"{x.transfer:.0%} strength{fit}")
@@ -777,7 +817,7 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
     tp_r = p["rl_rollout_tp"]
     roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0,
                        max=max((p["rl_gpus"] - 1) // tp_r * tp_r, p["rl_rollout_gpus"], 0),
-                       step=tp_r, description="rollout GPUs")
+                       step=tp_r, description="rollout GPUs", continuous_update=False)
     asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
     acc = w.Dropdown(options=list(list_accelerators()["name"]),
                      value=device_name(accelerator), description="accelerator")
@@ -810,6 +850,10 @@ def rl_explorer(model: str, accelerator, p: dict, price_usd_per_gpu_hour: float)
             print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
                   f"FLOPs, {it.generation_time_share:.0%} of time; "
                   f"{fmt_usd(it.gpu_hours * price)} per iteration")
+            billed, how = rl.billed_iteration_s(it.wall_s, {**p, **moved})
+            if billed != it.wall_s:  # an analyst read 85 s here, 144 s on the page and the bill
+                print(f"as the bill prices it: {billed:,.0f} s ({how}), "
+                      f"{fmt_usd(it.gpu_hours * price * billed / it.wall_s)} per iteration")
             display(plots.table(it.parts(price),
                                 {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
                                  "usd": "${:,.2f}"}))
@@ -952,7 +996,12 @@ def ledger_explorer(scenario: dict):
     lo, hi = _span(price0, 0.5, 12)
     price = w.FloatSlider(value=price0, min=lo, max=hi, step=0.05, description="$/GPU-h",
                           continuous_update=False)
-    pricing = w.Dropdown(options=PRICING, value=scenario["pricing"], description="pricing")
+    # spot only where the scenario gives its pre-emption rate (an analyst picked it and read
+    # "cannot price this" at every position): said under the panel instead
+    spot_rate = scenario.get("ledger_spot_preemptions_per_node_day")
+    modes = [m for m in PRICING if m != "spot" or spot_rate is not None
+             or scenario["pricing"] == "spot"]
+    pricing = w.Dropdown(options=modes, value=scenario["pricing"], description="pricing")
     f0 = scenario["ledger_exploratory_fraction"]
     f0 = 1.19 if f0 is None else f0
     explore = w.FloatSlider(value=f0, min=0, max=_span(f0, 0, 3)[1], step=0.05,
@@ -1000,9 +1049,11 @@ def ledger_explorer(scenario: dict):
                     "ledger_published_defaults") and any(  # (else Epoch's median project)
                     isinstance(r, dict) and "months" not in r for r in people):
                 # a teacher moved GPUs 512 -> 32,768 and watched the staff line fall 30-fold
-                print(f"staff are paid for {bill.figures['project_months']:.2f} months, the "
-                      "final run's wall clock (ledger_project_months not set): more GPUs "
-                      "shorten it, and the staff line with it")
+                span = ("the compute schedule" if "the compute schedule" in
+                        bill.figures["project_months_source"] else "the final run's wall clock")
+                print(f"staff are paid for {bill.figures['project_months']:.2f} months, {span} "
+                      "(ledger_project_months not set): more GPUs shorten it, and the staff "
+                      "line with it")
             live.clear()
             plots.bill_waterfall(bill.table(), ax=live.axes)
             display(live.image())
@@ -1010,7 +1061,11 @@ def ledger_explorer(scenario: dict):
     for wid in (gpus, mfu, price, pricing, explore, reserve, fte):
         wid.observe(update, names="value")
     update()
-    return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]), out])
+    said = [] if "spot" in modes else [w.Label(
+        "spot is not offered here: the scenario gives no ledger_spot_preemptions_per_node_day "
+        "(pre-emptions per node per day, your provider's)")]
+    return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]),
+                   *said, out])
 
 
 def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
@@ -1127,11 +1182,15 @@ def levers_explorer(scenario: dict):
                 return
             saving = before.total_usd - after.total_usd
             print("levers on: " + (", ".join(levers.LEVERS[k][0] for k in keys) or "none"))
-            for k in keys:  # a lever with nothing to act on in this scenario says so
+            for k in keys:  # a lever with nothing to act on in this scenario says why
                 alone = levers.bill(levers.apply_levers(scenario, [k])).total_usd
                 if abs(alone - before.total_usd) < 0.5:
+                    # the lever's own reason (an analyst read "its input is already at the
+                    # lever's setting" for a reservation no provider prices a term of)
+                    why = levers.LEVERS[k][2](scenario).note or \
+                        "its input is already at the lever's setting"
                     print(f"  {levers.LEVERS[k][0]}: no change on this scenario on its own "
-                          "(its input is already at the lever's setting)")
+                          f"({why})")
             print(f"bill {fmt_usd(before.total_usd)} → {fmt_usd(after.total_usd)}: saving "
                   f"{fmt_usd(saving)} ({saving / before.total_usd:.1%}); main run "
                   f"{before.figures['wall_clock_days']:.1f} → "
@@ -1167,6 +1226,10 @@ def glossary_explorer():
             lambda col: col.str.lower().str.contains(q, regex=False)).any(axis=1)] if q else g
         with out:
             out.clear_output()
+            if hit.empty:   # not a bare "Empty DataFrame" (an analyst's search)
+                print(f"no glossary term, alias, Chinese term or definition contains "
+                      f"{box.value.strip()!r}")
+                return
             display(hit[["term", "chinese", "definition", "formula", "notebook", "function"]])
 
     box.observe(show, names="value")

@@ -1422,7 +1422,7 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
                 f"{abs(center):.1%})")
     if capped:
         return (f"{head}; its held-out runs in this regime took a median {how} {runs}, which puts "
-                f"the central estimate at {central:.1%}, above the band's capped top, so the "
+                f"the corrected prediction at {central:.1%}, above the band's capped top, so the "
                 f"bill uses the top, {point:.1%} {band}")
     return (f"{head}; its held-out runs in this regime took a median {how} {runs}, so the bill "
             f"uses {point:.1%} {band}")

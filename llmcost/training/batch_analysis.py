@@ -334,6 +334,25 @@ def _fill_sentence(analysis: BatchAnalysis, busy_gpus: float, fill_dp: float) ->
             f"{noun(m, 'micro-batch', 'micro-batches')} per replica per step).")
 
 
+def _regime_sentence(analysis: BatchAnalysis, r: float) -> str:
+    """``batch_verdict``'s sentence on the batch B = r·B_noise against the critical batch (the
+    regimes of its docstring); near it, the balance is the loss's, steps against tokens, and
+    where no batch window exists on these GPUs that is said to come after (a consistency audit
+    read "a balanced trade" beside "No good window" on the Llama 3.1 405B page)."""
+    if r < 0.5:
+        return ("That is well below the critical batch: compute-efficient, and a bigger batch "
+                "(with more GPUs) would buy time cheaply.")
+    if r > 2:
+        return ("That is above the critical batch: the extra batch buys little time and spends "
+                "extra tokens.")
+    fill = analysis.fill_batch_tokens
+    fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
+    return ("That is near the critical batch: for the loss, a balanced trade between time "
+            "(steps) and compute (tokens)"
+            + ("; whether these GPUs run it without idling is another matter, below."
+               if fill > analysis.target.b_noise_tokens else "."))
+
+
 def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     """The answer to "how big should the batch be?" for a scenario, as sentences computed from
     ``analysis`` (no fixed text: every number and every regime follows from the inputs).
@@ -357,14 +376,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
         f"{plan.tokens_over_e_min:.2f}× the minimum tokens and {plan.steps_over_s_min:.2f}× the "
         "minimum steps.",
     ]
-    if r < 0.5:
-        lines.append("That is well below the critical batch: compute-efficient, and a bigger batch "
-                     "(with more GPUs) would buy time cheaply.")
-    elif r <= 2:
-        lines.append("That is near the critical batch: a balanced trade between time and compute.")
-    else:
-        lines.append("That is above the critical batch: the extra batch buys little time and "
-                     "spends extra tokens.")
+    lines.append(_regime_sentence(analysis, r))
     fill_dp = fill / analysis.pp  # one micro-batch per replica (its stages work by turns)
     lines.append(_fill_sentence(analysis, plan.busy_gpus, fill_dp))
     if analysis.pp > 1:
@@ -414,7 +426,22 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     return lines
 
 
-def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
+def _allreduce_note(zero_volume) -> str:
+    """The all-reduce row's note; with ``zero_volume`` = (ZeRO stage, micro-batches per step,
+    ``batch.zero_volume_ratio``) above 1, what the plan's stage sends beside it (a consistency
+    audit read the 405B index's 7.1% "if not overlapped" beside notebook 04b's 17% exposed
+    data-parallel time of its ZeRO-2 plan, which sends 8.25× that volume)."""
+    note = "at the plan's batch, one all-reduce per step, if not overlapped"
+    if zero_volume is None:
+        return note
+    stage, m, ratio = zero_volume
+    if not ratio > 1:
+        return note
+    return (f"{note}; the plan's ZeRO-{stage} at {m:,} micro-batch{'es' if m > 1 else ''} per "
+            f"step sends {ratio:.3g}× this volume (notebook 04b prices its exposed part)")
+
+
+def headline_figures(analysis: BatchAnalysis, zero_volume: tuple | None = None) -> list[tuple]:
     """Notebook 02's headline figures as (key, label, value, unit, note) tuples, for
     ``report.summary_row``. Each figure and its formula (B the planned batch, N Kaplan's
     non-embedding active parameters, m micro-batches per replica, dp replicas):
@@ -438,7 +465,8 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
     * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with
       C = M·D, M = 72·L·d² + 12·L·d·s (DeepSeek-AI 2024 Eq. 1–2);
     * ``allreduce_exposed_fraction`` = T_ar/(T_ar + T_compute), T_ar = 2·(n−1)/n · G/B_ring
-      (``dp_gradient_sync``, ``dp_sync_bandwidth``);
+      (``dp_gradient_sync``, ``dp_sync_bandwidth``); its note names what a ZeRO-2/3 plan sends
+      beyond it, ``zero_volume`` = (stage, micro-batches, ``batch.zero_volume_ratio``);
     * ``activation_gb_per_gpu``: the plan's activations as its stack stores them
       (``plan_activation_bytes_per_gpu``) where computed, else ``activation_bytes_per_gpu``
       (Korthikanti et al. 2022 Table 2): ``_activation_row``.
@@ -478,7 +506,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          "tokens", "C = M·D, DeepSeek LLM Eq. 1"),
         ("deepseek_lr", "DeepSeek LLM η_opt", analysis.deepseek["lr"], "", "AdamW peak"),
         ("allreduce_exposed_fraction", "all-reduce share of a step", analysis.exposed_fraction,
-         "", "at the plan's batch, one all-reduce per step, if not overlapped"),
+         "", _allreduce_note(zero_volume)),
         _activation_row(analysis),
     ]
 

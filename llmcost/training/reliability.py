@@ -1119,7 +1119,9 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     stalls``, ``lost work (recomputed)``, ``restarts``, ``planned interruptions``) and a final
     ``paid`` row equal to their sum; columns ``gpu_hours``, ``share`` (of paid) and ``usd``.
     ``.attrs`` holds ``goodput``, ``interval_s``, ``wall_clock_days``, ``expected_failures``
-    and ``mtbf_s``.
+    and ``mtbf_s``. ``expected_failures`` = (paid wall clock − planned interruptions' time) ÷
+    MTBF: restarts, stalls and lost work are running time a failure can strike, a planned
+    interruption is not (the paid wall clock ÷ MTBF alone over-counts by the planned share).
     """
     h = as_scalar(ideal_gpu_hours, "ideal_gpu_hours", positive=True)
     n = as_scalar(n_gpus, "n_gpus", positive=True, integer=True)

@@ -732,11 +732,11 @@ if can_own:
 # in or near their range. Staff is the line the bill cannot default without a team: no paper
 # publishes FTE-months by role, so it is `ledger_people`, or a paper's contributor count ×
 # Epoch's FTE fraction, or zero; and a scenario without `ledger_project_months` pays people
-# for the final run's wall clock only, where Epoch counts the months from the project's start
-# to publication, unless it takes the published defaults (`ledger_published_defaults`): then
-# the project lasts the median of Epoch's case studies (`project_months_published` in
-# `data/ledger_defaults.csv`), or the compute schedule (exploration, the run, post-training), if
-# longer. The FTE-years printed above are the team Epoch's shares imply for this much
+# for the compute schedule only (exploration, the run, post-training one after the other: step
+# 7), where Epoch counts the months from the project's start to publication, unless it takes
+# the published defaults (`ledger_published_defaults`): then the project lasts the median of
+# Epoch's case studies (`project_months_published` in `data/ledger_defaults.csv`), or that
+# schedule, if longer. The FTE-years printed above are the team Epoch's shares imply for this much
 # hardware. The bill's hardware also counts every GPU-hour it prices (exploration,
 # post-training, benchmark runs), as Epoch's amortised hardware includes their exploration
 # multiplier.

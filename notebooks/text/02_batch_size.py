@@ -422,11 +422,11 @@ print(f"all-reduce {s0.allreduce_s:.2f} s per step against a {s0.compute_s:.2f} 
       f"bill's MFU, {p['mfu']:.0%}, at the plan's batch): {s0.exposed_fraction:.0%} of it unoverlapped")
 if plan.zero_stage:  # the stage's collectives (comm.comm_volume's) against this all-reduce
     k = 3 if plan.recompute == "full" else 2   # ZeRO-3's weight gathers per micro-batch
-    r = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes, weight_gathers=k)
+    vol = batch.zero_volume_ratio(plan.zero_stage, plan.n_microbatches, g_bytes, weight_gathers=k)
     least = "about " if plan.zero_stage == 3 else ""  # hybrid sharding (HSDP) sends less
     print(f"ZeRO-{plan.zero_stage} at {llmcost.fmt_count(plan.n_microbatches)} "
           f"micro-batch{'es' if plan.n_microbatches > 1 else ''} per step sends {least}"
-          f"{r:.3g}x this volume (notebook 04 prices it, overlapped)")
+          f"{vol:.3g}x this volume (notebook 04 prices it, overlapped)")
 
 # %% [markdown]
 # > **Takeaway.** Under ZeRO-0/1 the gradient all-reduce is paid once per step, in the recipe's
@@ -611,7 +611,8 @@ for line in batch.batch_verdict(a):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-publish_summary("02_batch_size", [summary_row(*r) for r in batch.headline_figures(a)])
+zero = (plan.zero_stage, plan.n_microbatches, vol) if plan.zero_stage else None  # cell 5.2
+publish_summary("02_batch_size", [summary_row(*x) for x in batch.headline_figures(a, zero)])
 
 # %% [markdown]
 # ## Exercises

@@ -873,7 +873,7 @@ publish_summary("07_checkpoints", rows + [
         lost_usd if resumable else bill.line("compute.failures").usd), "USD",
                 f"${price:.2f} per GPU-hour"),
     summary_row("expected_failures", "expected failures", wf.attrs["expected_failures"], "",
-                "unexpected, over the paid wall clock, restarts and stalls included"),
+                "unexpected, over the paid wall clock less planned stops"),
     summary_row("storage_cost_usd", "checkpoint storage", float(scen_storage) * resumable, "USD",
                 f"{p['ckpt_hot_tier']} + {p['ckpt_cold_tier']}"),
     summary_row("whole_run_mfu", "whole-run utilisation", p["mfu"] * kept, "",
@@ -895,7 +895,7 @@ if interactive:
         spec.n_params, p["n_gpus"], p["fail_rate_per_gpu_year"], p["ckpt_storage_bytes_per_s"],
         p["ckpt_async"], p["ckpt_restart_s"], run["gpu_hours"], price, p["ckpt_recipe"],
         p["ckpt_node_bytes_per_s"], p["ckpt_d2h_bytes_per_s"], p["fail_planned_per_day"],
-        per_node))
+        per_node, interval_s=p["ckpt_interval_s"]))
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb) · next: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb)

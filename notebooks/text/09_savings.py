@@ -715,7 +715,7 @@ rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD",
                    "(levers.bill)")]
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
-                            "USD", f"{r.share_of_bill:.1%} of the bill"
+                            "USD", f"{r.share_of_bill:.{1 + (r.share_of_bill < 0.01)}%} of the bill"
                             f"{answers.lever_days(r.days_saved)}; risk: {r.risk}"
                             + (f"; it {r.beyond_line}" if r.beyond_line else "")))
 # the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
