@@ -602,3 +602,20 @@ def test_the_allreduce_row_says_what_a_zero2_plan_sends_beyond_it(h100):
     ones = {r[0]: r for r in batch.headline_figures(a, (1, 4, batch.zero_volume_ratio(1, 4, 4.0)))}
     assert ones["allreduce_exposed_fraction"][4] == \
         "at the plan's batch, one all-reduce per step, if not overlapped"
+
+
+def test_batch_sweep_refuses_a_tensor_parallel_size_no_plan_has(h100):
+    # an API trial: tp=128 on 64 GPUs came out 8x cheaper than tp=1 (the busy GPUs capped at
+    # 64 by min(n, B·tp/(mbs·seq))) and tp=3 divided neither the 64 GPUs nor the 32 heads
+    m8 = llmcost.load_model("llama-3.1-8b")
+    tg = batch.batch_target(m8, train_tokens=1e12, global_batch_tokens=4e6)
+    for tp, message in ((128, r"tp=128 must divide n_gpus=64"),
+                        (3, r"tp=3 must divide n_gpus=64"),
+                        (0, r"tp=0 must be")):
+        with pytest.raises(ValueError, match=message):
+            batch.batch_sweep(tg, [8192 * 8], m8, h100, 64, 0.4, 2.0, 8192, tp=tp)
+    # 64 GPUs of Llama 3.1 8B's 32 heads: tp 1, 2, ..., 32 divide both; busy GPUs by hand
+    # min(64, 65,536 · tp / 8,192): 8 at tp 1, 64 from tp 8
+    r1, r8 = (batch.batch_sweep(tg, [8192 * 8], m8, h100, 64, 0.4, 2.0, 8192, tp=t).iloc[0]
+              for t in (1, 8))
+    assert (r1.busy_gpus, r8.busy_gpus) == (8, 64)

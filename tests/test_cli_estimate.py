@@ -1097,7 +1097,7 @@ def test_a_range_that_moves_no_line_is_said_beside_the_drivers(tmp_path, capsys)
     code, text = _main(capsys, "estimate", "--scenario", str(sc))
     assert code == 0
     said = " ".join(text.split())
-    assert "ledger_pue: ranged, but the bill is the same at its P10 and its P90, so not " \
+    assert "ledger_pue: ranged, but the bill reads the same at its P10 and its P90, so not " \
         "listed" in said
     assert said.index("what drives the spread") < said.index("ledger_pue: ranged, but")
 

@@ -325,7 +325,8 @@ def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
     assert ideal < days < ideal / 0.8 * 1.1
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
     assert w.startswith(f"the training run's wall clock is {fmt_amount(days / 365.25, 3)} years "
-                        f"({days:,.0f} days on 512 GPUs), over 10 years")
+                        f"({days:,.0f} days on 512 GPUs, failures and pre-training phases "
+                        "included), over 10 years")
     assert "Cottier et al. 2024" in w and math.isfinite(bill.total_usd)
     # 1e13 tokens: a hundredth of it, about 50 days: no warning
     short = estimate_ledger(_yaml(tmp_path, sc.replace("1.0e15", "1.0e13"), name="s2.yaml"))
@@ -353,7 +354,8 @@ def test_a_training_run_longer_than_nine_months_is_warned_as_maybe_inefficient(t
     assert LONG_RUN_MONTHS < months < LONG_PROJECT_MONTHS
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
     assert w.startswith(f"the training run's wall clock is {months:,.1f} months ({days:,.0f} "
-                        "days on 512 GPUs), over 9 months: a run that long may be inefficient")
+                        "days on 512 GPUs, failures and pre-training phases included), over 9 "
+                        "months: a run that long may be inefficient")
     assert "Emberson and Edelman 2025" in w and "n_gpus" in w
     # 8 times the GPUs: about 56 days, under 9 months: no warning
     wide = estimate_ledger(_yaml(tmp_path, sc.replace("512", "4096"), name="wide.yaml"))
@@ -1019,3 +1021,26 @@ def test_a_budget_of_zero_or_less_says_what_null_means():
                                              r"the bill's total"):
             build_ledger({"ledger_budget_usd": bad, "price_usd_per_gpu_hour": 2.0})
     assert build_ledger({"ledger_budget_usd": None, "price_usd_per_gpu_hour": 2.0}).total_usd > 0
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"tp": 128}, r"tp=128 must divide n_gpus=64 \(n_gpus = dp × tp × pp × cp\)"),
+    ({"tp": 3}, r"tp=3 must divide n_gpus=64"),
+    ({"pp": 7}, r"pp=7 must divide n_gpus=64"),
+    ({"global_batch_tokens": 1024}, r"global_batch_tokens=1,024 must be a whole number of "
+                                    r"sequences of seq_len=4,096 \(at least one\)"),
+    ({"global_batch_tokens": 4096 * 8 + 5}, r"must be a whole number of sequences"),
+    ({"model": "mixtral-8x7b", "ep": 3}, r"ep=3 must divide n_experts=8 \(mixtral-8x7b\)"),
+    ({"ep": 2}, r"ep=2: llama-2-70b is dense \(no experts\), so ep must be 1 or 0"),
+])
+def test_a_bill_refuses_a_plan_or_batch_no_run_has(extra, message):
+    # an API trial: build_ledger, simulate_ledger and validate_scenario priced these on 64 GPUs
+    # (the plan keys entered no number of a given-MFU bill) where `llmcost estimate` refuses
+    # them; the plan's rules that need no plan search are now every entry point's
+    import llmcost
+    from llmcost.bill.validation import validate_scenario
+    for call in (llmcost.build_ledger, validate_scenario,
+                 lambda sc: llmcost.simulate_ledger({**sc, "mfu": [0.3, 0.5]}, samples=10)):
+        with pytest.raises(ValueError, match=message):
+            call({"n_gpus": 64, **extra})
+    llmcost.build_ledger({"n_gpus": 64, "tp": 8, "model": "mixtral-8x7b", "ep": 8})  # fine

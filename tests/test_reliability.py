@@ -586,3 +586,18 @@ def test_the_storage_sweep_skips_bandwidths_planned_stops_would_fill():
     assert lowest > 1e8 and df["goodput"].gt(0).all()
     size = 14 * n
     assert 0.87 / 86400 * (2 * size / 1e8 + 600) >= 1   # the first grid point, by hand
+
+
+def test_an_interval_longer_than_the_job_is_the_job_and_a_run_that_never_ends_is_refused():
+    # an API trial: a 1,000 s job at an interval of 10^6 s with M = 10^4 s came out at 2.7e44 s
+    # (Daly's T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ at τ past the work). The interval is
+    # capped at the work: by hand 1e4 · e^{0.006} · (e^{(1000 + 60)/1e4} − 1) · 1 = 1,124.9 s
+    hand = 1e4 * math.exp(60 / 1e4) * (math.exp(1060 / 1e4) - 1)
+    for tau in (1e6, 1e5, 1e3):
+        assert rel.expected_wall_time_s(1e3, tau, 60, 1e4, 60) == pytest.approx(hand, rel=1e-12)
+    assert hand == pytest.approx(1124.9, abs=0.1)
+    # run_reliability read 1.17e293 paid GPU-hours at an MTBF of one second: refused as the
+    # bill refuses it (goodput below 1e-6)
+    with pytest.raises(ValueError, match=r"goodput=.* on 1,024 GPUs .*the run never finishes; "
+                                         r"the rule: goodput >= 1e-6"):
+        rel.run_reliability(1e6, 1024, 60, 1.0, 600)

@@ -139,7 +139,7 @@ def _check_summary(scenario, summary):
     ("accelerator: H101\n", "accelerator='H101' is not in the catalogue"),
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
-    ("n_gpus: 2048\ntp: 3\n", "tp=3 must divide n_gpus=2048 (n_gpus = dp × tp × pp × cp); pp left free (0) is chosen by the plan search (keys the scenario leaves out take the notebooks' defaults"),
+    ("n_gpus: 2048\ntp: 3\n", "tp=3 must divide n_gpus=2048 (n_gpus = dp × tp × pp × cp); pp left free (0) is chosen by the plan search"),
     ("accelerator: MI325X\n", "the scale-out bandwidth is missing from data/accelerators.csv"),
     # 405.85B × 18 B of training state is 7.3 TB: even fully sharded over 8 GPUs that is 913 GB
     # each, twelve times an H100's 80 GiB (hand derivation from the 18 B/param recipe).

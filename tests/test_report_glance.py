@@ -1710,12 +1710,12 @@ def test_the_lead_says_when_post_training_adds_nothing_to_the_total():
     assert 12811.2 * 3.99 == pytest.approx(51.1e3, rel=1e-3)
     assert said == (" The RL post-training line ($51.1k) is deducted from the exploratory "
                     "runs' line, whose multiplier of the final run (Cottier et al. 2024) "
-                    "already counts fine-tuning and evaluation, so it adds nothing to the "
+                    "already counts fine-tuning and evaluation, so it adds no compute to the "
                     "total.")
     # past the multiplier the line is $0 and the excess adds: (800,000 - 767,466.4) x $3.99
     big = {**n, "netted": {"RL post-training": 8e5}, "netted_gpu_hours": 8e5, "clamped": True}
     said = glance.netting_sentence({"bill": {"bill.figures.exploratory_netting": big}})
-    assert "only the excess, $130k, adds to the total" in said and "($3.19M)" in said
+    assert "only the excess, $130k, adds compute to the total" in said and "($3.19M)" in said
     assert glance.netting_sentence({"bill": {}}) == ""
 
 
@@ -1786,9 +1786,10 @@ def test_the_assumed_mfu_bill_is_the_bill_rebuilt_at_the_central_mfu():
 
 def test_a_compare_says_when_the_projects_differ_in_length():
     # A finance trial: "people +$4.40M" between an option priced over the final run's 3.52
-    # months and one over a given 12-month project, the total's difference +$2.04M, unsaid.
-    # The people line is roles × FTE × months × loaded cost: 14 FTE × (12 − 3.52) months / 12
-    # × $444,245 (data/ledger_defaults.csv staff_usd_per_fte_year_mean) = +$4.40M.
+    # months (the convention then; now the compute schedule, exploration included) and one over
+    # a given 12-month project, the total's difference unsaid. The people line is roles × FTE ×
+    # months × loaded cost: 14 FTE × (12 − A's months) / 12 × $444,245 (data/ledger_defaults.csv
+    # staff_usd_per_fte_year_mean), A's months the schedule's days ÷ (365.25 / 12).
     from llmcost.present.glance import compare_days_words, compare_months_words
     sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
           "train_tokens": 15e12, "seq_len": 8192, "mfu": 0.40, "pricing": "reserved",
@@ -1798,6 +1799,7 @@ def test_a_compare_says_when_the_projects_differ_in_length():
     c = ledger.build_ledger({**sc, "pricing": "owned", "price_usd_per_gpu_hour": None,
                              "ledger_project_months": 12})
     run = a.figures["project_months"]
+    assert run == pytest.approx(sum(a.figures["schedule_days"].values()) / (365.25 / 12))
     assert c.line("people.staff").usd - a.line("people.staff").usd == pytest.approx(
         14 * (12 - run) / 12 * 444_245, rel=1e-6)
     said = compare_months_words([a, c])
@@ -1816,3 +1818,33 @@ def test_a_compare_says_when_the_projects_differ_in_length():
     bare = {k: v for k, v in sc.items() if k != "ledger_people"}   # no people or operations
     assert compare_months_words([ledger.build_ledger(bare), ledger.build_ledger(
         {**bare, "ledger_project_months": 12})]) == ""
+
+
+def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
+    # a consistency audit: a MoE on B200 billed at 11.1% where notebook 04b's illustrative
+    # pilot (Megatron-Bridge's Qwen3-235B-A22B on B200, carried to the scenario's plan) gives
+    # 8.2%-10.1%; page 04b said so, the index's "Read this first" did not
+    from types import SimpleNamespace
+    from llmcost.present import answers
+    study = SimpleNamespace(illustrative=True,
+                            extrapolation=SimpleNamespace(mfu_low=0.082, mfu_high=0.101))
+    rows = answers.pilot_band_rows(study)
+    assert [r[0] for r in rows] == ["pilot_extrapolated_mfu_low", "pilot_extrapolated_mfu_high"]
+    assert [r[2] for r in rows] == [0.082, 0.101]
+    summary = {"notebooks": {
+        "00_index": [{"key": "bill_mfu", "value": 0.111}],
+        "04b_step_time": [{"key": k, "value": v} for k, _, v, _, _ in rows]}}
+    said = report.pilot_band_warning(summary)
+    assert said == ("the bill's MFU, 11.1%, lies above the band a published run like this one "
+                    "extrapolates to for its plan, 8.2%-10.1% (notebook 04b §6): that run, "
+                    "carried to this plan, runs slower than the bill assumes; a pilot of your "
+                    "own settles which")
+    assert glance.caveat_line(said) == ("the bill's MFU, 11.1%, is above the 8.2%-10.1% a "
+                                        "published run like this one gives for its plan: a "
+                                        "pilot of your own settles which")
+    # inside the band, the scenario's own pilots, or no page 00 / 04b: nothing
+    summary["notebooks"]["00_index"][0]["value"] = 0.09
+    assert report.pilot_band_warning(summary) is None
+    assert answers.pilot_band_rows(SimpleNamespace(illustrative=False,
+                                                   extrapolation=study.extrapolation)) == []
+    assert report.pilot_band_warning({"notebooks": {}}) is None

@@ -573,3 +573,12 @@ def test_cost_per_param_by_precision():
     none = scaling.cost_per_param_by_precision(fam, "bf16", pd.DataFrame())
     assert (none["other"], none["compared"], none["change"]) == (None, [], None)
     assert none["spreads"] == scaling.cost_per_param_by_precision(fam, "bf16")["spreads"]
+
+
+def test_loss_names_arrays_that_do_not_broadcast():
+    # an API trial read numpy's "operands could not be broadcast together with shapes (2,) (3,)"
+    with pytest.raises(ValueError, match=r"n_params \(shape \(2,\)\), n_tokens \(shape \(3,\)\) "
+                                         r"must broadcast together"):
+        scaling.loss(np.array([7e9, 1e10]), np.array([1e12, 2e12, 3e12]))
+    with pytest.raises(ValueError, match=r"n_nonembedding_params .* must broadcast together"):
+        scaling.kaplan_loss_nd(np.array([7e9, 1e10]), np.array([1e12, 2e12, 3e12]))

@@ -398,6 +398,11 @@ def test_rank_plans_needs_tokens_for_a_cost():
     spec = llmcost.load_model("llama-2-7b")
     with pytest.raises(ValueError, match="price_usd_per_gpu_hour needs train_tokens"):
         step.rank_plans(spec, Cluster(A100, 8), 8, price_usd_per_gpu_hour=2.0)
+    # one number of tokens, refused before the search (an API trial's list raised numpy's
+    # TypeError after the whole ranking)
+    for tokens in ([1e12, 2e12], np.array([1e12, 2e12])):
+        with pytest.raises(ValueError, match=r"train_tokens=.* must be one number"):
+            step.rank_plans(spec, Cluster(A100, 8), 8, train_tokens=tokens)
 
 
 def test_choose_plan_by_time_ranking_is_the_fastest_fitting_plan():
@@ -475,3 +480,17 @@ def test_rank_plans_overlap_search_prunes_only_what_cannot_win():
     assert pruned["step_time_s"].iloc[0] == pytest.approx(full["step_time_s"].iloc[0])
     with pytest.raises(ValueError, match="tp_overlap='sometimes'"):
         step.rank_plans(spec, cl, 256, 4096, tp_overlap=("sometimes",))
+
+
+def test_an_empty_ranking_says_a_sequence_beyond_the_models_context():
+    # an API trial: 1M-token sequences of Llama 3.1 8B (131,072 declared positions, its
+    # config.json max_position_embeddings) on 8 H100s ranked nothing, blamed on memory alone
+    import warnings
+    m8 = llmcost.load_model("llama-3.1-8b")
+    assert m8.max_position_embeddings == 131072
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = step.rank_plans(m8, Cluster(llmcost.load_accelerator("H100-SXM"), 8), 8, 1_000_000)
+    assert r.empty and r.attrs["empty_reason"].startswith("no plan fits: ")
+    assert r.attrs["empty_reason"].endswith(
+        "; seq_len=1,000,000 is beyond llama-3.1-8b's declared 131,072-token context")

@@ -97,7 +97,7 @@ def test_a_ranged_input_that_moves_nothing_keeps_its_key_as_written():
     # been upper-cased, the key with it
     from llmcost.present import report
     assert report._no_swing_words(["ledger_pue", "rl_time_factor"]) == (
-        "Also ranged, not listed: ledger_pue, rl_time_factor (but the bill is the same at its "
+        "Also ranged, not listed: ledger_pue, rl_time_factor (but the bill reads the same at its "
         "P10 and its P90)")
 
 

@@ -16,6 +16,9 @@ def test_formatting():
     # below a second in the field's units: an NCCL collective in µs, a stall in ms
     assert fmt_duration(0.000674) == "674 µs" and fmt_duration(0.0159) == "15.9 ms"
     assert fmt_duration(0) == "0 s" and fmt_duration(0.999) == "999 ms"
+    # at a unit's edge the next unit, never "1e+03 ms" (a review)
+    assert fmt_duration(0.9995) == "1 s" and fmt_duration(0.0009996) == "1 ms"
+    assert fmt_duration(-0.0159) == "-15.9 ms"
     assert fmt_duration(90) == "1.5 min"
     assert fmt_duration(3 * 3600) == "3 h"
     assert fmt_duration(54 * 86400) == "54 days"

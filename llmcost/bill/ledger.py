@@ -1512,17 +1512,23 @@ def exploratory_words(bill: Ledger) -> str | None:
     mult = (f"{float(n['fraction']):.2f}x that run: {_quantity(gross)} GPU-h, "
             f"{fmt_usd(gross * rate)}")
     counted = multiplier_counts(n["netted"])
+    # the compute only: their days lengthen the schedule the project-long lines are priced
+    # over, where the scenario gives no project length (a review read "adds $0.00" beside a
+    # people line $111k larger with the RL campaign)
+    days = "" if str(bill.figures.get("project_months_source", "")).startswith(
+        "ledger_project_months") else (" (their days still lengthen the compute schedule "
+                                       "that people, operations and storage are priced over)")
     if not n["clamped"]:
         return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
                 f"counts (its part beyond the final run, {mult}), as "
                 f"Cottier et al. 2024 count {counted} in it: {what} "
                 f"line{'s move' if many else ' moves'} that money out of the exploratory line "
-                f"and add{'' if many else 's'} $0.00 to the total")
+                f"and add{'' if many else 's'} $0.00 of compute to the total{days}")
     excess = netting_usd(n)[1]
     return (f"$0.00: {_netted_words(n)} exceed{'' if many else 's'} the multiplier's whole "
             f"part beyond the final run ({mult}), in which Cottier et al. 2024 count "
-            f"{counted}, so only the excess, {fmt_usd(excess)}, adds to the "
-            "total"
+            f"{counted}, so only the excess, {fmt_usd(excess)}, adds compute to the "
+            f"total{days}"
             + ("; the exploratory fraction is left out of the spread (the line is $0.00 even "
                "at the top of its range)" if exploratory_all_clamped(bill) else ""))
 

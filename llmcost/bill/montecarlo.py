@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..training.accuracy import uncapped_high
+from ..core.units import fmt_usd
 from .ranges import Range, is_ranged
 from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
 
@@ -119,7 +120,9 @@ class LedgerDraws:
         DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
         ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
         is the point bill's total. An input whose P10 and P90 give the same total, to rounding
-        (1e-9 of the bill: its line netted against another, say), is left out and named in ``.attrs['no_swing']`` and ``['note']``.
+        (1e-9 of the bill: its line netted against another, say) or to the printed figure
+        (``fmt_usd``'s three digits), is left out and named in ``.attrs['no_swing']`` and
+        ``['note']``.
         Empty (with ``.attrs['note']``) without ranged inputs, or when none moves the bill.
         """
         cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
@@ -144,16 +147,19 @@ class LedgerDraws:
                  "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
                 for j, k in enumerate(keys)]
         # a swing within floating-point rounding of the bill is none: a netted line moves
-        # money between lines, and the sum differs in its last bits
+        # money between lines, and the sum differs in its last bits; one the bill's printed
+        # figures do not show is none a reader can act on (the RL factor moves the storage
+        # priced over the schedule by dollars: a review read "$5.67M–$5.67M" as a driver)
         point = float(self.point.total_usd)
-        still = [r["input"] for r in rows if not beyond_rounding(r["swing_usd"], point)]
-        df = pd.DataFrame([r for r in rows if beyond_rounding(r["swing_usd"], point)],
-                          columns=cols).sort_values(
+        moves = [beyond_rounding(r["swing_usd"], point) and
+                 fmt_usd(r["total_at_p10_usd"]) != fmt_usd(r["total_at_p90_usd"]) for r in rows]
+        still = [r["input"] for r, m in zip(rows, moves) if not m]
+        df = pd.DataFrame([r for r, m in zip(rows, moves) if m], columns=cols).sort_values(
             "swing_usd", ascending=False, ignore_index=True)
         df.attrs["point_usd"] = self.point.total_usd
         if still:  # a drawn input that moves nothing is no driver (a netted-out line's fraction)
             df.attrs["no_swing"] = still
-            df.attrs["note"] = (f"{', '.join(still)}: ranged, but the bill is the same at "
+            df.attrs["note"] = (f"{', '.join(still)}: ranged, but the bill reads the same at "
                                 "its P10 and its P90, so not listed")
         return df
 

@@ -711,8 +711,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
-          "storage; null: the run's wall clock (with ledger_published_defaults, Epoch's median "
-          "project, project_months_published, or the compute schedule if longer)", _positive),
+          "storage; null: the compute schedule (exploration, the final run, post-training; with "
+          "ledger_published_defaults, Epoch's median project, project_months_published, or that "
+          "schedule if longer)", _positive),
     Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
           "(reserve; netted out of a fractional exploratory line, whose multiplier counts failed "
           "attempts)", _probability),
@@ -1338,6 +1339,10 @@ def _cross_check(p: dict) -> None:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
         except ValueError as e:
             raise ScenarioError(str(e)) from None
+    _check_batch_sequences(p)
+    if "n_gpus" in p and any(p.get(k) for k in ("tp", "pp", "cp")):   # with or without a batch
+        _check_fixed_product(p)  # (an API trial built bills of tp=128 on 64 GPUs unrefused)
+    _check_experts(p)
     batch_known = all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens"))
     if batch_known:  # a rule of n_gpus and the batch, whether or not a plan is built: the bill
         _check_batch_feeds_gpus(p)  # of a report without a plan (00, 01, 07) counts these GPUs too
@@ -1448,6 +1453,36 @@ def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:
             f"{mem.total / 1e9:,.0f} GB per GPU ({plan.describe()}), more than the "
             f"{usable / 1e9:,.0f} GB usable on {gpu.name}; leave tp and pp free (0) or fix a "
             "larger tp·pp")
+
+
+def _check_experts(p: dict) -> None:
+    """A fixed ``ep`` (> 1) divides the model's experts, and a dense model takes none (the plan's
+    rule, ``parallel``'s ``ep_experts``; here without a plan: an API trial's bill of Mixtral
+    8x7B at ep=3 was priced unrefused)."""
+    ep = p.get("ep")
+    if not isinstance(ep, int) or ep <= 1 or "model" not in p:
+        return
+    try:
+        spec = load_model(p["model"])
+    except ValueError:   # an unknown model is refused by its own key
+        return
+    if not spec.is_moe:
+        raise ScenarioError(f"ep={ep}: {spec.name} is dense (no experts), so ep must be 1 or 0")
+    if spec.n_experts % ep:
+        raise ScenarioError(f"ep={ep} must divide n_experts={spec.n_experts} ({spec.name})")
+
+
+def _check_batch_sequences(p: dict) -> None:
+    """The global batch is a whole number of sequences, at least one (``parallel.
+    scenario_plan``'s rule, checked where a plan is built; here wherever both keys are
+    present: an API trial's build_ledger priced global_batch_tokens=1024 of 4,096-token
+    sequences unrefused, where `llmcost estimate` refuses it)."""
+    seq, tokens = p.get("seq_len"), p.get("global_batch_tokens")
+    if not isinstance(seq, int) or not isinstance(tokens, (int, float)) or seq <= 0:
+        return
+    if tokens % seq:
+        raise ScenarioError(f"global_batch_tokens={tokens:,.0f} must be a whole number of "
+                            f"sequences of seq_len={seq:,} (at least one)")
 
 
 def _check_fixed_product(p: dict) -> None:

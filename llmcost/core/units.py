@@ -100,9 +100,10 @@ def fmt_duration(seconds: float) -> str:
     s = _number(seconds, "seconds")
     if not math.isfinite(s):
         return not_finite_text(s) if math.isnan(s) else f"{not_finite_text(s)} s"
-    if 0 < abs(s) < 1e-3:
+    # a unit is used while its three digits stay below 1,000 (0.9995 s is "1 s", not "1e+03 ms")
+    if 0 < abs(s) and float(f"{abs(s) * 1e6:.3g}") < 1000:
         return f"{s * 1e6:.3g} µs"
-    if 0 < abs(s) < 1:
+    if 0 < abs(s) and float(f"{abs(s) * 1e3:.3g}") < 1000:
         return f"{s * 1e3:.3g} ms"
     if abs(s) < 60:
         return f"{s:.3g} s"

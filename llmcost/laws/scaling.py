@@ -76,7 +76,8 @@ import pandas as pd
 from ..core.catalog import (as_accelerator, as_model, list_models, load_model,
                             load_published_runs)
 from ..core.hardware import DoesNotFit
-from ..core.units import as_array, as_count, as_scalar, finite_result, scalar_or_array
+from ..core.units import (as_array, as_count, as_scalar, broadcast_together, finite_result,
+                          scalar_or_array)
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 from ..training.compute import compute_cost_usd, gpu_hours, model_flops_per_token
@@ -293,6 +294,7 @@ def loss(n_params, n_tokens, fit="besiroglu2024"):
     f = get_fit(fit)
     n = as_array(n_params, "n_params", positive=True)
     d = as_array(n_tokens, "n_tokens", positive=True)
+    broadcast_together(n_params=n, n_tokens=d)   # not numpy's message (an API trial)
     return scalar_or_array(f.E + f.A / n ** f.alpha + f.B / d ** f.beta)
 
 
@@ -306,6 +308,7 @@ def kaplan_loss_nd(n_nonembedding_params, n_tokens):
     """
     n = as_array(n_nonembedding_params, "n_nonembedding_params", positive=True)
     d = as_array(n_tokens, "n_tokens", positive=True)
+    broadcast_together(n_nonembedding_params=n, n_tokens=d)
     return scalar_or_array(((KAPLAN_N_C / n) ** (KAPLAN_ALPHA_N / KAPLAN_ALPHA_D)
                             + KAPLAN_D_C / d) ** KAPLAN_ALPHA_D)
 

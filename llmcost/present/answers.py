@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..bill.ledger import SECONDS_PER_MONTH
 from ..bill.scenario import LEDGER_DEFAULTS
-from ..bill.validation import long_run_words
+from ..bill.validation import IDEAL_RUN_WORDS, long_run_words
 from ..serving.setups import OWN_PRICE_WORDS
 from ..core.units import (SECONDS_PER_DAY, fmt_count, fmt_duration, fmt_flops, fmt_fraction_pct,
                           fmt_gpus, fmt_period, fmt_quantity, fmt_signed_pct, fmt_usd)
@@ -75,7 +75,7 @@ def _long_run_note(days: float, n_gpus: int) -> str:
     """The bill's long-run warning (``validation.long_run_words``) as a closing sentence, or
     "" for a run under 9 months: notebook 01 alone (papermill, a class) said a 2,600-year run
     without a word where ``llmcost estimate`` warns."""
-    words = long_run_words(days, n_gpus)
+    words = long_run_words(days, n_gpus, IDEAL_RUN_WORDS)
     return f" **Note:** {md_text(words[0].upper() + words[1:])}." if words else ""
 
 
@@ -758,6 +758,23 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
             f"({x.mfu_low:.1%}-{x.mfu_high:.1%}): a published run like this one, carried to "
             f"this plan, runs {'slower' if side == 'above' else 'faster'} than the bill assumes; "
             "a pilot of your own settles which")
+
+
+def pilot_band_rows(study) -> list:
+    """Notebook 04b's summary rows of an illustrative pilot's full-run band, (key, label,
+    value, unit, note) for ``report.summary_row``: the MFU a published run like the scenario's,
+    carried to its plan, extrapolates to at its band's ends (``Extrapolation.mfu_low``,
+    ``mfu_high``), which the report sets against the bill's MFU (``report.pilot_band_warning``:
+    a consistency audit found the bill above this band said on page 04b alone). [] for the
+    scenario's own pilots (the bill's MFU is theirs) or without a published run of its class."""
+    x = study.extrapolation
+    if not study.illustrative or x is None:
+        return []
+    note = "a published run like this one carried to the scenario's plan (calibrate.pilot_study)"
+    return [("pilot_extrapolated_mfu_low", "published run extrapolated: MFU band's low end",
+             x.mfu_low, "", note),
+            ("pilot_extrapolated_mfu_high", "published run extrapolated: MFU band's high end",
+             x.mfu_high, "", note)]
 
 
 def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:

@@ -857,7 +857,7 @@ def _scaled_with_mfu(summary: dict, lines: dict, final: float) -> float:
 
     A trial's index said $3.28M at the model's MFU where notebook 09's bill at it is $3.21M: the
     10% contingency on the final run's change was left out. Approximate: lines priced over the
-    run's wall clock (people and operations where the project lasts as long as the run) also
+    compute schedule (people, operations and storage where no project length is given) also
     move with it and are left out (a review: 6% on such a bill); a ranged P(rerun) is taken at
     its midpoint."""
     expl = float(lines.get("compute.exploratory", {}).get("point_usd") or 0.0)
@@ -953,10 +953,11 @@ def netting_sentence(summary: dict) -> str:
     if not n.get("clamped"):
         return (f" The {what} {'is' if one else 'are'} deducted from the exploratory runs' "
                 "line, whose multiplier of the final run (Cottier et al. 2024) already counts "
-                f"{counted}, so {'it adds' if one else 'they add'} nothing to the total.")
+                f"{counted}, so {'it adds' if one else 'they add'} no compute to the total.")
     return (f" The {what} exceed{'s' if one else ''} the exploratory runs' whole budget "
             f"beyond the final run (Cottier et al. 2024's multiplier includes {counted}), so "
-            f"that line is $0 and only the excess, {fmt_usd(excess)}, adds to the total.")
+            f"that line is $0 and only the excess, {fmt_usd(excess)}, adds compute to the "
+            "total.")
 
 
 #: The start of ``checks``' bubble warning, its idle share of the step captured (CAVEATS).
@@ -1422,6 +1423,10 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
+    (r"^the bill's MFU, ([\d.]+%), lies (above|below) the band a published run like this one "
+     r"extrapolates to for its plan, ([\d.]+%)-([\d.]+%)",
+     "the bill's MFU, {0}, is {1} the {2}-{3} a published run like this one gives for its plan: "
+     "a pilot of your own settles which"),
     (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
      r"above its on-demand median, (\$[\d.]+)",
      "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand median: the bill "

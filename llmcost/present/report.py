@@ -1592,10 +1592,10 @@ def _write_report_with(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s
             summary["warnings"].append(over)
             progress(f"warning: {over}")
     summary["failed"] = [p.name for p in result.failed]
-    late = _storage_warning(summary)
-    if late:
-        summary["warnings"].append(late)
-        progress(f"warning: {late}")
+    for late in (_storage_warning(summary), pilot_band_warning(summary)):
+        if late:
+            summary["warnings"].append(late)
+            progress(f"warning: {late}")
     extra = _glance_and_compare(plan, scenario, scenario_path, summary, other, progress,
                                 index_work)
     _write_summary(out_dir, summary)
@@ -2199,19 +2199,39 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict,
     return runs
 
 
+def _summary_value(summary: dict, stem: str, key: str):
+    """A notebook's published number (``summary["notebooks"][stem]``'s row ``key``), or None."""
+    for r in summary["notebooks"].get(stem, []):
+        if r["key"] == key and isinstance(r["value"], (int, float)):
+            return r["value"]
+    return None
+
+
 def _storage_warning(summary: dict) -> str | None:
     """The checkpoint-storage share warning, once notebooks 01 and 07 have run."""
-    def value(stem, key):
-        for r in summary["notebooks"].get(stem, []):
-            if r["key"] == key and isinstance(r["value"], (int, float)):
-                return r["value"]
-        return None
-
-    storage, compute = value("07_checkpoints", "storage_cost_usd"), \
-        value("01_flops", "compute_cost_usd")
+    storage, compute = _summary_value(summary, "07_checkpoints", "storage_cost_usd"), \
+        _summary_value(summary, "01_flops", "compute_cost_usd")
     if storage is None or not compute:
         return None
     return storage_share_warning(storage, compute)
+
+
+def pilot_band_warning(summary: dict) -> str | None:
+    """One sentence when the bill's MFU (notebook 00's ``bill_mfu``) lies outside the band an
+    illustrative pilot extrapolates to (notebook 04b's ``pilot_extrapolated_mfu_low`` and
+    ``_high``, ``answers.pilot_band_rows``): a published run like the scenario's, carried to
+    its plan, ran at another MFU than the bill assumes (a consistency audit: a B200 MoE bill at
+    11.1% beside a 8.2%-10.1% band, said on page 04b and not on the index). None otherwise."""
+    m = _summary_value(summary, "00_index", "bill_mfu")
+    lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
+    hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
+    if None in (m, lo, hi) or lo <= m <= hi:
+        return None
+    side = "above" if m > hi else "below"
+    return (f"the bill's MFU, {m:.1%}, lies {side} the band a published run like this one "
+            f"extrapolates to for its plan, {lo:.1%}-{hi:.1%} (notebook 04b §6): that run, "
+            f"carried to this plan, runs {'slower' if side == 'above' else 'faster'} than the "
+            "bill assumes; a pilot of your own settles which")
 
 
 def _version() -> str:
@@ -2447,8 +2467,8 @@ def _no_swing_words(keys) -> str:
     """The ranged inputs that move no line (the tornado's ``no_swing``, ``montecarlo``) as a
     sentence that starts with its own capital, the keys kept as written (a trial read
     "Rl_time_factor", the note's first letter upper-cased)."""
-    return (f"Also ranged, not listed: {', '.join(keys)} (but the bill is the same at its P10 "
-            "and its P90)")
+    return (f"Also ranged, not listed: {', '.join(keys)} (but the bill reads the same at its "
+            "P10 and its P90)")
 
 
 def _bill_html(summary: dict) -> str:

@@ -293,11 +293,14 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                               step=1, description="restart min", continuous_update=False)
     if interval_s is not None:
         _checked(ckpt_interval_s=interval_s)
-    lo, hi = _log_span((interval_s or 3600) / 60, 0, 4)   # 1 minute to a week
+    # 0.6 s to about a week; with "optimum" ticked the slider shows the optimum it prices
+    # (a review: it opened at an invented 60 min beside a table at 15.4)
+    lo, hi = _log_span((interval_s or 3600) / 60, -2, 4)
     interval_w = w.FloatLogSlider(value=(interval_s or 3600) / 60, base=10, min=lo, max=hi,
                                   step=0.05, description="interval min", readout_format=".3g",
                                   continuous_update=False, disabled=interval_s is None)
     optimum_w = w.Checkbox(value=interval_s is None, description="optimum interval")
+    syncing = [False]   # the slider set to the optimum by the update itself: not a move
 
     def follow(_=None):   # the slider moves the interval only with the optimum unticked
         interval_w.disabled = optimum_w.value
@@ -317,6 +320,8 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
             1e-9 else interval_w.value * 60
 
     def update(_=None):
+        if syncing[0]:
+            return
         with out:
             _clear(out)
             try:
@@ -340,6 +345,13 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                       "failures, faster storage or faster restarts")
                 return
             paid = ideal_gpu_hours / plan.goodput
+            if optimum_w.value and math.isfinite(plan.interval_s):   # the slider shows it
+                syncing[0] = True
+                try:
+                    interval_w.value = min(max(plan.interval_s / 60, 10 ** interval_w.min),
+                                           10 ** interval_w.max)
+                finally:
+                    syncing[0] = False
             if fail_rate_per_gpu_year < rate0 and rate_w.value == rate0:
                 print(f"the scenario's failure rate, {fail_rate_per_gpu_year:g} per GPU-year, "
                       f"cannot sit on the log slider: the panel starts at its lowest, {rate0:g}")
@@ -489,7 +501,9 @@ def plan_with_pipeline(make, pp: int, schedule: str, virtual_stages: int) -> tup
     the pipeline settings a panel's other widgets leave valid, and a note of what changed
     ("" when nothing did): without a pipeline (PP 1) 1F1B with one chunk; a schedule other than
     the interleaved one with one chunk; an interleaved one with the largest v at most the
-    chosen one that divides the layers per stage (v ≥ 2), else 1F1B. A teacher's trial changed
+    chosen one that divides the layers per stage (v ≥ 2), else 1F1B; 1F1B too where the
+    micro-batches are no whole round of the stages (``make_plan``'s interleaved rule: an
+    analyst doubled a pilot's GPUs and read a refusal). A teacher's trial changed
     the model on a page planned at v 20 and read "virtual_stages=20 must divide the 24 layers
     per pipeline stage" at almost every position; the schedule and v could not be changed one
     at a time. Other rules raise as ``make_plan`` does."""
@@ -1052,8 +1066,8 @@ def ledger_explorer(scenario: dict):
                 span = ("the compute schedule" if "the compute schedule" in
                         bill.figures["project_months_source"] else "the final run's wall clock")
                 print(f"staff are paid for {bill.figures['project_months']:.2f} months, {span} "
-                      "(ledger_project_months not set): more GPUs shorten it, and the staff "
-                      "line with it")
+                      "(ledger_project_months not set): more GPUs shorten its pre-training "
+                      "part (an RL campaign keeps its own rl_gpus), and the staff line with it")
             live.clear()
             plots.bill_waterfall(bill.table(), ax=live.axes)
             display(live.image())

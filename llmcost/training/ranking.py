@@ -196,6 +196,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ValueError
         Bad options (see ``enumerate_plans`` and ``step_time``); a price without train_tokens.
     """
+    train_tokens = _one_token_count(train_tokens)
     step_kw, enumerate_options, prune = _split_keywords(options, keywords, within_scaleup_domain)
     searched = _overlap_lists(step_kw, options)
     if searched is not None:       # lists of overlap modes: a search over them
@@ -211,7 +212,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     step_opts = StepOptions.build(options, **step_kw)
     plans, ok = fitting_plans(model, cluster, global_batch, seq_len, step_opts,
                               enumerate_options, within_scaleup_domain)
-    reason = _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain)
+    reason = _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain, model, seq_len)
     ok.attrs = dict(plans.attrs)
     ranked = rank_by_step_time(ok, model, cluster, options=step_opts)
     add_run_cost(ranked, cluster, train_tokens, price_usd_per_gpu_hour)
@@ -308,6 +309,13 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
     return plans, ok
 
 
+def _one_token_count(train_tokens):
+    """``rank_plans``' ``train_tokens``: None, or one positive number, checked before the search
+    (an API trial's list raised numpy's TypeError after the whole ranking)."""
+    return None if train_tokens is None else as_scalar(train_tokens, "train_tokens",
+                                                       positive=True)
+
+
 def add_run_cost(ranked: pd.DataFrame, cluster: Cluster, train_tokens=None,
                  price_usd_per_gpu_hour=None) -> None:
     """Add a run's length and cost to a ranking, in place: with ``train_tokens`` D,
@@ -377,8 +385,12 @@ def _rank_overlap_modes(model, cluster, global_batch, seq_len, *, prune, tp_over
     return out
 
 
-def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
-    """Why ``rank_plans`` ranks nothing ("" when it ranks something)."""
+def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain, model=None,
+                          seq_len=None) -> str:
+    """Why ``rank_plans`` ranks nothing ("" when it ranks something); a sequence beyond the
+    model's declared context (``ModelSpec.max_position_embeddings``) said beside a memory
+    refusal (an API trial's 1M-token sequences of Llama 3.1 8B, 131,072 declared, were told
+    only of more GPUs, ZeRO-3 or recomputation)."""
     if len(ok):
         return ""
     if plans.empty:
@@ -386,10 +398,14 @@ def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
     a = plans.attrs
     if not plans["fits"].any():
         usable = a["hbm_bytes"] * (1 - a["reserve"])
+        ctx = getattr(model, "max_position_embeddings", None)
+        beyond = (f"; seq_len={int(seq_len):,} is beyond {model.name}'s declared "
+                  f"{ctx:,}-token context" if ctx and seq_len and seq_len > ctx else "")
         return (f"no plan fits: {a['n_valid']:,} valid plans, the smallest needs "
                 f"{plans['memory_bytes'].min() / 1e9:,.1f} GB per GPU, more than the "
                 f"{usable / 1e9:,.1f} GB usable on {cluster.accelerator.name} "
-                f"({a['reserve']:.0%} reserve): more GPUs, ZeRO-3 or recomputation are needed")
+                f"({a['reserve']:.0%} reserve): more GPUs, ZeRO-3 or recomputation are needed"
+                + beyond)
     return (f"every one of the {int(plans['fits'].sum()):,} fitting plans has tp above the "
             f"{cluster.scaleup_domain_size}-GPU scale-up domain "
             f"(within_scaleup_domain={within_scaleup_domain}); pass within_scaleup_domain=False "

@@ -1080,12 +1080,16 @@ def expected_wall_time_s(work_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0
     must start over after every failure: T_w = M·e^{R/M}·(e^{T_s/M} − 1), which grows
     exponentially with T_s/M (the "spot capacity without resumable training" case).
 
+    An interval longer than the work is the work (the run ends before its first checkpoint:
+    an API trial's 1,000 s job at τ = 10⁶ s and M = 10⁴ s came out at 2.7e44 s).
+
     Returns
     -------
     float or ndarray: seconds; ``inf`` where e^{(τ+δ)/M} overflows a float (T/M > ~709).
     """
     s = as_array(work_s, "work_s", positive=True)
-    g = np.asarray(goodput(interval_s, checkpoint_s, mtbf_s, restart_s))
+    tau = np.minimum(as_array(interval_s, "interval_s", positive=True), s)
+    g = np.asarray(goodput(tau, checkpoint_s, mtbf_s, restart_s))
     with np.errstate(divide="ignore"):
         return scalar_or_array(np.where(g > 0, s / np.where(g > 0, g, 1.0), np.inf))
 
@@ -1130,6 +1134,13 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     tau = finite_run_interval(work, steady, checkpoint_s, mtbf_s, restart_s) \
         if interval_s is None else interval_s  # (no failures: τ* infinite, capped at a year)
     b = finite_run_breakdown(work, tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
+    if not float(b.productive) >= GOODPUT_FLOOR:   # as the bill refuses it (an API trial read
+        # 1.2e293 paid GPU-hours)
+        raise ValueError(f"goodput={float(b.productive):.2g} on {fmt_gpus(int(n))} (mtbf_s="
+                         f"{float(_mtbf(mtbf_s)):.3g}, checkpoint_s={checkpoint_s}, restart_s="
+                         f"{restart_s}): interruptions come faster than a checkpoint and a "
+                         "restart, so the run never finishes; the rule: goodput >= "
+                         f"{GOODPUT_FLOOR_WORDS} (fewer failures, faster restarts or storage)")
     paid = h / float(b.productive)
     labels = {"productive": "ideal (productive)", "checkpoint": "checkpoint stalls",
               "lost_work": "lost work (recomputed)", "restart": "restarts after failures",

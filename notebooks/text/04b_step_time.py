@@ -827,7 +827,8 @@ calibrated_rows = [summary_row(
 )] if piloted else []   # with pilots, the bill's MFU first
 publish_summary("04b_step_time", calibrated_rows + [
     summary_row(*r) for r in step_scenario.headline_figures(b, plan, band, best, layer_split,
-                                                            bill_mfu, predicted_bill)])
+                                                            bill_mfu, predicted_bill)
+    + answers.pilot_band_rows(study)])   # an illustrative pilot's band (section 6)
 
 # %% [markdown]
 # ## Exercises
