@@ -619,3 +619,31 @@ def test_batch_sweep_refuses_a_tensor_parallel_size_no_plan_has(h100):
     r1, r8 = (batch.batch_sweep(tg, [8192 * 8], m8, h100, 64, 0.4, 2.0, 8192, tp=t).iloc[0]
               for t in (1, 8))
     assert (r1.busy_gpus, r8.busy_gpus) == (8, 64)
+
+
+def test_explorer_carries_the_pages_mfu_to_the_bubble_of_the_gpus_it_shows(capsys):
+    # an analyst's trial: moving the GPU slider from 2,048 to 8,192 priced the plan at the
+    # page's MFU (perfect scaling, though a fixed batch leaves each replica fewer
+    # micro-batches) and moved the B_noise row, whose inputs the slider does not change. By
+    # hand, Llama 2 70B at TP 8 · PP 4 (1F1B), micro-batch 1, 1,024 sequences: on 2,048 GPUs
+    # dp = 64, m = 16, the compute share f = 1 / (1 + 3/16) = 0.8421 (Narayanan et al. 2021
+    # §2.2); on 8,192, dp = 256, m = 4, f = 1 / (1 + 3/4) = 0.5714: MFU 0.4 × 0.5714 / 0.8421
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import batch_explorer
+    box = batch_explorer("llama-2-70b", "H100-SXM", 2048, 2e12, 4096, 4194304, 0.4, 3.99, 8, 4,
+                         1)
+    first = capsys.readouterr().out
+    assert "carried to the plan's pipeline bubble" not in first   # the page's own GPUs
+    gpu_w = box.children[1].children[2]
+    gpu_w.value = 8192
+    out = capsys.readouterr().out
+    hand = 0.4 * (1 / (1 + 3 / 4)) / (1 / (1 + 3 / 16))
+    assert hand == pytest.approx(0.2714, abs=1e-4)
+    assert (f"MFU {hand:.1%} on 8,192 GPUs: the page's 40.0% on 2,048 GPUs carried to the "
+            "plan's pipeline bubble at 4 micro-batches per replica") in out
+    # the B_noise row's MFU does not depend on the GPUs shown: carried from the page's plan
+    # directly or through the GPUs shown, the same
+    lay = BatchLayout(tp=8, pp=4)
+    direct = batch_analysis.bubble_scaled_mfu(0.4, 14.1e6, 6896, lay, 4096, 4194304, 2048)
+    via = batch_analysis.bubble_scaled_mfu(hand, 14.1e6, 6896, lay, 4096, 4194304, 8192)
+    assert float(via) == pytest.approx(float(direct), rel=1e-9)

@@ -435,8 +435,14 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                     tp=tp, pp=pp, micro_batch_size=mbs_w.value, pp_schedule=pp_schedule,
                     virtual_stages=virtual_stages, grad_bytes_per_param=grad_bytes_per_param,
                     bandwidth_bytes_per_s=bw)
+                # the page's MFU is its plan's on its GPUs: on others, carried to the plan's
+                # bubble there (an analyst's slider priced 8,192 GPUs at the MFU of 2,048, and
+                # the B_noise row moved with a slider that changes none of its inputs)
+                here = float(batch_analysis.bubble_scaled_mfu(
+                    mfu, global_batch_tokens, gpu_w.value, layout, seq_len,
+                    plan_batch_tokens=global_batch_tokens, plan_n_gpus=n_gpus))
                 a = batch_analysis.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
-                                                 global_batch_tokens, mfu, price_usd_per_gpu_hour,
+                                                 global_batch_tokens, here, price_usd_per_gpu_hour,
                                                  layout, loss_w.value,
                                                  None if kaplan_w.value else noise_w.value, dtype)
                 util = batch.matmul_utilisation(spec, mbs_w.value * seq_len, acc, dtype, tp)
@@ -445,6 +451,11 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                 print(f"cannot compute: {e}")
                 return
             t = a.target
+            if abs(here - mfu) > 1e-12:
+                print(f"MFU {here:.1%} on {fmt_gpus(gpu_w.value)}: the page's {mfu:.1%} on "
+                      f"{fmt_gpus(n_gpus)} carried to the plan's pipeline bubble at "
+                      f"{a.micro_batches_per_step:,} micro-batch"
+                      f"{'es' if a.micro_batches_per_step != 1 else ''} per replica")
             print(f"B_noise {fmt_count(t.b_noise_tokens)} tokens ({t.b_noise_source}); "
                   f"fills {fmt_gpus(gpu_w.value)} from {fmt_count(a.fill_batch_tokens)} tokens; "
                   f"plan = {global_batch_tokens / t.b_noise_tokens:.2f}·B_noise")
@@ -465,7 +476,7 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                             "wall_clock_days": "{:.1f}", "reserved_gpu_hours": "{:,.0f}",
                             "compute_cost_usd": lambda v: fmt_usd(v)}).hide(axis="index"))
             b = batch.batch_grid(t.b_noise_tokens, seq_len, 80)   # from one sequence up
-            sweep = batch_analysis.plan_sweep(a, spec, acc, b, gpu_w.value, mfu,
+            sweep = batch_analysis.plan_sweep(a, spec, acc, b, gpu_w.value, here,
                                               price_usd_per_gpu_hour, seq_len, dtype)
             live.clear()
             plots.batch_time_and_gpu_hours(sweep, t.b_noise_tokens, global_batch_tokens,
