@@ -434,3 +434,15 @@ def test_the_scaling_frontier_counts_plans_with_tp_in_the_scale_up_domain():
     assert row["n_fitting"] == int(inside["fits"].sum())
     from llmcost.present.plots import COLUMN_WORDS
     assert "TP in the scale-up domain" in COLUMN_WORDS["n_valid"]
+
+
+def test_make_plan_keeps_python_ints_from_numpy_counts():
+    # an API trial: make_plan(m, 8, 8, tp=np.int64(8)) returned ParallelPlan(dp=np.int64(1),
+    # tp=np.int64(8), n_microbatches=np.int64(8), ...): numpy's types leaked into the plan
+    import numpy as np
+    m = llmcost.load_model("llama-3.1-8b")
+    p = llmcost.make_plan(m, np.int64(8), np.int64(8), tp=np.int64(8), pp=np.int64(1))
+    for f in ("dp", "tp", "pp", "cp", "n_microbatches", "micro_batch_size"):
+        assert type(getattr(p, f)) is int, f
+    assert (p.dp, p.tp, p.n_microbatches) == (1, 8, 8)
+    assert "np.int64" not in repr(p)

@@ -756,6 +756,13 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     for name, val in (("n_gpus", n_gpus), ("global_batch_size", global_batch_size), ("tp", tp),
                       ("pp", pp), ("cp", cp), ("micro_batch_size", micro_batch_size)):
         _whole(name, val)
+    # Python ints in the plan (an API trial's np.int64 tp came back as ParallelPlan(dp=np.int64
+    # (1), tp=np.int64(8), ...))
+    n_gpus, global_batch_size, tp, pp, cp, micro_batch_size = (
+        int(v) for v in (n_gpus, global_batch_size, tp, pp, cp, micro_batch_size))
+    plan_fields.update({k: v for k, v in (("tp", tp), ("pp", pp), ("cp", cp),
+                                          ("micro_batch_size", micro_batch_size))
+                        if k in plan_fields})
     if seq_len is not None:
         if np.ndim(seq_len):
             raise ValueError(f"seq_len={seq_len!r} must be one whole number")
