@@ -1044,3 +1044,28 @@ def test_a_bill_refuses_a_plan_or_batch_no_run_has(extra, message):
         with pytest.raises(ValueError, match=message):
             call({"n_gpus": 64, **extra})
     llmcost.build_ledger({"n_gpus": 64, "tp": 8, "model": "mixtral-8x7b", "ep": 8})  # fine
+
+
+def test_a_given_project_shorter_than_the_compute_schedule_is_warned(tmp_path):
+    # a re-trial: ledger_project_months 1 under a 1.78-month schedule (exploration, the run, an
+    # RL campaign) was said on notebook 00's step 7 alone; estimate and the index now say it,
+    # against the schedule's own months (its days ÷ (365.25 / 12))
+    from llmcost.present.glance import caveat_line
+    base = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1.0e12\n"
+            "seq_len: 4096\nmfu: 0.4\nprice_usd_per_gpu_hour: 3.0\n")
+    plain = estimate_ledger(_yaml(tmp_path, base, name="a.yaml"))
+    sched = sum(plain.figures["schedule_days"].values()) / (365.25 / 12)
+    run = plain.figures["run_wall_clock_days"] / (365.25 / 12)
+    assert run < sched
+    months = round((run + sched) / 2, 2)   # longer than the run, shorter than the schedule
+    bill = estimate_ledger(_yaml(tmp_path, base + f"ledger_project_months: {months}\n",
+                                 name="b.yaml"))
+    (w,) = [x for x in bill.warnings if "shorter than the compute schedule" in x]
+    assert w.startswith(f"ledger_project_months={months:g} is shorter than the compute schedule "
+                        f"({sched:.2f} months: exploration, the final run and post-training")
+    assert caveat_line(w) == (f"the project ({months:g} months) is shorter than its compute "
+                              "schedule: people, operations and storage are priced over less "
+                              "time than the compute takes")
+    longer = estimate_ledger(_yaml(tmp_path, base + f"ledger_project_months: {sched + 1:.2f}\n",
+                                   name="c.yaml"))
+    assert not any("shorter than" in x for x in longer.warnings)

@@ -515,7 +515,8 @@ def test_notebook_04b_pilot_lines_word_the_study():
     assert lines[3].startswith(f"main run at the pilot's MFU: {fmt_count(hours, 3)} ideal "
                                "GPU-hours")
     assert f"compute {fmt_usd(2.0 * hours)} (" in lines[3]
-    assert lines[3].endswith("at $2.00/GPU-h; the bill: the scenario's mfu 40.0%, failures added")
+    assert lines[3].endswith("at $2.00/GPU-h; the bill: its own MFU, 40.0% (given or predicted), "
+                             "failures added")
     assert lines[4] == "not identified by this pilot: " + "; ".join(c.not_identified)
     assert len(lines) == 5
     own = cal.pilot_study({**_P, "ledger_pilot_tokens_per_s_per_gpu": 850.0,
@@ -526,7 +527,8 @@ def test_notebook_04b_pilot_lines_word_the_study():
     # a bill's MFU outside an illustrative pilot's band is said, with the side (a trial: a
     # B200 MoE bill at 14.5% beside the same model's published run's band 10.7%-12.6%)
     above = answers.pilot_study(s, 2048, 2.0, x.mfu_high * 1.2).splitlines()[3]
-    assert above.endswith(f"the bill: the scenario's mfu {x.mfu_high * 1.2:.1%}, failures added; "
+    assert above.endswith(f"the bill: its own MFU, {x.mfu_high * 1.2:.1%} (given or predicted), "
+                          "failures added; "
                           f"the bill's {x.mfu_high * 1.2:.1%} lies above this extrapolation's "
                           f"band ({x.mfu_low:.1%}-{x.mfu_high:.1%}): a published run like this "
                           "one, carried to this plan, runs slower than the bill assumes; a pilot "
@@ -789,3 +791,13 @@ def test_a_pilot_of_the_runs_plan_caps_it_whatever_its_micro_batches_per_replica
     assert x.uncalibrated_mfu < c.uncalibrated_mfu[0]
     assert x.mfu == pytest.approx(c.measured_mfu[0], rel=1e-12) == x.mfu_high
     assert x.capped_at == pytest.approx(c.measured_mfu[0], rel=1e-12)
+
+
+def test_a_band_of_no_width_is_one_figure():
+    # a re-trial: a pilot of the run's own size has no band, and page 04b read "(1.96M-1.96M)",
+    # "($15.0M-$15.0M)" and the index "13.6%-13.6%"
+    from llmcost.present.answers import _span
+    from llmcost.core.units import fmt_usd
+    assert _span(15.0e6, 15.0e6, fmt_usd) == "$15.0M"
+    assert _span(0.136, 0.136, "{:.1%}") == "13.6%"
+    assert _span(0.123, 0.158, "{:.1%}") == "12.3%-15.8%"

@@ -1835,13 +1835,22 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
         "00_index": [{"key": "bill_mfu", "value": 0.111}],
         "04b_step_time": [{"key": k, "value": v} for k, _, v, _, _ in rows]}}
     said = report.pilot_band_warning(summary)
-    assert said == ("the bill's MFU, 11.1%, lies above the band a published run like this one "
-                    "extrapolates to for its plan, 8.2%-10.1% (notebook 04b §6): that run, "
-                    "carried to this plan, runs slower than the bill assumes; a pilot of your "
-                    "own settles which")
+    assert said == ("the bill's MFU, 11.1%, lies above what a published run like this one "
+                    "gives for its plan, 8.2%-10.1% (notebook 04b §6): that run, carried to this "
+                    "plan, runs slower than the bill assumes; a pilot of your own settles which")
     assert glance.caveat_line(said) == ("the bill's MFU, 11.1%, is above the 8.2%-10.1% a "
                                         "published run like this one gives for its plan: a "
                                         "pilot of your own settles which")
+    # a published run of the scenario's own size gives one figure, not "13.6%-13.6%" (a
+    # re-trial's DeepSeek-V3 on 256 B200)
+    one = {"notebooks": {"00_index": [{"key": "bill_mfu", "value": 0.162}],
+                         "04b_step_time": [{"key": "pilot_extrapolated_mfu_low", "value": 0.136},
+                                           {"key": "pilot_extrapolated_mfu_high",
+                                            "value": 0.136}]}}
+    single = report.pilot_band_warning(one)
+    assert "gives for its plan, 13.6% (notebook 04b §6)" in single and "13.6%-" not in single
+    assert glance.caveat_line(single).startswith("the bill's MFU, 16.2%, is above the 13.6% a "
+                                                 "published run like this one gives")
     # inside the band, the scenario's own pilots, or no page 00 / 04b: nothing
     summary["notebooks"]["00_index"][0]["value"] = 0.09
     assert report.pilot_band_warning(summary) is None

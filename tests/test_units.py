@@ -19,6 +19,9 @@ def test_formatting():
     # at a unit's edge the next unit, never "1e+03 ms" (a review)
     assert fmt_duration(0.9995) == "1 s" and fmt_duration(0.0009996) == "1 ms"
     assert fmt_duration(-0.0159) == "-15.9 ms"
+    # and so at every edge: 59.99 s, 3,599.99 s and 47.999 h print in the next unit
+    assert [fmt_duration(x) for x in (59.99, 3599.99, 47.999 * 3600)] == \
+        ["1 min", "1 h", "2 days"]
     assert fmt_duration(90) == "1.5 min"
     assert fmt_duration(3 * 3600) == "3 h"
     assert fmt_duration(54 * 86400) == "54 days"

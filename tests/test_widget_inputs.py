@@ -424,3 +424,41 @@ def test_a_glossary_search_with_no_match_says_so(capsys):
     out = capsys.readouterr().out
     assert "no glossary term, alias, Chinese term or definition contains 'zzqx'" in out
     assert "Empty DataFrame" not in out
+
+
+def test_the_ledger_panel_opens_on_the_scenarios_staff(tmp_path, capsys):
+    # a re-trial: with 10 research FTE in the scenario the "staff FTE" slider opened at 0, and
+    # moving it to 5 replaced the ten (the total fell from $588k to $416k with no word of it)
+    from llmcost.bill.ledger import build_ledger
+    from llmcost.core.units import fmt_usd
+    warnings.simplefilter("ignore")
+    p = _page_parameters((SCENARIO_DIR / "default.yaml").read_text()
+                         + "\nledger_people: [{role: research, fte: 10}]\n", "00", tmp_path)
+    capsys.readouterr()
+    box = widgets.ledger_explorer(p)
+    fte_w = box.children[1].children[3]
+    assert fte_w.value == 10
+    assert f"total {fmt_usd(build_ledger(p).total_usd)};" in capsys.readouterr().out
+    fte_w.value = 5     # moved: one staff role of 5 FTE, half the ten's pay
+    five = build_ledger({**p, "ledger_people": [{"role": "staff", "fte": 5}]})
+    assert f"total {fmt_usd(five.total_usd)};" in capsys.readouterr().out
+
+
+def test_the_flops_panel_opens_on_the_pages_sequence_length(capsys):
+    # a re-trial: notebook 01's panel opened at 26.5 days (Llama 3.1 8B's 8,192-token
+    # pre-training sequences) beside the page's 23.5 at the scenario's 4,096: the page's
+    # seq_len now enters the MFU basis, as training_run prices it
+    import pandas as pd
+    from llmcost.core.units import fmt_duration
+    from llmcost.training.compute import training_run
+    warnings.simplefilter("ignore")
+    spec, gpu = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
+    page = training_run(spec, gpu, 1e12, 0.4, 64, 3.0, seq_len=4096)
+    model_own = training_run(spec, gpu, 1e12, 0.4, 64, 3.0)
+    assert model_own["wall_clock_s"] > page["wall_clock_s"]   # 8,192-token attention costs more
+    with pd.option_context("display.width", 1000, "display.max_columns", 20):
+        capsys.readouterr()
+        widgets.flops_explorer("llama-3.1-8b", "H100-SXM", 1e12, 0.4, 64, 3.0, seq_len=4096)
+        assert fmt_duration(page["wall_clock_s"]) in capsys.readouterr().out
+    with pytest.raises(ValueError, match="seq_len=0"):
+        widgets.flops_explorer("llama-3.1-8b", "H100-SXM", 1e12, 0.4, 64, 3.0, seq_len=0)

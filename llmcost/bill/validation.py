@@ -312,10 +312,18 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     if bill is not None and isinstance(months, (int, float)):
         run_months = bill.figures["run_wall_clock_days"] / (365.25 / 12)
         phases = " with its pre-training phases" if p.get("phases") else ""
+        sched = float(np.mean(sum(bill.figures["schedule_days"].values()))) / (365.25 / 12)
         if months < run_months:
             out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock"
                        f"{phases} ({run_months:.2f} months): people, operations and storage are "
                        "billed for less time than the GPUs run")
+        elif months < sched * (1 - 1e-9) and not _capacity_too_short(p, bill, months):
+            # the schedule notebook 00 step 7 lays out (a re-trial: 1 month given under a
+            # 1.78-month schedule, said on that page alone); committed capacity says its own
+            out.append(f"ledger_project_months={months:g} is shorter than the compute schedule "
+                       f"({sched:.2f} months: exploration, the final run and post-training one "
+                       "after the other, notebook 00 step 7): people, operations and storage are "
+                       "billed for less time than the compute takes")
     out += [w for w in (own_published_run_warning(p),
                         _long_project_warning(months), _long_run_warning(p, bill),
                         _data_stock_warning(p), _checkpoint_interval_warning(p, bill),
@@ -496,6 +504,16 @@ def reserved_project_warning(p: dict, bill: Ledger | None) -> str | None:
             f"730.5 h × rate × GPUs = {fmt_usd(term)} (the idle part, "
             f"{fmt_usd(term - hours * rate)}, unpriced here): price the reservation you buy, "
             "or the run on demand")
+
+
+def _capacity_too_short(p: dict, bill: Ledger, months: float) -> bool:
+    """Whether a committed-capacity warning (``reserved_project_warning``,
+    ``owned_project_warning``) already says the project is shorter than the days of the
+    cluster the bill's GPU-hours fill (``_project_too_short``), so that the schedule's warning
+    in ``magnitude_warnings`` does not say it a second time."""
+    committed = p.get("pricing") == "reserved" or (
+        p.get("pricing") == "owned" and p.get("price_usd_per_gpu_hour") is None)
+    return committed and months * (365.25 / 12) <= _cluster_days(bill, int(p["n_gpus"]))[1]
 
 
 def _cluster_days(bill: Ledger, n: int) -> tuple[float, float]:

@@ -94,25 +94,24 @@ def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
     return _si(_number(n_bytes, "n_bytes"), "B", _DECIMAL, digits)
 
 
+#: ``fmt_duration``'s units: (seconds per unit, name, the printed value it stays below).
+_DURATION_UNITS = ((1e-6, "µs", 1000), (1e-3, "ms", 1000), (1.0, "s", 60), (60.0, "min", 60),
+                   (SECONDS_PER_HOUR, "h", 48), (SECONDS_PER_DAY, "days", 2 * DAYS_PER_YEAR))
+
+
 def fmt_duration(seconds: float) -> str:
     """Format a duration in the largest sensible unit: µs, ms, s, min, h, days or years (an
     analyst read a collective's "0.000674 s" where the field says 674 µs); 0 is "0 s"."""
     s = _number(seconds, "seconds")
     if not math.isfinite(s):
         return not_finite_text(s) if math.isnan(s) else f"{not_finite_text(s)} s"
-    # a unit is used while its three digits stay below 1,000 (0.9995 s is "1 s", not "1e+03 ms")
-    if 0 < abs(s) and float(f"{abs(s) * 1e6:.3g}") < 1000:
-        return f"{s * 1e6:.3g} µs"
-    if 0 < abs(s) and float(f"{abs(s) * 1e3:.3g}") < 1000:
-        return f"{s * 1e3:.3g} ms"
-    if abs(s) < 60:
-        return f"{s:.3g} s"
-    if abs(s) < SECONDS_PER_HOUR:
-        return f"{s / 60:.3g} min"
-    if abs(s) < 2 * SECONDS_PER_DAY:
-        return f"{s / SECONDS_PER_HOUR:.3g} h"
-    if abs(s) < 2 * DAYS_PER_YEAR * SECONDS_PER_DAY:
-        return f"{s / SECONDS_PER_DAY:.3g} days"
+    if s == 0:
+        return "0 s"
+    # a unit is used while its three digits stay below its limit, as printed (0.9995 s is
+    # "1 s", not "1e+03 ms"; 59.99 s is "1 min", not "60 s")
+    for scale, unit, limit in _DURATION_UNITS:
+        if float(f"{abs(s) / scale:.3g}") < limit:
+            return f"{s / scale:.3g} {unit}"
     return f"{s / (DAYS_PER_YEAR * SECONDS_PER_DAY):.3g} years"
 
 

@@ -743,6 +743,14 @@ def _full_run_mfu(x, off: str | None) -> str:
             + (": " if x.transfer == 0 else " to the 0.1%: ") + off)
 
 
+def _span(lo, hi, fmt) -> str:
+    """"lo-hi" in ``fmt`` (a format string or a function), or the one figure where both print
+    alike: a pilot of the run's own size has no band (a re-trial read "1.96M-1.96M")."""
+    f = fmt.format if isinstance(fmt, str) else fmt
+    a, b = f(lo), f(hi)
+    return a if a == b else f"{a}-{b}"
+
+
 def _bill_outside_pilot(study, scenario_mfu: float) -> str:
     """"; the bill's 14.5% lies above this extrapolation's band ..." when an illustrative
     pilot's full-run band [low, high] (``Extrapolation.mfu_low``, ``mfu_high``) leaves out the
@@ -755,7 +763,8 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
         return ""
     side = "above" if scenario_mfu > x.mfu_high else "below"
     return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
-            f"({x.mfu_low:.1%}-{x.mfu_high:.1%}): a published run like this one, carried to "
+            f"({_span(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
+            "carried to "
             f"this plan, runs {'slower' if side == 'above' else 'faster'} than the bill assumes; "
             "a pilot of your own settles which")
 
@@ -808,12 +817,13 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
               for i, q in enumerate(c.pilots)]
     lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
                  f"{_full_run_mfu(x, off)}; " + x.describe_band())
-    bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
+    bill = (f"its own MFU, {scenario_mfu:.1%} (given or predicted), failures added"
+            if study.illustrative else
             "its MFU calibrated on this pilot, failures added")
     at = "the pilot's MFU" if off is None else "that MFU"
     lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours "
-                 f"({fmt_count(h[1], 3)}-{fmt_count(h[2], 3)}), compute {fmt_usd(usd[0])} "
-                 f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
+                 f"({_span(h[1], h[2], lambda v: fmt_count(v, 3))}), compute {fmt_usd(usd[0])} "
+                 f"({_span(usd[1], usd[2], fmt_usd)}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
                  f"the bill: {bill}" + _bill_outside_pilot(study, scenario_mfu))
     lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
     return "\n".join(lines)

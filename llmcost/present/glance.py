@@ -1365,6 +1365,9 @@ CAVEATS = [
     (r"^ckpt_interval_s=([\d.e+-]+) pays ([\d.]+%) more GPU time than the optimum interval "
      r"for this job and run, (.+?) \(",
      "the checkpoint interval set, {0} s, pays {1} more GPU time than the optimum, {2}"),
+    (r"^ledger_project_months=([\d.e+-]+) is shorter than the compute schedule",
+     "the project ({0} months) is shorter than its compute schedule: people, operations and "
+     "storage are priced over less time than the compute takes"),
     (r"^ledger_project_months=([\d.e+-]+) is shorter",
      "the project ({0} months) is shorter than the training run itself"),
     (r"^ledger_people: .*? are priced for ([\d.,]+) months, Epoch",
@@ -1423,10 +1426,10 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
-    (r"^the bill's MFU, ([\d.]+%), lies (above|below) the band a published run like this one "
-     r"extrapolates to for its plan, ([\d.]+%)-([\d.]+%)",
-     "the bill's MFU, {0}, is {1} the {2}-{3} a published run like this one gives for its plan: "
-     "a pilot of your own settles which"),
+    (r"^the bill's MFU, ([\d.]+%), lies (above|below) what a published run like this one "
+     r"gives for its plan, ([\d.%-]+) \(",
+     "the bill's MFU, {0}, is {1} the {2} a published run like this one gives for its plan: a "
+     "pilot of your own settles which"),
     (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour.*?is "
      r"above its on-demand median, (\$[\d.]+)",
      "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand median: the bill "

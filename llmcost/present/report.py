@@ -2228,10 +2228,13 @@ def pilot_band_warning(summary: dict) -> str | None:
     if None in (m, lo, hi) or lo <= m <= hi:
         return None
     side = "above" if m > hi else "below"
-    return (f"the bill's MFU, {m:.1%}, lies {side} the band a published run like this one "
-            f"extrapolates to for its plan, {lo:.1%}-{hi:.1%} (notebook 04b §6): that run, "
-            f"carried to this plan, runs {'slower' if side == 'above' else 'faster'} than the "
-            "bill assumes; a pilot of your own settles which")
+    # one figure where the published run is the scenario's own size (no band: a re-trial read
+    # "13.6%-13.6%")
+    gives = f"{lo:.1%}-{hi:.1%}" if hi - lo > 1e-9 * hi else f"{lo:.1%}"
+    return (f"the bill's MFU, {m:.1%}, lies {side} what a published run like this one gives "
+            f"for its plan, {gives} (notebook 04b §6): that run, carried to this plan, runs "
+            f"{'slower' if side == 'above' else 'faster'} than the bill assumes; a pilot of "
+            "your own settles which")
 
 
 def _version() -> str:

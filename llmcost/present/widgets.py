@@ -167,11 +167,12 @@ def _clear(out) -> None:
 
 
 def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float, n_gpus: int,
-                   price_usd_per_gpu_hour: float, dtype: str = "bf16"):
+                   price_usd_per_gpu_hour: float, dtype: str = "bf16", seq_len=None):
     """Model, accelerator, tokens, MFU, GPU count and price widgets updating a table and a figure.
 
-    GPU-hours use the workbook's MFU basis (``llmcost.compute``); the sequence length is each
-    model's pre-training ``seq_len``.
+    GPU-hours use the workbook's MFU basis (``llmcost.compute``) at ``seq_len`` (the page's, so
+    that the panel opens on its figures: a re-trial read 26.5 days at the model's 8,192 tokens
+    beside the page's 23.5 at 4,096), else each model's pre-training ``seq_len``.
 
     Returns the ``VBox`` (display it, or let the cell display it).
     """
@@ -179,7 +180,8 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     from IPython.display import display
 
     _checked(accelerator=accelerator, train_tokens=train_tokens, mfu=mfu, n_gpus=n_gpus,
-             price_usd_per_gpu_hour=price_usd_per_gpu_hour, dtype=dtype)
+             price_usd_per_gpu_hour=price_usd_per_gpu_hour, dtype=dtype,
+             **({} if seq_len is None else {"seq_len": seq_len}))
     _catalogue_model(model, "flops_explorer")
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
@@ -212,7 +214,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
             try:
                 _checked(price_usd_per_gpu_hour=price_w.value)   # > 0, finite: said, not clamped
                 run = training_run(spec, acc, tok_w.value, mfu_w.value, gpu_w.value,
-                                   price_w.value, dtype=dtype)
+                                   price_w.value, seq_len=seq_len, dtype=dtype)
             except ValueError as e:  # e.g. no fp8 peak on this accelerator
                 print(f"cannot compute: {e}")
                 return
@@ -784,13 +786,19 @@ def pilot_explorer(study, seq_len: int, options=None, practice=None,
                         pp_split=base.pp_split, cp=base.cp, ep=base.ep, etp=base.etp,
                         seq_len=seq_len),
                     pp_w.value, base.schedule, base.virtual_stages)
-                x = calibrate.extrapolate(cal, model, plan, seq_len, options=options)
+                with warnings.catch_warnings(record=True) as said:
+                    warnings.simplefilter("always", PlanDoesNotFitWarning)
+                    x = calibrate.extrapolate(cal, model, plan, seq_len, options=options)
                 mem = memory_per_gpu(model, plan, seq_len, recipe, practice=practice)
             except ValueError as e:
                 print(f"cannot extrapolate: {e}")
                 return
             fit = _misfit_words(mem.total, as_accelerator(cal.pilots[0].accelerator).hbm_bytes,
                                 reserve)
+            for x_w in said:   # the plan's misfit is said once, in the panel's line (a re-trial
+                # read Python's PlanDoesNotFitWarning beside it)
+                if not (isinstance(x_w.message, PlanDoesNotFitWarning) and fit):
+                    warnings.showwarning(x_w.message, x_w.category, x_w.filename, x_w.lineno)
             if note:   # the pipeline settings the other controls left valid, said
                 print(f"note: {note}")
             print(f"{plan.describe()} on {fmt_gpus(gpu_w.value)}: {x.describe()}; "
@@ -1034,8 +1042,12 @@ def ledger_explorer(scenario: dict):
     r0 = scenario["ledger_reserve_fraction"]
     reserve = w.FloatSlider(value=r0, min=0, max=_span(r0, 0, 0.5)[1], step=0.01,
                             description="reserve", continuous_update=False)
-    fte = w.FloatSlider(value=0, min=0, max=200, step=1, description="staff FTE",
-                        continuous_update=False)
+    # the scenario's people as one figure until moved (a re-trial: the slider opened at 0
+    # beside 10 research FTE, and moving it to 5 replaced them)
+    roles = [r for r in (scenario.get("ledger_people") or []) if isinstance(r, dict)]
+    fte0 = float(sum(float(r.get("fte") or 0) for r in roles))
+    fte = w.FloatSlider(value=fte0, min=0, max=_span(fte0, 0, 200)[1], step=1,
+                        description="staff FTE", continuous_update=False)
     out = w.Output()
     live = plots.LiveFigure((8, 4))
 
@@ -1052,8 +1064,8 @@ def ledger_explorer(scenario: dict):
         if abs(explore.value - f0) >= explore.step / 2:
             changes.update(ledger_exploratory_fraction=explore.value,
                            ledger_exploratory_runs=[])
-        if fte.value:
-            changes["ledger_people"] = [{"role": "staff", "fte": fte.value}]
+        if abs(fte.value - fte0) >= fte.step / 2:   # moved: one staff role of that size
+            changes["ledger_people"] = [{"role": "staff", "fte": fte.value}] if fte.value else []
         _clear(out)
         with out:
             try:

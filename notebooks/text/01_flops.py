@@ -505,7 +505,7 @@ if interactive:
     from llmcost.present.widgets import flops_explorer
 
     display(flops_explorer(spec.name, gpu.name, p["train_tokens"], p["mfu"], p["n_gpus"], price,
-                           p["dtype"]))
+                           p["dtype"], seq_len=p["seq_len"]))
 
 # %% [markdown]
 # ---
