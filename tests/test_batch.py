@@ -614,6 +614,13 @@ def test_batch_sweep_refuses_a_tensor_parallel_size_no_plan_has(h100):
                         (0, r"tp=0 must be")):
         with pytest.raises(ValueError, match=message):
             batch.batch_sweep(tg, [8192 * 8], m8, h100, 64, 0.4, 2.0, 8192, tp=tp)
+    # a plan's tp·pp reaches here as tp (batch_analysis): TP 8 · PP 2 of Llama 2 13B's 40
+    # heads is a plan make_plan accepts, and notebook 02 analyses it (a review found it
+    # refused by a heads rule that is the plan's, not this tp's)
+    m13 = llmcost.load_model("llama-2-13b")
+    a = batch_analysis.analyse_batch(m13, h100, 1024, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8, pp=2))
+    assert a.n_gpus == 1024
     # 64 GPUs of Llama 3.1 8B's 32 heads: tp 1, 2, ..., 32 divide both; busy GPUs by hand
     # min(64, 65,536 · tp / 8,192): 8 at tp 1, 64 from tp 8
     r1, r8 = (batch.batch_sweep(tg, [8192 * 8], m8, h100, 64, 0.4, 2.0, 8192, tp=t).iloc[0]

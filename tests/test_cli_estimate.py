@@ -1244,3 +1244,9 @@ def test_a_rollout_tp_the_report_chose_is_said_beside_the_rl_line(tmp_path):
     r = _cli("estimate", "--scenario", str(_yaml(tmp_path, base + "rl_rollout_tp: 4\n",
                                                  name="t.yaml")))
     assert r.returncode == 2 and "rl_rollout_tp=4" in r.stderr
+    # a campaign billed because the scenario sizes it (rl_runs), ledger_rl not written: the
+    # same words (a review found them tied to ledger_rl: true)
+    sized = base.replace("ledger_rl: true\n", "rl_runs: 2\n")
+    said = " ".join(_cli("estimate", "--scenario", str(_yaml(tmp_path, sized, name="u.yaml"))
+                         ).stdout.split())
+    assert "rl_rollout_tp=1: chosen: the rollout TP nearest the notebooks' 4" in said

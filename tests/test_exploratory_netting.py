@@ -360,3 +360,13 @@ def test_an_input_that_moves_the_bill_below_its_printed_digits_is_no_driver():
                                 "rl_time_factor": [0.55, 3.15]}, samples=10)
     lo, hi = (d._build({**d._values, "rl_time_factor": x}).total_usd for x in (0.81, 2.89))
     assert 0 < hi - lo < 1000 and llmcost.fmt_usd(lo) == llmcost.fmt_usd(hi)
+
+
+def test_the_netted_lines_days_are_said_only_where_the_schedule_sets_the_project():
+    # a review: under the published defaults the project is Epoch's median (10.15 months) with
+    # or without the RL campaign, and the words said its days lengthened the project's lines
+    conv = ledger.exploratory_words(ledger.build_ledger(_dpo(100_000)))
+    pub = ledger.exploratory_words(ledger.build_ledger({**_dpo(100_000),
+                                                        "ledger_published_defaults": True}))
+    assert "their days still lengthen the compute schedule" in conv
+    assert pub.endswith("$0.00 of compute to the total")

@@ -1469,7 +1469,7 @@ def test_published_project_length_is_drawn_over_its_published_bounds():
     # a length the scenario gives is its own: one number, not drawn
     assert "ledger_project_months" not in illustrative_ranges(
         build_ledger({**base, "ledger_project_months": 9}))
-    # nor without the published defaults (the run's wall clock, said to be a lower bound)
+    # nor without the published defaults (the compute schedule, said to be a lower bound)
     assert "ledger_project_months" not in illustrative_ranges(
         build_ledger({**base, "ledger_published_defaults": False}))
     # a run longer than the top of the range: every draw is the run, no spread to draw
@@ -1494,7 +1494,8 @@ def test_published_project_length_is_drawn_over_its_published_bounds():
     mine = with_changes(head.draws.point, ledger_project_months=Range("uniform", low=2, high=3))
     assert mine.figures["project_months"] == pytest.approx(2.5)
     # the drawn length goes with the rule it was drawn for: published defaults off, the
-    # project is the run's wall clock again (a review: 10.15 stayed, said as the scenario's)
+    # project is the convention's compute schedule again (a review: 10.15 stayed, said as the
+    # scenario's)
     off = with_changes(head.draws.point, ledger_published_defaults=False)
     assert off.figures["project_months"] == pytest.approx(
         build_ledger({**base, "ledger_published_defaults": False}).figures["project_months"])

@@ -325,8 +325,7 @@ def test_a_training_run_longer_than_ten_years_is_warned_not_refused(tmp_path):
     assert ideal < days < ideal / 0.8 * 1.1
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
     assert w.startswith(f"the training run's wall clock is {fmt_amount(days / 365.25, 3)} years "
-                        f"({days:,.0f} days on 512 GPUs, failures and pre-training phases "
-                        "included), over 10 years")
+                        f"({days:,.0f} days on 512 GPUs, failures included), over 10 years")
     assert "Cottier et al. 2024" in w and math.isfinite(bill.total_usd)
     # 1e13 tokens: a hundredth of it, about 50 days: no warning
     short = estimate_ledger(_yaml(tmp_path, sc.replace("1.0e15", "1.0e13"), name="s2.yaml"))
@@ -354,7 +353,7 @@ def test_a_training_run_longer_than_nine_months_is_warned_as_maybe_inefficient(t
     assert LONG_RUN_MONTHS < months < LONG_PROJECT_MONTHS
     (w,) = [x for x in bill.warnings if x.startswith("the training run's wall clock")]
     assert w.startswith(f"the training run's wall clock is {months:,.1f} months ({days:,.0f} "
-                        "days on 512 GPUs, failures and pre-training phases included), over 9 "
+                        "days on 512 GPUs, failures included), over 9 "
                         "months: a run that long may be inefficient")
     assert "Emberson and Edelman 2025" in w and "n_gpus" in w
     # 8 times the GPUs: about 56 days, under 9 months: no warning
@@ -1062,7 +1061,7 @@ def test_a_given_project_shorter_than_the_compute_schedule_is_warned(tmp_path):
                                  name="b.yaml"))
     (w,) = [x for x in bill.warnings if "shorter than the compute schedule" in x]
     assert w.startswith(f"ledger_project_months={months:g} is shorter than the compute schedule "
-                        f"({sched:.2f} months: exploration, the final run and post-training")
+                        f"({sched:.4g} months: exploration, the final run and post-training")
     assert caveat_line(w) == (f"the project ({months:g} months) is shorter than its compute "
                               "schedule: people, operations and storage are priced over less "
                               "time than the compute takes")

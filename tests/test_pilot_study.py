@@ -796,7 +796,7 @@ def test_a_pilot_of_the_runs_plan_caps_it_whatever_its_micro_batches_per_replica
 def test_a_band_of_no_width_is_one_figure():
     # a re-trial: a pilot of the run's own size has no band, and page 04b read "(1.96M-1.96M)",
     # "($15.0M-$15.0M)" and the index "13.6%-13.6%"
-    from llmcost.present.answers import _span
+    from llmcost.present.answers import span_words as _span
     from llmcost.core.units import fmt_usd
     assert _span(15.0e6, 15.0e6, fmt_usd) == "$15.0M"
     assert _span(0.136, 0.136, "{:.1%}") == "13.6%"

@@ -281,7 +281,7 @@ def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_give
     # Epoch's staff rule is per project month (data/ledger_defaults.csv project_months_published:
     # the case studies' median, 10.15 months, their 90% bounds 4-20); a given
     # ledger_project_months wins; a run longer than 10.15 months keeps its own wall clock; and
-    # without ledger_published_defaults the run's wall clock is the convention, as before.
+    # without ledger_published_defaults the convention is the compute schedule (below).
     assert default("project_months_published") == pytest.approx((8.3 + 12) / 2)
     given = ledger.build_ledger({**SC405, "ledger_project_months": 18.0})
     assert given.figures["project_months"] == 18.0

@@ -988,8 +988,8 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
     span = (f"the compute schedule (exploration, the final run{with_phases} and post-training "
             f"one after the other, notebook 00 step 7; {_period(months, 'months')}) only; the "
             "data work before it is not counted" if longer else
-            f"the final run's wall clock{with_phases} ({_period(months, 'months')}) only; the "
-            "exploratory runs before it, data work and post-training after it are not counted")
+            f"the final run's wall clock{with_phases} ({_period(months, 'months')}), nothing "
+            "else being scheduled; the data work before it is not counted")
     return months, (
         f"convention, ledger_project_months not given: {span}, so "
         + ("operations and dataset storage are lower bounds (every ledger_people role gives "
@@ -1515,9 +1515,11 @@ def exploratory_words(bill: Ledger) -> str | None:
     # the compute only: their days lengthen the schedule the project-long lines are priced
     # over, where the scenario gives no project length (a review read "adds $0.00" beside a
     # people line $111k larger with the RL campaign)
-    days = "" if str(bill.figures.get("project_months_source", "")).startswith(
-        "ledger_project_months") else (" (their days still lengthen the compute schedule "
-                                       "that people, operations and storage are priced over)")
+    src = str(bill.figures.get("project_months_source", ""))
+    on_schedule = (src.startswith("convention") and "the compute schedule" in src) or \
+        ", at least Epoch's" in src   # the schedule sets the project (not a given or Epoch's)
+    days = (" (their days still lengthen the compute schedule that people, operations and "
+            "storage are priced over)") if on_schedule else ""
     if not n["clamped"]:
         return (f"net of {_netted_words(n)}, which the development-compute multiplier already "
                 f"counts (its part beyond the final run, {mult}), as "

@@ -321,7 +321,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             # the schedule notebook 00 step 7 lays out (a re-trial: 1 month given under a
             # 1.78-month schedule, said on that page alone); committed capacity says its own
             out.append(f"ledger_project_months={months:g} is shorter than the compute schedule "
-                       f"({sched:.2f} months: exploration, the final run and post-training one "
+                       f"({sched:.4g} months: exploration, the final run and post-training one "
                        "after the other, notebook 00 step 7): people, operations and storage are "
                        "billed for less time than the compute takes")
     out += [w for w in (own_published_run_warning(p),
@@ -925,7 +925,8 @@ def _long_run_warning(p: dict, bill: Ledger | None) -> str | None:
 
     None without a bill or under 9 months (``long_run_words``)."""
     days = bill.figures.get("run_wall_clock_days") if bill is not None else None
-    return long_run_words(days, p.get("n_gpus"), PAID_RUN_WORDS)
+    return long_run_words(days, p.get("n_gpus"),
+                          PAID_RUN_WORDS if p.get("phases") else "failures included")
 
 
 #: What the bill's run wall clock counts (``run_wall_clock_days``), and notebook 01's (the main

@@ -743,7 +743,7 @@ def _full_run_mfu(x, off: str | None) -> str:
             + (": " if x.transfer == 0 else " to the 0.1%: ") + off)
 
 
-def _span(lo, hi, fmt) -> str:
+def span_words(lo, hi, fmt) -> str:
     """"lo-hi" in ``fmt`` (a format string or a function), or the one figure where both print
     alike: a pilot of the run's own size has no band (a re-trial read "1.96M-1.96M")."""
     f = fmt.format if isinstance(fmt, str) else fmt
@@ -763,7 +763,7 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
         return ""
     side = "above" if scenario_mfu > x.mfu_high else "below"
     return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
-            f"({_span(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
+            f"({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
             "carried to "
             f"this plan, runs {'slower' if side == 'above' else 'faster'} than the bill assumes; "
             "a pilot of your own settles which")
@@ -821,9 +821,10 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
             if study.illustrative else
             "its MFU calibrated on this pilot, failures added")
     at = "the pilot's MFU" if off is None else "that MFU"
-    lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours "
-                 f"({_span(h[1], h[2], lambda v: fmt_count(v, 3))}), compute {fmt_usd(usd[0])} "
-                 f"({_span(usd[1], usd[2], fmt_usd)}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
+    hours = span_words(h[1], h[2], lambda v: fmt_count(v, 3))
+    lines.append(f"main run at {at}: {fmt_count(h[0], 3)} ideal GPU-hours ({hours}), compute "
+                 f"{fmt_usd(usd[0])} ({span_words(usd[1], usd[2], fmt_usd)}) at "
+                 f"${price_usd_per_gpu_hour:.2f}/GPU-h; "
                  f"the bill: {bill}" + _bill_outside_pilot(study, scenario_mfu))
     lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
     return "\n".join(lines)

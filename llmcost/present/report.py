@@ -104,6 +104,7 @@ from ..serving.inference import WEIGHT_BYTES, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
+from .answers import span_words
 from .glance import (
     SAMPLES,
     bill_glance,
@@ -626,8 +627,9 @@ def estimate_ledger(scenario_path):
                                        + ([over] if over else [])))
     # the RL settings the report chose where the notebooks' default cannot be priced, said
     # beside the RL line (a trial's rl_gpus: 3 was priced at a rollout TP of 1 without a word)
+    billed = bill.line("post.rl").usd > 0   # the campaign billed, given ledger_rl or not
     bill.figures["chosen"] = {k: scenario[f"_{k}_chosen"] for k in ("rl_gpus", "rl_rollout_tp")
-                              if f"_{k}_chosen" in scenario and values.get("ledger_rl")}
+                              if f"_{k}_chosen" in scenario and billed}
     return bill
 
 
@@ -2230,7 +2232,7 @@ def pilot_band_warning(summary: dict) -> str | None:
     side = "above" if m > hi else "below"
     # one figure where the published run is the scenario's own size (no band: a re-trial read
     # "13.6%-13.6%")
-    gives = f"{lo:.1%}-{hi:.1%}" if hi - lo > 1e-9 * hi else f"{lo:.1%}"
+    gives = span_words(lo, hi, "{:.1%}")
     return (f"the bill's MFU, {m:.1%}, lies {side} what a published run like this one gives "
             f"for its plan, {gives} (notebook 04b §6): that run, carried to this plan, runs "
             f"{'slower' if side == 'above' else 'faster'} than the bill assumes; a pilot of "

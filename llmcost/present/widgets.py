@@ -295,9 +295,9 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                               step=1, description="restart min", continuous_update=False)
     if interval_s is not None:
         _checked(ckpt_interval_s=interval_s)
-    # 0.6 s to about a week; with "optimum" ticked the slider shows the optimum it prices
+    # 0.6 s to about two years; with "optimum" ticked the slider shows the optimum it prices
     # (a review: it opened at an invented 60 min beside a table at 15.4)
-    lo, hi = _log_span((interval_s or 3600) / 60, -2, 4)
+    lo, hi = _log_span((interval_s or 3600) / 60, -2, 6)
     interval_w = w.FloatLogSlider(value=(interval_s or 3600) / 60, base=10, min=lo, max=hi,
                                   step=0.05, description="interval min", readout_format=".3g",
                                   continuous_update=False, disabled=interval_s is None)

@@ -623,18 +623,17 @@ def check_whole_sequence(batch_tokens: np.ndarray, seq_len) -> np.ndarray:
     return batch_tokens
 
 
-def _check_sweep_tp(tp, n_gpus: np.ndarray, model) -> None:
-    """``batch_sweep``'s tensor-parallel size: a whole number dividing every GPU count and the
-    model's attention heads (Megatron-LM splits the heads over the TP ranks; Shoeybi et al.
-    2019 §3): an API trial priced tp=128 on 64 GPUs eight times cheaper than tp=1, and tp=3."""
+def _check_sweep_tp(tp, n_gpus: np.ndarray) -> None:
+    """``batch_sweep``'s ``tp``, the GPUs one replica's micro-batch spreads over (a plan's
+    tp·cp·pp, ``batch_analysis``): a whole number dividing every GPU count, each replica whole
+    (an API trial priced tp=128 on 64 GPUs eight times cheaper than tp=1, and tp=3). The
+    heads' rule is the plan's (``parallel``'s ``tp_heads``): this tp holds pipeline stages
+    too."""
     t = int(as_scalar(tp, "tp", positive=True, integer=True))
     bad = n_gpus[np.asarray(n_gpus) % t != 0]
     if bad.size:
         raise ValueError(f"tp={t} must divide n_gpus={int(bad.flat[0]):,} (every data-parallel "
                          "replica holds tp GPUs)")
-    if model.n_heads % t:
-        raise ValueError(f"tp={t} must divide the {model.n_heads} attention heads of "
-                         f"{model.name} (each TP rank holds whole heads)")
 
 
 def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator: Accelerator,
@@ -692,7 +691,7 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     model = as_model(model, needs="a batch sweep")
     b = check_whole_sequence(as_array(batch_tokens, "batch_tokens", positive=True), seq_len)
     b, n = np.broadcast_arrays(b, as_array(n_gpus, "n_gpus", positive=True, integer=True))
-    _check_sweep_tp(tp, n, model)
+    _check_sweep_tp(tp, n)
     steps = np.asarray(target.steps(b))
     tokens = np.asarray(target.tokens(b))
     flops = np.asarray(training_flops(model, tokens))

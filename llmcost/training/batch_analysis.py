@@ -437,8 +437,9 @@ def _allreduce_note(zero_volume) -> str:
     stage, m, ratio = zero_volume
     if not ratio > 1:
         return note
+    about = "about " if stage == 3 else ""   # hybrid sharding (HSDP) sends less
     return (f"{note}; the plan's ZeRO-{stage} at {m:,} micro-batch{'es' if m > 1 else ''} per "
-            f"step sends {ratio:.3g}× this volume (notebook 04b prices its exposed part)")
+            f"step sends {about}{ratio:.3g}× this volume (notebook 04b prices its exposed part)")
 
 
 def headline_figures(analysis: BatchAnalysis, zero_volume: tuple | None = None) -> list[tuple]:

@@ -763,6 +763,8 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     plan_fields.update({k: v for k, v in (("tp", tp), ("pp", pp), ("cp", cp),
                                           ("micro_batch_size", micro_batch_size))
                         if k in plan_fields})
+    plan_fields.update({k: int(v) for k, v in plan_fields.items()
+                        if isinstance(v, np.integer)})   # ep, virtual_stages, zero_stage...
     if seq_len is not None:
         if np.ndim(seq_len):
             raise ValueError(f"seq_len={seq_len!r} must be one whole number")
@@ -773,6 +775,7 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
                                        f"n_gpus={n_gpus}")
         dp = n_gpus // (tp * pp * cp)
     _whole("dp", dp)
+    dp = int(dp)
     if dp * tp * pp * cp != n_gpus:
         raise PlanError("product", f"dp·tp·pp·cp = {dp}·{tp}·{pp}·{cp} = {dp * tp * pp * cp} "
                                    f"must equal n_gpus={n_gpus}")

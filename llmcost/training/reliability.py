@@ -1080,8 +1080,9 @@ def expected_wall_time_s(work_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0
     must start over after every failure: T_w = M·e^{R/M}·(e^{T_s/M} − 1), which grows
     exponentially with T_s/M (the "spot capacity without resumable training" case).
 
-    An interval longer than the work is the work (the run ends before its first checkpoint:
-    an API trial's 1,000 s job at τ = 10⁶ s and M = 10⁴ s came out at 2.7e44 s).
+    An interval longer than the work is the work: one segment, its checkpoint δ counted as
+    Daly's formula counts each (``finite_run_breakdown``, the run's finite form, takes none at
+    its end); an API trial's 1,000 s job at τ = 10⁶ s and M = 10⁴ s came out at 2.7e44 s.
 
     Returns
     -------
