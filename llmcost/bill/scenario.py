@@ -1353,8 +1353,7 @@ def _cross_check(p: dict) -> None:
             raise ScenarioError(str(e)) from None
     # the experts' layout alone builds no plan: pages that price only the RL update's search
     # (00, 05) declare it beside no other plan key
-    if batch_known and any(k in p for k in UNBILLED_PLAN_KEYS):
-        _check_fixed_product(p)
+    if batch_known and any(k in p for k in UNBILLED_PLAN_KEYS):   # (fixed sizes checked above)
         try:  # with its model, as the plan's other callers ask (``step_scenario.scenario_step``,
             # ``checks.scenario_plan_memory``): the plan memo is keyed by it, so one search
             scenario_plan(p, load_model(p["model"]))
