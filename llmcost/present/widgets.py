@@ -17,6 +17,7 @@ from ..bill import levers
 from ..bill.checks import rl_context_warning
 from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
+from ..bill.ranges import point
 from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
 from ..core.catalog import (
     as_accelerator,
@@ -1045,7 +1046,7 @@ def ledger_explorer(scenario: dict):
     # the scenario's people as one figure until moved (a re-trial: the slider opened at 0
     # beside 10 research FTE, and moving it to 5 replaced them)
     roles = [r for r in (scenario.get("ledger_people") or []) if isinstance(r, dict)]
-    fte0 = float(sum(float(r.get("fte") or 0) for r in roles))
+    fte0 = float(sum(float(point(r.get("fte")) or 0) for r in roles))   # a range: its point
     fte = w.FloatSlider(value=fte0, min=0, max=_span(fte0, 0, 200)[1], step=1,
                         description="staff FTE", continuous_update=False)
     out = w.Output()
