@@ -59,3 +59,17 @@ def test_the_panel_opens_where_notebook_08_judged_the_scenario(capsys):
     assert f"${paid * 3.99 / 1e6:.2f}M" in said
     with pytest.raises(ValueError, match="price_usd_per_gpu_hour=0"):
         claim_explorer("llama-2-70b", "H100-SXM", price_usd_per_gpu_hour=0)
+
+
+def test_a_refused_claim_names_its_days_in_six_digits(capsys):
+    # an analyst moved the panel to 8 GPUs at the page's 13.12112928923919 days and read that
+    # float in the refusal; 8 GPUs for 13.1 days cannot hold 2T tokens of a 70B model: by hand
+    # 13.1211 × 8 × 24 = 2,519 GPU-h, against the 1.2M GPU-h 6ND needs at the peak itself
+    from llmcost.present.widgets import claim_explorer
+    box = claim_explorer("llama-2-70b", "H100-SXM", "bf16", 2e12, 2048, 13.12112928923919)
+    capsys.readouterr()
+    box.children[0].children[1].value = 8
+    out = capsys.readouterr().out
+    assert "refused: days=13.1211 × n_gpus=8 × 24 = 2,519 GPU-h" in out
+    assert "13.12112928923919" not in out
+    assert box.children[0].children[2].step == 0.1

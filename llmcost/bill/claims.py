@@ -1498,7 +1498,7 @@ def _hours_named(j: _Judging) -> str:
     if src == "gpu_hours":
         return f"gpu_hours={c.gpu_hours!r}"
     if src.startswith("days"):
-        return f"days={c.days!r} × n_gpus={c.n_gpus!r} × 24"
+        return f"days={c.days:.6g} × n_gpus={c.n_gpus!r} × 24"   # not days=13.12112928923919
     return src
 
 

@@ -59,7 +59,7 @@ from ..training.batch import kaplan_loss_floor, kaplan_n_params
 from ..training.calibrate import PILOT_KEYS
 from ..training.efficiency_profile import load_efficiency_profile
 from ..training.memory import DEFAULT_RESERVE, RECIPES
-from ..training.parallel import check_etp_model, etp_of_key
+from ..training.parallel import check_ep_model, check_etp_model, etp_of_key
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
 from ..training.step_scenario import fixed_degrees_ceiling
@@ -1455,9 +1455,9 @@ def _fixed_degrees_misfit(p: dict, err: ValueError) -> str:
 
 
 def _check_experts(p: dict) -> None:
-    """A fixed ``ep`` (> 1) divides the model's experts, and a dense model takes none (the plan's
-    rule, ``parallel``'s ``ep_experts``; here without a plan: an API trial's bill of Mixtral
-    8x7B at ep=3 was priced unrefused)."""
+    """A fixed ``ep`` (> 1) divides the model's experts, and a dense model takes none: the
+    plan's rule, ``parallel.check_ep_model``, checked here without a plan (an API trial's bill
+    of Mixtral 8x7B at ep=3 was priced unrefused)."""
     ep = p.get("ep")
     if not isinstance(ep, int) or ep <= 1 or "model" not in p:
         return
@@ -1465,10 +1465,10 @@ def _check_experts(p: dict) -> None:
         spec = load_model(p["model"])
     except ValueError:   # an unknown model is refused by its own key
         return
-    if not spec.is_moe:
-        raise ScenarioError(f"ep={ep}: {spec.name} is dense (no experts), so ep must be 1 or 0")
-    if spec.n_experts % ep:
-        raise ScenarioError(f"ep={ep} must divide n_experts={spec.n_experts} ({spec.name})")
+    try:
+        check_ep_model(spec, ep)   # the plan's own rule, in its words
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
 
 
 def _check_batch_sequences(p: dict) -> None:

@@ -982,8 +982,10 @@ def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: fl
                         continuous_update=False)
     gpus = w.IntSlider(value=n_gpus, min=min(8, n_gpus), max=max(16384, n_gpus), step=8,
                        description="GPUs", continuous_update=False)
-    d = w.FloatSlider(value=days, min=min(1.0, days), max=max(180.0, days), step=1.0,
-                      description="days", continuous_update=False)
+    # a step of a tenth of a day: back to the page's 13.1 days after a move (an analyst's
+    # slider in whole days could not return to the page's 13.12)
+    d = w.FloatSlider(value=days, min=min(1.0, days), max=max(180.0, days), step=0.1,
+                      description="days", readout_format=".1f", continuous_update=False)
     out = w.Output()
 
     def update(_=None):

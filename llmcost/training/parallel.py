@@ -585,6 +585,22 @@ class ParallelPlan:
         return self
 
 
+def check_ep_model(model, ep) -> None:
+    """Rule ``ep_experts`` on the model: an expert-parallel size above 1 needs routed experts
+    and divides their count (each EP rank holds n_experts ÷ ep whole experts).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        ``ep`` > 1 for a dense model, or not dividing ``n_experts``, naming the model."""
+    if ep > 1 and not model.is_moe:
+        raise PlanError("ep_experts", f"ep={ep}: {model.name} is dense (no experts), so ep "
+                                      "must be 1")
+    if ep > 1 and model.n_experts % ep:
+        raise PlanError("ep_experts", f"ep={ep} must divide n_experts={model.n_experts} "
+                                      f"({model.name})")
+
+
 def check_etp_model(model, etp) -> None:
     """Rule ``etp`` on the model: folding the experts (``etp`` 1) needs routed experts.
 
@@ -623,12 +639,7 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if slots is not None and (slots // pp) % v:
         raise PlanError("virtual_stages", f"virtual_stages={v} must divide the {slots // pp} "
                                           f"layers per pipeline stage ({model.name})")
-    if ep > 1 and not model.is_moe:
-        raise PlanError("ep_experts", f"ep={ep}: {model.name} is dense (no experts), so ep "
-                                      "must be 1")
-    if ep > 1 and model.n_experts % ep:
-        raise PlanError("ep_experts", f"ep={ep} must divide n_experts={model.n_experts} "
-                                      f"({model.name})")
+    check_ep_model(model, ep)
     if cp > 1 and seq_len % (2 * cp):
         raise PlanError("cp_seq", f"2·cp = {2 * cp} must divide seq_len={seq_len}")
     if sp and tp > 1 and seq_len % (cp * tp):
