@@ -205,12 +205,9 @@ class Cluster:
         if not isinstance(acc, Accelerator):
             raise ValueError(f"accelerator={acc!r} must be an Accelerator "
                              "(llmcost.load_accelerator(name); llmcost.list_accelerators())")
-        n = self.n_gpus
-        if isinstance(n, float) and n.is_integer():
-            n = int(n)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
-        object.__setattr__(self, "n_gpus", int(as_scalar(n, "n_gpus", integer=True)))
+        # any whole number, numpy's floats included (an API trial: 8.0 was accepted,
+        # np.float32(8) refused): as_count's rule, the name and the value said
+        object.__setattr__(self, "n_gpus", as_count(self.n_gpus, "n_gpus"))
         for f in ("scaleup_domain_size", "scaleup_bytes_per_s_per_dir",
                   "scaleout_bytes_per_s_per_dir"):
             v = getattr(self, f)
