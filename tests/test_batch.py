@@ -654,3 +654,18 @@ def test_explorer_carries_the_pages_mfu_to_the_bubble_of_the_gpus_it_shows(capsy
     direct = batch_analysis.bubble_scaled_mfu(0.4, 14.1e6, 6896, lay, 4096, 4194304, 2048)
     via = batch_analysis.bubble_scaled_mfu(hand, 14.1e6, 6896, lay, 4096, 4194304, 8192)
     assert float(via) == pytest.approx(float(direct), rel=1e-9)
+
+
+def test_explorer_says_the_pages_price_on_another_accelerator(capsys):
+    # a re-trial moved the batch panel to B200 and read its rows at the page's H100 price and
+    # MFU with nothing said (the FLOPs panel says it); B200's catalogue on-demand median is
+    # Lambda's $6.69 and CoreWeave's $8.60 averaged, $7.645 (data/prices.csv)
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import batch_explorer
+    box = batch_explorer("llama-2-70b", "H100-SXM", 2048, 2e12, 4096, 4194304, 0.4, 3.99, 8, 1, 1)
+    assert "priced at the page's" not in capsys.readouterr().out
+    box.children[1].children[0].value = "B200"
+    out = capsys.readouterr().out
+    assert llmcost.catalogue_price("B200")[0] == pytest.approx((6.69 + 8.60) / 2)
+    assert "priced at the page's $3.99/GPU-h and MFU, not B200's own: its catalogue on-demand " \
+        "median is $7.64" in out

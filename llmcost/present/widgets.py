@@ -454,6 +454,15 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
                 print(f"cannot compute: {e}")
                 return
             t = a.target
+            if acc.name != device_name(accelerator):   # as the FLOPs panel says it (a re-trial
+                # read B200 rows at the page's H100 price and MFU, unsaid)
+                try:
+                    listed = ("its catalogue on-demand median is "
+                              f"${catalogue_price(acc.name)[0]:.2f}")
+                except ValueError:
+                    listed = "the catalogue has no on-demand price for it"
+                print(f"priced at the page's ${price_usd_per_gpu_hour:.2f}/GPU-h and MFU, not "
+                      f"{acc.name}'s own: {listed}")
             if abs(here - mfu) > 1e-12:
                 print(f"MFU {here:.1%} on {fmt_gpus(gpu_w.value)}: the page's {mfu:.1%} on "
                       f"{fmt_gpus(n_gpus)} carried to the plan's pipeline bubble at "
