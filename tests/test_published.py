@@ -302,7 +302,8 @@ def test_the_published_project_duration_is_at_least_the_run_and_yields_to_a_give
     # Monte Carlo draws on both sides of 10.15 months: each takes the longer, and the words say
     # so with the draws' span (the review read "6.57 months, at least ... 10.15 months")
     from llmcost.bill.ledger import _published_project_months
-    drawn, words = _published_project_months(np.array([6.0, 12.0, 8.0]), "")
+    drawn, words, basis = _published_project_months(np.array([6.0, 12.0, 8.0]), "")
+    assert basis == "epoch_or_schedule"
     assert drawn.tolist() == [10.15, 12.0, 10.15]
     assert "the longer, draw by draw, of Epoch's median project, 10.15 months" in words
     assert "(6.00-12.00 months over the draws)" in words

@@ -470,8 +470,8 @@ def _build(p: dict) -> Ledger:
     # calendar; a review found more rerun risk shortening the project)
     ahead_h = explore_h + (rerun_h + eval_h if explore is not None else 0.0)
     schedule = _schedule_days(p, run, ahead_h, tune_h, rl_camp)
-    months, months_source = _project_months(p, run["run_days"], len(run["phases"]) - 1,
-                                            sum(schedule.values()))
+    months, months_source, months_basis = _project_months(
+        p, run["run_days"], len(run["phases"]) - 1, sum(schedule.values()))
     _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
     _network_lines(lines, p)
     # every line's compute, the rerun reserve's expected GPU-hours included (its line is priced
@@ -483,6 +483,7 @@ def _build(p: dict) -> Ledger:
     _reserve_lines(lines, p, run["paid_h"] * b.gpu_rate)
     figures = _figures(b, run, en, {
         "all_gpu_hours": all_h, "project_months": months, "project_months_source": months_source,
+        "project_months_basis": months_basis,
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
         "schedule_days": schedule}, rl_camp)
     figures["exploratory_netting"] = explore and {k: v for k, v in explore.items()
@@ -953,8 +954,19 @@ def _schedule_days(p: dict, run: dict, explore_h, tune_h, rl_camp) -> dict:
             "post_training": tune_h * rate + rl}
 
 
+#: What set a bill's project length (``figures['project_months_basis']``, ``_project_months``)
+#: and its words, for the callers that say it or act on it (a compare, the people warning, the
+#: ledger panel, the netting's words) instead of reading the source sentence.
+PROJECT_MONTHS_BASES = {
+    "given": "given", "schedule": "the compute schedule", "run": "the final run's wall clock",
+    "epoch": "Epoch's median project",
+    "schedule_over_epoch": "the compute schedule, longer than Epoch's median project",
+    "epoch_or_schedule": "Epoch's median project or the schedule"}
+
+
 def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) -> tuple:
-    """(project months, source): ``ledger_project_months``, else the compute schedule
+    """(project months, source, basis: a ``PROJECT_MONTHS_BASES`` key):
+    ``ledger_project_months``, else the compute schedule
     (``schedule_days``, ``_schedule_days``: exploration, the final run with its ``n_phases``
     other pre-training phases, and post-training, one after the other; the final run's wall
     clock where there is nothing else), days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower
@@ -969,7 +981,7 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
     # the published length drawn by headline_draws (illustrative_ranges), not the scenario's
     drawn = bool(p.get("_project_months_drawn")) and p["ledger_published_defaults"]
     if p["ledger_project_months"] is not None and not drawn:
-        return p["ledger_project_months"], "ledger_project_months (scenario)"
+        return p["ledger_project_months"], "ledger_project_months (scenario)", "given"
     months = run_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
     with_phases = (f" with its {n_phases} other pre-training phase{'s' * (n_phases > 1)}"
                    if n_phases else "")
@@ -995,12 +1007,13 @@ def _project_months(p: dict, run_days, n_phases: int = 0, schedule_days=None) ->
         + ("operations and dataset storage are lower bounds (every ledger_people role gives "
            "its own months)" if own_months else
            "people, operations and dataset storage are lower bounds")
-        + ": set ledger_project_months")
+        + ": set ledger_project_months"), "schedule" if longer else "run"
 
 
 def _published_project_months(months, with_phases: str, drawn=None,
                               schedule: bool = False) -> tuple:
-    """``_project_months`` under ``ledger_published_defaults``: (max(run months, P), source),
+    """``_project_months`` under ``ledger_published_defaults``: (max(run months, P), source,
+    basis),
     P = ``project_months_published`` (Epoch's median project), or ``drawn``, its draws over
     the published bounds (``illustrative_ranges``), draw by draw where ``months`` or P is an
     array of Monte Carlo draws, the words saying which of the two each draw takes."""
@@ -1016,15 +1029,17 @@ def _published_project_months(months, with_phases: str, drawn=None,
            "one after the other, notebook 00 step 7)" if schedule else
            f"the final run's wall clock{with_phases}")
     if np.all(published > arr):
-        words = f"{epoch}, longer than {run}, {_period(months, 'months')}"
+        words, basis = f"{epoch}, longer than {run}, {_period(months, 'months')}", "epoch"
     elif np.all(arr >= published):
         words = f"{run}, {_period(months, 'months')}, at least {epoch}"
+        basis = "schedule_over_epoch"
     else:   # draws on both sides of it
         words = (f"the longer, draw by draw, of {epoch} and {run} ({arr.min():.2f}-"
                  f"{arr.max():.2f} months over the draws)")
+        basis = "epoch_or_schedule"
     return (np.maximum(months, published) if np.ndim(months) else max(months, published),
             "published default (ledger_published_defaults; ledger_project_months not given): "
-            + words + ": set ledger_project_months")
+            + words + ": set ledger_project_months", basis)
 
 
 def _checkpoint_storage_words(p: dict, hot: str, hot_label: str, main_plan, main_days) -> str:
@@ -1287,6 +1302,8 @@ def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
         "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
         "project_months": totals["project_months"],
         "project_months_source": totals["project_months_source"],
+        # what set the length: a PROJECT_MONTHS_BASES key (_project_months)
+        "project_months_basis": totals["project_months_basis"],
         # the compute schedule by part (_schedule_days: notebook 00's step 7 lays it out)
         "schedule_days": totals["schedule_days"],
         "main_ideal_days": run["main_ideal"] / p["n_gpus"] / 24.0,
@@ -1515,9 +1532,7 @@ def exploratory_words(bill: Ledger) -> str | None:
     # the compute only: their days lengthen the schedule the project-long lines are priced
     # over, where the scenario gives no project length (a review read "adds $0.00" beside a
     # people line $111k larger with the RL campaign)
-    src = str(bill.figures.get("project_months_source", ""))
-    on_schedule = (src.startswith("convention") and "the compute schedule" in src) or \
-        ", at least Epoch's" in src   # the schedule sets the project (not a given or Epoch's)
+    on_schedule = bill.figures.get("project_months_basis") in ("schedule", "schedule_over_epoch")
     days = (" (their days still lengthen the compute schedule that people, operations and "
             "storage are priced over)") if on_schedule else ""
     if not n["clamped"]:

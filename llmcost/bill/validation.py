@@ -670,7 +670,7 @@ def _people_months_warning(p: dict, bill: Ledger | None) -> str | None:
             "compute schedule, exploration, the final run and post-training, where longer)"
             if p.get("ledger_published_defaults") else
             ("the compute schedule (exploration, the final run and post-training) only"
-             if "the compute schedule" in bill.figures["project_months_source"] else
+             if bill.figures["project_months_basis"] == "schedule" else
              f"the final run's wall clock"
              f"{' with its pre-training phases' if p.get('phases') else ''} only"))
     return (f"ledger_people: {', '.join(map(str, bare))} without months are priced for "

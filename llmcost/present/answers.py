@@ -751,6 +751,13 @@ def span_words(lo, hi, fmt) -> str:
     return a if a == b else f"{a}-{b}"
 
 
+def band_side(mfu: float, low: float, high: float) -> str | None:
+    """"above" or "below" where ``mfu`` lies outside [``low``, ``high``], else None: the bill's
+    MFU against an illustrative pilot's band, on page 04b (``_bill_outside_pilot``) and on the
+    index (``report.pilot_band_warning``)."""
+    return "above" if mfu > high else "below" if mfu < low else None
+
+
 def _bill_outside_pilot(study, scenario_mfu: float) -> str:
     """"; the bill's 14.5% lies above this extrapolation's band ..." when an illustrative
     pilot's full-run band [low, high] (``Extrapolation.mfu_low``, ``mfu_high``) leaves out the
@@ -759,9 +766,9 @@ def _bill_outside_pilot(study, scenario_mfu: float) -> str:
     model's published B200 run put the band at 10.7%-12.6%, and nothing said so). "" otherwise,
     and for the scenario's own pilots (the bill's MFU is theirs)."""
     x = study.extrapolation
-    if not study.illustrative or x is None or x.mfu_low <= scenario_mfu <= x.mfu_high:
+    side = band_side(scenario_mfu, x.mfu_low, x.mfu_high) if study.illustrative and x else None
+    if side is None:
         return ""
-    side = "above" if scenario_mfu > x.mfu_high else "below"
     return (f"; the bill's {scenario_mfu:.1%} lies {side} this extrapolation's band "
             f"({span_words(x.mfu_low, x.mfu_high, '{:.1%}')}): a published run like this one, "
             "carried to "

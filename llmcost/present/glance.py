@@ -32,6 +32,7 @@ import numpy as np
 from ..bill.montecarlo import beyond_rounding
 from ..bill.ledger import (
     OUTSIDE_NOTE,
+    PROJECT_MONTHS_BASES,
     bill_bars,
     compare,
     compare_draws,
@@ -1965,20 +1966,6 @@ def compare_days_words(bills) -> str:
             + compare_months_words(bills))
 
 
-def _months_basis(source: str) -> str:
-    """A bill's ``project_months_source`` in a few words: given, the published default (with
-    its compute-schedule floor) or, the convention, the compute schedule (the final run's wall
-    clock where nothing else is scheduled)."""
-    if source.startswith("ledger_project_months"):
-        return "given"
-    if source.startswith("published default"):   # _published_project_months' words
-        return ("Epoch's median project" if ", longer than " in source else
-                "the compute schedule, longer than Epoch's median project"
-                if ", at least " in source else "Epoch's median project or the schedule")
-    return ("the compute schedule" if "the compute schedule" in source else
-            "the final run's wall clock")
-
-
 def compare_months_words(bills) -> str:
     """"; people, operations and storage priced over A 3.52 months (the final run's wall
     clock), B 12 months (given)" when the two bills price their project-long lines over
@@ -1993,7 +1980,7 @@ def compare_months_words(bills) -> str:
     paid = any(float(x.usd(k)) > 0 for x in bills for k in ("people.", "ops."))
     if not paid or abs(b - a) <= 0.01 * max(a, b):
         return ""
-    basis = [_months_basis(str(x.figures.get("project_months_source", ""))) for x in bills]
+    basis = [PROJECT_MONTHS_BASES[x.figures["project_months_basis"]] for x in bills]
     return (f"; people, operations and storage priced over A {a:.4g} months ({basis[0]}), "
             f"B {b:.4g} months ({basis[1]})")
 

@@ -104,7 +104,7 @@ from ..serving.inference import WEIGHT_BYTES, weight_bytes
 from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
-from .answers import span_words
+from .answers import band_side, span_words
 from .glance import (
     SAMPLES,
     bill_glance,
@@ -2227,9 +2227,9 @@ def pilot_band_warning(summary: dict) -> str | None:
     m = _summary_value(summary, "00_index", "bill_mfu")
     lo = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_low")
     hi = _summary_value(summary, "04b_step_time", "pilot_extrapolated_mfu_high")
-    if None in (m, lo, hi) or lo <= m <= hi:
+    side = None if None in (m, lo, hi) else band_side(m, lo, hi)
+    if side is None:
         return None
-    side = "above" if m > hi else "below"
     # one figure where the published run is the scenario's own size (no band: a re-trial read
     # "13.6%-13.6%")
     gives = span_words(lo, hi, "{:.1%}")

@@ -16,7 +16,7 @@ import pandas as pd
 from ..bill import levers
 from ..bill.checks import rl_context_warning
 from ..bill.claims import check_claim
-from ..bill.ledger import build_ledger, compare
+from ..bill.ledger import PROJECT_MONTHS_BASES, build_ledger, compare
 from ..bill.ranges import point
 from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
 from ..core.catalog import (
@@ -59,6 +59,15 @@ def _span(value, lo, hi) -> tuple:
     clamps a value outside a slider's range to its end without a word)."""
     v = float(value)
     return min(lo, v), max(hi, v)
+
+
+def _listed_price_words(accelerator: str) -> str:
+    """What a panel that keeps the page's price says of another accelerator's own: "its
+    catalogue on-demand median is $7.64" (``catalogue_price``), or that it has none."""
+    try:
+        return f"its catalogue on-demand median is ${catalogue_price(accelerator)[0]:.2f}"
+    except ValueError:
+        return "the catalogue has no on-demand price for it"
 
 
 def _log_span(value, lo_exp, hi_exp) -> tuple:
@@ -220,13 +229,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
                 print(f"cannot compute: {e}")
                 return
             if acc.name != accelerator:  # the price box stays: said, with the new one's rate
-                try:  # (a trial priced B200 and TPU v4 at the page's H100 rate unawares)
-                    listed = ("its catalogue on-demand median is "
-                              f"${catalogue_price(acc.name)[0]:.2f}")
-                except ValueError:
-                    listed = "the catalogue has no on-demand price for it"
+                # (a trial priced B200 and TPU v4 at the page's H100 rate unawares)
                 print(f"priced at ${price_w.value:.2f}/GPU-h, the price box's value, not "
-                      f"{acc.name}'s own: {listed}")
+                      f"{acc.name}'s own: {_listed_price_words(acc.name)}")
             if mfu > mfu_w.max and acc.name == accelerator:
                 print(f"the scenario's MFU, {mfu:.0%}, is above {acc.name}'s measured matmul "
                       f"ceiling, {mfu_w.max:.0%}: the slider stops at the ceiling (the page's "
@@ -456,13 +461,8 @@ def batch_explorer(model: str, accelerator, n_gpus: int, train_tokens: float, se
             t = a.target
             if acc.name != device_name(accelerator):   # as the FLOPs panel says it (a re-trial
                 # read B200 rows at the page's H100 price and MFU, unsaid)
-                try:
-                    listed = ("its catalogue on-demand median is "
-                              f"${catalogue_price(acc.name)[0]:.2f}")
-                except ValueError:
-                    listed = "the catalogue has no on-demand price for it"
                 print(f"priced at the page's ${price_usd_per_gpu_hour:.2f}/GPU-h and MFU, not "
-                      f"{acc.name}'s own: {listed}")
+                      f"{acc.name}'s own: {_listed_price_words(acc.name)}")
             if abs(here - mfu) > 1e-12:
                 print(f"MFU {here:.1%} on {fmt_gpus(gpu_w.value)}: the page's {mfu:.1%} on "
                       f"{fmt_gpus(n_gpus)} carried to the plan's pipeline bubble at "
@@ -1098,8 +1098,7 @@ def ledger_explorer(scenario: dict):
                     "ledger_published_defaults") and any(  # (else Epoch's median project)
                     isinstance(r, dict) and "months" not in r for r in people):
                 # a teacher moved GPUs 512 -> 32,768 and watched the staff line fall 30-fold
-                span = ("the compute schedule" if "the compute schedule" in
-                        bill.figures["project_months_source"] else "the final run's wall clock")
+                span = PROJECT_MONTHS_BASES[bill.figures["project_months_basis"]]
                 print(f"staff are paid for {bill.figures['project_months']:.2f} months, {span} "
                       "(ledger_project_months not set): more GPUs shorten its pre-training "
                       "part (an RL campaign keeps its own rl_gpus), and the staff line with it")
