@@ -611,7 +611,7 @@ for line in batch.batch_verdict(a):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-zero = (plan.zero_stage, plan.n_microbatches, vol) if plan.zero_stage else None  # cell 5.2
+zero = (plan.zero_stage, plan.n_microbatches, vol) if plan.zero_stage else None  # from 5.2
 publish_summary("02_batch_size", [summary_row(*x) for x in batch.headline_figures(a, zero)])
 
 # %% [markdown]
