@@ -7,6 +7,7 @@ import pytest
 import llmcost
 from llmcost.bill.scenario import PARAMETERS, ScenarioError, load_scenario, validate_parameters
 from llmcost.core import diskcache
+from llmcost.core.catalog import SCENARIO_DIR
 
 
 def test_every_scenario_file_loads():
@@ -146,6 +147,20 @@ def test_missing_file_or_folder(tmp_path):
         load_scenario("/no/such.yaml")
     with pytest.raises(ScenarioError, match="is not a file"):
         load_scenario(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["default", "default.yaml"])
+def test_missing_bare_name_points_at_the_shipped_scenario(name, monkeypatch, tmp_path):
+    # a new user typed `llmcost report --scenario default`: the error names the shipped file
+    # (data/scenarios/default.yaml, which exists in the repository) instead of only the command
+    # that lists the shipped ones
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(name)
+    assert str(e.value).endswith(f"the shipped scenario of that name is "
+                                 f"{SCENARIO_DIR / 'default.yaml'}")
+    with pytest.raises(ScenarioError, match="`llmcost list scenarios` lists the shipped ones$"):
+        load_scenario("no-such-shipped-name")
 
 
 def test_model_from_a_config_path_relative_to_the_scenario(tmp_path):

@@ -47,8 +47,8 @@ from typing import Any, Callable
 
 import yaml
 
-from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, catalogue_price, is_config_path,
-                            load_accelerator, load_model, suggest)
+from ..core.catalog import (NETWORK_FREE_NOTEBOOKS, SCENARIO_DIR, catalogue_price,
+                            is_config_path, load_accelerator, load_model, suggest)
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.shown import print_after_answer, show_once_per_text_in_a_kernel
@@ -1721,6 +1721,18 @@ def _read_yaml(p: Path):
         raise ScenarioError(f"{p}: not valid YAML{where}: {problem}") from None
 
 
+def _shipped_hint(path: Path) -> str:
+    """What to try instead of a scenario path that does not exist: the shipped scenario of
+    that name where it is a bare name (``default`` or ``default.yaml`` for
+    ``data/scenarios/default.yaml``), else the command that lists the shipped ones."""
+    if len(path.parts) == 1:
+        shipped = SCENARIO_DIR / (path.name if path.suffix in (".yaml", ".yml")
+                                  else f"{path.name}.yaml")
+        if shipped.is_file():
+            return f"the shipped scenario of that name is {shipped}"
+    return "`llmcost list scenarios` lists the shipped ones"
+
+
 def load_scenario(path) -> dict:
     """Read and validate a scenario YAML file.
 
@@ -1746,8 +1758,8 @@ def load_scenario(path) -> dict:
     p = Path(path)
     if not p.exists():
         where = "" if p.is_absolute() else f" (a path relative to {Path.cwd()})"
-        raise ScenarioError(f"path={str(path)!r}: no such scenario file{where}; `llmcost list "
-                            "scenarios` lists the shipped ones")
+        raise ScenarioError(f"path={str(path)!r}: no such scenario file{where}; "
+                            + _shipped_hint(p))
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
     data = _read_yaml(p)
