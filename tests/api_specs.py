@@ -530,6 +530,7 @@ def _more_module_specs(tiny) -> dict:
                  "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")
     return {
         "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
+        "ledger.count_gap_words": Spec(dict(ledger=bill), {"ledger": "ledger"}),
         "ledger.difference": Spec(dict(a=1.0, b=2.0), {"a": "number", "b": "number"}),
         "ledger.changed_lines": Spec(dict(side=llmcost.ledger.compare(bill, bill)),
                                      {"side": "frame"}),

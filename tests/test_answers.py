@@ -226,7 +226,9 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
     top = pd.DataFrame({"lever": ["spot for ablations", "fp8"], "saving_usd": [1.2e5, 5e4],
                         "share_of_bill": [0.12, 0.05], "risk": ["pre-emption", "stability"]})
     text = answers.savings(1e6, top)
-    assert f"**spot for ablations**: **{answers.md_usd(1.2e5)}** (12.0% of the bill)" in text
+    # the saving first, then the lever, a noun or a verb alike ("raise MFU to 42%")
+    assert (f"**{answers.md_usd(1.2e5)}** (12.0% of the bill), comes from one lever: "
+            "**spot for ablations**; its risk: pre-emption.") in text
     assert "pre-emption" in text
     assert text.startswith(f"The largest saving on this bill of {answers.md_usd(1e6)}")
     assert "No lever saves" in answers.savings(1e6, top.iloc[0:0])
@@ -408,8 +410,8 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     from llmcost.core.units import fmt_usd
     text = answers.hardware_sweep(sweep)
     flat = " ".join(text.split())  # each sentence wrapped at 100 characters
-    assert text.splitlines()[0].startswith("cheapest at catalogue prices, at the MFU billed: "
-                                           "B200 at $2.00/GPU-h")
+    assert flat.startswith("cheapest at catalogue prices, at the MFU the sweep gives each "
+                           "accelerator: B200 at $2.00/GPU-h")
     assert "MFU 42.0% (the prediction's central estimate; raw prediction 45.0%)" in flat
     # beside it, the same row at the calibrated MFU, the scenario's own line's basis (trial 20
     # set B200's $214k at its prediction beside the scenario's $559k at its given MFU)

@@ -335,3 +335,17 @@ def test_a_checkpoint_write_uses_the_hosts_of_the_accelerator():
         total = sz.weights_bytes + sz.master_bytes + sz.optimizer_bytes + sz.loader_rng_bytes
         speed[acc] = total / plan.write_s
         assert speed[acc] == pytest.approx(hosts * 1e9, rel=1e-9)
+
+
+@pytest.mark.parametrize("name, n_layers, d, params", [
+    ("pythia-160m", 12, 768, 162_322_944), ("pythia-410m", 24, 1024, 405_334_016)])
+def test_teaching_size_pythia_models_count_their_released_parameters(name, n_layers, d, params):
+    # Pythia (Biderman et al. 2023, arXiv:2304.01373; EleutherAI/pythia models/*.yml): GPT-NeoX
+    # blocks with biases everywhere, untied 50,304-token embeddings, d_ff = 4d. By hand:
+    # 2 × 50,304 × d + L × (4d² + 4d + 8d² + 5d + 4d) + 2d; the released checkpoints hold
+    # 162,322,944 and 405,334,016 parameters (their Hugging Face model cards)
+    by_hand = 2 * 50_304 * d + n_layers * (12 * d * d + 13 * d) + 2 * d
+    m = llmcost.load_model(name)
+    assert by_hand == params and m.n_params == params
+    # 143,000 steps × 1,024 sequences × 2,048 tokens (the training configs)
+    assert m.train_tokens == 143_000 * 1024 * 2048

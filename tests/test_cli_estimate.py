@@ -363,6 +363,29 @@ def test_project_months_convention_and_labels_by_hand():
     assert "project duration" in text and "ledger_project_months not given" in text
 
 
+def test_estimate_prints_the_flop_count_and_6nd_by_hand():
+    # A lecturer's 6·N·D GPU-hours were 20-39% below estimate's, which printed neither count.
+    # Llama 3.1 8B (config.json: 32 layers, hidden 4,096, vocabulary 128,256; 8,030,261,248
+    # parameters) on 1T tokens of 8,192:
+    #   6ND = 6 × 8,030,261,248 × 1e12 = 4.818e22
+    #   MFU basis, per token: 3 × (2 × matmul weights + 4 × 32 layers × 8,192 × 4,096, the
+    #     attention core on the full mask), the matmul weights being the parameters less the
+    #     input embedding (128,256 × 4,096) and the RMSNorm gains ((2 × 32 + 1) × 4,096), which
+    #     multiply no matrix: 57.91 GFLOP -> 5.791e22
+    #   ideal GPU-h at MFU 0.40 of H100's 989.4 TFLOP/s: 5.791e22 / (989.4e12 × 0.4 × 3600)
+    n, d = 8_030_261_248, 1e12
+    weights = n - 128_256 * 4096 - (2 * 32 + 1) * 4096
+    basis = 3 * (2 * weights + 4 * 32 * 8192 * 4096) * d
+    bill = ledger.build_ledger({"model": "llama-3.1-8b", "train_tokens": d, "seq_len": 8192,
+                                "n_gpus": 64, "mfu": 0.4, "price_usd_per_gpu_hour": 3.0})
+    text = " ".join(bill_text(bill, columns=200).split())
+    assert f"{basis:.3g} on the MFU basis" in text and "5.79e+22" in text
+    assert f"6·N·D {6 * n * d:.3g}: the attention-inclusive count is 20.2% above 6ND" in text
+    assert basis / (6 * n * d) == pytest.approx(1.202, abs=5e-4)
+    assert bill.figures["ideal_gpu_hours"] == pytest.approx(basis / (989.4e12 * 0.4 * 3600),
+                                                            rel=1e-6)
+
+
 # ---- 10. the scale-out error names the notebooks `llmcost list accelerators` names
 def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
     from llmcost.core.catalog import load_accelerator, runnable_notebooks

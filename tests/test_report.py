@@ -568,6 +568,9 @@ def test_format_value(value, unit, text):
     # rounding up to the next suffix (hand-rounded to three significant figures)
     (999.6e6, "GPU-h", "1.00B GPU-h"), (999_999.7, "GPU-h", "1.00M GPU-h"),
     (-999.6e9, "tokens", "-1.00T tokens"), (2.5e15, "tokens", "2.50e15 tokens"),
+    # terabytes in the unit that fits (a lecturer read "0.00651 TB" of a 360M model's states:
+    # 361.8M parameters × 18 B = 6.51 GB)
+    (0.00651, "TB", "6.51 GB"), (1.24, "TB", "1.24 TB"),
 ])
 def test_format_value_more(value, unit, text):
     assert report.format_value(value, unit) == text

@@ -1144,7 +1144,8 @@ def test_compared_inputs_are_written_as_a_scenario_file_writes_them():
     # 64 → 128; rl_rollout_tp 4 → 8" comparing two pre-training runs)
     off = [Bill({**x.scenario, "ledger_rl": False, "rl_gpus": g}) for x, g in ((a, 64), (b, 128))]
     assert glance.other_inputs_differing(off) == [
-        "2 rl_ key(s) (rl_async, rl_gpus), which neither bill prices (no RL campaign in either)"]
+        "rl_async, rl_gpus: differ, unused (neither bill prices an RL campaign; where a scenario "
+        "does not set the RL settings, they are filled in per model)"]
     off[1].scenario["ledger_rl"] = True
     # one bill with a campaign: the other's rl_ keys are defaults it does not bill, said (a
     # trial read "rl_iterations 1,000 → 500" against a bill with no campaign)
@@ -1857,3 +1858,21 @@ def test_a_bill_outside_the_published_runs_extrapolation_is_read_first():
     assert answers.pilot_band_rows(SimpleNamespace(illustrative=False,
                                                    extrapolation=study.extrapolation)) == []
     assert report.pilot_band_warning({"notebooks": {}}) is None
+
+
+def test_one_given_mfu_on_two_accelerators_and_dtypes_is_one_item():
+    # a lecturer compared a BF16 A100 run with an FP8 H100 one, both at mfu 0.35, and read mfu
+    # twice: "35.0% of the BF16 peak → 35.0% of the FP8 peak", then "mfu 35.0% on both, as
+    # given: a fraction of each accelerator's own peak"; one item says both
+    from llmcost import ledger
+    a = ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8,
+                             "train_tokens": 1e10, "mfu": 0.35, "price_usd_per_gpu_hour": 2.0})
+    b = ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
+                             "train_tokens": 1e10, "mfu": 0.35, "dtype": "fp8",
+                             "price_usd_per_gpu_hour": 3.0})
+    items = glance.compare_inputs([a, b])
+    mfu = [x for x in items if x.startswith("mfu ")]
+    assert len(mfu) == 1 and "→ 35.0% of the FP8 peak (70.0% of the BF16 one)" in mfu[0]
+    assert mfu[0].endswith(", one given figure: a fraction of each accelerator's own peak, "
+                           "which does not carry over between accelerators (`mfu: predict` "
+                           "predicts each)")

@@ -26,6 +26,24 @@ def test_yaml_12_floats(tmp_path):
     assert isinstance(sc["n_gpus"], int)
 
 
+@pytest.mark.parametrize("text, hint", [
+    # a lecturer's class wrote "7 billion" and was told "write 7", seven tokens: 7 × 10^9
+    ("train_tokens: 7 billion", "(write 7e+09 for 7 billion)"),
+    ("train_tokens: 2.5 trillion", "(write 2.5e+12 for 2.5 trillion)"),
+    # thousands separators: YAML 1.1 integers take underscores, not commas (yaml.org/type/int)
+    ("train_tokens: 7,000,000,000", "(write 7000000000 for 7,000,000,000: a number with "
+                                    "commas is text to YAML)"),
+    # a quoted number is a YAML string: '"8"' was told only "must be a whole number"
+    ('n_gpus: "8"', "(write 8 without quotes: a number in quotes is text)"),
+])
+def test_a_number_written_as_text_says_how_to_write_it(tmp_path, text, hint):
+    f = tmp_path / "s.yaml"
+    f.write_text(text + "\n")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(f)
+    assert str(e.value).endswith(hint)
+
+
 def test_a_yaml_boolean_where_a_word_goes_names_the_words(tmp_path):
     # A trial's `recompute: yes` read "recompute=True must be a string": PyYAML's SafeLoader,
     # which load_scenario extends, resolves YAML 1.1 booleans (yes|no|on|off among them,

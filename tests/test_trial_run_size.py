@@ -228,8 +228,9 @@ def test_compare_names_an_input_outside_the_core_ones(tmp_path):
     js = json.loads(run_cli("estimate", "--scenario", str(a), "--compare", str(b),
                             "--format", "json").stdout)
     # neither bills an RL campaign (no rl_iterations or rl_runs): said as a key neither prices
-    assert js["inputs_differ"] == ["1 rl_ key(s) (rl_partial_rollouts), which neither bill "
-                                   "prices (no RL campaign in either)"]
+    assert js["inputs_differ"] == ["rl_partial_rollouts: differs, unused (neither bill prices "
+                                   "an RL campaign; where a scenario does not set the RL "
+                                   "settings, they are filled in per model)"]
     rl = {"rl_iterations": 100, "rl_runs": 1}
     a = _write(tmp_path, {**NO_TOKENS, "train_tokens": 3e12, "title": "A", **rl,
                           "rl_partial_rollouts": False}, "a.yaml")

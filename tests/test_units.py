@@ -283,3 +283,14 @@ def test_complex_numbers_and_bool_arrays_are_refused_with_the_field_named():
     spec = llmcost.load_model("llama-3.1-8b")
     with pytest.raises(ValueError, match="n_tokens="):
         llmcost.training_flops(spec, 1e12 + 5j)
+
+
+def test_article_for_a_number_as_read_aloud():
+    # English takes "an" before a vowel sound: eight, eleven, eighteen, eighty, eight hundred,
+    # eight thousand... ("an 8,192-token sequence", a lecturer read "a 8,192-token");
+    # "a" before one hundred ten, one thousand eight hundred, two, ...
+    from llmcost.core.units import article_for
+    an = ["8", "8,192", "80", "800", "8.5", "11", "11,000", "18", "18,432", "83,000"]
+    a = ["1", "2,048", "110", "180", "1,800", "108", "118", "1.5", "16,384", "0.8"]
+    assert [article_for(x) for x in an] == ["an"] * len(an)
+    assert [article_for(x) for x in a] == ["a"] * len(a)

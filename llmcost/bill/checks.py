@@ -1814,8 +1814,11 @@ def pipeline_advice(values: dict) -> str:
         return why + ("; none of the nearest GPU counts and global batches that split without "
                       f"a pipeline gives a plan with a bubble of at most {BUBBLE_WARNING:.0%} "
                       "and a higher predicted MFU")
+    # raw predictions on both sides, said so: a lecturer read 26.2% here beside notebook 09's
+    # lever "10.4% → 22.4%", the bill's corrected estimates
     return (why + f"; without it (a bubble of at most {BUBBLE_WARNING:.0%} and a higher "
-            f"predicted MFU than this plan's {here.mfu:.1%}): "
+            f"predicted MFU than this plan's {here.mfu:.1%}, raw step-time predictions on both "
+            "sides, before the regime's correction the bill and notebook 09's levers apply): "
             + " or ".join(counts + ([f"on these {fmt_gpus(n)} a global batch of "
                                      + " or ".join(batches)] if batches else []))
             + "; n_gpus and global_batch_tokens are priced as given (notebook 09 prices the "

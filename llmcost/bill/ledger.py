@@ -72,9 +72,9 @@ from ..core.catalog import (
     load_model,
 )
 from ..core.diskcache import disk_cached
-from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period, fmt_quantity,
-                          fmt_usd, usd_as_printed)
+from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, article_for,
+                          as_array, as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period,
+                          fmt_quantity, fmt_usd, usd_as_printed)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
@@ -656,7 +656,8 @@ def _restart_from_scratch_goodput(b: _Basis, n_gpus, ideal_gpu_hours):
         wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
     if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
         raise ScenarioNeverFinishes(
-            f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {fmt_gpus(n_gpus)} "
+            f"ledger_resumable=false: {article_for(f'{t / SECONDS_PER_DAY:,.1f}')} "
+            f"{t / SECONDS_PER_DAY:,.1f}-day job on {fmt_gpus(n_gpus)} "
             f"with a mean time between interruptions of {_least_duration(m)}, counting "
             f"failures (MTBF {_least_duration(m_fail)}) and planned stops "
             f"(fail_planned_per_day={_most(p['fail_planned_per_day'])}), must restart from "
@@ -2333,7 +2334,7 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
          "restarts and checkpoint stalls are paid for"),
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
-         _count_gap_words(f)),
+         count_gap_words(ledger)),
         ("How many tokens, so how many FLOPs?", f"{f['training_flops_mfu_basis']:.3g} FLOP (MFU "
          f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases",
          "N × D × 6 is the floor; long context adds attention"
@@ -2354,12 +2355,14 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
     return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
 
 
-def _count_gap_words(f: dict) -> str:
-    """How the bill's FLOP count on the MFU basis (matmuls a token passes through + the
-    attention core, ``compute.MFU_METHOD``) sits against 6·N·D, in per cent of 6ND: above it
+def count_gap_words(ledger: Ledger) -> str:
+    """How the FLOP count of the bill ``ledger`` on the MFU basis (the matmuls a token passes
+    through + the attention core, ``compute.MFU_METHOD``) sits against 6·N·D, in per cent of
+    6ND, gap = F_MFU-basis ÷ 6·N_active·D − 1: above it
     by the attention core (it grows with the sequence; 6ND has none), or below it where 6ND's N
     (the active parameters, the input embedding table included) counts more weights than a
     token multiplies (short sequences, large vocabularies: llama-3.1-8b at 512 tokens)."""
+    f = _ledger(ledger).figures
     gap = f["training_flops_mfu_basis"] / f["training_flops_6nd"] - 1
     if gap >= 0:
         return (f"the attention-inclusive count is {gap:.1%} above 6ND here (the attention "

@@ -897,6 +897,8 @@ def _coerce(p: Param, value):
         elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
             scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
             hint = f" (write {float(short[1]) * scale:g} for {value.strip()})"
+        elif isinstance(value, str) and _text_number_hint(value):
+            hint = _text_number_hint(value)
         elif isinstance(value, str) and _unit_number(value) is not None:
             hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                     f"{p.doc.split(';')[0]})")
@@ -1042,6 +1044,28 @@ def _seconds(text: str) -> float | None:
     # "M" is mega (30M: 3e+07, the magnitude hint), not minutes
     unit = None if not m or m[2] == "M" else _TIME_UNITS.get(m[2].lower())
     return None if unit is None else float(m[1]) * unit
+
+
+#: Magnitude words a scenario may write after a number ("7 billion"), and what they stand for.
+_MAGNITUDE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+
+def _text_number_hint(text: str) -> str:
+    """The hint for a number written as text that is not a number to YAML, or "": a magnitude
+    word ("7 billion": 7e+09; a lecturer's class was told "write 7", seven tokens), thousands
+    separators ("7,000,000,000"), or a number in quotes ("8": YAML reads it as text)."""
+    m = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*(thousand|million|billion|trillion)s?\s*", text,
+                     re.IGNORECASE)
+    if m:
+        return (f" (write {float(m[1]) * _MAGNITUDE_WORDS[m[2].lower()]:g} for "
+                f"{text.strip()})")
+    m = re.fullmatch(r"\s*(\d{1,3}(?:,\d{3})+)(\.\d+)?\s*", text)
+    if m:
+        return (f" (write {m[1].replace(',', '')}{m[2] or ''} for {text.strip()}: a number "
+                "with commas is text to YAML)")
+    if re.fullmatch(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", text):
+        return f" (write {text.strip()} without quotes: a number in quotes is text)"
+    return ""
 
 
 def _unit_number(text: str) -> str | None:

@@ -202,6 +202,16 @@ def fmt_gpus(n) -> str:
     return f"{k:,} GPU" + ("" if k == 1 else "s")
 
 
+def article_for(printed: str) -> str:
+    """"a" or "an" before a number as printed, read aloud: "an" where it starts with a vowel
+    sound, i.e. its leading group (the digits before the first thousands separator or decimal
+    point) starts with 8 (eight, eighteen, eighty, eight hundred: "an 8,192-token sequence")
+    or is 11 or 18 (eleven, eighteen: "an 11,000-GPU cluster"); else "a" ("a 110-day run",
+    "a 1,800-GPU cluster": one hundred, one thousand)."""
+    lead = str(printed).strip().split(",")[0].split(".")[0]
+    return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
+
+
 def fmt_amount(value: float, digits: int = 4) -> str:
     """A count or amount in a table of mixed quantities: below a million as ``fmt_quantity``
     (whole with thousands separators from 10^(digits−1) up, "12,288" GPUs; else ``digits``

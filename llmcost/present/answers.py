@@ -383,7 +383,8 @@ def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
             f"the scenario's own line below: {fmt_usd(r['bill_calibrated_usd'])}")
     basis = "owned (amortised) prices" if str(r["price_basis"]).startswith("owned") else \
         "catalogue prices"
-    out = [wrap(f"cheapest at {basis}, at the MFU billed: {r['accelerator']} at "
+    out = [wrap(f"cheapest at {basis}, at the MFU the sweep gives each accelerator: "
+                f"{r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
                 f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
                 f"{r['predicted_mfu']:.1%}): "
@@ -505,9 +506,11 @@ def savings(bill_total_usd: float, top: pd.DataFrame, pricing: str | None = None
     # only a lever that saves GPU-hours (a cheaper price saves cash on any capacity)
     committed = COMMITTED_WORDS.get(pricing or "") if float(
         r.get("gpu_hours_saved", 1.0)) > 0 else None
-    return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
-            f"**{md_text(r['lever'])}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} "
-            f"of the bill); its risk: {md_text(r['risk'])}."
+    # the lever's name may be a noun ("the cheapest listed provider") or a verb ("raise MFU
+    # to 42%"): a lecturer read "the largest saving ... is raise MFU"
+    return (f"The largest saving on this bill of {md_usd(bill_total_usd)}, "
+            f"**{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%} of the bill), comes from "
+            f"one lever: **{md_text(r['lever'])}**; its risk: {md_text(r['risk'])}."
             + (f" On {pricing} capacity the bill charges the GPU-hours it uses: hours a lever "
                f"saves free the GPUs for other work, and are cash only where {committed} "
                "shrinks with them." if committed else ""))

@@ -21,8 +21,9 @@ import pandas as pd
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning, plan_does_not_fit
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
-from ..bill.ledger import (exploratory_shift_words, exploratory_words, headline_draws,
-                           own_ranged_scenario, predicted_mfu_words, simulate_ledger)
+from ..bill.ledger import (count_gap_words, exploratory_shift_words, exploratory_words,
+                           headline_draws, own_ranged_scenario, predicted_mfu_words,
+                           simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
@@ -1051,6 +1052,13 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"energy of all {fmt_quantity(f['all_gpu_hours'])} GPU-h (every line's compute) "
               f"{fmt_quantity(f['energy_mwh'])} MWh, {fmt_quantity(f['tco2e'])} tCO2e")
     lines += [""] + [x for ln in [
+              # the count the hours are priced on, beside the 6ND a reader checks by hand (a
+              # lecturer's 6·N·D GPU-hours were 20-39% below the bill's, unexplained here)
+              f"pre-training FLOPs (main run and phases): "
+              f"{f['training_flops_mfu_basis']:.3g} on the MFU basis (the matmuls a token "
+              "passes through and the attention core, full mask; notebook 01), 6·N·D "
+              f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
+              "(peak × MFU × 3,600 s)",
               "pre-training GPU-hours (main run and phases): "
               f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
               f"paid (goodput {f['goodput']:.1%}); "

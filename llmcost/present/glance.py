@@ -1702,8 +1702,14 @@ def compare_inputs(bills, most: int | None = 8) -> list:
         sa, sb = (v + _given_range_words(x, key) for x, v in zip(bills, (sa, sb)))
         if sa != sb:
             out.append(f"{key} {sa} → {sb}")
-    return out + _predicted_plans(bills) + _predicted_corrections(bills) + \
-        _same_given_mfu(bills) + other_inputs_differing(bills, most)
+    same = _same_given_mfu(bills)
+    said = next((i for i, x in enumerate(out) if x.startswith("mfu ")), None)
+    if same and said is not None and ": a fraction of each accelerator's" in same[0]:
+        # one mfu item (a lecturer read mfu twice: its two peaks, then "on both")
+        out[said] += ", one given figure: " + same[0].split(": ", 1)[1]
+        same = []
+    return out + _predicted_plans(bills) + _predicted_corrections(bills) + same + \
+        other_inputs_differing(bills, most)
 
 
 def _given_range_words(bill, key: str) -> str:
@@ -1871,8 +1877,11 @@ def other_inputs_differing(bills, most: int | None = 8) -> list:
     # had made, which only --format json listed)
     out += ([f"and {len(keys) - most} more: {', '.join(map(str, keys[most:]))}"]
             if most is not None and len(keys) > most else [])
-    return out + ([f"{len(unbilled)} rl_ key(s) ({', '.join(unbilled)}), which neither bill "
-                   "prices (no RL campaign in either)"] if unbilled else [])
+    # a lecturer read "1 rl_ key(s) (rl_rollout_tp)" that neither file set: a report fills
+    # the RL settings in per model where a scenario does not
+    return out + ([f"{', '.join(unbilled)}: differ{'s' * (len(unbilled) == 1)}, unused (neither "
+                   "bill prices an RL campaign; where a scenario does not set the RL settings, "
+                   "they are filled in per model)"] if unbilled else [])
 
 
 def _rl_factor_moved(bills, listed: bool) -> list:

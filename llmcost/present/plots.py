@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
-from ..core.units import (SECONDS_PER_HOUR, fmt_count, fmt_gpus, fmt_quantity,
-                          fmt_signed_pct, fmt_usd, shorten_words)
+from ..core.units import (SECONDS_PER_HOUR, fmt_count, fmt_fraction_pct, fmt_gpus,
+                          fmt_quantity, fmt_signed_pct, fmt_usd, shorten_words)
 from ..bill.ledger import OUTSIDE_NOTE, input_range_words, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
@@ -1224,7 +1224,9 @@ def gpu_hours_vs_mfu(flops: float, peak_flops_per_s: float, mfus, ax=None, marks
     for mk in marks:
         h = flops / (peak_flops_per_s * mk) / SECONDS_PER_HOUR
         ax.plot([mk], [h], "o", color="C3")
-        ax.annotate(f"MFU {mk:.0%}: {h:,.3g} GPU-h", (mk, h), textcoords="offset points",
+        # the mark's own MFU, its decimal kept (a lecturer read "MFU 10%" at 10.4%)
+        ax.annotate(f"MFU {fmt_fraction_pct(mk)}: {fmt_quantity(h)} GPU-h", (mk, h),
+                    textcoords="offset points",
                     xytext=(6, 6), fontsize=SMALL_PT)
     ax.set_xlabel("MFU (model FLOPs utilisation)")
     ax.set_ylabel("GPU-hours")
@@ -1321,16 +1323,17 @@ COLUMN_WORDS = {
     "break_even_probability": "break-even probability",
     "sourced_probability": "sourced probability", "probability_source": "probability source",
     "how": "how", "accelerator": "accelerator", "predicted_mfu": "predicted MFU",
-    "mfu": "MFU billed (the prediction's central estimate; on the pilots' hardware, their "
-           "calibration: basis of the MFU billed)",
-    "billed_mfu_basis": "basis of the MFU billed", "mfu_basis": "basis of the calibrated MFU",
+    # "the sweep's MFU", not "the MFU billed": a lecturer read the bill's own MFU there
+    "mfu": "the sweep's MFU (the prediction's central estimate; on the pilots' hardware, their "
+           "calibration: basis of the sweep's MFU)",
+    "billed_mfu_basis": "basis of the sweep's MFU", "mfu_basis": "basis of the calibrated MFU",
     "rollout_tp": "RL rollout TP", "plan_basis": "parallel plan",
     "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
-    "bill_usd": "bill at the MFU billed", "bill_low_usd": "bill, low end (MFU band high)",
+    "bill_usd": "bill at the sweep's MFU", "bill_low_usd": "bill, low end (MFU band high)",
     "bill_high_usd": "bill, high end (MFU band low)",
     "bill_calibrated_usd": "bill at the scenario's MFU × the predicted ratio (central "
                            "estimates)",
-    "days": "days (main run, at the MFU billed)", "scenario": "this scenario's hardware",
+    "days": "days (main run, at the sweep's MFU)", "scenario": "this scenario's hardware",
     "calibrated_mfu": "calibrated MFU", "mfu_ceiling": "best comparable published MFU",
     "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable",
     # notebook 05's RL tables (``rl.RLIteration.parts``, ``rl.scenario_variants``) and its
@@ -1604,6 +1607,9 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float | None 
                     xytext=(4, -4), textcoords="offset points", ha="left", va="top",
                     fontsize=10, color="0.4")
     ax.set_title(f"From ideal to paid {unit}: goodput {df.attrs.get('goodput', float('nan')):.1%}")
+    _source(ax, "llmcost.reliability.run_reliability: paid = ideal ÷ goodput; checkpoints every "
+                "τ (Young 1974, Daly 2006), exponential failures at the job's MTBF, planned "
+                "interruptions at Llama 3's rate (arXiv:2407.21783 §3.3.4) unless given")
     return ax
 
 

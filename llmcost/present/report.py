@@ -2254,7 +2254,7 @@ def format_value(value, unit: str = "") -> str:
     figures from a million up (a value that rounds up to the next
     suffix takes it: 1.00B GPU-h, not 1.00e+03M; from 10^15 up in exponent form); a value whose
     unit is ``"fraction"`` as a percentage (0.466 -> 46.6%); a ``"USD/GPU-h"`` rate as
-    $3.99/GPU-h."""
+    $3.99/GPU-h; terabytes in the decimal unit that fits (0.00651 TB -> 6.51 GB)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
@@ -2266,6 +2266,8 @@ def format_value(value, unit: str = "") -> str:
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":
         return fmt_bytes(v)
+    if unit == "TB" and v:   # in the unit that fits: a lecturer read "0.00651 TB" (6.51 GB)
+        return fmt_bytes(v * 1e12)
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
         return fmt_usd(v)

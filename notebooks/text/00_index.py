@@ -523,7 +523,7 @@ plots.spend_vs_budget(tl);
 # NBVAL_CHECK_OUTPUT
 months = bill.figures["project_months"]   # what the people, storage and operations lines pay
 print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days; "
-      f"the compute schedule takes {tl.attrs['schedule_days']:,.1f} (exploration, the final run, "
+      f"the compute schedule takes {tl.attrs['schedule_days']:,.1f} days (exploration, the final run, "
       f"post-training); the people, storage and operations lines pay {fmt_period(months, 'months')}"
       ": " + bill.figures["project_months_source"])
 hint = answers.schedule_months_hint(tl.attrs["schedule_days"], months,

@@ -347,7 +347,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": plots.signed_t
 # on both sides; what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
 # a pilot measures its own accelerator, so another's is the central estimate of its predicted MFU,
 # uncalibrated, and the pilots' own hardware is billed at their calibrated MFU (*predicted MFU*
-# stays the raw prediction; *basis of the MFU billed* says which MFU a row bills, *basis of the
+# stays the raw prediction; *basis of the sweep's MFU* says which MFU a row bills, *basis of the
 # calibrated MFU* where its calibrated MFU comes from).
 #
 # A row is **ranked as a saving** (*rankable*) only if two checks pass. *Its price can be bought*:
