@@ -53,7 +53,7 @@ def test_caveat_states_a_range_midpoint_mfu_as_given():
     from llmcost.present.glance import caveat_line
     w = ("the scenario's mfu=0.425 is below what the step-time model expects of this plan (P): "
          "66%, band 58%–64% capped below that prediction; that prediction is above every one "
-         "of the 16 held-out published run(s) of its regime (R)")
+         "of the 16 held-out published runs of its regime (R)")
     assert caveat_line(w) == ("the assumed MFU, 42.5%, is below the model's 66%, a prediction "
                               "above all 16 published runs its error band was measured on "
                               "(held-out runs of its regime; the MFU lever's best comparable "

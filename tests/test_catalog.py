@@ -211,7 +211,7 @@ def test_a_reserved_default_is_never_above_the_on_demand_median():
     assert "$14.21" in where and "Lambda 2026-09 $6.69" in where and "lie above it" in where
     # the price itself before the rows it is the median of (a review: the index cut the text
     # after the first row, which a reader took for the price)
-    assert where.startswith(f"the on-demand median of 2 current catalogue price(s), ${price:.2f} (")
+    assert where.startswith(f"the on-demand median of 2 current catalogue prices, ${price:.2f} (")
     cap = discount_price_cap("B200", "reserved")
     assert (cap["listed"], cap["listed_n"], cap["on_demand_n"]) == (res, 1, 2)
     assert catalogue_price("H200", "reserved")[0] == pytest.approx((3.99 + 6.305) / 2,
@@ -230,7 +230,7 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     published commitment, $2.94 (TPU v5e: $0.84, not the midpoint of $0.84 and $0.54)."""
     from llmcost.core.catalog import catalogue_price
     price, where = catalogue_price("TPU v5p", "reserved")
-    assert price == 2.94 and "median of 1 current reserved" in where and "$1.89" not in where
+    assert price == 2.94 and "the one current reserved" in where and "$1.89" not in where
     assert catalogue_price("TPU v5e", "reserved")[0] == 0.84
     # the row left out is said (a trial read one price beside `list prices`' two current rows)
     assert where.endswith("(each provider at its shortest term: 1 longer-term row left out)")
@@ -238,7 +238,7 @@ def test_a_reserved_price_counts_each_provider_once_at_its_shortest_term():
     h100, said = catalogue_price("H100-SXM", "on_demand")
     assert said.startswith("median of 5 current")
     # the median itself before the rows (a trial read the first row, cut short, as the price)
-    assert said.startswith(f"median of 5 current on_demand catalogue price(s), ${h100:.2f}: ")
+    assert said.startswith(f"median of 5 current on_demand catalogue prices, ${h100:.2f}: ")
     # a claim's price range reads the same rows (a review: it still took the $2.415 midpoint)
     from llmcost.bill import claims
     r = claims.price_range("TPU v5p", "reserved")

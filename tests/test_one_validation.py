@@ -1027,8 +1027,12 @@ def test_a_budget_of_zero_or_less_says_what_null_means():
     ({"tp": 3}, r"tp=3 must divide n_gpus=64"),
     ({"pp": 7}, r"pp=7 must divide n_gpus=64"),
     ({"global_batch_tokens": 1024}, r"global_batch_tokens=1,024 must be a whole number of "
-                                    r"sequences of seq_len=4,096 \(at least one\)"),
-    ({"global_batch_tokens": 4096 * 8 + 5}, r"must be a whole number of sequences"),
+                                    r"sequences of seq_len=4,096 \(at least one\): the "
+                                    r"nearest are 4,096 \(1 sequence\)$"),
+    # the nearest whole batches: 8 × 4,096 = 32,768 and 9 × 4,096 = 36,864
+    ({"global_batch_tokens": 4096 * 8 + 5}, r"must be a whole number of sequences of "
+     r"seq_len=4,096 \(at least one\): the nearest are 32,768 \(8 sequences\) or 36,864 "
+     r"\(9 sequences\)$"),
     ({"model": "mixtral-8x7b", "ep": 3}, r"ep=3 must divide n_experts=8 \(mixtral-8x7b\)"),
     ({"ep": 2}, r"ep=2: llama-2-70b is dense \(no experts\), so ep must be 1"),
 ])

@@ -995,7 +995,7 @@ def test_the_headline_says_which_input_it_holds_at_one_number():
     head = ledger.headline_draws(sc, samples=500)
     assert "price_usd_per_gpu_hour" not in head.kinds
     assert head.held == ("the GPU-hour price held at one number (no sourced spread: 1 current "
-                         "spot catalogue price(s) for H200 in data/prices.csv, and a spread "
+                         "spot catalogue price for H200 in data/prices.csv, and a spread "
                          "needs two)")
     # the default scenario ranges all three: nothing held
     assert ledger.headline_draws(PRICE, samples=500).held == ""

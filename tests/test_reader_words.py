@@ -61,7 +61,7 @@ def test_the_estimate_warning_says_the_comparable_run_rule_in_words():
     assert "notebooks 04b and 09" not in said and "comparable-run rule" not in said
     for words in ("same GPU generation", "dense with dense or MoE with MoE",
                   "within 4× in total parameters and 4× in sequence length",
-                  "above every one of the 2 held-out published run(s)", "43.0%"):
+                  "above every one of the 2 held-out published runs", "43.0%"):
         assert words in said, (words, said)
 
 

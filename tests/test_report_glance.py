@@ -768,7 +768,7 @@ def test_an_input_without_a_sourced_spread_is_named_with_why():
     assert sorted(head.draws.ranges) == ["ledger_exploratory_fraction", "mfu"]
     why = ledger.unranged_inputs(head.point, head.draws.ranges)
     assert why == {"price_usd_per_gpu_hour": "no sourced spread: 0 current reserved catalogue "
-                   "price(s) for A100-80GB in data/prices.csv, and a spread needs two"}
+                   "prices for A100-80GB in data/prices.csv, and a spread needs two"}
     # listed exploratory runs take no fraction's spread; the H100 point scenario ranges all three
     runs = {**POINT, "ledger_exploratory_runs": [{"name": "ablations", "gpu_hours": 1e4}]}
     assert ledger.unranged_inputs(ledger.build_ledger(runs), ["mfu", "price_usd_per_gpu_hour"]) \
@@ -801,7 +801,7 @@ def test_a_reserved_price_taken_at_the_on_demand_median_is_spread_over_those_row
     given = ledger.build_ledger({**sc, "price_usd_per_gpu_hour": 2.5})
     assert "price_usd_per_gpu_hour" not in ledger.illustrative_ranges(given)
     assert ledger.unranged_inputs(given, [])["price_usd_per_gpu_hour"].startswith(
-        "no sourced spread: 1 current reserved catalogue price(s) for H200")
+        "no sourced spread: 1 current reserved catalogue price for H200")
 
 
 def test_the_index_bill_table_marks_a_point_outside_its_range():
@@ -1873,6 +1873,18 @@ def test_one_given_mfu_on_two_accelerators_and_dtypes_is_one_item():
     items = glance.compare_inputs([a, b])
     mfu = [x for x in items if x.startswith("mfu ")]
     assert len(mfu) == 1 and "→ 35.0% of the FP8 peak (70.0% of the BF16 one)" in mfu[0]
-    assert mfu[0].endswith(", one given figure: a fraction of each accelerator's own peak, "
-                           "which does not carry over between accelerators (`mfu: predict` "
-                           "predicts each)")
+    assert mfu[0].endswith("; 35.0% on both, as given: a fraction of each accelerator's own "
+                           "peak, which does not carry over between accelerators (`mfu: "
+                           "predict` predicts each)")
+    # one accelerator, BF16 against FP8 (a review: still two items): the FP8 note kept whole
+    c = ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 8,
+                             "train_tokens": 1e10, "mfu": 0.35, "price_usd_per_gpu_hour": 3.0})
+    mfu = [x for x in glance.compare_inputs([c, b]) if x.startswith("mfu ")]
+    assert len(mfu) == 1 and "; 35.0% on both, as given, each of its own dtype's dense peak: " \
+        "the FP8 bill runs 2× the BF16 one's rate" in mfu[0]
+    # two ranges of one point: no "on both" (each range said with its point)
+    r1, r2 = ({"low": 0.3, "mode": 0.35, "high": 0.4}, {"low": 0.25, "mode": 0.35, "high": 0.5})
+    d, e = (ledger.build_ledger({"model": "llama-3.1-8b", "accelerator": acc, "n_gpus": 8,
+                                 "train_tokens": 1e10, "mfu": r, "price_usd_per_gpu_hour": 3.0})
+            for acc, r in (("A100-80GB", r1), ("H100-SXM", r2)))
+    assert not any("on both" in x for x in glance.compare_inputs([d, e]))

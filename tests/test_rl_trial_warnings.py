@@ -235,3 +235,20 @@ def test_a_rollout_tp_across_domains_that_one_domain_holds_is_said():
     assert w.startswith("rl_rollout_tp=32 spans 4 scale-up domains of 8 H100-SXM")
     assert w.endswith("set rl_rollout_tp=8 to compare")
     assert said(8) == [] and said(4) == []   # within one board: nothing to say
+
+
+def test_an_rl_job_left_to_the_notebooks_example_is_said(tmp_path):
+    """A startup's trial billed GRPO for a 410M model on 8 GPUs and read "49.5 min on 64 GPUs":
+    the notebooks' RL job (data/scenarios/default.yaml: rl_gpus 64, rl_rollout_tp 4, "70B in
+    bf16 needs 4 H100s"), which the scenario never set."""
+    small = "n_gpus: 8\nrl_iterations: 200\nrl_runs: 2\nrl_response_tokens_max: 8192"
+    p = Path(tmp_path) / "s.yaml"
+    p.write_text("".join(f"{line}\n" for line in BASE.splitlines()
+                         if line.split(":")[0] not in ("rl_gpus", "rl_rollout_tp", "n_gpus"))
+                 + small + "\n")
+    bill = estimate_ledger(p)
+    (w,) = _said(bill, "the RL job is the notebooks' example")
+    assert "runs the campaign on 64 GPUs" in w and "more than the scenario's 8 GPUs" in w
+    # the scenario's own RL job (BASE: rl_gpus 32, rl_rollout_tp 1): nothing to say
+    assert not _said(_bill(tmp_path, small.replace("n_gpus: 8\n", "")),
+                     "the RL job is the notebooks' example")

@@ -35,6 +35,15 @@ def test_yaml_12_floats(tmp_path):
                                     "commas is text to YAML)"),
     # a quoted number is a YAML string: '"8"' was told only "must be a whole number"
     ('n_gpus: "8"', "(write 8 without quotes: a number in quotes is text)"),
+    # a unit after the magnitude word, and two magnitude words (a review: "7 billion tokens"
+    # was told "write 7"): 2 × 10^3 × 10^9
+    ("train_tokens: 7 billion tokens", "(write 7e+09 for 7 billion tokens)"),
+    ("train_tokens: 2 thousand billion", "(write 2e+12 for 2 thousand billion)"),
+    # every digit kept (":g" wrote 1.23457e+12, another number): 1.23456789 × 10^12
+    ("train_tokens: 1.23456789 trillion", "(write 1234567890000 for 1.23456789 trillion)"),
+    # no hint where the unquoted number still breaks the rule, or is no number to YAML
+    ('n_gpus: "8.5"', "n_gpus='8.5' must be a whole number"),
+    ('n_gpus: "٨"', "n_gpus='٨' must be a whole number"),
 ])
 def test_a_number_written_as_text_says_how_to_write_it(tmp_path, text, hint):
     f = tmp_path / "s.yaml"
@@ -167,7 +176,8 @@ def test_missing_file_or_folder(tmp_path):
         load_scenario(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["default", "default.yaml"])
+@pytest.mark.parametrize("name", ["default", "default.yaml", "default.yml",
+                                  "data/scenarios/default.yaml"])
 def test_missing_bare_name_points_at_the_shipped_scenario(name, monkeypatch, tmp_path):
     # a new user typed `llmcost report --scenario default`: the error names the shipped file
     # (data/scenarios/default.yaml, which exists in the repository) instead of only the command

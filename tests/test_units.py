@@ -294,3 +294,9 @@ def test_article_for_a_number_as_read_aloud():
     a = ["1", "2,048", "110", "180", "1,800", "108", "118", "1.5", "16,384", "0.8"]
     assert [article_for(x) for x in an] == ["an"] * len(an)
     assert [article_for(x) for x in a] == ["a"] * len(a)
+    # written without separators, grouped by three from the right: eleven thousand, eighteen
+    # million, eight thousand; one hundred ten, one thousand eight hundred
+    assert [article_for(x) for x in ["11000", "18000000", "8192", "80%", "18%"]] == ["an"] * 5
+    assert [article_for(x) for x in ["110", "1800", "118000", "−8", "1.5%"]] == ["a"] * 5
+    with pytest.raises(ValueError, match="printed=None must be a number as printed"):
+        article_for(None)

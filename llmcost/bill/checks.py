@@ -22,7 +22,7 @@ from ..core.diskcache import disk_cached
 from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options, stacks_having)
-from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
+from ..core.units import article_for, fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
 from ..serving.inference import model_context
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
@@ -912,6 +912,26 @@ def rl_campaign_default_warning(values: dict, defaults=frozenset()) -> str | Non
             + ("it" if len(left) == 1 else "them") + " to your own campaign")
 
 
+def rl_job_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when the bill prices an RL campaign (``_rl_billed``) on the notebooks' RL
+    job because the scenario gives no ``rl_gpus`` (in ``defaults``) and no report chose one
+    (``_rl_gpus_chosen``): notebook 05's job for its 70B example policy, which a startup's
+    trial of an 8-GPU, 410M-parameter run read as "49.5 min on 64 GPUs" without a word. The
+    rollout TP is said too where it is the notebooks' (``rl_rollout_tp`` in ``defaults``) and
+    no report chose it. None otherwise."""
+    if not _rl_billed(values, defaults) or "rl_gpus" not in defaults or \
+            values.get("_rl_gpus_chosen") or not isinstance(values.get("rl_gpus"), int):
+        return None
+    n, g = values.get("n_gpus"), values["rl_gpus"]
+    more = (f", more than the scenario's {fmt_gpus(n)}" if isinstance(n, int) and g > n else "")
+    tp = (f" at rl_rollout_tp={values['rl_rollout_tp']}" if "rl_rollout_tp" in defaults
+          and not values.get("_rl_rollout_tp_chosen") and "rl_rollout_tp" in values else "")
+    return (f"the RL job is the notebooks' example: the scenario gives no rl_gpus, so the RL "
+            f"line runs the campaign on {fmt_gpus(g)}{tp} (notebook 05's job for its 70B "
+            f"example policy){more}; set rl_gpus"
+            + (" and rl_rollout_tp" if tp else "") + " to your own RL job")
+
+
 def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
     """One sentence when the RL campaign the bill prices (``ledger_rl`` true, or null with
     ``rl_iterations`` or ``rl_runs`` given: ``ledger.rl_campaign_given``'s rule) generates
@@ -1324,8 +1344,8 @@ def plan_stops(scenario: dict, n: int, plan_at) -> str:
         return f"no plan fits in memory on {fmt_gpus(int(n))}"
     bubble = plan_bubble(plan)
     return "" if bubble <= BUBBLE_WARNING else (
-        f"on {fmt_gpus(int(n))} the plan search's {plan.describe()} has a {bubble:.0%} pipeline "
-        "bubble")
+        f"on {fmt_gpus(int(n))} the plan search's {plan.describe()} has "
+        f"{article_for(f'{bubble:.0%}')} {bubble:.0%} pipeline bubble")
 
 
 def fitting_counts(scenario: dict, counts: list, plan_at) -> list:
@@ -1580,6 +1600,7 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
                         newer_stack_hint(values, mfu_predicted, defaults),
                         rl_context_warning(values, defaults),
                         rl_campaign_default_warning(values, defaults),
+                        rl_job_default_warning(values, defaults),
                         served_context_warning(values),
                         dpo_ignored_warning(values, defaults),
                         serving_outside_bill_warning(values, defaults)) if w] \
@@ -2069,7 +2090,8 @@ def prediction_evidence(band) -> str:
         # (e.g. an FSDP-style run of the same size and generation): measured, so no
         # extrapolation; the same best run `llmcost check` judges against
         derived = "the largest FP8 ÷ BF16 speed-up of one plan" in band.best_source
-        return (f"that prediction is above the {band.n} held-out published run(s) of its "
+        return (f"that prediction is above the {band.n} held-out published "
+                f"{noun(band.n, 'run')} of its "
                 f"regime ({band.regime}; the highest of them {best}) but within the best "
                 f"comparable published run, {comparable:.1%} ({band.best_source}): "
                 + ("a BF16 run scaled by the published FP8 speed-up reaches it" if derived
@@ -2083,13 +2105,17 @@ def prediction_evidence(band) -> str:
                  f"{comparable:.1%}, {band.best_source})" if comparable is not None else
                  f"and no published run of any regime is comparable to it ({rule})")
         return (f"that prediction is above every one of the {band.n} held-out published "
-                f"run(s) of its regime ({band.regime}; the highest of them {best}), {other}: "
+                f"{noun(band.n, 'run')} of its regime ({band.regime}; the highest of them "
+                f"{best}), {other}: "
                 "an extrapolation, so trust the comparison less")
     # the regime's runs across its size and length bins, said so: a trial read this
     # "highest" of 75.0% beside the 21.6% of the best comparable run as two best runs
-    return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
-            f"({band.regime}; the highest of them, across the regime's sizes and lengths, "
-            f"{best})")
+    # one run: "lies within the 1 held-out published run(s)" (a trial) said as what it is
+    within = (f"lies within the {band.n} held-out published runs" if band.n != 1 else
+              "is not above the one held-out published run")
+    return (f"the prediction {within} of its regime ({band.regime}; "
+            + ("the highest of them, across the regime's sizes and lengths, " if band.n != 1
+               else "") + f"{best})")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.

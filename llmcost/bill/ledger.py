@@ -74,7 +74,7 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, article_for,
                           as_array, as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period,
-                          fmt_quantity, fmt_usd, usd_as_printed)
+                          fmt_quantity, fmt_usd, noun, usd_as_printed)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
@@ -2901,7 +2901,8 @@ def unranged_inputs(bill: Ledger, ranged) -> dict:
         elif k == "price_usd_per_gpu_hour":
             rows, mode = _spread_price_rows(f["accelerator"], f["pricing"],
                                             p.get("price_usd_per_gpu_hour") is not None)
-            out[k] = (f"no sourced spread: {len(rows)} current {mode} catalogue price(s) for "
+            out[k] = (f"no sourced spread: {len(rows)} current {mode} catalogue "
+                      f"{noun(len(rows), 'price')} for "
                       f"{f['accelerator']} in data/prices.csv, and a spread needs two")
         elif k == "ledger_exploratory_fraction" and exploratory_as_fraction(bill) and \
                 p.get("ledger_exploratory_fraction") == 0:
@@ -3105,7 +3106,7 @@ class Headline(NamedTuple):
     def held(self) -> str:
         """The inputs of ``HEADLINE_RULE`` the draws leave at one number, each with why
         (``unranged_inputs``), in a reader's words ("the GPU-hour price held at one number (no
-        sourced spread: 1 current spot catalogue price(s) ...)"); "" when every one is
+        sourced spread: 1 current spot catalogue price ...)"); "" when every one is
         ranged."""
         why = unranged_inputs(self.point, self.kinds)
         return "; ".join(f"{SHORT_WORDS[k]} held at one number ({w})" for k, w in why.items())

@@ -65,8 +65,8 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.stacks import load_stack
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, article_for, as_array, as_flag,
-                          as_scalar, as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
-                          fmt_usd, noun, shorten_words)
+                          as_scalar, as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus,
+                          fmt_quantity, fmt_usd, noun, shorten_words)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl

@@ -53,7 +53,7 @@ from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.shown import print_after_answer, show_once_per_text_in_a_kernel
 from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
-from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number
+from ..core.units import EXACT_INTEGER_RULE, MAX_EXACT_INTEGER, fmt_gpus, is_number, noun
 from ..laws.scaling import LOSS_FITS
 from ..training.batch import kaplan_loss_floor, kaplan_n_params
 from ..training.calibrate import PILOT_KEYS
@@ -896,9 +896,9 @@ def _coerce(p: Param, value):
                     "length's k is 1,024 tokens)")
         elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
             scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
-            hint = f" (write {float(short[1]) * scale:g} for {value.strip()})"
-        elif isinstance(value, str) and _text_number_hint(value):
-            hint = _text_number_hint(value)
+            hint = f" (write {_written(float(short[1]) * scale)} for {value.strip()})"
+        elif isinstance(value, str) and _text_number_hint(value, base == "int"):
+            hint = _text_number_hint(value, base == "int")
         elif isinstance(value, str) and _unit_number(value) is not None:
             hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                     f"{p.doc.split(';')[0]})")
@@ -1050,22 +1050,33 @@ def _seconds(text: str) -> float | None:
 _MAGNITUDE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 
-def _text_number_hint(text: str) -> str:
-    """The hint for a number written as text that is not a number to YAML, or "": a magnitude
-    word ("7 billion": 7e+09; a lecturer's class was told "write 7", seven tokens), thousands
-    separators ("7,000,000,000"), or a number in quotes ("8": YAML reads it as text)."""
-    m = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*(thousand|million|billion|trillion)s?\s*", text,
-                     re.IGNORECASE)
+def _text_number_hint(text: str, whole: bool = False) -> str:
+    """The hint for a number written as text that is not a number to YAML, or "": magnitude
+    words, a unit after them or not ("7 billion", "7 billion tokens", "2 thousand billion":
+    a lecturer's class was told "write 7", seven tokens), thousands separators
+    ("7,000,000,000"), or a number in quotes ("8": YAML reads it as text; not where the number
+    unquoted would still break the rule, ``whole``: "8.5" on a count). ASCII digits only, as
+    YAML reads them; the number written out in full (``_written``)."""
+    m = re.fullmatch(r"\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*((?:(?:thousand|million|billion|trillion)s?"
+                     r"\s*)+)[^0-9]*", text, re.IGNORECASE)
     if m:
-        return (f" (write {float(m[1]) * _MAGNITUDE_WORDS[m[2].lower()]:g} for "
-                f"{text.strip()})")
-    m = re.fullmatch(r"\s*(\d{1,3}(?:,\d{3})+)(\.\d+)?\s*", text)
+        scale = math.prod(_MAGNITUDE_WORDS[w.lower().rstrip("s")] for w in m[2].split())
+        return f" (write {_written(float(m[1]) * scale)} for {text.strip()})"
+    m = re.fullmatch(r"\s*([0-9]{1,3}(?:,[0-9]{3})+)(\.[0-9]+)?\s*", text)
     if m:
         return (f" (write {m[1].replace(',', '')}{m[2] or ''} for {text.strip()}: a number "
                 "with commas is text to YAML)")
-    if re.fullmatch(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", text):
+    m = re.fullmatch(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text)
+    if m and not (whole and not float(text).is_integer()):
         return f" (write {text.strip()} without quotes: a number in quotes is text)"
     return ""
+
+
+def _written(x: float) -> str:
+    """``x`` as a scenario file may write it: ``:g`` where that reads back as ``x`` (2e+12),
+    else every significant digit (1.23456789e12: 1234567890000, not 1.23457e+12)."""
+    short = f"{x:g}"
+    return short if float(short) == x else f"{x:.15g}"
 
 
 def _unit_number(text: str) -> str | None:
@@ -1504,8 +1515,13 @@ def _check_batch_sequences(p: dict) -> None:
     if not isinstance(seq, int) or not isinstance(tokens, (int, float)) or seq <= 0:
         return
     if tokens % seq:
+        # the nearest whole batches said (a trial's 1,000,000 at 2,048 tokens: 488 or 489)
+        below, above = int(tokens // seq), int(tokens // seq) + 1
+        near = " or ".join(f"{k * seq:,} ({k:,} {noun(k, 'sequence')})"
+                           for k in (below, above) if k >= 1)
         raise ScenarioError(f"global_batch_tokens={tokens:,.0f} must be a whole number of "
-                            f"sequences of seq_len={seq:,} (at least one)")
+                            f"sequences of seq_len={seq:,} (at least one): the nearest are "
+                            f"{near}")
 
 
 def _check_fixed_product(p: dict) -> None:
@@ -1747,13 +1763,13 @@ def _read_yaml(p: Path):
 
 def _shipped_hint(path: Path) -> str:
     """What to try instead of a scenario path that does not exist: the shipped scenario of
-    that name where it is a bare name (``default`` or ``default.yaml`` for
+    that file name (``default``, ``default.yaml``, ``default.yml`` or
+    ``data/scenarios/default.yaml`` typed from another folder, for the repository's
     ``data/scenarios/default.yaml``), else the command that lists the shipped ones."""
-    if len(path.parts) == 1:
-        shipped = SCENARIO_DIR / (path.name if path.suffix in (".yaml", ".yml")
-                                  else f"{path.name}.yaml")
-        if shipped.is_file():
-            return f"the shipped scenario of that name is {shipped}"
+    stem = path.stem if path.suffix in (".yaml", ".yml") else path.name
+    shipped = SCENARIO_DIR / f"{stem}.yaml"
+    if stem and shipped.is_file():
+        return f"the shipped scenario of that name is {shipped}"
     return "`llmcost list scenarios` lists the shipped ones"
 
 

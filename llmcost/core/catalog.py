@@ -569,10 +569,12 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
     cap = discount_price_cap(accelerator, pricing)
     if cap is not None:  # a discount mode listed above paying by the hour: the hour's median
         return cap["on_demand"], (
-            f"the on-demand median of {cap['on_demand_n']} current catalogue price(s), "
+            f"the on-demand median of {cap['on_demand_n']} current catalogue "
+            f"{noun(cap['on_demand_n'], 'price')}, "
             f"${cap['on_demand']:.2f} ({cap['on_demand_where']}), the most a {pricing} hour is "
             "taken to cost: the "
-            f"{cap['listed_n']} current {pricing} catalogue price(s) ({cap['listed_where']}; "
+            f"{cap['listed_n']} current {pricing} catalogue {noun(cap['listed_n'], 'price')} "
+            f"({cap['listed_where']}; "
             f"median ${cap['listed']:.2f}) lie above it")
     price, words = _median_price(df, pricing)
     longer = len(list_prices(accelerator, pricing, current_only=True)) - len(df)
@@ -591,8 +593,10 @@ def price_rows_words(df: pd.DataFrame) -> str:
 def _median_price(df: pd.DataFrame, pricing: str) -> tuple[float, str]:
     """The median of price rows ``df`` of one pricing mode, with its provenance."""
     price = float(df["price_usd_per_gpu_hour"].median())
-    return price, (f"median of {len(df)} current {pricing} catalogue price(s), "
-                   f"${price:.2f}: {price_rows_words(df)}")  # the value before the rows: a
+    # one row is that price, not a median (a trial read "median of 1 ... price(s)")
+    return price, ((f"median of {len(df)} current {pricing} catalogue prices, " if len(df) != 1
+                    else f"the one current {pricing} catalogue price, ")
+                   + f"${price:.2f}: {price_rows_words(df)}")  # the value before the rows: a
     # trial read the first row, cut short on the index, as the price
 
 

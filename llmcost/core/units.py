@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 import textwrap
 from numbers import Real
 
@@ -203,12 +204,19 @@ def fmt_gpus(n) -> str:
 
 
 def article_for(printed: str) -> str:
-    """"a" or "an" before a number as printed, read aloud: "an" where it starts with a vowel
-    sound, i.e. its leading group (the digits before the first thousands separator or decimal
-    point) starts with 8 (eight, eighteen, eighty, eight hundred: "an 8,192-token sequence")
-    or is 11 or 18 (eleven, eighteen: "an 11,000-GPU cluster"); else "a" ("a 110-day run",
-    "a 1,800-GPU cluster": one hundred, one thousand)."""
-    lead = str(printed).strip().split(",")[0].split(".")[0]
+    """"a" or "an" before a number as printed (text: "8,192", "11000", "18.5%"), read aloud:
+    "an" where it starts with a vowel sound, i.e. its leading group of digits (those before the
+    first thousands separator, or the first 1-3 digits of a whole part written without
+    separators, grouped by three from the right) starts with 8 (eight, eighteen, eighty, eight
+    hundred: "an 8,192-token sequence") or is 11 or 18 (eleven, eighteen: "an 11,000-GPU
+    cluster", "an 11000-GPU cluster"); else "a" ("a 110-day run", "a 1,800-GPU cluster": one
+    hundred, one thousand; "a −8": a minus).
+
+    Raises ``ValueError`` unless ``printed`` is text."""
+    if not isinstance(printed, str):
+        raise ValueError(f"printed={printed!r} must be a number as printed (text)")
+    whole = re.match(r"[0-9,]*", printed.strip()).group(0)  # "18.5%": 18; "−8": none
+    lead = whole.split(",")[0] if "," in whole else whole[:len(whole) % 3 or 3]
     return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
 
 

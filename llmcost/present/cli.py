@@ -1058,7 +1058,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               f"{f['training_flops_mfu_basis']:.3g} on the MFU basis (the matmuls a token "
               "passes through and the attention core, full mask; notebook 01), 6·N·D "
               f"{f['training_flops_6nd']:.3g}: {count_gap_words(bill)}; ideal GPU-h = FLOPs ÷ "
-              "(peak × MFU × 3,600 s)",
+              "(peak × MFU × 3,600 s)" + (", summed over the phases, each at its own MFU"
+                                          if (bill.scenario or {}).get("phases") else ""),
               "pre-training GPU-hours (main run and phases): "
               f"{fmt_quantity(f['ideal_gpu_hours'])} ideal, {fmt_quantity(f['paid_gpu_hours'])} "
               f"paid (goodput {f['goodput']:.1%}); "

@@ -1704,9 +1704,10 @@ def compare_inputs(bills, most: int | None = 8) -> list:
             out.append(f"{key} {sa} → {sb}")
     same = _same_given_mfu(bills)
     said = next((i for i, x in enumerate(out) if x.startswith("mfu ")), None)
-    if same and said is not None and ": a fraction of each accelerator's" in same[0]:
-        # one mfu item (a lecturer read mfu twice: its two peaks, then "on both")
-        out[said] += ", one given figure: " + same[0].split(": ", 1)[1]
+    if same and said is not None:
+        # one mfu item (a lecturer read mfu twice: its two peaks, then "on both"), the second
+        # sentence whole after the first: how the figure was set, and what it means
+        out[said] += "; " + same[0].removeprefix("mfu ")
         same = []
     return out + _predicted_plans(bills) + _predicted_corrections(bills) + same + \
         other_inputs_differing(bills, most)
@@ -1776,6 +1777,9 @@ def _same_given_mfu(bills) -> list:
     sc = [getattr(x, "scenario", {}) or {} for x in bills]
     acc = [x.get("accelerator") for x in sc]
     mfu = [getattr(x, "figures", {}).get("mfu") for x in bills]
+    given = [x.get("mfu") for x in sc]
+    if any(isinstance(g, Range) for g in given) and given[0] != given[1]:
+        return []   # two ranges of one point are not "one figure on both" (a review)
     # predicted or measured by a report (its mfu_band; estimate's private keys)
     derived = any(x.get(k) for x in sc for k in ("mfu_band", "_mfu_prediction",
                                                   "_mfu_calibration"))

@@ -518,7 +518,8 @@ print(f"\nthis scenario: C = M·D = {ds['compute_flops']:.3g} FLOPs -> B_opt "
 #
 # Which rule holds depends on the optimizer, the model and the objective; treat the table as the
 # starting points of a learning-rate sweep, not as answers. Starting from the scenario's peak
-# learning rate at its batch (Adam β1 0.9, β2 0.95, ε 1e-8, GPT-3's settings, Brown et al. 2020
+# learning rate at its batch (`batch_base_lr`; where the scenario gives none, the notebooks'
+# default, Llama 2 70B's published peak rate, which `llmcost list parameters` shows) (Adam β1 0.9, β2 0.95, ε 1e-8, GPT-3's settings, Brown et al. 2020
 # App. B; κ in the table is the batch ratio):
 
 # %%
