@@ -276,6 +276,44 @@ def test_the_ledger_panel_says_which_hourly_rate_it_used(tmp_path, capsys):
     assert "total $" in out and "cannot" not in out
 
 
+def test_the_ledger_panel_on_owned_hardware_opens_at_the_all_in_hour(tmp_path, capsys):
+    # An analyst's owned B200 panel opened its price slider at the hardware-only $3.35 beside
+    # "at $3.48/GPU-h", and moving it up to $3.40 lowered the bill (a moved price is all-in:
+    # the electricity line went). The slider opens at the all-in hour, capex + energy
+    # (pricing.owned_usd_per_gpu_hour), which prices the bill exactly as the owned rate does.
+    import warnings
+    from llmcost.bill.pricing import owned_usd_per_gpu_hour
+    from llmcost.present import widgets
+    warnings.simplefilter("ignore")
+    base = (SCENARIO_DIR / "default.yaml").read_text()
+    owned = "\n".join(line for line in base.splitlines()
+                      if line.split(":")[0] not in ("pricing", "price_usd_per_gpu_hour"))
+    p = _page_parameters(owned + "\npricing: owned\nprice_usd_per_gpu_hour: null\n", "00",
+                         tmp_path)
+    hour = owned_usd_per_gpu_hour(llmcost.load_accelerator(p["accelerator"]))
+    all_in = hour["capex_usd_per_gpu_hour"] + hour["energy_usd_per_gpu_hour"]
+    box = widgets.ledger_explorer(p)
+    price_w, pricing_w = box.children[0].children[2], box.children[1].children[0]
+    out = capsys.readouterr().out
+    assert price_w.value == pytest.approx(all_in, rel=1e-9)
+    assert f"at ${all_in:.2f}/GPU-h, the owned hardware's amortised hour with its energy" in out
+    total = float(re.search(r"total \$([\d.]+)M", out)[1])
+    price_w.value = round(all_in + 0.5, 2)   # dearer hours: a dearer bill
+    assert float(re.search(r"total \$([\d.]+)M", capsys.readouterr().out)[1]) > total
+    # back where it opened: the owned rate again, the same total
+    price_w.value = all_in
+    assert float(re.search(r"total \$([\d.]+)M", capsys.readouterr().out)[1]) == total
+    assert pricing_w.value == "owned"
+    # H200 reserved: data/prices.csv's one reserved row (AWS $7.89) lies above the on-demand
+    # median ($5.15), the most a reserved hour is taken to cost (catalog.discount_price_cap);
+    # an analyst read "the catalogue's reserved rate" there
+    box = widgets.ledger_explorer({**p, "accelerator": "H200", "pricing": "on_demand"})
+    capsys.readouterr()
+    box.children[1].children[0].value = "reserved"
+    assert "at $5.15/GPU-h, the catalogue's on-demand median, the most a reserved hour is taken " \
+        "to cost" in capsys.readouterr().out
+
+
 def test_the_flops_panel_says_the_price_is_not_the_new_accelerators(capsys):
     # A trial switched the FLOPs panel to B200 and TPU v4 and read costs at the page's H100
     # $3.99 with nothing said; the panel keeps the price box and names the new accelerator's
@@ -462,3 +500,23 @@ def test_the_flops_panel_opens_on_the_pages_sequence_length(capsys):
         assert fmt_duration(page["wall_clock_s"]) in capsys.readouterr().out
     with pytest.raises(ValueError, match="seq_len=0"):
         widgets.flops_explorer("llama-3.1-8b", "H100-SXM", 1e12, 0.4, 64, 3.0, seq_len=0)
+
+
+def test_levers_explorer_prices_the_others_when_one_lever_cannot_be(capsys):
+    # an analyst ticked "spot capacity with checkpoints" on a scenario without a pre-emption
+    # rate and read "cannot price this combination" whatever else was ticked; the lever the
+    # scenario cannot price is left out, said with its reason, and the others are priced
+    from llmcost.bill import levers
+    sc = llmcost.point_scenario(llmcost.load_scenario(SCENARIO_DIR / "default.yaml"))
+    assert sc.get("ledger_spot_preemptions_per_node_day") is None
+    with pytest.raises(ValueError):
+        levers.bill(levers.apply_levers(sc, ["spot_pricing"]))
+    box = widgets.levers_explorer(sc)
+    ticks = {c.description: c for c in box.children[0].children}
+    capsys.readouterr()
+    ticks[levers.LEVERS["spot_pricing"][0]].value = True
+    ticks[levers.LEVERS["fp8_training"][0]].value = True
+    out = capsys.readouterr().out
+    assert "spot capacity with checkpoints: not priced on this scenario, so left out (" in out
+    fp8 = levers.bill(levers.apply_levers(sc, ["fp8_training"])).total_usd
+    assert f"→ {llmcost.fmt_usd(fp8)}: saving" in out and "cannot price" not in out

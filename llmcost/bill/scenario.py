@@ -691,7 +691,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_electricity_usd_per_kwh", "float|none", "electricity price (owned hardware); "
           "null: US industrial", _nonnegative),
     Param("ledger_owned_usd_per_gpu", "float|none", "purchase price of one accelerator "
-          "(pricing: owned); null: the H100 SXM default", _positive),
+          "(pricing: owned); null: the sourced H100 SXM price on H100 SXM, refused on any "
+          "other accelerator (no sourced price: give its own)", _positive),
     Param("ledger_spot_preemptions_per_node_day", "float|none", "spot pre-emptions per node per "
           "day (pricing: spot, where it must be given: no provider publishes a per-node rate)",
           _nonnegative),

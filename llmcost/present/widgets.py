@@ -17,6 +17,7 @@ from ..bill import levers
 from ..bill.checks import rl_context_warning
 from ..bill.claims import check_claim
 from ..bill.ledger import PROJECT_MONTHS_BASES, build_ledger, compare
+from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import point
 from ..bill.scenario import PRICING, USER_WORDS, scenario_price, validate_parameter
 from ..core.catalog import (
@@ -1019,6 +1020,18 @@ LEDGER_EXPLORER_KEYS = ("n_gpus", "mfu", "price_usd_per_gpu_hour", "pricing",
                         "ledger_exploratory_fraction", "ledger_reserve_fraction")
 
 
+def _rate_words(pricing: str, source: str) -> str:
+    """Which rate ``ledger_explorer``'s bill used when no price is given, in words: owned
+    hardware's amortised hour with its energy; a discount mode capped at the on-demand median
+    (``catalog.discount_price_cap``: an analyst read "the catalogue's reserved rate" at the
+    on-demand median); else the catalogue's rate of ``pricing``."""
+    if pricing == "owned":
+        return "the owned hardware's amortised hour with its energy"
+    if "the on-demand median" in source and "the most a" in source:
+        return f"the catalogue's on-demand median, the most a {pricing} hour is taken to cost"
+    return f"the catalogue's {pricing} rate"
+
+
 def ledger_explorer(scenario: dict):
     """The main inputs of the bill (GPUs, MFU, price, pricing mode, exploratory fraction,
     reserve, people) with the bill's table and waterfall updating (``llmcost.ledger``).
@@ -1038,6 +1051,14 @@ def ledger_explorer(scenario: dict):
     # that the panel opens on the page's bill; given back to the bill as None until moved
     given = scenario["price_usd_per_gpu_hour"]
     price0 = float(given) if given is not None else scenario_price(scenario)[0]
+    if given is None and scenario["pricing"] == "owned":
+        # owned hardware: the all-in hour (the hardware's rate and its energy), what a moved
+        # slider gives the bill as its price (an analyst's slider opened at the hardware-only
+        # $3.35, and moving it up to $3.40 dropped the electricity line: the bill fell)
+        price0 = float(owned_usd_per_gpu_hour(
+            load_accelerator(scenario["accelerator"]), scenario.get("ledger_owned_usd_per_gpu"),
+            scenario.get("ledger_electricity_usd_per_kwh"),
+            scenario.get("ledger_pue"))["usd_per_gpu_hour"])
     lo, hi = _span(price0, 0.5, 12)
     price = w.FloatSlider(value=price0, min=lo, max=hi, step=0.05, description="$/GPU-h",
                           continuous_update=False)
@@ -1090,7 +1111,7 @@ def ledger_explorer(scenario: dict):
             used = ("the given price, whatever the pricing mode"
                     if changes.get("price_usd_per_gpu_hour") is not None or
                     (given is not None and "price_usd_per_gpu_hour" not in changes)
-                    else f"the catalogue's {pricing.value} rate")
+                    else _rate_words(pricing.value, bill.figures.get("price_source") or ""))
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
                   f"; {bill.figures['wall_clock_days']:.1f} days; at ${rate:.2f}/GPU-h, {used}")
             people = bill.scenario.get("ledger_people") or []
@@ -1219,10 +1240,24 @@ def levers_explorer(scenario: dict):
     out = w.Output()
     before = levers.bill(scenario)
 
+    def priceable(k) -> str:
+        """"" where lever ``k`` prices on this scenario alone, else why not."""
+        try:
+            levers.bill(levers.apply_levers(scenario, [k]))
+            return ""
+        except ValueError as e:
+            return str(e)
+
     def update(*_):
         keys = [k for k, b in boxes.items() if b.value]
         _clear(out)
         with out:
+            # a lever this scenario cannot price is left out and said, the others priced (an
+            # analyst ticked spot without a pre-emption rate and lost every combination)
+            for k in [k for k in keys if priceable(k)]:
+                print(f"{levers.LEVERS[k][0]}: not priced on this scenario, so left out "
+                      f"({priceable(k)})")
+                keys.remove(k)
             try:
                 after = levers.bill(levers.apply_levers(scenario, keys))
             except ValueError as e:

@@ -239,17 +239,17 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("01_flops", [
-    summary_row("training_flops_6nd", "training FLOPs (6ND)", run["training_flops_6nd"], "FLOP",
-                "6·N_active·D"),
-    summary_row("model_flops", "model FLOPs (MFU basis)", run["model_flops"], "FLOP",
+    summary_row("training_flops_6nd", "main run: training FLOPs (6ND)",
+                run["training_flops_6nd"], "FLOP", "6·N_active·D"),
+    summary_row("model_flops", "main run: model FLOPs (MFU basis)", run["model_flops"], "FLOP",
                 "matmuls + full-matrix attention"),
-    summary_row("gpu_hours", "GPU-hours", run["gpu_hours"], "GPU-h",
+    summary_row("gpu_hours", "main run: GPU-hours", run["gpu_hours"], "GPU-h",
                 f"MFU {p['mfu']:.1%} of dense {p['dtype']} peak, no failures"),
-    summary_row("wall_clock_days", "wall-clock with no failures (100% goodput)",
+    summary_row("wall_clock_days", "main run: wall clock, no failures",
                 run["wall_clock_days"], "days", f"on {p['n_gpus']:,} × {gpu.name}; the paid "
                 "run, failures and restarts included: notebook 00"),
     summary_row("price_usd_per_gpu_hour", "price", price, "USD/GPU-h", price_source),
-    summary_row("compute_cost_usd", "compute cost", run["compute_cost_usd"], "USD",
+    summary_row("compute_cost_usd", "main run: compute cost", run["compute_cost_usd"], "USD",
                 f"{p['pricing']} pricing"),
 ])
 
