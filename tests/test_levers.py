@@ -2452,3 +2452,24 @@ def test_the_training_bill_factor_does_not_move_with_a_netted_rerun():
     assert k0 == pytest.approx(mf / (b0.figures["main_ideal_gpu_hours"] * 2.5) * 2.19, rel=1e-9)
     why = lv._multiplied_why("compute.exploratory", b3)
     assert "1.19× the final run's paid GPU-hours" in why and "less the rerun reserve's 0.30×" in why
+
+
+def test_the_plan_lever_keeps_a_phase_s_own_mfu():
+    # An analyst's long-context phase gave its own mfu 0.30 (a plan of its own, which the
+    # workbook does not search); "the fastest ranked parallel plan" rescaled it by the main
+    # run's plan change and outranked "raise MFU", whose bill left it alone. The plan lever
+    # changes the main run's plan only: the phase keeps its MFU, and the lever says so.
+    from llmcost.bill import levers
+    s = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64, "mfu": 0.35,
+         "train_tokens": 1e12, "seq_len": 8192, "global_batch_tokens": 4_194_304, "tp": 8,
+         "price_usd_per_gpu_hour": 3.0,
+         "phases": [{"name": "long-context", "tokens": 5e10, "seq_len": 32768, "mfu": 0.30}]}
+    c = levers.best_plan(s)
+    assert c.after["mfu"] != s["mfu"]                     # the main run's plan moved
+    assert c.after["phases"][0]["mfu"] == 0.30            # the phase's own MFU did not
+    assert c.assumptions.endswith("the pre-training phases keep their given MFUs (each stands "
+                                  "for a plan of its own)")
+    before, after = levers.bill(s), levers.bill(c.after)
+    phase = "compute.pretraining.long-context"
+    assert after.usd(phase) == pytest.approx(before.usd(phase), rel=1e-9) and \
+        after.usd("compute.pretraining.main") < before.usd("compute.pretraining.main")

@@ -490,7 +490,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert band.high == pytest.approx(0.25 / (1 + c - hw))  # below the cap (54.6%): not capped
     assert glance.caveat_line(w) == (
         f"the predicted MFU rests on only {band.n} published run(s) like this one, its sharding included, kept out of its fitting: read it as "
-        f"{lower:.0%} lower to {higher:.0%} higher")
+        f"{lower:.0%} lower to {higher:.0%} higher than the model's raw prediction")
     # A new-user trial: at 50% (above the best comparable run, then Megatron-LM's 47%) the band
     # was capped at the prediction itself and the bill used 50%. The band's top is now the best
     # comparable run (NVIDIA's DGX Cloud Llama 3.1 70B BF16 on 64 H100, 54.6%): at 58% it is

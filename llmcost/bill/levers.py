@@ -351,7 +351,7 @@ def _mfu_is_predicted(s: dict) -> bool:
 
 
 def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
-                     above_one: bool = False) -> dict:
+                     above_one: bool = False, scale_phases: bool = True) -> dict:
     """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
     docstring): the step-time model's predicted change, on the scenario's calibration (a range
     scaled as a whole); for a predicted MFU (``_mfu_is_predicted``) the change of the central
@@ -361,7 +361,8 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
     (``fp8_training``: central estimates before their caps). Each MFU is on its own dtype's
     dense peak, as the bill counts GPU-hours. Refused when the scaled MFU exceeds 1, unless
     ``above_one`` (a caller that caps it next, ``_capped_back`` or ``_capped_refused``, which
-    refuses it then)."""
+    refuses it then). ``scale_phases`` false: the pre-training phases keep their own MFUs (a
+    lever on the main run's plan: each phase's given MFU stands for a plan of its own)."""
     m = _clean(before).get("mfu", _default("mfu"))
     if ratio is None and _mfu_is_predicted(before):
         # a predicted MFU: the bill of the changed scenario is its own central estimate, kept
@@ -372,7 +373,7 @@ def _with_scaled_mfu(before: dict, after: dict, ratio: float | None = None,
         ratio = central_prediction(after)[3] / central_prediction(before)[3]
     elif ratio is None:
         ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
-    out = _with_phase_mfus_scaled(dict(after), float(ratio))
+    out = _with_phase_mfus_scaled(dict(after), float(ratio)) if scale_phases else dict(after)
     out["mfu"] = _scale(m, float(ratio))
     if not above_one:
         _refuse_above_one(out["mfu"], m)
@@ -1306,13 +1307,20 @@ def best_plan(s: dict) -> Change:
                               f"plan at {c0:.1%}, each prediction's central estimate kept "
                               f"inside its band{_band_tops(band0, band1)}")
         split = _correction_split(b0.step_time_s / b1.step_time_s, ratio, band0, band1)
-    after, said, capped = _capped_back(s, _with_scaled_mfu(s, free, ratio, above_one=True), (
+    # the phases' own MFUs kept: each stands for a plan of its own, which this lever does not
+    # search (an analyst's long-context phase at a given 0.30 was rescaled by the main run's
+    # plan change, and the lever outranked "raise MFU" on that alone)
+    after, said, capped = _capped_back(s, _with_scaled_mfu(
+        s, free, ratio, above_one=True, scale_phases=False), (
         f"the search's choice ({theirs.describe()}) is {b0.step_time_s / b1.step_time_s:.2f}× "
-        "faster by the step-time model"))
+        "faster by the step-time model"), scale_phases=False)
     if capped:
         return capped
+    kept = ("; the pre-training phases keep their given MFUs (each stands for a plan of its "
+            "own)" if any(isinstance(ph, dict) and "mfu" in ph for ph in s.get("phases") or [])
+            else "")
     return Change(after, "a new plan must be validated at scale before the run",
-                  f"{mine.describe()} → {theirs.describe()}" + said,
+                  f"{mine.describe()} → {theirs.describe()}" + said + kept,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling", note=split)
 
 
@@ -1381,13 +1389,14 @@ def _pipeline_free_priced(s: dict, b0, c: int, theirs, b1) -> tuple:
     return after, said, how, capped
 
 
-def _capped_back(s: dict, scaled: dict, lead: str) -> tuple:
+def _capped_back(s: dict, scaled: dict, lead: str, scale_phases: bool = True) -> tuple:
     """``(after, said, unchanged)``: ``scaled`` (a lever's scenario, its MFU scaled by the
     step-time model's change) capped at the best published run (``_capped_at_published``), and,
     when the cap brings its MFU back to the scenario's own, an ``_unchanged`` Change whose note
     is ``lead`` and why (no saving to price: a sweep's DeepSeek-V3 on H800 read "−$0" with no
-    note beside 04b's faster plan); else ``unchanged`` is None."""
-    after, said, where = _capped_at_published(s, scaled)
+    note beside 04b's faster plan); else ``unchanged`` is None. ``scale_phases`` as
+    ``_with_scaled_mfu``'s: false where the phases kept their MFUs, which the cap leaves too."""
+    after, said, where = _capped_at_published(s, scaled, scale_phases)
     m0 = float(_point(_get(s, "mfu")))
     if not (said and float(_point(_get(after, "mfu"))) <= m0 * (1 + 1e-9)):
         _refuse_scaled_above_one(after, s)   # nothing published caps it
@@ -1453,7 +1462,7 @@ def _capped_refused(before: dict, after: dict) -> tuple:
     return after, said
 
 
-def _capped_at_published(before: dict, after: dict) -> tuple:
+def _capped_at_published(before: dict, after: dict, scale_phases: bool = True) -> tuple:
     """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
     on the hardware generation for a model of this size, on the step's dtype basis), the cap
     never below ``before``'s MFU and never above ``after``'s own (its phases' own MFUs capped by
@@ -1472,8 +1481,8 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
         return after, "", where   # full recompute's 70.7% was 'capped' up to a given 90%)
     # the phases that give their own MFU were scaled with the main run's (_with_phase_mfus_
     # scaled): capped with it, by the same factor (a review: a phase kept the uncapped ratio)
-    capped = _with_phase_mfus_scaled({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
-                                     top / m)
+    capped = {**after, "mfu": _scale(_get(after, "mfu"), top / m)}
+    capped = _with_phase_mfus_scaled(capped, top / m) if scale_phases else capped
     return (capped, f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above "
                     f"{where}", where)
 

@@ -1119,7 +1119,7 @@ CAVEATS = [
     (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
-     "lower to {2} higher (its range is capped)"),
+     "lower to {2} higher than the model's raw prediction (its range is capped)"),
     (r"no held-out run is published in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
@@ -1127,14 +1127,14 @@ CAVEATS = [
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
-     "lower to {2} higher (its range is capped)"),
+     "lower to {2} higher than the model's raw prediction (its range is capped)"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
-     "lower to {2} higher"),
+     "lower to {2} higher than the model's raw prediction"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to with no upper",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower, or much higher"),
