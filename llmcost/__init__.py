@@ -40,7 +40,7 @@ _NAMES = {
     "llmcost.core.hardware": ("Accelerator", "Cluster", "DoesNotFit", "Efficiency"),
     "llmcost.core.model": ("ModelSpec",),
     "llmcost.core.units": ("fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
-                           "fmt_flops_rate", "fmt_gpus", "fmt_usd"),
+                           "fmt_flops_rate", "fmt_gpus", "fmt_percent", "fmt_usd"),
     "llmcost.laws.scaling": ("LOSS_FITS", "LossFit", "compute_optimal",
                              "inference_adjusted_optimum", "inference_adjusted_optimum_usd"),
     "llmcost.serving.inference": (
@@ -121,7 +121,7 @@ __all__ = [
     "scenario_price",
     "validate_parameter",
     "validate_parameters", "fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
-    "fmt_flops_rate", "fmt_gpus", "fmt_usd",
+    "fmt_flops_rate", "fmt_gpus", "fmt_percent", "fmt_usd",
     # batch size (notebook 02)
     "batch", "batch_sweep", "batch_target", "critical_batch_size", "kaplan_critical_batch",
     # memory and parallelism (notebook 03)

@@ -267,6 +267,7 @@ def _specs() -> dict:
         "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number",
                                                         "digits": "digits"}),
         "fmt_usd": Spec(dict(usd=1e6), {"usd": "number"}),
+        "fmt_percent": Spec(dict(fraction=0.1468), {"fraction": "number"}),
         "fmt_gpus": Spec(dict(n=8), {"n": "count"}),
         # ---- batch size (notebook 02)
         "batch_target": Spec(dict(model_or_n_params=7e9, train_tokens=1e11,

@@ -209,6 +209,7 @@ def test_a_reserved_default_is_never_above_the_on_demand_median():
     price, where = catalogue_price("B200", "reserved")
     assert price == pytest.approx((6.69 + 8.60) / 2, rel=1e-12) and price < res
     assert "$14.21" in where and "Lambda 2026-09 $6.69" in where and "lies above it" in where
+    assert "one current reserved catalogue price (AWS" in where and "median $14.21" not in where
     # the price itself before the rows it is the median of (a review: the index cut the text
     # after the first row, which a reader took for the price)
     assert where.startswith(f"the on-demand median of 2 current catalogue prices, ${price:.2f} (")

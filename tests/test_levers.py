@@ -2473,3 +2473,10 @@ def test_the_plan_lever_keeps_a_phase_s_own_mfu():
     phase = "compute.pretraining.long-context"
     assert after.usd(phase) == pytest.approx(before.usd(phase), rel=1e-9) and \
         after.usd("compute.pretraining.main") < before.usd("compute.pretraining.main")
+    # the other levers on the main run's plan alike (a review: a GPU count without a pipeline
+    # and full recomputation still rescaled the phase): on 1,536 GPUs, which force a pipeline
+    s = {**s, "n_gpus": 1536, "tp": 0}
+    for c in (levers.pipeline_free_gpus(s), levers.activation_recompute(s, "full")):
+        assert c.after["mfu"] != s["mfu"] and c.after["phases"][0]["mfu"] == 0.30
+        assert c.assumptions.endswith("the pre-training phases keep their given MFUs (each "
+                                      "stands for a plan of its own)")

@@ -1028,7 +1028,7 @@ def test_a_budget_of_zero_or_less_says_what_null_means():
     ({"pp": 7}, r"pp=7 must divide n_gpus=64"),
     ({"global_batch_tokens": 1024}, r"global_batch_tokens=1,024 must be a whole number of "
                                     r"sequences of seq_len=4,096 \(at least one\): the "
-                                    r"nearest are 4,096 \(1 sequence\)$"),
+                                    r"nearest is 4,096 \(1 sequence\)$"),
     # the nearest whole batches: 8 × 4,096 = 32,768 and 9 × 4,096 = 36,864
     ({"global_batch_tokens": 4096 * 8 + 5}, r"must be a whole number of sequences of "
      r"seq_len=4,096 \(at least one\): the nearest are 32,768 \(8 sequences\) or 36,864 "

@@ -438,6 +438,14 @@ def test_the_first_sentence_says_what_the_total_leaves_out_and_its_default_line(
     nop_detail = glance.lead_details(_summary(gn))
     assert (f"lists them). The GPU-hour price, ${median:.2f}, is the catalogue's median, not a "
             "quote the scenario gives. The line '") in nop_detail
+    # one catalogue row is not a median (a review): H100 SXM reserved is one Hyperstack row,
+    # H200's one reserved row (AWS) lies above its on-demand median (data/prices.csv)
+    assert glance.bill_gaps(ledger.build_ledger({**nop, "pricing": "reserved"}))[
+        "price_default_words"] == "the catalogue's one listed price"
+    assert glance.bill_gaps(ledger.build_ledger(
+        {**nop, "accelerator": "H200", "pricing": "reserved"}))["price_default_words"] == (
+        "the catalogue's on-demand median, which a reserved run takes where its reserved row "
+        "lies above it")
     # owned hardware: the price is the amortised purchase, the scenario's when it gives one
     # (a trial's $30,000 H100: $30,000 × 1.64 ÷ 0.81 × 0.14·ln 10 ÷ 8,766 h + energy, $2.33,
     # was called "the catalogue's median"), else the workbook's H100 price amortised

@@ -249,6 +249,11 @@ def test_an_rl_job_left_to_the_notebooks_example_is_said(tmp_path):
     bill = estimate_ledger(p)
     (w,) = _said(bill, "the RL job is the notebooks' example")
     assert "runs the campaign on 64 GPUs" in w and "more than the scenario's 8 GPUs" in w
+    # rollout GPUs of the scenario's own within the notebooks' job: said (a review)
+    p.write_text(p.read_text() + "rl_rollout_gpus: 16\n")
+    (w,) = _said(estimate_ledger(p), "the RL job is the notebooks' example")
+    assert "on 64 GPUs at rl_rollout_tp=4, 16 of them the scenario's rollout GPUs" in w or \
+        "on 64 GPUs, 16 of them the scenario's rollout GPUs" in w
     # the scenario's own RL job (BASE: rl_gpus 32, rl_rollout_tp 1): nothing to say
     assert not _said(_bill(tmp_path, small.replace("n_gpus: 8\n", "")),
                      "the RL job is the notebooks' example")

@@ -44,6 +44,8 @@ def test_yaml_12_floats(tmp_path):
     # no hint where the unquoted number still breaks the rule, or is no number to YAML
     ('n_gpus: "8.5"', "n_gpus='8.5' must be a whole number"),
     ('n_gpus: "٨"', "n_gpus='٨' must be a whole number"),
+    # a magnitude word on a count that is still no whole number: no hint, and not "write 1.2345"
+    ("n_gpus: 1.2345 thousand", "n_gpus='1.2345 thousand' must be a whole number"),
 ])
 def test_a_number_written_as_text_says_how_to_write_it(tmp_path, text, hint):
     f = tmp_path / "s.yaml"

@@ -300,3 +300,13 @@ def test_article_for_a_number_as_read_aloud():
     assert [article_for(x) for x in ["110", "1800", "118000", "−8", "1.5%"]] == ["a"] * 5
     with pytest.raises(ValueError, match="printed=None must be a number as printed"):
         article_for(None)
+
+
+def test_fmt_percent_three_figures_never_an_exponent():
+    # a review read "6.09e+03%" (1,242 RL GPU-hours against 20.4 of pre-training: 6,088%) and
+    # a lecturer "14.680%" beside "48.83%": three significant figures, whole from 100% up
+    from llmcost.core.units import fmt_percent
+    assert [fmt_percent(x) for x in (0.00347, 0.1468, 0.4883, 0.5, 1242 / 20.4, 1e-10)] == \
+        ["0.347%", "14.7%", "48.8%", "50%", "6,088%", "0.00000001%"]
+    with pytest.raises(ValueError, match="fraction='0.5' must be a number"):
+        fmt_percent("0.5")

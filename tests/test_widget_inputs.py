@@ -304,6 +304,20 @@ def test_the_ledger_panel_on_owned_hardware_opens_at_the_all_in_hour(tmp_path, c
     price_w.value = all_in
     assert float(re.search(r"total \$([\d.]+)M", capsys.readouterr().out)[1]) == total
     assert pricing_w.value == "owned"
+    # an unmoved slider follows the pricing mode (a review switched an on-demand panel to
+    # owned, moved the slider down and read the bill rise): it shows the new mode's own hour
+    od = _page_parameters(owned + "\npricing: on_demand\nprice_usd_per_gpu_hour: null\n", "00",
+                          tmp_path)
+    box = widgets.ledger_explorer(od)
+    price_w, pricing_w = box.children[0].children[2], box.children[1].children[0]
+    pricing_w.value = "owned"
+    assert price_w.value == pytest.approx(all_in, abs=1e-9)
+    totals = []
+    for v in (all_in, all_in - 0.5, all_in + 0.5):
+        capsys.readouterr()
+        price_w.value = round(v, 2)
+        totals.append(float(re.search(r"total \$([\d.]+)M", capsys.readouterr().out)[1]))
+    assert totals[1] < totals[0] < totals[2]
     # H200 reserved: data/prices.csv's one reserved row (AWS $7.89) lies above the on-demand
     # median ($5.15), the most a reserved hour is taken to cost (catalog.discount_price_cap);
     # an analyst read "the catalogue's reserved rate" there

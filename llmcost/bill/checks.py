@@ -926,9 +926,12 @@ def rl_job_default_warning(values: dict, defaults=frozenset()) -> str | None:
     more = (f", more than the scenario's {fmt_gpus(n)}" if isinstance(n, int) and g > n else "")
     tp = (f" at rl_rollout_tp={values['rl_rollout_tp']}" if "rl_rollout_tp" in defaults
           and not values.get("_rl_rollout_tp_chosen") and "rl_rollout_tp" in values else "")
+    r = values.get("rl_rollout_gpus")
+    rollout = (f", {r:,} of them the scenario's rollout GPUs" if "rl_rollout_gpus" not in
+               defaults and isinstance(r, int) and r > 0 else "")
     return (f"the RL job is the notebooks' example: the scenario gives no rl_gpus, so the RL "
-            f"line runs the campaign on {fmt_gpus(g)}{tp} (notebook 05's job for its 70B "
-            f"example policy){more}; set rl_gpus"
+            f"line runs the campaign on {fmt_gpus(g)}{tp}{rollout} (notebook 05's job for its "
+            f"70B example policy){more}; set rl_gpus"
             + (" and rl_rollout_tp" if tp else "") + " to your own RL job")
 
 

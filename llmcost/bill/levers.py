@@ -1119,8 +1119,10 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
         f"; {' and '.join(later)} {verb} a longer run, so its results come later" if later else "")
     # a lever is priced no higher than the best published run (a trial: half the GPUs of an
     # MoE bill already above its comparable run priced 31.8% MFU as "no risk")
-    after, said = _capped_refused(s, _with_scaled_mfu(s, after, above_one=True))
-    return Change(after, risk, f"recompute={recompute} on {fmt_gpus(n)}, {how}" + said,
+    after, said = _capped_refused(s, _with_scaled_mfu(s, after, above_one=True,
+                                                      scale_phases=False), scale_phases=False)
+    return Change(after, risk, f"recompute={recompute} on {fmt_gpus(n)}, {how}" + said
+                  + _phases_kept(s),
                   "llmcost.memory; llmcost.step; accuracy.published_ceiling")
 
 
@@ -1316,11 +1318,8 @@ def best_plan(s: dict) -> Change:
         "faster by the step-time model"), scale_phases=False)
     if capped:
         return capped
-    kept = ("; the pre-training phases keep their given MFUs (each stands for a plan of its "
-            "own)" if any(isinstance(ph, dict) and "mfu" in ph for ph in s.get("phases") or [])
-            else "")
     return Change(after, "a new plan must be validated at scale before the run",
-                  f"{mine.describe()} → {theirs.describe()}" + said + kept,
+                  f"{mine.describe()} → {theirs.describe()}" + said + _phases_kept(s),
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling", note=split)
 
 
@@ -1375,6 +1374,15 @@ def pipeline_free_gpus(s: dict) -> Change:
                        f"{m1:.1%})")
 
 
+def _phases_kept(s: dict) -> str:
+    """The words of a lever on the main run's plan (``best_plan``, ``pipeline_free_gpus``,
+    ``activation_recompute``) whose scenario has pre-training phases with their own MFUs,
+    which it keeps (``_with_scaled_mfu``'s ``scale_phases``): "" without such a phase."""
+    return ("; the pre-training phases keep their given MFUs (each stands for a plan of its "
+            "own)" if any(isinstance(ph, dict) and "mfu" in ph for ph in s.get("phases") or [])
+            else "")
+
+
 def _pipeline_free_priced(s: dict, b0, c: int, theirs, b1) -> tuple:
     """``(after, said, how, unchanged)``: ``pipeline_free_gpus``' scenario on ``c`` GPUs with
     no pipeline (``kept_plan``, DP following the count; ``how`` its words), its MFU scaled by
@@ -1383,10 +1391,12 @@ def _pipeline_free_priced(s: dict, b0, c: int, theirs, b1) -> tuple:
     None. ``theirs`` and ``b1``: the plan and step searched on ``c`` GPUs; ``b0`` the
     scenario's step."""
     after, how = kept_plan(s, {"n_gpus": c, "pp": 1}, ("dp",))
-    after, said, capped = _capped_back(s, _with_scaled_mfu(s, after, above_one=True), (
+    # the main run's plan: the phases keep their own MFUs (a review: priced "as best_plan is")
+    after, said, capped = _capped_back(s, _with_scaled_mfu(
+        s, after, above_one=True, scale_phases=False), (
         f"{fmt_gpus(c)} without a pipeline ({theirs.describe()}) predicts an MFU of "
-        f"{b1.mfu:.1%} against this plan's {b0.mfu:.1%}"))
-    return after, said, how, capped
+        f"{b1.mfu:.1%} against this plan's {b0.mfu:.1%}"), scale_phases=False)
+    return after, said + _phases_kept(s), how, capped
 
 
 def _capped_back(s: dict, scaled: dict, lead: str, scale_phases: bool = True) -> tuple:
@@ -1452,12 +1462,13 @@ def _band_tops(*bands) -> str:
     return (", whose top is capped at " + " and ".join(sorted(caps))) if caps else ""
 
 
-def _capped_refused(before: dict, after: dict) -> tuple:
+def _capped_refused(before: dict, after: dict, scale_phases: bool = True) -> tuple:
     """``(after, said)``: ``after`` capped at the best published run (``_capped_at_published``),
     then refused where its MFU still exceeds 1 (``_refuse_above_one``): the cap comes first, so a
     scaled MFU above 1 that a published run brings back is priced at the cap, not refused (a
-    review: ``newer_stack`` and ``activation_recompute`` refused before they capped)."""
-    after, said, _ = _capped_at_published(before, after)
+    review: ``newer_stack`` and ``activation_recompute`` refused before they capped).
+    ``scale_phases`` as ``_with_scaled_mfu``'s."""
+    after, said, _ = _capped_at_published(before, after, scale_phases)
     _refuse_scaled_above_one(after, before)
     return after, said
 

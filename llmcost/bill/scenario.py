@@ -1062,7 +1062,10 @@ def _text_number_hint(text: str, whole: bool = False) -> str:
                      r"\s*)+)[^0-9]*", text, re.IGNORECASE)
     if m:
         scale = math.prod(_MAGNITUDE_WORDS[w.lower().rstrip("s")] for w in m[2].split())
-        return f" (write {_written(float(m[1]) * scale)} for {text.strip()})"
+        x = float(m[1]) * scale
+        # not where the number still breaks the rule (a review: "1.2345 thousand" GPUs)
+        return "" if whole and not x.is_integer() else \
+            f" (write {_written(x)} for {text.strip()})"
     m = re.fullmatch(r"\s*([0-9]{1,3}(?:,[0-9]{3})+)(\.[0-9]+)?\s*", text)
     if m:
         return (f" (write {m[1].replace(',', '')}{m[2] or ''} for {text.strip()}: a number "
@@ -1086,6 +1089,8 @@ def _unit_number(text: str) -> str | None:
     "2k GPUs" is not a unit: the number is not 2)."""
     m = re.fullmatch(r"\s*\$?\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)\s*"
                      r"(?:(?:[$€/]|[a-zA-Z]{2,})[^\d]*)?", text)
+    if m and any(w in text.lower() for w in _MAGNITUDE_WORDS):   # "1.5 thousand": not 1.5
+        return None
     return m.group(1) if m and not re.fullmatch(r"\s*[\d.eE+-]+\s*", text) else None
 
 
@@ -1521,8 +1526,8 @@ def _check_batch_sequences(p: dict) -> None:
         near = " or ".join(f"{k * seq:,} ({k:,} {noun(k, 'sequence')})"
                            for k in (below, above) if k >= 1)
         raise ScenarioError(f"global_batch_tokens={tokens:,.0f} must be a whole number of "
-                            f"sequences of seq_len={seq:,} (at least one): the nearest are "
-                            f"{near}")
+                            f"sequences of seq_len={seq:,} (at least one): the nearest "
+                            f"{'is' if below < 1 else 'are'} {near}")
 
 
 def _check_fixed_product(p: dict) -> None:

@@ -573,9 +573,9 @@ def _catalogue_price(accelerator: str, pricing: str) -> tuple[float, str]:
             f"{noun(cap['on_demand_n'], 'price')}, "
             f"${cap['on_demand']:.2f} ({cap['on_demand_where']}), the most a {pricing} hour is "
             "taken to cost: the "
-            f"{cap['listed_n']} current {pricing} catalogue {noun(cap['listed_n'], 'price')} "
-            f"({cap['listed_where']}; "
-            f"median ${cap['listed']:.2f}) {'lies' if cap['listed_n'] == 1 else 'lie'} above it")
+            + (f"{cap['listed_n']} current {pricing} catalogue prices ({cap['listed_where']}; "
+               f"median ${cap['listed']:.2f}) lie above it" if cap["listed_n"] != 1 else
+               f"one current {pricing} catalogue price ({cap['listed_where']}) lies above it"))
     price, words = _median_price(df, pricing)
     longer = len(list_prices(accelerator, pricing, current_only=True)) - len(df)
     # a trial read "median of 1 current reserved catalogue price(s), $0.84" beside `list

@@ -241,6 +241,17 @@ def fmt_fraction_pct(fraction: float) -> str:
     return f"{v:.0%}" if abs(v * 100 - round(v * 100)) < 1e-9 else f"{v:.1%}"
 
 
+def fmt_percent(fraction: float) -> str:
+    """A share as a percentage to three significant figures, without an exponent: "0.347%",
+    "14.7%", "48.8%", and whole from 100% up, "6,090%" (a review read "6.09e+03%" of an RL
+    campaign sixty times a small pre-training run; a lecturer "14.680%" beside "48.83%")."""
+    v = _number(fraction, "fraction") * 100
+    if not math.isfinite(v):
+        return not_finite_text(v)
+    return f"{v:,.0f}%" if abs(v) >= 99.95 else \
+        np.format_float_positional(float(f"{v:.3g}"), trim="-") + "%"
+
+
 def fmt_signed_pct(fraction: float) -> str:
     """A change as a signed whole percent, "+5%", "−3%" (a minus sign), and "0%" for any change
     that rounds to zero, never "-0%" (a trial read "changes wall-clock by -0%")."""

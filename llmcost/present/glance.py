@@ -141,14 +141,24 @@ def bill_gaps(bill) -> dict:
             "price_default": (float(bill.figures["gpu_rate_usd_per_gpu_hour" if owned else
                                                  "price_usd_per_gpu_hour"])
                               if price_default else None),
-            "price_default_words": ("the workbook's H100 purchase price amortised (the "
-                                    "hardware; its energy is on the electricity line)" if owned
-                                    else "the catalogue's on-demand median, which a reserved "
-                                    "run takes where its reserved rows lie above it"
-                                    if "on-demand median" in str(bill.figures.get(
-                                        "price_source", "")) and
-                                    bill.figures.get("pricing") == "reserved"
-                                    else "the catalogue's median")}
+            "price_default_words": _price_default_words(bill, owned)}
+
+
+def _price_default_words(bill, owned: bool) -> str:
+    """What set a bill's default GPU-hour price, in ``bill_gaps``' words: owned hardware's
+    amortised purchase price; the on-demand median where a reserved run's rows lie above it;
+    the catalogue's one price where one row sets it (a review read "the catalogue's median" of
+    one Hyperstack row); else the catalogue's median."""
+    src = str(bill.figures.get("price_source", ""))
+    if owned:
+        return ("the workbook's H100 purchase price amortised (the hardware; its energy is on "
+                "the electricity line)")
+    if "on-demand median" in src and bill.figures.get("pricing") == "reserved":
+        row = "row lies" if "the one current reserved" in src else "rows lie"
+        return (f"the catalogue's on-demand median, which a reserved run takes where its "
+                f"reserved {row} above it")
+    return ("the catalogue's one listed price" if "the one current" in src
+            else "the catalogue's median")
 
 
 def _and(words: list) -> str:

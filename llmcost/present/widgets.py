@@ -1020,6 +1020,27 @@ LEDGER_EXPLORER_KEYS = ("n_gpus", "mfu", "price_usd_per_gpu_hour", "pricing",
                         "ledger_exploratory_fraction", "ledger_reserve_fraction")
 
 
+def _hour_of(scenario: dict, pricing: str) -> float:
+    """The hour ``ledger_explorer``'s price slider shows for ``pricing`` when the scenario gives
+    no price: owned hardware's all-in hour, capex and energy (``pricing.owned_usd_per_gpu_hour``:
+    what a moved slider gives the bill as its price; an analyst's slider opened at the
+    hardware-only $3.35 and moving it up to $3.40 dropped the electricity line, the bill fell),
+    else the mode's catalogue rate (``scenario_price``). Where the mode has no rate, the
+    scenario's own mode's (the bill then says why it cannot price the mode)."""
+    try:
+        if pricing == "owned":
+            return float(owned_usd_per_gpu_hour(
+                load_accelerator(scenario["accelerator"]),
+                scenario.get("ledger_owned_usd_per_gpu"),
+                scenario.get("ledger_electricity_usd_per_kwh"),
+                scenario.get("ledger_pue"))["usd_per_gpu_hour"])
+        return float(scenario_price({**scenario, "pricing": pricing})[0])
+    except ValueError:
+        if pricing == scenario["pricing"]:
+            raise
+        return _hour_of(scenario, scenario["pricing"])
+
+
 def _rate_words(pricing: str, source: str) -> str:
     """Which rate ``ledger_explorer``'s bill used when no price is given, in words: owned
     hardware's amortised hour with its energy; a discount mode capped at the on-demand median
@@ -1050,15 +1071,7 @@ def ledger_explorer(scenario: dict):
     # the bill's own rate when the scenario leaves the price to the catalogue (its median), so
     # that the panel opens on the page's bill; given back to the bill as None until moved
     given = scenario["price_usd_per_gpu_hour"]
-    price0 = float(given) if given is not None else scenario_price(scenario)[0]
-    if given is None and scenario["pricing"] == "owned":
-        # owned hardware: the all-in hour (the hardware's rate and its energy), what a moved
-        # slider gives the bill as its price (an analyst's slider opened at the hardware-only
-        # $3.35, and moving it up to $3.40 dropped the electricity line: the bill fell)
-        price0 = float(owned_usd_per_gpu_hour(
-            load_accelerator(scenario["accelerator"]), scenario.get("ledger_owned_usd_per_gpu"),
-            scenario.get("ledger_electricity_usd_per_kwh"),
-            scenario.get("ledger_pue"))["usd_per_gpu_hour"])
+    price0 = float(given) if given is not None else _hour_of(scenario, scenario["pricing"])
     lo, hi = _span(price0, 0.5, 12)
     price = w.FloatSlider(value=price0, min=lo, max=hi, step=0.05, description="$/GPU-h",
                           continuous_update=False)
@@ -1127,8 +1140,24 @@ def ledger_explorer(scenario: dict):
             plots.bill_waterfall(bill.table(), ax=live.axes)
             display(live.image())
 
-    for wid in (gpus, mfu, price, pricing, explore, reserve, fte):
+    def on_mode(*_):
+        # a price left where it opened follows the mode: the slider shows the new mode's own
+        # rate (a review moved an unmoved slider after a switch to owned and read the bill
+        # fall as the price rose: it had kept the on-demand rate)
+        nonlocal price0
+        new = None if given is not None or abs(price.value - price0) >= price.step / 2 \
+            else _hour_of(scenario, pricing.value)
+        if new is None or abs(new - price.value) < price.step / 2:
+            price0 = price0 if new is None else new
+            update()
+            return
+        price0 = new
+        price.min, price.max = min(price.min, new / 2), max(price.max, new * 2)
+        price.value = new   # its observer prices the bill (unmoved: the mode's own rate)
+
+    for wid in (gpus, mfu, price, explore, reserve, fte):
         wid.observe(update, names="value")
+    pricing.observe(on_mode, names="value")
     update()
     said = [] if "spot" in modes else [w.Label(
         "spot is not offered here: the scenario gives no ledger_spot_preemptions_per_node_day "

@@ -1268,14 +1268,14 @@ if decode_note:  # an empirical factor in its generation (rl.decode_factor_words
     print(f"its generation: {decode_note}")
 print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
       f"{llmcost.fmt_usd(run['compute_cost_usd'])}; the campaign is "
-      f"{100 * tot['gpu_hours'] / run['gpu_hours']:.3g}% of it")
+      f"{llmcost.fmt_percent(tot['gpu_hours'] / run['gpu_hours'])} of it")
 
 # %%
 # NBVAL_CHECK_OUTPUT
 rl_flops = sum(iters["scenario"].flops.values()) * p["rl_iterations"] * p["rl_runs"]
 x = tot["gpu_hours"] / run["gpu_hours"] / (rl_flops / run["model_flops"])
 k = rl.scenario_time_factor(p)  # the bill's time factor: the GPU-hours are the model's × k
-print(f"in FLOPs the campaign is {100 * rl_flops / run['model_flops']:.3g}% of pre-training: its "
+print(f"in FLOPs the campaign is {llmcost.fmt_percent(rl_flops / run['model_flops'])} of pre-training: its "
       f"GPU-hours share is {x:.1f}x its FLOPs share ({x / k:.1f}x at the model's own time"
       + (f"; {rl.time_factor_short(p)}" if k != 1 else "") + f"): it runs at {1 / x:.2f}x "
       f"pre-training's utilisation, so its GPU-hours share is the "
