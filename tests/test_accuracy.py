@@ -126,7 +126,7 @@ def test_a_regime_of_one_or_two_runs_gets_the_default_band_and_a_warning():
     dense = accuracy.mfu_band(0.40, "H100-SXM", 16384, n_params=405e9, seq_len=8192)
     assert not dense.validated and dense.n == 5
     assert dense.half_width >= accuracy.DEFAULT_BAND_FRACTION
-    assert any("only 5 held-out run(s)" in w and "too few to measure the model's error" in w
+    assert any("only 5 held-out runs" in w and "too few to measure the model's error" in w
                and "that takes 9 or more" in w for w in dense.warnings)
     # in a reader's words: no method name, the runs' publication instead of a dataset id
     for text in (*dense.warnings, dense.basis(), dense.describe()):

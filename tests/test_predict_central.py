@@ -216,7 +216,7 @@ def test_the_predicted_mfu_line_does_not_repeat_its_bands_stated_default(tmp_pat
         price_usd_per_gpu_hour=2.5)))
     w = report.estimate_ledger(path).warnings
     (first,) = [x for x in w if x.startswith("mfu: predict -> ")]
-    (band,) = [x for x in w if x.startswith("only 1 held-out run(s) in the regime")]
+    (band,) = [x for x in w if x.startswith("only 1 held-out run in the regime")]
     assert "± 30% from the predicted (an error on the step time)" in band
     assert "± 30%" not in first
     assert first.endswith("that band is the range the bill draws on the MFU (its spread and "

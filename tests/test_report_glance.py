@@ -497,7 +497,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     lower, higher = 1 - 1 / (1 + c + hw), 1 / (1 + c - hw) - 1
     assert band.high == pytest.approx(0.25 / (1 + c - hw))  # below the cap (54.6%): not capped
     assert glance.caveat_line(w) == (
-        f"the predicted MFU rests on only {band.n} published run(s) like this one, its sharding included, kept out of its fitting: read it as "
+        f"the predicted MFU rests on only {band.n} published {'run' if band.n == 1 else 'runs'} like this one, its sharding included, kept out of its fitting: read it as "
         f"{lower:.0%} lower to {higher:.0%} higher than the model's raw prediction")
     # A new-user trial: at 50% (above the best comparable run, then Megatron-LM's 47%) the band
     # was capped at the prediction itself and the bill used 50%. The band's top is now the best
@@ -511,7 +511,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert capped.low == pytest.approx(best * (1 + c) / (1 + c + hw))
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
-        f"the predicted MFU rests on only {capped.n} published run(s) like this one, its sharding included, kept out of its fitting and is above "
+        f"the predicted MFU rests on only {capped.n} published {'run' if capped.n == 1 else 'runs'} like this one, its sharding included, kept out of its fitting and is above "
         f"every comparable published run: read it as 6% to {1 - capped.low / 0.58:.0%} lower "
         "(its range is capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
@@ -1896,3 +1896,13 @@ def test_one_given_mfu_on_two_accelerators_and_dtypes_is_one_item():
                                  "train_tokens": 1e10, "mfu": r, "price_usd_per_gpu_hour": 3.0})
             for acc, r in (("A100-80GB", r1), ("H100-SXM", r2)))
     assert not any("on both" in x for x in glance.compare_inputs([d, e]))
+
+
+def test_counted_makes_run_s_agree_with_its_count():
+    # a startup's trial read "only 1 held-out run(s)" on an index: the reader's lines say
+    # "1 published run", "3 held-out runs"
+    assert glance.counted("rests on only 1 published run(s) like this one") == \
+        "rests on only 1 published run like this one"
+    assert glance.counted("only 3 held-out run(s); 2 pilot(s); 1,200 price(s)") == \
+        "only 3 held-out runs; 2 pilots; 1,200 prices"
+    assert glance.counted("no count before run(s)") == "no count before run(s)"

@@ -1118,7 +1118,7 @@ CAVEATS = [
      "the MFU, {1}, rests on the step-time model; pin the pilots' plan to bill what they "
      "measured"),
     # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
-    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap; after it, the whole band "
+    (r"only (\d+) held-out runs? in the regime .*?before the cap; after it, the whole band "
      r"(\d+%) to (\d+%) below the prediction",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting and is above every "
      "comparable published run: read it as {2} to {1} lower (its range is capped)"),
@@ -1126,7 +1126,7 @@ CAVEATS = [
      r"(\d+%) to (\d+%) below the prediction",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together, and the prediction is above every comparable "
      "published run: read it as {1} to {0} lower (its range capped)"),
-    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) below to (\d+%) "
+    (r"only (\d+) held-out runs? in the regime .*?before the cap, (\d+%) below to (\d+%) "
      r"above after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher than the model's raw prediction (its range is capped)"),
@@ -1134,7 +1134,7 @@ CAVEATS = [
      r"above after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
-    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
+    (r"only (\d+) held-out runs? in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher than the model's raw prediction (its range is capped)"),
@@ -1142,10 +1142,10 @@ CAVEATS = [
      r"cap, (\d+%) above after it",
      "no published run kept out of the model's fitting matches this plan in GPU generation, sharding, model kind, precision, length and size together: the predicted MFU is a rough guess ({0} lower to "
      "{1} higher, its range capped)"),
-    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
+    (r"only (\d+) held-out runs? in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower to {2} higher than the model's raw prediction"),
-    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to with no upper",
+    (r"only (\d+) held-out runs? in the regime .*?the MFU (\d+%) below to with no upper",
      "the predicted MFU rests on only {0} published run(s) like this one, its sharding included, kept out of its fitting: read it as {1} "
      "lower, or much higher"),
     (r"no held-out run is published in the regime .*?the MFU (\d+%) below to (\d+%) above",
@@ -1479,6 +1479,17 @@ def _reader_number(s: str, mfu: bool = False) -> str:
     return fmt_fraction_pct(v) if v >= 1e-3 else f"{v * 100:.2g}%"
 
 
+def counted(text: str) -> str:
+    """``text`` with each "N <up to two words> run(s)" (or price(s), pilot(s)) in agreement
+    with its count: "only 1 published run(s)" → "only 1 published run", "3 held-out run(s)" →
+    "3 held-out runs" (a startup's trial read "only 1 held-out run(s)" on an index)."""
+    def agree(m):
+        n = float(m[1].replace(",", ""))
+        return f"{m[1]} {m[2]}{m[3]}{'' if n == 1 else 's'}"
+    return re.sub(r"\b(\d[\d,]*(?:\.\d+)?) ((?:[\w-]+ ){0,2})(run|price|pilot)\(s\)", agree,
+                  str(text))
+
+
 def caveat_line(warning: str) -> str:
     """One line in the reader's words for a report warning (``CAVEATS``, fractions given as
     percentages); a warning of no known family gives its first clause (up to a colon or
@@ -1487,8 +1498,8 @@ def caveat_line(warning: str) -> str:
     for pattern, words in CAVEATS:
         m = re.search(pattern, w)
         if m:
-            return words.format(*(_reader_number(g, w[:m.start(i)].endswith("mfu="))
-                                  for i, g in enumerate(m.groups(), 1)))
+            return counted(words.format(*(_reader_number(g, w[:m.start(i)].endswith("mfu="))
+                                          for i, g in enumerate(m.groups(), 1))))
     parts = re.split(r"[:;] ", w, maxsplit=2)
     first = parts[0].strip().rstrip(".")
     if re.fullmatch(r"[a-z_][a-z0-9_.]*", first) and len(parts) > 1:  # a bare key: its rule

@@ -556,7 +556,8 @@ class MfuBand:
             return (f"the 90% band of its regime, measured on the model's errors on its "
                     f"n = {self.n} held-out published runs ({sources}): {err}")
         if self.n:
-            return (f"the stated default, {err}: only n = {self.n} held-out published run(s) "
+            return (f"the stated default, {err}: only n = {self.n} held-out published "
+                    f"{'run' if self.n == 1 else 'runs'} "
                     f"of its regime ({sources}), too few to measure the model's error from "
                     f"(that takes {MIN_CONFORMAL_ROWS} or more)")
         return f"the stated default of a regime with no published runs, {err}"
@@ -1460,7 +1461,8 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
     out = []
     if not band["conformal"]:
         if band["n"]:
-            out.append(f"only {band['n']} held-out run(s) in the regime {label} "
+            out.append(f"only {band['n']} held-out {'run' if band['n'] == 1 else 'runs'} in "
+                       f"the regime {label} "
                        f"({error_range_words(rows)}), too few to "
                        "measure the model's error on runs like this one (that takes "
                        f"{MIN_CONFORMAL_ROWS} or more): the band is a stated default, "
@@ -1983,7 +1985,8 @@ def regime_error(band: MfuBand) -> tuple:
         return None, f"no held-out published run in this regime ({band.regime})"
     r = t.loc[band.regime]
     return float(r["mean_abs_error"]), (f"mean |step-time error| (unsigned) on the "
-                                        f"{int(r['n'])} held-out published run(s) of this "
+                                        f"{int(r['n'])} held-out published "
+                                        f"{'run' if int(r['n']) == 1 else 'runs'} of this "
                                         f"regime ({band.regime}); the band's centre is "
                                         f"{shift_words(band.center, band.n)}, "
                                         f"{band.center:+.1%}")
