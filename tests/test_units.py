@@ -300,6 +300,8 @@ def test_article_for_a_number_as_read_aloud():
     assert [article_for(x) for x in ["110", "1800", "118000", "−8", "1.5%"]] == ["a"] * 5
     with pytest.raises(ValueError, match="printed=None must be a number as printed"):
         article_for(None)
+    from llmcost.core.units import with_article
+    assert (with_article("8,192"), with_article("2,048")) == ("an 8,192", "a 2,048")
 
 
 def test_fmt_percent_three_figures_never_an_exponent():

@@ -22,7 +22,7 @@ from ..core.diskcache import disk_cached
 from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
                            load_stack, plan_options, stacks_having)
-from ..core.units import article_for, fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun
+from ..core.units import fmt_count, fmt_duration, fmt_gpus, fmt_signed_pct, noun, with_article
 from ..serving.inference import model_context
 from ..training import gemm, parallel
 from ..training.reliability import cluster_mtbf_s, published_failure_rates
@@ -1348,7 +1348,7 @@ def plan_stops(scenario: dict, n: int, plan_at) -> str:
     bubble = plan_bubble(plan)
     return "" if bubble <= BUBBLE_WARNING else (
         f"on {fmt_gpus(int(n))} the plan search's {plan.describe()} has "
-        f"{article_for(f'{bubble:.0%}')} {bubble:.0%} pipeline bubble")
+        f"{with_article(f'{bubble:.0%}')} pipeline bubble")
 
 
 def fitting_counts(scenario: dict, counts: list, plan_at) -> list:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.catalog import as_model
-from ..core.units import article_for, fmt_count, fmt_usd
+from ..core.units import fmt_count, fmt_usd, with_article
 from ..training.compute import model_flops_per_token
 from .checks import context_warning
 from .ledger import Ledger, with_changes
@@ -88,10 +88,9 @@ class LongContextExercise:
                     f"{fmt_usd(self.added_usd)} to the bill without that phase, so the bill "
                     f"{moves}")
         long, short = f"{ph['seq_len']:,}", f"{self.seq_len:,}"
-        lines = [head, f"{adds}; {article_for(long)} {long}-token sequence costs "
-                 f"{self.flops_ratio:.2f}× the FLOPs per token of {article_for(short)} "
-                 f"{short}-token one, "
-                 f"at MFU {ph['mfu']:.1%} against {self.bill_mfu:.1%}"]
+        lines = [head, f"{adds}; {with_article(long)}-token sequence costs "
+                 f"{self.flops_ratio:.2f}× the FLOPs per token of {with_article(short)}-token "
+                 f"one, at MFU {ph['mfu']:.1%} against {self.bill_mfu:.1%}"]
         return "\n".join(lines + ([f"warning: {self.warning}"] if self.warning else []))
 
 

@@ -72,9 +72,9 @@ from ..core.catalog import (
     load_model,
 )
 from ..core.diskcache import disk_cached
-from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, article_for,
-                          as_array, as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period,
-                          fmt_quantity, fmt_usd, noun, usd_as_printed)
+from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
+                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period, fmt_quantity,
+                          fmt_usd, noun, usd_as_printed, with_article)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
@@ -656,8 +656,8 @@ def _restart_from_scratch_goodput(b: _Basis, n_gpus, ideal_gpu_hours):
         wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
     if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
         raise ScenarioNeverFinishes(
-            f"ledger_resumable=false: {article_for(f'{t / SECONDS_PER_DAY:,.1f}')} "
-            f"{t / SECONDS_PER_DAY:,.1f}-day job on {fmt_gpus(n_gpus)} "
+            f"ledger_resumable=false: {with_article(f'{t / SECONDS_PER_DAY:,.1f}')}-day job on "
+            f"{fmt_gpus(n_gpus)} "
             f"with a mean time between interruptions of {_least_duration(m)}, counting "
             f"failures (MTBF {_least_duration(m_fail)}) and planned stops "
             f"(fail_planned_per_day={_most(p['fail_planned_per_day'])}), must restart from "

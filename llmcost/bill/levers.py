@@ -64,9 +64,9 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.stacks import load_stack
-from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, article_for, as_array, as_flag,
-                          as_scalar, as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus,
-                          fmt_quantity, fmt_usd, noun, shorten_words)
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_flag, as_scalar,
+                          as_text, fmt_bytes, fmt_count, fmt_duration, fmt_gpus, fmt_quantity,
+                          fmt_usd, noun, shorten_words, with_article)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..serving import rl
@@ -2006,10 +2006,10 @@ def _owned_purchase_words(s: dict, after: dict, name: str) -> str:
         cluster = n * float(owned_usd_per_gpu_hour(load_accelerator(name), _point(
             price, "ledger_owned_usd_per_gpu"))["cluster_usd_per_gpu"])
     except ValueError:
-        return (f"; on owned hardware the move buys {article_for(f'{n:,}')} {n:,}-GPU {name} "
+        return (f"; on owned hardware the move buys {with_article(f'{n:,}')}-GPU {name} "
                 "cluster, whose "
                 "purchase price the catalogue does not hold")
-    return (f"; on owned hardware the move buys {article_for(f'{n:,}')} {n:,}-GPU {name} "
+    return (f"; on owned hardware the move buys {with_article(f'{n:,}')}-GPU {name} "
             "cluster (servers and "
             f"network), {fmt_usd(cluster)} up front: the bill charges the hours' share of its "
             f"value, as it does of the {_get(s, 'accelerator')} cluster already owned")

@@ -898,8 +898,8 @@ def _coerce(p: Param, value):
         elif short:  # the number the suffix stands for, written out: 2T -> 2e+12, 40% -> 0.4
             scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12, "%": 0.01}[short[2].lower()]
             hint = f" (write {_written(float(short[1]) * scale)} for {value.strip()})"
-        elif isinstance(value, str) and _text_number_hint(value, base == "int"):
-            hint = _text_number_hint(value, base == "int")
+        elif isinstance(value, str) and (written := _text_number_hint(value, base == "int")):
+            hint = written
         elif isinstance(value, str) and _unit_number(value) is not None:
             hint = (f" (write {_unit_number(value)}: the number alone, in the key's unit, "
                     f"{p.doc.split(';')[0]})")

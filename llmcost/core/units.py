@@ -220,6 +220,12 @@ def article_for(printed: str) -> str:
     return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
 
 
+def with_article(printed: str) -> str:
+    """``printed`` (a number as printed) after its article, ``article_for``: "an 8,192",
+    "a 2,048"."""
+    return f"{article_for(printed)} {printed}"
+
+
 def fmt_amount(value: float, digits: int = 4) -> str:
     """A count or amount in a table of mixed quantities: below a million as ``fmt_quantity``
     (whole with thousands separators from 10^(digits−1) up, "12,288" GPUs; else ``digits``

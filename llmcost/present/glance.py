@@ -48,7 +48,8 @@ from ..bill.ledger import (
 from ..bill.checks import GIVEN_MFU_PATTERN, RANGE_POINT_WORDS, fp8_over_bf16
 from ..bill.ranges import Range
 from ..serving.rl import scenario_time_factor
-from ..core.catalog import load_model, model_words, runnable_notebooks, scenario_accelerator
+from ..core.catalog import (current_prices, discount_price_cap, load_model, model_words,
+                            runnable_notebooks, scenario_accelerator)
 from ..core.diskcache import disk_cached
 from ..core.units import (fixed_sig2, fmt_count, fmt_duration, fmt_fraction_pct, fmt_gpus, fmt_usd,
                           shorten_words)
@@ -141,24 +142,30 @@ def bill_gaps(bill) -> dict:
             "price_default": (float(bill.figures["gpu_rate_usd_per_gpu_hour" if owned else
                                                  "price_usd_per_gpu_hour"])
                               if price_default else None),
-            "price_default_words": _price_default_words(bill, owned)}
+            "price_default_words": _price_default_words(bill, owned, price_default)}
 
 
-def _price_default_words(bill, owned: bool) -> str:
+def _price_default_words(bill, owned: bool, from_catalogue: bool) -> str:
     """What set a bill's default GPU-hour price, in ``bill_gaps``' words: owned hardware's
-    amortised purchase price; the on-demand median where a reserved run's rows lie above it;
-    the catalogue's one price where one row sets it (a review read "the catalogue's median" of
-    one Hyperstack row); else the catalogue's median."""
-    src = str(bill.figures.get("price_source", ""))
+    amortised purchase price; the on-demand median where a reserved run's rows lie above it
+    (``catalog.discount_price_cap``); the catalogue's one price where one row sets it
+    (``catalog.current_prices``: a review read "the catalogue's median" of one Hyperstack row);
+    else, or where the price is not the catalogue's (``from_catalogue`` false), the catalogue's
+    median."""
     if owned:
         return ("the workbook's H100 purchase price amortised (the hardware; its energy is on "
                 "the electricity line)")
-    if "on-demand median" in src and bill.figures.get("pricing") == "reserved":
-        row = "row lies" if "the one current reserved" in src else "rows lie"
+    acc, pricing = bill.figures.get("accelerator"), bill.figures.get("pricing")
+    try:
+        cap = discount_price_cap(acc, pricing) if from_catalogue else None
+        rows = len(current_prices(acc, pricing)) if from_catalogue else 0
+    except ValueError:   # an accelerator or mode the catalogue does not price
+        return "the catalogue's median"
+    if cap is not None and pricing == "reserved":
+        row = "row lies" if cap["listed_n"] == 1 else "rows lie"
         return (f"the catalogue's on-demand median, which a reserved run takes where its "
                 f"reserved {row} above it")
-    return ("the catalogue's one listed price" if "the one current" in src
-            else "the catalogue's median")
+    return "the catalogue's one listed price" if rows == 1 else "the catalogue's median"
 
 
 def _and(words: list) -> str:

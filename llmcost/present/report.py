@@ -96,8 +96,8 @@ from ..core.catalog import (
 from ..core.cachedir import cache_dir, pin_cache_dir
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, within_one_domain
-from ..core.units import (PERIOD_SECONDS, article_for, fmt_bytes, fmt_gpus, fmt_period,
-                          fmt_usd, json_finite, not_finite_text, sig3)
+from ..core.units import (PERIOD_SECONDS, fmt_bytes, fmt_gpus, fmt_period, fmt_usd,
+                          json_finite, not_finite_text, sig3, with_article)
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import WEIGHT_BYTES, weight_bytes
@@ -739,7 +739,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         raise ScenarioError(
             f"{scenario_path}: mfu: predict: the step-time model predicts an MFU of "
             f"{float(b.mfu):.2g} for {plan.describe()} "
-            f"({article_for(f'{b.step_time_s:,.4g}')} {b.step_time_s:,.4g}-s step, "
+            f"({with_article(f'{b.step_time_s:,.4g}')}-s step, "
             f"{part.replace('_s', '').replace('_', ' ')} {secs:,.4g} s of it): below a "
             "millionth of the peak; check the figures that drive that part (e.g. "
             "comm_scaleout_bytes_per_s, efficiency_profile)")

@@ -24,6 +24,7 @@ from ..core.catalog import (
     as_accelerator,
     as_model,
     catalogue_price,
+    discount_price_cap,
     list_accelerators,
     list_models,
     load_accelerator,
@@ -1041,14 +1042,14 @@ def _hour_of(scenario: dict, pricing: str) -> float:
         return _hour_of(scenario, scenario["pricing"])
 
 
-def _rate_words(pricing: str, source: str) -> str:
+def _rate_words(accelerator: str, pricing: str) -> str:
     """Which rate ``ledger_explorer``'s bill used when no price is given, in words: owned
     hardware's amortised hour with its energy; a discount mode capped at the on-demand median
     (``catalog.discount_price_cap``: an analyst read "the catalogue's reserved rate" at the
     on-demand median); else the catalogue's rate of ``pricing``."""
     if pricing == "owned":
         return "the owned hardware's amortised hour with its energy"
-    if "the on-demand median" in source and "the most a" in source:
+    if discount_price_cap(accelerator, pricing) is not None:
         return f"the catalogue's on-demand median, the most a {pricing} hour is taken to cost"
     return f"the catalogue's {pricing} rate"
 
@@ -1124,7 +1125,7 @@ def ledger_explorer(scenario: dict):
             used = ("the given price, whatever the pricing mode"
                     if changes.get("price_usd_per_gpu_hour") is not None or
                     (given is not None and "price_usd_per_gpu_hour" not in changes)
-                    else _rate_words(pricing.value, bill.figures.get("price_source") or ""))
+                    else _rate_words(bill.figures["accelerator"], pricing.value))
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
                   f"; {bill.figures['wall_clock_days']:.1f} days; at ${rate:.2f}/GPU-h, {used}")
             people = bill.scenario.get("ledger_people") or []
@@ -1269,11 +1270,10 @@ def levers_explorer(scenario: dict):
     out = w.Output()
     before = levers.bill(scenario)
 
-    def priceable(k) -> str:
-        """"" where lever ``k`` prices on this scenario alone, else why not."""
+    def alone(k):
+        """The bill with lever ``k`` alone, or why this scenario cannot price it (a str)."""
         try:
-            levers.bill(levers.apply_levers(scenario, [k]))
-            return ""
+            return levers.bill(levers.apply_levers(scenario, [k]))
         except ValueError as e:
             return str(e)
 
@@ -1281,11 +1281,12 @@ def levers_explorer(scenario: dict):
         keys = [k for k, b in boxes.items() if b.value]
         _clear(out)
         with out:
+            each = {k: alone(k) for k in keys}   # each ticked lever priced once on its own
             # a lever this scenario cannot price is left out and said, the others priced (an
             # analyst ticked spot without a pre-emption rate and lost every combination)
-            for k in [k for k in keys if priceable(k)]:
+            for k in [k for k in keys if isinstance(each[k], str)]:
                 print(f"{levers.LEVERS[k][0]}: not priced on this scenario, so left out "
-                      f"({priceable(k)})")
+                      f"({each[k]})")
                 keys.remove(k)
             try:
                 after = levers.bill(levers.apply_levers(scenario, keys))
@@ -1295,8 +1296,7 @@ def levers_explorer(scenario: dict):
             saving = before.total_usd - after.total_usd
             print("levers on: " + (", ".join(levers.LEVERS[k][0] for k in keys) or "none"))
             for k in keys:  # a lever with nothing to act on in this scenario says why
-                alone = levers.bill(levers.apply_levers(scenario, [k])).total_usd
-                if abs(alone - before.total_usd) < 0.5:
+                if abs(each[k].total_usd - before.total_usd) < 0.5:
                     # the lever's own reason (an analyst read "its input is already at the
                     # lever's setting" for a reservation no provider prices a term of)
                     why = levers.LEVERS[k][2](scenario).note or \

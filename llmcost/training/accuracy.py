@@ -108,7 +108,7 @@ import pandas as pd
 from ..core.catalog import as_model, load_accelerator, load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.stacks import load_stack
-from ..core.units import article_for, fmt_gpus
+from ..core.units import fmt_gpus, with_article
 from . import step_validation
 from .step import fsdp_zero_stage
 from .options import StepOptions
@@ -366,7 +366,7 @@ def full_conformal_interval(e, e_causal, alpha: float = ALPHA) -> tuple[float, f
     n = len(e)
     k = math.ceil((n + 1) * (1 - alpha))
     if k > n:
-        raise ValueError(f"e has {n} rows: {article_for(f'{1 - alpha:.0%}')} {1 - alpha:.0%} "
+        raise ValueError(f"e has {n} rows: {with_article(f'{1 - alpha:.0%}')} "
                          "full-conformal band needs "
                          f"n >= ceil((n + 1)(1 - alpha)) = {k}")
     s = np.sort(e)
