@@ -1035,3 +1035,24 @@ def test_a_lines_count_without_its_rate_is_warned():
     assert alone == ["ledger_human_eval_usd_per_hour is given without ledger_human_eval_hours: "
                      "the human evaluation and red-teaming line is $0, 'not given'. Give "
                      "ledger_human_eval_hours to price it."]
+
+
+def test_a_run_that_leaves_its_last_host_partly_used_is_said_so():
+    # A trial's 7B on 100 H100s: 12.5 eight-GPU hosts (NVIDIA DGX H100 / HGX H100: 8 GPUs per
+    # board), billed as 100 GPUs with no word; a multi-node job rents whole nodes: 104 GPUs
+    # (13 hosts) are paid, 4 idle
+    from llmcost.bill.checks import partial_host_warning
+    w = partial_host_warning({"n_gpus": 100, "accelerator": "H100-SXM"})
+    assert w.startswith("n_gpus=100 fills 12.5 of H100-SXM's 8-GPU hosts")
+    assert "the 4 idle GPUs of the last one are paid" in w and "give 96 GPUs or 104 GPUs" in w
+    # whole hosts, one host or less (1, 2, 4-GPU instances), NVL72 trays of 4: nothing to say
+    for n, acc in ((96, "H100-SXM"), (4, "H100-SXM"), (1, "A100-40GB"), (256, "GB200-NVL72")):
+        assert partial_host_warning({"n_gpus": n, "accelerator": acc}) is None, (n, acc)
+    assert partial_host_warning({"n_gpus": 30, "accelerator": "GB200-NVL72"}).startswith(
+        "n_gpus=30 fills 7.5 of GB200-NVL72's 4-GPU hosts")
+    # it reaches the scenario's warnings, and the index's caveats in a reader's line
+    assert any(x.startswith("n_gpus=100 fills") for x in scenario_warnings(
+        {"n_gpus": 100, "accelerator": "H100-SXM", "mfu": 0.4}))
+    from llmcost.present import glance
+    assert glance.caveat_line(w) == ("100 GPUs fill 12.5 of H100-SXM's 8-GPU hosts: the idle "
+                                     "GPUs of the last host are paid and not in this bill")

@@ -174,6 +174,36 @@ def test_compare_says_the_rl_line_moved_money_out_of_the_exploratory_line():
     assert ledger.exploratory_shift_words(a, a) is None
 
 
+def test_compare_of_two_bills_whose_exploratory_line_is_zero_on_both_sides():
+    # A trial (GRPO on a stand-in 1B-token pre-training run, 64 H100 against 32 B200): both
+    # bills' exploratory lines $0.00, RL −$490 and the total −$454 in the table, while the note
+    # said "the exploratory line deducts $43.41 more of them ... so RL post-training moves the
+    # total by −$534" (the change of the multiplier's budget, a final-run change, put on RL).
+    # By hand: netted lines + exploratory = max(g, n) per bill; with n > g on both sides the
+    # RL lines reach the total whole, R = Δ = n_B − n_A, and the line deducts nothing more.
+    a = ledger.build_ledger({**_dpo(20_000), "train_tokens": 1e9})
+    b = ledger.build_ledger({**_dpo(30_000), "train_tokens": 2e9})
+    for x in (a, b):
+        assert x.line("compute.exploratory").usd == 0.0
+    # DPO's line says what DPO runs (no rollouts, no reward model: Rafailov et al. 2023)
+    assert a.line("post.rl").line == ("RL post-training (DPO: policy and reference passes over "
+                                      "preference pairs)")
+    d = (_dpo_gpu_hours(30_000) - _dpo_gpu_hours(20_000)) * PRICE
+    assert b.line("post.rl").usd - a.line("post.rl").usd == pytest.approx(d, rel=1e-6)
+    note = ledger.exploratory_shift_words(a, b)
+    assert "the exploratory line deducts no more of them" in note
+    assert note.endswith(f"so RL post-training moves the total by +{llmcost.fmt_usd(d)}")
+    # mixed: A under the multiplier (RL absorbed), B above it by hand: R = ½[max(g_A, n_B) −
+    # max(g_A, n_A) + max(g_B, n_B) − max(g_B, n_A)] with n_A < g_A = g_B < n_B: n_B − g_A
+    c = ledger.build_ledger({**_dpo(1_000), "train_tokens": 2e9})
+    e = ledger.build_ledger({**_dpo(60_000), "train_tokens": 2e9})
+    gc, ge = (x.figures["exploratory_netting"]["gross_gpu_hours"] * PRICE for x in (c, e))
+    nc, ne = (x.figures["exploratory_netting"]["netted_gpu_hours"] * PRICE for x in (c, e))
+    assert gc == pytest.approx(ge) and nc < gc < ne
+    assert ledger.exploratory_shift_words(c, e).endswith(
+        f"so RL post-training moves the total by +{llmcost.fmt_usd(ne - gc)}")
+
+
 def test_estimate_compare_from_the_command_line(tmp_path):
     # the trial's command, on scenario files: the note is printed under the table
     base = tmp_path / "a.yaml"

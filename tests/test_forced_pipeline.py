@@ -251,6 +251,19 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     # 128,256-token vocabulary on the last stage) and the embedding make the last stage
     # heavier still; the model's share, of the whole step, is no more than that bound allows
     assert 0.25 < share <= 1 - 1.28 / 2 + 0.2
+    # Llama 2 7B, the same 25 stages (a procurement trial): its 32,000-token LM head leaves the
+    # last stage lighter than a 2-layer middle one, so the model's share (its middle stages all
+    # the heaviest) was 2.5% and nothing was said; the layers' own spread, 1 − 1.28 / 2 = 36%
+    # of the per-micro-batch layer work (checks.stage_wait_share), is what the others idle
+    seven = _uneven_values(model="llama-2-7b")
+    spec7 = load_model("llama-2-7b")
+    plan7, b7 = scenario_step(seven, spec7)
+    assert plan7.pp == 25 and b7.stage_imbalance_s / b7.step_time_s < 0.05
+    wait = checks.stage_wait_share(spec7, plan7, b7)
+    assert 0.25 < wait <= 1 - 1.28 / 2
+    said7 = [w for w in scenario_warnings(seven, mfu_predicted=True)
+             if w.startswith("the plan's pipeline stages carry unequal work")]
+    assert len(said7) == 1 and f"at least {wait:.0%} of each step" in said7[0]
     # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
     even = _uneven_values(n_gpus=128)
     assert not any(w.startswith("the plan's pipeline stages carry unequal work")

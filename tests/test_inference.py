@@ -765,6 +765,12 @@ def test_example_draft_is_the_smallest_of_the_targets_tokenizer():
     assert inf.example_draft("llama-3.1-405b")[0] == "llama-3.1-8b"
     assert inf.example_draft("qwen3-235b-a22b")[0] == "qwen3-30b-a3b"
     assert inf.example_draft("qwen3-30b-a3b")[0] is None
+    # smaller in all parameters too: Qwen3-30B-A3B (3.35B active, 30.5B in all; Qwen Team 2025,
+    # Table 2) drafts no Qwen3-4B (4.02B), whose weights it would outweigh 7.6x in HBM (a trial's
+    # Qwen3-8B was offered it and it did not fit)
+    draft, why = inf.example_draft("qwen3-4b")
+    assert draft is None and why.startswith("no catalogue model smaller than qwen3-4b (4.02e+09 "
+                                            "parameters) shares its tokenizer")
     with pytest.raises(ValueError, match=r"qwen3-4b.*4\.02e\+09 active parameters\) must be "
                                          r"smaller than the target 'qwen3-30b-a3b'"):
         inf.serving_cost("qwen3-30b-a3b", "H100-SXM", 3.99, prompt_tokens=512,

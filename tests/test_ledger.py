@@ -1505,3 +1505,37 @@ def test_published_project_length_is_drawn_over_its_published_bounds():
     _, why128 = illustrative_ranges(b128)["ledger_project_months"]
     assert f"the bill's point is the compute schedule's {b128.figures['project_months']:.3g} " \
         "months, longer" in why128
+
+
+def test_notebook_00s_post_training_illustration_keeps_the_scenarios_own_lines():
+    # A trial (Llama 3.1 70B, ledger_sft_tokens 2e9, GRPO): notebook 00's "post-training
+    # compute" row read $47.4k with "SFT 10B tokens $8.77k, LoRA 10B tokens $6.60k" beside a
+    # bill whose SFT line (2B tokens) was $1.72k and which billed no LoRA: the page replaced the
+    # scenario's own quantities. Now each line the scenario gives stays its own; the others
+    # take the illustration, said which is which. By hand: 10^5 samples × $5 = $500,000 of
+    # annotation; 2,000 hours × $60 = $120,000 of human evaluation.
+    bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99, "ledger_sft_tokens": 2e9})
+    post, illustrative, words = ledger.post_training_illustration(bill)
+    assert illustrative == ("post.lora", "data.annotation", "eval.human")
+    assert post.line("post.sft").usd == bill.line("post.sft").usd > 0
+    assert post.line("data.annotation").usd == pytest.approx(500_000.0, rel=1e-12)
+    assert post.line("eval.human").usd == pytest.approx(120_000.0, rel=1e-12)
+    assert post.line("post.lora").usd > 0 == bill.line("post.lora").usd
+    assert words.startswith(f"SFT 2B tokens {llmcost.fmt_usd(bill.line('post.sft').usd)} "
+                            "(the scenario's); LoRA 10B tokens ")
+    assert "(illustrative)" in words
+    # a scenario that gives nothing: all four illustrated, SFT at the illustration's 10B tokens
+    none = ledger.post_training_illustration(ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}))
+    assert none[1] == ("post.sft", "post.lora", "data.annotation", "eval.human")
+    ten = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99, "ledger_sft_tokens": 1e10})
+    assert none[0].line("post.sft").usd == ten.line("post.sft").usd
+    assert none[2].startswith(f"SFT 10B tokens {llmcost.fmt_usd(ten.line('post.sft').usd)} "
+                              "(illustrative)")
+    # MLA attention (DeepSeek-V3): LoRA's adapter count is not modelled: not billed, said why
+    mla = ledger.build_ledger({"model": "deepseek-v3", "n_gpus": 2048, "train_tokens": 1e12,
+                               "price_usd_per_gpu_hour": 3.99})
+    post, illustrative, words = ledger.post_training_illustration(mla)
+    assert "post.lora" not in illustrative and post.line("post.lora").usd == 0
+    assert "(not billed: LoRA is not modelled for mla attention)" in words
+    with pytest.raises(ValueError, match="bill"):
+        ledger.post_training_illustration({"model": "llama-2-70b"})

@@ -19,7 +19,7 @@ def plan(tmp_path_factory):
 
 
 @pytest.mark.parametrize("stem, says", [
-    ("00_index", "LoRA left out: deepseek-v3 uses mla attention"),
+    ("00_index", "(not billed: LoRA is not modelled for mla attention)"),
     ("03_parallelism", "scenario's plan"),
     # new-user trials: the index showed MoE allocation figures from dense-model fits unmarked,
     # then marked only in a trailing note; the headline table now leaves them out, saying why

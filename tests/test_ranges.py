@@ -126,7 +126,14 @@ def test_a_capped_predicted_band_pairs_one_model_error_in_a_compare():
                      "capped_above": 0.12}}
     r = predicted_mfu_range(pred)
     assert r.kind == "two_piece_cut" and r.cut == 0.546 and r.point == 0.493
-    assert r.high == pytest.approx(0.4877 / (1 - 0.0098 - 0.3), rel=1e-9)
+    # both ends widened from the mode by 1 / (1 − √0.1) = 1.46247 (the band is a 90% interval:
+    # its ends are the draws' P5 and P95, montecarlo.band_drawn)
+    widen = 1 / (1 - 0.1 ** 0.5)
+    assert widen == pytest.approx(1.46247, abs=1e-5)
+    assert r.high == pytest.approx(0.493 + (0.4877 / (1 - 0.0098 - 0.3) - 0.493) * widen,
+                                   rel=1e-9)
+    assert r.low == pytest.approx(0.493 - (0.493 - 0.378) * widen, rel=1e-9)
+    assert r.quantile(0.05) == pytest.approx(0.378, rel=1e-9)
     # an uncapped band keeps the plain two-piece range
     assert predicted_mfu_range({**pred, "band": {**pred["band"], "capped_above": None}}).kind \
         == "two_piece"
@@ -140,9 +147,38 @@ def test_a_band_peaked_at_an_end_stays_a_triangle():
     assert peaked_at(0.3, 0.4, 0.5).kind == "two_piece"
     assert peaked_at(0.3, 0.5, 0.5).kind == peaked_at(0.3, 0.3, 0.5).kind == "triangular"
     capped = predicted_mfu_range({"value": 0.35, "band": {"low": 0.268, "high": 0.35}})
-    assert capped == Range("triangular", low=0.268, mode=0.35, high=0.35)
+    # the band's low end its P5: a triangle peaked at its top h has its q-quantile at
+    # l + (h − l)√q, so h − l = (h − band low) / (1 − √0.05) = 0.082 × 1.28800
+    assert capped.kind == "triangular" and capped.mode == capped.high == 0.35
+    assert capped.low == pytest.approx(0.35 - 0.082 / (1 - 0.05 ** 0.5), rel=1e-9)
+    assert capped.quantile(0.05) == pytest.approx(0.268, rel=1e-9)
     d = capped.draws(N, 0, "mfu")
     assert np.mean(d >= 0.35 - 1e-12) < 0.001
+
+
+def test_a_predicted_band_is_drawn_as_the_90_percent_interval_it_is():
+    # The step-time model's band is a 90% interval of its held-out errors (accuracy.ALPHA =
+    # 0.10: full-conformal, ⌈(n + 1)·0.9⌉-th score): 5% of published runs fall below its low end
+    # and 5% above its top. Drawn over the band's own ends no draw fell outside it, and the
+    # bill's P10-P90 of the MFU was ±55% of each half-width where a 90% band's P10-P90 is ±81%
+    # (two half-triangles: q-quantile l + (m − l)√(2q), P10 at 1 − √0.2 = 0.553 of the way
+    # from m when P0 is the end; (1 − √0.2) / (1 − √0.1) = 0.809 when P5 is).
+    from llmcost.bill.montecarlo import band_drawn, predicted_mfu_range
+    r = predicted_mfu_range({"value": 0.40, "band": {"low": 0.31, "high": 0.55}})
+    assert r.kind == "two_piece" and r.mode == 0.40
+    d = r.draws(N, 0, "mfu")
+    assert np.quantile(d, 0.05) == pytest.approx(0.31, rel=0.01)
+    assert np.quantile(d, 0.95) == pytest.approx(0.55, rel=0.01)
+    assert np.mean(d < 0.31) == pytest.approx(0.05, abs=0.003)
+    assert np.mean(d > 0.55) == pytest.approx(0.05, abs=0.003)
+    assert np.median(d) == pytest.approx(0.40, rel=0.005)
+    assert (0.40 - np.quantile(d, 0.10)) / 0.09 == pytest.approx(0.809, abs=0.01)
+    # a widened top above MFU 1 is cut there, never drawn above it
+    wide = band_drawn(0.5, 0.8, 0.95)
+    assert wide.kind == "two_piece_cut" and wide.cut == 1.0 and wide.bounds[1] == 1.0
+    # a band too wide below for a positive widened low end is refused, naming it
+    with pytest.raises(ValueError, match="mfu band=0.1-0.5 around 0.4"):
+        band_drawn(0.1, 0.4, 0.5)
 
 
 def test_draws_have_the_distributions_percentiles():
@@ -407,11 +443,15 @@ def test_predicted_mfu_band_enters_as_a_range_with_the_prediction_as_its_mode():
     pred = {"value": 0.45, "from": "predicted", "plan": "tp8",
             "band": {"low": 0.40, "high": 0.52, "text": "±12%"}}
     d = _sim({"mfu": 0.45, "_mfu_prediction": pred}, samples=20_000)
-    # two-piece: the prediction is the draws' median as well as their mode (half each side)
-    assert d.ranges["mfu"] == Range("two_piece", low=0.40, mode=0.45, high=0.52)
+    # two-piece: the prediction is the draws' median as well as their mode (half each side);
+    # the band's ends its P5 and P95 (ends widened from the mode by 1 / (1 − √0.1))
+    w = 1 / (1 - 0.1 ** 0.5)
+    assert d.ranges["mfu"] == Range("two_piece", low=0.45 - 0.05 * w, mode=0.45,
+                                    high=0.45 + 0.07 * w)
     assert np.mean(d.inputs["mfu"] < 0.45) == pytest.approx(0.5, abs=0.01)
     assert d.point.figures["mfu"] == 0.45  # the point stays the prediction
-    assert d.inputs["mfu"].min() >= 0.40 and d.inputs["mfu"].max() <= 0.52
+    assert np.mean(d.inputs["mfu"] < 0.40) == pytest.approx(0.05, abs=0.005)
+    assert np.mean(d.inputs["mfu"] > 0.52) == pytest.approx(0.05, abs=0.005)
     assert "band 40.0%-52.0%" in d.point.figures["mfu_source"]
 
 
@@ -432,8 +472,12 @@ def test_a_reports_mfu_band_is_said_as_what_it_is(capsys):
     # A trial: every page of a `mfu: predict` report opened with "mfu is a range (triangular
     # 0.1844 / 0.2175 / 0.2652): this page uses its mode 0.2175" though the file said predict.
     # The pages that declare mfu all declare mfu_band, which the report sets with the band
+    # (drawn widened, montecarlo.band_drawn: the band's ends are the draws' P5 and P95)
+    from llmcost.bill.montecarlo import band_drawn
     band = {"low": 0.1844, "mode": 0.2175, "high": 0.2652}
-    validate_parameters(mfu=band, mfu_band="predicted", interactive=False)
+    drawn = band_drawn(0.1844, 0.2175, 0.2652).to_yaml()
+    assert drawn["low"] < 0.1844 and drawn["high"] > 0.2652
+    validate_parameters(mfu=drawn, mfu_band="predicted", interactive=False)
     out = capsys.readouterr().out
     assert ("mfu is the step-time model's prediction (mfu: predict), 21.8% (its band 18.4% to "
             "26.5%): this page uses 21.8%") in out and "is a range" not in out
@@ -645,8 +689,9 @@ def test_predicted_mfu_band_reaches_estimate(tmp_path):
     pred = bill.scenario["_mfu_prediction"]
     d = ledger.simulate_ledger(bill.scenario, samples=1000)
     r = d.ranges["mfu"]
-    # its band capped where no comparable run measured more: the whole band cut at the cap
-    assert r.kind == "two_piece_cut" and r.low == pytest.approx(pred["band"]["low"])
+    # its band capped where no comparable run measured more: the whole band cut at the cap,
+    # its low end the draws' P5 (montecarlo.band_drawn)
+    assert r.kind == "two_piece_cut" and r.quantile(0.05) == pytest.approx(pred["band"]["low"])
     assert r.cut == pytest.approx(pred["band"]["high"]) and r.point == pytest.approx(pred["value"])
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
@@ -884,7 +929,8 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     # the mode is the prediction, inside its band even where the band's top is capped at it
     from llmcost.bill.montecarlo import predicted_mfu_range
     assert params["mfu"] == predicted_mfu_range(pred).to_yaml()
-    assert params["mfu"]["low"] == pred["band"]["low"] and params["mfu"]["mode"] == pred["value"]
+    assert predicted_mfu_range(pred).quantile(0.05) == pytest.approx(pred["band"]["low"]) \
+        and params["mfu"]["mode"] == pred["value"]
     # notebook 00's draws (its own cells: build_ledger of its parameters, then headline_draws)
     own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
     page = ledger.headline_draws(own.scenario, samples=20_000, seed=0).draws.percentiles()

@@ -106,8 +106,8 @@ def test_headline_ranges_price_and_exploration_unless_the_scenario_does(ranged, 
     assert (r.kind, r.p10, r.p90, r.low, r.high) == pytest.approx(
         spreads["ledger_exploratory_fraction"])
     if case == "predicted":  # the band the prediction carries, as a triangle at the prediction
-        r = head.draws.ranges["mfu"]
-        assert (r.low, r.mode, r.high) == pytest.approx((0.4, 0.45, 0.5))
+        r = head.draws.ranges["mfu"]  # the band's ends its P5 and P95 (a 90% band)
+        assert (r.quantile(0.05), r.mode, r.quantile(0.95)) == pytest.approx((0.4, 0.45, 0.5))
     if case == "scenario":  # common random numbers: the scenario's own draws of its own range
         assert np.array_equal(head.draws.inputs["mfu"], ranged.inputs["mfu"])
     # the points stay the scenario's: the same point bill
@@ -1432,8 +1432,9 @@ def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10(
     # A trial's mfu 0.9: the MFU's source read "cut to 47.0%-69.2% by a cap ... drawn as a
     # triangle from 47.0% to 90.0%" and "the bill's point is ... below its own P10", while the
     # pre-training line's point lay inside its P10-P90 (the price's range moves it too). The
-    # words now say the triangle runs from the capped band's low end up to the bill's MFU, and
-    # that the point is the cheapest end on the MFU alone; the figures stated are those drawn.
+    # words now say the triangle runs from below the capped band's low end (its P5) up to the
+    # bill's MFU, and that the point is the cheapest end on the MFU alone; the figures stated
+    # are those drawn.
     sc = {**POINT, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11, "mfu": 0.9,
           "price_usd_per_gpu_hour": 2.5}
     g, bars, _ = glance.bill_glance(sc, samples=20_000)
@@ -1441,11 +1442,13 @@ def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10(
     low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
     assert mode == high == pytest.approx(0.9, abs=1e-9) and low < 0.9
     why = mfu["why"]
-    assert f"drawn as a triangle from {low:.1%} to 90.0%, peaked at the bill's 90.0%: the " \
+    p5 = 0.9 - (0.9 - low) * (1 - 0.05 ** 0.5)  # the triangle's P5: the capped band's low end
+    assert f"drawn as a triangle peaked at the bill's 90.0%, from {low:.1%} to 90.0% so that " \
+           f"{p5:.1%} is the draws' P5 (the band holds 90% of the published runs' errors): the " \
            "bill's MFU lies above the capped band (" in why
-    assert "so the triangle runs from the band's low end up to the bill's MFU, its top; every " \
-           "draw's MFU is at most the bill's, so on the MFU alone the bill's point is the " \
-           "cheapest end of its range" in why
+    assert "so the triangle runs from below the band's low end (its P5) up to the bill's MFU, " \
+           "its top; every draw's MFU is at most the bill's, so on the MFU alone the bill's " \
+           "point is the cheapest end of its range" in why
     assert "below its own P10" not in why
     main = bars.loc["compute.pretraining.main"]
     assert main["p10_usd"] <= main["point_usd"] <= main["p90_usd"]  # as the trial saw it

@@ -127,7 +127,7 @@ def test_a_piloted_report_shows_the_plan_the_bill_prices_in_02_to_04b(tmp_path):
     for stem, (names, said) in ns.items():
         assert names["plan"].describe() == billed, stem
         assert f"{billed}\n" in said
-        assert "calibrated on the scenario's 2 pilot run(s) at 64, 256 GPUs" in said
+        assert "calibrated on the scenario's 2 pilot runs at 64, 256 GPUs" in said
         assert "alone would choose TP8 · PP4×v5 · DP4 · INTERLEAVED m=512 mbs=1 · ZeRO-2" in said
     # 04 and 04b's step-time model is the uncalibrated one: they say so beside its figures
     ns04b, said04b = ns["04b_step_time"]

@@ -372,25 +372,30 @@ def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path)
     # default c = 0, w = 0.30: 0.35 / 1.3 = 26.9% to 0.35 / 0.7 = 50.0%; the best published
     # dense run on Hopper at 32k-512k tokens, Llama 2 7B (NeMo long-sequence benchmark), 61.6%
     # of the BF16 peak, is 30.8% of the FP8 one: the top is cut to it and the low end to
-    # 30.8% / 1.3 = 23.7%; the given 35.0% stays the point, so the range drawn is 23.7%-35.0%
+    # 30.8% / 1.3 = 23.7%; the given 35.0% stays the point, so the band is 23.7%-35.0%, drawn
+    # as a triangle peaked at 35.0% whose P5 is 23.7% (a triangle peaked at its top h has its
+    # q-quantile at l + (h − l)√q: l = 35.0% − (35.0% − 23.7%) / (1 − √0.05) = 20.4%)
     path = tmp_path / "s1.yaml"
     path.write_text(S1)
     from llmcost.bill import ledger
     r, words = ledger.illustrative_ranges(estimate_ledger(path))["mfu"]
-    assert (r.low, r.mode, r.high) == pytest.approx((0.308 / 1.3, 0.35, 0.35), abs=6e-4)
+    low = 0.35 - (0.35 - 0.308 / 1.3) / (1 - 0.05 ** 0.5)
+    assert (r.low, r.mode, r.high) == pytest.approx((low, 0.35, 0.35), abs=6e-4)
+    assert float(r.quantile(0.05)) == pytest.approx(0.308 / 1.3, abs=6e-4)
     assert "applied to the bill's own MFU, 35.0% (given in the scenario (mfu)): 26.9%-50.0%, " \
         "its top capped at 30.8% where no measurement goes (the best published" in words
     assert "and its low end lowered with it to 23.7%" in words
     assert "Llama 2 7B" in words and "61.6% of the BF16 dense peak" in words
-    assert "drawn as a triangle from 23.7% to 35.0%, peaked at the bill's 35.0%: the bill's " \
-        "MFU lies above the capped band (23.7%-30.8%), so the triangle runs from the band's " \
-        "low end up to the bill's MFU, its top" in words
+    assert "drawn as a triangle peaked at the bill's 35.0%, from 20.4% to 35.0% so that 23.7% " \
+        "is the draws' P5 (the band holds 90% of the published runs' errors): the bill's " \
+        "MFU lies above the capped band (23.7%-30.8%), so the triangle runs from below the " \
+        "band's low end (its P5) up to the bill's MFU, its top" in words
     assert "prediction, 35.0%" not in words and "uncapped" not in words
     # the numbers stated are the numbers drawn
-    m = re.search(r"drawn as a triangle from ([\d.]+)% to ([\d.]+)%, peaked at the bill's "
-                  r"([\d.]+)%", words)
-    assert [float(x) / 100 for x in m.groups()] == pytest.approx([r.low, r.high, r.mode],
-                                                                abs=5e-4)
+    m = re.search(r"drawn as a triangle peaked at the bill's ([\d.]+)%, from ([\d.]+)% to "
+                  r"([\d.]+)% so that ([\d.]+)% is the draws' P5", words)
+    assert [float(x) / 100 for x in m.groups()] == pytest.approx(
+        [r.mode, r.low, r.high, float(r.quantile(0.05))], abs=5e-4)
 
 
 def test_a_capped_band_says_what_capped_it():

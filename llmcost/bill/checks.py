@@ -444,7 +444,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     low = _low_mfu_warning(mfu, values, piloted) if isinstance(mfu, float) and not mfu_predicted \
         else None
     high = above_comparable_warning(values, given_mfu) if given and top is None else None
-    out.extend(w for w in (top, low, high, failure_rate_warning(values)) if w)
+    out.extend(w for w in (partial_host_warning(values), top, low, high,
+                           failure_rate_warning(values)) if w)
     out.extend(_config_model_warnings(values.get("model")))
     if values.get("dtype") == "fp8":
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
@@ -490,6 +491,26 @@ def _scenario_plan_warnings(values: dict, defaults, mfu_predicted: bool, given_m
         return []
     given = {k: v for k, v in values.items() if not (k == "cp" and k in defaults and v == 1)}
     return _plan_warnings(given, mfu_predicted, given_mfu, piloted)
+
+
+def partial_host_warning(values: dict) -> str | None:
+    """A run of more than one host whose GPU count leaves its last host partly used: hosts of
+    ``Accelerator.per_host`` GPUs (an 8-GPU HGX or DGX board; a 4-GPU NVL72 compute tray), a
+    multi-node job takes whole nodes (its collectives run over every node's NICs and NVLink),
+    and a provider bills them whole, so the idle GPUs are paid and not in the bill. A trial's
+    100 H100s (12.5 eight-GPU hosts) were billed as 100 without a word. One host or less (1, 2
+    or 4 GPUs: instances clouds sell) is not said. None when the count fills its hosts."""
+    n, name = values.get("n_gpus"), values.get("accelerator")
+    if not isinstance(n, int) or isinstance(n, bool) or not name:
+        return None
+    per = load_accelerator(name).per_host
+    if n <= per or n % per == 0:
+        return None
+    lo, hi = n // per * per, (n // per + 1) * per
+    return (f"n_gpus={n:,} fills {n / per:.3g} of {load_accelerator(name).name}'s {per}-GPU "
+            f"hosts: a job of more than one host takes whole hosts, billed whole, so the "
+            f"{hi - n:,} idle GPUs of the last one are paid and not in this bill; give "
+            f"{fmt_gpus(lo)} or {fmt_gpus(hi)} to price what a provider charges for")
 
 
 def failure_rate_warning(values: dict) -> str | None:
@@ -1666,7 +1687,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False, given_mfu=None,
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
-        if b.stage_imbalance_s > STAGE_IMBALANCE_WARNING * b.step_time_s and not piloted:
+        if plan.pp > 1 and stage_wait_share(spec, plan, b) > STAGE_IMBALANCE_WARNING \
+                and not piloted:
             out.append(_advice_once(stage_imbalance_warning(values, spec, plan, b,
                                                             mfu_predicted), out))
         if mfu_predicted:
@@ -2151,11 +2173,37 @@ def _advice_once(warning: str, said: list) -> str:
             "batches the pipeline-bubble warning names), the stages would balance.")
 
 
+def stage_wait_share(spec, plan, b) -> float:
+    """The share of a step the pipeline's stages wait for the busiest, a lower bound: the larger
+    of the step-time model's (``StepBreakdown.stage_imbalance_s`` over the step, whose middle
+    stages all count as the heaviest, so it misses the middle stages' own spread) and the
+    layers' own: with stage work in proportion to its layers L_i (``memory.stage_layers``), the
+    busiest paces every micro-batch and the mean stage idles
+
+        (1 − mean(L) / max(L)) × the step's per-micro-batch layer work (matmuls, attention,
+        memory-bound operators, recomputation, TP/CP/EP communication, MoE host work and the
+        imbalance itself: m × the busiest stage's time),
+
+    the embedding and the LM head left out (they make the ends heavier still). A trial's
+    Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers: 7 stages of 2, 18 of 1, mean 1.28) was
+    said to wait 2.5% where its layers alone idle 1 − 1.28 / 2 = 36% of that work, and its 32k
+    vocabulary left the last stage lighter than a middle one, so no warning fired."""
+    dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
+    layers = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
+    step_s = float(b.step_time_s)
+    paced = sum(float(getattr(b, k)) for k in (
+        "matmul_s", "attention_s", "memory_bound_s", "recompute_s", "tp_comm_s", "cp_comm_s",
+        "ep_comm_s", "moe_host_s", "stage_imbalance_s"))
+    by_layers = paced * (1.0 - layers.mean() / layers.max()) if layers.max() > 0 else 0.0
+    return max(float(b.stage_imbalance_s), by_layers) / step_s
+
+
 def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) -> str:
     """The warning for a step whose pipeline stages are uneven: the busiest stage's extra work
     (``StepBreakdown.stage_imbalance_s``: its compute less the stages' mean, × the micro-batches
     of a step; uneven layers, the embedding on the first stage and the LM head and loss on the
-    last) over ``STAGE_IMBALANCE_WARNING`` of the step. The layers per stage come from
+    last; ``stage_wait_share``, at least the layers' own spread) over
+    ``STAGE_IMBALANCE_WARNING`` of the step. The layers per stage come from
     ``memory.stage_layers`` (the plan's split), said as how many stages hold each count; the
     tail is ``pipeline_advice``'s (the GPU count or batch that forces the pipeline, and the
     nearest ones without it). The step model evaluates the first, one middle (the heaviest) and
@@ -2165,7 +2213,7 @@ def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) ->
     1, the LM head on the last), and no word of it."""
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
     layers = (np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)).astype(int)
-    share = b.stage_imbalance_s / b.step_time_s
+    share = stage_wait_share(spec, plan, b)
     counts = sorted(collections.Counter(layers.tolist()).items(), reverse=True)
     held = ", ".join(f"{n} {noun(n, 'stage')} of {k}" for k, n in counts)
     mtp = spec.mtp_depth

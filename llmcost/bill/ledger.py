@@ -73,8 +73,8 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
-                          as_flag, as_scalar, fmt_duration, fmt_gpus, fmt_period, fmt_quantity,
-                          fmt_usd, noun, usd_as_printed, with_article)
+                          as_flag, as_scalar, fmt_count, fmt_duration, fmt_gpus, fmt_period,
+                          fmt_quantity, fmt_usd, noun, usd_as_printed, with_article)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import (decode_factor_words, fitting_rollout_tp, scenario_campaign,
@@ -107,6 +107,7 @@ from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerD
     scenario_ranges,
 )
 from .montecarlo import number_or_draws as _num
+from .montecarlo import band_drawn as _band_drawn
 from .montecarlo import peaked_at as _peaked_at
 from .provenance import as_of_dates, git_commit  # noqa: F401
 from .published import (
@@ -885,7 +886,10 @@ def _rl_line(lines: list, b: _Basis) -> tuple:
     $1/GPU-h and priced per draw; a drawn ``rl_time_factor`` multiplies the model's GPU-hours
     per draw (a point factor is already in the campaign, ``rl.scale_campaign``)."""
     p, rate = b.p, b.gpu_rate
-    label = "RL post-training (rollouts, reward, policy update)"
+    # DPO has no rollouts nor reward (Rafailov et al. 2023): a trial read "rollouts, reward" on it
+    label = "RL post-training (" + ("DPO: policy and reference passes over preference pairs"
+                                    if p.get("rl_algorithm") == "dpo" else
+                                    "rollouts, reward, policy update") + ")"
     factor = p.get("rl_time_factor")
     # the model's campaign; a point factor scales it there, drawn factors here, per draw
     camp = _rl_campaign({**p, "rl_time_factor": 1.0} if np.ndim(factor) else p,
@@ -1579,11 +1583,18 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     comparison); None when neither nets anything out or both net the same amount. ``names``:
     the two bills' names as the comparison's columns have them.
 
-    Each bill's exploratory line is max(0, fraction × final run − netted GPU-h) × rate
-    (``_exploratory_fraction_line``), so of the netted lines' change in GPU-hour cost
-    Δ = netted_B × rate_B − netted_A × rate_A, the part min(netted, fraction × final run) ×
-    rate, which the multiplier absorbs, moves out of the exploratory line and only the rest
-    moves the total."""
+    Each bill's exploratory line is max(0, g − n) in dollars, g = fraction × final run GPU-h ×
+    rate, n = netted GPU-h × rate (``_exploratory_fraction_line``), so the netted lines and the
+    exploratory line together cost max(g, n). Of the netted lines' change Δ = n_B − n_A, what
+    reaches the total is their own share of the change in max(g, n), the final run's share
+    (g_A → g_B) set apart: the two orders averaged (the Shapley value of two factors),
+
+        R = ½ [max(g_A, n_B) − max(g_A, n_A) + max(g_B, n_B) − max(g_B, n_A)],
+
+    and the exploratory line deducts Δ − R more of them. Both lines under the multiplier: R = 0
+    (the line absorbs all of Δ); both above it (the line at $0 on both sides): R = Δ. Where a
+    bill bills its exploratory runs as given (no g), the part min(n, g) × rate of the other's
+    is said absorbed, as one order."""
     if not (isinstance(names, (tuple, list)) and len(names) == 2
             and all(isinstance(x, str) and x for x in names)):
         raise ValueError(f"names={names!r} must be two non-empty names")
@@ -1601,8 +1612,14 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     d = difference(cost(na), cost(nb))
     if d == 0:
         return None
-    moved = difference(cost(na, True), cost(nb, True))
-    rest = difference(moved, d)  # d − moved: what reaches the total
+    if na and nb:
+        ga, gb = (float(n["gross_gpu_hours"]) * n["usd_per_gpu_hour"] for n in (na, nb))
+        a_, b_ = cost(na), cost(nb)
+        rest = 0.5 * (max(ga, b_) - max(ga, a_) + max(gb, b_) - max(gb, a_))
+        moved = float(difference(rest, d))  # d − rest: what the exploratory line absorbs
+    else:
+        moved = difference(cost(na, True), cost(nb, True))
+        rest = difference(moved, d)  # d − moved: what reaches the total
 
     def signed(x):
         return ("+" if x > 0 else "−" if x < 0 else "") + fmt_usd(abs(x))
@@ -2475,6 +2492,46 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     return build_ledger(new)
 
 
+#: Post-training quantities notebook 00 illustrates the two cost structures with where a
+#: scenario gives none (illustrations, not a published run's), by the line each sets: SFT and
+#: LoRA tokens, annotation samples and their price, human-evaluation hours and their rate.
+POST_TRAINING_ILLUSTRATION = {
+    "post.sft": {"ledger_sft_tokens": 1e10},
+    "post.lora": {"ledger_lora_tokens": 1e10},
+    "data.annotation": {"ledger_annotation_samples": 1e5, "ledger_annotation_usd_per_sample": 5.0},
+    "eval.human": {"ledger_human_eval_hours": 2000.0, "ledger_human_eval_usd_per_hour": 60.0}}
+
+
+def post_training_illustration(bill: Ledger) -> tuple:
+    """The bill with ``POST_TRAINING_ILLUSTRATION``'s quantities on each post-training line the
+    scenario leaves at zero (its first key, the quantity, 0), the scenario's own kept on every
+    line it gives: ``(bill, illustrative, words)``, ``illustrative`` the line keys set here and
+    ``words`` what each line holds ("SFT 10B tokens (illustrative)", "SFT 2B tokens (the
+    scenario's)"). LoRA is left at the scenario's where the model's attention is not GQA
+    (``lora_adapter_params`` counts adapters on GQA/MHA projections only), said so. A trial
+    read notebook 00's "post-training compute" beside the bill's: the page had replaced the
+    scenario's 2B SFT tokens by 10B and added LoRA the scenario did not bill."""
+    b = _ledger(bill, "bill")
+    p = b.scenario
+    gqa = load_model(p["model"]).attention == "gqa"
+    own = {k for k, ch in POST_TRAINING_ILLUSTRATION.items() if p.get(next(iter(ch)))}
+    set_here = [k for k in POST_TRAINING_ILLUSTRATION
+                if k not in own and (k != "post.lora" or gqa)]
+    post = with_changes(b, **{x: v for k in set_here
+                              for x, v in POST_TRAINING_ILLUSTRATION[k].items()})
+    q = post.scenario
+    what = {"post.sft": f"SFT {fmt_count(q['ledger_sft_tokens'], 3)} tokens",
+            "post.lora": f"LoRA {fmt_count(q['ledger_lora_tokens'], 3)} tokens",
+            "data.annotation": f"annotation of {fmt_count(q['ledger_annotation_samples'], 3)} "
+                               "samples",
+            "eval.human": f"human evaluation, {fmt_quantity(q['ledger_human_eval_hours'])} hours"}
+    words = [f"{w} {fmt_usd(post.usd(k))} ("
+             + ("illustrative" if k in set_here else "the scenario's" if k in own else
+                f"not billed: LoRA is not modelled for {load_model(p['model']).attention} "
+                "attention") + ")" for k, w in what.items()]
+    return post, tuple(set_here), "; ".join(words)
+
+
 def spot_verdict(bill: Ledger) -> list:
     """Does spot capacity pay for this bill's final run? Lines of text for notebook 07.
 
@@ -2625,15 +2682,18 @@ def given_mfu_range(bill: Ledger) -> tuple:
     """``illustrative_ranges``' MFU range and its sentence, ``(Range, words)``: the step-time
     model's error band for runs like this one (``accuracy.mfu_band`` with the bill's own MFU m
     as its centre: [m / (1 + c + w), m / (1 + c − w)], its top capped by ``band_cap`` at the
-    best comparable published run or the matmul ceiling), drawn as
+    best comparable published run or the matmul ceiling), drawn by ``montecarlo.band_drawn`` as
 
-        two_piece(low = min(band low, m), mode = m, high = max(min(band high, 1), m)),
+        two_piece(low = m − (m − band low) / (1 − √0.1), mode = m,
+                  high = m + (band high − m) / (1 − √0.1)),
 
-    peaked at m, half the draws on each side (``montecarlo.peaked_at``), so that the point stays
-    the bill's and is the draws' median; a triangle where m is an end. A cap below m (m above
-    every comparable published run) leaves m as the range's top, above the capped band: the
-    triangle runs from
-    the band's low end up to m, every draw's MFU is at most m, and on the MFU alone the point is
+    peaked at m, half the draws on each side, so that the point stays the bill's and is the
+    draws' median, and the band's ends are the draws' P5 and P95 (the band is a 90% interval:
+    5% of runs lie beyond each end); a capped band is widened from its uncapped top, every draw
+    above the cap taken at the cap. A cap below m (m above every comparable published run)
+    leaves m as the range's top, above the capped band: a triangle peaked at m whose P5 is the
+    band's low end (low = m − (m − band low) / (1 − √0.05)), every draw's MFU at most m, and on
+    the MFU alone the point is
     the range's cheapest end, said so (a line's point can still lie inside its P10-P90 when
     other ranged inputs, such as the price, move it). The sentence states m, the band before and
     after any cap (and what capped it), and the numbers drawn. The model's own prediction for
@@ -2659,14 +2719,20 @@ def given_mfu_range(bill: Ledger) -> tuple:
                                                "{})".format(*distinct_percents(
                                                    band.low, m / (1 + c + w)))
                                                if lowered else ""))
-    r = _peaked_at(low, m, high)
-    words += (f"; drawn as a triangle from {low:.1%} to {high:.1%}, peaked at the bill's {m:.1%}"
-              if r.kind == "triangular" else f"; drawn from {low:.1%} to {high:.1%} as two "
-              f"half-triangles peaked at the bill's {m:.1%}, half the draws on each side")
+    capped = band.capped_above() is not None and band.high > m
+    r = _band_drawn(low, m, min(float(uncapped_high(m, c, w)), 1.0) if capped else high,
+                    cut=band.high if capped else None)
+    words += (f"; drawn as a triangle peaked at the bill's {m:.1%}" if r.kind == "triangular"
+              else f"; drawn as two half-triangles peaked at the bill's {m:.1%}, half the draws "
+              "on each side") + (
+        f", from {r.low:.1%} to {r.high:.1%} so that {low:.1%} is the draws' P5"
+        + (f" and {high:.1%} their P95" if m < high else "")
+        + " (the band holds 90% of the published runs' errors)"
+        + (f", every draw above the cap taken at {band.high:.1%}" if capped else ""))
     if band.high < m:
         words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
-                  f"so the triangle runs from the band's low end up to the bill's MFU, its top; "
-                  "every draw's MFU is at most the bill's, so on the MFU alone the bill's point "
+                  "so the triangle runs from below the band's low end (its P5) up to the bill's "
+                  "MFU, its top; every draw's MFU is at most the bill's, so on the MFU alone the bill's point "
                   "is the cheapest end of its range (with other ranged inputs, such as the "
                   "price, a line's point can still lie inside its P10-P90)")
     words += ("; a band around the bill's figure, not around the model's prediction for the plan "

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..training.accuracy import uncapped_high
+from ..training.accuracy import ALPHA, uncapped_high
 from ..core.units import fmt_usd
 from .ranges import Range, is_ranged
 from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
@@ -299,13 +299,15 @@ def _range_advice(values: Mapping, ranges=None) -> str:
 
 def predicted_mfu_range(pred) -> Range | None:
     """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a range on ``mfu``: two-piece triangular from the band's low to
-    its high (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1)
-    with its mode and median at the bill's MFU (the record's ``value``: the band's central
+    ``report.resolve_mfu``) as a range on ``mfu``: two-piece triangular whose P5 and P95 are
+    the band's low and high (``band_drawn``: the band is a 90% interval of the model's errors,
+    so its ends are widened from the mode by 1 / (1 − √0.1) = 1.46; capped where no run has
+    measured more, ``accuracy.band_cap``; never above MFU 1) with its mode and median at the
+    bill's MFU (the record's ``value``: the band's central
     estimate, ``accuracy.central_mfu``, the prediction corrected by the median of the model's
     errors, so half the draws lie on each side of it; where the band's top was capped, the
     whole band cut at the cap, ``_capped_band``; else a triangle where that estimate is an end
-    of the band: ``peaked_at``), so that the range's point is the figure
+    of the band: ``peaked_at``, its far end widened by 1 / (1 − √0.05) = 1.29), so that the range's point is the figure
     every page prints and the draws' median too. A triangle peaked there had its median
     elsewhere where the band is lopsided (a band 37.8%-54.6% capped above a central 49.3%:
     median 47.6%), so a bill's P50 left its point and `estimate --compare` printed an FP8
@@ -318,14 +320,15 @@ def predicted_mfu_range(pred) -> Range | None:
         return None
     mode = min(max(float(pred.get("value", low)), low), high)
     cut = _capped_band(pred, low, high, mode)
-    return cut if cut is not None else peaked_at(low, mode, high)
+    return cut if cut is not None else band_drawn(low, mode, high)
 
 
 def _capped_band(pred: dict, low: float, cap: float, value: float) -> Range | None:
     """``predicted_mfu_range`` of a band whose top ``accuracy.band_cap`` lowered: the model's
     whole band, two-piece from ``low`` through its central estimate c̃ = p / (1 + c) to its
-    uncapped top p / (1 + c − w) (``accuracy.uncapped_high``; at most 1), every draw above the
-    cap taken at the cap (``ranges`` kind two_piece_cut): its median min(c̃, cap), the bill's
+    uncapped top p / (1 + c − w) (``accuracy.uncapped_high``; at most 1), both ends widened so
+    that they are the draws' P5 and P95 (``band_drawn``), every draw above the cap taken at the
+    cap (``ranges`` kind two_piece_cut): its median min(c̃, cap), the bill's
     MFU. A quantile of it is then one model error, as in an uncapped band, so two bills drawn on
     common random numbers pair one error, where a band squeezed under its cap paired another
     (a trial's BF16 → FP8 compare, the BF16 band capped 12% above its point and the FP8 one
@@ -346,7 +349,49 @@ def _capped_band(pred: dict, low: float, cap: float, value: float) -> Range | No
     mode = value if value < cap else center
     if not low < mode < top or not cap < top:
         return None
-    return Range("two_piece_cut", low=low, mode=mode, high=top, cut=cap)
+    return band_drawn(low, mode, top, cut=cap)
+
+
+#: Share of the draws the bill puts beyond each end of an MFU band: the band is a 1 − ALPHA =
+#: 90% interval of the model's errors (``accuracy.ALPHA``), 5% of runs below it, 5% above.
+BAND_TAIL = ALPHA / 2
+#: A half-triangle from l to m holding half the draws has its q-quantile (q ≤ ½) at
+#: l + (m − l)√(2q): its P5 lies (1 − √(2 × 0.05)) = 68.4% of the way from m to l. Drawn over
+#: the band's own ends no draw fell outside the band; the ends are widened by
+#: 1 / (1 − √(2 × 0.05)) = 1.4625 so that the band's ends are the draws' P5 and P95.
+TWO_PIECE_WIDEN = 1.0 / (1.0 - (2.0 * BAND_TAIL) ** 0.5)
+#: The same for a triangle whose mode is its top (or bottom): its P5 lies (1 − √0.05) = 77.6%
+#: of the way from the mode to the far end, so the far end is widened by 1 / (1 − √0.05) = 1.288.
+TRIANGLE_WIDEN = 1.0 / (1.0 - BAND_TAIL ** 0.5)
+
+
+def band_drawn(low: float, mode: float, high: float, cut: float | None = None) -> Range:
+    """The range the bill draws for a 90% MFU band [``low``, ``high``] around ``mode`` (the
+    bill's MFU): peaked at ``mode`` (``peaked_at``: two-piece, half the draws on each side, so
+    ``mode`` is their median; a triangle where ``mode`` is an end), its ends widened so that the
+    band's ends are the draws' P5 and P95 (``BAND_TAIL``: 5% of runs lie below a 90% band and 5%
+    above it; drawn over the band's own ends, none would):
+
+        two-piece:  low' = m − (m − low) / (1 − √0.1),  high' = m + (high − m) / (1 − √0.1)
+        (a half-triangle's q-quantile l + (m − l)√(2q) is ``low`` at q = 0.05);
+        triangle peaked at its top m:  low' = m − (m − low) / (1 − √0.05), and likewise above.
+
+    Draws above ``cut`` (a cap where no comparable run measured more, ``accuracy.band_cap``;
+    MFU 1 at most in any case) are taken at it (``two_piece_cut``); a triangle peaked at its
+    low end ends at the cut. A band too wide below for its widened low end to be a positive MFU
+    is refused (ValueError naming it), never clamped."""
+    top = 1.0 if cut is None else min(float(cut), 1.0)
+    lo_w = TRIANGLE_WIDEN if mode >= high else TWO_PIECE_WIDEN
+    hi_w = TRIANGLE_WIDEN if mode <= low else TWO_PIECE_WIDEN
+    low2, high2 = mode - (mode - low) * lo_w, mode + (high - mode) * hi_w
+    if mode > low and not low2 > 0:
+        raise ValueError(
+            f"mfu band={low:.4g}-{high:.4g} around {mode:.4g}: its low end is too far below for "
+            f"a 90% band of positive MFUs (the draws' P5 at {low:.4g} puts their bottom at "
+            f"{low2:.4g}); give mfu as a number or a range of your own")
+    if low < mode < high and high2 > top:
+        return Range("two_piece_cut", low=low2, mode=mode, high=high2, cut=top)
+    return peaked_at(low2, mode, min(high2, top))
 
 
 def peaked_at(low: float, mode: float, high: float) -> Range:

@@ -276,6 +276,15 @@ class Range:
         return {"dist": "lognormal", "p10": self.p10, "p90": self.p90}
 
 
+def band_ends(r: Range) -> tuple:
+    """The 90% band a range drawn by ``montecarlo.band_drawn`` stands for, ``(low, high)``: its
+    P5 and P95 (the band's ends, 5% of the draws beyond each), or its mode where the mode is an
+    end (a triangle peaked at its top: the band runs up to the mode)."""
+    top = r.mode if r.kind == "triangular" and r.mode >= r.high else float(r.quantile(0.95))
+    bottom = r.mode if r.kind == "triangular" and r.mode <= r.low else float(r.quantile(0.05))
+    return float(bottom), float(top)
+
+
 def rng_for(seed: int, key: str) -> np.random.Generator:
     """The generator of input ``key``'s draws: ``default_rng([seed, zlib.crc32(key)])``.
 

@@ -70,6 +70,7 @@ from .ranges import (
     POINT_WORDS,
     RANGEABLE_KEYS,
     Range,
+    band_ends,
     is_ranged,
     parse_range,
     point,
@@ -444,7 +445,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("train_tokens", "float", "pre-training tokens", _pretraining_tokens),
     Param("seq_len", "int", "training sequence length in tokens", _sequence),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
-    Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
+    Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1], on the dense peak of "
+          "the training dtype and the workbook's FLOP count (the matmuls' 6·N per token plus "
+          "the attention core with a full mask, llmcost.model_flops_per_token, above 6·N·D by a "
+          "share that grows with the sequence: an MFU quoted on 6·N·D prices the run slower "
+          "than it ran unless multiplied by that ratio first, which `llmcost estimate` "
+          "prints); in a scenario file "
           "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
           "ledger_pilot_tokens_per_s_per_gpu), whose throughput sets it", _mfu),
     Param("dtype", "str", f"training compute precision: {', '.join(COMPUTE_DTYPES)}",
@@ -1116,8 +1122,10 @@ def _validate_range(p: Param, value) -> Range:
     if r.kind == "lognormal" and name in BOUNDED_KEYS:
         raise ScenarioError(f"{name}={value!r}: a lognormal range is unbounded above, and {name} "
                             "is bounded: give [low, high] or {low, mode, high}")
-    # the ends a draw can reach: a shifted lognormal is cut to [low, high]
-    ends = ("p10", "p90") if r.kind == "lognormal" else ("low", "mode", "high")
+    # the ends a draw can reach: a shifted lognormal is cut to [low, high], a two-piece cut
+    # range to [low, cut] (its high, beyond the cut, is a parameter of the shape, not a draw)
+    ends = ("p10", "p90") if r.kind == "lognormal" else ("low", "cut") \
+        if r.kind == "two_piece_cut" else ("low", "mode", "high")
     for end in ends:
         v = getattr(r, end)
         if v is None:
@@ -1162,8 +1170,9 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     """The sentence a page prints when some inputs are ranges and it uses their points. A
     range on ``mfu`` a report set (``mfu_band``: the step-time model's band around its
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
-    parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band {r.bounds[0]:.1%} "
-             f"to {r.bounds[1]:.1%}): this page uses {r.point:.1%}"
+    parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band "
+             "{:.1%} to {:.1%}): this page uses {:.1%}".format(
+                 *(band_ends(r) if mfu_band == "predicted" else r.bounds), r.point)
              if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in (
                  "triangular", "two_piece", "two_piece_cut") else
              f"{k} is a range ({r.describe()}): this page uses its {POINT_WORDS[r.kind]} "

@@ -993,6 +993,10 @@ _OWN_BILL = r".*?the bill's ([\d.]+%(?: \(on the BF16 basis\))?) is ([\d.]+)× i
 _BESIDE_MODEL = (r".*?; the step-time model expects more of this plan than the given "
                  + GIVEN_MFU_PATTERN + r", (\d+%) on the same peak")
 CAVEATS = [
+    # a last host partly used (checks.partial_host_warning)
+    (r"^n_gpus=([\d,]+) fills ([\d.]+) of (\S+)'s (\d+)-GPU hosts",
+     "{0} GPUs fill {1} of {2}'s {3}-GPU hosts: the idle GPUs of the last host are paid and "
+     "not in this bill"),
     # GEMMs priced flat on a GPU without a per-shape table (checks.flat_gemm_warning)
     (r"^the step-time model holds no per-shape GEMM table for (.+?), so .*? it would run at "
      r"([\d.]+%) of that ceiling",

@@ -874,7 +874,9 @@ def example_draft(model) -> tuple:
     must share the target's tokenizer; and it must be smaller than the target in the parameters
     a token's pass computes with, active ones for a MoE (``serving_cost`` refuses one that is
     not: it would add its own passes and save none; a dense 4B draft costs a 3.3B-active MoE
-    more per token than its own pass). Same tokenizer here:
+    more per token than its own pass), and smaller in all its parameters too (its weights sit
+    in HBM beside the target's: a trial's Qwen3-8B, 8.2B parameters, was offered Qwen3-30B-A3B,
+    3.3B active but 30.5B in all, which then did not fit). Same tokenizer here:
     the same vocabulary size and the same family name, the name's leading letters ("llama",
     "qwen", "opt": sizes alone mix tokenizers, Llama 2's and Mistral 7B's both have 32,000
     entries). Of those smaller than the target, the smallest (the cheapest proposals; Leviathan
@@ -892,11 +894,12 @@ def example_draft(model) -> tuple:
     family = re.match(r"[a-z]*", m.name.lower()).group()
     t = list_models()
     t = t[(t["vocab_size"] == m.vocab_size) & (t["n_active_params"] < m.n_active_params)
-          & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
+          & (t["n_params"] < m.n_params) & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
              else False)]
     if not len(t):
         return None, (f"no catalogue model smaller than {m.name} ({m.n_active_params:.3g} "
-                      f"{'active ' if m.is_moe else ''}parameters) "
+                      f"{'active ' if m.is_moe else ''}parameters"
+                      + (f", {m.n_params:.3g} in all" if m.is_moe else "") + ") "
                       f"shares its tokenizer (vocabulary {m.vocab_size:,}"
                       + (f", family {family}" if family else "") + ")")
     common = t["name"].map(lambda n: len(os.path.commonprefix([n, m.name])))

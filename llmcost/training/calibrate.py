@@ -82,7 +82,7 @@ from ..core.catalog import (
 from ..core import stacks
 from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import fmt_gpus
+from ..core.units import fmt_gpus, noun
 from . import memory, step, step_scenario, step_validation
 from .accuracy import BLACKWELL_ULTRA, gpu_generation, published_ceiling, same_chip_class
 from .efficiency_profile import (
@@ -1641,7 +1641,8 @@ def priced_plan(p: dict, model: ModelSpec | None = None) -> tuple:
     other = "" if plan == searched else (
         f"; the uncalibrated step-time model alone would choose {searched.describe()}")
     return plan, (f"the plan the bill prices: chosen by the step-time model calibrated on the "
-                  f"scenario's {len(cal.pilots)} pilot run(s) at {sizes} GPUs "
+                  f"scenario's {len(cal.pilots)} {noun(len(cal.pilots), 'pilot run')} at "
+                  f"{sizes} GPUs "
                   f"(llmcost.training.calibrate.calibrated_plan){other}")
 
 
@@ -2079,7 +2080,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     illustrative = not records and q.get("ledger_pilot_tokens_per_s_per_gpu") is None
     if records:  # the scenario's pilot runs, as the bill calibrates on them
         c, x, plan = scenario_calibration(q, plan=plan)
-        said, source = "", (f"the scenario's {len(c.pilots)} pilot run(s), " + "; ".join(
+        said, source = "", (f"the scenario's {len(c.pilots)} {noun(len(c.pilots), 'pilot run')}, "
+                            + "; ".join(
             f"{fmt_gpus(r.n_gpus)} at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
             for r in c.pilots))
     elif illustrative:

@@ -225,7 +225,11 @@ plots.bill_waterfall(table);
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
 # two-piece triangular range on `mfu` (half the draws on each side of its peak), peaked at the
-# bill's MFU, the band's central estimate, so that MFU is the draws' median too; a band whose top
+# bill's MFU, the band's central estimate, so that MFU is the draws' median too. The band is a 90%
+# interval of the model's errors on held-out published runs (5% of them fall below it, 5% above),
+# so the half-triangles reach beyond it and the band's ends are the draws' P5 and P95
+# (`montecarlo.band_drawn`; a given number's band, `ledger.given_mfu_range`, is drawn so too); a
+# band whose top
 # is capped where no comparable published run has measured more is drawn whole and cut at the cap
 # (draws above it taken at it), and where the central estimate is above the cap the bill's MFU
 # is the cap, the draws' median too (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
@@ -357,7 +361,8 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # at the ends of the range the bill's headline draws the MFU over (the scenario's own range, the
 # step-time model's band under `mfu: predict`, the pilots' band; for a given number,
 # `ledger.given_mfu_range`: the model's error on published runs like this one around the bill's
-# MFU, its top capped at the best comparable published run):
+# MFU, its top capped at the best comparable published run; the model's bands are drawn beyond
+# their 90% ends, which are the draws' P5 and P95):
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -556,16 +561,12 @@ print(("warning: " + over) if over else "no ledger_budget_usd: the alerts watch 
 # with N_A = Σ r·(d_in + d_out) over the adapted matrices (`ledger.lora_flops_per_token`); the
 # optimizer keeps state for the N_A adapter parameters only, which is what makes LoRA fit on few
 # GPUs. Hu et al. measure a 25% speed-up on GPT-3 175B, less than the 1.5× FLOP ratio. The same
-# model, with illustrative post-training quantities (not a published run's):
+# model, with illustrative post-training quantities (not a published run's) on each line the
+# scenario leaves at zero, and the scenario's own where it gives them
+# (`ledger.post_training_illustration`):
 
 # %%
-lora_tokens = 1e10 if spec.attention == "gqa" else 0.0  # LoRA counts need GQA/MHA attention
-if not lora_tokens:
-    print(f"LoRA left out: {spec.name} uses {spec.attention} attention, whose adapter "
-          "count ledger.lora_adapter_params does not model")
-post = ledger.with_changes(bill, ledger_sft_tokens=1e10, ledger_lora_tokens=lora_tokens,
-                           ledger_annotation_samples=1e5, ledger_annotation_usd_per_sample=5.0,
-                           ledger_human_eval_hours=2000, ledger_human_eval_usd_per_hour=60.0)
+post, illustrative, post_words = ledger.post_training_illustration(bill)
 t = post.table().set_index("key")
 final = [k for k in t.index if k.startswith("compute.pretraining.")] + ["compute.failures"]
 rows = {"pre-training (final run)": final,  # its phases too, as the bill's "final run"
@@ -585,10 +586,8 @@ if spec.attention == "gqa":  # LoRA adapter counts are modelled for GQA/MHA atte
           f"{llmcost.fmt_count(ledger.lora_adapter_params(spec, p['ledger_lora_rank']))} parameters")
 else:
     print(f"FLOPs per token: full training {full:.3g}; LoRA not modelled for {spec.attention}")
-print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B tokens "
-      f"{ledger.format_usd(post.line('post.lora').usd)}, annotation and human evaluation "
-      f"{llmcost.fmt_usd(post.usd('data.annotation') + post.usd('eval.human'))} "
-      f"(illustrative: {post.line('data.annotation').how}; {post.line('eval.human').how})")
+print(f"{post_words} (annotation: {post.line('data.annotation').how}; human evaluation: "
+      f"{post.line('eval.human').how})")
 
 # %% [markdown]
 # ### RL post-training and served tokens

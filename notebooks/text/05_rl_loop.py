@@ -1262,7 +1262,8 @@ plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"},
 tot = camp.loc["total"]
 run_s = camp.attrs["wall_clock_days_per_run"] * 86400  # at the time the bill prices
 print(f"one run: {p['rl_iterations']:,} iterations, {llmcost.fmt_duration(run_s)} on "
-      f"{p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
+      f"{llmcost.fmt_gpus(p['rl_gpus'])}; campaign of {p['rl_runs']} "
+      f"{'run' if p['rl_runs'] == 1 else 'runs'}: {tot['gpu_hours']:,.0f} "
       f"GPU-hours = {llmcost.fmt_usd(tot['usd'])} ({billed_note})")
 if decode_note:  # an empirical factor in its generation (rl.decode_factor_words, above)
     print(f"its generation: {decode_note}")
