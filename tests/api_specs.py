@@ -67,6 +67,8 @@ ODD_VALUES = {
     "share": [NAN, INF, -0.1, 1.5, "0.4", {}, np.array([0.5, 1.5])],
     # a StepOptions object (None: the defaults)
     "options": ["x", 3, {}],
+    # input name -> random-number key (simulate_ledger's keys)
+    "keys": ["x", 3, {"mfu": 3}, {"mfu": ""}, {3: "mfu"}],
     # a table of published runs shaped like load_published_runs() (None: the catalogue)
     "runs": ["runs.csv", 3, {}],
     # a helper model: a ModelSpec, a catalogue name or a parameter count
@@ -373,7 +375,8 @@ def _specs() -> dict:
         # ---- ranges on cost inputs
         "LedgerDraws": RESULT, "Range": RESULT,
         "simulate_ledger": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]}, samples=10),
-                                {"scenario": "scenario", "samples": "count", "seed": "seed"}),
+                                {"scenario": "scenario", "samples": "count", "seed": "seed",
+                                 "keys": "keys"}),
         "point_scenario": Spec(dict(scenario={"mfu": [0.3, 0.5]}), {"scenario": "scenario"}),
         "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
                                                             "kv_dtype": "choice"}),
@@ -540,7 +543,8 @@ def _more_module_specs(tiny) -> dict:
         "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 32, "mfu": [0.3, 0.5]},
                                             samples=10),
                                        {"scenario": "scenario", "samples": "count",
-                                        "seed": "seed"}),
+                                        "seed": "seed", "keys": "keys"}),
+        "ledger.mfu_draw_keys": Spec(dict(a=bill, b=bill), {"a": "ledger", "b": "ledger"}),
         "ledger.with_changes": Spec(dict(ledger_or_scenario=small, n_gpus=64),
                                     {"ledger_or_scenario": "scenario", "n_gpus": "count"}),
         "ledger.scenario_ranges": Spec(dict(values={"mfu": 0.4}), {"values": "mapping"}),

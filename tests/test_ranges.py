@@ -1174,3 +1174,47 @@ def test_a_page_bill_at_its_bands_cut_top_says_the_top():
     whole = Range("two_piece", low=0.3983, mode=0.4429, high=0.4988)
     said = ledger.scenario_mfu_source({"mfu_band": "predicted", "_ranged": {"mfu": whole}})
     assert ", the median of its band two-piece triangular 0.3983 / 0.4429 / 0.4988" in said
+
+
+def test_a_compare_across_gpu_generations_draws_each_mfu_apart(tmp_path):
+    # A procurement trial: Llama 3.1 70B, mfu: predict, on 4,096 H100 against 4,096 B200: both
+    # MFU bands drawn at one quantile, as if the model's error on Blackwell were its error on
+    # Hopper, the saving's P10-P90 came out $23M-$29M beside bills of $52M-$67M and $27M-$38M.
+    # Predictions on two generations are drawn on their own random numbers
+    # (ledger.mfu_draw_keys), so the difference's spread holds both bands': by hand, for
+    # independent X and Y, Var(Y − X) = Var(X) + Var(Y), against (σ_Y − σ_X)² for one quantile.
+    from llmcost.present import glance
+    body = ("model: llama-3.1-70b\nn_gpus: 4096\ntrain_tokens: 1.5e13\nseq_len: 8192\n"
+            "global_batch_tokens: 16777216\nmfu: predict\nprice_usd_per_gpu_hour: 4.0\n")
+    bills = {}
+    for acc in ("H100-SXM", "H200", "B200"):
+        path = tmp_path / f"{acc}.yaml"
+        path.write_text(body + f"accelerator: {acc}\n")
+        bills[acc] = estimate_ledger(path)
+    h100, h200, b200 = bills["H100-SXM"], bills["H200"], bills["B200"]
+    ka, kb, words = ledger.mfu_draw_keys(h100, b200)
+    assert ka is None and kb["mfu"].startswith("mfu, Blackwell")
+    assert words.startswith("the two MFUs are the step-time model's predictions on different "
+                            "GPU generations (Hopper in A, Blackwell in B)")
+    assert ledger.mfu_draw_keys(h100, h200) == (None, None, None)   # one generation: paired
+    df = glance.compare_bills([h100, b200], ("H100", "B200"), samples=20_000)
+    assert df.attrs["mfu_draw_note"] == words
+    apart = [ledger.simulate_ledger(ledger.own_ranged_scenario(b), samples=20_000, keys=k)
+             for b, k in ((h100, ka), (b200, kb))]
+    paired = [ledger.simulate_ledger(ledger.own_ranged_scenario(b), samples=20_000)
+              for b in (h100, b200)]
+    d_apart = apart[1].total_usd - apart[0].total_usd
+    d_paired = paired[1].total_usd - paired[0].total_usd
+    sa, sb = np.std(apart[0].total_usd), np.std(apart[1].total_usd)
+    assert np.std(d_apart) == pytest.approx(math.hypot(sa, sb), rel=0.05)
+    assert np.std(d_paired) < 0.6 * np.std(d_apart)
+    total = df.iloc[-1]
+    p10, p90 = np.quantile(d_apart, [0.1, 0.9])
+    assert total["difference p10 usd"] == pytest.approx(p10, rel=1e-9)
+    assert total["difference p90 usd"] == pytest.approx(p90, rel=1e-9)
+    # the terminal says so
+    a_path, b_path = tmp_path / "H100-SXM.yaml", tmp_path / "B200.yaml"
+    out = run_cli("estimate", "--scenario", str(a_path), "--compare", str(b_path),
+                  "--samples", "2000").stdout
+    assert "but the MFU: the two MFUs are the step-time model's predictions" in " ".join(
+        out.split())

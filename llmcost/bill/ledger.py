@@ -55,6 +55,7 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 import numbers
 import os
 import re
@@ -2582,7 +2583,36 @@ def spot_verdict(bill: Ledger) -> list:
         f"${b['price_usd_per_gpu_hour']:.2f}: {verdict}"]
 
 
-def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:
+def mfu_draw_keys(a: Ledger, b: Ledger) -> tuple:
+    """The random-number keys two compared bills draw their MFU with (``simulate_ledger``'s
+    ``keys``), ``(keys_a, keys_b, words)``: common (both None; a draw is the same quantile of
+    both MFU ranges, one model error: a BF16 → FP8 compare on one GPU pairs the errors the two
+    share) unless both MFUs are the step-time model's predictions (``mfu: predict``) whose bands
+    come from different GPU generations, where B's is drawn apart ({"mfu": "mfu, <B's
+    regime>"}) and ``words`` say so: the model's error on one generation is not its error on
+    another (a procurement trial's H100 against B200 compare drew both at one quantile and
+    printed a saving of $23M-$29M, P10-P90, beside bills of $52M-$67M and $27M-$38M, its B200
+    regime unverified), so drawn as one error the difference's range was as tight as if the
+    generation's effect were known. Independent draws are the other extreme; the truth lies
+    between, and a wider range is the one not to mislead with."""
+    regimes = []
+    for x, name in ((a, "a"), (b, "b")):
+        p = _ledger(x, name).scenario
+        pred = p.get("_mfu_prediction")
+        own = isinstance(pred, dict) and not isinstance(p.get("mfu"), Range) \
+            and p.get("mfu") == pred.get("value") and predicted_mfu_range(pred) is not None
+        regimes.append((pred.get("band") or {}).get("regime") if own else None)
+    gens = [r.split(" · ")[0] if isinstance(r, str) else None for r in regimes]
+    if None in gens or gens[0] == gens[1]:
+        return None, None, None
+    return None, {"mfu": f"mfu, {regimes[1]}"}, (
+        f"the two MFUs are the step-time model's predictions on different GPU generations "
+        f"({gens[0]} in A, {gens[1]} in B), whose errors are not one error: each bill's MFU "
+        "is drawn on its own random numbers, so B − A's range holds both bands' spread")
+
+
+def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0,
+                    keys: Mapping | None = None) -> LedgerDraws:
     """The bill of a scenario with ranges: ``samples`` Monte Carlo draws of every ranged input
     at once, each draw a whole bill.
 
@@ -2604,6 +2634,9 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         0.1-0.3% of the spread).
     seed : int
         Seed (>= 0).
+    keys : mapping, optional
+        The random-number key of a ranged input in place of its name (``mfu_draw_keys``: a
+        compared bill whose MFU is drawn apart from the other's).
 
     Returns
     -------
@@ -2633,7 +2666,12 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
     if "mfu" in ranges and any("mfu" in ph for ph in pts.get("phases") or ()):
         pts = {**pts, "_mfu_point": float(pts["mfu"])}   # a phase's own MFU moves with it
-    inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
+    if keys is not None and not (isinstance(keys, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) and v for k, v in keys.items())):
+        raise ScenarioError(f"keys={keys!r} must map input names to non-empty random-number "
+                            "keys")
+    inputs = {k: r.draws(int(samples), int(seed), (keys or {}).get(k, k))
+              for k, r in ranges.items()}
     if inputs:
         line_usd, total = price_draws(_safe_build, pts, inputs, int(samples), ranges)
     else:  # nothing to draw: every draw is the point bill

@@ -22,8 +22,8 @@ from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning, plan_does_not_fit
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, LEFT_OUT_KEYS, PHASE_LINE_PREFIX, check_claim
 from ..bill.ledger import (count_gap_words, exploratory_shift_words, exploratory_words,
-                           headline_draws, own_ranged_scenario, predicted_mfu_words,
-                           simulate_ledger)
+                           headline_draws, mfu_draw_keys, own_ranged_scenario,
+                           predicted_mfu_words, simulate_ledger)
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
@@ -421,8 +421,9 @@ def _estimate_bills(args):
     except (ScenarioError, UsageError) as e:
         return f"the scenario to compare with (--compare): {e}"
     try:
+        keys = mfu_draw_keys(*bills)[:2] if len(bills) == 2 else (None,)
         return bills, [simulate_ledger(own_ranged_scenario(b), samples=args.samples,
-                                       seed=args.seed) for b in bills]
+                                       seed=args.seed, keys=k) for b, k in zip(bills, keys)]
     except (ScenarioError, UsageError) as e:
         return str(e)
 
@@ -669,6 +670,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None,
         out += wrap_lines(f"exploratory and failed runs: {df.attrs['exploratory_note']}.",
                           columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
+    if df.attrs.get("mfu_draw_note"):  # but the MFU: two generations' errors, drawn apart
+        out += wrap_lines(f"but the MFU: {df.attrs['mfu_draw_note']}.", columns, "")
     own = own_totals_words(df, names)
     if own:  # each option's own range beside their difference's (a finance trial)
         out += wrap_lines(own + ".", columns, "")
@@ -747,6 +750,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
             "inputs_differ": compare_inputs(bills, most=None),
             "lines": records,
             "exploratory_note": df.attrs.get("exploratory_note"),
+            "mfu_draw_note": df.attrs.get("mfu_draw_note"),
             "rl_decode_note": compare_decode_note(bills, names) or None,
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")

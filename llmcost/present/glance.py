@@ -39,6 +39,7 @@ from ..bill.ledger import (
     exploratory_shift_words,
     headline_draws,
     input_words,
+    mfu_draw_keys,
     multiplier_counts,
     netting_usd,
     own_ranged_scenario,
@@ -1610,12 +1611,15 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     it nets out (``ledger.exploratory_shift_words``), or None, the bills called A and B as
     ``estimate --compare``'s table calls them; ``'exploratory_note_named'``: with ``names``.
     ``draws``: the two bills' own-range draws a caller already took with these ``samples`` and
-    ``seed`` (``estimate`` takes them to check ``--samples``), reused rather than drawn again."""
+    ``seed`` (``estimate`` takes them to check ``--samples``, with ``ledger.mfu_draw_keys``),
+    reused rather than drawn again. ``.attrs['mfu_draw_note']``: why the two MFUs are drawn on
+    their own random numbers (predictions on two GPU generations), or None."""
     if len(bills) != 2:
         raise ValueError(f"bills={bills!r} must be two ledgers")
+    keys_a, keys_b, apart = mfu_draw_keys(*bills)
     if draws is None:
-        draws = [simulate_ledger(own_ranged_scenario(b), samples=samples, seed=seed)
-                 for b in bills]
+        draws = [simulate_ledger(own_ranged_scenario(b), samples=samples, seed=seed, keys=k)
+                 for b, k in zip(bills, (keys_a, keys_b))]
     df = (compare_draws(*draws, names=names) if draws[0].ranges or draws[1].ranges
           else compare(*bills, names=names))
     # each bill's own total over these draws (a finance trial read the difference's range
@@ -1626,6 +1630,7 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
                               if d.ranges and beyond_rounding(np.ptp(d.total_usd),
                                                               np.max(d.total_usd))
                               else None for d in draws]
+    df.attrs["mfu_draw_note"] = apart  # B's MFU drawn apart (ledger.mfu_draw_keys), or None
     df.attrs["exploratory_note"] = exploratory_shift_words(*bills)
     # the same words with the scenarios' names, as the index's columns have them
     df.attrs["exploratory_note_named"] = exploratory_shift_words(*bills, names=tuple(names))
@@ -2124,6 +2129,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=(),
     own = own_totals_words(df, names)
     if own:  # each option's own range beside the difference's (a finance trial)
         note += " " + html.escape(own[:1].upper() + own[1:]) + "."
+    if df.attrs.get("mfu_draw_note"):  # but the MFU: two generations' errors, drawn apart
+        note += " " + html.escape(f"But the MFU: {df.attrs['mfu_draw_note']}.")
     # compare_bills: what the netting moved, the bills named as this table's columns name them
     if flagged:
         note = html.escape(COMPARE_OUTSIDE_NOTE) + ". " + note
