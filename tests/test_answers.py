@@ -505,11 +505,13 @@ def test_caveat_lines_of_rl_warnings_are_sentences_not_keys():
     # A trial's "Read this first" box showed "rl_partial_rollouts" alone, and a line cut
     # mid-sentence full of key names (the warnings of checks and validation, as they read)
     from llmcost.present.glance import caveat_line
-    w = ("rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail of "
-         "response lengths, an upper bound on what they recover (APRIL measured +22.5% rollout "
-         "throughput on average, +44% at most, arXiv:2509.18521): read the RL line as optimistic")
-    assert caveat_line(w) == ("the RL line prices partial rollouts at their best case: read the "
-                              "RL cost as optimistic")
+    from llmcost.bill.validation import _partial_rollouts_warning
+
+    class Bill:
+        figures = {"rl_gpu_hours": 4340.0}
+    w = _partial_rollouts_warning({"rl_partial_rollouts": True}, Bill())
+    assert caveat_line(w) == ("the RL line prices partial rollouts at the best gain measured: "
+                              "read the RL cost as optimistic")
     w = ("the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = 1,024 + "
          "16,384 = 17,408 tokens, is beyond the 4,096 tokens the scenario trains its model at "
          "(seq_len and the phases' seq_len): the policy needs a long-context phase first")

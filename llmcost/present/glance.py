@@ -1072,9 +1072,10 @@ CAVEATS = [
      r"tokens, is beyond the ([\d,]+) tokens (\S+) was pre-trained at",
      "a served request of {0} tokens is longer than the {1} tokens {2} was pre-trained at: "
      "check the released model's context"),
-    # partial rollouts priced as an upper bound (validation._partial_rollouts_warning)
-    (r"^rl_partial_rollouts: the RL line prices partial rollouts as removing the whole tail",
-     "the RL line prices partial rollouts at their best case: read the RL cost as optimistic"),
+    # partial rollouts priced at the best measured gain (validation._partial_rollouts_warning)
+    (r"^rl_partial_rollouts: the RL line prices partial rollouts at the best gain measured",
+     "the RL line prices partial rollouts at the best gain measured: read the RL cost as "
+     "optimistic"),
     # the bill set against its model's own published run (validation.own_published_run_warning)
     # beside the step-time model's line on the same given MFU, below what it expects
     # (validation.with_step_model_beside_history): both references said, one line; an FP8
