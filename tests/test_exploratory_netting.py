@@ -202,6 +202,26 @@ def test_compare_of_two_bills_whose_exploratory_line_is_zero_on_both_sides():
     assert gc == pytest.approx(ge) and nc < gc < ne
     assert ledger.exploratory_shift_words(c, e).endswith(
         f"so RL post-training moves the total by +{llmcost.fmt_usd(ne - gc)}")
+    # final runs that differ too (a review): both clamped with n_A below g_B (4x the tokens in
+    # B): the RL lines still reach the total whole, R = Δ
+    f = ledger.build_ledger({**_dpo(60_000), "train_tokens": 4e9})
+    g_f = f.figures["exploratory_netting"]["gross_gpu_hours"]
+    n_a = a.figures["exploratory_netting"]["netted_gpu_hours"]
+    assert n_a < g_f < f.figures["exploratory_netting"]["netted_gpu_hours"]
+    assert f.line("compute.exploratory").usd == 0.0
+    d_af = (_dpo_gpu_hours(60_000) - _dpo_gpu_hours(20_000)) * PRICE
+    assert ledger.exploratory_shift_words(a, f).endswith(
+        f"so RL post-training moves the total by +{llmcost.fmt_usd(d_af)}")
+    # both under the multiplier with n_B above g_A (10x the tokens in B): the line absorbs it
+    # all, R = 0, the exploratory line deducting the whole Δ
+    u, v = (ledger.build_ledger({**_dpo(n), "train_tokens": t})
+            for n, t in ((20_000, 1e10), (600_000, 1e11)))
+    nu, gu = (u.figures["exploratory_netting"][k] for k in ("netted_gpu_hours", "gross_gpu_hours"))
+    nv, gv = (v.figures["exploratory_netting"][k] for k in ("netted_gpu_hours", "gross_gpu_hours"))
+    assert nu < gu < nv < gv
+    words = ledger.exploratory_shift_words(u, v)
+    assert words.endswith("so RL post-training moves the total by $0.00")
+    assert f"deducts {llmcost.fmt_usd((nv - nu) * PRICE)} more of them" in words
 
 
 def test_estimate_compare_from_the_command_line(tmp_path):

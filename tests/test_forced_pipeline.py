@@ -233,24 +233,23 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     values = _uneven_values()
     plan, b = scenario_step(values, spec)
     assert plan.pp == 25 and plan_bubble(plan) < BUBBLE_WARNING
-    share = b.stage_imbalance_s / b.step_time_s
-    assert share > checks.STAGE_IMBALANCE_WARNING
+    share = checks.stage_wait_share(spec, plan, b)
+    assert share >= b.stage_imbalance_s / b.step_time_s > checks.STAGE_IMBALANCE_WARNING
     said = [w for w in scenario_warnings(values, mfu_predicted=True)
             if w.startswith("the plan's pipeline stages carry unequal work")]
     assert len(said) == 1
     w = " ".join(said[0].split())
     assert "32 layers on 25 stages: 7 stages of 2, 18 stages of 1; the first also holds the " \
         "embedding, the last the LM head and loss" in w
-    assert f"wait for the busiest at least {share:.0%} of each step" in w
+    assert f"wait for the busiest about {share:.0%} of each step" in w
     assert "the GPU count forces it" in w and "128 GPUs (" in w
     assert caveat_line(said[0]) == (
-        f"the pipeline's stages carry unequal work: the GPUs wait at least {share:.0%} of the "
+        f"the pipeline's stages carry unequal work: the GPUs wait about {share:.0%} of the "
         "time for the busiest (in the predicted MFU): other GPU counts or batches avoid it")
-    # "at least": by hand, a stage of 2 layers against the 32 / 25 = 1.28 layers of the mean
-    # stage idles the others 1 − 1.28 / 2 = 36% of the layers' time, before the LM head (a
-    # 128,256-token vocabulary on the last stage) and the embedding make the last stage
-    # heavier still; the model's share, of the whole step, is no more than that bound allows
-    assert 0.25 < share <= 1 - 1.28 / 2 + 0.2
+    # by hand: the LM head (128,256 × 4,096 weights against a layer's 218M matmul weights:
+    # 2.4 layers) makes the last stage of 1 layer the busiest, 3.4, against a mean of
+    # (32 + 2.4) / 25 = 1.38: the others idle about 1 − 1.38 / 3.4 = 60% of the layer work
+    assert 0.45 < share < 0.62
     # Llama 2 7B, the same 25 stages (a procurement trial): its 32,000-token LM head leaves the
     # last stage lighter than a 2-layer middle one, so the model's share (its middle stages all
     # the heaviest) was 2.5% and nothing was said; the layers' own spread, 1 − 1.28 / 2 = 36%
@@ -260,10 +259,13 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     plan7, b7 = scenario_step(seven, spec7)
     assert plan7.pp == 25 and b7.stage_imbalance_s / b7.step_time_s < 0.05
     wait = checks.stage_wait_share(spec7, plan7, b7)
-    assert 0.25 < wait <= 1 - 1.28 / 2
+    # by hand: the 32,000-entry head is 32,000 × 4,096 / 202.4M = 0.65 of a layer, so the stages
+    # hold 1.31 layers on average against the busiest's 2: about 1 − 1.31 / 2 = 35% of the layer
+    # work (the per-micro-batch layer work is most of the step: 0.85-1 of it)
+    assert 0.35 * 0.85 < wait < 0.35 * 1.0 + 0.005
     said7 = [w for w in scenario_warnings(seven, mfu_predicted=True)
              if w.startswith("the plan's pipeline stages carry unequal work")]
-    assert len(said7) == 1 and f"at least {wait:.0%} of each step" in said7[0]
+    assert len(said7) == 1 and f"about {wait:.0%} of each step" in said7[0]
     # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
     even = _uneven_values(n_gpus=128)
     assert not any(w.startswith("the plan's pipeline stages carry unequal work")

@@ -1539,3 +1539,20 @@ def test_notebook_00s_post_training_illustration_keeps_the_scenarios_own_lines()
     assert "(not billed: LoRA is not modelled for mla attention)" in words
     with pytest.raises(ValueError, match="bill"):
         ledger.post_training_illustration({"model": "llama-2-70b"})
+
+
+def test_post_training_illustration_keeps_each_given_key_and_reads_ranges_at_their_point():
+    # A review: a ranged SFT quantity crashed notebook 00 (a Range formatted as a count), and a
+    # given annotation price with no sample count was replaced by the illustration's $5
+    bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99,
+                                "ledger_sft_tokens": {"low": 1e9, "mode": 2e9, "high": 4e9},
+                                "ledger_annotation_usd_per_sample": 20.0,
+                                "ledger_human_eval_hours": 500.0})
+    post, illustrative, words = ledger.post_training_illustration(bill)
+    assert "SFT 2B tokens (its point) " in words and "(the scenario's)" in words
+    # 10^5 samples (illustrative) × the scenario's $20 = $2M; 500 h × the illustrative $60
+    assert post.line("data.annotation").usd == pytest.approx(2e6, rel=1e-12)
+    assert post.line("eval.human").usd == pytest.approx(30_000.0, rel=1e-12)
+    assert "annotation of 100k samples $2.00M (illustrative sample count)" in words
+    assert "human evaluation, 500 hours $30.0k (illustrative rate)" in words
+    assert illustrative == ("post.lora", "data.annotation", "eval.human")

@@ -219,5 +219,5 @@ def test_the_predicted_mfu_line_does_not_repeat_its_bands_stated_default(tmp_pat
     (band,) = [x for x in w if x.startswith("only 1 held-out run in the regime")]
     assert "± 30% from the predicted (an error on the step time)" in band
     assert "± 30%" not in first
-    assert first.endswith("that band is the range the bill draws on the MFU (its spread and "
-                          "basis: the warning on its regime's held-out runs)")
+    assert first.endswith("the bill draws the MFU with that band's ends as its P5 and P95 (its "
+                          "spread and basis: the warning on its regime's held-out runs)")

@@ -176,9 +176,15 @@ def test_a_predicted_band_is_drawn_as_the_90_percent_interval_it_is():
     # a widened top above MFU 1 is cut there, never drawn above it
     wide = band_drawn(0.5, 0.8, 0.95)
     assert wide.kind == "two_piece_cut" and wide.cut == 1.0 and wide.bounds[1] == 1.0
-    # a band too wide below for a positive widened low end is refused, naming it
-    with pytest.raises(ValueError, match="mfu band=0.1-0.5 around 0.4"):
-        band_drawn(0.1, 0.4, 0.5)
+    # an end within a thousandth of the band's width of the mode is the mode: no two-piece
+    # range with half its draws in a sliver (the point kept)
+    sliver = band_drawn(0.3, 0.4, 0.40005)
+    assert sliver.kind == "triangular" and sliver.mode == sliver.high == 0.4
+    assert sliver.quantile(0.05) == pytest.approx(0.3, rel=1e-9)
+    # a band too wide below for a positive widened low end (0.4 − 0.3 × 1.4625 < 0) is not
+    # widened below: its low end is the draws' bottom, the high side still widened
+    low = band_drawn(0.1, 0.4, 0.5)
+    assert low.low == 0.1 and low.high == pytest.approx(0.4 + 0.1 / (1 - 0.1 ** 0.5))
 
 
 def test_draws_have_the_distributions_percentiles():

@@ -23,6 +23,7 @@ import llmcost
 from llmcost import report
 from llmcost.bill import ledger
 from llmcost.bill.checks import scenario_warnings
+from llmcost.bill.ranges import Range
 from llmcost.core.units import fmt_usd
 from llmcost.present import answers, glance, plots
 from llmcost.training import accuracy
@@ -1256,11 +1257,15 @@ def test_a_pilot_smaller_than_the_run_keeps_its_band_in_the_index(tmp_path):
     assert mfu["kind"] == "pilot" and mfu["illustrative"] is False
     got = pilot_mfu({**plan.values, "ledger_pilot_tokens_per_s_per_gpu": 900.0,
                      "ledger_pilot_n_gpus": 64, "pilot": []})
-    low, mode, high = (float(x) for x in mfu["range"].split()[1::2])
-    assert low == pytest.approx(got["low"], abs=5e-5) and high == pytest.approx(got["high"],
-                                                                                abs=5e-5)
-    assert mode == pytest.approx(got["value"], abs=5e-5) and low < mode <= high
-    assert high < 0.47  # below the comparable runs' cap the illustrative band reached
+    # drawn as the model's band is (montecarlo.band_drawn): its top is the calibrated MFU, the
+    # pilots' own ceiling, so a triangle peaked there whose P5 is the band's low end
+    assert got["high"] - got["value"] < 1e-3 * (got["high"] - got["low"])
+    assert mfu["range"].startswith("triangular"), mfu["range"]
+    low, mode, high = (float(x) for x in re.findall(r"\d+\.\d+", mfu["range"])[:3])
+    drawn = Range("triangular", low=low, mode=mode, high=high)
+    assert drawn.quantile(0.05) == pytest.approx(got["low"], abs=3e-4)
+    assert mode == high == pytest.approx(got["value"], abs=5e-5) and low < mode
+    assert got["high"] < 0.47  # below the comparable runs' cap the illustrative band reached
 
 
 def test_warnings_of_six_families_read_as_their_own_lines_not_a_cut_clause(tmp_path):
@@ -1444,8 +1449,9 @@ def test_a_given_mfu_above_its_capped_band_says_what_is_drawn_and_claims_no_p10(
     why = mfu["why"]
     p5 = 0.9 - (0.9 - low) * (1 - 0.05 ** 0.5)  # the triangle's P5: the capped band's low end
     assert f"drawn as a triangle peaked at the bill's 90.0%, from {low:.1%} to 90.0% so that " \
-           f"{p5:.1%} is the draws' P5 (the band holds 90% of the published runs' errors): the " \
-           "bill's MFU lies above the capped band (" in why
+           f"{p5:.1%} is the draws' P5 (the band read as a 90% interval of the model's " \
+           "errors: 5% of runs like this one below it, 5% above): the bill's MFU lies above " \
+           "the capped band (" in why
     assert "so the triangle runs from below the band's low end (its P5) up to the bill's MFU, " \
            "its top; every draw's MFU is at most the bill's, so on the MFU alone the bill's " \
            "point is the cheapest end of its range" in why
@@ -1909,3 +1915,19 @@ def test_counted_makes_run_s_agree_with_its_count():
     assert glance.counted("only 3 held-out run(s); 2 pilot(s); 1,200 price(s)") == \
         "only 3 held-out runs; 2 pilots; 1,200 prices"
     assert glance.counted("no count before run(s)") == "no count before run(s)"
+
+
+def test_a_given_mfu_far_above_a_low_cap_is_drawn_without_widening_below():
+    # A review: Mixtral 8x7B in FP8 on 256 B200, mfu 0.9: the capped band's low end (16.8%) is
+    # under 0.224 × 90%, so a triangle peaked at 90% whose P5 is that low end would reach below
+    # MFU 0 (90% − 73.2% × 1.288); the glance could not be drawn and notebook 00 failed. The low
+    # side is not widened: the band's low end is the draws' bottom, said so.
+    sc = {**POINT, "model": "mixtral-8x7b", "accelerator": "B200", "n_gpus": 256,
+          "dtype": "fp8", "mfu": 0.9, "price_usd_per_gpu_hour": 5.0, "train_tokens": 1e12}
+    r, words = ledger.given_mfu_range(ledger.build_ledger(sc))
+    assert r.kind == "triangular" and r.mode == r.high == 0.9 and 0 < r.low < 0.224 * 0.9
+    assert 0.9 - (0.9 - r.low) / (1 - 0.05 ** 0.5) < 0
+    assert f"(the band's low end, {r.low:.1%}, the draws' bottom: widened to be their P5 it " \
+           "would reach MFU 0)" in words
+    g, _, _ = glance.bill_glance(sc, samples=2_000)
+    assert g["ranges"]["mfu"]["range"].startswith("triangular")

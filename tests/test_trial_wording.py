@@ -387,7 +387,8 @@ def test_a_given_mfu_above_the_published_cap_says_the_numbers_it_draws(tmp_path)
     assert "and its low end lowered with it to 23.7%" in words
     assert "Llama 2 7B" in words and "61.6% of the BF16 dense peak" in words
     assert "drawn as a triangle peaked at the bill's 35.0%, from 20.4% to 35.0% so that 23.7% " \
-        "is the draws' P5 (the band holds 90% of the published runs' errors): the bill's " \
+        "is the draws' P5 (the band read as a 90% interval of the model's errors: 5% of runs " \
+        "like this one below it, 5% above): the bill's " \
         "MFU lies above the capped band (23.7%-30.8%), so the triangle runs from below the " \
         "band's low end (its P5) up to the bill's MFU, its top" in words
     assert "prediction, 35.0%" not in words and "uncapped" not in words

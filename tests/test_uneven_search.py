@@ -257,7 +257,7 @@ def test_the_pointer_to_the_bubble_advice_claims_no_cure_where_none_is_found():
     from llmcost.bill.checks import _advice_once
     from llmcost.present.glance import caveat_line
     head = ("the plan's pipeline stages carry unequal work (32 layers on 25 stages: 7 stages "
-            "of 2, 18 stages of 1; TP2 · PP25): the others wait for the busiest at least 36% "
+            "of 2, 18 stages of 1; TP2 · PP25): the others wait for the busiest about 36% "
             "of each step (the step-time model, notebook 04b): the predicted MFU includes it")
     tail = ("; the GPU count forces it: dp must divide the global batch; none of the nearest "
             "GPU counts and global batches that split without a pipeline gives a plan that "

@@ -2174,43 +2174,48 @@ def _advice_once(warning: str, said: list) -> str:
 
 
 def stage_wait_share(spec, plan, b) -> float:
-    """The share of a step the pipeline's stages wait for the busiest, a lower bound: the larger
-    of the step-time model's (``StepBreakdown.stage_imbalance_s`` over the step, whose middle
+    """About how much of a step the pipeline's stages wait for the busiest: the larger of the
+    step-time model's share (``StepBreakdown.stage_imbalance_s`` over the step; its middle
     stages all count as the heaviest, so it misses the middle stages' own spread) and the
-    layers' own: with stage work in proportion to its layers L_i (``memory.stage_layers``), the
-    busiest paces every micro-batch and the mean stage idles
+    stages' own: with a stage's work w_i its layers L_i (``memory.stage_layers``), the last's
+    plus the LM head in layers (its matmul weights over a layer's, ``matmul_params_active``;
+    the embedding, a lookup, counts nothing), the busiest paces every micro-batch and the mean
+    stage idles
 
-        (1 − mean(L) / max(L)) × the step's per-micro-batch layer work (matmuls, attention,
+        (1 − mean(w) / max(w)) × the step's per-micro-batch layer work (matmuls, attention,
         memory-bound operators, recomputation, TP/CP/EP communication, MoE host work and the
-        imbalance itself: m × the busiest stage's time),
+        imbalance itself: m × the busiest stage's time).
 
-    the embedding and the LM head left out (they make the ends heavier still). A trial's
-    Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers: 7 stages of 2, 18 of 1, mean 1.28) was
-    said to wait 2.5% where its layers alone idle 1 − 1.28 / 2 = 36% of that work, and its 32k
-    vocabulary left the last stage lighter than a middle one, so no warning fired."""
+    An estimate (a layer's time taken as the same on every stage; multi-token-prediction
+    modules left out), not a bound. A trial's Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers:
+    7 stages of 2, 18 of 1, the 32,000-entry head 0.65 of a layer, mean 1.31) was said to wait
+    2.5% where its stages idle 1 − 1.31 / 2 = 35% of that work, and its head left the last
+    stage lighter than a middle one, so no warning fired."""
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
-    layers = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
-    step_s = float(b.step_time_s)
+    w = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
+    mp = spec.matmul_params_active
+    per_layer = (mp["attention"] + mp["ffn"] + mp.get("router", 0)) / spec.n_layers
+    w[-1] += mp["lm_head"] / per_layer if per_layer > 0 else 0.0
     paced = sum(float(getattr(b, k)) for k in (
         "matmul_s", "attention_s", "memory_bound_s", "recompute_s", "tp_comm_s", "cp_comm_s",
         "ep_comm_s", "moe_host_s", "stage_imbalance_s"))
-    by_layers = paced * (1.0 - layers.mean() / layers.max()) if layers.max() > 0 else 0.0
-    return max(float(b.stage_imbalance_s), by_layers) / step_s
+    by_layers = paced * (1.0 - w.mean() / w.max()) if w.max() > 0 else 0.0
+    return max(float(b.stage_imbalance_s), by_layers) / float(b.step_time_s)
 
 
 def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) -> str:
     """The warning for a step whose pipeline stages are uneven: the busiest stage's extra work
     (``StepBreakdown.stage_imbalance_s``: its compute less the stages' mean, × the micro-batches
     of a step; uneven layers, the embedding on the first stage and the LM head and loss on the
-    last; ``stage_wait_share``, at least the layers' own spread) over
+    last; ``stage_wait_share``, at least the stages' own spread) over
     ``STAGE_IMBALANCE_WARNING`` of the step. The layers per stage come from
     ``memory.stage_layers`` (the plan's split), said as how many stages hold each count; the
     tail is ``pipeline_advice``'s (the GPU count or batch that forces the pipeline, and the
     nearest ones without it). The step model evaluates the first, one middle (the heaviest) and
     the last stage and counts every middle stage as that one, so its mean is at least the true
-    mean and the share it gives is a lower bound: said "at least". A trial's 8B model on 100
-    H100s: dp must divide 1,024 sequences, so TP2 · PP25 for 32 layers (7 stages of 2, 18 of
-    1, the LM head on the last), and no word of it."""
+    mean and its share is too low: ``stage_wait_share`` counts the stages' own, said "about".
+    A trial's 8B model on 100 H100s: dp must divide 1,024 sequences, so TP2 · PP25 for 32
+    layers (7 stages of 2, 18 of 1, the LM head on the last), and no word of it."""
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
     layers = (np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)).astype(int)
     share = stage_wait_share(spec, plan, b)
@@ -2226,8 +2231,9 @@ def stage_imbalance_warning(values: dict, spec, plan, b, mfu_predicted: bool) ->
     spread = (f"{spec.n_layers} layers on {plan.pp} stages: {held}; the first also holds the "
               f"embedding, the last {tail}")
     return (f"the plan's pipeline stages carry unequal work ({spread}; {plan.describe()}): the "
-            f"others wait for the busiest at least {share:.0%} of each step (the step-time model, "
-            "notebook 04b): "
+            f"others wait for the busiest about {share:.0%} of each step (its layers and the "
+            "LM head against the stages' mean, checks.stage_wait_share; the step-time model "
+            "prices the step at the busiest stage's pace): "
             + ("the predicted MFU includes it" if mfu_predicted else
                "the mfu must already include it, or GPU-hours are understated by as much")
             + pipeline_advice({k: values[k] for k in PLAN_KEYS if k in values}) + ".")

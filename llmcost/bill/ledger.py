@@ -118,7 +118,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import POINT_WORDS, Z90, Z95, Range, is_point_range, lognormal_mean
+from .ranges import POINT_WORDS, Z90, Z95, Range, is_point_range, lognormal_mean, point
 from .scenario import (
     EXPLORATORY_FRACTION_MAX,
     LEDGER_DEFAULTS,
@@ -1586,16 +1586,18 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
 
     Each bill's exploratory line is max(0, g − n) in dollars, g = fraction × final run GPU-h ×
     rate, n = netted GPU-h × rate (``_exploratory_fraction_line``), so the netted lines and the
-    exploratory line together cost max(g, n). Of the netted lines' change Δ = n_B − n_A, what
-    reaches the total is their own share of the change in max(g, n), the final run's share
-    (g_A → g_B) set apart: the two orders averaged (the Shapley value of two factors),
+    exploratory line together cost max(g, n) = g + max(0, h), h = n − g. Of the netted lines'
+    change Δ = n_B − n_A, what reaches the total is their own share of the change in max(g, n),
+    the final run's (g_A → g_B) set apart: along the straight path from A to B (the
+    Aumann-Shapley attribution), n's share is Δ × the fraction of the path where h ≥ 0,
 
-        R = ½ [max(g_A, n_B) − max(g_A, n_A) + max(g_B, n_B) − max(g_B, n_A)],
+        R = Δ × |{t in [0, 1] : h_A + t (h_B − h_A) ≥ 0}|,
 
-    and the exploratory line deducts Δ − R more of them. Both lines under the multiplier: R = 0
-    (the line absorbs all of Δ); both above it (the line at $0 on both sides): R = Δ. Where a
-    bill bills its exploratory runs as given (no g), the part min(n, g) × rate of the other's
-    is said absorbed, as one order."""
+    and the exploratory line deducts Δ − R more of them. Netted lines under the multiplier at
+    both ends (h < 0): R = 0, the line absorbs all of Δ; above it at both ends (the line at $0 on
+    both sides): R = Δ; across: R = Δ × h_B / (h_B − h_A) when B is above (n_B − g at one final
+    run g). Where a bill bills its exploratory runs as given (no g), the part min(n, g) × rate of
+    the other's is said absorbed."""
     if not (isinstance(names, (tuple, list)) and len(names) == 2
             and all(isinstance(x, str) and x for x in names)):
         raise ValueError(f"names={names!r} must be two non-empty names")
@@ -1614,9 +1616,14 @@ def exploratory_shift_words(a: Ledger, b: Ledger, names=("A", "B")) -> str | Non
     if d == 0:
         return None
     if na and nb:
-        ga, gb = (float(n["gross_gpu_hours"]) * n["usd_per_gpu_hour"] for n in (na, nb))
-        a_, b_ = cost(na), cost(nb)
-        rest = 0.5 * (max(ga, b_) - max(ga, a_) + max(gb, b_) - max(gb, a_))
+        ha, hb = (cost(n) - float(n["gross_gpu_hours"]) * n["usd_per_gpu_hour"]
+                  for n in (na, nb))
+        if (ha >= 0) == (hb >= 0):
+            above = 1.0 if ha >= 0 else 0.0
+        else:  # crosses 0 at t* = h_A / (h_A − h_B): above after it when B is above
+            cross = ha / (ha - hb)
+            above = 1.0 - cross if hb >= 0 else cross
+        rest = float(d) * above
         moved = float(difference(rest, d))  # d − rest: what the exploratory line absorbs
     else:
         moved = difference(cost(na, True), cost(nb, True))
@@ -2504,32 +2511,44 @@ POST_TRAINING_ILLUSTRATION = {
 
 
 def post_training_illustration(bill: Ledger) -> tuple:
-    """The bill with ``POST_TRAINING_ILLUSTRATION``'s quantities on each post-training line the
-    scenario leaves at zero (its first key, the quantity, 0), the scenario's own kept on every
-    line it gives: ``(bill, illustrative, words)``, ``illustrative`` the line keys set here and
-    ``words`` what each line holds ("SFT 10B tokens (illustrative)", "SFT 2B tokens (the
-    scenario's)"). LoRA is left at the scenario's where the model's attention is not GQA
-    (``lora_adapter_params`` counts adapters on GQA/MHA projections only), said so. A trial
-    read notebook 00's "post-training compute" beside the bill's: the page had replaced the
-    scenario's 2B SFT tokens by 10B and added LoRA the scenario did not bill."""
+    """The bill with ``POST_TRAINING_ILLUSTRATION``'s values on each post-training key the
+    scenario leaves at zero, the scenario's own kept on every key it gives (a quantity, a price
+    or a rate): ``(bill, illustrative, words)``, ``illustrative`` the line keys where some value
+    is set here and ``words`` what each line holds ("SFT 10B tokens $12.8k (illustrative)", "SFT
+    2B tokens $2.54k (the scenario's)", "(illustrative rate)" where only the rate is; a ranged
+    quantity said at its point). LoRA is left at the scenario's where the model's attention is
+    not GQA (``lora_adapter_params`` counts adapters on GQA/MHA projections only), said so. A
+    trial read notebook 00's "post-training compute" beside the bill's: the page had replaced
+    the scenario's 2B SFT tokens by 10B and added LoRA the scenario did not bill."""
     b = _ledger(bill, "bill")
     p = b.scenario
-    gqa = load_model(p["model"]).attention == "gqa"
-    own = {k for k, ch in POST_TRAINING_ILLUSTRATION.items() if p.get(next(iter(ch)))}
-    set_here = [k for k in POST_TRAINING_ILLUSTRATION
-                if k not in own and (k != "post.lora" or gqa)]
-    post = with_changes(b, **{x: v for k in set_here
-                              for x, v in POST_TRAINING_ILLUSTRATION[k].items()})
-    q = post.scenario
+    attention = load_model(p["model"]).attention
+    given = {x for ch in POST_TRAINING_ILLUSTRATION.values() for x in ch if point(p.get(x) or 0)}
+    changes = {x: v for k, ch in POST_TRAINING_ILLUSTRATION.items() for x, v in ch.items()
+               if x not in given and (k != "post.lora" or attention == "gqa")}
+    post = with_changes(b, **changes)
+    q = {k: point(v) for k, v in post.scenario.items() if k in LEDGER_DEFAULTS}
     what = {"post.sft": f"SFT {fmt_count(q['ledger_sft_tokens'], 3)} tokens",
             "post.lora": f"LoRA {fmt_count(q['ledger_lora_tokens'], 3)} tokens",
             "data.annotation": f"annotation of {fmt_count(q['ledger_annotation_samples'], 3)} "
                                "samples",
             "eval.human": f"human evaluation, {fmt_quantity(q['ledger_human_eval_hours'])} hours"}
-    words = [f"{w} {fmt_usd(post.usd(k))} ("
-             + ("illustrative" if k in set_here else "the scenario's" if k in own else
-                f"not billed: LoRA is not modelled for {load_model(p['model']).attention} "
-                "attention") + ")" for k, w in what.items()]
+    set_here, words = [], []
+    for k, w in what.items():
+        keys = list(POST_TRAINING_ILLUSTRATION[k])
+        here = [x for x in keys if x in changes]
+        if here:
+            set_here.append(k)
+        whose = ("illustrative" if len(here) == len(keys) else
+                 "the scenario's" if not here else
+                 "illustrative " + {"ledger_annotation_samples": "sample count",
+                                    "ledger_annotation_usd_per_sample": "price",
+                                    "ledger_human_eval_hours": "hours",
+                                    "ledger_human_eval_usd_per_hour": "rate"}[here[0]])
+        if k == "post.lora" and attention != "gqa" and "ledger_lora_tokens" not in given:
+            whose = f"not billed: LoRA is not modelled for {attention} attention"
+        ranged = any(isinstance(p.get(x), Range) for x in keys if x in given)
+        words.append(f"{w}{' (its point)' if ranged else ''} {fmt_usd(post.usd(k))} ({whose})")
     return post, tuple(set_here), "; ".join(words)
 
 
@@ -2760,19 +2779,26 @@ def given_mfu_range(bill: Ledger) -> tuple:
     capped = band.capped_above() is not None and band.high > m
     r = _band_drawn(low, m, min(float(uncapped_high(m, c, w)), 1.0) if capped else high,
                     cut=band.high if capped else None)
+    widened = r.low < low   # not widened below where that would leave no positive MFU
     words += (f"; drawn as a triangle peaked at the bill's {m:.1%}" if r.kind == "triangular"
               else f"; drawn as two half-triangles peaked at the bill's {m:.1%}, half the draws "
               "on each side") + (
-        f", from {r.low:.1%} to {r.high:.1%} so that {low:.1%} is the draws' P5"
-        + (f" and {high:.1%} their P95" if m < high else "")
-        + " (the band holds 90% of the published runs' errors)"
-        + (f", every draw above the cap taken at {band.high:.1%}" if capped else ""))
+        f", shaped from {r.low:.1%} to {r.high:.1%} and every draw above the cap taken at "
+        f"{band.high:.1%}," if capped else f", from {r.low:.1%} to {r.high:.1%}") + (
+        f" so that {low:.1%} is the draws' P5" + (f" and {high:.1%} their P95" if m < high
+                                                   else "")
+        + " (the band read as a 90% interval of the model's errors: 5% of runs like this one "
+          "below it, 5% above)" if widened else
+        f" (the band's low end, {low:.1%}, the draws' bottom: widened to be their P5 it would "
+        "reach MFU 0)")
     if band.high < m:
         words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
-                  "so the triangle runs from below the band's low end (its P5) up to the bill's "
-                  "MFU, its top; every draw's MFU is at most the bill's, so on the MFU alone the bill's point "
-                  "is the cheapest end of its range (with other ranged inputs, such as the "
-                  "price, a line's point can still lie inside its P10-P90)")
+                  "so the triangle runs from "
+                  + ("below the band's low end (its P5)" if widened else "the band's low end")
+                  + " up to the bill's MFU, its top; every draw's MFU is at most the bill's, so "
+                  "on the MFU alone the bill's point is the cheapest end of its range (with other "
+                  "ranged inputs, such as the price, a line's point can still lie inside its "
+                  "P10-P90)")
     words += ("; a band around the bill's figure, not around the model's prediction for the plan "
               "(notebook 04b; a warning when the bill's figure lies outside that prediction's "
               "band)")

@@ -24,7 +24,7 @@ import pandas as pd
 from ..training.accuracy import ALPHA, uncapped_high
 from ..core.units import fmt_usd
 from .ranges import Range, is_ranged
-from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
+from .scenario import MFU_FLOOR, ScenarioError, ScenarioNeverFinishes, scenario_error
 
 class Draws(np.ndarray):
     """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
@@ -291,10 +291,12 @@ def _range_advice(values: Mapping, ranges=None) -> str:
         return "Narrow the range(s) so that every draw obeys the rule"
     words = {"pilot": "the pilots' extrapolation band"}.get(
         values.get("mfu_band"), "the step-time model's error band around its prediction")
+    low = f" ({band.low:.1%}, below the band's own low end, its P5)" \
+        if values.get("mfu_band") != "pilot" else f" ({band.low:.1%})"
     return (f"The range on mfu is not the scenario's: it is {words}, which the bill draws; "
-            "change the scenario so that the rule holds at the band's low end (the rule's own "
-            "advice above), or give mfu as a number, or a range of your own, to bill without "
-            "the band")
+            f"change the scenario so that the rule holds at the drawn range's low end{low} (the "
+            "rule's own advice above), or give mfu as a number, or a range of your own, to bill "
+            "without the band")
 
 
 def predicted_mfu_range(pred) -> Range | None:
@@ -307,7 +309,8 @@ def predicted_mfu_range(pred) -> Range | None:
     estimate, ``accuracy.central_mfu``, the prediction corrected by the median of the model's
     errors, so half the draws lie on each side of it; where the band's top was capped, the
     whole band cut at the cap, ``_capped_band``; else a triangle where that estimate is an end
-    of the band: ``peaked_at``, its far end widened by 1 / (1 − √0.05) = 1.29), so that the range's point is the figure
+    of the band: ``peaked_at``, its far end widened by 1 / (1 − √0.05) = 1.29),
+    so that the range's point is the figure
     every page prints and the draws' median too. A triangle peaked there had its median
     elsewhere where the band is lopsided (a band 37.8%-54.6% capped above a central 49.3%:
     median 47.6%), so a bill's P50 left its point and `estimate --compare` printed an FP8
@@ -378,17 +381,23 @@ def band_drawn(low: float, mode: float, high: float, cut: float | None = None) -
 
     Draws above ``cut`` (a cap where no comparable run measured more, ``accuracy.band_cap``;
     MFU 1 at most in any case) are taken at it (``two_piece_cut``); a triangle peaked at its
-    low end ends at the cut. A band too wide below for its widened low end to be a positive MFU
-    is refused (ValueError naming it), never clamped."""
+    low end ends at the cut. Where the widened low end would fall below ``scenario.MFU_FLOOR``
+    (a given MFU far above a band capped low: the triangle from the band's low end L up to m
+    has its P5 at L only if m − (m − L) / (1 − √0.05) > 0, i.e. L > 0.224 m), the low side is
+    not widened: its low end is L, the draws' P0 there, not their P5 (``band_ends`` and the
+    words read the range as drawn)."""
     top = 1.0 if cut is None else min(float(cut), 1.0)
+    # an end within a thousandth of the band's width of the mode is the mode (the point kept):
+    # a two-piece range would put half its draws in that sliver (a pilot's band whose top is
+    # its calibrated MFU, the ceiling it measured, differs from it in the fifth digit)
+    eps = 1e-3 * (high - low)
+    high = mode if 0 < high - mode < eps else high
+    low = mode if 0 < mode - low < eps else low
     lo_w = TRIANGLE_WIDEN if mode >= high else TWO_PIECE_WIDEN
     hi_w = TRIANGLE_WIDEN if mode <= low else TWO_PIECE_WIDEN
     low2, high2 = mode - (mode - low) * lo_w, mode + (high - mode) * hi_w
-    if mode > low and not low2 > 0:
-        raise ValueError(
-            f"mfu band={low:.4g}-{high:.4g} around {mode:.4g}: its low end is too far below for "
-            f"a 90% band of positive MFUs (the draws' P5 at {low:.4g} puts their bottom at "
-            f"{low2:.4g}); give mfu as a number or a range of your own")
+    if low2 < MFU_FLOOR:  # not widened below: the band's low end is the draws' bottom
+        low2 = low
     if low < mode < high and high2 > top:
         return Range("two_piece_cut", low=low2, mode=mode, high=high2, cut=top)
     return peaked_at(low2, mode, min(high2, top))

@@ -28,7 +28,7 @@ from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
 from ..core.units import fmt_gpus
 from ..training import accuracy, calibrate, step_scenario
 from ..training.compute import mfu_from_throughput
-from .ranges import Range
+from .montecarlo import band_drawn
 from .scenario import LEDGER_DEFAULTS, load_scenario
 
 #: The scenario keys the extrapolation reads (the memo's key): the plan's
@@ -209,14 +209,16 @@ def uncarried_band(p: dict, x, plan) -> tuple:
 
 def pilot_mfu_range(got: dict):
     """The MFU a pilot sets, as the bill draws it: the calibrated value ``got['value']``
-    (``pilot_mfu``'s answer, or a report's ``_mfu_calibration``) peaked in its extrapolation band,
-    ``Range('triangular', low=min(low, m), mode=m, high=max(high, m))``, or the value itself
-    when the band has no width (the pilot ran the run's own plan: its measurement)."""
+    (``pilot_mfu``'s answer, or a report's ``_mfu_calibration``) peaked in its extrapolation
+    band, a split-conformal 90% interval (``calibrate.BAND_HALF_WIDTH``), drawn as the step-time
+    model's band is (``montecarlo.band_drawn``: two-piece, half the draws on each side of m, the
+    band's ends their P5 and P95), or the value itself when the band has no width (the pilot
+    ran the run's own plan: its measurement)."""
     m = float(got["value"])
     lo, hi = float(got.get("low", m)), float(got.get("high", m))
     if not hi > lo:
         return m
-    return Range("triangular", low=min(lo, m), mode=m, high=max(hi, m))
+    return band_drawn(min(lo, m), m, max(hi, m))
 
 
 #: The scenario keys of a pilot (``pilot_given``) and their values once its MFU is resolved.

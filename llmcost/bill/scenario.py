@@ -1172,7 +1172,7 @@ def range_note(ranged: dict, mfu_band: str | None = None) -> str:
     prediction, or the pilots') is said as what it is, in percent: the scenario gave no range."""
     parts = [f"mfu is {MFU_BAND_WORDS[mfu_band]}, {r.point:.1%} (its band "
              "{:.1%} to {:.1%}): this page uses {:.1%}".format(
-                 *(band_ends(r) if mfu_band == "predicted" else r.bounds), r.point)
+                 *band_ends(r), r.point)
              if k == "mfu" and mfu_band in MFU_BAND_WORDS and r.kind in (
                  "triangular", "two_piece", "two_piece_cut") else
              f"{k} is a range ({r.describe()}): this page uses its {POINT_WORDS[r.kind]} "

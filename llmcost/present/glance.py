@@ -1361,17 +1361,17 @@ CAVEATS = [
      "other GPU counts or batches avoid it"),
     (_BUBBLE,
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
-    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest about (\d+%) "
      r"of each step .*?: the predicted MFU includes it.*?; without it \(",
-     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "the pipeline's stages carry unequal work: the GPUs wait about {0} of the time for the "
      "busiest (in the predicted MFU): other GPU counts or batches avoid it"),
-    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest about (\d+%) "
      r"of each step .*?: the predicted MFU includes it",
-     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "the pipeline's stages carry unequal work: the GPUs wait about {0} of the time for the "
      "busiest (in the predicted MFU)"),
-    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest at least (\d+%) "
+    (r"^the plan's pipeline stages carry unequal work .*?wait for the busiest about (\d+%) "
      r"of each step",
-     "the pipeline's stages carry unequal work: the GPUs wait at least {0} of the time for the "
+     "the pipeline's stages carry unequal work: the GPUs wait about {0} of the time for the "
      "busiest; the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),

@@ -612,8 +612,8 @@ def estimate_ledger(scenario_path):
         # not repeated here (a trial read the same ±30% sentence in two warnings in a row)
         core = re.search(r"published step times .*?\(an error on the step time\)", basis)
         told = core is not None and any(core.group(0) in w for w in bd.get("warnings", []))
-        warnings = [f"mfu: predict -> {pred['value']:.1%}: {predicted_mfu_words(pred)}; that "
-                    "band is the range the bill draws on the MFU ("
+        warnings = [f"mfu: predict -> {pred['value']:.1%}: {predicted_mfu_words(pred)}; the "
+                    "bill draws the MFU with that band's ends as its P5 and P95 ("
                     + ("its spread and basis: the warning on its regime's held-out runs"
                        if told else f"{spread}; {basis}") + ")"] \
             + list(bd.get("warnings", [])) \

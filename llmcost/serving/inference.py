@@ -894,7 +894,8 @@ def example_draft(model) -> tuple:
     family = re.match(r"[a-z]*", m.name.lower()).group()
     t = list_models()
     t = t[(t["vocab_size"] == m.vocab_size) & (t["n_active_params"] < m.n_active_params)
-          & (t["n_params"] < m.n_params) & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
+          & (t["n_params"] < m.n_params)
+          & (t["name"].str.lower().str.match(re.escape(family) + r"(?![a-z])") if family
              else False)]
     if not len(t):
         return None, (f"no catalogue model smaller than {m.name} ({m.n_active_params:.3g} "
