@@ -1275,3 +1275,23 @@ def test_a_rollout_tp_the_report_chose_is_said_beside_the_rl_line(tmp_path):
     said = " ".join(_cli("estimate", "--scenario", str(_yaml(tmp_path, sized, name="u.yaml"))
                          ).stdout.split())
     assert "rl_rollout_tp=1: chosen: the rollout TP nearest the notebooks' 4" in said
+
+
+def test_a_budget_under_the_bills_p90_says_how_many_draws_cost_more(tmp_path):
+    # A finance trial: opt-1.3b on 16 A100-80GB with ledger_budget_usd 8,000: "the bill is 91%
+    # of it" and nothing else, where 39% of the bill's own draws cost more (its P90 $12.0k).
+    # The share is counted over the draws the text prints (the headline's), by hand here.
+    body = ("model: opt-1.3b\naccelerator: A100-80GB\nn_gpus: 16\ntrain_tokens: 2.6e10\n"
+            "seq_len: 2048\nmfu: 0.45\nprice_usd_per_gpu_hour: 1.8\n")
+    path = _yaml(tmp_path, body)
+    bill = estimate_ledger(path)
+    budget = round(bill.total_usd * 1.1)
+    path.write_text(body + f"ledger_budget_usd: {budget}\n")
+    bill = estimate_ledger(path)
+    head = ledger.headline_draws(bill.scenario, samples=2_000, seed=0)
+    above = float(np.mean(head.draws.total_usd > budget))
+    assert 0.05 < above < 0.5
+    out = " ".join(_cli("estimate", "--scenario", str(path), "--samples", "2000").stdout.split())
+    assert (f"the bill is {bill.total_usd / budget:.0%} of it, but "
+            f"{llmcost.fmt_percent(above)} of its Monte Carlo draws (the range above, 2,000) "
+            "cost more") in out

@@ -1556,3 +1556,25 @@ def test_post_training_illustration_keeps_each_given_key_and_reads_ranges_at_the
     assert "annotation of 100k samples $2.00M (illustrative sample count)" in words
     assert "human evaluation, 500 hours $30.0k (illustrative rate)" in words
     assert illustrative == ("post.lora", "data.annotation", "eval.human")
+
+
+def test_a_bill_at_another_mfu_moves_its_phases_own_mfus_as_the_draws_do():
+    # A finance trial on the shipped Llama 3.1 405B scenario (main run 41%, two phases at 38%):
+    # notebook 00 printed "at MFU 54.9%: bill $222M" with the main run's MFU alone changed,
+    # beside the tornado's "$217M at its P90 (0.5495)", whose draws move each phase's own MFU
+    # with the main one. ledger.at_mfu moves them so: by hand, 0.38 × 0.5 / 0.41 = 0.4634.
+    path = llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"
+    bill = ledger.build_ledger(llmcost.load_scenario(path))
+    at = ledger.at_mfu(bill, 0.5)
+    assert at.figures["mfu"] == 0.5
+    assert [ph["mfu"] for ph in at.scenario["phases"]] == pytest.approx([0.38 * 0.5 / 0.41] * 2)
+    # the Monte Carlo's own rule: the tornado prices the MFU at its P90 with the phases moved
+    r = {"low": 0.3, "mode": 0.41, "high": 0.6}
+    d = ledger.simulate_ledger({**bill.scenario, "mfu": r}, samples=2_000)
+    p90 = float(d.ranges["mfu"].quantile(0.9))
+    row = d.tornado().set_index("input").loc["mfu"]
+    assert row["total_at_p90_usd"] == pytest.approx(ledger.at_mfu(bill, p90).total_usd, rel=1e-9)
+    # and differs from the main run's MFU alone changed (the phases kept at 38%)
+    assert ledger.with_changes(bill, mfu=0.5).total_usd > at.total_usd
+    with pytest.raises(ValueError, match="mfu"):
+        ledger.at_mfu(bill, 1.5)

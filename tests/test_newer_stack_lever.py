@@ -46,7 +46,7 @@ def test_the_lever_does_not_apply_where_the_stack_is_not_older_than_the_hardware
     the note says why; a scenario already on the newest profile likewise."""
     h100 = lv.newer_stack({**GB300, "accelerator": "H100-SXM", "mfu": 0.4, "dtype": "bf16"})
     assert lv._get(h100.after, "stack") == "megatron-core-2024"
-    assert "is not later than megatron-core-2024 (dated 2024-06)" in h100.note
+    assert "is older than megatron-core-2024 (dated 2024-06)" in h100.note
     done = lv.newer_stack({**GB300, "mfu": 0.4, "stack": "megatron-core-2026"})
     assert done.note and lv._get(done.after, "stack") == "megatron-core-2026"
 
@@ -95,3 +95,19 @@ def test_a_phase_scaled_past_one_is_refused_by_its_own_name():
     phase = {"name": "long", "tokens": 1e11, "seq_len": 8192, "mfu": 0.995}
     with pytest.raises(ValueError, match=r"the scenario's phases\[0\]\.mfu=0\.995 is above"):
         lv.newer_stack({**GB300, "mfu": 0.5, "phases": [phase]})
+
+
+def test_hardware_of_the_stacks_own_year_takes_the_newer_profile():
+    """A finance trial: Qwen3-30B-A3B in FP8 on 576 GB200 (2024), mfu: predict on the default
+    megatron-core-2024 (dated 2024-06): the bill fell 42% with `stack: megatron-core-2026`,
+    below its own P10, while the lever said "not later" and saved $0. Hardware of the stack's
+    own year takes the newer profile; the lever's saving is the two bills' difference."""
+    sc = {"model": "qwen3-30b-a3b", "accelerator": "GB200-NVL72", "n_gpus": 576,
+          "train_tokens": 1e12, "seq_len": 4096, "dtype": "fp8", "mfu": 0.2,
+          "price_usd_per_gpu_hour": 10.5}
+    assert newer_stack_for(sc).name == "megatron-core-2026"
+    change = lv.newer_stack(sc)
+    assert change.after["stack"] == "megatron-core-2026" and not change.note
+    # a stack already the newest, or an H100 (2022) on the 2024 profile: nothing to offer
+    assert newer_stack_for({**sc, "stack": "megatron-core-2026"}) is None
+    assert newer_stack_for({**sc, "accelerator": "H100-SXM"}) is None

@@ -280,26 +280,30 @@ def _stack_and_gpu(values: dict) -> tuple:
 
 
 def newer_stack_for(values: dict):
-    """The stack a run on hardware later than its stack would use: the newest profile of the
+    """The stack a run on hardware no older than its stack would use: the newest profile of the
     family of the scenario's stack (``values["stack"]``, default ``DEFAULT_STACK``; the family
-    is its name up to the year, e.g. ``megatron-core``) dated no earlier than the
-    accelerator's year (``Accelerator.year``), when the accelerator is later than the stack's
-    date; None otherwise (no later profile, an accelerator without a year, or an unknown one).
-    ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
+    is its name up to the year, e.g. ``megatron-core``) dated after it and no earlier than the
+    accelerator's year (``Accelerator.year``), when the accelerator was released in the stack's
+    year or later (a year the catalogue gives, not a month: GB200, 2024, and B200 shipped after
+    megatron-core-2024's June profile, whose MoE dispatch predates them; a finance trial's
+    Qwen3-30B-A3B on 576 GB200 billed 42% less on megatron-core-2026 and the lever said "not
+    later"); None otherwise (no later profile, an accelerator without a year, or an unknown
+    one). ``newer_stack_hint`` says it; ``levers.newer_stack`` prices it."""
     here, gpu = _stack_and_gpu(values)
-    if gpu is None or gpu.year is None or gpu.year <= int(here.date[:4]):
+    if gpu is None or gpu.year is None or gpu.year < int(here.date[:4]):
         return None
     family = here.name.rsplit("-", 1)[0]
     later = [load_stack(n) for n in list_stacks() if n.rsplit("-", 1)[0] == family]
-    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year), key=lambda st: st.date)
+    later = sorted((st for st in later if int(st.date[:4]) >= gpu.year and st.date > here.date),
+                   key=lambda st: st.date)
     return later[-1] if later else None
 
 
 def newer_stack_hint(values: dict, mfu_predicted: bool = False,
                      defaults=frozenset()) -> str | None:
     """A predicted MFU priced on the default stack (``DEFAULT_STACK``, megatron-core-2024,
-    dated 2024-06) for an accelerator released in a later year (``Accelerator.year``: GB300
-    2025): the newest profile of the default's family (its name up to the year, e.g.
+    dated 2024-06) for an accelerator released in that year or later (``Accelerator.year``:
+    GB300 2025, GB200 2024; ``newer_stack_for``): the newest profile of the default's family (its name up to the year, e.g.
     ``megatron-core-2026``), dated no earlier than the accelerator's year, is the software such
     a run would use, and its bill MFU (``stack_mfus``: each stack's plan search, the band's
     centre kept inside its band) is said beside the default's when the two differ by more than
@@ -321,7 +325,8 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     if abs(bill_new / bill_here - 1) <= NEWER_STACK_MIN_CHANGE:
         return None
     return (f"stack: the scenario sets none, so it is priced on {here.name} (dated {here.date}), "
-            f"older than {gpu.name} ({gpu.year}); on {newest.name} (dated {newest.date}), the "
+            f"{'older than' if int(here.date[:4]) < gpu.year else 'of the release year of'} "
+            f"{gpu.name} ({gpu.year}); on {newest.name} (dated {newest.date}), the "
             f"newest profile of its family, the step-time model predicts {m_new:.1%} (for the "
             f"plan its search chooses there, {plan}) against {m_here:.1%} and a bill takes "
             f"{bill_new:.1%} against {bill_here:.1%}"

@@ -2500,6 +2500,24 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     return build_ledger(new)
 
 
+def at_mfu(bill: Ledger, mfu: float) -> Ledger:
+    """The bill at main-run MFU ``mfu`` = m, every pre-training phase that gives its own MFU
+    m_ph moved in proportion, m_ph × m / m₀ (m₀ the bill's MFU), as the Monte Carlo draws move
+    them (``_mfu_point``) and so as the tornado prices an MFU at its P10 and P90: what notebook
+    00 prints at the ends of the range it draws. A finance trial read "at MFU 54.9% ... bill
+    $222M" (the main run's MFU alone changed) beside the tornado's "$217M at its P90 (0.5495)".
+    ValueError naming ``mfu`` (or the phase) for an MFU outside (0, 1]."""
+    b = _ledger(bill, "bill")
+    m0 = float(b.figures["mfu"])
+    m = as_scalar(mfu, "mfu", positive=True)
+    if m > 1:
+        raise ValueError(f"mfu={mfu!r} must be in (0, 1]: a fraction of the dense peak")
+    phases = b.scenario.get("phases") or []
+    moved = [{**ph, "mfu": float(point(ph["mfu"])) * m / m0}
+             if isinstance(ph, dict) and ph.get("mfu") is not None else ph for ph in phases]
+    return with_changes(b, mfu=m, **({"phases": moved} if phases else {}))
+
+
 #: Post-training quantities notebook 00 illustrates the two cost structures with where a
 #: scenario gives none (illustrations, not a published run's), by the line each sets: SFT and
 #: LoRA tokens, annotation samples and their price, human-evaluation hours and their rate.

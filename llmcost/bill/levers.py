@@ -909,16 +909,17 @@ def newer_stack(s: dict) -> Change:
     central estimates, the MFU each scenario's own bill takes), so the warning that names the
     newer stack (``checks.newer_stack_hint``) and the lever table price the same run, capped at
     the best published run (``_capped_at_published``). Unchanged
-    where the accelerator is not later than the stack or no later profile exists."""
+    where the accelerator is older than the stack or no later profile exists."""
     s = _clean(s)
     newest = newer_stack_for(s)
     here = _get(s, "stack")
     if newest is None:
         gpu, st = load_accelerator(_get(s, "accelerator")), load_stack(here)
-        return _unchanged(s, f"the {gpu.name} ({gpu.year or 'no release year'}) is not later "
+        return _unchanged(s, f"the {gpu.name} ({gpu.year or 'no release year'}) is older "
                              f"than {here} (dated {st.date})"
-                          if gpu.year is None or gpu.year <= int(st.date[:4]) else
-                          f"no profile of {here}'s family is dated {gpu.year} or later")
+                          if gpu.year is None or gpu.year < int(st.date[:4]) else
+                          f"no profile of {here}'s family is dated later than it and "
+                          f"{gpu.year} or later")
     after, said = _capped_refused(s, _with_scaled_mfu(s, {**s, "stack": newest.name},
                                                       above_one=True))
     return Change(after, f"adopting {newest.name}'s software (its kernels, overlaps and "

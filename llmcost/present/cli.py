@@ -16,6 +16,7 @@ import threading
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..bill.alternatives import price_routes
@@ -33,8 +34,8 @@ from ..bill.scenario import (LEDGER_DEFAULTS, METADATA_KEYS, METADATA_WORDS, MFU
 from ..core import catalog
 from ..core.shown import OncePerText, show_once_per_text
 from ..core.stacks import StackFeatureWarning
-from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_period, fmt_quantity,
-                          json_finite, noun)
+from ..core.units import (fmt_amount, fmt_count, fmt_gpus, fmt_percent, fmt_period,
+                          fmt_quantity, json_finite, noun)
 from ..core.version import __version__
 from ..serving.rl import (decode_factor_words, time_factor_runs_words, time_factor_short,
                           time_factor_triangle, vllm_decode_factor)
@@ -555,7 +556,8 @@ def _estimate(args) -> int:
         return 0
     ranged = head is not None and head.state != "illustrative"
     print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
-                    basis=head.basis if ranged else None))
+                    basis=head.basis if ranged else None,
+                    totals=head.draws.total_usd if head is not None else None))
     if head is None:
         print(f"\nthe bill at a glance could not be drawn: {head_error}")
     else:  # the bill as text bars (glance.glance_text) of the same draws
@@ -963,7 +965,7 @@ def _rl_time_note(bill) -> list:
 
 
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
-              columns: int | None = None) -> str:
+              columns: int | None = None, totals=None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
     what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
     (``ledger.headline_draws``' draws, or ``ledger.simulate_ledger``'s) of a bill with ranges:
@@ -973,7 +975,9 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     terminal's width, 80 when piped); so are the table's labels (``_table_label_width``),
     and on a narrow terminal a ranged line's P10-P90 goes on the line below its point; under
     45 columns each line's figures go below its label (down to 33 columns, the figures' own
-    width)."""
+    width). ``totals``: the headline's draws of the whole bill (``headline_draws``), whose
+    share above ``ledger_budget_usd`` the budget line says (a finance trial read "the bill is
+    91% of it" where 39% of the draws cost more)."""
     columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
@@ -1085,8 +1089,13 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         lines += wrap_lines(ln, columns)
     over = budget_warning(bill.total_usd, f.get("budget_usd"))
     if f.get("budget_usd") is not None and not over:
+        above = float(np.mean(np.asarray(totals) > f["budget_usd"])) \
+            if totals is not None and np.size(totals) else 0.0
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
-                            f"is {bill.total_usd / f['budget_usd']:.0%} of it", columns)
+                            f"is {bill.total_usd / f['budget_usd']:.0%} of it" + (
+                                f", but {fmt_percent(above)} of its Monte Carlo draws (the "
+                                f"range above, {np.size(totals):,}) cost more" if above else ""),
+                            columns)
     for w in bill_warnings(bill, warnings):
         lines += wrap_lines(f"warning: {w}", columns)
     head, body = lines[:3], lines[3:]

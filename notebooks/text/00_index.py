@@ -372,8 +372,8 @@ print(f"ideal {qty(f['ideal_gpu_hours'])} GPU-h; paid {qty(f['paid_gpu_hours'])}
       + (f" ({qty(f['wall_clock_days'])} the main run, then its phases)"
          if f["run_wall_clock_days"] > f["wall_clock_days"] * (1 + 1e-9) else ""))
 band = head.draws.ranges.get("mfu") or ledger.given_mfu_range(bill)[0]  # the headline's
-for m in sorted({*band.bounds, f["mfu"]}):   # phases kept: one without its own mfu runs at m
-    b = ledger.with_changes(bill, mfu=m)
+for m in sorted({*band.bounds, f["mfu"]}):   # phases' own MFUs moved with m, as in the draws
+    b = ledger.at_mfu(bill, m)
     print(f"  at MFU {m:.1%} of the dense {p['dtype'].upper()} peak"
           + (" (the bill's)" if m == f["mfu"] else "") + ": final run "
           f"{llmcost.fmt_usd(b.figures['final_run_usd'])}, "
