@@ -2480,3 +2480,34 @@ def test_the_plan_lever_keeps_a_phase_s_own_mfu():
         assert c.after["mfu"] != s["mfu"] and c.after["phases"][0]["mfu"] == 0.30
         assert c.assumptions.endswith("the pre-training phases keep their given MFUs (each "
                                       "stands for a plan of its own)")
+
+
+def test_rl_levers_price_what_the_rl_line_can_change():
+    # An RL researcher's trial: GRPO on Llama 3.1 8B, 64 H100, responses of 4,096 tokens on
+    # average up to 16,384, the RL line 98% of the bill, and notebook 09 said no lever saved 1%
+    # of it. Two levers on the RL line, each bounded by hand: partial rollouts speed generation
+    # up by at most APRIL's best measured +44% (arXiv:2509.18521), so they save at most
+    # 1 − 1/1.44 = 30.6% of the RL line; FP8 rollout weights at most halve the bytes decode
+    # reads per step (the KV cache unchanged), so at most 50% of it.
+    sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+          "train_tokens": 1e9, "seq_len": 8192, "mfu": 0.4, "price_usd_per_gpu_hour": 2.5,
+          "rl_iterations": 500, "rl_runs": 1, "rl_gpus": 64, "rl_prompts_per_step": 256,
+          "rl_samples_per_prompt": 8, "rl_prompt_tokens": 1024, "rl_response_tokens": 4096,
+          "rl_response_tokens_max": 16384, "rl_rollout_tp": 1}
+    before = lv.bill(sc)
+    rl_usd = before.line("post.rl").usd
+    assert rl_usd > 0.9 * before.total_usd
+    ranked = lv.rank_levers(sc, keys=["rl_partial_rollouts", "rl_fp8_rollouts"],
+                                samples=500).set_index("key")
+    for key, bound in (("rl_partial_rollouts", 1 - 1 / 1.44), ("rl_fp8_rollouts", 0.5)):
+        after = lv.bill(lv.LEVERS[key][2](sc).after)
+        saving = ranked.loc[key, "saving_usd"]
+        assert saving == pytest.approx(before.total_usd - after.total_usd, rel=1e-6)
+        assert 0.05 * rl_usd < saving < bound * rl_usd
+    # nothing to change: no RL campaign billed, DPO (no rollouts), an A100 (no FP8 peak)
+    plain = {k: v for k, v in sc.items() if not k.startswith("rl_")}
+    assert lv.rl_partial_rollouts(plain).note.startswith("the scenario bills no RL campaign")
+    assert lv.rl_partial_rollouts({**sc, "rl_algorithm": "dpo"}).note == \
+        "DPO generates no rollouts"
+    assert lv.rl_fp8_rollouts({**sc, "accelerator": "A100-80GB", "n_gpus": 64}).note == \
+        "A100-80GB has no FP8 peak"

@@ -718,6 +718,21 @@ _SETTING_LEVERS = {
         "the newest checkpoint is durable only after its write: a failure loses the write time "
         "too", "PyTorch DCP async_save-style checkpoints",
         "llmcost.reliability.checkpoint_stall_s"),
+    "rl_partial_rollouts": (
+        {"rl_partial_rollouts": True}, "the RL campaign already runs partial rollouts",
+        "the carried responses were begun by an older policy (off-policy tokens) and the "
+        "over-provisioned requests compete for KV-cache memory; a rollout scheduler to maintain",
+        "unfinished responses carried to the next iteration: the tail of response lengths "
+        "recovered up to the best rollout-throughput gain measured, +44% (APRIL; +22.5% on "
+        "average), the bill's RL time factor kept",
+        "APRIL (Zhou et al. 2025, arXiv:2509.18521); llmcost.rl.generation_time"),
+    "rl_fp8_rollouts": (
+        {"serve_weight_dtype": "fp8"}, "the RL rollouts already decode from FP8 weights",
+        "the sampler's FP8 log-probabilities differ from the BF16 trainer's: a mismatch the "
+        "update corrects (importance weights) or tolerates",
+        "rollouts decode from FP8 weights (half the bytes per parameter read per step) on the "
+        "serving model; training stays in the scenario's dtype, the RL time factor kept",
+        "llmcost.inference (serving model); llmcost.rl"),
 }
 
 
@@ -738,6 +753,44 @@ def _setting_lever(key: str, s: dict) -> Change:
     changes, same, risk, assumptions, source = _SETTING_LEVERS[key]
     after, note = _set(s, same, **changes)
     return Change(after, risk, assumptions, source, note)
+
+
+# ---- RL post-training: what the RL line's campaign can change
+def _rl_lever_note(s: dict) -> str:
+    """"" where the scenario's bill carries an RL campaign that generates rollouts, else why
+    the RL levers change nothing: no campaign billed (``rl_iterations``, ``rl_runs`` or
+    ``ledger_rl: true`` bill one), or DPO, which generates no rollouts."""
+    if not bill(s).figures.get("rl_gpu_hours"):
+        return ("the scenario bills no RL campaign (rl_iterations, rl_runs or ledger_rl: true "
+                "bill one)")
+    return "DPO generates no rollouts" if _get(s, "rl_algorithm") == "dpo" else ""
+
+
+def rl_partial_rollouts(s: dict) -> Change:
+    """Partial rollouts in the billed RL campaign (``rl_partial_rollouts: true``; APRIL, Kimi
+    k1.5): unfinished responses carried to the next iteration, the tail of response lengths
+    recovered up to the best rollout-throughput gain measured (``rl.generation_time``: +44%
+    at most, APRIL, arXiv:2509.18521). A trial's GRPO campaign on 64 H100s (responses of 4,096
+    tokens on average, up to 16,384) was 98.5% of its bill and notebook 09 said no lever saved
+    1% of it. Nothing without a billed RL campaign, or for DPO (``_rl_lever_note``)."""
+    s = _clean(s)
+    why = _rl_lever_note(s)
+    return _unchanged(s, why) if why else _setting_lever("rl_partial_rollouts", s)
+
+
+def rl_fp8_rollouts(s: dict) -> Change:
+    """FP8 weights for the billed RL campaign's rollouts (``serve_weight_dtype: fp8``): decode
+    reads half the weight bytes per step on the serving model (``llmcost.inference``), training
+    unchanged. Nothing without a billed RL campaign, for DPO, or on an accelerator without an
+    FP8 peak (A100: no FP8 tensor cores)."""
+    s = _clean(s)
+    why = _rl_lever_note(s)
+    if not why:
+        try:
+            load_accelerator(_get(s, "accelerator")).peak_flops_per_s("fp8")
+        except ValueError:
+            why = f"{_get(s, 'accelerator')} has no FP8 peak"
+    return _unchanged(s, why) if why else _setting_lever("rl_fp8_rollouts", s)
 
 
 # ---- waste first
@@ -2042,6 +2095,8 @@ LEVERS = {
     "reserved_pricing": ("reserve capacity for the run", "pricing", reserved_pricing),
     "cheapest_provider": ("the cheapest listed provider", "pricing", cheapest_provider),
     "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),
+    "rl_partial_rollouts": ("partial rollouts in RL post-training", "RL", rl_partial_rollouts),
+    "rl_fp8_rollouts": ("FP8 weights for RL rollouts", "RL", rl_fp8_rollouts),
 }
 
 

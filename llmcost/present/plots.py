@@ -2826,7 +2826,8 @@ def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str
 
 # ---------------------------------------------------------------- savings levers (notebook 09)
 _GROUP_COLOURS = {"waste": "C2", "utilisation": "C0", "plan": "C9", "checkpoints": "C4",
-                  "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8"}
+                  "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8",
+                  "RL": "C6"}
 
 
 #: The most characters of a lever's name on ``lever_savings``' axis (two wrapped lines of 44).
