@@ -1292,6 +1292,8 @@ def test_a_budget_under_the_bills_p90_says_how_many_draws_cost_more(tmp_path):
     above = float(np.mean(head.draws.total_usd > budget))
     assert 0.05 < above < 0.5
     out = " ".join(_cli("estimate", "--scenario", str(path), "--samples", "2000").stdout.split())
+    # every input one number: the draws are the glance's illustrative spreads, said so
+    assert head.state == "illustrative"
     assert (f"the bill is {bill.total_usd / budget:.0%} of it, but "
-            f"{llmcost.fmt_percent(above)} of its Monte Carlo draws (the range above, 2,000) "
-            "cost more") in out
+            f"{llmcost.fmt_percent(above)} of its Monte Carlo draws (the illustrative spreads "
+            "of the glance below, 2,000) cost more") in out

@@ -234,7 +234,7 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     plan, b = scenario_step(values, spec)
     assert plan.pp == 25 and plan_bubble(plan) < BUBBLE_WARNING
     share = checks.stage_wait_share(spec, plan, b)
-    assert share >= b.stage_imbalance_s / b.step_time_s > checks.STAGE_IMBALANCE_WARNING
+    assert share > checks.STAGE_IMBALANCE_WARNING
     said = [w for w in scenario_warnings(values, mfu_predicted=True)
             if w.startswith("the plan's pipeline stages carry unequal work")]
     assert len(said) == 1
@@ -266,6 +266,13 @@ def test_uneven_pipeline_stages_forced_by_the_gpu_count_are_said_with_the_counts
     said7 = [w for w in scenario_warnings(seven, mfu_predicted=True)
              if w.startswith("the plan's pipeline stages carry unequal work")]
     assert len(said7) == 1 and f"about {wait:.0%} of each step" in said7[0]
+    # an even split (every middle stage alike) keeps the step model's own share, exact there:
+    # a review found Qwen2.5 72B at PP 8 (80 layers, 10 per stage) said to wait 10.2% where the
+    # model's 9.2% holds (the head, 1.42 layers of matmul weights, runs no attention)
+    from llmcost.training.parallel import ParallelPlan
+    flat = ParallelPlan(tp=8, pp=8, dp=16, pp_split="even")
+    assert checks.stage_wait_share(load_model("qwen2.5-72b"), flat, b) == pytest.approx(
+        b.stage_imbalance_s / b.step_time_s, rel=1e-12)
     # 128 GPUs: dp 128 divides the batch, no pipeline, no such warning
     even = _uneven_values(n_gpus=128)
     assert not any(w.startswith("the plan's pipeline stages carry unequal work")

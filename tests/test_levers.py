@@ -21,7 +21,7 @@ import llmcost
 from llmcost import levers as lv
 from llmcost.core.catalog import DATA_DIR
 from llmcost.bill.scenario import PLAN_PARAMETERS, ScenarioError
-from llmcost.present import answers
+from llmcost.present import answers, report
 
 PRICE = 3.99  # default scenario, USD per H100-hour
 #: A user's spot figures (the workbook has no default: no provider publishes a per-node
@@ -2485,10 +2485,9 @@ def test_the_plan_lever_keeps_a_phase_s_own_mfu():
 def test_rl_levers_price_what_the_rl_line_can_change():
     # An RL researcher's trial: GRPO on Llama 3.1 8B, 64 H100, responses of 4,096 tokens on
     # average up to 16,384, the RL line 98% of the bill, and notebook 09 said no lever saved 1%
-    # of it. Two levers on the RL line, each bounded by hand: partial rollouts speed generation
-    # up by at most APRIL's best measured +44% (arXiv:2509.18521), so they save at most
-    # 1 − 1/1.44 = 30.6% of the RL line; FP8 rollout weights at most halve the bytes decode
-    # reads per step (the KV cache unchanged), so at most 50% of it.
+    # of it. Partial rollouts speed generation up by at most APRIL's best measured +44%
+    # (arXiv:2509.18521), so they save at most 1 − 1/1.44 = 30.6% of the RL line; by hand from
+    # the RL model's own parts, generation / 1.44 saves generation × 0.306 of the iteration.
     sc = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
           "train_tokens": 1e9, "seq_len": 8192, "mfu": 0.4, "price_usd_per_gpu_hour": 2.5,
           "rl_iterations": 500, "rl_runs": 1, "rl_gpus": 64, "rl_prompts_per_step": 256,
@@ -2497,17 +2496,54 @@ def test_rl_levers_price_what_the_rl_line_can_change():
     before = lv.bill(sc)
     rl_usd = before.line("post.rl").usd
     assert rl_usd > 0.9 * before.total_usd
-    ranked = lv.rank_levers(sc, keys=["rl_partial_rollouts", "rl_fp8_rollouts"],
-                                samples=500).set_index("key")
-    for key, bound in (("rl_partial_rollouts", 1 - 1 / 1.44), ("rl_fp8_rollouts", 0.5)):
-        after = lv.bill(lv.LEVERS[key][2](sc).after)
-        saving = ranked.loc[key, "saving_usd"]
-        assert saving == pytest.approx(before.total_usd - after.total_usd, rel=1e-6)
-        assert 0.05 * rl_usd < saving < bound * rl_usd
-    # nothing to change: no RL campaign billed, DPO (no rollouts), an A100 (no FP8 peak)
+    saving = lv.rank_levers(sc, keys=["rl_partial_rollouts"], samples=500).iloc[0]["saving_usd"]
+    after = lv.bill(lv.rl_partial_rollouts(sc).after)
+    assert saving == pytest.approx(before.total_usd - after.total_usd, rel=1e-6)
+    assert after.line("post.rl").usd == pytest.approx(rl_usd - saving, rel=1e-6)
+    it = llmcost.rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=64, algorithm="grpo",
+                                 prompts_per_step=256, samples_per_prompt=8, prompt_tokens=1024,
+                                 response_tokens=4096, response_tokens_max=16384, rollout_tp=1)
+    gen_share = it.generation_wall_s / it.wall_s
+    assert saving / rl_usd == pytest.approx(gen_share * (1 - 1 / 1.44), rel=0.05)
+    # nothing to change: no RL campaign billed, DPO (no rollouts)
     plain = {k: v for k, v in sc.items() if not k.startswith("rl_")}
     assert lv.rl_partial_rollouts(plain).note.startswith("the scenario bills no RL campaign")
     assert lv.rl_partial_rollouts({**sc, "rl_algorithm": "dpo"}).note == \
         "DPO generates no rollouts"
-    assert lv.rl_fp8_rollouts({**sc, "accelerator": "A100-80GB", "n_gpus": 64}).note == \
-        "A100-80GB has no FP8 peak"
+
+
+def test_a_gpu_count_lever_says_when_its_moe_plan_needs_a_balanced_router():
+    # A finance trial: Qwen3-30B-A3B in FP8 on 576 GB200 at 16M-token batches; the lever "512
+    # GPUs instead of 576" priced TP1 · DP512 · EP64 at micro-batch 8, which the same tool, run
+    # on 512, said fits only with a perfectly balanced router (checks.moe_headroom_warning);
+    # the lever's risk now says so
+    sc = {"model": "qwen3-30b-a3b", "accelerator": "GB200-NVL72", "n_gpus": 576,
+          "train_tokens": 1e13, "seq_len": 4096, "dtype": "fp8", "mfu": 0.0822,
+          "price_usd_per_gpu_hour": 10.5, "global_batch_tokens": 16777216}
+    ch = lv.pipeline_free_gpus(sc)
+    assert ch.name.startswith("512 GPUs instead of 576")
+    assert "fits only with a perfectly balanced router (the busiest experts at 1.25× the mean " \
+           "load would not fit: checks.moe_headroom_warning)" in ch.risk
+    # a dense model's lever says nothing of routers
+    dense = lv._balanced_router_risk({**sc, "model": "llama-3.1-8b", "n_gpus": 512})
+    assert dense == ""
+
+
+def test_a_predicted_band_cut_at_its_cap_scales_without_a_false_refusal(tmp_path):
+    # A lecturer's class scenario: OPT-1.3B on 32 A100-80GB, mfu: predict, its band drawn as a
+    # two-piece range cut at the cap (63.65%) whose shape runs to 103%: "the least recomputation
+    # that fits half the GPUs" was refused "scaled MFU 1.03 exceeds 1" for no recomputation and
+    # fell back to full recomputation, "saving" −$623 (−30%), where 16 GPUs need none (the
+    # model's ~12 GB per GPU; estimate at n_gpus 16 bills the same $2.07k). A cut range draws
+    # nothing above its cut: the check reads the cut.
+    from llmcost.bill.montecarlo import predicted_mfu_range
+    path = tmp_path / "a.yaml"
+    path.write_text("model: opt-1.3b\naccelerator: A100-80GB\nn_gpus: 32\ntrain_tokens: 2.6e10\n"
+                    "seq_len: 2048\nmfu: predict\nprice_usd_per_gpu_hour: 1.8\n")
+    plan = report.plan_report(path, ["09"], notebook_setups=False)
+    band = predicted_mfu_range(plan.scenario["_mfu_prediction"])
+    assert band.kind == "two_piece_cut" and band.high > 1 >= band.cut
+    got = lv.rank_levers({**plan.values, "mfu": band}, keys=["activation_recompute"],
+                         samples=500).iloc[0]
+    assert got["lever"] == "half the GPUs (no recomputation needed)"
+    assert abs(got["saving_usd"]) < 0.01 * lv.bill({**plan.values, "mfu": band}).total_usd

@@ -181,10 +181,18 @@ def test_a_predicted_band_is_drawn_as_the_90_percent_interval_it_is():
     sliver = band_drawn(0.3, 0.4, 0.40005)
     assert sliver.kind == "triangular" and sliver.mode == sliver.high == 0.4
     assert sliver.quantile(0.05) == pytest.approx(0.3, rel=1e-9)
-    # a band too wide below for a positive widened low end (0.4 − 0.3 × 1.4625 < 0) is not
-    # widened below: its low end is the draws' bottom, the high side still widened
+    # a band too wide below for a positive widened low end (0.4 − 0.3 × 1.4625 < 0): its bottom
+    # is half the band's low end, the high side still widened; the range is continuous in the
+    # band (on each side of where the two rules meet, 0.4 − (0.4 − L) × 1.4625 = L / 2 at
+    # L = 0.185 / 0.9625 = 0.1922, bottoms a hair apart), and a band not 0 < low is refused
     low = band_drawn(0.1, 0.4, 0.5)
-    assert low.low == 0.1 and low.high == pytest.approx(0.4 + 0.1 / (1 - 0.1 ** 0.5))
+    assert low.low == 0.05 and low.high == pytest.approx(0.4 + 0.1 / (1 - 0.1 ** 0.5))
+    meet = 0.185 / 0.9625
+    a, b = band_drawn(meet - 1e-5, 0.4, 0.5), band_drawn(meet + 1e-5, 0.4, 0.5)
+    assert abs(a.low - b.low) < 1e-4
+    for bad in ((0.0, 0.3, 0.5), (-0.05, 0.3, 0.5), (0.4, 0.3, 0.5)):
+        with pytest.raises(ValueError, match="mfu band"):
+            band_drawn(*bad)
 
 
 def test_draws_have_the_distributions_percentiles():

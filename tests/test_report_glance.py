@@ -1925,9 +1925,13 @@ def test_a_given_mfu_far_above_a_low_cap_is_drawn_without_widening_below():
     sc = {**POINT, "model": "mixtral-8x7b", "accelerator": "B200", "n_gpus": 256,
           "dtype": "fp8", "mfu": 0.9, "price_usd_per_gpu_hour": 5.0, "train_tokens": 1e12}
     r, words = ledger.given_mfu_range(ledger.build_ledger(sc))
-    assert r.kind == "triangular" and r.mode == r.high == 0.9 and 0 < r.low < 0.224 * 0.9
-    assert 0.9 - (0.9 - r.low) / (1 - 0.05 ** 0.5) < 0
-    assert f"(the band's low end, {r.low:.1%}, the draws' bottom: widened to be their P5 it " \
-           "would reach MFU 0)" in words
+    band_low = 2 * r.low  # the bottom kept at half the band's low end (montecarlo.band_drawn)
+    assert r.kind == "triangular" and r.mode == r.high == 0.9 and 0 < band_low < 0.224 * 0.9
+    assert 0.9 - (0.9 - band_low) / (1 - 0.05 ** 0.5) < 0   # widened, it would reach MFU 0
+    # its P5 by hand: l + (h − l)√0.05 for a triangle peaked at its top h
+    p5 = r.low + (0.9 - r.low) * 0.05 ** 0.5
+    assert f"(its bottom kept at half the band's low end, {band_low:.1%}: widened so that the " \
+           "band's low end were the draws' P5 it would reach MFUs near 0; the draws' P5 is " \
+           f"{p5:.1%})" in words
     g, _, _ = glance.bill_glance(sc, samples=2_000)
     assert g["ranges"]["mfu"]["range"].startswith("triangular")

@@ -310,7 +310,7 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     ``NEWER_STACK_MIN_CHANGE``, with the key that selects it. A new-user trial: DeepSeek-V3 in
     FP8 on 4,608 GB300, billed at 19.1% MFU on the 2024 profile where megatron-core-2026 takes
     26.5%, a third of the bill, and no word said which stack the range assumes. None when the
-    scenario names a stack, the MFU is not predicted, the accelerator is not later than the
+    scenario names a stack, the MFU is not predicted, the accelerator is older than the
     default stack, no later profile of its family exists, or either search fails."""
     if not _stack_left_default(values, mfu_predicted, defaults):
         return None
@@ -2192,10 +2192,15 @@ def stage_wait_share(spec, plan, b) -> float:
         imbalance itself: m × the busiest stage's time).
 
     An estimate (a layer's time taken as the same on every stage; multi-token-prediction
-    modules left out), not a bound. A trial's Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers:
+    modules left out), not a bound, taken for ``uneven`` splits only: the others give every
+    middle stage the same layers, where the step model's own share is exact (its first and
+    last stages computed as they are) and the head's matmul share would overstate the head's
+    time (it runs no attention, recomputation or expert all-to-all). A trial's Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers:
     7 stages of 2, 18 of 1, the 32,000-entry head 0.65 of a layer, mean 1.31) was said to wait
     2.5% where its stages idle 1 − 1.31 / 2 = 35% of that work, and its head left the last
     stage lighter than a middle one, so no warning fired."""
+    if plan.pp_split != "uneven":
+        return float(b.stage_imbalance_s) / float(b.step_time_s)
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
     w = np.asarray(dense, dtype=float) + np.asarray(moe, dtype=float)
     mp = spec.matmul_params_active

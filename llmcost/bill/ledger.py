@@ -2797,7 +2797,8 @@ def given_mfu_range(bill: Ledger) -> tuple:
     capped = band.capped_above() is not None and band.high > m
     r = _band_drawn(low, m, min(float(uncapped_high(m, c, w)), 1.0) if capped else high,
                     cut=band.high if capped else None)
-    widened = r.low < low   # not widened below where that would leave no positive MFU
+    p5 = float(r.quantile(0.05))
+    floored = abs(p5 - low) > 1e-9   # the bottom kept at half the band's low end
     words += (f"; drawn as a triangle peaked at the bill's {m:.1%}" if r.kind == "triangular"
               else f"; drawn as two half-triangles peaked at the bill's {m:.1%}, half the draws "
               "on each side") + (
@@ -2806,13 +2807,14 @@ def given_mfu_range(bill: Ledger) -> tuple:
         f" so that {low:.1%} is the draws' P5" + (f" and {high:.1%} their P95" if m < high
                                                    else "")
         + " (the band read as a 90% interval of the model's errors: 5% of runs like this one "
-          "below it, 5% above)" if widened else
-        f" (the band's low end, {low:.1%}, the draws' bottom: widened to be their P5 it would "
-        "reach MFU 0)")
+          "below it, 5% above)" if not floored else
+        f" (its bottom kept at half the band's low end, {low:.1%}: widened so that the band's "
+        f"low end were the draws' P5 it would reach MFUs near 0; the draws' P5 is {p5:.1%})")
     if band.high < m:
         words += (f": the bill's MFU lies above the capped band ({band.low:.1%}-{band.high:.1%}), "
                   "so the triangle runs from "
-                  + ("below the band's low end (its P5)" if widened else "the band's low end")
+                  + ("below the band's low end (its P5)" if not floored else
+                     "half the band's low end")
                   + " up to the bill's MFU, its top; every draw's MFU is at most the bill's, so "
                   "on the MFU alone the bill's point is the cheapest end of its range (with other "
                   "ranged inputs, such as the price, a line's point can still lie inside its "

@@ -75,12 +75,12 @@ from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, fp8_speedup_bound, gpu_generation,
                                 mfu_band, published_ceiling, seq_range_words)
-from ..training.memory import DEFAULT_RESERVE
+from ..training.memory import DEFAULT_RESERVE, MOE_CHECK_LOAD_FACTOR
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import PLAN_KEYS, plan_zero_stage
 from .checks import (BUBBLE_WARNING, budget_warning, catalogue_price_warning, fitting_counts,
-                     fixed_whole_degrees, forced_pipeline_stages, memory_fits, newer_stack_for,
-                     pipeline_free_gpus_of,
+                     fixed_whole_degrees, forced_pipeline_stages, memory_fits,
+                     moe_headroom_warning, newer_stack_for, pipeline_free_gpus_of,
                      plan_does_not_fit, plan_searches, plan_stops, scenario_plan_memory,
                      splitting_counts)
 from .ledger import (OUTSIDE_NOTE, Ledger, Line, build_ledger, compute_kind,
@@ -384,8 +384,12 @@ def _refuse_above_one(mfu, given, name: str = "mfu") -> None:
     """A ScenarioError when a lever's scaled MFU (a number or a ``Range``) exceeds 1: the
     scenario's ``given`` MFU (its key ``name``) is above what the step-time model predicts is
     possible."""
-    top = max(x for x in (getattr(mfu, f, None) for f in ("low", "mode", "high"))
-              if x is not None) if not isinstance(mfu, float) else mfu
+    # a two-piece range cut at a cap draws nothing above the cut: its uncut top, beyond it, is
+    # a parameter of its shape (a lecturer's mfu: predict bill, cut at 63.65% with its shape
+    # to 103%, was refused "scaled MFU 1.03 exceeds 1" and its lever fell back silently)
+    top = mfu if isinstance(mfu, float) else max(mfu.low, mfu.cut) \
+        if getattr(mfu, "kind", None) == "two_piece_cut" else \
+        max(x for x in (getattr(mfu, f, None) for f in ("low", "mode", "high")) if x is not None)
     if top > 1:
         raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's {name}={given!r} "
                             "is above what the step-time model predicts is possible on the new "
@@ -726,13 +730,6 @@ _SETTING_LEVERS = {
         "recovered up to the best rollout-throughput gain measured, +44% (APRIL; +22.5% on "
         "average), the bill's RL time factor kept",
         "APRIL (Zhou et al. 2025, arXiv:2509.18521); llmcost.rl.generation_time"),
-    "rl_fp8_rollouts": (
-        {"serve_weight_dtype": "fp8"}, "the RL rollouts already decode from FP8 weights",
-        "the sampler's FP8 log-probabilities differ from the BF16 trainer's: a mismatch the "
-        "update corrects (importance weights) or tolerates",
-        "rollouts decode from FP8 weights (half the bytes per parameter read per step) on the "
-        "serving model; training stays in the scenario's dtype, the RL time factor kept",
-        "llmcost.inference (serving model); llmcost.rl"),
 }
 
 
@@ -776,21 +773,6 @@ def rl_partial_rollouts(s: dict) -> Change:
     s = _clean(s)
     why = _rl_lever_note(s)
     return _unchanged(s, why) if why else _setting_lever("rl_partial_rollouts", s)
-
-
-def rl_fp8_rollouts(s: dict) -> Change:
-    """FP8 weights for the billed RL campaign's rollouts (``serve_weight_dtype: fp8``): decode
-    reads half the weight bytes per step on the serving model (``llmcost.inference``), training
-    unchanged. Nothing without a billed RL campaign, for DPO, or on an accelerator without an
-    FP8 peak (A100: no FP8 tensor cores)."""
-    s = _clean(s)
-    why = _rl_lever_note(s)
-    if not why:
-        try:
-            load_accelerator(_get(s, "accelerator")).peak_flops_per_s("fp8")
-        except ValueError:
-            why = f"{_get(s, 'accelerator')} has no FP8 peak"
-    return _unchanged(s, why) if why else _setting_lever("rl_fp8_rollouts", s)
 
 
 # ---- waste first
@@ -968,9 +950,10 @@ def newer_stack(s: dict) -> Change:
     here = _get(s, "stack")
     if newest is None:
         gpu, st = load_accelerator(_get(s, "accelerator")), load_stack(here)
-        return _unchanged(s, f"the {gpu.name} ({gpu.year or 'no release year'}) is older "
-                             f"than {here} (dated {st.date})"
-                          if gpu.year is None or gpu.year < int(st.date[:4]) else
+        return _unchanged(s, f"the {gpu.name} has no release year in the catalogue"
+                          if gpu.year is None else
+                          f"the {gpu.name} ({gpu.year}) is older than {here} (dated {st.date})"
+                          if gpu.year < int(st.date[:4]) else
                           f"no profile of {here}'s family is dated later than it and "
                           f"{gpu.year} or later")
     after, said = _capped_refused(s, _with_scaled_mfu(s, {**s, "stack": newest.name},
@@ -1419,13 +1402,34 @@ def pipeline_free_gpus(s: dict) -> Change:
     slower = c * float(_point(_get(after, "mfu"))) < n * float(_point(_get(s, "mfu")))
     risk = ("a new plan on another GPU count must be validated at scale before the run"
             + ("; fewer GPUs at this MFU mean a longer run, so its results come later"
-               if slower else "") + (f"; {fmt_gpus(c - n)} more must be had" if c > n else ""))
+               if slower else "") + (f"; {fmt_gpus(c - n)} more must be had" if c > n else "")
+            + _balanced_router_risk(after))
     m0, m1 = (float(_point(_get(x, "mfu"))) for x in (s, after))
     return Change(after, risk, f"{fmt_gpus(n)} → {fmt_gpus(c)}: {mine.describe()} (predicted "
                   f"MFU {b0.mfu:.1%}) → {theirs.describe()} ({b1.mfu:.1%}), {how}" + said,
                   "llmcost.parallel, llmcost.step; accuracy.published_ceiling",
                   name=f"{fmt_gpus(c)} instead of {n:,}, no pipeline (MFU {m0:.1%} → "
                        f"{m1:.1%})")
+
+
+def _balanced_router_risk(after: dict) -> str:
+    """"; it fits only with a perfectly balanced router ..." where the lever's MoE plan fits its
+    HBM only so (``checks.moe_headroom_warning``: the busiest experts at 1.25× the mean load
+    grow the activations past the headroom), else "". A finance trial's Qwen3-30B-A3B on 576
+    GB200: the lever "512 GPUs instead of 576" saved $2.33M on a plan the same tool, run on
+    512, said would run out of memory; priced on the plan with room it saved $2.08M."""
+    try:
+        v = _plan_points(after)
+        spec, gpu, plan, mem = scenario_plan_memory(v)
+        tight = spec.is_moe and moe_headroom_warning(v, spec, gpu, plan, mem)
+    except (ValueError, KeyError, TypeError):
+        return ""
+    if not tight:
+        return ""
+    return (f"; {plan.describe()} fits only with a perfectly balanced router (the busiest "
+            f"experts at {MOE_CHECK_LOAD_FACTOR}× the mean load would not fit: "
+            "checks.moe_headroom_warning), so force the router to balance or expect a "
+            "slower plan with room and a smaller saving")
 
 
 def _phases_kept(s: dict) -> str:
@@ -2096,7 +2100,6 @@ LEVERS = {
     "cheapest_provider": ("the cheapest listed provider", "pricing", cheapest_provider),
     "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),
     "rl_partial_rollouts": ("partial rollouts in RL post-training", "RL", rl_partial_rollouts),
-    "rl_fp8_rollouts": ("FP8 weights for RL rollouts", "RL", rl_fp8_rollouts),
 }
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 from ..training.accuracy import ALPHA, uncapped_high
 from ..core.units import fmt_usd
 from .ranges import Range, is_ranged
-from .scenario import MFU_FLOOR, ScenarioError, ScenarioNeverFinishes, scenario_error
+from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
 
 class Draws(np.ndarray):
     """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
@@ -366,6 +366,11 @@ TWO_PIECE_WIDEN = 1.0 / (1.0 - (2.0 * BAND_TAIL) ** 0.5)
 #: The same for a triangle whose mode is its top (or bottom): its P5 lies (1 − √0.05) = 77.6%
 #: of the way from the mode to the far end, so the far end is widened by 1 / (1 − √0.05) = 1.288.
 TRIANGLE_WIDEN = 1.0 / (1.0 - BAND_TAIL ** 0.5)
+#: The lowest a band's drawn range reaches, as a share of the band's low end (``band_drawn``):
+#: half the lowest MFU the band allows, a cost twice its dearest end. A judgement, not fitted:
+#: it binds only where the band's low end is under ~0.4 of the bill's MFU (no regime's band is,
+#: the lowest being 0.62; a given MFU far above a capped band is).
+BAND_FLOOR_SHARE = 0.5
 
 
 def band_drawn(low: float, mode: float, high: float, cut: float | None = None) -> Range:
@@ -381,11 +386,15 @@ def band_drawn(low: float, mode: float, high: float, cut: float | None = None) -
 
     Draws above ``cut`` (a cap where no comparable run measured more, ``accuracy.band_cap``;
     MFU 1 at most in any case) are taken at it (``two_piece_cut``); a triangle peaked at its
-    low end ends at the cut. Where the widened low end would fall below ``scenario.MFU_FLOOR``
-    (a given MFU far above a band capped low: the triangle from the band's low end L up to m
-    has its P5 at L only if m − (m − L) / (1 − √0.05) > 0, i.e. L > 0.224 m), the low side is
-    not widened: its low end is L, the draws' P0 there, not their P5 (``band_ends`` and the
-    words read the range as drawn)."""
+    low end ends at the cut. The low end is never below ``BAND_FLOOR_SHARE`` (½) of the band's
+    own: a given MFU far above a band capped low (the triangle from L up to m has its P5 at L
+    only if m − (m − L) / (1 − √0.05) > 0, i.e. L > 0.224 m) would draw MFUs near 0, bills
+    hundreds of times the point; there the bottom is L / 2 and the draws' P5 lies above L
+    (``band_ends`` and the words read the range as drawn). max() keeps the range continuous in
+    the band. ValueError for a band not 0 < low <= mode <= high."""
+    if not 0 < low <= mode <= high:
+        raise ValueError(f"mfu band low={low!r}, mode={mode!r}, high={high!r} must satisfy "
+                         "0 < low <= mode <= high")
     top = 1.0 if cut is None else min(float(cut), 1.0)
     # an end within a thousandth of the band's width of the mode is the mode (the point kept):
     # a two-piece range would put half its draws in that sliver (a pilot's band whose top is
@@ -395,9 +404,8 @@ def band_drawn(low: float, mode: float, high: float, cut: float | None = None) -
     low = mode if 0 < mode - low < eps else low
     lo_w = TRIANGLE_WIDEN if mode >= high else TWO_PIECE_WIDEN
     hi_w = TRIANGLE_WIDEN if mode <= low else TWO_PIECE_WIDEN
-    low2, high2 = mode - (mode - low) * lo_w, mode + (high - mode) * hi_w
-    if low2 < MFU_FLOOR:  # not widened below: the band's low end is the draws' bottom
-        low2 = low
+    low2 = max(mode - (mode - low) * lo_w, BAND_FLOOR_SHARE * low)
+    high2 = mode + (high - mode) * hi_w
     if low < mode < high and high2 > top:
         return Range("two_piece_cut", low=low2, mode=mode, high=high2, cut=top)
     return peaked_at(low2, mode, min(high2, top))

@@ -557,7 +557,9 @@ def _estimate(args) -> int:
     ranged = head is not None and head.state != "illustrative"
     print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
                     basis=head.basis if ranged else None,
-                    totals=head.draws.total_usd if head is not None else None))
+                    totals=head.draws.total_usd if head is not None else None,
+                    totals_from="the range above" if ranged else
+                    "the illustrative spreads of the glance below"))
     if head is None:
         print(f"\nthe bill at a glance could not be drawn: {head_error}")
     else:  # the bill as text bars (glance.glance_text) of the same draws
@@ -965,7 +967,8 @@ def _rl_time_note(bill) -> list:
 
 
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
-              columns: int | None = None, totals=None) -> str:
+              columns: int | None = None, totals=None, totals_from: str = "the range above") \
+        -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
     what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
     (``ledger.headline_draws``' draws, or ``ledger.simulate_ledger``'s) of a bill with ranges:
@@ -976,8 +979,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     and on a narrow terminal a ranged line's P10-P90 goes on the line below its point; under
     45 columns each line's figures go below its label (down to 33 columns, the figures' own
     width). ``totals``: the headline's draws of the whole bill (``headline_draws``), whose
-    share above ``ledger_budget_usd`` the budget line says (a finance trial read "the bill is
-    91% of it" where 39% of the draws cost more)."""
+    share above ``ledger_budget_usd`` the budget line says, ``totals_from`` naming them (a
+    finance trial read "the bill is 91% of it" where 39% of the draws cost more)."""
     columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
@@ -1093,8 +1096,9 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
             if totals is not None and np.size(totals) else 0.0
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
                             f"is {bill.total_usd / f['budget_usd']:.0%} of it" + (
-                                f", but {fmt_percent(above)} of its Monte Carlo draws (the "
-                                f"range above, {np.size(totals):,}) cost more" if above else ""),
+                                f", but {fmt_percent(above)} of its Monte Carlo draws "
+                                f"({totals_from}, {np.size(totals):,}) cost more"
+                                if above else ""),
                             columns)
     for w in bill_warnings(bill, warnings):
         lines += wrap_lines(f"warning: {w}", columns)

@@ -1297,9 +1297,9 @@ print(f"Llama 3.1 405B scenario (data/scenarios/llama-3.1-405b.yaml): mean respo
       "time")
 
 # %% [markdown]
-# Post-training is a small share of the compute, and for GRPO and PPO usually a larger share of
-# the GPU-hours (the line above says which for this scenario), because its generation runs at a
-# fraction of pre-training's utilisation. It is hard to budget because its cost is a
+# Post-training's share of the compute is set by the campaign (the line above prints it for this
+# scenario); for GRPO and PPO its share of the GPU-hours is the larger of the two, because its
+# generation runs at a fraction of pre-training's utilisation. It is hard to budget because its cost is a
 # product of choices that change between runs (G, response length and its tail, the number of
 # iterations and of experiments) and because its largest line, generation, is set by memory
 # bandwidth and stragglers that FLOP counts do not see. Reasoning-style RL moves it up fast: with
@@ -1315,8 +1315,8 @@ print(f"Llama 3.1 405B scenario (data/scenarios/llama-3.1-405b.yaml): mean respo
 # data generation and filtering outside the loop and evaluation runs (the bill prices them as
 # served tokens with this notebook's `serving_cost`: notebook 00), and failures (notebook 07).
 #
-# **Takeaways of Part II.** (1) Generation is about 10–20% of an RL iteration's FLOPs and, in the
-# sources, 54–90% of its time; (2) the gap is decode's memory-boundness and the long tail, both invisible to a
+# **Takeaways of Part II.** (1) Generation is a small share of an RL iteration's FLOPs and most of
+# its time (this scenario's shares are printed in section 7, the published set-ups' in section 9); (2) the gap is decode's memory-boundness and the long tail, both invisible to a
 # FLOP count; (3) asynchrony and partial rollouts buy back idle and tail time; (4) budget RL from
 # the rollout roofline and the tail, not from 6ND.
 #
