@@ -106,3 +106,28 @@ def test_the_pilot_figure_counts_a_series_of_one_run_in_the_singular():
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == ["megatron-bridge · gb200 (1 run)", "MPT tables · h100 (3 runs)"]
     plt.close(ax.figure)
+
+
+def test_the_lever_figure_leaves_out_levers_that_change_nothing_and_counts_them():
+    # A lecturer's page 09: 15 of 19 rows of the figure were $0 ("already", "none given", not
+    # applicable); the figure shows the levers that move the bill and its source line counts the
+    # others, which the table lists with why
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from llmcost.present import plots
+    ranked = pd.DataFrame({"lever": ["a", "b", "c", "d"], "group": ["waste"] * 4,
+                           "saving_usd": [500.0, -20.0, 0.0, 0.0],
+                           "saving_p10_usd": [400.0, -30.0, 0.0, 0.0],
+                           "saving_p90_usd": [600.0, -10.0, 0.0, 0.0]})
+    ax = plots.lever_savings(ranked)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["b", "a"]
+    assert "2 levers that change nothing on this bill left out" in \
+        ax.figure.get_supxlabel().replace("\n", " ")
+    plt.close(ax.figure)
+    # every lever at 0: all shown (nothing else to draw), nothing said left out
+    ax = plots.lever_savings(ranked.assign(saving_usd=0.0, saving_p10_usd=0.0,
+                                           saving_p90_usd=0.0))
+    assert len(ax.get_yticklabels()) == 4 and "left out" not in ax.figure.get_supxlabel()
+    plt.close(ax.figure)

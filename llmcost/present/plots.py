@@ -2838,8 +2838,14 @@ def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
     """Net saving of each lever (``levers.rank_levers``) in ``scale`` USD (default: the unit
     that fits the largest, ``usd_scale``), with its P10-P90
     range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
-    that never finishes, as an arrow at the left edge)."""
+    that never finishes, as an arrow at the left edge). Levers that change nothing on this bill
+    (a saving of 0 in every draw: "already", "none given", not applicable) are left out of the
+    figure, counted in its source line; the table lists each with why (a lecturer's figure had
+    15 of 19 rows at $0)."""
     df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
+    nothing = (df["saving_usd"] == 0) & (df["saving_p10_usd"] == 0) & (df["saving_p90_usd"] == 0)
+    left_out = int(nothing.sum()) if not nothing.all() else 0
+    df = df[~nothing] if left_out else df
     # two lines at most (a tick per lever: a lecturer's trial read a 330-character name
     # wrapped over seven lines and printed over its neighbour); the table has the whole name
     names = [textwrap.fill(shorten_words(s, LEVER_LABEL_CHARS), 44, break_long_words=False)
@@ -2867,7 +2873,9 @@ def lever_savings(ranked, ax=None, scale: float | None = None, title: str = ""):
     handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
                if g in set(df["group"])]
     ax.legend(handles=handles, fontsize=SMALL_PT, loc="lower right")
-    _source(ax, "llmcost.levers.rank_levers, priced by llmcost.ledger")
+    _source(ax, "llmcost.levers.rank_levers, priced by llmcost.ledger" + (
+        f"; {left_out} {'lever' if left_out == 1 else 'levers'} that change nothing on this "
+        "bill left out (the table lists them)" if left_out else ""))
     return ax
 
 
