@@ -1297,3 +1297,14 @@ def test_a_budget_under_the_bills_p90_says_how_many_draws_cost_more(tmp_path):
     assert (f"the bill is {bill.total_usd / budget:.0%} of it, but "
             f"{llmcost.fmt_percent(above)} of its Monte Carlo draws (the illustrative spreads "
             "of the glance below, 2,000) cost more") in out
+
+
+def test_a_budget_flag_written_as_text_says_how_to_write_it(tmp_path):
+    # A finance trial: `--budget-usd 1.5M` got argparse's bare "invalid float value: '1.5M'"
+    # where the scenario file's ledger_budget_usd says "write 1.5e+06"
+    path = _yaml(tmp_path, "model: llama-2-70b\nprice_usd_per_gpu_hour: 3.99\n")
+    for given, said in (("1.5M", "'1.5M' must be a number (write 1.5e+06 for 1.5M)"),
+                        ("$1,500,000", "'$1,500,000' must be a number (write 1500000: no "
+                                       "currency sign or commas)")):
+        res = _cli("estimate", "--scenario", str(path), "--budget-usd", given)
+        assert res.returncode == 2 and f"argument --budget-usd: {said}" in res.stderr

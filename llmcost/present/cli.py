@@ -30,7 +30,7 @@ from ..bill.pilot import uncarried_band
 from ..bill.ranges import POINT_WORDS, Range, is_point_range, is_ranged
 from ..bill.scenario import (LEDGER_DEFAULTS, METADATA_KEYS, METADATA_WORDS, MFU_PREDICT,
                              PARAMETERS, PLAN_PARAMETERS, ScenarioError, load_scenario,
-                             point_scenario)
+                             point_scenario, validate_parameter)
 from ..core import catalog
 from ..core.shown import OncePerText, show_once_per_text
 from ..core.stacks import StackFeatureWarning
@@ -204,7 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
     # working backwards (llmcost.levers.fit_budget)
-    e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
+    e.add_argument("--budget-usd", type=_usd_flag, metavar="USD", help="also print the tokens "
                    "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
                    "GPUs whose main run meets the deadline; with --budget-usd, the GPU count on "
@@ -406,6 +406,26 @@ def _main(argv: list[str] | None = None) -> int:
     if args.command == "calibrate":
         return _calibrate(args)
     return _fail(f"unknown command {args.command!r}")
+
+
+def _usd_flag(text: str) -> float:
+    """``--budget-usd``'s value: a number, or argparse's error with the way to write it, as a
+    scenario file's ``ledger_budget_usd`` says it ("1.5M": write 1.5e+06; "$1,500,000": write
+    1500000; a finance trial got argparse's bare "invalid float value: '1.5M'")."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    plain = re.fullmatch(r"\s*\$?\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*", text)
+    if plain:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a number (write {plain[1].replace(',', '')}{plain[2] or ''}: "
+            "no currency sign or commas)")
+    try:
+        validate_parameter("ledger_budget_usd", text)
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("ledger_budget_usd=", "", 1)) from None
+    raise argparse.ArgumentTypeError(f"{text!r} must be a number")
 
 
 def _estimate_bills(args):

@@ -423,8 +423,9 @@ display(Markdown(
     "for the same GPU-hours." if t else
     f"{gpu.name} has no sourced TDP (data/accelerators.csv): the bill has no energy figure."))
 display(Markdown(
-    f"The Llama 3.1 cards ran on H100s ({h100['factor']:.2f}× the TDP-only energy); divided by "
-    "that factor, the bill's line for the cards' GPU-hours against their published emissions:"))
+    "Below, this scenario's storage, network and electricity lines; then the Llama 3.1 cards, "
+    f"which ran on H100s ({h100['factor']:.2f}× the TDP-only energy): divided by that factor, "
+    "the bill's line for the cards' GPU-hours against their published emissions:"))
 
 # %%
 # NBVAL_CHECK_OUTPUT
