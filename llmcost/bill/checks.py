@@ -303,8 +303,8 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
                      defaults=frozenset()) -> str | None:
     """A predicted MFU priced on the default stack (``DEFAULT_STACK``, megatron-core-2024,
     dated 2024-06) for an accelerator released in that year or later (``Accelerator.year``:
-    GB300 2025, GB200 2024; ``newer_stack_for``): the newest profile of the default's family (its name up to the year, e.g.
-    ``megatron-core-2026``), dated no earlier than the accelerator's year, is the software such
+    GB300 2025, GB200 2024; ``newer_stack_for``): the newest profile of the default's family
+    (its name up to the year, e.g. ``megatron-core-2026``), dated no earlier than the accelerator's year, is the software such
     a run would use, and its bill MFU (``stack_mfus``: each stack's plan search, the band's
     centre kept inside its band) is said beside the default's when the two differ by more than
     ``NEWER_STACK_MIN_CHANGE``, with the key that selects it. A new-user trial: DeepSeek-V3 in
@@ -2195,10 +2195,10 @@ def stage_wait_share(spec, plan, b) -> float:
     modules left out), not a bound, taken for ``uneven`` splits only: the others give every
     middle stage the same layers, where the step model's own share is exact (its first and
     last stages computed as they are) and the head's matmul share would overstate the head's
-    time (it runs no attention, recomputation or expert all-to-all). A trial's Llama 2 7B on 100 H100s (TP1 · PP25, 32 layers:
-    7 stages of 2, 18 of 1, the 32,000-entry head 0.65 of a layer, mean 1.31) was said to wait
-    2.5% where its stages idle 1 − 1.31 / 2 = 35% of that work, and its head left the last
-    stage lighter than a middle one, so no warning fired."""
+    time (it runs no attention, recomputation or expert all-to-all). A trial's Llama 2 7B on
+    100 H100s (TP1 · PP25, 32 layers: 7 stages of 2, 18 of 1, the 32,000-entry head 0.65 of a
+    layer, mean 1.31) was said to wait 2.5% where its stages idle 1 − 1.31 / 2 = 35% of that
+    work, and its head left the last stage lighter than a middle one, so no warning fired."""
     if plan.pp_split != "uneven":
         return float(b.stage_imbalance_s) / float(b.step_time_s)
     dense, moe = stage_layers(spec, plan.pp, plan.virtual_stages, plan.pp_split)
