@@ -661,6 +661,7 @@ INTERNAL = {
     "levers.central_prediction": "a scenario hardware_sweep and move_to already cleaned",
     "ledger.point_word": "a Range the ledger built",
     "ledger.predicted_mfu_range": "report.resolve_mfu's prediction dict",
+    "ledger.predicted_band_of": "a scenario whose mfu report.resolve_mfu predicted",
     "ledger.predicted_mfu_source": "report.resolve_mfu's prediction dict",
     "ledger.predicted_mfu_words": "report.resolve_mfu's prediction dict",
     "ledger.scenario_mfu_source": "a validated scenario's values",

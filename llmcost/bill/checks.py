@@ -304,7 +304,8 @@ def newer_stack_hint(values: dict, mfu_predicted: bool = False,
     """A predicted MFU priced on the default stack (``DEFAULT_STACK``, megatron-core-2024,
     dated 2024-06) for an accelerator released in that year or later (``Accelerator.year``:
     GB300 2025, GB200 2024; ``newer_stack_for``): the newest profile of the default's family
-    (its name up to the year, e.g. ``megatron-core-2026``), dated no earlier than the accelerator's year, is the software such
+    (its name up to the year, e.g. ``megatron-core-2026``), dated no earlier than the
+    accelerator's year, is the software such
     a run would use, and its bill MFU (``stack_mfus``: each stack's plan search, the band's
     centre kept inside its band) is said beside the default's when the two differ by more than
     ``NEWER_STACK_MIN_CHANGE``, with the key that selects it. A new-user trial: DeepSeek-V3 in
@@ -508,11 +509,12 @@ def partial_host_warning(values: dict) -> str | None:
     n, name = values.get("n_gpus"), values.get("accelerator")
     if not isinstance(n, int) or isinstance(n, bool) or not name:
         return None
-    per = load_accelerator(name).per_host
+    gpu = load_accelerator(name)
+    per = gpu.per_host
     if n <= per or n % per == 0:
         return None
     lo, hi = n // per * per, (n // per + 1) * per
-    return (f"n_gpus={n:,} fills {n / per:.3g} of {load_accelerator(name).name}'s {per}-GPU "
+    return (f"n_gpus={n:,} fills {n / per:.3g} of {gpu.name}'s {per}-GPU "
             f"hosts: a job of more than one host takes whole hosts, billed whole, so the "
             f"{hi - n:,} idle GPUs of the last one are paid and not in this bill; give "
             f"{fmt_gpus(lo)} or {fmt_gpus(hi)} to price what a provider charges for")

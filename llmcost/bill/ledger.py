@@ -103,6 +103,7 @@ from .lora import (  # noqa: F401
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
     MAX_SAMPLES,
     LedgerDraws,
+    predicted_band_of,
     predicted_mfu_range,
     price_draws,
     scenario_ranges,
@@ -2635,10 +2636,8 @@ def mfu_draw_keys(a: Ledger, b: Ledger) -> tuple:
     regimes = []
     for x, name in ((a, "a"), (b, "b")):
         p = _ledger(x, name).scenario
-        pred = p.get("_mfu_prediction")
-        own = isinstance(pred, dict) and not isinstance(p.get("mfu"), Range) \
-            and p.get("mfu") == pred.get("value") and predicted_mfu_range(pred) is not None
-        regimes.append((pred.get("band") or {}).get("regime") if own else None)
+        own = predicted_band_of(p) is not None
+        regimes.append(p["_mfu_prediction"]["band"].get("regime") if own else None)
     gens = [r.split(" · ")[0] if isinstance(r, str) else None for r in regimes]
     if None in gens or gens[0] == gens[1]:
         return None, None, None

@@ -335,9 +335,9 @@ def _with_phase_mfus_scaled(after: dict, ratio: float) -> dict:
     it): a lever that changes the dtype or the hardware changes every phase's rate on the new
     peak, not the main run's alone. The main run's ratio is taken for every phase, an
     approximation: a long-context phase, more of it attention, gains less from FP8 GEMMs."""
-    phases = after.get("phases") or []
-    if not any(isinstance(ph, dict) and "mfu" in ph for ph in phases):
+    if not _phases_with_mfu(after):
         return after
+    phases = after["phases"]
     return {**after, "phases": [{**ph, "mfu": _scale(ph["mfu"], ratio)}
                                 if isinstance(ph, dict) and "mfu" in ph else ph
                                 for ph in phases]}
@@ -757,7 +757,7 @@ def _rl_lever_note(s: dict) -> str:
     """"" where the scenario's bill carries an RL campaign that generates rollouts, else why
     the RL levers change nothing: no campaign billed (``rl_iterations``, ``rl_runs`` or
     ``ledger_rl: true`` bill one), or DPO, which generates no rollouts."""
-    if not bill(s).figures.get("rl_gpu_hours"):
+    if not rl_campaign_given(s):   # the rule build_ledger bills the RL line by
         return ("the scenario bills no RL campaign (rl_iterations, rl_runs or ledger_rl: true "
                 "bill one)")
     return "DPO generates no rollouts" if _get(s, "rl_algorithm") == "dpo" else ""
@@ -1432,13 +1432,17 @@ def _balanced_router_risk(after: dict) -> str:
             "slower plan with room and a smaller saving")
 
 
+def _phases_with_mfu(s: dict) -> bool:
+    """Whether a pre-training phase of ``s`` gives its own MFU."""
+    return any(isinstance(ph, dict) and "mfu" in ph for ph in s.get("phases") or [])
+
+
 def _phases_kept(s: dict) -> str:
     """The words of a lever on the main run's plan (``best_plan``, ``pipeline_free_gpus``,
     ``activation_recompute``) whose scenario has pre-training phases with their own MFUs,
     which it keeps (``_with_scaled_mfu``'s ``scale_phases``): "" without such a phase."""
     return ("; the pre-training phases keep their given MFUs (each stands for a plan of its "
-            "own)" if any(isinstance(ph, dict) and "mfu" in ph for ph in s.get("phases") or [])
-            else "")
+            "own)" if _phases_with_mfu(s) else "")
 
 
 def _pipeline_free_priced(s: dict, b0, c: int, theirs, b1) -> tuple:

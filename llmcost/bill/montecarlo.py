@@ -326,6 +326,19 @@ def predicted_mfu_range(pred) -> Range | None:
     return cut if cut is not None else band_drawn(low, mode, high)
 
 
+def predicted_band_of(values: Mapping) -> Range | None:
+    """The range a bill draws on its MFU when that MFU is the step-time model's prediction
+    (``mfu: predict``: ``values['mfu']`` is the ``_mfu_prediction`` record's value, not a range
+    of the scenario's own): ``predicted_mfu_range`` of the record; None otherwise, or without a
+    band of non-zero width."""
+    pred = values.get("_mfu_prediction") if isinstance(values, Mapping) else None
+    band = predicted_mfu_range(pred)
+    if band is None or isinstance(values.get("mfu"), Range) or \
+            values.get("mfu") != pred.get("value"):
+        return None
+    return band
+
+
 def _capped_band(pred: dict, low: float, cap: float, value: float) -> Range | None:
     """``predicted_mfu_range`` of a band whose top ``accuracy.band_cap`` lowered: the model's
     whole band, two-piece from ``low`` through its central estimate c̃ = p / (1 + c) to its

@@ -51,7 +51,7 @@ from ..bill.ledger import (
     build_ledger,
     headline_draws,
     point_outside,
-    predicted_mfu_range,
+    predicted_band_of,
     predicted_mfu_source,
     predicted_mfu_words,
     simulate_ledger,
@@ -1654,9 +1654,7 @@ def report_mfu_band(scenario: dict) -> str | None:
     "predicted" when the scenario's MFU is the step-time model's prediction with a band
     (``mfu: predict``), "pilot" when it was calibrated on pilot runs with a band, else None (the
     scenario's own range, or one number)."""
-    pred = scenario.get("_mfu_prediction")
-    if predicted_mfu_range(pred) is not None and not isinstance(scenario.get("mfu"), Range) \
-            and scenario.get("mfu") == pred.get("value"):
+    if predicted_band_of(scenario) is not None:
         return "predicted"
     cal = scenario.get("_mfu_calibration")
     if scenario.get("pilot") and cal and isinstance(pilot_mfu_range(cal), Range):
@@ -1670,9 +1668,8 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict) -> dict:
               if k in declared[nb]}
     # a predicted MFU goes with its band, the range the bill draws (one range per bill,
     # everywhere); its point, the mode, is the prediction every page uses
-    band = predicted_mfu_range(scenario.get("_mfu_prediction"))
-    if "mfu" in params and band is not None and not isinstance(scenario.get("mfu"), Range) \
-            and scenario.get("mfu") == scenario["_mfu_prediction"].get("value"):
+    band = predicted_band_of(scenario)
+    if "mfu" in params and band is not None:
         params["mfu"] = band.to_yaml()
         if "mfu_band" in declared[nb]:  # the page says what the range is (ledger.headline_draws)
             params["mfu_band"] = "predicted"
