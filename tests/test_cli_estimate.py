@@ -1304,7 +1304,8 @@ def test_a_budget_flag_written_as_text_says_how_to_write_it(tmp_path):
     # where the scenario file's ledger_budget_usd says "write 1.5e+06"
     path = _yaml(tmp_path, "model: llama-2-70b\nprice_usd_per_gpu_hour: 3.99\n")
     for given, said in (("1.5M", "'1.5M' must be a number (write 1.5e+06 for 1.5M)"),
-                        ("$1,500,000", "'$1,500,000' must be a number (write 1500000: no "
-                                       "currency sign or commas)")):
+                        ("$1,500,000", "'$1,500,000' must be a number (write 1500000 for "
+                                       "$1,500,000: a number with a currency sign and commas "
+                                       "is read as text)")):
         res = _cli("estimate", "--scenario", str(path), "--budget-usd", given)
         assert res.returncode == 2 and f"argument --budget-usd: {said}" in res.stderr

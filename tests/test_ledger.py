@@ -1578,3 +1578,28 @@ def test_a_bill_at_another_mfu_moves_its_phases_own_mfus_as_the_draws_do():
     assert ledger.with_changes(bill, mfu=0.5).total_usd > at.total_usd
     with pytest.raises(ValueError, match="mfu"):
         ledger.at_mfu(bill, 1.5)
+
+
+def test_a_phase_above_the_main_runs_mfu_moves_with_it_up_to_the_peak_not_past_it():
+    # A phase set at MFU 0.6 beside a main run at 0.45: at a main-run MFU of 0.8 the
+    # proportional move gives 0.6 × 0.8 / 0.45 = 1.067, a step faster than the dense peak.
+    # By hand, the phase is held at MFU 1; at 0.5 it moves to 0.6 × 0.5 / 0.45 = 0.6667.
+    s = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    s = {**s, "mfu": 0.45, "phases": [{"name": "anneal", "tokens": 1e11, "seq_len": 4096,
+                                       "mfu": 0.6}]}
+    bill = ledger.build_ledger(s)
+    key = "compute.pretraining.anneal"
+    assert ledger.at_mfu(bill, 0.5).scenario["phases"][0]["mfu"] == pytest.approx(0.6 / 0.9)
+    high = ledger.at_mfu(bill, 0.8)       # refused with "must be in (0, 1]" before
+    assert high.scenario["phases"][0]["mfu"] == 1.0
+    # its line at MFU 1 is its line at 0.6 × 0.6 (ideal GPU-hours ∝ 1 / MFU; its goodput,
+    # which depends on the phase's length, moves by 0.03%)
+    assert high.line(key).usd == pytest.approx(bill.line(key).usd * 0.6, rel=1e-3)
+    # the draws price the phase as at_mfu does, draw by draw, above the cap and below it
+    d = ledger.simulate_ledger({**s, "mfu": {"low": 0.3, "mode": 0.45, "high": 0.8}},
+                               samples=400)
+    m = np.asarray(d.inputs["mfu"])
+    for i in (int(np.argmax(m)), int(np.argmin(m))):
+        assert d.line_usd[key][i] == pytest.approx(ledger.at_mfu(bill, m[i]).line(key).usd,
+                                                   rel=1e-9)
+    assert m.max() * 0.6 / 0.45 > 1      # the largest draw is one the cap acts on

@@ -33,6 +33,9 @@ def test_yaml_12_floats(tmp_path):
     # thousands separators: YAML 1.1 integers take underscores, not commas (yaml.org/type/int)
     ("train_tokens: 7,000,000,000", "(write 7000000000 for 7,000,000,000: a number with "
                                     "commas is text to YAML)"),
+    # a currency sign with them (a finance trial's budget; the CLI flag said it, the file not)
+    ('ledger_budget_usd: "$1,500,000"', "(write 1500000 for $1,500,000: a number with a "
+                                        "currency sign and commas is text to YAML)"),
     # a quoted number is a YAML string: '"8"' was told only "must be a whole number"
     ('n_gpus: "8"', "(write 8 without quotes: a number in quotes is text)"),
     # a unit after the magnitude word, and two magnitude words (a review: "7 billion tokens"

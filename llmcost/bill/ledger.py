@@ -735,7 +735,8 @@ def _pretraining_phases(b: _Basis) -> list:
     ``_mfu_point`` holds the point it was drawn around), a phase that gives its own MFU m_ph
     moves with it, m_ph × m_draw ÷ m_point (perfectly correlated: the same model, hardware and
     software; a trial's 128k phase kept one figure in every draw, $3.93M–$3.93M, while the
-    main run had a range), as the levers scale it (``levers._with_phase_mfus_scaled``)."""
+    main run had a range), as the levers scale it (``levers._with_phase_mfus_scaled``), up to
+    MFU 1 (``_phase_mfu_moved``)."""
     p = b.p
     moved = b.mfu / p["_mfu_point"] if p.get("_mfu_point") else 1.0
     phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
@@ -743,8 +744,20 @@ def _pretraining_phases(b: _Basis) -> list:
     for ph in p["phases"]:
         phases.append({"name": ph["name"], "tokens": ph["tokens"], "seq_len": ph["seq_len"],
                        "n_gpus": ph.get("n_gpus", p["n_gpus"]),
-                       "mfu": ph["mfu"] * moved if "mfu" in ph else b.mfu})
+                       "mfu": _phase_mfu_moved(ph["mfu"], moved) if "mfu" in ph else b.mfu})
     return phases
+
+
+def _phase_mfu_moved(phase_mfu: float, ratio):
+    """A phase's own MFU when the main run's moves by ``ratio`` = m ÷ m₀:
+
+        m_ph' = min(1, m_ph × m ÷ m₀)
+
+    in proportion (the same model, hardware and software), and never above the dense peak: a
+    phase set above the main run's MFU passes 1 in a draw near the top of the main run's band
+    (0.6 × 0.8 ÷ 0.45 = 1.07), a step faster than the GPUs' peak, which the draws priced and
+    ``at_mfu`` refused (a phase's MFU is an input in (0, 1])."""
+    return np.minimum(phase_mfu * ratio, 1.0)   # a Monte Carlo draw's ratio is an array
 
 
 def _pretraining_lines(lines: list, b: _Basis) -> dict:
@@ -2503,20 +2516,22 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
 
 def at_mfu(bill: Ledger, mfu: float) -> Ledger:
     """The bill at main-run MFU ``mfu`` = m, every pre-training phase that gives its own MFU
-    m_ph moved in proportion, m_ph × m / m₀ (m₀ the bill's MFU), as the Monte Carlo draws move
-    them (``_mfu_point``) and so as the tornado prices an MFU at its P10 and P90: what notebook
-    00 prints at the ends of the range it draws. A finance trial read "at MFU 54.9% ... bill
-    $222M" (the main run's MFU alone changed) beside the tornado's "$217M at its P90 (0.5495)".
-    ValueError naming ``mfu`` (or the phase) for an MFU outside (0, 1]."""
+    m_ph moved in proportion, min(1, m_ph × m / m₀) (m₀ the bill's MFU; ``_phase_mfu_moved``),
+    as the Monte Carlo draws move them (``_mfu_point``) and so as the tornado prices an MFU at
+    its P10 and P90: what notebook 00 prints at the ends of the range it draws. A finance trial
+    read "at MFU 54.9% ... bill $222M" (the main run's MFU alone changed) beside the tornado's
+    "$217M at its P90 (0.5495)". The checkpoint storage stays the bill's, sized once
+    (``provisioned_storage``). ValueError naming ``mfu`` for an MFU outside (0, 1]."""
     b = _ledger(bill, "bill")
     m0 = float(b.figures["mfu"])
     m = as_scalar(mfu, "mfu", positive=True)
     if m > 1:
         raise ValueError(f"mfu={mfu!r} must be in (0, 1]: a fraction of the dense peak")
     phases = b.scenario.get("phases") or []
-    moved = [{**ph, "mfu": float(point(ph["mfu"])) * m / m0}
+    moved = [{**ph, "mfu": float(_phase_mfu_moved(float(point(ph["mfu"])), m / m0))}
              if isinstance(ph, dict) and ph.get("mfu") is not None else ph for ph in phases]
-    return with_changes(b, mfu=m, **({"phases": moved} if phases else {}))
+    kept = provisioned_storage(b.scenario, b)   # storage provisioned once, as in the draws
+    return with_changes(kept, mfu=m, **({"phases": moved} if phases else {}))
 
 
 #: Post-training quantities notebook 00 illustrates the two cost structures with where a

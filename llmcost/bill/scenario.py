@@ -1061,7 +1061,7 @@ def _text_number_hint(text: str, whole: bool = False) -> str:
     """The hint for a number written as text that is not a number to YAML, or "": magnitude
     words, a unit after them or not ("7 billion", "7 billion tokens", "2 thousand billion":
     a lecturer's class was told "write 7", seven tokens), thousands separators
-    ("7,000,000,000"), or a number in quotes ("8": YAML reads it as text; not where the number
+    ("7,000,000,000", "$1,500,000"), or a number in quotes ("8": YAML reads it as text; not where the number
     unquoted would still break the rule, ``whole``: "8.5" on a count). ASCII digits only, as
     YAML reads them; the number written out in full (``_written``)."""
     m = re.fullmatch(r"\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*((?:(?:thousand|million|billion|trillion)s?"
@@ -1072,10 +1072,10 @@ def _text_number_hint(text: str, whole: bool = False) -> str:
         # not where the number still breaks the rule (a review: "1.2345 thousand" GPUs)
         return "" if whole and not x.is_integer() else \
             f" (write {_written(x)} for {text.strip()})"
-    m = re.fullmatch(r"\s*([0-9]{1,3}(?:,[0-9]{3})+)(\.[0-9]+)?\s*", text)
-    if m:
-        return (f" (write {m[1].replace(',', '')}{m[2] or ''} for {text.strip()}: a number "
-                "with commas is text to YAML)")
+    m = re.fullmatch(r"\s*(\$?)\s*([0-9]{1,3}(?:,[0-9]{3})+)(\.[0-9]+)?\s*", text)
+    if m:   # "$1,500,000" too (a finance trial's budget): the sign said with the commas
+        return (f" (write {m[2].replace(',', '')}{m[3] or ''} for {text.strip()}: a number "
+                f"with {'a currency sign and ' if m[1] else ''}commas is text to YAML)")
     m = re.fullmatch(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*", text)
     if m and not (whole and not float(text).is_integer()):
         return f" (write {text.strip()} without quotes: a number in quotes is text)"

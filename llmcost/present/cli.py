@@ -410,21 +410,19 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _usd_flag(text: str) -> float:
     """``--budget-usd``'s value: a number, or argparse's error with the way to write it, as a
-    scenario file's ``ledger_budget_usd`` says it ("1.5M": write 1.5e+06; "$1,500,000": write
-    1500000; a finance trial got argparse's bare "invalid float value: '1.5M'")."""
+    scenario file's ``ledger_budget_usd`` says it (``scenario.validate_parameter``: "1.5M":
+    write 1.5e+06; "$1,500,000": write 1500000; a finance trial got argparse's bare "invalid
+    float value: '1.5M'")."""
     try:
         return float(text)
     except ValueError:
         pass
-    plain = re.fullmatch(r"\s*\$?\s*([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?\s*", text)
-    if plain:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} must be a number (write {plain[1].replace(',', '')}{plain[2] or ''}: "
-            "no currency sign or commas)")
     try:
         validate_parameter("ledger_budget_usd", text)
     except ScenarioError as e:
-        raise argparse.ArgumentTypeError(str(e).replace("ledger_budget_usd=", "", 1)) from None
+        words = str(e).replace("ledger_budget_usd=", "", 1)
+        raise argparse.ArgumentTypeError(words.replace("is text to YAML", "is read as text")
+                                         ) from None
     raise argparse.ArgumentTypeError(f"{text!r} must be a number")
 
 
