@@ -1056,3 +1056,30 @@ def test_a_run_that_leaves_its_last_host_partly_used_is_said_so():
     from llmcost.present import glance
     assert glance.caveat_line(w) == ("100 GPUs fill 12.5 of H100-SXM's 8-GPU hosts: the idle "
                                      "GPUs of the last host are paid and not in this bill")
+
+
+def test_default_batch_hint_for_deepseek_v3_at_the_default_batch():
+    # A compute-governance trial's DeepSeek-V3 with `mfu: predict` and no global_batch_tokens
+    # was predicted at the default 4,194,304 tokens per step, 6.0% MFU, and read it as the
+    # model's verdict on DeepSeek's run; the run's own batch is 15,360 sequences of 4,096
+    # (arXiv:2412.19437 §4.2) = 62,914,560 tokens. The hint's MFUs are the step-time model's
+    # for the plan search at each batch (scenario_step, computed here independently).
+    from llmcost.bill import checks
+    from llmcost.training.step import scenario_step
+    assert checks._published_batch("deepseek-v3")[0] == 15_360 * 4_096
+    v = {**_dsv3_values(), "global_batch_tokens": 4_194_304}
+    hint = checks.default_batch_hint(v, True, defaults={"global_batch_tokens"})
+    _, at_default = scenario_step(v)
+    plan, at_own = scenario_step({**v, "global_batch_tokens": 62_914_560})
+    assert hint.startswith("global_batch_tokens is not given: the MFU is predicted at the "
+                           "default 4,194,304 tokens per step, where deepseek-v3's own "
+                           "published pre-training ran at 62,914,560")
+    assert (f"predicts {at_default.mfu:.1%} at the default and {at_own.mfu:.1%} at 62,914,560 "
+            f"({plan.describe()})") in hint
+    assert at_own.mfu > at_default.mfu   # more micro-batches fill the pipeline
+    assert hint in scenario_warnings(v, mfu_predicted=True, defaults={"global_batch_tokens"})
+    # none when the batch is given, the MFU is not predicted, or the model has no published batch
+    assert checks.default_batch_hint(v, True, defaults=set()) is None
+    assert checks.default_batch_hint(v, False, defaults={"global_batch_tokens"}) is None
+    assert checks.default_batch_hint({**v, "model": "qwen3-30b-a3b"}, True,
+                                     defaults={"global_batch_tokens"}) is None

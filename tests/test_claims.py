@@ -63,13 +63,16 @@ def test_deepseek_v3_flops_hours_and_price(deepseek):
     # multi-token-prediction module, 3 × 3.40 GFLOP) ÷ 989.4 TFLOP/s = 28.5% (a third party's
     # measurement, not DeepSeek's run: claims.own_runs keeps it, where a researcher's trial
     # found it left out with DeepSeek's own rows and the claim held to Kimi K2's 20.6% × r),
-    # × r = 45.6%, so 47.5% is 1.04× it, above every other published run, and the verdict says
-    # so (the trial's rule: an FP8 claim is no longer exempt). Against its own published runs
-    # too it is plausible: its own is the best.
+    # × r = 45.6%, so 47.5% is 1.04× it, above every other published run (the trial's rule: an
+    # FP8 claim is no longer exempt), but within the claim's ±5% tolerance of it: plausible, at
+    # the edge, said so (a compute-governance trial read OPTIMISTIC for the claim split by phase
+    # and PLAUSIBLE for the same hours typed whole, 45.4%: the goodput assumed moves it 2-4%).
+    # Against its own published runs too it is plausible: its own is the best.
     assert 1575 * 167.255e9 / 989.4e12 == pytest.approx(0.2662, abs=5e-4)
     nemo = 1002 * 2.816e11 / 989.4e12
     assert nemo == pytest.approx(0.285, abs=5e-4)
-    assert deepseek.verdict == "optimistic"
+    assert deepseek.verdict == "plausible"
+    assert "; at the edge: 4.4% above it, within the ±5% tolerance" in deepseek.reason
     assert deepseek.best_published == pytest.approx(nemo * 19.78 / 12.37, rel=0.01)
     assert deepseek.steady_state["bf16"] == pytest.approx(0.475, abs=0.005)
     assert "DeepSeek V3 671B (NeMo AutoModel pre-training benchmark, 256 H100)" in \
@@ -284,18 +287,21 @@ def test_too_few_hours_is_implausible_and_far_too_few_are_refused():
     assert c.whole_run_causal["bf16"] == pytest.approx(1.20, abs=0.01)
     assert c.verdict == "implausible" and "above the dense peak itself" in c.reason
     # A new-user trial: 1,000 H100-hours (24.1× the peak by hand: 8.573e22 ÷ (1,000 × 3600 ×
-    # 989.4e12)) gave a 40-line verdict on a 2,407% MFU; far above the peak (beyond 1.5×, as
-    # mfu_from_throughput refuses an MFU above 1) the figure is refused, the hours named
+    # 989.4e12), days typed as hours) gave a 40-line verdict on a 2,407% MFU; far above the
+    # peak (beyond 10×) the figure is refused, the hours named
     with pytest.raises(ValueError, match=r"gpu_hours=1000.0 imply a whole-run utilisation of "
-                                         r"2,407% of the dense BF16 peak .*must be at most 1.5×"):
+                                         r"2,407% of the dense BF16 peak .*must be at most 10×"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", gpu_hours=1000, left_out=False)
-    # the edge, two-sided: 1.45× judged, 1.55× refused (hours = C ÷ (u × 3600 × P))
+    # the edge, two-sided: 9.5× judged, 10.5× refused (hours = C ÷ (u × 3600 × P)); an
+    # exaggerated claim at 5× the peak is judged (a compute-governance trial's 70B on 15T
+    # tokens on 512 H100s in 30 days got an error where a bulk check needs a verdict)
     fc = c.flops_causal
-    assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
-                              gpu_hours=fc / (1.45 * 3600 * H100_BF16)).verdict == "implausible"
-    with pytest.raises(ValueError, match="must be at most 1.5×"):
+    for u in (1.45, 5.0, 9.5):
+        assert claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
+                                  gpu_hours=fc / (u * 3600 * H100_BF16)).verdict == "implausible"
+    with pytest.raises(ValueError, match="must be at most 10×"):
         claims.check_claim("llama-2-7b", 2e12, "H100-SXM", left_out=False,
-                           gpu_hours=fc / (1.55 * 3600 * H100_BF16))
+                           gpu_hours=fc / (10.5 * 3600 * H100_BF16))
     # and far below any run: a trial's 1e15 GPU-hours read "LOW: steady-state MFU 0.0%".
     # Below a millionth of the peak (claims.MIN_IMPLIED_UTILISATION, a thousand times under the
     # 0.1% a scenario's MFU is held to, scenario.MFU_FLOOR) the hours are refused; between the
@@ -799,9 +805,11 @@ def test_cli_check_text_and_json(capsys):
     assert main(DS_ARGS + ["--phase", "pre-training=2.664e6", "--phase",
                            "context extension=119e3", "--phase", "post-training=5e3"]) == 0
     out = capsys.readouterr().out
-    # optimistic against every other published MoE run on Hopper (test_deepseek_v3_flops_...):
-    # the pre-training phase's 2.664M GPU-h give 47.5% of the BF16 peak, above the bound's 45.5%
-    assert "Verdict: OPTIMISTIC" in out and "$2.00/GPU-h" in out and "6ND 3.3" in out
+    # above every other published MoE run on Hopper (test_deepseek_v3_flops_...): the
+    # pre-training phase's 2.664M GPU-h give 47.5% of the BF16 peak, 1.04× the bound's 45.5%,
+    # within the ±5% tolerance: plausible, at the edge
+    assert "Verdict: PLAUSIBLE" in out and "$2.00/GPU-h" in out and "6ND 3.3" in out
+    assert "at the edge: 4.4% above it" in " ".join(out.split())
     # without the phases the tokens are spread over all 2.788M GPU-h: 45.4%, within the bound
     assert main(DS_ARGS + ["--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -812,9 +820,9 @@ def test_cli_check_reads_a_scenario_file(capsys):
     path = str(llmcost.SCENARIO_DIR / "default.yaml")  # llama-2-70b, 2T tokens, 2048 H100
     assert main(["check", "--scenario", path, "--gpu-hours", "2e5"]) == 0  # MFU > 1
     assert "Verdict: IMPLAUSIBLE" in capsys.readouterr().out
-    assert main(["check", "--scenario", path, "--gpu-hours", "1e5"]) == 2  # > 1.5× the peak
+    assert main(["check", "--scenario", path, "--gpu-hours", "1e4"]) == 2  # > 10× the peak
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("llmcost: error: --gpu-hours=100000.0 imply")
+    assert len(err) == 1 and err[0].startswith("llmcost: error: --gpu-hours=10000.0 imply")
     assert main(["check", "--scenario", path, "--days", "20"]) == 0
     out = _unwrapped(capsys.readouterr().out)
     assert "Verdict:" in out and "stated MFU 40.0%" in out  # the scenario's mfu, compared
@@ -1686,3 +1694,55 @@ def test_stated_hours_are_matched_to_the_nearer_published_figure():
     _, note = claims.published_split_note("deepseek-v3", 2.788e6, 0.05)
     assert "matches the published total 2,788,000" in note
     assert "pass phases (--phase)" in note
+
+
+def test_a_config_json_model_is_counted_at_the_scenarios_length_not_its_longest_context(
+        tmp_path):
+    # A small-lab trial's hand-written Llama 3.2 3B config.json (max_position_embeddings
+    # 131,072, its context after the long-context stage; Meta's model card) was counted at
+    # 131,072-token sequences, 8× 6ND, and its 64 H100s for 24 days refused as 199% of the
+    # peak. Now the scenarios' default, 4,096, with a note; a length given is kept.
+    import json
+    cfg = {"model_type": "llama", "hidden_size": 3072, "intermediate_size": 8192,
+           "num_hidden_layers": 28, "num_attention_heads": 24, "num_key_value_heads": 8,
+           "head_dim": 128, "vocab_size": 128256, "max_position_embeddings": 131072,
+           "tie_word_embeddings": True, "hidden_act": "silu"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    c = claims.check_claim(str(path), 3e12, "H100-SXM", n_gpus=64, days=24, left_out=False)
+    assert c.seq_len == 4096 and c.verdict != "implausible"
+    assert any(n.startswith("seq_len not given: 4,096 tokens") and "131,072-token" in n
+               for n in c.notes)
+    spec = llmcost.ModelSpec.from_hf_config(str(path), seq_len=4096)
+    assert c.flops_mfu_basis == pytest.approx(
+        float(llmcost.training_flops(spec, 3e12, 4096, method="detailed", causal=False)))
+    given = claims.check_claim(str(path), 3e12, "H100-SXM", n_gpus=64, days=24,
+                               seq_len=8192, left_out=False)
+    assert given.seq_len == 8192 and not any("seq_len not given" in n for n in given.notes)
+    # a catalogue model keeps its own pre-training length (Llama 3 §3.2: 8,192), no note
+    cat = claims.check_claim("llama-3.1-8b", 15e12, "H100-SXM", gpu_hours=1.46e6,
+                             left_out=False)
+    assert cat.seq_len == 8192 and not any("seq_len not given" in n for n in cat.notes)
+
+
+def test_flops_that_disagree_with_6nd_are_told_the_count_they_match():
+    # A compute-governance trial: Llama 3.1 405B's 15.6T tokens with 4.1e25 FLOPs read only
+    # "6ND gives 3.799e+25 (+7.9%)", though 4.1e25 is the attention-inclusive count; and
+    # DeepSeek-V3 at 5.96e25 = 6 × 671B total × 14.8T (by hand: 5.959e25), the MoE slip of
+    # counting every expert, read "+1687.3%".
+    with pytest.raises(ValueError) as e:
+        claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", gpu_hours=3e7,
+                           train_flops=4.1e25, left_out=False)
+    spec = llmcost.load_model("llama-3.1-405b")
+    mfu_basis = float(llmcost.training_flops(spec, 15.6e12, 8192, method="detailed",
+                                             causal=False))
+    assert "4.1e+25 is the attention-inclusive count at 8,192-token sequences" in str(e.value)
+    assert f"({mfu_basis:.4g}, " in str(e.value)
+    with pytest.raises(ValueError, match=r"5.96e\+25 is 6 × the 6.71e\+11 total parameters × D: "
+                                         r"an MoE model's FLOPs count its"):
+        claims.check_claim("deepseek-v3", 14.8e12, "H800", gpu_hours=2.788e6,
+                           train_flops=5.96e25, left_out=False)
+    # FLOPs that match no count are told only the 6ND figure (no clause)
+    with pytest.raises(ValueError, match=r"\(\+136.9%\)$"):
+        claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", gpu_hours=3e7,
+                           train_flops=9e25, left_out=False)

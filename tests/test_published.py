@@ -199,6 +199,14 @@ def test_claim_questions_ask_batch_plan_communication_and_rerun():
     assert q[q.index.str.contains("parallel plan")].iloc[0].startswith("TP 8 × PP 16 × DP 128")
     assert "MFU" in q[q.index.str.contains("communication")].iloc[0]
     assert "not given" in q[q.index.str.contains("rerun")].iloc[0]  # the scenario gives no P(rerun)
+    # "at what precision?" answered (a compute-governance trial's FP8 DeepSeek-V3 read only
+    # "2,048 × H800"): Llama 3 405B trained in BF16 (§3.3), DeepSeek-V3 in FP8 (§3.3)
+    assert q[q.index.str.contains("precision")].iloc[0] == "16,384 × H100-SXM in BF16"
+    ds = ledger.build_ledger({"model": "deepseek-v3", "accelerator": "H800", "n_gpus": 2048,
+                              "train_tokens": 14.8e12, "mfu": 0.2, "dtype": "fp8",
+                              "price_usd_per_gpu_hour": 2.0})
+    said = ledger.claim_questions(ds).set_index("question")["answer"]
+    assert said[said.index.str.contains("precision")].iloc[0] == "2,048 × H800 in FP8"
     # a bill that does not read the plan keys (a report's: the ledger's own keys) points to the
     # notebook that shows the plan, rather than saying the scenario gives none
     plain = ledger.claim_questions(ledger.build_ledger({})).set_index("question")["answer"]

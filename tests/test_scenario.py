@@ -480,3 +480,22 @@ def test_a_range_inside_a_record_says_where_a_range_goes(tmp_path):
     f = tmp_path / "ok.yaml"  # the range where it goes: priced
     f.write_text(base + "  - {role: staff, fte: 2}\nledger_project_months: [5, 8]\n")
     assert isinstance(load_scenario(f)["ledger_project_months"], llmcost.Range)
+
+
+def test_a_model_folder_beside_the_scenario_is_read_as_its_config_json(tmp_path):
+    # A small-lab trial wrote `model: cfgdir` for a folder holding its config.json beside the
+    # scenario and read "not in the catalogue"; `model: cfgdir/config.json` was read. The folder
+    # is read as its config.json (ModelSpec.from_hf_config takes a folder), a catalogue name
+    # still wins over a folder of the same name.
+    import json
+    cfg = {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+           "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "vocab_size": 128256, "max_position_embeddings": 131072, "hidden_act": "silu"}
+    for folder in ("cfgdir", "llama-2-7b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "config.json").write_text(json.dumps(cfg))
+    f = tmp_path / "s.yaml"
+    f.write_text("model: cfgdir\n")
+    assert load_scenario(f)["model"] == str((tmp_path / "cfgdir" / "config.json").resolve())
+    f.write_text("model: llama-2-7b\n")
+    assert load_scenario(f)["model"] == "llama-2-7b"

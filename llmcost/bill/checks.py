@@ -17,7 +17,8 @@ import numpy as np
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, current_prices,
                             discount_price_cap, is_config_path, load_accelerator,
-                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
+                            load_efficiency, load_model, load_published_runs, scenario_cluster,
+                            unavailable_prices)
 from ..core.diskcache import disk_cached
 from ..core.model import UnknownFamilyWarning
 from ..core.stacks import (DEFAULT_STACK, StackFeatureWarning, foreign_hardware, list_stacks,
@@ -262,6 +263,55 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
             f"priced on {here}: "
             f"there the step-time model predicts {m_here:.1%}, on {own[0]} {m_own:.1%} "
             f"({plan}; {billed}): set `stack: {own[0]}` to price it on its own software.")
+
+
+def _published_batch(model_name) -> tuple | None:
+    """``(tokens per step, the run's label)`` of the catalogue model's own published
+    pre-training (``data/published_runs.csv``: a row of that ``catalog_model`` giving its
+    training tokens and ``global_batch_tokens``; DeepSeek-V3: 62,914,560, arXiv:2412.19437
+    §4.2, 15,360 sequences of 4,096), or None."""
+    if not isinstance(model_name, str):
+        return None
+    runs = load_published_runs()
+    rows = runs[(runs["catalog_model"] == model_name) & runs["train_tokens"].notna()
+                & runs["global_batch_tokens"].notna()]
+    if rows.empty:
+        return None
+    return int(rows["global_batch_tokens"].iloc[0]), str(rows["model"].iloc[0])
+
+
+def default_batch_hint(values: dict, mfu_predicted: bool = False,
+                       defaults=frozenset()) -> str | None:
+    """A predicted MFU at the default global batch (``global_batch_tokens`` left to the
+    notebooks' default, 4,194,304 tokens, the default scenario's) for a model whose own
+    published pre-training ran at another (``_published_batch``): the step-time model's MFU
+    for the scenario's plan search at both batches (``scenario_step``: the same stack, GPUs and
+    fixed plan fields) and the key that sets the model's own. The batch sets how many
+    micro-batches fill the pipeline and how much compute hides each step's communication, so
+    the prediction moves with it (a compute-governance trial's DeepSeek-V3 on 2,048 H800s:
+    6.0% at the default batch, 12.5% at its published one, on the same stack; it read the
+    6.0% as the model's verdict on DeepSeek's run). None when the scenario gives its batch, the
+    MFU is not predicted, the model has no published batch or the same one, or either search
+    fails."""
+    if not mfu_predicted or ("global_batch_tokens" in values
+                             and "global_batch_tokens" not in defaults):
+        return None
+    own = _published_batch(values.get("model"))
+    here = values.get("global_batch_tokens")
+    if own is None or here is None or own[0] == here:
+        return None
+    try:
+        spec = load_model(values["model"])
+        (_, b_here), (plan, b_own) = (scenario_step(v, spec) for v in (
+            values, {**values, "global_batch_tokens": own[0]}))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return (f"global_batch_tokens is not given: the MFU is predicted at the default "
+            f"{here:,} tokens per step, where {values['model']}'s own published pre-training "
+            f"ran at {own[0]:,} ({own[1]}, data/published_runs.csv); the step-time model "
+            f"predicts {float(b_here.mfu):.1%} at the default and {float(b_own.mfu):.1%} at "
+            f"{own[0]:,} ({plan.describe()}): set `global_batch_tokens: {own[0]}` to price "
+            "it at its own batch.")
 
 
 #: How far apart (relative) two stacks' bill MFUs must be before ``newer_stack_hint`` names the
@@ -1628,6 +1678,7 @@ def _post_training_warnings(values: dict, mfu_predicted: bool, defaults) -> list
     run (RL and served contexts, DPO keys without DPO, serving outside the bill), in order, then
     the bill's lines given half (``half_given_line_warnings``)."""
     return [w for w in (own_stack_hint(values, mfu_predicted, defaults),
+                        default_batch_hint(values, mfu_predicted, defaults),
                         newer_stack_hint(values, mfu_predicted, defaults),
                         rl_context_warning(values, defaults),
                         rl_campaign_default_warning(values, defaults),

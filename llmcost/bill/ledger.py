@@ -2366,7 +2366,8 @@ def claim_questions(ledger: Ledger, scenario: dict | None = None):
     post_txt = ", ".join(f"{ln.line}: {ln.status}" for ln in post)
     rows = [
         ("Which accelerator, how many, at what precision?",
-         f"{f['n_gpus']:,} × {f['accelerator']}", "peak FLOP/s differ several-fold"),
+         f"{f['n_gpus']:,} × {f['accelerator']} in {ledger.scenario['dtype'].upper()}",
+         "peak FLOP/s differ several-fold"),
         ("How many days: of steady training, or of wall clock with failures?",
          f"{_period(f['main_ideal_gpu_hours'] / f['n_gpus'] / 24, 'days')} ideal, "
          f"{_period(f['wall_clock_days'], 'days')} with failures (goodput {f['goodput']:.1%})",

@@ -238,6 +238,18 @@ def _model(name, v):
     return str(p / "config.json" if p.is_dir() else p)
 
 
+def _config_folder(path: Path, name: str) -> bool:
+    """Whether a model name without a slash is a folder beside the scenario holding a Hugging
+    Face ``config.json`` and no catalogue model (a catalogue name wins)."""
+    if not (path / "config.json").is_file():
+        return False
+    try:
+        load_model(name)
+    except ValueError:
+        return True
+    return False
+
+
 def _efficiency_profile(name, v):
     """An efficiency profile file (``llmcost calibrate --microbench --out``), read and checked
     (``training.efficiency_profile.load_efficiency_profile``); its absolute path."""
@@ -1837,6 +1849,8 @@ def load_scenario(path) -> dict:
         if key in ("model", "ledger_synthetic_model") and isinstance(value, str):
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
+            elif _config_folder(p.parent / value, value):  # a trial's `model: cfgdir` was "not
+                value = str((p.parent / value).resolve())  # in the catalogue"
         if key == "efficiency_profile" and isinstance(value, str) and \
                 not Path(value).is_absolute():
             value = str(p.parent / value)  # relative to the scenario file

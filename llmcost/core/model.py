@@ -957,6 +957,9 @@ def check_hf_family(c: HFConfig) -> None:
 #: DBRX's ``max_seq_len``; ChatGLM's and Qwen (1)'s ``seq_length``.
 HF_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
 
+#: How ``ModelSpec.source`` begins for a spec read from a ``config.json`` (``from_hf_config``).
+HF_SOURCE_HEAD = "Hugging Face config.json"
+
 #: ``ModelSpec.notes`` of a model whose ``config.json`` states no context (``hf_context``).
 HF_NO_CONTEXT_NOTE = ("The config.json states no context (none of " + ", ".join(HF_CONTEXT_KEYS)
                       + "): seq_len defaults to 2,048 for FLOP counts only, and a scenario's "
@@ -1008,7 +1011,7 @@ def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
         seq_len=int(seq_len or context or 2048),
         max_position_embeddings=context,
         context_stated=bool(context),
-        source=f"Hugging Face config.json ({c.where})",
+        source=f"{HF_SOURCE_HEAD} ({c.where})",
     )
     kw["ffn_type"] = "gated" if hf_gated(c) else "mlp"
     return kw

@@ -60,6 +60,7 @@ from ..bill.levers import WASTE_KEYS
 from ..bill.pilot import pilot_mfu, pilot_mfu_range
 from ..bill.ranges import Range
 from ..bill.scenario import (
+    LEDGER_DEFAULTS,
     METADATA_KEYS,
     MFU_PREDICT,
     REPORT_SET_KEYS,
@@ -552,6 +553,17 @@ def _way_out_hint(e: ScenarioError, scenario: dict, used: dict) -> str:
     if msg.startswith(("RL set-up", "RL post-training line")) and scenario.get("ledger_rl") \
             is not False and "_ledger_rl_omitted" not in scenario:
         out += "; `ledger_rl: false` bills no RL campaign"
+    batch = used.get("global_batch_tokens", {})
+    if "do not split with a global batch" in msg and batch.get("from", "scenario") != "scenario":
+        # a compute-governance trial's 25,000 H100s were refused at the default batch, told only
+        # to use 4,096 GPUs
+        seq = used.get("seq_len", {}).get("value")
+        seqs = f" ({batch['value'] // seq:,} sequences of {seq:,})" if seq else ""
+        out += (f"; global_batch_tokens is not given: its default, {batch['value']:,} tokens"
+                f"{seqs}, is the default scenario's, for {fmt_gpus(LEDGER_DEFAULTS['n_gpus'])}; "
+                "a larger job trains a larger one (Llama 3 405B: 16M tokens per step, 2,048 "
+                "sequences of 8,192, on 16,384 H100s, arXiv:2407.21783 Table 4): give the "
+                "run's own")
     return out
 
 

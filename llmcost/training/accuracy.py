@@ -1926,8 +1926,11 @@ def _cap_tail(at_ceiling: bool, low_end: bool, comparable: bool, scaled: bool,
     if elsewhere:
         return (f"no comparable run on any hardware has measured more, and none is published "
                 f"on {gpu_generation(accelerator)}")
-    return ("no published run of that scope has measured more, and none of them is within "
-            f"{SIZE_FACTOR:g}× this model's size")
+    # a run within the size factor of another precision may set the cap (an FP8 run ÷ r): not
+    # "none within 4×", which a trial read beside an 8B run capping a 3B model's band
+    return ("no published run of that scope has measured more, and none within "
+            f"{SIZE_FACTOR:g}× this model's size is comparable to it (of its GPU generation, "
+            "class and precision)")
 
 
 #: How a cap that is a BF16 run's MFU × the FP8 speed-up bound is named (``band_cap_detail``)
